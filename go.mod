@@ -1,0 +1,3 @@
+module github.com/grlgq/grlgq
+
+go 1.26

@@ -1,0 +1,118 @@
+package kernels
+
+// Stride returns the row stride used for a matrix with n columns: n rounded
+// up to a multiple of 8 (one 64-byte line of float64).
+func Stride(n int) int { return (n + 7) &^ 7 }
+
+// dotGeneric is
+//
+//	for i, v := range x { sum += v * y[i] }
+func dotGeneric(x, y []float64) float64 {
+	var s0, s1, s2, s3 float64
+	n := len(x)
+	y = y[:n]
+	i := 0
+	for ; i+4 <= n; i += 4 {
+		s0 += x[i] * y[i]
+		s1 += x[i+1] * y[i+1]
+		s2 += x[i+2] * y[i+2]
+		s3 += x[i+3] * y[i+3]
+	}
+	for ; i < n; i++ {
+		s0 += x[i] * y[i]
+	}
+	return (s0 + s1) + (s2 + s3)
+}
+
+// axpyGeneric is
+//
+//	for i, v := range x { y[i] += alpha * v }
+func axpyGeneric(alpha float64, x, y []float64) {
+	y = y[:len(x)]
+	for i, v := range x {
+		y[i] += alpha * v
+	}
+}
+
+// scaleGeneric is
+//
+//	for i := range x { x[i] *= alpha }
+func scaleGeneric(alpha float64, x []float64) {
+	for i := range x {
+		x[i] *= alpha
+	}
+}
+
+// atbGeneric is (M = Aᵀ B, A is n x da, B is n x db)
+//
+//	for i := 0; i < da; i++ {
+//		for j := 0; j < db; j++ {
+//			var s float64
+//			for r := 0; r < n; r++ { s += a[r*lda+i] * b[r*ldb+j] }
+//			m[i*ldm+j] = s
+//		}
+//	}
+func atbGeneric(m []float64, ldm int, a []float64, lda int, b []float64, ldb int, n, da, db int) {
+	for i := 0; i < da; i++ {
+		row := m[i*ldm : i*ldm+db]
+		for j := range row {
+			row[j] = 0
+		}
+	}
+	for r := 0; r < n; r++ {
+		ar := a[r*lda : r*lda+da]
+		br := b[r*ldb : r*ldb+db]
+		for i, av := range ar {
+			row := m[i*ldm : i*ldm+db]
+			for j, bv := range br {
+				row[j] += av * bv
+			}
+		}
+	}
+}
+
+// atxGeneric is (y = Aᵀ x, A is n x d)
+//
+//	for j := 0; j < d; j++ {
+//		var s float64
+//		for r := 0; r < n; r++ { s += a[r*lda+j] * x[r] }
+//		y[j] = s
+//	}
+func atxGeneric(y []float64, a []float64, lda int, x []float64, n, d int) {
+	y = y[:d]
+	for j := range y {
+		y[j] = 0
+	}
+	for r := 0; r < n; r++ {
+		xr := x[r]
+		ar := a[r*lda : r*lda+d]
+		for j, av := range ar {
+			y[j] += av * xr
+		}
+	}
+}
+
+// abGeneric is (C = A B, A is n x k, B is k x d, C is n x d)
+//
+//	for r := 0; r < n; r++ {
+//		for j := 0; j < d; j++ {
+//			var s float64
+//			for l := 0; l < k; l++ { s += a[r*lda+l] * b[l*ldb+j] }
+//			c[r*ldc+j] = s
+//		}
+//	}
+func abGeneric(c []float64, ldc int, a []float64, lda int, b []float64, ldb int, n, k, d int) {
+	for r := 0; r < n; r++ {
+		cr := c[r*ldc : r*ldc+d]
+		for j := range cr {
+			cr[j] = 0
+		}
+		ar := a[r*lda : r*lda+k]
+		for l, av := range ar {
+			br := b[l*ldb : l*ldb+d]
+			for j, bv := range br {
+				cr[j] += av * bv
+			}
+		}
+	}
+}

@@ -1,0 +1,40 @@
+package kernels
+
+// Dot returns the dot product of x and y; len(y) >= len(x).
+//
+//	for i, v := range x { sum += v * y[i] }
+func Dot(x, y []float64) float64 { return dot(x, y) }
+
+// Axpy adds alpha*x to y; len(y) >= len(x).
+//
+//	for i, v := range x { y[i] += alpha * v }
+func Axpy(alpha float64, x, y []float64) { axpy(alpha, x, y) }
+
+// Scale multiplies x by alpha in place.
+//
+//	for i := range x { x[i] *= alpha }
+func Scale(alpha float64, x []float64) { scale(alpha, x) }
+
+// AtB computes the da x db product M = Aᵀ B of an n x da matrix A and an
+// n x db matrix B (the projection Pᵀ W of two D x d bases), overwriting M.
+//
+//	for i < da, j < db: m[i*ldm+j] = Σ_{r<n} a[r*lda+i] * b[r*ldb+j]
+func AtB(m []float64, ldm int, a []float64, lda int, b []float64, ldb int, n, da, db int) {
+	atb(m, ldm, a, lda, b, ldb, n, da, db)
+}
+
+// AtX computes y = Aᵀ x for an n x d matrix A (a prototype against one
+// image), overwriting y[:d].
+//
+//	for j < d: y[j] = Σ_{r<n} a[r*lda+j] * x[r]
+func AtX(y []float64, a []float64, lda int, x []float64, n, d int) {
+	atx(y, a, lda, x, n, d)
+}
+
+// AB computes C = A B for an n x k matrix A and a k x d matrix B (a basis
+// times a small rotation, U = P Q_P), overwriting C. C must not alias A or B.
+//
+//	for r < n, j < d: c[r*ldc+j] = Σ_{l<k} a[r*lda+l] * b[l*ldb+j]
+func AB(c []float64, ldc int, a []float64, lda int, b []float64, ldb int, n, k, d int) {
+	ab(c, ldc, a, lda, b, ldb, n, k, d)
+}

@@ -1,0 +1,14 @@
+//go:build !amd64 || purego
+
+package kernels
+
+func dot(x, y []float64) float64         { return dotGeneric(x, y) }
+func axpy(alpha float64, x, y []float64) { axpyGeneric(alpha, x, y) }
+func scale(alpha float64, x []float64)   { scaleGeneric(alpha, x) }
+func atb(m []float64, ldm int, a []float64, lda int, b []float64, ldb int, n, da, db int) {
+	atbGeneric(m, ldm, a, lda, b, ldb, n, da, db)
+}
+func atx(y []float64, a []float64, lda int, x []float64, n, d int) { atxGeneric(y, a, lda, x, n, d) }
+func ab(c []float64, ldc int, a []float64, lda int, b []float64, ldb int, n, k, d int) {
+	abGeneric(c, ldc, a, lda, b, ldb, n, k, d)
+}
