@@ -1,5 +1,9 @@
 package kernels
 
+// The generic twins write every product as float64(a*b): the explicit
+// conversion forbids the compiler from fusing it into an FMA (it does so on
+// arm64), so the purego build gives the same bits on every architecture.
+
 // Stride returns the row stride used for a matrix with n columns: n rounded
 // up to a multiple of 8 (one 64-byte line of float64).
 func Stride(n int) int { return (n + 7) &^ 7 }
@@ -13,24 +17,24 @@ func dotGeneric(x, y []float64) float64 {
 	y = y[:n]
 	i := 0
 	for ; i+4 <= n; i += 4 {
-		s0 += x[i] * y[i]
-		s1 += x[i+1] * y[i+1]
-		s2 += x[i+2] * y[i+2]
-		s3 += x[i+3] * y[i+3]
+		s0 += float64(x[i] * y[i])
+		s1 += float64(x[i+1] * y[i+1])
+		s2 += float64(x[i+2] * y[i+2])
+		s3 += float64(x[i+3] * y[i+3])
 	}
 	for ; i < n; i++ {
-		s0 += x[i] * y[i]
+		s0 += float64(x[i] * y[i])
 	}
 	return (s0 + s1) + (s2 + s3)
 }
 
 // axpyGeneric is
 //
-//	for i, v := range x { y[i] += alpha * v }
+//	for i, v := range x { y[i] += float64(alpha * v) }
 func axpyGeneric(alpha float64, x, y []float64) {
 	y = y[:len(x)]
 	for i, v := range x {
-		y[i] += alpha * v
+		y[i] += float64(alpha * v)
 	}
 }
 
@@ -65,7 +69,7 @@ func atbGeneric(m []float64, ldm int, a []float64, lda int, b []float64, ldb int
 		for i, av := range ar {
 			row := m[i*ldm : i*ldm+db]
 			for j, bv := range br {
-				row[j] += av * bv
+				row[j] += float64(av * bv)
 			}
 		}
 	}
@@ -87,7 +91,7 @@ func atxGeneric(y []float64, a []float64, lda int, x []float64, n, d int) {
 		xr := x[r]
 		ar := a[r*lda : r*lda+d]
 		for j, av := range ar {
-			y[j] += av * xr
+			y[j] += float64(av * xr)
 		}
 	}
 }
@@ -111,7 +115,7 @@ func abGeneric(c []float64, ldc int, a []float64, lda int, b []float64, ldb int,
 		for l, av := range ar {
 			br := b[l*ldb : l*ldb+d]
 			for j, bv := range br {
-				cr[j] += av * bv
+				cr[j] += float64(av * bv)
 			}
 		}
 	}
