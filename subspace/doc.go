@@ -1,0 +1,14 @@
+// Package subspace turns image sets into points of the Grassmann manifold.
+//
+// An image set is a D x m matrix X (one image per column, row-major
+// linalg.Dense). Its subspace is the span of the first d left singular
+// vectors of the thin SVD X = P Λ Rᵀ (uncentred, values descending). A
+// Subspace keeps P (D x d, orthonormal columns) and, when it came from a set,
+// the first d singular values Λ and right singular vectors R (m x d), which
+// the explanation of a decision needs (image contributions M = R Λ⁻¹ Q_P).
+// A single image x is the 1-D subspace x/‖x‖.
+//
+// A Converter owns the SVD workspace for one (D, m) shape and allocates only
+// the Subspace it returns; it is not safe for concurrent use. This package
+// imports svd and linalg and nothing that reads files.
+package subspace

@@ -1,0 +1,157 @@
+package subspace
+
+import (
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/grlgq/grlgq/linalg"
+	"github.com/grlgq/grlgq/svd"
+)
+
+var (
+	// ErrTooFewImages: the set has fewer images (columns) than the subspace dimension.
+	ErrTooFewImages = errors.New("subspace: image set has fewer images than the subspace dimension")
+	// ErrRankDeficient: the set spans fewer than d dimensions.
+	ErrRankDeficient = errors.New("subspace: image set has rank below the subspace dimension")
+	// ErrNotFinite: a pixel is NaN or ±Inf.
+	ErrNotFinite = errors.New("subspace: image set has NaN or Inf pixels")
+	// ErrZeroImage: a single image has zero norm.
+	ErrZeroImage = errors.New("subspace: image is all zero")
+)
+
+// RankTol is the relative threshold below which a singular value counts as
+// zero: σ_d <= RankTol·σ_1 makes a set rank-deficient.
+const RankTol = 1e-10
+
+// Subspace is a point of the Grassmann manifold Gr(D, d).
+type Subspace struct {
+	// Basis is P, D x d with orthonormal columns.
+	Basis *linalg.Dense
+	// Values are the first d singular values Λ of the set (descending);
+	// nil when the subspace did not come from an image set.
+	Values []float64
+	// Right is R, m x d, the first d right singular vectors of the set; nil
+	// when the subspace did not come from an image set.
+	Right *linalg.Dense
+}
+
+// Dim returns D, the ambient dimension (pixels).
+func (s *Subspace) Dim() int { return s.Basis.Rows }
+
+// D returns d, the subspace dimension.
+func (s *Subspace) D() int { return s.Basis.Cols }
+
+// Converter turns D x m image sets into d-dimensional subspaces.
+type Converter struct {
+	rows, cols, d int
+	tall          *svd.Tall
+	u, v          *linalg.Dense
+	s             []float64
+}
+
+// NewConverter returns a converter for D x m sets and subspace dimension d.
+// It returns an error if the shape is impossible (d < 1, m < d, D < m is
+// allowed: the set is then transposed internally).
+func NewConverter(dim, m, d int) (*Converter, error) {
+	switch {
+	case dim < 1 || m < 1 || d < 1:
+		return nil, fmt.Errorf("subspace: invalid shape D=%d m=%d d=%d", dim, m, d)
+	case d > m:
+		return nil, fmt.Errorf("%w: m=%d < d=%d", ErrTooFewImages, m, d)
+	case d > dim:
+		return nil, fmt.Errorf("subspace: d=%d exceeds the number of pixels D=%d", d, dim)
+	}
+	c := &Converter{rows: dim, cols: m, d: d}
+	if dim >= m {
+		c.tall = svd.NewTall(dim, m)
+		c.u = linalg.NewDense(dim, m)
+		c.v = linalg.NewDense(m, m)
+	} else {
+		// Wide set (more images than pixels): factorize Xᵀ = R Λ Pᵀ.
+		c.tall = svd.NewTall(m, dim)
+		c.u = linalg.NewDense(m, dim)
+		c.v = linalg.NewDense(dim, dim)
+	}
+	c.s = make([]float64, min(dim, m))
+	return c, nil
+}
+
+// FromSet returns the subspace of the D x m image set x (one image per
+// column). x is not modified.
+func (c *Converter) FromSet(x *linalg.Dense) (*Subspace, error) {
+	if x.Rows != c.rows || x.Cols != c.cols {
+		return nil, fmt.Errorf("subspace: set is %dx%d, converter expects %dx%d", x.Rows, x.Cols, c.rows, c.cols)
+	}
+	for r := 0; r < x.Rows; r++ {
+		for _, v := range x.Row(r) {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return nil, ErrNotFinite
+			}
+		}
+	}
+	d := c.d
+	out := &Subspace{
+		Basis:  linalg.NewDense(c.rows, d),
+		Values: make([]float64, d),
+		Right:  linalg.NewDense(c.cols, d),
+	}
+	var err error
+	if c.rows >= c.cols {
+		err = c.tall.Factorize(c.u.Data, c.u.Stride, c.s, c.v.Data, c.v.Stride, x.Data, x.Stride)
+		if err == nil {
+			copyCols(out.Basis, c.u, d)
+			copyCols(out.Right, c.v, d)
+		}
+	} else {
+		xt := linalg.NewDense(c.cols, c.rows)
+		for r := 0; r < x.Rows; r++ {
+			for j, v := range x.Row(r) {
+				xt.Data[j*xt.Stride+r] = v
+			}
+		}
+		err = c.tall.Factorize(c.u.Data, c.u.Stride, c.s, c.v.Data, c.v.Stride, xt.Data, xt.Stride)
+		if err == nil {
+			copyCols(out.Basis, c.v, d)
+			copyCols(out.Right, c.u, d)
+		}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("subspace: %w", err)
+	}
+	copy(out.Values, c.s[:d])
+	if !(c.s[0] > 0) || c.s[d-1] <= RankTol*c.s[0] {
+		return nil, fmt.Errorf("%w (σ_%d/σ_1 = %.3g)", ErrRankDeficient, d, c.s[d-1]/math.Max(c.s[0], math.SmallestNonzeroFloat64))
+	}
+	return out, nil
+}
+
+// FromImage returns the 1-D subspace x/‖x‖ of a single image of D pixels.
+func FromImage(x []float64) (*Subspace, error) {
+	var ss, scale float64
+	for _, v := range x {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return nil, ErrNotFinite
+		}
+		scale = math.Max(scale, math.Abs(v))
+	}
+	if scale == 0 {
+		return nil, ErrZeroImage
+	}
+	for _, v := range x {
+		t := v / scale
+		ss += float64(t * t)
+	}
+	nrm := scale * math.Sqrt(ss)
+	b := linalg.NewDense(len(x), 1)
+	for r, v := range x {
+		b.Data[r*b.Stride] = v / nrm
+	}
+	return &Subspace{Basis: b}, nil
+}
+
+func copyCols(dst, src *linalg.Dense, d int) {
+	for r := 0; r < dst.Rows; r++ {
+		copy(dst.Row(r)[:d], src.Row(r)[:d])
+	}
+}
