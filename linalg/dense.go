@@ -1,0 +1,165 @@
+package linalg
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"unsafe"
+
+	"github.com/grlgq/grlgq/kernels"
+)
+
+const (
+	errShape    = "linalg: dimension mismatch"
+	errNegative = "linalg: negative dimension"
+	errShort    = "linalg: data too short for shape"
+	errIndex    = "linalg: index out of range"
+)
+
+// ErrNotFinite is returned (wrapped) when a matrix holds NaN or ±Inf.
+var ErrNotFinite = errors.New("linalg: matrix has NaN or Inf entries")
+
+// Alignment is the byte alignment of the first element of slices returned by
+// NewDense and AlignedSlice (one cache line, one 512-bit vector).
+const Alignment = 64
+
+// Dense is a row-major matrix with an explicit row stride: element (r, c) is
+// Data[r*Stride+c], for r < Rows, c < Cols <= Stride. Columns Cols..Stride-1
+// of each row are padding and are kept zero.
+type Dense struct {
+	Rows, Cols, Stride int
+	Data               []float64
+}
+
+// AlignedSlice returns a zeroed slice of n float64 whose first element is
+// 64-byte aligned (Go's garbage collector never moves heap objects).
+func AlignedSlice(n int) []float64 {
+	if n < 0 {
+		panic(errNegative)
+	}
+	const extra = Alignment / 8
+	buf := make([]float64, n+extra)
+	off := 0
+	if rem := uintptr(unsafe.Pointer(unsafe.SliceData(buf))) % Alignment; rem != 0 {
+		off = int((Alignment - rem) / 8)
+	}
+	return buf[off : off+n : off+n]
+}
+
+// NewDense returns a zeroed rows x cols matrix with Stride =
+// kernels.Stride(cols) and 64-byte aligned Data.
+func NewDense(rows, cols int) *Dense {
+	if rows < 0 || cols < 0 {
+		panic(errNegative)
+	}
+	ld := kernels.Stride(cols)
+	return &Dense{Rows: rows, Cols: cols, Stride: ld, Data: AlignedSlice(rows * ld)}
+}
+
+// NewDenseOn returns a rows x cols view with the given stride on data (no
+// copy). It panics if stride < cols or data is too short. The caller keeps
+// the padding zero.
+func NewDenseOn(rows, cols, stride int, data []float64) *Dense {
+	if rows < 0 || cols < 0 {
+		panic(errNegative)
+	}
+	if stride < cols {
+		panic(errShape)
+	}
+	if rows > 0 && len(data) < (rows-1)*stride+cols {
+		panic(errShort)
+	}
+	return &Dense{Rows: rows, Cols: cols, Stride: stride, Data: data}
+}
+
+// At returns element (r, c).
+func (m *Dense) At(r, c int) float64 {
+	if uint(r) >= uint(m.Rows) || uint(c) >= uint(m.Cols) {
+		panic(errIndex)
+	}
+	return m.Data[r*m.Stride+c]
+}
+
+// Set sets element (r, c) to v.
+func (m *Dense) Set(r, c int, v float64) {
+	if uint(r) >= uint(m.Rows) || uint(c) >= uint(m.Cols) {
+		panic(errIndex)
+	}
+	m.Data[r*m.Stride+c] = v
+}
+
+// Row returns the logical columns of row r (length Cols), sharing Data.
+func (m *Dense) Row(r int) []float64 {
+	if uint(r) >= uint(m.Rows) {
+		panic(errIndex)
+	}
+	o := r * m.Stride
+	return m.Data[o : o+m.Cols : o+m.Cols]
+}
+
+// SameShape reports whether m and a have the same number of rows and columns.
+func (m *Dense) SameShape(a *Dense) bool { return m.Rows == a.Rows && m.Cols == a.Cols }
+
+// CopyFrom copies the logical entries of src into m; shapes must match
+// (strides may differ). Padding of m is left untouched.
+func (m *Dense) CopyFrom(src *Dense) {
+	if !m.SameShape(src) {
+		panic(errShape)
+	}
+	if m == src {
+		return
+	}
+	if m.Stride == src.Stride && m.Rows > 0 {
+		// One block copy; it also copies src's padding, which is zero too.
+		n := (m.Rows-1)*m.Stride + m.Cols
+		copy(m.Data[:n], src.Data[:n])
+		return
+	}
+	for r := 0; r < m.Rows; r++ {
+		copy(m.Data[r*m.Stride:r*m.Stride+m.Cols], src.Data[r*src.Stride:r*src.Stride+src.Cols])
+	}
+}
+
+// Zero sets every logical entry of m to zero (padding is zero already).
+func (m *Dense) Zero() {
+	for r := 0; r < m.Rows; r++ {
+		row := m.Data[r*m.Stride : r*m.Stride+m.Cols]
+		for i := range row {
+			row[i] = 0
+		}
+	}
+}
+
+// Validate returns an error wrapping ErrNotFinite, naming the first entry,
+// if m holds NaN or ±Inf.
+func (m *Dense) Validate() error {
+	for r := 0; r < m.Rows; r++ {
+		row := m.Data[r*m.Stride : r*m.Stride+m.Cols]
+		if !finite(row) {
+			for c, v := range row {
+				if math.IsNaN(v) || math.IsInf(v, 0) {
+					return fmt.Errorf("%w: entry (%d, %d) is %v", ErrNotFinite, r, c, v)
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// finite reports whether every element of x is finite. v-v is 0 for finite v
+// and NaN for NaN and ±Inf; the sum keeps any NaN.
+func finite(x []float64) bool {
+	var s0, s1 float64
+	i := 0
+	for ; i+2 <= len(x); i += 2 {
+		s0 += x[i] - x[i]
+		s1 += x[i+1] - x[i+1]
+	}
+	for ; i < len(x); i++ {
+		s0 += x[i] - x[i]
+	}
+	return s0+s1 == 0
+}
+
+// Finite reports whether every element of x is finite (no NaN, no ±Inf).
+func Finite(x []float64) bool { return finite(x) }
