@@ -8,8 +8,8 @@
 // # Objects
 //
 // A subspace P and a prototype W are *mat.Dense of D x d with orthonormal
-// columns (column-major meaning: one basis vector per column; gonum's storage
-// is row-major, which does not matter here). A Model holds the prototypes,
+// columns (one basis vector per column; gonum stores row-major, which nothing
+// here depends on). Only the span matters to every distance. A Model holds the prototypes,
 // their labels and the relevances λ (len d, λ_k >= 0, Σ λ_k = 1). With
 // LocalLambda non-nil, prototype j uses its own LocalLambda[j] and Lambda is
 // ignored everywhere (distances, gradients and updates).
@@ -47,6 +47,11 @@
 //  5. Re-orthonormalise W⁺ and W⁻ by the polar factor of the thin SVD
 //     W = U Σ Vᵀ → W = U Vᵀ (the span is what every distance sees).
 //     σ_min <= D·ε·σ_max is ErrRankDeficient.
+//
+// Epoch runs Step over samples in the caller's order (a fresh permutation
+// per epoch is the caller's job), with per-sample weights (turn class weights
+// into per-sample weights first), and returns the unweighted mean of φ(μ)
+// taken before each sample's step.
 //
 // Every gradient uses the state before any update. The step is transactional:
 // the new prototypes and relevances are computed into fresh memory, checked

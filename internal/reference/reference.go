@@ -282,11 +282,10 @@ func clamp01(c float64) float64 {
 	return math.Max(0, math.Min(1, c))
 }
 
-func finiteDense(A mat.Matrix) bool {
-	r, c := A.Dims()
-	for i := 0; i < r; i++ {
-		for j := 0; j < c; j++ {
-			v := A.At(i, j)
+func finiteDense(A *mat.Dense) bool {
+	raw := A.RawMatrix()
+	for i := 0; i < raw.Rows; i++ {
+		for _, v := range raw.Data[i*raw.Stride : i*raw.Stride+raw.Cols] {
 			if math.IsNaN(v) || math.IsInf(v, 0) {
 				return false
 			}
