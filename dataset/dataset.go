@@ -1,0 +1,391 @@
+package dataset
+
+import (
+	"bufio"
+	"bytes"
+	"compress/gzip"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"slices"
+	"strconv"
+)
+
+// Sentinel errors, testable with errors.Is. Every error about the content of
+// a file is a *FileError wrapping one of them; errors from the file system
+// wrap the os error (errors.Is(err, fs.ErrNotExist) works).
+var (
+	// ErrFormat: the file is not in the expected format (magic, header,
+	// structure, decompression).
+	ErrFormat = errors.New("dataset: bad format")
+	// ErrSize: sizes disagree (header vs file length, images vs labels,
+	// shapes of two arrays, ragged rows).
+	ErrSize = errors.New("dataset: size mismatch")
+	// ErrValue: a value is not usable (NaN, Inf, non-numeric, out of range,
+	// basis not orthonormal).
+	ErrValue = errors.New("dataset: bad value")
+	// ErrUnsupported: a valid file uses a feature this package does not read
+	// (MAT v7.3, complex or sparse arrays, npy dtypes other than the ones
+	// documented).
+	ErrUnsupported = errors.New("dataset: unsupported")
+)
+
+// FileError is a problem with the content of one file. Its message is
+// "dataset: FILE: PROBLEM", e.g.
+// "dataset: mnist/t10k-images.gz: IDX magic 0x00000801, want 0x00000803".
+type FileError struct {
+	File string // the path as given to the loader
+	Kind error  // ErrFormat, ErrSize, ErrValue or ErrUnsupported
+	Msg  string // the problem, with line numbers or offsets where known
+}
+
+func (e *FileError) Error() string { return "dataset: " + e.File + ": " + e.Msg }
+
+// Unwrap returns Kind, so errors.Is(err, ErrSize) etc. work.
+func (e *FileError) Unwrap() error { return e.Kind }
+
+func fileErr(file string, kind error, format string, a ...any) error {
+	return &FileError{File: file, Kind: kind, Msg: fmt.Sprintf(format, a...)}
+}
+
+// Dataset is a loaded, labelled data set: either images (IDX, folder, MAT,
+// CSV) or precomputed orthonormal bases (npy).
+//
+// The loaders fill it as follows. Images[i] (or Bases[i]) has class
+// Labels[i], an index into Classes. Classes are sorted: numerically when every
+// raw label is an integer (so MNIST's class 3 is Classes[3] == "3"), else
+// as strings; folder data uses the sorted class folder names. All image rows
+// share one backing array, which the Dataset owns; callers must not append
+// to a row.
+type Dataset struct {
+	// Source names where the data came from (file or folder), for messages.
+	Source string
+	// Classes are the class names; Labels index into it.
+	Classes []string
+	// Labels[i] is the class of item i (image, or basis when Bases != nil).
+	Labels []int
+
+	// Dim is D, the number of pixels of an image (= rows of a basis).
+	Dim int
+	// Width and Height are the image shape (Width*Height == Dim), 0 when
+	// unknown (CSV or MAT without a shape, npy).
+	Width, Height int
+	// Images[i] is image i, Dim pixels, row-major (row y at
+	// Images[i][y*Width:]). nil for bases.
+	Images [][]float64
+	// Sets groups images into image sets (folder data, one sub-folder = one
+	// set); nil when every image stands alone.
+	Sets []Set
+
+	// Bases[i] is a Dim x SubDim basis with orthonormal columns, row-major
+	// (element (r, c) at Bases[i][r*SubDim+c]); nil for images.
+	Bases [][]float64
+	// SubDim is d, the number of columns of each basis.
+	SubDim int
+}
+
+// Set is an image set: a group of images of one class (an object seen from
+// 41 angles, a video, a person under 64 lightings).
+type Set struct {
+	// Name is the set's name (folder data: "class/set").
+	Name string
+	// Label is the class of the set, an index into Dataset.Classes.
+	Label int
+	// Images are the indices (into Dataset.Images) of the set's images,
+	// ascending.
+	Images []int
+}
+
+// Len returns the number of items: images, or bases when Bases != nil.
+func (ds *Dataset) Len() int { return len(ds.Labels) }
+
+// SetLabels returns the class of each set, for splitting sets.
+func (ds *Dataset) SetLabels() []int {
+	l := make([]int, len(ds.Sets))
+	for i, s := range ds.Sets {
+		l[i] = s.Label
+	}
+	return l
+}
+
+// ClassCounts returns the number of items of each class.
+func (ds *Dataset) ClassCounts() []int {
+	c := make([]int, len(ds.Classes))
+	for _, l := range ds.Labels {
+		c[l]++
+	}
+	return c
+}
+
+// Validate checks the invariants of ds (lengths agree, labels in range,
+// pixels and bases finite, sets well formed). Loaders return only valid
+// data sets; Validate is for data sets built or modified by hand.
+func (ds *Dataset) Validate() error {
+	fail := func(format string, a ...any) error {
+		return fileErr(ds.Source, ErrSize, format, a...)
+	}
+	n := len(ds.Labels)
+	for i, l := range ds.Labels {
+		if l < 0 || l >= len(ds.Classes) {
+			return fail("label %d of item %d outside [0, %d)", l, i, len(ds.Classes))
+		}
+	}
+	if ds.Width != 0 || ds.Height != 0 {
+		if ds.Width*ds.Height != ds.Dim {
+			return fail("shape %dx%d does not match %d pixels", ds.Height, ds.Width, ds.Dim)
+		}
+	}
+	switch {
+	case ds.Bases != nil && ds.Images != nil:
+		return fail("both images and bases")
+	case ds.Bases != nil:
+		if len(ds.Bases) != n {
+			return fail("%d bases, %d labels", len(ds.Bases), n)
+		}
+		for i, b := range ds.Bases {
+			if len(b) != ds.Dim*ds.SubDim {
+				return fail("basis %d has %d values, want %dx%d", i, len(b), ds.Dim, ds.SubDim)
+			}
+			if !finite(b) {
+				return fileErr(ds.Source, ErrValue, "basis %d has NaN or Inf", i)
+			}
+		}
+	default:
+		if len(ds.Images) != n {
+			return fail("%d images, %d labels", len(ds.Images), n)
+		}
+		for i, x := range ds.Images {
+			if len(x) != ds.Dim {
+				return fail("image %d has %d pixels, want %d", i, len(x), ds.Dim)
+			}
+			if !finite(x) {
+				return fileErr(ds.Source, ErrValue, "image %d has NaN or Inf", i)
+			}
+		}
+	}
+	for si, s := range ds.Sets {
+		if s.Label < 0 || s.Label >= len(ds.Classes) {
+			return fail("set %q: label %d outside [0, %d)", s.Name, s.Label, len(ds.Classes))
+		}
+		for _, i := range s.Images {
+			if i < 0 || i >= len(ds.Images) {
+				return fail("set %q (%d): image index %d outside [0, %d)", s.Name, si, i, len(ds.Images))
+			}
+			if ds.Labels[i] != s.Label {
+				return fail("set %q: image %d has label %d, set has %d", s.Name, i, ds.Labels[i], s.Label)
+			}
+		}
+	}
+	return nil
+}
+
+func finite(x []float64) bool {
+	for _, v := range x {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return false
+		}
+	}
+	return true
+}
+
+// rows cuts a flat n*dim array into n rows sharing its memory (full slice
+// expressions, so appending to a row cannot clobber the next one).
+func rows(flat []float64, n, dim int) [][]float64 {
+	r := make([][]float64, n)
+	for i := range r {
+		r[i] = flat[i*dim : (i+1)*dim : (i+1)*dim]
+	}
+	return r
+}
+
+// classesFromInts maps raw integer labels to class indices 0..k-1 in
+// ascending order of the raw values; Classes are the raw values as decimal
+// strings.
+func classesFromInts(raw []int64) (labels []int, classes []string) {
+	uniq := slices.Clone(raw)
+	slices.Sort(uniq)
+	uniq = slices.Compact(uniq)
+	classes = make([]string, len(uniq))
+	for i, v := range uniq {
+		classes[i] = strconv.FormatInt(v, 10)
+	}
+	labels = make([]int, len(raw))
+	for i, v := range raw {
+		labels[i], _ = slices.BinarySearch(uniq, v)
+	}
+	return labels, classes
+}
+
+// classesFromStrings maps raw string labels to class indices: numerically
+// sorted when all are integers, else sorted as strings.
+func classesFromStrings(raw []string) (labels []int, classes []string) {
+	ints := make([]int64, len(raw))
+	allInt := true
+	for i, s := range raw {
+		v, err := strconv.ParseInt(s, 10, 64)
+		if err != nil {
+			allInt = false
+			break
+		}
+		ints[i] = v
+	}
+	if allInt {
+		return classesFromInts(ints)
+	}
+	uniq := slices.Clone(raw)
+	slices.Sort(uniq)
+	uniq = slices.Compact(uniq)
+	labels = make([]int, len(raw))
+	for i, s := range raw {
+		labels[i], _ = slices.BinarySearch(uniq, s)
+	}
+	return labels, uniq
+}
+
+// maxDeflateRatio bounds the expansion of a deflate stream (each 258-byte
+// match costs at least 2 bits: 1032:1), plus slack for headers. A gzipped or
+// zlib-compressed payload whose header claims more than this many bytes per
+// compressed byte cannot be genuine, so we refuse before allocating.
+const maxDeflateRatio = 1040
+
+// source is an opened data file, transparently gunzipped.
+type source struct {
+	name    string    // the path as given, for messages
+	r       io.Reader // decompressed bytes
+	size    int64     // file size on disk
+	gzipped bool
+	f       *os.File
+}
+
+// open opens path and detects gzip by its magic (1f 8b), whatever the name.
+func open(path string) (*source, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("dataset: %w", err)
+	}
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("dataset: %w", err)
+	}
+	if st.IsDir() {
+		f.Close()
+		return nil, fileErr(path, ErrFormat, "is a folder, want a file")
+	}
+	s := &source{name: path, size: st.Size(), f: f}
+	br := bufio.NewReaderSize(f, 1<<16)
+	magic, _ := br.Peek(2)
+	if bytes.Equal(magic, []byte{0x1f, 0x8b}) {
+		zr, err := gzip.NewReader(br)
+		if err != nil {
+			f.Close()
+			return nil, fileErr(path, ErrFormat, "gzip: %v", err)
+		}
+		s.r, s.gzipped = zr, true
+	} else {
+		s.r = br
+	}
+	return s, nil
+}
+
+func (s *source) Close() error {
+	if s.f == nil {
+		return nil
+	}
+	return s.f.Close()
+}
+
+// memSource wraps in-memory bytes (tests, fuzzing), gunzipping them when they
+// start with the gzip magic.
+func memSource(name string, b []byte) (*source, error) {
+	s := &source{name: name, size: int64(len(b)), r: bytes.NewReader(b)}
+	if bytes.HasPrefix(b, []byte{0x1f, 0x8b}) {
+		zr, err := gzip.NewReader(s.r)
+		if err != nil {
+			return nil, fileErr(name, ErrFormat, "gzip: %v", err)
+		}
+		s.r, s.gzipped = zr, true
+	}
+	return s, nil
+}
+
+// maxBytes is the most bytes the decompressed stream can hold.
+func (s *source) maxBytes() int64 {
+	if s.gzipped {
+		if s.size > math.MaxInt64/maxDeflateRatio {
+			return math.MaxInt64
+		}
+		return s.size * maxDeflateRatio
+	}
+	return s.size
+}
+
+// readExactly reads exactly n bytes (n already checked against maxBytes),
+// growing the buffer as data arrives so a lying gzip stream cannot make us
+// allocate more than it really holds. Reading the stream to its end also
+// verifies the gzip checksum.
+func (s *source) readExactly(n int64, what string) ([]byte, error) {
+	var buf []byte
+	if !s.gzipped {
+		buf = make([]byte, n) // n <= file size, checked by the caller
+		if err := s.readFull(buf, what); err != nil {
+			return nil, err
+		}
+		return buf, nil
+	}
+	var b bytes.Buffer
+	got, err := b.ReadFrom(io.LimitReader(s.r, n))
+	if err != nil {
+		return nil, s.errf(ErrFormat, "%s: gzip: %v", what, err)
+	}
+	if got != n {
+		return nil, s.errf(ErrSize, "%s: file too short: %d of %d bytes", what, got, n)
+	}
+	return b.Bytes(), nil
+}
+
+// expectEOF reports trailing bytes after the data (and checks the gzip CRC).
+func (s *source) expectEOF() error {
+	var one [1]byte
+	n, err := io.ReadFull(s.r, one[:])
+	if n > 0 {
+		extra, _ := io.Copy(io.Discard, s.r)
+		return s.errf(ErrSize, "%d extra bytes after the data", extra+1)
+	}
+	if err != nil && err != io.EOF && err != io.ErrUnexpectedEOF {
+		return s.errf(ErrFormat, "gzip: %v", err)
+	}
+	return nil
+}
+
+// readFull fills buf, telling a short file from a broken stream.
+func (s *source) readFull(buf []byte, what string) error {
+	_, err := io.ReadFull(s.r, buf)
+	switch err {
+	case nil:
+		return nil
+	case io.EOF, io.ErrUnexpectedEOF:
+		return s.errf(ErrSize, "%s: file too short", what)
+	default:
+		return s.errf(ErrFormat, "%s: %v", what, err)
+	}
+}
+
+func (s *source) errf(kind error, format string, a ...any) error {
+	return fileErr(s.name, kind, format, a...)
+}
+
+// pixelDivisor checks a PixelMax option: 0 means 1 (values as stored).
+// Dividing (rather than multiplying by 1/max) keeps v/255 bit-identical
+// across loaders.
+func pixelDivisor(pixelMax float64) (float64, error) {
+	if pixelMax == 0 {
+		return 1, nil
+	}
+	if !(pixelMax > 0) || math.IsInf(pixelMax, 0) {
+		return 0, fmt.Errorf("pixel max %g is not a positive finite number", pixelMax)
+	}
+	return pixelMax, nil
+}

@@ -1,0 +1,117 @@
+package dataset
+
+import (
+	"encoding/binary"
+	"math"
+)
+
+// IDX magic numbers (big-endian): 0x00 0x00, the element type (0x08 =
+// uint8), the number of dimensions.
+const (
+	idxImagesMagic = 0x00000803 // uint8, 3 dims: n x rows x cols
+	idxLabelsMagic = 0x00000801 // uint8, 1 dim: n
+)
+
+// maxIDXDim bounds each IDX dimension; the format stores them as int32.
+const maxIDXDim = math.MaxInt32
+
+// LoadIDX reads an MNIST-style pair of IDX files, each raw or gzipped
+// (detected by the gzip magic, not the name): images (magic 0x00000803,
+// uint8, n x rows x cols) and labels (magic 0x00000801, uint8, n). Pixels are
+// scaled to [0, 1] as value/255; Width = cols, Height = rows. Labels map to
+// classes in ascending order of their values (MNIST: class k is digit k).
+//
+// The headers are checked against the file lengths before anything is
+// allocated, the image and label counts must agree, and trailing bytes are
+// an error.
+func LoadIDX(imagesPath, labelsPath string) (*Dataset, error) {
+	dims, pix, err := readIDXFile(imagesPath, idxImagesMagic)
+	if err != nil {
+		return nil, err
+	}
+	ldims, lab, err := readIDXFile(labelsPath, idxLabelsMagic)
+	if err != nil {
+		return nil, err
+	}
+	if ldims[0] != dims[0] {
+		return nil, fileErr(labelsPath, ErrSize, "%d labels, but %s has %d images", ldims[0], imagesPath, dims[0])
+	}
+	return idxDataset(imagesPath, dims, pix, lab), nil
+}
+
+func idxDataset(source string, dims []int, pix, lab []byte) *Dataset {
+	n, h, w := dims[0], dims[1], dims[2]
+	flat := make([]float64, len(pix))
+	for i, v := range pix {
+		flat[i] = float64(v) / 255
+	}
+	raw := make([]int64, len(lab))
+	for i, v := range lab {
+		raw[i] = int64(v)
+	}
+	labels, classes := classesFromInts(raw)
+	return &Dataset{
+		Source:  source,
+		Classes: classes,
+		Labels:  labels,
+		Dim:     w * h,
+		Width:   w,
+		Height:  h,
+		Images:  rows(flat, n, w*h),
+	}
+}
+
+func readIDXFile(path string, magic uint32) ([]int, []byte, error) {
+	s, err := open(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer s.Close()
+	return readIDX(s, magic)
+}
+
+// readIDX reads one IDX file of the given magic: its dimensions and its raw
+// uint8 payload.
+func readIDX(s *source, magic uint32) ([]int, []byte, error) {
+	var head [4]byte
+	if err := s.readFull(head[:], "IDX header"); err != nil {
+		return nil, nil, err
+	}
+	if got := binary.BigEndian.Uint32(head[:]); got != magic {
+		return nil, nil, s.errf(ErrFormat, "IDX magic 0x%08x, want 0x%08x", got, magic)
+	}
+	ndim := int(magic & 0xff)
+	dbuf := make([]byte, 4*ndim)
+	if err := s.readFull(dbuf, "IDX dimensions"); err != nil {
+		return nil, nil, err
+	}
+	dims := make([]int, ndim)
+	avail := s.maxBytes() - int64(len(head)+len(dbuf))
+	total := int64(1)
+	for i := range dims {
+		d := binary.BigEndian.Uint32(dbuf[4*i:])
+		if d > maxIDXDim {
+			return nil, nil, s.errf(ErrFormat, "IDX dimension %d is %d, more than 2^31-1", i, d)
+		}
+		dims[i] = int(d)
+		total *= int64(d)
+		if total > avail {
+			// Checked at every step, so the product cannot overflow.
+			return nil, nil, s.errf(ErrSize, "IDX header says %v = at least %d bytes, file holds at most %d", dims[:i+1], total, max(avail, 0))
+		}
+	}
+	if ndim == 3 && (dims[1] == 0 || dims[2] == 0) {
+		return nil, nil, s.errf(ErrFormat, "IDX images of size %dx%d", dims[1], dims[2])
+	}
+	if !s.gzipped && total != avail {
+		return nil, nil, s.errf(ErrSize, "IDX header says %v = %d bytes of data, file has %d", dims, total, avail)
+	}
+	data, err := s.readExactly(total, "IDX data")
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := s.expectEOF(); err != nil {
+		return nil, nil, err
+	}
+	return dims, data, nil
+}

@@ -1,0 +1,494 @@
+package dataset
+
+import (
+	"bytes"
+	"compress/zlib"
+	"encoding/binary"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"slices"
+	"strings"
+)
+
+// MATLAB level-5 data types (miXXX) and array classes (mxXXX).
+const (
+	miINT8       = 1
+	miUINT8      = 2
+	miINT16      = 3
+	miUINT16     = 4
+	miINT32      = 5
+	miUINT32     = 6
+	miSINGLE     = 7
+	miDOUBLE     = 9
+	miINT64      = 12
+	miUINT64     = 13
+	miMATRIX     = 14
+	miCOMPRESSED = 15
+	miUTF8       = 16
+)
+
+var mxClassNames = [...]string{
+	1: "cell", 2: "struct", 3: "object", 4: "char", 5: "sparse", 6: "double",
+	7: "single", 8: "int8", 9: "uint8", 10: "int16", 11: "uint16", 12: "int32",
+	13: "uint32", 14: "int64", 15: "uint64", 16: "function", 17: "opaque",
+}
+
+func mxClassName(c uint32) string {
+	if int(c) < len(mxClassNames) && mxClassNames[c] != "" {
+		return mxClassNames[c]
+	}
+	return fmt.Sprintf("class %d", c)
+}
+
+const (
+	mxDOUBLE = 6
+	mxUINT64 = 15
+	// Array flag bits (word 0 of the array-flags sub-element).
+	mxComplexFlag = 0x0800
+	mxLogicalFlag = 0x0200
+)
+
+// MATArray is a real numeric MATLAB array (double, single, integer or
+// logical), converted to float64.
+type MATArray struct {
+	Name  string
+	Class string // MATLAB class: "double", "single", "uint8", ...; "logical" for logical arrays
+	// Dims are the MATLAB dimensions (at least 2).
+	Dims []int
+	// Data holds the elements in MATLAB (column-major) order: element (i, j)
+	// of a 2-D array is Data[i+j*Dims[0]].
+	Data []float64
+}
+
+// ReadMAT reads the named real numeric variables of a MATLAB level-5
+// MAT-file (the default format of MATLAB up to -v7, with or without zlib
+// compression, either byte order). Variables not named are skipped without
+// being decompressed past their name; with no names, every numeric variable
+// is returned and the others (cell, struct, char, sparse, complex) are
+// skipped. A named variable that is missing or not real numeric is an error.
+// MAT v7.3 files (HDF5) and v4 files are rejected as unsupported.
+func ReadMAT(path string, names ...string) (map[string]*MATArray, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("dataset: %w", err)
+	}
+	return parseMAT(path, b, names)
+}
+
+// matHeaderLen is the length of the level-5 file header: 116 bytes of text,
+// 8 of subsystem offset, 2 of version, 2 of endian indicator.
+const matHeaderLen = 128
+
+func parseMAT(file string, b []byte, names []string) (map[string]*MATArray, error) {
+	if len(b) < matHeaderLen {
+		return nil, fileErr(file, ErrFormat, "%d bytes, too short for a MAT-file header", len(b))
+	}
+	text := string(b[:116])
+	if strings.HasPrefix(text, "MATLAB 7.3 MAT-file") || (len(b) >= 516 && string(b[512:516]) == "\x89HDF") {
+		return nil, fileErr(file, ErrUnsupported, "MAT v7.3 (HDF5) file; save it with -v7 or -v6")
+	}
+	var order binary.ByteOrder
+	switch string(b[126:128]) {
+	case "IM":
+		order = binary.LittleEndian
+	case "MI":
+		order = binary.BigEndian
+	default:
+		return nil, fileErr(file, ErrFormat, "no MAT level-5 endian indicator (bytes 126-127 are %q, want \"IM\" or \"MI\"); not a level-5 MAT-file", b[126:128])
+	}
+	if v := order.Uint16(b[124:126]); v != 0x0100 {
+		return nil, fileErr(file, ErrFormat, "MAT-file version 0x%04x, want 0x0100", v)
+	}
+	all := len(names) == 0
+	want := func(name string) bool { return all || slices.Contains(names, name) }
+	out := make(map[string]*MATArray)
+	pos := int64(matHeaderLen)
+	size := int64(len(b))
+	for pos < size {
+		if size-pos < 8 {
+			return nil, fileErr(file, ErrFormat, "offset %d: %d stray bytes at the end", pos, size-pos)
+		}
+		typ := order.Uint32(b[pos:])
+		if typ>>16 != 0 {
+			return nil, fileErr(file, ErrFormat, "offset %d: top-level element in small format", pos)
+		}
+		n := int64(order.Uint32(b[pos+4:]))
+		body := pos + 8
+		if n > size-body {
+			return nil, fileErr(file, ErrSize, "offset %d: element of %d bytes, only %d left in the file", pos, n, size-body)
+		}
+		payload := b[body : body+n]
+		var (
+			arr *MATArray
+			err error
+		)
+		switch typ {
+		case miCOMPRESSED:
+			arr, err = readCompressed(file, payload, order, want, all)
+		case miMATRIX:
+			er := &elemReader{r: bytes.NewReader(payload), order: order, left: n, file: file}
+			arr, err = er.matrix(want, all)
+		default:
+			// Other top-level elements (none in files MATLAB writes) are skipped.
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%w (element at offset %d)", err, pos)
+		}
+		if arr != nil {
+			if _, dup := out[arr.Name]; dup {
+				return nil, fileErr(file, ErrFormat, "variable %q appears twice", arr.Name)
+			}
+			out[arr.Name] = arr
+		}
+		// Top-level elements are not padded after compressed data (MATLAB
+		// and scipy agree); uncompressed matrices are already a multiple of
+		// 8 bytes long.
+		pos = body + n
+	}
+	for _, name := range names {
+		if _, ok := out[name]; !ok {
+			return nil, fileErr(file, ErrFormat, "no numeric variable %q", name)
+		}
+	}
+	return out, nil
+}
+
+func readCompressed(file string, payload []byte, order binary.ByteOrder, want func(string) bool, all bool) (*MATArray, error) {
+	zr, err := zlib.NewReader(bytes.NewReader(payload))
+	if err != nil {
+		return nil, fileErr(file, ErrFormat, "zlib: %v", err)
+	}
+	defer zr.Close()
+	var tag [8]byte
+	if _, err := io.ReadFull(zr, tag[:]); err != nil {
+		return nil, fileErr(file, ErrFormat, "compressed element: %v", err)
+	}
+	typ := order.Uint32(tag[:])
+	n := int64(order.Uint32(tag[4:]))
+	if typ != miMATRIX {
+		return nil, fileErr(file, ErrFormat, "compressed element holds data type %d, want miMATRIX (14)", typ)
+	}
+	if limit := int64(len(payload)) * maxDeflateRatio; n > limit {
+		return nil, fileErr(file, ErrSize, "compressed element claims %d bytes from %d compressed, impossible for deflate", n, len(payload))
+	}
+	er := &elemReader{r: zr, order: order, left: n, file: file, compressed: true}
+	return er.matrix(want, all)
+}
+
+// elemReader reads the sub-elements of one miMATRIX, never past its length.
+type elemReader struct {
+	r          io.Reader
+	order      binary.ByteOrder
+	left       int64 // bytes of the matrix not read yet
+	file       string
+	compressed bool
+}
+
+func (e *elemReader) errf(kind error, format string, a ...any) error {
+	return fileErr(e.file, kind, format, a...)
+}
+
+// read fills buf from the matrix body.
+func (e *elemReader) read(buf []byte, what string) error {
+	if int64(len(buf)) > e.left {
+		return e.errf(ErrSize, "%s: %d bytes past the end of the array element", what, int64(len(buf))-e.left)
+	}
+	if _, err := io.ReadFull(e.r, buf); err != nil {
+		if e.compressed && err != io.EOF && err != io.ErrUnexpectedEOF {
+			return e.errf(ErrFormat, "%s: zlib: %v", what, err)
+		}
+		return e.errf(ErrSize, "%s: data ends early (%v)", what, err)
+	}
+	e.left -= int64(len(buf))
+	return nil
+}
+
+// next reads one sub-element (tag, payload, padding to 8 bytes). The payload
+// buffer grows as bytes arrive, so a lying length costs no more memory than
+// the data really there.
+func (e *elemReader) next(what string) (typ uint32, payload []byte, err error) {
+	var tag [8]byte
+	if err := e.read(tag[:], what+" tag"); err != nil {
+		return 0, nil, err
+	}
+	w := e.order.Uint32(tag[:])
+	if w>>16 != 0 { // small data element: length in the upper half, data in the tag
+		typ, n := w&0xffff, w>>16
+		if n > 4 {
+			return 0, nil, e.errf(ErrFormat, "%s: small element of %d bytes (at most 4)", what, n)
+		}
+		return typ, slices.Clone(tag[4 : 4+n]), nil
+	}
+	n := int64(e.order.Uint32(tag[4:]))
+	if n > e.left {
+		return 0, nil, e.errf(ErrSize, "%s: %d bytes, only %d left in the array element", what, n, e.left)
+	}
+	var buf bytes.Buffer
+	got, err := buf.ReadFrom(io.LimitReader(e.r, n))
+	e.left -= got
+	if err != nil {
+		return 0, nil, e.errf(ErrFormat, "%s: zlib: %v", what, err)
+	}
+	if got != n {
+		return 0, nil, e.errf(ErrSize, "%s: data ends after %d of %d bytes", what, got, n)
+	}
+	if pad := (8 - n%8) % 8; pad != 0 && e.left > 0 {
+		var p [8]byte
+		if err := e.read(p[:min(pad, e.left)], what+" padding"); err != nil {
+			return 0, nil, err
+		}
+	}
+	return w, buf.Bytes(), nil
+}
+
+// matrix reads an miMATRIX body: flags, dimensions, name, real part. It
+// returns nil (no error) for arrays that are not wanted or, when all
+// variables are wanted, not real numeric.
+func (e *elemReader) matrix(want func(string) bool, all bool) (*MATArray, error) {
+	if e.left == 0 {
+		return nil, nil // empty element (as in cells); never a variable
+	}
+	typ, flags, err := e.next("array flags")
+	if err != nil {
+		return nil, err
+	}
+	if typ != miUINT32 || len(flags) != 8 {
+		return nil, e.errf(ErrFormat, "array flags: type %d of %d bytes, want miUINT32 of 8", typ, len(flags))
+	}
+	f := e.order.Uint32(flags)
+	class := f & 0xff
+	typ, dimb, err := e.next("dimensions")
+	if err != nil {
+		return nil, err
+	}
+	if typ != miINT32 || len(dimb)%4 != 0 || len(dimb) < 8 {
+		return nil, e.errf(ErrFormat, "dimensions: type %d of %d bytes, want miINT32, at least 2", typ, len(dimb))
+	}
+	dims := make([]int, len(dimb)/4)
+	for i := range dims {
+		d := int32(e.order.Uint32(dimb[4*i:]))
+		if d < 0 {
+			return nil, e.errf(ErrFormat, "dimension %d is negative (%d)", i, d)
+		}
+		dims[i] = int(d)
+	}
+	typ, nameb, err := e.next("array name")
+	if err != nil {
+		return nil, err
+	}
+	if typ != miINT8 && typ != miUINT8 && typ != miUTF8 {
+		return nil, e.errf(ErrFormat, "array name: type %d, want miINT8", typ)
+	}
+	name := string(nameb)
+	dimStr := fmt.Sprint(dims)
+	named := want(name)
+	if !named {
+		return nil, nil
+	}
+	numeric := class >= mxDOUBLE && class <= mxUINT64
+	if !numeric || f&mxComplexFlag != 0 {
+		what := mxClassName(class)
+		if f&mxComplexFlag != 0 {
+			what = "complex " + what
+		}
+		if all { // skip the variables we cannot read
+			return nil, nil
+		}
+		return nil, e.errf(ErrUnsupported, "variable %q is %s %s, want a real numeric array", name, what, dimStr)
+	}
+	count := int64(1)
+	for _, d := range dims {
+		if d != 0 && count > e.left/int64(d) {
+			return nil, e.errf(ErrSize, "variable %q: dimensions %s need more bytes than the element holds", name, dimStr)
+		}
+		count *= int64(d)
+	}
+	typ, data, err := e.next("variable " + name + " data")
+	if err != nil {
+		return nil, err
+	}
+	size, ok := miSize(typ)
+	if !ok {
+		return nil, e.errf(ErrFormat, "variable %q: data type %d is not numeric", name, typ)
+	}
+	if int64(len(data)) != count*int64(size) {
+		return nil, e.errf(ErrSize, "variable %q: dimensions %s need %d elements, data has %d bytes of %d-byte elements", name, dimStr, count, len(data), size)
+	}
+	vals := make([]float64, count)
+	convertMI(vals, data, typ, e.order)
+	cls := mxClassName(class)
+	if f&mxLogicalFlag != 0 {
+		cls = "logical"
+	}
+	return &MATArray{Name: name, Class: cls, Dims: dims, Data: vals}, nil
+}
+
+func miSize(typ uint32) (int, bool) {
+	switch typ {
+	case miINT8, miUINT8:
+		return 1, true
+	case miINT16, miUINT16:
+		return 2, true
+	case miINT32, miUINT32, miSINGLE:
+		return 4, true
+	case miDOUBLE, miINT64, miUINT64:
+		return 8, true
+	}
+	return 0, false
+}
+
+// convertMI converts len(dst) elements of storage type typ (MATLAB may store
+// a double array as, say, miUINT8 when its values fit) to float64.
+func convertMI(dst []float64, b []byte, typ uint32, o binary.ByteOrder) {
+	for i := range dst {
+		switch typ {
+		case miINT8:
+			dst[i] = float64(int8(b[i]))
+		case miUINT8:
+			dst[i] = float64(b[i])
+		case miINT16:
+			dst[i] = float64(int16(o.Uint16(b[2*i:])))
+		case miUINT16:
+			dst[i] = float64(o.Uint16(b[2*i:]))
+		case miINT32:
+			dst[i] = float64(int32(o.Uint32(b[4*i:])))
+		case miUINT32:
+			dst[i] = float64(o.Uint32(b[4*i:]))
+		case miSINGLE:
+			dst[i] = float64(math.Float32frombits(o.Uint32(b[4*i:])))
+		case miDOUBLE:
+			dst[i] = math.Float64frombits(o.Uint64(b[8*i:]))
+		case miINT64:
+			dst[i] = float64(int64(o.Uint64(b[8*i:])))
+		case miUINT64:
+			dst[i] = float64(o.Uint64(b[8*i:]))
+		}
+	}
+}
+
+// MATOptions controls LoadMAT. The zero value reads Deng Cai's layout
+// (fea: one image per row, gnd: labels) without a shape.
+type MATOptions struct {
+	// X and Y name the image and label variables; "" means "fea" and "gnd".
+	X, Y string
+	// Columns: one image per column of X (default: one per row). Ignored
+	// for a 3-D X, which is always Height x Width x N.
+	Columns bool
+	// Width and Height give the image shape; both 0 when unknown (then
+	// taken from a 3-D X). Width*Height must equal the pixels per image.
+	Width, Height int
+	// Transpose: each image's pixels are in MATLAB column-major order
+	// (the image was flattened column by column, as X(:) does); reorder
+	// them to row-major. Needs Width and Height. Implied for a 3-D X.
+	Transpose bool
+	// PixelMax: pixel values are divided by it (Yale B: 255); 0 means 1
+	// (values kept as stored). uint8 arrays are not treated specially.
+	PixelMax float64
+}
+
+// LoadMAT reads images and labels from a MAT-file (see ReadMAT for the
+// formats read). X is N x D (or D x N with opt.Columns, or H x W x N); Y
+// holds N integer labels in any shape (N x 1, 1 x N). See MATOptions.
+func LoadMAT(path string, opt MATOptions) (*Dataset, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("dataset: %w", err)
+	}
+	return parseMATDataset(path, b, opt)
+}
+
+func parseMATDataset(path string, b []byte, opt MATOptions) (*Dataset, error) {
+	xn, yn := opt.X, opt.Y
+	if xn == "" {
+		xn = "fea"
+	}
+	if yn == "" {
+		yn = "gnd"
+	}
+	if xn == yn {
+		return nil, fileErr(path, ErrFormat, "images and labels both from variable %q", xn)
+	}
+	if opt.Width < 0 || opt.Height < 0 || (opt.Width == 0) != (opt.Height == 0) {
+		return nil, fileErr(path, ErrSize, "image shape %dx%d: give both height and width, or neither", opt.Height, opt.Width)
+	}
+	div, err := pixelDivisor(opt.PixelMax)
+	if err != nil {
+		return nil, fileErr(path, ErrValue, "%v", err)
+	}
+	vars, err := parseMAT(path, b, []string{xn, yn})
+	if err != nil {
+		return nil, err
+	}
+	x, y := vars[xn], vars[yn]
+	h, w := opt.Height, opt.Width
+	var n, dim int
+	// at(i, p) is pixel p (in X's own order) of image i.
+	var at func(i, p int) float64
+	transpose := opt.Transpose
+	switch len(x.Dims) {
+	case 2:
+		r, c := x.Dims[0], x.Dims[1]
+		if opt.Columns {
+			n, dim = c, r
+			at = func(i, p int) float64 { return x.Data[p+i*r] }
+		} else {
+			n, dim = r, c
+			at = func(i, p int) float64 { return x.Data[i+p*r] }
+		}
+	case 3:
+		hh, ww := x.Dims[0], x.Dims[1]
+		if h != 0 && (h != hh || w != ww) {
+			return nil, fileErr(path, ErrSize, "variable %q is %v (images %dx%d), options say %dx%d", xn, x.Dims, hh, ww, h, w)
+		}
+		h, w, n, dim, transpose = hh, ww, x.Dims[2], hh*ww, true
+		at = func(i, p int) float64 { return x.Data[p+i*dim] }
+	default:
+		return nil, fileErr(path, ErrUnsupported, "variable %q has %d dimensions %v, want 2 (images as rows or columns) or 3 (H x W x N)", xn, len(x.Dims), x.Dims)
+	}
+	if h != 0 && h*w != dim {
+		return nil, fileErr(path, ErrSize, "variable %q: %d pixels per image, shape %dx%d needs %d", xn, dim, h, w, h*w)
+	}
+	if transpose && h == 0 {
+		return nil, fileErr(path, ErrSize, "transposing images needs their shape (height x width)")
+	}
+	if n == 0 || dim == 0 {
+		return nil, fileErr(path, ErrSize, "variable %q is %v: no images", xn, x.Dims)
+	}
+	if len(y.Data) != n {
+		return nil, fileErr(path, ErrSize, "labels %q %v hold %d values, images %q %v hold %d images", yn, y.Dims, len(y.Data), xn, x.Dims, n)
+	}
+	raw := make([]int64, n)
+	for i, v := range y.Data {
+		if v != math.Trunc(v) || math.Abs(v) > 1<<53 {
+			return nil, fileErr(path, ErrValue, "label %s(%d) = %g is not an integer", yn, i+1, v)
+		}
+		raw[i] = int64(v)
+	}
+	flat := make([]float64, n*dim)
+	for i := 0; i < n; i++ {
+		img := flat[i*dim : (i+1)*dim]
+		for p := range img {
+			q := p
+			if transpose { // row-major pixel p = (row, col) sits at col*h+row in X
+				q = (p%w)*h + p/w
+			}
+			v := at(i, q)
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return nil, fileErr(path, ErrValue, "image %d (1-based, as in MATLAB) has a NaN or Inf pixel", i+1)
+			}
+			img[p] = v / div
+		}
+	}
+	labels, classes := classesFromInts(raw)
+	return &Dataset{
+		Source:  path,
+		Classes: classes,
+		Labels:  labels,
+		Dim:     dim,
+		Width:   w,
+		Height:  h,
+		Images:  rows(flat, n, dim),
+	}, nil
+}
