@@ -241,6 +241,9 @@ func updateRelevance(lambda, grad []float64, gamma, floor float64) ([]float64, e
 	out := make([]float64, len(lambda))
 	sum := 0.0
 	for k := range lambda {
+		if math.IsNaN(grad[k]) || math.IsInf(grad[k], 0) {
+			return nil, ErrNotFinite
+		}
 		out[k] = math.Max(lambda[k]-gamma*grad[k], floor)
 		sum += out[k]
 	}
