@@ -1,0 +1,14 @@
+//go:build !amd64 || purego
+
+package svd
+
+// useAVX512 selects the AVX-512 kernels; never on this build.
+const useAVX512 = false
+
+// useAVX512Possible reports whether useAVX512 can ever be true (workspace
+// for the asm path is allocated only then).
+const useAVX512Possible = false
+
+func (w *Batch) valuesAVX512(s []float64, lds int, a []float64, lda, step, k int) error {
+	panic("svd: no AVX-512 path in this build")
+}
