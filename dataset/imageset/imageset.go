@@ -1,0 +1,375 @@
+package imageset
+
+import (
+	"errors"
+	"fmt"
+	"image"
+	"image/color"
+	_ "image/jpeg" // register the decoders Load and ReadFile accept
+	_ "image/png"
+	"io/fs"
+	"math"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"golang.org/x/image/draw"
+)
+
+// Sentinel errors, testable with errors.Is.
+var (
+	// ErrDecode: a file could not be decoded as PNG or JPEG.
+	ErrDecode = errors.New("imageset: cannot decode image")
+	// ErrLayout: the folder tree is not ROOT/<class>/<set>/<images>, or a
+	// set or class is empty.
+	ErrLayout = errors.New("imageset: bad folder layout")
+	// ErrSize: sizes disagree (images of different sizes without a target
+	// size, bad target size, pixel counts).
+	ErrSize = errors.New("imageset: size mismatch")
+	// ErrRange: pixel values outside [0, 1] given to Resize.
+	ErrRange = errors.New("imageset: pixel value outside [0, 1]")
+)
+
+// maxPixels bounds Width*Height of a requested size and of a decoded image
+// (PNG and JPEG headers are checked with image.DecodeConfig before decoding).
+const maxPixels = 1 << 26
+
+// Options controls Load.
+type Options struct {
+	// Width and Height: every image is resized to Width x Height with
+	// Catmull-Rom (bicubic). Both 0 keeps the native size, which must then
+	// be the same for every image.
+	Width, Height int
+	// Workers is the number of decoding goroutines; 0 means GOMAXPROCS.
+	// The result never depends on it.
+	Workers int
+}
+
+// Tree is a loaded folder tree ROOT/<class>/<set>/<images>.
+type Tree struct {
+	Root string
+	// Width and Height of every image (Width*Height pixels).
+	Width, Height int
+	// Classes are the class folder names, sorted.
+	Classes []string
+	// Sets are sorted by class, then by set folder name.
+	Sets []Set
+}
+
+// Set is one image set: the images of one sub-folder.
+type Set struct {
+	// Class is an index into Tree.Classes.
+	Class int
+	// Name is the set folder's name.
+	Name string
+	// Files are the image paths, sorted by name.
+	Files []string
+	// Images[k] holds the gray pixels of Files[k] (see Gray). All images of
+	// a Tree share one backing array.
+	Images [][]float64
+}
+
+// IsImageName reports whether name has an extension Load reads: .png,
+// .jpg or .jpeg, in any case.
+func IsImageName(name string) bool {
+	switch strings.ToLower(filepath.Ext(name)) {
+	case ".png", ".jpg", ".jpeg":
+		return true
+	}
+	return false
+}
+
+// Load reads the tree under root: every class folder, every set folder in
+// it, every PNG or JPEG file in those, in sorted name order (byte order:
+// "obj10" sorts before "obj2"). Names starting with '.' are ignored, and so
+// are files that are not images (by extension), files beside the class
+// folders, and folders inside set folders. A file directly in a class folder
+// that is an image is an error (it belongs to no set), and so is a class
+// without sets or a set without images. Images are decoded in parallel;
+// the first error in file order is returned, naming the file.
+func Load(root string, opt Options) (*Tree, error) {
+	if opt.Width < 0 || opt.Height < 0 || (opt.Width == 0) != (opt.Height == 0) || opt.Width*opt.Height > maxPixels {
+		return nil, fmt.Errorf("%w: target size %dx%d", ErrSize, opt.Width, opt.Height)
+	}
+	t, err := walk(root)
+	if err != nil {
+		return nil, err
+	}
+	var files []string
+	for _, s := range t.Sets {
+		files = append(files, s.Files...)
+	}
+	w, h := opt.Width, opt.Height
+	if w == 0 {
+		// Native size: the first image fixes it.
+		cfg, err := decodeConfig(files[0])
+		if err != nil {
+			return nil, err
+		}
+		w, h = cfg.Width, cfg.Height
+	}
+	t.Width, t.Height = w, h
+	flat := make([]float64, len(files)*w*h)
+	images := make([][]float64, len(files))
+	for i := range images {
+		images[i] = flat[i*w*h : (i+1)*w*h : (i+1)*w*h]
+	}
+	workers := opt.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	var (
+		next     atomic.Int64 // next file to decode
+		firstBad atomic.Int64 // lowest index that failed so far
+		errs     = make([]error, len(files))
+		wg       sync.WaitGroup
+	)
+	firstBad.Store(int64(len(files)))
+	for range min(workers, len(files)) {
+		wg.Go(func() {
+			for {
+				i := next.Add(1) - 1
+				// Indices are handed out in increasing order, so every
+				// index below the first failure is still decoded: the
+				// error returned is the first in file order, whatever
+				// the scheduling.
+				if i >= int64(len(files)) || i > firstBad.Load() {
+					return
+				}
+				if err := readInto(images[i], files[i], w, h, opt.Width != 0); err != nil {
+					errs[i] = err
+					for {
+						b := firstBad.Load()
+						if i >= b || firstBad.CompareAndSwap(b, i) {
+							break
+						}
+					}
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if b := firstBad.Load(); b < int64(len(files)) {
+		return nil, errs[b]
+	}
+	k := 0
+	for si := range t.Sets {
+		s := &t.Sets[si]
+		s.Images = images[k : k+len(s.Files) : k+len(s.Files)]
+		k += len(s.Files)
+	}
+	return t, nil
+}
+
+// walk lists the tree without decoding anything.
+func walk(root string) (*Tree, error) {
+	classes, err := readDir(root)
+	if err != nil {
+		return nil, err
+	}
+	t := &Tree{Root: root}
+	for _, c := range classes {
+		if !c.IsDir() {
+			continue
+		}
+		cdir := filepath.Join(root, c.Name())
+		sets, err := readDir(cdir)
+		if err != nil {
+			return nil, err
+		}
+		ci := len(t.Classes)
+		nsets := 0
+		for _, s := range sets {
+			if !s.IsDir() {
+				if IsImageName(s.Name()) {
+					return nil, fmt.Errorf("%w: %s: image directly in a class folder; want ROOT/<class>/<set>/<images>", ErrLayout, filepath.Join(cdir, s.Name()))
+				}
+				continue
+			}
+			sdir := filepath.Join(cdir, s.Name())
+			ents, err := readDir(sdir)
+			if err != nil {
+				return nil, err
+			}
+			set := Set{Class: ci, Name: s.Name()}
+			for _, e := range ents {
+				if !e.IsDir() && IsImageName(e.Name()) {
+					set.Files = append(set.Files, filepath.Join(sdir, e.Name()))
+				}
+			}
+			if len(set.Files) == 0 {
+				return nil, fmt.Errorf("%w: %s: set folder without PNG or JPEG images", ErrLayout, sdir)
+			}
+			t.Sets = append(t.Sets, set)
+			nsets++
+		}
+		if nsets == 0 {
+			return nil, fmt.Errorf("%w: %s: class folder without set folders; want ROOT/<class>/<set>/<images>", ErrLayout, cdir)
+		}
+		t.Classes = append(t.Classes, c.Name())
+	}
+	if len(t.Classes) == 0 {
+		return nil, fmt.Errorf("%w: %s: no class folders; want ROOT/<class>/<set>/<images>", ErrLayout, root)
+	}
+	return t, nil
+}
+
+// readDir lists dir sorted by name, without hidden entries.
+func readDir(dir string) ([]fs.DirEntry, error) {
+	ents, err := os.ReadDir(dir) // sorted by file name
+	if err != nil {
+		return nil, fmt.Errorf("imageset: %w", err)
+	}
+	out := ents[:0]
+	for _, e := range ents {
+		if !strings.HasPrefix(e.Name(), ".") {
+			out = append(out, e)
+		}
+	}
+	return out, nil
+}
+
+func decodeConfig(path string) (image.Config, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return image.Config{}, fmt.Errorf("imageset: %w", err)
+	}
+	defer f.Close()
+	cfg, _, err := image.DecodeConfig(f)
+	if err != nil {
+		return cfg, fmt.Errorf("%w: %s: %v", ErrDecode, path, err)
+	}
+	if cfg.Width <= 0 || cfg.Height <= 0 || cfg.Width*cfg.Height > maxPixels {
+		return cfg, fmt.Errorf("%w: %s: image of %dx%d pixels", ErrSize, path, cfg.Width, cfg.Height)
+	}
+	return cfg, nil
+}
+
+// ReadFile decodes a PNG or JPEG file to gray pixels (see Gray), resized to
+// w x h, or at its native size when w and h are 0; it returns the size.
+func ReadFile(path string, w, h int) (pix []float64, width, height int, err error) {
+	if w < 0 || h < 0 || (w == 0) != (h == 0) || w*h > maxPixels {
+		return nil, 0, 0, fmt.Errorf("%w: target size %dx%d", ErrSize, w, h)
+	}
+	img, err := decode(path)
+	if err != nil {
+		return nil, 0, 0, err
+	}
+	if w == 0 {
+		w, h = img.Bounds().Dx(), img.Bounds().Dy()
+	}
+	pix = make([]float64, w*h)
+	GrayTo(pix, img, w, h)
+	return pix, w, h, nil
+}
+
+func decode(path string) (image.Image, error) {
+	if _, err := decodeConfig(path); err != nil { // refuse huge images before allocating them
+		return nil, err
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("imageset: %w", err)
+	}
+	defer f.Close()
+	img, _, err := image.Decode(f)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s: %v", ErrDecode, path, err)
+	}
+	return img, nil
+}
+
+// readInto decodes path into dst (w*h pixels). Without a target size
+// (resize false) the image must already be w x h.
+func readInto(dst []float64, path string, w, h int, resize bool) error {
+	img, err := decode(path)
+	if err != nil {
+		return err
+	}
+	if b := img.Bounds(); !resize && (b.Dx() != w || b.Dy() != h) {
+		return fmt.Errorf("%w: %s: %dx%d pixels, the first image has %dx%d (give a target size to resize)", ErrSize, path, b.Dx(), b.Dy(), w, h)
+	}
+	GrayTo(dst, img, w, h)
+	return nil
+}
+
+// Gray returns the gray pixels of img resized to w x h (see GrayTo).
+func Gray(img image.Image, w, h int) []float64 {
+	dst := make([]float64, w*h)
+	GrayTo(dst, img, w, h)
+	return dst
+}
+
+// GrayTo writes into dst (len w*h, row-major) the luma of img in [0, 1]:
+// Y = (19595 R + 38470 G + 7471 B + 2^15) >> 16 on 16-bit channels
+// (ITU-R BT.601 weights 0.299, 0.587, 0.114, exactly Go's
+// color.Gray16Model), divided by 65535, so an 8-bit gray value v becomes
+// exactly v/255. Channels are alpha-premultiplied: transparent pixels
+// count as black. When the size differs from img's, the gray image is
+// resized with Catmull-Rom (golang.org/x/image/draw.CatmullRom), whose
+// result is rounded to 16 bits. It panics if len(dst) != w*h.
+func GrayTo(dst []float64, img image.Image, w, h int) {
+	if len(dst) != w*h {
+		panic("imageset: dst length is not w*h")
+	}
+	g := toGray16(img)
+	if b := g.Bounds(); b.Dx() != w || b.Dy() != h {
+		small := image.NewGray16(image.Rect(0, 0, w, h))
+		draw.CatmullRom.Scale(small, small.Bounds(), g, b, draw.Src, nil)
+		g = small
+	}
+	for y := 0; y < h; y++ {
+		row := g.Pix[y*g.Stride : y*g.Stride+2*w]
+		for x := 0; x < w; x++ {
+			dst[y*w+x] = float64(uint16(row[2*x])<<8|uint16(row[2*x+1])) / 65535
+		}
+	}
+}
+
+// toGray16 converts img to 16-bit luma with Go's Gray16 model.
+func toGray16(img image.Image) *image.Gray16 {
+	if g, ok := img.(*image.Gray16); ok && g.Rect.Min == (image.Point{}) {
+		return g
+	}
+	b := img.Bounds()
+	g := image.NewGray16(image.Rect(0, 0, b.Dx(), b.Dy()))
+	fast, _ := img.(image.RGBA64Image) // no allocation per pixel
+	for y := 0; y < b.Dy(); y++ {
+		for x := 0; x < b.Dx(); x++ {
+			var r, gg, bb uint32
+			if fast != nil {
+				c := fast.RGBA64At(b.Min.X+x, b.Min.Y+y)
+				r, gg, bb = uint32(c.R), uint32(c.G), uint32(c.B)
+			} else {
+				r, gg, bb, _ = img.At(b.Min.X+x, b.Min.Y+y).RGBA()
+			}
+			v := (19595*r + 38470*gg + 7471*bb + 1<<15) >> 16
+			g.SetGray16(x, y, color.Gray16{Y: uint16(v)})
+		}
+	}
+	return g
+}
+
+// Resize resamples a gray image src (sw x sh, row-major, values in
+// [0, 1]) to dw x dh with Catmull-Rom, through 16-bit gray (values are
+// rounded to multiples of 1/65535). Values outside [0, 1] are an error:
+// scale the data first.
+func Resize(src []float64, sw, sh, dw, dh int) ([]float64, error) {
+	if sw <= 0 || sh <= 0 || dw <= 0 || dh <= 0 || dw*dh > maxPixels || len(src) != sw*sh {
+		return nil, fmt.Errorf("%w: resize %d pixels as %dx%d to %dx%d", ErrSize, len(src), sw, sh, dw, dh)
+	}
+	g := image.NewGray16(image.Rect(0, 0, sw, sh))
+	for i, v := range src {
+		if !(v >= 0 && v <= 1) {
+			return nil, fmt.Errorf("%w: pixel %d is %g", ErrRange, i, v)
+		}
+		q := uint16(math.Round(v * 65535))
+		g.Pix[2*i], g.Pix[2*i+1] = byte(q>>8), byte(q)
+	}
+	dst := make([]float64, dw*dh)
+	GrayTo(dst, g, dw, dh)
+	return dst, nil
+}

@@ -1,0 +1,166 @@
+package dataset
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// ErrSpec: a data set specification that cannot be parsed.
+var ErrSpec = errors.New("dataset: bad data set specification")
+
+// Spec is a parsed data set specification (see ParseSpec).
+type Spec struct {
+	Scheme string   // "idx", "folder", "mat", "npy" or "csv"
+	Paths  []string // the files or folder, in the order given
+}
+
+// schemes maps each scheme to its number of paths and their names.
+var schemes = map[string][]string{
+	"idx":    {"IMAGES", "LABELS"},
+	"folder": {"DIR"},
+	"mat":    {"FILE"},
+	"npy":    {"DATA", "LABELS"},
+	"csv":    {"FILE"},
+}
+
+// SpecHelp describes the accepted specifications, for flag usage texts.
+const SpecHelp = "idx:IMAGES,LABELS | folder:DIR | mat:FILE | npy:DATA,LABELS | csv:FILE"
+
+// ParseSpec parses SCHEME:PATH[,PATH]: idx:IMAGES,LABELS, folder:DIR,
+// mat:FILE, npy:DATA,LABELS or csv:FILE. Paths may not contain commas.
+func ParseSpec(s string) (Spec, error) {
+	scheme, rest, ok := strings.Cut(s, ":")
+	if !ok {
+		return Spec{}, fmt.Errorf("%w %q: want SCHEME:PATH, one of %s", ErrSpec, s, SpecHelp)
+	}
+	parts, known := schemes[scheme]
+	if !known {
+		return Spec{}, fmt.Errorf("%w %q: unknown scheme %q, want one of %s", ErrSpec, s, scheme, SpecHelp)
+	}
+	paths := strings.Split(rest, ",")
+	if len(paths) != len(parts) {
+		return Spec{}, fmt.Errorf("%w %q: %s needs %d path(s) %s:%s, got %d", ErrSpec, s, scheme, len(parts), scheme, strings.Join(parts, ","), len(paths))
+	}
+	for i, p := range paths {
+		if strings.TrimSpace(p) == "" {
+			return Spec{}, fmt.Errorf("%w %q: empty %s", ErrSpec, s, parts[i])
+		}
+	}
+	return Spec{Scheme: scheme, Paths: paths}, nil
+}
+
+func (sp Spec) String() string { return sp.Scheme + ":" + strings.Join(sp.Paths, ",") }
+
+// Size is an image size, written HEIGHTxWIDTH on the command line (as
+// MATLAB and numpy write shapes: 32x32, 38x24 for 24 rows of 38 pixels is
+// written 24x38). The zero Size means "not given".
+type Size struct{ Height, Width int }
+
+// String formats s as HxW ("" for the zero Size).
+func (s *Size) String() string {
+	if s == nil || (s.Height == 0 && s.Width == 0) {
+		return ""
+	}
+	return fmt.Sprintf("%dx%d", s.Height, s.Width)
+}
+
+// Set parses HxW (flag.Value).
+func (s *Size) Set(v string) error {
+	hs, ws, ok := strings.Cut(strings.ToLower(v), "x")
+	h, err1 := strconv.Atoi(hs)
+	w, err2 := strconv.Atoi(ws)
+	if !ok || err1 != nil || err2 != nil || h <= 0 || w <= 0 || h > 1<<15 || w > 1<<15 {
+		return fmt.Errorf("image size %q: want HEIGHTxWIDTH, e.g. 32x32", v)
+	}
+	s.Height, s.Width = h, w
+	return nil
+}
+
+// Options controls Load. The zero value loads every format with its
+// defaults.
+type Options struct {
+	// Shape is the native image shape of MAT and CSV data (IDX and folder
+	// data know their own; a MAT 3-D array too).
+	Shape Size
+	// Resize resamples every image to this size after loading (folder data
+	// while decoding), Catmull-Rom; the zero Size keeps the size. The
+	// pixels must be in [0, 1] (see PixelMax).
+	Resize Size
+	// PixelMax divides the pixel values of MAT and CSV data (255 for 8-bit
+	// data stored as numbers); 0 keeps them. IDX data is always divided by
+	// 255 and folder images are always in [0, 1].
+	PixelMax float64
+
+	MATX, MATY      string // MAT variable names; "" means "fea", "gnd"
+	MATColumns      bool   // MAT: one image per column of X
+	MATTranspose    bool   // MAT: pixels in column-major order; reorder to row-major (needs Shape)
+	CSVHeader       bool   // CSV: skip the first line
+	NPYTol          float64
+	NPYReorthogonal bool // npy: re-orthonormalise bases instead of rejecting them
+	Workers         int  // folder: decoding goroutines, 0 = GOMAXPROCS
+}
+
+// AddFlags registers command-line flags for o on fs: -image, -resize,
+// -pixel-max, -mat-x, -mat-y, -mat-columns, -mat-transpose, -csv-header,
+// -npy-tol, -npy-reorth.
+func (o *Options) AddFlags(fs *flag.FlagSet) {
+	fs.Var(&o.Shape, "image", "native image size HxW of MAT/CSV data (e.g. 32x32)")
+	fs.Var(&o.Resize, "resize", "resize images to HxW with Catmull-Rom (e.g. 20x20); pixels must be in [0,1]")
+	fs.Float64Var(&o.PixelMax, "pixel-max", 0, "divide MAT/CSV pixel values by this (e.g. 255); 0 keeps them")
+	fs.StringVar(&o.MATX, "mat-x", "fea", "MAT variable holding the images")
+	fs.StringVar(&o.MATY, "mat-y", "gnd", "MAT variable holding the labels")
+	fs.BoolVar(&o.MATColumns, "mat-columns", false, "MAT images are the columns of -mat-x (default: rows)")
+	fs.BoolVar(&o.MATTranspose, "mat-transpose", false, "MAT image pixels are in MATLAB column-major order; reorder to row-major (needs -image)")
+	fs.BoolVar(&o.CSVHeader, "csv-header", false, "skip the first line of CSV data")
+	fs.Float64Var(&o.NPYTol, "npy-tol", DefaultOrthoTol, "largest |BᵀB-I| entry accepted for an npy basis")
+	fs.BoolVar(&o.NPYReorthogonal, "npy-reorth", false, "re-orthonormalise npy bases instead of rejecting them")
+}
+
+// Load parses spec (see ParseSpec) and loads the data set it names.
+func Load(spec string, opt Options) (*Dataset, error) {
+	sp, err := ParseSpec(spec)
+	if err != nil {
+		return nil, err
+	}
+	return sp.Load(opt)
+}
+
+// Load loads the data set sp names.
+func (sp Spec) Load(opt Options) (*Dataset, error) {
+	var (
+		ds  *Dataset
+		err error
+	)
+	resized := false
+	switch sp.Scheme {
+	case "idx":
+		ds, err = LoadIDX(sp.Paths[0], sp.Paths[1])
+	case "folder":
+		ds, err = LoadFolder(sp.Paths[0], FolderOptions{Width: opt.Resize.Width, Height: opt.Resize.Height, Workers: opt.Workers})
+		resized = true
+	case "mat":
+		ds, err = LoadMAT(sp.Paths[0], MATOptions{
+			X: opt.MATX, Y: opt.MATY, Columns: opt.MATColumns, Transpose: opt.MATTranspose,
+			Width: opt.Shape.Width, Height: opt.Shape.Height, PixelMax: opt.PixelMax,
+		})
+	case "npy":
+		ds, err = LoadNPY(sp.Paths[0], sp.Paths[1], NPYOptions{Tol: opt.NPYTol, Reorthonormalize: opt.NPYReorthogonal})
+		if err == nil && opt.Resize != (Size{}) {
+			return nil, fmt.Errorf("dataset: %s: cannot resize precomputed bases", sp.Paths[0])
+		}
+	case "csv":
+		ds, err = LoadCSV(sp.Paths[0], CSVOptions{Width: opt.Shape.Width, Height: opt.Shape.Height, PixelMax: opt.PixelMax, Header: opt.CSVHeader})
+	default:
+		return nil, fmt.Errorf("%w %q: unknown scheme %q, want one of %s", ErrSpec, sp.String(), sp.Scheme, SpecHelp)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if opt.Resize != (Size{}) && !resized {
+		return ds.Resized(opt.Resize.Width, opt.Resize.Height)
+	}
+	return ds, nil
+}
