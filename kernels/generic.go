@@ -120,3 +120,29 @@ func abGeneric(c []float64, ldc int, a []float64, lda int, b []float64, ldb int,
 		}
 	}
 }
+
+// fmaSink keeps peakFMAGeneric's chains alive.
+var fmaSink float64
+
+// peakFMAGeneric runs iters iterations of 12 independent scalar
+// multiply-add chains and returns the flop count (2 per multiply-add).
+func peakFMAGeneric(iters int) (flops int) {
+	const m, c = 0.5, 0.25
+	var a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11 float64
+	for i := 0; i < iters; i++ {
+		a0 = a0*m + c
+		a1 = a1*m + c
+		a2 = a2*m + c
+		a3 = a3*m + c
+		a4 = a4*m + c
+		a5 = a5*m + c
+		a6 = a6*m + c
+		a7 = a7*m + c
+		a8 = a8*m + c
+		a9 = a9*m + c
+		a10 = a10*m + c
+		a11 = a11*m + c
+	}
+	fmaSink = a0 + a1 + a2 + a3 + a4 + a5 + a6 + a7 + a8 + a9 + a10 + a11
+	return max(iters, 0) * 12 * 2
+}

@@ -38,3 +38,11 @@ func AtX(y []float64, a []float64, lda int, x []float64, n, d int) {
 func AB(c []float64, ldc int, a []float64, lda int, b []float64, ldb int, n, k, d int) {
 	ab(c, ldc, a, lda, b, ldb, n, k, d)
 }
+
+// PeakFMA runs iters iterations of a loop of independent fused multiply-add
+// chains on the widest vector registers the dispatch uses (16 chains of ZMM
+// with AVX-512, 12 of YMM with AVX2, 12 scalar multiply-adds otherwise) and
+// returns the number of floating-point operations done (2 per lane per FMA).
+// Divided by the elapsed time it is the machine's FMA peak, the yardstick of
+// the other kernels.
+func PeakFMA(iters int) (flops int) { return peakFMA(iters) }

@@ -12,3 +12,4 @@ func atx(y []float64, a []float64, lda int, x []float64, n, d int) { atxGeneric(
 func ab(c []float64, ldc int, a []float64, lda int, b []float64, ldb int, n, k, d int) {
 	abGeneric(c, ldc, a, lda, b, ldb, n, k, d)
 }
+func peakFMA(iters int) (flops int) { return peakFMAGeneric(iters) }

@@ -1,0 +1,251 @@
+package main
+
+import (
+	"fmt"
+
+	. "github.com/mmcloughlin/avo/build"
+	. "github.com/mmcloughlin/avo/operand"
+	. "github.com/mmcloughlin/avo/reg"
+)
+
+// kind selects how a block kernel addresses A.
+type kind int
+
+const (
+	// kindAtB: C = Aᵀ B, A is k x rows: element (i, t) is a[t*lda+i].
+	kindAtB kind = iota
+	// kindAB: C = A B, A is rows x k: element (i, t) is a[i*lda+t].
+	kindAB
+)
+
+// genBlock writes the block kernel
+//
+//	func atbKernel<ISA>(c *float64, ldc int, a *float64, lda int, b *float64, ldb int, k, rows, nc int)
+//	func abKernel<ISA>(...same...)
+//
+// computing a rows x nc block of C (0 < nc <= lanes*maxNB; rows >= 0) as
+// Σ_{t<k} A(i, t) * b[t*ldb+j]. It walks the rows in blocks of mr[nb] (nb =
+// ceil(nc/lanes) column vectors) and one shorter block for the rest; each
+// block keeps its mr x nb accumulators in registers for the whole sum over t
+// (outer-product form: per t, load the nb vectors of B row t once, broadcast
+// each A(i, t) and FMA). The last column vector is masked: the kernel never
+// reads or writes a column >= nc.
+func genBlock(s isa, kd kind) {
+	name := "atbKernel" + s.name
+	doc := "computes c[i*ldc+j] = Σ_{t<k} a[t*lda+i] * b[t*ldb+j] for i < rows, j < nc."
+	if kd == kindAB {
+		name = "abKernel" + s.name
+		doc = "computes c[i*ldc+j] = Σ_{t<k} a[i*lda+t] * b[t*ldb+j] for i < rows, j < nc."
+	}
+	TEXT(name, NOSPLIT, "func(c *float64, ldc int, a *float64, lda int, b *float64, ldb int, k, rows, nc int)")
+	Pragma("noescape")
+	Doc(name+" "+doc, fmt.Sprintf("nc must be in 1..%d.", s.lanes*s.maxNB))
+
+	// DI: c block, R8: ldc in bytes, SI: a block, R9: lda in bytes,
+	// R10: ldb in bytes, CX: rows left, BX: nb-1 then the t counter.
+	Load(Param("c"), RDI)
+	Load(Param("ldc"), R8)
+	SHLQ(U8(3), R8)
+	Load(Param("a"), RSI)
+	Load(Param("lda"), R9)
+	SHLQ(U8(3), R9)
+	Load(Param("ldb"), R10)
+	SHLQ(U8(3), R10)
+
+	// CX = lanes in the last column vector (1..lanes), BX = nb-1.
+	Load(Param("nc"), RCX)
+	DECQ(RCX)
+	MOVQ(RCX, RBX)
+	if s.is512() {
+		SHRQ(U8(3), RBX)
+		ANDQ(U8(7), RCX)
+		INCQ(RCX)
+		kmaskFromCount()
+	} else {
+		SHRQ(U8(2), RBX)
+		ANDQ(U8(3), RCX)
+		INCQ(RCX)
+		// mask = the 32 bytes at avx2masks + 8*(4-t)
+		LEAQ(avx2Masks.Offset(32), RDX)
+		SHLQ(U8(3), RCX)
+		SUBQ(RCX, RDX)
+		VMOVUPD(Mem{Base: RDX}, s.regs[15])
+	}
+	Load(Param("rows"), RCX)
+
+	done := name + "_done"
+	for nb := 1; nb <= s.maxNB; nb++ {
+		CMPQ(RBX, U8(nb-1))
+		JE(LabelRef(label("%s_nb%d", name, nb)))
+	}
+	JMP(LabelRef(done))
+
+	for nb := 1; nb <= s.maxNB; nb++ {
+		mr := s.mr[nb]
+		pfx := label("%s_nb%d", name, nb)
+		Label(pfx)
+		CMPQ(RCX, U8(mr))
+		JB(LabelRef(pfx + "_rest"))
+		blockVariant(s, kd, nb, mr, pfx+"_full")
+		SUBQ(U8(mr), RCX)
+		JMP(LabelRef(pfx))
+
+		Label(pfx + "_rest")
+		for r := 1; r < mr; r++ {
+			CMPQ(RCX, U8(r))
+			JE(LabelRef(label("%s_mr%d", pfx, r)))
+		}
+		JMP(LabelRef(done))
+		for r := 1; r < mr; r++ {
+			Label(label("%s_mr%d", pfx, r))
+			blockVariant(s, kd, nb, r, label("%s_mr%d_", pfx, r))
+			JMP(LabelRef(done))
+		}
+	}
+	Label(done)
+	VZEROUPPER()
+	RET()
+}
+
+// blockVariant emits the code for one mr x nb block at c=DI, a=SI, then
+// advances DI and SI to the next block of rows. Working registers: R11 the B
+// row, R12 (and R13, AX for AB) the A row(s), BX the t counter, DX scratch.
+func blockVariant(s isa, kd kind, nb, mr int, pfx string) {
+	r := s.regs
+	acc := func(i, v int) VecPhysical { return r[i*nb+v] }
+	nacc := mr * nb
+
+	// AVX-512: B row vectors after the accumulators, the rest broadcast
+	// temporaries (none: use embedded broadcasts). AVX2: B vectors but the
+	// last one are FMA memory operands; r[12], r[13] broadcast temporaries,
+	// r[14] the masked last B vector, r[15] the mask.
+	var bv []VecPhysical
+	var tmp []VecPhysical
+	if s.is512() {
+		bv = r[nacc : nacc+nb]
+		if nb > 1 {
+			tmp = r[nacc+nb:]
+		}
+	} else {
+		tmp = r[12:14]
+	}
+
+	for i := 0; i < mr; i++ {
+		for v := 0; v < nb; v++ {
+			VXORPD(acc(i, v), acc(i, v), acc(i, v))
+		}
+	}
+	Load(Param("b"), R11)
+	Load(Param("k"), RBX)
+	MOVQ(RSI, R12)
+	if kd == kindAB {
+		if mr > 5 {
+			LEAQ(Mem{Base: R12, Index: R9, Scale: 4}, R13)
+			ADDQ(R9, R13)
+		}
+		if mr > 10 {
+			LEAQ(Mem{Base: R13, Index: R9, Scale: 4}, RAX)
+			ADDQ(R9, RAX)
+		}
+		LEAQ(Mem{Base: R9, Index: R9, Scale: 2}, RDX)
+	}
+	// aElem is the address of A(i, t) for the current t.
+	aElem := func(i int) Mem {
+		if kd == kindAtB {
+			return Mem{Base: R12, Disp: 8 * i}
+		}
+		base := []Register{R12, R13, RAX}[i/5]
+		switch i % 5 {
+		case 1:
+			return Mem{Base: base, Index: R9, Scale: 1}
+		case 2:
+			return Mem{Base: base, Index: R9, Scale: 2}
+		case 3:
+			return Mem{Base: base, Index: RDX, Scale: 1}
+		case 4:
+			return Mem{Base: base, Index: R9, Scale: 4}
+		}
+		return Mem{Base: base}
+	}
+	bVec := func(v int) Mem { return Mem{Base: R11, Disp: v * s.bytes} }
+
+	TESTQ(RBX, RBX)
+	JE(LabelRef(pfx + "store"))
+	Label(pfx + "loop")
+	if s.is512() {
+		for v := 0; v < nb; v++ {
+			if v == nb-1 {
+				VMOVUPD_Z(bVec(v), K1, bv[v])
+			} else {
+				VMOVUPD(bVec(v), bv[v])
+			}
+		}
+		for i := 0; i < mr; i++ {
+			if len(tmp) == 0 {
+				for v := 0; v < nb; v++ {
+					VFMADD231PD_BCST(aElem(i), bv[v], acc(i, v))
+				}
+				continue
+			}
+			t := tmp[i%len(tmp)]
+			VBROADCASTSD(aElem(i), t)
+			for v := 0; v < nb; v++ {
+				VFMADD231PD(bv[v], t, acc(i, v))
+			}
+		}
+	} else {
+		last := r[14]
+		VMASKMOVPD(bVec(nb-1), r[15], last)
+		for i := 0; i < mr; i++ {
+			t := tmp[i%len(tmp)]
+			VBROADCASTSD(aElem(i), t)
+			for v := 0; v < nb-1; v++ {
+				VFMADD231PD(bVec(v), t, acc(i, v))
+			}
+			VFMADD231PD(last, t, acc(i, nb-1))
+		}
+	}
+	// Next t.
+	if kd == kindAtB {
+		ADDQ(R9, R12)
+	} else {
+		ADDQ(U8(8), R12)
+		if mr > 5 {
+			ADDQ(U8(8), R13)
+		}
+		if mr > 10 {
+			ADDQ(U8(8), RAX)
+		}
+	}
+	ADDQ(R10, R11)
+	DECQ(RBX)
+	JNZ(LabelRef(pfx + "loop"))
+
+	Label(pfx + "store")
+	MOVQ(RDI, RDX)
+	for i := 0; i < mr; i++ {
+		if i > 0 {
+			ADDQ(R8, RDX)
+		}
+		for v := 0; v < nb; v++ {
+			m := Mem{Base: RDX, Disp: v * s.bytes}
+			switch {
+			case v < nb-1:
+				VMOVUPD(acc(i, v), m)
+			case s.is512():
+				VMOVUPD(acc(i, v), K1, m)
+			default:
+				VMASKMOVPD(acc(i, v), r[15], m)
+			}
+		}
+	}
+	// Next block of rows.
+	IMUL3Q(U32(mr), R8, RDX)
+	ADDQ(RDX, RDI)
+	if kd == kindAtB {
+		ADDQ(U32(8*mr), RSI)
+	} else {
+		IMUL3Q(U32(mr), R9, RDX)
+		ADDQ(RDX, RSI)
+	}
+}

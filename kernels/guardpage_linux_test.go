@@ -1,0 +1,115 @@
+//go:build linux
+
+package kernels
+
+import (
+	"math/rand/v2"
+	"syscall"
+	"testing"
+	"unsafe"
+)
+
+// pageFenced is memory whose last usable byte is followed by a PROT_NONE
+// page and whose first usable byte follows one: reading or writing even one
+// float64 outside the slices it hands out faults. The NaN guards of the other
+// tests only catch reads that reach a result; these catch the ones a lane
+// mask would have hidden (an unmasked vector load that reads past the end).
+type pageFenced struct {
+	mem  []byte
+	page int
+}
+
+func newPageFenced(t *testing.T, maxFloats int) *pageFenced {
+	t.Helper()
+	page := syscall.Getpagesize()
+	body := (maxFloats*8 + page - 1) / page * page
+	mem, err := syscall.Mmap(-1, 0, body+2*page, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_ANON|syscall.MAP_PRIVATE)
+	if err != nil {
+		t.Fatalf("mmap: %v", err)
+	}
+	t.Cleanup(func() { syscall.Munmap(mem) })
+	if err := syscall.Mprotect(mem[:page], syscall.PROT_NONE); err != nil {
+		t.Fatalf("mprotect: %v", err)
+	}
+	if err := syscall.Mprotect(mem[page+body:], syscall.PROT_NONE); err != nil {
+		t.Fatalf("mprotect: %v", err)
+	}
+	return &pageFenced{mem: mem[page : page+body], page: page}
+}
+
+// atEnd returns n float64s ending exactly at the fence after the body.
+func (p *pageFenced) atEnd(n int) []float64 {
+	if n == 0 {
+		return nil
+	}
+	b := p.mem[len(p.mem)-8*n:]
+	return unsafe.Slice((*float64)(unsafe.Pointer(&b[0])), n)
+}
+
+// atStart returns n float64s starting exactly at the fence before the body.
+func (p *pageFenced) atStart(n int) []float64 {
+	if n == 0 {
+		return nil
+	}
+	return unsafe.Slice((*float64)(unsafe.Pointer(&p.mem[0])), n)
+}
+
+func fill(rng *rand.Rand, s []float64) {
+	for i := range s {
+		s[i] = rng.NormFloat64()
+	}
+}
+
+// TestPageFence runs every kernel on operands that end (then start) at an
+// unmapped page, with the tightest stride (ld = cols) and ld = cols+1: an
+// access one element outside any operand crashes the test binary.
+func TestPageFence(t *testing.T) {
+	const maxN, maxCols = 70, 41
+	fences := make([]*pageFenced, 4)
+	for i := range fences {
+		fences[i] = newPageFenced(t, maxN*(maxCols+1))
+	}
+	forEachImpl(t, func(t *testing.T) {
+		rng := rand.New(rand.NewPCG(2, 1))
+		for _, end := range []bool{true, false} {
+			get := func(i, n int) []float64 {
+				if end {
+					return fences[i].atEnd(n)
+				}
+				return fences[i].atStart(n)
+			}
+			for n := 0; n <= 300; n++ {
+				x, y := get(0, n), get(1, n)
+				fill(rng, x)
+				fill(rng, y)
+				Dot(x, y)
+				Axpy(0.5, x, y)
+				Scale(0.5, x)
+			}
+			for _, n := range []int{1, 2, 3, 5, 8, 9, 17, 70} {
+				for p := 1; p <= maxCols; p++ {
+					for q := 1; q <= maxCols; q++ {
+						for extra := 0; extra < 2; extra++ {
+							lp, lq := p+extra, q+extra
+							// AtB: A n x p, B n x q, M p x q.
+							a, b, m := get(0, (n-1)*lp+p), get(1, (n-1)*lq+q), get(2, (p-1)*lq+q)
+							fill(rng, a)
+							fill(rng, b)
+							AtB(m, lq, a, lp, b, lq, n, p, q)
+							// AB: A n x p, B p x q, C n x q.
+							b, c := get(1, (p-1)*lq+q), get(2, (n-1)*lq+q)
+							fill(rng, b)
+							AB(c, lq, a, lp, b, lq, n, p, q)
+							if q == 1 {
+								// AtX: A n x p, x n, y p.
+								xv, yv := get(1, n), get(2, p)
+								fill(rng, xv)
+								AtX(yv, a, lp, xv, n, p)
+							}
+						}
+					}
+				}
+			}
+		}
+	})
+}
