@@ -54,9 +54,9 @@ func ParseSpec(s string) (Spec, error) {
 
 func (sp Spec) String() string { return sp.Scheme + ":" + strings.Join(sp.Paths, ",") }
 
-// Size is an image size, written HEIGHTxWIDTH on the command line (as
-// MATLAB and numpy write shapes: 32x32, 38x24 for 24 rows of 38 pixels is
-// written 24x38). The zero Size means "not given".
+// Size is an image size, written HEIGHTxWIDTH on the command line (rows x
+// columns, as MATLAB and numpy write shapes: 24 rows of 38 pixels is 24x38).
+// The zero Size means "not given".
 type Size struct{ Height, Width int }
 
 // String formats s as HxW ("" for the zero Size).
@@ -94,13 +94,13 @@ type Options struct {
 	// 255 and folder images are always in [0, 1].
 	PixelMax float64
 
-	MATX, MATY      string // MAT variable names; "" means "fea", "gnd"
-	MATColumns      bool   // MAT: one image per column of X
-	MATTranspose    bool   // MAT: pixels in column-major order; reorder to row-major (needs Shape)
-	CSVHeader       bool   // CSV: skip the first line
-	NPYTol          float64
-	NPYReorthogonal bool // npy: re-orthonormalise bases instead of rejecting them
-	Workers         int  // folder: decoding goroutines, 0 = GOMAXPROCS
+	MATX, MATY          string // MAT variable names; "" means "fea", "gnd"
+	MATColumns          bool   // MAT: one image per column of X
+	MATTranspose        bool   // MAT: pixels in column-major order; reorder to row-major (needs Shape)
+	CSVHeader           bool   // CSV: skip the first line
+	NPYTol              float64
+	NPYReorthonormalize bool // npy: re-orthonormalise bases instead of rejecting them
+	Workers             int  // folder: decoding goroutines, 0 = GOMAXPROCS
 }
 
 // AddFlags registers command-line flags for o on fs: -image, -resize,
@@ -116,7 +116,7 @@ func (o *Options) AddFlags(fs *flag.FlagSet) {
 	fs.BoolVar(&o.MATTranspose, "mat-transpose", false, "MAT image pixels are in MATLAB column-major order; reorder to row-major (needs -image)")
 	fs.BoolVar(&o.CSVHeader, "csv-header", false, "skip the first line of CSV data")
 	fs.Float64Var(&o.NPYTol, "npy-tol", DefaultOrthoTol, "largest |BᵀB-I| entry accepted for an npy basis")
-	fs.BoolVar(&o.NPYReorthogonal, "npy-reorth", false, "re-orthonormalise npy bases instead of rejecting them")
+	fs.BoolVar(&o.NPYReorthonormalize, "npy-reorth", false, "re-orthonormalise npy bases instead of rejecting them")
 }
 
 // Load parses spec (see ParseSpec) and loads the data set it names.
@@ -147,7 +147,7 @@ func (sp Spec) Load(opt Options) (*Dataset, error) {
 			Width: opt.Shape.Width, Height: opt.Shape.Height, PixelMax: opt.PixelMax,
 		})
 	case "npy":
-		ds, err = LoadNPY(sp.Paths[0], sp.Paths[1], NPYOptions{Tol: opt.NPYTol, Reorthonormalize: opt.NPYReorthogonal})
+		ds, err = LoadNPY(sp.Paths[0], sp.Paths[1], NPYOptions{Tol: opt.NPYTol, Reorthonormalize: opt.NPYReorthonormalize})
 		if err == nil && opt.Resize != (Size{}) {
 			return nil, fmt.Errorf("dataset: %s: cannot resize precomputed bases", sp.Paths[0])
 		}
