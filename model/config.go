@@ -1,0 +1,309 @@
+package model
+
+import (
+	"fmt"
+	"math"
+	"runtime"
+)
+
+// InitKind selects how Init places the prototypes.
+type InitKind uint8
+
+const (
+	// InitSample starts each prototype at the basis of a random training
+	// set of its class plus Gaussian noise of standard deviation InitNoise
+	// per entry, then orthonormalised (the authors' code). Distinct sets are
+	// drawn for the prototypes of one class while the class has enough.
+	InitSample InitKind = iota
+	// InitRandom starts each prototype at a random orthonormal basis (the
+	// span of a Gaussian D x d matrix).
+	InitRandom
+	// InitPCA starts the first prototype of a class at the top d left
+	// singular vectors of the class's stacked bases [P_1 ... P_n] (the
+	// dominant subspace of Σ P_i P_iᵀ); further prototypes of the class use
+	// the stacked bases of a seeded bootstrap resample of the class's sets.
+	InitPCA
+)
+
+// RelevanceKind selects the relevance model.
+type RelevanceKind uint8
+
+const (
+	// RelevanceGlobal learns one relevance vector λ (len d) shared by all
+	// prototypes (GRLGQ).
+	RelevanceGlobal RelevanceKind = iota
+	// RelevanceNone keeps λ = 1/d fixed (GLGQ); Gamma is ignored.
+	RelevanceNone
+	// RelevanceLocal learns one relevance vector per prototype (localized
+	// GRLGQ): prototype k's distances use λ_k, and only the two winners'
+	// vectors change in a step.
+	RelevanceLocal
+)
+
+// Schedule selects how the learning rates change with the epoch t (counted
+// from 0 over the model's whole life, so Continue resumes the schedule).
+type Schedule uint8
+
+const (
+	// ScheduleConstant keeps η and γ fixed.
+	ScheduleConstant Schedule = iota
+	// ScheduleStep halves η and γ every StepEvery epochs:
+	// η_t = η · 2^-⌊t/StepEvery⌋ (the authors' NumPy code, StepEvery = 10).
+	ScheduleStep
+	// ScheduleAnneal uses η_t = η/(1 + t/Tau), and the same for γ.
+	ScheduleAnneal
+)
+
+// Activation selects φ in the cost E = Σ φ(μ).
+type Activation uint8
+
+const (
+	// Identity is φ(μ) = μ (the paper).
+	Identity Activation = iota
+	// Sigmoid is φ(μ) = 1/(1 + exp(-Beta·μ)); every gradient is multiplied
+	// by φ'(μ) = Beta·φ(μ)(1-φ(μ)).
+	Sigmoid
+)
+
+// Defaults of the zero-valued Config fields.
+const (
+	DefaultPrototypesPerClass = 1
+	DefaultInitNoise          = 1e-4
+	DefaultEta                = 0.05
+	DefaultGamma              = 1e-4
+	DefaultStepEvery          = 10
+	DefaultTau                = 10.0
+	DefaultBeta               = 1.0
+	DefaultRelevanceFloor     = 1e-4
+	DefaultEpochs             = 50
+	DefaultTemperature        = 0.1
+)
+
+// Limits of a Config (also the limits Load accepts).
+const (
+	MaxDim       = 1 << 20 // D, pixels per image
+	MaxSubDim    = 64      // d (the SVD workspace's limit)
+	MaxPrototype = 1 << 16 // prototypes in a model
+	MaxClasses   = 1 << 16
+)
+
+// Config holds every option of training and prediction. The zero value is
+// valid: a zero (or nil) field takes the default named in its comment, so a
+// Config literal needs only the fields that differ. DefaultConfig returns
+// the Config with every default spelled out; both train identically.
+//
+// Learning rates: the prototype gradient keeps the factor 2 of
+// G = diag(2 λ_k θ_k / sin θ_k) (the paper's equations and the authors'
+// NumPy code). The authors' PyTorch code drops it, so an η taken from that
+// code must be halved here.
+type Config struct {
+	// SubspaceDim is d, the number of columns of every prototype. 0 takes the
+	// number of columns of the training subspaces' bases.
+	SubspaceDim int
+
+	// PrototypesPerClass is the number of prototypes of every class
+	// (default 1). PrototypesOfClass, when non-nil, overrides it with one
+	// count per class (len = number of classes, every entry >= 1).
+	PrototypesPerClass int
+	PrototypesOfClass  []int
+
+	// Init selects the initialisation (default InitSample). InitNoise is the
+	// standard deviation of the Gaussian noise added to each entry of an
+	// InitSample prototype before orthonormalisation (default 1e-4; a
+	// negative value means no noise).
+	Init      InitKind
+	InitNoise float64
+
+	// Relevance selects the relevance model (default RelevanceGlobal).
+	Relevance RelevanceKind
+
+	// Eta is the prototype learning rate η (default 0.05, the paper's value
+	// for image sets, with the factor 2 in G kept). Gamma is the relevance
+	// learning rate γ (default 1e-4; γ ≪ η).
+	Eta   float64
+	Gamma float64
+
+	// Schedule of η and γ (default ScheduleConstant); StepEvery is the k of
+	// ScheduleStep (default 10), Tau the τ of ScheduleAnneal (default 10).
+	Schedule  Schedule
+	StepEvery int
+	Tau       float64
+
+	// Activation φ (default Identity); Beta is the sigmoid's slope β
+	// (default 1).
+	Activation Activation
+	Beta       float64
+
+	// ClassWeights multiplies every step's gradients (and its cost) by the
+	// inverse class frequency of the sample's class, N/(C·n_c), so that each
+	// class carries the same total weight.
+	ClassWeights bool
+
+	// RelevanceFloor is the floor applied to each λ_k after a relevance
+	// update, before renormalising λ to sum 1 (default 1e-4, the authors'
+	// PyTorch code; so a λ_k may end slightly below it). A negative value
+	// means no floor (λ_k >= 0 only).
+	RelevanceFloor float64
+
+	// Epochs is the number of passes over the training data (default 50).
+	Epochs int
+
+	// ValidationFraction is the fraction of each class's training sets
+	// carved out (stratified, seeded) as a validation set; 0 means none.
+	// With Patience > 0 training stops after Patience epochs without a
+	// strictly better validation accuracy, and the model of the best epoch
+	// is returned.
+	ValidationFraction float64
+	Patience           int
+
+	// OnEpoch, if non-nil, is called after every epoch with its statistics
+	// (the slices in it are copies the callee may keep). Returning ErrStop
+	// ends training normally; any other error aborts it.
+	OnEpoch func(EpochStats) error
+
+	// Workers is the number of goroutines computing distances (default
+	// runtime.GOMAXPROCS(0)). Results never depend on it.
+	Workers int
+
+	// Seed seeds the initialisation, the validation split and every epoch's
+	// permutation (rand.NewPCG with fixed per-purpose streams).
+	Seed uint64
+
+	// Temperature T of the class probabilities softmax(-δ_c/T), δ_c the
+	// distance to the nearest prototype of class c (default 0.1).
+	Temperature float64
+
+	// RejectMargin is the reject threshold of prediction: when the relative
+	// margin (δ₂ − δ₁)/(δ₂ + δ₁) between the two nearest classes is below
+	// it, the prediction carries no label (Label = -1). 0 never rejects.
+	RejectMargin float64
+
+	// ClassNames optionally names the classes (len = number of classes).
+	ClassNames []string
+}
+
+// DefaultConfig returns the Config with every default filled in (Workers is
+// runtime.GOMAXPROCS(0) at the time of the call).
+func DefaultConfig() Config {
+	var c Config
+	c = c.withDefaults()
+	return c
+}
+
+// withDefaults returns c with its zero fields replaced by their defaults.
+func (c Config) withDefaults() Config {
+	if c.PrototypesPerClass == 0 {
+		c.PrototypesPerClass = DefaultPrototypesPerClass
+	}
+	if c.InitNoise == 0 {
+		c.InitNoise = DefaultInitNoise
+	}
+	if c.Eta == 0 {
+		c.Eta = DefaultEta
+	}
+	if c.Gamma == 0 {
+		c.Gamma = DefaultGamma
+	}
+	if c.StepEvery == 0 {
+		c.StepEvery = DefaultStepEvery
+	}
+	if c.Tau == 0 {
+		c.Tau = DefaultTau
+	}
+	if c.Beta == 0 {
+		c.Beta = DefaultBeta
+	}
+	if c.RelevanceFloor == 0 {
+		c.RelevanceFloor = DefaultRelevanceFloor
+	}
+	if c.Epochs == 0 {
+		c.Epochs = DefaultEpochs
+	}
+	if c.Workers == 0 {
+		c.Workers = runtime.GOMAXPROCS(0)
+	}
+	if c.Temperature == 0 {
+		c.Temperature = DefaultTemperature
+	}
+	return c
+}
+
+// noise returns the effective InitNoise (negative means none).
+func (c *Config) noise() float64 { return math.Max(c.InitNoise, 0) }
+
+// floor returns the effective relevance floor (negative means none).
+func (c *Config) floor() float64 { return math.Max(c.RelevanceFloor, 0) }
+
+// validate checks a Config that has been through withDefaults.
+func (c *Config) validate() error {
+	bad := func(format string, a ...any) error {
+		return fmt.Errorf("model: %w: "+format, append([]any{ErrConfig}, a...)...)
+	}
+	pos := func(v float64) bool { return v > 0 && !math.IsInf(v, 0) }
+	switch {
+	case c.SubspaceDim < 0 || c.SubspaceDim > MaxSubDim:
+		return bad("SubspaceDim %d outside [0, %d]", c.SubspaceDim, MaxSubDim)
+	case c.PrototypesPerClass < 1 || c.PrototypesPerClass > MaxPrototype:
+		return bad("PrototypesPerClass %d", c.PrototypesPerClass)
+	case c.Init > InitPCA:
+		return bad("unknown Init %d", c.Init)
+	case math.IsNaN(c.InitNoise) || math.IsInf(c.InitNoise, 0):
+		return bad("InitNoise %g", c.InitNoise)
+	case c.Relevance > RelevanceLocal:
+		return bad("unknown Relevance %d", c.Relevance)
+	case !pos(c.Eta):
+		return bad("Eta %g must be positive and finite", c.Eta)
+	case !pos(c.Gamma):
+		return bad("Gamma %g must be positive and finite", c.Gamma)
+	case c.Schedule > ScheduleAnneal:
+		return bad("unknown Schedule %d", c.Schedule)
+	case c.StepEvery < 1:
+		return bad("StepEvery %d", c.StepEvery)
+	case !pos(c.Tau):
+		return bad("Tau %g", c.Tau)
+	case c.Activation > Sigmoid:
+		return bad("unknown Activation %d", c.Activation)
+	case !pos(c.Beta):
+		return bad("Beta %g", c.Beta)
+	case math.IsNaN(c.RelevanceFloor) || c.RelevanceFloor >= 1 || math.IsInf(c.RelevanceFloor, 0):
+		return bad("RelevanceFloor %g", c.RelevanceFloor)
+	case c.Epochs < 0:
+		return bad("Epochs %d", c.Epochs)
+	case !(c.ValidationFraction >= 0 && c.ValidationFraction < 1):
+		return bad("ValidationFraction %g outside [0, 1)", c.ValidationFraction)
+	case c.Patience < 0:
+		return bad("Patience %d", c.Patience)
+	case c.Workers < 1 || c.Workers > 1024:
+		return bad("Workers %d", c.Workers)
+	case !pos(c.Temperature):
+		return bad("Temperature %g", c.Temperature)
+	case !(c.RejectMargin >= 0 && c.RejectMargin <= 1):
+		return bad("RejectMargin %g outside [0, 1]", c.RejectMargin)
+	}
+	for i, n := range c.PrototypesOfClass {
+		if n < 1 || n > MaxPrototype {
+			return bad("PrototypesOfClass[%d] = %d", i, n)
+		}
+	}
+	return nil
+}
+
+// prototypesOf returns the number of prototypes of class c.
+func (c *Config) prototypesOf(class int) int {
+	if c.PrototypesOfClass != nil {
+		return c.PrototypesOfClass[class]
+	}
+	return c.PrototypesPerClass
+}
+
+// rates returns η_t and γ_t for the (0-based, lifetime) epoch t.
+func (c *Config) rates(t int) (eta, gamma float64) {
+	f := 1.0
+	switch c.Schedule {
+	case ScheduleStep:
+		f = math.Ldexp(1, -(t / c.StepEvery))
+	case ScheduleAnneal:
+		f = 1 / (1 + float64(t)/c.Tau)
+	}
+	return c.Eta * f, c.Gamma * f
+}

@@ -1,0 +1,261 @@
+package model
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/grlgq/grlgq/kernels"
+	"github.com/grlgq/grlgq/linalg"
+	"github.com/grlgq/grlgq/subspace"
+	"github.com/grlgq/grlgq/svd"
+)
+
+// Side explains a sample's relation to one prototype (section 3 of the
+// paper). For a set, d' = d; for a single image, d' = 1.
+type Side struct {
+	// Prototype is the prototype's index, Class its label.
+	Prototype, Class int
+	// Distance is Σ_k λ_k θ_k² (θ_1² for an image).
+	Distance float64
+	// Angles are the principal angles θ_1 <= ... (len d').
+	Angles []float64
+	// Contributions are the terms λ_k θ_k² of Distance (for an image,
+	// θ_1²).
+	Contributions []float64
+	// QP (d' x d') and QW (d x d') are the rotations of the SVD
+	// Pᵀ W = Q_P diag(cos θ) Q_Wᵀ. Column i of QW holds the coefficients
+	// with which the prototype's columns build its principal vector v_i.
+	QP, QW *linalg.Dense
+	// U = P Q_P and V = W Q_W are the principal vectors (D x d').
+	U, V *linalg.Dense
+	// PixelMaps (D x d') has column i = u_i ∘ v_i, the contribution of
+	// every pixel to cos θ_i (the column sums to cos θ_i).
+	PixelMaps *linalg.Dense
+	// ImageContributions (m x d) is M = R Λ⁻¹ Q_P, with U ≈ X M: how much
+	// each image of the set builds each principal vector. Nil for images
+	// and for subspaces without Values and Right.
+	ImageContributions *linalg.Dense
+}
+
+// Explanation explains the classification of one sample.
+type Explanation struct {
+	// Label is the class explained: the given label, or the predicted
+	// class when none was given.
+	Label int
+	// Plus is the nearest prototype of class Label, Minus the nearest
+	// prototype of any other class: their distances decide the sample.
+	Plus, Minus Side
+	// PixelMapDiff = Plus.PixelMaps − Minus.PixelMaps (D x d').
+	PixelMapDiff *linalg.Dense
+	// Relevance is a copy of the relevances the distances used (Plus's
+	// and Minus's for local relevances: see Plus/Minus contributions).
+	Relevance []float64
+	// Mu is (d⁺ − d⁻)/(d⁺ + d⁻): negative when the sample is classified as
+	// Label.
+	Mu float64
+}
+
+// Explain explains the classification of the set x. With label >= 0 the
+// explanation is of that class (W⁺ = nearest prototype of the label);
+// with label < 0 of the predicted class. It allocates freely.
+func (m *Model) Explain(x *subspace.Subspace, label int) (*Explanation, error) {
+	if x == nil {
+		return nil, fmt.Errorf("model: %w: nil subspace", ErrData)
+	}
+	if err := m.checkBasis(x.Basis); err != nil {
+		return nil, err
+	}
+	if label >= m.classes {
+		return nil, fmt.Errorf("model: %w: label %d, the model has %d classes", ErrData, label, m.classes)
+	}
+	if err := x.Basis.Validate(); err != nil {
+		return nil, fmt.Errorf("model: explain: %w: %v", ErrNotFinite, err)
+	}
+	d, p := m.d, len(m.protos)
+	sv := svd.NewSmall(d)
+	mk := make([]float64, d*d)
+	s := make([]float64, d)
+	dist := make([]float64, p)
+	for k, w := range m.protos {
+		kernels.AtB(mk, d, x.Basis.Data, x.Basis.Stride, w.Data, w.Stride, m.dim, d, d)
+		if err := sv.Values(s, mk, d); err != nil {
+			return nil, stepError("explain", err)
+		}
+		lam := m.relevanceOf(k)
+		for i, c := range s {
+			th := angle(c)
+			dist[k] += float64(lam[i] * float64(th*th))
+		}
+	}
+	ex := &Explanation{}
+	if label < 0 {
+		label = m.labels[nearest(dist)]
+	}
+	ex.Label = label
+	plus, minus := winners(dist, m.labels, label)
+	for side, k := range [2]int{plus, minus} {
+		out := &ex.Plus
+		if side == 1 {
+			out = &ex.Minus
+		}
+		w := m.protos[k]
+		out.Prototype, out.Class = k, m.labels[k]
+		kernels.AtB(mk, d, x.Basis.Data, x.Basis.Stride, w.Data, w.Stride, m.dim, d, d)
+		out.QP, out.QW = linalg.NewDense(d, d), linalg.NewDense(d, d)
+		if err := sv.Factorize(out.QP.Data, out.QP.Stride, s, out.QW.Data, out.QW.Stride, mk, d); err != nil {
+			return nil, stepError("explain", err)
+		}
+		out.Angles = make([]float64, d)
+		out.Contributions = make([]float64, d)
+		lam := m.relevanceOf(k)
+		for i, c := range s {
+			th := angle(c)
+			out.Angles[i] = th
+			out.Contributions[i] = float64(lam[i] * float64(th*th))
+			out.Distance += out.Contributions[i]
+		}
+		out.U, out.V = linalg.NewDense(m.dim, d), linalg.NewDense(m.dim, d)
+		kernels.AB(out.U.Data, out.U.Stride, x.Basis.Data, x.Basis.Stride, out.QP.Data, out.QP.Stride, m.dim, d, d)
+		kernels.AB(out.V.Data, out.V.Stride, w.Data, w.Stride, out.QW.Data, out.QW.Stride, m.dim, d, d)
+		out.PixelMaps = hadamard(out.U, out.V)
+		if x.Right != nil && len(x.Values) >= d && x.Right.Cols >= d {
+			out.ImageContributions = imageContributions(x.Right, x.Values, out.QP)
+		}
+	}
+	ex.PixelMapDiff = difference(ex.Plus.PixelMaps, ex.Minus.PixelMaps)
+	ex.Relevance = m.Relevances()
+	ex.Mu = mu(ex.Plus.Distance, ex.Minus.Distance)
+	return ex, nil
+}
+
+// ExplainImage explains the classification of the single image x (len D):
+// its 1-D subspace u = x/‖x‖ has one principal angle to each prototype,
+// θ_1 = arccos(‖Wᵀu‖), with principal vector v = W q, q = Wᵀu/‖Wᵀu‖ (QW).
+// Label as in Explain.
+func (m *Model) ExplainImage(x []float64, label int) (*Explanation, error) {
+	if len(x) != m.dim {
+		return nil, fmt.Errorf("model: %w: image of %d pixels, model wants %d", ErrData, len(x), m.dim)
+	}
+	if label >= m.classes {
+		return nil, fmt.Errorf("model: %w: label %d, the model has %d classes", ErrData, label, m.classes)
+	}
+	u, err := subspace.FromImage(x)
+	if err != nil {
+		return nil, fmt.Errorf("model: explain image: %w", err)
+	}
+	d, p := m.d, len(m.protos)
+	y := make([]float64, d)
+	cosines := make([]float64, p)
+	dist := make([]float64, p)
+	col := make([]float64, m.dim)
+	for r := range col {
+		col[r] = u.Basis.Data[r*u.Basis.Stride]
+	}
+	for k, w := range m.protos {
+		kernels.AtX(y, w.Data, w.Stride, col, m.dim, d)
+		cosines[k] = math.Sqrt(kernels.Dot(y, y))
+		th := angle(cosines[k])
+		dist[k] = float64(th * th)
+	}
+	ex := &Explanation{}
+	if label < 0 {
+		label = m.labels[nearest(dist)]
+	}
+	ex.Label = label
+	plus, minus := winners(dist, m.labels, label)
+	for side, k := range [2]int{plus, minus} {
+		out := &ex.Plus
+		if side == 1 {
+			out = &ex.Minus
+		}
+		w := m.protos[k]
+		out.Prototype, out.Class = k, m.labels[k]
+		kernels.AtX(y, w.Data, w.Stride, col, m.dim, d)
+		nrm := math.Sqrt(kernels.Dot(y, y))
+		out.QP = linalg.NewDense(1, 1)
+		out.QP.Data[0] = 1
+		out.QW = linalg.NewDense(d, 1)
+		for i, v := range y {
+			if nrm > 0 {
+				out.QW.Data[i*out.QW.Stride] = v / nrm
+			} else if i == 0 {
+				out.QW.Data[0] = 1 // x ⟂ span(W): any unit vector is a principal vector
+			}
+		}
+		th := angle(cosines[k])
+		out.Angles = []float64{th}
+		out.Contributions = []float64{dist[k]}
+		out.Distance = dist[k]
+		out.U = u.Basis
+		out.V = linalg.NewDense(m.dim, 1)
+		kernels.AB(out.V.Data, out.V.Stride, w.Data, w.Stride, out.QW.Data, out.QW.Stride, m.dim, d, 1)
+		out.PixelMaps = hadamard(out.U, out.V)
+	}
+	ex.PixelMapDiff = difference(ex.Plus.PixelMaps, ex.Minus.PixelMaps)
+	ex.Relevance = m.Relevances()
+	ex.Mu = mu(ex.Plus.Distance, ex.Minus.Distance)
+	return ex, nil
+}
+
+// winners returns the nearest prototype with the label and the nearest with
+// another (ties to the lowest index).
+func winners(dist []float64, labels []int, label int) (plus, minus int) {
+	plus, minus = -1, -1
+	for k, v := range dist {
+		if labels[k] == label {
+			if plus < 0 || v < dist[plus] {
+				plus = k
+			}
+		} else if minus < 0 || v < dist[minus] {
+			minus = k
+		}
+	}
+	return plus, minus
+}
+
+func mu(dp, dm float64) float64 {
+	if s := dp + dm; s > 0 {
+		return (dp - dm) / s
+	}
+	return 0
+}
+
+// hadamard returns the element-wise product of a and b.
+func hadamard(a, b *linalg.Dense) *linalg.Dense {
+	out := linalg.NewDense(a.Rows, a.Cols)
+	for r := 0; r < a.Rows; r++ {
+		o, x, y := out.Row(r), a.Row(r), b.Row(r)
+		for c := range o {
+			o[c] = float64(x[c] * y[c])
+		}
+	}
+	return out
+}
+
+// difference returns a − b.
+func difference(a, b *linalg.Dense) *linalg.Dense {
+	out := linalg.NewDense(a.Rows, a.Cols)
+	for r := 0; r < a.Rows; r++ {
+		o, x, y := out.Row(r), a.Row(r), b.Row(r)
+		for c := range o {
+			o[c] = x[c] - y[c]
+		}
+	}
+	return out
+}
+
+// imageContributions returns M = R Λ⁻¹ Q_P (m x d) for R (m x >=d), Λ and
+// Q_P (d x d).
+func imageContributions(right *linalg.Dense, values []float64, qp *linalg.Dense) *linalg.Dense {
+	d := qp.Rows
+	scaled := linalg.NewDense(d, d) // Λ⁻¹ Q_P
+	for i := 0; i < d; i++ {
+		row, src := scaled.Row(i), qp.Row(i)
+		for j := range row {
+			row[j] = src[j] / values[i]
+		}
+	}
+	out := linalg.NewDense(right.Rows, d)
+	kernels.AB(out.Data, out.Stride, right.Data, right.Stride, scaled.Data, scaled.Stride, right.Rows, d, d)
+	return out
+}

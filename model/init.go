@@ -1,0 +1,188 @@
+package model
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"github.com/grlgq/grlgq/kernels"
+	"github.com/grlgq/grlgq/linalg"
+	"github.com/grlgq/grlgq/subspace"
+	"github.com/grlgq/grlgq/svd"
+)
+
+// initPrototypes fills m.protos following m.cfg.Init, drawing from one PCG
+// stream (seed, "INIT"): classes in order, prototypes of a class in order.
+func initPrototypes(m *Model, x []*subspace.Subspace, y []int) error {
+	cfg := &m.cfg
+	rng := rand.New(rand.NewPCG(cfg.Seed, streamInit))
+	orth := linalg.NewOrthonormalizer(m.dim, m.d)
+	byClass := make([][]int, m.classes)
+	for i, c := range y {
+		byClass[c] = append(byClass[c], i)
+	}
+	if cfg.Init != InitRandom {
+		for c, idx := range byClass {
+			if len(idx) == 0 {
+				return fmt.Errorf("model: %w: class %d has no training set to initialise from", ErrData, c)
+			}
+		}
+	}
+	m.protos = make([]*linalg.Dense, 0, len(m.labels))
+	var pca *pcaWork
+	for c := 0; c < m.classes; c++ {
+		n := cfg.prototypesOf(c)
+		idx := byClass[c]
+		var chosen []int
+		if cfg.Init == InitSample {
+			// Distinct sets while the class has enough (a partial
+			// Fisher–Yates on a copy of its indices), then repeats.
+			perm := append([]int(nil), idx...)
+			chosen = make([]int, n)
+			for j := 0; j < n; j++ {
+				r := j % len(perm)
+				if r == 0 && j > 0 {
+					perm = append(perm[:0], idx...)
+				}
+				s := r + rng.IntN(len(perm)-r)
+				perm[r], perm[s] = perm[s], perm[r]
+				chosen[j] = perm[r]
+			}
+		}
+		for j := 0; j < n; j++ {
+			w := linalg.NewDense(m.dim, m.d)
+			var err error
+			switch cfg.Init {
+			case InitRandom:
+				err = orth.Random(w, rng)
+			case InitSample:
+				w.CopyFrom(x[chosen[j]].Basis)
+				if s := cfg.noise(); s > 0 {
+					for r := 0; r < w.Rows; r++ {
+						row := w.Row(r)
+						for i := range row {
+							row[i] += float64(s * rng.NormFloat64())
+						}
+					}
+				}
+				err = orth.Orthonormalize(w)
+			case InitPCA:
+				sets := make([]*linalg.Dense, len(idx))
+				for i, k := range idx {
+					if j == 0 {
+						sets[i] = x[k].Basis
+					} else {
+						sets[i] = x[idx[rng.IntN(len(idx))]].Basis
+					}
+				}
+				if pca == nil {
+					pca = newPCAWork(m.dim, m.d)
+				}
+				err = pca.dominant(w, sets, rng)
+			}
+			if err != nil {
+				return fmt.Errorf("model: initialising prototype %d of class %d: %w", j, c, err)
+			}
+			m.protos = append(m.protos, w)
+		}
+	}
+	return nil
+}
+
+// pcaWork finds the dominant d-dimensional subspace of Σ_i P_i P_iᵀ, the
+// span of the top d left singular vectors of the stacked bases
+// [P_1 ... P_n].
+type pcaWork struct {
+	dim, d int
+	orth   *linalg.Orthonormalizer
+}
+
+// pcaMaxIter bounds the subspace iteration of InitPCA.
+const pcaMaxIter = 500
+
+func newPCAWork(dim, d int) *pcaWork { return &pcaWork{dim: dim, d: d} }
+
+// dominant writes into dst (D x d) the top d left singular vectors of the
+// stacked bases. When the stack has at most svd.MaxSmall columns (and no
+// more than D) this is one thin SVD; otherwise a block subspace iteration
+// with Rayleigh–Ritz on a block of b = min(D, 2d+8, MaxSmall) columns, run
+// until the top d Ritz values change by less than 1e-13 relative (at most
+// pcaMaxIter iterations): an initialisation, accurate to far better than needed.
+func (w *pcaWork) dominant(dst *linalg.Dense, sets []*linalg.Dense, rng *rand.Rand) error {
+	dim, d := w.dim, w.d
+	cols := len(sets) * d
+	if cols <= svd.MaxSmall && cols <= dim {
+		x := linalg.NewDense(dim, cols)
+		for r := 0; r < dim; r++ {
+			row := x.Row(r)
+			for i, s := range sets {
+				copy(row[i*d:(i+1)*d], s.Row(r))
+			}
+		}
+		u := linalg.NewDense(dim, cols)
+		v := linalg.NewDense(cols, cols)
+		s := make([]float64, cols)
+		if err := svd.NewTall(dim, cols).Factorize(u.Data, u.Stride, s, v.Data, v.Stride, x.Data, x.Stride); err != nil {
+			return err
+		}
+		for r := 0; r < dim; r++ {
+			copy(dst.Row(r), u.Row(r)[:d])
+		}
+		return nil
+	}
+	b := min(dim, 2*d+8, svd.MaxSmall)
+	q := linalg.NewDense(dim, b)
+	z := linalg.NewDense(dim, b)
+	tmp := linalg.NewDense(dim, b)
+	small := linalg.NewDense(d, b) // Pᵀ Q
+	h := make([]float64, b*b)
+	ev := make([]float64, b*b)
+	vals := make([]float64, b)
+	prev := make([]float64, b)
+	orth := linalg.NewOrthonormalizer(dim, b)
+	sv := svd.NewSmall(b)
+	if err := orth.Random(q, rng); err != nil {
+		return err
+	}
+	apply := func() { // z = Σ_i P_i (P_iᵀ q)
+		z.Zero()
+		for _, p := range sets {
+			kernels.AtB(small.Data, small.Stride, p.Data, p.Stride, q.Data, q.Stride, dim, d, b)
+			kernels.AB(tmp.Data, tmp.Stride, p.Data, p.Stride, small.Data, small.Stride, dim, d, b)
+			addTo(z, tmp)
+		}
+	}
+	for it := 0; ; it++ {
+		apply()
+		kernels.AtB(h, b, q.Data, q.Stride, z.Data, z.Stride, dim, b, b)
+		if err := sv.Values(vals, h, b); err != nil {
+			return err
+		}
+		done := it > 2
+		for k := 0; k < d; k++ {
+			if math.Abs(vals[k]-prev[k]) > 1e-13*vals[0] {
+				done = false
+			}
+		}
+		copy(prev, vals)
+		if done || it == pcaMaxIter {
+			break // h = qᵀ C q for the current q
+		}
+		if err := orth.OrthonormalizeTo(q, z); err != nil {
+			return err
+		}
+	}
+	// Rayleigh–Ritz: h = qᵀ C q is symmetric PSD, its SVD is its eigen-
+	// decomposition; the top d Ritz vectors are q E[:, :d].
+	if err := sv.Factorize(ev, b, vals, make([]float64, b*b), b, h, b); err != nil {
+		return err
+	}
+	kernels.AB(tmp.Data, tmp.Stride, q.Data, q.Stride, ev, b, dim, b, b)
+	for r := 0; r < dim; r++ {
+		copy(dst.Row(r), tmp.Row(r)[:d])
+	}
+	if w.orth == nil {
+		w.orth = linalg.NewOrthonormalizer(dim, d)
+	}
+	return w.orth.Orthonormalize(dst)
+}

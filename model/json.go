@@ -1,0 +1,181 @@
+package model
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+
+	"github.com/grlgq/grlgq/linalg"
+)
+
+// jsonFormat names the JSON export.
+const jsonFormat = "grlgq-model"
+
+// jsonModel is the JSON form of a Model: the same content as the binary
+// format. Prototypes are nested p x D x d arrays (prototype, pixel, column);
+// relevances are d values, or p x d for local relevances (row-major).
+type jsonModel struct {
+	Format      string        `json:"format"`
+	Version     int           `json:"version"`
+	Dim         int           `json:"dim"`
+	SubspaceDim int           `json:"subspace_dim"`
+	Classes     int           `json:"classes"`
+	ClassNames  []string      `json:"class_names,omitempty"`
+	Labels      []int         `json:"labels"`
+	Relevance   string        `json:"relevance"`
+	Relevances  []float64     `json:"relevances"`
+	Epochs      int           `json:"epochs"`
+	Config      jsonConfig    `json:"config"`
+	Prototypes  [][][]float64 `json:"prototypes"`
+}
+
+type jsonConfig struct {
+	PrototypesPerClass int     `json:"prototypes_per_class"`
+	PrototypesOfClass  []int   `json:"prototypes_of_class,omitempty"`
+	Init               string  `json:"init"`
+	InitNoise          float64 `json:"init_noise"`
+	Eta                float64 `json:"eta"`
+	Gamma              float64 `json:"gamma"`
+	Schedule           string  `json:"schedule"`
+	StepEvery          int     `json:"step_every"`
+	Tau                float64 `json:"tau"`
+	Activation         string  `json:"activation"`
+	Beta               float64 `json:"beta"`
+	ClassWeights       bool    `json:"class_weights"`
+	RelevanceFloor     float64 `json:"relevance_floor"`
+	Epochs             int     `json:"epochs"`
+	ValidationFraction float64 `json:"validation_fraction"`
+	Patience           int     `json:"patience"`
+	Seed               uint64  `json:"seed"`
+	Temperature        float64 `json:"temperature"`
+	RejectMargin       float64 `json:"reject_margin"`
+}
+
+var (
+	initNames       = []string{"sample", "random", "pca"}
+	relevanceNames  = []string{"global", "none", "local"}
+	scheduleNames   = []string{"constant", "step", "anneal"}
+	activationNames = []string{"identity", "sigmoid"}
+)
+
+func enumName(names []string, v uint8) string {
+	if int(v) < len(names) {
+		return names[v]
+	}
+	return fmt.Sprintf("unknown(%d)", v)
+}
+
+func enumValue(names []string, s, field string) (uint8, error) {
+	for i, n := range names {
+		if n == s {
+			return uint8(i), nil
+		}
+	}
+	return 0, fmt.Errorf("unknown %s %q", field, s)
+}
+
+// MarshalJSON exports m as JSON (the content of the binary format, for
+// other languages). Floats are written in Go's shortest round-trip form, so
+// UnmarshalJSON restores the model bit for bit.
+func (m *Model) MarshalJSON() ([]byte, error) {
+	c := &m.cfg
+	j := jsonModel{
+		Format: jsonFormat, Version: formatVersion,
+		Dim: m.dim, SubspaceDim: m.d, Classes: m.classes,
+		ClassNames: c.ClassNames,
+		Labels:     m.labels,
+		Relevance:  enumName(relevanceNames, uint8(c.Relevance)),
+		Relevances: m.lambda,
+		Epochs:     m.epochs,
+		Config: jsonConfig{
+			PrototypesPerClass: c.PrototypesPerClass, PrototypesOfClass: c.PrototypesOfClass,
+			Init: enumName(initNames, uint8(c.Init)), InitNoise: c.InitNoise,
+			Eta: c.Eta, Gamma: c.Gamma,
+			Schedule: enumName(scheduleNames, uint8(c.Schedule)), StepEvery: c.StepEvery, Tau: c.Tau,
+			Activation: enumName(activationNames, uint8(c.Activation)), Beta: c.Beta,
+			ClassWeights: c.ClassWeights, RelevanceFloor: c.RelevanceFloor, Epochs: c.Epochs,
+			ValidationFraction: c.ValidationFraction, Patience: c.Patience, Seed: c.Seed,
+			Temperature: c.Temperature, RejectMargin: c.RejectMargin,
+		},
+		Prototypes: make([][][]float64, len(m.protos)),
+	}
+	for k, w := range m.protos {
+		rows := make([][]float64, w.Rows)
+		for r := range rows {
+			rows[r] = w.Row(r)
+		}
+		j.Prototypes[k] = rows
+	}
+	return json.Marshal(&j)
+}
+
+// WriteJSON writes m's JSON export to w.
+func (m *Model) WriteJSON(w io.Writer) error {
+	b, err := m.MarshalJSON()
+	if err != nil {
+		return fmt.Errorf("model: json: %w", err)
+	}
+	if _, err := w.Write(b); err != nil {
+		return fmt.Errorf("model: json: %w", err)
+	}
+	return nil
+}
+
+// UnmarshalJSON reads a JSON export into m, which must be a new (zero)
+// Model, with the same checks as Load (errors wrap ErrFormat, ErrVersion
+// or ErrCorrupt).
+func (m *Model) UnmarshalJSON(b []byte) error {
+	var j jsonModel
+	if err := json.Unmarshal(b, &j); err != nil {
+		return fmt.Errorf("model: json: %w: %v", ErrCorrupt, err)
+	}
+	if j.Format != jsonFormat {
+		return fmt.Errorf("model: json: %w: format %q", ErrFormat, j.Format)
+	}
+	if j.Version != formatVersion {
+		return fmt.Errorf("model: json: %w %d", ErrVersion, j.Version)
+	}
+	corrupt := func(err error) error { return fmt.Errorf("model: json: %w: %v", ErrCorrupt, err) }
+	if j.Dim < 1 || j.Dim > MaxDim || j.SubspaceDim < 1 || j.SubspaceDim > MaxSubDim || len(j.Prototypes) > MaxPrototype {
+		return corrupt(fmt.Errorf("shape D=%d d=%d p=%d", j.Dim, j.SubspaceDim, len(j.Prototypes)))
+	}
+	jc := j.Config
+	c := Config{
+		SubspaceDim: j.SubspaceDim, PrototypesPerClass: jc.PrototypesPerClass, PrototypesOfClass: jc.PrototypesOfClass,
+		InitNoise: jc.InitNoise, Eta: jc.Eta, Gamma: jc.Gamma, StepEvery: jc.StepEvery, Tau: jc.Tau,
+		Beta: jc.Beta, ClassWeights: jc.ClassWeights, RelevanceFloor: jc.RelevanceFloor, Epochs: jc.Epochs,
+		ValidationFraction: jc.ValidationFraction, Patience: jc.Patience, Seed: jc.Seed,
+		Temperature: jc.Temperature, RejectMargin: jc.RejectMargin, ClassNames: j.ClassNames,
+	}
+	var v [4]uint8
+	var err error
+	for i, e := range []struct {
+		names       []string
+		value, name string
+	}{{initNames, jc.Init, "init"}, {relevanceNames, j.Relevance, "relevance"}, {scheduleNames, jc.Schedule, "schedule"}, {activationNames, jc.Activation, "activation"}} {
+		if v[i], err = enumValue(e.names, e.value, e.name); err != nil {
+			return corrupt(err)
+		}
+	}
+	c.Init, c.Relevance, c.Schedule, c.Activation = InitKind(v[0]), RelevanceKind(v[1]), Schedule(v[2]), Activation(v[3])
+	out := &Model{cfg: c, dim: j.Dim, d: j.SubspaceDim, classes: j.Classes, labels: j.Labels, lambda: j.Relevances, epochs: j.Epochs}
+	out.protos = make([]*linalg.Dense, len(j.Prototypes))
+	for k, rows := range j.Prototypes {
+		if len(rows) != j.Dim {
+			return corrupt(fmt.Errorf("prototype %d has %d rows, want %d", k, len(rows), j.Dim))
+		}
+		w := linalg.NewDense(j.Dim, j.SubspaceDim)
+		for r, row := range rows {
+			if len(row) != j.SubspaceDim {
+				return corrupt(fmt.Errorf("prototype %d row %d has %d values, want %d", k, r, len(row), j.SubspaceDim))
+			}
+			copy(w.Row(r), row)
+		}
+		out.protos[k] = w
+	}
+	if err := out.validate(); err != nil {
+		return corrupt(err)
+	}
+	m.adopt(out)
+	return nil
+}

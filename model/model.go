@@ -1,0 +1,143 @@
+package model
+
+import (
+	"fmt"
+	"sync"
+
+	"github.com/grlgq/grlgq/linalg"
+)
+
+// Model is a trained (or initialised) GRLGQ model: p labelled prototypes,
+// each a D x d orthonormal basis, and relevances λ (one vector of length d,
+// or one per prototype).
+//
+// A Model is immutable once returned by Init, Train, Continue or Load:
+// training makes a new Model. Its prediction methods are safe for concurrent
+// use (they share one Predictor under a mutex); for parallel throughput give
+// each goroutine its own NewPredictor. Close releases the prediction
+// workers; a Model that is no longer referenced releases them too.
+type Model struct {
+	cfg     Config // normalised (withDefaults); OnEpoch is never kept
+	dim, d  int
+	classes int
+	labels  []int
+	protos  []*linalg.Dense
+	lambda  []float64 // d (global / none) or p*d (local)
+	epochs  int       // epochs trained so far
+
+	mu   sync.Mutex
+	pred *Predictor // lazily created by predictor()
+}
+
+// Dim returns D, the number of pixels of an image.
+func (m *Model) Dim() int { return m.dim }
+
+// SubspaceDim returns d, the number of columns of every prototype.
+func (m *Model) SubspaceDim() int { return m.d }
+
+// NumPrototypes returns p.
+func (m *Model) NumPrototypes() int { return len(m.protos) }
+
+// NumClasses returns C; class labels are 0..C-1.
+func (m *Model) NumClasses() int { return m.classes }
+
+// Label returns the class of prototype k.
+func (m *Model) Label(k int) int { return m.labels[k] }
+
+// Labels returns a copy of the prototypes' classes.
+func (m *Model) Labels() []int { return append([]int(nil), m.labels...) }
+
+// ClassName returns the name of class c ("" if the model has no names).
+func (m *Model) ClassName(c int) string {
+	if c < 0 || c >= len(m.cfg.ClassNames) {
+		return ""
+	}
+	return m.cfg.ClassNames[c]
+}
+
+// Epochs returns the number of epochs the model has been trained for.
+func (m *Model) Epochs() int { return m.epochs }
+
+// Config returns the configuration the model was made with, defaults filled
+// in (OnEpoch is nil; Workers is that of the last training).
+func (m *Model) Config() Config {
+	c := m.cfg
+	c.PrototypesOfClass = append([]int(nil), c.PrototypesOfClass...)
+	c.ClassNames = append([]string(nil), c.ClassNames...)
+	return c
+}
+
+// Prototype returns a copy of prototype k (D x d, orthonormal columns).
+func (m *Model) Prototype(k int) *linalg.Dense {
+	w := linalg.NewDense(m.dim, m.d)
+	w.CopyFrom(m.protos[k])
+	return w
+}
+
+// RelevanceKind returns how the model's relevances are shared.
+func (m *Model) RelevanceKind() RelevanceKind { return m.cfg.Relevance }
+
+// Relevances returns a copy of the relevance profile: λ (len d) for global
+// relevances and for RelevanceNone (1/d each), or the p x d per-prototype
+// relevances, row k for prototype k, for RelevanceLocal.
+func (m *Model) Relevances() []float64 { return append([]float64(nil), m.lambda...) }
+
+// relevanceOf returns the relevances prototype k uses (a view).
+func (m *Model) relevanceOf(k int) []float64 {
+	if len(m.lambda) == m.d {
+		return m.lambda
+	}
+	return m.lambda[k*m.d : (k+1)*m.d]
+}
+
+// Close releases the workers of the model's shared predictor. The model
+// stays usable: a later prediction starts them again.
+func (m *Model) Close() {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.pred != nil {
+		m.pred.Close()
+		m.pred = nil
+	}
+}
+
+// clone returns a deep copy of m without its predictor.
+func (m *Model) clone() *Model {
+	c := &Model{
+		cfg:     m.Config(),
+		dim:     m.dim,
+		d:       m.d,
+		classes: m.classes,
+		labels:  append([]int(nil), m.labels...),
+		protos:  make([]*linalg.Dense, len(m.protos)),
+		lambda:  append([]float64(nil), m.lambda...),
+		epochs:  m.epochs,
+	}
+	for k := range m.protos {
+		c.protos[k] = m.Prototype(k)
+	}
+	return c
+}
+
+// prototypeLabels returns the class of every prototype: class 0's first,
+// then class 1's, ...
+func (c *Config) prototypeLabels(classes int) []int {
+	var labels []int
+	for cl := 0; cl < classes; cl++ {
+		for j := 0; j < c.prototypesOf(cl); j++ {
+			labels = append(labels, cl)
+		}
+	}
+	return labels
+}
+
+// checkBasis checks the shape of a training or prediction basis.
+func (m *Model) checkBasis(p *linalg.Dense) error {
+	if p == nil {
+		return fmt.Errorf("model: %w: nil basis", ErrData)
+	}
+	if p.Rows != m.dim || p.Cols != m.d {
+		return fmt.Errorf("model: %w: basis is %d x %d, model wants %d x %d", ErrData, p.Rows, p.Cols, m.dim, m.d)
+	}
+	return nil
+}

@@ -1,0 +1,42 @@
+package model
+
+import "math"
+
+// seriesBelow is the angle under which θ/sin θ is evaluated by its series:
+// the first omitted term, 31θ⁶/15120, is then below 2.1e-21 relative.
+const seriesBelow = 1e-3
+
+// thetaOverSin returns θ/sin θ for θ in [0, π/2], stably: at θ = 0 (a
+// prototype initialised from the training set itself) θ/sin θ is 0/0 with
+// limit 1, so small angles use 1 + θ²/6 + 7θ⁴/360.
+func thetaOverSin(theta float64) float64 {
+	if theta < seriesBelow {
+		t2 := float64(theta * theta)
+		return 1 + float64(t2*(1.0/6+float64(t2*(7.0/360))))
+	}
+	return theta / math.Sin(theta)
+}
+
+// angle returns arccos(c) with c clamped into [0, 1] (rounding can push a
+// cosine of a principal angle slightly above 1, whose arccos is NaN).
+// NaN stays NaN so that callers can detect it.
+func angle(c float64) float64 {
+	if c > 1 {
+		c = 1
+	} else if c < 0 {
+		c = 0
+	}
+	return math.Acos(c)
+}
+
+// finite reports whether v is neither NaN nor ±Inf.
+func finite(v float64) bool { return v-v == 0 }
+
+// activation returns φ(μ) and φ'(μ).
+func (c *Config) activation(mu float64) (phi, dphi float64) {
+	if c.Activation == Sigmoid {
+		s := 1 / (1 + math.Exp(-c.Beta*mu))
+		return s, float64(c.Beta*s) * (1 - s)
+	}
+	return mu, 1
+}

@@ -1,0 +1,463 @@
+package model
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"runtime"
+
+	"github.com/grlgq/grlgq/engine"
+	"github.com/grlgq/grlgq/linalg"
+	"github.com/grlgq/grlgq/subspace"
+	"github.com/grlgq/grlgq/svd"
+)
+
+// Prediction is the outcome of classifying one set or image. Its slices are
+// reused by the ...To methods when their capacity suffices, so a Prediction
+// kept across calls makes them allocation-free.
+type Prediction struct {
+	// Label is the predicted class, or -1 when the prediction is rejected.
+	Label int
+	// Class is the nearest class, rejected or not.
+	Class int
+	// Nearest is the index of the nearest prototype (ties to the lowest).
+	Nearest int
+	// Margin is the relative margin (δ₂ − δ₁)/(δ₂ + δ₁) ∈ [0, 1] between
+	// the distances of the nearest and the second-nearest class.
+	Margin float64
+	// Rejected reports Margin < Config.RejectMargin.
+	Rejected bool
+	// Distances holds the distance to every prototype (len p): Σ_k λ_k θ_k²
+	// for a set, θ_1² for a single image.
+	Distances []float64
+	// Angles holds the principal angles, ascending per prototype: p x d
+	// (prototype k at k*d) for a set, p (θ_1 of each prototype) for an
+	// image.
+	Angles []float64
+	// Probabilities is a class-probability estimate (len C):
+	// softmax(−δ_c/T) over the classes, δ_c the distance to the nearest
+	// prototype of class c and T = Config.Temperature.
+	Probabilities []float64
+}
+
+// Predictor classifies sets and images with a fixed copy of a model's
+// prototypes in a distance engine (persistent workers). It is not safe for
+// concurrent use; make one per goroutine. Close releases its workers.
+type Predictor struct {
+	dim, d, classes int
+	labels          []int
+	lambda          []float64
+	temperature     float64
+	reject          float64
+	eng             *engine.Engine
+	batch           []float64       // n*p distances of batch calls
+	bases           []*linalg.Dense // batch scratch
+	one             Prediction      // scratch of batch calls
+}
+
+// NewPredictor returns a Predictor for m using the given number of workers
+// (0 means m's Config().Workers).
+func NewPredictor(m *Model, workers int) (*Predictor, error) {
+	if workers <= 0 {
+		workers = m.cfg.Workers
+	}
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	eng, err := engine.New(m.dim, m.d, len(m.protos), workers)
+	if err != nil {
+		return nil, fmt.Errorf("model: predictor: %w", err)
+	}
+	for k, w := range m.protos {
+		eng.Prototype(k).CopyFrom(w)
+	}
+	p := &Predictor{
+		dim: m.dim, d: m.d, classes: m.classes,
+		labels:      m.labels,
+		lambda:      m.lambda,
+		temperature: m.cfg.Temperature,
+		reject:      m.cfg.RejectMargin,
+		eng:         eng,
+	}
+	return p, nil
+}
+
+// Close releases the predictor's workers; it may be called more than once.
+func (p *Predictor) Close() {
+	if p.eng != nil {
+		p.eng.Close()
+		p.eng = nil
+	}
+}
+
+// Workers returns the number of goroutines computing distances.
+func (p *Predictor) Workers() int {
+	if p.eng == nil {
+		return 0
+	}
+	return p.eng.Workers()
+}
+
+func (p *Predictor) open() error {
+	if p.eng == nil {
+		return fmt.Errorf("model: predictor: %w", ErrClosed)
+	}
+	return nil
+}
+
+// PredictTo classifies the set x (its Basis must be D x d) into dst.
+// It allocates nothing when dst's slices have enough capacity.
+func (p *Predictor) PredictTo(dst *Prediction, x *subspace.Subspace) error {
+	if err := p.open(); err != nil {
+		return err
+	}
+	if x == nil || x.Basis == nil || x.Basis.Rows != p.dim || x.Basis.Cols != p.d {
+		return p.shapeError(x)
+	}
+	np := len(p.labels)
+	dst.Distances = grow(dst.Distances, np)
+	dst.Angles = grow(dst.Angles, np*p.d)
+	if err := p.eng.Distances(dst.Distances, dst.Angles, x.Basis, p.lambda); err != nil {
+		return fmt.Errorf("model: predict: %w", predictError(err))
+	}
+	return p.decide(dst)
+}
+
+// PredictImageTo classifies the single image x (len D; its 1-D subspace
+// x/‖x‖, θ_1 = arccos(‖Wᵀx‖/‖x‖), distance θ_1²) into dst. It allocates
+// nothing when dst's slices have enough capacity.
+func (p *Predictor) PredictImageTo(dst *Prediction, x []float64) error {
+	if err := p.open(); err != nil {
+		return err
+	}
+	if len(x) != p.dim {
+		return fmt.Errorf("model: %w: image of %d pixels, model wants %d", ErrData, len(x), p.dim)
+	}
+	np := len(p.labels)
+	dst.Distances = grow(dst.Distances, np)
+	dst.Angles = grow(dst.Angles, np)
+	if err := p.eng.ImageDistances(dst.Distances, dst.Angles, x); err != nil {
+		return fmt.Errorf("model: predict image: %w", predictError(err))
+	}
+	return p.decide(dst)
+}
+
+// Predict is PredictTo into a new Prediction.
+func (p *Predictor) Predict(x *subspace.Subspace) (*Prediction, error) {
+	var r Prediction
+	if err := p.PredictTo(&r, x); err != nil {
+		return nil, err
+	}
+	return &r, nil
+}
+
+// PredictImage is PredictImageTo into a new Prediction.
+func (p *Predictor) PredictImage(x []float64) (*Prediction, error) {
+	var r Prediction
+	if err := p.PredictImageTo(&r, x); err != nil {
+		return nil, err
+	}
+	return &r, nil
+}
+
+// DistancesTo writes the distances between the sets x and every prototype
+// into dist (n x p, row i for x[i]), using all workers.
+func (p *Predictor) DistancesTo(dist []float64, x []*subspace.Subspace) error {
+	if err := p.open(); err != nil {
+		return err
+	}
+	np := len(p.labels)
+	if len(dist) < len(x)*np {
+		return fmt.Errorf("model: %w: distance buffer of %d for %d x %d", ErrData, len(dist), len(x), np)
+	}
+	if cap(p.bases) < len(x) {
+		p.bases = make([]*linalg.Dense, len(x))
+	}
+	bases := p.bases[:len(x)]
+	for i, s := range x {
+		if s == nil || s.Basis == nil || s.Basis.Rows != p.dim || s.Basis.Cols != p.d {
+			return fmt.Errorf("set %d: %w", i, p.shapeError(s))
+		}
+		bases[i] = s.Basis
+	}
+	err := p.eng.DistancesBatch(dist[:len(x)*np], bases, p.lambda)
+	clear(bases)
+	if err != nil {
+		return fmt.Errorf("model: distances: %w", predictError(err))
+	}
+	return nil
+}
+
+// ImageDistancesTo writes θ_1² between the n images of x (row-major, image
+// i at x[i*ldx:i*ldx+D]) and every prototype into dist (n x p), using all
+// workers.
+func (p *Predictor) ImageDistancesTo(dist []float64, x []float64, ldx, n int) error {
+	if err := p.open(); err != nil {
+		return err
+	}
+	np := len(p.labels)
+	if n < 0 || ldx < p.dim || (n > 0 && len(x) < (n-1)*ldx+p.dim) || len(dist) < n*np {
+		return fmt.Errorf("model: %w: %d images of %d pixels (stride %d) in %d values, %d distances", ErrData, n, p.dim, ldx, len(x), len(dist))
+	}
+	if err := p.eng.ImageDistancesBatch(dist[:n*np], x, ldx, n); err != nil {
+		return fmt.Errorf("model: image distances: %w", predictError(err))
+	}
+	return nil
+}
+
+// PredictBatch writes the label of every set of x into labels (-1 for a
+// rejected prediction), using all workers. It allocates only when a batch
+// is larger than any before.
+func (p *Predictor) PredictBatch(labels []int, x []*subspace.Subspace) error {
+	if len(labels) < len(x) {
+		return fmt.Errorf("model: %w: %d labels for %d sets", ErrData, len(labels), len(x))
+	}
+	np := len(p.labels)
+	p.batch = grow(p.batch, len(x)*np)
+	if err := p.DistancesTo(p.batch, x); err != nil {
+		return err
+	}
+	return p.labelRows(labels, len(x))
+}
+
+// PredictImageBatch writes the label of each of the n images of x
+// (row-major, image i at x[i*ldx:]) into labels (-1 for a rejected
+// prediction), using all workers. It allocates only when a batch is larger
+// than any before.
+func (p *Predictor) PredictImageBatch(labels []int, x []float64, ldx, n int) error {
+	if len(labels) < n {
+		return fmt.Errorf("model: %w: %d labels for %d images", ErrData, len(labels), n)
+	}
+	np := len(p.labels)
+	p.batch = grow(p.batch, n*np)
+	if err := p.ImageDistancesTo(p.batch, x, ldx, n); err != nil {
+		return err
+	}
+	return p.labelRows(labels, n)
+}
+
+func (p *Predictor) labelRows(labels []int, n int) error {
+	np := len(p.labels)
+	r := &p.one
+	for i := 0; i < n; i++ {
+		r.Distances = p.batch[i*np : (i+1)*np]
+		if err := p.decide(r); err != nil {
+			return fmt.Errorf("sample %d: %w", i, err)
+		}
+		labels[i] = r.Label
+	}
+	r.Distances = nil
+	return nil
+}
+
+// decide fills the class fields of r from r.Distances.
+func (p *Predictor) decide(r *Prediction) error {
+	k := nearest(r.Distances)
+	if k < 0 {
+		return fmt.Errorf("model: predict: %w: no finite distance", ErrNotFinite)
+	}
+	r.Nearest = k
+	r.Probabilities = grow(r.Probabilities, p.classes)
+	pr := r.Probabilities
+	for c := range pr {
+		pr[c] = math.Inf(1)
+	}
+	for j, dj := range r.Distances {
+		if c := p.labels[j]; dj < pr[c] {
+			pr[c] = dj
+		}
+	}
+	// The nearest class and the nearest other class.
+	c1 := p.labels[k]
+	d1, d2 := pr[c1], math.Inf(1)
+	for c, v := range pr {
+		if c != c1 && v < d2 {
+			d2 = v
+		}
+	}
+	r.Class = c1
+	switch s := d1 + d2; {
+	case math.IsInf(d2, 1):
+		r.Margin = 1
+	case s > 0:
+		r.Margin = (d2 - d1) / s
+	default:
+		r.Margin = 0
+	}
+	r.Rejected = r.Margin < p.reject
+	r.Label = c1
+	if r.Rejected {
+		r.Label = -1
+	}
+	var sum float64
+	for c, v := range pr {
+		e := math.Exp(-(v - d1) / p.temperature)
+		pr[c] = e
+		sum += e
+	}
+	for c := range pr {
+		pr[c] /= sum
+	}
+	return nil
+}
+
+func (p *Predictor) shapeError(x *subspace.Subspace) error {
+	if x == nil || x.Basis == nil {
+		return fmt.Errorf("model: %w: nil subspace", ErrData)
+	}
+	return fmt.Errorf("model: %w: basis is %d x %d, model wants %d x %d (use PredictImage for single images)", ErrData, x.Basis.Rows, x.Basis.Cols, p.dim, p.d)
+}
+
+// predictError adds the model's sentinel to an engine error.
+func predictError(err error) error {
+	switch {
+	case errors.Is(err, svd.ErrNotFinite), errors.Is(err, linalg.ErrNotFinite), errors.Is(err, engine.ErrNotFinite):
+		return fmt.Errorf("%w: %w", ErrNotFinite, err)
+	case errors.Is(err, engine.ErrShape), errors.Is(err, engine.ErrZeroImage):
+		return fmt.Errorf("%w: %w", ErrData, err)
+	case errors.Is(err, engine.ErrClosed):
+		return fmt.Errorf("%w: %w", ErrClosed, err)
+	}
+	return err
+}
+
+// grow returns s resliced to n, reallocated only if its capacity is short.
+func grow[T any](s []T, n int) []T {
+	if cap(s) < n {
+		return make([]T, n)
+	}
+	return s[:n]
+}
+
+// predictor returns the model's shared predictor, starting it if needed.
+// The caller holds m.mu.
+func (m *Model) predictor() (*Predictor, error) {
+	if m.pred != nil {
+		return m.pred, nil
+	}
+	p, err := NewPredictor(m, 0)
+	if err != nil {
+		return nil, err
+	}
+	m.pred = p
+	// Release the workers when the model becomes unreachable (p does not
+	// reference m, so the cleanup can run).
+	runtime.AddCleanup(m, func(p *Predictor) { p.Close() }, p)
+	return p, nil
+}
+
+// PredictTo classifies the set x into dst with the model's shared
+// predictor (see Predictor.PredictTo).
+func (m *Model) PredictTo(dst *Prediction, x *subspace.Subspace) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	p, err := m.predictor()
+	if err != nil {
+		return err
+	}
+	return p.PredictTo(dst, x)
+}
+
+// PredictImageTo classifies the image x into dst (see
+// Predictor.PredictImageTo).
+func (m *Model) PredictImageTo(dst *Prediction, x []float64) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	p, err := m.predictor()
+	if err != nil {
+		return err
+	}
+	return p.PredictImageTo(dst, x)
+}
+
+// Predict classifies the set x.
+func (m *Model) Predict(x *subspace.Subspace) (*Prediction, error) {
+	var r Prediction
+	if err := m.PredictTo(&r, x); err != nil {
+		return nil, err
+	}
+	return &r, nil
+}
+
+// PredictImage classifies the image x.
+func (m *Model) PredictImage(x []float64) (*Prediction, error) {
+	var r Prediction
+	if err := m.PredictImageTo(&r, x); err != nil {
+		return nil, err
+	}
+	return &r, nil
+}
+
+// PredictBatch returns the labels of the sets x (-1 for rejected ones).
+func (m *Model) PredictBatch(x []*subspace.Subspace) ([]int, error) {
+	labels := make([]int, len(x))
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	p, err := m.predictor()
+	if err != nil {
+		return nil, err
+	}
+	if err := p.PredictBatch(labels, x); err != nil {
+		return nil, err
+	}
+	return labels, nil
+}
+
+// PredictImageBatch returns the labels of the n images of x (row-major,
+// image i at x[i*ldx:]; -1 for rejected ones).
+func (m *Model) PredictImageBatch(x []float64, ldx, n int) ([]int, error) {
+	labels := make([]int, max(n, 0))
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	p, err := m.predictor()
+	if err != nil {
+		return nil, err
+	}
+	if err := p.PredictImageBatch(labels, x, ldx, n); err != nil {
+		return nil, err
+	}
+	return labels, nil
+}
+
+// DistanceMatrix returns the n x p distances between the sets x and the
+// prototypes (row i for x[i]), e.g. for a 2-D embedding of data and
+// prototypes.
+func (m *Model) DistanceMatrix(x []*subspace.Subspace) (*linalg.Dense, error) {
+	np := len(m.protos)
+	dist := make([]float64, len(x)*np)
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	p, err := m.predictor()
+	if err != nil {
+		return nil, err
+	}
+	if err := p.DistancesTo(dist, x); err != nil {
+		return nil, err
+	}
+	return denseFrom(len(x), np, dist), nil
+}
+
+// ImageDistanceMatrix returns the n x p distances θ_1² between the n images
+// of x (row-major, image i at x[i*ldx:]) and the prototypes.
+func (m *Model) ImageDistanceMatrix(x []float64, ldx, n int) (*linalg.Dense, error) {
+	np := len(m.protos)
+	dist := make([]float64, max(n, 0)*np)
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	p, err := m.predictor()
+	if err != nil {
+		return nil, err
+	}
+	if err := p.ImageDistancesTo(dist, x, ldx, n); err != nil {
+		return nil, err
+	}
+	return denseFrom(n, np, dist), nil
+}
+
+func denseFrom(rows, cols int, v []float64) *linalg.Dense {
+	out := linalg.NewDense(rows, cols)
+	for r := 0; r < rows; r++ {
+		copy(out.Row(r), v[r*cols:(r+1)*cols])
+	}
+	return out
+}

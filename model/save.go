@@ -1,0 +1,488 @@
+package model
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+
+	"github.com/grlgq/grlgq/linalg"
+)
+
+// The binary format, version 1. All integers little-endian; floats are
+// IEEE-754 binary64 bit patterns, so a model round-trips bit for bit.
+//
+//	header (headerSize bytes):
+//	  [8]byte  magic "GRLGQMDL"
+//	  uint32   version (1)
+//	  uint32   D
+//	  uint32   d
+//	  uint32   p (prototypes)
+//	  uint32   C (classes)
+//	  uint32   flags: 1 = class names present, 2 = per-class prototype counts present
+//	  uint64   epochs trained
+//	  uint64   payload length in bytes (everything between header and checksum)
+//	payload:
+//	  config   (configSize bytes, see putConfig)
+//	  p        uint32 labels
+//	  C        uint32 prototype counts (flag 2)
+//	  C        names, each uint32 length + UTF-8 bytes (flag 1)
+//	  d or p*d float64 relevances (p*d for RelevanceLocal)
+//	  p * D * d float64 prototypes, each row-major (pixel by pixel)
+//	checksum: uint32 CRC-32C (Castagnoli) of header and payload
+const (
+	magic         = "GRLGQMDL"
+	formatVersion = 1
+	headerSize    = 8 + 4*6 + 8 + 8
+	configSize    = 4*5 + 4 + 8*9 + 8
+	// MaxFileBytes bounds the payload Load accepts (1 GiB).
+	MaxFileBytes = 1 << 30
+	maxNameLen   = 1 << 12
+	flagNames    = 1
+	flagCounts   = 2
+	// orthoTol is the loss of orthonormality Load accepts in a prototype.
+	orthoTol = 1e-8
+)
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// Save writes m to w in the versioned binary format (see MarshalBinary).
+func (m *Model) Save(w io.Writer) error {
+	b, err := m.MarshalBinary()
+	if err != nil {
+		return err
+	}
+	if _, err := w.Write(b); err != nil {
+		return fmt.Errorf("model: save: %w", err)
+	}
+	return nil
+}
+
+// MarshalBinary encodes m in the versioned binary format: magic, version,
+// shapes, config, labels, class names, relevances, prototypes, CRC-32C.
+// Equal models encode to equal bytes (Workers and OnEpoch are not stored).
+func (m *Model) MarshalBinary() ([]byte, error) {
+	p, classes := len(m.protos), m.classes
+	var flags uint32
+	if len(m.cfg.ClassNames) > 0 {
+		flags |= flagNames
+	}
+	if len(m.cfg.PrototypesOfClass) > 0 {
+		flags |= flagCounts
+	}
+	size := configSize + 4*p + 8*len(m.lambda) + 8*p*m.dim*m.d
+	if flags&flagCounts != 0 {
+		size += 4 * classes
+	}
+	for _, s := range m.cfg.ClassNames {
+		if len(s) > maxNameLen {
+			return nil, fmt.Errorf("model: save: %w: class name of %d bytes (limit %d)", ErrData, len(s), maxNameLen)
+		}
+		size += 4 + len(s)
+	}
+	b := make([]byte, 0, headerSize+size+4)
+	b = append(b, magic...)
+	b = binary.LittleEndian.AppendUint32(b, formatVersion)
+	for _, v := range []int{m.dim, m.d, p, classes} {
+		b = binary.LittleEndian.AppendUint32(b, uint32(v))
+	}
+	b = binary.LittleEndian.AppendUint32(b, flags)
+	b = binary.LittleEndian.AppendUint64(b, uint64(m.epochs))
+	b = binary.LittleEndian.AppendUint64(b, uint64(size))
+	b = putConfig(b, &m.cfg)
+	for _, l := range m.labels {
+		b = binary.LittleEndian.AppendUint32(b, uint32(l))
+	}
+	if flags&flagCounts != 0 {
+		for _, n := range m.cfg.PrototypesOfClass {
+			b = binary.LittleEndian.AppendUint32(b, uint32(n))
+		}
+	}
+	if flags&flagNames != 0 {
+		for _, s := range m.cfg.ClassNames {
+			b = binary.LittleEndian.AppendUint32(b, uint32(len(s)))
+			b = append(b, s...)
+		}
+	}
+	for _, v := range m.lambda {
+		b = binary.LittleEndian.AppendUint64(b, math.Float64bits(v))
+	}
+	for _, w := range m.protos {
+		for r := 0; r < w.Rows; r++ {
+			for _, v := range w.Row(r) {
+				b = binary.LittleEndian.AppendUint64(b, math.Float64bits(v))
+			}
+		}
+	}
+	if len(b) != headerSize+size {
+		panic("model: internal error: encoded size mismatch")
+	}
+	return binary.LittleEndian.AppendUint32(b, crc32.Checksum(b, castagnoli)), nil
+}
+
+// putConfig appends the stored fields of c (configSize bytes).
+func putConfig(b []byte, c *Config) []byte {
+	le := binary.LittleEndian
+	for _, v := range []int{c.SubspaceDim, c.PrototypesPerClass, c.StepEvery, c.Epochs, c.Patience} {
+		b = le.AppendUint32(b, uint32(v))
+	}
+	cw := byte(0)
+	if c.ClassWeights {
+		cw = 1
+	}
+	b = append(b, byte(c.Init), byte(c.Relevance), byte(c.Schedule), byte(c.Activation)|cw<<7)
+	for _, v := range []float64{c.InitNoise, c.Eta, c.Gamma, c.Tau, c.Beta, c.RelevanceFloor, c.ValidationFraction, c.Temperature, c.RejectMargin} {
+		b = le.AppendUint64(b, math.Float64bits(v))
+	}
+	return le.AppendUint64(b, c.Seed)
+}
+
+// getConfig decodes putConfig's bytes.
+func getConfig(b []byte) Config {
+	le := binary.LittleEndian
+	var c Config
+	ints := []*int{&c.SubspaceDim, &c.PrototypesPerClass, &c.StepEvery, &c.Epochs, &c.Patience}
+	for i, p := range ints {
+		*p = int(le.Uint32(b[4*i:]))
+	}
+	o := 4 * len(ints)
+	c.Init, c.Relevance, c.Schedule = InitKind(b[o]), RelevanceKind(b[o+1]), Schedule(b[o+2])
+	c.Activation, c.ClassWeights = Activation(b[o+3]&0x7f), b[o+3]&0x80 != 0
+	o += 4
+	for _, p := range []*float64{&c.InitNoise, &c.Eta, &c.Gamma, &c.Tau, &c.Beta, &c.RelevanceFloor, &c.ValidationFraction, &c.Temperature, &c.RejectMargin} {
+		*p = math.Float64frombits(le.Uint64(b[o:]))
+		o += 8
+	}
+	c.Seed = le.Uint64(b[o:])
+	return c
+}
+
+// Load reads a model written by Save. It checks the magic, the version and
+// the shapes against sane limits and against the declared payload length
+// before reading the payload (which is never allocated beyond the bytes
+// actually present), then the CRC-32C, then every field (labels in range,
+// relevances non-negative summing to 1, prototypes finite and orthonormal).
+// Errors wrap ErrFormat, ErrVersion, ErrTruncated, ErrChecksum or
+// ErrCorrupt.
+func Load(r io.Reader) (*Model, error) {
+	var h [headerSize]byte
+	n, err := io.ReadFull(r, h[:])
+	if n >= len(magic) && string(h[:len(magic)]) != magic || n < len(magic) && n > 0 && string(h[:n]) != magic[:n] {
+		return nil, fmt.Errorf("model: load: %w", ErrFormat)
+	}
+	if err != nil {
+		if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
+			return nil, fmt.Errorf("model: load: header: %w (%d of %d bytes)", ErrTruncated, n, headerSize)
+		}
+		return nil, fmt.Errorf("model: load: %w", err)
+	}
+	le := binary.LittleEndian
+	if v := le.Uint32(h[8:]); v != formatVersion {
+		return nil, fmt.Errorf("model: load: %w %d (this package reads %d)", ErrVersion, v, formatVersion)
+	}
+	dim, d, p, classes := int(le.Uint32(h[12:])), int(le.Uint32(h[16:])), int(le.Uint32(h[20:])), int(le.Uint32(h[24:]))
+	flags := le.Uint32(h[28:])
+	epochs := le.Uint64(h[32:])
+	size := le.Uint64(h[40:])
+	corrupt := func(format string, a ...any) error {
+		return fmt.Errorf("model: load: %w: "+format, append([]any{ErrCorrupt}, a...)...)
+	}
+	switch {
+	case dim < 1 || dim > MaxDim || d < 1 || d > MaxSubDim || d > dim:
+		return nil, corrupt("shape D=%d d=%d", dim, d)
+	case p < 2 || p > MaxPrototype || classes < 2 || classes > MaxClasses || classes > p:
+		return nil, corrupt("%d prototypes of %d classes", p, classes)
+	case flags&^(flagNames|flagCounts) != 0:
+		return nil, corrupt("flags %#x", flags)
+	case epochs > math.MaxInt32:
+		return nil, corrupt("epochs %d", epochs)
+	case size > MaxFileBytes:
+		return nil, corrupt("payload of %d bytes (limit %d)", size, MaxFileBytes)
+	}
+	// Sizes below are bounded by the limits: no overflow.
+	fixed := configSize + 4*p + 8*p*dim*d
+	if flags&flagCounts != 0 {
+		fixed += 4 * classes
+	}
+	if flags&flagNames != 0 {
+		fixed += 4 * classes
+	}
+	minSize, maxSize := fixed+8*d, fixed+8*p*d
+	if flags&flagNames != 0 {
+		maxSize += classes * maxNameLen
+	}
+	if size < uint64(minSize) || size > uint64(maxSize) {
+		return nil, corrupt("payload of %d bytes for D=%d d=%d p=%d C=%d (want %d..%d)", size, dim, d, p, classes, minSize, maxSize)
+	}
+	// Read what is there, at most size+4 bytes: allocation follows the data.
+	body, err := io.ReadAll(io.LimitReader(r, int64(size)+4))
+	if err != nil {
+		return nil, fmt.Errorf("model: load: %w", err)
+	}
+	if uint64(len(body)) < size+4 {
+		return nil, fmt.Errorf("model: load: %w: %d of %d bytes after the header", ErrTruncated, len(body), size+4)
+	}
+	payload := body[:size]
+	crc := crc32.Update(crc32.Checksum(h[:], castagnoli), castagnoli, payload)
+	if got := le.Uint32(body[size:]); got != crc {
+		return nil, fmt.Errorf("model: load: %w (stored %#08x, computed %#08x)", ErrChecksum, got, crc)
+	}
+	return decodePayload(payload, dim, d, p, classes, flags, int(epochs))
+}
+
+// decodePayload parses and validates a checksummed payload.
+func decodePayload(b []byte, dim, d, p, classes int, flags uint32, epochs int) (*Model, error) {
+	le := binary.LittleEndian
+	corrupt := func(format string, a ...any) error {
+		return fmt.Errorf("model: load: %w: "+format, append([]any{ErrCorrupt}, a...)...)
+	}
+	take := func(n int) ([]byte, error) {
+		if n > len(b) {
+			return nil, corrupt("payload ends early")
+		}
+		s := b[:n]
+		b = b[n:]
+		return s, nil
+	}
+	cb, err := take(configSize)
+	if err != nil {
+		return nil, err
+	}
+	cfg := getConfig(cb)
+	m := &Model{cfg: cfg, dim: dim, d: d, classes: classes, epochs: epochs}
+	lb, err := take(4 * p)
+	if err != nil {
+		return nil, err
+	}
+	m.labels = make([]int, p)
+	for k := range m.labels {
+		m.labels[k] = int(le.Uint32(lb[4*k:]))
+	}
+	if flags&flagCounts != 0 {
+		cb, err := take(4 * classes)
+		if err != nil {
+			return nil, err
+		}
+		m.cfg.PrototypesOfClass = make([]int, classes)
+		for c := range m.cfg.PrototypesOfClass {
+			m.cfg.PrototypesOfClass[c] = int(le.Uint32(cb[4*c:]))
+		}
+	}
+	if flags&flagNames != 0 {
+		m.cfg.ClassNames = make([]string, classes)
+		for c := range m.cfg.ClassNames {
+			nb, err := take(4)
+			if err != nil {
+				return nil, err
+			}
+			n := le.Uint32(nb)
+			if n > maxNameLen {
+				return nil, corrupt("class name of %d bytes", n)
+			}
+			sb, err := take(int(n))
+			if err != nil {
+				return nil, err
+			}
+			m.cfg.ClassNames[c] = string(sb)
+		}
+	}
+	nl := d
+	if m.cfg.Relevance == RelevanceLocal {
+		nl = p * d
+	}
+	if len(b) != 8*nl+8*p*dim*d {
+		return nil, corrupt("%d bytes left for %d relevances and %d prototypes of %d x %d", len(b), nl, p, dim, d)
+	}
+	m.lambda = make([]float64, nl)
+	for i := range m.lambda {
+		m.lambda[i] = math.Float64frombits(le.Uint64(b[8*i:]))
+	}
+	b = b[8*nl:]
+	m.protos = make([]*linalg.Dense, p)
+	for k := range m.protos {
+		w := linalg.NewDense(dim, d)
+		for r := 0; r < dim; r++ {
+			row := w.Row(r)
+			for c := range row {
+				row[c] = math.Float64frombits(le.Uint64(b))
+				b = b[8:]
+			}
+		}
+		m.protos[k] = w
+	}
+	if err := m.validate(); err != nil {
+		return nil, fmt.Errorf("model: load: %w: %v", ErrCorrupt, err)
+	}
+	return m, nil
+}
+
+// validate checks the invariants of a decoded model (binary or JSON).
+func (m *Model) validate() error {
+	c := m.cfg
+	if c.Workers == 0 {
+		c.Workers = 1 // not stored
+	}
+	if err := c.validate(); err != nil {
+		return err
+	}
+	if c.SubspaceDim != m.d {
+		return fmt.Errorf("config SubspaceDim %d for prototypes of %d columns", c.SubspaceDim, m.d)
+	}
+	if m.dim < 1 || m.dim > MaxDim || m.d < 1 || m.d > MaxSubDim || m.d > m.dim {
+		return fmt.Errorf("shape D=%d d=%d", m.dim, m.d)
+	}
+	p := len(m.protos)
+	if p < 2 || p > MaxPrototype || m.classes < 2 || m.classes > p || len(m.labels) != p {
+		return fmt.Errorf("%d prototypes (%d labels) of %d classes", p, len(m.labels), m.classes)
+	}
+	if m.epochs < 0 {
+		return fmt.Errorf("epochs %d", m.epochs)
+	}
+	counts := make([]int, m.classes)
+	for k, l := range m.labels {
+		if l < 0 || l >= m.classes {
+			return fmt.Errorf("prototype %d has label %d of %d classes", k, l, m.classes)
+		}
+		if k > 0 && l < m.labels[k-1] {
+			return fmt.Errorf("prototype labels not in class order at %d", k)
+		}
+		counts[l]++
+	}
+	for cl, n := range counts {
+		if n == 0 {
+			return fmt.Errorf("class %d has no prototype", cl)
+		}
+		if c.PrototypesOfClass != nil {
+			if len(c.PrototypesOfClass) != m.classes || c.PrototypesOfClass[cl] != n {
+				return fmt.Errorf("prototype counts do not match the labels")
+			}
+		} else if n != c.PrototypesPerClass {
+			return fmt.Errorf("class %d has %d prototypes, config says %d", cl, n, c.PrototypesPerClass)
+		}
+	}
+	if c.ClassNames != nil && len(c.ClassNames) != m.classes {
+		return fmt.Errorf("%d class names for %d classes", len(c.ClassNames), m.classes)
+	}
+	nl := m.d
+	if c.Relevance == RelevanceLocal {
+		nl = p * m.d
+	}
+	if len(m.lambda) != nl {
+		return fmt.Errorf("%d relevances, want %d", len(m.lambda), nl)
+	}
+	for off := 0; off < nl; off += m.d {
+		var sum float64
+		for _, v := range m.lambda[off : off+m.d] {
+			if !(v >= 0) || math.IsInf(v, 1) {
+				return fmt.Errorf("relevance %v", v)
+			}
+			sum += v
+		}
+		if math.Abs(sum-1) > 1e-9 {
+			return fmt.Errorf("relevances sum to %v", sum)
+		}
+	}
+	for k, w := range m.protos {
+		if w == nil || w.Rows != m.dim || w.Cols != m.d {
+			return fmt.Errorf("prototype %d has the wrong shape", k)
+		}
+		if err := w.Validate(); err != nil {
+			return fmt.Errorf("prototype %d: %v", k, err)
+		}
+		if e := linalg.OrthonormalityError(w); !(e <= orthoTol) {
+			return fmt.Errorf("prototype %d is not orthonormal (max |WᵀW − I| = %.3g)", k, e)
+		}
+	}
+	m.cfg.Workers = 0
+	return nil
+}
+
+// SaveFile writes m to path atomically: to a temporary file in the same
+// directory, synced, closed and renamed over path, then the directory is
+// synced. A crash leaves either the old file or the new one.
+func (m *Model) SaveFile(path string) (err error) {
+	b, err := m.MarshalBinary()
+	if err != nil {
+		return err
+	}
+	dir, base := filepath.Split(path)
+	if dir == "" {
+		dir = "."
+	}
+	f, err := os.CreateTemp(dir, "."+base+".tmp*")
+	if err != nil {
+		return fmt.Errorf("model: save file: %w", err)
+	}
+	tmp := f.Name()
+	defer func() {
+		if err != nil {
+			f.Close()
+			os.Remove(tmp)
+		}
+	}()
+	if _, err = f.Write(b); err != nil {
+		return fmt.Errorf("model: save file: %w", err)
+	}
+	if err = f.Sync(); err != nil {
+		return fmt.Errorf("model: save file: %w", err)
+	}
+	if err = f.Close(); err != nil {
+		return fmt.Errorf("model: save file: %w", err)
+	}
+	if err = os.Rename(tmp, path); err != nil {
+		return fmt.Errorf("model: save file: %w", err)
+	}
+	if d, derr := os.Open(dir); derr == nil {
+		// Make the rename durable. Some systems cannot sync a directory;
+		// the file itself is complete either way.
+		_ = d.Sync()
+		d.Close()
+	}
+	return nil
+}
+
+// LoadFile reads a model saved by SaveFile.
+func LoadFile(path string) (*Model, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("model: load file: %w", err)
+	}
+	defer f.Close()
+	return Load(f)
+}
+
+// UnmarshalBinary decodes a model encoded by MarshalBinary into m, which
+// must be a new (zero) Model. Trailing bytes are an error.
+func (m *Model) UnmarshalBinary(b []byte) error {
+	r := &sliceReader{b: b}
+	got, err := Load(r)
+	if err != nil {
+		return err
+	}
+	if len(r.b) != 0 {
+		return fmt.Errorf("model: load: %w: %d trailing bytes", ErrCorrupt, len(r.b))
+	}
+	m.adopt(got)
+	return nil
+}
+
+// adopt moves src's content into m (which has no predictor yet).
+func (m *Model) adopt(src *Model) {
+	m.cfg, m.dim, m.d, m.classes = src.cfg, src.dim, src.d, src.classes
+	m.labels, m.protos, m.lambda, m.epochs = src.labels, src.protos, src.lambda, src.epochs
+}
+
+type sliceReader struct{ b []byte }
+
+func (r *sliceReader) Read(p []byte) (int, error) {
+	if len(r.b) == 0 {
+		return 0, io.EOF
+	}
+	n := copy(p, r.b)
+	r.b = r.b[n:]
+	return n, nil
+}

@@ -1,0 +1,782 @@
+package model
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"math/bits"
+	"math/rand/v2"
+	"time"
+
+	"github.com/grlgq/grlgq/engine"
+	"github.com/grlgq/grlgq/kernels"
+	"github.com/grlgq/grlgq/linalg"
+	"github.com/grlgq/grlgq/subspace"
+	"github.com/grlgq/grlgq/svd"
+)
+
+// PCG streams of the seeded random choices (one per purpose, so that e.g.
+// the validation split does not shift the initialisation).
+const (
+	streamInit  = 0x494e4954_00000000 // "INIT"
+	streamSplit = 0x53504c54_00000000 // "SPLT"
+	streamPerm  = 0x5045524d_00000000 // "PERM" + epoch
+)
+
+// Permutation returns the order in which Train visits n training sets in
+// the (0-based, lifetime) epoch e: a Fisher–Yates shuffle of 0..n-1,
+//
+//	src := rand.NewPCG(seed, 0x5045524d00000000+uint64(e))
+//	for i := n-1; i > 0; i-- { j := bounded(src, i+1); p[i], p[j] = p[j], p[i] }
+//
+// where bounded(src, k) is Lemire's multiply-shift: the high word of
+// src.Uint64()·k, redrawn while the low word is below (2⁶⁴ − k) mod k. It is
+// spelled out so that other implementations can reproduce a training run.
+func Permutation(seed uint64, epoch, n int) []int {
+	p := make([]int, n)
+	PermutationTo(p, seed, epoch)
+	return p
+}
+
+// PermutationTo writes Permutation(seed, epoch, len(dst)) into dst.
+func PermutationTo(dst []int, seed uint64, epoch int) {
+	for i := range dst {
+		dst[i] = i
+	}
+	src := rand.NewPCG(seed, streamPerm+uint64(epoch))
+	for i := len(dst) - 1; i > 0; i-- {
+		j := bounded(src, uint64(i+1))
+		dst[i], dst[j] = dst[j], dst[i]
+	}
+}
+
+// bounded returns a uniform integer in [0, k) (Lemire 2019).
+func bounded(src *rand.PCG, k uint64) int {
+	hi, lo := bits.Mul64(src.Uint64(), k)
+	if lo < k {
+		thresh := -k % k
+		for lo < thresh {
+			hi, lo = bits.Mul64(src.Uint64(), k)
+		}
+	}
+	return int(hi)
+}
+
+// ValidationSplit returns the indices (ascending) of the training and the
+// validation part of a data set with labels y, as Train carves them: within
+// each class, a seeded shuffle (rand.NewPCG(seed, 0x53504c5400000000), one
+// stream over the classes in order) puts round(fraction·n_c) sets into the
+// validation part, at least one and at most n_c−1 when the class has two or
+// more sets and fraction > 0.
+func ValidationSplit(y []int, fraction float64, seed uint64) (train, val []int) {
+	if !(fraction > 0) {
+		train = make([]int, len(y))
+		for i := range train {
+			train[i] = i
+		}
+		return train, nil
+	}
+	classes := 0
+	for _, c := range y {
+		classes = max(classes, c+1)
+	}
+	byClass := make([][]int, classes)
+	for i, c := range y {
+		byClass[c] = append(byClass[c], i)
+	}
+	src := rand.NewPCG(seed, streamSplit)
+	isVal := make([]bool, len(y))
+	for _, idx := range byClass {
+		n := len(idx)
+		if n < 2 {
+			continue
+		}
+		nv := int(math.Round(fraction * float64(n)))
+		nv = min(max(nv, 1), n-1)
+		for i := n - 1; i > 0; i-- {
+			j := bounded(src, uint64(i+1))
+			idx[i], idx[j] = idx[j], idx[i]
+		}
+		for _, i := range idx[:nv] {
+			isVal[i] = true
+		}
+	}
+	for i, v := range isVal {
+		if v {
+			val = append(val, i)
+		} else {
+			train = append(train, i)
+		}
+	}
+	return train, val
+}
+
+// EpochStats are the statistics of one training epoch.
+type EpochStats struct {
+	// Epoch is the lifetime number of the epoch, from 1 (the model's
+	// Epochs() after it).
+	Epoch int
+	// Eta and Gamma are the learning rates the schedule gave this epoch.
+	Eta, Gamma float64
+	// Cost is the mean over the epoch's steps of (class weight)·φ(μ), each
+	// taken before its step's update.
+	Cost float64
+	// TrainAccuracy is the fraction of the epoch's steps whose sample was
+	// classified correctly (W⁺ nearer than W⁻, ties to the lower index)
+	// before its update: a running accuracy, free to compute.
+	TrainAccuracy float64
+	// ValAccuracy is the accuracy on the validation part after the epoch
+	// (NaN without one).
+	ValAccuracy float64
+	// Relevances after the epoch (a copy; layout as Model.Relevances).
+	Relevances []float64
+	// Duration is the wall time of the epoch (with validation).
+	Duration time.Duration
+}
+
+// History records a training run.
+type History struct {
+	Epochs []EpochStats
+	// Best is the index into Epochs of the epoch whose model was returned
+	// (the best validation accuracy with early stopping; else the last).
+	// -1 when no epoch ran.
+	Best int
+	// EarlyStopped reports that Patience ended training.
+	EarlyStopped bool
+	// Train and Val are the indices of the sets used for training and for
+	// validation.
+	Train, Val []int
+}
+
+// StepResult reports one SGD step: the winners and distances before the
+// update.
+type StepResult struct {
+	Plus, Minus   int     // indices of W⁺ and W⁻
+	DPlus, DMinus float64 // their distances d⁺, d⁻
+	Mu            float64 // (d⁺ − d⁻)/(d⁺ + d⁻)
+	Cost          float64 // weight·φ(μ)
+	Correct       bool    // W⁺ was the nearest prototype
+}
+
+// Init returns the untrained model Train starts from when given these
+// training sets (Train calls it on the training part of its split): the
+// prototypes placed by cfg.Init from cfg.Seed, relevances 1/d, Epochs() 0.
+// Labels are 0..C-1 with C = max(y)+1 >= 2; every class needs a set.
+func Init(cfg Config, x []*subspace.Subspace, y []int) (*Model, error) {
+	cfg.OnEpoch = nil
+	cfg = cfg.withDefaults()
+	if err := cfg.validate(); err != nil {
+		return nil, err
+	}
+	dim, d, classes, err := checkData(&cfg, x, y, -1, -1, -1)
+	if err != nil {
+		return nil, err
+	}
+	if cfg.PrototypesOfClass != nil && len(cfg.PrototypesOfClass) != classes {
+		return nil, fmt.Errorf("model: %w: PrototypesOfClass has %d entries for %d classes", ErrConfig, len(cfg.PrototypesOfClass), classes)
+	}
+	if cfg.ClassNames != nil && len(cfg.ClassNames) != classes {
+		return nil, fmt.Errorf("model: %w: ClassNames has %d entries for %d classes", ErrConfig, len(cfg.ClassNames), classes)
+	}
+	cfg.SubspaceDim = d
+	labels := cfg.prototypeLabels(classes)
+	if len(labels) > MaxPrototype {
+		return nil, fmt.Errorf("model: %w: %d prototypes (limit %d)", ErrConfig, len(labels), MaxPrototype)
+	}
+	m := &Model{cfg: cfg, dim: dim, d: d, classes: classes, labels: labels}
+	m.cfg.PrototypesOfClass = append([]int(nil), cfg.PrototypesOfClass...)
+	m.cfg.ClassNames = append([]string(nil), cfg.ClassNames...)
+	if err := initPrototypes(m, x, y); err != nil {
+		return nil, err
+	}
+	nl := d
+	if cfg.Relevance == RelevanceLocal {
+		nl = len(labels) * d
+	}
+	m.lambda = make([]float64, nl)
+	for i := range m.lambda {
+		m.lambda[i] = 1 / float64(d)
+	}
+	return m, nil
+}
+
+// checkData validates training sets and labels and returns D, d and the
+// number of classes (max label + 1). dim, d, classes >= 0 are required
+// values (a model's); -1 means "take from the data".
+func checkData(cfg *Config, x []*subspace.Subspace, y []int, dim, d, classes int) (int, int, int, error) {
+	if len(x) == 0 || len(x) != len(y) {
+		return 0, 0, 0, fmt.Errorf("model: %w: %d sets and %d labels", ErrData, len(x), len(y))
+	}
+	if d < 0 {
+		d = cfg.SubspaceDim
+	}
+	maxLabel := -1
+	for i, s := range x {
+		if s == nil || s.Basis == nil {
+			return 0, 0, 0, fmt.Errorf("model: %w: set %d has no basis", ErrData, i)
+		}
+		b := s.Basis
+		if dim < 0 {
+			dim = b.Rows
+		}
+		if d <= 0 {
+			d = b.Cols
+		}
+		if b.Rows != dim || b.Cols != d {
+			return 0, 0, 0, fmt.Errorf("model: %w: set %d has a %d x %d basis, want %d x %d", ErrData, i, b.Rows, b.Cols, dim, d)
+		}
+		if err := b.Validate(); err != nil {
+			return 0, 0, 0, fmt.Errorf("model: set %d: %w: %v", i, ErrNotFinite, err)
+		}
+		if y[i] < 0 || y[i] >= MaxClasses {
+			return 0, 0, 0, fmt.Errorf("model: %w: set %d has label %d", ErrData, i, y[i])
+		}
+		maxLabel = max(maxLabel, y[i])
+	}
+	if d < 1 || d > MaxSubDim || dim < d || dim > MaxDim {
+		return 0, 0, 0, fmt.Errorf("model: %w: subspaces of dimension %d in %d pixels", ErrData, d, dim)
+	}
+	if classes < 0 {
+		classes = maxLabel + 1
+		if classes < 2 {
+			return 0, 0, 0, fmt.Errorf("model: %w: need at least 2 classes, labels go up to %d", ErrData, maxLabel)
+		}
+	} else if maxLabel >= classes {
+		return 0, 0, 0, fmt.Errorf("model: %w: label %d but the model has %d classes", ErrData, maxLabel, classes)
+	}
+	return dim, d, classes, nil
+}
+
+// Train initialises a model (Init on the training part) and trains it for
+// cfg.Epochs epochs (Algorithm 2: per-set SGD over Permutation(cfg.Seed,
+// epoch, n) each epoch). With cfg.ValidationFraction > 0 the validation
+// part (ValidationSplit) is held out and evaluated after every epoch.
+// Train(ctx, cfg, x, y) gives the same model as Continue(ctx, Init(cfg,
+// train part), cfg, x, y).
+//
+// Training stops early on ctx's cancellation, on Patience, or when OnEpoch
+// returns ErrStop. On an error (cancellation included) Train returns the
+// error together with the model as it stands (every step before the failing
+// one applied; a failing step never changes it) and the history so far; a
+// setup error returns a nil model.
+func Train(ctx context.Context, cfg Config, x []*subspace.Subspace, y []int) (*Model, *History, error) {
+	c := cfg.withDefaults()
+	if err := c.validate(); err != nil {
+		return nil, nil, err
+	}
+	if len(x) != len(y) {
+		return nil, nil, fmt.Errorf("model: %w: %d sets and %d labels", ErrData, len(x), len(y))
+	}
+	for i, v := range y {
+		if v < 0 || v >= MaxClasses {
+			return nil, nil, fmt.Errorf("model: %w: set %d has label %d", ErrData, i, v)
+		}
+	}
+	tr, va := ValidationSplit(y, c.ValidationFraction, c.Seed)
+	xt, yt := pick(x, y, tr)
+	m, err := Init(cfg, xt, yt)
+	if err != nil {
+		return nil, nil, err
+	}
+	return run(ctx, m, cfg, x, y, tr, va)
+}
+
+// Continue trains a copy of m for cfg.Epochs more epochs on (x, y), which
+// may be the old training data or new data with the model's classes. The
+// structural fields of cfg (SubspaceDim, PrototypesPerClass,
+// PrototypesOfClass, Init, InitNoise, Relevance, ClassNames) are taken from
+// m; the others (rates, schedule, activation, epochs, validation, seed,
+// workers, prediction options) from cfg. Epoch numbers, and so the
+// schedule and the permutations, continue from m.Epochs(). m is not
+// changed.
+func Continue(ctx context.Context, m *Model, cfg Config, x []*subspace.Subspace, y []int) (*Model, *History, error) {
+	c := cfg.withDefaults()
+	if err := c.validate(); err != nil {
+		return nil, nil, err
+	}
+	if len(x) != len(y) {
+		return nil, nil, fmt.Errorf("model: %w: %d sets and %d labels", ErrData, len(x), len(y))
+	}
+	for i, v := range y {
+		if v < 0 || v >= m.classes {
+			return nil, nil, fmt.Errorf("model: %w: set %d has label %d, the model has %d classes", ErrData, i, v, m.classes)
+		}
+	}
+	tr, va := ValidationSplit(y, c.ValidationFraction, c.Seed)
+	return run(ctx, m, cfg, x, y, tr, va)
+}
+
+// trainingConfig merges the training options of cfg with the structure of m.
+func trainingConfig(m *Model, cfg Config) Config {
+	c := cfg.withDefaults()
+	s := m.Config()
+	c.SubspaceDim = s.SubspaceDim
+	c.PrototypesPerClass = s.PrototypesPerClass
+	c.PrototypesOfClass = s.PrototypesOfClass
+	c.Init = s.Init
+	c.InitNoise = s.InitNoise
+	c.Relevance = s.Relevance
+	c.ClassNames = s.ClassNames
+	return c
+}
+
+func pick(x []*subspace.Subspace, y []int, idx []int) ([]*subspace.Subspace, []int) {
+	xs := make([]*subspace.Subspace, len(idx))
+	ys := make([]int, len(idx))
+	for i, j := range idx {
+		xs[i], ys[i] = x[j], y[j]
+	}
+	return xs, ys
+}
+
+// run is the epoch loop shared by Train and Continue.
+func run(ctx context.Context, m0 *Model, cfg Config, x []*subspace.Subspace, y []int, tr, va []int) (*Model, *History, error) {
+	onEpoch := cfg.OnEpoch
+	cfg = trainingConfig(m0, cfg)
+	cfg.OnEpoch = nil
+	if _, _, _, err := checkData(&cfg, x, y, m0.dim, m0.d, m0.classes); err != nil {
+		return nil, nil, err
+	}
+	if len(tr) == 0 {
+		return nil, nil, fmt.Errorf("model: %w: no training sets", ErrData)
+	}
+	t, err := NewTrainer(m0, cfg)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer t.Close()
+
+	// Class weights from the training part.
+	if cfg.ClassWeights {
+		counts := make([]int, m0.classes)
+		for _, i := range tr {
+			counts[y[i]]++
+		}
+		for c, n := range counts {
+			t.weights[c] = 0
+			if n > 0 {
+				t.weights[c] = float64(len(tr)) / (float64(m0.classes) * float64(n))
+			}
+		}
+	}
+	trainX := make([]*linalg.Dense, len(tr))
+	trainY := make([]int, len(tr))
+	for i, j := range tr {
+		trainX[i], trainY[i] = x[j].Basis, y[j]
+	}
+	valX := make([]*linalg.Dense, len(va))
+	valY := make([]int, len(va))
+	for i, j := range va {
+		valX[i], valY[i] = x[j].Basis, y[j]
+	}
+	hist := &History{Best: -1, Train: tr, Val: va}
+	var valDist []float64
+	if len(va) > 0 {
+		valDist = make([]float64, len(va)*len(m0.protos))
+	}
+	earlyStop := len(va) > 0 && cfg.Patience > 0
+	var best *Model
+	bestAcc := math.Inf(-1)
+	order := make([]int, len(tr))
+
+	finish := func(err error) (*Model, *History, error) {
+		if best != nil {
+			return best, hist, err
+		}
+		if hist.Best < 0 && len(hist.Epochs) > 0 {
+			hist.Best = len(hist.Epochs) - 1
+		}
+		return t.Model(), hist, err
+	}
+
+	for e := 0; e < cfg.Epochs; e++ {
+		start := time.Now()
+		epoch := t.epochs
+		eta, gamma := cfg.rates(epoch)
+		PermutationTo(order, cfg.Seed, epoch)
+		st := EpochStats{Epoch: epoch + 1, Eta: eta, Gamma: gamma, ValAccuracy: math.NaN()}
+		var cost float64
+		correct := 0
+		for _, i := range order {
+			if err := ctx.Err(); err != nil {
+				return finish(fmt.Errorf("model: epoch %d: %w", epoch+1, err))
+			}
+			r, err := t.Step(trainX[i], trainY[i], eta, gamma)
+			if err != nil {
+				return finish(fmt.Errorf("model: epoch %d, sample %d: %w", epoch+1, tr[i], err))
+			}
+			cost += r.Cost
+			if r.Correct {
+				correct++
+			}
+		}
+		t.epochs++
+		st.Cost = cost / float64(len(order))
+		st.TrainAccuracy = float64(correct) / float64(len(order))
+		if len(va) > 0 {
+			acc, err := t.accuracy(valDist, valX, valY)
+			if err != nil {
+				return finish(fmt.Errorf("model: epoch %d, validation: %w", epoch+1, err))
+			}
+			st.ValAccuracy = acc
+		}
+		st.Relevances = append([]float64(nil), t.lambda...)
+		st.Duration = time.Since(start)
+		hist.Epochs = append(hist.Epochs, st)
+		if earlyStop {
+			if st.ValAccuracy > bestAcc {
+				bestAcc = st.ValAccuracy
+				best = t.Model()
+				hist.Best = len(hist.Epochs) - 1
+			} else if len(hist.Epochs)-1-hist.Best >= cfg.Patience {
+				hist.EarlyStopped = true
+				break
+			}
+		} else {
+			hist.Best = len(hist.Epochs) - 1
+		}
+		if onEpoch != nil {
+			if err := onEpoch(st); err != nil {
+				if errors.Is(err, ErrStop) {
+					break
+				}
+				return finish(fmt.Errorf("model: epoch %d: callback: %w", epoch+1, err))
+			}
+		}
+	}
+	return finish(nil)
+}
+
+// Trainer runs SGD steps on a working copy of a model whose prototypes live
+// in a distance engine. Train and Continue use one; it is exported for
+// callers that drive training themselves (and for benchmarks). A Trainer is
+// not safe for concurrent use; Close releases its workers.
+type Trainer struct {
+	cfg     Config
+	base    *Model // shape, labels, class names; prototypes not current
+	eng     *engine.Engine
+	protos  []*linalg.Dense // engine views
+	lambda  []float64       // current relevances (d or p*d)
+	weights []float64       // per class, 1 unless ClassWeights
+	epochs  int
+
+	dist, theta []float64 // p, p*d
+	small       *svd.Small
+	qp, qw      [2][]float64 // d x d, stride d
+	cs, th      [2][]float64 // cos θ and θ of the winners' factorisations
+	coef        []float64    // Q_P diag(a G), d x d
+	v           [2]*linalg.Dense
+	orth        *linalg.Orthonormalizer
+	lamNew      []float64 // new relevances (d, or 2d for local: plus, minus)
+}
+
+// NewTrainer returns a Trainer starting at a copy of m, with the training
+// options of cfg (see Continue; class weights are 1).
+func NewTrainer(m *Model, cfg Config) (*Trainer, error) {
+	cfg = trainingConfig(m, cfg)
+	cfg.OnEpoch = nil
+	if err := cfg.validate(); err != nil {
+		return nil, err
+	}
+	p, dim, d := len(m.protos), m.dim, m.d
+	eng, err := engine.New(dim, d, p, cfg.Workers)
+	if err != nil {
+		return nil, fmt.Errorf("model: %w", err)
+	}
+	t := &Trainer{
+		cfg:     cfg,
+		base:    m,
+		eng:     eng,
+		protos:  make([]*linalg.Dense, p),
+		lambda:  append([]float64(nil), m.lambda...),
+		weights: make([]float64, m.classes),
+		epochs:  m.epochs,
+		dist:    make([]float64, p),
+		theta:   make([]float64, p*d),
+		small:   svd.NewSmall(d),
+		coef:    make([]float64, d*d),
+		orth:    linalg.NewOrthonormalizer(dim, d),
+		lamNew:  make([]float64, 2*d),
+	}
+	for k := range t.protos {
+		t.protos[k] = eng.Prototype(k)
+		t.protos[k].CopyFrom(m.protos[k])
+	}
+	for c := range t.weights {
+		t.weights[c] = 1
+	}
+	for s := 0; s < 2; s++ {
+		t.qp[s] = make([]float64, d*d)
+		t.qw[s] = make([]float64, d*d)
+		t.cs[s] = make([]float64, d)
+		t.th[s] = make([]float64, d)
+		t.v[s] = linalg.NewDense(dim, d)
+	}
+	return t, nil
+}
+
+// Close releases the Trainer's workers.
+func (t *Trainer) Close() {
+	if t.eng != nil {
+		t.eng.Close()
+		t.eng = nil
+	}
+}
+
+// Model returns a snapshot of the model being trained.
+func (t *Trainer) Model() *Model {
+	m := &Model{
+		cfg:     t.cfg,
+		dim:     t.base.dim,
+		d:       t.base.d,
+		classes: t.base.classes,
+		labels:  append([]int(nil), t.base.labels...),
+		protos:  make([]*linalg.Dense, len(t.protos)),
+		lambda:  append([]float64(nil), t.lambda...),
+		epochs:  t.epochs,
+	}
+	m.cfg.PrototypesOfClass = append([]int(nil), t.cfg.PrototypesOfClass...)
+	m.cfg.ClassNames = append([]string(nil), t.cfg.ClassNames...)
+	for k, w := range t.protos {
+		m.protos[k] = linalg.NewDense(m.dim, m.d)
+		m.protos[k].CopyFrom(w)
+	}
+	return m
+}
+
+// relevanceOf returns the current relevances of prototype k (a view).
+func (t *Trainer) relevanceOf(k int) []float64 {
+	d := t.base.d
+	if len(t.lambda) == d {
+		return t.lambda
+	}
+	return t.lambda[k*d : (k+1)*d]
+}
+
+// Step performs one SGD step of GRLGQ (Algorithm 2) on the training set
+// with basis p (D x d, orthonormal columns) and label y, with learning
+// rates eta and gamma:
+//
+//  1. distances to all prototypes (engine); W⁺ = nearest with label y, W⁻ =
+//     nearest with another label, ties to the lowest index;
+//     μ = (d⁺ − d⁻)/S, S = d⁺ + d⁻; c = φ'(μ)·weight(y);
+//  2. for each winner, Pᵀ W = Q_P diag(cos θ) Q_Wᵀ (angles recomputed from
+//     this factorisation), U = P Q_P, V = W Q_W, G = diag(2 λ_k θ_k/sin θ_k);
+//  3. W⁺ ← V⁺ + η c (2d⁻/S²) U⁺G⁺ and W⁻ ← V⁻ − η c (2d⁺/S²) U⁻G⁻, each
+//     re-orthonormalised (CGS2) in place;
+//  4. λ ← λ − γ c (2/S²)(d⁻ θ⁺² − d⁺ θ⁻²) (local: each winner's own λ gets
+//     its term), floored at RelevanceFloor, renormalised to sum 1.
+//
+// Every gradient uses the state before the step. On error nothing changes
+// (a prototype's basis may be rotated within its span, which no distance
+// sees). Step allocates nothing.
+func (t *Trainer) Step(p *linalg.Dense, y int, eta, gamma float64) (StepResult, error) {
+	var r StepResult
+	if t.eng == nil {
+		return r, fmt.Errorf("model: trainer: %w", ErrClosed)
+	}
+	if err := t.base.checkBasis(p); err != nil {
+		return r, err
+	}
+	if y < 0 || y >= t.base.classes {
+		return r, fmt.Errorf("model: %w: label %d outside [0, %d)", ErrData, y, t.base.classes)
+	}
+	if err := t.eng.Distances(t.dist, t.theta, p, t.lambda); err != nil {
+		return r, stepError("distances", err)
+	}
+	plus, minus := -1, -1
+	dp, dm := math.Inf(1), math.Inf(1)
+	for k, dk := range t.dist {
+		if !finite(dk) {
+			return r, fmt.Errorf("model: distance to prototype %d is %v: %w", k, dk, ErrNotFinite)
+		}
+		if t.base.labels[k] == y {
+			if dk < dp {
+				plus, dp = k, dk
+			}
+		} else if dk < dm {
+			minus, dm = k, dk
+		}
+	}
+	if plus < 0 || minus < 0 {
+		return r, fmt.Errorf("model: %w: class %d has no prototype, or no other class has one", ErrData, y)
+	}
+	s := dp + dm
+	if !(s > 0) {
+		return r, fmt.Errorf("model: %w: both winners at distance zero", ErrNumerical)
+	}
+	mu := (dp - dm) / s
+	phi, dphi := t.cfg.activation(mu)
+	w := t.weights[y]
+	c := dphi * w
+	r = StepResult{Plus: plus, Minus: minus, DPlus: dp, DMinus: dm, Mu: mu, Cost: w * phi,
+		Correct: dp < dm || (dp == dm && plus < minus)}
+
+	// Factorise both projections and compute angles.
+	d := t.base.d
+	ld := t.eng.ProjStride()
+	for side, k := range [2]int{plus, minus} {
+		if err := t.small.Factorize(t.qp[side], d, t.cs[side], t.qw[side], d, t.eng.Projection(k), ld); err != nil {
+			return r, stepError("factorisation", err)
+		}
+		for i, cv := range t.cs[side][:d] {
+			t.th[side][i] = angle(cv)
+		}
+	}
+
+	// New relevances into scratch (global: lamNew[:d]; local: plus at
+	// lamNew[:d], minus at lamNew[d:]).
+	inv := 2 / float64(s*s)
+	learnRel := t.cfg.Relevance != RelevanceNone
+	if learnRel {
+		g := gamma * c * inv
+		thp, thm := t.th[0], t.th[1]
+		if t.cfg.Relevance == RelevanceGlobal {
+			for k, l := range t.lambda {
+				grad := float64(dm*float64(thp[k]*thp[k])) - float64(dp*float64(thm[k]*thm[k]))
+				t.lamNew[k] = l - float64(g*grad)
+			}
+			if err := t.normalise(t.lamNew[:d]); err != nil {
+				return r, err
+			}
+		} else {
+			lp, lm := t.relevanceOf(plus), t.relevanceOf(minus)
+			for k := 0; k < d; k++ {
+				t.lamNew[k] = lp[k] - float64(g*float64(dm*float64(thp[k]*thp[k])))
+				t.lamNew[d+k] = lm[k] + float64(g*float64(dp*float64(thm[k]*thm[k])))
+			}
+			if err := t.normalise(t.lamNew[:d]); err != nil {
+				return r, err
+			}
+			if err := t.normalise(t.lamNew[d:]); err != nil {
+				return r, err
+			}
+		}
+	}
+
+	// Prototype updates: W ← W Q_W + P (Q_P diag(a_k)), a_k = ±η c (2d∓/S²) G_kk.
+	aPlus := float64(eta*c) * float64(inv*dm)
+	aMinus := -float64(eta*c) * float64(inv*dp)
+	for side, k := range [2]int{plus, minus} {
+		a := aPlus
+		if side == 1 {
+			a = aMinus
+		}
+		lam := t.relevanceOf(k)
+		for j := 0; j < d; j++ {
+			th := t.th[side][j]
+			f := float64(a*2) * float64(lam[j]*float64(th*thetaOverSin(th)))
+			if !finite(f) {
+				return r, fmt.Errorf("model: gradient coefficient %v: %w", f, ErrNotFinite)
+			}
+			t.cs[side][j] = f // reuse: the cosines are no longer needed
+		}
+	}
+	for side, k := range [2]int{plus, minus} {
+		wk := t.protos[k]
+		v := t.v[side]
+		qp := t.qp[side]
+		for i := 0; i < d; i++ {
+			for j := 0; j < d; j++ {
+				t.coef[i*d+j] = float64(qp[i*d+j] * t.cs[side][j])
+			}
+		}
+		kernels.AB(v.Data, v.Stride, wk.Data, wk.Stride, t.qw[side], d, t.base.dim, d, d)
+		kernels.AB(wk.Data, wk.Stride, p.Data, p.Stride, t.coef, d, t.base.dim, d, d)
+		addTo(wk, v)
+		if err := t.orth.Orthonormalize(wk); err != nil {
+			// Roll back: V spans the old prototype.
+			wk.CopyFrom(v)
+			if side == 1 {
+				t.protos[plus].CopyFrom(t.v[0])
+			}
+			return r, stepError(fmt.Sprintf("orthonormalising prototype %d", k), err)
+		}
+	}
+	if learnRel {
+		if t.cfg.Relevance == RelevanceGlobal {
+			copy(t.lambda, t.lamNew[:d])
+		} else {
+			copy(t.relevanceOf(plus), t.lamNew[:d])
+			copy(t.relevanceOf(minus), t.lamNew[d:])
+		}
+	}
+	return r, nil
+}
+
+// normalise floors l at the relevance floor and rescales it to sum 1.
+func (t *Trainer) normalise(l []float64) error {
+	floor := t.cfg.floor()
+	var sum float64
+	for k, v := range l {
+		if !finite(v) {
+			return fmt.Errorf("model: relevance %d is %v: %w", k, v, ErrNotFinite)
+		}
+		if v < floor {
+			v = floor
+		}
+		l[k] = v
+		sum += v
+	}
+	if !(sum > 0) {
+		return fmt.Errorf("model: %w: relevances sum to zero after the floor", ErrNumerical)
+	}
+	for k := range l {
+		l[k] /= sum
+	}
+	return nil
+}
+
+// addTo adds src to dst (same shape).
+func addTo(dst, src *linalg.Dense) {
+	if dst.Stride == src.Stride {
+		n := (dst.Rows-1)*dst.Stride + dst.Cols
+		kernels.Axpy(1, src.Data[:n], dst.Data[:n])
+		return
+	}
+	for r := 0; r < dst.Rows; r++ {
+		kernels.Axpy(1, src.Row(r), dst.Row(r))
+	}
+}
+
+// stepError wraps a numerical error of a step with the matching sentinel.
+func stepError(what string, err error) error {
+	switch {
+	case errors.Is(err, svd.ErrNotFinite), errors.Is(err, linalg.ErrNotFinite), errors.Is(err, engine.ErrNotFinite):
+		return fmt.Errorf("model: %s: %w: %w", what, ErrNotFinite, err)
+	case errors.Is(err, engine.ErrShape), errors.Is(err, engine.ErrZeroImage):
+		return fmt.Errorf("model: %s: %w: %w", what, ErrData, err)
+	default:
+		return fmt.Errorf("model: %s: %w: %w", what, ErrNumerical, err)
+	}
+}
+
+// accuracy returns the fraction of sets whose nearest prototype (ties to
+// the lowest index) has their label, with the current prototypes.
+func (t *Trainer) accuracy(dist []float64, x []*linalg.Dense, y []int) (float64, error) {
+	if err := t.eng.DistancesBatch(dist, x, t.lambda); err != nil {
+		return 0, stepError("validation distances", err)
+	}
+	p := len(t.protos)
+	correct := 0
+	for i := range x {
+		k := nearest(dist[i*p : (i+1)*p])
+		if k >= 0 && t.base.labels[k] == y[i] {
+			correct++
+		}
+	}
+	return float64(correct) / float64(len(x)), nil
+}
+
+// nearest returns the index of the smallest distance (ties to the lowest
+// index; NaN never wins), or -1.
+func nearest(dist []float64) int {
+	best, bd := -1, math.Inf(1)
+	for k, v := range dist {
+		if v < bd || (best < 0 && v == bd) {
+			best, bd = k, v
+		}
+	}
+	return best
+}
