@@ -3,6 +3,8 @@ package dataset
 import (
 	"encoding/binary"
 	"math"
+	"strconv"
+	"strings"
 )
 
 // IDX magic numbers (big-endian): 0x00 0x00, the element type (0x08 =
@@ -86,25 +88,32 @@ func readIDX(s *source, magic uint32) ([]int, []byte, error) {
 		return nil, nil, err
 	}
 	dims := make([]int, ndim)
-	avail := s.maxBytes() - int64(len(head)+len(dbuf))
-	total := int64(1)
 	for i := range dims {
 		d := binary.BigEndian.Uint32(dbuf[4*i:])
 		if d > maxIDXDim {
 			return nil, nil, s.errf(ErrFormat, "IDX dimension %d is %d, more than 2^31-1", i, d)
 		}
 		dims[i] = int(d)
-		total *= int64(d)
-		if total > avail {
-			// Checked at every step, so the product cannot overflow.
-			return nil, nil, s.errf(ErrSize, "IDX header says %v = at least %d bytes, file holds at most %d", dims[:i+1], total, max(avail, 0))
-		}
 	}
 	if ndim == 3 && (dims[1] == 0 || dims[2] == 0) {
 		return nil, nil, s.errf(ErrFormat, "IDX images of size %dx%d", dims[1], dims[2])
 	}
-	if !s.gzipped && total != avail {
-		return nil, nil, s.errf(ErrSize, "IDX header says %v = %d bytes of data, file has %d", dims, total, avail)
+	avail := s.maxBytes() - int64(len(head)+len(dbuf))
+	total, fits := int64(1), true
+	for _, d := range dims {
+		// Stop at the first step past avail: the product cannot overflow.
+		if fits = total*int64(d) <= avail; !fits {
+			break
+		}
+		total *= int64(d)
+	}
+	switch {
+	case !fits && s.gzipped:
+		return nil, nil, s.errf(ErrSize, "IDX header says %s bytes of data, more than the %d compressed bytes can hold", idxShape(dims), s.size)
+	case !fits:
+		return nil, nil, s.errf(ErrSize, "IDX header says %s bytes of data, file has %d", idxShape(dims), avail)
+	case !s.gzipped && total != avail:
+		return nil, nil, s.errf(ErrSize, "IDX header says %s = %d bytes of data, file has %d", idxShape(dims), total, avail)
 	}
 	data, err := s.readExactly(total, "IDX data")
 	if err != nil {
@@ -114,4 +123,16 @@ func readIDX(s *source, magic uint32) ([]int, []byte, error) {
 		return nil, nil, err
 	}
 	return dims, data, nil
+}
+
+// idxShape formats dims as 60000x28x28.
+func idxShape(dims []int) string {
+	var b strings.Builder
+	for i, d := range dims {
+		if i > 0 {
+			b.WriteByte('x')
+		}
+		b.WriteString(strconv.Itoa(d))
+	}
+	return b.String()
 }

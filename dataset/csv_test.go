@@ -1,0 +1,73 @@
+package dataset
+
+import (
+	"testing"
+)
+
+func TestLoadCSV(t *testing.T) {
+	dir := t.TempDir()
+	text := "0,16,8,4,2\n 1 , 2,3,4, 10\n\n\"16\",0,0,0,2\n"
+	for _, zip := range []bool{false, true} {
+		b := []byte(text)
+		if zip {
+			b = gz(b)
+		}
+		p := writeFile(t, dir, "d.csv.gz", b)
+		ds, err := LoadCSV(p, CSVOptions{Width: 2, Height: 2, PixelMax: 16})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ds.Len() != 3 || ds.Dim != 4 || ds.Width != 2 {
+			t.Fatalf("%d images of %d", ds.Len(), ds.Dim)
+		}
+		if ds.Images[0][1] != 1 || ds.Images[1][0] != 1.0/16 || ds.Images[2][0] != 1 {
+			t.Fatalf("images %v", ds.Images)
+		}
+		// Labels 2, 10, 2 sort numerically: "2" < "10".
+		if len(ds.Classes) != 2 || ds.Classes[0] != "2" || ds.Classes[1] != "10" || ds.Labels[1] != 1 || ds.Labels[2] != 0 {
+			t.Fatalf("classes %v labels %v", ds.Classes, ds.Labels)
+		}
+	}
+	p := writeFile(t, dir, "named.csv", []byte("x1,x2,species\n1,2,setosa\n3,4,virginica\n5,6,setosa\n"))
+	ds, err := LoadCSV(p, CSVOptions{Header: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ds.Classes) != 2 || ds.Classes[1] != "virginica" || ds.Labels[2] != 0 || ds.Images[1][1] != 4 {
+		t.Fatalf("classes %v labels %v images %v", ds.Classes, ds.Labels, ds.Images)
+	}
+}
+
+func TestLoadCSVErrors(t *testing.T) {
+	dir := t.TempDir()
+	cases := []struct {
+		name, text string
+		opt        CSVOptions
+		kind       error
+		frags      []string
+	}{
+		{"ragged", "1,2,3\n1,2\n", CSVOptions{}, ErrSize, []string{"line 2", "2 fields, want 3"}},
+		{"ragged after blank", "1,2,3\n\n1,2,3,4\n", CSVOptions{}, ErrSize, []string{"line 3"}},
+		{"non-numeric", "1,2,3\n1,x,3\n", CSVOptions{}, ErrValue, []string{"line 2, field 2", `"x"`}},
+		{"NaN", "1,2,3\nNaN,2,3\n", CSVOptions{}, ErrValue, []string{"line 2, field 1", "NaN"}},
+		{"Inf", "1,Inf,3\n", CSVOptions{}, ErrValue, []string{"line 1, field 2"}},
+		{"overflow", "1,1e999,3\n", CSVOptions{}, ErrValue, []string{"line 1, field 2"}},
+		{"empty", "", CSVOptions{}, ErrSize, []string{"no data"}},
+		{"only header", "a,b\n", CSVOptions{Header: true}, ErrSize, []string{"no data"}},
+		{"one field", "1\n", CSVOptions{}, ErrSize, []string{"line 1", "want pixels and a label"}},
+		{"empty label", "1,2,\n", CSVOptions{}, ErrValue, []string{"line 1: empty label"}},
+		{"shape", "1,2,3,0\n", CSVOptions{Width: 2, Height: 2}, ErrSize, []string{"3 pixels", "needs 4"}},
+		{"half shape", "1,2,3,0\n", CSVOptions{Width: 2}, ErrSize, []string{"both"}},
+		{"bad quote", "1,\"2,3\n", CSVOptions{}, ErrFormat, []string{"line 1"}},
+		{"bad pixel max", "1,2\n", CSVOptions{PixelMax: -1}, ErrValue, []string{"pixel max"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			p := writeFile(t, dir, "bad.csv", []byte(c.text))
+			_, err := LoadCSV(p, c.opt)
+			wantErr(t, err, c.kind, append(c.frags, "dataset: "+p+": ")...)
+		})
+	}
+	_, err := LoadCSV(writeFile(t, dir, "bad.csv.gz", gz([]byte("1,2\n3,4\n"))[:15]), CSVOptions{})
+	wantErr(t, err, ErrFormat, "bad.csv.gz")
+}
