@@ -7,7 +7,7 @@ import "github.com/klauspost/cpuid/v2"
 // The fastest available implementation, chosen once in init and read by a
 // plain if in each kernel; tests flip them to run every path on one machine.
 var (
-	useAVX512 bool // AVX512F + AVX512DQ: ZMM kernels, K-register tails
+	useAVX512 bool // AVX512F/DQ/VL: ZMM kernels, K-register tails
 	useAVX2   bool // AVX2 + FMA3: YMM kernels, VMASKMOVPD or scalar tails
 )
 
@@ -15,7 +15,7 @@ var (
 var hasAVX512, hasAVX2 bool
 
 func init() {
-	hasAVX512 = cpuid.CPU.Supports(cpuid.AVX512F, cpuid.AVX512DQ)
+	hasAVX512 = cpuid.CPU.Supports(cpuid.AVX512F, cpuid.AVX512DQ, cpuid.AVX512VL)
 	hasAVX2 = cpuid.CPU.Supports(cpuid.AVX, cpuid.AVX2, cpuid.FMA3)
 	useAVX512, useAVX2 = hasAVX512, hasAVX2
 }

@@ -52,26 +52,55 @@ func genAtX(s isa) {
 		SUBQ(RCX, RDX)
 		VMOVUPD(Mem{Base: RDX}, s.regs[15])
 	}
-	Load(Param("n"), RCX)
-
 	done := name + "_done"
-	for nb := 1; nb <= s.maxNB; nb++ {
-		CMPQ(RBX, U8(nb-1))
-		JE(LabelRef(label("%s_nb%d", name, nb)))
+	halves := []bool{false}
+	if s.is512() {
+		// A last column vector of at most 4 lanes is done on YMM.
+		halves = append(halves, true)
+		CMPQ(RCX, U8(4))
+		Load(Param("n"), RCX) // MOVQ keeps the flags
+		JBE(LabelRef(name + "_half"))
+	} else {
+		Load(Param("n"), RCX)
 	}
-	JMP(LabelRef(done))
-	for nb := 1; nb <= s.maxNB; nb++ {
-		atxVariant(s, nb, label("%s_nb%d", name, nb))
+	for _, half := range halves {
+		hs := ""
+		if half {
+			hs = "h"
+			Label(name + "_half")
+		}
+		for nb := 1; nb <= s.maxNB; nb++ {
+			CMPQ(RBX, U8(nb-1))
+			JE(LabelRef(label("%s_nb%d%s", name, nb, hs)))
+		}
 		JMP(LabelRef(done))
+	}
+	for _, half := range halves {
+		hs := ""
+		if half {
+			hs = "h"
+		}
+		for nb := 1; nb <= s.maxNB; nb++ {
+			atxVariant(s, nb, half, label("%s_nb%d%s", name, nb, hs))
+			JMP(LabelRef(done))
+		}
 	}
 	Label(done)
 	VZEROUPPER()
 	RET()
 }
 
-func atxVariant(s isa, nb int, pfx string) {
+// atxVariant emits AtX for nb column vectors; with half set (AVX-512 only)
+// the last one is a YMM register.
+func atxVariant(s isa, nb int, half bool, pfx string) {
 	r := s.regs
-	acc := func(u, v int) VecPhysical { return r[u*nb+v] }
+	w := func(x VecPhysical, v int) Register {
+		if half && v == nb-1 {
+			return x.AsY()
+		}
+		return x
+	}
+	acc := func(u, v int) Register { return w(r[u*nb+v], v) }
 	// AVX-512: broadcast temporaries r[16..19]. AVX2: r[12], r[14]
 	// broadcasts, r[13] the masked last A vector, r[15] the mask.
 	bcst := func(u int) VecPhysical {
@@ -101,7 +130,7 @@ func atxVariant(s isa, nb int, pfx string) {
 			case v < nb-1:
 				VFMADD231PD(aRow(u, v), t, acc(u, v))
 			case s.is512():
-				VFMADD231PD(aRow(u, v), t, K1, acc(u, v))
+				VFMADD231PD(aRow(u, v), w(t, v), K1, acc(u, v))
 			default:
 				VMASKMOVPD(aRow(u, v), r[15], r[13])
 				VFMADD231PD(r[13], t, acc(u, v))
@@ -112,7 +141,8 @@ func atxVariant(s isa, nb int, pfx string) {
 	Label(pfx)
 	for u := 0; u < atxGroups; u++ {
 		for v := 0; v < nb; v++ {
-			VXORPD(acc(u, v), acc(u, v), acc(u, v))
+			a := r[u*nb+v]
+			VXORPD(a, a, a)
 		}
 	}
 	Label(pfx + "_loop4")

@@ -71,35 +71,57 @@ func genBlock(s isa, kd kind) {
 		SUBQ(RCX, RDX)
 		VMOVUPD(Mem{Base: RDX}, s.regs[15])
 	}
-	Load(Param("rows"), RCX)
-
 	done := name + "_done"
-	for nb := 1; nb <= s.maxNB; nb++ {
-		CMPQ(RBX, U8(nb-1))
-		JE(LabelRef(label("%s_nb%d", name, nb)))
+	halves := []bool{false}
+	if s.is512() {
+		// A last column vector of at most 4 lanes is done on YMM: half
+		// the FMA work on CPUs that split 512-bit FMAs in two (Zen 4).
+		halves = append(halves, true)
+		CMPQ(RCX, U8(4))
+		Load(Param("rows"), RCX) // MOVQ keeps the flags
+		JBE(LabelRef(name + "_half"))
+	} else {
+		Load(Param("rows"), RCX)
 	}
-	JMP(LabelRef(done))
-
-	for nb := 1; nb <= s.maxNB; nb++ {
-		mr := s.mr[nb]
-		pfx := label("%s_nb%d", name, nb)
-		Label(pfx)
-		CMPQ(RCX, U8(mr))
-		JB(LabelRef(pfx + "_rest"))
-		blockVariant(s, kd, nb, mr, pfx+"_full")
-		SUBQ(U8(mr), RCX)
-		JMP(LabelRef(pfx))
-
-		Label(pfx + "_rest")
-		for r := 1; r < mr; r++ {
-			CMPQ(RCX, U8(r))
-			JE(LabelRef(label("%s_mr%d", pfx, r)))
+	for _, half := range halves {
+		hs := ""
+		if half {
+			hs = "h"
+			Label(name + "_half")
+		}
+		for nb := 1; nb <= s.maxNB; nb++ {
+			CMPQ(RBX, U8(nb-1))
+			JE(LabelRef(label("%s_nb%d%s", name, nb, hs)))
 		}
 		JMP(LabelRef(done))
-		for r := 1; r < mr; r++ {
-			Label(label("%s_mr%d", pfx, r))
-			blockVariant(s, kd, nb, r, label("%s_mr%d_", pfx, r))
+	}
+
+	for _, half := range halves {
+		hs := ""
+		if half {
+			hs = "h"
+		}
+		for nb := 1; nb <= s.maxNB; nb++ {
+			mr := s.mr[nb]
+			pfx := label("%s_nb%d%s", name, nb, hs)
+			Label(pfx)
+			CMPQ(RCX, U8(mr))
+			JB(LabelRef(pfx + "_rest"))
+			blockVariant(s, kd, nb, mr, half, pfx+"_full")
+			SUBQ(U8(mr), RCX)
+			JMP(LabelRef(pfx))
+
+			Label(pfx + "_rest")
+			for r := 1; r < mr; r++ {
+				CMPQ(RCX, U8(r))
+				JE(LabelRef(label("%s_mr%d", pfx, r)))
+			}
 			JMP(LabelRef(done))
+			for r := 1; r < mr; r++ {
+				Label(label("%s_mr%d", pfx, r))
+				blockVariant(s, kd, nb, r, half, label("%s_mr%d_", pfx, r))
+				JMP(LabelRef(done))
+			}
 		}
 	}
 	Label(done)
@@ -110,9 +132,19 @@ func genBlock(s isa, kd kind) {
 // blockVariant emits the code for one mr x nb block at c=DI, a=SI, then
 // advances DI and SI to the next block of rows. Working registers: R11 the B
 // row, R12 (and R13, AX for AB) the A row(s), BX the t counter, DX scratch.
-func blockVariant(s isa, kd kind, nb, mr int, pfx string) {
+//
+// With half set (AVX-512 only) the last column vector is a YMM register: its
+// accumulators, B vector and broadcast are used through their low halves.
+func blockVariant(s isa, kd kind, nb, mr int, half bool, pfx string) {
 	r := s.regs
-	acc := func(i, v int) VecPhysical { return r[i*nb+v] }
+	// w returns register x as used for column vector v.
+	w := func(x VecPhysical, v int) Register {
+		if half && v == nb-1 {
+			return x.AsY()
+		}
+		return x
+	}
+	acc := func(i, v int) Register { return w(r[i*nb+v], v) }
 	nacc := mr * nb
 
 	// AVX-512: B row vectors after the accumulators, the rest broadcast
@@ -132,7 +164,8 @@ func blockVariant(s isa, kd kind, nb, mr int, pfx string) {
 
 	for i := 0; i < mr; i++ {
 		for v := 0; v < nb; v++ {
-			VXORPD(acc(i, v), acc(i, v), acc(i, v))
+			a := r[i*nb+v]
+			VXORPD(a, a, a)
 		}
 	}
 	Load(Param("b"), R11)
@@ -175,7 +208,7 @@ func blockVariant(s isa, kd kind, nb, mr int, pfx string) {
 	if s.is512() {
 		for v := 0; v < nb; v++ {
 			if v == nb-1 {
-				VMOVUPD_Z(bVec(v), K1, bv[v])
+				VMOVUPD_Z(bVec(v), K1, w(bv[v], v))
 			} else {
 				VMOVUPD(bVec(v), bv[v])
 			}
@@ -183,14 +216,14 @@ func blockVariant(s isa, kd kind, nb, mr int, pfx string) {
 		for i := 0; i < mr; i++ {
 			if len(tmp) == 0 {
 				for v := 0; v < nb; v++ {
-					VFMADD231PD_BCST(aElem(i), bv[v], acc(i, v))
+					VFMADD231PD_BCST(aElem(i), w(bv[v], v), acc(i, v))
 				}
 				continue
 			}
 			t := tmp[i%len(tmp)]
 			VBROADCASTSD(aElem(i), t)
 			for v := 0; v < nb; v++ {
-				VFMADD231PD(bv[v], t, acc(i, v))
+				VFMADD231PD(w(bv[v], v), w(t, v), acc(i, v))
 			}
 		}
 	} else {

@@ -13,7 +13,7 @@ import (
 func genDot(s isa) {
 	TEXT("dot"+s.name, NOSPLIT, "func(x, y []float64) float64")
 	Pragma("noescape")
-	Doc("dot"+s.name+" returns Σ x[i]*y[i] for i < len(x), with FMAs.")
+	Doc("dot" + s.name + " returns Σ x[i]*y[i] for i < len(x), with FMAs.")
 	Load(Param("x").Base(), RSI)
 	Load(Param("y").Base(), RDI)
 	Load(Param("x").Len(), RCX)

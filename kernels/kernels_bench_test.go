@@ -1,0 +1,115 @@
+package kernels
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+)
+
+// benchEachImpl runs f as a sub-benchmark per available implementation.
+func benchEachImpl(b *testing.B, f func(b *testing.B)) {
+	defer restoreImpl()
+	for _, im := range impls() {
+		if !im.ok {
+			continue
+		}
+		im.set()
+		b.Run(im.name, f)
+	}
+}
+
+func randSlice(rng *rand.Rand, n int) []float64 {
+	s := make([]float64, n)
+	for i := range s {
+		s[i] = rng.NormFloat64()
+	}
+	return s
+}
+
+func reportGFLOPs(b *testing.B, flopsPerOp int) {
+	b.ReportMetric(float64(flopsPerOp)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+}
+
+// Shapes of the engine: a D x d basis, stride Stride(d).
+var benchShapes = []struct{ n, d int }{{784, 12}, {400, 25}, {4096, 25}}
+
+func BenchmarkAtB(b *testing.B) {
+	for _, s := range benchShapes {
+		rng := rand.New(rand.NewPCG(3, 1))
+		ld := Stride(s.d)
+		p, w, m := randSlice(rng, s.n*ld), randSlice(rng, s.n*ld), make([]float64, s.d*ld)
+		b.Run(fmt.Sprintf("n=%d,d=%d", s.n, s.d), func(b *testing.B) {
+			benchEachImpl(b, func(b *testing.B) {
+				b.ReportAllocs()
+				for b.Loop() {
+					AtB(m, ld, p, ld, w, ld, s.n, s.d, s.d)
+				}
+				reportGFLOPs(b, 2*s.n*s.d*s.d)
+			})
+		})
+	}
+}
+
+func BenchmarkAB(b *testing.B) {
+	for _, s := range benchShapes {
+		rng := rand.New(rand.NewPCG(3, 2))
+		ld := Stride(s.d)
+		p, q, c := randSlice(rng, s.n*ld), randSlice(rng, s.d*ld), make([]float64, s.n*ld)
+		b.Run(fmt.Sprintf("n=%d,k=%d,d=%d", s.n, s.d, s.d), func(b *testing.B) {
+			benchEachImpl(b, func(b *testing.B) {
+				b.ReportAllocs()
+				for b.Loop() {
+					AB(c, ld, p, ld, q, ld, s.n, s.d, s.d)
+				}
+				reportGFLOPs(b, 2*s.n*s.d*s.d)
+			})
+		})
+	}
+}
+
+func BenchmarkAtX(b *testing.B) {
+	for _, s := range benchShapes {
+		rng := rand.New(rand.NewPCG(3, 3))
+		ld := Stride(s.d)
+		p, x, y := randSlice(rng, s.n*ld), randSlice(rng, s.n), make([]float64, s.d)
+		b.Run(fmt.Sprintf("n=%d,d=%d", s.n, s.d), func(b *testing.B) {
+			benchEachImpl(b, func(b *testing.B) {
+				b.ReportAllocs()
+				for b.Loop() {
+					AtX(y, p, ld, x, s.n, s.d)
+				}
+				reportGFLOPs(b, 2*s.n*s.d)
+			})
+		})
+	}
+}
+
+func BenchmarkDot(b *testing.B) {
+	for _, n := range []int{12, 784, 4096} {
+		rng := rand.New(rand.NewPCG(3, 4))
+		x, y := randSlice(rng, n), randSlice(rng, n)
+		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
+			benchEachImpl(b, func(b *testing.B) {
+				b.SetBytes(int64(16 * n))
+				for b.Loop() {
+					Dot(x, y)
+				}
+			})
+		})
+	}
+}
+
+func BenchmarkAxpy(b *testing.B) {
+	for _, n := range []int{12, 784, 4096} {
+		rng := rand.New(rand.NewPCG(3, 5))
+		x, y := randSlice(rng, n), randSlice(rng, n)
+		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
+			benchEachImpl(b, func(b *testing.B) {
+				b.SetBytes(int64(24 * n))
+				for b.Loop() {
+					Axpy(1e-9, x, y)
+				}
+			})
+		})
+	}
+}
