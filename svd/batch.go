@@ -22,8 +22,8 @@ type Batch struct {
 	n     int
 	small *Small
 	lanes []float64 // 8-lane interleaved group: n x n vectors of 8 float64 (asm path)
-	exps  [8]int
-	sv    []float64 // n x 8 lane-interleaved column norms
+	sv    []float64 // n x 8 lane-interleaved column norms (asm path)
+	asm   *batchAsm // nil unless useAVX512Possible
 }
 
 // NewBatch returns the workspace for n x n matrices, 1 <= n <= MaxSmall.
@@ -35,6 +35,7 @@ func NewBatch(n int) *Batch {
 	if useAVX512Possible {
 		w.lanes = make([]float64, n*n*8+8) // +8: room to align to 64 bytes
 		w.sv = make([]float64, n*8+8)
+		w.initAsm()
 	}
 	return w
 }

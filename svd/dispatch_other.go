@@ -12,3 +12,7 @@ const useAVX512Possible = false
 func (w *Batch) valuesAVX512(s []float64, lds int, a []float64, lda, step, k int) error {
 	panic("svd: no AVX-512 path in this build")
 }
+
+type batchAsm struct{}
+
+func (w *Batch) initAsm() {}
