@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"math/bits"
 	"strconv"
 	"strings"
 
@@ -105,14 +106,13 @@ func readNPY(s *source) (*npyArray, error) {
 		pre0 += 2
 	}
 	avail := s.maxBytes() - pre0 - hlen
-	total := int64(a.size)
-	for _, d := range a.shape {
-		if d != 0 && total > avail/int64(d) {
-			return nil, s.errf(ErrSize, "npy shape %v of %d-byte elements needs more bytes than the file holds", a.shape, a.size)
-		}
-		total *= int64(d)
-	}
-	if !s.gzipped && total != avail {
+	total, ok := shapeBytes(a.shape, int64(a.size))
+	switch {
+	case !ok:
+		return nil, s.errf(ErrSize, "npy shape %v of %d-byte elements needs more than 2^63 bytes", a.shape, a.size)
+	case s.gzipped && total > avail:
+		return nil, s.errf(ErrSize, "npy shape %v of %d-byte elements needs %d bytes, more than the %d compressed bytes can hold", a.shape, a.size, total, s.size)
+	case !s.gzipped && total != avail:
 		return nil, s.errf(ErrSize, "npy shape %v of %d-byte elements needs %d bytes of data, file has %d", a.shape, a.size, total, avail)
 	}
 	if a.data, err = s.readExactly(total, "npy data"); err != nil {
@@ -122,6 +122,20 @@ func readNPY(s *source) (*npyArray, error) {
 		return nil, err
 	}
 	return a, nil
+}
+
+// shapeBytes returns elem times the product of dims, and false if that
+// overflows int64.
+func shapeBytes(dims []int, elem int64) (int64, bool) {
+	total := uint64(elem)
+	for _, d := range dims {
+		hi, lo := bits.Mul64(total, uint64(d))
+		if hi != 0 || lo > math.MaxInt64 {
+			return 0, false
+		}
+		total = lo
+	}
+	return int64(total), true
 }
 
 // parseNPYHeader parses the header dictionary, a Python literal such as
