@@ -147,17 +147,15 @@ func blockVariant(s isa, kd kind, nb, mr int, half bool, pfx string) {
 	acc := func(i, v int) Register { return w(r[i*nb+v], v) }
 	nacc := mr * nb
 
-	// AVX-512: B row vectors after the accumulators, the rest broadcast
-	// temporaries (none: use embedded broadcasts). AVX2: B vectors but the
-	// last one are FMA memory operands; r[12], r[13] broadcast temporaries,
-	// r[14] the masked last B vector, r[15] the mask.
+	// AVX-512: the nb B row vectors after the accumulators; A(i, t) comes
+	// in as the embedded broadcast operand of each FMA (on Zen 4 this runs
+	// at the FMA peak where VBROADCASTSD into a temporary lost ~12%).
+	// AVX2: B vectors but the last one are FMA memory operands; r[12], r[13]
+	// broadcast temporaries, r[14] the masked last B vector, r[15] the mask.
 	var bv []VecPhysical
 	var tmp []VecPhysical
 	if s.is512() {
 		bv = r[nacc : nacc+nb]
-		if nb > 1 {
-			tmp = r[nacc+nb:]
-		}
 	} else {
 		tmp = r[12:14]
 	}
@@ -214,16 +212,8 @@ func blockVariant(s isa, kd kind, nb, mr int, half bool, pfx string) {
 			}
 		}
 		for i := 0; i < mr; i++ {
-			if len(tmp) == 0 {
-				for v := 0; v < nb; v++ {
-					VFMADD231PD_BCST(aElem(i), w(bv[v], v), acc(i, v))
-				}
-				continue
-			}
-			t := tmp[i%len(tmp)]
-			VBROADCASTSD(aElem(i), t)
 			for v := 0; v < nb; v++ {
-				VFMADD231PD(w(bv[v], v), w(t, v), acc(i, v))
+				VFMADD231PD_BCST(aElem(i), w(bv[v], v), acc(i, v))
 			}
 		}
 	} else {
