@@ -114,7 +114,6 @@ func TestSetSubspaces(t *testing.T) {
 	}
 }
 
-
 func TestGroupSubspaces(t *testing.T) {
 	ds := synthSets([]int{10, 9, 12}, 3) // classes a: 10, b: 9, c: 12 images
 	var items []int
