@@ -466,3 +466,62 @@ func TestPeakFMA(t *testing.T) {
 		}
 	})
 }
+
+// TestLayoutInvariance checks the claim of the package doc: for a given
+// implementation the bits of a result do not depend on the strides or the
+// alignment of the operands.
+func TestLayoutInvariance(t *testing.T) {
+	forEachImpl(t, func(t *testing.T) {
+		for _, s := range []shape3{{784, 12, 12}, {400, 25, 25}, {65, 33, 17}} {
+			n, p, q := s.n, s.p, s.q
+			var ref []float64
+			for li, lay := range []struct{ extra, off int }{{0, 0}, {1, 3}, {-1, 1}} {
+				ld := func(c int) int {
+					if lay.extra < 0 {
+						return Stride(c)
+					}
+					return c + lay.extra
+				}
+				rng := rand.New(rand.NewPCG(9, 9)) // same values for every layout
+				a := newMatrix(rng, n, p, ld(p), lay.off, false)
+				b := newMatrix(rng, n, q, ld(q), (lay.off+1)%4, false)
+				k := newMatrix(rng, p, q, ld(q), (lay.off+2)%4, false)
+				m := newMatrix(rng, p, q, ld(q), (lay.off+3)%4, true)
+				c := newMatrix(rng, n, q, ld(q), lay.off, true)
+				y := newMatrix(rng, 1, p, p, (lay.off+1)%4, true)
+				AtB(m.data(), m.ld, a.data(), a.ld, b.data(), b.ld, n, p, q)
+				AB(c.data(), c.ld, a.data(), a.ld, k.data(), k.ld, n, p, q)
+				// Dot on copies at an offset that changes with the layout.
+				xv, av := make([]float64, n+4)[lay.off:][:n], make([]float64, n+4)[3-lay.off:][:n]
+				for r := range xv {
+					xv[r], av[r] = b.at(r, 0), a.at(r, 0)
+				}
+				AtX(y.data(), a.data(), a.ld, xv, n, p)
+				var got []float64
+				for i := 0; i < p; i++ {
+					for j := 0; j < q; j++ {
+						got = append(got, m.at(i, j))
+					}
+				}
+				for r := 0; r < n; r++ {
+					for j := 0; j < q; j++ {
+						got = append(got, c.at(r, j))
+					}
+				}
+				for j := 0; j < p; j++ {
+					got = append(got, y.at(0, j))
+				}
+				got = append(got, Dot(av, xv))
+				if li == 0 {
+					ref = got
+					continue
+				}
+				for i := range got {
+					if math.Float64bits(got[i]) != math.Float64bits(ref[i]) {
+						t.Fatalf("%v layout %d: result %d = %v, layout 0 gave %v", s, li, i, got[i], ref[i])
+					}
+				}
+			}
+		}
+	})
+}

@@ -7,6 +7,12 @@
 // n consecutive 64-byte vectors, row r of that column in vector c*n+r, lane
 // l holding matrix l. Every lane goes through the same sequence of pairs;
 // a lane whose pair needs no rotation gets c = 1, s = 0 (an exact identity).
+//
+// A sweep is n'-1 rounds of n/2 disjoint pairs (round-robin order). Each
+// round runs in three phases over its pairs, so that the long dependency
+// chains of one pair overlap with those of the others: (1) the dot products
+// α = x·x, β = y·y, γ = x·y of every pair into a scratch area, (2) the
+// rotation (c, s) of every pair, (3) the rotations.
 package main
 
 import (
@@ -15,7 +21,7 @@ import (
 	. "github.com/mmcloughlin/avo/reg"
 )
 
-// Constant registers, live through the whole kernel.
+// Constant registers of jacobi8, live through the whole kernel.
 var (
 	ones   = Z31 // 1.0
 	half   = Z30 // 0.5
@@ -26,44 +32,179 @@ var (
 	threeH = Z25 // 1.5
 )
 
+// Layout of params (float64 index).
+const (
+	pNegl   = 0  // [0:8] per-lane negligible threshold (written by load8)
+	pTol    = 8  // tolerance on |cos|
+	pOne    = 9  // 1
+	pHalf   = 10 // 0.5
+	pThreeH = 11 // 1.5
+	pSign   = 12 // sign bit
+	pAbs    = 13 // all bits but the sign
+	pMaxF   = 14 // largest finite float64
+	pNeglF  = 15 // 2^-120: negligible threshold relative to ‖A‖_F²
+	pExp    = 16 // [16:24] per-lane scaling exponent (written by load8)
+)
+
+// Scratch layout per pair (bytes): α / c, β / s, γ, mask.
+const scratchStride = 256
+
 func main() {
 	ConstraintExpr("amd64,!purego")
+	load8()
 	jacobi8()
 	norms8()
 	Generate()
 }
 
+func load8() {
+	TEXT("load8AVX512", NOSPLIT, "func(buf *float64, a *float64, offs *[8]int64, n, lda int, lanes uint64, params *[32]float64) uint64")
+	Pragma("noescape")
+	Doc(
+		"load8AVX512 gathers the n x n matrices at byte offsets offs[l] from a",
+		"(row stride lda float64) into the lanes l set in the mask lanes (the others",
+		"are zeroed), transposed: element (r, c) of matrix l to buf[(c*n+r)*8+l]. It",
+		"scales each lane by the power of two 2^-e_l that brings its largest entry",
+		"into [0.5, 1), and writes e_l to params[16+l] and 2^-120 ‖A_l‖_F² (scaled)",
+		"to params[l]. It returns the mask of the lanes with a NaN or Inf entry.",
+	)
+	buf := Load(Param("buf"), GP64())
+	a := Load(Param("a"), GP64())
+	offs := Load(Param("offs"), GP64())
+	n := Load(Param("n"), GP64())
+	lda := Load(Param("lda"), GP64())
+	lanes := GP64()
+	Load(Param("lanes"), lanes)
+	params := Load(Param("params"), GP64())
+
+	idx, amax, maxF, absv := Z20, Z21, Z22, Z23
+	VMOVDQU64(Mem{Base: offs}, idx)
+	VBROADCASTSD(Mem{Base: params, Disp: 8 * pMaxF}, maxF)
+	VBROADCASTSD(Mem{Base: params, Disp: 8 * pAbs}, absv)
+	VPXORQ(amax, amax, amax)
+	KMOVW(lanes.As32(), K3)
+	KMOVW(K3, K4) // K4: lanes all finite so far
+	SHLQ(Imm(3), lda)
+	colStride := GP64()
+	MOVQ(n, colStride)
+	SHLQ(Imm(6), colStride)
+
+	r := GP64()
+	c := GP64()
+	src := GP64()
+	dst := GP64()
+	rowDst := GP64()
+	MOVQ(buf, rowDst)
+	MOVQ(n, r)
+	Label("lrow")
+	MOVQ(a, src)
+	MOVQ(rowDst, dst)
+	MOVQ(n, c)
+	Label("lcol")
+	KMOVW(K3, K5)
+	VPXORQ(Z0, Z0, Z0)
+	VGATHERQPD(Mem{Base: src, Index: idx, Scale: 1}, K5, Z0)
+	VMOVUPD(Z0, Mem{Base: dst})
+	VPANDQ(Z0, absv, Z1)
+	VMAXPD(Z1, amax, amax)
+	VCMPPD(Imm(0x12), maxF, Z1, K4, K4) // LE_OQ: |x| <= MaxFloat64, false on NaN
+	ADDQ(Imm(8), src)
+	ADDQ(colStride, dst)
+	DECQ(c)
+	JNZ(LabelRef("lcol"))
+	ADDQ(lda, a)
+	ADDQ(Imm(64), rowDst)
+	DECQ(r)
+	JNZ(LabelRef("lrow"))
+
+	Comment("e = getexp(amax) + 1 (0 for a zero lane); scale by 2^-e, accumulate ‖A‖_F²")
+	e, ne, fro := Z24, Z25, Z26
+	VGETEXPPD(amax, e)
+	VBROADCASTSD(Mem{Base: params, Disp: 8 * pOne}, Z2)
+	VADDPD(Z2, e, e)
+	VPXORQ(Z3, Z3, Z3)
+	VCMPPD(Imm(0x04), Z3, amax, K1) // NEQ_UQ: amax != 0
+	VMOVAPD_Z(e, K1, e)
+	VSUBPD(e, Z3, ne)
+	VMOVUPD(e, Mem{Base: params, Disp: 8 * pExp})
+	VPXORQ(fro, fro, fro)
+	VPXORQ(Z27, Z27, Z27)
+	cnt := GP64()
+	MOVQ(n, cnt)
+	IMULQ(n, cnt)
+	Label("lscale2")
+	CMPQ(cnt, Imm(2))
+	JL(LabelRef("lscale1"))
+	VMOVUPD(Mem{Base: buf}, Z0)
+	VMOVUPD(Mem{Base: buf, Disp: 64}, Z1)
+	VSCALEFPD(ne, Z0, Z0) // x * 2^-e, exact
+	VSCALEFPD(ne, Z1, Z1)
+	VMOVUPD(Z0, Mem{Base: buf})
+	VMOVUPD(Z1, Mem{Base: buf, Disp: 64})
+	VFMADD231PD(Z0, Z0, fro)
+	VFMADD231PD(Z1, Z1, Z27)
+	ADDQ(Imm(128), buf)
+	SUBQ(Imm(2), cnt)
+	JMP(LabelRef("lscale2"))
+	Label("lscale1")
+	TESTQ(cnt, cnt)
+	JZ(LabelRef("lscaled"))
+	VMOVUPD(Mem{Base: buf}, Z0)
+	VSCALEFPD(ne, Z0, Z0)
+	VMOVUPD(Z0, Mem{Base: buf})
+	VFMADD231PD(Z0, Z0, fro)
+	Label("lscaled")
+	VADDPD(Z27, fro, fro)
+	VBROADCASTSD(Mem{Base: params, Disp: 8 * pNeglF}, Z2)
+	VMULPD(Z2, fro, fro)
+	VMOVUPD(fro, Mem{Base: params, Disp: 8 * pNegl})
+
+	ret := GP64()
+	KANDNW(K3, K4, K4) // lanes in K3 but not finite
+	KMOVW(K4, ret.As32())
+	Store(ret, ReturnIndex(0))
+	VZEROUPPER()
+	RET()
+}
+
 func jacobi8() {
-	TEXT("jacobi8AVX512", NOSPLIT, "func(buf *float64, n int, pairs *int64, npairs2 int, params *[16]float64, maxSweeps int) uint64")
+	TEXT("jacobi8AVX512", NOSPLIT, "func(buf *float64, n int, pairs *int64, ppr, rounds int, params *[32]float64, scratch *float64, maxSweeps int) uint64")
 	Pragma("noescape")
 	Doc(
 		"jacobi8AVX512 runs one-sided Jacobi on a group of 8 lane-interleaved n x n",
 		"matrices (see the generator for the layout) until a whole sweep rotates",
-		"nothing in any lane, or for maxSweeps sweeps. pairs[:npairs2] holds the",
-		"byte offsets (p*n*64, q*n*64) of the column pairs of one sweep. params: [0:8]",
-		"per-lane threshold on squared column norms below which a column is not",
-		"rotated, [8] tolerance on |cos| of a pair, [9] 1, [10] 0.5, [11] 1.5,",
-		"[12] -0.0 as bits, [13] abs mask as bits. It returns the mask of the lanes",
-		"that rotated in the last sweep (0: all converged).",
+		"nothing in any lane, or for maxSweeps sweeps. pairs holds rounds x ppr",
+		"pairs of byte offsets (p*n*64, q*n*64): the disjoint column pairs of each",
+		"round of a sweep. scratch has room for ppr*256 bytes, 64-byte aligned.",
+		"params: see the generator. It returns the mask of the lanes that rotated",
+		"in the last sweep (0: all converged).",
 	)
-	g := Load(Param("buf"), GP64())
-	n := Load(Param("n"), GP64())
-	pairs := Load(Param("pairs"), GP64())
-	npairs := Load(Param("npairs2"), GP64())
+	buf := Load(Param("buf"), GP64())
 	params := Load(Param("params"), GP64())
-	maxSweeps := Load(Param("maxSweeps"), GP64())
+	VMOVUPD(Mem{Base: params, Disp: 8 * pNegl}, negl)
+	VBROADCASTSD(Mem{Base: params, Disp: 8 * pTol}, tol)
+	VBROADCASTSD(Mem{Base: params, Disp: 8 * pOne}, ones)
+	VBROADCASTSD(Mem{Base: params, Disp: 8 * pHalf}, half)
+	VBROADCASTSD(Mem{Base: params, Disp: 8 * pThreeH}, threeH)
+	VBROADCASTSD(Mem{Base: params, Disp: 8 * pSign}, signM)
+	VBROADCASTSD(Mem{Base: params, Disp: 8 * pAbs}, absM)
 
-	VMOVUPD(Mem{Base: params}, negl)
-	VBROADCASTSD(Mem{Base: params, Disp: 8 * 8}, tol)
-	VBROADCASTSD(Mem{Base: params, Disp: 9 * 8}, ones)
-	VBROADCASTSD(Mem{Base: params, Disp: 10 * 8}, half)
-	VBROADCASTSD(Mem{Base: params, Disp: 11 * 8}, threeH)
-	VBROADCASTSD(Mem{Base: params, Disp: 12 * 8}, signM)
-	VBROADCASTSD(Mem{Base: params, Disp: 13 * 8}, absM)
+	// The loop bounds n, ppr, scratch are reloaded from the frame where
+	// needed: there are not enough general registers to keep them.
+	pairsEnd := GP64() // pairs + rounds*ppr*16: end of one sweep's pair list
+	Load(Param("rounds"), pairsEnd)
+	ppr := Load(Param("ppr"), GP64())
+	IMULQ(ppr, pairsEnd)
+	SHLQ(Imm(4), pairsEnd)
+	pairs := Load(Param("pairs"), GP64())
+	ADDQ(pairs, pairsEnd)
 
-	sweep := GP64()
-	XORQ(sweep, sweep)
-	k := GP64()
+	sweeps := GP64() // sweeps left
+	Load(Param("maxSweeps"), sweeps)
+	cur := GP64() // first pair of the current round
+	pp := GP64()  // pair cursor
+	sc := GP64()  // scratch cursor
+	i := GP64()   // pair counter
 	x := GP64()
 	y := GP64()
 	r := GP64()
@@ -71,20 +212,22 @@ func jacobi8() {
 	Label("sweep")
 	Comment("K2 = lanes that rotated in this sweep")
 	KXORW(K2, K2, K2)
-	XORQ(k, k)
+	Load(Param("pairs"), cur)
 
-	Label("pair")
-	MOVQ(Mem{Base: pairs, Index: k, Scale: 8}, x)
-	MOVQ(Mem{Base: pairs, Index: k, Scale: 8, Disp: 8}, y)
-	ADDQ(g, x)
-	ADDQ(g, y)
-
-	Comment("alpha = x·x (Z0..Z3), beta = y·y (Z4..Z7), gamma = x·y (Z8..Z11)")
-	for i := 0; i < 12; i++ {
-		z := zreg(i)
-		VPXORQ(z, z, z)
+	Label("round")
+	Comment("phase 1: alpha, beta, gamma of every pair of the round")
+	MOVQ(cur, pp)
+	Load(Param("scratch"), sc)
+	Load(Param("ppr"), i)
+	Label("dots")
+	MOVQ(Mem{Base: pp}, x)
+	MOVQ(Mem{Base: pp, Disp: 8}, y)
+	ADDQ(buf, x)
+	ADDQ(buf, y)
+	for k := 0; k < 12; k++ {
+		VPXORQ(zreg(k), zreg(k), zreg(k))
 	}
-	MOVQ(n, r)
+	Load(Param("n"), r)
 	Label("dot4")
 	CMPQ(r, Imm(4))
 	JL(LabelRef("dot1"))
@@ -118,69 +261,94 @@ func jacobi8() {
 		VADDPD(zreg(b+3), zreg(b+2), zreg(b+2))
 		VADDPD(zreg(b+2), zreg(b), zreg(b))
 	}
-	alpha, beta, gamma := Z0, Z4, Z8
+	VMOVAPD(Z0, Mem{Base: sc})
+	VMOVAPD(Z4, Mem{Base: sc, Disp: 64})
+	VMOVAPD(Z8, Mem{Base: sc, Disp: 128})
+	ADDQ(Imm(16), pp)
+	ADDQ(U32(scratchStride), sc)
+	DECQ(i)
+	JNZ(LabelRef("dots"))
 
+	Comment("phase 2: rotation of every pair")
+	Load(Param("scratch"), sc)
+	Load(Param("ppr"), i)
+	Label("params")
+	alpha, beta, gamma := Z0, Z1, Z2
+	VMOVAPD(Mem{Base: sc}, alpha)
+	VMOVAPD(Mem{Base: sc, Disp: 64}, beta)
+	VMOVAPD(Mem{Base: sc, Disp: 128}, gamma)
 	Comment("K1 = |gamma| rsqrt(alpha) rsqrt(beta) > tol && alpha > negl && beta > negl")
-	VRSQRT14PD(alpha, Z12)
-	VRSQRT14PD(beta, Z13)
-	VPANDQ(gamma, absM, Z14)
-	VMULPD(Z12, Z14, Z14)
-	VMULPD(Z13, Z14, Z14)
-	VCMPPD(Imm(0x1e), tol, Z14, K1) // GT_OQ: false on NaN (zero columns)
+	VRSQRT14PD(alpha, Z3)
+	VRSQRT14PD(beta, Z4)
+	VPANDQ(gamma, absM, Z5)
+	VMULPD(Z3, Z5, Z5)
+	VMULPD(Z4, Z5, Z5)
+	VCMPPD(Imm(0x1e), tol, Z5, K1) // GT_OQ: false on NaN (zero columns)
 	VCMPPD(Imm(0x1e), negl, alpha, K1, K1)
 	VCMPPD(Imm(0x1e), negl, beta, K1, K1)
 	KORW(K1, K2, K2)
-	KORTESTW(K1, K1)
-	JZ(LabelRef("next"))
+	KMOVW(K1, Mem{Base: sc, Disp: 192})
 
 	Comment("d = (beta-alpha)/m, g2 = 2 gamma/m with m ~ max(alpha, beta) (t is homogeneous of degree 0)")
-	VMAXPD(alpha, beta, Z12)
-	VRCP14PD(Z12, Z12)
-	VSUBPD(alpha, beta, Z13)
-	VMULPD(Z12, Z13, Z13) // d
-	VMULPD(Z12, gamma, Z14)
-	VADDPD(Z14, Z14, Z14) // g2
+	VMAXPD(alpha, beta, Z3)
+	VRCP14PD(Z3, Z3)
+	VSUBPD(alpha, beta, Z4)
+	VMULPD(Z3, Z4, Z4) // d
+	VMULPD(Z3, gamma, Z5)
+	VADDPD(Z5, Z5, Z5) // g2
 	Comment("h = d² + g2², sqrt(h) = h rsqrt(h) with one Newton step")
-	VMULPD(Z14, Z14, Z15)
-	VFMADD231PD(Z13, Z13, Z15)
-	VRSQRT14PD(Z15, Z16)
-	VMULPD(Z16, Z15, Z17) // h y
-	VMULPD(Z16, Z17, Z18) // h y²
-	VFNMADD213PD(threeH, half, Z18)
-	VMULPD(Z18, Z17, Z17) // sqrt(h)
+	VMULPD(Z5, Z5, Z6)
+	VFMADD231PD(Z4, Z4, Z6)
+	VRSQRT14PD(Z6, Z7)
+	VMULPD(Z7, Z6, Z8) // h y
+	VMULPD(Z7, Z8, Z9) // h y²
+	VFNMADD213PD(threeH, half, Z9)
+	VMULPD(Z9, Z8, Z8) // sqrt(h)
 	Comment("t = sign(d) g2 / (|d| + sqrt(h)), reciprocal with one Newton step")
-	VPANDQ(Z13, absM, Z19)
-	VADDPD(Z19, Z17, Z19)
-	VRCP14PD(Z19, Z20)
-	VMOVAPD(Z19, Z21)
-	VFNMADD213PD(ones, Z20, Z21) // 1 - den r
-	VFMADD231PD(Z21, Z20, Z20)   // r += r (1 - den r)
-	VMULPD(Z20, Z14, Z21)
-	VPANDQ(Z13, signM, Z22)
-	VPXORQ(Z22, Z21, Z21) // t
+	VPANDQ(Z4, absM, Z10)
+	VADDPD(Z10, Z8, Z10)
+	VRCP14PD(Z10, Z11)
+	VFNMADD213PD(ones, Z11, Z10) // 1 - den r
+	VFMADD231PD(Z10, Z11, Z11)   // r += r (1 - den r)
+	VMULPD(Z11, Z5, Z12)
+	VPANDQ(Z4, signM, Z13)
+	VPXORQ(Z13, Z12, Z12) // t
 	Comment("c = rsqrt(1 + t²) to full precision (two Newton steps), s = c t")
-	VMOVAPD(ones, Z22)
-	VFMADD231PD(Z21, Z21, Z22) // 1 + t²
-	VRSQRT14PD(Z22, Z23)
-	VMULPD(Z23, Z23, Z24)
-	VMULPD(Z22, Z24, Z24)
-	VFNMADD213PD(threeH, half, Z24)
-	VMULPD(Z24, Z23, Z23)
-	VMULPD(Z23, Z23, Z24)
-	VFNMADD213PD(ones, Z22, Z24) // e = 1 - x y²
-	VMULPD(half, Z23, Z16)
-	VFMADD231PD(Z24, Z16, Z23) // c = y + (y/2) e
-	VMULPD(Z21, Z23, Z24)      // s
-	VBLENDMPD(Z23, ones, K1, Z23)
-	VMOVAPD_Z(Z24, K1, Z24)
-	c, s := Z23, Z24
+	VMOVAPD(ones, Z13)
+	VFMADD231PD(Z12, Z12, Z13) // 1 + t²
+	VRSQRT14PD(Z13, Z14)
+	VMULPD(Z14, Z14, Z15)
+	VMULPD(Z13, Z15, Z15)
+	VFNMADD213PD(threeH, half, Z15)
+	VMULPD(Z15, Z14, Z14)
+	VMULPD(Z14, Z14, Z15)
+	VFNMADD213PD(ones, Z13, Z15) // e = 1 - x y²
+	VMULPD(half, Z14, Z16)
+	VFMADD231PD(Z15, Z16, Z14) // c = y + (y/2) e
+	VMULPD(Z12, Z14, Z15)      // s
+	VBLENDMPD(Z14, ones, K1, Z14)
+	VMOVAPD_Z(Z15, K1, Z15)
+	VMOVAPD(Z14, Mem{Base: sc})
+	VMOVAPD(Z15, Mem{Base: sc, Disp: 64})
+	ADDQ(U32(scratchStride), sc)
+	DECQ(i)
+	JNZ(LabelRef("params"))
 
-	Comment("x, y = c x - s y, s x + c y")
-	MOVQ(Mem{Base: pairs, Index: k, Scale: 8}, x)
-	MOVQ(Mem{Base: pairs, Index: k, Scale: 8, Disp: 8}, y)
-	ADDQ(g, x)
-	ADDQ(g, y)
-	MOVQ(n, r)
+	Comment("phase 3: x, y = c x - s y, s x + c y for every pair that rotates in some lane")
+	MOVQ(cur, pp)
+	Load(Param("scratch"), sc)
+	Load(Param("ppr"), i)
+	Label("rots")
+	CMPW(Mem{Base: sc, Disp: 192}, Imm(0))
+	JE(LabelRef("rotnext"))
+	c, s := Z20, Z21
+	VMOVAPD(Mem{Base: sc}, c)
+	VMOVAPD(Mem{Base: sc, Disp: 64}, s)
+	MOVQ(Mem{Base: pp}, x)
+	MOVQ(Mem{Base: pp, Disp: 8}, y)
+	ADDQ(buf, x)
+	ADDQ(buf, y)
+	Load(Param("n"), r)
 	Label("rot2")
 	CMPQ(r, Imm(2))
 	JL(LabelRef("rot1"))
@@ -193,19 +361,22 @@ func jacobi8() {
 	JMP(LabelRef("rot2"))
 	Label("rot1")
 	TESTQ(r, r)
-	JZ(LabelRef("next"))
+	JZ(LabelRef("rotnext"))
 	rotateRow(x, y, 0, 0, c, s)
+	Label("rotnext")
+	ADDQ(Imm(16), pp)
+	ADDQ(U32(scratchStride), sc)
+	DECQ(i)
+	JNZ(LabelRef("rots"))
 
-	Label("next")
-	ADDQ(Imm(2), k)
-	CMPQ(k, npairs)
-	JL(LabelRef("pair"))
+	MOVQ(pp, cur) // the next round's pairs follow
+	CMPQ(cur, pairsEnd)
+	JL(LabelRef("round"))
 
-	INCQ(sweep)
 	KORTESTW(K2, K2)
 	JZ(LabelRef("done"))
-	CMPQ(sweep, maxSweeps)
-	JL(LabelRef("sweep"))
+	DECQ(sweeps)
+	JNZ(LabelRef("sweep"))
 
 	Label("done")
 	ret := GP64()
@@ -215,8 +386,8 @@ func jacobi8() {
 	RET()
 }
 
-// rotateRow rotates one 64-byte row of columns x and y; base is the first of
-// four scratch registers.
+// rotateRow rotates one 64-byte row of columns x and y, using the four
+// scratch registers from zreg(base).
 func rotateRow(x, y Register, disp int, base int, c, s VecPhysical) {
 	zx, zy, t1, t2 := zreg(base), zreg(base+1), zreg(base+2), zreg(base+3)
 	VMOVUPD(Mem{Base: x, Disp: disp}, zx)
@@ -230,12 +401,18 @@ func rotateRow(x, y Register, disp int, base int, c, s VecPhysical) {
 }
 
 func norms8() {
-	TEXT("norms8AVX512", NOSPLIT, "func(sv *float64, buf *float64, n int)")
+	TEXT("norms8AVX512", NOSPLIT, "func(sv *float64, buf *float64, n int, params *[32]float64)")
 	Pragma("noescape")
-	Doc("norms8AVX512 sets sv[8c+l] = sqrt(Σ_r buf[(c n + r) 8 + l]²) for c < n: the column norms of the 8 lane-interleaved matrices.")
+	Doc(
+		"norms8AVX512 sets sv[8c+l] = 2^e_l sqrt(Σ_r buf[(c n + r) 8 + l]²) for c < n:",
+		"the column norms of the 8 lane-interleaved matrices, scaled back by the",
+		"exponents e_l in params[16:24].",
+	)
 	sv := Load(Param("sv"), GP64())
 	g := Load(Param("buf"), GP64())
 	n := Load(Param("n"), GP64())
+	params := Load(Param("params"), GP64())
+	VMOVUPD(Mem{Base: params, Disp: 8 * pExp}, Z5)
 	c := GP64()
 	r := GP64()
 	MOVQ(n, c)
@@ -250,7 +427,7 @@ func norms8() {
 	VMOVUPD(Mem{Base: g, Disp: 64}, Z3)
 	VFMADD231PD(Z2, Z2, Z0)
 	VFMADD231PD(Z3, Z3, Z1)
-	ADDQ(U32(128), g)
+	ADDQ(Imm(128), g)
 	SUBQ(Imm(2), r)
 	JMP(LabelRef("row2"))
 	Label("row1")
@@ -262,6 +439,7 @@ func norms8() {
 	Label("store")
 	VADDPD(Z1, Z0, Z0)
 	VSQRTPD(Z0, Z0)
+	VSCALEFPD(Z5, Z0, Z0)
 	VMOVUPD(Z0, Mem{Base: sv})
 	ADDQ(Imm(64), sv)
 	DECQ(c)
