@@ -318,7 +318,7 @@ func GrayTo(dst []float64, img image.Image, w, h int) {
 	g := toGray16(img)
 	if b := g.Bounds(); b.Dx() != w || b.Dy() != h {
 		small := image.NewGray16(image.Rect(0, 0, w, h))
-		draw.CatmullRom.Scale(small, small.Bounds(), g, b, draw.Src, nil)
+		scaler(w, h, b.Dx(), b.Dy()).Scale(small, small.Bounds(), g, b, draw.Src, nil)
 		g = small
 	}
 	for y := 0; y < h; y++ {
@@ -327,6 +327,20 @@ func GrayTo(dst []float64, img image.Image, w, h int) {
 			dst[y*w+x] = float64(uint16(row[2*x])<<8|uint16(row[2*x+1])) / 65535
 		}
 	}
+}
+
+// scalers caches Catmull-Rom scalers by size: building one computes the
+// filter weights, which costs as much as scaling a small image. A Scaler from
+// NewScaler is safe for concurrent use (its scratch comes from a sync.Pool).
+var scalers sync.Map // [4]int{dw, dh, sw, sh} -> draw.Scaler
+
+func scaler(dw, dh, sw, sh int) draw.Scaler {
+	key := [4]int{dw, dh, sw, sh}
+	if s, ok := scalers.Load(key); ok {
+		return s.(draw.Scaler)
+	}
+	s, _ := scalers.LoadOrStore(key, draw.CatmullRom.NewScaler(dw, dh, sw, sh))
+	return s.(draw.Scaler)
 }
 
 // toGray16 converts img to 16-bit luma with Go's Gray16 model.
