@@ -4,6 +4,7 @@ package svd
 
 import (
 	"math"
+	"math/bits"
 	"unsafe"
 
 	"github.com/klauspost/cpuid/v2"
@@ -24,15 +25,31 @@ const useAVX512Possible = true
 // lanes is the number of float64 in a ZMM register: matrices per group.
 const lanes = 8
 
+// Layout of the kernels' params array (see asm/jacobi).
+const (
+	pTol    = 8
+	pOne    = 9
+	pHalf   = 10
+	pThreeH = 11
+	pSign   = 12
+	pAbs    = 13
+	pMaxF   = 14
+	pNeglF  = 15
+	pExp    = 16
+)
+
 // batchAsm is the AVX-512 workspace of a Batch.
 type batchAsm struct {
-	g      []float64 // 64-byte aligned view of Batch.lanes: n*n vectors of 8
-	sv     []float64 // 64-byte aligned view of Batch.sv: n vectors of 8
-	poff   []int64   // byte offsets of the column pairs of one sweep
-	params [16]float64
-	exps   [lanes]int
-	col    []float64 // one lane's singular values, for sorting
-	perm   []int
+	g       []float64 // 64-byte aligned view of Batch.lanes: n*n vectors of 8
+	sv      []float64 // 64-byte aligned: n vectors of 8 (singular values)
+	scratch []float64 // 64-byte aligned: 32 float64 per pair of a round
+	poff    []int64   // byte offsets of the column pairs of one sweep
+	ppr     int       // pairs per round
+	rounds  int
+	params  [32]float64
+	offs    [lanes]int64
+	col     []float64 // one lane's singular values, for sorting
+	perm    []int
 }
 
 // aligned64 returns buf[i:i+n] with &buf[i] 64-byte aligned.
@@ -44,27 +61,34 @@ func aligned64(buf []float64, n int) []float64 {
 func (w *Batch) initAsm() {
 	n := w.n
 	x := &batchAsm{
-		g:    aligned64(w.lanes, n*n*lanes),
-		sv:   aligned64(w.sv, n*lanes),
-		col:  make([]float64, n),
-		perm: make([]int, n),
+		g:       aligned64(w.lanes, n*n*lanes),
+		sv:      aligned64(w.sv, n*lanes),
+		scratch: aligned64(make([]float64, (n/2)*32+8+8), (n/2)*32+8),
+		col:     make([]float64, n),
+		perm:    make([]int, n),
+		ppr:     n / 2,
 	}
 	for _, p := range w.small.pairs {
 		x.poff = append(x.poff, int64(p)*int64(n)*64)
 	}
-	x.params[8] = tolerance(n)
-	x.params[9] = 1
-	x.params[10] = 0.5
-	x.params[11] = 1.5
-	x.params[12] = math.Float64frombits(1 << 63)
-	x.params[13] = math.Float64frombits(1<<63 - 1)
+	if x.ppr > 0 {
+		x.rounds = len(x.poff) / 2 / x.ppr
+	}
+	x.params[pTol] = tolerance(n)
+	x.params[pOne] = 1
+	x.params[pHalf] = 0.5
+	x.params[pThreeH] = 1.5
+	x.params[pSign] = math.Float64frombits(1 << 63)
+	x.params[pAbs] = math.Float64frombits(1<<63 - 1)
+	x.params[pMaxF] = math.MaxFloat64
+	x.params[pNeglF] = 0x1p-120
 	w.asm = x
 }
 
 func (w *Batch) valuesAVX512(s []float64, lds int, a []float64, lda, step, k int) error {
 	n := w.n
 	x := w.asm
-	if len(x.poff) == 0 { // n == 1
+	if n == 1 {
 		for i := 0; i < k; i++ {
 			v := a[i*step]
 			if !(math.Abs(v) <= math.MaxFloat64) {
@@ -74,29 +98,18 @@ func (w *Batch) valuesAVX512(s []float64, lds int, a []float64, lda, step, k int
 		}
 		return nil
 	}
+	for l := range x.offs {
+		x.offs[l] = int64(l) * int64(step) * 8
+	}
 	for i0 := 0; i0 < k; i0 += lanes {
 		cnt := min(lanes, k-i0)
-		for l := 0; l < lanes; l++ {
-			if l >= cnt {
-				clearLane(x.g, l, n)
-				x.params[l] = 0
-				continue
-			}
-			e, negl, ok := loadLane(x.g, l, a[(i0+l)*step:], lda, n)
-			if !ok {
-				return &BatchError{Index: i0 + l, Err: ErrNotFinite}
-			}
-			x.exps[l] = e
-			x.params[l] = negl
+		if bad := load8AVX512(&x.g[0], &a[i0*step], &x.offs, n, lda, 1<<cnt-1, &x.params); bad != 0 {
+			return &BatchError{Index: i0 + bits.TrailingZeros64(bad), Err: ErrNotFinite}
 		}
-		if mask := jacobi8AVX512(&x.g[0], n, &x.poff[0], len(x.poff), &x.params, MaxSweeps); mask&(1<<cnt-1) != 0 {
-			for l := 0; l < cnt; l++ {
-				if mask&(1<<l) != 0 {
-					return &BatchError{Index: i0 + l, Err: ErrNoConvergence}
-				}
-			}
+		if mask := jacobi8AVX512(&x.g[0], n, &x.poff[0], x.ppr, x.rounds, &x.params, &x.scratch[0], MaxSweeps); mask&(1<<cnt-1) != 0 {
+			return &BatchError{Index: i0 + bits.TrailingZeros64(mask), Err: ErrNoConvergence}
 		}
-		norms8AVX512(&x.sv[0], &x.g[0], n)
+		norms8AVX512(&x.sv[0], &x.g[0], n, &x.params)
 		for l := 0; l < cnt; l++ {
 			col := x.col
 			for c := range col {
@@ -104,60 +117,10 @@ func (w *Batch) valuesAVX512(s []float64, lds int, a []float64, lda, step, k int
 			}
 			sortDescending(x.perm, col)
 			out := s[(i0+l)*lds : (i0+l)*lds+n]
-			e := x.exps[l]
 			for j, p := range x.perm {
-				out[j] = math.Ldexp(col[p], e)
+				out[j] = col[p]
 			}
 		}
 	}
 	return nil
-}
-
-// loadLane writes the scaled transpose of the n x n matrix a into lane l of
-// g (element (r, c) to vector c*n+r) and returns the scaling exponent, the
-// negligible threshold and whether a is finite (see loadTransposed).
-func loadLane(g []float64, l int, a []float64, lda, n int) (int, float64, bool) {
-	var amax float64
-	for r := 0; r < n; r++ {
-		for _, v := range a[r*lda : r*lda+n] {
-			av := math.Abs(v)
-			if !(av <= math.MaxFloat64) {
-				return 0, 0, false
-			}
-			amax = max(amax, av)
-		}
-	}
-	e := 0
-	if amax > 0 {
-		_, e = math.Frexp(amax)
-	}
-	var f float64
-	if e > -1000 && e < 1000 {
-		scale := math.Ldexp(1, -e)
-		for r := 0; r < n; r++ {
-			ar := a[r*lda : r*lda+n]
-			for c, v := range ar {
-				v *= scale
-				g[(c*n+r)*lanes+l] = v
-				f += float64(v * v)
-			}
-		}
-	} else {
-		for r := 0; r < n; r++ {
-			ar := a[r*lda : r*lda+n]
-			for c, v := range ar {
-				v = math.Ldexp(v, -e)
-				g[(c*n+r)*lanes+l] = v
-				f += float64(v * v)
-			}
-		}
-	}
-	return e, float64(f * 0x1p-120), true
-}
-
-// clearLane zeroes lane l of g (a padding lane of a partial group).
-func clearLane(g []float64, l, n int) {
-	for i := l; i < n*n*lanes; i += lanes {
-		g[i] = 0
-	}
 }

@@ -4,36 +4,134 @@
 
 #include "textflag.h"
 
-// func jacobi8AVX512(buf *float64, n int, pairs *int64, npairs2 int, params *[16]float64, maxSweeps int) uint64
+// func load8AVX512(buf *float64, a *float64, offs *[8]int64, n int, lda int, lanes uint64, params *[32]float64) uint64
 // Requires: AVX, AVX512F
-TEXT ·jacobi8AVX512(SB), NOSPLIT, $0-56
+TEXT ·load8AVX512(SB), NOSPLIT, $0-64
 	MOVQ         buf+0(FP), AX
-	MOVQ         n+8(FP), CX
+	MOVQ         a+8(FP), CX
+	MOVQ         offs+16(FP), DX
+	MOVQ         n+24(FP), BX
+	MOVQ         lda+32(FP), SI
+	MOVQ         lanes+40(FP), DI
+	MOVQ         params+48(FP), R8
+	VMOVDQU64    (DX), Z20
+	VBROADCASTSD 112(R8), Z22
+	VBROADCASTSD 104(R8), Z23
+	VPXORQ       Z21, Z21, Z21
+	KMOVW        DI, K3
+	KMOVW        K3, K4
+	SHLQ         $0x03, SI
+	MOVQ         BX, DX
+	SHLQ         $0x06, DX
+	MOVQ         AX, R12
+	MOVQ         BX, DI
+
+lrow:
+	MOVQ CX, R10
+	MOVQ R12, R11
+	MOVQ BX, R9
+
+lcol:
+	KMOVW      K3, K5
+	VPXORQ     Z0, Z0, Z0
+	VGATHERQPD (R10)(Z20*1), K5, Z0
+	VMOVUPD    Z0, (R11)
+	VPANDQ     Z0, Z23, Z1
+	VMAXPD     Z1, Z21, Z21
+	VCMPPD     $0x12, Z22, Z1, K4, K4
+	ADDQ       $0x08, R10
+	ADDQ       DX, R11
+	DECQ       R9
+	JNZ        lcol
+	ADDQ       SI, CX
+	ADDQ       $0x40, R12
+	DECQ       DI
+	JNZ        lrow
+
+	// e = getexp(amax) + 1 (0 for a zero lane); scale by 2^-e, accumulate ‖A‖_F²
+	VGETEXPPD    Z21, Z24
+	VBROADCASTSD 72(R8), Z2
+	VADDPD       Z2, Z24, Z24
+	VPXORQ       Z3, Z3, Z3
+	VCMPPD       $0x04, Z3, Z21, K1
+	VMOVAPD.Z    Z24, K1, Z24
+	VSUBPD       Z24, Z3, Z25
+	VMOVUPD      Z24, 128(R8)
+	VPXORQ       Z26, Z26, Z26
+	VPXORQ       Z27, Z27, Z27
+	MOVQ         BX, CX
+	IMULQ        BX, CX
+
+lscale2:
+	CMPQ        CX, $0x02
+	JL          lscale1
+	VMOVUPD     (AX), Z0
+	VMOVUPD     64(AX), Z1
+	VSCALEFPD   Z25, Z0, Z0
+	VSCALEFPD   Z25, Z1, Z1
+	VMOVUPD     Z0, (AX)
+	VMOVUPD     Z1, 64(AX)
+	VFMADD231PD Z0, Z0, Z26
+	VFMADD231PD Z1, Z1, Z27
+	ADDQ        $0x80, AX
+	SUBQ        $0x02, CX
+	JMP         lscale2
+
+lscale1:
+	TESTQ       CX, CX
+	JZ          lscaled
+	VMOVUPD     (AX), Z0
+	VSCALEFPD   Z25, Z0, Z0
+	VMOVUPD     Z0, (AX)
+	VFMADD231PD Z0, Z0, Z26
+
+lscaled:
+	VADDPD       Z27, Z26, Z26
+	VBROADCASTSD 120(R8), Z2
+	VMULPD       Z2, Z26, Z26
+	VMOVUPD      Z26, (R8)
+	KANDNW       K3, K4, K4
+	KMOVW        K4, AX
+	MOVQ         AX, ret+56(FP)
+	VZEROUPPER
+	RET
+
+// func jacobi8AVX512(buf *float64, n int, pairs *int64, ppr int, rounds int, params *[32]float64, scratch *float64, maxSweeps int) uint64
+// Requires: AVX, AVX512F
+TEXT ·jacobi8AVX512(SB), NOSPLIT, $0-72
+	MOVQ         buf+0(FP), AX
+	MOVQ         params+40(FP), CX
+	VMOVUPD      (CX), Z28
+	VBROADCASTSD 64(CX), Z29
+	VBROADCASTSD 72(CX), Z31
+	VBROADCASTSD 80(CX), Z30
+	VBROADCASTSD 88(CX), Z25
+	VBROADCASTSD 96(CX), Z27
+	VBROADCASTSD 104(CX), Z26
+	MOVQ         rounds+32(FP), CX
+	MOVQ         ppr+24(FP), DX
+	IMULQ        DX, CX
+	SHLQ         $0x04, CX
 	MOVQ         pairs+16(FP), DX
-	MOVQ         npairs2+24(FP), BX
-	MOVQ         params+32(FP), SI
-	MOVQ         maxSweeps+40(FP), DI
-	VMOVUPD      (SI), Z28
-	VBROADCASTSD 64(SI), Z29
-	VBROADCASTSD 72(SI), Z31
-	VBROADCASTSD 80(SI), Z30
-	VBROADCASTSD 88(SI), Z25
-	VBROADCASTSD 96(SI), Z27
-	VBROADCASTSD 104(SI), Z26
-	XORQ         SI, SI
+	ADDQ         DX, CX
+	MOVQ         maxSweeps+56(FP), DX
 
 sweep:
 	// K2 = lanes that rotated in this sweep
 	KXORW K2, K2, K2
-	XORQ  R8, R8
+	MOVQ  pairs+16(FP), BX
 
-pair:
-	MOVQ (DX)(R8*8), R9
-	MOVQ 8(DX)(R8*8), R10
-	ADDQ AX, R9
-	ADDQ AX, R10
+round:
+	// phase 1: alpha, beta, gamma of every pair of the round
+	MOVQ BX, SI
+	MOVQ scratch+48(FP), DI
+	MOVQ ppr+24(FP), R8
 
-	// alpha = x·x (Z0..Z3), beta = y·y (Z4..Z7), gamma = x·y (Z8..Z11)
+dots:
+	MOVQ   (SI), R9
+	MOVQ   8(SI), R10
+	ADDQ   AX, R9
+	ADDQ   AX, R10
 	VPXORQ Z0, Z0, Z0
 	VPXORQ Z1, Z1, Z1
 	VPXORQ Z2, Z2, Z2
@@ -46,7 +144,7 @@ pair:
 	VPXORQ Z9, Z9, Z9
 	VPXORQ Z10, Z10, Z10
 	VPXORQ Z11, Z11, Z11
-	MOVQ   CX, R11
+	MOVQ   n+8(FP), R11
 
 dot4:
 	CMPQ        R11, $0x04
@@ -90,97 +188,125 @@ dot1:
 	JMP         dot1
 
 dotdone:
-	VADDPD Z1, Z0, Z0
-	VADDPD Z3, Z2, Z2
-	VADDPD Z2, Z0, Z0
-	VADDPD Z5, Z4, Z4
-	VADDPD Z7, Z6, Z6
-	VADDPD Z6, Z4, Z4
-	VADDPD Z9, Z8, Z8
-	VADDPD Z11, Z10, Z10
-	VADDPD Z10, Z8, Z8
+	VADDPD  Z1, Z0, Z0
+	VADDPD  Z3, Z2, Z2
+	VADDPD  Z2, Z0, Z0
+	VADDPD  Z5, Z4, Z4
+	VADDPD  Z7, Z6, Z6
+	VADDPD  Z6, Z4, Z4
+	VADDPD  Z9, Z8, Z8
+	VADDPD  Z11, Z10, Z10
+	VADDPD  Z10, Z8, Z8
+	VMOVAPD Z0, (DI)
+	VMOVAPD Z4, 64(DI)
+	VMOVAPD Z8, 128(DI)
+	ADDQ    $0x10, SI
+	ADDQ    $0x00000100, DI
+	DECQ    R8
+	JNZ     dots
+
+	// phase 2: rotation of every pair
+	MOVQ scratch+48(FP), DI
+	MOVQ ppr+24(FP), R8
+
+params:
+	VMOVAPD (DI), Z0
+	VMOVAPD 64(DI), Z1
+	VMOVAPD 128(DI), Z2
 
 	// K1 = |gamma| rsqrt(alpha) rsqrt(beta) > tol && alpha > negl && beta > negl
-	VRSQRT14PD Z0, Z12
-	VRSQRT14PD Z4, Z13
-	VPANDQ     Z8, Z26, Z14
-	VMULPD     Z12, Z14, Z14
-	VMULPD     Z13, Z14, Z14
-	VCMPPD     $0x1e, Z29, Z14, K1
+	VRSQRT14PD Z0, Z3
+	VRSQRT14PD Z1, Z4
+	VPANDQ     Z2, Z26, Z5
+	VMULPD     Z3, Z5, Z5
+	VMULPD     Z4, Z5, Z5
+	VCMPPD     $0x1e, Z29, Z5, K1
 	VCMPPD     $0x1e, Z28, Z0, K1, K1
-	VCMPPD     $0x1e, Z28, Z4, K1, K1
+	VCMPPD     $0x1e, Z28, Z1, K1, K1
 	KORW       K1, K2, K2
-	KORTESTW   K1, K1
-	JZ         next
+	KMOVW      K1, 192(DI)
 
 	// d = (beta-alpha)/m, g2 = 2 gamma/m with m ~ max(alpha, beta) (t is homogeneous of degree 0)
-	VMAXPD   Z0, Z4, Z12
-	VRCP14PD Z12, Z12
-	VSUBPD   Z0, Z4, Z13
-	VMULPD   Z12, Z13, Z13
-	VMULPD   Z12, Z8, Z14
-	VADDPD   Z14, Z14, Z14
+	VMAXPD   Z0, Z1, Z3
+	VRCP14PD Z3, Z3
+	VSUBPD   Z0, Z1, Z4
+	VMULPD   Z3, Z4, Z4
+	VMULPD   Z3, Z2, Z5
+	VADDPD   Z5, Z5, Z5
 
 	// h = d² + g2², sqrt(h) = h rsqrt(h) with one Newton step
-	VMULPD       Z14, Z14, Z15
-	VFMADD231PD  Z13, Z13, Z15
-	VRSQRT14PD   Z15, Z16
-	VMULPD       Z16, Z15, Z17
-	VMULPD       Z16, Z17, Z18
-	VFNMADD213PD Z25, Z30, Z18
-	VMULPD       Z18, Z17, Z17
+	VMULPD       Z5, Z5, Z6
+	VFMADD231PD  Z4, Z4, Z6
+	VRSQRT14PD   Z6, Z7
+	VMULPD       Z7, Z6, Z8
+	VMULPD       Z7, Z8, Z9
+	VFNMADD213PD Z25, Z30, Z9
+	VMULPD       Z9, Z8, Z8
 
 	// t = sign(d) g2 / (|d| + sqrt(h)), reciprocal with one Newton step
-	VPANDQ       Z13, Z26, Z19
-	VADDPD       Z19, Z17, Z19
-	VRCP14PD     Z19, Z20
-	VMOVAPD      Z19, Z21
-	VFNMADD213PD Z31, Z20, Z21
-	VFMADD231PD  Z21, Z20, Z20
-	VMULPD       Z20, Z14, Z21
-	VPANDQ       Z13, Z27, Z22
-	VPXORQ       Z22, Z21, Z21
+	VPANDQ       Z4, Z26, Z10
+	VADDPD       Z10, Z8, Z10
+	VRCP14PD     Z10, Z11
+	VFNMADD213PD Z31, Z11, Z10
+	VFMADD231PD  Z10, Z11, Z11
+	VMULPD       Z11, Z5, Z12
+	VPANDQ       Z4, Z27, Z13
+	VPXORQ       Z13, Z12, Z12
 
 	// c = rsqrt(1 + t²) to full precision (two Newton steps), s = c t
-	VMOVAPD      Z31, Z22
-	VFMADD231PD  Z21, Z21, Z22
-	VRSQRT14PD   Z22, Z23
-	VMULPD       Z23, Z23, Z24
-	VMULPD       Z22, Z24, Z24
-	VFNMADD213PD Z25, Z30, Z24
-	VMULPD       Z24, Z23, Z23
-	VMULPD       Z23, Z23, Z24
-	VFNMADD213PD Z31, Z22, Z24
-	VMULPD       Z30, Z23, Z16
-	VFMADD231PD  Z24, Z16, Z23
-	VMULPD       Z21, Z23, Z24
-	VBLENDMPD    Z23, Z31, K1, Z23
-	VMOVAPD.Z    Z24, K1, Z24
+	VMOVAPD      Z31, Z13
+	VFMADD231PD  Z12, Z12, Z13
+	VRSQRT14PD   Z13, Z14
+	VMULPD       Z14, Z14, Z15
+	VMULPD       Z13, Z15, Z15
+	VFNMADD213PD Z25, Z30, Z15
+	VMULPD       Z15, Z14, Z14
+	VMULPD       Z14, Z14, Z15
+	VFNMADD213PD Z31, Z13, Z15
+	VMULPD       Z30, Z14, Z16
+	VFMADD231PD  Z15, Z16, Z14
+	VMULPD       Z12, Z14, Z15
+	VBLENDMPD    Z14, Z31, K1, Z14
+	VMOVAPD.Z    Z15, K1, Z15
+	VMOVAPD      Z14, (DI)
+	VMOVAPD      Z15, 64(DI)
+	ADDQ         $0x00000100, DI
+	DECQ         R8
+	JNZ          params
 
-	// x, y = c x - s y, s x + c y
-	MOVQ (DX)(R8*8), R9
-	MOVQ 8(DX)(R8*8), R10
-	ADDQ AX, R9
-	ADDQ AX, R10
-	MOVQ CX, R11
+	// phase 3: x, y = c x - s y, s x + c y for every pair that rotates in some lane
+	MOVQ BX, SI
+	MOVQ scratch+48(FP), DI
+	MOVQ ppr+24(FP), R8
+
+rots:
+	CMPW    192(DI), $0x00
+	JE      rotnext
+	VMOVAPD (DI), Z20
+	VMOVAPD 64(DI), Z21
+	MOVQ    (SI), R9
+	MOVQ    8(SI), R10
+	ADDQ    AX, R9
+	ADDQ    AX, R10
+	MOVQ    n+8(FP), R11
 
 rot2:
 	CMPQ        R11, $0x02
 	JL          rot1
 	VMOVUPD     (R9), Z0
 	VMOVUPD     (R10), Z1
-	VMULPD      Z1, Z24, Z2
-	VMULPD      Z0, Z24, Z3
-	VFMSUB231PD Z0, Z23, Z2
-	VFMADD231PD Z1, Z23, Z3
+	VMULPD      Z1, Z21, Z2
+	VMULPD      Z0, Z21, Z3
+	VFMSUB231PD Z0, Z20, Z2
+	VFMADD231PD Z1, Z20, Z3
 	VMOVUPD     Z2, (R9)
 	VMOVUPD     Z3, (R10)
 	VMOVUPD     64(R9), Z4
 	VMOVUPD     64(R10), Z5
-	VMULPD      Z5, Z24, Z6
-	VMULPD      Z4, Z24, Z7
-	VFMSUB231PD Z4, Z23, Z6
-	VFMADD231PD Z5, Z23, Z7
+	VMULPD      Z5, Z21, Z6
+	VMULPD      Z4, Z21, Z7
+	VFMSUB231PD Z4, Z20, Z6
+	VFMADD231PD Z5, Z20, Z7
 	VMOVUPD     Z6, 64(R9)
 	VMOVUPD     Z7, 64(R10)
 	ADDQ        $0x00000080, R9
@@ -190,39 +316,44 @@ rot2:
 
 rot1:
 	TESTQ       R11, R11
-	JZ          next
+	JZ          rotnext
 	VMOVUPD     (R9), Z0
 	VMOVUPD     (R10), Z1
-	VMULPD      Z1, Z24, Z2
-	VMULPD      Z0, Z24, Z3
-	VFMSUB231PD Z0, Z23, Z2
-	VFMADD231PD Z1, Z23, Z3
+	VMULPD      Z1, Z21, Z2
+	VMULPD      Z0, Z21, Z3
+	VFMSUB231PD Z0, Z20, Z2
+	VFMADD231PD Z1, Z20, Z3
 	VMOVUPD     Z2, (R9)
 	VMOVUPD     Z3, (R10)
 
-next:
-	ADDQ     $0x02, R8
-	CMPQ     R8, BX
-	JL       pair
-	INCQ     SI
+rotnext:
+	ADDQ     $0x10, SI
+	ADDQ     $0x00000100, DI
+	DECQ     R8
+	JNZ      rots
+	MOVQ     SI, BX
+	CMPQ     BX, CX
+	JL       round
 	KORTESTW K2, K2
 	JZ       done
-	CMPQ     SI, DI
-	JL       sweep
+	DECQ     DX
+	JNZ      sweep
 
 done:
 	KMOVW K2, AX
-	MOVQ  AX, ret+48(FP)
+	MOVQ  AX, ret+64(FP)
 	VZEROUPPER
 	RET
 
-// func norms8AVX512(sv *float64, buf *float64, n int)
+// func norms8AVX512(sv *float64, buf *float64, n int, params *[32]float64)
 // Requires: AVX, AVX512F
-TEXT ·norms8AVX512(SB), NOSPLIT, $0-24
-	MOVQ sv+0(FP), AX
-	MOVQ buf+8(FP), CX
-	MOVQ n+16(FP), DX
-	MOVQ DX, BX
+TEXT ·norms8AVX512(SB), NOSPLIT, $0-32
+	MOVQ    sv+0(FP), AX
+	MOVQ    buf+8(FP), CX
+	MOVQ    n+16(FP), DX
+	MOVQ    params+24(FP), BX
+	VMOVUPD 128(BX), Z5
+	MOVQ    DX, BX
 
 col:
 	VPXORQ Z0, Z0, Z0
@@ -236,7 +367,7 @@ row2:
 	VMOVUPD     64(CX), Z3
 	VFMADD231PD Z2, Z2, Z0
 	VFMADD231PD Z3, Z3, Z1
-	ADDQ        $0x00000080, CX
+	ADDQ        $0x80, CX
 	SUBQ        $0x02, SI
 	JMP         row2
 
@@ -248,11 +379,12 @@ row1:
 	ADDQ        $0x40, CX
 
 store:
-	VADDPD  Z1, Z0, Z0
-	VSQRTPD Z0, Z0
-	VMOVUPD Z0, (AX)
-	ADDQ    $0x40, AX
-	DECQ    BX
-	JNZ     col
+	VADDPD    Z1, Z0, Z0
+	VSQRTPD   Z0, Z0
+	VSCALEFPD Z5, Z0, Z0
+	VMOVUPD   Z0, (AX)
+	ADDQ      $0x40, AX
+	DECQ      BX
+	JNZ       col
 	VZEROUPPER
 	RET

@@ -4,19 +4,30 @@
 
 package svd
 
+// load8AVX512 gathers the n x n matrices at byte offsets offs[l] from a
+// (row stride lda float64) into the lanes l set in the mask lanes (the others
+// are zeroed), transposed: element (r, c) of matrix l to buf[(c*n+r)*8+l]. It
+// scales each lane by the power of two 2^-e_l that brings its largest entry
+// into [0.5, 1), and writes e_l to params[16+l] and 2^-120 ‖A_l‖_F² (scaled)
+// to params[l]. It returns the mask of the lanes with a NaN or Inf entry.
+//
+//go:noescape
+func load8AVX512(buf *float64, a *float64, offs *[8]int64, n int, lda int, lanes uint64, params *[32]float64) uint64
+
 // jacobi8AVX512 runs one-sided Jacobi on a group of 8 lane-interleaved n x n
 // matrices (see the generator for the layout) until a whole sweep rotates
-// nothing in any lane, or for maxSweeps sweeps. pairs[:npairs2] holds the
-// byte offsets (p*n*64, q*n*64) of the column pairs of one sweep. params: [0:8]
-// per-lane threshold on squared column norms below which a column is not
-// rotated, [8] tolerance on |cos| of a pair, [9] 1, [10] 0.5, [11] 1.5,
-// [12] -0.0 as bits, [13] abs mask as bits. It returns the mask of the lanes
-// that rotated in the last sweep (0: all converged).
+// nothing in any lane, or for maxSweeps sweeps. pairs holds rounds x ppr
+// pairs of byte offsets (p*n*64, q*n*64): the disjoint column pairs of each
+// round of a sweep. scratch has room for ppr*256 bytes, 64-byte aligned.
+// params: see the generator. It returns the mask of the lanes that rotated
+// in the last sweep (0: all converged).
 //
 //go:noescape
-func jacobi8AVX512(buf *float64, n int, pairs *int64, npairs2 int, params *[16]float64, maxSweeps int) uint64
+func jacobi8AVX512(buf *float64, n int, pairs *int64, ppr int, rounds int, params *[32]float64, scratch *float64, maxSweeps int) uint64
 
-// norms8AVX512 sets sv[8c+l] = sqrt(Σ_r buf[(c n + r) 8 + l]²) for c < n: the column norms of the 8 lane-interleaved matrices.
+// norms8AVX512 sets sv[8c+l] = 2^e_l sqrt(Σ_r buf[(c n + r) 8 + l]²) for c < n:
+// the column norms of the 8 lane-interleaved matrices, scaled back by the
+// exponents e_l in params[16:24].
 //
 //go:noescape
-func norms8AVX512(sv *float64, buf *float64, n int)
+func norms8AVX512(sv *float64, buf *float64, n int, params *[32]float64)
