@@ -59,6 +59,9 @@ func SetSubspaces(ds *Dataset, sets []int, opt SetOptions) (*Subspaces, error) {
 	if ds.Images == nil || ds.Sets == nil {
 		return nil, fmt.Errorf("dataset: %s: no image sets", ds.Source)
 	}
+	if err := ds.Validate(); err != nil {
+		return nil, err
+	}
 	if sets == nil {
 		sets = make([]int, len(ds.Sets))
 		for i := range sets {
@@ -105,6 +108,9 @@ type GroupOptions struct {
 func GroupSubspaces(ds *Dataset, items []int, opt GroupOptions) (*Subspaces, error) {
 	if ds.Images == nil {
 		return nil, fmt.Errorf("dataset: %s: no images to group", ds.Source)
+	}
+	if err := ds.Validate(); err != nil {
+		return nil, err
 	}
 	if opt.M < 1 || opt.D < 1 || opt.D > opt.M {
 		return nil, fmt.Errorf("dataset: groups of m=%d images for d=%d: want 1 <= d <= m", opt.M, opt.D)
@@ -173,6 +179,9 @@ func ImageSubspaces(ds *Dataset, items []int, skipBad bool) (*Subspaces, error) 
 	if ds.Images == nil {
 		return nil, fmt.Errorf("dataset: %s: no images", ds.Source)
 	}
+	if len(ds.Labels) != len(ds.Images) {
+		return nil, fmt.Errorf("dataset: %s: %d images, %d labels", ds.Source, len(ds.Images), len(ds.Labels))
+	}
 	if items == nil {
 		items = make([]int, len(ds.Images))
 		for i := range items {
@@ -205,6 +214,9 @@ func ImageSubspaces(ds *Dataset, items []int, skipBad bool) (*Subspaces, error) 
 func BasisSubspaces(ds *Dataset, items []int) (*Subspaces, error) {
 	if ds.Bases == nil {
 		return nil, fmt.Errorf("dataset: %s: no bases", ds.Source)
+	}
+	if err := ds.Validate(); err != nil {
+		return nil, err
 	}
 	if items == nil {
 		items = make([]int, len(ds.Bases))

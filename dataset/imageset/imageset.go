@@ -332,6 +332,8 @@ func GrayTo(dst []float64, img image.Image, w, h int) {
 // scalers caches Catmull-Rom scalers by size: building one computes the
 // filter weights, which costs as much as scaling a small image. A Scaler from
 // NewScaler is safe for concurrent use (its scratch comes from a sync.Pool).
+// The cache holds one scaler per (source, target) size pair ever seen: a
+// few kilobytes each, and data sets have few distinct image sizes.
 var scalers sync.Map // [4]int{dw, dh, sw, sh} -> draw.Scaler
 
 func scaler(dw, dh, sw, sh int) draw.Scaler {
