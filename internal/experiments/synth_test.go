@@ -95,7 +95,7 @@ func matDouble(name string, rows, cols int, colMajor []float64) []byte {
 	var body bytes.Buffer
 	var tmp bytes.Buffer
 	binary.Write(&tmp, binary.LittleEndian, []uint32{6, 0}) // mxDOUBLE_CLASS
-	matElement(&body, 6, tmp.Bytes())                      // miUINT32 flags
+	matElement(&body, 6, tmp.Bytes())                       // miUINT32 flags
 	tmp.Reset()
 	binary.Write(&tmp, binary.LittleEndian, []int32{int32(rows), int32(cols)})
 	matElement(&body, 5, tmp.Bytes()) // miINT32 dims

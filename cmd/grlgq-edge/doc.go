@@ -1,0 +1,47 @@
+// Command grlgq-edge classifies one image set with a trained GRLGQ model:
+// an inference-only binary for small devices.
+//
+// Usage:
+//
+//	grlgq-edge -model MODEL [-json] [-width W -height H] [-memstats] (DIR | -)
+//
+// DIR is a folder of PNG or JPEG images, one image set (files sorted by
+// name; other files are ignored). Images are converted to gray in [0, 1]
+// (package dataset/imageset) and, with -width and -height, resized
+// (Catmull-Rom); without them they must already have the model's D pixels.
+//
+// "-" reads the set from standard input in one of two formats, told apart by
+// the first 8 bytes:
+//
+//   - binary: the magic "GRLGQSET", uint32 D, uint32 m (little-endian), then
+//     D*m little-endian IEEE-754 float64 values, column-major: image 0's D
+//     pixels, then image 1's, and so on;
+//   - text: one image per line, D numbers separated by spaces, tabs or
+//     commas (strconv.ParseFloat syntax); blank lines and lines starting
+//     with '#' are ignored.
+//
+// A set of one image is classified as a 1-D subspace (distance θ_1²); a
+// set of m >= d images by the weighted geodesic distance of its
+// d-dimensional subspace (first d left singular vectors). 1 < m < d is an
+// error.
+//
+// Output (text): "label L", "name N" (when the model names its classes),
+// "margin M", then "distance k class c δ_k" for every prototype. Floats are
+// printed with strconv.FormatFloat(v, 'g', -1, 64), the shortest string that
+// parses back to the same bits, so outputs can be compared byte for byte
+// across machines. -json prints the same as one JSON object (encoding/json
+// also prints the shortest round-tripping form). A rejected prediction
+// (margin below the model's reject threshold) prints label -1.
+//
+// -memstats prints the Go runtime's memory statistics to standard error
+// after the prediction.
+//
+// The binary imports no training driver, plotting, or MAT/npy/CSV/IDX
+// loader (a test checks `go list -deps`). Build it for devices with
+//
+//	CGO_ENABLED=0 go build -tags purego -trimpath -ldflags='-s -w' ./cmd/grlgq-edge
+//
+// where -tags purego selects the pure-Go kernels, written so that amd64,
+// arm64 and arm give the same bits (see .ci/edge.sh, which checks it under
+// qemu).
+package main

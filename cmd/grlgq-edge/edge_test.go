@@ -1,0 +1,287 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"image"
+	"image/color"
+	"image/png"
+	"math"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/grlgq/grlgq/linalg"
+	"github.com/grlgq/grlgq/model"
+	"github.com/grlgq/grlgq/subspace"
+)
+
+var fixtureOut = flag.String("fixture", "", "TestFixture: write the CI fixture (model and inputs) into this folder")
+
+// Fixture geometry: 8x8 images, 3 classes, d = 3, training sets of 6.
+const (
+	fxW, fxH = 8, 8
+	fxDim    = fxW * fxH
+	fxD      = 3
+	fxM      = 6
+)
+
+// fxImage returns a synthetic 8x8 image of class c in [0, 1], quantised to
+// 8 bits (so a PNG holds it exactly): a class-specific mix of smooth
+// patterns plus noise.
+func fxImage(rng *rand.Rand, pats [][]float64) []float64 {
+	x := make([]float64, fxDim)
+	for i := range x {
+		var v float64
+		for _, p := range pats {
+			v += (0.2 + rng.Float64()) * p[i]
+		}
+		v = v/float64(len(pats)) + 0.05*rng.Float64()
+		x[i] = math.Round(255*math.Min(1, math.Max(0, v))) / 255
+	}
+	return x
+}
+
+func fxPatterns(rng *rand.Rand) [][]float64 {
+	pats := make([][]float64, 3)
+	for j := range pats {
+		p := make([]float64, fxDim)
+		cx, cy := rng.Float64()*fxW, rng.Float64()*fxH
+		for y := range fxH {
+			for x := range fxW {
+				dx, dy := float64(x)-cx, float64(y)-cy
+				p[y*fxW+x] = math.Exp(-(dx*dx + dy*dy) / 6)
+			}
+		}
+		pats[j] = p
+	}
+	return pats
+}
+
+// makeFixture trains a tiny model and writes into dir: model.grlgq, set/
+// (8 PNG images of one set), set.bin and set.txt (the same set in the two
+// stdin formats), one.txt (a single image).
+func makeFixture(t testing.TB, dir string) {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(2024, 7))
+	classes := 3
+	pats := make([][][]float64, classes)
+	for c := range pats {
+		pats[c] = fxPatterns(rng)
+	}
+	conv, err := subspace.NewConverter(fxDim, fxM, fxD)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var xs []*subspace.Subspace
+	var ys []int
+	for c := range classes {
+		for range 8 {
+			x := linalg.NewDense(fxDim, fxM)
+			for j := range fxM {
+				for r, v := range fxImage(rng, pats[c]) {
+					x.Set(r, j, v)
+				}
+			}
+			s, err := conv.FromSet(x)
+			if err != nil {
+				t.Fatal(err)
+			}
+			xs, ys = append(xs, s), append(ys, c)
+		}
+	}
+	cfg := model.Config{SubspaceDim: fxD, PrototypesPerClass: 2, Epochs: 20, Seed: 5, Workers: 1, ClassNames: []string{"alpha", "beta", "gamma"}}
+	m, _, err := model.Train(context.Background(), cfg, xs, ys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	if err := m.SaveFile(filepath.Join(dir, "model.grlgq")); err != nil {
+		t.Fatal(err)
+	}
+	// The set to classify: 8 images of class 1.
+	set := make([][]float64, 8)
+	for j := range set {
+		set[j] = fxImage(rng, pats[1])
+	}
+	sd := filepath.Join(dir, "set")
+	os.MkdirAll(sd, 0o755)
+	for j, x := range set {
+		img := image.NewGray(image.Rect(0, 0, fxW, fxH))
+		for i, v := range x {
+			img.SetGray(i%fxW, i/fxW, color.Gray{Y: uint8(math.Round(255 * v))})
+		}
+		var b bytes.Buffer
+		png.Encode(&b, img)
+		writeFile(t, filepath.Join(sd, fmt.Sprintf("img%02d.png", j)), b.Bytes())
+	}
+	var bin bytes.Buffer
+	bin.WriteString(rawMagic)
+	binary.Write(&bin, binary.LittleEndian, []uint32{fxDim, uint32(len(set))})
+	for _, x := range set {
+		binary.Write(&bin, binary.LittleEndian, x)
+	}
+	writeFile(t, filepath.Join(dir, "set.bin"), bin.Bytes())
+	writeFile(t, filepath.Join(dir, "set.txt"), textSet(set))
+	writeFile(t, filepath.Join(dir, "one.txt"), textSet(set[:1]))
+}
+
+func textSet(set [][]float64) []byte {
+	var b bytes.Buffer
+	b.WriteString("# one image per line\n")
+	for _, x := range set {
+		for i, v := range x {
+			if i > 0 {
+				b.WriteByte(' ')
+			}
+			b.WriteString(strconv.FormatFloat(v, 'g', -1, 64))
+		}
+		b.WriteByte('\n')
+	}
+	return b.Bytes()
+}
+
+func writeFile(t testing.TB, path string, b []byte) {
+	t.Helper()
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestFixture writes the CI fixture when -fixture is given (see .ci/edge.sh).
+func TestFixture(t *testing.T) {
+	if *fixtureOut == "" {
+		t.Skip("give -fixture DIR to write the CI fixture")
+	}
+	if err := os.MkdirAll(*fixtureOut, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	makeFixture(t, *fixtureOut)
+}
+
+func runEdge(t *testing.T, stdin []byte, args ...string) (string, string, int) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code := run(args, bytes.NewReader(stdin), &out, &errb)
+	return out.String(), errb.String(), code
+}
+
+func TestClassify(t *testing.T) {
+	dir := t.TempDir()
+	makeFixture(t, dir)
+	mp := filepath.Join(dir, "model.grlgq")
+	read := func(name string) []byte {
+		b, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	fromDir, stderr, code := runEdge(t, nil, "-model", mp, filepath.Join(dir, "set"))
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if !strings.HasPrefix(fromDir, "label 1\nname beta\nmargin ") || strings.Count(fromDir, "\ndistance ") != 6 {
+		t.Errorf("folder output:\n%s", fromDir)
+	}
+	// The three encodings of one set give the same bytes.
+	for _, in := range []string{"set.bin", "set.txt"} {
+		out, stderr, code := runEdge(t, read(in), "-model", mp, "-")
+		if code != 0 || out != fromDir {
+			t.Errorf("%s: exit %d %s\n%s\nwant\n%s", in, code, stderr, out, fromDir)
+		}
+	}
+	// JSON carries the same numbers.
+	js, _, code := runEdge(t, read("set.bin"), "-model", mp, "-json", "-")
+	var r result
+	if err := json.Unmarshal([]byte(js), &r); code != 0 || err != nil {
+		t.Fatalf("json: exit %d, %v: %s", code, err, js)
+	}
+	if want := (&r).text(); string(want) != fromDir {
+		t.Errorf("JSON round trip:\n%s\nwant\n%s", want, fromDir)
+	}
+	// A single image: θ_1² distances.
+	one, stderr, code := runEdge(t, read("one.txt"), "-model", mp, "-")
+	if code != 0 || !strings.HasPrefix(one, "label ") {
+		t.Errorf("single image: exit %d %s\n%s", code, stderr, one)
+	}
+	// Errors.
+	for _, c := range []struct {
+		stdin string
+		args  []string
+		code  int
+		msg   string
+	}{
+		{"", []string{"-model", mp}, 2, "usage"},
+		{"", []string{"-model", mp, "-width", "3", dir}, 2, "usage"},
+		{"0 1\n", []string{"-model", mp, "-"}, 1, "wants D = 64"},
+		{"", []string{"-model", mp, "-"}, 1, "no images"},
+		{string(read("set.txt")[:200]), []string{"-model", mp, "-"}, 1, "values"},
+		{"", []string{"-model", filepath.Join(dir, "set.txt"), "-"}, 1, "not a GRLGQ model"},
+		{"", []string{"-model", mp, dir}, 1, "no PNG"},
+		{"", []string{"-model", mp, "-width", "4", "-height", "4", filepath.Join(dir, "set")}, 1, "wants D = 64"},
+	} {
+		_, stderr, code := runEdge(t, []byte(c.stdin), c.args...)
+		if code != c.code || !strings.Contains(stderr, c.msg) {
+			t.Errorf("%v: exit %d, stderr %q; want %d and %q", c.args, code, stderr, c.code, c.msg)
+		}
+	}
+	two := bytes.Join(bytes.Split(read("set.txt"), []byte("\n"))[:3], []byte("\n"))
+	if _, stderr, code := runEdge(t, two, "-model", mp, "-"); code != 1 || !strings.Contains(stderr, "fewer images") {
+		t.Errorf("2 images for d = 3: exit %d %q", code, stderr)
+	}
+}
+
+// TestDeps checks that the edge binary links no training driver, plotting,
+// data-set loader (MAT, npy, CSV, IDX: the dataset package root) or test
+// oracle, with and without -tags purego.
+func TestDeps(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs go list")
+	}
+	forbidden := []string{
+		"github.com/grlgq/grlgq/dataset", // the loaders' root: MAT, npy, CSV, IDX
+		"github.com/grlgq/grlgq/internal/experiments",
+		"github.com/grlgq/grlgq/internal/reference",
+		"github.com/grlgq/grlgq/internal/plot",
+		"github.com/grlgq/grlgq/internal/demo",
+		"github.com/grlgq/grlgq/cmd/grlgq",
+		"gonum.org/v1/plot",
+		"gonum.org/v1/gonum",
+		"encoding/csv",
+		"compress/gzip",
+		"github.com/sbinet/npyio",
+		"github.com/kshedden/gonpy",
+		"github.com/pa-m/sklearn",
+		"net", "net/http", "os/exec", "testing",
+	}
+	for _, tags := range []string{"", "purego"} {
+		cmd := exec.Command("go", "list", "-deps", "-tags", tags, ".")
+		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("go list: %v\n%s", err, out)
+		}
+		deps := strings.Fields(string(out))
+		for _, d := range deps {
+			for _, f := range forbidden {
+				// dataset/imageset (stdlib + x/image) is allowed; its parent is not.
+				sub := strings.HasPrefix(d, f+"/") && f != "net" && f != "github.com/grlgq/grlgq/dataset"
+				if d == f || sub {
+					t.Errorf("tags %q: the edge binary depends on %s", tags, d)
+				}
+			}
+			if strings.HasPrefix(d, "runtime/cgo") {
+				t.Errorf("tags %q: cgo (%s)", tags, d)
+			}
+		}
+	}
+}

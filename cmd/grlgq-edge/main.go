@@ -1,0 +1,286 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/grlgq/grlgq/dataset/imageset"
+	"github.com/grlgq/grlgq/linalg"
+	"github.com/grlgq/grlgq/model"
+	"github.com/grlgq/grlgq/subspace"
+)
+
+// rawMagic starts the binary stdin format.
+const rawMagic = "GRLGQSET"
+
+// maxValues bounds D*m of a set read from stdin (1 GiB of float64).
+const maxValues = 1 << 27
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}
+
+// run is main without the process: it returns the exit status (0 ok, 1
+// failure, 2 usage).
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("grlgq-edge", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	modelPath := fs.String("model", "", "model file written by grlgq train (required)")
+	asJSON := fs.Bool("json", false, "print the result as one JSON object")
+	width := fs.Int("width", 0, "resize images to this width (with -height)")
+	height := fs.Int("height", 0, "resize images to this height (with -width)")
+	memstats := fs.Bool("memstats", false, "print Go memory statistics to stderr after the prediction")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: grlgq-edge -model MODEL [-json] [-width W -height H] [-memstats] (DIR | -)")
+		fmt.Fprintln(stderr, "  DIR: a folder of PNG/JPEG images (one image set); -: the set on stdin (binary GRLGQSET or text, see go doc)")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if *modelPath == "" || fs.NArg() != 1 || (*width == 0) != (*height == 0) || *width < 0 || *height < 0 {
+		fs.Usage()
+		return 2
+	}
+	res, err := classify(*modelPath, fs.Arg(0), *width, *height, stdin)
+	if err != nil {
+		fmt.Fprintf(stderr, "grlgq-edge: %v\n", err)
+		return 1
+	}
+	var out []byte
+	if *asJSON {
+		out, err = json.Marshal(res)
+		if err != nil {
+			fmt.Fprintf(stderr, "grlgq-edge: %v\n", err)
+			return 1
+		}
+		out = append(out, '\n')
+	} else {
+		out = res.text()
+	}
+	if _, err := stdout.Write(out); err != nil {
+		fmt.Fprintf(stderr, "grlgq-edge: %v\n", err)
+		return 1
+	}
+	if *memstats {
+		printMemStats(stderr)
+	}
+	return 0
+}
+
+// result is what the binary prints.
+type result struct {
+	Label     int       `json:"label"`
+	Name      string    `json:"name,omitempty"`
+	Rejected  bool      `json:"rejected"`
+	Margin    float64   `json:"margin"`
+	Images    int       `json:"images"`
+	Classes   []int     `json:"prototype_classes"`
+	Distances []float64 `json:"distances"`
+}
+
+func (r *result) text() []byte {
+	var b bytes.Buffer
+	g := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
+	fmt.Fprintf(&b, "label %d\n", r.Label)
+	if r.Name != "" {
+		fmt.Fprintf(&b, "name %s\n", r.Name)
+	}
+	fmt.Fprintf(&b, "margin %s\n", g(r.Margin))
+	for k, d := range r.Distances {
+		fmt.Fprintf(&b, "distance %d class %d %s\n", k, r.Classes[k], g(d))
+	}
+	return b.Bytes()
+}
+
+// classify loads the model and the set and predicts.
+func classify(modelPath, input string, w, h int, stdin io.Reader) (*result, error) {
+	m, err := model.LoadFile(modelPath)
+	if err != nil {
+		return nil, err
+	}
+	defer m.Close()
+	var imgs [][]float64
+	if input == "-" {
+		imgs, err = readStdin(bufio.NewReaderSize(stdin, 1<<16), m.Dim())
+	} else {
+		imgs, err = readDir(input, w, h, m.Dim())
+	}
+	if err != nil {
+		return nil, err
+	}
+	p, err := model.NewPredictor(m, 1) // one goroutine: small devices, no worker wake-ups
+	if err != nil {
+		return nil, err
+	}
+	defer p.Close()
+	var pred model.Prediction
+	switch n := len(imgs); {
+	case n == 1:
+		err = p.PredictImageTo(&pred, imgs[0])
+	case n < m.SubspaceDim():
+		return nil, fmt.Errorf("%w: %d images, the model's subspaces have d = %d (give 1 image or at least %d)", subspace.ErrTooFewImages, n, m.SubspaceDim(), m.SubspaceDim())
+	default:
+		var s *subspace.Subspace
+		if s, err = setSubspace(imgs, m.SubspaceDim()); err != nil {
+			return nil, err
+		}
+		err = p.PredictTo(&pred, s)
+	}
+	if err != nil {
+		return nil, err
+	}
+	r := &result{
+		Label:     pred.Label,
+		Rejected:  pred.Rejected,
+		Margin:    pred.Margin,
+		Images:    len(imgs),
+		Classes:   m.Labels(),
+		Distances: slices.Clone(pred.Distances),
+	}
+	if pred.Label >= 0 {
+		r.Name = m.ClassName(pred.Label)
+	}
+	return r, nil
+}
+
+// setSubspace turns the images (each D pixels) into the D x m set matrix
+// and its d-dimensional subspace.
+func setSubspace(imgs [][]float64, d int) (*subspace.Subspace, error) {
+	dim, n := len(imgs[0]), len(imgs)
+	conv, err := subspace.NewConverter(dim, n, d)
+	if err != nil {
+		return nil, err
+	}
+	x := linalg.NewDense(dim, n)
+	for j, img := range imgs {
+		for r, v := range img {
+			x.Data[r*x.Stride+j] = v
+		}
+	}
+	return conv.FromSet(x)
+}
+
+// readDir reads the images of a folder (sorted by name).
+func readDir(dir string, w, h, dim int) ([][]float64, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	var imgs [][]float64
+	for _, e := range entries { // ReadDir sorts by name
+		if e.IsDir() || strings.HasPrefix(e.Name(), ".") || !imageset.IsImageName(e.Name()) {
+			continue
+		}
+		path := filepath.Join(dir, e.Name())
+		pix, iw, ih, err := imageset.ReadFile(path, w, h)
+		if err != nil {
+			return nil, err
+		}
+		if len(pix) != dim {
+			return nil, fmt.Errorf("%s: %dx%d = %d pixels, the model wants D = %d (resize with -width and -height)", path, iw, ih, len(pix), dim)
+		}
+		imgs = append(imgs, pix)
+	}
+	if len(imgs) == 0 {
+		return nil, fmt.Errorf("%s: no PNG or JPEG images", dir)
+	}
+	return imgs, nil
+}
+
+// readStdin reads a set in the binary or the text format.
+func readStdin(r *bufio.Reader, dim int) ([][]float64, error) {
+	head, _ := r.Peek(len(rawMagic))
+	if string(head) == rawMagic {
+		return readBinary(r, dim)
+	}
+	return readText(r, dim)
+}
+
+func readBinary(r io.Reader, dim int) ([][]float64, error) {
+	var h [len(rawMagic) + 8]byte
+	if _, err := io.ReadFull(r, h[:]); err != nil {
+		return nil, fmt.Errorf("stdin: binary header: %w", err)
+	}
+	d := int(binary.LittleEndian.Uint32(h[8:]))
+	m := int(binary.LittleEndian.Uint32(h[12:]))
+	if d != dim {
+		return nil, fmt.Errorf("stdin: images of D = %d pixels, the model wants %d", d, dim)
+	}
+	if m < 1 || d*m > maxValues {
+		return nil, fmt.Errorf("stdin: %d images of %d pixels: out of range", m, d)
+	}
+	buf := make([]byte, 8*d)
+	imgs := make([][]float64, m)
+	for j := range imgs {
+		if _, err := io.ReadFull(r, buf); err != nil {
+			return nil, fmt.Errorf("stdin: image %d of %d: %w", j, m, err)
+		}
+		img := make([]float64, d)
+		for i := range img {
+			img[i] = math.Float64frombits(binary.LittleEndian.Uint64(buf[8*i:]))
+		}
+		imgs[j] = img
+	}
+	if n, _ := io.Copy(io.Discard, r); n > 0 {
+		return nil, fmt.Errorf("stdin: %d bytes after the %d images", n, m)
+	}
+	return imgs, nil
+}
+
+func readText(r *bufio.Reader, dim int) ([][]float64, error) {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 1<<16), 64<<20)
+	var imgs [][]float64
+	line := 0
+	for sc.Scan() {
+		line++
+		s := strings.TrimSpace(sc.Text())
+		if s == "" || s[0] == '#' {
+			continue
+		}
+		fields := strings.FieldsFunc(s, func(c rune) bool { return c == ' ' || c == '\t' || c == ',' })
+		if len(fields) != dim {
+			return nil, fmt.Errorf("stdin: line %d has %d values, the model wants D = %d", line, len(fields), dim)
+		}
+		if (len(imgs)+1)*dim > maxValues {
+			return nil, errors.New("stdin: too many images")
+		}
+		img := make([]float64, dim)
+		for i, f := range fields {
+			v, err := strconv.ParseFloat(f, 64)
+			if err != nil {
+				return nil, fmt.Errorf("stdin: line %d value %d: %w", line, i+1, err)
+			}
+			img[i] = v
+		}
+		imgs = append(imgs, img)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("stdin: %w", err)
+	}
+	if len(imgs) == 0 {
+		return nil, errors.New("stdin: no images (binary sets start with \"GRLGQSET\")")
+	}
+	return imgs, nil
+}
+
+func printMemStats(w io.Writer) {
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	fmt.Fprintf(w, "memstats: Sys %d HeapSys %d HeapAlloc %d TotalAlloc %d StackSys %d NumGC %d\n",
+		ms.Sys, ms.HeapSys, ms.HeapAlloc, ms.TotalAlloc, ms.StackSys, ms.NumGC)
+}
