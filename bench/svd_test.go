@@ -41,6 +41,8 @@ func BenchmarkSVDValues(b *testing.B) {
 			w := svd.NewBatch(d)
 			s := make([]float64, k*d)
 			b.ReportAllocs()
+		b.ResetTimer()
+			b.ResetTimer()
 			// b.N counts matrices: run ceil(b.N/8) batches of 8.
 			for i := 0; i < b.N; i += k {
 				if err := w.Values(s, d, ms, d, d*d, k); err != nil {
@@ -52,6 +54,8 @@ func BenchmarkSVDValues(b *testing.B) {
 			w := svd.NewSmall(d)
 			s := make([]float64, d)
 			b.ReportAllocs()
+		b.ResetTimer()
+			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
 				j := i % k
 				if err := w.Values(s, ms[j*d*d:], d); err != nil {
@@ -66,6 +70,8 @@ func BenchmarkSVDValues(b *testing.B) {
 			}
 			var s mat.SVD
 			b.ReportAllocs()
+		b.ResetTimer()
+			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
 				if !s.Factorize(dense[i%k], mat.SVDNone) {
 					b.Fatal("gonum SVD failed")
@@ -87,6 +93,8 @@ func BenchmarkSVD(b *testing.B) {
 			u := make([]float64, d*d)
 			v := make([]float64, d*d)
 			b.ReportAllocs()
+		b.ResetTimer()
+			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
 				j := i % k
 				if err := w.Factorize(u, d, s, v, d, ms[j*d*d:], d); err != nil {
@@ -102,6 +110,8 @@ func BenchmarkSVD(b *testing.B) {
 			var s mat.SVD
 			var u, v mat.Dense
 			b.ReportAllocs()
+		b.ResetTimer()
+			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
 				if !s.Factorize(dense[i%k], mat.SVDThin) {
 					b.Fatal("gonum SVD failed")
@@ -124,6 +134,7 @@ func BenchmarkSVDTall(b *testing.B) {
 		u := make([]float64, rows*cols)
 		v := make([]float64, cols*cols)
 		b.ReportAllocs()
+		b.ResetTimer()
 		for i := 0; i < b.N; i++ {
 			if err := w.Factorize(u, cols, s, v, cols, x, cols); err != nil {
 				b.Fatal(err)
@@ -135,6 +146,7 @@ func BenchmarkSVDTall(b *testing.B) {
 		var s mat.SVD
 		var u, v mat.Dense
 		b.ReportAllocs()
+		b.ResetTimer()
 		for i := 0; i < b.N; i++ {
 			if !s.Factorize(a, mat.SVDThin) {
 				b.Fatal("gonum SVD failed")

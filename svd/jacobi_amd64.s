@@ -96,9 +96,9 @@ lscaled:
 	VZEROUPPER
 	RET
 
-// func jacobi8AVX512(buf *float64, n int, pairs *int64, ppr int, rounds int, params *[32]float64, scratch *float64, maxSweeps int) uint64
+// func jacobi8AVX512(buf *float64, n int, pairs *int64, ppr int, rounds int, params *[32]float64, scratch *float64, norms *float64, maxSweeps int) uint64
 // Requires: AVX, AVX512F
-TEXT ·jacobi8AVX512(SB), NOSPLIT, $0-72
+TEXT ·jacobi8AVX512(SB), NOSPLIT, $0-80
 	MOVQ         buf+0(FP), AX
 	MOVQ         params+40(FP), CX
 	VMOVUPD      (CX), Z28
@@ -111,18 +111,53 @@ TEXT ·jacobi8AVX512(SB), NOSPLIT, $0-72
 	MOVQ         rounds+32(FP), CX
 	MOVQ         ppr+24(FP), DX
 	IMULQ        DX, CX
-	SHLQ         $0x04, CX
+	SHLQ         $0x05, CX
 	MOVQ         pairs+16(FP), DX
 	ADDQ         DX, CX
-	MOVQ         maxSweeps+56(FP), DX
+	MOVQ         maxSweeps+64(FP), DX
 
 sweep:
 	// K2 = lanes that rotated in this sweep
 	KXORW K2, K2, K2
 	MOVQ  pairs+16(FP), BX
 
+	// norms[c] = Σ_r buf[c][r]², exact at the start of every sweep
+	MOVQ AX, R9
+	MOVQ norms+56(FP), R10
+	MOVQ n+8(FP), R8
+
+norm:
+	VPXORQ Z0, Z0, Z0
+	VPXORQ Z1, Z1, Z1
+	MOVQ   n+8(FP), R11
+
+norm2:
+	CMPQ        R11, $0x02
+	JL          norm1
+	VMOVUPD     (R9), Z2
+	VMOVUPD     64(R9), Z3
+	VFMADD231PD Z2, Z2, Z0
+	VFMADD231PD Z3, Z3, Z1
+	ADDQ        $0x00000080, R9
+	SUBQ        $0x02, R11
+	JMP         norm2
+
+norm1:
+	TESTQ       R11, R11
+	JZ          normdone
+	VMOVUPD     (R9), Z2
+	VFMADD231PD Z2, Z2, Z0
+	ADDQ        $0x40, R9
+
+normdone:
+	VADDPD  Z1, Z0, Z0
+	VMOVAPD Z0, (R10)
+	ADDQ    $0x40, R10
+	DECQ    R8
+	JNZ     norm
+
 round:
-	// phase 1: alpha, beta, gamma of every pair of the round
+	// phase 1: gamma = x·y of every pair of the round
 	MOVQ BX, SI
 	MOVQ scratch+48(FP), DI
 	MOVQ ppr+24(FP), R8
@@ -132,14 +167,6 @@ dots:
 	MOVQ   8(SI), R10
 	ADDQ   AX, R9
 	ADDQ   AX, R10
-	VPXORQ Z0, Z0, Z0
-	VPXORQ Z1, Z1, Z1
-	VPXORQ Z2, Z2, Z2
-	VPXORQ Z3, Z3, Z3
-	VPXORQ Z4, Z4, Z4
-	VPXORQ Z5, Z5, Z5
-	VPXORQ Z6, Z6, Z6
-	VPXORQ Z7, Z7, Z7
 	VPXORQ Z8, Z8, Z8
 	VPXORQ Z9, Z9, Z9
 	VPXORQ Z10, Z10, Z10
@@ -150,25 +177,13 @@ dot4:
 	CMPQ        R11, $0x04
 	JL          dot1
 	VMOVUPD     (R9), Z12
-	VMOVUPD     (R10), Z16
-	VFMADD231PD Z12, Z12, Z0
-	VFMADD231PD Z16, Z16, Z4
-	VFMADD231PD Z16, Z12, Z8
+	VFMADD231PD (R10), Z12, Z8
 	VMOVUPD     64(R9), Z13
-	VMOVUPD     64(R10), Z17
-	VFMADD231PD Z13, Z13, Z1
-	VFMADD231PD Z17, Z17, Z5
-	VFMADD231PD Z17, Z13, Z9
+	VFMADD231PD 64(R10), Z13, Z9
 	VMOVUPD     128(R9), Z14
-	VMOVUPD     128(R10), Z18
-	VFMADD231PD Z14, Z14, Z2
-	VFMADD231PD Z18, Z18, Z6
-	VFMADD231PD Z18, Z14, Z10
+	VFMADD231PD 128(R10), Z14, Z10
 	VMOVUPD     192(R9), Z15
-	VMOVUPD     192(R10), Z19
-	VFMADD231PD Z15, Z15, Z3
-	VFMADD231PD Z19, Z19, Z7
-	VFMADD231PD Z19, Z15, Z11
+	VFMADD231PD 192(R10), Z15, Z11
 	ADDQ        $0x00000100, R9
 	ADDQ        $0x00000100, R10
 	SUBQ        $0x04, R11
@@ -178,40 +193,33 @@ dot1:
 	TESTQ       R11, R11
 	JZ          dotdone
 	VMOVUPD     (R9), Z12
-	VMOVUPD     (R10), Z16
-	VFMADD231PD Z12, Z12, Z0
-	VFMADD231PD Z16, Z16, Z4
-	VFMADD231PD Z16, Z12, Z8
+	VFMADD231PD (R10), Z12, Z8
 	ADDQ        $0x40, R9
 	ADDQ        $0x40, R10
 	DECQ        R11
 	JMP         dot1
 
 dotdone:
-	VADDPD  Z1, Z0, Z0
-	VADDPD  Z3, Z2, Z2
-	VADDPD  Z2, Z0, Z0
-	VADDPD  Z5, Z4, Z4
-	VADDPD  Z7, Z6, Z6
-	VADDPD  Z6, Z4, Z4
 	VADDPD  Z9, Z8, Z8
 	VADDPD  Z11, Z10, Z10
 	VADDPD  Z10, Z8, Z8
-	VMOVAPD Z0, (DI)
-	VMOVAPD Z4, 64(DI)
 	VMOVAPD Z8, 128(DI)
-	ADDQ    $0x10, SI
+	ADDQ    $0x20, SI
 	ADDQ    $0x00000100, DI
 	DECQ    R8
 	JNZ     dots
 
 	// phase 2: rotation of every pair
+	MOVQ BX, SI
 	MOVQ scratch+48(FP), DI
 	MOVQ ppr+24(FP), R8
+	MOVQ norms+56(FP), R9
 
 params:
-	VMOVAPD (DI), Z0
-	VMOVAPD 64(DI), Z1
+	MOVQ    16(SI), R10
+	MOVQ    24(SI), R11
+	VMOVAPD (R9)(R10*1), Z0
+	VMOVAPD (R9)(R11*1), Z1
 	VMOVAPD 128(DI), Z2
 
 	// K1 = |gamma| rsqrt(alpha) rsqrt(beta) > tol && alpha > negl && beta > negl
@@ -270,6 +278,21 @@ params:
 	VMOVAPD.Z    Z15, K1, Z15
 	VMOVAPD      Z14, (DI)
 	VMOVAPD      Z15, 64(DI)
+
+	// alpha' = c² alpha + s² beta - 2cs gamma, beta' = s² alpha + c² beta + 2cs gamma
+	VMULPD       Z14, Z14, Z16
+	VMULPD       Z15, Z15, Z17
+	VMULPD       Z15, Z14, Z18
+	VADDPD       Z18, Z18, Z18
+	VMULPD       Z0, Z16, Z19
+	VFMADD231PD  Z1, Z17, Z19
+	VFNMADD231PD Z2, Z18, Z19
+	VMULPD       Z0, Z17, Z20
+	VFMADD231PD  Z1, Z16, Z20
+	VFMADD231PD  Z2, Z18, Z20
+	VMOVAPD      Z19, (R9)(R10*1)
+	VMOVAPD      Z20, (R9)(R11*1)
+	ADDQ         $0x20, SI
 	ADDQ         $0x00000100, DI
 	DECQ         R8
 	JNZ          params
@@ -327,7 +350,7 @@ rot1:
 	VMOVUPD     Z3, (R10)
 
 rotnext:
-	ADDQ     $0x10, SI
+	ADDQ     $0x20, SI
 	ADDQ     $0x00000100, DI
 	DECQ     R8
 	JNZ      rots
@@ -341,7 +364,7 @@ rotnext:
 
 done:
 	KMOVW K2, AX
-	MOVQ  AX, ret+64(FP)
+	MOVQ  AX, ret+72(FP)
 	VZEROUPPER
 	RET
 

@@ -11,8 +11,11 @@
 // A sweep is n'-1 rounds of n/2 disjoint pairs (round-robin order). Each
 // round runs in three phases over its pairs, so that the long dependency
 // chains of one pair overlap with those of the others: (1) the dot products
-// α = x·x, β = y·y, γ = x·y of every pair into a scratch area, (2) the
-// rotation (c, s) of every pair, (3) the rotations.
+// γ = x·y of every pair into a scratch area, (2) the rotation (c, s) of
+// every pair from γ and the squared column norms α, β (recomputed at the
+// start of each sweep and updated after each rotation), (3) the rotations.
+// A lane is converged after a sweep without rotation; in such a sweep its
+// norms are the exact recomputed ones, so every pair passed the exact test.
 package main
 
 import (
@@ -168,14 +171,17 @@ func load8() {
 }
 
 func jacobi8() {
-	TEXT("jacobi8AVX512", NOSPLIT, "func(buf *float64, n int, pairs *int64, ppr, rounds int, params *[32]float64, scratch *float64, maxSweeps int) uint64")
+	TEXT("jacobi8AVX512", NOSPLIT, "func(buf *float64, n int, pairs *int64, ppr, rounds int, params *[32]float64, scratch *float64, norms *float64, maxSweeps int) uint64")
 	Pragma("noescape")
 	Doc(
 		"jacobi8AVX512 runs one-sided Jacobi on a group of 8 lane-interleaved n x n",
 		"matrices (see the generator for the layout) until a whole sweep rotates",
 		"nothing in any lane, or for maxSweeps sweeps. pairs holds rounds x ppr",
-		"pairs of byte offsets (p*n*64, q*n*64): the disjoint column pairs of each",
-		"round of a sweep. scratch has room for ppr*256 bytes, 64-byte aligned.",
+		"quadruples of byte offsets (p*n*64, q*n*64, p*64, q*64): the disjoint column",
+		"pairs of each round of a sweep and their entries in norms (n vectors, the",
+		"squared column norms: recomputed at the start of each sweep, updated after",
+		"each rotation). scratch has room for ppr*256 bytes. scratch and norms are",
+		"64-byte aligned.",
 		"params: see the generator. It returns the mask of the lanes that rotated",
 		"in the last sweep (0: all converged).",
 	)
@@ -195,7 +201,7 @@ func jacobi8() {
 	Load(Param("rounds"), pairsEnd)
 	ppr := Load(Param("ppr"), GP64())
 	IMULQ(ppr, pairsEnd)
-	SHLQ(Imm(4), pairsEnd)
+	SHLQ(Imm(5), pairsEnd)
 	pairs := Load(Param("pairs"), GP64())
 	ADDQ(pairs, pairsEnd)
 
@@ -214,8 +220,39 @@ func jacobi8() {
 	KXORW(K2, K2, K2)
 	Load(Param("pairs"), cur)
 
+	Comment("norms[c] = Σ_r buf[c][r]², exact at the start of every sweep")
+	MOVQ(buf, x)
+	Load(Param("norms"), y)
+	Load(Param("n"), i)
+	Label("norm")
+	VPXORQ(Z0, Z0, Z0)
+	VPXORQ(Z1, Z1, Z1)
+	Load(Param("n"), r)
+	Label("norm2")
+	CMPQ(r, Imm(2))
+	JL(LabelRef("norm1"))
+	VMOVUPD(Mem{Base: x}, Z2)
+	VMOVUPD(Mem{Base: x, Disp: 64}, Z3)
+	VFMADD231PD(Z2, Z2, Z0)
+	VFMADD231PD(Z3, Z3, Z1)
+	ADDQ(U32(128), x)
+	SUBQ(Imm(2), r)
+	JMP(LabelRef("norm2"))
+	Label("norm1")
+	TESTQ(r, r)
+	JZ(LabelRef("normdone"))
+	VMOVUPD(Mem{Base: x}, Z2)
+	VFMADD231PD(Z2, Z2, Z0)
+	ADDQ(Imm(64), x)
+	Label("normdone")
+	VADDPD(Z1, Z0, Z0)
+	VMOVAPD(Z0, Mem{Base: y})
+	ADDQ(Imm(64), y)
+	DECQ(i)
+	JNZ(LabelRef("norm"))
+
 	Label("round")
-	Comment("phase 1: alpha, beta, gamma of every pair of the round")
+	Comment("phase 1: gamma = x·y of every pair of the round")
 	MOVQ(cur, pp)
 	Load(Param("scratch"), sc)
 	Load(Param("ppr"), i)
@@ -224,7 +261,7 @@ func jacobi8() {
 	MOVQ(Mem{Base: pp, Disp: 8}, y)
 	ADDQ(buf, x)
 	ADDQ(buf, y)
-	for k := 0; k < 12; k++ {
+	for k := 8; k < 12; k++ {
 		VPXORQ(zreg(k), zreg(k), zreg(k))
 	}
 	Load(Param("n"), r)
@@ -232,12 +269,9 @@ func jacobi8() {
 	CMPQ(r, Imm(4))
 	JL(LabelRef("dot1"))
 	for u := 0; u < 4; u++ {
-		zx, zy := zreg(12+u), zreg(16+u)
+		zx := zreg(12 + u)
 		VMOVUPD(Mem{Base: x, Disp: 64 * u}, zx)
-		VMOVUPD(Mem{Base: y, Disp: 64 * u}, zy)
-		VFMADD231PD(zx, zx, zreg(u))
-		VFMADD231PD(zy, zy, zreg(4+u))
-		VFMADD231PD(zy, zx, zreg(8+u))
+		VFMADD231PD(Mem{Base: y, Disp: 64 * u}, zx, zreg(8+u))
 	}
 	ADDQ(U32(256), x)
 	ADDQ(U32(256), y)
@@ -247,35 +281,32 @@ func jacobi8() {
 	TESTQ(r, r)
 	JZ(LabelRef("dotdone"))
 	VMOVUPD(Mem{Base: x}, Z12)
-	VMOVUPD(Mem{Base: y}, Z16)
-	VFMADD231PD(Z12, Z12, Z0)
-	VFMADD231PD(Z16, Z16, Z4)
-	VFMADD231PD(Z16, Z12, Z8)
+	VFMADD231PD(Mem{Base: y}, Z12, Z8)
 	ADDQ(Imm(64), x)
 	ADDQ(Imm(64), y)
 	DECQ(r)
 	JMP(LabelRef("dot1"))
 	Label("dotdone")
-	for _, b := range []int{0, 4, 8} {
-		VADDPD(zreg(b+1), zreg(b), zreg(b))
-		VADDPD(zreg(b+3), zreg(b+2), zreg(b+2))
-		VADDPD(zreg(b+2), zreg(b), zreg(b))
-	}
-	VMOVAPD(Z0, Mem{Base: sc})
-	VMOVAPD(Z4, Mem{Base: sc, Disp: 64})
+	VADDPD(Z9, Z8, Z8)
+	VADDPD(Z11, Z10, Z10)
+	VADDPD(Z10, Z8, Z8)
 	VMOVAPD(Z8, Mem{Base: sc, Disp: 128})
-	ADDQ(Imm(16), pp)
+	ADDQ(Imm(32), pp)
 	ADDQ(U32(scratchStride), sc)
 	DECQ(i)
 	JNZ(LabelRef("dots"))
 
 	Comment("phase 2: rotation of every pair")
+	MOVQ(cur, pp)
 	Load(Param("scratch"), sc)
 	Load(Param("ppr"), i)
+	Load(Param("norms"), x)
 	Label("params")
 	alpha, beta, gamma := Z0, Z1, Z2
-	VMOVAPD(Mem{Base: sc}, alpha)
-	VMOVAPD(Mem{Base: sc, Disp: 64}, beta)
+	MOVQ(Mem{Base: pp, Disp: 16}, y)
+	MOVQ(Mem{Base: pp, Disp: 24}, r)
+	VMOVAPD(Mem{Base: x, Index: y, Scale: 1}, alpha)
+	VMOVAPD(Mem{Base: x, Index: r, Scale: 1}, beta)
 	VMOVAPD(Mem{Base: sc, Disp: 128}, gamma)
 	Comment("K1 = |gamma| rsqrt(alpha) rsqrt(beta) > tol && alpha > negl && beta > negl")
 	VRSQRT14PD(alpha, Z3)
@@ -330,6 +361,20 @@ func jacobi8() {
 	VMOVAPD_Z(Z15, K1, Z15)
 	VMOVAPD(Z14, Mem{Base: sc})
 	VMOVAPD(Z15, Mem{Base: sc, Disp: 64})
+	Comment("alpha' = c² alpha + s² beta - 2cs gamma, beta' = s² alpha + c² beta + 2cs gamma")
+	VMULPD(Z14, Z14, Z16)
+	VMULPD(Z15, Z15, Z17)
+	VMULPD(Z15, Z14, Z18)
+	VADDPD(Z18, Z18, Z18)
+	VMULPD(alpha, Z16, Z19)
+	VFMADD231PD(beta, Z17, Z19)
+	VFNMADD231PD(gamma, Z18, Z19)
+	VMULPD(alpha, Z17, Z20)
+	VFMADD231PD(beta, Z16, Z20)
+	VFMADD231PD(gamma, Z18, Z20)
+	VMOVAPD(Z19, Mem{Base: x, Index: y, Scale: 1})
+	VMOVAPD(Z20, Mem{Base: x, Index: r, Scale: 1})
+	ADDQ(Imm(32), pp)
 	ADDQ(U32(scratchStride), sc)
 	DECQ(i)
 	JNZ(LabelRef("params"))
@@ -364,7 +409,7 @@ func jacobi8() {
 	JZ(LabelRef("rotnext"))
 	rotateRow(x, y, 0, 0, c, s)
 	Label("rotnext")
-	ADDQ(Imm(16), pp)
+	ADDQ(Imm(32), pp)
 	ADDQ(U32(scratchStride), sc)
 	DECQ(i)
 	JNZ(LabelRef("rots"))
