@@ -41,7 +41,7 @@ func BenchmarkSVDValues(b *testing.B) {
 			w := svd.NewBatch(d)
 			s := make([]float64, k*d)
 			b.ReportAllocs()
-		b.ResetTimer()
+			b.ResetTimer()
 			b.ResetTimer()
 			// b.N counts matrices: run ceil(b.N/8) batches of 8.
 			for i := 0; i < b.N; i += k {
@@ -54,7 +54,7 @@ func BenchmarkSVDValues(b *testing.B) {
 			w := svd.NewSmall(d)
 			s := make([]float64, d)
 			b.ReportAllocs()
-		b.ResetTimer()
+			b.ResetTimer()
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
 				j := i % k
@@ -70,7 +70,7 @@ func BenchmarkSVDValues(b *testing.B) {
 			}
 			var s mat.SVD
 			b.ReportAllocs()
-		b.ResetTimer()
+			b.ResetTimer()
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
 				if !s.Factorize(dense[i%k], mat.SVDNone) {
@@ -93,7 +93,7 @@ func BenchmarkSVD(b *testing.B) {
 			u := make([]float64, d*d)
 			v := make([]float64, d*d)
 			b.ReportAllocs()
-		b.ResetTimer()
+			b.ResetTimer()
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
 				j := i % k
@@ -110,7 +110,7 @@ func BenchmarkSVD(b *testing.B) {
 			var s mat.SVD
 			var u, v mat.Dense
 			b.ReportAllocs()
-		b.ResetTimer()
+			b.ResetTimer()
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
 				if !s.Factorize(dense[i%k], mat.SVDThin) {
