@@ -42,7 +42,6 @@ func BenchmarkSVDValues(b *testing.B) {
 			s := make([]float64, k*d)
 			b.ReportAllocs()
 			b.ResetTimer()
-			b.ResetTimer()
 			// b.N counts matrices: run ceil(b.N/8) batches of 8.
 			for i := 0; i < b.N; i += k {
 				if err := w.Values(s, d, ms, d, d*d, k); err != nil {
@@ -54,7 +53,6 @@ func BenchmarkSVDValues(b *testing.B) {
 			w := svd.NewSmall(d)
 			s := make([]float64, d)
 			b.ReportAllocs()
-			b.ResetTimer()
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
 				j := i % k
@@ -70,7 +68,6 @@ func BenchmarkSVDValues(b *testing.B) {
 			}
 			var s mat.SVD
 			b.ReportAllocs()
-			b.ResetTimer()
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
 				if !s.Factorize(dense[i%k], mat.SVDNone) {
@@ -94,7 +91,6 @@ func BenchmarkSVD(b *testing.B) {
 			v := make([]float64, d*d)
 			b.ReportAllocs()
 			b.ResetTimer()
-			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
 				j := i % k
 				if err := w.Factorize(u, d, s, v, d, ms[j*d*d:], d); err != nil {
@@ -110,7 +106,6 @@ func BenchmarkSVD(b *testing.B) {
 			var s mat.SVD
 			var u, v mat.Dense
 			b.ReportAllocs()
-			b.ResetTimer()
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
 				if !s.Factorize(dense[i%k], mat.SVDThin) {
