@@ -1,0 +1,241 @@
+package engine
+
+import (
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/grlgq/grlgq/kernels"
+	"github.com/grlgq/grlgq/linalg"
+	"github.com/grlgq/grlgq/svd"
+)
+
+// Distances computes, for every prototype k, the principal angles θ_k1 <=
+// ... <= θ_kd between span(P) and span(W_k), θ = arccos(clamp(σ, 0, 1)) of
+// the singular values σ of M_k = Pᵀ W_k, and the weighted squared geodesic
+// distance dist[k] = Σ_i λ_i θ_ki². P is dim x d (any stride). lambda is
+// either one vector for all prototypes (len d) or one per prototype (len
+// p*d, lambda[k*d+i]). dist has len p; theta is nil or has len p*d and
+// receives theta[k*d+i] = θ_ki. Afterwards Projection(k) returns M_k.
+func (e *Engine) Distances(dist, theta []float64, P *linalg.Dense, lambda []float64) error {
+	if e.closed {
+		return ErrClosed
+	}
+	if len(dist) != e.p || (theta != nil && len(theta) != e.p*e.d) {
+		return fmt.Errorf("%w: Distances: len(dist) = %d, len(theta) = %d, want %d and %d (or nil)", ErrShape, len(dist), len(theta), e.p, e.p*e.d)
+	}
+	if err := e.checkSet(P, "sample"); err != nil {
+		return err
+	}
+	if err := e.checkLambda(lambda); err != nil {
+		return err
+	}
+	e.job = job{kind: jobDistances, dist: dist, theta: theta, p: P, lambda: lambda}
+	e.run()
+	e.job = job{}
+	return e.firstErr()
+}
+
+// DistancesBatch is Distances for many samples: dist[i*p+k] is the distance
+// between sets[i] and prototype k, bit-identical to calling Distances on
+// each set. The samples are split into contiguous ranges, one per worker.
+// Projection is not changed.
+func (e *Engine) DistancesBatch(dist []float64, sets []*linalg.Dense, lambda []float64) error {
+	if e.closed {
+		return ErrClosed
+	}
+	if len(dist) != len(sets)*e.p {
+		return fmt.Errorf("%w: DistancesBatch: len(dist) = %d, want %d samples x %d prototypes", ErrShape, len(dist), len(sets), e.p)
+	}
+	for i, s := range sets {
+		if err := e.checkSet(s, "sample"); err != nil {
+			return fmt.Errorf("sample %d: %w", i, err)
+		}
+	}
+	if err := e.checkLambda(lambda); err != nil {
+		return err
+	}
+	if len(sets) == 0 {
+		return nil
+	}
+	e.job = job{kind: jobDistancesBatch, dist: dist, sets: sets, lambda: lambda, n: len(sets)}
+	e.run()
+	e.job = job{}
+	return e.firstErr()
+}
+
+// ImageDistances computes, for a single image x (len dim, a 1-D subspace),
+// its principal angle to every prototype, theta[k] = arccos(clamp(‖W_kᵀ x‖ /
+// ‖x‖)), and dist[k] = theta[k]². dist has len p; theta is nil or len p.
+func (e *Engine) ImageDistances(dist, theta []float64, x []float64) error {
+	if e.closed {
+		return ErrClosed
+	}
+	if len(dist) != e.p || (theta != nil && len(theta) != e.p) || len(x) != e.dim {
+		return fmt.Errorf("%w: ImageDistances: len(dist) = %d, len(theta) = %d, len(x) = %d, want %d, %d (or nil), %d", ErrShape, len(dist), len(theta), len(x), e.p, e.p, e.dim)
+	}
+	xnorm, err := imageNorm(x)
+	if err != nil {
+		return err
+	}
+	e.job = job{kind: jobImages, dist: dist, theta: theta, x: x, xnorm: xnorm}
+	e.run()
+	e.job = job{}
+	return e.firstErr()
+}
+
+// ImageDistancesBatch is ImageDistances for n images, image i at
+// x[i*ldx : i*ldx+dim]: dist[i*p+k] is the squared angle between image i
+// and prototype k, bit-identical to calling ImageDistances on each image.
+func (e *Engine) ImageDistancesBatch(dist []float64, x []float64, ldx, n int) error {
+	if e.closed {
+		return ErrClosed
+	}
+	if n < 0 || ldx < e.dim || len(dist) != n*e.p || (n > 0 && len(x) < (n-1)*ldx+e.dim) {
+		return fmt.Errorf("%w: ImageDistancesBatch: n = %d, ldx = %d, len(x) = %d, len(dist) = %d (dim %d, p %d)", ErrShape, n, ldx, len(x), len(dist), e.dim, e.p)
+	}
+	if n == 0 {
+		return nil
+	}
+	e.job = job{kind: jobImagesBatch, dist: dist, x: x, ldx: ldx, n: n}
+	e.run()
+	e.job = job{}
+	return e.firstErr()
+}
+
+func (e *Engine) checkSet(m *linalg.Dense, what string) error {
+	if m == nil {
+		return fmt.Errorf("%w: nil %s", ErrShape, what)
+	}
+	if m.Rows != e.dim || m.Cols != e.d || m.Stride < m.Cols || len(m.Data) < (m.Rows-1)*m.Stride+m.Cols {
+		return fmt.Errorf("%w: %s is %dx%d (stride %d, %d values), want %dx%d", ErrShape, what, m.Rows, m.Cols, m.Stride, len(m.Data), e.dim, e.d)
+	}
+	return nil
+}
+
+func (e *Engine) checkLambda(lambda []float64) error {
+	if len(lambda) != e.d && len(lambda) != e.p*e.d {
+		return fmt.Errorf("%w: len(lambda) = %d, want d = %d or p*d = %d", ErrShape, len(lambda), e.d, e.p*e.d)
+	}
+	if !linalg.Finite(lambda) {
+		return fmt.Errorf("%w: lambda", ErrNotFinite)
+	}
+	return nil
+}
+
+// distances computes prototypes lo..hi of one sample: projections into proj
+// and singular values into sigma (both indexed from lo), distances into
+// dist[k] and, if theta is not nil, angles into theta[k*d:]. The single and
+// the batch forms both call it once per shard range, so the svd batches are
+// the same.
+func (e *Engine) distances(s *shard, proj, sigma, dist, theta []float64, P *linalg.Dense, lambda []float64, lo, hi int) error {
+	d, dd := e.d, e.d*e.d
+	for k := lo; k < hi; k++ {
+		w := e.protos[k]
+		kernels.AtB(proj[(k-lo)*dd:], d, P.Data, P.Stride, w.Data, w.Stride, e.dim, d, d)
+	}
+	if err := s.sv.Values(sigma, d, proj, d, dd, hi-lo); err != nil {
+		k := lo
+		var be *svd.BatchError
+		if errors.As(err, &be) {
+			k += be.Index
+		}
+		if errors.Is(err, svd.ErrNotFinite) {
+			if e.protos[k].Validate() != nil {
+				return fmt.Errorf("%w: prototype %d", ErrNotFinite, k)
+			}
+			if P.Validate() != nil {
+				return fmt.Errorf("%w: sample", ErrNotFinite)
+			}
+			return fmt.Errorf("%w: projection onto prototype %d overflows", ErrNotFinite, k)
+		}
+		return fmt.Errorf("engine: prototype %d: %w", k, err)
+	}
+	global := len(lambda) == d
+	for k := lo; k < hi; k++ {
+		lam := lambda
+		if !global {
+			lam = lambda[k*d : k*d+d]
+		}
+		var th []float64
+		if theta != nil {
+			th = theta[k*d : k*d+d]
+		}
+		dist[k] = weightedAngles(th, sigma[(k-lo)*d:(k-lo)*d+d], lam)
+	}
+	return nil
+}
+
+// weightedAngles returns Σ_i λ_i θ_i² with θ_i = arccos(clamp(σ_i, 0, 1)),
+// storing θ into theta unless it is nil.
+func weightedAngles(theta, sigma, lambda []float64) float64 {
+	lambda = lambda[:len(sigma)]
+	var sum float64
+	for i, c := range sigma {
+		t := math.Acos(min(max(c, 0), 1))
+		if theta != nil {
+			theta[i] = t
+		}
+		sum += float64(lambda[i] * float64(t*t))
+	}
+	return sum
+}
+
+// distancesAll computes one sample against all prototypes in the batch
+// workspace of s, shard range by shard range.
+func (e *Engine) distancesAll(s *shard, dist []float64, P *linalg.Dense, lambda []float64) error {
+	d := e.d
+	for _, r := range e.shards {
+		if err := e.distances(s, s.bproj[r.lo*d*d:], s.bsigma[r.lo*d:], dist, nil, P, lambda, r.lo, r.hi); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// imageNorm returns ‖x‖, or an error for a zero, non-finite or overflowing x.
+func imageNorm(x []float64) (float64, error) {
+	n2 := kernels.Dot(x, x)
+	if n2 == 0 {
+		return 0, ErrZeroImage
+	}
+	if !(n2 <= math.MaxFloat64) {
+		if !linalg.Finite(x) {
+			return 0, fmt.Errorf("%w: image", ErrNotFinite)
+		}
+		return 0, fmt.Errorf("%w: image norm overflows", ErrNotFinite)
+	}
+	return math.Sqrt(n2), nil
+}
+
+// images computes prototypes lo..hi of one image.
+func (e *Engine) images(s *shard, dist, theta []float64, x []float64, xnorm float64, lo, hi int) error {
+	y := s.y
+	for k := lo; k < hi; k++ {
+		w := e.protos[k]
+		kernels.AtX(y, w.Data, w.Stride, x, e.dim, e.d)
+		var n2 float64
+		for _, v := range y {
+			n2 += float64(v * v)
+		}
+		c := math.Sqrt(n2) / xnorm
+		if !(c <= math.MaxFloat64) {
+			return fmt.Errorf("%w: prototype %d (image projection is %v)", ErrNotFinite, k, c)
+		}
+		t := math.Acos(min(c, 1))
+		if theta != nil {
+			theta[k] = t
+		}
+		dist[k] = t * t
+	}
+	return nil
+}
+
+// imagesAll computes one image against all prototypes.
+func (e *Engine) imagesAll(s *shard, dist, x []float64) error {
+	xnorm, err := imageNorm(x)
+	if err != nil {
+		return err
+	}
+	return e.images(s, dist, nil, x, xnorm, 0, e.p)
+}

@@ -1,0 +1,55 @@
+// Package engine is the parallel distance engine of GRLGQ: it holds the p
+// prototypes (D x d orthonormal bases) and computes the principal angles and
+// weighted geodesic distances between one sample (a subspace P, or a single
+// image x) and every prototype, or between many samples and every prototype.
+//
+// # Workers
+//
+// An Engine owns persistent worker goroutines, created by New and stopped
+// by Close. Prototypes are split into contiguous shards, one per worker;
+// shard 0 is run by the calling goroutine itself, and each shard's
+// prototypes are allocated in one contiguous, 64-byte aligned block, so
+// that a worker keeps re-reading the same memory and it stays in its core's
+// L2 cache. A call publishes its job by bumping an atomic sequence number.
+// Workers spin on it for a bounded time (SpinTime, calling runtime.Gosched
+// so that more workers than cores still make progress) and then park on a
+// channel; the caller waits for them the same way. Waking a parked
+// goroutine costs 100-800 us on the build VM while a spinning one starts in
+// well under a microsecond, so calls made back to back (a training loop)
+// never pay the wake-up. There is no goroutine or channel per sample.
+//
+// The batch forms (DistancesBatch, ImageDistancesBatch) split the samples
+// instead: each worker takes a contiguous range of samples against all
+// prototypes.
+//
+// # Determinism
+//
+// Each prototype's result is computed by the same code with the same
+// operands whoever runs it: the projection Pᵀ W_k (kernels.AtB), the
+// singular values (svd.Batch, called on the same shard ranges in the single
+// and batch forms), then arccos and the weighted sum in a fixed order.
+// Results are therefore bit-identical for any number of workers, and the
+// batch forms are bit-identical to the single forms called in a loop. This
+// relies on svd.Batch giving a matrix the same values whatever its
+// neighbours in the batch (tested here).
+//
+// # Ownership and aliasing
+//
+// Prototype(k) returns a view into the engine's memory; callers may modify
+// it between calls (a training step updates W⁺ and W⁻ in place) and the next
+// call sees the change. It must not be modified during a call. Projection(k)
+// returns a view of M_k = Pᵀ W_k from the last Distances call, valid until
+// the next Distances call. Input matrices and output slices belong to the
+// caller and are not retained; outputs must not alias inputs or the
+// engine's memory. An Engine is not safe for concurrent use: one call at a
+// time.
+//
+// # Errors
+//
+// Bad user data is an error, never a panic: ErrShape for a wrong shape or
+// slice length, ErrNotFinite for NaN or ±Inf in a sample, a prototype or
+// λ, ErrZeroImage for an all-zero image, ErrClosed after Close, and svd's
+// ErrNoConvergence (wrapped). Errors name the sample and prototype. On error
+// the contents of the outputs are unspecified. The hot paths allocate
+// nothing (except the error value on failure).
+package engine
