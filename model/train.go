@@ -465,7 +465,9 @@ type Trainer struct {
 	small       *svd.Small
 	qp, qw      [2][]float64 // d x d, stride d
 	cs, th      [2][]float64 // cos θ and θ of the winners' factorisations
-	coef        []float64    // Q_P diag(a G), d x d
+	gv          [2][]float64 // ∂E/∂V± = U± diag(gv[±])
+	gl          []float64    // ∂E/∂λ (d, or 2d for local relevances)
+	coef        []float64    // Q_P diag(−η gv), d x d
 	v           [2]*linalg.Dense
 	orth        *linalg.Orthonormalizer
 	lamNew      []float64 // new relevances (d, or 2d for local: plus, minus)
@@ -498,6 +500,7 @@ func NewTrainer(m *Model, cfg Config) (*Trainer, error) {
 		coef:    make([]float64, d*d),
 		orth:    linalg.NewOrthonormalizer(dim, d),
 		lamNew:  make([]float64, 2*d),
+		gl:      make([]float64, 2*d),
 	}
 	for k := range t.protos {
 		t.protos[k] = eng.Prototype(k)
@@ -511,6 +514,7 @@ func NewTrainer(m *Model, cfg Config) (*Trainer, error) {
 		t.qw[s] = make([]float64, d*d)
 		t.cs[s] = make([]float64, d)
 		t.th[s] = make([]float64, d)
+		t.gv[s] = make([]float64, d)
 		t.v[s] = linalg.NewDense(dim, d)
 	}
 	return t, nil
@@ -572,6 +576,74 @@ func (t *Trainer) relevanceOf(k int) []float64 {
 // (a prototype's basis may be rotated within its span, which no distance
 // sees). Step allocates nothing.
 func (t *Trainer) Step(p *linalg.Dense, y int, eta, gamma float64) (StepResult, error) {
+	r, err := t.gradient(p, y)
+	if err != nil {
+		return r, err
+	}
+	d := t.base.d
+	plus, minus := r.Plus, r.Minus
+
+	// New relevances into scratch: λ − γ ∂E/∂λ, floored and renormalised.
+	learnRel := t.cfg.Relevance != RelevanceNone
+	if learnRel {
+		if t.cfg.Relevance == RelevanceGlobal {
+			for k, l := range t.lambda {
+				t.lamNew[k] = l - float64(gamma*t.gl[k])
+			}
+		} else {
+			lp, lm := t.relevanceOf(plus), t.relevanceOf(minus)
+			for k := 0; k < d; k++ {
+				t.lamNew[k] = lp[k] - float64(gamma*t.gl[k])
+				t.lamNew[d+k] = lm[k] - float64(gamma*t.gl[d+k])
+			}
+			if err := t.normalise(t.lamNew[d:]); err != nil {
+				return r, err
+			}
+		}
+		if err := t.normalise(t.lamNew[:d]); err != nil {
+			return r, err
+		}
+	}
+
+	// Prototypes: W ← V − η ∂E/∂V = W Q_W + P (Q_P diag(−η g)), then CGS2.
+	for side, k := range [2]int{plus, minus} {
+		wk := t.protos[k]
+		v := t.v[side]
+		qp, g := t.qp[side], t.gv[side]
+		for i := 0; i < d; i++ {
+			for j := 0; j < d; j++ {
+				t.coef[i*d+j] = float64(qp[i*d+j] * float64(-eta*g[j]))
+			}
+		}
+		kernels.AB(v.Data, v.Stride, wk.Data, wk.Stride, t.qw[side], d, t.base.dim, d, d)
+		kernels.AB(wk.Data, wk.Stride, p.Data, p.Stride, t.coef, d, t.base.dim, d, d)
+		addTo(wk, v)
+		if err := t.orth.Orthonormalize(wk); err != nil {
+			// Roll back: V spans the old prototype.
+			wk.CopyFrom(v)
+			if side == 1 {
+				t.protos[plus].CopyFrom(t.v[0])
+			}
+			return r, stepError(fmt.Sprintf("orthonormalising prototype %d", k), err)
+		}
+	}
+	if learnRel {
+		if t.cfg.Relevance == RelevanceGlobal {
+			copy(t.lambda, t.lamNew[:d])
+		} else {
+			copy(t.relevanceOf(plus), t.lamNew[:d])
+			copy(t.relevanceOf(minus), t.lamNew[d:])
+		}
+	}
+	return r, nil
+}
+
+// gradient computes the winners of the set p (label y) and the gradients
+// of its cost E = weight·φ(μ) at the current state:
+// ∂E/∂V± = U± diag(t.gv[±]) (side 0 = W⁺, 1 = W⁻), with t.qp, t.qw, t.th
+// holding each winner's Q_P, Q_W and angles; ∂E/∂λ in t.gl (d values; for
+// local relevances 2d: W⁺'s λ then W⁻'s).
+func (t *Trainer) gradient(p *linalg.Dense, y int) (StepResult, error) {
 	var r StepResult
 	if t.eng == nil {
 		return r, fmt.Errorf("model: trainer: %w", ErrClosed)
@@ -613,7 +685,7 @@ func (t *Trainer) Step(p *linalg.Dense, y int, eta, gamma float64) (StepResult, 
 	r = StepResult{Plus: plus, Minus: minus, DPlus: dp, DMinus: dm, Mu: mu, Cost: w * phi,
 		Correct: dp < dm || (dp == dm && plus < minus)}
 
-	// Factorise both projections and compute angles.
+	// Factorise both projections; angles from this factorisation.
 	d := t.base.d
 	ld := t.eng.ProjStride()
 	for side, k := range [2]int{plus, minus} {
@@ -625,81 +697,38 @@ func (t *Trainer) Step(p *linalg.Dense, y int, eta, gamma float64) (StepResult, 
 		}
 	}
 
-	// New relevances into scratch (global: lamNew[:d]; local: plus at
-	// lamNew[:d], minus at lamNew[d:]).
+	// ∂E/∂V⁺ = −c (2d⁻/S²) U⁺G⁺, ∂E/∂V⁻ = +c (2d⁺/S²) U⁻G⁻,
+	// G = diag(2 λ_k θ_k / sin θ_k).
 	inv := 2 / float64(s*s)
-	learnRel := t.cfg.Relevance != RelevanceNone
-	if learnRel {
-		g := gamma * c * inv
-		thp, thm := t.th[0], t.th[1]
-		if t.cfg.Relevance == RelevanceGlobal {
-			for k, l := range t.lambda {
-				grad := float64(dm*float64(thp[k]*thp[k])) - float64(dp*float64(thm[k]*thm[k]))
-				t.lamNew[k] = l - float64(g*grad)
-			}
-			if err := t.normalise(t.lamNew[:d]); err != nil {
-				return r, err
-			}
-		} else {
-			lp, lm := t.relevanceOf(plus), t.relevanceOf(minus)
-			for k := 0; k < d; k++ {
-				t.lamNew[k] = lp[k] - float64(g*float64(dm*float64(thp[k]*thp[k])))
-				t.lamNew[d+k] = lm[k] + float64(g*float64(dp*float64(thm[k]*thm[k])))
-			}
-			if err := t.normalise(t.lamNew[:d]); err != nil {
-				return r, err
-			}
-			if err := t.normalise(t.lamNew[d:]); err != nil {
-				return r, err
-			}
-		}
-	}
-
-	// Prototype updates: W ← W Q_W + P (Q_P diag(a_k)), a_k = ±η c (2d∓/S²) G_kk.
-	aPlus := float64(eta*c) * float64(inv*dm)
-	aMinus := -float64(eta*c) * float64(inv*dp)
+	scale := [2]float64{-float64(c * float64(inv*dm)), float64(c * float64(inv*dp))}
 	for side, k := range [2]int{plus, minus} {
-		a := aPlus
-		if side == 1 {
-			a = aMinus
-		}
 		lam := t.relevanceOf(k)
 		for j := 0; j < d; j++ {
 			th := t.th[side][j]
-			f := float64(a*2) * float64(lam[j]*float64(th*thetaOverSin(th)))
-			if !finite(f) {
-				return r, fmt.Errorf("model: gradient coefficient %v: %w", f, ErrNotFinite)
+			g := float64(scale[side]*2) * float64(lam[j]*float64(th*thetaOverSin(th)))
+			if !finite(g) {
+				return r, fmt.Errorf("model: prototype gradient %v: %w", g, ErrNotFinite)
 			}
-			t.cs[side][j] = f // reuse: the cosines are no longer needed
+			t.gv[side][j] = g
 		}
 	}
-	for side, k := range [2]int{plus, minus} {
-		wk := t.protos[k]
-		v := t.v[side]
-		qp := t.qp[side]
-		for i := 0; i < d; i++ {
-			for j := 0; j < d; j++ {
-				t.coef[i*d+j] = float64(qp[i*d+j] * t.cs[side][j])
+	// ∂E/∂λ = c (2/S²)(d⁻ θ⁺² − d⁺ θ⁻²).
+	if t.cfg.Relevance != RelevanceNone {
+		ci := float64(c * inv)
+		thp, thm := t.th[0], t.th[1]
+		for k := 0; k < d; k++ {
+			gp := float64(ci * float64(dm*float64(thp[k]*thp[k])))
+			gm := -float64(ci * float64(dp*float64(thm[k]*thm[k])))
+			if t.cfg.Relevance == RelevanceGlobal {
+				t.gl[k] = gp + gm
+			} else {
+				t.gl[k], t.gl[d+k] = gp, gm
 			}
 		}
-		kernels.AB(v.Data, v.Stride, wk.Data, wk.Stride, t.qw[side], d, t.base.dim, d, d)
-		kernels.AB(wk.Data, wk.Stride, p.Data, p.Stride, t.coef, d, t.base.dim, d, d)
-		addTo(wk, v)
-		if err := t.orth.Orthonormalize(wk); err != nil {
-			// Roll back: V spans the old prototype.
-			wk.CopyFrom(v)
-			if side == 1 {
-				t.protos[plus].CopyFrom(t.v[0])
+		for k, g := range t.gl {
+			if !finite(g) {
+				return r, fmt.Errorf("model: relevance gradient %d is %v: %w", k, g, ErrNotFinite)
 			}
-			return r, stepError(fmt.Sprintf("orthonormalising prototype %d", k), err)
-		}
-	}
-	if learnRel {
-		if t.cfg.Relevance == RelevanceGlobal {
-			copy(t.lambda, t.lamNew[:d])
-		} else {
-			copy(t.relevanceOf(plus), t.lamNew[:d])
-			copy(t.relevanceOf(minus), t.lamNew[d:])
 		}
 	}
 	return r, nil

@@ -1,0 +1,160 @@
+package model
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/grlgq/grlgq/linalg"
+	"github.com/grlgq/grlgq/subspace"
+)
+
+// synth returns n sets per class of `classes` classes: set i of class c is
+// the span of C_c + sigma·G (C_c a random orthonormal D x d "centre" of the
+// class, G Gaussian), with labels.
+func synth(t testing.TB, seed uint64, dim, d, classes, n int, sigma float64) ([]*subspace.Subspace, []int) {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(seed, 7))
+	orth := linalg.NewOrthonormalizer(dim, d)
+	centres := make([]*linalg.Dense, classes)
+	for c := range centres {
+		centres[c] = linalg.NewDense(dim, d)
+		if err := orth.Random(centres[c], rng); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var xs []*subspace.Subspace
+	var ys []int
+	for i := 0; i < n; i++ {
+		for c := 0; c < classes; c++ {
+			b := linalg.NewDense(dim, d)
+			for r := 0; r < dim; r++ {
+				row, src := b.Row(r), centres[c].Row(r)
+				for j := range row {
+					row[j] = src[j] + sigma*rng.NormFloat64()
+				}
+			}
+			if err := orth.Orthonormalize(b); err != nil {
+				t.Fatal(err)
+			}
+			xs = append(xs, &subspace.Subspace{Basis: b})
+			ys = append(ys, c)
+		}
+	}
+	return xs, ys
+}
+
+// synthSets is synth through real image sets: X = C_c A + sigma·G (D x m),
+// converted by subspace.Converter, so Values and Right are set.
+func synthSets(t testing.TB, seed uint64, dim, d, m, classes, n int, sigma float64) ([]*subspace.Subspace, []int, []*linalg.Dense) {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(seed, 9))
+	conv, err := subspace.NewConverter(dim, m, d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	orth := linalg.NewOrthonormalizer(dim, d)
+	centres := make([]*linalg.Dense, classes)
+	for c := range centres {
+		centres[c] = linalg.NewDense(dim, d)
+		if err := orth.Random(centres[c], rng); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var xs []*subspace.Subspace
+	var ys []int
+	var raw []*linalg.Dense
+	for i := 0; i < n; i++ {
+		for c := 0; c < classes; c++ {
+			x := linalg.NewDense(dim, m)
+			a := make([]float64, d*m)
+			for j := range a {
+				a[j] = rng.NormFloat64()
+			}
+			for r := 0; r < dim; r++ {
+				row, cr := x.Row(r), centres[c].Row(r)
+				for j := range row {
+					var s float64
+					for k := 0; k < d; k++ {
+						s += cr[k] * a[k*m+j]
+					}
+					row[j] = s + sigma*rng.NormFloat64()
+				}
+			}
+			s, err := conv.FromSet(x)
+			if err != nil {
+				t.Fatal(err)
+			}
+			xs = append(xs, s)
+			ys = append(ys, c)
+			raw = append(raw, x)
+		}
+	}
+	return xs, ys, raw
+}
+
+// toMat copies a Dense into a gonum matrix.
+func toMat(a *linalg.Dense) *mat.Dense {
+	m := mat.NewDense(a.Rows, a.Cols, nil)
+	for r := 0; r < a.Rows; r++ {
+		for c, v := range a.Row(r) {
+			m.Set(r, c, v)
+		}
+	}
+	return m
+}
+
+// fromMat copies a gonum matrix into a Dense.
+func fromMat(m mat.Matrix) *linalg.Dense {
+	r, c := m.Dims()
+	a := linalg.NewDense(r, c)
+	for i := 0; i < r; i++ {
+		for j := 0; j < c; j++ {
+			a.Set(i, j, m.At(i, j))
+		}
+	}
+	return a
+}
+
+// anglesGonum returns the principal angles (ascending) between span(P) and
+// span(W) for orthonormal P, W, via gonum: an oracle independent of svd/.
+func anglesGonum(p, w *mat.Dense) []float64 {
+	var m mat.Dense
+	m.Mul(p.T(), w)
+	var s mat.SVD
+	if !s.Factorize(&m, mat.SVDNone) {
+		panic("svd failed")
+	}
+	v := s.Values(nil)
+	out := make([]float64, len(v))
+	for i, c := range v {
+		out[i] = math.Acos(math.Min(math.Max(c, 0), 1))
+	}
+	return out
+}
+
+// orthGonum returns an orthonormal basis of span(a) by thin QR.
+func orthGonum(a *mat.Dense) *mat.Dense {
+	var qr mat.QR
+	qr.Factorize(a)
+	r, c := a.Dims()
+	var q mat.Dense
+	qr.QTo(&q)
+	return mat.DenseCopyOf(q.Slice(0, r, 0, c))
+}
+
+// maxAngle returns the largest principal angle between span(a) and span(b)
+// (both orthonormal), computed stably from the sines: ‖(I − A Aᵀ) B‖₂.
+func maxAngle(a, b *mat.Dense) float64 {
+	var proj, res mat.Dense
+	proj.Mul(a.T(), b)
+	res.Mul(a, &proj)
+	res.Sub(b, &res)
+	s := mat.Norm(&res, 2)
+	return math.Asin(math.Min(s, 1))
+}
+
+// sameSpan returns the largest principal angle between two Denses' spans.
+func sameSpan(a, b *linalg.Dense) float64 { return maxAngle(toMat(a), toMat(b)) }

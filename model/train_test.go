@@ -1,0 +1,203 @@
+package model
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"math"
+	"testing"
+
+	"github.com/grlgq/grlgq/linalg"
+	"github.com/grlgq/grlgq/subspace"
+)
+
+func accuracyOf(t *testing.T, m *Model, xs []*subspace.Subspace, ys []int) float64 {
+	t.Helper()
+	labels, err := m.PredictBatch(xs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ok := 0
+	for i, l := range labels {
+		if l == ys[i] {
+			ok++
+		}
+	}
+	return float64(ok) / float64(len(ys))
+}
+
+func TestTrainLearnsSynthetic(t *testing.T) {
+	xs, ys := synth(t, 1, 40, 3, 4, 30, 0.12)
+	train, trainY := xs[:80], ys[:80]
+	test, testY := xs[80:], ys[80:]
+	cfg := Config{Epochs: 15, Init: InitRandom, Eta: 0.05, Seed: 3}
+	m0, err := Init(cfg, train, trainY)
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := accuracyOf(t, m0, test, testY)
+	m, h, err := Train(context.Background(), cfg, train, trainY)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	after := accuracyOf(t, m, test, testY)
+	t.Logf("accuracy before %.3f after %.3f; cost %.4f -> %.4f", before, after, h.Epochs[0].Cost, h.Epochs[len(h.Epochs)-1].Cost)
+	if after < 0.95 {
+		t.Errorf("test accuracy %.3f after training, want >= 0.95", after)
+	}
+	if !(h.Epochs[len(h.Epochs)-1].Cost < h.Epochs[0].Cost) {
+		t.Errorf("cost did not decrease: %v -> %v", h.Epochs[0].Cost, h.Epochs[len(h.Epochs)-1].Cost)
+	}
+	if len(h.Epochs) != 15 || m.Epochs() != 15 || h.Best != 14 {
+		t.Errorf("history of %d epochs, model epochs %d, best %d", len(h.Epochs), m.Epochs(), h.Best)
+	}
+	for k := 0; k < m.NumPrototypes(); k++ {
+		if e := linalg.OrthonormalityError(m.Prototype(k)); e > 1e-12 {
+			t.Errorf("prototype %d orthonormality error %g", k, e)
+		}
+	}
+	var sum float64
+	for _, l := range m.Relevances() {
+		sum += l
+	}
+	if math.Abs(sum-1) > 1e-12 {
+		t.Errorf("relevances sum to %v", sum)
+	}
+}
+
+// modelBytes returns m's binary encoding.
+func modelBytes(t *testing.T, m *Model) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	if err := m.Save(&b); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+func TestDeterministicAcrossWorkers(t *testing.T) {
+	xs, ys := synth(t, 5, 30, 4, 5, 8, 0.4)
+	var ref []byte
+	for _, w := range []int{1, 2, 8} {
+		for _, rel := range []RelevanceKind{RelevanceGlobal, RelevanceLocal} {
+			cfg := Config{Epochs: 4, Workers: w, Seed: 11, PrototypesPerClass: 2, Relevance: rel, ValidationFraction: 0.25}
+			m, _, err := Train(context.Background(), cfg, xs, ys)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b := modelBytes(t, m)
+			m.Close()
+			if rel != RelevanceGlobal {
+				continue
+			}
+			if ref == nil {
+				ref = b
+			} else if !bytes.Equal(ref, b) {
+				t.Errorf("workers=%d: model bytes differ from workers=1", w)
+			}
+		}
+	}
+	// Same seed twice: same bytes; other seed: different.
+	cfg := Config{Epochs: 4, Seed: 11, PrototypesPerClass: 2, ValidationFraction: 0.25, Workers: 1}
+	m1, _, _ := Train(context.Background(), cfg, xs, ys)
+	cfg.Seed = 12
+	m2, _, _ := Train(context.Background(), cfg, xs, ys)
+	if !bytes.Equal(modelBytes(t, m1), ref) {
+		t.Error("same seed gave different bytes")
+	}
+	if bytes.Equal(modelBytes(t, m2), ref) {
+		t.Error("different seed gave the same bytes")
+	}
+}
+
+func TestTrainEqualsInitThenContinue(t *testing.T) {
+	xs, ys := synth(t, 6, 20, 3, 3, 10, 0.3)
+	cfg := Config{Epochs: 3, Seed: 4, ValidationFraction: 0.2}
+	m1, _, err := Train(context.Background(), cfg, xs, ys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, _ := ValidationSplit(ys, cfg.ValidationFraction, cfg.Seed)
+	xt, yt := pick(xs, ys, tr)
+	m0, err := Init(cfg, xt, yt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m2, _, err := Continue(context.Background(), m0, cfg, xs, ys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(modelBytes(t, m1), modelBytes(t, m2)) {
+		t.Error("Train != Continue(Init)")
+	}
+	// 3 + 2 epochs in two runs equal 5 in one.
+	cfg5 := cfg
+	cfg5.Epochs = 5
+	m5, _, _ := Train(context.Background(), cfg5, xs, ys)
+	cfg2 := cfg
+	cfg2.Epochs = 2
+	m32, h, err := Continue(context.Background(), m1, cfg2, xs, ys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m32.Epochs() != 5 || h.Epochs[0].Epoch != 4 {
+		t.Errorf("continued model has %d epochs, first continued epoch numbered %d", m32.Epochs(), h.Epochs[0].Epoch)
+	}
+	// The stored config differs (Epochs 2 vs 5): compare the parameters.
+	for k := 0; k < m5.NumPrototypes(); k++ {
+		a, b := m5.Prototype(k), m32.Prototype(k)
+		for i := range a.Data {
+			if a.Data[i] != b.Data[i] {
+				t.Fatalf("prototype %d differs after 3+2 vs 5 epochs", k)
+			}
+		}
+	}
+	if m1.Epochs() != 3 {
+		t.Error("Continue changed its input model")
+	}
+}
+
+func TestCancellation(t *testing.T) {
+	xs, ys := synth(t, 7, 20, 3, 3, 10, 0.3)
+	ctx, cancel := context.WithCancel(context.Background())
+	n := 0
+	cfg := Config{Epochs: 100, OnEpoch: func(EpochStats) error {
+		n++
+		if n == 2 {
+			cancel()
+		}
+		return nil
+	}}
+	m, h, err := Train(ctx, cfg, xs, ys)
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v, want context.Canceled", err)
+	}
+	if m == nil || len(h.Epochs) != 2 || m.Epochs() != 2 {
+		t.Fatalf("model %v, %d epochs in history", m != nil, len(h.Epochs))
+	}
+}
+
+func TestCallbackStop(t *testing.T) {
+	xs, ys := synth(t, 7, 20, 3, 3, 10, 0.3)
+	var seen []int
+	cfg := Config{Epochs: 10, OnEpoch: func(s EpochStats) error {
+		seen = append(seen, s.Epoch)
+		if s.Epoch == 3 {
+			return ErrStop
+		}
+		return nil
+	}}
+	m, h, err := Train(context.Background(), cfg, xs, ys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Epochs() != 3 || len(h.Epochs) != 3 || len(seen) != 3 {
+		t.Errorf("stopped after %d epochs (callback saw %v)", m.Epochs(), seen)
+	}
+	boom := errors.New("boom")
+	cfg.OnEpoch = func(EpochStats) error { return boom }
+	if _, _, err := Train(context.Background(), cfg, xs, ys); !errors.Is(err, boom) {
+		t.Errorf("callback error not returned: %v", err)
+	}
+}
