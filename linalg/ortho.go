@@ -49,6 +49,7 @@ type Orthonormalizer struct {
 	ldt        int       // stride of the transposed workspace, a multiple of 8
 	t          []float64 // cols x ldt: column j of the matrix at t[j*ldt:]
 	h          []float64 // projection coefficients
+	y          []float64 // Q h
 }
 
 // NewOrthonormalizer returns a workspace for rows x cols matrices.
@@ -66,6 +67,7 @@ func NewOrthonormalizer(rows, cols int) *Orthonormalizer {
 		ldt: ldt,
 		t:   AlignedSlice(cols * ldt),
 		h:   make([]float64, cols),
+		y:   AlignedSlice(rows),
 	}
 }
 
@@ -92,14 +94,15 @@ func (o *Orthonormalizer) OrthonormalizeTo(dst, src *Dense) error {
 				return err
 			}
 		}
-		for pass := 0; pass < 2; pass++ {
+		for pass := 0; pass < 2 && j > 0; pass++ {
 			h := o.h[:j]
 			for i := range h {
 				h[i] = kernels.Dot(t[i*ldt:i*ldt+n], x)
 			}
-			for i, hi := range h {
-				kernels.Axpy(-hi, t[i*ldt:i*ldt+n], x)
-			}
+			// x -= Q h as y = Q h in one sweep over Q's columns (the rows of t),
+			// then one subtraction: cheaper than j separate Axpy calls.
+			kernels.AtX(o.y, t, ldt, h, j, n)
+			kernels.Axpy(-1, o.y, x)
 		}
 		nrm := math.Sqrt(kernels.Dot(x, x))
 		if !(nrm > o.Tol*nrm0) {
