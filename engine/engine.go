@@ -36,14 +36,14 @@ type Engine struct {
 
 	// Handoff. job is written by the caller before seq is bumped and read
 	// by the workers after they see the new seq.
-	job            job
-	seq            atomic.Uint64
-	pending        atomic.Int32
-	callerWaits    atomic.Uint64 // seq of the job the parked caller waits for, 0 if none
-	done           chan struct{}
-	wg             sync.WaitGroup
-	closed         bool
-	spin           time.Duration // SpinTime at New
+	job         job
+	seq         atomic.Uint64
+	pending     atomic.Int32
+	callerWaits atomic.Uint64 // seq of the job the parked caller waits for, 0 if none
+	done        chan struct{}
+	wg          sync.WaitGroup
+	closed      bool
+	spin        time.Duration // SpinTime at New
 }
 
 type jobKind int
