@@ -705,7 +705,7 @@ func (t *Trainer) gradient(p *linalg.Dense, y int) (StepResult, error) {
 		lam := t.relevanceOf(k)
 		for j := 0; j < d; j++ {
 			th := t.th[side][j]
-			g := float64(scale[side]*2) * float64(lam[j]*float64(th*thetaOverSin(th)))
+			g := float64(scale[side]*2) * float64(lam[j]*thetaOverSin(th))
 			if !finite(g) {
 				return r, fmt.Errorf("model: prototype gradient %v: %w", g, ErrNotFinite)
 			}
