@@ -67,18 +67,28 @@ func initPrototypes(m *Model, x []*subspace.Subspace, y []int) error {
 				}
 				err = orth.Orthonormalize(w)
 			case InitPCA:
-				sets := make([]*linalg.Dense, len(idx))
-				for i, k := range idx {
+				// Class sets (j = 0) or a bootstrap resample (j >= 1),
+				// each distinct set once with its multiplicity as weight.
+				count := make([]float64, len(idx))
+				for i := range idx {
 					if j == 0 {
-						sets[i] = x[k].Basis
+						count[i]++
 					} else {
-						sets[i] = x[idx[rng.IntN(len(idx))]].Basis
+						count[rng.IntN(len(idx))]++
+					}
+				}
+				var sets []*linalg.Dense
+				var weights []float64
+				for i, k := range idx {
+					if count[i] > 0 {
+						sets = append(sets, x[k].Basis)
+						weights = append(weights, count[i])
 					}
 				}
 				if pca == nil {
 					pca = newPCAWork(m.dim, m.d)
 				}
-				err = pca.dominant(w, sets, rng)
+				err = pca.dominant(w, sets, weights, rng)
 			}
 			if err != nil {
 				return fmt.Errorf("model: initialising prototype %d of class %d: %w", j, c, err)
@@ -103,34 +113,62 @@ const pcaMaxIter = 500
 func newPCAWork(dim, d int) *pcaWork { return &pcaWork{dim: dim, d: d} }
 
 // dominant writes into dst (D x d) the top d left singular vectors of the
-// stacked bases. When the stack has at most svd.MaxSmall columns (and no
-// more than D) this is one thin SVD; otherwise a block subspace iteration
-// with Rayleigh–Ritz on a block of b = min(D, 2d+8, MaxSmall) columns, run
-// until the top d Ritz values change by less than 1e-13 relative (at most
-// pcaMaxIter iterations): an initialisation, accurate to far better than needed.
-func (w *pcaWork) dominant(dst *linalg.Dense, sets []*linalg.Dense, rng *rand.Rand) error {
+// stacked, weighted bases X = [√c_1 P_1 ... √c_n P_n], i.e. the dominant
+// subspace of Σ c_i P_i P_iᵀ. When X has at most svd.MaxSmall columns, or
+// D <= svd.MaxSmall, this is one thin SVD (of X, or of Xᵀ); otherwise a
+// block subspace iteration with Rayleigh–Ritz on a block of
+// b = min(2d+8, n·d, MaxSmall) columns, run until the top d Ritz values
+// change by less than 1e-13 relative (at most pcaMaxIter iterations): an
+// initialisation, accurate to far better than it needs.
+func (w *pcaWork) dominant(dst *linalg.Dense, sets []*linalg.Dense, weights []float64, rng *rand.Rand) error {
 	dim, d := w.dim, w.d
 	cols := len(sets) * d
-	if cols <= svd.MaxSmall && cols <= dim {
-		x := linalg.NewDense(dim, cols)
-		for r := 0; r < dim; r++ {
-			row := x.Row(r)
+	if min(cols, dim) <= svd.MaxSmall {
+		stack := func(r int, row []float64) {
 			for i, s := range sets {
-				copy(row[i*d:(i+1)*d], s.Row(r))
+				sc := math.Sqrt(weights[i])
+				for j, v := range s.Row(r) {
+					row[i*d+j] = float64(sc * v)
+				}
 			}
 		}
-		u := linalg.NewDense(dim, cols)
-		v := linalg.NewDense(cols, cols)
-		s := make([]float64, cols)
-		if err := svd.NewTall(dim, cols).Factorize(u.Data, u.Stride, s, v.Data, v.Stride, x.Data, x.Stride); err != nil {
+		if cols <= dim {
+			x := linalg.NewDense(dim, cols)
+			for r := 0; r < dim; r++ {
+				stack(r, x.Row(r))
+			}
+			u := linalg.NewDense(dim, cols)
+			v := linalg.NewDense(cols, cols)
+			s := make([]float64, cols)
+			if err := svd.NewTall(dim, cols).Factorize(u.Data, u.Stride, s, v.Data, v.Stride, x.Data, x.Stride); err != nil {
+				return err
+			}
+			for r := 0; r < dim; r++ {
+				copy(dst.Row(r), u.Row(r)[:d])
+			}
+			return nil
+		}
+		// Xᵀ (cols x dim) = U Σ Vᵀ: the left singular vectors of X are V.
+		xt := linalg.NewDense(cols, dim)
+		row := make([]float64, cols)
+		for r := 0; r < dim; r++ {
+			stack(r, row)
+			for c, v := range row {
+				xt.Data[c*xt.Stride+r] = v
+			}
+		}
+		u := linalg.NewDense(cols, dim)
+		v := linalg.NewDense(dim, dim)
+		s := make([]float64, dim)
+		if err := svd.NewTall(cols, dim).Factorize(u.Data, u.Stride, s, v.Data, v.Stride, xt.Data, xt.Stride); err != nil {
 			return err
 		}
 		for r := 0; r < dim; r++ {
-			copy(dst.Row(r), u.Row(r)[:d])
+			copy(dst.Row(r), v.Row(r)[:d])
 		}
 		return nil
 	}
-	b := min(dim, 2*d+8, svd.MaxSmall)
+	b := min(2*d+8, cols, svd.MaxSmall)
 	q := linalg.NewDense(dim, b)
 	z := linalg.NewDense(dim, b)
 	tmp := linalg.NewDense(dim, b)
@@ -146,8 +184,9 @@ func (w *pcaWork) dominant(dst *linalg.Dense, sets []*linalg.Dense, rng *rand.Ra
 	}
 	apply := func() { // z = Σ_i P_i (P_iᵀ q)
 		z.Zero()
-		for _, p := range sets {
+		for i, p := range sets {
 			kernels.AtB(small.Data, small.Stride, p.Data, p.Stride, q.Data, q.Stride, dim, d, b)
+			kernels.Scale(weights[i], small.Data)
 			kernels.AB(tmp.Data, tmp.Stride, p.Data, p.Stride, small.Data, small.Stride, dim, d, b)
 			addTo(z, tmp)
 		}
