@@ -54,7 +54,7 @@ func TestProtocolsSynthetic(t *testing.T) {
 		case "eth80":
 			s := eth80Default()
 			s.Train = 2
-			s.Config.Epochs = 10
+			s.EpochGrid = []int{5, 10}
 			r, err = runETH80With(ctx, opt, s)
 		}
 		if err != nil {

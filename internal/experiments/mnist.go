@@ -37,8 +37,17 @@ func mnistDefault() mnistSpec {
 	}
 }
 
-// mnistM is the number of images per training set; see mnistDefault.
-const mnistM = 12
+// mnistM is the number of images per training set, chosen on a validation
+// split (50,000 training / 10,000 validation images of the training file,
+// TestTuneMNIST, seed 1; the test file untouched). Validation accuracy of
+// GRLGQ (class-PCA baseline) at the paper's rates, 40 epochs: m = 12:
+// 94.04% (94.08%), m = 24: 94.36% (94.33%), m = 48: 94.39% (94.39%);
+// η = 1e-3, γ = 1e-5, 10 epochs: m = 12: 93.91%, m = 24: 94.29%, m = 48:
+// 94.34%; η = 1e-2: m = 12: 88.41%. m = 48 is the best; m > 64 is refused
+// by subspace.NewConverter (svd.NewTall panics beyond 64 columns). Note that
+// set-level training barely moves single-image accuracy: the sets of the
+// training data are all classified correctly from the start.
+const mnistM = 48
 
 type mnistData struct {
 	train, test *dataset.Dataset

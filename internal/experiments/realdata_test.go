@@ -1,0 +1,58 @@
+package experiments
+
+import (
+	"context"
+	"os"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestETH80Real runs the full ETH-80 protocol (10 random splits) on the
+// real data (about 10 s on 2 cores). It requires GRLGQ to beat the untrained
+// class-PCA baseline by 3 points and to stay above the measured level
+// (90.25% ± 4.78 with seed 1; floor 88%). The paper's 94.5% is NOT reached
+// by the honest protocol (epochs chosen on training data only), so that
+// assertion runs only with GRLGQ_PAPER_BAR=1. It skips when the data are
+// absent (set GRLGQ_DATA).
+func TestETH80Real(t *testing.T) {
+	dir := dataDir(t, "eth80")
+	if testing.Short() {
+		t.Skip("real-data protocol; skipped with -short")
+	}
+	t0 := time.Now()
+	r, err := Run(context.Background(), "eth80", Options{Dir: dir, Seed: 1, Progress: func(m string) { t.Log(m) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("ETH-80: GRLGQ %.2f%% ± %.2f, baseline %.2f%% ± %.2f, paper %.2f%% ± %.2f; wall %v (baseline %v), test %v",
+		100*r.Mean, 100*r.Std, 100*r.BaselineMean, 100*r.BaselineStd, 100*r.Paper, 100*r.PaperStd, r.Wall, r.BaselineWall, time.Since(t0))
+	if r.Mean < r.BaselineMean+0.03 {
+		t.Errorf("ETH-80: GRLGQ %.2f%% does not beat the untrained baseline %.2f%% by 3 points", 100*r.Mean, 100*r.BaselineMean)
+	}
+	if r.Mean < 0.88 {
+		t.Errorf("ETH-80 mean accuracy %.2f%% below the regression floor 88%%", 100*r.Mean)
+	}
+	if os.Getenv("GRLGQ_PAPER_BAR") != "" && r.Mean < r.Paper {
+		t.Errorf("ETH-80 mean accuracy %.2f%% below the paper's %.2f%%", 100*r.Mean, 100*r.Paper)
+	}
+}
+
+// TestRealProtocol runs the protocols named in GRLGQ_REAL (comma-separated,
+// e.g. "mnist,yale,eth80") on the real data and logs the results.
+func TestRealProtocol(t *testing.T) {
+	names := os.Getenv("GRLGQ_REAL")
+	if names == "" {
+		t.Skip("set GRLGQ_REAL=mnist,yale,eth80 to run the full protocols")
+	}
+	dir := dataDir(t, "")
+	for _, name := range strings.Split(names, ",") {
+		r, err := Run(context.Background(), name, Options{Dir: dir, Seed: 1, Progress: func(m string) { t.Log(m) }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("%s: %s", name, r.Protocol)
+		t.Logf("%s: GRLGQ %.2f%% ± %.2f, baseline %.2f%% ± %.2f, paper %.2f%% ± %.2f; wall %v, baseline wall %v",
+			name, 100*r.Mean, 100*r.Std, 100*r.BaselineMean, 100*r.BaselineStd, 100*r.Paper, 100*r.PaperStd, r.Wall.Round(time.Millisecond), r.BaselineWall.Round(time.Millisecond))
+	}
+}
