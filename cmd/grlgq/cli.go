@@ -1,0 +1,239 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"runtime"
+	"runtime/pprof"
+	"strconv"
+	"strings"
+)
+
+// errHelp ends a command that printed its help on request (exit code 0).
+var errHelp = errors.New("help requested")
+
+// usageError is bad usage of a command: exit code 2 with the usage.
+type usageError struct {
+	fs  *flag.FlagSet
+	msg string
+}
+
+func (u *usageError) Error() string { return u.msg }
+
+func usagef(fs *flag.FlagSet, format string, a ...any) error {
+	return &usageError{fs: fs, msg: fmt.Sprintf(format, a...)}
+}
+
+// report turns a command's error into its exit code, printing it.
+func report(stderr io.Writer, name string, err error) int {
+	if err == nil || errors.Is(err, errHelp) {
+		return 0
+	}
+	var u *usageError
+	if errors.As(err, &u) {
+		fmt.Fprintf(stderr, "grlgq: %s: %s\n", name, oneLine(u.msg))
+		printUsage(stderr, u.fs)
+		return 2
+	}
+	msg := oneLine(err.Error())
+	msg = strings.TrimPrefix(msg, "grlgq: ")
+	fmt.Fprintf(stderr, "grlgq: %s: %s\n", name, msg)
+	return 1
+}
+
+// newFlagSet returns a flag set for command name that reports errors to
+// the caller instead of exiting.
+func newFlagSet(name string) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	return fs
+}
+
+// parseFlags parses args; -h prints the usage on stdout (errHelp).
+func parseFlags(e *env, fs *flag.FlagSet, args []string) error {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			printUsage(e.stdout, fs)
+			return errHelp
+		}
+		return &usageError{fs: fs, msg: err.Error()}
+	}
+	return nil
+}
+
+func printUsage(w io.Writer, fs *flag.FlagSet) {
+	c := lookup(fs.Name())
+	if c != nil {
+		fmt.Fprintf(w, "Usage: grlgq %s %s\n\n%s.\n\nFlags:\n", c.name, c.args, upperFirst(c.summary))
+	}
+	fs.SetOutput(w)
+	fs.PrintDefaults()
+	fs.SetOutput(io.Discard)
+	if c != nil && c.name != "demo" && c.name != "repro" {
+		fmt.Fprintf(w, "\nSPEC is %s.\n", specHelp)
+	}
+}
+
+func upperFirst(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}
+
+// noArgs rejects positional arguments left after the flags.
+func noArgs(fs *flag.FlagSet) error {
+	if fs.NArg() > 0 {
+		return usagef(fs, "unexpected argument %q (flags go before it? every flag starts with -)", fs.Arg(0))
+	}
+	return nil
+}
+
+// isSet reports whether flag name was given on the command line.
+func isSet(fs *flag.FlagSet, name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) {
+		if f.Name == name {
+			set = true
+		}
+	})
+	return set
+}
+
+// choice is a flag.Value accepting one of a fixed set of words.
+type choice struct {
+	value   string
+	allowed []string
+}
+
+func newChoice(def string, allowed ...string) *choice { return &choice{value: def, allowed: allowed} }
+
+func (c *choice) String() string {
+	if c == nil {
+		return ""
+	}
+	return c.value
+}
+
+func (c *choice) Set(v string) error {
+	for _, a := range c.allowed {
+		if v == a {
+			c.value = v
+			return nil
+		}
+	}
+	return fmt.Errorf("want one of %s", strings.Join(c.allowed, ", "))
+}
+
+// jnum is a float64 that encodes NaN and ±Inf as JSON null.
+type jnum float64
+
+func (f jnum) MarshalJSON() ([]byte, error) {
+	v := float64(f)
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return []byte("null"), nil
+	}
+	return strconv.AppendFloat(nil, v, 'g', -1, 64), nil
+}
+
+func jnums(x []float64) []jnum {
+	if x == nil {
+		return []jnum{}
+	}
+	out := make([]jnum, len(x))
+	for i, v := range x {
+		out[i] = jnum(v)
+	}
+	return out
+}
+
+// writeJSON prints v as one indented JSON object.
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}
+
+// profiler handles -cpuprofile and -memprofile.
+type profiler struct {
+	cpu, mem string
+	cpuFile  *os.File
+}
+
+func (p *profiler) addFlags(fs *flag.FlagSet) {
+	fs.StringVar(&p.cpu, "cpuprofile", "", "write a CPU profile to this file (go tool pprof)")
+	fs.StringVar(&p.mem, "memprofile", "", "write a heap profile to this file at the end")
+}
+
+func (p *profiler) start() error {
+	if p.cpu == "" {
+		return nil
+	}
+	f, err := os.Create(p.cpu)
+	if err != nil {
+		return fmt.Errorf("cpu profile: %w", err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return fmt.Errorf("cpu profile: %w", err)
+	}
+	p.cpuFile = f
+	return nil
+}
+
+// stop ends the CPU profile and writes the heap profile.
+func (p *profiler) stop() error {
+	if p.cpuFile != nil {
+		pprof.StopCPUProfile()
+		err := p.cpuFile.Close()
+		p.cpuFile = nil
+		if err != nil {
+			return fmt.Errorf("cpu profile: %w", err)
+		}
+	}
+	if p.mem != "" {
+		f, err := os.Create(p.mem)
+		if err != nil {
+			return fmt.Errorf("memory profile: %w", err)
+		}
+		runtime.GC()
+		err = pprof.WriteHeapProfile(f)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return fmt.Errorf("memory profile: %w", err)
+		}
+	}
+	return nil
+}
+
+// fmtFloats formats a short vector for text output.
+func fmtFloats(x []float64, prec int) string {
+	var b strings.Builder
+	b.WriteByte('[')
+	for i, v := range x {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(strconv.FormatFloat(v, 'f', prec, 64))
+	}
+	b.WriteByte(']')
+	return b.String()
+}
+
+// pct formats a fraction as a percentage.
+func pct(f float64) string {
+	if math.IsNaN(f) {
+		return "-"
+	}
+	return strconv.FormatFloat(100*f, 'f', 2, 64) + "%"
+}
+
+func nan() float64 { return math.NaN() }

@@ -1,0 +1,291 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/grlgq/grlgq/dataset"
+	"github.com/grlgq/grlgq/model"
+	"github.com/grlgq/grlgq/subspace"
+)
+
+const specHelp = dataset.SpecHelp
+
+// dataFlags are the flags that say where the data are and how to read them.
+type dataFlags struct {
+	spec          string
+	opt           dataset.Options
+	width, height int
+}
+
+func (f *dataFlags) addFlags(fs *flag.FlagSet) {
+	fs.StringVar(&f.spec, "data", "", "the data: "+specHelp)
+	f.opt.AddFlags(fs)
+	fs.Var(&f.opt.Shape, "mat-image", "same as -image: native image size HxW of MAT/CSV data")
+	fs.IntVar(&f.width, "width", 0, "resize images to this width (with -height; same as -resize HEIGHTxWIDTH)")
+	fs.IntVar(&f.height, "height", 0, "resize images to this height (with -width)")
+}
+
+// load checks the flags and loads the data.
+func (f *dataFlags) load(fs *flag.FlagSet, workers int) (*dataset.Dataset, error) {
+	if f.spec == "" {
+		return nil, usagef(fs, "-data is required")
+	}
+	sp, err := dataset.ParseSpec(f.spec)
+	if err != nil {
+		return nil, usagef(fs, "-data: %v", err)
+	}
+	if (f.width == 0) != (f.height == 0) || f.width < 0 || f.height < 0 {
+		return nil, usagef(fs, "-width and -height go together (got %d x %d)", f.width, f.height)
+	}
+	opt := f.opt
+	if f.width > 0 {
+		if opt.Resize != (dataset.Size{}) && opt.Resize != (dataset.Size{Height: f.height, Width: f.width}) {
+			return nil, usagef(fs, "-resize %s and -width/-height %dx%d disagree", opt.Resize.String(), f.height, f.width)
+		}
+		opt.Resize = dataset.Size{Height: f.height, Width: f.width}
+	}
+	opt.Workers = workers
+	ds, err := sp.Load(opt)
+	if err != nil {
+		return nil, fmt.Errorf("load %s: %w", f.spec, err)
+	}
+	return ds, nil
+}
+
+// kind of the items of a data set.
+func dataKind(ds *dataset.Dataset) string {
+	switch {
+	case ds.Bases != nil:
+		return "bases"
+	case ds.Sets != nil:
+		return "sets"
+	default:
+		return "images"
+	}
+}
+
+// shapeOf returns the image shape of ds: its own, else a square when D is
+// a perfect square, else one row.
+func shapeOf(ds *dataset.Dataset, dim int) (h, w int) {
+	if ds != nil && ds.Width > 0 && ds.Height > 0 && ds.Width*ds.Height == dim {
+		return ds.Height, ds.Width
+	}
+	if s := int(math.Round(math.Sqrt(float64(dim)))); s*s == dim {
+		return s, s
+	}
+	return 1, dim
+}
+
+// describe summarises a data set in one line.
+func describe(ds *dataset.Dataset) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s: ", ds.Source)
+	switch dataKind(ds) {
+	case "bases":
+		fmt.Fprintf(&b, "%d bases of %d x %d", len(ds.Bases), ds.Dim, ds.SubDim)
+	case "sets":
+		lo, hi := math.MaxInt, 0
+		for _, s := range ds.Sets {
+			lo, hi = min(lo, len(s.Images)), max(hi, len(s.Images))
+		}
+		fmt.Fprintf(&b, "%d image sets (%d-%d images each, %d images)", len(ds.Sets), lo, hi, len(ds.Images))
+	default:
+		fmt.Fprintf(&b, "%d images", len(ds.Images))
+	}
+	if ds.Width > 0 {
+		fmt.Fprintf(&b, " of %dx%d pixels (D=%d)", ds.Height, ds.Width, ds.Dim)
+	} else {
+		fmt.Fprintf(&b, " of D=%d pixels", ds.Dim)
+	}
+	fmt.Fprintf(&b, ", %d classes", len(ds.Classes))
+	counts := make([]int, len(ds.Classes))
+	if ds.Sets != nil {
+		for _, s := range ds.Sets {
+			counts[s.Label]++
+		}
+	} else {
+		counts = ds.ClassCounts()
+	}
+	const show = 12
+	parts := make([]string, 0, show+1)
+	for c, n := range counts {
+		if c == show {
+			parts = append(parts, "...")
+			break
+		}
+		parts = append(parts, fmt.Sprintf("%s:%d", ds.Classes[c], n))
+	}
+	fmt.Fprintf(&b, " (%s)", strings.Join(parts, " "))
+	return b.String()
+}
+
+// classMap maps the data set's classes to the model's: by name when the
+// model knows its class names, else by index. A class the model does not
+// know maps to -1.
+func classMap(m *model.Model, ds *dataset.Dataset) []int {
+	out := make([]int, len(ds.Classes))
+	names := map[string]int{}
+	for c := 0; c < m.NumClasses(); c++ {
+		if n := m.ClassName(c); n != "" {
+			names[n] = c
+		}
+	}
+	for i, n := range ds.Classes {
+		out[i] = -1
+		if len(names) > 0 {
+			if c, ok := names[n]; ok {
+				out[i] = c
+			}
+		} else if i < m.NumClasses() {
+			out[i] = i
+		}
+	}
+	return out
+}
+
+// className returns the name of the model's class c.
+func className(m *model.Model, c int) string {
+	if c < 0 {
+		return "(rejected)"
+	}
+	if n := m.ClassName(c); n != "" {
+		return n
+	}
+	return fmt.Sprint(c)
+}
+
+// samples are the items a trained model is applied to: single images,
+// image sets (as subspaces) or bases.
+type samples struct {
+	kind   string // "image", "set" or "basis"
+	ds     *dataset.Dataset
+	images []int              // kind "image": indices into ds.Images
+	subs   *dataset.Subspaces // kinds "set" and "basis"
+	labels []int              // the model's class of each sample, -1 if unknown
+	data   []int              // the data set's class of each sample
+	names  []string
+}
+
+func (s *samples) len() int { return len(s.names) }
+
+// subspaceOf returns sample i as a subspace (kinds "set" and "basis").
+func (s *samples) subspaceOf(i int) *subspace.Subspace { return s.subs.Subs[i] }
+
+// testSamples turns ds into the samples the model m classifies: single
+// images for image data (unless m > 0 groups them into sets of m), image
+// sets for folder data, bases for npy data.
+func testSamples(mod *model.Model, ds *dataset.Dataset, groupM int, seed uint64, workers int) (*samples, error) {
+	if ds.Dim != mod.Dim() {
+		h, w := shapeOf(ds, ds.Dim)
+		hint := ""
+		if ds.Bases == nil {
+			hint = " (resize the images with -resize HxW or -width/-height)"
+		}
+		return nil, fmt.Errorf("%s has %d pixels per image (%dx%d), the model wants D=%d%s", ds.Source, ds.Dim, h, w, mod.Dim(), hint)
+	}
+	cm := classMap(mod, ds)
+	s := &samples{ds: ds}
+	d := mod.SubspaceDim()
+	switch {
+	case ds.Bases != nil:
+		if ds.SubDim != d {
+			return nil, fmt.Errorf("%s holds bases of d=%d, the model has d=%d", ds.Source, ds.SubDim, d)
+		}
+		subs, err := dataset.BasisSubspaces(ds, nil)
+		if err != nil {
+			return nil, err
+		}
+		s.kind, s.subs = "basis", subs
+	case ds.Sets != nil:
+		subs, err := dataset.SetSubspaces(ds, nil, dataset.SetOptions{D: d, Workers: workers})
+		if err != nil {
+			return nil, setError(err, d)
+		}
+		s.kind, s.subs = "set", subs
+	case groupM > 0:
+		all := make([]int, len(ds.Images))
+		for i := range all {
+			all[i] = i
+		}
+		subs, err := dataset.GroupSubspaces(ds, all, dataset.GroupOptions{M: groupM, D: d, Seed: seed, Workers: workers})
+		if err != nil {
+			return nil, setError(err, d)
+		}
+		s.kind, s.subs = "set", subs
+	default:
+		s.kind = "image"
+		for i := range ds.Images {
+			s.images = append(s.images, i)
+			s.data = append(s.data, ds.Labels[i])
+			s.names = append(s.names, fmt.Sprintf("image %d", i))
+		}
+	}
+	if s.subs != nil {
+		s.data = s.subs.Labels
+		s.names = s.subs.Names
+	}
+	s.labels = make([]int, len(s.data))
+	for i, c := range s.data {
+		s.labels[i] = cm[c]
+	}
+	return s, nil
+}
+
+// setError adds advice to the error of a set that cannot become a subspace.
+func setError(err error, d int) error {
+	switch {
+	case errors.Is(err, subspace.ErrTooFewImages):
+		return fmt.Errorf("%w (every set needs at least d=%d images; lower -d, or pass -skip-bad to leave such sets out)", err, d)
+	case errors.Is(err, subspace.ErrRankDeficient):
+		return fmt.Errorf("%w (lower -d, or pass -skip-bad to leave such sets out)", err)
+	case errors.Is(err, dataset.ErrTooSmall):
+		return fmt.Errorf("%w (lower -m)", err)
+	}
+	return err
+}
+
+// unknownClasses lists the data's classes the model does not know.
+func unknownClasses(s *samples) []string {
+	seen := map[string]bool{}
+	for i, l := range s.labels {
+		if l < 0 {
+			seen[s.ds.Classes[s.data[i]]] = true
+		}
+	}
+	var out []string
+	for n := range seen {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// checkOutput checks before a long run that path can be written later:
+// its folder exists and is a folder, and path is not a folder.
+func checkOutput(path string) error {
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		return fmt.Errorf("output %s is a folder", path)
+	}
+	dir := filepath.Dir(path)
+	st, err := os.Stat(dir)
+	if err != nil {
+		return fmt.Errorf("output folder: %w", err)
+	}
+	if !st.IsDir() {
+		return fmt.Errorf("output folder %s is not a folder", dir)
+	}
+	f, err := os.CreateTemp(dir, ".grlgq-check-*")
+	if err != nil {
+		return fmt.Errorf("output folder %s is not writable: %w", dir, err)
+	}
+	f.Close()
+	os.Remove(f.Name())
+	return nil
+}

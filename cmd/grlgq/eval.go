@@ -1,0 +1,259 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"runtime"
+	"strings"
+
+	"github.com/grlgq/grlgq/model"
+)
+
+// modelFlags are the flags of the commands that apply a saved model.
+type modelFlags struct {
+	model   string
+	data    dataFlags
+	m       int
+	seed    uint64
+	workers int
+	asJSON  bool
+}
+
+func (f *modelFlags) addFlags(fs *flag.FlagSet) {
+	fs.StringVar(&f.model, "model", "", "the model file (written by grlgq train)")
+	f.data.addFlags(fs)
+	fs.IntVar(&f.m, "m", 0, "single-image data: classify sets of m random same-class images instead of single images (0: single images, θ_1 distance)")
+	fs.Uint64Var(&f.seed, "seed", 1, "seed of the grouping with -m")
+	fs.IntVar(&f.workers, "workers", runtime.GOMAXPROCS(0), "goroutines computing distances")
+}
+
+// load parses nothing; it loads the model and the samples.
+func (f *modelFlags) load(fs *flag.FlagSet) (*model.Model, *samples, error) {
+	if f.model == "" {
+		return nil, nil, usagef(fs, "-model MODEL is required")
+	}
+	if f.data.spec == "" {
+		return nil, nil, usagef(fs, "-data SPEC is required")
+	}
+	if f.workers < 1 {
+		return nil, nil, usagef(fs, "-workers %d: want at least 1", f.workers)
+	}
+	if f.m < 0 {
+		return nil, nil, usagef(fs, "-m %d: want 0 or more", f.m)
+	}
+	mod, err := model.LoadFile(f.model)
+	if err != nil {
+		return nil, nil, err
+	}
+	ds, err := f.data.load(fs, f.workers)
+	if err != nil {
+		return nil, nil, err
+	}
+	if f.m > 0 && f.m < mod.SubspaceDim() {
+		return nil, nil, fmt.Errorf("sets of -m %d images cannot span the model's d=%d dimensions", f.m, mod.SubspaceDim())
+	}
+	s, err := testSamples(mod, ds, f.m, f.seed, f.workers)
+	if err != nil {
+		return nil, nil, err
+	}
+	if s.len() == 0 {
+		return nil, nil, fmt.Errorf("%s: no samples", ds.Source)
+	}
+	return mod, s, nil
+}
+
+// predictAll classifies every sample.
+func predictAll(ctx context.Context, mod *model.Model, s *samples, workers int) ([]model.Prediction, error) {
+	p, err := model.NewPredictor(mod, workers)
+	if err != nil {
+		return nil, err
+	}
+	defer p.Close()
+	out := make([]model.Prediction, s.len())
+	for i := range out {
+		if i%256 == 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, fmt.Errorf("interrupted")
+			}
+		}
+		if s.kind == "image" {
+			err = p.PredictImageTo(&out[i], s.ds.Images[s.images[i]])
+		} else {
+			err = p.PredictTo(&out[i], s.subspaceOf(i))
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", s.names[i], err)
+		}
+	}
+	return out, nil
+}
+
+// scores are the accuracy figures of predictions against true labels.
+type scores struct {
+	n, correct, rejected int
+	perClass             []classScore
+	confusion            [][]int // [true][predicted], predicted == C: rejected
+}
+
+type classScore struct {
+	n, correct int
+}
+
+func score(classes int, truth []int, pred []model.Prediction) *scores {
+	s := &scores{perClass: make([]classScore, classes), confusion: make([][]int, classes)}
+	for c := range s.confusion {
+		s.confusion[c] = make([]int, classes+1)
+	}
+	for i, t := range truth {
+		s.n++
+		l := pred[i].Label
+		if l < 0 {
+			s.rejected++
+			l = classes
+		}
+		s.confusion[t][l]++
+		s.perClass[t].n++
+		if pred[i].Label == t {
+			s.correct++
+			s.perClass[t].correct++
+		}
+	}
+	return s
+}
+
+func (s *scores) accuracy() float64 { return float64(s.correct) / float64(max(s.n, 1)) }
+
+func runEval(ctx context.Context, e *env, args []string) error {
+	fs := newFlagSet("eval")
+	var f modelFlags
+	f.addFlags(fs)
+	fs.BoolVar(&f.asJSON, "json", false, `print one JSON object: "accuracy" (fraction), "per_class", "confusion", "n", ...`)
+	if err := parseFlags(e, fs, args); err != nil {
+		return err
+	}
+	if err := noArgs(fs); err != nil {
+		return err
+	}
+	mod, s, err := f.load(fs)
+	if err != nil {
+		return err
+	}
+	if unk := unknownClasses(s); len(unk) > 0 {
+		return fmt.Errorf("%s has classes the model does not know: %s (the model's classes: %s)", s.ds.Source, strings.Join(unk, ", "), strings.Join(modelClasses(mod), ", "))
+	}
+	pred, err := predictAll(ctx, mod, s, f.workers)
+	if err != nil {
+		return err
+	}
+	sc := score(mod.NumClasses(), s.labels, pred)
+	if f.asJSON {
+		return writeJSON(e.stdout, evalJSON(mod, s, sc))
+	}
+	printEval(e.stdout, mod, s, sc)
+	return nil
+}
+
+func modelClasses(m *model.Model) []string {
+	out := make([]string, m.NumClasses())
+	for c := range out {
+		out[c] = className(m, c)
+	}
+	return out
+}
+
+type classJSON struct {
+	Class    string `json:"class"`
+	N        int    `json:"n"`
+	Correct  int    `json:"correct"`
+	Accuracy jnum   `json:"accuracy"`
+}
+
+func evalJSON(m *model.Model, s *samples, sc *scores) map[string]any {
+	names := modelClasses(m)
+	per := make([]classJSON, len(sc.perClass))
+	for c, p := range sc.perClass {
+		acc := jnum(nan())
+		if p.n > 0 {
+			acc = jnum(float64(p.correct) / float64(p.n))
+		}
+		per[c] = classJSON{Class: names[c], N: p.n, Correct: p.correct, Accuracy: acc}
+	}
+	conf := make([][]int, len(sc.confusion))
+	for c, row := range sc.confusion {
+		conf[c] = row[:len(row)-1]
+	}
+	rej := make([]int, len(sc.confusion))
+	for c, row := range sc.confusion {
+		rej[c] = row[len(row)-1]
+	}
+	return map[string]any{
+		"accuracy":          jnum(sc.accuracy()),
+		"n":                 sc.n,
+		"correct":           sc.correct,
+		"rejected":          sc.rejected,
+		"samples":           s.kind,
+		"classes":           names,
+		"per_class":         per,
+		"confusion":         conf,
+		"confusion_rows":    "true class",
+		"confusion_columns": "predicted class",
+		"rejected_by_class": rej,
+		"data":              s.ds.Source,
+	}
+}
+
+func printEval(w io.Writer, m *model.Model, s *samples, sc *scores) {
+	fmt.Fprintf(w, "data      %s\n", describe(s.ds))
+	fmt.Fprintf(w, "model     %d prototypes, D=%d, d=%d, %d classes, %d epochs\n", m.NumPrototypes(), m.Dim(), m.SubspaceDim(), m.NumClasses(), m.Epochs())
+	kind := map[string]string{"image": "single images (distance θ_1²)", "set": "image sets (distance Σ λ_k θ_k²)", "basis": "bases (distance Σ λ_k θ_k²)"}[s.kind]
+	fmt.Fprintf(w, "accuracy  %s (%d of %d %s)", pct(sc.accuracy()), sc.correct, sc.n, kind)
+	if sc.rejected > 0 {
+		fmt.Fprintf(w, ", %d rejected", sc.rejected)
+	}
+	fmt.Fprintln(w)
+	names := modelClasses(m)
+	wn := 5
+	for _, n := range names {
+		wn = max(wn, len(n))
+	}
+	fmt.Fprintln(w, "\nper class:")
+	for c, p := range sc.perClass {
+		if p.n == 0 {
+			continue
+		}
+		fmt.Fprintf(w, "  %-*s %8s  (%d/%d)\n", wn, names[c], pct(float64(p.correct)/float64(p.n)), p.correct, p.n)
+	}
+	fmt.Fprintln(w, "\nconfusion matrix (rows: true class, columns: predicted):")
+	cw := 4
+	for _, row := range sc.confusion {
+		for _, v := range row {
+			cw = max(cw, len(fmt.Sprint(v))+1)
+		}
+	}
+	for _, n := range names {
+		cw = max(cw, min(len(n), 8)+1)
+	}
+	fmt.Fprintf(w, "  %-*s", wn, "")
+	for _, n := range names {
+		if len(n) > 8 {
+			n = n[:8]
+		}
+		fmt.Fprintf(w, "%*s", cw, n)
+	}
+	if sc.rejected > 0 {
+		fmt.Fprintf(w, "%*s", cw+1, "rej.")
+	}
+	fmt.Fprintln(w)
+	for c, row := range sc.confusion {
+		fmt.Fprintf(w, "  %-*s", wn, names[c])
+		for _, v := range row[:len(row)-1] {
+			fmt.Fprintf(w, "%*d", cw, v)
+		}
+		if sc.rejected > 0 {
+			fmt.Fprintf(w, "%*d", cw+1, row[len(row)-1])
+		}
+		fmt.Fprintln(w)
+	}
+}

@@ -1,0 +1,130 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/grlgq/grlgq/internal/experiments"
+)
+
+func runRepro(ctx context.Context, e *env, args []string) error {
+	fs := newFlagSet("repro")
+	var (
+		dir     string
+		runs    int
+		seed    uint64
+		workers int
+		asJSON  bool
+		quiet   bool
+	)
+	fs.StringVar(&dir, "dir", os.Getenv("GRLGQ_DATA"), "the data folder holding mnist/, yaleb32/ and eth80/ (default $GRLGQ_DATA)")
+	fs.IntVar(&runs, "runs", 0, "runs (mnist), repetitions of 4-fold cross-validation (yale) or random splits (eth80); 0: the paper's (3, 10, 10)")
+	fs.Uint64Var(&seed, "seed", 1, "seed of every random choice")
+	fs.IntVar(&workers, "workers", runtime.GOMAXPROCS(0), "goroutines (results never depend on it)")
+	fs.BoolVar(&asJSON, "json", false, `print one JSON object: "mean_accuracy", "std", "baseline_mean_accuracy", "baseline_std" (fractions), ...`)
+	fs.BoolVar(&quiet, "quiet", false, "no progress messages on stderr")
+	// The experiment's name may come before or after the flags.
+	var name string
+	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+		name, args = args[0], args[1:]
+	}
+	if err := parseFlags(e, fs, args); err != nil {
+		return err
+	}
+	if name == "" && fs.NArg() > 0 {
+		name = fs.Arg(0)
+		if err := fs.Parse(fs.Args()[1:]); err != nil {
+			return usagef(fs, "%v", err)
+		}
+	}
+	if err := noArgs(fs); err != nil {
+		return err
+	}
+	if name == "" {
+		return usagef(fs, "which experiment? want one of %s", strings.Join(experiments.Names(), ", "))
+	}
+	known := false
+	for _, n := range experiments.Names() {
+		known = known || n == name
+	}
+	if !known {
+		return usagef(fs, "unknown experiment %q, want one of %s", name, strings.Join(experiments.Names(), ", "))
+	}
+	if dir == "" {
+		return usagef(fs, "-dir DATA is required (the folder holding mnist/, yaleb32/, eth80/), or set GRLGQ_DATA")
+	}
+	if st, err := os.Stat(dir); err != nil {
+		return fmt.Errorf("data folder: %w", err)
+	} else if !st.IsDir() {
+		return fmt.Errorf("data folder %s is not a folder", dir)
+	}
+	if runs < 0 || workers < 1 {
+		return usagef(fs, "-runs %d / -workers %d: want runs >= 0, workers >= 1", runs, workers)
+	}
+	opt := experiments.Options{Dir: dir, Runs: runs, Seed: seed, Workers: workers}
+	if !quiet {
+		start := time.Now()
+		opt.Progress = func(msg string) {
+			fmt.Fprintf(e.stderr, "[%7s] %s\n", roundDur(time.Since(start)), oneLine(msg))
+		}
+	}
+	t0 := time.Now()
+	res, err := experiments.Run(ctx, name, opt)
+	if err != nil {
+		if errors.Is(err, context.Canceled) {
+			return errors.New("interrupted")
+		}
+		return err
+	}
+	wall := time.Since(t0)
+	if asJSON {
+		return writeJSON(e.stdout, map[string]any{
+			"name":                   res.Name,
+			"protocol":               res.Protocol,
+			"mean_accuracy":          jnum(res.Mean),
+			"std":                    jnum(res.Std),
+			"accuracies":             jnums(res.Accuracies),
+			"baseline_mean_accuracy": jnum(res.BaselineMean),
+			"baseline_std":           jnum(res.BaselineStd),
+			"baseline_accuracies":    jnums(res.BaselineAccuracies),
+			"paper_mean_accuracy":    jnum(res.Paper),
+			"paper_std":              jnum(res.PaperStd),
+			"wall_seconds":           res.Wall.Seconds(),
+			"baseline_wall_seconds":  res.BaselineWall.Seconds(),
+			"total_seconds":          wall.Seconds(),
+			"subspace_dim":           res.Config.SubspaceDim,
+			"eta":                    res.Config.Eta,
+			"gamma":                  res.Config.Gamma,
+			"epochs":                 res.Config.Epochs,
+		})
+	}
+	w := e.stdout
+	fmt.Fprintf(w, "%s: %s\n", res.Name, res.Protocol)
+	fmt.Fprintf(w, "config: d=%d, η=%g, γ=%g (factor 2 in G kept), %d epochs\n\n", res.Config.SubspaceDim, res.Config.Eta, res.Config.Gamma, res.Config.Epochs)
+	fmt.Fprintf(w, "%-34s %-18s %s\n", "method", "accuracy (%)", "wall time")
+	fmt.Fprintf(w, "%-34s %-18s %s\n", "GRLGQ (this run)", meanStd(res.Mean, res.Std, len(res.Accuracies)), roundDur(res.Wall))
+	fmt.Fprintf(w, "%-34s %-18s %s\n", "class-PCA baseline (untrained)", meanStd(res.BaselineMean, res.BaselineStd, len(res.BaselineAccuracies)), roundDur(res.BaselineWall))
+	fmt.Fprintf(w, "%-34s %-18s\n", "GRLGQ (paper)", meanStd(res.Paper, res.PaperStd, 2))
+	fmt.Fprintf(w, "\nper run: GRLGQ %s\n         baseline %s\n", fmtPct(res.Accuracies), fmtPct(res.BaselineAccuracies))
+	return nil
+}
+
+func meanStd(mean, std float64, n int) string {
+	if n <= 1 {
+		return fmt.Sprintf("%.2f", 100*mean)
+	}
+	return fmt.Sprintf("%.2f ± %.2f", 100*mean, 100*std)
+}
+
+func fmtPct(x []float64) string {
+	parts := make([]string, len(x))
+	for i, v := range x {
+		parts[i] = fmt.Sprintf("%.2f", 100*v)
+	}
+	return "[" + strings.Join(parts, " ") + "]"
+}

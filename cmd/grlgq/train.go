@@ -1,0 +1,508 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/grlgq/grlgq/dataset"
+	"github.com/grlgq/grlgq/internal/plot"
+	"github.com/grlgq/grlgq/model"
+)
+
+// lrHelp is said next to every learning-rate flag (see DESIGN.md).
+const lrHelp = "The prototype gradient keeps the factor 2 in G = diag(2λθ/sinθ) (the paper's equations, the authors' NumPy code): halve an η taken from code that drops it (the authors' PyTorch code)."
+
+// trainFlags are the model options shared by train and demo.
+type trainFlags struct {
+	d, protos, epochs      int
+	lr, lrRel              float64
+	seed                   uint64
+	init, relevance, sched *choice
+	stepEvery              int
+	tau                    float64
+	sigmoid                float64
+	classWeights           bool
+	val                    float64
+	patience               int
+	workers                int
+	floor, noise           float64
+	reject, temperature    float64
+}
+
+func (t *trainFlags) addFlags(fs *flag.FlagSet, def model.Config) {
+	t.init = newChoice("sample", "sample", "random", "pca")
+	t.relevance = newChoice("global", "global", "none", "local")
+	t.sched = newChoice("constant", "constant", "step", "anneal")
+	fs.IntVar(&t.d, "d", def.SubspaceDim, "subspace dimension d: principal angles per set (npy data: default the bases' d)")
+	fs.IntVar(&t.protos, "protos", 1, "prototypes per class")
+	fs.IntVar(&t.epochs, "epochs", def.Epochs, "passes over the training sets")
+	fs.Float64Var(&t.lr, "lr", def.Eta, "prototype learning rate η. "+lrHelp)
+	fs.Float64Var(&t.lrRel, "lr-rel", def.Gamma, "relevance learning rate γ (γ ≪ η; same convention as -lr: factor 2 in G kept)")
+	fs.Uint64Var(&t.seed, "seed", 1, "seed of every random choice (groups, initialisation, validation split, epoch order)")
+	fs.Var(t.init, "init", "prototype initialisation: sample (a random training set of the class plus noise), random, pca (class-wise PCA subspace)")
+	fs.Var(t.relevance, "relevance", "relevances of the principal angles: global (GRLGQ), none (λ = 1/d fixed, GLGQ), local (one vector per prototype)")
+	fs.Var(t.sched, "schedule", "learning-rate schedule: constant, step (halve every -step-every epochs), anneal (η/(1+t/τ))")
+	fs.IntVar(&t.stepEvery, "step-every", model.DefaultStepEvery, "epochs between halvings with -schedule step")
+	fs.Float64Var(&t.tau, "tau", model.DefaultTau, "τ of -schedule anneal")
+	fs.Float64Var(&t.sigmoid, "sigmoid", 0, "use the cost φ(μ) = 1/(1+exp(-β μ)) with this slope β (0: φ = identity, as in the paper)")
+	fs.BoolVar(&t.classWeights, "class-weights", false, "weight each step by the inverse frequency of its class (imbalanced data)")
+	fs.Float64Var(&t.val, "val", 0, "fraction of each class's training sets held out for validation (0: none)")
+	fs.IntVar(&t.patience, "patience", 0, "with -val: stop after this many epochs without a better validation accuracy and keep the best epoch (0: train all epochs)")
+	fs.IntVar(&t.workers, "workers", runtime.GOMAXPROCS(0), "goroutines computing distances (results never depend on it)")
+	fs.Float64Var(&t.floor, "floor", model.DefaultRelevanceFloor, "floor of every relevance λ_k after an update (before renormalising)")
+	fs.Float64Var(&t.noise, "noise", model.DefaultInitNoise, "standard deviation of the noise added to -init sample prototypes")
+	fs.Float64Var(&t.reject, "reject", 0, "reject a prediction whose relative margin is below this (0: never), stored in the model")
+	fs.Float64Var(&t.temperature, "temperature", model.DefaultTemperature, "temperature of the class probabilities softmax(-δ/T), stored in the model")
+}
+
+// config turns the flags into a model.Config.
+func (t *trainFlags) config(fs *flag.FlagSet) (model.Config, error) {
+	c := model.Config{
+		SubspaceDim:        t.d,
+		PrototypesPerClass: t.protos,
+		Eta:                t.lr,
+		Gamma:              t.lrRel,
+		StepEvery:          t.stepEvery,
+		Tau:                t.tau,
+		ClassWeights:       t.classWeights,
+		RelevanceFloor:     t.floor,
+		InitNoise:          t.noise,
+		Epochs:             t.epochs,
+		ValidationFraction: t.val,
+		Patience:           t.patience,
+		Workers:            t.workers,
+		Seed:               t.seed,
+		Temperature:        t.temperature,
+		RejectMargin:       t.reject,
+	}
+	switch {
+	case t.d < 0 || t.d > model.MaxSubDim:
+		return c, usagef(fs, "-d %d: want 1 to %d", t.d, model.MaxSubDim)
+	case t.protos < 1:
+		return c, usagef(fs, "-protos %d: want at least 1", t.protos)
+	case t.epochs < 1:
+		return c, usagef(fs, "-epochs %d: want at least 1", t.epochs)
+	case !(t.lr > 0) || math.IsInf(t.lr, 0):
+		return c, usagef(fs, "-lr %g: want a positive number", t.lr)
+	case !(t.lrRel > 0) || math.IsInf(t.lrRel, 0):
+		return c, usagef(fs, "-lr-rel %g: want a positive number", t.lrRel)
+	case !(t.val >= 0 && t.val < 1):
+		return c, usagef(fs, "-val %g: want a fraction in [0, 1)", t.val)
+	case t.patience < 0:
+		return c, usagef(fs, "-patience %d: want 0 or more", t.patience)
+	case t.patience > 0 && t.val == 0:
+		return c, usagef(fs, "-patience needs a validation split (-val)")
+	case t.workers < 1:
+		return c, usagef(fs, "-workers %d: want at least 1", t.workers)
+	case t.sigmoid < 0 || math.IsNaN(t.sigmoid) || math.IsInf(t.sigmoid, 0):
+		return c, usagef(fs, "-sigmoid %g: want a slope β > 0 (or 0 for the identity)", t.sigmoid)
+	}
+	switch t.init.value {
+	case "sample":
+		c.Init = model.InitSample
+	case "random":
+		c.Init = model.InitRandom
+	case "pca":
+		c.Init = model.InitPCA
+	}
+	switch t.relevance.value {
+	case "global":
+		c.Relevance = model.RelevanceGlobal
+	case "none":
+		c.Relevance = model.RelevanceNone
+	case "local":
+		c.Relevance = model.RelevanceLocal
+	}
+	switch t.sched.value {
+	case "constant":
+		c.Schedule = model.ScheduleConstant
+	case "step":
+		c.Schedule = model.ScheduleStep
+	case "anneal":
+		c.Schedule = model.ScheduleAnneal
+	}
+	if t.sigmoid > 0 {
+		c.Activation, c.Beta = model.Sigmoid, t.sigmoid
+	}
+	return c, nil
+}
+
+// describeConfig summarises a training configuration in one line.
+func describeConfig(c model.Config, classes int) string {
+	relevance := map[model.RelevanceKind]string{model.RelevanceGlobal: "global", model.RelevanceNone: "none (GLGQ)", model.RelevanceLocal: "local"}[c.Relevance]
+	init := map[model.InitKind]string{model.InitSample: "sample", model.InitRandom: "random", model.InitPCA: "pca"}[c.Init]
+	sched := "constant"
+	switch c.Schedule {
+	case model.ScheduleStep:
+		sched = fmt.Sprintf("step (halve every %d epochs)", c.StepEvery)
+	case model.ScheduleAnneal:
+		sched = fmt.Sprintf("anneal (τ=%g)", c.Tau)
+	}
+	phi := "identity"
+	if c.Activation == model.Sigmoid {
+		phi = fmt.Sprintf("sigmoid β=%g", c.Beta)
+	}
+	s := fmt.Sprintf("d=%d, %d prototype(s) per class (%d), init %s, relevance %s, η=%g γ=%g (factor 2 in G kept), schedule %s, φ %s, %d epochs, seed %d, %d worker(s)",
+		c.SubspaceDim, c.PrototypesPerClass, c.PrototypesPerClass*classes, init, relevance, c.Eta, c.Gamma, sched, phi, c.Epochs, c.Seed, c.Workers)
+	if c.ValidationFraction > 0 {
+		s += fmt.Sprintf(", validation %g", c.ValidationFraction)
+		if c.Patience > 0 {
+			s += fmt.Sprintf(" (patience %d)", c.Patience)
+		}
+	}
+	if c.ClassWeights {
+		s += ", class weights"
+	}
+	return s
+}
+
+func runTrain(ctx context.Context, e *env, args []string) error {
+	fs := newFlagSet("train")
+	var (
+		df      dataFlags
+		tf      trainFlags
+		prof    profiler
+		out     string
+		m       int
+		groups  int
+		plots   string
+		asJSON  bool
+		quiet   bool
+		skipBad bool
+	)
+	df.addFlags(fs)
+	tf.addFlags(fs, model.Config{SubspaceDim: 5, Epochs: model.DefaultEpochs, Eta: model.DefaultEta, Gamma: model.DefaultGamma})
+	prof.addFlags(fs)
+	fs.StringVar(&out, "o", "", "write the model to this file (replaced only when training succeeds)")
+	fs.IntVar(&m, "m", 0, "single-image data (idx, csv, mat): images per training set, drawn at random from one class (default max(10, 2d))")
+	fs.IntVar(&groups, "groupings", 1, "single-image data: how many times the images are grouped into sets (each time reshuffled)")
+	fs.StringVar(&plots, "plots", "", "write learning curves and the relevance profile as PNG into this folder")
+	fs.BoolVar(&asJSON, "json", false, "print one JSON object (history, accuracies, relevances) instead of text")
+	fs.BoolVar(&quiet, "quiet", false, "no progress bar and no per-epoch lines")
+	fs.BoolVar(&skipBad, "skip-bad", false, "leave out image sets that cannot give a d-dimensional subspace (too few images, rank below d) instead of failing")
+	if err := parseFlags(e, fs, args); err != nil {
+		return err
+	}
+	if err := noArgs(fs); err != nil {
+		return err
+	}
+	if out == "" {
+		return usagef(fs, "-o MODEL is required")
+	}
+	cfg, err := tf.config(fs)
+	if err != nil {
+		return err
+	}
+	if m < 0 || groups < 1 {
+		return usagef(fs, "-m %d / -groupings %d: want m >= 0 and at least one grouping", m, groups)
+	}
+	if err := checkOutput(out); err != nil {
+		return err
+	}
+	if plots != "" {
+		if err := os.MkdirAll(plots, 0o755); err != nil {
+			return fmt.Errorf("plots: %w", err)
+		}
+	}
+	if err := prof.start(); err != nil {
+		return err
+	}
+	defer prof.stop()
+
+	text := io.Discard
+	if !asJSON {
+		text = e.stdout
+	}
+	t0 := time.Now()
+	ds, err := df.load(fs, tf.workers)
+	if err != nil {
+		return err
+	}
+	if !quiet {
+		fmt.Fprintf(text, "data       %s\n", describe(ds))
+	}
+	dSet := isSet(fs, "d")
+	if ds.Bases != nil && !dSet {
+		cfg.SubspaceDim = ds.SubDim
+	}
+	if m == 0 {
+		m = max(10, 2*cfg.SubspaceDim)
+	}
+	train, how, err := trainingSubspaces(ds, cfg.SubspaceDim, m, groups, cfg.Seed, tf.workers, skipBad)
+	if err != nil {
+		return err
+	}
+	if !quiet {
+		fmt.Fprintf(text, "training   %s\n", how)
+		for _, s := range train.Skipped {
+			fmt.Fprintf(text, "skipped    %s: %v\n", s.Name, s.Err)
+		}
+	}
+	cfg.ClassNames = ds.Classes
+	if !quiet {
+		fmt.Fprintf(text, "config     %s\n", describeConfig(cfg, len(ds.Classes)))
+	}
+	loadTime := time.Since(t0)
+
+	res, err := trainModel(ctx, e, cfg, train, text, quiet)
+	if err != nil {
+		return err
+	}
+	if err := res.model.SaveFile(out); err != nil {
+		return err
+	}
+	var pics []string
+	if plots != "" {
+		pics, err = writeTrainingPlots(plots, res.hist, res.model)
+		if err != nil {
+			return err
+		}
+	}
+	if err := prof.stop(); err != nil {
+		return err
+	}
+	if asJSON {
+		return writeJSON(e.stdout, trainJSON(out, ds, train, res, loadTime, pics))
+	}
+	last := res.hist.Epochs[len(res.hist.Epochs)-1]
+	if !quiet {
+		fmt.Fprintf(text, "relevances λ = %s\n", fmtFloats(res.model.Relevances(), 4))
+		for _, p := range pics {
+			fmt.Fprintf(text, "plot       %s\n", p)
+		}
+	}
+	msg := fmt.Sprintf("saved %s: %d prototypes, D=%d, d=%d, %d epochs, train accuracy %s", out, res.model.NumPrototypes(), res.model.Dim(), res.model.SubspaceDim(), res.model.Epochs(), pct(last.TrainAccuracy))
+	if res.hist.Best >= 0 && !math.IsNaN(res.hist.Epochs[res.hist.Best].ValAccuracy) {
+		msg += fmt.Sprintf(", validation accuracy %s (epoch %d)", pct(res.hist.Epochs[res.hist.Best].ValAccuracy), res.hist.Epochs[res.hist.Best].Epoch)
+	}
+	fmt.Fprintf(e.stdout, "%s (%s)\n", msg, roundDur(time.Since(t0)))
+	return nil
+}
+
+// trainingSubspaces turns ds into training subspaces: image sets as they
+// are, single images grouped into sets of m random same-class images,
+// bases as they are. It also describes what it did.
+func trainingSubspaces(ds *dataset.Dataset, d, m, groupings int, seed uint64, workers int, skipBad bool) (*dataset.Subspaces, string, error) {
+	var (
+		subs *dataset.Subspaces
+		err  error
+		how  string
+	)
+	switch {
+	case ds.Bases != nil:
+		if d != ds.SubDim {
+			return nil, "", fmt.Errorf("%s holds bases of d=%d; -d %d must match (or leave -d out)", ds.Source, ds.SubDim, d)
+		}
+		subs, err = dataset.BasisSubspaces(ds, nil)
+		how = fmt.Sprintf("%d precomputed bases, d=%d", len(ds.Bases), d)
+	case ds.Sets != nil:
+		subs, err = dataset.SetSubspaces(ds, nil, dataset.SetOptions{D: d, SkipBad: skipBad, Workers: workers})
+		how = fmt.Sprintf("one subspace per image set, d=%d", d)
+	default:
+		if m < d {
+			return nil, "", fmt.Errorf("sets of m=%d images cannot span d=%d dimensions: raise -m or lower -d", m, d)
+		}
+		all := make([]int, len(ds.Images))
+		for i := range all {
+			all[i] = i
+		}
+		subs, err = dataset.GroupSubspaces(ds, all, dataset.GroupOptions{M: m, D: d, Groupings: groupings, Seed: seed, SkipBad: skipBad, Workers: workers})
+		how = fmt.Sprintf("sets of m=%d random same-class images (%d grouping(s)), d=%d", m, groupings, d)
+	}
+	if err != nil {
+		return nil, "", setError(err, d)
+	}
+	if subs.Len() == 0 {
+		return nil, "", fmt.Errorf("%s: no training subspaces", ds.Source)
+	}
+	return subs, fmt.Sprintf("%d subspaces: %s", subs.Len(), how), nil
+}
+
+// trained is the outcome of trainModel.
+type trained struct {
+	model *model.Model
+	hist  *model.History
+	wall  time.Duration
+}
+
+// trainModel trains with per-epoch lines on text and a progress bar on
+// stderr (when it is a terminal and not quiet).
+func trainModel(ctx context.Context, e *env, cfg model.Config, train *dataset.Subspaces, text io.Writer, quiet bool) (*trained, error) {
+	bar := newProgress(e.stderr, cfg.Epochs, "epochs", quiet)
+	width := len(fmt.Sprint(cfg.Epochs))
+	cfg.OnEpoch = func(s model.EpochStats) error {
+		bar.clear()
+		if !quiet {
+			line := fmt.Sprintf("epoch %*d/%d  cost %+.4f  train acc %s", width, s.Epoch, cfg.Epochs, s.Cost, pct(s.TrainAccuracy))
+			if !math.IsNaN(s.ValAccuracy) {
+				line += "  val acc " + pct(s.ValAccuracy)
+			}
+			if cfg.Relevance == model.RelevanceGlobal && len(s.Relevances) <= 8 {
+				line += "  λ " + fmtFloats(s.Relevances, 3)
+			}
+			line += "  " + roundDur(s.Duration).String()
+			fmt.Fprintln(text, line)
+		}
+		bar.update(s.Epoch, "train acc "+pct(s.TrainAccuracy))
+		return nil
+	}
+	t0 := time.Now()
+	m, hist, err := model.Train(ctx, cfg, train.Subs, train.Labels)
+	bar.clear()
+	if err != nil {
+		if errors.Is(err, context.Canceled) {
+			return nil, errors.New("interrupted: no model written")
+		}
+		return nil, fmt.Errorf("training: %w", err)
+	}
+	if hist == nil || len(hist.Epochs) == 0 {
+		return nil, errors.New("training: no epoch ran")
+	}
+	return &trained{model: m, hist: hist, wall: time.Since(t0)}, nil
+}
+
+type epochJSON struct {
+	Epoch         int    `json:"epoch"`
+	Cost          jnum   `json:"cost"`
+	TrainAccuracy jnum   `json:"train_accuracy"`
+	ValAccuracy   jnum   `json:"val_accuracy"`
+	Eta           jnum   `json:"eta"`
+	Gamma         jnum   `json:"gamma"`
+	Relevances    []jnum `json:"relevances"`
+	Seconds       jnum   `json:"seconds"`
+}
+
+func historyJSON(h *model.History) []epochJSON {
+	out := make([]epochJSON, len(h.Epochs))
+	for i, s := range h.Epochs {
+		out[i] = epochJSON{Epoch: s.Epoch, Cost: jnum(s.Cost), TrainAccuracy: jnum(s.TrainAccuracy), ValAccuracy: jnum(s.ValAccuracy),
+			Eta: jnum(s.Eta), Gamma: jnum(s.Gamma), Relevances: jnums(s.Relevances), Seconds: jnum(s.Duration.Seconds())}
+	}
+	return out
+}
+
+func trainJSON(out string, ds *dataset.Dataset, train *dataset.Subspaces, res *trained, load time.Duration, pics []string) map[string]any {
+	h := res.hist
+	best := h.Epochs[max(h.Best, 0)]
+	last := h.Epochs[len(h.Epochs)-1]
+	return map[string]any{
+		"model":          out,
+		"data":           ds.Source,
+		"classes":        ds.Classes,
+		"n_train":        len(h.Train),
+		"n_val":          len(h.Val),
+		"skipped":        len(train.Skipped),
+		"dim":            res.model.Dim(),
+		"subspace_dim":   res.model.SubspaceDim(),
+		"prototypes":     res.model.NumPrototypes(),
+		"epochs":         res.model.Epochs(),
+		"best_epoch":     best.Epoch,
+		"early_stopped":  h.EarlyStopped,
+		"train_accuracy": jnum(last.TrainAccuracy),
+		"val_accuracy":   jnum(best.ValAccuracy),
+		"accuracy":       jnum(last.TrainAccuracy),
+		"relevances":     jnums(res.model.Relevances()),
+		"history":        historyJSON(h),
+		"plots":          append([]string{}, pics...),
+		"load_seconds":   load.Seconds(),
+		"train_seconds":  res.wall.Seconds(),
+	}
+}
+
+// writeTrainingPlots writes learning_curves.png and relevances.png into
+// dir and returns their paths.
+func writeTrainingPlots(dir string, h *model.History, m *model.Model) ([]string, error) {
+	n := len(h.Epochs)
+	x := make([]float64, n)
+	cost := make([]float64, n)
+	tacc := make([]float64, n)
+	vacc := make([]float64, n)
+	hasVal := false
+	for i, s := range h.Epochs {
+		x[i] = float64(s.Epoch)
+		cost[i], tacc[i], vacc[i] = s.Cost, s.TrainAccuracy, s.ValAccuracy
+		hasVal = hasVal || !math.IsNaN(s.ValAccuracy)
+	}
+	costChart := plot.LineChart{Title: "Cost per epoch (mean of φ(μ), μ = (d+ - d-)/(d+ + d-))", XLabel: "epoch", YLabel: "cost",
+		Series: []plot.Series{{Name: "training cost", X: x, Y: cost}}, Width: 720, Height: 320}
+	acc := []plot.Series{{Name: "training (running)", X: x, Y: tacc}}
+	if hasVal {
+		acc = append(acc, plot.Series{Name: "validation", X: x, Y: vacc})
+	}
+	accChart := plot.LineChart{Title: "Accuracy per epoch", XLabel: "epoch", YLabel: "accuracy", Series: acc, Width: 720, Height: 320}
+	curves := filepath.Join(dir, "learning_curves.png")
+	if err := plot.Save(curves, plot.Stack(costChart.Render(), accChart.Render())); err != nil {
+		return nil, err
+	}
+	rel := filepath.Join(dir, "relevances.png")
+	if err := plot.Save(rel, relevanceChart(m).Render()); err != nil {
+		return nil, err
+	}
+	return []string{curves, rel}, nil
+}
+
+// relevanceChart draws the model's relevance profile: one bar per
+// principal angle (one group of bars per prototype for local relevances,
+// up to 8; the mean beyond that).
+func relevanceChart(m *model.Model) *plot.BarChart {
+	d := m.SubspaceDim()
+	lam := m.Relevances()
+	labels := make([]string, d)
+	for k := range labels {
+		labels[k] = fmt.Sprintf("θ%d", k+1)
+	}
+	c := &plot.BarChart{Title: "Relevance profile λ (angles ascending: θ1 smallest)", XLabel: "principal angle", YLabel: "relevance λ",
+		Labels: labels, Width: 640, Height: 360}
+	switch {
+	case len(lam) == d:
+		c.Values = [][]float64{lam}
+		c.ValueLabels = d <= 24
+	case len(lam)/d <= 8:
+		for k := 0; k < len(lam)/d; k++ {
+			c.Values = append(c.Values, lam[k*d:(k+1)*d])
+			c.SeriesNames = append(c.SeriesNames, fmt.Sprintf("prototype %d (%s)", k, className(m, m.Label(k))))
+		}
+	default:
+		mean := make([]float64, d)
+		p := len(lam) / d
+		for k := 0; k < p; k++ {
+			for i := range mean {
+				mean[i] += lam[k*d+i] / float64(p)
+			}
+		}
+		c.Values = [][]float64{mean}
+		c.SeriesNames = []string{fmt.Sprintf("mean over %d prototypes", p)}
+	}
+	return c
+}
+
+// relevanceText draws the relevance profile as text bars.
+func relevanceText(w io.Writer, m *model.Model) {
+	lam := m.Relevances()
+	d := m.SubspaceDim()
+	if len(lam) != d {
+		fmt.Fprintf(w, "relevances: local, %d prototypes x %d angles\n", len(lam)/d, d)
+		return
+	}
+	top := 0.0
+	for _, v := range lam {
+		top = math.Max(top, v)
+	}
+	fmt.Fprintln(w, "relevance profile λ (θ1 = smallest principal angle):")
+	for k, v := range lam {
+		n := 0
+		if top > 0 {
+			n = int(math.Round(40 * v / top))
+		}
+		fmt.Fprintf(w, "  θ%-2d %.4f %s\n", k+1, v, strings.Repeat("█", n))
+	}
+}
