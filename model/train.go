@@ -463,12 +463,13 @@ type Trainer struct {
 
 	dist, theta []float64 // p, p*d
 	small       *svd.Small
-	qp, qw      [2][]float64 // d x d, stride d
-	cs, th      [2][]float64 // cos θ and θ of the winners' factorisations
-	gv          [2][]float64 // ∂E/∂V± = U± diag(gv[±])
-	gl          []float64    // ∂E/∂λ (d, or 2d for local relevances)
-	coef        []float64    // Q_P diag(−η gv), d x d
-	v           [2]*linalg.Dense
+	qp, qw      [2][]float64     // d x d, stride d
+	cs, th      [2][]float64     // cos θ and θ of the winners' factorisations
+	gv          [2][]float64     // ∂E/∂V± = U± diag(gv[±])
+	gl          []float64        // ∂E/∂λ (d, or 2d for local relevances)
+	coef        []float64        // B = Q_P diag(−η gv) Q_Wᵀ, d x d
+	v           [2]*linalg.Dense // the winners before the update (rollback)
+	tmp         *linalg.Dense    // P B
 	orth        *linalg.Orthonormalizer
 	lamNew      []float64 // new relevances (d, or 2d for local: plus, minus)
 }
@@ -499,6 +500,7 @@ func NewTrainer(m *Model, cfg Config) (*Trainer, error) {
 		small:   svd.NewSmall(d),
 		coef:    make([]float64, d*d),
 		orth:    linalg.NewOrthonormalizer(dim, d),
+		tmp:     linalg.NewDense(dim, d),
 		lamNew:  make([]float64, 2*d),
 		gl:      make([]float64, 2*d),
 	}
@@ -605,22 +607,28 @@ func (t *Trainer) Step(p *linalg.Dense, y int, eta, gamma float64) (StepResult, 
 		}
 	}
 
-	// Prototypes: W ← V − η ∂E/∂V = W Q_W + P (Q_P diag(−η g)), then CGS2.
+	// Prototypes: W ← V − η ∂E/∂V = W Q_W + P Q_P diag(−η g). Only the span
+	// matters, and right-multiplying by Q_Wᵀ keeps it, so we form
+	// W ← W + P B with B = Q_P diag(−η g) Q_Wᵀ (one D x d x d product instead
+	// of two), then re-orthonormalise by CGS2. t.v keeps the old bases for
+	// the rollback.
 	for side, k := range [2]int{plus, minus} {
-		wk := t.protos[k]
-		v := t.v[side]
-		qp, g := t.qp[side], t.gv[side]
+		qp, qw, g := t.qp[side], t.qw[side], t.gv[side]
 		for i := 0; i < d; i++ {
 			for j := 0; j < d; j++ {
-				t.coef[i*d+j] = float64(qp[i*d+j] * float64(-eta*g[j]))
+				var b float64
+				for l := 0; l < d; l++ {
+					b += float64(float64(qp[i*d+l]*g[l]) * qw[j*d+l])
+				}
+				t.coef[i*d+j] = float64(-eta * b)
 			}
 		}
-		kernels.AB(v.Data, v.Stride, wk.Data, wk.Stride, t.qw[side], d, t.base.dim, d, d)
-		kernels.AB(wk.Data, wk.Stride, p.Data, p.Stride, t.coef, d, t.base.dim, d, d)
-		addTo(wk, v)
+		wk := t.protos[k]
+		t.v[side].CopyFrom(wk)
+		kernels.AB(t.tmp.Data, t.tmp.Stride, p.Data, p.Stride, t.coef, d, t.base.dim, d, d)
+		addTo(wk, t.tmp)
 		if err := t.orth.Orthonormalize(wk); err != nil {
-			// Roll back: V spans the old prototype.
-			wk.CopyFrom(v)
+			wk.CopyFrom(t.v[side])
 			if side == 1 {
 				t.protos[plus].CopyFrom(t.v[0])
 			}

@@ -1,0 +1,212 @@
+package bench
+
+import (
+	"fmt"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/grlgq/grlgq/internal/reference"
+	"github.com/grlgq/grlgq/linalg"
+	"github.com/grlgq/grlgq/model"
+	"github.com/grlgq/grlgq/subspace"
+)
+
+// modelFixture is a model with p prototypes (one per class, random
+// orthonormal D x d bases from fixed streams) for both implementations.
+type modelFixture struct {
+	ours   *model.Model
+	ref    *reference.Model
+	protos []*linalg.Dense
+}
+
+// newModelFixture builds the same model twice. Ours goes through the public
+// API: Init with InitSample and no noise starts each prototype at the given
+// basis (one "training set" per class).
+func newModelFixture(b *testing.B, dim, d, p int, workers int) *modelFixture {
+	b.Helper()
+	f := &modelFixture{ref: &reference.Model{Lambda: reference.UniformLambda(d), Floor: 1e-4, Relevance: true}}
+	sets := make([]*subspace.Subspace, p)
+	labels := make([]int, p)
+	for k := 0; k < p; k++ {
+		w := denseFrom(randomOrthonormal(uint64(5000+k), dim, d, d), dim, d, d)
+		f.protos = append(f.protos, w)
+		sets[k] = &subspace.Subspace{Basis: w}
+		labels[k] = k
+		f.ref.Prototypes = append(f.ref.Prototypes, toGonum(w))
+		f.ref.Labels = append(f.ref.Labels, k)
+	}
+	m, err := model.Init(model.Config{InitNoise: -1, Workers: workers}, sets, labels)
+	if err != nil {
+		b.Fatal(err)
+	}
+	f.ours = m
+	// The reference starts from our (re-orthonormalised) prototypes.
+	for k := 0; k < p; k++ {
+		f.ref.Prototypes[k] = toGonum(m.Prototype(k))
+	}
+	return f
+}
+
+// denseFrom copies a row-major rows x cols slice (stride ld) into an
+// aligned linalg.Dense.
+func denseFrom(data []float64, rows, cols, ld int) *linalg.Dense {
+	a := linalg.NewDense(rows, cols)
+	for r := 0; r < rows; r++ {
+		copy(a.Row(r), data[r*ld:r*ld+cols])
+	}
+	return a
+}
+
+func toGonum(a *linalg.Dense) *mat.Dense {
+	m := mat.NewDense(a.Rows, a.Cols, nil)
+	for r := 0; r < a.Rows; r++ {
+		m.SetRow(r, a.Row(r))
+	}
+	return m
+}
+
+// BenchmarkTrainStep: one GRLGQ SGD step (distances to all prototypes,
+// winners, two d x d SVDs, gradients, updates of W⁺, W⁻ and λ,
+// re-orthonormalisation), cycling over 16 random training subspaces with
+// labels 0..p-1. The reference is internal/reference's Step (gonum).
+func BenchmarkTrainStep(b *testing.B) {
+	const dim, d, p = 784, 12, 10
+	b.Run(fmt.Sprintf("D=%d,d=%d,p=%d", dim, d, p), func(b *testing.B) {
+		const n = 16
+		samples := make([]*linalg.Dense, n)
+		for i := range samples {
+			samples[i] = denseFrom(randomOrthonormal(uint64(6000+i), dim, d, d), dim, d, d)
+		}
+		const eta, gamma = 1e-3, 1e-6
+		ours := func(workers int) func(b *testing.B) {
+			return func(b *testing.B) {
+				f := newModelFixture(b, dim, d, p, workers)
+				tr, err := model.NewTrainer(f.ours, model.Config{Workers: workers})
+				if err != nil {
+					b.Fatal(err)
+				}
+				defer tr.Close()
+				i := 0
+				b.ReportAllocs()
+				for b.Loop() {
+					if _, err := tr.Step(samples[i%n], i%p, eta, gamma); err != nil {
+						b.Fatal(err)
+					}
+					i++
+				}
+			}
+		}
+		b.Run("ours", ours(0))
+		b.Run("ours-1worker", ours(1))
+		b.Run("reference", func(b *testing.B) {
+			f := newModelFixture(b, dim, d, p, 1)
+			gs := make([]*mat.Dense, n)
+			for i, s := range samples {
+				gs[i] = toGonum(s)
+			}
+			i := 0
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := f.ref.Step(gs[i%n], i%p, eta, gamma, 1); err != nil {
+					b.Fatal(err)
+				}
+				i++
+			}
+		})
+	})
+}
+
+// BenchmarkPredictSet: classify one image-set subspace (distances to every
+// prototype, nearest class, probabilities, margin). Ours: Predictor.PredictTo
+// into a reused Prediction with all cores; reference: PredictSet.
+func BenchmarkPredictSet(b *testing.B) {
+	const dim, d, p = 400, 5, 8
+	b.Run(fmt.Sprintf("D=%d,d=%d,p=%d", dim, d, p), func(b *testing.B) {
+		x := &subspace.Subspace{Basis: denseFrom(randomOrthonormal(7000, dim, d, d), dim, d, d)}
+		f := newModelFixture(b, dim, d, p, 0)
+		b.Run("ours", func(b *testing.B) {
+			pr, err := model.NewPredictor(f.ours, 0)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer pr.Close()
+			var out model.Prediction
+			b.ReportAllocs()
+			for b.Loop() {
+				if err := pr.PredictTo(&out, x); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run("reference", func(b *testing.B) {
+			g := toGonum(x.Basis)
+			b.ReportAllocs()
+			for b.Loop() {
+				f.ref.PredictSet(g)
+			}
+		})
+	})
+}
+
+// BenchmarkPredictImage: classify one image (θ_1 = arccos(‖Wᵀx‖/‖x‖) to
+// every prototype). Ours: Predictor.PredictImageTo with all cores;
+// reference: PredictImage.
+func BenchmarkPredictImage(b *testing.B) {
+	const dim, d, p = 784, 12, 10
+	b.Run(fmt.Sprintf("D=%d,d=%d,p=%d", dim, d, p), func(b *testing.B) {
+		x := randomGaussian(7100, 1, dim, dim)
+		f := newModelFixture(b, dim, d, p, 0)
+		b.Run("ours", func(b *testing.B) {
+			pr, err := model.NewPredictor(f.ours, 0)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer pr.Close()
+			var out model.Prediction
+			b.ReportAllocs()
+			for b.Loop() {
+				if err := pr.PredictImageTo(&out, x); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run("reference", func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				f.ref.PredictImage(x)
+			}
+		})
+	})
+}
+
+// BenchmarkPredictBatch: labels of n single images, all cores against one
+// worker (the batch engine splits the images between workers).
+func BenchmarkPredictBatch(b *testing.B) {
+	const dim, d, p, n = 784, 12, 10, 10000
+	b.Run(fmt.Sprintf("D=%d,d=%d,p=%d,n=%d", dim, d, p, n), func(b *testing.B) {
+		x := randomGaussian(7200, n, dim, dim)
+		f := newModelFixture(b, dim, d, p, 0)
+		labels := make([]int, n)
+		run := func(workers int) func(b *testing.B) {
+			return func(b *testing.B) {
+				pr, err := model.NewPredictor(f.ours, workers)
+				if err != nil {
+					b.Fatal(err)
+				}
+				defer pr.Close()
+				if err := pr.PredictImageBatch(labels, x, dim, n); err != nil { // size the buffers
+					b.Fatal(err)
+				}
+				b.ReportAllocs()
+				for b.Loop() {
+					if err := pr.PredictImageBatch(labels, x, dim, n); err != nil {
+						b.Fatal(err)
+					}
+				}
+			}
+		}
+		b.Run("ours", run(0))
+		b.Run("ours-1worker", run(1))
+	})
+}
