@@ -24,7 +24,7 @@ const (
 )
 
 func demoDefaults() model.Config {
-	return model.Config{SubspaceDim: demoD, Epochs: 30, Eta: 0.05, Gamma: 1e-4, Init: model.InitSample}
+	return model.Config{SubspaceDim: demoD, PrototypesPerClass: 3, Epochs: 30, Eta: 0.05, Gamma: 1e-4, Init: model.InitSample}
 }
 
 func runDemo(ctx context.Context, e *env, args []string) error {

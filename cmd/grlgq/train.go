@@ -43,7 +43,7 @@ func (t *trainFlags) addFlags(fs *flag.FlagSet, def model.Config) {
 	t.relevance = newChoice("global", "global", "none", "local")
 	t.sched = newChoice("constant", "constant", "step", "anneal")
 	fs.IntVar(&t.d, "d", def.SubspaceDim, "subspace dimension d: principal angles per set (npy data: default the bases' d)")
-	fs.IntVar(&t.protos, "protos", 1, "prototypes per class")
+	fs.IntVar(&t.protos, "protos", max(def.PrototypesPerClass, 1), "prototypes per class")
 	fs.IntVar(&t.epochs, "epochs", def.Epochs, "passes over the training sets")
 	fs.Float64Var(&t.lr, "lr", def.Eta, "prototype learning rate η. "+lrHelp)
 	fs.Float64Var(&t.lrRel, "lr-rel", def.Gamma, "relevance learning rate γ (γ ≪ η; same convention as -lr: factor 2 in G kept)")

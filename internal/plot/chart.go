@@ -192,16 +192,16 @@ func (c *LineChart) Render() *image.RGBA {
 			ylo, yhi = 0, 1
 		}
 	}
-	ylo, yhi, yticks := niceRange(ylo, yhi, 5)
+	ylo, yhi, yticks, ystep := niceRangeStep(ylo, yhi, 5)
 	if c.YFixed && finite(c.YMin) && finite(c.YMax) && c.YMax > c.YMin {
 		ylo, yhi = c.YMin, c.YMax
 		yticks = yticks[:0]
-		step := niceStep(ylo, yhi, 5)
-		for t := math.Ceil(ylo/step) * step; t <= yhi+step*1e-9; t += step {
+		ystep = niceStep(ylo, yhi, 5)
+		for t := math.Ceil(ylo/ystep) * ystep; t <= yhi+ystep*1e-9; t += ystep {
 			yticks = append(yticks, t)
 		}
 	}
-	f := newFrame(c.Width, c.Height, c.Title, c.XLabel, c.YLabel, ylo, yhi, yticks, niceStep(ylo, yhi, 5))
+	f := newFrame(c.Width, c.Height, c.Title, c.XLabel, c.YLabel, ylo, yhi, yticks, ystep)
 	xlo, xhi, ok := span(xs...)
 	if !ok {
 		xlo, xhi = 0, 1
@@ -306,8 +306,8 @@ func (c *BarChart) Render() *image.RGBA {
 	if c.ValueLabels {
 		hi += (hi - lo) * 0.08 // room for the labels
 	}
-	lo, hi, yticks := niceRange(lo, hi, 5)
-	f := newFrame(c.Width, c.Height, c.Title, c.XLabel, c.YLabel, lo, hi, yticks, niceStep(lo, hi, 5))
+	lo, hi, yticks, ystep := niceRangeStep(lo, hi, 5)
+	f := newFrame(c.Width, c.Height, c.Title, c.XLabel, c.YLabel, lo, hi, yticks, ystep)
 	f.xlo, f.xhi = 0, float64(max(ncat, 1))
 	// Category i occupies [i, i+1); ticks at centres.
 	for i := 0; i < ncat; i++ {

@@ -49,7 +49,8 @@ const (
 )
 
 // greek spells out the letters the labels use: basicfont has ASCII only.
-var greek = strings.NewReplacer("θ", "theta", "λ", "lambda", "η", "eta", "γ", "gamma", "μ", "mu", "±", "+/-", "−", "-", "∘", "o", "·", "*")
+var greek = strings.NewReplacer("θ", "theta", "λ", "lambda", "η", "eta", "γ", "gamma", "μ", "mu", "φ", "phi", "δ", "delta",
+	"±", "+/-", "−", "-", "∘", "*", "·", "*", "²", "^2", "≈", "~", "≤", "<=", "≥", ">=", "…", "...")
 
 // ascii makes s drawable with basicfont: known symbols are spelled out, any
 // other non-ASCII rune becomes '?'.
@@ -203,6 +204,12 @@ func niceStep(lo, hi float64, n int) float64 {
 // niceRange widens [lo, hi] to multiples of a nice step and returns the
 // ticks. A degenerate range is widened around its value.
 func niceRange(lo, hi float64, n int) (nlo, nhi float64, ticks []float64) {
+	nlo, nhi, ticks, _ = niceRangeStep(lo, hi, n)
+	return nlo, nhi, ticks
+}
+
+// niceRangeStep is niceRange that also returns the step of the ticks.
+func niceRangeStep(lo, hi float64, n int) (nlo, nhi float64, ticks []float64, step float64) {
 	if !finite(lo) || !finite(hi) {
 		lo, hi = 0, 1
 	}
@@ -216,7 +223,7 @@ func niceRange(lo, hi float64, n int) (nlo, nhi float64, ticks []float64) {
 		}
 		lo, hi = lo-w, hi+w
 	}
-	step := niceStep(lo, hi, n)
+	step = niceStep(lo, hi, n)
 	nlo = math.Floor(lo/step) * step
 	nhi = math.Ceil(hi/step) * step
 	for i := 0; ; i++ {
@@ -229,7 +236,7 @@ func niceRange(lo, hi float64, n int) (nlo, nhi float64, ticks []float64) {
 		}
 		ticks = append(ticks, t)
 	}
-	return nlo, nhi, ticks
+	return nlo, nhi, ticks, step
 }
 
 // tickLabel formats a tick value compactly, with as many decimals as the

@@ -181,3 +181,17 @@ func TestTicks(t *testing.T) {
 		t.Errorf("tickLabel(10, 5) = %q", s)
 	}
 }
+
+func TestTickLabelsDistinct(t *testing.T) {
+	for _, c := range []struct{ lo, hi float64 }{{0.966, 0.995}, {0.97, 0.99}, {-0.55, -0.35}, {0.0001, 0.0002}, {1, 1.01}} {
+		_, _, ticks, step := niceRangeStep(c.lo, c.hi, 5)
+		seen := map[string]bool{}
+		for _, v := range ticks {
+			s := tickLabel(v, step)
+			if seen[s] {
+				t.Errorf("range [%g, %g]: tick label %q repeats (ticks %v)", c.lo, c.hi, s, ticks)
+			}
+			seen[s] = true
+		}
+	}
+}
