@@ -67,7 +67,7 @@ func TestTrainLearnsSynthetic(t *testing.T) {
 }
 
 // modelBytes returns m's binary encoding.
-func modelBytes(t *testing.T, m *Model) []byte {
+func modelBytes(t testing.TB, m *Model) []byte {
 	t.Helper()
 	var b bytes.Buffer
 	if err := m.Save(&b); err != nil {

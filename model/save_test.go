@@ -1,0 +1,344 @@
+package model
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"math"
+	"os"
+	"path/filepath"
+	"runtime"
+	"testing"
+)
+
+// trainedModel returns a small trained model with class names and local
+// relevances (so every optional part of the format is present).
+func trainedModel(t testing.TB, rel RelevanceKind) *Model {
+	t.Helper()
+	xs, ys := synth(t, 31, 16, 3, 3, 6, 0.3)
+	cfg := Config{Epochs: 3, Seed: 5, Relevance: rel, Gamma: 1e-2, ClassNames: []string{"a", "bé", ""},
+		PrototypesOfClass: []int{1, 2, 1}, Schedule: ScheduleAnneal, Activation: Sigmoid, Beta: 2.5, ClassWeights: true,
+		RejectMargin: 0.05, Temperature: 0.3}
+	m, _, err := Train(context.Background(), cfg, xs, ys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+func sameModel(t *testing.T, a, b *Model) {
+	t.Helper()
+	if a.dim != b.dim || a.d != b.d || a.classes != b.classes || a.epochs != b.epochs || len(a.protos) != len(b.protos) {
+		t.Fatalf("shapes differ")
+	}
+	for k := range a.protos {
+		for r := 0; r < a.dim; r++ {
+			for c, v := range a.protos[k].Row(r) {
+				if math.Float64bits(v) != math.Float64bits(b.protos[k].At(r, c)) {
+					t.Fatalf("prototype %d (%d, %d) differs", k, r, c)
+				}
+			}
+		}
+	}
+	for i, v := range a.lambda {
+		if math.Float64bits(v) != math.Float64bits(b.lambda[i]) {
+			t.Fatalf("relevance %d differs", i)
+		}
+	}
+	ca, cb := a.Config(), b.Config()
+	ca.Workers, cb.Workers = 0, 0
+	ja, _ := json.Marshal(configView(ca))
+	jb, _ := json.Marshal(configView(cb))
+	if !bytes.Equal(ja, jb) {
+		t.Fatalf("configs differ:\n%s\n%s", ja, jb)
+	}
+}
+
+// configView drops the function field for comparison.
+func configView(c Config) Config { c.OnEpoch = nil; return c }
+
+func TestSaveLoadRoundTrip(t *testing.T) {
+	for _, rel := range []RelevanceKind{RelevanceGlobal, RelevanceLocal, RelevanceNone} {
+		m := trainedModel(t, rel)
+		b1 := modelBytes(t, m)
+		m2, err := Load(bytes.NewReader(b1))
+		if err != nil {
+			t.Fatal(err)
+		}
+		sameModel(t, m, m2)
+		if b2 := modelBytes(t, m2); !bytes.Equal(b1, b2) {
+			t.Fatal("save(load(save(m))) != save(m)")
+		}
+		// MarshalBinary / UnmarshalBinary.
+		var m3 Model
+		if err := m3.UnmarshalBinary(b1); err != nil {
+			t.Fatal(err)
+		}
+		sameModel(t, m, &m3)
+		if err := new(Model).UnmarshalBinary(append(b1, 0)); !errors.Is(err, ErrCorrupt) {
+			t.Errorf("trailing byte: %v", err)
+		}
+		// JSON round trip is bit for bit too.
+		var jb bytes.Buffer
+		if err := m.WriteJSON(&jb); err != nil {
+			t.Fatal(err)
+		}
+		var m4 Model
+		if err := json.Unmarshal(jb.Bytes(), &m4); err != nil {
+			t.Fatal(err)
+		}
+		sameModel(t, m, &m4)
+		if !bytes.Equal(modelBytes(t, &m4), b1) {
+			t.Error("JSON round trip changed the binary encoding")
+		}
+		// Predictions of the loaded model equal the original's.
+		xs, _ := synth(t, 32, 16, 3, 3, 2, 0.3)
+		p1, err := m.Predict(xs[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		p2, err := m2.Predict(xs[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		for k := range p1.Distances {
+			if p1.Distances[k] != p2.Distances[k] {
+				t.Fatal("loaded model predicts different distances")
+			}
+		}
+		if m2.ClassName(1) != "bé" || m2.Config().RejectMargin != 0.05 {
+			t.Error("class names or prediction options lost")
+		}
+	}
+}
+
+func TestJSONShape(t *testing.T) {
+	m := trainedModel(t, RelevanceGlobal)
+	b, err := json.Marshal(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var v struct {
+		Format     string        `json:"format"`
+		Prototypes [][][]float64 `json:"prototypes"`
+		Labels     []int         `json:"labels"`
+		Relevances []float64     `json:"relevances"`
+	}
+	if err := json.Unmarshal(b, &v); err != nil {
+		t.Fatal(err)
+	}
+	if v.Format != "grlgq-model" || len(v.Prototypes) != 4 || len(v.Prototypes[0]) != 16 || len(v.Prototypes[0][0]) != 3 || len(v.Relevances) != 3 {
+		t.Errorf("unexpected JSON layout: %s", b[:200])
+	}
+	if v.Prototypes[2][5][1] != m.protos[2].At(5, 1) || v.Labels[2] != 1 {
+		t.Error("JSON prototype entry differs")
+	}
+	var bad Model
+	if err := json.Unmarshal(bytes.Replace(b, []byte(`"grlgq-model"`), []byte(`"other"`), 1), &bad); !errors.Is(err, ErrFormat) {
+		t.Errorf("wrong format: %v", err)
+	}
+	if err := json.Unmarshal(bytes.Replace(b, []byte(`"relevance":"global"`), []byte(`"relevance":"local"`), 1), &bad); !errors.Is(err, ErrCorrupt) {
+		t.Errorf("inconsistent relevances: %v", err)
+	}
+}
+
+func TestSaveFileAtomic(t *testing.T) {
+	m := trainedModel(t, RelevanceGlobal)
+	dir := t.TempDir()
+	path := filepath.Join(dir, "m.grlgq")
+	if err := os.WriteFile(path, []byte("old content"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.SaveFile(path); err != nil {
+		t.Fatal(err)
+	}
+	got, err := LoadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameModel(t, m, got)
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 1 {
+		t.Errorf("temporary files left: %v", entries)
+	}
+	// A directory that does not exist: an error, nothing written.
+	if err := m.SaveFile(filepath.Join(dir, "nope", "m")); err == nil {
+		t.Error("SaveFile into a missing directory succeeded")
+	}
+}
+
+// reseal recomputes the checksum of a modified encoding.
+func reseal(b []byte) []byte {
+	n := len(b) - 4
+	binary.LittleEndian.PutUint32(b[n:], crc32.Checksum(b[:n], castagnoli))
+	return b
+}
+
+func TestLoadRejects(t *testing.T) {
+	good := modelBytes(t, trainedModel(t, RelevanceLocal))
+	mod := func(f func(b []byte) []byte) []byte { return f(append([]byte(nil), good...)) }
+	put32 := func(off int, v uint32) func([]byte) []byte {
+		return func(b []byte) []byte { binary.LittleEndian.PutUint32(b[off:], v); return reseal(b) }
+	}
+	put64 := func(off int, v uint64) func([]byte) []byte {
+		return func(b []byte) []byte { binary.LittleEndian.PutUint64(b[off:], v); return reseal(b) }
+	}
+	cases := []struct {
+		name string
+		data []byte
+		want error
+	}{
+		{"empty", nil, ErrTruncated},
+		{"wrong magic", mod(func(b []byte) []byte { b[0] = 'X'; return b }), ErrFormat},
+		{"short wrong magic", []byte("PK\x03"), ErrFormat},
+		{"short header", good[:20], ErrTruncated},
+		{"version", mod(put32(8, 2)), ErrVersion},
+		{"truncated payload", good[:len(good)/2], ErrTruncated},
+		{"missing checksum", good[:len(good)-1], ErrTruncated},
+		{"flipped bit", mod(func(b []byte) []byte { b[len(b)/2] ^= 4; return b }), ErrChecksum},
+		{"bad checksum", mod(func(b []byte) []byte { b[len(b)-1] ^= 1; return b }), ErrChecksum},
+		{"huge D", mod(put32(12, 1<<31)), ErrCorrupt},
+		{"zero d", mod(put32(16, 0)), ErrCorrupt},
+		{"d > D", mod(put32(16, 17)), ErrCorrupt},
+		{"huge p", mod(put32(20, 1<<30)), ErrCorrupt},
+		{"one class", mod(put32(24, 1)), ErrCorrupt},
+		{"unknown flag", mod(put32(28, 8)), ErrCorrupt},
+		{"huge payload", mod(put64(40, 1<<40)), ErrCorrupt},
+		{"payload too short for shapes", mod(put64(40, 100)), ErrCorrupt},
+		{"huge p, payload fits the limit", mod(func(b []byte) []byte {
+			binary.LittleEndian.PutUint32(b[20:], 50000)
+			binary.LittleEndian.PutUint64(b[40:], 20000000)
+			return reseal(b)
+		}), ErrTruncated},
+		{"label out of range", mod(func(b []byte) []byte {
+			binary.LittleEndian.PutUint32(b[headerSize+configSize:], 7)
+			return reseal(b)
+		}), ErrCorrupt},
+		{"negative relevance", mod(func(b []byte) []byte {
+			off := len(b) - 4 - 8*4*16*3 - 8*4*3 // first relevance
+			binary.LittleEndian.PutUint64(b[off:], math.Float64bits(-0.5))
+			return reseal(b)
+		}), ErrCorrupt},
+		{"NaN in a prototype", mod(func(b []byte) []byte {
+			binary.LittleEndian.PutUint64(b[len(b)-12:], math.Float64bits(math.NaN()))
+			return reseal(b)
+		}), ErrCorrupt},
+		{"non-orthonormal prototype", mod(func(b []byte) []byte {
+			binary.LittleEndian.PutUint64(b[len(b)-12:], math.Float64bits(3))
+			return reseal(b)
+		}), ErrCorrupt},
+		{"unknown init kind", mod(func(b []byte) []byte { b[headerSize+20] = 9; return reseal(b) }), ErrCorrupt},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			m, err := Load(bytes.NewReader(c.data))
+			if err == nil || m != nil {
+				t.Fatalf("accepted")
+			}
+			if !errors.Is(err, c.want) {
+				t.Fatalf("error %v, want %v", err, c.want)
+			}
+		})
+	}
+}
+
+// TestLoadHostileAllocation: a header declaring a 1 GiB payload followed by
+// a few bytes must fail without allocating the declared size.
+func TestLoadHostileAllocation(t *testing.T) {
+	good := modelBytes(t, trainedModel(t, RelevanceGlobal))
+	b := append([]byte(nil), good[:headerSize+64]...)
+	binary.LittleEndian.PutUint32(b[12:], 1<<20) // D
+	binary.LittleEndian.PutUint32(b[16:], 32)    // d
+	binary.LittleEndian.PutUint32(b[20:], 2)     // p
+	binary.LittleEndian.PutUint32(b[24:], 2)     // C
+	binary.LittleEndian.PutUint32(b[28:], 0)     // no names, no counts
+	binary.LittleEndian.PutUint64(b[40:], uint64(configSize+8+8*32+8*2*(1<<20)*32))
+	var before, after runtimeMem
+	before.read()
+	_, err := Load(bytes.NewReader(b))
+	after.read()
+	if !errors.Is(err, ErrTruncated) {
+		t.Fatalf("error %v, want ErrTruncated", err)
+	}
+	if grew := after.total - before.total; grew > 1<<20 {
+		t.Errorf("Load allocated %d bytes for a %d-byte file", grew, len(b))
+	}
+}
+
+// FuzzLoad: no input makes Load panic or hang; whatever it accepts
+// re-encodes to the same bytes and loads again.
+func FuzzLoad(f *testing.F) {
+	for _, rel := range []RelevanceKind{RelevanceGlobal, RelevanceLocal} {
+		f.Add(modelBytes(f, trainedModel(f, rel)))
+	}
+	f.Add([]byte(magic))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		m, err := Load(bytes.NewReader(data))
+		if err != nil {
+			if m != nil {
+				t.Fatal("model with error")
+			}
+			return
+		}
+		b, err := m.MarshalBinary()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(b, data[:len(b)]) {
+			t.Fatal("accepted input does not re-encode to itself")
+		}
+		if _, err := Load(bytes.NewReader(b)); err != nil {
+			t.Fatal(err)
+		}
+	})
+}
+
+type runtimeMem struct{ total uint64 }
+
+func (m *runtimeMem) read() {
+	var s runtime.MemStats
+	runtime.ReadMemStats(&s)
+	m.total = s.TotalAlloc
+}
+
+// TestWriteFuzzCorpus regenerates testdata/fuzz/FuzzLoad (run with
+// GRLGQ_WRITE_CORPUS=1 after a format change).
+func TestWriteFuzzCorpus(t *testing.T) {
+	if os.Getenv("GRLGQ_WRITE_CORPUS") == "" {
+		t.Skip("set GRLGQ_WRITE_CORPUS=1 to regenerate the fuzz seed corpus")
+	}
+	dir := filepath.Join("testdata", "fuzz", "FuzzLoad")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	xs, ys := synth(t, 41, 6, 2, 2, 3, 0.3)
+	small := func(cfg Config) []byte {
+		m, _, err := Train(context.Background(), cfg, xs, ys)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return modelBytes(t, m)
+	}
+	good := small(Config{Epochs: 1})
+	local := small(Config{Epochs: 1, Relevance: RelevanceLocal, ClassNames: []string{"x", "y"}, PrototypesOfClass: []int{2, 1}})
+	seeds := map[string][]byte{
+		"valid-global": good,
+		"valid-local":  local,
+		"truncated":    good[:len(good)/2],
+		"header-only":  good[:headerSize],
+		"bad-checksum": append(append([]byte(nil), good[:len(good)-1]...), good[len(good)-1]^1),
+		"wrong-magic":  append([]byte("GRLGQMDX"), good[8:]...),
+		"huge-shape":   reseal(append(append(append([]byte(nil), good[:12]...), 0xff, 0xff, 0xff, 0x7f), good[16:]...)),
+		"empty":        {},
+	}
+	for name, b := range seeds {
+		content := fmt.Sprintf("go test fuzz v1\n[]byte(%q)\n", b)
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
