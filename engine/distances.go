@@ -125,9 +125,9 @@ func (e *Engine) checkLambda(lambda []float64) error {
 
 // distances computes prototypes lo..hi of one sample: projections into proj
 // and singular values into sigma (both indexed from lo), distances into
-// dist[k] and, if theta is not nil, angles into theta[k*d:]. The single and
-// the batch forms both call it once per shard range, so the svd batches are
-// the same.
+// dist[k] and, if theta is not nil, angles into theta[k*d:], using the svd
+// workspace of s. The single and the batch forms both call it once per
+// chunk, so the svd batches are the same.
 func (e *Engine) distances(s *shard, proj, sigma, dist, theta []float64, P *linalg.Dense, lambda []float64, lo, hi int) error {
 	d, dd := e.d, e.d*e.d
 	for k := lo; k < hi; k++ {
@@ -182,12 +182,15 @@ func weightedAngles(theta, sigma, lambda []float64) float64 {
 }
 
 // distancesAll computes one sample against all prototypes in the batch
-// workspace of s, shard range by shard range.
+// workspace of s, in the same chunks as the single form.
 func (e *Engine) distancesAll(s *shard, dist []float64, P *linalg.Dense, lambda []float64) error {
 	d := e.d
 	for _, r := range e.shards {
-		if err := e.distances(s, s.bproj[r.lo*d*d:], s.bsigma[r.lo*d:], dist, nil, P, lambda, r.lo, r.hi); err != nil {
-			return err
+		for lo := r.lo; lo < r.hi; lo += chunk {
+			hi := min(lo+chunk, r.hi)
+			if err := e.distances(s, s.bproj[lo*d*d:], s.bsigma[lo*d:], dist, nil, P, lambda, lo, hi); err != nil {
+				return err
+			}
 		}
 	}
 	return nil

@@ -18,6 +18,15 @@
 // well under a microsecond, so calls made back to back (a training loop)
 // never pay the wake-up. There is no goroutine or channel per sample.
 //
+// Work is claimed in chunks of 8 prototypes (one svd.Batch call, one 8-lane
+// AVX-512 group) with an atomic counter per shard. Each participant first
+// takes its own shard's chunks in order, then any chunk of another shard
+// that shard's owner has not started yet. On an idle machine every worker
+// runs exactly its own shard; when a worker's core is busy with another
+// process, the caller (or another worker) takes its chunks instead of
+// waiting for the OS to schedule it, so the engine is never much slower
+// than with one worker.
+//
 // The batch forms (DistancesBatch, ImageDistancesBatch) split the samples
 // instead: each worker takes a contiguous range of samples against all
 // prototypes.
@@ -26,12 +35,14 @@
 //
 // Each prototype's result is computed by the same code with the same
 // operands whoever runs it: the projection Pᵀ W_k (kernels.AtB), the
-// singular values (svd.Batch, called on the same shard ranges in the single
-// and batch forms), then arccos and the weighted sum in a fixed order.
+// singular values (svd.Batch, called on the same chunks in the single and
+// batch forms), then arccos and the weighted sum in a fixed order.
 // Results are therefore bit-identical for any number of workers, and the
 // batch forms are bit-identical to the single forms called in a loop. This
 // relies on svd.Batch giving a matrix the same values whatever its
-// neighbours in the batch (tested here).
+// neighbours in the batch (tested here), since chunk boundaries depend on
+// the shard boundaries. When several calls fail, the error with the lowest
+// prototype (or sample) index is returned, whoever found it.
 //
 // # Ownership and aliasing
 //

@@ -38,7 +38,8 @@ type Engine struct {
 	// by the workers after they see the new seq.
 	job         job
 	seq         atomic.Uint64
-	pending     atomic.Int32
+	remaining   atomic.Int64  // chunks of the current job not yet finished
+	quit        atomic.Bool   // set by Close
 	callerWaits atomic.Uint64 // seq of the job the parked caller waits for, 0 if none
 	done        chan struct{}
 	wg          sync.WaitGroup
@@ -49,7 +50,7 @@ type Engine struct {
 type jobKind int
 
 const (
-	jobQuit jobKind = iota
+	jobNone jobKind = iota
 	jobDistances
 	jobImages
 	jobDistancesBatch
@@ -80,7 +81,10 @@ type shard struct {
 	bsigma   []float64 // batch forms: p x d
 	y        []float64 // Wᵀ x
 	sv       *svd.Batch
-	err      error
+	err      error // lowest-index error of the chunks this shard's owner ran
+	errAt    int
+	claim    atomic.Uint64 // job seq << 32 | next unclaimed chunk
+	limit    atomic.Int64  // number of chunks of the current job
 	sleeping atomic.Int32
 	wake     chan struct{}
 	_        [64]byte
@@ -179,25 +183,102 @@ func (e *Engine) Close() {
 	}
 	e.closed = true
 	if len(e.shards) > 1 {
-		e.job = job{kind: jobQuit}
+		e.quit.Store(true)
 		e.publish()
 		e.wg.Wait()
 	}
 }
 
-// run executes the current job: the workers' parts on their goroutines and
-// part 0 on the caller's, and returns when all are done.
+// chunk is the number of prototypes computed (and handed to svd.Batch) at
+// once: one 8-lane AVX-512 group.
+const chunk = 8
+
+// Work is handed out in chunks: a shard's prototypes in runs of chunk (or,
+// for the batch forms, its range of samples one by one). A shard's owner
+// claims its chunks first, in order, so its prototypes stay in its core's
+// cache; a participant that runs out of work then claims the chunks another
+// shard's owner has not started (the caller does not wait for a worker whose
+// core is busy with another process). Every chunk is computed by the same
+// code whoever claims it, so results do not depend on who ran what.
+//
+// claim[s] packs the job's sequence number (high 32 bits) and the next
+// unclaimed chunk of shard s (low 32 bits): a worker that wakes up late for
+// a finished job fails its CAS and never reads that job's data. remaining
+// counts the chunks not yet finished; the caller returns when it is 0.
+
+// run executes the current job and returns when all chunks are done.
 func (e *Engine) run() {
 	for _, s := range e.shards {
-		s.err = nil
+		s.err, s.errAt = nil, -1
 	}
+	q := e.seq.Load() + 1
+	total := 0
+	for w, s := range e.shards {
+		n := e.chunks(w)
+		s.limit.Store(int64(n))
+		s.claim.Store(q << 32)
+		total += n
+	}
+	e.remaining.Store(int64(total))
 	if len(e.shards) > 1 {
-		e.pending.Store(int32(len(e.shards) - 1))
 		e.publish()
+	} else {
+		e.seq.Store(q)
 	}
-	e.part(0)
+	e.participate(0, q)
 	if len(e.shards) > 1 {
-		e.waitWorkers()
+		e.waitWorkers(q)
+	}
+}
+
+// chunks returns the number of chunks of shard w for the current job.
+func (e *Engine) chunks(w int) int {
+	s := e.shards[w]
+	switch e.job.kind {
+	case jobDistances, jobImages:
+		return (s.hi - s.lo + chunk - 1) / chunk
+	case jobDistancesBatch, jobImagesBatch:
+		lo, hi := e.samples(w, e.job.n)
+		return hi - lo
+	}
+	return 0
+}
+
+// claimChunk claims the next chunk of shard s for job q.
+func (s *shard) claimChunk(q uint64) (int, bool) {
+	for {
+		v := s.claim.Load()
+		if v>>32 != q&(1<<32-1) {
+			return 0, false
+		}
+		c := int(v & (1<<32 - 1))
+		if int64(c) >= s.limit.Load() {
+			return 0, false
+		}
+		if s.claim.CompareAndSwap(v, v+1) {
+			return c, true
+		}
+	}
+}
+
+// participate claims and runs chunks of job q, first from shard w, then
+// from the others, using shard w's workspace.
+func (e *Engine) participate(w int, q uint64) {
+	ws := e.shards[w]
+	n := len(e.shards)
+	for i := 0; i < n; i++ {
+		o := (w + i) % n
+		s := e.shards[o]
+		for {
+			c, ok := s.claimChunk(q)
+			if !ok {
+				break
+			}
+			e.runChunk(ws, o, c)
+			if e.remaining.Add(-1) == 0 && e.callerWaits.Load() == q && e.callerWaits.CompareAndSwap(q, 0) {
+				e.done <- struct{}{}
+			}
+		}
 	}
 }
 
@@ -213,14 +294,13 @@ func (e *Engine) publish() {
 	}
 }
 
-// waitWorkers waits until pending is 0. The parked caller's flag holds the
-// job's seq, so that a slow worker finishing an earlier job cannot mistake a
-// later wait for its own and hand over a stale token.
-func (e *Engine) waitWorkers() {
-	q := e.seq.Load()
+// waitWorkers waits until every chunk of job q is done. The parked caller's
+// flag holds q, so that a participant finishing an earlier job cannot
+// mistake a later wait for its own and hand over a stale token.
+func (e *Engine) waitWorkers(q uint64) {
 	deadline := time.Now().Add(e.spin)
 	for i := 1; ; i++ {
-		if e.pending.Load() == 0 {
+		if e.remaining.Load() == 0 {
 			return
 		}
 		runtime.Gosched()
@@ -229,10 +309,10 @@ func (e *Engine) waitWorkers() {
 		}
 	}
 	e.callerWaits.Store(q)
-	if e.pending.Load() == 0 && e.callerWaits.CompareAndSwap(q, 0) {
+	if e.remaining.Load() == 0 && e.callerWaits.CompareAndSwap(q, 0) {
 		return
 	}
-	<-e.done // the worker that cleared the flag sends exactly one token
+	<-e.done // the participant that cleared the flag sends exactly one token
 }
 
 func (e *Engine) worker(w int) {
@@ -241,13 +321,10 @@ func (e *Engine) worker(w int) {
 	var last uint64 // the value at New: a job may be published before this goroutine runs
 	for {
 		last = e.await(s, last)
-		if e.job.kind == jobQuit {
+		if e.quit.Load() {
 			return
 		}
-		e.part(w)
-		if e.pending.Add(-1) == 0 && e.callerWaits.Load() == last && e.callerWaits.CompareAndSwap(last, 0) {
-			e.done <- struct{}{}
-		}
+		e.participate(w, last)
 	}
 }
 
@@ -279,47 +356,59 @@ func (e *Engine) await(s *shard, last uint64) uint64 {
 	}
 }
 
-// part runs shard w's share of the current job.
-func (e *Engine) part(w int) {
-	s := e.shards[w]
+// runChunk runs chunk c of shard o of the current job with the workspace of
+// ws, and records the error with the lowest index in ws.
+func (e *Engine) runChunk(ws *shard, o, c int) {
+	s := e.shards[o]
 	j := &e.job
+	var err error
+	at := 0
 	switch j.kind {
-	case jobDistances:
-		s.err = e.distances(s, s.proj, s.sigma, j.dist, j.theta, j.p, j.lambda, s.lo, s.hi)
-	case jobImages:
-		s.err = e.images(s, j.dist, j.theta, j.x, j.xnorm, s.lo, s.hi)
+	case jobDistances, jobImages:
+		lo := s.lo + c*chunk
+		hi := min(lo+chunk, s.hi)
+		at = lo
+		if j.kind == jobDistances {
+			off := lo - s.lo
+			err = e.distances(ws, s.proj[off*e.d*e.d:], s.sigma[off*e.d:], j.dist, j.theta, j.p, j.lambda, lo, hi)
+		} else {
+			err = e.images(ws, j.dist, j.theta, j.x, j.xnorm, lo, hi)
+		}
 	case jobDistancesBatch:
-		lo, hi := e.samples(w, j.n)
-		for i := lo; i < hi && s.err == nil; i++ {
-			s.err = e.distancesAll(s, j.dist[i*e.p:(i+1)*e.p], j.sets[i], j.lambda)
-			if s.err != nil {
-				s.err = fmt.Errorf("sample %d: %w", i, s.err)
-			}
+		lo, _ := e.samples(o, j.n)
+		i := lo + c
+		at = i
+		if err = e.distancesAll(ws, j.dist[i*e.p:(i+1)*e.p], j.sets[i], j.lambda); err != nil {
+			err = fmt.Errorf("sample %d: %w", i, err)
 		}
 	case jobImagesBatch:
-		lo, hi := e.samples(w, j.n)
-		for i := lo; i < hi && s.err == nil; i++ {
-			s.err = e.imagesAll(s, j.dist[i*e.p:(i+1)*e.p], j.x[i*j.ldx:i*j.ldx+e.dim])
-			if s.err != nil {
-				s.err = fmt.Errorf("sample %d: %w", i, s.err)
-			}
+		lo, _ := e.samples(o, j.n)
+		i := lo + c
+		at = i
+		if err = e.imagesAll(ws, j.dist[i*e.p:(i+1)*e.p], j.x[i*j.ldx:i*j.ldx+e.dim]); err != nil {
+			err = fmt.Errorf("sample %d: %w", i, err)
 		}
+	}
+	if err != nil && (ws.err == nil || at < ws.errAt) {
+		ws.err, ws.errAt = err, at
 	}
 }
 
-// samples returns worker w's contiguous range of n samples.
+// samples returns shard w's contiguous range of n samples.
 func (e *Engine) samples(w, n int) (lo, hi int) {
 	nw := len(e.shards)
 	return w * n / nw, (w + 1) * n / nw
 }
 
-// firstErr returns the error of the lowest shard (the lowest prototype or
-// sample index), so that the reported error does not depend on timing.
+// firstErr returns the error with the lowest prototype or sample index, so
+// that the reported error does not depend on who ran which chunk.
 func (e *Engine) firstErr() error {
+	var err error
+	at := -1
 	for _, s := range e.shards {
-		if s.err != nil {
-			return s.err
+		if s.err != nil && (err == nil || s.errAt < at) {
+			err, at = s.err, s.errAt
 		}
 	}
-	return nil
+	return err
 }
