@@ -1,0 +1,285 @@
+package model
+
+import (
+	"context"
+	"errors"
+	"math"
+	"math/rand/v2"
+	"sync"
+	"testing"
+
+	"github.com/grlgq/grlgq/subspace"
+)
+
+func TestPredictMatchesGonum(t *testing.T) {
+	m := trainedModel(t, RelevanceLocal)
+	defer m.Close()
+	xs, _ := synth(t, 51, 16, 3, 3, 4, 0.3)
+	for _, x := range xs {
+		p, err := m.Predict(x)
+		if err != nil {
+			t.Fatal(err)
+		}
+		best, bestK := math.Inf(1), -1
+		for k := range m.protos {
+			th := anglesGonum(toMat(x.Basis), toMat(m.protos[k]))
+			var dk float64
+			for i, v := range th {
+				dk += m.relevanceOf(k)[i] * v * v
+				if math.Abs(p.Angles[k*m.d+i]-v) > 1e-7 { // arccos resolves small angles to ~1e-8
+					t.Errorf("angle %d of prototype %d: %v, gonum %v", i, k, p.Angles[k*m.d+i], v)
+				}
+			}
+			if math.Abs(dk-p.Distances[k]) > 1e-12 {
+				t.Errorf("distance to %d: %v, gonum %v", k, p.Distances[k], dk)
+			}
+			if dk < best {
+				best, bestK = dk, k
+			}
+		}
+		if p.Nearest != bestK || p.Class != m.labels[bestK] {
+			t.Errorf("nearest %d class %d, gonum %d class %d", p.Nearest, p.Class, bestK, m.labels[bestK])
+		}
+		var sum float64
+		argmax := 0
+		for c, v := range p.Probabilities {
+			sum += v
+			if v > p.Probabilities[argmax] {
+				argmax = c
+			}
+		}
+		if math.Abs(sum-1) > 1e-12 || argmax != p.Class {
+			t.Errorf("probabilities %v (sum %v) for class %d", p.Probabilities, sum, p.Class)
+		}
+		if p.Margin < 0 || p.Margin > 1 || (p.Rejected != (p.Margin < 0.05)) || (p.Rejected && p.Label != -1) || (!p.Rejected && p.Label != p.Class) {
+			t.Errorf("margin %v rejected %v label %d class %d", p.Margin, p.Rejected, p.Label, p.Class)
+		}
+	}
+}
+
+func TestPredictImage(t *testing.T) {
+	m := trainedModel(t, RelevanceGlobal)
+	defer m.Close()
+	rng := rand.New(rand.NewPCG(3, 3))
+	x := make([]float64, m.dim)
+	for i := range x {
+		x[i] = rng.NormFloat64() * 7
+	}
+	p, err := m.PredictImage(x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u, _ := subspace.FromImage(x)
+	for k := range m.protos {
+		th := anglesGonum(toMat(u.Basis), toMat(m.protos[k]))[0]
+		if math.Abs(p.Angles[k]-th) > 1e-9 || math.Abs(p.Distances[k]-th*th) > 1e-9 {
+			t.Errorf("prototype %d: θ %v d %v, gonum θ %v", k, p.Angles[k], p.Distances[k], th)
+		}
+	}
+	if _, err := m.PredictImage(make([]float64, m.dim)); !errors.Is(err, ErrData) {
+		t.Errorf("zero image: %v", err)
+	}
+	x[3] = math.NaN()
+	if _, err := m.PredictImage(x); !errors.Is(err, ErrNotFinite) {
+		t.Errorf("NaN image: %v", err)
+	}
+	if _, err := m.PredictImage(x[:5]); !errors.Is(err, ErrData) {
+		t.Errorf("short image: %v", err)
+	}
+	xs, _ := synth(t, 52, 16, 2, 3, 1, 0.3)
+	if _, err := m.Predict(xs[0]); !errors.Is(err, ErrData) {
+		t.Errorf("wrong d: %v", err)
+	}
+}
+
+func TestPredictZeroAlloc(t *testing.T) {
+	m := trainedModel(t, RelevanceGlobal)
+	defer m.Close()
+	xs, _ := synth(t, 53, 16, 3, 3, 1, 0.3)
+	pr, err := NewPredictor(m, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pr.Close()
+	var out Prediction
+	img := make([]float64, m.dim)
+	img[0], img[5] = 1, 2
+	labels := make([]int, 8)
+	batch := make([]float64, 8*m.dim)
+	for i := range batch {
+		batch[i] = float64(i%13) + 1
+	}
+	_ = pr.PredictTo(&out, xs[0])
+	_ = pr.PredictImageBatch(labels, batch, m.dim, 8)
+	_ = pr.PredictBatch(labels, xs)
+	for name, f := range map[string]func(){
+		"PredictTo":         func() { _ = pr.PredictTo(&out, xs[0]) },
+		"PredictImageTo":    func() { _ = pr.PredictImageTo(&out, img) },
+		"PredictImageBatch": func() { _ = pr.PredictImageBatch(labels, batch, m.dim, 8) },
+		"PredictBatch":      func() { _ = pr.PredictBatch(labels, xs) },
+		"Model.PredictTo":   func() { _ = m.PredictTo(&out, xs[0]) },
+	} {
+		if a := testing.AllocsPerRun(20, f); a != 0 {
+			t.Errorf("%s: %v allocations", name, a)
+		}
+	}
+	if out.Label < -1 || out.Label >= 3 {
+		t.Error("no prediction made")
+	}
+}
+
+func TestBatchEqualsSingle(t *testing.T) {
+	m := trainedModel(t, RelevanceGlobal)
+	xs, _ := synth(t, 54, 16, 3, 3, 5, 0.5)
+	n := 13
+	imgs := make([]float64, n*20)
+	rng := rand.New(rand.NewPCG(1, 1))
+	for i := range imgs {
+		imgs[i] = rng.NormFloat64()
+	}
+	for _, w := range []int{1, 2, 8} {
+		pr, err := NewPredictor(m, w)
+		if err != nil {
+			t.Fatal(err)
+		}
+		dist := make([]float64, len(xs)*len(m.protos))
+		if err := pr.DistancesTo(dist, xs); err != nil {
+			t.Fatal(err)
+		}
+		labels := make([]int, len(xs))
+		if err := pr.PredictBatch(labels, xs); err != nil {
+			t.Fatal(err)
+		}
+		for i, x := range xs {
+			p, err := pr.Predict(x)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for k, v := range p.Distances {
+				if v != dist[i*len(m.protos)+k] {
+					t.Fatalf("workers %d: batch distance differs from single", w)
+				}
+			}
+			if labels[i] != p.Label {
+				t.Fatalf("workers %d: batch label %d, single %d", w, labels[i], p.Label)
+			}
+		}
+		ilabels := make([]int, n)
+		if err := pr.PredictImageBatch(ilabels, imgs, 20, n); err != nil {
+			t.Fatal(err)
+		}
+		for i := 0; i < n; i++ {
+			p, err := pr.PredictImage(imgs[i*20 : i*20+16])
+			if err != nil {
+				t.Fatal(err)
+			}
+			if p.Label != ilabels[i] {
+				t.Fatalf("workers %d: image batch label %d, single %d", w, ilabels[i], p.Label)
+			}
+		}
+		pr.Close()
+		if err := pr.PredictTo(&Prediction{}, xs[0]); !errors.Is(err, ErrClosed) {
+			t.Errorf("closed predictor: %v", err)
+		}
+	}
+}
+
+func TestRejectAndTemperature(t *testing.T) {
+	xs, ys := synth(t, 55, 16, 3, 3, 6, 0.3)
+	probe, _ := synth(t, 56, 16, 3, 3, 3, 0.8)
+	base := Config{Epochs: 2, Seed: 1}
+	predict := func(cfg Config) []*Prediction {
+		m, _, err := Train(context.Background(), cfg, xs, ys)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer m.Close()
+		var out []*Prediction
+		for _, x := range probe {
+			p, err := m.Predict(x)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, p)
+		}
+		return out
+	}
+	plain := predict(base)
+	// Threshold at the median margin: about half rejected, exactly those below.
+	margins := make([]float64, len(plain))
+	for i, p := range plain {
+		margins[i] = p.Margin
+		if p.Rejected || p.Label != p.Class {
+			t.Fatal("rejection with RejectMargin 0")
+		}
+	}
+	thr := median(margins)
+	cfg := base
+	cfg.RejectMargin = thr
+	rejected := 0
+	for i, p := range predict(cfg) {
+		if p.Margin != plain[i].Margin {
+			t.Fatal("RejectMargin changed the margins")
+		}
+		if (p.Margin < thr) != (p.Label == -1) || p.Class != plain[i].Class {
+			t.Errorf("margin %v threshold %v label %d", p.Margin, thr, p.Label)
+		}
+		if p.Label == -1 {
+			rejected++
+		}
+	}
+	if rejected == 0 || rejected == len(plain) {
+		t.Errorf("%d of %d rejected at the median margin", rejected, len(plain))
+	}
+	// A lower temperature sharpens the probabilities.
+	cfg = base
+	cfg.Temperature = 0.01
+	for i, p := range predict(cfg) {
+		hot, cold := plain[i].Probabilities[p.Class], p.Probabilities[p.Class]
+		if !(cold >= hot) {
+			t.Errorf("T=0.01 top probability %v < T=0.1 %v", cold, hot)
+		}
+	}
+}
+
+func median(v []float64) float64 {
+	s := append([]float64(nil), v...)
+	for i := range s {
+		for j := i + 1; j < len(s); j++ {
+			if s[j] < s[i] {
+				s[i], s[j] = s[j], s[i]
+			}
+		}
+	}
+	return s[len(s)/2]
+}
+
+// TestConcurrentPredict runs the shared predictor from several goroutines
+// (meant for -race).
+func TestConcurrentPredict(t *testing.T) {
+	m := trainedModel(t, RelevanceGlobal)
+	defer m.Close()
+	xs, _ := synth(t, 57, 16, 3, 3, 4, 0.3)
+	want, err := m.PredictBatch(xs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	for g := 0; g < 4; g++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var p Prediction
+			for i, x := range xs {
+				if err := m.PredictTo(&p, x); err != nil {
+					t.Error(err)
+					return
+				}
+				if p.Label != want[i] {
+					t.Errorf("concurrent prediction %d differs", i)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+}
