@@ -16,3 +16,11 @@ func (w *Batch) valuesAVX512(s []float64, lds int, a []float64, lda, step, k int
 type batchAsm struct{}
 
 func (w *Batch) initAsm() {}
+
+type smallAsm struct{}
+
+func (w *Small) initAsm() {}
+
+func (w *Small) jacobiAsm(withV bool, negl float64) bool {
+	panic("svd: no AVX-512 path in this build")
+}

@@ -34,3 +34,25 @@ func jacobi8AVX512(buf *float64, n int, pairs *int64, ppr int, rounds int, param
 //
 //go:noescape
 func norms8AVX512(sv *float64, buf *float64, n int, params *[32]float64)
+
+// jacobi1W1AVX512 runs one-sided Jacobi on one matrix whose column pairs of a
+// round-robin round are the lanes of 1 ZMM vector(s) (see the generator
+// for the layout): rowsA rows of A then rowsV rows of V, each row 2W vectors
+// (left columns, right columns), 64-byte aligned; rounds rounds per sweep.
+// params: tol², negligible threshold, 1, abs and sign masks, the permutation
+// indices (in), the squared column norms at convergence (out). It returns 0
+// when a sweep rotated nothing within maxSweeps sweeps, else 1.
+//
+//go:noescape
+func jacobi1W1AVX512(buf *float64, rowsA int, rowsV int, rounds int, params *[72]float64, maxSweeps int) uint64
+
+// jacobi1W2AVX512 runs one-sided Jacobi on one matrix whose column pairs of a
+// round-robin round are the lanes of 2 ZMM vector(s) (see the generator
+// for the layout): rowsA rows of A then rowsV rows of V, each row 2W vectors
+// (left columns, right columns), 64-byte aligned; rounds rounds per sweep.
+// params: tol², negligible threshold, 1, abs and sign masks, the permutation
+// indices (in), the squared column norms at convergence (out). It returns 0
+// when a sweep rotated nothing within maxSweeps sweeps, else 1.
+//
+//go:noescape
+func jacobi1W2AVX512(buf *float64, rowsA int, rowsV int, rounds int, params *[72]float64, maxSweeps int) uint64

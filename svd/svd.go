@@ -47,6 +47,7 @@ type Small struct {
 	pairs []int32   // round-robin pair order of one sweep (p0, q0, p1, q1, ...)
 	rowE  []float64 // completion: squared row norms of the accepted U columns
 	tol   float64
+	asm   *smallAsm // nil unless the AVX-512 kernel handles this n
 }
 
 // NewSmall returns the workspace for n x n matrices, 1 <= n <= MaxSmall.
@@ -54,7 +55,7 @@ func NewSmall(n int) *Small {
 	if n < 1 || n > MaxSmall {
 		panic(PanicShape)
 	}
-	return &Small{
+	w := &Small{
 		n:     n,
 		g:     make([]float64, n*n),
 		v:     make([]float64, n*n),
@@ -64,6 +65,25 @@ func NewSmall(n int) *Small {
 		rowE:  make([]float64, n),
 		tol:   tolerance(n),
 	}
+	if useAVX512Possible {
+		w.initAsm()
+	}
+	return w
+}
+
+// run runs the Jacobi iteration on w.g (rows = the scaled columns) and, if
+// withV, on w.v, which it first sets to I. It returns false if the
+// iteration did not converge.
+func (w *Small) run(withV bool, negl float64) bool {
+	n := w.n
+	if useAVX512 && w.asm != nil {
+		return w.jacobiAsm(withV, negl)
+	}
+	if !withV {
+		return jacobi(w.g, n, nil, 0, n, n, w.pairs, w.tol, negl)
+	}
+	setIdentity(w.v, n, n)
+	return jacobi(w.g, n, w.v, n, n, n, w.pairs, w.tol, negl)
 }
 
 // N returns the order of the matrices this workspace handles.
@@ -88,7 +108,7 @@ func (w *Small) Values(s []float64, a []float64, lda int) error {
 	if !ok {
 		return ErrNotFinite
 	}
-	if !jacobi(w.g, n, nil, 0, n, n, w.pairs, w.tol, negligible(w.g, n, n, n)) {
+	if !w.run(false, negligible(w.g, n, n, n)) {
 		return ErrNoConvergence
 	}
 	columnNorms(w.sv, w.g, n, n, n)
@@ -118,9 +138,8 @@ func (w *Small) Factorize(u []float64, ldu int, s []float64, v []float64, ldv in
 	if !ok {
 		return ErrNotFinite
 	}
-	setIdentity(w.v, n, n)
 	negl := negligible(w.g, n, n, n)
-	if !jacobi(w.g, n, w.v, n, n, n, w.pairs, w.tol, negl) {
+	if !w.run(true, negl) {
 		return ErrNoConvergence
 	}
 	w.finish(u, ldu, s, v, ldv, e, negl)

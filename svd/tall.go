@@ -72,9 +72,8 @@ func (w *Tall) Factorize(u []float64, ldu int, s []float64, v []float64, ldv int
 			g[i] = 0
 		}
 	}
-	setIdentity(sm.v, n, n)
 	negl := negligible(sm.g, n, n, n)
-	if !jacobi(sm.g, n, sm.v, n, n, n, sm.pairs, sm.tol, negl) {
+	if !sm.run(true, negl) {
 		return ErrNoConvergence
 	}
 	sm.finish(w.ur, n, s, v, ldv, e, negl)

@@ -57,6 +57,8 @@ func main() {
 	load8()
 	jacobi8()
 	norms8()
+	jacobi1(1)
+	jacobi1(2)
 	Generate()
 }
 

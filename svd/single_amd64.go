@@ -1,0 +1,168 @@
+//go:build amd64 && !purego
+
+package svd
+
+import (
+	"math"
+)
+
+// maxSmallAsm is the largest n of the single-matrix AVX-512 kernel (two ZMM
+// vectors of pairs); larger matrices use the pure-Go path.
+const maxSmallAsm = 32
+
+// smallAsm is the AVX-512 workspace of a Small: the n'/2 column pairs of a
+// round-robin round live in the lanes of wv ZMM vectors (see
+// ../asm/jacobi/single.go). Row r of buf is 2*wv vectors: entry r of the
+// left columns of the pairs, then of the right columns; rows 0..n-1 hold A,
+// rows n..2n-1 hold V.
+type smallAsm struct {
+	wv     int // vectors per half row: 1 (n <= 16) or 2
+	m      int // n rounded up to even
+	row    int // float64 per row: 16*wv
+	buf    []float64
+	pos    []int // lane of column c in a row
+	params [72]float64
+}
+
+func (w *Small) initAsm() {
+	n := w.n
+	if n < 3 || n > maxSmallAsm {
+		return
+	}
+	m := n + n&1
+	h := m / 2
+	wv := (h + 7) / 8
+	x := &smallAsm{wv: wv, m: m, row: 16 * wv, pos: make([]int, n)}
+	x.buf = aligned64(make([]float64, 2*n*x.row+8), 2*n*x.row)
+	// Initial arrangement of the circle method: position p holds column p;
+	// pair i is (position i, position m-1-i), left and right.
+	for c := 0; c < n; c++ {
+		if c < h {
+			x.pos[c] = c
+		} else {
+			x.pos[c] = 8*wv + (m - 1 - c)
+		}
+	}
+	idxL, idxR := permIndices(h, wv)
+	for i := range idxL {
+		x.params[sIdxL+i] = math.Float64frombits(uint64(idxL[i]))
+		x.params[sIdxR+i] = math.Float64frombits(uint64(idxR[i]))
+	}
+	tol := tolerance(n)
+	x.params[sTol2] = tol * tol
+	x.params[sOne] = 1
+	x.params[sAbs] = math.Float64frombits(1<<63 - 1)
+	x.params[sSign] = math.Float64frombits(1 << 63)
+	w.asm = x
+}
+
+// Layout of smallAsm.params (see the generator).
+const (
+	sTol2 = 0
+	sNegl = 1
+	sOne  = 2
+	sAbs  = 3
+	sSign = 4
+	sIdxL = 8
+	sIdxR = 24
+	sOutA = 40
+	sOutB = 56
+)
+
+// permIndices returns the VPERMT2PD indices that take the pairing of one
+// round to the next (circle method) for h pairs in wv vectors of 8 lanes.
+// Positions: left lane i is position i, right lane i is position 2h-1-i;
+// the next round has at position p the column of position p-1 (p >= 2),
+// at position 1 the column of position 2h-1, at position 0 the same.
+// Tables (first, second) of the new vectors: L'_0 (L_0, R_0),
+// L'_w (L_{w-1}, L_w), R'_w (R_w, R_{w+1}), R'_{wv-1} (R_{wv-1}, L_{wv-1}).
+// Lanes at or beyond h keep their (zero) value.
+func permIndices(h, wv int) (idxL, idxR [16]int64) {
+	for w := 0; w < wv; w++ {
+		for j := 0; j < 8; j++ {
+			i := 8*w + j
+			var l, r int64
+			switch {
+			case i >= h:
+				if w == 0 {
+					l = int64(j) // L_0
+				} else {
+					l = int64(8 + j) // L_w
+				}
+			case w == 0 && j == 0:
+				l = 0
+			case w == 0 && j == 1:
+				l = 8 // R_0[0]
+			case w == 0:
+				l = int64(j - 1)
+			case j == 0:
+				l = 7 // L_{w-1}[7]
+			default:
+				l = int64(8 + j - 1)
+			}
+			switch {
+			case i >= h:
+				r = int64(j)
+			case i < h-1 && j < 7:
+				r = int64(j + 1)
+			case i < h-1:
+				r = 8 // R_{w+1}[0]
+			default: // i == h-1: the last left column moves to the right
+				r = int64(8 + j)
+			}
+			idxL[8*w+j], idxR[8*w+j] = l, r
+		}
+	}
+	return idxL, idxR
+}
+
+// jacobiAsm runs the Jacobi iteration of w.g (row i = column i, scaled)
+// and, if withV, of V = I, on the AVX-512 kernel; on return w.g and w.v
+// hold the converged columns as the pure-Go jacobi leaves them. It returns
+// false if the iteration did not converge.
+func (w *Small) jacobiAsm(withV bool, negl float64) bool {
+	x := w.asm
+	n, row := w.n, x.row
+	buf := x.buf
+	rows := n
+	if withV {
+		rows = 2 * n
+	}
+	clear(buf[:rows*row])
+	for c, p := range x.pos {
+		gc := w.g[c*n : c*n+n]
+		for r, v := range gc {
+			buf[r*row+p] = v
+		}
+		if withV {
+			buf[(n+c)*row+p] = 1
+		}
+	}
+	x.params[sNegl] = negl
+	rowsV := 0
+	if withV {
+		rowsV = n
+	}
+	var bad uint64
+	if x.wv == 1 {
+		bad = jacobi1W1AVX512(&buf[0], n, rowsV, x.m-1, &x.params, MaxSweeps)
+	} else {
+		bad = jacobi1W2AVX512(&buf[0], n, rowsV, x.m-1, &x.params, MaxSweeps)
+	}
+	if bad != 0 {
+		return false
+	}
+	for c, p := range x.pos {
+		gc := w.g[c*n : c*n+n]
+		for r := range gc {
+			gc[r] = buf[r*row+p]
+		}
+		if withV {
+			vc := w.v[c*n : c*n+n]
+			for r := range vc {
+				vc[r] = buf[(n+r)*row+p]
+			}
+		}
+	}
+	return true
+}
