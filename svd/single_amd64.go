@@ -73,7 +73,8 @@ const (
 // round to the next (circle method) for h pairs in wv vectors of 8 lanes.
 // Positions: left lane i is position i, right lane i is position 2h-1-i;
 // the next round has at position p the column of position p-1 (p >= 2),
-// at position 1 the column of position 2h-1, at position 0 the same.
+// at position 1 the column of position 2h-1, at position 0 the same (the
+// rounds of roundRobin in reverse order: the same pairs in a sweep).
 // Tables (first, second) of the new vectors: L'_0 (L_0, R_0),
 // L'_w (L_{w-1}, L_w), R'_w (R_w, R_{w+1}), R'_{wv-1} (R_{wv-1}, L_{wv-1}).
 // Lanes at or beyond h keep their (zero) value.
