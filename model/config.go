@@ -141,8 +141,9 @@ type Config struct {
 
 	// RelevanceFloor is the floor applied to each λ_k after a relevance
 	// update, before renormalising λ to sum 1 (default 1e-4, the authors'
-	// PyTorch code; so a λ_k may end slightly below it). A negative value
-	// means no floor (λ_k >= 0 only).
+	// PyTorch code): λ ← max(λ − γ∂E/∂λ, floor)/Σ, as the reference, so
+	// after the renormalisation a λ_k sits below the floor by the factor
+	// 1/Σ. A negative value means no floor (λ_k >= 0 only).
 	RelevanceFloor float64
 
 	// Epochs is the number of passes over the training data (default 50).

@@ -1,0 +1,398 @@
+package model
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"math"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/grlgq/grlgq/linalg"
+	"github.com/grlgq/grlgq/subspace"
+)
+
+func TestDefaultConfig(t *testing.T) {
+	xs, ys := synth(t, 61, 12, 2, 2, 5, 0.3)
+	c := DefaultConfig()
+	if c.Eta != DefaultEta || c.Gamma != DefaultGamma || c.RelevanceFloor != DefaultRelevanceFloor || c.Epochs != DefaultEpochs ||
+		c.PrototypesPerClass != 1 || c.InitNoise != DefaultInitNoise || c.Workers < 1 || c.Temperature != DefaultTemperature {
+		t.Errorf("DefaultConfig = %+v", c)
+	}
+	c.Epochs = 2
+	m1, _, err := Train(context.Background(), c, xs, ys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m2, _, err := Train(context.Background(), Config{Epochs: 2}, xs, ys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(modelBytes(t, m1), modelBytes(t, m2)) {
+		t.Error("zero Config and DefaultConfig train differently")
+	}
+	for _, bad := range []Config{{Eta: -1}, {Gamma: math.NaN()}, {ValidationFraction: 1}, {Patience: -1},
+		{Init: 7}, {RejectMargin: 2}, {SubspaceDim: MaxSubDim + 1}, {RelevanceFloor: 1}, {Workers: -3}, {PrototypesOfClass: []int{1, 0}}} {
+		if _, _, err := Train(context.Background(), bad, xs, ys); !errors.Is(err, ErrConfig) {
+			t.Errorf("config %+v: %v, want ErrConfig", bad, err)
+		}
+	}
+}
+
+func TestDataErrors(t *testing.T) {
+	xs, ys := synth(t, 62, 12, 2, 2, 3, 0.3)
+	cases := map[string]func() ([]*subspace.Subspace, []int){
+		"one class":       func() ([]*subspace.Subspace, []int) { return xs, make([]int, len(xs)) },
+		"length mismatch": func() ([]*subspace.Subspace, []int) { return xs, ys[1:] },
+		"negative label": func() ([]*subspace.Subspace, []int) {
+			y := append([]int(nil), ys...)
+			y[2] = -1
+			return xs, y
+		},
+		"mixed shapes": func() ([]*subspace.Subspace, []int) {
+			x := append([]*subspace.Subspace(nil), xs...)
+			x[1] = &subspace.Subspace{Basis: linalg.NewDense(12, 3)}
+			return x, ys
+		},
+		"empty class": func() ([]*subspace.Subspace, []int) {
+			y := append([]int(nil), ys...)
+			y[0] = 3 // classes 0..3, class 2 has no set
+			return xs, y
+		},
+	}
+	for name, f := range cases {
+		x, y := f()
+		if _, _, err := Train(context.Background(), Config{Epochs: 1}, x, y); !errors.Is(err, ErrData) {
+			t.Errorf("%s: %v, want ErrData", name, err)
+		}
+	}
+	nan := linalg.NewDense(12, 2)
+	nan.Set(3, 1, math.NaN())
+	x := append([]*subspace.Subspace(nil), xs...)
+	x[0] = &subspace.Subspace{Basis: nan}
+	if _, _, err := Train(context.Background(), Config{Epochs: 1}, x, ys); !errors.Is(err, ErrNotFinite) {
+		t.Errorf("NaN set: %v", err)
+	}
+	if _, _, err := Train(context.Background(), Config{Epochs: 1, SubspaceDim: 3}, xs, ys); !errors.Is(err, ErrData) {
+		t.Errorf("SubspaceDim 3 for 2-column sets: %v", err)
+	}
+}
+
+func TestPrototypeCounts(t *testing.T) {
+	xs, ys := synth(t, 63, 12, 2, 3, 4, 0.3)
+	m, err := Init(Config{PrototypesPerClass: 3}, xs, ys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []int{0, 0, 0, 1, 1, 1, 2, 2, 2}; !equalInts(m.Labels(), want) {
+		t.Errorf("labels %v", m.Labels())
+	}
+	m, err = Init(Config{PrototypesOfClass: []int{1, 3, 2}}, xs, ys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []int{0, 1, 1, 1, 2, 2}; !equalInts(m.Labels(), want) {
+		t.Errorf("labels %v", m.Labels())
+	}
+	// InitSample draws distinct sets while the class has enough.
+	m, err = Init(Config{PrototypesPerClass: 4, InitNoise: -1}, xs, ys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k := 0; k < 4; k++ {
+		for j := 0; j < k; j++ {
+			if sameSpan(m.protos[k], m.protos[j]) < 1e-6 {
+				t.Errorf("prototypes %d and %d start at the same set", j, k)
+			}
+		}
+	}
+}
+
+func equalInts(a, b []int) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func TestInitKinds(t *testing.T) {
+	xs, ys := synth(t, 64, 20, 3, 2, 5, 0.3)
+	nearestSet := func(w *linalg.Dense, class int) float64 {
+		best := math.Inf(1)
+		for i, x := range xs {
+			if ys[i] == class {
+				best = math.Min(best, sameSpan(w, x.Basis))
+			}
+		}
+		return best
+	}
+	exact, _ := Init(Config{InitNoise: -1, Seed: 3}, xs, ys)
+	noisy, _ := Init(Config{Seed: 3}, xs, ys)
+	random, _ := Init(Config{Init: InitRandom, Seed: 3}, xs, ys)
+	for k := 0; k < 2; k++ {
+		if a := nearestSet(exact.protos[k], k); a > 1e-12 {
+			t.Errorf("InitSample without noise: %g from the nearest set", a)
+		}
+		if a := nearestSet(noisy.protos[k], k); a < 1e-6 || a > 1e-2 {
+			t.Errorf("InitSample with 1e-4 noise: %g from the nearest set", a)
+		}
+		if a := nearestSet(random.protos[k], k); a < 0.3 {
+			t.Errorf("InitRandom: %g from the nearest set", a)
+		}
+		if e := linalg.OrthonormalityError(noisy.protos[k]); e > 1e-14 {
+			t.Errorf("orthonormality %g", e)
+		}
+	}
+	// InitPCA: the top d left singular vectors of the stacked class bases,
+	// through the thin-SVD path (5 sets · 3 = 15 columns) and the
+	// subspace-iteration path (D = 100 > 64, 30 sets · 3 = 90 > 64 columns).
+	for _, c := range []struct{ dim, n int }{{20, 5}, {100, 30}} {
+		xs, ys := synth(t, 65, c.dim, 3, 2, c.n, 0.5)
+		m, err := Init(Config{Init: InitPCA, Seed: 1}, xs, ys)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for class := 0; class < 2; class++ {
+			var blocks []*linalg.Dense
+			for i, x := range xs {
+				if ys[i] == class {
+					blocks = append(blocks, x.Basis)
+				}
+			}
+			stack := mat.NewDense(c.dim, 3*len(blocks), nil)
+			for i, b := range blocks {
+				for r := 0; r < c.dim; r++ {
+					for j := 0; j < 3; j++ {
+						stack.Set(r, 3*i+j, b.At(r, j))
+					}
+				}
+			}
+			var s mat.SVD
+			s.Factorize(stack, mat.SVDThinU)
+			var u mat.Dense
+			s.UTo(&u)
+			top := mat.DenseCopyOf(u.Slice(0, c.dim, 0, 3))
+			if a := maxAngle(top, toMat(m.protos[class])); a > 1e-6 {
+				t.Errorf("D=%d n=%d class %d: PCA prototype %g from gonum's top subspace", c.dim, c.n, class, a)
+			}
+		}
+	}
+}
+
+func TestRelevanceKinds(t *testing.T) {
+	xs, ys := synth(t, 66, 20, 4, 3, 6, 0.4)
+	for _, rel := range []RelevanceKind{RelevanceNone, RelevanceGlobal, RelevanceLocal} {
+		m, _, err := Train(context.Background(), Config{Epochs: 3, Relevance: rel, Gamma: 0.05, PrototypesPerClass: 2}, xs, ys)
+		if err != nil {
+			t.Fatal(err)
+		}
+		l := m.Relevances()
+		want := 4
+		if rel == RelevanceLocal {
+			want = 6 * 4
+		}
+		if len(l) != want {
+			t.Fatalf("relevance kind %d: %d relevances", rel, len(l))
+		}
+		uniform := true
+		for off := 0; off < len(l); off += 4 {
+			var s float64
+			for _, v := range l[off : off+4] {
+				s += v
+				if v != 0.25 {
+					uniform = false
+				}
+			}
+			if math.Abs(s-1) > 1e-12 {
+				t.Errorf("relevances sum to %v", s)
+			}
+		}
+		if uniform != (rel == RelevanceNone) {
+			t.Errorf("relevance kind %d: uniform = %v", rel, uniform)
+		}
+		if rel == RelevanceLocal && equalFloats(l[:4], l[4:8]) {
+			t.Error("local relevances identical for two prototypes")
+		}
+	}
+}
+
+func equalFloats(a, b []float64) bool {
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func TestRelevanceFloor(t *testing.T) {
+	for _, floor := range []float64{1e-4, 0.05, -1} {
+		tr, p, y := gradCase(t, Config{RelevanceFloor: floor}, 8)
+		if _, err := tr.gradient(p, y); err != nil {
+			t.Fatal(err)
+		}
+		const gamma = 30 // large enough to push some λ_k below the floor
+		want := make([]float64, len(tr.lambda))
+		var sum float64
+		clamped := false
+		for k, l := range tr.lambda {
+			want[k] = l - gamma*tr.gl[k]
+			if f := math.Max(floor, 0); want[k] < f {
+				want[k], clamped = f, true
+			}
+			sum += want[k]
+		}
+		if !clamped {
+			t.Fatalf("floor %g: no relevance reached the floor", floor)
+		}
+		if _, err := tr.Step(p, y, 1e-3, gamma); err != nil {
+			t.Fatal(err)
+		}
+		for k := range want {
+			if w := want[k] / sum; math.Abs(tr.lambda[k]-w) > 1e-15 {
+				t.Errorf("floor %g: λ_%d = %v, want max(λ − γg, floor)/Σ = %v", floor, k, tr.lambda[k], w)
+			}
+		}
+	}
+}
+
+func TestSchedules(t *testing.T) {
+	xs, ys := synth(t, 68, 12, 2, 2, 4, 0.3)
+	for _, c := range []struct {
+		cfg  Config
+		want func(e int) float64
+	}{
+		{Config{Schedule: ScheduleConstant}, func(int) float64 { return 1 }},
+		{Config{Schedule: ScheduleStep, StepEvery: 3}, func(e int) float64 { return math.Pow(0.5, float64(e/3)) }},
+		{Config{Schedule: ScheduleAnneal, Tau: 2}, func(e int) float64 { return 1 / (1 + float64(e)/2) }},
+	} {
+		cfg := c.cfg
+		cfg.Epochs, cfg.Eta, cfg.Gamma = 7, 0.02, 0.004
+		_, h, err := Train(context.Background(), cfg, xs, ys)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for e, st := range h.Epochs {
+			f := c.want(e)
+			if math.Abs(st.Eta-0.02*f) > 1e-17 || math.Abs(st.Gamma-0.004*f) > 1e-18 {
+				t.Errorf("schedule %d epoch %d: η %v γ %v, want factor %v", cfg.Schedule, e, st.Eta, st.Gamma, f)
+			}
+		}
+	}
+}
+
+// TestCostDefinition checks the history's cost (and with it the activation
+// and the class weights) against a from-scratch computation on the initial
+// model: with a tiny η nothing moves during the epoch.
+func TestCostDefinition(t *testing.T) {
+	xs, ys := synth(t, 69, 12, 2, 2, 6, 0.5)
+	xs, ys = xs[:9], ys[:9] // classes 0,1 with 5 and 4 sets
+	for _, c := range []Config{
+		{},
+		{Activation: Sigmoid, Beta: 4},
+		{ClassWeights: true},
+		{ClassWeights: true, Activation: Sigmoid, Beta: 0.5},
+	} {
+		c.Epochs, c.Eta, c.Gamma, c.Seed = 1, 1e-300, 1e-300, 2
+		m0, err := Init(c, xs, ys)
+		if err != nil {
+			t.Fatal(err)
+		}
+		counts := map[int]int{}
+		for _, y := range ys {
+			counts[y]++
+		}
+		full := c.withDefaults()
+		var want float64
+		for i, x := range xs {
+			var dp, dm = math.Inf(1), math.Inf(1)
+			for k, w := range m0.protos {
+				th := anglesGonum(toMat(x.Basis), toMat(w))
+				var d float64
+				for _, v := range th {
+					d += v * v / 2
+				}
+				if m0.labels[k] == ys[i] {
+					dp = math.Min(dp, d)
+				} else {
+					dm = math.Min(dm, d)
+				}
+			}
+			phi, _ := full.activation((dp - dm) / (dp + dm))
+			w := 1.0
+			if c.ClassWeights {
+				w = float64(len(ys)) / float64(2*counts[ys[i]])
+			}
+			want += w * phi
+		}
+		want /= float64(len(xs))
+		_, h, err := Train(context.Background(), c, xs, ys)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := h.Epochs[0].Cost; math.Abs(got-want) > 1e-12 {
+			t.Errorf("config %+v: cost %v, want %v", c, got, want)
+		}
+	}
+}
+
+func TestValidationAndEarlyStopping(t *testing.T) {
+	xs, ys := synth(t, 70, 20, 3, 3, 10, 0.2)
+	tr, va := ValidationSplit(ys, 0.3, 9)
+	if len(tr)+len(va) != len(ys) || len(va) != 9 {
+		t.Fatalf("split %d + %d", len(tr), len(va))
+	}
+	per := map[int]int{}
+	seen := map[int]bool{}
+	for _, i := range va {
+		per[ys[i]]++
+		seen[i] = true
+	}
+	for _, i := range tr {
+		if seen[i] {
+			t.Fatal("index in both parts")
+		}
+	}
+	if per[0] != 3 || per[1] != 3 || per[2] != 3 {
+		t.Errorf("validation not stratified: %v", per)
+	}
+	cfg := Config{Epochs: 40, ValidationFraction: 0.3, Patience: 2, Seed: 9, Init: InitRandom, Eta: 0.02}
+	m, h, err := Train(context.Background(), cfg, xs, ys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !h.EarlyStopped || len(h.Epochs) >= 40 {
+		t.Fatalf("no early stop: %d epochs", len(h.Epochs))
+	}
+	best := h.Epochs[h.Best]
+	for i, st := range h.Epochs {
+		if math.IsNaN(st.ValAccuracy) {
+			t.Fatal("no validation accuracy")
+		}
+		if st.ValAccuracy > best.ValAccuracy || (i < h.Best && st.ValAccuracy == best.ValAccuracy) {
+			t.Errorf("epoch %d has validation accuracy %v, best (%d) %v", i, st.ValAccuracy, h.Best, best.ValAccuracy)
+		}
+	}
+	if len(h.Epochs)-1-h.Best != cfg.Patience || m.Epochs() != best.Epoch {
+		t.Errorf("stopped after %d epochs, best %d, model at epoch %d", len(h.Epochs), h.Best, m.Epochs())
+	}
+	// The returned model is the best epoch's: retraining for that many
+	// epochs without early stopping gives the same parameters.
+	cfg.Patience = 0
+	cfg.Epochs = best.Epoch
+	m2, _, err := Train(context.Background(), cfg, xs, ys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k := range m.protos {
+		if !equalFloats(m.protos[k].Data, m2.protos[k].Data) {
+			t.Fatal("restored model differs from the best epoch's")
+		}
+	}
+}
