@@ -232,11 +232,14 @@ func samplePicture(m *model.Model, s *samples, i int, ex *model.Explanation, pre
 			panels = append(panels, plot.Panel{Caption: fmt.Sprintf("image %d of %d", j+1, len(src)), Image: gray(s.ds.Images[k])})
 		}
 		if mc := ex.Plus.ImageContributions; mc != nil && len(src) > cols-1 {
+			// Mᵀ: one row per angle, one column per image of the set.
 			vals := make([]float64, 0, mc.Rows*mc.Cols)
-			for r := 0; r < mc.Rows; r++ {
-				vals = append(vals, mc.Row(r)[:mc.Cols]...)
+			for c := 0; c < mc.Cols; c++ {
+				vals = append(vals, column(mc, c)...)
 			}
-			panels = append(panels, plot.Panel{Caption: "M: images x angles", Image: (&plot.HeatMap{Values: vals, Rows: mc.Rows, Cols: mc.Cols, Signed: true, Scale: max(2, 120/max(mc.Rows, mc.Cols))}).Render()})
+			sx := max(2, 150/max(mc.Rows, 1))
+			sy := max(4, min(24, 120/max(mc.Cols, 1)))
+			panels = append(panels, plot.Panel{Caption: "M (W+): angles x images", Image: (&plot.HeatMap{Values: vals, Rows: mc.Cols, Cols: mc.Rows, Signed: true, Scale: sx, ScaleY: sy, ColorBar: true}).Render()})
 		}
 	default:
 		panels = append(panels, plot.Panel{Caption: "(precomputed basis)"})

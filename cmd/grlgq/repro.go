@@ -100,12 +100,12 @@ func runRepro(ctx context.Context, e *env, args []string) error {
 			"subspace_dim":           res.Config.SubspaceDim,
 			"eta":                    res.Config.Eta,
 			"gamma":                  res.Config.Gamma,
-			"epochs":                 res.Config.Epochs,
+			"config_epochs":          res.Config.Epochs,
 		})
 	}
 	w := e.stdout
 	fmt.Fprintf(w, "%s: %s\n", res.Name, res.Protocol)
-	fmt.Fprintf(w, "config: d=%d, η=%g, γ=%g (factor 2 in G kept), %d epochs\n\n", res.Config.SubspaceDim, res.Config.Eta, res.Config.Gamma, res.Config.Epochs)
+	fmt.Fprintf(w, "config: d=%d, η=%g, γ=%g (factor 2 in G kept)\n\n", res.Config.SubspaceDim, res.Config.Eta, res.Config.Gamma)
 	fmt.Fprintf(w, "%-34s %-18s %s\n", "method", "accuracy (%)", "wall time")
 	fmt.Fprintf(w, "%-34s %-18s %s\n", "GRLGQ (this run)", meanStd(res.Mean, res.Std, len(res.Accuracies)), roundDur(res.Wall))
 	fmt.Fprintf(w, "%-34s %-18s %s\n", "class-PCA baseline (untrained)", meanStd(res.BaselineMean, res.BaselineStd, len(res.BaselineAccuracies)), roundDur(res.BaselineWall))

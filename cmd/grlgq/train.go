@@ -205,6 +205,9 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 	if m < 0 || groups < 1 {
 		return usagef(fs, "-m %d / -groupings %d: want m >= 0 and at least one grouping", m, groups)
 	}
+	if m > 0 && isSet(fs, "d") && m < cfg.SubspaceDim {
+		return usagef(fs, "sets of -m %d images cannot span -d %d dimensions: raise -m or lower -d", m, cfg.SubspaceDim)
+	}
 	if err := checkOutput(out); err != nil {
 		return err
 	}

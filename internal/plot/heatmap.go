@@ -24,6 +24,9 @@ type HeatMap struct {
 	// Scale is the block size in pixels (default: the largest that keeps
 	// the longer side at most 160 pixels, at least 1).
 	Scale int
+	// ScaleY, when positive, is the block height instead (blocks of
+	// Scale x ScaleY pixels), for arrays much wider than tall.
+	ScaleY int
 	// ColorBar appends a labelled colour bar on the right.
 	ColorBar bool
 }
@@ -97,8 +100,12 @@ func (h *HeatMap) Render() *image.RGBA {
 	if s <= 0 {
 		s = max(1, 160/max(rows, cols, 1))
 	}
+	sy := s
+	if h.ScaleY > 0 {
+		sy = h.ScaleY
+	}
 	lo, hi := h.scaleRange()
-	w, ht := max(cols*s, 1), max(rows*s, 1)
+	w, ht := max(cols*s, 1), max(rows*sy, 1)
 	barW := 0
 	if h.ColorBar {
 		barW = 12 + 6 + max(textWidth(formatG(lo)), textWidth(formatG(hi))) + 4
@@ -108,7 +115,7 @@ func (h *HeatMap) Render() *image.RGBA {
 	fillRect(img, img.Bounds(), White)
 	for r := 0; r < rows; r++ {
 		for c := 0; c < cols; c++ {
-			fillRect(img, image.Rect(c*s, r*s, (c+1)*s, (r+1)*s), h.colorOf(h.Values[r*cols+c], lo, hi))
+			fillRect(img, image.Rect(c*s, r*sy, (c+1)*s, (r+1)*sy), h.colorOf(h.Values[r*cols+c], lo, hi))
 		}
 	}
 	if h.ColorBar {

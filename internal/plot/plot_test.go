@@ -117,6 +117,9 @@ func TestHeatMap(t *testing.T) {
 	if b := img.Bounds(); b.Dy() != 160 {
 		t.Fatalf("height %d, want 160 (8 rows of 20 px)", b.Dy())
 	}
+	if b := (&HeatMap{Values: v, Rows: 2, Cols: 32, Scale: 3, ScaleY: 10}).Render().Bounds(); b.Dx() != 96 || b.Dy() != 20 {
+		t.Fatalf("size %v, want 96x20", b)
+	}
 	g := HeatMap{Values: v, Rows: 8, Cols: 8, Scale: 3}
 	if b := g.Render().Bounds(); b.Dx() != 24 || b.Dy() != 24 {
 		t.Fatalf("size %v, want 24x24", b)

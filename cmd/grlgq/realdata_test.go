@@ -1,0 +1,110 @@
+package main
+
+import (
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// copyTree copies the folder src into dst (the folder loader reads real
+// folders, not symbolic links).
+func copyTree(t *testing.T, src, dst string) {
+	t.Helper()
+	err := filepath.Walk(src, func(p string, info os.FileInfo, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		to := filepath.Join(dst, rel)
+		if info.IsDir() {
+			return os.MkdirAll(to, 0o755)
+		}
+		in, err := os.Open(p)
+		if err != nil {
+			return err
+		}
+		defer in.Close()
+		out, err := os.Create(to)
+		if err != nil {
+			return err
+		}
+		if _, err := io.Copy(out, in); err != nil {
+			out.Close()
+			return err
+		}
+		return out.Close()
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestRealDigits trains and evaluates on the UCI digits file of the shared
+// data (gzipped CSV).
+func TestRealDigits(t *testing.T) {
+	data := filepath.Join(dataDir(t), "digits", "digits.csv.gz")
+	if _, err := os.Stat(data); err != nil {
+		t.Skipf("no digits: %v", err)
+	}
+	dir := t.TempDir()
+	mod := filepath.Join(dir, "digits.grlgq")
+	spec := "csv:" + data
+	ok(t, "train", "-data", spec, "-image", "8x8", "-pixel-max", "16", "-d", "4", "-m", "10", "-protos", "2", "-epochs", "10",
+		"-o", mod, "-quiet", "-plots", filepath.Join(dir, "plots"))
+	r := ok(t, "eval", "-model", mod, "-data", spec, "-image", "8x8", "-pixel-max", "16", "-json")
+	if acc := fraction(t, decodeJSON(t, r.stdout, "accuracy"), "accuracy"); acc < 0.9 {
+		t.Errorf("digits accuracy %.3f (single images, training data), want >= 0.9", acc)
+	}
+}
+
+// TestRealETH80 trains on two ETH-80 categories (one object folder = one
+// image set), resized to 20x20.
+func TestRealETH80(t *testing.T) {
+	src := filepath.Join(dataDir(t), "eth80")
+	if _, err := os.Stat(filepath.Join(src, "apple")); err != nil {
+		t.Skipf("no ETH-80: %v", err)
+	}
+	if testing.Short() {
+		t.Skip("copies 1,640 images; skipped with -short")
+	}
+	dir := t.TempDir()
+	root := filepath.Join(dir, "eth")
+	for _, c := range []string{"apple", "cow"} {
+		copyTree(t, filepath.Join(src, c), filepath.Join(root, c))
+	}
+	spec := "folder:" + root
+	mod := filepath.Join(dir, "eth.grlgq")
+	ok(t, "train", "-data", spec, "-resize", "20x20", "-d", "5", "-epochs", "10", "-o", mod, "-quiet")
+	r := ok(t, "eval", "-model", mod, "-data", spec, "-resize", "20x20", "-json")
+	if acc := fraction(t, decodeJSON(t, r.stdout, "accuracy"), "accuracy"); acc < 0.9 {
+		t.Errorf("apple vs cow accuracy %.3f on the training sets, want >= 0.9", acc)
+	}
+	ex := filepath.Join(dir, "ex")
+	ok(t, "explain", "-model", mod, "-data", spec, "-resize", "20x20", "-o", ex, "-n", "2")
+	checkExplanation(t, ex, 2)
+	// Without the resize the pixel counts differ: one clear line.
+	fails(t, 1, []string{"D=400"}, "eval", "-model", mod, "-data", spec)
+}
+
+// TestReproETH80 runs the paper's ETH-80 protocol for one split.
+func TestReproETH80(t *testing.T) {
+	dir := dataDir(t)
+	if testing.Short() {
+		t.Skip("runs an experiment; skipped with -short")
+	}
+	r := ok(t, "repro", "eth80", "-dir", dir, "-runs", "1", "-json", "-quiet")
+	m := decodeJSON(t, r.stdout, "mean_accuracy", "std", "baseline_mean_accuracy", "baseline_std", "paper_mean_accuracy")
+	if acc := fraction(t, m, "mean_accuracy"); acc < 0.6 {
+		t.Errorf("ETH-80 accuracy %.3f, want >= 0.6", acc)
+	}
+	fraction(t, m, "baseline_mean_accuracy")
+	r = ok(t, "repro", "-dir", dir, "-runs", "1", "-quiet", "eth80")
+	for _, want := range []string{"GRLGQ", "baseline", "paper", "±"} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("repro output lacks %q:\n%s", want, r.stdout)
+		}
+	}
+	fails(t, 1, []string{"no such file"}, "repro", "eth80", "-dir", t.TempDir(), "-runs", "1", "-quiet")
+}
