@@ -77,6 +77,36 @@ func printUsage(w io.Writer, fs *flag.FlagSet) {
 	if c != nil && c.name != "demo" && c.name != "repro" {
 		fmt.Fprintf(w, "\nSPEC is %s.\n", specHelp)
 	}
+	if ex := examples[fs.Name()]; ex != "" {
+		fmt.Fprintf(w, "\nExamples:\n%s", ex)
+	}
+}
+
+// examples are shown at the end of a command's usage.
+var examples = map[string]string{
+	"demo": `  grlgq demo
+  grlgq demo -json -plots plots/
+  grlgq demo -export-data digits.csv.gz
+`,
+	"train": `  # MNIST: sets of 12 random same-class digits, d=12, the paper's rates
+  grlgq train -data idx:train-images-idx3-ubyte.gz,train-labels-idx1-ubyte.gz -d 12 -m 12 -init pca \
+      -lr 1e-4 -lr-rel 1e-7 -epochs 40 -o mnist.grlgq -plots plots/
+  # ETH-80: one object folder = one image set, gray 20x20
+  grlgq train -data folder:eth80 -resize 20x20 -d 5 -lr 0.05 -lr-rel 1e-4 -epochs 100 -o eth80.grlgq
+  # Yale B (Deng Cai's MAT layout): 32x32 column-major pixels, resized to 20x20
+  grlgq train -data mat:YaleB_32x32.mat -image 32x32 -mat-transpose -pixel-max 255 -resize 20x20 -d 7 -o yale.grlgq
+`,
+	"eval": `  grlgq eval -model mnist.grlgq -data idx:t10k-images-idx3-ubyte.gz,t10k-labels-idx1-ubyte.gz
+  grlgq eval -model eth80.grlgq -data folder:eth80-test -resize 20x20 -json
+`,
+	"predict": `  grlgq predict -model eth80.grlgq -data folder:new-objects -resize 20x20 -json
+`,
+	"explain": `  grlgq explain -model eth80.grlgq -data folder:eth80-test -resize 20x20 -o why/ -n 8
+  grlgq explain -model mnist.grlgq -data idx:t10k-images-idx3-ubyte.gz,t10k-labels-idx1-ubyte.gz -o why/ -samples 0,1,2
+`,
+	"repro": `  grlgq repro eth80 -dir ../shared/data
+  grlgq repro mnist -dir ../shared/data -runs 3 -json
+`,
 }
 
 func upperFirst(s string) string {

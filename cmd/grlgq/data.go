@@ -289,3 +289,24 @@ func checkOutput(path string) error {
 	os.Remove(f.Name())
 	return nil
 }
+
+// sameFile reports whether path names one of the files of paths (by
+// absolute path, or as the same existing file).
+func sameFile(path string, paths ...string) bool {
+	a, err := filepath.Abs(path)
+	if err != nil {
+		return false
+	}
+	st, serr := os.Stat(path)
+	for _, p := range paths {
+		if b, err := filepath.Abs(p); err == nil && a == b {
+			return true
+		}
+		if serr == nil {
+			if st2, err := os.Stat(p); err == nil && os.SameFile(st, st2) {
+				return true
+			}
+		}
+	}
+	return false
+}

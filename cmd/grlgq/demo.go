@@ -36,11 +36,13 @@ func runDemo(ctx context.Context, e *env, args []string) error {
 		asJSON bool
 		quiet  bool
 		save   string
+		export string
 	)
 	tf.addFlags(fs, demoDefaults())
 	fs.IntVar(&m, "m", demoM, "digits per image set")
 	fs.StringVar(&plots, "plots", "", "also write learning curves and the relevance profile as PNG into this folder")
 	fs.StringVar(&save, "o", "", "also save the model to this file (then try: grlgq explain -model FILE ...)")
+	fs.StringVar(&export, "export-data", "", "write the embedded digits (gzipped CSV: 64 pixels 0-16, then the label) to this file and exit")
 	fs.BoolVar(&asJSON, "json", false, `print one JSON object with "accuracy" (single digits), "set_accuracy", ... instead of text`)
 	fs.BoolVar(&quiet, "quiet", false, "no per-epoch lines and no progress bar")
 	if err := parseFlags(e, fs, args); err != nil {
@@ -48,6 +50,13 @@ func runDemo(ctx context.Context, e *env, args []string) error {
 	}
 	if err := noArgs(fs); err != nil {
 		return err
+	}
+	if export != "" {
+		if err := writeFileAtomic(export, demo.DigitsCSV()); err != nil {
+			return fmt.Errorf("export: %w", err)
+		}
+		fmt.Fprintf(e.stdout, "wrote %s (%s); train on it with\n  grlgq train -data csv:%s -image 8x8 -pixel-max 16 -d 4 -m 10 -protos 3 -o digits.grlgq\n", export, demo.Attribution, export)
+		return nil
 	}
 	cfg, err := tf.config(fs)
 	if err != nil {
@@ -185,7 +194,7 @@ func runDemo(ctx context.Context, e *env, args []string) error {
 	if save != "" {
 		fmt.Fprintf(text, "model      saved to %s\n", save)
 	}
-	fmt.Fprintf(text, "\ndone in %s (training %s, %d CPU(s)). Next: grlgq train -data csv:FILE -image 8x8 -o model.grlgq, then grlgq eval / explain.\n",
+	fmt.Fprintf(text, "\ndone in %s (training %s, %d CPU(s)). Next: grlgq demo -export-data digits.csv.gz, then grlgq train / eval / explain on it.\n",
 		roundDur(wall), roundDur(res.wall), runtime.GOMAXPROCS(0))
 	return nil
 }

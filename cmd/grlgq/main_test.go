@@ -49,6 +49,19 @@ func TestDemo(t *testing.T) {
 		t.Errorf("demo single-digit accuracy %.3f, want >= 0.85", acc)
 	}
 	fraction(t, m, "set_accuracy")
+	// The exported data trains, evaluates and explains.
+	dir := t.TempDir()
+	csv := filepath.Join(dir, "digits.csv.gz")
+	ok(t, "demo", "-export-data", csv)
+	mod := filepath.Join(dir, "digits.grlgq")
+	ok(t, "train", "-data", "csv:"+csv, "-image", "8x8", "-pixel-max", "16", "-d", "4", "-m", "10", "-epochs", "3", "-o", mod, "-quiet")
+	r = ok(t, "eval", "-model", mod, "-data", "csv:"+csv, "-image", "8x8", "-pixel-max", "16", "-json")
+	if acc := fraction(t, decodeJSON(t, r.stdout, "accuracy"), "accuracy"); acc < 0.85 {
+		t.Errorf("accuracy %.3f on the exported digits", acc)
+	}
+	ok(t, "explain", "-model", mod, "-data", "csv:"+csv, "-image", "8x8", "-pixel-max", "16", "-o", filepath.Join(dir, "ex"), "-n", "2")
+	checkExplanation(t, filepath.Join(dir, "ex"), 2)
+
 	r = ok(t, "demo", "-epochs", "3")
 	for _, want := range []string{"test accuracy", "single digits", "relevance profile", "Alpaydin", "epoch 3/3"} {
 		if !strings.Contains(r.stdout, want) {
@@ -362,6 +375,8 @@ func TestBadInput(t *testing.T) {
 			}
 		})
 	}
+	// -o may not be the data.
+	fails(t, 2, []string{"data"}, "train", "-data", "csv:"+good, "-m", "4", "-o", good)
 	// Output into a missing folder fails before training.
 	fails(t, 1, []string{"output"}, "train", "-data", "csv:"+good, "-m", "4", "-o", filepath.Join(dir, "no", "such", "m"))
 	// A successful run does replace it.

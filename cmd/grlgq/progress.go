@@ -72,7 +72,9 @@ func roundDur(d time.Duration) time.Duration {
 		return d.Round(time.Second)
 	case d >= time.Second:
 		return d.Round(100 * time.Millisecond)
-	default:
+	case d >= time.Millisecond:
 		return d.Round(time.Millisecond)
+	default:
+		return d.Round(10 * time.Microsecond)
 	}
 }

@@ -187,7 +187,7 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 	fs.IntVar(&groups, "groupings", 1, "single-image data: how many times the images are grouped into sets (each time reshuffled)")
 	fs.StringVar(&plots, "plots", "", "write learning curves and the relevance profile as PNG into this folder")
 	fs.BoolVar(&asJSON, "json", false, "print one JSON object (history, accuracies, relevances) instead of text")
-	fs.BoolVar(&quiet, "quiet", false, "no progress bar and no per-epoch lines")
+	fs.BoolVar(&quiet, "quiet", false, "print only the final line: no progress bar, no per-epoch lines")
 	fs.BoolVar(&skipBad, "skip-bad", false, "leave out image sets that cannot give a d-dimensional subspace (too few images, rank below d) instead of failing")
 	if err := parseFlags(e, fs, args); err != nil {
 		return err
@@ -207,6 +207,9 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 	}
 	if m > 0 && isSet(fs, "d") && m < cfg.SubspaceDim {
 		return usagef(fs, "sets of -m %d images cannot span -d %d dimensions: raise -m or lower -d", m, cfg.SubspaceDim)
+	}
+	if sp, err := dataset.ParseSpec(df.spec); err == nil && sameFile(out, sp.Paths...) {
+		return usagef(fs, "-o %s is one of the data files", out)
 	}
 	if err := checkOutput(out); err != nil {
 		return err
