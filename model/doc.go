@@ -1,0 +1,70 @@
+// Package model is GRLGQ (Generalized Relevance Learning Grassmann
+// Quantization, Mohammadi et al., sections 3-4): training, prediction,
+// explanation, and saving of a model of labelled prototype subspaces.
+//
+// A training example is an image set turned into a point of the Grassmann
+// manifold (a *subspace.Subspace: a D x d orthonormal basis P, plus the
+// singular values and right singular vectors the explanations use). A model
+// holds p prototypes W_k (D x d, orthonormal columns) with class labels, and
+// relevances λ: one vector of length d (GRLGQ), fixed at 1/d (GLGQ), or one
+// vector per prototype (localized). The distance between a set and a
+// prototype is d_λ(P, W) = Σ_k λ_k θ_k², θ the principal angles ascending;
+// a single image x is the 1-D subspace x/‖x‖ at distance θ_1²,
+// θ_1 = arccos(‖Wᵀx‖/‖x‖).
+//
+// Init places the prototypes, Train and Continue run Algorithm 2 (per-set
+// SGD over a seeded permutation each epoch, see Permutation and
+// Trainer.Step), Predictor and the Model's Predict methods classify sets and
+// images (one at a time without allocation, or in batches on all cores),
+// Explain and ExplainImage give the principal angles, the relevance-weighted
+// contributions, the pixel maps u_i ∘ v_i and the image contributions
+// M = R Λ⁻¹ Q_P behind a decision, and Save/Load, SaveFile/LoadFile and
+// MarshalJSON/UnmarshalJSON store a model.
+//
+// # Conventions
+//
+//   - The factor 2: the prototype gradient uses G = diag(2 λ_k θ_k / sin θ_k),
+//     as the paper's equations and the authors' NumPy code. Their PyTorch code
+//     drops the 2, so its η must be halved here.
+//   - θ/sin θ is evaluated by its series 1 + θ²/6 + 7θ⁴/360 below 1e-3 (limit
+//     1 at θ = 0, which a prototype initialised from a training set meets);
+//     cosines are clamped into [0, 1] before arccos.
+//   - Relevances: after each update λ ← max(λ − γ∂E/∂λ, floor)/Σ (floor
+//     1e-4 by default), so they stay non-negative and sum to 1.
+//   - Ties: the nearest prototype is the lowest index among equals, for the
+//     winners of a step and for predictions alike. Prototypes are ordered by
+//     class (class 0's first).
+//   - Non-finite values: training checks the data, every distance, gradient
+//     and relevance; a NaN or ±Inf stops it with an error naming the epoch
+//     and the set (wrapping ErrNotFinite), and never reaches the model.
+//   - Determinism: a Config (with its Seed) and the data give the same model,
+//     bit for bit, whatever the number of workers: the random choices come
+//     from math/rand/v2 PCG streams of the seed, the permutation of each
+//     epoch is Permutation(seed, epoch, n), and the distance engine returns
+//     the same bits for any number of workers. The package's own arithmetic
+//     writes products that feed sums as float64(a*b), so that no
+//     architecture fuses them into FMAs.
+//   - Model selection: with ValidationFraction and Patience, early stopping
+//     watches a validation part carved out of the training data, never a
+//     test set.
+//
+// # Ownership and concurrency
+//
+// Functions never modify their arguments: Train, Continue and Init return
+// new models, whose data they own (the input subspaces are read, not kept).
+// A Model is immutable; its prediction methods may be called concurrently
+// (they share one Predictor under a mutex). A Predictor or a Trainer owns a
+// distance engine with persistent worker goroutines: it is for one
+// goroutine at a time, and Close releases the workers. Methods ending in To
+// write into memory the caller owns and allocate nothing once it is large
+// enough; accessors such as Prototype and Relevances return copies.
+//
+// # Errors
+//
+// Returned errors wrap sentinels testable with errors.Is: ErrConfig,
+// ErrData, ErrNotFinite, ErrNumerical, ErrClosed; and for Load ErrFormat,
+// ErrVersion, ErrTruncated, ErrChecksum, ErrCorrupt. A file is checked
+// (magic, version, shapes against limits and the declared length, CRC-32C,
+// every field) before a model is built from it, and what Load allocates is
+// in proportion to the bytes actually read, never to what a header claims.
+package model
