@@ -24,3 +24,7 @@ func (w *Small) initAsm() {}
 func (w *Small) jacobiAsm(withV bool, negl float64) bool {
 	panic("svd: no AVX-512 path in this build")
 }
+
+func transposeAVX512(dst *float64, ldd int, src *float64, lds int, rows, cols int) float64 {
+	panic("svd: no AVX-512 path in this build")
+}

@@ -852,3 +852,121 @@ converged:
 	MOVQ    AX, ret+48(FP)
 	VZEROUPPER
 	RET
+
+// func transposeAVX512(dst *float64, ldd int, src *float64, lds int, rows int, cols int) float64
+// Requires: AVX, AVX512F, SSE2
+TEXT ·transposeAVX512(SB), NOSPLIT, $0-56
+	MOVQ dst+0(FP), AX
+	MOVQ ldd+8(FP), CX
+	MOVQ src+16(FP), DX
+	MOVQ lds+24(FP), BX
+	MOVQ rows+32(FP), SI
+	MOVQ cols+40(FP), DI
+	SHLQ $0x03, CX
+	SHLQ $0x03, BX
+
+	// idx = 0, lds, 2 lds, ... (bytes)
+	VPXORQ       Z0, Z0, Z0
+	MOVQ         $0x000000ff, R8
+	KMOVW        R8, K4
+	XORQ         R8, R8
+	MOVQ         $0x00000001, DI
+	KMOVW        DI, K1
+	VPBROADCASTQ R8, K1, Z0
+	ADDQ         BX, R8
+	MOVQ         $0x00000002, DI
+	KMOVW        DI, K1
+	VPBROADCASTQ R8, K1, Z0
+	ADDQ         BX, R8
+	MOVQ         $0x00000004, DI
+	KMOVW        DI, K1
+	VPBROADCASTQ R8, K1, Z0
+	ADDQ         BX, R8
+	MOVQ         $0x00000008, DI
+	KMOVW        DI, K1
+	VPBROADCASTQ R8, K1, Z0
+	ADDQ         BX, R8
+	MOVQ         $0x00000010, DI
+	KMOVW        DI, K1
+	VPBROADCASTQ R8, K1, Z0
+	ADDQ         BX, R8
+	MOVQ         $0x00000020, DI
+	KMOVW        DI, K1
+	VPBROADCASTQ R8, K1, Z0
+	ADDQ         BX, R8
+	MOVQ         $0x00000040, DI
+	KMOVW        DI, K1
+	VPBROADCASTQ R8, K1, Z0
+	ADDQ         BX, R8
+	MOVQ         $0x00000080, DI
+	KMOVW        DI, K1
+	VPBROADCASTQ R8, K1, Z0
+	ADDQ         BX, R8
+	MOVQ         cols+40(FP), DI
+	VPXORQ       Z1, Z1, Z1
+	MOVQ         $0x7fefffffffffffff, R8
+	VPBROADCASTQ R8, Z2
+	MOVQ         $0x7fffffffffffffff, R8
+	VPBROADCASTQ R8, Z3
+	SHLQ         $0x03, BX
+
+col:
+	MOVQ DX, R9
+	MOVQ AX, R10
+	MOVQ SI, R11
+
+blk:
+	CMPQ       R11, $0x08
+	JL         tail
+	KXNORW     K1, K1, K1
+	VPXORQ     Z4, Z4, Z4
+	VGATHERQPD (R9)(Z0*1), K1, Z4
+	VMOVUPD    Z4, (R10)
+	VPANDQ     Z4, Z3, Z4
+	VMAXPD     Z4, Z1, Z1
+	VCMPPD     $0x12, Z2, Z4, K4, K4
+	ADDQ       BX, R9
+	ADDQ       $0x40, R10
+	SUBQ       $0x08, R11
+	JMP        blk
+
+tail:
+	TESTQ R11, R11
+	JZ    colnext
+
+	// K1 = K2 = (1 << r) - 1
+	XORQ       R8, R8
+	BTSQ       R11, R8
+	DECQ       R8
+	KMOVW      R8, K1
+	KMOVW      R8, K2
+	VPXORQ     Z4, Z4, Z4
+	VGATHERQPD (R9)(Z0*1), K1, Z4
+	VMOVUPD    Z4, K2, (R10)
+	VPANDQ     Z4, Z3, Z4
+	VMAXPD     Z4, Z1, Z1
+	VCMPPD     $0x12, Z2, Z4, K4, K4
+
+colnext:
+	ADDQ $0x08, DX
+	ADDQ CX, AX
+	DECQ DI
+	JNZ  col
+
+	// horizontal max; -1 if some lane saw a non-finite entry
+	VEXTRACTF64X4 $0x01, Z1, Y5
+	VMAXPD        Y5, Y1, Y5
+	VEXTRACTF128  $0x01, Y5, X6
+	VMAXPD        X6, X5, X6
+	VPERMILPD     $0x01, X6, X7
+	VMAXSD        X7, X6, X6
+	KMOVW         K4, R8
+	CMPQ          R8, $0x000000ff
+	JE            ok
+	MOVQ          $0xbff0000000000000, R8
+	MOVQ          R8, X6
+
+ok:
+	MOVSD X6, ret+48(FP)
+	VZEROUPPER
+	RET

@@ -56,3 +56,10 @@ func jacobi1W1AVX512(buf *float64, rowsA int, rowsV int, rounds int, params *[72
 //
 //go:noescape
 func jacobi1W2AVX512(buf *float64, rowsA int, rowsV int, rounds int, params *[72]float64, maxSweeps int) uint64
+
+// transposeAVX512 sets dst[c*ldd+r] = src[r*lds+c] for r < rows, c < cols
+// (gathers of 8 rows; masked tails) and returns the largest |src[r*lds+c]|, or
+// -1 if an entry is NaN or Inf. rows, cols >= 1.
+//
+//go:noescape
+func transposeAVX512(dst *float64, ldd int, src *float64, lds int, rows int, cols int) float64

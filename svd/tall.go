@@ -16,6 +16,9 @@ type Tall struct {
 	tau        []float64
 	ut         []float64 // cols x rows: rows of Uᵀ
 	ur         []float64 // cols x cols: U of R
+	tm         []float64 // cols x cols: -T of the compact WY form
+	x, wm      []float64 // cols x cols: Y_topᵀ U_R and -T Y_topᵀ U_R
+	z          []float64 // cols: Y[:, :j]ᵀ v_j
 	small      *Small
 }
 
@@ -34,6 +37,10 @@ func NewTall(rows, cols int) *Tall {
 		tau:   make([]float64, cols),
 		ut:    make([]float64, cols*ld),
 		ur:    make([]float64, cols*cols),
+		tm:    make([]float64, cols*cols),
+		x:     make([]float64, cols*cols),
+		wm:    make([]float64, cols*cols),
+		z:     make([]float64, cols),
 		small: NewSmall(cols),
 	}
 }
@@ -50,27 +57,32 @@ func (w *Tall) Dims() (rows, cols int) { return w.rows, w.cols }
 //
 // Algorithm: Householder QR A = Q R (computed as the LQ factorisation of Aᵀ,
 // whose rows are contiguous), one-sided Jacobi R = U_R Σ Vᵀ, and
-// U = Q U_R by applying the reflectors to U_R.
+// U = Q [U_R; 0] with Q in compact WY form I - Y T Yᵀ:
+// U = [U_R; 0] - Y (T (Y_topᵀ U_R)), one matrix product over the rows.
 func (w *Tall) Factorize(u []float64, ldu int, s []float64, v []float64, ldv int, a []float64, lda int) error {
 	m, n, ld := w.rows, w.cols, w.ld
 	if lda < n || len(a) < (m-1)*lda+n || ldu < n || len(u) < (m-1)*ldu+n || len(s) < n {
 		panic(PanicShape)
 	}
 	checkSquare(n, v, ldv)
-	e, ok := loadTransposed(w.t, ld, a, lda, m, n)
+	e, ok := w.load(a, lda)
 	if !ok {
 		return ErrNotFinite
 	}
 	w.lq()
 
-	// R = Lᵀ: the Jacobi rows (columns of R) are the rows of L.
+	// R = Lᵀ: the Jacobi rows (columns of R) are the rows of L. Then t
+	// becomes Yᵀ: row j is the reflector v_j (zeros before j, 1 at j).
 	sm := w.small
 	for j := 0; j < n; j++ {
 		g := sm.g[j*n : j*n+n]
-		copy(g[:j+1], w.t[j*ld:j*ld+j+1])
+		tj := w.t[j*ld : j*ld+j+1]
+		copy(g[:j+1], tj)
 		for i := j + 1; i < n; i++ {
 			g[i] = 0
 		}
+		clear(tj)
+		tj[j] = 1
 	}
 	negl := negligible(sm.g, n, n, n)
 	if !sm.run(true, negl) {
@@ -78,28 +90,80 @@ func (w *Tall) Factorize(u []float64, ldu int, s []float64, v []float64, ldv int
 	}
 	sm.finish(w.ur, n, s, v, ldv, e, negl)
 
-	// Uᵀ = [U_Rᵀ 0] H_{n-1} ... H_0.
+	// T of H_0 ... H_{n-1} = I - Y T Yᵀ: T[j][j] = tau_j,
+	// T[:j, j] = -tau_j T[:j, :j] (Y[:, :j]ᵀ v_j). Stored negated.
+	tm, z := w.tm, w.z
 	for j := 0; j < n; j++ {
-		row := w.ut[j*ld : j*ld+m]
-		for r := 0; r < n; r++ {
-			row[r] = w.ur[r*n+j]
+		tau := w.tau[j]
+		vj := w.t[j*ld+j : j*ld+m]
+		for i := 0; i < j; i++ {
+			z[i] = kernels.Dot(w.t[i*ld+j:i*ld+m], vj)
 		}
-		for r := n; r < m; r++ {
-			row[r] = 0
+		for i := 0; i < j; i++ {
+			var acc float64
+			for k := i; k < j; k++ {
+				acc += float64(tm[i*n+k] * z[k])
+			}
+			tm[i*n+j] = -float64(tau * acc)
+		}
+		tm[j*n+j] = -tau
+		for i := j + 1; i < n; i++ {
+			tm[i*n+j] = 0
 		}
 	}
-	for h := n - 1; h >= 0; h-- {
-		tau := w.tau[h]
-		if tau == 0 {
-			continue
+	// X = Y_topᵀ U_R (Y_topᵀ: the first n columns of t), W = -T X.
+	kernels.AB(w.x, n, w.t, ld, w.ur, n, n, n, n)
+	kernels.AB(w.wm, n, tm, n, w.x, n, n, n, n)
+	// Uᵀ = [U_Rᵀ 0] + Wᵀ Yᵀ.
+	kernels.AtB(w.ut, ld, w.wm, n, w.t, ld, n, n, m)
+	for i := 0; i < n; i++ {
+		row := w.ut[i*ld : i*ld+n]
+		for j := range row {
+			row[j] += w.ur[j*n+i]
 		}
-		vh := w.t[h*ld+h+1 : h*ld+m]
+	}
+	w.store(u, ldu)
+	return nil
+}
+
+// load writes the transpose of a, scaled by the power of two 2^-e that
+// brings its largest entry into [0.5, 1), into t, and returns e; false if
+// a has a NaN or Inf.
+func (w *Tall) load(a []float64, lda int) (int, bool) {
+	m, n, ld := w.rows, w.cols, w.ld
+	if !useAVX512 {
+		return loadTransposed(w.t, ld, a, lda, m, n)
+	}
+	amax := transposeAVX512(&w.t[0], ld, &a[0], lda, m, n)
+	if amax < 0 {
+		return 0, false
+	}
+	e := 0
+	if amax > 0 {
+		_, e = math.Frexp(amax)
+	}
+	if e > -1000 && e < 1000 {
+		sc := math.Ldexp(1, -e)
 		for j := 0; j < n; j++ {
-			row := w.ut[j*ld+h : j*ld+m]
-			f := -float64(tau * (row[0] + kernels.Dot(vh, row[1:])))
-			row[0] += f
-			kernels.Axpy(f, vh, row[1:])
+			kernels.Scale(sc, w.t[j*ld:j*ld+m])
 		}
+	} else {
+		for j := 0; j < n; j++ {
+			row := w.t[j*ld : j*ld+m]
+			for i, x := range row {
+				row[i] = math.Ldexp(x, -e)
+			}
+		}
+	}
+	return e, true
+}
+
+// store writes U, the transpose of ut, into u.
+func (w *Tall) store(u []float64, ldu int) {
+	m, n, ld := w.rows, w.cols, w.ld
+	if useAVX512 {
+		transposeAVX512(&u[0], ldu, &w.ut[0], ld, n, m)
+		return
 	}
 	for j := 0; j < n; j++ {
 		row := w.ut[j*ld : j*ld+m]
@@ -107,7 +171,6 @@ func (w *Tall) Factorize(u []float64, ldu int, s []float64, v []float64, ldv int
 			u[r*ldu+j] = x
 		}
 	}
-	return nil
 }
 
 // lq overwrites t (cols x rows, rows are the columns of A) with its LQ

@@ -59,6 +59,7 @@ func main() {
 	norms8()
 	jacobi1(1)
 	jacobi1(2)
+	transpose()
 	Generate()
 }
 
