@@ -570,7 +570,9 @@ func (t *Trainer) relevanceOf(k int) []float64 {
 //  2. for each winner, Pᵀ W = Q_P diag(cos θ) Q_Wᵀ (angles recomputed from
 //     this factorisation), U = P Q_P, V = W Q_W, G = diag(2 λ_k θ_k/sin θ_k);
 //  3. W⁺ ← V⁺ + η c (2d⁻/S²) U⁺G⁺ and W⁻ ← V⁻ − η c (2d⁺/S²) U⁻G⁻, each
-//     re-orthonormalised (CGS2) in place;
+//     re-orthonormalised (CGS2) in place; as only spans matter this is
+//     computed as W ← W + P Q_P diag(∓η c (2d∓/S²) G) Q_Wᵀ (the same span as
+//     V ∓ ..., since V = W Q_W with Q_W orthogonal);
 //  4. λ ← λ − γ c (2/S²)(d⁻ θ⁺² − d⁺ θ⁻²) (local: each winner's own λ gets
 //     its term), floored at RelevanceFloor, renormalised to sum 1.
 //
@@ -621,6 +623,14 @@ func (t *Trainer) Step(p *linalg.Dense, y int, eta, gamma float64) (StepResult, 
 					b += float64(float64(qp[i*d+l]*g[l]) * qw[j*d+l])
 				}
 				t.coef[i*d+j] = float64(-eta * b)
+			}
+		}
+		for _, v := range t.coef[:d*d] {
+			if !finite(v) {
+				if side == 1 {
+					t.protos[plus].CopyFrom(t.v[0])
+				}
+				return r, fmt.Errorf("model: update of prototype %d: %w", k, ErrNotFinite)
 			}
 		}
 		wk := t.protos[k]

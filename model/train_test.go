@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/grlgq/grlgq/linalg"
@@ -199,5 +200,109 @@ func TestCallbackStop(t *testing.T) {
 	cfg.OnEpoch = func(EpochStats) error { return boom }
 	if _, _, err := Train(context.Background(), cfg, xs, ys); !errors.Is(err, boom) {
 		t.Errorf("callback error not returned: %v", err)
+	}
+}
+
+func TestStepZeroAlloc(t *testing.T) {
+	xs, ys := synth(t, 8, 30, 4, 3, 4, 0.3)
+	for _, rel := range []RelevanceKind{RelevanceGlobal, RelevanceLocal} {
+		m, err := Init(Config{Relevance: rel, PrototypesPerClass: 2}, xs, ys)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tr, err := NewTrainer(m, Config{Workers: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		i := 0
+		if a := testing.AllocsPerRun(50, func() {
+			if _, err := tr.Step(xs[i%len(xs)].Basis, ys[i%len(xs)], 0.01, 1e-3); err != nil {
+				t.Fatal(err)
+			}
+			i++
+		}); a != 0 {
+			t.Errorf("relevance %d: Step allocates %v times", rel, a)
+		}
+		tr.Close()
+		if _, err := tr.Step(xs[0].Basis, ys[0], 0.01, 0); !errors.Is(err, ErrClosed) {
+			t.Errorf("closed trainer: %v", err)
+		}
+	}
+}
+
+// TestFailingStepStopsTraining: data on which the cost is undefined (two
+// classes with the same set, prototypes starting exactly there, so d⁺ = d⁻
+// = 0) stop training with an error naming the epoch and the set, and
+// leave the model as before the failing step.
+func TestFailingStepStopsTraining(t *testing.T) {
+	xs, ys := synth(t, 9, 12, 2, 2, 1, 0.3)
+	xs[1] = xs[0] // class 1's only set is class 0's
+	cfg := Config{InitNoise: -1, Epochs: 3, Seed: 1}
+	m0, err := Init(cfg, xs, ys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, h, err := Train(context.Background(), cfg, xs, ys)
+	if !errors.Is(err, ErrNumerical) {
+		t.Fatalf("err = %v, want ErrNumerical", err)
+	}
+	if !strings.Contains(err.Error(), "epoch 1, sample ") {
+		t.Errorf("error does not name the epoch and sample: %v", err)
+	}
+	if m == nil || len(h.Epochs) != 0 {
+		t.Fatal("no model returned with the error")
+	}
+	if !bytes.Equal(modelBytes(t, m), modelBytes(t, m0)) {
+		t.Error("a failed step changed the model")
+	}
+}
+
+// TestNonFiniteStep: a non-finite update (here an infinite η) is refused
+// before it reaches the model.
+func TestNonFiniteStep(t *testing.T) {
+	xs, ys := synth(t, 11, 12, 3, 2, 3, 0.3)
+	m, err := Init(Config{Seed: 2}, xs, ys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, err := NewTrainer(m, Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tr.Close()
+	before := modelBytes(t, tr.Model())
+	for _, eta := range []float64{math.Inf(1), math.NaN()} {
+		if _, err := tr.Step(xs[1].Basis, ys[1], eta, 0.01); !errors.Is(err, ErrNotFinite) {
+			t.Fatalf("η = %v: err = %v, want ErrNotFinite", eta, err)
+		}
+	}
+	if _, err := tr.Step(xs[1].Basis, ys[1], 0.01, math.Inf(1)); !errors.Is(err, ErrNotFinite) {
+		t.Fatalf("γ = Inf: err = %v, want ErrNotFinite", err)
+	}
+	if !bytes.Equal(modelBytes(t, tr.Model()), before) {
+		t.Error("a refused step changed the model")
+	}
+}
+
+// TestStepRollback: when re-orthonormalisation fails, the prototypes and
+// relevances are restored exactly.
+func TestStepRollback(t *testing.T) {
+	xs, ys := synth(t, 10, 12, 3, 2, 3, 0.3)
+	m, err := Init(Config{Seed: 2}, xs, ys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, err := NewTrainer(m, Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tr.Close()
+	before := modelBytes(t, tr.Model())
+	tr.orth.Tol = 2 // every basis is "rank deficient" now
+	if _, err := tr.Step(xs[1].Basis, ys[1], 0.1, 0.01); !errors.Is(err, ErrNumerical) {
+		t.Fatalf("err = %v, want ErrNumerical", err)
+	}
+	if !bytes.Equal(modelBytes(t, tr.Model()), before) {
+		t.Error("failed step changed the model")
 	}
 }
