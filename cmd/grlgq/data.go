@@ -181,7 +181,7 @@ func (s *samples) subspaceOf(i int) *subspace.Subspace { return s.subs.Subs[i] }
 // testSamples turns ds into the samples the model m classifies: single
 // images for image data (unless m > 0 groups them into sets of m), image
 // sets for folder data, bases for npy data.
-func testSamples(mod *model.Model, ds *dataset.Dataset, groupM int, seed uint64, workers int) (*samples, error) {
+func testSamples(mod *model.Model, ds *dataset.Dataset, groupM int, seed uint64, workers int, skipBad bool) (*samples, error) {
 	if ds.Dim != mod.Dim() {
 		h, w := shapeOf(ds, ds.Dim)
 		hint := ""
@@ -204,7 +204,7 @@ func testSamples(mod *model.Model, ds *dataset.Dataset, groupM int, seed uint64,
 		}
 		s.kind, s.subs = "basis", subs
 	case ds.Sets != nil:
-		subs, err := dataset.SetSubspaces(ds, nil, dataset.SetOptions{D: d, Workers: workers})
+		subs, err := dataset.SetSubspaces(ds, nil, dataset.SetOptions{D: d, Workers: workers, SkipBad: skipBad})
 		if err != nil {
 			return nil, setError(err, d)
 		}
@@ -214,7 +214,7 @@ func testSamples(mod *model.Model, ds *dataset.Dataset, groupM int, seed uint64,
 		for i := range all {
 			all[i] = i
 		}
-		subs, err := dataset.GroupSubspaces(ds, all, dataset.GroupOptions{M: groupM, D: d, Seed: seed, Workers: workers})
+		subs, err := dataset.GroupSubspaces(ds, all, dataset.GroupOptions{M: groupM, D: d, Seed: seed, Workers: workers, SkipBad: skipBad})
 		if err != nil {
 			return nil, setError(err, d)
 		}
@@ -309,4 +309,15 @@ func sameFile(path string, paths ...string) bool {
 		}
 	}
 	return false
+}
+
+// skippedNames lists the inputs -skip-bad left out.
+func skippedNames(s *samples) []string {
+	out := []string{}
+	if s.subs != nil {
+		for _, k := range s.subs.Skipped {
+			out = append(out, k.Name)
+		}
+	}
+	return out
 }

@@ -19,6 +19,7 @@ type modelFlags struct {
 	seed    uint64
 	workers int
 	asJSON  bool
+	skipBad bool
 }
 
 func (f *modelFlags) addFlags(fs *flag.FlagSet) {
@@ -27,6 +28,7 @@ func (f *modelFlags) addFlags(fs *flag.FlagSet) {
 	fs.IntVar(&f.m, "m", 0, "single-image data: classify sets of m random same-class images instead of single images (0: single images, θ_1 distance)")
 	fs.Uint64Var(&f.seed, "seed", 1, "seed of the grouping with -m")
 	fs.IntVar(&f.workers, "workers", runtime.GOMAXPROCS(0), "goroutines computing distances")
+	fs.BoolVar(&f.skipBad, "skip-bad", false, "leave out image sets that cannot give a d-dimensional subspace (too few images, rank below d) instead of failing")
 }
 
 // load parses nothing; it loads the model and the samples.
@@ -54,7 +56,7 @@ func (f *modelFlags) load(fs *flag.FlagSet) (*model.Model, *samples, error) {
 	if f.m > 0 && f.m < mod.SubspaceDim() {
 		return nil, nil, fmt.Errorf("sets of -m %d images cannot span the model's d=%d dimensions", f.m, mod.SubspaceDim())
 	}
-	s, err := testSamples(mod, ds, f.m, f.seed, f.workers)
+	s, err := testSamples(mod, ds, f.m, f.seed, f.workers, f.skipBad)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -201,11 +203,15 @@ func evalJSON(m *model.Model, s *samples, sc *scores) map[string]any {
 		"confusion_columns": "predicted class",
 		"rejected_by_class": rej,
 		"data":              s.ds.Source,
+		"skipped":           skippedNames(s),
 	}
 }
 
 func printEval(w io.Writer, m *model.Model, s *samples, sc *scores) {
 	fmt.Fprintf(w, "data      %s\n", describe(s.ds))
+	if sk := skippedNames(s); len(sk) > 0 {
+		fmt.Fprintf(w, "skipped   %d set(s) that cannot give a d=%d subspace: %s\n", len(sk), m.SubspaceDim(), strings.Join(sk, ", "))
+	}
 	fmt.Fprintf(w, "model     %d prototypes, D=%d, d=%d, %d classes, %d epochs\n", m.NumPrototypes(), m.Dim(), m.SubspaceDim(), m.NumClasses(), m.Epochs())
 	kind := map[string]string{"image": "single images (distance θ_1²)", "set": "image sets (distance Σ λ_k θ_k²)", "basis": "bases (distance Σ λ_k θ_k²)"}[s.kind]
 	fmt.Fprintf(w, "accuracy  %s (%d of %d %s)", pct(sc.accuracy()), sc.correct, sc.n, kind)

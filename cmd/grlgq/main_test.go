@@ -253,6 +253,17 @@ func TestFolderSets(t *testing.T) {
 	fails(t, 1, []string{"fewer images"}, "train", "-data", "folder:"+small, "-d", "3", "-o", mod)
 	// ... which -skip-bad leaves out (here: all of them, so still an error).
 	fails(t, 1, nil, "train", "-data", "folder:"+small, "-d", "3", "-o", mod, "-skip-bad")
+	// Evaluating a tree with one set too small for d: an error, or left out.
+	mixed := filepath.Join(dir, "mixed")
+	writeFolder(t, mixed, 2, 2, 6)
+	tiny := filepath.Join(mixed, "classa", "tiny")
+	os.MkdirAll(tiny, 0o755)
+	writePNG(t, filepath.Join(tiny, "only.png"), make([]float64, 64))
+	fails(t, 1, []string{"classa/tiny", "-skip-bad"}, "eval", "-model", mod, "-data", "folder:"+mixed)
+	r = ok(t, "eval", "-model", mod, "-data", "folder:"+mixed, "-skip-bad", "-json")
+	if em := decodeJSON(t, r.stdout, "accuracy", "skipped"); em["n"].(float64) != 4 || len(em["skipped"].([]any)) != 1 {
+		t.Errorf("eval -skip-bad: n %v, skipped %v; want 4 sets and 1 skipped", em["n"], em["skipped"])
+	}
 }
 
 func TestNPY(t *testing.T) {
