@@ -306,6 +306,18 @@ func (c *BarChart) Render() *image.RGBA {
 	if c.ValueLabels {
 		hi += (hi - lo) * 0.08 // room for the labels
 	}
+	if n := len(c.SeriesNames); n > 0 {
+		// Room above the bars for the legend: its height as a fraction of
+		// the (approximate) plotting height.
+		h := c.Height
+		if h <= 0 {
+			h = 400
+		}
+		f := float64(n*(lineH+3)+20) / float64(max(h-70, 50))
+		if f < 0.8 {
+			hi += (hi - lo) * f / (1 - f)
+		}
+	}
 	lo, hi, yticks, ystep := niceRangeStep(lo, hi, 5)
 	f := newFrame(c.Width, c.Height, c.Title, c.XLabel, c.YLabel, lo, hi, yticks, ystep)
 	f.xlo, f.xhi = 0, float64(max(ncat, 1))
