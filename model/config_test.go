@@ -55,6 +55,14 @@ func TestDataErrors(t *testing.T) {
 			x[1] = &subspace.Subspace{Basis: linalg.NewDense(12, 3)}
 			return x, ys
 		},
+		"not orthonormal": func() ([]*subspace.Subspace, []int) {
+			x := append([]*subspace.Subspace(nil), xs...)
+			b := linalg.NewDense(12, 2)
+			b.CopyFrom(xs[1].Basis)
+			b.Set(0, 0, b.At(0, 0)+0.1)
+			x[1] = &subspace.Subspace{Basis: b}
+			return x, ys
+		},
 		"empty class": func() ([]*subspace.Subspace, []int) {
 			y := append([]int(nil), ys...)
 			y[0] = 3 // classes 0..3, class 2 has no set

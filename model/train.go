@@ -201,6 +201,9 @@ func Init(cfg Config, x []*subspace.Subspace, y []int) (*Model, error) {
 	return m, nil
 }
 
+// dataOrthoTol is the loss of orthonormality accepted in a training basis.
+const dataOrthoTol = 1e-6
+
 // checkData validates training sets and labels and returns D, d and the
 // number of classes (max label + 1). dim, d, classes >= 0 are required
 // values (a model's); -1 means "take from the data".
@@ -228,6 +231,9 @@ func checkData(cfg *Config, x []*subspace.Subspace, y []int, dim, d, classes int
 		}
 		if err := b.Validate(); err != nil {
 			return 0, 0, 0, fmt.Errorf("model: set %d: %w: %v", i, ErrNotFinite, err)
+		}
+		if e := linalg.OrthonormalityError(b); !(e <= dataOrthoTol) {
+			return 0, 0, 0, fmt.Errorf("model: %w: set %d: basis columns not orthonormal (max |PᵀP − I| = %.3g)", ErrData, i, e)
 		}
 		if y[i] < 0 || y[i] >= MaxClasses {
 			return 0, 0, 0, fmt.Errorf("model: %w: set %d has label %d", ErrData, i, y[i])
