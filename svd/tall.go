@@ -14,11 +14,12 @@ type Tall struct {
 	ld         int       // stride of t and ut: kernels.Stride(rows)
 	t          []float64 // cols x rows: row j = column j of A, then the LQ factors
 	tau        []float64
-	ut         []float64 // cols x rows: rows of Uᵀ
 	ur         []float64 // cols x cols: U of R
+	y          []float64 // rows x cols (stride ldy): the reflectors Y, row-major
+	ldy        int
+	gm         []float64 // cols x cols: YᵀY
 	tm         []float64 // cols x cols: -T of the compact WY form
 	x, wm      []float64 // cols x cols: Y_topᵀ U_R and -T Y_topᵀ U_R
-	z          []float64 // cols: Y[:, :j]ᵀ v_j
 	small      *Small
 }
 
@@ -35,12 +36,13 @@ func NewTall(rows, cols int) *Tall {
 		ld:    ld,
 		t:     make([]float64, cols*ld),
 		tau:   make([]float64, cols),
-		ut:    make([]float64, cols*ld),
 		ur:    make([]float64, cols*cols),
 		tm:    make([]float64, cols*cols),
 		x:     make([]float64, cols*cols),
 		wm:    make([]float64, cols*cols),
-		z:     make([]float64, cols),
+		y:     make([]float64, rows*kernels.Stride(cols)),
+		ldy:   kernels.Stride(cols),
+		gm:    make([]float64, cols*cols),
 		small: NewSmall(cols),
 	}
 }
@@ -90,19 +92,28 @@ func (w *Tall) Factorize(u []float64, ldu int, s []float64, v []float64, ldv int
 	}
 	sm.finish(w.ur, n, s, v, ldv, e, negl)
 
+	// Y (rows x cols, row-major), G = YᵀY.
+	y, ldy := w.y, w.ldy
+	if useAVX512 {
+		transposeAVX512(&y[0], ldy, &w.t[0], ld, n, m)
+	} else {
+		for j := 0; j < n; j++ {
+			for r, x := range w.t[j*ld : j*ld+m] {
+				y[r*ldy+j] = x
+			}
+		}
+	}
+	gm := w.gm
+	kernels.AtB(gm, n, y, ldy, y, ldy, m, n, n)
 	// T of H_0 ... H_{n-1} = I - Y T Yᵀ: T[j][j] = tau_j,
 	// T[:j, j] = -tau_j T[:j, :j] (Y[:, :j]ᵀ v_j). Stored negated.
-	tm, z := w.tm, w.z
+	tm := w.tm
 	for j := 0; j < n; j++ {
 		tau := w.tau[j]
-		vj := w.t[j*ld+j : j*ld+m]
-		for i := 0; i < j; i++ {
-			z[i] = kernels.Dot(w.t[i*ld+j:i*ld+m], vj)
-		}
 		for i := 0; i < j; i++ {
 			var acc float64
 			for k := i; k < j; k++ {
-				acc += float64(tm[i*n+k] * z[k])
+				acc += float64(tm[i*n+k] * gm[k*n+j])
 			}
 			tm[i*n+j] = -float64(tau * acc)
 		}
@@ -111,18 +122,16 @@ func (w *Tall) Factorize(u []float64, ldu int, s []float64, v []float64, ldv int
 			tm[i*n+j] = 0
 		}
 	}
-	// X = Y_topᵀ U_R (Y_topᵀ: the first n columns of t), W = -T X.
-	kernels.AB(w.x, n, w.t, ld, w.ur, n, n, n, n)
+	// X = Y_topᵀ U_R, W = -T X, U = [U_R; 0] + Y W.
+	kernels.AtB(w.x, n, y, ldy, w.ur, n, n, n, n)
 	kernels.AB(w.wm, n, tm, n, w.x, n, n, n, n)
-	// Uᵀ = [U_Rᵀ 0] + Wᵀ Yᵀ.
-	kernels.AtB(w.ut, ld, w.wm, n, w.t, ld, n, n, m)
+	kernels.AB(u, ldu, y, ldy, w.wm, n, m, n, n)
 	for i := 0; i < n; i++ {
-		row := w.ut[i*ld : i*ld+n]
+		row := u[i*ldu : i*ldu+n]
 		for j := range row {
-			row[j] += w.ur[j*n+i]
+			row[j] += w.ur[i*n+j]
 		}
 	}
-	w.store(u, ldu)
 	return nil
 }
 
@@ -156,21 +165,6 @@ func (w *Tall) load(a []float64, lda int) (int, bool) {
 		}
 	}
 	return e, true
-}
-
-// store writes U, the transpose of ut, into u.
-func (w *Tall) store(u []float64, ldu int) {
-	m, n, ld := w.rows, w.cols, w.ld
-	if useAVX512 {
-		transposeAVX512(&u[0], ldu, &w.ut[0], ld, n, m)
-		return
-	}
-	for j := 0; j < n; j++ {
-		row := w.ut[j*ld : j*ld+m]
-		for r, x := range row {
-			u[r*ldu+j] = x
-		}
-	}
 }
 
 // lq overwrites t (cols x rows, rows are the columns of A) with its LQ
