@@ -55,7 +55,7 @@ func (t *trainFlags) addFlags(fs *flag.FlagSet, def model.Config) {
 	fs.Float64Var(&t.tau, "tau", model.DefaultTau, "τ of -schedule anneal")
 	fs.Float64Var(&t.sigmoid, "sigmoid", 0, "use the cost φ(μ) = 1/(1+exp(-β μ)) with this slope β (0: φ = identity, as in the paper)")
 	fs.BoolVar(&t.classWeights, "class-weights", false, "weight each step by the inverse frequency of its class (imbalanced data)")
-	fs.Float64Var(&t.val, "val", 0, "fraction of each class's training sets held out for validation (0: none)")
+	fs.Float64Var(&t.val, "val", 0, "fraction of each class's training sets held out for validation (0: none); with -groupings > 1 an image can sit in a training and a validation set")
 	fs.IntVar(&t.patience, "patience", 0, "with -val: stop after this many epochs without a better validation accuracy and keep the best epoch (0: train all epochs)")
 	fs.IntVar(&t.workers, "workers", runtime.GOMAXPROCS(0), "goroutines computing distances (results never depend on it)")
 	fs.Float64Var(&t.floor, "floor", model.DefaultRelevanceFloor, "floor of every relevance λ_k after an update (before renormalising)")
