@@ -78,7 +78,7 @@ func (w *Batch) initAsm() {
 	if x.ppr > 0 {
 		x.rounds = len(x.poff) / 4 / x.ppr
 	}
-	x.params[pTol] = tolerance(n)
+	x.params[pTol] = tolerance(n) * tolerance(n)
 	x.params[pOne] = 1
 	x.params[pHalf] = 0.5
 	x.params[pThreeH] = 1.5

@@ -222,27 +222,19 @@ params:
 	VMOVAPD (R9)(R11*1), Z1
 	VMOVAPD 128(DI), Z2
 
-	// K1 = |gamma| rsqrt(alpha) rsqrt(beta) > tol && alpha > negl && beta > negl
-	VRSQRT14PD Z0, Z3
-	VRSQRT14PD Z1, Z4
-	VPANDQ     Z2, Z26, Z5
-	VMULPD     Z3, Z5, Z5
-	VMULPD     Z4, Z5, Z5
-	VCMPPD     $0x1e, Z29, Z5, K1
-	VCMPPD     $0x1e, Z28, Z0, K1, K1
-	VCMPPD     $0x1e, Z28, Z1, K1, K1
-	KORW       K1, K2, K2
-	KMOVW      K1, 192(DI)
+	// K1 = γ² > tol² α β && α > negl && β > negl
+	VMULPD Z2, Z2, Z3
+	VMULPD Z1, Z0, Z4
+	VMULPD Z29, Z4, Z4
+	VCMPPD $0x1e, Z4, Z3, K1
+	VCMPPD $0x1e, Z28, Z0, K1, K1
+	VCMPPD $0x1e, Z28, Z1, K1, K1
+	KORW   K1, K2, K2
+	KMOVW  K1, 192(DI)
 
-	// d = (beta-alpha)/m, g2 = 2 gamma/m with m ~ max(alpha, beta) (t is homogeneous of degree 0)
-	VMAXPD   Z0, Z1, Z3
-	VRCP14PD Z3, Z3
-	VSUBPD   Z0, Z1, Z4
-	VMULPD   Z3, Z4, Z4
-	VMULPD   Z3, Z2, Z5
-	VADDPD   Z5, Z5, Z5
-
-	// h = d² + g2², sqrt(h) = h rsqrt(h) with one Newton step
+	// t = sign(d) g2 / (|d| + sqrt(d² + g2²)), d = β - α, g2 = 2γ (masked: 0)
+	VSUBPD       Z0, Z1, Z4
+	VADDPD       Z2, Z2, Z5
 	VMULPD       Z5, Z5, Z6
 	VFMADD231PD  Z4, Z4, Z6
 	VRSQRT14PD   Z6, Z7
@@ -250,18 +242,17 @@ params:
 	VMULPD       Z7, Z8, Z9
 	VFNMADD213PD Z25, Z30, Z9
 	VMULPD       Z9, Z8, Z8
-
-	// t = sign(d) g2 / (|d| + sqrt(h)), reciprocal with one Newton step
 	VPANDQ       Z4, Z26, Z10
 	VADDPD       Z10, Z8, Z10
+	VPANDQ       Z4, Z27, Z13
+	VPXORQ       Z13, Z5, Z5
 	VRCP14PD     Z10, Z11
 	VFNMADD213PD Z31, Z11, Z10
 	VFMADD231PD  Z10, Z11, Z11
 	VMULPD       Z11, Z5, Z12
-	VPANDQ       Z4, Z27, Z13
-	VPXORQ       Z13, Z12, Z12
+	VMOVAPD.Z    Z12, K1, Z12
 
-	// c = rsqrt(1 + t²) to full precision (two Newton steps), s = c t
+	// c = 1/sqrt(1 + t²) (exactly 1 where no rotation), s = c t
 	VMOVAPD      Z31, Z13
 	VFMADD231PD  Z12, Z12, Z13
 	VRSQRT14PD   Z13, Z14
@@ -273,25 +264,16 @@ params:
 	VFNMADD213PD Z31, Z13, Z15
 	VMULPD       Z30, Z14, Z16
 	VFMADD231PD  Z15, Z16, Z14
-	VMULPD       Z12, Z14, Z15
 	VBLENDMPD    Z14, Z31, K1, Z14
-	VMOVAPD.Z    Z15, K1, Z15
+	VMULPD       Z12, Z14, Z15
 	VMOVAPD      Z14, (DI)
 	VMOVAPD      Z15, 64(DI)
 
-	// alpha' = c² alpha + s² beta - 2cs gamma, beta' = s² alpha + c² beta + 2cs gamma
-	VMULPD       Z14, Z14, Z16
-	VMULPD       Z15, Z15, Z17
-	VMULPD       Z15, Z14, Z18
-	VADDPD       Z18, Z18, Z18
-	VMULPD       Z0, Z16, Z19
-	VFMADD231PD  Z1, Z17, Z19
-	VFNMADD231PD Z2, Z18, Z19
-	VMULPD       Z0, Z17, Z20
-	VFMADD231PD  Z1, Z16, Z20
-	VFMADD231PD  Z2, Z18, Z20
-	VMOVAPD      Z19, (R9)(R10*1)
-	VMOVAPD      Z20, (R9)(R11*1)
+	// α' = α - t γ, β' = β + t γ
+	VFNMADD231PD Z2, Z12, Z0
+	VFMADD231PD  Z2, Z12, Z1
+	VMOVAPD      Z0, (R9)(R10*1)
+	VMOVAPD      Z1, (R9)(R11*1)
 	ADDQ         $0x20, SI
 	ADDQ         $0x00000100, DI
 	DECQ         R8

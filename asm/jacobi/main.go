@@ -28,7 +28,7 @@ import (
 var (
 	ones   = Z31 // 1.0
 	half   = Z30 // 0.5
-	tol    = Z29 // convergence threshold on |cos|
+	tol    = Z29 // tol²: convergence threshold on cos²
 	negl   = Z28 // per-lane threshold on squared column norms
 	signM  = Z27 // -0.0 (sign bit)
 	absM   = Z26 // ^sign bit
@@ -38,7 +38,7 @@ var (
 // Layout of params (float64 index).
 const (
 	pNegl   = 0  // [0:8] per-lane negligible threshold (written by load8)
-	pTol    = 8  // tolerance on |cos|
+	pTol    = 8  // tol²: squared threshold on cos² of the angle of a pair
 	pOne    = 9  // 1
 	pHalf   = 10 // 0.5
 	pThreeH = 11 // 1.5
@@ -305,78 +305,7 @@ func jacobi8() {
 	Load(Param("ppr"), i)
 	Load(Param("norms"), x)
 	Label("params")
-	alpha, beta, gamma := Z0, Z1, Z2
-	MOVQ(Mem{Base: pp, Disp: 16}, y)
-	MOVQ(Mem{Base: pp, Disp: 24}, r)
-	VMOVAPD(Mem{Base: x, Index: y, Scale: 1}, alpha)
-	VMOVAPD(Mem{Base: x, Index: r, Scale: 1}, beta)
-	VMOVAPD(Mem{Base: sc, Disp: 128}, gamma)
-	Comment("K1 = |gamma| rsqrt(alpha) rsqrt(beta) > tol && alpha > negl && beta > negl")
-	VRSQRT14PD(alpha, Z3)
-	VRSQRT14PD(beta, Z4)
-	VPANDQ(gamma, absM, Z5)
-	VMULPD(Z3, Z5, Z5)
-	VMULPD(Z4, Z5, Z5)
-	VCMPPD(Imm(0x1e), tol, Z5, K1) // GT_OQ: false on NaN (zero columns)
-	VCMPPD(Imm(0x1e), negl, alpha, K1, K1)
-	VCMPPD(Imm(0x1e), negl, beta, K1, K1)
-	KORW(K1, K2, K2)
-	KMOVW(K1, Mem{Base: sc, Disp: 192})
-
-	Comment("d = (beta-alpha)/m, g2 = 2 gamma/m with m ~ max(alpha, beta) (t is homogeneous of degree 0)")
-	VMAXPD(alpha, beta, Z3)
-	VRCP14PD(Z3, Z3)
-	VSUBPD(alpha, beta, Z4)
-	VMULPD(Z3, Z4, Z4) // d
-	VMULPD(Z3, gamma, Z5)
-	VADDPD(Z5, Z5, Z5) // g2
-	Comment("h = d² + g2², sqrt(h) = h rsqrt(h) with one Newton step")
-	VMULPD(Z5, Z5, Z6)
-	VFMADD231PD(Z4, Z4, Z6)
-	VRSQRT14PD(Z6, Z7)
-	VMULPD(Z7, Z6, Z8) // h y
-	VMULPD(Z7, Z8, Z9) // h y²
-	VFNMADD213PD(threeH, half, Z9)
-	VMULPD(Z9, Z8, Z8) // sqrt(h)
-	Comment("t = sign(d) g2 / (|d| + sqrt(h)), reciprocal with one Newton step")
-	VPANDQ(Z4, absM, Z10)
-	VADDPD(Z10, Z8, Z10)
-	VRCP14PD(Z10, Z11)
-	VFNMADD213PD(ones, Z11, Z10) // 1 - den r
-	VFMADD231PD(Z10, Z11, Z11)   // r += r (1 - den r)
-	VMULPD(Z11, Z5, Z12)
-	VPANDQ(Z4, signM, Z13)
-	VPXORQ(Z13, Z12, Z12) // t
-	Comment("c = rsqrt(1 + t²) to full precision (two Newton steps), s = c t")
-	VMOVAPD(ones, Z13)
-	VFMADD231PD(Z12, Z12, Z13) // 1 + t²
-	VRSQRT14PD(Z13, Z14)
-	VMULPD(Z14, Z14, Z15)
-	VMULPD(Z13, Z15, Z15)
-	VFNMADD213PD(threeH, half, Z15)
-	VMULPD(Z15, Z14, Z14)
-	VMULPD(Z14, Z14, Z15)
-	VFNMADD213PD(ones, Z13, Z15) // e = 1 - x y²
-	VMULPD(half, Z14, Z16)
-	VFMADD231PD(Z15, Z16, Z14) // c = y + (y/2) e
-	VMULPD(Z12, Z14, Z15)      // s
-	VBLENDMPD(Z14, ones, K1, Z14)
-	VMOVAPD_Z(Z15, K1, Z15)
-	VMOVAPD(Z14, Mem{Base: sc})
-	VMOVAPD(Z15, Mem{Base: sc, Disp: 64})
-	Comment("alpha' = c² alpha + s² beta - 2cs gamma, beta' = s² alpha + c² beta + 2cs gamma")
-	VMULPD(Z14, Z14, Z16)
-	VMULPD(Z15, Z15, Z17)
-	VMULPD(Z15, Z14, Z18)
-	VADDPD(Z18, Z18, Z18)
-	VMULPD(alpha, Z16, Z19)
-	VFMADD231PD(beta, Z17, Z19)
-	VFNMADD231PD(gamma, Z18, Z19)
-	VMULPD(alpha, Z17, Z20)
-	VFMADD231PD(beta, Z16, Z20)
-	VFMADD231PD(gamma, Z18, Z20)
-	VMOVAPD(Z19, Mem{Base: x, Index: y, Scale: 1})
-	VMOVAPD(Z20, Mem{Base: x, Index: r, Scale: 1})
+	batchParams(pp, x, y, r, sc)
 	ADDQ(Imm(32), pp)
 	ADDQ(U32(scratchStride), sc)
 	DECQ(i)
@@ -436,6 +365,9 @@ func jacobi8() {
 
 // rotateRow rotates one 64-byte row of columns x and y, using the four
 // scratch registers from zreg(base).
+// rotateRow applies the scaled rotation X' = X - t1 Y, Y' = Y + t2 X to
+// one 64-byte row of columns x and y, using the three scratch registers
+// from zreg(base).
 func rotateRow(x, y Register, disp int, base int, c, s VecPhysical) {
 	zx, zy, t1, t2 := zreg(base), zreg(base+1), zreg(base+2), zreg(base+3)
 	VMOVUPD(Mem{Base: x, Disp: disp}, zx)
@@ -500,3 +432,81 @@ var zregs = []VecPhysical{Z0, Z1, Z2, Z3, Z4, Z5, Z6, Z7, Z8, Z9, Z10, Z11, Z12,
 	Z16, Z17, Z18, Z19, Z20, Z21, Z22, Z23, Z24, Z25, Z26, Z27, Z28, Z29, Z30, Z31}
 
 func zreg(i int) VecPhysical { return zregs[i] }
+
+// exactParams selects VSQRTPD/VDIVPD for the rotation parameters of the
+// batch kernel (else approximate reciprocals refined by Newton steps).
+const exactParams = false
+
+// batchParams emits the rotation of one pair of the batch kernel: α, β from
+// the norms (offsets y and r from x), γ from the scratch slot sc; it writes
+// c, s and the rotation mask to the scratch slot and updates the norms.
+func batchParams(pp, x, y, r, sc Register) {
+	alpha, beta, gamma := Z0, Z1, Z2
+	MOVQ(Mem{Base: pp, Disp: 16}, y)
+	MOVQ(Mem{Base: pp, Disp: 24}, r)
+	VMOVAPD(Mem{Base: x, Index: y, Scale: 1}, alpha)
+	VMOVAPD(Mem{Base: x, Index: r, Scale: 1}, beta)
+	VMOVAPD(Mem{Base: sc, Disp: 128}, gamma)
+	Comment("K1 = γ² > tol² α β && α > negl && β > negl")
+	VMULPD(gamma, gamma, Z3)
+	VMULPD(beta, alpha, Z4)
+	VMULPD(tol, Z4, Z4)
+	VCMPPD(Imm(0x1e), Z4, Z3, K1)
+	VCMPPD(Imm(0x1e), negl, alpha, K1, K1)
+	VCMPPD(Imm(0x1e), negl, beta, K1, K1)
+	KORW(K1, K2, K2)
+	KMOVW(K1, Mem{Base: sc, Disp: 192})
+	Comment("t = sign(d) g2 / (|d| + sqrt(d² + g2²)), d = β - α, g2 = 2γ (masked: 0)")
+	VSUBPD(alpha, beta, Z4) // d
+	VADDPD(gamma, gamma, Z5)
+	VMULPD(Z5, Z5, Z6)
+	VFMADD231PD(Z4, Z4, Z6)
+	if exactParams {
+		VSQRTPD(Z6, Z8)
+	} else {
+		VRSQRT14PD(Z6, Z7)
+		VMULPD(Z7, Z6, Z8) // h y
+		VMULPD(Z7, Z8, Z9) // h y²
+		VFNMADD213PD(threeH, half, Z9)
+		VMULPD(Z9, Z8, Z8) // sqrt(h)
+	}
+	VPANDQ(Z4, absM, Z10)
+	VADDPD(Z10, Z8, Z10)
+	VPANDQ(Z4, signM, Z13)
+	VPXORQ(Z13, Z5, Z5)
+	if exactParams {
+		VDIVPD(Z10, Z5, Z12)
+	} else {
+		VRCP14PD(Z10, Z11)
+		VFNMADD213PD(ones, Z11, Z10) // 1 - den r
+		VFMADD231PD(Z10, Z11, Z11)   // r += r (1 - den r)
+		VMULPD(Z11, Z5, Z12)
+	}
+	VMOVAPD_Z(Z12, K1, Z12) // t
+	Comment("c = 1/sqrt(1 + t²) (exactly 1 where no rotation), s = c t")
+	VMOVAPD(ones, Z13)
+	VFMADD231PD(Z12, Z12, Z13) // q
+	if exactParams {
+		VSQRTPD(Z13, Z14)
+		VDIVPD(Z14, ones, Z14)
+	} else {
+		VRSQRT14PD(Z13, Z14)
+		VMULPD(Z14, Z14, Z15)
+		VMULPD(Z13, Z15, Z15)
+		VFNMADD213PD(threeH, half, Z15)
+		VMULPD(Z15, Z14, Z14)
+		VMULPD(Z14, Z14, Z15)
+		VFNMADD213PD(ones, Z13, Z15) // e = 1 - x y²
+		VMULPD(half, Z14, Z16)
+		VFMADD231PD(Z15, Z16, Z14) // c = y + (y/2) e
+	}
+	VBLENDMPD(Z14, ones, K1, Z14)
+	VMULPD(Z12, Z14, Z15) // s
+	VMOVAPD(Z14, Mem{Base: sc})
+	VMOVAPD(Z15, Mem{Base: sc, Disp: 64})
+	Comment("α' = α - t γ, β' = β + t γ")
+	VFNMADD231PD(gamma, Z12, alpha)
+	VFMADD231PD(gamma, Z12, beta)
+	VMOVAPD(alpha, Mem{Base: x, Index: y, Scale: 1})
+	VMOVAPD(beta, Mem{Base: x, Index: r, Scale: 1})
+}
