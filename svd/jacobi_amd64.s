@@ -223,14 +223,16 @@ params:
 	VMOVAPD 128(DI), Z2
 
 	// K1 = γ² > tol² α β && α > negl && β > negl
-	VMULPD Z2, Z2, Z3
-	VMULPD Z1, Z0, Z4
-	VMULPD Z29, Z4, Z4
-	VCMPPD $0x1e, Z4, Z3, K1
-	VCMPPD $0x1e, Z28, Z0, K1, K1
-	VCMPPD $0x1e, Z28, Z1, K1, K1
-	KORW   K1, K2, K2
-	KMOVW  K1, 192(DI)
+	VMULPD   Z2, Z2, Z3
+	VMULPD   Z1, Z0, Z4
+	VMULPD   Z29, Z4, Z4
+	VCMPPD   $0x1e, Z4, Z3, K1
+	VCMPPD   $0x1e, Z28, Z0, K1, K1
+	VCMPPD   $0x1e, Z28, Z1, K1, K1
+	KORW     K1, K2, K2
+	KMOVW    K1, 192(DI)
+	KORTESTW K1, K1
+	JZ       paramsnext
 
 	// t = sign(d) g2 / (|d| + sqrt(d² + g2²)), d = β - α, g2 = 2γ (masked: 0)
 	VSUBPD       Z0, Z1, Z4
@@ -274,10 +276,12 @@ params:
 	VFMADD231PD  Z2, Z12, Z1
 	VMOVAPD      Z0, (R9)(R10*1)
 	VMOVAPD      Z1, (R9)(R11*1)
-	ADDQ         $0x20, SI
-	ADDQ         $0x00000100, DI
-	DECQ         R8
-	JNZ          params
+
+paramsnext:
+	ADDQ $0x20, SI
+	ADDQ $0x00000100, DI
+	DECQ R8
+	JNZ  params
 
 	// phase 3: x, y = c x - s y, s x + c y for every pair that rotates in some lane
 	MOVQ BX, SI

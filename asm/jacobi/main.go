@@ -306,6 +306,7 @@ func jacobi8() {
 	Load(Param("norms"), x)
 	Label("params")
 	batchParams(pp, x, y, r, sc)
+	Label("paramsnext")
 	ADDQ(Imm(32), pp)
 	ADDQ(U32(scratchStride), sc)
 	DECQ(i)
@@ -456,6 +457,8 @@ func batchParams(pp, x, y, r, sc Register) {
 	VCMPPD(Imm(0x1e), negl, beta, K1, K1)
 	KORW(K1, K2, K2)
 	KMOVW(K1, Mem{Base: sc, Disp: 192})
+	KORTESTW(K1, K1)
+	JZ(LabelRef("paramsnext"))
 	Comment("t = sign(d) g2 / (|d| + sqrt(d² + g2²)), d = β - α, g2 = 2γ (masked: 0)")
 	VSUBPD(alpha, beta, Z4) // d
 	VADDPD(gamma, gamma, Z5)
