@@ -28,3 +28,11 @@ func (w *Small) jacobiAsm(withV bool, negl float64) bool {
 func transposeAVX512(dst *float64, ldd int, src *float64, lds int, rows, cols int) float64 {
 	panic("svd: no AVX-512 path in this build")
 }
+
+func (w *Small) valuesAsm(s []float64, a []float64, lda int) error {
+	panic("svd: no AVX-512 path in this build")
+}
+
+func (w *Small) factorizeAsm(u []float64, ldu int, s []float64, v []float64, ldv int, a []float64, lda int) error {
+	panic("svd: no AVX-512 path in this build")
+}

@@ -430,19 +430,13 @@ d0:
 	DECQ        DI
 	JNZ         d0
 
-sweep:
-	KXORW K2, K2, K2
-	MOVQ  rounds+24(FP), R8
-
-round:
-	// rotation parameters; K1 (K3 for the second vector): lanes that rotate
+	// parameters of the first round
 	VMULPD Z2, Z2, Z3
 	VMULPD Z1, Z0, Z4
 	VMULPD Z28, Z4, Z4
 	VCMPPD $0x1e, Z4, Z3, K1
 	VCMPPD $0x1e, Z27, Z0, K1, K1
 	VCMPPD $0x1e, Z27, Z1, K1, K1
-	KORW   K1, K2, K2
 
 	// t = sign(d) 2γ / (|d| + sqrt(d² + 4γ²)), d = β - α; c = 1/sqrt(1+t²), s = c t
 	VSUBPD      Z0, Z1, Z5
@@ -460,15 +454,28 @@ round:
 	VSQRTPD     Z7, Z7
 	VDIVPD      Z7, Z31, Z8
 	VMULPD      Z6, Z8, Z9
-	VBLENDMPD   Z8, Z31, K1, Z24
-	VMOVAPD.Z   Z9, K1, Z23
-	KORTESTW    K1, K1
-	JZ          norot
-	VPXORQ      Z0, Z0, Z0
-	VPXORQ      Z1, Z1, Z1
-	VPXORQ      Z2, Z2, Z2
-	MOVQ        AX, SI
-	MOVQ        DX, DI
+	VBLENDMPD   Z8, Z31, K1, Z22
+	VMOVAPD.Z   Z9, K1, Z21
+	KMOVW       K1, K5
+	VMOVAPD     Z22, Z24
+	VMOVAPD     Z21, Z23
+	KMOVW       K5, K6
+
+sweep:
+	KXORW K2, K2, K2
+	MOVQ  rounds+24(FP), R8
+
+round:
+	// K2 |= lanes rotating in this round; A rows, then the next round's
+	// parameters (their latency overlaps the V rows), then V rows
+	KORW     K6, K2, K2
+	VPXORQ   Z0, Z0, Z0
+	VPXORQ   Z1, Z1, Z1
+	VPXORQ   Z2, Z2, Z2
+	MOVQ     AX, SI
+	MOVQ     DX, DI
+	KORTESTW K6, K6
+	JZ       perma
 
 rota:
 	VMOVAPD     (SI), Z3
@@ -489,9 +496,56 @@ rota:
 	ADDQ        $0x00000080, SI
 	DECQ        DI
 	JNZ         rota
+	JMP         adone
+
+perma:
+	VMOVAPD     (SI), Z5
+	VMOVAPD     64(SI), Z6
+	VMOVAPD     Z5, Z3
+	VPERMT2PD   Z6, Z26, Z3
+	VMOVAPD     Z6, Z4
+	VPERMT2PD   Z5, Z25, Z4
+	VMOVAPD     Z3, (SI)
+	VMOVAPD     Z4, 64(SI)
+	VFMADD231PD Z3, Z3, Z0
+	VFMADD231PD Z4, Z4, Z1
+	VFMADD231PD Z4, Z3, Z2
+	ADDQ        $0x00000080, SI
+	DECQ        DI
+	JNZ         perma
+
+adone:
+	VMULPD Z2, Z2, Z3
+	VMULPD Z1, Z0, Z4
+	VMULPD Z28, Z4, Z4
+	VCMPPD $0x1e, Z4, Z3, K1
+	VCMPPD $0x1e, Z27, Z0, K1, K1
+	VCMPPD $0x1e, Z27, Z1, K1, K1
+
+	// t = sign(d) 2γ / (|d| + sqrt(d² + 4γ²)), d = β - α; c = 1/sqrt(1+t²), s = c t
+	VSUBPD      Z0, Z1, Z5
+	VADDPD      Z2, Z2, Z6
+	VMULPD      Z6, Z6, Z7
+	VFMADD231PD Z5, Z5, Z7
+	VSQRTPD     Z7, Z7
+	VPANDQ      Z5, Z30, Z8
+	VADDPD      Z8, Z7, Z7
+	VPANDQ      Z5, Z29, Z8
+	VPXORQ      Z8, Z6, Z6
+	VDIVPD      Z7, Z6, Z6
+	VMOVAPD     Z31, Z7
+	VFMADD231PD Z6, Z6, Z7
+	VSQRTPD     Z7, Z7
+	VDIVPD      Z7, Z31, Z8
+	VMULPD      Z6, Z8, Z9
+	VBLENDMPD   Z8, Z31, K1, Z22
+	VMOVAPD.Z   Z9, K1, Z21
+	KMOVW       K1, K5
 	MOVQ        rowsV+16(FP), DI
 	TESTQ       DI, DI
-	JZ          rotdone
+	JZ          next
+	KORTESTW    K6, K6
+	JZ          permv
 
 rotv:
 	VMOVAPD     (SI), Z3
@@ -509,35 +563,7 @@ rotv:
 	ADDQ        $0x00000080, SI
 	DECQ        DI
 	JNZ         rotv
-
-rotdone:
-	JMP next
-
-norot:
-	VPXORQ Z0, Z0, Z0
-	VPXORQ Z1, Z1, Z1
-	VPXORQ Z2, Z2, Z2
-	MOVQ   AX, SI
-	MOVQ   DX, DI
-
-perma:
-	VMOVAPD     (SI), Z5
-	VMOVAPD     64(SI), Z6
-	VMOVAPD     Z5, Z3
-	VPERMT2PD   Z6, Z26, Z3
-	VMOVAPD     Z6, Z4
-	VPERMT2PD   Z5, Z25, Z4
-	VMOVAPD     Z3, (SI)
-	VMOVAPD     Z4, 64(SI)
-	VFMADD231PD Z3, Z3, Z0
-	VFMADD231PD Z4, Z4, Z1
-	VFMADD231PD Z4, Z3, Z2
-	ADDQ        $0x00000080, SI
-	DECQ        DI
-	JNZ         perma
-	MOVQ        rowsV+16(FP), DI
-	TESTQ       DI, DI
-	JZ          permdone
+	JMP         next
 
 permv:
 	VMOVAPD   (SI), Z5
@@ -552,8 +578,10 @@ permv:
 	DECQ      DI
 	JNZ       permv
 
-permdone:
 next:
+	VMOVAPD  Z22, Z24
+	VMOVAPD  Z21, Z23
+	KMOVW    K5, K6
 	DECQ     R8
 	JNZ      round
 	KORTESTW K2, K2
@@ -615,19 +643,13 @@ d0:
 	DECQ        DI
 	JNZ         d0
 
-sweep:
-	KXORW K2, K2, K2
-	MOVQ  rounds+24(FP), R8
-
-round:
-	// rotation parameters; K1 (K3 for the second vector): lanes that rotate
+	// parameters of the first round
 	VMULPD Z2, Z2, Z6
 	VMULPD Z1, Z0, Z7
 	VMULPD Z28, Z7, Z7
 	VCMPPD $0x1e, Z7, Z6, K1
 	VCMPPD $0x1e, Z27, Z0, K1, K1
 	VCMPPD $0x1e, Z27, Z1, K1, K1
-	KORW   K1, K2, K2
 
 	// t = sign(d) 2γ / (|d| + sqrt(d² + 4γ²)), d = β - α; c = 1/sqrt(1+t²), s = c t
 	VSUBPD      Z0, Z1, Z8
@@ -645,15 +667,14 @@ round:
 	VSQRTPD     Z10, Z10
 	VDIVPD      Z10, Z31, Z11
 	VMULPD      Z9, Z11, Z12
-	VBLENDMPD   Z11, Z31, K1, Z22
-	VMOVAPD.Z   Z12, K1, Z21
+	VBLENDMPD   Z11, Z31, K1, Z18
+	VMOVAPD.Z   Z12, K1, Z17
 	VMULPD      Z5, Z5, Z6
 	VMULPD      Z4, Z3, Z7
 	VMULPD      Z28, Z7, Z7
 	VCMPPD      $0x1e, Z7, Z6, K3
 	VCMPPD      $0x1e, Z27, Z3, K3, K3
 	VCMPPD      $0x1e, Z27, Z4, K3, K3
-	KORW        K3, K2, K2
 
 	// t = sign(d) 2γ / (|d| + sqrt(d² + 4γ²)), d = β - α; c = 1/sqrt(1+t²), s = c t
 	VSUBPD      Z3, Z4, Z8
@@ -671,19 +692,33 @@ round:
 	VSQRTPD     Z10, Z10
 	VDIVPD      Z10, Z31, Z11
 	VMULPD      Z9, Z11, Z12
-	VBLENDMPD   Z11, Z31, K3, Z20
-	VMOVAPD.Z   Z12, K3, Z19
-	KORW        K1, K3, K4
-	KORTESTW    K4, K4
-	JZ          norot
-	VPXORQ      Z0, Z0, Z0
-	VPXORQ      Z1, Z1, Z1
-	VPXORQ      Z2, Z2, Z2
-	VPXORQ      Z3, Z3, Z3
-	VPXORQ      Z4, Z4, Z4
-	VPXORQ      Z5, Z5, Z5
-	MOVQ        AX, SI
-	MOVQ        DX, DI
+	VBLENDMPD   Z11, Z31, K3, Z16
+	VMOVAPD.Z   Z12, K3, Z15
+	KORW        K1, K3, K5
+	VMOVAPD     Z18, Z22
+	VMOVAPD     Z17, Z21
+	VMOVAPD     Z16, Z20
+	VMOVAPD     Z15, Z19
+	KMOVW       K5, K6
+
+sweep:
+	KXORW K2, K2, K2
+	MOVQ  rounds+24(FP), R8
+
+round:
+	// K2 |= lanes rotating in this round; A rows, then the next round's
+	// parameters (their latency overlaps the V rows), then V rows
+	KORW     K6, K2, K2
+	VPXORQ   Z0, Z0, Z0
+	VPXORQ   Z1, Z1, Z1
+	VPXORQ   Z2, Z2, Z2
+	VPXORQ   Z3, Z3, Z3
+	VPXORQ   Z4, Z4, Z4
+	VPXORQ   Z5, Z5, Z5
+	MOVQ     AX, SI
+	MOVQ     DX, DI
+	KORTESTW K6, K6
+	JZ       perma
 
 rota:
 	VMOVAPD     (SI), Z6
@@ -719,9 +754,92 @@ rota:
 	ADDQ        $0x00000100, SI
 	DECQ        DI
 	JNZ         rota
+	JMP         adone
+
+perma:
+	VMOVAPD     (SI), Z8
+	VMOVAPD     128(SI), Z9
+	VMOVAPD     64(SI), Z12
+	VMOVAPD     192(SI), Z13
+	VMOVAPD     Z8, Z6
+	VPERMT2PD   Z9, Z26, Z6
+	VMOVAPD     Z9, Z7
+	VPERMT2PD   Z13, Z25, Z7
+	VMOVAPD     Z8, Z10
+	VPERMT2PD   Z12, Z24, Z10
+	VMOVAPD     Z13, Z11
+	VPERMT2PD   Z12, Z23, Z11
+	VMOVAPD     Z6, (SI)
+	VMOVAPD     Z7, 128(SI)
+	VMOVAPD     Z10, 64(SI)
+	VMOVAPD     Z11, 192(SI)
+	VFMADD231PD Z6, Z6, Z0
+	VFMADD231PD Z7, Z7, Z1
+	VFMADD231PD Z7, Z6, Z2
+	VFMADD231PD Z10, Z10, Z3
+	VFMADD231PD Z11, Z11, Z4
+	VFMADD231PD Z11, Z10, Z5
+	ADDQ        $0x00000100, SI
+	DECQ        DI
+	JNZ         perma
+
+adone:
+	VMULPD Z2, Z2, Z6
+	VMULPD Z1, Z0, Z7
+	VMULPD Z28, Z7, Z7
+	VCMPPD $0x1e, Z7, Z6, K1
+	VCMPPD $0x1e, Z27, Z0, K1, K1
+	VCMPPD $0x1e, Z27, Z1, K1, K1
+
+	// t = sign(d) 2γ / (|d| + sqrt(d² + 4γ²)), d = β - α; c = 1/sqrt(1+t²), s = c t
+	VSUBPD      Z0, Z1, Z8
+	VADDPD      Z2, Z2, Z9
+	VMULPD      Z9, Z9, Z10
+	VFMADD231PD Z8, Z8, Z10
+	VSQRTPD     Z10, Z10
+	VPANDQ      Z8, Z30, Z11
+	VADDPD      Z11, Z10, Z10
+	VPANDQ      Z8, Z29, Z11
+	VPXORQ      Z11, Z9, Z9
+	VDIVPD      Z10, Z9, Z9
+	VMOVAPD     Z31, Z10
+	VFMADD231PD Z9, Z9, Z10
+	VSQRTPD     Z10, Z10
+	VDIVPD      Z10, Z31, Z11
+	VMULPD      Z9, Z11, Z12
+	VBLENDMPD   Z11, Z31, K1, Z18
+	VMOVAPD.Z   Z12, K1, Z17
+	VMULPD      Z5, Z5, Z6
+	VMULPD      Z4, Z3, Z7
+	VMULPD      Z28, Z7, Z7
+	VCMPPD      $0x1e, Z7, Z6, K3
+	VCMPPD      $0x1e, Z27, Z3, K3, K3
+	VCMPPD      $0x1e, Z27, Z4, K3, K3
+
+	// t = sign(d) 2γ / (|d| + sqrt(d² + 4γ²)), d = β - α; c = 1/sqrt(1+t²), s = c t
+	VSUBPD      Z3, Z4, Z8
+	VADDPD      Z5, Z5, Z9
+	VMULPD      Z9, Z9, Z10
+	VFMADD231PD Z8, Z8, Z10
+	VSQRTPD     Z10, Z10
+	VPANDQ      Z8, Z30, Z11
+	VADDPD      Z11, Z10, Z10
+	VPANDQ      Z8, Z29, Z11
+	VPXORQ      Z11, Z9, Z9
+	VDIVPD      Z10, Z9, Z9
+	VMOVAPD     Z31, Z10
+	VFMADD231PD Z9, Z9, Z10
+	VSQRTPD     Z10, Z10
+	VDIVPD      Z10, Z31, Z11
+	VMULPD      Z9, Z11, Z12
+	VBLENDMPD   Z11, Z31, K3, Z16
+	VMOVAPD.Z   Z12, K3, Z15
+	KORW        K1, K3, K5
 	MOVQ        rowsV+16(FP), DI
 	TESTQ       DI, DI
-	JZ          rotdone
+	JZ          next
+	KORTESTW    K6, K6
+	JZ          permv
 
 rotv:
 	VMOVAPD     (SI), Z6
@@ -751,49 +869,7 @@ rotv:
 	ADDQ        $0x00000100, SI
 	DECQ        DI
 	JNZ         rotv
-
-rotdone:
-	JMP next
-
-norot:
-	VPXORQ Z0, Z0, Z0
-	VPXORQ Z1, Z1, Z1
-	VPXORQ Z2, Z2, Z2
-	VPXORQ Z3, Z3, Z3
-	VPXORQ Z4, Z4, Z4
-	VPXORQ Z5, Z5, Z5
-	MOVQ   AX, SI
-	MOVQ   DX, DI
-
-perma:
-	VMOVAPD     (SI), Z8
-	VMOVAPD     128(SI), Z9
-	VMOVAPD     64(SI), Z12
-	VMOVAPD     192(SI), Z13
-	VMOVAPD     Z8, Z6
-	VPERMT2PD   Z9, Z26, Z6
-	VMOVAPD     Z9, Z7
-	VPERMT2PD   Z13, Z25, Z7
-	VMOVAPD     Z8, Z10
-	VPERMT2PD   Z12, Z24, Z10
-	VMOVAPD     Z13, Z11
-	VPERMT2PD   Z12, Z23, Z11
-	VMOVAPD     Z6, (SI)
-	VMOVAPD     Z7, 128(SI)
-	VMOVAPD     Z10, 64(SI)
-	VMOVAPD     Z11, 192(SI)
-	VFMADD231PD Z6, Z6, Z0
-	VFMADD231PD Z7, Z7, Z1
-	VFMADD231PD Z7, Z6, Z2
-	VFMADD231PD Z10, Z10, Z3
-	VFMADD231PD Z11, Z11, Z4
-	VFMADD231PD Z11, Z10, Z5
-	ADDQ        $0x00000100, SI
-	DECQ        DI
-	JNZ         perma
-	MOVQ        rowsV+16(FP), DI
-	TESTQ       DI, DI
-	JZ          permdone
+	JMP         next
 
 permv:
 	VMOVAPD   (SI), Z8
@@ -816,8 +892,12 @@ permv:
 	DECQ      DI
 	JNZ       permv
 
-permdone:
 next:
+	VMOVAPD  Z18, Z22
+	VMOVAPD  Z17, Z21
+	VMOVAPD  Z16, Z20
+	VMOVAPD  Z15, Z19
+	KMOVW    K5, K6
 	DECQ     R8
 	JNZ      round
 	KORTESTW K2, K2

@@ -125,20 +125,34 @@ func (w *Small) jacobiAsm(withV bool, negl float64) bool {
 	x := w.asm
 	n, row := w.n, x.row
 	buf := x.buf
-	rows := n
-	if withV {
-		rows = 2 * n
-	}
-	clear(buf[:rows*row])
+	clear(buf[:n*row])
 	for c, p := range x.pos {
 		gc := w.g[c*n : c*n+n]
 		for r, v := range gc {
 			buf[r*row+p] = v
 		}
-		if withV {
-			buf[(n+c)*row+p] = 1
-		}
 	}
+	if withV {
+		x.setIdentity(n)
+	}
+	if !x.run(n, withV, negl) {
+		return false
+	}
+	x.unpack(w.g, w.v, n, withV)
+	return true
+}
+
+// setIdentity sets the V rows of buf to I.
+func (x *smallAsm) setIdentity(n int) {
+	v := x.buf[n*x.row : 2*n*x.row]
+	clear(v)
+	for c, p := range x.pos {
+		v[c*x.row+p] = 1
+	}
+}
+
+// run runs the kernel on buf; false if it did not converge.
+func (x *smallAsm) run(n int, withV bool, negl float64) bool {
 	x.params[sNegl] = negl
 	rowsV := 0
 	if withV {
@@ -146,24 +160,115 @@ func (w *Small) jacobiAsm(withV bool, negl float64) bool {
 	}
 	var bad uint64
 	if x.wv == 1 {
-		bad = jacobi1W1AVX512(&buf[0], n, rowsV, x.m-1, &x.params, MaxSweeps)
+		bad = jacobi1W1AVX512(&x.buf[0], n, rowsV, x.m-1, &x.params, MaxSweeps)
 	} else {
-		bad = jacobi1W2AVX512(&buf[0], n, rowsV, x.m-1, &x.params, MaxSweeps)
+		bad = jacobi1W2AVX512(&x.buf[0], n, rowsV, x.m-1, &x.params, MaxSweeps)
 	}
-	if bad != 0 {
-		return false
-	}
+	return bad == 0
+}
+
+// unpack copies the columns of A (and V) from buf to g (and v), row i =
+// column i.
+func (x *smallAsm) unpack(g, v []float64, n int, withV bool) {
+	buf, row := x.buf, x.row
 	for c, p := range x.pos {
-		gc := w.g[c*n : c*n+n]
+		gc := g[c*n : c*n+n]
 		for r := range gc {
 			gc[r] = buf[r*row+p]
 		}
 		if withV {
-			vc := w.v[c*n : c*n+n]
+			vc := v[c*n : c*n+n]
 			for r := range vc {
 				vc[r] = buf[(n+r)*row+p]
 			}
 		}
 	}
-	return true
+}
+
+// load writes the n x n matrix a, scaled by the power of two 2^-e that
+// brings its largest entry into [0.5, 1), into the A rows of buf and returns
+// e and the negligible threshold 2^-120 ‖A‖_F² (scaled); false if a has a
+// NaN or Inf. It is loadTransposed and negligible for this layout.
+func (x *smallAsm) load(a []float64, lda, n int) (int, float64, bool) {
+	var amax float64
+	for r := 0; r < n; r++ {
+		for _, v := range a[r*lda : r*lda+n] {
+			av := math.Abs(v)
+			if !(av <= math.MaxFloat64) {
+				return 0, 0, false
+			}
+			amax = max(amax, av)
+		}
+	}
+	e := 0
+	if amax > 0 {
+		_, e = math.Frexp(amax)
+	}
+	buf, row := x.buf, x.row
+	clear(buf[:n*row])
+	var f float64
+	if e > -1000 && e < 1000 {
+		sc := math.Ldexp(1, -e)
+		for r := 0; r < n; r++ {
+			br := buf[r*row : r*row+row]
+			for c, v := range a[r*lda : r*lda+n] {
+				y := v * sc
+				br[x.pos[c]] = y
+				f += float64(y * y)
+			}
+		}
+	} else {
+		for r := 0; r < n; r++ {
+			br := buf[r*row : r*row+row]
+			for c, v := range a[r*lda : r*lda+n] {
+				y := math.Ldexp(v, -e)
+				br[x.pos[c]] = y
+				f += float64(y * y)
+			}
+		}
+	}
+	return e, float64(f * 0x1p-120), true
+}
+
+// valuesAsm is Values on the AVX-512 kernel.
+func (w *Small) valuesAsm(s []float64, a []float64, lda int) error {
+	x := w.asm
+	n := w.n
+	e, negl, ok := x.load(a, lda, n)
+	if !ok {
+		return ErrNotFinite
+	}
+	if !x.run(n, false, negl) {
+		return ErrNoConvergence
+	}
+	h := x.m / 2
+	for c, p := range x.pos {
+		if c < h {
+			w.sv[c] = math.Sqrt(x.params[sOutA+p])
+		} else {
+			w.sv[c] = math.Sqrt(x.params[sOutB+p-8*x.wv])
+		}
+	}
+	sortDescending(w.perm, w.sv)
+	for j, p := range w.perm {
+		s[j] = math.Ldexp(w.sv[p], e)
+	}
+	return nil
+}
+
+// factorizeAsm is Factorize on the AVX-512 kernel.
+func (w *Small) factorizeAsm(u []float64, ldu int, s []float64, v []float64, ldv int, a []float64, lda int) error {
+	x := w.asm
+	n := w.n
+	e, negl, ok := x.load(a, lda, n)
+	if !ok {
+		return ErrNotFinite
+	}
+	x.setIdentity(n)
+	if !x.run(n, true, negl) {
+		return ErrNoConvergence
+	}
+	x.unpack(w.g, w.v, n, true)
+	w.finish(u, ldu, s, v, ldv, e, negl)
+	return nil
 }

@@ -104,6 +104,9 @@ func (w *Small) Values(s []float64, a []float64, lda int) error {
 	if len(s) < n {
 		panic(PanicShape)
 	}
+	if useAVX512 && w.asm != nil {
+		return w.valuesAsm(s, a, lda)
+	}
 	e, ok := loadTransposed(w.g, n, a, lda, n, n)
 	if !ok {
 		return ErrNotFinite
@@ -133,6 +136,9 @@ func (w *Small) Factorize(u []float64, ldu int, s []float64, v []float64, ldv in
 	checkSquare(n, v, ldv)
 	if len(s) < n {
 		panic(PanicShape)
+	}
+	if useAVX512 && w.asm != nil {
+		return w.factorizeAsm(u, ldu, s, v, ldv, a, lda)
 	}
 	e, ok := loadTransposed(w.g, n, a, lda, n, n)
 	if !ok {

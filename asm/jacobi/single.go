@@ -72,8 +72,14 @@ func jacobi1(W int) {
 	for w := 0; w < W; w++ {
 		alpha[w], beta[w], gamma[w] = zreg(3*w), zreg(3*w+1), zreg(3*w+2)
 	}
+	cn := make([]VecPhysical, W) // next round's c, s (computed while V is rotated)
+	sn := make([]VecPhysical, W)
+	for w := 0; w < W; w++ {
+		cn[w] = take()
+		sn[w] = take()
+	}
 	tmp0 := 3 * W // first free temporary
-	if tmp0+4*W > next+1 {
+	if tmp0+7 > next+1 || tmp0+4*W > next+1 {
 		panic("jacobi1: out of registers")
 	}
 	rowBytes := 128 * W
@@ -129,50 +135,53 @@ func jacobi1(W int) {
 	DECQ(cnt)
 	JNZ(LabelRef("d0"))
 
-	Label("sweep")
-	KXORW(K2, K2, K2)
-	Load(Param("rounds"), rnd)
-
-	Label("round")
-	Comment("rotation parameters; K1 (K3 for the second vector): lanes that rotate")
+	// params emits the rotation parameters of all pairs from alpha, beta,
+	// gamma into cn, sn, and K1 (K3): the lanes that rotate.
 	masks := []OpmaskPhysical{K1, K3}
-	for w := 0; w < W; w++ {
-		a, b, g := alpha[w], beta[w], gamma[w]
-		k := masks[w]
-		t := func(i int) VecPhysical { return zreg(tmp0 + i) }
-		VMULPD(g, g, t(0))
-		VMULPD(b, a, t(1))
-		VMULPD(tol2, t(1), t(1))
-		VCMPPD(Imm(0x1e), t(1), t(0), k) // γ² > tol² α β
-		VCMPPD(Imm(0x1e), negl, a, k, k)
-		VCMPPD(Imm(0x1e), negl, b, k, k)
-		KORW(k, K2, K2)
-		Comment("t = sign(d) 2γ / (|d| + sqrt(d² + 4γ²)), d = β - α; c = 1/sqrt(1+t²), s = c t")
-		VSUBPD(a, b, t(2))
-		VADDPD(g, g, t(3))
-		VMULPD(t(3), t(3), t(4))
-		VFMADD231PD(t(2), t(2), t(4))
-		VSQRTPD(t(4), t(4))
-		VPANDQ(t(2), absM, t(5))
-		VADDPD(t(5), t(4), t(4))
-		VPANDQ(t(2), signM, t(5))
-		VPXORQ(t(5), t(3), t(3))
-		VDIVPD(t(4), t(3), t(3))
-		VMOVAPD(ones, t(4))
-		VFMADD231PD(t(3), t(3), t(4))
-		VSQRTPD(t(4), t(4))
-		VDIVPD(t(4), ones, t(5))
-		VMULPD(t(3), t(5), t(6))
-		VBLENDMPD(t(5), ones, k, cs[w])
-		VMOVAPD_Z(t(6), k, ss[w])
+	emitParams := func() {
+		for w := 0; w < W; w++ {
+			a, b, g := alpha[w], beta[w], gamma[w]
+			k := masks[w]
+			t := func(i int) VecPhysical { return zreg(tmp0 + i) }
+			VMULPD(g, g, t(0))
+			VMULPD(b, a, t(1))
+			VMULPD(tol2, t(1), t(1))
+			VCMPPD(Imm(0x1e), t(1), t(0), k) // γ² > tol² α β
+			VCMPPD(Imm(0x1e), negl, a, k, k)
+			VCMPPD(Imm(0x1e), negl, b, k, k)
+			Comment("t = sign(d) 2γ / (|d| + sqrt(d² + 4γ²)), d = β - α; c = 1/sqrt(1+t²), s = c t")
+			VSUBPD(a, b, t(2))
+			VADDPD(g, g, t(3))
+			VMULPD(t(3), t(3), t(4))
+			VFMADD231PD(t(2), t(2), t(4))
+			VSQRTPD(t(4), t(4))
+			VPANDQ(t(2), absM, t(5))
+			VADDPD(t(5), t(4), t(4))
+			VPANDQ(t(2), signM, t(5))
+			VPXORQ(t(5), t(3), t(3))
+			VDIVPD(t(4), t(3), t(3))
+			VMOVAPD(ones, t(4))
+			VFMADD231PD(t(3), t(3), t(4))
+			VSQRTPD(t(4), t(4))
+			VDIVPD(t(4), ones, t(5))
+			VMULPD(t(3), t(5), t(6))
+			VBLENDMPD(t(5), ones, k, cn[w])
+			VMOVAPD_Z(t(6), k, sn[w])
+		}
+		if W == 1 {
+			KMOVW(K1, K5)
+		} else {
+			KORW(K1, K3, K5)
+		}
 	}
-	if W == 1 {
-		KORTESTW(K1, K1)
-	} else {
-		KORW(K1, K3, K4)
-		KORTESTW(K4, K4)
+	// advance moves the next round's parameters into c, s.
+	advance := func() {
+		for w := 0; w < W; w++ {
+			VMOVAPD(cn[w], cs[w])
+			VMOVAPD(sn[w], ss[w])
+		}
+		KMOVW(K5, K6) // K6: lanes of the current round that rotate
 	}
-	JZ(LabelRef("norot"))
 
 	// rows emits the loop over cnt rows from p: load, (rotate), permute,
 	// store, (accumulate).
@@ -227,22 +236,38 @@ func jacobi1(W int) {
 		DECQ(cnt)
 		JNZ(LabelRef(label))
 	}
-	both := func(prefix string, rotate bool) {
-		zeroAcc()
-		MOVQ(buf, p)
-		MOVQ(rowsA, cnt)
-		rows(prefix+"a", rotate, true)
-		Load(Param("rowsV"), cnt)
-		TESTQ(cnt, cnt)
-		JZ(LabelRef(prefix + "done"))
-		rows(prefix+"v", rotate, false)
-		Label(prefix + "done")
-	}
-	both("rot", true)
+	Comment("parameters of the first round")
+	emitParams()
+	advance()
+
+	Label("sweep")
+	KXORW(K2, K2, K2)
+	Load(Param("rounds"), rnd)
+
+	Label("round")
+	Comment("K2 |= lanes rotating in this round; A rows, then the next round's")
+	Comment("parameters (their latency overlaps the V rows), then V rows")
+	KORW(K6, K2, K2)
+	zeroAcc()
+	MOVQ(buf, p)
+	MOVQ(rowsA, cnt)
+	KORTESTW(K6, K6)
+	JZ(LabelRef("perma"))
+	rows("rota", true, true)
+	JMP(LabelRef("adone"))
+	rows("perma", false, true)
+	Label("adone")
+	emitParams()
+	Load(Param("rowsV"), cnt)
+	TESTQ(cnt, cnt)
+	JZ(LabelRef("next"))
+	KORTESTW(K6, K6)
+	JZ(LabelRef("permv"))
+	rows("rotv", true, false)
 	JMP(LabelRef("next"))
-	Label("norot")
-	both("perm", false)
+	rows("permv", false, false)
 	Label("next")
+	advance()
 	DECQ(rnd)
 	JNZ(LabelRef("round"))
 
