@@ -36,3 +36,11 @@ func (w *Small) valuesAsm(s []float64, a []float64, lda int) error {
 func (w *Small) factorizeAsm(u []float64, ldu int, s []float64, v []float64, ldv int, a []float64, lda int) error {
 	panic("svd: no AVX-512 path in this build")
 }
+
+func dots4AVX512(out *[4]float64, y *float64, ldy int, x *float64, n int) {
+	panic("svd: no AVX-512 path in this build")
+}
+
+func axpy4AVX512(x *float64, y *float64, ldy int, f *[4]float64, n int) {
+	panic("svd: no AVX-512 path in this build")
+}

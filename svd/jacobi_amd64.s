@@ -1036,3 +1036,178 @@ ok:
 	MOVSD X6, ret+48(FP)
 	VZEROUPPER
 	RET
+
+// func dots4AVX512(out *[4]float64, y *float64, ldy int, x *float64, n int)
+// Requires: AVX, AVX512DQ, AVX512F, AVX512VL
+TEXT ·dots4AVX512(SB), NOSPLIT, $0-40
+	MOVQ   out+0(FP), AX
+	MOVQ   y+8(FP), CX
+	MOVQ   ldy+16(FP), DX
+	MOVQ   x+24(FP), BX
+	MOVQ   n+32(FP), SI
+	SHLQ   $0x03, DX
+	LEAQ   (CX)(DX*1), DI
+	LEAQ   (DI)(DX*1), R8
+	LEAQ   (R8)(DX*1), DX
+	VPXORQ Z0, Z0, Z0
+	VPXORQ Z1, Z1, Z1
+	VPXORQ Z2, Z2, Z2
+	VPXORQ Z3, Z3, Z3
+	VPXORQ Z4, Z4, Z4
+	VPXORQ Z5, Z5, Z5
+	VPXORQ Z6, Z6, Z6
+	VPXORQ Z7, Z7, Z7
+	XORQ   R9, R9
+
+l16:
+	CMPQ        SI, $0x10
+	JL          d8
+	VMOVUPD     (BX)(R9*1), Z8
+	VMOVUPD     64(BX)(R9*1), Z9
+	VFMADD231PD (CX)(R9*1), Z8, Z0
+	VFMADD231PD 64(CX)(R9*1), Z9, Z4
+	VFMADD231PD (DI)(R9*1), Z8, Z1
+	VFMADD231PD 64(DI)(R9*1), Z9, Z5
+	VFMADD231PD (R8)(R9*1), Z8, Z2
+	VFMADD231PD 64(R8)(R9*1), Z9, Z6
+	VFMADD231PD (DX)(R9*1), Z8, Z3
+	VFMADD231PD 64(DX)(R9*1), Z9, Z7
+	ADDQ        $0x00000080, R9
+	SUBQ        $0x10, SI
+	JMP         l16
+
+d8:
+	CMPQ        SI, $0x08
+	JL          dtail
+	VMOVUPD     (BX)(R9*1), Z8
+	VFMADD231PD (CX)(R9*1), Z8, Z0
+	VFMADD231PD (DI)(R9*1), Z8, Z1
+	VFMADD231PD (R8)(R9*1), Z8, Z2
+	VFMADD231PD (DX)(R9*1), Z8, Z3
+	ADDQ        $0x40, R9
+	SUBQ        $0x08, SI
+
+dtail:
+	TESTQ       SI, SI
+	JZ          dsum
+	XORQ        R10, R10
+	BTSQ        SI, R10
+	DECQ        R10
+	KMOVW       R10, K1
+	VMOVUPD.Z   (BX)(R9*1), K1, Z8
+	VMOVUPD.Z   (CX)(R9*1), K1, Z9
+	VFMADD231PD Z9, Z8, Z4
+	VMOVUPD.Z   (DI)(R9*1), K1, Z9
+	VFMADD231PD Z9, Z8, Z5
+	VMOVUPD.Z   (R8)(R9*1), K1, Z9
+	VFMADD231PD Z9, Z8, Z6
+	VMOVUPD.Z   (DX)(R9*1), K1, Z9
+	VFMADD231PD Z9, Z8, Z7
+
+dsum:
+	// reduce the four accumulators to four scalars
+	VADDPD        Z4, Z0, Z0
+	VADDPD        Z5, Z1, Z1
+	VADDPD        Z6, Z2, Z2
+	VADDPD        Z7, Z3, Z3
+	VEXTRACTF64X4 $0x01, Z0, Y10
+	VADDPD        Y10, Y0, Y10
+	VEXTRACTF64X2 $0x01, Y10, X11
+	VADDPD        X11, X10, X11
+	VPERMILPD     $0x01, X11, X12
+	VADDSD        X12, X11, X11
+	VMOVSD        X11, (AX)
+	VEXTRACTF64X4 $0x01, Z1, Y10
+	VADDPD        Y10, Y1, Y10
+	VEXTRACTF64X2 $0x01, Y10, X11
+	VADDPD        X11, X10, X11
+	VPERMILPD     $0x01, X11, X12
+	VADDSD        X12, X11, X11
+	VMOVSD        X11, 8(AX)
+	VEXTRACTF64X4 $0x01, Z2, Y10
+	VADDPD        Y10, Y2, Y10
+	VEXTRACTF64X2 $0x01, Y10, X11
+	VADDPD        X11, X10, X11
+	VPERMILPD     $0x01, X11, X12
+	VADDSD        X12, X11, X11
+	VMOVSD        X11, 16(AX)
+	VEXTRACTF64X4 $0x01, Z3, Y10
+	VADDPD        Y10, Y3, Y10
+	VEXTRACTF64X2 $0x01, Y10, X11
+	VADDPD        X11, X10, X11
+	VPERMILPD     $0x01, X11, X12
+	VADDSD        X12, X11, X11
+	VMOVSD        X11, 24(AX)
+	VZEROUPPER
+	RET
+
+// func axpy4AVX512(x *float64, y *float64, ldy int, f *[4]float64, n int)
+// Requires: AVX, AVX512F
+TEXT ·axpy4AVX512(SB), NOSPLIT, $0-40
+	MOVQ         x+0(FP), AX
+	MOVQ         y+8(FP), CX
+	MOVQ         ldy+16(FP), DX
+	MOVQ         f+24(FP), BX
+	MOVQ         n+32(FP), SI
+	SHLQ         $0x03, DX
+	LEAQ         (CX)(DX*1), DI
+	LEAQ         (DI)(DX*1), R8
+	LEAQ         (R8)(DX*1), DX
+	VBROADCASTSD (BX), Z0
+	VBROADCASTSD 8(BX), Z1
+	VBROADCASTSD 16(BX), Z2
+	VBROADCASTSD 24(BX), Z3
+	XORQ         BX, BX
+
+a16:
+	CMPQ         SI, $0x10
+	JL           a8
+	VMOVUPD      (AX)(BX*1), Z8
+	VMOVUPD      64(AX)(BX*1), Z9
+	VFNMADD231PD (CX)(BX*1), Z0, Z8
+	VFNMADD231PD 64(CX)(BX*1), Z0, Z9
+	VFNMADD231PD (DI)(BX*1), Z1, Z8
+	VFNMADD231PD 64(DI)(BX*1), Z1, Z9
+	VFNMADD231PD (R8)(BX*1), Z2, Z8
+	VFNMADD231PD 64(R8)(BX*1), Z2, Z9
+	VFNMADD231PD (DX)(BX*1), Z3, Z8
+	VFNMADD231PD 64(DX)(BX*1), Z3, Z9
+	VMOVUPD      Z8, (AX)(BX*1)
+	VMOVUPD      Z9, 64(AX)(BX*1)
+	ADDQ         $0x00000080, BX
+	SUBQ         $0x10, SI
+	JMP          a16
+
+a8:
+	CMPQ         SI, $0x08
+	JL           atail
+	VMOVUPD      (AX)(BX*1), Z8
+	VFNMADD231PD (CX)(BX*1), Z0, Z8
+	VFNMADD231PD (DI)(BX*1), Z1, Z8
+	VFNMADD231PD (R8)(BX*1), Z2, Z8
+	VFNMADD231PD (DX)(BX*1), Z3, Z8
+	VMOVUPD      Z8, (AX)(BX*1)
+	ADDQ         $0x40, BX
+	SUBQ         $0x08, SI
+
+atail:
+	TESTQ        SI, SI
+	JZ           adone
+	XORQ         R9, R9
+	BTSQ         SI, R9
+	DECQ         R9
+	KMOVW        R9, K1
+	VMOVUPD.Z    (AX)(BX*1), K1, Z8
+	VMOVUPD.Z    (CX)(BX*1), K1, Z9
+	VFNMADD231PD Z9, Z0, Z8
+	VMOVUPD.Z    (DI)(BX*1), K1, Z9
+	VFNMADD231PD Z9, Z1, Z8
+	VMOVUPD.Z    (R8)(BX*1), K1, Z9
+	VFNMADD231PD Z9, Z2, Z8
+	VMOVUPD.Z    (DX)(BX*1), K1, Z9
+	VFNMADD231PD Z9, Z3, Z8
+	VMOVUPD      Z8, K1, (AX)(BX*1)
+
+adone:
+	VZEROUPPER
+	RET

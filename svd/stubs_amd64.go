@@ -63,3 +63,15 @@ func jacobi1W2AVX512(buf *float64, rowsA int, rowsV int, rounds int, params *[72
 //
 //go:noescape
 func transposeAVX512(dst *float64, ldd int, src *float64, lds int, rows int, cols int) float64
+
+// dots4AVX512 sets out[q] = Σ_{l<n} y[q*ldy+l] x[l] for q < 4 (one pass over
+// x; masked tail). n >= 1.
+//
+//go:noescape
+func dots4AVX512(out *[4]float64, y *float64, ldy int, x *float64, n int)
+
+// axpy4AVX512 sets x[l] -= Σ_{q<4} f[q] y[q*ldy+l] for l < n (one pass over x;
+// masked tail). n >= 1.
+//
+//go:noescape
+func axpy4AVX512(x *float64, y *float64, ldy int, f *[4]float64, n int)

@@ -18,6 +18,7 @@ type Tall struct {
 	y          []float64 // rows x cols (stride ldy): the reflectors Y, row-major
 	ldy        int
 	gm         []float64 // cols x cols: YᵀY
+	yp         []float64 // lqBlock x ld: the reflectors of one panel of lq
 	tm         []float64 // cols x cols: -T of the compact WY form
 	x, wm      []float64 // cols x cols: Y_topᵀ U_R and -T Y_topᵀ U_R
 	small      *Small
@@ -43,6 +44,7 @@ func NewTall(rows, cols int) *Tall {
 		y:     make([]float64, rows*kernels.Stride(cols)),
 		ldy:   kernels.Stride(cols),
 		gm:    make([]float64, cols*cols),
+		yp:    make([]float64, lqBlock*ld),
 		small: NewSmall(cols),
 	}
 }
@@ -167,32 +169,125 @@ func (w *Tall) load(a []float64, lda int) (int, bool) {
 	return e, true
 }
 
+// lqBlock is the number of reflectors applied at once to the trailing rows
+// in lq (their copies, 4 rows of up to rows float64, stay in L1).
+const lqBlock = 4
+
 // lq overwrites t (cols x rows, rows are the columns of A) with its LQ
 // factorisation by Householder reflectors: row j holds L[j][:j+1] in its
 // first j+1 entries and the essential part of reflector j (whose leading
 // entry is an implicit 1 at position j) after them; tau holds the
 // reflector scalars (H = I - tau v vᵀ, tau = 0 for H = I).
+//
+// Blocked: the reflectors of a panel of lqBlock rows are computed on the
+// panel alone, then applied to each trailing row a at once in compact WY
+// form, a -= Y Tᵀ (Yᵀ a): one pass over a for the four dot products, one for
+// the update.
 func (w *Tall) lq() {
 	m, n, ld := w.rows, w.cols, w.ld
-	for j := 0; j < n; j++ {
-		row := w.t[j*ld+j : j*ld+m]
-		alpha := row[0]
-		x := row[1:]
-		xx := kernels.Dot(x, x)
-		if xx == 0 {
-			w.tau[j] = 0
-			continue
+	yp := w.yp
+	var tp [lqBlock * lqBlock]float64
+	var d, f [lqBlock]float64
+	for j0 := 0; j0 < n; j0 += lqBlock {
+		j1 := min(j0+lqBlock, n)
+		for j := j0; j < j1; j++ {
+			w.reflector(j, j1)
 		}
-		beta := -math.Copysign(math.Sqrt(float64(alpha*alpha)+xx), alpha)
-		w.tau[j] = (beta - alpha) / beta
-		kernels.Scale(1/(alpha-beta), x)
-		row[0] = beta
-		tau := w.tau[j]
-		for i := j + 1; i < n; i++ {
-			ri := w.t[i*ld+j : i*ld+m]
-			f := -float64(tau * (ri[0] + kernels.Dot(x, ri[1:])))
-			ri[0] += f
-			kernels.Axpy(f, x, ri[1:])
+		if j1 == n {
+			break
 		}
+		// The panel's reflectors over columns [j0, m), explicit; rows
+		// beyond the panel are zero (they contribute nothing).
+		l := m - j0
+		for q := 0; q < lqBlock; q++ {
+			row := yp[q*ld : q*ld+l]
+			j := j0 + q
+			if j >= j1 {
+				clear(row)
+				continue
+			}
+			clear(row[:q])
+			row[q] = 1
+			copy(row[q+1:], w.t[j*ld+j+1:j*ld+m])
+		}
+		// T of H_j0 ... H_{j1-1} = I - Y T Yᵀ (upper triangular):
+		// T[q][q] = tau_q, T[p][q] = -tau_q Σ_{p<=r<q} T[p][r] (y_r·y_q).
+		tp = [lqBlock * lqBlock]float64{}
+		for q := 0; q < j1-j0; q++ {
+			tau := w.tau[j0+q]
+			dots4(&d, yp, ld, yp[q*ld:q*ld+l])
+			for p := 0; p < q; p++ {
+				var acc float64
+				for r := p; r < q; r++ {
+					acc += float64(tp[p*lqBlock+r] * d[r])
+				}
+				tp[p*lqBlock+q] = -float64(tau * acc)
+			}
+			tp[q*lqBlock+q] = tau
+		}
+		// a = H_{j1-1} ... H_j0 a = a - Y Tᵀ (Yᵀ a) for the trailing rows.
+		for i := j1; i < n; i++ {
+			a := w.t[i*ld+j0 : i*ld+m]
+			dots4(&d, yp, ld, a)
+			for q := 0; q < lqBlock; q++ {
+				var acc float64
+				for p := 0; p <= q; p++ {
+					acc += float64(tp[p*lqBlock+q] * d[p])
+				}
+				f[q] = acc
+			}
+			axpy4(a, yp, ld, &f)
+		}
+	}
+}
+
+// reflector computes Householder reflector j from row j of t and applies
+// it to rows j+1..end-1.
+func (w *Tall) reflector(j, end int) {
+	m, ld := w.rows, w.ld
+	row := w.t[j*ld+j : j*ld+m]
+	alpha := row[0]
+	x := row[1:]
+	xx := kernels.Dot(x, x)
+	if xx == 0 {
+		w.tau[j] = 0
+		return
+	}
+	beta := -math.Copysign(math.Sqrt(float64(alpha*alpha)+xx), alpha)
+	w.tau[j] = (beta - alpha) / beta
+	kernels.Scale(1/(alpha-beta), x)
+	row[0] = beta
+	tau := w.tau[j]
+	for i := j + 1; i < end; i++ {
+		ri := w.t[i*ld+j : i*ld+m]
+		f := -float64(tau * (ri[0] + kernels.Dot(x, ri[1:])))
+		ri[0] += f
+		kernels.Axpy(f, x, ri[1:])
+	}
+}
+
+// dots4 sets d[q] = y_q · x for the four rows y_q = y[q*ldy : q*ldy+len(x)].
+func dots4(d *[lqBlock]float64, y []float64, ldy int, x []float64) {
+	n := len(x)
+	_ = y[3*ldy+n-1]
+	if useAVX512 {
+		dots4AVX512(d, &y[0], ldy, &x[0], n)
+		return
+	}
+	for q := range d {
+		d[q] = dot(y[q*ldy:q*ldy+n], x)
+	}
+}
+
+// axpy4 sets x -= Σ_q f[q] y_q for the four rows y_q = y[q*ldy : q*ldy+len(x)].
+func axpy4(x []float64, y []float64, ldy int, f *[lqBlock]float64) {
+	n := len(x)
+	_ = y[3*ldy+n-1]
+	if useAVX512 {
+		axpy4AVX512(&x[0], &y[0], ldy, f, n)
+		return
+	}
+	for i := range x {
+		x[i] -= float64(f[0]*y[i]) + float64(f[1]*y[ldy+i]) + float64(f[2]*y[2*ldy+i]) + float64(f[3]*y[3*ldy+i])
 	}
 }

@@ -60,6 +60,8 @@ func main() {
 	jacobi1(1)
 	jacobi1(2)
 	transpose()
+	dots4()
+	axpy4()
 	Generate()
 }
 
