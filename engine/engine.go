@@ -84,7 +84,7 @@ type shard struct {
 	err      error // lowest-index error of the chunks this shard's owner ran
 	errAt    int
 	claim    atomic.Uint64 // job seq << 32 | next unclaimed chunk
-	limit    atomic.Int64  // number of chunks of the current job
+	limit    atomic.Uint64 // job seq << 32 | number of chunks of that job
 	sleeping atomic.Int32
 	wake     chan struct{}
 	_        [64]byte
@@ -203,8 +203,18 @@ const chunk = 8
 //
 // claim[s] packs the job's sequence number (high 32 bits) and the next
 // unclaimed chunk of shard s (low 32 bits): a worker that wakes up late for
-// a finished job fails its CAS and never reads that job's data. remaining
-// counts the chunks not yet finished; the caller returns when it is 0.
+// a finished job fails its CAS and never reads that job's data. limit[s]
+// carries the same tag: a participant still looping over the claims of the
+// previous job (it loaded an exhausted claim word just before the caller
+// started the next job) must not compare its stale chunk index with the new
+// job's chunk count. With an untagged limit it could (claim loaded, new
+// limit stored, limit loaded, CAS on the not yet replaced claim word), run a
+// chunk of the new job and decrement the new job's remaining count once too
+// often: the caller then returned before the last chunk was done or, when
+// the stale decrement was the one reaching 0, parked forever (the stale
+// participant's tag does not match the waiting caller's, so nobody sent the
+// token). remaining counts the chunks not yet finished; the caller returns
+// when it is 0.
 
 // run executes the current job and returns when all chunks are done.
 func (e *Engine) run() {
@@ -215,8 +225,7 @@ func (e *Engine) run() {
 	total := 0
 	for w, s := range e.shards {
 		n := e.chunks(w)
-		s.limit.Store(int64(n))
-		s.claim.Store(q << 32)
+		s.prepare(q, n)
 		total += n
 	}
 	e.remaining.Store(int64(total))
@@ -244,21 +253,38 @@ func (e *Engine) chunks(w int) int {
 	return 0
 }
 
+// prepare sets shard s up for job q with n chunks (n < 2^32). Called by the
+// caller only, before publishing q.
+func (s *shard) prepare(q uint64, n int) {
+	s.limit.Store(q<<32 | uint64(n))
+	s.claim.Store(q << 32)
+}
+
 // claimChunk claims the next chunk of shard s for job q.
 func (s *shard) claimChunk(q uint64) (int, bool) {
 	for {
-		v := s.claim.Load()
-		if v>>32 != q&(1<<32-1) {
-			return 0, false
-		}
-		c := int(v & (1<<32 - 1))
-		if int64(c) >= s.limit.Load() {
-			return 0, false
-		}
-		if s.claim.CompareAndSwap(v, v+1) {
-			return c, true
+		c, ok, retry := s.claimFrom(s.claim.Load(), q)
+		if !retry {
+			return c, ok
 		}
 	}
+}
+
+// claimFrom tries to claim chunk v&(1<<32-1) of job q, v being the claim
+// word the caller loaded; retry reports a lost CAS.
+func (s *shard) claimFrom(v, q uint64) (c int, ok, retry bool) {
+	const low = 1<<32 - 1
+	if v>>32 != q&low {
+		return 0, false, false
+	}
+	lim := s.limit.Load()
+	if lim>>32 != q&low || v&low >= lim&low {
+		return 0, false, false
+	}
+	if !s.claim.CompareAndSwap(v, v+1) {
+		return 0, false, true
+	}
+	return int(v & low), true, false
 }
 
 // participate claims and runs chunks of job q, first from shard w, then

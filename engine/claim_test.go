@@ -1,0 +1,41 @@
+package engine
+
+import "testing"
+
+// TestClaimStaleParticipant replays the interleaving behind the lost
+// wake-up: a participant of job 1 loads the exhausted claim word, the caller
+// starts job 2 (more chunks) and has stored the new limit but not yet the
+// new claim word, and the participant goes on with the word it loaded. Its
+// claim must fail; with an untagged limit it took chunk 1 of job 2 under job
+// 1's tag, and job 2's remaining count went one too low (the caller returned
+// early or parked forever).
+func TestClaimStaleParticipant(t *testing.T) {
+	s := &shard{}
+	s.prepare(1, 1)
+	if c, ok := s.claimChunk(1); !ok || c != 0 {
+		t.Fatalf("job 1: claim = %d, %v; want 0, true", c, ok)
+	}
+	stale := s.claim.Load()
+	if _, ok := s.claimChunk(1); ok {
+		t.Fatal("job 1 has one chunk, claimed two")
+	}
+	s.limit.Store(2<<32 | 5) // first store of s.prepare(2, 5)
+	if c, ok, _ := s.claimFrom(stale, 1); ok {
+		t.Fatalf("stale participant of job 1 claimed chunk %d after job 2's limit was stored", c)
+	}
+	s.claim.Store(2 << 32) // second store of s.prepare(2, 5)
+	if c, ok, _ := s.claimFrom(stale, 1); ok {
+		t.Fatalf("stale participant of job 1 claimed chunk %d of job 2", c)
+	}
+	for want := 0; want < 5; want++ {
+		if _, ok := s.claimChunk(1); ok {
+			t.Fatal("job 1's tag claimed a chunk of job 2")
+		}
+		if c, ok := s.claimChunk(2); !ok || c != want {
+			t.Fatalf("job 2: claim = %d, %v; want %d, true", c, ok, want)
+		}
+	}
+	if _, ok := s.claimChunk(2); ok {
+		t.Fatal("job 2 has 5 chunks, claimed 6")
+	}
+}
