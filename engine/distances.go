@@ -211,14 +211,24 @@ func imageNorm(x []float64) (float64, error) {
 	return math.Sqrt(n2), nil
 }
 
-// images computes prototypes lo..hi of one image.
+// images computes prototypes lo..hi of one image (lo..hi within one
+// shard): y = x W_lo..hi by kernels.AB on the shard's side-by-side storage,
+// one row of output, then the angles.
 func (e *Engine) images(s *shard, dist, theta []float64, x []float64, xnorm float64, lo, hi int) error {
-	y := s.y
+	r := e.shards[e.owner[lo]]
+	d := e.d
+	nc := (hi - lo) * d
+	kernels.AB(s.y, nc, x, e.dim, r.protos[(lo-r.lo)*d:], r.ld, 1, e.dim, nc)
+	return e.imageAngles(dist, theta, s.y[:nc], xnorm, lo, hi)
+}
+
+// imageAngles turns y = x W_lo..hi (d values per prototype) into θ_k =
+// arccos(min(‖y_k‖/‖x‖, 1)) and dist[k] = θ_k².
+func (e *Engine) imageAngles(dist, theta, y []float64, xnorm float64, lo, hi int) error {
+	d := e.d
 	for k := lo; k < hi; k++ {
-		w := e.protos[k]
-		kernels.AtX(y, w.Data, w.Stride, x, e.dim, e.d)
 		var n2 float64
-		for _, v := range y {
+		for _, v := range y[(k-lo)*d : (k-lo+1)*d] {
 			n2 += float64(v * v)
 		}
 		c := math.Sqrt(n2) / xnorm
@@ -234,11 +244,30 @@ func (e *Engine) images(s *shard, dist, theta []float64, x []float64, xnorm floa
 	return nil
 }
 
-// imagesAll computes one image against all prototypes.
-func (e *Engine) imagesAll(s *shard, dist, x []float64) error {
-	xnorm, err := imageNorm(x)
-	if err != nil {
-		return err
+// imageBlock is the number of images of one chunk of ImageDistancesBatch:
+// one kernels.AB call per shard computes them against all prototypes (a
+// GEMM; the prototypes are read once per block instead of once per image).
+const imageBlock = 32
+
+// imageBlock computes images i0..i1 of a batch against all prototypes,
+// writing dist[i*p:(i+1)*p]. Each output of kernels.AB is one FMA chain
+// over the pixels in order, whatever the number of rows or columns of the
+// call, so this gives the bits of ImageDistances (one row, chunks of
+// prototypes). It returns the lowest failing sample and its error.
+func (e *Engine) imageBlock(s *shard, dist, x []float64, ldx, i0, i1 int) (int, error) {
+	p, d, m := e.p, e.d, i1-i0
+	pd := p * d
+	for _, r := range e.shards {
+		kernels.AB(s.by[r.lo*d:], pd, x[i0*ldx:], ldx, r.protos, r.ld, m, e.dim, (r.hi-r.lo)*d)
 	}
-	return e.images(s, dist, nil, x, xnorm, 0, e.p)
+	for i := i0; i < i1; i++ {
+		xnorm, err := imageNorm(x[i*ldx : i*ldx+e.dim])
+		if err == nil {
+			err = e.imageAngles(dist[i*p:(i+1)*p], nil, s.by[(i-i0)*pd:(i-i0+1)*pd], xnorm, 0, p)
+		}
+		if err != nil {
+			return i, fmt.Errorf("sample %d: %w", i, err)
+		}
+	}
+	return 0, nil
 }

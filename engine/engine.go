@@ -74,12 +74,14 @@ type job struct {
 type shard struct {
 	_        [64]byte
 	lo, hi   int
-	protos   []float64 // prototypes lo..hi, each dim x ld, contiguous
+	ld       int       // row stride of protos
+	protos   []float64 // dim x ld: prototype k is columns (k-lo)*d .. (k-lo+1)*d-1
 	proj     []float64 // (hi-lo) projections, d x d each
 	sigma    []float64 // (hi-lo) x d singular values
 	bproj    []float64 // batch forms: all p projections
 	bsigma   []float64 // batch forms: p x d
-	y        []float64 // Wᵀ x
+	y        []float64 // images: Wᵀ x of one chunk (chunk*d)
+	by       []float64 // image batches: imageBlock x p*d
 	sv       *svd.Batch
 	err      error // lowest-index error of the chunks this shard's owner ran
 	errAt    int
@@ -110,24 +112,26 @@ func New(dim, d, p, workers int) (*Engine, error) {
 		done:   make(chan struct{}, 1),
 		spin:   SpinTime,
 	}
-	ld := kernels.Stride(d)
-	size := dim * ld
 	for w := range e.shards {
 		lo, hi := w*p/workers, (w+1)*p/workers
 		n := hi - lo
+		ld := shardStride(n, d)
 		s := &shard{
-			lo: lo, hi: hi,
-			protos: linalg.AlignedSlice(n * size),
+			lo: lo, hi: hi, ld: ld,
+			protos: linalg.AlignedSlice(dim * ld),
 			proj:   linalg.AlignedSlice(n * d * d),
 			sigma:  make([]float64, n*d),
 			bproj:  linalg.AlignedSlice(p * d * d),
 			bsigma: make([]float64, p*d),
-			y:      make([]float64, d),
+			y:      linalg.AlignedSlice(chunk * d),
+			by:     linalg.AlignedSlice(imageBlock * p * d),
 			sv:     svd.NewBatch(d),
 			wake:   make(chan struct{}, 1),
 		}
 		for k := lo; k < hi; k++ {
-			e.protos[k] = linalg.NewDenseOn(dim, d, ld, s.protos[(k-lo)*size:(k-lo+1)*size])
+			o := (k - lo) * d
+			end := o + (dim-1)*ld + d
+			e.protos[k] = linalg.NewDenseOn(dim, d, ld, s.protos[o:end:end])
 			e.owner[k] = int32(w)
 		}
 		e.shards[w] = s
@@ -146,9 +150,27 @@ func (e *Engine) Dims() (dim, d, p int) { return e.dim, e.d, e.p }
 // Workers returns the number of shards (the caller's plus the goroutines').
 func (e *Engine) Workers() int { return len(e.shards) }
 
-// Prototype returns prototype k as a view into the engine's memory (dim x
-// d, Stride kernels.Stride(d)). Callers may modify its logical entries
-// between calls; the padding columns must stay zero.
+// shardStride is the row stride of a shard of n prototypes of d columns:
+// n*d rounded up to a multiple of 8. When that equals kernels.Stride(d) for
+// several prototypes (d < 8), it is one line wider, so that a prototype
+// view never has the stride of a standalone D x d matrix: code that copies
+// such a matrix "padding included" when strides match cannot reach the
+// neighbouring prototypes.
+func shardStride(n, d int) int {
+	ld := kernels.Stride(n * d)
+	if n > 1 && ld == kernels.Stride(d) {
+		ld += 8
+	}
+	return ld
+}
+
+// Prototype returns prototype k as a view into the engine's memory: dim x d
+// with the row stride of its shard's storage (the shard's prototypes side
+// by side, Stride >= kernels.Stride(d); kernels.Stride(d) when the shard
+// has one prototype). Callers may modify its logical entries between calls
+// (At, Set, Row, CopyFrom and package linalg's functions touch nothing
+// else); the columns between Cols and Stride belong to other prototypes or
+// are padding that must stay zero.
 func (e *Engine) Prototype(k int) *linalg.Dense { return e.protos[k] }
 
 // SetPrototype copies w (dim x d) into prototype k.
@@ -246,9 +268,12 @@ func (e *Engine) chunks(w int) int {
 	switch e.job.kind {
 	case jobDistances, jobImages:
 		return (s.hi - s.lo + chunk - 1) / chunk
-	case jobDistancesBatch, jobImagesBatch:
+	case jobDistancesBatch:
 		lo, hi := e.samples(w, e.job.n)
 		return hi - lo
+	case jobImagesBatch:
+		lo, hi := e.samples(w, e.job.n)
+		return (hi - lo + imageBlock - 1) / imageBlock
 	}
 	return 0
 }
@@ -408,12 +433,9 @@ func (e *Engine) runChunk(ws *shard, o, c int) {
 			err = fmt.Errorf("sample %d: %w", i, err)
 		}
 	case jobImagesBatch:
-		lo, _ := e.samples(o, j.n)
-		i := lo + c
-		at = i
-		if err = e.imagesAll(ws, j.dist[i*e.p:(i+1)*e.p], j.x[i*j.ldx:i*j.ldx+e.dim]); err != nil {
-			err = fmt.Errorf("sample %d: %w", i, err)
-		}
+		lo, hi := e.samples(o, j.n)
+		i0 := lo + c*imageBlock
+		at, err = e.imageBlock(ws, j.dist, j.x, j.ldx, i0, min(i0+imageBlock, hi))
 	}
 	if err != nil && (ws.err == nil || at < ws.errAt) {
 		ws.err, ws.errAt = err, at

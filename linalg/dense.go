@@ -101,7 +101,9 @@ func (m *Dense) Row(r int) []float64 {
 func (m *Dense) SameShape(a *Dense) bool { return m.Rows == a.Rows && m.Cols == a.Cols }
 
 // CopyFrom copies the logical entries of src into m; shapes must match
-// (strides may differ). Padding of m is left untouched.
+// (strides may differ). Columns Cols..Stride-1 of m are left untouched, so
+// m may be a view whose rows share cache lines with other data (the
+// engine's prototypes are columns of one wide matrix).
 func (m *Dense) CopyFrom(src *Dense) {
 	if !m.SameShape(src) {
 		panic(errShape)
@@ -109,9 +111,8 @@ func (m *Dense) CopyFrom(src *Dense) {
 	if m == src {
 		return
 	}
-	if m.Stride == src.Stride && m.Rows > 0 {
-		// One block copy; it also copies src's padding, which is zero too.
-		n := (m.Rows-1)*m.Stride + m.Cols
+	if m.Stride == m.Cols && src.Stride == src.Cols && m.Rows > 0 {
+		n := m.Rows * m.Cols
 		copy(m.Data[:n], src.Data[:n])
 		return
 	}

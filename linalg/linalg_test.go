@@ -134,6 +134,17 @@ func TestDenseAccessors(t *testing.T) {
 	if c.At(2, 4) != 7 || c.Data[2*8+5] != 0 {
 		t.Fatal("CopyFrom same stride")
 	}
+	// A view of columns 0..2 of a wide matrix with the same stride as its
+	// source: the neighbouring columns are not padding and must survive.
+	wide := NewDense(3, 8)
+	for i := range wide.Data {
+		wide.Data[i] = -9
+	}
+	v := NewDenseOn(3, 5, 8, wide.Data)
+	v.CopyFrom(a)
+	if v.At(2, 4) != 7 || wide.Data[5] != -9 || wide.Data[2*8+7] != -9 {
+		t.Fatal("CopyFrom into a view wrote outside its logical columns")
+	}
 	c.Zero()
 	for _, v := range c.Data {
 		if v != 0 {
