@@ -40,17 +40,16 @@ const (
 
 // batchAsm is the AVX-512 workspace of a Batch.
 type batchAsm struct {
-	g       []float64 // 64-byte aligned view of Batch.lanes: n*n vectors of 8
-	sv      []float64 // 64-byte aligned: n vectors of 8 (singular values)
-	scratch []float64 // 64-byte aligned: 32 float64 per pair of a round
-	norms   []float64 // 64-byte aligned: n vectors of 8 (squared column norms)
-	poff    []int64   // per pair of one sweep: byte offsets of the columns in g and in norms
-	ppr     int       // pairs per round
-	rounds  int
-	params  [32]float64
-	offs    [lanes]int64
-	col     []float64 // one lane's singular values, for sorting
-	perm    []int
+	g      []float64 // 64-byte aligned view of Batch.lanes: n*n vectors of 8
+	sv     []float64 // 64-byte aligned: n vectors of 8 (singular values)
+	norms  []float64 // 64-byte aligned: n vectors of 8 (squared column norms)
+	poff   []int64   // per pair of one sweep: byte offsets of the columns in g and in norms
+	ppr    int       // pairs per round
+	rounds int
+	params [32]float64
+	offs   [lanes]int64
+	col    []float64 // one lane's singular values, for sorting
+	perm   []int
 }
 
 // aligned64 returns buf[i:i+n] with &buf[i] 64-byte aligned.
@@ -62,13 +61,12 @@ func aligned64(buf []float64, n int) []float64 {
 func (w *Batch) initAsm() {
 	n := w.n
 	x := &batchAsm{
-		g:       aligned64(w.lanes, n*n*lanes),
-		sv:      aligned64(w.sv, n*lanes),
-		scratch: aligned64(make([]float64, (n/2)*32+8+8), (n/2)*32+8),
-		norms:   aligned64(make([]float64, n*lanes+8), n*lanes),
-		col:     make([]float64, n),
-		perm:    make([]int, n),
-		ppr:     n / 2,
+		g:     aligned64(w.lanes, n*n*lanes),
+		sv:    aligned64(w.sv, n*lanes),
+		norms: aligned64(make([]float64, n*lanes+8), n*lanes),
+		col:   make([]float64, n),
+		perm:  make([]int, n),
+		ppr:   n / 2,
 	}
 	pr := w.small.pairs
 	for k := 0; k+1 < len(pr); k += 2 {
@@ -110,7 +108,7 @@ func (w *Batch) valuesAVX512(s []float64, lds int, a []float64, lda, step, k int
 		if bad := load8AVX512(&x.g[0], &a[i0*step], &x.offs, n, lda, 1<<cnt-1, &x.params); bad != 0 {
 			return &BatchError{Index: i0 + bits.TrailingZeros64(bad), Err: ErrNotFinite}
 		}
-		if mask := jacobi8AVX512(&x.g[0], n, &x.poff[0], x.ppr, x.rounds, &x.params, &x.scratch[0], &x.norms[0], MaxSweeps); mask&(1<<cnt-1) != 0 {
+		if mask := jacobi8AVX512(&x.g[0], n, &x.poff[0], x.ppr, x.rounds, &x.params, &x.norms[0], MaxSweeps); mask&(1<<cnt-1) != 0 {
 			return &BatchError{Index: i0 + bits.TrailingZeros64(mask), Err: ErrNoConvergence}
 		}
 		norms8AVX512(&x.sv[0], &x.g[0], n, &x.params)

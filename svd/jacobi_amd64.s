@@ -96,9 +96,9 @@ lscaled:
 	VZEROUPPER
 	RET
 
-// func jacobi8AVX512(buf *float64, n int, pairs *int64, ppr int, rounds int, params *[32]float64, scratch *float64, norms *float64, maxSweeps int) uint64
+// func jacobi8AVX512(buf *float64, n int, pairs *int64, ppr int, rounds int, params *[32]float64, norms *float64, maxSweeps int) uint64
 // Requires: AVX, AVX512F
-TEXT ·jacobi8AVX512(SB), NOSPLIT, $0-80
+TEXT ·jacobi8AVX512(SB), NOSPLIT, $0-72
 	MOVQ         buf+0(FP), AX
 	MOVQ         params+40(FP), CX
 	VMOVUPD      (CX), Z28
@@ -114,7 +114,7 @@ TEXT ·jacobi8AVX512(SB), NOSPLIT, $0-80
 	SHLQ         $0x05, CX
 	MOVQ         pairs+16(FP), DX
 	ADDQ         DX, CX
-	MOVQ         maxSweeps+64(FP), DX
+	MOVQ         maxSweeps+56(FP), DX
 
 sweep:
 	// K2 = lanes that rotated in this sweep
@@ -122,105 +122,138 @@ sweep:
 	MOVQ  pairs+16(FP), BX
 
 	// norms[c] = Σ_r buf[c][r]², exact at the start of every sweep
-	MOVQ AX, R9
-	MOVQ norms+56(FP), R10
-	MOVQ n+8(FP), R8
+	MOVQ AX, DI
+	MOVQ norms+48(FP), R8
+	MOVQ n+8(FP), SI
 
 norm:
 	VPXORQ Z0, Z0, Z0
 	VPXORQ Z1, Z1, Z1
-	MOVQ   n+8(FP), R11
+	MOVQ   n+8(FP), R9
 
 norm2:
-	CMPQ        R11, $0x02
+	CMPQ        R9, $0x02
 	JL          norm1
-	VMOVUPD     (R9), Z2
-	VMOVUPD     64(R9), Z3
+	VMOVUPD     (DI), Z2
+	VMOVUPD     64(DI), Z3
 	VFMADD231PD Z2, Z2, Z0
 	VFMADD231PD Z3, Z3, Z1
-	ADDQ        $0x00000080, R9
-	SUBQ        $0x02, R11
+	ADDQ        $0x00000080, DI
+	SUBQ        $0x02, R9
 	JMP         norm2
 
 norm1:
-	TESTQ       R11, R11
+	TESTQ       R9, R9
 	JZ          normdone
-	VMOVUPD     (R9), Z2
+	VMOVUPD     (DI), Z2
 	VFMADD231PD Z2, Z2, Z0
-	ADDQ        $0x40, R9
+	ADDQ        $0x40, DI
 
 normdone:
 	VADDPD  Z1, Z0, Z0
-	VMOVAPD Z0, (R10)
-	ADDQ    $0x40, R10
-	DECQ    R8
+	VMOVAPD Z0, (R8)
+	ADDQ    $0x40, R8
+	DECQ    SI
 	JNZ     norm
 
 round:
-	// phase 1: gamma = x·y of every pair of the round
-	MOVQ BX, SI
-	MOVQ scratch+48(FP), DI
-	MOVQ ppr+24(FP), R8
-
-dots:
-	MOVQ   (SI), R9
-	MOVQ   8(SI), R10
-	ADDQ   AX, R9
-	ADDQ   AX, R10
+	// one round, software-pipelined over its pairs k with the values carried
+	// in registers: γ of pair k+1, the parameters of pair k (latency hidden
+	// by the other two), the rotation of pair k-1
+	MOVQ   ppr+24(FP), SI
+	MOVQ   (BX), DI
+	MOVQ   8(BX), R8
+	ADDQ   AX, DI
+	ADDQ   AX, R8
 	VPXORQ Z8, Z8, Z8
 	VPXORQ Z9, Z9, Z9
 	VPXORQ Z10, Z10, Z10
 	VPXORQ Z11, Z11, Z11
-	MOVQ   n+8(FP), R11
+	MOVQ   n+8(FP), R9
 
-dot4:
-	CMPQ        R11, $0x04
-	JL          dot1
-	VMOVUPD     (R9), Z12
-	VFMADD231PD (R10), Z12, Z8
-	VMOVUPD     64(R9), Z13
-	VFMADD231PD 64(R10), Z13, Z9
-	VMOVUPD     128(R9), Z14
-	VFMADD231PD 128(R10), Z14, Z10
-	VMOVUPD     192(R9), Z15
-	VFMADD231PD 192(R10), Z15, Z11
-	ADDQ        $0x00000100, R9
-	ADDQ        $0x00000100, R10
-	SUBQ        $0x04, R11
-	JMP         dot4
+dot40:
+	CMPQ        R9, $0x04
+	JL          dot10
+	VMOVUPD     (DI), Z12
+	VFMADD231PD (R8), Z12, Z8
+	VMOVUPD     64(DI), Z13
+	VFMADD231PD 64(R8), Z13, Z9
+	VMOVUPD     128(DI), Z14
+	VFMADD231PD 128(R8), Z14, Z10
+	VMOVUPD     192(DI), Z15
+	VFMADD231PD 192(R8), Z15, Z11
+	ADDQ        $0x00000100, DI
+	ADDQ        $0x00000100, R8
+	SUBQ        $0x04, R9
+	JMP         dot40
 
-dot1:
-	TESTQ       R11, R11
-	JZ          dotdone
-	VMOVUPD     (R9), Z12
-	VFMADD231PD (R10), Z12, Z8
-	ADDQ        $0x40, R9
-	ADDQ        $0x40, R10
-	DECQ        R11
-	JMP         dot1
+dot10:
+	TESTQ       R9, R9
+	JZ          dotdone0
+	VMOVUPD     (DI), Z12
+	VFMADD231PD (R8), Z12, Z8
+	ADDQ        $0x40, DI
+	ADDQ        $0x40, R8
+	DECQ        R9
+	JMP         dot10
 
-dotdone:
+dotdone0:
 	VADDPD  Z9, Z8, Z8
 	VADDPD  Z11, Z10, Z10
 	VADDPD  Z10, Z8, Z8
-	VMOVAPD Z8, 128(DI)
-	ADDQ    $0x20, SI
-	ADDQ    $0x00000100, DI
-	DECQ    R8
-	JNZ     dots
+	VMOVAPD Z8, Z17
+	VMOVAPD Z17, Z18
+	DECQ    SI
+	JZ      p0
+	MOVQ    32(BX), DI
+	MOVQ    40(BX), R8
+	ADDQ    AX, DI
+	ADDQ    AX, R8
+	VPXORQ  Z8, Z8, Z8
+	VPXORQ  Z9, Z9, Z9
+	VPXORQ  Z10, Z10, Z10
+	VPXORQ  Z11, Z11, Z11
+	MOVQ    n+8(FP), R9
 
-	// phase 2: rotation of every pair
-	MOVQ BX, SI
-	MOVQ scratch+48(FP), DI
-	MOVQ ppr+24(FP), R8
-	MOVQ norms+56(FP), R9
+dot41:
+	CMPQ        R9, $0x04
+	JL          dot11
+	VMOVUPD     (DI), Z12
+	VFMADD231PD (R8), Z12, Z8
+	VMOVUPD     64(DI), Z13
+	VFMADD231PD 64(R8), Z13, Z9
+	VMOVUPD     128(DI), Z14
+	VFMADD231PD 128(R8), Z14, Z10
+	VMOVUPD     192(DI), Z15
+	VFMADD231PD 192(R8), Z15, Z11
+	ADDQ        $0x00000100, DI
+	ADDQ        $0x00000100, R8
+	SUBQ        $0x04, R9
+	JMP         dot41
 
-params:
-	MOVQ    16(SI), R10
-	MOVQ    24(SI), R11
-	VMOVAPD (R9)(R10*1), Z0
-	VMOVAPD (R9)(R11*1), Z1
-	VMOVAPD 128(DI), Z2
+dot11:
+	TESTQ       R9, R9
+	JZ          dotdone1
+	VMOVUPD     (DI), Z12
+	VFMADD231PD (R8), Z12, Z8
+	ADDQ        $0x40, DI
+	ADDQ        $0x40, R8
+	DECQ        R9
+	JMP         dot11
+
+dotdone1:
+	VADDPD  Z9, Z8, Z8
+	VADDPD  Z11, Z10, Z10
+	VADDPD  Z10, Z8, Z8
+	VMOVAPD Z8, Z17
+
+p0:
+	MOVQ    norms+48(FP), DI
+	MOVQ    16(BX), R8
+	MOVQ    24(BX), R9
+	VMOVAPD (DI)(R8*1), Z0
+	VMOVAPD (DI)(R9*1), Z1
+	VMOVAPD Z18, Z2
 
 	// K1 = γ² > tol² α β && α > negl && β > negl
 	VMULPD   Z2, Z2, Z3
@@ -230,9 +263,8 @@ params:
 	VCMPPD   $0x1e, Z28, Z0, K1, K1
 	VCMPPD   $0x1e, Z28, Z1, K1, K1
 	KORW     K1, K2, K2
-	KMOVW    K1, 192(DI)
 	KORTESTW K1, K1
-	JZ       paramsnext
+	JZ       pskip0
 
 	// t = sign(d) g2 / (|d| + sqrt(d² + g2²)), d = β - α, g2 = 2γ (masked: 0)
 	VSUBPD       Z0, Z1, Z4
@@ -266,81 +298,229 @@ params:
 	VFNMADD213PD Z31, Z13, Z15
 	VMULPD       Z30, Z14, Z16
 	VFMADD231PD  Z15, Z16, Z14
-	VBLENDMPD    Z14, Z31, K1, Z14
-	VMULPD       Z12, Z14, Z15
-	VMOVAPD      Z14, (DI)
-	VMOVAPD      Z15, 64(DI)
+	VBLENDMPD    Z14, Z31, K1, Z22
+	VMULPD       Z12, Z22, Z23
 
 	// α' = α - t γ, β' = β + t γ
 	VFNMADD231PD Z2, Z12, Z0
 	VFMADD231PD  Z2, Z12, Z1
-	VMOVAPD      Z0, (R9)(R10*1)
-	VMOVAPD      Z1, (R9)(R11*1)
+	VMOVAPD      Z0, (DI)(R8*1)
+	VMOVAPD      Z1, (DI)(R9*1)
 
-paramsnext:
-	ADDQ $0x20, SI
-	ADDQ $0x00000100, DI
-	DECQ R8
-	JNZ  params
+pskip0:
+	VMOVAPD Z17, Z18
+	VMOVAPD Z22, Z20
+	VMOVAPD Z23, Z21
+	KMOVW   K1, K3
+	TESTQ   SI, SI
+	JZ      rotlast
 
-	// phase 3: x, y = c x - s y, s x + c y for every pair that rotates in some lane
-	MOVQ BX, SI
-	MOVQ scratch+48(FP), DI
-	MOVQ ppr+24(FP), R8
+pairs:
+	ADDQ   $0x20, BX
+	CMPQ   SI, $0x01
+	JE     nodot
+	MOVQ   32(BX), DI
+	MOVQ   40(BX), R8
+	ADDQ   AX, DI
+	ADDQ   AX, R8
+	VPXORQ Z8, Z8, Z8
+	VPXORQ Z9, Z9, Z9
+	VPXORQ Z10, Z10, Z10
+	VPXORQ Z11, Z11, Z11
+	MOVQ   n+8(FP), R9
 
-rots:
-	CMPW    192(DI), $0x00
-	JE      rotnext
-	VMOVAPD (DI), Z20
-	VMOVAPD 64(DI), Z21
-	MOVQ    (SI), R9
-	MOVQ    8(SI), R10
-	ADDQ    AX, R9
-	ADDQ    AX, R10
-	MOVQ    n+8(FP), R11
+dot4:
+	CMPQ        R9, $0x04
+	JL          dot1
+	VMOVUPD     (DI), Z12
+	VFMADD231PD (R8), Z12, Z8
+	VMOVUPD     64(DI), Z13
+	VFMADD231PD 64(R8), Z13, Z9
+	VMOVUPD     128(DI), Z14
+	VFMADD231PD 128(R8), Z14, Z10
+	VMOVUPD     192(DI), Z15
+	VFMADD231PD 192(R8), Z15, Z11
+	ADDQ        $0x00000100, DI
+	ADDQ        $0x00000100, R8
+	SUBQ        $0x04, R9
+	JMP         dot4
+
+dot1:
+	TESTQ       R9, R9
+	JZ          dotdone
+	VMOVUPD     (DI), Z12
+	VFMADD231PD (R8), Z12, Z8
+	ADDQ        $0x40, DI
+	ADDQ        $0x40, R8
+	DECQ        R9
+	JMP         dot1
+
+dotdone:
+	VADDPD  Z9, Z8, Z8
+	VADDPD  Z11, Z10, Z10
+	VADDPD  Z10, Z8, Z8
+	VMOVAPD Z8, Z17
+
+nodot:
+	MOVQ    norms+48(FP), DI
+	MOVQ    16(BX), R8
+	MOVQ    24(BX), R9
+	VMOVAPD (DI)(R8*1), Z0
+	VMOVAPD (DI)(R9*1), Z1
+	VMOVAPD Z18, Z2
+
+	// K1 = γ² > tol² α β && α > negl && β > negl
+	VMULPD   Z2, Z2, Z3
+	VMULPD   Z1, Z0, Z4
+	VMULPD   Z29, Z4, Z4
+	VCMPPD   $0x1e, Z4, Z3, K1
+	VCMPPD   $0x1e, Z28, Z0, K1, K1
+	VCMPPD   $0x1e, Z28, Z1, K1, K1
+	KORW     K1, K2, K2
+	KORTESTW K1, K1
+	JZ       pskip
+
+	// t = sign(d) g2 / (|d| + sqrt(d² + g2²)), d = β - α, g2 = 2γ (masked: 0)
+	VSUBPD       Z0, Z1, Z4
+	VADDPD       Z2, Z2, Z5
+	VMULPD       Z5, Z5, Z6
+	VFMADD231PD  Z4, Z4, Z6
+	VRSQRT14PD   Z6, Z7
+	VMULPD       Z7, Z6, Z8
+	VMULPD       Z7, Z8, Z9
+	VFNMADD213PD Z25, Z30, Z9
+	VMULPD       Z9, Z8, Z8
+	VPANDQ       Z4, Z26, Z10
+	VADDPD       Z10, Z8, Z10
+	VPANDQ       Z4, Z27, Z13
+	VPXORQ       Z13, Z5, Z5
+	VRCP14PD     Z10, Z11
+	VFNMADD213PD Z31, Z11, Z10
+	VFMADD231PD  Z10, Z11, Z11
+	VMULPD       Z11, Z5, Z12
+	VMOVAPD.Z    Z12, K1, Z12
+
+	// c = 1/sqrt(1 + t²) (exactly 1 where no rotation), s = c t
+	VMOVAPD      Z31, Z13
+	VFMADD231PD  Z12, Z12, Z13
+	VRSQRT14PD   Z13, Z14
+	VMULPD       Z14, Z14, Z15
+	VMULPD       Z13, Z15, Z15
+	VFNMADD213PD Z25, Z30, Z15
+	VMULPD       Z15, Z14, Z14
+	VMULPD       Z14, Z14, Z15
+	VFNMADD213PD Z31, Z13, Z15
+	VMULPD       Z30, Z14, Z16
+	VFMADD231PD  Z15, Z16, Z14
+	VBLENDMPD    Z14, Z31, K1, Z22
+	VMULPD       Z12, Z22, Z23
+
+	// α' = α - t γ, β' = β + t γ
+	VFNMADD231PD Z2, Z12, Z0
+	VFMADD231PD  Z2, Z12, Z1
+	VMOVAPD      Z0, (DI)(R8*1)
+	VMOVAPD      Z1, (DI)(R9*1)
+
+pskip:
+	KORTESTW K3, K3
+	JZ       rotnext
+	MOVQ     -32(BX), DI
+	MOVQ     -24(BX), R8
+	ADDQ     AX, DI
+	ADDQ     AX, R8
+	MOVQ     n+8(FP), R9
 
 rot2:
-	CMPQ        R11, $0x02
+	CMPQ        R9, $0x02
 	JL          rot1
-	VMOVUPD     (R9), Z0
-	VMOVUPD     (R10), Z1
+	VMOVUPD     (DI), Z0
+	VMOVUPD     (R8), Z1
 	VMULPD      Z1, Z21, Z2
 	VMULPD      Z0, Z21, Z3
 	VFMSUB231PD Z0, Z20, Z2
 	VFMADD231PD Z1, Z20, Z3
-	VMOVUPD     Z2, (R9)
-	VMOVUPD     Z3, (R10)
-	VMOVUPD     64(R9), Z4
-	VMOVUPD     64(R10), Z5
+	VMOVUPD     Z2, (DI)
+	VMOVUPD     Z3, (R8)
+	VMOVUPD     64(DI), Z4
+	VMOVUPD     64(R8), Z5
 	VMULPD      Z5, Z21, Z6
 	VMULPD      Z4, Z21, Z7
 	VFMSUB231PD Z4, Z20, Z6
 	VFMADD231PD Z5, Z20, Z7
-	VMOVUPD     Z6, 64(R9)
-	VMOVUPD     Z7, 64(R10)
-	ADDQ        $0x00000080, R9
-	ADDQ        $0x00000080, R10
-	SUBQ        $0x02, R11
+	VMOVUPD     Z6, 64(DI)
+	VMOVUPD     Z7, 64(R8)
+	ADDQ        $0x00000080, DI
+	ADDQ        $0x00000080, R8
+	SUBQ        $0x02, R9
 	JMP         rot2
 
 rot1:
-	TESTQ       R11, R11
+	TESTQ       R9, R9
 	JZ          rotnext
-	VMOVUPD     (R9), Z0
-	VMOVUPD     (R10), Z1
+	VMOVUPD     (DI), Z0
+	VMOVUPD     (R8), Z1
 	VMULPD      Z1, Z21, Z2
 	VMULPD      Z0, Z21, Z3
 	VFMSUB231PD Z0, Z20, Z2
 	VFMADD231PD Z1, Z20, Z3
-	VMOVUPD     Z2, (R9)
-	VMOVUPD     Z3, (R10)
+	VMOVUPD     Z2, (DI)
+	VMOVUPD     Z3, (R8)
 
 rotnext:
-	ADDQ     $0x20, SI
-	ADDQ     $0x00000100, DI
-	DECQ     R8
-	JNZ      rots
-	MOVQ     SI, BX
+	VMOVAPD Z17, Z18
+	VMOVAPD Z22, Z20
+	VMOVAPD Z23, Z21
+	KMOVW   K1, K3
+	DECQ    SI
+	JNZ     pairs
+
+rotlast:
+	KORTESTW K3, K3
+	JZ       rotnextlast
+	MOVQ     (BX), DI
+	MOVQ     8(BX), R8
+	ADDQ     AX, DI
+	ADDQ     AX, R8
+	MOVQ     n+8(FP), R9
+
+rot2last:
+	CMPQ        R9, $0x02
+	JL          rot1last
+	VMOVUPD     (DI), Z0
+	VMOVUPD     (R8), Z1
+	VMULPD      Z1, Z21, Z2
+	VMULPD      Z0, Z21, Z3
+	VFMSUB231PD Z0, Z20, Z2
+	VFMADD231PD Z1, Z20, Z3
+	VMOVUPD     Z2, (DI)
+	VMOVUPD     Z3, (R8)
+	VMOVUPD     64(DI), Z4
+	VMOVUPD     64(R8), Z5
+	VMULPD      Z5, Z21, Z6
+	VMULPD      Z4, Z21, Z7
+	VFMSUB231PD Z4, Z20, Z6
+	VFMADD231PD Z5, Z20, Z7
+	VMOVUPD     Z6, 64(DI)
+	VMOVUPD     Z7, 64(R8)
+	ADDQ        $0x00000080, DI
+	ADDQ        $0x00000080, R8
+	SUBQ        $0x02, R9
+	JMP         rot2last
+
+rot1last:
+	TESTQ       R9, R9
+	JZ          rotnextlast
+	VMOVUPD     (DI), Z0
+	VMOVUPD     (R8), Z1
+	VMULPD      Z1, Z21, Z2
+	VMULPD      Z0, Z21, Z3
+	VFMSUB231PD Z0, Z20, Z2
+	VFMADD231PD Z1, Z20, Z3
+	VMOVUPD     Z2, (DI)
+	VMOVUPD     Z3, (R8)
+
+rotnextlast:
+	ADDQ     $0x20, BX
 	CMPQ     BX, CX
 	JL       round
 	KORTESTW K2, K2
@@ -350,7 +530,7 @@ rotnext:
 
 done:
 	KMOVW K2, AX
-	MOVQ  AX, ret+72(FP)
+	MOVQ  AX, ret+64(FP)
 	VZEROUPPER
 	RET
 

@@ -20,13 +20,12 @@ func load8AVX512(buf *float64, a *float64, offs *[8]int64, n int, lda int, lanes
 // quadruples of byte offsets (p*n*64, q*n*64, p*64, q*64): the disjoint column
 // pairs of each round of a sweep and their entries in norms (n vectors, the
 // squared column norms: recomputed at the start of each sweep, updated after
-// each rotation). scratch has room for ppr*256 bytes. scratch and norms are
-// 64-byte aligned.
+// each rotation). norms is 64-byte aligned.
 // params: see the generator. It returns the mask of the lanes that rotated
 // in the last sweep (0: all converged).
 //
 //go:noescape
-func jacobi8AVX512(buf *float64, n int, pairs *int64, ppr int, rounds int, params *[32]float64, scratch *float64, norms *float64, maxSweeps int) uint64
+func jacobi8AVX512(buf *float64, n int, pairs *int64, ppr int, rounds int, params *[32]float64, norms *float64, maxSweeps int) uint64
 
 // norms8AVX512 sets sv[8c+l] = 2^e_l sqrt(Σ_r buf[(c n + r) 8 + l]²) for c < n:
 // the column norms of the 8 lane-interleaved matrices, scaled back by the

@@ -8,12 +8,14 @@
 // l holding matrix l. Every lane goes through the same sequence of pairs;
 // a lane whose pair needs no rotation gets c = 1, s = 0 (an exact identity).
 //
-// A sweep is n'-1 rounds of n/2 disjoint pairs (round-robin order). Each
-// round runs in three phases over its pairs, so that the long dependency
-// chains of one pair overlap with those of the others: (1) the dot products
-// γ = x·y of every pair into a scratch area, (2) the rotation (c, s) of
-// every pair from γ and the squared column norms α, β (recomputed at the
-// start of each sweep and updated after each rotation), (3) the rotations.
+// A sweep is n'-1 rounds of n/2 disjoint pairs (round-robin order). A round
+// is software-pipelined over its pairs k, with the values passed on in
+// registers (no scratch memory: the kernel is bound by loads and stores,
+// 512-bit stores take two cycles on Zen 4): the dot product γ = x·y of pair
+// k+1, the rotation (c, s) of pair k from γ and the squared column norms
+// α, β (recomputed at the start of each sweep and updated after each
+// rotation: α - tγ, β + tγ), and the rotation of pair k-1, so that the long
+// dependency chain of the parameters overlaps with the other two.
 // A lane is converged after a sweep without rotation; in such a sweep its
 // norms are the exact recomputed ones, so every pair passed the exact test.
 package main
@@ -49,8 +51,6 @@ const (
 	pExp    = 16 // [16:24] per-lane scaling exponent (written by load8)
 )
 
-// Scratch layout per pair (bytes): α / c, β / s, γ, mask.
-const scratchStride = 256
 
 func main() {
 	ConstraintExpr("amd64,!purego")
@@ -176,7 +176,7 @@ func load8() {
 }
 
 func jacobi8() {
-	TEXT("jacobi8AVX512", NOSPLIT, "func(buf *float64, n int, pairs *int64, ppr, rounds int, params *[32]float64, scratch *float64, norms *float64, maxSweeps int) uint64")
+	TEXT("jacobi8AVX512", NOSPLIT, "func(buf *float64, n int, pairs *int64, ppr, rounds int, params *[32]float64, norms *float64, maxSweeps int) uint64")
 	Pragma("noescape")
 	Doc(
 		"jacobi8AVX512 runs one-sided Jacobi on a group of 8 lane-interleaved n x n",
@@ -185,8 +185,7 @@ func jacobi8() {
 		"quadruples of byte offsets (p*n*64, q*n*64, p*64, q*64): the disjoint column",
 		"pairs of each round of a sweep and their entries in norms (n vectors, the",
 		"squared column norms: recomputed at the start of each sweep, updated after",
-		"each rotation). scratch has room for ppr*256 bytes. scratch and norms are",
-		"64-byte aligned.",
+		"each rotation). norms is 64-byte aligned.",
 		"params: see the generator. It returns the mask of the lanes that rotated",
 		"in the last sweep (0: all converged).",
 	)
@@ -200,7 +199,7 @@ func jacobi8() {
 	VBROADCASTSD(Mem{Base: params, Disp: 8 * pSign}, signM)
 	VBROADCASTSD(Mem{Base: params, Disp: 8 * pAbs}, absM)
 
-	// The loop bounds n, ppr, scratch are reloaded from the frame where
+	// The loop bounds n, ppr and norms are reloaded from the frame where
 	// needed: there are not enough general registers to keep them.
 	pairsEnd := GP64() // pairs + rounds*ppr*16: end of one sweep's pair list
 	Load(Param("rounds"), pairsEnd)
@@ -214,7 +213,6 @@ func jacobi8() {
 	Load(Param("maxSweeps"), sweeps)
 	cur := GP64() // first pair of the current round
 	pp := GP64()  // pair cursor
-	sc := GP64()  // scratch cursor
 	i := GP64()   // pair counter
 	x := GP64()
 	y := GP64()
@@ -257,97 +255,40 @@ func jacobi8() {
 	JNZ(LabelRef("norm"))
 
 	Label("round")
-	Comment("phase 1: gamma = x·y of every pair of the round")
+	Comment("one round, software-pipelined over its pairs k with the values carried")
+	Comment("in registers: γ of pair k+1, the parameters of pair k (latency hidden")
+	Comment("by the other two), the rotation of pair k-1")
 	MOVQ(cur, pp)
-	Load(Param("scratch"), sc)
 	Load(Param("ppr"), i)
-	Label("dots")
-	MOVQ(Mem{Base: pp}, x)
-	MOVQ(Mem{Base: pp, Disp: 8}, y)
-	ADDQ(buf, x)
-	ADDQ(buf, y)
-	for k := 8; k < 12; k++ {
-		VPXORQ(zreg(k), zreg(k), zreg(k))
-	}
-	Load(Param("n"), r)
-	Label("dot4")
-	CMPQ(r, Imm(4))
-	JL(LabelRef("dot1"))
-	for u := 0; u < 4; u++ {
-		zx := zreg(12 + u)
-		VMOVUPD(Mem{Base: x, Disp: 64 * u}, zx)
-		VFMADD231PD(Mem{Base: y, Disp: 64 * u}, zx, zreg(8+u))
-	}
-	ADDQ(U32(256), x)
-	ADDQ(U32(256), y)
-	SUBQ(Imm(4), r)
-	JMP(LabelRef("dot4"))
-	Label("dot1")
-	TESTQ(r, r)
-	JZ(LabelRef("dotdone"))
-	VMOVUPD(Mem{Base: x}, Z12)
-	VFMADD231PD(Mem{Base: y}, Z12, Z8)
-	ADDQ(Imm(64), x)
-	ADDQ(Imm(64), y)
-	DECQ(r)
-	JMP(LabelRef("dot1"))
-	Label("dotdone")
-	VADDPD(Z9, Z8, Z8)
-	VADDPD(Z11, Z10, Z10)
-	VADDPD(Z10, Z8, Z8)
-	VMOVAPD(Z8, Mem{Base: sc, Disp: 128})
-	ADDQ(Imm(32), pp)
-	ADDQ(U32(scratchStride), sc)
+	pairDot(buf, pp, 0, x, y, r, "0")
+	VMOVAPD(Z8, gNext)
+	VMOVAPD(gNext, gCur)
 	DECQ(i)
-	JNZ(LabelRef("dots"))
-
-	Comment("phase 2: rotation of every pair")
-	MOVQ(cur, pp)
-	Load(Param("scratch"), sc)
-	Load(Param("ppr"), i)
+	JZ(LabelRef("p0"))
+	pairDot(buf, pp, 32, x, y, r, "1")
+	VMOVAPD(Z8, gNext)
+	Label("p0")
 	Load(Param("norms"), x)
-	Label("params")
-	batchParams(pp, x, y, r, sc)
-	Label("paramsnext")
+	batchParams(pp, x, y, r, "pskip0")
+	advancePair()
+	TESTQ(i, i)
+	JZ(LabelRef("rotlast"))
+	Label("pairs")
 	ADDQ(Imm(32), pp)
-	ADDQ(U32(scratchStride), sc)
+	CMPQ(i, Imm(1))
+	JE(LabelRef("nodot"))
+	pairDot(buf, pp, 32, x, y, r, "")
+	VMOVAPD(Z8, gNext)
+	Label("nodot")
+	Load(Param("norms"), x)
+	batchParams(pp, x, y, r, "pskip")
+	rotatePair(buf, pp, -32, x, y, r, "")
+	advancePair()
 	DECQ(i)
-	JNZ(LabelRef("params"))
-
-	Comment("phase 3: x, y = c x - s y, s x + c y for every pair that rotates in some lane")
-	MOVQ(cur, pp)
-	Load(Param("scratch"), sc)
-	Load(Param("ppr"), i)
-	Label("rots")
-	CMPW(Mem{Base: sc, Disp: 192}, Imm(0))
-	JE(LabelRef("rotnext"))
-	c, s := Z20, Z21
-	VMOVAPD(Mem{Base: sc}, c)
-	VMOVAPD(Mem{Base: sc, Disp: 64}, s)
-	MOVQ(Mem{Base: pp}, x)
-	MOVQ(Mem{Base: pp, Disp: 8}, y)
-	ADDQ(buf, x)
-	ADDQ(buf, y)
-	Load(Param("n"), r)
-	Label("rot2")
-	CMPQ(r, Imm(2))
-	JL(LabelRef("rot1"))
-	for u := 0; u < 2; u++ {
-		rotateRow(x, y, 64*u, 4*u, c, s)
-	}
-	ADDQ(U32(128), x)
-	ADDQ(U32(128), y)
-	SUBQ(Imm(2), r)
-	JMP(LabelRef("rot2"))
-	Label("rot1")
-	TESTQ(r, r)
-	JZ(LabelRef("rotnext"))
-	rotateRow(x, y, 0, 0, c, s)
-	Label("rotnext")
+	JNZ(LabelRef("pairs"))
+	Label("rotlast")
+	rotatePair(buf, pp, 0, x, y, r, "last")
 	ADDQ(Imm(32), pp)
-	ADDQ(U32(scratchStride), sc)
-	DECQ(i)
-	JNZ(LabelRef("rots"))
 
 	MOVQ(pp, cur) // the next round's pairs follow
 	CMPQ(cur, pairsEnd)
@@ -367,10 +308,7 @@ func jacobi8() {
 }
 
 // rotateRow rotates one 64-byte row of columns x and y, using the four
-// scratch registers from zreg(base).
-// rotateRow applies the scaled rotation X' = X - t1 Y, Y' = Y + t2 X to
-// one 64-byte row of columns x and y, using the three scratch registers
-// from zreg(base).
+// temporary registers from zreg(base).
 func rotateRow(x, y Register, disp int, base int, c, s VecPhysical) {
 	zx, zy, t1, t2 := zreg(base), zreg(base+1), zreg(base+2), zreg(base+3)
 	VMOVUPD(Mem{Base: x, Disp: disp}, zx)
@@ -440,16 +378,16 @@ func zreg(i int) VecPhysical { return zregs[i] }
 // batch kernel (else approximate reciprocals refined by Newton steps).
 const exactParams = false
 
-// batchParams emits the rotation of one pair of the batch kernel: α, β from
-// the norms (offsets y and r from x), γ from the scratch slot sc; it writes
-// c, s and the rotation mask to the scratch slot and updates the norms.
-func batchParams(pp, x, y, r, sc Register) {
+// batchParams emits the rotation of the pair at pp: α, β from the norms at x
+// (y and r: offsets), γ from gCur; it sets K1 (lanes that rotate), cNext,
+// sNext, and updates the norms. If no lane rotates it jumps to skip.
+func batchParams(pp, x, y, r Register, skip string) {
 	alpha, beta, gamma := Z0, Z1, Z2
 	MOVQ(Mem{Base: pp, Disp: 16}, y)
 	MOVQ(Mem{Base: pp, Disp: 24}, r)
 	VMOVAPD(Mem{Base: x, Index: y, Scale: 1}, alpha)
 	VMOVAPD(Mem{Base: x, Index: r, Scale: 1}, beta)
-	VMOVAPD(Mem{Base: sc, Disp: 128}, gamma)
+	VMOVAPD(gCur, gamma)
 	Comment("K1 = γ² > tol² α β && α > negl && β > negl")
 	VMULPD(gamma, gamma, Z3)
 	VMULPD(beta, alpha, Z4)
@@ -458,9 +396,8 @@ func batchParams(pp, x, y, r, sc Register) {
 	VCMPPD(Imm(0x1e), negl, alpha, K1, K1)
 	VCMPPD(Imm(0x1e), negl, beta, K1, K1)
 	KORW(K1, K2, K2)
-	KMOVW(K1, Mem{Base: sc, Disp: 192})
 	KORTESTW(K1, K1)
-	JZ(LabelRef("paramsnext"))
+	JZ(LabelRef(skip))
 	Comment("t = sign(d) g2 / (|d| + sqrt(d² + g2²)), d = β - α, g2 = 2γ (masked: 0)")
 	VSUBPD(alpha, beta, Z4) // d
 	VADDPD(gamma, gamma, Z5)
@@ -505,13 +442,94 @@ func batchParams(pp, x, y, r, sc Register) {
 		VMULPD(half, Z14, Z16)
 		VFMADD231PD(Z15, Z16, Z14) // c = y + (y/2) e
 	}
-	VBLENDMPD(Z14, ones, K1, Z14)
-	VMULPD(Z12, Z14, Z15) // s
-	VMOVAPD(Z14, Mem{Base: sc})
-	VMOVAPD(Z15, Mem{Base: sc, Disp: 64})
+	VBLENDMPD(Z14, ones, K1, cNext)
+	VMULPD(Z12, cNext, sNext) // s
 	Comment("α' = α - t γ, β' = β + t γ")
 	VFNMADD231PD(gamma, Z12, alpha)
 	VFMADD231PD(gamma, Z12, beta)
 	VMOVAPD(alpha, Mem{Base: x, Index: y, Scale: 1})
 	VMOVAPD(beta, Mem{Base: x, Index: r, Scale: 1})
+	Label(skip)
+}
+
+// Registers carried between the stages of the batch kernel's round.
+var (
+	gNext = Z17 // γ of the pair after the current one
+	gCur  = Z18 // γ of the current pair
+	cNext = Z22 // c, s of the current pair (K1: lanes that rotate)
+	sNext = Z23
+	cRot  = Z20 // c, s of the pair being rotated (K3: lanes that rotate)
+	sRot  = Z21
+)
+
+// advancePair moves the carried values one pair on.
+func advancePair() {
+	VMOVAPD(gNext, gCur)
+	VMOVAPD(cNext, cRot)
+	VMOVAPD(sNext, sRot)
+	KMOVW(K1, K3)
+}
+
+// pairDot emits γ = x·y (into Z8) of the pair at pp+off.
+func pairDot(buf, pp Register, off int, x, y, r Register, suffix string) {
+	MOVQ(Mem{Base: pp, Disp: off}, x)
+	MOVQ(Mem{Base: pp, Disp: off + 8}, y)
+	ADDQ(buf, x)
+	ADDQ(buf, y)
+	for k := 8; k < 12; k++ {
+		VPXORQ(zreg(k), zreg(k), zreg(k))
+	}
+	Load(Param("n"), r)
+	Label("dot4" + suffix)
+	CMPQ(r, Imm(4))
+	JL(LabelRef("dot1" + suffix))
+	for u := 0; u < 4; u++ {
+		zx := zreg(12 + u)
+		VMOVUPD(Mem{Base: x, Disp: 64 * u}, zx)
+		VFMADD231PD(Mem{Base: y, Disp: 64 * u}, zx, zreg(8+u))
+	}
+	ADDQ(U32(256), x)
+	ADDQ(U32(256), y)
+	SUBQ(Imm(4), r)
+	JMP(LabelRef("dot4" + suffix))
+	Label("dot1" + suffix)
+	TESTQ(r, r)
+	JZ(LabelRef("dotdone" + suffix))
+	VMOVUPD(Mem{Base: x}, Z12)
+	VFMADD231PD(Mem{Base: y}, Z12, Z8)
+	ADDQ(Imm(64), x)
+	ADDQ(Imm(64), y)
+	DECQ(r)
+	JMP(LabelRef("dot1" + suffix))
+	Label("dotdone" + suffix)
+	VADDPD(Z9, Z8, Z8)
+	VADDPD(Z11, Z10, Z10)
+	VADDPD(Z10, Z8, Z8)
+}
+
+// rotatePair emits x, y = c x - s y, s x + c y (cRot, sRot) for the pair at
+// pp+off if it rotates in some lane (K3).
+func rotatePair(buf, pp Register, off int, x, y, r Register, suffix string) {
+	KORTESTW(K3, K3)
+	JZ(LabelRef("rotnext" + suffix))
+	MOVQ(Mem{Base: pp, Disp: off}, x)
+	MOVQ(Mem{Base: pp, Disp: off + 8}, y)
+	ADDQ(buf, x)
+	ADDQ(buf, y)
+	Load(Param("n"), r)
+	Label("rot2" + suffix)
+	CMPQ(r, Imm(2))
+	JL(LabelRef("rot1" + suffix))
+	for u := 0; u < 2; u++ {
+		rotateRow(x, y, 64*u, 4*u, cRot, sRot)
+	}
+	ADDQ(U32(128), x)
+	ADDQ(U32(128), y)
+	SUBQ(Imm(2), r)
+	JMP(LabelRef("rot2" + suffix))
+	Label("rot1" + suffix)
+	TESTQ(r, r)
+	JZ(LabelRef("rotnext" + suffix))
+	rotateRow(x, y, 0, 0, cRot, sRot)
+	Label("rotnext" + suffix)
 }
