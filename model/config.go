@@ -181,6 +181,16 @@ type Config struct {
 
 	// ClassNames optionally names the classes (len = number of classes).
 	ClassNames []string
+
+	// ImageWidth and ImageHeight optionally record the size of the images
+	// the model was trained on (pixels per row, rows; row-major pixels), so
+	// that tools can resize new images without being told again. Both 0
+	// means unknown; otherwise both must be positive with
+	// ImageWidth·ImageHeight = D. They are stored (format version 2) but
+	// never used by training or prediction. Like the class names they
+	// describe the data: Continue keeps the model's values (or takes
+	// cfg's when the model has none).
+	ImageWidth, ImageHeight int
 }
 
 // DefaultConfig returns the Config with every default filled in (Workers is
@@ -280,11 +290,22 @@ func (c *Config) validate() error {
 		return bad("Temperature %g", c.Temperature)
 	case !(c.RejectMargin >= 0 && c.RejectMargin <= 1):
 		return bad("RejectMargin %g outside [0, 1]", c.RejectMargin)
+	case c.ImageWidth < 0 || c.ImageHeight < 0 || (c.ImageWidth == 0) != (c.ImageHeight == 0) ||
+		int64(c.ImageWidth)*int64(c.ImageHeight) > MaxDim:
+		return bad("image size %dx%d (width x height; both 0 = unknown)", c.ImageWidth, c.ImageHeight)
 	}
 	for i, n := range c.PrototypesOfClass {
 		if n < 1 || n > MaxPrototype {
 			return bad("PrototypesOfClass[%d] = %d", i, n)
 		}
+	}
+	return nil
+}
+
+// checkImageSize checks a recorded image size against D.
+func (c *Config) checkImageSize(dim int) error {
+	if c.ImageWidth != 0 && int64(c.ImageWidth)*int64(c.ImageHeight) != int64(dim) {
+		return fmt.Errorf("model: %w: image size %dx%d (width x height) does not make D = %d pixels", ErrConfig, c.ImageWidth, c.ImageHeight, dim)
 	}
 	return nil
 }

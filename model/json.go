@@ -49,6 +49,9 @@ type jsonConfig struct {
 	Seed               uint64  `json:"seed"`
 	Temperature        float64 `json:"temperature"`
 	RejectMargin       float64 `json:"reject_margin"`
+	// Since version 2 (absent in version 1 exports: 0 = unknown).
+	ImageWidth  int `json:"image_width"`
+	ImageHeight int `json:"image_height"`
 }
 
 var (
@@ -96,6 +99,7 @@ func (m *Model) MarshalJSON() ([]byte, error) {
 			ClassWeights: c.ClassWeights, RelevanceFloor: c.RelevanceFloor, Epochs: c.Epochs,
 			ValidationFraction: c.ValidationFraction, Patience: c.Patience, Seed: c.Seed,
 			Temperature: c.Temperature, RejectMargin: c.RejectMargin,
+			ImageWidth: c.ImageWidth, ImageHeight: c.ImageHeight,
 		},
 		Prototypes: make([][][]float64, len(m.protos)),
 	}
@@ -132,8 +136,8 @@ func (m *Model) UnmarshalJSON(b []byte) error {
 	if j.Format != jsonFormat {
 		return fmt.Errorf("model: json: %w: format %q", ErrFormat, j.Format)
 	}
-	if j.Version != formatVersion {
-		return fmt.Errorf("model: json: %w %d", ErrVersion, j.Version)
+	if j.Version != 1 && j.Version != formatVersion {
+		return fmt.Errorf("model: json: %w %d (this package reads 1 to %d)", ErrVersion, j.Version, formatVersion)
 	}
 	corrupt := func(err error) error { return fmt.Errorf("model: json: %w: %v", ErrCorrupt, err) }
 	if j.Dim < 1 || j.Dim > MaxDim || j.SubspaceDim < 1 || j.SubspaceDim > MaxSubDim || len(j.Prototypes) > MaxPrototype {
@@ -146,6 +150,7 @@ func (m *Model) UnmarshalJSON(b []byte) error {
 		Beta: jc.Beta, ClassWeights: jc.ClassWeights, RelevanceFloor: jc.RelevanceFloor, Epochs: jc.Epochs,
 		ValidationFraction: jc.ValidationFraction, Patience: jc.Patience, Seed: jc.Seed,
 		Temperature: jc.Temperature, RejectMargin: jc.RejectMargin, ClassNames: j.ClassNames,
+		ImageWidth: jc.ImageWidth, ImageHeight: jc.ImageHeight,
 	}
 	var v [4]uint8
 	var err error

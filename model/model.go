@@ -141,3 +141,8 @@ func (m *Model) checkBasis(p *linalg.Dense) error {
 	}
 	return nil
 }
+
+// ImageSize returns the recorded size of the training images (width =
+// pixels per row, height = rows), or 0, 0 when unknown (see
+// Config.ImageWidth).
+func (m *Model) ImageSize() (width, height int) { return m.cfg.ImageWidth, m.cfg.ImageHeight }

@@ -13,12 +13,12 @@ import (
 	"github.com/grlgq/grlgq/linalg"
 )
 
-// The binary format, version 1. All integers little-endian; floats are
+// The binary format, version 2. All integers little-endian; floats are
 // IEEE-754 binary64 bit patterns, so a model round-trips bit for bit.
 //
 //	header (headerSize bytes):
 //	  [8]byte  magic "GRLGQMDL"
-//	  uint32   version (1)
+//	  uint32   version (2; Load also reads 1)
 //	  uint32   D
 //	  uint32   d
 //	  uint32   p (prototypes)
@@ -27,7 +27,8 @@ import (
 //	  uint64   epochs trained
 //	  uint64   payload length in bytes (everything between header and checksum)
 //	payload:
-//	  config   (configSize bytes, see putConfig)
+//	  config   (configSize bytes, see putConfig; version 1: configSizeV1
+//	           bytes, without the image size, which loads as 0x0)
 //	  p        uint32 labels
 //	  C        uint32 prototype counts (flag 2)
 //	  C        names, each uint32 length + UTF-8 bytes (flag 1)
@@ -36,9 +37,10 @@ import (
 //	checksum: uint32 CRC-32C (Castagnoli) of header and payload
 const (
 	magic         = "GRLGQMDL"
-	formatVersion = 1
+	formatVersion = 2
 	headerSize    = 8 + 4*6 + 8 + 8
-	configSize    = 4*5 + 4 + 8*9 + 8
+	configSizeV1  = 4*5 + 4 + 8*9 + 8
+	configSize    = configSizeV1 + 4*2 // + image width, height
 	// MaxFileBytes bounds the payload Load accepts (1 GiB).
 	MaxFileBytes = 1 << 30
 	maxNameLen   = 1 << 12
@@ -138,10 +140,13 @@ func putConfig(b []byte, c *Config) []byte {
 	for _, v := range []float64{c.InitNoise, c.Eta, c.Gamma, c.Tau, c.Beta, c.RelevanceFloor, c.ValidationFraction, c.Temperature, c.RejectMargin} {
 		b = le.AppendUint64(b, math.Float64bits(v))
 	}
-	return le.AppendUint64(b, c.Seed)
+	b = le.AppendUint64(b, c.Seed)
+	b = le.AppendUint32(b, uint32(c.ImageWidth))
+	return le.AppendUint32(b, uint32(c.ImageHeight))
 }
 
-// getConfig decodes putConfig's bytes.
+// getConfig decodes putConfig's bytes (configSize bytes; configSizeV1
+// bytes, without the image size, for version 1).
 func getConfig(b []byte) Config {
 	le := binary.LittleEndian
 	var c Config
@@ -158,6 +163,11 @@ func getConfig(b []byte) Config {
 		o += 8
 	}
 	c.Seed = le.Uint64(b[o:])
+	o += 8
+	if len(b) >= o+8 {
+		// Bounded by MaxDim in validate; uint32 -> int cannot overflow.
+		c.ImageWidth, c.ImageHeight = int(le.Uint32(b[o:])), int(le.Uint32(b[o+4:]))
+	}
 	return c
 }
 
@@ -181,8 +191,13 @@ func Load(r io.Reader) (*Model, error) {
 		return nil, fmt.Errorf("model: load: %w", err)
 	}
 	le := binary.LittleEndian
-	if v := le.Uint32(h[8:]); v != formatVersion {
-		return nil, fmt.Errorf("model: load: %w %d (this package reads %d)", ErrVersion, v, formatVersion)
+	version := le.Uint32(h[8:])
+	if version != 1 && version != formatVersion {
+		return nil, fmt.Errorf("model: load: %w %d (this package reads 1 to %d)", ErrVersion, version, formatVersion)
+	}
+	cfgSize := configSize
+	if version == 1 {
+		cfgSize = configSizeV1
 	}
 	dim, d, p, classes := int(le.Uint32(h[12:])), int(le.Uint32(h[16:])), int(le.Uint32(h[20:])), int(le.Uint32(h[24:]))
 	flags := le.Uint32(h[28:])
@@ -204,7 +219,7 @@ func Load(r io.Reader) (*Model, error) {
 		return nil, corrupt("payload of %d bytes (limit %d)", size, MaxFileBytes)
 	}
 	// Sizes below are bounded by the limits: no overflow.
-	fixed := configSize + 4*p + 8*p*dim*d
+	fixed := cfgSize + 4*p + 8*p*dim*d
 	if flags&flagCounts != 0 {
 		fixed += 4 * classes
 	}
@@ -231,11 +246,12 @@ func Load(r io.Reader) (*Model, error) {
 	if got := le.Uint32(body[size:]); got != crc {
 		return nil, fmt.Errorf("model: load: %w (stored %#08x, computed %#08x)", ErrChecksum, got, crc)
 	}
-	return decodePayload(payload, dim, d, p, classes, flags, int(epochs))
+	return decodePayload(payload, cfgSize, dim, d, p, classes, flags, int(epochs))
 }
 
-// decodePayload parses and validates a checksummed payload.
-func decodePayload(b []byte, dim, d, p, classes int, flags uint32, epochs int) (*Model, error) {
+// decodePayload parses and validates a checksummed payload whose config
+// takes cfgSize bytes.
+func decodePayload(b []byte, cfgSize, dim, d, p, classes int, flags uint32, epochs int) (*Model, error) {
 	le := binary.LittleEndian
 	corrupt := func(format string, a ...any) error {
 		return fmt.Errorf("model: load: %w: "+format, append([]any{ErrCorrupt}, a...)...)
@@ -248,7 +264,7 @@ func decodePayload(b []byte, dim, d, p, classes int, flags uint32, epochs int) (
 		b = b[n:]
 		return s, nil
 	}
-	cb, err := take(configSize)
+	cb, err := take(cfgSize)
 	if err != nil {
 		return nil, err
 	}
@@ -331,6 +347,9 @@ func (m *Model) validate() error {
 	}
 	if c.SubspaceDim != m.d {
 		return fmt.Errorf("config SubspaceDim %d for prototypes of %d columns", c.SubspaceDim, m.d)
+	}
+	if c.ImageWidth != 0 && int64(c.ImageWidth)*int64(c.ImageHeight) != int64(m.dim) {
+		return fmt.Errorf("image size %dx%d for D=%d", c.ImageWidth, c.ImageHeight, m.dim)
 	}
 	if m.dim < 1 || m.dim > MaxDim || m.d < 1 || m.d > MaxSubDim || m.d > m.dim {
 		return fmt.Errorf("shape D=%d d=%d", m.dim, m.d)

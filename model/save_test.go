@@ -11,6 +11,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"reflect"
 	"runtime"
 	"testing"
 )
@@ -22,7 +23,7 @@ func trainedModel(t testing.TB, rel RelevanceKind) *Model {
 	xs, ys := synth(t, 31, 16, 3, 3, 6, 0.3)
 	cfg := Config{Epochs: 3, Seed: 5, Relevance: rel, Gamma: 1e-2, ClassNames: []string{"a", "bé", ""},
 		PrototypesOfClass: []int{1, 2, 1}, Schedule: ScheduleAnneal, Activation: Sigmoid, Beta: 2.5, ClassWeights: true,
-		RejectMargin: 0.05, Temperature: 0.3}
+		RejectMargin: 0.05, Temperature: 0.3, ImageWidth: 8, ImageHeight: 2}
 	m, _, err := Train(context.Background(), cfg, xs, ys)
 	if err != nil {
 		t.Fatal(err)
@@ -51,10 +52,9 @@ func sameModel(t *testing.T, a, b *Model) {
 	}
 	ca, cb := a.Config(), b.Config()
 	ca.Workers, cb.Workers = 0, 0
-	ja, _ := json.Marshal(configView(ca))
-	jb, _ := json.Marshal(configView(cb))
-	if !bytes.Equal(ja, jb) {
-		t.Fatalf("configs differ:\n%s\n%s", ja, jb)
+	// (json.Marshal cannot compare them: it refuses the func field.)
+	if !reflect.DeepEqual(configView(ca), configView(cb)) {
+		t.Fatalf("configs differ:\n%+v\n%+v", configView(ca), configView(cb))
 	}
 }
 
@@ -196,7 +196,16 @@ func TestLoadRejects(t *testing.T) {
 		{"wrong magic", mod(func(b []byte) []byte { b[0] = 'X'; return b }), ErrFormat},
 		{"short wrong magic", []byte("PK\x03"), ErrFormat},
 		{"short header", good[:20], ErrTruncated},
-		{"version", mod(put32(8, 2)), ErrVersion},
+		{"version 3", mod(put32(8, 3)), ErrVersion},
+		{"version 0", mod(put32(8, 0)), ErrVersion},
+		{"image size not D", mod(func(b []byte) []byte {
+			binary.LittleEndian.PutUint32(b[headerSize+configSizeV1:], 4) // 4 x 2 != 16
+			return reseal(b)
+		}), ErrCorrupt},
+		{"image width without height", mod(func(b []byte) []byte {
+			binary.LittleEndian.PutUint32(b[headerSize+configSizeV1+4:], 0)
+			return reseal(b)
+		}), ErrCorrupt},
 		{"truncated payload", good[:len(good)/2], ErrTruncated},
 		{"missing checksum", good[:len(good)-1], ErrTruncated},
 		{"flipped bit", mod(func(b []byte) []byte { b[len(b)/2] ^= 4; return b }), ErrChecksum},
@@ -288,11 +297,19 @@ func FuzzLoad(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !bytes.Equal(b, data[:len(b)]) {
-			t.Fatal("accepted input does not re-encode to itself")
+		if binary.LittleEndian.Uint32(data[8:]) == formatVersion {
+			if !bytes.Equal(b, data[:len(b)]) {
+				t.Fatal("accepted input does not re-encode to itself")
+			}
+		} else if binary.LittleEndian.Uint32(data[8:]) != 1 || m.Config().ImageWidth != 0 {
+			t.Fatal("accepted an old version other than 1, or a version 1 file with an image size")
 		}
-		if _, err := Load(bytes.NewReader(b)); err != nil {
+		m2, err := Load(bytes.NewReader(b))
+		if err != nil {
 			t.Fatal(err)
+		}
+		if b2, _ := m2.MarshalBinary(); !bytes.Equal(b, b2) {
+			t.Fatal("re-encoding is not stable")
 		}
 	})
 }
@@ -323,9 +340,10 @@ func TestWriteFuzzCorpus(t *testing.T) {
 		}
 		return modelBytes(t, m)
 	}
-	good := small(Config{Epochs: 1})
+	good := small(Config{Epochs: 1, ImageWidth: 3, ImageHeight: 2})
 	local := small(Config{Epochs: 1, Relevance: RelevanceLocal, ClassNames: []string{"x", "y"}, PrototypesOfClass: []int{2, 1}})
 	seeds := map[string][]byte{
+		"valid-global-v1": toV1(t, good),
 		"valid-global": good,
 		"valid-local":  local,
 		"truncated":    good[:len(good)/2],
@@ -340,5 +358,140 @@ func TestWriteFuzzCorpus(t *testing.T) {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
 			t.Fatal(err)
 		}
+	}
+}
+
+// toV1 rewrites a version-2 encoding as version 1 (no image size), as the
+// package wrote before image sizes were recorded.
+func toV1(t testing.TB, b []byte) []byte {
+	t.Helper()
+	le := binary.LittleEndian
+	if le.Uint32(b[8:]) != 2 {
+		t.Fatalf("not a version 2 encoding")
+	}
+	out := append([]byte(nil), b[:headerSize+configSizeV1]...)
+	out = append(out, b[headerSize+configSize:]...)
+	le.PutUint32(out[8:], 1)
+	le.PutUint64(out[40:], le.Uint64(b[40:])-(configSize-configSizeV1))
+	return reseal(out)
+}
+
+// TestImageSize: the recorded image size is checked against D, kept by
+// Continue, saved and loaded (binary and JSON); files of version 1 (no
+// image size) still load, as 0x0, and re-save as version 2.
+func TestImageSize(t *testing.T) {
+	xs, ys := synth(t, 31, 16, 3, 3, 6, 0.3)
+	ctx := context.Background()
+	for _, c := range []struct{ w, h int }{{4, 3}, {4, 0}, {0, 4}, {-4, -4}, {1 << 20, 1 << 20}} {
+		if _, err := Init(Config{ImageWidth: c.w, ImageHeight: c.h}, xs, ys); !errors.Is(err, ErrConfig) {
+			t.Errorf("image size %dx%d for D=16: %v, want ErrConfig", c.w, c.h, err)
+		}
+	}
+	m, _, err := Train(ctx, Config{Epochs: 1, ImageWidth: 2, ImageHeight: 8}, xs, ys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w, h := m.ImageSize(); w != 2 || h != 8 {
+		t.Fatalf("ImageSize %dx%d, want 2x8", w, h)
+	}
+	// Continue keeps the model's size, whatever cfg says.
+	m2, _, err := Continue(ctx, m, Config{Epochs: 1, ImageWidth: 4, ImageHeight: 4}, xs, ys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w, h := m2.ImageSize(); w != 2 || h != 8 {
+		t.Errorf("Continue changed the image size to %dx%d", w, h)
+	}
+	// A model without one takes cfg's (checked against D).
+	m0, _, err := Train(ctx, Config{Epochs: 1}, xs, ys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w, h := m0.ImageSize(); w != 0 || h != 0 {
+		t.Errorf("unknown image size is %dx%d", w, h)
+	}
+	m3, _, err := Continue(ctx, m0, Config{Epochs: 1, ImageWidth: 4, ImageHeight: 4}, xs, ys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w, h := m3.ImageSize(); w != 4 || h != 4 {
+		t.Errorf("Continue did not record the image size: %dx%d", w, h)
+	}
+	if _, _, err := Continue(ctx, m0, Config{Epochs: 1, ImageWidth: 5, ImageHeight: 4}, xs, ys); !errors.Is(err, ErrConfig) {
+		t.Errorf("Continue with a wrong image size: %v", err)
+	}
+
+	// Binary: version 2 keeps it; version 1 loads as unknown.
+	b2 := modelBytes(t, m)
+	if v := binary.LittleEndian.Uint32(b2[8:]); v != formatVersion || formatVersion != 2 {
+		t.Fatalf("saved version %d", v)
+	}
+	got, err := Load(bytes.NewReader(b2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameModel(t, m, got)
+	old, err := Load(bytes.NewReader(toV1(t, b2)))
+	if err != nil {
+		t.Fatalf("version 1: %v", err)
+	}
+	if w, h := old.ImageSize(); w != 0 || h != 0 {
+		t.Errorf("version 1 file loads with image size %dx%d", w, h)
+	}
+	want := m.Config()
+	want.ImageWidth, want.ImageHeight, want.Workers = 0, 0, 0
+	if gc := old.Config(); !reflect.DeepEqual(configView(gc), configView(want)) {
+		t.Errorf("version 1 config %+v, want %+v", gc, want)
+	}
+	// Re-saved as version 2, it loads again.
+	if _, err := Load(bytes.NewReader(modelBytes(t, old))); err != nil {
+		t.Fatal(err)
+	}
+	// JSON: version 2 keeps it; a version 1 export (no image fields) loads.
+	jb, err := json.Marshal(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(jb, []byte(`"image_width":2,"image_height":8`)) || !bytes.Contains(jb, []byte(`"version":2`)) {
+		t.Errorf("JSON lacks the image size or version 2: %.300s", jb)
+	}
+	var jm Model
+	if err := json.Unmarshal(jb, &jm); err != nil {
+		t.Fatal(err)
+	}
+	sameModel(t, m, &jm)
+	j1 := bytes.Replace(bytes.Replace(jb, []byte(`,"image_width":2,"image_height":8`), nil, 1), []byte(`"version":2`), []byte(`"version":1`), 1)
+	var jm1 Model
+	if err := json.Unmarshal(j1, &jm1); err != nil {
+		t.Fatalf("version 1 JSON: %v", err)
+	}
+	if w, h := jm1.ImageSize(); w != 0 || h != 0 {
+		t.Errorf("version 1 JSON loads with image size %dx%d", w, h)
+	}
+	var bad Model
+	if err := json.Unmarshal(bytes.Replace(jb, []byte(`"version":2`), []byte(`"version":3`), 1), &bad); !errors.Is(err, ErrVersion) {
+		t.Errorf("JSON version 3: %v", err)
+	}
+	if err := json.Unmarshal(bytes.Replace(jb, []byte(`"image_width":2`), []byte(`"image_width":3`), 1), &bad); !errors.Is(err, ErrCorrupt) {
+		t.Errorf("JSON image size not D: %v", err)
+	}
+}
+
+// TestLoadVersion1File loads testdata/v1-global.grlgq, a file written by
+// the package before version 2 (the old fuzz seed valid-global).
+func TestLoadVersion1File(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("testdata", "v1-global.grlgq"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if binary.LittleEndian.Uint32(b[8:]) != 1 {
+		t.Fatal("testdata/v1-global.grlgq is not a version 1 file")
+	}
+	m, err := Load(bytes.NewReader(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w, h := m.ImageSize(); w != 0 || h != 0 || m.Dim() != 6 || m.NumPrototypes() != 2 {
+		t.Errorf("loaded D=%d p=%d image %dx%d", m.Dim(), m.NumPrototypes(), w, h)
 	}
 }

@@ -179,6 +179,9 @@ func Init(cfg Config, x []*subspace.Subspace, y []int) (*Model, error) {
 	if cfg.ClassNames != nil && len(cfg.ClassNames) != classes {
 		return nil, fmt.Errorf("model: %w: ClassNames has %d entries for %d classes", ErrConfig, len(cfg.ClassNames), classes)
 	}
+	if err := cfg.checkImageSize(dim); err != nil {
+		return nil, err
+	}
 	cfg.SubspaceDim = d
 	labels := cfg.prototypeLabels(classes)
 	if len(labels) > MaxPrototype {
@@ -291,8 +294,8 @@ func Train(ctx context.Context, cfg Config, x []*subspace.Subspace, y []int) (*M
 // Continue trains a copy of m for cfg.Epochs more epochs on (x, y), which
 // may be the old training data or new data with the model's classes. The
 // structural fields of cfg (SubspaceDim, PrototypesPerClass,
-// PrototypesOfClass, Init, InitNoise, Relevance, ClassNames) are taken from
-// m; the others (rates, schedule, activation, epochs, validation, seed,
+// PrototypesOfClass, Init, InitNoise, Relevance, ClassNames, and
+// ImageWidth/ImageHeight unless m has none) are taken from m; the others (rates, schedule, activation, epochs, validation, seed,
 // workers, prediction options) from cfg. Epoch numbers, and so the
 // schedule and the permutations, continue from m.Epochs(). m is not
 // changed.
@@ -324,6 +327,9 @@ func trainingConfig(m *Model, cfg Config) Config {
 	c.InitNoise = s.InitNoise
 	c.Relevance = s.Relevance
 	c.ClassNames = s.ClassNames
+	if s.ImageWidth != 0 {
+		c.ImageWidth, c.ImageHeight = s.ImageWidth, s.ImageHeight
+	}
 	return c
 }
 
@@ -341,6 +347,9 @@ func run(ctx context.Context, m0 *Model, cfg Config, x []*subspace.Subspace, y [
 	onEpoch := cfg.OnEpoch
 	cfg = trainingConfig(m0, cfg)
 	cfg.OnEpoch = nil
+	if err := cfg.checkImageSize(m0.dim); err != nil {
+		return nil, nil, err
+	}
 	if _, _, _, err := checkData(&cfg, x, y, m0.dim, m0.d, m0.classes); err != nil {
 		return nil, nil, err
 	}
@@ -486,6 +495,9 @@ func NewTrainer(m *Model, cfg Config) (*Trainer, error) {
 	cfg = trainingConfig(m, cfg)
 	cfg.OnEpoch = nil
 	if err := cfg.validate(); err != nil {
+		return nil, err
+	}
+	if err := cfg.checkImageSize(m.dim); err != nil {
 		return nil, err
 	}
 	p, dim, d := len(m.protos), m.dim, m.d
