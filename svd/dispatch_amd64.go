@@ -48,8 +48,7 @@ type batchAsm struct {
 	rounds int
 	params [32]float64
 	offs   [lanes]int64
-	col    []float64 // one lane's singular values, for sorting
-	perm   []int
+	net    []int32 // sorting network on the n value vectors: byte-offset pairs
 }
 
 // aligned64 returns buf[i:i+n] with &buf[i] 64-byte aligned.
@@ -64,8 +63,6 @@ func (w *Batch) initAsm() {
 		g:     aligned64(w.lanes, n*n*lanes),
 		sv:    aligned64(w.sv, n*lanes),
 		norms: aligned64(make([]float64, n*lanes+8), n*lanes),
-		col:   make([]float64, n),
-		perm:  make([]int, n),
 		ppr:   n / 2,
 	}
 	pr := w.small.pairs
@@ -75,6 +72,9 @@ func (w *Batch) initAsm() {
 	}
 	if x.ppr > 0 {
 		x.rounds = len(x.poff) / 4 / x.ppr
+	}
+	for _, c := range sortingNetwork(n) {
+		x.net = append(x.net, int32(c[0]*64), int32(c[1]*64))
 	}
 	x.params[pTol] = tolerance(n) * tolerance(n)
 	x.params[pOne] = 1
@@ -112,17 +112,40 @@ func (w *Batch) valuesAVX512(s []float64, lds int, a []float64, lda, step, k int
 			return &BatchError{Index: i0 + bits.TrailingZeros64(mask), Err: ErrNoConvergence}
 		}
 		norms8AVX512(&x.sv[0], &x.g[0], n, &x.params)
+		if len(x.net) > 0 {
+			sort8AVX512(&x.sv[0], &x.net[0], len(x.net)/2)
+		}
 		for l := 0; l < cnt; l++ {
-			col := x.col
-			for c := range col {
-				col[c] = x.sv[c*lanes+l]
-			}
-			sortDescending(x.perm, col)
 			out := s[(i0+l)*lds : (i0+l)*lds+n]
-			for j, p := range x.perm {
-				out[j] = col[p]
+			for j := range out {
+				out[j] = x.sv[j*lanes+l]
 			}
 		}
 	}
 	return nil
+}
+
+// sortingNetwork returns the comparators (i, j), i < j, of Batcher's
+// odd-even merge sort on n inputs (the network for the next power of two,
+// without the comparators that touch the padding: padding with -Inf at the
+// end, they would exchange nothing). Each comparator puts the larger value
+// at i: the network sorts descending.
+func sortingNetwork(n int) [][2]int {
+	var net [][2]int
+	size := 1
+	for size < n {
+		size *= 2
+	}
+	for p := 1; p < size; p *= 2 {
+		for k := p; k >= 1; k /= 2 {
+			for j := k % p; j+k < size; j += 2 * k {
+				for i := 0; i < k && i+j+k < size; i++ {
+					if (i+j)/(2*p) == (i+j+k)/(2*p) && i+j+k < n {
+						net = append(net, [2]int{i + j, i + j + k})
+					}
+				}
+			}
+		}
+	}
+	return net
 }

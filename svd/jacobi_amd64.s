@@ -578,6 +578,28 @@ store:
 	VZEROUPPER
 	RET
 
+// func sort8AVX512(sv *float64, net *int32, ncmp int)
+// Requires: AVX, AVX512F
+TEXT ·sort8AVX512(SB), NOSPLIT, $0-24
+	MOVQ sv+0(FP), AX
+	MOVQ net+8(FP), CX
+	MOVQ ncmp+16(FP), DX
+
+cmp:
+	MOVLQSX (CX), BX
+	MOVLQSX 4(CX), SI
+	VMOVUPD (AX)(BX*1), Z0
+	VMOVUPD (AX)(SI*1), Z1
+	VMAXPD  Z1, Z0, Z2
+	VMINPD  Z1, Z0, Z3
+	VMOVUPD Z2, (AX)(BX*1)
+	VMOVUPD Z3, (AX)(SI*1)
+	ADDQ    $0x08, CX
+	DECQ    DX
+	JNZ     cmp
+	VZEROUPPER
+	RET
+
 // func jacobi1W1AVX512(buf *float64, rowsA int, rowsV int, rounds int, params *[72]float64, maxSweeps int) uint64
 // Requires: AVX, AVX512F
 TEXT ·jacobi1W1AVX512(SB), NOSPLIT, $0-56

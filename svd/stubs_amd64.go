@@ -34,6 +34,14 @@ func jacobi8AVX512(buf *float64, n int, pairs *int64, ppr int, rounds int, param
 //go:noescape
 func norms8AVX512(sv *float64, buf *float64, n int, params *[32]float64)
 
+// sort8AVX512 applies the comparators net[2k], net[2k+1] (byte offsets of
+// vectors of 8 float64 in sv), k < ncmp: the first gets the lane-wise max, the
+// second the min. With a sorting network it sorts every lane descending.
+// No NaNs. ncmp >= 1.
+//
+//go:noescape
+func sort8AVX512(sv *float64, net *int32, ncmp int)
+
 // jacobi1W1AVX512 runs one-sided Jacobi on one matrix whose column pairs of a
 // round-robin round are the lanes of 1 ZMM vector(s) (see the generator
 // for the layout): rowsA rows of A then rowsV rows of V, each row 2W vectors

@@ -57,6 +57,7 @@ func main() {
 	load8()
 	jacobi8()
 	norms8()
+	sort8()
 	jacobi1(1)
 	jacobi1(2)
 	transpose()
@@ -532,4 +533,35 @@ func rotatePair(buf, pp Register, off int, x, y, r Register, suffix string) {
 	JZ(LabelRef("rotnext" + suffix))
 	rotateRow(x, y, 0, 0, cRot, sRot)
 	Label("rotnext" + suffix)
+}
+
+// sort8 generates sort8AVX512: a sorting network on n vectors of 8 lanes
+// (descending in every lane), comparators given as byte-offset pairs.
+func sort8() {
+	TEXT("sort8AVX512", NOSPLIT, "func(sv *float64, net *int32, ncmp int)")
+	Pragma("noescape")
+	Doc(
+		"sort8AVX512 applies the comparators net[2k], net[2k+1] (byte offsets of",
+		"vectors of 8 float64 in sv), k < ncmp: the first gets the lane-wise max, the",
+		"second the min. With a sorting network it sorts every lane descending.",
+		"No NaNs. ncmp >= 1.",
+	)
+	sv := Load(Param("sv"), GP64())
+	net := Load(Param("net"), GP64())
+	k := Load(Param("ncmp"), GP64())
+	i, j := GP64(), GP64()
+	Label("cmp")
+	MOVLQSX(Mem{Base: net}, i)
+	MOVLQSX(Mem{Base: net, Disp: 4}, j)
+	VMOVUPD(Mem{Base: sv, Index: i, Scale: 1}, Z0)
+	VMOVUPD(Mem{Base: sv, Index: j, Scale: 1}, Z1)
+	VMAXPD(Z1, Z0, Z2)
+	VMINPD(Z1, Z0, Z3)
+	VMOVUPD(Z2, Mem{Base: sv, Index: i, Scale: 1})
+	VMOVUPD(Z3, Mem{Base: sv, Index: j, Scale: 1})
+	ADDQ(Imm(8), net)
+	DECQ(k)
+	JNZ(LabelRef("cmp"))
+	VZEROUPPER()
+	RET()
 }
