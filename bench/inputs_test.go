@@ -4,7 +4,6 @@ import (
 	"math/rand/v2"
 
 	"gonum.org/v1/gonum/blas/blas64"
-	"gonum.org/v1/gonum/lapack"
 	"gonum.org/v1/gonum/lapack/lapack64"
 )
 
@@ -50,5 +49,3 @@ func randomGaussian(stream uint64, rows, cols, ld int) []float64 {
 	}
 	return out
 }
-
-var _ = lapack.SVDNone
