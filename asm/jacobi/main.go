@@ -51,7 +51,6 @@ const (
 	pExp    = 16 // [16:24] per-lane scaling exponent (written by load8)
 )
 
-
 func main() {
 	ConstraintExpr("amd64,!purego")
 	load8()
