@@ -25,6 +25,7 @@ TEXT ·load8AVX512(SB), NOSPLIT, $0-64
 	SHLQ         $0x06, DX
 	MOVQ         AX, R12
 	MOVQ         BX, DI
+	VPXORQ       Z28, Z28, Z28
 
 lrow:
 	MOVQ CX, R10
@@ -32,21 +33,22 @@ lrow:
 	MOVQ BX, R9
 
 lcol:
-	KMOVW      K3, K5
-	VPXORQ     Z0, Z0, Z0
-	VGATHERQPD (R10)(Z20*1), K5, Z0
-	VMOVUPD    Z0, (R11)
-	VPANDQ     Z0, Z23, Z1
-	VMAXPD     Z1, Z21, Z21
-	VCMPPD     $0x12, Z22, Z1, K4, K4
-	ADDQ       $0x08, R10
-	ADDQ       DX, R11
-	DECQ       R9
-	JNZ        lcol
-	ADDQ       SI, CX
-	ADDQ       $0x40, R12
-	DECQ       DI
-	JNZ        lrow
+	KMOVW       K3, K5
+	VPXORQ      Z0, Z0, Z0
+	VGATHERQPD  (R10)(Z20*1), K5, Z0
+	VMOVUPD     Z0, (R11)
+	VPANDQ      Z0, Z23, Z1
+	VMAXPD      Z1, Z21, Z21
+	VFMADD231PD Z0, Z0, Z28
+	VCMPPD      $0x12, Z22, Z1, K4, K4
+	ADDQ        $0x08, R10
+	ADDQ        DX, R11
+	DECQ        R9
+	JNZ         lcol
+	ADDQ        SI, CX
+	ADDQ        $0x40, R12
+	DECQ        DI
+	JNZ         lrow
 
 	// e = getexp(amax) + 1 (0 for a zero lane); scale by 2^-e, accumulate ‖A‖_F²
 	VGETEXPPD    Z21, Z24
@@ -56,11 +58,26 @@ lcol:
 	VCMPPD       $0x04, Z3, Z21, K1
 	VMOVAPD.Z    Z24, K1, Z24
 	VSUBPD       Z24, Z3, Z25
-	VMOVUPD      Z24, 128(R8)
-	VPXORQ       Z26, Z26, Z26
 	VPXORQ       Z27, Z27, Z27
-	MOVQ         BX, CX
-	IMULQ        BX, CX
+
+	// no scaling when every |e| <= 100: squares and products of squares then
+	// neither overflow nor underflow in the kernel, and scaling by a power of
+	// two would not change a bit
+	VPANDQ       Z24, Z23, Z4
+	MOVQ         $0x4059000000000000, CX
+	VPBROADCASTQ CX, Z5
+	VCMPPD       $0x1e, Z5, Z4, K6
+	KORTESTW     K6, K6
+	JNZ          lscale
+	VMOVUPD      Z27, 128(R8)
+	VMOVAPD      Z28, Z26
+	JMP          lscaled
+
+lscale:
+	VMOVUPD Z24, 128(R8)
+	VPXORQ  Z26, Z26, Z26
+	MOVQ    BX, CX
+	IMULQ   BX, CX
 
 lscale2:
 	CMPQ        CX, $0x02

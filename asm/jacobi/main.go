@@ -104,6 +104,8 @@ func load8() {
 	rowDst := GP64()
 	MOVQ(buf, rowDst)
 	MOVQ(n, r)
+	froG := Z28 // ‖A‖_F² unscaled, for the common case where no scaling is needed
+	VPXORQ(froG, froG, froG)
 	Label("lrow")
 	MOVQ(a, src)
 	MOVQ(rowDst, dst)
@@ -115,6 +117,7 @@ func load8() {
 	VMOVUPD(Z0, Mem{Base: dst})
 	VPANDQ(Z0, absv, Z1)
 	VMAXPD(Z1, amax, amax)
+	VFMADD231PD(Z0, Z0, froG)
 	VCMPPD(Imm(0x12), maxF, Z1, K4, K4) // LE_OQ: |x| <= MaxFloat64, false on NaN
 	ADDQ(Imm(8), src)
 	ADDQ(colStride, dst)
@@ -134,9 +137,23 @@ func load8() {
 	VCMPPD(Imm(0x04), Z3, amax, K1) // NEQ_UQ: amax != 0
 	VMOVAPD_Z(e, K1, e)
 	VSUBPD(e, Z3, ne)
+	VPXORQ(Z27, Z27, Z27)
+	Comment("no scaling when every |e| <= 100: squares and products of squares then")
+	Comment("neither overflow nor underflow in the kernel, and scaling by a power of")
+	Comment("two would not change a bit")
+	VPANDQ(e, absv, Z4)
+	t := GP64()
+	MOVQ(U64(0x4059000000000000), t) // 100
+	VPBROADCASTQ(t, Z5)
+	VCMPPD(Imm(0x1e), Z5, Z4, K6) // |e| > 100
+	KORTESTW(K6, K6)
+	JNZ(LabelRef("lscale"))
+	VMOVUPD(Z27, Mem{Base: params, Disp: 8 * pExp})
+	VMOVAPD(froG, fro)
+	JMP(LabelRef("lscaled"))
+	Label("lscale")
 	VMOVUPD(e, Mem{Base: params, Disp: 8 * pExp})
 	VPXORQ(fro, fro, fro)
-	VPXORQ(Z27, Z27, Z27)
 	cnt := GP64()
 	MOVQ(n, cnt)
 	IMULQ(n, cnt)
