@@ -60,9 +60,10 @@ lcol:
 	VSUBPD       Z24, Z3, Z25
 	VPXORQ       Z27, Z27, Z27
 
-	// no scaling when every |e| <= 100: squares and products of squares then
-	// neither overflow nor underflow in the kernel, and scaling by a power of
-	// two would not change a bit
+	// no scaling when every |e| <= 100: squares and products of squares of
+	// the entries that matter then neither overflow nor underflow in the kernel
+	// (scaling by a power of two would only keep subnormal entries, far below
+	// 2^-60 ‖A‖_F, from underflowing)
 	VPANDQ       Z24, Z23, Z4
 	MOVQ         $0x4059000000000000, CX
 	VPBROADCASTQ CX, Z5

@@ -138,9 +138,10 @@ func load8() {
 	VMOVAPD_Z(e, K1, e)
 	VSUBPD(e, Z3, ne)
 	VPXORQ(Z27, Z27, Z27)
-	Comment("no scaling when every |e| <= 100: squares and products of squares then")
-	Comment("neither overflow nor underflow in the kernel, and scaling by a power of")
-	Comment("two would not change a bit")
+	Comment("no scaling when every |e| <= 100: squares and products of squares of")
+	Comment("the entries that matter then neither overflow nor underflow in the kernel")
+	Comment("(scaling by a power of two would only keep subnormal entries, far below")
+	Comment("2^-60 ‖A‖_F, from underflowing)")
 	VPANDQ(e, absv, Z4)
 	t := GP64()
 	MOVQ(U64(0x4059000000000000), t) // 100
