@@ -61,6 +61,8 @@ func NewConverter(dim, m, d int) (*Converter, error) {
 		return nil, fmt.Errorf("%w: m=%d < d=%d", ErrTooFewImages, m, d)
 	case d > dim:
 		return nil, fmt.Errorf("subspace: d=%d exceeds the number of pixels D=%d", d, dim)
+	case min(dim, m) > svd.MaxTall:
+		return nil, fmt.Errorf("subspace: sets of %d images of %d pixels: at most %d images (or pixels) per set are supported", m, dim, svd.MaxTall)
 	}
 	c := &Converter{rows: dim, cols: m, d: d}
 	if dim >= m {

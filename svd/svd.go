@@ -18,8 +18,15 @@ var ErrNoConvergence = errors.New("svd: Jacobi iteration did not converge")
 // a stride smaller than the row length, or a slice too short for its shape.
 const PanicShape = "svd: dimension mismatch"
 
-// MaxSmall is the largest n accepted by NewSmall and NewBatch.
+// MaxSmall is the largest n accepted by NewSmall and NewBatch (and the
+// largest number of columns for which Tall uses the fast small SVD).
 const MaxSmall = 64
+
+// MaxTall is the largest number of columns accepted by NewTall (an image set
+// of up to MaxTall images, or of more images than pixels with D <= MaxTall).
+// Above MaxSmall the small SVD of the triangular factor runs the pure-Go
+// Jacobi iteration, whose cost grows as cols³ per sweep.
+const MaxTall = 512
 
 // MaxSweeps is the number of Jacobi sweeps after which ErrNoConvergence is
 // returned. A d x d problem converges in 6-10 sweeps.
@@ -55,6 +62,12 @@ func NewSmall(n int) *Small {
 	if n < 1 || n > MaxSmall {
 		panic(PanicShape)
 	}
+	return newSmall(n)
+}
+
+// newSmall is NewSmall without the MaxSmall limit (Tall uses it for its
+// triangular factor, up to MaxTall).
+func newSmall(n int) *Small {
 	w := &Small{
 		n:     n,
 		g:     make([]float64, n*n),

@@ -474,6 +474,39 @@ func TestTall(t *testing.T) {
 	})
 }
 
+// TestTallWide covers sets of more than MaxSmall images, where the small SVD
+// of R falls back to the pure-Go iteration.
+func TestTallWide(t *testing.T) {
+	forEachImpl(t, func(t *testing.T) {
+		rng := rand.New(rand.NewPCG(9, 1))
+		for _, sh := range [][2]int{{400, 65}, {784, 100}, {150, 150}} {
+			rows, cols := sh[0], sh[1]
+			w := NewTall(rows, cols)
+			a := gaussian(rng, rows, cols, cols)
+			// Make it rank-deficient: the last 10 columns repeat the first.
+			for r := 0; r < rows; r++ {
+				for c := cols - 10; c < cols; c++ {
+					a[r*cols+c] = a[r*cols+c-(cols-10)]
+				}
+			}
+			u := make([]float64, rows*cols)
+			v := make([]float64, cols*cols)
+			s := make([]float64, cols)
+			name := fmt.Sprintf("%dx%d", rows, cols)
+			if err := w.Factorize(u, cols, s, v, cols, a, cols); err != nil {
+				t.Fatalf("%s: %v", name, err)
+			}
+			checkValues(t, name, rows, cols, a, s)
+			checkOrthonormal(t, name+" U", u, cols, rows, cols)
+			checkOrthonormal(t, name+" V", v, cols, cols, cols)
+			checkReconstruction(t, name, a, cols, u, cols, s, v, cols, rows, cols)
+			if s[cols-1] > 1e-12*s[0] {
+				t.Errorf("%s: rank-deficient input, smallest value %g", name, s[cols-1]/s[0])
+			}
+		}
+	})
+}
+
 func TestAllocs(t *testing.T) {
 	forEachImpl(t, func(t *testing.T) {
 		rng := rand.New(rand.NewPCG(6, 1))
@@ -517,6 +550,7 @@ func TestShapePanics(t *testing.T) {
 	mustPanic("NewSmall(65)", func() { NewSmall(MaxSmall + 1) })
 	mustPanic("NewBatch(0)", func() { NewBatch(0) })
 	mustPanic("NewTall(3,4)", func() { NewTall(3, 4) })
+	mustPanic("NewTall(MaxTall+1)", func() { NewTall(MaxTall+10, MaxTall+1) })
 	w := NewSmall(4)
 	mustPanic("short a", func() { w.Values(make([]float64, 4), make([]float64, 15), 4) })
 	mustPanic("small lda", func() { w.Values(make([]float64, 4), make([]float64, 16), 3) })

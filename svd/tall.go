@@ -25,9 +25,9 @@ type Tall struct {
 }
 
 // NewTall returns the workspace for rows x cols matrices,
-// rows >= cols >= 1, cols <= MaxSmall.
+// rows >= cols >= 1, cols <= MaxTall.
 func NewTall(rows, cols int) *Tall {
-	if cols < 1 || rows < cols || cols > MaxSmall {
+	if cols < 1 || rows < cols || cols > MaxTall {
 		panic(PanicShape)
 	}
 	ld := kernels.Stride(rows)
@@ -45,7 +45,7 @@ func NewTall(rows, cols int) *Tall {
 		ldy:   kernels.Stride(cols),
 		gm:    make([]float64, cols*cols),
 		yp:    make([]float64, lqBlock*ld),
-		small: NewSmall(cols),
+		small: newSmall(cols),
 	}
 }
 
