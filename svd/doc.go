@@ -11,7 +11,7 @@
 //     Factorize (U, s, V).
 //   - Batch: singular values of k n x n matrices; on CPUs with AVX-512 eight
 //     matrices are processed at once, one per 64-bit lane of a ZMM register.
-//   - Tall: thin SVD of a rows x cols matrix, rows >= cols.
+//   - Tall: thin SVD of a rows x cols matrix, rows >= cols, cols <= MaxTall.
 //
 // Each type is a reusable workspace created once for its shape (New*); its
 // methods allocate nothing (except an error value on failure). A workspace
