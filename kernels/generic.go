@@ -121,6 +121,63 @@ func abGeneric(c []float64, ldc int, a []float64, lda int, b []float64, ldb int,
 	}
 }
 
+// projDotsGeneric is ProjDots:
+//
+//	for c < b, i < n: p[c*ldp+i] -= Σ_{l<nq} s[l*lds+c] * q[l*ldq+i]   (l in order)
+//	for k < nr, c < b: g[k*ldg+c] = Σ_{i<n} r[k*ldr+i] * p[c*ldp+i]
+func projDotsGeneric(p []float64, ldp, b int, q []float64, ldq, nq int, s []float64, lds int, r []float64, ldr, nr int, g []float64, ldg int, n int) {
+	projRows(p, ldp, b, q, ldq, nq, s, lds, 0, n)
+	for k := 0; k < nr; k++ {
+		rk := r[k*ldr : k*ldr+n]
+		for c := 0; c < b; c++ {
+			g[k*ldg+c] = dotGeneric(rk, p[c*ldp:c*ldp+n])
+		}
+	}
+}
+
+// projRows is the update of projDotsGeneric on rows i0..i1.
+func projRows(p []float64, ldp, b int, q []float64, ldq, nq int, s []float64, lds int, i0, i1 int) {
+	if i0 >= i1 {
+		return
+	}
+	for c := 0; c < b; c++ {
+		pc := p[c*ldp+i0 : c*ldp+i1]
+		for l := 0; l < nq; l++ {
+			slc := s[l*lds+c]
+			ql := q[l*ldq+i0 : l*ldq+i1]
+			for i, v := range ql {
+				pc[i] -= float64(slc * v)
+			}
+		}
+	}
+}
+
+// transposeGeneric is
+//
+//	for r < rows, c < cols: dst[c*ldd+r] = src[r*lds+c]
+//
+// four source rows at a time, so that each destination row receives 32
+// contiguous bytes per step.
+func transposeGeneric(dst []float64, ldd int, src []float64, lds int, rows, cols int) {
+	r := 0
+	for ; r+4 <= rows; r += 4 {
+		r0 := src[r*lds : r*lds+cols]
+		r1 := src[(r+1)*lds : (r+1)*lds+cols]
+		r2 := src[(r+2)*lds : (r+2)*lds+cols]
+		r3 := src[(r+3)*lds : (r+3)*lds+cols]
+		for c := range r0 {
+			o := c*ldd + r
+			d := dst[o : o+4 : o+4]
+			d[0], d[1], d[2], d[3] = r0[c], r1[c], r2[c], r3[c]
+		}
+	}
+	for ; r < rows; r++ {
+		for c, v := range src[r*lds : r*lds+cols] {
+			dst[c*ldd+r] = v
+		}
+	}
+}
+
 // fmaSink keeps peakFMAGeneric's chains alive.
 var fmaSink float64
 

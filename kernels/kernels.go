@@ -39,6 +39,39 @@ func AB(c []float64, ldc int, a []float64, lda int, b []float64, ldb int, n, k, 
 	ab(c, ldc, a, lda, b, ldb, n, k, d)
 }
 
+// ProjDots is one column-major Gram–Schmidt sweep over a panel P of b
+// columns (1 <= b <= 4; column c at p[c*ldp:], n rows): it projects P with
+// the nq columns of Q (column l at q[l*ldq:]) and the nq x b coefficients S
+// (row-major, stride lds), P -= Q S, then writes the nr x b dot products G
+// = Rᵀ P (row-major, stride ldg) of the updated P with the nr columns of R
+// (column k at r[k*ldr:]), overwriting G.
+//
+//	for c < b, i < n: p[c*ldp+i] -= Σ_{l<nq} s[l*lds+c] * q[l*ldq+i]
+//	for k < nr, c < b: g[k*ldg+c] = Σ_{i<n} r[k*ldr+i] * p[c*ldp+i]
+//
+// R may be Q, P itself (the Gram matrix of the updated panel, its norms) or
+// any other columns; P must not overlap Q or S, and G must not overlap any
+// input. Each row of P is read and written once whatever nr is (on AVX-512
+// up to 24/b dot products per column ride along one pass; more take further
+// passes over P and R only).
+func ProjDots(p []float64, ldp, b int, q []float64, ldq, nq int, s []float64, lds int, r []float64, ldr, nr int, g []float64, ldg int, n int) {
+	if b < 1 || b > 4 {
+		panic("kernels: ProjDots: panel width must be 1..4")
+	}
+	projDots(p, ldp, b, q, ldq, nq, s, lds, r, ldr, nr, g, ldg, n)
+}
+
+// Transpose writes the transpose of the rows x cols matrix src (stride
+// lds) into dst (cols x rows, stride ldd). dst must not overlap src.
+//
+//	for r < rows, c < cols: dst[c*ldd+r] = src[r*lds+c]
+//
+// On AVX-512 it moves 8 x 8 blocks through registers; the AVX2 path is the
+// generic loop.
+func Transpose(dst []float64, ldd int, src []float64, lds int, rows, cols int) {
+	transpose(dst, ldd, src, lds, rows, cols)
+}
+
 // PeakFMA runs iters iterations of a loop of independent fused multiply-add
 // chains on the widest vector registers the dispatch uses (16 chains of ZMM
 // with AVX-512, 12 of YMM with AVX2, 12 scalar multiply-adds otherwise) and

@@ -146,6 +146,109 @@ func ab(c []float64, ldc int, a []float64, lda int, b []float64, ldb int, n, k, 
 	}
 }
 
+// projDotsMaxNR is the most dot products per panel column of one call into
+// the assembly, by panel width (asm/kernels/gs.go).
+var (
+	projDotsMaxNRAVX512 = [5]int{0, 24, 13, 9, 6}
+	projDotsMaxNRAVX2   = [5]int{0, 11, 5, 3, 2}
+)
+
+// projDotsSink stands in for the slices a call does not use (nq == 0 or
+// nr == 0), so the assembly always gets a valid pointer it never reads.
+var projDotsSink [1]float64
+
+func projDots(p []float64, ldp, b int, q []float64, ldq, nq int, s []float64, lds int, r []float64, ldr, nr int, g []float64, ldg int, n int) {
+	if !useAVX512 && !useAVX2 {
+		projDotsGeneric(p, ldp, b, q, ldq, nq, s, lds, r, ldr, nr, g, ldg, n)
+		return
+	}
+	if n <= 0 {
+		for k := 0; k < nr; k++ {
+			clear(g[k*ldg : k*ldg+b])
+		}
+		return
+	}
+	nq, nr = max(nq, 0), max(nr, 0)
+	_ = p[(b-1)*ldp+n-1]
+	qp, sp, rp, gp := &projDotsSink[0], &projDotsSink[0], &projDotsSink[0], &projDotsSink[0]
+	if nq > 0 {
+		_ = q[(nq-1)*ldq+n-1]
+		_ = s[(nq-1)*lds+b-1]
+		qp, sp = &q[0], &s[0]
+	}
+	if nr > 0 {
+		_ = r[(nr-1)*ldr+n-1]
+		_ = g[(nr-1)*ldg+b-1]
+		rp, gp = &r[0], &g[0]
+	}
+	// The assembly takes whole vectors of rows; the last n%lanes rows are
+	// done here.
+	lanes, maxNR := 8, projDotsMaxNRAVX512[b]
+	if !useAVX512 {
+		lanes, maxNR = 4, projDotsMaxNRAVX2[b]
+	}
+	nv := n &^ (lanes - 1)
+	k0 := 0
+	for first := true; first || k0 < nr; first = false {
+		kk := min(maxNR, nr-k0)
+		l := nq
+		if !first {
+			l = 0
+		}
+		r0, g0 := rp, gp
+		if kk > 0 {
+			r0, g0 = &r[k0*ldr], &g[k0*ldg]
+		}
+		projDotsAsm(b, &p[0], ldp, qp, ldq, sp, lds, l, r0, ldr, g0, ldg, kk, nv)
+		k0 += kk
+	}
+	if nv < n {
+		projRows(p, ldp, b, q, ldq, nq, s, lds, nv, n)
+		for k := 0; k < nr; k++ {
+			rk := r[k*ldr+nv : k*ldr+n]
+			for c := 0; c < b; c++ {
+				g[k*ldg+c] += dotGeneric(rk, p[c*ldp+nv:c*ldp+n])
+			}
+		}
+	}
+}
+
+func projDotsAsm(b int, p *float64, ldp int, q *float64, ldq int, s *float64, lds int, nq int, r *float64, ldr int, g *float64, ldg int, nr int, n int) {
+	if useAVX512 {
+		switch b {
+		case 1:
+			projDotsB1AVX512(p, ldp, q, ldq, s, lds, nq, r, ldr, g, ldg, nr, n)
+		case 2:
+			projDotsB2AVX512(p, ldp, q, ldq, s, lds, nq, r, ldr, g, ldg, nr, n)
+		case 3:
+			projDotsB3AVX512(p, ldp, q, ldq, s, lds, nq, r, ldr, g, ldg, nr, n)
+		default:
+			projDotsB4AVX512(p, ldp, q, ldq, s, lds, nq, r, ldr, g, ldg, nr, n)
+		}
+		return
+	}
+	switch b {
+	case 1:
+		projDotsB1AVX2(p, ldp, q, ldq, s, lds, nq, r, ldr, g, ldg, nr, n)
+	case 2:
+		projDotsB2AVX2(p, ldp, q, ldq, s, lds, nq, r, ldr, g, ldg, nr, n)
+	case 3:
+		projDotsB3AVX2(p, ldp, q, ldq, s, lds, nq, r, ldr, g, ldg, nr, n)
+	default:
+		projDotsB4AVX2(p, ldp, q, ldq, s, lds, nq, r, ldr, g, ldg, nr, n)
+	}
+}
+
+func transpose(dst []float64, ldd int, src []float64, lds int, rows, cols int) {
+	if !useAVX512 || rows <= 0 || cols <= 0 {
+		transposeGeneric(dst, ldd, src, lds, rows, cols)
+		return
+	}
+	_ = dst[(cols-1)*ldd+rows-1]
+	_ = src[(rows-1)*lds+cols-1]
+	transposeAVX512(&dst[0], ldd, &src[0], lds, rows, cols)
+}
+
 func peakFMA(iters int) (flops int) {
 	if useAVX512 {
 		peakFMAAVX512(iters) // 16 chains of 8 lanes

@@ -12,4 +12,10 @@ func atx(y []float64, a []float64, lda int, x []float64, n, d int) { atxGeneric(
 func ab(c []float64, ldc int, a []float64, lda int, b []float64, ldb int, n, k, d int) {
 	abGeneric(c, ldc, a, lda, b, ldb, n, k, d)
 }
+func projDots(p []float64, ldp, b int, q []float64, ldq, nq int, s []float64, lds int, r []float64, ldr, nr int, g []float64, ldg int, n int) {
+	projDotsGeneric(p, ldp, b, q, ldq, nq, s, lds, r, ldr, nr, g, ldg, n)
+}
+func transpose(dst []float64, ldd int, src []float64, lds int, rows, cols int) {
+	transposeGeneric(dst, ldd, src, lds, rows, cols)
+}
 func peakFMA(iters int) (flops int) { return peakFMAGeneric(iters) }

@@ -70,6 +70,68 @@ func abKernelAVX2(c *float64, ldc int, a *float64, lda int, b *float64, ldb int,
 //go:noescape
 func atxKernelAVX2(y *float64, a *float64, lda int, x *float64, n int, nc int)
 
+// projDotsB1AVX512 computes, for c < 1: p[c*ldp+i] -= Σ_{l<nq} s[l*lds+c] * q[l*ldq+i] (i < n), then
+// gm[k*ldg+c] = Σ_{i<n} r[k*ldr+i] * p[c*ldp+i] for k < nr with the updated p.
+// n must be a multiple of 8, nr at most 24.
+//
+//go:noescape
+func projDotsB1AVX512(p *float64, ldp int, q *float64, ldq int, s *float64, lds int, nq int, r *float64, ldr int, gm *float64, ldg int, nr int, n int)
+
+// projDotsB2AVX512 computes, for c < 2: p[c*ldp+i] -= Σ_{l<nq} s[l*lds+c] * q[l*ldq+i] (i < n), then
+// gm[k*ldg+c] = Σ_{i<n} r[k*ldr+i] * p[c*ldp+i] for k < nr with the updated p.
+// n must be a multiple of 8, nr at most 13.
+//
+//go:noescape
+func projDotsB2AVX512(p *float64, ldp int, q *float64, ldq int, s *float64, lds int, nq int, r *float64, ldr int, gm *float64, ldg int, nr int, n int)
+
+// projDotsB3AVX512 computes, for c < 3: p[c*ldp+i] -= Σ_{l<nq} s[l*lds+c] * q[l*ldq+i] (i < n), then
+// gm[k*ldg+c] = Σ_{i<n} r[k*ldr+i] * p[c*ldp+i] for k < nr with the updated p.
+// n must be a multiple of 8, nr at most 9.
+//
+//go:noescape
+func projDotsB3AVX512(p *float64, ldp int, q *float64, ldq int, s *float64, lds int, nq int, r *float64, ldr int, gm *float64, ldg int, nr int, n int)
+
+// projDotsB4AVX512 computes, for c < 4: p[c*ldp+i] -= Σ_{l<nq} s[l*lds+c] * q[l*ldq+i] (i < n), then
+// gm[k*ldg+c] = Σ_{i<n} r[k*ldr+i] * p[c*ldp+i] for k < nr with the updated p.
+// n must be a multiple of 8, nr at most 6.
+//
+//go:noescape
+func projDotsB4AVX512(p *float64, ldp int, q *float64, ldq int, s *float64, lds int, nq int, r *float64, ldr int, gm *float64, ldg int, nr int, n int)
+
+// projDotsB1AVX2 computes, for c < 1: p[c*ldp+i] -= Σ_{l<nq} s[l*lds+c] * q[l*ldq+i] (i < n), then
+// gm[k*ldg+c] = Σ_{i<n} r[k*ldr+i] * p[c*ldp+i] for k < nr with the updated p.
+// n must be a multiple of 4, nr at most 11.
+//
+//go:noescape
+func projDotsB1AVX2(p *float64, ldp int, q *float64, ldq int, s *float64, lds int, nq int, r *float64, ldr int, gm *float64, ldg int, nr int, n int)
+
+// projDotsB2AVX2 computes, for c < 2: p[c*ldp+i] -= Σ_{l<nq} s[l*lds+c] * q[l*ldq+i] (i < n), then
+// gm[k*ldg+c] = Σ_{i<n} r[k*ldr+i] * p[c*ldp+i] for k < nr with the updated p.
+// n must be a multiple of 4, nr at most 5.
+//
+//go:noescape
+func projDotsB2AVX2(p *float64, ldp int, q *float64, ldq int, s *float64, lds int, nq int, r *float64, ldr int, gm *float64, ldg int, nr int, n int)
+
+// projDotsB3AVX2 computes, for c < 3: p[c*ldp+i] -= Σ_{l<nq} s[l*lds+c] * q[l*ldq+i] (i < n), then
+// gm[k*ldg+c] = Σ_{i<n} r[k*ldr+i] * p[c*ldp+i] for k < nr with the updated p.
+// n must be a multiple of 4, nr at most 3.
+//
+//go:noescape
+func projDotsB3AVX2(p *float64, ldp int, q *float64, ldq int, s *float64, lds int, nq int, r *float64, ldr int, gm *float64, ldg int, nr int, n int)
+
+// projDotsB4AVX2 computes, for c < 4: p[c*ldp+i] -= Σ_{l<nq} s[l*lds+c] * q[l*ldq+i] (i < n), then
+// gm[k*ldg+c] = Σ_{i<n} r[k*ldr+i] * p[c*ldp+i] for k < nr with the updated p.
+// n must be a multiple of 4, nr at most 2.
+//
+//go:noescape
+func projDotsB4AVX2(p *float64, ldp int, q *float64, ldq int, s *float64, lds int, nq int, r *float64, ldr int, gm *float64, ldg int, nr int, n int)
+
+// transposeAVX512 computes dst[c*ldd+r] = src[r*lds+c] for r < rows, c < cols.
+// rows and cols must be at least 1.
+//
+//go:noescape
+func transposeAVX512(dst *float64, ldd int, src *float64, lds int, rows int, cols int)
+
 // peakFMAAVX512 runs iters iterations of independent VFMADD231PD chains, one per accumulator, to measure the FMA peak.
 func peakFMAAVX512(iters int)
 

@@ -101,9 +101,11 @@ func (m *Dense) Row(r int) []float64 {
 func (m *Dense) SameShape(a *Dense) bool { return m.Rows == a.Rows && m.Cols == a.Cols }
 
 // CopyFrom copies the logical entries of src into m; shapes must match
-// (strides may differ). Columns Cols..Stride-1 of m are left untouched, so
-// m may be a view whose rows share cache lines with other data (the
-// engine's prototypes are columns of one wide matrix).
+// (strides may differ). When both have the standard stride
+// kernels.Stride(Cols) it is one block copy, padding included (zero on both
+// sides); otherwise columns Cols..Stride-1 of m are left untouched, so m
+// may be a view into a wider matrix (the engine's prototypes are columns of
+// one wide matrix, with a stride other than kernels.Stride(Cols)).
 func (m *Dense) CopyFrom(src *Dense) {
 	if !m.SameShape(src) {
 		panic(errShape)
@@ -111,13 +113,30 @@ func (m *Dense) CopyFrom(src *Dense) {
 	if m == src {
 		return
 	}
-	if m.Stride == m.Cols && src.Stride == src.Cols && m.Rows > 0 {
-		n := m.Rows * m.Cols
+	if m.Rows > 0 && (m.Stride == m.Cols || m.Stride == kernels.Stride(m.Cols)) && m.Stride == src.Stride {
+		n := (m.Rows-1)*m.Stride + m.Cols
 		copy(m.Data[:n], src.Data[:n])
+		return
+	}
+	if m.Cols <= 16 {
+		// Narrow rows (a D x d basis): an inline loop beats a memmove call
+		// per row.
+		for r := 0; r < m.Rows; r++ {
+			d := m.Data[r*m.Stride : r*m.Stride+m.Cols]
+			copy16(d, src.Data[r*src.Stride:r*src.Stride+len(d)])
+		}
 		return
 	}
 	for r := 0; r < m.Rows; r++ {
 		copy(m.Data[r*m.Stride:r*m.Stride+m.Cols], src.Data[r*src.Stride:r*src.Stride+src.Cols])
+	}
+}
+
+// copy16 copies len(dst) <= 16 values without calling memmove.
+func copy16(dst, src []float64) {
+	src = src[:len(dst)]
+	for i := range dst {
+		dst[i] = src[i]
 	}
 }
 

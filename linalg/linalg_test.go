@@ -134,15 +134,17 @@ func TestDenseAccessors(t *testing.T) {
 	if c.At(2, 4) != 7 || c.Data[2*8+5] != 0 {
 		t.Fatal("CopyFrom same stride")
 	}
-	// A view of columns 0..2 of a wide matrix with the same stride as its
-	// source: the neighbouring columns are not padding and must survive.
-	wide := NewDense(3, 8)
+	// A view of columns 0..4 of a wide matrix (a stride other than
+	// Stride(5)), from a source with that stride too: the neighbouring
+	// columns are not padding and must survive.
+	wide := NewDense(3, 16)
 	for i := range wide.Data {
 		wide.Data[i] = -9
 	}
-	v := NewDenseOn(3, 5, 8, wide.Data)
+	v := NewDenseOn(3, 5, 16, wide.Data)
+	v.CopyFrom(NewDenseOn(3, 5, 16, make([]float64, 48)))
 	v.CopyFrom(a)
-	if v.At(2, 4) != 7 || wide.Data[5] != -9 || wide.Data[2*8+7] != -9 {
+	if v.At(2, 4) != 7 || wide.Data[5] != -9 || wide.Data[2*16+15] != -9 {
 		t.Fatal("CopyFrom into a view wrote outside its logical columns")
 	}
 	c.Zero()
@@ -224,6 +226,8 @@ func TestOrthonormalizeMatchesHouseholder(t *testing.T) {
 	}{
 		{784, 12, 0}, {400, 25, 0}, {20, 7, 0}, {5, 5, 0}, {1, 1, 0}, {33, 1, 0},
 		{784, 12, 1e7}, {784, 12, 1e10}, {100, 25, 1e10}, {60, 8, 1e9},
+		// Panels of four with a short last one, and the far end of DefaultTol.
+		{784, 13, 1e10}, {300, 30, 1e10}, {500, 18, 1e11}, {64, 6, 1e10},
 	} {
 		var a *Dense
 		if tc.cond == 0 {

@@ -35,9 +35,19 @@ func (e *RankError) Error() string {
 func (e *RankError) Unwrap() error { return ErrRankDeficient }
 
 // Orthonormalizer orthonormalises rows x cols matrices (rows >= cols) by
-// classical Gram–Schmidt applied twice (CGS2), column by column, giving the
-// same Q as a Householder QR up to the signs of its columns: column j of the
-// result spans the same space with columns 0..j-1 as column j of the input.
+// classical Gram–Schmidt applied twice (CGS2), giving the same Q as a
+// Householder QR up to the signs of its columns: column j of the result
+// spans the same space with columns 0..j-1 as column j of the input.
+//
+// It works on a column-major copy, in panels of up to four columns (block
+// CGS2): a panel is projected twice on all the columns before it (P -= Q
+// S1, then P -= Q (QᵀP), each one pass over Q shared by the panel's
+// columns), then orthonormalised column by column by CGS2 inside the panel.
+// The first-pass coefficients S1 = q_iᵀ a_k of the later columns are
+// computed as soon as q_i is final (they use the original columns, as
+// classical Gram–Schmidt does), in the same pass that gives q_i's norm.
+// Every column is thus projected twice on all the columns before it.
+//
 // It owns its workspace: calls allocate nothing (except the error value on
 // failure). An Orthonormalizer must not be used concurrently.
 type Orthonormalizer struct {
@@ -48,9 +58,19 @@ type Orthonormalizer struct {
 	rows, cols int
 	ldt        int       // stride of the transposed workspace, a multiple of 8
 	t          []float64 // cols x ldt: column j of the matrix at t[j*ldt:]
-	h          []float64 // projection coefficients
-	y          []float64 // Q h
+	nrm0       []float64 // norms of the input columns (after rescaling)
+	bad        error     // error of column badAt, reported when it is reached
+	badAt      int
+	s1         []float64 // cols x cols: s1[i*cols+k] = q_iᵀ a_k, i < k
+	h          []float64 // panel x cols: second-pass coefficients of a panel (QᵀP, stride panel)
+	hp         []float64 // panel x panel: first-pass coefficients inside a panel
+	h2         []float64 // panel: second-pass coefficients inside a panel
+	g          []float64 // panel: norm and first-pass dots of a finished column
 }
+
+// panel is the number of columns orthonormalised together (the widest
+// kernels.ProjDots panel).
+const panel = 4
 
 // NewOrthonormalizer returns a workspace for rows x cols matrices.
 func NewOrthonormalizer(rows, cols int) *Orthonormalizer {
@@ -64,10 +84,14 @@ func NewOrthonormalizer(rows, cols int) *Orthonormalizer {
 	return &Orthonormalizer{
 		Tol:  DefaultTol,
 		rows: rows, cols: cols,
-		ldt: ldt,
-		t:   AlignedSlice(cols * ldt),
-		h:   make([]float64, cols),
-		y:   AlignedSlice(rows),
+		ldt:  ldt,
+		t:    AlignedSlice(cols * ldt),
+		nrm0: make([]float64, cols),
+		s1:   make([]float64, cols*cols),
+		h:    make([]float64, cols*panel),
+		hp:   make([]float64, panel*panel),
+		h2:   make([]float64, panel),
+		g:    make([]float64, panel),
 	}
 }
 
@@ -82,35 +106,90 @@ func (o *Orthonormalizer) OrthonormalizeTo(dst, src *Dense) error {
 	if src.Rows != o.rows || src.Cols != o.cols || !dst.SameShape(src) {
 		panic(errShape)
 	}
-	n, ldt := o.rows, o.ldt
-	t := o.t
+	n, ldt, d := o.rows, o.ldt, o.cols
+	t, s1 := o.t, o.s1
 	transposeIn(t, ldt, src)
-	for j := 0; j < o.cols; j++ {
+	// Norms of the input columns. A column outside [tiny, huge] is scaled
+	// by a power of two (no change of span); a zero or non-finite column is
+	// an error reported when its turn comes, so that the first failing
+	// column is the one named.
+	o.bad, o.badAt = nil, d
+	for j := 0; j < d; j++ {
 		x := t[j*ldt : j*ldt+n]
-		nrm0 := math.Sqrt(kernels.Dot(x, x))
-		if !(nrm0 > tiny && nrm0 < huge) {
+		nrm := math.Sqrt(kernels.Dot(x, x))
+		if !(nrm > tiny && nrm < huge) {
 			var err error
-			if nrm0, err = rescale(x, j); err != nil {
+			if nrm, err = rescale(x, j); err != nil {
+				if o.bad == nil {
+					o.bad, o.badAt = err, j
+				}
+			}
+		}
+		o.nrm0[j] = nrm
+	}
+	for j0 := 0; j0 < d; j0 += panel {
+		b := min(panel, d-j0)
+		p := t[j0*ldt:]
+		if j0 == 0 {
+			if err := o.inPanel(p, b, j0, true); err != nil {
+				return err
+			}
+		} else {
+			// BCGS2: project on the columns before the panel with the
+			// first-pass coefficients, orthonormalise inside the panel,
+			// project again (G = QᵀP, P -= Q G) and orthonormalise again.
+			kernels.ProjDots(p, ldt, b, t, ldt, j0, s1[j0:], d, nil, 0, 0, nil, 0, n)
+			if err := o.inPanel(p, b, j0, true); err != nil {
+				return err
+			}
+			kernels.ProjDots(p, ldt, b, nil, 0, 0, nil, 0, t, ldt, j0, o.h, b, n)
+			kernels.ProjDots(p, ldt, b, t, ldt, j0, o.h, b, nil, 0, 0, nil, 0, n)
+			if err := o.inPanel(p, b, j0, false); err != nil {
 				return err
 			}
 		}
-		for pass := 0; pass < 2 && j > 0; pass++ {
-			h := o.h[:j]
-			for i := range h {
-				h[i] = kernels.Dot(t[i*ldt:i*ldt+n], x)
-			}
-			// x -= Q h as y = Q h in one sweep over Q's columns (the rows of t),
-			// then one subtraction: cheaper than j separate Axpy calls.
-			kernels.AtX(o.y, t, ldt, h, j, n)
-			kernels.Axpy(-1, o.y, x)
+		// First-pass coefficients of the later columns on the new panel.
+		for k := j0 + b; k < d; k += panel {
+			kernels.ProjDots(t[k*ldt:], ldt, min(panel, d-k), nil, 0, 0, nil, 0, p, ldt, b, s1[j0*d+k:], d, n)
 		}
-		nrm := math.Sqrt(kernels.Dot(x, x))
-		if !(nrm > o.Tol*nrm0) {
-			return &RankError{Col: j, Ratio: nrm / nrm0}
-		}
-		kernels.Scale(1/nrm, x)
 	}
 	transposeOut(dst, t, ldt)
+	return nil
+}
+
+// inPanel orthonormalises the b columns of the panel p (columns j0.. of
+// the matrix) by CGS2, column by column. The last pass over a column also
+// gives its norm (g[0]) and its dots with the panel's later columns (their
+// first-pass coefficients). first says whether this is the panel's first
+// orthonormalisation, whose norms are compared with the input norms.
+func (o *Orthonormalizer) inPanel(p []float64, b, j0 int, first bool) error {
+	n, ldt := o.rows, o.ldt
+	g, hp := o.g, o.hp
+	for c := 0; c < b; c++ {
+		j := j0 + c
+		if first && j == o.badAt {
+			return o.bad
+		}
+		x := p[c*ldt:]
+		if c == 0 {
+			kernels.ProjDots(x, ldt, 1, nil, 0, 0, nil, 0, x, ldt, b, g, 1, n)
+		} else {
+			kernels.ProjDots(x, ldt, 1, p, ldt, c, hp[c:], panel, p, ldt, c, o.h2, 1, n)
+			kernels.ProjDots(x, ldt, 1, p, ldt, c, o.h2, 1, x, ldt, b-c, g, 1, n)
+		}
+		nrm := math.Sqrt(g[0])
+		ref := o.nrm0[j]
+		if !first {
+			ref = 1 // the panel was orthonormal before the second projection
+		}
+		if !(nrm > o.Tol*ref) {
+			return &RankError{Col: j, Ratio: nrm / ref}
+		}
+		kernels.Scale(1/nrm, x[:n])
+		for k := c + 1; k < b; k++ {
+			hp[c*panel+k] = g[k-c] / nrm
+		}
+	}
 	return nil
 }
 
@@ -145,51 +224,14 @@ func rescale(x []float64, j int) (float64, error) {
 }
 
 // transposeIn copies the logical entries of a into t, column c of a to
-// t[c*ldt : c*ldt+a.Rows]. Four rows at a time, so that each column of t
-// receives 32 contiguous bytes per step.
+// t[c*ldt : c*ldt+a.Rows].
 func transposeIn(t []float64, ldt int, a *Dense) {
-	cols, ld, n := a.Cols, a.Stride, a.Rows
-	r := 0
-	for ; r+4 <= n; r += 4 {
-		r0 := a.Data[r*ld : r*ld+cols]
-		r1 := a.Data[(r+1)*ld : (r+1)*ld+cols]
-		r2 := a.Data[(r+2)*ld : (r+2)*ld+cols]
-		r3 := a.Data[(r+3)*ld : (r+3)*ld+cols]
-		for c := range r0 {
-			o := c*ldt + r
-			tt := t[o : o+4 : o+4]
-			tt[0], tt[1], tt[2], tt[3] = r0[c], r1[c], r2[c], r3[c]
-		}
-	}
-	for ; r < n; r++ {
-		row := a.Data[r*ld : r*ld+cols]
-		for c, v := range row {
-			t[c*ldt+r] = v
-		}
-	}
+	kernels.Transpose(t, ldt, a.Data, a.Stride, a.Rows, a.Cols)
 }
 
 // transposeOut is the inverse of transposeIn.
 func transposeOut(a *Dense, t []float64, ldt int) {
-	cols, ld, n := a.Cols, a.Stride, a.Rows
-	r := 0
-	for ; r+4 <= n; r += 4 {
-		r0 := a.Data[r*ld : r*ld+cols]
-		r1 := a.Data[(r+1)*ld : (r+1)*ld+cols]
-		r2 := a.Data[(r+2)*ld : (r+2)*ld+cols]
-		r3 := a.Data[(r+3)*ld : (r+3)*ld+cols]
-		for c := range r0 {
-			o := c*ldt + r
-			tt := t[o : o+4 : o+4]
-			r0[c], r1[c], r2[c], r3[c] = tt[0], tt[1], tt[2], tt[3]
-		}
-	}
-	for ; r < n; r++ {
-		row := a.Data[r*ld : r*ld+cols]
-		for c := range row {
-			row[c] = t[c*ldt+r]
-		}
-	}
+	kernels.Transpose(a.Data, a.Stride, t, ldt, a.Cols, a.Rows)
 }
 
 // RandomOrthonormal fills dst with an orthonormal basis of the span of a

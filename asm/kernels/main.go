@@ -79,6 +79,10 @@ func main() {
 		genBlock(s, kindAB)
 		genAtX(s)
 	}
+	for _, s := range []isa{avx512, avx2} {
+		genProjDots(s)
+	}
+	genTranspose()
 	genPeak(avx512, 16)
 	genPeak(avx2, 12)
 
