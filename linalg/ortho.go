@@ -40,13 +40,16 @@ func (e *RankError) Unwrap() error { return ErrRankDeficient }
 // spans the same space with columns 0..j-1 as column j of the input.
 //
 // It works on a column-major copy, in panels of up to four columns (block
-// CGS2): a panel is projected twice on all the columns before it (P -= Q
-// S1, then P -= Q (QᵀP), each one pass over Q shared by the panel's
-// columns), then orthonormalised column by column by CGS2 inside the panel.
-// The first-pass coefficients S1 = q_iᵀ a_k of the later columns are
-// computed as soon as q_i is final (they use the original columns, as
-// classical Gram–Schmidt does), in the same pass that gives q_i's norm.
-// Every column is thus projected twice on all the columns before it.
+// CGS2, Barlow and Smoktunowicz's BCGS2): a panel P is projected on all the
+// columns Q before it with the classical first-pass coefficients S1 = QᵀA
+// (computed from the original columns as soon as each panel of Q is final),
+// orthonormalised inside by CGS2, projected on Q again (P -= Q (QᵀP)) and,
+// as that second projection leaves its columns orthonormal up to ‖QᵀP‖²,
+// orthonormalised inside once more by one classical pass. Every column is
+// thus projected at least twice on every column before it; each pass over
+// Q is shared by the four columns of a panel (kernels.ProjDots), and the
+// pass that projects a panel also gives its Gram matrix, so the first
+// column of a panel needs no pass of its own.
 //
 // It owns its workspace: calls allocate nothing (except the error value on
 // failure). An Orthonormalizer must not be used concurrently.
@@ -59,10 +62,11 @@ type Orthonormalizer struct {
 	ldt        int       // stride of the transposed workspace, a multiple of 8
 	t          []float64 // cols x ldt: column j of the matrix at t[j*ldt:]
 	nrm0       []float64 // norms of the input columns (after rescaling)
-	bad        error     // error of column badAt, reported when it is reached
+	bad        error     // careful mode: error of column badAt, reported when it is reached
 	badAt      int
 	s1         []float64 // cols x cols: s1[i*cols+k] = q_iᵀ a_k, i < k
-	h          []float64 // panel x cols: second-pass coefficients of a panel (QᵀP, stride panel)
+	h          []float64 // cols x panel: QᵀP of a panel (stride panel)
+	gram       []float64 // panel x panel: Gram matrix of a panel after a projection
 	hp         []float64 // panel x panel: first-pass coefficients inside a panel
 	h2         []float64 // panel: second-pass coefficients inside a panel
 	g          []float64 // panel: norm and first-pass dots of a finished column
@@ -89,6 +93,7 @@ func NewOrthonormalizer(rows, cols int) *Orthonormalizer {
 		nrm0: make([]float64, cols),
 		s1:   make([]float64, cols*cols),
 		h:    make([]float64, cols*panel),
+		gram: make([]float64, panel*panel),
 		hp:   make([]float64, panel*panel),
 		h2:   make([]float64, panel),
 		g:    make([]float64, panel),
@@ -99,52 +104,69 @@ func NewOrthonormalizer(rows, cols int) *Orthonormalizer {
 // span (see Orthonormalizer). On error q is left unchanged.
 func (o *Orthonormalizer) Orthonormalize(q *Dense) error { return o.OrthonormalizeTo(q, q) }
 
+// errCareful makes the fast attempt hand over to the careful one.
+var errCareful = errors.New("linalg: careful path")
+
 // OrthonormalizeTo writes into dst an orthonormal basis of the span of src's
 // columns, column by column (see Orthonormalizer). dst may be src. On error
 // dst is left unchanged.
+//
+// The first attempt takes the input norms from the panels' Gram matrices
+// (‖a‖² = ‖a − Q S1‖² + ‖S1‖²). If a norm is zero, non-finite or outside
+// [2^-450, 2^450], it starts again carefully: norms first, such columns
+// scaled by a power of two (no change of span), a zero or non-finite column
+// reported when its turn comes, so that the first failing column is named.
 func (o *Orthonormalizer) OrthonormalizeTo(dst, src *Dense) error {
 	if src.Rows != o.rows || src.Cols != o.cols || !dst.SameShape(src) {
 		panic(errShape)
 	}
-	n, ldt, d := o.rows, o.ldt, o.cols
-	t, s1 := o.t, o.s1
-	transposeIn(t, ldt, src)
-	// Norms of the input columns. A column outside [tiny, huge] is scaled
-	// by a power of two (no change of span); a zero or non-finite column is
-	// an error reported when its turn comes, so that the first failing
-	// column is the one named.
-	o.bad, o.badAt = nil, d
-	for j := 0; j < d; j++ {
-		x := t[j*ldt : j*ldt+n]
-		nrm := math.Sqrt(kernels.Dot(x, x))
-		if !(nrm > tiny && nrm < huge) {
-			var err error
-			if nrm, err = rescale(x, j); err != nil {
-				if o.bad == nil {
+	transposeIn(o.t, o.ldt, src)
+	o.bad, o.badAt = nil, o.cols
+	err := o.run(false)
+	if err == errCareful {
+		transposeIn(o.t, o.ldt, src)
+		n := o.rows
+		for j := 0; j < o.cols; j++ {
+			x := o.t[j*o.ldt : j*o.ldt+n]
+			nrm := math.Sqrt(kernels.Dot(x, x))
+			if !(nrm > tiny && nrm < huge) {
+				var err error
+				if nrm, err = rescale(x, j); err != nil && o.bad == nil {
 					o.bad, o.badAt = err, j
 				}
 			}
+			o.nrm0[j] = nrm
 		}
-		o.nrm0[j] = nrm
+		err = o.run(true)
 	}
+	if err != nil {
+		return err
+	}
+	transposeOut(dst, o.t, o.ldt)
+	return nil
+}
+
+// run orthonormalises o.t panel by panel. careful says that o.nrm0 holds
+// the input norms (and o.bad the first bad column); otherwise run takes
+// them from the Gram matrices and returns errCareful on a bad one.
+func (o *Orthonormalizer) run(careful bool) error {
+	n, ldt, d := o.rows, o.ldt, o.cols
+	t, s1, gram := o.t, o.s1, o.gram
 	for j0 := 0; j0 < d; j0 += panel {
 		b := min(panel, d-j0)
 		p := t[j0*ldt:]
-		if j0 == 0 {
-			if err := o.inPanel(p, b, j0, true); err != nil {
-				return err
-			}
-		} else {
-			// BCGS2: project on the columns before the panel with the
-			// first-pass coefficients, orthonormalise inside the panel,
-			// project again (G = QᵀP, P -= Q G) and orthonormalise again.
-			kernels.ProjDots(p, ldt, b, t, ldt, j0, s1[j0:], d, nil, 0, 0, nil, 0, n)
-			if err := o.inPanel(p, b, j0, true); err != nil {
-				return err
-			}
+		// First projection (with S1) and the dots of its first column
+		// with the others (row 0 of the panel's Gram matrix).
+		kernels.ProjDots(p, ldt, b, t, ldt, j0, s1[j0:], d, p, ldt, 1, gram, b, n)
+		if err := o.inPanel(p, b, j0, true, careful); err != nil {
+			return err
+		}
+		if j0 > 0 {
+			// Second projection: G = QᵀP, P -= Q G (and row 0 of the new
+			// Gram matrix), then one classical pass inside the panel.
 			kernels.ProjDots(p, ldt, b, nil, 0, 0, nil, 0, t, ldt, j0, o.h, b, n)
-			kernels.ProjDots(p, ldt, b, t, ldt, j0, o.h, b, nil, 0, 0, nil, 0, n)
-			if err := o.inPanel(p, b, j0, false); err != nil {
+			kernels.ProjDots(p, ldt, b, t, ldt, j0, o.h, b, p, ldt, 1, gram, b, n)
+			if err := o.inPanel(p, b, j0, false, true); err != nil {
 				return err
 			}
 		}
@@ -153,34 +175,57 @@ func (o *Orthonormalizer) OrthonormalizeTo(dst, src *Dense) error {
 			kernels.ProjDots(t[k*ldt:], ldt, min(panel, d-k), nil, 0, 0, nil, 0, p, ldt, b, s1[j0*d+k:], d, n)
 		}
 	}
-	transposeOut(dst, t, ldt)
 	return nil
 }
 
 // inPanel orthonormalises the b columns of the panel p (columns j0.. of
-// the matrix) by CGS2, column by column. The last pass over a column also
-// gives its norm (g[0]) and its dots with the panel's later columns (their
-// first-pass coefficients). first says whether this is the panel's first
-// orthonormalisation, whose norms are compared with the input norms.
-func (o *Orthonormalizer) inPanel(p []float64, b, j0 int, first bool) error {
-	n, ldt := o.rows, o.ldt
-	g, hp := o.g, o.hp
+// the matrix), column by column: by CGS2 when first is set, else (the
+// panel is orthonormal up to the square of its last projection) by one
+// classical pass. Column 0 takes its norm and the first-pass coefficients
+// of the others from row 0 of the panel's Gram matrix (o.gram); the last
+// pass over column c gives its norm (g[0]) and its dots with the panel's
+// later columns. Unless haveNorms is set, the input norm of column c is
+// recovered as that of its final residual and all the components removed
+// by the first passes (‖a‖² = ‖z‖² + Σ S1² + Σ h1² + Σ h2², Pythagoras; the
+// second projection on the previous panels removes only O(ε) more), and
+// errCareful is returned if it is zero, non-finite or out of range.
+func (o *Orthonormalizer) inPanel(p []float64, b, j0 int, first, haveNorms bool) error {
+	n, ldt, d := o.rows, o.ldt, o.cols
+	g, hp, h2 := o.g, o.hp, o.h2
 	for c := 0; c < b; c++ {
 		j := j0 + c
 		if first && j == o.badAt {
 			return o.bad
 		}
 		x := p[c*ldt:]
-		if c == 0 {
-			kernels.ProjDots(x, ldt, 1, nil, 0, 0, nil, 0, x, ldt, b, g, 1, n)
-		} else {
-			kernels.ProjDots(x, ldt, 1, p, ldt, c, hp[c:], panel, p, ldt, c, o.h2, 1, n)
-			kernels.ProjDots(x, ldt, 1, p, ldt, c, o.h2, 1, x, ldt, b-c, g, 1, n)
+		switch {
+		case c == 0:
+			copy(g[:b], o.gram[:b]) // p_0 · p_k
+		case first:
+			kernels.ProjDots(x, ldt, 1, p, ldt, c, hp[c:], panel, p, ldt, c, h2, 1, n)
+			kernels.ProjDots(x, ldt, 1, p, ldt, c, h2, 1, x, ldt, b-c, g, 1, n)
+		default:
+			kernels.ProjDots(x, ldt, 1, p, ldt, c, hp[c:], panel, x, ldt, b-c, g, 1, n)
 		}
 		nrm := math.Sqrt(g[0])
-		ref := o.nrm0[j]
-		if !first {
-			ref = 1 // the panel was orthonormal before the second projection
+		ref := 1.0 // the panel was orthonormal before the second projection
+		if first {
+			if !haveNorms {
+				n2 := g[0]
+				for i := 0; i < j0; i++ {
+					v := o.s1[i*d+j]
+					n2 += float64(v * v)
+				}
+				for l := 0; l < c; l++ {
+					n2 += float64(hp[l*panel+c]*hp[l*panel+c]) + float64(h2[l]*h2[l])
+				}
+				nrm0 := math.Sqrt(n2)
+				if !(nrm0 > tiny && nrm0 < huge) {
+					return errCareful
+				}
+				o.nrm0[j] = nrm0
+			}
+			ref = o.nrm0[j]
 		}
 		if !(nrm > o.Tol*ref) {
 			return &RankError{Col: j, Ratio: nrm / ref}

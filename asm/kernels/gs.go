@@ -89,8 +89,16 @@ func genProjDotsB(s isa, b int) {
 func projDotsVariant(s isa, b, nr int, pfx string) {
 	U := projDotsU[b]
 	r := s.regs
-	nacc := nr * b
-	acc := r[:nacc] // acc[k*b+c]: Σ r_k * p_c
+	// With few dot products, each row vector u of a column gets its own
+	// accumulator (nu = U): the U FMAs into one accumulator per iteration
+	// would otherwise be a dependent chain. Summed before the reduction.
+	nu := 1
+	if U > 1 && nr*b*U+b*U+b <= len(r) {
+		nu = U
+	}
+	nacc := nr * b * nu
+	accs := r[:nacc] // accs[(k*b+c)*nu+u]: Σ r_k * p_c over vector u
+	acc := func(k, c, u int) VecPhysical { return accs[(k*b+c)*nu+u%nu] }
 	pv := func(c, u int) VecPhysical { return r[nacc+c*U+u] }
 	// With U == 1 on AVX-512: one temporary for the Q or R vector, S(l, c)
 	// an embedded broadcast. Otherwise b broadcast registers for S(l, c)
@@ -117,8 +125,8 @@ func projDotsVariant(s isa, b, nr int, pfx string) {
 	}
 
 	Label(pfx)
-	for i := 0; i < nacc; i++ {
-		VXORPD(acc[i], acc[i], acc[i])
+	for _, a := range accs {
+		VXORPD(a, a, a)
 	}
 	for pass, uu := range []int{U, 1} {
 		body := fmt.Sprintf("%s_u%d", pfx, uu)
@@ -179,7 +187,7 @@ func projDotsVariant(s isa, b, nr int, pfx string) {
 			for u := 0; u < uu; u++ {
 				VMOVUPD(Mem{Base: RAX, Disp: u * s.bytes}, tmp)
 				for c := 0; c < b; c++ {
-					VFMADD231PD(tmp, pv(c, u), acc[k*b+c])
+					VFMADD231PD(tmp, pv(c, u), acc(k, c, u))
 				}
 			}
 			if k < nr-1 {
@@ -202,7 +210,14 @@ func projDotsVariant(s isa, b, nr int, pfx string) {
 	SHLQ(U8(3), RAX)
 	for k := 0; k < nr; k++ {
 		for c := 0; c < b; c++ {
-			a := acc[k*b+c]
+			a := acc(k, c, 0)
+			if nu == 4 {
+				VADDPD(acc(k, c, 1), a, a)
+				VADDPD(acc(k, c, 3), acc(k, c, 2), acc(k, c, 2))
+				VADDPD(acc(k, c, 2), a, a)
+			} else if nu == 2 {
+				VADDPD(acc(k, c, 1), a, a)
+			}
 			if s.is512() {
 				hsum512EVEX(a, tmp)
 			} else {
