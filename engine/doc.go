@@ -7,10 +7,13 @@
 //
 // An Engine owns persistent worker goroutines, created by New and stopped
 // by Close. Prototypes are split into contiguous shards, one per worker;
-// shard 0 is run by the calling goroutine itself, and each shard's
-// prototypes are allocated in one contiguous, 64-byte aligned block, so
-// that a worker keeps re-reading the same memory and it stays in its core's
-// L2 cache. A call publishes its job by bumping an atomic sequence number.
+// shard 0 is run by the calling goroutine itself. Each shard's prototypes
+// are stored side by side in one 64-byte aligned row-major D x (n·d)
+// matrix (prototype k is d adjacent columns; stride n·d rounded up to a
+// multiple of 8), so that a worker keeps re-reading the same memory, it
+// stays in its core's L2 cache, and no padding is read: the row of every
+// pixel holds that pixel's weights in all the shard's prototypes. A call
+// publishes its job by bumping an atomic sequence number.
 // Workers spin on it for a bounded time (SpinTime, calling runtime.Gosched
 // so that more workers than cores still make progress) and then park on a
 // channel; the caller waits for them the same way. Waking a parked
@@ -29,14 +32,25 @@
 //
 // The batch forms (DistancesBatch, ImageDistancesBatch) split the samples
 // instead: each worker takes a contiguous range of samples against all
-// prototypes.
+// prototypes (one sample, or for images a block of 32, per chunk).
+//
+// A single image is one kernels.AB row per chunk: y = x W, x against the
+// chunk's columns of the shard matrix (one broadcast of x[r] per row, long
+// FMA rows), then θ_k = arccos(‖y_k‖/‖x‖). A batch of images is a GEMM per
+// block of 32 images against each shard matrix (kernels.AB with 32 rows),
+// so the prototypes are read once per block instead of once per image.
 //
 // # Determinism
 //
 // Each prototype's result is computed by the same code with the same
 // operands whoever runs it: the projection Pᵀ W_k (kernels.AtB), the
 // singular values (svd.Batch, called on the same chunks in the single and
-// batch forms), then arccos and the weighted sum in a fixed order.
+// batch forms), then arccos and the weighted sum in a fixed order. For
+// images, every output of kernels.AB is one FMA chain over the pixels in
+// order starting from zero, whatever the number of rows and columns of the
+// call and whichever lane computes it, so the single form (one row, a
+// chunk's columns, shard widths that depend on the number of workers) and
+// the batch form (32 rows, a whole shard) give the same bits.
 // Results are therefore bit-identical for any number of workers, and the
 // batch forms are bit-identical to the single forms called in a loop. This
 // relies on svd.Batch giving a matrix the same values whatever its
@@ -48,7 +62,12 @@
 //
 // Prototype(k) returns a view into the engine's memory; callers may modify
 // it between calls (a training step updates W⁺ and W⁻ in place) and the next
-// call sees the change. It must not be modified during a call. Projection(k)
+// call sees the change. It must not be modified during a call. Its Stride
+// is the shard matrix's (kernels.Stride(d) only when the shard holds one
+// prototype): columns Cols..Stride-1 of its rows are other prototypes, so
+// write only its logical entries (linalg's At, Set, Row, CopyFrom and
+// Orthonormalize do), and never assume Stride == kernels.Stride(d). A
+// multi-prototype shard's stride is never kernels.Stride(d). Projection(k)
 // returns a view of M_k = Pᵀ W_k from the last Distances call, valid until
 // the next Distances call. Input matrices and output slices belong to the
 // caller and are not retained; outputs must not alias inputs or the

@@ -1,7 +1,8 @@
 // Package linalg holds the dense-matrix type of the GRLGQ library and the
 // few factorisation-free operations built directly on package kernels: Gram
 // matrices and projections (Aᵀ A, Pᵀ W), orthonormalisation of a basis by
-// classical Gram–Schmidt applied twice (CGS2) with rank-deficiency
+// classical Gram–Schmidt applied twice (block CGS2 on a column-major copy,
+// panels of four columns, see Orthonormalizer) with rank-deficiency
 // detection, and random orthonormal bases.
 //
 // # Layout
