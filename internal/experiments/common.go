@@ -24,6 +24,7 @@ const (
 	streamSplit  = 0x53504c49_00000000 // "SPLI": train/test splits and folds
 	streamModel  = 0x4d4f444c_00000000 // "MODL": model.Config.Seed of a run
 	streamVal    = 0x56414c49_00000000 // "VALI": validation splits (tuning)
+	streamAug    = 0x41554753_00000000 // "AUGS": training-set augmentation (view subsets)
 )
 
 // runRNG returns the generator of run r for one purpose.

@@ -8,13 +8,14 @@ import (
 	"time"
 )
 
-// TestETH80Real runs the full ETH-80 protocol (10 random splits) on the
-// real data (about 10 s on 2 cores). It requires GRLGQ to beat the untrained
-// class-PCA baseline by 3 points and to stay above the measured level
-// (seed 1: 90.25% ± 4.78 with the model code of commit 0bdcdac's time, 87.25% ± 4.92 with the model code of the next hour; floor 85%). The paper's 94.5% is NOT reached
-// by the honest protocol (epochs chosen on training data only), so that
-// assertion runs only with GRLGQ_PAPER_BAR=1. It skips when the data are
-// absent (set GRLGQ_DATA).
+// TestETH80Real runs the full ETH-80 protocol (10 random splits, seed 1)
+// on the real data (about 11 s on 2 cores, normal build). Measured: GRLGQ
+// 93.00% ± 2.84, untrained class-PCA baseline 83.25% ± 4.42. It requires
+// GRLGQ to beat the baseline by 5 points and to stay above the regression
+// floor of 90%. The paper's 94.5% is NOT reached by the honest protocol
+// (every choice made on validation folds of training objects; see doc.go),
+// so that assertion runs only with GRLGQ_PAPER_BAR=1. It skips when the
+// data are absent (set GRLGQ_DATA).
 func TestETH80Real(t *testing.T) {
 	dir := dataDir(t, "eth80")
 	if testing.Short() {
@@ -27,11 +28,11 @@ func TestETH80Real(t *testing.T) {
 	}
 	t.Logf("ETH-80: GRLGQ %.2f%% ± %.2f, baseline %.2f%% ± %.2f, paper %.2f%% ± %.2f; wall %v (baseline %v), test %v",
 		100*r.Mean, 100*r.Std, 100*r.BaselineMean, 100*r.BaselineStd, 100*r.Paper, 100*r.PaperStd, r.Wall, r.BaselineWall, time.Since(t0))
-	if r.Mean < r.BaselineMean+0.03 {
-		t.Errorf("ETH-80: GRLGQ %.2f%% does not beat the untrained baseline %.2f%% by 3 points", 100*r.Mean, 100*r.BaselineMean)
+	if r.Mean < r.BaselineMean+0.05 {
+		t.Errorf("ETH-80: GRLGQ %.2f%% does not beat the untrained baseline %.2f%% by 5 points", 100*r.Mean, 100*r.BaselineMean)
 	}
-	if r.Mean < 0.85 {
-		t.Errorf("ETH-80 mean accuracy %.2f%% below the regression floor 85%%", 100*r.Mean)
+	if r.Mean < 0.90 {
+		t.Errorf("ETH-80 mean accuracy %.2f%% below the regression floor 90%%", 100*r.Mean)
 	}
 	if os.Getenv("GRLGQ_PAPER_BAR") != "" && r.Mean < r.Paper {
 		t.Errorf("ETH-80 mean accuracy %.2f%% below the paper's %.2f%%", 100*r.Mean, 100*r.Paper)
