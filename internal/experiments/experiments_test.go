@@ -55,6 +55,7 @@ func TestProtocolsSynthetic(t *testing.T) {
 			s := eth80Default()
 			s.Train = 2
 			s.EpochGrid = []int{5, 10}
+			s.SubsetSize = 6 // the synthetic sets have 8 views
 			r, err = runETH80With(ctx, opt, s)
 		}
 		if err != nil {
