@@ -344,14 +344,14 @@ func TestWriteFuzzCorpus(t *testing.T) {
 	local := small(Config{Epochs: 1, Relevance: RelevanceLocal, ClassNames: []string{"x", "y"}, PrototypesOfClass: []int{2, 1}})
 	seeds := map[string][]byte{
 		"valid-global-v1": toV1(t, good),
-		"valid-global": good,
-		"valid-local":  local,
-		"truncated":    good[:len(good)/2],
-		"header-only":  good[:headerSize],
-		"bad-checksum": append(append([]byte(nil), good[:len(good)-1]...), good[len(good)-1]^1),
-		"wrong-magic":  append([]byte("GRLGQMDX"), good[8:]...),
-		"huge-shape":   reseal(append(append(append([]byte(nil), good[:12]...), 0xff, 0xff, 0xff, 0x7f), good[16:]...)),
-		"empty":        {},
+		"valid-global":    good,
+		"valid-local":     local,
+		"truncated":       good[:len(good)/2],
+		"header-only":     good[:headerSize],
+		"bad-checksum":    append(append([]byte(nil), good[:len(good)-1]...), good[len(good)-1]^1),
+		"wrong-magic":     append([]byte("GRLGQMDX"), good[8:]...),
+		"huge-shape":      reseal(append(append(append([]byte(nil), good[:12]...), 0xff, 0xff, 0xff, 0x7f), good[16:]...)),
+		"empty":           {},
 	}
 	for name, b := range seeds {
 		content := fmt.Sprintf("go test fuzz v1\n[]byte(%q)\n", b)
