@@ -39,3 +39,49 @@ func TestClaimStaleParticipant(t *testing.T) {
 		t.Fatal("job 2 has 5 chunks, claimed 6")
 	}
 }
+
+// TestSoloCalls: single-sample calls run by the caller alone (after calls
+// no worker took part in) give the same bits as published ones, and the
+// engine goes back to publishing afterwards.
+func TestSoloCalls(t *testing.T) {
+	const dim, d, p = 100, 5, 13
+	e := newEngine(t, dim, d, p, 3)
+	r := rng(8)
+	P := randomBasis(t, dim, d, r)
+	x := make([]float64, dim)
+	for i := range x {
+		x[i] = r.Float64() + 0.1
+	}
+	lambda := uniform(d)
+	want, wantI := make([]float64, p), make([]float64, p)
+	if err := e.Distances(want, nil, P, lambda); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.ImageDistances(wantI, nil, x); err != nil {
+		t.Fatal(err)
+	}
+	got := make([]float64, p)
+	e.solo, e.absent = 2*soloCalls+3, 0
+	for i := 0; i < 2*soloCalls+3+absentCalls-1; i++ {
+		clear(got)
+		if i%2 == 0 {
+			if err := e.Distances(got, nil, P, lambda); err != nil {
+				t.Fatal(err)
+			}
+			sameBits(t, "solo Distances", got, want)
+		} else {
+			if err := e.ImageDistances(got, nil, x); err != nil {
+				t.Fatal(err)
+			}
+			sameBits(t, "solo ImageDistances", got, wantI)
+		}
+	}
+	if e.solo != 0 {
+		t.Fatalf("solo = %d after the solo calls", e.solo)
+	}
+	bd := make([]float64, 2*p)
+	if err := e.ImageDistancesBatch(bd, append(append([]float64(nil), x...), x...), dim, 2); err != nil {
+		t.Fatal(err)
+	}
+	sameBits(t, "batch after solo", bd[p:], wantI)
+}

@@ -27,8 +27,12 @@ const spinIterTime = 100 * time.Nanosecond
 
 // SpinTime is how long an idle worker (or the caller waiting for the
 // workers) spins before parking. New copies it, so changing it affects only
-// engines created afterwards.
-var SpinTime = 50 * time.Microsecond
+// engines created afterwards. It is longer than the work a training step
+// does between two Distances calls (about 80 us at D=784, d=12: two small
+// SVDs, the updates, two orthonormalisations), so that a training loop
+// keeps its workers spinning; with 50 us they parked every step and each
+// call paid a wake-up.
+var SpinTime = 200 * time.Microsecond
 
 // Engine computes distances between samples and its prototypes in parallel;
 // see the package documentation.
@@ -43,6 +47,9 @@ type Engine struct {
 	job         job
 	seq         atomic.Uint64
 	remaining   atomic.Int64  // chunks of the current job not yet finished
+	helped      atomic.Int64  // chunks of the current job run by workers
+	absent      int           // published single-sample calls in a row no worker took part in
+	solo        int           // single-sample calls left to run on the caller alone
 	quit        atomic.Bool   // set by Close
 	callerWaits atomic.Uint64 // seq of the job the parked caller waits for, 0 if none
 	done        chan struct{}
@@ -262,16 +269,45 @@ func (e *Engine) run() {
 		total += n
 	}
 	e.remaining.Store(int64(total))
-	if len(e.shards) > 1 {
-		e.publish()
-	} else {
+	single := e.job.kind == jobDistances || e.job.kind == jobImages
+	switch {
+	case len(e.shards) == 1:
 		e.seq.Store(q)
-	}
-	e.participate(0, q)
-	if len(e.shards) > 1 {
+		e.participate(0, q)
+	case single && e.solo > 0:
+		// Recent calls found no worker running (their cores are busy with
+		// other processes): do this one alone, without waking anyone, so
+		// that no worker arriving late claims a chunk and makes us wait
+		// while the OS runs something else. seq is not bumped: q is reused
+		// by the next published job, whose prepare starts afresh.
+		e.solo--
+		e.participate(0, q)
+	default:
+		e.helped.Store(0)
+		e.publish()
+		e.participate(0, q)
 		e.waitWorkers(q)
+		if single {
+			if e.helped.Load() == 0 {
+				e.absent++
+				if e.absent >= absentCalls {
+					e.absent, e.solo = 0, soloCalls
+				}
+			} else {
+				e.absent = 0
+			}
+		}
 	}
 }
+
+// After absentCalls published single-sample calls in a row in which no
+// worker ran a chunk, the next soloCalls such calls run on the caller alone
+// (then one is published again, a probe). On an idle machine spinning
+// workers always take part and this never triggers.
+const (
+	absentCalls = 4
+	soloCalls   = 32
+)
 
 // chunks returns the number of chunks of shard w for the current job.
 func (e *Engine) chunks(w int) int {
@@ -337,6 +373,9 @@ func (e *Engine) participate(w int, q uint64) {
 				break
 			}
 			e.runChunk(ws, o, c)
+			if w != 0 {
+				e.helped.Add(1)
+			}
 			if e.remaining.Add(-1) == 0 && e.callerWaits.Load() == q && e.callerWaits.CompareAndSwap(q, 0) {
 				e.done <- struct{}{}
 			}
