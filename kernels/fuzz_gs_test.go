@@ -88,6 +88,17 @@ func FuzzTranspose(f *testing.F) {
 					}
 				}
 			}
+			sc := newMatrix(rng, 1, rows, rows, int(seed/4%4), false)
+			dst = newMatrix(rng, cols, rows, ldd, int(seed%4), true)
+			TransposeScaled(dst.data(), ldd, src.data(), lds, rows, cols, sc.data())
+			dst.checkGuards(t, name+": scaled dst")
+			for r := 0; r < rows; r++ {
+				for c := 0; c < cols; c++ {
+					if want := src.at(r, c) * sc.at(0, r); math.Float64bits(dst.at(c, r)) != math.Float64bits(want) {
+						t.Fatalf("%s: rows=%d cols=%d: scaled dst[%d,%d] = %v, want %v", name, rows, cols, c, r, dst.at(c, r), want)
+					}
+				}
+			}
 		})
 	})
 }

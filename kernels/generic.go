@@ -178,6 +178,18 @@ func transposeGeneric(dst []float64, ldd int, src []float64, lds int, rows, cols
 	}
 }
 
+// transposeScaledGeneric is
+//
+//	for r < rows, c < cols: dst[c*ldd+r] = src[r*lds+c] * scale[r]
+func transposeScaledGeneric(dst []float64, ldd int, src []float64, lds int, rows, cols int, scale []float64) {
+	for r := 0; r < rows; r++ {
+		sr := scale[r]
+		for c, v := range src[r*lds : r*lds+cols] {
+			dst[c*ldd+r] = v * sr
+		}
+	}
+}
+
 // fmaSink keeps peakFMAGeneric's chains alive.
 var fmaSink float64
 

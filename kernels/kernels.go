@@ -72,6 +72,15 @@ func Transpose(dst []float64, ldd int, src []float64, lds int, rows, cols int) {
 	transpose(dst, ldd, src, lds, rows, cols)
 }
 
+// TransposeScaled is Transpose with each source row r multiplied by
+// scale[r] (len(scale) >= rows).
+//
+//	for r < rows, c < cols: dst[c*ldd+r] = src[r*lds+c] * scale[r]
+func TransposeScaled(dst []float64, ldd int, src []float64, lds int, rows, cols int, scale []float64) {
+	_ = scale[:rows]
+	transposeScaled(dst, ldd, src, lds, rows, cols, scale)
+}
+
 // PeakFMA runs iters iterations of a loop of independent fused multiply-add
 // chains on the widest vector registers the dispatch uses (16 chains of ZMM
 // with AVX-512, 12 of YMM with AVX2, 12 scalar multiply-adds otherwise) and

@@ -246,7 +246,18 @@ func transpose(dst []float64, ldd int, src []float64, lds int, rows, cols int) {
 	}
 	_ = dst[(cols-1)*ldd+rows-1]
 	_ = src[(rows-1)*lds+cols-1]
-	transposeAVX512(&dst[0], ldd, &src[0], lds, rows, cols)
+	transposeAVX512(&dst[0], ldd, &src[0], lds, rows, cols, nil)
+}
+
+func transposeScaled(dst []float64, ldd int, src []float64, lds int, rows, cols int, scale []float64) {
+	if !useAVX512 || rows <= 0 || cols <= 0 {
+		transposeScaledGeneric(dst, ldd, src, lds, rows, cols, scale)
+		return
+	}
+	_ = dst[(cols-1)*ldd+rows-1]
+	_ = src[(rows-1)*lds+cols-1]
+	_ = scale[rows-1]
+	transposeAVX512(&dst[0], ldd, &src[0], lds, rows, cols, &scale[0])
 }
 
 func peakFMA(iters int) (flops int) {

@@ -34514,9 +34514,9 @@ projDotsB4AVX2_done:
 	VZEROUPPER
 	RET
 
-// func transposeAVX512(dst *float64, ldd int, src *float64, lds int, rows int, cols int)
+// func transposeAVX512(dst *float64, ldd int, src *float64, lds int, rows int, cols int, scale *float64)
 // Requires: AVX, AVX512F, BMI2, CMOV
-TEXT ·transposeAVX512(SB), NOSPLIT, $0-48
+TEXT ·transposeAVX512(SB), NOSPLIT, $0-56
 	MOVQ  dst+0(FP), DI
 	MOVQ  ldd+8(FP), R8
 	SHLQ  $0x03, R8
@@ -34548,9 +34548,24 @@ transposeAVX512_strip:
 	MOVQ    $0x00000008, DX
 	CMPQ    CX, $0x08
 	CMOVQLT CX, DX
-	MOVQ    SI, R10
-	MOVQ    DI, R11
-	MOVQ    R12, BX
+	MOVQ    scale+48(FP), R13
+	TESTQ   R13, R13
+	JE      transposeAVX512_noscale
+	MOVQ    rows+32(FP), AX
+	SUBQ    CX, AX
+	LEAQ    (R13)(AX*8), R13
+	CMPQ    DX, $0x08
+	JNE     transposeAVX512_scalepart
+	VMOVUPD (R13), Z24
+	JMP     transposeAVX512_noscale
+
+transposeAVX512_scalepart:
+	VMOVUPD.Z (R13), K2, Z24
+
+transposeAVX512_noscale:
+	MOVQ SI, R10
+	MOVQ DI, R11
+	MOVQ R12, BX
 
 transposeAVX512_block:
 	TESTQ      BX, BX
@@ -34602,23 +34617,36 @@ transposeAVX512_block:
 	VSHUFF64X2 $0xdd, Z22, Z18, Z5
 	VSHUFF64X2 $0x88, Z23, Z19, Z3
 	VSHUFF64X2 $0xdd, Z23, Z19, Z7
-	MOVQ       R11, AX
-	VMOVUPD    Z0, (AX)
-	ADDQ       R8, AX
-	VMOVUPD    Z1, (AX)
-	ADDQ       R8, AX
-	VMOVUPD    Z2, (AX)
-	ADDQ       R8, AX
-	VMOVUPD    Z3, (AX)
-	ADDQ       R8, AX
-	VMOVUPD    Z4, (AX)
-	ADDQ       R8, AX
-	VMOVUPD    Z5, (AX)
-	ADDQ       R8, AX
-	VMOVUPD    Z6, (AX)
-	ADDQ       R8, AX
-	VMOVUPD    Z7, (AX)
-	JMP        transposeAVX512_advance
+	MOVQ       scale+48(FP), AX
+	TESTQ      AX, AX
+	JE         transposeAVX512_unscaled1
+	VMULPD     Z24, Z0, Z0
+	VMULPD     Z24, Z1, Z1
+	VMULPD     Z24, Z2, Z2
+	VMULPD     Z24, Z3, Z3
+	VMULPD     Z24, Z4, Z4
+	VMULPD     Z24, Z5, Z5
+	VMULPD     Z24, Z6, Z6
+	VMULPD     Z24, Z7, Z7
+
+transposeAVX512_unscaled1:
+	MOVQ    R11, AX
+	VMOVUPD Z0, (AX)
+	ADDQ    R8, AX
+	VMOVUPD Z1, (AX)
+	ADDQ    R8, AX
+	VMOVUPD Z2, (AX)
+	ADDQ    R8, AX
+	VMOVUPD Z3, (AX)
+	ADDQ    R8, AX
+	VMOVUPD Z4, (AX)
+	ADDQ    R8, AX
+	VMOVUPD Z5, (AX)
+	ADDQ    R8, AX
+	VMOVUPD Z6, (AX)
+	ADDQ    R8, AX
+	VMOVUPD Z7, (AX)
+	JMP     transposeAVX512_advance
 
 transposeAVX512_partial:
 	KXNORW K0, K0, K3
@@ -34692,39 +34720,52 @@ transposeAVX512_loaded:
 	VSHUFF64X2 $0xdd, Z22, Z18, Z5
 	VSHUFF64X2 $0x88, Z23, Z19, Z3
 	VSHUFF64X2 $0xdd, Z23, Z19, Z7
-	MOVQ       R11, AX
-	CMPQ       R13, $0x00
-	JLE        transposeAVX512_advance
-	VMOVUPD    Z0, K4, (AX)
-	ADDQ       R8, AX
-	CMPQ       R13, $0x01
-	JLE        transposeAVX512_advance
-	VMOVUPD    Z1, K4, (AX)
-	ADDQ       R8, AX
-	CMPQ       R13, $0x02
-	JLE        transposeAVX512_advance
-	VMOVUPD    Z2, K4, (AX)
-	ADDQ       R8, AX
-	CMPQ       R13, $0x03
-	JLE        transposeAVX512_advance
-	VMOVUPD    Z3, K4, (AX)
-	ADDQ       R8, AX
-	CMPQ       R13, $0x04
-	JLE        transposeAVX512_advance
-	VMOVUPD    Z4, K4, (AX)
-	ADDQ       R8, AX
-	CMPQ       R13, $0x05
-	JLE        transposeAVX512_advance
-	VMOVUPD    Z5, K4, (AX)
-	ADDQ       R8, AX
-	CMPQ       R13, $0x06
-	JLE        transposeAVX512_advance
-	VMOVUPD    Z6, K4, (AX)
-	ADDQ       R8, AX
-	CMPQ       R13, $0x07
-	JLE        transposeAVX512_advance
-	VMOVUPD    Z7, K4, (AX)
-	ADDQ       R8, AX
+	MOVQ       scale+48(FP), AX
+	TESTQ      AX, AX
+	JE         transposeAVX512_unscaled2
+	VMULPD     Z24, Z0, Z0
+	VMULPD     Z24, Z1, Z1
+	VMULPD     Z24, Z2, Z2
+	VMULPD     Z24, Z3, Z3
+	VMULPD     Z24, Z4, Z4
+	VMULPD     Z24, Z5, Z5
+	VMULPD     Z24, Z6, Z6
+	VMULPD     Z24, Z7, Z7
+
+transposeAVX512_unscaled2:
+	MOVQ    R11, AX
+	CMPQ    R13, $0x00
+	JLE     transposeAVX512_advance
+	VMOVUPD Z0, K4, (AX)
+	ADDQ    R8, AX
+	CMPQ    R13, $0x01
+	JLE     transposeAVX512_advance
+	VMOVUPD Z1, K4, (AX)
+	ADDQ    R8, AX
+	CMPQ    R13, $0x02
+	JLE     transposeAVX512_advance
+	VMOVUPD Z2, K4, (AX)
+	ADDQ    R8, AX
+	CMPQ    R13, $0x03
+	JLE     transposeAVX512_advance
+	VMOVUPD Z3, K4, (AX)
+	ADDQ    R8, AX
+	CMPQ    R13, $0x04
+	JLE     transposeAVX512_advance
+	VMOVUPD Z4, K4, (AX)
+	ADDQ    R8, AX
+	CMPQ    R13, $0x05
+	JLE     transposeAVX512_advance
+	VMOVUPD Z5, K4, (AX)
+	ADDQ    R8, AX
+	CMPQ    R13, $0x06
+	JLE     transposeAVX512_advance
+	VMOVUPD Z6, K4, (AX)
+	ADDQ    R8, AX
+	CMPQ    R13, $0x07
+	JLE     transposeAVX512_advance
+	VMOVUPD Z7, K4, (AX)
+	ADDQ    R8, AX
 
 transposeAVX512_advance:
 	ADDQ $0x40, R10

@@ -18,4 +18,7 @@ func projDots(p []float64, ldp, b int, q []float64, ldq, nq int, s []float64, ld
 func transpose(dst []float64, ldd int, src []float64, lds int, rows, cols int) {
 	transposeGeneric(dst, ldd, src, lds, rows, cols)
 }
+func transposeScaled(dst []float64, ldd int, src []float64, lds int, rows, cols int, scale []float64) {
+	transposeScaledGeneric(dst, ldd, src, lds, rows, cols, scale)
+}
 func peakFMA(iters int) (flops int) { return peakFMAGeneric(iters) }

@@ -126,11 +126,11 @@ func projDotsB3AVX2(p *float64, ldp int, q *float64, ldq int, s *float64, lds in
 //go:noescape
 func projDotsB4AVX2(p *float64, ldp int, q *float64, ldq int, s *float64, lds int, nq int, r *float64, ldr int, gm *float64, ldg int, nr int, n int)
 
-// transposeAVX512 computes dst[c*ldd+r] = src[r*lds+c] for r < rows, c < cols.
-// rows and cols must be at least 1.
+// transposeAVX512 computes dst[c*ldd+r] = src[r*lds+c] for r < rows, c < cols,
+// times scale[r] unless scale is nil. rows and cols must be at least 1.
 //
 //go:noescape
-func transposeAVX512(dst *float64, ldd int, src *float64, lds int, rows int, cols int)
+func transposeAVX512(dst *float64, ldd int, src *float64, lds int, rows int, cols int, scale *float64)
 
 // peakFMAAVX512 runs iters iterations of independent VFMADD231PD chains, one per accumulator, to measure the FMA peak.
 func peakFMAAVX512(iters int)

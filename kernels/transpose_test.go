@@ -38,6 +38,21 @@ func TestTranspose(t *testing.T) {
 					}
 				}
 			}
+			// Scaled: the scale slice is exactly rows long, guarded.
+			sc := newMatrix(rng, 1, rows, rows, ci%3, false)
+			scb := sc.bits()
+			dst = newMatrix(rng, cols, rows, ldd, (ci/4+1)%4, true)
+			TransposeScaled(dst.data(), ldd, src.data(), lds, rows, cols, sc.data())
+			src.checkUnchanged(t, name+": src", sb)
+			sc.checkUnchanged(t, name+": scale", scb)
+			dst.checkGuards(t, name+": scaled dst")
+			for r := 0; r < rows; r++ {
+				for c := 0; c < cols; c++ {
+					if got, want := dst.at(c, r), src.at(r, c)*sc.at(0, r); math.Float64bits(got) != math.Float64bits(want) {
+						t.Fatalf("%s: scaled dst[%d,%d] = %v, want %v", name, c, r, got, want)
+					}
+				}
+			}
 		}
 	})
 }

@@ -64,12 +64,15 @@ type Orthonormalizer struct {
 	nrm0       []float64 // norms of the input columns (after rescaling)
 	bad        error     // careful mode: error of column badAt, reported when it is reached
 	badAt      int
-	s1         []float64 // cols x cols: s1[i*cols+k] = q_iᵀ a_k, i < k
-	h          []float64 // cols x panel: QᵀP of a panel (stride panel)
+	s1         []float64 // cols x cols: s1[i*cols+k] = z_iᵀ a_k / ν_i², i < k (update coefficients of S1 = QᵀA)
+	h          []float64 // cols x panel: ZᵀP / ν² of a panel (stride panel)
 	gram       []float64 // panel x panel: Gram matrix of a panel after a projection
 	hp         []float64 // panel x panel: first-pass coefficients inside a panel
 	h2         []float64 // panel: second-pass coefficients inside a panel
 	g          []float64 // panel: norm and first-pass dots of a finished column
+	nu         []float64 // cols: norms of the (unnormalised) final columns
+	nu1        []float64 // panel: norms after a panel's first orthogonalisation
+	inv        []float64 // cols: 1/nu, applied when transposing out
 }
 
 // panel is the number of columns orthonormalised together (the widest
@@ -97,6 +100,9 @@ func NewOrthonormalizer(rows, cols int) *Orthonormalizer {
 		hp:   make([]float64, panel*panel),
 		h2:   make([]float64, panel),
 		g:    make([]float64, panel),
+		nu:   make([]float64, cols),
+		nu1:  make([]float64, panel),
+		inv:  make([]float64, cols),
 	}
 }
 
@@ -142,16 +148,24 @@ func (o *Orthonormalizer) OrthonormalizeTo(dst, src *Dense) error {
 	if err != nil {
 		return err
 	}
-	transposeOut(dst, o.t, o.ldt)
+	for j, v := range o.nu {
+		o.inv[j] = 1 / v
+	}
+	kernels.TransposeScaled(dst.Data, dst.Stride, o.t, o.ldt, o.cols, o.rows, o.inv)
 	return nil
 }
 
 // run orthonormalises o.t panel by panel. careful says that o.nrm0 holds
 // the input norms (and o.bad the first bad column); otherwise run takes
 // them from the Gram matrices and returns errCareful on a bad one.
+//
+// The columns are never normalised in place: column j stays z_j, of norm
+// ν_j = o.nu[j], and every coefficient that multiplies it in an update is
+// divided by ν_j² (z_jᵀx/ν_j² z_j = q_jᵀx q_j). The transpose out applies
+// 1/ν_j.
 func (o *Orthonormalizer) run(careful bool) error {
 	n, ldt, d := o.rows, o.ldt, o.cols
-	t, s1, gram := o.t, o.s1, o.gram
+	t, s1, gram, nu := o.t, o.s1, o.gram, o.nu
 	for j0 := 0; j0 < d; j0 += panel {
 		b := min(panel, d-j0)
 		p := t[j0*ldt:]
@@ -164,8 +178,15 @@ func (o *Orthonormalizer) run(careful bool) error {
 		if j0 > 0 {
 			// Second projection: G = QᵀP, P -= Q G (and row 0 of the new
 			// Gram matrix), then one classical pass inside the panel.
-			kernels.ProjDots(p, ldt, b, nil, 0, 0, nil, 0, t, ldt, j0, o.h, b, n)
-			kernels.ProjDots(p, ldt, b, t, ldt, j0, o.h, b, p, ldt, 1, gram, b, n)
+			h := o.h[:j0*b]
+			kernels.ProjDots(p, ldt, b, nil, 0, 0, nil, 0, t, ldt, j0, h, b, n)
+			for i := 0; i < j0; i++ {
+				w := 1 / float64(nu[i]*nu[i])
+				for c := 0; c < b; c++ {
+					h[i*b+c] *= w
+				}
+			}
+			kernels.ProjDots(p, ldt, b, t, ldt, j0, h, b, p, ldt, 1, gram, b, n)
 			if err := o.inPanel(p, b, j0, false, true); err != nil {
 				return err
 			}
@@ -174,13 +195,20 @@ func (o *Orthonormalizer) run(careful bool) error {
 		for k := j0 + b; k < d; k += panel {
 			kernels.ProjDots(t[k*ldt:], ldt, min(panel, d-k), nil, 0, 0, nil, 0, p, ldt, b, s1[j0*d+k:], d, n)
 		}
+		for i := j0; i < j0+b; i++ {
+			w := 1 / float64(nu[i]*nu[i])
+			row := s1[i*d+j0+b : i*d+d]
+			for k := range row {
+				row[k] *= w
+			}
+		}
 	}
 	return nil
 }
 
 // inPanel orthonormalises the b columns of the panel p (columns j0.. of
 // the matrix), column by column: by CGS2 when first is set, else (the
-// panel is orthonormal up to the square of its last projection) by one
+// panel is orthogonal up to the square of its last projection) by one
 // classical pass. Column 0 takes its norm and the first-pass coefficients
 // of the others from row 0 of the panel's Gram matrix (o.gram); the last
 // pass over column c gives its norm (g[0]) and its dots with the panel's
@@ -191,33 +219,40 @@ func (o *Orthonormalizer) run(careful bool) error {
 // errCareful is returned if it is zero, non-finite or out of range.
 func (o *Orthonormalizer) inPanel(p []float64, b, j0 int, first, haveNorms bool) error {
 	n, ldt, d := o.rows, o.ldt, o.cols
-	g, hp, h2 := o.g, o.hp, o.h2
+	g, hp, h2, nu := o.g, o.hp, o.h2, o.nu
 	for c := 0; c < b; c++ {
 		j := j0 + c
 		if first && j == o.badAt {
 			return o.bad
 		}
 		x := p[c*ldt:]
+		var n2h float64 // Σ h2² of the second pass inside the panel
 		switch {
 		case c == 0:
-			copy(g[:b], o.gram[:b]) // p_0 · p_k
+			copy(g[:b], o.gram[:b]) // z_0 · z_k
 		case first:
 			kernels.ProjDots(x, ldt, 1, p, ldt, c, hp[c:], panel, p, ldt, c, h2, 1, n)
+			for l := 0; l < c; l++ {
+				v := h2[l] / nu[j0+l] // q_l · x
+				n2h += float64(v * v)
+				h2[l] = v / nu[j0+l]
+			}
 			kernels.ProjDots(x, ldt, 1, p, ldt, c, h2, 1, x, ldt, b-c, g, 1, n)
 		default:
 			kernels.ProjDots(x, ldt, 1, p, ldt, c, hp[c:], panel, x, ldt, b-c, g, 1, n)
 		}
 		nrm := math.Sqrt(g[0])
-		ref := 1.0 // the panel was orthonormal before the second projection
+		var ref float64
 		if first {
 			if !haveNorms {
-				n2 := g[0]
+				n2 := g[0] + n2h
 				for i := 0; i < j0; i++ {
-					v := o.s1[i*d+j]
+					v := float64(o.s1[i*d+j] * nu[i]) // q_i · a_j
 					n2 += float64(v * v)
 				}
 				for l := 0; l < c; l++ {
-					n2 += float64(hp[l*panel+c]*hp[l*panel+c]) + float64(h2[l]*h2[l])
+					v := float64(hp[l*panel+c] * nu[j0+l]) // q_l · x
+					n2 += float64(v * v)
 				}
 				nrm0 := math.Sqrt(n2)
 				if !(nrm0 > tiny && nrm0 < huge) {
@@ -226,13 +261,17 @@ func (o *Orthonormalizer) inPanel(p []float64, b, j0 int, first, haveNorms bool)
 				o.nrm0[j] = nrm0
 			}
 			ref = o.nrm0[j]
+			o.nu1[c] = nrm
+		} else {
+			ref = o.nu1[c] // its norm before the second projection
 		}
 		if !(nrm > o.Tol*ref) {
 			return &RankError{Col: j, Ratio: nrm / ref}
 		}
-		kernels.Scale(1/nrm, x[:n])
+		nu[j] = nrm
+		w := 1 / float64(nrm*nrm)
 		for k := c + 1; k < b; k++ {
-			hp[c*panel+k] = g[k-c] / nrm
+			hp[c*panel+k] = float64(g[k-c] * w)
 		}
 	}
 	return nil
@@ -272,11 +311,6 @@ func rescale(x []float64, j int) (float64, error) {
 // t[c*ldt : c*ldt+a.Rows].
 func transposeIn(t []float64, ldt int, a *Dense) {
 	kernels.Transpose(t, ldt, a.Data, a.Stride, a.Rows, a.Cols)
-}
-
-// transposeOut is the inverse of transposeIn.
-func transposeOut(a *Dense, t []float64, ldt int) {
-	kernels.Transpose(a.Data, a.Stride, t, ldt, a.Cols, a.Rows)
 }
 
 // RandomOrthonormal fills dst with an orthonormal basis of the span of a

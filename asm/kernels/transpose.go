@@ -1,6 +1,8 @@
 package main
 
 import (
+	"fmt"
+
 	. "github.com/mmcloughlin/avo/build"
 	. "github.com/mmcloughlin/avo/operand"
 	. "github.com/mmcloughlin/avo/reg"
@@ -8,19 +10,20 @@ import (
 
 // genTranspose writes
 //
-//	func transposeAVX512(dst *float64, ldd int, src *float64, lds int, rows, cols int)
+//	func transposeAVX512(dst *float64, ldd int, src *float64, lds int, rows, cols int, scale *float64)
 //
-// dst[c*ldd+r] = src[r*lds+c] for r < rows, c < cols (rows, cols >= 1), in
+// dst[c*ldd+r] = src[r*lds+c] (times scale[r] unless scale is nil) for
+// r < rows, c < cols (rows, cols >= 1), in
 // 8 x 8 blocks: eight rows loaded (the last block of columns masked with K1),
 // transposed in registers by three rounds of shuffles (VUNPCKLPD/VUNPCKHPD,
 // then VSHUFF64X2 twice), eight columns stored (the last strip of rows
 // masked with K2). Only the logical elements are read or written.
 func genTranspose() {
 	name := "transposeAVX512"
-	TEXT(name, NOSPLIT, "func(dst *float64, ldd int, src *float64, lds int, rows, cols int)")
+	TEXT(name, NOSPLIT, "func(dst *float64, ldd int, src *float64, lds int, rows, cols int, scale *float64)")
 	Pragma("noescape")
-	Doc(name+" computes dst[c*ldd+r] = src[r*lds+c] for r < rows, c < cols.",
-		"rows and cols must be at least 1.")
+	Doc(name+" computes dst[c*ldd+r] = src[r*lds+c] for r < rows, c < cols,",
+		"times scale[r] unless scale is nil. rows and cols must be at least 1.")
 	// DI: dst strip, SI: src strip, R8: ldd bytes, R9: lds bytes, CX: rows
 	// left, R12: cols; per block R10 (src rows), R11 (dst columns), BX:
 	// columns left, DX: rows of this strip (<= 8), R13: columns of this
@@ -47,6 +50,19 @@ func genTranspose() {
 	maskFrom(RAX, K2)
 
 	z := []VecPhysical{Z0, Z1, Z2, Z3, Z4, Z5, Z6, Z7}
+	nlabel := 0
+	// scaleCols multiplies the transposed columns by the row scales.
+	scaleCols := func() {
+		nlabel++
+		skip := fmt.Sprintf("%s_unscaled%d", name, nlabel)
+		Load(Param("scale"), RAX)
+		TESTQ(RAX, RAX)
+		JE(LabelRef(skip))
+		for c := 0; c < 8; c++ {
+			VMULPD(Z24, z[c], z[c])
+		}
+		Label(skip)
+	}
 	t := []VecPhysical{Z8, Z9, Z10, Z11, Z12, Z13, Z14, Z15}
 	u := []VecPhysical{Z16, Z17, Z18, Z19, Z20, Z21, Z22, Z23}
 	// shuffle transposes z (row i in z[i]) into z (column c in z[c]).
@@ -80,6 +96,21 @@ func genTranspose() {
 	MOVQ(U32(8), RDX)
 	CMPQ(RCX, U8(8))
 	CMOVQLT(RCX, RDX)
+	// Z24 = scale[row0 : row0+8] (row0 = rows - CX; masked by K2 in the
+	// last, partial strip), when there is a scale.
+	Load(Param("scale"), R13)
+	TESTQ(R13, R13)
+	JE(LabelRef(name + "_noscale"))
+	Load(Param("rows"), RAX)
+	SUBQ(RCX, RAX)
+	LEAQ(Mem{Base: R13, Index: RAX, Scale: 8}, R13)
+	CMPQ(RDX, U8(8))
+	JNE(LabelRef(name + "_scalepart"))
+	VMOVUPD(Mem{Base: R13}, Z24)
+	JMP(LabelRef(name + "_noscale"))
+	Label(name + "_scalepart")
+	VMOVUPD_Z(Mem{Base: R13}, K2, Z24)
+	Label(name + "_noscale")
 	MOVQ(RSI, R10)
 	MOVQ(RDI, R11)
 	MOVQ(R12, RBX)
@@ -103,6 +134,7 @@ func genTranspose() {
 		}
 	}
 	shuffle()
+	scaleCols()
 	MOVQ(R11, RAX)
 	for c := 0; c < 8; c++ {
 		VMOVUPD(z[c], Mem{Base: RAX})
@@ -135,6 +167,7 @@ func genTranspose() {
 	}
 	Label(name + "_loaded")
 	shuffle()
+	scaleCols()
 	MOVQ(R11, RAX)
 	for c := 0; c < 8; c++ {
 		CMPQ(R13, U8(c))
