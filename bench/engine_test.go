@@ -90,3 +90,42 @@ func BenchmarkDistances(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkImageDistances: one image against all p prototypes, θ =
+// arccos(‖W_kᵀx‖/‖x‖) (the engine part of PredictImage). The prototypes
+// stream from L2 (D·p·d·8 bytes, 752 KB at p=10), the bound of this call.
+func BenchmarkImageDistances(b *testing.B) {
+	const dim, d = 784, 12
+	for _, p := range []int{10, 40} {
+		b.Run(fmt.Sprintf("D=%d,d=%d,p=%d", dim, d, p), func(b *testing.B) {
+			ld := (d + 7) &^ 7
+			x := randomGaussian(7300, 1, dim, dim)
+			for _, workers := range []int{0, 1} {
+				name := "ours"
+				if workers == 1 {
+					name = "ours-1worker"
+				}
+				b.Run(name, func(b *testing.B) {
+					e, err := engine.New(dim, d, p, workers)
+					if err != nil {
+						b.Fatal(err)
+					}
+					defer e.Close()
+					for k := 0; k < p; k++ {
+						if err := e.SetPrototype(k, linalg.NewDenseOn(dim, d, ld, randomOrthonormal(uint64(2000+k), dim, d, ld))); err != nil {
+							b.Fatal(err)
+						}
+					}
+					dist := make([]float64, p)
+					b.SetBytes(int64(dim * p * d * 8))
+					b.ReportAllocs()
+					for b.Loop() {
+						if err := e.ImageDistances(dist, nil, x); err != nil {
+							b.Fatal(err)
+						}
+					}
+				})
+			}
+		})
+	}
+}
