@@ -16449,16 +16449,20 @@ projDotsB1AVX512_nr0_u4_upd:
 	JMP          projDotsB1AVX512_nr0_u4_upd
 
 projDotsB1AVX512_nr0_u4_dots:
+	CMPQ    R10, R12
+	JE      projDotsB1AVX512_nr0_u4_nostore
 	VMOVUPD Z0, (DI)
 	VMOVUPD Z1, 64(DI)
 	VMOVUPD Z2, 128(DI)
 	VMOVUPD Z3, 192(DI)
-	MOVQ    BX, AX
-	ADDQ    $0x00000100, DI
-	ADDQ    $0x00000100, SI
-	ADDQ    $0x00000100, BX
-	SUBQ    $0x20, CX
-	JMP     projDotsB1AVX512_nr0_u4
+
+projDotsB1AVX512_nr0_u4_nostore:
+	MOVQ BX, AX
+	ADDQ $0x00000100, DI
+	ADDQ $0x00000100, SI
+	ADDQ $0x00000100, BX
+	SUBQ $0x20, CX
+	JMP  projDotsB1AVX512_nr0_u4
 
 projDotsB1AVX512_nr0_u1:
 	CMPQ    CX, $0x08
@@ -16477,13 +16481,17 @@ projDotsB1AVX512_nr0_u1_upd:
 	JMP          projDotsB1AVX512_nr0_u1_upd
 
 projDotsB1AVX512_nr0_u1_dots:
+	CMPQ    R10, R12
+	JE      projDotsB1AVX512_nr0_u1_nostore
 	VMOVUPD Z0, (DI)
-	MOVQ    BX, AX
-	ADDQ    $0x00000040, DI
-	ADDQ    $0x00000040, SI
-	ADDQ    $0x00000040, BX
-	SUBQ    $0x08, CX
-	JMP     projDotsB1AVX512_nr0_u1
+
+projDotsB1AVX512_nr0_u1_nostore:
+	MOVQ BX, AX
+	ADDQ $0x00000040, DI
+	ADDQ $0x00000040, SI
+	ADDQ $0x00000040, BX
+	SUBQ $0x08, CX
+	JMP  projDotsB1AVX512_nr0_u1
 
 projDotsB1AVX512_nr0_store:
 	JMP projDotsB1AVX512_done
@@ -16517,10 +16525,14 @@ projDotsB1AVX512_nr1_u4_upd:
 	JMP          projDotsB1AVX512_nr1_u4_upd
 
 projDotsB1AVX512_nr1_u4_dots:
-	VMOVUPD     Z4, (DI)
-	VMOVUPD     Z5, 64(DI)
-	VMOVUPD     Z6, 128(DI)
-	VMOVUPD     Z7, 192(DI)
+	CMPQ    R10, R12
+	JE      projDotsB1AVX512_nr1_u4_nostore
+	VMOVUPD Z4, (DI)
+	VMOVUPD Z5, 64(DI)
+	VMOVUPD Z6, 128(DI)
+	VMOVUPD Z7, 192(DI)
+
+projDotsB1AVX512_nr1_u4_nostore:
 	MOVQ        BX, AX
 	VMOVUPD     (AX), Z8
 	VFMADD231PD Z8, Z4, Z0
@@ -16553,7 +16565,11 @@ projDotsB1AVX512_nr1_u1_upd:
 	JMP          projDotsB1AVX512_nr1_u1_upd
 
 projDotsB1AVX512_nr1_u1_dots:
-	VMOVUPD     Z4, (DI)
+	CMPQ    R10, R12
+	JE      projDotsB1AVX512_nr1_u1_nostore
+	VMOVUPD Z4, (DI)
+
+projDotsB1AVX512_nr1_u1_nostore:
 	MOVQ        BX, AX
 	VMOVUPD     (AX), Z8
 	VFMADD231PD Z8, Z4, Z0
@@ -16612,10 +16628,14 @@ projDotsB1AVX512_nr2_u4_upd:
 	JMP          projDotsB1AVX512_nr2_u4_upd
 
 projDotsB1AVX512_nr2_u4_dots:
-	VMOVUPD     Z8, (DI)
-	VMOVUPD     Z9, 64(DI)
-	VMOVUPD     Z10, 128(DI)
-	VMOVUPD     Z11, 192(DI)
+	CMPQ    R10, R12
+	JE      projDotsB1AVX512_nr2_u4_nostore
+	VMOVUPD Z8, (DI)
+	VMOVUPD Z9, 64(DI)
+	VMOVUPD Z10, 128(DI)
+	VMOVUPD Z11, 192(DI)
+
+projDotsB1AVX512_nr2_u4_nostore:
 	MOVQ        BX, AX
 	VMOVUPD     (AX), Z12
 	VFMADD231PD Z12, Z8, Z0
@@ -16657,7 +16677,11 @@ projDotsB1AVX512_nr2_u1_upd:
 	JMP          projDotsB1AVX512_nr2_u1_upd
 
 projDotsB1AVX512_nr2_u1_dots:
-	VMOVUPD     Z8, (DI)
+	CMPQ    R10, R12
+	JE      projDotsB1AVX512_nr2_u1_nostore
+	VMOVUPD Z8, (DI)
+
+projDotsB1AVX512_nr2_u1_nostore:
 	MOVQ        BX, AX
 	VMOVUPD     (AX), Z12
 	VFMADD231PD Z12, Z8, Z0
@@ -16734,10 +16758,14 @@ projDotsB1AVX512_nr3_u4_upd:
 	JMP          projDotsB1AVX512_nr3_u4_upd
 
 projDotsB1AVX512_nr3_u4_dots:
-	VMOVUPD     Z12, (DI)
-	VMOVUPD     Z13, 64(DI)
-	VMOVUPD     Z14, 128(DI)
-	VMOVUPD     Z15, 192(DI)
+	CMPQ    R10, R12
+	JE      projDotsB1AVX512_nr3_u4_nostore
+	VMOVUPD Z12, (DI)
+	VMOVUPD Z13, 64(DI)
+	VMOVUPD Z14, 128(DI)
+	VMOVUPD Z15, 192(DI)
+
+projDotsB1AVX512_nr3_u4_nostore:
 	MOVQ        BX, AX
 	VMOVUPD     (AX), Z16
 	VFMADD231PD Z16, Z12, Z0
@@ -16788,7 +16816,11 @@ projDotsB1AVX512_nr3_u1_upd:
 	JMP          projDotsB1AVX512_nr3_u1_upd
 
 projDotsB1AVX512_nr3_u1_dots:
-	VMOVUPD     Z12, (DI)
+	CMPQ    R10, R12
+	JE      projDotsB1AVX512_nr3_u1_nostore
+	VMOVUPD Z12, (DI)
+
+projDotsB1AVX512_nr3_u1_nostore:
 	MOVQ        BX, AX
 	VMOVUPD     (AX), Z16
 	VFMADD231PD Z16, Z12, Z0
@@ -16883,10 +16915,14 @@ projDotsB1AVX512_nr4_u4_upd:
 	JMP          projDotsB1AVX512_nr4_u4_upd
 
 projDotsB1AVX512_nr4_u4_dots:
-	VMOVUPD     Z16, (DI)
-	VMOVUPD     Z17, 64(DI)
-	VMOVUPD     Z18, 128(DI)
-	VMOVUPD     Z19, 192(DI)
+	CMPQ    R10, R12
+	JE      projDotsB1AVX512_nr4_u4_nostore
+	VMOVUPD Z16, (DI)
+	VMOVUPD Z17, 64(DI)
+	VMOVUPD Z18, 128(DI)
+	VMOVUPD Z19, 192(DI)
+
+projDotsB1AVX512_nr4_u4_nostore:
 	MOVQ        BX, AX
 	VMOVUPD     (AX), Z20
 	VFMADD231PD Z20, Z16, Z0
@@ -16946,7 +16982,11 @@ projDotsB1AVX512_nr4_u1_upd:
 	JMP          projDotsB1AVX512_nr4_u1_upd
 
 projDotsB1AVX512_nr4_u1_dots:
-	VMOVUPD     Z16, (DI)
+	CMPQ    R10, R12
+	JE      projDotsB1AVX512_nr4_u1_nostore
+	VMOVUPD Z16, (DI)
+
+projDotsB1AVX512_nr4_u1_nostore:
 	MOVQ        BX, AX
 	VMOVUPD     (AX), Z20
 	VFMADD231PD Z20, Z16, Z0
@@ -17059,10 +17099,14 @@ projDotsB1AVX512_nr5_u4_upd:
 	JMP          projDotsB1AVX512_nr5_u4_upd
 
 projDotsB1AVX512_nr5_u4_dots:
-	VMOVUPD     Z20, (DI)
-	VMOVUPD     Z21, 64(DI)
-	VMOVUPD     Z22, 128(DI)
-	VMOVUPD     Z23, 192(DI)
+	CMPQ    R10, R12
+	JE      projDotsB1AVX512_nr5_u4_nostore
+	VMOVUPD Z20, (DI)
+	VMOVUPD Z21, 64(DI)
+	VMOVUPD Z22, 128(DI)
+	VMOVUPD Z23, 192(DI)
+
+projDotsB1AVX512_nr5_u4_nostore:
 	MOVQ        BX, AX
 	VMOVUPD     (AX), Z24
 	VFMADD231PD Z24, Z20, Z0
@@ -17131,7 +17175,11 @@ projDotsB1AVX512_nr5_u1_upd:
 	JMP          projDotsB1AVX512_nr5_u1_upd
 
 projDotsB1AVX512_nr5_u1_dots:
-	VMOVUPD     Z20, (DI)
+	CMPQ    R10, R12
+	JE      projDotsB1AVX512_nr5_u1_nostore
+	VMOVUPD Z20, (DI)
+
+projDotsB1AVX512_nr5_u1_nostore:
 	MOVQ        BX, AX
 	VMOVUPD     (AX), Z24
 	VFMADD231PD Z24, Z20, Z0
@@ -17262,10 +17310,14 @@ projDotsB1AVX512_nr6_u4_upd:
 	JMP          projDotsB1AVX512_nr6_u4_upd
 
 projDotsB1AVX512_nr6_u4_dots:
-	VMOVUPD     Z24, (DI)
-	VMOVUPD     Z25, 64(DI)
-	VMOVUPD     Z26, 128(DI)
-	VMOVUPD     Z27, 192(DI)
+	CMPQ    R10, R12
+	JE      projDotsB1AVX512_nr6_u4_nostore
+	VMOVUPD Z24, (DI)
+	VMOVUPD Z25, 64(DI)
+	VMOVUPD Z26, 128(DI)
+	VMOVUPD Z27, 192(DI)
+
+projDotsB1AVX512_nr6_u4_nostore:
 	MOVQ        BX, AX
 	VMOVUPD     (AX), Z28
 	VFMADD231PD Z28, Z24, Z0
@@ -17343,7 +17395,11 @@ projDotsB1AVX512_nr6_u1_upd:
 	JMP          projDotsB1AVX512_nr6_u1_upd
 
 projDotsB1AVX512_nr6_u1_dots:
-	VMOVUPD     Z24, (DI)
+	CMPQ    R10, R12
+	JE      projDotsB1AVX512_nr6_u1_nostore
+	VMOVUPD Z24, (DI)
+
+projDotsB1AVX512_nr6_u1_nostore:
 	MOVQ        BX, AX
 	VMOVUPD     (AX), Z28
 	VFMADD231PD Z28, Z24, Z0
@@ -17471,10 +17527,14 @@ projDotsB1AVX512_nr7_u4_upd:
 	JMP          projDotsB1AVX512_nr7_u4_upd
 
 projDotsB1AVX512_nr7_u4_dots:
-	VMOVUPD     Z7, (DI)
-	VMOVUPD     Z8, 64(DI)
-	VMOVUPD     Z9, 128(DI)
-	VMOVUPD     Z10, 192(DI)
+	CMPQ    R10, R12
+	JE      projDotsB1AVX512_nr7_u4_nostore
+	VMOVUPD Z7, (DI)
+	VMOVUPD Z8, 64(DI)
+	VMOVUPD Z9, 128(DI)
+	VMOVUPD Z10, 192(DI)
+
+projDotsB1AVX512_nr7_u4_nostore:
 	MOVQ        BX, AX
 	VMOVUPD     (AX), Z11
 	VFMADD231PD Z11, Z7, Z0
@@ -17561,7 +17621,11 @@ projDotsB1AVX512_nr7_u1_upd:
 	JMP          projDotsB1AVX512_nr7_u1_upd
 
 projDotsB1AVX512_nr7_u1_dots:
-	VMOVUPD     Z7, (DI)
+	CMPQ    R10, R12
+	JE      projDotsB1AVX512_nr7_u1_nostore
+	VMOVUPD Z7, (DI)
+
+projDotsB1AVX512_nr7_u1_nostore:
 	MOVQ        BX, AX
 	VMOVUPD     (AX), Z11
 	VFMADD231PD Z11, Z7, Z0
@@ -17683,10 +17747,14 @@ projDotsB1AVX512_nr8_u4_upd:
 	JMP          projDotsB1AVX512_nr8_u4_upd
 
 projDotsB1AVX512_nr8_u4_dots:
-	VMOVUPD     Z8, (DI)
-	VMOVUPD     Z9, 64(DI)
-	VMOVUPD     Z10, 128(DI)
-	VMOVUPD     Z11, 192(DI)
+	CMPQ    R10, R12
+	JE      projDotsB1AVX512_nr8_u4_nostore
+	VMOVUPD Z8, (DI)
+	VMOVUPD Z9, 64(DI)
+	VMOVUPD Z10, 128(DI)
+	VMOVUPD Z11, 192(DI)
+
+projDotsB1AVX512_nr8_u4_nostore:
 	MOVQ        BX, AX
 	VMOVUPD     (AX), Z12
 	VFMADD231PD Z12, Z8, Z0
@@ -17782,7 +17850,11 @@ projDotsB1AVX512_nr8_u1_upd:
 	JMP          projDotsB1AVX512_nr8_u1_upd
 
 projDotsB1AVX512_nr8_u1_dots:
-	VMOVUPD     Z8, (DI)
+	CMPQ    R10, R12
+	JE      projDotsB1AVX512_nr8_u1_nostore
+	VMOVUPD Z8, (DI)
+
+projDotsB1AVX512_nr8_u1_nostore:
 	MOVQ        BX, AX
 	VMOVUPD     (AX), Z12
 	VFMADD231PD Z12, Z8, Z0
@@ -17916,10 +17988,14 @@ projDotsB1AVX512_nr9_u4_upd:
 	JMP          projDotsB1AVX512_nr9_u4_upd
 
 projDotsB1AVX512_nr9_u4_dots:
-	VMOVUPD     Z9, (DI)
-	VMOVUPD     Z10, 64(DI)
-	VMOVUPD     Z11, 128(DI)
-	VMOVUPD     Z12, 192(DI)
+	CMPQ    R10, R12
+	JE      projDotsB1AVX512_nr9_u4_nostore
+	VMOVUPD Z9, (DI)
+	VMOVUPD Z10, 64(DI)
+	VMOVUPD Z11, 128(DI)
+	VMOVUPD Z12, 192(DI)
+
+projDotsB1AVX512_nr9_u4_nostore:
 	MOVQ        BX, AX
 	VMOVUPD     (AX), Z13
 	VFMADD231PD Z13, Z9, Z0
@@ -18024,7 +18100,11 @@ projDotsB1AVX512_nr9_u1_upd:
 	JMP          projDotsB1AVX512_nr9_u1_upd
 
 projDotsB1AVX512_nr9_u1_dots:
-	VMOVUPD     Z9, (DI)
+	CMPQ    R10, R12
+	JE      projDotsB1AVX512_nr9_u1_nostore
+	VMOVUPD Z9, (DI)
+
+projDotsB1AVX512_nr9_u1_nostore:
 	MOVQ        BX, AX
 	VMOVUPD     (AX), Z13
 	VFMADD231PD Z13, Z9, Z0
@@ -18170,10 +18250,14 @@ projDotsB1AVX512_nr10_u4_upd:
 	JMP          projDotsB1AVX512_nr10_u4_upd
 
 projDotsB1AVX512_nr10_u4_dots:
-	VMOVUPD     Z10, (DI)
-	VMOVUPD     Z11, 64(DI)
-	VMOVUPD     Z12, 128(DI)
-	VMOVUPD     Z13, 192(DI)
+	CMPQ    R10, R12
+	JE      projDotsB1AVX512_nr10_u4_nostore
+	VMOVUPD Z10, (DI)
+	VMOVUPD Z11, 64(DI)
+	VMOVUPD Z12, 128(DI)
+	VMOVUPD Z13, 192(DI)
+
+projDotsB1AVX512_nr10_u4_nostore:
 	MOVQ        BX, AX
 	VMOVUPD     (AX), Z14
 	VFMADD231PD Z14, Z10, Z0
@@ -18287,7 +18371,11 @@ projDotsB1AVX512_nr10_u1_upd:
 	JMP          projDotsB1AVX512_nr10_u1_upd
 
 projDotsB1AVX512_nr10_u1_dots:
-	VMOVUPD     Z10, (DI)
+	CMPQ    R10, R12
+	JE      projDotsB1AVX512_nr10_u1_nostore
+	VMOVUPD Z10, (DI)
+
+projDotsB1AVX512_nr10_u1_nostore:
 	MOVQ        BX, AX
 	VMOVUPD     (AX), Z14
 	VFMADD231PD Z14, Z10, Z0
@@ -18445,10 +18533,14 @@ projDotsB1AVX512_nr11_u4_upd:
 	JMP          projDotsB1AVX512_nr11_u4_upd
 
 projDotsB1AVX512_nr11_u4_dots:
-	VMOVUPD     Z11, (DI)
-	VMOVUPD     Z12, 64(DI)
-	VMOVUPD     Z13, 128(DI)
-	VMOVUPD     Z14, 192(DI)
+	CMPQ    R10, R12
+	JE      projDotsB1AVX512_nr11_u4_nostore
+	VMOVUPD Z11, (DI)
+	VMOVUPD Z12, 64(DI)
+	VMOVUPD Z13, 128(DI)
+	VMOVUPD Z14, 192(DI)
+
+projDotsB1AVX512_nr11_u4_nostore:
 	MOVQ        BX, AX
 	VMOVUPD     (AX), Z15
 	VFMADD231PD Z15, Z11, Z0
@@ -18571,7 +18663,11 @@ projDotsB1AVX512_nr11_u1_upd:
 	JMP          projDotsB1AVX512_nr11_u1_upd
 
 projDotsB1AVX512_nr11_u1_dots:
-	VMOVUPD     Z11, (DI)
+	CMPQ    R10, R12
+	JE      projDotsB1AVX512_nr11_u1_nostore
+	VMOVUPD Z11, (DI)
+
+projDotsB1AVX512_nr11_u1_nostore:
 	MOVQ        BX, AX
 	VMOVUPD     (AX), Z15
 	VFMADD231PD Z15, Z11, Z0
@@ -18741,10 +18837,14 @@ projDotsB1AVX512_nr12_u4_upd:
 	JMP          projDotsB1AVX512_nr12_u4_upd
 
 projDotsB1AVX512_nr12_u4_dots:
-	VMOVUPD     Z12, (DI)
-	VMOVUPD     Z13, 64(DI)
-	VMOVUPD     Z14, 128(DI)
-	VMOVUPD     Z15, 192(DI)
+	CMPQ    R10, R12
+	JE      projDotsB1AVX512_nr12_u4_nostore
+	VMOVUPD Z12, (DI)
+	VMOVUPD Z13, 64(DI)
+	VMOVUPD Z14, 128(DI)
+	VMOVUPD Z15, 192(DI)
+
+projDotsB1AVX512_nr12_u4_nostore:
 	MOVQ        BX, AX
 	VMOVUPD     (AX), Z16
 	VFMADD231PD Z16, Z12, Z0
@@ -18876,7 +18976,11 @@ projDotsB1AVX512_nr12_u1_upd:
 	JMP          projDotsB1AVX512_nr12_u1_upd
 
 projDotsB1AVX512_nr12_u1_dots:
-	VMOVUPD     Z12, (DI)
+	CMPQ    R10, R12
+	JE      projDotsB1AVX512_nr12_u1_nostore
+	VMOVUPD Z12, (DI)
+
+projDotsB1AVX512_nr12_u1_nostore:
 	MOVQ        BX, AX
 	VMOVUPD     (AX), Z16
 	VFMADD231PD Z16, Z12, Z0
@@ -19058,10 +19162,14 @@ projDotsB1AVX512_nr13_u4_upd:
 	JMP          projDotsB1AVX512_nr13_u4_upd
 
 projDotsB1AVX512_nr13_u4_dots:
-	VMOVUPD     Z13, (DI)
-	VMOVUPD     Z14, 64(DI)
-	VMOVUPD     Z15, 128(DI)
-	VMOVUPD     Z16, 192(DI)
+	CMPQ    R10, R12
+	JE      projDotsB1AVX512_nr13_u4_nostore
+	VMOVUPD Z13, (DI)
+	VMOVUPD Z14, 64(DI)
+	VMOVUPD Z15, 128(DI)
+	VMOVUPD Z16, 192(DI)
+
+projDotsB1AVX512_nr13_u4_nostore:
 	MOVQ        BX, AX
 	VMOVUPD     (AX), Z17
 	VFMADD231PD Z17, Z13, Z0
@@ -19202,7 +19310,11 @@ projDotsB1AVX512_nr13_u1_upd:
 	JMP          projDotsB1AVX512_nr13_u1_upd
 
 projDotsB1AVX512_nr13_u1_dots:
-	VMOVUPD     Z13, (DI)
+	CMPQ    R10, R12
+	JE      projDotsB1AVX512_nr13_u1_nostore
+	VMOVUPD Z13, (DI)
+
+projDotsB1AVX512_nr13_u1_nostore:
 	MOVQ        BX, AX
 	VMOVUPD     (AX), Z17
 	VFMADD231PD Z17, Z13, Z0
@@ -19396,10 +19508,14 @@ projDotsB1AVX512_nr14_u4_upd:
 	JMP          projDotsB1AVX512_nr14_u4_upd
 
 projDotsB1AVX512_nr14_u4_dots:
-	VMOVUPD     Z14, (DI)
-	VMOVUPD     Z15, 64(DI)
-	VMOVUPD     Z16, 128(DI)
-	VMOVUPD     Z17, 192(DI)
+	CMPQ    R10, R12
+	JE      projDotsB1AVX512_nr14_u4_nostore
+	VMOVUPD Z14, (DI)
+	VMOVUPD Z15, 64(DI)
+	VMOVUPD Z16, 128(DI)
+	VMOVUPD Z17, 192(DI)
+
+projDotsB1AVX512_nr14_u4_nostore:
 	MOVQ        BX, AX
 	VMOVUPD     (AX), Z18
 	VFMADD231PD Z18, Z14, Z0
@@ -19549,7 +19665,11 @@ projDotsB1AVX512_nr14_u1_upd:
 	JMP          projDotsB1AVX512_nr14_u1_upd
 
 projDotsB1AVX512_nr14_u1_dots:
-	VMOVUPD     Z14, (DI)
+	CMPQ    R10, R12
+	JE      projDotsB1AVX512_nr14_u1_nostore
+	VMOVUPD Z14, (DI)
+
+projDotsB1AVX512_nr14_u1_nostore:
 	MOVQ        BX, AX
 	VMOVUPD     (AX), Z18
 	VFMADD231PD Z18, Z14, Z0
@@ -19755,10 +19875,14 @@ projDotsB1AVX512_nr15_u4_upd:
 	JMP          projDotsB1AVX512_nr15_u4_upd
 
 projDotsB1AVX512_nr15_u4_dots:
-	VMOVUPD     Z15, (DI)
-	VMOVUPD     Z16, 64(DI)
-	VMOVUPD     Z17, 128(DI)
-	VMOVUPD     Z18, 192(DI)
+	CMPQ    R10, R12
+	JE      projDotsB1AVX512_nr15_u4_nostore
+	VMOVUPD Z15, (DI)
+	VMOVUPD Z16, 64(DI)
+	VMOVUPD Z17, 128(DI)
+	VMOVUPD Z18, 192(DI)
+
+projDotsB1AVX512_nr15_u4_nostore:
 	MOVQ        BX, AX
 	VMOVUPD     (AX), Z19
 	VFMADD231PD Z19, Z15, Z0
@@ -19917,7 +20041,11 @@ projDotsB1AVX512_nr15_u1_upd:
 	JMP          projDotsB1AVX512_nr15_u1_upd
 
 projDotsB1AVX512_nr15_u1_dots:
-	VMOVUPD     Z15, (DI)
+	CMPQ    R10, R12
+	JE      projDotsB1AVX512_nr15_u1_nostore
+	VMOVUPD Z15, (DI)
+
+projDotsB1AVX512_nr15_u1_nostore:
 	MOVQ        BX, AX
 	VMOVUPD     (AX), Z19
 	VFMADD231PD Z19, Z15, Z0
@@ -20135,10 +20263,14 @@ projDotsB1AVX512_nr16_u4_upd:
 	JMP          projDotsB1AVX512_nr16_u4_upd
 
 projDotsB1AVX512_nr16_u4_dots:
-	VMOVUPD     Z16, (DI)
-	VMOVUPD     Z17, 64(DI)
-	VMOVUPD     Z18, 128(DI)
-	VMOVUPD     Z19, 192(DI)
+	CMPQ    R10, R12
+	JE      projDotsB1AVX512_nr16_u4_nostore
+	VMOVUPD Z16, (DI)
+	VMOVUPD Z17, 64(DI)
+	VMOVUPD Z18, 128(DI)
+	VMOVUPD Z19, 192(DI)
+
+projDotsB1AVX512_nr16_u4_nostore:
 	MOVQ        BX, AX
 	VMOVUPD     (AX), Z20
 	VFMADD231PD Z20, Z16, Z0
@@ -20306,7 +20438,11 @@ projDotsB1AVX512_nr16_u1_upd:
 	JMP          projDotsB1AVX512_nr16_u1_upd
 
 projDotsB1AVX512_nr16_u1_dots:
-	VMOVUPD     Z16, (DI)
+	CMPQ    R10, R12
+	JE      projDotsB1AVX512_nr16_u1_nostore
+	VMOVUPD Z16, (DI)
+
+projDotsB1AVX512_nr16_u1_nostore:
 	MOVQ        BX, AX
 	VMOVUPD     (AX), Z20
 	VFMADD231PD Z20, Z16, Z0
@@ -20536,10 +20672,14 @@ projDotsB1AVX512_nr17_u4_upd:
 	JMP          projDotsB1AVX512_nr17_u4_upd
 
 projDotsB1AVX512_nr17_u4_dots:
-	VMOVUPD     Z17, (DI)
-	VMOVUPD     Z18, 64(DI)
-	VMOVUPD     Z19, 128(DI)
-	VMOVUPD     Z20, 192(DI)
+	CMPQ    R10, R12
+	JE      projDotsB1AVX512_nr17_u4_nostore
+	VMOVUPD Z17, (DI)
+	VMOVUPD Z18, 64(DI)
+	VMOVUPD Z19, 128(DI)
+	VMOVUPD Z20, 192(DI)
+
+projDotsB1AVX512_nr17_u4_nostore:
 	MOVQ        BX, AX
 	VMOVUPD     (AX), Z21
 	VFMADD231PD Z21, Z17, Z0
@@ -20716,7 +20856,11 @@ projDotsB1AVX512_nr17_u1_upd:
 	JMP          projDotsB1AVX512_nr17_u1_upd
 
 projDotsB1AVX512_nr17_u1_dots:
-	VMOVUPD     Z17, (DI)
+	CMPQ    R10, R12
+	JE      projDotsB1AVX512_nr17_u1_nostore
+	VMOVUPD Z17, (DI)
+
+projDotsB1AVX512_nr17_u1_nostore:
 	MOVQ        BX, AX
 	VMOVUPD     (AX), Z21
 	VFMADD231PD Z21, Z17, Z0
@@ -20958,10 +21102,14 @@ projDotsB1AVX512_nr18_u4_upd:
 	JMP          projDotsB1AVX512_nr18_u4_upd
 
 projDotsB1AVX512_nr18_u4_dots:
-	VMOVUPD     Z18, (DI)
-	VMOVUPD     Z19, 64(DI)
-	VMOVUPD     Z20, 128(DI)
-	VMOVUPD     Z21, 192(DI)
+	CMPQ    R10, R12
+	JE      projDotsB1AVX512_nr18_u4_nostore
+	VMOVUPD Z18, (DI)
+	VMOVUPD Z19, 64(DI)
+	VMOVUPD Z20, 128(DI)
+	VMOVUPD Z21, 192(DI)
+
+projDotsB1AVX512_nr18_u4_nostore:
 	MOVQ        BX, AX
 	VMOVUPD     (AX), Z22
 	VFMADD231PD Z22, Z18, Z0
@@ -21147,7 +21295,11 @@ projDotsB1AVX512_nr18_u1_upd:
 	JMP          projDotsB1AVX512_nr18_u1_upd
 
 projDotsB1AVX512_nr18_u1_dots:
-	VMOVUPD     Z18, (DI)
+	CMPQ    R10, R12
+	JE      projDotsB1AVX512_nr18_u1_nostore
+	VMOVUPD Z18, (DI)
+
+projDotsB1AVX512_nr18_u1_nostore:
 	MOVQ        BX, AX
 	VMOVUPD     (AX), Z22
 	VFMADD231PD Z22, Z18, Z0
@@ -21401,10 +21553,14 @@ projDotsB1AVX512_nr19_u4_upd:
 	JMP          projDotsB1AVX512_nr19_u4_upd
 
 projDotsB1AVX512_nr19_u4_dots:
-	VMOVUPD     Z19, (DI)
-	VMOVUPD     Z20, 64(DI)
-	VMOVUPD     Z21, 128(DI)
-	VMOVUPD     Z22, 192(DI)
+	CMPQ    R10, R12
+	JE      projDotsB1AVX512_nr19_u4_nostore
+	VMOVUPD Z19, (DI)
+	VMOVUPD Z20, 64(DI)
+	VMOVUPD Z21, 128(DI)
+	VMOVUPD Z22, 192(DI)
+
+projDotsB1AVX512_nr19_u4_nostore:
 	MOVQ        BX, AX
 	VMOVUPD     (AX), Z23
 	VFMADD231PD Z23, Z19, Z0
@@ -21599,7 +21755,11 @@ projDotsB1AVX512_nr19_u1_upd:
 	JMP          projDotsB1AVX512_nr19_u1_upd
 
 projDotsB1AVX512_nr19_u1_dots:
-	VMOVUPD     Z19, (DI)
+	CMPQ    R10, R12
+	JE      projDotsB1AVX512_nr19_u1_nostore
+	VMOVUPD Z19, (DI)
+
+projDotsB1AVX512_nr19_u1_nostore:
 	MOVQ        BX, AX
 	VMOVUPD     (AX), Z23
 	VFMADD231PD Z23, Z19, Z0
@@ -21865,10 +22025,14 @@ projDotsB1AVX512_nr20_u4_upd:
 	JMP          projDotsB1AVX512_nr20_u4_upd
 
 projDotsB1AVX512_nr20_u4_dots:
-	VMOVUPD     Z20, (DI)
-	VMOVUPD     Z21, 64(DI)
-	VMOVUPD     Z22, 128(DI)
-	VMOVUPD     Z23, 192(DI)
+	CMPQ    R10, R12
+	JE      projDotsB1AVX512_nr20_u4_nostore
+	VMOVUPD Z20, (DI)
+	VMOVUPD Z21, 64(DI)
+	VMOVUPD Z22, 128(DI)
+	VMOVUPD Z23, 192(DI)
+
+projDotsB1AVX512_nr20_u4_nostore:
 	MOVQ        BX, AX
 	VMOVUPD     (AX), Z24
 	VFMADD231PD Z24, Z20, Z0
@@ -22072,7 +22236,11 @@ projDotsB1AVX512_nr20_u1_upd:
 	JMP          projDotsB1AVX512_nr20_u1_upd
 
 projDotsB1AVX512_nr20_u1_dots:
-	VMOVUPD     Z20, (DI)
+	CMPQ    R10, R12
+	JE      projDotsB1AVX512_nr20_u1_nostore
+	VMOVUPD Z20, (DI)
+
+projDotsB1AVX512_nr20_u1_nostore:
 	MOVQ        BX, AX
 	VMOVUPD     (AX), Z24
 	VFMADD231PD Z24, Z20, Z0
@@ -22350,10 +22518,14 @@ projDotsB1AVX512_nr21_u4_upd:
 	JMP          projDotsB1AVX512_nr21_u4_upd
 
 projDotsB1AVX512_nr21_u4_dots:
-	VMOVUPD     Z21, (DI)
-	VMOVUPD     Z22, 64(DI)
-	VMOVUPD     Z23, 128(DI)
-	VMOVUPD     Z24, 192(DI)
+	CMPQ    R10, R12
+	JE      projDotsB1AVX512_nr21_u4_nostore
+	VMOVUPD Z21, (DI)
+	VMOVUPD Z22, 64(DI)
+	VMOVUPD Z23, 128(DI)
+	VMOVUPD Z24, 192(DI)
+
+projDotsB1AVX512_nr21_u4_nostore:
 	MOVQ        BX, AX
 	VMOVUPD     (AX), Z25
 	VFMADD231PD Z25, Z21, Z0
@@ -22566,7 +22738,11 @@ projDotsB1AVX512_nr21_u1_upd:
 	JMP          projDotsB1AVX512_nr21_u1_upd
 
 projDotsB1AVX512_nr21_u1_dots:
-	VMOVUPD     Z21, (DI)
+	CMPQ    R10, R12
+	JE      projDotsB1AVX512_nr21_u1_nostore
+	VMOVUPD Z21, (DI)
+
+projDotsB1AVX512_nr21_u1_nostore:
 	MOVQ        BX, AX
 	VMOVUPD     (AX), Z25
 	VFMADD231PD Z25, Z21, Z0
@@ -22856,10 +23032,14 @@ projDotsB1AVX512_nr22_u4_upd:
 	JMP          projDotsB1AVX512_nr22_u4_upd
 
 projDotsB1AVX512_nr22_u4_dots:
-	VMOVUPD     Z22, (DI)
-	VMOVUPD     Z23, 64(DI)
-	VMOVUPD     Z24, 128(DI)
-	VMOVUPD     Z25, 192(DI)
+	CMPQ    R10, R12
+	JE      projDotsB1AVX512_nr22_u4_nostore
+	VMOVUPD Z22, (DI)
+	VMOVUPD Z23, 64(DI)
+	VMOVUPD Z24, 128(DI)
+	VMOVUPD Z25, 192(DI)
+
+projDotsB1AVX512_nr22_u4_nostore:
 	MOVQ        BX, AX
 	VMOVUPD     (AX), Z26
 	VFMADD231PD Z26, Z22, Z0
@@ -23081,7 +23261,11 @@ projDotsB1AVX512_nr22_u1_upd:
 	JMP          projDotsB1AVX512_nr22_u1_upd
 
 projDotsB1AVX512_nr22_u1_dots:
-	VMOVUPD     Z22, (DI)
+	CMPQ    R10, R12
+	JE      projDotsB1AVX512_nr22_u1_nostore
+	VMOVUPD Z22, (DI)
+
+projDotsB1AVX512_nr22_u1_nostore:
 	MOVQ        BX, AX
 	VMOVUPD     (AX), Z26
 	VFMADD231PD Z26, Z22, Z0
@@ -23383,10 +23567,14 @@ projDotsB1AVX512_nr23_u4_upd:
 	JMP          projDotsB1AVX512_nr23_u4_upd
 
 projDotsB1AVX512_nr23_u4_dots:
-	VMOVUPD     Z23, (DI)
-	VMOVUPD     Z24, 64(DI)
-	VMOVUPD     Z25, 128(DI)
-	VMOVUPD     Z26, 192(DI)
+	CMPQ    R10, R12
+	JE      projDotsB1AVX512_nr23_u4_nostore
+	VMOVUPD Z23, (DI)
+	VMOVUPD Z24, 64(DI)
+	VMOVUPD Z25, 128(DI)
+	VMOVUPD Z26, 192(DI)
+
+projDotsB1AVX512_nr23_u4_nostore:
 	MOVQ        BX, AX
 	VMOVUPD     (AX), Z27
 	VFMADD231PD Z27, Z23, Z0
@@ -23617,7 +23805,11 @@ projDotsB1AVX512_nr23_u1_upd:
 	JMP          projDotsB1AVX512_nr23_u1_upd
 
 projDotsB1AVX512_nr23_u1_dots:
-	VMOVUPD     Z23, (DI)
+	CMPQ    R10, R12
+	JE      projDotsB1AVX512_nr23_u1_nostore
+	VMOVUPD Z23, (DI)
+
+projDotsB1AVX512_nr23_u1_nostore:
 	MOVQ        BX, AX
 	VMOVUPD     (AX), Z27
 	VFMADD231PD Z27, Z23, Z0
@@ -23931,10 +24123,14 @@ projDotsB1AVX512_nr24_u4_upd:
 	JMP          projDotsB1AVX512_nr24_u4_upd
 
 projDotsB1AVX512_nr24_u4_dots:
-	VMOVUPD     Z24, (DI)
-	VMOVUPD     Z25, 64(DI)
-	VMOVUPD     Z26, 128(DI)
-	VMOVUPD     Z27, 192(DI)
+	CMPQ    R10, R12
+	JE      projDotsB1AVX512_nr24_u4_nostore
+	VMOVUPD Z24, (DI)
+	VMOVUPD Z25, 64(DI)
+	VMOVUPD Z26, 128(DI)
+	VMOVUPD Z27, 192(DI)
+
+projDotsB1AVX512_nr24_u4_nostore:
 	MOVQ        BX, AX
 	VMOVUPD     (AX), Z28
 	VFMADD231PD Z28, Z24, Z0
@@ -24174,7 +24370,11 @@ projDotsB1AVX512_nr24_u1_upd:
 	JMP          projDotsB1AVX512_nr24_u1_upd
 
 projDotsB1AVX512_nr24_u1_dots:
-	VMOVUPD     Z24, (DI)
+	CMPQ    R10, R12
+	JE      projDotsB1AVX512_nr24_u1_nostore
+	VMOVUPD Z24, (DI)
+
+projDotsB1AVX512_nr24_u1_nostore:
 	MOVQ        BX, AX
 	VMOVUPD     (AX), Z28
 	VFMADD231PD Z28, Z24, Z0
@@ -24528,16 +24728,20 @@ projDotsB2AVX512_nr0_u2_upd:
 	JMP          projDotsB2AVX512_nr0_u2_upd
 
 projDotsB2AVX512_nr0_u2_dots:
+	CMPQ    R10, R12
+	JE      projDotsB2AVX512_nr0_u2_nostore
 	VMOVUPD Z0, (DI)
 	VMOVUPD Z1, 64(DI)
 	VMOVUPD Z2, (DI)(R8*1)
 	VMOVUPD Z3, 64(DI)(R8*1)
-	MOVQ    BX, AX
-	ADDQ    $0x00000080, DI
-	ADDQ    $0x00000080, SI
-	ADDQ    $0x00000080, BX
-	SUBQ    $0x10, CX
-	JMP     projDotsB2AVX512_nr0_u2
+
+projDotsB2AVX512_nr0_u2_nostore:
+	MOVQ BX, AX
+	ADDQ $0x00000080, DI
+	ADDQ $0x00000080, SI
+	ADDQ $0x00000080, BX
+	SUBQ $0x10, CX
+	JMP  projDotsB2AVX512_nr0_u2
 
 projDotsB2AVX512_nr0_u1:
 	CMPQ    CX, $0x08
@@ -24559,14 +24763,18 @@ projDotsB2AVX512_nr0_u1_upd:
 	JMP          projDotsB2AVX512_nr0_u1_upd
 
 projDotsB2AVX512_nr0_u1_dots:
+	CMPQ    R10, R12
+	JE      projDotsB2AVX512_nr0_u1_nostore
 	VMOVUPD Z0, (DI)
 	VMOVUPD Z2, (DI)(R8*1)
-	MOVQ    BX, AX
-	ADDQ    $0x00000040, DI
-	ADDQ    $0x00000040, SI
-	ADDQ    $0x00000040, BX
-	SUBQ    $0x08, CX
-	JMP     projDotsB2AVX512_nr0_u1
+
+projDotsB2AVX512_nr0_u1_nostore:
+	MOVQ BX, AX
+	ADDQ $0x00000040, DI
+	ADDQ $0x00000040, SI
+	ADDQ $0x00000040, BX
+	SUBQ $0x08, CX
+	JMP  projDotsB2AVX512_nr0_u1
 
 projDotsB2AVX512_nr0_store:
 	JMP projDotsB2AVX512_done
@@ -24601,10 +24809,14 @@ projDotsB2AVX512_nr1_u2_upd:
 	JMP          projDotsB2AVX512_nr1_u2_upd
 
 projDotsB2AVX512_nr1_u2_dots:
-	VMOVUPD     Z4, (DI)
-	VMOVUPD     Z5, 64(DI)
-	VMOVUPD     Z6, (DI)(R8*1)
-	VMOVUPD     Z7, 64(DI)(R8*1)
+	CMPQ    R10, R12
+	JE      projDotsB2AVX512_nr1_u2_nostore
+	VMOVUPD Z4, (DI)
+	VMOVUPD Z5, 64(DI)
+	VMOVUPD Z6, (DI)(R8*1)
+	VMOVUPD Z7, 64(DI)(R8*1)
+
+projDotsB2AVX512_nr1_u2_nostore:
 	MOVQ        BX, AX
 	VMOVUPD     (AX), Z8
 	VFMADD231PD Z8, Z4, Z0
@@ -24638,8 +24850,12 @@ projDotsB2AVX512_nr1_u1_upd:
 	JMP          projDotsB2AVX512_nr1_u1_upd
 
 projDotsB2AVX512_nr1_u1_dots:
-	VMOVUPD     Z4, (DI)
-	VMOVUPD     Z6, (DI)(R8*1)
+	CMPQ    R10, R12
+	JE      projDotsB2AVX512_nr1_u1_nostore
+	VMOVUPD Z4, (DI)
+	VMOVUPD Z6, (DI)(R8*1)
+
+projDotsB2AVX512_nr1_u1_nostore:
 	MOVQ        BX, AX
 	VMOVUPD     (AX), Z8
 	VFMADD231PD Z8, Z4, Z0
@@ -24706,10 +24922,14 @@ projDotsB2AVX512_nr2_u2_upd:
 	JMP          projDotsB2AVX512_nr2_u2_upd
 
 projDotsB2AVX512_nr2_u2_dots:
-	VMOVUPD     Z8, (DI)
-	VMOVUPD     Z9, 64(DI)
-	VMOVUPD     Z10, (DI)(R8*1)
-	VMOVUPD     Z11, 64(DI)(R8*1)
+	CMPQ    R10, R12
+	JE      projDotsB2AVX512_nr2_u2_nostore
+	VMOVUPD Z8, (DI)
+	VMOVUPD Z9, 64(DI)
+	VMOVUPD Z10, (DI)(R8*1)
+	VMOVUPD Z11, 64(DI)(R8*1)
+
+projDotsB2AVX512_nr2_u2_nostore:
 	MOVQ        BX, AX
 	VMOVUPD     (AX), Z12
 	VFMADD231PD Z12, Z8, Z0
@@ -24750,8 +24970,12 @@ projDotsB2AVX512_nr2_u1_upd:
 	JMP          projDotsB2AVX512_nr2_u1_upd
 
 projDotsB2AVX512_nr2_u1_dots:
-	VMOVUPD     Z8, (DI)
-	VMOVUPD     Z10, (DI)(R8*1)
+	CMPQ    R10, R12
+	JE      projDotsB2AVX512_nr2_u1_nostore
+	VMOVUPD Z8, (DI)
+	VMOVUPD Z10, (DI)(R8*1)
+
+projDotsB2AVX512_nr2_u1_nostore:
 	MOVQ        BX, AX
 	VMOVUPD     (AX), Z12
 	VFMADD231PD Z12, Z8, Z0
@@ -24843,10 +25067,14 @@ projDotsB2AVX512_nr3_u2_upd:
 	JMP          projDotsB2AVX512_nr3_u2_upd
 
 projDotsB2AVX512_nr3_u2_dots:
-	VMOVUPD     Z12, (DI)
-	VMOVUPD     Z13, 64(DI)
-	VMOVUPD     Z14, (DI)(R8*1)
-	VMOVUPD     Z15, 64(DI)(R8*1)
+	CMPQ    R10, R12
+	JE      projDotsB2AVX512_nr3_u2_nostore
+	VMOVUPD Z12, (DI)
+	VMOVUPD Z13, 64(DI)
+	VMOVUPD Z14, (DI)(R8*1)
+	VMOVUPD Z15, 64(DI)(R8*1)
+
+projDotsB2AVX512_nr3_u2_nostore:
 	MOVQ        BX, AX
 	VMOVUPD     (AX), Z16
 	VFMADD231PD Z16, Z12, Z0
@@ -24894,8 +25122,12 @@ projDotsB2AVX512_nr3_u1_upd:
 	JMP          projDotsB2AVX512_nr3_u1_upd
 
 projDotsB2AVX512_nr3_u1_dots:
-	VMOVUPD     Z12, (DI)
-	VMOVUPD     Z14, (DI)(R8*1)
+	CMPQ    R10, R12
+	JE      projDotsB2AVX512_nr3_u1_nostore
+	VMOVUPD Z12, (DI)
+	VMOVUPD Z14, (DI)(R8*1)
+
+projDotsB2AVX512_nr3_u1_nostore:
 	MOVQ        BX, AX
 	VMOVUPD     (AX), Z16
 	VFMADD231PD Z16, Z12, Z0
@@ -25012,10 +25244,14 @@ projDotsB2AVX512_nr4_u2_upd:
 	JMP          projDotsB2AVX512_nr4_u2_upd
 
 projDotsB2AVX512_nr4_u2_dots:
-	VMOVUPD     Z16, (DI)
-	VMOVUPD     Z17, 64(DI)
-	VMOVUPD     Z18, (DI)(R8*1)
-	VMOVUPD     Z19, 64(DI)(R8*1)
+	CMPQ    R10, R12
+	JE      projDotsB2AVX512_nr4_u2_nostore
+	VMOVUPD Z16, (DI)
+	VMOVUPD Z17, 64(DI)
+	VMOVUPD Z18, (DI)(R8*1)
+	VMOVUPD Z19, 64(DI)(R8*1)
+
+projDotsB2AVX512_nr4_u2_nostore:
 	MOVQ        BX, AX
 	VMOVUPD     (AX), Z20
 	VFMADD231PD Z20, Z16, Z0
@@ -25070,8 +25306,12 @@ projDotsB2AVX512_nr4_u1_upd:
 	JMP          projDotsB2AVX512_nr4_u1_upd
 
 projDotsB2AVX512_nr4_u1_dots:
-	VMOVUPD     Z16, (DI)
-	VMOVUPD     Z18, (DI)(R8*1)
+	CMPQ    R10, R12
+	JE      projDotsB2AVX512_nr4_u1_nostore
+	VMOVUPD Z16, (DI)
+	VMOVUPD Z18, (DI)(R8*1)
+
+projDotsB2AVX512_nr4_u1_nostore:
 	MOVQ        BX, AX
 	VMOVUPD     (AX), Z20
 	VFMADD231PD Z20, Z16, Z0
@@ -25213,10 +25453,14 @@ projDotsB2AVX512_nr5_u2_upd:
 	JMP          projDotsB2AVX512_nr5_u2_upd
 
 projDotsB2AVX512_nr5_u2_dots:
-	VMOVUPD     Z20, (DI)
-	VMOVUPD     Z21, 64(DI)
-	VMOVUPD     Z22, (DI)(R8*1)
-	VMOVUPD     Z23, 64(DI)(R8*1)
+	CMPQ    R10, R12
+	JE      projDotsB2AVX512_nr5_u2_nostore
+	VMOVUPD Z20, (DI)
+	VMOVUPD Z21, 64(DI)
+	VMOVUPD Z22, (DI)(R8*1)
+	VMOVUPD Z23, 64(DI)(R8*1)
+
+projDotsB2AVX512_nr5_u2_nostore:
 	MOVQ        BX, AX
 	VMOVUPD     (AX), Z24
 	VFMADD231PD Z24, Z20, Z0
@@ -25278,8 +25522,12 @@ projDotsB2AVX512_nr5_u1_upd:
 	JMP          projDotsB2AVX512_nr5_u1_upd
 
 projDotsB2AVX512_nr5_u1_dots:
-	VMOVUPD     Z20, (DI)
-	VMOVUPD     Z22, (DI)(R8*1)
+	CMPQ    R10, R12
+	JE      projDotsB2AVX512_nr5_u1_nostore
+	VMOVUPD Z20, (DI)
+	VMOVUPD Z22, (DI)(R8*1)
+
+projDotsB2AVX512_nr5_u1_nostore:
 	MOVQ        BX, AX
 	VMOVUPD     (AX), Z24
 	VFMADD231PD Z24, Z20, Z0
@@ -25446,10 +25694,14 @@ projDotsB2AVX512_nr6_u2_upd:
 	JMP          projDotsB2AVX512_nr6_u2_upd
 
 projDotsB2AVX512_nr6_u2_dots:
-	VMOVUPD     Z24, (DI)
-	VMOVUPD     Z25, 64(DI)
-	VMOVUPD     Z26, (DI)(R8*1)
-	VMOVUPD     Z27, 64(DI)(R8*1)
+	CMPQ    R10, R12
+	JE      projDotsB2AVX512_nr6_u2_nostore
+	VMOVUPD Z24, (DI)
+	VMOVUPD Z25, 64(DI)
+	VMOVUPD Z26, (DI)(R8*1)
+	VMOVUPD Z27, 64(DI)(R8*1)
+
+projDotsB2AVX512_nr6_u2_nostore:
 	MOVQ        BX, AX
 	VMOVUPD     (AX), Z28
 	VFMADD231PD Z28, Z24, Z0
@@ -25518,8 +25770,12 @@ projDotsB2AVX512_nr6_u1_upd:
 	JMP          projDotsB2AVX512_nr6_u1_upd
 
 projDotsB2AVX512_nr6_u1_dots:
-	VMOVUPD     Z24, (DI)
-	VMOVUPD     Z26, (DI)(R8*1)
+	CMPQ    R10, R12
+	JE      projDotsB2AVX512_nr6_u1_nostore
+	VMOVUPD Z24, (DI)
+	VMOVUPD Z26, (DI)(R8*1)
+
+projDotsB2AVX512_nr6_u1_nostore:
 	MOVQ        BX, AX
 	VMOVUPD     (AX), Z28
 	VFMADD231PD Z28, Z24, Z0
@@ -25697,10 +25953,14 @@ projDotsB2AVX512_nr7_u2_upd:
 	JMP          projDotsB2AVX512_nr7_u2_upd
 
 projDotsB2AVX512_nr7_u2_dots:
-	VMOVUPD     Z14, (DI)
-	VMOVUPD     Z15, 64(DI)
-	VMOVUPD     Z16, (DI)(R8*1)
-	VMOVUPD     Z17, 64(DI)(R8*1)
+	CMPQ    R10, R12
+	JE      projDotsB2AVX512_nr7_u2_nostore
+	VMOVUPD Z14, (DI)
+	VMOVUPD Z15, 64(DI)
+	VMOVUPD Z16, (DI)(R8*1)
+	VMOVUPD Z17, 64(DI)(R8*1)
+
+projDotsB2AVX512_nr7_u2_nostore:
 	MOVQ        BX, AX
 	VMOVUPD     (AX), Z18
 	VFMADD231PD Z18, Z14, Z0
@@ -25776,8 +26036,12 @@ projDotsB2AVX512_nr7_u1_upd:
 	JMP          projDotsB2AVX512_nr7_u1_upd
 
 projDotsB2AVX512_nr7_u1_dots:
-	VMOVUPD     Z14, (DI)
-	VMOVUPD     Z16, (DI)(R8*1)
+	CMPQ    R10, R12
+	JE      projDotsB2AVX512_nr7_u1_nostore
+	VMOVUPD Z14, (DI)
+	VMOVUPD Z16, (DI)(R8*1)
+
+projDotsB2AVX512_nr7_u1_nostore:
 	MOVQ        BX, AX
 	VMOVUPD     (AX), Z18
 	VFMADD231PD Z18, Z14, Z0
@@ -25964,10 +26228,14 @@ projDotsB2AVX512_nr8_u2_upd:
 	JMP          projDotsB2AVX512_nr8_u2_upd
 
 projDotsB2AVX512_nr8_u2_dots:
-	VMOVUPD     Z16, (DI)
-	VMOVUPD     Z17, 64(DI)
-	VMOVUPD     Z18, (DI)(R8*1)
-	VMOVUPD     Z19, 64(DI)(R8*1)
+	CMPQ    R10, R12
+	JE      projDotsB2AVX512_nr8_u2_nostore
+	VMOVUPD Z16, (DI)
+	VMOVUPD Z17, 64(DI)
+	VMOVUPD Z18, (DI)(R8*1)
+	VMOVUPD Z19, 64(DI)(R8*1)
+
+projDotsB2AVX512_nr8_u2_nostore:
 	MOVQ        BX, AX
 	VMOVUPD     (AX), Z20
 	VFMADD231PD Z20, Z16, Z0
@@ -26050,8 +26318,12 @@ projDotsB2AVX512_nr8_u1_upd:
 	JMP          projDotsB2AVX512_nr8_u1_upd
 
 projDotsB2AVX512_nr8_u1_dots:
-	VMOVUPD     Z16, (DI)
-	VMOVUPD     Z18, (DI)(R8*1)
+	CMPQ    R10, R12
+	JE      projDotsB2AVX512_nr8_u1_nostore
+	VMOVUPD Z16, (DI)
+	VMOVUPD Z18, (DI)(R8*1)
+
+projDotsB2AVX512_nr8_u1_nostore:
 	MOVQ        BX, AX
 	VMOVUPD     (AX), Z20
 	VFMADD231PD Z20, Z16, Z0
@@ -26259,10 +26531,14 @@ projDotsB2AVX512_nr9_u2_upd:
 	JMP          projDotsB2AVX512_nr9_u2_upd
 
 projDotsB2AVX512_nr9_u2_dots:
-	VMOVUPD     Z18, (DI)
-	VMOVUPD     Z19, 64(DI)
-	VMOVUPD     Z20, (DI)(R8*1)
-	VMOVUPD     Z21, 64(DI)(R8*1)
+	CMPQ    R10, R12
+	JE      projDotsB2AVX512_nr9_u2_nostore
+	VMOVUPD Z18, (DI)
+	VMOVUPD Z19, 64(DI)
+	VMOVUPD Z20, (DI)(R8*1)
+	VMOVUPD Z21, 64(DI)(R8*1)
+
+projDotsB2AVX512_nr9_u2_nostore:
 	MOVQ        BX, AX
 	VMOVUPD     (AX), Z22
 	VFMADD231PD Z22, Z18, Z0
@@ -26352,8 +26628,12 @@ projDotsB2AVX512_nr9_u1_upd:
 	JMP          projDotsB2AVX512_nr9_u1_upd
 
 projDotsB2AVX512_nr9_u1_dots:
-	VMOVUPD     Z18, (DI)
-	VMOVUPD     Z20, (DI)(R8*1)
+	CMPQ    R10, R12
+	JE      projDotsB2AVX512_nr9_u1_nostore
+	VMOVUPD Z18, (DI)
+	VMOVUPD Z20, (DI)(R8*1)
+
+projDotsB2AVX512_nr9_u1_nostore:
 	MOVQ        BX, AX
 	VMOVUPD     (AX), Z22
 	VFMADD231PD Z22, Z18, Z0
@@ -26582,10 +26862,14 @@ projDotsB2AVX512_nr10_u2_upd:
 	JMP          projDotsB2AVX512_nr10_u2_upd
 
 projDotsB2AVX512_nr10_u2_dots:
-	VMOVUPD     Z20, (DI)
-	VMOVUPD     Z21, 64(DI)
-	VMOVUPD     Z22, (DI)(R8*1)
-	VMOVUPD     Z23, 64(DI)(R8*1)
+	CMPQ    R10, R12
+	JE      projDotsB2AVX512_nr10_u2_nostore
+	VMOVUPD Z20, (DI)
+	VMOVUPD Z21, 64(DI)
+	VMOVUPD Z22, (DI)(R8*1)
+	VMOVUPD Z23, 64(DI)(R8*1)
+
+projDotsB2AVX512_nr10_u2_nostore:
 	MOVQ        BX, AX
 	VMOVUPD     (AX), Z24
 	VFMADD231PD Z24, Z20, Z0
@@ -26682,8 +26966,12 @@ projDotsB2AVX512_nr10_u1_upd:
 	JMP          projDotsB2AVX512_nr10_u1_upd
 
 projDotsB2AVX512_nr10_u1_dots:
-	VMOVUPD     Z20, (DI)
-	VMOVUPD     Z22, (DI)(R8*1)
+	CMPQ    R10, R12
+	JE      projDotsB2AVX512_nr10_u1_nostore
+	VMOVUPD Z20, (DI)
+	VMOVUPD Z22, (DI)(R8*1)
+
+projDotsB2AVX512_nr10_u1_nostore:
 	MOVQ        BX, AX
 	VMOVUPD     (AX), Z24
 	VFMADD231PD Z24, Z20, Z0
@@ -26933,10 +27221,14 @@ projDotsB2AVX512_nr11_u2_upd:
 	JMP          projDotsB2AVX512_nr11_u2_upd
 
 projDotsB2AVX512_nr11_u2_dots:
-	VMOVUPD     Z22, (DI)
-	VMOVUPD     Z23, 64(DI)
-	VMOVUPD     Z24, (DI)(R8*1)
-	VMOVUPD     Z25, 64(DI)(R8*1)
+	CMPQ    R10, R12
+	JE      projDotsB2AVX512_nr11_u2_nostore
+	VMOVUPD Z22, (DI)
+	VMOVUPD Z23, 64(DI)
+	VMOVUPD Z24, (DI)(R8*1)
+	VMOVUPD Z25, 64(DI)(R8*1)
+
+projDotsB2AVX512_nr11_u2_nostore:
 	MOVQ        BX, AX
 	VMOVUPD     (AX), Z26
 	VFMADD231PD Z26, Z22, Z0
@@ -27040,8 +27332,12 @@ projDotsB2AVX512_nr11_u1_upd:
 	JMP          projDotsB2AVX512_nr11_u1_upd
 
 projDotsB2AVX512_nr11_u1_dots:
-	VMOVUPD     Z22, (DI)
-	VMOVUPD     Z24, (DI)(R8*1)
+	CMPQ    R10, R12
+	JE      projDotsB2AVX512_nr11_u1_nostore
+	VMOVUPD Z22, (DI)
+	VMOVUPD Z24, (DI)(R8*1)
+
+projDotsB2AVX512_nr11_u1_nostore:
 	MOVQ        BX, AX
 	VMOVUPD     (AX), Z26
 	VFMADD231PD Z26, Z22, Z0
@@ -27312,10 +27608,14 @@ projDotsB2AVX512_nr12_u2_upd:
 	JMP          projDotsB2AVX512_nr12_u2_upd
 
 projDotsB2AVX512_nr12_u2_dots:
-	VMOVUPD     Z24, (DI)
-	VMOVUPD     Z25, 64(DI)
-	VMOVUPD     Z26, (DI)(R8*1)
-	VMOVUPD     Z27, 64(DI)(R8*1)
+	CMPQ    R10, R12
+	JE      projDotsB2AVX512_nr12_u2_nostore
+	VMOVUPD Z24, (DI)
+	VMOVUPD Z25, 64(DI)
+	VMOVUPD Z26, (DI)(R8*1)
+	VMOVUPD Z27, 64(DI)(R8*1)
+
+projDotsB2AVX512_nr12_u2_nostore:
 	MOVQ        BX, AX
 	VMOVUPD     (AX), Z28
 	VFMADD231PD Z28, Z24, Z0
@@ -27426,8 +27726,12 @@ projDotsB2AVX512_nr12_u1_upd:
 	JMP          projDotsB2AVX512_nr12_u1_upd
 
 projDotsB2AVX512_nr12_u1_dots:
-	VMOVUPD     Z24, (DI)
-	VMOVUPD     Z26, (DI)(R8*1)
+	CMPQ    R10, R12
+	JE      projDotsB2AVX512_nr12_u1_nostore
+	VMOVUPD Z24, (DI)
+	VMOVUPD Z26, (DI)(R8*1)
+
+projDotsB2AVX512_nr12_u1_nostore:
 	MOVQ        BX, AX
 	VMOVUPD     (AX), Z28
 	VFMADD231PD Z28, Z24, Z0
@@ -27719,10 +28023,14 @@ projDotsB2AVX512_nr13_u2_upd:
 	JMP          projDotsB2AVX512_nr13_u2_upd
 
 projDotsB2AVX512_nr13_u2_dots:
-	VMOVUPD     Z26, (DI)
-	VMOVUPD     Z27, 64(DI)
-	VMOVUPD     Z28, (DI)(R8*1)
-	VMOVUPD     Z29, 64(DI)(R8*1)
+	CMPQ    R10, R12
+	JE      projDotsB2AVX512_nr13_u2_nostore
+	VMOVUPD Z26, (DI)
+	VMOVUPD Z27, 64(DI)
+	VMOVUPD Z28, (DI)(R8*1)
+	VMOVUPD Z29, 64(DI)(R8*1)
+
+projDotsB2AVX512_nr13_u2_nostore:
 	MOVQ        BX, AX
 	VMOVUPD     (AX), Z30
 	VFMADD231PD Z30, Z26, Z0
@@ -27840,8 +28148,12 @@ projDotsB2AVX512_nr13_u1_upd:
 	JMP          projDotsB2AVX512_nr13_u1_upd
 
 projDotsB2AVX512_nr13_u1_dots:
-	VMOVUPD     Z26, (DI)
-	VMOVUPD     Z28, (DI)(R8*1)
+	CMPQ    R10, R12
+	JE      projDotsB2AVX512_nr13_u1_nostore
+	VMOVUPD Z26, (DI)
+	VMOVUPD Z28, (DI)(R8*1)
+
+projDotsB2AVX512_nr13_u1_nostore:
 	MOVQ        BX, AX
 	VMOVUPD     (AX), Z30
 	VFMADD231PD Z30, Z26, Z0
@@ -28167,15 +28479,19 @@ projDotsB3AVX512_nr0_u1_upd:
 	JMP               projDotsB3AVX512_nr0_u1_upd
 
 projDotsB3AVX512_nr0_u1_dots:
+	CMPQ    R10, R12
+	JE      projDotsB3AVX512_nr0_u1_nostore
 	VMOVUPD Z0, (DI)
 	VMOVUPD Z1, (DI)(R8*1)
 	VMOVUPD Z2, (DI)(R8*2)
-	MOVQ    BX, AX
-	ADDQ    $0x00000040, DI
-	ADDQ    $0x00000040, SI
-	ADDQ    $0x00000040, BX
-	SUBQ    $0x08, CX
-	JMP     projDotsB3AVX512_nr0_u1
+
+projDotsB3AVX512_nr0_u1_nostore:
+	MOVQ BX, AX
+	ADDQ $0x00000040, DI
+	ADDQ $0x00000040, SI
+	ADDQ $0x00000040, BX
+	SUBQ $0x08, CX
+	JMP  projDotsB3AVX512_nr0_u1
 
 projDotsB3AVX512_nr0_store:
 	JMP projDotsB3AVX512_done
@@ -28206,9 +28522,13 @@ projDotsB3AVX512_nr1_u1_upd:
 	JMP               projDotsB3AVX512_nr1_u1_upd
 
 projDotsB3AVX512_nr1_u1_dots:
-	VMOVUPD     Z3, (DI)
-	VMOVUPD     Z4, (DI)(R8*1)
-	VMOVUPD     Z5, (DI)(R8*2)
+	CMPQ    R10, R12
+	JE      projDotsB3AVX512_nr1_u1_nostore
+	VMOVUPD Z3, (DI)
+	VMOVUPD Z4, (DI)(R8*1)
+	VMOVUPD Z5, (DI)(R8*2)
+
+projDotsB3AVX512_nr1_u1_nostore:
 	MOVQ        BX, AX
 	VMOVUPD     (AX), Z6
 	VFMADD231PD Z6, Z3, Z0
@@ -28276,9 +28596,13 @@ projDotsB3AVX512_nr2_u1_upd:
 	JMP               projDotsB3AVX512_nr2_u1_upd
 
 projDotsB3AVX512_nr2_u1_dots:
-	VMOVUPD     Z6, (DI)
-	VMOVUPD     Z7, (DI)(R8*1)
-	VMOVUPD     Z8, (DI)(R8*2)
+	CMPQ    R10, R12
+	JE      projDotsB3AVX512_nr2_u1_nostore
+	VMOVUPD Z6, (DI)
+	VMOVUPD Z7, (DI)(R8*1)
+	VMOVUPD Z8, (DI)(R8*2)
+
+projDotsB3AVX512_nr2_u1_nostore:
 	MOVQ        BX, AX
 	VMOVUPD     (AX), Z9
 	VFMADD231PD Z9, Z6, Z0
@@ -28376,9 +28700,13 @@ projDotsB3AVX512_nr3_u1_upd:
 	JMP               projDotsB3AVX512_nr3_u1_upd
 
 projDotsB3AVX512_nr3_u1_dots:
-	VMOVUPD     Z9, (DI)
-	VMOVUPD     Z10, (DI)(R8*1)
-	VMOVUPD     Z11, (DI)(R8*2)
+	CMPQ    R10, R12
+	JE      projDotsB3AVX512_nr3_u1_nostore
+	VMOVUPD Z9, (DI)
+	VMOVUPD Z10, (DI)(R8*1)
+	VMOVUPD Z11, (DI)(R8*2)
+
+projDotsB3AVX512_nr3_u1_nostore:
 	MOVQ        BX, AX
 	VMOVUPD     (AX), Z12
 	VFMADD231PD Z12, Z9, Z0
@@ -28506,9 +28834,13 @@ projDotsB3AVX512_nr4_u1_upd:
 	JMP               projDotsB3AVX512_nr4_u1_upd
 
 projDotsB3AVX512_nr4_u1_dots:
-	VMOVUPD     Z12, (DI)
-	VMOVUPD     Z13, (DI)(R8*1)
-	VMOVUPD     Z14, (DI)(R8*2)
+	CMPQ    R10, R12
+	JE      projDotsB3AVX512_nr4_u1_nostore
+	VMOVUPD Z12, (DI)
+	VMOVUPD Z13, (DI)(R8*1)
+	VMOVUPD Z14, (DI)(R8*2)
+
+projDotsB3AVX512_nr4_u1_nostore:
 	MOVQ        BX, AX
 	VMOVUPD     (AX), Z15
 	VFMADD231PD Z15, Z12, Z0
@@ -28666,9 +28998,13 @@ projDotsB3AVX512_nr5_u1_upd:
 	JMP               projDotsB3AVX512_nr5_u1_upd
 
 projDotsB3AVX512_nr5_u1_dots:
-	VMOVUPD     Z15, (DI)
-	VMOVUPD     Z16, (DI)(R8*1)
-	VMOVUPD     Z17, (DI)(R8*2)
+	CMPQ    R10, R12
+	JE      projDotsB3AVX512_nr5_u1_nostore
+	VMOVUPD Z15, (DI)
+	VMOVUPD Z16, (DI)(R8*1)
+	VMOVUPD Z17, (DI)(R8*2)
+
+projDotsB3AVX512_nr5_u1_nostore:
 	MOVQ        BX, AX
 	VMOVUPD     (AX), Z18
 	VFMADD231PD Z18, Z15, Z0
@@ -28856,9 +29192,13 @@ projDotsB3AVX512_nr6_u1_upd:
 	JMP               projDotsB3AVX512_nr6_u1_upd
 
 projDotsB3AVX512_nr6_u1_dots:
-	VMOVUPD     Z18, (DI)
-	VMOVUPD     Z19, (DI)(R8*1)
-	VMOVUPD     Z20, (DI)(R8*2)
+	CMPQ    R10, R12
+	JE      projDotsB3AVX512_nr6_u1_nostore
+	VMOVUPD Z18, (DI)
+	VMOVUPD Z19, (DI)(R8*1)
+	VMOVUPD Z20, (DI)(R8*2)
+
+projDotsB3AVX512_nr6_u1_nostore:
 	MOVQ        BX, AX
 	VMOVUPD     (AX), Z21
 	VFMADD231PD Z21, Z18, Z0
@@ -29076,9 +29416,13 @@ projDotsB3AVX512_nr7_u1_upd:
 	JMP               projDotsB3AVX512_nr7_u1_upd
 
 projDotsB3AVX512_nr7_u1_dots:
-	VMOVUPD     Z21, (DI)
-	VMOVUPD     Z22, (DI)(R8*1)
-	VMOVUPD     Z23, (DI)(R8*2)
+	CMPQ    R10, R12
+	JE      projDotsB3AVX512_nr7_u1_nostore
+	VMOVUPD Z21, (DI)
+	VMOVUPD Z22, (DI)(R8*1)
+	VMOVUPD Z23, (DI)(R8*2)
+
+projDotsB3AVX512_nr7_u1_nostore:
 	MOVQ        BX, AX
 	VMOVUPD     (AX), Z24
 	VFMADD231PD Z24, Z21, Z0
@@ -29326,9 +29670,13 @@ projDotsB3AVX512_nr8_u1_upd:
 	JMP               projDotsB3AVX512_nr8_u1_upd
 
 projDotsB3AVX512_nr8_u1_dots:
-	VMOVUPD     Z24, (DI)
-	VMOVUPD     Z25, (DI)(R8*1)
-	VMOVUPD     Z26, (DI)(R8*2)
+	CMPQ    R10, R12
+	JE      projDotsB3AVX512_nr8_u1_nostore
+	VMOVUPD Z24, (DI)
+	VMOVUPD Z25, (DI)(R8*1)
+	VMOVUPD Z26, (DI)(R8*2)
+
+projDotsB3AVX512_nr8_u1_nostore:
 	MOVQ        BX, AX
 	VMOVUPD     (AX), Z27
 	VFMADD231PD Z27, Z24, Z0
@@ -29606,9 +29954,13 @@ projDotsB3AVX512_nr9_u1_upd:
 	JMP               projDotsB3AVX512_nr9_u1_upd
 
 projDotsB3AVX512_nr9_u1_dots:
-	VMOVUPD     Z27, (DI)
-	VMOVUPD     Z28, (DI)(R8*1)
-	VMOVUPD     Z29, (DI)(R8*2)
+	CMPQ    R10, R12
+	JE      projDotsB3AVX512_nr9_u1_nostore
+	VMOVUPD Z27, (DI)
+	VMOVUPD Z28, (DI)(R8*1)
+	VMOVUPD Z29, (DI)(R8*2)
+
+projDotsB3AVX512_nr9_u1_nostore:
 	MOVQ        BX, AX
 	VMOVUPD     (AX), Z30
 	VFMADD231PD Z30, Z27, Z0
@@ -29927,17 +30279,21 @@ projDotsB4AVX512_nr0_u1_upd:
 	JMP               projDotsB4AVX512_nr0_u1_upd
 
 projDotsB4AVX512_nr0_u1_dots:
+	CMPQ    R10, R12
+	JE      projDotsB4AVX512_nr0_u1_nostore
 	LEAQ    (DI)(R8*2), AX
 	VMOVUPD Z0, (DI)
 	VMOVUPD Z1, (DI)(R8*1)
 	VMOVUPD Z2, (DI)(R8*2)
 	VMOVUPD Z3, (AX)(R8*1)
-	MOVQ    BX, AX
-	ADDQ    $0x00000040, DI
-	ADDQ    $0x00000040, SI
-	ADDQ    $0x00000040, BX
-	SUBQ    $0x08, CX
-	JMP     projDotsB4AVX512_nr0_u1
+
+projDotsB4AVX512_nr0_u1_nostore:
+	MOVQ BX, AX
+	ADDQ $0x00000040, DI
+	ADDQ $0x00000040, SI
+	ADDQ $0x00000040, BX
+	SUBQ $0x08, CX
+	JMP  projDotsB4AVX512_nr0_u1
 
 projDotsB4AVX512_nr0_store:
 	JMP projDotsB4AVX512_done
@@ -29972,11 +30328,15 @@ projDotsB4AVX512_nr1_u1_upd:
 	JMP               projDotsB4AVX512_nr1_u1_upd
 
 projDotsB4AVX512_nr1_u1_dots:
-	LEAQ        (DI)(R8*2), AX
-	VMOVUPD     Z4, (DI)
-	VMOVUPD     Z5, (DI)(R8*1)
-	VMOVUPD     Z6, (DI)(R8*2)
-	VMOVUPD     Z7, (AX)(R8*1)
+	CMPQ    R10, R12
+	JE      projDotsB4AVX512_nr1_u1_nostore
+	LEAQ    (DI)(R8*2), AX
+	VMOVUPD Z4, (DI)
+	VMOVUPD Z5, (DI)(R8*1)
+	VMOVUPD Z6, (DI)(R8*2)
+	VMOVUPD Z7, (AX)(R8*1)
+
+projDotsB4AVX512_nr1_u1_nostore:
 	MOVQ        BX, AX
 	VMOVUPD     (AX), Z8
 	VFMADD231PD Z8, Z4, Z0
@@ -30057,11 +30417,15 @@ projDotsB4AVX512_nr2_u1_upd:
 	JMP               projDotsB4AVX512_nr2_u1_upd
 
 projDotsB4AVX512_nr2_u1_dots:
-	LEAQ        (DI)(R8*2), AX
-	VMOVUPD     Z8, (DI)
-	VMOVUPD     Z9, (DI)(R8*1)
-	VMOVUPD     Z10, (DI)(R8*2)
-	VMOVUPD     Z11, (AX)(R8*1)
+	CMPQ    R10, R12
+	JE      projDotsB4AVX512_nr2_u1_nostore
+	LEAQ    (DI)(R8*2), AX
+	VMOVUPD Z8, (DI)
+	VMOVUPD Z9, (DI)(R8*1)
+	VMOVUPD Z10, (DI)(R8*2)
+	VMOVUPD Z11, (AX)(R8*1)
+
+projDotsB4AVX512_nr2_u1_nostore:
 	MOVQ        BX, AX
 	VMOVUPD     (AX), Z12
 	VFMADD231PD Z12, Z8, Z0
@@ -30181,11 +30545,15 @@ projDotsB4AVX512_nr3_u1_upd:
 	JMP               projDotsB4AVX512_nr3_u1_upd
 
 projDotsB4AVX512_nr3_u1_dots:
-	LEAQ        (DI)(R8*2), AX
-	VMOVUPD     Z12, (DI)
-	VMOVUPD     Z13, (DI)(R8*1)
-	VMOVUPD     Z14, (DI)(R8*2)
-	VMOVUPD     Z15, (AX)(R8*1)
+	CMPQ    R10, R12
+	JE      projDotsB4AVX512_nr3_u1_nostore
+	LEAQ    (DI)(R8*2), AX
+	VMOVUPD Z12, (DI)
+	VMOVUPD Z13, (DI)(R8*1)
+	VMOVUPD Z14, (DI)(R8*2)
+	VMOVUPD Z15, (AX)(R8*1)
+
+projDotsB4AVX512_nr3_u1_nostore:
 	MOVQ        BX, AX
 	VMOVUPD     (AX), Z16
 	VFMADD231PD Z16, Z12, Z0
@@ -30344,11 +30712,15 @@ projDotsB4AVX512_nr4_u1_upd:
 	JMP               projDotsB4AVX512_nr4_u1_upd
 
 projDotsB4AVX512_nr4_u1_dots:
-	LEAQ        (DI)(R8*2), AX
-	VMOVUPD     Z16, (DI)
-	VMOVUPD     Z17, (DI)(R8*1)
-	VMOVUPD     Z18, (DI)(R8*2)
-	VMOVUPD     Z19, (AX)(R8*1)
+	CMPQ    R10, R12
+	JE      projDotsB4AVX512_nr4_u1_nostore
+	LEAQ    (DI)(R8*2), AX
+	VMOVUPD Z16, (DI)
+	VMOVUPD Z17, (DI)(R8*1)
+	VMOVUPD Z18, (DI)(R8*2)
+	VMOVUPD Z19, (AX)(R8*1)
+
+projDotsB4AVX512_nr4_u1_nostore:
 	MOVQ        BX, AX
 	VMOVUPD     (AX), Z20
 	VFMADD231PD Z20, Z16, Z0
@@ -30546,11 +30918,15 @@ projDotsB4AVX512_nr5_u1_upd:
 	JMP               projDotsB4AVX512_nr5_u1_upd
 
 projDotsB4AVX512_nr5_u1_dots:
-	LEAQ        (DI)(R8*2), AX
-	VMOVUPD     Z20, (DI)
-	VMOVUPD     Z21, (DI)(R8*1)
-	VMOVUPD     Z22, (DI)(R8*2)
-	VMOVUPD     Z23, (AX)(R8*1)
+	CMPQ    R10, R12
+	JE      projDotsB4AVX512_nr5_u1_nostore
+	LEAQ    (DI)(R8*2), AX
+	VMOVUPD Z20, (DI)
+	VMOVUPD Z21, (DI)(R8*1)
+	VMOVUPD Z22, (DI)(R8*2)
+	VMOVUPD Z23, (AX)(R8*1)
+
+projDotsB4AVX512_nr5_u1_nostore:
 	MOVQ        BX, AX
 	VMOVUPD     (AX), Z24
 	VFMADD231PD Z24, Z20, Z0
@@ -30787,11 +31163,15 @@ projDotsB4AVX512_nr6_u1_upd:
 	JMP               projDotsB4AVX512_nr6_u1_upd
 
 projDotsB4AVX512_nr6_u1_dots:
-	LEAQ        (DI)(R8*2), AX
-	VMOVUPD     Z24, (DI)
-	VMOVUPD     Z25, (DI)(R8*1)
-	VMOVUPD     Z26, (DI)(R8*2)
-	VMOVUPD     Z27, (AX)(R8*1)
+	CMPQ    R10, R12
+	JE      projDotsB4AVX512_nr6_u1_nostore
+	LEAQ    (DI)(R8*2), AX
+	VMOVUPD Z24, (DI)
+	VMOVUPD Z25, (DI)(R8*1)
+	VMOVUPD Z26, (DI)(R8*2)
+	VMOVUPD Z27, (AX)(R8*1)
+
+projDotsB4AVX512_nr6_u1_nostore:
 	MOVQ        BX, AX
 	VMOVUPD     (AX), Z28
 	VFMADD231PD Z28, Z24, Z0
@@ -31086,16 +31466,20 @@ projDotsB1AVX2_nr0_u4_upd:
 	JMP          projDotsB1AVX2_nr0_u4_upd
 
 projDotsB1AVX2_nr0_u4_dots:
+	CMPQ    R10, R12
+	JE      projDotsB1AVX2_nr0_u4_nostore
 	VMOVUPD Y0, (DI)
 	VMOVUPD Y1, 32(DI)
 	VMOVUPD Y2, 64(DI)
 	VMOVUPD Y3, 96(DI)
-	MOVQ    BX, AX
-	ADDQ    $0x00000080, DI
-	ADDQ    $0x00000080, SI
-	ADDQ    $0x00000080, BX
-	SUBQ    $0x10, CX
-	JMP     projDotsB1AVX2_nr0_u4
+
+projDotsB1AVX2_nr0_u4_nostore:
+	MOVQ BX, AX
+	ADDQ $0x00000080, DI
+	ADDQ $0x00000080, SI
+	ADDQ $0x00000080, BX
+	SUBQ $0x10, CX
+	JMP  projDotsB1AVX2_nr0_u4
 
 projDotsB1AVX2_nr0_u1:
 	CMPQ    CX, $0x04
@@ -31114,13 +31498,17 @@ projDotsB1AVX2_nr0_u1_upd:
 	JMP          projDotsB1AVX2_nr0_u1_upd
 
 projDotsB1AVX2_nr0_u1_dots:
+	CMPQ    R10, R12
+	JE      projDotsB1AVX2_nr0_u1_nostore
 	VMOVUPD Y0, (DI)
-	MOVQ    BX, AX
-	ADDQ    $0x00000020, DI
-	ADDQ    $0x00000020, SI
-	ADDQ    $0x00000020, BX
-	SUBQ    $0x04, CX
-	JMP     projDotsB1AVX2_nr0_u1
+
+projDotsB1AVX2_nr0_u1_nostore:
+	MOVQ BX, AX
+	ADDQ $0x00000020, DI
+	ADDQ $0x00000020, SI
+	ADDQ $0x00000020, BX
+	SUBQ $0x04, CX
+	JMP  projDotsB1AVX2_nr0_u1
 
 projDotsB1AVX2_nr0_store:
 	JMP projDotsB1AVX2_done
@@ -31154,10 +31542,14 @@ projDotsB1AVX2_nr1_u4_upd:
 	JMP          projDotsB1AVX2_nr1_u4_upd
 
 projDotsB1AVX2_nr1_u4_dots:
-	VMOVUPD     Y4, (DI)
-	VMOVUPD     Y5, 32(DI)
-	VMOVUPD     Y6, 64(DI)
-	VMOVUPD     Y7, 96(DI)
+	CMPQ    R10, R12
+	JE      projDotsB1AVX2_nr1_u4_nostore
+	VMOVUPD Y4, (DI)
+	VMOVUPD Y5, 32(DI)
+	VMOVUPD Y6, 64(DI)
+	VMOVUPD Y7, 96(DI)
+
+projDotsB1AVX2_nr1_u4_nostore:
 	MOVQ        BX, AX
 	VMOVUPD     (AX), Y8
 	VFMADD231PD Y8, Y4, Y0
@@ -31190,7 +31582,11 @@ projDotsB1AVX2_nr1_u1_upd:
 	JMP          projDotsB1AVX2_nr1_u1_upd
 
 projDotsB1AVX2_nr1_u1_dots:
-	VMOVUPD     Y4, (DI)
+	CMPQ    R10, R12
+	JE      projDotsB1AVX2_nr1_u1_nostore
+	VMOVUPD Y4, (DI)
+
+projDotsB1AVX2_nr1_u1_nostore:
 	MOVQ        BX, AX
 	VMOVUPD     (AX), Y8
 	VFMADD231PD Y8, Y4, Y0
@@ -31247,10 +31643,14 @@ projDotsB1AVX2_nr2_u4_upd:
 	JMP          projDotsB1AVX2_nr2_u4_upd
 
 projDotsB1AVX2_nr2_u4_dots:
-	VMOVUPD     Y8, (DI)
-	VMOVUPD     Y9, 32(DI)
-	VMOVUPD     Y10, 64(DI)
-	VMOVUPD     Y11, 96(DI)
+	CMPQ    R10, R12
+	JE      projDotsB1AVX2_nr2_u4_nostore
+	VMOVUPD Y8, (DI)
+	VMOVUPD Y9, 32(DI)
+	VMOVUPD Y10, 64(DI)
+	VMOVUPD Y11, 96(DI)
+
+projDotsB1AVX2_nr2_u4_nostore:
 	MOVQ        BX, AX
 	VMOVUPD     (AX), Y12
 	VFMADD231PD Y12, Y8, Y0
@@ -31292,7 +31692,11 @@ projDotsB1AVX2_nr2_u1_upd:
 	JMP          projDotsB1AVX2_nr2_u1_upd
 
 projDotsB1AVX2_nr2_u1_dots:
-	VMOVUPD     Y8, (DI)
+	CMPQ    R10, R12
+	JE      projDotsB1AVX2_nr2_u1_nostore
+	VMOVUPD Y8, (DI)
+
+projDotsB1AVX2_nr2_u1_nostore:
 	MOVQ        BX, AX
 	VMOVUPD     (AX), Y12
 	VFMADD231PD Y12, Y8, Y0
@@ -31356,10 +31760,14 @@ projDotsB1AVX2_nr3_u4_upd:
 	JMP          projDotsB1AVX2_nr3_u4_upd
 
 projDotsB1AVX2_nr3_u4_dots:
-	VMOVUPD     Y3, (DI)
-	VMOVUPD     Y4, 32(DI)
-	VMOVUPD     Y5, 64(DI)
-	VMOVUPD     Y6, 96(DI)
+	CMPQ    R10, R12
+	JE      projDotsB1AVX2_nr3_u4_nostore
+	VMOVUPD Y3, (DI)
+	VMOVUPD Y4, 32(DI)
+	VMOVUPD Y5, 64(DI)
+	VMOVUPD Y6, 96(DI)
+
+projDotsB1AVX2_nr3_u4_nostore:
 	MOVQ        BX, AX
 	VMOVUPD     (AX), Y7
 	VFMADD231PD Y7, Y3, Y0
@@ -31410,7 +31818,11 @@ projDotsB1AVX2_nr3_u1_upd:
 	JMP          projDotsB1AVX2_nr3_u1_upd
 
 projDotsB1AVX2_nr3_u1_dots:
-	VMOVUPD     Y3, (DI)
+	CMPQ    R10, R12
+	JE      projDotsB1AVX2_nr3_u1_nostore
+	VMOVUPD Y3, (DI)
+
+projDotsB1AVX2_nr3_u1_nostore:
 	MOVQ        BX, AX
 	VMOVUPD     (AX), Y7
 	VFMADD231PD Y7, Y3, Y0
@@ -31478,10 +31890,14 @@ projDotsB1AVX2_nr4_u4_upd:
 	JMP          projDotsB1AVX2_nr4_u4_upd
 
 projDotsB1AVX2_nr4_u4_dots:
-	VMOVUPD     Y4, (DI)
-	VMOVUPD     Y5, 32(DI)
-	VMOVUPD     Y6, 64(DI)
-	VMOVUPD     Y7, 96(DI)
+	CMPQ    R10, R12
+	JE      projDotsB1AVX2_nr4_u4_nostore
+	VMOVUPD Y4, (DI)
+	VMOVUPD Y5, 32(DI)
+	VMOVUPD Y6, 64(DI)
+	VMOVUPD Y7, 96(DI)
+
+projDotsB1AVX2_nr4_u4_nostore:
 	MOVQ        BX, AX
 	VMOVUPD     (AX), Y8
 	VFMADD231PD Y8, Y4, Y0
@@ -31541,7 +31957,11 @@ projDotsB1AVX2_nr4_u1_upd:
 	JMP          projDotsB1AVX2_nr4_u1_upd
 
 projDotsB1AVX2_nr4_u1_dots:
-	VMOVUPD     Y4, (DI)
+	CMPQ    R10, R12
+	JE      projDotsB1AVX2_nr4_u1_nostore
+	VMOVUPD Y4, (DI)
+
+projDotsB1AVX2_nr4_u1_nostore:
 	MOVQ        BX, AX
 	VMOVUPD     (AX), Y8
 	VFMADD231PD Y8, Y4, Y0
@@ -31619,10 +32039,14 @@ projDotsB1AVX2_nr5_u4_upd:
 	JMP          projDotsB1AVX2_nr5_u4_upd
 
 projDotsB1AVX2_nr5_u4_dots:
-	VMOVUPD     Y5, (DI)
-	VMOVUPD     Y6, 32(DI)
-	VMOVUPD     Y7, 64(DI)
-	VMOVUPD     Y8, 96(DI)
+	CMPQ    R10, R12
+	JE      projDotsB1AVX2_nr5_u4_nostore
+	VMOVUPD Y5, (DI)
+	VMOVUPD Y6, 32(DI)
+	VMOVUPD Y7, 64(DI)
+	VMOVUPD Y8, 96(DI)
+
+projDotsB1AVX2_nr5_u4_nostore:
 	MOVQ        BX, AX
 	VMOVUPD     (AX), Y9
 	VFMADD231PD Y9, Y5, Y0
@@ -31691,7 +32115,11 @@ projDotsB1AVX2_nr5_u1_upd:
 	JMP          projDotsB1AVX2_nr5_u1_upd
 
 projDotsB1AVX2_nr5_u1_dots:
-	VMOVUPD     Y5, (DI)
+	CMPQ    R10, R12
+	JE      projDotsB1AVX2_nr5_u1_nostore
+	VMOVUPD Y5, (DI)
+
+projDotsB1AVX2_nr5_u1_nostore:
 	MOVQ        BX, AX
 	VMOVUPD     (AX), Y9
 	VFMADD231PD Y9, Y5, Y0
@@ -31779,10 +32207,14 @@ projDotsB1AVX2_nr6_u4_upd:
 	JMP          projDotsB1AVX2_nr6_u4_upd
 
 projDotsB1AVX2_nr6_u4_dots:
-	VMOVUPD     Y6, (DI)
-	VMOVUPD     Y7, 32(DI)
-	VMOVUPD     Y8, 64(DI)
-	VMOVUPD     Y9, 96(DI)
+	CMPQ    R10, R12
+	JE      projDotsB1AVX2_nr6_u4_nostore
+	VMOVUPD Y6, (DI)
+	VMOVUPD Y7, 32(DI)
+	VMOVUPD Y8, 64(DI)
+	VMOVUPD Y9, 96(DI)
+
+projDotsB1AVX2_nr6_u4_nostore:
 	MOVQ        BX, AX
 	VMOVUPD     (AX), Y10
 	VFMADD231PD Y10, Y6, Y0
@@ -31860,7 +32292,11 @@ projDotsB1AVX2_nr6_u1_upd:
 	JMP          projDotsB1AVX2_nr6_u1_upd
 
 projDotsB1AVX2_nr6_u1_dots:
-	VMOVUPD     Y6, (DI)
+	CMPQ    R10, R12
+	JE      projDotsB1AVX2_nr6_u1_nostore
+	VMOVUPD Y6, (DI)
+
+projDotsB1AVX2_nr6_u1_nostore:
 	MOVQ        BX, AX
 	VMOVUPD     (AX), Y10
 	VFMADD231PD Y10, Y6, Y0
@@ -31958,10 +32394,14 @@ projDotsB1AVX2_nr7_u4_upd:
 	JMP          projDotsB1AVX2_nr7_u4_upd
 
 projDotsB1AVX2_nr7_u4_dots:
-	VMOVUPD     Y7, (DI)
-	VMOVUPD     Y8, 32(DI)
-	VMOVUPD     Y9, 64(DI)
-	VMOVUPD     Y10, 96(DI)
+	CMPQ    R10, R12
+	JE      projDotsB1AVX2_nr7_u4_nostore
+	VMOVUPD Y7, (DI)
+	VMOVUPD Y8, 32(DI)
+	VMOVUPD Y9, 64(DI)
+	VMOVUPD Y10, 96(DI)
+
+projDotsB1AVX2_nr7_u4_nostore:
 	MOVQ        BX, AX
 	VMOVUPD     (AX), Y11
 	VFMADD231PD Y11, Y7, Y0
@@ -32048,7 +32488,11 @@ projDotsB1AVX2_nr7_u1_upd:
 	JMP          projDotsB1AVX2_nr7_u1_upd
 
 projDotsB1AVX2_nr7_u1_dots:
-	VMOVUPD     Y7, (DI)
+	CMPQ    R10, R12
+	JE      projDotsB1AVX2_nr7_u1_nostore
+	VMOVUPD Y7, (DI)
+
+projDotsB1AVX2_nr7_u1_nostore:
 	MOVQ        BX, AX
 	VMOVUPD     (AX), Y11
 	VFMADD231PD Y11, Y7, Y0
@@ -32156,10 +32600,14 @@ projDotsB1AVX2_nr8_u4_upd:
 	JMP          projDotsB1AVX2_nr8_u4_upd
 
 projDotsB1AVX2_nr8_u4_dots:
-	VMOVUPD     Y8, (DI)
-	VMOVUPD     Y9, 32(DI)
-	VMOVUPD     Y10, 64(DI)
-	VMOVUPD     Y11, 96(DI)
+	CMPQ    R10, R12
+	JE      projDotsB1AVX2_nr8_u4_nostore
+	VMOVUPD Y8, (DI)
+	VMOVUPD Y9, 32(DI)
+	VMOVUPD Y10, 64(DI)
+	VMOVUPD Y11, 96(DI)
+
+projDotsB1AVX2_nr8_u4_nostore:
 	MOVQ        BX, AX
 	VMOVUPD     (AX), Y12
 	VFMADD231PD Y12, Y8, Y0
@@ -32255,7 +32703,11 @@ projDotsB1AVX2_nr8_u1_upd:
 	JMP          projDotsB1AVX2_nr8_u1_upd
 
 projDotsB1AVX2_nr8_u1_dots:
-	VMOVUPD     Y8, (DI)
+	CMPQ    R10, R12
+	JE      projDotsB1AVX2_nr8_u1_nostore
+	VMOVUPD Y8, (DI)
+
+projDotsB1AVX2_nr8_u1_nostore:
 	MOVQ        BX, AX
 	VMOVUPD     (AX), Y12
 	VFMADD231PD Y12, Y8, Y0
@@ -32373,10 +32825,14 @@ projDotsB1AVX2_nr9_u4_upd:
 	JMP          projDotsB1AVX2_nr9_u4_upd
 
 projDotsB1AVX2_nr9_u4_dots:
-	VMOVUPD     Y9, (DI)
-	VMOVUPD     Y10, 32(DI)
-	VMOVUPD     Y11, 64(DI)
-	VMOVUPD     Y12, 96(DI)
+	CMPQ    R10, R12
+	JE      projDotsB1AVX2_nr9_u4_nostore
+	VMOVUPD Y9, (DI)
+	VMOVUPD Y10, 32(DI)
+	VMOVUPD Y11, 64(DI)
+	VMOVUPD Y12, 96(DI)
+
+projDotsB1AVX2_nr9_u4_nostore:
 	MOVQ        BX, AX
 	VMOVUPD     (AX), Y13
 	VFMADD231PD Y13, Y9, Y0
@@ -32481,7 +32937,11 @@ projDotsB1AVX2_nr9_u1_upd:
 	JMP          projDotsB1AVX2_nr9_u1_upd
 
 projDotsB1AVX2_nr9_u1_dots:
-	VMOVUPD     Y9, (DI)
+	CMPQ    R10, R12
+	JE      projDotsB1AVX2_nr9_u1_nostore
+	VMOVUPD Y9, (DI)
+
+projDotsB1AVX2_nr9_u1_nostore:
 	MOVQ        BX, AX
 	VMOVUPD     (AX), Y13
 	VFMADD231PD Y13, Y9, Y0
@@ -32609,10 +33069,14 @@ projDotsB1AVX2_nr10_u4_upd:
 	JMP          projDotsB1AVX2_nr10_u4_upd
 
 projDotsB1AVX2_nr10_u4_dots:
-	VMOVUPD     Y10, (DI)
-	VMOVUPD     Y11, 32(DI)
-	VMOVUPD     Y12, 64(DI)
-	VMOVUPD     Y13, 96(DI)
+	CMPQ    R10, R12
+	JE      projDotsB1AVX2_nr10_u4_nostore
+	VMOVUPD Y10, (DI)
+	VMOVUPD Y11, 32(DI)
+	VMOVUPD Y12, 64(DI)
+	VMOVUPD Y13, 96(DI)
+
+projDotsB1AVX2_nr10_u4_nostore:
 	MOVQ        BX, AX
 	VMOVUPD     (AX), Y14
 	VFMADD231PD Y14, Y10, Y0
@@ -32726,7 +33190,11 @@ projDotsB1AVX2_nr10_u1_upd:
 	JMP          projDotsB1AVX2_nr10_u1_upd
 
 projDotsB1AVX2_nr10_u1_dots:
-	VMOVUPD     Y10, (DI)
+	CMPQ    R10, R12
+	JE      projDotsB1AVX2_nr10_u1_nostore
+	VMOVUPD Y10, (DI)
+
+projDotsB1AVX2_nr10_u1_nostore:
 	MOVQ        BX, AX
 	VMOVUPD     (AX), Y14
 	VFMADD231PD Y14, Y10, Y0
@@ -32864,10 +33332,14 @@ projDotsB1AVX2_nr11_u4_upd:
 	JMP          projDotsB1AVX2_nr11_u4_upd
 
 projDotsB1AVX2_nr11_u4_dots:
-	VMOVUPD     Y11, (DI)
-	VMOVUPD     Y12, 32(DI)
-	VMOVUPD     Y13, 64(DI)
-	VMOVUPD     Y14, 96(DI)
+	CMPQ    R10, R12
+	JE      projDotsB1AVX2_nr11_u4_nostore
+	VMOVUPD Y11, (DI)
+	VMOVUPD Y12, 32(DI)
+	VMOVUPD Y13, 64(DI)
+	VMOVUPD Y14, 96(DI)
+
+projDotsB1AVX2_nr11_u4_nostore:
 	MOVQ        BX, AX
 	VMOVUPD     (AX), Y15
 	VFMADD231PD Y15, Y11, Y0
@@ -32990,7 +33462,11 @@ projDotsB1AVX2_nr11_u1_upd:
 	JMP          projDotsB1AVX2_nr11_u1_upd
 
 projDotsB1AVX2_nr11_u1_dots:
-	VMOVUPD     Y11, (DI)
+	CMPQ    R10, R12
+	JE      projDotsB1AVX2_nr11_u1_nostore
+	VMOVUPD Y11, (DI)
+
+projDotsB1AVX2_nr11_u1_nostore:
 	MOVQ        BX, AX
 	VMOVUPD     (AX), Y15
 	VFMADD231PD Y15, Y11, Y0
@@ -33163,16 +33639,20 @@ projDotsB2AVX2_nr0_u2_upd:
 	JMP          projDotsB2AVX2_nr0_u2_upd
 
 projDotsB2AVX2_nr0_u2_dots:
+	CMPQ    R10, R12
+	JE      projDotsB2AVX2_nr0_u2_nostore
 	VMOVUPD Y0, (DI)
 	VMOVUPD Y1, 32(DI)
 	VMOVUPD Y2, (DI)(R8*1)
 	VMOVUPD Y3, 32(DI)(R8*1)
-	MOVQ    BX, AX
-	ADDQ    $0x00000040, DI
-	ADDQ    $0x00000040, SI
-	ADDQ    $0x00000040, BX
-	SUBQ    $0x08, CX
-	JMP     projDotsB2AVX2_nr0_u2
+
+projDotsB2AVX2_nr0_u2_nostore:
+	MOVQ BX, AX
+	ADDQ $0x00000040, DI
+	ADDQ $0x00000040, SI
+	ADDQ $0x00000040, BX
+	SUBQ $0x08, CX
+	JMP  projDotsB2AVX2_nr0_u2
 
 projDotsB2AVX2_nr0_u1:
 	CMPQ    CX, $0x04
@@ -33194,14 +33674,18 @@ projDotsB2AVX2_nr0_u1_upd:
 	JMP          projDotsB2AVX2_nr0_u1_upd
 
 projDotsB2AVX2_nr0_u1_dots:
+	CMPQ    R10, R12
+	JE      projDotsB2AVX2_nr0_u1_nostore
 	VMOVUPD Y0, (DI)
 	VMOVUPD Y2, (DI)(R8*1)
-	MOVQ    BX, AX
-	ADDQ    $0x00000020, DI
-	ADDQ    $0x00000020, SI
-	ADDQ    $0x00000020, BX
-	SUBQ    $0x04, CX
-	JMP     projDotsB2AVX2_nr0_u1
+
+projDotsB2AVX2_nr0_u1_nostore:
+	MOVQ BX, AX
+	ADDQ $0x00000020, DI
+	ADDQ $0x00000020, SI
+	ADDQ $0x00000020, BX
+	SUBQ $0x04, CX
+	JMP  projDotsB2AVX2_nr0_u1
 
 projDotsB2AVX2_nr0_store:
 	JMP projDotsB2AVX2_done
@@ -33236,10 +33720,14 @@ projDotsB2AVX2_nr1_u2_upd:
 	JMP          projDotsB2AVX2_nr1_u2_upd
 
 projDotsB2AVX2_nr1_u2_dots:
-	VMOVUPD     Y4, (DI)
-	VMOVUPD     Y5, 32(DI)
-	VMOVUPD     Y6, (DI)(R8*1)
-	VMOVUPD     Y7, 32(DI)(R8*1)
+	CMPQ    R10, R12
+	JE      projDotsB2AVX2_nr1_u2_nostore
+	VMOVUPD Y4, (DI)
+	VMOVUPD Y5, 32(DI)
+	VMOVUPD Y6, (DI)(R8*1)
+	VMOVUPD Y7, 32(DI)(R8*1)
+
+projDotsB2AVX2_nr1_u2_nostore:
 	MOVQ        BX, AX
 	VMOVUPD     (AX), Y8
 	VFMADD231PD Y8, Y4, Y0
@@ -33273,8 +33761,12 @@ projDotsB2AVX2_nr1_u1_upd:
 	JMP          projDotsB2AVX2_nr1_u1_upd
 
 projDotsB2AVX2_nr1_u1_dots:
-	VMOVUPD     Y4, (DI)
-	VMOVUPD     Y6, (DI)(R8*1)
+	CMPQ    R10, R12
+	JE      projDotsB2AVX2_nr1_u1_nostore
+	VMOVUPD Y4, (DI)
+	VMOVUPD Y6, (DI)(R8*1)
+
+projDotsB2AVX2_nr1_u1_nostore:
 	MOVQ        BX, AX
 	VMOVUPD     (AX), Y8
 	VFMADD231PD Y8, Y4, Y0
@@ -33337,10 +33829,14 @@ projDotsB2AVX2_nr2_u2_upd:
 	JMP          projDotsB2AVX2_nr2_u2_upd
 
 projDotsB2AVX2_nr2_u2_dots:
-	VMOVUPD     Y8, (DI)
-	VMOVUPD     Y9, 32(DI)
-	VMOVUPD     Y10, (DI)(R8*1)
-	VMOVUPD     Y11, 32(DI)(R8*1)
+	CMPQ    R10, R12
+	JE      projDotsB2AVX2_nr2_u2_nostore
+	VMOVUPD Y8, (DI)
+	VMOVUPD Y9, 32(DI)
+	VMOVUPD Y10, (DI)(R8*1)
+	VMOVUPD Y11, 32(DI)(R8*1)
+
+projDotsB2AVX2_nr2_u2_nostore:
 	MOVQ        BX, AX
 	VMOVUPD     (AX), Y12
 	VFMADD231PD Y12, Y8, Y0
@@ -33381,8 +33877,12 @@ projDotsB2AVX2_nr2_u1_upd:
 	JMP          projDotsB2AVX2_nr2_u1_upd
 
 projDotsB2AVX2_nr2_u1_dots:
-	VMOVUPD     Y8, (DI)
-	VMOVUPD     Y10, (DI)(R8*1)
+	CMPQ    R10, R12
+	JE      projDotsB2AVX2_nr2_u1_nostore
+	VMOVUPD Y8, (DI)
+	VMOVUPD Y10, (DI)(R8*1)
+
+projDotsB2AVX2_nr2_u1_nostore:
 	MOVQ        BX, AX
 	VMOVUPD     (AX), Y12
 	VFMADD231PD Y12, Y8, Y0
@@ -33460,10 +33960,14 @@ projDotsB2AVX2_nr3_u2_upd:
 	JMP          projDotsB2AVX2_nr3_u2_upd
 
 projDotsB2AVX2_nr3_u2_dots:
-	VMOVUPD     Y6, (DI)
-	VMOVUPD     Y7, 32(DI)
-	VMOVUPD     Y8, (DI)(R8*1)
-	VMOVUPD     Y9, 32(DI)(R8*1)
+	CMPQ    R10, R12
+	JE      projDotsB2AVX2_nr3_u2_nostore
+	VMOVUPD Y6, (DI)
+	VMOVUPD Y7, 32(DI)
+	VMOVUPD Y8, (DI)(R8*1)
+	VMOVUPD Y9, 32(DI)(R8*1)
+
+projDotsB2AVX2_nr3_u2_nostore:
 	MOVQ        BX, AX
 	VMOVUPD     (AX), Y10
 	VFMADD231PD Y10, Y6, Y0
@@ -33511,8 +34015,12 @@ projDotsB2AVX2_nr3_u1_upd:
 	JMP          projDotsB2AVX2_nr3_u1_upd
 
 projDotsB2AVX2_nr3_u1_dots:
-	VMOVUPD     Y6, (DI)
-	VMOVUPD     Y8, (DI)(R8*1)
+	CMPQ    R10, R12
+	JE      projDotsB2AVX2_nr3_u1_nostore
+	VMOVUPD Y6, (DI)
+	VMOVUPD Y8, (DI)(R8*1)
+
+projDotsB2AVX2_nr3_u1_nostore:
 	MOVQ        BX, AX
 	VMOVUPD     (AX), Y10
 	VFMADD231PD Y10, Y6, Y0
@@ -33603,10 +34111,14 @@ projDotsB2AVX2_nr4_u2_upd:
 	JMP          projDotsB2AVX2_nr4_u2_upd
 
 projDotsB2AVX2_nr4_u2_dots:
-	VMOVUPD     Y8, (DI)
-	VMOVUPD     Y9, 32(DI)
-	VMOVUPD     Y10, (DI)(R8*1)
-	VMOVUPD     Y11, 32(DI)(R8*1)
+	CMPQ    R10, R12
+	JE      projDotsB2AVX2_nr4_u2_nostore
+	VMOVUPD Y8, (DI)
+	VMOVUPD Y9, 32(DI)
+	VMOVUPD Y10, (DI)(R8*1)
+	VMOVUPD Y11, 32(DI)(R8*1)
+
+projDotsB2AVX2_nr4_u2_nostore:
 	MOVQ        BX, AX
 	VMOVUPD     (AX), Y12
 	VFMADD231PD Y12, Y8, Y0
@@ -33661,8 +34173,12 @@ projDotsB2AVX2_nr4_u1_upd:
 	JMP          projDotsB2AVX2_nr4_u1_upd
 
 projDotsB2AVX2_nr4_u1_dots:
-	VMOVUPD     Y8, (DI)
-	VMOVUPD     Y10, (DI)(R8*1)
+	CMPQ    R10, R12
+	JE      projDotsB2AVX2_nr4_u1_nostore
+	VMOVUPD Y8, (DI)
+	VMOVUPD Y10, (DI)(R8*1)
+
+projDotsB2AVX2_nr4_u1_nostore:
 	MOVQ        BX, AX
 	VMOVUPD     (AX), Y12
 	VFMADD231PD Y12, Y8, Y0
@@ -33770,10 +34286,14 @@ projDotsB2AVX2_nr5_u2_upd:
 	JMP          projDotsB2AVX2_nr5_u2_upd
 
 projDotsB2AVX2_nr5_u2_dots:
-	VMOVUPD     Y10, (DI)
-	VMOVUPD     Y11, 32(DI)
-	VMOVUPD     Y12, (DI)(R8*1)
-	VMOVUPD     Y13, 32(DI)(R8*1)
+	CMPQ    R10, R12
+	JE      projDotsB2AVX2_nr5_u2_nostore
+	VMOVUPD Y10, (DI)
+	VMOVUPD Y11, 32(DI)
+	VMOVUPD Y12, (DI)(R8*1)
+	VMOVUPD Y13, 32(DI)(R8*1)
+
+projDotsB2AVX2_nr5_u2_nostore:
 	MOVQ        BX, AX
 	VMOVUPD     (AX), Y14
 	VFMADD231PD Y14, Y10, Y0
@@ -33835,8 +34355,12 @@ projDotsB2AVX2_nr5_u1_upd:
 	JMP          projDotsB2AVX2_nr5_u1_upd
 
 projDotsB2AVX2_nr5_u1_dots:
-	VMOVUPD     Y10, (DI)
-	VMOVUPD     Y12, (DI)(R8*1)
+	CMPQ    R10, R12
+	JE      projDotsB2AVX2_nr5_u1_nostore
+	VMOVUPD Y10, (DI)
+	VMOVUPD Y12, (DI)(R8*1)
+
+projDotsB2AVX2_nr5_u1_nostore:
 	MOVQ        BX, AX
 	VMOVUPD     (AX), Y14
 	VFMADD231PD Y14, Y10, Y0
@@ -33980,15 +34504,19 @@ projDotsB3AVX2_nr0_u1_upd:
 	JMP          projDotsB3AVX2_nr0_u1_upd
 
 projDotsB3AVX2_nr0_u1_dots:
+	CMPQ    R10, R12
+	JE      projDotsB3AVX2_nr0_u1_nostore
 	VMOVUPD Y0, (DI)
 	VMOVUPD Y1, (DI)(R8*1)
 	VMOVUPD Y2, (DI)(R8*2)
-	MOVQ    BX, AX
-	ADDQ    $0x00000020, DI
-	ADDQ    $0x00000020, SI
-	ADDQ    $0x00000020, BX
-	SUBQ    $0x04, CX
-	JMP     projDotsB3AVX2_nr0_u1
+
+projDotsB3AVX2_nr0_u1_nostore:
+	MOVQ BX, AX
+	ADDQ $0x00000020, DI
+	ADDQ $0x00000020, SI
+	ADDQ $0x00000020, BX
+	SUBQ $0x04, CX
+	JMP  projDotsB3AVX2_nr0_u1
 
 projDotsB3AVX2_nr0_store:
 	JMP projDotsB3AVX2_done
@@ -34021,9 +34549,13 @@ projDotsB3AVX2_nr1_u1_upd:
 	JMP          projDotsB3AVX2_nr1_u1_upd
 
 projDotsB3AVX2_nr1_u1_dots:
-	VMOVUPD     Y3, (DI)
-	VMOVUPD     Y4, (DI)(R8*1)
-	VMOVUPD     Y5, (DI)(R8*2)
+	CMPQ    R10, R12
+	JE      projDotsB3AVX2_nr1_u1_nostore
+	VMOVUPD Y3, (DI)
+	VMOVUPD Y4, (DI)(R8*1)
+	VMOVUPD Y5, (DI)(R8*2)
+
+projDotsB3AVX2_nr1_u1_nostore:
 	MOVQ        BX, AX
 	VMOVUPD     (AX), Y6
 	VFMADD231PD Y6, Y3, Y0
@@ -34087,9 +34619,13 @@ projDotsB3AVX2_nr2_u1_upd:
 	JMP          projDotsB3AVX2_nr2_u1_upd
 
 projDotsB3AVX2_nr2_u1_dots:
-	VMOVUPD     Y6, (DI)
-	VMOVUPD     Y7, (DI)(R8*1)
-	VMOVUPD     Y8, (DI)(R8*2)
+	CMPQ    R10, R12
+	JE      projDotsB3AVX2_nr2_u1_nostore
+	VMOVUPD Y6, (DI)
+	VMOVUPD Y7, (DI)(R8*1)
+	VMOVUPD Y8, (DI)(R8*2)
+
+projDotsB3AVX2_nr2_u1_nostore:
 	MOVQ        BX, AX
 	VMOVUPD     (AX), Y9
 	VFMADD231PD Y9, Y6, Y0
@@ -34177,9 +34713,13 @@ projDotsB3AVX2_nr3_u1_upd:
 	JMP          projDotsB3AVX2_nr3_u1_upd
 
 projDotsB3AVX2_nr3_u1_dots:
-	VMOVUPD     Y9, (DI)
-	VMOVUPD     Y10, (DI)(R8*1)
-	VMOVUPD     Y11, (DI)(R8*2)
+	CMPQ    R10, R12
+	JE      projDotsB3AVX2_nr3_u1_nostore
+	VMOVUPD Y9, (DI)
+	VMOVUPD Y10, (DI)(R8*1)
+	VMOVUPD Y11, (DI)(R8*2)
+
+projDotsB3AVX2_nr3_u1_nostore:
 	MOVQ        BX, AX
 	VMOVUPD     (AX), Y12
 	VFMADD231PD Y12, Y9, Y0
@@ -34313,17 +34853,21 @@ projDotsB4AVX2_nr0_u1_upd:
 	JMP          projDotsB4AVX2_nr0_u1_upd
 
 projDotsB4AVX2_nr0_u1_dots:
+	CMPQ    R10, R12
+	JE      projDotsB4AVX2_nr0_u1_nostore
 	LEAQ    (DI)(R8*2), AX
 	VMOVUPD Y0, (DI)
 	VMOVUPD Y1, (DI)(R8*1)
 	VMOVUPD Y2, (DI)(R8*2)
 	VMOVUPD Y3, (AX)(R8*1)
-	MOVQ    BX, AX
-	ADDQ    $0x00000020, DI
-	ADDQ    $0x00000020, SI
-	ADDQ    $0x00000020, BX
-	SUBQ    $0x04, CX
-	JMP     projDotsB4AVX2_nr0_u1
+
+projDotsB4AVX2_nr0_u1_nostore:
+	MOVQ BX, AX
+	ADDQ $0x00000020, DI
+	ADDQ $0x00000020, SI
+	ADDQ $0x00000020, BX
+	SUBQ $0x04, CX
+	JMP  projDotsB4AVX2_nr0_u1
 
 projDotsB4AVX2_nr0_store:
 	JMP projDotsB4AVX2_done
@@ -34361,11 +34905,15 @@ projDotsB4AVX2_nr1_u1_upd:
 	JMP          projDotsB4AVX2_nr1_u1_upd
 
 projDotsB4AVX2_nr1_u1_dots:
-	LEAQ        (DI)(R8*2), AX
-	VMOVUPD     Y4, (DI)
-	VMOVUPD     Y5, (DI)(R8*1)
-	VMOVUPD     Y6, (DI)(R8*2)
-	VMOVUPD     Y7, (AX)(R8*1)
+	CMPQ    R10, R12
+	JE      projDotsB4AVX2_nr1_u1_nostore
+	LEAQ    (DI)(R8*2), AX
+	VMOVUPD Y4, (DI)
+	VMOVUPD Y5, (DI)(R8*1)
+	VMOVUPD Y6, (DI)(R8*2)
+	VMOVUPD Y7, (AX)(R8*1)
+
+projDotsB4AVX2_nr1_u1_nostore:
 	MOVQ        BX, AX
 	VMOVUPD     (AX), Y8
 	VFMADD231PD Y8, Y4, Y0
@@ -34441,11 +34989,15 @@ projDotsB4AVX2_nr2_u1_upd:
 	JMP          projDotsB4AVX2_nr2_u1_upd
 
 projDotsB4AVX2_nr2_u1_dots:
-	LEAQ        (DI)(R8*2), AX
-	VMOVUPD     Y8, (DI)
-	VMOVUPD     Y9, (DI)(R8*1)
-	VMOVUPD     Y10, (DI)(R8*2)
-	VMOVUPD     Y11, (AX)(R8*1)
+	CMPQ    R10, R12
+	JE      projDotsB4AVX2_nr2_u1_nostore
+	LEAQ    (DI)(R8*2), AX
+	VMOVUPD Y8, (DI)
+	VMOVUPD Y9, (DI)(R8*1)
+	VMOVUPD Y10, (DI)(R8*2)
+	VMOVUPD Y11, (AX)(R8*1)
+
+projDotsB4AVX2_nr2_u1_nostore:
 	MOVQ        BX, AX
 	VMOVUPD     (AX), Y12
 	VFMADD231PD Y12, Y8, Y0

@@ -181,7 +181,13 @@ func projDotsVariant(s isa, b, nr int, pfx string) {
 		JMP(LabelRef(body + "_upd"))
 
 		Label(body + "_dots")
-		panel(true) // before the dots: R may be P
+		// Store the updated panel before the dots (R may be P); with no
+		// projection (nq == 0: s == end of s) the panel is unchanged and the
+		// stores, the bottleneck of such a pass, are skipped.
+		CMPQ(R10, R12)
+		JE(LabelRef(body + "_nostore"))
+		panel(true)
+		Label(body + "_nostore")
 		MOVQ(RBX, RAX)
 		for k := 0; k < nr; k++ {
 			for u := 0; u < uu; u++ {
