@@ -422,7 +422,7 @@ func studyMNISTRun(t *testing.T, data *mnistData, tr, va []int, nbr map[int][]in
 
 func TestStudyYale(t *testing.T) {
 	tuning(t)
-	ds, tr, va := yaleInner(t, 0, 0)
+	ds, tr, va := yaleInner(t, envI("X_REP", 0), envI("X_FOLD", 0))
 	m := envI("X_M", 14)
 	epochs := envI("X_EPOCHS", 200)
 	every := envI("X_EVERY", 20)
