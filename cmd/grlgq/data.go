@@ -32,8 +32,11 @@ func (f *dataFlags) addFlags(fs *flag.FlagSet) {
 	fs.IntVar(&f.height, "height", 0, "resize images to this height (with -width)")
 }
 
-// load checks the flags and loads the data.
-func (f *dataFlags) load(fs *flag.FlagSet, workers int) (*dataset.Dataset, error) {
+// load checks the flags and loads the data. modelSize is the image size a
+// model was trained on (zero when unknown, or when training): when the user
+// asks for no resize, images of another size are resized to it, so that
+// eval, predict and explain need not repeat the training's -resize.
+func (f *dataFlags) load(fs *flag.FlagSet, workers int, modelSize dataset.Size) (*dataset.Dataset, error) {
 	if f.spec == "" {
 		return nil, usagef(fs, "-data is required")
 	}
@@ -51,10 +54,20 @@ func (f *dataFlags) load(fs *flag.FlagSet, workers int) (*dataset.Dataset, error
 		}
 		opt.Resize = dataset.Size{Height: f.height, Width: f.width}
 	}
+	auto := opt.Resize == (dataset.Size{}) && modelSize.Width > 0 && modelSize.Height > 0 && sp.Scheme != "npy"
+	if auto && sp.Scheme == "folder" {
+		// Folder images are resized as they are decoded, as in training.
+		opt.Resize = modelSize
+	}
 	opt.Workers = workers
 	ds, err := sp.Load(opt)
 	if err != nil {
 		return nil, fmt.Errorf("load %s: %w", f.spec, err)
+	}
+	if auto && ds.Width > 0 && ds.Height > 0 && (ds.Width != modelSize.Width || ds.Height != modelSize.Height) {
+		if ds, err = ds.Resized(modelSize.Width, modelSize.Height); err != nil {
+			return nil, fmt.Errorf("load %s: resize to the model's %s: %w", f.spec, modelSize.String(), err)
+		}
 	}
 	return ds, nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"github.com/grlgq/grlgq/dataset"
 	"io"
 	"runtime"
 	"strings"
@@ -49,7 +50,8 @@ func (f *modelFlags) load(fs *flag.FlagSet) (*model.Model, *samples, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	ds, err := f.data.load(fs, f.workers)
+	w, h := mod.ImageSize()
+	ds, err := f.data.load(fs, f.workers, dataset.Size{Width: w, Height: h})
 	if err != nil {
 		return nil, nil, err
 	}

@@ -54,6 +54,9 @@ func runExplain(ctx context.Context, e *env, args []string) error {
 		return fmt.Errorf("output folder: %w", err)
 	}
 	h, w := shapeOf(s.ds, mod.Dim())
+	if mw, mh := mod.ImageSize(); mw > 0 && mh > 0 {
+		h, w = mh, mw
+	}
 
 	var files []string
 	save := func(name string, img image.Image) error {

@@ -422,3 +422,25 @@ func TestJSONNumbers(t *testing.T) {
 		t.Errorf("got %s", b)
 	}
 }
+
+// TestModelRemembersImageSize trains on folder images resized to 4x4 and
+// evaluates without -resize: the model records the size and eval resizes
+// to it, giving the same answer as repeating -resize.
+func TestModelRemembersImageSize(t *testing.T) {
+	dir := t.TempDir()
+	root := filepath.Join(dir, "sets")
+	writeFolder(t, root, 2, 4, 6)
+	spec := "folder:" + root
+	mod := filepath.Join(dir, "m.grlgq")
+	ok(t, "train", "-data", spec, "-resize", "4x4", "-d", "3", "-epochs", "3", "-o", mod)
+	explicit := ok(t, "eval", "-model", mod, "-data", spec, "-resize", "4x4", "-json").stdout
+	implicit := ok(t, "eval", "-model", mod, "-data", spec, "-json").stdout
+	if explicit != implicit {
+		t.Errorf("eval without -resize differs from eval with the training's -resize:\n%s\nvs\n%s", implicit, explicit)
+	}
+	ok(t, "predict", "-model", mod, "-data", spec)
+	// A model trained without resizing (8x8) keeps its native size.
+	mod8 := filepath.Join(dir, "m8.grlgq")
+	ok(t, "train", "-data", spec, "-d", "3", "-epochs", "3", "-o", mod8)
+	ok(t, "eval", "-model", mod8, "-data", spec, "-json")
+}

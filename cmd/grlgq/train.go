@@ -229,7 +229,7 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 		text = e.stdout
 	}
 	t0 := time.Now()
-	ds, err := df.load(fs, tf.workers)
+	ds, err := df.load(fs, tf.workers, dataset.Size{})
 	if err != nil {
 		return err
 	}
@@ -254,6 +254,10 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 		}
 	}
 	cfg.ClassNames = ds.Classes
+	if ds.Width > 0 && ds.Height > 0 && ds.Width*ds.Height == ds.Dim {
+		// Recorded in the model: eval, predict and explain resize to it.
+		cfg.ImageWidth, cfg.ImageHeight = ds.Width, ds.Height
+	}
 	if !quiet {
 		fmt.Fprintf(text, "config     %s\n", describeConfig(cfg, len(ds.Classes)))
 	}
