@@ -113,3 +113,45 @@ func BenchmarkAxpy(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkProjDots: the passes of linalg's block CGS2 at D = 784 (column
+// stride 784): a panel of b columns projected on nq columns, then nr dots.
+func BenchmarkProjDots(b *testing.B) {
+	const n = 784
+	rng := rand.New(rand.NewPCG(3, 4))
+	t := randSlice(rng, 16*n)
+	s, g := randSlice(rng, 16*4), make([]float64, 16*4)
+	for _, c := range []struct{ b, nq, nr int }{{4, 8, 1}, {4, 0, 8}, {4, 0, 4}, {1, 3, 3}, {1, 1, 1}} {
+		b.Run(fmt.Sprintf("b=%d,nq=%d,nr=%d", c.b, c.nq, c.nr), func(b *testing.B) {
+			benchEachImpl(b, func(b *testing.B) {
+				p := t[12*n:]
+				for b.Loop() {
+					ProjDots(p, n, c.b, t, n, c.nq, s, 4, t, n, c.nr, g, 4, n)
+				}
+				reportGFLOPs(b, 2*n*c.b*(c.nq+c.nr))
+			})
+		})
+	}
+}
+
+// BenchmarkTranspose: a 784 x 12 basis to column-major and back.
+func BenchmarkTranspose(b *testing.B) {
+	rng := rand.New(rand.NewPCG(3, 5))
+	a, t := randSlice(rng, 784*16), make([]float64, 12*784)
+	b.Run("in", func(b *testing.B) {
+		benchEachImpl(b, func(b *testing.B) {
+			b.SetBytes(784 * 12 * 8)
+			for b.Loop() {
+				Transpose(t, 784, a, 16, 784, 12)
+			}
+		})
+	})
+	b.Run("out", func(b *testing.B) {
+		benchEachImpl(b, func(b *testing.B) {
+			b.SetBytes(784 * 12 * 8)
+			for b.Loop() {
+				Transpose(a, 16, t, 784, 12, 784)
+			}
+		})
+	})
+}
