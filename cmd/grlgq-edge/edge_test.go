@@ -98,7 +98,7 @@ func makeFixture(t testing.TB, dir string) {
 			xs, ys = append(xs, s), append(ys, c)
 		}
 	}
-	cfg := model.Config{SubspaceDim: fxD, PrototypesPerClass: 2, Epochs: 20, Seed: 5, Workers: 1, ClassNames: []string{"alpha", "beta", "gamma"}}
+	cfg := model.Config{SubspaceDim: fxD, PrototypesPerClass: 2, Epochs: 20, Seed: 5, Workers: 1, ClassNames: []string{"alpha", "beta", "gamma"}, ImageWidth: fxW, ImageHeight: fxH}
 	m, _, err := model.Train(context.Background(), cfg, xs, ys)
 	if err != nil {
 		t.Fatal(err)
@@ -233,6 +233,34 @@ func TestClassify(t *testing.T) {
 		if code != c.code || !strings.Contains(stderr, c.msg) {
 			t.Errorf("%v: exit %d, stderr %q; want %d and %q", c.args, code, stderr, c.code, c.msg)
 		}
+	}
+	// Images twice the model's size are resized to the size it recorded.
+	big := filepath.Join(dir, "big")
+	os.MkdirAll(big, 0o755)
+	entries, _ := os.ReadDir(filepath.Join(dir, "set"))
+	for _, e := range entries {
+		f, err := os.Open(filepath.Join(dir, "set", e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		small, err := png.Decode(f)
+		f.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		b := small.Bounds()
+		up := image.NewGray(image.Rect(0, 0, 2*b.Dx(), 2*b.Dy()))
+		for y := 0; y < 2*b.Dy(); y++ {
+			for x := 0; x < 2*b.Dx(); x++ {
+				up.Set(x, y, small.At(x/2, y/2))
+			}
+		}
+		var buf bytes.Buffer
+		png.Encode(&buf, up)
+		writeFile(t, filepath.Join(big, e.Name()), buf.Bytes())
+	}
+	if out, stderr, code := runEdge(t, nil, "-model", mp, big); code != 0 || !strings.HasPrefix(out, "label 1\n") {
+		t.Errorf("16x16 images with an 8x8 model: exit %d %s\n%s", code, stderr, out)
 	}
 	two := bytes.Join(bytes.Split(read("set.txt"), []byte("\n"))[:3], []byte("\n"))
 	if _, stderr, code := runEdge(t, two, "-model", mp, "-"); code != 1 || !strings.Contains(stderr, "fewer images") {

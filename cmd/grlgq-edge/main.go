@@ -40,7 +40,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	modelPath := fs.String("model", "", "model file written by grlgq train (required)")
 	asJSON := fs.Bool("json", false, "print the result as one JSON object")
-	width := fs.Int("width", 0, "resize images to this width (with -height)")
+	width := fs.Int("width", 0, "resize images to this width (with -height; default: the image size recorded in the model)")
 	height := fs.Int("height", 0, "resize images to this height (with -width)")
 	memstats := fs.Bool("memstats", false, "print Go memory statistics to stderr after the prediction")
 	fs.Usage = func() {
@@ -117,7 +117,13 @@ func classify(modelPath, input string, w, h int, stdin io.Reader) (*result, erro
 	if input == "-" {
 		imgs, err = readStdin(bufio.NewReaderSize(stdin, 1<<16), m.Dim())
 	} else {
-		imgs, err = readDir(input, w, h, m.Dim())
+		var mw, mh int
+		if w == 0 && h == 0 {
+			// Without -width/-height, images of another size than the
+			// model's are resized to the size it was trained on.
+			mw, mh = m.ImageSize()
+		}
+		imgs, err = readDir(input, w, h, mw, mh, m.Dim())
 	}
 	if err != nil {
 		return nil, err
@@ -174,8 +180,10 @@ func setSubspace(imgs [][]float64, d int) (*subspace.Subspace, error) {
 	return conv.FromSet(x)
 }
 
-// readDir reads the images of a folder (sorted by name).
-func readDir(dir string, w, h, dim int) ([][]float64, error) {
+// readDir reads the images of a folder (sorted by name), resized to w x h
+// if set, else to mw x mh (the model's image size) when their own size is
+// not the model's D. Images already of the right size are never resampled.
+func readDir(dir string, w, h, mw, mh, dim int) ([][]float64, error) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return nil, err
@@ -189,6 +197,11 @@ func readDir(dir string, w, h, dim int) ([][]float64, error) {
 		pix, iw, ih, err := imageset.ReadFile(path, w, h)
 		if err != nil {
 			return nil, err
+		}
+		if len(pix) != dim && w == 0 && mw > 0 && mh > 0 {
+			if pix, iw, ih, err = imageset.ReadFile(path, mw, mh); err != nil {
+				return nil, err
+			}
 		}
 		if len(pix) != dim {
 			return nil, fmt.Errorf("%s: %dx%d = %d pixels, the model wants D = %d (resize with -width and -height)", path, iw, ih, len(pix), dim)
