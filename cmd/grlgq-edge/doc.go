@@ -8,7 +8,9 @@
 // DIR is a folder of PNG or JPEG images, one image set (files sorted by
 // name; other files are ignored). Images are converted to gray in [0, 1]
 // (package dataset/imageset) and, with -width and -height, resized
-// (Catmull-Rom); without them they must already have the model's D pixels.
+// (Catmull-Rom); without them, images that do not have the model's D pixels
+// are resized to the image size recorded in the model (grlgq train records
+// it), and images that do are used as they are.
 //
 // "-" reads the set from standard input in one of two formats, told apart by
 // the first 8 bytes:
