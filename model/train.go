@@ -795,7 +795,10 @@ func (t *Trainer) normalise(l []float64) error {
 
 // addTo adds src to dst (same shape).
 func addTo(dst, src *linalg.Dense) {
-	if dst.Stride == src.Stride {
+	// One sweep over the padding is safe only when the padding belongs to
+	// these matrices: an engine prototype is a column view of its shard's
+	// side-by-side storage, whose other columns are other prototypes.
+	if dst.Stride == src.Stride && dst.Stride == kernels.Stride(dst.Cols) {
 		n := (dst.Rows-1)*dst.Stride + dst.Cols
 		kernels.Axpy(1, src.Data[:n], dst.Data[:n])
 		return
