@@ -51,6 +51,12 @@ func (e *RankError) Unwrap() error { return ErrRankDeficient }
 // pass that projects a panel also gives its Gram matrix, so the first
 // column of a panel needs no pass of its own.
 //
+// Accuracy: ‖QᵀQ − I‖_max stays at a few ε·sqrt(rows) whatever the
+// condition of the input (below the rank tolerance): measured ≤ 2e-15 for
+// 784 rows up to κ = 1e11, 8e-15 for 1e4 rows, 1.7e-14 for 1e5 and 8e-14
+// for 1e6 rows (part of that is the rounding of the rows-term dot products
+// that measure it).
+//
 // It owns its workspace: calls allocate nothing (except the error value on
 // failure). An Orthonormalizer must not be used concurrently.
 type Orthonormalizer struct {

@@ -7,9 +7,11 @@ import (
 	"hash/crc32"
 	"io"
 	"math"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 
+	"github.com/grlgq/grlgq/kernels"
 	"github.com/grlgq/grlgq/linalg"
 )
 
@@ -217,6 +219,10 @@ func Load(r io.Reader) (*Model, error) {
 		return nil, corrupt("epochs %d", epochs)
 	case size > MaxFileBytes:
 		return nil, corrupt("payload of %d bytes (limit %d)", size, MaxFileBytes)
+	case uint64(p)*uint64(dim)*uint64(kernels.Stride(d))*8 > MaxFileBytes:
+		// Decoded prototypes are padded to kernels.Stride(d) columns (up
+		// to 8x the file's bytes for d = 1): bound that memory too.
+		return nil, corrupt("prototypes of %d x %d x %d need more than %d bytes in memory", p, dim, d, MaxFileBytes)
 	}
 	// Sizes below are bounded by the limits: no overflow.
 	fixed := cfgSize + 4*p + 8*p*dim*d
@@ -432,7 +438,7 @@ func (m *Model) SaveFile(path string) (err error) {
 	if dir == "" {
 		dir = "."
 	}
-	f, err := os.CreateTemp(dir, "."+base+".tmp*")
+	f, err := createTemp(dir, base)
 	if err != nil {
 		return fmt.Errorf("model: save file: %w", err)
 	}
@@ -443,6 +449,13 @@ func (m *Model) SaveFile(path string) (err error) {
 			os.Remove(tmp)
 		}
 	}()
+	// A replaced file keeps its permissions; a new one gets 0644 less the
+	// umask (createTemp's mode).
+	if fi, serr := os.Stat(path); serr == nil && fi.Mode().IsRegular() {
+		if err = f.Chmod(fi.Mode().Perm()); err != nil {
+			return fmt.Errorf("model: save file: %w", err)
+		}
+	}
 	if _, err = f.Write(b); err != nil {
 		return fmt.Errorf("model: save file: %w", err)
 	}
@@ -504,4 +517,16 @@ func (r *sliceReader) Read(p []byte) (int, error) {
 	n := copy(p, r.b)
 	r.b = r.b[n:]
 	return n, nil
+}
+
+// createTemp creates a new file beside dir/base for an atomic replace, with
+// mode 0644 less the umask (os.CreateTemp would make it 0600).
+func createTemp(dir, base string) (*os.File, error) {
+	for try := 0; ; try++ {
+		name := filepath.Join(dir, fmt.Sprintf(".%s.tmp%d-%d", base, os.Getpid(), rand.Uint32()))
+		f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o644)
+		if err == nil || !os.IsExist(err) || try == 100 {
+			return f, err
+		}
+	}
 }

@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"runtime"
+	"strings"
 	"testing"
 )
 
@@ -223,6 +224,17 @@ func TestLoadRejects(t *testing.T) {
 			binary.LittleEndian.PutUint64(b[40:], 20000000)
 			return reseal(b)
 		}), ErrTruncated},
+		// d = 1: a payload under the 1 GiB file limit whose prototypes
+		// would take 8x that in memory once padded to kernels.Stride(1).
+		{"d=1 prototypes too large once padded", mod(func(b []byte) []byte {
+			binary.LittleEndian.PutUint32(b[12:], 1<<20) // D
+			binary.LittleEndian.PutUint32(b[16:], 1)     // d
+			binary.LittleEndian.PutUint32(b[20:], 100)   // p
+			binary.LittleEndian.PutUint32(b[24:], 2)     // C
+			binary.LittleEndian.PutUint32(b[28:], 0)
+			binary.LittleEndian.PutUint64(b[40:], uint64(configSize+4*100+8*100*(1<<20)+8))
+			return reseal(b)
+		}), ErrCorrupt},
 		{"label out of range", mod(func(b []byte) []byte {
 			binary.LittleEndian.PutUint32(b[headerSize+configSize:], 7)
 			return reseal(b)
@@ -247,6 +259,9 @@ func TestLoadRejects(t *testing.T) {
 			m, err := Load(bytes.NewReader(c.data))
 			if err == nil || m != nil {
 				t.Fatalf("accepted")
+			}
+			if strings.Contains(c.name, "once padded") && !strings.Contains(err.Error(), "in memory") {
+				t.Fatalf("error %v, want the in-memory bound", err)
 			}
 			if !errors.Is(err, c.want) {
 				t.Fatalf("error %v, want %v", err, c.want)

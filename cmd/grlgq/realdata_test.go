@@ -84,8 +84,12 @@ func TestRealETH80(t *testing.T) {
 	ex := filepath.Join(dir, "ex")
 	ok(t, "explain", "-model", mod, "-data", spec, "-resize", "20x20", "-o", ex, "-n", "2")
 	checkExplanation(t, ex, 2)
-	// Without the resize the pixel counts differ: one clear line.
-	fails(t, 1, []string{"D=400"}, "eval", "-model", mod, "-data", spec)
+	// Without -resize, eval resizes to the 20x20 the model recorded and
+	// gives the same result; a different explicit size is one clear line.
+	if r2 := ok(t, "eval", "-model", mod, "-data", spec, "-json"); r2.stdout != r.stdout {
+		t.Errorf("eval without -resize differs from eval with -resize 20x20:\n%s\nvs\n%s", r2.stdout, r.stdout)
+	}
+	fails(t, 1, []string{"D=400"}, "eval", "-model", mod, "-data", spec, "-resize", "16x16")
 }
 
 // TestReproETH80 runs the paper's ETH-80 protocol for one split.
