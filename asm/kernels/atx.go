@@ -35,59 +35,10 @@ func genAtX(s isa) {
 	LEAQ(Mem{Base: R9, Index: R9, Scale: 2}, R13)
 	Load(Param("x"), R11)
 
-	Load(Param("nc"), RCX)
-	DECQ(RCX)
-	MOVQ(RCX, RBX)
-	if s.is512() {
-		SHRQ(U8(3), RBX)
-		ANDQ(U8(7), RCX)
-		INCQ(RCX)
-		kmaskFromCount()
-	} else {
-		SHRQ(U8(2), RBX)
-		ANDQ(U8(3), RCX)
-		INCQ(RCX)
-		LEAQ(avx2Masks.Offset(32), RDX)
-		SHLQ(U8(3), RCX)
-		SUBQ(RCX, RDX)
-		VMOVUPD(Mem{Base: RDX}, s.regs[15])
-	}
-	done := name + "_done"
-	halves := []bool{false}
-	if s.is512() {
-		// A last column vector of at most 4 lanes is done on YMM.
-		halves = append(halves, true)
-		CMPQ(RCX, U8(4))
-		Load(Param("n"), RCX) // MOVQ keeps the flags
-		JBE(LabelRef(name + "_half"))
-	} else {
-		Load(Param("n"), RCX)
-	}
-	for _, half := range halves {
-		hs := ""
-		if half {
-			hs = "h"
-			Label(name + "_half")
-		}
-		for nb := 1; nb <= s.maxNB; nb++ {
-			CMPQ(RBX, U8(nb-1))
-			JE(LabelRef(label("%s_nb%d%s", name, nb, hs)))
-		}
+	columnDispatch(s, name, "n", func(nb int, half bool, pfx, done string) {
+		atxVariant(s, nb, half, pfx)
 		JMP(LabelRef(done))
-	}
-	for _, half := range halves {
-		hs := ""
-		if half {
-			hs = "h"
-		}
-		for nb := 1; nb <= s.maxNB; nb++ {
-			atxVariant(s, nb, half, label("%s_nb%d%s", name, nb, hs))
-			JMP(LabelRef(done))
-		}
-	}
-	Label(done)
-	VZEROUPPER()
-	RET()
+	})
 }
 
 // atxVariant emits AtX for nb column vectors; with half set (AVX-512 only)

@@ -52,6 +52,39 @@ func genBlock(s isa, kd kind) {
 	Load(Param("ldb"), R10)
 	SHLQ(U8(3), R10)
 
+	columnDispatch(s, name, "rows", func(nb int, half bool, pfx, done string) {
+		mr := s.mr[nb]
+		Label(pfx)
+		CMPQ(RCX, U8(mr))
+		JB(LabelRef(pfx + "_rest"))
+		blockVariant(s, kd, nb, mr, half, pfx+"_full")
+		SUBQ(U8(mr), RCX)
+		JMP(LabelRef(pfx))
+
+		Label(pfx + "_rest")
+		for r := 1; r < mr; r++ {
+			CMPQ(RCX, U8(r))
+			JE(LabelRef(label("%s_mr%d", pfx, r)))
+		}
+		JMP(LabelRef(done))
+		for r := 1; r < mr; r++ {
+			Label(label("%s_mr%d", pfx, r))
+			blockVariant(s, kd, nb, r, half, label("%s_mr%d_", pfx, r))
+			JMP(LabelRef(done))
+		}
+	})
+}
+
+// columnDispatch emits what the column-blocked kernels (AtB, AB, AtX) share
+// after loading their pointers: from Param("nc") it sets BX = nb-1 (column
+// vectors minus one) and the mask of the last vector (a K register on
+// AVX-512, s.regs[15] on AVX2), loads Param(rows) into CX, and jumps to the
+// variant for nb column vectors. On AVX-512 a last column vector of at most
+// 4 lanes is done on YMM ("half" variants, labelled ..h): half the FMA work
+// on CPUs that split 512-bit FMAs in two (Zen 4). emit writes each variant,
+// starting at label pfx and jumping to done when finished; columnDispatch
+// then ends the function (VZEROUPPER, RET).
+func columnDispatch(s isa, name, rows string, emit func(nb int, half bool, pfx, done string)) {
 	// CX = lanes in the last column vector (1..lanes), BX = nb-1.
 	Load(Param("nc"), RCX)
 	DECQ(RCX)
@@ -74,14 +107,12 @@ func genBlock(s isa, kd kind) {
 	done := name + "_done"
 	halves := []bool{false}
 	if s.is512() {
-		// A last column vector of at most 4 lanes is done on YMM: half
-		// the FMA work on CPUs that split 512-bit FMAs in two (Zen 4).
 		halves = append(halves, true)
 		CMPQ(RCX, U8(4))
-		Load(Param("rows"), RCX) // MOVQ keeps the flags
+		Load(Param(rows), RCX) // MOVQ keeps the flags
 		JBE(LabelRef(name + "_half"))
 	} else {
-		Load(Param("rows"), RCX)
+		Load(Param(rows), RCX)
 	}
 	for _, half := range halves {
 		hs := ""
@@ -95,33 +126,13 @@ func genBlock(s isa, kd kind) {
 		}
 		JMP(LabelRef(done))
 	}
-
 	for _, half := range halves {
 		hs := ""
 		if half {
 			hs = "h"
 		}
 		for nb := 1; nb <= s.maxNB; nb++ {
-			mr := s.mr[nb]
-			pfx := label("%s_nb%d%s", name, nb, hs)
-			Label(pfx)
-			CMPQ(RCX, U8(mr))
-			JB(LabelRef(pfx + "_rest"))
-			blockVariant(s, kd, nb, mr, half, pfx+"_full")
-			SUBQ(U8(mr), RCX)
-			JMP(LabelRef(pfx))
-
-			Label(pfx + "_rest")
-			for r := 1; r < mr; r++ {
-				CMPQ(RCX, U8(r))
-				JE(LabelRef(label("%s_mr%d", pfx, r)))
-			}
-			JMP(LabelRef(done))
-			for r := 1; r < mr; r++ {
-				Label(label("%s_mr%d", pfx, r))
-				blockVariant(s, kd, nb, r, half, label("%s_mr%d_", pfx, r))
-				JMP(LabelRef(done))
-			}
+			emit(nb, half, label("%s_nb%d%s", name, nb, hs), done)
 		}
 	}
 	Label(done)
