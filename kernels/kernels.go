@@ -5,6 +5,11 @@ package kernels
 //	for i, v := range x { sum += v * y[i] }
 func Dot(x, y []float64) float64 { return dot(x, y) }
 
+// DotGeneric is Dot computed by the pure-Go twin on every CPU: the same
+// bits on every architecture and with or without assembly, for callers whose
+// own pure-Go paths must not depend on the CPU (package svd's Jacobi).
+func DotGeneric(x, y []float64) float64 { return dotGeneric(x, y) }
+
 // Axpy adds alpha*x to y; len(y) >= len(x).
 //
 //	for i, v := range x { y[i] += alpha * v }

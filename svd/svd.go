@@ -3,6 +3,8 @@ package svd
 import (
 	"errors"
 	"math"
+
+	"github.com/grlgq/grlgq/kernels"
 )
 
 // ErrNotFinite is returned when the input has a NaN or an infinite entry. It is
@@ -335,20 +337,6 @@ func sortDescending(perm []int, sv []float64) {
 	}
 }
 
-// dot is Σ x[i]*y[i] without FMA fusion.
-func dot(x, y []float64) float64 {
-	var s0, s1, s2, s3 float64
-	n := len(x)
-	y = y[:n]
-	i := 0
-	for ; i+4 <= n; i += 4 {
-		s0 += float64(x[i] * y[i])
-		s1 += float64(x[i+1] * y[i+1])
-		s2 += float64(x[i+2] * y[i+2])
-		s3 += float64(x[i+3] * y[i+3])
-	}
-	for ; i < n; i++ {
-		s0 += float64(x[i] * y[i])
-	}
-	return (s0 + s1) + (s2 + s3)
-}
+// dot is Σ x[i]*y[i] without FMA fusion and without assembly, so that the
+// pure-Go paths give the same bits on every CPU.
+func dot(x, y []float64) float64 { return kernels.DotGeneric(x, y) }
