@@ -65,13 +65,14 @@ run_arch() { # run_arch ARCH ARGS... (stdin passed through)
 
 step "compare amd64 (native) with arm64 and arm v7 (qemu)"
 fail=0
-cases="dir dir-json bin bin-json txt one one-json"
+cases="dir dir-json resize bin bin-json txt one one-json"
 for c in $cases; do
 	for arch in $targets; do
 		o="$out/out-$c-$arch"
 		case $c in
 		dir) run_arch "$arch" -model "$fx/model.grlgq" "$fx/set" >"$o" ;;
 		dir-json) run_arch "$arch" -model "$fx/model.grlgq" -json "$fx/set" >"$o" ;;
+		resize) run_arch "$arch" -model "$fx/model.grlgq" -json "$fx/set-resize" >"$o" ;;
 		bin) run_arch "$arch" -model "$fx/model.grlgq" - <"$fx/set.bin" >"$o" ;;
 		bin-json) run_arch "$arch" -model "$fx/model.grlgq" -json - <"$fx/set.bin" >"$o" ;;
 		txt) run_arch "$arch" -model "$fx/model.grlgq" - <"$fx/set.txt" >"$o" ;;

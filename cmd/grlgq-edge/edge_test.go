@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"image"
 	"image/color"
+	"image/jpeg"
 	"image/png"
 	"math"
 	"math/rand/v2"
@@ -67,7 +68,8 @@ func fxPatterns(rng *rand.Rand) [][]float64 {
 }
 
 // makeFixture trains a tiny model and writes into dir: model.grlgq, set/
-// (8 PNG images of one set), set.bin and set.txt (the same set in the two
+// (8 PNG images of one set), set-resize/ (the same set as 13x11 colour
+// PNG and JPEG images), set.bin and set.txt (the same set in the two
 // stdin formats), one.txt (a single image).
 func makeFixture(t testing.TB, dir string) {
 	t.Helper()
@@ -122,6 +124,29 @@ func makeFixture(t testing.TB, dir string) {
 		var b bytes.Buffer
 		png.Encode(&b, img)
 		writeFile(t, filepath.Join(sd, fmt.Sprintf("img%02d.png", j)), b.Bytes())
+	}
+	// The same set as colour images of another size (13x11 RGB PNG and
+	// JPEG), which the binary converts to gray and resizes to the model's
+	// 8x8: the cross-architecture check covers that path too.
+	rd := filepath.Join(dir, "set-resize")
+	os.MkdirAll(rd, 0o755)
+	for j, x := range set {
+		img := image.NewRGBA(image.Rect(0, 0, 13, 11))
+		for y := range 11 {
+			for xx := range 13 {
+				v := x[(y*fxH/11)*fxW+xx*fxW/13]
+				img.Set(xx, y, color.RGBA{uint8(math.Round(255 * v)), uint8(math.Round(200 * v)), uint8(math.Round(255 * (1 - v))), 255})
+			}
+		}
+		var b bytes.Buffer
+		name := fmt.Sprintf("img%02d.png", j)
+		if j%2 == 1 {
+			name = fmt.Sprintf("img%02d.jpg", j)
+			jpeg.Encode(&b, img, &jpeg.Options{Quality: 90})
+		} else {
+			png.Encode(&b, img)
+		}
+		writeFile(t, filepath.Join(rd, name), b.Bytes())
 	}
 	var bin bytes.Buffer
 	bin.WriteString(rawMagic)
