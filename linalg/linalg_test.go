@@ -268,6 +268,34 @@ func TestOrthonormalizeMatchesHouseholder(t *testing.T) {
 	}
 }
 
+// TestOrthonormalizeNearlyDependentPanels: every column from the fifth on
+// is a combination of two earlier ones plus a perturbation of relative size
+// e, so the second projection of each later panel removes components of
+// about ε/e: from e ≈ 1e-7 down the pass inside the panel after it runs
+// (see cleanLoss), above it is skipped. Both must give an orthonormal Q
+// with Householder's spans.
+func TestOrthonormalizeNearlyDependentPanels(t *testing.T) {
+	rng := newRNG(12)
+	for _, e := range []float64{1e-2, 1e-5, 1e-7, 1e-8, 1e-9, 1e-10, 1e-11} {
+		a := gaussian(784, 12, rng)
+		for r := 0; r < 784; r++ {
+			for c := 4; c < 12; c++ {
+				a.Set(r, c, a.At(r, c-4)-0.5*a.At(r, c-3)+e*a.At(r, c))
+			}
+		}
+		q := NewDense(784, 12)
+		if err := NewOrthonormalizer(784, 12).OrthonormalizeTo(q, a); err != nil {
+			t.Fatalf("e = %g: %v", e, err)
+		}
+		if err := OrthonormalityError(q); !(err < 1e-14) {
+			t.Errorf("e = %g: ‖QᵀQ−I‖_max = %g", e, err)
+		}
+		if err := leadingSpanError(q, householderQ(a)); !(err < 1e-14/e) {
+			t.Errorf("e = %g: leading spans differ from Householder by sin θ = %g", e, err)
+		}
+	}
+}
+
 func TestOrthonormalizeInPlaceEqualsTo(t *testing.T) {
 	a := gaussian(100, 9, newRNG(4))
 	o := NewOrthonormalizer(100, 9)

@@ -45,7 +45,10 @@ func (e *RankError) Unwrap() error { return ErrRankDeficient }
 // (computed from the original columns as soon as each panel of Q is final),
 // orthonormalised inside by CGS2, projected on Q again (P -= Q (QᵀP)) and,
 // as that second projection leaves its columns orthonormal up to ‖QᵀP‖²,
-// orthonormalised inside once more by one classical pass. Every column is
+// orthonormalised inside once more by one classical pass; that pass is
+// skipped when ‖QᵀP̄‖² (P̄ with normalised columns) is at most 2^-60 for
+// every column, as it then changes nothing at working precision (always
+// the case for well-conditioned inputs; see cleanLoss). Every column is
 // thus projected at least twice on every column before it; each pass over
 // Q is shared by the four columns of a panel (kernels.ProjDots), and the
 // pass that projects a panel also gives its Gram matrix, so the first
@@ -186,15 +189,34 @@ func (o *Orthonormalizer) run(careful bool) error {
 			// Gram matrix), then one classical pass inside the panel.
 			h := o.h[:j0*b]
 			kernels.ProjDots(p, ldt, b, nil, 0, 0, nil, 0, t, ldt, j0, h, b, n)
+			// loss[c] = Σ_i (q_i · p_c)² / ‖p_c‖², ‖Qᵀ p̄_c‖² for the
+			// normalised column.
+			loss := o.h2[:b]
+			clear(loss)
 			for i := 0; i < j0; i++ {
 				w := 1 / float64(nu[i]*nu[i])
 				for c := 0; c < b; c++ {
-					h[i*b+c] *= w
+					v := h[i*b+c]
+					loss[c] += float64(v*v) * w
+					h[i*b+c] = float64(v * w)
 				}
 			}
-			kernels.ProjDots(p, ldt, b, t, ldt, j0, h, b, p, ldt, 1, gram, b, n)
-			if err := o.inPanel(p, b, j0, false, true); err != nil {
-				return err
+			clean := true
+			for c := 0; c < b; c++ {
+				loss[c] /= float64(nu[j0+c] * nu[j0+c])
+				clean = clean && loss[c] <= cleanLoss
+			}
+			if clean {
+				// The projection moves the panel's Gram matrix by at most
+				// max loss (P̂ᵀP̂ = PᵀP − HᵀH), below rounding: the panel
+				// stays orthogonal and its norms are those of the pass
+				// before, so the pass inside it would change nothing.
+				kernels.ProjDots(p, ldt, b, t, ldt, j0, h, b, nil, 0, 0, nil, 0, n)
+			} else {
+				kernels.ProjDots(p, ldt, b, t, ldt, j0, h, b, p, ldt, 1, gram, b, n)
+				if err := o.inPanel(p, b, j0, false, true); err != nil {
+					return err
+				}
 			}
 		}
 		// First-pass coefficients of the later columns on the new panel.
@@ -282,6 +304,16 @@ func (o *Orthonormalizer) inPanel(p []float64, b, j0 int, first, haveNorms bool)
 	}
 	return nil
 }
+
+// cleanLoss bounds ‖Qᵀ p̄‖² (p̄ a column of a panel after its first
+// orthogonalisation, normalised; Q the columns before the panel) below
+// which the second projection leaves the panel orthonormal to working
+// precision, so that BCGS2's pass inside the panel after it is skipped:
+// the projection changes the panel's Gram matrix by HᵀH, whose entries are
+// at most max‖Qᵀ p̄_c‖² = 2^-60 ≈ 8.7e-19 (and its norms by half that,
+// relatively). Well-conditioned inputs are always below it (‖Qᵀ p̄‖ is a
+// few ε there); from κ ≈ 1e7 on, the pass runs.
+const cleanLoss = 0x1p-60
 
 // Norms between tiny and huge square without underflow or overflow.
 const (
