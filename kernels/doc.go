@@ -13,18 +13,22 @@
 //
 // The assembly fuses products into FMAs and sums in another order than the
 // twins (AtX keeps four partial sums; AtB and AB sum over the reduction
-// index in order, one accumulator per output; Dot and ProjDots's dots keep
-// per-lane partial sums), so its results differ from the twins' in the last
-// bits: within 1e-14 of Σ|products| in the tests. For a given path the
+// index in order, one accumulator per output; Dot, ProjDots's and
+// PanelPass's dots keep per-lane partial sums), so its results differ from
+// the twins' in the last bits: within 1e-14 of Σ|products| in the tests. For a given path the
 // result does not depend on alignment, stride or how the output is blocked:
 // an output of AtB or AB is the same FMA chain whatever the number of rows
 // and columns of the call (the engine relies on this). The purego build
 // gives the same bits on every architecture.
 //
 // ProjDots (the Gram–Schmidt sweep of package linalg: P -= Q S, then Rᵀ P,
-// in one pass over column-major panels of 1 to 4 columns) and Transpose
-// (8 x 8 register blocks) complete the set; Transpose has no AVX2 assembly
-// (its AVX2 path is the generic loop).
+// in one pass over column-major panels of 1 to 4 columns), PanelPass (one
+// pass inside such a panel, each panel column loaded once per chunk of rows
+// for both the update and the dots; AVX-512 assembly, its AVX2 path is the
+// AVX2 ProjDots with the same bits) and Transpose (4 x 4 blocks on YMM
+// registers for both assembly paths; the remainders of fewer than 4 rows or
+// columns in 8 x 8 masked blocks on AVX-512, by the generic loop on AVX2)
+// complete the set.
 //
 // The matrix kernels work on blocks of up to 32 (AVX-512) or 12 (AVX2)
 // output columns, keeping every accumulator of a block in registers for the

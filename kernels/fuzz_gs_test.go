@@ -1,6 +1,7 @@
 package kernels
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -99,6 +100,26 @@ func FuzzTranspose(f *testing.F) {
 					}
 				}
 			}
+		})
+	})
+}
+
+// FuzzPanelPass: panel width, column, which dots, rows, strides,
+// alignments and value magnitudes.
+func FuzzPanelPass(f *testing.F) {
+	f.Add(uint16(784), uint8(4), uint8(2), false, uint8(4), uint8(0), uint64(1))
+	f.Add(uint16(41), uint8(3), uint8(2), true, uint8(2), uint8(30), uint64(2))
+	f.Fuzz(func(t *testing.T, n16 uint16, b8, c8 uint8, before bool, sel, mag uint8, seed uint64) {
+		n, b := int(n16%1100), 2+int(b8%3)
+		c := 1 + int(c8)%(b-1)
+		ldp, lds := fuzzLD(n, sel), 1+int(sel/5%4)
+		rng := rand.New(rand.NewPCG(seed, 13))
+		p0 := fuzzMatrix(rng, b, n, ldp, int(sel%4), mag)
+		s := fuzzMatrix(rng, c, 1, lds, int(sel/16%4), mag)
+		forEachImplNoSubtest(func(name string) {
+			p := &matrix{buf: append([]float64(nil), p0.buf...), off: p0.off, rows: b, cols: n, ld: ldp}
+			g := newMatrix(rng, 1, b, b, int(seed%4), true)
+			checkPanelPass(t, fmt.Sprintf("%s: n=%d b=%d c=%d before=%v", name, n, b, c, before), p, b, c, s, before, g, n)
 		})
 	})
 }

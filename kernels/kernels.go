@@ -66,6 +66,37 @@ func ProjDots(p []float64, ldp, b int, q []float64, ldq, nq int, s []float64, ld
 	projDots(p, ldp, b, q, ldq, nq, s, lds, r, ldr, nr, g, ldg, n)
 }
 
+// PanelPass is one Gram–Schmidt pass inside a column-major panel of b
+// columns (1 <= c < b <= 4; column k at p[k*ldp:], n rows): it updates
+// column c with the columns before it and the coefficients s[l*lds], then
+// writes the dot products of the updated column with the columns before it
+// (before) or with columns c..b-1 (itself first) to g.
+//
+//	for i < n: p[c*ldp+i] -= Σ_{l<c} s[l*lds] * p[l*ldp+i]   (l in order)
+//	before:    for k < c:      g[k]   = Σ_{i<n} p[k*ldp+i] * p[c*ldp+i]
+//	otherwise: for c <= k < b: g[k-c] = Σ_{i<n} p[k*ldp+i] * p[c*ldp+i]
+//
+// It is the ProjDots call with Q = columns 0..c-1 of the panel and R =
+// columns 0..c-1 or c..b-1, computed in the same order (the same bits as
+// ProjDots on the generic and AVX2 paths); on AVX-512 every panel column is
+// loaded once per chunk of rows for both the update and the dots. g must
+// not overlap p or s.
+func PanelPass(p []float64, ldp, b, c int, s []float64, lds int, before bool, g []float64, n int) {
+	if c < 1 || c >= b || b > 4 {
+		panic("kernels: PanelPass: need 1 <= c < b <= 4")
+	}
+	panelPass(p, ldp, b, c, s, lds, before, g, n)
+}
+
+// panelPassGeneric is PanelPass through projDotsGeneric.
+func panelPassGeneric(p []float64, ldp, b, c int, s []float64, lds int, before bool, g []float64, n int) {
+	k0, nr := c, b-c
+	if before {
+		k0, nr = 0, c
+	}
+	projDotsGeneric(p[c*ldp:], ldp, 1, p, ldp, c, s, lds, p[k0*ldp:], ldp, nr, g, 1, n)
+}
+
 // Transpose writes the transpose of the rows x cols matrix src (stride
 // lds) into dst (cols x rows, stride ldd). dst must not overlap src.
 //

@@ -149,7 +149,7 @@ func ab(c []float64, ldc int, a []float64, lda int, b []float64, ldb int, n, k, 
 // projDotsMaxNR is the most dot products per panel column of one call into
 // the assembly, by panel width (asm/kernels/gs.go).
 var (
-	projDotsMaxNRAVX512 = [5]int{0, 24, 13, 9, 6}
+	projDotsMaxNRAVX512 = [5]int{0, 24, 13, 9, 4}
 	projDotsMaxNRAVX2   = [5]int{0, 11, 5, 3, 2}
 )
 
@@ -239,25 +239,108 @@ func projDotsAsm(b int, p *float64, ldp int, q *float64, ldq int, s *float64, ld
 	}
 }
 
-func transpose(dst []float64, ldd int, src []float64, lds int, rows, cols int) {
-	if !useAVX512 || rows <= 0 || cols <= 0 {
-		transposeGeneric(dst, ldd, src, lds, rows, cols)
+// panelPassVariant is the variant argument of panelPassAVX512 for (b, c,
+// before), in the order of panelPassVariants in asm/kernels/panel.go.
+func panelPassVariant(b, c int, before bool) int {
+	if before {
+		return c - 1 // b is irrelevant: columns c+1.. are not touched
+	}
+	// (1,2) (1,3) (1,4) (2,3) (2,4) (3,4)
+	return 3 + [4]int{0, 0, 3, 5}[c] + b - c - 1
+}
+
+func panelPass(p []float64, ldp, b, c int, s []float64, lds int, before bool, g []float64, n int) {
+	nv := n &^ 7
+	if !useAVX512 || nv == 0 {
+		k0, nr := c, b-c
+		if before {
+			k0, nr = 0, c
+		}
+		projDots(p[c*ldp:], ldp, 1, p, ldp, c, s, lds, p[k0*ldp:], ldp, nr, g, 1, n)
 		return
 	}
-	_ = dst[(cols-1)*ldd+rows-1]
-	_ = src[(rows-1)*lds+cols-1]
-	transposeAVX512(&dst[0], ldd, &src[0], lds, rows, cols, nil)
+	k0, k1 := c, b
+	if before {
+		k0, k1 = 0, c
+	}
+	_ = p[(max(c+1, k1)-1)*ldp+n-1]
+	_ = s[(c-1)*lds]
+	_ = g[k1-k0-1]
+	panelPassAVX512(&p[0], ldp, &s[0], lds, &g[0], nv, panelPassVariant(b, c, before))
+	if nv < n {
+		pc := p[c*ldp+nv : c*ldp+n]
+		for l := 0; l < c; l++ {
+			slc := s[l*lds]
+			for i, v := range p[l*ldp+nv : l*ldp+n] {
+				pc[i] -= float64(slc * v)
+			}
+		}
+		for k := k0; k < k1; k++ {
+			g[k-k0] += dotGeneric(p[k*ldp+nv:k*ldp+n], pc)
+		}
+	}
+}
+
+func transpose(dst []float64, ldd int, src []float64, lds int, rows, cols int) {
+	transposeAsm(dst, ldd, src, lds, rows, cols, nil)
 }
 
 func transposeScaled(dst []float64, ldd int, src []float64, lds int, rows, cols int, scale []float64) {
-	if !useAVX512 || rows <= 0 || cols <= 0 {
-		transposeScaledGeneric(dst, ldd, src, lds, rows, cols, scale)
+	transposeAsm(dst, ldd, src, lds, rows, cols, scale)
+}
+
+// transposeAsm is Transpose (scale == nil) or TransposeScaled: the whole
+// 4 x 4 blocks by transpose4AVX on both paths, the row and column
+// remainders (fewer than 4) by the masked 8 x 8 blocks of transposeAVX512
+// or the generic loops.
+func transposeAsm(dst []float64, ldd int, src []float64, lds int, rows, cols int, scale []float64) {
+	if !useAVX512 && !useAVX2 || rows <= 0 || cols <= 0 {
+		if scale == nil {
+			transposeGeneric(dst, ldd, src, lds, rows, cols)
+		} else {
+			transposeScaledGeneric(dst, ldd, src, lds, rows, cols, scale)
+		}
 		return
 	}
 	_ = dst[(cols-1)*ldd+rows-1]
 	_ = src[(rows-1)*lds+cols-1]
-	_ = scale[rows-1]
-	transposeAVX512(&dst[0], ldd, &src[0], lds, rows, cols, &scale[0])
+	if scale != nil {
+		_ = scale[rows-1]
+	}
+	r4, c4 := rows&^3, cols&^3
+	if r4 > 0 && c4 > 0 {
+		var sp *float64
+		if scale != nil {
+			sp = &scale[0]
+		}
+		transpose4AVX(&dst[0], ldd, &src[0], lds, r4, c4, sp)
+	}
+	if c4 < cols { // the last columns of every row
+		transposeEdge(dst[c4*ldd:], ldd, src[c4:], lds, rows, cols-c4, scale)
+	}
+	if r4 < rows && c4 > 0 { // the last rows of the other columns
+		var sr []float64
+		if scale != nil {
+			sr = scale[r4:]
+		}
+		transposeEdge(dst[r4:], ldd, src[r4*lds:], lds, rows-r4, c4, sr)
+	}
+}
+
+// transposeEdge is transposeAsm on a remainder strip.
+func transposeEdge(dst []float64, ldd int, src []float64, lds int, rows, cols int, scale []float64) {
+	switch {
+	case useAVX512:
+		var sp *float64
+		if scale != nil {
+			sp = &scale[0]
+		}
+		transposeAVX512(&dst[0], ldd, &src[0], lds, rows, cols, sp)
+	case scale == nil:
+		transposeGeneric(dst, ldd, src, lds, rows, cols)
+	default:
+		transposeScaledGeneric(dst, ldd, src, lds, rows, cols, scale)
+	}
 }
 
 func peakFMA(iters int) (flops int) {

@@ -15,6 +15,9 @@ func ab(c []float64, ldc int, a []float64, lda int, b []float64, ldb int, n, k, 
 func projDots(p []float64, ldp, b int, q []float64, ldq, nq int, s []float64, lds int, r []float64, ldr, nr int, g []float64, ldg int, n int) {
 	projDotsGeneric(p, ldp, b, q, ldq, nq, s, lds, r, ldr, nr, g, ldg, n)
 }
+func panelPass(p []float64, ldp, b, c int, s []float64, lds int, before bool, g []float64, n int) {
+	panelPassGeneric(p, ldp, b, c, s, lds, before, g, n)
+}
 func transpose(dst []float64, ldd int, src []float64, lds int, rows, cols int) {
 	transposeGeneric(dst, ldd, src, lds, rows, cols)
 }

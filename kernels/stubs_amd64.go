@@ -93,7 +93,7 @@ func projDotsB3AVX512(p *float64, ldp int, q *float64, ldq int, s *float64, lds 
 
 // projDotsB4AVX512 computes, for c < 4: p[c*ldp+i] -= Σ_{l<nq} s[l*lds+c] * q[l*ldq+i] (i < n), then
 // gm[k*ldg+c] = Σ_{i<n} r[k*ldr+i] * p[c*ldp+i] for k < nr with the updated p.
-// n must be a multiple of 8, nr at most 6.
+// n must be a multiple of 8, nr at most 4.
 //
 //go:noescape
 func projDotsB4AVX512(p *float64, ldp int, q *float64, ldq int, s *float64, lds int, nq int, r *float64, ldr int, gm *float64, ldg int, nr int, n int)
@@ -126,11 +126,26 @@ func projDotsB3AVX2(p *float64, ldp int, q *float64, ldq int, s *float64, lds in
 //go:noescape
 func projDotsB4AVX2(p *float64, ldp int, q *float64, ldq int, s *float64, lds int, nq int, r *float64, ldr int, gm *float64, ldg int, nr int, n int)
 
+// panelPassAVX512 updates column c of the panel at p with the columns before it and
+// writes the dots of the result with the columns before it or with columns
+// c..b-1 (see panelPassVariants for (b, c, before) by variant). n must be a
+// multiple of 8.
+//
+//go:noescape
+func panelPassAVX512(p *float64, ldp int, s *float64, lds int, gm *float64, n int, variant int)
+
 // transposeAVX512 computes dst[c*ldd+r] = src[r*lds+c] for r < rows, c < cols,
 // times scale[r] unless scale is nil. rows and cols must be at least 1.
 //
 //go:noescape
 func transposeAVX512(dst *float64, ldd int, src *float64, lds int, rows int, cols int, scale *float64)
+
+// transpose4AVX computes dst[c*ldd+r] = src[r*lds+c] for r < rows, c < cols,
+// times scale[r] unless scale is nil. rows and cols must be positive
+// multiples of 4.
+//
+//go:noescape
+func transpose4AVX(dst *float64, ldd int, src *float64, lds int, rows int, cols int, scale *float64)
 
 // peakFMAAVX512 runs iters iterations of independent VFMADD231PD chains, one per accumulator, to measure the FMA peak.
 func peakFMAAVX512(iters int)

@@ -13,14 +13,22 @@ import (
 // vectors (b*projDotsU), the broadcasts or the temporary, and nr*b
 // accumulators must fit.
 var projDotsMaxNR = map[string][]int{
-	"AVX512": {0, 24, 13, 9, 6},
+	"AVX512": {0, 24, 13, 9, 4},
 	"AVX2":   {0, 11, 5, 3, 2},
 }
 
 // projDotsU is the number of row vectors per panel column in one iteration
 // (b*U <= 4): with narrow panels several chunks of rows keep enough FMA
 // chains in flight and share the loop overhead.
-var projDotsU = []int{0, 4, 2, 1, 1}
+//
+// On AVX-512, b = 4 takes two vectors per column too: the update is a
+// chain of nq dependent FMAs per vector, and four chains are just enough
+// to keep one FMA per cycle in flight (AMD Zen 4, 4-cycle latency), eight
+// leave slack.
+var projDotsU = map[string][]int{
+	"AVX512": {0, 4, 2, 1, 2},
+	"AVX2":   {0, 4, 2, 1, 1},
+}
 
 // genProjDots writes, for panel widths b = 1..4,
 //
@@ -87,7 +95,7 @@ func genProjDotsB(s isa, b int) {
 // projDotsVariant emits the sweep for nr dot products per column: a loop
 // over U row vectors per column, then one over single vectors.
 func projDotsVariant(s isa, b, nr int, pfx string) {
-	U := projDotsU[b]
+	U := projDotsU[s.name][b]
 	r := s.regs
 	// With few dot products, each row vector u of a column gets its own
 	// accumulator (nu = U): the U FMAs into one accumulator per iteration
@@ -108,6 +116,13 @@ func projDotsVariant(s isa, b, nr int, pfx string) {
 	var bcst []VecPhysical
 	if !s.is512() || U > 1 {
 		bcst = rest[:b]
+	}
+	// On AVX-512 with U > 1 and b > 1, when the registers allow, the U
+	// vectors of Q are loaded once into qv and each used b times (a memory
+	// operand would load them b times).
+	var qv []VecPhysical
+	if s.is512() && U > 1 && b > 1 && len(rest) >= b+U {
+		qv = rest[b : b+U]
 	}
 	pAddr := func(c, u int) Mem {
 		m := Mem{Disp: u * s.bytes}
@@ -171,8 +186,13 @@ func projDotsVariant(s isa, b, nr int, pfx string) {
 				VBROADCASTSD(Mem{Base: RDX, Disp: 8 * c}, bcst[c])
 			}
 			for u := 0; u < uu; u++ {
+				var q Op = Mem{Base: RAX, Disp: u * s.bytes}
+				if qv != nil {
+					VMOVUPD(q, qv[u])
+					q = qv[u]
+				}
 				for c := 0; c < b; c++ {
-					VFNMADD231PD(Mem{Base: RAX, Disp: u * s.bytes}, bcst[c], pv(c, u))
+					VFNMADD231PD(q, bcst[c], pv(c, u))
 				}
 			}
 		}

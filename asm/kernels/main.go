@@ -82,7 +82,9 @@ func main() {
 	for _, s := range []isa{avx512, avx2} {
 		genProjDots(s)
 	}
+	genPanelPass()
 	genTranspose()
+	genTranspose4()
 	genPeak(avx512, 16)
 	genPeak(avx2, 12)
 

@@ -204,3 +204,125 @@ func maskFrom(n Register, k Register) {
 	DECL(EDX)
 	KMOVW(EDX, k)
 }
+
+// genTranspose4 writes
+//
+//	func transpose4AVX(dst *float64, ldd int, src *float64, lds int, rows, cols int, scale *float64)
+//
+// the part of Transpose made of whole 4 x 4 blocks (rows and cols multiples
+// of 4, at least 4) on YMM registers with AVX instructions only, used by
+// both the AVX-512 and the AVX2 paths. Each block takes eight 16-byte
+// loads, four of them inserted into the upper halves (A = [r0 c0:2 | r2
+// c0:2], B = [r1 c0:2 | r3 c0:2], C and D the same for columns 2:4), and
+// four in-lane unpacks (column c0 = VUNPCKLPD(A, B), c1 = VUNPCKHPD(A, B),
+// ...): a single shuffle per four elements, the cheapest way through the
+// shuffle ports on CPUs that split 512-bit shuffles (AMD Zen 4).
+func genTranspose4() {
+	name := "transpose4AVX"
+	TEXT(name, NOSPLIT, "func(dst *float64, ldd int, src *float64, lds int, rows, cols int, scale *float64)")
+	Pragma("noescape")
+	Doc(name+" computes dst[c*ldd+r] = src[r*lds+c] for r < rows, c < cols,",
+		"times scale[r] unless scale is nil. rows and cols must be positive",
+		"multiples of 4.")
+	// DI: dst, SI: src, R8: ldd bytes, R9: lds bytes, R13: scale (0 when
+	// nil). The inner loop runs over the shorter dimension, so that the
+	// destination is written in long runs: with rows <= cols, over the
+	// strips of 4 source rows (a run of 4*rows elements of each of 4
+	// destination rows), else over the blocks of 4 columns. Per block R10
+	// (source rows), R11 (destination rows), AX and DX: the third row of
+	// the block (source and destination); BX: inner count left, CX: outer.
+	Load(Param("dst"), RDI)
+	Load(Param("ldd"), R8)
+	SHLQ(U8(3), R8)
+	Load(Param("src"), RSI)
+	Load(Param("lds"), R9)
+	SHLQ(U8(3), R9)
+	Load(Param("scale"), R13)
+
+	a, b, c, d := Y0, Y1, Y2, Y3
+	col := []VecPhysical{Y4, Y5, Y6, Y7}
+	// block transposes the 4 x 4 block at R10 into R11; with scale, the
+	// scales of its rows are at sc.
+	block := func(sfx string, sc Op) {
+		LEAQ(Mem{Base: R10, Index: R9, Scale: 2}, RAX)
+		VMOVUPD(Mem{Base: R10}, a.AsX())
+		VINSERTF128(U8(1), Mem{Base: RAX}, a, a)
+		VMOVUPD(Mem{Base: R10, Index: R9, Scale: 1}, b.AsX())
+		VINSERTF128(U8(1), Mem{Base: RAX, Index: R9, Scale: 1}, b, b)
+		VMOVUPD(Mem{Base: R10, Disp: 16}, c.AsX())
+		VINSERTF128(U8(1), Mem{Base: RAX, Disp: 16}, c, c)
+		VMOVUPD(Mem{Base: R10, Index: R9, Scale: 1, Disp: 16}, d.AsX())
+		VINSERTF128(U8(1), Mem{Base: RAX, Index: R9, Scale: 1, Disp: 16}, d, d)
+		VUNPCKLPD(b, a, col[0])
+		VUNPCKHPD(b, a, col[1])
+		VUNPCKLPD(d, c, col[2])
+		VUNPCKHPD(d, c, col[3])
+		TESTQ(R13, R13)
+		JE(LabelRef(name + sfx))
+		for k := range col {
+			VMULPD(sc, col[k], col[k])
+		}
+		Label(name + sfx)
+		LEAQ(Mem{Base: R11, Index: R8, Scale: 2}, RDX)
+		VMOVUPD(col[0], Mem{Base: R11})
+		VMOVUPD(col[1], Mem{Base: R11, Index: R8, Scale: 1})
+		VMOVUPD(col[2], Mem{Base: RDX})
+		VMOVUPD(col[3], Mem{Base: RDX, Index: R8, Scale: 1})
+	}
+
+	Load(Param("rows"), RCX)
+	Load(Param("cols"), RBX)
+	CMPQ(RCX, RBX)
+	JLE(LabelRef(name + "_bycols"))
+
+	// rows > cols: outer loop over strips of 4 source rows, inner over
+	// blocks of 4 columns.
+	Label(name + "_strip")
+	TESTQ(R13, R13)
+	JE(LabelRef(name + "_noscale"))
+	VMOVUPD(Mem{Base: R13}, Y15)
+	ADDQ(U8(32), R13)
+	Label(name + "_noscale")
+	MOVQ(RSI, R10)
+	MOVQ(RDI, R11)
+	Load(Param("cols"), RBX)
+	Label(name + "_block")
+	block("_s1", Y15)
+	ADDQ(U8(32), R10)                              // next 4 columns of the source rows
+	LEAQ(Mem{Base: RDX, Index: R8, Scale: 2}, R11) // next 4 rows of dst
+	SUBQ(U8(4), RBX)
+	JNE(LabelRef(name + "_block"))
+	LEAQ(Mem{Base: RSI, Index: R9, Scale: 4}, RSI) // next 4 source rows
+	ADDQ(U8(32), RDI)                              // next 4 columns of dst rows
+	SUBQ(U8(4), RCX)
+	JNE(LabelRef(name + "_strip"))
+	JMP(LabelRef(name + "_done"))
+
+	// rows <= cols: outer loop over blocks of 4 columns, inner over strips
+	// of 4 source rows (scale[r] at R12 + 8r).
+	Label(name + "_bycols")
+	MOVQ(R13, R12)
+	Label(name + "_cols")
+	MOVQ(RSI, R10)
+	MOVQ(RDI, R11)
+	MOVQ(R12, R13)
+	Load(Param("rows"), RCX)
+	Label(name + "_rowblock")
+	block("_s2", Mem{Base: R13})
+	LEAQ(Mem{Base: R10, Index: R9, Scale: 4}, R10) // next 4 source rows
+	ADDQ(U8(32), R11)                              // next 4 columns of dst rows
+	TESTQ(R13, R13)
+	JE(LabelRef(name + "_noadv"))
+	ADDQ(U8(32), R13)
+	Label(name + "_noadv")
+	SUBQ(U8(4), RCX)
+	JNE(LabelRef(name + "_rowblock"))
+	ADDQ(U8(32), RSI)                              // next 4 columns of the source rows
+	LEAQ(Mem{Base: RDI, Index: R8, Scale: 4}, RDI) // next 4 rows of dst
+	SUBQ(U8(4), RBX)
+	JNE(LabelRef(name + "_cols"))
+
+	Label(name + "_done")
+	VZEROUPPER()
+	RET()
+}
