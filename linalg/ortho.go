@@ -253,21 +253,20 @@ func (o *Orthonormalizer) inPanel(p []float64, b, j0 int, first, haveNorms bool)
 		if first && j == o.badAt {
 			return o.bad
 		}
-		x := p[c*ldt:]
 		var n2h float64 // Σ h2² of the second pass inside the panel
 		switch {
 		case c == 0:
 			copy(g[:b], o.gram[:b]) // z_0 · z_k
 		case first:
-			kernels.ProjDots(x, ldt, 1, p, ldt, c, hp[c:], panel, p, ldt, c, h2, 1, n)
+			kernels.PanelPass(p, ldt, b, c, hp[c:], panel, true, h2, n)
 			for l := 0; l < c; l++ {
 				v := h2[l] / nu[j0+l] // q_l · x
 				n2h += float64(v * v)
 				h2[l] = v / nu[j0+l]
 			}
-			kernels.ProjDots(x, ldt, 1, p, ldt, c, h2, 1, x, ldt, b-c, g, 1, n)
+			kernels.PanelPass(p, ldt, b, c, h2, 1, false, g, n)
 		default:
-			kernels.ProjDots(x, ldt, 1, p, ldt, c, hp[c:], panel, x, ldt, b-c, g, 1, n)
+			kernels.PanelPass(p, ldt, b, c, hp[c:], panel, false, g, n)
 		}
 		nrm := math.Sqrt(g[0])
 		var ref float64
