@@ -123,3 +123,27 @@ func FuzzPanelPass(f *testing.F) {
 		})
 	})
 }
+
+// FuzzProjTransposeScaled: rows, columns, where the projected rows start,
+// strides, alignments and value magnitudes; the bits of the separate calls.
+func FuzzProjTransposeScaled(f *testing.F) {
+	f.Add(uint16(12), uint16(784), uint8(0), uint8(4), uint8(0), uint64(1))
+	f.Add(uint16(5), uint16(41), uint8(1), uint8(2), uint8(40), uint64(2))
+	f.Fuzz(func(t *testing.T, r16, c16 uint16, j8, sel, mag uint8, seed uint64) {
+		rows, cols := 1+int(r16%24), int(c16%1100)
+		j0 := 4 * ((rows - 1) / 4)
+		if j8%2 == 1 {
+			j0 = max(rows-1-int(j8/2%4), 0)
+		}
+		b := rows - j0
+		lds, ldd := fuzzLD(cols, sel), fuzzLD(rows, sel/5)
+		rng := rand.New(rand.NewPCG(seed, 14))
+		src0 := fuzzMatrix(rng, rows, cols, lds, int(sel%4), mag)
+		s := fuzzMatrix(rng, max(j0*b, 1), 1, 1, int(sel/16%4), mag)
+		sc := fuzzMatrix(rng, 1, rows, rows, int(seed%4), mag)
+		forEachImplNoSubtest(func(name string) {
+			src := &matrix{buf: append([]float64(nil), src0.buf...), off: src0.off, rows: rows, cols: cols, ld: lds}
+			checkProjTranspose(t, fmt.Sprintf("%s: rows=%d cols=%d j0=%d", name, rows, cols, j0), src, rows, cols, j0, s, sc, ldd, int(seed/4%4))
+		})
+	})
+}

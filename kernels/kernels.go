@@ -117,6 +117,31 @@ func TransposeScaled(dst []float64, ldd int, src []float64, lds int, rows, cols 
 	transposeScaled(dst, ldd, src, lds, rows, cols, scale)
 }
 
+// ProjTransposeScaled projects the last b = rows-j0 rows of src (1 <= b
+// <= 4) with the rows before them, in place, then writes the scaled
+// transpose of src into dst: it is
+//
+//	ProjDots(src[j0*lds:], lds, b, src, lds, j0, s, b, nil, 0, 0, nil, 0, cols)
+//	TransposeScaled(dst, ldd, src, lds, rows, cols, scale)
+//
+// (S is j0 x b with stride b) with the same results, in one pass over src
+// on AVX-512 when rows <= 16 and j0 = 4*((rows-1)/4) (the last panel of
+// linalg's block Gram–Schmidt).
+func ProjTransposeScaled(dst []float64, ldd int, src []float64, lds int, rows, cols int, scale []float64, j0 int, s []float64) {
+	if j0 < 0 || rows-j0 < 1 || rows-j0 > 4 {
+		panic("kernels: ProjTransposeScaled: need 1 <= rows-j0 <= 4")
+	}
+	_ = scale[:rows]
+	projTransposeScaled(dst, ldd, src, lds, rows, cols, scale, j0, s)
+}
+
+// projTransposeScaledGeneric is ProjTransposeScaled as its two calls.
+func projTransposeScaledGeneric(dst []float64, ldd int, src []float64, lds int, rows, cols int, scale []float64, j0 int, s []float64) {
+	b := rows - j0
+	projDots(src[j0*lds:], lds, b, src, lds, j0, s, b, nil, 0, 0, nil, 0, cols)
+	transposeScaled(dst, ldd, src, lds, rows, cols, scale)
+}
+
 // PeakFMA runs iters iterations of a loop of independent fused multiply-add
 // chains on the widest vector registers the dispatch uses (16 chains of ZMM
 // with AVX-512, 12 of YMM with AVX2, 12 scalar multiply-adds otherwise) and

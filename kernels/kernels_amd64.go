@@ -343,6 +343,27 @@ func transposeEdge(dst []float64, ldd int, src []float64, lds int, rows, cols in
 	}
 }
 
+func projTransposeScaled(dst []float64, ldd int, src []float64, lds int, rows, cols int, scale []float64, j0 int, s []float64) {
+	nv := cols &^ 7
+	if !useAVX512 || rows > 16 || j0 != 4*((rows-1)/4) || nv == 0 {
+		projTransposeScaledGeneric(dst, ldd, src, lds, rows, cols, scale, j0, s)
+		return
+	}
+	b := rows - j0
+	_ = dst[(cols-1)*ldd+rows-1]
+	_ = src[(rows-1)*lds+cols-1]
+	sp := &projDotsSink[0]
+	if j0 > 0 {
+		_ = s[(j0-1)*b+b-1]
+		sp = &s[0]
+	}
+	projTransposeAVX512(&dst[0], ldd, &src[0], lds, nv, &scale[0], sp, rows)
+	if nv < cols {
+		projRows(src[j0*lds:], lds, b, src, lds, j0, s, b, nv, cols)
+		transposeScaledGeneric(dst[nv*ldd:], ldd, src[nv:], lds, rows, cols-nv, scale)
+	}
+}
+
 func peakFMA(iters int) (flops int) {
 	if useAVX512 {
 		peakFMAAVX512(iters) // 16 chains of 8 lanes

@@ -36211,6 +36211,1941 @@ transpose4AVX_done:
 	VZEROUPPER
 	RET
 
+// func projTransposeAVX512(dst *float64, ldd int, src *float64, lds int, cols int, scale *float64, s *float64, rows int)
+// Requires: AVX, AVX512DQ, AVX512F
+TEXT ·projTransposeAVX512(SB), NOSPLIT, $0-64
+	MOVQ dst+0(FP), DI
+	MOVQ ldd+8(FP), R8
+	SHLQ $0x03, R8
+	MOVQ src+16(FP), SI
+	MOVQ lds+24(FP), R9
+	SHLQ $0x03, R9
+	MOVQ cols+32(FP), CX
+	MOVQ scale+40(FP), R12
+	MOVQ s+48(FP), R10
+	MOVQ rows+56(FP), DX
+	CMPQ DX, $0x01
+	JE   projTransposeAVX512_r1
+	CMPQ DX, $0x02
+	JE   projTransposeAVX512_r2
+	CMPQ DX, $0x03
+	JE   projTransposeAVX512_r3
+	CMPQ DX, $0x04
+	JE   projTransposeAVX512_r4
+	CMPQ DX, $0x05
+	JE   projTransposeAVX512_r5
+	CMPQ DX, $0x06
+	JE   projTransposeAVX512_r6
+	CMPQ DX, $0x07
+	JE   projTransposeAVX512_r7
+	CMPQ DX, $0x08
+	JE   projTransposeAVX512_r8
+	CMPQ DX, $0x09
+	JE   projTransposeAVX512_r9
+	CMPQ DX, $0x0a
+	JE   projTransposeAVX512_r10
+	CMPQ DX, $0x0b
+	JE   projTransposeAVX512_r11
+	CMPQ DX, $0x0c
+	JE   projTransposeAVX512_r12
+	CMPQ DX, $0x0d
+	JE   projTransposeAVX512_r13
+	CMPQ DX, $0x0e
+	JE   projTransposeAVX512_r14
+	CMPQ DX, $0x0f
+	JE   projTransposeAVX512_r15
+	CMPQ DX, $0x10
+	JE   projTransposeAVX512_r16
+	JMP  projTransposeAVX512_done
+
+projTransposeAVX512_r1:
+projTransposeAVX512_r1_loop:
+	CMPQ        CX, $0x08
+	JB          projTransposeAVX512_done
+	MOVQ        SI, AX
+	VMOVUPD     (AX), Z0
+	VXORPD      Z1, Z1, Z1
+	VXORPD      Z2, Z2, Z2
+	VXORPD      Z3, Z3, Z3
+	VXORPD      Z4, Z4, Z4
+	VXORPD      Z5, Z5, Z5
+	VXORPD      Z6, Z6, Z6
+	VXORPD      Z7, Z7, Z7
+	VMULPD.BCST (R12), Z0, Z0
+	VUNPCKLPD   Z1, Z0, Z16
+	VUNPCKHPD   Z1, Z0, Z17
+	VUNPCKLPD   Z3, Z2, Z18
+	VUNPCKHPD   Z3, Z2, Z19
+	VUNPCKLPD   Z5, Z4, Z20
+	VUNPCKHPD   Z5, Z4, Z21
+	VUNPCKLPD   Z7, Z6, Z22
+	VUNPCKHPD   Z7, Z6, Z23
+	VSHUFF64X2  $0x88, Z18, Z16, Z24
+	VSHUFF64X2  $0xdd, Z18, Z16, Z25
+	VSHUFF64X2  $0x88, Z19, Z17, Z26
+	VSHUFF64X2  $0xdd, Z19, Z17, Z27
+	VSHUFF64X2  $0x88, Z22, Z20, Z28
+	VSHUFF64X2  $0xdd, Z22, Z20, Z29
+	VSHUFF64X2  $0x88, Z23, Z21, Z30
+	VSHUFF64X2  $0xdd, Z23, Z21, Z31
+	VSHUFF64X2  $0x88, Z28, Z24, Z0
+	VSHUFF64X2  $0xdd, Z28, Z24, Z4
+	VSHUFF64X2  $0x88, Z29, Z25, Z2
+	VSHUFF64X2  $0xdd, Z29, Z25, Z6
+	VSHUFF64X2  $0x88, Z30, Z26, Z1
+	VSHUFF64X2  $0xdd, Z30, Z26, Z5
+	VSHUFF64X2  $0x88, Z31, Z27, Z3
+	VSHUFF64X2  $0xdd, Z31, Z27, Z7
+	MOVL        $0x00000001, AX
+	KMOVW       AX, K1
+	MOVQ        DI, AX
+	VMOVUPD     Z0, K1, (AX)
+	ADDQ        R8, AX
+	VMOVUPD     Z1, K1, (AX)
+	ADDQ        R8, AX
+	VMOVUPD     Z2, K1, (AX)
+	ADDQ        R8, AX
+	VMOVUPD     Z3, K1, (AX)
+	ADDQ        R8, AX
+	VMOVUPD     Z4, K1, (AX)
+	ADDQ        R8, AX
+	VMOVUPD     Z5, K1, (AX)
+	ADDQ        R8, AX
+	VMOVUPD     Z6, K1, (AX)
+	ADDQ        R8, AX
+	VMOVUPD     Z7, K1, (AX)
+	ADDQ        $0x40, SI
+	LEAQ        (DI)(R8*8), DI
+	SUBQ        $0x08, CX
+	JMP         projTransposeAVX512_r1_loop
+
+projTransposeAVX512_r2:
+projTransposeAVX512_r2_loop:
+	CMPQ        CX, $0x08
+	JB          projTransposeAVX512_done
+	MOVQ        SI, AX
+	VMOVUPD     (AX), Z0
+	ADDQ        R9, AX
+	VMOVUPD     (AX), Z1
+	VXORPD      Z2, Z2, Z2
+	VXORPD      Z3, Z3, Z3
+	VXORPD      Z4, Z4, Z4
+	VXORPD      Z5, Z5, Z5
+	VXORPD      Z6, Z6, Z6
+	VXORPD      Z7, Z7, Z7
+	VMULPD.BCST (R12), Z0, Z0
+	VMULPD.BCST 8(R12), Z1, Z1
+	VUNPCKLPD   Z1, Z0, Z16
+	VUNPCKHPD   Z1, Z0, Z17
+	VUNPCKLPD   Z3, Z2, Z18
+	VUNPCKHPD   Z3, Z2, Z19
+	VUNPCKLPD   Z5, Z4, Z20
+	VUNPCKHPD   Z5, Z4, Z21
+	VUNPCKLPD   Z7, Z6, Z22
+	VUNPCKHPD   Z7, Z6, Z23
+	VSHUFF64X2  $0x88, Z18, Z16, Z24
+	VSHUFF64X2  $0xdd, Z18, Z16, Z25
+	VSHUFF64X2  $0x88, Z19, Z17, Z26
+	VSHUFF64X2  $0xdd, Z19, Z17, Z27
+	VSHUFF64X2  $0x88, Z22, Z20, Z28
+	VSHUFF64X2  $0xdd, Z22, Z20, Z29
+	VSHUFF64X2  $0x88, Z23, Z21, Z30
+	VSHUFF64X2  $0xdd, Z23, Z21, Z31
+	VSHUFF64X2  $0x88, Z28, Z24, Z0
+	VSHUFF64X2  $0xdd, Z28, Z24, Z4
+	VSHUFF64X2  $0x88, Z29, Z25, Z2
+	VSHUFF64X2  $0xdd, Z29, Z25, Z6
+	VSHUFF64X2  $0x88, Z30, Z26, Z1
+	VSHUFF64X2  $0xdd, Z30, Z26, Z5
+	VSHUFF64X2  $0x88, Z31, Z27, Z3
+	VSHUFF64X2  $0xdd, Z31, Z27, Z7
+	MOVL        $0x00000003, AX
+	KMOVW       AX, K1
+	MOVQ        DI, AX
+	VMOVUPD     Z0, K1, (AX)
+	ADDQ        R8, AX
+	VMOVUPD     Z1, K1, (AX)
+	ADDQ        R8, AX
+	VMOVUPD     Z2, K1, (AX)
+	ADDQ        R8, AX
+	VMOVUPD     Z3, K1, (AX)
+	ADDQ        R8, AX
+	VMOVUPD     Z4, K1, (AX)
+	ADDQ        R8, AX
+	VMOVUPD     Z5, K1, (AX)
+	ADDQ        R8, AX
+	VMOVUPD     Z6, K1, (AX)
+	ADDQ        R8, AX
+	VMOVUPD     Z7, K1, (AX)
+	ADDQ        $0x40, SI
+	LEAQ        (DI)(R8*8), DI
+	SUBQ        $0x08, CX
+	JMP         projTransposeAVX512_r2_loop
+
+projTransposeAVX512_r3:
+projTransposeAVX512_r3_loop:
+	CMPQ        CX, $0x08
+	JB          projTransposeAVX512_done
+	MOVQ        SI, AX
+	VMOVUPD     (AX), Z0
+	ADDQ        R9, AX
+	VMOVUPD     (AX), Z1
+	ADDQ        R9, AX
+	VMOVUPD     (AX), Z2
+	VXORPD      Z3, Z3, Z3
+	VXORPD      Z4, Z4, Z4
+	VXORPD      Z5, Z5, Z5
+	VXORPD      Z6, Z6, Z6
+	VXORPD      Z7, Z7, Z7
+	VMULPD.BCST (R12), Z0, Z0
+	VMULPD.BCST 8(R12), Z1, Z1
+	VMULPD.BCST 16(R12), Z2, Z2
+	VUNPCKLPD   Z1, Z0, Z16
+	VUNPCKHPD   Z1, Z0, Z17
+	VUNPCKLPD   Z3, Z2, Z18
+	VUNPCKHPD   Z3, Z2, Z19
+	VUNPCKLPD   Z5, Z4, Z20
+	VUNPCKHPD   Z5, Z4, Z21
+	VUNPCKLPD   Z7, Z6, Z22
+	VUNPCKHPD   Z7, Z6, Z23
+	VSHUFF64X2  $0x88, Z18, Z16, Z24
+	VSHUFF64X2  $0xdd, Z18, Z16, Z25
+	VSHUFF64X2  $0x88, Z19, Z17, Z26
+	VSHUFF64X2  $0xdd, Z19, Z17, Z27
+	VSHUFF64X2  $0x88, Z22, Z20, Z28
+	VSHUFF64X2  $0xdd, Z22, Z20, Z29
+	VSHUFF64X2  $0x88, Z23, Z21, Z30
+	VSHUFF64X2  $0xdd, Z23, Z21, Z31
+	VSHUFF64X2  $0x88, Z28, Z24, Z0
+	VSHUFF64X2  $0xdd, Z28, Z24, Z4
+	VSHUFF64X2  $0x88, Z29, Z25, Z2
+	VSHUFF64X2  $0xdd, Z29, Z25, Z6
+	VSHUFF64X2  $0x88, Z30, Z26, Z1
+	VSHUFF64X2  $0xdd, Z30, Z26, Z5
+	VSHUFF64X2  $0x88, Z31, Z27, Z3
+	VSHUFF64X2  $0xdd, Z31, Z27, Z7
+	MOVL        $0x00000007, AX
+	KMOVW       AX, K1
+	MOVQ        DI, AX
+	VMOVUPD     Z0, K1, (AX)
+	ADDQ        R8, AX
+	VMOVUPD     Z1, K1, (AX)
+	ADDQ        R8, AX
+	VMOVUPD     Z2, K1, (AX)
+	ADDQ        R8, AX
+	VMOVUPD     Z3, K1, (AX)
+	ADDQ        R8, AX
+	VMOVUPD     Z4, K1, (AX)
+	ADDQ        R8, AX
+	VMOVUPD     Z5, K1, (AX)
+	ADDQ        R8, AX
+	VMOVUPD     Z6, K1, (AX)
+	ADDQ        R8, AX
+	VMOVUPD     Z7, K1, (AX)
+	ADDQ        $0x40, SI
+	LEAQ        (DI)(R8*8), DI
+	SUBQ        $0x08, CX
+	JMP         projTransposeAVX512_r3_loop
+
+projTransposeAVX512_r4:
+projTransposeAVX512_r4_loop:
+	CMPQ        CX, $0x08
+	JB          projTransposeAVX512_done
+	MOVQ        SI, AX
+	VMOVUPD     (AX), Z0
+	ADDQ        R9, AX
+	VMOVUPD     (AX), Z1
+	ADDQ        R9, AX
+	VMOVUPD     (AX), Z2
+	ADDQ        R9, AX
+	VMOVUPD     (AX), Z3
+	VXORPD      Z4, Z4, Z4
+	VXORPD      Z5, Z5, Z5
+	VXORPD      Z6, Z6, Z6
+	VXORPD      Z7, Z7, Z7
+	VMULPD.BCST (R12), Z0, Z0
+	VMULPD.BCST 8(R12), Z1, Z1
+	VMULPD.BCST 16(R12), Z2, Z2
+	VMULPD.BCST 24(R12), Z3, Z3
+	VUNPCKLPD   Z1, Z0, Z16
+	VUNPCKHPD   Z1, Z0, Z17
+	VUNPCKLPD   Z3, Z2, Z18
+	VUNPCKHPD   Z3, Z2, Z19
+	VUNPCKLPD   Z5, Z4, Z20
+	VUNPCKHPD   Z5, Z4, Z21
+	VUNPCKLPD   Z7, Z6, Z22
+	VUNPCKHPD   Z7, Z6, Z23
+	VSHUFF64X2  $0x88, Z18, Z16, Z24
+	VSHUFF64X2  $0xdd, Z18, Z16, Z25
+	VSHUFF64X2  $0x88, Z19, Z17, Z26
+	VSHUFF64X2  $0xdd, Z19, Z17, Z27
+	VSHUFF64X2  $0x88, Z22, Z20, Z28
+	VSHUFF64X2  $0xdd, Z22, Z20, Z29
+	VSHUFF64X2  $0x88, Z23, Z21, Z30
+	VSHUFF64X2  $0xdd, Z23, Z21, Z31
+	VSHUFF64X2  $0x88, Z28, Z24, Z0
+	VSHUFF64X2  $0xdd, Z28, Z24, Z4
+	VSHUFF64X2  $0x88, Z29, Z25, Z2
+	VSHUFF64X2  $0xdd, Z29, Z25, Z6
+	VSHUFF64X2  $0x88, Z30, Z26, Z1
+	VSHUFF64X2  $0xdd, Z30, Z26, Z5
+	VSHUFF64X2  $0x88, Z31, Z27, Z3
+	VSHUFF64X2  $0xdd, Z31, Z27, Z7
+	MOVL        $0x0000000f, AX
+	KMOVW       AX, K1
+	MOVQ        DI, AX
+	VMOVUPD     Z0, K1, (AX)
+	ADDQ        R8, AX
+	VMOVUPD     Z1, K1, (AX)
+	ADDQ        R8, AX
+	VMOVUPD     Z2, K1, (AX)
+	ADDQ        R8, AX
+	VMOVUPD     Z3, K1, (AX)
+	ADDQ        R8, AX
+	VMOVUPD     Z4, K1, (AX)
+	ADDQ        R8, AX
+	VMOVUPD     Z5, K1, (AX)
+	ADDQ        R8, AX
+	VMOVUPD     Z6, K1, (AX)
+	ADDQ        R8, AX
+	VMOVUPD     Z7, K1, (AX)
+	ADDQ        $0x40, SI
+	LEAQ        (DI)(R8*8), DI
+	SUBQ        $0x08, CX
+	JMP         projTransposeAVX512_r4_loop
+
+projTransposeAVX512_r5:
+projTransposeAVX512_r5_loop:
+	CMPQ              CX, $0x08
+	JB                projTransposeAVX512_done
+	MOVQ              SI, AX
+	VMOVUPD           (AX), Z0
+	ADDQ              R9, AX
+	VMOVUPD           (AX), Z1
+	ADDQ              R9, AX
+	VMOVUPD           (AX), Z2
+	ADDQ              R9, AX
+	VMOVUPD           (AX), Z3
+	ADDQ              R9, AX
+	VMOVUPD           (AX), Z4
+	VXORPD            Z5, Z5, Z5
+	VXORPD            Z6, Z6, Z6
+	VXORPD            Z7, Z7, Z7
+	VFNMADD231PD.BCST (R10), Z0, Z4
+	VFNMADD231PD.BCST 8(R10), Z1, Z4
+	VFNMADD231PD.BCST 16(R10), Z2, Z4
+	VFNMADD231PD.BCST 24(R10), Z3, Z4
+	VMOVUPD           Z4, (AX)
+	VMULPD.BCST       (R12), Z0, Z0
+	VMULPD.BCST       8(R12), Z1, Z1
+	VMULPD.BCST       16(R12), Z2, Z2
+	VMULPD.BCST       24(R12), Z3, Z3
+	VMULPD.BCST       32(R12), Z4, Z4
+	VUNPCKLPD         Z1, Z0, Z16
+	VUNPCKHPD         Z1, Z0, Z17
+	VUNPCKLPD         Z3, Z2, Z18
+	VUNPCKHPD         Z3, Z2, Z19
+	VUNPCKLPD         Z5, Z4, Z20
+	VUNPCKHPD         Z5, Z4, Z21
+	VUNPCKLPD         Z7, Z6, Z22
+	VUNPCKHPD         Z7, Z6, Z23
+	VSHUFF64X2        $0x88, Z18, Z16, Z24
+	VSHUFF64X2        $0xdd, Z18, Z16, Z25
+	VSHUFF64X2        $0x88, Z19, Z17, Z26
+	VSHUFF64X2        $0xdd, Z19, Z17, Z27
+	VSHUFF64X2        $0x88, Z22, Z20, Z28
+	VSHUFF64X2        $0xdd, Z22, Z20, Z29
+	VSHUFF64X2        $0x88, Z23, Z21, Z30
+	VSHUFF64X2        $0xdd, Z23, Z21, Z31
+	VSHUFF64X2        $0x88, Z28, Z24, Z0
+	VSHUFF64X2        $0xdd, Z28, Z24, Z4
+	VSHUFF64X2        $0x88, Z29, Z25, Z2
+	VSHUFF64X2        $0xdd, Z29, Z25, Z6
+	VSHUFF64X2        $0x88, Z30, Z26, Z1
+	VSHUFF64X2        $0xdd, Z30, Z26, Z5
+	VSHUFF64X2        $0x88, Z31, Z27, Z3
+	VSHUFF64X2        $0xdd, Z31, Z27, Z7
+	MOVL              $0x0000001f, AX
+	KMOVW             AX, K1
+	MOVQ              DI, AX
+	VMOVUPD           Z0, K1, (AX)
+	ADDQ              R8, AX
+	VMOVUPD           Z1, K1, (AX)
+	ADDQ              R8, AX
+	VMOVUPD           Z2, K1, (AX)
+	ADDQ              R8, AX
+	VMOVUPD           Z3, K1, (AX)
+	ADDQ              R8, AX
+	VMOVUPD           Z4, K1, (AX)
+	ADDQ              R8, AX
+	VMOVUPD           Z5, K1, (AX)
+	ADDQ              R8, AX
+	VMOVUPD           Z6, K1, (AX)
+	ADDQ              R8, AX
+	VMOVUPD           Z7, K1, (AX)
+	ADDQ              $0x40, SI
+	LEAQ              (DI)(R8*8), DI
+	SUBQ              $0x08, CX
+	JMP               projTransposeAVX512_r5_loop
+
+projTransposeAVX512_r6:
+projTransposeAVX512_r6_loop:
+	CMPQ              CX, $0x08
+	JB                projTransposeAVX512_done
+	MOVQ              SI, AX
+	VMOVUPD           (AX), Z0
+	ADDQ              R9, AX
+	VMOVUPD           (AX), Z1
+	ADDQ              R9, AX
+	VMOVUPD           (AX), Z2
+	ADDQ              R9, AX
+	VMOVUPD           (AX), Z3
+	ADDQ              R9, AX
+	VMOVUPD           (AX), Z4
+	ADDQ              R9, AX
+	VMOVUPD           (AX), Z5
+	VXORPD            Z6, Z6, Z6
+	VXORPD            Z7, Z7, Z7
+	VFNMADD231PD.BCST (R10), Z0, Z4
+	VFNMADD231PD.BCST 16(R10), Z1, Z4
+	VFNMADD231PD.BCST 32(R10), Z2, Z4
+	VFNMADD231PD.BCST 48(R10), Z3, Z4
+	VFNMADD231PD.BCST 8(R10), Z0, Z5
+	VFNMADD231PD.BCST 24(R10), Z1, Z5
+	VFNMADD231PD.BCST 40(R10), Z2, Z5
+	VFNMADD231PD.BCST 56(R10), Z3, Z5
+	VMOVUPD           Z5, (AX)
+	SUBQ              R9, AX
+	VMOVUPD           Z4, (AX)
+	VMULPD.BCST       (R12), Z0, Z0
+	VMULPD.BCST       8(R12), Z1, Z1
+	VMULPD.BCST       16(R12), Z2, Z2
+	VMULPD.BCST       24(R12), Z3, Z3
+	VMULPD.BCST       32(R12), Z4, Z4
+	VMULPD.BCST       40(R12), Z5, Z5
+	VUNPCKLPD         Z1, Z0, Z16
+	VUNPCKHPD         Z1, Z0, Z17
+	VUNPCKLPD         Z3, Z2, Z18
+	VUNPCKHPD         Z3, Z2, Z19
+	VUNPCKLPD         Z5, Z4, Z20
+	VUNPCKHPD         Z5, Z4, Z21
+	VUNPCKLPD         Z7, Z6, Z22
+	VUNPCKHPD         Z7, Z6, Z23
+	VSHUFF64X2        $0x88, Z18, Z16, Z24
+	VSHUFF64X2        $0xdd, Z18, Z16, Z25
+	VSHUFF64X2        $0x88, Z19, Z17, Z26
+	VSHUFF64X2        $0xdd, Z19, Z17, Z27
+	VSHUFF64X2        $0x88, Z22, Z20, Z28
+	VSHUFF64X2        $0xdd, Z22, Z20, Z29
+	VSHUFF64X2        $0x88, Z23, Z21, Z30
+	VSHUFF64X2        $0xdd, Z23, Z21, Z31
+	VSHUFF64X2        $0x88, Z28, Z24, Z0
+	VSHUFF64X2        $0xdd, Z28, Z24, Z4
+	VSHUFF64X2        $0x88, Z29, Z25, Z2
+	VSHUFF64X2        $0xdd, Z29, Z25, Z6
+	VSHUFF64X2        $0x88, Z30, Z26, Z1
+	VSHUFF64X2        $0xdd, Z30, Z26, Z5
+	VSHUFF64X2        $0x88, Z31, Z27, Z3
+	VSHUFF64X2        $0xdd, Z31, Z27, Z7
+	MOVL              $0x0000003f, AX
+	KMOVW             AX, K1
+	MOVQ              DI, AX
+	VMOVUPD           Z0, K1, (AX)
+	ADDQ              R8, AX
+	VMOVUPD           Z1, K1, (AX)
+	ADDQ              R8, AX
+	VMOVUPD           Z2, K1, (AX)
+	ADDQ              R8, AX
+	VMOVUPD           Z3, K1, (AX)
+	ADDQ              R8, AX
+	VMOVUPD           Z4, K1, (AX)
+	ADDQ              R8, AX
+	VMOVUPD           Z5, K1, (AX)
+	ADDQ              R8, AX
+	VMOVUPD           Z6, K1, (AX)
+	ADDQ              R8, AX
+	VMOVUPD           Z7, K1, (AX)
+	ADDQ              $0x40, SI
+	LEAQ              (DI)(R8*8), DI
+	SUBQ              $0x08, CX
+	JMP               projTransposeAVX512_r6_loop
+
+projTransposeAVX512_r7:
+projTransposeAVX512_r7_loop:
+	CMPQ              CX, $0x08
+	JB                projTransposeAVX512_done
+	MOVQ              SI, AX
+	VMOVUPD           (AX), Z0
+	ADDQ              R9, AX
+	VMOVUPD           (AX), Z1
+	ADDQ              R9, AX
+	VMOVUPD           (AX), Z2
+	ADDQ              R9, AX
+	VMOVUPD           (AX), Z3
+	ADDQ              R9, AX
+	VMOVUPD           (AX), Z4
+	ADDQ              R9, AX
+	VMOVUPD           (AX), Z5
+	ADDQ              R9, AX
+	VMOVUPD           (AX), Z6
+	VXORPD            Z7, Z7, Z7
+	VFNMADD231PD.BCST (R10), Z0, Z4
+	VFNMADD231PD.BCST 24(R10), Z1, Z4
+	VFNMADD231PD.BCST 48(R10), Z2, Z4
+	VFNMADD231PD.BCST 72(R10), Z3, Z4
+	VFNMADD231PD.BCST 8(R10), Z0, Z5
+	VFNMADD231PD.BCST 32(R10), Z1, Z5
+	VFNMADD231PD.BCST 56(R10), Z2, Z5
+	VFNMADD231PD.BCST 80(R10), Z3, Z5
+	VFNMADD231PD.BCST 16(R10), Z0, Z6
+	VFNMADD231PD.BCST 40(R10), Z1, Z6
+	VFNMADD231PD.BCST 64(R10), Z2, Z6
+	VFNMADD231PD.BCST 88(R10), Z3, Z6
+	VMOVUPD           Z6, (AX)
+	SUBQ              R9, AX
+	VMOVUPD           Z5, (AX)
+	SUBQ              R9, AX
+	VMOVUPD           Z4, (AX)
+	VMULPD.BCST       (R12), Z0, Z0
+	VMULPD.BCST       8(R12), Z1, Z1
+	VMULPD.BCST       16(R12), Z2, Z2
+	VMULPD.BCST       24(R12), Z3, Z3
+	VMULPD.BCST       32(R12), Z4, Z4
+	VMULPD.BCST       40(R12), Z5, Z5
+	VMULPD.BCST       48(R12), Z6, Z6
+	VUNPCKLPD         Z1, Z0, Z16
+	VUNPCKHPD         Z1, Z0, Z17
+	VUNPCKLPD         Z3, Z2, Z18
+	VUNPCKHPD         Z3, Z2, Z19
+	VUNPCKLPD         Z5, Z4, Z20
+	VUNPCKHPD         Z5, Z4, Z21
+	VUNPCKLPD         Z7, Z6, Z22
+	VUNPCKHPD         Z7, Z6, Z23
+	VSHUFF64X2        $0x88, Z18, Z16, Z24
+	VSHUFF64X2        $0xdd, Z18, Z16, Z25
+	VSHUFF64X2        $0x88, Z19, Z17, Z26
+	VSHUFF64X2        $0xdd, Z19, Z17, Z27
+	VSHUFF64X2        $0x88, Z22, Z20, Z28
+	VSHUFF64X2        $0xdd, Z22, Z20, Z29
+	VSHUFF64X2        $0x88, Z23, Z21, Z30
+	VSHUFF64X2        $0xdd, Z23, Z21, Z31
+	VSHUFF64X2        $0x88, Z28, Z24, Z0
+	VSHUFF64X2        $0xdd, Z28, Z24, Z4
+	VSHUFF64X2        $0x88, Z29, Z25, Z2
+	VSHUFF64X2        $0xdd, Z29, Z25, Z6
+	VSHUFF64X2        $0x88, Z30, Z26, Z1
+	VSHUFF64X2        $0xdd, Z30, Z26, Z5
+	VSHUFF64X2        $0x88, Z31, Z27, Z3
+	VSHUFF64X2        $0xdd, Z31, Z27, Z7
+	MOVL              $0x0000007f, AX
+	KMOVW             AX, K1
+	MOVQ              DI, AX
+	VMOVUPD           Z0, K1, (AX)
+	ADDQ              R8, AX
+	VMOVUPD           Z1, K1, (AX)
+	ADDQ              R8, AX
+	VMOVUPD           Z2, K1, (AX)
+	ADDQ              R8, AX
+	VMOVUPD           Z3, K1, (AX)
+	ADDQ              R8, AX
+	VMOVUPD           Z4, K1, (AX)
+	ADDQ              R8, AX
+	VMOVUPD           Z5, K1, (AX)
+	ADDQ              R8, AX
+	VMOVUPD           Z6, K1, (AX)
+	ADDQ              R8, AX
+	VMOVUPD           Z7, K1, (AX)
+	ADDQ              $0x40, SI
+	LEAQ              (DI)(R8*8), DI
+	SUBQ              $0x08, CX
+	JMP               projTransposeAVX512_r7_loop
+
+projTransposeAVX512_r8:
+projTransposeAVX512_r8_loop:
+	CMPQ              CX, $0x08
+	JB                projTransposeAVX512_done
+	MOVQ              SI, AX
+	VMOVUPD           (AX), Z0
+	ADDQ              R9, AX
+	VMOVUPD           (AX), Z1
+	ADDQ              R9, AX
+	VMOVUPD           (AX), Z2
+	ADDQ              R9, AX
+	VMOVUPD           (AX), Z3
+	ADDQ              R9, AX
+	VMOVUPD           (AX), Z4
+	ADDQ              R9, AX
+	VMOVUPD           (AX), Z5
+	ADDQ              R9, AX
+	VMOVUPD           (AX), Z6
+	ADDQ              R9, AX
+	VMOVUPD           (AX), Z7
+	VFNMADD231PD.BCST (R10), Z0, Z4
+	VFNMADD231PD.BCST 32(R10), Z1, Z4
+	VFNMADD231PD.BCST 64(R10), Z2, Z4
+	VFNMADD231PD.BCST 96(R10), Z3, Z4
+	VFNMADD231PD.BCST 8(R10), Z0, Z5
+	VFNMADD231PD.BCST 40(R10), Z1, Z5
+	VFNMADD231PD.BCST 72(R10), Z2, Z5
+	VFNMADD231PD.BCST 104(R10), Z3, Z5
+	VFNMADD231PD.BCST 16(R10), Z0, Z6
+	VFNMADD231PD.BCST 48(R10), Z1, Z6
+	VFNMADD231PD.BCST 80(R10), Z2, Z6
+	VFNMADD231PD.BCST 112(R10), Z3, Z6
+	VFNMADD231PD.BCST 24(R10), Z0, Z7
+	VFNMADD231PD.BCST 56(R10), Z1, Z7
+	VFNMADD231PD.BCST 88(R10), Z2, Z7
+	VFNMADD231PD.BCST 120(R10), Z3, Z7
+	VMOVUPD           Z7, (AX)
+	SUBQ              R9, AX
+	VMOVUPD           Z6, (AX)
+	SUBQ              R9, AX
+	VMOVUPD           Z5, (AX)
+	SUBQ              R9, AX
+	VMOVUPD           Z4, (AX)
+	VMULPD.BCST       (R12), Z0, Z0
+	VMULPD.BCST       8(R12), Z1, Z1
+	VMULPD.BCST       16(R12), Z2, Z2
+	VMULPD.BCST       24(R12), Z3, Z3
+	VMULPD.BCST       32(R12), Z4, Z4
+	VMULPD.BCST       40(R12), Z5, Z5
+	VMULPD.BCST       48(R12), Z6, Z6
+	VMULPD.BCST       56(R12), Z7, Z7
+	VUNPCKLPD         Z1, Z0, Z16
+	VUNPCKHPD         Z1, Z0, Z17
+	VUNPCKLPD         Z3, Z2, Z18
+	VUNPCKHPD         Z3, Z2, Z19
+	VUNPCKLPD         Z5, Z4, Z20
+	VUNPCKHPD         Z5, Z4, Z21
+	VUNPCKLPD         Z7, Z6, Z22
+	VUNPCKHPD         Z7, Z6, Z23
+	VSHUFF64X2        $0x88, Z18, Z16, Z24
+	VSHUFF64X2        $0xdd, Z18, Z16, Z25
+	VSHUFF64X2        $0x88, Z19, Z17, Z26
+	VSHUFF64X2        $0xdd, Z19, Z17, Z27
+	VSHUFF64X2        $0x88, Z22, Z20, Z28
+	VSHUFF64X2        $0xdd, Z22, Z20, Z29
+	VSHUFF64X2        $0x88, Z23, Z21, Z30
+	VSHUFF64X2        $0xdd, Z23, Z21, Z31
+	VSHUFF64X2        $0x88, Z28, Z24, Z0
+	VSHUFF64X2        $0xdd, Z28, Z24, Z4
+	VSHUFF64X2        $0x88, Z29, Z25, Z2
+	VSHUFF64X2        $0xdd, Z29, Z25, Z6
+	VSHUFF64X2        $0x88, Z30, Z26, Z1
+	VSHUFF64X2        $0xdd, Z30, Z26, Z5
+	VSHUFF64X2        $0x88, Z31, Z27, Z3
+	VSHUFF64X2        $0xdd, Z31, Z27, Z7
+	MOVQ              DI, AX
+	VMOVUPD           Z0, (AX)
+	ADDQ              R8, AX
+	VMOVUPD           Z1, (AX)
+	ADDQ              R8, AX
+	VMOVUPD           Z2, (AX)
+	ADDQ              R8, AX
+	VMOVUPD           Z3, (AX)
+	ADDQ              R8, AX
+	VMOVUPD           Z4, (AX)
+	ADDQ              R8, AX
+	VMOVUPD           Z5, (AX)
+	ADDQ              R8, AX
+	VMOVUPD           Z6, (AX)
+	ADDQ              R8, AX
+	VMOVUPD           Z7, (AX)
+	ADDQ              $0x40, SI
+	LEAQ              (DI)(R8*8), DI
+	SUBQ              $0x08, CX
+	JMP               projTransposeAVX512_r8_loop
+
+projTransposeAVX512_r9:
+projTransposeAVX512_r9_loop:
+	CMPQ              CX, $0x08
+	JB                projTransposeAVX512_done
+	MOVQ              SI, AX
+	VMOVUPD           (AX), Z0
+	ADDQ              R9, AX
+	VMOVUPD           (AX), Z1
+	ADDQ              R9, AX
+	VMOVUPD           (AX), Z2
+	ADDQ              R9, AX
+	VMOVUPD           (AX), Z3
+	ADDQ              R9, AX
+	VMOVUPD           (AX), Z4
+	ADDQ              R9, AX
+	VMOVUPD           (AX), Z5
+	ADDQ              R9, AX
+	VMOVUPD           (AX), Z6
+	ADDQ              R9, AX
+	VMOVUPD           (AX), Z7
+	ADDQ              R9, AX
+	VMOVUPD           (AX), Z8
+	VXORPD            Z9, Z9, Z9
+	VXORPD            Z10, Z10, Z10
+	VXORPD            Z11, Z11, Z11
+	VXORPD            Z12, Z12, Z12
+	VXORPD            Z13, Z13, Z13
+	VXORPD            Z14, Z14, Z14
+	VXORPD            Z15, Z15, Z15
+	VFNMADD231PD.BCST (R10), Z0, Z8
+	VFNMADD231PD.BCST 8(R10), Z1, Z8
+	VFNMADD231PD.BCST 16(R10), Z2, Z8
+	VFNMADD231PD.BCST 24(R10), Z3, Z8
+	VFNMADD231PD.BCST 32(R10), Z4, Z8
+	VFNMADD231PD.BCST 40(R10), Z5, Z8
+	VFNMADD231PD.BCST 48(R10), Z6, Z8
+	VFNMADD231PD.BCST 56(R10), Z7, Z8
+	VMOVUPD           Z8, (AX)
+	VMULPD.BCST       (R12), Z0, Z0
+	VMULPD.BCST       8(R12), Z1, Z1
+	VMULPD.BCST       16(R12), Z2, Z2
+	VMULPD.BCST       24(R12), Z3, Z3
+	VMULPD.BCST       32(R12), Z4, Z4
+	VMULPD.BCST       40(R12), Z5, Z5
+	VMULPD.BCST       48(R12), Z6, Z6
+	VMULPD.BCST       56(R12), Z7, Z7
+	VMULPD.BCST       64(R12), Z8, Z8
+	VUNPCKLPD         Z1, Z0, Z16
+	VUNPCKHPD         Z1, Z0, Z17
+	VUNPCKLPD         Z3, Z2, Z18
+	VUNPCKHPD         Z3, Z2, Z19
+	VUNPCKLPD         Z5, Z4, Z20
+	VUNPCKHPD         Z5, Z4, Z21
+	VUNPCKLPD         Z7, Z6, Z22
+	VUNPCKHPD         Z7, Z6, Z23
+	VSHUFF64X2        $0x88, Z18, Z16, Z24
+	VSHUFF64X2        $0xdd, Z18, Z16, Z25
+	VSHUFF64X2        $0x88, Z19, Z17, Z26
+	VSHUFF64X2        $0xdd, Z19, Z17, Z27
+	VSHUFF64X2        $0x88, Z22, Z20, Z28
+	VSHUFF64X2        $0xdd, Z22, Z20, Z29
+	VSHUFF64X2        $0x88, Z23, Z21, Z30
+	VSHUFF64X2        $0xdd, Z23, Z21, Z31
+	VSHUFF64X2        $0x88, Z28, Z24, Z0
+	VSHUFF64X2        $0xdd, Z28, Z24, Z4
+	VSHUFF64X2        $0x88, Z29, Z25, Z2
+	VSHUFF64X2        $0xdd, Z29, Z25, Z6
+	VSHUFF64X2        $0x88, Z30, Z26, Z1
+	VSHUFF64X2        $0xdd, Z30, Z26, Z5
+	VSHUFF64X2        $0x88, Z31, Z27, Z3
+	VSHUFF64X2        $0xdd, Z31, Z27, Z7
+	MOVQ              DI, AX
+	VMOVUPD           Z0, (AX)
+	ADDQ              R8, AX
+	VMOVUPD           Z1, (AX)
+	ADDQ              R8, AX
+	VMOVUPD           Z2, (AX)
+	ADDQ              R8, AX
+	VMOVUPD           Z3, (AX)
+	ADDQ              R8, AX
+	VMOVUPD           Z4, (AX)
+	ADDQ              R8, AX
+	VMOVUPD           Z5, (AX)
+	ADDQ              R8, AX
+	VMOVUPD           Z6, (AX)
+	ADDQ              R8, AX
+	VMOVUPD           Z7, (AX)
+	VUNPCKLPD         Z9, Z8, Z16
+	VUNPCKHPD         Z9, Z8, Z17
+	VUNPCKLPD         Z11, Z10, Z18
+	VUNPCKHPD         Z11, Z10, Z19
+	VUNPCKLPD         Z13, Z12, Z20
+	VUNPCKHPD         Z13, Z12, Z21
+	VUNPCKLPD         Z15, Z14, Z22
+	VUNPCKHPD         Z15, Z14, Z23
+	VSHUFF64X2        $0x88, Z18, Z16, Z24
+	VSHUFF64X2        $0xdd, Z18, Z16, Z25
+	VSHUFF64X2        $0x88, Z19, Z17, Z26
+	VSHUFF64X2        $0xdd, Z19, Z17, Z27
+	VSHUFF64X2        $0x88, Z22, Z20, Z28
+	VSHUFF64X2        $0xdd, Z22, Z20, Z29
+	VSHUFF64X2        $0x88, Z23, Z21, Z30
+	VSHUFF64X2        $0xdd, Z23, Z21, Z31
+	VSHUFF64X2        $0x88, Z28, Z24, Z8
+	VSHUFF64X2        $0xdd, Z28, Z24, Z12
+	VSHUFF64X2        $0x88, Z29, Z25, Z10
+	VSHUFF64X2        $0xdd, Z29, Z25, Z14
+	VSHUFF64X2        $0x88, Z30, Z26, Z9
+	VSHUFF64X2        $0xdd, Z30, Z26, Z13
+	VSHUFF64X2        $0x88, Z31, Z27, Z11
+	VSHUFF64X2        $0xdd, Z31, Z27, Z15
+	MOVL              $0x00000001, AX
+	KMOVW             AX, K1
+	MOVQ              DI, AX
+	VMOVUPD           Z8, K1, 64(AX)
+	ADDQ              R8, AX
+	VMOVUPD           Z9, K1, 64(AX)
+	ADDQ              R8, AX
+	VMOVUPD           Z10, K1, 64(AX)
+	ADDQ              R8, AX
+	VMOVUPD           Z11, K1, 64(AX)
+	ADDQ              R8, AX
+	VMOVUPD           Z12, K1, 64(AX)
+	ADDQ              R8, AX
+	VMOVUPD           Z13, K1, 64(AX)
+	ADDQ              R8, AX
+	VMOVUPD           Z14, K1, 64(AX)
+	ADDQ              R8, AX
+	VMOVUPD           Z15, K1, 64(AX)
+	ADDQ              $0x40, SI
+	LEAQ              (DI)(R8*8), DI
+	SUBQ              $0x08, CX
+	JMP               projTransposeAVX512_r9_loop
+
+projTransposeAVX512_r10:
+projTransposeAVX512_r10_loop:
+	CMPQ              CX, $0x08
+	JB                projTransposeAVX512_done
+	MOVQ              SI, AX
+	VMOVUPD           (AX), Z0
+	ADDQ              R9, AX
+	VMOVUPD           (AX), Z1
+	ADDQ              R9, AX
+	VMOVUPD           (AX), Z2
+	ADDQ              R9, AX
+	VMOVUPD           (AX), Z3
+	ADDQ              R9, AX
+	VMOVUPD           (AX), Z4
+	ADDQ              R9, AX
+	VMOVUPD           (AX), Z5
+	ADDQ              R9, AX
+	VMOVUPD           (AX), Z6
+	ADDQ              R9, AX
+	VMOVUPD           (AX), Z7
+	ADDQ              R9, AX
+	VMOVUPD           (AX), Z8
+	ADDQ              R9, AX
+	VMOVUPD           (AX), Z9
+	VXORPD            Z10, Z10, Z10
+	VXORPD            Z11, Z11, Z11
+	VXORPD            Z12, Z12, Z12
+	VXORPD            Z13, Z13, Z13
+	VXORPD            Z14, Z14, Z14
+	VXORPD            Z15, Z15, Z15
+	VFNMADD231PD.BCST (R10), Z0, Z8
+	VFNMADD231PD.BCST 16(R10), Z1, Z8
+	VFNMADD231PD.BCST 32(R10), Z2, Z8
+	VFNMADD231PD.BCST 48(R10), Z3, Z8
+	VFNMADD231PD.BCST 64(R10), Z4, Z8
+	VFNMADD231PD.BCST 80(R10), Z5, Z8
+	VFNMADD231PD.BCST 96(R10), Z6, Z8
+	VFNMADD231PD.BCST 112(R10), Z7, Z8
+	VFNMADD231PD.BCST 8(R10), Z0, Z9
+	VFNMADD231PD.BCST 24(R10), Z1, Z9
+	VFNMADD231PD.BCST 40(R10), Z2, Z9
+	VFNMADD231PD.BCST 56(R10), Z3, Z9
+	VFNMADD231PD.BCST 72(R10), Z4, Z9
+	VFNMADD231PD.BCST 88(R10), Z5, Z9
+	VFNMADD231PD.BCST 104(R10), Z6, Z9
+	VFNMADD231PD.BCST 120(R10), Z7, Z9
+	VMOVUPD           Z9, (AX)
+	SUBQ              R9, AX
+	VMOVUPD           Z8, (AX)
+	VMULPD.BCST       (R12), Z0, Z0
+	VMULPD.BCST       8(R12), Z1, Z1
+	VMULPD.BCST       16(R12), Z2, Z2
+	VMULPD.BCST       24(R12), Z3, Z3
+	VMULPD.BCST       32(R12), Z4, Z4
+	VMULPD.BCST       40(R12), Z5, Z5
+	VMULPD.BCST       48(R12), Z6, Z6
+	VMULPD.BCST       56(R12), Z7, Z7
+	VMULPD.BCST       64(R12), Z8, Z8
+	VMULPD.BCST       72(R12), Z9, Z9
+	VUNPCKLPD         Z1, Z0, Z16
+	VUNPCKHPD         Z1, Z0, Z17
+	VUNPCKLPD         Z3, Z2, Z18
+	VUNPCKHPD         Z3, Z2, Z19
+	VUNPCKLPD         Z5, Z4, Z20
+	VUNPCKHPD         Z5, Z4, Z21
+	VUNPCKLPD         Z7, Z6, Z22
+	VUNPCKHPD         Z7, Z6, Z23
+	VSHUFF64X2        $0x88, Z18, Z16, Z24
+	VSHUFF64X2        $0xdd, Z18, Z16, Z25
+	VSHUFF64X2        $0x88, Z19, Z17, Z26
+	VSHUFF64X2        $0xdd, Z19, Z17, Z27
+	VSHUFF64X2        $0x88, Z22, Z20, Z28
+	VSHUFF64X2        $0xdd, Z22, Z20, Z29
+	VSHUFF64X2        $0x88, Z23, Z21, Z30
+	VSHUFF64X2        $0xdd, Z23, Z21, Z31
+	VSHUFF64X2        $0x88, Z28, Z24, Z0
+	VSHUFF64X2        $0xdd, Z28, Z24, Z4
+	VSHUFF64X2        $0x88, Z29, Z25, Z2
+	VSHUFF64X2        $0xdd, Z29, Z25, Z6
+	VSHUFF64X2        $0x88, Z30, Z26, Z1
+	VSHUFF64X2        $0xdd, Z30, Z26, Z5
+	VSHUFF64X2        $0x88, Z31, Z27, Z3
+	VSHUFF64X2        $0xdd, Z31, Z27, Z7
+	MOVQ              DI, AX
+	VMOVUPD           Z0, (AX)
+	ADDQ              R8, AX
+	VMOVUPD           Z1, (AX)
+	ADDQ              R8, AX
+	VMOVUPD           Z2, (AX)
+	ADDQ              R8, AX
+	VMOVUPD           Z3, (AX)
+	ADDQ              R8, AX
+	VMOVUPD           Z4, (AX)
+	ADDQ              R8, AX
+	VMOVUPD           Z5, (AX)
+	ADDQ              R8, AX
+	VMOVUPD           Z6, (AX)
+	ADDQ              R8, AX
+	VMOVUPD           Z7, (AX)
+	VUNPCKLPD         Z9, Z8, Z16
+	VUNPCKHPD         Z9, Z8, Z17
+	VUNPCKLPD         Z11, Z10, Z18
+	VUNPCKHPD         Z11, Z10, Z19
+	VUNPCKLPD         Z13, Z12, Z20
+	VUNPCKHPD         Z13, Z12, Z21
+	VUNPCKLPD         Z15, Z14, Z22
+	VUNPCKHPD         Z15, Z14, Z23
+	VSHUFF64X2        $0x88, Z18, Z16, Z24
+	VSHUFF64X2        $0xdd, Z18, Z16, Z25
+	VSHUFF64X2        $0x88, Z19, Z17, Z26
+	VSHUFF64X2        $0xdd, Z19, Z17, Z27
+	VSHUFF64X2        $0x88, Z22, Z20, Z28
+	VSHUFF64X2        $0xdd, Z22, Z20, Z29
+	VSHUFF64X2        $0x88, Z23, Z21, Z30
+	VSHUFF64X2        $0xdd, Z23, Z21, Z31
+	VSHUFF64X2        $0x88, Z28, Z24, Z8
+	VSHUFF64X2        $0xdd, Z28, Z24, Z12
+	VSHUFF64X2        $0x88, Z29, Z25, Z10
+	VSHUFF64X2        $0xdd, Z29, Z25, Z14
+	VSHUFF64X2        $0x88, Z30, Z26, Z9
+	VSHUFF64X2        $0xdd, Z30, Z26, Z13
+	VSHUFF64X2        $0x88, Z31, Z27, Z11
+	VSHUFF64X2        $0xdd, Z31, Z27, Z15
+	MOVL              $0x00000003, AX
+	KMOVW             AX, K1
+	MOVQ              DI, AX
+	VMOVUPD           Z8, K1, 64(AX)
+	ADDQ              R8, AX
+	VMOVUPD           Z9, K1, 64(AX)
+	ADDQ              R8, AX
+	VMOVUPD           Z10, K1, 64(AX)
+	ADDQ              R8, AX
+	VMOVUPD           Z11, K1, 64(AX)
+	ADDQ              R8, AX
+	VMOVUPD           Z12, K1, 64(AX)
+	ADDQ              R8, AX
+	VMOVUPD           Z13, K1, 64(AX)
+	ADDQ              R8, AX
+	VMOVUPD           Z14, K1, 64(AX)
+	ADDQ              R8, AX
+	VMOVUPD           Z15, K1, 64(AX)
+	ADDQ              $0x40, SI
+	LEAQ              (DI)(R8*8), DI
+	SUBQ              $0x08, CX
+	JMP               projTransposeAVX512_r10_loop
+
+projTransposeAVX512_r11:
+projTransposeAVX512_r11_loop:
+	CMPQ              CX, $0x08
+	JB                projTransposeAVX512_done
+	MOVQ              SI, AX
+	VMOVUPD           (AX), Z0
+	ADDQ              R9, AX
+	VMOVUPD           (AX), Z1
+	ADDQ              R9, AX
+	VMOVUPD           (AX), Z2
+	ADDQ              R9, AX
+	VMOVUPD           (AX), Z3
+	ADDQ              R9, AX
+	VMOVUPD           (AX), Z4
+	ADDQ              R9, AX
+	VMOVUPD           (AX), Z5
+	ADDQ              R9, AX
+	VMOVUPD           (AX), Z6
+	ADDQ              R9, AX
+	VMOVUPD           (AX), Z7
+	ADDQ              R9, AX
+	VMOVUPD           (AX), Z8
+	ADDQ              R9, AX
+	VMOVUPD           (AX), Z9
+	ADDQ              R9, AX
+	VMOVUPD           (AX), Z10
+	VXORPD            Z11, Z11, Z11
+	VXORPD            Z12, Z12, Z12
+	VXORPD            Z13, Z13, Z13
+	VXORPD            Z14, Z14, Z14
+	VXORPD            Z15, Z15, Z15
+	VFNMADD231PD.BCST (R10), Z0, Z8
+	VFNMADD231PD.BCST 24(R10), Z1, Z8
+	VFNMADD231PD.BCST 48(R10), Z2, Z8
+	VFNMADD231PD.BCST 72(R10), Z3, Z8
+	VFNMADD231PD.BCST 96(R10), Z4, Z8
+	VFNMADD231PD.BCST 120(R10), Z5, Z8
+	VFNMADD231PD.BCST 144(R10), Z6, Z8
+	VFNMADD231PD.BCST 168(R10), Z7, Z8
+	VFNMADD231PD.BCST 8(R10), Z0, Z9
+	VFNMADD231PD.BCST 32(R10), Z1, Z9
+	VFNMADD231PD.BCST 56(R10), Z2, Z9
+	VFNMADD231PD.BCST 80(R10), Z3, Z9
+	VFNMADD231PD.BCST 104(R10), Z4, Z9
+	VFNMADD231PD.BCST 128(R10), Z5, Z9
+	VFNMADD231PD.BCST 152(R10), Z6, Z9
+	VFNMADD231PD.BCST 176(R10), Z7, Z9
+	VFNMADD231PD.BCST 16(R10), Z0, Z10
+	VFNMADD231PD.BCST 40(R10), Z1, Z10
+	VFNMADD231PD.BCST 64(R10), Z2, Z10
+	VFNMADD231PD.BCST 88(R10), Z3, Z10
+	VFNMADD231PD.BCST 112(R10), Z4, Z10
+	VFNMADD231PD.BCST 136(R10), Z5, Z10
+	VFNMADD231PD.BCST 160(R10), Z6, Z10
+	VFNMADD231PD.BCST 184(R10), Z7, Z10
+	VMOVUPD           Z10, (AX)
+	SUBQ              R9, AX
+	VMOVUPD           Z9, (AX)
+	SUBQ              R9, AX
+	VMOVUPD           Z8, (AX)
+	VMULPD.BCST       (R12), Z0, Z0
+	VMULPD.BCST       8(R12), Z1, Z1
+	VMULPD.BCST       16(R12), Z2, Z2
+	VMULPD.BCST       24(R12), Z3, Z3
+	VMULPD.BCST       32(R12), Z4, Z4
+	VMULPD.BCST       40(R12), Z5, Z5
+	VMULPD.BCST       48(R12), Z6, Z6
+	VMULPD.BCST       56(R12), Z7, Z7
+	VMULPD.BCST       64(R12), Z8, Z8
+	VMULPD.BCST       72(R12), Z9, Z9
+	VMULPD.BCST       80(R12), Z10, Z10
+	VUNPCKLPD         Z1, Z0, Z16
+	VUNPCKHPD         Z1, Z0, Z17
+	VUNPCKLPD         Z3, Z2, Z18
+	VUNPCKHPD         Z3, Z2, Z19
+	VUNPCKLPD         Z5, Z4, Z20
+	VUNPCKHPD         Z5, Z4, Z21
+	VUNPCKLPD         Z7, Z6, Z22
+	VUNPCKHPD         Z7, Z6, Z23
+	VSHUFF64X2        $0x88, Z18, Z16, Z24
+	VSHUFF64X2        $0xdd, Z18, Z16, Z25
+	VSHUFF64X2        $0x88, Z19, Z17, Z26
+	VSHUFF64X2        $0xdd, Z19, Z17, Z27
+	VSHUFF64X2        $0x88, Z22, Z20, Z28
+	VSHUFF64X2        $0xdd, Z22, Z20, Z29
+	VSHUFF64X2        $0x88, Z23, Z21, Z30
+	VSHUFF64X2        $0xdd, Z23, Z21, Z31
+	VSHUFF64X2        $0x88, Z28, Z24, Z0
+	VSHUFF64X2        $0xdd, Z28, Z24, Z4
+	VSHUFF64X2        $0x88, Z29, Z25, Z2
+	VSHUFF64X2        $0xdd, Z29, Z25, Z6
+	VSHUFF64X2        $0x88, Z30, Z26, Z1
+	VSHUFF64X2        $0xdd, Z30, Z26, Z5
+	VSHUFF64X2        $0x88, Z31, Z27, Z3
+	VSHUFF64X2        $0xdd, Z31, Z27, Z7
+	MOVQ              DI, AX
+	VMOVUPD           Z0, (AX)
+	ADDQ              R8, AX
+	VMOVUPD           Z1, (AX)
+	ADDQ              R8, AX
+	VMOVUPD           Z2, (AX)
+	ADDQ              R8, AX
+	VMOVUPD           Z3, (AX)
+	ADDQ              R8, AX
+	VMOVUPD           Z4, (AX)
+	ADDQ              R8, AX
+	VMOVUPD           Z5, (AX)
+	ADDQ              R8, AX
+	VMOVUPD           Z6, (AX)
+	ADDQ              R8, AX
+	VMOVUPD           Z7, (AX)
+	VUNPCKLPD         Z9, Z8, Z16
+	VUNPCKHPD         Z9, Z8, Z17
+	VUNPCKLPD         Z11, Z10, Z18
+	VUNPCKHPD         Z11, Z10, Z19
+	VUNPCKLPD         Z13, Z12, Z20
+	VUNPCKHPD         Z13, Z12, Z21
+	VUNPCKLPD         Z15, Z14, Z22
+	VUNPCKHPD         Z15, Z14, Z23
+	VSHUFF64X2        $0x88, Z18, Z16, Z24
+	VSHUFF64X2        $0xdd, Z18, Z16, Z25
+	VSHUFF64X2        $0x88, Z19, Z17, Z26
+	VSHUFF64X2        $0xdd, Z19, Z17, Z27
+	VSHUFF64X2        $0x88, Z22, Z20, Z28
+	VSHUFF64X2        $0xdd, Z22, Z20, Z29
+	VSHUFF64X2        $0x88, Z23, Z21, Z30
+	VSHUFF64X2        $0xdd, Z23, Z21, Z31
+	VSHUFF64X2        $0x88, Z28, Z24, Z8
+	VSHUFF64X2        $0xdd, Z28, Z24, Z12
+	VSHUFF64X2        $0x88, Z29, Z25, Z10
+	VSHUFF64X2        $0xdd, Z29, Z25, Z14
+	VSHUFF64X2        $0x88, Z30, Z26, Z9
+	VSHUFF64X2        $0xdd, Z30, Z26, Z13
+	VSHUFF64X2        $0x88, Z31, Z27, Z11
+	VSHUFF64X2        $0xdd, Z31, Z27, Z15
+	MOVL              $0x00000007, AX
+	KMOVW             AX, K1
+	MOVQ              DI, AX
+	VMOVUPD           Z8, K1, 64(AX)
+	ADDQ              R8, AX
+	VMOVUPD           Z9, K1, 64(AX)
+	ADDQ              R8, AX
+	VMOVUPD           Z10, K1, 64(AX)
+	ADDQ              R8, AX
+	VMOVUPD           Z11, K1, 64(AX)
+	ADDQ              R8, AX
+	VMOVUPD           Z12, K1, 64(AX)
+	ADDQ              R8, AX
+	VMOVUPD           Z13, K1, 64(AX)
+	ADDQ              R8, AX
+	VMOVUPD           Z14, K1, 64(AX)
+	ADDQ              R8, AX
+	VMOVUPD           Z15, K1, 64(AX)
+	ADDQ              $0x40, SI
+	LEAQ              (DI)(R8*8), DI
+	SUBQ              $0x08, CX
+	JMP               projTransposeAVX512_r11_loop
+
+projTransposeAVX512_r12:
+projTransposeAVX512_r12_loop:
+	CMPQ              CX, $0x08
+	JB                projTransposeAVX512_done
+	MOVQ              SI, AX
+	VMOVUPD           (AX), Z0
+	ADDQ              R9, AX
+	VMOVUPD           (AX), Z1
+	ADDQ              R9, AX
+	VMOVUPD           (AX), Z2
+	ADDQ              R9, AX
+	VMOVUPD           (AX), Z3
+	ADDQ              R9, AX
+	VMOVUPD           (AX), Z4
+	ADDQ              R9, AX
+	VMOVUPD           (AX), Z5
+	ADDQ              R9, AX
+	VMOVUPD           (AX), Z6
+	ADDQ              R9, AX
+	VMOVUPD           (AX), Z7
+	ADDQ              R9, AX
+	VMOVUPD           (AX), Z8
+	ADDQ              R9, AX
+	VMOVUPD           (AX), Z9
+	ADDQ              R9, AX
+	VMOVUPD           (AX), Z10
+	ADDQ              R9, AX
+	VMOVUPD           (AX), Z11
+	VXORPD            Z12, Z12, Z12
+	VXORPD            Z13, Z13, Z13
+	VXORPD            Z14, Z14, Z14
+	VXORPD            Z15, Z15, Z15
+	VFNMADD231PD.BCST (R10), Z0, Z8
+	VFNMADD231PD.BCST 32(R10), Z1, Z8
+	VFNMADD231PD.BCST 64(R10), Z2, Z8
+	VFNMADD231PD.BCST 96(R10), Z3, Z8
+	VFNMADD231PD.BCST 128(R10), Z4, Z8
+	VFNMADD231PD.BCST 160(R10), Z5, Z8
+	VFNMADD231PD.BCST 192(R10), Z6, Z8
+	VFNMADD231PD.BCST 224(R10), Z7, Z8
+	VFNMADD231PD.BCST 8(R10), Z0, Z9
+	VFNMADD231PD.BCST 40(R10), Z1, Z9
+	VFNMADD231PD.BCST 72(R10), Z2, Z9
+	VFNMADD231PD.BCST 104(R10), Z3, Z9
+	VFNMADD231PD.BCST 136(R10), Z4, Z9
+	VFNMADD231PD.BCST 168(R10), Z5, Z9
+	VFNMADD231PD.BCST 200(R10), Z6, Z9
+	VFNMADD231PD.BCST 232(R10), Z7, Z9
+	VFNMADD231PD.BCST 16(R10), Z0, Z10
+	VFNMADD231PD.BCST 48(R10), Z1, Z10
+	VFNMADD231PD.BCST 80(R10), Z2, Z10
+	VFNMADD231PD.BCST 112(R10), Z3, Z10
+	VFNMADD231PD.BCST 144(R10), Z4, Z10
+	VFNMADD231PD.BCST 176(R10), Z5, Z10
+	VFNMADD231PD.BCST 208(R10), Z6, Z10
+	VFNMADD231PD.BCST 240(R10), Z7, Z10
+	VFNMADD231PD.BCST 24(R10), Z0, Z11
+	VFNMADD231PD.BCST 56(R10), Z1, Z11
+	VFNMADD231PD.BCST 88(R10), Z2, Z11
+	VFNMADD231PD.BCST 120(R10), Z3, Z11
+	VFNMADD231PD.BCST 152(R10), Z4, Z11
+	VFNMADD231PD.BCST 184(R10), Z5, Z11
+	VFNMADD231PD.BCST 216(R10), Z6, Z11
+	VFNMADD231PD.BCST 248(R10), Z7, Z11
+	VMOVUPD           Z11, (AX)
+	SUBQ              R9, AX
+	VMOVUPD           Z10, (AX)
+	SUBQ              R9, AX
+	VMOVUPD           Z9, (AX)
+	SUBQ              R9, AX
+	VMOVUPD           Z8, (AX)
+	VMULPD.BCST       (R12), Z0, Z0
+	VMULPD.BCST       8(R12), Z1, Z1
+	VMULPD.BCST       16(R12), Z2, Z2
+	VMULPD.BCST       24(R12), Z3, Z3
+	VMULPD.BCST       32(R12), Z4, Z4
+	VMULPD.BCST       40(R12), Z5, Z5
+	VMULPD.BCST       48(R12), Z6, Z6
+	VMULPD.BCST       56(R12), Z7, Z7
+	VMULPD.BCST       64(R12), Z8, Z8
+	VMULPD.BCST       72(R12), Z9, Z9
+	VMULPD.BCST       80(R12), Z10, Z10
+	VMULPD.BCST       88(R12), Z11, Z11
+	VUNPCKLPD         Z1, Z0, Z16
+	VUNPCKHPD         Z1, Z0, Z17
+	VUNPCKLPD         Z3, Z2, Z18
+	VUNPCKHPD         Z3, Z2, Z19
+	VUNPCKLPD         Z5, Z4, Z20
+	VUNPCKHPD         Z5, Z4, Z21
+	VUNPCKLPD         Z7, Z6, Z22
+	VUNPCKHPD         Z7, Z6, Z23
+	VSHUFF64X2        $0x88, Z18, Z16, Z24
+	VSHUFF64X2        $0xdd, Z18, Z16, Z25
+	VSHUFF64X2        $0x88, Z19, Z17, Z26
+	VSHUFF64X2        $0xdd, Z19, Z17, Z27
+	VSHUFF64X2        $0x88, Z22, Z20, Z28
+	VSHUFF64X2        $0xdd, Z22, Z20, Z29
+	VSHUFF64X2        $0x88, Z23, Z21, Z30
+	VSHUFF64X2        $0xdd, Z23, Z21, Z31
+	VSHUFF64X2        $0x88, Z28, Z24, Z0
+	VSHUFF64X2        $0xdd, Z28, Z24, Z4
+	VSHUFF64X2        $0x88, Z29, Z25, Z2
+	VSHUFF64X2        $0xdd, Z29, Z25, Z6
+	VSHUFF64X2        $0x88, Z30, Z26, Z1
+	VSHUFF64X2        $0xdd, Z30, Z26, Z5
+	VSHUFF64X2        $0x88, Z31, Z27, Z3
+	VSHUFF64X2        $0xdd, Z31, Z27, Z7
+	MOVQ              DI, AX
+	VMOVUPD           Z0, (AX)
+	ADDQ              R8, AX
+	VMOVUPD           Z1, (AX)
+	ADDQ              R8, AX
+	VMOVUPD           Z2, (AX)
+	ADDQ              R8, AX
+	VMOVUPD           Z3, (AX)
+	ADDQ              R8, AX
+	VMOVUPD           Z4, (AX)
+	ADDQ              R8, AX
+	VMOVUPD           Z5, (AX)
+	ADDQ              R8, AX
+	VMOVUPD           Z6, (AX)
+	ADDQ              R8, AX
+	VMOVUPD           Z7, (AX)
+	VUNPCKLPD         Z9, Z8, Z16
+	VUNPCKHPD         Z9, Z8, Z17
+	VUNPCKLPD         Z11, Z10, Z18
+	VUNPCKHPD         Z11, Z10, Z19
+	VUNPCKLPD         Z13, Z12, Z20
+	VUNPCKHPD         Z13, Z12, Z21
+	VUNPCKLPD         Z15, Z14, Z22
+	VUNPCKHPD         Z15, Z14, Z23
+	VSHUFF64X2        $0x88, Z18, Z16, Z24
+	VSHUFF64X2        $0xdd, Z18, Z16, Z25
+	VSHUFF64X2        $0x88, Z19, Z17, Z26
+	VSHUFF64X2        $0xdd, Z19, Z17, Z27
+	VSHUFF64X2        $0x88, Z22, Z20, Z28
+	VSHUFF64X2        $0xdd, Z22, Z20, Z29
+	VSHUFF64X2        $0x88, Z23, Z21, Z30
+	VSHUFF64X2        $0xdd, Z23, Z21, Z31
+	VSHUFF64X2        $0x88, Z28, Z24, Z8
+	VSHUFF64X2        $0xdd, Z28, Z24, Z12
+	VSHUFF64X2        $0x88, Z29, Z25, Z10
+	VSHUFF64X2        $0xdd, Z29, Z25, Z14
+	VSHUFF64X2        $0x88, Z30, Z26, Z9
+	VSHUFF64X2        $0xdd, Z30, Z26, Z13
+	VSHUFF64X2        $0x88, Z31, Z27, Z11
+	VSHUFF64X2        $0xdd, Z31, Z27, Z15
+	MOVL              $0x0000000f, AX
+	KMOVW             AX, K1
+	MOVQ              DI, AX
+	VMOVUPD           Z8, K1, 64(AX)
+	ADDQ              R8, AX
+	VMOVUPD           Z9, K1, 64(AX)
+	ADDQ              R8, AX
+	VMOVUPD           Z10, K1, 64(AX)
+	ADDQ              R8, AX
+	VMOVUPD           Z11, K1, 64(AX)
+	ADDQ              R8, AX
+	VMOVUPD           Z12, K1, 64(AX)
+	ADDQ              R8, AX
+	VMOVUPD           Z13, K1, 64(AX)
+	ADDQ              R8, AX
+	VMOVUPD           Z14, K1, 64(AX)
+	ADDQ              R8, AX
+	VMOVUPD           Z15, K1, 64(AX)
+	ADDQ              $0x40, SI
+	LEAQ              (DI)(R8*8), DI
+	SUBQ              $0x08, CX
+	JMP               projTransposeAVX512_r12_loop
+
+projTransposeAVX512_r13:
+projTransposeAVX512_r13_loop:
+	CMPQ              CX, $0x08
+	JB                projTransposeAVX512_done
+	MOVQ              SI, AX
+	VMOVUPD           (AX), Z0
+	ADDQ              R9, AX
+	VMOVUPD           (AX), Z1
+	ADDQ              R9, AX
+	VMOVUPD           (AX), Z2
+	ADDQ              R9, AX
+	VMOVUPD           (AX), Z3
+	ADDQ              R9, AX
+	VMOVUPD           (AX), Z4
+	ADDQ              R9, AX
+	VMOVUPD           (AX), Z5
+	ADDQ              R9, AX
+	VMOVUPD           (AX), Z6
+	ADDQ              R9, AX
+	VMOVUPD           (AX), Z7
+	ADDQ              R9, AX
+	VMOVUPD           (AX), Z8
+	ADDQ              R9, AX
+	VMOVUPD           (AX), Z9
+	ADDQ              R9, AX
+	VMOVUPD           (AX), Z10
+	ADDQ              R9, AX
+	VMOVUPD           (AX), Z11
+	ADDQ              R9, AX
+	VMOVUPD           (AX), Z12
+	VXORPD            Z13, Z13, Z13
+	VXORPD            Z14, Z14, Z14
+	VXORPD            Z15, Z15, Z15
+	VFNMADD231PD.BCST (R10), Z0, Z12
+	VFNMADD231PD.BCST 8(R10), Z1, Z12
+	VFNMADD231PD.BCST 16(R10), Z2, Z12
+	VFNMADD231PD.BCST 24(R10), Z3, Z12
+	VFNMADD231PD.BCST 32(R10), Z4, Z12
+	VFNMADD231PD.BCST 40(R10), Z5, Z12
+	VFNMADD231PD.BCST 48(R10), Z6, Z12
+	VFNMADD231PD.BCST 56(R10), Z7, Z12
+	VFNMADD231PD.BCST 64(R10), Z8, Z12
+	VFNMADD231PD.BCST 72(R10), Z9, Z12
+	VFNMADD231PD.BCST 80(R10), Z10, Z12
+	VFNMADD231PD.BCST 88(R10), Z11, Z12
+	VMOVUPD           Z12, (AX)
+	VMULPD.BCST       (R12), Z0, Z0
+	VMULPD.BCST       8(R12), Z1, Z1
+	VMULPD.BCST       16(R12), Z2, Z2
+	VMULPD.BCST       24(R12), Z3, Z3
+	VMULPD.BCST       32(R12), Z4, Z4
+	VMULPD.BCST       40(R12), Z5, Z5
+	VMULPD.BCST       48(R12), Z6, Z6
+	VMULPD.BCST       56(R12), Z7, Z7
+	VMULPD.BCST       64(R12), Z8, Z8
+	VMULPD.BCST       72(R12), Z9, Z9
+	VMULPD.BCST       80(R12), Z10, Z10
+	VMULPD.BCST       88(R12), Z11, Z11
+	VMULPD.BCST       96(R12), Z12, Z12
+	VUNPCKLPD         Z1, Z0, Z16
+	VUNPCKHPD         Z1, Z0, Z17
+	VUNPCKLPD         Z3, Z2, Z18
+	VUNPCKHPD         Z3, Z2, Z19
+	VUNPCKLPD         Z5, Z4, Z20
+	VUNPCKHPD         Z5, Z4, Z21
+	VUNPCKLPD         Z7, Z6, Z22
+	VUNPCKHPD         Z7, Z6, Z23
+	VSHUFF64X2        $0x88, Z18, Z16, Z24
+	VSHUFF64X2        $0xdd, Z18, Z16, Z25
+	VSHUFF64X2        $0x88, Z19, Z17, Z26
+	VSHUFF64X2        $0xdd, Z19, Z17, Z27
+	VSHUFF64X2        $0x88, Z22, Z20, Z28
+	VSHUFF64X2        $0xdd, Z22, Z20, Z29
+	VSHUFF64X2        $0x88, Z23, Z21, Z30
+	VSHUFF64X2        $0xdd, Z23, Z21, Z31
+	VSHUFF64X2        $0x88, Z28, Z24, Z0
+	VSHUFF64X2        $0xdd, Z28, Z24, Z4
+	VSHUFF64X2        $0x88, Z29, Z25, Z2
+	VSHUFF64X2        $0xdd, Z29, Z25, Z6
+	VSHUFF64X2        $0x88, Z30, Z26, Z1
+	VSHUFF64X2        $0xdd, Z30, Z26, Z5
+	VSHUFF64X2        $0x88, Z31, Z27, Z3
+	VSHUFF64X2        $0xdd, Z31, Z27, Z7
+	MOVQ              DI, AX
+	VMOVUPD           Z0, (AX)
+	ADDQ              R8, AX
+	VMOVUPD           Z1, (AX)
+	ADDQ              R8, AX
+	VMOVUPD           Z2, (AX)
+	ADDQ              R8, AX
+	VMOVUPD           Z3, (AX)
+	ADDQ              R8, AX
+	VMOVUPD           Z4, (AX)
+	ADDQ              R8, AX
+	VMOVUPD           Z5, (AX)
+	ADDQ              R8, AX
+	VMOVUPD           Z6, (AX)
+	ADDQ              R8, AX
+	VMOVUPD           Z7, (AX)
+	VUNPCKLPD         Z9, Z8, Z16
+	VUNPCKHPD         Z9, Z8, Z17
+	VUNPCKLPD         Z11, Z10, Z18
+	VUNPCKHPD         Z11, Z10, Z19
+	VUNPCKLPD         Z13, Z12, Z20
+	VUNPCKHPD         Z13, Z12, Z21
+	VUNPCKLPD         Z15, Z14, Z22
+	VUNPCKHPD         Z15, Z14, Z23
+	VSHUFF64X2        $0x88, Z18, Z16, Z24
+	VSHUFF64X2        $0xdd, Z18, Z16, Z25
+	VSHUFF64X2        $0x88, Z19, Z17, Z26
+	VSHUFF64X2        $0xdd, Z19, Z17, Z27
+	VSHUFF64X2        $0x88, Z22, Z20, Z28
+	VSHUFF64X2        $0xdd, Z22, Z20, Z29
+	VSHUFF64X2        $0x88, Z23, Z21, Z30
+	VSHUFF64X2        $0xdd, Z23, Z21, Z31
+	VSHUFF64X2        $0x88, Z28, Z24, Z8
+	VSHUFF64X2        $0xdd, Z28, Z24, Z12
+	VSHUFF64X2        $0x88, Z29, Z25, Z10
+	VSHUFF64X2        $0xdd, Z29, Z25, Z14
+	VSHUFF64X2        $0x88, Z30, Z26, Z9
+	VSHUFF64X2        $0xdd, Z30, Z26, Z13
+	VSHUFF64X2        $0x88, Z31, Z27, Z11
+	VSHUFF64X2        $0xdd, Z31, Z27, Z15
+	MOVL              $0x0000001f, AX
+	KMOVW             AX, K1
+	MOVQ              DI, AX
+	VMOVUPD           Z8, K1, 64(AX)
+	ADDQ              R8, AX
+	VMOVUPD           Z9, K1, 64(AX)
+	ADDQ              R8, AX
+	VMOVUPD           Z10, K1, 64(AX)
+	ADDQ              R8, AX
+	VMOVUPD           Z11, K1, 64(AX)
+	ADDQ              R8, AX
+	VMOVUPD           Z12, K1, 64(AX)
+	ADDQ              R8, AX
+	VMOVUPD           Z13, K1, 64(AX)
+	ADDQ              R8, AX
+	VMOVUPD           Z14, K1, 64(AX)
+	ADDQ              R8, AX
+	VMOVUPD           Z15, K1, 64(AX)
+	ADDQ              $0x40, SI
+	LEAQ              (DI)(R8*8), DI
+	SUBQ              $0x08, CX
+	JMP               projTransposeAVX512_r13_loop
+
+projTransposeAVX512_r14:
+projTransposeAVX512_r14_loop:
+	CMPQ              CX, $0x08
+	JB                projTransposeAVX512_done
+	MOVQ              SI, AX
+	VMOVUPD           (AX), Z0
+	ADDQ              R9, AX
+	VMOVUPD           (AX), Z1
+	ADDQ              R9, AX
+	VMOVUPD           (AX), Z2
+	ADDQ              R9, AX
+	VMOVUPD           (AX), Z3
+	ADDQ              R9, AX
+	VMOVUPD           (AX), Z4
+	ADDQ              R9, AX
+	VMOVUPD           (AX), Z5
+	ADDQ              R9, AX
+	VMOVUPD           (AX), Z6
+	ADDQ              R9, AX
+	VMOVUPD           (AX), Z7
+	ADDQ              R9, AX
+	VMOVUPD           (AX), Z8
+	ADDQ              R9, AX
+	VMOVUPD           (AX), Z9
+	ADDQ              R9, AX
+	VMOVUPD           (AX), Z10
+	ADDQ              R9, AX
+	VMOVUPD           (AX), Z11
+	ADDQ              R9, AX
+	VMOVUPD           (AX), Z12
+	ADDQ              R9, AX
+	VMOVUPD           (AX), Z13
+	VXORPD            Z14, Z14, Z14
+	VXORPD            Z15, Z15, Z15
+	VFNMADD231PD.BCST (R10), Z0, Z12
+	VFNMADD231PD.BCST 16(R10), Z1, Z12
+	VFNMADD231PD.BCST 32(R10), Z2, Z12
+	VFNMADD231PD.BCST 48(R10), Z3, Z12
+	VFNMADD231PD.BCST 64(R10), Z4, Z12
+	VFNMADD231PD.BCST 80(R10), Z5, Z12
+	VFNMADD231PD.BCST 96(R10), Z6, Z12
+	VFNMADD231PD.BCST 112(R10), Z7, Z12
+	VFNMADD231PD.BCST 128(R10), Z8, Z12
+	VFNMADD231PD.BCST 144(R10), Z9, Z12
+	VFNMADD231PD.BCST 160(R10), Z10, Z12
+	VFNMADD231PD.BCST 176(R10), Z11, Z12
+	VFNMADD231PD.BCST 8(R10), Z0, Z13
+	VFNMADD231PD.BCST 24(R10), Z1, Z13
+	VFNMADD231PD.BCST 40(R10), Z2, Z13
+	VFNMADD231PD.BCST 56(R10), Z3, Z13
+	VFNMADD231PD.BCST 72(R10), Z4, Z13
+	VFNMADD231PD.BCST 88(R10), Z5, Z13
+	VFNMADD231PD.BCST 104(R10), Z6, Z13
+	VFNMADD231PD.BCST 120(R10), Z7, Z13
+	VFNMADD231PD.BCST 136(R10), Z8, Z13
+	VFNMADD231PD.BCST 152(R10), Z9, Z13
+	VFNMADD231PD.BCST 168(R10), Z10, Z13
+	VFNMADD231PD.BCST 184(R10), Z11, Z13
+	VMOVUPD           Z13, (AX)
+	SUBQ              R9, AX
+	VMOVUPD           Z12, (AX)
+	VMULPD.BCST       (R12), Z0, Z0
+	VMULPD.BCST       8(R12), Z1, Z1
+	VMULPD.BCST       16(R12), Z2, Z2
+	VMULPD.BCST       24(R12), Z3, Z3
+	VMULPD.BCST       32(R12), Z4, Z4
+	VMULPD.BCST       40(R12), Z5, Z5
+	VMULPD.BCST       48(R12), Z6, Z6
+	VMULPD.BCST       56(R12), Z7, Z7
+	VMULPD.BCST       64(R12), Z8, Z8
+	VMULPD.BCST       72(R12), Z9, Z9
+	VMULPD.BCST       80(R12), Z10, Z10
+	VMULPD.BCST       88(R12), Z11, Z11
+	VMULPD.BCST       96(R12), Z12, Z12
+	VMULPD.BCST       104(R12), Z13, Z13
+	VUNPCKLPD         Z1, Z0, Z16
+	VUNPCKHPD         Z1, Z0, Z17
+	VUNPCKLPD         Z3, Z2, Z18
+	VUNPCKHPD         Z3, Z2, Z19
+	VUNPCKLPD         Z5, Z4, Z20
+	VUNPCKHPD         Z5, Z4, Z21
+	VUNPCKLPD         Z7, Z6, Z22
+	VUNPCKHPD         Z7, Z6, Z23
+	VSHUFF64X2        $0x88, Z18, Z16, Z24
+	VSHUFF64X2        $0xdd, Z18, Z16, Z25
+	VSHUFF64X2        $0x88, Z19, Z17, Z26
+	VSHUFF64X2        $0xdd, Z19, Z17, Z27
+	VSHUFF64X2        $0x88, Z22, Z20, Z28
+	VSHUFF64X2        $0xdd, Z22, Z20, Z29
+	VSHUFF64X2        $0x88, Z23, Z21, Z30
+	VSHUFF64X2        $0xdd, Z23, Z21, Z31
+	VSHUFF64X2        $0x88, Z28, Z24, Z0
+	VSHUFF64X2        $0xdd, Z28, Z24, Z4
+	VSHUFF64X2        $0x88, Z29, Z25, Z2
+	VSHUFF64X2        $0xdd, Z29, Z25, Z6
+	VSHUFF64X2        $0x88, Z30, Z26, Z1
+	VSHUFF64X2        $0xdd, Z30, Z26, Z5
+	VSHUFF64X2        $0x88, Z31, Z27, Z3
+	VSHUFF64X2        $0xdd, Z31, Z27, Z7
+	MOVQ              DI, AX
+	VMOVUPD           Z0, (AX)
+	ADDQ              R8, AX
+	VMOVUPD           Z1, (AX)
+	ADDQ              R8, AX
+	VMOVUPD           Z2, (AX)
+	ADDQ              R8, AX
+	VMOVUPD           Z3, (AX)
+	ADDQ              R8, AX
+	VMOVUPD           Z4, (AX)
+	ADDQ              R8, AX
+	VMOVUPD           Z5, (AX)
+	ADDQ              R8, AX
+	VMOVUPD           Z6, (AX)
+	ADDQ              R8, AX
+	VMOVUPD           Z7, (AX)
+	VUNPCKLPD         Z9, Z8, Z16
+	VUNPCKHPD         Z9, Z8, Z17
+	VUNPCKLPD         Z11, Z10, Z18
+	VUNPCKHPD         Z11, Z10, Z19
+	VUNPCKLPD         Z13, Z12, Z20
+	VUNPCKHPD         Z13, Z12, Z21
+	VUNPCKLPD         Z15, Z14, Z22
+	VUNPCKHPD         Z15, Z14, Z23
+	VSHUFF64X2        $0x88, Z18, Z16, Z24
+	VSHUFF64X2        $0xdd, Z18, Z16, Z25
+	VSHUFF64X2        $0x88, Z19, Z17, Z26
+	VSHUFF64X2        $0xdd, Z19, Z17, Z27
+	VSHUFF64X2        $0x88, Z22, Z20, Z28
+	VSHUFF64X2        $0xdd, Z22, Z20, Z29
+	VSHUFF64X2        $0x88, Z23, Z21, Z30
+	VSHUFF64X2        $0xdd, Z23, Z21, Z31
+	VSHUFF64X2        $0x88, Z28, Z24, Z8
+	VSHUFF64X2        $0xdd, Z28, Z24, Z12
+	VSHUFF64X2        $0x88, Z29, Z25, Z10
+	VSHUFF64X2        $0xdd, Z29, Z25, Z14
+	VSHUFF64X2        $0x88, Z30, Z26, Z9
+	VSHUFF64X2        $0xdd, Z30, Z26, Z13
+	VSHUFF64X2        $0x88, Z31, Z27, Z11
+	VSHUFF64X2        $0xdd, Z31, Z27, Z15
+	MOVL              $0x0000003f, AX
+	KMOVW             AX, K1
+	MOVQ              DI, AX
+	VMOVUPD           Z8, K1, 64(AX)
+	ADDQ              R8, AX
+	VMOVUPD           Z9, K1, 64(AX)
+	ADDQ              R8, AX
+	VMOVUPD           Z10, K1, 64(AX)
+	ADDQ              R8, AX
+	VMOVUPD           Z11, K1, 64(AX)
+	ADDQ              R8, AX
+	VMOVUPD           Z12, K1, 64(AX)
+	ADDQ              R8, AX
+	VMOVUPD           Z13, K1, 64(AX)
+	ADDQ              R8, AX
+	VMOVUPD           Z14, K1, 64(AX)
+	ADDQ              R8, AX
+	VMOVUPD           Z15, K1, 64(AX)
+	ADDQ              $0x40, SI
+	LEAQ              (DI)(R8*8), DI
+	SUBQ              $0x08, CX
+	JMP               projTransposeAVX512_r14_loop
+
+projTransposeAVX512_r15:
+projTransposeAVX512_r15_loop:
+	CMPQ              CX, $0x08
+	JB                projTransposeAVX512_done
+	MOVQ              SI, AX
+	VMOVUPD           (AX), Z0
+	ADDQ              R9, AX
+	VMOVUPD           (AX), Z1
+	ADDQ              R9, AX
+	VMOVUPD           (AX), Z2
+	ADDQ              R9, AX
+	VMOVUPD           (AX), Z3
+	ADDQ              R9, AX
+	VMOVUPD           (AX), Z4
+	ADDQ              R9, AX
+	VMOVUPD           (AX), Z5
+	ADDQ              R9, AX
+	VMOVUPD           (AX), Z6
+	ADDQ              R9, AX
+	VMOVUPD           (AX), Z7
+	ADDQ              R9, AX
+	VMOVUPD           (AX), Z8
+	ADDQ              R9, AX
+	VMOVUPD           (AX), Z9
+	ADDQ              R9, AX
+	VMOVUPD           (AX), Z10
+	ADDQ              R9, AX
+	VMOVUPD           (AX), Z11
+	ADDQ              R9, AX
+	VMOVUPD           (AX), Z12
+	ADDQ              R9, AX
+	VMOVUPD           (AX), Z13
+	ADDQ              R9, AX
+	VMOVUPD           (AX), Z14
+	VXORPD            Z15, Z15, Z15
+	VFNMADD231PD.BCST (R10), Z0, Z12
+	VFNMADD231PD.BCST 24(R10), Z1, Z12
+	VFNMADD231PD.BCST 48(R10), Z2, Z12
+	VFNMADD231PD.BCST 72(R10), Z3, Z12
+	VFNMADD231PD.BCST 96(R10), Z4, Z12
+	VFNMADD231PD.BCST 120(R10), Z5, Z12
+	VFNMADD231PD.BCST 144(R10), Z6, Z12
+	VFNMADD231PD.BCST 168(R10), Z7, Z12
+	VFNMADD231PD.BCST 192(R10), Z8, Z12
+	VFNMADD231PD.BCST 216(R10), Z9, Z12
+	VFNMADD231PD.BCST 240(R10), Z10, Z12
+	VFNMADD231PD.BCST 264(R10), Z11, Z12
+	VFNMADD231PD.BCST 8(R10), Z0, Z13
+	VFNMADD231PD.BCST 32(R10), Z1, Z13
+	VFNMADD231PD.BCST 56(R10), Z2, Z13
+	VFNMADD231PD.BCST 80(R10), Z3, Z13
+	VFNMADD231PD.BCST 104(R10), Z4, Z13
+	VFNMADD231PD.BCST 128(R10), Z5, Z13
+	VFNMADD231PD.BCST 152(R10), Z6, Z13
+	VFNMADD231PD.BCST 176(R10), Z7, Z13
+	VFNMADD231PD.BCST 200(R10), Z8, Z13
+	VFNMADD231PD.BCST 224(R10), Z9, Z13
+	VFNMADD231PD.BCST 248(R10), Z10, Z13
+	VFNMADD231PD.BCST 272(R10), Z11, Z13
+	VFNMADD231PD.BCST 16(R10), Z0, Z14
+	VFNMADD231PD.BCST 40(R10), Z1, Z14
+	VFNMADD231PD.BCST 64(R10), Z2, Z14
+	VFNMADD231PD.BCST 88(R10), Z3, Z14
+	VFNMADD231PD.BCST 112(R10), Z4, Z14
+	VFNMADD231PD.BCST 136(R10), Z5, Z14
+	VFNMADD231PD.BCST 160(R10), Z6, Z14
+	VFNMADD231PD.BCST 184(R10), Z7, Z14
+	VFNMADD231PD.BCST 208(R10), Z8, Z14
+	VFNMADD231PD.BCST 232(R10), Z9, Z14
+	VFNMADD231PD.BCST 256(R10), Z10, Z14
+	VFNMADD231PD.BCST 280(R10), Z11, Z14
+	VMOVUPD           Z14, (AX)
+	SUBQ              R9, AX
+	VMOVUPD           Z13, (AX)
+	SUBQ              R9, AX
+	VMOVUPD           Z12, (AX)
+	VMULPD.BCST       (R12), Z0, Z0
+	VMULPD.BCST       8(R12), Z1, Z1
+	VMULPD.BCST       16(R12), Z2, Z2
+	VMULPD.BCST       24(R12), Z3, Z3
+	VMULPD.BCST       32(R12), Z4, Z4
+	VMULPD.BCST       40(R12), Z5, Z5
+	VMULPD.BCST       48(R12), Z6, Z6
+	VMULPD.BCST       56(R12), Z7, Z7
+	VMULPD.BCST       64(R12), Z8, Z8
+	VMULPD.BCST       72(R12), Z9, Z9
+	VMULPD.BCST       80(R12), Z10, Z10
+	VMULPD.BCST       88(R12), Z11, Z11
+	VMULPD.BCST       96(R12), Z12, Z12
+	VMULPD.BCST       104(R12), Z13, Z13
+	VMULPD.BCST       112(R12), Z14, Z14
+	VUNPCKLPD         Z1, Z0, Z16
+	VUNPCKHPD         Z1, Z0, Z17
+	VUNPCKLPD         Z3, Z2, Z18
+	VUNPCKHPD         Z3, Z2, Z19
+	VUNPCKLPD         Z5, Z4, Z20
+	VUNPCKHPD         Z5, Z4, Z21
+	VUNPCKLPD         Z7, Z6, Z22
+	VUNPCKHPD         Z7, Z6, Z23
+	VSHUFF64X2        $0x88, Z18, Z16, Z24
+	VSHUFF64X2        $0xdd, Z18, Z16, Z25
+	VSHUFF64X2        $0x88, Z19, Z17, Z26
+	VSHUFF64X2        $0xdd, Z19, Z17, Z27
+	VSHUFF64X2        $0x88, Z22, Z20, Z28
+	VSHUFF64X2        $0xdd, Z22, Z20, Z29
+	VSHUFF64X2        $0x88, Z23, Z21, Z30
+	VSHUFF64X2        $0xdd, Z23, Z21, Z31
+	VSHUFF64X2        $0x88, Z28, Z24, Z0
+	VSHUFF64X2        $0xdd, Z28, Z24, Z4
+	VSHUFF64X2        $0x88, Z29, Z25, Z2
+	VSHUFF64X2        $0xdd, Z29, Z25, Z6
+	VSHUFF64X2        $0x88, Z30, Z26, Z1
+	VSHUFF64X2        $0xdd, Z30, Z26, Z5
+	VSHUFF64X2        $0x88, Z31, Z27, Z3
+	VSHUFF64X2        $0xdd, Z31, Z27, Z7
+	MOVQ              DI, AX
+	VMOVUPD           Z0, (AX)
+	ADDQ              R8, AX
+	VMOVUPD           Z1, (AX)
+	ADDQ              R8, AX
+	VMOVUPD           Z2, (AX)
+	ADDQ              R8, AX
+	VMOVUPD           Z3, (AX)
+	ADDQ              R8, AX
+	VMOVUPD           Z4, (AX)
+	ADDQ              R8, AX
+	VMOVUPD           Z5, (AX)
+	ADDQ              R8, AX
+	VMOVUPD           Z6, (AX)
+	ADDQ              R8, AX
+	VMOVUPD           Z7, (AX)
+	VUNPCKLPD         Z9, Z8, Z16
+	VUNPCKHPD         Z9, Z8, Z17
+	VUNPCKLPD         Z11, Z10, Z18
+	VUNPCKHPD         Z11, Z10, Z19
+	VUNPCKLPD         Z13, Z12, Z20
+	VUNPCKHPD         Z13, Z12, Z21
+	VUNPCKLPD         Z15, Z14, Z22
+	VUNPCKHPD         Z15, Z14, Z23
+	VSHUFF64X2        $0x88, Z18, Z16, Z24
+	VSHUFF64X2        $0xdd, Z18, Z16, Z25
+	VSHUFF64X2        $0x88, Z19, Z17, Z26
+	VSHUFF64X2        $0xdd, Z19, Z17, Z27
+	VSHUFF64X2        $0x88, Z22, Z20, Z28
+	VSHUFF64X2        $0xdd, Z22, Z20, Z29
+	VSHUFF64X2        $0x88, Z23, Z21, Z30
+	VSHUFF64X2        $0xdd, Z23, Z21, Z31
+	VSHUFF64X2        $0x88, Z28, Z24, Z8
+	VSHUFF64X2        $0xdd, Z28, Z24, Z12
+	VSHUFF64X2        $0x88, Z29, Z25, Z10
+	VSHUFF64X2        $0xdd, Z29, Z25, Z14
+	VSHUFF64X2        $0x88, Z30, Z26, Z9
+	VSHUFF64X2        $0xdd, Z30, Z26, Z13
+	VSHUFF64X2        $0x88, Z31, Z27, Z11
+	VSHUFF64X2        $0xdd, Z31, Z27, Z15
+	MOVL              $0x0000007f, AX
+	KMOVW             AX, K1
+	MOVQ              DI, AX
+	VMOVUPD           Z8, K1, 64(AX)
+	ADDQ              R8, AX
+	VMOVUPD           Z9, K1, 64(AX)
+	ADDQ              R8, AX
+	VMOVUPD           Z10, K1, 64(AX)
+	ADDQ              R8, AX
+	VMOVUPD           Z11, K1, 64(AX)
+	ADDQ              R8, AX
+	VMOVUPD           Z12, K1, 64(AX)
+	ADDQ              R8, AX
+	VMOVUPD           Z13, K1, 64(AX)
+	ADDQ              R8, AX
+	VMOVUPD           Z14, K1, 64(AX)
+	ADDQ              R8, AX
+	VMOVUPD           Z15, K1, 64(AX)
+	ADDQ              $0x40, SI
+	LEAQ              (DI)(R8*8), DI
+	SUBQ              $0x08, CX
+	JMP               projTransposeAVX512_r15_loop
+
+projTransposeAVX512_r16:
+projTransposeAVX512_r16_loop:
+	CMPQ              CX, $0x08
+	JB                projTransposeAVX512_done
+	MOVQ              SI, AX
+	VMOVUPD           (AX), Z0
+	ADDQ              R9, AX
+	VMOVUPD           (AX), Z1
+	ADDQ              R9, AX
+	VMOVUPD           (AX), Z2
+	ADDQ              R9, AX
+	VMOVUPD           (AX), Z3
+	ADDQ              R9, AX
+	VMOVUPD           (AX), Z4
+	ADDQ              R9, AX
+	VMOVUPD           (AX), Z5
+	ADDQ              R9, AX
+	VMOVUPD           (AX), Z6
+	ADDQ              R9, AX
+	VMOVUPD           (AX), Z7
+	ADDQ              R9, AX
+	VMOVUPD           (AX), Z8
+	ADDQ              R9, AX
+	VMOVUPD           (AX), Z9
+	ADDQ              R9, AX
+	VMOVUPD           (AX), Z10
+	ADDQ              R9, AX
+	VMOVUPD           (AX), Z11
+	ADDQ              R9, AX
+	VMOVUPD           (AX), Z12
+	ADDQ              R9, AX
+	VMOVUPD           (AX), Z13
+	ADDQ              R9, AX
+	VMOVUPD           (AX), Z14
+	ADDQ              R9, AX
+	VMOVUPD           (AX), Z15
+	VFNMADD231PD.BCST (R10), Z0, Z12
+	VFNMADD231PD.BCST 32(R10), Z1, Z12
+	VFNMADD231PD.BCST 64(R10), Z2, Z12
+	VFNMADD231PD.BCST 96(R10), Z3, Z12
+	VFNMADD231PD.BCST 128(R10), Z4, Z12
+	VFNMADD231PD.BCST 160(R10), Z5, Z12
+	VFNMADD231PD.BCST 192(R10), Z6, Z12
+	VFNMADD231PD.BCST 224(R10), Z7, Z12
+	VFNMADD231PD.BCST 256(R10), Z8, Z12
+	VFNMADD231PD.BCST 288(R10), Z9, Z12
+	VFNMADD231PD.BCST 320(R10), Z10, Z12
+	VFNMADD231PD.BCST 352(R10), Z11, Z12
+	VFNMADD231PD.BCST 8(R10), Z0, Z13
+	VFNMADD231PD.BCST 40(R10), Z1, Z13
+	VFNMADD231PD.BCST 72(R10), Z2, Z13
+	VFNMADD231PD.BCST 104(R10), Z3, Z13
+	VFNMADD231PD.BCST 136(R10), Z4, Z13
+	VFNMADD231PD.BCST 168(R10), Z5, Z13
+	VFNMADD231PD.BCST 200(R10), Z6, Z13
+	VFNMADD231PD.BCST 232(R10), Z7, Z13
+	VFNMADD231PD.BCST 264(R10), Z8, Z13
+	VFNMADD231PD.BCST 296(R10), Z9, Z13
+	VFNMADD231PD.BCST 328(R10), Z10, Z13
+	VFNMADD231PD.BCST 360(R10), Z11, Z13
+	VFNMADD231PD.BCST 16(R10), Z0, Z14
+	VFNMADD231PD.BCST 48(R10), Z1, Z14
+	VFNMADD231PD.BCST 80(R10), Z2, Z14
+	VFNMADD231PD.BCST 112(R10), Z3, Z14
+	VFNMADD231PD.BCST 144(R10), Z4, Z14
+	VFNMADD231PD.BCST 176(R10), Z5, Z14
+	VFNMADD231PD.BCST 208(R10), Z6, Z14
+	VFNMADD231PD.BCST 240(R10), Z7, Z14
+	VFNMADD231PD.BCST 272(R10), Z8, Z14
+	VFNMADD231PD.BCST 304(R10), Z9, Z14
+	VFNMADD231PD.BCST 336(R10), Z10, Z14
+	VFNMADD231PD.BCST 368(R10), Z11, Z14
+	VFNMADD231PD.BCST 24(R10), Z0, Z15
+	VFNMADD231PD.BCST 56(R10), Z1, Z15
+	VFNMADD231PD.BCST 88(R10), Z2, Z15
+	VFNMADD231PD.BCST 120(R10), Z3, Z15
+	VFNMADD231PD.BCST 152(R10), Z4, Z15
+	VFNMADD231PD.BCST 184(R10), Z5, Z15
+	VFNMADD231PD.BCST 216(R10), Z6, Z15
+	VFNMADD231PD.BCST 248(R10), Z7, Z15
+	VFNMADD231PD.BCST 280(R10), Z8, Z15
+	VFNMADD231PD.BCST 312(R10), Z9, Z15
+	VFNMADD231PD.BCST 344(R10), Z10, Z15
+	VFNMADD231PD.BCST 376(R10), Z11, Z15
+	VMOVUPD           Z15, (AX)
+	SUBQ              R9, AX
+	VMOVUPD           Z14, (AX)
+	SUBQ              R9, AX
+	VMOVUPD           Z13, (AX)
+	SUBQ              R9, AX
+	VMOVUPD           Z12, (AX)
+	VMULPD.BCST       (R12), Z0, Z0
+	VMULPD.BCST       8(R12), Z1, Z1
+	VMULPD.BCST       16(R12), Z2, Z2
+	VMULPD.BCST       24(R12), Z3, Z3
+	VMULPD.BCST       32(R12), Z4, Z4
+	VMULPD.BCST       40(R12), Z5, Z5
+	VMULPD.BCST       48(R12), Z6, Z6
+	VMULPD.BCST       56(R12), Z7, Z7
+	VMULPD.BCST       64(R12), Z8, Z8
+	VMULPD.BCST       72(R12), Z9, Z9
+	VMULPD.BCST       80(R12), Z10, Z10
+	VMULPD.BCST       88(R12), Z11, Z11
+	VMULPD.BCST       96(R12), Z12, Z12
+	VMULPD.BCST       104(R12), Z13, Z13
+	VMULPD.BCST       112(R12), Z14, Z14
+	VMULPD.BCST       120(R12), Z15, Z15
+	VUNPCKLPD         Z1, Z0, Z16
+	VUNPCKHPD         Z1, Z0, Z17
+	VUNPCKLPD         Z3, Z2, Z18
+	VUNPCKHPD         Z3, Z2, Z19
+	VUNPCKLPD         Z5, Z4, Z20
+	VUNPCKHPD         Z5, Z4, Z21
+	VUNPCKLPD         Z7, Z6, Z22
+	VUNPCKHPD         Z7, Z6, Z23
+	VSHUFF64X2        $0x88, Z18, Z16, Z24
+	VSHUFF64X2        $0xdd, Z18, Z16, Z25
+	VSHUFF64X2        $0x88, Z19, Z17, Z26
+	VSHUFF64X2        $0xdd, Z19, Z17, Z27
+	VSHUFF64X2        $0x88, Z22, Z20, Z28
+	VSHUFF64X2        $0xdd, Z22, Z20, Z29
+	VSHUFF64X2        $0x88, Z23, Z21, Z30
+	VSHUFF64X2        $0xdd, Z23, Z21, Z31
+	VSHUFF64X2        $0x88, Z28, Z24, Z0
+	VSHUFF64X2        $0xdd, Z28, Z24, Z4
+	VSHUFF64X2        $0x88, Z29, Z25, Z2
+	VSHUFF64X2        $0xdd, Z29, Z25, Z6
+	VSHUFF64X2        $0x88, Z30, Z26, Z1
+	VSHUFF64X2        $0xdd, Z30, Z26, Z5
+	VSHUFF64X2        $0x88, Z31, Z27, Z3
+	VSHUFF64X2        $0xdd, Z31, Z27, Z7
+	MOVQ              DI, AX
+	VMOVUPD           Z0, (AX)
+	ADDQ              R8, AX
+	VMOVUPD           Z1, (AX)
+	ADDQ              R8, AX
+	VMOVUPD           Z2, (AX)
+	ADDQ              R8, AX
+	VMOVUPD           Z3, (AX)
+	ADDQ              R8, AX
+	VMOVUPD           Z4, (AX)
+	ADDQ              R8, AX
+	VMOVUPD           Z5, (AX)
+	ADDQ              R8, AX
+	VMOVUPD           Z6, (AX)
+	ADDQ              R8, AX
+	VMOVUPD           Z7, (AX)
+	VUNPCKLPD         Z9, Z8, Z16
+	VUNPCKHPD         Z9, Z8, Z17
+	VUNPCKLPD         Z11, Z10, Z18
+	VUNPCKHPD         Z11, Z10, Z19
+	VUNPCKLPD         Z13, Z12, Z20
+	VUNPCKHPD         Z13, Z12, Z21
+	VUNPCKLPD         Z15, Z14, Z22
+	VUNPCKHPD         Z15, Z14, Z23
+	VSHUFF64X2        $0x88, Z18, Z16, Z24
+	VSHUFF64X2        $0xdd, Z18, Z16, Z25
+	VSHUFF64X2        $0x88, Z19, Z17, Z26
+	VSHUFF64X2        $0xdd, Z19, Z17, Z27
+	VSHUFF64X2        $0x88, Z22, Z20, Z28
+	VSHUFF64X2        $0xdd, Z22, Z20, Z29
+	VSHUFF64X2        $0x88, Z23, Z21, Z30
+	VSHUFF64X2        $0xdd, Z23, Z21, Z31
+	VSHUFF64X2        $0x88, Z28, Z24, Z8
+	VSHUFF64X2        $0xdd, Z28, Z24, Z12
+	VSHUFF64X2        $0x88, Z29, Z25, Z10
+	VSHUFF64X2        $0xdd, Z29, Z25, Z14
+	VSHUFF64X2        $0x88, Z30, Z26, Z9
+	VSHUFF64X2        $0xdd, Z30, Z26, Z13
+	VSHUFF64X2        $0x88, Z31, Z27, Z11
+	VSHUFF64X2        $0xdd, Z31, Z27, Z15
+	MOVQ              DI, AX
+	VMOVUPD           Z8, 64(AX)
+	ADDQ              R8, AX
+	VMOVUPD           Z9, 64(AX)
+	ADDQ              R8, AX
+	VMOVUPD           Z10, 64(AX)
+	ADDQ              R8, AX
+	VMOVUPD           Z11, 64(AX)
+	ADDQ              R8, AX
+	VMOVUPD           Z12, 64(AX)
+	ADDQ              R8, AX
+	VMOVUPD           Z13, 64(AX)
+	ADDQ              R8, AX
+	VMOVUPD           Z14, 64(AX)
+	ADDQ              R8, AX
+	VMOVUPD           Z15, 64(AX)
+	ADDQ              $0x40, SI
+	LEAQ              (DI)(R8*8), DI
+	SUBQ              $0x08, CX
+	JMP               projTransposeAVX512_r16_loop
+
+projTransposeAVX512_done:
+	VZEROUPPER
+	RET
+
 // func peakFMAAVX512(iters int)
 // Requires: AVX, AVX512DQ, AVX512F
 TEXT ·peakFMAAVX512(SB), NOSPLIT, $0-8

@@ -24,4 +24,7 @@ func transpose(dst []float64, ldd int, src []float64, lds int, rows, cols int) {
 func transposeScaled(dst []float64, ldd int, src []float64, lds int, rows, cols int, scale []float64) {
 	transposeScaledGeneric(dst, ldd, src, lds, rows, cols, scale)
 }
+func projTransposeScaled(dst []float64, ldd int, src []float64, lds int, rows, cols int, scale []float64, j0 int, s []float64) {
+	projTransposeScaledGeneric(dst, ldd, src, lds, rows, cols, scale, j0, s)
+}
 func peakFMA(iters int) (flops int) { return peakFMAGeneric(iters) }

@@ -147,6 +147,12 @@ func transposeAVX512(dst *float64, ldd int, src *float64, lds int, rows int, col
 //go:noescape
 func transpose4AVX(dst *float64, ldd int, src *float64, lds int, rows int, cols int, scale *float64)
 
+// projTransposeAVX512 is ProjTransposeScaled for 1 <= rows <= 16 with j0 = 4*((rows-1)/4)
+// and s of stride rows-j0, cols a multiple of 8.
+//
+//go:noescape
+func projTransposeAVX512(dst *float64, ldd int, src *float64, lds int, cols int, scale *float64, s *float64, rows int)
+
 // peakFMAAVX512 runs iters iterations of independent VFMADD231PD chains, one per accumulator, to measure the FMA peak.
 func peakFMAAVX512(iters int)
 

@@ -85,6 +85,7 @@ func main() {
 	genPanelPass()
 	genTranspose()
 	genTranspose4()
+	genProjTranspose()
 	genPeak(avx512, 16)
 	genPeak(avx2, 12)
 

@@ -326,3 +326,134 @@ func genTranspose4() {
 	VZEROUPPER()
 	RET()
 }
+
+// transpose8x8 transposes z (row i in z[i], eight ZMM registers) into z
+// (column c in z[c]), using the temporaries t and u (eight each): the
+// shuffles of transposeAVX512.
+func transpose8x8(z, t, u []VecPhysical) {
+	for i := 0; i < 8; i += 2 {
+		VUNPCKLPD(z[i+1], z[i], t[i])
+		VUNPCKHPD(z[i+1], z[i], t[i+1])
+	}
+	for h := 0; h < 2; h++ {
+		b := 4 * h
+		VSHUFF64X2(U8(0x88), t[b+2], t[b], u[b])
+		VSHUFF64X2(U8(0xdd), t[b+2], t[b], u[b+1])
+		VSHUFF64X2(U8(0x88), t[b+3], t[b+1], u[b+2])
+		VSHUFF64X2(U8(0xdd), t[b+3], t[b+1], u[b+3])
+	}
+	for k, c := range []int{0, 2, 1, 3} {
+		VSHUFF64X2(U8(0x88), u[k+4], u[k], z[c])
+		VSHUFF64X2(U8(0xdd), u[k+4], u[k], z[c+4])
+	}
+}
+
+// projTransposeMaxRows is the most source rows projTransposeAVX512 takes
+// (two 8 x 8 blocks of registers).
+const projTransposeMaxRows = 16
+
+// genProjTranspose writes
+//
+//	func projTransposeAVX512(dst *float64, ldd int, src *float64, lds int, cols int, scale *float64, s *float64, rows int)
+//
+// ProjTransposeScaled for rows = 1..16 source rows whose last panel (rows
+// j0 = 4*((rows-1)/4) .. rows-1, b = rows-j0 of them) is projected with
+// the rows before it and the coefficients s (j0 x b, stride b), and cols a
+// multiple of 8: per chunk of 8 columns, every source row is loaded once
+// into a ZMM register, the panel rows are updated (one FMA chain per row
+// over l in order, S(l, c) an embedded broadcast: the chain of ProjDots)
+// and stored back, every row is scaled, and the rows are transposed in
+// 8 x 8 blocks (the rows past the last one zero) and stored as 8
+// destination rows, masked to the logical columns.
+func genProjTranspose() {
+	name := "projTransposeAVX512"
+	TEXT(name, NOSPLIT, "func(dst *float64, ldd int, src *float64, lds int, cols int, scale *float64, s *float64, rows int)")
+	Pragma("noescape")
+	Doc(name+" is ProjTransposeScaled for 1 <= rows <= 16 with j0 = 4*((rows-1)/4)",
+		"and s of stride rows-j0, cols a multiple of 8.")
+	// DI: dst rows, R8: ldd bytes, SI: src columns, R9: lds bytes, CX:
+	// columns left, R12: scale, R10: s, AX: scratch row pointer.
+	Load(Param("dst"), RDI)
+	Load(Param("ldd"), R8)
+	SHLQ(U8(3), R8)
+	Load(Param("src"), RSI)
+	Load(Param("lds"), R9)
+	SHLQ(U8(3), R9)
+	Load(Param("cols"), RCX)
+	Load(Param("scale"), R12)
+	Load(Param("s"), R10)
+	Load(Param("rows"), RDX)
+	done := name + "_done"
+	for rows := 1; rows <= projTransposeMaxRows; rows++ {
+		CMPQ(RDX, U8(rows))
+		JE(LabelRef(fmt.Sprintf("%s_r%d", name, rows)))
+	}
+	JMP(LabelRef(done))
+	r := avx512.regs
+	v, t, u := r[0:16], r[16:24], r[24:32]
+	for rows := 1; rows <= projTransposeMaxRows; rows++ {
+		pfx := fmt.Sprintf("%s_r%d", name, rows)
+		j0 := 4 * ((rows - 1) / 4)
+		b := rows - j0
+		nblk := (rows + 7) / 8
+		Label(pfx)
+		Label(pfx + "_loop")
+		CMPQ(RCX, U8(8))
+		JB(LabelRef(done))
+		MOVQ(RSI, RAX)
+		for i := 0; i < rows; i++ {
+			VMOVUPD(Mem{Base: RAX}, v[i])
+			if i < rows-1 {
+				ADDQ(R9, RAX)
+			}
+		}
+		for i := rows; i < 8*nblk; i++ {
+			VXORPD(v[i], v[i], v[i])
+		}
+		if j0 > 0 {
+			for c := 0; c < b; c++ {
+				for l := 0; l < j0; l++ {
+					VFNMADD231PD_BCST(Mem{Base: R10, Disp: 8 * (l*b + c)}, v[l], v[j0+c])
+				}
+			}
+			// AX is at row rows-1: store the panel back, last row first.
+			for c := b - 1; c >= 0; c-- {
+				VMOVUPD(v[j0+c], Mem{Base: RAX})
+				if c > 0 {
+					SUBQ(R9, RAX)
+				}
+			}
+		}
+		for i := 0; i < rows; i++ {
+			VMULPD_BCST(Mem{Base: R12, Disp: 8 * i}, v[i], v[i])
+		}
+		for blk := 0; blk < nblk; blk++ {
+			z := v[8*blk : 8*blk+8]
+			transpose8x8(z, t, u)
+			w := min(8, rows-8*blk)
+			if w < 8 {
+				MOVL(U32(1<<w-1), EAX)
+				KMOVW(EAX, K1)
+			}
+			MOVQ(RDI, RAX)
+			for i := 0; i < 8; i++ {
+				m := Mem{Base: RAX, Disp: 64 * blk}
+				if w < 8 {
+					VMOVUPD(z[i], K1, m)
+				} else {
+					VMOVUPD(z[i], m)
+				}
+				if i < 7 {
+					ADDQ(R8, RAX)
+				}
+			}
+		}
+		ADDQ(U8(64), RSI)
+		LEAQ(Mem{Base: RDI, Index: R8, Scale: 8}, RDI)
+		SUBQ(U8(8), RCX)
+		JMP(LabelRef(pfx + "_loop"))
+	}
+	Label(done)
+	VZEROUPPER()
+	RET()
+}
