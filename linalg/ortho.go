@@ -82,6 +82,7 @@ type Orthonormalizer struct {
 	nu         []float64 // cols: norms of the (unnormalised) final columns
 	nu1        []float64 // panel: norms after a panel's first orthogonalisation
 	inv        []float64 // cols: 1/nu, applied when transposing out
+	lastProj   bool      // the last panel's second projection (coefficients in h) is left to the transpose out
 }
 
 // panel is the number of columns orthonormalised together (the widest
@@ -160,7 +161,14 @@ func (o *Orthonormalizer) OrthonormalizeTo(dst, src *Dense) error {
 	for j, v := range o.nu {
 		o.inv[j] = 1 / v
 	}
-	kernels.TransposeScaled(dst.Data, dst.Stride, o.t, o.ldt, o.cols, o.rows, o.inv)
+	if o.lastProj {
+		// The last panel's second projection, left to the transpose out.
+		j0 := (o.cols - 1) / panel * panel
+		b := o.cols - j0
+		kernels.ProjTransposeScaled(dst.Data, dst.Stride, o.t, o.ldt, o.cols, o.rows, o.inv, j0, o.h[:j0*b])
+	} else {
+		kernels.TransposeScaled(dst.Data, dst.Stride, o.t, o.ldt, o.cols, o.rows, o.inv)
+	}
 	return nil
 }
 
@@ -171,10 +179,13 @@ func (o *Orthonormalizer) OrthonormalizeTo(dst, src *Dense) error {
 // The columns are never normalised in place: column j stays z_j, of norm
 // ν_j = o.nu[j], and every coefficient that multiplies it in an update is
 // divided by ν_j² (z_jᵀx/ν_j² z_j = q_jᵀx q_j). The transpose out applies
-// 1/ν_j.
+// 1/ν_j; when the pass inside the last panel after its second projection
+// is skipped, that projection itself is left to the transpose out
+// (o.lastProj, coefficients in o.h), which does it in the same pass.
 func (o *Orthonormalizer) run(careful bool) error {
 	n, ldt, d := o.rows, o.ldt, o.cols
 	t, s1, gram, nu := o.t, o.s1, o.gram, o.nu
+	o.lastProj = false
 	for j0 := 0; j0 < d; j0 += panel {
 		b := min(panel, d-j0)
 		p := t[j0*ldt:]
@@ -210,8 +221,15 @@ func (o *Orthonormalizer) run(careful bool) error {
 				// The projection moves the panel's Gram matrix by at most
 				// max loss (P̂ᵀP̂ = PᵀP − HᵀH), below rounding: the panel
 				// stays orthogonal and its norms are those of the pass
-				// before, so the pass inside it would change nothing.
-				kernels.ProjDots(p, ldt, b, t, ldt, j0, h, b, nil, 0, 0, nil, 0, n)
+				// before, so the pass inside it would change nothing. The
+				// last panel is needed by nothing else: its projection is
+				// done on the way out (kernels.ProjTransposeScaled, the
+				// same bits).
+				if j0+b == d {
+					o.lastProj = true
+				} else {
+					kernels.ProjDots(p, ldt, b, t, ldt, j0, h, b, nil, 0, 0, nil, 0, n)
+				}
 			} else {
 				kernels.ProjDots(p, ldt, b, t, ldt, j0, h, b, p, ldt, 1, gram, b, n)
 				if err := o.inPanel(p, b, j0, false, true); err != nil {
