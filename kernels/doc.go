@@ -28,9 +28,11 @@
 // AVX2 ProjDots with the same bits) and Transpose (4 x 4 blocks on YMM
 // registers for both assembly paths; the remainders of fewer than 4 rows or
 // columns in 8 x 8 masked blocks on AVX-512, by the generic loop on AVX2)
-// and ProjTransposeScaled (a ProjDots update of the last rows, then
+// ProjTransposeScaled (a ProjDots update of the last rows, then
 // TransposeScaled, in one pass with the same bits on AVX-512 for up to 16
-// rows) complete the set.
+// rows) and TransposeDots (Transpose and the dots of the first source
+// column with all of them, accumulated on the way on AVX-512 for 4, 8, 12
+// or 16 columns) complete the set.
 //
 // The matrix kernels work on blocks of up to 32 (AVX-512) or 12 (AVX2)
 // output columns, keeping every accumulator of a block in registers for the

@@ -147,3 +147,18 @@ func FuzzProjTransposeScaled(f *testing.F) {
 		})
 	})
 }
+
+// FuzzTransposeDots: rows, columns, strides, alignments, magnitudes.
+func FuzzTransposeDots(f *testing.F) {
+	f.Add(uint16(784), uint16(12), uint8(4), uint8(0), uint64(1))
+	f.Add(uint16(35), uint16(7), uint8(2), uint8(30), uint64(2))
+	f.Fuzz(func(t *testing.T, r16, c16 uint16, sel, mag uint8, seed uint64) {
+		rows, cols := int(r16%1100), 1+int(c16%24)
+		lds, ldd := fuzzLD(cols, sel), fuzzLD(rows, sel/5)
+		rng := rand.New(rand.NewPCG(seed, 15))
+		src := fuzzMatrix(rng, rows, cols, lds, int(sel%4), mag)
+		forEachImplNoSubtest(func(name string) {
+			checkTransposeDots(t, fmt.Sprintf("%s: rows=%d cols=%d", name, rows, cols), src, rows, cols, ldd, int(seed%4))
+		})
+	})
+}

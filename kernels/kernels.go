@@ -117,6 +117,29 @@ func TransposeScaled(dst []float64, ldd int, src []float64, lds int, rows, cols 
 	transposeScaled(dst, ldd, src, lds, rows, cols, scale)
 }
 
+// TransposeDots is Transpose that also writes the dot products of source
+// column 0 with every source column (row c of dst is column c of src):
+//
+//	for c < cols: g[c] = Σ_{r<rows} dst[r] * dst[c*ldd+r]
+//
+// On AVX-512, for cols = 4, 8, 12 or 16, the dots are accumulated while
+// transposing, in the registers the transpose goes through; otherwise they
+// are those of ProjDots on the transposed columns (R = row 0 of dst, P =
+// the rows of dst in panels of 4). g must not overlap dst or src.
+func TransposeDots(dst []float64, ldd int, src []float64, lds int, rows, cols int, g []float64) {
+	_ = g[:cols]
+	transposeDots(dst, ldd, src, lds, rows, cols, g)
+}
+
+// transposeDotsGeneric is TransposeDots as Transpose and ProjDots calls.
+func transposeDotsGeneric(dst []float64, ldd int, src []float64, lds int, rows, cols int, g []float64) {
+	transpose(dst, ldd, src, lds, rows, cols)
+	for c := 0; c < cols; c += 4 {
+		b := min(4, cols-c)
+		projDots(dst[c*ldd:], ldd, b, nil, 0, 0, nil, 0, dst, ldd, 1, g[c:], b, rows)
+	}
+}
+
 // ProjTransposeScaled projects the last b = rows-j0 rows of src (1 <= b
 // <= 4) with the rows before them, in place, then writes the scaled
 // transpose of src into dst: it is

@@ -343,6 +343,24 @@ func transposeEdge(dst []float64, ldd int, src []float64, lds int, rows, cols in
 	}
 }
 
+func transposeDots(dst []float64, ldd int, src []float64, lds int, rows, cols int, g []float64) {
+	r4 := rows &^ 3
+	if !useAVX512 || r4 == 0 || cols%4 != 0 || cols > 16 {
+		transposeDotsGeneric(dst, ldd, src, lds, rows, cols, g)
+		return
+	}
+	_ = dst[(cols-1)*ldd+rows-1]
+	_ = src[(rows-1)*lds+cols-1]
+	transposeDotsAVX512(&dst[0], ldd, &src[0], lds, r4, cols, &g[0])
+	if r4 < rows {
+		transposeEdge(dst[r4:], ldd, src[r4*lds:], lds, rows-r4, cols, nil)
+		d0 := dst[r4:rows]
+		for c := 0; c < cols; c++ {
+			g[c] += dotGeneric(d0, dst[c*ldd+r4:c*ldd+rows])
+		}
+	}
+}
+
 func projTransposeScaled(dst []float64, ldd int, src []float64, lds int, rows, cols int, scale []float64, j0 int, s []float64) {
 	nv := cols &^ 7
 	if !useAVX512 || rows > 16 || j0 != 4*((rows-1)/4) || nv == 0 {

@@ -27,4 +27,7 @@ func transposeScaled(dst []float64, ldd int, src []float64, lds int, rows, cols 
 func projTransposeScaled(dst []float64, ldd int, src []float64, lds int, rows, cols int, scale []float64, j0 int, s []float64) {
 	projTransposeScaledGeneric(dst, ldd, src, lds, rows, cols, scale, j0, s)
 }
+func transposeDots(dst []float64, ldd int, src []float64, lds int, rows, cols int, g []float64) {
+	transposeDotsGeneric(dst, ldd, src, lds, rows, cols, g)
+}
 func peakFMA(iters int) (flops int) { return peakFMAGeneric(iters) }

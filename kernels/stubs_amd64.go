@@ -153,6 +153,12 @@ func transpose4AVX(dst *float64, ldd int, src *float64, lds int, rows int, cols 
 //go:noescape
 func projTransposeAVX512(dst *float64, ldd int, src *float64, lds int, cols int, scale *float64, s *float64, rows int)
 
+// transposeDotsAVX512 is TransposeDots for rows a positive multiple of 4 and cols 4, 8,
+// 12 or 16.
+//
+//go:noescape
+func transposeDotsAVX512(dst *float64, ldd int, src *float64, lds int, rows int, cols int, gm *float64)
+
 // peakFMAAVX512 runs iters iterations of independent VFMADD231PD chains, one per accumulator, to measure the FMA peak.
 func peakFMAAVX512(iters int)
 

@@ -86,6 +86,7 @@ func main() {
 	genTranspose()
 	genTranspose4()
 	genProjTranspose()
+	genTransposeDots()
 	genPeak(avx512, 16)
 	genPeak(avx2, 12)
 

@@ -457,3 +457,104 @@ func genProjTranspose() {
 	VZEROUPPER()
 	RET()
 }
+
+// genTransposeDots writes
+//
+//	func transposeDotsAVX512(dst *float64, ldd int, src *float64, lds int, rows, cols int, gm *float64)
+//
+// TransposeDots for rows a positive multiple of 4 and cols = 4, 8, 12 or
+// 16: the 4 x 4 blocks of transpose4AVX, by strips of 4 source rows, and
+// the dot products of source column 0 with every column accumulated on
+// the way (one YMM accumulator per column, Y16 and up, over the strips in
+// order), reduced at the end.
+func genTransposeDots() {
+	name := "transposeDotsAVX512"
+	TEXT(name, NOSPLIT, "func(dst *float64, ldd int, src *float64, lds int, rows, cols int, gm *float64)")
+	Pragma("noescape")
+	Doc(name+" is TransposeDots for rows a positive multiple of 4 and cols 4, 8,",
+		"12 or 16.")
+	// DI: dst strip, SI: src strip, R8: ldd bytes, R9: lds bytes, CX: rows
+	// left; per block R10 (src), R11 (dst), AX and DX scratch.
+	Load(Param("dst"), RDI)
+	Load(Param("ldd"), R8)
+	SHLQ(U8(3), R8)
+	Load(Param("src"), RSI)
+	Load(Param("lds"), R9)
+	SHLQ(U8(3), R9)
+	Load(Param("cols"), RDX)
+	a, b, c, d := Y0, Y1, Y2, Y3
+	col := []VecPhysical{Y4, Y5, Y6, Y7}
+	col0 := Y8
+	acc := []VecPhysical{Y16, Y17, Y18, Y19, Y20, Y21, Y22, Y23, Y24, Y25, Y26, Y27, Y28, Y29, Y30, Y31}
+	done := name + "_done"
+	for nb := 1; nb <= 4; nb++ {
+		CMPQ(RDX, U8(4*nb))
+		JE(LabelRef(fmt.Sprintf("%s_c%d", name, 4*nb)))
+	}
+	JMP(LabelRef(done))
+	for nb := 1; nb <= 4; nb++ {
+		pfx := fmt.Sprintf("%s_c%d", name, 4*nb)
+		Label(pfx)
+		Load(Param("rows"), RCX)
+		for k := 0; k < 4*nb; k++ {
+			VXORPD(acc[k], acc[k], acc[k])
+		}
+		Label(pfx + "_strip")
+		MOVQ(RSI, R10)
+		MOVQ(RDI, R11)
+		for j := 0; j < nb; j++ {
+			LEAQ(Mem{Base: R10, Index: R9, Scale: 2}, RAX)
+			VMOVUPD(Mem{Base: R10, Disp: 32 * j}, a.AsX())
+			VINSERTF128(U8(1), Mem{Base: RAX, Disp: 32 * j}, a, a)
+			VMOVUPD(Mem{Base: R10, Index: R9, Scale: 1, Disp: 32 * j}, b.AsX())
+			VINSERTF128(U8(1), Mem{Base: RAX, Index: R9, Scale: 1, Disp: 32 * j}, b, b)
+			VMOVUPD(Mem{Base: R10, Disp: 32*j + 16}, c.AsX())
+			VINSERTF128(U8(1), Mem{Base: RAX, Disp: 32*j + 16}, c, c)
+			VMOVUPD(Mem{Base: R10, Index: R9, Scale: 1, Disp: 32*j + 16}, d.AsX())
+			VINSERTF128(U8(1), Mem{Base: RAX, Index: R9, Scale: 1, Disp: 32*j + 16}, d, d)
+			c0 := col[0]
+			if j == 0 {
+				c0 = col0
+			}
+			VUNPCKLPD(b, a, c0)
+			VUNPCKHPD(b, a, col[1])
+			VUNPCKLPD(d, c, col[2])
+			VUNPCKHPD(d, c, col[3])
+			LEAQ(Mem{Base: R11, Index: R8, Scale: 2}, RDX)
+			VMOVUPD(c0, Mem{Base: R11})
+			VMOVUPD(col[1], Mem{Base: R11, Index: R8, Scale: 1})
+			VMOVUPD(col[2], Mem{Base: RDX})
+			VMOVUPD(col[3], Mem{Base: RDX, Index: R8, Scale: 1})
+			VFMADD231PD(c0, col0, acc[4*j])
+			for k := 1; k < 4; k++ {
+				VFMADD231PD(col[k], col0, acc[4*j+k])
+			}
+			if j < nb-1 {
+				LEAQ(Mem{Base: RDX, Index: R8, Scale: 2}, R11) // next 4 rows of dst
+			}
+		}
+		LEAQ(Mem{Base: RSI, Index: R9, Scale: 4}, RSI) // next 4 source rows
+		ADDQ(U8(32), RDI)                              // next 4 columns of dst rows
+		SUBQ(U8(4), RCX)
+		JNE(LabelRef(pfx + "_strip"))
+		Load(Param("gm"), RAX)
+		for k := 0; k < 4*nb; k++ {
+			hsum256EVEX(acc[k], col[0])
+			VMOVSD(acc[k].AsX(), Mem{Base: RAX, Disp: 8 * k})
+		}
+		JMP(LabelRef(done))
+	}
+	Label(done)
+	VZEROUPPER()
+	RET()
+}
+
+// hsum256EVEX is hsum256 for any YMM register (VEXTRACTF64X2 instead of the
+// VEX-only VEXTRACTF128).
+func hsum256EVEX(y, tmpy VecPhysical) {
+	x, tx := y.AsX(), tmpy.AsX()
+	VEXTRACTF64X2(U8(1), y, tx)
+	VADDPD(tx, x, x)
+	VPERMILPD(U8(1), x, tx)
+	VADDSD(tx, x, x)
+}
