@@ -50,9 +50,14 @@ func (e *RankError) Unwrap() error { return ErrRankDeficient }
 // every column, as it then changes nothing at working precision (always
 // the case for well-conditioned inputs; see cleanLoss). Every column is
 // thus projected at least twice on every column before it; each pass over
-// Q is shared by the four columns of a panel (kernels.ProjDots), and the
-// pass that projects a panel also gives its Gram matrix, so the first
-// column of a panel needs no pass of its own.
+// Q is shared by the four columns of a panel (kernels.ProjDots), the
+// passes inside a panel load each of its columns once (kernels.PanelPass),
+// and the pass that projects a panel also gives its Gram matrix, so the
+// first column of a panel needs no pass of its own. The copy in gives the
+// dots of the first column with all the others (kernels.TransposeDots: row
+// 0 of the first panel's Gram matrix and of S1), and the copy out does the
+// last panel's second projection when nothing follows it
+// (kernels.ProjTransposeScaled).
 //
 // Accuracy: ‖QᵀQ − I‖_max stays at a few ε·sqrt(rows) whatever the
 // condition of the input (below the rank tolerance): measured ≤ 2e-15 for
@@ -82,6 +87,7 @@ type Orthonormalizer struct {
 	nu         []float64 // cols: norms of the (unnormalised) final columns
 	nu1        []float64 // panel: norms after a panel's first orthogonalisation
 	inv        []float64 // cols: 1/nu, applied when transposing out
+	row0       []float64 // cols: a_0 · a_k, from the transpose in
 	lastProj   bool      // the last panel's second projection (coefficients in h) is left to the transpose out
 }
 
@@ -113,6 +119,7 @@ func NewOrthonormalizer(rows, cols int) *Orthonormalizer {
 		nu:   make([]float64, cols),
 		nu1:  make([]float64, panel),
 		inv:  make([]float64, cols),
+		row0: make([]float64, cols),
 	}
 }
 
@@ -136,7 +143,7 @@ func (o *Orthonormalizer) OrthonormalizeTo(dst, src *Dense) error {
 	if src.Rows != o.rows || src.Cols != o.cols || !dst.SameShape(src) {
 		panic(errShape)
 	}
-	transposeIn(o.t, o.ldt, src)
+	kernels.TransposeDots(o.t, o.ldt, src.Data, src.Stride, src.Rows, src.Cols, o.row0)
 	o.bad, o.badAt = nil, o.cols
 	err := o.run(false)
 	if err == errCareful {
@@ -191,7 +198,11 @@ func (o *Orthonormalizer) run(careful bool) error {
 		p := t[j0*ldt:]
 		// First projection (with S1) and the dots of its first column
 		// with the others (row 0 of the panel's Gram matrix).
-		kernels.ProjDots(p, ldt, b, t, ldt, j0, s1[j0:], d, p, ldt, 1, gram, b, n)
+		if j0 == 0 && !careful {
+			copy(gram[:b], o.row0) // from the transpose in: z_0 = a_0
+		} else {
+			kernels.ProjDots(p, ldt, b, t, ldt, j0, s1[j0:], d, p, ldt, 1, gram, b, n)
+		}
 		if err := o.inPanel(p, b, j0, true, careful); err != nil {
 			return err
 		}
@@ -239,6 +250,14 @@ func (o *Orthonormalizer) run(careful bool) error {
 		}
 		// First-pass coefficients of the later columns on the new panel.
 		for k := j0 + b; k < d; k += panel {
+			if j0 == 0 && !careful {
+				// Row 0 (z_0 = a_0) is in o.row0 already.
+				copy(s1[k:k+min(panel, d-k)], o.row0[k:])
+				if b > 1 {
+					kernels.ProjDots(t[k*ldt:], ldt, min(panel, d-k), nil, 0, 0, nil, 0, p[ldt:], ldt, b-1, s1[d+k:], d, n)
+				}
+				continue
+			}
 			kernels.ProjDots(t[k*ldt:], ldt, min(panel, d-k), nil, 0, 0, nil, 0, p, ldt, b, s1[j0*d+k:], d, n)
 		}
 		for i := j0; i < j0+b; i++ {
