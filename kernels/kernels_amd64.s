@@ -36259,6 +36259,8 @@ TEXT ·projTransposeAVX512(SB), NOSPLIT, $0-64
 	JMP  projTransposeAVX512_done
 
 projTransposeAVX512_r1:
+	LEAQ (R8)(R8*2), DX
+
 projTransposeAVX512_r1_loop:
 	CMPQ        CX, $0x08
 	JB          projTransposeAVX512_done
@@ -36320,6 +36322,8 @@ projTransposeAVX512_r1_loop:
 	JMP         projTransposeAVX512_r1_loop
 
 projTransposeAVX512_r2:
+	LEAQ (R8)(R8*2), DX
+
 projTransposeAVX512_r2_loop:
 	CMPQ        CX, $0x08
 	JB          projTransposeAVX512_done
@@ -36383,6 +36387,8 @@ projTransposeAVX512_r2_loop:
 	JMP         projTransposeAVX512_r2_loop
 
 projTransposeAVX512_r3:
+	LEAQ (R8)(R8*2), DX
+
 projTransposeAVX512_r3_loop:
 	CMPQ        CX, $0x08
 	JB          projTransposeAVX512_done
@@ -36448,73 +36454,52 @@ projTransposeAVX512_r3_loop:
 	JMP         projTransposeAVX512_r3_loop
 
 projTransposeAVX512_r4:
+	LEAQ (R8)(R8*2), DX
+
 projTransposeAVX512_r4_loop:
-	CMPQ        CX, $0x08
-	JB          projTransposeAVX512_done
-	MOVQ        SI, AX
-	VMOVUPD     (AX), Z0
-	ADDQ        R9, AX
-	VMOVUPD     (AX), Z1
-	ADDQ        R9, AX
-	VMOVUPD     (AX), Z2
-	ADDQ        R9, AX
-	VMOVUPD     (AX), Z3
-	VXORPD      Z4, Z4, Z4
-	VXORPD      Z5, Z5, Z5
-	VXORPD      Z6, Z6, Z6
-	VXORPD      Z7, Z7, Z7
-	VMULPD.BCST (R12), Z0, Z0
-	VMULPD.BCST 8(R12), Z1, Z1
-	VMULPD.BCST 16(R12), Z2, Z2
-	VMULPD.BCST 24(R12), Z3, Z3
-	VUNPCKLPD   Z1, Z0, Z16
-	VUNPCKHPD   Z1, Z0, Z17
-	VUNPCKLPD   Z3, Z2, Z18
-	VUNPCKHPD   Z3, Z2, Z19
-	VUNPCKLPD   Z5, Z4, Z20
-	VUNPCKHPD   Z5, Z4, Z21
-	VUNPCKLPD   Z7, Z6, Z22
-	VUNPCKHPD   Z7, Z6, Z23
-	VSHUFF64X2  $0x88, Z18, Z16, Z24
-	VSHUFF64X2  $0xdd, Z18, Z16, Z25
-	VSHUFF64X2  $0x88, Z19, Z17, Z26
-	VSHUFF64X2  $0xdd, Z19, Z17, Z27
-	VSHUFF64X2  $0x88, Z22, Z20, Z28
-	VSHUFF64X2  $0xdd, Z22, Z20, Z29
-	VSHUFF64X2  $0x88, Z23, Z21, Z30
-	VSHUFF64X2  $0xdd, Z23, Z21, Z31
-	VSHUFF64X2  $0x88, Z28, Z24, Z0
-	VSHUFF64X2  $0xdd, Z28, Z24, Z4
-	VSHUFF64X2  $0x88, Z29, Z25, Z2
-	VSHUFF64X2  $0xdd, Z29, Z25, Z6
-	VSHUFF64X2  $0x88, Z30, Z26, Z1
-	VSHUFF64X2  $0xdd, Z30, Z26, Z5
-	VSHUFF64X2  $0x88, Z31, Z27, Z3
-	VSHUFF64X2  $0xdd, Z31, Z27, Z7
-	MOVL        $0x0000000f, AX
-	KMOVW       AX, K1
-	MOVQ        DI, AX
-	VMOVUPD     Z0, K1, (AX)
-	ADDQ        R8, AX
-	VMOVUPD     Z1, K1, (AX)
-	ADDQ        R8, AX
-	VMOVUPD     Z2, K1, (AX)
-	ADDQ        R8, AX
-	VMOVUPD     Z3, K1, (AX)
-	ADDQ        R8, AX
-	VMOVUPD     Z4, K1, (AX)
-	ADDQ        R8, AX
-	VMOVUPD     Z5, K1, (AX)
-	ADDQ        R8, AX
-	VMOVUPD     Z6, K1, (AX)
-	ADDQ        R8, AX
-	VMOVUPD     Z7, K1, (AX)
-	ADDQ        $0x40, SI
-	LEAQ        (DI)(R8*8), DI
-	SUBQ        $0x08, CX
-	JMP         projTransposeAVX512_r4_loop
+	CMPQ          CX, $0x08
+	JB            projTransposeAVX512_done
+	MOVQ          SI, AX
+	VMOVUPD       (AX), Z0
+	ADDQ          R9, AX
+	VMOVUPD       (AX), Z1
+	ADDQ          R9, AX
+	VMOVUPD       (AX), Z2
+	ADDQ          R9, AX
+	VMOVUPD       (AX), Z3
+	VMULPD.BCST   (R12), Z0, Z0
+	VMULPD.BCST   8(R12), Z1, Z1
+	VMULPD.BCST   16(R12), Z2, Z2
+	VMULPD.BCST   24(R12), Z3, Z3
+	VUNPCKLPD     Z1, Z0, Z16
+	VUNPCKHPD     Z1, Z0, Z17
+	VUNPCKLPD     Z3, Z2, Z18
+	VUNPCKHPD     Z3, Z2, Z19
+	VSHUFF64X2    $0x88, Z18, Z16, Z24
+	VSHUFF64X2    $0xd8, Z24, Z24, Z24
+	VSHUFF64X2    $0xdd, Z18, Z16, Z25
+	VSHUFF64X2    $0xd8, Z25, Z25, Z25
+	VSHUFF64X2    $0x88, Z19, Z17, Z26
+	VSHUFF64X2    $0xd8, Z26, Z26, Z26
+	VSHUFF64X2    $0xdd, Z19, Z17, Z27
+	VSHUFF64X2    $0xd8, Z27, Z27, Z27
+	LEAQ          (DI)(R8*4), AX
+	VMOVUPD       Y24, (DI)
+	VEXTRACTF64X4 $0x01, Z24, (AX)
+	VMOVUPD       Y25, (DI)(R8*2)
+	VEXTRACTF64X4 $0x01, Z25, (AX)(R8*2)
+	VMOVUPD       Y26, (DI)(R8*1)
+	VEXTRACTF64X4 $0x01, Z26, (AX)(R8*1)
+	VMOVUPD       Y27, (DI)(DX*1)
+	VEXTRACTF64X4 $0x01, Z27, (AX)(DX*1)
+	ADDQ          $0x40, SI
+	LEAQ          (DI)(R8*8), DI
+	SUBQ          $0x08, CX
+	JMP           projTransposeAVX512_r4_loop
 
 projTransposeAVX512_r5:
+	LEAQ (R8)(R8*2), DX
+
 projTransposeAVX512_r5_loop:
 	CMPQ              CX, $0x08
 	JB                projTransposeAVX512_done
@@ -36589,6 +36574,8 @@ projTransposeAVX512_r5_loop:
 	JMP               projTransposeAVX512_r5_loop
 
 projTransposeAVX512_r6:
+	LEAQ (R8)(R8*2), DX
+
 projTransposeAVX512_r6_loop:
 	CMPQ              CX, $0x08
 	JB                projTransposeAVX512_done
@@ -36671,6 +36658,8 @@ projTransposeAVX512_r6_loop:
 	JMP               projTransposeAVX512_r6_loop
 
 projTransposeAVX512_r7:
+	LEAQ (R8)(R8*2), DX
+
 projTransposeAVX512_r7_loop:
 	CMPQ              CX, $0x08
 	JB                projTransposeAVX512_done
@@ -36761,6 +36750,8 @@ projTransposeAVX512_r7_loop:
 	JMP               projTransposeAVX512_r7_loop
 
 projTransposeAVX512_r8:
+	LEAQ (R8)(R8*2), DX
+
 projTransposeAVX512_r8_loop:
 	CMPQ              CX, $0x08
 	JB                projTransposeAVX512_done
@@ -36857,6 +36848,8 @@ projTransposeAVX512_r8_loop:
 	JMP               projTransposeAVX512_r8_loop
 
 projTransposeAVX512_r9:
+	LEAQ (R8)(R8*2), DX
+
 projTransposeAVX512_r9_loop:
 	CMPQ              CX, $0x08
 	JB                projTransposeAVX512_done
@@ -36991,6 +36984,8 @@ projTransposeAVX512_r9_loop:
 	JMP               projTransposeAVX512_r9_loop
 
 projTransposeAVX512_r10:
+	LEAQ (R8)(R8*2), DX
+
 projTransposeAVX512_r10_loop:
 	CMPQ              CX, $0x08
 	JB                projTransposeAVX512_done
@@ -37137,6 +37132,8 @@ projTransposeAVX512_r10_loop:
 	JMP               projTransposeAVX512_r10_loop
 
 projTransposeAVX512_r11:
+	LEAQ (R8)(R8*2), DX
+
 projTransposeAVX512_r11_loop:
 	CMPQ              CX, $0x08
 	JB                projTransposeAVX512_done
@@ -37295,6 +37292,8 @@ projTransposeAVX512_r11_loop:
 	JMP               projTransposeAVX512_r11_loop
 
 projTransposeAVX512_r12:
+	LEAQ (R8)(R8*2), DX
+
 projTransposeAVX512_r12_loop:
 	CMPQ              CX, $0x08
 	JB                projTransposeAVX512_done
@@ -37322,10 +37321,6 @@ projTransposeAVX512_r12_loop:
 	VMOVUPD           (AX), Z10
 	ADDQ              R9, AX
 	VMOVUPD           (AX), Z11
-	VXORPD            Z12, Z12, Z12
-	VXORPD            Z13, Z13, Z13
-	VXORPD            Z14, Z14, Z14
-	VXORPD            Z15, Z15, Z15
 	VFNMADD231PD.BCST (R10), Z0, Z8
 	VFNMADD231PD.BCST 32(R10), Z1, Z8
 	VFNMADD231PD.BCST 64(R10), Z2, Z8
@@ -37421,50 +37416,31 @@ projTransposeAVX512_r12_loop:
 	VUNPCKHPD         Z9, Z8, Z17
 	VUNPCKLPD         Z11, Z10, Z18
 	VUNPCKHPD         Z11, Z10, Z19
-	VUNPCKLPD         Z13, Z12, Z20
-	VUNPCKHPD         Z13, Z12, Z21
-	VUNPCKLPD         Z15, Z14, Z22
-	VUNPCKHPD         Z15, Z14, Z23
 	VSHUFF64X2        $0x88, Z18, Z16, Z24
+	VSHUFF64X2        $0xd8, Z24, Z24, Z24
 	VSHUFF64X2        $0xdd, Z18, Z16, Z25
+	VSHUFF64X2        $0xd8, Z25, Z25, Z25
 	VSHUFF64X2        $0x88, Z19, Z17, Z26
+	VSHUFF64X2        $0xd8, Z26, Z26, Z26
 	VSHUFF64X2        $0xdd, Z19, Z17, Z27
-	VSHUFF64X2        $0x88, Z22, Z20, Z28
-	VSHUFF64X2        $0xdd, Z22, Z20, Z29
-	VSHUFF64X2        $0x88, Z23, Z21, Z30
-	VSHUFF64X2        $0xdd, Z23, Z21, Z31
-	VSHUFF64X2        $0x88, Z28, Z24, Z8
-	VSHUFF64X2        $0xdd, Z28, Z24, Z12
-	VSHUFF64X2        $0x88, Z29, Z25, Z10
-	VSHUFF64X2        $0xdd, Z29, Z25, Z14
-	VSHUFF64X2        $0x88, Z30, Z26, Z9
-	VSHUFF64X2        $0xdd, Z30, Z26, Z13
-	VSHUFF64X2        $0x88, Z31, Z27, Z11
-	VSHUFF64X2        $0xdd, Z31, Z27, Z15
-	MOVL              $0x0000000f, AX
-	KMOVW             AX, K1
-	MOVQ              DI, AX
-	VMOVUPD           Z8, K1, 64(AX)
-	ADDQ              R8, AX
-	VMOVUPD           Z9, K1, 64(AX)
-	ADDQ              R8, AX
-	VMOVUPD           Z10, K1, 64(AX)
-	ADDQ              R8, AX
-	VMOVUPD           Z11, K1, 64(AX)
-	ADDQ              R8, AX
-	VMOVUPD           Z12, K1, 64(AX)
-	ADDQ              R8, AX
-	VMOVUPD           Z13, K1, 64(AX)
-	ADDQ              R8, AX
-	VMOVUPD           Z14, K1, 64(AX)
-	ADDQ              R8, AX
-	VMOVUPD           Z15, K1, 64(AX)
+	VSHUFF64X2        $0xd8, Z27, Z27, Z27
+	LEAQ              (DI)(R8*4), AX
+	VMOVUPD           Y24, 64(DI)
+	VEXTRACTF64X4     $0x01, Z24, 64(AX)
+	VMOVUPD           Y25, 64(DI)(R8*2)
+	VEXTRACTF64X4     $0x01, Z25, 64(AX)(R8*2)
+	VMOVUPD           Y26, 64(DI)(R8*1)
+	VEXTRACTF64X4     $0x01, Z26, 64(AX)(R8*1)
+	VMOVUPD           Y27, 64(DI)(DX*1)
+	VEXTRACTF64X4     $0x01, Z27, 64(AX)(DX*1)
 	ADDQ              $0x40, SI
 	LEAQ              (DI)(R8*8), DI
 	SUBQ              $0x08, CX
 	JMP               projTransposeAVX512_r12_loop
 
 projTransposeAVX512_r13:
+	LEAQ (R8)(R8*2), DX
+
 projTransposeAVX512_r13_loop:
 	CMPQ              CX, $0x08
 	JB                projTransposeAVX512_done
@@ -37611,6 +37587,8 @@ projTransposeAVX512_r13_loop:
 	JMP               projTransposeAVX512_r13_loop
 
 projTransposeAVX512_r14:
+	LEAQ (R8)(R8*2), DX
+
 projTransposeAVX512_r14_loop:
 	CMPQ              CX, $0x08
 	JB                projTransposeAVX512_done
@@ -37773,6 +37751,8 @@ projTransposeAVX512_r14_loop:
 	JMP               projTransposeAVX512_r14_loop
 
 projTransposeAVX512_r15:
+	LEAQ (R8)(R8*2), DX
+
 projTransposeAVX512_r15_loop:
 	CMPQ              CX, $0x08
 	JB                projTransposeAVX512_done
@@ -37951,6 +37931,8 @@ projTransposeAVX512_r15_loop:
 	JMP               projTransposeAVX512_r15_loop
 
 projTransposeAVX512_r16:
+	LEAQ (R8)(R8*2), DX
+
 projTransposeAVX512_r16_loop:
 	CMPQ              CX, $0x08
 	JB                projTransposeAVX512_done

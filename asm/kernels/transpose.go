@@ -397,6 +397,7 @@ func genProjTranspose() {
 		b := rows - j0
 		nblk := (rows + 7) / 8
 		Label(pfx)
+		LEAQ(Mem{Base: R8, Index: R8, Scale: 2}, RDX) // 3*ldd for transposeOut4x8
 		Label(pfx + "_loop")
 		CMPQ(RCX, U8(8))
 		JB(LabelRef(done))
@@ -408,7 +409,9 @@ func genProjTranspose() {
 			}
 		}
 		for i := rows; i < 8*nblk; i++ {
-			VXORPD(v[i], v[i], v[i])
+			if i%8 < 4 || rows-(i/8)*8 != 4 {
+				VXORPD(v[i], v[i], v[i])
+			}
 		}
 		if j0 > 0 {
 			for c := 0; c < b; c++ {
@@ -429,8 +432,12 @@ func genProjTranspose() {
 		}
 		for blk := 0; blk < nblk; blk++ {
 			z := v[8*blk : 8*blk+8]
-			transpose8x8(z, t, u)
 			w := min(8, rows-8*blk)
+			if w == 4 {
+				transposeOut4x8(z[:4], t, u, blk)
+				continue
+			}
+			transpose8x8(z, t, u)
 			if w < 8 {
 				MOVL(U32(1<<w-1), EAX)
 				KMOVW(EAX, K1)
@@ -557,4 +564,54 @@ func hsum256EVEX(y, tmpy VecPhysical) {
 	VADDPD(tx, x, x)
 	VPERMILPD(U8(1), x, tx)
 	VADDSD(tx, x, x)
+}
+
+// transposeOut4x8 stores the transpose of the 4 x 8 block z (row i in
+// z[i]) as 8 destination rows of 4 at DI
+// + 64*blk (stride R8, AX scratch): unpacks pair the rows, [z0 z1] and
+// [z2 z3] per 128-bit lane, two VSHUFF64X2 put the 128-bit lanes of
+// destination rows i and i+4 side by side, and the halves are stored (the
+// upper by VEXTRACTF64X4 to memory). 12 shuffles instead of the 24 of a
+// zero-padded 8 x 8 block.
+func transposeOut4x8(z, t, u []VecPhysical, blk int) {
+	VUNPCKLPD(z[1], z[0], t[0]) // rows 0, 2, 4, 6: lane pairs (z0, z1)
+	VUNPCKHPD(z[1], z[0], t[1]) // rows 1, 3, 5, 7
+	VUNPCKLPD(z[3], z[2], t[2])
+	VUNPCKHPD(z[3], z[2], t[3])
+	// u = [a.q0 a.q2 b.q0 b.q2] then [a.q0 b.q0 a.q2 b.q2]: rows 0 and 4
+	// (or 1 and 5) from (t0, t2); [a.q1 a.q3 b.q1 b.q3] reordered: rows 2
+	// and 6 (3 and 7).
+	for h := 0; h < 2; h++ {
+		a, b := t[h], t[h+2]
+		VSHUFF64X2(U8(0x88), b, a, u[2*h])
+		VSHUFF64X2(U8(0xd8), u[2*h], u[2*h], u[2*h])
+		VSHUFF64X2(U8(0xdd), b, a, u[2*h+1])
+		VSHUFF64X2(U8(0xd8), u[2*h+1], u[2*h+1], u[2*h+1])
+	}
+	// u0: rows 0, 4; u1: rows 2, 6; u2: rows 1, 5; u3: rows 3, 7.
+	// Row r at DI (r < 4) or AX = DI + 4*ldd (r >= 4), plus 0, ldd, 2*ldd
+	// or DX = 3*ldd.
+	LEAQ(Mem{Base: RDI, Index: R8, Scale: 4}, RAX)
+	rowsOf := [][2]int{{0, 4}, {2, 6}, {1, 5}, {3, 7}}
+	for k, rr := range rowsOf {
+		for half, row := range rr {
+			m := Mem{Base: RDI, Disp: 64 * blk}
+			if row >= 4 {
+				m.Base = RAX
+			}
+			switch row % 4 {
+			case 1:
+				m.Index, m.Scale = R8, 1
+			case 2:
+				m.Index, m.Scale = R8, 2
+			case 3:
+				m.Index, m.Scale = RDX, 1
+			}
+			if half == 0 {
+				VMOVUPD(u[k].AsY(), m)
+			} else {
+				VEXTRACTF64X4(U8(1), u[k], m)
+			}
+		}
+	}
 }
