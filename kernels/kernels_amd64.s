@@ -35047,51 +35047,52 @@ TEXT ·panelPassAVX512(SB), NOSPLIT, $0-56
 	JMP  panelPassAVX512_done
 
 panelPassAVX512_v0:
-	VXORPD Z8, Z8, Z8
-	VXORPD Z9, Z9, Z9
-	VXORPD Z10, Z10, Z10
-	VXORPD Z11, Z11, Z11
+	VXORPD       Z8, Z8, Z8
+	VXORPD       Z9, Z9, Z9
+	VXORPD       Z10, Z10, Z10
+	VXORPD       Z11, Z11, Z11
+	VBROADCASTSD (R10), Z12
 
 panelPassAVX512_v0_u4:
-	CMPQ              CX, $0x20
-	JB                panelPassAVX512_v0_u1
-	LEAQ              (DI)(R8*2), AX
-	VMOVUPD           (DI), Z0
-	VMOVUPD           64(DI), Z1
-	VMOVUPD           128(DI), Z2
-	VMOVUPD           192(DI), Z3
-	VMOVUPD           (DI)(R8*1), Z4
-	VMOVUPD           64(DI)(R8*1), Z5
-	VMOVUPD           128(DI)(R8*1), Z6
-	VMOVUPD           192(DI)(R8*1), Z7
-	VFNMADD231PD.BCST (R10), Z0, Z4
-	VFNMADD231PD.BCST (R10), Z1, Z5
-	VFNMADD231PD.BCST (R10), Z2, Z6
-	VFNMADD231PD.BCST (R10), Z3, Z7
-	VMOVUPD           Z4, (DI)(R8*1)
-	VMOVUPD           Z5, 64(DI)(R8*1)
-	VMOVUPD           Z6, 128(DI)(R8*1)
-	VMOVUPD           Z7, 192(DI)(R8*1)
-	VFMADD231PD       Z0, Z4, Z8
-	VFMADD231PD       Z1, Z5, Z9
-	VFMADD231PD       Z2, Z6, Z10
-	VFMADD231PD       Z3, Z7, Z11
-	ADDQ              $0x00000100, DI
-	SUBQ              $0x20, CX
-	JMP               panelPassAVX512_v0_u4
+	CMPQ         CX, $0x20
+	JB           panelPassAVX512_v0_u1
+	LEAQ         (DI)(R8*2), AX
+	VMOVUPD      (DI), Z0
+	VMOVUPD      64(DI), Z1
+	VMOVUPD      128(DI), Z2
+	VMOVUPD      192(DI), Z3
+	VMOVUPD      (DI)(R8*1), Z4
+	VMOVUPD      64(DI)(R8*1), Z5
+	VMOVUPD      128(DI)(R8*1), Z6
+	VMOVUPD      192(DI)(R8*1), Z7
+	VFNMADD231PD Z12, Z0, Z4
+	VFNMADD231PD Z12, Z1, Z5
+	VFNMADD231PD Z12, Z2, Z6
+	VFNMADD231PD Z12, Z3, Z7
+	VMOVUPD      Z4, (DI)(R8*1)
+	VMOVUPD      Z5, 64(DI)(R8*1)
+	VMOVUPD      Z6, 128(DI)(R8*1)
+	VMOVUPD      Z7, 192(DI)(R8*1)
+	VFMADD231PD  Z0, Z4, Z8
+	VFMADD231PD  Z1, Z5, Z9
+	VFMADD231PD  Z2, Z6, Z10
+	VFMADD231PD  Z3, Z7, Z11
+	ADDQ         $0x00000100, DI
+	SUBQ         $0x20, CX
+	JMP          panelPassAVX512_v0_u4
 
 panelPassAVX512_v0_u1:
-	CMPQ              CX, $0x08
-	JB                panelPassAVX512_v0_store
-	LEAQ              (DI)(R8*2), AX
-	VMOVUPD           (DI), Z0
-	VMOVUPD           (DI)(R8*1), Z4
-	VFNMADD231PD.BCST (R10), Z0, Z4
-	VMOVUPD           Z4, (DI)(R8*1)
-	VFMADD231PD       Z0, Z4, Z8
-	ADDQ              $0x00000040, DI
-	SUBQ              $0x08, CX
-	JMP               panelPassAVX512_v0_u1
+	CMPQ         CX, $0x08
+	JB           panelPassAVX512_v0_store
+	LEAQ         (DI)(R8*2), AX
+	VMOVUPD      (DI), Z0
+	VMOVUPD      (DI)(R8*1), Z4
+	VFNMADD231PD Z12, Z0, Z4
+	VMOVUPD      Z4, (DI)(R8*1)
+	VFMADD231PD  Z0, Z4, Z8
+	ADDQ         $0x00000040, DI
+	SUBQ         $0x08, CX
+	JMP          panelPassAVX512_v0_u1
 
 panelPassAVX512_v0_store:
 	MOVQ          gm+32(FP), DX
@@ -35108,70 +35109,72 @@ panelPassAVX512_v0_store:
 	JMP           panelPassAVX512_done
 
 panelPassAVX512_v1:
-	VXORPD Z12, Z12, Z12
-	VXORPD Z13, Z13, Z13
-	VXORPD Z14, Z14, Z14
-	VXORPD Z15, Z15, Z15
-	VXORPD Z16, Z16, Z16
-	VXORPD Z17, Z17, Z17
-	VXORPD Z18, Z18, Z18
-	VXORPD Z19, Z19, Z19
+	VXORPD       Z12, Z12, Z12
+	VXORPD       Z13, Z13, Z13
+	VXORPD       Z14, Z14, Z14
+	VXORPD       Z15, Z15, Z15
+	VXORPD       Z16, Z16, Z16
+	VXORPD       Z17, Z17, Z17
+	VXORPD       Z18, Z18, Z18
+	VXORPD       Z19, Z19, Z19
+	VBROADCASTSD (R10), Z20
+	VBROADCASTSD (R10)(R11*1), Z21
 
 panelPassAVX512_v1_u4:
-	CMPQ              CX, $0x20
-	JB                panelPassAVX512_v1_u1
-	LEAQ              (DI)(R8*2), AX
-	VMOVUPD           (DI), Z0
-	VMOVUPD           64(DI), Z1
-	VMOVUPD           128(DI), Z2
-	VMOVUPD           192(DI), Z3
-	VMOVUPD           (DI)(R8*1), Z4
-	VMOVUPD           64(DI)(R8*1), Z5
-	VMOVUPD           128(DI)(R8*1), Z6
-	VMOVUPD           192(DI)(R8*1), Z7
-	VMOVUPD           (AX), Z8
-	VMOVUPD           64(AX), Z9
-	VMOVUPD           128(AX), Z10
-	VMOVUPD           192(AX), Z11
-	VFNMADD231PD.BCST (R10), Z0, Z8
-	VFNMADD231PD.BCST (R10), Z1, Z9
-	VFNMADD231PD.BCST (R10), Z2, Z10
-	VFNMADD231PD.BCST (R10), Z3, Z11
-	VFNMADD231PD.BCST (R10)(R11*1), Z4, Z8
-	VFNMADD231PD.BCST (R10)(R11*1), Z5, Z9
-	VFNMADD231PD.BCST (R10)(R11*1), Z6, Z10
-	VFNMADD231PD.BCST (R10)(R11*1), Z7, Z11
-	VMOVUPD           Z8, (AX)
-	VMOVUPD           Z9, 64(AX)
-	VMOVUPD           Z10, 128(AX)
-	VMOVUPD           Z11, 192(AX)
-	VFMADD231PD       Z0, Z8, Z12
-	VFMADD231PD       Z1, Z9, Z13
-	VFMADD231PD       Z2, Z10, Z14
-	VFMADD231PD       Z3, Z11, Z15
-	VFMADD231PD       Z4, Z8, Z16
-	VFMADD231PD       Z5, Z9, Z17
-	VFMADD231PD       Z6, Z10, Z18
-	VFMADD231PD       Z7, Z11, Z19
-	ADDQ              $0x00000100, DI
-	SUBQ              $0x20, CX
-	JMP               panelPassAVX512_v1_u4
+	CMPQ         CX, $0x20
+	JB           panelPassAVX512_v1_u1
+	LEAQ         (DI)(R8*2), AX
+	VMOVUPD      (DI), Z0
+	VMOVUPD      64(DI), Z1
+	VMOVUPD      128(DI), Z2
+	VMOVUPD      192(DI), Z3
+	VMOVUPD      (DI)(R8*1), Z4
+	VMOVUPD      64(DI)(R8*1), Z5
+	VMOVUPD      128(DI)(R8*1), Z6
+	VMOVUPD      192(DI)(R8*1), Z7
+	VMOVUPD      (AX), Z8
+	VMOVUPD      64(AX), Z9
+	VMOVUPD      128(AX), Z10
+	VMOVUPD      192(AX), Z11
+	VFNMADD231PD Z20, Z0, Z8
+	VFNMADD231PD Z20, Z1, Z9
+	VFNMADD231PD Z20, Z2, Z10
+	VFNMADD231PD Z20, Z3, Z11
+	VFNMADD231PD Z21, Z4, Z8
+	VFNMADD231PD Z21, Z5, Z9
+	VFNMADD231PD Z21, Z6, Z10
+	VFNMADD231PD Z21, Z7, Z11
+	VMOVUPD      Z8, (AX)
+	VMOVUPD      Z9, 64(AX)
+	VMOVUPD      Z10, 128(AX)
+	VMOVUPD      Z11, 192(AX)
+	VFMADD231PD  Z0, Z8, Z12
+	VFMADD231PD  Z1, Z9, Z13
+	VFMADD231PD  Z2, Z10, Z14
+	VFMADD231PD  Z3, Z11, Z15
+	VFMADD231PD  Z4, Z8, Z16
+	VFMADD231PD  Z5, Z9, Z17
+	VFMADD231PD  Z6, Z10, Z18
+	VFMADD231PD  Z7, Z11, Z19
+	ADDQ         $0x00000100, DI
+	SUBQ         $0x20, CX
+	JMP          panelPassAVX512_v1_u4
 
 panelPassAVX512_v1_u1:
-	CMPQ              CX, $0x08
-	JB                panelPassAVX512_v1_store
-	LEAQ              (DI)(R8*2), AX
-	VMOVUPD           (DI), Z0
-	VMOVUPD           (DI)(R8*1), Z4
-	VMOVUPD           (AX), Z8
-	VFNMADD231PD.BCST (R10), Z0, Z8
-	VFNMADD231PD.BCST (R10)(R11*1), Z4, Z8
-	VMOVUPD           Z8, (AX)
-	VFMADD231PD       Z0, Z8, Z12
-	VFMADD231PD       Z4, Z8, Z16
-	ADDQ              $0x00000040, DI
-	SUBQ              $0x08, CX
-	JMP               panelPassAVX512_v1_u1
+	CMPQ         CX, $0x08
+	JB           panelPassAVX512_v1_store
+	LEAQ         (DI)(R8*2), AX
+	VMOVUPD      (DI), Z0
+	VMOVUPD      (DI)(R8*1), Z4
+	VMOVUPD      (AX), Z8
+	VFNMADD231PD Z20, Z0, Z8
+	VFNMADD231PD Z21, Z4, Z8
+	VMOVUPD      Z8, (AX)
+	VFMADD231PD  Z0, Z8, Z12
+	VFMADD231PD  Z4, Z8, Z16
+	ADDQ         $0x00000040, DI
+	SUBQ         $0x08, CX
+	JMP          panelPassAVX512_v1_u1
 
 panelPassAVX512_v1_store:
 	MOVQ          gm+32(FP), DX
@@ -35198,89 +35201,92 @@ panelPassAVX512_v1_store:
 	JMP           panelPassAVX512_done
 
 panelPassAVX512_v2:
-	VXORPD Z16, Z16, Z16
-	VXORPD Z17, Z17, Z17
-	VXORPD Z18, Z18, Z18
-	VXORPD Z19, Z19, Z19
-	VXORPD Z20, Z20, Z20
-	VXORPD Z21, Z21, Z21
-	VXORPD Z22, Z22, Z22
-	VXORPD Z23, Z23, Z23
-	VXORPD Z24, Z24, Z24
-	VXORPD Z25, Z25, Z25
-	VXORPD Z26, Z26, Z26
-	VXORPD Z27, Z27, Z27
+	VXORPD       Z16, Z16, Z16
+	VXORPD       Z17, Z17, Z17
+	VXORPD       Z18, Z18, Z18
+	VXORPD       Z19, Z19, Z19
+	VXORPD       Z20, Z20, Z20
+	VXORPD       Z21, Z21, Z21
+	VXORPD       Z22, Z22, Z22
+	VXORPD       Z23, Z23, Z23
+	VXORPD       Z24, Z24, Z24
+	VXORPD       Z25, Z25, Z25
+	VXORPD       Z26, Z26, Z26
+	VXORPD       Z27, Z27, Z27
+	VBROADCASTSD (R10), Z28
+	VBROADCASTSD (R10)(R11*1), Z29
+	VBROADCASTSD (R10)(R11*2), Z30
 
 panelPassAVX512_v2_u4:
-	CMPQ              CX, $0x20
-	JB                panelPassAVX512_v2_u1
-	LEAQ              (DI)(R8*2), AX
-	VMOVUPD           (DI), Z0
-	VMOVUPD           64(DI), Z1
-	VMOVUPD           128(DI), Z2
-	VMOVUPD           192(DI), Z3
-	VMOVUPD           (DI)(R8*1), Z4
-	VMOVUPD           64(DI)(R8*1), Z5
-	VMOVUPD           128(DI)(R8*1), Z6
-	VMOVUPD           192(DI)(R8*1), Z7
-	VMOVUPD           (AX), Z8
-	VMOVUPD           64(AX), Z9
-	VMOVUPD           128(AX), Z10
-	VMOVUPD           192(AX), Z11
-	VMOVUPD           (AX)(R8*1), Z12
-	VMOVUPD           64(AX)(R8*1), Z13
-	VMOVUPD           128(AX)(R8*1), Z14
-	VMOVUPD           192(AX)(R8*1), Z15
-	VFNMADD231PD.BCST (R10), Z0, Z12
-	VFNMADD231PD.BCST (R10), Z1, Z13
-	VFNMADD231PD.BCST (R10), Z2, Z14
-	VFNMADD231PD.BCST (R10), Z3, Z15
-	VFNMADD231PD.BCST (R10)(R11*1), Z4, Z12
-	VFNMADD231PD.BCST (R10)(R11*1), Z5, Z13
-	VFNMADD231PD.BCST (R10)(R11*1), Z6, Z14
-	VFNMADD231PD.BCST (R10)(R11*1), Z7, Z15
-	VFNMADD231PD.BCST (R10)(R11*2), Z8, Z12
-	VFNMADD231PD.BCST (R10)(R11*2), Z9, Z13
-	VFNMADD231PD.BCST (R10)(R11*2), Z10, Z14
-	VFNMADD231PD.BCST (R10)(R11*2), Z11, Z15
-	VMOVUPD           Z12, (AX)(R8*1)
-	VMOVUPD           Z13, 64(AX)(R8*1)
-	VMOVUPD           Z14, 128(AX)(R8*1)
-	VMOVUPD           Z15, 192(AX)(R8*1)
-	VFMADD231PD       Z0, Z12, Z16
-	VFMADD231PD       Z1, Z13, Z17
-	VFMADD231PD       Z2, Z14, Z18
-	VFMADD231PD       Z3, Z15, Z19
-	VFMADD231PD       Z4, Z12, Z20
-	VFMADD231PD       Z5, Z13, Z21
-	VFMADD231PD       Z6, Z14, Z22
-	VFMADD231PD       Z7, Z15, Z23
-	VFMADD231PD       Z8, Z12, Z24
-	VFMADD231PD       Z9, Z13, Z25
-	VFMADD231PD       Z10, Z14, Z26
-	VFMADD231PD       Z11, Z15, Z27
-	ADDQ              $0x00000100, DI
-	SUBQ              $0x20, CX
-	JMP               panelPassAVX512_v2_u4
+	CMPQ         CX, $0x20
+	JB           panelPassAVX512_v2_u1
+	LEAQ         (DI)(R8*2), AX
+	VMOVUPD      (DI), Z0
+	VMOVUPD      64(DI), Z1
+	VMOVUPD      128(DI), Z2
+	VMOVUPD      192(DI), Z3
+	VMOVUPD      (DI)(R8*1), Z4
+	VMOVUPD      64(DI)(R8*1), Z5
+	VMOVUPD      128(DI)(R8*1), Z6
+	VMOVUPD      192(DI)(R8*1), Z7
+	VMOVUPD      (AX), Z8
+	VMOVUPD      64(AX), Z9
+	VMOVUPD      128(AX), Z10
+	VMOVUPD      192(AX), Z11
+	VMOVUPD      (AX)(R8*1), Z12
+	VMOVUPD      64(AX)(R8*1), Z13
+	VMOVUPD      128(AX)(R8*1), Z14
+	VMOVUPD      192(AX)(R8*1), Z15
+	VFNMADD231PD Z28, Z0, Z12
+	VFNMADD231PD Z28, Z1, Z13
+	VFNMADD231PD Z28, Z2, Z14
+	VFNMADD231PD Z28, Z3, Z15
+	VFNMADD231PD Z29, Z4, Z12
+	VFNMADD231PD Z29, Z5, Z13
+	VFNMADD231PD Z29, Z6, Z14
+	VFNMADD231PD Z29, Z7, Z15
+	VFNMADD231PD Z30, Z8, Z12
+	VFNMADD231PD Z30, Z9, Z13
+	VFNMADD231PD Z30, Z10, Z14
+	VFNMADD231PD Z30, Z11, Z15
+	VMOVUPD      Z12, (AX)(R8*1)
+	VMOVUPD      Z13, 64(AX)(R8*1)
+	VMOVUPD      Z14, 128(AX)(R8*1)
+	VMOVUPD      Z15, 192(AX)(R8*1)
+	VFMADD231PD  Z0, Z12, Z16
+	VFMADD231PD  Z1, Z13, Z17
+	VFMADD231PD  Z2, Z14, Z18
+	VFMADD231PD  Z3, Z15, Z19
+	VFMADD231PD  Z4, Z12, Z20
+	VFMADD231PD  Z5, Z13, Z21
+	VFMADD231PD  Z6, Z14, Z22
+	VFMADD231PD  Z7, Z15, Z23
+	VFMADD231PD  Z8, Z12, Z24
+	VFMADD231PD  Z9, Z13, Z25
+	VFMADD231PD  Z10, Z14, Z26
+	VFMADD231PD  Z11, Z15, Z27
+	ADDQ         $0x00000100, DI
+	SUBQ         $0x20, CX
+	JMP          panelPassAVX512_v2_u4
 
 panelPassAVX512_v2_u1:
-	CMPQ              CX, $0x08
-	JB                panelPassAVX512_v2_store
-	LEAQ              (DI)(R8*2), AX
-	VMOVUPD           (DI), Z0
-	VMOVUPD           (DI)(R8*1), Z4
-	VMOVUPD           (AX), Z8
-	VMOVUPD           (AX)(R8*1), Z12
-	VFNMADD231PD.BCST (R10), Z0, Z12
-	VFNMADD231PD.BCST (R10)(R11*1), Z4, Z12
-	VFNMADD231PD.BCST (R10)(R11*2), Z8, Z12
-	VMOVUPD           Z12, (AX)(R8*1)
-	VFMADD231PD       Z0, Z12, Z16
-	VFMADD231PD       Z4, Z12, Z20
-	VFMADD231PD       Z8, Z12, Z24
-	ADDQ              $0x00000040, DI
-	SUBQ              $0x08, CX
-	JMP               panelPassAVX512_v2_u1
+	CMPQ         CX, $0x08
+	JB           panelPassAVX512_v2_store
+	LEAQ         (DI)(R8*2), AX
+	VMOVUPD      (DI), Z0
+	VMOVUPD      (DI)(R8*1), Z4
+	VMOVUPD      (AX), Z8
+	VMOVUPD      (AX)(R8*1), Z12
+	VFNMADD231PD Z28, Z0, Z12
+	VFNMADD231PD Z29, Z4, Z12
+	VFNMADD231PD Z30, Z8, Z12
+	VMOVUPD      Z12, (AX)(R8*1)
+	VFMADD231PD  Z0, Z12, Z16
+	VFMADD231PD  Z4, Z12, Z20
+	VFMADD231PD  Z8, Z12, Z24
+	ADDQ         $0x00000040, DI
+	SUBQ         $0x08, CX
+	JMP          panelPassAVX512_v2_u1
 
 panelPassAVX512_v2_store:
 	MOVQ          gm+32(FP), DX
@@ -35317,51 +35323,52 @@ panelPassAVX512_v2_store:
 	JMP           panelPassAVX512_done
 
 panelPassAVX512_v3:
-	VXORPD Z8, Z8, Z8
-	VXORPD Z9, Z9, Z9
-	VXORPD Z10, Z10, Z10
-	VXORPD Z11, Z11, Z11
+	VXORPD       Z8, Z8, Z8
+	VXORPD       Z9, Z9, Z9
+	VXORPD       Z10, Z10, Z10
+	VXORPD       Z11, Z11, Z11
+	VBROADCASTSD (R10), Z12
 
 panelPassAVX512_v3_u4:
-	CMPQ              CX, $0x20
-	JB                panelPassAVX512_v3_u1
-	LEAQ              (DI)(R8*2), AX
-	VMOVUPD           (DI), Z0
-	VMOVUPD           64(DI), Z1
-	VMOVUPD           128(DI), Z2
-	VMOVUPD           192(DI), Z3
-	VMOVUPD           (DI)(R8*1), Z4
-	VMOVUPD           64(DI)(R8*1), Z5
-	VMOVUPD           128(DI)(R8*1), Z6
-	VMOVUPD           192(DI)(R8*1), Z7
-	VFNMADD231PD.BCST (R10), Z0, Z4
-	VFNMADD231PD.BCST (R10), Z1, Z5
-	VFNMADD231PD.BCST (R10), Z2, Z6
-	VFNMADD231PD.BCST (R10), Z3, Z7
-	VMOVUPD           Z4, (DI)(R8*1)
-	VMOVUPD           Z5, 64(DI)(R8*1)
-	VMOVUPD           Z6, 128(DI)(R8*1)
-	VMOVUPD           Z7, 192(DI)(R8*1)
-	VFMADD231PD       Z4, Z4, Z8
-	VFMADD231PD       Z5, Z5, Z9
-	VFMADD231PD       Z6, Z6, Z10
-	VFMADD231PD       Z7, Z7, Z11
-	ADDQ              $0x00000100, DI
-	SUBQ              $0x20, CX
-	JMP               panelPassAVX512_v3_u4
+	CMPQ         CX, $0x20
+	JB           panelPassAVX512_v3_u1
+	LEAQ         (DI)(R8*2), AX
+	VMOVUPD      (DI), Z0
+	VMOVUPD      64(DI), Z1
+	VMOVUPD      128(DI), Z2
+	VMOVUPD      192(DI), Z3
+	VMOVUPD      (DI)(R8*1), Z4
+	VMOVUPD      64(DI)(R8*1), Z5
+	VMOVUPD      128(DI)(R8*1), Z6
+	VMOVUPD      192(DI)(R8*1), Z7
+	VFNMADD231PD Z12, Z0, Z4
+	VFNMADD231PD Z12, Z1, Z5
+	VFNMADD231PD Z12, Z2, Z6
+	VFNMADD231PD Z12, Z3, Z7
+	VMOVUPD      Z4, (DI)(R8*1)
+	VMOVUPD      Z5, 64(DI)(R8*1)
+	VMOVUPD      Z6, 128(DI)(R8*1)
+	VMOVUPD      Z7, 192(DI)(R8*1)
+	VFMADD231PD  Z4, Z4, Z8
+	VFMADD231PD  Z5, Z5, Z9
+	VFMADD231PD  Z6, Z6, Z10
+	VFMADD231PD  Z7, Z7, Z11
+	ADDQ         $0x00000100, DI
+	SUBQ         $0x20, CX
+	JMP          panelPassAVX512_v3_u4
 
 panelPassAVX512_v3_u1:
-	CMPQ              CX, $0x08
-	JB                panelPassAVX512_v3_store
-	LEAQ              (DI)(R8*2), AX
-	VMOVUPD           (DI), Z0
-	VMOVUPD           (DI)(R8*1), Z4
-	VFNMADD231PD.BCST (R10), Z0, Z4
-	VMOVUPD           Z4, (DI)(R8*1)
-	VFMADD231PD       Z4, Z4, Z8
-	ADDQ              $0x00000040, DI
-	SUBQ              $0x08, CX
-	JMP               panelPassAVX512_v3_u1
+	CMPQ         CX, $0x08
+	JB           panelPassAVX512_v3_store
+	LEAQ         (DI)(R8*2), AX
+	VMOVUPD      (DI), Z0
+	VMOVUPD      (DI)(R8*1), Z4
+	VFNMADD231PD Z12, Z0, Z4
+	VMOVUPD      Z4, (DI)(R8*1)
+	VFMADD231PD  Z4, Z4, Z8
+	ADDQ         $0x00000040, DI
+	SUBQ         $0x08, CX
+	JMP          panelPassAVX512_v3_u1
 
 panelPassAVX512_v3_store:
 	MOVQ          gm+32(FP), DX
@@ -35378,65 +35385,66 @@ panelPassAVX512_v3_store:
 	JMP           panelPassAVX512_done
 
 panelPassAVX512_v4:
-	VXORPD Z12, Z12, Z12
-	VXORPD Z13, Z13, Z13
-	VXORPD Z14, Z14, Z14
-	VXORPD Z15, Z15, Z15
-	VXORPD Z16, Z16, Z16
-	VXORPD Z17, Z17, Z17
-	VXORPD Z18, Z18, Z18
-	VXORPD Z19, Z19, Z19
+	VXORPD       Z12, Z12, Z12
+	VXORPD       Z13, Z13, Z13
+	VXORPD       Z14, Z14, Z14
+	VXORPD       Z15, Z15, Z15
+	VXORPD       Z16, Z16, Z16
+	VXORPD       Z17, Z17, Z17
+	VXORPD       Z18, Z18, Z18
+	VXORPD       Z19, Z19, Z19
+	VBROADCASTSD (R10), Z20
 
 panelPassAVX512_v4_u4:
-	CMPQ              CX, $0x20
-	JB                panelPassAVX512_v4_u1
-	LEAQ              (DI)(R8*2), AX
-	VMOVUPD           (DI), Z0
-	VMOVUPD           64(DI), Z1
-	VMOVUPD           128(DI), Z2
-	VMOVUPD           192(DI), Z3
-	VMOVUPD           (DI)(R8*1), Z4
-	VMOVUPD           64(DI)(R8*1), Z5
-	VMOVUPD           128(DI)(R8*1), Z6
-	VMOVUPD           192(DI)(R8*1), Z7
-	VMOVUPD           (AX), Z8
-	VMOVUPD           64(AX), Z9
-	VMOVUPD           128(AX), Z10
-	VMOVUPD           192(AX), Z11
-	VFNMADD231PD.BCST (R10), Z0, Z4
-	VFNMADD231PD.BCST (R10), Z1, Z5
-	VFNMADD231PD.BCST (R10), Z2, Z6
-	VFNMADD231PD.BCST (R10), Z3, Z7
-	VMOVUPD           Z4, (DI)(R8*1)
-	VMOVUPD           Z5, 64(DI)(R8*1)
-	VMOVUPD           Z6, 128(DI)(R8*1)
-	VMOVUPD           Z7, 192(DI)(R8*1)
-	VFMADD231PD       Z4, Z4, Z12
-	VFMADD231PD       Z5, Z5, Z13
-	VFMADD231PD       Z6, Z6, Z14
-	VFMADD231PD       Z7, Z7, Z15
-	VFMADD231PD       Z8, Z4, Z16
-	VFMADD231PD       Z9, Z5, Z17
-	VFMADD231PD       Z10, Z6, Z18
-	VFMADD231PD       Z11, Z7, Z19
-	ADDQ              $0x00000100, DI
-	SUBQ              $0x20, CX
-	JMP               panelPassAVX512_v4_u4
+	CMPQ         CX, $0x20
+	JB           panelPassAVX512_v4_u1
+	LEAQ         (DI)(R8*2), AX
+	VMOVUPD      (DI), Z0
+	VMOVUPD      64(DI), Z1
+	VMOVUPD      128(DI), Z2
+	VMOVUPD      192(DI), Z3
+	VMOVUPD      (DI)(R8*1), Z4
+	VMOVUPD      64(DI)(R8*1), Z5
+	VMOVUPD      128(DI)(R8*1), Z6
+	VMOVUPD      192(DI)(R8*1), Z7
+	VMOVUPD      (AX), Z8
+	VMOVUPD      64(AX), Z9
+	VMOVUPD      128(AX), Z10
+	VMOVUPD      192(AX), Z11
+	VFNMADD231PD Z20, Z0, Z4
+	VFNMADD231PD Z20, Z1, Z5
+	VFNMADD231PD Z20, Z2, Z6
+	VFNMADD231PD Z20, Z3, Z7
+	VMOVUPD      Z4, (DI)(R8*1)
+	VMOVUPD      Z5, 64(DI)(R8*1)
+	VMOVUPD      Z6, 128(DI)(R8*1)
+	VMOVUPD      Z7, 192(DI)(R8*1)
+	VFMADD231PD  Z4, Z4, Z12
+	VFMADD231PD  Z5, Z5, Z13
+	VFMADD231PD  Z6, Z6, Z14
+	VFMADD231PD  Z7, Z7, Z15
+	VFMADD231PD  Z8, Z4, Z16
+	VFMADD231PD  Z9, Z5, Z17
+	VFMADD231PD  Z10, Z6, Z18
+	VFMADD231PD  Z11, Z7, Z19
+	ADDQ         $0x00000100, DI
+	SUBQ         $0x20, CX
+	JMP          panelPassAVX512_v4_u4
 
 panelPassAVX512_v4_u1:
-	CMPQ              CX, $0x08
-	JB                panelPassAVX512_v4_store
-	LEAQ              (DI)(R8*2), AX
-	VMOVUPD           (DI), Z0
-	VMOVUPD           (DI)(R8*1), Z4
-	VMOVUPD           (AX), Z8
-	VFNMADD231PD.BCST (R10), Z0, Z4
-	VMOVUPD           Z4, (DI)(R8*1)
-	VFMADD231PD       Z4, Z4, Z12
-	VFMADD231PD       Z8, Z4, Z16
-	ADDQ              $0x00000040, DI
-	SUBQ              $0x08, CX
-	JMP               panelPassAVX512_v4_u1
+	CMPQ         CX, $0x08
+	JB           panelPassAVX512_v4_store
+	LEAQ         (DI)(R8*2), AX
+	VMOVUPD      (DI), Z0
+	VMOVUPD      (DI)(R8*1), Z4
+	VMOVUPD      (AX), Z8
+	VFNMADD231PD Z20, Z0, Z4
+	VMOVUPD      Z4, (DI)(R8*1)
+	VFMADD231PD  Z4, Z4, Z12
+	VFMADD231PD  Z8, Z4, Z16
+	ADDQ         $0x00000040, DI
+	SUBQ         $0x08, CX
+	JMP          panelPassAVX512_v4_u1
 
 panelPassAVX512_v4_store:
 	MOVQ          gm+32(FP), DX
@@ -35463,79 +35471,80 @@ panelPassAVX512_v4_store:
 	JMP           panelPassAVX512_done
 
 panelPassAVX512_v5:
-	VXORPD Z16, Z16, Z16
-	VXORPD Z17, Z17, Z17
-	VXORPD Z18, Z18, Z18
-	VXORPD Z19, Z19, Z19
-	VXORPD Z20, Z20, Z20
-	VXORPD Z21, Z21, Z21
-	VXORPD Z22, Z22, Z22
-	VXORPD Z23, Z23, Z23
-	VXORPD Z24, Z24, Z24
-	VXORPD Z25, Z25, Z25
-	VXORPD Z26, Z26, Z26
-	VXORPD Z27, Z27, Z27
+	VXORPD       Z16, Z16, Z16
+	VXORPD       Z17, Z17, Z17
+	VXORPD       Z18, Z18, Z18
+	VXORPD       Z19, Z19, Z19
+	VXORPD       Z20, Z20, Z20
+	VXORPD       Z21, Z21, Z21
+	VXORPD       Z22, Z22, Z22
+	VXORPD       Z23, Z23, Z23
+	VXORPD       Z24, Z24, Z24
+	VXORPD       Z25, Z25, Z25
+	VXORPD       Z26, Z26, Z26
+	VXORPD       Z27, Z27, Z27
+	VBROADCASTSD (R10), Z28
 
 panelPassAVX512_v5_u4:
-	CMPQ              CX, $0x20
-	JB                panelPassAVX512_v5_u1
-	LEAQ              (DI)(R8*2), AX
-	VMOVUPD           (DI), Z0
-	VMOVUPD           64(DI), Z1
-	VMOVUPD           128(DI), Z2
-	VMOVUPD           192(DI), Z3
-	VMOVUPD           (DI)(R8*1), Z4
-	VMOVUPD           64(DI)(R8*1), Z5
-	VMOVUPD           128(DI)(R8*1), Z6
-	VMOVUPD           192(DI)(R8*1), Z7
-	VMOVUPD           (AX), Z8
-	VMOVUPD           64(AX), Z9
-	VMOVUPD           128(AX), Z10
-	VMOVUPD           192(AX), Z11
-	VMOVUPD           (AX)(R8*1), Z12
-	VMOVUPD           64(AX)(R8*1), Z13
-	VMOVUPD           128(AX)(R8*1), Z14
-	VMOVUPD           192(AX)(R8*1), Z15
-	VFNMADD231PD.BCST (R10), Z0, Z4
-	VFNMADD231PD.BCST (R10), Z1, Z5
-	VFNMADD231PD.BCST (R10), Z2, Z6
-	VFNMADD231PD.BCST (R10), Z3, Z7
-	VMOVUPD           Z4, (DI)(R8*1)
-	VMOVUPD           Z5, 64(DI)(R8*1)
-	VMOVUPD           Z6, 128(DI)(R8*1)
-	VMOVUPD           Z7, 192(DI)(R8*1)
-	VFMADD231PD       Z4, Z4, Z16
-	VFMADD231PD       Z5, Z5, Z17
-	VFMADD231PD       Z6, Z6, Z18
-	VFMADD231PD       Z7, Z7, Z19
-	VFMADD231PD       Z8, Z4, Z20
-	VFMADD231PD       Z9, Z5, Z21
-	VFMADD231PD       Z10, Z6, Z22
-	VFMADD231PD       Z11, Z7, Z23
-	VFMADD231PD       Z12, Z4, Z24
-	VFMADD231PD       Z13, Z5, Z25
-	VFMADD231PD       Z14, Z6, Z26
-	VFMADD231PD       Z15, Z7, Z27
-	ADDQ              $0x00000100, DI
-	SUBQ              $0x20, CX
-	JMP               panelPassAVX512_v5_u4
+	CMPQ         CX, $0x20
+	JB           panelPassAVX512_v5_u1
+	LEAQ         (DI)(R8*2), AX
+	VMOVUPD      (DI), Z0
+	VMOVUPD      64(DI), Z1
+	VMOVUPD      128(DI), Z2
+	VMOVUPD      192(DI), Z3
+	VMOVUPD      (DI)(R8*1), Z4
+	VMOVUPD      64(DI)(R8*1), Z5
+	VMOVUPD      128(DI)(R8*1), Z6
+	VMOVUPD      192(DI)(R8*1), Z7
+	VMOVUPD      (AX), Z8
+	VMOVUPD      64(AX), Z9
+	VMOVUPD      128(AX), Z10
+	VMOVUPD      192(AX), Z11
+	VMOVUPD      (AX)(R8*1), Z12
+	VMOVUPD      64(AX)(R8*1), Z13
+	VMOVUPD      128(AX)(R8*1), Z14
+	VMOVUPD      192(AX)(R8*1), Z15
+	VFNMADD231PD Z28, Z0, Z4
+	VFNMADD231PD Z28, Z1, Z5
+	VFNMADD231PD Z28, Z2, Z6
+	VFNMADD231PD Z28, Z3, Z7
+	VMOVUPD      Z4, (DI)(R8*1)
+	VMOVUPD      Z5, 64(DI)(R8*1)
+	VMOVUPD      Z6, 128(DI)(R8*1)
+	VMOVUPD      Z7, 192(DI)(R8*1)
+	VFMADD231PD  Z4, Z4, Z16
+	VFMADD231PD  Z5, Z5, Z17
+	VFMADD231PD  Z6, Z6, Z18
+	VFMADD231PD  Z7, Z7, Z19
+	VFMADD231PD  Z8, Z4, Z20
+	VFMADD231PD  Z9, Z5, Z21
+	VFMADD231PD  Z10, Z6, Z22
+	VFMADD231PD  Z11, Z7, Z23
+	VFMADD231PD  Z12, Z4, Z24
+	VFMADD231PD  Z13, Z5, Z25
+	VFMADD231PD  Z14, Z6, Z26
+	VFMADD231PD  Z15, Z7, Z27
+	ADDQ         $0x00000100, DI
+	SUBQ         $0x20, CX
+	JMP          panelPassAVX512_v5_u4
 
 panelPassAVX512_v5_u1:
-	CMPQ              CX, $0x08
-	JB                panelPassAVX512_v5_store
-	LEAQ              (DI)(R8*2), AX
-	VMOVUPD           (DI), Z0
-	VMOVUPD           (DI)(R8*1), Z4
-	VMOVUPD           (AX), Z8
-	VMOVUPD           (AX)(R8*1), Z12
-	VFNMADD231PD.BCST (R10), Z0, Z4
-	VMOVUPD           Z4, (DI)(R8*1)
-	VFMADD231PD       Z4, Z4, Z16
-	VFMADD231PD       Z8, Z4, Z20
-	VFMADD231PD       Z12, Z4, Z24
-	ADDQ              $0x00000040, DI
-	SUBQ              $0x08, CX
-	JMP               panelPassAVX512_v5_u1
+	CMPQ         CX, $0x08
+	JB           panelPassAVX512_v5_store
+	LEAQ         (DI)(R8*2), AX
+	VMOVUPD      (DI), Z0
+	VMOVUPD      (DI)(R8*1), Z4
+	VMOVUPD      (AX), Z8
+	VMOVUPD      (AX)(R8*1), Z12
+	VFNMADD231PD Z28, Z0, Z4
+	VMOVUPD      Z4, (DI)(R8*1)
+	VFMADD231PD  Z4, Z4, Z16
+	VFMADD231PD  Z8, Z4, Z20
+	VFMADD231PD  Z12, Z4, Z24
+	ADDQ         $0x00000040, DI
+	SUBQ         $0x08, CX
+	JMP          panelPassAVX512_v5_u1
 
 panelPassAVX512_v5_store:
 	MOVQ          gm+32(FP), DX
@@ -35572,61 +35581,63 @@ panelPassAVX512_v5_store:
 	JMP           panelPassAVX512_done
 
 panelPassAVX512_v6:
-	VXORPD Z12, Z12, Z12
-	VXORPD Z13, Z13, Z13
-	VXORPD Z14, Z14, Z14
-	VXORPD Z15, Z15, Z15
+	VXORPD       Z12, Z12, Z12
+	VXORPD       Z13, Z13, Z13
+	VXORPD       Z14, Z14, Z14
+	VXORPD       Z15, Z15, Z15
+	VBROADCASTSD (R10), Z16
+	VBROADCASTSD (R10)(R11*1), Z17
 
 panelPassAVX512_v6_u4:
-	CMPQ              CX, $0x20
-	JB                panelPassAVX512_v6_u1
-	LEAQ              (DI)(R8*2), AX
-	VMOVUPD           (DI), Z0
-	VMOVUPD           64(DI), Z1
-	VMOVUPD           128(DI), Z2
-	VMOVUPD           192(DI), Z3
-	VMOVUPD           (DI)(R8*1), Z4
-	VMOVUPD           64(DI)(R8*1), Z5
-	VMOVUPD           128(DI)(R8*1), Z6
-	VMOVUPD           192(DI)(R8*1), Z7
-	VMOVUPD           (AX), Z8
-	VMOVUPD           64(AX), Z9
-	VMOVUPD           128(AX), Z10
-	VMOVUPD           192(AX), Z11
-	VFNMADD231PD.BCST (R10), Z0, Z8
-	VFNMADD231PD.BCST (R10), Z1, Z9
-	VFNMADD231PD.BCST (R10), Z2, Z10
-	VFNMADD231PD.BCST (R10), Z3, Z11
-	VFNMADD231PD.BCST (R10)(R11*1), Z4, Z8
-	VFNMADD231PD.BCST (R10)(R11*1), Z5, Z9
-	VFNMADD231PD.BCST (R10)(R11*1), Z6, Z10
-	VFNMADD231PD.BCST (R10)(R11*1), Z7, Z11
-	VMOVUPD           Z8, (AX)
-	VMOVUPD           Z9, 64(AX)
-	VMOVUPD           Z10, 128(AX)
-	VMOVUPD           Z11, 192(AX)
-	VFMADD231PD       Z8, Z8, Z12
-	VFMADD231PD       Z9, Z9, Z13
-	VFMADD231PD       Z10, Z10, Z14
-	VFMADD231PD       Z11, Z11, Z15
-	ADDQ              $0x00000100, DI
-	SUBQ              $0x20, CX
-	JMP               panelPassAVX512_v6_u4
+	CMPQ         CX, $0x20
+	JB           panelPassAVX512_v6_u1
+	LEAQ         (DI)(R8*2), AX
+	VMOVUPD      (DI), Z0
+	VMOVUPD      64(DI), Z1
+	VMOVUPD      128(DI), Z2
+	VMOVUPD      192(DI), Z3
+	VMOVUPD      (DI)(R8*1), Z4
+	VMOVUPD      64(DI)(R8*1), Z5
+	VMOVUPD      128(DI)(R8*1), Z6
+	VMOVUPD      192(DI)(R8*1), Z7
+	VMOVUPD      (AX), Z8
+	VMOVUPD      64(AX), Z9
+	VMOVUPD      128(AX), Z10
+	VMOVUPD      192(AX), Z11
+	VFNMADD231PD Z16, Z0, Z8
+	VFNMADD231PD Z16, Z1, Z9
+	VFNMADD231PD Z16, Z2, Z10
+	VFNMADD231PD Z16, Z3, Z11
+	VFNMADD231PD Z17, Z4, Z8
+	VFNMADD231PD Z17, Z5, Z9
+	VFNMADD231PD Z17, Z6, Z10
+	VFNMADD231PD Z17, Z7, Z11
+	VMOVUPD      Z8, (AX)
+	VMOVUPD      Z9, 64(AX)
+	VMOVUPD      Z10, 128(AX)
+	VMOVUPD      Z11, 192(AX)
+	VFMADD231PD  Z8, Z8, Z12
+	VFMADD231PD  Z9, Z9, Z13
+	VFMADD231PD  Z10, Z10, Z14
+	VFMADD231PD  Z11, Z11, Z15
+	ADDQ         $0x00000100, DI
+	SUBQ         $0x20, CX
+	JMP          panelPassAVX512_v6_u4
 
 panelPassAVX512_v6_u1:
-	CMPQ              CX, $0x08
-	JB                panelPassAVX512_v6_store
-	LEAQ              (DI)(R8*2), AX
-	VMOVUPD           (DI), Z0
-	VMOVUPD           (DI)(R8*1), Z4
-	VMOVUPD           (AX), Z8
-	VFNMADD231PD.BCST (R10), Z0, Z8
-	VFNMADD231PD.BCST (R10)(R11*1), Z4, Z8
-	VMOVUPD           Z8, (AX)
-	VFMADD231PD       Z8, Z8, Z12
-	ADDQ              $0x00000040, DI
-	SUBQ              $0x08, CX
-	JMP               panelPassAVX512_v6_u1
+	CMPQ         CX, $0x08
+	JB           panelPassAVX512_v6_store
+	LEAQ         (DI)(R8*2), AX
+	VMOVUPD      (DI), Z0
+	VMOVUPD      (DI)(R8*1), Z4
+	VMOVUPD      (AX), Z8
+	VFNMADD231PD Z16, Z0, Z8
+	VFNMADD231PD Z17, Z4, Z8
+	VMOVUPD      Z8, (AX)
+	VFMADD231PD  Z8, Z8, Z12
+	ADDQ         $0x00000040, DI
+	SUBQ         $0x08, CX
+	JMP          panelPassAVX512_v6_u1
 
 panelPassAVX512_v6_store:
 	MOVQ          gm+32(FP), DX
@@ -35643,75 +35654,77 @@ panelPassAVX512_v6_store:
 	JMP           panelPassAVX512_done
 
 panelPassAVX512_v7:
-	VXORPD Z16, Z16, Z16
-	VXORPD Z17, Z17, Z17
-	VXORPD Z18, Z18, Z18
-	VXORPD Z19, Z19, Z19
-	VXORPD Z20, Z20, Z20
-	VXORPD Z21, Z21, Z21
-	VXORPD Z22, Z22, Z22
-	VXORPD Z23, Z23, Z23
+	VXORPD       Z16, Z16, Z16
+	VXORPD       Z17, Z17, Z17
+	VXORPD       Z18, Z18, Z18
+	VXORPD       Z19, Z19, Z19
+	VXORPD       Z20, Z20, Z20
+	VXORPD       Z21, Z21, Z21
+	VXORPD       Z22, Z22, Z22
+	VXORPD       Z23, Z23, Z23
+	VBROADCASTSD (R10), Z24
+	VBROADCASTSD (R10)(R11*1), Z25
 
 panelPassAVX512_v7_u4:
-	CMPQ              CX, $0x20
-	JB                panelPassAVX512_v7_u1
-	LEAQ              (DI)(R8*2), AX
-	VMOVUPD           (DI), Z0
-	VMOVUPD           64(DI), Z1
-	VMOVUPD           128(DI), Z2
-	VMOVUPD           192(DI), Z3
-	VMOVUPD           (DI)(R8*1), Z4
-	VMOVUPD           64(DI)(R8*1), Z5
-	VMOVUPD           128(DI)(R8*1), Z6
-	VMOVUPD           192(DI)(R8*1), Z7
-	VMOVUPD           (AX), Z8
-	VMOVUPD           64(AX), Z9
-	VMOVUPD           128(AX), Z10
-	VMOVUPD           192(AX), Z11
-	VMOVUPD           (AX)(R8*1), Z12
-	VMOVUPD           64(AX)(R8*1), Z13
-	VMOVUPD           128(AX)(R8*1), Z14
-	VMOVUPD           192(AX)(R8*1), Z15
-	VFNMADD231PD.BCST (R10), Z0, Z8
-	VFNMADD231PD.BCST (R10), Z1, Z9
-	VFNMADD231PD.BCST (R10), Z2, Z10
-	VFNMADD231PD.BCST (R10), Z3, Z11
-	VFNMADD231PD.BCST (R10)(R11*1), Z4, Z8
-	VFNMADD231PD.BCST (R10)(R11*1), Z5, Z9
-	VFNMADD231PD.BCST (R10)(R11*1), Z6, Z10
-	VFNMADD231PD.BCST (R10)(R11*1), Z7, Z11
-	VMOVUPD           Z8, (AX)
-	VMOVUPD           Z9, 64(AX)
-	VMOVUPD           Z10, 128(AX)
-	VMOVUPD           Z11, 192(AX)
-	VFMADD231PD       Z8, Z8, Z16
-	VFMADD231PD       Z9, Z9, Z17
-	VFMADD231PD       Z10, Z10, Z18
-	VFMADD231PD       Z11, Z11, Z19
-	VFMADD231PD       Z12, Z8, Z20
-	VFMADD231PD       Z13, Z9, Z21
-	VFMADD231PD       Z14, Z10, Z22
-	VFMADD231PD       Z15, Z11, Z23
-	ADDQ              $0x00000100, DI
-	SUBQ              $0x20, CX
-	JMP               panelPassAVX512_v7_u4
+	CMPQ         CX, $0x20
+	JB           panelPassAVX512_v7_u1
+	LEAQ         (DI)(R8*2), AX
+	VMOVUPD      (DI), Z0
+	VMOVUPD      64(DI), Z1
+	VMOVUPD      128(DI), Z2
+	VMOVUPD      192(DI), Z3
+	VMOVUPD      (DI)(R8*1), Z4
+	VMOVUPD      64(DI)(R8*1), Z5
+	VMOVUPD      128(DI)(R8*1), Z6
+	VMOVUPD      192(DI)(R8*1), Z7
+	VMOVUPD      (AX), Z8
+	VMOVUPD      64(AX), Z9
+	VMOVUPD      128(AX), Z10
+	VMOVUPD      192(AX), Z11
+	VMOVUPD      (AX)(R8*1), Z12
+	VMOVUPD      64(AX)(R8*1), Z13
+	VMOVUPD      128(AX)(R8*1), Z14
+	VMOVUPD      192(AX)(R8*1), Z15
+	VFNMADD231PD Z24, Z0, Z8
+	VFNMADD231PD Z24, Z1, Z9
+	VFNMADD231PD Z24, Z2, Z10
+	VFNMADD231PD Z24, Z3, Z11
+	VFNMADD231PD Z25, Z4, Z8
+	VFNMADD231PD Z25, Z5, Z9
+	VFNMADD231PD Z25, Z6, Z10
+	VFNMADD231PD Z25, Z7, Z11
+	VMOVUPD      Z8, (AX)
+	VMOVUPD      Z9, 64(AX)
+	VMOVUPD      Z10, 128(AX)
+	VMOVUPD      Z11, 192(AX)
+	VFMADD231PD  Z8, Z8, Z16
+	VFMADD231PD  Z9, Z9, Z17
+	VFMADD231PD  Z10, Z10, Z18
+	VFMADD231PD  Z11, Z11, Z19
+	VFMADD231PD  Z12, Z8, Z20
+	VFMADD231PD  Z13, Z9, Z21
+	VFMADD231PD  Z14, Z10, Z22
+	VFMADD231PD  Z15, Z11, Z23
+	ADDQ         $0x00000100, DI
+	SUBQ         $0x20, CX
+	JMP          panelPassAVX512_v7_u4
 
 panelPassAVX512_v7_u1:
-	CMPQ              CX, $0x08
-	JB                panelPassAVX512_v7_store
-	LEAQ              (DI)(R8*2), AX
-	VMOVUPD           (DI), Z0
-	VMOVUPD           (DI)(R8*1), Z4
-	VMOVUPD           (AX), Z8
-	VMOVUPD           (AX)(R8*1), Z12
-	VFNMADD231PD.BCST (R10), Z0, Z8
-	VFNMADD231PD.BCST (R10)(R11*1), Z4, Z8
-	VMOVUPD           Z8, (AX)
-	VFMADD231PD       Z8, Z8, Z16
-	VFMADD231PD       Z12, Z8, Z20
-	ADDQ              $0x00000040, DI
-	SUBQ              $0x08, CX
-	JMP               panelPassAVX512_v7_u1
+	CMPQ         CX, $0x08
+	JB           panelPassAVX512_v7_store
+	LEAQ         (DI)(R8*2), AX
+	VMOVUPD      (DI), Z0
+	VMOVUPD      (DI)(R8*1), Z4
+	VMOVUPD      (AX), Z8
+	VMOVUPD      (AX)(R8*1), Z12
+	VFNMADD231PD Z24, Z0, Z8
+	VFNMADD231PD Z25, Z4, Z8
+	VMOVUPD      Z8, (AX)
+	VFMADD231PD  Z8, Z8, Z16
+	VFMADD231PD  Z12, Z8, Z20
+	ADDQ         $0x00000040, DI
+	SUBQ         $0x08, CX
+	JMP          panelPassAVX512_v7_u1
 
 panelPassAVX512_v7_store:
 	MOVQ          gm+32(FP), DX
@@ -35738,71 +35751,74 @@ panelPassAVX512_v7_store:
 	JMP           panelPassAVX512_done
 
 panelPassAVX512_v8:
-	VXORPD Z16, Z16, Z16
-	VXORPD Z17, Z17, Z17
-	VXORPD Z18, Z18, Z18
-	VXORPD Z19, Z19, Z19
+	VXORPD       Z16, Z16, Z16
+	VXORPD       Z17, Z17, Z17
+	VXORPD       Z18, Z18, Z18
+	VXORPD       Z19, Z19, Z19
+	VBROADCASTSD (R10), Z20
+	VBROADCASTSD (R10)(R11*1), Z21
+	VBROADCASTSD (R10)(R11*2), Z22
 
 panelPassAVX512_v8_u4:
-	CMPQ              CX, $0x20
-	JB                panelPassAVX512_v8_u1
-	LEAQ              (DI)(R8*2), AX
-	VMOVUPD           (DI), Z0
-	VMOVUPD           64(DI), Z1
-	VMOVUPD           128(DI), Z2
-	VMOVUPD           192(DI), Z3
-	VMOVUPD           (DI)(R8*1), Z4
-	VMOVUPD           64(DI)(R8*1), Z5
-	VMOVUPD           128(DI)(R8*1), Z6
-	VMOVUPD           192(DI)(R8*1), Z7
-	VMOVUPD           (AX), Z8
-	VMOVUPD           64(AX), Z9
-	VMOVUPD           128(AX), Z10
-	VMOVUPD           192(AX), Z11
-	VMOVUPD           (AX)(R8*1), Z12
-	VMOVUPD           64(AX)(R8*1), Z13
-	VMOVUPD           128(AX)(R8*1), Z14
-	VMOVUPD           192(AX)(R8*1), Z15
-	VFNMADD231PD.BCST (R10), Z0, Z12
-	VFNMADD231PD.BCST (R10), Z1, Z13
-	VFNMADD231PD.BCST (R10), Z2, Z14
-	VFNMADD231PD.BCST (R10), Z3, Z15
-	VFNMADD231PD.BCST (R10)(R11*1), Z4, Z12
-	VFNMADD231PD.BCST (R10)(R11*1), Z5, Z13
-	VFNMADD231PD.BCST (R10)(R11*1), Z6, Z14
-	VFNMADD231PD.BCST (R10)(R11*1), Z7, Z15
-	VFNMADD231PD.BCST (R10)(R11*2), Z8, Z12
-	VFNMADD231PD.BCST (R10)(R11*2), Z9, Z13
-	VFNMADD231PD.BCST (R10)(R11*2), Z10, Z14
-	VFNMADD231PD.BCST (R10)(R11*2), Z11, Z15
-	VMOVUPD           Z12, (AX)(R8*1)
-	VMOVUPD           Z13, 64(AX)(R8*1)
-	VMOVUPD           Z14, 128(AX)(R8*1)
-	VMOVUPD           Z15, 192(AX)(R8*1)
-	VFMADD231PD       Z12, Z12, Z16
-	VFMADD231PD       Z13, Z13, Z17
-	VFMADD231PD       Z14, Z14, Z18
-	VFMADD231PD       Z15, Z15, Z19
-	ADDQ              $0x00000100, DI
-	SUBQ              $0x20, CX
-	JMP               panelPassAVX512_v8_u4
+	CMPQ         CX, $0x20
+	JB           panelPassAVX512_v8_u1
+	LEAQ         (DI)(R8*2), AX
+	VMOVUPD      (DI), Z0
+	VMOVUPD      64(DI), Z1
+	VMOVUPD      128(DI), Z2
+	VMOVUPD      192(DI), Z3
+	VMOVUPD      (DI)(R8*1), Z4
+	VMOVUPD      64(DI)(R8*1), Z5
+	VMOVUPD      128(DI)(R8*1), Z6
+	VMOVUPD      192(DI)(R8*1), Z7
+	VMOVUPD      (AX), Z8
+	VMOVUPD      64(AX), Z9
+	VMOVUPD      128(AX), Z10
+	VMOVUPD      192(AX), Z11
+	VMOVUPD      (AX)(R8*1), Z12
+	VMOVUPD      64(AX)(R8*1), Z13
+	VMOVUPD      128(AX)(R8*1), Z14
+	VMOVUPD      192(AX)(R8*1), Z15
+	VFNMADD231PD Z20, Z0, Z12
+	VFNMADD231PD Z20, Z1, Z13
+	VFNMADD231PD Z20, Z2, Z14
+	VFNMADD231PD Z20, Z3, Z15
+	VFNMADD231PD Z21, Z4, Z12
+	VFNMADD231PD Z21, Z5, Z13
+	VFNMADD231PD Z21, Z6, Z14
+	VFNMADD231PD Z21, Z7, Z15
+	VFNMADD231PD Z22, Z8, Z12
+	VFNMADD231PD Z22, Z9, Z13
+	VFNMADD231PD Z22, Z10, Z14
+	VFNMADD231PD Z22, Z11, Z15
+	VMOVUPD      Z12, (AX)(R8*1)
+	VMOVUPD      Z13, 64(AX)(R8*1)
+	VMOVUPD      Z14, 128(AX)(R8*1)
+	VMOVUPD      Z15, 192(AX)(R8*1)
+	VFMADD231PD  Z12, Z12, Z16
+	VFMADD231PD  Z13, Z13, Z17
+	VFMADD231PD  Z14, Z14, Z18
+	VFMADD231PD  Z15, Z15, Z19
+	ADDQ         $0x00000100, DI
+	SUBQ         $0x20, CX
+	JMP          panelPassAVX512_v8_u4
 
 panelPassAVX512_v8_u1:
-	CMPQ              CX, $0x08
-	JB                panelPassAVX512_v8_store
-	LEAQ              (DI)(R8*2), AX
-	VMOVUPD           (DI), Z0
-	VMOVUPD           (DI)(R8*1), Z4
-	VMOVUPD           (AX), Z8
-	VMOVUPD           (AX)(R8*1), Z12
-	VFNMADD231PD.BCST (R10), Z0, Z12
-	VFNMADD231PD.BCST (R10)(R11*1), Z4, Z12
-	VFNMADD231PD.BCST (R10)(R11*2), Z8, Z12
-	VMOVUPD           Z12, (AX)(R8*1)
-	VFMADD231PD       Z12, Z12, Z16
-	ADDQ              $0x00000040, DI
-	SUBQ              $0x08, CX
-	JMP               panelPassAVX512_v8_u1
+	CMPQ         CX, $0x08
+	JB           panelPassAVX512_v8_store
+	LEAQ         (DI)(R8*2), AX
+	VMOVUPD      (DI), Z0
+	VMOVUPD      (DI)(R8*1), Z4
+	VMOVUPD      (AX), Z8
+	VMOVUPD      (AX)(R8*1), Z12
+	VFNMADD231PD Z20, Z0, Z12
+	VFNMADD231PD Z21, Z4, Z12
+	VFNMADD231PD Z22, Z8, Z12
+	VMOVUPD      Z12, (AX)(R8*1)
+	VFMADD231PD  Z12, Z12, Z16
+	ADDQ         $0x00000040, DI
+	SUBQ         $0x08, CX
+	JMP          panelPassAVX512_v8_u1
 
 panelPassAVX512_v8_store:
 	MOVQ          gm+32(FP), DX

@@ -36,7 +36,8 @@ func panelPassVariants() (vs [][3]int) {
 // written to g. Every panel column a pass touches is loaded once per chunk
 // of rows and used from registers for both the update and the dots (the
 // generic ProjDots loads the columns of Q and of R separately), four
-// vectors per column at a time with one accumulator per vector.
+// vectors per column at a time with one accumulator per vector; the
+// coefficients are broadcast into registers once per call.
 func genPanelPass() {
 	name := "panelPassAVX512"
 	TEXT(name, NOSPLIT, "func(p *float64, ldp int, s *float64, lds int, gm *float64, n int, variant int)")
@@ -108,9 +109,15 @@ func panelPassVariant(pfx string, b, c int, before bool) {
 		}
 	}
 
+	// The c coefficients are broadcast once, after the accumulators (an
+	// embedded broadcast per FMA would double the loads of a chunk).
+	bc := r[ncol*U+nd*U : ncol*U+nd*U+c]
 	Label(pfx)
 	for _, a := range accs {
 		VXORPD(a, a, a)
+	}
+	for l := 0; l < c; l++ {
+		VBROADCASTSD(sAddr(l), bc[l])
 	}
 	for _, uu := range []int{U, 1} {
 		body := fmt.Sprintf("%s_u%d", pfx, uu)
@@ -129,7 +136,7 @@ func panelPassVariant(pfx string, b, c int, before bool) {
 		}
 		for l := 0; l < c; l++ {
 			for u := 0; u < uu; u++ {
-				VFNMADD231PD_BCST(sAddr(l), v(l, u), v(c, u))
+				VFNMADD231PD(bc[l], v(l, u), v(c, u))
 			}
 		}
 		for u := 0; u < uu; u++ {
