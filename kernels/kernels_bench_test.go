@@ -155,3 +155,53 @@ func BenchmarkTranspose(b *testing.B) {
 		})
 	})
 }
+
+// BenchmarkPanelPass: the passes inside a panel of 4 columns at D = 784.
+func BenchmarkPanelPass(b *testing.B) {
+	const n = 784
+	rng := rand.New(rand.NewPCG(3, 6))
+	p, s, g := randSlice(rng, 4*n), randSlice(rng, 4), make([]float64, 4)
+	for c := 1; c <= 3; c++ {
+		for _, before := range []bool{true, false} {
+			b.Run(fmt.Sprintf("c=%d,before=%v", c, before), func(b *testing.B) {
+				benchEachImpl(b, func(b *testing.B) {
+					for b.Loop() {
+						PanelPass(p, n, 4, c, s, 1, before, g, n)
+					}
+					nd := 4 - c
+					if before {
+						nd = c
+					}
+					reportGFLOPs(b, 2*n*(c+nd))
+				})
+			})
+		}
+	}
+}
+
+// BenchmarkTransposeFused: a 784 x 12 basis in with the dots of its first
+// column (TransposeDots), and out with the last panel's projection
+// (ProjTransposeScaled).
+func BenchmarkTransposeFused(b *testing.B) {
+	rng := rand.New(rand.NewPCG(3, 7))
+	a, t := randSlice(rng, 784*16), randSlice(rng, 12*784)
+	// Zero coefficients: the same instructions, and t (projected in place)
+	// stays the same from one iteration to the next.
+	g, s, sc := make([]float64, 12), make([]float64, 32), randSlice(rng, 12)
+	b.Run("in", func(b *testing.B) {
+		benchEachImpl(b, func(b *testing.B) {
+			b.SetBytes(784 * 12 * 8)
+			for b.Loop() {
+				TransposeDots(t, 784, a, 16, 784, 12, g)
+			}
+		})
+	})
+	b.Run("out", func(b *testing.B) {
+		benchEachImpl(b, func(b *testing.B) {
+			b.SetBytes(784 * 12 * 8)
+			for b.Loop() {
+				ProjTransposeScaled(a, 16, t, 784, 12, 784, sc, 8, s)
+			}
+		})
+	})
+}
