@@ -13,9 +13,10 @@
 //
 // The assembly fuses products into FMAs and sums in another order than the
 // twins (AtX keeps four partial sums; AtB and AB sum over the reduction
-// index in order, one accumulator per output; Dot, ProjDots's and
-// PanelPass's dots keep per-lane partial sums), so its results differ from
-// the twins' in the last bits: within 1e-14 of Σ|products| in the tests. For a given path the
+// index in order, one accumulator per output; Dot and the dots of
+// ProjDots, PanelPass and TransposeDots keep per-lane partial sums), so its
+// results differ from the twins' in the last bits: within 1e-14 of
+// Σ|products| in the tests. For a given path the
 // result does not depend on alignment, stride or how the output is blocked:
 // an output of AtB or AB is the same FMA chain whatever the number of rows
 // and columns of the call (the engine relies on this). The purego build
