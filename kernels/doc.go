@@ -6,7 +6,9 @@
 // ../asm module (go generate ./kernels; never edit kernels_amd64.s or
 // stubs_amd64.go by hand). The fastest available path is chosen once at
 // start-up from github.com/klauspost/cpuid/v2 into package-level booleans
-// (AVX512F+DQ+VL, else AVX2+FMA3, else the pure-Go twins). PeakFMA measures
+// (AVX512F+DQ+VL, else AVX2+FMA3, else the pure-Go twins); the environment
+// variable GRLGQ_KERNELS=avx2 or =generic caps that choice (EnvVar), and
+// Implementation reports it. PeakFMA measures
 // the FMA peak of the chosen path, the yardstick for the kernels' GFLOP/s.
 //
 // # Results
@@ -22,18 +24,18 @@
 // and columns of the call (the engine relies on this). The purego build
 // gives the same bits on every architecture.
 //
-// ProjDots (the Gram–Schmidt sweep of package linalg: P -= Q S, then Rᵀ P,
-// in one pass over column-major panels of 1 to 4 columns), PanelPass (one
-// pass inside such a panel, each panel column loaded once per chunk of rows
-// for both the update and the dots; AVX-512 assembly, its AVX2 path is the
-// AVX2 ProjDots with the same bits) and Transpose (4 x 4 blocks on YMM
-// registers for both assembly paths; the remainders of fewer than 4 rows or
-// columns in 8 x 8 masked blocks on AVX-512, by the generic loop on AVX2)
-// ProjTransposeScaled (a ProjDots update of the last rows, then
-// TransposeScaled, in one pass with the same bits on AVX-512 for up to 16
-// rows) and TransposeDots (Transpose and the dots of the first source
-// column with all of them, accumulated on the way on AVX-512 for 4, 8, 12
-// or 16 columns) complete the set.
+// The Gram–Schmidt kernels of package linalg work on column-major panels
+// of 1 to 4 columns: ProjDots (P -= Q S, then Rᵀ P, in one pass);
+// PanelPass (one pass inside such a panel, each panel column loaded once
+// per chunk of rows for both the update and the dots; AVX-512 assembly,
+// its AVX2 path is the AVX2 ProjDots with the same bits); Transpose (4 x 4
+// blocks on YMM registers for both assembly paths; the remainders of fewer
+// than 4 rows or columns in 8 x 8 masked blocks on AVX-512, by the generic
+// loop on AVX2); ProjTransposeScaled (a ProjDots update of the last rows,
+// then TransposeScaled, in one pass with the same bits on AVX-512 for up
+// to 16 rows); and TransposeDots (Transpose and the dots of the first
+// source column with all of them, accumulated on the way on AVX-512 for 4,
+// 8, 12 or 16 columns).
 //
 // The matrix kernels work on blocks of up to 32 (AVX-512) or 12 (AVX2)
 // output columns, keeping every accumulator of a block in registers for the

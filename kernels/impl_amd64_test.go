@@ -2,6 +2,11 @@
 
 package kernels
 
+import (
+	"os"
+	"testing"
+)
+
 // impls lists every implementation this build has, fastest first, each
 // with the dispatch booleans that select it and whether this CPU can run
 // it. restoreImpl puts back the choice init made.
@@ -13,4 +18,33 @@ func impls() []impl {
 	}
 }
 
-func restoreImpl() { useAVX512, useAVX2 = hasAVX512, hasAVX2 }
+func restoreImpl() { useAVX512, useAVX2 = choose(os.Getenv(EnvVar)) }
+
+func TestChooseEnv(t *testing.T) {
+	defer restoreImpl()
+	for _, c := range []struct {
+		v            string
+		avx512, avx2 bool
+	}{
+		{"", hasAVX512, hasAVX2},
+		{"avx512", hasAVX512, hasAVX2},
+		{"bogus", hasAVX512, hasAVX2},
+		{"avx2", false, hasAVX2},
+		{"generic", false, false},
+	} {
+		a, b := choose(c.v)
+		if a != c.avx512 || b != c.avx2 {
+			t.Errorf("choose(%q) = %v, %v; want %v, %v", c.v, a, b, c.avx512, c.avx2)
+		}
+		useAVX512, useAVX2 = a, b
+		want := "generic"
+		if a {
+			want = "avx512"
+		} else if b {
+			want = "avx2"
+		}
+		if got := Implementation(); got != want {
+			t.Errorf("%s=%q: Implementation() = %q, want %q", EnvVar, c.v, got, want)
+		}
+	}
+}

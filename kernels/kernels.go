@@ -172,3 +172,10 @@ func projTransposeScaledGeneric(dst []float64, ldd int, src []float64, lds int, 
 // Divided by the elapsed time it is the machine's FMA peak, the yardstick of
 // the other kernels.
 func PeakFMA(iters int) (flops int) { return peakFMA(iters) }
+
+// EnvVar is the environment variable that caps the implementation chosen at
+// start-up: "avx2" (no AVX-512), "generic" (the pure-Go twins); unset,
+// empty or anything else means the fastest the CPU supports. It is read
+// once, when the program starts; package svd's AVX-512 kernels follow it
+// too. Implementation reports the result.
+const EnvVar = "GRLGQ_KERNELS"

@@ -2,7 +2,11 @@
 
 package kernels
 
-import "github.com/klauspost/cpuid/v2"
+import (
+	"os"
+
+	"github.com/klauspost/cpuid/v2"
+)
 
 // The fastest available implementation, chosen once in init and read by a
 // plain if in each kernel; tests flip them to run every path on one machine.
@@ -17,7 +21,30 @@ var hasAVX512, hasAVX2 bool
 func init() {
 	hasAVX512 = cpuid.CPU.Supports(cpuid.AVX512F, cpuid.AVX512DQ, cpuid.AVX512VL)
 	hasAVX2 = cpuid.CPU.Supports(cpuid.AVX, cpuid.AVX2, cpuid.FMA3)
-	useAVX512, useAVX2 = hasAVX512, hasAVX2
+	useAVX512, useAVX2 = choose(os.Getenv(EnvVar))
+}
+
+// choose returns the paths to use under the GRLGQ_KERNELS setting v: the
+// fastest the CPU supports, capped by v.
+func choose(v string) (avx512, avx2 bool) {
+	switch v {
+	case "avx2":
+		return false, hasAVX2
+	case "generic":
+		return false, false
+	}
+	return hasAVX512, hasAVX2
+}
+
+// Implementation names the path in use: "avx512", "avx2" or "generic".
+func Implementation() string {
+	switch {
+	case useAVX512:
+		return "avx512"
+	case useAVX2:
+		return "avx2"
+	}
+	return "generic"
 }
 
 // Widest column block, in float64 columns, of the block kernels (lanes times

@@ -2,6 +2,9 @@
 
 package kernels
 
+// Implementation names the path in use: always "generic" in this build.
+func Implementation() string { return "generic" }
+
 func dot(x, y []float64) float64         { return dotGeneric(x, y) }
 func axpy(alpha float64, x, y []float64) { axpyGeneric(alpha, x, y) }
 func scale(alpha float64, x []float64)   { scaleGeneric(alpha, x) }
