@@ -14,8 +14,8 @@
 // # Results
 //
 // The assembly fuses products into FMAs and sums in another order than the
-// twins (AtX keeps four partial sums; AtB and AB sum over the reduction
-// index in order, one accumulator per output; Dot and the dots of
+// twins (AtX keeps four partial sums; AtB, AB and SparseAB sum over the
+// reduction index in order, one accumulator per output; Dot and the dots of
 // ProjDots, PanelPass and TransposeDots keep per-lane partial sums), so its
 // results differ from the twins' in the last bits: within 1e-14 of
 // Σ|products| in the tests. For a given path the
@@ -23,6 +23,14 @@
 // an output of AtB or AB is the same FMA chain whatever the number of rows
 // and columns of the call (the engine relies on this). The purego build
 // gives the same bits on every architecture.
+//
+// SparseAB is AB for one row given by its nonzero entries (the list
+// Nonzeros makes: ascending indices and values; VCOMPRESSPD on AVX-512, a
+// Go loop otherwise): the same chain over the listed rows of B only, so
+// on each implementation it has AB's bits on the dense row when B is
+// finite, but for the sign of a zero output (x·w with x = ±0 adds exactly
+// nothing to a nonzero sum). It keeps a whole row of up to 64 (AVX-512) or
+// 48 (AVX2) columns in registers and reads each listed row of B once.
 //
 // The Gram–Schmidt kernels of package linalg work on column-major panels
 // of 1 to 4 columns: ProjDots (P -= Q S, then Rᵀ P, in one pass);

@@ -121,6 +121,49 @@ func abGeneric(c []float64, ldc int, a []float64, lda int, b []float64, ldb int,
 	}
 }
 
+// sparseABGeneric is (c = a B for the row a with a[idx[i]] = val[i], zero
+// elsewhere)
+//
+//	for j := 0; j < nc; j++ {
+//		var s float64
+//		for i, t := range idx { s += val[i] * b[t*ldb+j] }
+//		c[j] = s
+//	}
+//
+// in the order of abGeneric, so that it has abGeneric's bits on the dense
+// row (up to the sign of a zero output, see SparseAB).
+func sparseABGeneric(c []float64, val []float64, idx []int32, b []float64, ldb, nc int) {
+	c = c[:nc]
+	for j := range c {
+		c[j] = 0
+	}
+	for i, t := range idx {
+		v := val[i]
+		o := int(t) * ldb
+		br := b[o : o+nc]
+		for j, bv := range br {
+			c[j] += float64(v * bv)
+		}
+	}
+}
+
+// nonzerosGeneric is Nonzeros (len(idx), len(val) >= len(x)): every entry
+// is stored at position n and n advances past the nonzero ones, without a
+// branch on the data.
+func nonzerosGeneric(idx []int32, val []float64, x []float64) int {
+	idx = idx[:len(x)]
+	val = val[:len(x)]
+	n := 0
+	for i, v := range x {
+		idx[n] = int32(i)
+		val[n] = v
+		if v != 0 {
+			n++
+		}
+	}
+	return n
+}
+
 // projDotsGeneric is ProjDots:
 //
 //	for c < b, i < n: p[c*ldp+i] -= Σ_{l<nq} s[l*lds+c] * q[l*ldq+i]   (l in order)

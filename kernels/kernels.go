@@ -44,6 +44,39 @@ func AB(c []float64, ldc int, a []float64, lda int, b []float64, ldb int, n, k, 
 	ab(c, ldc, a, lda, b, ldb, n, k, d)
 }
 
+// SparseAB computes the one-row product c = a B of a row a that is zero
+// except for a[idx[i]] = val[i] and a matrix B (stride ldb), reading only
+// the listed rows of B, overwriting c[:nc]:
+//
+//	for j < nc: c[j] = Σ_{i<len(idx)} val[i] * b[idx[i]*ldb+j]   (i in order)
+//
+// len(val) >= len(idx); every idx[i] must be a row of B (a row of B
+// outside b panics, even in the assembly). Each output is computed like an
+// output of AB: one chain over the listed rows in order, starting from
+// zero, fused into FMAs by the assembly. So when idx is ascending, val
+// holds the nonzero entries of a row a (every entry not listed is +0 or
+// -0) and B is finite, c has the bits of AB(c, ldc, a, lda, b, ldb, 1, k,
+// nc) on the same implementation, except that an output that is zero may
+// have the other sign (x·w with x = ±0 and a finite w adds exactly nothing
+// to a nonzero sum; only a zero sum's sign can tell). A NaN or ±Inf in a
+// skipped row of B, which AB would turn into NaN, is not seen. c must not
+// overlap the inputs.
+func SparseAB(c []float64, val []float64, idx []int32, b []float64, ldb, nc int) {
+	_ = val[:len(idx)]
+	sparseAB(c, val, idx, b, ldb, nc)
+}
+
+// Nonzeros lists the entries of x that are not zero (v != 0: +0 and -0
+// are left out, NaN is listed), in order: idx[:n] gets their indices and
+// val[:n] their values, the inputs of SparseAB. len(idx), len(val) >=
+// len(x) <= math.MaxInt32; the entries from n to len(x) of idx and val are
+// scratch (the AVX-512 path stores whole vectors of 8).
+//
+//	for i, v := range x { if v != 0 { idx[n], val[n] = int32(i), v; n++ } }
+func Nonzeros(idx []int32, val []float64, x []float64) (n int) {
+	return nonzeros(idx[:len(x)], val[:len(x)], x)
+}
+
 // ProjDots is one column-major Gram–Schmidt sweep over a panel P of b
 // columns (1 <= b <= 4; column c at p[c*ldp:], n rows): it projects P with
 // the nq columns of Q (column l at q[l*ldq:]) and the nq x b coefficients S

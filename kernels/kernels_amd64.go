@@ -173,6 +173,73 @@ func ab(c []float64, ldc int, a []float64, lda int, b []float64, ldb int, n, k, 
 	}
 }
 
+// Widest column block of SparseAB (sparseMaxNB in asm/kernels/sparse.go).
+const (
+	sparseColsAVX512 = 64
+	sparseColsAVX2   = 48
+)
+
+func sparseAB(c []float64, val []float64, idx []int32, b []float64, ldb, nc int) {
+	if !useAVX512 && !useAVX2 {
+		sparseABGeneric(c, val, idx, b, ldb, nc)
+		return
+	}
+	if nc <= 0 {
+		return
+	}
+	nnz := len(idx)
+	if nnz == 0 {
+		clear(c[:nc])
+		return
+	}
+	_ = c[nc-1]
+	_ = val[nnz-1]
+	if ldb < nc {
+		panic("kernels: SparseAB: ldb < nc")
+	}
+	vp, ip := &val[0], &idx[0]
+	width := sparseColsAVX2
+	if useAVX512 {
+		width = sparseColsAVX512
+	}
+	for j := 0; j < nc; j += width {
+		w := min(nc-j, width)
+		// rows: the rows r of B with r*ldb+j+w <= len(b), the ones the
+		// assembly may read (it checks every index against it).
+		if len(b) < j+w {
+			panic("kernels: SparseAB: b too short")
+		}
+		rows := (len(b)-j-w)/ldb + 1
+		var bad int
+		if useAVX512 {
+			bad = sparseABKernelAVX512(&c[j], vp, ip, nnz, &b[j], ldb, rows, w)
+		} else {
+			bad = sparseABKernelAVX2(&c[j], vp, ip, nnz, &b[j], ldb, rows, w)
+		}
+		if bad != 0 {
+			panic("kernels: SparseAB: row index out of range")
+		}
+	}
+}
+
+// nonzeros lists whole vectors of 8 with the AVX-512 assembly, the rest
+// (and every entry on the other paths) with the generic loop. idx and val
+// have len(x) entries.
+func nonzeros(idx []int32, val []float64, x []float64) int {
+	nv := len(x) &^ 7
+	if !useAVX512 || nv == 0 {
+		return nonzerosGeneric(idx, val, x)
+	}
+	n := nonzerosAVX512(&idx[0], &val[0], &x[0], nv)
+	for i := nv; i < len(x); i++ {
+		if v := x[i]; v != 0 {
+			idx[n], val[n] = int32(i), v
+			n++
+		}
+	}
+	return n
+}
+
 // projDotsMaxNR is the most dot products per panel column of one call into
 // the assembly, by panel width (asm/kernels/gs.go).
 var (

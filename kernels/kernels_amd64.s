@@ -16353,6 +16353,1198 @@ atxKernelAVX2_done:
 	VZEROUPPER
 	RET
 
+// func sparseABKernelAVX512(c *float64, val *float64, idx *int32, nnz int, b *float64, ldb int, rows int, nc int) (bad int)
+// Requires: AVX, AVX512DQ, AVX512F, AVX512VL, FMA3
+TEXT ·sparseABKernelAVX512(SB), NOSPLIT, $0-72
+	XORQ  AX, AX
+	MOVQ  AX, bad+64(FP)
+	MOVQ  c+0(FP), DI
+	MOVQ  val+8(FP), SI
+	MOVQ  idx+16(FP), R8
+	MOVQ  b+32(FP), R11
+	MOVQ  ldb+40(FP), R10
+	SHLQ  $0x03, R10
+	MOVQ  rows+48(FP), R12
+	MOVQ  nc+56(FP), CX
+	DECQ  CX
+	MOVQ  CX, BX
+	SHRQ  $0x03, BX
+	ANDQ  $0x07, CX
+	INCQ  CX
+	MOVL  $0x00000001, DX
+	SHLL  CL, DX
+	DECL  DX
+	KMOVW DX, K1
+	CMPQ  CX, $0x04
+	MOVQ  nnz+24(FP), CX
+	JBE   sparseABKernelAVX512_half
+	CMPQ  BX, $0x00
+	JE    sparseABKernelAVX512_nb1
+	CMPQ  BX, $0x01
+	JE    sparseABKernelAVX512_nb2
+	CMPQ  BX, $0x02
+	JE    sparseABKernelAVX512_nb3
+	CMPQ  BX, $0x03
+	JE    sparseABKernelAVX512_nb4
+	CMPQ  BX, $0x04
+	JE    sparseABKernelAVX512_nb5
+	CMPQ  BX, $0x05
+	JE    sparseABKernelAVX512_nb6
+	CMPQ  BX, $0x06
+	JE    sparseABKernelAVX512_nb7
+	CMPQ  BX, $0x07
+	JE    sparseABKernelAVX512_nb8
+	JMP   sparseABKernelAVX512_done
+
+sparseABKernelAVX512_half:
+	CMPQ BX, $0x00
+	JE   sparseABKernelAVX512_nb1h
+	CMPQ BX, $0x01
+	JE   sparseABKernelAVX512_nb2h
+	CMPQ BX, $0x02
+	JE   sparseABKernelAVX512_nb3h
+	CMPQ BX, $0x03
+	JE   sparseABKernelAVX512_nb4h
+	CMPQ BX, $0x04
+	JE   sparseABKernelAVX512_nb5h
+	CMPQ BX, $0x05
+	JE   sparseABKernelAVX512_nb6h
+	CMPQ BX, $0x06
+	JE   sparseABKernelAVX512_nb7h
+	CMPQ BX, $0x07
+	JE   sparseABKernelAVX512_nb8h
+	JMP  sparseABKernelAVX512_done
+
+sparseABKernelAVX512_nb1:
+	VXORPD Z0, Z0, Z0
+	MOVQ   CX, R9
+	TESTQ  R9, R9
+	JE     sparseABKernelAVX512_nb1store
+
+sparseABKernelAVX512_nb1loop:
+	MOVL         (R8), AX
+	CMPQ         AX, R12
+	JAE          sparseABKernelAVX512_bad
+	IMULQ        R10, AX
+	VBROADCASTSD (SI), Z30
+	VMOVUPD.Z    (R11)(AX*1), K1, Z31
+	VFMADD231PD  Z31, Z30, Z0
+	ADDQ         $0x04, R8
+	ADDQ         $0x08, SI
+	DECQ         R9
+	JNZ          sparseABKernelAVX512_nb1loop
+
+sparseABKernelAVX512_nb1store:
+	VMOVUPD Z0, K1, (DI)
+	JMP     sparseABKernelAVX512_done
+
+sparseABKernelAVX512_nb2:
+	VXORPD Z0, Z0, Z0
+	VXORPD Z1, Z1, Z1
+	MOVQ   CX, R9
+	TESTQ  R9, R9
+	JE     sparseABKernelAVX512_nb2store
+
+sparseABKernelAVX512_nb2loop:
+	MOVL         (R8), AX
+	CMPQ         AX, R12
+	JAE          sparseABKernelAVX512_bad
+	IMULQ        R10, AX
+	VBROADCASTSD (SI), Z30
+	VFMADD231PD  (R11)(AX*1), Z30, Z0
+	VMOVUPD.Z    64(R11)(AX*1), K1, Z31
+	VFMADD231PD  Z31, Z30, Z1
+	ADDQ         $0x04, R8
+	ADDQ         $0x08, SI
+	DECQ         R9
+	JNZ          sparseABKernelAVX512_nb2loop
+
+sparseABKernelAVX512_nb2store:
+	VMOVUPD Z0, (DI)
+	VMOVUPD Z1, K1, 64(DI)
+	JMP     sparseABKernelAVX512_done
+
+sparseABKernelAVX512_nb3:
+	VXORPD Z0, Z0, Z0
+	VXORPD Z1, Z1, Z1
+	VXORPD Z2, Z2, Z2
+	MOVQ   CX, R9
+	TESTQ  R9, R9
+	JE     sparseABKernelAVX512_nb3store
+
+sparseABKernelAVX512_nb3loop:
+	MOVL         (R8), AX
+	CMPQ         AX, R12
+	JAE          sparseABKernelAVX512_bad
+	IMULQ        R10, AX
+	VBROADCASTSD (SI), Z30
+	VFMADD231PD  (R11)(AX*1), Z30, Z0
+	VFMADD231PD  64(R11)(AX*1), Z30, Z1
+	VMOVUPD.Z    128(R11)(AX*1), K1, Z31
+	VFMADD231PD  Z31, Z30, Z2
+	ADDQ         $0x04, R8
+	ADDQ         $0x08, SI
+	DECQ         R9
+	JNZ          sparseABKernelAVX512_nb3loop
+
+sparseABKernelAVX512_nb3store:
+	VMOVUPD Z0, (DI)
+	VMOVUPD Z1, 64(DI)
+	VMOVUPD Z2, K1, 128(DI)
+	JMP     sparseABKernelAVX512_done
+
+sparseABKernelAVX512_nb4:
+	VXORPD Z0, Z0, Z0
+	VXORPD Z1, Z1, Z1
+	VXORPD Z2, Z2, Z2
+	VXORPD Z3, Z3, Z3
+	MOVQ   CX, R9
+	TESTQ  R9, R9
+	JE     sparseABKernelAVX512_nb4store
+
+sparseABKernelAVX512_nb4loop:
+	MOVL         (R8), AX
+	CMPQ         AX, R12
+	JAE          sparseABKernelAVX512_bad
+	IMULQ        R10, AX
+	VBROADCASTSD (SI), Z30
+	VFMADD231PD  (R11)(AX*1), Z30, Z0
+	VFMADD231PD  64(R11)(AX*1), Z30, Z1
+	VFMADD231PD  128(R11)(AX*1), Z30, Z2
+	VMOVUPD.Z    192(R11)(AX*1), K1, Z31
+	VFMADD231PD  Z31, Z30, Z3
+	ADDQ         $0x04, R8
+	ADDQ         $0x08, SI
+	DECQ         R9
+	JNZ          sparseABKernelAVX512_nb4loop
+
+sparseABKernelAVX512_nb4store:
+	VMOVUPD Z0, (DI)
+	VMOVUPD Z1, 64(DI)
+	VMOVUPD Z2, 128(DI)
+	VMOVUPD Z3, K1, 192(DI)
+	JMP     sparseABKernelAVX512_done
+
+sparseABKernelAVX512_nb5:
+	VXORPD Z0, Z0, Z0
+	VXORPD Z1, Z1, Z1
+	VXORPD Z2, Z2, Z2
+	VXORPD Z3, Z3, Z3
+	VXORPD Z4, Z4, Z4
+	MOVQ   CX, R9
+	TESTQ  R9, R9
+	JE     sparseABKernelAVX512_nb5store
+
+sparseABKernelAVX512_nb5loop:
+	MOVL         (R8), AX
+	CMPQ         AX, R12
+	JAE          sparseABKernelAVX512_bad
+	IMULQ        R10, AX
+	VBROADCASTSD (SI), Z30
+	VFMADD231PD  (R11)(AX*1), Z30, Z0
+	VFMADD231PD  64(R11)(AX*1), Z30, Z1
+	VFMADD231PD  128(R11)(AX*1), Z30, Z2
+	VFMADD231PD  192(R11)(AX*1), Z30, Z3
+	VMOVUPD.Z    256(R11)(AX*1), K1, Z31
+	VFMADD231PD  Z31, Z30, Z4
+	ADDQ         $0x04, R8
+	ADDQ         $0x08, SI
+	DECQ         R9
+	JNZ          sparseABKernelAVX512_nb5loop
+
+sparseABKernelAVX512_nb5store:
+	VMOVUPD Z0, (DI)
+	VMOVUPD Z1, 64(DI)
+	VMOVUPD Z2, 128(DI)
+	VMOVUPD Z3, 192(DI)
+	VMOVUPD Z4, K1, 256(DI)
+	JMP     sparseABKernelAVX512_done
+
+sparseABKernelAVX512_nb6:
+	VXORPD Z0, Z0, Z0
+	VXORPD Z1, Z1, Z1
+	VXORPD Z2, Z2, Z2
+	VXORPD Z3, Z3, Z3
+	VXORPD Z4, Z4, Z4
+	VXORPD Z5, Z5, Z5
+	MOVQ   CX, R9
+	TESTQ  R9, R9
+	JE     sparseABKernelAVX512_nb6store
+
+sparseABKernelAVX512_nb6loop:
+	MOVL         (R8), AX
+	CMPQ         AX, R12
+	JAE          sparseABKernelAVX512_bad
+	IMULQ        R10, AX
+	VBROADCASTSD (SI), Z30
+	VFMADD231PD  (R11)(AX*1), Z30, Z0
+	VFMADD231PD  64(R11)(AX*1), Z30, Z1
+	VFMADD231PD  128(R11)(AX*1), Z30, Z2
+	VFMADD231PD  192(R11)(AX*1), Z30, Z3
+	VFMADD231PD  256(R11)(AX*1), Z30, Z4
+	VMOVUPD.Z    320(R11)(AX*1), K1, Z31
+	VFMADD231PD  Z31, Z30, Z5
+	ADDQ         $0x04, R8
+	ADDQ         $0x08, SI
+	DECQ         R9
+	JNZ          sparseABKernelAVX512_nb6loop
+
+sparseABKernelAVX512_nb6store:
+	VMOVUPD Z0, (DI)
+	VMOVUPD Z1, 64(DI)
+	VMOVUPD Z2, 128(DI)
+	VMOVUPD Z3, 192(DI)
+	VMOVUPD Z4, 256(DI)
+	VMOVUPD Z5, K1, 320(DI)
+	JMP     sparseABKernelAVX512_done
+
+sparseABKernelAVX512_nb7:
+	VXORPD Z0, Z0, Z0
+	VXORPD Z1, Z1, Z1
+	VXORPD Z2, Z2, Z2
+	VXORPD Z3, Z3, Z3
+	VXORPD Z4, Z4, Z4
+	VXORPD Z5, Z5, Z5
+	VXORPD Z6, Z6, Z6
+	MOVQ   CX, R9
+	TESTQ  R9, R9
+	JE     sparseABKernelAVX512_nb7store
+
+sparseABKernelAVX512_nb7loop:
+	MOVL         (R8), AX
+	CMPQ         AX, R12
+	JAE          sparseABKernelAVX512_bad
+	IMULQ        R10, AX
+	VBROADCASTSD (SI), Z30
+	VFMADD231PD  (R11)(AX*1), Z30, Z0
+	VFMADD231PD  64(R11)(AX*1), Z30, Z1
+	VFMADD231PD  128(R11)(AX*1), Z30, Z2
+	VFMADD231PD  192(R11)(AX*1), Z30, Z3
+	VFMADD231PD  256(R11)(AX*1), Z30, Z4
+	VFMADD231PD  320(R11)(AX*1), Z30, Z5
+	VMOVUPD.Z    384(R11)(AX*1), K1, Z31
+	VFMADD231PD  Z31, Z30, Z6
+	ADDQ         $0x04, R8
+	ADDQ         $0x08, SI
+	DECQ         R9
+	JNZ          sparseABKernelAVX512_nb7loop
+
+sparseABKernelAVX512_nb7store:
+	VMOVUPD Z0, (DI)
+	VMOVUPD Z1, 64(DI)
+	VMOVUPD Z2, 128(DI)
+	VMOVUPD Z3, 192(DI)
+	VMOVUPD Z4, 256(DI)
+	VMOVUPD Z5, 320(DI)
+	VMOVUPD Z6, K1, 384(DI)
+	JMP     sparseABKernelAVX512_done
+
+sparseABKernelAVX512_nb8:
+	VXORPD Z0, Z0, Z0
+	VXORPD Z1, Z1, Z1
+	VXORPD Z2, Z2, Z2
+	VXORPD Z3, Z3, Z3
+	VXORPD Z4, Z4, Z4
+	VXORPD Z5, Z5, Z5
+	VXORPD Z6, Z6, Z6
+	VXORPD Z7, Z7, Z7
+	MOVQ   CX, R9
+	TESTQ  R9, R9
+	JE     sparseABKernelAVX512_nb8store
+
+sparseABKernelAVX512_nb8loop:
+	MOVL         (R8), AX
+	CMPQ         AX, R12
+	JAE          sparseABKernelAVX512_bad
+	IMULQ        R10, AX
+	VBROADCASTSD (SI), Z30
+	VFMADD231PD  (R11)(AX*1), Z30, Z0
+	VFMADD231PD  64(R11)(AX*1), Z30, Z1
+	VFMADD231PD  128(R11)(AX*1), Z30, Z2
+	VFMADD231PD  192(R11)(AX*1), Z30, Z3
+	VFMADD231PD  256(R11)(AX*1), Z30, Z4
+	VFMADD231PD  320(R11)(AX*1), Z30, Z5
+	VFMADD231PD  384(R11)(AX*1), Z30, Z6
+	VMOVUPD.Z    448(R11)(AX*1), K1, Z31
+	VFMADD231PD  Z31, Z30, Z7
+	ADDQ         $0x04, R8
+	ADDQ         $0x08, SI
+	DECQ         R9
+	JNZ          sparseABKernelAVX512_nb8loop
+
+sparseABKernelAVX512_nb8store:
+	VMOVUPD Z0, (DI)
+	VMOVUPD Z1, 64(DI)
+	VMOVUPD Z2, 128(DI)
+	VMOVUPD Z3, 192(DI)
+	VMOVUPD Z4, 256(DI)
+	VMOVUPD Z5, 320(DI)
+	VMOVUPD Z6, 384(DI)
+	VMOVUPD Z7, K1, 448(DI)
+	JMP     sparseABKernelAVX512_done
+
+sparseABKernelAVX512_nb1h:
+	VXORPD Z0, Z0, Z0
+	MOVQ   CX, R9
+	TESTQ  R9, R9
+	JE     sparseABKernelAVX512_nb1hstore
+
+sparseABKernelAVX512_nb1hloop:
+	MOVL         (R8), AX
+	CMPQ         AX, R12
+	JAE          sparseABKernelAVX512_bad
+	IMULQ        R10, AX
+	VBROADCASTSD (SI), Z30
+	VMOVUPD.Z    (R11)(AX*1), K1, Y31
+	VFMADD231PD  Y31, Y30, Y0
+	ADDQ         $0x04, R8
+	ADDQ         $0x08, SI
+	DECQ         R9
+	JNZ          sparseABKernelAVX512_nb1hloop
+
+sparseABKernelAVX512_nb1hstore:
+	VMOVUPD Y0, K1, (DI)
+	JMP     sparseABKernelAVX512_done
+
+sparseABKernelAVX512_nb2h:
+	VXORPD Z0, Z0, Z0
+	VXORPD Z1, Z1, Z1
+	MOVQ   CX, R9
+	TESTQ  R9, R9
+	JE     sparseABKernelAVX512_nb2hstore
+
+sparseABKernelAVX512_nb2hloop:
+	MOVL         (R8), AX
+	CMPQ         AX, R12
+	JAE          sparseABKernelAVX512_bad
+	IMULQ        R10, AX
+	VBROADCASTSD (SI), Z30
+	VFMADD231PD  (R11)(AX*1), Z30, Z0
+	VMOVUPD.Z    64(R11)(AX*1), K1, Y31
+	VFMADD231PD  Y31, Y30, Y1
+	ADDQ         $0x04, R8
+	ADDQ         $0x08, SI
+	DECQ         R9
+	JNZ          sparseABKernelAVX512_nb2hloop
+
+sparseABKernelAVX512_nb2hstore:
+	VMOVUPD Z0, (DI)
+	VMOVUPD Y1, K1, 64(DI)
+	JMP     sparseABKernelAVX512_done
+
+sparseABKernelAVX512_nb3h:
+	VXORPD Z0, Z0, Z0
+	VXORPD Z1, Z1, Z1
+	VXORPD Z2, Z2, Z2
+	MOVQ   CX, R9
+	TESTQ  R9, R9
+	JE     sparseABKernelAVX512_nb3hstore
+
+sparseABKernelAVX512_nb3hloop:
+	MOVL         (R8), AX
+	CMPQ         AX, R12
+	JAE          sparseABKernelAVX512_bad
+	IMULQ        R10, AX
+	VBROADCASTSD (SI), Z30
+	VFMADD231PD  (R11)(AX*1), Z30, Z0
+	VFMADD231PD  64(R11)(AX*1), Z30, Z1
+	VMOVUPD.Z    128(R11)(AX*1), K1, Y31
+	VFMADD231PD  Y31, Y30, Y2
+	ADDQ         $0x04, R8
+	ADDQ         $0x08, SI
+	DECQ         R9
+	JNZ          sparseABKernelAVX512_nb3hloop
+
+sparseABKernelAVX512_nb3hstore:
+	VMOVUPD Z0, (DI)
+	VMOVUPD Z1, 64(DI)
+	VMOVUPD Y2, K1, 128(DI)
+	JMP     sparseABKernelAVX512_done
+
+sparseABKernelAVX512_nb4h:
+	VXORPD Z0, Z0, Z0
+	VXORPD Z1, Z1, Z1
+	VXORPD Z2, Z2, Z2
+	VXORPD Z3, Z3, Z3
+	MOVQ   CX, R9
+	TESTQ  R9, R9
+	JE     sparseABKernelAVX512_nb4hstore
+
+sparseABKernelAVX512_nb4hloop:
+	MOVL         (R8), AX
+	CMPQ         AX, R12
+	JAE          sparseABKernelAVX512_bad
+	IMULQ        R10, AX
+	VBROADCASTSD (SI), Z30
+	VFMADD231PD  (R11)(AX*1), Z30, Z0
+	VFMADD231PD  64(R11)(AX*1), Z30, Z1
+	VFMADD231PD  128(R11)(AX*1), Z30, Z2
+	VMOVUPD.Z    192(R11)(AX*1), K1, Y31
+	VFMADD231PD  Y31, Y30, Y3
+	ADDQ         $0x04, R8
+	ADDQ         $0x08, SI
+	DECQ         R9
+	JNZ          sparseABKernelAVX512_nb4hloop
+
+sparseABKernelAVX512_nb4hstore:
+	VMOVUPD Z0, (DI)
+	VMOVUPD Z1, 64(DI)
+	VMOVUPD Z2, 128(DI)
+	VMOVUPD Y3, K1, 192(DI)
+	JMP     sparseABKernelAVX512_done
+
+sparseABKernelAVX512_nb5h:
+	VXORPD Z0, Z0, Z0
+	VXORPD Z1, Z1, Z1
+	VXORPD Z2, Z2, Z2
+	VXORPD Z3, Z3, Z3
+	VXORPD Z4, Z4, Z4
+	MOVQ   CX, R9
+	TESTQ  R9, R9
+	JE     sparseABKernelAVX512_nb5hstore
+
+sparseABKernelAVX512_nb5hloop:
+	MOVL         (R8), AX
+	CMPQ         AX, R12
+	JAE          sparseABKernelAVX512_bad
+	IMULQ        R10, AX
+	VBROADCASTSD (SI), Z30
+	VFMADD231PD  (R11)(AX*1), Z30, Z0
+	VFMADD231PD  64(R11)(AX*1), Z30, Z1
+	VFMADD231PD  128(R11)(AX*1), Z30, Z2
+	VFMADD231PD  192(R11)(AX*1), Z30, Z3
+	VMOVUPD.Z    256(R11)(AX*1), K1, Y31
+	VFMADD231PD  Y31, Y30, Y4
+	ADDQ         $0x04, R8
+	ADDQ         $0x08, SI
+	DECQ         R9
+	JNZ          sparseABKernelAVX512_nb5hloop
+
+sparseABKernelAVX512_nb5hstore:
+	VMOVUPD Z0, (DI)
+	VMOVUPD Z1, 64(DI)
+	VMOVUPD Z2, 128(DI)
+	VMOVUPD Z3, 192(DI)
+	VMOVUPD Y4, K1, 256(DI)
+	JMP     sparseABKernelAVX512_done
+
+sparseABKernelAVX512_nb6h:
+	VXORPD Z0, Z0, Z0
+	VXORPD Z1, Z1, Z1
+	VXORPD Z2, Z2, Z2
+	VXORPD Z3, Z3, Z3
+	VXORPD Z4, Z4, Z4
+	VXORPD Z5, Z5, Z5
+	MOVQ   CX, R9
+	TESTQ  R9, R9
+	JE     sparseABKernelAVX512_nb6hstore
+
+sparseABKernelAVX512_nb6hloop:
+	MOVL         (R8), AX
+	CMPQ         AX, R12
+	JAE          sparseABKernelAVX512_bad
+	IMULQ        R10, AX
+	VBROADCASTSD (SI), Z30
+	VFMADD231PD  (R11)(AX*1), Z30, Z0
+	VFMADD231PD  64(R11)(AX*1), Z30, Z1
+	VFMADD231PD  128(R11)(AX*1), Z30, Z2
+	VFMADD231PD  192(R11)(AX*1), Z30, Z3
+	VFMADD231PD  256(R11)(AX*1), Z30, Z4
+	VMOVUPD.Z    320(R11)(AX*1), K1, Y31
+	VFMADD231PD  Y31, Y30, Y5
+	ADDQ         $0x04, R8
+	ADDQ         $0x08, SI
+	DECQ         R9
+	JNZ          sparseABKernelAVX512_nb6hloop
+
+sparseABKernelAVX512_nb6hstore:
+	VMOVUPD Z0, (DI)
+	VMOVUPD Z1, 64(DI)
+	VMOVUPD Z2, 128(DI)
+	VMOVUPD Z3, 192(DI)
+	VMOVUPD Z4, 256(DI)
+	VMOVUPD Y5, K1, 320(DI)
+	JMP     sparseABKernelAVX512_done
+
+sparseABKernelAVX512_nb7h:
+	VXORPD Z0, Z0, Z0
+	VXORPD Z1, Z1, Z1
+	VXORPD Z2, Z2, Z2
+	VXORPD Z3, Z3, Z3
+	VXORPD Z4, Z4, Z4
+	VXORPD Z5, Z5, Z5
+	VXORPD Z6, Z6, Z6
+	MOVQ   CX, R9
+	TESTQ  R9, R9
+	JE     sparseABKernelAVX512_nb7hstore
+
+sparseABKernelAVX512_nb7hloop:
+	MOVL         (R8), AX
+	CMPQ         AX, R12
+	JAE          sparseABKernelAVX512_bad
+	IMULQ        R10, AX
+	VBROADCASTSD (SI), Z30
+	VFMADD231PD  (R11)(AX*1), Z30, Z0
+	VFMADD231PD  64(R11)(AX*1), Z30, Z1
+	VFMADD231PD  128(R11)(AX*1), Z30, Z2
+	VFMADD231PD  192(R11)(AX*1), Z30, Z3
+	VFMADD231PD  256(R11)(AX*1), Z30, Z4
+	VFMADD231PD  320(R11)(AX*1), Z30, Z5
+	VMOVUPD.Z    384(R11)(AX*1), K1, Y31
+	VFMADD231PD  Y31, Y30, Y6
+	ADDQ         $0x04, R8
+	ADDQ         $0x08, SI
+	DECQ         R9
+	JNZ          sparseABKernelAVX512_nb7hloop
+
+sparseABKernelAVX512_nb7hstore:
+	VMOVUPD Z0, (DI)
+	VMOVUPD Z1, 64(DI)
+	VMOVUPD Z2, 128(DI)
+	VMOVUPD Z3, 192(DI)
+	VMOVUPD Z4, 256(DI)
+	VMOVUPD Z5, 320(DI)
+	VMOVUPD Y6, K1, 384(DI)
+	JMP     sparseABKernelAVX512_done
+
+sparseABKernelAVX512_nb8h:
+	VXORPD Z0, Z0, Z0
+	VXORPD Z1, Z1, Z1
+	VXORPD Z2, Z2, Z2
+	VXORPD Z3, Z3, Z3
+	VXORPD Z4, Z4, Z4
+	VXORPD Z5, Z5, Z5
+	VXORPD Z6, Z6, Z6
+	VXORPD Z7, Z7, Z7
+	MOVQ   CX, R9
+	TESTQ  R9, R9
+	JE     sparseABKernelAVX512_nb8hstore
+
+sparseABKernelAVX512_nb8hloop:
+	MOVL         (R8), AX
+	CMPQ         AX, R12
+	JAE          sparseABKernelAVX512_bad
+	IMULQ        R10, AX
+	VBROADCASTSD (SI), Z30
+	VFMADD231PD  (R11)(AX*1), Z30, Z0
+	VFMADD231PD  64(R11)(AX*1), Z30, Z1
+	VFMADD231PD  128(R11)(AX*1), Z30, Z2
+	VFMADD231PD  192(R11)(AX*1), Z30, Z3
+	VFMADD231PD  256(R11)(AX*1), Z30, Z4
+	VFMADD231PD  320(R11)(AX*1), Z30, Z5
+	VFMADD231PD  384(R11)(AX*1), Z30, Z6
+	VMOVUPD.Z    448(R11)(AX*1), K1, Y31
+	VFMADD231PD  Y31, Y30, Y7
+	ADDQ         $0x04, R8
+	ADDQ         $0x08, SI
+	DECQ         R9
+	JNZ          sparseABKernelAVX512_nb8hloop
+
+sparseABKernelAVX512_nb8hstore:
+	VMOVUPD Z0, (DI)
+	VMOVUPD Z1, 64(DI)
+	VMOVUPD Z2, 128(DI)
+	VMOVUPD Z3, 192(DI)
+	VMOVUPD Z4, 256(DI)
+	VMOVUPD Z5, 320(DI)
+	VMOVUPD Z6, 384(DI)
+	VMOVUPD Y7, K1, 448(DI)
+
+sparseABKernelAVX512_done:
+	VZEROUPPER
+	RET
+
+sparseABKernelAVX512_bad:
+	MOVQ $0x00000001, AX
+	MOVQ AX, bad+64(FP)
+	VZEROUPPER
+	RET
+
+// func sparseABKernelAVX2(c *float64, val *float64, idx *int32, nnz int, b *float64, ldb int, rows int, nc int) (bad int)
+// Requires: AVX, FMA3
+TEXT ·sparseABKernelAVX2(SB), NOSPLIT, $0-72
+	XORQ    AX, AX
+	MOVQ    AX, bad+64(FP)
+	MOVQ    c+0(FP), DI
+	MOVQ    val+8(FP), SI
+	MOVQ    idx+16(FP), R8
+	MOVQ    b+32(FP), R11
+	MOVQ    ldb+40(FP), R10
+	SHLQ    $0x03, R10
+	MOVQ    rows+48(FP), R12
+	MOVQ    nc+56(FP), CX
+	DECQ    CX
+	MOVQ    CX, BX
+	SHRQ    $0x02, BX
+	ANDQ    $0x03, CX
+	INCQ    CX
+	LEAQ    avx2masks<>+32(SB), DX
+	SHLQ    $0x03, CX
+	SUBQ    CX, DX
+	VMOVUPD (DX), Y15
+	MOVQ    nnz+24(FP), CX
+	CMPQ    BX, $0x00
+	JE      sparseABKernelAVX2_nb1
+	CMPQ    BX, $0x01
+	JE      sparseABKernelAVX2_nb2
+	CMPQ    BX, $0x02
+	JE      sparseABKernelAVX2_nb3
+	CMPQ    BX, $0x03
+	JE      sparseABKernelAVX2_nb4
+	CMPQ    BX, $0x04
+	JE      sparseABKernelAVX2_nb5
+	CMPQ    BX, $0x05
+	JE      sparseABKernelAVX2_nb6
+	CMPQ    BX, $0x06
+	JE      sparseABKernelAVX2_nb7
+	CMPQ    BX, $0x07
+	JE      sparseABKernelAVX2_nb8
+	CMPQ    BX, $0x08
+	JE      sparseABKernelAVX2_nb9
+	CMPQ    BX, $0x09
+	JE      sparseABKernelAVX2_nb10
+	CMPQ    BX, $0x0a
+	JE      sparseABKernelAVX2_nb11
+	CMPQ    BX, $0x0b
+	JE      sparseABKernelAVX2_nb12
+	JMP     sparseABKernelAVX2_done
+
+sparseABKernelAVX2_nb1:
+	VXORPD Y0, Y0, Y0
+	MOVQ   CX, R9
+	TESTQ  R9, R9
+	JE     sparseABKernelAVX2_nb1store
+
+sparseABKernelAVX2_nb1loop:
+	MOVL         (R8), AX
+	CMPQ         AX, R12
+	JAE          sparseABKernelAVX2_bad
+	IMULQ        R10, AX
+	VBROADCASTSD (SI), Y13
+	VMASKMOVPD   (R11)(AX*1), Y15, Y14
+	VFMADD231PD  Y14, Y13, Y0
+	ADDQ         $0x04, R8
+	ADDQ         $0x08, SI
+	DECQ         R9
+	JNZ          sparseABKernelAVX2_nb1loop
+
+sparseABKernelAVX2_nb1store:
+	VMASKMOVPD Y0, Y15, (DI)
+	JMP        sparseABKernelAVX2_done
+
+sparseABKernelAVX2_nb2:
+	VXORPD Y0, Y0, Y0
+	VXORPD Y1, Y1, Y1
+	MOVQ   CX, R9
+	TESTQ  R9, R9
+	JE     sparseABKernelAVX2_nb2store
+
+sparseABKernelAVX2_nb2loop:
+	MOVL         (R8), AX
+	CMPQ         AX, R12
+	JAE          sparseABKernelAVX2_bad
+	IMULQ        R10, AX
+	VBROADCASTSD (SI), Y13
+	VFMADD231PD  (R11)(AX*1), Y13, Y0
+	VMASKMOVPD   32(R11)(AX*1), Y15, Y14
+	VFMADD231PD  Y14, Y13, Y1
+	ADDQ         $0x04, R8
+	ADDQ         $0x08, SI
+	DECQ         R9
+	JNZ          sparseABKernelAVX2_nb2loop
+
+sparseABKernelAVX2_nb2store:
+	VMOVUPD    Y0, (DI)
+	VMASKMOVPD Y1, Y15, 32(DI)
+	JMP        sparseABKernelAVX2_done
+
+sparseABKernelAVX2_nb3:
+	VXORPD Y0, Y0, Y0
+	VXORPD Y1, Y1, Y1
+	VXORPD Y2, Y2, Y2
+	MOVQ   CX, R9
+	TESTQ  R9, R9
+	JE     sparseABKernelAVX2_nb3store
+
+sparseABKernelAVX2_nb3loop:
+	MOVL         (R8), AX
+	CMPQ         AX, R12
+	JAE          sparseABKernelAVX2_bad
+	IMULQ        R10, AX
+	VBROADCASTSD (SI), Y13
+	VFMADD231PD  (R11)(AX*1), Y13, Y0
+	VFMADD231PD  32(R11)(AX*1), Y13, Y1
+	VMASKMOVPD   64(R11)(AX*1), Y15, Y14
+	VFMADD231PD  Y14, Y13, Y2
+	ADDQ         $0x04, R8
+	ADDQ         $0x08, SI
+	DECQ         R9
+	JNZ          sparseABKernelAVX2_nb3loop
+
+sparseABKernelAVX2_nb3store:
+	VMOVUPD    Y0, (DI)
+	VMOVUPD    Y1, 32(DI)
+	VMASKMOVPD Y2, Y15, 64(DI)
+	JMP        sparseABKernelAVX2_done
+
+sparseABKernelAVX2_nb4:
+	VXORPD Y0, Y0, Y0
+	VXORPD Y1, Y1, Y1
+	VXORPD Y2, Y2, Y2
+	VXORPD Y3, Y3, Y3
+	MOVQ   CX, R9
+	TESTQ  R9, R9
+	JE     sparseABKernelAVX2_nb4store
+
+sparseABKernelAVX2_nb4loop:
+	MOVL         (R8), AX
+	CMPQ         AX, R12
+	JAE          sparseABKernelAVX2_bad
+	IMULQ        R10, AX
+	VBROADCASTSD (SI), Y13
+	VFMADD231PD  (R11)(AX*1), Y13, Y0
+	VFMADD231PD  32(R11)(AX*1), Y13, Y1
+	VFMADD231PD  64(R11)(AX*1), Y13, Y2
+	VMASKMOVPD   96(R11)(AX*1), Y15, Y14
+	VFMADD231PD  Y14, Y13, Y3
+	ADDQ         $0x04, R8
+	ADDQ         $0x08, SI
+	DECQ         R9
+	JNZ          sparseABKernelAVX2_nb4loop
+
+sparseABKernelAVX2_nb4store:
+	VMOVUPD    Y0, (DI)
+	VMOVUPD    Y1, 32(DI)
+	VMOVUPD    Y2, 64(DI)
+	VMASKMOVPD Y3, Y15, 96(DI)
+	JMP        sparseABKernelAVX2_done
+
+sparseABKernelAVX2_nb5:
+	VXORPD Y0, Y0, Y0
+	VXORPD Y1, Y1, Y1
+	VXORPD Y2, Y2, Y2
+	VXORPD Y3, Y3, Y3
+	VXORPD Y4, Y4, Y4
+	MOVQ   CX, R9
+	TESTQ  R9, R9
+	JE     sparseABKernelAVX2_nb5store
+
+sparseABKernelAVX2_nb5loop:
+	MOVL         (R8), AX
+	CMPQ         AX, R12
+	JAE          sparseABKernelAVX2_bad
+	IMULQ        R10, AX
+	VBROADCASTSD (SI), Y13
+	VFMADD231PD  (R11)(AX*1), Y13, Y0
+	VFMADD231PD  32(R11)(AX*1), Y13, Y1
+	VFMADD231PD  64(R11)(AX*1), Y13, Y2
+	VFMADD231PD  96(R11)(AX*1), Y13, Y3
+	VMASKMOVPD   128(R11)(AX*1), Y15, Y14
+	VFMADD231PD  Y14, Y13, Y4
+	ADDQ         $0x04, R8
+	ADDQ         $0x08, SI
+	DECQ         R9
+	JNZ          sparseABKernelAVX2_nb5loop
+
+sparseABKernelAVX2_nb5store:
+	VMOVUPD    Y0, (DI)
+	VMOVUPD    Y1, 32(DI)
+	VMOVUPD    Y2, 64(DI)
+	VMOVUPD    Y3, 96(DI)
+	VMASKMOVPD Y4, Y15, 128(DI)
+	JMP        sparseABKernelAVX2_done
+
+sparseABKernelAVX2_nb6:
+	VXORPD Y0, Y0, Y0
+	VXORPD Y1, Y1, Y1
+	VXORPD Y2, Y2, Y2
+	VXORPD Y3, Y3, Y3
+	VXORPD Y4, Y4, Y4
+	VXORPD Y5, Y5, Y5
+	MOVQ   CX, R9
+	TESTQ  R9, R9
+	JE     sparseABKernelAVX2_nb6store
+
+sparseABKernelAVX2_nb6loop:
+	MOVL         (R8), AX
+	CMPQ         AX, R12
+	JAE          sparseABKernelAVX2_bad
+	IMULQ        R10, AX
+	VBROADCASTSD (SI), Y13
+	VFMADD231PD  (R11)(AX*1), Y13, Y0
+	VFMADD231PD  32(R11)(AX*1), Y13, Y1
+	VFMADD231PD  64(R11)(AX*1), Y13, Y2
+	VFMADD231PD  96(R11)(AX*1), Y13, Y3
+	VFMADD231PD  128(R11)(AX*1), Y13, Y4
+	VMASKMOVPD   160(R11)(AX*1), Y15, Y14
+	VFMADD231PD  Y14, Y13, Y5
+	ADDQ         $0x04, R8
+	ADDQ         $0x08, SI
+	DECQ         R9
+	JNZ          sparseABKernelAVX2_nb6loop
+
+sparseABKernelAVX2_nb6store:
+	VMOVUPD    Y0, (DI)
+	VMOVUPD    Y1, 32(DI)
+	VMOVUPD    Y2, 64(DI)
+	VMOVUPD    Y3, 96(DI)
+	VMOVUPD    Y4, 128(DI)
+	VMASKMOVPD Y5, Y15, 160(DI)
+	JMP        sparseABKernelAVX2_done
+
+sparseABKernelAVX2_nb7:
+	VXORPD Y0, Y0, Y0
+	VXORPD Y1, Y1, Y1
+	VXORPD Y2, Y2, Y2
+	VXORPD Y3, Y3, Y3
+	VXORPD Y4, Y4, Y4
+	VXORPD Y5, Y5, Y5
+	VXORPD Y6, Y6, Y6
+	MOVQ   CX, R9
+	TESTQ  R9, R9
+	JE     sparseABKernelAVX2_nb7store
+
+sparseABKernelAVX2_nb7loop:
+	MOVL         (R8), AX
+	CMPQ         AX, R12
+	JAE          sparseABKernelAVX2_bad
+	IMULQ        R10, AX
+	VBROADCASTSD (SI), Y13
+	VFMADD231PD  (R11)(AX*1), Y13, Y0
+	VFMADD231PD  32(R11)(AX*1), Y13, Y1
+	VFMADD231PD  64(R11)(AX*1), Y13, Y2
+	VFMADD231PD  96(R11)(AX*1), Y13, Y3
+	VFMADD231PD  128(R11)(AX*1), Y13, Y4
+	VFMADD231PD  160(R11)(AX*1), Y13, Y5
+	VMASKMOVPD   192(R11)(AX*1), Y15, Y14
+	VFMADD231PD  Y14, Y13, Y6
+	ADDQ         $0x04, R8
+	ADDQ         $0x08, SI
+	DECQ         R9
+	JNZ          sparseABKernelAVX2_nb7loop
+
+sparseABKernelAVX2_nb7store:
+	VMOVUPD    Y0, (DI)
+	VMOVUPD    Y1, 32(DI)
+	VMOVUPD    Y2, 64(DI)
+	VMOVUPD    Y3, 96(DI)
+	VMOVUPD    Y4, 128(DI)
+	VMOVUPD    Y5, 160(DI)
+	VMASKMOVPD Y6, Y15, 192(DI)
+	JMP        sparseABKernelAVX2_done
+
+sparseABKernelAVX2_nb8:
+	VXORPD Y0, Y0, Y0
+	VXORPD Y1, Y1, Y1
+	VXORPD Y2, Y2, Y2
+	VXORPD Y3, Y3, Y3
+	VXORPD Y4, Y4, Y4
+	VXORPD Y5, Y5, Y5
+	VXORPD Y6, Y6, Y6
+	VXORPD Y7, Y7, Y7
+	MOVQ   CX, R9
+	TESTQ  R9, R9
+	JE     sparseABKernelAVX2_nb8store
+
+sparseABKernelAVX2_nb8loop:
+	MOVL         (R8), AX
+	CMPQ         AX, R12
+	JAE          sparseABKernelAVX2_bad
+	IMULQ        R10, AX
+	VBROADCASTSD (SI), Y13
+	VFMADD231PD  (R11)(AX*1), Y13, Y0
+	VFMADD231PD  32(R11)(AX*1), Y13, Y1
+	VFMADD231PD  64(R11)(AX*1), Y13, Y2
+	VFMADD231PD  96(R11)(AX*1), Y13, Y3
+	VFMADD231PD  128(R11)(AX*1), Y13, Y4
+	VFMADD231PD  160(R11)(AX*1), Y13, Y5
+	VFMADD231PD  192(R11)(AX*1), Y13, Y6
+	VMASKMOVPD   224(R11)(AX*1), Y15, Y14
+	VFMADD231PD  Y14, Y13, Y7
+	ADDQ         $0x04, R8
+	ADDQ         $0x08, SI
+	DECQ         R9
+	JNZ          sparseABKernelAVX2_nb8loop
+
+sparseABKernelAVX2_nb8store:
+	VMOVUPD    Y0, (DI)
+	VMOVUPD    Y1, 32(DI)
+	VMOVUPD    Y2, 64(DI)
+	VMOVUPD    Y3, 96(DI)
+	VMOVUPD    Y4, 128(DI)
+	VMOVUPD    Y5, 160(DI)
+	VMOVUPD    Y6, 192(DI)
+	VMASKMOVPD Y7, Y15, 224(DI)
+	JMP        sparseABKernelAVX2_done
+
+sparseABKernelAVX2_nb9:
+	VXORPD Y0, Y0, Y0
+	VXORPD Y1, Y1, Y1
+	VXORPD Y2, Y2, Y2
+	VXORPD Y3, Y3, Y3
+	VXORPD Y4, Y4, Y4
+	VXORPD Y5, Y5, Y5
+	VXORPD Y6, Y6, Y6
+	VXORPD Y7, Y7, Y7
+	VXORPD Y8, Y8, Y8
+	MOVQ   CX, R9
+	TESTQ  R9, R9
+	JE     sparseABKernelAVX2_nb9store
+
+sparseABKernelAVX2_nb9loop:
+	MOVL         (R8), AX
+	CMPQ         AX, R12
+	JAE          sparseABKernelAVX2_bad
+	IMULQ        R10, AX
+	VBROADCASTSD (SI), Y13
+	VFMADD231PD  (R11)(AX*1), Y13, Y0
+	VFMADD231PD  32(R11)(AX*1), Y13, Y1
+	VFMADD231PD  64(R11)(AX*1), Y13, Y2
+	VFMADD231PD  96(R11)(AX*1), Y13, Y3
+	VFMADD231PD  128(R11)(AX*1), Y13, Y4
+	VFMADD231PD  160(R11)(AX*1), Y13, Y5
+	VFMADD231PD  192(R11)(AX*1), Y13, Y6
+	VFMADD231PD  224(R11)(AX*1), Y13, Y7
+	VMASKMOVPD   256(R11)(AX*1), Y15, Y14
+	VFMADD231PD  Y14, Y13, Y8
+	ADDQ         $0x04, R8
+	ADDQ         $0x08, SI
+	DECQ         R9
+	JNZ          sparseABKernelAVX2_nb9loop
+
+sparseABKernelAVX2_nb9store:
+	VMOVUPD    Y0, (DI)
+	VMOVUPD    Y1, 32(DI)
+	VMOVUPD    Y2, 64(DI)
+	VMOVUPD    Y3, 96(DI)
+	VMOVUPD    Y4, 128(DI)
+	VMOVUPD    Y5, 160(DI)
+	VMOVUPD    Y6, 192(DI)
+	VMOVUPD    Y7, 224(DI)
+	VMASKMOVPD Y8, Y15, 256(DI)
+	JMP        sparseABKernelAVX2_done
+
+sparseABKernelAVX2_nb10:
+	VXORPD Y0, Y0, Y0
+	VXORPD Y1, Y1, Y1
+	VXORPD Y2, Y2, Y2
+	VXORPD Y3, Y3, Y3
+	VXORPD Y4, Y4, Y4
+	VXORPD Y5, Y5, Y5
+	VXORPD Y6, Y6, Y6
+	VXORPD Y7, Y7, Y7
+	VXORPD Y8, Y8, Y8
+	VXORPD Y9, Y9, Y9
+	MOVQ   CX, R9
+	TESTQ  R9, R9
+	JE     sparseABKernelAVX2_nb10store
+
+sparseABKernelAVX2_nb10loop:
+	MOVL         (R8), AX
+	CMPQ         AX, R12
+	JAE          sparseABKernelAVX2_bad
+	IMULQ        R10, AX
+	VBROADCASTSD (SI), Y13
+	VFMADD231PD  (R11)(AX*1), Y13, Y0
+	VFMADD231PD  32(R11)(AX*1), Y13, Y1
+	VFMADD231PD  64(R11)(AX*1), Y13, Y2
+	VFMADD231PD  96(R11)(AX*1), Y13, Y3
+	VFMADD231PD  128(R11)(AX*1), Y13, Y4
+	VFMADD231PD  160(R11)(AX*1), Y13, Y5
+	VFMADD231PD  192(R11)(AX*1), Y13, Y6
+	VFMADD231PD  224(R11)(AX*1), Y13, Y7
+	VFMADD231PD  256(R11)(AX*1), Y13, Y8
+	VMASKMOVPD   288(R11)(AX*1), Y15, Y14
+	VFMADD231PD  Y14, Y13, Y9
+	ADDQ         $0x04, R8
+	ADDQ         $0x08, SI
+	DECQ         R9
+	JNZ          sparseABKernelAVX2_nb10loop
+
+sparseABKernelAVX2_nb10store:
+	VMOVUPD    Y0, (DI)
+	VMOVUPD    Y1, 32(DI)
+	VMOVUPD    Y2, 64(DI)
+	VMOVUPD    Y3, 96(DI)
+	VMOVUPD    Y4, 128(DI)
+	VMOVUPD    Y5, 160(DI)
+	VMOVUPD    Y6, 192(DI)
+	VMOVUPD    Y7, 224(DI)
+	VMOVUPD    Y8, 256(DI)
+	VMASKMOVPD Y9, Y15, 288(DI)
+	JMP        sparseABKernelAVX2_done
+
+sparseABKernelAVX2_nb11:
+	VXORPD Y0, Y0, Y0
+	VXORPD Y1, Y1, Y1
+	VXORPD Y2, Y2, Y2
+	VXORPD Y3, Y3, Y3
+	VXORPD Y4, Y4, Y4
+	VXORPD Y5, Y5, Y5
+	VXORPD Y6, Y6, Y6
+	VXORPD Y7, Y7, Y7
+	VXORPD Y8, Y8, Y8
+	VXORPD Y9, Y9, Y9
+	VXORPD Y10, Y10, Y10
+	MOVQ   CX, R9
+	TESTQ  R9, R9
+	JE     sparseABKernelAVX2_nb11store
+
+sparseABKernelAVX2_nb11loop:
+	MOVL         (R8), AX
+	CMPQ         AX, R12
+	JAE          sparseABKernelAVX2_bad
+	IMULQ        R10, AX
+	VBROADCASTSD (SI), Y13
+	VFMADD231PD  (R11)(AX*1), Y13, Y0
+	VFMADD231PD  32(R11)(AX*1), Y13, Y1
+	VFMADD231PD  64(R11)(AX*1), Y13, Y2
+	VFMADD231PD  96(R11)(AX*1), Y13, Y3
+	VFMADD231PD  128(R11)(AX*1), Y13, Y4
+	VFMADD231PD  160(R11)(AX*1), Y13, Y5
+	VFMADD231PD  192(R11)(AX*1), Y13, Y6
+	VFMADD231PD  224(R11)(AX*1), Y13, Y7
+	VFMADD231PD  256(R11)(AX*1), Y13, Y8
+	VFMADD231PD  288(R11)(AX*1), Y13, Y9
+	VMASKMOVPD   320(R11)(AX*1), Y15, Y14
+	VFMADD231PD  Y14, Y13, Y10
+	ADDQ         $0x04, R8
+	ADDQ         $0x08, SI
+	DECQ         R9
+	JNZ          sparseABKernelAVX2_nb11loop
+
+sparseABKernelAVX2_nb11store:
+	VMOVUPD    Y0, (DI)
+	VMOVUPD    Y1, 32(DI)
+	VMOVUPD    Y2, 64(DI)
+	VMOVUPD    Y3, 96(DI)
+	VMOVUPD    Y4, 128(DI)
+	VMOVUPD    Y5, 160(DI)
+	VMOVUPD    Y6, 192(DI)
+	VMOVUPD    Y7, 224(DI)
+	VMOVUPD    Y8, 256(DI)
+	VMOVUPD    Y9, 288(DI)
+	VMASKMOVPD Y10, Y15, 320(DI)
+	JMP        sparseABKernelAVX2_done
+
+sparseABKernelAVX2_nb12:
+	VXORPD Y0, Y0, Y0
+	VXORPD Y1, Y1, Y1
+	VXORPD Y2, Y2, Y2
+	VXORPD Y3, Y3, Y3
+	VXORPD Y4, Y4, Y4
+	VXORPD Y5, Y5, Y5
+	VXORPD Y6, Y6, Y6
+	VXORPD Y7, Y7, Y7
+	VXORPD Y8, Y8, Y8
+	VXORPD Y9, Y9, Y9
+	VXORPD Y10, Y10, Y10
+	VXORPD Y11, Y11, Y11
+	MOVQ   CX, R9
+	TESTQ  R9, R9
+	JE     sparseABKernelAVX2_nb12store
+
+sparseABKernelAVX2_nb12loop:
+	MOVL         (R8), AX
+	CMPQ         AX, R12
+	JAE          sparseABKernelAVX2_bad
+	IMULQ        R10, AX
+	VBROADCASTSD (SI), Y13
+	VFMADD231PD  (R11)(AX*1), Y13, Y0
+	VFMADD231PD  32(R11)(AX*1), Y13, Y1
+	VFMADD231PD  64(R11)(AX*1), Y13, Y2
+	VFMADD231PD  96(R11)(AX*1), Y13, Y3
+	VFMADD231PD  128(R11)(AX*1), Y13, Y4
+	VFMADD231PD  160(R11)(AX*1), Y13, Y5
+	VFMADD231PD  192(R11)(AX*1), Y13, Y6
+	VFMADD231PD  224(R11)(AX*1), Y13, Y7
+	VFMADD231PD  256(R11)(AX*1), Y13, Y8
+	VFMADD231PD  288(R11)(AX*1), Y13, Y9
+	VFMADD231PD  320(R11)(AX*1), Y13, Y10
+	VMASKMOVPD   352(R11)(AX*1), Y15, Y14
+	VFMADD231PD  Y14, Y13, Y11
+	ADDQ         $0x04, R8
+	ADDQ         $0x08, SI
+	DECQ         R9
+	JNZ          sparseABKernelAVX2_nb12loop
+
+sparseABKernelAVX2_nb12store:
+	VMOVUPD    Y0, (DI)
+	VMOVUPD    Y1, 32(DI)
+	VMOVUPD    Y2, 64(DI)
+	VMOVUPD    Y3, 96(DI)
+	VMOVUPD    Y4, 128(DI)
+	VMOVUPD    Y5, 160(DI)
+	VMOVUPD    Y6, 192(DI)
+	VMOVUPD    Y7, 224(DI)
+	VMOVUPD    Y8, 256(DI)
+	VMOVUPD    Y9, 288(DI)
+	VMOVUPD    Y10, 320(DI)
+	VMASKMOVPD Y11, Y15, 352(DI)
+
+sparseABKernelAVX2_done:
+	VZEROUPPER
+	RET
+
+sparseABKernelAVX2_bad:
+	MOVQ $0x00000001, AX
+	MOVQ AX, bad+64(FP)
+	VZEROUPPER
+	RET
+
+DATA nonzerosiota<>+0(SB)/4, $0x00000000
+DATA nonzerosiota<>+4(SB)/4, $0x00000001
+DATA nonzerosiota<>+8(SB)/4, $0x00000002
+DATA nonzerosiota<>+12(SB)/4, $0x00000003
+DATA nonzerosiota<>+16(SB)/4, $0x00000004
+DATA nonzerosiota<>+20(SB)/4, $0x00000005
+DATA nonzerosiota<>+24(SB)/4, $0x00000006
+DATA nonzerosiota<>+28(SB)/4, $0x00000007
+DATA nonzerosiota<>+32(SB)/4, $0x00000008
+DATA nonzerosiota<>+36(SB)/4, $0x00000008
+DATA nonzerosiota<>+40(SB)/4, $0x00000008
+DATA nonzerosiota<>+44(SB)/4, $0x00000008
+DATA nonzerosiota<>+48(SB)/4, $0x00000008
+DATA nonzerosiota<>+52(SB)/4, $0x00000008
+DATA nonzerosiota<>+56(SB)/4, $0x00000008
+DATA nonzerosiota<>+60(SB)/4, $0x00000008
+GLOBL nonzerosiota<>(SB), RODATA|NOPTR, $64
+
+// func nonzerosAVX512(idx *int32, val *float64, x *float64, n int) (cnt int)
+// Requires: AVX, AVX2, AVX512DQ, AVX512F, AVX512VL, POPCNT
+TEXT ·nonzerosAVX512(SB), NOSPLIT, $0-40
+	MOVQ    idx+0(FP), DI
+	MOVQ    val+8(FP), SI
+	MOVQ    x+16(FP), DX
+	MOVQ    n+24(FP), CX
+	SHRQ    $0x03, CX
+	XORQ    AX, AX
+	VXORPD  Z0, Z0, Z0
+	VMOVDQU nonzerosiota<>+0(SB), Y1
+	VMOVDQU nonzerosiota<>+32(SB), Y2
+	TESTQ   CX, CX
+	JE      nonzeros_done
+
+nonzeros_loop:
+	VMOVUPD     (DX), Z3
+	VCMPPD      $0x04, Z0, Z3, K2
+	KMOVB       K2, BX
+	POPCNTL     BX, BX
+	VCOMPRESSPD Z3, K2, Z4
+	VPCOMPRESSD Y1, K2, Y5
+	VMOVUPD     Z4, (SI)(AX*8)
+	VMOVDQU     Y5, (DI)(AX*4)
+	ADDQ        BX, AX
+	VPADDD      Y2, Y1, Y1
+	ADDQ        $0x40, DX
+	DECQ        CX
+	JNZ         nonzeros_loop
+
+nonzeros_done:
+	MOVQ AX, cnt+32(FP)
+	VZEROUPPER
+	RET
+
 // func projDotsB1AVX512(p *float64, ldp int, q *float64, ldq int, s *float64, lds int, nq int, r *float64, ldr int, gm *float64, ldg int, nr int, n int)
 // Requires: AVX, AVX512DQ, AVX512F, AVX512VL
 TEXT ·projDotsB1AVX512(SB), NOSPLIT, $0-104

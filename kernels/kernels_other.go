@@ -15,6 +15,10 @@ func atx(y []float64, a []float64, lda int, x []float64, n, d int) { atxGeneric(
 func ab(c []float64, ldc int, a []float64, lda int, b []float64, ldb int, n, k, d int) {
 	abGeneric(c, ldc, a, lda, b, ldb, n, k, d)
 }
+func sparseAB(c []float64, val []float64, idx []int32, b []float64, ldb, nc int) {
+	sparseABGeneric(c, val, idx, b, ldb, nc)
+}
+func nonzeros(idx []int32, val []float64, x []float64) int { return nonzerosGeneric(idx, val, x) }
 func projDots(p []float64, ldp, b int, q []float64, ldq, nq int, s []float64, lds int, r []float64, ldr, nr int, g []float64, ldg int, n int) {
 	projDotsGeneric(p, ldp, b, q, ldq, nq, s, lds, r, ldr, nr, g, ldg, n)
 }

@@ -436,6 +436,7 @@ func TestNoAllocs(t *testing.T) {
 		c := make([]float64, n*ld)
 		x := newMatrix(rng, 1, n, n, 0, false).data()
 		y := make([]float64, n)
+		make32 := make([]int32, n)
 		for _, k := range []struct {
 			name string
 			f    func()
@@ -447,6 +448,7 @@ func TestNoAllocs(t *testing.T) {
 			{"AtX", func() { AtX(y, a, ld, x, n, d) }},
 			{"AB", func() { AB(c, ld, a, ld, q, ld, n, d, d) }},
 			{"PeakFMA", func() { PeakFMA(10) }},
+			{"Nonzeros", func() { Nonzeros(make32, y, x) }},
 		} {
 			if allocs := testing.AllocsPerRun(20, k.f); allocs != 0 {
 				t.Errorf("%s: %v allocations per call, want 0", k.name, allocs)

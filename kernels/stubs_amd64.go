@@ -70,6 +70,24 @@ func abKernelAVX2(c *float64, ldc int, a *float64, lda int, b *float64, ldb int,
 //go:noescape
 func atxKernelAVX2(y *float64, a *float64, lda int, x *float64, n int, nc int)
 
+// sparseABKernelAVX512 computes c[j] = Σ_{i<nnz} val[i] * b[idx[i]*ldb+j] for j < nc.
+// nc must be in 1..64; bad = 1 (nothing written) if an index is outside [0, rows).
+//
+//go:noescape
+func sparseABKernelAVX512(c *float64, val *float64, idx *int32, nnz int, b *float64, ldb int, rows int, nc int) (bad int)
+
+// sparseABKernelAVX2 computes c[j] = Σ_{i<nnz} val[i] * b[idx[i]*ldb+j] for j < nc.
+// nc must be in 1..48; bad = 1 (nothing written) if an index is outside [0, rows).
+//
+//go:noescape
+func sparseABKernelAVX2(c *float64, val *float64, idx *int32, nnz int, b *float64, ldb int, rows int, nc int) (bad int)
+
+// nonzerosAVX512 lists the nonzero entries of x[:n] (n a multiple of 8) in idx[:cnt], val[:cnt];
+// it may write idx[cnt:n] and val[cnt:n].
+//
+//go:noescape
+func nonzerosAVX512(idx *int32, val *float64, x *float64, n int) (cnt int)
+
 // projDotsB1AVX512 computes, for c < 1: p[c*ldp+i] -= Σ_{l<nq} s[l*lds+c] * q[l*ldq+i] (i < n), then
 // gm[k*ldg+c] = Σ_{i<n} r[k*ldr+i] * p[c*ldp+i] for k < nr with the updated p.
 // n must be a multiple of 8, nr at most 24.

@@ -80,6 +80,10 @@ func main() {
 		genAtX(s)
 	}
 	for _, s := range []isa{avx512, avx2} {
+		genSparseAB(s)
+	}
+	genNonzeros()
+	for _, s := range []isa{avx512, avx2} {
 		genProjDots(s)
 	}
 	genPanelPass()
