@@ -36,7 +36,15 @@
 //
 // A single image is one kernels.AB row per chunk: y = x W, x against the
 // chunk's columns of the shard matrix (one broadcast of x[r] per row, long
-// FMA rows), then θ_k = arccos(‖y_k‖/‖x‖). A batch of images is a GEMM per
+// FMA rows), then θ_k = arccos(‖y_k‖/‖x‖). Reading the prototypes (from
+// L2) bounds it, so a sparse image reads only the rows of its nonzero
+// pixels: the caller lists them once (kernels.Nonzeros) and every chunk
+// runs kernels.SparseAB over the list instead of kernels.AB. Whether an
+// image is sparse depends on x alone (a sample of 32 pixels holds at least
+// 4 zeros, then at most 7/8 of all pixels are nonzero), never on the
+// workers or timing, and only while every prototype is known finite (set
+// by SetPrototype with finite values; a view handed out by Prototype
+// turns the sparse path off for good). A batch of images is a GEMM per
 // block of 32 images against each shard matrix (kernels.AB with 32 rows),
 // so the prototypes are read once per block instead of once per image.
 //
@@ -50,7 +58,11 @@
 // order starting from zero, whatever the number of rows and columns of the
 // call and whichever lane computes it, so the single form (one row, a
 // chunk's columns, shard widths that depend on the number of workers) and
-// the batch form (32 rows, a whole shard) give the same bits.
+// the batch form (32 rows, a whole shard) give the same bits. Skipping a
+// pixel x_i = ±0 skips adding x_i·w = ±0 to such a chain: with a finite w
+// that leaves a nonzero sum unchanged and can flip only the sign of a zero
+// one, which the squares in ‖y_k‖ remove, so the sparse path gives the
+// dense path's bits too (tested on every implementation).
 // Results are therefore bit-identical for any number of workers, and the
 // batch forms are bit-identical to the single forms called in a loop. This
 // relies on svd.Batch giving a matrix the same values whatever its

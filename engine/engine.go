@@ -56,6 +56,16 @@ type Engine struct {
 	wg          sync.WaitGroup
 	closed      bool
 	spin        time.Duration // SpinTime at New
+	// finite reports that every prototype is known to be finite: none has
+	// been handed out by Prototype (its view may be written at any time)
+	// and every SetPrototype copied finite values. Only then may an image
+	// skip its zero pixels (see imageSparse).
+	finite bool
+	// nzIdx, nzVal: the nonzero pixels of the current single image
+	// (kernels.Nonzeros), job.nz of them; written by the caller before a
+	// job is published, read by all participants.
+	nzIdx []int32
+	nzVal []float64
 	// spinIters is the least number of spin iterations before parking,
 	// about SpinTime of uninterrupted spinning: a spinner the OS
 	// deschedules (another process on its core) finds its deadline passed
@@ -83,6 +93,7 @@ type job struct {
 	x           []float64
 	xnorm       float64
 	ldx, n      int
+	nz          int // images: > 0 when only the nz listed pixels are read
 }
 
 // shard is one worker's fixed range of prototypes [lo, hi) and its
@@ -128,6 +139,9 @@ func New(dim, d, p, workers int) (*Engine, error) {
 		owner:  make([]int32, p),
 		done:   make(chan struct{}, 1),
 		spin:   SpinTime,
+		finite: true, // all zero
+		nzIdx:  make([]int32, dim),
+		nzVal:  make([]float64, dim),
 	}
 	e.spinIters = int(e.spin / spinIterTime)
 	for w := range e.shards {
@@ -188,10 +202,19 @@ func shardStride(n, d int) int {
 // has one prototype). Callers may modify its logical entries between calls
 // (At, Set, Row, CopyFrom and package linalg's functions touch nothing
 // else); the columns between Cols and Stride belong to other prototypes or
-// are padding that must stay zero.
-func (e *Engine) Prototype(k int) *linalg.Dense { return e.protos[k] }
+// are padding that must stay zero. Since the engine cannot know what is
+// written through the view, ImageDistances reads every pixel from then on
+// (see SetPrototype).
+func (e *Engine) Prototype(k int) *linalg.Dense {
+	e.finite = false
+	return e.protos[k]
+}
 
-// SetPrototype copies w (dim x d) into prototype k.
+// SetPrototype copies w (dim x d) into prototype k. While every prototype
+// has been set this way with finite values (and Prototype has never been
+// called), ImageDistances may skip the zero pixels of a sparse image: with
+// finite prototypes that gives the same bits, and a NaN or ±Inf at a zero
+// pixel, which reading it would turn into an error, cannot be there.
 func (e *Engine) SetPrototype(k int, w *linalg.Dense) error {
 	if k < 0 || k >= e.p {
 		return fmt.Errorf("%w: prototype %d of %d", ErrShape, k, e.p)
@@ -200,6 +223,9 @@ func (e *Engine) SetPrototype(k int, w *linalg.Dense) error {
 		return err
 	}
 	e.protos[k].CopyFrom(w)
+	if w.Validate() != nil {
+		e.finite = false
+	}
 	return nil
 }
 

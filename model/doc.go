@@ -15,7 +15,8 @@
 // Init places the prototypes, Train and Continue run Algorithm 2 (per-set
 // SGD over a seeded permutation each epoch, see Permutation and
 // Trainer.Step), Predictor and the Model's Predict methods classify sets and
-// images (one at a time without allocation, or in batches on all cores),
+// images (one at a time without allocation, reading only the prototype
+// rows of a single image's nonzero pixels, or in batches on all cores),
 // Explain and ExplainImage give the principal angles, the relevance-weighted
 // contributions, the pixel maps u_i ∘ v_i and the image contributions
 // M = R Λ⁻¹ Q_P behind a decision, and Save/Load, SaveFile/LoadFile and

@@ -69,7 +69,12 @@ func NewPredictor(m *Model, workers int) (*Predictor, error) {
 		return nil, fmt.Errorf("model: predictor: %w", err)
 	}
 	for k, w := range m.protos {
-		eng.Prototype(k).CopyFrom(w)
+		// SetPrototype, not a view: the engine then knows the prototypes
+		// are finite and lets sparse images skip their zero pixels.
+		if err := eng.SetPrototype(k, w); err != nil {
+			eng.Close()
+			return nil, fmt.Errorf("model: predictor: %w", err)
+		}
 	}
 	p := &Predictor{
 		dim: m.dim, d: m.d, classes: m.classes,
@@ -125,7 +130,9 @@ func (p *Predictor) PredictTo(dst *Prediction, x *subspace.Subspace) error {
 
 // PredictImageTo classifies the single image x (len D; its 1-D subspace
 // x/‖x‖, θ_1 = arccos(‖Wᵀx‖/‖x‖), distance θ_1²) into dst. It allocates
-// nothing when dst's slices have enough capacity.
+// nothing when dst's slices have enough capacity. A sparse image (an
+// MNIST digit is about 80% exact zeros) costs less: the engine reads the
+// prototypes' rows of its nonzero pixels only, with the same result bits.
 func (p *Predictor) PredictImageTo(dst *Prediction, x []float64) error {
 	if err := p.open(); err != nil {
 		return err
