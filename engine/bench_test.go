@@ -25,3 +25,45 @@ func BenchmarkDistancesWorkers(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkImageSparse measures the crossover of the sparse image path:
+// D = 784, d = 12, p = 10 on 1 and 2 workers, images whose pixels are
+// nonzero in runs (20% .. 100% of them), with the sparse path (as chosen)
+// and forced dense.
+func BenchmarkImageSparse(b *testing.B) {
+	for _, workers := range []int{1, 2} {
+		b.Run(fmt.Sprintf("workers=%d", workers), func(b *testing.B) { benchImageSparse(b, workers) })
+	}
+}
+
+func benchImageSparse(b *testing.B, workers int) {
+	const dim, d, p = 784, 12, 10
+	e := newEngine(b, dim, d, p, workers)
+	dist := make([]float64, p)
+	r := rng(40)
+	for _, pct := range []int{20, 50, 80, 90, 95, 100} {
+		x := make([]float64, dim)
+		nz := 0
+		for i := 0; i < dim; {
+			n := 1 + r.IntN(8)
+			on := r.IntN(100) < pct
+			for ; n > 0 && i < dim; n, i = n-1, i+1 {
+				if on {
+					x[i] = r.NormFloat64()
+					nz++
+				}
+			}
+		}
+		for _, sparse := range []bool{true, false} {
+			b.Run(fmt.Sprintf("nonzero=%d%%/sparse=%v", 100*nz/dim, sparse), func(b *testing.B) {
+				defer func(old bool) { sparseImages = old }(sparseImages)
+				sparseImages = sparse
+				for b.Loop() {
+					if err := e.ImageDistances(dist, nil, x); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+	}
+}
