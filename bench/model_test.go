@@ -2,10 +2,15 @@ package bench
 
 import (
 	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"sort"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/grlgq/grlgq/dataset"
 	"github.com/grlgq/grlgq/internal/reference"
 	"github.com/grlgq/grlgq/linalg"
 	"github.com/grlgq/grlgq/model"
@@ -152,32 +157,90 @@ func BenchmarkPredictSet(b *testing.B) {
 // BenchmarkPredictImage: classify one image (θ_1 = arccos(‖Wᵀx‖/‖x‖) to
 // every prototype). Ours: Predictor.PredictImageTo with all cores;
 // reference: PredictImage.
+//
+//   - D=784,d=12,p=10: a dense N(0,1) image, no pixel zero: the worst case,
+//     every pixel's row of the prototypes is read (from L2).
+//   - D=784,d=12,p=10,zeros=80%: digitImage, a synthetic 28 x 28 digit
+//     with exactly 80% of its pixels 0 (627 of 784), the rest a contiguous
+//     stroke: ours skips the zero pixels (same bits).
+//   - D=784,d=12,p=10,mnist: MNIST test image 0 (a 7, 84% zeros) from
+//     $GRLGQ_DATA/mnist; skipped when the data is absent.
 func BenchmarkPredictImage(b *testing.B) {
 	const dim, d, p = 784, 12, 10
-	b.Run(fmt.Sprintf("D=%d,d=%d,p=%d", dim, d, p), func(b *testing.B) {
-		x := randomGaussian(7100, 1, dim, dim)
-		f := newModelFixture(b, dim, d, p, 0)
-		b.Run("ours", func(b *testing.B) {
-			pr, err := model.NewPredictor(f.ours, 0)
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer pr.Close()
-			var out model.Prediction
-			b.ReportAllocs()
-			for b.Loop() {
-				if err := pr.PredictImageTo(&out, x); err != nil {
+	run := func(name string, image func(b *testing.B) []float64) {
+		b.Run(fmt.Sprintf("D=%d,d=%d,p=%d%s", dim, d, p, name), func(b *testing.B) {
+			x := image(b)
+			f := newModelFixture(b, dim, d, p, 0)
+			b.Run("ours", func(b *testing.B) {
+				pr, err := model.NewPredictor(f.ours, 0)
+				if err != nil {
 					b.Fatal(err)
 				}
-			}
+				defer pr.Close()
+				var out model.Prediction
+				b.ReportAllocs()
+				for b.Loop() {
+					if err := pr.PredictImageTo(&out, x); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+			b.Run("reference", func(b *testing.B) {
+				b.ReportAllocs()
+				for b.Loop() {
+					f.ref.PredictImage(x)
+				}
+			})
 		})
-		b.Run("reference", func(b *testing.B) {
-			b.ReportAllocs()
-			for b.Loop() {
-				f.ref.PredictImage(x)
-			}
-		})
-	})
+	}
+	run("", func(*testing.B) []float64 { return randomGaussian(7100, 1, dim, dim) })
+	run(",zeros=80%", func(*testing.B) []float64 { return digitImage(28, 28, 157) })
+	run(",mnist", mnistTestImage)
+}
+
+// digitImage returns a w x h image with exactly nonzero nonzero pixels
+// forming one contiguous stroke, like a handwritten 0: the nonzero pixels
+// are the nonzero pixels nearest to a tilted ellipse (semi-axes 0.22w and
+// 0.33h), the pen's ink falling off from 1 on the ellipse to 0.3 at the
+// stroke's edge; every other pixel is exactly 0.
+func digitImage(w, h, nonzero int) []float64 {
+	type px struct {
+		i    int
+		dist float64
+	}
+	pix := make([]px, w*h)
+	cx, cy := float64(w-1)/2, float64(h-1)/2
+	ax, ay := 0.22*float64(w), 0.33*float64(h)
+	sin, cos := math.Sincos(0.25)
+	for y := 0; y < h; y++ {
+		for x := 0; x < w; x++ {
+			dx, dy := float64(x)-cx, float64(y)-cy
+			u, v := (cos*dx+sin*dy)/ax, (-sin*dx+cos*dy)/ay
+			r := math.Hypot(u, v)
+			pix[y*w+x] = px{y*w + x, math.Abs(r-1) * math.Min(ax, ay)}
+		}
+	}
+	sort.SliceStable(pix, func(i, j int) bool { return pix[i].dist < pix[j].dist })
+	img := make([]float64, w*h)
+	edge := pix[nonzero-1].dist
+	for _, q := range pix[:nonzero] {
+		img[q.i] = 1 - 0.7*q.dist/max(edge, 1e-9)
+	}
+	return img
+}
+
+// mnistTestImage returns the first image of the MNIST test set (pixels
+// value/255) from $GRLGQ_DATA/mnist, or skips.
+func mnistTestImage(b *testing.B) []float64 {
+	dir := os.Getenv("GRLGQ_DATA")
+	if dir == "" {
+		b.Skip("real data absent: set GRLGQ_DATA to the shared data folder (with mnist/) to run this benchmark")
+	}
+	ds, err := dataset.LoadIDX(filepath.Join(dir, "mnist", "t10k-images-idx3-ubyte.gz"), filepath.Join(dir, "mnist", "t10k-labels-idx1-ubyte.gz"))
+	if err != nil {
+		b.Skipf("MNIST test set not readable under GRLGQ_DATA: %v", err)
+	}
+	return append([]float64(nil), ds.Images[0]...)
 }
 
 // BenchmarkPredictBatch: labels of n single images, all cores against one
