@@ -25,12 +25,13 @@
 // gives the same bits on every architecture.
 //
 // SparseAB is AB for one row given by its nonzero entries (the list
-// Nonzeros makes: ascending indices and values; VCOMPRESSPD on AVX-512, a
-// Go loop otherwise): the same chain over the listed rows of B only, so
-// on each implementation it has AB's bits on the dense row when B is
-// finite, but for the sign of a zero output (x·w with x = ±0 adds exactly
-// nothing to a nonzero sum). It keeps a whole row of up to 64 (AVX-512) or
-// 48 (AVX2) columns in registers and reads each listed row of B once.
+// Nonzeros makes: ascending indices and values; VCOMPRESSPD on AVX-512,
+// table-driven VPERMPS on AVX2): the same chain over the listed rows of B
+// only, so on each implementation it has AB's bits on the dense row when
+// B is finite, but for the sign of a zero output (x·w with x = ±0 adds
+// exactly nothing to a nonzero sum). It keeps a whole row of up to 64
+// (AVX-512) or 48 (AVX2) columns in registers and reads each listed row of
+// B once.
 //
 // The Gram–Schmidt kernels of package linalg work on column-major panels
 // of 1 to 4 columns: ProjDots (P -= Q S, then Rᵀ P, in one pass);

@@ -70,7 +70,7 @@ func SparseAB(c []float64, val []float64, idx []int32, b []float64, ldb, nc int)
 // are left out, NaN is listed), in order: idx[:n] gets their indices and
 // val[:n] their values, the inputs of SparseAB. len(idx), len(val) >=
 // len(x) <= math.MaxInt32; the entries from n to len(x) of idx and val are
-// scratch (the AVX-512 path stores whole vectors of 8).
+// scratch (the assembly stores whole vectors).
 //
 //	for i, v := range x { if v != 0 { idx[n], val[n] = int32(i), v; n++ } }
 func Nonzeros(idx []int32, val []float64, x []float64) (n int) {

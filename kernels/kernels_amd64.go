@@ -222,15 +222,24 @@ func sparseAB(c []float64, val []float64, idx []int32, b []float64, ldb, nc int)
 	}
 }
 
-// nonzeros lists whole vectors of 8 with the AVX-512 assembly, the rest
-// (and every entry on the other paths) with the generic loop. idx and val
-// have len(x) entries.
+// nonzeros lists whole vectors of 8 (AVX-512) or 4 (AVX2) with the
+// assembly, the rest with a Go loop. idx and val have len(x) entries.
 func nonzeros(idx []int32, val []float64, x []float64) int {
-	nv := len(x) &^ 7
-	if !useAVX512 || nv == 0 {
+	var nv, n int
+	switch {
+	case useAVX512:
+		nv = len(x) &^ 7
+		if nv > 0 {
+			n = nonzerosAVX512(&idx[0], &val[0], &x[0], nv)
+		}
+	case useAVX2:
+		nv = len(x) &^ 3
+		if nv > 0 {
+			n = nonzerosAVX2(&idx[0], &val[0], &x[0], nv)
+		}
+	default:
 		return nonzerosGeneric(idx, val, x)
 	}
-	n := nonzerosAVX512(&idx[0], &val[0], &x[0], nv)
 	for i := nv; i < len(x); i++ {
 		if v := x[i]; v != 0 {
 			idx[n], val[n] = int32(i), v

@@ -17545,6 +17545,247 @@ nonzeros_done:
 	VZEROUPPER
 	RET
 
+DATA nonzerosperm<>+0(SB)/4, $0x00000000
+DATA nonzerosperm<>+4(SB)/4, $0x00000001
+DATA nonzerosperm<>+8(SB)/4, $0x00000000
+DATA nonzerosperm<>+12(SB)/4, $0x00000001
+DATA nonzerosperm<>+16(SB)/4, $0x00000000
+DATA nonzerosperm<>+20(SB)/4, $0x00000001
+DATA nonzerosperm<>+24(SB)/4, $0x00000000
+DATA nonzerosperm<>+28(SB)/4, $0x00000001
+DATA nonzerosperm<>+32(SB)/4, $0x00000000
+DATA nonzerosperm<>+36(SB)/4, $0x00000001
+DATA nonzerosperm<>+40(SB)/4, $0x00000000
+DATA nonzerosperm<>+44(SB)/4, $0x00000001
+DATA nonzerosperm<>+48(SB)/4, $0x00000000
+DATA nonzerosperm<>+52(SB)/4, $0x00000001
+DATA nonzerosperm<>+56(SB)/4, $0x00000000
+DATA nonzerosperm<>+60(SB)/4, $0x00000001
+DATA nonzerosperm<>+64(SB)/4, $0x00000002
+DATA nonzerosperm<>+68(SB)/4, $0x00000003
+DATA nonzerosperm<>+72(SB)/4, $0x00000000
+DATA nonzerosperm<>+76(SB)/4, $0x00000001
+DATA nonzerosperm<>+80(SB)/4, $0x00000000
+DATA nonzerosperm<>+84(SB)/4, $0x00000001
+DATA nonzerosperm<>+88(SB)/4, $0x00000000
+DATA nonzerosperm<>+92(SB)/4, $0x00000001
+DATA nonzerosperm<>+96(SB)/4, $0x00000000
+DATA nonzerosperm<>+100(SB)/4, $0x00000001
+DATA nonzerosperm<>+104(SB)/4, $0x00000002
+DATA nonzerosperm<>+108(SB)/4, $0x00000003
+DATA nonzerosperm<>+112(SB)/4, $0x00000000
+DATA nonzerosperm<>+116(SB)/4, $0x00000001
+DATA nonzerosperm<>+120(SB)/4, $0x00000000
+DATA nonzerosperm<>+124(SB)/4, $0x00000001
+DATA nonzerosperm<>+128(SB)/4, $0x00000004
+DATA nonzerosperm<>+132(SB)/4, $0x00000005
+DATA nonzerosperm<>+136(SB)/4, $0x00000000
+DATA nonzerosperm<>+140(SB)/4, $0x00000001
+DATA nonzerosperm<>+144(SB)/4, $0x00000000
+DATA nonzerosperm<>+148(SB)/4, $0x00000001
+DATA nonzerosperm<>+152(SB)/4, $0x00000000
+DATA nonzerosperm<>+156(SB)/4, $0x00000001
+DATA nonzerosperm<>+160(SB)/4, $0x00000000
+DATA nonzerosperm<>+164(SB)/4, $0x00000001
+DATA nonzerosperm<>+168(SB)/4, $0x00000004
+DATA nonzerosperm<>+172(SB)/4, $0x00000005
+DATA nonzerosperm<>+176(SB)/4, $0x00000000
+DATA nonzerosperm<>+180(SB)/4, $0x00000001
+DATA nonzerosperm<>+184(SB)/4, $0x00000000
+DATA nonzerosperm<>+188(SB)/4, $0x00000001
+DATA nonzerosperm<>+192(SB)/4, $0x00000002
+DATA nonzerosperm<>+196(SB)/4, $0x00000003
+DATA nonzerosperm<>+200(SB)/4, $0x00000004
+DATA nonzerosperm<>+204(SB)/4, $0x00000005
+DATA nonzerosperm<>+208(SB)/4, $0x00000000
+DATA nonzerosperm<>+212(SB)/4, $0x00000001
+DATA nonzerosperm<>+216(SB)/4, $0x00000000
+DATA nonzerosperm<>+220(SB)/4, $0x00000001
+DATA nonzerosperm<>+224(SB)/4, $0x00000000
+DATA nonzerosperm<>+228(SB)/4, $0x00000001
+DATA nonzerosperm<>+232(SB)/4, $0x00000002
+DATA nonzerosperm<>+236(SB)/4, $0x00000003
+DATA nonzerosperm<>+240(SB)/4, $0x00000004
+DATA nonzerosperm<>+244(SB)/4, $0x00000005
+DATA nonzerosperm<>+248(SB)/4, $0x00000000
+DATA nonzerosperm<>+252(SB)/4, $0x00000001
+DATA nonzerosperm<>+256(SB)/4, $0x00000006
+DATA nonzerosperm<>+260(SB)/4, $0x00000007
+DATA nonzerosperm<>+264(SB)/4, $0x00000000
+DATA nonzerosperm<>+268(SB)/4, $0x00000001
+DATA nonzerosperm<>+272(SB)/4, $0x00000000
+DATA nonzerosperm<>+276(SB)/4, $0x00000001
+DATA nonzerosperm<>+280(SB)/4, $0x00000000
+DATA nonzerosperm<>+284(SB)/4, $0x00000001
+DATA nonzerosperm<>+288(SB)/4, $0x00000000
+DATA nonzerosperm<>+292(SB)/4, $0x00000001
+DATA nonzerosperm<>+296(SB)/4, $0x00000006
+DATA nonzerosperm<>+300(SB)/4, $0x00000007
+DATA nonzerosperm<>+304(SB)/4, $0x00000000
+DATA nonzerosperm<>+308(SB)/4, $0x00000001
+DATA nonzerosperm<>+312(SB)/4, $0x00000000
+DATA nonzerosperm<>+316(SB)/4, $0x00000001
+DATA nonzerosperm<>+320(SB)/4, $0x00000002
+DATA nonzerosperm<>+324(SB)/4, $0x00000003
+DATA nonzerosperm<>+328(SB)/4, $0x00000006
+DATA nonzerosperm<>+332(SB)/4, $0x00000007
+DATA nonzerosperm<>+336(SB)/4, $0x00000000
+DATA nonzerosperm<>+340(SB)/4, $0x00000001
+DATA nonzerosperm<>+344(SB)/4, $0x00000000
+DATA nonzerosperm<>+348(SB)/4, $0x00000001
+DATA nonzerosperm<>+352(SB)/4, $0x00000000
+DATA nonzerosperm<>+356(SB)/4, $0x00000001
+DATA nonzerosperm<>+360(SB)/4, $0x00000002
+DATA nonzerosperm<>+364(SB)/4, $0x00000003
+DATA nonzerosperm<>+368(SB)/4, $0x00000006
+DATA nonzerosperm<>+372(SB)/4, $0x00000007
+DATA nonzerosperm<>+376(SB)/4, $0x00000000
+DATA nonzerosperm<>+380(SB)/4, $0x00000001
+DATA nonzerosperm<>+384(SB)/4, $0x00000004
+DATA nonzerosperm<>+388(SB)/4, $0x00000005
+DATA nonzerosperm<>+392(SB)/4, $0x00000006
+DATA nonzerosperm<>+396(SB)/4, $0x00000007
+DATA nonzerosperm<>+400(SB)/4, $0x00000000
+DATA nonzerosperm<>+404(SB)/4, $0x00000001
+DATA nonzerosperm<>+408(SB)/4, $0x00000000
+DATA nonzerosperm<>+412(SB)/4, $0x00000001
+DATA nonzerosperm<>+416(SB)/4, $0x00000000
+DATA nonzerosperm<>+420(SB)/4, $0x00000001
+DATA nonzerosperm<>+424(SB)/4, $0x00000004
+DATA nonzerosperm<>+428(SB)/4, $0x00000005
+DATA nonzerosperm<>+432(SB)/4, $0x00000006
+DATA nonzerosperm<>+436(SB)/4, $0x00000007
+DATA nonzerosperm<>+440(SB)/4, $0x00000000
+DATA nonzerosperm<>+444(SB)/4, $0x00000001
+DATA nonzerosperm<>+448(SB)/4, $0x00000002
+DATA nonzerosperm<>+452(SB)/4, $0x00000003
+DATA nonzerosperm<>+456(SB)/4, $0x00000004
+DATA nonzerosperm<>+460(SB)/4, $0x00000005
+DATA nonzerosperm<>+464(SB)/4, $0x00000006
+DATA nonzerosperm<>+468(SB)/4, $0x00000007
+DATA nonzerosperm<>+472(SB)/4, $0x00000000
+DATA nonzerosperm<>+476(SB)/4, $0x00000001
+DATA nonzerosperm<>+480(SB)/4, $0x00000000
+DATA nonzerosperm<>+484(SB)/4, $0x00000001
+DATA nonzerosperm<>+488(SB)/4, $0x00000002
+DATA nonzerosperm<>+492(SB)/4, $0x00000003
+DATA nonzerosperm<>+496(SB)/4, $0x00000004
+DATA nonzerosperm<>+500(SB)/4, $0x00000005
+DATA nonzerosperm<>+504(SB)/4, $0x00000006
+DATA nonzerosperm<>+508(SB)/4, $0x00000007
+GLOBL nonzerosperm<>(SB), RODATA|NOPTR, $512
+
+DATA nonzeroslane<>+0(SB)/4, $0x00000000
+DATA nonzeroslane<>+4(SB)/4, $0x00000000
+DATA nonzeroslane<>+8(SB)/4, $0x00000000
+DATA nonzeroslane<>+12(SB)/4, $0x00000000
+DATA nonzeroslane<>+16(SB)/4, $0x00000000
+DATA nonzeroslane<>+20(SB)/4, $0x00000000
+DATA nonzeroslane<>+24(SB)/4, $0x00000000
+DATA nonzeroslane<>+28(SB)/4, $0x00000000
+DATA nonzeroslane<>+32(SB)/4, $0x00000001
+DATA nonzeroslane<>+36(SB)/4, $0x00000000
+DATA nonzeroslane<>+40(SB)/4, $0x00000000
+DATA nonzeroslane<>+44(SB)/4, $0x00000000
+DATA nonzeroslane<>+48(SB)/4, $0x00000000
+DATA nonzeroslane<>+52(SB)/4, $0x00000001
+DATA nonzeroslane<>+56(SB)/4, $0x00000000
+DATA nonzeroslane<>+60(SB)/4, $0x00000000
+DATA nonzeroslane<>+64(SB)/4, $0x00000002
+DATA nonzeroslane<>+68(SB)/4, $0x00000000
+DATA nonzeroslane<>+72(SB)/4, $0x00000000
+DATA nonzeroslane<>+76(SB)/4, $0x00000000
+DATA nonzeroslane<>+80(SB)/4, $0x00000000
+DATA nonzeroslane<>+84(SB)/4, $0x00000002
+DATA nonzeroslane<>+88(SB)/4, $0x00000000
+DATA nonzeroslane<>+92(SB)/4, $0x00000000
+DATA nonzeroslane<>+96(SB)/4, $0x00000001
+DATA nonzeroslane<>+100(SB)/4, $0x00000002
+DATA nonzeroslane<>+104(SB)/4, $0x00000000
+DATA nonzeroslane<>+108(SB)/4, $0x00000000
+DATA nonzeroslane<>+112(SB)/4, $0x00000000
+DATA nonzeroslane<>+116(SB)/4, $0x00000001
+DATA nonzeroslane<>+120(SB)/4, $0x00000002
+DATA nonzeroslane<>+124(SB)/4, $0x00000000
+DATA nonzeroslane<>+128(SB)/4, $0x00000003
+DATA nonzeroslane<>+132(SB)/4, $0x00000000
+DATA nonzeroslane<>+136(SB)/4, $0x00000000
+DATA nonzeroslane<>+140(SB)/4, $0x00000000
+DATA nonzeroslane<>+144(SB)/4, $0x00000000
+DATA nonzeroslane<>+148(SB)/4, $0x00000003
+DATA nonzeroslane<>+152(SB)/4, $0x00000000
+DATA nonzeroslane<>+156(SB)/4, $0x00000000
+DATA nonzeroslane<>+160(SB)/4, $0x00000001
+DATA nonzeroslane<>+164(SB)/4, $0x00000003
+DATA nonzeroslane<>+168(SB)/4, $0x00000000
+DATA nonzeroslane<>+172(SB)/4, $0x00000000
+DATA nonzeroslane<>+176(SB)/4, $0x00000000
+DATA nonzeroslane<>+180(SB)/4, $0x00000001
+DATA nonzeroslane<>+184(SB)/4, $0x00000003
+DATA nonzeroslane<>+188(SB)/4, $0x00000000
+DATA nonzeroslane<>+192(SB)/4, $0x00000002
+DATA nonzeroslane<>+196(SB)/4, $0x00000003
+DATA nonzeroslane<>+200(SB)/4, $0x00000000
+DATA nonzeroslane<>+204(SB)/4, $0x00000000
+DATA nonzeroslane<>+208(SB)/4, $0x00000000
+DATA nonzeroslane<>+212(SB)/4, $0x00000002
+DATA nonzeroslane<>+216(SB)/4, $0x00000003
+DATA nonzeroslane<>+220(SB)/4, $0x00000000
+DATA nonzeroslane<>+224(SB)/4, $0x00000001
+DATA nonzeroslane<>+228(SB)/4, $0x00000002
+DATA nonzeroslane<>+232(SB)/4, $0x00000003
+DATA nonzeroslane<>+236(SB)/4, $0x00000000
+DATA nonzeroslane<>+240(SB)/4, $0x00000000
+DATA nonzeroslane<>+244(SB)/4, $0x00000001
+DATA nonzeroslane<>+248(SB)/4, $0x00000002
+DATA nonzeroslane<>+252(SB)/4, $0x00000003
+DATA nonzeroslane<>+256(SB)/4, $0x00000004
+DATA nonzeroslane<>+260(SB)/4, $0x00000004
+DATA nonzeroslane<>+264(SB)/4, $0x00000004
+DATA nonzeroslane<>+268(SB)/4, $0x00000004
+GLOBL nonzeroslane<>(SB), RODATA|NOPTR, $272
+
+// func nonzerosAVX2(idx *int32, val *float64, x *float64, n int) (cnt int)
+// Requires: AVX, AVX2, POPCNT
+TEXT ·nonzerosAVX2(SB), NOSPLIT, $0-40
+	MOVQ    idx+0(FP), DI
+	MOVQ    val+8(FP), SI
+	MOVQ    x+16(FP), DX
+	MOVQ    n+24(FP), CX
+	SHRQ    $0x02, CX
+	XORQ    AX, AX
+	VXORPD  Y0, Y0, Y0
+	VPXOR   X1, X1, X1
+	LEAQ    nonzerosperm<>+0(SB), R10
+	LEAQ    nonzeroslane<>+0(SB), R11
+	VMOVDQU 256(R11), X2
+	TESTQ   CX, CX
+	JE      nonzeros2_done
+
+nonzeros2_loop:
+	VMOVUPD   (DX), Y3
+	VCMPPD    $0x04, Y0, Y3, Y4
+	VMOVMSKPD Y4, BX
+	MOVQ      BX, R9
+	SHLQ      $0x05, R9
+	VMOVDQU   (R10)(R9*1), Y6
+	VPERMPS   Y3, Y6, Y5
+	SHRQ      $0x01, R9
+	VPADDD    (R11)(R9*1), X1, X7
+	POPCNTL   BX, BX
+	VMOVUPD   Y5, (SI)(AX*8)
+	VMOVDQU   X7, (DI)(AX*4)
+	ADDQ      BX, AX
+	VPADDD    X2, X1, X1
+	ADDQ      $0x20, DX
+	DECQ      CX
+	JNZ       nonzeros2_loop
+
+nonzeros2_done:
+	MOVQ AX, cnt+32(FP)
+	VZEROUPPER
+	RET
+
 // func projDotsB1AVX512(p *float64, ldp int, q *float64, ldq int, s *float64, lds int, nq int, r *float64, ldr int, gm *float64, ldg int, nr int, n int)
 // Requires: AVX, AVX512DQ, AVX512F, AVX512VL
 TEXT ·projDotsB1AVX512(SB), NOSPLIT, $0-104

@@ -332,3 +332,31 @@ func TestNonzeros(t *testing.T) {
 		}
 	})
 }
+
+func FuzzNonzeros(f *testing.F) {
+	f.Add(uint16(784), uint8(patRuns), uint8(0), uint64(1))
+	f.Add(uint16(13), uint8(patNegZeros), uint8(3), uint64(2))
+	f.Fuzz(func(t *testing.T, n16 uint16, pat, off uint8, seed uint64) {
+		n := int(n16 % 5000)
+		rng := rand.New(rand.NewPCG(seed, 25))
+		a := make([]float64, n)
+		sparseRow(rng, a, int(pat%numPatterns), 20)
+		x := newMatrix(rng, 1, n, n, int(off%4), false)
+		copy(x.buf[x.off:], a)
+		wantIdx, wantVal := listNonzeros(a)
+		forEachImplNoSubtest(func(name string) {
+			idx := make([]int32, n)
+			val := newMatrix(rng, 1, n, n, int(off/4%4), true)
+			got := Nonzeros(idx, val.data(), x.data())
+			val.checkGuards(t, name+": val")
+			if got != len(wantIdx) {
+				t.Fatalf("%s: n=%d: %d nonzeros, want %d", name, n, got, len(wantIdx))
+			}
+			for i := 0; i < got; i++ {
+				if idx[i] != wantIdx[i] || math.Float64bits(val.at(0, i)) != math.Float64bits(wantVal[i]) {
+					t.Fatalf("%s: n=%d: entry %d = (%d, %v), want (%d, %v)", name, n, i, idx[i], val.at(0, i), wantIdx[i], wantVal[i])
+				}
+			}
+		})
+	})
+}

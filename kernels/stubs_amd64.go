@@ -88,6 +88,12 @@ func sparseABKernelAVX2(c *float64, val *float64, idx *int32, nnz int, b *float6
 //go:noescape
 func nonzerosAVX512(idx *int32, val *float64, x *float64, n int) (cnt int)
 
+// nonzerosAVX2 lists the nonzero entries of x[:n] (n a multiple of 4) in idx[:cnt], val[:cnt];
+// it may write idx[cnt:n] and val[cnt:n].
+//
+//go:noescape
+func nonzerosAVX2(idx *int32, val *float64, x *float64, n int) (cnt int)
+
 // projDotsB1AVX512 computes, for c < 1: p[c*ldp+i] -= Σ_{l<nq} s[l*lds+c] * q[l*ldq+i] (i < n), then
 // gm[k*ldg+c] = Σ_{i<n} r[k*ldr+i] * p[c*ldp+i] for k < nr with the updated p.
 // n must be a multiple of 8, nr at most 24.

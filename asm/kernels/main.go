@@ -83,6 +83,7 @@ func main() {
 		genSparseAB(s)
 	}
 	genNonzeros()
+	genNonzerosAVX2()
 	for _, s := range []isa{avx512, avx2} {
 		genProjDots(s)
 	}
