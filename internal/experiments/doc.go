@@ -31,9 +31,13 @@
 //
 // # Results (seed 1, 2 cores shared with other work)
 //
+// MNIST and Yale B with the hard-example sets (hardSpec; the walls include
+// classifying the training images before every epoch, and the Yale B run
+// shared its 2 cores with about two other busy processes).
+//
 //	protocol  GRLGQ          baseline       paper          wall
-//	mnist     95.03 ± 0.10   94.98 ± 0.09   94.78 ± 0.03   25 s
-//	yale      92.82 ± 1.02   92.98 ± 0.98   96.50 ± 0.61   3 m 38 s
+//	mnist     96.55 ± 0.05   94.98 ± 0.09   94.78 ± 0.03   1 m 39 s
+//	yale      94.07 ± 0.93   92.98 ± 0.98   96.50 ± 0.61   8 m 57 s
 //	eth80     93.00 ± 2.84   83.25 ± 4.42   94.50 ± 1.87   11 s
 //
 // Commands: grlgq repro mnist|yale|eth80 -dir /work/shared/data; or
@@ -44,39 +48,105 @@
 // # How each choice was made
 //
 // MNIST (mnist.go). Fixed by the paper: d = 12, one prototype per class,
-// η = 1e-4, γ = 1e-7, 40 epochs, 3 runs, class-PCA initialisation. Chosen
-// on validation: m = 48 images per training set, on 50,000/10,000 images of
-// the training file (TestTuneMNIST; the test file never read). Further
-// validation study (study_test.go, TestStudyMNIST, same split): fresh
-// random groupings every epoch, the sigmoid φ (β = 10, 20), η from 3e-4 to
-// 3e-2, γ from 1e-6 to 1e-2, and training sets built from nearest
-// neighbours (an anchor image and its m-1 most cosine-similar images of its
-// class, so that set errors follow single-image errors: 96-98% of such sets
-// are classified correctly, against 100% of random groups). Every setting
-// that moves the prototypes away from the class-PCA start lowers the
-// single-image validation accuracy (e.g. m = 12, η = 3e-3: 94.08% →
-// 92.51% in 10 epochs; with β = 20: 93.41%); the best change was +0.07
-// points (neighbour groups, m = 24, η = 3e-4: 94.33% → 94.40%). Learning
-// set-to-prototype distances of d-dimensional sets does not teach the
-// θ_1 of single images; nothing was adopted and the paper's setting stays.
-// The 95.5% bar is not reached.
+// 40 epochs, 3 runs, class-PCA initialisation. Chosen on validation: m = 48
+// images per training set, on 50,000/10,000 images of the training file
+// (TestTuneMNIST; the test file never read); then the hard-example sets,
+// η = 5e-3, γ = 1e-6 and the step schedule (below), which replace the
+// paper's constant η = 1e-4, γ = 1e-7. First study (study_test.go,
+// TestStudyMNIST, same split): fresh random groupings every epoch, the
+// sigmoid φ (β = 10, 20), η from 3e-4 to 3e-2, γ from 1e-6 to 1e-2, and
+// training sets built from nearest neighbours (an anchor image and its m-1
+// most cosine-similar images of its class, so that set errors follow
+// single-image errors: 96-98% of such sets are classified correctly,
+// against 100% of random groups). Every one of these settings that moves
+// the prototypes away from the class-PCA start lowers the single-image
+// validation accuracy (e.g. m = 12, η = 3e-3: 94.08% → 92.51% in 10
+// epochs; with β = 20: 93.41%); the best change was +0.07 points
+// (neighbour groups, m = 24, η = 3e-4: 94.33% → 94.40%).
 //
+// Hard-example study (hard_test.go, TestStudyHardMNIST; same split, 10,000
+// validation images, class-PCA start 94.39%; see hardSpec): before every
+// epoch the model classifies the 50,000 training images by θ_1, and those
+// misclassified or with a relative θ_1² margin below a threshold are cut
+// into extra training sets of m images of their class, grouped by the
+// class that takes them, each set added c times to the 1,040 random
+// groups of 48. Validation accuracy after 40 epochs (20 where marked):
+//
+//	constant rate     margin 0.05, c = 1, η = 1e-3  94.44 (10)   η = 3e-3 94.39 (20)   η = 1e-2 94.03 (20)
+//	                  margin 0.05, c = 4, η = 3e-3  95.40 (20)   η = 1e-2 95.63        η = 3e-2 95.57
+//	                  margin 0 (errors only), c = 4 95.00 (20)   η = 1e-2 95.11 (20)
+//	                  hard sets of m = 24, c = 4    95.07 (20)   η = 1e-2 94.96 (20)
+//	                  each hard image + its 11 most similar hard images, c = 1: η = 3e-3 95.31 (20), 1e-2 94.81 (20)
+//	                  margin 0.05, c = 8, η = 1e-2  96.19        η = 3e-2 diverges (54%)
+//	                  margin 0.1,  c = 4, η = 1e-2  95.83        c = 8: diverges (80%)
+//	step schedule     margin 0.05, c = 8, η = 1e-2  96.03        η = 2e-2 95.85 (83% at epoch 10)
+//	(halve every 10)  margin 0.05, c = 16, η = 1e-2 95.88 (77% at epoch 10)
+//	                  margin 0.1,  c = 4, η = 5e-3  95.77        η = 1e-2 95.80
+//	                  margin 0.2,  c = 4, η = 5e-3  95.69        η = 1e-2 95.75
+//	                  margin 0.2,  c = 2, η = 5e-3  95.26        η = 1e-2 95.39
+//	                  margin 0.1,  c = 8, η = 5e-3  96.26        η = 1e-2 96.39   η = 2e-2 95.92 (75% at epoch 10)
+//	  variants of the last at η = 5e-3: λ fixed (GLGQ) 96.23; γ = 1e-4 96.51 (at η = 1e-2: 91.31,
+//	  diverged); hard sets rebuilt every 5 epochs 95.86 (89% at epoch 20); hard sets of m = 24 95.86;
+//	  sigmoid β = 10 96.78 (at η = 1e-2: 73% at epoch 10, 96.42 at 40; with γ = 1e-4: 97.16 after
+//	  89% at epoch 10)
+//
+// The hard sets feed back on themselves (a model that drifts has more
+// hard images, hence more hard sets), and too strong a setting diverges
+// for tens of epochs before the step schedule recovers it. The adopted
+// setting is therefore the best one whose doubled η still trains without
+// such a fall: margin 0.1, c = 8, m = d = 12, η = 5e-3 (doubling it gives
+// 96.39%, smoothly), γ = 1e-6 and the step schedule: 94.39% → 96.26%
+// (+187 of 10,000 validation images). (That rule was stated after the
+// divergences were seen, before any test run.) On a second, independent
+// split of the training file (stream VALI+1, X_VAL=1): 94.25% → 96.10%
+// (η = 1e-2: 96.22%; γ = 1e-4: 96.25%). Through the protocol's code
+// (TestTuneMNIST, whose model seed differs): 96.31%. Test accuracy was
+// computed once, for the table.
+
 // Yale B (yale.go). Fixed by the paper: 20x20 bicubic, d = 7, 4-fold CV
 // repeated 10 times, γ = 1e-5, 200 epochs, one prototype per class (the
 // paper's parameter count, 106,407 = 38·400·7 + 7). Chosen on an inner
 // split of the training part of outer fold 1 of repetition 1 (2 folds
-// train, 1 validates; TestTuneYale): m = 14, 5 groupings, η = 1e-3. Later
-// checks on the same inner split (TestStudyYale): sigmoid β = 5 with
-// η = 1e-3: 90.67% (identity 90.67%), with η = 1e-2: 91.17%; fresh groupings
-// every epoch: 90.50% (baseline 90.17%); and on the inner splits of outer
-// folds 2-4 (validation = folds 4, 3, 2 of repetition 1), baseline →
-// GRLGQ after 200 epochs: η = 1e-3: 90.67 → 90.33, 91.33 → 91.33,
-// 89.24 → 89.24; η = 1e-2 with β = 5: unchanged on all three; η = 1e-4:
-// 90.67 → 91.00, 91.33 → 91.50, 89.24 → 89.24. Differences of 1-3
-// validation images, so nothing was changed. With the current model code
-// GRLGQ does not beat the baseline on Yale B (the previous 93.43% was
-// measured with earlier model code); the 96.5% is far off.
+// train, 1 validates; TestTuneYale): m = 14, 5 groupings (and, before the
+// hard sets, η = 1e-3). Later checks on the same inner split
+// (TestStudyYale): sigmoid β = 5 with η = 1e-3: 90.67% (identity 90.67%),
+// with η = 1e-2: 91.17%; fresh groupings every epoch: 90.50% (baseline
+// 90.17%); and on the inner splits of outer folds 2-4 (validation = folds
+// 4, 3, 2 of repetition 1), baseline → GRLGQ after 200 epochs: η = 1e-3:
+// 90.67 → 90.33, 91.33 → 91.33, 89.24 → 89.24; η = 1e-2 with β = 5:
+// unchanged on all three; η = 1e-4: 90.67 → 91.00, 91.33 → 91.50,
+// 89.24 → 89.24. Differences of 1-3 validation images, so nothing was
+// changed then (GRLGQ 92.82% ± 1.02 against the baseline's 92.98% on
+// test).
 //
+// Hard-example study (TestStudyHardYale with X_FOLDS=0,1,2,3: the inner
+// splits of outer folds 1-4 of repetition 1, 600, 600, 600 and 604
+// validation images, the outer test folds untouched; the same hard sets
+// as MNIST's, see hardSpec). Mean inner validation accuracy after 200
+// epochs (class-PCA start 90.35%: 90.17, 90.67, 91.33, 89.24):
+//
+//	hard sets m = 7, margin 0.1, c = 8, η = 1e-3, step    90.73
+//	margin 0.3, c = 8, η = 1e-3, constant                 91.06
+//	margin 0.3, c = 8, η = 1e-2, step                     91.39 (91.83, 91.50, 91.67, 90.56)  adopted
+//	  same without hard sets (control)                    90.56
+//	  c = 16 91.39; η = 2e-2 91.31; at least 7 images per class 91.43;
+//	  each hard image + its 6 most similar 91.27; hard sets of m = 14 90.85;
+//	  sigmoid β = 5 91.56; halving every 20 epochs 91.27
+//	margin 0.5, c = 4, η = 1e-2, step                     91.10   c = 8: 91.52
+//	margin 0.2, c = 8, η = 1e-2, constant                 90.35 (91.06 at 50 epochs, then drifts)
+//	margin 0.3, c = 8, η = 3e-3, constant                 90.69 (91.35 at 50 epochs, then drifts)
+//
+// Every step-schedule setting with margin >= 0.3 and c >= 8 lies on a
+// plateau of 91.3-91.6% (within 5 of 2,404 images of each other); the
+// first one tried there was adopted (m = d, c = 8 and the step schedule,
+// as for MNIST, margin 0.3, η = 1e-2, the paper's value): +25 of 2,404
+// validation images over the start, every split gaining (10, 5, 2, 8),
+// where the same η and schedule without hard sets gain 5. Only about 1 in
+// 30 training images is hard (the class subspaces fit their own training
+// images well), so a hard set is mostly a class's 7 hardest images.
+// Through the protocol's code (TestTuneYale, outer fold 1; its model seed
+// differs): 90.17% → 91.67%. The paper's 96.5% stays far off.
+
 // ETH-80 (eth80.go). Fixed by the paper: gray 20x20, one object = one set,
 // d = 5, 5 training objects per category, 10 random splits, η = 0.05,
 // γ = 1e-4, prototypes from random training sets, one prototype per class

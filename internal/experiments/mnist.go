@@ -11,27 +11,33 @@ import (
 
 // mnistSpec is the MNIST protocol's free choices (see mnistDefault).
 type mnistSpec struct {
-	M      int // images per training set
+	M      int      // images per training set
+	Hard   hardSpec // hard-example sets added to every epoch (M = 0: none)
 	Config model.Config
 }
 
 // mnistDefault is the MNIST protocol: d = 12 and one prototype per class
-// (the paper, after GTLVQ), η = 1e-4, γ = 1e-7, 40 epochs (the paper's
-// values; factor 2 kept in G), prototypes initialised at the class-wise PCA
-// subspace (the paper's suggestion), the identity φ and a constant rate.
-// M (the images per training set, which the paper does not give) is
-// mnistM, chosen on a validation split of the training images (see
-// tune_test.go), never on the test set.
+// (the paper, after GTLVQ), 40 epochs (the paper's value), prototypes
+// initialised at the class-wise PCA subspace (the paper's suggestion), the
+// identity φ. M (the images per training set, which the paper does not
+// give) is mnistM; the hard-example sets, η = 5e-3 and γ = 1e-6 with the
+// step schedule (instead of the paper's constant η = 1e-4, γ = 1e-7, which
+// barely move the prototypes) are mnistHard, mnistEta and mnistGamma; all
+// chosen on validation splits of the training images (see tune_test.go,
+// hard_test.go), never on the test set.
 func mnistDefault() mnistSpec {
 	return mnistSpec{
-		M: mnistM,
+		M:    mnistM,
+		Hard: mnistHard,
 		Config: model.Config{
 			SubspaceDim:        12,
 			PrototypesPerClass: 1,
 			Init:               model.InitPCA,
 			Relevance:          model.RelevanceGlobal,
-			Eta:                1e-4,
-			Gamma:              1e-7,
+			Eta:                mnistEta,
+			Gamma:              mnistGamma,
+			Schedule:           model.ScheduleStep,
+			StepEvery:          10,
 			Epochs:             40,
 		},
 	}
@@ -49,8 +55,28 @@ func mnistDefault() mnistSpec {
 // training data are all classified correctly from the start. The further
 // study of doc.go (regrouping, sigmoid, larger rates, nearest-neighbour
 // groups; TestStudyMNIST) found nothing better than +0.07 points on
-// validation, so the paper's setting stays.
+// validation; the hard-example sets below did (see mnistHard).
 const mnistM = 48
+
+// mnistHard, mnistEta and mnistGamma (with the step schedule: η and γ
+// halved every 10 epochs, the authors' NumPy code) were chosen on the same
+// validation split (TestStudyHardMNIST, seed 1; the test file untouched):
+// every epoch, the training images the current model misclassifies or
+// classifies with a relative θ_1² margin below 0.1 (about 4,500 of 50,000)
+// are grouped into sets of m = d = 12 (see hardSpec), each added 8 times
+// to the 1,040 random groups of 48. Validation accuracy after 40 epochs,
+// 10,000 images: class-PCA start 94.39%; η = 5e-3: 96.26% (a second,
+// independent split of the training file: 94.25% → 96.10%); η = 1e-2:
+// 96.39% (96.22%). See doc.go for the whole study; η = 5e-3 is kept for
+// its stability margin (doubling it still trains smoothly; at η = 2e-2,
+// or with more copies, a larger margin or the sigmoid φ, training
+// diverged for tens of epochs before the schedule recovered it).
+var mnistHard = hardSpec{M: 12, Margin: 0.1, Copies: 8, Every: 1}
+
+const (
+	mnistEta   = 5e-3
+	mnistGamma = 1e-6
+)
 
 type mnistData struct {
 	train, test *dataset.Dataset
@@ -106,7 +132,7 @@ func mnistOnce(ctx context.Context, spec mnistSpec, tr *dataset.Dataset, trainId
 	}
 	bm.Close()
 	baseDur = time.Since(tb)
-	m, _, err := model.Train(ctx, cfg, x, y)
+	m, err := trainHard(ctx, cfg, x, y, tr.Images, tr.Labels, trainIdx, len(tr.Classes), spec.Hard, w, nil)
 	if err != nil {
 		err = fmt.Errorf("experiments: mnist run %d: %w", r, err)
 		return
@@ -136,8 +162,8 @@ func runMNISTWith(ctx context.Context, opt Options, spec mnistSpec) (*Result, er
 	pr.printf("mnist: loaded %d training and %d test images in %v", data.train.Len(), data.test.Len(), since(t0))
 	res := &Result{
 		Name: "mnist",
-		Protocol: fmt.Sprintf("MNIST: training subspaces (d=%d) of m=%d random same-class training images, %d prototype per class, %d epochs; test = %d single images by θ_1; %d runs",
-			spec.Config.SubspaceDim, spec.M, spec.Config.PrototypesPerClass, spec.Config.Epochs, data.test.Len(), runs),
+		Protocol: fmt.Sprintf("MNIST: training subspaces (d=%d) of m=%d random same-class training images%s, %d prototype per class, %d epochs; test = %d single images by θ_1; %d runs",
+			spec.Config.SubspaceDim, spec.M, spec.Hard.text(), spec.Config.PrototypesPerClass, spec.Config.Epochs, data.test.Len(), runs),
 		Config:             spec.Config,
 		Accuracies:         make([]float64, runs),
 		BaselineAccuracies: make([]float64, runs),

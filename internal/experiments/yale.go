@@ -16,6 +16,7 @@ type yaleSpec struct {
 	M       int // images per training set
 	Regroup int // independent random groupings of each fold's training images
 	Folds   int
+	Hard    hardSpec // hard-example sets added to every epoch (M = 0: none)
 	Config  model.Config
 }
 
@@ -25,12 +26,16 @@ type yaleSpec struct {
 // factor 2 kept in G), prototypes initialised at the class-wise PCA
 // subspace. M and Regroup (the paper gives neither) and η (the paper's 1e-2
 // did worse than 1e-3 on validation) are fixed from a validation split of
-// the training folds (see yaleM), never on test data.
+// the training folds (see yaleM), never on test data. The hard-example
+// sets (yaleHard) and η = 1e-2 (the paper's value) with the step schedule
+// (η and γ halved every 10 epochs, the authors' NumPy code) were chosen on
+// inner splits too (see yaleHard).
 func yaleDefault() yaleSpec {
 	return yaleSpec{
 		M:       yaleM,
 		Regroup: yaleRegroup,
 		Folds:   4,
+		Hard:    yaleHard,
 		Config: model.Config{
 			SubspaceDim:        7,
 			PrototypesPerClass: 1,
@@ -38,6 +43,8 @@ func yaleDefault() yaleSpec {
 			Relevance:          model.RelevanceGlobal,
 			Eta:                yaleEta,
 			Gamma:              1e-5,
+			Schedule:           model.ScheduleStep,
+			StepEvery:          10,
 			Epochs:             200,
 		},
 	}
@@ -58,8 +65,22 @@ func yaleDefault() yaleSpec {
 const (
 	yaleM       = 14
 	yaleRegroup = 5
-	yaleEta     = 1e-3
+	yaleEta     = 1e-2
 )
+
+// yaleHard: every epoch, the inner-training images the current model
+// misclassifies or classifies with a relative θ_1² margin below 0.3
+// (about 30-40 of 1,207), topped up to sets of m = d = 7 with their
+// class's next hardest images (see hardSpec), each set added 8 times to
+// the 380 random groups. Chosen on the inner splits of outer folds 1-4 of
+// repetition 1 (TestStudyHardYale, X_FOLDS=0,1,2,3; validation = one of
+// the three training folds, about 600 images each, the outer test fold
+// untouched). Mean inner validation accuracy after 200 epochs: class-PCA
+// start 90.35%; η = 1e-2 with the step schedule: without hard sets
+// 90.56%, with them 91.39% (every one of the four splits gains 2 to 10
+// images); see doc.go for the variants (all 90.9-91.6%). Before the
+// hard sets, η = 1e-3 with a constant rate had been chosen (yaleM).
+var yaleHard = hardSpec{M: 7, Margin: 0.3, Copies: 8, Every: 1}
 
 // loadYale reads yaleb32/YaleB_32x32.mat (fea: one image per row, MATLAB
 // column-major pixels; gnd: labels 1..38), scales pixels to [0, 1] and
@@ -131,7 +152,7 @@ func yaleOnce(ctx context.Context, spec yaleSpec, ds *dataset.Dataset, trainIdx,
 		return
 	}
 	baseDur = time.Since(tb)
-	m, _, err := model.Train(ctx, cfg, x, y)
+	m, err := trainHard(ctx, cfg, x, y, ds.Images, ds.Labels, trainIdx, len(ds.Classes), spec.Hard, 1, nil)
 	if err != nil {
 		err = fmt.Errorf("experiments: yale job %d: %w", job, err)
 		return
@@ -162,8 +183,8 @@ func runYaleWith(ctx context.Context, opt Options, spec yaleSpec) (*Result, erro
 	k := spec.Folds
 	res := &Result{
 		Name: "yale",
-		Protocol: fmt.Sprintf("Yale B 32x32 resized to 20x20: %d-fold cross-validation repeated %d times; training subspaces (d=%d) of m=%d same-class training images (%d grouping(s)), %d prototype per class, %d epochs; test = single images by θ_1",
-			k, reps, spec.Config.SubspaceDim, spec.M, spec.Regroup, spec.Config.PrototypesPerClass, spec.Config.Epochs),
+		Protocol: fmt.Sprintf("Yale B 32x32 resized to 20x20: %d-fold cross-validation repeated %d times; training subspaces (d=%d) of m=%d same-class training images (%d grouping(s))%s, %d prototype per class, %d epochs; test = single images by θ_1",
+			k, reps, spec.Config.SubspaceDim, spec.M, spec.Regroup, spec.Hard.text(), spec.Config.PrototypesPerClass, spec.Config.Epochs),
 		Config:             spec.Config,
 		Accuracies:         make([]float64, reps*k),
 		BaselineAccuracies: make([]float64, reps*k),
