@@ -40,8 +40,8 @@
 // L2) bounds it, so a sparse image reads only the rows of its nonzero
 // pixels: the caller lists them once (kernels.Nonzeros) and every chunk
 // runs kernels.SparseAB over the list instead of kernels.AB. Whether an
-// image is sparse depends on x alone (a sample of 32 pixels holds at least
-// 4 zeros, then at most 7/8 of all pixels are nonzero), never on the
+// image is sparse depends on x alone (every D/32-th pixel: at least
+// 4 zeros among them, then at most 7/8 of all pixels nonzero), never on the
 // workers or timing, and only while every prototype is known finite (set
 // by SetPrototype with finite values; a view handed out by Prototype
 // turns the sparse path off for good). A batch of images is a GEMM per
