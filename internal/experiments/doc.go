@@ -146,6 +146,23 @@
 // images well), so a hard set is mostly a class's 7 hardest images.
 // Through the protocol's code (TestTuneYale, outer fold 1; its model seed
 // differs): 90.17% → 91.67%. The paper's 96.5% stays far off.
+//
+// Further variants of the adopted setting (same four inner splits, 2,404
+// validation images, mean after 200 epochs; adopted 91.39):
+//
+//	localized relevances (one λ per prototype)            91.31
+//	min = 14 (each class's 14 hardest images always)      91.35
+//	hard sets of m = 10 (between d and 2d)                91.18
+//	γ = 1e-4                                              90.85
+//	10 random groupings instead of 5                      91.18
+//	random groups of m = 7 (start 89.35)                  91.06
+//	sigmoid β = 5 with c = 16                             91.27
+//
+// None is above the plateau (the best earlier variant, β = 5, is 4 images
+// over the adopted setting). Longer schedules change nothing: with η
+// halved every 10 epochs every run above is frozen from epoch 100 on
+// (identical accuracies at 100, 150 and 200), and slower halving (every
+// 20 epochs) gave 91.27. So the Yale B protocol is unchanged.
 
 // ETH-80 (eth80.go). Fixed by the paper: gray 20x20, one object = one set,
 // d = 5, 5 training objects per category, 10 random splits, η = 0.05,
@@ -187,6 +204,47 @@
 // (rerun: the table's numbers). +1.0 point at 160 epochs is 4 of the 400
 // pooled validation sets, within noise, and the extra sets would make the
 // CI test (TestETH80Real) nearly twice as long, so 4 subsets stay.
+//
+// Hard view subsets (TestStudyHardETH80, the same inner study; not
+// adopted), the set-level analogue of the hard images: every training
+// object also gets a pool of P random 20-view subsets (drawn once per
+// inner fold); before every epoch the current model classifies the pool,
+// and each subset it misclassifies or separates with a relative margin
+// μ = (δ⁻ − δ⁺)/(δ⁻ + δ⁺) (training-cost distances) below a threshold
+// enters that epoch c times, besides the adopted training sets (full sets,
+// 4 subsets, β = 5). Mean inner accuracy at 10, 20, 40, 80, 160, 300
+// epochs:
+//
+//	adopted setting (control)          90.25 90.25 90.75 91.00 91.25 91.00
+//	P = 16, margin 0.1, c = 1          91.50 90.75 91.75 91.25 91.75 91.00  (about 1 hard subset per epoch)
+//	P = 16, margin 0.3, c = 2          92.50 93.00 93.50 92.50 93.00 90.50  (8-18 per epoch)
+//	  same, other pool draws           92.50 93.50 93.75 93.75 93.00 90.75
+//	P = 16, margin 0.5, c = 2          93.25 92.75 92.75 91.25 90.50 91.00
+//	P = 16, margin 0.3, c = 4          92.75 93.50 94.00 93.75 91.25 90.75
+//	P = 32, margin 0.3, c = 2          91.75 93.25 93.00 93.25 91.00 90.75
+//	P = 8 redrawn every epoch, margin 0.2, c = 2
+//	                                   92.25 91.50 91.75 92.75 92.00 90.50  (6 min; option since removed)
+//
+// Every setting lifts 10-80 epochs by 1.5-3 points, but the stronger ones
+// (c = 4, P = 32, margin 0.5) fall back to the control by 160 epochs and
+// all of them by 300. The best at the protocol's 160 epochs (P = 16,
+// margin 0.3, c = 2: +7 of 400 validation sets) was then replicated with
+// other draws of the 4 base view subsets (X_ASEED; the control's own
+// spread between draws is a point), control → hard subsets at 10, 20,
+// 40, 80, 160 epochs:
+//
+//	X_ASEED=1   89.50 92.25 92.00 90.50 91.00  →  92.00 91.00 92.25 91.00 91.50
+//	X_ASEED=2   89.75 91.75 92.00 91.50 91.00  →  90.75 92.50 92.00 94.25 94.25
+//	X_ASEED=3   89.75 90.50 90.25 90.50 92.00  →  91.25 92.00 92.25 92.75 92.25
+//
+// At 160 epochs the gain over the four draws is +1.75, +0.5, +3.25 and
+// +0.25 points (mean +1.4, 6 of 400 validation sets; the three independent
+// replicates +1.3), never negative from 40 epochs on, but not clearly
+// beyond noise (paired t about 2 with 3 degrees of freedom), fragile in
+// its neighbours (stronger settings lose it by 160 epochs) and about a
+// third slower. (Not adopting it was decided before the last replicate
+// was run.) So the ETH-80 protocol is unchanged; a larger replicate study of this setting at 80-160
+// epochs is the obvious next step.
 //
 // # Why model/eth80_test.go measured 94.3% and the protocol 87.25%
 //

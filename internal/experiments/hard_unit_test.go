@@ -1,6 +1,7 @@
 package experiments
 
 import (
+	"context"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -147,4 +148,113 @@ func TestImageMargins(t *testing.T) {
 			t.Errorf("image %d: margin %g but predicted %d (label %d)", i, want, p.Class, y[i])
 		}
 	}
+}
+
+// TestSetMargins checks the set margins against the model's own set
+// distances, and TestTrainHardSets that the per-epoch loop with no hard
+// subset gives model.Train's prototypes bit for bit and that every pool
+// subset under the margin is counted each epoch.
+func TestSetMargins(t *testing.T) {
+	m, xs, ys := tinySetModel(t)
+	defer m.Close()
+	mu, err := setMargins(m, xs, ys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, x := range xs {
+		p, err := m.Predict(x)
+		if err != nil {
+			t.Fatal(err)
+		}
+		dp, dm := math.Inf(1), math.Inf(1)
+		for j, v := range p.Distances {
+			if m.Label(j) == ys[i] {
+				dp = min(dp, v)
+			} else {
+				dm = min(dm, v)
+			}
+		}
+		if want := (dm - dp) / (dm + dp); math.Abs(mu[i]-want) > 1e-12 {
+			t.Fatalf("set %d: margin %g, want %g", i, mu[i], want)
+		}
+		if (mu[i] > 0) != (p.Class == ys[i]) {
+			t.Errorf("set %d: margin %g but predicted %d (label %d)", i, mu[i], p.Class, ys[i])
+		}
+	}
+}
+
+func TestTrainHardSets(t *testing.T) {
+	m0, xs, ys := tinySetModel(t)
+	m0.Close()
+	cfg := model.Config{SubspaceDim: 2, Init: model.InitSample, Eta: 0.05, Gamma: 1e-4, Activation: model.Sigmoid, Beta: 5, Workers: 1, Seed: 7, Epochs: 5}
+	want, _, err := model.Train(context.Background(), cfg, xs, ys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer want.Close()
+	got, err := trainHardSets(context.Background(), cfg, xs, ys, xs, ys, -2, 3, func(e int, m *model.Model, n int) error {
+		if n != 0 {
+			t.Errorf("epoch %d: %d hard subsets under margin -2", e, n)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer got.Close()
+	for k := range want.NumPrototypes() {
+		a, b := want.Prototype(k), got.Prototype(k)
+		for i := range a.Rows {
+			for j := range a.Cols {
+				if a.At(i, j) != b.At(i, j) {
+					t.Fatalf("prototype %d (%d, %d): %v, model.Train %v", k, i, j, b.At(i, j), a.At(i, j))
+				}
+			}
+		}
+	}
+	epochs := 0
+	all, err := trainHardSets(context.Background(), cfg, xs, ys, xs, ys, 2, 1, func(e int, m *model.Model, n int) error {
+		epochs++
+		if n != len(xs) {
+			t.Errorf("epoch %d: %d hard subsets under margin 2, want all %d", e, n, len(xs))
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	all.Close()
+	if epochs != cfg.Epochs {
+		t.Errorf("%d epochs, want %d", epochs, cfg.Epochs)
+	}
+}
+
+// tinySetModel: 3 classes of 6 random 2-dimensional subspaces of R^12
+// near a class direction, and a class-PCA model of them.
+func tinySetModel(t *testing.T) (*model.Model, []*subspace.Subspace, []int) {
+	rng := rand.New(rand.NewPCG(8, 9))
+	var xs []*subspace.Subspace
+	var ys []int
+	for c := range 3 {
+		for range 6 {
+			set := make([][]float64, 4)
+			for v := range set {
+				set[v] = make([]float64, 12)
+				for i := range set[v] {
+					set[v][i] = rng.NormFloat64()
+				}
+				set[v][c] += 2
+			}
+			s, err := setSubspace(set, 2)
+			if err != nil {
+				t.Fatal(err)
+			}
+			xs, ys = append(xs, s), append(ys, c)
+		}
+	}
+	m, err := model.Init(model.Config{SubspaceDim: 2, Init: model.InitPCA, Workers: 1}, xs, ys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m, xs, ys
 }

@@ -122,7 +122,7 @@ var augMirror []*subspace.Subspace
 var augSubsets [][]*subspace.Subspace
 
 func subsetSets(t *testing.T, data *eth80Data, k, size int) [][]*subspace.Subspace {
-	rng := rand.New(rand.NewPCG(99, 1))
+	rng := rand.New(rand.NewPCG(99+uint64(envI("X_ASEED", 0)), 1))
 	out := make([][]*subspace.Subspace, len(data.x))
 	for i, set := range data.imgs {
 		for range k {
