@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/grlgq/grlgq/dataset"
+	"github.com/grlgq/grlgq/internal/experiments"
 	"github.com/grlgq/grlgq/internal/plot"
 	"github.com/grlgq/grlgq/model"
 )
@@ -178,6 +179,7 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 		asJSON  bool
 		quiet   bool
 		skipBad bool
+		hf      hardFlags
 	)
 	df.addFlags(fs)
 	tf.addFlags(fs, model.Config{SubspaceDim: 5, Epochs: model.DefaultEpochs, Eta: model.DefaultEta, Gamma: model.DefaultGamma})
@@ -188,6 +190,7 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 	fs.StringVar(&plots, "plots", "", "write learning curves and the relevance profile as PNG into this folder")
 	fs.BoolVar(&asJSON, "json", false, "print one JSON object (history, accuracies, relevances) instead of text")
 	fs.BoolVar(&quiet, "quiet", false, "print only the final line: no progress bar, no per-epoch lines")
+	hf.addFlags(fs)
 	fs.BoolVar(&skipBad, "skip-bad", false, "leave out image sets that cannot give a d-dimensional subspace (too few images, rank below d) instead of failing")
 	if err := parseFlags(e, fs, args); err != nil {
 		return err
@@ -208,8 +211,16 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 	if m > 0 && isSet(fs, "d") && m < cfg.SubspaceDim {
 		return usagef(fs, "sets of -m %d images cannot span -d %d dimensions: raise -m or lower -d", m, cfg.SubspaceDim)
 	}
-	if sp, err := dataset.ParseSpec(df.spec); err == nil && sameFile(out, sp.Paths...) {
-		return usagef(fs, "-o %s is one of the data files", out)
+	if err := hf.check(fs, cfg); err != nil {
+		return err
+	}
+	if sp, err := dataset.ParseSpec(df.spec); err == nil {
+		if sameFile(out, sp.Paths...) {
+			return usagef(fs, "-o %s is one of the data files", out)
+		}
+		if hf.copies > 0 && (sp.Scheme == "folder" || sp.Scheme == "npy") {
+			return usagef(fs, "-hard-copies needs single-image data (idx, csv, mat): %s data are image sets or bases", sp.Scheme)
+		}
 	}
 	if err := checkOutput(out); err != nil {
 		return err
@@ -243,9 +254,27 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 	if m == 0 {
 		m = max(10, 2*cfg.SubspaceDim)
 	}
+	var hard *hardTraining
+	if hf.copies > 0 {
+		if ds.Images == nil || ds.Sets != nil {
+			return usagef(fs, "-hard-copies needs single-image data (idx, csv, mat): %s holds %s", ds.Source, dataKind(ds))
+		}
+		hm := hf.m
+		if hm == 0 {
+			hm = cfg.SubspaceDim
+		}
+		if hm < cfg.SubspaceDim {
+			return usagef(fs, "hard sets of -hard-m %d images cannot span -d %d dimensions: raise -hard-m or lower -d", hm, cfg.SubspaceDim)
+		}
+		hard = &hardTraining{ds: ds, opt: experiments.HardOptions{M: hm, Margin: hf.margin, Copies: hf.copies}}
+	}
 	train, how, err := trainingSubspaces(ds, cfg.SubspaceDim, m, groups, cfg.Seed, tf.workers, skipBad)
 	if err != nil {
 		return err
+	}
+	if hard != nil {
+		how += fmt.Sprintf("; plus, every epoch, %d copies of hard sets (m=%d same-class images the current model misclassifies or classifies with relative θ_1² margin < %g)",
+			hard.opt.Copies, hard.opt.M, hard.opt.Margin)
 	}
 	if !quiet {
 		fmt.Fprintf(text, "training   %s\n", how)
@@ -263,7 +292,7 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 	}
 	loadTime := time.Since(t0)
 
-	res, err := trainModel(ctx, e, cfg, train, text, quiet)
+	res, err := trainModel(ctx, e, cfg, train, hard, text, quiet)
 	if err != nil {
 		return err
 	}
@@ -281,7 +310,11 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	if asJSON {
-		return writeJSON(e.stdout, trainJSON(out, ds, train, res, loadTime, pics))
+		js := trainJSON(out, ds, train, res, loadTime, pics)
+		if hard != nil {
+			js["hard"] = map[string]any{"copies": hard.opt.Copies, "m": hard.opt.M, "margin": jnum(hard.opt.Margin)}
+		}
+		return writeJSON(e.stdout, js)
 	}
 	last := res.hist.Epochs[len(res.hist.Epochs)-1]
 	if !quiet {
@@ -342,20 +375,65 @@ type trained struct {
 	model *model.Model
 	hist  *model.History
 	wall  time.Duration
+	// hard[i] is the number of hard images and hard sets of epoch i (nil
+	// without hard-example sets).
+	hard [][2]int
+}
+
+// hardFlags are train's hard-example flags (single-image data).
+type hardFlags struct {
+	copies int
+	margin float64
+	m      int
+}
+
+func (h *hardFlags) addFlags(fs *flag.FlagSet) {
+	fs.IntVar(&h.copies, "hard-copies", 0, "single-image data (idx, csv, mat): before every epoch the current model classifies each training image by θ_1; "+
+		"those it misclassifies or classifies with a relative margin below -hard-margin are grouped into extra training sets of -hard-m same-class images, "+
+		"each added this many times to the epoch's random sets (0: off; not with -val). MNIST (internal/experiments): 8")
+	fs.Float64Var(&h.margin, "hard-margin", 0.1, "with -hard-copies: an image is hard when its relative θ_1² margin μ = (δ⁻ − δ⁺)/(δ⁻ + δ⁺) is below this (μ <= 0: misclassified)")
+	fs.IntVar(&h.m, "hard-m", 0, "with -hard-copies: images per hard set, at least d (default d: a set's subspace is their span)")
+}
+
+// check validates the hard-example flags against the model options.
+func (h *hardFlags) check(fs *flag.FlagSet, cfg model.Config) error {
+	switch {
+	case h.copies < 0:
+		return usagef(fs, "-hard-copies %d: want 0 (off) or more", h.copies)
+	case h.copies == 0 && (isSet(fs, "hard-margin") || isSet(fs, "hard-m")):
+		return usagef(fs, "-hard-margin and -hard-m need -hard-copies C > 0")
+	case h.copies == 0:
+		return nil
+	case math.IsNaN(h.margin) || math.IsInf(h.margin, 0):
+		return usagef(fs, "-hard-margin %g: want a finite number", h.margin)
+	case h.m < 0:
+		return usagef(fs, "-hard-m %d: want at least d (or 0 for d)", h.m)
+	case cfg.ValidationFraction > 0:
+		return usagef(fs, "-hard-copies cannot be combined with -val (nor -patience): the hard sets are built from every image, validation images included")
+	}
+	return nil
+}
+
+// hardTraining is train's hard-example setting: the images and the sets.
+type hardTraining struct {
+	ds  *dataset.Dataset
+	opt experiments.HardOptions
 }
 
 // trainModel trains with per-epoch lines on text and a progress bar on
-// stderr (when it is a terminal and not quiet).
-func trainModel(ctx context.Context, e *env, cfg model.Config, train *dataset.Subspaces, text io.Writer, quiet bool) (*trained, error) {
+// stderr (when it is a terminal and not quiet); with hard != nil, with
+// hard-example sets (experiments.TrainHard, one model.Continue per epoch).
+func trainModel(ctx context.Context, e *env, cfg model.Config, train *dataset.Subspaces, hard *hardTraining, text io.Writer, quiet bool) (*trained, error) {
 	bar := newProgress(e.stderr, cfg.Epochs, "epochs", quiet)
 	width := len(fmt.Sprint(cfg.Epochs))
-	cfg.OnEpoch = func(s model.EpochStats) error {
+	show := func(s model.EpochStats, extra string) {
 		bar.clear()
 		if !quiet {
 			line := fmt.Sprintf("epoch %*d/%d  cost %+.4f  train acc %s", width, s.Epoch, cfg.Epochs, s.Cost, pct(s.TrainAccuracy))
 			if !math.IsNaN(s.ValAccuracy) {
 				line += "  val acc " + pct(s.ValAccuracy)
 			}
+			line += extra
 			if cfg.Relevance == model.RelevanceGlobal && len(s.Relevances) <= 8 {
 				line += "  λ " + fmtFloats(s.Relevances, 3)
 			}
@@ -363,10 +441,40 @@ func trainModel(ctx context.Context, e *env, cfg model.Config, train *dataset.Su
 			fmt.Fprintln(text, line)
 		}
 		bar.update(s.Epoch, "train acc "+pct(s.TrainAccuracy))
-		return nil
 	}
+	var (
+		m        *model.Model
+		hist     *model.History
+		err      error
+		hardDone [][2]int
+	)
 	t0 := time.Now()
-	m, hist, err := model.Train(ctx, cfg, train.Subs, train.Labels)
+	if hard == nil {
+		cfg.OnEpoch = func(s model.EpochStats) error {
+			show(s, "")
+			return nil
+		}
+		m, hist, err = model.Train(ctx, cfg, train.Subs, train.Labels)
+	} else {
+		// One model.Continue per epoch: collect its statistics, shown
+		// once the epoch's hard-set counts are known.
+		hist = &model.History{Best: -1, Train: make([]int, train.Len())}
+		for i := range hist.Train {
+			hist.Train[i] = i
+		}
+		cfg.OnEpoch = func(s model.EpochStats) error {
+			hist.Epochs = append(hist.Epochs, s)
+			return nil
+		}
+		after := func(epoch, nimg, nsets int) {
+			hardDone = append(hardDone, [2]int{nimg, nsets})
+			if n := len(hist.Epochs); n > 0 {
+				show(hist.Epochs[n-1], fmt.Sprintf("  hard %d img %d sets", nimg, nsets))
+			}
+		}
+		m, err = experiments.TrainHard(ctx, cfg, train.Subs, train.Labels, hard.ds.Images, hard.ds.Labels, len(hard.ds.Classes), hard.opt, cfg.Workers, after)
+		hist.Best = len(hist.Epochs) - 1
+	}
 	bar.clear()
 	if err != nil {
 		if errors.Is(err, context.Canceled) {
@@ -377,7 +485,7 @@ func trainModel(ctx context.Context, e *env, cfg model.Config, train *dataset.Su
 	if hist == nil || len(hist.Epochs) == 0 {
 		return nil, errors.New("training: no epoch ran")
 	}
-	return &trained{model: m, hist: hist, wall: time.Since(t0)}, nil
+	return &trained{model: m, hist: hist, wall: time.Since(t0), hard: hardDone}, nil
 }
 
 type epochJSON struct {
@@ -389,6 +497,9 @@ type epochJSON struct {
 	Gamma         jnum   `json:"gamma"`
 	Relevances    []jnum `json:"relevances"`
 	Seconds       jnum   `json:"seconds"`
+	// With -hard-copies: the hard images and hard sets of the epoch.
+	HardImages *int `json:"hard_images,omitempty"`
+	HardSets   *int `json:"hard_sets,omitempty"`
 }
 
 func historyJSON(h *model.History) []epochJSON {
@@ -396,6 +507,17 @@ func historyJSON(h *model.History) []epochJSON {
 	for i, s := range h.Epochs {
 		out[i] = epochJSON{Epoch: s.Epoch, Cost: jnum(s.Cost), TrainAccuracy: jnum(s.TrainAccuracy), ValAccuracy: jnum(s.ValAccuracy),
 			Eta: jnum(s.Eta), Gamma: jnum(s.Gamma), Relevances: jnums(s.Relevances), Seconds: jnum(s.Duration.Seconds())}
+	}
+	return out
+}
+
+// hardHistoryJSON is historyJSON with the hard-set counts of each epoch.
+func hardHistoryJSON(h *model.History, hard [][2]int) []epochJSON {
+	out := historyJSON(h)
+	for i := range out {
+		if i < len(hard) {
+			out[i].HardImages, out[i].HardSets = &hard[i][0], &hard[i][1]
+		}
 	}
 	return out
 }
@@ -421,7 +543,7 @@ func trainJSON(out string, ds *dataset.Dataset, train *dataset.Subspaces, res *t
 		"val_accuracy":   jnum(best.ValAccuracy),
 		"accuracy":       jnum(last.TrainAccuracy),
 		"relevances":     jnums(res.model.Relevances()),
-		"history":        historyJSON(h),
+		"history":        hardHistoryJSON(h, res.hard),
 		"plots":          append([]string{}, pics...),
 		"load_seconds":   load.Seconds(),
 		"train_seconds":  res.wall.Seconds(),
