@@ -65,31 +65,6 @@ func genTranspose() {
 	}
 	t := []VecPhysical{Z8, Z9, Z10, Z11, Z12, Z13, Z14, Z15}
 	u := []VecPhysical{Z16, Z17, Z18, Z19, Z20, Z21, Z22, Z23}
-	// shuffle transposes z (row i in z[i]) into z (column c in z[c]).
-	shuffle := func() {
-		for i := 0; i < 8; i += 2 {
-			VUNPCKLPD(z[i+1], z[i], t[i])
-			VUNPCKHPD(z[i+1], z[i], t[i+1])
-		}
-		// u0 = [a0b0 a4b4 c0d0 c4d4], u1 = [a2b2 a6b6 c2d2 c6d6],
-		// u2 = [a1b1 a5b5 c1d1 c5d5], u3 = [a3b3 a7b7 c3d3 c7d7]; u4..u7
-		// the same for rows 4..7.
-		for h := 0; h < 2; h++ {
-			b := 4 * h
-			VSHUFF64X2(U8(0x88), t[b+2], t[b], u[b])
-			VSHUFF64X2(U8(0xdd), t[b+2], t[b], u[b+1])
-			VSHUFF64X2(U8(0x88), t[b+3], t[b+1], u[b+2])
-			VSHUFF64X2(U8(0xdd), t[b+3], t[b+1], u[b+3])
-		}
-		// column c: 0 = (u0,u4,88), 4 = (u0,u4,dd), 2 = (u1,u5,88),
-		// 6 = (u1,u5,dd), 1 = (u2,u6,88), 5 = (u2,u6,dd), 3 = (u3,u7,88),
-		// 7 = (u3,u7,dd).
-		for k, c := range []int{0, 2, 1, 3} {
-			VSHUFF64X2(U8(0x88), u[k+4], u[k], z[c])
-			VSHUFF64X2(U8(0xdd), u[k+4], u[k], z[c+4])
-		}
-	}
-
 	Label(name + "_strip")
 	TESTQ(RCX, RCX)
 	JE(LabelRef(name + "_done"))
@@ -133,7 +108,7 @@ func genTranspose() {
 			ADDQ(R9, RAX)
 		}
 	}
-	shuffle()
+	transpose8x8(z, t, u)
 	scaleCols()
 	MOVQ(R11, RAX)
 	for c := 0; c < 8; c++ {
@@ -166,7 +141,7 @@ func genTranspose() {
 		ADDQ(R9, RAX)
 	}
 	Label(name + "_loaded")
-	shuffle()
+	transpose8x8(z, t, u)
 	scaleCols()
 	MOVQ(R11, RAX)
 	for c := 0; c < 8; c++ {
@@ -244,19 +219,7 @@ func genTranspose4() {
 	// block transposes the 4 x 4 block at R10 into R11; with scale, the
 	// scales of its rows are at sc.
 	block := func(sfx string, sc Op) {
-		LEAQ(Mem{Base: R10, Index: R9, Scale: 2}, RAX)
-		VMOVUPD(Mem{Base: R10}, a.AsX())
-		VINSERTF128(U8(1), Mem{Base: RAX}, a, a)
-		VMOVUPD(Mem{Base: R10, Index: R9, Scale: 1}, b.AsX())
-		VINSERTF128(U8(1), Mem{Base: RAX, Index: R9, Scale: 1}, b, b)
-		VMOVUPD(Mem{Base: R10, Disp: 16}, c.AsX())
-		VINSERTF128(U8(1), Mem{Base: RAX, Disp: 16}, c, c)
-		VMOVUPD(Mem{Base: R10, Index: R9, Scale: 1, Disp: 16}, d.AsX())
-		VINSERTF128(U8(1), Mem{Base: RAX, Index: R9, Scale: 1, Disp: 16}, d, d)
-		VUNPCKLPD(b, a, col[0])
-		VUNPCKHPD(b, a, col[1])
-		VUNPCKLPD(d, c, col[2])
-		VUNPCKHPD(d, c, col[3])
+		load4x4(0, a, b, c, d, col)
 		TESTQ(R13, R13)
 		JE(LabelRef(name + sfx))
 		for k := range col {
@@ -335,6 +298,9 @@ func transpose8x8(z, t, u []VecPhysical) {
 		VUNPCKLPD(z[i+1], z[i], t[i])
 		VUNPCKHPD(z[i+1], z[i], t[i+1])
 	}
+	// u0 = [a0b0 a4b4 c0d0 c4d4], u1 = [a2b2 a6b6 c2d2 c6d6],
+	// u2 = [a1b1 a5b5 c1d1 c5d5], u3 = [a3b3 a7b7 c3d3 c7d7]; u4..u7
+	// the same for rows 4..7.
 	for h := 0; h < 2; h++ {
 		b := 4 * h
 		VSHUFF64X2(U8(0x88), t[b+2], t[b], u[b])
@@ -342,6 +308,9 @@ func transpose8x8(z, t, u []VecPhysical) {
 		VSHUFF64X2(U8(0x88), t[b+3], t[b+1], u[b+2])
 		VSHUFF64X2(U8(0xdd), t[b+3], t[b+1], u[b+3])
 	}
+	// column c: 0 = (u0,u4,88), 4 = (u0,u4,dd), 2 = (u1,u5,88),
+	// 6 = (u1,u5,dd), 1 = (u2,u6,88), 5 = (u2,u6,dd), 3 = (u3,u7,88),
+	// 7 = (u3,u7,dd).
 	for k, c := range []int{0, 2, 1, 3} {
 		VSHUFF64X2(U8(0x88), u[k+4], u[k], z[c])
 		VSHUFF64X2(U8(0xdd), u[k+4], u[k], z[c+4])
@@ -510,23 +479,11 @@ func genTransposeDots() {
 		MOVQ(RSI, R10)
 		MOVQ(RDI, R11)
 		for j := 0; j < nb; j++ {
-			LEAQ(Mem{Base: R10, Index: R9, Scale: 2}, RAX)
-			VMOVUPD(Mem{Base: R10, Disp: 32 * j}, a.AsX())
-			VINSERTF128(U8(1), Mem{Base: RAX, Disp: 32 * j}, a, a)
-			VMOVUPD(Mem{Base: R10, Index: R9, Scale: 1, Disp: 32 * j}, b.AsX())
-			VINSERTF128(U8(1), Mem{Base: RAX, Index: R9, Scale: 1, Disp: 32 * j}, b, b)
-			VMOVUPD(Mem{Base: R10, Disp: 32*j + 16}, c.AsX())
-			VINSERTF128(U8(1), Mem{Base: RAX, Disp: 32*j + 16}, c, c)
-			VMOVUPD(Mem{Base: R10, Index: R9, Scale: 1, Disp: 32*j + 16}, d.AsX())
-			VINSERTF128(U8(1), Mem{Base: RAX, Index: R9, Scale: 1, Disp: 32*j + 16}, d, d)
 			c0 := col[0]
 			if j == 0 {
 				c0 = col0
 			}
-			VUNPCKLPD(b, a, c0)
-			VUNPCKHPD(b, a, col[1])
-			VUNPCKLPD(d, c, col[2])
-			VUNPCKHPD(d, c, col[3])
+			load4x4(32*j, a, b, c, d, []VecPhysical{c0, col[1], col[2], col[3]})
 			LEAQ(Mem{Base: R11, Index: R8, Scale: 2}, RDX)
 			VMOVUPD(c0, Mem{Base: R11})
 			VMOVUPD(col[1], Mem{Base: R11, Index: R8, Scale: 1})
@@ -614,4 +571,24 @@ func transposeOut4x8(z, t, u []VecPhysical, blk int) {
 			}
 		}
 	}
+}
+
+// load4x4 loads the 4 x 4 block at R10+disp (source rows R9 bytes apart)
+// into out[0..3] transposed (out[k] = column k of the block): two XMM
+// loads and two 128-bit inserts per pair of rows into a, b, c, d, then
+// four in-lane unpacks. It uses RAX.
+func load4x4(disp int, a, b, c, d VecPhysical, out []VecPhysical) {
+	LEAQ(Mem{Base: R10, Index: R9, Scale: 2}, RAX)
+	VMOVUPD(Mem{Base: R10, Disp: disp}, a.AsX())
+	VINSERTF128(U8(1), Mem{Base: RAX, Disp: disp}, a, a)
+	VMOVUPD(Mem{Base: R10, Index: R9, Scale: 1, Disp: disp}, b.AsX())
+	VINSERTF128(U8(1), Mem{Base: RAX, Index: R9, Scale: 1, Disp: disp}, b, b)
+	VMOVUPD(Mem{Base: R10, Disp: disp + 16}, c.AsX())
+	VINSERTF128(U8(1), Mem{Base: RAX, Disp: disp + 16}, c, c)
+	VMOVUPD(Mem{Base: R10, Index: R9, Scale: 1, Disp: disp + 16}, d.AsX())
+	VINSERTF128(U8(1), Mem{Base: RAX, Index: R9, Scale: 1, Disp: disp + 16}, d, d)
+	VUNPCKLPD(b, a, out[0])
+	VUNPCKHPD(b, a, out[1])
+	VUNPCKLPD(d, c, out[2])
+	VUNPCKHPD(d, c, out[3])
 }

@@ -188,20 +188,15 @@ func trainHardSets(ctx context.Context, cfg model.Config, x []*subspace.Subspace
 		m, _, err := model.Train(ctx, cfg, x, y)
 		return m, err
 	}
-	m, err := model.Init(cfg, x, y)
-	if err != nil {
-		return nil, err
-	}
-	c := cfg
-	c.Epochs = 1
-	for e := 1; e <= cfg.Epochs; e++ {
-		xs, ys := append([]*subspace.Subspace(nil), x...), append([]int(nil), y...)
-		nh := 0
+	nh := 0
+	extra := func(_ int, m *model.Model) ([]*subspace.Subspace, []int, error) {
+		var xs []*subspace.Subspace
+		var ys []int
+		nh = 0
 		if len(px) > 0 && copies > 0 {
 			mu, err := setMargins(m, px, py)
 			if err != nil {
-				m.Close()
-				return nil, err
+				return nil, nil, err
 			}
 			for k, v := range mu {
 				if v < margin {
@@ -212,20 +207,13 @@ func trainHardSets(ctx context.Context, cfg model.Config, x []*subspace.Subspace
 				}
 			}
 		}
-		next, _, err := model.Continue(ctx, m, c, xs, ys)
-		m.Close()
-		if err != nil {
-			return nil, err
-		}
-		m = next
-		if eval != nil {
-			if err := eval(e, m, nh); err != nil {
-				m.Close()
-				return nil, err
-			}
-		}
+		return xs, ys, nil
 	}
-	return m, nil
+	var after func(e int, m *model.Model) error
+	if eval != nil {
+		after = func(e int, m *model.Model) error { return eval(e, m, nh) }
+	}
+	return epochLoop(ctx, cfg, x, y, nil, extra, after)
 }
 
 // setMargins returns the relative margin μ = (δ⁻ − δ⁺)/(δ⁻ + δ⁺) of every

@@ -177,42 +177,72 @@ func trainHard(ctx context.Context, cfg model.Config, x []*subspace.Subspace, y 
 		m, _, err := model.Train(ctx, cfg, x, y)
 		return m, err
 	}
+	var hx []*subspace.Subspace
+	var hy []int
+	nhard := 0
+	extra := func(e int, mod *model.Model) ([]*subspace.Subspace, []int, error) {
+		if h.M > 0 && e%max(1, h.Every) == 0 {
+			mu, comp, err := imageMargins(mod, imgs, labels, idx, w)
+			if err != nil {
+				return nil, nil, err
+			}
+			if hx, hy, nhard, err = hardGroups(imgs, labels, idx, mu, comp, classes, cfg.SubspaceDim, h); err != nil {
+				return nil, nil, err
+			}
+		}
+		var xs []*subspace.Subspace
+		var ys []int
+		for range h.Copies {
+			xs, ys = append(xs, hx...), append(ys, hy...)
+		}
+		return xs, ys, nil
+	}
+	var before, after func(e int, mod *model.Model) error
+	if eval != nil {
+		before = func(_ int, mod *model.Model) error { eval(0, mod, 0, 0); return nil }
+		after = func(e int, mod *model.Model) error { eval(e, mod, nhard, len(hx)); return nil }
+	}
+	return epochLoop(ctx, cfg, x, y, before, extra, after)
+}
+
+// epochLoop trains model.Init(cfg, x, y) for cfg.Epochs epochs, each one
+// model.Continue (so the seeded permutation and the rate schedule follow
+// the lifetime epoch as in model.Train) on the sets x, y followed by the
+// sets extra returns for that epoch (0-based) under the model of that
+// moment. before, if non-nil, sees the initial model; after, if non-nil,
+// the model after each epoch (1-based). An error from any of them stops
+// training.
+func epochLoop(ctx context.Context, cfg model.Config, x []*subspace.Subspace, y []int, before func(e int, mod *model.Model) error, extra func(e int, mod *model.Model) ([]*subspace.Subspace, []int, error), after func(e int, mod *model.Model) error) (*model.Model, error) {
 	mod, err := model.Init(cfg, x, y)
 	if err != nil {
 		return nil, err
 	}
-	if eval != nil {
-		eval(0, mod, 0, 0)
+	if before != nil {
+		if err := before(0, mod); err != nil {
+			mod.Close()
+			return nil, err
+		}
 	}
 	c := cfg
 	c.Epochs = 1
-	var hx []*subspace.Subspace
-	var hy []int
-	nhard := 0
 	for e := 0; e < cfg.Epochs; e++ {
-		if h.M > 0 && e%max(1, h.Every) == 0 {
-			mu, comp, err := imageMargins(mod, imgs, labels, idx, w)
-			if err != nil {
-				mod.Close()
-				return nil, err
-			}
-			if hx, hy, nhard, err = hardGroups(imgs, labels, idx, mu, comp, classes, cfg.SubspaceDim, h); err != nil {
-				mod.Close()
-				return nil, err
-			}
+		ex, ey, err := extra(e, mod)
+		if err != nil {
+			mod.Close()
+			return nil, err
 		}
-		xs, ys := append([]*subspace.Subspace(nil), x...), append([]int(nil), y...)
-		for range h.Copies {
-			xs, ys = append(xs, hx...), append(ys, hy...)
-		}
+		xs, ys := append(append([]*subspace.Subspace(nil), x...), ex...), append(append([]int(nil), y...), ey...)
 		next, _, err := model.Continue(ctx, mod, c, xs, ys)
 		mod.Close()
 		if err != nil {
 			return nil, err
 		}
 		mod = next
-		if eval != nil {
-			eval(e+1, mod, nhard, len(hx))
+		if after != nil {
+			if err := after(e+1, mod); err != nil {
+				mod.Close()
+				return nil, err
+			}
 		}
 	}
 	return mod, nil
