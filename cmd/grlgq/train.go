@@ -273,8 +273,7 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	if hard != nil {
-		how += fmt.Sprintf("; plus, every epoch, %d copies of hard sets (m=%d same-class images the current model misclassifies or classifies with relative θ_1² margin < %g)",
-			hard.opt.Copies, hard.opt.M, hard.opt.Margin)
+		how += "; " + hard.opt.String()
 	}
 	if !quiet {
 		fmt.Fprintf(text, "training   %s\n", how)

@@ -3,6 +3,7 @@ package experiments
 import (
 	"context"
 	"errors"
+	"strings"
 
 	"github.com/grlgq/grlgq/model"
 	"github.com/grlgq/grlgq/subspace"
@@ -43,4 +44,10 @@ func TrainHard(ctx context.Context, cfg model.Config, x []*subspace.Subspace, y 
 	}
 	spec := hardSpec{M: h.M, Margin: h.Margin, Copies: h.Copies, Every: 1}
 	return trainHard(ctx, cfg, x, y, imgs, labels, allIndices(len(imgs)), classes, spec, max(1, workers), eval)
+}
+
+// String describes h as the protocols' lines do: "plus, every epoch, C
+// copies of hard sets (m=M images of one class ...)".
+func (h HardOptions) String() string {
+	return strings.TrimPrefix(hardSpec{M: h.M, Margin: h.Margin, Copies: h.Copies}.text(), " ")
 }
