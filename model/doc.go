@@ -14,7 +14,10 @@
 //
 // Init places the prototypes, Train and Continue run Algorithm 2 (per-set
 // SGD over a seeded permutation each epoch, see Permutation and
-// Trainer.Step), Predictor and the Model's Predict methods classify sets and
+// Trainer.Step); InitImages, TrainImages and ContinueImages do the same
+// with single images as the training samples (1-D subspaces, one angle,
+// relevances untouched; see Trainer.StepImage), for models that will
+// classify single images. Predictor and the Model's Predict methods classify sets and
 // images (one at a time without allocation, reading only the prototype
 // rows of a single image's nonzero pixels, or in batches on all cores),
 // Explain and ExplainImage give the principal angles, the relevance-weighted

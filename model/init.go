@@ -114,7 +114,8 @@ func newPCAWork(dim, d int) *pcaWork { return &pcaWork{dim: dim, d: d} }
 
 // dominant writes into dst (D x d) the top d left singular vectors of the
 // stacked, weighted bases X = [√c_1 P_1 ... √c_n P_n], i.e. the dominant
-// subspace of Σ c_i P_i P_iᵀ. When X has at most svd.MaxSmall columns, or
+// subspace of Σ c_i P_i P_iᵀ (the P_i may have any number of columns: the
+// d-column bases of training sets, or a class's unit images side by side). When X has at most svd.MaxSmall columns, or
 // D <= svd.MaxSmall, this is one thin SVD (of X, or of Xᵀ); otherwise a
 // block subspace iteration with Rayleigh–Ritz on a block of
 // b = min(2d+8, n·d, MaxSmall) columns, run until the top d Ritz values
@@ -122,14 +123,23 @@ func newPCAWork(dim, d int) *pcaWork { return &pcaWork{dim: dim, d: d} }
 // initialisation, accurate to far better than it needs.
 func (w *pcaWork) dominant(dst *linalg.Dense, sets []*linalg.Dense, weights []float64, rng *rand.Rand) error {
 	dim, d := w.dim, w.d
-	cols := len(sets) * d
+	cols, widest := 0, 0
+	for _, s := range sets {
+		cols += s.Cols
+		widest = max(widest, s.Cols)
+	}
+	if cols < d {
+		return fmt.Errorf("model: %w: %d columns for a %d-dimensional subspace", ErrData, cols, d)
+	}
 	if min(cols, dim) <= svd.MaxSmall {
 		stack := func(r int, row []float64) {
+			off := 0
 			for i, s := range sets {
 				sc := math.Sqrt(weights[i])
 				for j, v := range s.Row(r) {
-					row[i*d+j] = float64(sc * v)
+					row[off+j] = float64(sc * v)
 				}
+				off += s.Cols
 			}
 		}
 		if cols <= dim {
@@ -172,7 +182,7 @@ func (w *pcaWork) dominant(dst *linalg.Dense, sets []*linalg.Dense, weights []fl
 	q := linalg.NewDense(dim, b)
 	z := linalg.NewDense(dim, b)
 	tmp := linalg.NewDense(dim, b)
-	small := linalg.NewDense(d, b) // Pᵀ Q
+	small := linalg.NewDense(widest, b) // Pᵀ Q
 	h := make([]float64, b*b)
 	ev := make([]float64, b*b)
 	vals := make([]float64, b)
@@ -185,9 +195,10 @@ func (w *pcaWork) dominant(dst *linalg.Dense, sets []*linalg.Dense, weights []fl
 	apply := func() { // z = Σ_i P_i (P_iᵀ q)
 		z.Zero()
 		for i, p := range sets {
-			kernels.AtB(small.Data, small.Stride, p.Data, p.Stride, q.Data, q.Stride, dim, d, b)
-			kernels.Scale(weights[i], small.Data)
-			kernels.AB(tmp.Data, tmp.Stride, p.Data, p.Stride, small.Data, small.Stride, dim, d, b)
+			n := p.Cols
+			kernels.AtB(small.Data, small.Stride, p.Data, p.Stride, q.Data, q.Stride, dim, n, b)
+			kernels.Scale(weights[i], small.Data[:n*small.Stride])
+			kernels.AB(tmp.Data, tmp.Stride, p.Data, p.Stride, small.Data, small.Stride, dim, n, b)
 			addTo(z, tmp)
 		}
 	}

@@ -173,6 +173,20 @@ func Init(cfg Config, x []*subspace.Subspace, y []int) (*Model, error) {
 	if err != nil {
 		return nil, err
 	}
+	m, err := newModel(cfg, dim, d, classes)
+	if err != nil {
+		return nil, err
+	}
+	if err := initPrototypes(m, x, y); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// newModel returns a model of the given shape without prototypes, its
+// relevances at 1/d, after the checks of the configuration against the
+// shape that Init and InitImages share.
+func newModel(cfg Config, dim, d, classes int) (*Model, error) {
 	if cfg.PrototypesOfClass != nil && len(cfg.PrototypesOfClass) != classes {
 		return nil, fmt.Errorf("model: %w: PrototypesOfClass has %d entries for %d classes", ErrConfig, len(cfg.PrototypesOfClass), classes)
 	}
@@ -190,9 +204,6 @@ func Init(cfg Config, x []*subspace.Subspace, y []int) (*Model, error) {
 	m := &Model{cfg: cfg, dim: dim, d: d, classes: classes, labels: labels}
 	m.cfg.PrototypesOfClass = append([]int(nil), cfg.PrototypesOfClass...)
 	m.cfg.ClassNames = append([]string(nil), cfg.ClassNames...)
-	if err := initPrototypes(m, x, y); err != nil {
-		return nil, err
-	}
 	nl := d
 	if cfg.Relevance == RelevanceLocal {
 		nl = len(labels) * d
@@ -288,7 +299,7 @@ func Train(ctx context.Context, cfg Config, x []*subspace.Subspace, y []int) (*M
 	if err != nil {
 		return nil, nil, err
 	}
-	return run(ctx, m, cfg, x, y, tr, va)
+	return runData(ctx, m, cfg, data{sets: x, y: y}, tr, va)
 }
 
 // Continue trains a copy of m for cfg.Epochs more epochs on (x, y), which
@@ -313,7 +324,7 @@ func Continue(ctx context.Context, m *Model, cfg Config, x []*subspace.Subspace,
 		}
 	}
 	tr, va := ValidationSplit(y, c.ValidationFraction, c.Seed)
-	return run(ctx, m, cfg, x, y, tr, va)
+	return runData(ctx, m, cfg, data{sets: x, y: y}, tr, va)
 }
 
 // trainingConfig merges the training options of cfg with the structure of m.
@@ -342,15 +353,29 @@ func pick(x []*subspace.Subspace, y []int, idx []int) ([]*subspace.Subspace, []i
 	return xs, ys
 }
 
-// run is the epoch loop shared by Train and Continue.
-func run(ctx context.Context, m0 *Model, cfg Config, x []*subspace.Subspace, y []int, tr, va []int) (*Model, *History, error) {
+// data is the training data of runData: sets (Train, Continue) or single
+// images (TrainImages, ContinueImages), and their labels.
+type data struct {
+	sets []*subspace.Subspace
+	imgs [][]float64
+	y    []int
+}
+
+// runData is the epoch loop shared by Train, Continue, TrainImages and
+// ContinueImages.
+func runData(ctx context.Context, m0 *Model, cfg Config, dt data, tr, va []int) (*Model, *History, error) {
 	onEpoch := cfg.OnEpoch
 	cfg = trainingConfig(m0, cfg)
 	cfg.OnEpoch = nil
 	if err := cfg.checkImageSize(m0.dim); err != nil {
 		return nil, nil, err
 	}
-	if _, _, _, err := checkData(&cfg, x, y, m0.dim, m0.d, m0.classes); err != nil {
+	x, y, imgs := dt.sets, dt.y, dt.imgs
+	if imgs != nil {
+		if _, _, err := checkImages(imgs, y, m0.dim, m0.classes); err != nil {
+			return nil, nil, err
+		}
+	} else if _, _, _, err := checkData(&cfg, x, y, m0.dim, m0.d, m0.classes); err != nil {
 		return nil, nil, err
 	}
 	if len(tr) == 0 {
@@ -375,15 +400,26 @@ func run(ctx context.Context, m0 *Model, cfg Config, x []*subspace.Subspace, y [
 			}
 		}
 	}
-	trainX := make([]*linalg.Dense, len(tr))
+	var trainX, valX []*linalg.Dense
+	var trainI, valI [][]float64
 	trainY := make([]int, len(tr))
-	for i, j := range tr {
-		trainX[i], trainY[i] = x[j].Basis, y[j]
-	}
-	valX := make([]*linalg.Dense, len(va))
 	valY := make([]int, len(va))
-	for i, j := range va {
-		valX[i], valY[i] = x[j].Basis, y[j]
+	if imgs != nil {
+		trainI, valI = make([][]float64, len(tr)), make([][]float64, len(va))
+		for i, j := range tr {
+			trainI[i], trainY[i] = imgs[j], y[j]
+		}
+		for i, j := range va {
+			valI[i], valY[i] = imgs[j], y[j]
+		}
+	} else {
+		trainX, valX = make([]*linalg.Dense, len(tr)), make([]*linalg.Dense, len(va))
+		for i, j := range tr {
+			trainX[i], trainY[i] = x[j].Basis, y[j]
+		}
+		for i, j := range va {
+			valX[i], valY[i] = x[j].Basis, y[j]
+		}
 	}
 	hist := &History{Best: -1, Train: tr, Val: va}
 	var valDist []float64
@@ -417,7 +453,13 @@ func run(ctx context.Context, m0 *Model, cfg Config, x []*subspace.Subspace, y [
 			if err := ctx.Err(); err != nil {
 				return finish(fmt.Errorf("model: epoch %d: %w", epoch+1, err))
 			}
-			r, err := t.Step(trainX[i], trainY[i], eta, gamma)
+			var r StepResult
+			var err error
+			if trainI != nil {
+				r, err = t.StepImage(trainI[i], trainY[i], eta)
+			} else {
+				r, err = t.Step(trainX[i], trainY[i], eta, gamma)
+			}
 			if err != nil {
 				return finish(fmt.Errorf("model: epoch %d, sample %d: %w", epoch+1, tr[i], err))
 			}
@@ -430,7 +472,13 @@ func run(ctx context.Context, m0 *Model, cfg Config, x []*subspace.Subspace, y [
 		st.Cost = cost / float64(len(order))
 		st.TrainAccuracy = float64(correct) / float64(len(order))
 		if len(va) > 0 {
-			acc, err := t.accuracy(valDist, valX, valY)
+			var acc float64
+			var err error
+			if valI != nil {
+				acc, err = t.imageAccuracy(valI, valY)
+			} else {
+				acc, err = t.accuracy(valDist, valX, valY)
+			}
 			if err != nil {
 				return finish(fmt.Errorf("model: epoch %d, validation: %w", epoch+1, err))
 			}
@@ -516,7 +564,7 @@ func NewTrainer(m *Model, cfg Config) (*Trainer, error) {
 		dist:    make([]float64, p),
 		theta:   make([]float64, p*d),
 		small:   svd.NewSmall(d),
-		coef:    make([]float64, d*d),
+		coef:    make([]float64, max(d*d, 2*d)),
 		orth:    linalg.NewOrthonormalizer(dim, d),
 		tmp:     linalg.NewDense(dim, d),
 		lamNew:  make([]float64, 2*d),
@@ -693,33 +741,12 @@ func (t *Trainer) gradient(p *linalg.Dense, y int) (StepResult, error) {
 	if err := t.eng.Distances(t.dist, t.theta, p, t.lambda); err != nil {
 		return r, stepError("distances", err)
 	}
-	plus, minus := -1, -1
-	dp, dm := math.Inf(1), math.Inf(1)
-	for k, dk := range t.dist {
-		if !finite(dk) {
-			return r, fmt.Errorf("model: distance to prototype %d is %v: %w", k, dk, ErrNotFinite)
-		}
-		if t.base.labels[k] == y {
-			if dk < dp {
-				plus, dp = k, dk
-			}
-		} else if dk < dm {
-			minus, dm = k, dk
-		}
+	r, c, err := t.winners(y)
+	if err != nil {
+		return r, err
 	}
-	if plus < 0 || minus < 0 {
-		return r, fmt.Errorf("model: %w: class %d has no prototype, or no other class has one", ErrData, y)
-	}
+	plus, minus, dp, dm := r.Plus, r.Minus, r.DPlus, r.DMinus
 	s := dp + dm
-	if !(s > 0) {
-		return r, fmt.Errorf("model: %w: both winners at distance zero", ErrNumerical)
-	}
-	mu := (dp - dm) / s
-	phi, dphi := t.cfg.activation(mu)
-	w := t.weights[y]
-	c := dphi * w
-	r = StepResult{Plus: plus, Minus: minus, DPlus: dp, DMinus: dm, Mu: mu, Cost: w * phi,
-		Correct: dp < dm || (dp == dm && plus < minus)}
 
 	// Factorise both projections; angles from this factorisation.
 	d := t.base.d
@@ -847,4 +874,39 @@ func nearest(dist []float64) int {
 		}
 	}
 	return best
+}
+
+// winners picks, from the distances in t.dist, W⁺ (nearest with label y)
+// and W⁻ (nearest with another label), ties to the lowest index, and
+// returns the step's result so far (winners, distances, μ, cost, whether
+// the sample is classified correctly) and c = φ'(μ)·weight(y).
+func (t *Trainer) winners(y int) (StepResult, float64, error) {
+	var r StepResult
+	plus, minus := -1, -1
+	dp, dm := math.Inf(1), math.Inf(1)
+	for k, dk := range t.dist {
+		if !finite(dk) {
+			return r, 0, fmt.Errorf("model: distance to prototype %d is %v: %w", k, dk, ErrNotFinite)
+		}
+		if t.base.labels[k] == y {
+			if dk < dp {
+				plus, dp = k, dk
+			}
+		} else if dk < dm {
+			minus, dm = k, dk
+		}
+	}
+	if plus < 0 || minus < 0 {
+		return r, 0, fmt.Errorf("model: %w: class %d has no prototype, or no other class has one", ErrData, y)
+	}
+	s := dp + dm
+	if !(s > 0) {
+		return r, 0, fmt.Errorf("model: %w: both winners at distance zero", ErrNumerical)
+	}
+	mu := (dp - dm) / s
+	phi, dphi := t.cfg.activation(mu)
+	w := t.weights[y]
+	r = StepResult{Plus: plus, Minus: minus, DPlus: dp, DMinus: dm, Mu: mu, Cost: w * phi,
+		Correct: dp < dm || (dp == dm && plus < minus)}
+	return r, dphi * w, nil
 }

@@ -1,0 +1,388 @@
+package model
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"github.com/grlgq/grlgq/kernels"
+	"github.com/grlgq/grlgq/linalg"
+)
+
+// Training on single images.
+//
+// When the data are single images and a model will classify single images
+// (the image-classification protocols: a test image is the 1-D subspace
+// x/‖x‖ and its distance to a prototype W is θ_1 = arccos(‖Wᵀx‖/‖x‖)),
+// the images themselves can be the training samples: TrainImages,
+// ContinueImages and Trainer.StepImage run Algorithm 2 with a 1-D sample.
+// A 1-D subspace has one principal angle, so its distance is d = θ_1²
+// (the same ranking as prediction) and the relevances, which weight the
+// angles of d-dimensional sets, are neither used nor changed by an image
+// step. With q = Wᵀx/‖Wᵀx‖ (Q_W's column for θ_1), u = x/‖x‖ and v = W q,
+// the step of Algorithm 2 becomes
+//
+//	W⁺ ← W⁺ + η c (2d⁻/S²) G⁺ u q⁺ᵀ,  W⁻ ← W⁻ − η c (2d⁺/S²) G⁻ u q⁻ᵀ,
+//	G = 2 θ_1/sin θ_1,
+//
+// each re-orthonormalised by CGS2 (only v moves; the rest of W's span is
+// orthogonal to x and stays). This is the gradient of the same cost
+// μ = (d⁺ − d⁻)/(d⁺ + d⁻) with respect to W. When x is orthogonal to a
+// winner (θ_1 = π/2 exactly) the direction q is undefined and that winner
+// does not move.
+
+// checkImages validates training images and labels and returns the
+// number of pixels and of classes (max label + 1). dim, classes >= 0 are
+// required values (a model's); -1 means "take from the data".
+func checkImages(x [][]float64, y []int, dim, classes int) (int, int, error) {
+	if len(x) == 0 || len(x) != len(y) {
+		return 0, 0, fmt.Errorf("model: %w: %d images and %d labels", ErrData, len(x), len(y))
+	}
+	maxLabel := -1
+	for i, img := range x {
+		if dim < 0 {
+			dim = len(img)
+		}
+		if len(img) != dim {
+			return 0, 0, fmt.Errorf("model: %w: image %d has %d pixels, want %d", ErrData, i, len(img), dim)
+		}
+		if _, err := imageScale(img); err != nil {
+			return 0, 0, fmt.Errorf("model: image %d: %w", i, err)
+		}
+		if y[i] < 0 || y[i] >= MaxClasses {
+			return 0, 0, fmt.Errorf("model: %w: image %d has label %d", ErrData, i, y[i])
+		}
+		maxLabel = max(maxLabel, y[i])
+	}
+	if dim < 1 || dim > MaxDim {
+		return 0, 0, fmt.Errorf("model: %w: images of %d pixels", ErrData, dim)
+	}
+	if classes < 0 {
+		classes = maxLabel + 1
+		if classes < 2 {
+			return 0, 0, fmt.Errorf("model: %w: need at least 2 classes, labels go up to %d", ErrData, maxLabel)
+		}
+	} else if maxLabel >= classes {
+		return 0, 0, fmt.Errorf("model: %w: label %d but the model has %d classes", ErrData, maxLabel, classes)
+	}
+	return dim, classes, nil
+}
+
+// imageScale returns ‖x‖, computed without overflow, or an error for a
+// non-finite pixel or an all-zero image.
+func imageScale(x []float64) (float64, error) {
+	var mx float64
+	for _, v := range x {
+		if !finite(v) {
+			return 0, fmt.Errorf("%w: pixel value %v", ErrNotFinite, v)
+		}
+		mx = math.Max(mx, math.Abs(v))
+	}
+	if mx == 0 {
+		return 0, fmt.Errorf("%w: all-zero image (no direction)", ErrData)
+	}
+	var ss float64
+	for _, v := range x {
+		t := v / mx
+		ss += float64(t * t)
+	}
+	return mx * math.Sqrt(ss), nil
+}
+
+// InitImages returns the untrained model TrainImages starts from when given
+// these training images (TrainImages calls it on the training part of its
+// split): prototypes of dimension cfg.SubspaceDim (required, >= 1) placed
+// by cfg.Init from cfg.Seed, relevances 1/d, Epochs() 0. Per class:
+//   - InitPCA: the subspace of the class's training images taken as one
+//     image set: the top d left singular vectors of the D x n matrix of
+//     its images as they are (uncentred, unnormalised, like the subspace
+//     of any image set); later prototypes of a class from bootstrap
+//     resamples of its images;
+//   - InitSample: the span of d distinct random images of the class, plus
+//     InitNoise, orthonormalised (the class needs d images);
+//   - InitRandom: a random orthonormal basis.
+//
+// Labels are 0..C-1 with C = max(y)+1 >= 2; every class needs an image
+// (InitRandom excepted).
+func InitImages(cfg Config, x [][]float64, y []int) (*Model, error) {
+	cfg.OnEpoch = nil
+	cfg = cfg.withDefaults()
+	if err := cfg.validate(); err != nil {
+		return nil, err
+	}
+	d := cfg.SubspaceDim
+	if d < 1 {
+		return nil, fmt.Errorf("model: %w: SubspaceDim must be set (>= 1) to train on single images", ErrConfig)
+	}
+	dim, classes, err := checkImages(x, y, -1, -1)
+	if err != nil {
+		return nil, err
+	}
+	if d > MaxSubDim || d > dim {
+		return nil, fmt.Errorf("model: %w: subspaces of dimension %d in %d pixels", ErrConfig, d, dim)
+	}
+	m, err := newModel(cfg, dim, d, classes)
+	if err != nil {
+		return nil, err
+	}
+	if err := initImagePrototypes(m, x, y); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// initImagePrototypes is initPrototypes for single training images (same
+// PCG stream, classes in order, prototypes of a class in order).
+func initImagePrototypes(m *Model, x [][]float64, y []int) error {
+	cfg := &m.cfg
+	rng := rand.New(rand.NewPCG(cfg.Seed, streamInit))
+	orth := linalg.NewOrthonormalizer(m.dim, m.d)
+	byClass := make([][]int, m.classes)
+	for i, c := range y {
+		byClass[c] = append(byClass[c], i)
+	}
+	if cfg.Init != InitRandom {
+		for c, idx := range byClass {
+			if len(idx) == 0 {
+				return fmt.Errorf("model: %w: class %d has no training image to initialise from", ErrData, c)
+			}
+			if cfg.Init == InitSample && len(idx) < m.d {
+				return fmt.Errorf("model: %w: class %d has %d training images, InitSample needs d = %d", ErrData, c, len(idx), m.d)
+			}
+		}
+	}
+	m.protos = make([]*linalg.Dense, 0, len(m.labels))
+	var pca *pcaWork
+	for c := 0; c < m.classes; c++ {
+		idx := byClass[c]
+		for j := 0; j < cfg.prototypesOf(c); j++ {
+			w := linalg.NewDense(m.dim, m.d)
+			var err error
+			switch cfg.Init {
+			case InitRandom:
+				err = orth.Random(w, rng)
+			case InitSample:
+				perm := append([]int(nil), idx...)
+				for r := 0; r < m.d; r++ { // partial Fisher–Yates
+					s := r + rng.IntN(len(perm)-r)
+					perm[r], perm[s] = perm[s], perm[r]
+					img := x[perm[r]]
+					nrm, _ := imageScale(img)
+					for i, v := range img {
+						w.Data[i*w.Stride+r] = v / nrm
+					}
+				}
+				if s := cfg.noise(); s > 0 {
+					for r := 0; r < w.Rows; r++ {
+						row := w.Row(r)
+						for i := range row {
+							row[i] += float64(s * rng.NormFloat64())
+						}
+					}
+				}
+				err = orth.Orthonormalize(w)
+			case InitPCA:
+				count := make([]float64, len(idx))
+				for i := range idx {
+					if j == 0 {
+						count[i]++
+					} else {
+						count[rng.IntN(len(idx))]++
+					}
+				}
+				n := 0
+				for _, v := range count {
+					if v > 0 {
+						n++
+					}
+				}
+				if n < m.d {
+					err = fmt.Errorf("%w: %d distinct images for a %d-dimensional subspace", ErrData, n, m.d)
+					break
+				}
+				xs := linalg.NewDense(m.dim, n)
+				col := 0
+				for i, k := range idx {
+					if count[i] == 0 {
+						continue
+					}
+					sc := math.Sqrt(count[i])
+					for r, v := range x[k] {
+						xs.Data[r*xs.Stride+col] = float64(sc * v)
+					}
+					col++
+				}
+				if pca == nil {
+					pca = newPCAWork(m.dim, m.d)
+				}
+				err = pca.dominant(w, []*linalg.Dense{xs}, []float64{1}, rng)
+			}
+			if err != nil {
+				return fmt.Errorf("model: initialising prototype %d of class %d: %w", j, c, err)
+			}
+			m.protos = append(m.protos, w)
+		}
+	}
+	return nil
+}
+
+// TrainImages is Train for single images: it initialises a model
+// (InitImages on the training part) and runs cfg.Epochs epochs of
+// per-image SGD (Trainer.StepImage over Permutation(cfg.Seed, epoch, n)),
+// with the same validation split, early stopping, callback and
+// cancellation as Train. x[i] is image i (any positive scale; all the
+// same length), y[i] its label. The images are read, never changed or
+// kept.
+func TrainImages(ctx context.Context, cfg Config, x [][]float64, y []int) (*Model, *History, error) {
+	c := cfg.withDefaults()
+	if err := c.validate(); err != nil {
+		return nil, nil, err
+	}
+	if len(x) != len(y) {
+		return nil, nil, fmt.Errorf("model: %w: %d images and %d labels", ErrData, len(x), len(y))
+	}
+	for i, v := range y {
+		if v < 0 || v >= MaxClasses {
+			return nil, nil, fmt.Errorf("model: %w: image %d has label %d", ErrData, i, v)
+		}
+	}
+	tr, va := ValidationSplit(y, c.ValidationFraction, c.Seed)
+	xt := make([][]float64, len(tr))
+	yt := make([]int, len(tr))
+	for i, j := range tr {
+		xt[i], yt[i] = x[j], y[j]
+	}
+	m, err := InitImages(cfg, xt, yt)
+	if err != nil {
+		return nil, nil, err
+	}
+	return runData(ctx, m, cfg, data{imgs: x, y: y}, tr, va)
+}
+
+// ContinueImages is Continue for single images: it trains a copy of m (made
+// from sets or images) for cfg.Epochs more epochs on the images x with
+// labels y. m is not changed.
+func ContinueImages(ctx context.Context, m *Model, cfg Config, x [][]float64, y []int) (*Model, *History, error) {
+	c := cfg.withDefaults()
+	if err := c.validate(); err != nil {
+		return nil, nil, err
+	}
+	if len(x) != len(y) {
+		return nil, nil, fmt.Errorf("model: %w: %d images and %d labels", ErrData, len(x), len(y))
+	}
+	for i, v := range y {
+		if v < 0 || v >= m.classes {
+			return nil, nil, fmt.Errorf("model: %w: image %d has label %d, the model has %d classes", ErrData, i, v, m.classes)
+		}
+	}
+	tr, va := ValidationSplit(y, c.ValidationFraction, c.Seed)
+	return runData(ctx, m, cfg, data{imgs: x, y: y}, tr, va)
+}
+
+// StepImage performs one SGD step on the single image x (len Dim(), any
+// positive scale) with label y and prototype learning rate eta (see the
+// comment at the top of images.go): distances θ_1² to all prototypes
+// (engine), winners as in Step, then the rank-one updates of W⁺ and W⁻,
+// each re-orthonormalised. Relevances are not changed. On error nothing
+// changes (a prototype's basis may be rotated within its span). StepImage
+// allocates nothing.
+func (t *Trainer) StepImage(x []float64, y int, eta float64) (StepResult, error) {
+	var r StepResult
+	if t.eng == nil {
+		return r, fmt.Errorf("model: trainer: %w", ErrClosed)
+	}
+	dim, d := t.base.dim, t.base.d
+	if len(x) != dim {
+		return r, fmt.Errorf("model: %w: image has %d pixels, model wants %d", ErrData, len(x), dim)
+	}
+	if y < 0 || y >= t.base.classes {
+		return r, fmt.Errorf("model: %w: label %d outside [0, %d)", ErrData, y, t.base.classes)
+	}
+	nrm, err := imageScale(x)
+	if err != nil {
+		return r, fmt.Errorf("model: image: %w", err)
+	}
+	if r, err = t.imageGradient(x, y, nrm); err != nil {
+		return r, err
+	}
+	for i, v := range t.coef[:2*d] {
+		t.coef[i] = float64(-eta * v)
+		if !finite(t.coef[i]) {
+			return r, fmt.Errorf("model: update of prototype %d: %w", [2]int{r.Plus, r.Minus}[i/d], ErrNotFinite)
+		}
+	}
+	for side, k := range [2]int{r.Plus, r.Minus} {
+		wk := t.protos[k]
+		t.v[side].CopyFrom(wk)
+		kernels.AB(t.tmp.Data, t.tmp.Stride, x, 1, t.coef[side*d:side*d+d], d, dim, 1, d)
+		addTo(wk, t.tmp)
+		if err := t.orth.Orthonormalize(wk); err != nil {
+			wk.CopyFrom(t.v[side])
+			if side == 1 {
+				t.protos[r.Plus].CopyFrom(t.v[0])
+			}
+			return r, stepError(fmt.Sprintf("orthonormalising prototype %d", k), err)
+		}
+	}
+	return r, nil
+}
+
+// imageAccuracy returns the fraction of the images x (labels y) whose
+// nearest prototype by θ_1 has their label.
+func (t *Trainer) imageAccuracy(x [][]float64, y []int) (float64, error) {
+	p := len(t.protos)
+	correct := 0
+	for i, img := range x {
+		if err := t.eng.ImageDistances(t.dist, nil, img); err != nil {
+			return 0, stepError(fmt.Sprintf("validation image %d", i), err)
+		}
+		k := nearest(t.dist[:p])
+		if k >= 0 && t.base.labels[k] == y[i] {
+			correct++
+		}
+	}
+	return float64(correct) / float64(len(x)), nil
+}
+
+// imageGradient computes the winners of image x (norm nrm, label y) and
+// the gradients of its cost with respect to the winners' bases:
+// ∂E/∂W⁺ = x t.coef[0:d]ᵀ and ∂E/∂W⁻ = x t.coef[d:2d]ᵀ, where
+// t.coef[side] = g q/‖x‖ with q = Wᵀx/‖Wᵀx‖ and g = ∓c (2d∓/S²) 2θ/sin θ
+// (zero when Wᵀx = 0).
+func (t *Trainer) imageGradient(x []float64, y int, nrm float64) (StepResult, error) {
+	dim, d, p := t.base.dim, t.base.d, len(t.protos)
+	theta := t.theta[:p]
+	if err := t.eng.ImageDistances(t.dist, theta, x); err != nil {
+		return StepResult{}, stepError("image distances", err)
+	}
+	r, c, err := t.winners(y)
+	if err != nil {
+		return r, err
+	}
+	s := r.DPlus + r.DMinus
+	inv := 2 / float64(s*s)
+	scale := [2]float64{-float64(c * float64(inv*r.DMinus)), float64(c * float64(inv*r.DPlus))}
+	for side, k := range [2]int{r.Plus, r.Minus} {
+		w := t.protos[k]
+		a := t.cs[side][:d]
+		kernels.AB(a, d, x, dim, w.Data, w.Stride, 1, dim, d)
+		var n2 float64
+		for _, v := range a {
+			n2 += float64(v * v)
+		}
+		an := math.Sqrt(n2)
+		g := float64(scale[side]*2) * thetaOverSin(theta[k])
+		if !finite(g) || !finite(an) {
+			return r, fmt.Errorf("model: prototype gradient %v: %w", g, ErrNotFinite)
+		}
+		f := 0.0
+		if an > 0 {
+			f = g / float64(nrm*an)
+		}
+		for j, v := range a {
+			t.coef[side*d+j] = float64(f * v)
+		}
+	}
+	return r, nil
+}

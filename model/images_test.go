@@ -1,0 +1,431 @@
+package model
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/grlgq/grlgq/linalg"
+)
+
+// synthImages returns n images per class of dim pixels: class c's images
+// are random combinations of d fixed random directions of that class plus
+// noise of size sigma, at random positive scales.
+func synthImages(seed uint64, dim, d, classes, n int, sigma float64) ([][]float64, []int) {
+	rng := rand.New(rand.NewPCG(seed, 1))
+	var x [][]float64
+	var y []int
+	for c := 0; c < classes; c++ {
+		basis := make([][]float64, d)
+		for j := range basis {
+			basis[j] = make([]float64, dim)
+			for i := range basis[j] {
+				basis[j][i] = rng.NormFloat64()
+			}
+		}
+		for range n {
+			img := make([]float64, dim)
+			for j := range basis {
+				a := rng.NormFloat64()
+				for i := range img {
+					img[i] += a * basis[j][i]
+				}
+			}
+			s := 0.5 + rng.Float64()
+			for i := range img {
+				img[i] = s * (img[i] + sigma*rng.NormFloat64())
+			}
+			x, y = append(x, img), append(y, c)
+		}
+	}
+	return x, y
+}
+
+func imageAccuracyOf(t *testing.T, m *Model, x [][]float64, y []int) float64 {
+	t.Helper()
+	ok := 0
+	for i, img := range x {
+		p, err := m.PredictImage(img)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.Label == y[i] {
+			ok++
+		}
+	}
+	return float64(ok) / float64(len(x))
+}
+
+// TestImageGradientFiniteDifferences: the gradient StepImage follows is
+// the derivative of the cost weight·φ(μ), d = θ_1² of the image's 1-D
+// subspace, computed from scratch with gonum, along random tangent
+// directions of each winner.
+func TestImageGradientFiniteDifferences(t *testing.T) {
+	for _, act := range []Activation{Identity, Sigmoid} {
+		for _, cw := range []bool{false, true} {
+			t.Run(fmt.Sprintf("act=%d/weights=%v", act, cw), func(t *testing.T) {
+				for seed := uint64(1); seed <= 4; seed++ {
+					cfg := Config{Activation: act, Beta: 3, ClassWeights: cw}
+					tr, _, _ := gradCase(t, cfg, seed)
+					x, y := synthImages(seed, tr.base.dim, 2, 3, 1, 0.5)
+					img, label := x[seed%3], y[seed%3]
+					for i := range img {
+						img[i] *= 7 // any scale
+					}
+					nrm, err := imageScale(img)
+					if err != nil {
+						t.Fatal(err)
+					}
+					r, err := tr.imageGradient(img, label, nrm)
+					if err != nil {
+						t.Fatal(err)
+					}
+					u := mat.NewDense(len(img), 1, nil)
+					for i, v := range img {
+						u.Set(i, 0, v/nrm)
+					}
+					wp, wm := toMat(tr.protos[r.Plus]), toMat(tr.protos[r.Minus])
+					one := []float64{1}
+					c := tr.cfg
+					weight := tr.weights[label]
+					if e0 := costGonum(&c, weight, u, wp, wm, one, one); math.Abs(e0-r.Cost) > 1e-12 {
+						t.Errorf("cost %v, gonum %v", r.Cost, e0)
+					}
+					d := tr.base.d
+					rng := rand.New(rand.NewPCG(seed, 5))
+					const h = 1e-5
+					for side, w := range []*mat.Dense{wp, wm} {
+						var gw mat.Dense
+						gw.Mul(mat.NewDense(len(img), 1, append([]float64(nil), img...)), mat.NewDense(1, d, append([]float64(nil), tr.coef[side*d:side*d+d]...)))
+						for trial := 0; trial < 3; trial++ {
+							delta := tangent(w, rng)
+							pred := mat.Sum(elemMul(&gw, delta))
+							at := func(s float64) float64 {
+								var ws mat.Dense
+								ws.Scale(s, delta)
+								ws.Add(w, &ws)
+								if side == 0 {
+									return costGonum(&c, weight, u, &ws, wm, one, one)
+								}
+								return costGonum(&c, weight, u, wp, &ws, one, one)
+							}
+							fd := (at(h) - at(-h)) / (2 * h)
+							if math.Abs(fd-pred) > 1e-7*math.Max(1, math.Abs(fd)) {
+								t.Errorf("seed %d side %d: directional derivative %.10g, finite difference %.10g", seed, side, pred, fd)
+							}
+						}
+					}
+				}
+			})
+		}
+	}
+}
+
+// TestStepImageMovesWinners: one step with a small rate brings the image
+// closer to W⁺ and farther from W⁻, keeps the bases orthonormal, leaves
+// the relevances and the other prototypes alone.
+func TestStepImageMovesWinners(t *testing.T) {
+	tr, _, _ := gradCase(t, Config{}, 2)
+	x, y := synthImages(3, tr.base.dim, 2, 3, 2, 0.3)
+	lam := append([]float64(nil), tr.lambda...)
+	before := make([]*linalg.Dense, len(tr.protos))
+	for k, w := range tr.protos {
+		before[k] = linalg.NewDense(w.Rows, w.Cols)
+		before[k].CopyFrom(w)
+	}
+	r, err := tr.StepImage(x[0], y[0], 0.05)
+	if err != nil {
+		t.Fatal(err)
+	}
+	theta := func(w *linalg.Dense) float64 {
+		u := mat.NewDense(len(x[0]), 1, append([]float64(nil), x[0]...))
+		return anglesGonum(orthGonum(u), toMat(w))[0]
+	}
+	if a, b := theta(before[r.Plus]), theta(tr.protos[r.Plus]); !(b < a) {
+		t.Errorf("θ to W⁺ went from %v to %v", a, b)
+	}
+	if a, b := theta(before[r.Minus]), theta(tr.protos[r.Minus]); !(b > a) {
+		t.Errorf("θ to W⁻ went from %v to %v", a, b)
+	}
+	for k, w := range tr.protos {
+		if e := linalg.OrthonormalityError(w); e > 1e-13 {
+			t.Errorf("prototype %d: orthonormality error %g", k, e)
+		}
+		if k != r.Plus && k != r.Minus && !sameBits(w, before[k]) {
+			t.Errorf("prototype %d moved", k)
+		}
+	}
+	for k := range lam {
+		if lam[k] != tr.lambda[k] {
+			t.Errorf("relevance %d changed from %v to %v", k, lam[k], tr.lambda[k])
+		}
+	}
+}
+
+// TestStepImageAtZeroAngle: an image inside W⁺ (θ = 0, where θ/sin θ is
+// 0/0) and one orthogonal to a winner (θ = π/2) step without NaN.
+func TestStepImageAtZeroAngle(t *testing.T) {
+	tr, _, _ := gradCase(t, Config{}, 4)
+	k := 0
+	w := tr.protos[k]
+	img := make([]float64, w.Rows)
+	for i := range img {
+		img[i] = 3 * w.At(i, 1)
+	}
+	r, err := tr.StepImage(img, tr.base.labels[k], 0.1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Plus != k || r.DPlus > 1e-14 {
+		t.Fatalf("W⁺ = %d at distance %g, want %d at 0", r.Plus, r.DPlus, k)
+	}
+	for k, w := range tr.protos {
+		if err := w.Validate(); err != nil {
+			t.Fatalf("prototype %d: %v", k, err)
+		}
+	}
+}
+
+func TestStepImageZeroAlloc(t *testing.T) {
+	x, y := synthImages(8, 30, 3, 3, 5, 0.3)
+	m, err := InitImages(Config{SubspaceDim: 4, PrototypesPerClass: 2, Init: InitSample}, x, y)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, err := NewTrainer(m, Config{Workers: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := 0
+	if a := testing.AllocsPerRun(50, func() {
+		if _, err := tr.StepImage(x[i%len(x)], y[i%len(x)], 0.01); err != nil {
+			t.Fatal(err)
+		}
+		i++
+	}); a != 0 {
+		t.Errorf("StepImage allocates %v times", a)
+	}
+	tr.Close()
+	if _, err := tr.StepImage(x[0], y[0], 0.01); !errors.Is(err, ErrClosed) {
+		t.Errorf("closed trainer: %v", err)
+	}
+}
+
+// TestTrainImagesLearns: from a random start, single-image training
+// learns to classify the training images of a synthetic problem.
+func TestTrainImagesLearns(t *testing.T) {
+	x, y := synthImages(21, 40, 3, 4, 60, 0.6)
+	cfg := Config{SubspaceDim: 3, Init: InitRandom, Epochs: 30, Eta: 0.05, Workers: 1, Seed: 3}
+	m0, err := InitImages(cfg, x, y)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a0 := imageAccuracyOf(t, m0, x, y)
+	m, h, err := TrainImages(context.Background(), cfg, x, y)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := imageAccuracyOf(t, m, x, y)
+	if a < 0.95 || a < a0+0.3 {
+		t.Errorf("training accuracy %.3f after 30 epochs (start %.3f)", a, a0)
+	}
+	if len(h.Epochs) != 30 || h.Epochs[29].TrainAccuracy < 0.9 || !(h.Epochs[29].Cost < h.Epochs[0].Cost) {
+		t.Errorf("history: %d epochs, last %+v, first %+v", len(h.Epochs), h.Epochs[len(h.Epochs)-1], h.Epochs[0])
+	}
+	if m.Epochs() != 30 {
+		t.Errorf("Epochs() = %d", m.Epochs())
+	}
+	for k := range m.lambda {
+		if m.lambda[k] != 1/float64(m.d) {
+			t.Errorf("relevances changed by image training: %v", m.lambda)
+		}
+	}
+}
+
+// TestTrainImagesDeterministic: the same seed gives the same model file
+// with 1, 2 and 8 workers (validation split included); Train-equivalent
+// structure: TrainImages = InitImages on the training part + ContinueImages.
+func TestTrainImagesDeterministic(t *testing.T) {
+	x, y := synthImages(5, 30, 3, 5, 12, 0.4)
+	var ref []byte
+	for _, w := range []int{1, 2, 8} {
+		cfg := Config{SubspaceDim: 3, Epochs: 4, Workers: w, Seed: 11, PrototypesPerClass: 2, ValidationFraction: 0.25, Init: InitPCA}
+		m, h, err := TrainImages(context.Background(), cfg, x, y)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if math.IsNaN(h.Epochs[3].ValAccuracy) {
+			t.Error("no validation accuracy")
+		}
+		b := modelBytes(t, m)
+		m.Close()
+		if ref == nil {
+			ref = b
+		} else if !bytes.Equal(ref, b) {
+			t.Errorf("workers=%d: model bytes differ from workers=1", w)
+		}
+	}
+	cfg := Config{SubspaceDim: 3, Epochs: 4, Workers: 1, Seed: 11, PrototypesPerClass: 2, ValidationFraction: 0.25, Init: InitPCA}
+	tr, _ := ValidationSplit(y, 0.25, 11)
+	var xt [][]float64
+	var yt []int
+	for _, i := range tr {
+		xt, yt = append(xt, x[i]), append(yt, y[i])
+	}
+	m0, err := InitImages(cfg, xt, yt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, _, err := ContinueImages(context.Background(), m0, cfg, x, y)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(modelBytes(t, m), ref) {
+		t.Error("InitImages + ContinueImages differs from TrainImages")
+	}
+	cfg.Seed = 12
+	m2, _, _ := TrainImages(context.Background(), cfg, x, y)
+	if bytes.Equal(modelBytes(t, m2), ref) {
+		t.Error("a different seed gave the same bytes")
+	}
+}
+
+// TestInitImagesPCA: InitPCA's prototype of a class spans the top d left
+// singular vectors of the class's image matrix (gonum's SVD).
+func TestInitImagesPCA(t *testing.T) {
+	x, y := synthImages(9, 25, 3, 3, 20, 0.5)
+	m, err := InitImages(Config{SubspaceDim: 4, Init: InitPCA}, x, y)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for c := 0; c < 3; c++ {
+		var cols []float64
+		n := 0
+		for i, img := range x {
+			if y[i] == c {
+				cols = append(cols, img...)
+				n++
+			}
+		}
+		xt := mat.NewDense(n, 25, cols) // images as rows
+		var s mat.SVD
+		if !s.Factorize(xt.T(), mat.SVDThin) {
+			t.Fatal("gonum SVD failed")
+		}
+		var u mat.Dense
+		s.UTo(&u)
+		want := u.Slice(0, 25, 0, 4).(*mat.Dense)
+		if a := maxAngle(toMat(m.protos[c]), want); a > 1e-9 {
+			t.Errorf("class %d: largest angle to gonum's subspace %g", c, a)
+		}
+	}
+}
+
+func TestTrainImagesBadInput(t *testing.T) {
+	x, y := synthImages(2, 16, 2, 3, 4, 0.3)
+	good := Config{SubspaceDim: 2, Epochs: 1, Workers: 1}
+	clone := func() [][]float64 {
+		c := make([][]float64, len(x))
+		for i := range x {
+			c[i] = append([]float64(nil), x[i]...)
+		}
+		return c
+	}
+	nan, inf, zero, short := clone(), clone(), clone(), clone()
+	nan[3][5] = math.NaN()
+	inf[4][0] = math.Inf(-1)
+	for i := range zero[2] {
+		zero[2][i] = 0
+	}
+	short[6] = short[6][:15]
+	for _, c := range []struct {
+		name string
+		cfg  Config
+		x    [][]float64
+		y    []int
+		want error
+	}{
+		{"nan pixel", good, nan, y, ErrNotFinite},
+		{"inf pixel", good, inf, y, ErrNotFinite},
+		{"zero image", good, zero, y, ErrData},
+		{"short image", good, short, y, ErrData},
+		{"labels", good, x, y[:5], ErrData},
+		{"negative label", good, x, append([]int{-1}, y[1:]...), ErrData},
+		{"one class", good, x[:4], y[:4], ErrData},
+		{"no d", Config{Epochs: 1}, x, y, ErrConfig},
+		{"d too large", Config{SubspaceDim: 17}, x, y, ErrConfig},
+		{"sample init with too few images", Config{SubspaceDim: 5, Init: InitSample}, x, y, ErrData},
+		{"pca init with too few images", Config{SubspaceDim: 5, Init: InitPCA}, x, y, ErrData},
+		{"empty", good, nil, nil, ErrData},
+	} {
+		m, _, err := TrainImages(context.Background(), c.cfg, c.x, c.y)
+		if !errors.Is(err, c.want) || m != nil {
+			t.Errorf("%s: got %v (model %v), want %v", c.name, err, m != nil, c.want)
+		}
+	}
+	m, err := InitImages(good, x, y)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := ContinueImages(context.Background(), m, good, x, append(append([]int(nil), y[:11]...), 3)); !errors.Is(err, ErrData) {
+		t.Errorf("unknown label: %v", err)
+	}
+	if _, _, err := ContinueImages(context.Background(), m, good, nan, y); !errors.Is(err, ErrNotFinite) {
+		t.Errorf("NaN pixel: %v", err)
+	}
+	tr, err := NewTrainer(m, good)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tr.Close()
+	for _, img := range [][]float64{nan[3], zero[2], short[6]} {
+		if _, err := tr.StepImage(img, 0, 0.1); err == nil {
+			t.Error("StepImage accepted a bad image")
+		}
+	}
+	if _, err := tr.StepImage(x[0], 3, 0.1); !errors.Is(err, ErrData) {
+		t.Errorf("StepImage with label 3: %v", err)
+	}
+}
+
+// TestTrainImagesThenSave: an image-trained model saves and loads bit for
+// bit and predicts images as before.
+func TestTrainImagesThenSave(t *testing.T) {
+	x, y := synthImages(6, 20, 2, 3, 10, 0.3)
+	m, _, err := TrainImages(context.Background(), Config{SubspaceDim: 2, Epochs: 3, Workers: 1, Init: InitPCA}, x, y)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := modelBytes(t, m)
+	m2, err := Load(bytes.NewReader(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(modelBytes(t, m2), b) {
+		t.Error("round trip changed the bytes")
+	}
+	for _, img := range x {
+		p1, _ := m.PredictImage(img)
+		p2, _ := m2.PredictImage(img)
+		if p1.Label != p2.Label || p1.Distances[0] != p2.Distances[0] {
+			t.Fatal("loaded model predicts differently")
+		}
+	}
+}
+
+func sameBits(a, b *linalg.Dense) bool {
+	for r := 0; r < a.Rows; r++ {
+		for c := 0; c < a.Cols; c++ {
+			if math.Float64bits(a.At(r, c)) != math.Float64bits(b.At(r, c)) {
+				return false
+			}
+		}
+	}
+	return true
+}
