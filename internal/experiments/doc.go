@@ -31,14 +31,18 @@
 //
 // # Results (seed 1, 2 cores shared with other work)
 //
-// MNIST and Yale B with the hard-example sets (hardSpec; the walls include
-// classifying the training images before every epoch, and the Yale B run
-// shared its 2 cores with about two other busy processes).
+// MNIST with the hard-example sets (hardSpec; the wall includes
+// classifying the training images before every epoch), Yale B trained on
+// its single training images (model.ContinueImages from the class-PCA
+// start; the run shared its 2 cores with another busy process).
 //
 //	protocol  GRLGQ          baseline       paper          wall
 //	mnist     96.55 ± 0.05   94.98 ± 0.09   94.78 ± 0.03   1 m 39 s
-//	yale      94.07 ± 0.93   92.98 ± 0.98   96.50 ± 0.61   8 m 57 s
+//	yale      95.83 ± 0.82   92.98 ± 0.98   96.50 ± 0.61   3 m 13 s
 //	eth80     93.00 ± 2.84   83.25 ± 4.42   94.50 ± 1.87   11 s
+//
+// (Yale B with the previous protocol, the hard-example sets: 94.07 ± 0.93
+// in 8 m 57 s.)
 //
 // Commands: grlgq repro mnist|yale|eth80 -dir /work/shared/data; or
 // GRLGQ_REAL=mnist,yale,eth80 go test -run TestRealProtocol -v -timeout 1h
@@ -162,7 +166,39 @@
 // over the adopted setting). Longer schedules change nothing: with η
 // halved every 10 epochs every run above is frozen from epoch 100 on
 // (identical accuracies at 100, 150 and 200), and slower halving (every
-// 20 epochs) gave 91.27. So the Yale B protocol is unchanged.
+// 20 epochs) gave 91.27.
+//
+// Single-image training (adopted; TestStudyImageLVQYale, a plain Go
+// prototype of the step, then TestStudyImagesYale through
+// model.ContinueImages; the same four inner splits). The test rule
+// classifies single images by θ_1, and the training images can be the
+// training samples themselves: 1-D subspaces, d = θ_1², the rank-one step
+// of model.StepImage. Mean inner validation accuracy (class-PCA start of
+// the sets, 90.35%):
+//
+//	η = 1e-2 constant: 92.22 (10 epochs), 92.64 (20), 92.89 (40), 92.85 (50)
+//	η = 3e-3 constant: 92.01 (20), 92.39 (40), 92.80 (100)
+//	η = 3e-2 constant: 88.1-89.8 (unstable); η = 0.1: 67-78
+//	sigmoid β = 5, η = 1e-2: 92.51-92.72; β = 5, η = 3e-2: 90.4-91.3
+//	from the hard-set model (91.39) instead, η = 1e-2: 92.93 (60 epochs)
+//	mirrored training images added: 92.59 (60)
+//	2 prototypes per class from k-subspace clustering: 91.10 (60)
+//	step schedule, η halved every 10 epochs: η = 1e-2 92.47, 2e-2 92.76 (80)
+//	halved every 20 epochs: η = 1e-2 92.80 (80; 92.68, 92.80, 92.64 at 20, 40, 60)  adopted
+//	                        η = 2e-2 92.80 (80)
+//	start at the class PCA of the images themselves (model.InitImages,
+//	91.02%): 92.39-92.68 with the same schedules
+//
+// Every stable setting lies on a plateau of 92.4-92.9% (+50 to +60 of
+// 2,404 validation images over the start, against +25 for the hard sets);
+// the paper's η = 1e-2 with the step schedule of the other protocols,
+// halving every 20 epochs, for 80 epochs, was adopted from it, starting
+// from the protocol's class-PCA subspace as before. The training images
+// are fitted to about 99.3%. Test accuracy was computed once, for the
+// table: 95.83 ± 0.82. (On MNIST the same single-image training lowers
+// the validation accuracy, 94.39% → 93.5% after 40 epochs at η = 1e-2 or
+// 3e-3 with the step schedule; TestStudyImagesMNIST. There the training
+// images are fitted only to 94%, and the hard-example sets stay.)
 
 // ETH-80 (eth80.go). Fixed by the paper: gray 20x20, one object = one set,
 // d = 5, 5 training objects per category, 10 random splits, η = 0.05,

@@ -17,7 +17,11 @@ type yaleSpec struct {
 	Regroup int // independent random groupings of each fold's training images
 	Folds   int
 	Hard    hardSpec // hard-example sets added to every epoch (M = 0: none)
-	Config  model.Config
+	// Images: train on the single training images (model.ContinueImages
+	// from the class-PCA start of the sets) instead of on the sets; Hard
+	// is then unused.
+	Images bool
+	Config model.Config
 }
 
 // yaleDefault is the Yale B 32x32 protocol: images resized to 20x20
@@ -36,6 +40,7 @@ func yaleDefault() yaleSpec {
 		Regroup: yaleRegroup,
 		Folds:   4,
 		Hard:    yaleHard,
+		Images:  true,
 		Config: model.Config{
 			SubspaceDim:        7,
 			PrototypesPerClass: 1,
@@ -44,8 +49,8 @@ func yaleDefault() yaleSpec {
 			Eta:                yaleEta,
 			Gamma:              1e-5,
 			Schedule:           model.ScheduleStep,
-			StepEvery:          10,
-			Epochs:             200,
+			StepEvery:          yaleStepEvery,
+			Epochs:             yaleEpochs,
 		},
 	}
 }
@@ -66,6 +71,19 @@ const (
 	yaleM       = 14
 	yaleRegroup = 5
 	yaleEta     = 1e-2
+)
+
+// yaleEpochs and yaleStepEvery: single-image training (yaleSpec.Images)
+// from the class-PCA start, η = 1e-2 (the paper's) halved every 20 epochs,
+// 80 epochs. Chosen on the inner splits of outer folds 1-4 of repetition
+// 1 (TestStudyImagesYale; 2,404 validation images, the outer test folds
+// untouched): mean inner validation accuracy 90.35% at the start, 92.80%
+// after 80 epochs, against 91.39% for the set-based training with the hard
+// sets (yaleHard, 200 epochs); every schedule tried lies on a plateau of
+// 92.4-92.9% (see doc.go).
+const (
+	yaleEpochs    = 80
+	yaleStepEvery = 20
 )
 
 // yaleHard: every epoch, the inner-training images the current model
@@ -152,7 +170,18 @@ func yaleOnce(ctx context.Context, spec yaleSpec, ds *dataset.Dataset, trainIdx,
 		return
 	}
 	baseDur = time.Since(tb)
-	m, err := trainHard(ctx, cfg, x, y, ds.Images, ds.Labels, trainIdx, len(ds.Classes), spec.Hard, 1, nil)
+	var m *model.Model
+	if spec.Images {
+		imgs := make([][]float64, len(trainIdx))
+		ys := make([]int, len(trainIdx))
+		for k, i := range trainIdx {
+			imgs[k], ys[k] = ds.Images[i], ds.Labels[i]
+		}
+		m, _, err = model.ContinueImages(ctx, bm, cfg, imgs, ys)
+	} else {
+		m, err = trainHard(ctx, cfg, x, y, ds.Images, ds.Labels, trainIdx, len(ds.Classes), spec.Hard, 1, nil)
+	}
+	bm.Close()
 	if err != nil {
 		err = fmt.Errorf("experiments: yale job %d: %w", job, err)
 		return
@@ -182,9 +211,8 @@ func runYaleWith(ctx context.Context, opt Options, spec yaleSpec) (*Result, erro
 	pr.printf("yale: loaded %d images of %d people, resized to 20x20, in %v", ds.Len(), len(ds.Classes), since(t0))
 	k := spec.Folds
 	res := &Result{
-		Name: "yale",
-		Protocol: fmt.Sprintf("Yale B 32x32 resized to 20x20: %d-fold cross-validation repeated %d times; training subspaces (d=%d) of m=%d same-class training images (%d grouping(s))%s, %d prototype per class, %d epochs; test = single images by θ_1",
-			k, reps, spec.Config.SubspaceDim, spec.M, spec.Regroup, spec.Hard.text(), spec.Config.PrototypesPerClass, spec.Config.Epochs),
+		Name:               "yale",
+		Protocol:           yaleProtocol(spec, k, reps),
 		Config:             spec.Config,
 		Accuracies:         make([]float64, reps*k),
 		BaselineAccuracies: make([]float64, reps*k),
@@ -228,4 +256,16 @@ func runYaleWith(ctx context.Context, opt Options, spec yaleSpec) (*Result, erro
 	res.Wall = time.Since(t0) - sumB/par
 	res.BaselineWall = load + sumB/par
 	return res, nil
+}
+
+// yaleProtocol describes spec in one line.
+func yaleProtocol(spec yaleSpec, k, reps int) string {
+	c := spec.Config
+	head := fmt.Sprintf("Yale B 32x32 resized to 20x20: %d-fold cross-validation repeated %d times; d=%d, %d prototype per class", k, reps, c.SubspaceDim, c.PrototypesPerClass)
+	if spec.Images {
+		return fmt.Sprintf("%s started at the class-PCA subspace of the training subspaces (m=%d same-class images, %d groupings), then trained on the single training images (1-D subspaces) for %d epochs, η=%g halved every %d epochs; test = single images by θ_1",
+			head, spec.M, spec.Regroup, c.Epochs, c.Eta, c.StepEvery)
+	}
+	return fmt.Sprintf("%s; training subspaces of m=%d same-class training images (%d grouping(s))%s, %d epochs; test = single images by θ_1",
+		head, spec.M, spec.Regroup, spec.Hard.text(), c.Epochs)
 }

@@ -1,0 +1,445 @@
+package experiments
+
+import (
+	"context"
+	"math"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/grlgq/grlgq/model"
+	"github.com/grlgq/grlgq/subspace"
+)
+
+// imageLVQ is a plain single-image GLVQ on Grassmann prototypes (study code):
+// each training image x (unit) is a 1-D subspace; d(x, W) = θ_1² with
+// cos θ_1 = ‖Wᵀx‖. The winners' principal vectors v = W q (q = Wᵀx/‖Wᵀx‖)
+// move toward (W⁺) or away from (W⁻) x; the rest of W is unchanged, and v
+// stays orthogonal to it, so normalising v keeps W orthonormal.
+type imageLVQ struct {
+	D, d   int
+	protos [][]float64 // D*d row-major (D rows, d columns)
+	labels []int
+}
+
+func newImageLVQ(m *model.Model) *imageLVQ {
+	l := &imageLVQ{D: m.Dim(), d: m.SubspaceDim()}
+	for k := range m.NumPrototypes() {
+		p := m.Prototype(k)
+		w := make([]float64, l.D*l.d)
+		for i := range l.D {
+			for j := range l.d {
+				w[i*l.d+j] = p.At(i, j)
+			}
+		}
+		l.protos = append(l.protos, w)
+		l.labels = append(l.labels, m.Label(k))
+	}
+	return l
+}
+
+func (l *imageLVQ) proj(a []float64, w []float64, x []float64) float64 {
+	for j := range a {
+		a[j] = 0
+	}
+	for i := range l.D {
+		xi := x[i]
+		row := w[i*l.d : (i+1)*l.d]
+		for j := range row {
+			a[j] += row[j] * xi
+		}
+	}
+	var s float64
+	for _, v := range a {
+		s += v * v
+	}
+	return s
+}
+
+func unit(x []float64) []float64 {
+	var s float64
+	for _, v := range x {
+		s += v * v
+	}
+	s = math.Sqrt(s)
+	u := make([]float64, len(x))
+	for i, v := range x {
+		u[i] = v / s
+	}
+	return u
+}
+
+func (l *imageLVQ) classify(x []float64, a []float64) int {
+	best, bk := -1.0, 0
+	for k, w := range l.protos {
+		if c := l.proj(a, w, x); c > best {
+			best, bk = c, k
+		}
+	}
+	return l.labels[bk]
+}
+
+func (l *imageLVQ) accuracy(imgs [][]float64, y []int, idx []int) float64 {
+	a := make([]float64, l.d)
+	ok := 0
+	for _, i := range idx {
+		if l.classify(unit(imgs[i]), a) == y[i] {
+			ok++
+		}
+	}
+	return float64(ok) / float64(len(idx))
+}
+
+// step updates the winners for unit image x of class c; returns μ.
+func (l *imageLVQ) step(x []float64, c int, eta, beta float64, a, ap, am []float64) float64 {
+	dp, dm := math.Inf(1), math.Inf(1)
+	kp, km := -1, -1
+	for k, w := range l.protos {
+		cs := math.Sqrt(l.proj(a, w, x))
+		th := math.Acos(min(cs, 1))
+		dd := th * th
+		if l.labels[k] == c {
+			if dd < dp {
+				dp, kp = dd, k
+				copy(ap, a)
+			}
+		} else if dd < dm {
+			dm, km = dd, k
+			copy(am, a)
+		}
+	}
+	s := dp + dm
+	mu := (dp - dm) / s
+	dphi := 1.0
+	if beta > 0 {
+		f := 1 / (1 + math.Exp(-beta*mu))
+		dphi = beta * f * (1 - f)
+	}
+	move := func(k int, a []float64, dist, coef float64) {
+		w := l.protos[k]
+		th := math.Sqrt(dist)
+		g := 1.0
+		if th > 1e-8 {
+			g = th / math.Sin(th)
+		}
+		alpha := coef * 2 * g
+		cs := math.Sqrt(l.proj(a, w, x)) // a = Wᵀx
+		if cs == 0 {
+			return
+		}
+		q := make([]float64, l.d)
+		for j := range q {
+			q[j] = a[j] / cs
+		}
+		v := make([]float64, l.D)
+		var n2 float64
+		for i := range l.D {
+			var s float64
+			row := w[i*l.d : (i+1)*l.d]
+			for j := range row {
+				s += row[j] * q[j]
+			}
+			v[i] = s
+			nv := s + alpha*x[i]
+			n2 += nv * nv
+		}
+		n := math.Sqrt(n2)
+		for i := range l.D {
+			nv := (v[i] + alpha*x[i]) / n
+			row := w[i*l.d : (i+1)*l.d]
+			for j := range row {
+				row[j] += (nv - v[i]) * q[j]
+			}
+		}
+	}
+	move(kp, ap, dp, eta*dphi*2*dm/(s*s))
+	move(km, am, dm, -eta*dphi*2*dp/(s*s))
+	return mu
+}
+
+// TestStudyImageLVQYale: single-image GLVQ fine-tuning of the class-PCA
+// start on the Yale B inner splits (X_FOLDS), X_ETA, X_EPOCHS, X_BETA,
+// X_STEP (halve η every X_STEP epochs, 0: constant).
+func TestStudyImageLVQYale(t *testing.T) {
+	tuning(t)
+	folds := []int{0, 1, 2, 3}
+	if s := os.Getenv("X_FOLDS"); s != "" {
+		folds = nil
+		for _, f := range strings.Split(s, ",") {
+			v, _ := strconv.Atoi(f)
+			folds = append(folds, v)
+		}
+	}
+	epochs := envI("X_EPOCHS", 100)
+	every := envI("X_EVERY", 10)
+	ncp := epochs/every + 1
+	for _, etaS := range strings.Split(os.Getenv("X_ETA"), ";") {
+		eta, _ := strconv.ParseFloat(etaS, 64)
+		corr := make([][]float64, len(folds))
+		err := forEach(context.Background(), len(folds), envI("X_PAR", 2), func(fi int) error {
+			ds, tr, va := yaleInner(t, envI("X_REP", 0), folds[fi])
+			if os.Getenv("X_MIRROR") != "" {
+				n := len(tr)
+				for _, i := range tr[:n] {
+					img := ds.Images[i]
+					mir := make([]float64, len(img))
+					for r := range 20 {
+						for c := range 20 {
+							mir[r*20+c] = img[r*20+19-c]
+						}
+					}
+					tr = append(tr, len(ds.Images))
+					ds.Images = append(ds.Images, mir)
+					ds.Labels = append(ds.Labels, ds.Labels[i])
+				}
+			}
+			grng := runRNG(1, streamGroups, 0)
+			var x []*subspace.Subspace
+			var y []int
+			for range 5 {
+				xs, ys, err := groupSubspaces(ds.Images, ds.Labels, tr, len(ds.Classes), 14, 7, grng)
+				if err != nil {
+					return err
+				}
+				x, y = append(x, xs...), append(y, ys...)
+			}
+			cfg := model.Config{SubspaceDim: 7, Init: model.InitPCA, PrototypesPerClass: envI("X_PROTOS", 1), Workers: 1, Seed: 1}
+			bm, err := baselineModel(cfg, x, y)
+			if err != nil {
+				return err
+			}
+			if os.Getenv("X_START") == "hard" {
+				hc := cfg
+				hc.Eta, hc.Gamma, hc.Schedule, hc.StepEvery, hc.Epochs = 1e-2, 1e-5, model.ScheduleStep, 10, envI("X_HARDEPOCHS", 200)
+				bm.Close()
+				if bm, err = trainHard(context.Background(), hc, x, y, ds.Images, ds.Labels, tr, len(ds.Classes), yaleHard, 1, nil); err != nil {
+					return err
+				}
+			}
+			l := newImageLVQ(bm)
+			bm.Close()
+			if kp := envI("X_KSUB", 0); kp > 0 {
+				if err := l.kSubspaces(ds.Images, ds.Labels, tr, len(ds.Classes), kp, runRNG(1, streamGroups, 77)); err != nil {
+					return err
+				}
+			}
+			units := make([][]float64, len(ds.Images))
+			for _, i := range tr {
+				units[i] = unit(ds.Images[i])
+			}
+			corr[fi] = make([]float64, ncp)
+			corr[fi][0] = l.accuracy(ds.Images, ds.Labels, va)
+			a, ap, am := make([]float64, 7), make([]float64, 7), make([]float64, 7)
+			rng := runRNG(1, streamGroups, 99)
+			e := eta
+			for ep := 1; ep <= epochs; ep++ {
+				perm := rng.Perm(len(tr))
+				var cost float64
+				for _, p := range perm {
+					i := tr[p]
+					cost += l.step(units[i], ds.Labels[i], e, envF("X_BETA", 0), a, ap, am)
+				}
+				if st := envI("X_STEP", 0); st > 0 && ep%st == 0 {
+					e /= 2
+				}
+				if ep%every == 0 {
+					corr[fi][ep/every] = l.accuracy(ds.Images, ds.Labels, va)
+					t.Logf("η=%g fold %d epoch %d: cost %.4f train %.2f%% val %.2f%%", eta, folds[fi], ep, cost/float64(len(tr)), 100*l.accuracy(ds.Images, ds.Labels, tr), 100*corr[fi][ep/every])
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for cp := range ncp {
+			var s []string
+			var mean float64
+			for fi := range folds {
+				s = append(s, strconv.FormatFloat(100*corr[fi][cp], 'f', 2, 64))
+				mean += corr[fi][cp] / float64(len(folds))
+			}
+			t.Logf("η=%g epoch %d: mean %.2f%% (%s)", eta, cp*every, 100*mean, strings.Join(s, " "))
+		}
+	}
+}
+
+// kSubspaces replaces the prototypes by P per class, from k-subspace
+// clustering of each class's training images (random start, 10 rounds).
+func (l *imageLVQ) kSubspaces(imgs [][]float64, y []int, idx []int, classes, P int, rng interface{ IntN(int) int }) error {
+	byClass := make([][]int, classes)
+	for _, i := range idx {
+		byClass[y[i]] = append(byClass[y[i]], i)
+	}
+	l.protos, l.labels = nil, nil
+	a := make([]float64, l.d)
+	for c, ids := range byClass {
+		assign := make([]int, len(ids))
+		for i := range assign {
+			assign[i] = i % P
+		}
+		for i := range assign {
+			j := rng.IntN(i + 1)
+			assign[i], assign[j] = assign[j], assign[i]
+		}
+		var ws [][]float64
+		for round := 0; round < 10; round++ {
+			ws = ws[:0]
+			for p := range P {
+				var set [][]float64
+				for i, id := range ids {
+					if assign[i] == p {
+						set = append(set, imgs[id])
+					}
+				}
+				for len(set) < l.d {
+					set = append(set, imgs[ids[rng.IntN(len(ids))]])
+				}
+				sub, err := setSubspace(set, l.d)
+				if err != nil {
+					return err
+				}
+				w := make([]float64, l.D*l.d)
+				for i := range l.D {
+					for j := range l.d {
+						w[i*l.d+j] = sub.Basis.At(i, j)
+					}
+				}
+				ws = append(ws, w)
+			}
+			for i, id := range ids {
+				x := unit(imgs[id])
+				best := -1.0
+				for p, w := range ws {
+					if cs := l.proj(a, w, x); cs > best {
+						best, assign[i] = cs, p
+					}
+				}
+			}
+		}
+		for _, w := range ws {
+			l.protos = append(l.protos, append([]float64(nil), w...))
+			l.labels = append(l.labels, c)
+		}
+	}
+	return nil
+}
+
+// TestStudyImagesYale: model.ContinueImages (single-image training) on the
+// Yale B inner splits; X_START=groups (class PCA of the m=14 groups, the
+// protocol's start) or images (model.InitImages' class PCA of the images).
+func TestStudyImagesYale(t *testing.T) {
+	tuning(t)
+	folds := []int{0, 1, 2, 3}
+	epochs := envI("X_EPOCHS", 60)
+	every := envI("X_EVERY", 20)
+	ncp := epochs/every + 1
+	for _, etaS := range strings.Split(os.Getenv("X_ETA"), ";") {
+		eta, _ := strconv.ParseFloat(etaS, 64)
+		corr := make([][]float64, len(folds))
+		err := forEach(context.Background(), len(folds), envI("X_PAR", 2), func(fi int) error {
+			ds, tr, va := yaleInner(t, envI("X_REP", 0), folds[fi])
+			cfg := model.Config{SubspaceDim: 7, Init: model.InitPCA, Workers: 1, Seed: 1, Eta: eta, Gamma: 1e-5, Epochs: every}
+			hardConfig(&cfg)
+			imgs := make([][]float64, len(tr))
+			ys := make([]int, len(tr))
+			for k, i := range tr {
+				imgs[k], ys[k] = ds.Images[i], ds.Labels[i]
+			}
+			var m *model.Model
+			var err error
+			if os.Getenv("X_START") == "images" {
+				m, err = model.InitImages(cfg, imgs, ys)
+			} else {
+				grng := runRNG(1, streamGroups, 0)
+				var x []*subspace.Subspace
+				var y []int
+				for range 5 {
+					xs, yy, err := groupSubspaces(ds.Images, ds.Labels, tr, len(ds.Classes), 14, 7, grng)
+					if err != nil {
+						return err
+					}
+					x, y = append(x, xs...), append(y, yy...)
+				}
+				m, err = baselineModel(cfg, x, y)
+			}
+			if err != nil {
+				return err
+			}
+			corr[fi] = make([]float64, ncp)
+			corr[fi][0], _ = imageAccuracy(m, ds.Images, ds.Labels, va, 1)
+			for cp := 1; cp < ncp; cp++ {
+				m2, _, err := model.ContinueImages(context.Background(), m, cfg, imgs, ys)
+				if err != nil {
+					return err
+				}
+				m.Close()
+				m = m2
+				corr[fi][cp], _ = imageAccuracy(m, ds.Images, ds.Labels, va, 1)
+			}
+			m.Close()
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for cp := range ncp {
+			var s []string
+			var mean float64
+			for fi := range folds {
+				s = append(s, strconv.FormatFloat(100*corr[fi][cp], 'f', 2, 64))
+				mean += corr[fi][cp] / float64(len(folds))
+			}
+			t.Logf("η=%g start=%s sched=%s epoch %d: mean %.2f%% (%s)", eta, os.Getenv("X_START"), os.Getenv("X_SCHED"), cp*every, 100*mean, strings.Join(s, " "))
+		}
+	}
+}
+
+// TestStudyImagesMNIST: model.ContinueImages from the protocol's class-PCA
+// start (groups of 48) on the 50,000/10,000 validation split of MNIST's
+// training file. X_ETA: ";"-separated rates (run in parallel).
+func TestStudyImagesMNIST(t *testing.T) {
+	tuning(t)
+	data, tr, va := mnistValidationN(t, envI("X_VAL", 0))
+	grng := runRNG(1, streamGroups, 0)
+	x, y, err := groupSubspaces(data.train.Images, data.train.Labels, tr, 10, 48, 12, grng)
+	if err != nil {
+		t.Fatal(err)
+	}
+	imgs := make([][]float64, len(tr))
+	ys := make([]int, len(tr))
+	for k, i := range tr {
+		imgs[k], ys[k] = data.train.Images[i], data.train.Labels[i]
+	}
+	etas := strings.Split(os.Getenv("X_ETA"), ";")
+	epochs, every := envI("X_EPOCHS", 40), envI("X_EVERY", 10)
+	err = forEach(context.Background(), len(etas), 2, func(j int) error {
+		eta, _ := strconv.ParseFloat(etas[j], 64)
+		cfg := model.Config{SubspaceDim: 12, Init: model.InitPCA, Workers: 1, Seed: 1, Eta: eta, Gamma: 1e-6, Epochs: every}
+		hardConfig(&cfg)
+		m, err := baselineModel(cfg, x, y)
+		if err != nil {
+			return err
+		}
+		acc, _ := imageAccuracy(m, data.train.Images, data.train.Labels, va, 1)
+		t.Logf("η=%g sched=%s epoch 0: val %.2f%%", eta, os.Getenv("X_SCHED"), 100*acc)
+		for e := every; e <= epochs; e += every {
+			m2, h, err := model.ContinueImages(context.Background(), m, cfg, imgs, ys)
+			if err != nil {
+				return err
+			}
+			m.Close()
+			m = m2
+			acc, _ := imageAccuracy(m, data.train.Images, data.train.Labels, va, 1)
+			last := h.Epochs[len(h.Epochs)-1]
+			t.Logf("η=%g sched=%s epoch %d: val %.2f%% (train %.2f%%, cost %.4f, %v/epoch)", eta, os.Getenv("X_SCHED"), e, 100*acc, 100*last.TrainAccuracy, last.Cost, last.Duration.Round(time.Millisecond))
+		}
+		m.Close()
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
