@@ -99,6 +99,9 @@ var examples = map[string]string{
   grlgq train -data folder:eth80 -resize 20x20 -d 5 -lr 0.05 -lr-rel 1e-4 -epochs 100 -o eth80.grlgq
   # Yale B (Deng Cai's MAT layout): 32x32 column-major pixels, resized to 20x20
   grlgq train -data mat:YaleB_32x32.mat -image 32x32 -mat-transpose -pixel-max 255 -resize 20x20 -d 7 -o yale.grlgq
+  # the same, trained on the single face images (1-D subspaces), with a 20% validation split
+  grlgq train -data mat:YaleB_32x32.mat -image 32x32 -mat-transpose -pixel-max 255 -resize 20x20 -d 7 \
+      -images -init pca -lr 1e-2 -schedule step -step-every 20 -epochs 80 -val 0.2 -o yale-images.grlgq
 `,
 	"eval": `  grlgq eval -model mnist.grlgq -data idx:t10k-images-idx3-ubyte.gz,t10k-labels-idx1-ubyte.gz
   grlgq eval -model eth80.grlgq -data folder:eth80-test -resize 20x20 -json

@@ -180,6 +180,7 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 		quiet   bool
 		skipBad bool
 		hf      hardFlags
+		images  bool
 	)
 	df.addFlags(fs)
 	tf.addFlags(fs, model.Config{SubspaceDim: 5, Epochs: model.DefaultEpochs, Eta: model.DefaultEta, Gamma: model.DefaultGamma})
@@ -191,6 +192,8 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 	fs.BoolVar(&asJSON, "json", false, "print one JSON object (history, accuracies, relevances) instead of text")
 	fs.BoolVar(&quiet, "quiet", false, "print only the final line: no progress bar, no per-epoch lines")
 	hf.addFlags(fs)
+	fs.BoolVar(&images, "images", false, "single-image data (idx, csv, mat): train on the single images themselves (1-D subspaces, distance θ_1², as in prediction; model.TrainImages) "+
+		"instead of on sets of -m images; -init pca starts each class at the subspace of all its training images; relevances are not learned (a single image has one angle)")
 	fs.BoolVar(&skipBad, "skip-bad", false, "leave out image sets that cannot give a d-dimensional subspace (too few images, rank below d) instead of failing")
 	if err := parseFlags(e, fs, args); err != nil {
 		return err
@@ -214,9 +217,15 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 	if err := hf.check(fs, cfg); err != nil {
 		return err
 	}
+	if images && (hf.copies > 0 || isSet(fs, "m") || isSet(fs, "groupings") || skipBad) {
+		return usagef(fs, "-images trains on the single images: it takes no -m, -groupings, -hard-copies or -skip-bad")
+	}
 	if sp, err := dataset.ParseSpec(df.spec); err == nil {
 		if sameFile(out, sp.Paths...) {
 			return usagef(fs, "-o %s is one of the data files", out)
+		}
+		if images && (sp.Scheme == "folder" || sp.Scheme == "npy") {
+			return usagef(fs, "-images needs single-image data (idx, csv, mat): %s data are image sets or bases", sp.Scheme)
 		}
 		if hf.copies > 0 && (sp.Scheme == "folder" || sp.Scheme == "npy") {
 			return usagef(fs, "-hard-copies needs single-image data (idx, csv, mat): %s data are image sets or bases", sp.Scheme)
@@ -268,8 +277,15 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 		}
 		hard = &hardTraining{ds: ds, opt: experiments.HardOptions{M: hm, Margin: hf.margin, Copies: hf.copies}}
 	}
-	train, how, err := trainingSubspaces(ds, cfg.SubspaceDim, m, groups, cfg.Seed, tf.workers, skipBad)
-	if err != nil {
+	var train *dataset.Subspaces
+	var how string
+	if images {
+		if ds.Images == nil || ds.Sets != nil {
+			return usagef(fs, "-images needs single-image data (idx, csv, mat): %s holds %s", ds.Source, dataKind(ds))
+		}
+		train = &dataset.Subspaces{}
+		how = fmt.Sprintf("%d single images as 1-D subspaces (distance θ_1²)", len(ds.Images))
+	} else if train, how, err = trainingSubspaces(ds, cfg.SubspaceDim, m, groups, cfg.Seed, tf.workers, skipBad); err != nil {
 		return err
 	}
 	if hard != nil {
@@ -291,7 +307,11 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 	}
 	loadTime := time.Since(t0)
 
-	res, err := trainModel(ctx, e, cfg, train, hard, text, quiet)
+	var imgs *dataset.Dataset
+	if images {
+		imgs = ds
+	}
+	res, err := trainModel(ctx, e, cfg, train, hard, imgs, text, quiet)
 	if err != nil {
 		return err
 	}
@@ -421,8 +441,9 @@ type hardTraining struct {
 
 // trainModel trains with per-epoch lines on text and a progress bar on
 // stderr (when it is a terminal and not quiet); with hard != nil, with
-// hard-example sets (experiments.TrainHard, one model.Continue per epoch).
-func trainModel(ctx context.Context, e *env, cfg model.Config, train *dataset.Subspaces, hard *hardTraining, text io.Writer, quiet bool) (*trained, error) {
+// hard-example sets (experiments.TrainHard, one model.Continue per epoch);
+// with images != nil, on its single images (model.TrainImages).
+func trainModel(ctx context.Context, e *env, cfg model.Config, train *dataset.Subspaces, hard *hardTraining, images *dataset.Dataset, text io.Writer, quiet bool) (*trained, error) {
 	bar := newProgress(e.stderr, cfg.Epochs, "epochs", quiet)
 	width := len(fmt.Sprint(cfg.Epochs))
 	show := func(s model.EpochStats, extra string) {
@@ -453,7 +474,11 @@ func trainModel(ctx context.Context, e *env, cfg model.Config, train *dataset.Su
 			show(s, "")
 			return nil
 		}
-		m, hist, err = model.Train(ctx, cfg, train.Subs, train.Labels)
+		if images != nil {
+			m, hist, err = model.TrainImages(ctx, cfg, images.Images, images.Labels)
+		} else {
+			m, hist, err = model.Train(ctx, cfg, train.Subs, train.Labels)
+		}
 	} else {
 		// One model.Continue per epoch: collect its statistics, shown
 		// once the epoch's hard-set counts are known.

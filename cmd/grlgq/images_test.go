@@ -1,0 +1,62 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestTrainImages: -images trains on the single images (a different model
+// than sets of -m images), the model file does not depend on -workers, the
+// model evaluates, and what -images cannot honour is a usage error.
+func TestTrainImages(t *testing.T) {
+	dir := t.TempDir()
+	data := filepath.Join(dir, "d.csv")
+	writeCSV(t, data, 4, 24, 2)
+	spec := "csv:" + data
+	base := []string{"train", "-data", spec, "-d", "3", "-epochs", "6", "-lr", "0.02", "-init", "pca", "-seed", "11", "-quiet"}
+	read := func(p string) []byte {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	plain := filepath.Join(dir, "plain")
+	ok(t, append(base, "-o", plain)...)
+	var files [][]byte
+	for _, w := range []string{"1", "2"} {
+		mod := filepath.Join(dir, "img"+w)
+		ok(t, append(base, "-images", "-workers", w, "-o", mod)...)
+		files = append(files, read(mod))
+	}
+	if !bytes.Equal(files[0], files[1]) {
+		t.Error("-images: -workers 1 and -workers 2 wrote different model files")
+	}
+	if bytes.Equal(files[0], read(plain)) {
+		t.Error("-images gave the same model as training on sets")
+	}
+	r := ok(t, "train", "-data", spec, "-d", "3", "-epochs", "3", "-lr", "0.02", "-images", "-val", "0.25", "-o", filepath.Join(dir, "t"))
+	for _, want := range []string{"single images as 1-D subspaces", "epoch 3/3", "val acc", "saved"} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("train -images output lacks %q:\n%s", want, r.stdout)
+		}
+	}
+	js := decodeJSON(t, ok(t, "eval", "-model", filepath.Join(dir, "img1"), "-data", spec, "-json").stdout, "accuracy")
+	if a := fraction(t, js, "accuracy"); a < 0.9 {
+		t.Errorf("-images model: training-data accuracy %.3f", a)
+	}
+
+	mod := filepath.Join(dir, "u")
+	for _, extra := range [][]string{{"-m", "6"}, {"-groupings", "2"}, {"-hard-copies", "1"}, {"-skip-bad"}} {
+		fails(t, 2, []string{"-images"}, append(append(append([]string(nil), base...), "-images", "-o", mod), extra...)...)
+	}
+	root := filepath.Join(dir, "sets")
+	writeFolder(t, root, 2, 4, 6)
+	fails(t, 2, []string{"-images", "single-image", "folder"}, "train", "-data", "folder:"+root, "-d", "3", "-images", "-o", mod)
+	if _, err := os.Stat(mod); err == nil {
+		t.Error("a usage error wrote the model")
+	}
+}
