@@ -122,6 +122,54 @@ func BenchmarkTrainStep(b *testing.B) {
 	})
 }
 
+// BenchmarkTrainImageStep: one SGD step on a single training image
+// (model.Trainer.StepImage: θ_1 to every prototype, winners, the rank-one
+// updates of W⁺ and W⁻, re-orthonormalisation), cycling over 16 dense
+// Gaussian images with labels 0..p-1. The reference is internal/reference's
+// StepImage (gonum; the polar factor by SVD as its Step).
+func BenchmarkTrainImageStep(b *testing.B) {
+	const dim, d, p = 784, 12, 10
+	b.Run(fmt.Sprintf("D=%d,d=%d,p=%d", dim, d, p), func(b *testing.B) {
+		const n = 16
+		imgs := make([][]float64, n)
+		for i := range imgs {
+			imgs[i] = randomGaussian(uint64(6100+i), 1, dim, dim)
+		}
+		const eta = 1e-3
+		ours := func(workers int) func(b *testing.B) {
+			return func(b *testing.B) {
+				f := newModelFixture(b, dim, d, p, workers)
+				tr, err := model.NewTrainer(f.ours, model.Config{Workers: workers})
+				if err != nil {
+					b.Fatal(err)
+				}
+				defer tr.Close()
+				i := 0
+				b.ReportAllocs()
+				for b.Loop() {
+					if _, err := tr.StepImage(imgs[i%n], i%p, eta); err != nil {
+						b.Fatal(err)
+					}
+					i++
+				}
+			}
+		}
+		b.Run("ours", ours(0))
+		b.Run("ours-1worker", ours(1))
+		b.Run("reference", func(b *testing.B) {
+			f := newModelFixture(b, dim, d, p, 1)
+			i := 0
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := f.ref.StepImage(imgs[i%n], i%p, eta, 1); err != nil {
+					b.Fatal(err)
+				}
+				i++
+			}
+		})
+	})
+}
+
 // BenchmarkPredictSet: classify one image-set subspace (distances to every
 // prototype, nearest class, probabilities, margin). Ours: Predictor.PredictTo
 // into a reused Prediction with all cores; reference: PredictSet.

@@ -11,6 +11,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/grlgq/grlgq/internal/reference"
 	"github.com/grlgq/grlgq/linalg"
 )
 
@@ -428,4 +429,103 @@ func sameBits(a, b *linalg.Dense) bool {
 		}
 	}
 	return true
+}
+
+// TestOracleImages: single-image training against the plain gonum
+// reference (reference.StepImage) from the same start over the same
+// permutations: the same winners and distances at every step, prototypes
+// spanning the same subspaces at the end (largest angle < 1e-9), for 1, 2
+// and 8 workers; TrainImages (the public path) ends at the same model.
+func TestOracleImages(t *testing.T) {
+	variants := []Config{
+		{Init: InitPCA, Eta: 0.05},
+		{Init: InitRandom, Eta: 0.1, Activation: Sigmoid, Beta: 2, ClassWeights: true, Schedule: ScheduleStep, StepEvery: 2},
+		{Init: InitSample, Eta: 0.03, Schedule: ScheduleAnneal, Tau: 3, PrototypesPerClass: 1},
+	}
+	const epochs = 6
+	x, y := synthImages(31, 20, 3, 3, 9, 0.3)
+	y = append(y[:len(y)-2:len(y)-2], 0, 0) // imbalanced: class weights matter
+	for vi, v := range variants {
+		for _, workers := range []int{1, 2, 8} {
+			t.Run(fmt.Sprintf("variant=%d/workers=%d", vi, workers), func(t *testing.T) {
+				cfg := v
+				cfg.SubspaceDim, cfg.Workers, cfg.Seed, cfg.Epochs = 3, workers, 77, epochs
+				if cfg.PrototypesPerClass == 0 {
+					cfg.PrototypesPerClass = 2
+				}
+				m0, err := InitImages(cfg, x, y)
+				if err != nil {
+					t.Fatal(err)
+				}
+				full := cfg.withDefaults()
+				ref := toReference(m0, full)
+				counts := make([]int, m0.NumClasses())
+				for _, c := range y {
+					counts[c]++
+				}
+				weight := func(c int) float64 {
+					if !full.ClassWeights {
+						return 1
+					}
+					return float64(len(y)) / float64(len(counts)*counts[c])
+				}
+				tr, err := NewTrainer(m0, cfg)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer tr.Close()
+				for c := range tr.weights {
+					tr.weights[c] = weight(c)
+				}
+				for e := 0; e < epochs; e++ {
+					eta, _ := full.rates(e)
+					for _, i := range Permutation(cfg.Seed, e, len(x)) {
+						got, err := tr.StepImage(x[i], y[i], eta)
+						if err != nil {
+							t.Fatal(err)
+						}
+						want, err := ref.StepImage(x[i], y[i], eta, weight(y[i]))
+						if err != nil {
+							t.Fatal(err)
+						}
+						if got.Plus != want.Plus || got.Minus != want.Minus {
+							t.Fatalf("epoch %d image %d: winners (%d, %d), reference (%d, %d)", e, i, got.Plus, got.Minus, want.Plus, want.Minus)
+						}
+						if math.Abs(got.DPlus-want.DPlus) > 1e-10 || math.Abs(got.DMinus-want.DMinus) > 1e-10 || math.Abs(got.Cost-weight(y[i])*want.Cost) > 1e-10 {
+							t.Fatalf("epoch %d image %d: distances (%v, %v) cost %v, reference (%v, %v) cost %v", e, i, got.DPlus, got.DMinus, got.Cost, want.DPlus, want.DMinus, want.Cost)
+						}
+					}
+				}
+				compareSpans(t, tr.Model(), m0, ref)
+				m, _, err := ContinueImages(context.Background(), m0, cfg, x, y)
+				if err != nil {
+					t.Fatal(err)
+				}
+				compareSpans(t, m, m0, ref)
+			})
+		}
+	}
+}
+
+// compareSpans checks that m's prototypes span the reference's (largest
+// principal angle < 1e-9), that they moved away from the start m0 (so the
+// comparison is not vacuous), and that the relevances stayed at 1/d.
+func compareSpans(t *testing.T, m, m0 *Model, ref *reference.Model) {
+	t.Helper()
+	var worst, moved float64
+	for k := 0; k < m.NumPrototypes(); k++ {
+		worst = math.Max(worst, maxAngle(toMat(m.protos[k]), ref.Prototypes[k]))
+		moved = math.Max(moved, maxAngle(toMat(m.protos[k]), toMat(m0.protos[k])))
+	}
+	if !(worst < 1e-9) {
+		t.Errorf("largest principal angle between our and the reference prototypes: %g", worst)
+	}
+	if !(moved > 1e-3) {
+		t.Errorf("the prototypes moved by at most %g: the comparison is vacuous", moved)
+	}
+	for k, l := range m.Relevances() {
+		if l != 1/float64(m.d) {
+			t.Errorf("relevance %d is %v after image training", k, l)
+		}
+	}
 }

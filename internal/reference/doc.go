@@ -53,13 +53,18 @@
 // into per-sample weights first), and returns the unweighted mean of φ(μ)
 // taken before each sample's step.
 //
+// StepImage is the same step with a single image x as the sample: the 1-D
+// subspace u = x/‖x‖ at distance θ_1² (ImageDistances), ∂E/∂W± =
+// ∓c (2d∓/S²)(2θ_1/sin θ_1) u qᵀ with q = Wᵀu/‖Wᵀu‖, the polar factor as in
+// step 5, relevances untouched (the oracle of model.Trainer.StepImage).
+//
 // Every gradient uses the state before any update. The step is transactional:
 // the new prototypes and relevances are computed into fresh memory, checked
 // for finiteness, and only then stored; on any error the model is unchanged.
 //
 // # Ownership and aliasing
 //
-// Methods never modify their arguments. Step and Epoch replace
+// Methods never modify their arguments. Step, StepImage and Epoch replace
 // m.Prototypes[plus] and m.Prototypes[minus] by newly allocated matrices and
 // write the relevance slice in place (Lambda or LocalLambda[plus/minus]).
 // Read-only methods (Angles, Distances, ImageDistances, Winners, Predict*)

@@ -291,3 +291,74 @@ func (m *Model) Epoch(samples []*mat.Dense, labels []int, order []int, eta, gamm
 	}
 	return sum / float64(len(order)), nil
 }
+
+// StepImage performs one SGD step of Algorithm 2 on a single image x (any
+// positive scale) as a training sample: the 1-D subspace u = x/‖x‖ at
+// distance d = θ_1² to every prototype (ImageDistances; relevances play no
+// part and are not changed). For each winner, with q = Wᵀu/‖Wᵀu‖ the
+// prototype's principal direction for θ_1,
+//
+//	∂E/∂W⁺ = -c (2 d⁻/S²) (2 θ⁺/sin θ⁺) u q⁺ᵀ,  ∂E/∂W⁻ = +c (2 d⁺/S²) (2 θ⁻/sin θ⁻) u q⁻ᵀ,
+//
+// c = φ'(μ)·weight, and W ← polar factor of W - η ∂E/∂W. A winner with
+// Wᵀu = 0 (θ_1 = π/2, q undefined) does not move. On error the model is
+// unchanged.
+func (m *Model) StepImage(x []float64, y int, eta, weight float64) (StepInfo, error) {
+	D, _ := m.Dims()
+	if len(x) != D {
+		panic(errShape)
+	}
+	for _, v := range [...]float64{eta, weight} {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return StepInfo{}, fmt.Errorf("reference: %g: %w", v, ErrNotFinite)
+		}
+	}
+	u := mat.NewVecDense(D, append([]float64(nil), x...))
+	nx := mat.Norm(u, 2)
+	if !(nx > 0) || math.IsInf(nx, 0) || !finiteDense(mat.NewDense(D, 1, u.RawVector().Data)) {
+		return StepInfo{}, fmt.Errorf("reference: image: %w", ErrNotFinite)
+	}
+	u.ScaleVec(1/nx, u)
+	dist := m.ImageDistances(x)
+	plus, minus, dPlus, dMinus := m.winners(dist, y)
+	if plus < 0 || minus < 0 {
+		return StepInfo{}, fmt.Errorf("reference: label %d: %w", y, ErrNoWinner)
+	}
+	S := dPlus + dMinus
+	if S == 0 {
+		return StepInfo{}, ErrZeroDistance
+	}
+	mu := (dPlus - dMinus) / S
+	phi, dphi := m.activation(mu)
+	c := dphi * weight
+	info := StepInfo{Plus: plus, Minus: minus, DPlus: dPlus, DMinus: dMinus, Mu: mu, Cost: phi}
+	var news [2]*mat.Dense
+	for side, j := range [2]int{plus, minus} {
+		W := m.Prototypes[j]
+		_, d := W.Dims()
+		a := mat.NewVecDense(d, nil)
+		a.MulVec(W.T(), u)
+		na := mat.Norm(a, 2)
+		if na == 0 {
+			news[side] = W
+			continue
+		}
+		theta := math.Acos(clamp01(na))
+		var coef float64
+		if side == 0 {
+			coef = -c * 2 * dMinus / (S * S)
+		} else {
+			coef = c * 2 * dPlus / (S * S)
+		}
+		coef *= 2 * thetaOverSin(theta)
+		var grad mat.Dense // coef u qᵀ, q = a/‖a‖
+		grad.Outer(coef/na, u, a)
+		next, err := descend(W, &grad, eta)
+		if err != nil {
+			return info, fmt.Errorf("reference: prototype %d: %w", j, err)
+		}
+		news[side] = next
+	}
+	m.Prototypes[plus], m.Prototypes[minus] = news[0], news[1]
+	return info, nil
+}
