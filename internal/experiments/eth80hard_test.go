@@ -114,6 +114,17 @@ func TestStudyHardETH80(t *testing.T) {
 	}
 	cfg := model.Config{SubspaceDim: 5, Eta: envF("X_ETA", 0.05), Gamma: envF("X_GAMMA", 1e-4), Workers: 1, ClassNames: data.classes,
 		Activation: model.Sigmoid, Beta: envF("X_SIGMOID", 5)}
+	// X_SCHED=step (η and γ halved every X_STEPEVERY epochs) or anneal
+	// (η/(1 + t/X_TAU)); default constant, as the protocol.
+	switch envS("X_SCHED", "constant") {
+	case "step":
+		cfg.Schedule, cfg.StepEvery = model.ScheduleStep, envI("X_STEPEVERY", 40)
+	case "anneal":
+		cfg.Schedule, cfg.Tau = model.ScheduleAnneal, envF("X_TAU", 40)
+	case "constant":
+	default:
+		t.Fatalf("X_SCHED %q", envS("X_SCHED", ""))
+	}
 	splits := envI("X_SPLITS", 10)
 	acc := make([][]float64, splits)
 	nhard := make([]float64, splits)
@@ -157,7 +168,8 @@ func TestStudyHardETH80(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("hard=%+v β=%g η=%g nsub=%d", h, cfg.Beta, cfg.Eta, envI("X_NSUB", 4))
+	t.Logf("hard=%+v β=%g η=%g nsub=%d subsize=%d sched=%s step=%d τ=%g aseed=%d pseed=%d", h, cfg.Beta, cfg.Eta, envI("X_NSUB", 4), envI("X_SUBSIZE", 20),
+		envS("X_SCHED", "constant"), cfg.StepEvery, cfg.Tau, envI("X_ASEED", 0), envI("X_PSEED", 0))
 	for g, e := range cps {
 		col := make([]float64, splits)
 		for s := range col {
