@@ -77,5 +77,6 @@
 // one class), ImageSubspaces (test images as 1-D subspaces) and
 // BasisSubspaces (npy). Splits: StratifiedKFold, RepeatedStratifiedKFold,
 // PerClassSplits, LeaveOneOut, and Holdout for a validation part carved out
-// of training data.
+// of training data. Augmentation: Shifted (an image moved by whole pixels,
+// edges replicated).
 package dataset
