@@ -33,16 +33,18 @@
 //
 // MNIST with the hard-example sets (hardSpec; the wall includes
 // classifying the training images before every epoch), Yale B trained on
-// its single training images (model.ContinueImages from the class-PCA
-// start; the run shared its 2 cores with another busy process).
+// its single training images and their 1-pixel shifts (model.ContinueImages
+// from the class-PCA start; the run shared its 2 cores with another busy
+// process, load about 4).
 //
 //	protocol  GRLGQ          baseline       paper          wall
 //	mnist     96.55 ± 0.05   94.98 ± 0.09   94.78 ± 0.03   1 m 39 s
-//	yale      95.83 ± 0.82   92.98 ± 0.98   96.50 ± 0.61   3 m 13 s
+//	yale      96.21 ± 0.69   92.98 ± 0.98   96.50 ± 0.61   8 m 0 s
 //	eth80     93.00 ± 2.84   83.25 ± 4.42   94.50 ± 1.87   11 s
 //
-// (Yale B with the previous protocol, the hard-example sets: 94.07 ± 0.93
-// in 8 m 57 s.)
+// (Yale B with the earlier protocols: hard-example sets 94.07 ± 0.93 in
+// 8 m 57 s; single images without the shifts, 80 epochs halving every 20,
+// 95.83 ± 0.82 in 3 m 13 s.)
 //
 // Commands: grlgq repro mnist|yale|eth80 -dir /work/shared/data; or
 // GRLGQ_REAL=mnist,yale,eth80 go test -run TestRealProtocol -v -timeout 1h
@@ -195,7 +197,32 @@
 // halving every 20 epochs, for 80 epochs, was adopted from it, starting
 // from the protocol's class-PCA subspace as before. The training images
 // are fitted to about 99.3%. Test accuracy was computed once, for the
-// table: 95.83 ± 0.82. (On MNIST the same single-image training lowers
+// table: 95.83 ± 0.82.
+//
+// Shifted training images (adopted after that; the same study with
+// X_SHIFTS, X_SHIFT32, and a second repetition's four inner splits,
+// X_REP=1, for replication). The training images fit to 99%, so more
+// training images should help; aligned faces moved by a pixel are
+// plausible new images. Mean inner validation accuracy, repetition 1 and
+// repetition 2 (class-PCA start 90.35%, 89.52%):
+//
+//	no shifts, 80 epochs halving every 20 (control)      92.80  92.26
+//	the training set 5 times, unshifted (step control)   92.97
+//	+ shifts by 1 pixel left/right/up/down, same schedule 93.59  92.93  (6 of 8 splits gain)
+//	+ the same, 40 epochs halving every 10               93.59  92.85  adopted
+//	  η = 5e-3                                           93.30  92.43
+//	  η = 2e-2                                           93.39  92.85
+//	  shifts by 1 pixel at 32x32 before resizing          93.76  92.72
+//	  shifts by 1 and 2 pixels                           92.30
+//	  shifts by 2 pixels                                 92.43
+//	  the 4 diagonal shifts as well                      91.10
+//	  2 prototypes per class (bootstrap PCA start)       93.59  92.85  (the second never wins)
+//
+// The 1-pixel shifts gain 0.6-0.8 points over the controls on both
+// repetitions (+35 of 4,808 validation images); larger or diagonal shifts
+// lose, so the augmentation is kept minimal. 40 epochs halving every 10
+// match 80 halving every 20 at half the cost. Test accuracy, computed once
+// for the table: 96.21 ± 0.69. (On MNIST the same single-image training lowers
 // the validation accuracy, 94.39% → 93.5% after 40 epochs at η = 1e-2 or
 // 3e-3 with the step schedule; TestStudyImagesMNIST. There the training
 // images are fitted only to 94%, and the hard-example sets stay.)

@@ -6,9 +6,12 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/grlgq/grlgq/dataset"
+	"github.com/grlgq/grlgq/dataset/imageset"
 	"github.com/grlgq/grlgq/model"
 	"github.com/grlgq/grlgq/subspace"
 )
@@ -341,12 +344,47 @@ func TestStudyImagesYale(t *testing.T) {
 		corr := make([][]float64, len(folds))
 		err := forEach(context.Background(), len(folds), envI("X_PAR", 2), func(fi int) error {
 			ds, tr, va := yaleInner(t, envI("X_REP", 0), folds[fi])
-			cfg := model.Config{SubspaceDim: 7, Init: model.InitPCA, Workers: 1, Seed: 1, Eta: eta, Gamma: 1e-5, Epochs: every}
+			cfg := model.Config{SubspaceDim: 7, Init: model.InitPCA, Workers: 1, Seed: 1, Eta: eta, Gamma: 1e-5, Epochs: every, PrototypesPerClass: envI("X_PROTOS", 1)}
 			hardConfig(&cfg)
 			imgs := make([][]float64, len(tr))
 			ys := make([]int, len(tr))
 			for k, i := range tr {
 				imgs[k], ys[k] = ds.Images[i], ds.Labels[i]
+			}
+			if sv := os.Getenv("X_SHIFT32"); sv != "" {
+				orig := yale32(t)
+				sh, _ := strconv.Atoi(sv)
+				n := len(imgs)
+				for k := range n {
+					for _, dv := range [][2]int{{0, sh}, {0, -sh}, {sh, 0}, {-sh, 0}} {
+						big, err := dataset.Shifted(orig[tr[k]], 32, 32, dv[1], dv[0])
+						if err != nil {
+							return err
+						}
+						small, err := imageset.Resize(big, 32, 32, 20, 20)
+						if err != nil {
+							return err
+						}
+						imgs, ys = append(imgs, small), append(ys, ys[k])
+					}
+				}
+			}
+			if sv := os.Getenv("X_SHIFTS"); sv != "" {
+				n := len(imgs)
+				var dvs [][2]int
+				for _, f := range strings.Split(sv, ",") {
+					sh, _ := strconv.Atoi(f)
+					dvs = append(dvs, [2]int{0, sh}, [2]int{0, -sh}, [2]int{sh, 0}, [2]int{-sh, 0})
+					if os.Getenv("X_DIAG") != "" {
+						dvs = append(dvs, [2]int{sh, sh}, [2]int{sh, -sh}, [2]int{-sh, sh}, [2]int{-sh, -sh})
+					}
+				}
+				for k := range n {
+					for _, dv := range dvs {
+						imgs = append(imgs, shifted(imgs[k], 20, 20, dv[0], dv[1]))
+						ys = append(ys, ys[k])
+					}
+				}
 			}
 			var m *model.Model
 			var err error
@@ -442,4 +480,35 @@ func TestStudyImagesMNIST(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+}
+
+// shifted returns the h x w image moved by (dr, dc) pixels (down,
+// right), edges replicated (dataset.Shifted).
+func shifted(img []float64, h, w, dr, dc int) []float64 {
+	out, err := dataset.Shifted(img, w, h, dc, dr)
+	if err != nil {
+		panic(err)
+	}
+	return out
+}
+
+var yale32Once struct {
+	sync.Once
+	imgs [][]float64
+}
+
+// yale32 returns the Yale B images at their native 32x32 (pixels in [0, 1]).
+func yale32(t *testing.T) [][]float64 {
+	yale32Once.Do(func() {
+		p, err := dataPath(dataDir(t, "yaleb32"), "yaleb32", "YaleB_32x32.mat")
+		if err != nil {
+			panic(err)
+		}
+		ds, err := dataset.LoadMAT(p, dataset.MATOptions{Width: 32, Height: 32, Transpose: true, PixelMax: 255})
+		if err != nil {
+			panic(err)
+		}
+		yale32Once.imgs = ds.Images
+	})
+	return yale32Once.imgs
 }

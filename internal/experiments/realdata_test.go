@@ -61,10 +61,10 @@ func TestRealProtocol(t *testing.T) {
 
 // TestYaleRealOneRepetition runs one repetition (4 folds, seed 1) of the
 // Yale B protocol on the real data. Measured (the first repetition of
-// `grlgq repro yale`): GRLGQ 96.36, 95.87, 95.03, 95.17 (mean 95.61%),
+// `grlgq repro yale`): GRLGQ 97.36, 96.03, 95.86, 95.83 (mean 96.27%),
 // baseline 94.21, 93.06, 91.23, 92.17 (mean 92.67%). It requires GRLGQ to
 // beat the baseline by 2 points and to stay above a regression floor of
-// 95%. It skips when the data are absent (set GRLGQ_DATA).
+// 95.5%. It skips when the data are absent (set GRLGQ_DATA).
 func TestYaleRealOneRepetition(t *testing.T) {
 	dir := dataDir(t, "yaleb32")
 	if testing.Short() {
@@ -79,7 +79,7 @@ func TestYaleRealOneRepetition(t *testing.T) {
 	if r.Mean < r.BaselineMean+0.02 {
 		t.Errorf("Yale B: GRLGQ %.2f%% does not beat the untrained baseline %.2f%% by 2 points", 100*r.Mean, 100*r.BaselineMean)
 	}
-	if r.Mean < 0.95 {
-		t.Errorf("Yale B mean accuracy %.2f%% below the regression floor 95%%", 100*r.Mean)
+	if r.Mean < 0.955 {
+		t.Errorf("Yale B mean accuracy %.2f%% below the regression floor 95.5%%", 100*r.Mean)
 	}
 }
