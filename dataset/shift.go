@@ -22,3 +22,32 @@ func Shifted(img []float64, width, height, dx, dy int) ([]float64, error) {
 	}
 	return out, nil
 }
+
+// WithShifts returns imgs and their labels y followed, when by > 0, by 4
+// copies of every image moved by `by` pixels right, left, down and up
+// (Shifted), in that order, image by image. imgs are width x height; they
+// are shared, not copied. by = 0 returns imgs and y themselves.
+func WithShifts(imgs [][]float64, y []int, width, height, by int) ([][]float64, []int, error) {
+	if len(imgs) != len(y) {
+		return nil, nil, fmt.Errorf("dataset: shift: %d images and %d labels", len(imgs), len(y))
+	}
+	if by < 0 {
+		return nil, nil, fmt.Errorf("dataset: shift by %d pixels", by)
+	}
+	if by == 0 {
+		return imgs, y, nil
+	}
+	n := len(imgs)
+	outX := append(make([][]float64, 0, 5*n), imgs...)
+	outY := append(make([]int, 0, 5*n), y...)
+	for k := range n {
+		for _, d := range [4][2]int{{by, 0}, {-by, 0}, {0, by}, {0, -by}} {
+			s, err := Shifted(imgs[k], width, height, d[0], d[1])
+			if err != nil {
+				return nil, nil, fmt.Errorf("image %d: %w", k, err)
+			}
+			outX, outY = append(outX, s), append(outY, y[k])
+		}
+	}
+	return outX, outY, nil
+}

@@ -40,3 +40,35 @@ func TestShifted(t *testing.T) {
 		}
 	}
 }
+
+func TestWithShifts(t *testing.T) {
+	imgs := [][]float64{{1, 2, 3, 4}, {5, 6, 7, 8}}
+	x, y, err := WithShifts(imgs, []int{0, 1}, 2, 2, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := [][]float64{
+		{1, 2, 3, 4}, {5, 6, 7, 8},
+		{1, 1, 3, 3}, {2, 2, 4, 4}, {1, 2, 1, 2}, {3, 4, 3, 4},
+		{5, 5, 7, 7}, {6, 6, 8, 8}, {5, 6, 5, 6}, {7, 8, 7, 8},
+	}
+	if len(x) != len(want) || !slices.Equal(y, []int{0, 1, 0, 0, 0, 0, 1, 1, 1, 1}) {
+		t.Fatalf("%d images, labels %v", len(x), y)
+	}
+	for i := range want {
+		if !slices.Equal(x[i], want[i]) {
+			t.Errorf("image %d: %v, want %v", i, x[i], want[i])
+		}
+	}
+	if x0, y0, err := WithShifts(imgs, []int{0, 1}, 2, 2, 0); err != nil || len(x0) != 2 || len(y0) != 2 {
+		t.Errorf("by 0: %d images, %v", len(x0), err)
+	}
+	for _, c := range []struct {
+		y     []int
+		w, by int
+	}{{[]int{0}, 2, 1}, {[]int{0, 1}, 3, 1}, {[]int{0, 1}, 2, -1}} {
+		if _, _, err := WithShifts(imgs, c.y, c.w, 2, c.by); err == nil {
+			t.Errorf("%+v accepted", c)
+		}
+	}
+}

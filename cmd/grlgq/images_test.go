@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -53,6 +54,30 @@ func TestTrainImages(t *testing.T) {
 	for _, extra := range [][]string{{"-m", "6"}, {"-groupings", "2"}, {"-hard-copies", "1"}, {"-skip-bad"}} {
 		fails(t, 2, []string{"-images"}, append(append(append([]string(nil), base...), "-images", "-o", mod), extra...)...)
 	}
+	// -shift: 4 shifted copies of every image; a different model, the same
+	// for -workers 1 and 2; needs the image size, -images, and no -val.
+	side := fmt.Sprintf("%dx%d", synthSide, synthSide)
+	var shifted [][]byte
+	for _, w := range []string{"1", "2"} {
+		mod := filepath.Join(dir, "shift"+w)
+		r := ok(t, "train", "-data", spec, "-image", side, "-d", "3", "-epochs", "4", "-lr", "0.02", "-init", "pca", "-images", "-shift", "1", "-workers", w, "-o", mod)
+		if !strings.Contains(r.stdout, fmt.Sprintf("shifted by 1 pixel(s) left, right, up and down (%d images)", 5*4*24)) {
+			t.Errorf("train -shift output:\n%s", r.stdout)
+		}
+		shifted = append(shifted, read(mod))
+	}
+	if !bytes.Equal(shifted[0], shifted[1]) {
+		t.Error("-shift: -workers 1 and -workers 2 wrote different model files")
+	}
+	ok(t, "train", "-data", spec, "-image", side, "-d", "3", "-epochs", "4", "-lr", "0.02", "-init", "pca", "-images", "-o", filepath.Join(dir, "noshift"))
+	if bytes.Equal(shifted[0], read(filepath.Join(dir, "noshift"))) {
+		t.Error("-shift 1 gave the same model as no shifts")
+	}
+	fails(t, 2, []string{"-shift"}, append(base, "-shift", "1", "-o", mod)...)
+	fails(t, 2, []string{"-shift"}, append(base, "-images", "-shift", "-1", "-o", mod)...)
+	fails(t, 2, []string{"-shift", "image size"}, append(base, "-images", "-shift", "1", "-o", mod)...)
+	fails(t, 2, []string{"-shift", "-val"}, append(base, "-image", side, "-images", "-shift", "1", "-val", "0.2", "-o", mod)...)
+
 	root := filepath.Join(dir, "sets")
 	writeFolder(t, root, 2, 4, 6)
 	fails(t, 2, []string{"-images", "single-image", "folder"}, "train", "-data", "folder:"+root, "-d", "3", "-images", "-o", mod)

@@ -181,6 +181,7 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 		skipBad bool
 		hf      hardFlags
 		images  bool
+		shift   int
 	)
 	df.addFlags(fs)
 	tf.addFlags(fs, model.Config{SubspaceDim: 5, Epochs: model.DefaultEpochs, Eta: model.DefaultEta, Gamma: model.DefaultGamma})
@@ -194,6 +195,7 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 	hf.addFlags(fs)
 	fs.BoolVar(&images, "images", false, "single-image data (idx, csv, mat): train on the single images themselves (1-D subspaces, distance θ_1², as in prediction; model.TrainImages) "+
 		"instead of on sets of -m images; -init pca starts each class at the subspace of all its training images; relevances are not learned (a single image has one angle)")
+	fs.IntVar(&shift, "shift", 0, "with -images: also train on every training image moved by this many pixels left, right, up and down (edges replicated; 0: off). Yale B (internal/experiments): 1")
 	fs.BoolVar(&skipBad, "skip-bad", false, "leave out image sets that cannot give a d-dimensional subspace (too few images, rank below d) instead of failing")
 	if err := parseFlags(e, fs, args); err != nil {
 		return err
@@ -216,6 +218,9 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 	}
 	if err := hf.check(fs, cfg); err != nil {
 		return err
+	}
+	if shift < 0 || (shift > 0 && !images) {
+		return usagef(fs, "-shift %d: want 0, or a number of pixels with -images", shift)
 	}
 	if images && (hf.copies > 0 || isSet(fs, "m") || isSet(fs, "groupings") || skipBad) {
 		return usagef(fs, "-images trains on the single images: it takes no -m, -groupings, -hard-copies or -skip-bad")
@@ -285,6 +290,20 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 		}
 		train = &dataset.Subspaces{}
 		how = fmt.Sprintf("%d single images as 1-D subspaces (distance θ_1²)", len(ds.Images))
+		if shift > 0 {
+			if ds.Width <= 0 || ds.Height <= 0 || ds.Width*ds.Height != ds.Dim {
+				return usagef(fs, "-shift needs the image size: give -image HxW (or -resize)")
+			}
+			if cfg.ValidationFraction > 0 {
+				return usagef(fs, "-shift cannot be combined with -val: the shifted copies of validation images would train")
+			}
+			sd := *ds
+			if sd.Images, sd.Labels, err = dataset.WithShifts(ds.Images, ds.Labels, ds.Width, ds.Height, shift); err != nil {
+				return err
+			}
+			ds = &sd
+			how += fmt.Sprintf(", each also shifted by %d pixel(s) left, right, up and down (%d images)", shift, len(ds.Images))
+		}
 	} else if train, how, err = trainingSubspaces(ds, cfg.SubspaceDim, m, groups, cfg.Seed, tf.workers, skipBad); err != nil {
 		return err
 	}

@@ -190,7 +190,8 @@ func yaleOnce(ctx context.Context, spec yaleSpec, ds *dataset.Dataset, trainIdx,
 		for k, i := range trainIdx {
 			imgs[k], ys[k] = ds.Images[i], ds.Labels[i]
 		}
-		if imgs, ys, err = shiftedCopies(imgs, ys, ds.Width, ds.Height, spec.Shift); err != nil {
+		if imgs, ys, err = dataset.WithShifts(imgs, ys, ds.Width, ds.Height, spec.Shift); err != nil {
+			err = fmt.Errorf("experiments: yale job %d: %w", job, err)
 			return
 		}
 		m, _, err = model.ContinueImages(ctx, bm, cfg, imgs, ys)
@@ -288,25 +289,4 @@ func yaleProtocol(spec yaleSpec, k, reps int) string {
 	}
 	return fmt.Sprintf("%s; training subspaces of m=%d same-class training images (%d grouping(s))%s, %d epochs; test = single images by θ_1",
 		head, spec.M, spec.Regroup, spec.Hard.text(), c.Epochs)
-}
-
-// shiftedCopies returns imgs and labels followed, when by > 0, by 4 copies
-// of every image moved by that many pixels right, left, down and up.
-func shiftedCopies(imgs [][]float64, y []int, width, height, by int) ([][]float64, []int, error) {
-	if by <= 0 {
-		return imgs, y, nil
-	}
-	n := len(imgs)
-	outX := append(make([][]float64, 0, 5*n), imgs...)
-	outY := append(make([]int, 0, 5*n), y...)
-	for k := range n {
-		for _, d := range [4][2]int{{by, 0}, {-by, 0}, {0, by}, {0, -by}} {
-			s, err := dataset.Shifted(imgs[k], width, height, d[0], d[1])
-			if err != nil {
-				return nil, nil, fmt.Errorf("experiments: %w", err)
-			}
-			outX, outY = append(outX, s), append(outY, y[k])
-		}
-	}
-	return outX, outY, nil
 }
