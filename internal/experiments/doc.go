@@ -217,6 +217,7 @@
 //	  shifts by 2 pixels                                 92.43
 //	  the 4 diagonal shifts as well                      91.10
 //	  2 prototypes per class (bootstrap PCA start)       93.59  92.85  (the second never wins)
+//	  + copies with pixel gamma 0.8 and 1.25 (X_GAMMAS)   93.43  92.76
 //
 // The 1-pixel shifts gain 0.6-0.8 points over the controls on both
 // repetitions (+35 of 4,808 validation images); larger or diagonal shifts

@@ -351,6 +351,19 @@ func TestStudyImagesYale(t *testing.T) {
 			for k, i := range tr {
 				imgs[k], ys[k] = ds.Images[i], ds.Labels[i]
 			}
+			if sv := os.Getenv("X_GAMMAS"); sv != "" {
+				n := len(imgs)
+				for _, f := range strings.Split(sv, ",") {
+					g, _ := strconv.ParseFloat(f, 64)
+					for k := range n {
+						out := make([]float64, len(imgs[k]))
+						for i, v := range imgs[k] {
+							out[i] = math.Pow(v, g)
+						}
+						imgs, ys = append(imgs, out), append(ys, ys[k])
+					}
+				}
+			}
 			if sv := os.Getenv("X_SHIFT32"); sv != "" {
 				orig := yale32(t)
 				sh, _ := strconv.Atoi(sv)
