@@ -132,7 +132,7 @@ func TestStudyHardETH80(t *testing.T) {
 	err = forEach(context.Background(), splits, 2, func(s int) error {
 		tr, _ := splitSets(data.y, len(data.classes), 5, runRNG(1, streamSplit, s))
 		c := cfg
-		c.Seed = modelSeed(1, s)
+		c.Seed = modelSeed(1+uint64(envI("X_MSEED", 0)), s) // X_MSEED varies the prototype draws and permutations
 		pos := map[int]int{}
 		rank := make([]int, len(tr))
 		for k, i := range tr {
@@ -168,8 +168,8 @@ func TestStudyHardETH80(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("hard=%+v β=%g η=%g nsub=%d subsize=%d sched=%s step=%d τ=%g aseed=%d pseed=%d", h, cfg.Beta, cfg.Eta, envI("X_NSUB", 4), envI("X_SUBSIZE", 20),
-		envS("X_SCHED", "constant"), cfg.StepEvery, cfg.Tau, envI("X_ASEED", 0), envI("X_PSEED", 0))
+	t.Logf("hard=%+v β=%g η=%g nsub=%d subsize=%d sched=%s step=%d τ=%g aseed=%d pseed=%d mseed=%d", h, cfg.Beta, cfg.Eta, envI("X_NSUB", 4), envI("X_SUBSIZE", 20),
+		envS("X_SCHED", "constant"), cfg.StepEvery, cfg.Tau, envI("X_ASEED", 0), envI("X_PSEED", 0), envI("X_MSEED", 0))
 	for g, e := range cps {
 		col := make([]float64, splits)
 		for s := range col {
