@@ -21,6 +21,7 @@ import (
 
 	"github.com/grlgq/grlgq/kernels"
 	"github.com/grlgq/grlgq/linalg"
+	"github.com/grlgq/grlgq/dataset"
 	"github.com/grlgq/grlgq/model"
 	"github.com/grlgq/grlgq/subspace"
 )
@@ -253,7 +254,37 @@ func TestStudyETH80(t *testing.T) {
 	if os.Getenv("X_AUG") == "subsets" {
 		augSubsets = subsetSets(t, data, envI("X_NSUB", 4), envI("X_SUBSIZE", 20))
 	}
+	if by := envI("X_SHIFTSETS", 0); by > 0 {
+		// Every object also as its 4 sets of views shifted by `by` pixels.
+		if augSubsets == nil {
+			augSubsets = make([][]*subspace.Subspace, len(data.x))
+		}
+		for i, set := range data.imgs {
+			for _, d := range [4][2]int{{by, 0}, {-by, 0}, {0, by}, {0, -by}} {
+				sh := make([][]float64, len(set))
+				for j, img := range set {
+					var err error
+					if sh[j], err = dataset.Shifted(img, 20, 20, d[0], d[1]); err != nil {
+						t.Fatal(err)
+					}
+				}
+				s, err := setSubspace(sh, 5)
+				if err != nil {
+					t.Fatal(err)
+				}
+				augSubsets[i] = append(augSubsets[i], s)
+			}
+		}
+	}
+	defer func() { augSubsets, augMirror = nil, nil }()
 	cps := []int{10, 20, 40, 80, 160, 300, 600, 1000}
+	if v := os.Getenv("X_CPS"); v != "" {
+		cps = nil
+		for _, f := range strings.Split(v, ",") {
+			e, _ := strconv.Atoi(f)
+			cps = append(cps, e)
+		}
+	}
 	cfg := model.Config{SubspaceDim: 5, Eta: envF("X_ETA", 0.05), Gamma: envF("X_GAMMA", 1e-4), Workers: 1, ClassNames: data.classes}
 	switch os.Getenv("X_INIT") {
 	case "pca":
