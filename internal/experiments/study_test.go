@@ -19,9 +19,9 @@ import (
 
 	xdraw "golang.org/x/image/draw"
 
+	"github.com/grlgq/grlgq/dataset"
 	"github.com/grlgq/grlgq/kernels"
 	"github.com/grlgq/grlgq/linalg"
-	"github.com/grlgq/grlgq/dataset"
 	"github.com/grlgq/grlgq/model"
 	"github.com/grlgq/grlgq/subspace"
 )
