@@ -25,6 +25,7 @@ const (
 	streamModel  = 0x4d4f444c_00000000 // "MODL": model.Config.Seed of a run
 	streamVal    = 0x56414c49_00000000 // "VALI": validation splits (tuning)
 	streamAug    = 0x41554753_00000000 // "AUGS": training-set augmentation (view subsets)
+	streamPool   = 0x504f4f4c_00000000 // "POOL": pools of hard view subsets (ETH-80)
 )
 
 // runRNG returns the generator of run r for one purpose.

@@ -40,7 +40,7 @@
 //	protocol  GRLGQ          baseline       paper          wall
 //	mnist     96.55 ± 0.05   94.98 ± 0.09   94.78 ± 0.03   1 m 39 s
 //	yale      96.21 ± 0.69   92.98 ± 0.98   96.50 ± 0.61   8 m 0 s
-//	eth80     93.00 ± 2.84   83.25 ± 4.42   94.50 ± 1.87   11 s
+//	eth80     93.25 ± 2.06   83.25 ± 4.42   94.50 ± 1.87   7.3 s
 //
 // (Yale B with the earlier protocols: hard-example sets 94.07 ± 0.93 in
 // 8 m 57 s; single images without the shifts, 80 epochs halving every 20,
@@ -233,7 +233,8 @@
 // γ = 1e-4, prototypes from random training sets, one prototype per class
 // (the paper's parameter count, 16,005 = 8·400·5 + 5). Chosen on
 // validation: the sigmoid φ with β = 5, 4 extra training sets per training
-// object (subspaces of 20 random views of its 41) and 160 epochs. The
+// object (subspaces of 20 random views of its 41) and 160 epochs; later
+// the hard view subsets with 80 epochs (below). The
 // validation (TestStudyETH80 with X_INNER=1): in each of the protocol's 10
 // splits, leave-one-object-per-category-out over the 5 training objects
 // (5 folds, 4 objects per category train, 8 sets validate), the mean
@@ -269,8 +270,8 @@
 // pooled validation sets, within noise, and the extra sets would make the
 // CI test (TestETH80Real) nearly twice as long, so 4 subsets stay.
 //
-// Hard view subsets (TestStudyHardETH80, the same inner study; not
-// adopted), the set-level analogue of the hard images: every training
+// Hard view subsets (TestStudyHardETH80, the same inner study; first not
+// adopted, then adopted after the larger study below), the set-level analogue of the hard images: every training
 // object also gets a pool of P random 20-view subsets (drawn once per
 // inner fold); before every epoch the current model classifies the pool,
 // and each subset it misclassifies or separates with a relative margin
@@ -311,8 +312,37 @@
 // (X_SHIFTSETS=1: every training object also as its 4 sets of views
 // shifted by a pixel, besides the adopted sets), gave 89.75 90.25 91.75
 // 91.25 91.25 90.75 at 10 ... 300 epochs against the control's 90.25
-// 90.25 90.75 91.00 91.25 91.00: nothing. So the ETH-80 protocol is unchanged; a larger replicate study of this setting at 80-160
-// epochs is the obvious next step.
+// 90.25 90.75 91.00 91.25 91.00: nothing.
+//
+// The larger replicate study of the hard view subsets (adopted; the same
+// inner study over 16 paired draws X_ASEED = X_PSEED = 0..15 of the base
+// subsets and the pool, control and candidate on the same draw, then 4
+// more draws with other model seeds, X_MSEED = 1..4). Paired gain of
+// P = 16, margin 0.3, c = 2, constant η, over the control, mean ± SD over
+// the 16 draws, at 10, 20, 40, 80, 160 epochs:
+//
+//	hard subsets vs control at the same epoch    +2.06 ± 1.42  +1.80 ± 1.19  +1.52 ± 1.14  +1.69 ± 1.07  +1.31 ± 0.87
+//	hard subsets vs control at 160 epochs        +0.06 ± 1.27  +0.72 ± 0.75  +0.98 ± 0.96  +1.39 ± 0.63  +1.31 ± 0.87
+//	  (at 80 epochs every draw gains at least +0.75; the means are 92.88% against 91.48%)
+//	other model seeds, hard subsets at 80 vs control at 160: +3.25, +0.75, +1.25, +2.00
+//	+ step schedule (η, γ halved every 40 epochs), 7 draws:   +1.57 (80), +1.14 (160)
+//	+ 8 base subsets instead of 4, 4 draws:                  +1.88 (80), −0.19 (160)
+//	pool subsets of 10 views / 30 views, 4 draws:           +1.19 / +0.38 (80), −0.06 / +0.62 (160)
+//	+ base subsets of 10 views, 8 draws:                     +1.94 (80), +0.59 (160)
+//	control with 8 base subsets (the earlier +1.0), 4 draws: +1.44 (80), −0.06 (160)
+//	control with the step schedule, 2 draws:                 0.00 (80), −0.38 (160)
+//
+// Adopted: the hard subsets (P = 16 of 20 views, margin 0.3, c = 2) with
+// everything else as before, and 80 epochs instead of 160: the gain over
+// the previous protocol is +1.39 ± 0.63 points (about 5-6 of the 400
+// validation sets, paired t about 9 over the 16 draws), chosen after draws
+// 0-7 and confirmed on the 8 later draws and the 4 model seeds (all
+// positive). The spread covers only training randomness: every draw
+// validates on the same objects. Test accuracy, computed once for the
+// table: 93.25 ± 2.06 (the previous protocol 93.00 ± 2.84): +0.25, of the
+// order of the test run's own standard error (about 0.7-0.9 points over 10
+// splits of 40 test objects), so the validation gain is neither confirmed
+// nor refuted by it.
 //
 // # Why model/eth80_test.go measured 94.3% and the protocol 87.25%
 //

@@ -56,6 +56,7 @@ func TestProtocolsSynthetic(t *testing.T) {
 			s.Train = 2
 			s.EpochGrid = []int{5, 10}
 			s.SubsetSize = 6 // the synthetic sets have 8 views
+			s.Hard.Size = 6
 			r, err = runETH80With(ctx, opt, s)
 		}
 		if err != nil {

@@ -9,9 +9,8 @@ import (
 )
 
 // TestETH80Real runs the full ETH-80 protocol (10 random splits, seed 1)
-// on the real data (about 11 s on 2 cores, normal build; about 40 s with
-// -tags purego, which runs all 10 splits too). Measured: GRLGQ
-// 93.00% ± 2.84, untrained class-PCA baseline 83.25% ± 4.42. It requires
+// on the real data (about 8 s on 2 cores, normal build). Measured: GRLGQ
+// 93.25% ± 2.06, untrained class-PCA baseline 83.25% ± 4.42. It requires
 // GRLGQ to beat the baseline by 5 points and to stay above the regression
 // floor of 90%. The paper's 94.5% is NOT reached by the honest protocol
 // (every choice made on validation folds of training objects; see doc.go),
