@@ -34,12 +34,11 @@
 // MNIST with the hard-example sets (hardSpec; the wall includes
 // classifying the training images before every epoch), Yale B trained on
 // its single training images and their 1-pixel shifts (model.ContinueImages
-// from the class-PCA start; the run shared its 2 cores with another busy
-// process, load about 4).
+// from the class-PCA start).
 //
 //	protocol  GRLGQ          baseline       paper          wall
 //	mnist     96.55 ± 0.05   94.98 ± 0.09   94.78 ± 0.03   1 m 39 s
-//	yale      96.21 ± 0.69   92.98 ± 0.98   96.50 ± 0.61   8 m 0 s
+//	yale      96.21 ± 0.69   92.98 ± 0.98   96.50 ± 0.61   4 m 1 s
 //	eth80     93.25 ± 2.06   83.25 ± 4.42   94.50 ± 1.87   7.3 s
 //
 // (Yale B with the earlier protocols: hard-example sets 94.07 ± 0.93 in
