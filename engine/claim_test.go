@@ -85,3 +85,51 @@ func TestSoloCalls(t *testing.T) {
 	}
 	sameBits(t, "batch after solo", bd[p:], wantI)
 }
+
+// TestSetSolo: with SetSolo(true) single-sample calls give the same bits
+// and no worker takes part; batch calls still split; SetSolo(false)
+// publishes again.
+func TestSetSolo(t *testing.T) {
+	const dim, d, p = 100, 5, 13
+	e := newEngine(t, dim, d, p, 3)
+	r := rng(9)
+	P := randomBasis(t, dim, d, r)
+	x := make([]float64, dim)
+	for i := range x {
+		x[i] = r.Float64() + 0.1
+	}
+	lambda := uniform(d)
+	want, wantI := make([]float64, p), make([]float64, p)
+	if err := e.Distances(want, nil, P, lambda); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.ImageDistances(wantI, nil, x); err != nil {
+		t.Fatal(err)
+	}
+	e.SetSolo(true)
+	got := make([]float64, p)
+	for i := 0; i < 20; i++ {
+		e.helped.Store(0)
+		if err := e.Distances(got, nil, P, lambda); err != nil {
+			t.Fatal(err)
+		}
+		sameBits(t, "SetSolo Distances", got, want)
+		if err := e.ImageDistances(got, nil, x); err != nil {
+			t.Fatal(err)
+		}
+		sameBits(t, "SetSolo ImageDistances", got, wantI)
+		if h := e.helped.Load(); h != 0 {
+			t.Fatalf("a worker ran %d chunks of a solo call", h)
+		}
+	}
+	bd := make([]float64, 2*p)
+	if err := e.ImageDistancesBatch(bd, append(append([]float64(nil), x...), x...), dim, 2); err != nil {
+		t.Fatal(err)
+	}
+	sameBits(t, "batch with SetSolo", bd[p:], wantI)
+	e.SetSolo(false)
+	if err := e.ImageDistances(got, nil, x); err != nil {
+		t.Fatal(err)
+	}
+	sameBits(t, "after SetSolo(false)", got, wantI)
+}

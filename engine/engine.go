@@ -50,6 +50,7 @@ type Engine struct {
 	helped      atomic.Int64  // chunks of the current job run by workers
 	absent      int           // published single-sample calls in a row no worker took part in
 	solo        int           // single-sample calls left to run on the caller alone
+	forceSolo   bool          // SetSolo: every single-sample call runs on the caller alone
 	quit        atomic.Bool   // set by Close
 	callerWaits atomic.Uint64 // seq of the job the parked caller waits for, 0 if none
 	done        chan struct{}
@@ -196,6 +197,15 @@ func shardStride(n, d int) int {
 	return ld
 }
 
+// SetSolo(true) makes every single-sample call (Distances, ImageDistances)
+// run on the caller's goroutine alone, without waking a worker, until
+// SetSolo(false); batch calls still use every worker, and results are the
+// same bits either way. It is for callers that modify the prototypes
+// between small calls (a training loop): splitting a call then moves the
+// prototypes' cache lines to the worker's core and back at every step,
+// which costs more than the split saves when the call is small.
+func (e *Engine) SetSolo(on bool) { e.forceSolo = on }
+
 // Prototype returns prototype k as a view into the engine's memory: dim x d
 // with the row stride of its shard's storage (the shard's prototypes side
 // by side, Stride >= kernels.Stride(d); kernels.Stride(d) when the shard
@@ -299,6 +309,10 @@ func (e *Engine) run() {
 	switch {
 	case len(e.shards) == 1:
 		e.seq.Store(q)
+		e.participate(0, q)
+	case single && e.forceSolo:
+		// SetSolo(true): the caller alone, as below, without touching the
+		// absent/solo bookkeeping of the adaptive case.
 		e.participate(0, q)
 	case single && e.solo > 0:
 		// Recent calls found no worker running (their cores are busy with

@@ -353,6 +353,7 @@ func (t *Trainer) imageAccuracy(x [][]float64, y []int) (float64, error) {
 func (t *Trainer) imageGradient(x []float64, y int, nrm float64) (StepResult, error) {
 	dim, d, p := t.base.dim, t.base.d, len(t.protos)
 	theta := t.theta[:p]
+	t.eng.SetSolo(t.imageSolo)
 	if err := t.eng.ImageDistances(t.dist, theta, x); err != nil {
 		return StepResult{}, stepError("image distances", err)
 	}
