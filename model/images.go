@@ -315,8 +315,16 @@ func (t *Trainer) StepImage(x []float64, y int, eta float64) (StepResult, error)
 	for side, k := range [2]int{r.Plus, r.Minus} {
 		wk := t.protos[k]
 		t.v[side].CopyFrom(wk)
-		kernels.AB(t.tmp.Data, t.tmp.Stride, x, 1, t.coef[side*d:side*d+d], d, dim, 1, d)
-		addTo(wk, t.tmp)
+		// W += x cᵀ, row by row: each entry gets the rounded product, then
+		// the rounded sum (never fused), so every architecture gives the
+		// same bits.
+		c := t.coef[side*d : side*d+d]
+		for r, xr := range x {
+			row := wk.Data[r*wk.Stride : r*wk.Stride+d]
+			for j, cj := range c {
+				row[j] += float64(xr * cj)
+			}
+		}
 		if err := t.orth.Orthonormalize(wk); err != nil {
 			wk.CopyFrom(t.v[side])
 			if side == 1 {
