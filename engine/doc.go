@@ -30,6 +30,13 @@
 // waiting for the OS to schedule it, so the engine is never much slower
 // than with one worker.
 //
+// After a few single-sample calls in which no worker took part (their cores
+// busy elsewhere), the next ones run on the caller alone, then one probes
+// again. SetSolo(true) forces that for every single-sample call: for a
+// caller that updates the prototypes between small calls (training on
+// single images), where splitting a call would move the updated
+// prototypes' cache lines between cores at every step.
+//
 // The batch forms (DistancesBatch, ImageDistancesBatch) split the samples
 // instead: each worker takes a contiguous range of samples against all
 // prototypes (one sample, or for images a block of 32, per chunk).
