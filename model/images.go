@@ -173,24 +173,10 @@ func initImagePrototypes(m *Model, x [][]float64, y []int) error {
 						w.Data[i*w.Stride+r] = v / nrm
 					}
 				}
-				if s := cfg.noise(); s > 0 {
-					for r := 0; r < w.Rows; r++ {
-						row := w.Row(r)
-						for i := range row {
-							row[i] += float64(s * rng.NormFloat64())
-						}
-					}
-				}
+				addNoise(w, cfg.noise(), rng)
 				err = orth.Orthonormalize(w)
 			case InitPCA:
-				count := make([]float64, len(idx))
-				for i := range idx {
-					if j == 0 {
-						count[i]++
-					} else {
-						count[rng.IntN(len(idx))]++
-					}
-				}
+				count := resample(len(idx), j, rng)
 				n := 0
 				for _, v := range count {
 					if v > 0 {

@@ -57,26 +57,12 @@ func initPrototypes(m *Model, x []*subspace.Subspace, y []int) error {
 				err = orth.Random(w, rng)
 			case InitSample:
 				w.CopyFrom(x[chosen[j]].Basis)
-				if s := cfg.noise(); s > 0 {
-					for r := 0; r < w.Rows; r++ {
-						row := w.Row(r)
-						for i := range row {
-							row[i] += float64(s * rng.NormFloat64())
-						}
-					}
-				}
+				addNoise(w, cfg.noise(), rng)
 				err = orth.Orthonormalize(w)
 			case InitPCA:
 				// Class sets (j = 0) or a bootstrap resample (j >= 1),
 				// each distinct set once with its multiplicity as weight.
-				count := make([]float64, len(idx))
-				for i := range idx {
-					if j == 0 {
-						count[i]++
-					} else {
-						count[rng.IntN(len(idx))]++
-					}
-				}
+				count := resample(len(idx), j, rng)
 				var sets []*linalg.Dense
 				var weights []float64
 				for i, k := range idx {
@@ -97,6 +83,35 @@ func initPrototypes(m *Model, x []*subspace.Subspace, y []int) error {
 		}
 	}
 	return nil
+}
+
+// addNoise adds independent N(0, s²) draws to every entry of w, row by
+// row (nothing when s <= 0).
+func addNoise(w *linalg.Dense, s float64, rng *rand.Rand) {
+	if s <= 0 {
+		return
+	}
+	for r := 0; r < w.Rows; r++ {
+		row := w.Row(r)
+		for i := range row {
+			row[i] += float64(s * rng.NormFloat64())
+		}
+	}
+}
+
+// resample returns how many times each of n items enters the j-th PCA
+// prototype of a class: once each for j = 0, a bootstrap resample (n
+// draws with replacement) for j >= 1.
+func resample(n, j int, rng *rand.Rand) []float64 {
+	count := make([]float64, n)
+	for i := range count {
+		if j == 0 {
+			count[i]++
+		} else {
+			count[rng.IntN(n)]++
+		}
+	}
+	return count
 }
 
 // pcaWork finds the dominant d-dimensional subspace of Σ_i P_i P_iᵀ, the
