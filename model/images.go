@@ -132,37 +132,17 @@ func InitImages(cfg Config, x [][]float64, y []int) (*Model, error) {
 	return m, nil
 }
 
-// initImagePrototypes is initPrototypes for single training images (same
-// PCG stream, classes in order, prototypes of a class in order).
+// initImagePrototypes is initPrototypes for single training images (see
+// InitImages and placePrototypes).
 func initImagePrototypes(m *Model, x [][]float64, y []int) error {
-	cfg := &m.cfg
-	rng := rand.New(rand.NewPCG(cfg.Seed, streamInit))
-	orth := linalg.NewOrthonormalizer(m.dim, m.d)
-	byClass := make([][]int, m.classes)
-	for i, c := range y {
-		byClass[c] = append(byClass[c], i)
+	minItems := 1
+	if m.cfg.Init == InitSample {
+		minItems = m.d
 	}
-	if cfg.Init != InitRandom {
-		for c, idx := range byClass {
-			if len(idx) == 0 {
-				return fmt.Errorf("model: %w: class %d has no training image to initialise from", ErrData, c)
-			}
-			if cfg.Init == InitSample && len(idx) < m.d {
-				return fmt.Errorf("model: %w: class %d has %d training images, InitSample needs d = %d", ErrData, c, len(idx), m.d)
-			}
-		}
-	}
-	m.protos = make([]*linalg.Dense, 0, len(m.labels))
 	var pca *pcaWork
-	for c := 0; c < m.classes; c++ {
-		idx := byClass[c]
-		for j := 0; j < cfg.prototypesOf(c); j++ {
-			w := linalg.NewDense(m.dim, m.d)
-			var err error
-			switch cfg.Init {
-			case InitRandom:
-				err = orth.Random(w, rng)
-			case InitSample:
+	return placePrototypes(m, y, "image", minItems, func(_ int, idx []int, rng *rand.Rand, orth *linalg.Orthonormalizer) placeFunc {
+		return func(w *linalg.Dense, j int) error {
+			if m.cfg.Init == InitSample {
 				perm := append([]int(nil), idx...)
 				for r := 0; r < m.d; r++ { // partial Fisher–Yates
 					s := r + rng.IntN(len(perm)-r)
@@ -173,44 +153,40 @@ func initImagePrototypes(m *Model, x [][]float64, y []int) error {
 						w.Data[i*w.Stride+r] = v / nrm
 					}
 				}
-				addNoise(w, cfg.noise(), rng)
-				err = orth.Orthonormalize(w)
-			case InitPCA:
-				count := resample(len(idx), j, rng)
-				n := 0
-				for _, v := range count {
-					if v > 0 {
-						n++
-					}
-				}
-				if n < m.d {
-					err = fmt.Errorf("%w: %d distinct images for a %d-dimensional subspace", ErrData, n, m.d)
-					break
-				}
-				xs := linalg.NewDense(m.dim, n)
-				col := 0
-				for i, k := range idx {
-					if count[i] == 0 {
-						continue
-					}
-					sc := math.Sqrt(count[i])
-					for r, v := range x[k] {
-						xs.Data[r*xs.Stride+col] = float64(sc * v)
-					}
-					col++
-				}
-				if pca == nil {
-					pca = newPCAWork(m.dim, m.d)
-				}
-				err = pca.dominant(w, []*linalg.Dense{xs}, []float64{1}, rng)
+				addNoise(w, m.cfg.noise(), rng)
+				return orth.Orthonormalize(w)
 			}
-			if err != nil {
-				return fmt.Errorf("model: initialising prototype %d of class %d: %w", j, c, err)
+			// InitPCA: the class's images (j = 0) or a bootstrap resample
+			// (j >= 1), each distinct image once as a column scaled by the
+			// square root of its multiplicity.
+			count := resample(len(idx), j, rng)
+			n := 0
+			for _, v := range count {
+				if v > 0 {
+					n++
+				}
 			}
-			m.protos = append(m.protos, w)
+			if n < m.d {
+				return fmt.Errorf("%w: %d distinct images for a %d-dimensional subspace", ErrData, n, m.d)
+			}
+			xs := linalg.NewDense(m.dim, n)
+			col := 0
+			for i, k := range idx {
+				if count[i] == 0 {
+					continue
+				}
+				sc := math.Sqrt(count[i])
+				for r, v := range x[k] {
+					xs.Data[r*xs.Stride+col] = float64(sc * v)
+				}
+				col++
+			}
+			if pca == nil {
+				pca = newPCAWork(m.dim, m.d)
+			}
+			return pca.dominant(w, []*linalg.Dense{xs}, []float64{1}, rng)
 		}
-	}
-	return nil
+	})
 }
 
 // TrainImages is Train for single images: it initialises a model
@@ -221,19 +197,10 @@ func initImagePrototypes(m *Model, x [][]float64, y []int) error {
 // same length), y[i] its label. The images are read, never changed or
 // kept.
 func TrainImages(ctx context.Context, cfg Config, x [][]float64, y []int) (*Model, *History, error) {
-	c := cfg.withDefaults()
-	if err := c.validate(); err != nil {
+	tr, va, err := splitData(cfg, len(x), y, -1, "image")
+	if err != nil {
 		return nil, nil, err
 	}
-	if len(x) != len(y) {
-		return nil, nil, fmt.Errorf("model: %w: %d images and %d labels", ErrData, len(x), len(y))
-	}
-	for i, v := range y {
-		if v < 0 || v >= MaxClasses {
-			return nil, nil, fmt.Errorf("model: %w: image %d has label %d", ErrData, i, v)
-		}
-	}
-	tr, va := ValidationSplit(y, c.ValidationFraction, c.Seed)
 	xt := make([][]float64, len(tr))
 	yt := make([]int, len(tr))
 	for i, j := range tr {
@@ -250,19 +217,10 @@ func TrainImages(ctx context.Context, cfg Config, x [][]float64, y []int) (*Mode
 // from sets or images) for cfg.Epochs more epochs on the images x with
 // labels y. m is not changed.
 func ContinueImages(ctx context.Context, m *Model, cfg Config, x [][]float64, y []int) (*Model, *History, error) {
-	c := cfg.withDefaults()
-	if err := c.validate(); err != nil {
+	tr, va, err := splitData(cfg, len(x), y, m.classes, "image")
+	if err != nil {
 		return nil, nil, err
 	}
-	if len(x) != len(y) {
-		return nil, nil, fmt.Errorf("model: %w: %d images and %d labels", ErrData, len(x), len(y))
-	}
-	for i, v := range y {
-		if v < 0 || v >= m.classes {
-			return nil, nil, fmt.Errorf("model: %w: image %d has label %d, the model has %d classes", ErrData, i, v, m.classes)
-		}
-	}
-	tr, va := ValidationSplit(y, c.ValidationFraction, c.Seed)
 	return runData(ctx, m, cfg, data{imgs: x, y: y}, tr, va)
 }
 

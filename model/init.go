@@ -11,32 +11,16 @@ import (
 	"github.com/grlgq/grlgq/svd"
 )
 
-// initPrototypes fills m.protos following m.cfg.Init, drawing from one PCG
-// stream (seed, "INIT"): classes in order, prototypes of a class in order.
+// initPrototypes fills m.protos from training sets following m.cfg.Init
+// (see placePrototypes).
 func initPrototypes(m *Model, x []*subspace.Subspace, y []int) error {
-	cfg := &m.cfg
-	rng := rand.New(rand.NewPCG(cfg.Seed, streamInit))
-	orth := linalg.NewOrthonormalizer(m.dim, m.d)
-	byClass := make([][]int, m.classes)
-	for i, c := range y {
-		byClass[c] = append(byClass[c], i)
-	}
-	if cfg.Init != InitRandom {
-		for c, idx := range byClass {
-			if len(idx) == 0 {
-				return fmt.Errorf("model: %w: class %d has no training set to initialise from", ErrData, c)
-			}
-		}
-	}
-	m.protos = make([]*linalg.Dense, 0, len(m.labels))
 	var pca *pcaWork
-	for c := 0; c < m.classes; c++ {
-		n := cfg.prototypesOf(c)
-		idx := byClass[c]
+	return placePrototypes(m, y, "set", 1, func(c int, idx []int, rng *rand.Rand, orth *linalg.Orthonormalizer) placeFunc {
 		var chosen []int
-		if cfg.Init == InitSample {
+		if m.cfg.Init == InitSample {
 			// Distinct sets while the class has enough (a partial
 			// Fisher–Yates on a copy of its indices), then repeats.
+			n := m.cfg.prototypesOf(c)
 			perm := append([]int(nil), idx...)
 			chosen = make([]int, n)
 			for j := 0; j < n; j++ {
@@ -49,32 +33,71 @@ func initPrototypes(m *Model, x []*subspace.Subspace, y []int) error {
 				chosen[j] = perm[r]
 			}
 		}
-		for j := 0; j < n; j++ {
+		return func(w *linalg.Dense, j int) error {
+			if m.cfg.Init == InitSample {
+				w.CopyFrom(x[chosen[j]].Basis)
+				addNoise(w, m.cfg.noise(), rng)
+				return orth.Orthonormalize(w)
+			}
+			// InitPCA: class sets (j = 0) or a bootstrap resample (j >= 1),
+			// each distinct set once with its multiplicity as weight.
+			count := resample(len(idx), j, rng)
+			var sets []*linalg.Dense
+			var weights []float64
+			for i, k := range idx {
+				if count[i] > 0 {
+					sets = append(sets, x[k].Basis)
+					weights = append(weights, count[i])
+				}
+			}
+			if pca == nil {
+				pca = newPCAWork(m.dim, m.d)
+			}
+			return pca.dominant(w, sets, weights, rng)
+		}
+	})
+}
+
+// placeFunc writes prototype j of a class into w.
+type placeFunc func(w *linalg.Dense, j int) error
+
+// placePrototypes fills m.protos following m.cfg.Init, drawing from one PCG
+// stream (seed, "INIT"): classes in order, prototypes of a class in order.
+// InitRandom draws random orthonormal bases; otherwise every class needs at
+// least minItems training items (called item in messages; y labels them),
+// and class(c, idx, ...) (idx: the items of class c) returns the function
+// that places the class's prototypes from them.
+func placePrototypes(m *Model, y []int, item string, minItems int, class func(c int, idx []int, rng *rand.Rand, orth *linalg.Orthonormalizer) placeFunc) error {
+	cfg := &m.cfg
+	rng := rand.New(rand.NewPCG(cfg.Seed, streamInit))
+	orth := linalg.NewOrthonormalizer(m.dim, m.d)
+	byClass := make([][]int, m.classes)
+	for i, c := range y {
+		byClass[c] = append(byClass[c], i)
+	}
+	if cfg.Init != InitRandom {
+		for c, idx := range byClass {
+			if len(idx) == 0 {
+				return fmt.Errorf("model: %w: class %d has no training %s to initialise from", ErrData, c, item)
+			}
+			if len(idx) < minItems {
+				return fmt.Errorf("model: %w: class %d has %d training %ss, InitSample needs d = %d", ErrData, c, len(idx), item, minItems)
+			}
+		}
+	}
+	m.protos = make([]*linalg.Dense, 0, len(m.labels))
+	for c := 0; c < m.classes; c++ {
+		var place placeFunc
+		if cfg.Init != InitRandom {
+			place = class(c, byClass[c], rng, orth)
+		}
+		for j := 0; j < cfg.prototypesOf(c); j++ {
 			w := linalg.NewDense(m.dim, m.d)
 			var err error
-			switch cfg.Init {
-			case InitRandom:
+			if place == nil {
 				err = orth.Random(w, rng)
-			case InitSample:
-				w.CopyFrom(x[chosen[j]].Basis)
-				addNoise(w, cfg.noise(), rng)
-				err = orth.Orthonormalize(w)
-			case InitPCA:
-				// Class sets (j = 0) or a bootstrap resample (j >= 1),
-				// each distinct set once with its multiplicity as weight.
-				count := resample(len(idx), j, rng)
-				var sets []*linalg.Dense
-				var weights []float64
-				for i, k := range idx {
-					if count[i] > 0 {
-						sets = append(sets, x[k].Basis)
-						weights = append(weights, count[i])
-					}
-				}
-				if pca == nil {
-					pca = newPCAWork(m.dim, m.d)
-				}
-				err = pca.dominant(w, sets, weights, rng)
+			} else {
+				err = place(w, j)
 			}
 			if err != nil {
 				return fmt.Errorf("model: initialising prototype %d of class %d: %w", j, c, err)

@@ -281,19 +281,10 @@ func checkData(cfg *Config, x []*subspace.Subspace, y []int, dim, d, classes int
 // one applied; a failing step never changes it) and the history so far; a
 // setup error returns a nil model.
 func Train(ctx context.Context, cfg Config, x []*subspace.Subspace, y []int) (*Model, *History, error) {
-	c := cfg.withDefaults()
-	if err := c.validate(); err != nil {
+	tr, va, err := splitData(cfg, len(x), y, -1, "set")
+	if err != nil {
 		return nil, nil, err
 	}
-	if len(x) != len(y) {
-		return nil, nil, fmt.Errorf("model: %w: %d sets and %d labels", ErrData, len(x), len(y))
-	}
-	for i, v := range y {
-		if v < 0 || v >= MaxClasses {
-			return nil, nil, fmt.Errorf("model: %w: set %d has label %d", ErrData, i, v)
-		}
-	}
-	tr, va := ValidationSplit(y, c.ValidationFraction, c.Seed)
 	xt, yt := pick(x, y, tr)
 	m, err := Init(cfg, xt, yt)
 	if err != nil {
@@ -311,20 +302,35 @@ func Train(ctx context.Context, cfg Config, x []*subspace.Subspace, y []int) (*M
 // schedule and the permutations, continue from m.Epochs(). m is not
 // changed.
 func Continue(ctx context.Context, m *Model, cfg Config, x []*subspace.Subspace, y []int) (*Model, *History, error) {
+	tr, va, err := splitData(cfg, len(x), y, m.classes, "set")
+	if err != nil {
+		return nil, nil, err
+	}
+	return runData(ctx, m, cfg, data{sets: x, y: y}, tr, va)
+}
+
+// splitData validates cfg and the labels y of n training items (called
+// item in messages; labels below classes, or below MaxClasses when classes
+// < 0) and returns the training and validation parts (ValidationSplit):
+// the common start of Train, Continue, TrainImages and ContinueImages.
+func splitData(cfg Config, n int, y []int, classes int, item string) (tr, va []int, err error) {
 	c := cfg.withDefaults()
 	if err := c.validate(); err != nil {
 		return nil, nil, err
 	}
-	if len(x) != len(y) {
-		return nil, nil, fmt.Errorf("model: %w: %d sets and %d labels", ErrData, len(x), len(y))
+	if n != len(y) {
+		return nil, nil, fmt.Errorf("model: %w: %d %ss and %d labels", ErrData, n, item, len(y))
 	}
 	for i, v := range y {
-		if v < 0 || v >= m.classes {
-			return nil, nil, fmt.Errorf("model: %w: set %d has label %d, the model has %d classes", ErrData, i, v, m.classes)
+		if classes < 0 && (v < 0 || v >= MaxClasses) {
+			return nil, nil, fmt.Errorf("model: %w: %s %d has label %d", ErrData, item, i, v)
+		}
+		if classes >= 0 && (v < 0 || v >= classes) {
+			return nil, nil, fmt.Errorf("model: %w: %s %d has label %d, the model has %d classes", ErrData, item, i, v, classes)
 		}
 	}
-	tr, va := ValidationSplit(y, c.ValidationFraction, c.Seed)
-	return runData(ctx, m, cfg, data{sets: x, y: y}, tr, va)
+	tr, va = ValidationSplit(y, c.ValidationFraction, c.Seed)
+	return tr, va, nil
 }
 
 // trainingConfig merges the training options of cfg with the structure of m.

@@ -28,12 +28,7 @@ func genTranspose() {
 	// left, R12: cols; per block R10 (src rows), R11 (dst columns), BX:
 	// columns left, DX: rows of this strip (<= 8), R13: columns of this
 	// block (<= 8), AX: scratch.
-	Load(Param("dst"), RDI)
-	Load(Param("ldd"), R8)
-	SHLQ(U8(3), R8)
-	Load(Param("src"), RSI)
-	Load(Param("lds"), R9)
-	SHLQ(U8(3), R9)
+	loadTransposeArgs()
 	Load(Param("rows"), RCX)
 	Load(Param("cols"), R12)
 	// K1: the lanes of the last block of columns, 1 + (cols-1)%8 of them.
@@ -206,12 +201,7 @@ func genTranspose4() {
 	// destination rows), else over the blocks of 4 columns. Per block R10
 	// (source rows), R11 (destination rows), AX and DX: the third row of
 	// the block (source and destination); BX: inner count left, CX: outer.
-	Load(Param("dst"), RDI)
-	Load(Param("ldd"), R8)
-	SHLQ(U8(3), R8)
-	Load(Param("src"), RSI)
-	Load(Param("lds"), R9)
-	SHLQ(U8(3), R9)
+	loadTransposeArgs()
 	Load(Param("scale"), R13)
 
 	a, b, c, d := Y0, Y1, Y2, Y3
@@ -342,12 +332,7 @@ func genProjTranspose() {
 		"and s of stride rows-j0, cols a multiple of 8.")
 	// DI: dst rows, R8: ldd bytes, SI: src columns, R9: lds bytes, CX:
 	// columns left, R12: scale, R10: s, AX: scratch row pointer.
-	Load(Param("dst"), RDI)
-	Load(Param("ldd"), R8)
-	SHLQ(U8(3), R8)
-	Load(Param("src"), RSI)
-	Load(Param("lds"), R9)
-	SHLQ(U8(3), R9)
+	loadTransposeArgs()
 	Load(Param("cols"), RCX)
 	Load(Param("scale"), R12)
 	Load(Param("s"), R10)
@@ -451,12 +436,7 @@ func genTransposeDots() {
 		"12 or 16.")
 	// DI: dst strip, SI: src strip, R8: ldd bytes, R9: lds bytes, CX: rows
 	// left; per block R10 (src), R11 (dst), AX and DX scratch.
-	Load(Param("dst"), RDI)
-	Load(Param("ldd"), R8)
-	SHLQ(U8(3), R8)
-	Load(Param("src"), RSI)
-	Load(Param("lds"), R9)
-	SHLQ(U8(3), R9)
+	loadTransposeArgs()
 	Load(Param("cols"), RDX)
 	a, b, c, d := Y0, Y1, Y2, Y3
 	col := []VecPhysical{Y4, Y5, Y6, Y7}
@@ -591,4 +571,15 @@ func load4x4(disp int, a, b, c, d VecPhysical, out []VecPhysical) {
 	VUNPCKHPD(b, a, out[1])
 	VUNPCKLPD(d, c, out[2])
 	VUNPCKHPD(d, c, out[3])
+}
+
+// loadTransposeArgs loads the arguments every transpose kernel shares:
+// DI = dst, R8 = ldd in bytes, SI = src, R9 = lds in bytes.
+func loadTransposeArgs() {
+	Load(Param("dst"), RDI)
+	Load(Param("ldd"), R8)
+	SHLQ(U8(3), R8)
+	Load(Param("src"), RSI)
+	Load(Param("lds"), R9)
+	SHLQ(U8(3), R9)
 }

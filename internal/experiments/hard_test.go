@@ -2,6 +2,7 @@ package experiments
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"strconv"
 	"strings"
@@ -106,12 +107,9 @@ func TestStudyHardMNIST(t *testing.T) {
 	}
 }
 
-// mnistValidationN is mnistValidation with validation split v (v = 0 is
-// mnistValidation's).
+// mnistValidationN is mnistValidation with validation split v (stream
+// VALI+v; v = 0 is mnistValidation's).
 func mnistValidationN(t *testing.T, v int) (*mnistData, []int, []int) {
-	if v == 0 {
-		return mnistValidation(t)
-	}
 	dir := dataDir(t, "mnist")
 	data, err := loadMNIST(dir)
 	if err != nil {
@@ -192,13 +190,20 @@ func TestStudyHardYale(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("η=%g γ=%g hard=%+v sched=%q β=%q", envF("X_ETA", 1e-3), envF("X_GAMMA", 1e-5), h, os.Getenv("X_SCHED"), os.Getenv("X_SIGMOID"))
-	for cp := range ncp {
+	logFoldMeans(t, "", fmt.Sprintf("; ~%d images per fold", nva), every, corr)
+}
+
+// logFoldMeans logs, for every checkpoint cp (epoch cp*every), the mean of
+// the folds' accuracies corr[fold][cp] and the accuracies themselves.
+func logFoldMeans(t *testing.T, prefix, suffix string, every int, corr [][]float64) {
+	t.Helper()
+	for cp := range corr[0] {
 		var s []string
 		var mean float64
-		for fi := range folds {
-			s = append(s, strconv.FormatFloat(100*corr[fi][cp], 'f', 2, 64))
-			mean += corr[fi][cp] / float64(len(folds))
+		for _, c := range corr {
+			s = append(s, strconv.FormatFloat(100*c[cp], 'f', 2, 64))
+			mean += c[cp] / float64(len(corr))
 		}
-		t.Logf("epoch %d: mean %.2f%% (%s; ~%d images per fold)", cp*every, 100*mean, strings.Join(s, " "), nva)
+		t.Logf("%sepoch %d: mean %.2f%% (%s%s)", prefix, cp*every, 100*mean, strings.Join(s, " "), suffix)
 	}
 }

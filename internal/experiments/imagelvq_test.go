@@ -2,6 +2,7 @@ package experiments
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"os"
 	"strconv"
@@ -257,15 +258,7 @@ func TestStudyImageLVQYale(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for cp := range ncp {
-			var s []string
-			var mean float64
-			for fi := range folds {
-				s = append(s, strconv.FormatFloat(100*corr[fi][cp], 'f', 2, 64))
-				mean += corr[fi][cp] / float64(len(folds))
-			}
-			t.Logf("η=%g epoch %d: mean %.2f%% (%s)", eta, cp*every, 100*mean, strings.Join(s, " "))
-		}
+		logFoldMeans(t, fmt.Sprintf("η=%g ", eta), "", every, corr)
 	}
 }
 
@@ -436,15 +429,7 @@ func TestStudyImagesYale(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for cp := range ncp {
-			var s []string
-			var mean float64
-			for fi := range folds {
-				s = append(s, strconv.FormatFloat(100*corr[fi][cp], 'f', 2, 64))
-				mean += corr[fi][cp] / float64(len(folds))
-			}
-			t.Logf("η=%g start=%s sched=%s epoch %d: mean %.2f%% (%s)", eta, os.Getenv("X_START"), os.Getenv("X_SCHED"), cp*every, 100*mean, strings.Join(s, " "))
-		}
+		logFoldMeans(t, fmt.Sprintf("η=%g start=%s sched=%s ", eta, os.Getenv("X_START"), os.Getenv("X_SCHED")), "", every, corr)
 	}
 }
 

@@ -24,25 +24,7 @@ func tuning(t *testing.T) {
 // mnistValidation splits MNIST's 60,000 training images into 50,000 for
 // training and 10,000 (1,000 per class, seeded) for validation.
 func mnistValidation(t *testing.T) (*mnistData, []int, []int) {
-	dir := dataDir(t, "mnist")
-	data, err := loadMNIST(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rng := runRNG(1, streamVal, 0)
-	perm := rng.Perm(data.train.Len())
-	var tr, va []int
-	per := make([]int, len(data.train.Classes))
-	for _, i := range perm {
-		c := data.train.Labels[i]
-		if per[c] < 1000 {
-			per[c]++
-			va = append(va, i)
-		} else {
-			tr = append(tr, i)
-		}
-	}
-	return data, tr, va
+	return mnistValidationN(t, 0)
 }
 
 func TestTuneMNIST(t *testing.T) {

@@ -314,8 +314,8 @@ func (m *Model) StepImage(x []float64, y int, eta, weight float64) (StepInfo, er
 		}
 	}
 	u := mat.NewVecDense(D, append([]float64(nil), x...))
-	nx := mat.Norm(u, 2)
-	if !(nx > 0) || math.IsInf(nx, 0) || !finiteDense(mat.NewDense(D, 1, u.RawVector().Data)) {
+	nx := mat.Norm(u, 2) // NaN or Inf for a non-finite pixel
+	if !(nx > 0) || math.IsInf(nx, 0) {
 		return StepInfo{}, fmt.Errorf("reference: image: %w", ErrNotFinite)
 	}
 	u.ScaleVec(1/nx, u)
