@@ -1,0 +1,148 @@
+package model
+
+import (
+	"context"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/grlgq/grlgq/linalg"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// TestAverage checks Average against gonum: prototype k of the mean must
+// span the d leading eigenvectors of the mean projection (1/n) Σ W Wᵀ, and
+// the relevances must be the renormalised mean; for global and local
+// relevances, for n·d below and above D (the wide stack).
+func TestAverage(t *testing.T) {
+	for _, tc := range []struct {
+		dim, d, n int
+		rel       RelevanceKind
+	}{{30, 3, 4, RelevanceGlobal}, {12, 4, 5, RelevanceLocal}, {10, 3, 6, RelevanceGlobal}} {
+		x, y := synth(t, 7, tc.dim, tc.d, 3, 30, 0.3)
+		cfg := DefaultConfig()
+		cfg.Epochs = 1
+		cfg.Eta, cfg.Gamma = 0.05, 0.01
+		cfg.PrototypesPerClass = 2
+		cfg.Relevance = tc.rel
+		cfg.Seed = 3
+		m, _, err := Train(context.Background(), cfg, x, y)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ms := []*Model{m}
+		for len(ms) < tc.n {
+			next, _, err := Continue(context.Background(), ms[len(ms)-1], cfg, x, y)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ms = append(ms, next)
+		}
+		avg, err := Average(ms)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if avg.Epochs() != ms[len(ms)-1].Epochs() {
+			t.Errorf("epochs %d, want %d", avg.Epochs(), ms[len(ms)-1].Epochs())
+		}
+		for k := 0; k < m.NumPrototypes(); k++ {
+			proj := mat.NewSymDense(tc.dim, nil)
+			for _, mi := range ms {
+				w := toMat(mi.Prototype(k))
+				proj.SymRankK(proj, 1/float64(tc.n), w)
+			}
+			var eig mat.EigenSym
+			if !eig.Factorize(proj, true) {
+				t.Fatal("gonum EigenSym failed")
+			}
+			var vec mat.Dense
+			eig.VectorsTo(&vec)
+			// Ascending eigenvalues: the last d columns.
+			want := mat.DenseCopyOf(vec.Slice(0, tc.dim, tc.dim-tc.d, tc.dim))
+			got := avg.Prototype(k)
+			if a := maxAngle(toMat(got), want); a > 1e-10 {
+				t.Errorf("D=%d d=%d n=%d prototype %d: largest angle to gonum's mean subspace %.3g", tc.dim, tc.d, tc.n, k, a)
+			}
+			if e := linalg.OrthonormalityError(got); e > 1e-13 {
+				t.Errorf("prototype %d not orthonormal: %.3g", k, e)
+			}
+			if avg.Label(k) != m.Label(k) {
+				t.Errorf("label %d, want %d", avg.Label(k), m.Label(k))
+			}
+		}
+		lam := avg.lambda
+		for lo := 0; lo < len(lam); lo += tc.d {
+			sum := 0.0
+			for j := lo; j < lo+tc.d; j++ {
+				mean := 0.0
+				for _, mi := range ms {
+					mean += mi.lambda[j] / float64(tc.n)
+				}
+				sum += lam[j]
+				if math.Abs(lam[j]-mean) > 1e-12 {
+					t.Errorf("λ[%d] = %g, want the mean %g", j, lam[j], mean)
+				}
+			}
+			if math.Abs(sum-1) > 1e-14 {
+				t.Errorf("λ sums to %g", sum)
+			}
+		}
+		// The mean of copies of one model is that model's spans.
+		same, err := Average([]*Model{ms[1], ms[1], ms[1]})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for k := 0; k < m.NumPrototypes(); k++ {
+			if a := sameSpan(same.Prototype(k), ms[1].Prototype(k)); a > 1e-7 {
+				t.Errorf("mean of copies: prototype %d moved by %.3g", k, a)
+			}
+		}
+		// The inputs are untouched and the result predicts.
+		if _, err := avg.Predict(x[0]); err != nil {
+			t.Fatal(err)
+		}
+		for _, mi := range append(ms, avg, same) {
+			mi.Close()
+		}
+	}
+}
+
+func TestAverageErrors(t *testing.T) {
+	x, y := synth(t, 1, 20, 3, 3, 12, 0.3)
+	cfg := DefaultConfig()
+	cfg.Epochs = 1
+	a, err := Init(cfg, x, y)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg2 := cfg
+	cfg2.PrototypesPerClass = 2
+	b, err := Init(cfg2, x, y)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x4, y4 := synth(t, 1, 20, 4, 3, 12, 0.3)
+	c, err := Init(cfg, x4, y4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		ms   []*Model
+		want string
+	}{
+		{nil, "no models"},
+		{[]*Model{a, nil}, "model 1 is nil"},
+		{[]*Model{a, b}, "differs in shape"},
+		{[]*Model{a, c}, "differs in shape"},
+	} {
+		_, err := Average(tc.ms)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("got %v, want an error containing %q", err, tc.want)
+		}
+	}
+	one, err := Average([]*Model{a})
+	if err != nil || one == a {
+		t.Fatalf("Average of one model: %v (must be a copy)", err)
+	}
+}
