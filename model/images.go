@@ -26,8 +26,10 @@ import (
 //	W⁺ ← W⁺ + η c (2d⁻/S²) G⁺ u q⁺ᵀ,  W⁻ ← W⁻ − η c (2d⁺/S²) G⁻ u q⁻ᵀ,
 //	G = 2 θ_1/sin θ_1,
 //
-// each re-orthonormalised by CGS2 (only v moves; the rest of W's span is
-// orthogonal to x and stays). This is the gradient of the same cost
+// each orthonormal again by an exact rotation: only v moves, to the
+// direction of v + α u, and the rest of W's span, orthogonal to x, stays
+// (a step so large that it nearly cancels v is re-orthonormalised by CGS2
+// instead). This is the gradient of the same cost
 // μ = (d⁺ − d⁻)/(d⁺ + d⁻) with respect to W. When x is orthogonal to a
 // winner (θ_1 = π/2 exactly) the direction q is undefined and that winner
 // does not move.
@@ -228,9 +230,9 @@ func ContinueImages(ctx context.Context, m *Model, cfg Config, x [][]float64, y 
 // positive scale) with label y and prototype learning rate eta (see the
 // comment at the top of images.go): distances θ_1² to all prototypes
 // (engine), winners as in Step, then the rank-one updates of W⁺ and W⁻,
-// each re-orthonormalised. Relevances are not changed. On error nothing
-// changes (a prototype's basis may be rotated within its span). StepImage
-// allocates nothing.
+// each an exact rotation of the one direction that moves (O(D d), no
+// re-orthonormalisation). Relevances are not changed. On error nothing
+// changes. StepImage allocates nothing.
 func (t *Trainer) StepImage(x []float64, y int, eta float64) (StepResult, error) {
 	var r StepResult
 	if t.eng == nil {
@@ -250,6 +252,82 @@ func (t *Trainer) StepImage(x []float64, y int, eta float64) (StepResult, error)
 	if r, err = t.imageGradient(x, y, nrm); err != nil {
 		return r, err
 	}
+	// The exact rank-one rotation (see the comment at the top): for each
+	// winner W with q = Wᵀx/‖Wᵀx‖ and v = W q, the update W + α x qᵀ
+	// (α = −η f ‖Wᵀx‖, t.coef = f Wᵀx) moves only v, to w = v + α x, which
+	// is orthogonal to the rest of W's span (W q⊥ ⟂ x); so
+	// W ← W + (w/‖w‖ − v) qᵀ is orthonormal again without a
+	// re-orthonormalisation. First both new columns (nothing changes yet),
+	// then both updates. Products are rounded before every sum (never
+	// fused), so every architecture gives the same bits.
+	var skip [2]bool
+	for side, k := range [2]int{r.Plus, r.Minus} {
+		an := t.imgNorm[side]
+		alpha := float64(float64(-eta*t.imgF[side]) * an)
+		if !finite(alpha) {
+			return r, fmt.Errorf("model: update of prototype %d: %w", k, ErrNotFinite)
+		}
+		if an == 0 || alpha == 0 {
+			skip[side] = true // x ⟂ W: no direction to move
+			continue
+		}
+		wk := t.protos[k]
+		q, a := t.th[side][:d], t.cs[side][:d]
+		for j, v := range a {
+			q[j] = v / an
+		}
+		v, w := t.imgV[side], t.imgW[side]
+		var ss float64
+		for i, xi := range x {
+			row := wk.Data[i*wk.Stride : i*wk.Stride+d]
+			var dot float64
+			for j, qj := range q {
+				dot += float64(row[j] * qj)
+			}
+			v[i] = dot
+			wi := dot + float64(alpha*xi)
+			w[i] = wi
+			ss += float64(wi * wi)
+		}
+		nu := math.Sqrt(ss)
+		if !finite(nu) {
+			return r, fmt.Errorf("model: update of prototype %d: %w", k, ErrNotFinite)
+		}
+		if nu < minRotationNorm {
+			// The step all but cancels v (a huge step away from the
+			// image): w's direction is too inaccurate for the exact
+			// rotation; update and re-orthonormalise instead.
+			return t.stepImageCGS2(r, x, eta)
+		}
+		t.imgNu[side] = nu
+	}
+	for side, k := range [2]int{r.Plus, r.Minus} {
+		if skip[side] {
+			continue
+		}
+		wk := t.protos[k]
+		q, v, w := t.th[side][:d], t.imgV[side], t.imgW[side]
+		inv := 1 / t.imgNu[side]
+		for i := range x {
+			z := float64(w[i]*inv) - v[i]
+			row := wk.Data[i*wk.Stride : i*wk.Stride+d]
+			for j, qj := range q {
+				row[j] += float64(z * qj)
+			}
+		}
+	}
+	return r, nil
+}
+
+// minRotationNorm: below this ‖w‖ = ‖v + α x‖ (1 when the step is small)
+// StepImage re-orthonormalises instead of rotating exactly (a variable
+// for the tests).
+var minRotationNorm = 1.0 / 16
+
+// stepImageCGS2 is the step of StepImage by the general route: W += x cᵀ
+// with c = −η t.coef, then CGS2; on failure both winners are restored.
+func (t *Trainer) stepImageCGS2(r StepResult, x []float64, eta float64) (StepResult, error) {
+	d := t.base.d
 	for i, v := range t.coef[:2*d] {
 		t.coef[i] = float64(-eta * v)
 		if !finite(t.coef[i]) {
@@ -259,14 +337,11 @@ func (t *Trainer) StepImage(x []float64, y int, eta float64) (StepResult, error)
 	for side, k := range [2]int{r.Plus, r.Minus} {
 		wk := t.protos[k]
 		t.v[side].CopyFrom(wk)
-		// W += x cᵀ, row by row: each entry gets the rounded product, then
-		// the rounded sum (never fused), so every architecture gives the
-		// same bits.
 		c := t.coef[side*d : side*d+d]
-		for r, xr := range x {
-			row := wk.Data[r*wk.Stride : r*wk.Stride+d]
+		for i, xi := range x {
+			row := wk.Data[i*wk.Stride : i*wk.Stride+d]
 			for j, cj := range c {
-				row[j] += float64(xr * cj)
+				row[j] += float64(xi * cj)
 			}
 		}
 		if err := t.orth.Orthonormalize(wk); err != nil {
@@ -336,6 +411,7 @@ func (t *Trainer) imageGradient(x []float64, y int, nrm float64) (StepResult, er
 		for j, v := range a {
 			t.coef[side*d+j] = float64(f * v)
 		}
+		t.imgF[side], t.imgNorm[side] = f, an
 	}
 	return r, nil
 }

@@ -529,3 +529,200 @@ func compareSpans(t *testing.T, m, m0 *Model, ref *reference.Model) {
 		}
 	}
 }
+
+// TestStepImageRotation: the exact rotation of StepImage spans what the
+// general route (W += x cᵀ, then CGS2) spans, step after step; forcing the
+// general route (minRotationNorm = +Inf) gives its bits exactly; and after
+// many steps at a large rate the bases are still orthonormal to rounding
+// (the rotation never re-orthonormalises, so its error must not grow).
+func TestStepImageRotation(t *testing.T) {
+	x, y := synthImages(12, 40, 3, 4, 30, 0.5)
+	m, err := InitImages(Config{SubspaceDim: 5, PrototypesPerClass: 2, Init: InitSample, Seed: 4}, x, y)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := NewTrainer(m, Config{Workers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	b, err := NewTrainer(m, Config{Workers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	generalStep := func(tr *Trainer, img []float64, label int, eta float64) (StepResult, error) {
+		nrm, err := imageScale(img)
+		if err != nil {
+			return StepResult{}, err
+		}
+		r, err := tr.imageGradient(img, label, nrm)
+		if err != nil {
+			return r, err
+		}
+		return tr.stepImageCGS2(r, img, eta)
+	}
+	const eta = 0.2
+	worst := 0.0
+	for s := 0; s < 600; s++ {
+		i := (s * 7) % len(x)
+		ra, err := a.StepImage(x[i], y[i], eta)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rb, err := generalStep(b, x[i], y[i], eta)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ra.Plus != rb.Plus || ra.Minus != rb.Minus {
+			t.Fatalf("step %d: winners (%d, %d) against (%d, %d)", s, ra.Plus, ra.Minus, rb.Plus, rb.Minus)
+		}
+		for _, k := range []int{ra.Plus, ra.Minus} {
+			worst = math.Max(worst, sameSpan(a.protos[k], b.protos[k]))
+		}
+	}
+	if worst > 1e-10 {
+		t.Errorf("rotation and CGS2 spans differ by up to %.3g rad", worst)
+	}
+	t.Logf("600 steps at η=%g: spans agree to %.3g rad", eta, worst)
+
+	// The general route when forced: the same bits as generalStep.
+	defer func(v float64) { minRotationNorm = v }(minRotationNorm)
+	minRotationNorm = math.Inf(1)
+	for k := range a.protos {
+		a.protos[k].CopyFrom(b.protos[k])
+	}
+	for s := 0; s < 50; s++ {
+		i := (s * 5) % len(x)
+		if _, err := a.StepImage(x[i], y[i], eta); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := generalStep(b, x[i], y[i], eta); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for k := range a.protos {
+		if !sameBits(a.protos[k], b.protos[k]) {
+			t.Fatalf("forced general route: prototype %d differs from W += x cᵀ then CGS2", k)
+		}
+	}
+	minRotationNorm = 1.0 / 16
+
+	// Drift: 100,000 rotations at a large rate.
+	for s := 0; s < 100000; s++ {
+		i := (s * 13) % len(x)
+		if _, err := a.StepImage(x[i], y[i], 0.5); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for k, w := range a.protos {
+		if e := linalg.OrthonormalityError(w); e > 1e-12 {
+			t.Errorf("prototype %d: orthonormality error %.3g after 100,000 steps", k, e)
+		} else if k == 0 {
+			t.Logf("orthonormality error after 100,000 steps: %.3g", e)
+		}
+	}
+}
+
+// TestStepImageHugeSteps: steps far too large for the rotation (they
+// cancel the moving direction) take the general route or fail cleanly:
+// never a NaN, never a non-orthonormal basis.
+func TestStepImageHugeSteps(t *testing.T) {
+	x, y := synthImages(5, 20, 2, 3, 10, 0.2)
+	m, err := InitImages(Config{SubspaceDim: 3, Init: InitPCA}, x, y)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, err := NewTrainer(m, Config{Workers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tr.Close()
+	for _, eta := range []float64{1, 3, 10, 1e3, 1e8} {
+		for i := range x {
+			if _, err := tr.StepImage(x[i], y[i], eta); err != nil {
+				continue
+			}
+			for k, w := range tr.protos {
+				if e := linalg.OrthonormalityError(w); !(e < 1e-12) {
+					t.Fatalf("η=%g image %d: prototype %d orthonormality error %v", eta, i, k, e)
+				}
+			}
+		}
+	}
+}
+
+// TestStepImageCancellingStep: an image lying almost in a prototype of
+// another class, and the one rate at which the step pushes that
+// prototype's matching direction to (nearly) zero: the rotation cannot be
+// trusted there, and StepImage must take the general route (the same bits
+// as W += x cᵀ then CGS2) or fail with nothing changed.
+func TestStepImageCancellingStep(t *testing.T) {
+	x, y := synthImages(15, 20, 2, 2, 6, 0.2)
+	m, err := InitImages(Config{SubspaceDim: 3, Init: InitPCA}, x, y)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, tilt := range []float64{1e-2, 1e-3, 1e-6} {
+		a, err := NewTrainer(m, Config{Workers: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := NewTrainer(m, Config{Workers: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		img, label := x[0], y[0]
+		other := 1 - label // the prototype of the other class (one per class)
+		w := a.protos[other]
+		for r := 0; r < w.Rows; r++ {
+			w.Set(r, 0, img[r]+tilt*rng.NormFloat64())
+			for c := 1; c < w.Cols; c++ {
+				w.Set(r, c, rng.NormFloat64())
+			}
+		}
+		if err := a.orth.Orthonormalize(w); err != nil {
+			t.Fatal(err)
+		}
+		b.protos[other].CopyFrom(w)
+		nrm, _ := imageScale(img)
+		r, err := a.imageGradient(img, label, nrm)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Minus != other {
+			t.Fatalf("minus winner %d, want %d", r.Minus, other)
+		}
+		// α = −η f ‖Wᵀx‖ = −1/‖x‖ makes v + α x vanish (v ≈ x/‖x‖).
+		eta := 1 / (nrm * a.imgF[1] * a.imgNorm[1])
+		if !(eta > 0) {
+			t.Fatalf("rate %v", eta)
+		}
+		before := linalg.NewDense(w.Rows, w.Cols)
+		before.CopyFrom(w)
+		_, errA := a.StepImage(img, label, eta)
+		rb, _ := b.imageGradient(img, label, nrm)
+		_, errB := b.stepImageCGS2(rb, img, eta)
+		if (errA == nil) != (errB == nil) {
+			t.Fatalf("tilt %g: StepImage %v, general route %v", tilt, errA, errB)
+		}
+		if errA != nil {
+			if !sameBits(a.protos[other], before) {
+				t.Errorf("tilt %g: failed step changed the prototype", tilt)
+			}
+		} else {
+			for k := range a.protos {
+				if !sameBits(a.protos[k], b.protos[k]) {
+					t.Errorf("tilt %g: prototype %d is not the general route's", tilt, k)
+				}
+				if e := linalg.OrthonormalityError(a.protos[k]); !(e < 1e-12) {
+					t.Errorf("tilt %g: prototype %d orthonormality error %v", tilt, k, e)
+				}
+			}
+		}
+		t.Logf("tilt %g: η = %.4g, error %v", tilt, eta, errA)
+		a.Close()
+		b.Close()
+	}
+}

@@ -542,6 +542,10 @@ type Trainer struct {
 	orth        *linalg.Orthonormalizer
 	lamNew      []float64 // new relevances (d, or 2d for local: plus, minus)
 	imageSolo   bool      // StepImage's distances run on the caller alone (soloImageWork)
+	// StepImage: per winner, f and ‖Wᵀx‖ (coef = f Wᵀx), v = W q, the new
+	// column w and ‖w‖.
+	imgF, imgNorm, imgNu [2]float64
+	imgV, imgW           [2][]float64
 }
 
 // soloImageWork: when p·D·d (the multiply-adds of one image's distances)
@@ -600,6 +604,8 @@ func NewTrainer(m *Model, cfg Config) (*Trainer, error) {
 		t.th[s] = make([]float64, d)
 		t.gv[s] = make([]float64, d)
 		t.v[s] = linalg.NewDense(dim, d)
+		t.imgV[s] = make([]float64, dim)
+		t.imgW[s] = make([]float64, dim)
 	}
 	return t, nil
 }
