@@ -71,15 +71,24 @@ func checkImages(x [][]float64, y []int, dim, classes int) (int, int, error) {
 	return dim, classes, nil
 }
 
-// imageScale returns ‖x‖, computed without overflow, or an error for a
-// non-finite pixel or an all-zero image.
+// imageScale returns ‖x‖, or an error for a non-finite pixel or an
+// all-zero image. The sum of squares is one kernels.Dot (what the engine
+// computes for the same image) when it is comfortably inside the range of
+// float64; otherwise (overflow, a NaN or ±Inf pixel, a tiny or zero image)
+// a second, scaled pass computes it without overflow or underflow, or
+// names the problem.
 func imageScale(x []float64) (float64, error) {
+	if n2 := kernels.Dot(x, x); n2 >= 0x1p-900 && n2 <= 0x1p900 {
+		return math.Sqrt(n2), nil
+	}
 	var mx float64
 	for _, v := range x {
 		if !finite(v) {
 			return 0, fmt.Errorf("%w: pixel value %v", ErrNotFinite, v)
 		}
-		mx = math.Max(mx, math.Abs(v))
+		if a := math.Abs(v); a > mx {
+			mx = a
+		}
 	}
 	if mx == 0 {
 		return 0, fmt.Errorf("%w: all-zero image (no direction)", ErrData)
@@ -277,16 +286,9 @@ func (t *Trainer) StepImage(x []float64, y int, eta float64) (StepResult, error)
 			q[j] = v / an
 		}
 		v, w := t.imgV[side], t.imgW[side]
+		rotationColumn(v, w, wk, q, x, alpha)
 		var ss float64
-		for i, xi := range x {
-			row := wk.Data[i*wk.Stride : i*wk.Stride+d]
-			var dot float64
-			for j, qj := range q {
-				dot += float64(row[j] * qj)
-			}
-			v[i] = dot
-			wi := dot + float64(alpha*xi)
-			w[i] = wi
+		for _, wi := range w {
 			ss += float64(wi * wi)
 		}
 		nu := math.Sqrt(ss)
@@ -317,6 +319,42 @@ func (t *Trainer) StepImage(x []float64, y int, eta float64) (StepResult, error)
 		}
 	}
 	return r, nil
+}
+
+// rotationColumn sets v = W q and w = v + α x, v[i] = Σ_j W[i][j] q[j]
+// summed in order of j with every product rounded (never fused), four
+// rows at a time (independent chains; the same bits as one at a time).
+func rotationColumn(v, w []float64, wk *linalg.Dense, q, x []float64, alpha float64) {
+	d, ld := len(q), wk.Stride
+	n := len(x)
+	i := 0
+	for ; i+4 <= n; i += 4 {
+		r0 := wk.Data[i*ld : i*ld+d]
+		r1 := wk.Data[(i+1)*ld : (i+1)*ld+d]
+		r2 := wk.Data[(i+2)*ld : (i+2)*ld+d]
+		r3 := wk.Data[(i+3)*ld : (i+3)*ld+d]
+		var s0, s1, s2, s3 float64
+		for j, qj := range q {
+			s0 += float64(r0[j] * qj)
+			s1 += float64(r1[j] * qj)
+			s2 += float64(r2[j] * qj)
+			s3 += float64(r3[j] * qj)
+		}
+		v[i], v[i+1], v[i+2], v[i+3] = s0, s1, s2, s3
+		w[i] = s0 + float64(alpha*x[i])
+		w[i+1] = s1 + float64(alpha*x[i+1])
+		w[i+2] = s2 + float64(alpha*x[i+2])
+		w[i+3] = s3 + float64(alpha*x[i+3])
+	}
+	for ; i < n; i++ {
+		row := wk.Data[i*ld : i*ld+d]
+		var s float64
+		for j, qj := range q {
+			s += float64(row[j] * qj)
+		}
+		v[i] = s
+		w[i] = s + float64(alpha*x[i])
+	}
 }
 
 // minRotationNorm: below this ‖w‖ = ‖v + α x‖ (1 when the step is small)

@@ -726,3 +726,38 @@ func TestStepImageCancellingStep(t *testing.T) {
 		b.Close()
 	}
 }
+
+// TestImageScale: ‖x‖ at any scale (the fast sum of squares inside the
+// safe range, the scaled pass outside it), and the errors.
+func TestImageScale(t *testing.T) {
+	x, _ := synthImages(3, 50, 2, 2, 1, 0.5)
+	img := x[0]
+	want := 0.0
+	for _, v := range img {
+		want += v * v
+	}
+	want = math.Sqrt(want)
+	for _, s := range []float64{1, 1e-300, 1e-200, 1e-100, 1e100, 1e200, 1e300} {
+		y := make([]float64, len(img))
+		for i, v := range img {
+			y[i] = v * s
+		}
+		got, err := imageScale(y)
+		if err != nil {
+			t.Fatalf("scale %g: %v", s, err)
+		}
+		if r := got / (want * s); math.Abs(r-1) > 1e-14 {
+			t.Errorf("scale %g: ‖x‖ = %g, want %g", s, got, want*s)
+		}
+	}
+	for _, bad := range []float64{math.NaN(), math.Inf(1), math.Inf(-1)} {
+		y := append([]float64(nil), img...)
+		y[7] = bad
+		if _, err := imageScale(y); !errors.Is(err, ErrNotFinite) {
+			t.Errorf("pixel %v: %v", bad, err)
+		}
+	}
+	if _, err := imageScale(make([]float64, 9)); !errors.Is(err, ErrData) {
+		t.Errorf("zero image: %v", err)
+	}
+}
