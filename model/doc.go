@@ -23,7 +23,10 @@
 // Explain and ExplainImage give the principal angles, the relevance-weighted
 // contributions, the pixel maps u_i ∘ v_i and the image contributions
 // M = R Λ⁻¹ Q_P behind a decision, and Save/Load, SaveFile/LoadFile and
-// MarshalJSON/UnmarshalJSON store a model.
+// MarshalJSON/UnmarshalJSON store a model. Average is the extrinsic mean
+// of models of one shape (prototype k spans the d leading eigenvectors of
+// the mean projection of the models' k-th prototypes): the snapshots of one
+// run's last epochs, or models of other seeds.
 //
 // # Conventions
 //
