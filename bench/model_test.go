@@ -124,7 +124,7 @@ func BenchmarkTrainStep(b *testing.B) {
 
 // BenchmarkTrainImageStep: one SGD step on a single training image
 // (model.Trainer.StepImage: θ_1 to every prototype, winners, the rank-one
-// updates of W⁺ and W⁻, re-orthonormalisation), cycling over 16 dense
+// updates of W⁺ and W⁻, each an exact rotation of one direction), cycling over 16 dense
 // Gaussian images with labels 0..p-1. The reference is internal/reference's
 // StepImage (gonum; the polar factor by SVD as its Step).
 func BenchmarkTrainImageStep(b *testing.B) {
