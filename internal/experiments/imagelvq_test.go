@@ -3,6 +3,7 @@ package experiments
 import (
 	"context"
 	"fmt"
+	"image"
 	"math"
 	"os"
 	"strconv"
@@ -15,6 +16,8 @@ import (
 	"github.com/grlgq/grlgq/dataset/imageset"
 	"github.com/grlgq/grlgq/model"
 	"github.com/grlgq/grlgq/subspace"
+	xdraw "golang.org/x/image/draw"
+	"golang.org/x/image/math/f64"
 )
 
 // imageLVQ is a plain single-image GLVQ on Grassmann prototypes (study code):
@@ -326,6 +329,12 @@ func (l *imageLVQ) kSubspaces(imgs [][]float64, y []int, idx []int, classes, P i
 // TestStudyImagesYale: model.ContinueImages (single-image training) on the
 // Yale B inner splits; X_START=groups (class PCA of the m=14 groups, the
 // protocol's start) or images (model.InitImages' class PCA of the images).
+// X_AVG_FROM=e (with X_EPOCHS, X_EVERY) also reports the model.Average of
+// the snapshots after epochs e+1 ... (tail averaging; training epoch by
+// epoch), X_SEEDS=K the model.Average of K runs with cfg.Seed = 1..K from
+// the same start (each seed's own accuracy at the end is logged too);
+// X_ROT, X_SCALE and X_SUBPX add warped copies of the training images
+// (addWarped).
 func TestStudyImagesYale(t *testing.T) {
 	tuning(t)
 	folds := []int{0, 1, 2, 3}
@@ -334,7 +343,10 @@ func TestStudyImagesYale(t *testing.T) {
 	ncp := epochs/every + 1
 	for _, etaS := range strings.Split(os.Getenv("X_ETA"), ";") {
 		eta, _ := strconv.ParseFloat(etaS, 64)
+		avgFrom, seeds := envI("X_AVG_FROM", -1), envI("X_SEEDS", 1)
 		corr := make([][]float64, len(folds))
+		avg := make([][]float64, len(folds))
+		perSeed := make([][]float64, len(folds)) // at the last checkpoint
 		err := forEach(context.Background(), len(folds), envI("X_PAR", 2), func(fi int) error {
 			ds, tr, va := yaleInner(t, envI("X_REP", 0), folds[fi])
 			cfg := model.Config{SubspaceDim: 7, Init: model.InitPCA, Workers: 1, Seed: 1, Eta: eta, Gamma: 1e-5, Epochs: every, PrototypesPerClass: envI("X_PROTOS", 1)}
@@ -392,6 +404,9 @@ func TestStudyImagesYale(t *testing.T) {
 					}
 				}
 			}
+			if err := addWarped(t, &imgs, &ys, tr); err != nil {
+				return err
+			}
 			var m *model.Model
 			var err error
 			if os.Getenv("X_START") == "images" {
@@ -414,6 +429,18 @@ func TestStudyImagesYale(t *testing.T) {
 			}
 			corr[fi] = make([]float64, ncp)
 			corr[fi][0], _ = imageAccuracy(m, ds.Images, ds.Labels, va, 1)
+			if avgFrom >= 0 || seeds > 1 {
+				avg[fi] = make([]float64, ncp)
+				avg[fi][0] = corr[fi][0]
+				perSeed[fi] = make([]float64, max(seeds, 1))
+				return averagedRuns(m, cfg, imgs, ys, every, ncp, avgFrom, seeds, func(cp int, plain, mean *model.Model, runs []*model.Model) {
+					corr[fi][cp], _ = imageAccuracy(plain, ds.Images, ds.Labels, va, 1)
+					avg[fi][cp], _ = imageAccuracy(mean, ds.Images, ds.Labels, va, 1)
+					for s, r := range runs {
+						perSeed[fi][s], _ = imageAccuracy(r, ds.Images, ds.Labels, va, 1)
+					}
+				})
+			}
 			for cp := 1; cp < ncp; cp++ {
 				m2, _, err := model.ContinueImages(context.Background(), m, cfg, imgs, ys)
 				if err != nil {
@@ -430,7 +457,189 @@ func TestStudyImagesYale(t *testing.T) {
 			t.Fatal(err)
 		}
 		logFoldMeans(t, fmt.Sprintf("η=%g start=%s sched=%s ", eta, os.Getenv("X_START"), os.Getenv("X_SCHED")), "", every, corr)
+		if avg[0] != nil {
+			logFoldMeans(t, fmt.Sprintf("AVERAGED (X_AVG_FROM=%d X_SEEDS=%d) η=%g sched=%s ", avgFrom, seeds, eta, os.Getenv("X_SCHED")), "", every, avg)
+			for s := range perSeed[0] {
+				var mean float64
+				for _, p := range perSeed {
+					mean += p[s] / float64(len(perSeed))
+				}
+				t.Logf("seed %d alone (tail-averaged if X_AVG_FROM), epoch %d: mean %.2f%%", s+1, epochs, 100*mean)
+			}
+		}
 	}
+}
+
+// averagedRuns trains copies of the start m for ncp-1 checkpoints of every
+// epochs and reports, at each checkpoint cp, the plain model of seed 1 and
+// the model.Average of (also passed to report, one per seed)
+//   - (avgFrom >= 0) the snapshots after every epoch e > avgFrom so far
+//     (tail averaging, SWA; the current model while e <= avgFrom), and
+//   - (seeds > 1) the models of cfg.Seed = 1..seeds at that checkpoint (the
+//     start is the same; only the permutations differ).
+//
+// m is closed.
+func averagedRuns(m *model.Model, cfg model.Config, imgs [][]float64, ys []int, every, ncp, avgFrom, seeds int, report func(cp int, plain, mean *model.Model, runs []*model.Model)) error {
+	defer m.Close()
+	seeds = max(seeds, 1)
+	// per seed, per checkpoint: the model reported for that seed (the
+	// tail average or the plain model).
+	runs := make([][]*model.Model, seeds)
+	plains := make([]*model.Model, ncp)
+	defer func() {
+		for _, r := range runs {
+			for _, x := range r {
+				if x != nil {
+					x.Close()
+				}
+			}
+		}
+		for _, x := range plains {
+			if x != nil {
+				x.Close()
+			}
+		}
+	}()
+	for s := range seeds {
+		c := cfg
+		c.Seed = uint64(s + 1)
+		c.Epochs = 1
+		runs[s] = make([]*model.Model, ncp)
+		cur, err := model.Average([]*model.Model{m})
+		if err != nil {
+			return err
+		}
+		var tail []*model.Model // the models after epochs avgFrom+1, avgFrom+2, ...
+		for e := 1; e <= (ncp-1)*every; e++ {
+			next, _, err := model.ContinueImages(context.Background(), cur, c, imgs, ys)
+			if err != nil {
+				return err
+			}
+			if len(tail) == 0 || tail[len(tail)-1] != cur {
+				cur.Close()
+			}
+			cur = next
+			if avgFrom >= 0 && e > avgFrom {
+				tail = append(tail, cur)
+			}
+			if e%every != 0 {
+				continue
+			}
+			cp := e / every
+			if s == 0 {
+				if plains[cp], err = model.Average([]*model.Model{cur}); err != nil {
+					return err
+				}
+			}
+			snap := tail
+			if len(snap) == 0 {
+				snap = []*model.Model{cur}
+			}
+			if runs[s][cp], err = model.Average(snap); err != nil {
+				return err
+			}
+		}
+		for _, x := range tail {
+			x.Close()
+		}
+		if len(tail) == 0 || tail[len(tail)-1] != cur {
+			cur.Close()
+		}
+	}
+	for cp := 1; cp < ncp; cp++ {
+		var ms []*model.Model
+		for s := range seeds {
+			ms = append(ms, runs[s][cp])
+		}
+		mean, err := model.Average(ms)
+		if err != nil {
+			return err
+		}
+		report(cp, plains[cp], mean, ms)
+		mean.Close()
+	}
+	return nil
+}
+
+// addWarped appends to imgs (labels ys) warped copies of the training images
+// tr (ds indices): each is warped at the native 32x32 (warp32) and resized
+// to 20x20 like the data set itself. X_ROT: comma-separated angles in
+// degrees, each applied as +a and -a about the image centre; X_SCALE:
+// comma-separated scale factors about the centre; X_SUBPX: comma-separated
+// (sub-pixel) shifts s, each applied right, left, down and up.
+func addWarped(t *testing.T, imgs *[][]float64, ys *[]int, tr []int) error {
+	var warps []f64.Aff3 // 2x2 part and translation, about the centre
+	floats := func(k string) []float64 {
+		var out []float64
+		if sv := os.Getenv(k); sv != "" {
+			for _, f := range strings.Split(sv, ",") {
+				v, _ := strconv.ParseFloat(f, 64)
+				out = append(out, v)
+			}
+		}
+		return out
+	}
+	for _, a := range floats("X_ROT") {
+		for _, r := range []float64{a, -a} {
+			c, s := math.Cos(r*math.Pi/180), math.Sin(r*math.Pi/180)
+			warps = append(warps, f64.Aff3{c, -s, 0, s, c, 0})
+		}
+	}
+	for _, sc := range floats("X_SCALE") {
+		warps = append(warps, f64.Aff3{sc, 0, 0, 0, sc, 0})
+	}
+	for _, sh := range floats("X_SUBPX") {
+		for _, d := range [4][2]float64{{sh, 0}, {-sh, 0}, {0, sh}, {0, -sh}} {
+			warps = append(warps, f64.Aff3{1, 0, d[0], 0, 1, d[1]})
+		}
+	}
+	if len(warps) == 0 {
+		return nil
+	}
+	orig := yale32(t)
+	for k, i := range tr { // the first len(tr) images are the training images
+		for _, w := range warps {
+			big := warp32(orig[i], w)
+			small, err := imageset.Resize(big, 32, 32, 20, 20)
+			if err != nil {
+				return err
+			}
+			*imgs, *ys = append(*imgs, small), append(*ys, (*ys)[k])
+		}
+	}
+	return nil
+}
+
+// warp32 resamples the 32x32 image img (values in [0, 1]) with Catmull-Rom
+// (golang.org/x/image/draw, through 16-bit gray like imageset.Resize) under
+// the map x -> A(x - c) + c + t about the image centre c, where w holds A
+// in w[0], w[1], w[3], w[4] and t in w[2], w[5]. The source is padded by
+// edge replication first, the border rule of dataset.Shifted.
+func warp32(img []float64, w f64.Aff3) []float64 {
+	const n, pad = 32, 8
+	const np = n + 2*pad
+	src := image.NewGray16(image.Rect(0, 0, np, np))
+	for y := range np {
+		sy := min(max(y-pad, 0), n-1)
+		for x := range np {
+			sx := min(max(x-pad, 0), n-1)
+			q := uint16(math.Round(img[sy*n+sx] * 65535))
+			src.Pix[y*src.Stride+2*x], src.Pix[y*src.Stride+2*x+1] = byte(q>>8), byte(q)
+		}
+	}
+	// dst = A(src - (c+pad)) + c + t, c = n/2.
+	const c, cp = n / 2, n/2 + pad
+	s2d := f64.Aff3{
+		w[0], w[1], c + w[2] - (w[0]*cp + w[1]*cp),
+		w[3], w[4], c + w[5] - (w[3]*cp + w[4]*cp),
+	}
+	dst := image.NewGray16(image.Rect(0, 0, n, n))
+	xdraw.CatmullRom.Transform(dst, s2d, src, src.Bounds(), xdraw.Src, nil)
+	out := make([]float64, n*n)
+	for i := range out {
+		out[i] = float64(uint16(dst.Pix[2*i])<<8|uint16(dst.Pix[2*i+1])) / 65535
+	}
+	return out
 }
 
 // TestStudyImagesMNIST: model.ContinueImages from the protocol's class-PCA
