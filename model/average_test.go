@@ -3,6 +3,7 @@ package model
 import (
 	"context"
 	"math"
+	"math/rand/v2"
 	"strings"
 	"testing"
 
@@ -106,6 +107,55 @@ func TestAverage(t *testing.T) {
 			mi.Close()
 		}
 	}
+}
+
+// TestAverageRoutes: far-apart prototypes (independent random bases, so
+// the mean projection's eigenvalues are close and the iteration slow or
+// not converging) and the exact route forced (meanMaxIter = 0) agree with
+// gonum's eigenvectors of the mean projection.
+func TestAverageRoutes(t *testing.T) {
+	const dim, d, n = 24, 3, 5
+	rng := rand.New(rand.NewPCG(5, 6))
+	ms := make([]*Model, n)
+	for i := range ms {
+		m := &Model{dim: dim, d: d, classes: 2, labels: []int{0, 1}, lambda: []float64{0.2, 0.3, 0.5}}
+		for range 2 {
+			w := linalg.NewDense(dim, d)
+			if err := linalg.RandomOrthonormal(w, rng); err != nil {
+				t.Fatal(err)
+			}
+			m.protos = append(m.protos, w)
+		}
+		ms[i] = m
+	}
+	check := func(name string) {
+		avg, err := Average(ms)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for k := range 2 {
+			proj := mat.NewSymDense(dim, nil)
+			for _, mi := range ms {
+				proj.SymRankK(proj, 1/float64(n), toMat(mi.protos[k]))
+			}
+			var eig mat.EigenSym
+			if !eig.Factorize(proj, true) {
+				t.Fatal("gonum EigenSym failed")
+			}
+			vals := eig.Values(nil)
+			var vec mat.Dense
+			eig.VectorsTo(&vec)
+			want := mat.DenseCopyOf(vec.Slice(0, dim, dim-d, dim))
+			gap := vals[dim-d] - vals[dim-d-1]
+			if a := maxAngle(toMat(avg.protos[k]), want); a > 1e-12/gap {
+				t.Errorf("%s: prototype %d: angle %.3g to gonum's (eigengap %.3g)", name, k, a, gap)
+			}
+		}
+	}
+	check("iteration")
+	defer func(v int) { meanMaxIter = v }(meanMaxIter)
+	meanMaxIter = 0
+	check("exact")
 }
 
 func TestAverageErrors(t *testing.T) {
