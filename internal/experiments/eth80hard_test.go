@@ -3,12 +3,16 @@ package experiments
 import (
 	"context"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
+	"github.com/grlgq/grlgq/linalg"
 	"github.com/grlgq/grlgq/model"
 	"github.com/grlgq/grlgq/subspace"
 )
@@ -24,6 +28,9 @@ import (
 // 20-view subsets per object, β = X_SIGMOID; X_ASEED varies their draws).
 // Inner leave-one-object-per-category-out over the 10 splits, as
 // TestStudyETH80 with X_INNER=1; X_CPS lists the checkpoints (epochs).
+// X_SWA, X_SWAEVERY, X_SEEDAVG and X_SEEDEPOCHS add averaged models (tail
+// and seed averages, see avgSpec and doc.go), X_PAR sets the splits run
+// in parallel (default 2).
 //
 //	GRLGQ_TUNE=1 X_SIGMOID=5 X_POOL=16 X_HMARGIN=0.3 X_HCOPIES=2 go test -run TestStudyHardETH80 -v ./internal/experiments
 
@@ -47,10 +54,66 @@ func viewSubsets(data *eth80Data, idx []int, k, size int, rng *rand.Rand) ([]*su
 	return xs, ys, nil
 }
 
+// avgSpec is the model averaging of TestStudyHardETH80 (X_SWA, X_SEEDAVG):
+// every window (E0, E1] averages (model.Average) the models after epochs
+// E0+Every, E0+2·Every, ... E1 of one run (tail averaging); Seeds > 1 also trains Seeds-1
+// models that differ only in the model seed (seed(j), j = 1 ... Seeds-1;
+// the same training sets and pool) up to SeedEpochs epochs and averages
+// the Seeds models at every checkpoint up to SeedEpochs, and the Seeds
+// tail averages of every window with E1 <= SeedEpochs.
+type avgSpec struct {
+	Windows    [][2]int
+	Every      int
+	Seeds      int
+	SeedEpochs int
+	seed       func(j int) uint64
+}
+
+// curveResult is one inner fold of TestStudyHardETH80: the accuracy at
+// each checkpoint, the mean number of hard subsets per epoch, and the
+// accuracy and the seconds (training up to the epochs it needs, plus
+// averaging; evaluation excluded) of every averaging variant by name.
+type curveResult struct {
+	acc   []float64
+	nhard float64
+	vacc  map[string]float64
+	vsec  map[string]float64
+	names []string
+	// spread[c]: mean over pairs of seeds of the Σ sin² θ (unweighted)
+	// between their prototypes of class c at SeedEpochs; sep[c]: in the
+	// first model, the smallest Σ sin² θ from that prototype to one of
+	// another class.
+	spread, sep []float64
+}
+
+func (r *curveResult) put(name string, acc, sec float64) {
+	if _, ok := r.vacc[name]; !ok {
+		r.names = append(r.names, name)
+	}
+	r.vacc[name], r.vsec[name] = acc, sec
+}
+
+// sin2 returns Σ sin² θ_k = d − ‖AᵀB‖²_F between the spans of the
+// orthonormal bases a and b.
+func sin2(a, b *linalg.Dense) float64 {
+	s := 0.0
+	for i := 0; i < a.Cols; i++ {
+		for j := 0; j < b.Cols; j++ {
+			v := 0.0
+			for r := 0; r < a.Rows; r++ {
+				v += a.Data[r*a.Stride+i] * b.Data[r*b.Stride+j]
+			}
+			s += v * v
+		}
+	}
+	return float64(a.Cols) - s
+}
+
 // hardCurve trains on the objects tr (plus augSubsets and the hard pool
 // subsets) and returns the accuracy on the whole sets te at each
-// checkpoint, and the mean number of hard subsets per epoch.
-func hardCurve(ctx context.Context, cfg model.Config, data *eth80Data, tr, te []int, cps []int, h setHard, rng *rand.Rand) ([]float64, float64, error) {
+// checkpoint, the mean number of hard subsets per epoch and, with av, the
+// averaged models' accuracies (see avgSpec).
+func hardCurve(ctx context.Context, cfg model.Config, data *eth80Data, tr, te []int, cps []int, h setHard, av avgSpec, rng *rand.Rand) (*curveResult, error) {
 	xtr, ytr := pickSets(data.x, data.y, tr)
 	if augSubsets != nil {
 		for _, i := range tr {
@@ -62,32 +125,172 @@ func hardCurve(ctx context.Context, cfg model.Config, data *eth80Data, tr, te []
 	xte, yte := pickSets(data.x, data.y, te)
 	px, py, err := viewSubsets(data, tr, h.Pool, h.Size, rng)
 	if err != nil {
-		return nil, 0, err
+		return nil, err
 	}
-	out := make([]float64, len(cps))
-	g, nh := 0, 0
-	c := cfg
-	c.Epochs = cps[len(cps)-1]
+	res := &curveResult{acc: make([]float64, len(cps)), vacc: map[string]float64{}, vsec: map[string]float64{}}
 	copies := h.Copies
 	if h.Pool == 0 {
 		copies = 0
 	}
-	m, err := trainHardSets(ctx, c, xtr, ytr, px, py, h.Margin, copies, func(e int, m *model.Model, n int) error {
-		nh += n
-		if e == cps[g] {
-			var err error
-			if out[g], err = setAccuracy(m, xte, yte, 1); err != nil {
-				return err
-			}
-			g++
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, 0, err
+	last := cps[len(cps)-1]
+	seeds := max(1, av.Seeds)
+	// run j: its models at the checkpoints, its snapshots, its training
+	// seconds up to each epoch.
+	type run struct {
+		at   map[int]*model.Model
+		snap map[int]*model.Model
+		sec  []float64
 	}
-	m.Close()
-	return out, float64(nh) / float64(cps[len(cps)-1]), nil
+	runs := make([]run, seeds)
+	for j := range seeds {
+		c := cfg
+		c.Epochs = last
+		if j > 0 {
+			c.Seed, c.Epochs = av.seed(j), av.SeedEpochs
+		}
+		keep := c.Epochs + 1 // the first epoch to keep a snapshot of
+		for _, w := range av.Windows {
+			if w[1] <= c.Epochs {
+				keep = min(keep, w[0]+1)
+			}
+		}
+		r := run{at: map[int]*model.Model{}, snap: map[int]*model.Model{}, sec: make([]float64, c.Epochs+1)}
+		g, nh := 0, 0
+		start, inCB := time.Now(), time.Duration(0)
+		m, err := trainHardSets(ctx, c, xtr, ytr, px, py, h.Margin, copies, func(e int, m *model.Model, n int) error {
+			t0 := time.Now()
+			r.sec[e] = t0.Sub(start).Seconds() - inCB.Seconds()
+			defer func() { inCB += time.Since(t0) }()
+			nh += n
+			if e >= keep || (j > 0 || av.Seeds > 1) && slices.Contains(cps, e) {
+				cp, err := model.Average([]*model.Model{m})
+				if err != nil {
+					return err
+				}
+				if e >= keep {
+					r.snap[e] = cp
+				}
+				if slices.Contains(cps, e) {
+					r.at[e] = cp
+				}
+			}
+			if j == 0 && g < len(cps) && e == cps[g] {
+				var err error
+				if res.acc[g], err = setAccuracy(m, xte, yte, 1); err != nil {
+					return err
+				}
+				res.put(fmt.Sprintf("plain@%d", e), res.acc[g], r.sec[e])
+				g++
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+		m.Close()
+		if j == 0 {
+			res.nhard = float64(nh) / float64(last)
+		}
+		runs[j] = r
+	}
+	// evaluate averages one and returns its accuracy.
+	evaluate := func(ms []*model.Model) (*model.Model, float64, float64, error) {
+		t0 := time.Now()
+		a, err := model.Average(ms)
+		if err != nil {
+			return nil, 0, 0, err
+		}
+		sec := time.Since(t0).Seconds()
+		acc, err := setAccuracy(a, xte, yte, 1)
+		a.Close()
+		return a, acc, sec, err
+	}
+	// tail averages of each run, by window
+	tails := make([]map[[2]int]*model.Model, seeds)
+	tailSec := make([]map[[2]int]float64, seeds)
+	for j, r := range runs {
+		tails[j], tailSec[j] = map[[2]int]*model.Model{}, map[[2]int]float64{}
+		for _, w := range av.Windows {
+			if w[1] >= len(r.sec) {
+				continue
+			}
+			var ms []*model.Model
+			for e := w[0] + av.Every; e <= w[1]; e += av.Every {
+				ms = append(ms, r.snap[e])
+			}
+			a, acc, sec, err := evaluate(ms)
+			if err != nil {
+				return nil, err
+			}
+			tails[j][w], tailSec[j][w] = a, r.sec[w[1]]+sec
+			if j == 0 {
+				res.put(fmt.Sprintf("swa%d-%d", w[0]+1, w[1]), acc, tailSec[j][w])
+			}
+		}
+	}
+	if seeds > 1 {
+		for _, e := range cps {
+			if e > av.SeedEpochs {
+				break
+			}
+			var ms []*model.Model
+			sec, single := 0.0, 0.0
+			for _, r := range runs {
+				ms = append(ms, r.at[e])
+				sec += r.sec[e]
+				acc, err := setAccuracy(r.at[e], xte, yte, 1)
+				r.at[e].Close()
+				if err != nil {
+					return nil, err
+				}
+				single += acc / float64(seeds)
+			}
+			_, acc, asec, err := evaluate(ms)
+			if err != nil {
+				return nil, err
+			}
+			res.put(fmt.Sprintf("seed%d@%d", seeds, e), acc, sec+asec)
+			res.put(fmt.Sprintf("single-mean@%d", e), single, sec/float64(seeds))
+		}
+		for _, w := range av.Windows {
+			if w[1] > av.SeedEpochs {
+				continue
+			}
+			var ms []*model.Model
+			sec := 0.0
+			for j := range runs {
+				ms = append(ms, tails[j][w])
+				sec += tailSec[j][w]
+			}
+			_, acc, asec, err := evaluate(ms)
+			if err != nil {
+				return nil, err
+			}
+			res.put(fmt.Sprintf("seed%d+swa%d-%d", seeds, w[0]+1, w[1]), acc, sec+asec)
+		}
+		// how far apart the runs' prototypes are
+		e := av.SeedEpochs
+		m0 := runs[0].at[e]
+		np := m0.NumPrototypes()
+		res.spread, res.sep = make([]float64, np), make([]float64, np)
+		for k := range np {
+			pairs := 0
+			for i := range runs {
+				for j := i + 1; j < len(runs); j++ {
+					res.spread[k] += sin2(runs[i].at[e].Prototype(k), runs[j].at[e].Prototype(k))
+					pairs++
+				}
+			}
+			res.spread[k] /= float64(pairs)
+			res.sep[k] = math.Inf(1)
+			for l := range np {
+				if m0.Label(l) != m0.Label(k) {
+					res.sep[k] = min(res.sep[k], sin2(m0.Prototype(k), m0.Prototype(l)))
+				}
+			}
+		}
+	}
+	return res, nil
 }
 
 func TestStudyHardETH80(t *testing.T) {
@@ -119,11 +322,39 @@ func TestStudyHardETH80(t *testing.T) {
 	default:
 		t.Fatalf("X_SCHED %q", envS("X_SCHED", ""))
 	}
+	// Model averaging (default none): X_SWA lists tail-averaging windows
+	// E0:E1 (the models after epochs E0+k, E0+2k, ... E1 of the run, k =
+	// X_SWAEVERY, default 1, averaged by model.Average; E1 <= the last
+	// checkpoint), X_SEEDAVG = K > 1 also
+	// trains K-1 models with other model seeds (X_MSEED+j, j = 1 ... K-1)
+	// up to X_SEEDEPOCHS epochs (default the last checkpoint) and averages
+	// the K models (and their tail averages). X_PAR: splits in parallel.
+	var av avgSpec
+	for _, w := range strings.Split(envS("X_SWA", ""), ",") {
+		if w == "" {
+			continue
+		}
+		var e0, e1 int
+		if _, err := fmt.Sscanf(w, "%d:%d", &e0, &e1); err != nil || e0 < 0 || e1 <= e0 || e1 > cps[len(cps)-1] {
+			t.Fatalf("X_SWA window %q", w)
+		}
+		av.Windows = append(av.Windows, [2]int{e0, e1})
+	}
+	av.Every = max(1, envI("X_SWAEVERY", 1))
+	av.Seeds, av.SeedEpochs = envI("X_SEEDAVG", 1), envI("X_SEEDEPOCHS", cps[len(cps)-1])
+	if av.Seeds > 1 && !slices.Contains(cps, av.SeedEpochs) {
+		t.Fatalf("X_SEEDEPOCHS %d is not a checkpoint", av.SeedEpochs)
+	}
 	splits := envI("X_SPLITS", 10)
 	acc := make([][]float64, splits)
 	nhard := make([]float64, splits)
+	vacc := make([]map[string]float64, splits)
+	vsec := make([]map[string]float64, splits)
+	var names []string
+	np := len(data.classes)
+	spread, sep := make([]float64, np), make([]float64, np)
 	var mu sync.Mutex
-	err = forEach(context.Background(), splits, 2, func(s int) error {
+	err = forEach(context.Background(), splits, envI("X_PAR", 2), func(s int) error {
 		tr, _ := splitSets(data.y, len(data.classes), 5, runRNG(1, streamSplit, s))
 		c := cfg
 		c.Seed = modelSeed(1+uint64(envI("X_MSEED", 0)), s) // X_MSEED varies the prototype draws and permutations
@@ -144,14 +375,32 @@ func TestStudyHardETH80(t *testing.T) {
 				}
 			}
 			rng := rand.New(rand.NewPCG(uint64(s)+uint64(envI("X_PSEED", 0))<<32, uint64(f)+77))
-			v, n, err := hardCurve(context.Background(), c, data, a, b, cps, h, rng)
+			fav := av
+			fav.seed = func(j int) uint64 { return modelSeed(1+uint64(envI("X_MSEED", 0)+j), s) }
+			r, err := hardCurve(context.Background(), c, data, a, b, cps, h, fav, rng)
 			if err != nil {
 				return err
 			}
 			for g := range cps {
-				sum[g] += v[g] / 5
+				sum[g] += r.acc[g] / 5
 			}
-			nhard[s] += n / 5
+			nhard[s] += r.nhard / 5
+			if f == 0 {
+				vacc[s], vsec[s] = map[string]float64{}, map[string]float64{}
+			}
+			for _, k := range r.names {
+				vacc[s][k] += r.vacc[k] / 5
+				vsec[s][k] += r.vsec[k]
+			}
+			mu.Lock()
+			if names == nil {
+				names = r.names
+			}
+			for k := range r.spread {
+				spread[k] += r.spread[k] / float64(5*splits)
+				sep[k] += r.sep[k] / float64(5*splits)
+			}
+			mu.Unlock()
 		}
 		acc[s] = sum
 		mu.Lock()
@@ -171,6 +420,31 @@ func TestStudyHardETH80(t *testing.T) {
 		}
 		m, sd := meanStd(col)
 		t.Logf("epochs %4d: inner %.2f ± %.2f", e, 100*m, 100*sd)
+	}
+	if len(av.Windows) == 0 && av.Seeds <= 1 {
+		return
+	}
+	// Every variant: mean inner accuracy over the splits, and its seconds
+	// (training it needs plus averaging, summed over folds and splits)
+	// relative to the plain model at X_CTRL epochs.
+	ctrl := fmt.Sprintf("plain@%d", envI("X_CTRL", 80))
+	tc := 0.0
+	for s := range splits {
+		tc += vsec[s][ctrl]
+	}
+	for _, k := range names {
+		col := make([]float64, splits)
+		ts := 0.0
+		for s := range splits {
+			col[s], ts = vacc[s][k], ts+vsec[s][k]
+		}
+		m, sd := meanStd(col)
+		t.Logf("variant %-18s inner %6.2f ± %.2f  time %.2f x %s", k, 100*m, 100*sd, ts/tc, ctrl)
+	}
+	if av.Seeds > 1 {
+		for k := range spread {
+			t.Logf("class %-10s prototypes of the %d seeds at %d epochs: mean pairwise Σ sin² θ %.3f, to the nearest other class %.3f", data.classes[k], av.Seeds, av.SeedEpochs, spread[k], sep[k])
+		}
 	}
 }
 
