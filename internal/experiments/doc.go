@@ -34,16 +34,18 @@
 // MNIST with the hard-example sets (hardSpec; the wall includes
 // classifying the training images before every epoch), Yale B trained on
 // its single training images and their 1-pixel shifts (model.ContinueImages
-// from the class-PCA start).
+// from the class-PCA start, constant η, the final model the average of the
+// last 30 epochs' models).
 //
 //	protocol  GRLGQ          baseline       paper          wall
 //	mnist     96.55 ± 0.05   94.98 ± 0.09   94.78 ± 0.03   1 m 39 s
-//	yale      96.21 ± 0.69   92.98 ± 0.98   96.50 ± 0.61   4 m 1 s
+//	yale      96.31 ± 0.65   92.98 ± 0.98   96.50 ± 0.61   2 m 46 s
 //	eth80     93.25 ± 2.06   83.25 ± 4.42   94.50 ± 1.87   7.3 s
 //
 // (Yale B with the earlier protocols: hard-example sets 94.07 ± 0.93 in
 // 8 m 57 s; single images without the shifts, 80 epochs halving every 20,
-// 95.83 ± 0.82 in 3 m 13 s.)
+// 95.83 ± 0.82 in 3 m 13 s; with the shifts, 40 epochs halving every 10,
+// 96.21 ± 0.69 in 4 m 1 s.)
 //
 // Commands: grlgq repro mnist|yale|eth80 -dir /work/shared/data; or
 // GRLGQ_REAL=mnist,yale,eth80 go test -run TestRealProtocol -v -timeout 1h
@@ -291,6 +293,27 @@
 // (The study trains epoch by epoch for the averages, hence its 1.7-2x
 // wall time; averaging in the protocol would cost one model copy per
 // epoch and one Average.) No test fold was evaluated for this study.
+//
+// Replication, then adoption (the inner splits of repetitions 3-8 as well,
+// X_REP=2 ... 7, with the model code of this commit: the exact rank-one
+// rotation of StepImage, which leaves repetitions 1 and 2 exactly as
+// above). The one candidate gaining on both repetitions, a constant
+// η = 1e-2 with the average of the models after epochs 11-40, against the
+// adopted step schedule, seed 1; mean inner validation accuracy:
+//
+//	repetition       1      2      3      4      5      6      7      8
+//	step schedule  93.59  92.85  93.22  93.97  93.59  94.76  93.97  93.92
+//	tail average   93.84  93.05  93.22  94.18  93.43  95.05  94.01  94.21
+//	gain           +0.25  +0.20   0.00  +0.21  −0.16  +0.29  +0.04  +0.29
+//
+// Mean gain +0.14 ± 0.16 points (SD over the 8 repetitions; paired t 2.4).
+// The rule, written down after repetitions 1-4 and before 5-8 were run:
+// adopt if the mean gain over the 8 repetitions is at least +0.10 with
+// paired t >= 2; repetitions 5-8 alone gave +0.12. Adopted
+// (yaleSpec.AverageLast = 30: one ContinueImages per epoch, the models
+// after epochs 11-40 averaged by model.Average, 26 ms for 30 snapshots of
+// 38 prototypes). Test accuracy, computed once for the table: 96.31 ±
+// 0.65 (the step schedule gave 96.21 ± 0.69), wall 2 m 46 s.
 
 // ETH-80 (eth80.go). Fixed by the paper: gray 20x20, one object = one set,
 // d = 5, 5 training objects per category, 10 random splits, η = 0.05,

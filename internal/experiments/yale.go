@@ -24,8 +24,12 @@ type yaleSpec struct {
 	// Shift > 0 (with Images): each training image also enters as 4
 	// copies moved by Shift pixels left, right, up and down
 	// (dataset.Shifted).
-	Shift  int
-	Config model.Config
+	Shift int
+	// AverageLast > 0 (with Images): the final model is the model.Average
+	// of the models after each of the last AverageLast epochs (tail
+	// averaging); 0: the model after the last epoch.
+	AverageLast int
+	Config      model.Config
 }
 
 // yaleDefault is the Yale B 32x32 protocol: images resized to 20x20
@@ -39,16 +43,18 @@ type yaleSpec struct {
 // (η and γ halved every 10 epochs, the authors' NumPy code) were chosen on
 // inner splits too (see yaleHard), and were then replaced, on the same
 // inner splits, by training on the single training images from the
-// class-PCA start (Images; yaleEpochs, yaleStepEvery): the sets now serve
-// only the start and the baseline.
+// class-PCA start (Images; yaleEpochs), later at a constant rate with the
+// final model the average of the last epochs' models (yaleAverageLast):
+// the sets now serve only the start and the baseline.
 func yaleDefault() yaleSpec {
 	return yaleSpec{
-		M:       yaleM,
-		Regroup: yaleRegroup,
-		Folds:   4,
-		Hard:    yaleHard,
-		Images:  true,
-		Shift:   yaleShift,
+		M:           yaleM,
+		Regroup:     yaleRegroup,
+		Folds:       4,
+		Hard:        yaleHard,
+		Images:      true,
+		Shift:       yaleShift,
+		AverageLast: yaleAverageLast,
 		Config: model.Config{
 			SubspaceDim:        7,
 			PrototypesPerClass: 1,
@@ -56,8 +62,7 @@ func yaleDefault() yaleSpec {
 			Relevance:          model.RelevanceGlobal,
 			Eta:                yaleEta,
 			Gamma:              1e-5,
-			Schedule:           model.ScheduleStep,
-			StepEvery:          yaleStepEvery,
+			Schedule:           model.ScheduleConstant,
 			Epochs:             yaleEpochs,
 		},
 	}
@@ -81,22 +86,27 @@ const (
 	yaleEta     = 1e-2
 )
 
-// yaleEpochs, yaleStepEvery and yaleShift: single-image training
+// yaleEpochs, yaleShift and yaleAverageLast: single-image training
 // (yaleSpec.Images) from the class-PCA start, η = 1e-2 (the paper's),
-// each training image also shifted by one pixel in the 4 directions, η
-// halved every 10 epochs, 40 epochs. Chosen on the inner splits of outer
-// folds 1-4 of repetitions 1 and 2 (TestStudyImagesYale; 2 x 2,404
-// validation images, the outer test folds untouched). Mean inner
-// validation accuracy, repetition 1 (2): class-PCA start 90.35% (89.52%);
-// single images, 80 epochs halving every 20: 92.80% (92.26%); the same
-// with the shifted copies: 93.59% (92.93%), and with 40 epochs halving
-// every 10: 93.59% (92.85%), adopted (half the cost). Against the hard
-// sets (yaleHard, 200 epochs, no longer used by default): 91.39%. See
-// doc.go for the other variants (diagonal or 2-pixel shifts did worse).
+// each training image also shifted by one pixel in the 4 directions, 40
+// epochs at the constant rate, the final model the average of the models
+// after epochs 11 to 40. Chosen on the inner splits of the outer folds of
+// the repetitions (TestStudyImagesYale; 2,404 validation images each, the
+// outer test folds untouched). Mean inner validation accuracy, repetition
+// 1 (2): class-PCA start 90.35% (89.52%); single images, 80 epochs
+// halving every 20: 92.80% (92.26%); the same with the shifted copies:
+// 93.59% (92.93%), and with 40 epochs halving every 10: 93.59% (92.85%),
+// adopted then (half the cost); against the hard sets (yaleHard, 200
+// epochs, no longer used by default): 91.39%. Later, over the inner
+// splits of repetitions 1-8, the constant rate with the tail average
+// against that step schedule: +0.14 ± 0.16 points (paired t 2.4 over the
+// 8 repetitions; 6 gain, 1 ties, 1 loses), adopted by a rule fixed before
+// repetitions 5-8 were run. See doc.go for the other variants (diagonal or
+// 2-pixel shifts, rotations, scalings and seed averages did no better).
 const (
-	yaleEpochs    = 40
-	yaleStepEvery = 10
-	yaleShift     = 1
+	yaleEpochs      = 40
+	yaleShift       = 1
+	yaleAverageLast = 30
 )
 
 // yaleHard: every epoch, the inner-training images the current model
@@ -194,7 +204,7 @@ func yaleOnce(ctx context.Context, spec yaleSpec, ds *dataset.Dataset, trainIdx,
 			err = fmt.Errorf("experiments: yale job %d: %w", job, err)
 			return
 		}
-		m, _, err = model.ContinueImages(ctx, bm, cfg, imgs, ys)
+		m, err = trainImagesAveraged(ctx, bm, cfg, imgs, ys, spec.AverageLast)
 	} else {
 		m, err = trainHard(ctx, cfg, x, y, ds.Images, ds.Labels, trainIdx, len(ds.Classes), spec.Hard, 1, nil)
 	}
@@ -207,6 +217,42 @@ func yaleOnce(ctx context.Context, spec yaleSpec, ds *dataset.Dataset, trainIdx,
 	acc, err = imageAccuracy(m, ds.Images, ds.Labels, testIdx, 1)
 	trainDur = time.Since(t0) - baseDur
 	return
+}
+
+// trainImagesAveraged continues m on the images for cfg.Epochs epochs
+// (model.ContinueImages) and returns the model after the last epoch, or,
+// with last > 0, the model.Average of the models after each of the last
+// `last` epochs (one ContinueImages per epoch then: the permutations and
+// the rate follow the lifetime epoch, so the trajectory is the same).
+func trainImagesAveraged(ctx context.Context, m *model.Model, cfg model.Config, imgs [][]float64, ys []int, last int) (*model.Model, error) {
+	if last <= 0 {
+		m, _, err := model.ContinueImages(ctx, m, cfg, imgs, ys)
+		return m, err
+	}
+	last = min(last, cfg.Epochs)
+	c := cfg
+	c.Epochs = 1
+	var tail []*model.Model
+	defer func() {
+		for _, t := range tail {
+			t.Close()
+		}
+	}()
+	cur := m
+	for e := 1; e <= cfg.Epochs; e++ {
+		next, _, err := model.ContinueImages(ctx, cur, c, imgs, ys)
+		if cur != m && (len(tail) == 0 || tail[len(tail)-1] != cur) {
+			cur.Close()
+		}
+		if err != nil {
+			return nil, err
+		}
+		cur = next
+		if e > cfg.Epochs-last {
+			tail = append(tail, cur)
+		}
+	}
+	return model.Average(tail)
 }
 
 func runYale(ctx context.Context, opt Options) (*Result, error) {
@@ -284,8 +330,16 @@ func yaleProtocol(spec yaleSpec, k, reps int) string {
 		if spec.Shift > 0 {
 			shift = fmt.Sprintf(", each also shifted by %d pixel(s) left, right, up and down", spec.Shift)
 		}
-		return fmt.Sprintf("%s started at the class-PCA subspace of the training subspaces (m=%d same-class images, %d groupings), then trained on the single training images (1-D subspaces)%s for %d epochs, η=%g halved every %d epochs; test = single images by θ_1",
-			head, spec.M, spec.Regroup, shift, c.Epochs, c.Eta, c.StepEvery)
+		rate := fmt.Sprintf("η=%g", c.Eta)
+		if c.Schedule == model.ScheduleStep {
+			rate += fmt.Sprintf(" halved every %d epochs", c.StepEvery)
+		}
+		final := ""
+		if spec.AverageLast > 0 {
+			final = fmt.Sprintf(", the final model the average (model.Average) of the models after each of the last %d epochs", spec.AverageLast)
+		}
+		return fmt.Sprintf("%s started at the class-PCA subspace of the training subspaces (m=%d same-class images, %d groupings), then trained on the single training images (1-D subspaces)%s for %d epochs, %s%s; test = single images by θ_1",
+			head, spec.M, spec.Regroup, shift, c.Epochs, rate, final)
 	}
 	return fmt.Sprintf("%s; training subspaces of m=%d same-class training images (%d grouping(s))%s, %d epochs; test = single images by θ_1",
 		head, spec.M, spec.Regroup, spec.Hard.text(), c.Epochs)
