@@ -1,6 +1,7 @@
 package model
 
 import (
+	"bytes"
 	"context"
 	"math"
 	"math/rand/v2"
@@ -194,5 +195,115 @@ func TestAverageErrors(t *testing.T) {
 	one, err := Average([]*Model{a})
 	if err != nil || one == a {
 		t.Fatalf("Average of one model: %v (must be a copy)", err)
+	}
+}
+
+// TestAverageLast: Config.AverageLast returns, bit for bit, the Average of
+// the models an epoch-by-epoch Continue passes through (sets and images),
+// for any number of workers; more than Epochs averages every epoch; the
+// averaged model's validation accuracy is its own; Patience is refused.
+func TestAverageLast(t *testing.T) {
+	ctx := context.Background()
+	xs, ys := synth(t, 3, 20, 3, 3, 24, 0.4)
+	xi, yi := synthImages(4, 20, 3, 3, 16, 0.4)
+	type trainFn func(cfg Config) (*Model, *History, error)
+	type contFn func(m *Model, cfg Config) (*Model, error)
+	kinds := []struct {
+		name  string
+		train trainFn
+		cont  contFn
+		init  func(cfg Config) (*Model, error)
+	}{
+		{"sets",
+			func(cfg Config) (*Model, *History, error) { return Train(ctx, cfg, xs, ys) },
+			func(m *Model, cfg Config) (*Model, error) { r, _, err := Continue(ctx, m, cfg, xs, ys); return r, err },
+			func(cfg Config) (*Model, error) { return Init(cfg, xs, ys) }},
+		{"images",
+			func(cfg Config) (*Model, *History, error) { return TrainImages(ctx, cfg, xi, yi) },
+			func(m *Model, cfg Config) (*Model, error) {
+				r, _, err := ContinueImages(ctx, m, cfg, xi, yi)
+				return r, err
+			},
+			func(cfg Config) (*Model, error) { return InitImages(cfg, xi, yi) }},
+	}
+	for _, k := range kinds {
+		for _, last := range []int{3, 9} {
+			var ref []byte
+			var refModel *Model
+			for _, workers := range []int{1, 2} {
+				cfg := Config{SubspaceDim: 3, Epochs: 6, Eta: 0.05, Seed: 5, Workers: workers, AverageLast: last}
+				m, h, err := k.train(cfg)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if want := min(last, 6); h.Averaged != want || m.Epochs() != 6 {
+					t.Errorf("%s last=%d: averaged %d (want %d), epochs %d", k.name, last, h.Averaged, want, m.Epochs())
+				}
+				b := modelBytes(t, m)
+				if ref == nil {
+					ref, refModel = b, m
+				} else if !bytes.Equal(ref, b) {
+					t.Errorf("%s last=%d: 2 workers give other bytes than 1", k.name, last)
+				}
+			}
+			// By hand: one epoch at a time, the last ones averaged.
+			cfg := Config{SubspaceDim: 3, Epochs: 1, Eta: 0.05, Seed: 5, Workers: 1}
+			cur, err := k.init(cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var tail []*Model
+			for e := 1; e <= 6; e++ {
+				if cur, err = k.cont(cur, cfg); err != nil {
+					t.Fatal(err)
+				}
+				if e > 6-last {
+					tail = append(tail, cur)
+				}
+			}
+			avg, err := Average(tail)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// (The stored configurations differ in Epochs: compare the
+			// prototypes and relevances.)
+			for j := range avg.protos {
+				if !sameBits(avg.protos[j], refModel.protos[j]) {
+					t.Errorf("%s last=%d: prototype %d differs from Average of the epoch-by-epoch models", k.name, last, j)
+				}
+			}
+			for j, v := range avg.lambda {
+				if math.Float64bits(v) != math.Float64bits(refModel.lambda[j]) {
+					t.Errorf("%s last=%d: λ differs from Average of the epoch-by-epoch models", k.name, last)
+				}
+			}
+		}
+	}
+
+	// Validation: the averaged model's own accuracy.
+	cfg := Config{SubspaceDim: 3, Epochs: 5, Eta: 0.05, Seed: 2, AverageLast: 3, ValidationFraction: 0.3}
+	m, h, err := TrainImages(ctx, cfg, xi, yi)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ok := 0
+	for _, i := range h.Val {
+		p, err := m.PredictImage(xi[i])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.Class == yi[i] {
+			ok++
+		}
+	}
+	if want := float64(ok) / float64(len(h.Val)); h.AveragedValAccuracy != want {
+		t.Errorf("averaged validation accuracy %v, the averaged model scores %v", h.AveragedValAccuracy, want)
+	}
+	m.Close()
+
+	for _, bad := range []Config{{SubspaceDim: 3, AverageLast: -1}, {SubspaceDim: 3, AverageLast: 2, Patience: 3, ValidationFraction: 0.3}} {
+		if _, _, err := Train(ctx, bad, xs, ys); err == nil || !strings.Contains(err.Error(), "AverageLast") {
+			t.Errorf("AverageLast %d, Patience %d: %v", bad.AverageLast, bad.Patience, err)
+		}
 	}
 }

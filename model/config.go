@@ -157,6 +157,15 @@ type Config struct {
 	ValidationFraction float64
 	Patience           int
 
+	// AverageLast > 0 makes Train, Continue, TrainImages and
+	// ContinueImages return the Average of the models after each of the
+	// last AverageLast epochs of the call (all of them when fewer ran):
+	// tail averaging, which removes much of the noise a constant rate
+	// leaves in the final prototypes. It cannot be combined with Patience
+	// (early stopping returns one epoch's model). Model files do not store
+	// it.
+	AverageLast int
+
 	// OnEpoch, if non-nil, is called after every epoch with its statistics
 	// (the slices in it are copies the callee may keep). Returning ErrStop
 	// ends training normally; any other error aborts it.
@@ -284,6 +293,10 @@ func (c *Config) validate() error {
 		return bad("ValidationFraction %g outside [0, 1)", c.ValidationFraction)
 	case c.Patience < 0:
 		return bad("Patience %d", c.Patience)
+	case c.AverageLast < 0:
+		return bad("AverageLast %d", c.AverageLast)
+	case c.AverageLast > 0 && c.Patience > 0:
+		return bad("AverageLast %d with Patience %d: early stopping returns one epoch's model, averaging several", c.AverageLast, c.Patience)
 	case c.Workers < 1 || c.Workers > 1024:
 		return bad("Workers %d", c.Workers)
 	case !pos(c.Temperature):

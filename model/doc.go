@@ -26,7 +26,8 @@
 // MarshalJSON/UnmarshalJSON store a model. Average is the extrinsic mean
 // of models of one shape (prototype k spans the d leading eigenvectors of
 // the mean projection of the models' k-th prototypes): the snapshots of one
-// run's last epochs, or models of other seeds.
+// run's last epochs (Config.AverageLast does that inside training), or
+// models of other seeds.
 //
 // # Conventions
 //

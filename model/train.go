@@ -144,6 +144,12 @@ type History struct {
 	Best int
 	// EarlyStopped reports that Patience ended training.
 	EarlyStopped bool
+	// Averaged is the number of epochs' models averaged into the returned
+	// model (Config.AverageLast; 0 without), and AveragedValAccuracy the
+	// averaged model's accuracy on the validation part (NaN without
+	// averaging or validation).
+	Averaged            int
+	AveragedValAccuracy float64
 	// Train and Val are the indices of the sets used for training and for
 	// validation.
 	Train, Val []int
@@ -427,7 +433,7 @@ func runData(ctx context.Context, m0 *Model, cfg Config, dt data, tr, va []int) 
 			valX[i], valY[i] = x[j].Basis, y[j]
 		}
 	}
-	hist := &History{Best: -1, Train: tr, Val: va}
+	hist := &History{Best: -1, Train: tr, Val: va, AveragedValAccuracy: math.NaN()}
 	var valDist []float64
 	if len(va) > 0 {
 		valDist = make([]float64, len(va)*len(m0.protos))
@@ -437,6 +443,7 @@ func runData(ctx context.Context, m0 *Model, cfg Config, dt data, tr, va []int) 
 	bestAcc := math.Inf(-1)
 	order := make([]int, len(tr))
 
+	var tail []*Model // Config.AverageLast: the models after the last epochs
 	finish := func(err error) (*Model, *History, error) {
 		if best != nil {
 			return best, hist, err
@@ -444,7 +451,32 @@ func runData(ctx context.Context, m0 *Model, cfg Config, dt data, tr, va []int) 
 		if hist.Best < 0 && len(hist.Epochs) > 0 {
 			hist.Best = len(hist.Epochs) - 1
 		}
-		return t.Model(), hist, err
+		if err != nil || len(tail) == 0 {
+			return t.Model(), hist, err
+		}
+		avg, err := Average(tail)
+		if err != nil {
+			return t.Model(), hist, fmt.Errorf("model: averaging the last %d epochs: %w", len(tail), err)
+		}
+		hist.Averaged = len(tail)
+		if len(va) > 0 {
+			// The averaged prototypes into the trainer's engine, for the
+			// validation accuracy.
+			for k, w := range avg.protos {
+				t.protos[k].CopyFrom(w)
+			}
+			var acc float64
+			if valI != nil {
+				acc, err = t.imageAccuracy(valI, valY)
+			} else {
+				acc, err = t.accuracy(valDist, valX, valY)
+			}
+			if err != nil {
+				return nil, hist, fmt.Errorf("model: validation of the averaged model: %w", err)
+			}
+			hist.AveragedValAccuracy = acc
+		}
+		return avg, hist, nil
 	}
 
 	for e := 0; e < cfg.Epochs; e++ {
@@ -504,6 +536,9 @@ func runData(ctx context.Context, m0 *Model, cfg Config, dt data, tr, va []int) 
 			}
 		} else {
 			hist.Best = len(hist.Epochs) - 1
+		}
+		if cfg.AverageLast > 0 && e >= cfg.Epochs-cfg.AverageLast {
+			tail = append(tail, t.Model())
 		}
 		if onEpoch != nil {
 			if err := onEpoch(st); err != nil {

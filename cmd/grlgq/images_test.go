@@ -85,3 +85,54 @@ func TestTrainImages(t *testing.T) {
 		t.Error("a usage error wrote the model")
 	}
 }
+
+// TestTrainAverageLast: -average-last returns the average of the last
+// epochs' models (another model file than the last epoch's, the same for
+// -workers 1 and 2), reports the averaged model's validation accuracy, and
+// refuses -patience, -hard-copies and negative counts.
+func TestTrainAverageLast(t *testing.T) {
+	dir := t.TempDir()
+	data := filepath.Join(dir, "d.csv")
+	writeCSV(t, data, 4, 24, 3)
+	spec := "csv:" + data
+	base := []string{"train", "-data", spec, "-d", "3", "-epochs", "6", "-lr", "0.05", "-init", "pca", "-seed", "5", "-quiet"}
+	read := func(p string) []byte {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	for _, images := range [][]string{nil, {"-images"}} {
+		last := filepath.Join(dir, "last")
+		ok(t, append(append(append([]string(nil), base...), images...), "-o", last)...)
+		var files [][]byte
+		for _, w := range []string{"1", "2"} {
+			mod := filepath.Join(dir, "avg"+w)
+			ok(t, append(append(append([]string(nil), base...), images...), "-average-last", "4", "-workers", w, "-o", mod)...)
+			files = append(files, read(mod))
+		}
+		if !bytes.Equal(files[0], files[1]) {
+			t.Errorf("%v -average-last: -workers 1 and 2 wrote different model files", images)
+		}
+		if bytes.Equal(files[0], read(last)) {
+			t.Errorf("%v -average-last 4 wrote the last epoch's model", images)
+		}
+		js := decodeJSON(t, ok(t, append(append(append([]string(nil), base...), images...), "-average-last", "4", "-val", "0.25", "-json", "-o", filepath.Join(dir, "v"))...).stdout, "val_accuracy", "averaged")
+		if n, _ := js["averaged"].(float64); n != 4 {
+			t.Errorf("%v: averaged %v, want 4", images, js["averaged"])
+		}
+		fraction(t, js, "val_accuracy")
+		r := ok(t, append(append(append([]string(nil), base...), images...), "-average-last", "4", "-val", "0.25", "-o", filepath.Join(dir, "v"))...)
+		if !strings.Contains(r.stdout, "the average of the last 4 epochs' models") {
+			t.Errorf("%v: output does not say the model is an average:\n%s", images, r.stdout)
+		}
+	}
+	mod := filepath.Join(dir, "u")
+	fails(t, 2, []string{"-average-last"}, append(base, "-average-last", "-1", "-o", mod)...)
+	fails(t, 2, []string{"-average-last", "-patience"}, append(base, "-average-last", "3", "-val", "0.25", "-patience", "2", "-o", mod)...)
+	fails(t, 2, []string{"-average-last"}, append(base, "-average-last", "3", "-hard-copies", "2", "-o", mod)...)
+	if _, err := os.Stat(mod); !os.IsNotExist(err) {
+		t.Errorf("a refused run wrote %s", mod)
+	}
+}

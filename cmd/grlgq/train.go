@@ -34,6 +34,7 @@ type trainFlags struct {
 	classWeights           bool
 	val                    float64
 	patience               int
+	averageLast            int
 	workers                int
 	floor, noise           float64
 	reject, temperature    float64
@@ -58,6 +59,7 @@ func (t *trainFlags) addFlags(fs *flag.FlagSet, def model.Config) {
 	fs.BoolVar(&t.classWeights, "class-weights", false, "weight each step by the inverse frequency of its class (imbalanced data)")
 	fs.Float64Var(&t.val, "val", 0, "fraction of each class's training sets held out for validation (0: none); with -groupings > 1 an image can sit in a training and a validation set")
 	fs.IntVar(&t.patience, "patience", 0, "with -val: stop after this many epochs without a better validation accuracy and keep the best epoch (0: train all epochs)")
+	fs.IntVar(&t.averageLast, "average-last", 0, "return the average (model.Average) of the models after each of the last N epochs: tail averaging, for a constant -lr (0: the last epoch's model; not with -patience or -hard-copies)")
 	fs.IntVar(&t.workers, "workers", runtime.GOMAXPROCS(0), "goroutines computing distances (results never depend on it)")
 	fs.Float64Var(&t.floor, "floor", model.DefaultRelevanceFloor, "floor of every relevance λ_k after an update (before renormalising)")
 	fs.Float64Var(&t.noise, "noise", model.DefaultInitNoise, "standard deviation of the noise added to -init sample prototypes")
@@ -80,6 +82,7 @@ func (t *trainFlags) config(fs *flag.FlagSet) (model.Config, error) {
 		Epochs:             t.epochs,
 		ValidationFraction: t.val,
 		Patience:           t.patience,
+		AverageLast:        t.averageLast,
 		Workers:            t.workers,
 		Seed:               t.seed,
 		Temperature:        t.temperature,
@@ -102,6 +105,10 @@ func (t *trainFlags) config(fs *flag.FlagSet) (model.Config, error) {
 		return c, usagef(fs, "-patience %d: want 0 or more", t.patience)
 	case t.patience > 0 && t.val == 0:
 		return c, usagef(fs, "-patience needs a validation split (-val)")
+	case t.averageLast < 0:
+		return c, usagef(fs, "-average-last %d: want 0 (off) or more", t.averageLast)
+	case t.averageLast > 0 && t.patience > 0:
+		return c, usagef(fs, "-average-last cannot be combined with -patience: early stopping keeps one epoch's model")
 	case t.workers < 1:
 		return c, usagef(fs, "-workers %d: want at least 1", t.workers)
 	case t.sigmoid < 0 || math.IsNaN(t.sigmoid) || math.IsInf(t.sigmoid, 0):
@@ -162,6 +169,9 @@ func describeConfig(c model.Config, classes int) string {
 	}
 	if c.ClassWeights {
 		s += ", class weights"
+	}
+	if c.AverageLast > 0 {
+		s += fmt.Sprintf(", average of the last %d epochs' models", c.AverageLast)
 	}
 	return s
 }
@@ -362,8 +372,13 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 		}
 	}
 	msg := fmt.Sprintf("saved %s: %d prototypes, D=%d, d=%d, %d epochs, train accuracy %s", out, res.model.NumPrototypes(), res.model.Dim(), res.model.SubspaceDim(), res.model.Epochs(), pct(last.TrainAccuracy))
-	if res.hist.Best >= 0 && !math.IsNaN(res.hist.Epochs[res.hist.Best].ValAccuracy) {
-		msg += fmt.Sprintf(", validation accuracy %s (epoch %d)", pct(res.hist.Epochs[res.hist.Best].ValAccuracy), res.hist.Epochs[res.hist.Best].Epoch)
+	switch h := res.hist; {
+	case h.Averaged > 0 && !math.IsNaN(h.AveragedValAccuracy):
+		msg += fmt.Sprintf(", validation accuracy %s (the average of the last %d epochs' models)", pct(h.AveragedValAccuracy), h.Averaged)
+	case h.Averaged > 0:
+		msg += fmt.Sprintf(" (the model: the average of the last %d epochs' models)", h.Averaged)
+	case h.Best >= 0 && !math.IsNaN(h.Epochs[h.Best].ValAccuracy):
+		msg += fmt.Sprintf(", validation accuracy %s (epoch %d)", pct(h.Epochs[h.Best].ValAccuracy), h.Epochs[h.Best].Epoch)
 	}
 	fmt.Fprintf(e.stdout, "%s (%s)\n", msg, roundDur(time.Since(t0)))
 	return nil
@@ -448,6 +463,8 @@ func (h *hardFlags) check(fs *flag.FlagSet, cfg model.Config) error {
 		return usagef(fs, "-hard-m %d: want at least d (or 0 for d)", h.m)
 	case cfg.ValidationFraction > 0:
 		return usagef(fs, "-hard-copies cannot be combined with -val (nor -patience): the hard sets are built from every image, validation images included")
+	case cfg.AverageLast > 0:
+		return usagef(fs, "-hard-copies cannot be combined with -average-last")
 	}
 	return nil
 }
@@ -569,6 +586,10 @@ func trainJSON(out string, ds *dataset.Dataset, train *dataset.Subspaces, res *t
 	h := res.hist
 	best := h.Epochs[max(h.Best, 0)]
 	last := h.Epochs[len(h.Epochs)-1]
+	val := best.ValAccuracy
+	if h.Averaged > 0 {
+		val = h.AveragedValAccuracy // the returned model's
+	}
 	return map[string]any{
 		"model":          out,
 		"data":           ds.Source,
@@ -583,7 +604,8 @@ func trainJSON(out string, ds *dataset.Dataset, train *dataset.Subspaces, res *t
 		"best_epoch":     best.Epoch,
 		"early_stopped":  h.EarlyStopped,
 		"train_accuracy": jnum(last.TrainAccuracy),
-		"val_accuracy":   jnum(best.ValAccuracy),
+		"val_accuracy":   jnum(val),
+		"averaged":       h.Averaged,
 		"accuracy":       jnum(last.TrainAccuracy),
 		"relevances":     jnums(res.model.Relevances()),
 		"history":        hardHistoryJSON(h, res.hard),

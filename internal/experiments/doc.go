@@ -310,9 +310,10 @@
 // The rule, written down after repetitions 1-4 and before 5-8 were run:
 // adopt if the mean gain over the 8 repetitions is at least +0.10 with
 // paired t >= 2; repetitions 5-8 alone gave +0.12. Adopted
-// (yaleSpec.AverageLast = 30: one ContinueImages per epoch, the models
+// (yaleSpec.AverageLast = 30, i.e. model.Config.AverageLast: the models
 // after epochs 11-40 averaged by model.Average, 26 ms for 30 snapshots of
-// 38 prototypes). Test accuracy, computed once for the table: 96.31 ±
+// 38 prototypes; bit for bit what the study's epoch-by-epoch averaging
+// gives). Test accuracy, computed once for the table: 96.31 ±
 // 0.65 (the step schedule gave 96.21 ± 0.69), wall 2 m 46 s.
 
 // ETH-80 (eth80.go). Fixed by the paper: gray 20x20, one object = one set,

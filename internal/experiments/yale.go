@@ -27,7 +27,8 @@ type yaleSpec struct {
 	Shift int
 	// AverageLast > 0 (with Images): the final model is the model.Average
 	// of the models after each of the last AverageLast epochs (tail
-	// averaging); 0: the model after the last epoch.
+	// averaging, model.Config.AverageLast); 0: the model after the last
+	// epoch.
 	AverageLast int
 	Config      model.Config
 }
@@ -204,7 +205,8 @@ func yaleOnce(ctx context.Context, spec yaleSpec, ds *dataset.Dataset, trainIdx,
 			err = fmt.Errorf("experiments: yale job %d: %w", job, err)
 			return
 		}
-		m, err = trainImagesAveraged(ctx, bm, cfg, imgs, ys, spec.AverageLast)
+		cfg.AverageLast = spec.AverageLast
+		m, _, err = model.ContinueImages(ctx, bm, cfg, imgs, ys)
 	} else {
 		m, err = trainHard(ctx, cfg, x, y, ds.Images, ds.Labels, trainIdx, len(ds.Classes), spec.Hard, 1, nil)
 	}
@@ -217,42 +219,6 @@ func yaleOnce(ctx context.Context, spec yaleSpec, ds *dataset.Dataset, trainIdx,
 	acc, err = imageAccuracy(m, ds.Images, ds.Labels, testIdx, 1)
 	trainDur = time.Since(t0) - baseDur
 	return
-}
-
-// trainImagesAveraged continues m on the images for cfg.Epochs epochs
-// (model.ContinueImages) and returns the model after the last epoch, or,
-// with last > 0, the model.Average of the models after each of the last
-// `last` epochs (one ContinueImages per epoch then: the permutations and
-// the rate follow the lifetime epoch, so the trajectory is the same).
-func trainImagesAveraged(ctx context.Context, m *model.Model, cfg model.Config, imgs [][]float64, ys []int, last int) (*model.Model, error) {
-	if last <= 0 {
-		m, _, err := model.ContinueImages(ctx, m, cfg, imgs, ys)
-		return m, err
-	}
-	last = min(last, cfg.Epochs)
-	c := cfg
-	c.Epochs = 1
-	var tail []*model.Model
-	defer func() {
-		for _, t := range tail {
-			t.Close()
-		}
-	}()
-	cur := m
-	for e := 1; e <= cfg.Epochs; e++ {
-		next, _, err := model.ContinueImages(ctx, cur, c, imgs, ys)
-		if cur != m && (len(tail) == 0 || tail[len(tail)-1] != cur) {
-			cur.Close()
-		}
-		if err != nil {
-			return nil, err
-		}
-		cur = next
-		if e > cfg.Epochs-last {
-			tail = append(tail, cur)
-		}
-	}
-	return model.Average(tail)
 }
 
 func runYale(ctx context.Context, opt Options) (*Result, error) {
