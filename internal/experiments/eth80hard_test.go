@@ -310,7 +310,7 @@ func TestStudyHardETH80(t *testing.T) {
 		cps = append(cps, v)
 	}
 	cfg := model.Config{SubspaceDim: 5, Eta: envF("X_ETA", 0.05), Gamma: envF("X_GAMMA", 1e-4), Workers: 1, ClassNames: data.classes,
-		Activation: model.Sigmoid, Beta: envF("X_SIGMOID", 5)}
+		Activation: model.Sigmoid, Beta: envF("X_SIGMOID", 5), PrototypesPerClass: envI("X_PPC", 1)}
 	// X_SCHED=step (η and γ halved every X_STEPEVERY epochs) or anneal
 	// (η/(1 + t/X_TAU)); default constant, as the protocol.
 	switch envS("X_SCHED", "constant") {
