@@ -505,6 +505,30 @@
 //
 // Neither gains; one prototype per class (the paper's count) stays.
 //
+// # What the authors' test-epoch selection adds (diagnosis)
+//
+// The authors' code keeps, per run, the epoch of best TEST accuracy. To
+// measure what that adds, two tests score the adopted protocols both ways
+// (GRLGQ_TUNE=1; they read test accuracies, were run after every choice
+// above was fixed, and decided nothing):
+//
+//	TestDiagnoseETH80Selection, 100 splits (the first 10 the protocol's):
+//	  splits       1-10   11-20  21-30  31-40  41-50  51-60  61-70  71-80  81-90  91-100   all 100
+//	  last epoch   93.25  93.75  92.50  91.50  92.00  93.00  93.00  93.50  90.75  91.75     92.50 (SE 0.40)
+//	  best epoch   96.25  95.50  95.50  95.50  96.25  95.50  96.50  97.25  95.75  94.50     95.85
+//	  (the best single epoch for all 100 splits: 92.68, epoch 73)
+//	TestDiagnoseYaleSelection, the protocol's 10 repetitions x 4 folds:
+//	  protocol (average of the last 30 epochs' models)  96.31
+//	  plain model after epoch 40 (constant η)           95.55
+//	  best test epoch per fold, plain models             96.64
+//
+// Scored as the authors score, every block of 10 ETH-80 splits reaches the
+// paper's 94.5 (94.50-97.25) and Yale B passes 96.50; scored honestly, the
+// protocols' expected accuracies are 92.50 ± 0.40 (ETH-80 over 100 splits;
+// seed 1's first 10 splits, the table's, are 93.25) and 96.31 ± 0.65. The
+// per-split spread on ETH-80 is 4 points (1 test object = 2.5), which is
+// what picking a split's best epoch exploits: +3.35 points on average.
+//
 // # Why model/eth80_test.go measured 94.3% and the protocol 87.25%
 //
 // Not the preprocessing: model's test decodes to 8-bit gray and resizes in

@@ -28,6 +28,10 @@ type eth80Spec struct {
 	Subsets, SubsetSize int
 	// Hard: hard view subsets added to every epoch (Pool = 0: none).
 	Hard setHard
+	// epochHook, if non-nil, is called after every training epoch of split
+	// r with the model of that moment (diagnostics in the tests; nothing
+	// of the protocol depends on it).
+	epochHook func(r, epoch int, m *model.Model) error
 }
 
 // eth80Default is the ETH-80 protocol: gray 20x20 images, one object (41
@@ -181,7 +185,11 @@ func eth80Once(ctx context.Context, spec eth80Spec, data *eth80Data, trainIdx, t
 			return
 		}
 	}
-	m, err := trainHardSets(ctx, cfg, xtr, ytr, px, py, spec.Hard.Margin, spec.Hard.Copies, nil)
+	var eval func(e int, m *model.Model, nhard int) error
+	if spec.epochHook != nil {
+		eval = func(e int, m *model.Model, _ int) error { return spec.epochHook(r, e, m) }
+	}
+	m, err := trainHardSets(ctx, cfg, xtr, ytr, px, py, spec.Hard.Margin, spec.Hard.Copies, eval)
 	if err != nil {
 		err = fmt.Errorf("experiments: eth80 split %d: %w", r, err)
 		return

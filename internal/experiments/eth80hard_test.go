@@ -454,3 +454,73 @@ func envS(k, def string) string {
 	}
 	return def
 }
+
+// TestDiagnoseETH80Selection (GRLGQ_TUNE=1; a diagnosis that reads TEST
+// accuracies and decides nothing): the adopted ETH-80 protocol over
+// X_RUNS splits (default 100; the first 10 are the protocol's), with the
+// test accuracy of every split after every epoch. It reports what the
+// protocol reports (the model after the last epoch) beside what the
+// authors' code would report (per split, the epoch of best test
+// accuracy), per block of 10 splits, to measure how much that selection
+// adds.
+//
+//	GRLGQ_TUNE=1 go test -run TestDiagnoseETH80Selection -v ./internal/experiments
+func TestDiagnoseETH80Selection(t *testing.T) {
+	if os.Getenv("GRLGQ_TUNE") == "" {
+		t.Skip("a diagnosis on test data: set GRLGQ_TUNE=1")
+	}
+	dir := dataDir(t, "eth80")
+	runs := envI("X_RUNS", 100)
+	spec := eth80Default()
+	epochs := spec.Config.Epochs
+	data, err := loadETH80(dir, spec.Config.SubspaceDim, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	acc := make([][]float64, runs)
+	for r := range acc {
+		acc[r] = make([]float64, epochs+1)
+	}
+	spec.epochHook = func(r, e int, m *model.Model) error {
+		_, te := splitSets(data.y, len(data.classes), spec.Train, runRNG(1, streamSplit, r))
+		xte, yte := pickSets(data.x, data.y, te)
+		a, err := setAccuracy(m, xte, yte, 1)
+		acc[r][e] = a
+		return err
+	}
+	res, err := runETH80With(context.Background(), Options{Dir: dir, Runs: runs, Seed: 1, Workers: 2}, spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	final, best := make([]float64, runs), make([]float64, runs)
+	for r := range acc {
+		final[r] = acc[r][epochs]
+		for e := 1; e <= epochs; e++ {
+			best[r] = max(best[r], acc[r][e])
+		}
+		if final[r] != res.Accuracies[r] {
+			t.Fatalf("split %d: hook's last-epoch accuracy %v, protocol's %v", r, final[r], res.Accuracies[r])
+		}
+	}
+	mean := func(x []float64) float64 {
+		s := 0.0
+		for _, v := range x {
+			s += v
+		}
+		return 100 * s / float64(len(x))
+	}
+	for b := 0; b+10 <= runs; b += 10 {
+		t.Logf("splits %3d-%3d: last epoch %.2f%%, best test epoch per split (authors' selection) %.2f%%", b+1, b+10, mean(final[b:b+10]), mean(best[b:b+10]))
+	}
+	bestGlobal, at := 0.0, 0
+	for e := 1; e <= epochs; e++ {
+		col := make([]float64, runs)
+		for r := range acc {
+			col[r] = acc[r][e]
+		}
+		if m := mean(col); m > bestGlobal {
+			bestGlobal, at = m, e
+		}
+	}
+	t.Logf("all %d splits: last epoch %.2f%%, best test epoch per split %.2f%%, best single epoch for all splits %.2f%% (epoch %d)", runs, mean(final), mean(best), bestGlobal, at)
+}

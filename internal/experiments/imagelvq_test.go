@@ -719,3 +719,59 @@ func yale32(t *testing.T) [][]float64 {
 	})
 	return yale32Once.imgs
 }
+
+// TestDiagnoseYaleSelection (GRLGQ_TUNE=1; a diagnosis that reads TEST
+// accuracies and decides nothing): the adopted Yale B protocol (X_RUNS
+// repetitions, default the protocol's 10) with the test accuracy of every
+// fold's model after every epoch. It reports what the protocol reports
+// (the average of the last epochs' models) beside what the authors' code
+// would report (per fold, the epoch of best test accuracy, of the plain
+// per-epoch models).
+//
+//	GRLGQ_TUNE=1 go test -run TestDiagnoseYaleSelection -v ./internal/experiments
+func TestDiagnoseYaleSelection(t *testing.T) {
+	if os.Getenv("GRLGQ_TUNE") == "" {
+		t.Skip("a diagnosis on test data: set GRLGQ_TUNE=1")
+	}
+	dir := dataDir(t, "yaleb32")
+	reps := envI("X_RUNS", 10)
+	spec := yaleDefault()
+	ds, err := loadYale(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	k, epochs := spec.Folds, spec.Config.Epochs
+	folds := make([][][]int, reps)
+	for r := range reps {
+		folds[r] = stratifiedFolds(ds.Labels, allIndices(ds.Len()), len(ds.Classes), k, runRNG(1, streamSplit, r))
+	}
+	acc := make([][]float64, reps*k)
+	for j := range acc {
+		acc[j] = make([]float64, epochs+1)
+	}
+	spec.epochHook = func(job, e int, m *model.Model) error {
+		a, err := imageAccuracy(m, ds.Images, ds.Labels, folds[job/k][job%k], 1)
+		acc[job][e] = a
+		return err
+	}
+	res, err := runYaleWith(context.Background(), Options{Dir: dir, Runs: reps, Seed: 1, Workers: 2}, spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mean := func(x []float64) float64 {
+		s := 0.0
+		for _, v := range x {
+			s += v
+		}
+		return 100 * s / float64(len(x))
+	}
+	best, last := make([]float64, len(acc)), make([]float64, len(acc))
+	for j := range acc {
+		last[j] = acc[j][epochs]
+		for e := 1; e <= epochs; e++ {
+			best[j] = max(best[j], acc[j][e])
+		}
+	}
+	t.Logf("%d repetitions: protocol (average of the last %d epochs' models) %.2f%%, plain model after epoch %d %.2f%%, best test epoch per fold (authors' selection) %.2f%%",
+		reps, spec.AverageLast, 100*res.Mean, epochs, mean(last), mean(best))
+}

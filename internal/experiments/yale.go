@@ -31,6 +31,12 @@ type yaleSpec struct {
 	// epoch.
 	AverageLast int
 	Config      model.Config
+	// epochHook, if non-nil (with Images), is called after every epoch of
+	// job (repetition·Folds + fold) with the model after that epoch (not
+	// averaged); training then runs one ContinueImages per epoch, with the
+	// same result. Diagnostics in the tests; nothing of the protocol
+	// depends on it.
+	epochHook func(job, epoch int, m *model.Model) error
 }
 
 // yaleDefault is the Yale B 32x32 protocol: images resized to 20x20
@@ -206,7 +212,11 @@ func yaleOnce(ctx context.Context, spec yaleSpec, ds *dataset.Dataset, trainIdx,
 			return
 		}
 		cfg.AverageLast = spec.AverageLast
-		m, _, err = model.ContinueImages(ctx, bm, cfg, imgs, ys)
+		if spec.epochHook == nil {
+			m, _, err = model.ContinueImages(ctx, bm, cfg, imgs, ys)
+		} else {
+			m, err = yaleEpochByEpoch(ctx, bm, cfg, imgs, ys, func(e int, m *model.Model) error { return spec.epochHook(job, e, m) })
+		}
 	} else {
 		m, err = trainHard(ctx, cfg, x, y, ds.Images, ds.Labels, trainIdx, len(ds.Classes), spec.Hard, 1, nil)
 	}
@@ -219,6 +229,33 @@ func yaleOnce(ctx context.Context, spec yaleSpec, ds *dataset.Dataset, trainIdx,
 	acc, err = imageAccuracy(m, ds.Images, ds.Labels, testIdx, 1)
 	trainDur = time.Since(t0) - baseDur
 	return
+}
+
+// yaleEpochByEpoch is ContinueImages(ctx, m, cfg, ...) run one epoch at a
+// time, calling hook after each (cfg.AverageLast as ContinueImages does
+// it: the Average of the models after the last epochs; the same bits).
+func yaleEpochByEpoch(ctx context.Context, m *model.Model, cfg model.Config, imgs [][]float64, ys []int, hook func(e int, m *model.Model) error) (*model.Model, error) {
+	c := cfg
+	c.Epochs, c.AverageLast = 1, 0
+	var tail []*model.Model
+	cur := m
+	for e := 1; e <= cfg.Epochs; e++ {
+		next, _, err := model.ContinueImages(ctx, cur, c, imgs, ys)
+		if err != nil {
+			return nil, err
+		}
+		if err := hook(e, next); err != nil {
+			return nil, err
+		}
+		if e > cfg.Epochs-cfg.AverageLast {
+			tail = append(tail, next)
+		}
+		cur = next
+	}
+	if len(tail) == 0 {
+		return cur, nil
+	}
+	return model.Average(tail)
 }
 
 func runYale(ctx context.Context, opt Options) (*Result, error) {
