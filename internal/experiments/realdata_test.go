@@ -12,9 +12,12 @@ import (
 // on the real data (about 8 s on 2 cores, normal build). Measured: GRLGQ
 // 93.25% ± 2.06, untrained class-PCA baseline 83.25% ± 4.42. It requires
 // GRLGQ to beat the baseline by 5 points and to stay above the regression
-// floor of 90%. The paper's 94.5% is NOT reached by the honest protocol
-// (every choice made on validation folds of training objects; see doc.go),
-// so that assertion runs only with GRLGQ_PAPER_BAR=1. It skips when the
+// floor of 92% (the protocol gives 93.25% on these 10 splits and 92.50%
+// ± 0.40 over 100). The paper's 94.5% is NOT reached by the honest protocol
+// (every choice made on validation folds of training objects; the paper's
+// figure needs the authors' per-split best test epoch, which gives 95.85%
+// over the same 100 splits: see doc.go), so that assertion runs only with
+// GRLGQ_PAPER_BAR=1. It skips when the
 // data are absent (set GRLGQ_DATA).
 func TestETH80Real(t *testing.T) {
 	dir := dataDir(t, "eth80")
@@ -31,8 +34,8 @@ func TestETH80Real(t *testing.T) {
 	if r.Mean < r.BaselineMean+0.05 {
 		t.Errorf("ETH-80: GRLGQ %.2f%% does not beat the untrained baseline %.2f%% by 5 points", 100*r.Mean, 100*r.BaselineMean)
 	}
-	if r.Mean < 0.90 {
-		t.Errorf("ETH-80 mean accuracy %.2f%% below the regression floor 90%%", 100*r.Mean)
+	if r.Mean < 0.92 {
+		t.Errorf("ETH-80 mean accuracy %.2f%% below the regression floor 92%%", 100*r.Mean)
 	}
 	if os.Getenv("GRLGQ_PAPER_BAR") != "" && r.Mean < r.Paper {
 		t.Errorf("ETH-80 mean accuracy %.2f%% below the paper's %.2f%%", 100*r.Mean, 100*r.Paper)
