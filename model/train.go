@@ -443,6 +443,14 @@ func runData(ctx context.Context, m0 *Model, cfg Config, dt data, tr, va []int) 
 	bestAcc := math.Inf(-1)
 	order := make([]int, len(tr))
 
+	// valAccuracy: the accuracy of the trainer's current prototypes on the
+	// validation part.
+	valAccuracy := func() (float64, error) {
+		if valI != nil {
+			return t.imageAccuracy(valI, valY)
+		}
+		return t.accuracy(valDist, valX, valY)
+	}
 	var tail []*Model // Config.AverageLast: the models after the last epochs
 	finish := func(err error) (*Model, *History, error) {
 		if best != nil {
@@ -465,12 +473,7 @@ func runData(ctx context.Context, m0 *Model, cfg Config, dt data, tr, va []int) 
 			for k, w := range avg.protos {
 				t.protos[k].CopyFrom(w)
 			}
-			var acc float64
-			if valI != nil {
-				acc, err = t.imageAccuracy(valI, valY)
-			} else {
-				acc, err = t.accuracy(valDist, valX, valY)
-			}
+			acc, err := valAccuracy()
 			if err != nil {
 				return nil, hist, fmt.Errorf("model: validation of the averaged model: %w", err)
 			}
@@ -510,13 +513,7 @@ func runData(ctx context.Context, m0 *Model, cfg Config, dt data, tr, va []int) 
 		st.Cost = cost / float64(len(order))
 		st.TrainAccuracy = float64(correct) / float64(len(order))
 		if len(va) > 0 {
-			var acc float64
-			var err error
-			if valI != nil {
-				acc, err = t.imageAccuracy(valI, valY)
-			} else {
-				acc, err = t.accuracy(valDist, valX, valY)
-			}
+			acc, err := valAccuracy()
 			if err != nil {
 				return finish(fmt.Errorf("model: epoch %d, validation: %w", epoch+1, err))
 			}

@@ -18,13 +18,7 @@ func TestTrainImages(t *testing.T) {
 	writeCSV(t, data, 4, 24, 2)
 	spec := "csv:" + data
 	base := []string{"train", "-data", spec, "-d", "3", "-epochs", "6", "-lr", "0.02", "-init", "pca", "-seed", "11", "-quiet"}
-	read := func(p string) []byte {
-		b, err := os.ReadFile(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return b
-	}
+	read := func(p string) []byte { return readFile(t, p) }
 	plain := filepath.Join(dir, "plain")
 	ok(t, append(base, "-o", plain)...)
 	var files [][]byte
@@ -96,13 +90,7 @@ func TestTrainAverageLast(t *testing.T) {
 	writeCSV(t, data, 4, 24, 3)
 	spec := "csv:" + data
 	base := []string{"train", "-data", spec, "-d", "3", "-epochs", "6", "-lr", "0.05", "-init", "pca", "-seed", "5", "-quiet"}
-	read := func(p string) []byte {
-		b, err := os.ReadFile(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return b
-	}
+	read := func(p string) []byte { return readFile(t, p) }
 	for _, images := range [][]string{nil, {"-images"}} {
 		last := filepath.Join(dir, "last")
 		ok(t, append(append(append([]string(nil), base...), images...), "-o", last)...)
@@ -135,4 +123,13 @@ func TestTrainAverageLast(t *testing.T) {
 	if _, err := os.Stat(mod); !os.IsNotExist(err) {
 		t.Errorf("a refused run wrote %s", mod)
 	}
+}
+
+func readFile(t *testing.T, p string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }
