@@ -71,6 +71,27 @@ func toGonum(a *linalg.Dense) *mat.Dense {
 	return m
 }
 
+// trainerBench benchmarks step(tr, i) for i = 0, 1, ... on a Trainer of
+// the model fixture with the given workers (0: all cores).
+func trainerBench(dim, d, p, workers int, step func(tr *model.Trainer, i int) error) func(b *testing.B) {
+	return func(b *testing.B) {
+		f := newModelFixture(b, dim, d, p, workers)
+		tr, err := model.NewTrainer(f.ours, model.Config{Workers: workers})
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer tr.Close()
+		i := 0
+		b.ReportAllocs()
+		for b.Loop() {
+			if err := step(tr, i); err != nil {
+				b.Fatal(err)
+			}
+			i++
+		}
+	}
+}
+
 // BenchmarkTrainStep: one GRLGQ SGD step (distances to all prototypes,
 // winners, two d x d SVDs, gradients, updates of W⁺, W⁻ and λ,
 // re-orthonormalisation), cycling over 16 random training subspaces with
@@ -84,26 +105,12 @@ func BenchmarkTrainStep(b *testing.B) {
 			samples[i] = denseFrom(randomOrthonormal(uint64(6000+i), dim, d, d), dim, d, d)
 		}
 		const eta, gamma = 1e-3, 1e-6
-		ours := func(workers int) func(b *testing.B) {
-			return func(b *testing.B) {
-				f := newModelFixture(b, dim, d, p, workers)
-				tr, err := model.NewTrainer(f.ours, model.Config{Workers: workers})
-				if err != nil {
-					b.Fatal(err)
-				}
-				defer tr.Close()
-				i := 0
-				b.ReportAllocs()
-				for b.Loop() {
-					if _, err := tr.Step(samples[i%n], i%p, eta, gamma); err != nil {
-						b.Fatal(err)
-					}
-					i++
-				}
-			}
+		step := func(tr *model.Trainer, i int) error {
+			_, err := tr.Step(samples[i%n], i%p, eta, gamma)
+			return err
 		}
-		b.Run("ours", ours(0))
-		b.Run("ours-1worker", ours(1))
+		b.Run("ours", trainerBench(dim, d, p, 0, step))
+		b.Run("ours-1worker", trainerBench(dim, d, p, 1, step))
 		b.Run("reference", func(b *testing.B) {
 			f := newModelFixture(b, dim, d, p, 1)
 			gs := make([]*mat.Dense, n)
@@ -136,26 +143,12 @@ func BenchmarkTrainImageStep(b *testing.B) {
 			imgs[i] = randomGaussian(uint64(6100+i), 1, dim, dim)
 		}
 		const eta = 1e-3
-		ours := func(workers int) func(b *testing.B) {
-			return func(b *testing.B) {
-				f := newModelFixture(b, dim, d, p, workers)
-				tr, err := model.NewTrainer(f.ours, model.Config{Workers: workers})
-				if err != nil {
-					b.Fatal(err)
-				}
-				defer tr.Close()
-				i := 0
-				b.ReportAllocs()
-				for b.Loop() {
-					if _, err := tr.StepImage(imgs[i%n], i%p, eta); err != nil {
-						b.Fatal(err)
-					}
-					i++
-				}
-			}
+		step := func(tr *model.Trainer, i int) error {
+			_, err := tr.StepImage(imgs[i%n], i%p, eta)
+			return err
 		}
-		b.Run("ours", ours(0))
-		b.Run("ours-1worker", ours(1))
+		b.Run("ours", trainerBench(dim, d, p, 0, step))
+		b.Run("ours-1worker", trainerBench(dim, d, p, 1, step))
 		b.Run("reference", func(b *testing.B) {
 			f := newModelFixture(b, dim, d, p, 1)
 			i := 0

@@ -1,6 +1,10 @@
 package engine
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/grlgq/grlgq/linalg"
+)
 
 // TestClaimStaleParticipant replays the interleaving behind the lost
 // wake-up: a participant of job 1 loads the exhausted claim word, the caller
@@ -44,22 +48,8 @@ func TestClaimStaleParticipant(t *testing.T) {
 // no worker took part in) give the same bits as published ones, and the
 // engine goes back to publishing afterwards.
 func TestSoloCalls(t *testing.T) {
-	const dim, d, p = 100, 5, 13
-	e := newEngine(t, dim, d, p, 3)
-	r := rng(8)
-	P := randomBasis(t, dim, d, r)
-	x := make([]float64, dim)
-	for i := range x {
-		x[i] = r.Float64() + 0.1
-	}
-	lambda := uniform(d)
-	want, wantI := make([]float64, p), make([]float64, p)
-	if err := e.Distances(want, nil, P, lambda); err != nil {
-		t.Fatal(err)
-	}
-	if err := e.ImageDistances(wantI, nil, x); err != nil {
-		t.Fatal(err)
-	}
+	const p = 13
+	e, P, x, lambda, want, wantI := soloFixture(t, 8, p)
 	got := make([]float64, p)
 	e.solo, e.absent = 2*soloCalls+3, 0
 	for i := 0; i < 2*soloCalls+3+absentCalls-1; i++ {
@@ -80,7 +70,7 @@ func TestSoloCalls(t *testing.T) {
 		t.Fatalf("solo = %d after the solo calls", e.solo)
 	}
 	bd := make([]float64, 2*p)
-	if err := e.ImageDistancesBatch(bd, append(append([]float64(nil), x...), x...), dim, 2); err != nil {
+	if err := e.ImageDistancesBatch(bd, append(append([]float64(nil), x...), x...), len(x), 2); err != nil {
 		t.Fatal(err)
 	}
 	sameBits(t, "batch after solo", bd[p:], wantI)
@@ -90,22 +80,8 @@ func TestSoloCalls(t *testing.T) {
 // and no worker takes part; batch calls still split; SetSolo(false)
 // publishes again.
 func TestSetSolo(t *testing.T) {
-	const dim, d, p = 100, 5, 13
-	e := newEngine(t, dim, d, p, 3)
-	r := rng(9)
-	P := randomBasis(t, dim, d, r)
-	x := make([]float64, dim)
-	for i := range x {
-		x[i] = r.Float64() + 0.1
-	}
-	lambda := uniform(d)
-	want, wantI := make([]float64, p), make([]float64, p)
-	if err := e.Distances(want, nil, P, lambda); err != nil {
-		t.Fatal(err)
-	}
-	if err := e.ImageDistances(wantI, nil, x); err != nil {
-		t.Fatal(err)
-	}
+	const p = 13
+	e, P, x, lambda, want, wantI := soloFixture(t, 9, p)
 	e.SetSolo(true)
 	got := make([]float64, p)
 	for i := 0; i < 20; i++ {
@@ -123,7 +99,7 @@ func TestSetSolo(t *testing.T) {
 		}
 	}
 	bd := make([]float64, 2*p)
-	if err := e.ImageDistancesBatch(bd, append(append([]float64(nil), x...), x...), dim, 2); err != nil {
+	if err := e.ImageDistancesBatch(bd, append(append([]float64(nil), x...), x...), len(x), 2); err != nil {
 		t.Fatal(err)
 	}
 	sameBits(t, "batch with SetSolo", bd[p:], wantI)
@@ -132,4 +108,28 @@ func TestSetSolo(t *testing.T) {
 		t.Fatal(err)
 	}
 	sameBits(t, "after SetSolo(false)", got, wantI)
+}
+
+// soloFixture returns a 3-worker engine of p prototypes (D = 100, d = 5),
+// a set P, an image x, uniform relevances, and the published distances of
+// P and x to compare single-sample calls with.
+func soloFixture(t *testing.T, seed uint64, p int) (e *Engine, P *linalg.Dense, x, lambda, want, wantI []float64) {
+	t.Helper()
+	const dim, d = 100, 5
+	e = newEngine(t, dim, d, p, 3)
+	r := rng(seed)
+	P = randomBasis(t, dim, d, r)
+	x = make([]float64, dim)
+	for i := range x {
+		x[i] = r.Float64() + 0.1
+	}
+	lambda = uniform(d)
+	want, wantI = make([]float64, p), make([]float64, p)
+	if err := e.Distances(want, nil, P, lambda); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.ImageDistances(wantI, nil, x); err != nil {
+		t.Fatal(err)
+	}
+	return e, P, x, lambda, want, wantI
 }

@@ -54,7 +54,7 @@ func Average(ms []*Model) (*Model, error) {
 	dim, d := m0.dim, m0.d
 	out := m0.clone()
 	ws := make([]*linalg.Dense, len(ms))
-	mw := newMeanWork(dim, d, len(ms))
+	mw := newMeanWork(dim, d)
 	for k := range out.protos {
 		for i, m := range ms {
 			ws[i] = m.protos[k]
@@ -94,19 +94,19 @@ const meanTol = 1e-14
 
 var meanMaxIter = 300
 
-// meanWork is the workspace of the mean subspace of n D x d bases.
+// meanWork is the workspace of the mean subspace of D x d bases.
 type meanWork struct {
-	dim, d, n int
-	y, z, t   *linalg.Dense
-	c         []float64 // d x d
-	orth      *linalg.Orthonormalizer
-	conv      *subspace.Converter // the exact route, made on first use
-	stack     *linalg.Dense
+	dim, d  int
+	y, z, t *linalg.Dense
+	c       []float64 // d x d
+	orth    *linalg.Orthonormalizer
+	conv    *subspace.Converter // the exact route, made on first use
+	stack   *linalg.Dense
 }
 
-func newMeanWork(dim, d, n int) *meanWork {
+func newMeanWork(dim, d int) *meanWork {
 	return &meanWork{
-		dim: dim, d: d, n: n,
+		dim: dim, d: d,
 		y:    linalg.NewDense(dim, d),
 		z:    linalg.NewDense(dim, d),
 		t:    linalg.NewDense(dim, d),

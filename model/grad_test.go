@@ -160,23 +160,12 @@ func checkGradient(t *testing.T, cfg Config, seed uint64) {
 			U.SetCol(j, col)
 		}
 		gw.Mul(&U, qw.T())
-		for trial := 0; trial < 3; trial++ {
-			delta := tangent(w, rng)
-			pred := mat.Sum(elemMul(&gw, delta))
-			at := func(s float64) float64 {
-				var ws mat.Dense
-				ws.Scale(s, delta)
-				ws.Add(w, &ws)
-				if side == 0 {
-					return costGonum(&c, weight, P, &ws, wm, lp, lm)
-				}
-				return costGonum(&c, weight, P, wp, &ws, lp, lm)
+		checkTangentDerivatives(t, fmt.Sprintf("seed %d side %d", seed, side), &gw, w, h, rng, func(ws *mat.Dense) float64 {
+			if side == 0 {
+				return costGonum(&c, weight, P, ws, wm, lp, lm)
 			}
-			fd := (at(h) - at(-h)) / (2 * h)
-			if math.Abs(fd-pred) > 1e-7*math.Max(1, math.Abs(fd)) {
-				t.Errorf("seed %d side %d: directional derivative %.10g, finite difference %.10g", seed, side, pred, fd)
-			}
-		}
+			return costGonum(&c, weight, P, wp, ws, lp, lm)
+		})
 	}
 	if tr.cfg.Relevance == RelevanceNone {
 		return
@@ -350,6 +339,27 @@ func TestThetaZeroAndRightAngle(t *testing.T) {
 	for k, w := range tr2.Model().protos {
 		if e := linalg.OrthonormalityError(w); e > 1e-13 {
 			t.Errorf("prototype %d orthonormality %g after a step at π/2", k, e)
+		}
+	}
+}
+
+// checkTangentDerivatives compares, along 3 random tangent directions δ of
+// the basis w, the directional derivative ⟨gw, δ⟩ of a cost with its
+// central finite difference (cost(w ± hδ)).
+func checkTangentDerivatives(t *testing.T, what string, gw, w *mat.Dense, h float64, rng *rand.Rand, cost func(ws *mat.Dense) float64) {
+	t.Helper()
+	for trial := 0; trial < 3; trial++ {
+		delta := tangent(w, rng)
+		pred := mat.Sum(elemMul(gw, delta))
+		at := func(s float64) float64 {
+			var ws mat.Dense
+			ws.Scale(s, delta)
+			ws.Add(w, &ws)
+			return cost(&ws)
+		}
+		fd := (at(h) - at(-h)) / (2 * h)
+		if math.Abs(fd-pred) > 1e-7*math.Max(1, math.Abs(fd)) {
+			t.Errorf("%s: directional derivative %.10g, finite difference %.10g", what, pred, fd)
 		}
 	}
 }

@@ -268,7 +268,8 @@ func (t *Trainer) StepImage(x []float64, y int, eta float64) (StepResult, error)
 	// W ← W + (w/‖w‖ − v) qᵀ is orthonormal again without a
 	// re-orthonormalisation. First both new columns (nothing changes yet),
 	// then both updates. Products are rounded before every sum (never
-	// fused), so every architecture gives the same bits.
+	// fused), so this arithmetic adds no FMA-dependent bits to those of
+	// the kernels (Wᵀx, ‖x‖), which are fixed per implementation.
 	var skip [2]bool
 	for side, k := range [2]int{r.Plus, r.Minus} {
 		an := t.imgNorm[side]

@@ -32,10 +32,10 @@ type yaleSpec struct {
 	AverageLast int
 	Config      model.Config
 	// epochHook, if non-nil (with Images), is called after every epoch of
-	// job (repetition·Folds + fold) with the model after that epoch (not
-	// averaged); training then runs one ContinueImages per epoch, with the
-	// same result. Diagnostics in the tests; nothing of the protocol
-	// depends on it.
+	// job (repetition·Folds + fold) with the plain model after that epoch,
+	// from a second run of the same training, one epoch at a time, beside
+	// the protocol's own. Diagnostics in the tests; nothing of the
+	// protocol depends on it.
 	epochHook func(job, epoch int, m *model.Model) error
 }
 
@@ -211,12 +211,14 @@ func yaleOnce(ctx context.Context, spec yaleSpec, ds *dataset.Dataset, trainIdx,
 			err = fmt.Errorf("experiments: yale job %d: %w", job, err)
 			return
 		}
-		cfg.AverageLast = spec.AverageLast
-		if spec.epochHook == nil {
-			m, _, err = model.ContinueImages(ctx, bm, cfg, imgs, ys)
-		} else {
-			m, err = yaleEpochByEpoch(ctx, bm, cfg, imgs, ys, func(e int, m *model.Model) error { return spec.epochHook(job, e, m) })
+		if spec.epochHook != nil {
+			if err = yaleEachEpoch(ctx, bm, cfg, imgs, ys, func(e int, m *model.Model) error { return spec.epochHook(job, e, m) }); err != nil {
+				err = fmt.Errorf("experiments: yale job %d: %w", job, err)
+				return
+			}
 		}
+		cfg.AverageLast = spec.AverageLast
+		m, _, err = model.ContinueImages(ctx, bm, cfg, imgs, ys)
 	} else {
 		m, err = trainHard(ctx, cfg, x, y, ds.Images, ds.Labels, trainIdx, len(ds.Classes), spec.Hard, 1, nil)
 	}
@@ -231,31 +233,32 @@ func yaleOnce(ctx context.Context, spec yaleSpec, ds *dataset.Dataset, trainIdx,
 	return
 }
 
-// yaleEpochByEpoch is ContinueImages(ctx, m, cfg, ...) run one epoch at a
-// time, calling hook after each (cfg.AverageLast as ContinueImages does
-// it: the Average of the models after the last epochs; the same bits).
-func yaleEpochByEpoch(ctx context.Context, m *model.Model, cfg model.Config, imgs [][]float64, ys []int, hook func(e int, m *model.Model) error) (*model.Model, error) {
+// yaleEachEpoch trains m on the images for cfg.Epochs epochs, one
+// ContinueImages per epoch (the permutations and the rate follow the
+// lifetime epoch, so this is the protocol's trajectory), and calls hook
+// with the plain model after each; the models are discarded.
+func yaleEachEpoch(ctx context.Context, m *model.Model, cfg model.Config, imgs [][]float64, ys []int, hook func(e int, m *model.Model) error) error {
 	c := cfg
-	c.Epochs, c.AverageLast = 1, 0
-	var tail []*model.Model
+	c.Epochs = 1
 	cur := m
 	for e := 1; e <= cfg.Epochs; e++ {
 		next, _, err := model.ContinueImages(ctx, cur, c, imgs, ys)
+		if cur != m {
+			cur.Close()
+		}
 		if err != nil {
-			return nil, err
+			return err
 		}
 		if err := hook(e, next); err != nil {
-			return nil, err
-		}
-		if e > cfg.Epochs-cfg.AverageLast {
-			tail = append(tail, next)
+			next.Close()
+			return err
 		}
 		cur = next
 	}
-	if len(tail) == 0 {
-		return cur, nil
+	if cur != m {
+		cur.Close()
 	}
-	return model.Average(tail)
+	return nil
 }
 
 func runYale(ctx context.Context, opt Options) (*Result, error) {
