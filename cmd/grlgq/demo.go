@@ -40,7 +40,7 @@ func runDemo(ctx context.Context, e *env, args []string) error {
 	)
 	tf.addFlags(fs, demoDefaults())
 	fs.IntVar(&m, "m", demoM, "digits per image set")
-	fs.StringVar(&plots, "plots", "", "also write learning curves and the relevance profile as PNG into this folder")
+	fs.StringVar(&plots, "plots", "", "also write learning curves and the relevance pictures as PNG into this folder")
 	fs.StringVar(&save, "o", "", "also save the model to this file (then try: grlgq explain -model FILE ...)")
 	fs.StringVar(&export, "export-data", "", "write the embedded digits (gzipped CSV: 64 pixels 0-16, then the label) to this file and exit")
 	fs.BoolVar(&asJSON, "json", false, `print one JSON object with "accuracy" (single digits), "set_accuracy", ... instead of text`)
@@ -154,7 +154,7 @@ func runDemo(ctx context.Context, e *env, args []string) error {
 
 	var pics []string
 	if plots != "" {
-		if pics, err = writeTrainingPlots(plots, res.hist, mod); err != nil {
+		if pics, err = writeTrainingPlots(plots, res.hist, mod, "png"); err != nil {
 			return err
 		}
 	}

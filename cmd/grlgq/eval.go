@@ -6,9 +6,12 @@ import (
 	"fmt"
 	"github.com/grlgq/grlgq/dataset"
 	"io"
+	"os"
+	"path/filepath"
 	"runtime"
 	"strings"
 
+	"github.com/grlgq/grlgq/internal/plot"
 	"github.com/grlgq/grlgq/model"
 )
 
@@ -134,7 +137,12 @@ func runEval(ctx context.Context, e *env, args []string) error {
 	var f modelFlags
 	f.addFlags(fs)
 	fs.BoolVar(&f.asJSON, "json", false, `print one JSON object: "accuracy" (fraction), "per_class", "confusion", "n", ...`)
+	plots := fs.String("plots", "", "write the confusion matrix as a picture into this folder")
+	plotFmt := plotFormatFlag(fs)
 	if err := parseFlags(e, fs, args); err != nil {
+		return err
+	}
+	if err := checkPlotFormat(fs, *plotFmt); err != nil {
 		return err
 	}
 	if err := noArgs(fs); err != nil {
@@ -152,10 +160,27 @@ func runEval(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	sc := score(mod.NumClasses(), s.labels, pred)
+	var pic string
+	if *plots != "" {
+		if err := os.MkdirAll(*plots, 0o755); err != nil {
+			return fmt.Errorf("plots: %w", err)
+		}
+		pic = filepath.Join(*plots, plot.PageName("confusion", 0, 1, *plotFmt))
+		if err := savePlot(pic, plot.Confusion(modelClasses(mod), sc.confusion), *plotFmt); err != nil {
+			return err
+		}
+	}
 	if f.asJSON {
-		return writeJSON(e.stdout, evalJSON(mod, s, sc))
+		js := evalJSON(mod, s, sc)
+		if pic != "" {
+			js["plots"] = []string{pic}
+		}
+		return writeJSON(e.stdout, js)
 	}
 	printEval(e.stdout, mod, s, sc)
+	if pic != "" {
+		fmt.Fprintf(e.stdout, "\nplot      %s\n", pic)
+	}
 	return nil
 }
 

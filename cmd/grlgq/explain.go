@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"image"
 	"math"
 	"os"
 	"path/filepath"
@@ -25,6 +24,7 @@ func runExplain(ctx context.Context, e *env, args []string) error {
 		which  string
 		pixels bool
 	)
+	plotFmt := plotFormatFlag(fs)
 	f.addFlags(fs)
 	fs.StringVar(&out, "o", "", "write the pictures and JSON into this folder (created if missing)")
 	fs.IntVar(&n, "n", 4, "explain this many samples, taken from each class in turn")
@@ -41,6 +41,9 @@ func runExplain(ctx context.Context, e *env, args []string) error {
 	}
 	if n < 1 {
 		return usagef(fs, "-n %d: want at least 1", n)
+	}
+	if err := checkPlotFormat(fs, *plotFmt); err != nil {
+		return err
 	}
 	mod, s, err := f.load(fs)
 	if err != nil {
@@ -59,9 +62,9 @@ func runExplain(ctx context.Context, e *env, args []string) error {
 	}
 
 	var files []string
-	save := func(name string, img image.Image) error {
+	save := func(name string, f *plot.Figure) error {
 		p := filepath.Join(out, name)
-		if err := plot.Save(p, img); err != nil {
+		if err := savePlot(p, f, *plotFmt); err != nil {
 			return err
 		}
 		files = append(files, p)
@@ -80,11 +83,14 @@ func runExplain(ctx context.Context, e *env, args []string) error {
 		return nil
 	}
 
-	if err := save("relevances.png", relevanceChart(mod).Render()); err != nil {
+	if err := save(plot.PageName("relevances", 0, 1, *plotFmt), plot.Relevances(mod)); err != nil {
 		return err
 	}
-	if err := save("prototypes.png", prototypePicture(mod, h, w)); err != nil {
-		return err
+	protoPages := plot.Prototypes(mod, h, w)
+	for pg, f := range protoPages {
+		if err := save(plot.PageName("prototypes", pg, len(protoPages), *plotFmt), f); err != nil {
+			return err
+		}
 	}
 	var summary []map[string]any
 	for _, i := range idx {
@@ -106,7 +112,7 @@ func runExplain(ctx context.Context, e *env, args []string) error {
 			return fmt.Errorf("%s: %w", s.names[i], err)
 		}
 		base := fmt.Sprintf("sample_%0*d", len(strconv.Itoa(s.len()-1)), i)
-		if err := save(base+".png", samplePicture(mod, s, i, ex, pred, h, w)); err != nil {
+		if err := save(base+"."+*plotFmt, plot.Explanation(mod, ex, sampleOf(mod, s, i, ex, pred, h, w))); err != nil {
 			return err
 		}
 		j := explanationJSON(mod, s, i, ex, pred, pixels)
@@ -115,7 +121,7 @@ func runExplain(ctx context.Context, e *env, args []string) error {
 		}
 		summary = append(summary, map[string]any{
 			"index": i, "name": s.names[i], "true": s.ds.Classes[s.data[i]], "predicted": className(mod, pred.Label),
-			"mu": jnum(ex.Mu), "picture": base + ".png", "json": base + ".json",
+			"mu": jnum(ex.Mu), "picture": base + "." + *plotFmt, "json": base + ".json",
 		})
 	}
 	if err := saveJSON("explanation.json", map[string]any{
@@ -134,7 +140,7 @@ func runExplain(ctx context.Context, e *env, args []string) error {
 	for _, sm := range summary {
 		fmt.Fprintf(e.stdout, "  %-20v true %-8v predicted %-8v μ %+.3f  %s\n", sm["name"], sm["true"], sm["predicted"], float64(sm["mu"].(jnum)), sm["picture"])
 	}
-	fmt.Fprintf(e.stdout, "also: %s, %s, %s\n", filepath.Join(out, "prototypes.png"), filepath.Join(out, "relevances.png"), filepath.Join(out, "explanation.json"))
+	fmt.Fprintf(e.stdout, "also: %s, %s, %s\n", filepath.Join(out, plot.PageName("prototypes", 0, len(protoPages), *plotFmt)), filepath.Join(out, plot.PageName("relevances", 0, 1, *plotFmt)), filepath.Join(out, "explanation.json"))
 	return nil
 }
 
@@ -200,112 +206,21 @@ func rowsOf(a *linalg.Dense) [][]jnum {
 	return out
 }
 
-func maxAbs(xs ...[]float64) float64 {
-	m := 0.0
-	for _, x := range xs {
-		for _, v := range x {
-			if !math.IsNaN(v) && !math.IsInf(v, 0) {
-				m = math.Max(m, math.Abs(v))
-			}
-		}
-	}
-	return m
-}
-
-// samplePicture draws the explanation of sample i: the sample's images,
-// then one row per principal angle with the data's principal vector u_i,
-// the prototype's v_i and the pixel maps u_i∘v_i for W⁺ and W⁻ and their
-// difference, on a common colour scale.
-func samplePicture(m *model.Model, s *samples, i int, ex *model.Explanation, pred *model.Prediction, h, w int) image.Image {
-	const cols = 5
-	var panels []plot.Panel
-	gray := func(x []float64) image.Image {
-		return (&plot.HeatMap{Values: x, Rows: h, Cols: w}).Render()
-	}
-	// Row 0: the sample.
+// sampleOf is what the explanation page of sample i shows of it: its
+// image, or the first images of its set.
+func sampleOf(m *model.Model, s *samples, i int, ex *model.Explanation, pred *model.Prediction, h, w int) plot.Sample {
+	sm := plot.Sample{Height: h, Width: w,
+		Title: fmt.Sprintf("%s: true class %s, predicted %s", s.names[i], s.ds.Classes[s.data[i]], className(m, pred.Label))}
 	switch s.kind {
 	case "image":
-		panels = append(panels, plot.Panel{Caption: "the image", Image: gray(s.ds.Images[s.images[i]])})
+		sm.Images = []plot.Tile{{Caption: "the image", Values: s.ds.Images[s.images[i]]}}
 	case "set":
 		src := s.subs.Sources[i]
-		for j, k := range src {
-			if j == cols-1 && len(src) > cols {
-				break
-			}
-			panels = append(panels, plot.Panel{Caption: fmt.Sprintf("image %d of %d", j+1, len(src)), Image: gray(s.ds.Images[k])})
-		}
-		if mc := ex.Plus.ImageContributions; mc != nil && len(src) > cols-1 {
-			// Mᵀ: one row per angle, one column per image of the set.
-			vals := make([]float64, 0, mc.Rows*mc.Cols)
-			for c := 0; c < mc.Cols; c++ {
-				vals = append(vals, column(mc, c)...)
-			}
-			sx := max(2, 150/max(mc.Rows, 1))
-			sy := max(4, min(24, 120/max(mc.Cols, 1)))
-			panels = append(panels, plot.Panel{Caption: "M (W+): angles x images", Image: (&plot.HeatMap{Values: vals, Rows: mc.Cols, Cols: mc.Rows, Signed: true, Scale: sx, ScaleY: sy, ColorBar: true}).Render()})
-		}
-	default:
-		panels = append(panels, plot.Panel{Caption: "(precomputed basis)"})
-	}
-	for len(panels)%cols != 0 {
-		panels = append(panels, plot.Panel{})
-	}
-	nang := len(ex.Plus.Angles)
-	for a := 0; a < nang; a++ {
-		u := column(ex.Plus.U, a)
-		vp := column(ex.Plus.V, a)
-		mp := column(ex.Plus.PixelMaps, a)
-		mm := column(ex.Minus.PixelMaps, a)
-		df := column(ex.PixelMapDiff, a)
-		scale := maxAbs(mp, mm, df)
-		heat := func(x []float64, bar bool) image.Image {
-			return (&plot.HeatMap{Values: x, Rows: h, Cols: w, Signed: true, Fixed: true, Max: scale, ColorBar: bar}).Render()
-		}
-		uvmax := maxAbs(u, vp)
-		vec := func(x []float64) image.Image {
-			return (&plot.HeatMap{Values: x, Rows: h, Cols: w, Signed: true, Fixed: true, Max: uvmax}).Render()
-		}
-		th := fmt.Sprintf("θ%d", a+1)
-		panels = append(panels,
-			plot.Panel{Caption: "u" + strconv.Itoa(a+1) + " (data)", Image: vec(u)},
-			plot.Panel{Caption: fmt.Sprintf("v%d of W+ (%s)", a+1, className(m, ex.Plus.Class)), Image: vec(vp)},
-			plot.Panel{Caption: fmt.Sprintf("u∘v W+ %s=%.3f", th, ex.Plus.Angles[a]), Image: heat(mp, false)},
-			plot.Panel{Caption: fmt.Sprintf("u∘v W- %s=%.3f", th, ex.Minus.Angles[a]), Image: heat(mm, false)},
-			plot.Panel{Caption: "(W+) - (W-)", Image: heat(df, true)},
-		)
-	}
-	title := fmt.Sprintf("%s: true %s, predicted %s, mu=%+.3f, d+=%.4f (proto %d), d-=%.4f (proto %d, class %s)",
-		s.names[i], s.ds.Classes[s.data[i]], className(m, pred.Label), ex.Mu, ex.Plus.Distance, ex.Plus.Prototype, ex.Minus.Distance, ex.Minus.Prototype, className(m, ex.Minus.Class))
-	grid := plot.Grid(title, panels, cols)
-	// The relevance-weighted contributions of each angle, + against -.
-	labels := make([]string, nang)
-	for a := range labels {
-		labels[a] = fmt.Sprintf("θ%d", a+1)
-	}
-	bars := plot.BarChart{Title: "contributions λ_k θ_k² to the distance (sum = distance)", XLabel: "principal angle", Labels: labels,
-		Values: [][]float64{ex.Plus.Contributions, ex.Minus.Contributions}, SeriesNames: []string{"W+ (true class)", "W- (nearest other)"},
-		Width: grid.Bounds().Dx(), Height: 260}
-	return plot.Stack(grid, bars.Render())
-}
-
-// prototypePicture draws every prototype's columns as images (up to 24
-// prototypes and 8 columns).
-func prototypePicture(m *model.Model, h, w int) image.Image {
-	d := m.SubspaceDim()
-	cols := min(d, 8)
-	var panels []plot.Panel
-	for k := 0; k < min(m.NumPrototypes(), 24); k++ {
-		p := m.Prototype(k)
-		for j := 0; j < cols; j++ {
-			c := column(p, j)
-			panels = append(panels, plot.Panel{
-				Caption: fmt.Sprintf("W%d (%s) col %d", k, className(m, m.Label(k)), j+1),
-				Image:   (&plot.HeatMap{Values: c, Rows: h, Cols: w, Signed: true, Scale: max(1, 96/max(h, w))}).Render(),
-			})
+		for j, k := range src[:min(len(src), 5)] {
+			sm.Images = append(sm.Images, plot.Tile{Caption: fmt.Sprintf("image %d of %d", j+1, len(src)), Values: s.ds.Images[k]})
 		}
 	}
-	title := fmt.Sprintf("prototypes: %d of %d, columns as images (red +, blue -)", min(m.NumPrototypes(), 24), m.NumPrototypes())
-	return plot.Grid(title, panels, cols)
+	return sm
 }
 
 type sideJSON struct {

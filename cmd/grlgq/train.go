@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"flag"
@@ -186,6 +187,7 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 		m       int
 		groups  int
 		plots   string
+		plotFmt *string
 		asJSON  bool
 		quiet   bool
 		skipBad bool
@@ -199,7 +201,8 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 	fs.StringVar(&out, "o", "", "write the model to this file (replaced only when training succeeds)")
 	fs.IntVar(&m, "m", 0, "single-image data (idx, csv, mat): images per training set, drawn at random from one class (default max(10, 2d))")
 	fs.IntVar(&groups, "groupings", 1, "single-image data: how many times the images are grouped into sets (each time reshuffled)")
-	fs.StringVar(&plots, "plots", "", "write learning curves and the relevance profile as PNG into this folder")
+	fs.StringVar(&plots, "plots", "", "write learning curves, the relevance profile and the relevances over the epochs as pictures into this folder")
+	plotFmt = plotFormatFlag(fs)
 	fs.BoolVar(&asJSON, "json", false, "print one JSON object (history, accuracies, relevances) instead of text")
 	fs.BoolVar(&quiet, "quiet", false, "print only the final line: no progress bar, no per-epoch lines")
 	hf.addFlags(fs)
@@ -247,6 +250,9 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 		}
 	}
 	if err := checkOutput(out); err != nil {
+		return err
+	}
+	if err := checkPlotFormat(fs, *plotFmt); err != nil {
 		return err
 	}
 	if plots != "" {
@@ -349,7 +355,7 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 	}
 	var pics []string
 	if plots != "" {
-		pics, err = writeTrainingPlots(plots, res.hist, res.model)
+		pics, err = writeTrainingPlots(plots, res.hist, res.model, *plotFmt)
 		if err != nil {
 			return err
 		}
@@ -615,71 +621,48 @@ func trainJSON(out string, ds *dataset.Dataset, train *dataset.Subspaces, res *t
 	}
 }
 
-// writeTrainingPlots writes learning_curves.png and relevances.png into
-// dir and returns their paths.
-func writeTrainingPlots(dir string, h *model.History, m *model.Model) ([]string, error) {
-	n := len(h.Epochs)
-	x := make([]float64, n)
-	cost := make([]float64, n)
-	tacc := make([]float64, n)
-	vacc := make([]float64, n)
-	hasVal := false
-	for i, s := range h.Epochs {
-		x[i] = float64(s.Epoch)
-		cost[i], tacc[i], vacc[i] = s.Cost, s.TrainAccuracy, s.ValAccuracy
-		hasVal = hasVal || !math.IsNaN(s.ValAccuracy)
-	}
-	costChart := plot.LineChart{Title: "Cost per epoch (mean of φ(μ), μ = (d+ - d-)/(d+ + d-))", XLabel: "epoch", YLabel: "cost",
-		Series: []plot.Series{{Name: "training cost", X: x, Y: cost}}, Width: 720, Height: 320}
-	acc := []plot.Series{{Name: "training (running)", X: x, Y: tacc}}
-	if hasVal {
-		acc = append(acc, plot.Series{Name: "validation", X: x, Y: vacc})
-	}
-	accChart := plot.LineChart{Title: "Accuracy per epoch", XLabel: "epoch", YLabel: "accuracy", Series: acc, Width: 720, Height: 320}
-	curves := filepath.Join(dir, "learning_curves.png")
-	if err := plot.Save(curves, plot.Stack(costChart.Render(), accChart.Render())); err != nil {
-		return nil, err
-	}
-	rel := filepath.Join(dir, "relevances.png")
-	if err := plot.Save(rel, relevanceChart(m).Render()); err != nil {
-		return nil, err
-	}
-	return []string{curves, rel}, nil
+// plotFormatFlag defines -plot-format on fs.
+func plotFormatFlag(fs *flag.FlagSet) *string {
+	return fs.String("plot-format", plot.Formats[0], "format of the pictures: "+strings.Join(plot.Formats, ", "))
 }
 
-// relevanceChart draws the model's relevance profile: one bar per
-// principal angle (one group of bars per prototype for local relevances,
-// up to 8; the mean beyond that).
-func relevanceChart(m *model.Model) *plot.BarChart {
-	d := m.SubspaceDim()
-	lam := m.Relevances()
-	labels := make([]string, d)
-	for k := range labels {
-		labels[k] = fmt.Sprintf("θ%d", k+1)
+// checkPlotFormat is the usage error of a bad -plot-format.
+func checkPlotFormat(fs *flag.FlagSet, format string) error {
+	if plot.CheckFormat(format) != nil {
+		return usagef(fs, "-plot-format %q: want one of %s", format, strings.Join(plot.Formats, ", "))
 	}
-	c := &plot.BarChart{Title: "Relevance profile λ (angles ascending: θ1 smallest)", XLabel: "principal angle", YLabel: "relevance λ",
-		Labels: labels, Width: 640, Height: 360}
-	switch {
-	case len(lam) == d:
-		c.Values = [][]float64{lam}
-		c.ValueLabels = d <= 24
-	case len(lam)/d <= 8:
-		for k := 0; k < len(lam)/d; k++ {
-			c.Values = append(c.Values, lam[k*d:(k+1)*d])
-			c.SeriesNames = append(c.SeriesNames, fmt.Sprintf("prototype %d (%s)", k, className(m, m.Label(k))))
-		}
-	default:
-		mean := make([]float64, d)
-		p := len(lam) / d
-		for k := 0; k < p; k++ {
-			for i := range mean {
-				mean[i] += lam[k*d+i] / float64(p)
-			}
-		}
-		c.Values = [][]float64{mean}
-		c.SeriesNames = []string{fmt.Sprintf("mean over %d prototypes", p)}
+	return nil
+}
+
+// savePlot renders f as format into the file path.
+func savePlot(path string, f *plot.Figure, format string) error {
+	var b bytes.Buffer
+	if err := f.Render(&b, format); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
 	}
-	return c
+	return writeFileAtomic(path, b.Bytes())
+}
+
+// writeTrainingPlots writes learning_curves, relevances and (when the
+// history recorded relevances) relevance_history pictures into dir and
+// returns their paths.
+func writeTrainingPlots(dir string, h *model.History, m *model.Model, format string) ([]string, error) {
+	figs := []struct {
+		name string
+		f    *plot.Figure
+	}{{"learning_curves", plot.LearningCurves(h)}, {"relevances", plot.Relevances(m)}, {"relevance_history", plot.RelevanceHistory(h, m.SubspaceDim())}}
+	var out []string
+	for _, f := range figs {
+		if f.f == nil {
+			continue
+		}
+		p := filepath.Join(dir, plot.PageName(f.name, 0, 1, format))
+		if err := savePlot(p, f.f, format); err != nil {
+			return nil, err
+		}
+		out = append(out, p)
+	}
+	return out, nil
 }
 
 // relevanceText draws the relevance profile as text bars.
