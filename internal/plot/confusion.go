@@ -13,8 +13,8 @@ import (
 // Confusion draws a confusion matrix: counts[t][p] samples of true class
 // t predicted as class p (rows of len(classes), or len(classes)+1 whose
 // last column counts rejected samples: drawn only when there are some).
-// Cells are coloured by the fraction of their row (the recall of the
-// diagonal) and carry their count when there is room.
+// Cells are coloured by their share of the row (on the diagonal: the
+// recall of the class) and carry their count when there is room.
 func Confusion(classes []string, counts [][]int) *Figure {
 	nc := len(classes)
 	cols := nc
@@ -97,6 +97,6 @@ func Confusion(classes []string, counts [][]int) *Figure {
 	}
 	side := vg.Length(math.Min(11, math.Max(5, 0.3*float64(cols)+2))) * vg.Inch
 	return &Figure{Width: side + vg.Inch, Height: side, draw: func(c draw.Canvas) {
-		drawWithColorBar(c, p, cm, "fraction of the true class")
+		drawWithColorBar(c, p, cm, "share of the row")
 	}}
 }

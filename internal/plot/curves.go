@@ -104,13 +104,21 @@ func stack(c draw.Canvas, title string, plots ...*plot.Plot) {
 // was kept marked when that is not the last. The accuracy axis reaches a
 // little above 100% so that a saturated curve stays visible.
 func LearningCurves(h *model.History) *Figure {
+	pc, pa := learningPlots(h)
+	return &Figure{Width: 8 * vg.Inch, Height: 7 * vg.Inch, draw: func(c draw.Canvas) {
+		stack(c, "", pc, pa)
+	}}
+}
+
+// learningPlots are LearningCurves' cost and accuracy plots.
+func learningPlots(h *model.History) (cost, acc *plot.Plot) {
 	n := len(h.Epochs)
 	x := make([]float64, n)
-	cost, tacc, vacc := make([]float64, n), make([]float64, n), make([]float64, n)
+	costs, tacc, vacc := make([]float64, n), make([]float64, n), make([]float64, n)
 	hasVal := false
 	for i, s := range h.Epochs {
 		x[i] = float64(s.Epoch)
-		cost[i], tacc[i], vacc[i] = s.Cost, 100*s.TrainAccuracy, 100*s.ValAccuracy
+		costs[i], tacc[i], vacc[i] = s.Cost, 100*s.TrainAccuracy, 100*s.ValAccuracy
 		hasVal = hasVal || finite(s.ValAccuracy)
 	}
 	xlo, xhi, ok := span(x)
@@ -123,7 +131,7 @@ func LearningCurves(h *model.History) *Figure {
 	pad := 0.02 * (xhi - xlo)
 
 	pc := newPlot("Cost: mean φ(μ) per epoch, μ = (d+ − d−)/(d+ + d−)", "", "cost")
-	line(pc, "training cost", x, cost, 0, false)
+	line(pc, "training cost", x, costs, 0, false)
 	pc.Legend.Top = true
 
 	pa := newPlot("Accuracy per epoch", "epoch", "accuracy (%)")
@@ -134,7 +142,7 @@ func LearningCurves(h *model.History) *Figure {
 		line(pa, "validation (after the epoch)", x, vacc, 2, false)
 		vals = append(vals, vacc...)
 	}
-	if h.Averaged > 0 && finite(h.AveragedValAccuracy) {
+	if h.Averaged > 0 && finite(h.AveragedValAccuracy) && n > 0 {
 		v := 100 * h.AveragedValAccuracy
 		s, err := plotter.NewScatter(plotter.XYs{{X: x[n-1], Y: v}})
 		if err == nil {
@@ -174,10 +182,9 @@ func LearningCurves(h *model.History) *Figure {
 		p.X.Min, p.X.Max = xlo-pad, xhi+pad
 		p.X.Tick.Marker = epochTicks{}
 		p.Legend.TextStyle.Font.Size = 10
+		p.Legend.Padding = vg.Points(2)
 	}
-	return &Figure{Width: 8 * vg.Inch, Height: 7 * vg.Inch, draw: func(c draw.Canvas) {
-		stack(c, "", pc, pa)
-	}}
+	return pc, pa
 }
 
 // capTicks are the default ticks without those above max (the padding

@@ -51,7 +51,7 @@ func column(a *linalg.Dense, j int) []float64 {
 func Explanation(m *model.Model, ex *model.Explanation, s Sample) *Figure {
 	h, w := s.Height, s.Width
 	nang := len(ex.Plus.Angles)
-	plusName, minusName := m.ClassName(ex.Plus.Class), m.ClassName(ex.Minus.Class)
+	plusName, minusName := className(m, ex.Plus.Class), className(m, ex.Minus.Class)
 	var (
 		tile   = 1.15 * vg.Inch
 		gap    = vg.Points(6)
@@ -63,8 +63,8 @@ func Explanation(m *model.Model, ex *model.Explanation, s Sample) *Figure {
 		barsH  = 2.8 * vg.Inch
 	)
 	width := 2*margin + 5*tile + 4*gap + 2*barW + 2*gap
-	sub := fmt.Sprintf("μ = %+.3f (< 0: classified as %s)    d+ = %.4g (W%d, %s)    d− = %.4g (W%d, %s)",
-		ex.Mu, m.ClassName(ex.Label), ex.Plus.Distance, ex.Plus.Prototype, plusName, ex.Minus.Distance, ex.Minus.Prototype, minusName)
+	sub := fmt.Sprintf("μ = %+.3f (< 0: classified as %s)    d+ = %.4g (W%d, class %s)    d− = %.4g (W%d, class %s)",
+		ex.Mu, className(m, ex.Label), ex.Plus.Distance, ex.Plus.Prototype, plusName, ex.Minus.Distance, ex.Minus.Prototype, minusName)
 	mc := ex.Plus.ImageContributions
 	var mplot *plot.Plot
 	mcm := diverging(1)
@@ -144,6 +144,7 @@ func contributionMap(mc *linalg.Dense) (*plot.Plot, palette.ColorMap) {
 	p.X.Tick.Marker = imageTicks{}
 	p.X.Tick.Label.Font.Size = 8
 	p.Y.Tick.Label.Font.Size = 8
+	p.X.Label.TextStyle.Font.Size = 10
 	return p, cm
 }
 
@@ -172,18 +173,23 @@ func (imageTicks) Ticks(lo, hi float64) []plot.Tick {
 // and to d⁻ side by side.
 func contributionBars(ex *model.Explanation, plusName, minusName string) *plot.Plot {
 	d := len(ex.Plus.Contributions)
-	p := newPlot("Contributions λk·θk² of each angle to the distance (their sum is the distance)", "principal angle", "λk·θk²")
+	title, ylabel := "Contributions λk·θk² of each angle to the distance (their sum is the distance)", "λk·θk²"
+	if d == 1 {
+		title, ylabel = "The distance θ1² to W+ and to W−", "θ1²"
+	}
+	p := newPlot(title, "principal angle", ylabel)
 	p.Title.TextStyle.Font.Size = 11
 	bw := barWidth(d, 2)
 	if b := barChart(p, ex.Plus.Contributions, bw, -bw/2, 0, false); b != nil {
-		p.Legend.Add(fmt.Sprintf("W+ = W%d (%s): d+ = %.4g", ex.Plus.Prototype, plusName, ex.Plus.Distance), b)
+		p.Legend.Add(fmt.Sprintf("W+ = W%d (class %s): d+ = %.4g", ex.Plus.Prototype, plusName, ex.Plus.Distance), b)
 	}
 	if b := barChart(p, ex.Minus.Contributions, bw, bw/2, 1, false); b != nil {
-		p.Legend.Add(fmt.Sprintf("W− = W%d (%s): d− = %.4g", ex.Minus.Prototype, minusName, ex.Minus.Distance), b)
+		p.Legend.Add(fmt.Sprintf("W− = W%d (class %s): d− = %.4g", ex.Minus.Prototype, minusName, ex.Minus.Distance), b)
 	}
 	p.X.Tick.Marker = angleTicks(d)
 	p.Legend.Top = true
 	p.Legend.TextStyle.Font.Size = 9
+	p.Legend.Padding = vg.Points(2)
 	p.Y.Min = 0
 	_, hi, _ := span(ex.Plus.Contributions, ex.Minus.Contributions)
 	p.Y.Max = math.Max(hi, 1e-12) * 1.35 // room for the legend

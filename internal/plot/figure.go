@@ -5,6 +5,7 @@ import (
 	"image/color"
 	"io"
 	"math"
+	"strconv"
 	"strings"
 
 	"gonum.org/v1/plot"
@@ -14,6 +15,8 @@ import (
 	_ "gonum.org/v1/plot/vg/vgimg" // png
 	_ "gonum.org/v1/plot/vg/vgpdf" // pdf
 	_ "gonum.org/v1/plot/vg/vgsvg" // svg
+
+	"github.com/grlgq/grlgq/model"
 )
 
 // Formats are the output formats Render accepts; the first is the default.
@@ -127,4 +130,13 @@ func maxAbs(xs ...[]float64) float64 {
 		}
 	}
 	return m
+}
+
+// className is the name of class c, or its number when the model has no
+// names.
+func className(m *model.Model, c int) string {
+	if n := m.ClassName(c); n != "" {
+		return n
+	}
+	return strconv.Itoa(c)
 }

@@ -85,7 +85,7 @@ func protoPage(m *model.Model, h, w, first, last, cols, across, page, pages int)
 			r, a := i/across, i%across
 			x := c.Min.X + margin + vg.Length(a)*(blockW+bgap)
 			y := top - vg.Length(r)*rowH
-			c.FillText(sty, vg.Point{X: x, Y: y}, fmt.Sprintf("W%d · class %s", k, shortName(m.ClassName(m.Label(k)), 24)))
+			c.FillText(sty, vg.Point{X: x, Y: y}, fmt.Sprintf("W%d · class %s", k, shortName(className(m, m.Label(k)), 24)))
 			for j, col := range pv {
 				img := tileImage(col, h, w, cm)
 				drawTile(c, rect(x+vg.Length(j)*(tile+gap), y-capH, tile, tile), "", img)

@@ -113,7 +113,7 @@ func Relevances(m *model.Model) *Figure {
 	ph.X.Tick.Marker = angleTicks(d)
 	names := make([]string, np)
 	for k := range names {
-		names[k] = fmt.Sprintf("W%d (%s)", k, m.ClassName(m.Label(k)))
+		names[k] = fmt.Sprintf("W%d (%s)", k, className(m, m.Label(k)))
 	}
 	ph.Y.Tick.Marker = rowTicks(names)
 	ph.Y.Tick.Label.Font.Size = tickFont(np)

@@ -99,16 +99,26 @@ func colorAt(cm palette.ColorMap, v float64) color.Color {
 
 // tileImage maps rows x cols row-major values to an image through cm, one
 // block of s x s pixels per value (nearest neighbour, so that no renderer
-// smooths the pixels away).
+// smooths the pixels away). A single row of more than 8 values (data that
+// are not images) is folded into a near-square, filled in reading order,
+// the cells past the end left white.
 func tileImage(vals []float64, rows, cols int, cm palette.ColorMap) image.Image {
 	if rows <= 0 || cols <= 0 || rows*cols > len(vals) {
 		return nil
+	}
+	n := rows * cols
+	if rows == 1 && cols > 8 {
+		cols = int(math.Ceil(math.Sqrt(float64(n))))
+		rows = (n + cols - 1) / cols
 	}
 	s := max(1, 160/max(rows, cols))
 	img := image.NewRGBA(image.Rect(0, 0, cols*s, rows*s))
 	for r := 0; r < rows; r++ {
 		for c := 0; c < cols; c++ {
-			col := colorAt(cm, vals[r*cols+c])
+			var col color.Color = color.White
+			if i := r*cols + c; i < n {
+				col = colorAt(cm, vals[i])
+			}
 			for y := r * s; y < (r+1)*s; y++ {
 				for x := c * s; x < (c+1)*s; x++ {
 					img.Set(x, y, col)
