@@ -182,7 +182,7 @@ func learningPlots(h *model.History) (cost, acc *plot.Plot) {
 		p.X.Min, p.X.Max = xlo-pad, xhi+pad
 		p.X.Tick.Marker = epochTicks{}
 		p.Legend.TextStyle.Font.Size = 10
-		p.Legend.Padding = vg.Points(2)
+		p.Legend.Padding = vg.Points(4)
 	}
 	return pc, pa
 }
@@ -244,6 +244,7 @@ func RelevanceHistory(h *model.History, d int) *Figure {
 	}
 	p.X.Min, p.X.Max = lo, hi
 	p.Legend.TextStyle.Font.Size = 10
+	p.Legend.Padding = vg.Points(3)
 	if d > 12 {
 		p.Legend.TextStyle.Font.Size = 7
 	}

@@ -189,7 +189,7 @@ func contributionBars(ex *model.Explanation, plusName, minusName string) *plot.P
 	p.X.Tick.Marker = angleTicks(d)
 	p.Legend.Top = true
 	p.Legend.TextStyle.Font.Size = 9
-	p.Legend.Padding = vg.Points(2)
+	p.Legend.Padding = vg.Points(4)
 	p.Y.Min = 0
 	_, hi, _ := span(ex.Plus.Contributions, ex.Minus.Contributions)
 	p.Y.Max = math.Max(hi, 1e-12) * 1.35 // room for the legend
