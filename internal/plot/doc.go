@@ -8,9 +8,14 @@
 // caller's business. A function that can produce several pages returns one
 // Figure per page (PageName names their files).
 //
-// What gonum/plot does not do is all this package adds: a gray colour map
-// for images, pixel tiles drawn from row-major values, a page layout of
-// captioned tiles with colour bars, and text placed on a page.
+// The axes, lines, bars, heat maps, legends, colour bars, fonts (Liberation,
+// which has the Greek letters the labels use) and the three output formats
+// are gonum/plot's. What this package adds is what it does not do: the
+// choice of figures and their labels, a gray colour map for images, pixel
+// tiles drawn from row-major values (blocks of pixels, so that no viewer
+// smooths them), and pages that lay out captioned tiles, colour bars and
+// several plots. It reads models, histories and explanations of package
+// model; only the grlgq command imports it (never grlgq-edge).
 //
 // Every function takes its data by value and never keeps or changes the
 // caller's slices; a Figure reads them only while it is built. NaN and ±Inf
