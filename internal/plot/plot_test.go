@@ -342,3 +342,15 @@ func TestPlotGlyphs(t *testing.T) {
 		}
 	}
 }
+
+func TestPlotFitText(t *testing.T) {
+	sty := textStyle(9, 0, 0)
+	long := "W12 · class a very long class name indeed"
+	got := fitText(sty, long, sty.Width("W12 · class a very"))
+	if !strings.HasSuffix(got, "…") || sty.Width(got) > sty.Width("W12 · class a very") {
+		t.Errorf("fitText: %q", got)
+	}
+	if got := fitText(sty, "W1 · class 0", 1000); got != "W1 · class 0" {
+		t.Errorf("fitText cut a short text: %q", got)
+	}
+}

@@ -66,9 +66,13 @@ func protoPage(m *model.Model, h, w, first, last, cols, across, page, pages int)
 	blockW := vg.Length(cols)*tile + vg.Length(cols-1)*gap
 	width := 2*margin + vg.Length(across)*blockW + vg.Length(across-1)*bgap + barW
 	height := titleH + vg.Length(rows)*rowH + margin
-	title := fmt.Sprintf("Prototypes W%d–W%d of %d: columns 1–%d as images, blue − / red +", first, last-1, m.NumPrototypes(), cols)
+	what := fmt.Sprintf("columns 1–%d as images", cols)
+	if cols == 1 {
+		what = "as images"
+	}
+	title := fmt.Sprintf("Prototypes W%d–W%d of %d: %s, blue − / red +", first, last-1, m.NumPrototypes(), what)
 	if first == last-1 {
-		title = fmt.Sprintf("Prototype W%d of %d: columns 1–%d as images, blue − / red +", first, m.NumPrototypes(), cols)
+		title = fmt.Sprintf("Prototype W%d of %d: %s, blue − / red +", first, m.NumPrototypes(), what)
 	}
 	if cols < d {
 		title += fmt.Sprintf(" (of %d)", d)
@@ -85,7 +89,7 @@ func protoPage(m *model.Model, h, w, first, last, cols, across, page, pages int)
 			r, a := i/across, i%across
 			x := c.Min.X + margin + vg.Length(a)*(blockW+bgap)
 			y := top - vg.Length(r)*rowH
-			c.FillText(sty, vg.Point{X: x, Y: y}, fmt.Sprintf("W%d · class %s", k, shortName(className(m, m.Label(k)), 24)))
+			c.FillText(sty, vg.Point{X: x, Y: y}, fitText(sty, fmt.Sprintf("W%d · class %s", k, className(m, m.Label(k))), blockW+bgap-vg.Points(4)))
 			for j, col := range pv {
 				img := tileImage(col, h, w, cm)
 				drawTile(c, rect(x+vg.Length(j)*(tile+gap), y-capH, tile, tile), "", img)
@@ -97,6 +101,21 @@ func protoPage(m *model.Model, h, w, first, last, cols, across, page, pages int)
 		}
 		drawColorBar(c, bar, cm, "value")
 	}}
+}
+
+// fitText cuts s (ending it with "…") to fit width w in sty.
+func fitText(sty draw.TextStyle, s string, w vg.Length) string {
+	r := []rune(s)
+	for n := len(r); n > 1; n-- {
+		t := string(r[:n])
+		if n < len(r) {
+			t = strings.TrimSpace(string(r[:n-1])) + "…"
+		}
+		if sty.Width(t) <= w {
+			return t
+		}
+	}
+	return string(r[:min(len(r), 1)])
 }
 
 // shortName cuts s to n runes.
