@@ -187,7 +187,6 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 		m       int
 		groups  int
 		plots   string
-		plotFmt *string
 		asJSON  bool
 		quiet   bool
 		skipBad bool
@@ -202,7 +201,7 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 	fs.IntVar(&m, "m", 0, "single-image data (idx, csv, mat): images per training set, drawn at random from one class (default max(10, 2d))")
 	fs.IntVar(&groups, "groupings", 1, "single-image data: how many times the images are grouped into sets (each time reshuffled)")
 	fs.StringVar(&plots, "plots", "", "write learning curves, the relevance profile and the relevances over the epochs as pictures into this folder")
-	plotFmt = plotFormatFlag(fs)
+	plotFmt := plotFormatFlag(fs)
 	fs.BoolVar(&asJSON, "json", false, "print one JSON object (history, accuracies, relevances) instead of text")
 	fs.BoolVar(&quiet, "quiet", false, "print only the final line: no progress bar, no per-epoch lines")
 	hf.addFlags(fs)
