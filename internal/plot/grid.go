@@ -6,8 +6,8 @@ import (
 	"image/draw"
 	"image/png"
 	"io"
-	"os"
-	"path/filepath"
+
+	"github.com/grlgq/grlgq/internal/safefile"
 )
 
 // Panel is one captioned picture of a Grid.
@@ -88,31 +88,12 @@ func Encode(w io.Writer, img image.Image) error {
 	return e.Encode(w, img)
 }
 
-// Save writes img as a PNG file atomically: to a temporary file in the same
-// folder, then renamed over path, so a failure never leaves a half-written
-// picture (nor destroys an older one).
-func Save(path string, img image.Image) (err error) {
-	dir := filepath.Dir(path)
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*.tmp")
-	if err != nil {
-		return fmt.Errorf("plot: %w", err)
-	}
-	defer func() {
-		if err != nil {
-			f.Close()
-			os.Remove(f.Name())
-		}
-	}()
-	if err = Encode(f, img); err != nil {
-		return fmt.Errorf("plot: %s: %w", path, err)
-	}
-	if err = f.Close(); err != nil {
-		return fmt.Errorf("plot: %s: %w", path, err)
-	}
-	if err = os.Chmod(f.Name(), 0o644); err != nil {
-		return fmt.Errorf("plot: %s: %w", path, err)
-	}
-	if err = os.Rename(f.Name(), path); err != nil {
+// Save writes img as a PNG file atomically (package internal/safefile):
+// to a temporary file in the same folder, then renamed over path, so a
+// failure never leaves a half-written picture (nor destroys an older one);
+// it refuses to replace anything but a regular file.
+func Save(path string, img image.Image) error {
+	if err := safefile.Write(path, func(w io.Writer) error { return Encode(w, img) }); err != nil {
 		return fmt.Errorf("plot: %w", err)
 	}
 	return nil
