@@ -30,6 +30,7 @@ type files struct {
 	outputs []outputFile
 	pending []*safefile.File
 	warned  map[string]bool // folders already searched for leftovers
+	newDirs []string        // absolute paths of output folders to create
 }
 
 type inputFile struct {
@@ -148,6 +149,9 @@ func (g *files) checkOutput(flag, path string) error {
 	}
 	abs, _ := filepath.Abs(path)
 	g.outputs = append(g.outputs, outputFile{flag, path, abs})
+	if g.isNewDir(filepath.Dir(path)) {
+		return nil // nothing there to replace yet
+	}
 	if err := safefile.CheckTarget(path); err != nil {
 		return err
 	}
@@ -163,20 +167,49 @@ func (g *files) output(flag, path string) (*safefile.File, error) {
 	return g.create(path)
 }
 
-// outputDir declares dir, given by flag, as a folder the run writes into
-// (created if missing).
+// outputDir declares dir, given by flag, as a folder the run writes into.
+// A missing folder is created when the first output is written into it,
+// not before: a run that fails before that leaves no empty folder.
 func (g *files) outputDir(flag, dir string) error {
 	if why := g.clash(flag, dir, true, false); why != "" {
 		return usagef(g.fs, "%s", why)
 	}
-	if fi, err := os.Lstat(dir); err == nil && !fi.IsDir() {
+	fi, err := os.Stat(dir)
+	switch {
+	case err == nil && !fi.IsDir():
 		return fmt.Errorf("%s %s exists and is not a folder", flag, dir)
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	case err == nil:
+		g.leftovers(dir)
+		return nil
+	case !errors.Is(err, fs.ErrNotExist):
 		return fmt.Errorf("%s: %w", flag, err)
 	}
-	g.leftovers(dir)
+	// Its nearest existing ancestor must be a folder.
+	for p := filepath.Dir(dir); ; p = filepath.Dir(p) {
+		if fi, err := os.Stat(p); err == nil {
+			if !fi.IsDir() {
+				return fmt.Errorf("%s %s: %s is not a folder", flag, dir, p)
+			}
+			break
+		}
+		if p == filepath.Dir(p) {
+			break
+		}
+	}
+	abs, _ := filepath.Abs(dir)
+	g.newDirs = append(g.newDirs, abs)
 	return nil
+}
+
+// isNewDir reports whether dir is a folder outputDir will create.
+func (g *files) isNewDir(dir string) bool {
+	abs, _ := filepath.Abs(dir)
+	for _, d := range g.newDirs {
+		if d == abs {
+			return true
+		}
+	}
+	return false
 }
 
 // create makes the temporary file of an output path (declared before with
@@ -189,6 +222,11 @@ func (g *files) create(path string) (*safefile.File, error) {
 	}
 	if why := g.clash("output", path, false, false); why != "" {
 		return nil, errors.New(why)
+	}
+	if dir := filepath.Dir(path); g.isNewDir(dir) {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return nil, err
+		}
 	}
 	f, err := safefile.Create(path)
 	if err != nil {

@@ -85,7 +85,7 @@ func CheckTarget(path string) error {
 		return fmt.Errorf("refusing to replace %s: it is %s, %w", path, kind(m), ErrNotRegular)
 	}
 	if n := links(fi); n > 1 {
-		return fmt.Errorf("refusing to replace %s: it %w (%d names share its content; remove the others, or write elsewhere)", path, ErrHardLinks, n-1)
+		return fmt.Errorf("refusing to replace %s: it %w (%d more; replacing it would leave them with the old content)", path, ErrHardLinks, n-1)
 	}
 	if m.Perm()&0o200 == 0 {
 		return fmt.Errorf("refusing to replace %s: it is %w (mode %v; chmod u+w to allow it)", path, ErrReadOnly, m.Perm())
