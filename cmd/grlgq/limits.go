@@ -26,7 +26,7 @@ const (
 	// groups, and hard sets with their copies), and the memory of their
 	// bases.
 	maxTrainSets  = 1 << 22
-	maxTrainBytes = 1 << 30
+	maxTrainBytes = 4 << 30
 )
 
 // checkSizes checks, once the data are loaded and before any set is
