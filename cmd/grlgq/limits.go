@@ -51,7 +51,7 @@ func checkSizes(fs *flag.FlagSet, ds *dataset.Dataset, cfg model.Config, m, grou
 	n := int64(len(ds.Images))
 	sets := int64(groups) * (n/int64(m) + int64(classes))
 	if sets > maxTrainSets || sets*basis > maxTrainBytes {
-		return usagef(fs, "-groupings %d: about %d training sets of %d bytes each; the limits are %d sets and %d bytes: lower -groupings or raise -m", groups, sets, basis, maxTrainSets, maxTrainBytes)
+		return usagef(fs, "-groupings %d: about %d training sets of %d bytes each; the limits are %d sets and %d bytes: lower -groupings or raise -m", groups, sets, basis, maxTrainSets, int64(maxTrainBytes))
 	}
 	if copies > 0 {
 		if hardM == 0 {
