@@ -55,10 +55,17 @@ func TestEdgeSignal(t *testing.T) {
 	dir := t.TempDir()
 	makeFixture(t, dir)
 	bin := filepath.Join(dir, "grlgq-edge")
+	slow := map[syscall.Signal]bool{}
 	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
-	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT} {
+	// One run for each signal; a run slower than 1 s is tried again, up
+	// to three times: on a loaded machine one slow exit can be the
+	// scheduler's doing, three in a row are ours.
+	for i, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT, syscall.SIGTERM, syscall.SIGINT, syscall.SIGTERM, syscall.SIGINT} {
+		if i >= 2 && !slow[sig] {
+			continue
+		}
 		cmd := exec.Command(bin, "-model", filepath.Join(dir, "model.grlgq"), "-")
 		stdin, err := cmd.StdinPipe() // never written, never closed: a read blocks
 		if err != nil {
@@ -83,8 +90,17 @@ func TestEdgeSignal(t *testing.T) {
 		}
 		took := time.Since(t0)
 		stdin.Close()
-		if code := cmd.ProcessState.ExitCode(); code != 1 || errb.String() != "grlgq-edge: interrupted\n" || took > time.Second {
+		if code := cmd.ProcessState.ExitCode(); code != 1 || errb.String() != "grlgq-edge: interrupted\n" {
 			t.Errorf("%v: exit %d after %v, stderr %q", sig, code, took, errb.String())
+		}
+		slow[sig] = took > time.Second
+		if slow[sig] {
+			t.Logf("%v: ended %v after the signal", sig, took)
+		}
+	}
+	for sig, s := range slow {
+		if s {
+			t.Errorf("%v: three runs took more than 1 s to end after the signal", sig)
 		}
 	}
 }

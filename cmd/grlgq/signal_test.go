@@ -133,10 +133,14 @@ func TestSignals(t *testing.T) {
 	bigCSV(t, big, 300000)
 	s := snap(t, small, big, mod)
 	outs := []string{"-o", mod, "-cpuprofile", filepath.Join(dir, "cpu.prof"), "-memprofile", filepath.Join(dir, "mem.prof"), "-plots", filepath.Join(dir, "plots")}
-	check := func(name string, code int, stdout, stderr string, took time.Duration) {
+	// check checks one interrupted run; it reports false when the run
+	// took longer than 1 s to end, for the caller to try again: on a
+	// loaded machine one slow exit can be the scheduler's doing, three in
+	// a row are ours.
+	check := func(name string, code int, stdout, stderr string, took time.Duration) bool {
 		t.Helper()
-		if code != 1 || stderr != "grlgq: interrupted\n" || took > time.Second {
-			t.Errorf("%s: exit %d after %v, stderr %q; want 1 within 1 s and \"grlgq: interrupted\"", name, code, took, stderr)
+		if code != 1 || stderr != "grlgq: interrupted\n" {
+			t.Errorf("%s: exit %d after %v, stderr %q; want 1 and \"grlgq: interrupted\"", name, code, took, stderr)
 		}
 		s.check(t)
 		noTemps(t, dir)
@@ -145,24 +149,44 @@ func TestSignals(t *testing.T) {
 				t.Errorf("%s: %s was written", name, p)
 			}
 		}
+		if took > time.Second {
+			t.Logf("%s: ended %v after the signal", name, took)
+			return false
+		}
+		return true
+	}
+	// thrice runs an interrupted run until it ends within 1 s, three times
+	// at most.
+	thrice := func(name string, f func() bool) {
+		t.Helper()
+		for try := 0; try < 3; try++ {
+			if f() {
+				return
+			}
+		}
+		t.Errorf("%s: three runs took more than 1 s to end after the signal", name)
 	}
 	t.Run("load", func(t *testing.T) {
 		args := append([]string{"train", "-data", "csv:" + big, "-image", "8x8", "-d", "2", "-epochs", "1"}, outs...)
-		code, stdout, stderr, took := signalRun(t, bin, syscall.SIGTERM, 300*time.Millisecond, nil, args...)
-		if strings.Contains(stdout, "data ") {
-			t.Logf("the data were loaded before the signal (a fast machine): %q", stdout)
-		}
-		check("SIGTERM while loading", code, stdout, stderr, took)
+		thrice("SIGTERM while loading", func() bool {
+			code, stdout, stderr, took := signalRun(t, bin, syscall.SIGTERM, 300*time.Millisecond, nil, args...)
+			if strings.Contains(stdout, "data ") {
+				t.Logf("the data were loaded before the signal (a fast machine): %q", stdout)
+			}
+			return check("SIGTERM while loading", code, stdout, stderr, took)
+		})
 	})
 	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT} {
 		t.Run("train "+sig.String(), func(t *testing.T) {
-			var n int
 			args := append([]string{"train", "-data", "csv:" + small, "-m", "4", "-d", "2", "-epochs", "100000"}, outs...)
-			code, stdout, stderr, took := signalRun(t, bin, sig, 5*time.Second, func() bool {
-				n++
-				return n > 30 // 300 ms: well into training
-			}, args...)
-			check(sig.String()+" while training", code, stdout, stderr, took)
+			thrice(sig.String()+" while training", func() bool {
+				var n int
+				code, stdout, stderr, took := signalRun(t, bin, sig, 5*time.Second, func() bool {
+					n++
+					return n > 30 // 300 ms: well into training
+				}, args...)
+				return check(sig.String()+" while training", code, stdout, stderr, took)
+			})
 		})
 	}
 	t.Run("SIGKILL leftover", func(t *testing.T) {
