@@ -156,6 +156,15 @@ func (g *files) checkOutput(flag, path string) error {
 		return err
 	}
 	g.leftovers(filepath.Dir(path))
+	return probe(filepath.Dir(path))
+}
+
+// probe checks that a temporary file can be made in dir, so that a run
+// whose output folder is not writable fails before its work, not after.
+func probe(dir string) error {
+	if err := safefile.Probe(dir); err != nil {
+		return fmt.Errorf("output folder %s is not writable: %w", dir, err)
+	}
 	return nil
 }
 
@@ -180,7 +189,7 @@ func (g *files) outputDir(flag, dir string) error {
 		return fmt.Errorf("%s %s exists and is not a folder", flag, dir)
 	case err == nil:
 		g.leftovers(dir)
-		return nil
+		return probe(dir)
 	case !errors.Is(err, fs.ErrNotExist):
 		return fmt.Errorf("%s: %w", flag, err)
 	}

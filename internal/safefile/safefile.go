@@ -108,6 +108,23 @@ func Create(path string) (*File, error) {
 	if err := CheckTarget(path); err != nil {
 		return nil, err
 	}
+	return create(path)
+}
+
+// Probe checks that dir takes a temporary file (it is a folder and
+// writable) by creating one and removing it: a program can find out
+// before a long computation that its output could not be written.
+func Probe(dir string) error {
+	f, err := create(filepath.Join(dir, "probe"))
+	if err != nil {
+		return err
+	}
+	f.Abort()
+	return nil
+}
+
+// create makes the temporary file of path.
+func create(path string) (*File, error) {
 	dir, base := filepath.Split(path)
 	if dir == "" {
 		dir = "."

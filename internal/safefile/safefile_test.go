@@ -121,6 +121,21 @@ func TestRefuse(t *testing.T) {
 	noTemps(t, dir)
 }
 
+func TestProbe(t *testing.T) {
+	dir := t.TempDir()
+	os.Symlink("nowhere", filepath.Join(dir, "probe")) // a name that cannot mislead it
+	if err := Probe(dir); err != nil {
+		t.Errorf("Probe(%s) = %v", dir, err)
+	}
+	if err := Probe(filepath.Join(dir, "missing")); err == nil {
+		t.Error("Probe of a missing folder succeeded")
+	}
+	ents, _ := os.ReadDir(dir)
+	if len(ents) != 1 {
+		t.Errorf("Probe left %d files", len(ents)-1)
+	}
+}
+
 func TestCommitMany(t *testing.T) {
 	dir := t.TempDir()
 	a, b := filepath.Join(dir, "a"), filepath.Join(dir, "b")
