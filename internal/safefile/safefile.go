@@ -303,8 +303,8 @@ func Abandon() {
 
 // tmpName matches the temporary files of this package (".NAME.PID-N.grlgq-tmp")
 // and of earlier versions of the tools (".NAME.tmpPID-N" for models,
-// ".NAME.RANDOM.tmp" for pictures and JSON).
-var tmpName = regexp.MustCompile(`^\..+(?:\.([0-9]+)-[0-9]+\.grlgq-tmp|\.tmp([0-9]+)-[0-9]+|\.[0-9]+\.tmp)$`)
+// ".NAME.png.RANDOM.tmp" and ".NAME.json.RANDOM.tmp" for pictures and JSON).
+var tmpName = regexp.MustCompile(`^\..+(?:\.([0-9]+)-[0-9]+\.grlgq-tmp|\.tmp([0-9]+)-[0-9]+|\.(?:png|json|gz)\.[0-9]+\.tmp)$`)
 
 // Leftovers lists the temporary files in dir that no running process
 // owns: those of this package (and of the tools' earlier writers) whose

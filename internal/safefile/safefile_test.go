@@ -189,7 +189,8 @@ func TestLeftovers(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer mine.Abort()
-	os.WriteFile(filepath.Join(dir, "m.grlgq.tmp"), nil, 0o644) // not ours
+	os.WriteFile(filepath.Join(dir, "m.grlgq.tmp"), nil, 0o644)       // not ours
+	os.WriteFile(filepath.Join(dir, ".notes.txt.12.tmp"), nil, 0o644) // nor this
 	got := Leftovers(dir)
 	var names []string
 	for _, p := range got {
