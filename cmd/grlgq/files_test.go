@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -233,4 +234,30 @@ func TestLeftoverNamed(t *testing.T) {
 	if _, err := os.Stat(left); err != nil {
 		t.Error("the leftover was removed: the user decides")
 	}
+}
+
+// TestPanicRemovesTemporaries: a panic inside a command (a bug) is one
+// line and exit code 1, and the outputs it had begun are removed.
+func TestPanicRemovesTemporaries(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "out")
+	defer func(c []command) { commands = c }(commands)
+	commands = append(commands[:len(commands):len(commands)], command{name: "boom", run: func(_ context.Context, e *env, _ []string) error {
+		fs := newFlagSet("boom")
+		g := e.guard(fs)
+		if err := g.checkOutput("-o", out); err != nil {
+			return err
+		}
+		f, err := g.create(out)
+		if err != nil {
+			return err
+		}
+		f.Write([]byte("half"))
+		panic("a bug")
+	}})
+	fails(t, 1, []string{"internal error", "a bug"}, "boom")
+	if _, err := os.Stat(out); err == nil {
+		t.Error("the output was committed")
+	}
+	noTemps(t, dir)
 }
