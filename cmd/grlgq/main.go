@@ -56,6 +56,9 @@ func handleSignals(stderr io.Writer) {
 	go func() {
 		<-ch
 		safefile.Abandon()
+		if f, ok := stderr.(*os.File); ok && isTerminal(f.Fd()) {
+			fmt.Fprint(stderr, "\r\033[K") // over a progress bar
+		}
 		fmt.Fprintln(stderr, "grlgq: interrupted")
 		os.Exit(1)
 	}()
