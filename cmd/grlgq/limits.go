@@ -16,8 +16,8 @@ import (
 // bound the training flags.
 const (
 	maxSetImages  = 100000 // -m, -hard-m: images per set
-	maxGroupings  = 1000   // -groupings
-	maxHardCopies = 1000   // -hard-copies
+	maxGroupings  = 100    // -groupings
+	maxHardCopies = 100    // -hard-copies
 	maxShift      = 1000   // -shift, pixels
 	maxExplain    = 10000  // explain -n
 	maxRuns       = 1000   // repro -runs
