@@ -20,6 +20,7 @@ import (
 	"syscall"
 
 	"github.com/grlgq/grlgq/dataset/imageset"
+	"github.com/grlgq/grlgq/internal/safefile"
 	"github.com/grlgq/grlgq/linalg"
 	"github.com/grlgq/grlgq/model"
 	"github.com/grlgq/grlgq/subspace"
@@ -234,12 +235,12 @@ func readDir(dir string, w, h, mw, mh, dim int) ([][]float64, error) {
 		}
 		path := filepath.Join(dir, e.Name())
 		// An image that is a FIFO or a device is refused, not read: a
-		// read could block forever (Stat follows links without opening).
-		if fi, err := os.Stat(path); err != nil {
+		// read could block forever (safefile.Open does not block).
+		f, err := safefile.Open(path)
+		if err != nil {
 			return nil, err
-		} else if !fi.Mode().IsRegular() {
-			return nil, fmt.Errorf("%s is not a regular file (mode %v)", path, fi.Mode().Type())
 		}
+		f.Close()
 		pix, iw, ih, err := imageset.ReadFile(path, w, h)
 		if err != nil {
 			return nil, err
