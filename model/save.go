@@ -177,7 +177,8 @@ func getConfig(b []byte) Config {
 // actually present), then the CRC-32C, then every field (labels in range,
 // relevances non-negative summing to 1, prototypes finite and orthonormal,
 // every config field within the limits Train accepts). r must end after
-// the checksum: Load reads one byte more, and trailing bytes are an error.
+// the checksum: Load reads on to the end of r (at most 1 MiB more), and
+// trailing bytes are an error.
 // Errors wrap ErrFormat, ErrVersion, ErrTruncated, ErrChecksum or
 // ErrCorrupt.
 func Load(r io.Reader) (*Model, error) {
