@@ -53,11 +53,10 @@ func runDemo(ctx context.Context, e *env, args []string) error {
 	}
 	g := e.guard(fs)
 	if export != "" {
-		f, err := g.output("-export-data", export)
-		if err != nil {
+		if err := g.checkOutput("-export-data", export); err != nil {
 			return err
 		}
-		if _, err := f.Write(demo.DigitsCSV()); err != nil {
+		if err := g.write(export, demo.DigitsCSV()); err != nil {
 			return fmt.Errorf("export: %w", err)
 		}
 		if err := g.commit(); err != nil {

@@ -73,11 +73,7 @@ func runExplain(ctx context.Context, e *env, args []string) error {
 		if err != nil {
 			return err
 		}
-		f, err := g.create(p)
-		if err != nil {
-			return err
-		}
-		if _, err := f.Write(append(b, '\n')); err != nil {
+		if err := g.write(p, append(b, '\n')); err != nil {
 			return err
 		}
 		files = append(files, p)

@@ -168,14 +168,6 @@ func probe(dir string) error {
 	return nil
 }
 
-// output is checkOutput, then the temporary file the output is written to.
-func (g *files) output(flag, path string) (*safefile.File, error) {
-	if err := g.checkOutput(flag, path); err != nil {
-		return nil, err
-	}
-	return g.create(path)
-}
-
 // outputDir declares dir, given by flag, as a folder the run writes into.
 // A missing folder is created when the first output is written into it,
 // not before: a run that fails before that leaves no empty folder.
@@ -243,6 +235,17 @@ func (g *files) create(path string) (*safefile.File, error) {
 	}
 	g.pending = append(g.pending, f)
 	return f, nil
+}
+
+// write writes b to the temporary file of the output path (see create),
+// to be committed with the others.
+func (g *files) write(path string, b []byte) error {
+	f, err := g.create(path)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(b)
+	return err
 }
 
 // leftovers prints a warning for every temporary file an interrupted run
