@@ -85,6 +85,17 @@ const (
 	MaxSubDim    = 64      // d (the SVD workspace's limit)
 	MaxPrototype = 1 << 16 // prototypes in a model
 	MaxClasses   = 1 << 16
+
+	// The options' limits below are far above any real use: they keep a
+	// mistyped value, or a crafted model file, from taking all memory or
+	// time, or from loading as a model nothing could have trained.
+	MaxEpochs      = 100000 // Epochs, StepEvery, Patience, AverageLast
+	MaxRate        = 100    // Eta, Gamma
+	MaxTau         = 1e9    // Tau, in epochs
+	MaxBeta        = 1e6    // Beta
+	MaxInitNoise   = 100    // InitNoise
+	MaxTemperature = 1e6    // Temperature
+	MaxWorkers     = 1024   // Workers
 )
 
 // Config holds every option of training and prediction. The zero value is
@@ -267,40 +278,40 @@ func (c *Config) validate() error {
 		return bad("PrototypesPerClass %d", c.PrototypesPerClass)
 	case c.Init > InitPCA:
 		return bad("unknown Init %d", c.Init)
-	case math.IsNaN(c.InitNoise) || math.IsInf(c.InitNoise, 0):
-		return bad("InitNoise %g", c.InitNoise)
+	case math.IsNaN(c.InitNoise) || math.IsInf(c.InitNoise, 0) || c.InitNoise > MaxInitNoise:
+		return bad("InitNoise %g (at most %g; negative: no noise)", c.InitNoise, float64(MaxInitNoise))
 	case c.Relevance > RelevanceLocal:
 		return bad("unknown Relevance %d", c.Relevance)
-	case !pos(c.Eta):
-		return bad("Eta %g must be positive and finite", c.Eta)
-	case !pos(c.Gamma):
-		return bad("Gamma %g must be positive and finite", c.Gamma)
+	case !pos(c.Eta) || c.Eta > MaxRate:
+		return bad("Eta %g outside (0, %g]", c.Eta, float64(MaxRate))
+	case !pos(c.Gamma) || c.Gamma > MaxRate:
+		return bad("Gamma %g outside (0, %g]", c.Gamma, float64(MaxRate))
 	case c.Schedule > ScheduleAnneal:
 		return bad("unknown Schedule %d", c.Schedule)
-	case c.StepEvery < 1:
-		return bad("StepEvery %d", c.StepEvery)
-	case !pos(c.Tau):
-		return bad("Tau %g", c.Tau)
+	case c.StepEvery < 1 || c.StepEvery > MaxEpochs:
+		return bad("StepEvery %d outside [1, %d]", c.StepEvery, MaxEpochs)
+	case !pos(c.Tau) || c.Tau > MaxTau:
+		return bad("Tau %g outside (0, %g]", c.Tau, float64(MaxTau))
 	case c.Activation > Sigmoid:
 		return bad("unknown Activation %d", c.Activation)
-	case !pos(c.Beta):
-		return bad("Beta %g", c.Beta)
+	case !pos(c.Beta) || c.Beta > MaxBeta:
+		return bad("Beta %g outside (0, %g]", c.Beta, float64(MaxBeta))
 	case math.IsNaN(c.RelevanceFloor) || c.RelevanceFloor >= 1 || math.IsInf(c.RelevanceFloor, 0):
 		return bad("RelevanceFloor %g", c.RelevanceFloor)
-	case c.Epochs < 0:
-		return bad("Epochs %d", c.Epochs)
+	case c.Epochs < 0 || c.Epochs > MaxEpochs:
+		return bad("Epochs %d (at most %d)", c.Epochs, MaxEpochs)
 	case !(c.ValidationFraction >= 0 && c.ValidationFraction < 1):
 		return bad("ValidationFraction %g outside [0, 1)", c.ValidationFraction)
-	case c.Patience < 0:
-		return bad("Patience %d", c.Patience)
-	case c.AverageLast < 0:
-		return bad("AverageLast %d", c.AverageLast)
+	case c.Patience < 0 || c.Patience > MaxEpochs:
+		return bad("Patience %d outside [0, %d]", c.Patience, MaxEpochs)
+	case c.AverageLast < 0 || c.AverageLast > MaxEpochs:
+		return bad("AverageLast %d outside [0, %d]", c.AverageLast, MaxEpochs)
 	case c.AverageLast > 0 && c.Patience > 0:
 		return bad("AverageLast %d with Patience %d: early stopping returns one epoch's model, averaging several", c.AverageLast, c.Patience)
-	case c.Workers < 1 || c.Workers > 1024:
-		return bad("Workers %d", c.Workers)
-	case !pos(c.Temperature):
-		return bad("Temperature %g", c.Temperature)
+	case c.Workers < 1 || c.Workers > MaxWorkers:
+		return bad("Workers %d outside [1, %d]", c.Workers, MaxWorkers)
+	case !pos(c.Temperature) || c.Temperature > MaxTemperature:
+		return bad("Temperature %g outside (0, %g]", c.Temperature, float64(MaxTemperature))
 	case !(c.RejectMargin >= 0 && c.RejectMargin <= 1):
 		return bad("RejectMargin %g outside [0, 1]", c.RejectMargin)
 	case c.ImageWidth < 0 || c.ImageHeight < 0 || (c.ImageWidth == 0) != (c.ImageHeight == 0) ||

@@ -7,10 +7,8 @@ import (
 	"hash/crc32"
 	"io"
 	"math"
-	"math/rand/v2"
-	"os"
-	"path/filepath"
 
+	"github.com/grlgq/grlgq/internal/safefile"
 	"github.com/grlgq/grlgq/kernels"
 	"github.com/grlgq/grlgq/linalg"
 )
@@ -177,7 +175,10 @@ func getConfig(b []byte) Config {
 // the shapes against sane limits and against the declared payload length
 // before reading the payload (which is never allocated beyond the bytes
 // actually present), then the CRC-32C, then every field (labels in range,
-// relevances non-negative summing to 1, prototypes finite and orthonormal).
+// relevances non-negative summing to 1, prototypes finite and orthonormal,
+// every config field within the limits Train accepts). r must end after
+// the checksum: Load reads on to the end of r (at most 1 MiB more), and
+// trailing bytes are an error.
 // Errors wrap ErrFormat, ErrVersion, ErrTruncated, ErrChecksum or
 // ErrCorrupt.
 func Load(r io.Reader) (*Model, error) {
@@ -251,6 +252,14 @@ func Load(r io.Reader) (*Model, error) {
 	crc := crc32.Update(crc32.Checksum(h[:], castagnoli), castagnoli, payload)
 	if got := le.Uint32(body[size:]); got != crc {
 		return nil, fmt.Errorf("model: load: %w (stored %#08x, computed %#08x)", ErrChecksum, got, crc)
+	}
+	// Counted up to 1 MiB: enough to say how much, never a large read.
+	if n, _ := io.Copy(io.Discard, io.LimitReader(r, 1<<20)); n > 0 {
+		more := ""
+		if n == 1<<20 {
+			more = " or more"
+		}
+		return nil, corrupt("%d%s bytes after the checksum", n, more)
 	}
 	return decodePayload(payload, cfgSize, dim, d, p, classes, flags, int(epochs))
 }
@@ -426,60 +435,28 @@ func (m *Model) validate() error {
 	return nil
 }
 
-// SaveFile writes m to path atomically: to a temporary file in the same
-// directory, synced, closed and renamed over path, then the directory is
-// synced. A crash leaves either the old file or the new one.
-func (m *Model) SaveFile(path string) (err error) {
+// SaveFile writes m to path atomically with package internal/safefile:
+// to a temporary file in the same directory, synced, closed and renamed
+// over path, then the directory is synced. A crash leaves either the old
+// file or the new one. It refuses to replace what is not a regular file
+// (a folder, a FIFO, a device), a symbolic link, a file with other hard
+// links and a read-only file. A replaced file keeps its permissions; a new
+// one gets 0644 less the umask.
+func (m *Model) SaveFile(path string) error {
 	b, err := m.MarshalBinary()
 	if err != nil {
 		return err
 	}
-	dir, base := filepath.Split(path)
-	if dir == "" {
-		dir = "."
-	}
-	f, err := createTemp(dir, base)
-	if err != nil {
+	if err := safefile.WriteFile(path, b); err != nil {
 		return fmt.Errorf("model: save file: %w", err)
-	}
-	tmp := f.Name()
-	defer func() {
-		if err != nil {
-			f.Close()
-			os.Remove(tmp)
-		}
-	}()
-	// A replaced file keeps its permissions; a new one gets 0644 less the
-	// umask (createTemp's mode).
-	if fi, serr := os.Stat(path); serr == nil && fi.Mode().IsRegular() {
-		if err = f.Chmod(fi.Mode().Perm()); err != nil {
-			return fmt.Errorf("model: save file: %w", err)
-		}
-	}
-	if _, err = f.Write(b); err != nil {
-		return fmt.Errorf("model: save file: %w", err)
-	}
-	if err = f.Sync(); err != nil {
-		return fmt.Errorf("model: save file: %w", err)
-	}
-	if err = f.Close(); err != nil {
-		return fmt.Errorf("model: save file: %w", err)
-	}
-	if err = os.Rename(tmp, path); err != nil {
-		return fmt.Errorf("model: save file: %w", err)
-	}
-	if d, derr := os.Open(dir); derr == nil {
-		// Make the rename durable. Some systems cannot sync a directory;
-		// the file itself is complete either way.
-		_ = d.Sync()
-		d.Close()
 	}
 	return nil
 }
 
-// LoadFile reads a model saved by SaveFile.
+// LoadFile reads a model saved by SaveFile. It refuses, without blocking,
+// a path that is not a regular file (a FIFO, a device, a folder).
 func LoadFile(path string) (*Model, error) {
-	f, err := os.Open(path)
+	f, err := safefile.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("model: load file: %w", err)
 	}
@@ -517,16 +494,4 @@ func (r *sliceReader) Read(p []byte) (int, error) {
 	n := copy(p, r.b)
 	r.b = r.b[n:]
 	return n, nil
-}
-
-// createTemp creates a new file beside dir/base for an atomic replace, with
-// mode 0644 less the umask (os.CreateTemp would make it 0600).
-func createTemp(dir, base string) (*os.File, error) {
-	for try := 0; ; try++ {
-		name := filepath.Join(dir, fmt.Sprintf(".%s.tmp%d-%d", base, os.Getpid(), rand.Uint32()))
-		f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o644)
-		if err == nil || !os.IsExist(err) || try == 100 {
-			return f, err
-		}
-	}
 }

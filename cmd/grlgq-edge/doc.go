@@ -38,6 +38,13 @@
 // -memstats prints the Go runtime's memory statistics to standard error
 // after the prediction.
 //
+// Limits: -width and -height are 0 to 32768 each, together at most
+// model.MaxDim pixels (a usage error, exit code 2, otherwise); a set on
+// stdin holds at most 2^27 values, allocated as they arrive. The model and
+// the images must be regular files: a FIFO or a device is refused at once
+// instead of blocking. SIGINT and SIGTERM end the binary at any stage with
+// "grlgq-edge: interrupted" and exit code 1.
+//
 // The binary imports no training driver, plotting, or MAT/npy/CSV/IDX
 // loader (a test checks `go list -deps`). Build it for devices with
 //

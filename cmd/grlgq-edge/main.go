@@ -11,13 +11,16 @@ import (
 	"io"
 	"math"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"runtime"
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 
 	"github.com/grlgq/grlgq/dataset/imageset"
+	"github.com/grlgq/grlgq/internal/safefile"
 	"github.com/grlgq/grlgq/linalg"
 	"github.com/grlgq/grlgq/model"
 	"github.com/grlgq/grlgq/subspace"
@@ -26,11 +29,29 @@ import (
 // rawMagic starts the binary stdin format.
 const rawMagic = "GRLGQSET"
 
-// maxValues bounds D*m of a set read from stdin (1 GiB of float64).
+// maxValues bounds D*m of a set read from stdin (1 GiB of float64); the
+// values are allocated as they are read, never from a declared count.
 const maxValues = 1 << 27
 
+// maxSide bounds -width and -height; their product is at most model.MaxDim.
+const maxSide = 1 << 15
+
 func main() {
+	handleSignals()
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}
+
+// handleSignals ends the process on SIGINT or SIGTERM at any stage, even
+// while it is blocked reading: one line "grlgq-edge: interrupted" and exit
+// code 1. The binary writes no file, so nothing is left to clean up.
+func handleSignals() {
+	ch := make(chan os.Signal, 1)
+	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		<-ch
+		fmt.Fprintln(os.Stderr, "grlgq-edge: interrupted")
+		os.Exit(1)
+	}()
 }
 
 // run is main without the process: it returns the exit status (0 ok, 1
@@ -40,8 +61,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	modelPath := fs.String("model", "", "model file written by grlgq train (required)")
 	asJSON := fs.Bool("json", false, "print the result as one JSON object")
-	width := fs.Int("width", 0, "resize images to this width (with -height; default: the image size recorded in the model)")
-	height := fs.Int("height", 0, "resize images to this height (with -width)")
+	width := fs.Int("width", 0, fmt.Sprintf("resize images to this width, 0 to %d (with -height, at most %d pixels; 0: the image size recorded in the model)", maxSide, model.MaxDim))
+	height := fs.Int("height", 0, fmt.Sprintf("resize images to this height, 0 to %d (with -width)", maxSide))
 	memstats := fs.Bool("memstats", false, "print Go memory statistics to stderr after the prediction")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: grlgq-edge -model MODEL [-json] [-width W -height H] [-memstats] (DIR | -)")
@@ -51,9 +72,22 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
-	if *modelPath == "" || fs.NArg() != 1 || (*width == 0) != (*height == 0) || *width < 0 || *height < 0 {
+	usage := func(format string, a ...any) int {
+		fmt.Fprintf(stderr, "grlgq-edge: "+format+"\n", a...)
 		fs.Usage()
 		return 2
+	}
+	switch {
+	case *modelPath == "":
+		return usage("-model MODEL is required")
+	case fs.NArg() != 1:
+		return usage("want one input, a folder or - (got %d)", fs.NArg())
+	case *width < 0 || *width > maxSide || *height < 0 || *height > maxSide:
+		return usage("-width %d -height %d: each must be 0 to %d", *width, *height, maxSide)
+	case (*width == 0) != (*height == 0):
+		return usage("-width and -height go together (got %d x %d)", *width, *height)
+	case *width**height > model.MaxDim:
+		return usage("-width %d -height %d: %d pixels, the limit is %d (a model's D)", *width, *height, *width**height, model.MaxDim)
 	}
 	res, err := classify(*modelPath, fs.Arg(0), *width, *height, stdin)
 	if err != nil {
@@ -184,6 +218,12 @@ func setSubspace(imgs [][]float64, d int) (*subspace.Subspace, error) {
 // if set, else to mw x mh (the model's image size) when their own size is
 // not the model's D. Images already of the right size are never resampled.
 func readDir(dir string, w, h, mw, mh, dim int) ([][]float64, error) {
+	// Stat first: opening a FIFO to read it as a folder would block.
+	if fi, err := os.Stat(dir); err != nil {
+		return nil, err
+	} else if !fi.IsDir() {
+		return nil, fmt.Errorf("%s is not a folder (give a folder of images, or - for stdin)", dir)
+	}
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return nil, err
@@ -194,6 +234,13 @@ func readDir(dir string, w, h, mw, mh, dim int) ([][]float64, error) {
 			continue
 		}
 		path := filepath.Join(dir, e.Name())
+		// An image that is a FIFO or a device is refused, not read: a
+		// read could block forever (safefile.Open does not block).
+		f, err := safefile.Open(path)
+		if err != nil {
+			return nil, err
+		}
+		f.Close()
 		pix, iw, ih, err := imageset.ReadFile(path, w, h)
 		if err != nil {
 			return nil, err
@@ -237,8 +284,9 @@ func readBinary(r io.Reader, dim int) ([][]float64, error) {
 		return nil, fmt.Errorf("stdin: %d images of %d pixels: out of range", m, d)
 	}
 	buf := make([]byte, 8*d)
-	imgs := make([][]float64, m)
-	for j := range imgs {
+	// Grown as images arrive: a header's m alone allocates nothing.
+	var imgs [][]float64
+	for j := 0; j < m; j++ {
 		if _, err := io.ReadFull(r, buf); err != nil {
 			return nil, fmt.Errorf("stdin: image %d of %d: %w", j, m, err)
 		}
@@ -246,7 +294,7 @@ func readBinary(r io.Reader, dim int) ([][]float64, error) {
 		for i := range img {
 			img[i] = math.Float64frombits(binary.LittleEndian.Uint64(buf[8*i:]))
 		}
-		imgs[j] = img
+		imgs = append(imgs, img)
 	}
 	if n, _ := io.Copy(io.Discard, r); n > 0 {
 		return nil, fmt.Errorf("stdin: %d bytes after the %d images", n, m)

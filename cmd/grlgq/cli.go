@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"runtime"
 	"runtime/pprof"
 	"strconv"
@@ -71,9 +70,7 @@ func printUsage(w io.Writer, fs *flag.FlagSet) {
 	if c != nil {
 		fmt.Fprintf(w, "Usage: grlgq %s %s\n\n%s.\n\nFlags:\n", c.name, c.args, upperFirst(c.summary))
 	}
-	fs.SetOutput(w)
-	fs.PrintDefaults()
-	fs.SetOutput(io.Discard)
+	printDefaults(w, fs)
 	if c != nil && c.name != "demo" && c.name != "repro" {
 		fmt.Fprintf(w, "\nSPEC is %s.\n", specHelp)
 	}
@@ -197,56 +194,73 @@ func writeJSON(w io.Writer, v any) error {
 	return enc.Encode(v)
 }
 
-// profiler handles -cpuprofile and -memprofile.
+// profiler handles -cpuprofile and -memprofile. The profiles are outputs
+// like the model: written to temporary files, renamed into place only
+// when the command succeeds, never over one of its inputs or outputs.
 type profiler struct {
 	cpu, mem string
-	cpuFile  *os.File
+	cpuOn    bool
 }
 
 func (p *profiler) addFlags(fs *flag.FlagSet) {
-	fs.StringVar(&p.cpu, "cpuprofile", "", "write a CPU profile to this file (go tool pprof)")
-	fs.StringVar(&p.mem, "memprofile", "", "write a heap profile to this file at the end")
+	fs.StringVar(&p.cpu, "cpuprofile", "", "write a CPU profile to this file (go tool pprof), when the command succeeds")
+	fs.StringVar(&p.mem, "memprofile", "", "write a heap profile to this file at the end, when the command succeeds")
 }
 
-func (p *profiler) start() error {
+// check declares the profiles as outputs of the run.
+func (p *profiler) check(g *files) error {
+	if p.cpu != "" {
+		if err := g.checkOutput("-cpuprofile", p.cpu); err != nil {
+			return err
+		}
+	}
+	if p.mem != "" {
+		if err := g.checkOutput("-memprofile", p.mem); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// start starts the CPU profile into its temporary file.
+func (p *profiler) start(g *files) error {
 	if p.cpu == "" {
 		return nil
 	}
-	f, err := os.Create(p.cpu)
+	f, err := g.create(p.cpu)
 	if err != nil {
 		return fmt.Errorf("cpu profile: %w", err)
 	}
 	if err := pprof.StartCPUProfile(f); err != nil {
-		f.Close()
 		return fmt.Errorf("cpu profile: %w", err)
 	}
-	p.cpuFile = f
+	p.cpuOn = true
 	return nil
 }
 
-// stop ends the CPU profile and writes the heap profile.
-func (p *profiler) stop() error {
-	if p.cpuFile != nil {
+// stop ends the CPU profile (deferred: the file is committed or aborted
+// with the run's other outputs).
+func (p *profiler) stop() {
+	if p.cpuOn {
 		pprof.StopCPUProfile()
-		err := p.cpuFile.Close()
-		p.cpuFile = nil
-		if err != nil {
-			return fmt.Errorf("cpu profile: %w", err)
-		}
+		p.cpuOn = false
 	}
-	if p.mem != "" {
-		f, err := os.Create(p.mem)
-		if err != nil {
-			return fmt.Errorf("memory profile: %w", err)
-		}
-		runtime.GC()
-		err = pprof.WriteHeapProfile(f)
-		if cerr := f.Close(); err == nil {
-			err = cerr
-		}
-		if err != nil {
-			return fmt.Errorf("memory profile: %w", err)
-		}
+}
+
+// finish ends the CPU profile and writes the heap profile, to be
+// committed with the other outputs.
+func (p *profiler) finish(g *files) error {
+	p.stop()
+	if p.mem == "" {
+		return nil
+	}
+	f, err := g.create(p.mem)
+	if err != nil {
+		return fmt.Errorf("memory profile: %w", err)
+	}
+	runtime.GC()
+	if err := pprof.WriteHeapProfile(f); err != nil {
+		return fmt.Errorf("memory profile: %w", err)
 	}
 	return nil
 }

@@ -5,8 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"math"
-	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 
@@ -27,33 +25,61 @@ type dataFlags struct {
 func (f *dataFlags) addFlags(fs *flag.FlagSet) {
 	fs.StringVar(&f.spec, "data", "", "the data: "+specHelp)
 	f.opt.AddFlags(fs)
+	restrictFloat(fs, "pixel-max", &f.opt.PixelMax, 0, maxPixelMax, false, false)
+	restrictFloat(fs, "npy-tol", &f.opt.NPYTol, 0, 1, true, false)
 	fs.Var(&f.opt.Shape, "mat-image", "same as -image: native image size HxW of MAT/CSV data")
-	fs.IntVar(&f.width, "width", 0, "resize images to this width (with -height; same as -resize HEIGHTxWIDTH)")
-	fs.IntVar(&f.height, "height", 0, "resize images to this height (with -width)")
+	intVar(fs, &f.width, "width", 0, 0, maxSide, "resize images to this width (with -height; same as -resize HEIGHTxWIDTH; 0: no resize)")
+	intVar(fs, &f.height, "height", 0, 0, maxSide, "resize images to this height (with -width; 0: no resize)")
+}
+
+// Limits of the data flags: -image and -resize sides (as dataset.Size
+// parses them), -image's pixels (the loaders' per-image limit), and
+// -pixel-max. -resize is bounded by model.MaxDim pixels per image.
+const (
+	maxSide        = 1 << 15
+	maxImagePixels = 1 << 26
+	maxPixelMax    = 1e9
+)
+
+// check checks the data flags before any work: -data is given and parses,
+// -width and -height go together and agree with -resize, and the image
+// sizes are within their limits.
+func (f *dataFlags) check(fs *flag.FlagSet) error {
+	if f.spec == "" {
+		return usagef(fs, "-data is required")
+	}
+	if _, err := dataset.ParseSpec(f.spec); err != nil {
+		return usagef(fs, "-data: %v", err)
+	}
+	if (f.width == 0) != (f.height == 0) {
+		return usagef(fs, "-width and -height go together (got %d x %d)", f.width, f.height)
+	}
+	if f.width > 0 {
+		if f.opt.Resize != (dataset.Size{}) && f.opt.Resize != (dataset.Size{Height: f.height, Width: f.width}) {
+			return usagef(fs, "-resize %s and -width/-height %dx%d disagree", f.opt.Resize.String(), f.height, f.width)
+		}
+		f.opt.Resize = dataset.Size{Height: f.height, Width: f.width}
+	}
+	if r := f.opt.Resize; r.Width*r.Height > model.MaxDim {
+		return usagef(fs, "-resize %s: %d pixels per image, the limit is %d (a model's D)", r.String(), r.Width*r.Height, model.MaxDim)
+	}
+	if s := f.opt.Shape; s.Width*s.Height > maxImagePixels {
+		return usagef(fs, "-image %s: %d pixels per image, the limit is %d", s.String(), s.Width*s.Height, maxImagePixels)
+	}
+	return nil
 }
 
 // load checks the flags and loads the data. modelSize is the image size a
 // model was trained on (zero when unknown, or when training): when the user
 // asks for no resize, images of another size are resized to it, so that
 // eval, predict and explain need not repeat the training's -resize.
+// It must follow check.
 func (f *dataFlags) load(fs *flag.FlagSet, workers int, modelSize dataset.Size) (*dataset.Dataset, error) {
-	if f.spec == "" {
-		return nil, usagef(fs, "-data is required")
+	if err := f.check(fs); err != nil {
+		return nil, err
 	}
-	sp, err := dataset.ParseSpec(f.spec)
-	if err != nil {
-		return nil, usagef(fs, "-data: %v", err)
-	}
-	if (f.width == 0) != (f.height == 0) || f.width < 0 || f.height < 0 {
-		return nil, usagef(fs, "-width and -height go together (got %d x %d)", f.width, f.height)
-	}
+	sp, _ := dataset.ParseSpec(f.spec)
 	opt := f.opt
-	if f.width > 0 {
-		if opt.Resize != (dataset.Size{}) && opt.Resize != (dataset.Size{Height: f.height, Width: f.width}) {
-			return nil, usagef(fs, "-resize %s and -width/-height %dx%d disagree", opt.Resize.String(), f.height, f.width)
-		}
-		opt.Resize = dataset.Size{Height: f.height, Width: f.width}
-	}
 	auto := opt.Resize == (dataset.Size{}) && modelSize.Width > 0 && modelSize.Height > 0 && sp.Scheme != "npy"
 	if auto && sp.Scheme == "folder" {
 		// Folder images are resized as they are decoded, as in training.
@@ -278,50 +304,6 @@ func unknownClasses(s *samples) []string {
 	}
 	sort.Strings(out)
 	return out
-}
-
-// checkOutput checks before a long run that path can be written later:
-// its folder exists and is a folder, and path is not a folder.
-func checkOutput(path string) error {
-	if st, err := os.Stat(path); err == nil && st.IsDir() {
-		return fmt.Errorf("output %s is a folder", path)
-	}
-	dir := filepath.Dir(path)
-	st, err := os.Stat(dir)
-	if err != nil {
-		return fmt.Errorf("output folder: %w", err)
-	}
-	if !st.IsDir() {
-		return fmt.Errorf("output folder %s is not a folder", dir)
-	}
-	f, err := os.CreateTemp(dir, ".grlgq-check-*")
-	if err != nil {
-		return fmt.Errorf("output folder %s is not writable: %w", dir, err)
-	}
-	f.Close()
-	os.Remove(f.Name())
-	return nil
-}
-
-// sameFile reports whether path names one of the files of paths (by
-// absolute path, or as the same existing file).
-func sameFile(path string, paths ...string) bool {
-	a, err := filepath.Abs(path)
-	if err != nil {
-		return false
-	}
-	st, serr := os.Stat(path)
-	for _, p := range paths {
-		if b, err := filepath.Abs(p); err == nil && a == b {
-			return true
-		}
-		if serr == nil {
-			if st2, err := os.Stat(p); err == nil && os.SameFile(st, st2) {
-				return true
-			}
-		}
-	}
-	return false
 }
 
 // skippedNames lists the inputs -skip-bad left out.

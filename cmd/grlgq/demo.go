@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"runtime"
 	"time"
 
@@ -18,6 +17,7 @@ import (
 // accuracy is given for sets of demoM test digits and for single test
 // digits (θ_1, as the paper's MNIST experiment).
 const (
+	maxDemoM     = 100 // -m: a class has about 125 training digits
 	demoM        = 10
 	demoD        = 4
 	demoTestFrac = 0.3
@@ -39,7 +39,7 @@ func runDemo(ctx context.Context, e *env, args []string) error {
 		export string
 	)
 	tf.addFlags(fs, demoDefaults())
-	fs.IntVar(&m, "m", demoM, "digits per image set")
+	intVar(fs, &m, "m", demoM, 1, maxDemoM, "digits per image set, at least d")
 	fs.StringVar(&plots, "plots", "", "also write learning curves and the relevance pictures as PNG into this folder")
 	fs.StringVar(&save, "o", "", "also save the model to this file (then try: grlgq explain -model FILE ...)")
 	fs.StringVar(&export, "export-data", "", "write the embedded digits (gzipped CSV: 64 pixels 0-16, then the label) to this file and exit")
@@ -51,8 +51,15 @@ func runDemo(ctx context.Context, e *env, args []string) error {
 	if err := noArgs(fs); err != nil {
 		return err
 	}
+	g := e.guard(fs)
 	if export != "" {
-		if err := writeFileAtomic(export, demo.DigitsCSV()); err != nil {
+		if err := g.checkOutput("-export-data", export); err != nil {
+			return err
+		}
+		if err := g.write(export, demo.DigitsCSV()); err != nil {
+			return fmt.Errorf("export: %w", err)
+		}
+		if err := g.commit(); err != nil {
 			return fmt.Errorf("export: %w", err)
 		}
 		fmt.Fprintf(e.stdout, "wrote %s (%s); train on it with\n  grlgq train -data csv:%s -image 8x8 -pixel-max 16 -d 4 -m 10 -protos 3 -o digits.grlgq\n", export, demo.Attribution, export)
@@ -62,17 +69,17 @@ func runDemo(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	if cfg.SubspaceDim < 1 || m < cfg.SubspaceDim {
-		return usagef(fs, "-m %d and -d %d: want 1 <= d <= m", m, cfg.SubspaceDim)
+	if m < cfg.SubspaceDim {
+		return usagef(fs, "-m %d and -d %d: want d <= m", m, cfg.SubspaceDim)
 	}
 	if save != "" {
-		if err := checkOutput(save); err != nil {
+		if err := g.checkOutput("-o", save); err != nil {
 			return err
 		}
 	}
 	if plots != "" {
-		if err := os.MkdirAll(plots, 0o755); err != nil {
-			return fmt.Errorf("plots: %w", err)
+		if err := checkPlots(g, plots, "png"); err != nil {
+			return err
 		}
 	}
 	text := io.Discard
@@ -154,14 +161,21 @@ func runDemo(ctx context.Context, e *env, args []string) error {
 
 	var pics []string
 	if plots != "" {
-		if pics, err = writeTrainingPlots(plots, res.hist, mod, "png"); err != nil {
+		if pics, err = writeTrainingPlots(g, plots, res.hist, mod, "png"); err != nil {
 			return err
 		}
 	}
 	if save != "" {
-		if err := mod.SaveFile(save); err != nil {
+		f, err := g.create(save)
+		if err != nil {
 			return err
 		}
+		if err := mod.Save(f); err != nil {
+			return err
+		}
+	}
+	if err := g.commit(); err != nil {
+		return err
 	}
 	wall := time.Since(t0)
 	if asJSON {

@@ -4,13 +4,11 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"github.com/grlgq/grlgq/dataset"
 	"io"
-	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 
+	"github.com/grlgq/grlgq/dataset"
 	"github.com/grlgq/grlgq/internal/plot"
 	"github.com/grlgq/grlgq/model"
 )
@@ -29,26 +27,32 @@ type modelFlags struct {
 func (f *modelFlags) addFlags(fs *flag.FlagSet) {
 	fs.StringVar(&f.model, "model", "", "the model file (written by grlgq train)")
 	f.data.addFlags(fs)
-	fs.IntVar(&f.m, "m", 0, "single-image data: classify sets of m random same-class images instead of single images (0: single images, θ_1 distance)")
+	intVar(fs, &f.m, "m", 0, 0, maxSetImages, "single-image data: classify sets of m random same-class images instead of single images (0: single images, θ_1 distance)")
 	fs.Uint64Var(&f.seed, "seed", 1, "seed of the grouping with -m")
-	fs.IntVar(&f.workers, "workers", runtime.GOMAXPROCS(0), "goroutines computing distances")
+	intVar(fs, &f.workers, "workers", defaultWorkers(), 1, model.MaxWorkers, "goroutines computing distances")
 	fs.BoolVar(&f.skipBad, "skip-bad", false, "leave out image sets that cannot give a d-dimensional subspace (too few images, rank below d) instead of failing")
 }
 
-// load parses nothing; it loads the model and the samples.
-func (f *modelFlags) load(fs *flag.FlagSet) (*model.Model, *samples, error) {
+// check checks the flags and declares the model and the data as inputs
+// of the run, before any work.
+func (f *modelFlags) check(fs *flag.FlagSet, g *files) error {
 	if f.model == "" {
-		return nil, nil, usagef(fs, "-model MODEL is required")
+		return usagef(fs, "-model MODEL is required")
 	}
 	if f.data.spec == "" {
-		return nil, nil, usagef(fs, "-data SPEC is required")
+		return usagef(fs, "-data SPEC is required")
 	}
-	if f.workers < 1 {
-		return nil, nil, usagef(fs, "-workers %d: want at least 1", f.workers)
+	if err := f.data.check(fs); err != nil {
+		return err
 	}
-	if f.m < 0 {
-		return nil, nil, usagef(fs, "-m %d: want 0 or more", f.m)
+	if err := g.input("-model", f.model, false); err != nil {
+		return fmt.Errorf("model: %w", err)
 	}
+	return g.dataInputs(f.data.spec)
+}
+
+// load loads the model and the samples; it follows check.
+func (f *modelFlags) load(fs *flag.FlagSet) (*model.Model, *samples, error) {
 	mod, err := model.LoadFile(f.model)
 	if err != nil {
 		return nil, nil, err
@@ -148,6 +152,20 @@ func runEval(ctx context.Context, e *env, args []string) error {
 	if err := noArgs(fs); err != nil {
 		return err
 	}
+	g := e.guard(fs)
+	if err := f.check(fs, g); err != nil {
+		return err
+	}
+	var pic string
+	if *plots != "" {
+		if err := g.outputDir("-plots", *plots); err != nil {
+			return err
+		}
+		pic = filepath.Join(*plots, plot.PageName("confusion", 0, 1, *plotFmt))
+		if err := g.checkOutput("-plots", pic); err != nil {
+			return err
+		}
+	}
 	mod, s, err := f.load(fs)
 	if err != nil {
 		return err
@@ -160,13 +178,11 @@ func runEval(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	sc := score(mod.NumClasses(), s.labels, pred)
-	var pic string
-	if *plots != "" {
-		if err := os.MkdirAll(*plots, 0o755); err != nil {
-			return fmt.Errorf("plots: %w", err)
+	if pic != "" {
+		if err := savePlot(g, pic, plot.Confusion(modelClasses(mod), sc.confusion), *plotFmt); err != nil {
+			return err
 		}
-		pic = filepath.Join(*plots, plot.PageName("confusion", 0, 1, *plotFmt))
-		if err := savePlot(pic, plot.Confusion(modelClasses(mod), sc.confusion), *plotFmt); err != nil {
+		if err := g.commit(); err != nil {
 			return err
 		}
 	}

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -27,7 +26,7 @@ func runExplain(ctx context.Context, e *env, args []string) error {
 	plotFmt := plotFormatFlag(fs)
 	f.addFlags(fs)
 	fs.StringVar(&out, "o", "", "write the pictures and JSON into this folder (created if missing)")
-	fs.IntVar(&n, "n", 4, "explain this many samples, taken from each class in turn")
+	intVar(fs, &n, "n", 4, 1, maxExplain, "explain this many samples, taken from each class in turn")
 	fs.StringVar(&which, "samples", "", "explain these samples instead (comma-separated indices, as listed by grlgq predict)")
 	fs.BoolVar(&pixels, "pixels", false, "also put the pixel maps u_i∘v_i (D values per angle) into the JSON")
 	if err := parseFlags(e, fs, args); err != nil {
@@ -39,8 +38,12 @@ func runExplain(ctx context.Context, e *env, args []string) error {
 	if out == "" {
 		return usagef(fs, "-o DIR is required")
 	}
-	if n < 1 {
-		return usagef(fs, "-n %d: want at least 1", n)
+	g := e.guard(fs)
+	if err := f.check(fs, g); err != nil {
+		return err
+	}
+	if err := g.outputDir("-o", out); err != nil {
+		return err
 	}
 	if err := checkPlotFormat(fs, *plotFmt); err != nil {
 		return err
@@ -53,9 +56,6 @@ func runExplain(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return usagef(fs, "%v", err)
 	}
-	if err := os.MkdirAll(out, 0o755); err != nil {
-		return fmt.Errorf("output folder: %w", err)
-	}
 	h, w := shapeOf(s.ds, mod.Dim())
 	if mw, mh := mod.ImageSize(); mw > 0 && mh > 0 {
 		h, w = mh, mw
@@ -64,7 +64,7 @@ func runExplain(ctx context.Context, e *env, args []string) error {
 	var files []string
 	save := func(name string, f *plot.Figure) error {
 		p := filepath.Join(out, name)
-		if err := savePlot(p, f, *plotFmt); err != nil {
+		if err := savePlot(g, p, f, *plotFmt); err != nil {
 			return err
 		}
 		files = append(files, p)
@@ -76,7 +76,7 @@ func runExplain(ctx context.Context, e *env, args []string) error {
 		if err != nil {
 			return err
 		}
-		if err := writeFileAtomic(p, append(b, '\n')); err != nil {
+		if err := g.write(p, append(b, '\n')); err != nil {
 			return err
 		}
 		files = append(files, p)
@@ -134,6 +134,9 @@ func runExplain(ctx context.Context, e *env, args []string) error {
 		"kind":         s.kind,
 		"note":         "For each sample: W+ is the nearest prototype of its true class, W- the nearest of another class; mu = (d+ - d-)/(d+ + d-) < 0 means correctly classified. Angles ascend (theta_1 smallest); contributions are lambda_k theta_k^2 (their sum is the distance); q_w column i holds the coefficients with which the prototype's columns build its principal vector v_i; image_contributions M (m x d) say how much each image of the set builds each principal vector u_i (U ≈ X M).",
 	}); err != nil {
+		return err
+	}
+	if err := g.commit(); err != nil {
 		return err
 	}
 	fmt.Fprintf(e.stdout, "explained %d sample(s) of %s with %s into %s:\n", len(idx), s.ds.Source, f.model, out)
@@ -279,28 +282,4 @@ func explanationJSON(m *model.Model, s *samples, i int, ex *model.Explanation, p
 		j["images"] = s.subs.Sources[i]
 	}
 	return j
-}
-
-// writeFileAtomic writes b to path through a temporary file and a rename.
-func writeFileAtomic(path string, b []byte) (err error) {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if err != nil {
-			f.Close()
-			os.Remove(f.Name())
-		}
-	}()
-	if _, err = f.Write(b); err != nil {
-		return err
-	}
-	if err = f.Close(); err != nil {
-		return err
-	}
-	if err = os.Chmod(f.Name(), 0o644); err != nil {
-		return err
-	}
-	return os.Rename(f.Name(), path)
 }

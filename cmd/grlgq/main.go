@@ -16,13 +16,19 @@
 // csv:FILE. Run "grlgq help COMMAND" for a command's flags.
 //
 // Errors are printed to stderr as one line "grlgq: WHAT: WHY" with exit
-// code 1; bad usage prints the command's usage with exit code 2. A failed
-// run never replaces a file the user had: models and pictures are written
-// to a temporary file and renamed into place only once complete.
+// code 1; bad usage (a flag outside its range included) prints the
+// command's usage with exit code 2. A failed or interrupted run never
+// replaces a file the user had: models, pictures, JSON and profiles are
+// written to temporary files and renamed into place together once the
+// command has succeeded (package internal/safefile), never over an input,
+// a device, a FIFO, a symbolic link, a hard link or a read-only file.
+// SIGINT and SIGTERM end any command at once with "grlgq: interrupted" and
+// exit code 1.
 package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -30,10 +36,32 @@ import (
 	"runtime/debug"
 	"strings"
 	"syscall"
+
+	"github.com/grlgq/grlgq/internal/safefile"
 )
 
 func main() {
+	handleSignals(os.Stderr)
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// handleSignals ends the process on SIGINT or SIGTERM at any stage
+// (loading, converting, training, saving), even when the work is blocked
+// in a system call: it removes every temporary file of the run (waiting
+// for a commit of the outputs in progress to finish, so each output is
+// either replaced or untouched), prints one line and exits with code 1.
+func handleSignals(stderr io.Writer) {
+	ch := make(chan os.Signal, 1)
+	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		<-ch
+		safefile.Abandon()
+		if f, ok := stderr.(*os.File); ok && isTerminal(f.Fd()) {
+			fmt.Fprint(stderr, "\r\033[K") // over a progress bar
+		}
+		fmt.Fprintln(stderr, "grlgq: interrupted")
+		os.Exit(1)
+	}()
 }
 
 // command is one subcommand.
@@ -58,13 +86,23 @@ func init() {
 // env is what a subcommand writes to.
 type env struct {
 	stdout, stderr io.Writer
+	files          *files // the run's inputs and outputs
+}
+
+// guard returns the run's file guard, reporting usage errors with fs.
+func (e *env) guard(fs *flag.FlagSet) *files {
+	if e.files == nil {
+		e.files = &files{stderr: e.stderr}
+	}
+	e.files.fs = fs
+	return e.files
 }
 
 // run is the whole program: it parses args (without the program name),
 // runs the subcommand and returns the exit code: 0 success, 1 failure
 // (one line on stderr), 2 bad usage.
 func run(args []string, stdout, stderr io.Writer) (code int) {
-	e := &env{stdout: stdout, stderr: stderr}
+	e := &env{stdout: stdout, stderr: stderr, files: &files{stderr: stderr}}
 	defer func() {
 		// A panic is a bug, but the user still gets one line and code 1.
 		if r := recover(); r != nil {
@@ -99,9 +137,10 @@ func run(args []string, stdout, stderr io.Writer) (code int) {
 		mainUsage(stderr)
 		return 2
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	err := c.run(ctx, e, args[1:])
+	// Whatever way the command ends, outputs it did not commit are removed
+	// (before the panic handler above reports).
+	defer e.files.abort()
+	err := c.run(context.Background(), e, args[1:])
 	return report(stderr, c.name, err)
 }
 

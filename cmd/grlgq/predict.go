@@ -33,6 +33,9 @@ func runPredict(ctx context.Context, e *env, args []string) error {
 	if err := noArgs(fs); err != nil {
 		return err
 	}
+	if err := f.check(fs, e.guard(fs)); err != nil {
+		return err
+	}
 	mod, s, err := f.load(fs)
 	if err != nil {
 		return err

@@ -5,11 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"runtime"
 	"strings"
 	"time"
 
 	"github.com/grlgq/grlgq/internal/experiments"
+	"github.com/grlgq/grlgq/model"
 )
 
 func runRepro(ctx context.Context, e *env, args []string) error {
@@ -23,9 +23,9 @@ func runRepro(ctx context.Context, e *env, args []string) error {
 		quiet   bool
 	)
 	fs.StringVar(&dir, "dir", os.Getenv("GRLGQ_DATA"), "the data folder holding mnist/, yaleb32/ and eth80/ (default $GRLGQ_DATA)")
-	fs.IntVar(&runs, "runs", 0, "runs (mnist), repetitions of 4-fold cross-validation (yale) or random splits (eth80); 0: the paper's (3, 10, 10)")
+	intVar(fs, &runs, "runs", 0, 1, maxRuns, "runs (mnist), repetitions of 4-fold cross-validation (yale) or random splits (eth80) (default: the paper's: 3, 10, 10)")
 	fs.Uint64Var(&seed, "seed", 1, "seed of every random choice")
-	fs.IntVar(&workers, "workers", runtime.GOMAXPROCS(0), "goroutines (results never depend on it)")
+	intVar(fs, &workers, "workers", defaultWorkers(), 1, model.MaxWorkers, "goroutines (results never depend on it)")
 	fs.BoolVar(&asJSON, "json", false, `print one JSON object: "mean_accuracy", "std", "baseline_mean_accuracy", "baseline_std" (fractions), ...`)
 	fs.BoolVar(&quiet, "quiet", false, "no progress messages on stderr")
 	// The experiment's name may come before or after the flags.
@@ -58,13 +58,8 @@ func runRepro(ctx context.Context, e *env, args []string) error {
 	if dir == "" {
 		return usagef(fs, "-dir DATA is required (the folder holding mnist/, yaleb32/, eth80/), or set GRLGQ_DATA")
 	}
-	if st, err := os.Stat(dir); err != nil {
+	if err := e.guard(fs).input("-dir", dir, true); err != nil {
 		return fmt.Errorf("data folder: %w", err)
-	} else if !st.IsDir() {
-		return fmt.Errorf("data folder %s is not a folder", dir)
-	}
-	if runs < 0 || workers < 1 {
-		return usagef(fs, "-runs %d / -workers %d: want runs >= 0, workers >= 1", runs, workers)
 	}
 	opt := experiments.Options{Dir: dir, Runs: runs, Seed: seed, Workers: workers}
 	if !quiet {

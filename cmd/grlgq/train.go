@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -45,28 +44,31 @@ func (t *trainFlags) addFlags(fs *flag.FlagSet, def model.Config) {
 	t.init = newChoice("sample", "sample", "random", "pca")
 	t.relevance = newChoice("global", "global", "none", "local")
 	t.sched = newChoice("constant", "constant", "step", "anneal")
-	fs.IntVar(&t.d, "d", def.SubspaceDim, "subspace dimension d: principal angles per set (npy data: default the bases' d)")
-	fs.IntVar(&t.protos, "protos", max(def.PrototypesPerClass, 1), "prototypes per class")
-	fs.IntVar(&t.epochs, "epochs", def.Epochs, "passes over the training sets")
-	fs.Float64Var(&t.lr, "lr", def.Eta, "prototype learning rate η. "+lrHelp)
-	fs.Float64Var(&t.lrRel, "lr-rel", def.Gamma, "relevance learning rate γ (γ ≪ η; same convention as -lr: factor 2 in G kept)")
+	intVar(fs, &t.d, "d", def.SubspaceDim, 1, model.MaxSubDim, "subspace dimension d: principal angles per set (npy data: default the bases' d)")
+	intVar(fs, &t.protos, "protos", max(def.PrototypesPerClass, 1), 1, model.MaxPrototype/2, "prototypes per class (all classes together: at most "+fmt.Sprint(model.MaxPrototype)+")")
+	intVar(fs, &t.epochs, "epochs", def.Epochs, 1, model.MaxEpochs, "passes over the training sets")
+	floatVar(fs, &t.lr, "lr", def.Eta, 0, model.MaxRate, true, false, "prototype learning rate η. "+lrHelp)
+	floatVar(fs, &t.lrRel, "lr-rel", def.Gamma, 0, model.MaxRate, true, false, "relevance learning rate γ (γ ≪ η; same convention as -lr: factor 2 in G kept)")
 	fs.Uint64Var(&t.seed, "seed", 1, "seed of every random choice (groups, initialisation, validation split, epoch order)")
 	fs.Var(t.init, "init", "prototype initialisation: sample (a random training set of the class plus noise), random, pca (class-wise PCA subspace)")
 	fs.Var(t.relevance, "relevance", "relevances of the principal angles: global (GRLGQ), none (λ = 1/d fixed, GLGQ), local (one vector per prototype)")
 	fs.Var(t.sched, "schedule", "learning-rate schedule: constant, step (halve every -step-every epochs), anneal (η/(1+t/τ))")
-	fs.IntVar(&t.stepEvery, "step-every", model.DefaultStepEvery, "epochs between halvings with -schedule step")
-	fs.Float64Var(&t.tau, "tau", model.DefaultTau, "τ of -schedule anneal")
-	fs.Float64Var(&t.sigmoid, "sigmoid", 0, "use the cost φ(μ) = 1/(1+exp(-β μ)) with this slope β (0: φ = identity, as in the paper)")
+	intVar(fs, &t.stepEvery, "step-every", model.DefaultStepEvery, 1, model.MaxEpochs, "epochs between halvings with -schedule step")
+	floatVar(fs, &t.tau, "tau", model.DefaultTau, 0, model.MaxTau, true, false, "τ of -schedule anneal, in epochs")
+	floatVar(fs, &t.sigmoid, "sigmoid", 0, 0, model.MaxBeta, false, false, "use the cost φ(μ) = 1/(1+exp(-β μ)) with this slope β (0: φ = identity, as in the paper)")
 	fs.BoolVar(&t.classWeights, "class-weights", false, "weight each step by the inverse frequency of its class (imbalanced data)")
-	fs.Float64Var(&t.val, "val", 0, "fraction of each class's training sets held out for validation (0: none); with -groupings > 1 an image can sit in a training and a validation set")
-	fs.IntVar(&t.patience, "patience", 0, "with -val: stop after this many epochs without a better validation accuracy and keep the best epoch (0: train all epochs)")
-	fs.IntVar(&t.averageLast, "average-last", 0, "return the average (model.Average) of the models after each of the last N epochs: tail averaging, for a constant -lr (0: the last epoch's model; not with -patience or -hard-copies)")
-	fs.IntVar(&t.workers, "workers", runtime.GOMAXPROCS(0), "goroutines computing distances (results never depend on it)")
-	fs.Float64Var(&t.floor, "floor", model.DefaultRelevanceFloor, "floor of every relevance λ_k after an update (before renormalising)")
-	fs.Float64Var(&t.noise, "noise", model.DefaultInitNoise, "standard deviation of the noise added to -init sample prototypes")
-	fs.Float64Var(&t.reject, "reject", 0, "reject a prediction whose relative margin is below this (0: never), stored in the model")
-	fs.Float64Var(&t.temperature, "temperature", model.DefaultTemperature, "temperature of the class probabilities softmax(-δ/T), stored in the model")
+	floatVar(fs, &t.val, "val", 0, 0, 1, false, true, "fraction of each class's training sets held out for validation (0: none); with -groupings > 1 an image can sit in a training and a validation set")
+	intVar(fs, &t.patience, "patience", 0, 0, model.MaxEpochs, "with -val: stop after this many epochs without a better validation accuracy and keep the best epoch (0: train all epochs)")
+	intVar(fs, &t.averageLast, "average-last", 0, 0, model.MaxEpochs, "return the average (model.Average) of the models after each of the last N epochs: tail averaging, for a constant -lr (0: the last epoch's model; not with -patience or -hard-copies)")
+	intVar(fs, &t.workers, "workers", defaultWorkers(), 1, model.MaxWorkers, "goroutines computing distances (results never depend on it)")
+	floatVar(fs, &t.floor, "floor", model.DefaultRelevanceFloor, 0, 1, false, true, "floor of every relevance λ_k after an update, before renormalising (0: no floor)")
+	floatVar(fs, &t.noise, "noise", model.DefaultInitNoise, 0, model.MaxInitNoise, false, false, "standard deviation of the noise added to -init sample prototypes (0: none)")
+	floatVar(fs, &t.reject, "reject", 0, 0, 1, false, false, "reject a prediction whose relative margin is below this (0: never), stored in the model")
+	floatVar(fs, &t.temperature, "temperature", model.DefaultTemperature, 0, model.MaxTemperature, true, false, "temperature of the class probabilities softmax(-δ/T), stored in the model")
 }
+
+// defaultWorkers is the default of every -workers flag.
+func defaultWorkers() int { return min(runtime.GOMAXPROCS(0), model.MaxWorkers) }
 
 // config turns the flags into a model.Config.
 func (t *trainFlags) config(fs *flag.FlagSet) (model.Config, error) {
@@ -89,31 +91,20 @@ func (t *trainFlags) config(fs *flag.FlagSet) (model.Config, error) {
 		Temperature:        t.temperature,
 		RejectMargin:       t.reject,
 	}
+	// The ranges are checked as the flags are parsed (ranges.go); here
+	// what depends on two flags. A 0 the user gives means what the flag's
+	// help says, never the model's default for a zero field.
 	switch {
-	case t.d < 0 || t.d > model.MaxSubDim:
-		return c, usagef(fs, "-d %d: want 1 to %d", t.d, model.MaxSubDim)
-	case t.protos < 1:
-		return c, usagef(fs, "-protos %d: want at least 1", t.protos)
-	case t.epochs < 1:
-		return c, usagef(fs, "-epochs %d: want at least 1", t.epochs)
-	case !(t.lr > 0) || math.IsInf(t.lr, 0):
-		return c, usagef(fs, "-lr %g: want a positive number", t.lr)
-	case !(t.lrRel > 0) || math.IsInf(t.lrRel, 0):
-		return c, usagef(fs, "-lr-rel %g: want a positive number", t.lrRel)
-	case !(t.val >= 0 && t.val < 1):
-		return c, usagef(fs, "-val %g: want a fraction in [0, 1)", t.val)
-	case t.patience < 0:
-		return c, usagef(fs, "-patience %d: want 0 or more", t.patience)
 	case t.patience > 0 && t.val == 0:
 		return c, usagef(fs, "-patience needs a validation split (-val)")
-	case t.averageLast < 0:
-		return c, usagef(fs, "-average-last %d: want 0 (off) or more", t.averageLast)
 	case t.averageLast > 0 && t.patience > 0:
 		return c, usagef(fs, "-average-last cannot be combined with -patience: early stopping keeps one epoch's model")
-	case t.workers < 1:
-		return c, usagef(fs, "-workers %d: want at least 1", t.workers)
-	case t.sigmoid < 0 || math.IsNaN(t.sigmoid) || math.IsInf(t.sigmoid, 0):
-		return c, usagef(fs, "-sigmoid %g: want a slope β > 0 (or 0 for the identity)", t.sigmoid)
+	}
+	if t.floor == 0 {
+		c.RelevanceFloor = -1 // model: negative is no floor, 0 the default
+	}
+	if t.noise == 0 {
+		c.InitNoise = -1 // model: negative is no noise, 0 the default
 	}
 	switch t.init.value {
 	case "sample":
@@ -198,8 +189,8 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 	tf.addFlags(fs, model.Config{SubspaceDim: 5, Epochs: model.DefaultEpochs, Eta: model.DefaultEta, Gamma: model.DefaultGamma})
 	prof.addFlags(fs)
 	fs.StringVar(&out, "o", "", "write the model to this file (replaced only when training succeeds)")
-	fs.IntVar(&m, "m", 0, "single-image data (idx, csv, mat): images per training set, drawn at random from one class (default max(10, 2d))")
-	fs.IntVar(&groups, "groupings", 1, "single-image data: how many times the images are grouped into sets (each time reshuffled)")
+	intVar(fs, &m, "m", 0, 0, maxSetImages, "single-image data (idx, csv, mat): images per training set, drawn at random from one class (0: max(10, 2d))")
+	intVar(fs, &groups, "groupings", 1, 1, maxGroupings, "single-image data: how many times the images are grouped into sets (each time reshuffled)")
 	fs.StringVar(&plots, "plots", "", "write learning curves, the relevance profile and the relevances over the epochs as pictures into this folder")
 	plotFmt := plotFormatFlag(fs)
 	fs.BoolVar(&asJSON, "json", false, "print one JSON object (history, accuracies, relevances) instead of text")
@@ -207,7 +198,7 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 	hf.addFlags(fs)
 	fs.BoolVar(&images, "images", false, "single-image data (idx, csv, mat): train on the single images themselves (1-D subspaces, distance θ_1², as in prediction; model.TrainImages) "+
 		"instead of on sets of -m images; -init pca starts each class at the subspace of all its training images; relevances are not learned (a single image has one angle)")
-	fs.IntVar(&shift, "shift", 0, "with -images: also train on every training image moved by this many pixels left, right, up and down (edges replicated; 0: off). Yale B (internal/experiments): 1")
+	intVar(fs, &shift, "shift", 0, 0, maxShift, "with -images: also train on every training image moved by this many pixels left, right, up and down (edges replicated; 0: off). Yale B (internal/experiments): 1")
 	fs.BoolVar(&skipBad, "skip-bad", false, "leave out image sets that cannot give a d-dimensional subspace (too few images, rank below d) instead of failing")
 	if err := parseFlags(e, fs, args); err != nil {
 		return err
@@ -218,12 +209,12 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 	if out == "" {
 		return usagef(fs, "-o MODEL is required")
 	}
+	if err := df.check(fs); err != nil {
+		return err
+	}
 	cfg, err := tf.config(fs)
 	if err != nil {
 		return err
-	}
-	if m < 0 || groups < 1 {
-		return usagef(fs, "-m %d / -groupings %d: want m >= 0 and at least one grouping", m, groups)
 	}
 	if m > 0 && isSet(fs, "d") && m < cfg.SubspaceDim {
 		return usagef(fs, "sets of -m %d images cannot span -d %d dimensions: raise -m or lower -d", m, cfg.SubspaceDim)
@@ -231,16 +222,13 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 	if err := hf.check(fs, cfg); err != nil {
 		return err
 	}
-	if shift < 0 || (shift > 0 && !images) {
-		return usagef(fs, "-shift %d: want 0, or a number of pixels with -images", shift)
+	if shift > 0 && !images {
+		return usagef(fs, "-shift %d needs -images", shift)
 	}
 	if images && (hf.copies > 0 || isSet(fs, "m") || isSet(fs, "groupings") || skipBad) {
 		return usagef(fs, "-images trains on the single images: it takes no -m, -groupings, -hard-copies or -skip-bad")
 	}
 	if sp, err := dataset.ParseSpec(df.spec); err == nil {
-		if sameFile(out, sp.Paths...) {
-			return usagef(fs, "-o %s is one of the data files", out)
-		}
 		if images && (sp.Scheme == "folder" || sp.Scheme == "npy") {
 			return usagef(fs, "-images needs single-image data (idx, csv, mat): %s data are image sets or bases", sp.Scheme)
 		}
@@ -248,18 +236,26 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 			return usagef(fs, "-hard-copies needs single-image data (idx, csv, mat): %s data are image sets or bases", sp.Scheme)
 		}
 	}
-	if err := checkOutput(out); err != nil {
+	// The files: inputs, then outputs, all checked before any work.
+	g := e.guard(fs)
+	if err := g.dataInputs(df.spec); err != nil {
+		return err
+	}
+	if err := g.checkOutput("-o", out); err != nil {
+		return err
+	}
+	if err := prof.check(g); err != nil {
 		return err
 	}
 	if err := checkPlotFormat(fs, *plotFmt); err != nil {
 		return err
 	}
 	if plots != "" {
-		if err := os.MkdirAll(plots, 0o755); err != nil {
-			return fmt.Errorf("plots: %w", err)
+		if err := checkPlots(g, plots, *plotFmt); err != nil {
+			return err
 		}
 	}
-	if err := prof.start(); err != nil {
+	if err := prof.start(g); err != nil {
 		return err
 	}
 	defer prof.stop()
@@ -282,6 +278,9 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 	}
 	if m == 0 {
 		m = max(10, 2*cfg.SubspaceDim)
+	}
+	if err := checkSizes(fs, ds, cfg, m, groups, hf.copies, hf.m, images); err != nil {
+		return err
 	}
 	var hard *hardTraining
 	if hf.copies > 0 {
@@ -349,17 +348,25 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	if err := res.model.SaveFile(out); err != nil {
+	// Every output to its temporary file, then all renamed into place.
+	mf, err := g.create(out)
+	if err != nil {
+		return err
+	}
+	if err := res.model.Save(mf); err != nil {
 		return err
 	}
 	var pics []string
 	if plots != "" {
-		pics, err = writeTrainingPlots(plots, res.hist, res.model, *plotFmt)
+		pics, err = writeTrainingPlots(g, plots, res.hist, res.model, *plotFmt)
 		if err != nil {
 			return err
 		}
 	}
-	if err := prof.stop(); err != nil {
+	if err := prof.finish(g); err != nil {
+		return err
+	}
+	if err := g.commit(); err != nil {
 		return err
 	}
 	if asJSON {
@@ -446,26 +453,20 @@ type hardFlags struct {
 }
 
 func (h *hardFlags) addFlags(fs *flag.FlagSet) {
-	fs.IntVar(&h.copies, "hard-copies", 0, "single-image data (idx, csv, mat): before every epoch the current model classifies each training image by θ_1; "+
+	intVar(fs, &h.copies, "hard-copies", 0, 0, maxHardCopies, "single-image data (idx, csv, mat): before every epoch the current model classifies each training image by θ_1; "+
 		"those it misclassifies or classifies with a relative margin below -hard-margin are grouped into extra training sets of -hard-m same-class images, "+
 		"each added this many times to the epoch's random sets (0: off; not with -val). MNIST (internal/experiments): 8")
-	fs.Float64Var(&h.margin, "hard-margin", 0.1, "with -hard-copies: an image is hard when its relative θ_1² margin μ = (δ⁻ − δ⁺)/(δ⁻ + δ⁺) is below this (μ <= 0: misclassified)")
-	fs.IntVar(&h.m, "hard-m", 0, "with -hard-copies: images per hard set, at least d (default d: a set's subspace is their span)")
+	floatVar(fs, &h.margin, "hard-margin", 0.1, -1, 1, false, false, "with -hard-copies: an image is hard when its relative θ_1² margin μ = (δ⁻ − δ⁺)/(δ⁻ + δ⁺) is below this (μ <= 0: misclassified)")
+	intVar(fs, &h.m, "hard-m", 0, 0, maxSetImages, "with -hard-copies: images per hard set, at least d (0: d, a set's subspace is their span)")
 }
 
 // check validates the hard-example flags against the model options.
 func (h *hardFlags) check(fs *flag.FlagSet, cfg model.Config) error {
 	switch {
-	case h.copies < 0:
-		return usagef(fs, "-hard-copies %d: want 0 (off) or more", h.copies)
 	case h.copies == 0 && (isSet(fs, "hard-margin") || isSet(fs, "hard-m")):
 		return usagef(fs, "-hard-margin and -hard-m need -hard-copies C > 0")
 	case h.copies == 0:
 		return nil
-	case math.IsNaN(h.margin) || math.IsInf(h.margin, 0):
-		return usagef(fs, "-hard-margin %g: want a finite number", h.margin)
-	case h.m < 0:
-		return usagef(fs, "-hard-m %d: want at least d (or 0 for d)", h.m)
 	case cfg.ValidationFraction > 0:
 		return usagef(fs, "-hard-copies cannot be combined with -val (nor -patience): the hard sets are built from every image, validation images included")
 	case cfg.AverageLast > 0:
@@ -625,6 +626,23 @@ func plotFormatFlag(fs *flag.FlagSet) *string {
 	return fs.String("plot-format", plot.Formats[0], "format of the pictures: "+strings.Join(plot.Formats, ", "))
 }
 
+// The pictures train and demo write into -plots DIR (the history's
+// relevance_history only when it recorded relevances).
+var plotNames = []string{"learning_curves", "relevances", "relevance_history"}
+
+// checkPlots declares -plots DIR and its pictures in format as outputs.
+func checkPlots(g *files, dir, format string) error {
+	if err := g.outputDir("-plots", dir); err != nil {
+		return err
+	}
+	for _, n := range plotNames {
+		if err := g.checkOutput("-plots", filepath.Join(dir, plot.PageName(n, 0, 1, format))); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // checkPlotFormat is the usage error of a bad -plot-format.
 func checkPlotFormat(fs *flag.FlagSet, format string) error {
 	if plot.CheckFormat(format) != nil {
@@ -633,19 +651,20 @@ func checkPlotFormat(fs *flag.FlagSet, format string) error {
 	return nil
 }
 
-// savePlot renders f as format into the file path.
-func savePlot(path string, f *plot.Figure, format string) error {
+// savePlot renders f as format into the temporary file of the output
+// path (see files.write), committed with the run's other outputs.
+func savePlot(g *files, path string, f *plot.Figure, format string) error {
 	var b bytes.Buffer
 	if err := f.Render(&b, format); err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
-	return writeFileAtomic(path, b.Bytes())
+	return g.write(path, b.Bytes())
 }
 
 // writeTrainingPlots writes learning_curves, relevances and (when the
 // history recorded relevances) relevance_history pictures into dir and
 // returns their paths.
-func writeTrainingPlots(dir string, h *model.History, m *model.Model, format string) ([]string, error) {
+func writeTrainingPlots(g *files, dir string, h *model.History, m *model.Model, format string) ([]string, error) {
 	figs := []struct {
 		name string
 		f    *plot.Figure
@@ -656,7 +675,7 @@ func writeTrainingPlots(dir string, h *model.History, m *model.Model, format str
 			continue
 		}
 		p := filepath.Join(dir, plot.PageName(f.name, 0, 1, format))
-		if err := savePlot(p, f.f, format); err != nil {
+		if err := savePlot(g, p, f.f, format); err != nil {
 			return nil, err
 		}
 		out = append(out, p)

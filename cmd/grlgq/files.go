@@ -1,0 +1,281 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/grlgq/grlgq/dataset"
+	"github.com/grlgq/grlgq/internal/safefile"
+)
+
+// files is a run's guard over the files it touches. Before any work the
+// command declares its inputs (data files and folders, the model) and its
+// outputs: an input must be a regular file (or a folder where one is
+// expected) and is refused at once, without blocking, when it is a FIFO,
+// a device or a socket; an output may not be an input, be inside an
+// input folder, or be named twice, and must be replaceable
+// (safefile.CheckTarget). Outputs are written to temporary files and
+// renamed into place together by commit, once the command has succeeded;
+// abort (deferred by run) removes them on any other way out.
+type files struct {
+	fs      *flag.FlagSet // of the command, for usage errors
+	stderr  io.Writer
+	inputs  []inputFile
+	outputs []outputFile
+	pending []*safefile.File
+	warned  map[string]bool // folders already searched for leftovers
+	newDirs []string        // absolute paths of output folders to create
+}
+
+type inputFile struct {
+	flag, path string
+	fi         fs.FileInfo
+}
+
+type outputFile struct {
+	flag, path, abs string
+}
+
+// input declares path, given by flag, as read by the run: a regular file,
+// or a folder when dir.
+func (g *files) input(flag, path string, dir bool) error {
+	if dir {
+		fi, err := os.Stat(path)
+		if err != nil {
+			return err
+		}
+		if !fi.IsDir() {
+			return fmt.Errorf("%s %s is not a folder", flag, path)
+		}
+		g.inputs = append(g.inputs, inputFile{flag, path, fi})
+		return nil
+	}
+	f, err := safefile.Open(path)
+	if err != nil {
+		return err
+	}
+	fi, err := f.Stat()
+	f.Close()
+	if err != nil {
+		return err
+	}
+	g.inputs = append(g.inputs, inputFile{flag, path, fi})
+	return nil
+}
+
+// dataInputs declares the files (or folder) of a data SPEC as inputs.
+// A SPEC that does not parse is left to the loader's usage error.
+func (g *files) dataInputs(spec string) error {
+	sp, err := dataset.ParseSpec(spec)
+	if err != nil {
+		return nil
+	}
+	for _, p := range sp.Paths {
+		if err := g.input("-data", p, sp.Scheme == "folder"); err != nil {
+			return fmt.Errorf("load %s: %w", spec, err)
+		}
+	}
+	return nil
+}
+
+// clash returns why path, given by flag, may not be written: it names
+// an input or lies inside an input folder, or another output has its
+// name (for a folder of outputs, dir: it is or lies inside an input
+// folder). Other outputs count only when outputs is true. It returns ""
+// when path is free.
+func (g *files) clash(flag, path string, dir, outputs bool) string {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return ""
+	}
+	fi, ferr := os.Stat(path)
+	for _, in := range g.inputs {
+		inAbs, _ := filepath.Abs(in.path)
+		if in.fi.IsDir() {
+			if abs == inAbs || inside(abs, inAbs) || insideReal(path, in.path) {
+				return fmt.Sprintf("%s %s is inside the data folder %s: refusing to write there", flag, path, in.path)
+			}
+			continue
+		}
+		if dir {
+			continue
+		}
+		if abs == inAbs || (ferr == nil && os.SameFile(fi, in.fi)) {
+			return fmt.Sprintf("%s %s is also an input (%s %s): refusing to overwrite it", flag, path, in.flag, in.path)
+		}
+	}
+	if dir || !outputs {
+		return ""
+	}
+	for _, o := range g.outputs {
+		if abs == o.abs {
+			return fmt.Sprintf("%s %s and %s %s are the same file: give each output its own name", o.flag, o.path, flag, path)
+		}
+	}
+	return ""
+}
+
+// inside reports whether the absolute path p lies in the folder dir.
+func inside(p, dir string) bool {
+	rel, err := filepath.Rel(dir, p)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && rel != "."
+}
+
+// insideReal is inside (or equal) after resolving symbolic links in both;
+// false when p's folder does not exist yet.
+func insideReal(p, dir string) bool {
+	rp, err1 := filepath.EvalSymlinks(filepath.Dir(p))
+	rd, err2 := filepath.EvalSymlinks(dir)
+	if err1 != nil || err2 != nil {
+		return false
+	}
+	rp = filepath.Join(rp, filepath.Base(p))
+	return rp == rd || inside(rp, rd)
+}
+
+// checkOutput declares path, given by flag, as a file the run will write
+// (a usage error when it clashes with an input or another output), checks
+// that it can be replaced, and names temporary files left in its folder
+// by interrupted runs.
+func (g *files) checkOutput(flag, path string) error {
+	if why := g.clash(flag, path, false, true); why != "" {
+		return usagef(g.fs, "%s", why)
+	}
+	abs, _ := filepath.Abs(path)
+	g.outputs = append(g.outputs, outputFile{flag, path, abs})
+	if g.isNewDir(filepath.Dir(path)) {
+		return nil // nothing there to replace yet
+	}
+	if err := safefile.CheckTarget(path); err != nil {
+		return err
+	}
+	g.leftovers(filepath.Dir(path))
+	return probe(filepath.Dir(path))
+}
+
+// probe checks that a temporary file can be made in dir, so that a run
+// whose output folder is not writable fails before its work, not after.
+func probe(dir string) error {
+	if err := safefile.Probe(dir); err != nil {
+		return fmt.Errorf("output folder %s is not writable: %w", dir, err)
+	}
+	return nil
+}
+
+// outputDir declares dir, given by flag, as a folder the run writes into.
+// A missing folder is created when the first output is written into it,
+// not before: a run that fails before that leaves no empty folder.
+func (g *files) outputDir(flag, dir string) error {
+	if why := g.clash(flag, dir, true, false); why != "" {
+		return usagef(g.fs, "%s", why)
+	}
+	fi, err := os.Stat(dir)
+	switch {
+	case err == nil && !fi.IsDir():
+		return fmt.Errorf("%s %s exists and is not a folder", flag, dir)
+	case err == nil:
+		g.leftovers(dir)
+		return probe(dir)
+	case !errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("%s: %w", flag, err)
+	}
+	// Its nearest existing ancestor must be a folder.
+	for p := filepath.Dir(dir); ; p = filepath.Dir(p) {
+		if fi, err := os.Stat(p); err == nil {
+			if !fi.IsDir() {
+				return fmt.Errorf("%s %s: %s is not a folder", flag, dir, p)
+			}
+			break
+		}
+		if p == filepath.Dir(p) {
+			break
+		}
+	}
+	abs, _ := filepath.Abs(dir)
+	g.newDirs = append(g.newDirs, abs)
+	return nil
+}
+
+// isNewDir reports whether dir is a folder outputDir will create.
+func (g *files) isNewDir(dir string) bool {
+	abs, _ := filepath.Abs(dir)
+	for _, d := range g.newDirs {
+		if d == abs {
+			return true
+		}
+	}
+	return false
+}
+
+// create makes the temporary file of an output path (declared before with
+// checkOutput or inside an outputDir), to be committed with the others.
+func (g *files) create(path string) (*safefile.File, error) {
+	for _, o := range g.pending {
+		if filepath.Clean(o.Path()) == filepath.Clean(path) {
+			return nil, fmt.Errorf("%s is written twice", path)
+		}
+	}
+	if why := g.clash("output", path, false, false); why != "" {
+		return nil, errors.New(why)
+	}
+	if dir := filepath.Dir(path); g.isNewDir(dir) {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return nil, err
+		}
+	}
+	f, err := safefile.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	g.pending = append(g.pending, f)
+	return f, nil
+}
+
+// write writes b to the temporary file of the output path (see create),
+// to be committed with the others.
+func (g *files) write(path string, b []byte) error {
+	f, err := g.create(path)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(b)
+	return err
+}
+
+// leftovers prints a warning for every temporary file an interrupted run
+// left in dir.
+func (g *files) leftovers(dir string) {
+	if g.warned == nil {
+		g.warned = map[string]bool{}
+	}
+	if abs, err := filepath.Abs(dir); err == nil {
+		if g.warned[abs] {
+			return
+		}
+		g.warned[abs] = true
+	}
+	for _, p := range safefile.Leftovers(dir) {
+		fmt.Fprintf(g.stderr, "grlgq: warning: leftover temporary file %s from an interrupted run; remove it\n", p)
+	}
+}
+
+// commit renames every output into place, all under one lock.
+func (g *files) commit() error {
+	err := safefile.Commit(g.pending...)
+	g.pending = nil
+	return err
+}
+
+// abort removes the temporary files of outputs not committed.
+func (g *files) abort() {
+	for _, f := range g.pending {
+		f.Abort()
+	}
+	g.pending = nil
+}

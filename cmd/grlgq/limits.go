@@ -1,0 +1,64 @@
+package main
+
+import (
+	"flag"
+
+	"github.com/grlgq/grlgq/dataset"
+	"github.com/grlgq/grlgq/kernels"
+	"github.com/grlgq/grlgq/model"
+)
+
+// Limits of the flags that multiply work or memory: far above any real
+// use, low enough that a mistyped value is a usage error instead of a run
+// that takes all memory. The model's own limits (model.MaxEpochs, ...)
+// bound the training flags.
+const (
+	maxSetImages  = 100000 // -m, -hard-m: images per set
+	maxGroupings  = 100    // -groupings
+	maxHardCopies = 100    // -hard-copies
+	maxShift      = 1000   // -shift, pixels
+	maxExplain    = 10000  // explain -n
+	maxRuns       = 1000   // repro -runs
+
+	// Once the data are loaded: the training sets of one epoch (random
+	// groups, and hard sets with their copies), and the memory of their
+	// bases.
+	maxTrainSets  = 1 << 22
+	maxTrainBytes = 4 << 30
+)
+
+// checkSizes checks, once the data are loaded and before any set is
+// built, that the flags' product with the data stays within the limits:
+// the prototypes fit a model file (model.MaxFileBytes, what Load reads),
+// -groupings and -hard-copies do not make more training sets than
+// maxTrainSets, nor bases of more than maxTrainBytes.
+func checkSizes(fs *flag.FlagSet, ds *dataset.Dataset, cfg model.Config, m, groups, copies, hardM int, images bool) error {
+	classes := len(ds.Classes)
+	d := cfg.SubspaceDim
+	basis := int64(ds.Dim) * int64(kernels.Stride(d)) * 8 // bytes of one basis in memory
+	p := int64(cfg.PrototypesPerClass) * int64(classes)
+	if p > model.MaxPrototype {
+		return usagef(fs, "-protos %d for %d classes: %d prototypes, the limit is %d", cfg.PrototypesPerClass, classes, p, model.MaxPrototype)
+	}
+	if p*basis > model.MaxFileBytes {
+		return usagef(fs, "%d prototypes of D=%d x d=%d take %d bytes, a model holds at most %d: lower -protos or -d, or resize the images", p, ds.Dim, d, p*basis, int64(model.MaxFileBytes))
+	}
+	if images || ds.Images == nil || ds.Sets != nil {
+		return nil
+	}
+	n := int64(len(ds.Images))
+	sets := int64(groups) * (n/int64(m) + int64(classes))
+	if sets > maxTrainSets || sets*basis > maxTrainBytes {
+		return usagef(fs, "-groupings %d: about %d training sets of %d bytes each; the limits are %d sets and %d bytes: lower -groupings or raise -m", groups, sets, basis, maxTrainSets, int64(maxTrainBytes))
+	}
+	if copies > 0 {
+		if hardM == 0 {
+			hardM = d
+		}
+		hard := int64(copies) * (n/int64(max(hardM, 1)) + int64(classes))
+		if sets+hard > maxTrainSets {
+			return usagef(fs, "-hard-copies %d: up to %d hard sets per epoch, %d training sets in all; the limit is %d: lower -hard-copies or raise -hard-m", copies, hard, sets+hard, maxTrainSets)
+		}
+	}
+	return nil
+}

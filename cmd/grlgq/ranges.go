@@ -1,0 +1,176 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/grlgq/grlgq/model"
+)
+
+// Every numeric flag has a range, checked by its Set while the flags are
+// parsed, so a value outside it is a usage error (exit 2) that states the
+// range before any work; "grlgq help COMMAND" prints the ranges. A value
+// the user gives is used as given: where 0 means "off" or "none" the range
+// says so, and no value is silently replaced by a default.
+
+// ranged is a flag value with a documented range.
+type ranged interface {
+	flag.Value
+	rangeText() string
+	typeName() string
+	allowsZero() bool
+}
+
+// intFlag is an int flag in [lo, hi].
+type intFlag struct {
+	p      *int
+	lo, hi int
+}
+
+func (f *intFlag) String() string {
+	if f == nil || f.p == nil {
+		return "0"
+	}
+	return strconv.Itoa(*f.p)
+}
+
+func (f *intFlag) Set(s string) error {
+	v, err := strconv.ParseInt(s, 0, strconv.IntSize)
+	if err != nil || v < int64(f.lo) || v > int64(f.hi) {
+		return fmt.Errorf("want an integer from %s", f.rangeText())
+	}
+	*f.p = int(v)
+	return nil
+}
+
+func (f *intFlag) rangeText() string { return fmt.Sprintf("%d to %d", f.lo, f.hi) }
+func (f *intFlag) typeName() string  { return "int" }
+func (f *intFlag) allowsZero() bool  { return f.lo <= 0 && 0 <= f.hi }
+
+// floatFlag is a float64 flag in the interval from lo to hi, each end open
+// or closed; NaN is never in it.
+type floatFlag struct {
+	p              *float64
+	lo, hi         float64
+	loOpen, hiOpen bool
+}
+
+func (f *floatFlag) String() string {
+	if f == nil || f.p == nil {
+		return "0"
+	}
+	return strconv.FormatFloat(*f.p, 'g', -1, 64)
+}
+
+func (f *floatFlag) Set(s string) error {
+	v, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+	if err != nil || !f.in(v) {
+		return fmt.Errorf("want a number in %s", f.rangeText())
+	}
+	*f.p = v
+	return nil
+}
+
+func (f *floatFlag) in(v float64) bool {
+	if math.IsNaN(v) || v < f.lo || v > f.hi || (f.loOpen && v == f.lo) || (f.hiOpen && v == f.hi) {
+		return false
+	}
+	return true
+}
+
+func (f *floatFlag) rangeText() string {
+	l, r := "[", "]"
+	if f.loOpen {
+		l = "("
+	}
+	if f.hiOpen {
+		r = ")"
+	}
+	return l + strconv.FormatFloat(f.lo, 'g', -1, 64) + ", " + strconv.FormatFloat(f.hi, 'g', -1, 64) + r
+}
+
+func (f *floatFlag) typeName() string { return "float" }
+func (f *floatFlag) allowsZero() bool { return f.in(0) }
+
+// intVar defines an int flag in [lo, hi] with default def.
+func intVar(fs *flag.FlagSet, p *int, name string, def, lo, hi int, usage string) {
+	*p = def
+	fs.Var(&intFlag{p: p, lo: lo, hi: hi}, name, usage)
+}
+
+// floatVar defines a float flag in [lo, hi] (ends open as told) with default def.
+func floatVar(fs *flag.FlagSet, p *float64, name string, def, lo, hi float64, loOpen, hiOpen bool, usage string) {
+	*p = def
+	fs.Var(&floatFlag{p: p, lo: lo, hi: hi, loOpen: loOpen, hiOpen: hiOpen}, name, usage)
+}
+
+// restrictFloat gives the float flag name, registered elsewhere (package
+// dataset) with p as its variable, a range.
+func restrictFloat(fs *flag.FlagSet, name string, p *float64, lo, hi float64, loOpen, hiOpen bool) {
+	f := fs.Lookup(name)
+	if f == nil {
+		panic("grlgq: no flag -" + name)
+	}
+	f.Value = &floatFlag{p: p, lo: lo, hi: hi, loOpen: loOpen, hiOpen: hiOpen}
+}
+
+// flagNotes describe the flags whose values are not plain numbers.
+var flagNotes = map[string]struct{ typ, note string }{
+	"image":     {"HxW", fmt.Sprintf("each side 1 to %d, at most %d pixels", maxSide, maxImagePixels)},
+	"mat-image": {"HxW", fmt.Sprintf("each side 1 to %d, at most %d pixels", maxSide, maxImagePixels)},
+	"resize":    {"HxW", fmt.Sprintf("each side 1 to %d, at most %d pixels: a model's D", maxSide, model.MaxDim)},
+	"seed":      {"", "range 0 to 2^64-1"},
+	"init":      {"word", ""},
+	"relevance": {"word", ""},
+	"schedule":  {"word", ""},
+}
+
+// printDefaults is flag.PrintDefaults with each numeric flag's range.
+func printDefaults(w io.Writer, fs *flag.FlagSet) {
+	fs.VisitAll(func(f *flag.Flag) {
+		name, usage := flag.UnquoteUsage(f)
+		r, isRanged := f.Value.(ranged)
+		if isRanged {
+			name = r.typeName()
+		}
+		extra, hasExtra := flagNotes[f.Name]
+		if hasExtra && extra.typ != "" {
+			name = extra.typ
+		}
+		var b strings.Builder
+		fmt.Fprintf(&b, "  -%s", f.Name)
+		if name != "" {
+			b.WriteString(" " + name)
+		}
+		if b.Len() <= 4 {
+			b.WriteString("\t")
+		} else {
+			b.WriteString("\n    \t")
+		}
+		b.WriteString(strings.ReplaceAll(usage, "\n", "\n    \t"))
+		var notes []string
+		if isRanged {
+			notes = append(notes, "range "+r.rangeText())
+		}
+		if hasExtra && extra.note != "" {
+			notes = append(notes, extra.note)
+		}
+		switch {
+		case f.DefValue == "" || f.DefValue == "false" || (f.DefValue == "0" && (!isRanged || !r.allowsZero())):
+			// No default to show (a 0 outside the range: the help says
+			// what an absent flag means).
+		case name == "string":
+			notes = append(notes, fmt.Sprintf("default %q", f.DefValue))
+		default:
+			notes = append(notes, "default "+f.DefValue)
+		}
+		if len(notes) > 0 {
+			b.WriteString(" (" + strings.Join(notes, "; ") + ")")
+		}
+		fmt.Fprintln(w, b.String())
+	})
+}

@@ -1,0 +1,151 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/grlgq/grlgq/dataset"
+	"github.com/grlgq/grlgq/model"
+)
+
+// helpFlags parses "grlgq help CMD": flag name -> (type, description).
+func helpFlags(t *testing.T, cmd string) map[string][2]string {
+	t.Helper()
+	r := ok(t, "help", cmd)
+	out := map[string][2]string{}
+	lines := strings.Split(r.stdout, "\n")
+	head := regexp.MustCompile(`^  -([a-z0-9-]+)(?: (\S+))?$`)
+	for i, l := range lines {
+		m := head.FindStringSubmatch(l)
+		if m == nil || i+1 >= len(lines) {
+			continue
+		}
+		out[m[1]] = [2]string{m[2], lines[i+1]}
+	}
+	if len(out) == 0 {
+		t.Fatalf("help %s lists no flags:\n%s", cmd, r.stdout)
+	}
+	return out
+}
+
+var (
+	intRange   = regexp.MustCompile(`range (-?\d+) to (-?\d+)`)
+	floatRange = regexp.MustCompile(`range ([\[(])(\S+), (\S+)([\])])`)
+)
+
+// TestFlagRanges: every numeric flag of every command states its range in
+// the help, and a value just outside it (or NaN) is a usage error, exit 2,
+// whose message gives the range, before any work (no -data needed).
+func TestFlagRanges(t *testing.T) {
+	for _, c := range commands {
+		flags := helpFlags(t, c.name)
+		for name, f := range flags {
+			typ, desc := f[0], f[1]
+			switch typ {
+			case "int", "float", "uint", "HxW":
+			default:
+				continue
+			}
+			if !strings.Contains(desc, "range ") && !strings.Contains(desc, "each side") {
+				t.Errorf("%s -%s: no range in the help: %s", c.name, name, desc)
+				continue
+			}
+			var bad []string
+			var want string
+			if m := intRange.FindStringSubmatch(desc); m != nil && typ == "int" {
+				lo, _ := strconv.Atoi(m[1])
+				hi, _ := strconv.Atoi(m[2])
+				bad = []string{strconv.Itoa(lo - 1), strconv.Itoa(hi + 1), "1e3", "x"}
+				want = m[1] + " to " + m[2]
+			} else if m := floatRange.FindStringSubmatch(desc); m != nil && typ == "float" {
+				lo, _ := strconv.ParseFloat(m[2], 64)
+				hi, _ := strconv.ParseFloat(m[3], 64)
+				bad = []string{"NaN", "Inf", "-Inf", fmt.Sprint(lo - 1), fmt.Sprint(hi*2 + 1)}
+				if m[1] == "(" {
+					bad = append(bad, m[2])
+				}
+				if m[4] == ")" {
+					bad = append(bad, m[3])
+				}
+				want = m[1] + m[2] + ", " + m[3] + m[4]
+			} else {
+				continue // -seed (any uint64), sizes: below
+			}
+			for _, v := range bad {
+				fails(t, 2, []string{"-" + name, want}, c.name, "-"+name, v)
+			}
+		}
+	}
+}
+
+// TestFlagRangesIssue: the cases of the issue, one by one: no value is
+// silently replaced, every refusal is a usage error naming the range.
+func TestFlagRangesIssue(t *testing.T) {
+	dir := t.TempDir()
+	data := filepath.Join(dir, "d.csv")
+	writeCSV(t, data, 2, 12, 4)
+	out := filepath.Join(dir, "m.grlgq")
+	train := func(args ...string) []string {
+		return append([]string{"train", "-data", "csv:" + data, "-m", "4", "-d", "2", "-epochs", "2", "-o", out, "-quiet"}, args...)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{train("-d", "0"), "1 to 64"},
+		{train("-temperature", "0"), "(0, 1e+06]"},
+		{train("-tau", "0"), "(0, 1e+09]"},
+		{train("-step-every", "0"), "1 to 100000"},
+		{[]string{"repro", "eth80", "-dir", dir, "-runs", "0"}, "1 to 1000"},
+		{train("-floor", "-5"), "[0, 1)"},
+		{train("-workers", "1025"), "1 to 1024"},
+		{train("-npy-tol", "NaN"), "(0, 1]"},
+		{train("-npy-tol", "-1"), "(0, 1]"},
+		{train("-groupings", "1000000000"), "1 to 100"},
+		{train("-hard-copies", "1000000000"), "0 to 100"},
+		{train("-epochs", "2147483647"), "1 to 100000"},
+		{train("-resize", "2048x2048"), "limit is 1048576"},
+		{train("-width", "2048", "-height", "2048"), "limit is 1048576"},
+		{[]string{"eval", "-model", out, "-data", "csv:" + data, "-resize", "2048x2048"}, "limit is 1048576"},
+	} {
+		fails(t, 2, []string{c.want}, c.args...)
+	}
+	// Checked before the data are read: a missing data file is not reached.
+	fails(t, 2, []string{"limit is 1048576"}, "train", "-data", "csv:"+filepath.Join(dir, "missing"), "-o", out, "-resize", "2048x2048")
+	// Values in range are used as given: -workers 1000 runs; -floor 0
+	// and -noise 0 mean none, not the default.
+	ok(t, train("-workers", "1000")...)
+	ok(t, train("-floor", "0", "-noise", "0", "-tau", "0.5", "-schedule", "anneal", "-temperature", "1e-3")...)
+	ok(t, "eval", "-model", out, "-data", "csv:"+data, "-workers", "1000")
+}
+
+// TestCheckSizes: -groupings, -hard-copies and -protos multiplied by the
+// data's size stay within the limits (MNIST-sized data here).
+func TestCheckSizes(t *testing.T) {
+	ds := &dataset.Dataset{Images: make([][]float64, 60000), Dim: 784, Classes: make([]string, 10)}
+	cfg := model.Config{SubspaceDim: 12, PrototypesPerClass: 1}
+	fs := flag.NewFlagSet("train", flag.ContinueOnError)
+	for _, c := range []struct {
+		groups, copies, protos int
+		want                   string
+	}{
+		{1, 0, 1, ""},
+		{1, 8, 1, ""},               // the MNIST protocol
+		{10, 0, 1, ""},              // 10 groupings of 48: 12,600 sets, 1 GB of bases
+		{40, 0, 1, "-groupings 40"}, // 5 GB
+		{1000, 0, 1, "-groupings 1000"},
+		{1, 1000, 1, "-hard-copies 1000"},
+		{1, 0, 6000, "lower -protos"}, // 60,000 prototypes of 784 x 16: 6 GB
+	} {
+		cfg.PrototypesPerClass = c.protos
+		err := checkSizes(fs, ds, cfg, 48, c.groups, c.copies, 0, false)
+		if (c.want == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), c.want)) {
+			t.Errorf("groupings %d, copies %d, protos %d: %v, want %q", c.groups, c.copies, c.protos, err, c.want)
+		}
+	}
+}

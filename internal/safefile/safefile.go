@@ -1,0 +1,359 @@
+package safefile
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"sync"
+	"sync/atomic"
+)
+
+// Errors of CheckTarget, Create, Commit and Open; the returned errors wrap
+// them and name the path.
+var (
+	ErrNotRegular  = errors.New("not a regular file")
+	ErrSymlink     = errors.New("a symbolic link")
+	ErrHardLinks   = errors.New("has other hard links")
+	ErrReadOnly    = errors.New("read-only")
+	ErrInterrupted = errors.New("interrupted")
+)
+
+// tmpSuffix ends the name of every temporary file of this package.
+const tmpSuffix = ".grlgq-tmp"
+
+var (
+	// mu guards temps and abandoned, and is held across the renames of a
+	// Commit and the creation of a temporary file, so that Abandon sees
+	// each of them either done or not started.
+	mu        sync.Mutex
+	temps     = map[string]struct{}{}
+	abandoned bool
+	seq       atomic.Uint64
+)
+
+// kind names what a non-regular file is.
+func kind(m fs.FileMode) string {
+	switch {
+	case m&fs.ModeSymlink != 0:
+		return "a symbolic link"
+	case m.IsDir():
+		return "a folder"
+	case m&fs.ModeNamedPipe != 0:
+		return "a FIFO (named pipe)"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeCharDevice != 0:
+		return "a character device"
+	case m&fs.ModeDevice != 0:
+		return "a block device"
+	}
+	return "not a regular file"
+}
+
+// CheckTarget reports whether path may be replaced by Create and Commit: it
+// does not exist (and its folder does), or it is a regular file that is
+// not a symbolic link, has no other hard link and is writable by its
+// owner. It never opens path.
+func CheckTarget(path string) error {
+	fi, err := os.Lstat(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		dir := filepath.Dir(path)
+		st, err := os.Stat(dir)
+		if err != nil {
+			return fmt.Errorf("output folder: %w", err)
+		}
+		if !st.IsDir() {
+			return fmt.Errorf("output folder %s is not a folder", dir)
+		}
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	m := fi.Mode()
+	switch {
+	case m&fs.ModeSymlink != 0:
+		to, _ := os.Readlink(path)
+		return fmt.Errorf("refusing to replace %s: it is %w to %s (give the target's own path to replace the target)", path, ErrSymlink, to)
+	case !m.IsRegular():
+		return fmt.Errorf("refusing to replace %s: it is %s, %w", path, kind(m), ErrNotRegular)
+	}
+	if n := links(fi); n > 1 {
+		return fmt.Errorf("refusing to replace %s: it %w (%d more; replacing it would leave them with the old content)", path, ErrHardLinks, n-1)
+	}
+	if m.Perm()&0o200 == 0 {
+		return fmt.Errorf("refusing to replace %s: it is %w (mode %v; chmod u+w to allow it)", path, ErrReadOnly, m.Perm())
+	}
+	return nil
+}
+
+// File is a pending replacement of a path: writes go to its temporary
+// file until Commit renames it into place (or Abort removes it).
+type File struct {
+	path, tmp string
+	f         *os.File
+	done      bool // committed or aborted
+	err       error
+}
+
+// Create checks path with CheckTarget and creates the temporary file that
+// Commit will rename over it.
+func Create(path string) (*File, error) {
+	if err := CheckTarget(path); err != nil {
+		return nil, err
+	}
+	return create(path)
+}
+
+// Probe checks that dir takes a temporary file (it is a folder and
+// writable) by creating one and removing it: a program can find out
+// before a long computation that its output could not be written.
+func Probe(dir string) error {
+	f, err := create(filepath.Join(dir, "probe"))
+	if err != nil {
+		return err
+	}
+	f.Abort()
+	return nil
+}
+
+// create makes the temporary file of path.
+func create(path string) (*File, error) {
+	dir, base := filepath.Split(path)
+	if dir == "" {
+		dir = "."
+	}
+	if len(base) > 200 {
+		base = base[:200] // the temporary name must stay under NAME_MAX
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if abandoned {
+		return nil, fmt.Errorf("%s: %w", path, ErrInterrupted)
+	}
+	for try := 0; ; try++ {
+		tmp := filepath.Join(dir, "."+base+"."+strconv.Itoa(os.Getpid())+"-"+strconv.FormatUint(seq.Add(1), 10)+tmpSuffix)
+		f, err := os.OpenFile(tmp, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o644)
+		if err == nil {
+			temps[tmp] = struct{}{}
+			return &File{path: path, tmp: tmp, f: f}, nil
+		}
+		if !errors.Is(err, fs.ErrExist) || try == 100 {
+			return nil, err
+		}
+	}
+}
+
+// Path is the file's final path.
+func (f *File) Path() string { return f.path }
+
+// Name is the temporary file's path.
+func (f *File) Name() string { return f.tmp }
+
+// Write writes to the temporary file. The first error is kept: Commit
+// returns it.
+func (f *File) Write(p []byte) (int, error) {
+	if f.err != nil {
+		return 0, f.err
+	}
+	if f.done {
+		return 0, fmt.Errorf("%s: write after commit or abort", f.path)
+	}
+	n, err := f.f.Write(p)
+	if err != nil {
+		f.err = err
+	}
+	return n, err
+}
+
+// Commit renames f over its path; see the package function Commit.
+func (f *File) Commit() error { return Commit(f) }
+
+// Abort removes the temporary file; it does nothing after Commit or a
+// previous Abort.
+func (f *File) Abort() {
+	if f == nil || f.done {
+		return
+	}
+	f.done = true
+	f.f.Close()
+	mu.Lock()
+	if _, ok := temps[f.tmp]; ok {
+		os.Remove(f.tmp)
+		delete(temps, f.tmp)
+	}
+	mu.Unlock()
+}
+
+// Commit syncs and closes every file, checks their paths again with
+// CheckTarget, and renames them all into place under one lock: after a
+// concurrent Abandon either all were renamed or none was. On any error the
+// files not yet renamed are aborted. Files already committed or aborted
+// are an error.
+func Commit(files ...*File) (err error) {
+	defer func() {
+		if err != nil {
+			for _, f := range files {
+				f.Abort()
+			}
+		}
+	}()
+	seen := map[string]bool{}
+	for _, f := range files {
+		if f.done {
+			return fmt.Errorf("%s: already committed or aborted", f.path)
+		}
+		abs, aerr := filepath.Abs(f.path)
+		if aerr != nil {
+			return aerr
+		}
+		if seen[abs] {
+			return fmt.Errorf("%s is written twice", f.path)
+		}
+		seen[abs] = true
+		if f.err != nil {
+			return fmt.Errorf("%s: %w", f.path, f.err)
+		}
+		if err := CheckTarget(f.path); err != nil {
+			return err
+		}
+		// A replaced file keeps its permissions.
+		if fi, serr := os.Stat(f.path); serr == nil && fi.Mode().IsRegular() {
+			if err := f.f.Chmod(fi.Mode().Perm()); err != nil {
+				return fmt.Errorf("%s: %w", f.path, err)
+			}
+		}
+		if err := f.f.Sync(); err != nil {
+			return fmt.Errorf("%s: %w", f.path, err)
+		}
+		if err := f.f.Close(); err != nil {
+			return fmt.Errorf("%s: %w", f.path, err)
+		}
+	}
+	mu.Lock()
+	if abandoned {
+		mu.Unlock()
+		return ErrInterrupted
+	}
+	for _, f := range files {
+		if rerr := os.Rename(f.tmp, f.path); rerr != nil {
+			mu.Unlock()
+			return rerr
+		}
+		delete(temps, f.tmp)
+		f.done = true
+	}
+	mu.Unlock()
+	dirs := map[string]bool{}
+	for _, f := range files {
+		dirs[filepath.Dir(f.path)] = true
+	}
+	for d := range dirs {
+		// Make the renames durable. Some systems cannot sync a folder;
+		// the files themselves are complete either way.
+		if df, derr := os.Open(d); derr == nil {
+			_ = df.Sync()
+			df.Close()
+		}
+	}
+	return nil
+}
+
+// WriteFile replaces path atomically with data.
+func WriteFile(path string, data []byte) error {
+	return Write(path, func(w io.Writer) error {
+		_, err := w.Write(data)
+		return err
+	})
+}
+
+// Write replaces path atomically with what fn writes; when fn fails,
+// path is left as it was.
+func Write(path string, fn func(w io.Writer) error) error {
+	f, err := Create(path)
+	if err != nil {
+		return err
+	}
+	if err := fn(f); err != nil {
+		f.Abort()
+		return err
+	}
+	return f.Commit()
+}
+
+// Abandon removes every temporary file not yet committed and makes every
+// later Create and Commit fail with ErrInterrupted. It waits for a Commit
+// in progress to finish its renames. It is for a process about to exit
+// (on SIGINT or SIGTERM).
+func Abandon() {
+	mu.Lock()
+	defer mu.Unlock()
+	abandoned = true
+	for tmp := range temps {
+		os.Remove(tmp)
+		delete(temps, tmp)
+	}
+}
+
+// tmpName matches the temporary files of this package (".NAME.PID-N.grlgq-tmp")
+// and of earlier versions of the tools (".NAME.tmpPID-N" for models,
+// ".NAME.png.RANDOM.tmp" and ".NAME.json.RANDOM.tmp" for pictures and JSON).
+var tmpName = regexp.MustCompile(`^\..+(?:\.([0-9]+)-[0-9]+\.grlgq-tmp|\.tmp([0-9]+)-[0-9]+|\.(?:png|json|gz)\.[0-9]+\.tmp)$`)
+
+// Leftovers lists the temporary files in dir that no running process
+// owns: those of this package (and of the tools' earlier writers) whose
+// process has ended, left by a run that was killed before it could remove
+// them. Files of this process and of live processes are not listed.
+func Leftovers(dir string) []string {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	self := os.Getpid()
+	for _, e := range ents {
+		m := tmpName.FindStringSubmatch(e.Name())
+		if m == nil || !e.Type().IsRegular() {
+			continue
+		}
+		pid := -1
+		for _, s := range m[1:] {
+			if s != "" {
+				pid, _ = strconv.Atoi(s)
+			}
+		}
+		if pid == self || (pid > 0 && alive(pid)) {
+			continue
+		}
+		out = append(out, filepath.Join(dir, e.Name()))
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Open opens path for reading. It refuses, without blocking, anything that
+// is not a regular file (a FIFO, a device, a socket, a folder): the open
+// uses O_NONBLOCK where the system has it, and the type is checked on the
+// open file.
+func Open(path string) (*os.File, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|oNonblock, 0)
+	if err != nil {
+		return nil, err
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		f.Close()
+		return nil, fmt.Errorf("%s is %s, %w", path, kind(fi.Mode()), ErrNotRegular)
+	}
+	return f, nil
+}
