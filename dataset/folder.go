@@ -78,10 +78,10 @@ func (ds *Dataset) ResizedContext(ctx context.Context, w, h int, lim Limits) (*D
 	}
 	lim = lim.WithDefaults()
 	what := fmt.Sprintf("resize to %dx%d", h, w)
-	if err := checkLimit(ds.Source, what, imageset.LimitPixels, mulCapped(int64(w), int64(h), lim.PixelsPerImage), lim.PixelsPerImage); err != nil {
+	if err := checkLimit(ds.Source, what, imageset.LimitPixels, mulSat(int64(w), int64(h)), lim.PixelsPerImage); err != nil {
 		return nil, err
 	}
-	if err := checkLimit(ds.Source, fmt.Sprintf("%s of %d images", what, len(ds.Images)), imageset.LimitValues, mulCapped(int64(len(ds.Images)), int64(w*h), lim.TotalValues), lim.TotalValues); err != nil {
+	if err := checkLimit(ds.Source, fmt.Sprintf("%s of %d images", what, len(ds.Images)), imageset.LimitValues, mulSat(int64(len(ds.Images)), int64(w)*int64(h)), lim.TotalValues); err != nil {
 		return nil, err
 	}
 	out := *ds

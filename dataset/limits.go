@@ -2,6 +2,7 @@ package dataset
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/grlgq/grlgq/dataset/imageset"
 )
@@ -39,10 +40,10 @@ func checkLimit(file, what, limit string, value, max int64) error {
 	return limitErr(file, what, limit, value, max)
 }
 
-// mulCapped returns a*b, or max+1 when that is more than max (a, b >= 0).
-func mulCapped(a, b, max int64) int64 {
-	if a != 0 && b > max/a {
-		return max + 1
+// mulSat returns a*b, or math.MaxInt64 when that overflows (a, b >= 0).
+func mulSat(a, b int64) int64 {
+	if a != 0 && b > math.MaxInt64/a {
+		return math.MaxInt64
 	}
 	return a * b
 }

@@ -160,7 +160,7 @@ func (sp Spec) LoadContext(ctx context.Context, opt Options) (*Dataset, error) {
 	lim := opt.Limits.WithDefaults()
 	if r := opt.Resize; r != (Size{}) {
 		what := "resize to " + r.String()
-		if err := checkLimit(sp.String(), what, imageset.LimitPixels, mulCapped(int64(r.Width), int64(r.Height), lim.PixelsPerImage), lim.PixelsPerImage); err != nil {
+		if err := checkLimit(sp.String(), what, imageset.LimitPixels, mulSat(int64(r.Width), int64(r.Height)), lim.PixelsPerImage); err != nil {
 			return nil, err
 		}
 	}

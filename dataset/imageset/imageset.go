@@ -119,7 +119,7 @@ func LoadContext(ctx context.Context, root string, opt Options) (*Tree, error) {
 	if opt.Width < 0 || opt.Height < 0 || (opt.Width == 0) != (opt.Height == 0) {
 		return nil, fmt.Errorf("%w: target size %dx%d", ErrSize, opt.Width, opt.Height)
 	}
-	if err := overLimit(root, fmt.Sprintf("target size %dx%d", opt.Width, opt.Height), LimitPixels, mulCapped(int64(opt.Width), int64(opt.Height), lim.PixelsPerImage), lim.PixelsPerImage); err != nil {
+	if err := overLimit(root, fmt.Sprintf("target size %dx%d", opt.Width, opt.Height), LimitPixels, mulSat(int64(opt.Width), int64(opt.Height)), lim.PixelsPerImage); err != nil {
 		return nil, fmt.Errorf("imageset: %w", err)
 	}
 	t, err := walk(ctx, root, lim)
@@ -140,7 +140,7 @@ func LoadContext(ctx context.Context, root string, opt Options) (*Tree, error) {
 		w, h = cfg.Width, cfg.Height
 	}
 	t.Width, t.Height = w, h
-	nval := mulCapped(int64(len(files)), int64(w*h), lim.TotalValues)
+	nval := mulSat(int64(len(files)), int64(w)*int64(h))
 	if err := overLimit(root, fmt.Sprintf("%d images of %dx%d", len(files), w, h), LimitValues, nval, lim.TotalValues); err != nil {
 		return nil, fmt.Errorf("imageset: %w", err)
 	}
@@ -359,7 +359,7 @@ func openImage(path string, lim Limits) (*os.File, image.Config, error) {
 		return nil, cfg, fmt.Errorf("%w: %s: image of %dx%d pixels", ErrSize, path, cfg.Width, cfg.Height)
 	}
 	what := fmt.Sprintf("image of %dx%d", cfg.Width, cfg.Height)
-	if err := overLimit(path, what, LimitPixels, mulCapped(int64(cfg.Width), int64(cfg.Height), lim.PixelsPerImage), lim.PixelsPerImage); err != nil {
+	if err := overLimit(path, what, LimitPixels, mulSat(int64(cfg.Width), int64(cfg.Height)), lim.PixelsPerImage); err != nil {
 		f.Close()
 		return nil, cfg, fmt.Errorf("imageset: %w", err)
 	}
@@ -396,7 +396,7 @@ func ReadImage(path string, opt Options) (pix []float64, width, height int, err 
 	if w < 0 || h < 0 || (w == 0) != (h == 0) {
 		return nil, 0, 0, fmt.Errorf("%w: target size %dx%d", ErrSize, w, h)
 	}
-	if err := overLimit(path, fmt.Sprintf("target size %dx%d", w, h), LimitPixels, mulCapped(int64(w), int64(h), lim.PixelsPerImage), lim.PixelsPerImage); err != nil {
+	if err := overLimit(path, fmt.Sprintf("target size %dx%d", w, h), LimitPixels, mulSat(int64(w), int64(h)), lim.PixelsPerImage); err != nil {
 		return nil, 0, 0, fmt.Errorf("imageset: %w", err)
 	}
 	img, err := decode(path, lim)

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"os"
 	"strconv"
 )
@@ -141,11 +142,10 @@ func overLimit(file, what, limit string, value, max int64) error {
 	return &LimitError{File: file, What: what, Limit: limit, Value: value, Max: max, Kind: ErrSize}
 }
 
-// mulCapped returns a*b, or max+1 when it is more than max (no overflow);
-// a, b >= 0.
-func mulCapped(a, b, max int64) int64 {
-	if a != 0 && b > max/a {
-		return max + 1
+// mulSat returns a*b, or math.MaxInt64 when that overflows (a, b >= 0).
+func mulSat(a, b int64) int64 {
+	if a != 0 && b > math.MaxInt64/a {
+		return math.MaxInt64
 	}
 	return a * b
 }
