@@ -309,11 +309,18 @@ func walk(ctx context.Context, root string, lim Limits) (*Tree, error) {
 // image names are seen, so a folder of millions of files costs no more
 // than the limit.
 func readDir(dir string, maxImages int64) ([]fs.DirEntry, error) {
-	f, err := os.Open(dir)
+	f, err := openNonblock(dir) // a FIFO named as a folder must not block
 	if err != nil {
 		return nil, fmt.Errorf("imageset: %w", err)
 	}
 	defer f.Close()
+	if st, err := f.Stat(); err != nil {
+		return nil, fmt.Errorf("imageset: %w", err)
+	} else if st.Mode().IsRegular() {
+		return nil, fmt.Errorf("%w: %s: a file, want a folder", ErrLayout, dir)
+	} else if !st.IsDir() {
+		return nil, fmt.Errorf("imageset: %w", &specialError{dir + ": " + fileKind(st.Mode()) + ", not a folder"})
+	}
 	var out []fs.DirEntry
 	images := int64(0)
 	for {

@@ -151,7 +151,8 @@ func mulSat(a, b int64) int64 {
 }
 
 // ErrNotRegular: a path that should name a regular file names a FIFO, a
-// device, a socket or a folder.
+// device, a socket or a folder (or one that should name a folder names a
+// FIFO, a device or a socket).
 var ErrNotRegular = errors.New("not a regular file")
 
 // OpenRegular opens path for reading, refusing anything but a regular file
@@ -181,8 +182,14 @@ func checkRegular(path string, m fs.FileMode) error {
 	if m.IsRegular() {
 		return nil
 	}
-	return fmt.Errorf("%s: %w (%s)", path, ErrNotRegular, fileKind(m))
+	return &specialError{path + ": " + fileKind(m) + ", not a regular file"}
 }
+
+// specialError is a path of the wrong type; it matches ErrNotRegular.
+type specialError struct{ msg string }
+
+func (e *specialError) Error() string { return e.msg }
+func (e *specialError) Unwrap() error { return ErrNotRegular }
 
 // fileKind names the type of a file that is not regular.
 func fileKind(m fs.FileMode) string {
@@ -190,7 +197,7 @@ func fileKind(m fs.FileMode) string {
 	case m.IsDir():
 		return "a folder"
 	case m&fs.ModeNamedPipe != 0:
-		return "a named pipe (FIFO)"
+		return "a FIFO (named pipe)"
 	case m&fs.ModeSocket != 0:
 		return "a socket"
 	case m&fs.ModeCharDevice != 0:
