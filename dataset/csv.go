@@ -13,6 +13,9 @@ import (
 	"github.com/grlgq/grlgq/dataset/imageset"
 )
 
+// csvBlock is the size (in values) of the blocks CSV rows are stored in.
+const csvBlock = 1 << 20
+
 // CSVOptions controls LoadCSV.
 type CSVOptions struct {
 	// Width and Height give the image shape; both 0 when unknown. When set,
@@ -61,12 +64,13 @@ func readCSV(s *source, opt CSVOptions) (*Dataset, error) {
 	r.FieldsPerRecord = -1 // we check, with our own message
 	r.ReuseRecord = true
 	var (
-		flat  []float64
-		ids   []int              // ids[i] indexes raw, the label of line i
-		raw   []string           // distinct labels, in order of appearance
-		index = map[string]int{} // raw label -> its index in raw
-		dim   = -1
-		first = true
+		images [][]float64        // rows cut from blocks of about csvBlock values
+		block  []float64          // the unused part of the current block
+		ids    []int              // ids[i] indexes raw, the label of line i
+		raw    []string           // distinct labels, in order of appearance
+		index  = map[string]int{} // raw label -> its index in raw
+		dim    = -1
+		first  = true
 	)
 	for {
 		rec, err := r.Read()
@@ -103,15 +107,24 @@ func readCSV(s *source, opt CSVOptions) (*Dataset, error) {
 		} else if len(rec)-1 != dim {
 			return nil, s.errf(ErrSize, "line %d: %d fields, want %d (%d pixels and a label) as on the first line", line, len(rec), dim+1, dim)
 		}
-		if err := checkLimit(s.name, fmt.Sprintf("line %d", line), imageset.LimitValues, int64(len(flat))+int64(dim), s.lim.TotalValues); err != nil {
+		if err := checkLimit(s.name, fmt.Sprintf("line %d", line), imageset.LimitValues, int64(len(images)+1)*int64(dim), s.lim.TotalValues); err != nil {
 			return nil, err
 		}
+		if len(block) < dim {
+			// Blocks, not one growing array: no copy on growth, so the
+			// peak is the values themselves plus one block. Blocks
+			// double from 4096 values to csvBlock.
+			size := min(csvBlock, max(4096, len(images)*dim))
+			block = make([]float64, max(size/dim, 1)*dim)
+		}
+		img := block[:dim:dim]
+		block = block[dim:]
 		for i, f := range rec[:dim] {
 			v, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
 			if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
 				return nil, s.errf(ErrValue, "line %d, field %d: %q is not a finite number", line, i+1, f)
 			}
-			flat = append(flat, v/div)
+			img[i] = v / div
 		}
 		lab := strings.TrimSpace(rec[dim])
 		if lab == "" {
@@ -126,6 +139,7 @@ func readCSV(s *source, opt CSVOptions) (*Dataset, error) {
 			raw = append(raw, strings.Clone(lab))
 		}
 		ids = append(ids, k)
+		images = append(images, img)
 	}
 	if len(ids) == 0 {
 		return nil, s.errf(ErrSize, "no data")
@@ -145,6 +159,6 @@ func readCSV(s *source, opt CSVOptions) (*Dataset, error) {
 		Dim:     dim,
 		Width:   opt.Width,
 		Height:  opt.Height,
-		Images:  rows(flat, len(ids), dim),
+		Images:  images,
 	}, nil
 }

@@ -326,6 +326,12 @@ type NPYOptions struct {
 	Limits Limits
 }
 
+// MaxNPYSubDim bounds d, the columns of an npy basis: checking (or
+// re-orthonormalising) a D x d basis costs D·d² operations, so a 64 MB file
+// of one 2896 x 2896 basis would take half a minute. GRLGQ's own limit is
+// 64 (model.MaxSubDim).
+const MaxNPYSubDim = 128
+
 // DefaultOrthoTol is NPYOptions' default tolerance.
 const DefaultOrthoTol = 1e-6
 
@@ -368,6 +374,9 @@ func npyDataset(ctx context.Context, dataPath, labelsPath string, a, l *npyArray
 	n, dim, d := a.shape[0], a.shape[1], a.shape[2]
 	if n == 0 || d == 0 || d > dim {
 		return nil, fileErr(dataPath, ErrSize, "shape %v: want N >= 1 bases of D x d with 1 <= d <= D", a.shape)
+	}
+	if d > MaxNPYSubDim {
+		return nil, fileErr(dataPath, ErrUnsupported, "shape %v: bases of d = %d columns, at most %d", a.shape, d, MaxNPYSubDim)
 	}
 	if len(l.shape) != 1 && !(len(l.shape) == 2 && l.shape[1] == 1) {
 		return nil, fileErr(labelsPath, ErrSize, "shape %v, want (N,)", l.shape)
