@@ -60,9 +60,9 @@ func fileErr(file string, kind error, format string, a ...any) error {
 // The loaders fill it as follows. Images[i] (or Bases[i]) has class
 // Labels[i], an index into Classes. Classes are sorted: numerically when every
 // raw label is an integer (so MNIST's class 3 is Classes[3] == "3"), else
-// as strings; folder data uses the sorted class folder names. All image rows
-// share one backing array, which the Dataset owns; callers must not append
-// to a row.
+// as strings; folder data uses the sorted class folder names. The image rows
+// share one backing array (CSV: a few large blocks), which the Dataset owns;
+// callers must not append to a row.
 type Dataset struct {
 	// Source names where the data came from (file or folder), for messages.
 	Source string
