@@ -107,7 +107,7 @@ func readCSV(s *source, opt CSVOptions) (*Dataset, error) {
 		} else if len(rec)-1 != dim {
 			return nil, s.errf(ErrSize, "line %d: %d fields, want %d (%d pixels and a label) as on the first line", line, len(rec), dim+1, dim)
 		}
-		if err := checkLimit(s.name, fmt.Sprintf("line %d", line), imageset.LimitValues, int64(len(images)+1)*int64(dim), s.lim.TotalValues); err != nil {
+		if err := checkLimit(s.name, fmt.Sprintf("line %d", line), imageset.LimitValues, imageset.CountValues(int64(len(images)+1), int64(dim)), s.lim.TotalValues); err != nil {
 			return nil, err
 		}
 		if len(block) < dim {

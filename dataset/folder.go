@@ -81,7 +81,7 @@ func (ds *Dataset) ResizedContext(ctx context.Context, w, h int, lim Limits) (*D
 	if err := checkLimit(ds.Source, what, imageset.LimitPixels, mulSat(int64(w), int64(h)), lim.PixelsPerImage); err != nil {
 		return nil, err
 	}
-	if err := checkLimit(ds.Source, fmt.Sprintf("%s of %d images", what, len(ds.Images)), imageset.LimitValues, mulSat(int64(len(ds.Images)), int64(w)*int64(h)), lim.TotalValues); err != nil {
+	if err := checkLimit(ds.Source, fmt.Sprintf("%s of %d images", what, len(ds.Images)), imageset.LimitValues, imageset.CountValues(int64(len(ds.Images)), int64(w)*int64(h)), lim.TotalValues); err != nil {
 		return nil, err
 	}
 	out := *ds

@@ -101,6 +101,14 @@ func TestIDXBomb(t *testing.T) {
 	wantLimit(t, err, imageset.LimitValues, "100000x28x28")
 	_, err = LoadIDXContext(context.Background(), p, lab, Limits{FileBytes: 1 << 30, PixelsPerImage: 783})
 	wantLimit(t, err, imageset.LimitPixels, "784 pixels per image")
+	// Eight million images of one pixel: few bytes, but a row and a label
+	// each (ItemCost).
+	tiny := writeFile(t, dir, "tiny.gz", deflated(t, idxBytes(idxImagesMagic, []uint32{8e6, 1, 1}, nil), 8e6, false))
+	alloc = allocDuring(func() { _, err = LoadIDX(tiny, lab) })
+	wantLimit(t, err, imageset.LimitValues, "8000000x1x1", "72000000 values")
+	if alloc > maxAlloc {
+		t.Fatalf("allocated %d MB to refuse it", alloc>>20)
+	}
 	// One image, then 4 MB of zeros: the trailing bytes are counted only
 	// up to the limit.
 	one := writeFile(t, dir, "one.gz", deflated(t, idxBytes(idxImagesMagic, []uint32{1, 1, 1}, []byte{7}), 4<<20, false))
@@ -151,7 +159,10 @@ func TestMATBomb(t *testing.T) {
 	wantLimit(t, err, imageset.LimitValues, "14 values")
 	_, err = LoadMATContext(context.Background(), p, MATOptions{Limits: Limits{PixelsPerImage: 5}})
 	wantLimit(t, err, imageset.LimitPixels, "6 pixels per image")
-	if _, err := LoadMATContext(context.Background(), p, MATOptions{Limits: Limits{TotalValues: 14, PixelsPerImage: 6}}); err != nil {
+	// The stored arrays hold 14 values; the 2 images cost 2*(6+8).
+	_, err = LoadMATContext(context.Background(), p, MATOptions{Limits: Limits{TotalValues: 27}})
+	wantLimit(t, err, imageset.LimitValues, "28 values")
+	if _, err := LoadMATContext(context.Background(), p, MATOptions{Limits: Limits{TotalValues: 28, PixelsPerImage: 6}}); err != nil {
 		t.Fatalf("at the limits: %v", err)
 	}
 }
@@ -169,8 +180,9 @@ func TestCSVBomb(t *testing.T) {
 	if alloc > 4*maxAlloc {
 		t.Fatalf("allocated %d MB to refuse it", alloc>>20)
 	}
+	// Lines of 7 pixels cost 7+8 values: line 47 is one too many.
 	_, err = LoadCSV(p, CSVOptions{Limits: Limits{TotalValues: 700}})
-	wantLimit(t, err, imageset.LimitValues, "line 101", "707 values")
+	wantLimit(t, err, imageset.LimitValues, "line 47", "705 values")
 	_, err = LoadCSV(p, CSVOptions{Limits: Limits{PixelsPerImage: 6}})
 	wantLimit(t, err, imageset.LimitPixels, "line 1", "7 pixels per image")
 }

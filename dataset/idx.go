@@ -133,7 +133,7 @@ func readIDX(s *source, magic uint32) ([]int, []byte, error) {
 		if err := checkLimit(s.name, what, imageset.LimitPixels, int64(dims[1])*int64(dims[2]), s.lim.PixelsPerImage); err != nil {
 			return nil, nil, err
 		}
-		if err := checkLimit(s.name, what, imageset.LimitValues, total, s.lim.TotalValues); err != nil {
+		if err := checkLimit(s.name, what, imageset.LimitValues, imageset.CountValues(int64(dims[0]), int64(dims[1])*int64(dims[2])), s.lim.TotalValues); err != nil {
 			return nil, nil, err
 		}
 	}

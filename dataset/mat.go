@@ -589,6 +589,9 @@ func parseMATDataset(ctx context.Context, path string, b []byte, opt MATOptions)
 	if err := checkLimit(path, fmt.Sprintf("variable %q %v", xn, x.Dims), imageset.LimitPixels, int64(dim), lim.PixelsPerImage); err != nil {
 		return nil, err
 	}
+	if err := checkLimit(path, fmt.Sprintf("variable %q %v", xn, x.Dims), imageset.LimitValues, imageset.CountValues(int64(n), int64(dim)), lim.TotalValues); err != nil {
+		return nil, err
+	}
 	if len(y.Data) != n {
 		return nil, fileErr(path, ErrSize, "labels %q %v hold %d values, images %q %v hold %d images", yn, y.Dims, len(y.Data), xn, x.Dims, n)
 	}

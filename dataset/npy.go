@@ -378,6 +378,9 @@ func npyDataset(ctx context.Context, dataPath, labelsPath string, a, l *npyArray
 	if d > MaxNPYSubDim {
 		return nil, fileErr(dataPath, ErrUnsupported, "shape %v: bases of d = %d columns, at most %d", a.shape, d, MaxNPYSubDim)
 	}
+	if err := checkLimit(dataPath, fmt.Sprintf("npy shape %v", a.shape), imageset.LimitValues, imageset.CountValues(int64(n), int64(dim)*int64(d)), opt.Limits.WithDefaults().TotalValues); err != nil {
+		return nil, err
+	}
 	if len(l.shape) != 1 && !(len(l.shape) == 2 && l.shape[1] == 1) {
 		return nil, fileErr(labelsPath, ErrSize, "shape %v, want (N,)", l.shape)
 	}

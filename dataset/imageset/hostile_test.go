@@ -208,8 +208,9 @@ func TestLimits(t *testing.T) {
 	root := makeTree(t) // 4 sets of 3 images of 4x3
 	_, err := Load(root, Options{Limits: Limits{ImagesPerSet: 2}})
 	wantLimit(t, err, LimitSetImages, "more than 2 images per set")
-	_, err = Load(root, Options{Limits: Limits{TotalValues: 12*12 - 1}})
-	wantLimit(t, err, LimitValues, "12 images of 4x3", "144 values")
+	// 12 images of 12 pixels, each costing ItemCost more.
+	_, err = Load(root, Options{Limits: Limits{TotalValues: 12*(12+ItemCost) - 1}})
+	wantLimit(t, err, LimitValues, "12 images of 4x3", "240 values")
 	_, err = Load(root, Options{Limits: Limits{PixelsPerImage: 11}})
 	wantLimit(t, err, LimitPixels, "image of 4x3", "12 pixels")
 	_, err = Load(root, Options{Width: 100, Height: 100, Limits: Limits{PixelsPerImage: 9999}})
@@ -217,7 +218,7 @@ func TestLimits(t *testing.T) {
 	_, _, _, err = ReadImage(filepath.Join(root, "cup", "cups2", "a.png"), Options{Width: 5000, Height: 5000})
 	wantLimit(t, err, LimitPixels, "target size 5000x5000")
 	// Exactly at every limit: loads.
-	if _, err := Load(root, Options{Limits: Limits{ImagesPerSet: 3, TotalValues: 144, PixelsPerImage: 12}}); err != nil {
+	if _, err := Load(root, Options{Limits: Limits{ImagesPerSet: 3, TotalValues: 240, PixelsPerImage: 12}}); err != nil {
 		t.Fatal(err)
 	}
 	if d := (Limits{}).WithDefaults(); d != DefaultLimits() || d.PixelsPerImage != 1<<22 {

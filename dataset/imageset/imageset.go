@@ -140,7 +140,7 @@ func LoadContext(ctx context.Context, root string, opt Options) (*Tree, error) {
 		w, h = cfg.Width, cfg.Height
 	}
 	t.Width, t.Height = w, h
-	nval := mulSat(int64(len(files)), int64(w)*int64(h))
+	nval := CountValues(int64(len(files)), int64(w)*int64(h))
 	if err := overLimit(root, fmt.Sprintf("%d images of %dx%d", len(files), w, h), LimitValues, nval, lim.TotalValues); err != nil {
 		return nil, fmt.Errorf("imageset: %w", err)
 	}
@@ -287,7 +287,7 @@ func walk(ctx context.Context, root string, lim Limits) (*Tree, error) {
 			}
 			// Every image has at least one pixel.
 			nfiles += int64(len(set.Files))
-			if err := overLimit(root, fmt.Sprintf("%d images or more", nfiles), LimitValues, nfiles, lim.TotalValues); err != nil {
+			if err := overLimit(root, fmt.Sprintf("%d images or more", nfiles), LimitValues, CountValues(nfiles, 1), lim.TotalValues); err != nil {
 				return nil, fmt.Errorf("imageset: %w", err)
 			}
 			t.Sets = append(t.Sets, set)

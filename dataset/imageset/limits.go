@@ -26,7 +26,9 @@ type Limits struct {
 	// folder is listed).
 	ImagesPerSet int64
 	// TotalValues bounds the float64 values a load returns: pixels of all
-	// images together (or elements of all bases), 8 bytes each.
+	// images together (or elements of all bases), 8 bytes each, plus
+	// ItemCost per image or basis for its row and label (see CountValues),
+	// so that a million one-pixel images cost what they take.
 	TotalValues int64
 	// FileBytes bounds the bytes read from one data file after
 	// decompression (gzip, MAT's zlib), or its size when it is stored raw.
@@ -140,6 +142,17 @@ func overLimit(file, what, limit string, value, max int64) error {
 		return nil
 	}
 	return &LimitError{File: file, What: what, Limit: limit, Value: value, Max: max, Kind: ErrSize}
+}
+
+// ItemCost is what an image (or basis) costs in Limits.TotalValues besides
+// its pixels: its row header and its label, about 8 float64s' worth.
+const ItemCost = 8
+
+// CountValues returns what n images (or bases) of size values each count
+// against Limits.TotalValues: n*(size+ItemCost), or math.MaxInt64 when that
+// overflows.
+func CountValues(n, size int64) int64 {
+	return mulSat(n, size+ItemCost)
 }
 
 // mulSat returns a*b, or math.MaxInt64 when that overflows (a, b >= 0).
