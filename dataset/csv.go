@@ -64,8 +64,9 @@ func readCSV(s *source, opt CSVOptions) (*Dataset, error) {
 	r.FieldsPerRecord = -1 // we check, with our own message
 	r.ReuseRecord = true
 	var (
-		images [][]float64        // rows cut from blocks of about csvBlock values
-		block  []float64          // the unused part of the current block
+		blocks [][]float64        // full blocks, each a whole number of rows
+		block  []float64          // the current block, rows in block[:used]
+		used   int                // values used in block
 		ids    []int              // ids[i] indexes raw, the label of line i
 		raw    []string           // distinct labels, in order of appearance
 		index  = map[string]int{} // raw label -> its index in raw
@@ -107,18 +108,23 @@ func readCSV(s *source, opt CSVOptions) (*Dataset, error) {
 		} else if len(rec)-1 != dim {
 			return nil, s.errf(ErrSize, "line %d: %d fields, want %d (%d pixels and a label) as on the first line", line, len(rec), dim+1, dim)
 		}
-		if err := checkLimit(s.name, fmt.Sprintf("line %d", line), imageset.LimitValues, imageset.CountValues(int64(len(images)+1), int64(dim)), s.lim.TotalValues); err != nil {
-			return nil, err
+		if v := imageset.CountValues(int64(len(ids)+1), int64(dim)); v > s.lim.TotalValues {
+			return nil, limitErr(s.name, fmt.Sprintf("line %d", line), imageset.LimitValues, v, s.lim.TotalValues)
 		}
-		if len(block) < dim {
+		if used+dim > len(block) {
 			// Blocks, not one growing array: no copy on growth, so the
 			// peak is the values themselves plus one block. Blocks
-			// double from 4096 values to csvBlock.
-			size := min(csvBlock, max(4096, len(images)*dim))
-			block = make([]float64, max(size/dim, 1)*dim)
+			// double from 4096 values to csvBlock. The rows are cut
+			// at the end: no pointers for the collector to scan while
+			// reading.
+			if block != nil {
+				blocks = append(blocks, block[:used])
+			}
+			size := min(csvBlock, max(4096, len(ids)*dim))
+			block, used = make([]float64, max(size/dim, 1)*dim), 0
 		}
-		img := block[:dim:dim]
-		block = block[dim:]
+		img := block[used : used+dim]
+		used += dim
 		for i, f := range rec[:dim] {
 			v, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
 			if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
@@ -139,10 +145,15 @@ func readCSV(s *source, opt CSVOptions) (*Dataset, error) {
 			raw = append(raw, strings.Clone(lab))
 		}
 		ids = append(ids, k)
-		images = append(images, img)
 	}
 	if len(ids) == 0 {
 		return nil, s.errf(ErrSize, "no data")
+	}
+	images := make([][]float64, 0, len(ids))
+	for _, b := range append(blocks, block[:used]) {
+		for off := 0; off < len(b); off += dim {
+			images = append(images, b[off:off+dim:off+dim])
+		}
 	}
 	// classesFromStrings on the distinct labels maps each to the class it
 	// would get among all of them (the classes depend only on the set of
