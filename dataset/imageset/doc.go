@@ -33,8 +33,8 @@
 // every image's header (image.DecodeConfig) before anything is decoded or
 // the pixels are allocated; fewer workers decode at once when images are
 // large, so decoded images in flight stay within max(2^23 pixels, the
-// largest image). Hard links to one 62 KB PNG of 8000x8000
-// zeros are refused from its header.
+// largest image). Hard links to one 62 KB PNG of 8000x8000 zeros are
+// refused from its header.
 //
 // Files: image names must be regular files (a FIFO or a device in a set
 // folder is refused from its directory entry, one behind a symbolic link when
