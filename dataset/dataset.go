@@ -208,16 +208,46 @@ func rows(flat []float64, n, dim int) [][]float64 {
 // ascending order of the raw values; Classes are the raw values as decimal
 // strings.
 func classesFromInts(raw []int64) (labels []int, classes []string) {
-	uniq := slices.Clone(raw)
-	slices.Sort(uniq)
-	uniq = slices.Compact(uniq)
+	// Data sets have few classes: collect them in a small map, so that
+	// millions of labels cost no sort of all of them; many distinct
+	// labels fall back to sorting a copy.
+	const maxMapped = 1 << 12
+	seen := make(map[int64]int)
+	for _, v := range raw {
+		if _, ok := seen[v]; !ok {
+			if len(seen) == maxMapped {
+				seen = nil
+				break
+			}
+			seen[v] = 0
+		}
+	}
+	var uniq []int64
+	if seen != nil {
+		uniq = make([]int64, 0, len(seen))
+		for v := range seen {
+			uniq = append(uniq, v)
+		}
+		slices.Sort(uniq)
+		for i, v := range uniq {
+			seen[v] = i
+		}
+	} else {
+		uniq = slices.Clone(raw)
+		slices.Sort(uniq)
+		uniq = slices.Compact(uniq)
+	}
 	classes = make([]string, len(uniq))
 	for i, v := range uniq {
 		classes[i] = strconv.FormatInt(v, 10)
 	}
 	labels = make([]int, len(raw))
 	for i, v := range raw {
-		labels[i], _ = slices.BinarySearch(uniq, v)
+		if seen != nil {
+			labels[i] = seen[v]
+		} else {
+			labels[i], _ = slices.BinarySearch(uniq, v)
+		}
 	}
 	return labels, classes
 }

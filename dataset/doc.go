@@ -90,9 +90,11 @@
 // LoadNPYContext, LoadCSVContext, Dataset.ResizedContext); the plain
 // functions are the same with context.Background() (and, for LoadIDX,
 // ReadMAT and Resized, the default limits). A cancelled context ends a load
-// soon, within about a second at any stage (files are read in chunks of at
-// most 64 KB, images are decoded one at a time per worker, bases are checked
-// one at a time), with an error wrapping ctx.Err().
+// soon, within about a second at any stage (ctx is checked for every read of
+// a file or of its decompressed stream, which inflates at most 32 KB at a
+// time, every image decoded or resized, every basis checked), with an error
+// wrapping ctx.Err(); Spec.LoadContext returns that error whenever ctx was
+// cancelled before it returns.
 //
 // # Errors
 //

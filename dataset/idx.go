@@ -3,6 +3,7 @@ package dataset
 import (
 	"context"
 	"encoding/binary"
+	"fmt"
 	"math"
 	"strconv"
 	"strings"
@@ -47,6 +48,9 @@ func LoadIDXContext(ctx context.Context, imagesPath, labelsPath string, lim Limi
 	}
 	if ldims[0] != dims[0] {
 		return nil, fileErr(labelsPath, ErrSize, "%d labels, but %s has %d images", ldims[0], imagesPath, dims[0])
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("dataset: %s: %w", imagesPath, err)
 	}
 	return idxDataset(imagesPath, dims, pix, lab), nil
 }

@@ -149,9 +149,11 @@ func (sp Spec) Load(opt Options) (*Dataset, error) {
 
 // LoadContext loads the data set sp names, within opt.Limits: a resize
 // target over the pixels per image is refused before anything is read.
-// When ctx is cancelled the load stops soon (for every file read, every MB
-// decompressed, every image decoded or resized) with an error wrapping
-// ctx.Err().
+// When ctx is cancelled the load stops soon (ctx is checked for every read
+// of a file or of its decompressed stream, every image decoded or resized,
+// every basis)
+// with an error wrapping ctx.Err(); a load cancelled at any time before it
+// returns returns that error.
 func (sp Spec) LoadContext(ctx context.Context, opt Options) (*Dataset, error) {
 	var (
 		ds  *Dataset
@@ -186,11 +188,16 @@ func (sp Spec) LoadContext(ctx context.Context, opt Options) (*Dataset, error) {
 	default:
 		return nil, fmt.Errorf("%w %q: unknown scheme %q, want one of %s", ErrSpec, sp.String(), sp.Scheme, SpecHelp)
 	}
+	if err == nil && opt.Resize != (Size{}) && !resized {
+		ds, err = ds.ResizedContext(ctx, opt.Resize.Width, opt.Resize.Height, lim)
+	}
 	if err != nil {
 		return nil, err
 	}
-	if opt.Resize != (Size{}) && !resized {
-		return ds.ResizedContext(ctx, opt.Resize.Width, opt.Resize.Height, lim)
+	// Cancelled during the last step (which need not check): the caller
+	// asked to stop, so it gets the error, not the data.
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("dataset: %s: %w", sp.String(), err)
 	}
 	return ds, nil
 }
