@@ -378,7 +378,7 @@ func (b *budget) Read(p []byte) (int, error) {
 		b.err = fmt.Errorf("dataset: %s: %w", b.name, err)
 		return 0, b.err
 	}
-	if int64(len(p)) > b.left+1 {
+	if int64(len(p)) > b.left {
 		p = p[:b.left+1] // one byte past the budget tells "more" from "exactly"
 	}
 	n, err := b.r.Read(p)

@@ -7,6 +7,7 @@ import (
 	"context"
 	"encoding/binary"
 	"errors"
+	"math"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -116,6 +117,12 @@ func TestIDXBomb(t *testing.T) {
 	wantLimit(t, err, imageset.LimitFileBytes, one, "more than 1048576 bytes per file")
 	if alloc > maxAlloc {
 		t.Fatalf("allocated %d MB to refuse it", alloc>>20)
+	}
+	// Limits of math.MaxInt64 mean none.
+	huge := Limits{PixelsPerImage: math.MaxInt64, ImagesPerSet: math.MaxInt64, TotalValues: math.MaxInt64, FileBytes: math.MaxInt64}
+	small := writeFile(t, dir, "small.gz", gz(idxBytes(idxImagesMagic, []uint32{1, 2, 2}, []byte{1, 2, 3, 4})))
+	if ds, err := LoadIDXContext(context.Background(), small, lab, huge); err != nil || ds.Len() != 1 {
+		t.Fatalf("no limits: %v", err)
 	}
 	// A raw file over the byte limit is refused from its size.
 	raw := writeFile(t, dir, "raw", idxBytes(idxImagesMagic, []uint32{4, 4, 4}, make([]byte, 64)))

@@ -268,7 +268,8 @@ func readCompressed(mb *matBudget, file string, payload []byte, order binary.Byt
 	if limit := int64(len(payload)) * maxDeflateRatio; n > limit {
 		return nil, fileErr(file, ErrSize, "compressed element claims %d bytes from %d compressed, impossible for deflate", n, len(payload))
 	}
-	if err := checkLimit(file, "compressed element", imageset.LimitFileBytes, n, mb.inflated); err != nil {
+	// What the file's elements decompressed so far, plus this one.
+	if err := checkLimit(file, "compressed element", imageset.LimitFileBytes, mb.lim.FileBytes-r.left+n, mb.lim.FileBytes); err != nil {
 		return nil, err
 	}
 	er := &elemReader{r: r, order: order, left: n, file: file, compressed: true, budget: mb}
