@@ -283,9 +283,10 @@ func TestSpecialFiles(t *testing.T) {
 // with an error wrapping context.Canceled.
 func TestCancel(t *testing.T) {
 	root := t.TempDir()
-	// One 1024x1024 noise image (slow to decode) behind 300 names.
+	// One 256x256 noise image (a few ms to decode) behind 1500 names: seconds
+	// of work, cancelled after 100 ms.
 	rng := rand.New(rand.NewPCG(1, 2))
-	g := image.NewGray(image.Rect(0, 0, 1024, 1024))
+	g := image.NewGray(image.Rect(0, 0, 256, 256))
 	for i := range g.Pix {
 		g.Pix[i] = uint8(rng.Uint32())
 	}
@@ -296,7 +297,7 @@ func TestCancel(t *testing.T) {
 	src := filepath.Join(root, "noise.png")
 	mustWrite(t, src, b.Bytes())
 	tree := filepath.Join(root, "tree")
-	for i := range 300 {
+	for i := range 1500 {
 		link(t, src, filepath.Join(tree, "c", "s", string(rune('a'+i/26/26))+string(rune('a'+i/26%26))+string(rune('a'+i%26))+".png"))
 	}
 	ctx, cancel := context.WithCancel(context.Background())
