@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"compress/gzip"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -11,6 +12,9 @@ import (
 	"os"
 	"slices"
 	"strconv"
+	"strings"
+
+	"github.com/grlgq/grlgq/dataset/imageset"
 )
 
 // Sentinel errors, testable with errors.Is. Every error about the content of
@@ -56,9 +60,9 @@ func fileErr(file string, kind error, format string, a ...any) error {
 // The loaders fill it as follows. Images[i] (or Bases[i]) has class
 // Labels[i], an index into Classes. Classes are sorted: numerically when every
 // raw label is an integer (so MNIST's class 3 is Classes[3] == "3"), else
-// as strings; folder data uses the sorted class folder names. All image rows
-// share one backing array, which the Dataset owns; callers must not append
-// to a row.
+// as strings; folder data uses the sorted class folder names. The image rows
+// share one backing array (CSV: a few large blocks), which the Dataset owns;
+// callers must not append to a row.
 type Dataset struct {
 	// Source names where the data came from (file or folder), for messages.
 	Source string
@@ -204,16 +208,46 @@ func rows(flat []float64, n, dim int) [][]float64 {
 // ascending order of the raw values; Classes are the raw values as decimal
 // strings.
 func classesFromInts(raw []int64) (labels []int, classes []string) {
-	uniq := slices.Clone(raw)
-	slices.Sort(uniq)
-	uniq = slices.Compact(uniq)
+	// Data sets have few classes: collect them in a small map, so that
+	// millions of labels cost no sort of all of them; many distinct
+	// labels fall back to sorting a copy.
+	const maxMapped = 1 << 12
+	seen := make(map[int64]int)
+	for _, v := range raw {
+		if _, ok := seen[v]; !ok {
+			if len(seen) == maxMapped {
+				seen = nil
+				break
+			}
+			seen[v] = 0
+		}
+	}
+	var uniq []int64
+	if seen != nil {
+		uniq = make([]int64, 0, len(seen))
+		for v := range seen {
+			uniq = append(uniq, v)
+		}
+		slices.Sort(uniq)
+		for i, v := range uniq {
+			seen[v] = i
+		}
+	} else {
+		uniq = slices.Clone(raw)
+		slices.Sort(uniq)
+		uniq = slices.Compact(uniq)
+	}
 	classes = make([]string, len(uniq))
 	for i, v := range uniq {
 		classes[i] = strconv.FormatInt(v, 10)
 	}
 	labels = make([]int, len(raw))
 	for i, v := range raw {
-		labels[i], _ = slices.BinarySearch(uniq, v)
+		if seen != nil {
+			labels[i] = seen[v]
+		} else {
+			labels[i], _ = slices.BinarySearch(uniq, v)
+		}
 	}
 	return labels, classes
 }
@@ -253,15 +287,21 @@ const maxDeflateRatio = 1040
 // source is an opened data file, transparently gunzipped.
 type source struct {
 	name    string    // the path as given, for messages
-	r       io.Reader // decompressed bytes
+	r       io.Reader // decompressed bytes, within lim.FileBytes, checking ctx
 	size    int64     // file size on disk
 	gzipped bool
 	f       *os.File
+	lim     Limits
 }
 
-// open opens path and detects gzip by its magic (1f 8b), whatever the name.
-func open(path string) (*source, error) {
-	f, err := os.Open(path)
+// open opens path, a regular file (see imageset.OpenRegular: a FIFO or a
+// device is refused without blocking), no larger than lim.FileBytes, and
+// with gunzip detects gzip by its magic (1f 8b), whatever the name.
+// Reading s.r stops with a *LimitError after lim.FileBytes bytes, and with
+// ctx's error once ctx is done.
+func open(ctx context.Context, path string, lim Limits, gunzip bool) (*source, error) {
+	lim = lim.WithDefaults()
+	f, err := imageset.OpenRegular(path)
 	if err != nil {
 		return nil, fmt.Errorf("dataset: %w", err)
 	}
@@ -270,23 +310,24 @@ func open(path string) (*source, error) {
 		f.Close()
 		return nil, fmt.Errorf("dataset: %w", err)
 	}
-	if st.IsDir() {
+	if st.Size() > lim.FileBytes {
 		f.Close()
-		return nil, fileErr(path, ErrFormat, "is a folder, want a file")
+		return nil, limitErr(path, "file size", imageset.LimitFileBytes, st.Size(), lim.FileBytes)
 	}
-	s := &source{name: path, size: st.Size(), f: f}
+	s := &source{name: path, size: st.Size(), f: f, lim: lim}
 	br := bufio.NewReaderSize(f, 1<<16)
 	magic, _ := br.Peek(2)
-	if bytes.Equal(magic, []byte{0x1f, 0x8b}) {
+	if gunzip && bytes.Equal(magic, []byte{0x1f, 0x8b}) {
 		zr, err := gzip.NewReader(br)
 		if err != nil {
 			f.Close()
-			return nil, fileErr(path, ErrFormat, "gzip: %v", err)
+			return nil, fileErr(path, ErrFormat, "%s", streamMsg("gzip", err))
 		}
 		s.r, s.gzipped = zr, true
 	} else {
 		s.r = br
 	}
+	s.r = newBudget(ctx, path, s.r, lim.FileBytes)
 	return s, nil
 }
 
@@ -298,17 +339,74 @@ func (s *source) Close() error {
 }
 
 // memSource wraps in-memory bytes (tests, fuzzing), gunzipping them when they
-// start with the gzip magic.
+// start with the gzip magic; the default limits apply.
 func memSource(name string, b []byte) (*source, error) {
-	s := &source{name: name, size: int64(len(b)), r: bytes.NewReader(b)}
+	lim := DefaultLimits()
+	s := &source{name: name, size: int64(len(b)), r: bytes.NewReader(b), lim: lim}
 	if bytes.HasPrefix(b, []byte{0x1f, 0x8b}) {
 		zr, err := gzip.NewReader(s.r)
 		if err != nil {
-			return nil, fileErr(name, ErrFormat, "gzip: %v", err)
+			return nil, fileErr(name, ErrFormat, "%s", streamMsg("gzip", err))
 		}
 		s.r, s.gzipped = zr, true
 	}
+	s.r = newBudget(context.Background(), name, s.r, lim.FileBytes)
 	return s, nil
+}
+
+// budget is an io.Reader that allows at most max bytes: reading more
+// returns a *LimitError (wrapped: "dataset: FILE: ..."), and reading after
+// ctx is done returns ctx's error (wrapped, naming the file). Both stick.
+type budget struct {
+	ctx  context.Context
+	name string
+	r    io.Reader
+	left int64 // bytes still allowed
+	max  int64
+	err  error
+}
+
+func newBudget(ctx context.Context, name string, r io.Reader, max int64) *budget {
+	return &budget{ctx: ctx, name: name, r: r, left: max, max: max}
+}
+
+func (b *budget) Read(p []byte) (int, error) {
+	if b.err != nil {
+		return 0, b.err
+	}
+	if err := b.ctx.Err(); err != nil {
+		b.err = fmt.Errorf("dataset: %s: %w", b.name, err)
+		return 0, b.err
+	}
+	if int64(len(p)) > b.left {
+		p = p[:b.left+1] // one byte past the budget tells "more" from "exactly"
+	}
+	n, err := b.r.Read(p)
+	if int64(n) > b.left {
+		n = int(b.left)
+		b.left = 0
+		b.err = limitErr(b.name, "data after decompression", imageset.LimitFileBytes, 0, b.max)
+		return n, b.err
+	}
+	b.left -= int64(n)
+	return n, err
+}
+
+// stopErr reports whether err ends a load as it is, without a *FileError
+// around it: a limit, or a cancelled context.
+func stopErr(err error) bool {
+	return errors.Is(err, ErrLimit) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
+}
+
+// streamMsg formats a decompression error once prefixed with the format
+// ("gzip: invalid checksum", not "gzip: gzip: invalid checksum"; flate's
+// "flate: corrupt input ..." becomes "gzip: flate: corrupt input ...").
+func streamMsg(format string, err error) string {
+	msg := err.Error()
+	if strings.HasPrefix(msg, format+": ") {
+		return msg
+	}
+	return format + ": " + msg
 }
 
 // maxBytes is the most bytes the decompressed stream can hold.
@@ -322,10 +420,10 @@ func (s *source) maxBytes() int64 {
 	return s.size
 }
 
-// readExactly reads exactly n bytes (n already checked against maxBytes),
-// growing the buffer as data arrives so a lying gzip stream cannot make us
-// allocate more than it really holds. Reading the stream to its end also
-// verifies the gzip checksum.
+// readExactly reads exactly n bytes (n already checked against maxBytes and
+// the limits), growing the buffer as data arrives so a lying gzip stream
+// cannot make us allocate more than it really holds. Reading the stream to
+// its end also verifies the gzip checksum.
 func (s *source) readExactly(n int64, what string) ([]byte, error) {
 	var buf []byte
 	if !s.gzipped {
@@ -338,7 +436,10 @@ func (s *source) readExactly(n int64, what string) ([]byte, error) {
 	var b bytes.Buffer
 	got, err := b.ReadFrom(io.LimitReader(s.r, n))
 	if err != nil {
-		return nil, s.errf(ErrFormat, "%s: gzip: %v", what, err)
+		if stopErr(err) {
+			return nil, err
+		}
+		return nil, s.errf(ErrFormat, "%s: %s", what, streamMsg("gzip", err))
 	}
 	if got != n {
 		return nil, s.errf(ErrSize, "%s: file too short: %d of %d bytes", what, got, n)
@@ -347,15 +448,22 @@ func (s *source) readExactly(n int64, what string) ([]byte, error) {
 }
 
 // expectEOF reports trailing bytes after the data (and checks the gzip CRC).
+// Trailing bytes are counted up to the file's byte limit.
 func (s *source) expectEOF() error {
 	var one [1]byte
 	n, err := io.ReadFull(s.r, one[:])
 	if n > 0 {
-		extra, _ := io.Copy(io.Discard, s.r)
+		extra, err := io.Copy(io.Discard, s.r)
+		if err != nil && stopErr(err) {
+			return err
+		}
 		return s.errf(ErrSize, "%d extra bytes after the data", extra+1)
 	}
 	if err != nil && err != io.EOF && err != io.ErrUnexpectedEOF {
-		return s.errf(ErrFormat, "gzip: %v", err)
+		if stopErr(err) {
+			return err
+		}
+		return s.errf(ErrFormat, "%s", streamMsg("gzip", err))
 	}
 	return nil
 }
@@ -363,11 +471,15 @@ func (s *source) expectEOF() error {
 // readFull fills buf, telling a short file from a broken stream.
 func (s *source) readFull(buf []byte, what string) error {
 	_, err := io.ReadFull(s.r, buf)
-	switch err {
-	case nil:
+	switch {
+	case err == nil:
 		return nil
-	case io.EOF, io.ErrUnexpectedEOF:
+	case err == io.EOF, err == io.ErrUnexpectedEOF:
 		return s.errf(ErrSize, "%s: file too short", what)
+	case stopErr(err):
+		return err
+	case s.gzipped:
+		return s.errf(ErrFormat, "%s: %s", what, streamMsg("gzip", err))
 	default:
 		return s.errf(ErrFormat, "%s: %v", what, err)
 	}

@@ -1,10 +1,14 @@
 package dataset
 
 import (
+	"context"
 	"encoding/binary"
+	"fmt"
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/grlgq/grlgq/dataset/imageset"
 )
 
 // IDX magic numbers (big-endian): 0x00 0x00, the element type (0x08 =
@@ -17,7 +21,12 @@ const (
 // maxIDXDim bounds each IDX dimension; the format stores them as int32.
 const maxIDXDim = math.MaxInt32
 
-// LoadIDX reads an MNIST-style pair of IDX files, each raw or gzipped
+// LoadIDX is LoadIDXContext without cancellation, with the default Limits.
+func LoadIDX(imagesPath, labelsPath string) (*Dataset, error) {
+	return LoadIDXContext(context.Background(), imagesPath, labelsPath, Limits{})
+}
+
+// LoadIDXContext reads an MNIST-style pair of IDX files, each raw or gzipped
 // (detected by the gzip magic, not the name): images (magic 0x00000803,
 // uint8, n x rows x cols) and labels (magic 0x00000801, uint8, n). Pixels are
 // scaled to [0, 1] as value/255; Width = cols, Height = rows. Labels map to
@@ -25,18 +34,23 @@ const maxIDXDim = math.MaxInt32
 //
 // The headers are checked against the file lengths before anything is
 // allocated, the image and label counts must agree, and trailing bytes are
-// an error.
-func LoadIDX(imagesPath, labelsPath string) (*Dataset, error) {
-	dims, pix, err := readIDXFile(imagesPath, idxImagesMagic)
+// an error. The claimed sizes are checked against lim (bytes per file,
+// pixels per image, values in all) before anything is read; ctx is checked
+// as the files are read.
+func LoadIDXContext(ctx context.Context, imagesPath, labelsPath string, lim Limits) (*Dataset, error) {
+	dims, pix, err := readIDXFile(ctx, imagesPath, idxImagesMagic, lim)
 	if err != nil {
 		return nil, err
 	}
-	ldims, lab, err := readIDXFile(labelsPath, idxLabelsMagic)
+	ldims, lab, err := readIDXFile(ctx, labelsPath, idxLabelsMagic, lim)
 	if err != nil {
 		return nil, err
 	}
 	if ldims[0] != dims[0] {
 		return nil, fileErr(labelsPath, ErrSize, "%d labels, but %s has %d images", ldims[0], imagesPath, dims[0])
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("dataset: %s: %w", imagesPath, err)
 	}
 	return idxDataset(imagesPath, dims, pix, lab), nil
 }
@@ -63,8 +77,8 @@ func idxDataset(source string, dims []int, pix, lab []byte) *Dataset {
 	}
 }
 
-func readIDXFile(path string, magic uint32) ([]int, []byte, error) {
-	s, err := open(path)
+func readIDXFile(ctx context.Context, path string, magic uint32, lim Limits) ([]int, []byte, error) {
+	s, err := open(ctx, path, lim, true)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -114,6 +128,18 @@ func readIDX(s *source, magic uint32) ([]int, []byte, error) {
 		return nil, nil, s.errf(ErrSize, "IDX header says %s bytes of data, file has %d", idxShape(dims), avail)
 	case !s.gzipped && total != avail:
 		return nil, nil, s.errf(ErrSize, "IDX header says %s = %d bytes of data, file has %d", idxShape(dims), total, avail)
+	}
+	what := "IDX header " + idxShape(dims)
+	if err := checkLimit(s.name, what, imageset.LimitFileBytes, total, s.lim.FileBytes); err != nil {
+		return nil, nil, err
+	}
+	if ndim == 3 {
+		if err := checkLimit(s.name, what, imageset.LimitPixels, int64(dims[1])*int64(dims[2]), s.lim.PixelsPerImage); err != nil {
+			return nil, nil, err
+		}
+		if err := checkLimit(s.name, what, imageset.LimitValues, imageset.CountValues(int64(dims[0]), int64(dims[1])*int64(dims[2])), s.lim.TotalValues); err != nil {
+			return nil, nil, err
+		}
 	}
 	data, err := s.readExactly(total, "IDX data")
 	if err != nil {

@@ -3,13 +3,15 @@ package dataset
 import (
 	"bytes"
 	"compress/zlib"
+	"context"
 	"encoding/binary"
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"slices"
 	"strings"
+
+	"github.com/grlgq/grlgq/dataset/imageset"
 )
 
 // MATLAB level-5 data types (miXXX) and array classes (mxXXX).
@@ -60,6 +62,23 @@ type MATArray struct {
 	// Data holds the elements in MATLAB (column-major) order: element (i, j)
 	// of a 2-D array is Data[i+j*Dims[0]].
 	Data []float64
+
+	// Before conversion: the stored elements (LoadMAT converts its images
+	// straight from them into the Dataset, so they never exist twice as
+	// float64).
+	raw   []byte
+	typ   uint32
+	order binary.ByteOrder
+}
+
+// value returns stored element k as float64.
+func (a *MATArray) value(k int) float64 { return miValue(a.raw, a.typ, a.order, k) }
+
+// convert fills Data from the stored elements.
+func (a *MATArray) convert() {
+	a.Data = make([]float64, len(a.raw)/miSizeOf(a.typ))
+	convertMI(a.Data, a.raw, a.typ, a.order)
+	a.raw = nil
 }
 
 // ReadMAT reads the named real numeric variables of a MATLAB level-5
@@ -68,20 +87,83 @@ type MATArray struct {
 // being decompressed past their name; with no names, every numeric variable
 // is returned and the others (cell, struct, char, sparse, complex) are
 // skipped. A named variable that is missing or not real numeric is an error.
-// MAT v7.3 files (HDF5) and v4 files are rejected as unsupported.
+// MAT v7.3 files (HDF5) and v4 files are rejected as unsupported. The
+// default Limits apply (see ReadMATContext).
 func ReadMAT(path string, names ...string) (map[string]*MATArray, error) {
-	b, err := os.ReadFile(path)
+	return ReadMATContext(context.Background(), path, Limits{}, names...)
+}
+
+// ReadMATContext is ReadMAT within lim: the file's size and the bytes
+// decompressed from it count against lim.FileBytes, the elements of the
+// variables read against lim.TotalValues (checked from their dimensions,
+// which are checked against the bytes the element holds, before the data is
+// read). ctx is checked as the file is read and decompressed.
+func ReadMATContext(ctx context.Context, path string, lim Limits, names ...string) (map[string]*MATArray, error) {
+	b, err := readMATFile(ctx, path, lim)
 	if err != nil {
-		return nil, fmt.Errorf("dataset: %w", err)
+		return nil, err
 	}
-	return parseMAT(path, b, names)
+	vars, err := parseMAT(ctx, path, b, names, lim)
+	if err != nil {
+		return nil, err
+	}
+	for _, a := range vars {
+		a.convert()
+	}
+	return vars, nil
+}
+
+// readMATFile reads a whole MAT-file (never gunzipped: MAT-files compress
+// their elements with zlib themselves) within lim.FileBytes.
+func readMATFile(ctx context.Context, path string, lim Limits) ([]byte, error) {
+	s, err := open(ctx, path, lim, false)
+	if err != nil {
+		return nil, err
+	}
+	defer s.Close()
+	b := make([]byte, 0, s.size+1) // s.size <= lim.FileBytes
+	b, err = readAll(s.r, b)
+	if err != nil {
+		if stopErr(err) {
+			return nil, err
+		}
+		return nil, fmt.Errorf("dataset: %s: %w", path, err)
+	}
+	return b, nil
+}
+
+// readAll appends r's bytes to b until EOF.
+func readAll(r io.Reader, b []byte) ([]byte, error) {
+	for {
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)]
+		}
+		n, err := r.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		if err == io.EOF {
+			return b, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+}
+
+// matBudget is what is left of a MAT-file's limits while it is parsed.
+type matBudget struct {
+	ctx      context.Context
+	lim      Limits
+	inflated int64 // bytes still allowed out of zlib, for the whole file
+	values   int64 // elements of the variables read so far
 }
 
 // matHeaderLen is the length of the level-5 file header: 116 bytes of text,
 // 8 of subsystem offset, 2 of version, 2 of endian indicator.
 const matHeaderLen = 128
 
-func parseMAT(file string, b []byte, names []string) (map[string]*MATArray, error) {
+func parseMAT(ctx context.Context, file string, b []byte, names []string, lim Limits) (map[string]*MATArray, error) {
+	lim = lim.WithDefaults()
+	mb := &matBudget{ctx: ctx, lim: lim, inflated: lim.FileBytes}
 	if len(b) < matHeaderLen {
 		return nil, fileErr(file, ErrFormat, "%d bytes, too short for a MAT-file header", len(b))
 	}
@@ -107,6 +189,9 @@ func parseMAT(file string, b []byte, names []string) (map[string]*MATArray, erro
 	pos := int64(matHeaderLen)
 	size := int64(len(b))
 	for pos < size {
+		if err := ctx.Err(); err != nil {
+			return nil, fmt.Errorf("dataset: %s: %w", file, err)
+		}
 		if size-pos < 8 {
 			return nil, fileErr(file, ErrFormat, "offset %d: %d stray bytes at the end", pos, size-pos)
 		}
@@ -126,14 +211,17 @@ func parseMAT(file string, b []byte, names []string) (map[string]*MATArray, erro
 		)
 		switch typ {
 		case miCOMPRESSED:
-			arr, err = readCompressed(file, payload, order, want, all)
+			arr, err = readCompressed(mb, file, payload, order, want, all)
 		case miMATRIX:
-			er := &elemReader{r: bytes.NewReader(payload), order: order, left: n, file: file}
+			er := &elemReader{r: bytes.NewReader(payload), order: order, left: n, file: file, budget: mb}
 			arr, err = er.matrix(want, all)
 		default:
 			// Other top-level elements (none in files MATLAB writes) are skipped.
 		}
 		if err != nil {
+			if stopErr(err) {
+				return nil, err
+			}
 			return nil, fmt.Errorf("%w (element at offset %d)", err, pos)
 		}
 		if arr != nil {
@@ -155,14 +243,21 @@ func parseMAT(file string, b []byte, names []string) (map[string]*MATArray, erro
 	return out, nil
 }
 
-func readCompressed(file string, payload []byte, order binary.ByteOrder, want func(string) bool, all bool) (*MATArray, error) {
+func readCompressed(mb *matBudget, file string, payload []byte, order binary.ByteOrder, want func(string) bool, all bool) (*MATArray, error) {
 	zr, err := zlib.NewReader(bytes.NewReader(payload))
 	if err != nil {
-		return nil, fileErr(file, ErrFormat, "zlib: %v", err)
+		return nil, fileErr(file, ErrFormat, "%s", streamMsg("zlib", err))
 	}
 	defer zr.Close()
+	// All the file's compressed elements share lim.FileBytes.
+	r := newBudget(mb.ctx, file, zr, mb.inflated)
+	r.max = mb.lim.FileBytes
+	defer func() { mb.inflated = r.left }()
 	var tag [8]byte
-	if _, err := io.ReadFull(zr, tag[:]); err != nil {
+	if _, err := io.ReadFull(r, tag[:]); err != nil {
+		if stopErr(err) {
+			return nil, err
+		}
 		return nil, fileErr(file, ErrFormat, "compressed element: %v", err)
 	}
 	typ := order.Uint32(tag[:])
@@ -173,7 +268,11 @@ func readCompressed(file string, payload []byte, order binary.ByteOrder, want fu
 	if limit := int64(len(payload)) * maxDeflateRatio; n > limit {
 		return nil, fileErr(file, ErrSize, "compressed element claims %d bytes from %d compressed, impossible for deflate", n, len(payload))
 	}
-	er := &elemReader{r: zr, order: order, left: n, file: file, compressed: true}
+	// What the file's elements decompressed so far, plus this one.
+	if err := checkLimit(file, "compressed element", imageset.LimitFileBytes, mb.lim.FileBytes-r.left+n, mb.lim.FileBytes); err != nil {
+		return nil, err
+	}
+	er := &elemReader{r: r, order: order, left: n, file: file, compressed: true, budget: mb}
 	return er.matrix(want, all)
 }
 
@@ -184,6 +283,7 @@ type elemReader struct {
 	left       int64 // bytes of the matrix not read yet
 	file       string
 	compressed bool
+	budget     *matBudget
 }
 
 func (e *elemReader) errf(kind error, format string, a ...any) error {
@@ -196,8 +296,11 @@ func (e *elemReader) read(buf []byte, what string) error {
 		return e.errf(ErrSize, "%s: %d bytes past the end of the array element", what, int64(len(buf))-e.left)
 	}
 	if _, err := io.ReadFull(e.r, buf); err != nil {
+		if stopErr(err) {
+			return err
+		}
 		if e.compressed && err != io.EOF && err != io.ErrUnexpectedEOF {
-			return e.errf(ErrFormat, "%s: zlib: %v", what, err)
+			return e.errf(ErrFormat, "%s: %s", what, streamMsg("zlib", err))
 		}
 		return e.errf(ErrSize, "%s: data ends early (%v)", what, err)
 	}
@@ -229,7 +332,10 @@ func (e *elemReader) next(what string) (typ uint32, payload []byte, err error) {
 	got, err := buf.ReadFrom(io.LimitReader(e.r, n))
 	e.left -= got
 	if err != nil {
-		return 0, nil, e.errf(ErrFormat, "%s: zlib: %v", what, err)
+		if stopErr(err) {
+			return 0, nil, err
+		}
+		return 0, nil, e.errf(ErrFormat, "%s: %s", what, streamMsg("zlib", err))
 	}
 	if got != n {
 		return 0, nil, e.errf(ErrSize, "%s: data ends after %d of %d bytes", what, got, n)
@@ -305,6 +411,10 @@ func (e *elemReader) matrix(want func(string) bool, all bool) (*MATArray, error)
 		}
 		count *= int64(d)
 	}
+	e.budget.values += count
+	if err := checkLimit(e.file, fmt.Sprintf("variable %q %s", name, dimStr), imageset.LimitValues, e.budget.values, e.budget.lim.TotalValues); err != nil {
+		return nil, err
+	}
 	typ, data, err := e.next("variable " + name + " data")
 	if err != nil {
 		return nil, err
@@ -316,13 +426,17 @@ func (e *elemReader) matrix(want func(string) bool, all bool) (*MATArray, error)
 	if int64(len(data)) != count*int64(size) {
 		return nil, e.errf(ErrSize, "variable %q: dimensions %s need %d elements, data has %d bytes of %d-byte elements", name, dimStr, count, len(data), size)
 	}
-	vals := make([]float64, count)
-	convertMI(vals, data, typ, e.order)
 	cls := mxClassName(class)
 	if f&mxLogicalFlag != 0 {
 		cls = "logical"
 	}
-	return &MATArray{Name: name, Class: cls, Dims: dims, Data: vals}, nil
+	return &MATArray{Name: name, Class: cls, Dims: dims, raw: data, typ: typ, order: e.order}, nil
+}
+
+// miSizeOf is miSize of a numeric type.
+func miSizeOf(typ uint32) int {
+	n, _ := miSize(typ)
+	return n
 }
 
 func miSize(typ uint32) (int, bool) {
@@ -343,29 +457,35 @@ func miSize(typ uint32) (int, bool) {
 // a double array as, say, miUINT8 when its values fit) to float64.
 func convertMI(dst []float64, b []byte, typ uint32, o binary.ByteOrder) {
 	for i := range dst {
-		switch typ {
-		case miINT8:
-			dst[i] = float64(int8(b[i]))
-		case miUINT8:
-			dst[i] = float64(b[i])
-		case miINT16:
-			dst[i] = float64(int16(o.Uint16(b[2*i:])))
-		case miUINT16:
-			dst[i] = float64(o.Uint16(b[2*i:]))
-		case miINT32:
-			dst[i] = float64(int32(o.Uint32(b[4*i:])))
-		case miUINT32:
-			dst[i] = float64(o.Uint32(b[4*i:]))
-		case miSINGLE:
-			dst[i] = float64(math.Float32frombits(o.Uint32(b[4*i:])))
-		case miDOUBLE:
-			dst[i] = math.Float64frombits(o.Uint64(b[8*i:]))
-		case miINT64:
-			dst[i] = float64(int64(o.Uint64(b[8*i:])))
-		case miUINT64:
-			dst[i] = float64(o.Uint64(b[8*i:]))
-		}
+		dst[i] = miValue(b, typ, o, i)
 	}
+}
+
+// miValue returns element i of b, of storage type typ, as float64.
+func miValue(b []byte, typ uint32, o binary.ByteOrder, i int) float64 {
+	switch typ {
+	case miINT8:
+		return float64(int8(b[i]))
+	case miUINT8:
+		return float64(b[i])
+	case miINT16:
+		return float64(int16(o.Uint16(b[2*i:])))
+	case miUINT16:
+		return float64(o.Uint16(b[2*i:]))
+	case miINT32:
+		return float64(int32(o.Uint32(b[4*i:])))
+	case miUINT32:
+		return float64(o.Uint32(b[4*i:]))
+	case miSINGLE:
+		return float64(math.Float32frombits(o.Uint32(b[4*i:])))
+	case miDOUBLE:
+		return math.Float64frombits(o.Uint64(b[8*i:]))
+	case miINT64:
+		return float64(int64(o.Uint64(b[8*i:])))
+	case miUINT64:
+		return float64(o.Uint64(b[8*i:]))
+	}
+	return 0
 }
 
 // MATOptions controls LoadMAT. The zero value reads Deng Cai's layout
@@ -386,20 +506,29 @@ type MATOptions struct {
 	// PixelMax: pixel values are divided by it (Yale B: 255); 0 means 1
 	// (values kept as stored). uint8 arrays are not treated specially.
 	PixelMax float64
+	// Limits bounds the input (zero fields: DefaultLimits).
+	Limits Limits
 }
 
 // LoadMAT reads images and labels from a MAT-file (see ReadMAT for the
 // formats read). X is N x D (or D x N with opt.Columns, or H x W x N); Y
 // holds N integer labels in any shape (N x 1, 1 x N). See MATOptions.
 func LoadMAT(path string, opt MATOptions) (*Dataset, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil, fmt.Errorf("dataset: %w", err)
-	}
-	return parseMATDataset(path, b, opt)
+	return LoadMATContext(context.Background(), path, opt)
 }
 
-func parseMATDataset(path string, b []byte, opt MATOptions) (*Dataset, error) {
+// LoadMATContext is LoadMAT within opt.Limits (see ReadMATContext; the
+// pixels per image are checked too), checking ctx as the file is read and
+// its images converted.
+func LoadMATContext(ctx context.Context, path string, opt MATOptions) (*Dataset, error) {
+	b, err := readMATFile(ctx, path, opt.Limits)
+	if err != nil {
+		return nil, err
+	}
+	return parseMATDataset(ctx, path, b, opt)
+}
+
+func parseMATDataset(ctx context.Context, path string, b []byte, opt MATOptions) (*Dataset, error) {
 	xn, yn := opt.X, opt.Y
 	if xn == "" {
 		xn = "fea"
@@ -417,11 +546,13 @@ func parseMATDataset(path string, b []byte, opt MATOptions) (*Dataset, error) {
 	if err != nil {
 		return nil, fileErr(path, ErrValue, "%v", err)
 	}
-	vars, err := parseMAT(path, b, []string{xn, yn})
+	lim := opt.Limits.WithDefaults()
+	vars, err := parseMAT(ctx, path, b, []string{xn, yn}, lim)
 	if err != nil {
 		return nil, err
 	}
 	x, y := vars[xn], vars[yn]
+	y.convert()
 	h, w := opt.Height, opt.Width
 	var n, dim int
 	// at(i, p) is pixel p (in X's own order) of image i.
@@ -432,10 +563,10 @@ func parseMATDataset(path string, b []byte, opt MATOptions) (*Dataset, error) {
 		r, c := x.Dims[0], x.Dims[1]
 		if opt.Columns {
 			n, dim = c, r
-			at = func(i, p int) float64 { return x.Data[p+i*r] }
+			at = func(i, p int) float64 { return x.value(p + i*r) }
 		} else {
 			n, dim = r, c
-			at = func(i, p int) float64 { return x.Data[i+p*r] }
+			at = func(i, p int) float64 { return x.value(i + p*r) }
 		}
 	case 3:
 		hh, ww := x.Dims[0], x.Dims[1]
@@ -443,7 +574,7 @@ func parseMATDataset(path string, b []byte, opt MATOptions) (*Dataset, error) {
 			return nil, fileErr(path, ErrSize, "variable %q is %v (images %dx%d), options say %dx%d", xn, x.Dims, hh, ww, h, w)
 		}
 		h, w, n, dim, transpose = hh, ww, x.Dims[2], hh*ww, true
-		at = func(i, p int) float64 { return x.Data[p+i*dim] }
+		at = func(i, p int) float64 { return x.value(p + i*dim) }
 	default:
 		return nil, fileErr(path, ErrUnsupported, "variable %q has %d dimensions %v, want 2 (images as rows or columns) or 3 (H x W x N)", xn, len(x.Dims), x.Dims)
 	}
@@ -455,6 +586,12 @@ func parseMATDataset(path string, b []byte, opt MATOptions) (*Dataset, error) {
 	}
 	if n == 0 || dim == 0 {
 		return nil, fileErr(path, ErrSize, "variable %q is %v: no images", xn, x.Dims)
+	}
+	if err := checkLimit(path, fmt.Sprintf("variable %q %v", xn, x.Dims), imageset.LimitPixels, int64(dim), lim.PixelsPerImage); err != nil {
+		return nil, err
+	}
+	if err := checkLimit(path, fmt.Sprintf("variable %q %v", xn, x.Dims), imageset.LimitValues, imageset.CountValues(int64(n), int64(dim)), lim.TotalValues); err != nil {
+		return nil, err
 	}
 	if len(y.Data) != n {
 		return nil, fileErr(path, ErrSize, "labels %q %v hold %d values, images %q %v hold %d images", yn, y.Dims, len(y.Data), xn, x.Dims, n)
@@ -468,6 +605,9 @@ func parseMATDataset(path string, b []byte, opt MATOptions) (*Dataset, error) {
 	}
 	flat := make([]float64, n*dim)
 	for i := 0; i < n; i++ {
+		if i%1024 == 0 && ctx.Err() != nil {
+			return nil, fmt.Errorf("dataset: %s: %w", path, ctx.Err())
+		}
 		img := flat[i*dim : (i+1)*dim]
 		for p := range img {
 			q := p

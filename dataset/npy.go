@@ -1,6 +1,7 @@
 package dataset
 
 import (
+	"context"
 	"encoding/binary"
 	"fmt"
 	"math"
@@ -8,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/grlgq/grlgq/dataset/imageset"
 	"github.com/grlgq/grlgq/linalg"
 )
 
@@ -114,6 +116,14 @@ func readNPY(s *source) (*npyArray, error) {
 		return nil, s.errf(ErrSize, "npy shape %v of %d-byte elements needs %d bytes, more than the %d compressed bytes can hold", a.shape, a.size, total, s.size)
 	case !s.gzipped && total != avail:
 		return nil, s.errf(ErrSize, "npy shape %v of %d-byte elements needs %d bytes of data, file has %d", a.shape, a.size, total, avail)
+	}
+	what := fmt.Sprintf("npy shape %v", a.shape)
+	if err := checkLimit(s.name, what, imageset.LimitFileBytes, total, s.lim.FileBytes); err != nil {
+		return nil, err
+	}
+	// Every element becomes a float64 (a basis value or a label).
+	if err := checkLimit(s.name, what, imageset.LimitValues, total/int64(a.size), s.lim.TotalValues); err != nil {
+		return nil, err
 	}
 	if a.data, err = s.readExactly(total, "npy data"); err != nil {
 		return nil, err
@@ -312,30 +322,44 @@ type NPYOptions struct {
 	// span (CGS2, column by column) instead of rejecting it; a basis of
 	// rank < d is still an error.
 	Reorthonormalize bool
+	// Limits bounds the input (zero fields: DefaultLimits).
+	Limits Limits
 }
+
+// MaxNPYSubDim bounds d, the columns of an npy basis: checking (or
+// re-orthonormalising) a D x d basis costs D·d² operations, so a 64 MB file
+// of one 2896 x 2896 basis would take half a minute. GRLGQ's own limit is
+// 64 (model.MaxSubDim).
+const MaxNPYSubDim = 128
 
 // DefaultOrthoTol is NPYOptions' default tolerance.
 const DefaultOrthoTol = 1e-6
 
-// LoadNPY reads precomputed bases and their labels from two .npy files
+// LoadNPY is LoadNPYContext without cancellation.
+func LoadNPY(dataPath, labelsPath string, opt NPYOptions) (*Dataset, error) {
+	return LoadNPYContext(context.Background(), dataPath, labelsPath, opt)
+}
+
+// LoadNPYContext reads precomputed bases and their labels from two .npy files
 // (each raw or gzipped): data of shape (N, D, d), float64 (or float32),
 // C or Fortran order, and labels of shape (N,), integers (or floats with
 // integral values). Each basis must have orthonormal columns (see
-// NPYOptions).
-func LoadNPY(dataPath, labelsPath string, opt NPYOptions) (*Dataset, error) {
-	a, err := readNPYFile(dataPath)
+// NPYOptions). The shapes are checked against opt.Limits before the data is
+// read; ctx is checked as the files are read and between bases.
+func LoadNPYContext(ctx context.Context, dataPath, labelsPath string, opt NPYOptions) (*Dataset, error) {
+	a, err := readNPYFile(ctx, dataPath, opt.Limits)
 	if err != nil {
 		return nil, err
 	}
-	l, err := readNPYFile(labelsPath)
+	l, err := readNPYFile(ctx, labelsPath, opt.Limits)
 	if err != nil {
 		return nil, err
 	}
-	return npyDataset(dataPath, labelsPath, a, l, opt)
+	return npyDataset(ctx, dataPath, labelsPath, a, l, opt)
 }
 
-func readNPYFile(path string) (*npyArray, error) {
-	s, err := open(path)
+func readNPYFile(ctx context.Context, path string, lim Limits) (*npyArray, error) {
+	s, err := open(ctx, path, lim, true)
 	if err != nil {
 		return nil, err
 	}
@@ -343,13 +367,19 @@ func readNPYFile(path string) (*npyArray, error) {
 	return readNPY(s)
 }
 
-func npyDataset(dataPath, labelsPath string, a, l *npyArray, opt NPYOptions) (*Dataset, error) {
+func npyDataset(ctx context.Context, dataPath, labelsPath string, a, l *npyArray, opt NPYOptions) (*Dataset, error) {
 	if len(a.shape) != 3 || a.kind != 'f' {
 		return nil, fileErr(dataPath, ErrSize, "shape %v of kind %q, want (N, D, d) of floats", a.shape, a.kind)
 	}
 	n, dim, d := a.shape[0], a.shape[1], a.shape[2]
 	if n == 0 || d == 0 || d > dim {
 		return nil, fileErr(dataPath, ErrSize, "shape %v: want N >= 1 bases of D x d with 1 <= d <= D", a.shape)
+	}
+	if d > MaxNPYSubDim {
+		return nil, fileErr(dataPath, ErrUnsupported, "shape %v: bases of d = %d columns, at most %d", a.shape, d, MaxNPYSubDim)
+	}
+	if err := checkLimit(dataPath, fmt.Sprintf("npy shape %v", a.shape), imageset.LimitValues, imageset.CountValues(int64(n), int64(dim)*int64(d)), opt.Limits.WithDefaults().TotalValues); err != nil {
+		return nil, err
 	}
 	if len(l.shape) != 1 && !(len(l.shape) == 2 && l.shape[1] == 1) {
 		return nil, fileErr(labelsPath, ErrSize, "shape %v, want (N,)", l.shape)
@@ -389,6 +419,9 @@ func npyDataset(dataPath, labelsPath string, a, l *npyArray, opt NPYOptions) (*D
 	m := linalg.NewDense(dim, d)
 	o := linalg.NewOrthonormalizer(dim, d)
 	for i, b := range bases {
+		if err := ctx.Err(); err != nil {
+			return nil, fmt.Errorf("dataset: %s: %w", dataPath, err)
+		}
 		for r := 0; r < dim; r++ {
 			copy(m.Row(r), b[r*d:(r+1)*d])
 		}

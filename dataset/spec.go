@@ -1,11 +1,14 @@
 package dataset
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/grlgq/grlgq/dataset/imageset"
 )
 
 // ErrSpec: a data set specification that cannot be parsed.
@@ -101,6 +104,11 @@ type Options struct {
 	NPYTol              float64
 	NPYReorthonormalize bool // npy: re-orthonormalise bases instead of rejecting them
 	Workers             int  // folder: decoding goroutines, 0 = GOMAXPROCS
+
+	// Limits bounds the input of every format (zero fields:
+	// DefaultLimits). AddFlags registers no flags for it: a command line
+	// maps LimitError.Limit to its own flags.
+	Limits Limits
 }
 
 // AddFlags registers command-line flags for o on fs: -image, -resize,
@@ -119,48 +127,77 @@ func (o *Options) AddFlags(fs *flag.FlagSet) {
 	fs.BoolVar(&o.NPYReorthonormalize, "npy-reorth", false, "re-orthonormalise npy bases instead of rejecting them")
 }
 
-// Load parses spec (see ParseSpec) and loads the data set it names.
+// Load is LoadContext without cancellation.
 func Load(spec string, opt Options) (*Dataset, error) {
+	return LoadContext(context.Background(), spec, opt)
+}
+
+// LoadContext parses spec (see ParseSpec) and loads the data set it names
+// (see Spec.LoadContext).
+func LoadContext(ctx context.Context, spec string, opt Options) (*Dataset, error) {
 	sp, err := ParseSpec(spec)
 	if err != nil {
 		return nil, err
 	}
-	return sp.Load(opt)
+	return sp.LoadContext(ctx, opt)
 }
 
-// Load loads the data set sp names.
+// Load is LoadContext without cancellation.
 func (sp Spec) Load(opt Options) (*Dataset, error) {
+	return sp.LoadContext(context.Background(), opt)
+}
+
+// LoadContext loads the data set sp names, within opt.Limits: a resize
+// target over the pixels per image is refused before anything is read.
+// When ctx is cancelled the load stops soon (ctx is checked for every read
+// of a file or of its decompressed stream, every image decoded or resized,
+// every basis)
+// with an error wrapping ctx.Err(); a load cancelled at any time before it
+// returns returns that error.
+func (sp Spec) LoadContext(ctx context.Context, opt Options) (*Dataset, error) {
 	var (
 		ds  *Dataset
 		err error
 	)
+	lim := opt.Limits.WithDefaults()
+	if r := opt.Resize; r != (Size{}) {
+		what := "resize to " + r.String()
+		if err := checkLimit(sp.String(), what, imageset.LimitPixels, mulSat(int64(r.Width), int64(r.Height)), lim.PixelsPerImage); err != nil {
+			return nil, err
+		}
+	}
 	resized := false
 	switch sp.Scheme {
 	case "idx":
-		ds, err = LoadIDX(sp.Paths[0], sp.Paths[1])
+		ds, err = LoadIDXContext(ctx, sp.Paths[0], sp.Paths[1], lim)
 	case "folder":
-		ds, err = LoadFolder(sp.Paths[0], FolderOptions{Width: opt.Resize.Width, Height: opt.Resize.Height, Workers: opt.Workers})
+		ds, err = LoadFolderContext(ctx, sp.Paths[0], FolderOptions{Width: opt.Resize.Width, Height: opt.Resize.Height, Workers: opt.Workers, Limits: lim})
 		resized = true
 	case "mat":
-		ds, err = LoadMAT(sp.Paths[0], MATOptions{
+		ds, err = LoadMATContext(ctx, sp.Paths[0], MATOptions{
 			X: opt.MATX, Y: opt.MATY, Columns: opt.MATColumns, Transpose: opt.MATTranspose,
-			Width: opt.Shape.Width, Height: opt.Shape.Height, PixelMax: opt.PixelMax,
+			Width: opt.Shape.Width, Height: opt.Shape.Height, PixelMax: opt.PixelMax, Limits: lim,
 		})
 	case "npy":
-		ds, err = LoadNPY(sp.Paths[0], sp.Paths[1], NPYOptions{Tol: opt.NPYTol, Reorthonormalize: opt.NPYReorthonormalize})
+		ds, err = LoadNPYContext(ctx, sp.Paths[0], sp.Paths[1], NPYOptions{Tol: opt.NPYTol, Reorthonormalize: opt.NPYReorthonormalize, Limits: lim})
 		if err == nil && opt.Resize != (Size{}) {
 			return nil, fmt.Errorf("dataset: %s: cannot resize precomputed bases", sp.Paths[0])
 		}
 	case "csv":
-		ds, err = LoadCSV(sp.Paths[0], CSVOptions{Width: opt.Shape.Width, Height: opt.Shape.Height, PixelMax: opt.PixelMax, Header: opt.CSVHeader})
+		ds, err = LoadCSVContext(ctx, sp.Paths[0], CSVOptions{Width: opt.Shape.Width, Height: opt.Shape.Height, PixelMax: opt.PixelMax, Header: opt.CSVHeader, Limits: lim})
 	default:
 		return nil, fmt.Errorf("%w %q: unknown scheme %q, want one of %s", ErrSpec, sp.String(), sp.Scheme, SpecHelp)
+	}
+	if err == nil && opt.Resize != (Size{}) && !resized {
+		ds, err = ds.ResizedContext(ctx, opt.Resize.Width, opt.Resize.Height, lim)
 	}
 	if err != nil {
 		return nil, err
 	}
-	if opt.Resize != (Size{}) && !resized {
-		return ds.Resized(opt.Resize.Width, opt.Resize.Height)
+	// Cancelled during the last step (which need not check): the caller
+	// asked to stop, so it gets the error, not the data.
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("dataset: %s: %w", sp.String(), err)
 	}
 	return ds, nil
 }

@@ -26,9 +26,25 @@
 // errors never depend on the number of workers.
 //
 // Memory: all images of a Tree share one backing array owned by the Tree.
-// Image headers are checked (image.DecodeConfig) before decoding, and
-// images over 2^26 pixels are refused.
+// Loading works within Limits (documented there, with the defaults: pixels
+// per image, images per set, values in all; the bytes per file are package
+// dataset's): a set folder is listed no further than the limit, the target
+// size is checked first, then the number of images times their size, then
+// every image's header (image.DecodeConfig) before anything is decoded or
+// the pixels are allocated; fewer workers decode at once when images are
+// large, so decoded images in flight stay within max(2^23 pixels, the
+// largest image). Hard links to one 62 KB PNG of 8000x8000 zeros are
+// refused from its header.
 //
-// Errors name the file or folder and wrap ErrDecode, ErrLayout, ErrSize or
-// ErrRange (or the os error: errors.Is(err, fs.ErrNotExist) works).
+// Files: image names must be regular files (a FIFO or a device in a set
+// folder is refused from its directory entry, one behind a symbolic link when
+// it is opened); OpenRegular, exported for the loaders of package dataset
+// and for command lines, opens without blocking on a FIFO.
+//
+// Cancellation: LoadContext checks its context for every set folder and
+// every image, and returns an error wrapping ctx.Err().
+//
+// Errors name the file or folder and wrap ErrDecode, ErrLayout, ErrSize,
+// ErrRange, ErrLimit (a *LimitError, which also matches ErrSize) or
+// ErrNotRegular (or the os error: errors.Is(err, fs.ErrNotExist) works).
 package imageset

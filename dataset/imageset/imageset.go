@@ -1,17 +1,20 @@
 package imageset
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"image"
 	"image/color"
 	_ "image/jpeg" // register the decoders Load and ReadFile accept
 	_ "image/png"
+	"io"
 	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -33,9 +36,14 @@ var (
 	ErrRange = errors.New("imageset: pixel value outside [0, 1]")
 )
 
-// maxPixels bounds Width*Height of a requested size and of a decoded image
-// (PNG and JPEG headers are checked with image.DecodeConfig before decoding).
+// maxPixels bounds the target size of Resize, a function on memory the
+// caller already holds; the loaders check Limits.PixelsPerImage instead.
 const maxPixels = 1 << 26
+
+// inFlightPixels bounds the pixels of the images Load decodes at once (their
+// headers' sizes, summed over the workers), unless one image is larger: a
+// decoded 16-bit RGBA image takes 8 bytes a pixel, its gray copy 2 more.
+const inFlightPixels = 1 << 23
 
 // Options controls Load.
 type Options struct {
@@ -46,6 +54,8 @@ type Options struct {
 	// Workers is the number of decoding goroutines; 0 means GOMAXPROCS.
 	// The result never depends on it.
 	Workers int
+	// Limits bounds the input (zero fields: DefaultLimits).
+	Limits Limits
 }
 
 // Tree is a loaded folder tree ROOT/<class>/<set>/<images>.
@@ -82,19 +92,37 @@ func IsImageName(name string) bool {
 	return false
 }
 
-// Load reads the tree under root: every class folder, every set folder in
-// it, every PNG or JPEG file in those, in sorted name order (byte order:
-// "obj10" sorts before "obj2"). Names starting with '.' are ignored, and so
-// are files that are not images (by extension), files beside the class
-// folders, and folders inside set folders. A file directly in a class folder
-// that is an image is an error (it belongs to no set), and so is a class
-// without sets or a set without images. Images are decoded in parallel;
-// the first error in file order is returned, naming the file.
+// Load is LoadContext without cancellation.
 func Load(root string, opt Options) (*Tree, error) {
-	if opt.Width < 0 || opt.Height < 0 || (opt.Width == 0) != (opt.Height == 0) || opt.Width*opt.Height > maxPixels {
+	return LoadContext(context.Background(), root, opt)
+}
+
+// LoadContext reads the tree under root: every class folder, every set
+// folder in it, every PNG or JPEG file in those, in sorted name order (byte
+// order: "obj10" sorts before "obj2"). Names starting with '.' are ignored,
+// and so are files that are not images (by extension), files beside the
+// class folders, and folders inside set folders. A file directly in a class
+// folder that is an image is an error (it belongs to no set), and so is a
+// class without sets, a set without images, and an image name that is not a
+// regular file (a FIFO, a device: refused before it is opened).
+//
+// Within opt.Limits: the target size, the images of each set (while
+// listing), every image header (before decoding), and the values of all
+// images (before allocating them) are checked; memory for the pixels is
+// allocated once every header has been read. Images are decoded in
+// parallel; the first error in file order is returned, naming the file.
+// ctx is checked for every folder and every image: when it is cancelled,
+// LoadContext returns an error wrapping ctx.Err() within about one image's
+// decoding time.
+func LoadContext(ctx context.Context, root string, opt Options) (*Tree, error) {
+	lim := opt.Limits.WithDefaults()
+	if opt.Width < 0 || opt.Height < 0 || (opt.Width == 0) != (opt.Height == 0) {
 		return nil, fmt.Errorf("%w: target size %dx%d", ErrSize, opt.Width, opt.Height)
 	}
-	t, err := walk(root)
+	if err := overLimit(root, fmt.Sprintf("target size %dx%d", opt.Width, opt.Height), LimitPixels, mulSat(int64(opt.Width), int64(opt.Height)), lim.PixelsPerImage); err != nil {
+		return nil, fmt.Errorf("imageset: %w", err)
+	}
+	t, err := walk(ctx, root, lim)
 	if err != nil {
 		return nil, err
 	}
@@ -105,41 +133,86 @@ func Load(root string, opt Options) (*Tree, error) {
 	w, h := opt.Width, opt.Height
 	if w == 0 {
 		// Native size: the first image fixes it.
-		cfg, err := decodeConfig(files[0])
+		cfg, err := decodeConfig(files[0], lim)
 		if err != nil {
 			return nil, err
 		}
 		w, h = cfg.Width, cfg.Height
 	}
 	t.Width, t.Height = w, h
-	flat := make([]float64, len(files)*w*h)
-	images := make([][]float64, len(files))
-	for i := range images {
-		images[i] = flat[i*w*h : (i+1)*w*h : (i+1)*w*h]
+	nval := CountValues(int64(len(files)), int64(w)*int64(h))
+	if err := overLimit(root, fmt.Sprintf("%d images of %dx%d", len(files), w, h), LimitValues, nval, lim.TotalValues); err != nil {
+		return nil, fmt.Errorf("imageset: %w", err)
 	}
 	workers := opt.Workers
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
+	// Every header first (cheap: a few hundred bytes each): sizes and
+	// special files are refused before anything large is allocated.
+	pixels := make([]int64, len(files))
+	err = forEach(ctx, root, len(files), workers, func(i int) error {
+		cfg, err := decodeConfig(files[i], lim)
+		if err != nil {
+			return err
+		}
+		if opt.Width == 0 && (cfg.Width != w || cfg.Height != h) {
+			return sizeErr(files[i], cfg.Width, cfg.Height, w, h)
+		}
+		pixels[i] = int64(cfg.Width) * int64(cfg.Height)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	// Fewer workers when the images are large, so that the decoded images
+	// in flight stay within max(inFlightPixels, the largest image).
+	if biggest := slices.Max(pixels); biggest > 0 {
+		workers = max(1, min(workers, int(max(inFlightPixels, biggest)/biggest)))
+	}
+	flat := make([]float64, len(files)*w*h)
+	images := make([][]float64, len(files))
+	for i := range images {
+		images[i] = flat[i*w*h : (i+1)*w*h : (i+1)*w*h]
+	}
+	err = forEach(ctx, root, len(files), workers, func(i int) error {
+		return readInto(images[i], files[i], w, h, opt.Width != 0, lim)
+	})
+	if err != nil {
+		return nil, err
+	}
+	k := 0
+	for si := range t.Sets {
+		s := &t.Sets[si]
+		s.Images = images[k : k+len(s.Files) : k+len(s.Files)]
+		k += len(s.Files)
+	}
+	return t, nil
+}
+
+// forEach calls do(i) for i in [0, n) on up to workers goroutines and
+// returns the error of the lowest i that failed, whatever the scheduling,
+// or the context's error (wrapped, naming root) once ctx is done.
+func forEach(ctx context.Context, root string, n, workers int, do func(i int) error) error {
 	var (
-		next     atomic.Int64 // next file to decode
+		next     atomic.Int64 // next index to hand out
 		firstBad atomic.Int64 // lowest index that failed so far
-		errs     = make([]error, len(files))
+		errs     = make([]error, n)
 		wg       sync.WaitGroup
 	)
-	firstBad.Store(int64(len(files)))
-	for range min(workers, len(files)) {
+	firstBad.Store(int64(n))
+	for range min(workers, n) {
 		wg.Go(func() {
-			for {
+			for ctx.Err() == nil {
 				i := next.Add(1) - 1
 				// Indices are handed out in increasing order, so every
-				// index below the first failure is still decoded: the
+				// index below the first failure is still done: the
 				// error returned is the first in file order, whatever
 				// the scheduling.
-				if i >= int64(len(files)) || i > firstBad.Load() {
+				if i >= int64(n) || i > firstBad.Load() {
 					return
 				}
-				if err := readInto(images[i], files[i], w, h, opt.Width != 0); err != nil {
+				if err := do(int(i)); err != nil {
 					errs[i] = err
 					for {
 						b := firstBad.Load()
@@ -152,31 +225,29 @@ func Load(root string, opt Options) (*Tree, error) {
 		})
 	}
 	wg.Wait()
-	if b := firstBad.Load(); b < int64(len(files)) {
-		return nil, errs[b]
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("imageset: %s: %w", root, err)
 	}
-	k := 0
-	for si := range t.Sets {
-		s := &t.Sets[si]
-		s.Images = images[k : k+len(s.Files) : k+len(s.Files)]
-		k += len(s.Files)
+	if b := firstBad.Load(); b < int64(n) {
+		return errs[b]
 	}
-	return t, nil
+	return nil
 }
 
 // walk lists the tree without decoding anything.
-func walk(root string) (*Tree, error) {
-	classes, err := readDir(root)
+func walk(ctx context.Context, root string, lim Limits) (*Tree, error) {
+	classes, err := readDir(root, -1)
 	if err != nil {
 		return nil, err
 	}
 	t := &Tree{Root: root}
+	nfiles := int64(0)
 	for _, c := range classes {
 		if !c.IsDir() {
 			continue
 		}
 		cdir := filepath.Join(root, c.Name())
-		sets, err := readDir(cdir)
+		sets, err := readDir(cdir, -1)
 		if err != nil {
 			return nil, err
 		}
@@ -189,19 +260,35 @@ func walk(root string) (*Tree, error) {
 				}
 				continue
 			}
+			if err := ctx.Err(); err != nil {
+				return nil, fmt.Errorf("imageset: %s: %w", root, err)
+			}
 			sdir := filepath.Join(cdir, s.Name())
-			ents, err := readDir(sdir)
+			ents, err := readDir(sdir, lim.ImagesPerSet)
 			if err != nil {
 				return nil, err
 			}
 			set := Set{Class: ci, Name: s.Name()}
 			for _, e := range ents {
-				if !e.IsDir() && IsImageName(e.Name()) {
-					set.Files = append(set.Files, filepath.Join(sdir, e.Name()))
+				if e.IsDir() || !IsImageName(e.Name()) {
+					continue
 				}
+				p := filepath.Join(sdir, e.Name())
+				// Symbolic links are followed (and checked) when opened.
+				if m := e.Type(); m&fs.ModeSymlink == 0 {
+					if err := checkRegular(p, m); err != nil {
+						return nil, fmt.Errorf("imageset: %w", err)
+					}
+				}
+				set.Files = append(set.Files, p)
 			}
 			if len(set.Files) == 0 {
 				return nil, fmt.Errorf("%w: %s: set folder without PNG or JPEG images", ErrLayout, sdir)
+			}
+			// Every image has at least one pixel.
+			nfiles += int64(len(set.Files))
+			if err := overLimit(root, fmt.Sprintf("%d images or more", nfiles), LimitValues, CountValues(nfiles, 1), lim.TotalValues); err != nil {
+				return nil, fmt.Errorf("imageset: %w", err)
 			}
 			t.Sets = append(t.Sets, set)
 			nsets++
@@ -217,44 +304,109 @@ func walk(root string) (*Tree, error) {
 	return t, nil
 }
 
-// readDir lists dir sorted by name, without hidden entries.
-func readDir(dir string) ([]fs.DirEntry, error) {
-	ents, err := os.ReadDir(dir) // sorted by file name
+// readDir lists dir sorted by name, without hidden entries. With maxImages
+// >= 0, listing stops with a *LimitError as soon as more than maxImages
+// image names are seen, so a folder of millions of files costs no more
+// than the limit.
+func readDir(dir string, maxImages int64) ([]fs.DirEntry, error) {
+	f, err := openNonblock(dir) // a FIFO named as a folder must not block
 	if err != nil {
 		return nil, fmt.Errorf("imageset: %w", err)
 	}
-	out := ents[:0]
-	for _, e := range ents {
-		if !strings.HasPrefix(e.Name(), ".") {
+	defer f.Close()
+	if st, err := f.Stat(); err != nil {
+		return nil, fmt.Errorf("imageset: %w", err)
+	} else if st.Mode().IsRegular() {
+		return nil, fmt.Errorf("%w: %s: a file, want a folder", ErrLayout, dir)
+	} else if !st.IsDir() {
+		return nil, fmt.Errorf("imageset: %w", &specialError{dir + ": " + fileKind(st.Mode()) + ", not a folder"})
+	}
+	var out []fs.DirEntry
+	images := int64(0)
+	for {
+		ents, err := f.ReadDir(1024)
+		for _, e := range ents {
+			if strings.HasPrefix(e.Name(), ".") {
+				continue
+			}
 			out = append(out, e)
+			if maxImages >= 0 && !e.IsDir() && IsImageName(e.Name()) {
+				images++
+				if images > maxImages {
+					return nil, fmt.Errorf("imageset: %w", &LimitError{File: dir, What: "set folder", Limit: LimitSetImages, Max: maxImages, Kind: ErrSize})
+				}
+			}
+		}
+		if err == io.EOF || (err == nil && len(ents) == 0) {
+			break
+		}
+		if err != nil {
+			return nil, fmt.Errorf("imageset: %w", err)
 		}
 	}
+	slices.SortFunc(out, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
 	return out, nil
 }
 
-func decodeConfig(path string) (image.Config, error) {
-	f, err := os.Open(path)
+// openImage opens a regular file and reads its header: the size is checked
+// against the per-image limit before anything is decoded. The file is left
+// at its start.
+func openImage(path string, lim Limits) (*os.File, image.Config, error) {
+	f, err := OpenRegular(path)
 	if err != nil {
-		return image.Config{}, fmt.Errorf("imageset: %w", err)
+		return nil, image.Config{}, fmt.Errorf("imageset: %w", err)
 	}
-	defer f.Close()
 	cfg, _, err := image.DecodeConfig(f)
 	if err != nil {
-		return cfg, fmt.Errorf("%w: %s: %v", ErrDecode, path, err)
+		f.Close()
+		return nil, cfg, fmt.Errorf("%w: %s: %v", ErrDecode, path, err)
 	}
-	if cfg.Width <= 0 || cfg.Height <= 0 || cfg.Width*cfg.Height > maxPixels {
-		return cfg, fmt.Errorf("%w: %s: image of %dx%d pixels", ErrSize, path, cfg.Width, cfg.Height)
+	if cfg.Width <= 0 || cfg.Height <= 0 {
+		f.Close()
+		return nil, cfg, fmt.Errorf("%w: %s: image of %dx%d pixels", ErrSize, path, cfg.Width, cfg.Height)
 	}
+	what := fmt.Sprintf("image of %dx%d", cfg.Width, cfg.Height)
+	if err := overLimit(path, what, LimitPixels, mulSat(int64(cfg.Width), int64(cfg.Height)), lim.PixelsPerImage); err != nil {
+		f.Close()
+		return nil, cfg, fmt.Errorf("imageset: %w", err)
+	}
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		f.Close()
+		return nil, cfg, fmt.Errorf("imageset: %w", err)
+	}
+	return f, cfg, nil
+}
+
+func decodeConfig(path string, lim Limits) (image.Config, error) {
+	f, cfg, err := openImage(path, lim)
+	if err != nil {
+		return cfg, err
+	}
+	f.Close()
 	return cfg, nil
 }
 
 // ReadFile decodes a PNG or JPEG file to gray pixels (see Gray), resized to
 // w x h, or at its native size when w and h are 0; it returns the size.
+// The default Limits apply (see ReadImage).
 func ReadFile(path string, w, h int) (pix []float64, width, height int, err error) {
-	if w < 0 || h < 0 || (w == 0) != (h == 0) || w*h > maxPixels {
+	return ReadImage(path, Options{Width: w, Height: h})
+}
+
+// ReadImage decodes a PNG or JPEG file to gray pixels (see Gray), resized
+// to opt.Width x opt.Height, or at its native size when both are 0; it
+// returns the size. The file must be a regular file; its header and the
+// target size are checked against opt.Limits.PixelsPerImage before
+// anything is decoded. opt.Workers is not used.
+func ReadImage(path string, opt Options) (pix []float64, width, height int, err error) {
+	w, h, lim := opt.Width, opt.Height, opt.Limits.WithDefaults()
+	if w < 0 || h < 0 || (w == 0) != (h == 0) {
 		return nil, 0, 0, fmt.Errorf("%w: target size %dx%d", ErrSize, w, h)
 	}
-	img, err := decode(path)
+	if err := overLimit(path, fmt.Sprintf("target size %dx%d", w, h), LimitPixels, mulSat(int64(w), int64(h)), lim.PixelsPerImage); err != nil {
+		return nil, 0, 0, fmt.Errorf("imageset: %w", err)
+	}
+	img, err := decode(path, lim)
 	if err != nil {
 		return nil, 0, 0, err
 	}
@@ -266,13 +418,12 @@ func ReadFile(path string, w, h int) (pix []float64, width, height int, err erro
 	return pix, w, h, nil
 }
 
-func decode(path string) (image.Image, error) {
-	if _, err := decodeConfig(path); err != nil { // refuse huge images before allocating them
-		return nil, err
-	}
-	f, err := os.Open(path)
+// decode opens path, refuses an image over the per-image limit from its
+// header, and decodes it.
+func decode(path string, lim Limits) (image.Image, error) {
+	f, _, err := openImage(path, lim)
 	if err != nil {
-		return nil, fmt.Errorf("imageset: %w", err)
+		return nil, err
 	}
 	defer f.Close()
 	img, _, err := image.Decode(f)
@@ -282,15 +433,19 @@ func decode(path string) (image.Image, error) {
 	return img, nil
 }
 
+func sizeErr(path string, iw, ih, w, h int) error {
+	return fmt.Errorf("%w: %s: %dx%d pixels, the first image has %dx%d (give a target size to resize)", ErrSize, path, iw, ih, w, h)
+}
+
 // readInto decodes path into dst (w*h pixels). Without a target size
 // (resize false) the image must already be w x h.
-func readInto(dst []float64, path string, w, h int, resize bool) error {
-	img, err := decode(path)
+func readInto(dst []float64, path string, w, h int, resize bool, lim Limits) error {
+	img, err := decode(path, lim)
 	if err != nil {
 		return err
 	}
 	if b := img.Bounds(); !resize && (b.Dx() != w || b.Dy() != h) {
-		return fmt.Errorf("%w: %s: %dx%d pixels, the first image has %dx%d (give a target size to resize)", ErrSize, path, b.Dx(), b.Dy(), w, h)
+		return sizeErr(path, b.Dx(), b.Dy(), w, h)
 	}
 	GrayTo(dst, img, w, h)
 	return nil
