@@ -79,27 +79,39 @@ func (sh *Shared) Dims() (dim, d, p int) { return sh.dim, sh.d, sh.p }
 // share (a workspace is a small fraction of it: about p·d² + 2·dim values).
 func (sh *Shared) Bytes() int { return len(sh.data) * 8 }
 
-// newScratch returns a one-shard engine whose prototypes are sh's memory:
-// its own workspace (projections, singular values, an svd.Batch, the
-// nonzero list of an image), no goroutines, never written through. The
-// batch workspace is added by batchSpace when a batch call needs it.
+// newScratch returns a one-shard engine whose prototypes are sh's memory,
+// with no goroutines and never written through. Its workspace is added by
+// the first call that needs each part (setSpace, imageSpace, and the batch
+// forms' own), so that a workspace that only ever serves images (about
+// 12·dim bytes) does not carry the projections and SVD workspace of sets.
 func (sh *Shared) newScratch() *Engine {
-	s := &shard{
-		lo: 0, hi: sh.p, ld: sh.ld,
-		protos: sh.data,
-		proj:   linalg.AlignedSlice(sh.p * sh.d * sh.d),
-		sigma:  make([]float64, sh.p*sh.d),
-		y:      linalg.AlignedSlice(chunk * sh.d),
-		sv:     svd.NewBatch(sh.d),
-	}
+	s := &shard{lo: 0, hi: sh.p, ld: sh.ld, protos: sh.data}
 	return &Engine{
 		dim: sh.dim, d: sh.d, p: sh.p,
 		shards: []*shard{s},
 		protos: sh.protos,
 		owner:  sh.owner,
 		finite: sh.finite,
-		nzIdx:  make([]int32, sh.dim),
-		nzVal:  make([]float64, sh.dim),
+	}
+}
+
+// setSpace gives e what the set forms need: projections, singular values
+// and an svd.Batch.
+func (sh *Shared) setSpace(e *Engine) {
+	if s := e.shards[0]; s.sv == nil {
+		s.proj = linalg.AlignedSlice(sh.p * sh.d * sh.d)
+		s.sigma = make([]float64, sh.p*sh.d)
+		s.sv = svd.NewBatch(sh.d)
+	}
+}
+
+// imageSpace gives e what the single-image form needs: y and the list of
+// nonzero pixels.
+func (sh *Shared) imageSpace(e *Engine) {
+	if s := e.shards[0]; s.y == nil {
+		s.y = linalg.AlignedSlice(chunk * sh.d)
+		e.nzIdx = make([]int32, sh.dim)
+		e.nzVal = make([]float64, sh.dim)
 	}
 }
 
@@ -111,6 +123,7 @@ func (sh *Shared) put(e *Engine) { sh.pool.Put(e) }
 // a workspace.
 func (sh *Shared) Distances(dist, theta []float64, P *linalg.Dense, lambda []float64) error {
 	e := sh.get()
+	sh.setSpace(e)
 	err := e.Distances(dist, theta, P, lambda)
 	sh.put(e)
 	return err
@@ -119,6 +132,7 @@ func (sh *Shared) Distances(dist, theta []float64, P *linalg.Dense, lambda []flo
 // ImageDistances is Engine.ImageDistances on the caller's goroutine.
 func (sh *Shared) ImageDistances(dist, theta []float64, x []float64) error {
 	e := sh.get()
+	sh.imageSpace(e)
 	err := e.ImageDistances(dist, theta, x)
 	sh.put(e)
 	return err
@@ -154,6 +168,7 @@ func (sh *Shared) DistancesBatch(dist []float64, sets []*linalg.Dense, lambda []
 			s.bproj = linalg.AlignedSlice(p * d * d)
 			s.bsigma = make([]float64, p*d)
 		}
+		sh.setSpace(e)
 		for i := i0; i < i1; i++ {
 			if err := e.distancesAll(s, dist[i*p:(i+1)*p], sets[i], lambda); err != nil {
 				return i, fmt.Errorf("sample %d: %w", i, err)
