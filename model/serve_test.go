@@ -167,6 +167,9 @@ func TestSharedMatchesPredictor(t *testing.T) {
 // descheduled in mid-call is preempted by the Go scheduler, and the next
 // goroutine on its P takes another workspace.
 func TestPrototypesOnce(t *testing.T) {
+	if raceEnabled {
+		t.Skip("sync.Pool drops items under the race detector")
+	}
 	m := mnistShapedModel(t)
 	xs, _ := synth(t, 63, m.dim, m.d, 2, 2, 0.5)
 	imgs := testImages(64, 8, m.dim)
