@@ -158,14 +158,16 @@ func TestSharedMatchesPredictor(t *testing.T) {
 // TestPrototypesOnce: 64 goroutines predicting at once on one model share
 // its one packed copy of the prototypes (752 KB at this MNIST shape); what
 // they allocate is their pooled workspaces, one per call running at the
-// same moment (about 56 KB each for sets and images), and the goroutines
-// themselves: a small fraction of one copy, where a Predictor per goroutine
-// would copy the prototypes 64 times (48 MB). Three bursts, the GC off so
-// that every byte allocated is counted: each must stay below one copy, and
-// the least (a warm pool, the steady state of a server) below a quarter.
-// How many calls overlap depends on the OS: on a loaded machine a thread
-// descheduled in mid-call is preempted by the Go scheduler, and the next
-// goroutine on its P takes another workspace.
+// same moment (about 56 KB each when it serves sets and images), and the
+// goroutines themselves, where a Predictor per goroutine would copy the
+// prototypes 64 times (48 MB). Three bursts, the GC off so that every byte
+// allocated is counted; the least of them (a warm pool: the steady state of
+// a server) must stay below a quarter of one copy. The first burst's
+// figure depends on the OS: on a quiet machine about 2 workspaces (13% of
+// a copy), but on a loaded one a thread descheduled in mid-call is
+// preempted by the Go scheduler and the next goroutine on its P takes
+// another workspace (up to 2.5 copies seen with a load average of 10 on 2
+// cores); a copy per caller would cost 64 copies in every burst.
 func TestPrototypesOnce(t *testing.T) {
 	if raceEnabled {
 		t.Skip("sync.Pool drops items under the race detector")
@@ -218,9 +220,6 @@ func TestPrototypesOnce(t *testing.T) {
 	for b := 0; b < 3; b++ {
 		n := burst()
 		t.Logf("burst %d: %d concurrent callers allocated %d bytes, %.1f%% of the prototypes' %d", b, G, n, 100*float64(n)/float64(protoBytes), protoBytes)
-		if n > protoBytes {
-			t.Errorf("burst %d: %d concurrent callers allocated %d bytes, more than the prototypes' %d", b, G, n, protoBytes)
-		}
 		least = min(least, n)
 	}
 	if least > protoBytes/4 {
