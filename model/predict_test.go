@@ -259,8 +259,8 @@ func median(v []float64) float64 {
 	return s[len(s)/2]
 }
 
-// TestConcurrentPredict runs the shared predictor from several goroutines
-// (meant for -race).
+// TestConcurrentPredict runs the Model's shared path from several
+// goroutines (meant for -race).
 func TestConcurrentPredict(t *testing.T) {
 	m := trainedModel(t, RelevanceGlobal)
 	defer m.Close()
