@@ -13,14 +13,16 @@ import (
 // or one per prototype).
 //
 // A Model is immutable once returned by Init, Train, Continue or Load:
-// training makes a new Model. Its prediction and explanation methods may be
-// called from any number of goroutines at once, without a lock: they share
-// one read-only packed copy of the prototypes (built at the first
-// prediction), take a small workspace from a pool for each call, and run a
-// single set or image on the caller's goroutine, so that a server's request
-// handlers scale with its cores. Batch methods split their samples over the
-// cores with goroutines started for the call. A Model owns no goroutine:
-// an idle one uses no CPU, and an unreferenced one is simply collected.
+// training makes a new Model. All its methods may be called from any number
+// of goroutines at once, without a lock. The prediction methods share one
+// read-only packed copy of the prototypes (built at the first prediction),
+// take a small workspace from a pool for each call, and run a single set or
+// image on the caller's goroutine, so that a server's request handlers
+// scale with its cores; the batch methods split their samples over the
+// cores with goroutines started for the call; Explain and ExplainImage read
+// the model's prototypes and allocate their own results. A Model owns no
+// goroutine: an idle one uses no CPU, and an unreferenced one is simply
+// collected.
 type Model struct {
 	cfg     Config // normalised (withDefaults); OnEpoch is never kept
 	dim, d  int
