@@ -3,6 +3,8 @@ package engine
 import (
 	"fmt"
 	"testing"
+
+	"github.com/grlgq/grlgq/linalg"
 )
 
 // BenchmarkDistancesWorkers shows the parallel speed-up of Distances (run
@@ -60,6 +62,53 @@ func benchImageSparse(b *testing.B, workers int) {
 				sparseImages = sparse
 				for b.Loop() {
 					if err := e.ImageDistances(dist, nil, x); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+	}
+}
+
+// BenchmarkSharedBatch: the batch forms of a Shared with 1 and 2 workers
+// (goroutines started per call), large and small batches: a split must pay
+// where it happens, and small batches must not be slower than one worker.
+func BenchmarkSharedBatch(b *testing.B) {
+	for _, tc := range []struct {
+		name      string
+		dim, d, p int
+		n         int
+		images    bool
+	}{
+		{"images/D=784,d=12,p=10", 784, 12, 10, 10000, true},
+		{"images/D=784,d=12,p=10", 784, 12, 10, 64, true},
+		{"sets/D=400,d=5,p=8", 400, 5, 8, 200, false},
+		{"sets/D=400,d=5,p=8", 400, 5, 8, 4, false},
+		{"sets/D=784,d=12,p=10", 784, 12, 10, 4, false},
+	} {
+		for _, workers := range []int{1, 2} {
+			b.Run(fmt.Sprintf("%s,n=%d/workers=%d", tc.name, tc.n, workers), func(b *testing.B) {
+				sh, _ := newShared(b, tc.dim, tc.d, tc.p, workers)
+				r := rng(50)
+				dist := make([]float64, tc.n*tc.p)
+				var run func() error
+				if tc.images {
+					x := make([]float64, tc.n*tc.dim)
+					for i := range x {
+						x[i] = r.NormFloat64()
+					}
+					run = func() error { return sh.ImageDistancesBatch(dist, x, tc.dim, tc.n) }
+				} else {
+					sets := make([]*linalg.Dense, tc.n)
+					for i := range sets {
+						sets[i] = randomBasis(b, tc.dim, tc.d, r)
+					}
+					lam := uniform(tc.d)
+					run = func() error { return sh.DistancesBatch(dist, sets, lam) }
+				}
+				b.ReportAllocs()
+				for b.Loop() {
+					if err := run(); err != nil {
 						b.Fatal(err)
 					}
 				}

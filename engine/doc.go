@@ -55,6 +55,27 @@
 // block of 32 images against each shard matrix (kernels.AB with 32 rows),
 // so the prototypes are read once per block instead of once per image.
 //
+// # Shared: one copy of the prototypes for many goroutines
+//
+// Shared (NewShared) is the read path of a trained model served from many
+// goroutines at once: one read-only copy of the prototypes, packed as one
+// shard holding them all, and no goroutine of its own. A single-sample
+// call (Distances, ImageDistances) runs on the caller's goroutine with a
+// workspace from a sync.Pool (a one-shard Engine over the shared memory,
+// never written through; each part allocated by the first call that needs
+// it), so that concurrent callers scale with the cores they run on and
+// share the prototypes: a busy server's cores are already taken by other
+// requests, and splitting one sample would only add hand-offs. A batch
+// call (DistancesBatch, ImageDistancesBatch) splits its samples: the
+// caller and up to workers-1 goroutines started for the call claim one
+// set, or one block of 32 images, at a time from an atomic counter, each
+// with a pooled workspace, and the goroutines exit when the work is
+// claimed. One that the OS starts late finds nothing left and returns, so
+// the caller never waits on a wake-up to make progress; a batch under
+// about 2·10⁶ flops per helper (splitWork, ~100 us on one core) runs on
+// the caller alone. An idle Shared therefore costs no CPU, and needs no
+// Close.
+//
 // # Determinism
 //
 // Each prototype's result is computed by the same code with the same
@@ -71,7 +92,9 @@
 // one, which the squares in ‖y_k‖ remove, so the sparse path gives the
 // dense path's bits too (tested on every implementation).
 // Results are therefore bit-identical for any number of workers, and the
-// batch forms are bit-identical to the single forms called in a loop. This
+// batch forms are bit-identical to the single forms called in a loop; a
+// Shared (one shard, any number of batch goroutines) gives an Engine's
+// bits. This
 // relies on svd.Batch giving a matrix the same values whatever its
 // neighbours in the batch (tested here), since chunk boundaries depend on
 // the shard boundaries. When several calls fail, the error with the lowest
@@ -91,7 +114,9 @@
 // the next Distances call. Input matrices and output slices belong to the
 // caller and are not retained; outputs must not alias inputs or the
 // engine's memory. An Engine is not safe for concurrent use: one call at a
-// time.
+// time. A Shared is: its prototypes are copied by NewShared and never
+// written afterwards, and every call has its own workspace; the caller's
+// inputs and outputs follow the Engine's rules.
 //
 // # Errors
 //

@@ -60,10 +60,20 @@
 //
 // Functions never modify their arguments: Train, Continue and Init return
 // new models, whose data they own (the input subspaces are read, not kept).
-// A Model is immutable; its prediction methods may be called concurrently
-// (they share one Predictor under a mutex). A Predictor or a Trainer owns a
-// distance engine with persistent worker goroutines: it is for one
-// goroutine at a time, and Close releases the workers. Methods ending in To
+// A Model is immutable, and all its methods may be called from any number
+// of goroutines at once (a server's request handlers sharing one loaded
+// model), without a lock: the prediction methods share one read-only packed
+// copy of the prototypes (an engine.Shared, built by the first prediction),
+// take a small workspace from a pool for each call, and classify a single
+// set or image on the caller's goroutine; the batch methods (PredictBatch,
+// PredictImageBatch, DistanceMatrix, ImageDistanceMatrix) split their
+// samples over the cores with goroutines started for the call. A Model
+// owns no goroutine: idle, it uses no CPU; Close only drops the packed copy
+// early. The results are the same bits as a Predictor's, whatever the number
+// of callers or workers. A Predictor or a Trainer owns a distance engine
+// with its own copy of the prototypes and persistent worker goroutines that
+// split every call (a single sample too): it is for one goroutine at a
+// time, and Close releases the workers. Methods ending in To
 // write into memory the caller owns and allocate nothing once it is large
 // enough; accessors such as Prototype and Relevances return copies.
 //

@@ -3,6 +3,7 @@ package model
 import (
 	"fmt"
 	"sync"
+	"sync/atomic"
 
 	"github.com/grlgq/grlgq/linalg"
 )
@@ -12,10 +13,16 @@ import (
 // or one per prototype).
 //
 // A Model is immutable once returned by Init, Train, Continue or Load:
-// training makes a new Model. Its prediction methods are safe for concurrent
-// use (they share one Predictor under a mutex); for parallel throughput give
-// each goroutine its own NewPredictor. Close releases the prediction
-// workers; a Model that is no longer referenced releases them too.
+// training makes a new Model. All its methods may be called from any number
+// of goroutines at once, without a lock. The prediction methods share one
+// read-only packed copy of the prototypes (built at the first prediction),
+// take a small workspace from a pool for each call, and run a single set or
+// image on the caller's goroutine, so that a server's request handlers
+// scale with its cores; the batch methods split their samples over the
+// cores with goroutines started for the call; Explain and ExplainImage read
+// the model's prototypes and allocate their own results. A Model owns no
+// goroutine: an idle one uses no CPU, and an unreferenced one is simply
+// collected.
 type Model struct {
 	cfg     Config // normalised (withDefaults); OnEpoch is never kept
 	dim, d  int
@@ -25,8 +32,8 @@ type Model struct {
 	lambda  []float64 // d (global / none) or p*d (local)
 	epochs  int       // epochs trained so far
 
-	mu   sync.Mutex
-	pred *Predictor // lazily created by predictor()
+	mu  sync.Mutex             // taken only to build srv
+	srv atomic.Pointer[server] // the prediction methods' shared state, built by server()
 }
 
 // Dim returns D, the number of pixels of an image.
@@ -90,15 +97,13 @@ func (m *Model) relevanceOf(k int) []float64 {
 	return m.lambda[k*m.d : (k+1)*m.d]
 }
 
-// Close releases the workers of the model's shared predictor. The model
-// stays usable: a later prediction starts them again.
+// Close drops the packed copy of the prototypes that the prediction
+// methods share (there are no workers to stop: a Model owns no goroutine),
+// so that its memory can be reclaimed before the Model itself. The model
+// stays usable: a later prediction builds the copy again. Calls running
+// concurrently with Close finish on the copy they started with.
 func (m *Model) Close() {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if m.pred != nil {
-		m.pred.Close()
-		m.pred = nil
-	}
+	m.srv.Store(nil)
 }
 
 // clone returns a deep copy of m without its predictor.

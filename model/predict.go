@@ -40,19 +40,49 @@ type Prediction struct {
 	Probabilities []float64
 }
 
-// Predictor classifies sets and images with a fixed copy of a model's
-// prototypes in a distance engine (persistent workers). It is not safe for
-// concurrent use; make one per goroutine. Close releases its workers.
+// Predictor classifies sets and images with its own copy of a model's
+// prototypes in a distance engine whose persistent workers split every call
+// (a single set or image too) over the cores. It is not safe for concurrent
+// use; Close releases its workers. A server whose goroutines classify
+// concurrently should call the Model's methods instead: they share one
+// copy of the prototypes and run each single sample on its caller.
 type Predictor struct {
+	classifier
+	eng   *engine.Engine
+	batch []float64       // n*p distances of batch calls
+	bases []*linalg.Dense // batch scratch
+	one   Prediction      // scratch of batch calls
+}
+
+// classifier is what a prediction needs besides the distances: shapes,
+// labels, relevances and the decision rule. Predictor and the Model's
+// shared server each hold one (read-only).
+type classifier struct {
 	dim, d, classes int
 	labels          []int
 	lambda          []float64
 	temperature     float64
 	reject          float64
-	eng             *engine.Engine
-	batch           []float64       // n*p distances of batch calls
-	bases           []*linalg.Dense // batch scratch
-	one             Prediction      // scratch of batch calls
+}
+
+func newClassifier(m *Model) classifier {
+	return classifier{
+		dim: m.dim, d: m.d, classes: m.classes,
+		labels:      m.labels,
+		lambda:      m.lambda,
+		temperature: m.cfg.Temperature,
+		reject:      m.cfg.RejectMargin,
+	}
+}
+
+// distancer is a distance engine: a Predictor's *engine.Engine (its own
+// workers, one caller) or a Model's *engine.Shared (any number of callers).
+// Both give the same bits.
+type distancer interface {
+	Distances(dist, theta []float64, P *linalg.Dense, lambda []float64) error
+	ImageDistances(dist, theta []float64, x []float64) error
+	DistancesBatch(dist []float64, sets []*linalg.Dense, lambda []float64) error
+	ImageDistancesBatch(dist []float64, x []float64, ldx, n int) error
 }
 
 // NewPredictor returns a Predictor for m using the given number of workers
@@ -76,15 +106,7 @@ func NewPredictor(m *Model, workers int) (*Predictor, error) {
 			return nil, fmt.Errorf("model: predictor: %w", err)
 		}
 	}
-	p := &Predictor{
-		dim: m.dim, d: m.d, classes: m.classes,
-		labels:      m.labels,
-		lambda:      m.lambda,
-		temperature: m.cfg.Temperature,
-		reject:      m.cfg.RejectMargin,
-		eng:         eng,
-	}
-	return p, nil
+	return &Predictor{classifier: newClassifier(m), eng: eng}, nil
 }
 
 // Close releases the predictor's workers; it may be called more than once.
@@ -116,16 +138,7 @@ func (p *Predictor) PredictTo(dst *Prediction, x *subspace.Subspace) error {
 	if err := p.open(); err != nil {
 		return err
 	}
-	if x == nil || x.Basis == nil || x.Basis.Rows != p.dim || x.Basis.Cols != p.d {
-		return p.shapeError(x)
-	}
-	np := len(p.labels)
-	dst.Distances = grow(dst.Distances, np)
-	dst.Angles = grow(dst.Angles, np*p.d)
-	if err := p.eng.Distances(dst.Distances, dst.Angles, x.Basis, p.lambda); err != nil {
-		return fmt.Errorf("model: predict: %w", predictError(err))
-	}
-	return p.decide(dst)
+	return p.predictTo(p.eng, dst, x)
 }
 
 // PredictImageTo classifies the single image x (len D; its 1-D subspace
@@ -137,16 +150,7 @@ func (p *Predictor) PredictImageTo(dst *Prediction, x []float64) error {
 	if err := p.open(); err != nil {
 		return err
 	}
-	if len(x) != p.dim {
-		return fmt.Errorf("model: %w: image of %d pixels, model wants %d", ErrData, len(x), p.dim)
-	}
-	np := len(p.labels)
-	dst.Distances = grow(dst.Distances, np)
-	dst.Angles = grow(dst.Angles, np)
-	if err := p.eng.ImageDistances(dst.Distances, dst.Angles, x); err != nil {
-		return fmt.Errorf("model: predict image: %w", predictError(err))
-	}
-	return p.decide(dst)
+	return p.predictImageTo(p.eng, dst, x)
 }
 
 // Predict is PredictTo into a new Prediction.
@@ -173,26 +177,10 @@ func (p *Predictor) DistancesTo(dist []float64, x []*subspace.Subspace) error {
 	if err := p.open(); err != nil {
 		return err
 	}
-	np := len(p.labels)
-	if len(dist) < len(x)*np {
-		return fmt.Errorf("model: %w: distance buffer of %d for %d x %d", ErrData, len(dist), len(x), np)
-	}
-	if cap(p.bases) < len(x) {
-		p.bases = make([]*linalg.Dense, len(x))
-	}
-	bases := p.bases[:len(x)]
-	for i, s := range x {
-		if s == nil || s.Basis == nil || s.Basis.Rows != p.dim || s.Basis.Cols != p.d {
-			return fmt.Errorf("set %d: %w", i, p.shapeError(s))
-		}
-		bases[i] = s.Basis
-	}
-	err := p.eng.DistancesBatch(dist[:len(x)*np], bases, p.lambda)
-	clear(bases)
-	if err != nil {
-		return fmt.Errorf("model: distances: %w", predictError(err))
-	}
-	return nil
+	p.bases = grow(p.bases, len(x))
+	err := p.distancesTo(p.eng, dist, x, p.bases)
+	clear(p.bases)
+	return err
 }
 
 // ImageDistancesTo writes θ_1² between the n images of x (row-major, image
@@ -202,14 +190,7 @@ func (p *Predictor) ImageDistancesTo(dist []float64, x []float64, ldx, n int) er
 	if err := p.open(); err != nil {
 		return err
 	}
-	np := len(p.labels)
-	if n < 0 || ldx < p.dim || (n > 0 && len(x) < (n-1)*ldx+p.dim) || len(dist) < n*np {
-		return fmt.Errorf("model: %w: %d images of %d pixels (stride %d) in %d values, %d distances", ErrData, n, p.dim, ldx, len(x), len(dist))
-	}
-	if err := p.eng.ImageDistancesBatch(dist[:n*np], x, ldx, n); err != nil {
-		return fmt.Errorf("model: image distances: %w", predictError(err))
-	}
-	return nil
+	return p.imageDistancesTo(p.eng, dist, x, ldx, n)
 }
 
 // PredictBatch writes the label of every set of x into labels (-1 for a
@@ -219,12 +200,11 @@ func (p *Predictor) PredictBatch(labels []int, x []*subspace.Subspace) error {
 	if len(labels) < len(x) {
 		return fmt.Errorf("model: %w: %d labels for %d sets", ErrData, len(labels), len(x))
 	}
-	np := len(p.labels)
-	p.batch = grow(p.batch, len(x)*np)
+	p.batch = grow(p.batch, len(x)*len(p.labels))
 	if err := p.DistancesTo(p.batch, x); err != nil {
 		return err
 	}
-	return p.labelRows(labels, len(x))
+	return p.labelRows(&p.one, labels, p.batch, len(x))
 }
 
 // PredictImageBatch writes the label of each of the n images of x
@@ -235,20 +215,80 @@ func (p *Predictor) PredictImageBatch(labels []int, x []float64, ldx, n int) err
 	if len(labels) < n {
 		return fmt.Errorf("model: %w: %d labels for %d images", ErrData, len(labels), n)
 	}
-	np := len(p.labels)
-	p.batch = grow(p.batch, n*np)
+	p.batch = grow(p.batch, max(n, 0)*len(p.labels))
 	if err := p.ImageDistancesTo(p.batch, x, ldx, n); err != nil {
 		return err
 	}
-	return p.labelRows(labels, n)
+	return p.labelRows(&p.one, labels, p.batch, n)
 }
 
-func (p *Predictor) labelRows(labels []int, n int) error {
-	np := len(p.labels)
-	r := &p.one
+// predictTo classifies the set x into dst with eng.
+func (c *classifier) predictTo(eng distancer, dst *Prediction, x *subspace.Subspace) error {
+	if x == nil || x.Basis == nil || x.Basis.Rows != c.dim || x.Basis.Cols != c.d {
+		return c.shapeError(x)
+	}
+	np := len(c.labels)
+	dst.Distances = grow(dst.Distances, np)
+	dst.Angles = grow(dst.Angles, np*c.d)
+	if err := eng.Distances(dst.Distances, dst.Angles, x.Basis, c.lambda); err != nil {
+		return fmt.Errorf("model: predict: %w", predictError(err))
+	}
+	return c.decide(dst)
+}
+
+// predictImageTo classifies the image x into dst with eng.
+func (c *classifier) predictImageTo(eng distancer, dst *Prediction, x []float64) error {
+	if len(x) != c.dim {
+		return fmt.Errorf("model: %w: image of %d pixels, model wants %d", ErrData, len(x), c.dim)
+	}
+	np := len(c.labels)
+	dst.Distances = grow(dst.Distances, np)
+	dst.Angles = grow(dst.Angles, np)
+	if err := eng.ImageDistances(dst.Distances, dst.Angles, x); err != nil {
+		return fmt.Errorf("model: predict image: %w", predictError(err))
+	}
+	return c.decide(dst)
+}
+
+// distancesTo writes the n x p distances of the sets x into dist, with
+// bases (len(x)) as scratch.
+func (c *classifier) distancesTo(eng distancer, dist []float64, x []*subspace.Subspace, bases []*linalg.Dense) error {
+	np := len(c.labels)
+	if len(dist) < len(x)*np {
+		return fmt.Errorf("model: %w: distance buffer of %d for %d x %d", ErrData, len(dist), len(x), np)
+	}
+	for i, s := range x {
+		if s == nil || s.Basis == nil || s.Basis.Rows != c.dim || s.Basis.Cols != c.d {
+			return fmt.Errorf("set %d: %w", i, c.shapeError(s))
+		}
+		bases[i] = s.Basis
+	}
+	if err := eng.DistancesBatch(dist[:len(x)*np], bases, c.lambda); err != nil {
+		return fmt.Errorf("model: distances: %w", predictError(err))
+	}
+	return nil
+}
+
+// imageDistancesTo writes the n x p distances of the images of x into dist.
+func (c *classifier) imageDistancesTo(eng distancer, dist []float64, x []float64, ldx, n int) error {
+	np := len(c.labels)
+	if n < 0 || ldx < c.dim || (n > 0 && len(x) < (n-1)*ldx+c.dim) || len(dist) < n*np {
+		return fmt.Errorf("model: %w: %d images of %d pixels (stride %d) in %d values, %d distances", ErrData, n, c.dim, ldx, len(x), len(dist))
+	}
+	if err := eng.ImageDistancesBatch(dist[:n*np], x, ldx, n); err != nil {
+		return fmt.Errorf("model: image distances: %w", predictError(err))
+	}
+	return nil
+}
+
+// labelRows decides the n rows of dist (n x p) into labels, with r as
+// scratch.
+func (c *classifier) labelRows(r *Prediction, labels []int, dist []float64, n int) error {
+	np := len(c.labels)
 	for i := 0; i < n; i++ {
-		r.Distances = p.batch[i*np : (i+1)*np]
-		if err := p.decide(r); err != nil {
+		r.Distances = dist[i*np : (i+1)*np]
+		if err := c.decide(r); err != nil {
+			r.Distances = nil
 			return fmt.Errorf("sample %d: %w", i, err)
 		}
 		labels[i] = r.Label
@@ -258,27 +298,27 @@ func (p *Predictor) labelRows(labels []int, n int) error {
 }
 
 // decide fills the class fields of r from r.Distances.
-func (p *Predictor) decide(r *Prediction) error {
+func (c *classifier) decide(r *Prediction) error {
 	k := nearest(r.Distances)
 	if k < 0 {
 		return fmt.Errorf("model: predict: %w: no finite distance", ErrNotFinite)
 	}
 	r.Nearest = k
-	r.Probabilities = grow(r.Probabilities, p.classes)
+	r.Probabilities = grow(r.Probabilities, c.classes)
 	pr := r.Probabilities
-	for c := range pr {
-		pr[c] = math.Inf(1)
+	for i := range pr {
+		pr[i] = math.Inf(1)
 	}
 	for j, dj := range r.Distances {
-		if c := p.labels[j]; dj < pr[c] {
-			pr[c] = dj
+		if l := c.labels[j]; dj < pr[l] {
+			pr[l] = dj
 		}
 	}
 	// The nearest class and the nearest other class.
-	c1 := p.labels[k]
+	c1 := c.labels[k]
 	d1, d2 := pr[c1], math.Inf(1)
-	for c, v := range pr {
-		if c != c1 && v < d2 {
+	for l, v := range pr {
+		if l != c1 && v < d2 {
 			d2 = v
 		}
 	}
@@ -291,28 +331,28 @@ func (p *Predictor) decide(r *Prediction) error {
 	default:
 		r.Margin = 0
 	}
-	r.Rejected = r.Margin < p.reject
+	r.Rejected = r.Margin < c.reject
 	r.Label = c1
 	if r.Rejected {
 		r.Label = -1
 	}
 	var sum float64
-	for c, v := range pr {
-		e := math.Exp(-(v - d1) / p.temperature)
-		pr[c] = e
+	for l, v := range pr {
+		e := math.Exp(-(v - d1) / c.temperature)
+		pr[l] = e
 		sum += e
 	}
-	for c := range pr {
-		pr[c] /= sum
+	for l := range pr {
+		pr[l] /= sum
 	}
 	return nil
 }
 
-func (p *Predictor) shapeError(x *subspace.Subspace) error {
+func (c *classifier) shapeError(x *subspace.Subspace) error {
 	if x == nil || x.Basis == nil {
 		return fmt.Errorf("model: %w: nil subspace", ErrData)
 	}
-	return fmt.Errorf("model: %w: basis is %d x %d, model wants %d x %d (use PredictImage for single images)", ErrData, x.Basis.Rows, x.Basis.Cols, p.dim, p.d)
+	return fmt.Errorf("model: %w: basis is %d x %d, model wants %d x %d (use PredictImage for single images)", ErrData, x.Basis.Rows, x.Basis.Cols, c.dim, c.d)
 }
 
 // predictError adds the model's sentinel to an engine error.
@@ -336,45 +376,55 @@ func grow[T any](s []T, n int) []T {
 	return s[:n]
 }
 
-// predictor returns the model's shared predictor, starting it if needed.
-// The caller holds m.mu.
-func (m *Model) predictor() (*Predictor, error) {
-	if m.pred != nil {
-		return m.pred, nil
-	}
-	p, err := NewPredictor(m, 0)
-	if err != nil {
-		return nil, err
-	}
-	m.pred = p
-	// Release the workers when the model becomes unreachable (p does not
-	// reference m, so the cleanup can run).
-	runtime.AddCleanup(m, func(p *Predictor) { p.Close() }, p)
-	return p, nil
+// server is what a Model's prediction methods share, built at the first
+// prediction: the decision rule and one read-only packed copy of the
+// prototypes (engine.Shared), whose per-call workspaces come from a pool.
+// It owns no goroutine.
+type server struct {
+	classifier
+	eng *engine.Shared
 }
 
-// PredictTo classifies the set x into dst with the model's shared
-// predictor (see Predictor.PredictTo).
-func (m *Model) PredictTo(dst *Prediction, x *subspace.Subspace) error {
+// server returns the model's server, building it at the first call. Only
+// that first build takes m.mu (so that a burst of first callers builds one
+// copy of the prototypes); every later call is one atomic load.
+func (m *Model) server() (*server, error) {
+	if s := m.srv.Load(); s != nil {
+		return s, nil
+	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	p, err := m.predictor()
+	if s := m.srv.Load(); s != nil {
+		return s, nil
+	}
+	eng, err := engine.NewShared(m.dim, m.d, m.protos, m.cfg.Workers)
+	if err != nil {
+		return nil, fmt.Errorf("model: predictor: %w", err)
+	}
+	s := &server{classifier: newClassifier(m), eng: eng}
+	m.srv.Store(s)
+	return s, nil
+}
+
+// PredictTo classifies the set x into dst (see Predictor.PredictTo) on the
+// caller's goroutine. It allocates nothing when dst's slices have enough
+// capacity, and may be called from any number of goroutines at once.
+func (m *Model) PredictTo(dst *Prediction, x *subspace.Subspace) error {
+	s, err := m.server()
 	if err != nil {
 		return err
 	}
-	return p.PredictTo(dst, x)
+	return s.predictTo(s.eng, dst, x)
 }
 
 // PredictImageTo classifies the image x into dst (see
-// Predictor.PredictImageTo).
+// Predictor.PredictImageTo) on the caller's goroutine, like PredictTo.
 func (m *Model) PredictImageTo(dst *Prediction, x []float64) error {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	p, err := m.predictor()
+	s, err := m.server()
 	if err != nil {
 		return err
 	}
-	return p.PredictImageTo(dst, x)
+	return s.predictImageTo(s.eng, dst, x)
 }
 
 // Predict classifies the set x.
@@ -395,32 +445,40 @@ func (m *Model) PredictImage(x []float64) (*Prediction, error) {
 	return &r, nil
 }
 
-// PredictBatch returns the labels of the sets x (-1 for rejected ones).
+// PredictBatch returns the labels of the sets x (-1 for rejected ones),
+// splitting the sets between the caller and goroutines started for the
+// call (up to Config().Workers, or all cores) when the batch is large
+// enough to gain from it.
 func (m *Model) PredictBatch(x []*subspace.Subspace) ([]int, error) {
-	labels := make([]int, len(x))
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	p, err := m.predictor()
+	s, err := m.server()
 	if err != nil {
 		return nil, err
 	}
-	if err := p.PredictBatch(labels, x); err != nil {
+	labels := make([]int, len(x))
+	dist := make([]float64, len(x)*len(s.labels))
+	if err := s.distancesTo(s.eng, dist, x, make([]*linalg.Dense, len(x))); err != nil {
+		return nil, err
+	}
+	if err := s.labelRows(new(Prediction), labels, dist, len(x)); err != nil {
 		return nil, err
 	}
 	return labels, nil
 }
 
 // PredictImageBatch returns the labels of the n images of x (row-major,
-// image i at x[i*ldx:]; -1 for rejected ones).
+// image i at x[i*ldx:]; -1 for rejected ones), in parallel like
+// PredictBatch.
 func (m *Model) PredictImageBatch(x []float64, ldx, n int) ([]int, error) {
-	labels := make([]int, max(n, 0))
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	p, err := m.predictor()
+	s, err := m.server()
 	if err != nil {
 		return nil, err
 	}
-	if err := p.PredictImageBatch(labels, x, ldx, n); err != nil {
+	labels := make([]int, max(n, 0))
+	dist := make([]float64, max(n, 0)*len(s.labels))
+	if err := s.imageDistancesTo(s.eng, dist, x, ldx, n); err != nil {
+		return nil, err
+	}
+	if err := s.labelRows(new(Prediction), labels, dist, n); err != nil {
 		return nil, err
 	}
 	return labels, nil
@@ -428,34 +486,31 @@ func (m *Model) PredictImageBatch(x []float64, ldx, n int) ([]int, error) {
 
 // DistanceMatrix returns the n x p distances between the sets x and the
 // prototypes (row i for x[i]), e.g. for a 2-D embedding of data and
-// prototypes.
+// prototypes; in parallel like PredictBatch.
 func (m *Model) DistanceMatrix(x []*subspace.Subspace) (*linalg.Dense, error) {
-	np := len(m.protos)
-	dist := make([]float64, len(x)*np)
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	p, err := m.predictor()
+	s, err := m.server()
 	if err != nil {
 		return nil, err
 	}
-	if err := p.DistancesTo(dist, x); err != nil {
+	np := len(m.protos)
+	dist := make([]float64, len(x)*np)
+	if err := s.distancesTo(s.eng, dist, x, make([]*linalg.Dense, len(x))); err != nil {
 		return nil, err
 	}
 	return denseFrom(len(x), np, dist), nil
 }
 
 // ImageDistanceMatrix returns the n x p distances θ_1² between the n images
-// of x (row-major, image i at x[i*ldx:]) and the prototypes.
+// of x (row-major, image i at x[i*ldx:]) and the prototypes; in parallel
+// like PredictBatch.
 func (m *Model) ImageDistanceMatrix(x []float64, ldx, n int) (*linalg.Dense, error) {
-	np := len(m.protos)
-	dist := make([]float64, max(n, 0)*np)
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	p, err := m.predictor()
+	s, err := m.server()
 	if err != nil {
 		return nil, err
 	}
-	if err := p.ImageDistancesTo(dist, x, ldx, n); err != nil {
+	np := len(m.protos)
+	dist := make([]float64, max(n, 0)*np)
+	if err := s.imageDistancesTo(s.eng, dist, x, ldx, n); err != nil {
 		return nil, err
 	}
 	return denseFrom(n, np, dist), nil

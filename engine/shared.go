@@ -1,0 +1,274 @@
+package engine
+
+import (
+	"fmt"
+	"runtime"
+	"sync"
+	"sync/atomic"
+
+	"github.com/grlgq/grlgq/linalg"
+	"github.com/grlgq/grlgq/svd"
+)
+
+// Shared is a read-only copy of p prototypes in the engine's packed layout,
+// for any number of goroutines at once (a model behind a server). Unlike
+// an Engine it owns no goroutine and has no Close: a single-sample call
+// (Distances, ImageDistances) runs on the caller's goroutine, with a
+// workspace taken from a sync.Pool for the call, so that concurrent callers
+// share the one copy of the prototypes and scale with the cores they run
+// on. A batch call (DistancesBatch, ImageDistancesBatch) splits its samples
+// between the caller and up to workers-1 goroutines started for the call,
+// which exit when it returns; an idle Shared uses no CPU.
+//
+// The prototypes are the columns of one 64-byte aligned dim x ld matrix
+// (prototype k at columns k·d .. k·d+d-1), the layout of an Engine shard
+// holding them all. Results are bit-identical to an Engine's with the same
+// prototypes, for any number of workers of either (see the package
+// documentation's Determinism).
+type Shared struct {
+	dim, d, p int
+	workers   int // batch calls: 0 means runtime.GOMAXPROCS(0) at the call
+	ld        int
+	data      []float64       // dim x ld, read-only after NewShared
+	protos    []*linalg.Dense // read-only views into data
+	owner     []int32         // all zero: one shard
+	finite    bool
+	pool      sync.Pool // *Engine: a one-shard engine over data, no goroutines
+}
+
+// NewShared copies the prototypes (each dim x d, any stride; p =
+// len(protos) >= 1) into a new Shared. Batch calls use up to workers
+// goroutines in all (the caller's included); workers <= 0 means
+// runtime.GOMAXPROCS(0) at the time of each call.
+func NewShared(dim, d int, protos []*linalg.Dense, workers int) (*Shared, error) {
+	p := len(protos)
+	if d < 1 || dim < d || p < 1 || d > svd.MaxSmall {
+		return nil, fmt.Errorf("%w: NewShared(dim=%d, d=%d, p=%d): need 1 <= d <= dim, d <= %d, p >= 1", ErrShape, dim, d, p, svd.MaxSmall)
+	}
+	sh := &Shared{
+		dim: dim, d: d, p: p,
+		workers: max(workers, 0),
+		ld:      shardStride(p, d),
+		protos:  make([]*linalg.Dense, p),
+		owner:   make([]int32, p),
+		finite:  true,
+	}
+	sh.data = linalg.AlignedSlice(dim * sh.ld)
+	check := &Engine{dim: dim, d: d, p: p}
+	for k, w := range protos {
+		if err := check.checkSet(w, "prototype"); err != nil {
+			return nil, fmt.Errorf("prototype %d: %w", k, err)
+		}
+		o := k * d
+		end := o + (dim-1)*sh.ld + d
+		sh.protos[k] = linalg.NewDenseOn(dim, d, sh.ld, sh.data[o:end:end])
+		sh.protos[k].CopyFrom(w)
+		if w.Validate() != nil {
+			sh.finite = false
+		}
+	}
+	sh.pool.New = func() any { return sh.newScratch() }
+	return sh, nil
+}
+
+// Dims returns the sample dimension D, the subspace dimension d and the
+// number of prototypes p.
+func (sh *Shared) Dims() (dim, d, p int) { return sh.dim, sh.d, sh.p }
+
+// Bytes returns the size of the packed prototypes, the memory all callers
+// share. A workspace, one per call running at the same moment, is a
+// fraction of it: about 12·dim bytes for images, and for sets p·d²
+// projections and an svd.Batch (45 KB in all at dim = 784, d = 12, p = 10,
+// where the prototypes take 752 KB).
+func (sh *Shared) Bytes() int { return len(sh.data) * 8 }
+
+// newScratch returns a one-shard engine whose prototypes are sh's memory,
+// with no goroutines and never written through. Its workspace is added by
+// the first call that needs each part (setSpace, imageSpace, and the batch
+// forms' own), so that a workspace that only ever serves images (about
+// 12·dim bytes) does not carry the projections and SVD workspace of sets.
+func (sh *Shared) newScratch() *Engine {
+	s := &shard{lo: 0, hi: sh.p, ld: sh.ld, protos: sh.data}
+	return &Engine{
+		dim: sh.dim, d: sh.d, p: sh.p,
+		shards: []*shard{s},
+		protos: sh.protos,
+		owner:  sh.owner,
+		finite: sh.finite,
+	}
+}
+
+// setSpace gives e what the set forms need: projections, singular values
+// and an svd.Batch.
+func (sh *Shared) setSpace(e *Engine) {
+	if s := e.shards[0]; s.sv == nil {
+		s.proj = linalg.AlignedSlice(sh.p * sh.d * sh.d)
+		s.sigma = make([]float64, sh.p*sh.d)
+		s.sv = svd.NewBatch(sh.d)
+	}
+}
+
+// imageSpace gives e what the single-image form needs: y and the list of
+// nonzero pixels.
+func (sh *Shared) imageSpace(e *Engine) {
+	if s := e.shards[0]; s.y == nil {
+		s.y = linalg.AlignedSlice(chunk * sh.d)
+		e.nzIdx = make([]int32, sh.dim)
+		e.nzVal = make([]float64, sh.dim)
+	}
+}
+
+func (sh *Shared) get() *Engine  { return sh.pool.Get().(*Engine) }
+func (sh *Shared) put(e *Engine) { sh.pool.Put(e) }
+
+// Distances is Engine.Distances on the caller's goroutine (there is no
+// Projection to read afterwards). It allocates nothing once the pool holds
+// a workspace.
+func (sh *Shared) Distances(dist, theta []float64, P *linalg.Dense, lambda []float64) error {
+	e := sh.get()
+	sh.setSpace(e)
+	err := e.Distances(dist, theta, P, lambda)
+	sh.put(e)
+	return err
+}
+
+// ImageDistances is Engine.ImageDistances on the caller's goroutine.
+func (sh *Shared) ImageDistances(dist, theta []float64, x []float64) error {
+	e := sh.get()
+	sh.imageSpace(e)
+	err := e.ImageDistances(dist, theta, x)
+	sh.put(e)
+	return err
+}
+
+// DistancesBatch is Engine.DistancesBatch: dist[i*p+k] is the distance
+// between sets[i] and prototype k, bit-identical to Distances on each set.
+// The samples are claimed one at a time by the caller and the goroutines
+// started for the call (see split).
+func (sh *Shared) DistancesBatch(dist []float64, sets []*linalg.Dense, lambda []float64) error {
+	e := sh.get()
+	defer sh.put(e)
+	if len(dist) != len(sets)*sh.p {
+		return fmt.Errorf("%w: DistancesBatch: len(dist) = %d, want %d samples x %d prototypes", ErrShape, len(dist), len(sets), sh.p)
+	}
+	for i, s := range sets {
+		if err := e.checkSet(s, "sample"); err != nil {
+			return fmt.Errorf("sample %d: %w", i, err)
+		}
+	}
+	if err := e.checkLambda(lambda); err != nil {
+		return err
+	}
+	n, p, d := len(sets), sh.p, sh.d
+	if n == 0 {
+		return nil
+	}
+	// Per sample: p projections of 2·dim·d² flops and p small SVDs.
+	work := float64(p) * (2*float64(sh.dim)*float64(d*d) + 40*float64(d*d*d))
+	return sh.split(e, n, 1, work, func(e *Engine, i0, i1 int) (int, error) {
+		s := e.shards[0]
+		if s.bproj == nil {
+			s.bproj = linalg.AlignedSlice(p * d * d)
+			s.bsigma = make([]float64, p*d)
+		}
+		sh.setSpace(e)
+		for i := i0; i < i1; i++ {
+			if err := e.distancesAll(s, dist[i*p:(i+1)*p], sets[i], lambda); err != nil {
+				return i, fmt.Errorf("sample %d: %w", i, err)
+			}
+		}
+		return 0, nil
+	})
+}
+
+// ImageDistancesBatch is Engine.ImageDistancesBatch (image i at
+// x[i*ldx : i*ldx+dim]), bit-identical to ImageDistances on each image;
+// blocks of 32 images are claimed by the caller and the goroutines started
+// for the call.
+func (sh *Shared) ImageDistancesBatch(dist []float64, x []float64, ldx, n int) error {
+	if n < 0 || ldx < sh.dim || len(dist) != n*sh.p || (n > 0 && len(x) < (n-1)*ldx+sh.dim) {
+		return fmt.Errorf("%w: ImageDistancesBatch: n = %d, ldx = %d, len(x) = %d, len(dist) = %d (dim %d, p %d)", ErrShape, n, ldx, len(x), len(dist), sh.dim, sh.p)
+	}
+	if n == 0 {
+		return nil
+	}
+	e := sh.get()
+	defer sh.put(e)
+	p, d := sh.p, sh.d
+	work := float64(imageBlock) * 2 * float64(sh.dim) * float64(p*d)
+	return sh.split(e, n, imageBlock, work, func(e *Engine, i0, i1 int) (int, error) {
+		s := e.shards[0]
+		if s.by == nil {
+			s.by = linalg.AlignedSlice(imageBlock * p * d)
+		}
+		return e.imageBlock(s, dist, x, ldx, i0, i1)
+	})
+}
+
+// splitWork is the least work (in flops) of a batch call for each
+// goroutine started to help it: about 100 us on one core of the build
+// machine, the order of what waking an idle core costs there (100-800 us,
+// during which the caller works on). A smaller call runs on the caller.
+var splitWork = 2e6 // tests set 0 to split every batch
+
+// split runs chunks of per samples of n (chunk c is samples c·per ..
+// min((c+1)·per, n)-1) through run, claimed one at a time from an atomic
+// counter by the caller (with workspace e) and by up to workers-1
+// goroutines started for this call, each with a pooled workspace; a
+// goroutine the OS starts late finds the chunks taken and exits at once,
+// so the caller never waits for a wake-up to be useful. run returns the
+// index of the failing sample with its error; split returns the error of
+// the lowest index, whoever found it. work is the flops of one chunk.
+func (sh *Shared) split(e *Engine, n, per int, work float64, run func(e *Engine, i0, i1 int) (int, error)) error {
+	chunks := (n + per - 1) / per
+	workers := sh.workers
+	if workers == 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	helpers := min(workers, chunks) - 1
+	helpers = min(helpers, int(float64(chunks)*work/max(splitWork, 1)))
+	j := &splitJob{n: n, per: per, chunks: int64(chunks), run: run, at: -1}
+	if helpers > 0 {
+		j.wg.Add(helpers)
+		for range helpers {
+			go func() {
+				h := sh.get()
+				j.do(h)
+				sh.put(h)
+				j.wg.Done()
+			}()
+		}
+	}
+	j.do(e)
+	j.wg.Wait()
+	return j.err
+}
+
+type splitJob struct {
+	next   atomic.Int64
+	n, per int
+	chunks int64
+	run    func(e *Engine, i0, i1 int) (int, error)
+	wg     sync.WaitGroup
+	mu     sync.Mutex // guards err, at (written on failure only)
+	err    error
+	at     int
+}
+
+func (j *splitJob) do(e *Engine) {
+	for {
+		c := j.next.Add(1) - 1
+		if c >= j.chunks {
+			return
+		}
+		i0 := int(c) * j.per
+		at, err := j.run(e, i0, min(i0+j.per, j.n))
+		if err != nil {
+			j.mu.Lock()
+			if j.err == nil || at < j.at {
+				j.err, j.at = err, at
+			}
+			j.mu.Unlock()
+		}
+	}
+}

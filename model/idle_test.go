@@ -1,0 +1,46 @@
+//go:build linux || darwin
+
+package model
+
+import (
+	"runtime"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// cpuTime returns the process's user plus system CPU time.
+func cpuTime(t *testing.T) time.Duration {
+	t.Helper()
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		t.Fatal(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// TestIdleUsesNoCPU: after a burst of concurrent predictions (single and
+// batch) a model that is not called costs no CPU: no goroutine is left,
+// and the process's CPU time over one idle second stays near zero (a
+// worker left spinning would burn the whole second). Measured on the
+// 2-core build machine: 0.1-1 ms per idle second.
+func TestIdleUsesNoCPU(t *testing.T) {
+	if testing.Short() {
+		t.Skip("takes over a second")
+	}
+	m := mnistShapedModel(t)
+	before := runtime.NumGoroutine()
+	predictBurst(t, m, 300*time.Millisecond)
+	time.Sleep(20 * time.Millisecond) // let the burst's last goroutines exit
+	if n := runtime.NumGoroutine(); n > before {
+		t.Errorf("%d goroutines before the burst, %d after", before, n)
+	}
+	c0, w0 := cpuTime(t), time.Now()
+	time.Sleep(time.Second)
+	used, wall := cpuTime(t)-c0, time.Since(w0)
+	t.Logf("CPU time over %v idle after a burst: %v (%.2f%% of one core)", wall.Round(time.Millisecond), used, 100*used.Seconds()/wall.Seconds())
+	if used > 50*time.Millisecond {
+		t.Errorf("idle model used %v of CPU in %v", used, wall)
+	}
+	m.Close()
+}
