@@ -552,6 +552,424 @@ done:
 	VZEROUPPER
 	RET
 
+// func jacobi4AVX2(buf *float64, n int, pairs *int64, ppr int, rounds int, params *[8]float64, norms *float64, maxSweeps int) uint64
+// Requires: AVX, FMA3
+TEXT ·jacobi4AVX2(SB), NOSPLIT, $0-72
+	MOVQ         buf+0(FP), AX
+	MOVQ         params+40(FP), CX
+	VBROADCASTSD 32(CX), Y14
+	VBROADCASTSD 40(CX), Y15
+	VBROADCASTSD 48(CX), Y12
+	VMOVUPD      (CX), Y13
+	MOVQ         rounds+32(FP), CX
+	MOVQ         ppr+24(FP), DX
+	IMULQ        DX, CX
+	SHLQ         $0x05, CX
+	MOVQ         pairs+16(FP), DX
+	ADDQ         DX, CX
+	MOVQ         maxSweeps+56(FP), DX
+
+sweep:
+	XORQ R10, R10
+	MOVQ pairs+16(FP), BX
+
+	// norms[c] = Σ_r buf[c][r]², exact at the start of every sweep
+	MOVQ AX, DI
+	MOVQ norms+48(FP), R8
+	MOVQ n+8(FP), SI
+
+norm:
+	VXORPD Y0, Y0, Y0
+	VXORPD Y1, Y1, Y1
+	MOVQ   n+8(FP), R9
+
+norm2:
+	CMPQ        R9, $0x02
+	JL          norm1
+	VMOVUPD     (DI), Y2
+	VMOVUPD     32(DI), Y3
+	VFMADD231PD Y2, Y2, Y0
+	VFMADD231PD Y3, Y3, Y1
+	ADDQ        $0x40, DI
+	SUBQ        $0x02, R9
+	JMP         norm2
+
+norm1:
+	TESTQ       R9, R9
+	JZ          normdone
+	VMOVUPD     (DI), Y2
+	VFMADD231PD Y2, Y2, Y0
+	ADDQ        $0x20, DI
+
+normdone:
+	VADDPD  Y1, Y0, Y0
+	VMOVUPD Y0, (R8)
+	ADDQ    $0x20, R8
+	DECQ    SI
+	JNZ     norm
+
+round:
+	// one round, software-pipelined over its pairs k: γ of pair k+1, the
+	// parameters of pair k, the rotation of pair k-1
+	MOVQ   ppr+24(FP), SI
+	MOVQ   (BX), DI
+	MOVQ   8(BX), R8
+	ADDQ   AX, DI
+	ADDQ   AX, R8
+	VXORPD Y0, Y0, Y0
+	VXORPD Y1, Y1, Y1
+	VXORPD Y2, Y2, Y2
+	VXORPD Y3, Y3, Y3
+	MOVQ   n+8(FP), R9
+
+dot40:
+	CMPQ        R9, $0x04
+	JL          dot10
+	VMOVUPD     (DI), Y4
+	VFMADD231PD (R8), Y4, Y0
+	VMOVUPD     32(DI), Y5
+	VFMADD231PD 32(R8), Y5, Y1
+	VMOVUPD     64(DI), Y4
+	VFMADD231PD 64(R8), Y4, Y2
+	VMOVUPD     96(DI), Y5
+	VFMADD231PD 96(R8), Y5, Y3
+	ADDQ        $0x00000080, DI
+	ADDQ        $0x00000080, R8
+	SUBQ        $0x04, R9
+	JMP         dot40
+
+dot10:
+	TESTQ       R9, R9
+	JZ          dotdone0
+	VMOVUPD     (DI), Y4
+	VFMADD231PD (R8), Y4, Y0
+	ADDQ        $0x20, DI
+	ADDQ        $0x20, R8
+	DECQ        R9
+	JMP         dot10
+
+dotdone0:
+	VADDPD  Y1, Y0, Y0
+	VADDPD  Y3, Y2, Y2
+	VADDPD  Y2, Y0, Y0
+	VMOVAPD Y0, Y11
+	VMOVAPD Y11, Y10
+	DECQ    SI
+	JZ      p0
+	MOVQ    32(BX), DI
+	MOVQ    40(BX), R8
+	ADDQ    AX, DI
+	ADDQ    AX, R8
+	VXORPD  Y0, Y0, Y0
+	VXORPD  Y1, Y1, Y1
+	VXORPD  Y2, Y2, Y2
+	VXORPD  Y3, Y3, Y3
+	MOVQ    n+8(FP), R9
+
+dot41:
+	CMPQ        R9, $0x04
+	JL          dot11
+	VMOVUPD     (DI), Y4
+	VFMADD231PD (R8), Y4, Y0
+	VMOVUPD     32(DI), Y5
+	VFMADD231PD 32(R8), Y5, Y1
+	VMOVUPD     64(DI), Y4
+	VFMADD231PD 64(R8), Y4, Y2
+	VMOVUPD     96(DI), Y5
+	VFMADD231PD 96(R8), Y5, Y3
+	ADDQ        $0x00000080, DI
+	ADDQ        $0x00000080, R8
+	SUBQ        $0x04, R9
+	JMP         dot41
+
+dot11:
+	TESTQ       R9, R9
+	JZ          dotdone1
+	VMOVUPD     (DI), Y4
+	VFMADD231PD (R8), Y4, Y0
+	ADDQ        $0x20, DI
+	ADDQ        $0x20, R8
+	DECQ        R9
+	JMP         dot11
+
+dotdone1:
+	VADDPD  Y1, Y0, Y0
+	VADDPD  Y3, Y2, Y2
+	VADDPD  Y2, Y0, Y0
+	VMOVAPD Y0, Y11
+
+p0:
+	MOVQ    norms+48(FP), DI
+	MOVQ    16(BX), R8
+	MOVQ    24(BX), R9
+	VMOVUPD (DI)(R8*1), Y0
+	VMOVUPD (DI)(R9*1), Y1
+
+	// mask = γ² > tol² α β && α > negl && β > negl
+	VMULPD    Y10, Y10, Y2
+	VMULPD    Y1, Y0, Y3
+	VMULPD    Y14, Y3, Y3
+	VCMPPD    $0x1e, Y3, Y2, Y2
+	VCMPPD    $0x1e, Y13, Y0, Y3
+	VANDPD    Y3, Y2, Y2
+	VCMPPD    $0x1e, Y13, Y1, Y3
+	VANDPD    Y3, Y2, Y2
+	VMOVMSKPD Y2, R11
+	TESTQ     R11, R11
+	JZ        pskip0
+	ORQ       R11, R10
+
+	// t = sign(d) g2 / (|d| + sqrt(d² + g2²)), d = β - α, g2 = 2γ; 0 where no rotation
+	VSUBPD      Y0, Y1, Y3
+	VADDPD      Y10, Y10, Y4
+	VMULPD      Y4, Y4, Y5
+	VFMADD231PD Y3, Y3, Y5
+	VSQRTPD     Y5, Y5
+	VANDPD      Y12, Y3, Y0
+	VADDPD      Y0, Y5, Y0
+	VANDNPD     Y3, Y12, Y1
+	VXORPD      Y1, Y4, Y4
+	VDIVPD      Y0, Y4, Y4
+	VANDPD      Y2, Y4, Y4
+
+	// c = 1/sqrt(1 + t²) (exactly 1 where t = 0), s = c t
+	VMOVAPD     Y15, Y5
+	VFMADD231PD Y4, Y4, Y5
+	VSQRTPD     Y5, Y5
+	VDIVPD      Y5, Y15, Y9
+	VMULPD      Y4, Y9, Y8
+
+	// α' = α - t γ, β' = β + t γ
+	VMOVUPD      (DI)(R8*1), Y0
+	VMOVUPD      (DI)(R9*1), Y1
+	VFNMADD231PD Y10, Y4, Y0
+	VFMADD231PD  Y10, Y4, Y1
+	VMOVUPD      Y0, (DI)(R8*1)
+	VMOVUPD      Y1, (DI)(R9*1)
+
+pskip0:
+	VMOVAPD Y11, Y10
+	VMOVAPD Y9, Y7
+	VMOVAPD Y8, Y6
+	MOVQ    R11, R12
+	TESTQ   SI, SI
+	JZ      rotlast
+
+pairs:
+	ADDQ   $0x20, BX
+	CMPQ   SI, $0x01
+	JE     nodot
+	MOVQ   32(BX), DI
+	MOVQ   40(BX), R8
+	ADDQ   AX, DI
+	ADDQ   AX, R8
+	VXORPD Y0, Y0, Y0
+	VXORPD Y1, Y1, Y1
+	VXORPD Y2, Y2, Y2
+	VXORPD Y3, Y3, Y3
+	MOVQ   n+8(FP), R9
+
+dot4:
+	CMPQ        R9, $0x04
+	JL          dot1
+	VMOVUPD     (DI), Y4
+	VFMADD231PD (R8), Y4, Y0
+	VMOVUPD     32(DI), Y5
+	VFMADD231PD 32(R8), Y5, Y1
+	VMOVUPD     64(DI), Y4
+	VFMADD231PD 64(R8), Y4, Y2
+	VMOVUPD     96(DI), Y5
+	VFMADD231PD 96(R8), Y5, Y3
+	ADDQ        $0x00000080, DI
+	ADDQ        $0x00000080, R8
+	SUBQ        $0x04, R9
+	JMP         dot4
+
+dot1:
+	TESTQ       R9, R9
+	JZ          dotdone
+	VMOVUPD     (DI), Y4
+	VFMADD231PD (R8), Y4, Y0
+	ADDQ        $0x20, DI
+	ADDQ        $0x20, R8
+	DECQ        R9
+	JMP         dot1
+
+dotdone:
+	VADDPD  Y1, Y0, Y0
+	VADDPD  Y3, Y2, Y2
+	VADDPD  Y2, Y0, Y0
+	VMOVAPD Y0, Y11
+
+nodot:
+	MOVQ    norms+48(FP), DI
+	MOVQ    16(BX), R8
+	MOVQ    24(BX), R9
+	VMOVUPD (DI)(R8*1), Y0
+	VMOVUPD (DI)(R9*1), Y1
+
+	// mask = γ² > tol² α β && α > negl && β > negl
+	VMULPD    Y10, Y10, Y2
+	VMULPD    Y1, Y0, Y3
+	VMULPD    Y14, Y3, Y3
+	VCMPPD    $0x1e, Y3, Y2, Y2
+	VCMPPD    $0x1e, Y13, Y0, Y3
+	VANDPD    Y3, Y2, Y2
+	VCMPPD    $0x1e, Y13, Y1, Y3
+	VANDPD    Y3, Y2, Y2
+	VMOVMSKPD Y2, R11
+	TESTQ     R11, R11
+	JZ        pskip
+	ORQ       R11, R10
+
+	// t = sign(d) g2 / (|d| + sqrt(d² + g2²)), d = β - α, g2 = 2γ; 0 where no rotation
+	VSUBPD      Y0, Y1, Y3
+	VADDPD      Y10, Y10, Y4
+	VMULPD      Y4, Y4, Y5
+	VFMADD231PD Y3, Y3, Y5
+	VSQRTPD     Y5, Y5
+	VANDPD      Y12, Y3, Y0
+	VADDPD      Y0, Y5, Y0
+	VANDNPD     Y3, Y12, Y1
+	VXORPD      Y1, Y4, Y4
+	VDIVPD      Y0, Y4, Y4
+	VANDPD      Y2, Y4, Y4
+
+	// c = 1/sqrt(1 + t²) (exactly 1 where t = 0), s = c t
+	VMOVAPD     Y15, Y5
+	VFMADD231PD Y4, Y4, Y5
+	VSQRTPD     Y5, Y5
+	VDIVPD      Y5, Y15, Y9
+	VMULPD      Y4, Y9, Y8
+
+	// α' = α - t γ, β' = β + t γ
+	VMOVUPD      (DI)(R8*1), Y0
+	VMOVUPD      (DI)(R9*1), Y1
+	VFNMADD231PD Y10, Y4, Y0
+	VFMADD231PD  Y10, Y4, Y1
+	VMOVUPD      Y0, (DI)(R8*1)
+	VMOVUPD      Y1, (DI)(R9*1)
+
+pskip:
+	TESTQ R12, R12
+	JZ    rotnext
+	MOVQ  -32(BX), DI
+	MOVQ  -24(BX), R8
+	ADDQ  AX, DI
+	ADDQ  AX, R8
+	MOVQ  n+8(FP), R9
+
+rot3:
+	CMPQ        R9, $0x03
+	JL          rot1
+	VMULPD      (R8), Y6, Y0
+	VMULPD      (DI), Y6, Y1
+	VFMSUB231PD (DI), Y7, Y0
+	VFMADD231PD (R8), Y7, Y1
+	VMOVUPD     Y0, (DI)
+	VMOVUPD     Y1, (R8)
+	VMULPD      32(R8), Y6, Y2
+	VMULPD      32(DI), Y6, Y3
+	VFMSUB231PD 32(DI), Y7, Y2
+	VFMADD231PD 32(R8), Y7, Y3
+	VMOVUPD     Y2, 32(DI)
+	VMOVUPD     Y3, 32(R8)
+	VMULPD      64(R8), Y6, Y4
+	VMULPD      64(DI), Y6, Y5
+	VFMSUB231PD 64(DI), Y7, Y4
+	VFMADD231PD 64(R8), Y7, Y5
+	VMOVUPD     Y4, 64(DI)
+	VMOVUPD     Y5, 64(R8)
+	ADDQ        $0x00000060, DI
+	ADDQ        $0x00000060, R8
+	SUBQ        $0x03, R9
+	JMP         rot3
+
+rot1:
+	TESTQ       R9, R9
+	JZ          rotnext
+	VMULPD      (R8), Y6, Y0
+	VMULPD      (DI), Y6, Y1
+	VFMSUB231PD (DI), Y7, Y0
+	VFMADD231PD (R8), Y7, Y1
+	VMOVUPD     Y0, (DI)
+	VMOVUPD     Y1, (R8)
+	ADDQ        $0x20, DI
+	ADDQ        $0x20, R8
+	DECQ        R9
+	JMP         rot1
+
+rotnext:
+	VMOVAPD Y11, Y10
+	VMOVAPD Y9, Y7
+	VMOVAPD Y8, Y6
+	MOVQ    R11, R12
+	DECQ    SI
+	JNZ     pairs
+
+rotlast:
+	TESTQ R12, R12
+	JZ    rotnextlast
+	MOVQ  (BX), DI
+	MOVQ  8(BX), R8
+	ADDQ  AX, DI
+	ADDQ  AX, R8
+	MOVQ  n+8(FP), R9
+
+rot3last:
+	CMPQ        R9, $0x03
+	JL          rot1last
+	VMULPD      (R8), Y6, Y0
+	VMULPD      (DI), Y6, Y1
+	VFMSUB231PD (DI), Y7, Y0
+	VFMADD231PD (R8), Y7, Y1
+	VMOVUPD     Y0, (DI)
+	VMOVUPD     Y1, (R8)
+	VMULPD      32(R8), Y6, Y2
+	VMULPD      32(DI), Y6, Y3
+	VFMSUB231PD 32(DI), Y7, Y2
+	VFMADD231PD 32(R8), Y7, Y3
+	VMOVUPD     Y2, 32(DI)
+	VMOVUPD     Y3, 32(R8)
+	VMULPD      64(R8), Y6, Y4
+	VMULPD      64(DI), Y6, Y5
+	VFMSUB231PD 64(DI), Y7, Y4
+	VFMADD231PD 64(R8), Y7, Y5
+	VMOVUPD     Y4, 64(DI)
+	VMOVUPD     Y5, 64(R8)
+	ADDQ        $0x00000060, DI
+	ADDQ        $0x00000060, R8
+	SUBQ        $0x03, R9
+	JMP         rot3last
+
+rot1last:
+	TESTQ       R9, R9
+	JZ          rotnextlast
+	VMULPD      (R8), Y6, Y0
+	VMULPD      (DI), Y6, Y1
+	VFMSUB231PD (DI), Y7, Y0
+	VFMADD231PD (R8), Y7, Y1
+	VMOVUPD     Y0, (DI)
+	VMOVUPD     Y1, (R8)
+	ADDQ        $0x20, DI
+	ADDQ        $0x20, R8
+	DECQ        R9
+	JMP         rot1last
+
+rotnextlast:
+	ADDQ  $0x20, BX
+	CMPQ  BX, CX
+	JL    round
+	TESTQ R10, R10
+	JZ    done
+	DECQ  DX
+	JNZ   sweep
+
+done:
+	MOVQ R10, ret+64(FP)
+	VZEROUPPER
+	RET
+
 // func norms8AVX512(sv *float64, buf *float64, n int, params *[32]float64)
 // Requires: AVX, AVX512F
 TEXT ·norms8AVX512(SB), NOSPLIT, $0-32

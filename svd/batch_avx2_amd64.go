@@ -1,0 +1,181 @@
+//go:build amd64 && !purego
+
+package svd
+
+import (
+	"math"
+	"unsafe"
+
+	"github.com/grlgq/grlgq/kernels"
+	"github.com/klauspost/cpuid/v2"
+)
+
+// hasAVX2 reports whether the CPU supports the AVX2 kernel (AVX2 and FMA3).
+var hasAVX2 = cpuid.CPU.Supports(cpuid.AVX, cpuid.AVX2, cpuid.FMA3)
+
+// useAVX2 selects the AVX2 batch kernel where the AVX-512 one is not used,
+// unless kernels.EnvVar asks for the generic code. Tests flip it.
+var useAVX2 = hasAVX2 && kernels.Implementation() != "generic"
+
+// lanes4 is the number of float64 in a YMM register: matrices per group of
+// the AVX2 kernel.
+const lanes4 = 4
+
+// batchAVX2 is the workspace of the AVX2 batch kernel: a group of 4
+// matrices, column c row r of matrix l at g[(c*n+r)*4+l].
+type batchAVX2 struct {
+	g      []float64 // 32-byte aligned, n*n vectors of 4
+	norms  []float64 // 32-byte aligned, n vectors of 4: squared column norms
+	poff   []int64   // per pair of a sweep: byte offsets of the columns in g and in norms
+	ppr    int
+	rounds int
+	exp    [lanes4]int // scaling exponent of each lane
+	sv     []float64   // n values of one lane
+	params [8]float64
+}
+
+// aligned32 returns buf[i:i+n] with &buf[i] 32-byte aligned.
+func aligned32(buf []float64, n int) []float64 {
+	off := int((32-uintptr(unsafe.Pointer(&buf[0]))%32)%32) / 8
+	return buf[off : off+n : off+n]
+}
+
+func newBatchAVX2(n int, pairs []int32) *batchAVX2 {
+	x := &batchAVX2{
+		g:     aligned32(make([]float64, n*n*lanes4+4), n*n*lanes4),
+		norms: aligned32(make([]float64, n*lanes4+4), n*lanes4),
+		sv:    make([]float64, n),
+		ppr:   n / 2,
+	}
+	for k := 0; k+1 < len(pairs); k += 2 {
+		p, q := int64(pairs[k]), int64(pairs[k+1])
+		x.poff = append(x.poff, p*int64(n)*32, q*int64(n)*32, p*32, q*32)
+	}
+	if x.ppr > 0 {
+		x.rounds = len(x.poff) / 4 / x.ppr
+	}
+	tol := tolerance(n)
+	x.params[4] = tol * tol
+	x.params[5] = 1
+	x.params[6] = math.Float64frombits(1<<63 - 1)
+	return x
+}
+
+// load4 writes matrix i (n x n at a, row stride lda) into lane l of the
+// group, transposed and scaled by 2^-e (see loadTransposed), and sets the
+// lane's negligible threshold. It returns false if a has a NaN or Inf.
+func (x *batchAVX2) load(l, n int, a []float64, lda int) bool {
+	var amax float64
+	for r := 0; r < n; r++ {
+		for _, v := range a[r*lda : r*lda+n] {
+			amax = max(amax, math.Abs(v))
+		}
+	}
+	if !(amax <= math.MaxFloat64) {
+		return false
+	}
+	e := 0
+	if amax > 0 {
+		_, e = math.Frexp(amax)
+	}
+	x.exp[l] = e
+	g := x.g
+	var fro float64
+	if e > -1000 && e < 1000 {
+		scale := math.Ldexp(1, -e)
+		for r := 0; r < n; r++ {
+			j := r*lanes4 + l
+			for _, v := range a[r*lda : r*lda+n] {
+				v *= scale
+				g[j] = v
+				fro += float64(v * v)
+				j += n * lanes4
+			}
+		}
+	} else {
+		for r := 0; r < n; r++ {
+			j := r*lanes4 + l
+			for _, v := range a[r*lda : r*lda+n] {
+				v = math.Ldexp(v, -e)
+				g[j] = v
+				fro += float64(v * v)
+				j += n * lanes4
+			}
+		}
+	}
+	x.params[l] = float64(fro * 0x1p-120)
+	return true
+}
+
+// clearLane zeroes lane l of the group (a lane without a matrix: it never
+// rotates).
+func (x *batchAVX2) clearLane(l int) {
+	for j := l; j < len(x.g); j += lanes4 {
+		x.g[j] = 0
+	}
+	x.params[l] = 0
+}
+
+func (w *Batch) valuesAVX2(s []float64, lds int, a []float64, lda, step, k int) error {
+	n := w.n
+	x := w.avx2
+	if n == 1 {
+		for i := 0; i < k; i++ {
+			v := a[i*step]
+			if !(math.Abs(v) <= math.MaxFloat64) {
+				return &BatchError{Index: i, Err: ErrNotFinite}
+			}
+			s[i*lds] = math.Abs(v)
+		}
+		return nil
+	}
+	for i0 := 0; i0 < k; i0 += lanes4 {
+		cnt := min(lanes4, k-i0)
+		for l := 0; l < lanes4; l++ {
+			if l >= cnt {
+				x.clearLane(l)
+				continue
+			}
+			if !x.load(l, n, a[(i0+l)*step:], lda) {
+				return &BatchError{Index: i0 + l, Err: ErrNotFinite}
+			}
+		}
+		if mask := jacobi4AVX2(&x.g[0], n, &x.poff[0], x.ppr, x.rounds, &x.params, &x.norms[0], MaxSweeps); mask&(1<<cnt-1) != 0 {
+			for l := 0; l < cnt; l++ {
+				if mask&(1<<l) != 0 {
+					return &BatchError{Index: i0 + l, Err: ErrNoConvergence}
+				}
+			}
+		}
+		// At convergence the norms are the exact sums of squares of the
+		// last sweep, which rotated nothing.
+		sv := x.sv
+		for l := 0; l < cnt; l++ {
+			for c := range sv {
+				sv[c] = math.Sqrt(x.norms[c*lanes4+l])
+			}
+			sortValues(sv)
+			out := s[(i0+l)*lds : (i0+l)*lds+n]
+			if e := x.exp[l]; e != 0 {
+				for j, v := range sv {
+					out[j] = math.Ldexp(v, e)
+				}
+			} else {
+				copy(out, sv)
+			}
+		}
+	}
+	return nil
+}
+
+// sortValues sorts sv descending (insertion sort: n <= 64).
+func sortValues(sv []float64) {
+	for i := 1; i < len(sv); i++ {
+		v := sv[i]
+		j := i
+		for ; j > 0 && sv[j-1] < v; j-- {
+			sv[j] = sv[j-1]
+		}
+		sv[j] = v
+	}
+}
