@@ -24,14 +24,15 @@ const lanes4 = 4
 // batchAVX2 is the workspace of the AVX2 batch kernel: a group of 4
 // matrices, column c row r of matrix l at g[(c*n+r)*4+l].
 type batchAVX2 struct {
-	g      []float64 // 32-byte aligned, n*n vectors of 4
-	norms  []float64 // 32-byte aligned, n vectors of 4: squared column norms
-	poff   []int64   // per pair of a sweep: byte offsets of the columns in g and in norms
-	ppr    int
-	rounds int
-	exp    [lanes4]int // scaling exponent of each lane
-	sv     []float64   // n values of one lane
-	params [8]float64
+	g       []float64 // 32-byte aligned, n*n vectors of 4
+	norms   []float64 // 32-byte aligned, n vectors of 4: squared column norms
+	poff    []int64   // per pair of a sweep: byte offsets of the columns in g and in norms
+	ppr     int
+	rounds  int
+	exp     [lanes4]int // scaling exponent of each lane
+	sv      []float64   // n values of one lane
+	scratch []float64   // 16 per pair of a round: γ, c, s, lanes that rotate
+	params  [8]float64
 }
 
 // aligned32 returns buf[i:i+n] with &buf[i] 32-byte aligned.
@@ -42,10 +43,11 @@ func aligned32(buf []float64, n int) []float64 {
 
 func newBatchAVX2(n int, pairs []int32) *batchAVX2 {
 	x := &batchAVX2{
-		g:     aligned32(make([]float64, n*n*lanes4+4), n*n*lanes4),
-		norms: aligned32(make([]float64, n*lanes4+4), n*lanes4),
-		sv:    make([]float64, n),
-		ppr:   n / 2,
+		g:       aligned32(make([]float64, n*n*lanes4+4), n*n*lanes4),
+		norms:   aligned32(make([]float64, n*lanes4+4), n*lanes4),
+		sv:      make([]float64, n),
+		scratch: make([]float64, 16*max(n/2, 1)),
+		ppr:     n / 2,
 	}
 	for k := 0; k+1 < len(pairs); k += 2 {
 		p, q := int64(pairs[k]), int64(pairs[k+1])
@@ -140,7 +142,7 @@ func (w *Batch) valuesAVX2(s []float64, lds int, a []float64, lda, step, k int) 
 				return &BatchError{Index: i0 + l, Err: ErrNotFinite}
 			}
 		}
-		if mask := jacobi4AVX2(&x.g[0], n, &x.poff[0], x.ppr, x.rounds, &x.params, &x.norms[0], MaxSweeps); mask&(1<<cnt-1) != 0 {
+		if mask := jacobi4AVX2(&x.g[0], n, &x.poff[0], x.ppr, x.rounds, &x.params, &x.norms[0], &x.scratch[0], MaxSweeps); mask&(1<<cnt-1) != 0 {
 			for l := 0; l < cnt; l++ {
 				if mask&(1<<l) != 0 {
 					return &BatchError{Index: i0 + l, Err: ErrNoConvergence}

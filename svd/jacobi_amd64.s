@@ -552,9 +552,9 @@ done:
 	VZEROUPPER
 	RET
 
-// func jacobi4AVX2(buf *float64, n int, pairs *int64, ppr int, rounds int, params *[8]float64, norms *float64, maxSweeps int) uint64
+// func jacobi4AVX2(buf *float64, n int, pairs *int64, ppr int, rounds int, params *[8]float64, norms *float64, scratch *float64, maxSweeps int) uint64
 // Requires: AVX, FMA3
-TEXT ·jacobi4AVX2(SB), NOSPLIT, $0-72
+TEXT ·jacobi4AVX2(SB), NOSPLIT, $0-80
 	MOVQ         buf+0(FP), AX
 	MOVQ         params+40(FP), CX
 	VBROADCASTSD 32(CX), Y14
@@ -567,249 +567,116 @@ TEXT ·jacobi4AVX2(SB), NOSPLIT, $0-72
 	SHLQ         $0x05, CX
 	MOVQ         pairs+16(FP), DX
 	ADDQ         DX, CX
-	MOVQ         maxSweeps+56(FP), DX
+	MOVQ         maxSweeps+64(FP), DX
 
 sweep:
-	XORQ R10, R10
+	XORQ R12, R12
 	MOVQ pairs+16(FP), BX
 
 	// norms[c] = Σ_r buf[c][r]², exact at the start of every sweep
-	MOVQ AX, DI
-	MOVQ norms+48(FP), R8
-	MOVQ n+8(FP), SI
+	MOVQ AX, R8
+	MOVQ norms+48(FP), R9
+	MOVQ n+8(FP), DI
 
 norm:
 	VXORPD Y0, Y0, Y0
 	VXORPD Y1, Y1, Y1
-	MOVQ   n+8(FP), R9
+	MOVQ   n+8(FP), R10
 
 norm2:
-	CMPQ        R9, $0x02
+	CMPQ        R10, $0x02
 	JL          norm1
-	VMOVUPD     (DI), Y2
-	VMOVUPD     32(DI), Y3
+	VMOVUPD     (R8), Y2
+	VMOVUPD     32(R8), Y3
 	VFMADD231PD Y2, Y2, Y0
 	VFMADD231PD Y3, Y3, Y1
-	ADDQ        $0x40, DI
-	SUBQ        $0x02, R9
+	ADDQ        $0x40, R8
+	SUBQ        $0x02, R10
 	JMP         norm2
 
 norm1:
-	TESTQ       R9, R9
+	TESTQ       R10, R10
 	JZ          normdone
-	VMOVUPD     (DI), Y2
+	VMOVUPD     (R8), Y2
 	VFMADD231PD Y2, Y2, Y0
-	ADDQ        $0x20, DI
+	ADDQ        $0x20, R8
 
 normdone:
 	VADDPD  Y1, Y0, Y0
-	VMOVUPD Y0, (R8)
-	ADDQ    $0x20, R8
-	DECQ    SI
+	VMOVUPD Y0, (R9)
+	ADDQ    $0x20, R9
+	DECQ    DI
 	JNZ     norm
 
 round:
-	// one round, software-pipelined over its pairs k: γ of pair k+1, the
-	// parameters of pair k, the rotation of pair k-1
-	MOVQ   ppr+24(FP), SI
-	MOVQ   (BX), DI
-	MOVQ   8(BX), R8
-	ADDQ   AX, DI
+	// a round in three passes over its disjoint pairs: the dot products, the
+	// rotation parameters (independent chains of divisions and square roots
+	// that overlap), the rotations; γ, c, s and the lanes that rotate of
+	// pair k at scratch[16k:16k+13]
+	MOVQ BX, SI
+	MOVQ scratch+56(FP), R11
+	MOVQ ppr+24(FP), DI
+
+dots:
+	MOVQ   (SI), R8
+	MOVQ   8(SI), R9
 	ADDQ   AX, R8
+	ADDQ   AX, R9
 	VXORPD Y0, Y0, Y0
 	VXORPD Y1, Y1, Y1
 	VXORPD Y2, Y2, Y2
 	VXORPD Y3, Y3, Y3
-	MOVQ   n+8(FP), R9
-
-dot40:
-	CMPQ        R9, $0x04
-	JL          dot10
-	VMOVUPD     (DI), Y4
-	VFMADD231PD (R8), Y4, Y0
-	VMOVUPD     32(DI), Y5
-	VFMADD231PD 32(R8), Y5, Y1
-	VMOVUPD     64(DI), Y4
-	VFMADD231PD 64(R8), Y4, Y2
-	VMOVUPD     96(DI), Y5
-	VFMADD231PD 96(R8), Y5, Y3
-	ADDQ        $0x00000080, DI
-	ADDQ        $0x00000080, R8
-	SUBQ        $0x04, R9
-	JMP         dot40
-
-dot10:
-	TESTQ       R9, R9
-	JZ          dotdone0
-	VMOVUPD     (DI), Y4
-	VFMADD231PD (R8), Y4, Y0
-	ADDQ        $0x20, DI
-	ADDQ        $0x20, R8
-	DECQ        R9
-	JMP         dot10
-
-dotdone0:
-	VADDPD  Y1, Y0, Y0
-	VADDPD  Y3, Y2, Y2
-	VADDPD  Y2, Y0, Y0
-	VMOVAPD Y0, Y11
-	VMOVAPD Y11, Y10
-	DECQ    SI
-	JZ      p0
-	MOVQ    32(BX), DI
-	MOVQ    40(BX), R8
-	ADDQ    AX, DI
-	ADDQ    AX, R8
-	VXORPD  Y0, Y0, Y0
-	VXORPD  Y1, Y1, Y1
-	VXORPD  Y2, Y2, Y2
-	VXORPD  Y3, Y3, Y3
-	MOVQ    n+8(FP), R9
-
-dot41:
-	CMPQ        R9, $0x04
-	JL          dot11
-	VMOVUPD     (DI), Y4
-	VFMADD231PD (R8), Y4, Y0
-	VMOVUPD     32(DI), Y5
-	VFMADD231PD 32(R8), Y5, Y1
-	VMOVUPD     64(DI), Y4
-	VFMADD231PD 64(R8), Y4, Y2
-	VMOVUPD     96(DI), Y5
-	VFMADD231PD 96(R8), Y5, Y3
-	ADDQ        $0x00000080, DI
-	ADDQ        $0x00000080, R8
-	SUBQ        $0x04, R9
-	JMP         dot41
-
-dot11:
-	TESTQ       R9, R9
-	JZ          dotdone1
-	VMOVUPD     (DI), Y4
-	VFMADD231PD (R8), Y4, Y0
-	ADDQ        $0x20, DI
-	ADDQ        $0x20, R8
-	DECQ        R9
-	JMP         dot11
-
-dotdone1:
-	VADDPD  Y1, Y0, Y0
-	VADDPD  Y3, Y2, Y2
-	VADDPD  Y2, Y0, Y0
-	VMOVAPD Y0, Y11
-
-p0:
-	MOVQ    norms+48(FP), DI
-	MOVQ    16(BX), R8
-	MOVQ    24(BX), R9
-	VMOVUPD (DI)(R8*1), Y0
-	VMOVUPD (DI)(R9*1), Y1
-
-	// mask = γ² > tol² α β && α > negl && β > negl
-	VMULPD    Y10, Y10, Y2
-	VMULPD    Y1, Y0, Y3
-	VMULPD    Y14, Y3, Y3
-	VCMPPD    $0x1e, Y3, Y2, Y2
-	VCMPPD    $0x1e, Y13, Y0, Y3
-	VANDPD    Y3, Y2, Y2
-	VCMPPD    $0x1e, Y13, Y1, Y3
-	VANDPD    Y3, Y2, Y2
-	VMOVMSKPD Y2, R11
-	TESTQ     R11, R11
-	JZ        pskip0
-	ORQ       R11, R10
-
-	// t = sign(d) g2 / (|d| + sqrt(d² + g2²)), d = β - α, g2 = 2γ; 0 where no rotation
-	VSUBPD      Y0, Y1, Y3
-	VADDPD      Y10, Y10, Y4
-	VMULPD      Y4, Y4, Y5
-	VFMADD231PD Y3, Y3, Y5
-	VSQRTPD     Y5, Y5
-	VANDPD      Y12, Y3, Y0
-	VADDPD      Y0, Y5, Y0
-	VANDNPD     Y3, Y12, Y1
-	VXORPD      Y1, Y4, Y4
-	VDIVPD      Y0, Y4, Y4
-	VANDPD      Y2, Y4, Y4
-
-	// c = 1/sqrt(1 + t²) (exactly 1 where t = 0), s = c t
-	VMOVAPD     Y15, Y5
-	VFMADD231PD Y4, Y4, Y5
-	VSQRTPD     Y5, Y5
-	VDIVPD      Y5, Y15, Y9
-	VMULPD      Y4, Y9, Y8
-
-	// α' = α - t γ, β' = β + t γ
-	VMOVUPD      (DI)(R8*1), Y0
-	VMOVUPD      (DI)(R9*1), Y1
-	VFNMADD231PD Y10, Y4, Y0
-	VFMADD231PD  Y10, Y4, Y1
-	VMOVUPD      Y0, (DI)(R8*1)
-	VMOVUPD      Y1, (DI)(R9*1)
-
-pskip0:
-	VMOVAPD Y11, Y10
-	VMOVAPD Y9, Y7
-	VMOVAPD Y8, Y6
-	MOVQ    R11, R12
-	TESTQ   SI, SI
-	JZ      rotlast
-
-pairs:
-	ADDQ   $0x20, BX
-	CMPQ   SI, $0x01
-	JE     nodot
-	MOVQ   32(BX), DI
-	MOVQ   40(BX), R8
-	ADDQ   AX, DI
-	ADDQ   AX, R8
-	VXORPD Y0, Y0, Y0
-	VXORPD Y1, Y1, Y1
-	VXORPD Y2, Y2, Y2
-	VXORPD Y3, Y3, Y3
-	MOVQ   n+8(FP), R9
+	MOVQ   n+8(FP), R10
 
 dot4:
-	CMPQ        R9, $0x04
+	CMPQ        R10, $0x04
 	JL          dot1
-	VMOVUPD     (DI), Y4
-	VFMADD231PD (R8), Y4, Y0
-	VMOVUPD     32(DI), Y5
-	VFMADD231PD 32(R8), Y5, Y1
-	VMOVUPD     64(DI), Y4
-	VFMADD231PD 64(R8), Y4, Y2
-	VMOVUPD     96(DI), Y5
-	VFMADD231PD 96(R8), Y5, Y3
-	ADDQ        $0x00000080, DI
+	VMOVUPD     (R8), Y4
+	VFMADD231PD (R9), Y4, Y0
+	VMOVUPD     32(R8), Y5
+	VFMADD231PD 32(R9), Y5, Y1
+	VMOVUPD     64(R8), Y6
+	VFMADD231PD 64(R9), Y6, Y2
+	VMOVUPD     96(R8), Y7
+	VFMADD231PD 96(R9), Y7, Y3
 	ADDQ        $0x00000080, R8
-	SUBQ        $0x04, R9
+	ADDQ        $0x00000080, R9
+	SUBQ        $0x04, R10
 	JMP         dot4
 
 dot1:
-	TESTQ       R9, R9
+	TESTQ       R10, R10
 	JZ          dotdone
-	VMOVUPD     (DI), Y4
-	VFMADD231PD (R8), Y4, Y0
-	ADDQ        $0x20, DI
+	VMOVUPD     (R8), Y4
+	VFMADD231PD (R9), Y4, Y0
 	ADDQ        $0x20, R8
-	DECQ        R9
+	ADDQ        $0x20, R9
+	DECQ        R10
 	JMP         dot1
 
 dotdone:
 	VADDPD  Y1, Y0, Y0
 	VADDPD  Y3, Y2, Y2
 	VADDPD  Y2, Y0, Y0
-	VMOVAPD Y0, Y11
+	VMOVUPD Y0, (R11)
+	ADDQ    $0x20, SI
+	ADDQ    $0x80, R11
+	DECQ    DI
+	JNZ     dots
+	MOVQ    BX, SI
+	MOVQ    scratch+56(FP), R11
+	MOVQ    ppr+24(FP), DI
+	MOVQ    norms+48(FP), R8
 
-nodot:
-	MOVQ    norms+48(FP), DI
-	MOVQ    16(BX), R8
-	MOVQ    24(BX), R9
-	VMOVUPD (DI)(R8*1), Y0
-	VMOVUPD (DI)(R9*1), Y1
+params:
+	MOVQ    16(SI), R9
+	MOVQ    24(SI), R10
+	VMOVUPD (R11), Y6
+	VMOVUPD (R8)(R9*1), Y0
+	VMOVUPD (R8)(R10*1), Y1
 
 	// mask = γ² > tol² α β && α > negl && β > negl
-	VMULPD    Y10, Y10, Y2
+	VMULPD    Y6, Y6, Y2
 	VMULPD    Y1, Y0, Y3
 	VMULPD    Y14, Y3, Y3
 	VCMPPD    $0x1e, Y3, Y2, Y2
@@ -817,156 +684,111 @@ nodot:
 	VANDPD    Y3, Y2, Y2
 	VCMPPD    $0x1e, Y13, Y1, Y3
 	VANDPD    Y3, Y2, Y2
-	VMOVMSKPD Y2, R11
-	TESTQ     R11, R11
+	VMOVMSKPD Y2, R13
+	MOVQ      R13, 96(R11)
+	TESTQ     R13, R13
 	JZ        pskip
-	ORQ       R11, R10
+	ORQ       R13, R12
 
 	// t = sign(d) g2 / (|d| + sqrt(d² + g2²)), d = β - α, g2 = 2γ; 0 where no rotation
 	VSUBPD      Y0, Y1, Y3
-	VADDPD      Y10, Y10, Y4
+	VADDPD      Y6, Y6, Y4
 	VMULPD      Y4, Y4, Y5
 	VFMADD231PD Y3, Y3, Y5
 	VSQRTPD     Y5, Y5
-	VANDPD      Y12, Y3, Y0
-	VADDPD      Y0, Y5, Y0
-	VANDNPD     Y3, Y12, Y1
-	VXORPD      Y1, Y4, Y4
-	VDIVPD      Y0, Y4, Y4
+	VANDPD      Y12, Y3, Y7
+	VADDPD      Y7, Y5, Y7
+	VANDNPD     Y3, Y12, Y3
+	VXORPD      Y3, Y4, Y4
+	VDIVPD      Y7, Y4, Y4
 	VANDPD      Y2, Y4, Y4
 
 	// c = 1/sqrt(1 + t²) (exactly 1 where t = 0), s = c t
 	VMOVAPD     Y15, Y5
 	VFMADD231PD Y4, Y4, Y5
 	VSQRTPD     Y5, Y5
-	VDIVPD      Y5, Y15, Y9
-	VMULPD      Y4, Y9, Y8
+	VDIVPD      Y5, Y15, Y5
+	VMULPD      Y4, Y5, Y3
+	VMOVUPD     Y5, 32(R11)
+	VMOVUPD     Y3, 64(R11)
 
 	// α' = α - t γ, β' = β + t γ
-	VMOVUPD      (DI)(R8*1), Y0
-	VMOVUPD      (DI)(R9*1), Y1
-	VFNMADD231PD Y10, Y4, Y0
-	VFMADD231PD  Y10, Y4, Y1
-	VMOVUPD      Y0, (DI)(R8*1)
-	VMOVUPD      Y1, (DI)(R9*1)
+	VFNMADD231PD Y6, Y4, Y0
+	VFMADD231PD  Y6, Y4, Y1
+	VMOVUPD      Y0, (R8)(R9*1)
+	VMOVUPD      Y1, (R8)(R10*1)
 
 pskip:
-	TESTQ R12, R12
-	JZ    rotnext
-	MOVQ  -32(BX), DI
-	MOVQ  -24(BX), R8
-	ADDQ  AX, DI
-	ADDQ  AX, R8
-	MOVQ  n+8(FP), R9
+	ADDQ $0x20, SI
+	ADDQ $0x80, R11
+	DECQ DI
+	JNZ  params
+	MOVQ BX, SI
+	MOVQ scratch+56(FP), R11
+	MOVQ ppr+24(FP), DI
 
-rot3:
-	CMPQ        R9, $0x03
+rots:
+	CMPQ    96(R11), $0x00
+	JE      rotnext
+	MOVQ    (SI), R8
+	MOVQ    8(SI), R9
+	ADDQ    AX, R8
+	ADDQ    AX, R9
+	VMOVUPD 32(R11), Y8
+	VMOVUPD 64(R11), Y9
+	MOVQ    n+8(FP), R10
+
+rot2:
+	CMPQ        R10, $0x02
 	JL          rot1
-	VMULPD      (R8), Y6, Y0
-	VMULPD      (DI), Y6, Y1
-	VFMSUB231PD (DI), Y7, Y0
-	VFMADD231PD (R8), Y7, Y1
-	VMOVUPD     Y0, (DI)
-	VMOVUPD     Y1, (R8)
-	VMULPD      32(R8), Y6, Y2
-	VMULPD      32(DI), Y6, Y3
-	VFMSUB231PD 32(DI), Y7, Y2
-	VFMADD231PD 32(R8), Y7, Y3
-	VMOVUPD     Y2, 32(DI)
-	VMOVUPD     Y3, 32(R8)
-	VMULPD      64(R8), Y6, Y4
-	VMULPD      64(DI), Y6, Y5
-	VFMSUB231PD 64(DI), Y7, Y4
-	VFMADD231PD 64(R8), Y7, Y5
-	VMOVUPD     Y4, 64(DI)
-	VMOVUPD     Y5, 64(R8)
-	ADDQ        $0x00000060, DI
-	ADDQ        $0x00000060, R8
-	SUBQ        $0x03, R9
-	JMP         rot3
+	VMOVUPD     (R8), Y0
+	VMOVUPD     (R9), Y1
+	VMULPD      Y1, Y9, Y2
+	VMULPD      Y0, Y9, Y3
+	VFMSUB231PD Y0, Y8, Y2
+	VFMADD231PD Y1, Y8, Y3
+	VMOVUPD     Y2, (R8)
+	VMOVUPD     Y3, (R9)
+	VMOVUPD     32(R8), Y4
+	VMOVUPD     32(R9), Y5
+	VMULPD      Y5, Y9, Y6
+	VMULPD      Y4, Y9, Y7
+	VFMSUB231PD Y4, Y8, Y6
+	VFMADD231PD Y5, Y8, Y7
+	VMOVUPD     Y6, 32(R8)
+	VMOVUPD     Y7, 32(R9)
+	ADDQ        $0x00000040, R8
+	ADDQ        $0x00000040, R9
+	SUBQ        $0x02, R10
+	JMP         rot2
 
 rot1:
-	TESTQ       R9, R9
+	TESTQ       R10, R10
 	JZ          rotnext
-	VMULPD      (R8), Y6, Y0
-	VMULPD      (DI), Y6, Y1
-	VFMSUB231PD (DI), Y7, Y0
-	VFMADD231PD (R8), Y7, Y1
-	VMOVUPD     Y0, (DI)
-	VMOVUPD     Y1, (R8)
-	ADDQ        $0x20, DI
-	ADDQ        $0x20, R8
-	DECQ        R9
-	JMP         rot1
+	VMOVUPD     (R8), Y0
+	VMOVUPD     (R9), Y1
+	VMULPD      Y1, Y9, Y2
+	VMULPD      Y0, Y9, Y3
+	VFMSUB231PD Y0, Y8, Y2
+	VFMADD231PD Y1, Y8, Y3
+	VMOVUPD     Y2, (R8)
+	VMOVUPD     Y3, (R9)
 
 rotnext:
-	VMOVAPD Y11, Y10
-	VMOVAPD Y9, Y7
-	VMOVAPD Y8, Y6
-	MOVQ    R11, R12
-	DECQ    SI
-	JNZ     pairs
-
-rotlast:
-	TESTQ R12, R12
-	JZ    rotnextlast
-	MOVQ  (BX), DI
-	MOVQ  8(BX), R8
-	ADDQ  AX, DI
-	ADDQ  AX, R8
-	MOVQ  n+8(FP), R9
-
-rot3last:
-	CMPQ        R9, $0x03
-	JL          rot1last
-	VMULPD      (R8), Y6, Y0
-	VMULPD      (DI), Y6, Y1
-	VFMSUB231PD (DI), Y7, Y0
-	VFMADD231PD (R8), Y7, Y1
-	VMOVUPD     Y0, (DI)
-	VMOVUPD     Y1, (R8)
-	VMULPD      32(R8), Y6, Y2
-	VMULPD      32(DI), Y6, Y3
-	VFMSUB231PD 32(DI), Y7, Y2
-	VFMADD231PD 32(R8), Y7, Y3
-	VMOVUPD     Y2, 32(DI)
-	VMOVUPD     Y3, 32(R8)
-	VMULPD      64(R8), Y6, Y4
-	VMULPD      64(DI), Y6, Y5
-	VFMSUB231PD 64(DI), Y7, Y4
-	VFMADD231PD 64(R8), Y7, Y5
-	VMOVUPD     Y4, 64(DI)
-	VMOVUPD     Y5, 64(R8)
-	ADDQ        $0x00000060, DI
-	ADDQ        $0x00000060, R8
-	SUBQ        $0x03, R9
-	JMP         rot3last
-
-rot1last:
-	TESTQ       R9, R9
-	JZ          rotnextlast
-	VMULPD      (R8), Y6, Y0
-	VMULPD      (DI), Y6, Y1
-	VFMSUB231PD (DI), Y7, Y0
-	VFMADD231PD (R8), Y7, Y1
-	VMOVUPD     Y0, (DI)
-	VMOVUPD     Y1, (R8)
-	ADDQ        $0x20, DI
-	ADDQ        $0x20, R8
-	DECQ        R9
-	JMP         rot1last
-
-rotnextlast:
-	ADDQ  $0x20, BX
+	ADDQ  $0x20, SI
+	ADDQ  $0x80, R11
+	DECQ  DI
+	JNZ   rots
+	MOVQ  SI, BX
 	CMPQ  BX, CX
 	JL    round
-	TESTQ R10, R10
+	TESTQ R12, R12
 	JZ    done
 	DECQ  DX
 	JNZ   sweep
 
 done:
-	MOVQ R10, ret+64(FP)
+	MOVQ R12, ret+72(FP)
 	VZEROUPPER
 	RET
 

@@ -34,13 +34,14 @@ func jacobi8AVX512(buf *float64, n int, pairs *int64, ppr int, rounds int, param
 // q*n*32, p*32, q*32): the disjoint column pairs of each round of a sweep and
 // their entries in norms (n vectors, the squared column norms: recomputed
 // at the start of each sweep, updated after each rotation; at convergence
-// the exact sums of squares of the last sweep). params: [0:4] per-lane
-// threshold on squared norms below which a column is not rotated, [4] tol²,
-// [5] 1, [6] the mask of all bits but the sign. It returns the mask of the
-// lanes that rotated in the last sweep (0: all converged). ppr >= 1.
+// the exact sums of squares of the last sweep). scratch: 16*ppr float64.
+// params: [0:4] per-lane threshold on squared norms below which a column is
+// not rotated, [4] tol², [5] 1, [6] the mask of all bits but the sign. It
+// returns the mask of the lanes that rotated in the last sweep (0: all
+// converged). ppr >= 1.
 //
 //go:noescape
-func jacobi4AVX2(buf *float64, n int, pairs *int64, ppr int, rounds int, params *[8]float64, norms *float64, maxSweeps int) uint64
+func jacobi4AVX2(buf *float64, n int, pairs *int64, ppr int, rounds int, params *[8]float64, norms *float64, scratch *float64, maxSweeps int) uint64
 
 // norms8AVX512 sets sv[8c+l] = 2^e_l sqrt(Σ_r buf[(c n + r) 8 + l]²) for c < n:
 // the column norms of the 8 lane-interleaved matrices, scaled back by the

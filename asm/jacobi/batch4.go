@@ -8,25 +8,19 @@ import (
 
 // jacobi4AVX2 is the AVX2 (+FMA) form of jacobi8AVX512 for CPUs without
 // AVX-512: a group of 4 matrices, one per 64-bit lane of a YMM register,
-// column c row r in the 32-byte vector c*n+r. The sweep, round and pair
-// structure is the one of jacobi8AVX512 (dot of pair k+1, parameters of pair
-// k, rotation of pair k-1); AVX2 has no mask registers, so the lanes that
-// rotate are a compare result ANDed into t (t = 0 gives c = 1, s = 0
-// exactly), and VMOVMSKPD tells whether any lane rotates. The parameters
-// use VSQRTPD and VDIVPD (AVX2 has no double-precision reciprocal
-// estimates). Sixteen YMM registers: constants Y12-Y15, the values carried
-// between stages Y6-Y11, temporaries Y0-Y5.
+// column c row r in the 32-byte vector c*n+r. AVX2 has no mask registers:
+// the lanes that rotate are a compare result ANDed into t (t = 0 gives
+// c = 1, s = 0 exactly), and VMOVMSKPD tells whether any lane rotates. The
+// parameters use VSQRTPD and VDIVPD (AVX2 has no double-precision
+// reciprocal estimates). A round is done in three passes (dots,
+// parameters, rotations), so that the parameter chains of its n/2 disjoint
+// pairs (about 70 cycles of latency each on Zen 3) are in flight together.
+// Constants in Y12-Y15.
 var (
-	ones4  = Y15 // 1.0
-	tol4   = Y14 // tol²
-	negl4  = Y13 // per-lane negligible threshold on squared column norms
-	absM4  = Y12 // ^sign bit
-	gNext4 = Y11 // γ of the pair after the current one
-	gCur4  = Y10 // γ of the current pair
-	cNext4 = Y9  // c, s of the current pair
-	sNext4 = Y8
-	cRot4  = Y7 // c, s of the pair being rotated
-	sRot4  = Y6
+	ones4 = Y15 // 1.0
+	tol4  = Y14 // tol²
+	negl4 = Y13 // per-lane negligible threshold on squared column norms
+	absM4 = Y12 // ^sign bit
 )
 
 // Layout of the params array of jacobi4AVX2 (float64 index).
@@ -38,7 +32,7 @@ const (
 )
 
 func jacobi4() {
-	TEXT("jacobi4AVX2", NOSPLIT, "func(buf *float64, n int, pairs *int64, ppr, rounds int, params *[8]float64, norms *float64, maxSweeps int) uint64")
+	TEXT("jacobi4AVX2", NOSPLIT, "func(buf *float64, n int, pairs *int64, ppr, rounds int, params *[8]float64, norms *float64, scratch *float64, maxSweeps int) uint64")
 	Pragma("noescape")
 	Doc(
 		"jacobi4AVX2 runs one-sided Jacobi on a group of 4 lane-interleaved n x n",
@@ -48,10 +42,11 @@ func jacobi4() {
 		"q*n*32, p*32, q*32): the disjoint column pairs of each round of a sweep and",
 		"their entries in norms (n vectors, the squared column norms: recomputed",
 		"at the start of each sweep, updated after each rotation; at convergence",
-		"the exact sums of squares of the last sweep). params: [0:4] per-lane",
-		"threshold on squared norms below which a column is not rotated, [4] tol²,",
-		"[5] 1, [6] the mask of all bits but the sign. It returns the mask of the",
-		"lanes that rotated in the last sweep (0: all converged). ppr >= 1.",
+		"the exact sums of squares of the last sweep). scratch: 16*ppr float64.",
+		"params: [0:4] per-lane threshold on squared norms below which a column is",
+		"not rotated, [4] tol², [5] 1, [6] the mask of all bits but the sign. It",
+		"returns the mask of the lanes that rotated in the last sweep (0: all",
+		"converged). ppr >= 1.",
 	)
 	buf := Load(Param("buf"), GP64())
 	params := Load(Param("params"), GP64())
@@ -70,80 +65,51 @@ func jacobi4() {
 
 	sweeps := GP64()
 	Load(Param("maxSweeps"), sweeps)
-	cur, pp, i, x, y, r := GP64(), GP64(), GP64(), GP64(), GP64(), GP64()
+	cur, pp, i, x, y, r, sc := GP64(), GP64(), GP64(), GP64(), GP64(), GP64(), GP64()
 	anyRot := GP64() // lanes that rotated in this sweep
 	flag := GP64()   // lanes that rotate in the current pair
-	pend := GP64()   // lanes that rotate in the pair being rotated
 
 	Label("sweep")
 	XORQ(anyRot, anyRot)
 	Load(Param("pairs"), cur)
-
-	Comment("norms[c] = Σ_r buf[c][r]², exact at the start of every sweep")
-	MOVQ(buf, x)
-	Load(Param("norms"), y)
-	Load(Param("n"), i)
-	Label("norm")
-	VXORPD(Y0, Y0, Y0)
-	VXORPD(Y1, Y1, Y1)
-	Load(Param("n"), r)
-	Label("norm2")
-	CMPQ(r, Imm(2))
-	JL(LabelRef("norm1"))
-	VMOVUPD(Mem{Base: x}, Y2)
-	VMOVUPD(Mem{Base: x, Disp: 32}, Y3)
-	VFMADD231PD(Y2, Y2, Y0)
-	VFMADD231PD(Y3, Y3, Y1)
-	ADDQ(Imm(64), x)
-	SUBQ(Imm(2), r)
-	JMP(LabelRef("norm2"))
-	Label("norm1")
-	TESTQ(r, r)
-	JZ(LabelRef("normdone"))
-	VMOVUPD(Mem{Base: x}, Y2)
-	VFMADD231PD(Y2, Y2, Y0)
-	ADDQ(Imm(32), x)
-	Label("normdone")
-	VADDPD(Y1, Y0, Y0)
-	VMOVUPD(Y0, Mem{Base: y})
-	ADDQ(Imm(32), y)
-	DECQ(i)
-	JNZ(LabelRef("norm"))
+	norms4(buf, x, y, i, r, "")
 
 	Label("round")
-	Comment("one round, software-pipelined over its pairs k: γ of pair k+1, the")
-	Comment("parameters of pair k, the rotation of pair k-1")
+	Comment("a round in three passes over its disjoint pairs: the dot products, the")
+	Comment("rotation parameters (independent chains of divisions and square roots")
+	Comment("that overlap), the rotations; γ, c, s and the lanes that rotate of")
+	Comment("pair k at scratch[16k:16k+13]")
 	MOVQ(cur, pp)
+	Load(Param("scratch"), sc)
 	Load(Param("ppr"), i)
-	pairDot4(buf, pp, 0, x, y, r, "0")
-	VMOVAPD(Y0, gNext4)
-	VMOVAPD(gNext4, gCur4)
-	DECQ(i)
-	JZ(LabelRef("p0"))
-	pairDot4(buf, pp, 32, x, y, r, "1")
-	VMOVAPD(Y0, gNext4)
-	Label("p0")
-	Load(Param("norms"), x)
-	batchParams4(pp, x, y, r, flag, anyRot, "pskip0")
-	advancePair4(flag, pend)
-	TESTQ(i, i)
-	JZ(LabelRef("rotlast"))
-	Label("pairs")
+	Label("dots")
+	pairDot4(buf, pp, 0, x, y, r, "")
+	VMOVUPD(Y0, Mem{Base: sc})
 	ADDQ(Imm(32), pp)
-	CMPQ(i, Imm(1))
-	JE(LabelRef("nodot"))
-	pairDot4(buf, pp, 32, x, y, r, "")
-	VMOVAPD(Y0, gNext4)
-	Label("nodot")
-	Load(Param("norms"), x)
-	batchParams4(pp, x, y, r, flag, anyRot, "pskip")
-	rotatePair4(buf, pp, -32, x, y, r, pend, "")
-	advancePair4(flag, pend)
+	ADDQ(Imm(128), sc)
 	DECQ(i)
-	JNZ(LabelRef("pairs"))
-	Label("rotlast")
-	rotatePair4(buf, pp, 0, x, y, r, pend, "last")
+	JNZ(LabelRef("dots"))
+
+	MOVQ(cur, pp)
+	Load(Param("scratch"), sc)
+	Load(Param("ppr"), i)
+	Load(Param("norms"), x)
+	Label("params")
+	batchParams4(pp, sc, x, y, r, flag, anyRot, "pskip")
 	ADDQ(Imm(32), pp)
+	ADDQ(Imm(128), sc)
+	DECQ(i)
+	JNZ(LabelRef("params"))
+
+	MOVQ(cur, pp)
+	Load(Param("scratch"), sc)
+	Load(Param("ppr"), i)
+	Label("rots")
+	rotatePair4(buf, pp, sc, x, y, r, "")
+	ADDQ(Imm(32), pp)
+	ADDQ(Imm(128), sc)
+	DECQ(i)
+	JNZ(LabelRef("rots"))
 
 	MOVQ(pp, cur)
 	CMPQ(cur, pairsEnd)
@@ -160,12 +126,38 @@ func jacobi4() {
 	RET()
 }
 
-// advancePair4 moves the carried values one pair on.
-func advancePair4(flag, pend Register) {
-	VMOVAPD(gNext4, gCur4)
-	VMOVAPD(cNext4, cRot4)
-	VMOVAPD(sNext4, sRot4)
-	MOVQ(flag, pend)
+// norms4 emits norms[c] = Σ_r buf[c][r]² for the n columns.
+func norms4(buf, x, y, i, r Register, suffix string) {
+	Comment("norms[c] = Σ_r buf[c][r]², exact at the start of every sweep")
+	MOVQ(buf, x)
+	Load(Param("norms"), y)
+	Load(Param("n"), i)
+	Label("norm" + suffix)
+	VXORPD(Y0, Y0, Y0)
+	VXORPD(Y1, Y1, Y1)
+	Load(Param("n"), r)
+	Label("norm2" + suffix)
+	CMPQ(r, Imm(2))
+	JL(LabelRef("norm1" + suffix))
+	VMOVUPD(Mem{Base: x}, Y2)
+	VMOVUPD(Mem{Base: x, Disp: 32}, Y3)
+	VFMADD231PD(Y2, Y2, Y0)
+	VFMADD231PD(Y3, Y3, Y1)
+	ADDQ(Imm(64), x)
+	SUBQ(Imm(2), r)
+	JMP(LabelRef("norm2" + suffix))
+	Label("norm1" + suffix)
+	TESTQ(r, r)
+	JZ(LabelRef("normdone" + suffix))
+	VMOVUPD(Mem{Base: x}, Y2)
+	VFMADD231PD(Y2, Y2, Y0)
+	ADDQ(Imm(32), x)
+	Label("normdone" + suffix)
+	VADDPD(Y1, Y0, Y0)
+	VMOVUPD(Y0, Mem{Base: y})
+	ADDQ(Imm(32), y)
+	DECQ(i)
+	JNZ(LabelRef("norm" + suffix))
 }
 
 // pairDot4 emits γ = x·y (into Y0) of the pair at pp+off.
@@ -183,7 +175,7 @@ func pairDot4(buf, pp Register, off int, x, y, r Register, suffix string) {
 	CMPQ(r, Imm(4))
 	JL(LabelRef("dot1" + suffix))
 	for u := 0; u < 4; u++ {
-		t := []VecPhysical{Y4, Y5, Y4, Y5}[u]
+		t := []VecPhysical{Y4, Y5, Y6, Y7}[u]
 		VMOVUPD(Mem{Base: x, Disp: 32 * u}, t)
 		VFMADD231PD(Mem{Base: y, Disp: 32 * u}, t, []VecPhysical{Y0, Y1, Y2, Y3}[u])
 	}
@@ -206,18 +198,19 @@ func pairDot4(buf, pp Register, off int, x, y, r Register, suffix string) {
 	VADDPD(Y2, Y0, Y0)
 }
 
-// batchParams4 emits the rotation of the pair at pp: α, β from the norms at
-// x (y and r: offsets), γ from gCur4; it sets flag (lanes that rotate),
-// cNext4, sNext4, ORs flag into anyRot and updates the norms. If no lane
-// rotates it jumps to skip (flag 0).
-func batchParams4(pp, x, y, r Register, flag GPVirtual, anyRot Register, skip string) {
-	alpha, beta, mask := Y0, Y1, Y2
+// batchParams4 emits the rotation of the pair at pp with γ at sc: α, β from
+// the norms at x (y and r: offsets); it writes c and s to sc+32, sc+64 and the
+// lanes that rotate to sc+96 (0: none, then c and s are not written), ORs
+// them into anyRot and updates the norms.
+func batchParams4(pp, sc, x, y, r Register, flag GPVirtual, anyRot Register, skip string) {
+	alpha, beta, mask, gamma := Y0, Y1, Y2, Y6
 	MOVQ(Mem{Base: pp, Disp: 16}, y)
 	MOVQ(Mem{Base: pp, Disp: 24}, r)
+	VMOVUPD(Mem{Base: sc}, gamma)
 	VMOVUPD(Mem{Base: x, Index: y, Scale: 1}, alpha)
 	VMOVUPD(Mem{Base: x, Index: r, Scale: 1}, beta)
 	Comment("mask = γ² > tol² α β && α > negl && β > negl")
-	VMULPD(gCur4, gCur4, mask)
+	VMULPD(gamma, gamma, mask)
 	VMULPD(beta, alpha, Y3)
 	VMULPD(tol4, Y3, Y3)
 	VCMPPD(Imm(0x1e), Y3, mask, mask) // GT_OQ
@@ -226,76 +219,79 @@ func batchParams4(pp, x, y, r Register, flag GPVirtual, anyRot Register, skip st
 	VCMPPD(Imm(0x1e), negl4, beta, Y3)
 	VANDPD(Y3, mask, mask)
 	VMOVMSKPD(mask, flag.As32())
+	MOVQ(flag, Mem{Base: sc, Disp: 96})
 	TESTQ(flag, flag)
 	JZ(LabelRef(skip))
 	ORQ(flag, anyRot)
 	Comment("t = sign(d) g2 / (|d| + sqrt(d² + g2²)), d = β - α, g2 = 2γ; 0 where no rotation")
 	VSUBPD(alpha, beta, Y3) // d
-	VADDPD(gCur4, gCur4, Y4)
+	VADDPD(gamma, gamma, Y4)
 	VMULPD(Y4, Y4, Y5)
 	VFMADD231PD(Y3, Y3, Y5)
 	VSQRTPD(Y5, Y5)
-	VANDPD(absM4, Y3, alpha) // |d|
-	VADDPD(alpha, Y5, alpha)
-	VANDNPD(Y3, absM4, beta) // sign bit of d
-	VXORPD(beta, Y4, Y4)
-	VDIVPD(alpha, Y4, Y4)
+	VANDPD(absM4, Y3, Y7) // |d|
+	VADDPD(Y7, Y5, Y7)
+	VANDNPD(Y3, absM4, Y3) // sign bit of d
+	VXORPD(Y3, Y4, Y4)
+	VDIVPD(Y7, Y4, Y4)
 	VANDPD(mask, Y4, Y4) // t (NaN from 0/0 in a zero lane becomes 0)
 	Comment("c = 1/sqrt(1 + t²) (exactly 1 where t = 0), s = c t")
 	VMOVAPD(ones4, Y5)
 	VFMADD231PD(Y4, Y4, Y5)
 	VSQRTPD(Y5, Y5)
-	VDIVPD(Y5, ones4, cNext4)
-	VMULPD(Y4, cNext4, sNext4)
+	VDIVPD(Y5, ones4, Y5)
+	VMULPD(Y4, Y5, Y3)
+	VMOVUPD(Y5, Mem{Base: sc, Disp: 32})
+	VMOVUPD(Y3, Mem{Base: sc, Disp: 64})
 	Comment("α' = α - t γ, β' = β + t γ")
-	VMOVUPD(Mem{Base: x, Index: y, Scale: 1}, alpha)
-	VMOVUPD(Mem{Base: x, Index: r, Scale: 1}, beta)
-	VFNMADD231PD(gCur4, Y4, alpha)
-	VFMADD231PD(gCur4, Y4, beta)
+	VFNMADD231PD(gamma, Y4, alpha)
+	VFMADD231PD(gamma, Y4, beta)
 	VMOVUPD(alpha, Mem{Base: x, Index: y, Scale: 1})
 	VMOVUPD(beta, Mem{Base: x, Index: r, Scale: 1})
 	Label(skip)
 }
 
-// rotatePair4 emits x, y = c x - s y, s x + c y (cRot4, sRot4) for the pair at
-// pp+off if it rotates in some lane (pend != 0).
-func rotatePair4(buf, pp Register, off int, x, y, r, pend Register, suffix string) {
-	TESTQ(pend, pend)
-	JZ(LabelRef("rotnext" + suffix))
-	MOVQ(Mem{Base: pp, Disp: off}, x)
-	MOVQ(Mem{Base: pp, Disp: off + 8}, y)
+// rotatePair4 emits x, y = c x - s y, s x + c y for the pair at pp with c, s
+// at sc+32, sc+64, if it rotates in some lane (sc+96 != 0).
+func rotatePair4(buf, pp, sc Register, x, y, r Register, suffix string) {
+	c, s := Y8, Y9
+	CMPQ(Mem{Base: sc, Disp: 96}, Imm(0))
+	JE(LabelRef("rotnext" + suffix))
+	MOVQ(Mem{Base: pp}, x)
+	MOVQ(Mem{Base: pp, Disp: 8}, y)
 	ADDQ(buf, x)
 	ADDQ(buf, y)
+	VMOVUPD(Mem{Base: sc, Disp: 32}, c)
+	VMOVUPD(Mem{Base: sc, Disp: 64}, s)
 	Load(Param("n"), r)
-	Label("rot3" + suffix)
-	CMPQ(r, Imm(3))
+	Label("rot2" + suffix)
+	CMPQ(r, Imm(2))
 	JL(LabelRef("rot1" + suffix))
-	for u := 0; u < 3; u++ {
-		rotateRow4(x, y, 32*u, u)
+	for u := 0; u < 2; u++ {
+		rotateRow4(x, y, 32*u, u, c, s)
 	}
-	ADDQ(U32(96), x)
-	ADDQ(U32(96), y)
-	SUBQ(Imm(3), r)
-	JMP(LabelRef("rot3" + suffix))
+	ADDQ(U32(64), x)
+	ADDQ(U32(64), y)
+	SUBQ(Imm(2), r)
+	JMP(LabelRef("rot2" + suffix))
 	Label("rot1" + suffix)
 	TESTQ(r, r)
 	JZ(LabelRef("rotnext" + suffix))
-	rotateRow4(x, y, 0, 0)
-	ADDQ(Imm(32), x)
-	ADDQ(Imm(32), y)
-	DECQ(r)
-	JMP(LabelRef("rot1" + suffix))
+	rotateRow4(x, y, 0, 0, c, s)
 	Label("rotnext" + suffix)
 }
 
-// rotateRow4 rotates one 32-byte row of columns x and y with the two
-// temporaries Y(2u), Y(2u+1), reading x and y twice from memory.
-func rotateRow4(x, y Register, disp int, u int) {
-	t1, t2 := []VecPhysical{Y0, Y2, Y4}[u], []VecPhysical{Y1, Y3, Y5}[u]
-	VMULPD(Mem{Base: y, Disp: disp}, sRot4, t1)
-	VMULPD(Mem{Base: x, Disp: disp}, sRot4, t2)
-	VFMSUB231PD(Mem{Base: x, Disp: disp}, cRot4, t1) // c x - s y
-	VFMADD231PD(Mem{Base: y, Disp: disp}, cRot4, t2) // c y + s x
+// rotateRow4 rotates one 32-byte row of columns x and y with four
+// temporaries from Y(4u).
+func rotateRow4(x, y Register, disp int, u int, c, s VecPhysical) {
+	zs := []VecPhysical{Y0, Y1, Y2, Y3, Y4, Y5, Y6, Y7}
+	zx, zy, t1, t2 := zs[4*u], zs[4*u+1], zs[4*u+2], zs[4*u+3]
+	VMOVUPD(Mem{Base: x, Disp: disp}, zx)
+	VMOVUPD(Mem{Base: y, Disp: disp}, zy)
+	VMULPD(zy, s, t1)
+	VMULPD(zx, s, t2)
+	VFMSUB231PD(zx, c, t1) // c x - s y
+	VFMADD231PD(zy, c, t2) // c y + s x
 	VMOVUPD(t1, Mem{Base: x, Disp: disp})
 	VMOVUPD(t2, Mem{Base: y, Disp: disp})
 }
