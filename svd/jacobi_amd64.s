@@ -627,10 +627,10 @@ dots:
 	VXORPD Y2, Y2, Y2
 	VXORPD Y3, Y3, Y3
 	MOVQ   n+8(FP), R10
+	CMPQ   R10, $0x04
+	JL     dot1
 
 dot4:
-	CMPQ        R10, $0x04
-	JL          dot1
 	VMOVUPD     (R8), Y4
 	VFMADD231PD (R9), Y4, Y0
 	VMOVUPD     32(R8), Y5
@@ -642,17 +642,20 @@ dot4:
 	ADDQ        $0x00000080, R8
 	ADDQ        $0x00000080, R9
 	SUBQ        $0x04, R10
-	JMP         dot4
+	CMPQ        R10, $0x04
+	JGE         dot4
 
 dot1:
-	TESTQ       R10, R10
-	JZ          dotdone
+	TESTQ R10, R10
+	JZ    dotdone
+
+dot1l:
 	VMOVUPD     (R8), Y4
 	VFMADD231PD (R9), Y4, Y0
 	ADDQ        $0x20, R8
 	ADDQ        $0x20, R9
 	DECQ        R10
-	JMP         dot1
+	JNZ         dot1l
 
 dotdone:
 	VADDPD  Y1, Y0, Y0
@@ -737,43 +740,57 @@ rots:
 	VMOVUPD 32(R11), Y8
 	VMOVUPD 64(R11), Y9
 	MOVQ    n+8(FP), R10
+	CMPQ    R10, $0x04
+	JL      rot1
 
-rot2:
-	CMPQ        R10, $0x02
-	JL          rot1
-	VMOVUPD     (R8), Y0
-	VMOVUPD     (R9), Y1
-	VMULPD      Y1, Y9, Y2
-	VMULPD      Y0, Y9, Y3
-	VFMSUB231PD Y0, Y8, Y2
-	VFMADD231PD Y1, Y8, Y3
-	VMOVUPD     Y2, (R8)
-	VMOVUPD     Y3, (R9)
-	VMOVUPD     32(R8), Y4
-	VMOVUPD     32(R9), Y5
-	VMULPD      Y5, Y9, Y6
-	VMULPD      Y4, Y9, Y7
-	VFMSUB231PD Y4, Y8, Y6
-	VFMADD231PD Y5, Y8, Y7
-	VMOVUPD     Y6, 32(R8)
-	VMOVUPD     Y7, 32(R9)
-	ADDQ        $0x00000040, R8
-	ADDQ        $0x00000040, R9
-	SUBQ        $0x02, R10
-	JMP         rot2
+rot4:
+	VMULPD      (R9), Y9, Y0
+	VMULPD      (R8), Y9, Y1
+	VFMSUB231PD (R8), Y8, Y0
+	VFMADD231PD (R9), Y8, Y1
+	VMOVUPD     Y0, (R8)
+	VMOVUPD     Y1, (R9)
+	VMULPD      32(R9), Y9, Y2
+	VMULPD      32(R8), Y9, Y3
+	VFMSUB231PD 32(R8), Y8, Y2
+	VFMADD231PD 32(R9), Y8, Y3
+	VMOVUPD     Y2, 32(R8)
+	VMOVUPD     Y3, 32(R9)
+	VMULPD      64(R9), Y9, Y4
+	VMULPD      64(R8), Y9, Y5
+	VFMSUB231PD 64(R8), Y8, Y4
+	VFMADD231PD 64(R9), Y8, Y5
+	VMOVUPD     Y4, 64(R8)
+	VMOVUPD     Y5, 64(R9)
+	VMULPD      96(R9), Y9, Y6
+	VMULPD      96(R8), Y9, Y7
+	VFMSUB231PD 96(R8), Y8, Y6
+	VFMADD231PD 96(R9), Y8, Y7
+	VMOVUPD     Y6, 96(R8)
+	VMOVUPD     Y7, 96(R9)
+	ADDQ        $0x00000080, R8
+	ADDQ        $0x00000080, R9
+	SUBQ        $0x04, R10
+	CMPQ        R10, $0x04
+	JGE         rot4
 
 rot1:
-	TESTQ       R10, R10
-	JZ          rotnext
-	VMOVUPD     (R8), Y0
-	VMOVUPD     (R9), Y1
-	VMULPD      Y1, Y9, Y2
-	VMULPD      Y0, Y9, Y3
-	VFMSUB231PD Y0, Y8, Y2
-	VFMADD231PD Y1, Y8, Y3
-	VMOVUPD     Y2, (R8)
-	VMOVUPD     Y3, (R9)
+	TESTQ R10, R10
+	JZ    rotdone
 
+rot1l:
+	VMULPD      (R9), Y9, Y0
+	VMULPD      (R8), Y9, Y1
+	VFMSUB231PD (R8), Y8, Y0
+	VFMADD231PD (R9), Y8, Y1
+	VMOVUPD     Y0, (R8)
+	VMOVUPD     Y1, (R9)
+	ADDQ        $0x20, R8
+	ADDQ        $0x20, R9
+	DECQ        R10
+	JNZ         rot1l
+
+rotdone:
 rotnext:
 	ADDQ  $0x20, SI
 	ADDQ  $0x80, R11

@@ -160,7 +160,8 @@ func norms4(buf, x, y, i, r Register, suffix string) {
 	JNZ(LabelRef("norm" + suffix))
 }
 
-// pairDot4 emits γ = x·y (into Y0) of the pair at pp+off.
+// pairDot4 emits γ = x·y (into Y0) of the pair at pp+off: rows in blocks
+// of 4 (four accumulators, y as a memory operand), one index register.
 func pairDot4(buf, pp Register, off int, x, y, r Register, suffix string) {
 	MOVQ(Mem{Base: pp, Disp: off}, x)
 	MOVQ(Mem{Base: pp, Disp: off + 8}, y)
@@ -170,32 +171,42 @@ func pairDot4(buf, pp Register, off int, x, y, r Register, suffix string) {
 	VXORPD(Y1, Y1, Y1)
 	VXORPD(Y2, Y2, Y2)
 	VXORPD(Y3, Y3, Y3)
-	Load(Param("n"), r)
-	Label("dot4" + suffix)
-	CMPQ(r, Imm(4))
-	JL(LabelRef("dot1" + suffix))
-	for u := 0; u < 4; u++ {
+	rowLoop4(x, y, r, "dot"+suffix, func(disp int, u int) {
 		t := []VecPhysical{Y4, Y5, Y6, Y7}[u]
-		VMOVUPD(Mem{Base: x, Disp: 32 * u}, t)
-		VFMADD231PD(Mem{Base: y, Disp: 32 * u}, t, []VecPhysical{Y0, Y1, Y2, Y3}[u])
+		VMOVUPD(Mem{Base: x, Disp: disp}, t)
+		VFMADD231PD(Mem{Base: y, Disp: disp}, t, []VecPhysical{Y0, Y1, Y2, Y3}[u])
+	})
+	VADDPD(Y1, Y0, Y0)
+	VADDPD(Y3, Y2, Y2)
+	VADDPD(Y2, Y0, Y0)
+}
+
+// rowLoop4 emits body(disp, u) for the n rows of columns x and y (n from
+// the frame): in blocks of 4 rows (u = 0..3, disp = 32u), then one row at a
+// time (u = 0). x and y are advanced; r is clobbered.
+func rowLoop4(x, y, r Register, name string, body func(disp, u int)) {
+	Load(Param("n"), r)
+	CMPQ(r, Imm(4))
+	JL(LabelRef(name + "1"))
+	Label(name + "4")
+	for u := 0; u < 4; u++ {
+		body(32*u, u)
 	}
 	ADDQ(U32(128), x)
 	ADDQ(U32(128), y)
 	SUBQ(Imm(4), r)
-	JMP(LabelRef("dot4" + suffix))
-	Label("dot1" + suffix)
+	CMPQ(r, Imm(4))
+	JGE(LabelRef(name + "4"))
+	Label(name + "1")
 	TESTQ(r, r)
-	JZ(LabelRef("dotdone" + suffix))
-	VMOVUPD(Mem{Base: x}, Y4)
-	VFMADD231PD(Mem{Base: y}, Y4, Y0)
+	JZ(LabelRef(name + "done"))
+	Label(name + "1l")
+	body(0, 0)
 	ADDQ(Imm(32), x)
 	ADDQ(Imm(32), y)
 	DECQ(r)
-	JMP(LabelRef("dot1" + suffix))
-	Label("dotdone" + suffix)
-	VADDPD(Y1, Y0, Y0)
-	VADDPD(Y3, Y2, Y2)
-	VADDPD(Y2, Y0, Y0)
+	JNZ(LabelRef(name + "1l"))
+	Label(name + "done")
 }
 
 // batchParams4 emits the rotation of the pair at pp with γ at sc: α, β from
@@ -263,35 +274,15 @@ func rotatePair4(buf, pp, sc Register, x, y, r Register, suffix string) {
 	ADDQ(buf, y)
 	VMOVUPD(Mem{Base: sc, Disp: 32}, c)
 	VMOVUPD(Mem{Base: sc, Disp: 64}, s)
-	Load(Param("n"), r)
-	Label("rot2" + suffix)
-	CMPQ(r, Imm(2))
-	JL(LabelRef("rot1" + suffix))
-	for u := 0; u < 2; u++ {
-		rotateRow4(x, y, 32*u, u, c, s)
-	}
-	ADDQ(U32(64), x)
-	ADDQ(U32(64), y)
-	SUBQ(Imm(2), r)
-	JMP(LabelRef("rot2" + suffix))
-	Label("rot1" + suffix)
-	TESTQ(r, r)
-	JZ(LabelRef("rotnext" + suffix))
-	rotateRow4(x, y, 0, 0, c, s)
+	rowLoop4(x, y, r, "rot"+suffix, func(disp, u int) {
+		// x and y as memory operands: six instructions a row.
+		t1, t2 := []VecPhysical{Y0, Y2, Y4, Y6}[u], []VecPhysical{Y1, Y3, Y5, Y7}[u]
+		VMULPD(Mem{Base: y, Disp: disp}, s, t1)
+		VMULPD(Mem{Base: x, Disp: disp}, s, t2)
+		VFMSUB231PD(Mem{Base: x, Disp: disp}, c, t1) // c x - s y
+		VFMADD231PD(Mem{Base: y, Disp: disp}, c, t2) // c y + s x
+		VMOVUPD(t1, Mem{Base: x, Disp: disp})
+		VMOVUPD(t2, Mem{Base: y, Disp: disp})
+	})
 	Label("rotnext" + suffix)
-}
-
-// rotateRow4 rotates one 32-byte row of columns x and y with four
-// temporaries from Y(4u).
-func rotateRow4(x, y Register, disp int, u int, c, s VecPhysical) {
-	zs := []VecPhysical{Y0, Y1, Y2, Y3, Y4, Y5, Y6, Y7}
-	zx, zy, t1, t2 := zs[4*u], zs[4*u+1], zs[4*u+2], zs[4*u+3]
-	VMOVUPD(Mem{Base: x, Disp: disp}, zx)
-	VMOVUPD(Mem{Base: y, Disp: disp}, zy)
-	VMULPD(zy, s, t1)
-	VMULPD(zx, s, t2)
-	VFMSUB231PD(zx, c, t1) // c x - s y
-	VFMADD231PD(zy, c, t2) // c y + s x
-	VMOVUPD(t1, Mem{Base: x, Disp: disp})
-	VMOVUPD(t2, Mem{Base: y, Disp: disp})
 }
