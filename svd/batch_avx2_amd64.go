@@ -63,59 +63,85 @@ func newBatchAVX2(n int, pairs []int32) *batchAVX2 {
 	return x
 }
 
-// load4 writes matrix i (n x n at a, row stride lda) into lane l of the
-// group, transposed and scaled by 2^-e (see loadTransposed), and sets the
-// lane's negligible threshold. It returns false if a has a NaN or Inf.
-func (x *batchAVX2) load(l, n int, a []float64, lda int) bool {
-	var amax float64
-	for r := 0; r < n; r++ {
-		for _, v := range a[r*lda : r*lda+n] {
-			amax = max(amax, math.Abs(v))
+// load writes the cnt <= 4 matrices at a[l*step:] (n x n, row stride lda)
+// into the lanes of the group, transposed and each scaled by its power of
+// two 2^-e_l (see loadTransposed), sets each lane's negligible threshold,
+// and zeroes the lanes l >= cnt (they never rotate). It returns the index
+// of the first matrix with a NaN or Inf entry, or -1.
+func (x *batchAVX2) load(n int, a []float64, lda, step, cnt int) int {
+	var scale [lanes4]float64
+	var src [lanes4][]float64
+	for l := 0; l < lanes4; l++ {
+		if l >= cnt {
+			scale[l], x.exp[l] = 0, 0
+			src[l] = a[(cnt-1)*step:] // any valid matrix, multiplied by 0
+			continue
 		}
-	}
-	if !(amax <= math.MaxFloat64) {
-		return false
-	}
-	e := 0
-	if amax > 0 {
-		_, e = math.Frexp(amax)
-	}
-	x.exp[l] = e
-	g := x.g
-	var fro float64
-	if e > -1000 && e < 1000 {
-		scale := math.Ldexp(1, -e)
+		m := a[l*step : l*step+(n-1)*lda+n]
+		src[l] = m
+		// (not the builtin max: its NaN and signed-zero rules make it several
+		// times slower here; NaN and Inf turn nan into NaN instead)
+		var amax, nan float64
 		for r := 0; r < n; r++ {
-			j := r*lanes4 + l
-			for _, v := range a[r*lda : r*lda+n] {
-				v *= scale
-				g[j] = v
-				fro += float64(v * v)
-				j += n * lanes4
+			for _, v := range m[r*lda : r*lda+n] {
+				if av := math.Abs(v); av > amax {
+					amax = av
+				}
+				nan += v * 0
 			}
 		}
-	} else {
+		if nan != 0 {
+			return l
+		}
+		e := 0
+		if amax > 0 {
+			_, e = math.Frexp(amax)
+		}
+		x.exp[l] = e
+		if e > -1000 && e < 1000 {
+			scale[l] = math.Ldexp(1, -e)
+		} // else 2^-e is not representable: loadLane below
+
+	}
+	var fro [lanes4]float64
+	g := x.g[:n*n*lanes4]
+	s0, s1, s2, s3 := scale[0], scale[1], scale[2], scale[3]
+	a0, a1, a2, a3 := src[0], src[1], src[2], src[3]
+	j := 0
+	for c := 0; c < n; c++ {
 		for r := 0; r < n; r++ {
-			j := r*lanes4 + l
-			for _, v := range a[r*lda : r*lda+n] {
-				v = math.Ldexp(v, -e)
-				g[j] = v
-				fro += float64(v * v)
-				j += n * lanes4
-			}
+			k := r*lda + c
+			v0, v1, v2, v3 := a0[k]*s0, a1[k]*s1, a2[k]*s2, a3[k]*s3
+			gj := g[j : j+4 : j+4]
+			gj[0], gj[1], gj[2], gj[3] = v0, v1, v2, v3
+			fro[0] += float64(v0 * v0)
+			fro[1] += float64(v1 * v1)
+			fro[2] += float64(v2 * v2)
+			fro[3] += float64(v3 * v3)
+			j += 4
 		}
 	}
-	x.params[l] = float64(fro * 0x1p-120)
-	return true
+	for l := 0; l < lanes4; l++ {
+		if l < cnt && (x.exp[l] <= -1000 || x.exp[l] >= 1000) {
+			fro[l] = x.loadLane(l, n, src[l], lda, x.exp[l])
+		}
+		x.params[l] = float64(fro[l] * 0x1p-120)
+	}
+	return -1
 }
 
-// clearLane zeroes lane l of the group (a lane without a matrix: it never
-// rotates).
-func (x *batchAVX2) clearLane(l int) {
-	for j := l; j < len(x.g); j += lanes4 {
-		x.g[j] = 0
+// loadLane writes matrix m into lane l scaled entry by entry by 2^-e
+// (math.Ldexp) and returns the squared Frobenius norm of the scaled matrix.
+func (x *batchAVX2) loadLane(l, n int, m []float64, lda, e int) float64 {
+	var fro float64
+	for c := 0; c < n; c++ {
+		for r := 0; r < n; r++ {
+			v := math.Ldexp(m[r*lda+c], -e)
+			x.g[(c*n+r)*lanes4+l] = v
+			fro += float64(v * v)
+		}
 	}
-	x.params[l] = 0
+	return fro
 }
 
 func (w *Batch) valuesAVX2(s []float64, lds int, a []float64, lda, step, k int) error {
@@ -133,14 +159,8 @@ func (w *Batch) valuesAVX2(s []float64, lds int, a []float64, lda, step, k int) 
 	}
 	for i0 := 0; i0 < k; i0 += lanes4 {
 		cnt := min(lanes4, k-i0)
-		for l := 0; l < lanes4; l++ {
-			if l >= cnt {
-				x.clearLane(l)
-				continue
-			}
-			if !x.load(l, n, a[(i0+l)*step:], lda) {
-				return &BatchError{Index: i0 + l, Err: ErrNotFinite}
-			}
+		if bad := x.load(n, a[i0*step:], lda, step, cnt); bad >= 0 {
+			return &BatchError{Index: i0 + bad, Err: ErrNotFinite}
 		}
 		if mask := jacobi4AVX2(&x.g[0], n, &x.poff[0], x.ppr, x.rounds, &x.params, &x.norms[0], &x.scratch[0], MaxSweeps); mask&(1<<cnt-1) != 0 {
 			for l := 0; l < cnt; l++ {
