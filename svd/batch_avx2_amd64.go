@@ -22,11 +22,14 @@ var useAVX2 = hasAVX2 && kernels.Implementation() != "generic"
 const lanes4 = 4
 
 // batchAVX2 is the workspace of the AVX2 batch kernel: a group of 4
-// matrices, column c row r of matrix l at g[(c*n+r)*4+l].
+// matrices, column c row r of matrix l at g[(c*rows+r)*4+l], rows = n for
+// Batch, n+nv for Small (rows n.. of a column: the column of V).
 type batchAVX2 struct {
 	g       []float64 // 32-byte aligned, n*n vectors of 4
 	norms   []float64 // 32-byte aligned, n vectors of 4: squared column norms
+	nv      int       // rows of V after each column (Small), 0 for Batch
 	poff    []int64   // per pair of a sweep: byte offsets of the columns in g and in norms
+	poffV   []int64   // the same with the V rows (stride n+nv)
 	ppr     int
 	rounds  int
 	exp     [lanes4]int // scaling exponent of each lane
@@ -41,17 +44,22 @@ func aligned32(buf []float64, n int) []float64 {
 	return buf[off : off+n : off+n]
 }
 
-func newBatchAVX2(n int, pairs []int32) *batchAVX2 {
+func newBatchAVX2(n int, pairs []int32) *batchAVX2 { return newAVX2(n, 0, pairs) }
+
+// newAVX2 returns the workspace of the AVX2 kernel for n x n matrices whose
+// columns carry nv more rows (V) rotated with them.
+func newAVX2(n, nv int, pairs []int32) *batchAVX2 {
 	x := &batchAVX2{
-		g:       aligned32(make([]float64, n*n*lanes4+4), n*n*lanes4),
+		nv:      nv,
+		g:       aligned32(make([]float64, n*(n+nv)*lanes4+4), n*(n+nv)*lanes4),
 		norms:   aligned32(make([]float64, n*lanes4+4), n*lanes4),
 		sv:      make([]float64, n),
 		scratch: make([]float64, 16*max(n/2, 1)),
 		ppr:     n / 2,
 	}
-	for k := 0; k+1 < len(pairs); k += 2 {
-		p, q := int64(pairs[k]), int64(pairs[k+1])
-		x.poff = append(x.poff, p*int64(n)*32, q*int64(n)*32, p*32, q*32)
+	x.poff = pairOffsets(pairs, n)
+	if nv > 0 {
+		x.poffV = pairOffsets(pairs, n+nv)
 	}
 	if x.ppr > 0 {
 		x.rounds = len(x.poff) / 4 / x.ppr
@@ -61,6 +69,76 @@ func newBatchAVX2(n int, pairs []int32) *batchAVX2 {
 	x.params[5] = 1
 	x.params[6] = math.Float64frombits(1<<63 - 1)
 	return x
+}
+
+// pairOffsets returns the kernel's pair list: for each pair (p, q), the
+// byte offsets of columns p and q (stride rows vectors of 32 bytes) and of
+// their squared norms.
+func pairOffsets(pairs []int32, rows int) []int64 {
+	var poff []int64
+	for k := 0; k+1 < len(pairs); k += 2 {
+		p, q := int64(pairs[k]), int64(pairs[k+1])
+		poff = append(poff, p*int64(rows)*32, q*int64(rows)*32, p*32, q*32)
+	}
+	return poff
+}
+
+// newSmallAVX2 returns the AVX2 workspace of a Small (2 <= n <= MaxSmall,
+// else nil): one matrix in lane 0 of the batch kernel, its columns followed
+// by those of V.
+func newSmallAVX2(n int, pairs []int32) *batchAVX2 {
+	if n < 2 || n > MaxSmall {
+		return nil
+	}
+	return newAVX2(n, n, pairs)
+}
+
+// jacobiAVX2 runs the Jacobi iteration of w.g (row i = column i, scaled)
+// and, if withV, of V = I, on the AVX2 kernel (lane 0; the other lanes are
+// zero and never rotate); on return w.g and w.v hold the converged columns
+// as the pure-Go jacobi leaves them. It returns false if the iteration did
+// not converge.
+func (w *Small) jacobiAVX2(withV bool, negl float64) bool {
+	x := w.avx2
+	n := w.n
+	nv, poff := 0, x.poff
+	if withV {
+		nv, poff = n, x.poffV
+	}
+	rows := n + nv
+	g := x.g[:n*rows*lanes4]
+	clear(g)
+	for c := 0; c < n; c++ {
+		gc := w.g[c*n : c*n+n]
+		j := c * rows * lanes4
+		for _, v := range gc {
+			g[j] = v
+			j += lanes4
+		}
+		if withV {
+			g[(c*rows+n+c)*lanes4] = 1
+		}
+	}
+	x.params[0], x.params[1], x.params[2], x.params[3] = negl, 0, 0, 0
+	if jacobi4AVX2(&g[0], n, nv, &poff[0], x.ppr, x.rounds, &x.params, &x.norms[0], &x.scratch[0], MaxSweeps)&1 != 0 {
+		return false
+	}
+	for c := 0; c < n; c++ {
+		j := c * rows * lanes4
+		gc := w.g[c*n : c*n+n]
+		for r := range gc {
+			gc[r] = g[j]
+			j += lanes4
+		}
+		if withV {
+			vc := w.v[c*n : c*n+n]
+			for r := range vc {
+				vc[r] = g[j]
+				j += lanes4
+			}
+		}
+	}
+	return true
 }
 
 // load writes the cnt <= 4 matrices at a[l*step:] (n x n, row stride lda)
@@ -162,7 +240,7 @@ func (w *Batch) valuesAVX2(s []float64, lds int, a []float64, lda, step, k int) 
 		if bad := x.load(n, a[i0*step:], lda, step, cnt); bad >= 0 {
 			return &BatchError{Index: i0 + bad, Err: ErrNotFinite}
 		}
-		if mask := jacobi4AVX2(&x.g[0], n, &x.poff[0], x.ppr, x.rounds, &x.params, &x.norms[0], &x.scratch[0], MaxSweeps); mask&(1<<cnt-1) != 0 {
+		if mask := jacobi4AVX2(&x.g[0], n, 0, &x.poff[0], x.ppr, x.rounds, &x.params, &x.norms[0], &x.scratch[0], MaxSweeps); mask&(1<<cnt-1) != 0 {
 			for l := 0; l < cnt; l++ {
 				if mask&(1<<l) != 0 {
 					return &BatchError{Index: i0 + l, Err: ErrNoConvergence}

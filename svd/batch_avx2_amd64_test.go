@@ -21,10 +21,10 @@ func TestBatchAVX2NoConvergence(t *testing.T) {
 		if bad := x.load(d, a, d, d*d, 3); bad >= 0 {
 			t.Fatalf("d=%d: lane %d not finite", d, bad)
 		}
-		if mask := jacobi4AVX2(&x.g[0], d, &x.poff[0], x.ppr, x.rounds, &x.params, &x.norms[0], &x.scratch[0], 1); mask != 0b111 {
+		if mask := jacobi4AVX2(&x.g[0], d, 0, &x.poff[0], x.ppr, x.rounds, &x.params, &x.norms[0], &x.scratch[0], 1); mask != 0b111 {
 			t.Errorf("d=%d: after one sweep mask = %b, want 111 (lane 3 is empty)", d, mask)
 		}
-		if mask := jacobi4AVX2(&x.g[0], d, &x.poff[0], x.ppr, x.rounds, &x.params, &x.norms[0], &x.scratch[0], MaxSweeps); mask != 0 {
+		if mask := jacobi4AVX2(&x.g[0], d, 0, &x.poff[0], x.ppr, x.rounds, &x.params, &x.norms[0], &x.scratch[0], MaxSweeps); mask != 0 {
 			t.Errorf("d=%d: not converged, mask = %b", d, mask)
 		}
 		for j := 3; j < len(x.g); j += lanes4 {

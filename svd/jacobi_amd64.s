@@ -552,30 +552,30 @@ done:
 	VZEROUPPER
 	RET
 
-// func jacobi4AVX2(buf *float64, n int, pairs *int64, ppr int, rounds int, params *[8]float64, norms *float64, scratch *float64, maxSweeps int) uint64
+// func jacobi4AVX2(buf *float64, n int, nv int, pairs *int64, ppr int, rounds int, params *[8]float64, norms *float64, scratch *float64, maxSweeps int) uint64
 // Requires: AVX, FMA3
-TEXT ·jacobi4AVX2(SB), NOSPLIT, $0-80
+TEXT ·jacobi4AVX2(SB), NOSPLIT, $0-88
 	MOVQ         buf+0(FP), AX
-	MOVQ         params+40(FP), CX
+	MOVQ         params+48(FP), CX
 	VBROADCASTSD 32(CX), Y14
 	VBROADCASTSD 40(CX), Y15
 	VBROADCASTSD 48(CX), Y12
 	VMOVUPD      (CX), Y13
-	MOVQ         rounds+32(FP), CX
-	MOVQ         ppr+24(FP), DX
+	MOVQ         rounds+40(FP), CX
+	MOVQ         ppr+32(FP), DX
 	IMULQ        DX, CX
 	SHLQ         $0x05, CX
-	MOVQ         pairs+16(FP), DX
+	MOVQ         pairs+24(FP), DX
 	ADDQ         DX, CX
-	MOVQ         maxSweeps+64(FP), DX
+	MOVQ         maxSweeps+72(FP), DX
 
 sweep:
 	XORQ R12, R12
-	MOVQ pairs+16(FP), BX
+	MOVQ pairs+24(FP), BX
 
 	// norms[c] = Σ_r buf[c][r]², exact at the start of every sweep
 	MOVQ AX, R8
-	MOVQ norms+48(FP), R9
+	MOVQ norms+56(FP), R9
 	MOVQ n+8(FP), DI
 
 norm:
@@ -605,6 +605,9 @@ normdone:
 	VADDPD  Y1, Y0, Y0
 	VMOVUPD Y0, (R9)
 	ADDQ    $0x20, R9
+	MOVQ    nv+16(FP), R10
+	SHLQ    $0x05, R10
+	ADDQ    R10, R8
 	DECQ    DI
 	JNZ     norm
 
@@ -614,8 +617,8 @@ round:
 	// that overlap), the rotations; γ, c, s and the lanes that rotate of
 	// pair k at scratch[16k:16k+13]
 	MOVQ BX, SI
-	MOVQ scratch+56(FP), R11
-	MOVQ ppr+24(FP), DI
+	MOVQ scratch+64(FP), R11
+	MOVQ ppr+32(FP), DI
 
 dots:
 	MOVQ   (SI), R8
@@ -667,9 +670,9 @@ dotdone:
 	DECQ    DI
 	JNZ     dots
 	MOVQ    BX, SI
-	MOVQ    scratch+56(FP), R11
-	MOVQ    ppr+24(FP), DI
-	MOVQ    norms+48(FP), R8
+	MOVQ    scratch+64(FP), R11
+	MOVQ    ppr+32(FP), DI
+	MOVQ    norms+56(FP), R8
 
 params:
 	MOVQ    16(SI), R9
@@ -727,8 +730,8 @@ pskip:
 	DECQ DI
 	JNZ  params
 	MOVQ BX, SI
-	MOVQ scratch+56(FP), R11
-	MOVQ ppr+24(FP), DI
+	MOVQ scratch+64(FP), R11
+	MOVQ ppr+32(FP), DI
 
 rots:
 	CMPQ    96(R11), $0x00
@@ -740,6 +743,8 @@ rots:
 	VMOVUPD 32(R11), Y8
 	VMOVUPD 64(R11), Y9
 	MOVQ    n+8(FP), R10
+	MOVQ    nv+16(FP), BX
+	ADDQ    BX, R10
 	CMPQ    R10, $0x04
 	JL      rot1
 
@@ -805,7 +810,7 @@ rotnext:
 	JNZ   sweep
 
 done:
-	MOVQ R12, ret+72(FP)
+	MOVQ R12, ret+80(FP)
 	VZEROUPPER
 	RET
 

@@ -32,14 +32,15 @@ const (
 )
 
 func jacobi4() {
-	TEXT("jacobi4AVX2", NOSPLIT, "func(buf *float64, n int, pairs *int64, ppr, rounds int, params *[8]float64, norms *float64, scratch *float64, maxSweeps int) uint64")
+	TEXT("jacobi4AVX2", NOSPLIT, "func(buf *float64, n, nv int, pairs *int64, ppr, rounds int, params *[8]float64, norms *float64, scratch *float64, maxSweeps int) uint64")
 	Pragma("noescape")
 	Doc(
 		"jacobi4AVX2 runs one-sided Jacobi on a group of 4 lane-interleaved n x n",
-		"matrices (column c, row r in the 32-byte vector c*n+r, lane l holding",
-		"matrix l) until a whole sweep rotates nothing in any lane, or for maxSweeps",
-		"sweeps. pairs holds rounds x ppr quadruples of byte offsets (p*n*32,",
-		"q*n*32, p*32, q*32): the disjoint column pairs of each round of a sweep and",
+		"matrices (column c, row r in the 32-byte vector c*(n+nv)+r, lane l holding",
+		"matrix l; rows n..n+nv-1 of a column are rotated with it but not in its dot",
+		"products and norms: V) until a whole sweep rotates nothing in any lane, or for maxSweeps",
+		"sweeps. pairs holds rounds x ppr quadruples of byte offsets (p*(n+nv)*32,",
+		"q*(n+nv)*32, p*32, q*32): the disjoint column pairs of each round of a sweep and",
 		"their entries in norms (n vectors, the squared column norms: recomputed",
 		"at the start of each sweep, updated after each rotation; at convergence",
 		"the exact sums of squares of the last sweep). scratch: 16*ppr float64.",
@@ -156,6 +157,9 @@ func norms4(buf, x, y, i, r Register, suffix string) {
 	VADDPD(Y1, Y0, Y0)
 	VMOVUPD(Y0, Mem{Base: y})
 	ADDQ(Imm(32), y)
+	Load(Param("nv"), r)
+	SHLQ(Imm(5), r)
+	ADDQ(r, x) // skip the V rows
 	DECQ(i)
 	JNZ(LabelRef("norm" + suffix))
 }
@@ -171,7 +175,7 @@ func pairDot4(buf, pp Register, off int, x, y, r Register, suffix string) {
 	VXORPD(Y1, Y1, Y1)
 	VXORPD(Y2, Y2, Y2)
 	VXORPD(Y3, Y3, Y3)
-	rowLoop4(x, y, r, "dot"+suffix, func(disp int, u int) {
+	rowLoop4(x, y, r, "dot"+suffix, false, func(disp int, u int) {
 		t := []VecPhysical{Y4, Y5, Y6, Y7}[u]
 		VMOVUPD(Mem{Base: x, Disp: disp}, t)
 		VFMADD231PD(Mem{Base: y, Disp: disp}, t, []VecPhysical{Y0, Y1, Y2, Y3}[u])
@@ -181,11 +185,16 @@ func pairDot4(buf, pp Register, off int, x, y, r Register, suffix string) {
 	VADDPD(Y2, Y0, Y0)
 }
 
-// rowLoop4 emits body(disp, u) for the n rows of columns x and y (n from
-// the frame): in blocks of 4 rows (u = 0..3, disp = 32u), then one row at a
+// rowLoop4 emits body(disp, u) for the n rows of columns x and y (n, and
+// if withV n+nv, from the frame): in blocks of 4 rows (u = 0..3, disp = 32u), then one row at a
 // time (u = 0). x and y are advanced; r is clobbered.
-func rowLoop4(x, y, r Register, name string, body func(disp, u int)) {
+func rowLoop4(x, y, r Register, name string, withV bool, body func(disp, u int)) {
 	Load(Param("n"), r)
+	if withV {
+		nv := GP64()
+		Load(Param("nv"), nv)
+		ADDQ(nv, r)
+	}
 	CMPQ(r, Imm(4))
 	JL(LabelRef(name + "1"))
 	Label(name + "4")
@@ -274,7 +283,7 @@ func rotatePair4(buf, pp, sc Register, x, y, r Register, suffix string) {
 	ADDQ(buf, y)
 	VMOVUPD(Mem{Base: sc, Disp: 32}, c)
 	VMOVUPD(Mem{Base: sc, Disp: 64}, s)
-	rowLoop4(x, y, r, "rot"+suffix, func(disp, u int) {
+	rowLoop4(x, y, r, "rot"+suffix, true, func(disp, u int) {
 		// x and y as memory operands: six instructions a row.
 		t1, t2 := []VecPhysical{Y0, Y2, Y4, Y6}[u], []VecPhysical{Y1, Y3, Y5, Y7}[u]
 		VMULPD(Mem{Base: y, Disp: disp}, s, t1)
