@@ -21,9 +21,10 @@ func (e *BatchError) Unwrap() error { return e.Err }
 type Batch struct {
 	n     int
 	small *Small
-	lanes []float64 // 8-lane interleaved group: n x n vectors of 8 float64 (asm path)
-	sv    []float64 // n x 8 lane-interleaved column norms (asm path)
-	asm   *batchAsm // nil unless useAVX512Possible
+	lanes []float64  // 8-lane interleaved group: n x n vectors of 8 float64 (asm path)
+	sv    []float64  // n x 8 lane-interleaved column norms (asm path)
+	asm   *batchAsm  // nil unless useAVX512Possible
+	avx2  *batchAVX2 // nil unless useAVX512Possible (amd64 without purego)
 }
 
 // NewBatch returns the workspace for n x n matrices, 1 <= n <= MaxSmall.
@@ -36,6 +37,7 @@ func NewBatch(n int) *Batch {
 		w.lanes = make([]float64, n*n*8+8) // +8: room to align to 64 bytes
 		w.sv = make([]float64, n*8+8)
 		w.initAsm()
+		w.avx2 = newBatchAVX2(n, w.small.pairs)
 	}
 	return w
 }
@@ -64,6 +66,9 @@ func (w *Batch) Values(s []float64, lds int, a []float64, lda, step, k int) erro
 	}
 	if useAVX512 {
 		return w.valuesAVX512(s, lds, a, lda, step, k)
+	}
+	if useAVX2 {
+		return w.valuesAVX2(s, lds, a, lda, step, k)
 	}
 	for i := 0; i < k; i++ {
 		if err := w.small.Values(s[i*lds:i*lds+n], a[i*step:], lda); err != nil {

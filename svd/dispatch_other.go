@@ -9,6 +9,23 @@ const useAVX512 = false
 // for the asm path is allocated only then).
 const useAVX512Possible = false
 
+// useAVX2 selects the AVX2 batch kernel; never on this build.
+const useAVX2 = false
+
+type batchAVX2 struct{}
+
+func newBatchAVX2(n int, pairs []int32) *batchAVX2 { return nil }
+
+func newSmallAVX2(n int, pairs []int32) *batchAVX2 { return nil }
+
+func (w *Small) jacobiAVX2(withV bool, negl float64) bool {
+	panic("svd: no AVX2 path in this build")
+}
+
+func (w *Batch) valuesAVX2(s []float64, lds int, a []float64, lda, step, k int) error {
+	panic("svd: no AVX2 path in this build")
+}
+
 func (w *Batch) valuesAVX512(s []float64, lds int, a []float64, lda, step, k int) error {
 	panic("svd: no AVX-512 path in this build")
 }

@@ -7,12 +7,16 @@ import "testing"
 // forEachImpl runs f once per implementation available on this machine.
 func forEachImpl(t *testing.T, f func(t *testing.T)) {
 	t.Helper()
-	saved := useAVX512
-	defer func() { useAVX512 = saved }()
-	useAVX512 = false
+	saved, saved2 := useAVX512, useAVX2
+	defer func() { useAVX512, useAVX2 = saved, saved2 }()
+	useAVX512, useAVX2 = false, false
 	t.Run("purego", f)
+	if hasAVX2 {
+		useAVX2 = true
+		t.Run("avx2", f)
+	}
 	if hasAVX512 {
-		useAVX512 = true
+		useAVX512, useAVX2 = true, false
 		t.Run("avx512", f)
 	}
 }

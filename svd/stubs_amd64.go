@@ -27,6 +27,23 @@ func load8AVX512(buf *float64, a *float64, offs *[8]int64, n int, lda int, lanes
 //go:noescape
 func jacobi8AVX512(buf *float64, n int, pairs *int64, ppr int, rounds int, params *[32]float64, norms *float64, maxSweeps int) uint64
 
+// jacobi4AVX2 runs one-sided Jacobi on a group of 4 lane-interleaved n x n
+// matrices (column c, row r in the 32-byte vector c*(n+nv)+r, lane l holding
+// matrix l; rows n..n+nv-1 of a column are rotated with it but not in its dot
+// products and norms: V) until a whole sweep rotates nothing in any lane, or for maxSweeps
+// sweeps. pairs holds rounds x ppr quadruples of byte offsets (p*(n+nv)*32,
+// q*(n+nv)*32, p*32, q*32): the disjoint column pairs of each round of a sweep and
+// their entries in norms (n vectors, the squared column norms: recomputed
+// at the start of each sweep, updated after each rotation; at convergence
+// the exact sums of squares of the last sweep). scratch: 16*ppr float64.
+// params: [0:4] per-lane threshold on squared norms below which a column is
+// not rotated, [4] tol², [5] 1, [6] the mask of all bits but the sign. It
+// returns the mask of the lanes that rotated in the last sweep (0: all
+// converged). ppr >= 1.
+//
+//go:noescape
+func jacobi4AVX2(buf *float64, n int, nv int, pairs *int64, ppr int, rounds int, params *[8]float64, norms *float64, scratch *float64, maxSweeps int) uint64
+
 // norms8AVX512 sets sv[8c+l] = 2^e_l sqrt(Σ_r buf[(c n + r) 8 + l]²) for c < n:
 // the column norms of the 8 lane-interleaved matrices, scaled back by the
 // exponents e_l in params[16:24].

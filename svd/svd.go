@@ -56,7 +56,8 @@ type Small struct {
 	pairs []int32   // round-robin pair order of one sweep (p0, q0, p1, q1, ...)
 	rowE  []float64 // completion: squared row norms of the accepted U columns
 	tol   float64
-	asm   *smallAsm // nil unless the AVX-512 kernel handles this n
+	asm   *smallAsm  // nil unless the AVX-512 kernel handles this n
+	avx2  *batchAVX2 // nil unless the AVX2 kernel handles this n
 }
 
 // NewSmall returns the workspace for n x n matrices, 1 <= n <= MaxSmall.
@@ -82,6 +83,7 @@ func newSmall(n int) *Small {
 	}
 	if useAVX512Possible {
 		w.initAsm()
+		w.avx2 = newSmallAVX2(n, w.pairs)
 	}
 	return w
 }
@@ -93,6 +95,9 @@ func (w *Small) run(withV bool, negl float64) bool {
 	n := w.n
 	if useAVX512 && w.asm != nil {
 		return w.jacobiAsm(withV, negl)
+	}
+	if useAVX2 && w.avx2 != nil {
+		return w.jacobiAVX2(withV, negl)
 	}
 	if !withV {
 		return jacobi(w.g, n, nil, 0, n, n, w.pairs, w.tol, negl)

@@ -55,6 +55,7 @@ func main() {
 	ConstraintExpr("amd64,!purego")
 	load8()
 	jacobi8()
+	jacobi4()
 	norms8()
 	sort8()
 	jacobi1(1)

@@ -1,0 +1,297 @@
+package main
+
+import (
+	. "github.com/mmcloughlin/avo/build"
+	. "github.com/mmcloughlin/avo/operand"
+	. "github.com/mmcloughlin/avo/reg"
+)
+
+// jacobi4AVX2 is the AVX2 (+FMA) form of jacobi8AVX512 for CPUs without
+// AVX-512: a group of 4 matrices, one per 64-bit lane of a YMM register,
+// column c row r in the 32-byte vector c*n+r. AVX2 has no mask registers:
+// the lanes that rotate are a compare result ANDed into t (t = 0 gives
+// c = 1, s = 0 exactly), and VMOVMSKPD tells whether any lane rotates. The
+// parameters use VSQRTPD and VDIVPD (AVX2 has no double-precision
+// reciprocal estimates). A round is done in three passes (dots,
+// parameters, rotations), so that the parameter chains of its n/2 disjoint
+// pairs (about 70 cycles of latency each on Zen 3) are in flight together.
+// Constants in Y12-Y15.
+var (
+	ones4 = Y15 // 1.0
+	tol4  = Y14 // tol²
+	negl4 = Y13 // per-lane negligible threshold on squared column norms
+	absM4 = Y12 // ^sign bit
+)
+
+// Layout of the params array of jacobi4AVX2 (float64 index).
+const (
+	qNegl = 0 // [0:4] per-lane negligible threshold
+	qTol  = 4 // tol²
+	qOne  = 5 // 1
+	qAbs  = 6 // all bits but the sign
+)
+
+func jacobi4() {
+	TEXT("jacobi4AVX2", NOSPLIT, "func(buf *float64, n, nv int, pairs *int64, ppr, rounds int, params *[8]float64, norms *float64, scratch *float64, maxSweeps int) uint64")
+	Pragma("noescape")
+	Doc(
+		"jacobi4AVX2 runs one-sided Jacobi on a group of 4 lane-interleaved n x n",
+		"matrices (column c, row r in the 32-byte vector c*(n+nv)+r, lane l holding",
+		"matrix l; rows n..n+nv-1 of a column are rotated with it but not in its dot",
+		"products and norms: V) until a whole sweep rotates nothing in any lane, or for maxSweeps",
+		"sweeps. pairs holds rounds x ppr quadruples of byte offsets (p*(n+nv)*32,",
+		"q*(n+nv)*32, p*32, q*32): the disjoint column pairs of each round of a sweep and",
+		"their entries in norms (n vectors, the squared column norms: recomputed",
+		"at the start of each sweep, updated after each rotation; at convergence",
+		"the exact sums of squares of the last sweep). scratch: 16*ppr float64.",
+		"params: [0:4] per-lane threshold on squared norms below which a column is",
+		"not rotated, [4] tol², [5] 1, [6] the mask of all bits but the sign. It",
+		"returns the mask of the lanes that rotated in the last sweep (0: all",
+		"converged). ppr >= 1.",
+	)
+	buf := Load(Param("buf"), GP64())
+	params := Load(Param("params"), GP64())
+	VBROADCASTSD(Mem{Base: params, Disp: 8 * qTol}, tol4)
+	VBROADCASTSD(Mem{Base: params, Disp: 8 * qOne}, ones4)
+	VBROADCASTSD(Mem{Base: params, Disp: 8 * qAbs}, absM4)
+	VMOVUPD(Mem{Base: params, Disp: 8 * qNegl}, negl4)
+
+	pairsEnd := GP64()
+	Load(Param("rounds"), pairsEnd)
+	ppr := Load(Param("ppr"), GP64())
+	IMULQ(ppr, pairsEnd)
+	SHLQ(Imm(5), pairsEnd)
+	pairs := Load(Param("pairs"), GP64())
+	ADDQ(pairs, pairsEnd)
+
+	sweeps := GP64()
+	Load(Param("maxSweeps"), sweeps)
+	cur, pp, i, x, y, r, sc := GP64(), GP64(), GP64(), GP64(), GP64(), GP64(), GP64()
+	anyRot := GP64() // lanes that rotated in this sweep
+	flag := GP64()   // lanes that rotate in the current pair
+
+	Label("sweep")
+	XORQ(anyRot, anyRot)
+	Load(Param("pairs"), cur)
+	norms4(buf, x, y, i, r, "")
+
+	Label("round")
+	Comment("a round in three passes over its disjoint pairs: the dot products, the")
+	Comment("rotation parameters (independent chains of divisions and square roots")
+	Comment("that overlap), the rotations; γ, c, s and the lanes that rotate of")
+	Comment("pair k at scratch[16k:16k+13]")
+	MOVQ(cur, pp)
+	Load(Param("scratch"), sc)
+	Load(Param("ppr"), i)
+	Label("dots")
+	pairDot4(buf, pp, 0, x, y, r, "")
+	VMOVUPD(Y0, Mem{Base: sc})
+	ADDQ(Imm(32), pp)
+	ADDQ(Imm(128), sc)
+	DECQ(i)
+	JNZ(LabelRef("dots"))
+
+	MOVQ(cur, pp)
+	Load(Param("scratch"), sc)
+	Load(Param("ppr"), i)
+	Load(Param("norms"), x)
+	Label("params")
+	batchParams4(pp, sc, x, y, r, flag, anyRot, "pskip")
+	ADDQ(Imm(32), pp)
+	ADDQ(Imm(128), sc)
+	DECQ(i)
+	JNZ(LabelRef("params"))
+
+	MOVQ(cur, pp)
+	Load(Param("scratch"), sc)
+	Load(Param("ppr"), i)
+	Label("rots")
+	rotatePair4(buf, pp, sc, x, y, r, "")
+	ADDQ(Imm(32), pp)
+	ADDQ(Imm(128), sc)
+	DECQ(i)
+	JNZ(LabelRef("rots"))
+
+	MOVQ(pp, cur)
+	CMPQ(cur, pairsEnd)
+	JL(LabelRef("round"))
+
+	TESTQ(anyRot, anyRot)
+	JZ(LabelRef("done"))
+	DECQ(sweeps)
+	JNZ(LabelRef("sweep"))
+
+	Label("done")
+	Store(anyRot, ReturnIndex(0))
+	VZEROUPPER()
+	RET()
+}
+
+// norms4 emits norms[c] = Σ_r buf[c][r]² for the n columns.
+func norms4(buf, x, y, i, r Register, suffix string) {
+	Comment("norms[c] = Σ_r buf[c][r]², exact at the start of every sweep")
+	MOVQ(buf, x)
+	Load(Param("norms"), y)
+	Load(Param("n"), i)
+	Label("norm" + suffix)
+	VXORPD(Y0, Y0, Y0)
+	VXORPD(Y1, Y1, Y1)
+	Load(Param("n"), r)
+	Label("norm2" + suffix)
+	CMPQ(r, Imm(2))
+	JL(LabelRef("norm1" + suffix))
+	VMOVUPD(Mem{Base: x}, Y2)
+	VMOVUPD(Mem{Base: x, Disp: 32}, Y3)
+	VFMADD231PD(Y2, Y2, Y0)
+	VFMADD231PD(Y3, Y3, Y1)
+	ADDQ(Imm(64), x)
+	SUBQ(Imm(2), r)
+	JMP(LabelRef("norm2" + suffix))
+	Label("norm1" + suffix)
+	TESTQ(r, r)
+	JZ(LabelRef("normdone" + suffix))
+	VMOVUPD(Mem{Base: x}, Y2)
+	VFMADD231PD(Y2, Y2, Y0)
+	ADDQ(Imm(32), x)
+	Label("normdone" + suffix)
+	VADDPD(Y1, Y0, Y0)
+	VMOVUPD(Y0, Mem{Base: y})
+	ADDQ(Imm(32), y)
+	Load(Param("nv"), r)
+	SHLQ(Imm(5), r)
+	ADDQ(r, x) // skip the V rows
+	DECQ(i)
+	JNZ(LabelRef("norm" + suffix))
+}
+
+// pairDot4 emits γ = x·y (into Y0) of the pair at pp+off: rows in blocks
+// of 4 (four accumulators, y as a memory operand), one index register.
+func pairDot4(buf, pp Register, off int, x, y, r Register, suffix string) {
+	MOVQ(Mem{Base: pp, Disp: off}, x)
+	MOVQ(Mem{Base: pp, Disp: off + 8}, y)
+	ADDQ(buf, x)
+	ADDQ(buf, y)
+	VXORPD(Y0, Y0, Y0)
+	VXORPD(Y1, Y1, Y1)
+	VXORPD(Y2, Y2, Y2)
+	VXORPD(Y3, Y3, Y3)
+	rowLoop4(x, y, r, "dot"+suffix, false, func(disp int, u int) {
+		t := []VecPhysical{Y4, Y5, Y6, Y7}[u]
+		VMOVUPD(Mem{Base: x, Disp: disp}, t)
+		VFMADD231PD(Mem{Base: y, Disp: disp}, t, []VecPhysical{Y0, Y1, Y2, Y3}[u])
+	})
+	VADDPD(Y1, Y0, Y0)
+	VADDPD(Y3, Y2, Y2)
+	VADDPD(Y2, Y0, Y0)
+}
+
+// rowLoop4 emits body(disp, u) for the n rows of columns x and y (n, and
+// if withV n+nv, from the frame): in blocks of 4 rows (u = 0..3, disp = 32u), then one row at a
+// time (u = 0). x and y are advanced; r is clobbered.
+func rowLoop4(x, y, r Register, name string, withV bool, body func(disp, u int)) {
+	Load(Param("n"), r)
+	if withV {
+		nv := GP64()
+		Load(Param("nv"), nv)
+		ADDQ(nv, r)
+	}
+	CMPQ(r, Imm(4))
+	JL(LabelRef(name + "1"))
+	Label(name + "4")
+	for u := 0; u < 4; u++ {
+		body(32*u, u)
+	}
+	ADDQ(U32(128), x)
+	ADDQ(U32(128), y)
+	SUBQ(Imm(4), r)
+	CMPQ(r, Imm(4))
+	JGE(LabelRef(name + "4"))
+	Label(name + "1")
+	TESTQ(r, r)
+	JZ(LabelRef(name + "done"))
+	Label(name + "1l")
+	body(0, 0)
+	ADDQ(Imm(32), x)
+	ADDQ(Imm(32), y)
+	DECQ(r)
+	JNZ(LabelRef(name + "1l"))
+	Label(name + "done")
+}
+
+// batchParams4 emits the rotation of the pair at pp with γ at sc: α, β from
+// the norms at x (y and r: offsets); it writes c and s to sc+32, sc+64 and the
+// lanes that rotate to sc+96 (0: none, then c and s are not written), ORs
+// them into anyRot and updates the norms.
+func batchParams4(pp, sc, x, y, r Register, flag GPVirtual, anyRot Register, skip string) {
+	alpha, beta, mask, gamma := Y0, Y1, Y2, Y6
+	MOVQ(Mem{Base: pp, Disp: 16}, y)
+	MOVQ(Mem{Base: pp, Disp: 24}, r)
+	VMOVUPD(Mem{Base: sc}, gamma)
+	VMOVUPD(Mem{Base: x, Index: y, Scale: 1}, alpha)
+	VMOVUPD(Mem{Base: x, Index: r, Scale: 1}, beta)
+	Comment("mask = γ² > tol² α β && α > negl && β > negl")
+	VMULPD(gamma, gamma, mask)
+	VMULPD(beta, alpha, Y3)
+	VMULPD(tol4, Y3, Y3)
+	VCMPPD(Imm(0x1e), Y3, mask, mask) // GT_OQ
+	VCMPPD(Imm(0x1e), negl4, alpha, Y3)
+	VANDPD(Y3, mask, mask)
+	VCMPPD(Imm(0x1e), negl4, beta, Y3)
+	VANDPD(Y3, mask, mask)
+	VMOVMSKPD(mask, flag.As32())
+	MOVQ(flag, Mem{Base: sc, Disp: 96})
+	TESTQ(flag, flag)
+	JZ(LabelRef(skip))
+	ORQ(flag, anyRot)
+	Comment("t = sign(d) g2 / (|d| + sqrt(d² + g2²)), d = β - α, g2 = 2γ; 0 where no rotation")
+	VSUBPD(alpha, beta, Y3) // d
+	VADDPD(gamma, gamma, Y4)
+	VMULPD(Y4, Y4, Y5)
+	VFMADD231PD(Y3, Y3, Y5)
+	VSQRTPD(Y5, Y5)
+	VANDPD(absM4, Y3, Y7) // |d|
+	VADDPD(Y7, Y5, Y7)
+	VANDNPD(Y3, absM4, Y3) // sign bit of d
+	VXORPD(Y3, Y4, Y4)
+	VDIVPD(Y7, Y4, Y4)
+	VANDPD(mask, Y4, Y4) // t (NaN from 0/0 in a zero lane becomes 0)
+	Comment("c = 1/sqrt(1 + t²) (exactly 1 where t = 0), s = c t")
+	VMOVAPD(ones4, Y5)
+	VFMADD231PD(Y4, Y4, Y5)
+	VSQRTPD(Y5, Y5)
+	VDIVPD(Y5, ones4, Y5)
+	VMULPD(Y4, Y5, Y3)
+	VMOVUPD(Y5, Mem{Base: sc, Disp: 32})
+	VMOVUPD(Y3, Mem{Base: sc, Disp: 64})
+	Comment("α' = α - t γ, β' = β + t γ")
+	VFNMADD231PD(gamma, Y4, alpha)
+	VFMADD231PD(gamma, Y4, beta)
+	VMOVUPD(alpha, Mem{Base: x, Index: y, Scale: 1})
+	VMOVUPD(beta, Mem{Base: x, Index: r, Scale: 1})
+	Label(skip)
+}
+
+// rotatePair4 emits x, y = c x - s y, s x + c y for the pair at pp with c, s
+// at sc+32, sc+64, if it rotates in some lane (sc+96 != 0).
+func rotatePair4(buf, pp, sc Register, x, y, r Register, suffix string) {
+	c, s := Y8, Y9
+	CMPQ(Mem{Base: sc, Disp: 96}, Imm(0))
+	JE(LabelRef("rotnext" + suffix))
+	MOVQ(Mem{Base: pp}, x)
+	MOVQ(Mem{Base: pp, Disp: 8}, y)
+	ADDQ(buf, x)
+	ADDQ(buf, y)
+	VMOVUPD(Mem{Base: sc, Disp: 32}, c)
+	VMOVUPD(Mem{Base: sc, Disp: 64}, s)
+	rowLoop4(x, y, r, "rot"+suffix, true, func(disp, u int) {
+		// x and y as memory operands: six instructions a row.
+		t1, t2 := []VecPhysical{Y0, Y2, Y4, Y6}[u], []VecPhysical{Y1, Y3, Y5, Y7}[u]
+		VMULPD(Mem{Base: y, Disp: disp}, s, t1)
+		VMULPD(Mem{Base: x, Disp: disp}, s, t2)
+		VFMSUB231PD(Mem{Base: x, Disp: disp}, c, t1) // c x - s y
+		VFMADD231PD(Mem{Base: y, Disp: disp}, c, t2) // c y + s x
+		VMOVUPD(t1, Mem{Base: x, Disp: disp})
+		VMOVUPD(t2, Mem{Base: y, Disp: disp})
+	})
+	Label("rotnext" + suffix)
+}

@@ -1,0 +1,281 @@
+//go:build amd64 && !purego
+
+package svd
+
+import (
+	"math"
+	"unsafe"
+
+	"github.com/grlgq/grlgq/kernels"
+	"github.com/klauspost/cpuid/v2"
+)
+
+// hasAVX2 reports whether the CPU supports the AVX2 kernel (AVX2 and FMA3).
+var hasAVX2 = cpuid.CPU.Supports(cpuid.AVX, cpuid.AVX2, cpuid.FMA3)
+
+// useAVX2 selects the AVX2 batch kernel where the AVX-512 one is not used,
+// unless kernels.EnvVar asks for the generic code. Tests flip it.
+var useAVX2 = hasAVX2 && kernels.Implementation() != "generic"
+
+// lanes4 is the number of float64 in a YMM register: matrices per group of
+// the AVX2 kernel.
+const lanes4 = 4
+
+// batchAVX2 is the workspace of the AVX2 batch kernel: a group of 4
+// matrices, column c row r of matrix l at g[(c*rows+r)*4+l], rows = n for
+// Batch, n+nv for Small (rows n.. of a column: the column of V).
+type batchAVX2 struct {
+	g       []float64 // 32-byte aligned, n*n vectors of 4
+	norms   []float64 // 32-byte aligned, n vectors of 4: squared column norms
+	nv      int       // rows of V after each column (Small), 0 for Batch
+	poff    []int64   // per pair of a sweep: byte offsets of the columns in g and in norms
+	poffV   []int64   // the same with the V rows (stride n+nv)
+	ppr     int
+	rounds  int
+	exp     [lanes4]int // scaling exponent of each lane
+	sv      []float64   // n values of one lane
+	scratch []float64   // 16 per pair of a round: γ, c, s, lanes that rotate
+	params  [8]float64
+}
+
+// aligned32 returns buf[i:i+n] with &buf[i] 32-byte aligned.
+func aligned32(buf []float64, n int) []float64 {
+	off := int((32-uintptr(unsafe.Pointer(&buf[0]))%32)%32) / 8
+	return buf[off : off+n : off+n]
+}
+
+func newBatchAVX2(n int, pairs []int32) *batchAVX2 { return newAVX2(n, 0, pairs) }
+
+// newAVX2 returns the workspace of the AVX2 kernel for n x n matrices whose
+// columns carry nv more rows (V) rotated with them.
+func newAVX2(n, nv int, pairs []int32) *batchAVX2 {
+	x := &batchAVX2{
+		nv:      nv,
+		g:       aligned32(make([]float64, n*(n+nv)*lanes4+4), n*(n+nv)*lanes4),
+		norms:   aligned32(make([]float64, n*lanes4+4), n*lanes4),
+		sv:      make([]float64, n),
+		scratch: make([]float64, 16*max(n/2, 1)),
+		ppr:     n / 2,
+	}
+	x.poff = pairOffsets(pairs, n)
+	if nv > 0 {
+		x.poffV = pairOffsets(pairs, n+nv)
+	}
+	if x.ppr > 0 {
+		x.rounds = len(x.poff) / 4 / x.ppr
+	}
+	tol := tolerance(n)
+	x.params[4] = tol * tol
+	x.params[5] = 1
+	x.params[6] = math.Float64frombits(1<<63 - 1)
+	return x
+}
+
+// pairOffsets returns the kernel's pair list: for each pair (p, q), the
+// byte offsets of columns p and q (stride rows vectors of 32 bytes) and of
+// their squared norms.
+func pairOffsets(pairs []int32, rows int) []int64 {
+	var poff []int64
+	for k := 0; k+1 < len(pairs); k += 2 {
+		p, q := int64(pairs[k]), int64(pairs[k+1])
+		poff = append(poff, p*int64(rows)*32, q*int64(rows)*32, p*32, q*32)
+	}
+	return poff
+}
+
+// newSmallAVX2 returns the AVX2 workspace of a Small (2 <= n <= MaxSmall,
+// else nil): one matrix in lane 0 of the batch kernel, its columns followed
+// by those of V.
+func newSmallAVX2(n int, pairs []int32) *batchAVX2 {
+	if n < 2 || n > MaxSmall {
+		return nil
+	}
+	return newAVX2(n, n, pairs)
+}
+
+// jacobiAVX2 runs the Jacobi iteration of w.g (row i = column i, scaled)
+// and, if withV, of V = I, on the AVX2 kernel (lane 0; the other lanes are
+// zero and never rotate); on return w.g and w.v hold the converged columns
+// as the pure-Go jacobi leaves them. It returns false if the iteration did
+// not converge.
+func (w *Small) jacobiAVX2(withV bool, negl float64) bool {
+	x := w.avx2
+	n := w.n
+	nv, poff := 0, x.poff
+	if withV {
+		nv, poff = n, x.poffV
+	}
+	rows := n + nv
+	g := x.g[:n*rows*lanes4]
+	clear(g)
+	for c := 0; c < n; c++ {
+		gc := w.g[c*n : c*n+n]
+		j := c * rows * lanes4
+		for _, v := range gc {
+			g[j] = v
+			j += lanes4
+		}
+		if withV {
+			g[(c*rows+n+c)*lanes4] = 1
+		}
+	}
+	x.params[0], x.params[1], x.params[2], x.params[3] = negl, 0, 0, 0
+	if jacobi4AVX2(&g[0], n, nv, &poff[0], x.ppr, x.rounds, &x.params, &x.norms[0], &x.scratch[0], MaxSweeps)&1 != 0 {
+		return false
+	}
+	for c := 0; c < n; c++ {
+		j := c * rows * lanes4
+		gc := w.g[c*n : c*n+n]
+		for r := range gc {
+			gc[r] = g[j]
+			j += lanes4
+		}
+		if withV {
+			vc := w.v[c*n : c*n+n]
+			for r := range vc {
+				vc[r] = g[j]
+				j += lanes4
+			}
+		}
+	}
+	return true
+}
+
+// load writes the cnt <= 4 matrices at a[l*step:] (n x n, row stride lda)
+// into the lanes of the group, transposed and each scaled by its power of
+// two 2^-e_l (see loadTransposed), sets each lane's negligible threshold,
+// and zeroes the lanes l >= cnt (they never rotate). It returns the index
+// of the first matrix with a NaN or Inf entry, or -1.
+func (x *batchAVX2) load(n int, a []float64, lda, step, cnt int) int {
+	var scale [lanes4]float64
+	var src [lanes4][]float64
+	for l := 0; l < lanes4; l++ {
+		if l >= cnt {
+			scale[l], x.exp[l] = 0, 0
+			src[l] = a[(cnt-1)*step:] // any valid matrix, multiplied by 0
+			continue
+		}
+		m := a[l*step : l*step+(n-1)*lda+n]
+		src[l] = m
+		// (not the builtin max: its NaN and signed-zero rules make it several
+		// times slower here; NaN and Inf turn nan into NaN instead)
+		var amax, nan float64
+		for r := 0; r < n; r++ {
+			for _, v := range m[r*lda : r*lda+n] {
+				if av := math.Abs(v); av > amax {
+					amax = av
+				}
+				nan += v * 0
+			}
+		}
+		if nan != 0 {
+			return l
+		}
+		e := 0
+		if amax > 0 {
+			_, e = math.Frexp(amax)
+		}
+		x.exp[l] = e
+		if e > -1000 && e < 1000 {
+			scale[l] = math.Ldexp(1, -e)
+		} // else 2^-e is not representable: loadLane below
+
+	}
+	var fro [lanes4]float64
+	g := x.g[:n*n*lanes4]
+	s0, s1, s2, s3 := scale[0], scale[1], scale[2], scale[3]
+	a0, a1, a2, a3 := src[0], src[1], src[2], src[3]
+	j := 0
+	for c := 0; c < n; c++ {
+		for r := 0; r < n; r++ {
+			k := r*lda + c
+			v0, v1, v2, v3 := a0[k]*s0, a1[k]*s1, a2[k]*s2, a3[k]*s3
+			gj := g[j : j+4 : j+4]
+			gj[0], gj[1], gj[2], gj[3] = v0, v1, v2, v3
+			fro[0] += float64(v0 * v0)
+			fro[1] += float64(v1 * v1)
+			fro[2] += float64(v2 * v2)
+			fro[3] += float64(v3 * v3)
+			j += 4
+		}
+	}
+	for l := 0; l < lanes4; l++ {
+		if l < cnt && (x.exp[l] <= -1000 || x.exp[l] >= 1000) {
+			fro[l] = x.loadLane(l, n, src[l], lda, x.exp[l])
+		}
+		x.params[l] = float64(fro[l] * 0x1p-120)
+	}
+	return -1
+}
+
+// loadLane writes matrix m into lane l scaled entry by entry by 2^-e
+// (math.Ldexp) and returns the squared Frobenius norm of the scaled matrix.
+func (x *batchAVX2) loadLane(l, n int, m []float64, lda, e int) float64 {
+	var fro float64
+	for c := 0; c < n; c++ {
+		for r := 0; r < n; r++ {
+			v := math.Ldexp(m[r*lda+c], -e)
+			x.g[(c*n+r)*lanes4+l] = v
+			fro += float64(v * v)
+		}
+	}
+	return fro
+}
+
+func (w *Batch) valuesAVX2(s []float64, lds int, a []float64, lda, step, k int) error {
+	n := w.n
+	x := w.avx2
+	if n == 1 {
+		for i := 0; i < k; i++ {
+			v := a[i*step]
+			if !(math.Abs(v) <= math.MaxFloat64) {
+				return &BatchError{Index: i, Err: ErrNotFinite}
+			}
+			s[i*lds] = math.Abs(v)
+		}
+		return nil
+	}
+	for i0 := 0; i0 < k; i0 += lanes4 {
+		cnt := min(lanes4, k-i0)
+		if bad := x.load(n, a[i0*step:], lda, step, cnt); bad >= 0 {
+			return &BatchError{Index: i0 + bad, Err: ErrNotFinite}
+		}
+		if mask := jacobi4AVX2(&x.g[0], n, 0, &x.poff[0], x.ppr, x.rounds, &x.params, &x.norms[0], &x.scratch[0], MaxSweeps); mask&(1<<cnt-1) != 0 {
+			for l := 0; l < cnt; l++ {
+				if mask&(1<<l) != 0 {
+					return &BatchError{Index: i0 + l, Err: ErrNoConvergence}
+				}
+			}
+		}
+		// At convergence the norms are the exact sums of squares of the
+		// last sweep, which rotated nothing.
+		sv := x.sv
+		for l := 0; l < cnt; l++ {
+			for c := range sv {
+				sv[c] = math.Sqrt(x.norms[c*lanes4+l])
+			}
+			sortValues(sv)
+			out := s[(i0+l)*lds : (i0+l)*lds+n]
+			if e := x.exp[l]; e != 0 {
+				for j, v := range sv {
+					out[j] = math.Ldexp(v, e)
+				}
+			} else {
+				copy(out, sv)
+			}
+		}
+	}
+	return nil
+}
+
+// sortValues sorts sv descending (insertion sort: n <= 64).
+func sortValues(sv []float64) {
+	for i := 1; i < len(sv); i++ {
+		v := sv[i]
+		j := i
+		for ; j > 0 && sv[j-1] < v; j-- {
+			sv[j] = sv[j-1]
+		}
+		sv[j] = v
+	}
+}
