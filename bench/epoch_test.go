@@ -15,7 +15,7 @@ import (
 // orthonormal D x d sets with labels i mod classes, one prototype per
 // class.
 type epochShape struct {
-	name                string
+	name               string
 	dim, d, classes, n int
 }
 
