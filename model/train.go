@@ -607,12 +607,15 @@ type Trainer struct {
 	gl          []float64        // ∂E/∂λ (d, or 2d for local relevances)
 	coef        []float64        // update coefficients: 2 d x d per winner (exact), or B = Q_P diag(−η gv) Q_Wᵀ (general)
 	v           [2]*linalg.Dense // the winners before the update (rollback)
-	tmp, tmp2   *linalg.Dense    // P B (general); W K and P B (exact)
-	qs, ps, qt  []float64        // d x d scratch of exactCoefficients
+	tmp         *linalg.Dense    // P B (general route)
+	wp          []float64        // D x 2d, stride ldwp: [W P] (exact update)
+	ldwp        int
+	qs, ps, qt  []float64 // d x d scratch of exactCoefficients
 	orth        *linalg.Orthonormalizer
 	lamNew      []float64 // new relevances (d, or 2d for local: plus, minus)
 	updates     []int     // exact updates of each prototype since its last drift check
 	gram        []float64 // d x d: WᵀW of the drift check
+	reorths     int       // re-orthonormalisations by the drift check (for the tests)
 	imageSolo   bool      // StepImage's distances run on the caller alone (soloImageWork)
 	// StepImage: per winner, f and ‖Wᵀx‖ (coef = f Wᵀx), v = W q, the new
 	// column w and ‖w‖.
@@ -658,7 +661,8 @@ func NewTrainer(m *Model, cfg Config) (*Trainer, error) {
 		coef:      make([]float64, max(4*d*d, 2*d)),
 		orth:      linalg.NewOrthonormalizer(dim, d),
 		tmp:       linalg.NewDense(dim, d),
-		tmp2:      linalg.NewDense(dim, d),
+		wp:        linalg.AlignedSlice(dim * kernels.Stride(2*d)),
+		ldwp:      kernels.Stride(2 * d),
 		qs:        make([]float64, d*d),
 		ps:        make([]float64, d*d),
 		qt:        make([]float64, d*d),
@@ -741,11 +745,15 @@ func (t *Trainer) relevanceOf(k int) []float64 {
 //     column then normalised: with a_j the coefficient of u_j, the new
 //     column v_j + a_j u_j is orthogonal to the others (u_iᵀv_j = 0 and
 //     u_iᵀu_j = 0 for i ≠ j: principal vectors) and has the norm
-//     n_j = √((1 + a_j cos θ_j)² + (a_j sin θ_j)²), so
-//     W ← W Q_W N⁻¹ + P Q_P diag(a) N⁻¹ is orthonormal again without a
-//     re-orthonormalisation (see updateExact; a step so large that some
-//     n_j < 1/2 takes the general route instead: W ← W + P Q_P diag(a) Q_Wᵀ,
-//     then CGS2);
+//     n_j = √(1 + a_j(2 cos θ_j + a_j)), so the new basis, rotated back
+//     by Q_Wᵀ (only the span matters), W ← W (I + K) + P B with
+//     K = Q_W diag(1/n − 1) Q_Wᵀ and B = Q_P diag(a/n) Q_Wᵀ, is
+//     orthonormal without a re-orthonormalisation (one pass over the D
+//     rows; see exactCoefficients). A step so large that some n_j < 1/2
+//     takes the general route instead: W ← W + P Q_P diag(a) Q_Wᵀ (the
+//     same span as V + U diag(a)), then CGS2. Every 32nd update of a
+//     prototype checks max |WᵀW − I| and re-orthonormalises it (CGS2)
+//     above 4e-15;
 //  4. λ ← λ − γ c (2/S²)(d⁻ θ⁺² − d⁺ θ⁻²) (local: each winner's own λ gets
 //     its term), floored at RelevanceFloor, renormalised to sum 1.
 //
@@ -754,12 +762,12 @@ func (t *Trainer) relevanceOf(k int) []float64 {
 // sees). Step allocates nothing.
 //
 // The exact update keeps the prototypes orthonormal only as far as p is:
-// a basis that is orthonormal to rounding (any basis made by package
-// subspace or linalg) adds nothing measurable, one that is not (Train and
-// Continue accept bases up to 1e-6 from orthonormal) would add its error
-// to the prototypes at every step. Train and Continue step such sets by
-// the general route and check the prototypes after every epoch; a caller
-// driving Step itself owns that precondition.
+// a basis orthonormal to rounding (any basis made by package subspace or
+// linalg) adds nothing measurable, one that is not (Train and Continue
+// accept bases up to 1e-6 from orthonormal) adds about a_i a_j (PᵀP − I)
+// to WᵀW at every step, until the next drift check. Train and Continue
+// step sets further than 1e-14 from orthonormal by the general route and
+// check every prototype after each epoch.
 func (t *Trainer) Step(p *linalg.Dense, y int, eta, gamma float64) (StepResult, error) {
 	return t.step(p, y, eta, gamma, true)
 }
@@ -826,8 +834,9 @@ func (t *Trainer) step(p *linalg.Dense, y int, eta, gamma float64, exact bool) (
 var minExactNorm = 0.5
 
 // exactCoefficients writes, for each winner (side s), the coefficients of
-// the exact update W ← W + W K + P B into t.coef: K = Q_W diag(1/n − 1) Q_Wᵀ
-// at t.coef[2s·d²:] and B = Q_P diag(a/n) Q_Wᵀ at t.coef[(2s+1)·d²:], where
+// the exact update W ← W (I + K) + P B into t.coef, the 2d x d matrix
+// [I + K; B] (stride d) at t.coef[2s·d²:]: K = Q_W diag(1/n − 1) Q_Wᵀ and
+// B = Q_P diag(a/n) Q_Wᵀ, where
 // a_j = −η t.gv[s][j] and n_j = ‖v_j + a_j u_j‖ = √(1 + a_j(2 cos θ_j + a_j)).
 // This is (V N⁻¹ + U diag(a) N⁻¹) Q_Wᵀ: the new principal vectors,
 // normalised, rotated back to W's frame. Written so, the identity
@@ -866,6 +875,9 @@ func (t *Trainer) exactCoefficients(r StepResult, eta float64) (bool, error) {
 		kernels.Transpose(t.qt, d, qw, d, d, d)
 		kernels.AB(ks, d, t.qs, d, t.qt, d, d, d, d)
 		kernels.AB(bs, d, t.ps, d, t.qt, d, d, d, d)
+		for j := 0; j < d; j++ {
+			ks[j*d+j]++ // I + K
+		}
 		for _, v := range t.coef[2*side*dd : (2*side+2)*dd] {
 			if !finite(v) {
 				return false, fmt.Errorf("model: update of prototype %d: %w", k, ErrNotFinite)
@@ -876,11 +888,13 @@ func (t *Trainer) exactCoefficients(r StepResult, eta float64) (bool, error) {
 }
 
 // updateExact applies the coefficients of exactCoefficients to both
-// winners: W ← W + W K + P B (two kernels.AB passes and one addition),
-// and every driftEvery-th update of a prototype checks its
-// orthonormality (driftCheck): the update keeps it only to rounding,
-// which would otherwise accumulate. A failing check (never seen: it would
-// take a collapsed column) restores both winners.
+// winners: W ← [W P] [I + K; B], one kernels.AB over a D x 2d copy of W
+// and P side by side (cheaper than two products and an addition: one
+// pass that writes W, and a longer reduction for the kernel). Every
+// driftEvery-th update of a prototype checks its orthonormality
+// (driftCheck): the update keeps it only to rounding, which would
+// otherwise accumulate. A failing check (never seen: it would take a
+// collapsed column) restores both winners.
 func (t *Trainer) updateExact(p *linalg.Dense, r StepResult) error {
 	d, dim := t.base.d, t.base.dim
 	dd := d * d
@@ -893,20 +907,16 @@ func (t *Trainer) updateExact(p *linalg.Dense, r StepResult) error {
 		t.v[0].CopyFrom(t.protos[r.Plus])
 		t.v[1].CopyFrom(t.protos[r.Minus])
 	}
+	wp, ld := t.wp, t.ldwp
+	for i := 0; i < dim; i++ {
+		copy(wp[i*ld+d:i*ld+2*d], p.Data[i*p.Stride:i*p.Stride+d])
+	}
 	for side, k := range [2]int{r.Plus, r.Minus} {
-		w, wk, pb := t.protos[k], t.tmp, t.tmp2
-		ks := t.coef[2*side*dd : (2*side+1)*dd]
-		bs := t.coef[(2*side+1)*dd : (2*side+2)*dd]
-		kernels.AB(wk.Data, wk.Stride, w.Data, w.Stride, ks, d, dim, d, d)
-		kernels.AB(pb.Data, pb.Stride, p.Data, p.Stride, bs, d, dim, d, d)
+		w := t.protos[k]
 		for i := 0; i < dim; i++ {
-			row := w.Data[i*w.Stride : i*w.Stride+d]
-			x := wk.Data[i*wk.Stride : i*wk.Stride+d]
-			y := pb.Data[i*pb.Stride : i*pb.Stride+d]
-			for j := range row {
-				row[j] += x[j] + y[j]
-			}
+			copy(wp[i*ld:i*ld+d], w.Data[i*w.Stride:i*w.Stride+d])
 		}
+		kernels.AB(w.Data, w.Stride, wp, ld, t.coef[2*side*dd:(2*side+2)*dd], d, dim, 2*d, d)
 	}
 	for side, k := range [2]int{r.Plus, r.Minus} {
 		if !check[side] {
@@ -924,10 +934,9 @@ func (t *Trainer) updateExact(p *linalg.Dense, r StepResult) error {
 // driftEvery is the number of exact updates of a prototype after which
 // Step checks its orthonormality; maxDrift the largest max |WᵀW − I| it
 // leaves alone (CGS2 gives about 1e-15).
-const (
-	driftEvery = 32
-	maxDrift   = 4e-15
-)
+var driftEvery = 32 // a variable for the tests
+
+const maxDrift = 4e-15
 
 // driftCheck re-orthonormalises prototype k by CGS2 when max |WᵀW − I|
 // exceeds maxDrift, and restarts its count of updates. It allocates
@@ -949,6 +958,7 @@ func (t *Trainer) driftCheck(k int) error {
 	if drift <= maxDrift {
 		return nil
 	}
+	t.reorths++
 	if err := t.orth.Orthonormalize(w); err != nil {
 		return stepError(fmt.Sprintf("orthonormalising prototype %d", k), err)
 	}
