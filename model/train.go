@@ -608,9 +608,9 @@ type Trainer struct {
 	coef        []float64        // update coefficients: 2 d x d per winner (exact), or B = Q_P diag(−η gv) Q_Wᵀ (general)
 	v           [2]*linalg.Dense // the winners before the update (rollback)
 	tmp         *linalg.Dense    // P B (general route)
-	wp          []float64        // D x 2d, stride ldwp: [W P] (exact update)
-	ldwp        int
-	qs, ps, qt  []float64 // d x d scratch of exactCoefficients
+	wp          []float64        // D x 2d: [W P] (exact update)
+	wpW, wpP    *linalg.Dense    // its halves
+	qs, ps, qt  []float64        // d x d scratch of exactCoefficients
 	orth        *linalg.Orthonormalizer
 	lamNew      []float64 // new relevances (d, or 2d for local: plus, minus)
 	updates     []int     // exact updates of each prototype since its last drift check
@@ -661,8 +661,7 @@ func NewTrainer(m *Model, cfg Config) (*Trainer, error) {
 		coef:      make([]float64, max(4*d*d, 2*d)),
 		orth:      linalg.NewOrthonormalizer(dim, d),
 		tmp:       linalg.NewDense(dim, d),
-		wp:        linalg.AlignedSlice(dim * kernels.Stride(2*d)),
-		ldwp:      kernels.Stride(2 * d),
+		wp:        linalg.AlignedSlice(dim * wpStride(d)),
 		qs:        make([]float64, d*d),
 		ps:        make([]float64, d*d),
 		qt:        make([]float64, d*d),
@@ -672,6 +671,8 @@ func NewTrainer(m *Model, cfg Config) (*Trainer, error) {
 		gl:        make([]float64, 2*d),
 		imageSolo: p*dim*d < soloImageWork,
 	}
+	t.wpW = linalg.NewDenseOn(dim, d, wpStride(d), t.wp)
+	t.wpP = linalg.NewDenseOn(dim, d, wpStride(d), t.wp[d:])
 	for k := range t.protos {
 		t.protos[k] = eng.Prototype(k)
 		t.protos[k].CopyFrom(m.protos[k])
@@ -690,6 +691,18 @@ func NewTrainer(m *Model, cfg Config) (*Trainer, error) {
 		t.imgW[s] = make([]float64, dim)
 	}
 	return t, nil
+}
+
+// wpStride is the row stride of the Trainer's [W P] scratch: room for 2d
+// columns, and never kernels.Stride(d), so that linalg's CopyFrom into
+// one half (a view whose "padding" is the other half) copies row by row
+// instead of sweeping the padding.
+func wpStride(d int) int {
+	ld := kernels.Stride(2 * d)
+	if ld == kernels.Stride(d) {
+		ld += 8
+	}
+	return ld
 }
 
 // Close releases the Trainer's workers.
@@ -907,16 +920,11 @@ func (t *Trainer) updateExact(p *linalg.Dense, r StepResult) error {
 		t.v[0].CopyFrom(t.protos[r.Plus])
 		t.v[1].CopyFrom(t.protos[r.Minus])
 	}
-	wp, ld := t.wp, t.ldwp
-	for i := 0; i < dim; i++ {
-		copy(wp[i*ld+d:i*ld+2*d], p.Data[i*p.Stride:i*p.Stride+d])
-	}
+	t.wpP.CopyFrom(p)
 	for side, k := range [2]int{r.Plus, r.Minus} {
 		w := t.protos[k]
-		for i := 0; i < dim; i++ {
-			copy(wp[i*ld:i*ld+d], w.Data[i*w.Stride:i*w.Stride+d])
-		}
-		kernels.AB(w.Data, w.Stride, wp, ld, t.coef[2*side*dd:(2*side+2)*dd], d, dim, 2*d, d)
+		t.wpW.CopyFrom(w)
+		kernels.AB(w.Data, w.Stride, t.wp, t.wpW.Stride, t.coef[2*side*dd:(2*side+2)*dd], d, dim, 2*d, d)
 	}
 	for side, k := range [2]int{r.Plus, r.Minus} {
 		if !check[side] {
