@@ -617,6 +617,7 @@ type Trainer struct {
 	gram        []float64 // d x d: WᵀW of the drift check
 	reorths     int       // re-orthonormalisations by the drift check (for the tests)
 	imageSolo   bool      // StepImage's distances run on the caller alone (soloImageWork)
+	setSolo     bool      // Step's distances run on the caller alone (soloSetWork)
 	// StepImage: per winner, f and ‖Wᵀx‖ (coef = f Wᵀx), v = W q, the new
 	// column w and ‖w‖.
 	imgF, imgNorm, imgNu [2]float64
@@ -630,6 +631,15 @@ type Trainer struct {
 // D=784, d=12, p=10: 61 µs on one worker against 82-179 µs on two). The
 // bits are the same either way.
 const soloImageWork = 1 << 20
+
+// soloSetWork: when p·D·d² (the multiply-adds of one set's projections)
+// is below it, Step computes its distances on the caller's goroutine alone
+// (engine.SetSolo), for the reason of soloImageWork: a step of the eth80
+// shape (D=400, d=5, p=8: 80,000) is a few microseconds of work per
+// prototype, less than moving the two updated winners between cores costs
+// (BenchmarkEpoch/eth80: ours 4.0 ms against 3.2 ms on one worker before).
+// The bits are the same either way.
+const soloSetWork = 1 << 18
 
 // NewTrainer returns a Trainer starting at a copy of m, with the training
 // options of cfg (see Continue; class weights are 1).
@@ -670,6 +680,7 @@ func NewTrainer(m *Model, cfg Config) (*Trainer, error) {
 		gram:      make([]float64, d*d),
 		gl:        make([]float64, 2*d),
 		imageSolo: p*dim*d < soloImageWork,
+		setSolo:   p*dim*d*d < soloSetWork,
 	}
 	t.wpW = linalg.NewDenseOn(dim, d, wpStride(d), t.wp)
 	t.wpP = linalg.NewDenseOn(dim, d, wpStride(d), t.wp[d:])
@@ -1046,7 +1057,7 @@ func (t *Trainer) gradient(p *linalg.Dense, y int) (StepResult, error) {
 	if y < 0 || y >= t.base.classes {
 		return r, fmt.Errorf("model: %w: label %d outside [0, %d)", ErrData, y, t.base.classes)
 	}
-	t.eng.SetSolo(false)
+	t.eng.SetSolo(t.setSolo)
 	if err := t.eng.Distances(t.dist, t.theta, p, t.lambda); err != nil {
 		return r, stepError("distances", err)
 	}
