@@ -251,6 +251,7 @@ func checkData(cfg *Config, x []*subspace.Subspace, y []int, dim, d, classes int
 		d = cfg.SubspaceDim
 	}
 	maxLabel := -1
+	var gram []float64 // PᵀP, reused: one allocation per call, not per set
 	for i, s := range x {
 		if s == nil || s.Basis == nil {
 			return 0, 0, 0, fmt.Errorf("model: %w: set %d has no basis", ErrData, i)
@@ -268,7 +269,10 @@ func checkData(cfg *Config, x []*subspace.Subspace, y []int, dim, d, classes int
 		if err := b.Validate(); err != nil {
 			return 0, 0, 0, fmt.Errorf("model: set %d: %w: %v", i, ErrNotFinite, err)
 		}
-		e := linalg.OrthonormalityError(b)
+		if n := b.Cols * b.Cols; len(gram) < n {
+			gram = make([]float64, n)
+		}
+		e := orthonormalityError(gram, b)
 		if !(e <= dataOrthoTol) {
 			return 0, 0, 0, fmt.Errorf("model: %w: set %d: basis columns not orthonormal (max |PᵀP − I| = %.3g)", ErrData, i, e)
 		}
@@ -292,6 +296,25 @@ func checkData(cfg *Config, x []*subspace.Subspace, y []int, dim, d, classes int
 		return 0, 0, 0, fmt.Errorf("model: %w: label %d but the model has %d classes", ErrData, maxLabel, classes)
 	}
 	return dim, d, classes, nil
+}
+
+// orthonormalityError is linalg.OrthonormalityError(b) (max |BᵀB − I|,
+// NaN if any entry is) with BᵀB in the caller's gram (len >= Cols²).
+func orthonormalityError(gram []float64, b *linalg.Dense) float64 {
+	n := b.Cols
+	linalg.Gram(gram, n, b)
+	var worst float64
+	for i := 0; i < n; i++ {
+		for j, v := range gram[i*n : i*n+n] {
+			if i == j {
+				v--
+			}
+			if v = math.Abs(v); v > worst || v != v {
+				worst = v
+			}
+		}
+	}
+	return worst
 }
 
 // Train initialises a model (Init on the training part) and trains it for
@@ -869,7 +892,7 @@ var minExactNorm = 0.5
 // η = 0.01), enters only in proportion to the step (K and B vanish with
 // a). It reports false when some n_j is below minExactNorm (the general
 // route must be taken), and an error when a coefficient is not finite.
-// Nothing is changed but t.coef and t.qt.
+// Nothing is changed but t.coef and the scratch t.qs, t.ps, t.qt.
 func (t *Trainer) exactCoefficients(r StepResult, eta float64) (bool, error) {
 	d := t.base.d
 	dd := d * d
@@ -964,17 +987,7 @@ func (t *Trainer) driftCheck(k int) error {
 	t.updates[k] = 0
 	d := t.base.d
 	w := t.protos[k]
-	linalg.Gram(t.gram, d, w)
-	drift := 0.0
-	for i := 0; i < d; i++ {
-		for j, v := range t.gram[i*d : i*d+d] {
-			if i == j {
-				v--
-			}
-			drift = max(drift, math.Abs(v))
-		}
-	}
-	if drift <= maxDrift {
+	if orthonormalityError(t.gram[:d*d], w) <= maxDrift {
 		return nil
 	}
 	t.reorths++
