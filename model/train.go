@@ -1003,10 +1003,15 @@ func (t *Trainer) driftCheck(k int) error {
 // driftEvery times an epoch is still checked). On failure the prototype
 // is left as it was.
 func (t *Trainer) checkAll() error {
-	for k := range t.protos {
-		t.v[0].CopyFrom(t.protos[k])
+	d := t.base.d
+	for k, w := range t.protos {
+		t.updates[k] = 0
+		if orthonormalityError(t.gram[:d*d], w) <= maxDrift {
+			continue
+		}
+		t.v[0].CopyFrom(w) // the rare case: keep it for the rollback
 		if err := t.driftCheck(k); err != nil {
-			t.protos[k].CopyFrom(t.v[0])
+			w.CopyFrom(t.v[0])
 			return err
 		}
 	}
