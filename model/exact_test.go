@@ -230,3 +230,35 @@ func TestStepDriftCheck(t *testing.T) {
 		}
 	}
 }
+
+// TestStepExactZeroAlloc: the exact update, its drift check (every
+// driftEvery-th update of a prototype) and the after-epoch check
+// allocate nothing.
+func TestStepExactZeroAlloc(t *testing.T) {
+	xs, ys := synth(t, 81, 40, 5, 2, 4, 0.4)
+	m, err := Init(Config{Init: InitRandom, Seed: 5}, xs, ys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, err := NewTrainer(m, Config{Workers: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tr.Close()
+	i := 0
+	// Two prototypes: both win every step, so 3·driftEvery steps run
+	// three drift checks of each.
+	if a := testing.AllocsPerRun(3, func() {
+		for s := 0; s < driftEvery; s++ {
+			if _, err := tr.Step(xs[i%len(xs)].Basis, ys[i%len(xs)], 0.05, 1e-3); err != nil {
+				t.Fatal(err)
+			}
+			i++
+		}
+		if err := tr.checkAll(); err != nil {
+			t.Fatal(err)
+		}
+	}); a != 0 {
+		t.Errorf("%d steps and the epoch's check allocate %v times", driftEvery, a)
+	}
+}
