@@ -40,8 +40,21 @@
 //   - Relevances: after each update λ ← max(λ − γ∂E/∂λ, floor)/Σ (floor
 //     1e-4 by default), so they stay non-negative and sum to 1.
 //   - Ties: the nearest prototype is the lowest index among equals, for the
-//     winners of a step and for predictions alike. Prototypes are ordered by
-//     class (class 0's first).
+//     winners of a step and for predictions alike (Prediction.Nearest, Class
+//     and Label; a tie between two classes has Margin 0, equal
+//     probabilities, and is rejected by any RejectMargin > 0). Prototypes
+//     are ordered by class (class 0's first).
+//   - Steps without a gradient: a set or image whose two winners are both
+//     at distance 0 (d⁺ + d⁻ <= 1e-14: zero up to the rounding of the
+//     angles, e.g. the same subspace in two classes) has no defined μ; the
+//     step is skipped, changes nothing and is counted (StepResult.Skipped,
+//     EpochStats.Skipped), and training goes on.
+//   - Orthonormality: a set step moves each winner's principal vectors
+//     by an exact rotation (Trainer.Step), an image step its one moving
+//     direction (Trainer.StepImage), without re-orthonormalising; a set
+//     winner is checked every 32 updates, and every prototype after each
+//     epoch of Train and Continue, and re-orthonormalised (CGS2) when
+//     max |WᵀW − I| exceeds 4e-15.
 //   - Non-finite values: training checks the data, every distance, gradient
 //     and relevance; a NaN or ±Inf stops it with an error naming the epoch
 //     and the set (wrapping ErrNotFinite), and never reaches the model.

@@ -14,7 +14,8 @@ var (
 	// gradient or an update); the model never receives it.
 	ErrNotFinite = errors.New("non-finite value")
 	// ErrNumerical: a factorisation failed (no convergence, a rank-deficient
-	// updated prototype, both winners at distance zero).
+	// updated prototype). Both winners at distance zero is not an error:
+	// the step is skipped (StepResult.Skipped).
 	ErrNumerical = errors.New("numerical failure")
 	// ErrStop, returned by Config.OnEpoch, ends training early without error.
 	ErrStop = errors.New("stop training")

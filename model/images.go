@@ -238,7 +238,8 @@ func ContinueImages(ctx context.Context, m *Model, cfg Config, x [][]float64, y 
 // StepImage performs one SGD step on the single image x (len Dim(), any
 // positive scale) with label y and prototype learning rate eta (see the
 // comment at the top of images.go): distances θ_1² to all prototypes
-// (engine), winners as in Step, then the rank-one updates of W⁺ and W⁻,
+// (engine), winners as in Step (both at distance 0: the step is skipped,
+// StepResult.Skipped), then the rank-one updates of W⁺ and W⁻,
 // each an exact rotation of the one direction that moves (O(D d), no
 // re-orthonormalisation). Relevances are not changed. On error nothing
 // changes. StepImage allocates nothing.
@@ -258,7 +259,7 @@ func (t *Trainer) StepImage(x []float64, y int, eta float64) (StepResult, error)
 	if err != nil {
 		return r, fmt.Errorf("model: image: %w", err)
 	}
-	if r, err = t.imageGradient(x, y, nrm); err != nil {
+	if r, err = t.imageGradient(x, y, nrm); err != nil || r.Skipped {
 		return r, err
 	}
 	// The exact rank-one rotation (see the comment at the top): for each
@@ -424,7 +425,7 @@ func (t *Trainer) imageGradient(x []float64, y int, nrm float64) (StepResult, er
 		return StepResult{}, stepError("image distances", err)
 	}
 	r, c, err := t.winners(y)
-	if err != nil {
+	if err != nil || r.Skipped {
 		return r, err
 	}
 	s := r.DPlus + r.DMinus

@@ -120,8 +120,12 @@ type EpochStats struct {
 	// Eta and Gamma are the learning rates the schedule gave this epoch.
 	Eta, Gamma float64
 	// Cost is the mean over the epoch's steps of (class weight)·φ(μ), each
-	// taken before its step's update.
+	// taken before its step's update; skipped steps (μ undefined) are left
+	// out (NaN when every step was skipped).
 	Cost float64
+	// Skipped is the number of the epoch's steps that had no gradient and
+	// changed nothing (StepResult.Skipped: both winners at distance 0).
+	Skipped int
 	// TrainAccuracy is the fraction of the epoch's steps whose sample was
 	// classified correctly (W⁺ nearer than W⁻, ties to the lower index)
 	// before its update: a running accuracy, free to compute.
@@ -163,6 +167,12 @@ type StepResult struct {
 	Mu            float64 // (d⁺ − d⁻)/(d⁺ + d⁻)
 	Cost          float64 // weight·φ(μ)
 	Correct       bool    // W⁺ was the nearest prototype
+	// Skipped reports a step without a gradient: both winners at distance
+	// 0 (d⁺ + d⁻ <= 1e-14, i.e. 0 up to the rounding of the angles; μ
+	// undefined), e.g. the same subspace in two classes. It changed
+	// nothing; Mu and Cost are 0, Correct is d⁺ < d⁻ with ties to the
+	// lower index.
+	Skipped bool
 }
 
 // Init returns the untrained model Train starts from when given these
@@ -175,7 +185,7 @@ func Init(cfg Config, x []*subspace.Subspace, y []int) (*Model, error) {
 	if err := cfg.validate(); err != nil {
 		return nil, err
 	}
-	dim, d, classes, err := checkData(&cfg, x, y, -1, -1, -1)
+	dim, d, classes, err := checkData(&cfg, x, y, -1, -1, -1, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -224,10 +234,16 @@ func newModel(cfg Config, dim, d, classes int) (*Model, error) {
 // dataOrthoTol is the loss of orthonormality accepted in a training basis.
 const dataOrthoTol = 1e-6
 
+// exactDataTol is the largest max |PᵀP − I| of a training set that Train
+// and Continue step by the exact update (Step); sets further from
+// orthonormal (up to dataOrthoTol) take the general route.
+const exactDataTol = 1e-14
+
 // checkData validates training sets and labels and returns D, d and the
 // number of classes (max label + 1). dim, d, classes >= 0 are required
-// values (a model's); -1 means "take from the data".
-func checkData(cfg *Config, x []*subspace.Subspace, y []int, dim, d, classes int) (int, int, int, error) {
+// values (a model's); -1 means "take from the data". When orthoErr is not
+// nil, orthoErr[i] receives set i's max |PᵀP − I|.
+func checkData(cfg *Config, x []*subspace.Subspace, y []int, dim, d, classes int, orthoErr []float64) (int, int, int, error) {
 	if len(x) == 0 || len(x) != len(y) {
 		return 0, 0, 0, fmt.Errorf("model: %w: %d sets and %d labels", ErrData, len(x), len(y))
 	}
@@ -235,6 +251,7 @@ func checkData(cfg *Config, x []*subspace.Subspace, y []int, dim, d, classes int
 		d = cfg.SubspaceDim
 	}
 	maxLabel := -1
+	var gram []float64 // PᵀP, reused: one allocation per call, not per set
 	for i, s := range x {
 		if s == nil || s.Basis == nil {
 			return 0, 0, 0, fmt.Errorf("model: %w: set %d has no basis", ErrData, i)
@@ -252,8 +269,15 @@ func checkData(cfg *Config, x []*subspace.Subspace, y []int, dim, d, classes int
 		if err := b.Validate(); err != nil {
 			return 0, 0, 0, fmt.Errorf("model: set %d: %w: %v", i, ErrNotFinite, err)
 		}
-		if e := linalg.OrthonormalityError(b); !(e <= dataOrthoTol) {
+		if n := b.Cols * b.Cols; len(gram) < n {
+			gram = make([]float64, n)
+		}
+		e := orthonormalityError(gram, b)
+		if !(e <= dataOrthoTol) {
 			return 0, 0, 0, fmt.Errorf("model: %w: set %d: basis columns not orthonormal (max |PᵀP − I| = %.3g)", ErrData, i, e)
+		}
+		if orthoErr != nil {
+			orthoErr[i] = e
 		}
 		if y[i] < 0 || y[i] >= MaxClasses {
 			return 0, 0, 0, fmt.Errorf("model: %w: set %d has label %d", ErrData, i, y[i])
@@ -272,6 +296,25 @@ func checkData(cfg *Config, x []*subspace.Subspace, y []int, dim, d, classes int
 		return 0, 0, 0, fmt.Errorf("model: %w: label %d but the model has %d classes", ErrData, maxLabel, classes)
 	}
 	return dim, d, classes, nil
+}
+
+// orthonormalityError is linalg.OrthonormalityError(b) (max |BᵀB − I|,
+// NaN if any entry is) with BᵀB in the caller's gram (len >= Cols²).
+func orthonormalityError(gram []float64, b *linalg.Dense) float64 {
+	n := b.Cols
+	linalg.Gram(gram, n, b)
+	var worst float64
+	for i := 0; i < n; i++ {
+		for j, v := range gram[i*n : i*n+n] {
+			if i == j {
+				v--
+			}
+			if v = math.Abs(v); v > worst || v != v {
+				worst = v
+			}
+		}
+	}
+	return worst
 }
 
 // Train initialises a model (Init on the training part) and trains it for
@@ -387,8 +430,13 @@ func runData(ctx context.Context, m0 *Model, cfg Config, dt data, tr, va []int) 
 		if _, _, err := checkImages(imgs, y, m0.dim, m0.classes); err != nil {
 			return nil, nil, err
 		}
-	} else if _, _, _, err := checkData(&cfg, x, y, m0.dim, m0.d, m0.classes); err != nil {
-		return nil, nil, err
+	}
+	var orthoErr []float64
+	if imgs == nil {
+		orthoErr = make([]float64, len(x))
+		if _, _, _, err := checkData(&cfg, x, y, m0.dim, m0.d, m0.classes, orthoErr); err != nil {
+			return nil, nil, err
+		}
 	}
 	if len(tr) == 0 {
 		return nil, nil, fmt.Errorf("model: %w: no training sets", ErrData)
@@ -413,6 +461,7 @@ func runData(ctx context.Context, m0 *Model, cfg Config, dt data, tr, va []int) 
 		}
 	}
 	var trainX, valX []*linalg.Dense
+	var trainExact []bool // the set is orthonormal enough for the exact update
 	var trainI, valI [][]float64
 	trainY := make([]int, len(tr))
 	valY := make([]int, len(va))
@@ -426,8 +475,10 @@ func runData(ctx context.Context, m0 *Model, cfg Config, dt data, tr, va []int) 
 		}
 	} else {
 		trainX, valX = make([]*linalg.Dense, len(tr)), make([]*linalg.Dense, len(va))
+		trainExact = make([]bool, len(tr))
 		for i, j := range tr {
 			trainX[i], trainY[i] = x[j].Basis, y[j]
+			trainExact[i] = orthoErr[j] <= exactDataTol
 		}
 		for i, j := range va {
 			valX[i], valY[i] = x[j].Basis, y[j]
@@ -499,18 +550,27 @@ func runData(ctx context.Context, m0 *Model, cfg Config, dt data, tr, va []int) 
 			if trainI != nil {
 				r, err = t.StepImage(trainI[i], trainY[i], eta)
 			} else {
-				r, err = t.Step(trainX[i], trainY[i], eta, gamma)
+				r, err = t.step(trainX[i], trainY[i], eta, gamma, trainExact[i])
 			}
 			if err != nil {
 				return finish(fmt.Errorf("model: epoch %d, sample %d: %w", epoch+1, tr[i], err))
 			}
-			cost += r.Cost
+			if r.Skipped {
+				st.Skipped++
+			} else {
+				cost += r.Cost
+			}
 			if r.Correct {
 				correct++
 			}
 		}
+		if trainI == nil {
+			if err := t.checkAll(); err != nil {
+				return finish(fmt.Errorf("model: epoch %d: %w", epoch+1, err))
+			}
+		}
 		t.epochs++
-		st.Cost = cost / float64(len(order))
+		st.Cost = cost / float64(len(order)-st.Skipped)
 		st.TrainAccuracy = float64(correct) / float64(len(order))
 		if len(va) > 0 {
 			acc, err := valAccuracy()
@@ -568,12 +628,19 @@ type Trainer struct {
 	cs, th      [2][]float64     // cos θ and θ of the winners' factorisations
 	gv          [2][]float64     // ∂E/∂V± = U± diag(gv[±])
 	gl          []float64        // ∂E/∂λ (d, or 2d for local relevances)
-	coef        []float64        // B = Q_P diag(−η gv) Q_Wᵀ, d x d
+	coef        []float64        // update coefficients: 2 d x d per winner (exact), or B = Q_P diag(−η gv) Q_Wᵀ (general)
 	v           [2]*linalg.Dense // the winners before the update (rollback)
-	tmp         *linalg.Dense    // P B
+	tmp         *linalg.Dense    // P B (general route)
+	wp          []float64        // D x 2d: [W P] (exact update)
+	wpW, wpP    *linalg.Dense    // its halves
+	qs, ps, qt  []float64        // d x d scratch of exactCoefficients
 	orth        *linalg.Orthonormalizer
 	lamNew      []float64 // new relevances (d, or 2d for local: plus, minus)
+	updates     []int     // exact updates of each prototype since its last drift check
+	gram        []float64 // d x d: WᵀW of the drift check
+	reorths     int       // re-orthonormalisations by the drift check (for the tests)
 	imageSolo   bool      // StepImage's distances run on the caller alone (soloImageWork)
+	setSolo     bool      // Step's distances run on the caller alone (soloSetWork)
 	// StepImage: per winner, f and ‖Wᵀx‖ (coef = f Wᵀx), v = W q, the new
 	// column w and ‖w‖.
 	imgF, imgNorm, imgNu [2]float64
@@ -587,6 +654,15 @@ type Trainer struct {
 // D=784, d=12, p=10: 61 µs on one worker against 82-179 µs on two). The
 // bits are the same either way.
 const soloImageWork = 1 << 20
+
+// soloSetWork: when p·D·d² (the multiply-adds of one set's projections)
+// is below it, Step computes its distances on the caller's goroutine alone
+// (engine.SetSolo), for the reason of soloImageWork: a step of the eth80
+// shape (D=400, d=5, p=8: 80,000) is a few microseconds of work per
+// prototype, less than moving the two updated winners between cores costs
+// (BenchmarkEpoch/eth80: ours 4.0 ms against 3.2 ms on one worker before).
+// The bits are the same either way.
+const soloSetWork = 1 << 18
 
 // NewTrainer returns a Trainer starting at a copy of m, with the training
 // options of cfg (see Continue; class weights are 1).
@@ -615,13 +691,22 @@ func NewTrainer(m *Model, cfg Config) (*Trainer, error) {
 		dist:      make([]float64, p),
 		theta:     make([]float64, p*d),
 		small:     svd.NewSmall(d),
-		coef:      make([]float64, max(d*d, 2*d)),
+		coef:      make([]float64, max(4*d*d, 2*d)),
 		orth:      linalg.NewOrthonormalizer(dim, d),
 		tmp:       linalg.NewDense(dim, d),
+		wp:        linalg.AlignedSlice(dim * wpStride(d)),
+		qs:        make([]float64, d*d),
+		ps:        make([]float64, d*d),
+		qt:        make([]float64, d*d),
 		lamNew:    make([]float64, 2*d),
+		updates:   make([]int, p),
+		gram:      make([]float64, d*d),
 		gl:        make([]float64, 2*d),
 		imageSolo: p*dim*d < soloImageWork,
+		setSolo:   p*dim*d*d < soloSetWork,
 	}
+	t.wpW = linalg.NewDenseOn(dim, d, wpStride(d), t.wp)
+	t.wpP = linalg.NewDenseOn(dim, d, wpStride(d), t.wp[d:])
 	for k := range t.protos {
 		t.protos[k] = eng.Prototype(k)
 		t.protos[k].CopyFrom(m.protos[k])
@@ -640,6 +725,18 @@ func NewTrainer(m *Model, cfg Config) (*Trainer, error) {
 		t.imgW[s] = make([]float64, dim)
 	}
 	return t, nil
+}
+
+// wpStride is the row stride of the Trainer's [W P] scratch: room for 2d
+// columns, and never kernels.Stride(d), so that linalg's CopyFrom into
+// one half (a view whose "padding" is the other half) copies row by row
+// instead of sweeping the padding.
+func wpStride(d int) int {
+	ld := kernels.Stride(2 * d)
+	if ld == kernels.Stride(d) {
+		ld += 8
+	}
+	return ld
 }
 
 // Close releases the Trainer's workers.
@@ -681,27 +778,52 @@ func (t *Trainer) relevanceOf(k int) []float64 {
 }
 
 // Step performs one SGD step of GRLGQ (Algorithm 2) on the training set
-// with basis p (D x d, orthonormal columns) and label y, with learning
-// rates eta and gamma:
+// with basis p (D x d, orthonormal columns to working precision) and label
+// y, with learning rates eta and gamma:
 //
 //  1. distances to all prototypes (engine); W⁺ = nearest with label y, W⁻ =
 //     nearest with another label, ties to the lowest index;
-//     μ = (d⁺ − d⁻)/S, S = d⁺ + d⁻; c = φ'(μ)·weight(y);
+//     μ = (d⁺ − d⁻)/S, S = d⁺ + d⁻; c = φ'(μ)·weight(y); when S = 0 (both
+//     winners at distance 0 up to rounding, S <= 1e-14: no gradient) the
+//     step is skipped (StepResult.Skipped) and changes nothing;
 //  2. for each winner, Pᵀ W = Q_P diag(cos θ) Q_Wᵀ (angles recomputed from
 //     this factorisation), U = P Q_P, V = W Q_W, G = diag(2 λ_k θ_k/sin θ_k);
 //  3. W⁺ ← V⁺ + η c (2d⁻/S²) U⁺G⁺ and W⁻ ← V⁻ − η c (2d⁺/S²) U⁻G⁻, each
-//     re-orthonormalised (CGS2) in place; as only spans matter this is
-//     computed as W ← W + P Q_P diag(∓η c (2d∓/S²) G) Q_Wᵀ (the same span as
-//     V ∓ ..., since V = W Q_W with Q_W orthogonal);
+//     column then normalised: with a_j the coefficient of u_j, the new
+//     column v_j + a_j u_j is orthogonal to the others (u_iᵀv_j = 0 and
+//     u_iᵀu_j = 0 for i ≠ j: principal vectors) and has the norm
+//     n_j = √(1 + a_j(2 cos θ_j + a_j)), so the new basis, rotated back
+//     by Q_Wᵀ (only the span matters), W ← W (I + K) + P B with
+//     K = Q_W diag(1/n − 1) Q_Wᵀ and B = Q_P diag(a/n) Q_Wᵀ, is
+//     orthonormal without a re-orthonormalisation (one pass over the D
+//     rows; see exactCoefficients). A step so large that some n_j < 1/2
+//     takes the general route instead: W ← W + P Q_P diag(a) Q_Wᵀ (the
+//     same span as V + U diag(a)), then CGS2. Every 32nd update of a
+//     prototype checks max |WᵀW − I| and re-orthonormalises it (CGS2)
+//     above 4e-15;
 //  4. λ ← λ − γ c (2/S²)(d⁻ θ⁺² − d⁺ θ⁻²) (local: each winner's own λ gets
 //     its term), floored at RelevanceFloor, renormalised to sum 1.
 //
 // Every gradient uses the state before the step. On error nothing changes
 // (a prototype's basis may be rotated within its span, which no distance
 // sees). Step allocates nothing.
+//
+// The exact update keeps the prototypes orthonormal only as far as p is:
+// a basis orthonormal to rounding (any basis made by package subspace or
+// linalg) adds nothing measurable, one that is not (Train and Continue
+// accept bases up to 1e-6 from orthonormal) adds about a_i a_j (PᵀP − I)
+// to WᵀW at every step, until the next drift check. Train and Continue
+// step sets further than 1e-14 from orthonormal by the general route and
+// check every prototype after each epoch.
 func (t *Trainer) Step(p *linalg.Dense, y int, eta, gamma float64) (StepResult, error) {
+	return t.step(p, y, eta, gamma, true)
+}
+
+// step is Step; exact = false forces the general update (W + P B, then
+// CGS2), which does not rely on p's orthonormality.
+func (t *Trainer) step(p *linalg.Dense, y int, eta, gamma float64, exact bool) (StepResult, error) {
 	r, err := t.gradient(p, y)
-	if err != nil {
+	if err != nil || r.Skipped {
 		return r, err
 	}
 	d := t.base.d
@@ -729,12 +851,181 @@ func (t *Trainer) Step(p *linalg.Dense, y int, eta, gamma float64) (StepResult, 
 		}
 	}
 
-	// Prototypes: W ← V − η ∂E/∂V = W Q_W + P Q_P diag(−η g). Only the span
-	// matters, and right-multiplying by Q_Wᵀ keeps it, so we form
-	// W ← W + P B with B = Q_P diag(−η g) Q_Wᵀ (one D x d x d product instead
-	// of two), then re-orthonormalise by CGS2. t.v keeps the old bases for
-	// the rollback.
-	for side, k := range [2]int{plus, minus} {
+	if exact {
+		exact, err = t.exactCoefficients(r, eta)
+		if err != nil {
+			return r, err
+		}
+	}
+	if exact {
+		if err := t.updateExact(p, r); err != nil {
+			return r, err
+		}
+	} else if err := t.updateGeneral(p, r, eta); err != nil {
+		return r, err
+	}
+	if learnRel {
+		if t.cfg.Relevance == RelevanceGlobal {
+			copy(t.lambda, t.lamNew[:d])
+		} else {
+			copy(t.relevanceOf(plus), t.lamNew[:d])
+			copy(t.relevanceOf(minus), t.lamNew[d:])
+		}
+	}
+	return r, nil
+}
+
+// minExactNorm: below this new column norm n_j (1 when the step is small)
+// Step takes the general route instead of the exact update, whose
+// rounding error grows as 1/n_j² (a variable for the tests).
+var minExactNorm = 0.5
+
+// exactCoefficients writes, for each winner (side s), the coefficients of
+// the exact update W ← W (I + K) + P B into t.coef, the 2d x d matrix
+// [I + K; B] (stride d) at t.coef[2s·d²:]: K = Q_W diag(1/n − 1) Q_Wᵀ and
+// B = Q_P diag(a/n) Q_Wᵀ, where
+// a_j = −η t.gv[s][j] and n_j = ‖v_j + a_j u_j‖ = √(1 + a_j(2 cos θ_j + a_j)).
+// This is (V N⁻¹ + U diag(a) N⁻¹) Q_Wᵀ: the new principal vectors,
+// normalised, rotated back to W's frame. Written so, the identity
+// Q_W Q_Wᵀ = I is used instead of computed: the rounding of Q_W, which
+// would enter W at every step (and did: 1e-12 after 2,000 steps at
+// η = 0.01), enters only in proportion to the step (K and B vanish with
+// a). It reports false when some n_j is below minExactNorm (the general
+// route must be taken), and an error when a coefficient is not finite.
+// Nothing is changed but t.coef and the scratch t.qs, t.ps, t.qt.
+func (t *Trainer) exactCoefficients(r StepResult, eta float64) (bool, error) {
+	d := t.base.d
+	dd := d * d
+	for side, k := range [2]int{r.Plus, r.Minus} {
+		qp, qw, g, cs := t.qp[side], t.qw[side], t.gv[side], t.cs[side]
+		ks := t.coef[2*side*dd : (2*side+1)*dd]
+		bs := t.coef[(2*side+1)*dd : (2*side+2)*dd]
+		// t.qs = Q_W diag(1/n − 1), t.ps = Q_P diag(a/n), then both times
+		// Q_Wᵀ.
+		for j := 0; j < d; j++ {
+			a := float64(-eta * g[j])
+			e := float64(a * (float64(2*cs[j]) + a)) // n² − 1
+			if !finite(e) {
+				return false, fmt.Errorf("model: update of prototype %d: %w", k, ErrNotFinite)
+			}
+			if !(1+e >= float64(minExactNorm*minExactNorm)) {
+				return false, nil
+			}
+			n := math.Sqrt(1 + e)
+			fk := -e / float64(n*(n+1)) // 1/n − 1 without cancellation
+			fb := a / n
+			for l := 0; l < d; l++ {
+				t.qs[l*d+j] = float64(qw[l*d+j] * fk)
+				t.ps[l*d+j] = float64(qp[l*d+j] * fb)
+			}
+		}
+		kernels.Transpose(t.qt, d, qw, d, d, d)
+		kernels.AB(ks, d, t.qs, d, t.qt, d, d, d, d)
+		kernels.AB(bs, d, t.ps, d, t.qt, d, d, d, d)
+		for j := 0; j < d; j++ {
+			ks[j*d+j]++ // I + K
+		}
+		for _, v := range t.coef[2*side*dd : (2*side+2)*dd] {
+			if !finite(v) {
+				return false, fmt.Errorf("model: update of prototype %d: %w", k, ErrNotFinite)
+			}
+		}
+	}
+	return true, nil
+}
+
+// updateExact applies the coefficients of exactCoefficients to both
+// winners: W ← [W P] [I + K; B], one kernels.AB over a D x 2d copy of W
+// and P side by side (cheaper than two products and an addition: one
+// pass that writes W, and a longer reduction for the kernel). Every
+// driftEvery-th update of a prototype checks its orthonormality
+// (driftCheck): the update keeps it only to rounding, which would
+// otherwise accumulate. A failing check (never seen: it would take a
+// collapsed column) restores both winners.
+func (t *Trainer) updateExact(p *linalg.Dense, r StepResult) error {
+	d, dim := t.base.d, t.base.dim
+	dd := d * d
+	var check [2]bool
+	for side, k := range [2]int{r.Plus, r.Minus} {
+		t.updates[k]++
+		check[side] = t.updates[k] >= driftEvery
+	}
+	if check[0] || check[1] {
+		t.v[0].CopyFrom(t.protos[r.Plus])
+		t.v[1].CopyFrom(t.protos[r.Minus])
+	}
+	t.wpP.CopyFrom(p)
+	for side, k := range [2]int{r.Plus, r.Minus} {
+		w := t.protos[k]
+		t.wpW.CopyFrom(w)
+		kernels.AB(w.Data, w.Stride, t.wp, t.wpW.Stride, t.coef[2*side*dd:(2*side+2)*dd], d, dim, 2*d, d)
+	}
+	for side, k := range [2]int{r.Plus, r.Minus} {
+		if !check[side] {
+			continue
+		}
+		if err := t.driftCheck(k); err != nil {
+			t.protos[r.Plus].CopyFrom(t.v[0])
+			t.protos[r.Minus].CopyFrom(t.v[1])
+			return err
+		}
+	}
+	return nil
+}
+
+// driftEvery is the number of exact updates of a prototype after which
+// Step checks its orthonormality; maxDrift the largest max |WᵀW − I| it
+// leaves alone (CGS2 gives about 1e-15).
+var driftEvery = 32 // a variable for the tests
+
+const maxDrift = 4e-15
+
+// driftCheck re-orthonormalises prototype k by CGS2 when max |WᵀW − I|
+// exceeds maxDrift, and restarts its count of updates. It allocates
+// nothing.
+func (t *Trainer) driftCheck(k int) error {
+	t.updates[k] = 0
+	d := t.base.d
+	w := t.protos[k]
+	if orthonormalityError(t.gram[:d*d], w) <= maxDrift {
+		return nil
+	}
+	t.reorths++
+	if err := t.orth.Orthonormalize(w); err != nil {
+		return stepError(fmt.Sprintf("orthonormalising prototype %d", k), err)
+	}
+	return nil
+}
+
+// checkAll runs driftCheck on every prototype (Train and Continue after
+// every epoch, so that an epoch starts with every count at 0 whether it
+// is run by one call or by several, and a prototype that wins less than
+// driftEvery times an epoch is still checked). On failure the prototype
+// is left as it was.
+func (t *Trainer) checkAll() error {
+	d := t.base.d
+	for k, w := range t.protos {
+		t.updates[k] = 0
+		if orthonormalityError(t.gram[:d*d], w) <= maxDrift {
+			continue
+		}
+		t.v[0].CopyFrom(w) // the rare case: keep it for the rollback
+		if err := t.driftCheck(k); err != nil {
+			w.CopyFrom(t.v[0])
+			return err
+		}
+	}
+	return nil
+}
+
+// updateGeneral is the update by the general route: W ← W + P B with
+// B = Q_P diag(−η g) Q_Wᵀ (the span of V + U diag(−η g), since V = W Q_W
+// with Q_W orthogonal), then CGS2. t.v keeps the old bases for the
+// rollback: on failure both winners are restored.
+func (t *Trainer) updateGeneral(p *linalg.Dense, r StepResult, eta float64) error {
+	d := t.base.d
+	plus := r.Plus
+	for side, k := range [2]int{plus, r.Minus} {
 		qp, qw, g := t.qp[side], t.qw[side], t.gv[side]
 		for i := 0; i < d; i++ {
 			for j := 0; j < d; j++ {
@@ -750,7 +1041,7 @@ func (t *Trainer) Step(p *linalg.Dense, y int, eta, gamma float64) (StepResult, 
 				if side == 1 {
 					t.protos[plus].CopyFrom(t.v[0])
 				}
-				return r, fmt.Errorf("model: update of prototype %d: %w", k, ErrNotFinite)
+				return fmt.Errorf("model: update of prototype %d: %w", k, ErrNotFinite)
 			}
 		}
 		wk := t.protos[k]
@@ -762,18 +1053,10 @@ func (t *Trainer) Step(p *linalg.Dense, y int, eta, gamma float64) (StepResult, 
 			if side == 1 {
 				t.protos[plus].CopyFrom(t.v[0])
 			}
-			return r, stepError(fmt.Sprintf("orthonormalising prototype %d", k), err)
+			return stepError(fmt.Sprintf("orthonormalising prototype %d", k), err)
 		}
 	}
-	if learnRel {
-		if t.cfg.Relevance == RelevanceGlobal {
-			copy(t.lambda, t.lamNew[:d])
-		} else {
-			copy(t.relevanceOf(plus), t.lamNew[:d])
-			copy(t.relevanceOf(minus), t.lamNew[d:])
-		}
-	}
-	return r, nil
+	return nil
 }
 
 // gradient computes the winners of the set p (label y) and the gradients
@@ -792,12 +1075,12 @@ func (t *Trainer) gradient(p *linalg.Dense, y int) (StepResult, error) {
 	if y < 0 || y >= t.base.classes {
 		return r, fmt.Errorf("model: %w: label %d outside [0, %d)", ErrData, y, t.base.classes)
 	}
-	t.eng.SetSolo(false)
+	t.eng.SetSolo(t.setSolo)
 	if err := t.eng.Distances(t.dist, t.theta, p, t.lambda); err != nil {
 		return r, stepError("distances", err)
 	}
 	r, c, err := t.winners(y)
-	if err != nil {
+	if err != nil || r.Skipped {
 		return r, err
 	}
 	plus, minus, dp, dm := r.Plus, r.Minus, r.DPlus, r.DMinus
@@ -931,6 +1214,13 @@ func nearest(dist []float64) int {
 	return best
 }
 
+// zeroDistance: a step whose winners' distances sum to at most this is
+// skipped as "both at distance 0". A cosine within a few ulps of 1 gives
+// an angle of about 2e-8 rad whatever the true angle below that, so
+// distances under about d·4e-16 are rounding, not geometry; the gradient
+// 2d∓/S² of such a step would be 1/S ≈ 1e14 times noise.
+const zeroDistance = 1e-14
+
 // winners picks, from the distances in t.dist, W⁺ (nearest with label y)
 // and W⁻ (nearest with another label), ties to the lowest index, and
 // returns the step's result so far (winners, distances, μ, cost, whether
@@ -955,8 +1245,10 @@ func (t *Trainer) winners(y int) (StepResult, float64, error) {
 		return r, 0, fmt.Errorf("model: %w: class %d has no prototype, or no other class has one", ErrData, y)
 	}
 	s := dp + dm
-	if !(s > 0) {
-		return r, 0, fmt.Errorf("model: %w: both winners at distance zero", ErrNumerical)
+	if s <= zeroDistance {
+		// No gradient (μ = 0/0), or only one made of rounding: skipped.
+		return StepResult{Plus: plus, Minus: minus, DPlus: dp, DMinus: dm,
+			Correct: dp < dm || (dp == dm && plus < minus), Skipped: true}, 0, nil
 	}
 	mu := (dp - dm) / s
 	phi, dphi := t.cfg.activation(mu)
