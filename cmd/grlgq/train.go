@@ -34,6 +34,7 @@ type trainFlags struct {
 	classWeights           bool
 	val                    float64
 	patience               int
+	minDelta               float64
 	averageLast            int
 	workers                int
 	floor, noise           float64
@@ -58,7 +59,8 @@ func (t *trainFlags) addFlags(fs *flag.FlagSet, def model.Config) {
 	floatVar(fs, &t.sigmoid, "sigmoid", 0, 0, model.MaxBeta, false, false, "use the cost φ(μ) = 1/(1+exp(-β μ)) with this slope β (0: φ = identity, as in the paper)")
 	fs.BoolVar(&t.classWeights, "class-weights", false, "weight each step by the inverse frequency of its class (imbalanced data)")
 	floatVar(fs, &t.val, "val", 0, 0, 1, false, true, "fraction of each class's training sets held out for validation (0: none); with -groupings > 1 an image can sit in a training and a validation set")
-	intVar(fs, &t.patience, "patience", 0, 0, model.MaxEpochs, "with -val: stop after this many epochs without a better validation accuracy and keep the best epoch (0: train all epochs)")
+	intVar(fs, &t.patience, "patience", 0, 0, model.MaxEpochs, "with -val: stop after this many epochs without an improvement of the validation accuracy (by -min-delta) and keep the best epoch (0: train all epochs)")
+	floatVar(fs, &t.minDelta, "min-delta", 0, 0, 1, false, false, "with -patience: the validation accuracy (a fraction) an epoch must gain over the best epoch to improve on it; 0: ties improve, so the later of equal epochs is kept and a saturated validation set trains on")
 	intVar(fs, &t.averageLast, "average-last", 0, 0, model.MaxEpochs, "return the average (model.Average) of the models after each of the last N epochs: tail averaging, for a constant -lr (0: the last epoch's model; not with -patience or -hard-copies)")
 	intVar(fs, &t.workers, "workers", defaultWorkers(), 1, model.MaxWorkers, "goroutines computing distances (results never depend on it)")
 	floatVar(fs, &t.floor, "floor", model.DefaultRelevanceFloor, 0, 1, false, true, "floor of every relevance λ_k after an update, before renormalising (0: no floor)")
@@ -85,6 +87,7 @@ func (t *trainFlags) config(fs *flag.FlagSet) (model.Config, error) {
 		Epochs:             t.epochs,
 		ValidationFraction: t.val,
 		Patience:           t.patience,
+		MinDelta:           t.minDelta,
 		AverageLast:        t.averageLast,
 		Workers:            t.workers,
 		Seed:               t.seed,
@@ -97,6 +100,8 @@ func (t *trainFlags) config(fs *flag.FlagSet) (model.Config, error) {
 	switch {
 	case t.patience > 0 && t.val == 0:
 		return c, usagef(fs, "-patience needs a validation split (-val)")
+	case t.minDelta > 0 && t.patience == 0:
+		return c, usagef(fs, "-min-delta needs early stopping (-patience)")
 	case t.averageLast > 0 && t.patience > 0:
 		return c, usagef(fs, "-average-last cannot be combined with -patience: early stopping keeps one epoch's model")
 	}
@@ -156,7 +161,7 @@ func describeConfig(c model.Config, classes int) string {
 	if c.ValidationFraction > 0 {
 		s += fmt.Sprintf(", validation %g", c.ValidationFraction)
 		if c.Patience > 0 {
-			s += fmt.Sprintf(" (patience %d)", c.Patience)
+			s += fmt.Sprintf(" (patience %d, min delta %g)", c.Patience, c.MinDelta)
 		}
 	}
 	if c.ClassWeights {
