@@ -24,7 +24,8 @@ const lrHelp = "The prototype gradient keeps the factor 2 in G = diag(2λθ/sin�
 
 // trainFlags are the model options shared by train and demo.
 type trainFlags struct {
-	d, protos, epochs      int
+	d, epochs              int
+	protos                 *protoCounts
 	lr, lrRel              float64
 	seed                   uint64
 	init, relevance, sched *choice
@@ -46,7 +47,8 @@ func (t *trainFlags) addFlags(fs *flag.FlagSet, def model.Config) {
 	t.relevance = newChoice("global", "global", "none", "local")
 	t.sched = newChoice("constant", "constant", "step", "anneal")
 	intVar(fs, &t.d, "d", def.SubspaceDim, 1, model.MaxSubDim, "subspace dimension d: principal angles per set (npy data: default the bases' d)")
-	intVar(fs, &t.protos, "protos", max(def.PrototypesPerClass, 1), 1, model.MaxPrototype/2, "prototypes per class (all classes together: at most "+fmt.Sprint(model.MaxPrototype)+")")
+	t.protos = newProtoCounts(max(def.PrototypesPerClass, 1))
+	fs.Var(t.protos, "protos", fmt.Sprintf(protosHelp, maxProtoCount, model.MaxPrototype))
 	intVar(fs, &t.epochs, "epochs", def.Epochs, 1, model.MaxEpochs, "passes over the training sets")
 	floatVar(fs, &t.lr, "lr", def.Eta, 0, model.MaxRate, true, false, "prototype learning rate η. "+lrHelp)
 	floatVar(fs, &t.lrRel, "lr-rel", def.Gamma, 0, model.MaxRate, true, false, "relevance learning rate γ (γ ≪ η; same convention as -lr: factor 2 in G kept)")
@@ -76,7 +78,7 @@ func defaultWorkers() int { return min(runtime.GOMAXPROCS(0), model.MaxWorkers) 
 func (t *trainFlags) config(fs *flag.FlagSet) (model.Config, error) {
 	c := model.Config{
 		SubspaceDim:        t.d,
-		PrototypesPerClass: t.protos,
+		PrototypesPerClass: t.protos.all, // a list or names: see protoCounts.perClass
 		Eta:                t.lr,
 		Gamma:              t.lrRel,
 		StepEvery:          t.stepEvery,
@@ -100,6 +102,8 @@ func (t *trainFlags) config(fs *flag.FlagSet) (model.Config, error) {
 	switch {
 	case t.patience > 0 && t.val == 0:
 		return c, usagef(fs, "-patience needs a validation split (-val)")
+	case t.protos.given() && fs.Name() != "train":
+		return c, usagef(fs, "-protos %s: %s takes one count for every class", t.protos, fs.Name())
 	case t.minDelta > 0 && t.patience == 0:
 		return c, usagef(fs, "-min-delta needs early stopping (-patience)")
 	case t.averageLast > 0 && t.patience > 0:
@@ -156,8 +160,12 @@ func describeConfig(c model.Config, classes int) string {
 	if c.Activation == model.Sigmoid {
 		phi = fmt.Sprintf("sigmoid β=%g", c.Beta)
 	}
-	s := fmt.Sprintf("d=%d, %d prototype(s) per class (%d), init %s, relevance %s, η=%g γ=%g (factor 2 in G kept), schedule %s, φ %s, %d epochs, seed %d, %d worker(s)",
-		c.SubspaceDim, c.PrototypesPerClass, c.PrototypesPerClass*classes, init, relevance, c.Eta, c.Gamma, sched, phi, c.Epochs, c.Seed, c.Workers)
+	per := fmt.Sprint(c.PrototypesPerClass)
+	if c.PrototypesOfClass != nil {
+		per = strings.Trim(strings.Join(strings.Fields(fmt.Sprint(c.PrototypesOfClass)), ","), "[]")
+	}
+	s := fmt.Sprintf("d=%d, %s prototype(s) per class (%d), init %s, relevance %s, η=%g γ=%g (factor 2 in G kept), schedule %s, φ %s, %d epochs, seed %d, %d worker(s)",
+		c.SubspaceDim, per, protoTotal(c, classes), init, relevance, c.Eta, c.Gamma, sched, phi, c.Epochs, c.Seed, c.Workers)
 	if c.ValidationFraction > 0 {
 		s += fmt.Sprintf(", validation %g", c.ValidationFraction)
 		if c.Patience > 0 {
@@ -276,6 +284,9 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 	}
 	if !quiet {
 		fmt.Fprintf(text, "data       %s\n", describe(ds))
+	}
+	if cfg.PrototypesOfClass, err = tf.protos.perClass(ds.Classes); err != nil {
+		return usagef(fs, "%v", err)
 	}
 	dSet := isSet(fs, "d")
 	if ds.Bases != nil && !dSet {
