@@ -58,4 +58,3 @@ func TestProtosPerClass(t *testing.T) {
 	}
 	fails(t, 2, []string{"-protos", "one count for every class"}, "demo", "-protos", "1,2")
 }
-
