@@ -195,12 +195,14 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 		quiet   bool
 		skipBad bool
 		hf      hardFlags
+		rf      resumeFlags
 		images  bool
 		shift   int
 	)
 	df.addFlags(fs)
 	tf.addFlags(fs, model.Config{SubspaceDim: 5, Epochs: model.DefaultEpochs, Eta: model.DefaultEta, Gamma: model.DefaultGamma})
 	prof.addFlags(fs)
+	rf.addFlags(fs)
 	fs.StringVar(&out, "o", "", "write the model to this file (replaced only when training succeeds)")
 	intVar(fs, &m, "m", 0, 0, maxSetImages, "single-image data (idx, csv, mat): images per training set, drawn at random from one class (0: max(10, 2d))")
 	intVar(fs, &groups, "groupings", 1, 1, maxGroupings, "single-image data: how many times the images are grouped into sets (each time reshuffled)")
@@ -235,6 +237,9 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 	if err := hf.check(fs, cfg); err != nil {
 		return err
 	}
+	if err := rf.check(fs); err != nil {
+		return err
+	}
 	if shift > 0 && !images {
 		return usagef(fs, "-shift %d needs -images", shift)
 	}
@@ -252,6 +257,9 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 	// The files: inputs, then outputs, all checked before any work.
 	g := e.guard(fs)
 	if err := g.dataInputs(df.spec); err != nil {
+		return err
+	}
+	if err := rf.declare(g); err != nil {
 		return err
 	}
 	if err := g.checkOutput("-o", out); err != nil {
@@ -278,7 +286,7 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 		text = e.stdout
 	}
 	t0 := time.Now()
-	ds, err := df.load(fs, tf.workers, dataset.Size{})
+	ds, err := df.load(fs, tf.workers, rf.size())
 	if err != nil {
 		return err
 	}
@@ -291,6 +299,9 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 	dSet := isSet(fs, "d")
 	if ds.Bases != nil && !dSet {
 		cfg.SubspaceDim = ds.SubDim
+	}
+	if err := rf.apply(ds, &cfg); err != nil {
+		return err
 	}
 	if m == 0 {
 		m = max(10, 2*cfg.SubspaceDim)
@@ -360,7 +371,7 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 	if images {
 		imgs = ds
 	}
-	res, err := trainModel(ctx, e, cfg, train, hard, imgs, text, quiet)
+	res, err := trainModel(ctx, e, cfg, rf.model, train, hard, imgs, text, quiet)
 	if err != nil {
 		return err
 	}
@@ -501,13 +512,17 @@ type hardTraining struct {
 // stderr (when it is a terminal and not quiet); with hard != nil, with
 // hard-example sets (experiments.TrainHard, one model.Continue per epoch);
 // with images != nil, on its single images (model.TrainImages).
-func trainModel(ctx context.Context, e *env, cfg model.Config, train *dataset.Subspaces, hard *hardTraining, images *dataset.Dataset, text io.Writer, quiet bool) (*trained, error) {
+func trainModel(ctx context.Context, e *env, cfg model.Config, from *model.Model, train *dataset.Subspaces, hard *hardTraining, images *dataset.Dataset, text io.Writer, quiet bool) (*trained, error) {
 	bar := newProgress(e.stderr, cfg.Epochs, "epochs", quiet)
-	width := len(fmt.Sprint(cfg.Epochs))
+	base := 0 // epochs the resumed model had
+	if from != nil {
+		base = from.Epochs()
+	}
+	width := len(fmt.Sprint(base + cfg.Epochs))
 	show := func(s model.EpochStats, extra string) {
 		bar.clear()
 		if !quiet {
-			line := fmt.Sprintf("epoch %*d/%d  cost %+.4f  train acc %s", width, s.Epoch, cfg.Epochs, s.Cost, pct(s.TrainAccuracy))
+			line := fmt.Sprintf("epoch %*d/%d  cost %+.4f  train acc %s", width, s.Epoch, base+cfg.Epochs, s.Cost, pct(s.TrainAccuracy))
 			if !math.IsNaN(s.ValAccuracy) {
 				line += "  val acc " + pct(s.ValAccuracy)
 			}
@@ -518,7 +533,7 @@ func trainModel(ctx context.Context, e *env, cfg model.Config, train *dataset.Su
 			line += "  " + roundDur(s.Duration).String()
 			fmt.Fprintln(text, line)
 		}
-		bar.update(s.Epoch, "train acc "+pct(s.TrainAccuracy))
+		bar.update(s.Epoch-base, "train acc "+pct(s.TrainAccuracy))
 	}
 	var (
 		m        *model.Model
@@ -532,9 +547,14 @@ func trainModel(ctx context.Context, e *env, cfg model.Config, train *dataset.Su
 			show(s, "")
 			return nil
 		}
-		if images != nil {
+		switch {
+		case from != nil && images != nil:
+			m, hist, err = model.ContinueImages(ctx, from, cfg, images.Images, images.Labels)
+		case from != nil:
+			m, hist, err = model.Continue(ctx, from, cfg, train.Subs, train.Labels)
+		case images != nil:
 			m, hist, err = model.TrainImages(ctx, cfg, images.Images, images.Labels)
-		} else {
+		default:
 			m, hist, err = model.Train(ctx, cfg, train.Subs, train.Labels)
 		}
 	} else {
