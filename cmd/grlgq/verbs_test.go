@@ -173,3 +173,55 @@ func TestMinDelta(t *testing.T) {
 	fails(t, 2, []string{"-min-delta", "[0, 1]"}, append(args, "-min-delta", "2")...)
 	fails(t, 2, []string{"-min-delta needs", "-patience"}, "train", "-data", "csv:"+data, "-o", mod, "-min-delta", "0.1")
 }
+
+// TestExplainTop: explain ranks the images of each set (-top K): the text
+// lists them, the JSON holds the top K by |score| with their place in the
+// set and in the data, and every image's score; single images have none.
+func TestExplainTop(t *testing.T) {
+	dir := t.TempDir()
+	root := filepath.Join(dir, "sets")
+	writeFolder(t, root, 2, 3, 6)
+	spec := "folder:" + root
+	mod := filepath.Join(dir, "m.grlgq")
+	ok(t, "train", "-data", spec, "-d", "3", "-epochs", "3", "-o", mod, "-quiet")
+	ex := filepath.Join(dir, "ex")
+	r := ok(t, "explain", "-model", mod, "-data", spec, "-o", ex, "-n", "2", "-top", "3")
+	if strings.Count(r.stdout, "score ") != 6 || !strings.Contains(r.stdout, "#1 ") {
+		t.Errorf("explain -top 3 does not list 3 images per set:\n%s", r.stdout)
+	}
+	for _, j := range checkExplanation(t, ex, 2) {
+		top := j["top_images"].([]any)
+		scores := j["image_scores"].([]any)
+		set := j["images"].([]any)
+		if len(top) != 3 || len(scores) != 6 {
+			t.Fatalf("top_images %d, image_scores %d; want 3 and 6", len(top), len(scores))
+		}
+		prev := 1e300
+		for k, v := range top {
+			e := v.(map[string]any)
+			img := int(e["image"].(float64))
+			score := e["score"].(float64)
+			if int(e["rank"].(float64)) != k+1 || score != scores[img].(float64) || e["source"].(float64) != set[img].(float64) || abs(score) > prev {
+				t.Errorf("top_images[%d] = %v (scores %v, set %v)", k, e, scores, set)
+			}
+			prev = abs(score)
+		}
+		if len(j["plus"].(map[string]any)["image_support"].([]any)) != 6 {
+			t.Error("plus.image_support missing")
+		}
+	}
+	fails(t, 2, []string{"-top", "1 to"}, "explain", "-model", mod, "-data", spec, "-o", ex, "-top", "0")
+
+	// Single images: no ranking.
+	data := filepath.Join(dir, "d.csv")
+	writeCSV(t, data, 2, 10, 4)
+	mi := filepath.Join(dir, "mi.grlgq")
+	ok(t, "train", "-data", "csv:"+data, "-m", "4", "-d", "2", "-epochs", "1", "-o", mi, "-quiet")
+	ex2 := filepath.Join(dir, "ex2")
+	r = ok(t, "explain", "-model", mi, "-data", "csv:"+data, "-o", ex2, "-n", "1", "-top", "2")
+	if strings.Contains(r.stdout, "score ") {
+		t.Errorf("a single image has a ranking:\n%s", r.stdout)
+	}
+}
+
+func abs(x float64) float64 { return max(x, -x) }
