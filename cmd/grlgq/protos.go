@@ -30,7 +30,7 @@ type protoCounts struct {
 
 const maxProtoCount = model.MaxPrototype / 2
 
-const protosHelp = "prototypes per class: `N` for every class, a list N1,N2,... with one count per class (in class order, as train prints them), " +
+const protosHelp = "prototypes per class: `N` for every class, a list N1,N2,... with one count per class (in the data's class order: sorted folder names or labels, as grlgq inspect lists a model's), " +
 	"or class=N pairs (the other classes get 1, or the one plain N among the pairs: 3,cat=5); each count 1 to %d, at most %d prototypes in all"
 
 func newProtoCounts(def int) *protoCounts {
