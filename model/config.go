@@ -162,11 +162,18 @@ type Config struct {
 
 	// ValidationFraction is the fraction of each class's training sets
 	// carved out (stratified, seeded) as a validation set; 0 means none.
-	// With Patience > 0 training stops after Patience epochs without a
-	// strictly better validation accuracy, and the model of the best epoch
-	// is returned.
+	// With Patience > 0 training stops after Patience epochs without an
+	// improvement, and the model of the best epoch is returned. An epoch
+	// improves, and becomes the best epoch, when its validation accuracy
+	// is at least the best epoch's plus MinDelta (the first epoch always
+	// does); patience counts the epochs since the best one.
+	// So with MinDelta = 0 ties go to the later epoch: a saturated
+	// validation set (100% from the first epoch) trains all epochs and
+	// keeps the last. MinDelta (in [0, 1], an accuracy fraction) is a
+	// training option: model files do not store it.
 	ValidationFraction float64
 	Patience           int
+	MinDelta           float64
 
 	// AverageLast > 0 makes Train, Continue, TrainImages and
 	// ContinueImages return the Average of the models after each of the
@@ -304,6 +311,8 @@ func (c *Config) validate() error {
 		return bad("ValidationFraction %g outside [0, 1)", c.ValidationFraction)
 	case c.Patience < 0 || c.Patience > MaxEpochs:
 		return bad("Patience %d outside [0, %d]", c.Patience, MaxEpochs)
+	case !(c.MinDelta >= 0 && c.MinDelta <= 1):
+		return bad("MinDelta %g outside [0, 1]", c.MinDelta)
 	case c.AverageLast < 0 || c.AverageLast > MaxEpochs:
 		return bad("AverageLast %d outside [0, %d]", c.AverageLast, MaxEpochs)
 	case c.AverageLast > 0 && c.Patience > 0:

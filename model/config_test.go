@@ -370,7 +370,7 @@ func TestValidationAndEarlyStopping(t *testing.T) {
 	if per[0] != 3 || per[1] != 3 || per[2] != 3 {
 		t.Errorf("validation not stratified: %v", per)
 	}
-	cfg := Config{Epochs: 40, ValidationFraction: 0.3, Patience: 2, Seed: 9, Init: InitRandom, Eta: 0.02}
+	cfg := Config{Epochs: 40, ValidationFraction: 0.3, Patience: 2, MinDelta: 1e-9, Seed: 9, Init: InitRandom, Eta: 0.02}
 	m, h, err := Train(context.Background(), cfg, xs, ys)
 	if err != nil {
 		t.Fatal(err)
@@ -383,7 +383,7 @@ func TestValidationAndEarlyStopping(t *testing.T) {
 		if math.IsNaN(st.ValAccuracy) {
 			t.Fatal("no validation accuracy")
 		}
-		if st.ValAccuracy > best.ValAccuracy || (i < h.Best && st.ValAccuracy == best.ValAccuracy) {
+		if st.ValAccuracy > best.ValAccuracy || (i < h.Best && st.ValAccuracy == best.ValAccuracy) { // MinDelta > 0: ties do not improve
 			t.Errorf("epoch %d has validation accuracy %v, best (%d) %v", i, st.ValAccuracy, h.Best, best.ValAccuracy)
 		}
 	}

@@ -22,7 +22,8 @@
 // rows of a single image's nonzero pixels, or in batches on all cores),
 // Explain and ExplainImage give the principal angles, the relevance-weighted
 // contributions, the pixel maps u_i ∘ v_i and the image contributions
-// M = R Λ⁻¹ Q_P behind a decision, and Save/Load, SaveFile/LoadFile and
+// M = R Λ⁻¹ Q_P behind a decision, with the images of a set ranked by
+// their relevance-weighted part in it (Explanation.RankImages), and Save/Load, SaveFile/LoadFile and
 // MarshalJSON/UnmarshalJSON store a model. Average is the extrinsic mean
 // of models of one shape (prototype k spans the d leading eigenvectors of
 // the mean projection of the models' k-th prototypes): the snapshots of one

@@ -35,6 +35,21 @@ type Side struct {
 	// each image of the set builds each principal vector. Nil for images
 	// and for subspaces without Values and Right.
 	ImageContributions *linalg.Dense
+	// ImageSupport (len m) is each image's part in the closeness of the
+	// set to the prototype, weighted as the distance weighs the angles:
+	//
+	//	s_j = Σ_i g_i cos θ_i a_ji,  g_i = 2 λ_i θ_i / sin θ_i = −∂d/∂cos θ_i,
+	//	a_ji = M_ji N_ji,  M = R Λ⁻¹ Q_P (ImageContributions),  N = R Λ Q_P.
+	//
+	// a_ji is image j's share of cos θ_i: for the set's rank-d part
+	// X̂ = P Λ Rᵀ (what its subspace is made of), u_i = X̂ M e_i and
+	// x̂_jᵀ v_i = cos θ_i N_ji, so cos θ_i = Σ_j cos θ_i a_ji and
+	// Σ_j a_ji = 1. Hence Σ_j s_j = Σ_i g_i cos θ_i: the images share the
+	// first-order pull −Σ_i (∂d/∂cos θ_i) cos θ_i of the set toward the
+	// prototype (λ of this prototype for local relevances; a single
+	// image's explanation, or a subspace without Values and Right, has
+	// none: nil).
+	ImageSupport []float64
 }
 
 // Explanation explains the classification of one sample.
@@ -53,6 +68,12 @@ type Explanation struct {
 	// Mu is (d⁺ − d⁻)/(d⁺ + d⁻): negative when the sample is classified as
 	// Label.
 	Mu float64
+	// ImageScores (len m) score each image of the set by its part in the
+	// decision: Plus.ImageSupport[j] − Minus.ImageSupport[j], positive when
+	// image j draws the set toward W⁺ more than toward W⁻ (see
+	// Side.ImageSupport; RankImages orders them). Nil when the sides have
+	// no ImageSupport.
+	ImageScores []float64
 }
 
 // Explain explains the classification of the set x. With label >= 0 the
@@ -120,6 +141,13 @@ func (m *Model) Explain(x *subspace.Subspace, label int) (*Explanation, error) {
 		out.PixelMaps = hadamard(out.U, out.V)
 		if x.Right != nil && len(x.Values) >= d && x.Right.Cols >= d {
 			out.ImageContributions = imageContributions(x.Right, x.Values, out.QP)
+			out.ImageSupport = imageSupport(x.Right, x.Values, out, lam)
+		}
+	}
+	if ex.Plus.ImageSupport != nil && ex.Minus.ImageSupport != nil {
+		ex.ImageScores = make([]float64, len(ex.Plus.ImageSupport))
+		for j := range ex.ImageScores {
+			ex.ImageScores[j] = ex.Plus.ImageSupport[j] - ex.Minus.ImageSupport[j]
 		}
 	}
 	ex.PixelMapDiff = difference(ex.Plus.PixelMaps, ex.Minus.PixelMaps)

@@ -583,7 +583,7 @@ func runData(ctx context.Context, m0 *Model, cfg Config, dt data, tr, va []int) 
 		st.Duration = time.Since(start)
 		hist.Epochs = append(hist.Epochs, st)
 		if earlyStop {
-			if st.ValAccuracy > bestAcc {
+			if st.ValAccuracy >= bestAcc+cfg.MinDelta { // ties: the later epoch (Config.MinDelta)
 				bestAcc = st.ValAccuracy
 				best = t.Model()
 				hist.Best = len(hist.Epochs) - 1

@@ -119,7 +119,7 @@ func runDemo(ctx context.Context, e *env, args []string) error {
 	fmt.Fprintf(text, "           %d training sets, %d test sets\n", train.Len(), testSets.Len())
 	fmt.Fprintf(text, "config     %s\n\n", describeConfig(cfg, len(ds.Classes)))
 
-	res, err := trainModel(ctx, e, cfg, train, nil, nil, text, quiet)
+	res, err := trainModel(ctx, e, cfg, nil, train, nil, nil, text, quiet)
 	if err != nil {
 		return err
 	}

@@ -22,12 +22,15 @@ func runExplain(ctx context.Context, e *env, args []string) error {
 		n      int
 		which  string
 		pixels bool
+		top    int
 	)
 	plotFmt := plotFormatFlag(fs)
 	f.addFlags(fs)
 	fs.StringVar(&out, "o", "", "write the pictures and JSON into this folder (created if missing)")
 	intVar(fs, &n, "n", 4, 1, maxExplain, "explain this many samples, taken from each class in turn")
 	fs.StringVar(&which, "samples", "", "explain these samples instead (comma-separated indices, as listed by grlgq predict)")
+	intVar(fs, &top, "top", 5, 1, maxSetImages, "image sets: rank each set's images by their relevance-weighted part in the decision (support of W+ over W-, model.Explanation.RankImages), "+
+		"list the top K in the text and JSON, and draw them (at most 5) instead of the first ones")
 	fs.BoolVar(&pixels, "pixels", false, "also put the pixel maps u_i∘v_i (D values per angle) into the JSON")
 	if err := parseFlags(e, fs, args); err != nil {
 		return err
@@ -112,16 +115,24 @@ func runExplain(ctx context.Context, e *env, args []string) error {
 			return fmt.Errorf("%s: %w", s.names[i], err)
 		}
 		base := fmt.Sprintf("sample_%0*d", len(strconv.Itoa(s.len()-1)), i)
-		if err := save(base+"."+*plotFmt, plot.Explanation(mod, ex, sampleOf(mod, s, i, ex, pred, h, w))); err != nil {
+		ranked := topImages(s, i, ex, top)
+		sm := sampleOf(mod, s, i, ex, pred, h, w)
+		if ranked != nil {
+			sm.Images = rankedTiles(s, ranked)
+		}
+		if err := save(base+"."+*plotFmt, plot.Explanation(mod, ex, sm)); err != nil {
 			return err
 		}
 		j := explanationJSON(mod, s, i, ex, pred, pixels)
+		if ranked != nil {
+			j["top_images"], j["image_scores"] = ranked, jnums(ex.ImageScores)
+		}
 		if err := saveJSON(base+".json", j); err != nil {
 			return err
 		}
 		summary = append(summary, map[string]any{
 			"index": i, "name": s.names[i], "true": s.ds.Classes[s.data[i]], "predicted": className(mod, pred.Label),
-			"mu": jnum(ex.Mu), "picture": base + "." + *plotFmt, "json": base + ".json",
+			"mu": jnum(ex.Mu), "picture": base + "." + *plotFmt, "json": base + ".json", "top_images": ranked,
 		})
 	}
 	if err := saveJSON("explanation.json", map[string]any{
@@ -132,7 +143,7 @@ func runExplain(ctx context.Context, e *env, args []string) error {
 		"image_height": h,
 		"image_width":  w,
 		"kind":         s.kind,
-		"note":         "For each sample: W+ is the nearest prototype of its true class, W- the nearest of another class; mu = (d+ - d-)/(d+ + d-) < 0 means correctly classified. Angles ascend (theta_1 smallest); contributions are lambda_k theta_k^2 (their sum is the distance); q_w column i holds the coefficients with which the prototype's columns build its principal vector v_i; image_contributions M (m x d) say how much each image of the set builds each principal vector u_i (U ≈ X M).",
+		"note":         "For each sample: W+ is the nearest prototype of its true class, W- the nearest of another class; mu = (d+ - d-)/(d+ + d-) < 0 means correctly classified. Angles ascend (theta_1 smallest); contributions are lambda_k theta_k^2 (their sum is the distance); q_w column i holds the coefficients with which the prototype's columns build its principal vector v_i; image_contributions M (m x d) say how much each image of the set builds each principal vector u_i (U ≈ X M); image_scores[j] = support of W+ minus support of W- by image j, support = sum_i (2 lambda_i theta_i / sin theta_i) cos theta_i a_ji with a_ji = M_ji (R Lambda Q_P)_ji image j's share of cos theta_i (model.Side.ImageSupport); top_images are the -top images of largest |score| (positive: for the true class).",
 	}); err != nil {
 		return err
 	}
@@ -142,6 +153,7 @@ func runExplain(ctx context.Context, e *env, args []string) error {
 	fmt.Fprintf(e.stdout, "explained %d sample(s) of %s with %s into %s:\n", len(idx), s.ds.Source, f.model, out)
 	for _, sm := range summary {
 		fmt.Fprintf(e.stdout, "  %-20v true %-8v predicted %-8v μ %+.3f  %s\n", sm["name"], sm["true"], sm["predicted"], float64(sm["mu"].(jnum)), sm["picture"])
+		printTopImages(e.stdout, sm["top_images"].([]rankJSON))
 	}
 	fmt.Fprintf(e.stdout, "also: %s, %s, %s\n", filepath.Join(out, plot.PageName("prototypes", 0, len(protoPages), *plotFmt)), filepath.Join(out, plot.PageName("relevances", 0, 1, *plotFmt)), filepath.Join(out, "explanation.json"))
 	return nil
@@ -236,13 +248,14 @@ type sideJSON struct {
 	QP                 [][]jnum `json:"q_p"`
 	DominantColumn     []int    `json:"dominant_column"`
 	ImageContributions [][]jnum `json:"image_contributions,omitempty"`
+	ImageSupport       []jnum   `json:"image_support,omitempty"`
 	PixelMaps          [][]jnum `json:"pixel_maps,omitempty"`
 }
 
 func sideOf(m *model.Model, sd *model.Side, pixels bool) sideJSON {
 	out := sideJSON{Prototype: sd.Prototype, Class: className(m, sd.Class), Distance: jnum(sd.Distance),
 		Angles: jnums(sd.Angles), Contributions: jnums(sd.Contributions), QW: rowsOf(sd.QW), QP: rowsOf(sd.QP),
-		ImageContributions: rowsOf(sd.ImageContributions)}
+		ImageContributions: rowsOf(sd.ImageContributions), ImageSupport: jnums(sd.ImageSupport)}
 	// For each principal vector v_i, the prototype column with the largest
 	// coefficient |Q_W[j][i]|.
 	if sd.QW != nil {

@@ -36,6 +36,10 @@ type files struct {
 type inputFile struct {
 	flag, path string
 	fi         fs.FileInfo
+	// replaceable: -o may name this input (train -resume M -o M): it is
+	// read whole before any output is written, which replaces it only on
+	// commit.
+	replaceable bool
 }
 
 type outputFile struct {
@@ -53,7 +57,7 @@ func (g *files) input(flag, path string, dir bool) error {
 		if !fi.IsDir() {
 			return fmt.Errorf("%s %s is not a folder", flag, path)
 		}
-		g.inputs = append(g.inputs, inputFile{flag, path, fi})
+		g.inputs = append(g.inputs, inputFile{flag: flag, path: path, fi: fi})
 		return nil
 	}
 	f, err := safefile.Open(path)
@@ -65,7 +69,7 @@ func (g *files) input(flag, path string, dir bool) error {
 	if err != nil {
 		return err
 	}
-	g.inputs = append(g.inputs, inputFile{flag, path, fi})
+	g.inputs = append(g.inputs, inputFile{flag: flag, path: path, fi: fi})
 	return nil
 }
 
@@ -107,6 +111,9 @@ func (g *files) clash(flag, path string, dir, outputs bool) string {
 			continue
 		}
 		if abs == inAbs || (ferr == nil && os.SameFile(fi, in.fi)) {
+			if in.replaceable && (flag == "-o" || flag == "output") {
+				continue
+			}
 			return fmt.Sprintf("%s %s is also an input (%s %s): refusing to overwrite it", flag, path, in.flag, in.path)
 		}
 	}

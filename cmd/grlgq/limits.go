@@ -36,9 +36,9 @@ func checkSizes(fs *flag.FlagSet, ds *dataset.Dataset, cfg model.Config, m, grou
 	classes := len(ds.Classes)
 	d := cfg.SubspaceDim
 	basis := int64(ds.Dim) * int64(kernels.Stride(d)) * 8 // bytes of one basis in memory
-	p := int64(cfg.PrototypesPerClass) * int64(classes)
+	p := protoTotal(cfg, classes)
 	if p > model.MaxPrototype {
-		return usagef(fs, "-protos %d for %d classes: %d prototypes, the limit is %d", cfg.PrototypesPerClass, classes, p, model.MaxPrototype)
+		return usagef(fs, "-protos for %d classes: %d prototypes, the limit is %d", classes, p, model.MaxPrototype)
 	}
 	if p*basis > model.MaxFileBytes {
 		return usagef(fs, "%d prototypes of D=%d x d=%d take %d bytes, a model holds at most %d: lower -protos or -d, or resize the images", p, ds.Dim, d, p*basis, int64(model.MaxFileBytes))

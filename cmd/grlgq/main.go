@@ -10,6 +10,7 @@
 //	grlgq eval    -model MODEL -data SPEC        accuracy, per-class accuracy, confusion matrix
 //	grlgq predict -model MODEL -data SPEC        label, margin and distances per sample
 //	grlgq explain -model MODEL -data SPEC -o DIR pictures and JSON explaining decisions
+//	grlgq inspect MODEL [-json]                  what a model file is (shapes, classes, relevances, settings)
 //	grlgq repro   mnist|yale|eth80 -dir DATA     the paper's experiments
 //
 // SPEC is idx:IMAGES,LABELS, folder:DIR, mat:FILE, npy:DATA,LABELS or
@@ -79,6 +80,7 @@ func init() {
 		{"eval", "-model MODEL -data SPEC [-json]", "accuracy, per-class accuracy and confusion matrix", runEval},
 		{"predict", "-model MODEL -data SPEC [-json]", "label, margin and distances of every sample", runPredict},
 		{"explain", "-model MODEL -data SPEC -o DIR [-n N]", "pictures and JSON that explain the model's decisions", runExplain},
+		{"inspect", "MODEL [-json]", "what a model file is: shapes, classes, prototypes, relevances, settings, file version", runInspect},
 		{"repro", "mnist|yale|eth80 -dir DATA [-runs N] [-json]", "reproduce an experiment of the paper, beside a class-PCA baseline", runRepro},
 	}
 }

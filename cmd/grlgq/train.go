@@ -24,7 +24,8 @@ const lrHelp = "The prototype gradient keeps the factor 2 in G = diag(2λθ/sin�
 
 // trainFlags are the model options shared by train and demo.
 type trainFlags struct {
-	d, protos, epochs      int
+	d, epochs              int
+	protos                 *protoCounts
 	lr, lrRel              float64
 	seed                   uint64
 	init, relevance, sched *choice
@@ -34,6 +35,7 @@ type trainFlags struct {
 	classWeights           bool
 	val                    float64
 	patience               int
+	minDelta               float64
 	averageLast            int
 	workers                int
 	floor, noise           float64
@@ -45,7 +47,8 @@ func (t *trainFlags) addFlags(fs *flag.FlagSet, def model.Config) {
 	t.relevance = newChoice("global", "global", "none", "local")
 	t.sched = newChoice("constant", "constant", "step", "anneal")
 	intVar(fs, &t.d, "d", def.SubspaceDim, 1, model.MaxSubDim, "subspace dimension d: principal angles per set (npy data: default the bases' d)")
-	intVar(fs, &t.protos, "protos", max(def.PrototypesPerClass, 1), 1, model.MaxPrototype/2, "prototypes per class (all classes together: at most "+fmt.Sprint(model.MaxPrototype)+")")
+	t.protos = newProtoCounts(max(def.PrototypesPerClass, 1))
+	fs.Var(t.protos, "protos", fmt.Sprintf(protosHelp, maxProtoCount, model.MaxPrototype))
 	intVar(fs, &t.epochs, "epochs", def.Epochs, 1, model.MaxEpochs, "passes over the training sets")
 	floatVar(fs, &t.lr, "lr", def.Eta, 0, model.MaxRate, true, false, "prototype learning rate η. "+lrHelp)
 	floatVar(fs, &t.lrRel, "lr-rel", def.Gamma, 0, model.MaxRate, true, false, "relevance learning rate γ (γ ≪ η; same convention as -lr: factor 2 in G kept)")
@@ -58,7 +61,8 @@ func (t *trainFlags) addFlags(fs *flag.FlagSet, def model.Config) {
 	floatVar(fs, &t.sigmoid, "sigmoid", 0, 0, model.MaxBeta, false, false, "use the cost φ(μ) = 1/(1+exp(-β μ)) with this slope β (0: φ = identity, as in the paper)")
 	fs.BoolVar(&t.classWeights, "class-weights", false, "weight each step by the inverse frequency of its class (imbalanced data)")
 	floatVar(fs, &t.val, "val", 0, 0, 1, false, true, "fraction of each class's training sets held out for validation (0: none); with -groupings > 1 an image can sit in a training and a validation set")
-	intVar(fs, &t.patience, "patience", 0, 0, model.MaxEpochs, "with -val: stop after this many epochs without a better validation accuracy and keep the best epoch (0: train all epochs)")
+	intVar(fs, &t.patience, "patience", 0, 0, model.MaxEpochs, "with -val: stop after this many epochs without an improvement of the validation accuracy (by -min-delta) and keep the best epoch (0: train all epochs)")
+	floatVar(fs, &t.minDelta, "min-delta", 0, 0, 1, false, false, "with -patience: the validation accuracy (a fraction) an epoch must gain over the best epoch to improve on it; 0: ties improve, so the later of equal epochs is kept and a saturated validation set trains on")
 	intVar(fs, &t.averageLast, "average-last", 0, 0, model.MaxEpochs, "return the average (model.Average) of the models after each of the last N epochs: tail averaging, for a constant -lr (0: the last epoch's model; not with -patience or -hard-copies)")
 	intVar(fs, &t.workers, "workers", defaultWorkers(), 1, model.MaxWorkers, "goroutines computing distances (results never depend on it)")
 	floatVar(fs, &t.floor, "floor", model.DefaultRelevanceFloor, 0, 1, false, true, "floor of every relevance λ_k after an update, before renormalising (0: no floor)")
@@ -74,7 +78,7 @@ func defaultWorkers() int { return min(runtime.GOMAXPROCS(0), model.MaxWorkers) 
 func (t *trainFlags) config(fs *flag.FlagSet) (model.Config, error) {
 	c := model.Config{
 		SubspaceDim:        t.d,
-		PrototypesPerClass: t.protos,
+		PrototypesPerClass: t.protos.all, // a list or names: see protoCounts.perClass
 		Eta:                t.lr,
 		Gamma:              t.lrRel,
 		StepEvery:          t.stepEvery,
@@ -85,6 +89,7 @@ func (t *trainFlags) config(fs *flag.FlagSet) (model.Config, error) {
 		Epochs:             t.epochs,
 		ValidationFraction: t.val,
 		Patience:           t.patience,
+		MinDelta:           t.minDelta,
 		AverageLast:        t.averageLast,
 		Workers:            t.workers,
 		Seed:               t.seed,
@@ -97,6 +102,10 @@ func (t *trainFlags) config(fs *flag.FlagSet) (model.Config, error) {
 	switch {
 	case t.patience > 0 && t.val == 0:
 		return c, usagef(fs, "-patience needs a validation split (-val)")
+	case t.protos.given() && fs.Name() != "train":
+		return c, usagef(fs, "-protos %s: %s takes one count for every class", t.protos, fs.Name())
+	case t.minDelta > 0 && t.patience == 0:
+		return c, usagef(fs, "-min-delta needs early stopping (-patience)")
 	case t.averageLast > 0 && t.patience > 0:
 		return c, usagef(fs, "-average-last cannot be combined with -patience: early stopping keeps one epoch's model")
 	}
@@ -151,12 +160,16 @@ func describeConfig(c model.Config, classes int) string {
 	if c.Activation == model.Sigmoid {
 		phi = fmt.Sprintf("sigmoid β=%g", c.Beta)
 	}
-	s := fmt.Sprintf("d=%d, %d prototype(s) per class (%d), init %s, relevance %s, η=%g γ=%g (factor 2 in G kept), schedule %s, φ %s, %d epochs, seed %d, %d worker(s)",
-		c.SubspaceDim, c.PrototypesPerClass, c.PrototypesPerClass*classes, init, relevance, c.Eta, c.Gamma, sched, phi, c.Epochs, c.Seed, c.Workers)
+	per := fmt.Sprint(c.PrototypesPerClass)
+	if c.PrototypesOfClass != nil {
+		per = strings.Trim(strings.Join(strings.Fields(fmt.Sprint(c.PrototypesOfClass)), ","), "[]")
+	}
+	s := fmt.Sprintf("d=%d, %s prototype(s) per class (%d), init %s, relevance %s, η=%g γ=%g (factor 2 in G kept), schedule %s, φ %s, %d epochs, seed %d, %d worker(s)",
+		c.SubspaceDim, per, protoTotal(c, classes), init, relevance, c.Eta, c.Gamma, sched, phi, c.Epochs, c.Seed, c.Workers)
 	if c.ValidationFraction > 0 {
 		s += fmt.Sprintf(", validation %g", c.ValidationFraction)
 		if c.Patience > 0 {
-			s += fmt.Sprintf(" (patience %d)", c.Patience)
+			s += fmt.Sprintf(" (patience %d, min delta %g)", c.Patience, c.MinDelta)
 		}
 	}
 	if c.ClassWeights {
@@ -182,12 +195,14 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 		quiet   bool
 		skipBad bool
 		hf      hardFlags
+		rf      resumeFlags
 		images  bool
 		shift   int
 	)
 	df.addFlags(fs)
 	tf.addFlags(fs, model.Config{SubspaceDim: 5, Epochs: model.DefaultEpochs, Eta: model.DefaultEta, Gamma: model.DefaultGamma})
 	prof.addFlags(fs)
+	rf.addFlags(fs)
 	fs.StringVar(&out, "o", "", "write the model to this file (replaced only when training succeeds)")
 	intVar(fs, &m, "m", 0, 0, maxSetImages, "single-image data (idx, csv, mat): images per training set, drawn at random from one class (0: max(10, 2d))")
 	intVar(fs, &groups, "groupings", 1, 1, maxGroupings, "single-image data: how many times the images are grouped into sets (each time reshuffled)")
@@ -222,6 +237,9 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 	if err := hf.check(fs, cfg); err != nil {
 		return err
 	}
+	if err := rf.check(fs); err != nil {
+		return err
+	}
 	if shift > 0 && !images {
 		return usagef(fs, "-shift %d needs -images", shift)
 	}
@@ -239,6 +257,9 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 	// The files: inputs, then outputs, all checked before any work.
 	g := e.guard(fs)
 	if err := g.dataInputs(df.spec); err != nil {
+		return err
+	}
+	if err := rf.declare(g); err != nil {
 		return err
 	}
 	if err := g.checkOutput("-o", out); err != nil {
@@ -265,16 +286,22 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 		text = e.stdout
 	}
 	t0 := time.Now()
-	ds, err := df.load(fs, tf.workers, dataset.Size{})
+	ds, err := df.load(fs, tf.workers, rf.size())
 	if err != nil {
 		return err
 	}
 	if !quiet {
 		fmt.Fprintf(text, "data       %s\n", describe(ds))
 	}
+	if cfg.PrototypesOfClass, err = tf.protos.perClass(ds.Classes); err != nil {
+		return usagef(fs, "%v", err)
+	}
 	dSet := isSet(fs, "d")
 	if ds.Bases != nil && !dSet {
 		cfg.SubspaceDim = ds.SubDim
+	}
+	if err := rf.apply(ds, &cfg); err != nil {
+		return err
 	}
 	if m == 0 {
 		m = max(10, 2*cfg.SubspaceDim)
@@ -344,7 +371,7 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 	if images {
 		imgs = ds
 	}
-	res, err := trainModel(ctx, e, cfg, train, hard, imgs, text, quiet)
+	res, err := trainModel(ctx, e, cfg, rf.model, train, hard, imgs, text, quiet)
 	if err != nil {
 		return err
 	}
@@ -485,13 +512,17 @@ type hardTraining struct {
 // stderr (when it is a terminal and not quiet); with hard != nil, with
 // hard-example sets (experiments.TrainHard, one model.Continue per epoch);
 // with images != nil, on its single images (model.TrainImages).
-func trainModel(ctx context.Context, e *env, cfg model.Config, train *dataset.Subspaces, hard *hardTraining, images *dataset.Dataset, text io.Writer, quiet bool) (*trained, error) {
+func trainModel(ctx context.Context, e *env, cfg model.Config, from *model.Model, train *dataset.Subspaces, hard *hardTraining, images *dataset.Dataset, text io.Writer, quiet bool) (*trained, error) {
 	bar := newProgress(e.stderr, cfg.Epochs, "epochs", quiet)
-	width := len(fmt.Sprint(cfg.Epochs))
+	base := 0 // epochs the resumed model had
+	if from != nil {
+		base = from.Epochs()
+	}
+	width := len(fmt.Sprint(base + cfg.Epochs))
 	show := func(s model.EpochStats, extra string) {
 		bar.clear()
 		if !quiet {
-			line := fmt.Sprintf("epoch %*d/%d  cost %+.4f  train acc %s", width, s.Epoch, cfg.Epochs, s.Cost, pct(s.TrainAccuracy))
+			line := fmt.Sprintf("epoch %*d/%d  cost %+.4f  train acc %s", width, s.Epoch, base+cfg.Epochs, s.Cost, pct(s.TrainAccuracy))
 			if !math.IsNaN(s.ValAccuracy) {
 				line += "  val acc " + pct(s.ValAccuracy)
 			}
@@ -502,7 +533,7 @@ func trainModel(ctx context.Context, e *env, cfg model.Config, train *dataset.Su
 			line += "  " + roundDur(s.Duration).String()
 			fmt.Fprintln(text, line)
 		}
-		bar.update(s.Epoch, "train acc "+pct(s.TrainAccuracy))
+		bar.update(s.Epoch-base, "train acc "+pct(s.TrainAccuracy))
 	}
 	var (
 		m        *model.Model
@@ -516,9 +547,14 @@ func trainModel(ctx context.Context, e *env, cfg model.Config, train *dataset.Su
 			show(s, "")
 			return nil
 		}
-		if images != nil {
+		switch {
+		case from != nil && images != nil:
+			m, hist, err = model.ContinueImages(ctx, from, cfg, images.Images, images.Labels)
+		case from != nil:
+			m, hist, err = model.Continue(ctx, from, cfg, train.Subs, train.Labels)
+		case images != nil:
 			m, hist, err = model.TrainImages(ctx, cfg, images.Images, images.Labels)
-		} else {
+		default:
 			m, hist, err = model.Train(ctx, cfg, train.Subs, train.Labels)
 		}
 	} else {

@@ -1,0 +1,31 @@
+package model
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+)
+
+// FormatVersion is the version of the binary format Save writes; Load
+// reads versions 1 to FormatVersion.
+const FormatVersion = formatVersion
+
+// FileVersion reads the start of a model file (the magic and the version
+// field of its header, 12 bytes) from r and returns the version. It checks
+// nothing else: a version Load does not read is returned with no error.
+// Errors wrap ErrFormat (not a model file) or ErrTruncated.
+func FileVersion(r io.Reader) (int, error) {
+	var h [len(magic) + 4]byte
+	n, err := io.ReadFull(r, h[:])
+	if n > 0 && string(h[:min(n, len(magic))]) != magic[:min(n, len(magic))] {
+		return 0, fmt.Errorf("model: file version: %w", ErrFormat)
+	}
+	if err != nil {
+		if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
+			return 0, fmt.Errorf("model: file version: %w (%d of %d bytes)", ErrTruncated, n, len(h))
+		}
+		return 0, fmt.Errorf("model: file version: %w", err)
+	}
+	return int(binary.LittleEndian.Uint32(h[len(magic):])), nil
+}

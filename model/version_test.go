@@ -1,0 +1,28 @@
+package model
+
+import (
+	"bytes"
+	"errors"
+	"testing"
+)
+
+func TestFileVersion(t *testing.T) {
+	xs, ys := synth(t, 72, 12, 2, 2, 3, 0.1)
+	m, _, err := Train(t.Context(), Config{Epochs: 1}, xs, ys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := m.Save(&b); err != nil {
+		t.Fatal(err)
+	}
+	if v, err := FileVersion(bytes.NewReader(b.Bytes())); err != nil || v != FormatVersion {
+		t.Errorf("FileVersion = %d, %v; want %d", v, err, FormatVersion)
+	}
+	if _, err := FileVersion(bytes.NewReader([]byte("GRLGQMDL\x02"))); !errors.Is(err, ErrTruncated) {
+		t.Errorf("short header: %v", err)
+	}
+	if _, err := FileVersion(bytes.NewReader([]byte("PNG and more bytes"))); !errors.Is(err, ErrFormat) {
+		t.Errorf("not a model: %v", err)
+	}
+}
