@@ -419,8 +419,20 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 	case h.Best >= 0 && !math.IsNaN(h.Epochs[h.Best].ValAccuracy):
 		msg += fmt.Sprintf(", validation accuracy %s (epoch %d)", pct(h.Epochs[h.Best].ValAccuracy), h.Epochs[h.Best].Epoch)
 	}
+	if n := skippedSteps(res.hist); n > 0 {
+		msg += fmt.Sprintf(", %d steps skipped (both winners at distance 0: no gradient)", n)
+	}
 	fmt.Fprintf(e.stdout, "%s (%s)\n", msg, roundDur(time.Since(t0)))
 	return nil
+}
+
+// skippedSteps is the number of steps of h that had no gradient.
+func skippedSteps(h *model.History) int {
+	n := 0
+	for _, s := range h.Epochs {
+		n += s.Skipped
+	}
+	return n
 }
 
 // trainingSubspaces turns ds into training subspaces: image sets as they
@@ -527,6 +539,9 @@ func trainModel(ctx context.Context, e *env, cfg model.Config, from *model.Model
 				line += "  val acc " + pct(s.ValAccuracy)
 			}
 			line += extra
+			if s.Skipped > 0 {
+				line += fmt.Sprintf("  %d steps skipped (both winners at distance 0)", s.Skipped)
+			}
 			if cfg.Relevance == model.RelevanceGlobal && len(s.Relevances) <= 8 {
 				line += "  λ " + fmtFloats(s.Relevances, 3)
 			}
@@ -599,6 +614,9 @@ type epochJSON struct {
 	Gamma         jnum   `json:"gamma"`
 	Relevances    []jnum `json:"relevances"`
 	Seconds       jnum   `json:"seconds"`
+	// Skipped counts the epoch's steps without a gradient (both winners
+	// at distance 0), which changed nothing.
+	Skipped int `json:"skipped"`
 	// With -hard-copies: the hard images and hard sets of the epoch.
 	HardImages *int `json:"hard_images,omitempty"`
 	HardSets   *int `json:"hard_sets,omitempty"`
@@ -608,7 +626,7 @@ func historyJSON(h *model.History) []epochJSON {
 	out := make([]epochJSON, len(h.Epochs))
 	for i, s := range h.Epochs {
 		out[i] = epochJSON{Epoch: s.Epoch, Cost: jnum(s.Cost), TrainAccuracy: jnum(s.TrainAccuracy), ValAccuracy: jnum(s.ValAccuracy),
-			Eta: jnum(s.Eta), Gamma: jnum(s.Gamma), Relevances: jnums(s.Relevances), Seconds: jnum(s.Duration.Seconds())}
+			Eta: jnum(s.Eta), Gamma: jnum(s.Gamma), Relevances: jnums(s.Relevances), Seconds: jnum(s.Duration.Seconds()), Skipped: s.Skipped}
 	}
 	return out
 }
