@@ -35,6 +35,29 @@ const streamFolds = 0x464f4c44_00000000
 // 0..C-1; every label below max(y) must occur at least k times (ErrTooSmall
 // otherwise, naming the class), and 2 <= k.
 func StratifiedKFold(y []int, k int, seed uint64) ([]Fold, error) {
+	return stratifiedKFold(y, k, seed, 0)
+}
+
+// RepeatedStratifiedKFold returns repeats x k folds: StratifiedKFold
+// repeated with independent shuffles (repetition r uses the PCG stream
+// 0x464f4c4400000000 + r; r = 0 is StratifiedKFold). Folds r*k ..
+// r*k+k-1 are repetition r.
+func RepeatedStratifiedKFold(y []int, k, repeats int, seed uint64) ([]Fold, error) {
+	if repeats < 1 {
+		return nil, fmt.Errorf("selection: %w: %d repeats of k-fold cross-validation", ErrData, repeats)
+	}
+	var out []Fold
+	for r := range repeats {
+		f, err := stratifiedKFold(y, k, seed, r)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, f...)
+	}
+	return out, nil
+}
+
+func stratifiedKFold(y []int, k int, seed uint64, rep int) ([]Fold, error) {
 	if k < 2 {
 		return nil, fmt.Errorf("selection: %w: %d folds, want at least 2", ErrData, k)
 	}
@@ -54,7 +77,7 @@ func StratifiedKFold(y []int, k int, seed uint64) ([]Fold, error) {
 			return nil, fmt.Errorf("selection: %w: class %d has %d sets, %d-fold cross-validation needs at least %d (use fewer folds)", ErrTooSmall, c, len(idx), k, k)
 		}
 	}
-	rng := rand.New(rand.NewPCG(seed, streamFolds))
+	rng := rand.New(rand.NewPCG(seed, streamFolds+uint64(rep)))
 	fold := make([]int, len(y))
 	f := 0
 	for _, idx := range byClass {

@@ -150,20 +150,6 @@ func (s Setting) Config(base model.Config, y []int) model.Config {
 	return c
 }
 
-// complexity orders settings for the tie rule: fewer prototypes per class
-// (AllSets last), then relevances none < global < local, then fewer epochs.
-func (s Setting) complexity() [3]int {
-	p := s.Prototypes
-	if p == AllSets {
-		p = math.MaxInt
-	}
-	rel := map[model.RelevanceKind]int{model.RelevanceNone: 0, model.RelevanceGlobal: 1, model.RelevanceLocal: 2}[s.Relevance]
-	if s.Epochs == 0 {
-		rel = 0 // untrained: relevances stay uniform
-	}
-	return [3]int{p, rel, s.Epochs}
-}
-
 // Grid is a search space: Settings is the product of its lists, after
 // dropping duplicates (with Epochs = 0 the relevance and η do not matter;
 // with AllSets neither does the initialisation).
@@ -177,20 +163,24 @@ type Grid struct {
 	NearestNeighbour bool
 }
 
-// DefaultSettings is the search of `grlgq train -tune` (docs/tuning.md has
-// the study behind it). It is not a full product, which would cost too
-// much: settings that differ only in epochs share one training per fold,
-// and the list holds
+// DefaultSettings is the search of `grlgq train -tune`, in its order of
+// preference for ties (docs/tuning.md has the study behind it). It is not
+// a full product, which would cost too much and, scored on small data,
+// would mostly add settings that win the inner folds by luck; settings
+// that differ only in epochs share one training per fold. In order:
 //
-//   - 1-NN (AllSets, untrained): the fallback where nearest neighbours win;
-//   - one class-PCA prototype per class, untrained (the class subspaces);
-//   - one prototype per class from class PCA, global relevances, η 0.05
-//     and 0.01, and localized relevances, η 0.05, scored at 10 and 20
-//     epochs;
-//   - the package defaults (one prototype per class from a training set,
-//     global relevances, η 0.05) at 10, 20 and 50 epochs;
-//   - three prototypes per class from training sets, global relevances,
-//     η 0.05, at 10 and 20 epochs.
+//  1. the package defaults: one prototype per class from a training set,
+//     global relevances, η 0.05, 50 epochs (which the tuner must never do
+//     worse than);
+//  2. 1-NN (AllSets, untrained), the fallback where nearest neighbours
+//     win (classes made of several clusters);
+//  3. the defaults after 25 epochs;
+//  4. localized relevances, otherwise the defaults;
+//  5. one prototype per class from class PCA, global relevances, η 0.05,
+//     25 and 50 epochs;
+//  6. one prototype per class from a training set, η 0.1, 25 epochs;
+//  7. three prototypes per class from training sets, global relevances,
+//     η 0.05, 25 epochs.
 func DefaultSettings() []Setting {
 	var out []Setting
 	add := func(p int, in model.InitKind, r model.RelevanceKind, eta float64, epochs ...int) {
@@ -198,27 +188,42 @@ func DefaultSettings() []Setting {
 			out = append(out, Setting{p, in, r, eta, e})
 		}
 	}
+	add(1, model.InitSample, model.RelevanceGlobal, 0.05, 50)
 	add(AllSets, model.InitSample, model.RelevanceGlobal, 1, 0)
-	add(1, model.InitPCA, model.RelevanceGlobal, 1, 0)
-	add(1, model.InitPCA, model.RelevanceGlobal, 0.05, 10, 20)
-	add(1, model.InitPCA, model.RelevanceGlobal, 0.01, 10, 20)
-	add(1, model.InitPCA, model.RelevanceLocal, 0.05, 10, 20)
-	add(1, model.InitSample, model.RelevanceGlobal, 0.05, 10, 20, 50)
-	add(3, model.InitSample, model.RelevanceGlobal, 0.05, 10, 20)
+	add(1, model.InitSample, model.RelevanceGlobal, 0.05, 25)
+	add(1, model.InitSample, model.RelevanceLocal, 0.05, 50)
+	add(1, model.InitPCA, model.RelevanceGlobal, 0.05, 25, 50)
+	add(1, model.InitSample, model.RelevanceGlobal, 0.1, 25)
+	add(3, model.InitSample, model.RelevanceGlobal, 0.05, 25)
 	return out
+}
+
+// DefaultFolds returns the K and the repeats of cross-validation that
+// `grlgq train -tune` uses for n training sets: 5 folds up to 150 sets and
+// 3 above (the cost grows with n), the 5 folds repeated twice up to 100
+// sets (small data give noisy scores). Callers lower K to the smallest
+// class's size (MaxFolds).
+func DefaultFolds(n int) (k, repeats int) {
+	switch {
+	case n <= 100:
+		return 5, 2
+	case n <= 150:
+		return 5, 1
+	}
+	return 3, 1
 }
 
 // DefaultGrid is the grid the CLI starts from when some of its lists are
 // given by flags: 1 and 3 prototypes per class, initialised at training
-// sets or by class PCA, global relevances, η 0.05, scored untrained and at
-// 10 and 20 epochs, plus 1-NN.
+// sets or by class PCA, global relevances, η 0.05, 25 and 50 epochs, plus
+// 1-NN.
 func DefaultGrid() Grid {
 	return Grid{
 		Prototypes:       []int{1, 3},
 		Inits:            []model.InitKind{model.InitSample, model.InitPCA},
 		Relevances:       []model.RelevanceKind{model.RelevanceGlobal},
 		Etas:             []float64{0.05},
-		Epochs:           []int{0, 10, 20},
+		Epochs:           []int{25, 50},
 		NearestNeighbour: true,
 	}
 }

@@ -27,16 +27,19 @@ type TuneResult struct {
 	// Table has one row per setting, in the order given.
 	Table []Row
 	// Best is the index in Table of the chosen setting: the highest mean
-	// accuracy; among equal means the simplest (fewer prototypes per class,
-	// AllSets last; then relevances none, global, local; then fewer
-	// epochs); then the first in the table.
+	// accuracy, ties to the first in the table. The order of the settings
+	// is thus their order of preference: DefaultSettings starts with the
+	// package defaults and 1-NN. (A rule "the simplest among ties" picked
+	// untrained or barely trained settings whenever several settings were
+	// perfect on the inner folds, and lost on the held-out data; see
+	// docs/tuning.md.)
 	Best int
 	// Model is the chosen setting trained on all the data given to Tune
 	// (untrained for Epochs 0), History its training (nil for Epochs 0).
 	Model   *model.Model
 	History *model.History
-	// Folds is the number of folds used.
-	Folds int
+	// Folds is K, Repeats the repetitions: each row has K·Repeats scores.
+	Folds, Repeats int
 }
 
 // BestSetting returns the chosen setting.
@@ -64,7 +67,7 @@ func Tune(ctx context.Context, base model.Config, settings []Setting, x []*subsp
 	if len(x) != len(y) {
 		return nil, fmt.Errorf("selection: %w: %d sets and %d labels", ErrData, len(x), len(y))
 	}
-	folds, err := StratifiedKFold(y, opt.Folds, opt.Seed)
+	folds, err := RepeatedStratifiedKFold(y, opt.Folds, opt.Repeats, opt.Seed)
 	if err != nil {
 		return nil, err
 	}
@@ -181,7 +184,7 @@ func Tune(ctx context.Context, base model.Config, settings []Setting, x []*subsp
 		return nil, err
 	}
 
-	res := &TuneResult{Table: make([]Row, len(settings)), Folds: len(folds)}
+	res := &TuneResult{Table: make([]Row, len(settings)), Folds: opt.Folds, Repeats: opt.Repeats}
 	for i, s := range settings {
 		r := Row{Setting: s, Folds: acc[i]}
 		r.Mean, r.SD = MeanSD(acc[i])
@@ -228,14 +231,8 @@ func foldConfig(c model.Config, workers int) model.Config {
 func best(t []Row) int {
 	b := 0
 	for i := 1; i < len(t); i++ {
-		switch {
-		case t[i].Mean > t[b].Mean:
+		if t[i].Mean > t[b].Mean {
 			b = i
-		case t[i].Mean == t[b].Mean:
-			ci, cb := t[i].Setting.complexity(), t[b].Setting.complexity()
-			if slices.Compare(ci[:], cb[:]) < 0 {
-				b = i
-			}
 		}
 	}
 	return b

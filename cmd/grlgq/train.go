@@ -197,6 +197,7 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 	df.addFlags(fs)
 	tf.addFlags(fs, model.Config{SubspaceDim: 5, Epochs: model.DefaultEpochs, Eta: model.DefaultEta, Gamma: model.DefaultGamma})
 	prof.addFlags(fs)
+	tn := newTuneFlags(fs) // -tune, -folds, -tune-*: cv.go
 	fs.StringVar(&out, "o", "", "write the model to this file (replaced only when training succeeds)")
 	fs.IntVar(&m, "m", 0, "single-image data (idx, csv, mat): images per training set, drawn at random from one class (default max(10, 2d))")
 	fs.IntVar(&groups, "groupings", 1, "single-image data: how many times the images are grouped into sets (each time reshuffled)")
@@ -229,6 +230,9 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 		return usagef(fs, "sets of -m %d images cannot span -d %d dimensions: raise -m or lower -d", m, cfg.SubspaceDim)
 	}
 	if err := hf.check(fs, cfg); err != nil {
+		return err
+	}
+	if err := tn.check(fs, images, hf.copies > 0, groups); err != nil {
 		return err
 	}
 	if shift < 0 || (shift > 0 && !images) {
@@ -335,6 +339,9 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 	if ds.Width > 0 && ds.Height > 0 && ds.Width*ds.Height == ds.Dim {
 		// Recorded in the model: eval, predict and explain resize to it.
 		cfg.ImageWidth, cfg.ImageHeight = ds.Width, ds.Height
+	}
+	if tn.on {
+		return tn.run(ctx, e, fs, cfg, ds, train, tuneOutput{model: out, plots: plots, format: *plotFmt, json: asJSON, quiet: quiet, text: text, start: t0})
 	}
 	if !quiet {
 		fmt.Fprintf(text, "config     %s\n", describeConfig(cfg, len(ds.Classes)))
