@@ -29,6 +29,13 @@ type Options struct {
 	// workers (at least 1), so that about Workers goroutines compute at any
 	// time. Results never depend on it.
 	Workers int
+	// Confidence (Tune only; default 0) is z of the rule that keeps the
+	// first setting of the table, the reference, unless another is
+	// confidently better: a setting is eligible only when its per-fold
+	// accuracies minus the reference's (the same folds: a paired
+	// comparison) have a positive mean of at least z·sd/√F (F the number
+	// of scores). 0 makes every setting eligible (the plain maximum).
+	Confidence float64
 	// Progress, if non-nil, is called (from one goroutine at a time) after
 	// each unit of work with the units done and the total. A unit is one
 	// epoch of one prototype per class on one fold (untrained settings and

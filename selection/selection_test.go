@@ -103,6 +103,30 @@ func TestStratifiedKFoldErrors(t *testing.T) {
 	}
 }
 
+func TestRepeatedFolds(t *testing.T) {
+	y := []int{0, 0, 0, 0, 1, 1, 1, 1, 1, 2, 2, 2}
+	f, err := RepeatedStratifiedKFold(y, 3, 2, 4)
+	if err != nil || len(f) != 6 {
+		t.Fatalf("%d folds, %v", len(f), err)
+	}
+	one, _ := StratifiedKFold(y, 3, 4)
+	for i := range one {
+		if !slices.Equal(one[i].Val, f[i].Val) {
+			t.Errorf("repetition 0 differs from StratifiedKFold")
+		}
+	}
+	same := true
+	for i := range one {
+		same = same && slices.Equal(f[i].Val, f[3+i].Val)
+	}
+	if same {
+		t.Error("the two repetitions have the same folds")
+	}
+	if _, err := RepeatedStratifiedKFold(y, 3, 0, 4); !errors.Is(err, ErrData) {
+		t.Errorf("0 repeats: %v", err)
+	}
+}
+
 func TestGridErrors(t *testing.T) {
 	bad := []Grid{
 		{},
@@ -336,17 +360,26 @@ func TestEpochChain(t *testing.T) {
 
 func TestTieRule(t *testing.T) {
 	rows := []Row{
-		{Setting: Setting{Prototypes: 1, Epochs: 50}, Mean: 0.8},
-		{Setting: Setting{Prototypes: AllSets}, Mean: 0.9},
-		{Setting: Setting{Prototypes: 1, Epochs: 10}, Mean: 0.9},
-		{Setting: Setting{Prototypes: 5, Epochs: 10}, Mean: 0.85},
+		{Setting: Setting{Prototypes: 1, Epochs: 50}, Mean: 0.8, Folds: []float64{0.8, 0.8, 0.8, 0.8}},
+		{Setting: Setting{Prototypes: AllSets}, Mean: 0.9, Folds: []float64{0.6, 1, 1, 1}},
+		{Setting: Setting{Prototypes: 1, Epochs: 10}, Mean: 0.9, Folds: []float64{0.9, 0.9, 0.9, 0.9}},
+		{Setting: Setting{Prototypes: 5, Epochs: 10}, Mean: 0.85, Folds: []float64{0.85, 0.85, 0.85, 0.85}},
 	}
-	if b := best(rows); b != 1 {
+	if b := best(rows, 0); b != 1 {
 		t.Errorf("best %d, want 1 (highest mean, first among equals)", b)
 	}
-	rows[3].Mean = 0.95
-	if b := best(rows); b != 3 {
-		t.Errorf("best %d, want 3 (highest mean)", b)
+	// Row 1's gain over row 0 (0.1 ± 0.2, 4 folds) is not confident at
+	// z = 2 (0.1 < 2·0.2/2), row 2's (0.1 ± 0) is.
+	if b := best(rows, 2); b != 2 {
+		t.Errorf("z = 2: best %d, want 2", b)
+	}
+	rows[2].Folds = []float64{0.7, 1, 1, 0.9}
+	if b := best(rows, 2); b != 3 {
+		t.Errorf("z = 2: best %d, want 3 (the only confident gain)", b)
+	}
+	rows[3].Folds = []float64{0.8, 0.8, 0.8, 1}
+	if b := best(rows, 2); b != 0 {
+		t.Errorf("z = 2: best %d, want 0 (no confident gain)", b)
 	}
 }
 

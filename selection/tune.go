@@ -3,6 +3,7 @@ package selection
 import (
 	"context"
 	"fmt"
+	"math"
 	"slices"
 	"time"
 
@@ -27,7 +28,9 @@ type TuneResult struct {
 	// Table has one row per setting, in the order given.
 	Table []Row
 	// Best is the index in Table of the chosen setting: the highest mean
-	// accuracy, ties to the first in the table. The order of the settings
+	// accuracy among the eligible settings (Options.Confidence: the first
+	// setting, and those confidently better than it), ties to the first in
+	// the table. The order of the settings
 	// is thus their order of preference: DefaultSettings starts with the
 	// package defaults and 1-NN. (A rule "the simplest among ties" picked
 	// untrained or barely trained settings whenever several settings were
@@ -66,6 +69,9 @@ func Tune(ctx context.Context, base model.Config, settings []Setting, x []*subsp
 	}
 	if len(x) != len(y) {
 		return nil, fmt.Errorf("selection: %w: %d sets and %d labels", ErrData, len(x), len(y))
+	}
+	if !(opt.Confidence >= 0 && opt.Confidence <= 100) {
+		return nil, fmt.Errorf("selection: %w: confidence %g outside [0, 100]", ErrGrid, opt.Confidence)
 	}
 	folds, err := RepeatedStratifiedKFold(y, opt.Folds, opt.Repeats, opt.Seed)
 	if err != nil {
@@ -193,7 +199,7 @@ func Tune(ctx context.Context, base model.Config, settings []Setting, x []*subsp
 		}
 		res.Table[i] = r
 	}
-	res.Best = best(res.Table)
+	res.Best = best(res.Table, opt.Confidence)
 
 	// Retrain the best on everything.
 	s := res.Table[res.Best].Setting
@@ -228,12 +234,26 @@ func foldConfig(c model.Config, workers int) model.Config {
 }
 
 // best returns the index of the chosen row (see TuneResult.Best).
-func best(t []Row) int {
+func best(t []Row, z float64) int {
 	b := 0
 	for i := 1; i < len(t); i++ {
-		if t[i].Mean > t[b].Mean {
+		if t[i].Mean > t[b].Mean && confident(t[i].Folds, t[0].Folds, z) {
 			b = i
 		}
 	}
 	return b
+}
+
+// confident reports whether the paired differences a − ref have a
+// positive mean of at least z·sd/√n (always, for z = 0).
+func confident(a, ref []float64, z float64) bool {
+	if z == 0 {
+		return true
+	}
+	d := make([]float64, len(a))
+	for i := range a {
+		d[i] = a[i] - ref[i]
+	}
+	m, sd := MeanSD(d)
+	return m > 0 && m >= z*sd/math.Sqrt(float64(len(d)))
 }

@@ -20,7 +20,11 @@ import (
 // Cross-validation (grlgq cv) and tuning (grlgq train -tune): flags, text,
 // JSON, the progress bar and the picture; the work is package selection's.
 
-const defaultCVFolds = 5
+const (
+	defaultCVFolds = 5
+	// defaultConfidence is -tune-confidence (docs/tuning.md).
+	defaultConfidence = 2
+)
 
 // runCV is "grlgq cv": k-fold cross-validation of the train flags' model.
 func runCV(ctx context.Context, e *env, args []string) error {
@@ -148,6 +152,7 @@ func (p *percentBar) clear() { p.bar.clear() }
 type tuneFlags struct {
 	on                               bool
 	folds, repeats                   int
+	confidence                       float64
 	protos, inits, rels, lrs, epochs string
 }
 
@@ -156,6 +161,7 @@ func newTuneFlags(fs *flag.FlagSet) *tuneFlags {
 	fs.BoolVar(&t.on, "tune", false, "choose prototypes per class, initialisation, relevances, -lr and -epochs by stratified cross-validation on the training sets "+
 		"(the search below; docs/tuning.md), then train the best setting on all of them; the other flags give the rest of the configuration")
 	fs.IntVar(&t.folds, "folds", 0, "with -tune: K of the stratified K-fold cross-validation (0: 5 up to 150 training sets, else 3; lowered to the smallest class's size)")
+	fs.Float64Var(&t.confidence, "tune-confidence", defaultConfidence, "with -tune: keep the first setting of the search (the package defaults) unless another beats it on the same folds by a mean of at least this many standard errors (0: the plain best mean)")
 	fs.IntVar(&t.repeats, "tune-repeats", 0, "with -tune: repeat the cross-validation with other folds this many times (0: twice up to 100 training sets with the default -folds, else once)")
 	fs.StringVar(&t.protos, "tune-protos", "", "with -tune: prototypes per class to try, e.g. 1,2,4; \"all\" adds 1-NN (a prototype at every training set, untrained). "+
 		"Giving any of -tune-protos, -tune-init, -tune-relevance, -tune-lr, -tune-epochs searches the product of the lists, the others taking 1,3,all / sample,pca / global / 0.05 / 25,50")
@@ -169,7 +175,7 @@ func newTuneFlags(fs *flag.FlagSet) *tuneFlags {
 // check rejects -tune with options it cannot honour.
 func (t *tuneFlags) check(fs *flag.FlagSet, images, hard bool, groupings int) error {
 	if !t.on {
-		for _, n := range []string{"folds", "tune-repeats", "tune-protos", "tune-init", "tune-relevance", "tune-lr", "tune-epochs"} {
+		for _, n := range []string{"folds", "tune-repeats", "tune-confidence", "tune-protos", "tune-init", "tune-relevance", "tune-lr", "tune-epochs"} {
 			if isSet(fs, n) {
 				return usagef(fs, "-%s needs -tune", n)
 			}
@@ -185,6 +191,8 @@ func (t *tuneFlags) check(fs *flag.FlagSet, images, hard bool, groupings int) er
 		return usagef(fs, "-tune with -groupings %d: an image would sit in several sets, in different folds; use one grouping", groupings)
 	case t.folds == 1 || t.folds < 0:
 		return usagef(fs, "-folds %d: want 2 or more (0: automatic)", t.folds)
+	case !(t.confidence >= 0 && t.confidence <= 100):
+		return usagef(fs, "-tune-confidence %g: want 0 to 100", t.confidence)
 	case t.repeats < 0 || t.repeats > 100:
 		return usagef(fs, "-tune-repeats %d: want 1 to 100 (0: automatic)", t.repeats)
 	}
@@ -310,11 +318,11 @@ func (t *tuneFlags) run(ctx context.Context, e *env, fs *flag.FlagSet, cfg model
 	if repeats > 1 {
 		how = fmt.Sprintf("%d x %d-fold", repeats, folds)
 	}
-	fmt.Fprintf(o.text, "tuning     %d settings by %s stratified cross-validation on the %d training sets (seed %d); the other options: %s\n",
-		len(ss), how, train.Len(), cfg.Seed, describeConfig(cfg, len(ds.Classes)))
+	fmt.Fprintf(o.text, "tuning     %d settings by %s stratified cross-validation on the %d training sets (seed %d); another setting replaces the first only when better by %g standard errors; the other options: %s\n",
+		len(ss), how, train.Len(), cfg.Seed, t.confidence, describeConfig(cfg, len(ds.Classes)))
 	bar := newProgressPercent(e.stderr, o.quiet)
 	t0 := time.Now()
-	res, err := selection.Tune(ctx, cfg, ss, train.Subs, train.Labels, selection.Options{Folds: folds, Repeats: repeats, Seed: cfg.Seed, Workers: cfg.Workers, Progress: bar.update})
+	res, err := selection.Tune(ctx, cfg, ss, train.Subs, train.Labels, selection.Options{Folds: folds, Repeats: repeats, Confidence: t.confidence, Seed: cfg.Seed, Workers: cfg.Workers, Progress: bar.update})
 	bar.clear()
 	if err != nil {
 		return selectionError(err)
@@ -353,6 +361,7 @@ func (t *tuneFlags) run(ctx context.Context, e *env, fs *flag.FlagSet, cfg model
 			"skipped":      len(train.Skipped),
 			"folds":        folds,
 			"repeats":      repeats,
+			"confidence":   t.confidence,
 			"seed":         cfg.Seed,
 			"table":        rows,
 			"best":         res.Best,
