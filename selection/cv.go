@@ -29,12 +29,16 @@ type Options struct {
 	// workers (at least 1), so that about Workers goroutines compute at any
 	// time. Results never depend on it.
 	Workers int
-	// Confidence (Tune only; default 0) is z of the rule that keeps the
-	// first setting of the table, the reference, unless another is
-	// confidently better: a setting is eligible only when its per-fold
-	// accuracies minus the reference's (the same folds: a paired
-	// comparison) have a positive mean of at least z·sd/√F (F the number
-	// of scores). 0 makes every setting eligible (the plain maximum).
+	// Preferred and Confidence (Tune only) set how the choice trusts the
+	// scores. The first Preferred settings of the table (default 1) are
+	// the references: the best mean among them is chosen (ties to the
+	// first), and a later setting replaces it only when it is confidently
+	// better: its per-fold accuracies minus the chosen reference's (the
+	// same folds, a paired comparison) have a positive mean of at least
+	// Confidence·sd/√F (F the number of scores), and its mean is the
+	// highest such. Confidence 0 (the default) makes it the plain best
+	// mean, ties to the first.
+	Preferred  int
 	Confidence float64
 	// Progress, if non-nil, is called (from one goroutine at a time) after
 	// each unit of work with the units done and the total. A unit is one
@@ -46,6 +50,9 @@ type Options struct {
 func (o Options) withDefaults() Options {
 	if o.Folds == 0 {
 		o.Folds = 5
+	}
+	if o.Preferred <= 0 {
+		o.Preferred = 1
 	}
 	if o.Repeats == 0 {
 		o.Repeats = 1

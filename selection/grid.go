@@ -164,7 +164,9 @@ type Grid struct {
 }
 
 // DefaultSettings is the search of `grlgq train -tune`, in its order of
-// preference for ties (docs/tuning.md has the study behind it). It is not
+// preference for ties (docs/tuning.md has the study behind it); its first
+// two settings (the defaults and 1-NN) are the references of
+// DefaultPreferred and DefaultConfidence. It is not
 // a full product, which would cost too much and, scored on small data,
 // would mostly add settings that win the inner folds by luck; settings
 // that differ only in epochs share one training per fold. In order:
@@ -197,6 +199,15 @@ func DefaultSettings() []Setting {
 	add(3, model.InitSample, model.RelevanceGlobal, 0.05, 25)
 	return out
 }
+
+// DefaultPreferred and DefaultConfidence are the Options.Preferred and
+// Options.Confidence of `grlgq train -tune` with DefaultSettings: the
+// defaults and 1-NN compete on their means; another setting must beat the
+// better of them by at least one paired standard error.
+const (
+	DefaultPreferred  = 2
+	DefaultConfidence = 1.0
+)
 
 // DefaultFolds returns the K and the repeats of cross-validation that
 // `grlgq train -tune` uses for n training sets: 5 folds up to 150 sets and

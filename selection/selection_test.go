@@ -365,21 +365,26 @@ func TestTieRule(t *testing.T) {
 		{Setting: Setting{Prototypes: 1, Epochs: 10}, Mean: 0.9, Folds: []float64{0.9, 0.9, 0.9, 0.9}},
 		{Setting: Setting{Prototypes: 5, Epochs: 10}, Mean: 0.85, Folds: []float64{0.85, 0.85, 0.85, 0.85}},
 	}
-	if b := best(rows, 0); b != 1 {
+	if b := best(rows, 1, 0); b != 1 {
 		t.Errorf("best %d, want 1 (highest mean, first among equals)", b)
 	}
 	// Row 1's gain over row 0 (0.1 ± 0.2, 4 folds) is not confident at
 	// z = 2 (0.1 < 2·0.2/2), row 2's (0.1 ± 0) is.
-	if b := best(rows, 2); b != 2 {
+	if b := best(rows, 1, 2); b != 2 {
 		t.Errorf("z = 2: best %d, want 2", b)
 	}
 	rows[2].Folds = []float64{0.7, 1, 1, 0.9}
-	if b := best(rows, 2); b != 3 {
+	if b := best(rows, 1, 2); b != 3 {
 		t.Errorf("z = 2: best %d, want 3 (the only confident gain)", b)
 	}
 	rows[3].Folds = []float64{0.8, 0.8, 0.8, 1}
-	if b := best(rows, 2); b != 0 {
+	if b := best(rows, 1, 2); b != 0 {
 		t.Errorf("z = 2: best %d, want 0 (no confident gain)", b)
+	}
+	// Two references: row 1 wins on its mean alone; row 2 (0.9, the same
+	// mean) is not higher; row 3 is not confidently better than row 1.
+	if b := best(rows, 2, 2); b != 1 {
+		t.Errorf("2 preferred, z = 2: best %d, want 1", b)
 	}
 }
 

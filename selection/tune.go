@@ -28,9 +28,9 @@ type TuneResult struct {
 	// Table has one row per setting, in the order given.
 	Table []Row
 	// Best is the index in Table of the chosen setting: the highest mean
-	// accuracy among the eligible settings (Options.Confidence: the first
-	// setting, and those confidently better than it), ties to the first in
-	// the table. The order of the settings
+	// accuracy, ties to the first in the table; with Options.Confidence,
+	// the best of the preferred settings unless a later one is confidently
+	// better (see Options.Preferred). The order of the settings
 	// is thus their order of preference: DefaultSettings starts with the
 	// package defaults and 1-NN. (A rule "the simplest among ties" picked
 	// untrained or barely trained settings whenever several settings were
@@ -199,7 +199,7 @@ func Tune(ctx context.Context, base model.Config, settings []Setting, x []*subsp
 		}
 		res.Table[i] = r
 	}
-	res.Best = best(res.Table, opt.Confidence)
+	res.Best = best(res.Table, opt.Preferred, opt.Confidence)
 
 	// Retrain the best on everything.
 	s := res.Table[res.Best].Setting
@@ -233,11 +233,18 @@ func foldConfig(c model.Config, workers int) model.Config {
 	return c
 }
 
-// best returns the index of the chosen row (see TuneResult.Best).
-func best(t []Row, z float64) int {
+// best returns the index of the chosen row (see TuneResult.Best and
+// Options.Preferred).
+func best(t []Row, preferred int, z float64) int {
 	b := 0
-	for i := 1; i < len(t); i++ {
-		if t[i].Mean > t[b].Mean && confident(t[i].Folds, t[0].Folds, z) {
+	for i := 1; i < min(preferred, len(t)); i++ {
+		if t[i].Mean > t[b].Mean {
+			b = i
+		}
+	}
+	ref := b
+	for i := max(preferred, 1); i < len(t); i++ {
+		if t[i].Mean > t[b].Mean && confident(t[i].Folds, t[ref].Folds, z) {
 			b = i
 		}
 	}

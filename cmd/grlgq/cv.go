@@ -20,11 +20,7 @@ import (
 // Cross-validation (grlgq cv) and tuning (grlgq train -tune): flags, text,
 // JSON, the progress bar and the picture; the work is package selection's.
 
-const (
-	defaultCVFolds = 5
-	// defaultConfidence is -tune-confidence (docs/tuning.md).
-	defaultConfidence = 2
-)
+const defaultCVFolds = 5
 
 // runCV is "grlgq cv": k-fold cross-validation of the train flags' model.
 func runCV(ctx context.Context, e *env, args []string) error {
@@ -161,7 +157,7 @@ func newTuneFlags(fs *flag.FlagSet) *tuneFlags {
 	fs.BoolVar(&t.on, "tune", false, "choose prototypes per class, initialisation, relevances, -lr and -epochs by stratified cross-validation on the training sets "+
 		"(the search below; docs/tuning.md), then train the best setting on all of them; the other flags give the rest of the configuration")
 	fs.IntVar(&t.folds, "folds", 0, "with -tune: K of the stratified K-fold cross-validation (0: 5 up to 150 training sets, else 3; lowered to the smallest class's size)")
-	fs.Float64Var(&t.confidence, "tune-confidence", defaultConfidence, "with -tune: keep the first setting of the search (the package defaults) unless another beats it on the same folds by a mean of at least this many standard errors (0: the plain best mean)")
+	fs.Float64Var(&t.confidence, "tune-confidence", -1, fmt.Sprintf("with -tune: how many paired standard errors a setting must gain over the reference (the default search: the better of the package defaults and 1-NN; a search from -tune-* lists: its first setting) to be chosen instead (default %g for the default search, 0 = the plain best mean for a search from lists)", selection.DefaultConfidence))
 	fs.IntVar(&t.repeats, "tune-repeats", 0, "with -tune: repeat the cross-validation with other folds this many times (0: twice up to 100 training sets with the default -folds, else once)")
 	fs.StringVar(&t.protos, "tune-protos", "", "with -tune: prototypes per class to try, e.g. 1,2,4; \"all\" adds 1-NN (a prototype at every training set, untrained). "+
 		"Giving any of -tune-protos, -tune-init, -tune-relevance, -tune-lr, -tune-epochs searches the product of the lists, the others taking 1,3,all / sample,pca / global / 0.05 / 25,50")
@@ -191,7 +187,7 @@ func (t *tuneFlags) check(fs *flag.FlagSet, images, hard bool, groupings int) er
 		return usagef(fs, "-tune with -groupings %d: an image would sit in several sets, in different folds; use one grouping", groupings)
 	case t.folds == 1 || t.folds < 0:
 		return usagef(fs, "-folds %d: want 2 or more (0: automatic)", t.folds)
-	case !(t.confidence >= 0 && t.confidence <= 100):
+	case isSet(fs, "tune-confidence") && !(t.confidence >= 0 && t.confidence <= 100):
 		return usagef(fs, "-tune-confidence %g: want 0 to 100", t.confidence)
 	case t.repeats < 0 || t.repeats > 100:
 		return usagef(fs, "-tune-repeats %d: want 1 to 100 (0: automatic)", t.repeats)
@@ -203,7 +199,7 @@ func (t *tuneFlags) check(fs *flag.FlagSet, images, hard bool, groupings int) er
 // settings returns the search: selection.DefaultSettings unless a -tune-*
 // flag is given.
 func (t *tuneFlags) settings(fs *flag.FlagSet) ([]selection.Setting, error) {
-	if t.protos == "" && t.inits == "" && t.rels == "" && t.lrs == "" && t.epochs == "" {
+	if t.defaultSearch() {
 		return selection.DefaultSettings(), nil
 	}
 	g := selection.DefaultGrid()
@@ -272,6 +268,11 @@ func (t *tuneFlags) settings(fs *flag.FlagSet) ([]selection.Setting, error) {
 	return ss, nil
 }
 
+// defaultSearch reports that no -tune-* list was given.
+func (t *tuneFlags) defaultSearch() bool {
+	return t.protos == "" && t.inits == "" && t.rels == "" && t.lrs == "" && t.epochs == ""
+}
+
 func splitList(s string) []string {
 	var out []string
 	for _, w := range strings.Split(s, ",") {
@@ -304,6 +305,13 @@ func (t *tuneFlags) run(ctx context.Context, e *env, fs *flag.FlagSet, cfg model
 	if t.repeats > 0 {
 		repeats = t.repeats
 	}
+	preferred, confidence := 1, 0.0
+	if t.defaultSearch() {
+		preferred, confidence = selection.DefaultPreferred, selection.DefaultConfidence
+	}
+	if isSet(fs, "tune-confidence") {
+		confidence = t.confidence
+	}
 	k, class, size := selection.MaxFolds(train.Labels, folds)
 	switch {
 	case k == 0:
@@ -318,11 +326,11 @@ func (t *tuneFlags) run(ctx context.Context, e *env, fs *flag.FlagSet, cfg model
 	if repeats > 1 {
 		how = fmt.Sprintf("%d x %d-fold", repeats, folds)
 	}
-	fmt.Fprintf(o.text, "tuning     %d settings by %s stratified cross-validation on the %d training sets (seed %d); another setting replaces the first only when better by %g standard errors; the other options: %s\n",
-		len(ss), how, train.Len(), cfg.Seed, t.confidence, describeConfig(cfg, len(ds.Classes)))
+	fmt.Fprintf(o.text, "tuning     %d settings by %s stratified cross-validation on the %d training sets (seed %d); the references are the first %d, another setting must gain %g paired standard errors; the other options: %s\n",
+		len(ss), how, train.Len(), cfg.Seed, preferred, confidence, describeConfig(cfg, len(ds.Classes)))
 	bar := newProgressPercent(e.stderr, o.quiet)
 	t0 := time.Now()
-	res, err := selection.Tune(ctx, cfg, ss, train.Subs, train.Labels, selection.Options{Folds: folds, Repeats: repeats, Confidence: t.confidence, Seed: cfg.Seed, Workers: cfg.Workers, Progress: bar.update})
+	res, err := selection.Tune(ctx, cfg, ss, train.Subs, train.Labels, selection.Options{Folds: folds, Repeats: repeats, Preferred: preferred, Confidence: confidence, Seed: cfg.Seed, Workers: cfg.Workers, Progress: bar.update})
 	bar.clear()
 	if err != nil {
 		return selectionError(err)
@@ -361,7 +369,8 @@ func (t *tuneFlags) run(ctx context.Context, e *env, fs *flag.FlagSet, cfg model
 			"skipped":      len(train.Skipped),
 			"folds":        folds,
 			"repeats":      repeats,
-			"confidence":   t.confidence,
+			"preferred":    preferred,
+			"confidence":   confidence,
 			"seed":         cfg.Seed,
 			"table":        rows,
 			"best":         res.Best,
