@@ -16,7 +16,7 @@ import (
 // second colour.
 func Tuning(names []string, mean, sd []float64, best, folds int) *Figure {
 	n := len(names)
-	p := newPlot(fmt.Sprintf("Settings by %d-fold cross-validation (mean ± sd)", folds), "accuracy", "")
+	p := newPlot(fmt.Sprintf("Settings by %d-fold cross-validation (mean ± sd; the chosen one highlighted)", folds), "accuracy", "")
 	vals := make(plotter.Values, n)
 	chosen := make(plotter.Values, n)
 	errs := make(plotter.XErrors, n)
