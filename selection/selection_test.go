@@ -434,6 +434,16 @@ func geodesic2(p, q *subspace.Subspace) float64 {
 	return r.Distances[0]
 }
 
+func TestTuneCancel(t *testing.T) {
+	x, y := synth(t, 9, 30, 3, 2, 1, 6, 0.2)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err := Tune(ctx, model.Config{}, []Setting{{Prototypes: 1, Eta: 0.05, Epochs: 3}}, x, y, Options{Folds: 3})
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled: %v", err)
+	}
+}
+
 func TestCrossValidateCancel(t *testing.T) {
 	x, y := synth(t, 8, 30, 3, 2, 1, 6, 0.2)
 	ctx, cancel := context.WithCancel(context.Background())
