@@ -92,6 +92,9 @@ var examples = map[string]string{
   # hard sets of d=12 digits the current model misclassifies or classifies with a margin < 0.1
   grlgq train -data idx:train-images-idx3-ubyte.gz,train-labels-idx1-ubyte.gz -d 12 -m 48 -init pca \
       -lr 5e-3 -lr-rel 1e-6 -schedule step -epochs 40 -hard-copies 8 -hard-margin 0.1 -o mnist-hard.grlgq
+  # choose the settings by cross-validation on the training sets, then train (docs/tuning.md)
+  grlgq train -tune -data npy:bases.npy,labels.npy -o tuned.grlgq -plots plots/
+  grlgq train -tune -tune-protos 1,2,4,all -tune-lr 0.05,0.1 -tune-epochs 25,50 -folds 5 -data folder:eth80 -resize 20x20 -d 5 -o eth80.grlgq
   # ETH-80: one object folder = one image set, gray 20x20
   grlgq train -data folder:eth80 -resize 20x20 -d 5 -lr 0.05 -lr-rel 1e-4 -epochs 100 -o eth80.grlgq
   # Yale B (Deng Cai's MAT layout): 32x32 column-major pixels, resized to 20x20
@@ -99,6 +102,9 @@ var examples = map[string]string{
   # the same, trained on the single face images (1-D subspaces), with a 20% validation split
   grlgq train -data mat:YaleB_32x32.mat -image 32x32 -mat-transpose -pixel-max 255 -resize 20x20 -d 7 \
       -images -init pca -lr 1e-2 -schedule step -step-every 20 -epochs 80 -val 0.2 -o yale-images.grlgq
+`,
+	"cv": `  grlgq cv -data npy:bases.npy,labels.npy -folds 5
+  grlgq cv -data folder:eth80 -resize 20x20 -d 5 -protos 3 -epochs 25 -folds 5 -json
 `,
 	"eval": `  grlgq eval -model mnist.grlgq -data idx:t10k-images-idx3-ubyte.gz,t10k-labels-idx1-ubyte.gz
   grlgq eval -model eth80.grlgq -data folder:eth80-test -resize 20x20 -json

@@ -15,6 +15,7 @@ import (
 const (
 	maxSetImages  = 100000 // -m, -hard-m: images per set
 	maxGroupings  = 100    // -groupings
+	maxFolds      = 1000   // -folds (cv, train -tune): at most the smallest class's size
 	maxHardCopies = 100    // -hard-copies
 	maxShift      = 1000   // -shift, pixels
 	maxExplain    = 10000  // explain -n

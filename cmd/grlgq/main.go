@@ -7,6 +7,8 @@
 //
 //	grlgq demo    [-json]                        train and test on the embedded UCI digits
 //	grlgq train   -data SPEC -o MODEL [flags]    train a model
+//	grlgq train   -tune -data SPEC -o MODEL      choose the settings by cross-validation, then train
+//	grlgq cv      -data SPEC [-folds K] [flags]  k-fold cross-validation accuracy of a configuration
 //	grlgq eval    -model MODEL -data SPEC        accuracy, per-class accuracy, confusion matrix
 //	grlgq predict -model MODEL -data SPEC        label, margin and distances per sample
 //	grlgq explain -model MODEL -data SPEC -o DIR pictures and JSON explaining decisions
@@ -77,6 +79,7 @@ func init() {
 	commands = []command{
 		{"demo", "[-json] [-plots DIR]", "train and test on the embedded UCI digits, in a few seconds", runDemo},
 		{"train", "-data SPEC -o MODEL [flags]", "train a model on image sets, images or bases", runTrain},
+		{"cv", "-data SPEC [-folds K] [train flags] [-json]", "k-fold cross-validation accuracy (mean, sd, per fold) of a training configuration", runCV},
 		{"eval", "-model MODEL -data SPEC [-json]", "accuracy, per-class accuracy and confusion matrix", runEval},
 		{"predict", "-model MODEL -data SPEC [-json]", "label, margin and distances of every sample", runPredict},
 		{"explain", "-model MODEL -data SPEC -o DIR [-n N]", "pictures and JSON that explain the model's decisions", runExplain},

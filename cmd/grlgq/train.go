@@ -203,6 +203,7 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 	tf.addFlags(fs, model.Config{SubspaceDim: 5, Epochs: model.DefaultEpochs, Eta: model.DefaultEta, Gamma: model.DefaultGamma})
 	prof.addFlags(fs)
 	rf.addFlags(fs)
+	tn := newTuneFlags(fs) // -tune, -folds, -tune-*: cv.go
 	fs.StringVar(&out, "o", "", "write the model to this file (replaced only when training succeeds)")
 	intVar(fs, &m, "m", 0, 0, maxSetImages, "single-image data (idx, csv, mat): images per training set, drawn at random from one class (0: max(10, 2d))")
 	intVar(fs, &groups, "groupings", 1, 1, maxGroupings, "single-image data: how many times the images are grouped into sets (each time reshuffled)")
@@ -240,6 +241,9 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 	if err := rf.check(fs); err != nil {
 		return err
 	}
+	if err := tn.check(fs, images, hf.copies > 0, groups); err != nil {
+		return err
+	}
 	if shift > 0 && !images {
 		return usagef(fs, "-shift %d needs -images", shift)
 	}
@@ -274,6 +278,11 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 	if plots != "" {
 		if err := checkPlots(g, plots, *plotFmt); err != nil {
 			return err
+		}
+		if tn.on {
+			if err := g.checkOutput("-plots", filepath.Join(plots, plot.PageName("tuning", 0, 1, *plotFmt))); err != nil {
+				return err
+			}
 		}
 	}
 	if err := prof.start(g); err != nil {
@@ -361,6 +370,15 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 	if ds.Width > 0 && ds.Height > 0 && ds.Width*ds.Height == ds.Dim {
 		// Recorded in the model: eval, predict and explain resize to it.
 		cfg.ImageWidth, cfg.ImageHeight = ds.Width, ds.Height
+	}
+	if tn.on {
+		commit := func() error {
+			if err := prof.finish(g); err != nil {
+				return err
+			}
+			return g.commit()
+		}
+		return tn.run(ctx, e, fs, cfg, ds, train, tuneOutput{g: g, commit: commit, model: out, plots: plots, format: *plotFmt, json: asJSON, quiet: quiet, text: text, start: t0})
 	}
 	if !quiet {
 		fmt.Fprintf(text, "config     %s\n", describeConfig(cfg, len(ds.Classes)))

@@ -1,0 +1,445 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/grlgq/grlgq/dataset"
+	"github.com/grlgq/grlgq/internal/plot"
+	"github.com/grlgq/grlgq/model"
+	"github.com/grlgq/grlgq/selection"
+)
+
+// Cross-validation (grlgq cv) and tuning (grlgq train -tune): flags, text,
+// JSON, the progress bar and the picture; the work is package selection's.
+
+const defaultCVFolds = 5
+
+// runCV is "grlgq cv": k-fold cross-validation of the train flags' model.
+func runCV(ctx context.Context, e *env, args []string) error {
+	fs := newFlagSet("cv")
+	var (
+		df      dataFlags
+		tf      trainFlags
+		folds   int
+		m       int
+		asJSON  bool
+		quiet   bool
+		skipBad bool
+	)
+	df.addFlags(fs)
+	tf.addFlags(fs, model.Config{SubspaceDim: 5, Epochs: model.DefaultEpochs, Eta: model.DefaultEta, Gamma: model.DefaultGamma})
+	intVar(fs, &folds, "folds", defaultCVFolds, 2, maxFolds, "K of stratified K-fold cross-validation (2 up to the size of the smallest class); the folds are seeded by -seed")
+	intVar(fs, &m, "m", 0, 0, maxSetImages, "single-image data (idx, csv, mat): images per set, drawn at random from one class (default max(10, 2d)); every image is in one set")
+	fs.BoolVar(&asJSON, "json", false, "print the result as JSON")
+	fs.BoolVar(&quiet, "quiet", false, "no progress bar")
+	fs.BoolVar(&skipBad, "skip-bad", false, "leave out sets of rank below d instead of failing")
+	if err := parseFlags(e, fs, args); err != nil {
+		return err
+	}
+	if err := noArgs(fs); err != nil {
+		return err
+	}
+	cfg, err := tf.config(fs)
+	if err != nil {
+		return err
+	}
+	if err := e.guard(fs).dataInputs(df.spec); err != nil {
+		return err
+	}
+	t0 := time.Now()
+	ds, err := df.load(fs, tf.workers, dataset.Size{})
+	if err != nil {
+		return err
+	}
+	if ds.Bases != nil && !isSet(fs, "d") {
+		cfg.SubspaceDim = ds.SubDim
+	}
+	if m == 0 {
+		m = max(10, 2*cfg.SubspaceDim)
+	}
+	subs, how, err := trainingSubspaces(ds, cfg.SubspaceDim, m, 1, cfg.Seed, tf.workers, skipBad)
+	if err != nil {
+		return err
+	}
+	cfg.ClassNames = ds.Classes
+	text := io.Discard
+	if !asJSON && !quiet {
+		text = e.stdout
+	}
+	fmt.Fprintf(text, "data       %s\n", describe(ds))
+	fmt.Fprintf(text, "sets       %s\n", how)
+	fmt.Fprintf(text, "config     %s\n", describeConfig(cfg, len(ds.Classes)))
+	bar := newProgressPercent(e.stderr, quiet)
+	res, err := selection.CrossValidate(ctx, cfg, subs.Subs, subs.Labels, selection.Options{Folds: folds, Seed: cfg.Seed, Workers: tf.workers, Progress: bar.update})
+	bar.clear()
+	if err != nil {
+		return selectionError(err)
+	}
+	if asJSON {
+		acc := make([]float64, len(res.Folds))
+		correct := make([]int, len(res.Folds))
+		n := make([]int, len(res.Folds))
+		secs := make([]float64, len(res.Folds))
+		for i, f := range res.Folds {
+			acc[i], correct[i], n[i], secs[i] = f.Accuracy, f.Correct, f.N, f.Duration.Seconds()
+		}
+		return writeJSON(e.stdout, map[string]any{
+			"data":          ds.Source,
+			"classes":       ds.Classes,
+			"n":             subs.Len(),
+			"skipped":       len(subs.Skipped),
+			"folds":         folds,
+			"seed":          cfg.Seed,
+			"config":        describeConfig(cfg, len(ds.Classes)),
+			"mean":          jnum(res.Mean),
+			"sd":            jnum(res.SD),
+			"fold_accuracy": jnums(acc),
+			"fold_correct":  correct,
+			"fold_n":        n,
+			"fold_seconds":  jnums(secs),
+			"seconds":       time.Since(t0).Seconds(),
+		})
+	}
+	for i, f := range res.Folds {
+		fmt.Fprintf(text, "fold %d/%d  %s (%d/%d)  %s\n", i+1, len(res.Folds), pct(f.Accuracy), f.Correct, f.N, roundDur(f.Duration))
+	}
+	fmt.Fprintf(e.stdout, "accuracy %s ± %s (%d-fold stratified cross-validation, seed %d, %d sets) (%s)\n", pct(res.Mean), pct(res.SD), folds, cfg.Seed, subs.Len(), roundDur(time.Since(t0)))
+	return nil
+}
+
+// selectionError words the errors of package selection for the command
+// line.
+func selectionError(err error) error {
+	if errors.Is(err, context.Canceled) {
+		return errors.New("interrupted: no model written")
+	}
+	return err
+}
+
+// percentBar is a progress bar over a total that the library reports.
+type percentBar struct {
+	bar *progressBar
+}
+
+func newProgressPercent(w io.Writer, quiet bool) *percentBar {
+	return &percentBar{bar: newProgress(w, 1000, "‰", quiet)}
+}
+
+func (p *percentBar) update(done, total int) {
+	if total > 0 {
+		p.bar.update(int(int64(done)*1000/int64(total)), "")
+	}
+}
+
+func (p *percentBar) clear() { p.bar.clear() }
+
+// tuneFlags are train's -tune flags.
+type tuneFlags struct {
+	on                               bool
+	folds, repeats                   int
+	confidence                       float64
+	protos, inits, rels, lrs, epochs string
+}
+
+func newTuneFlags(fs *flag.FlagSet) *tuneFlags {
+	t := &tuneFlags{}
+	fs.BoolVar(&t.on, "tune", false, "choose prototypes per class, initialisation, relevances, -lr and -epochs by stratified cross-validation on the training sets "+
+		"(the search below; docs/tuning.md), then train the best setting on all of them; the other flags give the rest of the configuration")
+	intVar(fs, &t.folds, "folds", 0, 0, maxFolds, "with -tune: K of the stratified K-fold cross-validation (0: 5 up to 150 training sets, else 3; lowered to the smallest class's size)")
+	floatVar(fs, &t.confidence, "tune-confidence", 0, 0, 100, false, false, fmt.Sprintf("with -tune: how many paired standard errors a setting must gain over the reference (the default search: the better of the package defaults and 1-NN; a search from -tune-* lists: its first setting) to be chosen instead (when not given: %g for the default search, 0 = the plain best mean for a search from lists)", selection.DefaultConfidence))
+	intVar(fs, &t.repeats, "tune-repeats", 0, 0, 100, "with -tune: repeat the cross-validation with other folds this many times (0: twice up to 100 training sets with the default -folds, else once)")
+	fs.StringVar(&t.protos, "tune-protos", "", "with -tune: prototypes per class to try, e.g. 1,2,4; \"all\" adds 1-NN (a prototype at every training set, untrained). "+
+		"Giving any of -tune-protos, -tune-init, -tune-relevance, -tune-lr, -tune-epochs searches the product of the lists, the others taking 1,3,all / sample,pca / global / 0.05 / 25,50")
+	fs.StringVar(&t.inits, "tune-init", "", "with -tune: initialisations to try (sample, random, pca)")
+	fs.StringVar(&t.rels, "tune-relevance", "", "with -tune: relevances to try (global, none, local)")
+	fs.StringVar(&t.lrs, "tune-lr", "", "with -tune: learning rates η to try, e.g. 0.05,0.01 (factor 2 in G kept, as -lr)")
+	fs.StringVar(&t.epochs, "tune-epochs", "", "with -tune: epoch counts to try, e.g. 0,10,25,50 (0: untrained); one training per fold serves all of them")
+	return t
+}
+
+// check rejects -tune with options it cannot honour.
+func (t *tuneFlags) check(fs *flag.FlagSet, images, hard bool, groupings int) error {
+	if !t.on {
+		for _, n := range []string{"folds", "tune-repeats", "tune-confidence", "tune-protos", "tune-init", "tune-relevance", "tune-lr", "tune-epochs"} {
+			if isSet(fs, n) {
+				return usagef(fs, "-%s needs -tune", n)
+			}
+		}
+		return nil
+	}
+	switch {
+	case images:
+		return usagef(fs, "-tune works on sets (or bases), not with -images")
+	case hard:
+		return usagef(fs, "-tune cannot be combined with -hard-copies")
+	case groupings > 1:
+		return usagef(fs, "-tune with -groupings %d: an image would sit in several sets, in different folds; use one grouping", groupings)
+	case t.folds == 1:
+		return usagef(fs, "-folds %d: want 2 or more (0: automatic)", t.folds)
+	}
+	_, err := t.settings(fs)
+	return err
+}
+
+// settings returns the search: selection.DefaultSettings unless a -tune-*
+// flag is given.
+func (t *tuneFlags) settings(fs *flag.FlagSet) ([]selection.Setting, error) {
+	if t.defaultSearch() {
+		return selection.DefaultSettings(), nil
+	}
+	g := selection.DefaultGrid()
+	g.NearestNeighbour = true
+	if t.protos != "" {
+		g.Prototypes, g.NearestNeighbour = nil, false
+		for _, w := range splitList(t.protos) {
+			if w == "all" {
+				g.NearestNeighbour = true
+				continue
+			}
+			n, err := strconv.Atoi(w)
+			if err != nil || n < 1 || n > model.MaxPrototype {
+				return nil, usagef(fs, "-tune-protos %q: want numbers from 1 to %d or all, separated by commas", t.protos, model.MaxPrototype)
+			}
+			g.Prototypes = append(g.Prototypes, n)
+		}
+		if len(g.Prototypes) == 0 {
+			return []selection.Setting{{Prototypes: selection.AllSets, Eta: 1}}, nil
+		}
+	}
+	if t.inits != "" {
+		g.Inits = nil
+		for _, w := range splitList(t.inits) {
+			k, ok := selection.ParseInit(w)
+			if !ok {
+				return nil, usagef(fs, "-tune-init %q: want sample, random or pca, separated by commas", t.inits)
+			}
+			g.Inits = append(g.Inits, k)
+		}
+	}
+	if t.rels != "" {
+		g.Relevances = nil
+		for _, w := range splitList(t.rels) {
+			k, ok := selection.ParseRelevance(w)
+			if !ok {
+				return nil, usagef(fs, "-tune-relevance %q: want global, none or local, separated by commas", t.rels)
+			}
+			g.Relevances = append(g.Relevances, k)
+		}
+	}
+	if t.lrs != "" {
+		g.Etas = nil
+		for _, w := range splitList(t.lrs) {
+			v, err := strconv.ParseFloat(w, 64)
+			if err != nil || !(v > 0) || v > 1e6 {
+				return nil, usagef(fs, "-tune-lr %q: want positive numbers separated by commas", t.lrs)
+			}
+			g.Etas = append(g.Etas, v)
+		}
+	}
+	if t.epochs != "" {
+		g.Epochs = nil
+		for _, w := range splitList(t.epochs) {
+			n, err := strconv.Atoi(w)
+			if err != nil || n < 0 || n > 1e6 {
+				return nil, usagef(fs, "-tune-epochs %q: want numbers from 0 (untrained) to 1000000, separated by commas", t.epochs)
+			}
+			g.Epochs = append(g.Epochs, n)
+		}
+	}
+	ss, err := g.Settings()
+	if err != nil {
+		return nil, usagef(fs, "-tune: %v", err)
+	}
+	return ss, nil
+}
+
+// defaultSearch reports that no -tune-* list was given.
+func (t *tuneFlags) defaultSearch() bool {
+	return t.protos == "" && t.inits == "" && t.rels == "" && t.lrs == "" && t.epochs == ""
+}
+
+func splitList(s string) []string {
+	var out []string
+	for _, w := range strings.Split(s, ",") {
+		if w = strings.TrimSpace(w); w != "" {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// tuneOutput is what train hands to run.
+type tuneOutput struct {
+	g                    *files       // the run's outputs, declared by train
+	commit               func() error // profiles and outputs into place
+	model, plots, format string
+	json, quiet          bool
+	text                 io.Writer
+	start                time.Time
+}
+
+// run tunes cfg on train, writes the retrained model and reports the
+// table.
+func (t *tuneFlags) run(ctx context.Context, e *env, fs *flag.FlagSet, cfg model.Config, ds *dataset.Dataset, train *dataset.Subspaces, o tuneOutput) error {
+	ss, err := t.settings(fs)
+	if err != nil {
+		return err
+	}
+	folds, repeats := selection.DefaultFolds(train.Len())
+	if t.folds > 0 {
+		folds, repeats = t.folds, 1
+	}
+	if t.repeats > 0 {
+		repeats = t.repeats
+	}
+	preferred, confidence := 1, 0.0
+	if t.defaultSearch() {
+		preferred, confidence = selection.DefaultPreferred, selection.DefaultConfidence
+	}
+	if isSet(fs, "tune-confidence") {
+		confidence = t.confidence
+	}
+	k, class, size := selection.MaxFolds(train.Labels, folds)
+	switch {
+	case k == 0:
+		return fmt.Errorf("-tune: class %d (%s) has %d training set(s); cross-validation needs at least 2 per class", class, dataClassName(ds, class), size)
+	case k < folds && t.folds > 0:
+		return fmt.Errorf("-tune: class %d (%s) has %d training sets, fewer than -folds %d: lower -folds", class, dataClassName(ds, class), size, folds)
+	case k < folds:
+		fmt.Fprintf(o.text, "note       %d folds instead of %d: class %s has %d training sets\n", k, folds, dataClassName(ds, class), size)
+		folds = k
+	}
+	how := fmt.Sprintf("%d-fold", folds)
+	if repeats > 1 {
+		how = fmt.Sprintf("%d x %d-fold", repeats, folds)
+	}
+	fmt.Fprintf(o.text, "tuning     %d settings by %s stratified cross-validation on the %d training sets (seed %d); the references are the first %d, another setting must gain %g paired standard errors; the other options: %s\n",
+		len(ss), how, train.Len(), cfg.Seed, preferred, confidence, describeConfig(cfg, len(ds.Classes)))
+	bar := newProgressPercent(e.stderr, o.quiet)
+	t0 := time.Now()
+	res, err := selection.Tune(ctx, cfg, ss, train.Subs, train.Labels, selection.Options{Folds: folds, Repeats: repeats, Preferred: preferred, Confidence: confidence, Seed: cfg.Seed, Workers: cfg.Workers, Progress: bar.update})
+	bar.clear()
+	if err != nil {
+		return selectionError(err)
+	}
+	wall := time.Since(t0)
+	mf, err := o.g.create(o.model)
+	if err != nil {
+		return err
+	}
+	if err := res.Model.Save(mf); err != nil {
+		return err
+	}
+	var pics []string
+	if o.plots != "" {
+		p := filepath.Join(o.plots, plot.PageName("tuning", 0, 1, o.format))
+		if err := savePlot(o.g, p, tuningFigure(res), o.format); err != nil {
+			return err
+		}
+		pics = append(pics, p)
+		if res.History != nil && len(res.History.Epochs) > 0 {
+			more, err := writeTrainingPlots(o.g, o.plots, res.History, res.Model, o.format)
+			if err != nil {
+				return err
+			}
+			pics = append(pics, more...)
+		}
+	}
+	if err := o.commit(); err != nil {
+		return err
+	}
+	best := res.BestSetting()
+	if o.json {
+		rows := make([]map[string]any, len(res.Table))
+		for i, r := range res.Table {
+			rows[i] = settingJSON(r.Setting)
+			rows[i]["mean"], rows[i]["sd"], rows[i]["folds"], rows[i]["seconds"] = jnum(r.Mean), jnum(r.SD), jnums(r.Folds), r.Duration.Seconds()
+		}
+		return writeJSON(e.stdout, map[string]any{
+			"model":        o.model,
+			"data":         ds.Source,
+			"classes":      ds.Classes,
+			"n_train":      train.Len(),
+			"skipped":      len(train.Skipped),
+			"folds":        folds,
+			"repeats":      repeats,
+			"preferred":    preferred,
+			"confidence":   confidence,
+			"seed":         cfg.Seed,
+			"table":        rows,
+			"best":         res.Best,
+			"chosen":       settingJSON(best),
+			"cv_mean":      jnum(res.Table[res.Best].Mean),
+			"cv_sd":        jnum(res.Table[res.Best].SD),
+			"dim":          res.Model.Dim(),
+			"subspace_dim": res.Model.SubspaceDim(),
+			"prototypes":   res.Model.NumPrototypes(),
+			"epochs":       res.Model.Epochs(),
+			"relevances":   jnums(res.Model.Relevances()),
+			"plots":        append([]string{}, pics...),
+			"tune_seconds": wall.Seconds(),
+			"seconds":      time.Since(o.start).Seconds(),
+		})
+	}
+	writeTable(o.text, res)
+	for _, p := range pics {
+		fmt.Fprintf(o.text, "plot       %s\n", p)
+	}
+	fmt.Fprintf(e.stdout, "saved %s: %s, cross-validation accuracy %s ± %s; %d prototypes, D=%d, d=%d, %d epochs (%s)\n",
+		o.model, best, pct(res.Table[res.Best].Mean), pct(res.Table[res.Best].SD), res.Model.NumPrototypes(), res.Model.Dim(), res.Model.SubspaceDim(), res.Model.Epochs(), roundDur(time.Since(o.start)))
+	return nil
+}
+
+func dataClassName(ds *dataset.Dataset, c int) string {
+	if c >= 0 && c < len(ds.Classes) {
+		return ds.Classes[c]
+	}
+	return strconv.Itoa(c)
+}
+
+func settingJSON(s selection.Setting) map[string]any {
+	return map[string]any{
+		"setting":    s.String(),
+		"prototypes": selection.ProtosName(s.Prototypes),
+		"init":       selection.InitName(s.Init),
+		"relevance":  selection.RelevanceName(s.Relevance),
+		"lr":         s.Eta,
+		"epochs":     s.Epochs,
+		"nn":         s.NearestNeighbour(),
+	}
+}
+
+// writeTable prints the tuner's table, the chosen row marked with *.
+func writeTable(w io.Writer, res *selection.TuneResult) {
+	fmt.Fprintf(w, "    %-60s %17s  %s\n", "setting", "mean ± sd", "folds")
+	for i, r := range res.Table {
+		mark := " "
+		if i == res.Best {
+			mark = "*"
+		}
+		var f []string
+		for _, a := range r.Folds {
+			f = append(f, strconv.FormatFloat(100*a, 'f', 1, 64))
+		}
+		fmt.Fprintf(w, "%s%2d %-60s %7.2f ± %5.2f%%  %s  %s\n", mark, i+1, r.Setting, 100*r.Mean, 100*r.SD, strings.Join(f, " "), roundDur(r.Duration))
+	}
+}
+
+// tuningFigure is the bar chart of the table: mean ± sd per setting.
+func tuningFigure(res *selection.TuneResult) *plot.Figure {
+	names := make([]string, len(res.Table))
+	mean := make([]float64, len(res.Table))
+	sd := make([]float64, len(res.Table))
+	for i, r := range res.Table {
+		names[i], mean[i], sd[i] = r.Setting.String(), r.Mean, r.SD
+	}
+	return plot.Tuning(names, mean, sd, res.Best, res.Folds)
+}

@@ -1,0 +1,44 @@
+// Package selection chooses the settings of a GRLGQ model from training
+// data alone: k-fold cross-validation of a model.Config (CrossValidate) and
+// a tuner that scores a grid of settings by inner cross-validation and
+// retrains the best one on all the training data (Tune). It is a tool over
+// the model package's estimator (scikit-learn's cross_val_score and
+// GridSearchCV), not a part of it: it imports model and subspace, never a
+// loader or anything with files.
+//
+// # Folds
+//
+// StratifiedKFold deals each class's items, shuffled by a PCG stream of the
+// seed, to the folds in turn (continuing where the previous class stopped),
+// so fold sizes differ by at most one and every fold keeps the class
+// proportions. It is the same rule as dataset.StratifiedKFold; the copy
+// lives here because this package must not import a loader package.
+// Every class needs at least K items, so that every fold's training part
+// holds every class (ErrTooSmall names the class).
+//
+// # Determinism
+//
+// The folds, the trainings and the choice depend only on the data, the
+// settings and Options.Seed, never on Options.Workers or on scheduling:
+// every (setting, fold) training is independent, its model seeded by the
+// setting's Config.Seed, and its result stored at its own index. The model
+// package returns the same bits for any number of distance workers, so the
+// chosen setting and the retrained model are bit-identical for 1 or 8
+// workers.
+//
+// # Epochs without retraining
+//
+// Settings that differ only in Epochs share one training per fold: the
+// fold's model is trained to the smallest epoch count, scored, continued
+// (model.Continue resumes the schedule and the permutations) to the next,
+// and so on. Train(E) and Init followed by Continue up to E give the same
+// model, so a row of the table is what training that setting alone gives.
+// Epochs = 0 is the initial model without any training: with AllSets
+// prototypes initialised at the training sets (no noise) and uniform
+// relevances it is the 1-nearest-neighbour classifier of the geodesic
+// distance, which lets the tuner fall back to it where it is best.
+//
+// # Ownership
+//
+// Inputs are read, never modified or kept; results own their memory.
+package selection

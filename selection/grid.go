@@ -1,0 +1,298 @@
+package selection
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/grlgq/grlgq/model"
+)
+
+// AllSets as Setting.Prototypes gives every class one prototype per
+// training set of the class, placed at the sets themselves (InitSample
+// without noise, whatever Setting.Init says). With Epochs = 0 this is the
+// 1-nearest-neighbour classifier of the geodesic distance Σθ²/d.
+const AllSets = -1
+
+// Setting is one point of a search: the options the tuner varies. The
+// other fields of a Config (d, γ, schedule, activation, seed, ...) come
+// from the base Config given to Tune.
+type Setting struct {
+	// Prototypes per class (>= 1), or AllSets.
+	Prototypes int
+	Init       model.InitKind
+	Relevance  model.RelevanceKind
+	// Eta is the prototype learning rate η (> 0).
+	Eta float64
+	// Epochs of training; 0 means none: the initial model is scored (and
+	// returned). Note that in a model.Config 0 means the default.
+	Epochs int
+}
+
+var (
+	initNames = map[model.InitKind]string{model.InitSample: "sample", model.InitRandom: "random", model.InitPCA: "pca"}
+	relNames  = map[model.RelevanceKind]string{model.RelevanceGlobal: "global", model.RelevanceNone: "none", model.RelevanceLocal: "local"}
+)
+
+// InitName and RelevanceName are the words the CLI and String use.
+func InitName(k model.InitKind) string           { return initNames[k] }
+func RelevanceName(k model.RelevanceKind) string { return relNames[k] }
+
+// ParseInit and ParseRelevance are the inverses of InitName and
+// RelevanceName.
+func ParseInit(s string) (model.InitKind, bool) {
+	for k, v := range initNames {
+		if v == s {
+			return k, true
+		}
+	}
+	return 0, false
+}
+
+func ParseRelevance(s string) (model.RelevanceKind, bool) {
+	for k, v := range relNames {
+		if v == s {
+			return k, true
+		}
+	}
+	return 0, false
+}
+
+// ProtosName is "all" for AllSets, else the number.
+func ProtosName(n int) string {
+	if n == AllSets {
+		return "all"
+	}
+	return strconv.Itoa(n)
+}
+
+// NearestNeighbour reports whether s is the 1-nearest-neighbour setting
+// (AllSets, no training).
+func (s Setting) NearestNeighbour() bool { return s.Prototypes == AllSets && s.Epochs == 0 }
+
+// String describes s in one line ("protos=3 init=pca relevance=local
+// lr=0.05 epochs=25"; "1-NN (protos=all epochs=0)").
+func (s Setting) String() string {
+	if s.NearestNeighbour() {
+		return "1-NN (protos=all, epochs=0)"
+	}
+	if s.Epochs == 0 {
+		return fmt.Sprintf("protos=%s init=%s epochs=0 (untrained)", ProtosName(s.Prototypes), InitName(s.Init))
+	}
+	return fmt.Sprintf("protos=%s init=%s relevance=%s lr=%g epochs=%d", ProtosName(s.Prototypes), InitName(s.Init), RelevanceName(s.Relevance), s.Eta, s.Epochs)
+}
+
+// check validates s.
+func (s Setting) check() error {
+	switch {
+	case s.Prototypes < 1 && s.Prototypes != AllSets:
+		return fmt.Errorf("prototypes per class %d: want at least 1 (or AllSets)", s.Prototypes)
+	case s.Prototypes > model.MaxPrototype:
+		return fmt.Errorf("prototypes per class %d: at most %d", s.Prototypes, model.MaxPrototype)
+	case s.Init > model.InitPCA:
+		return fmt.Errorf("unknown init %d", s.Init)
+	case s.Relevance > model.RelevanceLocal:
+		return fmt.Errorf("unknown relevance %d", s.Relevance)
+	case !(s.Eta > 0) || math.IsInf(s.Eta, 0):
+		return fmt.Errorf("learning rate %g: want a positive number", s.Eta)
+	case s.Epochs < 0:
+		return fmt.Errorf("epochs %d: want 0 or more", s.Epochs)
+	}
+	return nil
+}
+
+// chain is the part of a setting that a training shares across epochs.
+type chain struct {
+	Prototypes int
+	Init       model.InitKind
+	Relevance  model.RelevanceKind
+	Eta        float64
+}
+
+func (s Setting) chain() chain {
+	c := chain{s.Prototypes, s.Init, s.Relevance, s.Eta}
+	if s.Prototypes == AllSets {
+		c.Init = model.InitSample
+	}
+	return c
+}
+
+// Config returns base with s applied, for training data with labels y
+// (AllSets counts each class's sets in y). Epochs = 0 (untrained) leaves
+// base's Epochs and Eta.
+func (s Setting) Config(base model.Config, y []int) model.Config {
+	c := base
+	c.Init, c.Relevance = s.Init, s.Relevance
+	c.PrototypesOfClass = nil
+	if s.Epochs > 0 {
+		c.Epochs, c.Eta = s.Epochs, s.Eta
+	}
+	if s.Prototypes == AllSets {
+		classes := 0
+		for _, v := range y {
+			classes = max(classes, v+1)
+		}
+		counts := make([]int, classes)
+		for _, v := range y {
+			counts[v]++
+		}
+		for i := range counts {
+			counts[i] = max(counts[i], 1)
+		}
+		c.PrototypesPerClass = 1
+		c.PrototypesOfClass = counts
+		c.Init = model.InitSample
+		c.InitNoise = -1
+	} else {
+		c.PrototypesPerClass = s.Prototypes
+	}
+	return c
+}
+
+// Grid is a search space: Settings is the product of its lists, after
+// dropping duplicates (with Epochs = 0 the relevance and η do not matter;
+// with AllSets neither does the initialisation).
+type Grid struct {
+	Prototypes []int // per class, or AllSets
+	Inits      []model.InitKind
+	Relevances []model.RelevanceKind
+	Etas       []float64
+	Epochs     []int // 0: untrained
+	// NearestNeighbour adds the 1-NN setting (AllSets, Epochs 0).
+	NearestNeighbour bool
+}
+
+// DefaultSettings is the search of `grlgq train -tune`, in its order of
+// preference for ties (docs/tuning.md has the study behind it); its first
+// two settings (the defaults and 1-NN) are the references of
+// DefaultPreferred and DefaultConfidence. It is not
+// a full product, which would cost too much and, scored on small data,
+// would mostly add settings that win the inner folds by luck; settings
+// that differ only in epochs share one training per fold. In order:
+//
+//  1. the package defaults: one prototype per class from a training set,
+//     global relevances, η 0.05, 50 epochs (which the tuner must never do
+//     worse than);
+//  2. 1-NN (AllSets, untrained), the fallback where nearest neighbours
+//     win (classes made of several clusters);
+//  3. the defaults after 25 epochs;
+//  4. localized relevances, otherwise the defaults;
+//  5. one prototype per class from class PCA, global relevances, η 0.05,
+//     25 and 50 epochs;
+//  6. one prototype per class from a training set, η 0.1, 25 epochs;
+//  7. three prototypes per class from training sets, global relevances,
+//     η 0.05, 25 epochs.
+func DefaultSettings() []Setting {
+	var out []Setting
+	add := func(p int, in model.InitKind, r model.RelevanceKind, eta float64, epochs ...int) {
+		for _, e := range epochs {
+			out = append(out, Setting{p, in, r, eta, e})
+		}
+	}
+	add(1, model.InitSample, model.RelevanceGlobal, 0.05, 50)
+	add(AllSets, model.InitSample, model.RelevanceGlobal, 1, 0)
+	add(1, model.InitSample, model.RelevanceGlobal, 0.05, 25)
+	add(1, model.InitSample, model.RelevanceLocal, 0.05, 50)
+	add(1, model.InitPCA, model.RelevanceGlobal, 0.05, 25, 50)
+	add(1, model.InitSample, model.RelevanceGlobal, 0.1, 25)
+	add(3, model.InitSample, model.RelevanceGlobal, 0.05, 25)
+	return out
+}
+
+// DefaultPreferred and DefaultConfidence are the Options.Preferred and
+// Options.Confidence of `grlgq train -tune` with DefaultSettings: the
+// defaults and 1-NN compete on their means; another setting must beat the
+// better of them by at least one paired standard error.
+const (
+	DefaultPreferred  = 2
+	DefaultConfidence = 1.0
+)
+
+// DefaultFolds returns the K and the repeats of cross-validation that
+// `grlgq train -tune` uses for n training sets: 5 folds up to 150 sets and
+// 3 above (the cost grows with n), the 5 folds repeated twice up to 100
+// sets (small data give noisy scores). Callers lower K to the smallest
+// class's size (MaxFolds).
+func DefaultFolds(n int) (k, repeats int) {
+	switch {
+	case n <= 100:
+		return 5, 2
+	case n <= 150:
+		return 5, 1
+	}
+	return 3, 1
+}
+
+// DefaultGrid is the grid the CLI starts from when some of its lists are
+// given by flags: 1 and 3 prototypes per class, initialised at training
+// sets or by class PCA, global relevances, η 0.05, 25 and 50 epochs, plus
+// 1-NN.
+func DefaultGrid() Grid {
+	return Grid{
+		Prototypes:       []int{1, 3},
+		Inits:            []model.InitKind{model.InitSample, model.InitPCA},
+		Relevances:       []model.RelevanceKind{model.RelevanceGlobal},
+		Etas:             []float64{0.05},
+		Epochs:           []int{25, 50},
+		NearestNeighbour: true,
+	}
+}
+
+// Settings returns the settings of g in a fixed order (prototypes, init,
+// relevance, η, epochs, as listed; 1-NN last), or ErrGrid.
+func (g Grid) Settings() ([]Setting, error) {
+	var out []Setting
+	seen := map[Setting]bool{}
+	add := func(s Setting) error {
+		if err := s.check(); err != nil {
+			return fmt.Errorf("selection: %w: %v", ErrGrid, err)
+		}
+		if s.Epochs == 0 {
+			s.Relevance, s.Eta = model.RelevanceGlobal, 1
+		}
+		if s.Prototypes == AllSets {
+			s.Init = model.InitSample
+		}
+		if !seen[s] {
+			seen[s] = true
+			out = append(out, s)
+		}
+		return nil
+	}
+	lists := []struct {
+		name string
+		n    int
+	}{{"prototypes", len(g.Prototypes)}, {"inits", len(g.Inits)}, {"relevances", len(g.Relevances)}, {"learning rates", len(g.Etas)}, {"epochs", len(g.Epochs)}}
+	var empty []string
+	for _, l := range lists {
+		if l.n == 0 {
+			empty = append(empty, l.name)
+		}
+	}
+	if len(empty) > 0 && len(empty) < len(lists) {
+		return nil, fmt.Errorf("selection: %w: no %s", ErrGrid, strings.Join(empty, ", "))
+	}
+	for _, p := range g.Prototypes {
+		for _, in := range g.Inits {
+			for _, r := range g.Relevances {
+				for _, eta := range g.Etas {
+					for _, e := range g.Epochs {
+						if err := add(Setting{p, in, r, eta, e}); err != nil {
+							return nil, err
+						}
+					}
+				}
+			}
+		}
+	}
+	if g.NearestNeighbour {
+		if err := add(Setting{Prototypes: AllSets, Eta: 1}); err != nil {
+			return nil, err
+		}
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("selection: %w: no settings", ErrGrid)
+	}
+	return out, nil
+}

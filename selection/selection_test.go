@@ -1,0 +1,461 @@
+package selection
+
+import (
+	"context"
+	"errors"
+	"math"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/grlgq/grlgq/model"
+	"github.com/grlgq/grlgq/subspace"
+)
+
+func TestStratifiedKFoldPartition(t *testing.T) {
+	// Classes of 7, 12 and 5 items, interleaved.
+	var y []int
+	for i := 0; i < 24; i++ {
+		y = append(y, []int{0, 1, 1, 2, 0, 1}[i%6])
+	}
+	y = append(y, 0, 0, 0, 2, 2)
+	counts := map[int]int{}
+	for _, c := range y {
+		counts[c]++
+	}
+	for _, k := range []int{2, 3, 5} {
+		folds, err := StratifiedKFold(y, k, 7)
+		if err != nil {
+			t.Fatal(err)
+		}
+		seen := make([]int, len(y))
+		sizes := []int{}
+		for f, fo := range folds {
+			if !slices.IsSorted(fo.Train) || !slices.IsSorted(fo.Val) {
+				t.Errorf("k=%d fold %d: indices not ascending", k, f)
+			}
+			if len(fo.Train)+len(fo.Val) != len(y) {
+				t.Errorf("k=%d fold %d: %d + %d items, want %d", k, f, len(fo.Train), len(fo.Val), len(y))
+			}
+			in := map[int]bool{}
+			for _, i := range fo.Train {
+				in[i] = true
+			}
+			for _, i := range fo.Val {
+				if in[i] {
+					t.Errorf("k=%d fold %d: item %d both trains and validates", k, f, i)
+				}
+				seen[i]++
+			}
+			// Class proportions: each class's share of the fold within one
+			// item of n_c/k.
+			per := map[int]int{}
+			for _, i := range fo.Val {
+				per[y[i]]++
+			}
+			for c, n := range counts {
+				want := float64(n) / float64(k)
+				if math.Abs(float64(per[c])-want) >= 1 {
+					t.Errorf("k=%d fold %d: class %d has %d validation items, want about %.1f", k, f, c, per[c], want)
+				}
+			}
+			sizes = append(sizes, len(fo.Val))
+		}
+		for i, n := range seen {
+			if n != 1 {
+				t.Errorf("k=%d: item %d validates in %d folds, want 1", k, i, n)
+			}
+		}
+		if slices.Max(sizes)-slices.Min(sizes) > 1 {
+			t.Errorf("k=%d: fold sizes %v differ by more than one", k, sizes)
+		}
+		again, _ := StratifiedKFold(y, k, 7)
+		other, _ := StratifiedKFold(y, k, 8)
+		for f := range folds {
+			if !slices.Equal(folds[f].Val, again[f].Val) {
+				t.Errorf("k=%d: same seed, different folds", k)
+			}
+		}
+		if k == 3 && slices.Equal(folds[0].Val, other[0].Val) && slices.Equal(folds[1].Val, other[1].Val) {
+			t.Errorf("k=%d: seeds 7 and 8 give the same folds", k)
+		}
+	}
+}
+
+func TestStratifiedKFoldErrors(t *testing.T) {
+	y := []int{0, 0, 0, 0, 1, 1, 2, 2, 2}
+	_, err := StratifiedKFold(y, 3, 1)
+	if !errors.Is(err, ErrTooSmall) || !strings.Contains(err.Error(), "class 1 has 2 sets") {
+		t.Errorf("class of 2 in 3 folds: %v", err)
+	}
+	if _, err := StratifiedKFold(y, 1, 1); !errors.Is(err, ErrData) {
+		t.Errorf("1 fold: %v", err)
+	}
+	if _, err := StratifiedKFold([]int{0, -1, 1}, 2, 1); !errors.Is(err, ErrData) {
+		t.Errorf("negative label: %v", err)
+	}
+	if k, c, n := MaxFolds(y, 5); k != 2 || c != 1 || n != 2 {
+		t.Errorf("MaxFolds = %d, %d, %d, want 2, 1, 2", k, c, n)
+	}
+	if k, _, _ := MaxFolds([]int{0, 0, 1}, 5); k != 0 {
+		t.Errorf("MaxFolds with a class of one = %d, want 0", k)
+	}
+}
+
+func TestRepeatedFolds(t *testing.T) {
+	y := []int{0, 0, 0, 0, 1, 1, 1, 1, 1, 2, 2, 2}
+	f, err := RepeatedStratifiedKFold(y, 3, 2, 4)
+	if err != nil || len(f) != 6 {
+		t.Fatalf("%d folds, %v", len(f), err)
+	}
+	one, _ := StratifiedKFold(y, 3, 4)
+	for i := range one {
+		if !slices.Equal(one[i].Val, f[i].Val) {
+			t.Errorf("repetition 0 differs from StratifiedKFold")
+		}
+	}
+	same := true
+	for i := range one {
+		same = same && slices.Equal(f[i].Val, f[3+i].Val)
+	}
+	if same {
+		t.Error("the two repetitions have the same folds")
+	}
+	if _, err := RepeatedStratifiedKFold(y, 3, 0, 4); !errors.Is(err, ErrData) {
+		t.Errorf("0 repeats: %v", err)
+	}
+}
+
+func TestGridErrors(t *testing.T) {
+	bad := []Grid{
+		{},
+		{Prototypes: []int{0}, Inits: []model.InitKind{0}, Relevances: []model.RelevanceKind{0}, Etas: []float64{0.1}, Epochs: []int{1}},
+		{Prototypes: []int{1}, Inits: []model.InitKind{0}, Relevances: []model.RelevanceKind{0}, Etas: []float64{-1}, Epochs: []int{1}},
+		{Prototypes: []int{1}, Inits: []model.InitKind{0}, Relevances: []model.RelevanceKind{0}, Etas: []float64{0.1}, Epochs: []int{-2}},
+		{Prototypes: []int{1}, Inits: []model.InitKind{0}, Relevances: []model.RelevanceKind{0}, Etas: []float64{0.1}},
+	}
+	for i, g := range bad {
+		if _, err := g.Settings(); !errors.Is(err, ErrGrid) {
+			t.Errorf("grid %d: %v, want ErrGrid", i, err)
+		}
+	}
+	x, y := synth(t, 1, 20, 2, 2, 1, 4, 0.1)
+	if _, err := Tune(context.Background(), model.Config{}, nil, x, y, Options{Folds: 2}); !errors.Is(err, ErrGrid) {
+		t.Errorf("Tune without settings: %v", err)
+	}
+	if _, err := Tune(context.Background(), model.Config{}, []Setting{{Prototypes: 1, Eta: math.NaN(), Epochs: 1}}, x, y, Options{Folds: 2}); !errors.Is(err, ErrGrid) || !strings.Contains(err.Error(), "setting 1") {
+		t.Errorf("Tune with a NaN rate: %v", err)
+	}
+	// A class too small for the folds: named, with its size.
+	_, err := Tune(context.Background(), model.Config{}, []Setting{{Prototypes: 1, Eta: 0.1, Epochs: 1}}, x, y, Options{Folds: 5})
+	if !errors.Is(err, ErrTooSmall) || !strings.Contains(err.Error(), "class 0 has 4 sets") {
+		t.Errorf("folds > class size: %v", err)
+	}
+	_, err = CrossValidate(context.Background(), model.Config{}, x, y, Options{Folds: 5})
+	if !errors.Is(err, ErrTooSmall) {
+		t.Errorf("CrossValidate, folds > class size: %v", err)
+	}
+	// Deduplication: untrained settings ignore relevance and η.
+	g := Grid{Prototypes: []int{1, AllSets}, Inits: []model.InitKind{model.InitSample, model.InitPCA}, Relevances: []model.RelevanceKind{0, 2}, Etas: []float64{0.1, 0.2}, Epochs: []int{0}, NearestNeighbour: true}
+	ss, err := g.Settings()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ss) != 3 {
+		t.Errorf("%d settings, want 3 (sample, pca, 1-NN): %v", len(ss), ss)
+	}
+}
+
+// recorder replaces the model's entry points and records the sets each
+// training and initialisation receives (by pointer).
+type recorder struct {
+	mu   sync.Mutex
+	sets [][]*subspace.Subspace
+}
+
+func (r *recorder) install(t *testing.T) {
+	t.Cleanup(func() { train, initModel, cont = model.Train, model.Init, model.Continue })
+	note := func(x []*subspace.Subspace) {
+		r.mu.Lock()
+		r.sets = append(r.sets, slices.Clone(x))
+		r.mu.Unlock()
+	}
+	train = func(ctx context.Context, c model.Config, x []*subspace.Subspace, y []int) (*model.Model, *model.History, error) {
+		note(x)
+		return model.Train(ctx, c, x, y)
+	}
+	initModel = func(c model.Config, x []*subspace.Subspace, y []int) (*model.Model, error) {
+		note(x)
+		return model.Init(c, x, y)
+	}
+	cont = func(ctx context.Context, m *model.Model, c model.Config, x []*subspace.Subspace, y []int) (*model.Model, *model.History, error) {
+		note(x)
+		return model.Continue(ctx, m, c, x, y)
+	}
+}
+
+// TestNoLeak checks that no fold's training (initialisation included)
+// receives a set of its validation part, and that the final model trains
+// on exactly the given sets.
+func TestNoLeak(t *testing.T) {
+	x, y := synth(t, 2, 30, 3, 3, 1, 6, 0.2)
+	var rec recorder
+	rec.install(t)
+	opt := Options{Folds: 3, Seed: 5, Workers: 2}
+	ss := []Setting{{Prototypes: 1, Eta: 0.05, Epochs: 2}, {Prototypes: 1, Eta: 0.05, Epochs: 4}, {Prototypes: AllSets, Eta: 1}}
+	res, err := Tune(context.Background(), model.Config{Seed: 3}, ss, x, y, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	folds, _ := StratifiedKFold(y, 3, 5)
+	index := map[*subspace.Subspace]int{}
+	for i, s := range x {
+		index[s] = i
+	}
+	checkCalls := func(calls [][]*subspace.Subspace, wantFinal bool) {
+		t.Helper()
+		final := 0
+		for _, call := range calls {
+			got := make([]int, len(call))
+			for i, s := range call {
+				j, ok := index[s]
+				if !ok {
+					t.Fatalf("a training received a set that is not among the inputs")
+				}
+				got[i] = j
+			}
+			slices.Sort(got)
+			if len(got) == len(x) {
+				final++
+				continue
+			}
+			matched := false
+			for _, f := range folds {
+				if slices.Equal(got, f.Train) {
+					matched = true
+				}
+			}
+			if !matched {
+				t.Errorf("a training received sets %v: not any fold's training part", got)
+			}
+		}
+		if wantFinal && final != 1 {
+			t.Errorf("%d trainings on all the sets, want 1 (the final model)", final)
+		}
+	}
+	checkCalls(rec.sets, true)
+	if res.Model == nil {
+		t.Fatal("no model")
+	}
+	rec.sets = nil
+	if _, err := CrossValidate(context.Background(), model.Config{Seed: 3, Epochs: 2}, x, y, opt); err != nil {
+		t.Fatal(err)
+	}
+	checkCalls(rec.sets, false)
+	if len(rec.sets) != 3 {
+		t.Errorf("CrossValidate trained %d times, want 3", len(rec.sets))
+	}
+}
+
+// TestReadsOnlyItsInput gives Tune a window of a larger slice whose other
+// entries would fail any training (NaN bases), and checks that the inputs
+// are not modified.
+func TestReadsOnlyItsInput(t *testing.T) {
+	x, y := synth(t, 3, 30, 3, 2, 1, 6, 0.2)
+	poison, _ := synth(t, 4, 30, 3, 2, 1, 2, 0.2)
+	for _, p := range poison {
+		for i := range p.Basis.Data {
+			p.Basis.Data[i] = math.NaN()
+		}
+	}
+	all := append(append(slices.Clone(poison[:2]), x...), poison[2:]...)
+	ally := append(append([]int{0, 1}, y...), 0, 1)
+	xs, ys := all[2:2+len(x):2+len(x)], ally[2:2+len(y):2+len(y)]
+	before := make([][]float64, len(xs))
+	for i, s := range xs {
+		before[i] = slices.Clone(s.Basis.Data)
+	}
+	ycopy := slices.Clone(ys)
+	ss := []Setting{{Prototypes: 2, Eta: 0.05, Epochs: 3}, {Prototypes: AllSets, Eta: 1}}
+	if _, err := Tune(context.Background(), model.Config{}, ss, xs, ys, Options{Folds: 3, Workers: 2}); err != nil {
+		t.Fatalf("Tune read outside its input (or failed): %v", err)
+	}
+	for i, s := range xs {
+		if !slices.Equal(before[i], s.Basis.Data) {
+			t.Fatalf("set %d modified", i)
+		}
+	}
+	if !slices.Equal(ycopy, ys) {
+		t.Fatal("labels modified")
+	}
+}
+
+func modelBytes(t *testing.T, m *model.Model) []byte {
+	t.Helper()
+	var b strings.Builder
+	if err := m.Save(&b); err != nil {
+		t.Fatal(err)
+	}
+	return []byte(b.String())
+}
+
+// TestWorkersDeterminism: same seed, same table, choice and model (bit for
+// bit) with 1 and 2 workers.
+func TestWorkersDeterminism(t *testing.T) {
+	x, y := synth(t, 5, 40, 3, 3, 2, 8, 0.3)
+	g := Grid{Prototypes: []int{1, 2}, Inits: []model.InitKind{model.InitSample, model.InitPCA}, Relevances: []model.RelevanceKind{model.RelevanceGlobal, model.RelevanceLocal}, Etas: []float64{0.05}, Epochs: []int{0, 3, 6}, NearestNeighbour: true}
+	ss, err := g.Settings()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var results []*TuneResult
+	for _, w := range []int{1, 2} {
+		var calls, last, total int
+		r, err := Tune(context.Background(), model.Config{Seed: 9}, ss, x, y, Options{Folds: 4, Seed: 2, Workers: w,
+			Progress: func(done, tot int) { calls++; last, total = done, tot }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if calls == 0 || last != total {
+			t.Errorf("workers %d: progress ended at %d/%d after %d calls", w, last, total, calls)
+		}
+		results = append(results, r)
+	}
+	a, b := results[0], results[1]
+	if a.Best != b.Best {
+		t.Fatalf("best %d (%s) with 1 worker, %d (%s) with 2", a.Best, a.BestSetting(), b.Best, b.BestSetting())
+	}
+	for i := range a.Table {
+		if !slices.Equal(a.Table[i].Folds, b.Table[i].Folds) {
+			t.Errorf("row %d (%s): folds %v with 1 worker, %v with 2", i, a.Table[i].Setting, a.Table[i].Folds, b.Table[i].Folds)
+		}
+	}
+	if string(modelBytes(t, a.Model)) != string(modelBytes(t, b.Model)) {
+		t.Error("the retrained models differ between 1 and 2 workers")
+	}
+}
+
+// TestEpochChain: a row scored on the way to more epochs is what training
+// that setting alone gives.
+func TestEpochChain(t *testing.T) {
+	x, y := synth(t, 6, 30, 3, 2, 1, 6, 0.3)
+	both, err := Tune(context.Background(), model.Config{Seed: 4}, []Setting{{Prototypes: 1, Eta: 0.05, Epochs: 2}, {Prototypes: 1, Eta: 0.05, Epochs: 5}}, x, y, Options{Folds: 3, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	alone, err := CrossValidate(context.Background(), model.Config{Seed: 4, Epochs: 5, PrototypesPerClass: 1, Eta: 0.05}, x, y, Options{Folds: 3, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for f, s := range alone.Folds {
+		if both.Table[1].Folds[f] != s.Accuracy {
+			t.Errorf("fold %d: %v in the chain, %v alone", f, both.Table[1].Folds[f], s.Accuracy)
+		}
+	}
+	if both.Table[1].Mean != alone.Mean || both.Table[1].SD != alone.SD {
+		t.Errorf("mean ± sd %v ± %v in the chain, %v ± %v alone", both.Table[1].Mean, both.Table[1].SD, alone.Mean, alone.SD)
+	}
+}
+
+func TestTieRule(t *testing.T) {
+	rows := []Row{
+		{Setting: Setting{Prototypes: 1, Epochs: 50}, Mean: 0.8, Folds: []float64{0.8, 0.8, 0.8, 0.8}},
+		{Setting: Setting{Prototypes: AllSets}, Mean: 0.9, Folds: []float64{0.6, 1, 1, 1}},
+		{Setting: Setting{Prototypes: 1, Epochs: 10}, Mean: 0.9, Folds: []float64{0.9, 0.9, 0.9, 0.9}},
+		{Setting: Setting{Prototypes: 5, Epochs: 10}, Mean: 0.85, Folds: []float64{0.85, 0.85, 0.85, 0.85}},
+	}
+	if b := best(rows, 1, 0); b != 1 {
+		t.Errorf("best %d, want 1 (highest mean, first among equals)", b)
+	}
+	// Row 1's gain over row 0 (0.1 ± 0.2, 4 folds) is not confident at
+	// z = 2 (0.1 < 2·0.2/2), row 2's (0.1 ± 0) is.
+	if b := best(rows, 1, 2); b != 2 {
+		t.Errorf("z = 2: best %d, want 2", b)
+	}
+	rows[2].Folds = []float64{0.7, 1, 1, 0.9}
+	if b := best(rows, 1, 2); b != 3 {
+		t.Errorf("z = 2: best %d, want 3 (the only confident gain)", b)
+	}
+	rows[3].Folds = []float64{0.8, 0.8, 0.8, 1}
+	if b := best(rows, 1, 2); b != 0 {
+		t.Errorf("z = 2: best %d, want 0 (no confident gain)", b)
+	}
+	// Two references: row 1 wins on its mean alone; row 2 (0.9, the same
+	// mean) is not higher; row 3 is not confidently better than row 1.
+	if b := best(rows, 2, 2); b != 1 {
+		t.Errorf("2 preferred, z = 2: best %d, want 1", b)
+	}
+}
+
+// TestNearestNeighbourSetting: AllSets without training is 1-NN on the
+// geodesic distance.
+func TestNearestNeighbourSetting(t *testing.T) {
+	x, y := synth(t, 7, 30, 3, 3, 2, 5, 0.4)
+	res, err := Tune(context.Background(), model.Config{}, []Setting{{Prototypes: AllSets, Eta: 1}}, x, y, Options{Folds: 5, Seed: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Model.NumPrototypes() != len(x) || res.History != nil || res.Model.Epochs() != 0 {
+		t.Fatalf("1-NN model: %d prototypes (want %d), %d epochs", res.Model.NumPrototypes(), len(x), res.Model.Epochs())
+	}
+	folds, _ := StratifiedKFold(y, 5, 3)
+	for f, fo := range folds {
+		correct := 0
+		for _, i := range fo.Val {
+			bestD, bestL := math.Inf(1), -1
+			for _, j := range fo.Train {
+				dd := geodesic2(x[i], x[j])
+				if dd < bestD {
+					bestD, bestL = dd, y[j]
+				}
+			}
+			if bestL == y[i] {
+				correct++
+			}
+		}
+		want := float64(correct) / float64(len(fo.Val))
+		if math.Abs(res.Table[0].Folds[f]-want) > 1e-12 {
+			t.Errorf("fold %d: %v, brute-force 1-NN %v", f, res.Table[0].Folds[f], want)
+		}
+	}
+}
+
+// geodesic2 is Σθ² between two subspaces, by a plain SVD of PᵀQ.
+func geodesic2(p, q *subspace.Subspace) float64 {
+	m, err := model.Init(model.Config{PrototypesOfClass: []int{1, 1}, InitNoise: -1, Init: model.InitSample}, []*subspace.Subspace{q, q}, []int{0, 1})
+	if err != nil {
+		panic(err)
+	}
+	r, err := m.Predict(p)
+	if err != nil {
+		panic(err)
+	}
+	return r.Distances[0]
+}
+
+func TestTuneCancel(t *testing.T) {
+	x, y := synth(t, 9, 30, 3, 2, 1, 6, 0.2)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err := Tune(ctx, model.Config{}, []Setting{{Prototypes: 1, Eta: 0.05, Epochs: 3}}, x, y, Options{Folds: 3})
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled: %v", err)
+	}
+}
+
+func TestCrossValidateCancel(t *testing.T) {
+	x, y := synth(t, 8, 30, 3, 2, 1, 6, 0.2)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := CrossValidate(ctx, model.Config{Epochs: 3}, x, y, Options{Folds: 3}); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled: %v", err)
+	}
+	r, err := CrossValidate(context.Background(), model.Config{Epochs: 3}, x, y, Options{Folds: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Folds) != 3 || !(r.Mean > 0.5) || r.SD < 0 {
+		t.Errorf("result %+v", r)
+	}
+}

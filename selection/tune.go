@@ -1,0 +1,266 @@
+package selection
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"slices"
+	"time"
+
+	"github.com/grlgq/grlgq/model"
+	"github.com/grlgq/grlgq/subspace"
+)
+
+// Row is one setting's line of the tuner's table.
+type Row struct {
+	Setting Setting
+	// Mean and SD (n−1) of the folds' accuracies; Folds the accuracies.
+	Mean, SD float64
+	Folds    []float64
+	// Duration is the wall time the setting cost summed over the folds
+	// (for a setting scored on the way to more epochs, the time up to its
+	// own epochs).
+	Duration time.Duration
+}
+
+// TuneResult is the outcome of Tune.
+type TuneResult struct {
+	// Table has one row per setting, in the order given.
+	Table []Row
+	// Best is the index in Table of the chosen setting: the highest mean
+	// accuracy, ties to the first in the table; with Options.Confidence,
+	// the best of the preferred settings unless a later one is confidently
+	// better (see Options.Preferred). The order of the settings
+	// is thus their order of preference: DefaultSettings starts with the
+	// package defaults and 1-NN. (A rule "the simplest among ties" picked
+	// untrained or barely trained settings whenever several settings were
+	// perfect on the inner folds, and lost on the held-out data; see
+	// docs/tuning.md.)
+	Best int
+	// Model is the chosen setting trained on all the data given to Tune
+	// (untrained for Epochs 0), History its training (nil for Epochs 0).
+	Model   *model.Model
+	History *model.History
+	// Folds is K, Repeats the repetitions: each row has K·Repeats scores.
+	Folds, Repeats int
+}
+
+// BestSetting returns the chosen setting.
+func (r *TuneResult) BestSetting() Setting { return r.Table[r.Best].Setting }
+
+// Tune scores every setting by opt.Folds-fold stratified cross-validation
+// of base (with the setting applied, see Setting.Config) on (x, y), picks
+// the best (TuneResult.Best has the rule) and retrains it on all of (x, y).
+// It reads only x and y. In the folds the validation part is the fold's,
+// so base's ValidationFraction, Patience and AverageLast are not used
+// there (the epochs are a dimension of the grid); the final training uses
+// base as given with the chosen setting. RejectMargin plays no part in the
+// scores and is kept in the model. Trainings run in parallel (Options);
+// the result does not depend on opt.Workers.
+func Tune(ctx context.Context, base model.Config, settings []Setting, x []*subspace.Subspace, y []int, opt Options) (*TuneResult, error) {
+	opt = opt.withDefaults()
+	if len(settings) == 0 {
+		return nil, fmt.Errorf("selection: %w: no settings", ErrGrid)
+	}
+	for i, s := range settings {
+		if err := s.check(); err != nil {
+			return nil, fmt.Errorf("selection: %w: setting %d: %v", ErrGrid, i+1, err)
+		}
+	}
+	if len(x) != len(y) {
+		return nil, fmt.Errorf("selection: %w: %d sets and %d labels", ErrData, len(x), len(y))
+	}
+	if !(opt.Confidence >= 0 && opt.Confidence <= 100) {
+		return nil, fmt.Errorf("selection: %w: confidence %g outside [0, 100]", ErrGrid, opt.Confidence)
+	}
+	folds, err := RepeatedStratifiedKFold(y, opt.Folds, opt.Repeats, opt.Seed)
+	if err != nil {
+		return nil, err
+	}
+	base.OnEpoch = nil
+
+	// Group the settings into chains (one training per fold each) with
+	// their ascending epoch checkpoints.
+	type chainRun struct {
+		key    chain
+		epochs []int
+		rows   [][]int // per checkpoint, the rows it scores
+	}
+	var chains []*chainRun
+	byKey := map[chain]*chainRun{}
+	for i, s := range settings {
+		k := s.chain()
+		c := byKey[k]
+		if c == nil {
+			c = &chainRun{key: k}
+			byKey[k] = c
+			chains = append(chains, c)
+		}
+		j, found := slices.BinarySearch(c.epochs, s.Epochs)
+		if !found {
+			c.epochs = slices.Insert(c.epochs, j, s.Epochs)
+			c.rows = slices.Insert(c.rows, j, nil)
+		}
+		c.rows[j] = append(c.rows[j], i)
+	}
+
+	// Work units (for the progress bar): epochs x prototypes per class.
+	n := float64(len(y))
+	classes := 0
+	for _, v := range y {
+		classes = max(classes, v+1)
+	}
+	perClass := func(p int) int {
+		if p == AllSets {
+			return max(int(n/float64(max(classes, 1))), 1)
+		}
+		return p
+	}
+	total := 0
+	for _, c := range chains {
+		total += len(folds) * (c.epochs[len(c.epochs)-1]*perClass(c.key.Prototypes) + len(c.epochs))
+	}
+	finalUnits := 0
+	for _, s := range settings {
+		finalUnits = max(finalUnits, s.Epochs*perClass(s.Prototypes))
+	}
+	prog := newProgress(opt.Progress, total+finalUnits)
+
+	// One job per (chain, fold), longest chains first for the balance.
+	type job struct{ c, f int }
+	jobs := make([]job, 0, len(chains)*len(folds))
+	for ci := range chains {
+		for f := range folds {
+			jobs = append(jobs, job{ci, f})
+		}
+	}
+	cost := func(j job) int {
+		c := chains[j.c]
+		return c.epochs[len(c.epochs)-1] * perClass(c.key.Prototypes)
+	}
+	slices.SortStableFunc(jobs, func(a, b job) int { return cost(b) - cost(a) })
+	inner := max(opt.Workers/len(jobs), 1)
+
+	acc := make([][]float64, len(settings)) // [row][fold]
+	dur := make([][]time.Duration, len(settings))
+	for i := range acc {
+		acc[i] = make([]float64, len(folds))
+		dur[i] = make([]time.Duration, len(folds))
+	}
+	err = parallel(ctx, len(jobs), opt.Workers, func(ji int) error {
+		j := jobs[ji]
+		c := chains[j.c]
+		xt, yt := pick(x, y, folds[j.f].Train)
+		xv, yv := pick(x, y, folds[j.f].Val)
+		k := c.key
+		cfg := foldConfig(Setting{k.Prototypes, k.Init, k.Relevance, k.Eta, 1}.Config(base, yt), inner)
+		t0 := time.Now()
+		fail := func(e int, err error) error {
+			return fmt.Errorf("selection: %s, fold %d, epoch %d: %w", Setting{c.key.Prototypes, c.key.Init, c.key.Relevance, c.key.Eta, e}, j.f+1, e, err)
+		}
+		m, err := initModel(cfg, xt, yt)
+		if err != nil {
+			return fail(0, err)
+		}
+		at := 0
+		per := perClass(c.key.Prototypes)
+		for k, e := range c.epochs {
+			if e > at {
+				cc := cfg
+				cc.Epochs = e - at
+				cc.OnEpoch = func(model.EpochStats) error { prog.add(per); return nil }
+				if m, _, err = cont(ctx, m, cc, xt, yt); err != nil {
+					return fail(e, err)
+				}
+				at = e
+			}
+			correct, err := score(m, xv, yv, inner)
+			if err != nil {
+				return fail(e, err)
+			}
+			prog.add(1)
+			a, d := float64(correct)/float64(len(yv)), time.Since(t0)
+			for _, r := range c.rows[k] {
+				acc[r][j.f], dur[r][j.f] = a, d
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+
+	res := &TuneResult{Table: make([]Row, len(settings)), Folds: opt.Folds, Repeats: opt.Repeats}
+	for i, s := range settings {
+		r := Row{Setting: s, Folds: acc[i]}
+		r.Mean, r.SD = MeanSD(acc[i])
+		for _, d := range dur[i] {
+			r.Duration += d
+		}
+		res.Table[i] = r
+	}
+	res.Best = best(res.Table, opt.Preferred, opt.Confidence)
+
+	// Retrain the best on everything.
+	s := res.Table[res.Best].Setting
+	cfg := s.Config(base, y)
+	cfg.Workers = opt.Workers
+	if s.Epochs == 0 {
+		if res.Model, err = initModel(cfg, x, y); err != nil {
+			return nil, fmt.Errorf("selection: %s on all the data: %w", s, err)
+		}
+	} else {
+		per := perClass(s.Prototypes)
+		cfg.OnEpoch = func(model.EpochStats) error { prog.add(per); return nil }
+		if res.Model, res.History, err = train(ctx, cfg, x, y); err != nil {
+			return nil, fmt.Errorf("selection: %s on all the data: %w", s, err)
+		}
+	}
+	if prog.fn != nil {
+		prog.done = prog.total - 1
+		prog.add(1)
+	}
+	return res, nil
+}
+
+// foldConfig is the Config of a training inside a fold: no validation
+// split, early stopping or averaging of its own (the fold validates),
+// workers as given.
+func foldConfig(c model.Config, workers int) model.Config {
+	c.ValidationFraction, c.Patience, c.AverageLast = 0, 0, 0
+	c.Workers = workers
+	c.OnEpoch = nil
+	return c
+}
+
+// best returns the index of the chosen row (see TuneResult.Best and
+// Options.Preferred).
+func best(t []Row, preferred int, z float64) int {
+	b := 0
+	for i := 1; i < min(preferred, len(t)); i++ {
+		if t[i].Mean > t[b].Mean {
+			b = i
+		}
+	}
+	ref := b
+	for i := max(preferred, 1); i < len(t); i++ {
+		if t[i].Mean > t[b].Mean && confident(t[i].Folds, t[ref].Folds, z) {
+			b = i
+		}
+	}
+	return b
+}
+
+// confident reports whether the paired differences a − ref have a
+// positive mean of at least z·sd/√n (always, for z = 0).
+func confident(a, ref []float64, z float64) bool {
+	if z == 0 {
+		return true
+	}
+	d := make([]float64, len(a))
+	for i := range a {
+		d[i] = a[i] - ref[i]
+	}
+	m, sd := MeanSD(d)
+	return m > 0 && m >= z*sd/math.Sqrt(float64(len(d)))
+}
