@@ -80,10 +80,13 @@
 // LimitFileBytes) tells a command line which of its flags to name.
 //
 // Data files must be regular files: they are opened with
-// imageset.OpenRegular, which refuses FIFOs, devices, sockets and folders
-// without blocking (a FIFO is opened non-blocking, then refused from its
-// fstat), and a folder tree refuses such an image name before opening it.
-// The error matches ErrNotRegular.
+// imageset.OpenRegular (internal/safefile.Open, the module's one
+// implementation, which the command lines and the model loader use too),
+// which refuses FIFOs, devices, sockets and folders without blocking (a
+// FIFO is opened non-blocking, then refused from its fstat), and a folder
+// tree refuses such an image name before opening it. The error matches
+// ErrNotRegular (the same error as safefile.ErrNotRegular) and reads
+// "PATH: a FIFO (named pipe), not a regular file".
 //
 // Every loader has a Context variant (LoadContext, Spec.LoadContext,
 // LoadIDXContext, LoadFolderContext, LoadMATContext, ReadMATContext,

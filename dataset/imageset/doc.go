@@ -38,8 +38,12 @@
 //
 // Files: image names must be regular files (a FIFO or a device in a set
 // folder is refused from its directory entry, one behind a symbolic link when
-// it is opened); OpenRegular, exported for the loaders of package dataset
-// and for command lines, opens without blocking on a FIFO.
+// it is opened); OpenRegular, exported for the loaders of package dataset,
+// opens without blocking on a FIFO. Both are the module's one rule for
+// special files, package internal/safefile (Open, CheckRegular), which the
+// model loader and the command lines use too: one error, ErrNotRegular
+// (= safefile.ErrNotRegular), one message, "PATH: a FIFO (named pipe), not
+// a regular file".
 //
 // Cancellation: LoadContext checks its context for every set folder and
 // every image, and returns an error wrapping ctx.Err().

@@ -20,6 +20,8 @@ import (
 	"sync/atomic"
 
 	"golang.org/x/image/draw"
+
+	"github.com/grlgq/grlgq/internal/safefile"
 )
 
 // Sentinel errors, testable with errors.Is.
@@ -276,7 +278,7 @@ func walk(ctx context.Context, root string, lim Limits) (*Tree, error) {
 				p := filepath.Join(sdir, e.Name())
 				// Symbolic links are followed (and checked) when opened.
 				if m := e.Type(); m&fs.ModeSymlink == 0 {
-					if err := checkRegular(p, m); err != nil {
+					if err := safefile.CheckRegular(p, m); err != nil {
 						return nil, fmt.Errorf("imageset: %w", err)
 					}
 				}
@@ -309,7 +311,7 @@ func walk(ctx context.Context, root string, lim Limits) (*Tree, error) {
 // image names are seen, so a folder of millions of files costs no more
 // than the limit.
 func readDir(dir string, maxImages int64) ([]fs.DirEntry, error) {
-	f, err := openNonblock(dir) // a FIFO named as a folder must not block
+	f, err := safefile.OpenNonblock(dir) // a FIFO named as a folder must not block
 	if err != nil {
 		return nil, fmt.Errorf("imageset: %w", err)
 	}
@@ -319,7 +321,7 @@ func readDir(dir string, maxImages int64) ([]fs.DirEntry, error) {
 	} else if st.Mode().IsRegular() {
 		return nil, fmt.Errorf("%w: %s: a file, want a folder", ErrLayout, dir)
 	} else if !st.IsDir() {
-		return nil, fmt.Errorf("imageset: %w", &specialError{dir + ": " + fileKind(st.Mode()) + ", not a folder"})
+		return nil, fmt.Errorf("imageset: %w", &notFolderError{dir, st.Mode()})
 	}
 	var out []fs.DirEntry
 	images := int64(0)
@@ -347,6 +349,19 @@ func readDir(dir string, maxImages int64) ([]fs.DirEntry, error) {
 	slices.SortFunc(out, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
 	return out, nil
 }
+
+// notFolderError is a path that should name a folder but names a special
+// file: "DIR: a FIFO (named pipe), not a folder", matching ErrNotRegular.
+type notFolderError struct {
+	dir  string
+	mode fs.FileMode
+}
+
+func (e *notFolderError) Error() string {
+	return e.dir + ": " + safefile.Kind(e.mode) + ", not a folder"
+}
+
+func (e *notFolderError) Unwrap() error { return ErrNotRegular }
 
 // openImage opens a regular file and reads its header: the size is checked
 // against the per-image limit before anything is decoded. The file is left
