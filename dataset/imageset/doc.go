@@ -31,7 +31,10 @@
 // dataset's): a set folder is listed no further than the limit, the target
 // size is checked first, then the number of images times their size, then
 // every image's header (image.DecodeConfig) before anything is decoded or
-// the pixels are allocated; fewer workers decode at once when images are
+// the pixels are allocated, and the pixels all of them decode at their
+// native size (the values limit bounds the work of decoding too: 2,000
+// hard links to one 2 KB PNG of 1024x1024 zeros resized to 4x4 keep 32,000
+// values but would decode 2 G pixels, a minute of work); fewer workers decode at once when images are
 // large, so decoded images in flight stay within max(2^23 pixels, the
 // largest image). Hard links to one 62 KB PNG of 8000x8000 zeros are
 // refused from its header.

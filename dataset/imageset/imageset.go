@@ -167,6 +167,17 @@ func LoadContext(ctx context.Context, root string, opt Options) (*Tree, error) {
 	if err != nil {
 		return nil, err
 	}
+	// What decoding costs: every image is decoded at its native size
+	// before it is resized, so small files that claim large images (hard
+	// links to one PNG of zeros) are bounded by the pixels they decode,
+	// not only by the values they keep.
+	var decoded int64
+	for _, p := range pixels {
+		decoded += p // each at most PixelsPerImage <= 2^62 / 2^24 images
+	}
+	if err := overLimit(root, fmt.Sprintf("%d images to decode", len(files)), LimitValues, decoded, lim.TotalValues); err != nil {
+		return nil, fmt.Errorf("imageset: %w", err)
+	}
 	// Fewer workers when the images are large, so that the decoded images
 	// in flight stay within max(inFlightPixels, the largest image).
 	if biggest := slices.Max(pixels); biggest > 0 {
@@ -399,6 +410,16 @@ func decodeConfig(path string, lim Limits) (image.Config, error) {
 	}
 	f.Close()
 	return cfg, nil
+}
+
+// ReadConfig returns the size of a PNG or JPEG file from its header,
+// which it checks against lim.PixelsPerImage (zero fields: the defaults);
+// like ReadImage it opens only regular files, without blocking. It is for
+// a caller that bounds a set of images before decoding any (see
+// cmd/grlgq-edge).
+func ReadConfig(path string, lim Limits) (width, height int, err error) {
+	cfg, err := decodeConfig(path, lim.WithDefaults())
+	return cfg.Width, cfg.Height, err
 }
 
 // ReadFile decodes a PNG or JPEG file to gray pixels (see Gray), resized to

@@ -29,7 +29,11 @@ type Limits struct {
 	// TotalValues bounds the float64 values a load returns: pixels of all
 	// images together (or elements of all bases), 8 bytes each, plus
 	// ItemCost per image or basis for its row and label (see CountValues),
-	// so that a million one-pixel images cost what they take.
+	// so that a million one-pixel images cost what they take. A folder
+	// load also bounds by it the pixels it decodes (the images' native
+	// sizes from their headers, when they are resized): the work of
+	// decoding, which small files claiming large images would otherwise
+	// multiply.
 	TotalValues int64
 	// FileBytes bounds the bytes read from one data file after
 	// decompression (gzip, MAT's zlib), or its size when it is stored raw.
