@@ -28,6 +28,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -41,20 +42,24 @@ import (
 )
 
 func main() {
-	handleSignals(os.Stderr)
-	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+	ctx, cancel := context.WithCancel(context.Background())
+	handleSignals(os.Stderr, cancel)
+	os.Exit(runContext(ctx, os.Args[1:], os.Stdout, os.Stderr))
 }
 
 // handleSignals ends the process on SIGINT or SIGTERM at any stage
 // (loading, converting, training, saving), even when the work is blocked
-// in a system call: it removes every temporary file of the run (waiting
-// for a commit of the outputs in progress to finish, so each output is
-// either replaced or untouched), prints one line and exits with code 1.
-func handleSignals(stderr io.Writer) {
+// in a system call: it cancels the run's context (every loader, the
+// training and the predictions check it), removes every temporary file of
+// the run (waiting for a commit of the outputs in progress to finish, so
+// each output is either replaced or untouched), prints one line and exits
+// with code 1 without waiting for the work to notice.
+func handleSignals(stderr io.Writer, cancel context.CancelFunc) {
 	ch := make(chan os.Signal, 1)
 	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
 	go func() {
 		<-ch
+		cancel()
 		safefile.Abandon()
 		if f, ok := stderr.(*os.File); ok && isTerminal(f.Fd()) {
 			fmt.Fprint(stderr, "\r\033[K") // over a progress bar
@@ -98,10 +103,17 @@ func (e *env) guard(fs *flag.FlagSet) *files {
 	return e.files
 }
 
-// run is the whole program: it parses args (without the program name),
-// runs the subcommand and returns the exit code: 0 success, 1 failure
-// (one line on stderr), 2 bad usage.
-func run(args []string, stdout, stderr io.Writer) (code int) {
+// run is runContext without cancellation.
+func run(args []string, stdout, stderr io.Writer) int {
+	return runContext(context.Background(), args, stdout, stderr)
+}
+
+// runContext is the whole program: it parses args (without the program
+// name), runs the subcommand and returns the exit code: 0 success, 1
+// failure (one line on stderr), 2 bad usage. When ctx is cancelled the
+// command stops soon at any stage (loading included) with "grlgq:
+// interrupted" and code 1, its outputs left as they were.
+func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) (code int) {
 	e := &env{stdout: stdout, stderr: stderr, files: &files{stderr: stderr}}
 	defer func() {
 		// A panic is a bug, but the user still gets one line and code 1.
@@ -122,7 +134,7 @@ func run(args []string, stdout, stderr io.Writer) (code int) {
 	case "help", "-h", "-help", "--help":
 		if len(args) > 1 {
 			if c := lookup(args[1]); c != nil {
-				return run([]string{c.name, "-h"}, stdout, stderr)
+				return runContext(ctx, []string{c.name, "-h"}, stdout, stderr)
 			}
 			fmt.Fprintf(stderr, "grlgq: help: unknown command %q\n", args[1])
 			mainUsage(stderr)
@@ -140,7 +152,12 @@ func run(args []string, stdout, stderr io.Writer) (code int) {
 	// Whatever way the command ends, outputs it did not commit are removed
 	// (before the panic handler above reports).
 	defer e.files.abort()
-	err := c.run(context.Background(), e, args[1:])
+	err := c.run(ctx, e, args[1:])
+	if err != nil && ctx.Err() != nil && !errors.Is(err, errHelp) {
+		// Cancelled: whatever the work was doing when it noticed.
+		fmt.Fprintln(stderr, "grlgq: interrupted")
+		return 1
+	}
 	return report(stderr, c.name, err)
 }
 

@@ -265,7 +265,7 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 		text = e.stdout
 	}
 	t0 := time.Now()
-	ds, err := df.load(fs, tf.workers, dataset.Size{})
+	ds, err := df.load(ctx, fs, tf.workers, dataset.Size{})
 	if err != nil {
 		return err
 	}
