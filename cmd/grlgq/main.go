@@ -42,24 +42,26 @@ import (
 )
 
 func main() {
-	ctx, cancel := context.WithCancel(context.Background())
-	handleSignals(os.Stderr, cancel)
-	os.Exit(runContext(ctx, os.Args[1:], os.Stdout, os.Stderr))
+	handleSignals(os.Stderr)
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
 // handleSignals ends the process on SIGINT or SIGTERM at any stage
 // (loading, converting, training, saving), even when the work is blocked
-// in a system call: it cancels the run's context (every loader, the
-// training and the predictions check it), removes every temporary file of
-// the run (waiting for a commit of the outputs in progress to finish, so
-// each output is either replaced or untouched), prints one line and exits
-// with code 1 without waiting for the work to notice.
-func handleSignals(stderr io.Writer, cancel context.CancelFunc) {
+// in a system call: it removes every temporary file of the run (waiting
+// for a commit of the outputs in progress to finish, so each output is
+// either replaced or untouched), prints one line and exits with code 1
+// without waiting for the work to notice. It does not cancel the run's
+// context: the work would then report "interrupted" too, a second line
+// racing with this one. A caller of runContext (tests, a program
+// embedding the commands) cancels the context instead: every loader, the
+// training and the predictions check it, and the command ends within
+// about a second with the same line and code.
+func handleSignals(stderr io.Writer) {
 	ch := make(chan os.Signal, 1)
 	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
 	go func() {
 		<-ch
-		cancel()
 		safefile.Abandon()
 		if f, ok := stderr.(*os.File); ok && isTerminal(f.Fd()) {
 			fmt.Fprint(stderr, "\r\033[K") // over a progress bar
