@@ -24,6 +24,15 @@
 // a device, a FIFO, a symbolic link, a hard link or a read-only file.
 // SIGINT and SIGTERM end any command at once with "grlgq: interrupted" and
 // exit code 1.
+//
+// Data are read within the loaders' budget (package dataset's Limits),
+// set by -max-pixels (pixels per image), -max-set-images (images per set
+// folder), -max-values (values of the whole data set, and pixels a folder
+// decodes) and -max-file-bytes (bytes of one file after decompression),
+// whose defaults are dataset.DefaultLimits(): an input over one is refused
+// before it is allocated or decoded, with one line naming the flag that
+// raises it. Data files and models must be regular files: a FIFO or a
+// device is refused at once (package internal/safefile).
 package main
 
 import (
