@@ -62,8 +62,12 @@
 //
 // Every loader works within one budget, Limits (= imageset.Limits): pixels
 // per image (2^22 by default), images per set folder (2^16), values in all
-// (2^26 float64s, 512 MiB) and bytes per file after decompression (2^26,
-// 64 MiB; the file's size when it is not compressed). A zero field means the
+// (2^26 float64s, 512 MiB; a folder load also bounds by it the pixels it
+// decodes at their native size, so hard links to one small file claiming a
+// large image cost no minutes) and bytes per file after decompression
+// (2^26, 64 MiB; the file's size when it is not compressed). The command
+// line grlgq sets them with -max-pixels, -max-set-images, -max-values and
+// -max-file-bytes. A zero field means the
 // default; set a field to raise it (Options.Limits, and the Limits field of
 // each format's options). Headers are checked against the bytes the file
 // can hold and against the limits before anything is allocated, streams
@@ -72,7 +76,8 @@
 // decompression bomb cannot make a loader allocate more than the limits
 // allow: with the defaults, one load stays under 1 GB however its input is
 // built (the worst cases measured peak at 665 MB of resident memory: 15
-// images of 2048x2048, or 64 MB of IDX, MAT or CSV data). A resize target is checked before anything is read. Going
+// images of 2048x2048, or 64 MB of IDX, MAT or CSV data). A resize target
+// is checked before anything is read. Going
 // over a limit is a one-line *LimitError naming the file, the count, the
 // limit and its name ("... 64000000 pixels per image, over the limit of
 // 4194304 (raise max-pixels)"); it matches ErrLimit and ErrSize, and its
@@ -80,10 +85,13 @@
 // LimitFileBytes) tells a command line which of its flags to name.
 //
 // Data files must be regular files: they are opened with
-// imageset.OpenRegular, which refuses FIFOs, devices, sockets and folders
-// without blocking (a FIFO is opened non-blocking, then refused from its
-// fstat), and a folder tree refuses such an image name before opening it.
-// The error matches ErrNotRegular.
+// imageset.OpenRegular (internal/safefile.Open, the module's one
+// implementation, which the command lines and the model loader use too),
+// which refuses FIFOs, devices, sockets and folders without blocking (a
+// FIFO is opened non-blocking, then refused from its fstat), and a folder
+// tree refuses such an image name before opening it. The error matches
+// ErrNotRegular (the same error as safefile.ErrNotRegular) and reads
+// "PATH: a FIFO (named pipe), not a regular file".
 //
 // Every loader has a Context variant (LoadContext, Spec.LoadContext,
 // LoadIDXContext, LoadFolderContext, LoadMATContext, ReadMATContext,

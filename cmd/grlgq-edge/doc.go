@@ -3,7 +3,7 @@
 //
 // Usage:
 //
-//	grlgq-edge -model MODEL [-json] [-width W -height H] [-memstats] (DIR | -)
+//	grlgq-edge -model MODEL [-json] [-width W -height H] [-max-pixels N -max-set-images N -max-values N] [-memstats] (DIR | -)
 //
 // DIR is a folder of PNG or JPEG images, one image set (files sorted by
 // name; other files are ignored). Images are converted to gray in [0, 1]
@@ -39,11 +39,21 @@
 // after the prediction.
 //
 // Limits: -width and -height are 0 to 32768 each, together at most
-// model.MaxDim pixels (a usage error, exit code 2, otherwise); a set on
-// stdin holds at most 2^27 values, allocated as they arrive. The model and
-// the images must be regular files: a FIFO or a device is refused at once
-// instead of blocking. SIGINT and SIGTERM end the binary at any stage with
-// "grlgq-edge: interrupted" and exit code 1.
+// model.MaxDim pixels and at most -max-pixels (a usage error, exit code 2,
+// otherwise); a set on stdin holds at most 2^27 values, allocated as they
+// arrive. A folder is read within -max-pixels (pixels per image, from its
+// header, before decoding; default 2^22, range 1 to 2^30),
+// -max-set-images (images in DIR, counted before anything is decoded;
+// default 2^16, range 1 to 2^24) and -max-values (images x D, plus 8 per
+// image, checked before anything is decoded; default 2^24, range 1 to
+// 2^36): the defaults keep a folder's set under about 500 MB of memory, so
+// hard links to one small PNG that claims 8000x8000 pixels, or thousands of
+// links to one, are refused at once. An input over a limit is one line
+// naming the flag that raises it ("... (raise it with -max-pixels)"). The
+// model and the images must be regular files: a FIFO or a device is
+// refused at once instead of blocking (package internal/safefile, the
+// module's one rule for it). SIGINT and SIGTERM end the binary at any
+// stage with "grlgq-edge: interrupted" and exit code 1.
 //
 // The binary imports no training driver, plotting, or MAT/npy/CSV/IDX
 // loader (a test checks `go list -deps`). Build it for devices with

@@ -1,6 +1,11 @@
 package main
 
 import (
+	"bytes"
+	"fmt"
+	"image"
+	"image/png"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -24,6 +29,72 @@ func TestEdgeFlagRanges(t *testing.T) {
 		_, stderr, code := runEdge(t, nil, args...)
 		if code != 2 || !strings.Contains(stderr, c.want) || !strings.Contains(stderr, "usage:") {
 			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", c.args, code, stderr, c.want)
+		}
+	}
+}
+
+// TestEdgeLimits: the -max-* flags have ranges (usage errors), -width x
+// -height is checked against -max-pixels, and a folder over a limit is
+// refused before anything is decoded, with one line naming the flag: a
+// header claiming 8000x8000 pixels, more images than -max-set-images, and
+// hard links to one small PNG whose decoding is over -max-values.
+func TestEdgeLimits(t *testing.T) {
+	dir := t.TempDir()
+	makeFixture(t, dir)
+	mp := filepath.Join(dir, "model.grlgq")
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-max-pixels", "0"}, "want 1 to 1073741824"},
+		{[]string{"-max-set-images", "99999999999"}, "want 1 to 16777216"},
+		{[]string{"-max-values", "-5"}, "want 1 to 68719476736"},
+		{[]string{"-width", "20", "-height", "20", "-max-pixels", "100"}, "the limit is 100 (-max-pixels)"},
+	} {
+		_, stderr, code := runEdge(t, nil, append(append([]string{"-model", mp}, c.args...), "-")...)
+		if code != 2 || !strings.Contains(stderr, c.want) {
+			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", c.args, code, stderr, c.want)
+		}
+	}
+	big := filepath.Join(dir, "big")
+	if err := os.Mkdir(big, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := (&png.Encoder{CompressionLevel: png.BestSpeed}).Encode(&b, image.NewGray(image.Rect(0, 0, 8000, 8000))); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(big, "0.png"), b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	links := filepath.Join(dir, "links")
+	if err := os.Mkdir(links, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	b.Reset()
+	if err := png.Encode(&b, image.NewGray(image.Rect(0, 0, 256, 256))); err != nil {
+		t.Fatal(err)
+	}
+	first := filepath.Join(links, "00.png")
+	if err := os.WriteFile(first, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for i := 1; i < 20; i++ {
+		if err := os.Link(first, filepath.Join(links, fmt.Sprintf("%02d.png", i))); err != nil {
+			t.Skip(err)
+		}
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{big}, "(raise it with -max-pixels)"},
+		{[]string{"-max-set-images", "10", links}, "(raise it with -max-set-images)"},
+		{[]string{"-max-values", "1000000", links}, "(raise it with -max-values)"},
+	} {
+		_, stderr, code := runEdge(t, nil, append([]string{"-model", mp}, c.args...)...)
+		if code != 1 || !strings.Contains(stderr, c.want) || strings.Count(stderr, "\n") != 1 {
+			t.Errorf("%v: exit %d, stderr %q; want 1 and one line with %q", c.args, code, stderr, c.want)
 		}
 	}
 }

@@ -20,7 +20,6 @@ import (
 	"syscall"
 
 	"github.com/grlgq/grlgq/dataset/imageset"
-	"github.com/grlgq/grlgq/internal/safefile"
 	"github.com/grlgq/grlgq/linalg"
 	"github.com/grlgq/grlgq/model"
 	"github.com/grlgq/grlgq/subspace"
@@ -35,6 +34,20 @@ const maxValues = 1 << 27
 
 // maxSide bounds -width and -height; their product is at most model.MaxDim.
 const maxSide = 1 << 15
+
+// Input limits of a folder of images (-max-pixels, -max-set-images,
+// -max-values; imageset.Limits): defaults and the upper ends of their
+// ranges. Pixels per image and images per set default to imageset's; the
+// values of the whole set default to 2^24 (128 MiB of float64), a quarter
+// of imageset's, because the set is held three times at the end (the
+// images, the D x m set matrix, the SVD's work): a set at the default
+// limits stays under 500 MB of memory.
+const (
+	defaultMaxValues = 1 << 24
+	maxMaxPixels     = 1 << 30
+	maxMaxSetImages  = 1 << 24
+	maxMaxValues     = 1 << 36
+)
 
 func main() {
 	handleSignals()
@@ -64,8 +77,11 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	width := fs.Int("width", 0, fmt.Sprintf("resize images to this width, 0 to %d (with -height, at most %d pixels; 0: the image size recorded in the model)", maxSide, model.MaxDim))
 	height := fs.Int("height", 0, fmt.Sprintf("resize images to this height, 0 to %d (with -width)", maxSide))
 	memstats := fs.Bool("memstats", false, "print Go memory statistics to stderr after the prediction")
+	maxPixels := fs.Int64("max-pixels", imageset.DefaultPixelsPerImage, fmt.Sprintf("input limit: pixels per image, as its header says or as -width x -height asks, 1 to %d (checked before decoding)", int64(maxMaxPixels)))
+	maxSetImages := fs.Int64("max-set-images", imageset.DefaultImagesPerSet, fmt.Sprintf("input limit: images in DIR, 1 to %d", int64(maxMaxSetImages)))
+	maxValues := fs.Int64("max-values", defaultMaxValues, fmt.Sprintf("input limit: values of the whole set (images x D, plus %d per image), 1 to %d (checked before decoding)", imageset.ItemCost, int64(maxMaxValues)))
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: grlgq-edge -model MODEL [-json] [-width W -height H] [-memstats] (DIR | -)")
+		fmt.Fprintln(stderr, "usage: grlgq-edge -model MODEL [-json] [-width W -height H] [-max-pixels N -max-set-images N -max-values N] [-memstats] (DIR | -)")
 		fmt.Fprintln(stderr, "  DIR: a folder of PNG/JPEG images (one image set); -: the set on stdin (binary GRLGQSET or text, see go doc)")
 		fs.PrintDefaults()
 	}
@@ -86,12 +102,21 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return usage("-width %d -height %d: each must be 0 to %d", *width, *height, maxSide)
 	case (*width == 0) != (*height == 0):
 		return usage("-width and -height go together (got %d x %d)", *width, *height)
+	case *maxPixels < 1 || *maxPixels > maxMaxPixels:
+		return usage("-max-pixels %d: want 1 to %d", *maxPixels, int64(maxMaxPixels))
+	case *maxSetImages < 1 || *maxSetImages > maxMaxSetImages:
+		return usage("-max-set-images %d: want 1 to %d", *maxSetImages, int64(maxMaxSetImages))
+	case *maxValues < 1 || *maxValues > maxMaxValues:
+		return usage("-max-values %d: want 1 to %d", *maxValues, int64(maxMaxValues))
+	case *maxPixels < model.MaxDim && int64(*width)*int64(*height) > *maxPixels:
+		return usage("-width %d -height %d: %d pixels, the limit is %d (-max-pixels)", *width, *height, *width**height, *maxPixels)
 	case *width**height > model.MaxDim:
 		return usage("-width %d -height %d: %d pixels, the limit is %d (a model's D)", *width, *height, *width**height, model.MaxDim)
 	}
-	res, err := classify(*modelPath, fs.Arg(0), *width, *height, stdin)
+	lim := imageset.Limits{PixelsPerImage: *maxPixels, ImagesPerSet: *maxSetImages, TotalValues: *maxValues}
+	res, err := classify(*modelPath, fs.Arg(0), *width, *height, lim, stdin)
 	if err != nil {
-		fmt.Fprintf(stderr, "grlgq-edge: %v\n", err)
+		fmt.Fprintf(stderr, "grlgq-edge: %v\n", limitHint(err))
 		return 1
 	}
 	var out []byte
@@ -140,8 +165,20 @@ func (r *result) text() []byte {
 	return b.Bytes()
 }
 
-// classify loads the model and the set and predicts.
-func classify(modelPath, input string, w, h int, stdin io.Reader) (*result, error) {
+// limitHint returns err's message, with a *imageset.LimitError's "(raise
+// max-pixels)" turned into "(raise it with -max-pixels)", the flag.
+func limitHint(err error) string {
+	msg := err.Error()
+	var le *imageset.LimitError
+	if errors.As(err, &le) {
+		msg = strings.Replace(msg, "(raise "+le.Limit+")", "(raise it with -"+le.Limit+")", 1)
+	}
+	return msg
+}
+
+// classify loads the model and the set and predicts, reading a folder of
+// images within lim.
+func classify(modelPath, input string, w, h int, lim imageset.Limits, stdin io.Reader) (*result, error) {
 	m, err := model.LoadFile(modelPath)
 	if err != nil {
 		return nil, err
@@ -157,7 +194,7 @@ func classify(modelPath, input string, w, h int, stdin io.Reader) (*result, erro
 			// model's are resized to the size it was trained on.
 			mw, mh = m.ImageSize()
 		}
-		imgs, err = readDir(input, w, h, mw, mh, m.Dim())
+		imgs, err = readDir(input, w, h, mw, mh, m.Dim(), lim)
 	}
 	if err != nil {
 		return nil, err
@@ -217,7 +254,14 @@ func setSubspace(imgs [][]float64, d int) (*subspace.Subspace, error) {
 // readDir reads the images of a folder (sorted by name), resized to w x h
 // if set, else to mw x mh (the model's image size) when their own size is
 // not the model's D. Images already of the right size are never resampled.
-func readDir(dir string, w, h, mw, mh, dim int) ([][]float64, error) {
+// Within lim, before anything is decoded: the number of images
+// (ImagesPerSet), the values they will take (TotalValues: every image
+// ends with D values), each image's header and target size
+// (PixelsPerImage), and the pixels all of them decode at their native
+// sizes (TotalValues too). Images must be regular files (imageset.ReadImage opens
+// them with safefile.Open: a FIFO or a device is refused, not read).
+func readDir(dir string, w, h, mw, mh, dim int, lim imageset.Limits) ([][]float64, error) {
+	lim = lim.WithDefaults()
 	// Stat first: opening a FIFO to read it as a folder would block.
 	if fi, err := os.Stat(dir); err != nil {
 		return nil, err
@@ -228,35 +272,53 @@ func readDir(dir string, w, h, mw, mh, dim int) ([][]float64, error) {
 	if err != nil {
 		return nil, err
 	}
-	var imgs [][]float64
+	var paths []string
 	for _, e := range entries { // ReadDir sorts by name
 		if e.IsDir() || strings.HasPrefix(e.Name(), ".") || !imageset.IsImageName(e.Name()) {
 			continue
 		}
-		path := filepath.Join(dir, e.Name())
-		// An image that is a FIFO or a device is refused, not read: a
-		// read could block forever (safefile.Open does not block).
-		f, err := safefile.Open(path)
+		paths = append(paths, filepath.Join(dir, e.Name()))
+	}
+	if len(paths) == 0 {
+		return nil, fmt.Errorf("%s: no PNG or JPEG images", dir)
+	}
+	n := int64(len(paths))
+	if n > lim.ImagesPerSet {
+		return nil, &imageset.LimitError{File: dir, What: "set folder", Limit: imageset.LimitSetImages, Value: n, Max: lim.ImagesPerSet}
+	}
+	if v := imageset.CountValues(n, int64(dim)); v > lim.TotalValues {
+		return nil, &imageset.LimitError{File: dir, What: fmt.Sprintf("%d images of D = %d", n, dim), Limit: imageset.LimitValues, Value: v, Max: lim.TotalValues}
+	}
+	// Every header first: the sizes decide the resize, and the pixels to
+	// decode (native sizes) are bounded by -max-values as well, so that
+	// links to one small file claiming a large image cost no minutes.
+	sizes := make([][2]int, len(paths))
+	var decoded int64
+	for i, path := range paths {
+		iw, ih, err := imageset.ReadConfig(path, lim)
 		if err != nil {
 			return nil, err
 		}
-		f.Close()
-		pix, iw, ih, err := imageset.ReadFile(path, w, h)
+		sizes[i] = [2]int{iw, ih}
+		decoded += int64(iw) * int64(ih)
+		if decoded > lim.TotalValues {
+			return nil, &imageset.LimitError{File: dir, What: fmt.Sprintf("%d images to decode", i+1), Limit: imageset.LimitValues, Max: lim.TotalValues}
+		}
+	}
+	imgs := make([][]float64, 0, len(paths))
+	for i, path := range paths {
+		tw, th := w, h
+		if w == 0 && sizes[i][0]*sizes[i][1] != dim && mw > 0 && mh > 0 {
+			tw, th = mw, mh
+		}
+		pix, iw, ih, err := imageset.ReadImage(path, imageset.Options{Width: tw, Height: th, Limits: lim})
 		if err != nil {
 			return nil, err
-		}
-		if len(pix) != dim && w == 0 && mw > 0 && mh > 0 {
-			if pix, iw, ih, err = imageset.ReadFile(path, mw, mh); err != nil {
-				return nil, err
-			}
 		}
 		if len(pix) != dim {
 			return nil, fmt.Errorf("%s: %dx%d = %d pixels, the model wants D = %d (resize with -width and -height)", path, iw, ih, len(pix), dim)
 		}
 		imgs = append(imgs, pix)
-	}
-	if len(imgs) == 0 {
-		return nil, fmt.Errorf("%s: no PNG or JPEG images", dir)
 	}
 	return imgs, nil
 }

@@ -55,7 +55,7 @@ func runCV(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	t0 := time.Now()
-	ds, err := df.load(fs, tf.workers, dataset.Size{})
+	ds, err := df.load(ctx, fs, tf.workers, dataset.Size{})
 	if err != nil {
 		return err
 	}

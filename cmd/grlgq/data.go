@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -9,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/grlgq/grlgq/dataset"
+	"github.com/grlgq/grlgq/dataset/imageset"
 	"github.com/grlgq/grlgq/model"
 	"github.com/grlgq/grlgq/subspace"
 )
@@ -18,7 +20,7 @@ const specHelp = dataset.SpecHelp
 // dataFlags are the flags that say where the data are and how to read them.
 type dataFlags struct {
 	spec          string
-	opt           dataset.Options
+	opt           dataset.Options // opt.Limits: the -max-* flags
 	width, height int
 }
 
@@ -30,7 +32,63 @@ func (f *dataFlags) addFlags(fs *flag.FlagSet) {
 	fs.Var(&f.opt.Shape, "mat-image", "same as -image: native image size HxW of MAT/CSV data")
 	intVar(fs, &f.width, "width", 0, 0, maxSide, "resize images to this width (with -height; same as -resize HEIGHTxWIDTH; 0: no resize)")
 	intVar(fs, &f.height, "height", 0, 0, maxSide, "resize images to this height (with -width; 0: no resize)")
+	addLimitFlags(fs, &f.opt.Limits)
 }
+
+// Ranges of the -max-* flags (the loaders' Limits; the defaults are
+// dataset.DefaultLimits()). The upper ends are far above what the
+// defaults need for the real data (MNIST: 47 MB, 47 M values) and keep
+// every product of the loaders within int64; raising a limit lets a
+// larger (or more hostile) input take the memory it says it needs.
+const (
+	maxMaxPixels    = 1 << 30 // -max-pixels: 32768x32768
+	maxMaxSetImages = 1 << 24 // -max-set-images
+	maxMaxValues    = 1 << 36 // -max-values: 512 GiB of float64
+	maxMaxFileBytes = 1 << 40 // -max-file-bytes: 1 TiB
+)
+
+// addLimitFlags registers -max-pixels, -max-set-images, -max-values and
+// -max-file-bytes, the input budget of every loader, on fs with
+// dataset.DefaultLimits() as defaults. Their names are the Limit names of
+// dataset.LimitError, so that an error's "(raise max-pixels)" names a flag
+// (see limitHint).
+func addLimitFlags(fs *flag.FlagSet, lim *dataset.Limits) {
+	d := dataset.DefaultLimits()
+	int64Var(fs, &lim.PixelsPerImage, imageset.LimitPixels, d.PixelsPerImage, 1, maxMaxPixels,
+		"input limit: pixels per image, as an image's header says or as -resize asks (checked before decoding)")
+	int64Var(fs, &lim.ImagesPerSet, imageset.LimitSetImages, d.ImagesPerSet, 1, maxMaxSetImages,
+		"input limit: images in one set folder (folder data)")
+	int64Var(fs, &lim.TotalValues, imageset.LimitValues, d.TotalValues, 1, maxMaxValues,
+		fmt.Sprintf("input limit: pixel values of the whole data set, 8 bytes each, plus %d per image or basis", imageset.ItemCost))
+	int64Var(fs, &lim.FileBytes, imageset.LimitFileBytes, d.FileBytes, 1, maxMaxFileBytes,
+		"input limit: bytes of one data file after decompression (gzip, MAT's zlib), or its size when stored raw")
+}
+
+// limitHint makes a *dataset.LimitError from the loaders name the flag
+// that raises it: "(raise max-pixels)" becomes "(raise it with
+// -max-pixels)". Other errors are returned as they are; the result still
+// matches what err matched (errors.Is, errors.As).
+func limitHint(err error) error {
+	var le *dataset.LimitError
+	if err == nil || !errors.As(err, &le) {
+		return err
+	}
+	old := "(raise " + le.Limit + ")"
+	msg := err.Error()
+	if !strings.Contains(msg, old) {
+		return err
+	}
+	return &hintError{msg: strings.Replace(msg, old, "(raise it with -"+le.Limit+")", 1), err: err}
+}
+
+// hintError is an error with a reworded message.
+type hintError struct {
+	msg string
+	err error
+}
+
+func (e *hintError) Error() string { return e.msg }
+func (e *hintError) Unwrap() error { return e.err }
 
 // Limits of the data flags: -image and -resize sides (as dataset.Size
 // parses them), -image's pixels (the loaders' per-image limit), and
@@ -60,8 +118,17 @@ func (f *dataFlags) check(fs *flag.FlagSet) error {
 		}
 		f.opt.Resize = dataset.Size{Height: f.height, Width: f.width}
 	}
-	if r := f.opt.Resize; r.Width*r.Height > model.MaxDim {
-		return usagef(fs, "-resize %s: %d pixels per image, the limit is %d (a model's D)", r.String(), r.Width*r.Height, model.MaxDim)
+	if r := f.opt.Resize; r != (dataset.Size{}) {
+		// Whichever limit is lower, named: the loaders' (a flag), or the
+		// model's D (fixed).
+		px := int64(r.Width) * int64(r.Height)
+		lim := f.opt.Limits.WithDefaults()
+		if lim.PixelsPerImage < model.MaxDim && px > lim.PixelsPerImage {
+			return usagef(fs, "-resize %s: %d pixels per image, the limit is %d (-max-pixels)", r.String(), px, lim.PixelsPerImage)
+		}
+		if px > model.MaxDim {
+			return usagef(fs, "-resize %s: %d pixels per image, the limit is %d (a model's D)", r.String(), px, model.MaxDim)
+		}
 	}
 	if s := f.opt.Shape; s.Width*s.Height > maxImagePixels {
 		return usagef(fs, "-image %s: %d pixels per image, the limit is %d", s.String(), s.Width*s.Height, maxImagePixels)
@@ -73,8 +140,10 @@ func (f *dataFlags) check(fs *flag.FlagSet) error {
 // model was trained on (zero when unknown, or when training): when the user
 // asks for no resize, images of another size are resized to it, so that
 // eval, predict and explain need not repeat the training's -resize.
-// It must follow check.
-func (f *dataFlags) load(fs *flag.FlagSet, workers int, modelSize dataset.Size) (*dataset.Dataset, error) {
+// It must follow check. The load stops soon when ctx is cancelled (the
+// error then wraps ctx.Err()); it works within the -max-* limits, and an
+// input over one of them is an error that names its flag.
+func (f *dataFlags) load(ctx context.Context, fs *flag.FlagSet, workers int, modelSize dataset.Size) (*dataset.Dataset, error) {
 	if err := f.check(fs); err != nil {
 		return nil, err
 	}
@@ -86,13 +155,16 @@ func (f *dataFlags) load(fs *flag.FlagSet, workers int, modelSize dataset.Size) 
 		opt.Resize = modelSize
 	}
 	opt.Workers = workers
-	ds, err := sp.Load(opt)
+	ds, err := sp.LoadContext(ctx, opt)
 	if err != nil {
-		return nil, fmt.Errorf("load %s: %w", f.spec, err)
+		if ctx.Err() != nil {
+			return nil, fmt.Errorf("interrupted while loading %s: %w", f.spec, ctx.Err())
+		}
+		return nil, limitHint(fmt.Errorf("load %s: %w", f.spec, err))
 	}
 	if auto && ds.Width > 0 && ds.Height > 0 && (ds.Width != modelSize.Width || ds.Height != modelSize.Height) {
-		if ds, err = ds.Resized(modelSize.Width, modelSize.Height); err != nil {
-			return nil, fmt.Errorf("load %s: resize to the model's %s: %w", f.spec, modelSize.String(), err)
+		if ds, err = ds.ResizedContext(ctx, modelSize.Width, modelSize.Height, opt.Limits); err != nil {
+			return nil, limitHint(fmt.Errorf("load %s: resize to the model's %s: %w", f.spec, modelSize.String(), err))
 		}
 	}
 	return ds, nil

@@ -52,13 +52,13 @@ func (f *modelFlags) check(fs *flag.FlagSet, g *files) error {
 }
 
 // load loads the model and the samples; it follows check.
-func (f *modelFlags) load(fs *flag.FlagSet) (*model.Model, *samples, error) {
+func (f *modelFlags) load(ctx context.Context, fs *flag.FlagSet) (*model.Model, *samples, error) {
 	mod, err := model.LoadFile(f.model)
 	if err != nil {
 		return nil, nil, err
 	}
 	w, h := mod.ImageSize()
-	ds, err := f.data.load(fs, f.workers, dataset.Size{Width: w, Height: h})
+	ds, err := f.data.load(ctx, fs, f.workers, dataset.Size{Width: w, Height: h})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -166,7 +166,7 @@ func runEval(ctx context.Context, e *env, args []string) error {
 			return err
 		}
 	}
-	mod, s, err := f.load(fs)
+	mod, s, err := f.load(ctx, fs)
 	if err != nil {
 		return err
 	}

@@ -51,7 +51,7 @@ func runExplain(ctx context.Context, e *env, args []string) error {
 	if err := checkPlotFormat(fs, *plotFmt); err != nil {
 		return err
 	}
-	mod, s, err := f.load(fs)
+	mod, s, err := f.load(ctx, fs)
 	if err != nil {
 		return err
 	}

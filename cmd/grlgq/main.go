@@ -27,10 +27,20 @@
 // a device, a FIFO, a symbolic link, a hard link or a read-only file.
 // SIGINT and SIGTERM end any command at once with "grlgq: interrupted" and
 // exit code 1.
+//
+// Data are read within the loaders' budget (package dataset's Limits),
+// set by -max-pixels (pixels per image), -max-set-images (images per set
+// folder), -max-values (values of the whole data set, and pixels a folder
+// decodes) and -max-file-bytes (bytes of one file after decompression),
+// whose defaults are dataset.DefaultLimits(): an input over one is refused
+// before it is allocated or decoded, with one line naming the flag that
+// raises it. Data files and models must be regular files: a FIFO or a
+// device is refused at once (package internal/safefile).
 package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -52,7 +62,13 @@ func main() {
 // (loading, converting, training, saving), even when the work is blocked
 // in a system call: it removes every temporary file of the run (waiting
 // for a commit of the outputs in progress to finish, so each output is
-// either replaced or untouched), prints one line and exits with code 1.
+// either replaced or untouched), prints one line and exits with code 1
+// without waiting for the work to notice. It does not cancel the run's
+// context: the work would then report "interrupted" too, a second line
+// racing with this one. A caller of runContext (tests, a program
+// embedding the commands) cancels the context instead: every loader, the
+// training and the predictions check it, and the command ends within
+// about a second with the same line and code.
 func handleSignals(stderr io.Writer) {
 	ch := make(chan os.Signal, 1)
 	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
@@ -103,10 +119,17 @@ func (e *env) guard(fs *flag.FlagSet) *files {
 	return e.files
 }
 
-// run is the whole program: it parses args (without the program name),
-// runs the subcommand and returns the exit code: 0 success, 1 failure
-// (one line on stderr), 2 bad usage.
-func run(args []string, stdout, stderr io.Writer) (code int) {
+// run is runContext without cancellation.
+func run(args []string, stdout, stderr io.Writer) int {
+	return runContext(context.Background(), args, stdout, stderr)
+}
+
+// runContext is the whole program: it parses args (without the program
+// name), runs the subcommand and returns the exit code: 0 success, 1
+// failure (one line on stderr), 2 bad usage. When ctx is cancelled the
+// command stops soon at any stage (loading included) with "grlgq:
+// interrupted" and code 1, its outputs left as they were.
+func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) (code int) {
 	e := &env{stdout: stdout, stderr: stderr, files: &files{stderr: stderr}}
 	defer func() {
 		// A panic is a bug, but the user still gets one line and code 1.
@@ -127,7 +150,7 @@ func run(args []string, stdout, stderr io.Writer) (code int) {
 	case "help", "-h", "-help", "--help":
 		if len(args) > 1 {
 			if c := lookup(args[1]); c != nil {
-				return run([]string{c.name, "-h"}, stdout, stderr)
+				return runContext(ctx, []string{c.name, "-h"}, stdout, stderr)
 			}
 			fmt.Fprintf(stderr, "grlgq: help: unknown command %q\n", args[1])
 			mainUsage(stderr)
@@ -145,7 +168,12 @@ func run(args []string, stdout, stderr io.Writer) (code int) {
 	// Whatever way the command ends, outputs it did not commit are removed
 	// (before the panic handler above reports).
 	defer e.files.abort()
-	err := c.run(context.Background(), e, args[1:])
+	err := c.run(ctx, e, args[1:])
+	if err != nil && ctx.Err() != nil && !errors.Is(err, errHelp) {
+		// Cancelled: whatever the work was doing when it noticed.
+		fmt.Fprintln(stderr, "grlgq: interrupted")
+		return 1
+	}
 	return report(stderr, c.name, err)
 }
 

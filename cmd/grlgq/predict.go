@@ -36,7 +36,7 @@ func runPredict(ctx context.Context, e *env, args []string) error {
 	if err := f.check(fs, e.guard(fs)); err != nil {
 		return err
 	}
-	mod, s, err := f.load(fs)
+	mod, s, err := f.load(ctx, fs)
 	if err != nil {
 		return err
 	}

@@ -51,6 +51,38 @@ func (f *intFlag) rangeText() string { return fmt.Sprintf("%d to %d", f.lo, f.hi
 func (f *intFlag) typeName() string  { return "int" }
 func (f *intFlag) allowsZero() bool  { return f.lo <= 0 && 0 <= f.hi }
 
+// int64Flag is an int64 flag in [lo, hi] (the same on 32-bit systems).
+type int64Flag struct {
+	p      *int64
+	lo, hi int64
+}
+
+func (f *int64Flag) String() string {
+	if f == nil || f.p == nil {
+		return "0"
+	}
+	return strconv.FormatInt(*f.p, 10)
+}
+
+func (f *int64Flag) Set(s string) error {
+	v, err := strconv.ParseInt(s, 0, 64)
+	if err != nil || v < f.lo || v > f.hi {
+		return fmt.Errorf("want an integer from %s", f.rangeText())
+	}
+	*f.p = v
+	return nil
+}
+
+func (f *int64Flag) rangeText() string { return fmt.Sprintf("%d to %d", f.lo, f.hi) }
+func (f *int64Flag) typeName() string  { return "int" }
+func (f *int64Flag) allowsZero() bool  { return f.lo <= 0 && 0 <= f.hi }
+
+// int64Var defines an int64 flag in [lo, hi] with default def.
+func int64Var(fs *flag.FlagSet, p *int64, name string, def, lo, hi int64, usage string) {
+	*p = def
+	fs.Var(&int64Flag{p: p, lo: lo, hi: hi}, name, usage)
+}
+
 // floatFlag is a float64 flag in the interval from lo to hi, each end open
 // or closed; NaN is never in it.
 type floatFlag struct {
@@ -122,7 +154,7 @@ func restrictFloat(fs *flag.FlagSet, name string, p *float64, lo, hi float64, lo
 var flagNotes = map[string]struct{ typ, note string }{
 	"image":     {"HxW", fmt.Sprintf("each side 1 to %d, at most %d pixels", maxSide, maxImagePixels)},
 	"mat-image": {"HxW", fmt.Sprintf("each side 1 to %d, at most %d pixels", maxSide, maxImagePixels)},
-	"resize":    {"HxW", fmt.Sprintf("each side 1 to %d, at most %d pixels: a model's D", maxSide, model.MaxDim)},
+	"resize":    {"HxW", fmt.Sprintf("each side 1 to %d, at most -max-pixels pixels and at most %d: a model's D", maxSide, model.MaxDim)},
 	"seed":      {"", "range 0 to 2^64-1"},
 	"init":      {"word", ""},
 	"relevance": {"word", ""},

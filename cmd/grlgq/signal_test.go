@@ -4,6 +4,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"os"
 	"os/exec"
@@ -208,4 +209,46 @@ func TestSignals(t *testing.T) {
 		os.Remove(left[0])
 		os.Remove(filepath.Join(dir, "k2.grlgq"))
 	})
+}
+
+// TestCancelDuringLoad: a cancelled run context (what SIGINT and SIGTERM
+// cancel, and what a caller of runContext cancels) ends a command while it
+// is still loading, within 1 s, with "grlgq: interrupted" and code 1, and
+// every file as it was.
+func TestCancelDuringLoad(t *testing.T) {
+	dir := t.TempDir()
+	big := filepath.Join(dir, "big.csv")
+	bigCSV(t, big, 300000) // about a second to load, unloaded
+	mod := filepath.Join(dir, "m.grlgq")
+	s := snap(t, big)
+	ctx, cancel := context.WithCancel(context.Background())
+	var out, errb bytes.Buffer
+	done := make(chan int, 1)
+	go func() {
+		done <- runContext(ctx, []string{"train", "-data", "csv:" + big, "-image", "8x8", "-d", "2", "-epochs", "1", "-o", mod, "-cpuprofile", filepath.Join(dir, "c.prof")}, &out, &errb)
+	}()
+	time.Sleep(100 * time.Millisecond)
+	cancel()
+	start := time.Now()
+	select {
+	case code := <-done:
+		if took := time.Since(start); took > time.Second {
+			t.Errorf("ended %v after the cancellation", took)
+		}
+		if code != 1 || errb.String() != "grlgq: interrupted\n" {
+			t.Errorf("exit %d, stderr %q; want 1 and \"grlgq: interrupted\"", code, errb.String())
+		}
+		if strings.Contains(out.String(), "data ") {
+			t.Logf("the data were loaded before the cancellation (a fast machine): %q", out.String())
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("still running 10 s after the cancellation")
+	}
+	s.check(t)
+	noTemps(t, dir)
+	for _, p := range []string{mod, filepath.Join(dir, "c.prof")} {
+		if _, err := os.Stat(p); err == nil {
+			t.Errorf("%s was written", p)
+		}
+	}
 }

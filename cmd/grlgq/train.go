@@ -295,7 +295,7 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 		text = e.stdout
 	}
 	t0 := time.Now()
-	ds, err := df.load(fs, tf.workers, rf.size())
+	ds, err := df.load(ctx, fs, tf.workers, rf.size())
 	if err != nil {
 		return err
 	}

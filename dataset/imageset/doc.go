@@ -31,15 +31,22 @@
 // dataset's): a set folder is listed no further than the limit, the target
 // size is checked first, then the number of images times their size, then
 // every image's header (image.DecodeConfig) before anything is decoded or
-// the pixels are allocated; fewer workers decode at once when images are
+// the pixels are allocated, and the pixels all of them decode at their
+// native size (the values limit bounds the work of decoding too: 2,000
+// hard links to one 2 KB PNG of 1024x1024 zeros resized to 4x4 keep 32,000
+// values but would decode 2 G pixels, a minute of work); fewer workers decode at once when images are
 // large, so decoded images in flight stay within max(2^23 pixels, the
 // largest image). Hard links to one 62 KB PNG of 8000x8000 zeros are
 // refused from its header.
 //
 // Files: image names must be regular files (a FIFO or a device in a set
 // folder is refused from its directory entry, one behind a symbolic link when
-// it is opened); OpenRegular, exported for the loaders of package dataset
-// and for command lines, opens without blocking on a FIFO.
+// it is opened); OpenRegular, exported for the loaders of package dataset,
+// opens without blocking on a FIFO. Both are the module's one rule for
+// special files, package internal/safefile (Open, CheckRegular), which the
+// model loader and the command lines use too: one error, ErrNotRegular
+// (= safefile.ErrNotRegular), one message, "PATH: a FIFO (named pipe), not
+// a regular file".
 //
 // Cancellation: LoadContext checks its context for every set folder and
 // every image, and returns an error wrapping ctx.Err().

@@ -15,6 +15,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"testing"
 	"time"
 )
@@ -303,7 +304,8 @@ func TestCancel(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() {
-		_, err := LoadContext(ctx, tree, Options{Width: 8, Height: 8})
+		// 98 M pixels to decode: over the default budget, so raise it.
+		_, err := LoadContext(ctx, tree, Options{Width: 8, Height: 8, Limits: Limits{TotalValues: 1 << 28}})
 		done <- err
 	}()
 	time.Sleep(100 * time.Millisecond)
@@ -324,5 +326,30 @@ func TestCancel(t *testing.T) {
 	_, err := LoadContext(ctx, tree, Options{})
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("cancelled context: %v", err)
+	}
+}
+
+// TestDecodeBudget: resized images are bounded by the pixels they decode
+// (their native size), not only by the values they keep: 40 links to one
+// 256x256 PNG resized to 4x4 keep 640 values but decode 2.6 M pixels.
+func TestDecodeBudget(t *testing.T) {
+	root := t.TempDir()
+	var b bytes.Buffer
+	if err := png.Encode(&b, image.NewGray(image.Rect(0, 0, 256, 256))); err != nil {
+		t.Fatal(err)
+	}
+	src := filepath.Join(root, "zero.png")
+	mustWrite(t, src, b.Bytes())
+	tree := filepath.Join(root, "tree")
+	for i := range 40 {
+		link(t, src, filepath.Join(tree, "c", "s", string(rune('a'+i/26))+string(rune('a'+i%26))+".png"))
+	}
+	_, err := LoadContext(context.Background(), tree, Options{Width: 4, Height: 4, Limits: Limits{TotalValues: 1 << 20}})
+	var le *LimitError
+	if !errors.As(err, &le) || le.Limit != LimitValues || !strings.Contains(err.Error(), "40 images to decode") {
+		t.Fatalf("error %v, want the values limit on the pixels to decode", err)
+	}
+	if _, err := LoadContext(context.Background(), tree, Options{Width: 4, Height: 4, Limits: Limits{TotalValues: 1 << 22}}); err != nil {
+		t.Fatalf("within the budget: %v", err)
 	}
 }

@@ -20,6 +20,8 @@ import (
 	"sync/atomic"
 
 	"golang.org/x/image/draw"
+
+	"github.com/grlgq/grlgq/internal/safefile"
 )
 
 // Sentinel errors, testable with errors.Is.
@@ -165,6 +167,17 @@ func LoadContext(ctx context.Context, root string, opt Options) (*Tree, error) {
 	if err != nil {
 		return nil, err
 	}
+	// What decoding costs: every image is decoded at its native size
+	// before it is resized, so small files that claim large images (hard
+	// links to one PNG of zeros) are bounded by the pixels they decode,
+	// not only by the values they keep.
+	var decoded int64
+	for _, p := range pixels {
+		decoded += p // each at most PixelsPerImage <= 2^62 / 2^24 images
+	}
+	if err := overLimit(root, fmt.Sprintf("%d images to decode", len(files)), LimitValues, decoded, lim.TotalValues); err != nil {
+		return nil, fmt.Errorf("imageset: %w", err)
+	}
 	// Fewer workers when the images are large, so that the decoded images
 	// in flight stay within max(inFlightPixels, the largest image).
 	if biggest := slices.Max(pixels); biggest > 0 {
@@ -276,7 +289,7 @@ func walk(ctx context.Context, root string, lim Limits) (*Tree, error) {
 				p := filepath.Join(sdir, e.Name())
 				// Symbolic links are followed (and checked) when opened.
 				if m := e.Type(); m&fs.ModeSymlink == 0 {
-					if err := checkRegular(p, m); err != nil {
+					if err := safefile.CheckRegular(p, m); err != nil {
 						return nil, fmt.Errorf("imageset: %w", err)
 					}
 				}
@@ -309,7 +322,7 @@ func walk(ctx context.Context, root string, lim Limits) (*Tree, error) {
 // image names are seen, so a folder of millions of files costs no more
 // than the limit.
 func readDir(dir string, maxImages int64) ([]fs.DirEntry, error) {
-	f, err := openNonblock(dir) // a FIFO named as a folder must not block
+	f, err := safefile.OpenNonblock(dir) // a FIFO named as a folder must not block
 	if err != nil {
 		return nil, fmt.Errorf("imageset: %w", err)
 	}
@@ -319,7 +332,7 @@ func readDir(dir string, maxImages int64) ([]fs.DirEntry, error) {
 	} else if st.Mode().IsRegular() {
 		return nil, fmt.Errorf("%w: %s: a file, want a folder", ErrLayout, dir)
 	} else if !st.IsDir() {
-		return nil, fmt.Errorf("imageset: %w", &specialError{dir + ": " + fileKind(st.Mode()) + ", not a folder"})
+		return nil, fmt.Errorf("imageset: %w", &notFolderError{dir, st.Mode()})
 	}
 	var out []fs.DirEntry
 	images := int64(0)
@@ -347,6 +360,19 @@ func readDir(dir string, maxImages int64) ([]fs.DirEntry, error) {
 	slices.SortFunc(out, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
 	return out, nil
 }
+
+// notFolderError is a path that should name a folder but names a special
+// file: "DIR: a FIFO (named pipe), not a folder", matching ErrNotRegular.
+type notFolderError struct {
+	dir  string
+	mode fs.FileMode
+}
+
+func (e *notFolderError) Error() string {
+	return e.dir + ": " + safefile.Kind(e.mode) + ", not a folder"
+}
+
+func (e *notFolderError) Unwrap() error { return ErrNotRegular }
 
 // openImage opens a regular file and reads its header: the size is checked
 // against the per-image limit before anything is decoded. The file is left
@@ -384,6 +410,16 @@ func decodeConfig(path string, lim Limits) (image.Config, error) {
 	}
 	f.Close()
 	return cfg, nil
+}
+
+// ReadConfig returns the size of a PNG or JPEG file from its header,
+// which it checks against lim.PixelsPerImage (zero fields: the defaults);
+// like ReadImage it opens only regular files, without blocking. It is for
+// a caller that bounds a set of images before decoding any (see
+// cmd/grlgq-edge).
+func ReadConfig(path string, lim Limits) (width, height int, err error) {
+	cfg, err := decodeConfig(path, lim.WithDefaults())
+	return cfg.Width, cfg.Height, err
 }
 
 // ReadFile decodes a PNG or JPEG file to gray pixels (see Gray), resized to

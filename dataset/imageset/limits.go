@@ -3,10 +3,11 @@ package imageset
 import (
 	"errors"
 	"fmt"
-	"io/fs"
 	"math"
 	"os"
 	"strconv"
+
+	"github.com/grlgq/grlgq/internal/safefile"
 )
 
 // Limits is the input budget of the loaders (this package's and package
@@ -28,7 +29,11 @@ type Limits struct {
 	// TotalValues bounds the float64 values a load returns: pixels of all
 	// images together (or elements of all bases), 8 bytes each, plus
 	// ItemCost per image or basis for its row and label (see CountValues),
-	// so that a million one-pixel images cost what they take.
+	// so that a million one-pixel images cost what they take. A folder
+	// load also bounds by it the pixels it decodes (the images' native
+	// sizes from their headers, when they are resized): the work of
+	// decoding, which small files claiming large images would otherwise
+	// multiply.
 	TotalValues int64
 	// FileBytes bounds the bytes read from one data file after
 	// decompression (gzip, MAT's zlib), or its size when it is stored raw.
@@ -168,60 +173,15 @@ func mulSat(a, b int64) int64 {
 
 // ErrNotRegular: a path that should name a regular file names a FIFO, a
 // device, a socket or a folder (or one that should name a folder names a
-// FIFO, a device or a socket).
-var ErrNotRegular = errors.New("not a regular file")
+// FIFO, a device or a socket). It is safefile.ErrNotRegular: the module has
+// one rule and one error for special files, whoever opens them.
+var ErrNotRegular = safefile.ErrNotRegular
 
 // OpenRegular opens path for reading, refusing anything but a regular file
-// (after following symbolic links) without blocking: a FIFO is opened with
-// O_NONBLOCK (where the system has it), so opening it returns at once, and is
-// then refused from its fstat. Regular files ignore O_NONBLOCK. The error
-// wraps ErrNotRegular, or the os error (fs.ErrNotExist...).
-func OpenRegular(path string) (*os.File, error) {
-	f, err := openNonblock(path)
-	if err != nil {
-		return nil, err
-	}
-	st, err := f.Stat()
-	if err != nil {
-		f.Close()
-		return nil, err
-	}
-	if err := checkRegular(path, st.Mode()); err != nil {
-		f.Close()
-		return nil, err
-	}
-	return f, nil
-}
-
-// checkRegular refuses a mode that is not a regular file.
-func checkRegular(path string, m fs.FileMode) error {
-	if m.IsRegular() {
-		return nil
-	}
-	return &specialError{path + ": " + fileKind(m) + ", not a regular file"}
-}
-
-// specialError is a path of the wrong type; it matches ErrNotRegular.
-type specialError struct{ msg string }
-
-func (e *specialError) Error() string { return e.msg }
-func (e *specialError) Unwrap() error { return ErrNotRegular }
-
-// fileKind names the type of a file that is not regular.
-func fileKind(m fs.FileMode) string {
-	switch {
-	case m.IsDir():
-		return "a folder"
-	case m&fs.ModeNamedPipe != 0:
-		return "a FIFO (named pipe)"
-	case m&fs.ModeSocket != 0:
-		return "a socket"
-	case m&fs.ModeCharDevice != 0:
-		return "a character device"
-	case m&fs.ModeDevice != 0:
-		return "a device"
-	case m&fs.ModeSymlink != 0:
-		return "a symbolic link"
-	}
-	return "type " + m.Type().String()
-}
+// (after following symbolic links) without blocking: it is safefile.Open,
+// the module's one implementation (a FIFO is opened with O_NONBLOCK, so
+// opening it returns at once, and is then refused from its fstat; regular
+// files ignore O_NONBLOCK). The error wraps ErrNotRegular ("PATH: a FIFO
+// (named pipe), not a regular file"), or is the os error
+// (fs.ErrNotExist...).
+func OpenRegular(path string) (*os.File, error) { return safefile.Open(path) }

@@ -98,11 +98,16 @@ type eth80Data struct {
 // loadETH80 reads eth80/<category>/<object>/*.png as gray 20x20 images and
 // turns each object's views into its d-dimensional subspace.
 func loadETH80(dir string, d, w int) (*eth80Data, error) {
+	return loadETH80Context(context.Background(), dir, d, w)
+}
+
+// loadETH80Context is loadETH80, stopping soon when ctx is cancelled.
+func loadETH80Context(ctx context.Context, dir string, d, w int) (*eth80Data, error) {
 	p, err := dataPath(dir, "eth80")
 	if err != nil {
 		return nil, err
 	}
-	tree, err := imageset.Load(p, imageset.Options{Width: 20, Height: 20, Workers: w})
+	tree, err := imageset.LoadContext(ctx, p, imageset.Options{Width: 20, Height: 20, Workers: w})
 	if err != nil {
 		return nil, err
 	}
@@ -303,7 +308,7 @@ func runETH80With(ctx context.Context, opt Options, spec eth80Spec) (*Result, er
 	pr := &progress{f: opt.Progress}
 	w := workers(opt)
 	t0 := time.Now()
-	data, err := loadETH80(opt.Dir, spec.Config.SubspaceDim, w)
+	data, err := loadETH80Context(ctx, opt.Dir, spec.Config.SubspaceDim, w)
 	if err != nil {
 		return nil, err
 	}

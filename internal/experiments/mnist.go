@@ -82,7 +82,10 @@ type mnistData struct {
 	train, test *dataset.Dataset
 }
 
-func loadMNIST(dir string) (*mnistData, error) {
+func loadMNIST(dir string) (*mnistData, error) { return loadMNISTContext(context.Background(), dir) }
+
+// loadMNISTContext is loadMNIST, stopping soon when ctx is cancelled.
+func loadMNISTContext(ctx context.Context, dir string) (*mnistData, error) {
 	var paths [4]string
 	for i, f := range []string{"train-images-idx3-ubyte.gz", "train-labels-idx1-ubyte.gz", "t10k-images-idx3-ubyte.gz", "t10k-labels-idx1-ubyte.gz"} {
 		p, err := dataPath(dir, "mnist", f)
@@ -91,11 +94,11 @@ func loadMNIST(dir string) (*mnistData, error) {
 		}
 		paths[i] = p
 	}
-	train, err := dataset.LoadIDX(paths[0], paths[1])
+	train, err := dataset.LoadIDXContext(ctx, paths[0], paths[1], dataset.Limits{})
 	if err != nil {
 		return nil, err
 	}
-	test, err := dataset.LoadIDX(paths[2], paths[3])
+	test, err := dataset.LoadIDXContext(ctx, paths[2], paths[3], dataset.Limits{})
 	if err != nil {
 		return nil, err
 	}
@@ -154,7 +157,7 @@ func runMNISTWith(ctx context.Context, opt Options, spec mnistSpec) (*Result, er
 	}
 	pr := &progress{f: opt.Progress}
 	t0 := time.Now()
-	data, err := loadMNIST(opt.Dir)
+	data, err := loadMNISTContext(ctx, opt.Dir)
 	if err != nil {
 		return nil, err
 	}

@@ -134,11 +134,16 @@ var yaleHard = hardSpec{M: 7, Margin: 0.3, Copies: 8, Every: 1}
 // column-major pixels; gnd: labels 1..38), scales pixels to [0, 1] and
 // resizes every image to 20x20.
 func loadYale(dir string) (*dataset.Dataset, error) {
+	return loadYaleContext(context.Background(), dir)
+}
+
+// loadYaleContext is loadYale, stopping soon when ctx is cancelled.
+func loadYaleContext(ctx context.Context, dir string) (*dataset.Dataset, error) {
 	p, err := dataPath(dir, "yaleb32", "YaleB_32x32.mat")
 	if err != nil {
 		return nil, err
 	}
-	ds, err := dataset.LoadMAT(p, dataset.MATOptions{Width: 32, Height: 32, Transpose: true, PixelMax: 255})
+	ds, err := dataset.LoadMATContext(ctx, p, dataset.MATOptions{Width: 32, Height: 32, Transpose: true, PixelMax: 255})
 	if err != nil {
 		return nil, err
 	}
@@ -272,7 +277,7 @@ func runYaleWith(ctx context.Context, opt Options, spec yaleSpec) (*Result, erro
 	}
 	pr := &progress{f: opt.Progress}
 	t0 := time.Now()
-	ds, err := loadYale(opt.Dir)
+	ds, err := loadYaleContext(ctx, opt.Dir)
 	if err != nil {
 		return nil, err
 	}

@@ -37,8 +37,10 @@ var (
 	seq       atomic.Uint64
 )
 
-// kind names what a non-regular file is.
-func kind(m fs.FileMode) string {
+// Kind names the type of a file that is not a regular file ("a FIFO
+// (named pipe)", "a character device", "a folder", ...), as the errors of
+// Open and CheckTarget say it.
+func Kind(m fs.FileMode) string {
 	switch {
 	case m&fs.ModeSymlink != 0:
 		return "a symbolic link"
@@ -52,8 +54,10 @@ func kind(m fs.FileMode) string {
 		return "a character device"
 	case m&fs.ModeDevice != 0:
 		return "a block device"
+	case m.IsRegular():
+		return "a regular file"
 	}
-	return "not a regular file"
+	return "a file of type " + m.Type().String()
 }
 
 // CheckTarget reports whether path may be replaced by Create and Commit: it
@@ -82,7 +86,7 @@ func CheckTarget(path string) error {
 		to, _ := os.Readlink(path)
 		return fmt.Errorf("refusing to replace %s: it is %w to %s (give the target's own path to replace the target)", path, ErrSymlink, to)
 	case !m.IsRegular():
-		return fmt.Errorf("refusing to replace %s: it is %s, %w", path, kind(m), ErrNotRegular)
+		return fmt.Errorf("refusing to replace %s: it is %s, %w", path, Kind(m), ErrNotRegular)
 	}
 	if n := links(fi); n > 1 {
 		return fmt.Errorf("refusing to replace %s: it %w (%d more; replacing it would leave them with the old content)", path, ErrHardLinks, n-1)
@@ -338,11 +342,18 @@ func Leftovers(dir string) []string {
 }
 
 // Open opens path for reading. It refuses, without blocking, anything that
-// is not a regular file (a FIFO, a device, a socket, a folder): the open
-// uses O_NONBLOCK where the system has it, and the type is checked on the
-// open file.
+// is not a regular file (a FIFO, a device, a socket, a folder), after
+// following symbolic links: the open uses O_NONBLOCK where the system has
+// it (opening a FIFO without a writer returns at once; regular files ignore
+// the flag), and the type is checked on the open file. The error is the
+// os error (errors.Is(err, fs.ErrNotExist) works) or that of CheckRegular,
+// "PATH: a FIFO (named pipe), not a regular file", wrapping ErrNotRegular.
+//
+// This is the one implementation of the rule for the module: package
+// dataset/imageset (and through it package dataset) and the model loader
+// use it too.
 func Open(path string) (*os.File, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|oNonblock, 0)
+	f, err := OpenNonblock(path)
 	if err != nil {
 		return nil, err
 	}
@@ -351,9 +362,28 @@ func Open(path string) (*os.File, error) {
 		f.Close()
 		return nil, err
 	}
-	if !fi.Mode().IsRegular() {
+	if err := CheckRegular(path, fi.Mode()); err != nil {
 		f.Close()
-		return nil, fmt.Errorf("%s is %s, %w", path, kind(fi.Mode()), ErrNotRegular)
+		return nil, err
 	}
 	return f, nil
+}
+
+// OpenNonblock opens path read-only with O_NONBLOCK where the system has
+// it, whatever its type, so that opening a FIFO does not wait for a
+// writer. It is for a caller that checks the type itself (a folder to
+// list); Open is the one for files to read.
+func OpenNonblock(path string) (*os.File, error) {
+	return os.OpenFile(path, os.O_RDONLY|oNonblock, 0)
+}
+
+// CheckRegular returns nil when m is a regular file's mode, else the error
+// "PATH: KIND, not a regular file" (KIND as Kind names it), wrapping
+// ErrNotRegular. It is how a caller that has the mode from a directory
+// entry refuses a special file before opening it.
+func CheckRegular(path string, m fs.FileMode) error {
+	if m.IsRegular() {
+		return nil
+	}
+	return fmt.Errorf("%s: %s, %w", path, Kind(m), ErrNotRegular)
 }
