@@ -33,7 +33,17 @@ const (
 // the prototypes fit a model file (model.MaxFileBytes, what Load reads),
 // -groupings and -hard-copies do not make more training sets than
 // maxTrainSets, nor bases of more than maxTrainBytes.
-func checkSizes(fs *flag.FlagSet, ds *dataset.Dataset, cfg model.Config, m, groups, copies, hardM int, images bool) error {
+//
+//
+// It also bounds what training holds in memory, since -resize can make a
+// few tiny images into a large D: the D-dependent working memory (the
+// prototypes in their four copies: the model, the trainer, the engine and
+// a model's shared prediction copy; and, while images become subspaces,
+// each worker's D x m image set and thin-SVD workspace) may take half of
+// -max-values (lim.TotalValues, the budget the loaders apply to the data),
+// and the data, the training bases and that working memory together one
+// and a half times it: with the default 2^26 values, about 768 MiB.
+func checkSizes(fs *flag.FlagSet, ds *dataset.Dataset, cfg model.Config, m, groups, copies, hardM int, images bool, lim dataset.Limits) error {
 	classes := len(ds.Classes)
 	d := cfg.SubspaceDim
 	basis := int64(ds.Dim) * int64(kernels.Stride(d)) * 8 // bytes of one basis in memory
@@ -44,6 +54,11 @@ func checkSizes(fs *flag.FlagSet, ds *dataset.Dataset, cfg model.Config, m, grou
 	if p*basis > model.MaxFileBytes {
 		return usagef(fs, "%d prototypes of D=%d x d=%d take %d bytes, a model holds at most %d: lower -protos or -d, or resize the images", p, ds.Dim, d, p*basis, int64(model.MaxFileBytes))
 	}
+	budget := lim.WithDefaults().TotalValues
+	work := workingValues(ds, cfg, p, m, images)
+	if work > budget/2 {
+		return usagef(fs, "training at D=%d (d=%d, %d prototypes) needs about %d values of working memory, over the limit of %d, half of -max-values (raise it with -max-values, or resize the images smaller)", ds.Dim, d, p, work, budget/2)
+	}
 	if images || ds.Images == nil || ds.Sets != nil {
 		return nil
 	}
@@ -51,6 +66,9 @@ func checkSizes(fs *flag.FlagSet, ds *dataset.Dataset, cfg model.Config, m, grou
 	sets := int64(groups) * (n/int64(m) + int64(classes))
 	if sets > maxTrainSets || sets*basis > maxTrainBytes {
 		return usagef(fs, "-groupings %d: about %d training sets of %d bytes each; the limits are %d sets and %d bytes: lower -groupings or raise -m", groups, sets, basis, maxTrainSets, int64(maxTrainBytes))
+	}
+	if total := n*int64(ds.Dim) + sets*basis/8 + work; total > budget+budget/2 {
+		return usagef(fs, "training on %d images of D=%d in about %d sets holds about %d values (data, training bases, working memory), over the limit of %d, 1.5 times -max-values (raise it with -max-values, or lower -groupings, or resize the images smaller)", n, ds.Dim, sets, total, budget+budget/2)
 	}
 	if copies > 0 {
 		if hardM == 0 {
@@ -62,4 +80,24 @@ func checkSizes(fs *flag.FlagSet, ds *dataset.Dataset, cfg model.Config, m, grou
 		}
 	}
 	return nil
+}
+
+// workingValues estimates the float64 values training allocates besides
+// the data and the training bases, for the D-dependent parts: the
+// prototypes in four copies, and (when images become subspaces) each
+// worker's D x m set and thin-SVD workspace.
+func workingValues(ds *dataset.Dataset, cfg model.Config, p int64, m int, images bool) int64 {
+	dim := int64(ds.Dim)
+	work := 4 * p * dim * int64(kernels.Stride(cfg.SubspaceDim))
+	if ds.Images != nil && !images {
+		if ds.Sets != nil {
+			m = 0
+			for _, s := range ds.Sets {
+				m = max(m, len(s.Images))
+			}
+		}
+		workers := int64(max(cfg.Workers, 1))
+		work += workers * dim * 2 * int64(kernels.Stride(m))
+	}
+	return work
 }

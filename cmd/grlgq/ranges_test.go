@@ -125,7 +125,8 @@ func TestFlagRangesIssue(t *testing.T) {
 }
 
 // TestCheckSizes: -groupings, -hard-copies and -protos multiplied by the
-// data's size stay within the limits (MNIST-sized data here).
+// data's size stay within the limits (MNIST-sized data here, with
+// -max-values raised so that only the flags' own limits apply).
 func TestCheckSizes(t *testing.T) {
 	ds := &dataset.Dataset{Images: make([][]float64, 60000), Dim: 784, Classes: make([]string, 10)}
 	cfg := model.Config{SubspaceDim: 12, PrototypesPerClass: 1}
@@ -143,9 +144,35 @@ func TestCheckSizes(t *testing.T) {
 		{1, 0, 6000, "lower -protos"}, // 60,000 prototypes of 784 x 16: 6 GB
 	} {
 		cfg.PrototypesPerClass = c.protos
-		err := checkSizes(fs, ds, cfg, 48, c.groups, c.copies, 0, false)
+		err := checkSizes(fs, ds, cfg, 48, c.groups, c.copies, 0, false, dataset.Limits{TotalValues: 1 << 32})
 		if (c.want == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), c.want)) {
 			t.Errorf("groupings %d, copies %d, protos %d: %v, want %q", c.groups, c.copies, c.protos, err, c.want)
 		}
+	}
+}
+
+// TestCheckSizesMemory: under the default -max-values, what training
+// holds is bounded: the MNIST protocol's one grouping passes, ten
+// groupings (1 GB of bases) and a few tiny images resized to a large D
+// (prototypes and conversion workspace of D = 2^20) are refused, naming
+// -max-values.
+func TestCheckSizesMemory(t *testing.T) {
+	fs := flag.NewFlagSet("train", flag.ContinueOnError)
+	mnist := &dataset.Dataset{Images: make([][]float64, 60000), Dim: 784, Classes: make([]string, 10)}
+	cfg := model.Config{SubspaceDim: 12, PrototypesPerClass: 1, Workers: 2}
+	if err := checkSizes(fs, mnist, cfg, 48, 1, 8, 0, false, dataset.Limits{}); err != nil {
+		t.Errorf("the MNIST protocol's sizes: %v", err)
+	}
+	if err := checkSizes(fs, mnist, cfg, 48, 10, 0, 0, false, dataset.Limits{}); err == nil || !strings.Contains(err.Error(), "-max-values") {
+		t.Errorf("10 groupings of MNIST under the default -max-values: %v, want a -max-values error", err)
+	}
+	tiny := &dataset.Dataset{Images: make([][]float64, 40), Dim: 1 << 20, Classes: make([]string, 2)}
+	cfg = model.Config{SubspaceDim: 2, PrototypesPerClass: 1, Workers: 2}
+	if err := checkSizes(fs, tiny, cfg, 10, 1, 0, 0, false, dataset.Limits{}); err == nil || !strings.Contains(err.Error(), "working memory") {
+		t.Errorf("40 images resized to 1024x1024: %v, want a working-memory error", err)
+	}
+	tiny.Dim = 1 << 16
+	if err := checkSizes(fs, tiny, cfg, 10, 1, 0, 0, false, dataset.Limits{}); err != nil {
+		t.Errorf("40 images of 256x256: %v", err)
 	}
 }

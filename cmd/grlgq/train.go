@@ -315,7 +315,7 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 	if m == 0 {
 		m = max(10, 2*cfg.SubspaceDim)
 	}
-	if err := checkSizes(fs, ds, cfg, m, groups, hf.copies, hf.m, images); err != nil {
+	if err := checkSizes(fs, ds, cfg, m, groups, hf.copies, hf.m, images, df.opt.Limits); err != nil {
 		return err
 	}
 	var hard *hardTraining
