@@ -34,7 +34,6 @@ const (
 // -groupings and -hard-copies do not make more training sets than
 // maxTrainSets, nor bases of more than maxTrainBytes.
 //
-//
 // It also bounds what training holds in memory, since -resize can make a
 // few tiny images into a large D: the D-dependent working memory (the
 // prototypes in their four copies: the model, the trainer, the engine and
