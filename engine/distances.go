@@ -174,7 +174,7 @@ func weightedAngles(theta, sigma, lambda []float64) float64 {
 	lambda = lambda[:len(sigma)]
 	var sum float64
 	for i, c := range sigma {
-		t := math.Acos(min(max(c, 0), 1))
+		t := kernels.Acos(min(max(c, 0), 1))
 		if theta != nil {
 			theta[i] = t
 		}
@@ -296,7 +296,7 @@ func (e *Engine) imageAngles(dist, theta, y []float64, xnorm float64, lo, hi int
 		if !(c <= math.MaxFloat64) {
 			return fmt.Errorf("%w: prototype %d (image projection is %v)", ErrNotFinite, k, c)
 		}
-		t := math.Acos(min(c, 1))
+		t := kernels.Acos(min(c, 1))
 		if theta != nil {
 			theta[k] = t
 		}

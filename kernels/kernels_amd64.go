@@ -3,6 +3,7 @@
 package kernels
 
 import (
+	"math"
 	"os"
 
 	"github.com/klauspost/cpuid/v2"
@@ -496,3 +497,8 @@ func peakFMA(iters int) (flops int) {
 	}
 	return peakFMAGeneric(iters)
 }
+
+// acos is math.Acos with the assembly kernels, whose bits are fixed per
+// implementation anyway; the purego build, the one promised the same bits
+// on every architecture, uses acosGeneric.
+func acos(x float64) float64 { return math.Acos(x) }

@@ -38,3 +38,5 @@ func transposeDots(dst []float64, ldd int, src []float64, lds int, rows, cols in
 	transposeDotsGeneric(dst, ldd, src, lds, rows, cols, g)
 }
 func peakFMA(iters int) (flops int) { return peakFMAGeneric(iters) }
+
+func acos(x float64) float64 { return acosGeneric(x) }

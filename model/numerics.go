@@ -1,6 +1,10 @@
 package model
 
-import "math"
+import (
+	"math"
+
+	"github.com/grlgq/grlgq/kernels"
+)
 
 // seriesBelow is the angle under which θ/sin θ is evaluated by its series:
 // the first omitted term, 31θ⁶/15120, is then below 2.1e-21 relative.
@@ -26,7 +30,7 @@ func angle(c float64) float64 {
 	} else if c < 0 {
 		c = 0
 	}
-	return math.Acos(c)
+	return kernels.Acos(c)
 }
 
 // finite reports whether v is neither NaN nor ±Inf.
