@@ -1,0 +1,112 @@
+package selection
+
+import (
+	"context"
+	"math"
+	"testing"
+
+	"github.com/grlgq/grlgq/model"
+	"github.com/grlgq/grlgq/subspace"
+)
+
+// weighted2 is Σ λ_k θ_k² between p and q (brute force, one prototype).
+func weighted2(p, q *subspace.Subspace, lambda []float64) float64 {
+	m, err := model.Init(model.Config{PrototypesOfClass: []int{1, 1}, InitNoise: -1, Init: model.InitSample}, []*subspace.Subspace{q, q}, []int{0, 1})
+	if err != nil {
+		panic(err)
+	}
+	r, err := m.Predict(p)
+	if err != nil {
+		panic(err)
+	}
+	d := p.D()
+	s := 0.0
+	for k := 0; k < d; k++ {
+		s += lambda[k] * r.Angles[k] * r.Angles[k]
+	}
+	return s
+}
+
+// TestLearntNearestNeighbour: AllSetsLearned scores, in every fold, 1-NN
+// with the relevances of the one-prototype training of the same fold
+// (which it shares with that row), and returns a prototype at every set
+// with the relevances of that training on all the data.
+func TestLearntNearestNeighbour(t *testing.T) {
+	x, y := synth(t, 7, 30, 3, 3, 2, 6, 0.4)
+	base := model.Config{Seed: 5}
+	one := Setting{1, model.InitSample, model.RelevanceGlobal, 0.05, 4}
+	nnl := Setting{AllSetsLearned, model.InitSample, model.RelevanceGlobal, 0.05, 4}
+	ss := []Setting{nnl, one}
+	res, err := Tune(context.Background(), base, ss, x, y, Options{Folds: 3, Seed: 3, Workers: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Best != 0 && res.Table[0].Mean >= res.Table[1].Mean {
+		t.Fatalf("best %d with means %v, %v", res.Best, res.Table[0].Mean, res.Table[1].Mean)
+	}
+	folds, _ := StratifiedKFold(y, 3, 3)
+	for f, fo := range folds {
+		xt, yt := pick(x, y, fo.Train)
+		m, _, err := model.Train(context.Background(), foldConfig(one.Config(base, yt), 1), xt, yt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lam := m.Relevances()
+		correct := 0
+		for _, i := range fo.Val {
+			bestD, bestL := math.Inf(1), -1
+			for _, j := range fo.Train {
+				if dd := weighted2(x[i], x[j], lam); dd < bestD {
+					bestD, bestL = dd, y[j]
+				}
+			}
+			if bestL == y[i] {
+				correct++
+			}
+		}
+		if want := float64(correct) / float64(len(fo.Val)); math.Abs(res.Table[0].Folds[f]-want) > 1e-12 {
+			t.Errorf("fold %d: %v, brute force %v", f, res.Table[0].Folds[f], want)
+		}
+	}
+	// The model of the row on all the data.
+	r2, err := Tune(context.Background(), base, []Setting{nnl}, x, y, Options{Folds: 3, Seed: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m1, _, err := model.Train(context.Background(), one.Config(base, y), x, y)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r2.Model.NumPrototypes() != len(x) || r2.Model.Epochs() != 0 || r2.History == nil {
+		t.Fatalf("model: %d prototypes (want %d), %d epochs, history %v", r2.Model.NumPrototypes(), len(x), r2.Model.Epochs(), r2.History != nil)
+	}
+	want, got := m1.Relevances(), r2.Model.Relevances()
+	var sum float64
+	for k := range want {
+		sum += want[k]
+	}
+	for k := range want {
+		if math.Abs(got[k]-want[k]/sum) > 1e-12 {
+			t.Fatalf("relevances %v, want %v", got, want)
+		}
+	}
+	if r2.Table[0].Folds[0] != res.Table[0].Folds[0] {
+		t.Errorf("alone %v, beside its one-prototype row %v", r2.Table[0].Folds, res.Table[0].Folds)
+	}
+}
+
+func TestLearntNearestNeighbourCheck(t *testing.T) {
+	x, y := synth(t, 7, 30, 3, 3, 2, 6, 0.4)
+	for _, s := range []Setting{
+		{AllSetsLearned, model.InitSample, model.RelevanceLocal, 0.05, 4},
+		{AllSetsLearned, model.InitSample, model.RelevanceGlobal, 0.05, 0},
+		{-3, model.InitSample, model.RelevanceGlobal, 0.05, 4},
+	} {
+		if _, err := Tune(context.Background(), model.Config{}, []Setting{s}, x, y, Options{Folds: 3}); err == nil {
+			t.Errorf("%v: no error", s)
+		}
+	}
+	if s := (Setting{AllSetsLearned, model.InitSample, model.RelevanceGlobal, 0.05, 50}).String(); s == "" || ProtosName(AllSetsLearned) != "all+λ" {
+		t.Errorf("names: %q %q", s, ProtosName(AllSetsLearned))
+	}
+}
