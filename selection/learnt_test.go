@@ -3,6 +3,7 @@ package selection
 import (
 	"context"
 	"math"
+	"slices"
 	"testing"
 
 	"github.com/grlgq/grlgq/model"
@@ -108,5 +109,35 @@ func TestLearntNearestNeighbourCheck(t *testing.T) {
 	}
 	if s := (Setting{AllSetsLearned, model.InitSample, model.RelevanceGlobal, 0.05, 50}).String(); s == "" || ProtosName(AllSetsLearned) != "all+λ" {
 		t.Errorf("names: %q %q", s, ProtosName(AllSetsLearned))
+	}
+}
+
+// TestLearntNearestNeighbourWorkers: the 1-NN with learnt relevances gives
+// the same table and the same model (bit for bit) with 1 and 2 workers,
+// alone and in the default search.
+func TestLearntNearestNeighbourWorkers(t *testing.T) {
+	x, y := synth(t, 5, 40, 3, 3, 2, 8, 0.3)
+	nnl := Setting{AllSetsLearned, model.InitSample, model.RelevanceGlobal, 0.05, 3}
+	for _, ss := range [][]Setting{{nnl}, DefaultSettings()} {
+		var results []*TuneResult
+		for _, w := range []int{1, 2} {
+			r, err := Tune(context.Background(), model.Config{Seed: 9}, ss, x, y, Options{Folds: 4, Seed: 2, Workers: w, Preferred: DefaultPreferred, Confidence: DefaultConfidence})
+			if err != nil {
+				t.Fatal(err)
+			}
+			results = append(results, r)
+		}
+		a, b := results[0], results[1]
+		if a.Best != b.Best {
+			t.Fatalf("best %d with 1 worker, %d with 2", a.Best, b.Best)
+		}
+		for i := range a.Table {
+			if !slices.Equal(a.Table[i].Folds, b.Table[i].Folds) {
+				t.Errorf("row %d (%s): folds %v with 1 worker, %v with 2", i, a.Table[i].Setting, a.Table[i].Folds, b.Table[i].Folds)
+			}
+		}
+		if string(modelBytes(t, a.Model)) != string(modelBytes(t, b.Model)) {
+			t.Errorf("%s: the retrained models differ between 1 and 2 workers", a.BestSetting())
+		}
 	}
 }
