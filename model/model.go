@@ -2,6 +2,7 @@ package model
 
 import (
 	"fmt"
+	"math"
 	"sync"
 	"sync/atomic"
 
@@ -88,6 +89,35 @@ func (m *Model) RelevanceKind() RelevanceKind { return m.cfg.Relevance }
 // relevances and for RelevanceNone (1/d each), or the p x d per-prototype
 // relevances, row k for prototype k, for RelevanceLocal.
 func (m *Model) Relevances() []float64 { return append([]float64(nil), m.lambda...) }
+
+// WithRelevances returns a copy of m whose relevance profile is lambda,
+// scaled to sum to 1 per profile: len d for global relevances (and for
+// RelevanceNone), p x d for RelevanceLocal, like Relevances. The entries
+// must be finite and non-negative, with a positive sum per profile. It
+// gives, for instance, a nearest-neighbour model (a prototype at every
+// training set) the relevances another model learnt on the same data.
+func (m *Model) WithRelevances(lambda []float64) (*Model, error) {
+	if len(lambda) != len(m.lambda) {
+		return nil, fmt.Errorf("model: %w: %d relevances, want %d", ErrConfig, len(lambda), len(m.lambda))
+	}
+	c := m.clone()
+	for off := 0; off < len(lambda); off += m.d {
+		var sum float64
+		for _, v := range lambda[off : off+m.d] {
+			if !(v >= 0) || math.IsInf(v, 1) {
+				return nil, fmt.Errorf("model: %w: relevance %v", ErrConfig, v)
+			}
+			sum += v
+		}
+		if !(sum > 0) || math.IsInf(sum, 1) {
+			return nil, fmt.Errorf("model: %w: relevances sum to %v", ErrConfig, sum)
+		}
+		for i := off; i < off+m.d; i++ {
+			c.lambda[i] = lambda[i] / sum
+		}
+	}
+	return c, nil
+}
 
 // relevanceOf returns the relevances prototype k uses (a view).
 func (m *Model) relevanceOf(k int) []float64 {

@@ -111,6 +111,9 @@ func Tune(ctx context.Context, base model.Config, settings []Setting, x []*subsp
 		classes = max(classes, v+1)
 	}
 	perClass := func(p int) int {
+		if p == AllSetsLearned {
+			return 1
+		}
 		if p == AllSets {
 			return max(int(n/float64(max(classes, 1))), 1)
 		}
@@ -174,15 +177,31 @@ func Tune(ctx context.Context, base model.Config, settings []Setting, x []*subsp
 				}
 				at = e
 			}
-			correct, err := score(m, xv, yv, inner)
-			if err != nil {
-				return fail(e, err)
+			// The rows of the checkpoint: the trained model's score, and
+			// that of 1-NN with its relevances (AllSetsLearned).
+			var scored [2]bool
+			var accs [2]float64
+			for _, r := range c.rows[k] {
+				l := 0
+				if settings[r].Prototypes == AllSetsLearned {
+					l = 1
+				}
+				if !scored[l] {
+					sm := m
+					if l == 1 {
+						if sm, err = learntNN(base, m, xt, yt, inner); err != nil {
+							return fail(e, err)
+						}
+					}
+					correct, err := score(sm, xv, yv, inner)
+					if err != nil {
+						return fail(e, err)
+					}
+					scored[l], accs[l] = true, float64(correct)/float64(len(yv))
+				}
+				acc[r][j.f], dur[r][j.f] = accs[l], time.Since(t0)
 			}
 			prog.add(1)
-			a, d := float64(correct)/float64(len(yv)), time.Since(t0)
-			for _, r := range c.rows[k] {
-				acc[r][j.f], dur[r][j.f] = a, d
-			}
 		}
 		return nil
 	})
@@ -215,12 +234,30 @@ func Tune(ctx context.Context, base model.Config, settings []Setting, x []*subsp
 		if res.Model, res.History, err = train(ctx, cfg, x, y); err != nil {
 			return nil, fmt.Errorf("selection: %s on all the data: %w", s, err)
 		}
+		if s.Prototypes == AllSetsLearned {
+			if res.Model, err = learntNN(base, res.Model, x, y, opt.Workers); err != nil {
+				return nil, fmt.Errorf("selection: %s on all the data: %w", s, err)
+			}
+		}
 	}
 	if prog.fn != nil {
 		prog.done = prog.total - 1
 		prog.add(1)
 	}
 	return res, nil
+}
+
+// learntNN returns the 1-NN model of (x, y) (a prototype at every set,
+// base's other options) with the global relevances of m.
+func learntNN(base model.Config, m *model.Model, x []*subspace.Subspace, y []int, workers int) (*model.Model, error) {
+	cfg := Setting{AllSets, model.InitSample, model.RelevanceGlobal, 1, 0}.Config(base, y)
+	cfg.Workers = workers
+	cfg.OnEpoch = nil
+	nn, err := initModel(cfg, x, y)
+	if err != nil {
+		return nil, err
+	}
+	return nn.WithRelevances(m.Relevances())
 }
 
 // foldConfig is the Config of a training inside a fold: no validation

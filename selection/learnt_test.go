@@ -1,0 +1,143 @@
+package selection
+
+import (
+	"context"
+	"math"
+	"slices"
+	"testing"
+
+	"github.com/grlgq/grlgq/model"
+	"github.com/grlgq/grlgq/subspace"
+)
+
+// weighted2 is Σ λ_k θ_k² between p and q (brute force, one prototype).
+func weighted2(p, q *subspace.Subspace, lambda []float64) float64 {
+	m, err := model.Init(model.Config{PrototypesOfClass: []int{1, 1}, InitNoise: -1, Init: model.InitSample}, []*subspace.Subspace{q, q}, []int{0, 1})
+	if err != nil {
+		panic(err)
+	}
+	r, err := m.Predict(p)
+	if err != nil {
+		panic(err)
+	}
+	d := p.D()
+	s := 0.0
+	for k := 0; k < d; k++ {
+		s += lambda[k] * r.Angles[k] * r.Angles[k]
+	}
+	return s
+}
+
+// TestLearntNearestNeighbour: AllSetsLearned scores, in every fold, 1-NN
+// with the relevances of the one-prototype training of the same fold
+// (which it shares with that row), and returns a prototype at every set
+// with the relevances of that training on all the data.
+func TestLearntNearestNeighbour(t *testing.T) {
+	x, y := synth(t, 7, 30, 3, 3, 2, 6, 0.4)
+	base := model.Config{Seed: 5}
+	one := Setting{1, model.InitSample, model.RelevanceGlobal, 0.05, 4}
+	nnl := Setting{AllSetsLearned, model.InitSample, model.RelevanceGlobal, 0.05, 4}
+	ss := []Setting{nnl, one}
+	res, err := Tune(context.Background(), base, ss, x, y, Options{Folds: 3, Seed: 3, Workers: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Best != 0 && res.Table[0].Mean >= res.Table[1].Mean {
+		t.Fatalf("best %d with means %v, %v", res.Best, res.Table[0].Mean, res.Table[1].Mean)
+	}
+	folds, _ := StratifiedKFold(y, 3, 3)
+	for f, fo := range folds {
+		xt, yt := pick(x, y, fo.Train)
+		m, _, err := model.Train(context.Background(), foldConfig(one.Config(base, yt), 1), xt, yt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lam := m.Relevances()
+		correct := 0
+		for _, i := range fo.Val {
+			bestD, bestL := math.Inf(1), -1
+			for _, j := range fo.Train {
+				if dd := weighted2(x[i], x[j], lam); dd < bestD {
+					bestD, bestL = dd, y[j]
+				}
+			}
+			if bestL == y[i] {
+				correct++
+			}
+		}
+		if want := float64(correct) / float64(len(fo.Val)); math.Abs(res.Table[0].Folds[f]-want) > 1e-12 {
+			t.Errorf("fold %d: %v, brute force %v", f, res.Table[0].Folds[f], want)
+		}
+	}
+	// The model of the row on all the data.
+	r2, err := Tune(context.Background(), base, []Setting{nnl}, x, y, Options{Folds: 3, Seed: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m1, _, err := model.Train(context.Background(), one.Config(base, y), x, y)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r2.Model.NumPrototypes() != len(x) || r2.Model.Epochs() != 0 || r2.History == nil {
+		t.Fatalf("model: %d prototypes (want %d), %d epochs, history %v", r2.Model.NumPrototypes(), len(x), r2.Model.Epochs(), r2.History != nil)
+	}
+	want, got := m1.Relevances(), r2.Model.Relevances()
+	var sum float64
+	for k := range want {
+		sum += want[k]
+	}
+	for k := range want {
+		if math.Abs(got[k]-want[k]/sum) > 1e-12 {
+			t.Fatalf("relevances %v, want %v", got, want)
+		}
+	}
+	if r2.Table[0].Folds[0] != res.Table[0].Folds[0] {
+		t.Errorf("alone %v, beside its one-prototype row %v", r2.Table[0].Folds, res.Table[0].Folds)
+	}
+}
+
+func TestLearntNearestNeighbourCheck(t *testing.T) {
+	x, y := synth(t, 7, 30, 3, 3, 2, 6, 0.4)
+	for _, s := range []Setting{
+		{AllSetsLearned, model.InitSample, model.RelevanceLocal, 0.05, 4},
+		{AllSetsLearned, model.InitSample, model.RelevanceGlobal, 0.05, 0},
+		{-3, model.InitSample, model.RelevanceGlobal, 0.05, 4},
+	} {
+		if _, err := Tune(context.Background(), model.Config{}, []Setting{s}, x, y, Options{Folds: 3}); err == nil {
+			t.Errorf("%v: no error", s)
+		}
+	}
+	if s := (Setting{AllSetsLearned, model.InitSample, model.RelevanceGlobal, 0.05, 50}).String(); s == "" || ProtosName(AllSetsLearned) != "all+λ" {
+		t.Errorf("names: %q %q", s, ProtosName(AllSetsLearned))
+	}
+}
+
+// TestLearntNearestNeighbourWorkers: the 1-NN with learnt relevances gives
+// the same table and the same model (bit for bit) with 1 and 2 workers,
+// alone and in the default search.
+func TestLearntNearestNeighbourWorkers(t *testing.T) {
+	x, y := synth(t, 5, 40, 3, 3, 2, 8, 0.3)
+	nnl := Setting{AllSetsLearned, model.InitSample, model.RelevanceGlobal, 0.05, 3}
+	for _, ss := range [][]Setting{{nnl}, DefaultSettings()} {
+		var results []*TuneResult
+		for _, w := range []int{1, 2} {
+			r, err := Tune(context.Background(), model.Config{Seed: 9}, ss, x, y, Options{Folds: 4, Seed: 2, Workers: w, Preferred: DefaultPreferred, Confidence: DefaultConfidence})
+			if err != nil {
+				t.Fatal(err)
+			}
+			results = append(results, r)
+		}
+		a, b := results[0], results[1]
+		if a.Best != b.Best {
+			t.Fatalf("best %d with 1 worker, %d with 2", a.Best, b.Best)
+		}
+		for i := range a.Table {
+			if !slices.Equal(a.Table[i].Folds, b.Table[i].Folds) {
+				t.Errorf("row %d (%s): folds %v with 1 worker, %v with 2", i, a.Table[i].Setting, a.Table[i].Folds, b.Table[i].Folds)
+			}
+		}
+		if string(modelBytes(t, a.Model)) != string(modelBytes(t, b.Model)) {
+			t.Errorf("%s: the retrained models differ between 1 and 2 workers", a.BestSetting())
+		}
+	}
+}
