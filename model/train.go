@@ -963,11 +963,17 @@ func (t *Trainer) updateExact(p *linalg.Dense, r StepResult) error {
 		t.v[1].CopyFrom(t.protos[r.Minus])
 	}
 	t.sideK, t.sideP = [2]int{r.Plus, r.Minus}, p
-	err := t.eng.Tasks(2, t.updateTask)
-	t.sideP = nil
-	if err != nil {
+	if t.setSolo || t.eng.Workers() == 1 {
+		// On the caller alone: one [W P] scratch, P copied once.
+		t.wpP[0].CopyFrom(p)
+		for side := range t.sideK {
+			t.updateWith(side, 0)
+		}
+	} else if err := t.eng.Tasks(2, t.updateTask); err != nil {
+		t.sideP = nil
 		return err
 	}
+	t.sideP = nil
 	for side, k := range [2]int{r.Plus, r.Minus} {
 		if !check[side] {
 			continue
@@ -986,12 +992,17 @@ func (t *Trainer) updateExact(p *linalg.Dense, r StepResult) error {
 // [W P] scratch (P = t.sideP, the step's sample), so that both winners
 // can be updated at once (engine.Tasks).
 func (t *Trainer) updateSide(side int) {
+	t.wpP[side].CopyFrom(t.sideP)
+	t.updateWith(side, side)
+}
+
+// updateWith is updateSide through scratch buf, whose P half is filled.
+func (t *Trainer) updateWith(side, buf int) {
 	d, dim := t.base.d, t.base.dim
 	dd := d * d
 	w := t.protos[t.sideK[side]]
-	t.wpP[side].CopyFrom(t.sideP)
-	t.wpW[side].CopyFrom(w)
-	kernels.AB(w.Data, w.Stride, t.wp[side], t.wpW[side].Stride, t.coef[2*side*dd:(2*side+2)*dd], d, dim, 2*d, d)
+	t.wpW[buf].CopyFrom(w)
+	kernels.AB(w.Data, w.Stride, t.wp[buf], t.wpW[buf].Stride, t.coef[2*side*dd:(2*side+2)*dd], d, dim, 2*d, d)
 }
 
 // driftEvery is the number of exact updates of a prototype after which
