@@ -12,6 +12,7 @@ import (
 
 	"github.com/grlgq/grlgq/dataset"
 	"github.com/grlgq/grlgq/internal/reference"
+	"github.com/grlgq/grlgq/kernels"
 	"github.com/grlgq/grlgq/linalg"
 	"github.com/grlgq/grlgq/model"
 	"github.com/grlgq/grlgq/subspace"
@@ -166,6 +167,8 @@ func BenchmarkTrainImageStep(b *testing.B) {
 // BenchmarkPredictSet: classify one image-set subspace (distances to every
 // prototype, nearest class, probabilities, margin). Ours: Predictor.PredictTo
 // into a reused Prediction with all cores; reference: PredictSet.
+// floor: the p projections Pᵀ W_k through kernels.AtB and nothing else,
+// the hardware floor of the call.
 func BenchmarkPredictSet(b *testing.B) {
 	const dim, d, p = 400, 5, 8
 	b.Run(fmt.Sprintf("D=%d,d=%d,p=%d", dim, d, p), func(b *testing.B) {
@@ -182,6 +185,16 @@ func BenchmarkPredictSet(b *testing.B) {
 			for b.Loop() {
 				if err := pr.PredictTo(&out, x); err != nil {
 					b.Fatal(err)
+				}
+			}
+		})
+		b.Run("floor", func(b *testing.B) {
+			m := make([]float64, d*d)
+			P := x.Basis
+			b.ReportAllocs()
+			for b.Loop() {
+				for _, w := range f.protos {
+					kernels.AtB(m, d, P.Data, P.Stride, w.Data, w.Stride, dim, d, d)
 				}
 			}
 		})

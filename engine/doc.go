@@ -37,6 +37,11 @@
 // single images), where splitting a call would move the updated
 // prototypes' cache lines between cores at every step.
 //
+// Tasks hands the caller's own small jobs to the same workers (a
+// training step factorises and updates its two winners as two tasks, one
+// per worker, right after a Distances call, while the workers still spin);
+// like chunks, a task a busy worker has not started is run by the caller.
+//
 // The batch forms (DistancesBatch, ImageDistancesBatch) split the samples
 // instead: each worker takes a contiguous range of samples against all
 // prototypes (one sample, or for images a block of 32, per chunk).

@@ -83,6 +83,7 @@ const (
 	jobImages
 	jobDistancesBatch
 	jobImagesBatch
+	jobTasks
 )
 
 type job struct {
@@ -94,7 +95,8 @@ type job struct {
 	x           []float64
 	xnorm       float64
 	ldx, n      int
-	nz          int // images: > 0 when only the nz listed pixels are read
+	nz          int         // images: > 0 when only the nz listed pixels are read
+	task        func(i int) // jobTasks: task i of n
 }
 
 // shard is one worker's fixed range of prototypes [lo, hi) and its
@@ -205,6 +207,38 @@ func shardStride(n, d int) int {
 // prototypes' cache lines to the worker's core and back at every step,
 // which costs more than the split saves when the call is small.
 func (e *Engine) SetSolo(on bool) { e.forceSolo = on }
+
+// Tasks runs task(0), ..., task(n-1) and returns when all have returned.
+// With more than one worker, task i < Workers() is handed to worker i
+// (task 0 to the caller) and, like any chunk, claimed by another
+// participant when its worker has not started it; with one worker, under
+// SetSolo(true), or while recent single-sample calls found no worker
+// running, the caller runs them all, in order. It is for the caller's own
+// work between two Distances calls (a training step's two winners), so
+// that it runs on workers that are still spinning from the last call.
+// The tasks must write disjoint memory and give the same result whoever
+// runs them (results then do not depend on the number of workers); they
+// must not call the engine. task is stored for the call only; passing a
+// func value made once (a method value kept by the caller) makes Tasks
+// allocation-free.
+func (e *Engine) Tasks(n int, task func(i int)) error {
+	if e.closed {
+		return ErrClosed
+	}
+	if n <= 0 {
+		return nil
+	}
+	if len(e.shards) == 1 || e.forceSolo || e.solo > 0 {
+		for i := 0; i < n; i++ {
+			task(i)
+		}
+		return nil
+	}
+	e.job = job{kind: jobTasks, n: n, task: task}
+	e.run()
+	e.job = job{}
+	return nil
+}
 
 // Prototype returns prototype k as a view into the engine's memory: dim x d
 // with the row stride of its shard's storage (the shard's prototypes side
@@ -361,8 +395,24 @@ func (e *Engine) chunks(w int) int {
 	case jobImagesBatch:
 		lo, hi := e.samples(w, e.job.n)
 		return (hi - lo + imageBlock - 1) / imageBlock
+	case jobTasks:
+		lo, hi := e.tasks(w, e.job.n)
+		return hi - lo
 	}
 	return 0
+}
+
+// tasks returns shard w's range of n tasks: with no more tasks than
+// shards, task i is shard i's (the caller runs task 0), else contiguous
+// ranges as for samples.
+func (e *Engine) tasks(w, n int) (lo, hi int) {
+	if n <= len(e.shards) {
+		if w < n {
+			return w, w + 1
+		}
+		return n, n
+	}
+	return e.samples(w, n)
 }
 
 // prepare sets shard s up for job q with n chunks (n < 2^32). Called by the
@@ -526,6 +576,9 @@ func (e *Engine) runChunk(ws *shard, o, c int) {
 		lo, hi := e.samples(o, j.n)
 		i0 := lo + c*imageBlock
 		at, err = e.imageBlock(ws, j.dist, j.x, j.ldx, i0, min(i0+imageBlock, hi))
+	case jobTasks:
+		lo, _ := e.tasks(o, j.n)
+		j.task(lo + c)
 	}
 	if err != nil && (ws.err == nil || at < ws.errAt) {
 		ws.err, ws.errAt = err, at

@@ -622,8 +622,8 @@ type Trainer struct {
 	weights []float64       // per class, 1 unless ClassWeights
 	epochs  int
 
-	dist, theta []float64 // p, p*d
-	small       *svd.Small
+	dist, theta []float64        // p, p*d
+	small       [2]*svd.Small    // per winner (side), so that both can be factorised at once
 	qp, qw      [2][]float64     // d x d, stride d
 	cs, th      [2][]float64     // cos θ and θ of the winners' factorisations
 	gv          [2][]float64     // ∂E/∂V± = U± diag(gv[±])
@@ -631,16 +631,24 @@ type Trainer struct {
 	coef        []float64        // update coefficients: 2 d x d per winner (exact), or B = Q_P diag(−η gv) Q_Wᵀ (general)
 	v           [2]*linalg.Dense // the winners before the update (rollback)
 	tmp         *linalg.Dense    // P B (general route)
-	wp          []float64        // D x 2d: [W P] (exact update)
-	wpW, wpP    *linalg.Dense    // its halves
+	wp          [2][]float64     // per winner, D x 2d: [W P] (exact update)
+	wpW, wpP    [2]*linalg.Dense // their halves
 	qs, ps, qt  []float64        // d x d scratch of exactCoefficients
 	orth        *linalg.Orthonormalizer
 	lamNew      []float64 // new relevances (d, or 2d for local: plus, minus)
 	updates     []int     // exact updates of each prototype since its last drift check
 	gram        []float64 // d x d: WᵀW of the drift check
 	reorths     int       // re-orthonormalisations by the drift check (for the tests)
-	imageSolo   bool      // StepImage's distances run on the caller alone (soloImageWork)
-	setSolo     bool      // Step's distances run on the caller alone (soloSetWork)
+	// The current step's winners (side 0 = W⁺, 1 = W⁻) and the errors
+	// of their factorisations, for the per-winner tasks run by the
+	// engine's workers (factorTask, updateTask: method values made once,
+	// so that handing them to engine.Tasks allocates nothing).
+	sideK                  [2]int
+	sideP                  *linalg.Dense // the step's sample, during updateExact's tasks
+	sideErr                [2]error
+	factorTask, updateTask func(side int)
+	imageSolo              bool // StepImage's distances run on the caller alone (soloImageWork)
+	setSolo                bool // Step's distances run on the caller alone (soloSetWork)
 	// StepImage: per winner, f and ‖Wᵀx‖ (coef = f Wᵀx), v = W q, the new
 	// column w and ‖w‖.
 	imgF, imgNorm, imgNu [2]float64
@@ -661,8 +669,9 @@ const soloImageWork = 1 << 20
 // shape (D=400, d=5, p=8: 80,000) is a few microseconds of work per
 // prototype, less than moving the two updated winners between cores costs
 // (BenchmarkEpoch/eth80: ours 4.0 ms against 3.2 ms on one worker before).
-// The bits are the same either way.
-const soloSetWork = 1 << 18
+// The bits are the same either way. (A variable for the tests, which
+// set 0 to split the steps of small shapes too.)
+var soloSetWork = 1 << 18
 
 // NewTrainer returns a Trainer starting at a copy of m, with the training
 // options of cfg (see Continue; class weights are 1).
@@ -690,11 +699,9 @@ func NewTrainer(m *Model, cfg Config) (*Trainer, error) {
 		epochs:    m.epochs,
 		dist:      make([]float64, p),
 		theta:     make([]float64, p*d),
-		small:     svd.NewSmall(d),
 		coef:      make([]float64, max(4*d*d, 2*d)),
 		orth:      linalg.NewOrthonormalizer(dim, d),
 		tmp:       linalg.NewDense(dim, d),
-		wp:        linalg.AlignedSlice(dim * wpStride(d)),
 		qs:        make([]float64, d*d),
 		ps:        make([]float64, d*d),
 		qt:        make([]float64, d*d),
@@ -705,8 +712,7 @@ func NewTrainer(m *Model, cfg Config) (*Trainer, error) {
 		imageSolo: p*dim*d < soloImageWork,
 		setSolo:   p*dim*d*d < soloSetWork,
 	}
-	t.wpW = linalg.NewDenseOn(dim, d, wpStride(d), t.wp)
-	t.wpP = linalg.NewDenseOn(dim, d, wpStride(d), t.wp[d:])
+	t.factorTask, t.updateTask = t.factorSide, t.updateSide
 	for k := range t.protos {
 		t.protos[k] = eng.Prototype(k)
 		t.protos[k].CopyFrom(m.protos[k])
@@ -718,6 +724,10 @@ func NewTrainer(m *Model, cfg Config) (*Trainer, error) {
 		t.qp[s] = make([]float64, d*d)
 		t.qw[s] = make([]float64, d*d)
 		t.cs[s] = make([]float64, d)
+		t.small[s] = svd.NewSmall(d)
+		t.wp[s] = linalg.AlignedSlice(dim * wpStride(d))
+		t.wpW[s] = linalg.NewDenseOn(dim, d, wpStride(d), t.wp[s])
+		t.wpP[s] = linalg.NewDenseOn(dim, d, wpStride(d), t.wp[s][d:])
 		t.th[s] = make([]float64, d)
 		t.gv[s] = make([]float64, d)
 		t.v[s] = linalg.NewDense(dim, d)
@@ -943,8 +953,6 @@ func (t *Trainer) exactCoefficients(r StepResult, eta float64) (bool, error) {
 // otherwise accumulate. A failing check (never seen: it would take a
 // collapsed column) restores both winners.
 func (t *Trainer) updateExact(p *linalg.Dense, r StepResult) error {
-	d, dim := t.base.d, t.base.dim
-	dd := d * d
 	var check [2]bool
 	for side, k := range [2]int{r.Plus, r.Minus} {
 		t.updates[k]++
@@ -954,12 +962,18 @@ func (t *Trainer) updateExact(p *linalg.Dense, r StepResult) error {
 		t.v[0].CopyFrom(t.protos[r.Plus])
 		t.v[1].CopyFrom(t.protos[r.Minus])
 	}
-	t.wpP.CopyFrom(p)
-	for side, k := range [2]int{r.Plus, r.Minus} {
-		w := t.protos[k]
-		t.wpW.CopyFrom(w)
-		kernels.AB(w.Data, w.Stride, t.wp, t.wpW.Stride, t.coef[2*side*dd:(2*side+2)*dd], d, dim, 2*d, d)
+	t.sideK, t.sideP = [2]int{r.Plus, r.Minus}, p
+	if t.setSolo || t.eng.Workers() == 1 {
+		// On the caller alone: one [W P] scratch, P copied once.
+		t.wpP[0].CopyFrom(p)
+		for side := range t.sideK {
+			t.updateWith(side, 0)
+		}
+	} else if err := t.eng.Tasks(2, t.updateTask); err != nil {
+		t.sideP = nil
+		return err
 	}
+	t.sideP = nil
 	for side, k := range [2]int{r.Plus, r.Minus} {
 		if !check[side] {
 			continue
@@ -971,6 +985,24 @@ func (t *Trainer) updateExact(p *linalg.Dense, r StepResult) error {
 		}
 	}
 	return nil
+}
+
+// updateSide is the exact update of winner side (0 = W⁺, 1 = W⁻, the
+// prototype t.sideK[side]): W ← [W P] [I + K; B] through that side's own
+// [W P] scratch (P = t.sideP, the step's sample), so that both winners
+// can be updated at once (engine.Tasks).
+func (t *Trainer) updateSide(side int) {
+	t.wpP[side].CopyFrom(t.sideP)
+	t.updateWith(side, side)
+}
+
+// updateWith is updateSide through scratch buf, whose P half is filled.
+func (t *Trainer) updateWith(side, buf int) {
+	d, dim := t.base.d, t.base.dim
+	dd := d * d
+	w := t.protos[t.sideK[side]]
+	t.wpW[buf].CopyFrom(w)
+	kernels.AB(w.Data, w.Stride, t.wp[buf], t.wpW[buf].Stride, t.coef[2*side*dd:(2*side+2)*dd], d, dim, 2*d, d)
 }
 
 // driftEvery is the number of exact updates of a prototype after which
@@ -1086,15 +1118,16 @@ func (t *Trainer) gradient(p *linalg.Dense, y int) (StepResult, error) {
 	plus, minus, dp, dm := r.Plus, r.Minus, r.DPlus, r.DMinus
 	s := dp + dm
 
-	// Factorise both projections; angles from this factorisation.
+	// Factorise both projections (one task per winner, run at once by
+	// the engine's workers); angles from this factorisation.
 	d := t.base.d
-	ld := t.eng.ProjStride()
-	for side, k := range [2]int{plus, minus} {
-		if err := t.small.Factorize(t.qp[side], d, t.cs[side], t.qw[side], d, t.eng.Projection(k), ld); err != nil {
+	t.sideK = [2]int{plus, minus}
+	if err := t.eng.Tasks(2, t.factorTask); err != nil {
+		return r, err
+	}
+	for _, err := range t.sideErr {
+		if err != nil {
 			return r, stepError("factorisation", err)
-		}
-		for i, cv := range t.cs[side][:d] {
-			t.th[side][i] = angle(cv)
 		}
 	}
 
@@ -1133,6 +1166,21 @@ func (t *Trainer) gradient(p *linalg.Dense, y int) (StepResult, error) {
 		}
 	}
 	return r, nil
+}
+
+// factorSide factorises the projection onto winner side (0 = W⁺, 1 = W⁻,
+// the prototype t.sideK[side]) into t.qp, t.cs, t.qw and the angles t.th
+// of that side, with that side's workspace; the error goes to
+// t.sideErr[side].
+func (t *Trainer) factorSide(side int) {
+	d := t.base.d
+	t.sideErr[side] = t.small[side].Factorize(t.qp[side], d, t.cs[side], t.qw[side], d, t.eng.Projection(t.sideK[side]), t.eng.ProjStride())
+	if t.sideErr[side] != nil {
+		return
+	}
+	for i, cv := range t.cs[side][:d] {
+		t.th[side][i] = angle(cv)
+	}
 }
 
 // normalise floors l at the relevance floor and rescales it to sum 1.

@@ -1,0 +1,57 @@
+package model
+
+import (
+	"bytes"
+	"context"
+	"testing"
+)
+
+// TestDeterministicSplitSteps: with every step split over the workers
+// (the distances, and the winners' factorisations and updates run as
+// engine tasks), 1, 2 and 8 workers give the bytes of the solo steps.
+func TestDeterministicSplitSteps(t *testing.T) {
+	xs, ys := synth(t, 5, 30, 4, 5, 8, 0.4)
+	train := func(workers int) []byte {
+		cfg := Config{Epochs: 4, Workers: workers, Seed: 11, PrototypesPerClass: 2, ValidationFraction: 0.25}
+		m, _, err := Train(context.Background(), cfg, xs, ys)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer m.Close()
+		return modelBytes(t, m)
+	}
+	want := train(2)
+	defer func(old int) { soloSetWork = old }(soloSetWork)
+	soloSetWork = 0
+	for _, w := range []int{1, 2, 8} {
+		if got := train(w); !bytes.Equal(got, want) {
+			t.Errorf("workers=%d, split steps: model bytes differ from the solo steps", w)
+		}
+	}
+}
+
+// TestSplitStepZeroAlloc: a step split over two workers (distances and
+// the winners' tasks) allocates nothing either.
+func TestSplitStepZeroAlloc(t *testing.T) {
+	defer func(old int) { soloSetWork = old }(soloSetWork)
+	soloSetWork = 0
+	xs, ys := synth(t, 8, 30, 4, 3, 4, 0.3)
+	m, err := Init(Config{PrototypesPerClass: 2}, xs, ys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, err := NewTrainer(m, Config{Workers: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tr.Close()
+	i := 0
+	if a := testing.AllocsPerRun(50, func() {
+		if _, err := tr.Step(xs[i%len(xs)].Basis, ys[i%len(xs)], 0.01, 1e-3); err != nil {
+			t.Fatal(err)
+		}
+		i++
+	}); a != 0 {
+		t.Errorf("split Step allocates %v times", a)
+	}
+}
