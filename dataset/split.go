@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+
+	"github.com/grlgq/grlgq/internal/folds"
 )
 
 // Split is one train/test partition of items (images, sets or bases),
@@ -76,26 +78,11 @@ func stratifiedKFold(labels []int, k int, seed uint64, rep int) ([]Split, error)
 	if k < 2 || k > n {
 		return nil, fmt.Errorf("dataset: %d-fold split of %d items: want 2 <= k <= %d", k, n, n)
 	}
-	rng := newRand(seed, streamKFold, rep)
-	fold := make([]int, n)
-	f := 0
-	for _, idx := range byClass(labels) {
-		idx = slices.Clone(idx)
-		rng.Shuffle(len(idx), func(i, j int) { idx[i], idx[j] = idx[j], idx[i] })
-		for _, i := range idx {
-			fold[i] = f
-			f = (f + 1) % k
-		}
-	}
+	fold := folds.Deal(n, byClass(labels), k, newRand(seed, streamKFold, rep))
+	test, train := folds.Parts(fold, k)
 	out := make([]Split, k)
-	for i, fi := range fold {
-		for j := range out {
-			if j == fi {
-				out[j].Test = append(out[j].Test, i)
-			} else {
-				out[j].Train = append(out[j].Train, i)
-			}
-		}
+	for j := range out {
+		out[j] = Split{Train: train[j], Test: test[j]}
 	}
 	return out, nil
 }

@@ -4,7 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
-	"slices"
+
+	"github.com/grlgq/grlgq/internal/folds"
 )
 
 // Sentinel errors, testable with errors.Is.
@@ -77,26 +78,11 @@ func stratifiedKFold(y []int, k int, seed uint64, rep int) ([]Fold, error) {
 			return nil, fmt.Errorf("selection: %w: class %d has %d sets, %d-fold cross-validation needs at least %d (use fewer folds)", ErrTooSmall, c, len(idx), k, k)
 		}
 	}
-	rng := rand.New(rand.NewPCG(seed, streamFolds+uint64(rep)))
-	fold := make([]int, len(y))
-	f := 0
-	for _, idx := range byClass {
-		idx = slices.Clone(idx)
-		rng.Shuffle(len(idx), func(i, j int) { idx[i], idx[j] = idx[j], idx[i] })
-		for _, i := range idx {
-			fold[i] = f
-			f = (f + 1) % k
-		}
-	}
+	fold := folds.Deal(len(y), byClass, k, rand.New(rand.NewPCG(seed, streamFolds+uint64(rep))))
+	val, train := folds.Parts(fold, k)
 	out := make([]Fold, k)
-	for i, fi := range fold {
-		for j := range out {
-			if j == fi {
-				out[j].Val = append(out[j].Val, i)
-			} else {
-				out[j].Train = append(out[j].Train, i)
-			}
-		}
+	for j := range out {
+		out[j] = Fold{Train: train[j], Val: val[j]}
 	}
 	return out, nil
 }
