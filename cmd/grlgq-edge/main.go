@@ -116,7 +116,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	lim := imageset.Limits{PixelsPerImage: *maxPixels, ImagesPerSet: *maxSetImages, TotalValues: *maxValues}
 	res, err := classify(*modelPath, fs.Arg(0), *width, *height, lim, stdin)
 	if err != nil {
-		fmt.Fprintf(stderr, "grlgq-edge: %v\n", limitHint(err))
+		fmt.Fprintf(stderr, "grlgq-edge: %v\n", imageset.FlagHint(err))
 		return 1
 	}
 	var out []byte
@@ -163,17 +163,6 @@ func (r *result) text() []byte {
 		fmt.Fprintf(&b, "distance %d class %d %s\n", k, r.Classes[k], g(d))
 	}
 	return b.Bytes()
-}
-
-// limitHint returns err's message, with a *imageset.LimitError's "(raise
-// max-pixels)" turned into "(raise it with -max-pixels)", the flag.
-func limitHint(err error) string {
-	msg := err.Error()
-	var le *imageset.LimitError
-	if errors.As(err, &le) {
-		msg = strings.Replace(msg, "(raise "+le.Limit+")", "(raise it with -"+le.Limit+")", 1)
-	}
-	return msg
 }
 
 // classify loads the model and the set and predicts, reading a folder of

@@ -51,7 +51,7 @@ const (
 // -max-file-bytes, the input budget of every loader, on fs with
 // dataset.DefaultLimits() as defaults. Their names are the Limit names of
 // dataset.LimitError, so that an error's "(raise max-pixels)" names a flag
-// (see limitHint).
+// (see imageset.FlagHint).
 func addLimitFlags(fs *flag.FlagSet, lim *dataset.Limits) {
 	d := dataset.DefaultLimits()
 	int64Var(fs, &lim.PixelsPerImage, imageset.LimitPixels, d.PixelsPerImage, 1, maxMaxPixels,
@@ -63,32 +63,6 @@ func addLimitFlags(fs *flag.FlagSet, lim *dataset.Limits) {
 	int64Var(fs, &lim.FileBytes, imageset.LimitFileBytes, d.FileBytes, 1, maxMaxFileBytes,
 		"input limit: bytes of one data file after decompression (gzip, MAT's zlib), or its size when stored raw")
 }
-
-// limitHint makes a *dataset.LimitError from the loaders name the flag
-// that raises it: "(raise max-pixels)" becomes "(raise it with
-// -max-pixels)". Other errors are returned as they are; the result still
-// matches what err matched (errors.Is, errors.As).
-func limitHint(err error) error {
-	var le *dataset.LimitError
-	if err == nil || !errors.As(err, &le) {
-		return err
-	}
-	old := "(raise " + le.Limit + ")"
-	msg := err.Error()
-	if !strings.Contains(msg, old) {
-		return err
-	}
-	return &hintError{msg: strings.Replace(msg, old, "(raise it with -"+le.Limit+")", 1), err: err}
-}
-
-// hintError is an error with a reworded message.
-type hintError struct {
-	msg string
-	err error
-}
-
-func (e *hintError) Error() string { return e.msg }
-func (e *hintError) Unwrap() error { return e.err }
 
 // Limits of the data flags: -image and -resize sides (as dataset.Size
 // parses them), -image's pixels (the loaders' per-image limit), and
@@ -160,11 +134,11 @@ func (f *dataFlags) load(ctx context.Context, fs *flag.FlagSet, workers int, mod
 		if ctx.Err() != nil {
 			return nil, fmt.Errorf("interrupted while loading %s: %w", f.spec, ctx.Err())
 		}
-		return nil, limitHint(fmt.Errorf("load %s: %w", f.spec, err))
+		return nil, imageset.FlagHint(fmt.Errorf("load %s: %w", f.spec, err))
 	}
 	if auto && ds.Width > 0 && ds.Height > 0 && (ds.Width != modelSize.Width || ds.Height != modelSize.Height) {
 		if ds, err = ds.ResizedContext(ctx, modelSize.Width, modelSize.Height, opt.Limits); err != nil {
-			return nil, limitHint(fmt.Errorf("load %s: resize to the model's %s: %w", f.spec, modelSize.String(), err))
+			return nil, imageset.FlagHint(fmt.Errorf("load %s: resize to the model's %s: %w", f.spec, modelSize.String(), err))
 		}
 	}
 	return ds, nil
