@@ -124,6 +124,8 @@
 // one class), ImageSubspaces (test images as 1-D subspaces) and
 // BasisSubspaces (npy). Splits: StratifiedKFold, RepeatedStratifiedKFold,
 // PerClassSplits, LeaveOneOut, and Holdout for a validation part carved out
-// of training data. Augmentation: Shifted (an image moved by whole pixels,
+// of training data; their stratified rules (dealing, counts and fractions
+// per class) live in internal/folds, shared with selection and
+// model.ValidationSplit, and each function seeds its own PCG stream. Augmentation: Shifted (an image moved by whole pixels,
 // edges replicated).
 package dataset

@@ -28,21 +28,15 @@ func newRand(seed uint64, stream, rep int) *rand.Rand {
 	return rand.New(rand.NewPCG(seed, uint64(stream)<<32|uint64(uint32(rep))))
 }
 
-// byClass lists the indices of each class in ascending order; it panics on
-// a negative label (a programmer error: loaders never produce one).
+// byClass is folds.ByClass; it panics with this package's name on a
+// negative label (a programmer error: loaders never produce one).
 func byClass(labels []int) [][]int {
-	k := 0
 	for _, l := range labels {
 		if l < 0 {
 			panic("dataset: negative label")
 		}
-		k = max(k, l+1)
 	}
-	c := make([][]int, k)
-	for i, l := range labels {
-		c[l] = append(c[l], i)
-	}
-	return c
+	return folds.ByClass(labels)
 }
 
 // StratifiedKFold partitions items 0..len(labels)-1 into k folds that keep
@@ -104,15 +98,7 @@ func PerClassSplits(labels []int, train, repeats int, seed uint64) ([]Split, err
 	}
 	out := make([]Split, repeats)
 	for r := range repeats {
-		rng := newRand(seed, streamPerClass, r)
-		for _, idx := range classes {
-			p := slices.Clone(idx)
-			rng.Shuffle(len(p), func(i, j int) { p[i], p[j] = p[j], p[i] })
-			out[r].Train = append(out[r].Train, p[:train]...)
-			out[r].Test = append(out[r].Test, p[train:]...)
-		}
-		slices.Sort(out[r].Train)
-		slices.Sort(out[r].Test)
+		out[r].Train, out[r].Test = folds.Take(classes, folds.PerClass(train), newRand(seed, streamPerClass, r))
 	}
 	return out, nil
 }
@@ -137,10 +123,11 @@ func LeaveOneOut(n int) ([]Split, error) {
 }
 
 // Holdout splits items (indices into labels, e.g. a Split's Train) into a
-// training part and a validation part that holds round(frac * n_c) items of
-// each class c, chosen with PCG seeded by seed; at least one item of every
-// class stays in training. Use it to select models on data other than the
-// test set. Needs 0 < frac < 1.
+// training part and a validation part, chosen with PCG seeded by seed, by
+// the fraction rule of internal/folds (the one model.ValidationSplit uses
+// too): a class of n >= 2 items gives round(frac·n) of them to validation,
+// at least one and at most n−1; a class of one item stays in training. Use
+// it to select models on data other than the test set. Needs 0 < frac < 1.
 func Holdout(labels, items []int, frac float64, seed uint64) (train, val []int, err error) {
 	if !(frac > 0 && frac < 1) {
 		return nil, nil, fmt.Errorf("dataset: holdout fraction %g, want 0 < frac < 1", frac)
@@ -152,20 +139,19 @@ func Holdout(labels, items []int, frac float64, seed uint64) (train, val []int, 
 		}
 		sub[i] = labels[it]
 	}
-	rng := newRand(seed, streamHoldout, 0)
-	for _, idx := range byClass(sub) {
-		p := slices.Clone(idx)
-		rng.Shuffle(len(p), func(i, j int) { p[i], p[j] = p[j], p[i] })
-		nv := min(int(frac*float64(len(p))+0.5), len(p)-1)
-		for k, i := range p {
-			if k < nv {
-				val = append(val, items[i])
-			} else {
-				train = append(train, items[i])
-			}
-		}
+	v, t := folds.Take(byClass(sub), folds.Fraction(frac), newRand(seed, streamHoldout, 0))
+	return pick(items, t), pick(items, v), nil
+}
+
+// pick returns items[i] for each i of at, ascending.
+func pick(items, at []int) []int {
+	if len(at) == 0 {
+		return nil
 	}
-	slices.Sort(train)
-	slices.Sort(val)
-	return train, val, nil
+	out := make([]int, len(at))
+	for j, i := range at {
+		out[j] = items[i]
+	}
+	slices.Sort(out)
+	return out
 }

@@ -156,3 +156,22 @@ func TestHoldout(t *testing.T) {
 		t.Fatal("frac=1: no error")
 	}
 }
+
+// Holdout follows the fraction rule of internal/folds: a class of two or
+// more items always gives at least one to validation (before that rule was
+// shared with model.ValidationSplit, round(0.2·2) = 0 gave none).
+func TestHoldoutSmallClass(t *testing.T) {
+	labels := []int{0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 2}
+	items := []int{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}
+	_, val, err := Holdout(labels, items, 0.2, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cnt := make([]int, 3)
+	for _, i := range val {
+		cnt[labels[i]]++
+	}
+	if cnt[0] != 1 || cnt[1] != 2 || cnt[2] != 0 {
+		t.Fatalf("validation class counts %v, want [1 2 0]", cnt)
+	}
+}

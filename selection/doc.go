@@ -11,8 +11,10 @@
 // StratifiedKFold deals each class's items, shuffled by a PCG stream of the
 // seed, to the folds in turn (continuing where the previous class stopped),
 // so fold sizes differ by at most one and every fold keeps the class
-// proportions. It is the same rule as dataset.StratifiedKFold; the copy
-// lives here because this package must not import a loader package.
+// proportions. The rule lives in internal/folds, the one home of the
+// stratified splits, which dataset.StratifiedKFold calls too (this package
+// must not import a loader package); the seed's stream and the checks are
+// this package's.
 // Every class needs at least K items, so that every fold's training part
 // holds every class (ErrTooSmall names the class).
 //
