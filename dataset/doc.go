@@ -18,9 +18,10 @@
 //   - CSV (LoadCSV): one image per line, pixels then the label, no header.
 //
 // IDX, CSV and npy files may be gzipped; gzip is recognised by its magic
-// bytes, not the file name. Load parses a command-line specification
-// (idx:IMAGES,LABELS, folder:DIR, mat:FILE, npy:DATA,LABELS, csv:FILE) and
-// Options.AddFlags registers the flags that go with it.
+// bytes, not the file name. Load parses a specification string
+// (idx:IMAGES,LABELS, folder:DIR, mat:FILE, npy:DATA,LABELS, csv:FILE,
+// see ParseSpec) and loads it with Options. The package knows no flags:
+// the command lines register their own for Options.
 //
 // The MAT, npy, IDX and CSV parsers are our own (the npy reader of
 // github.com/sbinet/npyio v0.6.0 panics on a malformed header, and no MAT

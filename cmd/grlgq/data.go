@@ -26,13 +26,29 @@ type dataFlags struct {
 
 func (f *dataFlags) addFlags(fs *flag.FlagSet) {
 	fs.StringVar(&f.spec, "data", "", "the data: "+specHelp)
-	f.opt.AddFlags(fs)
+	addOptionFlags(fs, &f.opt)
 	restrictFloat(fs, "pixel-max", &f.opt.PixelMax, 0, maxPixelMax, false, false)
 	restrictFloat(fs, "npy-tol", &f.opt.NPYTol, 0, 1, true, false)
 	fs.Var(&f.opt.Shape, "mat-image", "same as -image: native image size HxW of MAT/CSV data")
 	intVar(fs, &f.width, "width", 0, 0, maxSide, "resize images to this width (with -height; same as -resize HEIGHTxWIDTH; 0: no resize)")
 	intVar(fs, &f.height, "height", 0, 0, maxSide, "resize images to this height (with -width; 0: no resize)")
 	addLimitFlags(fs, &f.opt.Limits)
+}
+
+// addOptionFlags registers the flags of the loaders' options o on fs:
+// -image, -resize, -pixel-max, -mat-x, -mat-y, -mat-columns,
+// -mat-transpose, -csv-header, -npy-tol, -npy-reorth.
+func addOptionFlags(fs *flag.FlagSet, o *dataset.Options) {
+	fs.Var(&o.Shape, "image", "native image size HxW of MAT/CSV data (e.g. 32x32)")
+	fs.Var(&o.Resize, "resize", "resize images to HxW with Catmull-Rom (e.g. 20x20); pixels must be in [0,1]")
+	fs.Float64Var(&o.PixelMax, "pixel-max", 0, "divide MAT/CSV pixel values by this (e.g. 255); 0 keeps them")
+	fs.StringVar(&o.MATX, "mat-x", "fea", "MAT variable holding the images")
+	fs.StringVar(&o.MATY, "mat-y", "gnd", "MAT variable holding the labels")
+	fs.BoolVar(&o.MATColumns, "mat-columns", false, "MAT images are the columns of -mat-x (default: rows)")
+	fs.BoolVar(&o.MATTranspose, "mat-transpose", false, "MAT image pixels are in MATLAB column-major order; reorder to row-major (needs -image)")
+	fs.BoolVar(&o.CSVHeader, "csv-header", false, "skip the first line of CSV data")
+	fs.Float64Var(&o.NPYTol, "npy-tol", dataset.DefaultOrthoTol, "largest |BᵀB-I| entry accepted for an npy basis")
+	fs.BoolVar(&o.NPYReorthonormalize, "npy-reorth", false, "re-orthonormalise npy bases instead of rejecting them")
 }
 
 // Ranges of the -max-* flags (the loaders' Limits; the defaults are
