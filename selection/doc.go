@@ -3,8 +3,9 @@
 // a tuner that scores a grid of settings by inner cross-validation and
 // retrains the best one on all the training data (Tune). It is a tool over
 // the model package's estimator (scikit-learn's cross_val_score and
-// GridSearchCV), not a part of it: it imports model and subspace, never a
-// loader or anything with files.
+// GridSearchCV), not a part of it: it imports model, subspace and score
+// (which counts the correct validation sets), never a loader or anything
+// with files.
 //
 // # Folds
 //

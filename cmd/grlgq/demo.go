@@ -132,7 +132,7 @@ func runDemo(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	setScore := score(mod.NumClasses(), setSamples.labels, setPred)
+	setScore := scorePredictions(mod.NumClasses(), setSamples.labels, setPred)
 	imgSamples := &samples{kind: "image", ds: ds, images: testIdx}
 	for _, i := range testIdx {
 		imgSamples.labels = append(imgSamples.labels, ds.Labels[i])
@@ -143,7 +143,7 @@ func runDemo(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	imgScore := score(mod.NumClasses(), imgSamples.labels, imgPred)
+	imgScore := scorePredictions(mod.NumClasses(), imgSamples.labels, imgPred)
 
 	// The untrained baseline: class-wise PCA prototypes, λ = 1/d.
 	bcfg := cfg
@@ -157,7 +157,7 @@ func runDemo(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	baseScore := score(base.NumClasses(), imgSamples.labels, basePred)
+	baseScore := scorePredictions(base.NumClasses(), imgSamples.labels, basePred)
 
 	var pics []string
 	if plots != "" {
@@ -180,12 +180,12 @@ func runDemo(ctx context.Context, e *env, args []string) error {
 	wall := time.Since(t0)
 	if asJSON {
 		return writeJSON(e.stdout, map[string]any{
-			"accuracy":                jnum(imgScore.accuracy()),
-			"image_accuracy":          jnum(imgScore.accuracy()),
-			"set_accuracy":            jnum(setScore.accuracy()),
-			"baseline_image_accuracy": jnum(baseScore.accuracy()),
-			"n_test_images":           imgScore.n,
-			"n_test_sets":             setScore.n,
+			"accuracy":                jnum(imgScore.Accuracy()),
+			"image_accuracy":          jnum(imgScore.Accuracy()),
+			"set_accuracy":            jnum(setScore.Accuracy()),
+			"baseline_image_accuracy": jnum(baseScore.Accuracy()),
+			"n_test_images":           imgScore.N,
+			"n_test_sets":             setScore.N,
 			"n_train_sets":            train.Len(),
 			"m":                       m,
 			"subspace_dim":            mod.SubspaceDim(),
@@ -198,9 +198,9 @@ func runDemo(ctx context.Context, e *env, args []string) error {
 		})
 	}
 	fmt.Fprintf(text, "\ntest accuracy\n")
-	fmt.Fprintf(text, "  sets of %d digits   %s  (%d/%d; distance Σ λ_k θ_k²)\n", m, pct(setScore.accuracy()), setScore.correct, setScore.n)
-	fmt.Fprintf(text, "  single digits      %s  (%d/%d; distance θ_1², as the paper's MNIST test)\n", pct(imgScore.accuracy()), imgScore.correct, imgScore.n)
-	fmt.Fprintf(text, "  untrained baseline %s  (single digits; class-wise PCA prototypes, λ = 1/d)\n\n", pct(baseScore.accuracy()))
+	fmt.Fprintf(text, "  sets of %d digits   %s  (%d/%d; distance Σ λ_k θ_k²)\n", m, pct(setScore.Accuracy()), setScore.Correct, setScore.N)
+	fmt.Fprintf(text, "  single digits      %s  (%d/%d; distance θ_1², as the paper's MNIST test)\n", pct(imgScore.Accuracy()), imgScore.Correct, imgScore.N)
+	fmt.Fprintf(text, "  untrained baseline %s  (single digits; class-wise PCA prototypes, λ = 1/d)\n\n", pct(baseScore.Accuracy()))
 	relevanceText(text, mod)
 	for _, p := range pics {
 		fmt.Fprintf(text, "plot       %s\n", p)
