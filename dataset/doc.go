@@ -123,7 +123,10 @@
 // SetSubspaces (image-set data: ETH-80, videos), GroupSubspaces (image
 // classification: training subspaces from shuffled groups of m images of
 // one class), ImageSubspaces (test images as 1-D subspaces) and
-// BasisSubspaces (npy). Splits: StratifiedKFold, RepeatedStratifiedKFold,
+// BasisSubspaces (npy); TrainingSubspaces and TestSamples choose among
+// them by the kind of data, as a trained classifier is trained and tested
+// on it, and Dataset.ClassMap maps the data's classes to a classifier's by
+// name (the package never sees a model: it takes the names). Splits: StratifiedKFold, RepeatedStratifiedKFold,
 // PerClassSplits, LeaveOneOut, and Holdout for a validation part carved out
 // of training data; their stratified rules (dealing, counts and fractions
 // per class) live in internal/folds, shared with selection and
