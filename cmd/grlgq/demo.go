@@ -7,25 +7,18 @@ import (
 	"runtime"
 	"time"
 
-	"github.com/grlgq/grlgq/dataset"
 	"github.com/grlgq/grlgq/internal/demo"
+	"github.com/grlgq/grlgq/internal/demo/protocol"
 	"github.com/grlgq/grlgq/model"
 )
 
-// The demo's protocol: a stratified 70/30 split of the digit images; the
-// training images become sets of demoM random same-class digits; test
-// accuracy is given for sets of demoM test digits and for single test
-// digits (θ_1, as the paper's MNIST experiment).
+// The demo's protocol is package internal/demo/protocol.
 const (
-	maxDemoM     = 100 // -m: a class has about 125 training digits
-	demoM        = 10
-	demoD        = 4
-	demoTestFrac = 0.3
+	maxDemoM = protocol.MaxM
+	demoM    = protocol.M
 )
 
-func demoDefaults() model.Config {
-	return model.Config{SubspaceDim: demoD, PrototypesPerClass: 3, Epochs: 30, Eta: 0.05, Gamma: 1e-4, Init: model.InitSample}
-}
+func demoDefaults() model.Config { return protocol.Config() }
 
 func runDemo(ctx context.Context, e *env, args []string) error {
 	fs := newFlagSet("demo")
@@ -87,28 +80,11 @@ func runDemo(ctx context.Context, e *env, args []string) error {
 		text = e.stdout
 	}
 	t0 := time.Now()
-	ds, err := demoDataset()
-	if err != nil {
-		return err
-	}
-	all := make([]int, len(ds.Images))
-	for i := range all {
-		all[i] = i
-	}
-	trainIdx, testIdx, err := dataset.Holdout(ds.Labels, all, demoTestFrac, cfg.Seed)
-	if err != nil {
-		return err
-	}
-	// Test and training images are disjoint; test sets use their own
-	// shuffle (seed+1) so they are not the training grouping's twins.
-	train, err := dataset.GroupSubspaces(ds, trainIdx, dataset.GroupOptions{M: m, D: cfg.SubspaceDim, Seed: cfg.Seed, Workers: cfg.Workers})
+	data, err := protocol.Prepare(m, cfg.SubspaceDim, cfg.Seed, cfg.Workers)
 	if err != nil {
 		return setError(err, cfg.SubspaceDim)
 	}
-	testSets, err := dataset.GroupSubspaces(ds, testIdx, dataset.GroupOptions{M: m, D: cfg.SubspaceDim, Seed: cfg.Seed + 1, Workers: cfg.Workers})
-	if err != nil {
-		return setError(err, cfg.SubspaceDim)
-	}
+	ds, trainIdx, testIdx, train, testSets := data.Digits, data.TrainIdx, data.TestIdx, data.Train, data.TestSets
 	cfg.ClassNames = ds.Classes
 
 	fmt.Fprintf(text, "GRLGQ demo: handwritten digits as image sets, classified by prototype subspaces\n\n")
@@ -146,9 +122,7 @@ func runDemo(ctx context.Context, e *env, args []string) error {
 	imgScore := scorePredictions(mod.NumClasses(), imgSamples.labels, imgPred)
 
 	// The untrained baseline: class-wise PCA prototypes, λ = 1/d.
-	bcfg := cfg
-	bcfg.Init, bcfg.PrototypesPerClass, bcfg.Relevance = model.InitPCA, 1, model.RelevanceNone
-	base, err := model.Init(bcfg, train.Subs, train.Labels)
+	base, err := data.Baseline(cfg)
 	if err != nil {
 		return fmt.Errorf("baseline: %w", err)
 	}
@@ -211,25 +185,4 @@ func runDemo(ctx context.Context, e *env, args []string) error {
 	fmt.Fprintf(text, "\ndone in %s (training %s, %d CPU(s)). Next: grlgq demo -export-data digits.csv.gz, then grlgq train / eval / explain on it.\n",
 		roundDur(wall), roundDur(res.wall), runtime.GOMAXPROCS(0))
 	return nil
-}
-
-// demoDataset wraps the embedded digits as a data set.
-func demoDataset() (*dataset.Dataset, error) {
-	x, y, err := demo.Digits()
-	if err != nil {
-		return nil, err
-	}
-	ds := &dataset.Dataset{
-		Source:  "embedded UCI digits",
-		Classes: []string{"0", "1", "2", "3", "4", "5", "6", "7", "8", "9"},
-		Labels:  y,
-		Dim:     demo.DigitWidth * demo.DigitHeight,
-		Width:   demo.DigitWidth,
-		Height:  demo.DigitHeight,
-		Images:  x,
-	}
-	if err := ds.Validate(); err != nil {
-		return nil, err
-	}
-	return ds, nil
 }
