@@ -244,18 +244,19 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 	if err := tn.check(fs, images, hf.copies > 0, groups); err != nil {
 		return err
 	}
-	if shift > 0 && !images {
-		return usagef(fs, "-shift %d needs -images", shift)
-	}
-	if images && (hf.copies > 0 || isSet(fs, "m") || isSet(fs, "groupings") || skipBad) {
-		return usagef(fs, "-images trains on the single images: it takes no -m, -groupings, -hard-copies or -skip-bad")
-	}
-	if sp, err := dataset.ParseSpec(df.spec); err == nil {
-		if images && (sp.Scheme == "folder" || sp.Scheme == "npy") {
-			return usagef(fs, "-images needs single-image data (idx, csv, mat): %s data are image sets or bases", sp.Scheme)
-		}
-		if hf.copies > 0 && (sp.Scheme == "folder" || sp.Scheme == "npy") {
-			return usagef(fs, "-hard-copies needs single-image data (idx, csv, mat): %s data are image sets or bases", sp.Scheme)
+	sp, _ := dataset.ParseSpec(df.spec) // parsed by df.check
+	notImages := sp.Scheme == "folder" || sp.Scheme == "npy"
+	for _, c := range []struct {
+		bad bool
+		msg string
+	}{ // the flag combinations train refuses, in this order
+		{shift > 0 && !images, fmt.Sprintf("-shift %d needs -images", shift)},
+		{images && (hf.copies > 0 || isSet(fs, "m") || isSet(fs, "groupings") || skipBad), "-images trains on the single images: it takes no -m, -groupings, -hard-copies or -skip-bad"},
+		{images && notImages, "-images needs single-image data (idx, csv, mat): " + sp.Scheme + " data are image sets or bases"},
+		{hf.copies > 0 && notImages, "-hard-copies needs single-image data (idx, csv, mat): " + sp.Scheme + " data are image sets or bases"},
+	} {
+		if c.bad {
+			return usagef(fs, "%s", c.msg)
 		}
 	}
 	// The files: inputs, then outputs, all checked before any work.
