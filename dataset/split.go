@@ -43,7 +43,9 @@ func byClass(labels []int) [][]int {
 // the class proportions, and returns k splits (fold f is the test set of
 // split f). Each class is shuffled (PCG seeded by seed) and dealt to the
 // folds in turn, continuing where the previous class stopped, so fold sizes
-// differ by at most one. Needs 2 <= k <= len(labels).
+// differ by at most one (internal/folds, the rule selection uses too).
+// Needs 2 <= k <= len(labels) and every class 0..max(labels) to have at
+// least k items, so that every fold tests every class.
 func StratifiedKFold(labels []int, k int, seed uint64) ([]Split, error) {
 	return stratifiedKFold(labels, k, seed, 0)
 }
@@ -72,7 +74,11 @@ func stratifiedKFold(labels []int, k int, seed uint64, rep int) ([]Split, error)
 	if k < 2 || k > n {
 		return nil, fmt.Errorf("dataset: %d-fold split of %d items: want 2 <= k <= %d", k, n, n)
 	}
-	fold := folds.Deal(n, byClass(labels), k, newRand(seed, streamKFold, rep))
+	classes := byClass(labels)
+	if c, size := folds.TooSmall(classes, k); c >= 0 {
+		return nil, fmt.Errorf("dataset: %d-fold split: class %d has %d items, needs at least %d", k, c, size, k)
+	}
+	fold := folds.Deal(n, classes, k, newRand(seed, streamKFold, rep))
 	test, train := folds.Parts(fold, k)
 	out := make([]Split, k)
 	for j := range out {

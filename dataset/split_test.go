@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -173,5 +174,20 @@ func TestHoldoutSmallClass(t *testing.T) {
 	}
 	if cnt[0] != 1 || cnt[1] != 2 || cnt[2] != 0 {
 		t.Fatalf("validation class counts %v, want [1 2 0]", cnt)
+	}
+}
+
+// A class smaller than k is refused, as selection.StratifiedKFold refuses
+// it (internal/folds.TooSmall): before the rule was shared, dataset dealt
+// it to fewer than k folds.
+func TestStratifiedKFoldSmallClass(t *testing.T) {
+	if _, err := StratifiedKFold(labelsOf(10, 3), 4, 1); err == nil || !strings.Contains(err.Error(), "class 1 has 3 items") {
+		t.Fatalf("class of 3 for 4 folds: %v", err)
+	}
+	if _, err := StratifiedKFold([]int{0, 0, 2, 2}, 2, 1); err == nil || !strings.Contains(err.Error(), "class 1 has 0 items") {
+		t.Fatalf("empty class: %v", err)
+	}
+	if _, err := StratifiedKFold(labelsOf(4, 4), 4, 1); err != nil {
+		t.Fatal(err)
 	}
 }

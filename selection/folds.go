@@ -68,10 +68,8 @@ func stratifiedKFold(y []int, k int, seed uint64, rep int) ([]Fold, error) {
 		}
 	}
 	byClass := folds.ByClass(y)
-	for c, idx := range byClass {
-		if len(idx) < k {
-			return nil, fmt.Errorf("selection: %w: class %d has %d sets, %d-fold cross-validation needs at least %d (use fewer folds)", ErrTooSmall, c, len(idx), k, k)
-		}
+	if c, size := folds.TooSmall(byClass, k); c >= 0 {
+		return nil, fmt.Errorf("selection: %w: class %d has %d sets, %d-fold cross-validation needs at least %d (use fewer folds)", ErrTooSmall, c, size, k, k)
 	}
 	fold := folds.Deal(len(y), byClass, k, rand.New(rand.NewPCG(seed, streamFolds+uint64(rep))))
 	val, train := folds.Parts(fold, k)

@@ -12,8 +12,12 @@
 //   - k-fold (Deal, Parts): each class is shuffled and dealt to folds 0, 1,
 //     ..., k-1, 0, ... in turn, continuing where the previous class stopped,
 //     so fold sizes differ by at most one and every fold keeps the class
-//     proportions. A class smaller than k misses some folds; with k > n
-//     some folds are empty (Parts returns nil held parts for them).
+//     proportions. The k-folds of dataset and selection need 2 <= k and
+//     every class 0..max(label) to have at least k items (TooSmall finds
+//     the first that has not), so that every fold holds every class and no
+//     fold is empty. Deal itself accepts any input: a class smaller than k
+//     misses some folds, and with k > n some folds are empty (Parts returns
+//     nil held parts for them).
 //   - fixed counts per class (Take with PerClass): the first count items of
 //     each shuffled class are taken, the others left; a class with no more
 //     than count items is taken whole.
@@ -105,6 +109,18 @@ func Deal(n int, byClass [][]int, k int, rng *rand.Rand) (fold []int) {
 		}
 	}
 	return fold
+}
+
+// TooSmall returns the first class of byClass with fewer than k items
+// (an empty class included), and its size; class is -1 when every class
+// has k or more.
+func TooSmall(byClass [][]int, k int) (class, size int) {
+	for c, idx := range byClass {
+		if len(idx) < k {
+			return c, len(idx)
+		}
+	}
+	return -1, 0
 }
 
 // Parts returns, for each of the k folds, the items in it (held out) and

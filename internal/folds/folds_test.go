@@ -159,3 +159,15 @@ func TestByClass(t *testing.T) {
 	}()
 	ByClass([]int{0, -1})
 }
+
+func TestTooSmall(t *testing.T) {
+	by := [][]int{{0, 1, 2}, {3, 4}, nil, {5}}
+	for _, c := range []struct{ k, class, size int }{{1, 2, 0}, {2, 2, 0}, {3, 1, 2}} {
+		if cl, n := TooSmall(by, c.k); cl != c.class || n != c.size {
+			t.Errorf("TooSmall(k=%d) = %d, %d, want %d, %d", c.k, cl, n, c.class, c.size)
+		}
+	}
+	if cl, _ := TooSmall(by[:2], 2); cl != -1 {
+		t.Errorf("TooSmall = %d, want -1", cl)
+	}
+}
