@@ -6,16 +6,12 @@ import (
 	"math"
 	"unsafe"
 
-	"github.com/grlgq/grlgq/kernels"
-	"github.com/klauspost/cpuid/v2"
+	"github.com/grlgq/grlgq/internal/cpu"
 )
 
-// hasAVX2 reports whether the CPU supports the AVX2 kernel (AVX2 and FMA3).
-var hasAVX2 = cpuid.CPU.Supports(cpuid.AVX, cpuid.AVX2, cpuid.FMA3)
-
-// useAVX2 selects the AVX2 batch kernel where the AVX-512 one is not used,
-// unless kernels.EnvVar asks for the generic code. Tests flip it.
-var useAVX2 = hasAVX2 && kernels.Implementation() != "generic"
+// useAVX2 selects the AVX2 batch kernel where the AVX-512 one is not used:
+// the decision of package internal/cpu. Tests flip it.
+var useAVX2 = cpu.AVX2
 
 // lanes4 is the number of float64 in a YMM register: matrices per group of
 // the AVX2 kernel.

@@ -7,17 +7,13 @@ import (
 	"math/bits"
 	"unsafe"
 
-	"github.com/grlgq/grlgq/kernels"
-	"github.com/klauspost/cpuid/v2"
+	"github.com/grlgq/grlgq/internal/cpu"
 )
 
-// hasAVX512 reports whether the CPU (and OS) support the AVX-512 subset the
-// kernels use (AVX512F only).
-var hasAVX512 = cpuid.CPU.Supports(cpuid.AVX512F)
-
-// useAVX512 selects the AVX-512 kernels, unless kernels.EnvVar caps the
-// implementation below AVX-512. Tests flip it to run the pure-Go path too.
-var useAVX512 = hasAVX512 && kernels.Implementation() == "avx512"
+// useAVX512 selects the AVX-512 kernels: the decision of package
+// internal/cpu, which package kernels follows too. Tests flip it to run the
+// pure-Go path too.
+var useAVX512 = cpu.AVX512
 
 // useAVX512Possible reports whether useAVX512 can ever be true (workspace
 // for the asm path is allocated only then).
