@@ -1221,18 +1221,6 @@ func addTo(dst, src *linalg.Dense) {
 	}
 }
 
-// stepError wraps a numerical error of a step with the matching sentinel.
-func stepError(what string, err error) error {
-	switch {
-	case errors.Is(err, svd.ErrNotFinite), errors.Is(err, linalg.ErrNotFinite), errors.Is(err, engine.ErrNotFinite):
-		return fmt.Errorf("model: %s: %w: %w", what, ErrNotFinite, err)
-	case errors.Is(err, engine.ErrShape), errors.Is(err, engine.ErrZeroImage):
-		return fmt.Errorf("model: %s: %w: %w", what, ErrData, err)
-	default:
-		return fmt.Errorf("model: %s: %w: %w", what, ErrNumerical, err)
-	}
-}
-
 // accuracy returns the fraction of sets whose nearest prototype (ties to
 // the lowest index) has their label, with the current prototypes.
 func (t *Trainer) accuracy(dist []float64, x []*linalg.Dense, y []int) (float64, error) {

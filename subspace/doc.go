@@ -6,7 +6,8 @@
 // Subspace keeps P (D x d, orthonormal columns) and, when it came from a set,
 // the first d singular values Λ and right singular vectors R (m x d), which
 // the explanation of a decision needs (image contributions M = R Λ⁻¹ Q_P).
-// A single image x is the 1-D subspace x/‖x‖.
+// A single image x is the 1-D subspace x/‖x‖, with ‖x‖ from linalg.Norm
+// (the engine's norm, so it matches PredictImage's angles).
 //
 // A Converter owns the SVD workspace for one (D, m) shape and allocates only
 // the Subspace it returns; it is not safe for concurrent use. This package

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/grlgq/grlgq/internal/numerr"
 	"github.com/grlgq/grlgq/linalg"
 	"github.com/grlgq/grlgq/svd"
 )
@@ -14,8 +15,10 @@ var (
 	ErrTooFewImages = errors.New("subspace: image set has fewer images than the subspace dimension")
 	// ErrRankDeficient: the set spans fewer than d dimensions.
 	ErrRankDeficient = errors.New("subspace: image set has rank below the subspace dimension")
-	// ErrNotFinite: a pixel is NaN or ±Inf.
-	ErrNotFinite = errors.New("subspace: image set has NaN or Inf pixels")
+	// ErrNotFinite: a pixel is NaN or ±Inf. It is the module's one "not
+	// finite" sentinel, the same value as linalg.ErrNotFinite,
+	// svd.ErrNotFinite, engine.ErrNotFinite and model.ErrNotFinite.
+	ErrNotFinite = numerr.ErrNotFinite
 	// ErrZeroImage: a single image has zero norm.
 	ErrZeroImage = errors.New("subspace: image is all zero")
 )
@@ -86,9 +89,9 @@ func (c *Converter) FromSet(x *linalg.Dense) (*Subspace, error) {
 		return nil, fmt.Errorf("subspace: set is %dx%d, converter expects %dx%d", x.Rows, x.Cols, c.rows, c.cols)
 	}
 	for r := 0; r < x.Rows; r++ {
-		for _, v := range x.Row(r) {
+		for j, v := range x.Row(r) {
 			if math.IsNaN(v) || math.IsInf(v, 0) {
-				return nil, ErrNotFinite
+				return nil, fmt.Errorf("subspace: %w: pixel %d of image %d is %v", ErrNotFinite, r, j, v)
 			}
 		}
 	}
@@ -129,22 +132,16 @@ func (c *Converter) FromSet(x *linalg.Dense) (*Subspace, error) {
 }
 
 // FromImage returns the 1-D subspace x/‖x‖ of a single image of D pixels.
+// ‖x‖ is linalg.Norm, the engine's (so x/‖x‖ here and PredictImage's
+// angles use the same norm).
 func FromImage(x []float64) (*Subspace, error) {
-	var ss, scale float64
-	for _, v := range x {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return nil, ErrNotFinite
-		}
-		scale = math.Max(scale, math.Abs(v))
+	nrm, err := linalg.Norm(x)
+	if err != nil {
+		return nil, fmt.Errorf("subspace: image: %w", err)
 	}
-	if scale == 0 {
+	if nrm == 0 {
 		return nil, ErrZeroImage
 	}
-	for _, v := range x {
-		t := v / scale
-		ss += float64(t * t)
-	}
-	nrm := scale * math.Sqrt(ss)
 	b := linalg.NewDense(len(x), 1)
 	for r, v := range x {
 		b.Data[r*b.Stride] = v / nrm

@@ -225,7 +225,7 @@ func (w *Batch) valuesAVX2(s []float64, lds int, a []float64, lda, step, k int) 
 		for i := 0; i < k; i++ {
 			v := a[i*step]
 			if !(math.Abs(v) <= math.MaxFloat64) {
-				return &BatchError{Index: i, Err: ErrNotFinite}
+				return &BatchError{Index: i, Err: errNotFinite}
 			}
 			s[i*lds] = math.Abs(v)
 		}
@@ -234,7 +234,7 @@ func (w *Batch) valuesAVX2(s []float64, lds int, a []float64, lda, step, k int) 
 	for i0 := 0; i0 < k; i0 += lanes4 {
 		cnt := min(lanes4, k-i0)
 		if bad := x.load(n, a[i0*step:], lda, step, cnt); bad >= 0 {
-			return &BatchError{Index: i0 + bad, Err: ErrNotFinite}
+			return &BatchError{Index: i0 + bad, Err: errNotFinite}
 		}
 		if mask := jacobi4AVX2(&x.g[0], n, 0, &x.poff[0], x.ppr, x.rounds, &x.params, &x.norms[0], &x.scratch[0], MaxSweeps); mask&(1<<cnt-1) != 0 {
 			for l := 0; l < cnt; l++ {

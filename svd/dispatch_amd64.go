@@ -91,7 +91,7 @@ func (w *Batch) valuesAVX512(s []float64, lds int, a []float64, lda, step, k int
 		for i := 0; i < k; i++ {
 			v := a[i*step]
 			if !(math.Abs(v) <= math.MaxFloat64) {
-				return &BatchError{Index: i, Err: ErrNotFinite}
+				return &BatchError{Index: i, Err: errNotFinite}
 			}
 			s[i*lds] = math.Abs(v)
 		}
@@ -103,7 +103,7 @@ func (w *Batch) valuesAVX512(s []float64, lds int, a []float64, lda, step, k int
 	for i0 := 0; i0 < k; i0 += lanes {
 		cnt := min(lanes, k-i0)
 		if bad := load8AVX512(&x.g[0], &a[i0*step], &x.offs, n, lda, 1<<cnt-1, &x.params); bad != 0 {
-			return &BatchError{Index: i0 + bits.TrailingZeros64(bad), Err: ErrNotFinite}
+			return &BatchError{Index: i0 + bits.TrailingZeros64(bad), Err: errNotFinite}
 		}
 		if mask := jacobi8AVX512(&x.g[0], n, &x.poff[0], x.ppr, x.rounds, &x.params, &x.norms[0], MaxSweeps); mask&(1<<cnt-1) != 0 {
 			return &BatchError{Index: i0 + bits.TrailingZeros64(mask), Err: ErrNoConvergence}
