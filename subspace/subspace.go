@@ -51,6 +51,7 @@ type Converter struct {
 	tall          *svd.Tall
 	u, v          *linalg.Dense
 	s             []float64
+	x             *linalg.Dense // FromImages' D x m set, made at its first call
 }
 
 // NewConverter returns a converter for D x m sets and subspace dimension d.
@@ -80,6 +81,45 @@ func NewConverter(dim, m, d int) (*Converter, error) {
 	}
 	c.s = make([]float64, min(dim, m))
 	return c, nil
+}
+
+// FromImages returns the subspace of the image set whose images (each of
+// D pixels) are imgs[0], ..., imgs[m-1]: the D x m set with image k as
+// column k (in the converter's own matrix), then FromSet. This is the one
+// place where images become a set matrix; the images are not modified.
+func (c *Converter) FromImages(imgs [][]float64) (*Subspace, error) {
+	if len(imgs) != c.cols {
+		return nil, fmt.Errorf("subspace: %d images, converter expects %d", len(imgs), c.cols)
+	}
+	for k, img := range imgs {
+		if len(img) != c.rows {
+			return nil, fmt.Errorf("subspace: image %d has %d pixels, converter expects %d", k, len(img), c.rows)
+		}
+	}
+	if c.x == nil {
+		c.x = linalg.NewDense(c.rows, c.cols)
+	}
+	x := c.x
+	for k, img := range imgs {
+		for r, v := range img {
+			x.Data[r*x.Stride+k] = v
+		}
+	}
+	return c.FromSet(x)
+}
+
+// FromImages returns the d-dimensional subspace of the image set imgs (m
+// images of D pixels, m >= 1): NewConverter(D, m, d), then its FromImages.
+// Callers converting many sets of one shape keep a Converter instead.
+func FromImages(imgs [][]float64, d int) (*Subspace, error) {
+	if len(imgs) == 0 {
+		return nil, fmt.Errorf("subspace: empty image set")
+	}
+	c, err := NewConverter(len(imgs[0]), len(imgs), d)
+	if err != nil {
+		return nil, err
+	}
+	return c.FromImages(imgs)
 }
 
 // FromSet returns the subspace of the D x m image set x (one image per
