@@ -13,6 +13,9 @@
 // FromImages for a single set) puts image k in column k of the D x m
 // matrix and calls FromSet. A Converter owns the SVD workspace and that
 // matrix for one (D, m) shape and allocates only the Subspace it returns
-// (after its first call); it is not safe for concurrent use. This package
+// (after its first call); it is not safe for concurrent use.
+//
+// A set or image of the wrong shape (rows, columns, stride, length) is a
+// returned error, never a panic: the arguments are a caller's data. This package
 // imports svd and linalg and nothing that reads files.
 package subspace

@@ -63,3 +63,22 @@ func TestFromImages(t *testing.T) {
 		t.Error("no images: no error")
 	}
 }
+
+// TestFromSetShape: a malformed set is an error, not a panic.
+func TestFromSetShape(t *testing.T) {
+	c, err := NewConverter(6, 3, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	good := linalg.NewDense(6, 3)
+	for _, x := range []*linalg.Dense{
+		nil,
+		linalg.NewDense(6, 2),
+		{Rows: 6, Cols: 3, Stride: 2, Data: good.Data},
+		{Rows: 6, Cols: 3, Stride: good.Stride, Data: good.Data[:5*good.Stride+2]},
+	} {
+		if _, err := c.FromSet(x); err == nil {
+			t.Errorf("%+v: no error", x)
+		}
+	}
+}

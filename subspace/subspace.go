@@ -125,8 +125,11 @@ func FromImages(imgs [][]float64, d int) (*Subspace, error) {
 // FromSet returns the subspace of the D x m image set x (one image per
 // column). x is not modified.
 func (c *Converter) FromSet(x *linalg.Dense) (*Subspace, error) {
-	if x.Rows != c.rows || x.Cols != c.cols {
-		return nil, fmt.Errorf("subspace: set is %dx%d, converter expects %dx%d", x.Rows, x.Cols, c.rows, c.cols)
+	if x == nil || x.Rows != c.rows || x.Cols != c.cols {
+		return nil, fmt.Errorf("subspace: set is %s, converter expects %dx%d", shape(x), c.rows, c.cols)
+	}
+	if x.Stride < x.Cols || len(x.Data) < (x.Rows-1)*x.Stride+x.Cols {
+		return nil, fmt.Errorf("subspace: set of %dx%d has stride %d and %d values", x.Rows, x.Cols, x.Stride, len(x.Data))
 	}
 	for r := 0; r < x.Rows; r++ {
 		for j, v := range x.Row(r) {
@@ -193,4 +196,12 @@ func copyCols(dst, src *linalg.Dense, d int) {
 	for r := 0; r < dst.Rows; r++ {
 		copy(dst.Row(r)[:d], src.Row(r)[:d])
 	}
+}
+
+// shape describes x for an error message.
+func shape(x *linalg.Dense) string {
+	if x == nil {
+		return "nil"
+	}
+	return fmt.Sprintf("%dx%d", x.Rows, x.Cols)
 }
