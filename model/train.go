@@ -266,6 +266,9 @@ func checkData(cfg *Config, x []*subspace.Subspace, y []int, dim, d, classes int
 		if b.Rows != dim || b.Cols != d {
 			return 0, 0, 0, fmt.Errorf("model: %w: set %d has a %d x %d basis, want %d x %d", ErrData, i, b.Rows, b.Cols, dim, d)
 		}
+		if b.Stride < b.Cols || len(b.Data) < (b.Rows-1)*b.Stride+b.Cols {
+			return 0, 0, 0, fmt.Errorf("model: %w: set %d: basis of %d x %d has stride %d and %d values", ErrData, i, b.Rows, b.Cols, b.Stride, len(b.Data))
+		}
 		if err := b.Validate(); err != nil {
 			return 0, 0, 0, fmt.Errorf("model: set %d: %w: %v", i, ErrNotFinite, err)
 		}
