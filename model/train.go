@@ -238,6 +238,9 @@ func checkData(cfg *Config, x []*subspace.Subspace, y []int, dim, d, classes int
 		if b.Rows != dim || b.Cols != d {
 			return 0, 0, 0, fmt.Errorf("model: %w: set %d has a %d x %d basis, want %d x %d", ErrData, i, b.Rows, b.Cols, dim, d)
 		}
+		if b.Stride < b.Cols || len(b.Data) < (b.Rows-1)*b.Stride+b.Cols {
+			return 0, 0, 0, fmt.Errorf("model: %w: set %d: basis of %d x %d has stride %d and %d values", ErrData, i, b.Rows, b.Cols, b.Stride, len(b.Data))
+		}
 		if err := b.Validate(); err != nil {
 			return 0, 0, 0, fmt.Errorf("model: set %d: %w: %v", i, ErrNotFinite, err)
 		}
@@ -1190,18 +1193,6 @@ func addTo(dst, src *linalg.Dense) {
 	}
 	for r := 0; r < dst.Rows; r++ {
 		kernels.Axpy(1, src.Row(r), dst.Row(r))
-	}
-}
-
-// stepError wraps a numerical error of a step with the matching sentinel.
-func stepError(what string, err error) error {
-	switch {
-	case errors.Is(err, svd.ErrNotFinite), errors.Is(err, linalg.ErrNotFinite), errors.Is(err, engine.ErrNotFinite):
-		return fmt.Errorf("model: %s: %w: %w", what, ErrNotFinite, err)
-	case errors.Is(err, engine.ErrShape), errors.Is(err, engine.ErrZeroImage):
-		return fmt.Errorf("model: %s: %w: %w", what, ErrData, err)
-	default:
-		return fmt.Errorf("model: %s: %w: %w", what, ErrNumerical, err)
 	}
 }
 
