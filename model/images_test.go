@@ -63,7 +63,7 @@ func imageAccuracyOf(t *testing.T, m *Model, x [][]float64, y []int) float64 {
 	return float64(ok) / float64(len(x))
 }
 
-// TestImageGradientFiniteDifferences: the gradient StepImage follows is
+// TestImageGradientFiniteDifferences: the gradient an image step follows is
 // the derivative of the cost weight·φ(μ), d = θ_1² of the image's 1-D
 // subspace, computed from scratch with gonum, along random tangent
 // directions of each winner.
@@ -199,7 +199,7 @@ func TestStepImageZeroAlloc(t *testing.T) {
 		}
 		i++
 	}); a != 0 {
-		t.Errorf("StepImage allocates %v times", a)
+		t.Errorf("an image step allocates %v times", a)
 	}
 	tr.Close()
 	if _, err := tr.Step(Image(x[0]), y[0], 0.01, 0); !errors.Is(err, ErrClosed) {
@@ -240,7 +240,7 @@ func TestTrainImagesLearns(t *testing.T) {
 
 // TestTrainImagesDeterministic: the same seed gives the same model file
 // with 1, 2 and 8 workers (validation split included); Train-equivalent
-// structure: TrainImages = InitImages on the training part + ContinueImages.
+// structure: Train on images = Init on the training part + Continue.
 func TestTrainImagesDeterministic(t *testing.T) {
 	x, y := synthImages(5, 30, 3, 5, 12, 0.4)
 	var ref []byte
@@ -277,7 +277,7 @@ func TestTrainImagesDeterministic(t *testing.T) {
 		t.Fatal(err)
 	}
 	if !bytes.Equal(modelBytes(t, m), ref) {
-		t.Error("InitImages + ContinueImages differs from TrainImages")
+		t.Error("Init + Continue on images differs from Train")
 	}
 	cfg.Seed = 12
 	m2, _, _ := Train(context.Background(), cfg.Config, cfg.TrainConfig, Images(x), y)
@@ -376,11 +376,11 @@ func TestTrainImagesBadInput(t *testing.T) {
 	defer tr.Close()
 	for _, img := range [][]float64{nan[3], zero[2], short[6]} {
 		if _, err := tr.Step(Image(img), 0, 0.1, 0); err == nil {
-			t.Error("StepImage accepted a bad image")
+			t.Error("Step accepted a bad image")
 		}
 	}
 	if _, err := tr.Step(Image(x[0]), 3, 0.1, 0); !errors.Is(err, ErrData) {
-		t.Errorf("StepImage with label 3: %v", err)
+		t.Errorf("image Step with label 3: %v", err)
 	}
 }
 
@@ -424,7 +424,7 @@ func sameBits(a, b *linalg.Dense) bool {
 // reference (reference.StepImage) from the same start over the same
 // permutations: the same winners and distances at every step, prototypes
 // spanning the same subspaces at the end (largest angle < 1e-9), for 1, 2
-// and 8 workers; TrainImages (the public path) ends at the same model.
+// and 8 workers; Train on images (the public path) ends at the same model.
 func TestOracleImages(t *testing.T) {
 	variants := []opts{{TrainConfig: TrainConfig{Init: InitPCA, Eta: 0.05}}, {TrainConfig: TrainConfig{Init: InitRandom, Eta: 0.1, Activation: Sigmoid, Beta: 2, ClassWeights: true, Schedule: ScheduleStep, StepEvery: 2}}, {Config: Config{PrototypesPerClass: 1}, TrainConfig: TrainConfig{Init: InitSample, Eta: 0.03, Schedule: ScheduleAnneal, Tau: 3}}}
 	const epochs = 6
@@ -516,7 +516,7 @@ func compareSpans(t *testing.T, m, m0 *Model, ref *reference.Model) {
 	}
 }
 
-// TestStepImageRotation: the exact rotation of StepImage spans what the
+// TestStepImageRotation: the exact rotation of an image step spans what the
 // general route (W += x cᵀ, then CGS2) spans, step after step; forcing the
 // general route (minRotationNorm = +Inf) gives its bits exactly; and after
 // many steps at a large rate the bases are still orthonormal to rounding
@@ -641,7 +641,7 @@ func TestStepImageHugeSteps(t *testing.T) {
 // TestStepImageCancellingStep: an image lying almost in a prototype of
 // another class, and the one rate at which the step pushes that
 // prototype's matching direction to (nearly) zero: the rotation cannot be
-// trusted there, and StepImage must take the general route (the same bits
+// trusted there, and an image step must take the general route (the same bits
 // as W += x cᵀ then CGS2) or fail with nothing changed.
 func TestStepImageCancellingStep(t *testing.T) {
 	x, y := synthImages(15, 20, 2, 2, 6, 0.2)
@@ -691,7 +691,7 @@ func TestStepImageCancellingStep(t *testing.T) {
 		rb, _ := b.imageGradient(img, label, nrm)
 		_, errB := b.stepImageCGS2(rb, img, eta)
 		if (errA == nil) != (errB == nil) {
-			t.Fatalf("tilt %g: StepImage %v, general route %v", tilt, errA, errB)
+			t.Fatalf("tilt %g: image step %v, general route %v", tilt, errA, errB)
 		}
 		if errA != nil {
 			if !sameBits(a.protos[other], before) {

@@ -122,13 +122,13 @@ func TestPredictZeroAlloc(t *testing.T) {
 	_ = pr.PredictBatch(labels, scattered)
 	_ = pr.PredictBatch(labels, sets)
 	for name, f := range map[string]func(){
-		"PredictTo":                func() { _ = pr.PredictTo(&out, Set(xs[0])) },
-		"PredictImageTo":           func() { _ = pr.PredictTo(&out, Image(img)) },
-		"PredictImageBatch":        func() { _ = pr.PredictBatch(labels, images) },
-		"PredictImageBatch/copied": func() { _ = pr.PredictBatch(labels, scattered) },
-		"PredictBatch":             func() { _ = pr.PredictBatch(labels, sets) },
-		"Model.PredictTo":          func() { _ = m.PredictTo(&out, Set(xs[0])) },
-		"Model.PredictImageTo":     func() { _ = m.PredictTo(&out, Image(img)) },
+		"PredictTo":             func() { _ = pr.PredictTo(&out, Set(xs[0])) },
+		"PredictTo/image":       func() { _ = pr.PredictTo(&out, Image(img)) },
+		"PredictBatch/images":   func() { _ = pr.PredictBatch(labels, images) },
+		"PredictBatch/copied":   func() { _ = pr.PredictBatch(labels, scattered) },
+		"PredictBatch":          func() { _ = pr.PredictBatch(labels, sets) },
+		"Model.PredictTo":       func() { _ = m.PredictTo(&out, Set(xs[0])) },
+		"Model.PredictTo/image": func() { _ = m.PredictTo(&out, Image(img)) },
 	} {
 		if raceEnabled && strings.HasPrefix(name, "Model.") {
 			continue // sync.Pool drops items under the race detector

@@ -141,11 +141,11 @@ func TestSharedMatchesPredictor(t *testing.T) {
 				}
 				for i := range imgs {
 					if ilabels[i] != wantI[i].Label {
-						t.Errorf("PredictImageBatch %d: %d, want %d", i, ilabels[i], wantI[i].Label)
+						t.Errorf("PredictBatch of images %d: %d, want %d", i, ilabels[i], wantI[i].Label)
 					}
 					for k := 0; k < np; k++ {
 						if math.Float64bits(idm.At(i, k)) != math.Float64bits(wantI[i].Distances[k]) {
-							t.Errorf("ImageDistanceMatrix (%d, %d) differs", i, k)
+							t.Errorf("DistanceMatrix of images (%d, %d) differs", i, k)
 						}
 					}
 				}

@@ -88,8 +88,8 @@ func TestSkipZeroDistanceStep(t *testing.T) {
 }
 
 // TestSkipZeroDistanceImage: the same for single images: an image that
-// lies in both winners (θ_1 = 0 for both) is skipped by StepImage and
-// counted by TrainImages.
+// lies in both winners (θ_1 = 0 for both) is skipped by an image step and
+// counted by Train on images.
 func TestSkipZeroDistanceImage(t *testing.T) {
 	x, _ := synthImages(5, 10, 2, 2, 1, 0.3)
 	img := x[0]
