@@ -23,8 +23,8 @@ const (
 	demoTestFrac = 0.3
 )
 
-func demoDefaults() model.Config {
-	return model.Config{SubspaceDim: demoD, PrototypesPerClass: 3, Epochs: 30, Eta: 0.05, Gamma: 1e-4, Init: model.InitSample}
+func demoDefaults() modelConfig {
+	return modelConfig{Config: model.Config{SubspaceDim: demoD, PrototypesPerClass: 3}, TrainConfig: model.TrainConfig{Epochs: 30, Eta: 0.05, Gamma: 1e-4, Init: model.InitSample}}
 }
 
 func runDemo(ctx context.Context, e *env, args []string) error {
@@ -148,7 +148,10 @@ func runDemo(ctx context.Context, e *env, args []string) error {
 	// The untrained baseline: class-wise PCA prototypes, λ = 1/d.
 	bcfg := cfg
 	bcfg.Init, bcfg.PrototypesPerClass, bcfg.Relevance = model.InitPCA, 1, model.RelevanceNone
-	base, err := model.Init(bcfg, train.Subs, train.Labels)
+	base, err := model.Init(bcfg.Config, bcfg.TrainConfig, model.Sets(train.Subs), train.Labels)
+	if err == nil {
+		base, err = bcfg.finish(base)
+	}
 	if err != nil {
 		return fmt.Errorf("baseline: %w", err)
 	}
