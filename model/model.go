@@ -76,11 +76,11 @@ func (m *Model) Config() Config {
 	return c
 }
 
-// TrainConfig returns the options of the model's last training (of its
-// initialisation for Init and Continue's Init and InitNoise), defaults
-// filled in, as the model file stores them: OnEpoch is nil, and Workers,
-// MinDelta and AverageLast are those of the call that made the model, or 0
-// for a loaded one.
+// TrainConfig returns the options of the model's last training, defaults
+// filled in, as the model file stores them: Init and InitNoise are those
+// of its initialisation (Continue keeps them); OnEpoch is nil, and
+// Workers, MinDelta and AverageLast are those of the call that made the
+// model, or 0 for a loaded one.
 func (m *Model) TrainConfig() TrainConfig { return m.train }
 
 // PredictConfig returns the model's prediction options, defaults filled in.

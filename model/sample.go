@@ -70,9 +70,9 @@ func (s Sample) kind() kind {
 	return kindNone
 }
 
-// kindOf returns the one kind of the samples x (all sets or all images),
-// or ErrData naming the first sample that is neither or differs; what
-// names a sample in messages ("sample", "set").
+// kindOf returns the one kind of the samples x (all sets or all images;
+// kindNone for none), or ErrData naming the first sample that is neither
+// or differs.
 func kindOf(x []Sample) (kind, error) {
 	if len(x) == 0 {
 		return kindNone, nil
