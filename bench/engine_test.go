@@ -92,7 +92,7 @@ func BenchmarkDistances(b *testing.B) {
 }
 
 // BenchmarkImageDistances: one image against all p prototypes, θ =
-// arccos(‖W_kᵀx‖/‖x‖) (the engine part of PredictImage). The prototypes
+// arccos(‖W_kᵀx‖/‖x‖) (the engine part of predicting an image). The prototypes
 // stream from L2 (D·p·d·8 bytes, 752 KB at p=10), the bound of this call.
 func BenchmarkImageDistances(b *testing.B) {
 	const dim, d = 784, 12

@@ -61,8 +61,8 @@ func BenchmarkEpoch(b *testing.B) {
 	for _, s := range epochShapes {
 		b.Run(s.name, func(b *testing.B) {
 			x, y := epochData(b, s)
-			cfg := model.Config{Init: model.InitRandom, Schedule: model.ScheduleConstant, Seed: 1}
-			m0, err := model.Init(cfg, x, y)
+			cfg := model.TrainConfig{Init: model.InitRandom, Schedule: model.ScheduleConstant, Seed: 1}
+			m0, err := model.Init(model.Config{}, cfg, model.Sets(x), y)
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -79,7 +79,7 @@ func BenchmarkEpoch(b *testing.B) {
 						return nil
 					}
 					b.ReportAllocs()
-					if _, _, err := model.Continue(context.Background(), m0, c, x, y); err != nil {
+					if _, _, err := model.Continue(context.Background(), m0, c, model.Sets(x), y); err != nil {
 						b.Fatal(err)
 					}
 				}

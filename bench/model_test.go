@@ -42,7 +42,7 @@ func newModelFixture(b *testing.B, dim, d, p int, workers int) *modelFixture {
 		f.ref.Prototypes = append(f.ref.Prototypes, toGonum(w))
 		f.ref.Labels = append(f.ref.Labels, k)
 	}
-	m, err := model.Init(model.Config{InitNoise: -1, Workers: workers}, sets, labels)
+	m, err := model.Init(model.Config{}, model.TrainConfig{InitNoise: -1, Workers: workers}, model.Sets(sets), labels)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -77,7 +77,7 @@ func toGonum(a *linalg.Dense) *mat.Dense {
 func trainerBench(dim, d, p, workers int, step func(tr *model.Trainer, i int) error) func(b *testing.B) {
 	return func(b *testing.B) {
 		f := newModelFixture(b, dim, d, p, workers)
-		tr, err := model.NewTrainer(f.ours, model.Config{Workers: workers})
+		tr, err := model.NewTrainer(f.ours, model.TrainConfig{Workers: workers})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -106,8 +106,12 @@ func BenchmarkTrainStep(b *testing.B) {
 			samples[i] = denseFrom(randomOrthonormal(uint64(6000+i), dim, d, d), dim, d, d)
 		}
 		const eta, gamma = 1e-3, 1e-6
+		sets := make([]model.Sample, n)
+		for i, s := range samples {
+			sets[i] = model.Set(&subspace.Subspace{Basis: s})
+		}
 		step := func(tr *model.Trainer, i int) error {
-			_, err := tr.Step(samples[i%n], i%p, eta, gamma)
+			_, err := tr.Step(sets[i%n], i%p, eta, gamma)
 			return err
 		}
 		b.Run("ours", trainerBench(dim, d, p, 0, step))
@@ -131,9 +135,9 @@ func BenchmarkTrainStep(b *testing.B) {
 }
 
 // BenchmarkTrainImageStep: one SGD step on a single training image
-// (model.Trainer.StepImage: θ_1 to every prototype, winners, the rank-one
-// updates of W⁺ and W⁻, each an exact rotation of one direction), cycling over 16 dense
-// Gaussian images with labels 0..p-1. The reference is internal/reference's
+// (model.Trainer.Step of a model.Image: θ_1 to every prototype, winners,
+// the rank-one updates of W⁺ and W⁻, each an exact rotation of one
+// direction), cycling over 16 dense Gaussian images with labels 0..p-1. The reference is internal/reference's
 // StepImage (gonum; the polar factor by SVD as its Step).
 func BenchmarkTrainImageStep(b *testing.B) {
 	const dim, d, p = 784, 12, 10
@@ -145,7 +149,7 @@ func BenchmarkTrainImageStep(b *testing.B) {
 		}
 		const eta = 1e-3
 		step := func(tr *model.Trainer, i int) error {
-			_, err := tr.StepImage(imgs[i%n], i%p, eta)
+			_, err := tr.Step(model.Image(imgs[i%n]), i%p, eta, 0)
 			return err
 		}
 		b.Run("ours", trainerBench(dim, d, p, 0, step))
@@ -183,7 +187,7 @@ func BenchmarkPredictSet(b *testing.B) {
 			var out model.Prediction
 			b.ReportAllocs()
 			for b.Loop() {
-				if err := pr.PredictTo(&out, x); err != nil {
+				if err := pr.PredictTo(&out, model.Set(x)); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -209,8 +213,8 @@ func BenchmarkPredictSet(b *testing.B) {
 }
 
 // BenchmarkPredictImage: classify one image (θ_1 = arccos(‖Wᵀx‖/‖x‖) to
-// every prototype). Ours: Predictor.PredictImageTo with all cores;
-// reference: PredictImage.
+// every prototype). Ours: Predictor.PredictTo of a model.Image with all
+// cores; reference: PredictImage.
 //
 //   - D=784,d=12,p=10: a dense N(0,1) image, no pixel zero: the worst case,
 //     every pixel's row of the prototypes is read (from L2).
@@ -234,7 +238,7 @@ func BenchmarkPredictImage(b *testing.B) {
 				var out model.Prediction
 				b.ReportAllocs()
 				for b.Loop() {
-					if err := pr.PredictImageTo(&out, x); err != nil {
+					if err := pr.PredictTo(&out, model.Image(x)); err != nil {
 						b.Fatal(err)
 					}
 				}
@@ -303,6 +307,11 @@ func BenchmarkPredictBatch(b *testing.B) {
 	const dim, d, p, n = 784, 12, 10, 10000
 	b.Run(fmt.Sprintf("D=%d,d=%d,p=%d,n=%d", dim, d, p, n), func(b *testing.B) {
 		x := randomGaussian(7200, n, dim, dim)
+		rows := make([][]float64, n)
+		for i := range rows {
+			rows[i] = x[i*dim : (i+1)*dim]
+		}
+		xs := model.Images(rows) // back to back in x: read in place
 		f := newModelFixture(b, dim, d, p, 0)
 		labels := make([]int, n)
 		run := func(workers int) func(b *testing.B) {
@@ -312,12 +321,12 @@ func BenchmarkPredictBatch(b *testing.B) {
 					b.Fatal(err)
 				}
 				defer pr.Close()
-				if err := pr.PredictImageBatch(labels, x, dim, n); err != nil { // size the buffers
+				if err := pr.PredictBatch(labels, xs); err != nil { // size the buffers
 					b.Fatal(err)
 				}
 				b.ReportAllocs()
 				for b.Loop() {
-					if err := pr.PredictImageBatch(labels, x, dim, n); err != nil {
+					if err := pr.PredictBatch(labels, xs); err != nil {
 						b.Fatal(err)
 					}
 				}

@@ -14,7 +14,7 @@ import (
 // together, so the 2-CPU figure over the 1-CPU one is the scaling.
 //
 //   - set: D=400, d=5, p=8, Model.PredictTo on 16 random subspaces.
-//   - image: D=784, d=12, p=10, Model.PredictImageTo on 16 dense N(0,1)
+//   - image: D=784, d=12, p=10, Model.PredictTo of model.Image on 16 dense N(0,1)
 //     images (every pixel's row of the prototypes is read).
 func BenchmarkPredictParallel(b *testing.B) {
 	b.Run("set", func(b *testing.B) {
@@ -24,7 +24,7 @@ func BenchmarkPredictParallel(b *testing.B) {
 		for i := range xs {
 			xs[i] = &subspace.Subspace{Basis: denseFrom(randomOrthonormal(uint64(7400+i), dim, d, d), dim, d, d)}
 		}
-		parallel(b, func(out *model.Prediction, i int) error { return f.ours.PredictTo(out, xs[i%n]) })
+		parallel(b, func(out *model.Prediction, i int) error { return f.ours.PredictTo(out, model.Set(xs[i%n])) })
 	})
 	b.Run("image", func(b *testing.B) {
 		const dim, d, p, n = 784, 12, 10, 16
@@ -33,7 +33,7 @@ func BenchmarkPredictParallel(b *testing.B) {
 		for i := range xs {
 			xs[i] = randomGaussian(uint64(7500+i), 1, dim, dim)
 		}
-		parallel(b, func(out *model.Prediction, i int) error { return f.ours.PredictImageTo(out, xs[i%n]) })
+		parallel(b, func(out *model.Prediction, i int) error { return f.ours.PredictTo(out, model.Image(xs[i%n])) })
 	})
 }
 

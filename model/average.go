@@ -120,7 +120,7 @@ func (w *meanWork) apply(ws []*linalg.Dense, y *linalg.Dense) {
 	dim, d := w.dim, w.d
 	w.z.Zero()
 	for _, wi := range ws {
-		kernels.AtB(w.c, d, wi.Data, wi.Stride, y.Data, y.Stride, dim, d, d)
+		linalg.ProjectTo(w.c, d, wi, y)
 		kernels.AB(w.t.Data, w.t.Stride, wi.Data, wi.Stride, w.c, d, dim, d, d)
 		kernels.Axpy(1, w.t.Data, w.z.Data)
 	}
@@ -133,7 +133,7 @@ func (w *meanWork) mean(dst *linalg.Dense, ws []*linalg.Dense) error {
 	for it := 0; it < meanMaxIter; it++ {
 		w.apply(ws, w.y)
 		// Residual of Y as an invariant subspace: Z − Y (YᵀZ).
-		kernels.AtB(w.c, d, w.y.Data, w.y.Stride, w.z.Data, w.z.Stride, dim, d, d)
+		linalg.ProjectTo(w.c, d, w.y, w.z)
 		kernels.AB(w.t.Data, w.t.Stride, w.y.Data, w.y.Stride, w.c, d, dim, d, d)
 		var rr, zz float64
 		for r := 0; r < dim; r++ {

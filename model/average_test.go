@@ -23,19 +23,19 @@ func TestAverage(t *testing.T) {
 		rel       RelevanceKind
 	}{{30, 3, 4, RelevanceGlobal}, {12, 4, 5, RelevanceLocal}, {10, 3, 6, RelevanceGlobal}} {
 		x, y := synth(t, 7, tc.dim, tc.d, 3, 30, 0.3)
-		cfg := DefaultConfig()
+		cfg := defaultOpts()
 		cfg.Epochs = 1
 		cfg.Eta, cfg.Gamma = 0.05, 0.01
 		cfg.PrototypesPerClass = 2
 		cfg.Relevance = tc.rel
 		cfg.Seed = 3
-		m, _, err := Train(context.Background(), cfg, x, y)
+		m, _, err := Train(context.Background(), cfg.Config, cfg.TrainConfig, Sets(x), y)
 		if err != nil {
 			t.Fatal(err)
 		}
 		ms := []*Model{m}
 		for len(ms) < tc.n {
-			next, _, err := Continue(context.Background(), ms[len(ms)-1], cfg, x, y)
+			next, _, err := Continue(context.Background(), ms[len(ms)-1], cfg.TrainConfig, Sets(x), y)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -101,7 +101,7 @@ func TestAverage(t *testing.T) {
 			}
 		}
 		// The inputs are untouched and the result predicts.
-		if _, err := avg.Predict(x[0]); err != nil {
+		if _, err := avg.Predict(Set(x[0])); err != nil {
 			t.Fatal(err)
 		}
 		for _, mi := range append(ms, avg, same) {
@@ -161,20 +161,20 @@ func TestAverageRoutes(t *testing.T) {
 
 func TestAverageErrors(t *testing.T) {
 	x, y := synth(t, 1, 20, 3, 3, 12, 0.3)
-	cfg := DefaultConfig()
+	cfg := defaultOpts()
 	cfg.Epochs = 1
-	a, err := Init(cfg, x, y)
+	a, err := Init(cfg.Config, cfg.TrainConfig, Sets(x), y)
 	if err != nil {
 		t.Fatal(err)
 	}
 	cfg2 := cfg
 	cfg2.PrototypesPerClass = 2
-	b, err := Init(cfg2, x, y)
+	b, err := Init(cfg2.Config, cfg2.TrainConfig, Sets(x), y)
 	if err != nil {
 		t.Fatal(err)
 	}
 	x4, y4 := synth(t, 1, 20, 4, 3, 12, 0.3)
-	c, err := Init(cfg, x4, y4)
+	c, err := Init(cfg.Config, cfg.TrainConfig, Sets(x4), y4)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -206,32 +206,37 @@ func TestAverageLast(t *testing.T) {
 	ctx := context.Background()
 	xs, ys := synth(t, 3, 20, 3, 3, 24, 0.4)
 	xi, yi := synthImages(4, 20, 3, 3, 16, 0.4)
-	type trainFn func(cfg Config) (*Model, *History, error)
-	type contFn func(m *Model, cfg Config) (*Model, error)
+	type trainFn func(cfg opts) (*Model, *History, error)
+	type contFn func(m *Model, cfg opts) (*Model, error)
 	kinds := []struct {
 		name  string
 		train trainFn
 		cont  contFn
-		init  func(cfg Config) (*Model, error)
+		init  func(cfg opts) (*Model, error)
 	}{
 		{"sets",
-			func(cfg Config) (*Model, *History, error) { return Train(ctx, cfg, xs, ys) },
-			func(m *Model, cfg Config) (*Model, error) { r, _, err := Continue(ctx, m, cfg, xs, ys); return r, err },
-			func(cfg Config) (*Model, error) { return Init(cfg, xs, ys) }},
-		{"images",
-			func(cfg Config) (*Model, *History, error) { return TrainImages(ctx, cfg, xi, yi) },
-			func(m *Model, cfg Config) (*Model, error) {
-				r, _, err := ContinueImages(ctx, m, cfg, xi, yi)
+			func(cfg opts) (*Model, *History, error) { return Train(ctx, cfg.Config, cfg.TrainConfig, Sets(xs), ys) },
+			func(m *Model, cfg opts) (*Model, error) {
+				r, _, err := Continue(ctx, m, cfg.TrainConfig, Sets(xs), ys)
 				return r, err
 			},
-			func(cfg Config) (*Model, error) { return InitImages(cfg, xi, yi) }},
+			func(cfg opts) (*Model, error) { return Init(cfg.Config, cfg.TrainConfig, Sets(xs), ys) }},
+		{"images",
+			func(cfg opts) (*Model, *History, error) {
+				return Train(ctx, cfg.Config, cfg.TrainConfig, Images(xi), yi)
+			},
+			func(m *Model, cfg opts) (*Model, error) {
+				r, _, err := Continue(ctx, m, cfg.TrainConfig, Images(xi), yi)
+				return r, err
+			},
+			func(cfg opts) (*Model, error) { return Init(cfg.Config, cfg.TrainConfig, Images(xi), yi) }},
 	}
 	for _, k := range kinds {
 		for _, last := range []int{3, 9} {
 			var ref []byte
 			var refModel *Model
 			for _, workers := range []int{1, 2} {
-				cfg := Config{SubspaceDim: 3, Epochs: 6, Eta: 0.05, Seed: 5, Workers: workers, AverageLast: last}
+				cfg := opts{Config: Config{SubspaceDim: 3}, TrainConfig: TrainConfig{Epochs: 6, Eta: 0.05, Seed: 5, Workers: workers, AverageLast: last}}
 				m, h, err := k.train(cfg)
 				if err != nil {
 					t.Fatal(err)
@@ -247,7 +252,7 @@ func TestAverageLast(t *testing.T) {
 				}
 			}
 			// By hand: one epoch at a time, the last ones averaged.
-			cfg := Config{SubspaceDim: 3, Epochs: 1, Eta: 0.05, Seed: 5, Workers: 1}
+			cfg := opts{Config: Config{SubspaceDim: 3}, TrainConfig: TrainConfig{Epochs: 1, Eta: 0.05, Seed: 5, Workers: 1}}
 			cur, err := k.init(cfg)
 			if err != nil {
 				t.Fatal(err)
@@ -281,14 +286,14 @@ func TestAverageLast(t *testing.T) {
 	}
 
 	// Validation: the averaged model's own accuracy.
-	cfg := Config{SubspaceDim: 3, Epochs: 5, Eta: 0.05, Seed: 2, AverageLast: 3, ValidationFraction: 0.3}
-	m, h, err := TrainImages(ctx, cfg, xi, yi)
+	cfg := opts{Config: Config{SubspaceDim: 3}, TrainConfig: TrainConfig{Epochs: 5, Eta: 0.05, Seed: 2, AverageLast: 3, ValidationFraction: 0.3}}
+	m, h, err := Train(ctx, cfg.Config, cfg.TrainConfig, Images(xi), yi)
 	if err != nil {
 		t.Fatal(err)
 	}
 	ok := 0
 	for _, i := range h.Val {
-		p, err := m.PredictImage(xi[i])
+		p, err := m.Predict(Image(xi[i]))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -301,8 +306,8 @@ func TestAverageLast(t *testing.T) {
 	}
 	m.Close()
 
-	for _, bad := range []Config{{SubspaceDim: 3, AverageLast: -1}, {SubspaceDim: 3, AverageLast: 2, Patience: 3, ValidationFraction: 0.3}} {
-		if _, _, err := Train(ctx, bad, xs, ys); err == nil || !strings.Contains(err.Error(), "AverageLast") {
+	for _, bad := range []opts{{Config: Config{SubspaceDim: 3}, TrainConfig: TrainConfig{AverageLast: -1}}, {Config: Config{SubspaceDim: 3}, TrainConfig: TrainConfig{AverageLast: 2, Patience: 3, ValidationFraction: 0.3}}} {
+		if _, _, err := Train(ctx, bad.Config, bad.TrainConfig, Sets(xs), ys); err == nil || !strings.Contains(err.Error(), "AverageLast") {
 			t.Errorf("AverageLast %d, Patience %d: %v", bad.AverageLast, bad.Patience, err)
 		}
 	}

@@ -65,7 +65,8 @@ const (
 	Sigmoid
 )
 
-// Defaults of the zero-valued Config fields.
+// Defaults of the zero-valued fields of Config, TrainConfig and
+// PredictConfig.
 const (
 	DefaultPrototypesPerClass = 1
 	DefaultInitNoise          = 1e-4
@@ -79,7 +80,8 @@ const (
 	DefaultTemperature        = 0.1
 )
 
-// Limits of a Config (also the limits Load accepts).
+// Limits of Config, TrainConfig and PredictConfig (also the limits Load
+// accepts).
 const (
 	MaxDim       = 1 << 20 // D, pixels per image
 	MaxSubDim    = 64      // d (the SVD workspace's limit)
@@ -98,18 +100,13 @@ const (
 	MaxWorkers     = 1024   // Workers
 )
 
-// Config holds every option of training and prediction. The zero value is
-// valid: a zero (or nil) field takes the default named in its comment, so a
-// Config literal needs only the fields that differ. DefaultConfig returns
-// the Config with every default spelled out; both train identically.
-//
-// Learning rates: the prototype gradient keeps the factor 2 of
-// G = diag(2 λ_k θ_k / sin θ_k) (the paper's equations and the authors'
-// NumPy code). The authors' PyTorch code drops it, so an η taken from that
-// code must be halved here.
+// Config is what a model is: its structure, stored in its file and kept
+// by Continue. The zero value is valid: a zero (or nil) field takes the
+// default named in its comment.
 type Config struct {
 	// SubspaceDim is d, the number of columns of every prototype. 0 takes the
-	// number of columns of the training subspaces' bases.
+	// number of columns of the training subspaces' bases (training on
+	// single images needs it set).
 	SubspaceDim int
 
 	// PrototypesPerClass is the number of prototypes of every class
@@ -118,15 +115,40 @@ type Config struct {
 	PrototypesPerClass int
 	PrototypesOfClass  []int
 
+	// Relevance selects the relevance model (default RelevanceGlobal).
+	Relevance RelevanceKind
+
+	// ClassNames optionally names the classes (len = number of classes).
+	ClassNames []string
+
+	// ImageWidth and ImageHeight optionally record the size of the images
+	// the model was trained on (pixels per row, rows; row-major pixels), so
+	// that tools can resize new images without being told again. Both 0
+	// means unknown; otherwise both must be positive with
+	// ImageWidth·ImageHeight = D. They are stored (format version 2) but
+	// never used by training or prediction.
+	ImageWidth, ImageHeight int
+}
+
+// TrainConfig is how a model is trained: initialisation, optimiser,
+// schedule, epochs, early stopping, averaging, seed and workers. The zero
+// value is valid: a zero (or nil) field takes the default named in its
+// comment, so a literal needs only the fields that differ. A model file
+// stores the options of the model's last training (all but MinDelta,
+// AverageLast, OnEpoch and Workers), for the record: see
+// Model.TrainConfig.
+//
+// Learning rates: the prototype gradient keeps the factor 2 of
+// G = diag(2 λ_k θ_k / sin θ_k) (the paper's equations and the authors'
+// NumPy code). The authors' PyTorch code drops it, so an η taken from that
+// code must be halved here.
+type TrainConfig struct {
 	// Init selects the initialisation (default InitSample). InitNoise is the
 	// standard deviation of the Gaussian noise added to each entry of an
 	// InitSample prototype before orthonormalisation (default 1e-4; a
-	// negative value means no noise).
+	// negative value means no noise). Continue keeps the model's.
 	Init      InitKind
 	InitNoise float64
-
-	// Relevance selects the relevance model (default RelevanceGlobal).
-	Relevance RelevanceKind
 
 	// Eta is the prototype learning rate η (default 0.05, the paper's value
 	// for image sets, with the factor 2 in G kept). Gamma is the relevance
@@ -140,8 +162,8 @@ type Config struct {
 	StepEvery int
 	Tau       float64
 
-	// Activation φ (default Identity); Beta is the sigmoid's slope β
-	// (default 1).
+	// Activation φ of the cost (default Identity); Beta is the sigmoid's
+	// slope β (default 1).
 	Activation Activation
 	Beta       float64
 
@@ -160,7 +182,7 @@ type Config struct {
 	// Epochs is the number of passes over the training data (default 50).
 	Epochs int
 
-	// ValidationFraction is the fraction of each class's training sets
+	// ValidationFraction is the fraction of each class's training samples
 	// carved out (stratified, seeded) as a validation set; 0 means none.
 	// With Patience > 0 training stops after Patience epochs without an
 	// improvement, and the model of the best epoch is returned. An epoch
@@ -169,19 +191,18 @@ type Config struct {
 	// does); patience counts the epochs since the best one.
 	// So with MinDelta = 0 ties go to the later epoch: a saturated
 	// validation set (100% from the first epoch) trains all epochs and
-	// keeps the last. MinDelta (in [0, 1], an accuracy fraction) is a
-	// training option: model files do not store it.
+	// keeps the last. MinDelta (in [0, 1], an accuracy fraction) is not
+	// stored in model files.
 	ValidationFraction float64
 	Patience           int
 	MinDelta           float64
 
-	// AverageLast > 0 makes Train, Continue, TrainImages and
-	// ContinueImages return the Average of the models after each of the
-	// last AverageLast epochs of the call (all of them when fewer ran):
-	// tail averaging, which removes much of the noise a constant rate
-	// leaves in the final prototypes. It cannot be combined with Patience
-	// (early stopping returns one epoch's model). Model files do not store
-	// it.
+	// AverageLast > 0 makes Train and Continue return the Average of the
+	// models after each of the last AverageLast epochs of the call (all of
+	// them when fewer ran): tail averaging, which removes much of the noise
+	// a constant rate leaves in the final prototypes. It cannot be combined
+	// with Patience (early stopping returns one epoch's model). Model files
+	// do not store it.
 	AverageLast int
 
 	// OnEpoch, if non-nil, is called after every epoch with its statistics
@@ -196,7 +217,13 @@ type Config struct {
 	// Seed seeds the initialisation, the validation split and every epoch's
 	// permutation (rand.NewPCG with fixed per-purpose streams).
 	Seed uint64
+}
 
+// PredictConfig is how a model predicts. The zero value is valid: a zero
+// field takes the default named in its comment. A model stores its
+// PredictConfig (Model.PredictConfig; a trained model has the defaults,
+// Model.WithPredictConfig sets others).
+type PredictConfig struct {
 	// Temperature T of the class probabilities softmax(-δ_c/T), δ_c the
 	// distance to the nearest prototype of class c (default 0.1).
 	Temperature float64
@@ -205,27 +232,6 @@ type Config struct {
 	// margin (δ₂ − δ₁)/(δ₂ + δ₁) between the two nearest classes is below
 	// it, the prediction carries no label (Label = -1). 0 never rejects.
 	RejectMargin float64
-
-	// ClassNames optionally names the classes (len = number of classes).
-	ClassNames []string
-
-	// ImageWidth and ImageHeight optionally record the size of the images
-	// the model was trained on (pixels per row, rows; row-major pixels), so
-	// that tools can resize new images without being told again. Both 0
-	// means unknown; otherwise both must be positive with
-	// ImageWidth·ImageHeight = D. They are stored (format version 2) but
-	// never used by training or prediction. Like the class names they
-	// describe the data: Continue keeps the model's values (or takes
-	// cfg's when the model has none).
-	ImageWidth, ImageHeight int
-}
-
-// DefaultConfig returns the Config with every default filled in (Workers is
-// runtime.GOMAXPROCS(0) at the time of the call).
-func DefaultConfig() Config {
-	var c Config
-	c = c.withDefaults()
-	return c
 }
 
 // withDefaults returns c with its zero fields replaced by their defaults.
@@ -233,6 +239,12 @@ func (c Config) withDefaults() Config {
 	if c.PrototypesPerClass == 0 {
 		c.PrototypesPerClass = DefaultPrototypesPerClass
 	}
+	return c
+}
+
+// withDefaults returns c with its zero fields replaced by their defaults
+// (OnEpoch is kept).
+func (c TrainConfig) withDefaults() TrainConfig {
 	if c.InitNoise == 0 {
 		c.InitNoise = DefaultInitNoise
 	}
@@ -260,35 +272,52 @@ func (c Config) withDefaults() Config {
 	if c.Workers == 0 {
 		c.Workers = runtime.GOMAXPROCS(0)
 	}
+	return c
+}
+
+// withDefaults returns c with its zero fields replaced by their defaults.
+func (c PredictConfig) withDefaults() PredictConfig {
 	if c.Temperature == 0 {
 		c.Temperature = DefaultTemperature
 	}
 	return c
 }
 
-// noise returns the effective InitNoise (negative means none).
-func (c *Config) noise() float64 { return math.Max(c.InitNoise, 0) }
-
-// floor returns the effective relevance floor (negative means none).
-func (c *Config) floor() float64 { return math.Max(c.RelevanceFloor, 0) }
+func configError(format string, a ...any) error {
+	return fmt.Errorf("model: %w: "+format, append([]any{ErrConfig}, a...)...)
+}
 
 // validate checks a Config that has been through withDefaults.
 func (c *Config) validate() error {
-	bad := func(format string, a ...any) error {
-		return fmt.Errorf("model: %w: "+format, append([]any{ErrConfig}, a...)...)
-	}
-	pos := func(v float64) bool { return v > 0 && !math.IsInf(v, 0) }
+	bad := configError
 	switch {
 	case c.SubspaceDim < 0 || c.SubspaceDim > MaxSubDim:
 		return bad("SubspaceDim %d outside [0, %d]", c.SubspaceDim, MaxSubDim)
 	case c.PrototypesPerClass < 1 || c.PrototypesPerClass > MaxPrototype:
 		return bad("PrototypesPerClass %d", c.PrototypesPerClass)
+	case c.Relevance > RelevanceLocal:
+		return bad("unknown Relevance %d", c.Relevance)
+	case c.ImageWidth < 0 || c.ImageHeight < 0 || (c.ImageWidth == 0) != (c.ImageHeight == 0) ||
+		int64(c.ImageWidth)*int64(c.ImageHeight) > MaxDim:
+		return bad("image size %dx%d (width x height; both 0 = unknown)", c.ImageWidth, c.ImageHeight)
+	}
+	for i, n := range c.PrototypesOfClass {
+		if n < 1 || n > MaxPrototype {
+			return bad("PrototypesOfClass[%d] = %d", i, n)
+		}
+	}
+	return nil
+}
+
+// validate checks a TrainConfig that has been through withDefaults.
+func (c *TrainConfig) validate() error {
+	bad := configError
+	pos := func(v float64) bool { return v > 0 && !math.IsInf(v, 0) }
+	switch {
 	case c.Init > InitPCA:
 		return bad("unknown Init %d", c.Init)
 	case math.IsNaN(c.InitNoise) || math.IsInf(c.InitNoise, 0) || c.InitNoise > MaxInitNoise:
 		return bad("InitNoise %g (at most %g; negative: no noise)", c.InitNoise, float64(MaxInitNoise))
-	case c.Relevance > RelevanceLocal:
-		return bad("unknown Relevance %d", c.Relevance)
 	case !pos(c.Eta) || c.Eta > MaxRate:
 		return bad("Eta %g outside (0, %g]", c.Eta, float64(MaxRate))
 	case !pos(c.Gamma) || c.Gamma > MaxRate:
@@ -319,21 +348,26 @@ func (c *Config) validate() error {
 		return bad("AverageLast %d with Patience %d: early stopping returns one epoch's model, averaging several", c.AverageLast, c.Patience)
 	case c.Workers < 1 || c.Workers > MaxWorkers:
 		return bad("Workers %d outside [1, %d]", c.Workers, MaxWorkers)
-	case !pos(c.Temperature) || c.Temperature > MaxTemperature:
-		return bad("Temperature %g outside (0, %g]", c.Temperature, float64(MaxTemperature))
-	case !(c.RejectMargin >= 0 && c.RejectMargin <= 1):
-		return bad("RejectMargin %g outside [0, 1]", c.RejectMargin)
-	case c.ImageWidth < 0 || c.ImageHeight < 0 || (c.ImageWidth == 0) != (c.ImageHeight == 0) ||
-		int64(c.ImageWidth)*int64(c.ImageHeight) > MaxDim:
-		return bad("image size %dx%d (width x height; both 0 = unknown)", c.ImageWidth, c.ImageHeight)
-	}
-	for i, n := range c.PrototypesOfClass {
-		if n < 1 || n > MaxPrototype {
-			return bad("PrototypesOfClass[%d] = %d", i, n)
-		}
 	}
 	return nil
 }
+
+// validate checks a PredictConfig that has been through withDefaults.
+func (c *PredictConfig) validate() error {
+	switch {
+	case !(c.Temperature > 0 && c.Temperature <= MaxTemperature):
+		return configError("Temperature %g outside (0, %g]", c.Temperature, float64(MaxTemperature))
+	case !(c.RejectMargin >= 0 && c.RejectMargin <= 1):
+		return configError("RejectMargin %g outside [0, 1]", c.RejectMargin)
+	}
+	return nil
+}
+
+// noise returns the effective InitNoise (negative means none).
+func (c *TrainConfig) noise() float64 { return math.Max(c.InitNoise, 0) }
+
+// floor returns the effective relevance floor (negative means none).
+func (c *TrainConfig) floor() float64 { return math.Max(c.RelevanceFloor, 0) }
 
 // checkImageSize checks a recorded image size against D.
 func (c *Config) checkImageSize(dim int) error {
@@ -352,7 +386,7 @@ func (c *Config) prototypesOf(class int) int {
 }
 
 // rates returns η_t and γ_t for the (0-based, lifetime) epoch t.
-func (c *Config) rates(t int) (eta, gamma float64) {
+func (c *TrainConfig) rates(t int) (eta, gamma float64) {
 	f := 1.0
 	switch c.Schedule {
 	case ScheduleStep:

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"math"
+	"reflect"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -15,27 +16,42 @@ import (
 
 func TestDefaultConfig(t *testing.T) {
 	xs, ys := synth(t, 61, 12, 2, 2, 5, 0.3)
-	c := DefaultConfig()
-	if c.Eta != DefaultEta || c.Gamma != DefaultGamma || c.RelevanceFloor != DefaultRelevanceFloor || c.Epochs != DefaultEpochs ||
-		c.PrototypesPerClass != 1 || c.InitNoise != DefaultInitNoise || c.Workers < 1 || c.Temperature != DefaultTemperature {
-		t.Errorf("DefaultConfig = %+v", c)
+	// The documented defaults, spelled out.
+	c := opts{
+		Config: Config{PrototypesPerClass: DefaultPrototypesPerClass},
+		TrainConfig: TrainConfig{InitNoise: DefaultInitNoise, Eta: DefaultEta, Gamma: DefaultGamma, StepEvery: DefaultStepEvery,
+			Tau: DefaultTau, Beta: DefaultBeta, RelevanceFloor: DefaultRelevanceFloor, Epochs: DefaultEpochs},
+		PredictConfig: PredictConfig{Temperature: DefaultTemperature},
+	}
+	if d := defaultOpts(); !reflect.DeepEqual(d.Config, c.Config) || d.Workers < 1 || d.PredictConfig != c.PredictConfig {
+		t.Errorf("defaults %+v, documented %+v", d, c)
+	} else if d.Workers = 0; !reflect.DeepEqual(d.TrainConfig, c.TrainConfig) {
+		t.Errorf("training defaults %+v, documented %+v", d.TrainConfig, c.TrainConfig)
 	}
 	c.Epochs = 2
-	m1, _, err := Train(context.Background(), c, xs, ys)
+	m1, _, err := Train(context.Background(), c.Config, c.TrainConfig, Sets(xs), ys)
 	if err != nil {
 		t.Fatal(err)
 	}
-	m2, _, err := Train(context.Background(), Config{Epochs: 2}, xs, ys)
+	m2, _, err := Train(context.Background(), Config{}, TrainConfig{Epochs: 2}, Sets(xs), ys)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !bytes.Equal(modelBytes(t, m1), modelBytes(t, m2)) {
-		t.Error("zero Config and DefaultConfig train differently")
+		t.Error("zero configs and the documented defaults train differently")
 	}
-	for _, bad := range []Config{{Eta: -1}, {Gamma: math.NaN()}, {ValidationFraction: 1}, {Patience: -1},
-		{Init: 7}, {RejectMargin: 2}, {SubspaceDim: MaxSubDim + 1}, {RelevanceFloor: 1}, {Workers: -3}, {PrototypesOfClass: []int{1, 0}}} {
-		if _, _, err := Train(context.Background(), bad, xs, ys); !errors.Is(err, ErrConfig) {
+	for _, bad := range []opts{{TrainConfig: TrainConfig{Eta: -1}}, {TrainConfig: TrainConfig{Gamma: math.NaN()}}, {TrainConfig: TrainConfig{ValidationFraction: 1}}, {TrainConfig: TrainConfig{Patience: -1}}, {TrainConfig: TrainConfig{Init: 7}}, {Config: Config{Relevance: 3}}, {Config: Config{SubspaceDim: MaxSubDim + 1}}, {TrainConfig: TrainConfig{RelevanceFloor: 1}}, {TrainConfig: TrainConfig{Workers: -3}}, {Config: Config{PrototypesOfClass: []int{1, 0}}}} {
+		if _, _, err := Train(context.Background(), bad.Config, bad.TrainConfig, Sets(xs), ys); !errors.Is(err, ErrConfig) {
 			t.Errorf("config %+v: %v, want ErrConfig", bad, err)
+		}
+	}
+	m, err := Init(Config{}, TrainConfig{}, Sets(xs), ys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, bad := range []PredictConfig{{RejectMargin: 2}, {RejectMargin: -0.5}, {Temperature: -1}, {Temperature: math.Inf(1)}, {Temperature: math.NaN()}} {
+		if _, err := m.WithPredictConfig(bad); !errors.Is(err, ErrConfig) {
+			t.Errorf("prediction config %+v: %v, want ErrConfig", bad, err)
 		}
 	}
 }
@@ -71,7 +87,7 @@ func TestDataErrors(t *testing.T) {
 	}
 	for name, f := range cases {
 		x, y := f()
-		if _, _, err := Train(context.Background(), Config{Epochs: 1}, x, y); !errors.Is(err, ErrData) {
+		if _, _, err := Train(context.Background(), Config{}, TrainConfig{Epochs: 1}, Sets(x), y); !errors.Is(err, ErrData) {
 			t.Errorf("%s: %v, want ErrData", name, err)
 		}
 	}
@@ -79,24 +95,24 @@ func TestDataErrors(t *testing.T) {
 	nan.Set(3, 1, math.NaN())
 	x := append([]*subspace.Subspace(nil), xs...)
 	x[0] = &subspace.Subspace{Basis: nan}
-	if _, _, err := Train(context.Background(), Config{Epochs: 1}, x, ys); !errors.Is(err, ErrNotFinite) {
+	if _, _, err := Train(context.Background(), Config{}, TrainConfig{Epochs: 1}, Sets(x), ys); !errors.Is(err, ErrNotFinite) {
 		t.Errorf("NaN set: %v", err)
 	}
-	if _, _, err := Train(context.Background(), Config{Epochs: 1, SubspaceDim: 3}, xs, ys); !errors.Is(err, ErrData) {
+	if _, _, err := Train(context.Background(), Config{SubspaceDim: 3}, TrainConfig{Epochs: 1}, Sets(xs), ys); !errors.Is(err, ErrData) {
 		t.Errorf("SubspaceDim 3 for 2-column sets: %v", err)
 	}
 }
 
 func TestPrototypeCounts(t *testing.T) {
 	xs, ys := synth(t, 63, 12, 2, 3, 4, 0.3)
-	m, err := Init(Config{PrototypesPerClass: 3}, xs, ys)
+	m, err := Init(Config{PrototypesPerClass: 3}, TrainConfig{}, Sets(xs), ys)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if want := []int{0, 0, 0, 1, 1, 1, 2, 2, 2}; !equalInts(m.Labels(), want) {
 		t.Errorf("labels %v", m.Labels())
 	}
-	m, err = Init(Config{PrototypesOfClass: []int{1, 3, 2}}, xs, ys)
+	m, err = Init(Config{PrototypesOfClass: []int{1, 3, 2}}, TrainConfig{}, Sets(xs), ys)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -104,7 +120,7 @@ func TestPrototypeCounts(t *testing.T) {
 		t.Errorf("labels %v", m.Labels())
 	}
 	// InitSample draws distinct sets while the class has enough.
-	m, err = Init(Config{PrototypesPerClass: 4, InitNoise: -1}, xs, ys)
+	m, err = Init(Config{PrototypesPerClass: 4}, TrainConfig{InitNoise: -1}, Sets(xs), ys)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -140,9 +156,9 @@ func TestInitKinds(t *testing.T) {
 		}
 		return best
 	}
-	exact, _ := Init(Config{InitNoise: -1, Seed: 3}, xs, ys)
-	noisy, _ := Init(Config{Seed: 3}, xs, ys)
-	random, _ := Init(Config{Init: InitRandom, Seed: 3}, xs, ys)
+	exact, _ := Init(Config{}, TrainConfig{InitNoise: -1, Seed: 3}, Sets(xs), ys)
+	noisy, _ := Init(Config{}, TrainConfig{Seed: 3}, Sets(xs), ys)
+	random, _ := Init(Config{}, TrainConfig{Init: InitRandom, Seed: 3}, Sets(xs), ys)
 	for k := 0; k < 2; k++ {
 		if a := nearestSet(exact.protos[k], k); a > 1e-12 {
 			t.Errorf("InitSample without noise: %g from the nearest set", a)
@@ -162,7 +178,7 @@ func TestInitKinds(t *testing.T) {
 	// subspace-iteration path (D = 100 > 64, 30 sets · 3 = 90 > 64 columns).
 	for _, c := range []struct{ dim, n int }{{20, 5}, {100, 30}} {
 		xs, ys := synth(t, 65, c.dim, 3, 2, c.n, 0.5)
-		m, err := Init(Config{Init: InitPCA, Seed: 1}, xs, ys)
+		m, err := Init(Config{}, TrainConfig{Init: InitPCA, Seed: 1}, Sets(xs), ys)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -196,7 +212,7 @@ func TestInitKinds(t *testing.T) {
 func TestRelevanceKinds(t *testing.T) {
 	xs, ys := synth(t, 66, 20, 4, 3, 6, 0.4)
 	for _, rel := range []RelevanceKind{RelevanceNone, RelevanceGlobal, RelevanceLocal} {
-		m, _, err := Train(context.Background(), Config{Epochs: 3, Relevance: rel, Gamma: 0.05, PrototypesPerClass: 2}, xs, ys)
+		m, _, err := Train(context.Background(), Config{Relevance: rel, PrototypesPerClass: 2}, TrainConfig{Epochs: 3, Gamma: 0.05}, Sets(xs), ys)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -241,7 +257,7 @@ func equalFloats(a, b []float64) bool {
 
 func TestRelevanceFloor(t *testing.T) {
 	for _, floor := range []float64{1e-4, 0.05, -1} {
-		tr, p, y := gradCase(t, Config{RelevanceFloor: floor}, 8)
+		tr, p, y := gradCase(t, opts{TrainConfig: TrainConfig{RelevanceFloor: floor}}, 8)
 		if _, err := tr.gradient(p, y); err != nil {
 			t.Fatal(err)
 		}
@@ -259,7 +275,7 @@ func TestRelevanceFloor(t *testing.T) {
 		if !clamped {
 			t.Fatalf("floor %g: no relevance reached the floor", floor)
 		}
-		if _, err := tr.Step(p, y, 1e-3, gamma); err != nil {
+		if _, err := tr.Step(Set(&subspace.Subspace{Basis: p}), y, 1e-3, gamma); err != nil {
 			t.Fatal(err)
 		}
 		for k := range want {
@@ -273,16 +289,16 @@ func TestRelevanceFloor(t *testing.T) {
 func TestSchedules(t *testing.T) {
 	xs, ys := synth(t, 68, 12, 2, 2, 4, 0.3)
 	for _, c := range []struct {
-		cfg  Config
+		cfg  opts
 		want func(e int) float64
 	}{
-		{Config{Schedule: ScheduleConstant}, func(int) float64 { return 1 }},
-		{Config{Schedule: ScheduleStep, StepEvery: 3}, func(e int) float64 { return math.Pow(0.5, float64(e/3)) }},
-		{Config{Schedule: ScheduleAnneal, Tau: 2}, func(e int) float64 { return 1 / (1 + float64(e)/2) }},
+		{opts{TrainConfig: TrainConfig{Schedule: ScheduleConstant}}, func(int) float64 { return 1 }},
+		{opts{TrainConfig: TrainConfig{Schedule: ScheduleStep, StepEvery: 3}}, func(e int) float64 { return math.Pow(0.5, float64(e/3)) }},
+		{opts{TrainConfig: TrainConfig{Schedule: ScheduleAnneal, Tau: 2}}, func(e int) float64 { return 1 / (1 + float64(e)/2) }},
 	} {
 		cfg := c.cfg
 		cfg.Epochs, cfg.Eta, cfg.Gamma = 7, 0.02, 0.004
-		_, h, err := Train(context.Background(), cfg, xs, ys)
+		_, h, err := Train(context.Background(), cfg.Config, cfg.TrainConfig, Sets(xs), ys)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -301,14 +317,9 @@ func TestSchedules(t *testing.T) {
 func TestCostDefinition(t *testing.T) {
 	xs, ys := synth(t, 69, 12, 2, 2, 6, 0.5)
 	xs, ys = xs[:9], ys[:9] // classes 0,1 with 5 and 4 sets
-	for _, c := range []Config{
-		{},
-		{Activation: Sigmoid, Beta: 4},
-		{ClassWeights: true},
-		{ClassWeights: true, Activation: Sigmoid, Beta: 0.5},
-	} {
+	for _, c := range []opts{{}, {TrainConfig: TrainConfig{Activation: Sigmoid, Beta: 4}}, {TrainConfig: TrainConfig{ClassWeights: true}}, {TrainConfig: TrainConfig{ClassWeights: true, Activation: Sigmoid, Beta: 0.5}}} {
 		c.Epochs, c.Eta, c.Gamma, c.Seed = 1, 1e-300, 1e-300, 2
-		m0, err := Init(c, xs, ys)
+		m0, err := Init(c.Config, c.TrainConfig, Sets(xs), ys)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -316,7 +327,7 @@ func TestCostDefinition(t *testing.T) {
 		for _, y := range ys {
 			counts[y]++
 		}
-		full := c.withDefaults()
+		full := c.TrainConfig.withDefaults()
 		var want float64
 		for i, x := range xs {
 			var dp, dm = math.Inf(1), math.Inf(1)
@@ -340,7 +351,7 @@ func TestCostDefinition(t *testing.T) {
 			want += w * phi
 		}
 		want /= float64(len(xs))
-		_, h, err := Train(context.Background(), c, xs, ys)
+		_, h, err := Train(context.Background(), c.Config, c.TrainConfig, Sets(xs), ys)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -370,8 +381,8 @@ func TestValidationAndEarlyStopping(t *testing.T) {
 	if per[0] != 3 || per[1] != 3 || per[2] != 3 {
 		t.Errorf("validation not stratified: %v", per)
 	}
-	cfg := Config{Epochs: 40, ValidationFraction: 0.3, Patience: 2, MinDelta: 1e-9, Seed: 9, Init: InitRandom, Eta: 0.02}
-	m, h, err := Train(context.Background(), cfg, xs, ys)
+	cfg := opts{TrainConfig: TrainConfig{Epochs: 40, ValidationFraction: 0.3, Patience: 2, MinDelta: 1e-9, Seed: 9, Init: InitRandom, Eta: 0.02}}
+	m, h, err := Train(context.Background(), cfg.Config, cfg.TrainConfig, Sets(xs), ys)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -394,7 +405,7 @@ func TestValidationAndEarlyStopping(t *testing.T) {
 	// epochs without early stopping gives the same parameters.
 	cfg.Patience = 0
 	cfg.Epochs = best.Epoch
-	m2, _, err := Train(context.Background(), cfg, xs, ys)
+	m2, _, err := Train(context.Background(), cfg.Config, cfg.TrainConfig, Sets(xs), ys)
 	if err != nil {
 		t.Fatal(err)
 	}

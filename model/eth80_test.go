@@ -134,8 +134,8 @@ func TestETH80(t *testing.T) {
 				}
 			}
 		}
-		cfg := Config{SubspaceDim: d, Epochs: 300, Eta: 0.05, Gamma: 1e-4, Seed: split, ClassNames: names}
-		m, h, err := Train(context.Background(), cfg, train, trainY)
+		cfg := opts{Config: Config{SubspaceDim: d, ClassNames: names}, TrainConfig: TrainConfig{Epochs: 300, Eta: 0.05, Gamma: 1e-4, Seed: split}}
+		m, h, err := Train(context.Background(), cfg.Config, cfg.TrainConfig, Sets(train), trainY)
 		if err != nil {
 			t.Fatal(err)
 		}

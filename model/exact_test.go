@@ -29,24 +29,25 @@ func TestStepExactOneStep(t *testing.T) {
 	} {
 		t.Run(fmt.Sprintf("D=%d,d=%d,eta=%g,rel=%d", tc.dim, tc.d, tc.eta, tc.rel), func(t *testing.T) {
 			xs, ys := synth(t, 31, tc.dim, tc.d, 3, 6, 0.3)
-			cfg := Config{Relevance: tc.rel, Init: InitRandom, PrototypesPerClass: 2, Seed: 3, Workers: 1}
-			m, err := Init(cfg, xs, ys)
+			cfg := opts{Config: Config{Relevance: tc.rel, PrototypesPerClass: 2}, TrainConfig: TrainConfig{Init: InitRandom, Seed: 3, Workers: 1}}
+			m, err := Init(cfg.Config, cfg.TrainConfig, Sets(xs), ys)
 			if err != nil {
 				t.Fatal(err)
 			}
-			full := cfg.withDefaults()
+			full := cfg
+			full.TrainConfig = cfg.TrainConfig.withDefaults()
 			var worstRef, worstGen float64
 			for i := range xs {
-				exact, err := NewTrainer(m, cfg)
+				exact, err := NewTrainer(m, cfg.TrainConfig)
 				if err != nil {
 					t.Fatal(err)
 				}
-				general, err := NewTrainer(m, cfg)
+				general, err := NewTrainer(m, cfg.TrainConfig)
 				if err != nil {
 					t.Fatal(err)
 				}
 				ref := toReference(m, full)
-				r, err := exact.Step(xs[i].Basis, ys[i], tc.eta, 1e-3)
+				r, err := exact.Step(Set(xs[i]), ys[i], tc.eta, 1e-3)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -94,11 +95,11 @@ type driftStats struct{ general, reorths int }
 func driftRun(t *testing.T, dim, d, classes, n int, eta float64) (float64, driftStats) {
 	t.Helper()
 	xs, ys := synth(t, 41, dim, d, classes, 5, 0.5)
-	m, err := Init(Config{Init: InitRandom, Seed: 9}, xs, ys)
+	m, err := Init(Config{}, TrainConfig{Init: InitRandom, Seed: 9}, Sets(xs), ys)
 	if err != nil {
 		t.Fatal(err)
 	}
-	tr, err := NewTrainer(m, Config{Workers: 1})
+	tr, err := NewTrainer(m, TrainConfig{Workers: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -106,7 +107,7 @@ func driftRun(t *testing.T, dim, d, classes, n int, eta float64) (float64, drift
 	general := 0
 	for s := 0; s < n; s++ {
 		i := (s * 7) % len(xs)
-		r, err := tr.Step(xs[i].Basis, ys[i], eta, 1e-4)
+		r, err := tr.Step(Set(xs[i]), ys[i], eta, 1e-4)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -147,11 +148,11 @@ func TestStepExactDriftLong(t *testing.T) {
 // steps them by the general route and returns orthonormal prototypes.
 func TestStepDriftCheck(t *testing.T) {
 	xs, ys := synth(t, 51, 30, 4, 2, 6, 0.4)
-	m, err := Init(Config{Init: InitRandom, Seed: 2}, xs, ys)
+	m, err := Init(Config{}, TrainConfig{Init: InitRandom, Seed: 2}, Sets(xs), ys)
 	if err != nil {
 		t.Fatal(err)
 	}
-	tr, err := NewTrainer(m, Config{Workers: 1})
+	tr, err := NewTrainer(m, TrainConfig{Workers: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -167,7 +168,7 @@ func TestStepDriftCheck(t *testing.T) {
 	// Two prototypes: both win every step.
 	for s := 0; s < driftEvery; s++ {
 		i := s % len(xs)
-		if _, err := tr.Step(xs[i].Basis, ys[i], 0.05, 1e-4); err != nil {
+		if _, err := tr.Step(Set(xs[i]), ys[i], 0.05, 1e-4); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -189,23 +190,24 @@ func TestStepDriftCheck(t *testing.T) {
 		}
 		sloppy[i] = &subspace.Subspace{Basis: b}
 	}
-	cfg := Config{Epochs: 1, Eta: 0.3, Seed: 2, Workers: 1}
-	mt, _, err := Train(context.Background(), cfg, sloppy, ys)
+	cfg := opts{TrainConfig: TrainConfig{Epochs: 1, Eta: 0.3, Seed: 2, Workers: 1}}
+	mt, _, err := Train(context.Background(), cfg.Config, cfg.TrainConfig, Sets(sloppy), ys)
 	if err != nil {
 		t.Fatal(err)
 	}
 	// The same epoch by hand, by either route.
-	m0, err := Init(cfg, sloppy, ys)
+	m0, err := Init(cfg.Config, cfg.TrainConfig, Sets(sloppy), ys)
 	if err != nil {
 		t.Fatal(err)
 	}
 	byRoute := func(exact bool) *Model {
-		tr, err := NewTrainer(m0, cfg)
+		tr, err := NewTrainer(m0, cfg.TrainConfig)
 		if err != nil {
 			t.Fatal(err)
 		}
 		defer tr.Close()
-		full := cfg.withDefaults()
+		full := cfg
+		full.TrainConfig = cfg.TrainConfig.withDefaults()
 		eta, gamma := full.rates(0)
 		for _, i := range Permutation(cfg.Seed, 0, len(sloppy)) {
 			if _, err := tr.step(sloppy[i].Basis, ys[i], eta, gamma, exact); err != nil {
@@ -236,11 +238,11 @@ func TestStepDriftCheck(t *testing.T) {
 // allocate nothing.
 func TestStepExactZeroAlloc(t *testing.T) {
 	xs, ys := synth(t, 81, 40, 5, 2, 4, 0.4)
-	m, err := Init(Config{Init: InitRandom, Seed: 5}, xs, ys)
+	m, err := Init(Config{}, TrainConfig{Init: InitRandom, Seed: 5}, Sets(xs), ys)
 	if err != nil {
 		t.Fatal(err)
 	}
-	tr, err := NewTrainer(m, Config{Workers: 2})
+	tr, err := NewTrainer(m, TrainConfig{Workers: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -250,7 +252,7 @@ func TestStepExactZeroAlloc(t *testing.T) {
 	// three drift checks of each.
 	if a := testing.AllocsPerRun(3, func() {
 		for s := 0; s < driftEvery; s++ {
-			if _, err := tr.Step(xs[i%len(xs)].Basis, ys[i%len(xs)], 0.05, 1e-3); err != nil {
+			if _, err := tr.Step(Set(xs[i%len(xs)]), ys[i%len(xs)], 0.05, 1e-3); err != nil {
 				t.Fatal(err)
 			}
 			i++

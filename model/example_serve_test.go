@@ -44,8 +44,9 @@ func Example_serve() {
 	for i := 0; i < 40; i++ {
 		xs, ys = append(xs, image(i%2)), append(ys, i%2)
 	}
-	cfg := model.Config{SubspaceDim: 2, Epochs: 30, Seed: 1, ClassNames: []string{"left", "right"}}
-	mdl, _, err := model.TrainImages(context.Background(), cfg, xs, ys)
+	cfg := model.Config{SubspaceDim: 2, ClassNames: []string{"left", "right"}} // what the model is
+	tc := model.TrainConfig{Epochs: 30, Seed: 1}                               // how it is trained
+	mdl, _, err := model.Train(context.Background(), cfg, tc, model.Images(xs), ys)
 	if err != nil {
 		panic(err)
 	}
@@ -64,7 +65,7 @@ func Example_serve() {
 			http.Error(w, err.Error(), http.StatusBadRequest)
 			return
 		}
-		p, err := mdl.PredictImage(req.Image) // safe from any number of handlers at once
+		p, err := mdl.Predict(model.Image(req.Image)) // safe from any number of handlers at once
 		if err != nil {
 			http.Error(w, err.Error(), http.StatusUnprocessableEntity)
 			return

@@ -51,21 +51,22 @@ func Example() {
 		}
 	}
 
-	cfg := model.Config{Epochs: 20, Seed: 7, ClassNames: []string{"left", "right"}}
-	mdl, hist, err := model.Train(context.Background(), cfg, xs, ys)
+	cfg := model.Config{ClassNames: []string{"left", "right"}} // what the model is (d from the data)
+	tc := model.TrainConfig{Epochs: 20, Seed: 7}               // how it is trained
+	mdl, hist, err := model.Train(context.Background(), cfg, tc, model.Sets(xs), ys)
 	if err != nil {
 		panic(err)
 	}
 	defer mdl.Close()
 	fmt.Printf("trained %d epochs, training accuracy %.2f\n", len(hist.Epochs), hist.Epochs[len(hist.Epochs)-1].TrainAccuracy)
 
-	p, err := mdl.Predict(set(1))
+	p, err := mdl.Predict(model.Set(set(1)))
 	if err != nil {
 		panic(err)
 	}
 	fmt.Printf("predicted %q (margin > 0.5: %v)\n", mdl.ClassName(p.Label), p.Margin > 0.5)
 
-	ex, err := mdl.Explain(set(0), -1)
+	ex, err := mdl.Explain(model.Set(set(0)), -1)
 	if err != nil {
 		panic(err)
 	}

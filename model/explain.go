@@ -19,8 +19,8 @@ type Side struct {
 	Distance float64
 	// Angles are the principal angles θ_1 <= ... (len d').
 	Angles []float64
-	// Contributions are the terms λ_k θ_k² of Distance (for an image,
-	// θ_1²).
+	// Contributions are the terms λ_k θ_k² of Distance, which is their
+	// sum in order (for an image, θ_1²).
 	Contributions []float64
 	// QP (d' x d') and QW (d x d') are the rotations of the SVD
 	// Pᵀ W = Q_P diag(cos θ) Q_Wᵀ. Column i of QW holds the coefficients
@@ -76,72 +76,49 @@ type Explanation struct {
 	ImageScores []float64
 }
 
-// Explain explains the classification of the set x. With label >= 0 the
-// explanation is of that class (W⁺ = nearest prototype of the label);
-// with label < 0 of the predicted class. It allocates freely.
-func (m *Model) Explain(x *subspace.Subspace, label int) (*Explanation, error) {
-	if x == nil {
-		return nil, fmt.Errorf("model: %w: nil subspace", ErrData)
-	}
-	if err := m.checkBasis(x.Basis); err != nil {
-		return nil, err
-	}
+// Explain explains the classification of x. With label >= 0 the
+// explanation is of that class (W⁺ = nearest prototype of the label); with
+// label < 0 of the predicted class. The distances and angles are those of
+// Predict, bit for bit; the rotations and principal vectors come from the
+// factorisation of Pᵀ W for each of the two winners. A single image x
+// (len D) is its 1-D subspace u = x/‖x‖, with one principal angle to each
+// prototype, θ_1 = arccos(‖Wᵀu‖), and principal vector v = W q,
+// q = Wᵀu/‖Wᵀu‖ (QW). Explain allocates freely.
+func (m *Model) Explain(x Sample, label int) (*Explanation, error) {
 	if label >= m.classes {
 		return nil, fmt.Errorf("model: %w: label %d, the model has %d classes", ErrData, label, m.classes)
 	}
-	if err := x.Basis.Validate(); err != nil {
-		return nil, fmt.Errorf("model: explain: %w: %v", ErrNotFinite, err)
-	}
-	d, p := m.d, len(m.protos)
-	sv := svd.NewSmall(d)
-	mk := make([]float64, d*d)
-	s := make([]float64, d)
-	dist := make([]float64, p)
-	for k, w := range m.protos {
-		kernels.AtB(mk, d, x.Basis.Data, x.Basis.Stride, w.Data, w.Stride, m.dim, d, d)
-		if err := sv.Values(s, mk, d); err != nil {
-			return nil, stepError("explain", err)
-		}
-		lam := m.relevanceOf(k)
-		for i, c := range s {
-			th := angle(c)
-			dist[k] += float64(lam[i] * float64(th*th))
+	if x.kind() == kindSet && x.set.Basis != nil {
+		if err := x.set.Basis.Validate(); err != nil {
+			return nil, fmt.Errorf("model: explain: %w: %v", ErrNotFinite, err)
 		}
 	}
-	ex := &Explanation{}
+	s, err := m.server()
+	if err != nil {
+		return nil, err
+	}
+	var pred Prediction
+	if err := s.predictTo(s.eng, &pred, x); err != nil {
+		return nil, err
+	}
 	if label < 0 {
-		label = m.labels[nearest(dist)]
+		label = pred.Class
 	}
-	ex.Label = label
-	plus, minus := winners(dist, m.labels, label)
+	ex := &Explanation{Label: label}
+	plus, minus := winners(pred.Distances, m.labels, label)
 	for side, k := range [2]int{plus, minus} {
 		out := &ex.Plus
 		if side == 1 {
 			out = &ex.Minus
 		}
-		w := m.protos[k]
-		out.Prototype, out.Class = k, m.labels[k]
-		kernels.AtB(mk, d, x.Basis.Data, x.Basis.Stride, w.Data, w.Stride, m.dim, d, d)
-		out.QP, out.QW = linalg.NewDense(d, d), linalg.NewDense(d, d)
-		if err := sv.Factorize(out.QP.Data, out.QP.Stride, s, out.QW.Data, out.QW.Stride, mk, d); err != nil {
-			return nil, stepError("explain", err)
+		out.Prototype, out.Class, out.Distance = k, m.labels[k], pred.Distances[k]
+		if x.kind() == kindSet {
+			err = m.explainSet(out, x.set, pred.Angles[k*m.d:(k+1)*m.d])
+		} else {
+			err = m.explainImage(out, x.img, pred.Angles[k])
 		}
-		out.Angles = make([]float64, d)
-		out.Contributions = make([]float64, d)
-		lam := m.relevanceOf(k)
-		for i, c := range s {
-			th := angle(c)
-			out.Angles[i] = th
-			out.Contributions[i] = float64(lam[i] * float64(th*th))
-			out.Distance += out.Contributions[i]
-		}
-		out.U, out.V = linalg.NewDense(m.dim, d), linalg.NewDense(m.dim, d)
-		kernels.AB(out.U.Data, out.U.Stride, x.Basis.Data, x.Basis.Stride, out.QP.Data, out.QP.Stride, m.dim, d, d)
-		kernels.AB(out.V.Data, out.V.Stride, w.Data, w.Stride, out.QW.Data, out.QW.Stride, m.dim, d, d)
-		out.PixelMaps = hadamard(out.U, out.V)
-		if x.Right != nil && len(x.Values) >= d && x.Right.Cols >= d {
-			out.ImageContributions = imageContributions(x.Right, x.Values, out.QP)
-			out.ImageSupport = imageSupport(x.Right, x.Values, out, lam)
+		if err != nil {
+			return nil, err
 		}
 	}
 	if ex.Plus.ImageSupport != nil && ex.Minus.ImageSupport != nil {
@@ -156,73 +133,68 @@ func (m *Model) Explain(x *subspace.Subspace, label int) (*Explanation, error) {
 	return ex, nil
 }
 
-// ExplainImage explains the classification of the single image x (len D):
-// its 1-D subspace u = x/‖x‖ has one principal angle to each prototype,
-// θ_1 = arccos(‖Wᵀu‖), with principal vector v = W q, q = Wᵀu/‖Wᵀu‖ (QW).
-// Label as in Explain.
-func (m *Model) ExplainImage(x []float64, label int) (*Explanation, error) {
-	if len(x) != m.dim {
-		return nil, fmt.Errorf("model: %w: image of %d pixels, model wants %d", ErrData, len(x), m.dim)
+// explainSet fills the side out (its Prototype and Distance set) for the
+// set x, whose principal angles to the prototype are theta (Predict's).
+func (m *Model) explainSet(out *Side, x *subspace.Subspace, theta []float64) error {
+	d := m.d
+	w := m.protos[out.Prototype]
+	mk := make([]float64, d*d)
+	s := make([]float64, d)
+	linalg.ProjectTo(mk, d, x.Basis, w)
+	out.QP, out.QW = linalg.NewDense(d, d), linalg.NewDense(d, d)
+	if err := svd.NewSmall(d).Factorize(out.QP.Data, out.QP.Stride, s, out.QW.Data, out.QW.Stride, mk, d); err != nil {
+		return stepError("explain", err)
 	}
-	if label >= m.classes {
-		return nil, fmt.Errorf("model: %w: label %d, the model has %d classes", ErrData, label, m.classes)
+	lam := m.relevanceOf(out.Prototype)
+	out.Angles = append([]float64(nil), theta...)
+	out.Contributions = make([]float64, d)
+	for i, th := range out.Angles {
+		out.Contributions[i] = float64(lam[i] * float64(th*th)) // summed in order: Distance
 	}
+	out.U, out.V = linalg.NewDense(m.dim, d), linalg.NewDense(m.dim, d)
+	kernels.AB(out.U.Data, out.U.Stride, x.Basis.Data, x.Basis.Stride, out.QP.Data, out.QP.Stride, m.dim, d, d)
+	kernels.AB(out.V.Data, out.V.Stride, w.Data, w.Stride, out.QW.Data, out.QW.Stride, m.dim, d, d)
+	out.PixelMaps = hadamard(out.U, out.V)
+	if x.Right != nil && len(x.Values) >= d && x.Right.Cols >= d {
+		out.ImageContributions = imageContributions(x.Right, x.Values, out.QP)
+		out.ImageSupport = imageSupport(x.Right, x.Values, out, lam)
+	}
+	return nil
+}
+
+// explainImage fills the side out (its Prototype and Distance set) for the
+// image x, whose principal angle to the prototype is theta (Predict's).
+func (m *Model) explainImage(out *Side, x []float64, theta float64) error {
 	u, err := subspace.FromImage(x)
 	if err != nil {
-		return nil, fmt.Errorf("model: explain image: %w", err)
+		return fmt.Errorf("model: explain image: %w", err)
 	}
-	d, p := m.d, len(m.protos)
-	y := make([]float64, d)
-	cosines := make([]float64, p)
-	dist := make([]float64, p)
+	d := m.d
+	w := m.protos[out.Prototype]
 	col := make([]float64, m.dim)
 	for r := range col {
 		col[r] = u.Basis.Data[r*u.Basis.Stride]
 	}
-	for k, w := range m.protos {
-		kernels.AtX(y, w.Data, w.Stride, col, m.dim, d)
-		cosines[k] = math.Sqrt(kernels.Dot(y, y))
-		th := angle(cosines[k])
-		dist[k] = float64(th * th)
-	}
-	ex := &Explanation{}
-	if label < 0 {
-		label = m.labels[nearest(dist)]
-	}
-	ex.Label = label
-	plus, minus := winners(dist, m.labels, label)
-	for side, k := range [2]int{plus, minus} {
-		out := &ex.Plus
-		if side == 1 {
-			out = &ex.Minus
+	y := make([]float64, d)
+	kernels.AtX(y, w.Data, w.Stride, col, m.dim, d)
+	nrm := math.Sqrt(kernels.Dot(y, y))
+	out.QP = linalg.NewDense(1, 1)
+	out.QP.Data[0] = 1
+	out.QW = linalg.NewDense(d, 1)
+	for i, v := range y {
+		if nrm > 0 {
+			out.QW.Data[i*out.QW.Stride] = v / nrm
+		} else if i == 0 {
+			out.QW.Data[0] = 1 // x ⟂ span(W): any unit vector is a principal vector
 		}
-		w := m.protos[k]
-		out.Prototype, out.Class = k, m.labels[k]
-		kernels.AtX(y, w.Data, w.Stride, col, m.dim, d)
-		nrm := math.Sqrt(kernels.Dot(y, y))
-		out.QP = linalg.NewDense(1, 1)
-		out.QP.Data[0] = 1
-		out.QW = linalg.NewDense(d, 1)
-		for i, v := range y {
-			if nrm > 0 {
-				out.QW.Data[i*out.QW.Stride] = v / nrm
-			} else if i == 0 {
-				out.QW.Data[0] = 1 // x ⟂ span(W): any unit vector is a principal vector
-			}
-		}
-		th := angle(cosines[k])
-		out.Angles = []float64{th}
-		out.Contributions = []float64{dist[k]}
-		out.Distance = dist[k]
-		out.U = u.Basis
-		out.V = linalg.NewDense(m.dim, 1)
-		kernels.AB(out.V.Data, out.V.Stride, w.Data, w.Stride, out.QW.Data, out.QW.Stride, m.dim, d, 1)
-		out.PixelMaps = hadamard(out.U, out.V)
 	}
-	ex.PixelMapDiff = difference(ex.Plus.PixelMaps, ex.Minus.PixelMaps)
-	ex.Relevance = m.Relevances()
-	ex.Mu = mu(ex.Plus.Distance, ex.Minus.Distance)
-	return ex, nil
+	out.Angles = []float64{theta}
+	out.Contributions = []float64{out.Distance}
+	out.U = u.Basis
+	out.V = linalg.NewDense(m.dim, 1)
+	kernels.AB(out.V.Data, out.V.Stride, w.Data, w.Stride, out.QW.Data, out.QW.Stride, m.dim, d, 1)
+	out.PixelMaps = hadamard(out.U, out.V)
+	return nil
 }
 
 // winners returns the nearest prototype with the label and the nearest with

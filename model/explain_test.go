@@ -13,19 +13,19 @@ import (
 func TestExplainSet(t *testing.T) {
 	const dim, d, m = 30, 3, 8
 	xs, ys, raw := synthSets(t, 81, dim, d, m, 3, 5, 0.1)
-	model, _, err := Train(context.Background(), Config{Epochs: 3, Seed: 2, Gamma: 0.01}, xs, ys)
+	model, _, err := Train(context.Background(), Config{}, TrainConfig{Epochs: 3, Seed: 2, Gamma: 0.01}, Sets(xs), ys)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer model.Close()
 	for i := 0; i < 6; i++ {
 		x := xs[i]
-		pred, err := model.Predict(x)
+		pred, err := model.Predict(Set(x))
 		if err != nil {
 			t.Fatal(err)
 		}
 		for _, label := range []int{-1, ys[i], (ys[i] + 1) % 3} {
-			ex, err := model.Explain(x, label)
+			ex, err := model.Explain(Set(x), label)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -44,6 +44,12 @@ func TestExplainSet(t *testing.T) {
 			}
 			for _, s := range []Side{ex.Plus, ex.Minus} {
 				checkSide(t, s, model, pred.Distances[s.Prototype])
+				// The angles are Predict's, bit for bit.
+				for j, th := range s.Angles {
+					if math.Float64bits(th) != math.Float64bits(pred.Angles[s.Prototype*d+j]) {
+						t.Errorf("θ_%d %v, predicted %v", j+1, th, pred.Angles[s.Prototype*d+j])
+					}
+				}
 				// U = X M: the image contributions rebuild the principal vectors.
 				var xm mat.Dense
 				xm.Mul(toMat(raw[i]), toMat(s.ImageContributions))
@@ -70,14 +76,16 @@ func TestExplainSet(t *testing.T) {
 	}
 }
 
-// checkSide checks the identities of one explained prototype.
+// checkSide checks the identities of one explained prototype; its
+// distance must be dist, Predict's, bit for bit, and the sum in order of
+// its contributions.
 func checkSide(t *testing.T, s Side, m *Model, dist float64) {
 	t.Helper()
 	var sum float64
 	for _, c := range s.Contributions {
 		sum += c
 	}
-	if math.Abs(sum-s.Distance) > 1e-14 || math.Abs(s.Distance-dist) > 1e-12 {
+	if math.Float64bits(sum) != math.Float64bits(s.Distance) || math.Float64bits(s.Distance) != math.Float64bits(dist) {
 		t.Errorf("contributions sum %v, distance %v, predicted %v", sum, s.Distance, dist)
 	}
 	for i, th := range s.Angles {
@@ -117,11 +125,11 @@ func TestExplainImage(t *testing.T) {
 	for r := range x {
 		x[r] = 3*xs[0].Basis.At(r, 0) + xs[0].Basis.At(r, 1)
 	}
-	pred, err := m.PredictImage(x)
+	pred, err := m.Predict(Image(x))
 	if err != nil {
 		t.Fatal(err)
 	}
-	ex, err := m.ExplainImage(x, -1)
+	ex, err := m.Explain(Image(x), -1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -132,7 +140,7 @@ func TestExplainImage(t *testing.T) {
 		if len(s.Angles) != 1 || s.QW.Rows != m.d || s.QW.Cols != 1 || s.ImageContributions != nil {
 			t.Fatal("image explanation shapes")
 		}
-		if math.Abs(s.Angles[0]-pred.Angles[s.Prototype]) > 1e-12 {
+		if math.Float64bits(s.Angles[0]) != math.Float64bits(pred.Angles[s.Prototype]) {
 			t.Errorf("θ %v, predicted %v", s.Angles[0], pred.Angles[s.Prototype])
 		}
 		checkSide(t, s, m, pred.Distances[s.Prototype])
@@ -143,7 +151,7 @@ func TestDistanceMatrix(t *testing.T) {
 	m := trainedModel(t, RelevanceGlobal)
 	defer m.Close()
 	xs, _ := synth(t, 83, 16, 3, 3, 2, 0.3)
-	dm, err := m.DistanceMatrix(xs)
+	dm, err := m.DistanceMatrix(Sets(xs))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -151,7 +159,7 @@ func TestDistanceMatrix(t *testing.T) {
 		t.Fatalf("%d x %d", dm.Rows, dm.Cols)
 	}
 	for i, x := range xs {
-		p, _ := m.Predict(x)
+		p, _ := m.Predict(Set(x))
 		for k, v := range p.Distances {
 			if dm.At(i, k) != v {
 				t.Fatal("distance matrix differs from Predict")
@@ -162,12 +170,13 @@ func TestDistanceMatrix(t *testing.T) {
 	for i := range imgs {
 		imgs[i] = float64(i%7) - 3
 	}
-	im, err := m.ImageDistanceMatrix(imgs, 16, 3)
+	rows := [][]float64{imgs[:16], imgs[16:32], imgs[32:]}
+	im, err := m.DistanceMatrix(Images(rows))
 	if err != nil {
 		t.Fatal(err)
 	}
 	for i := 0; i < 3; i++ {
-		p, _ := m.PredictImage(imgs[i*16 : (i+1)*16])
+		p, _ := m.Predict(Image(imgs[i*16 : (i+1)*16]))
 		for k, v := range p.Distances {
 			if im.At(i, k) != v {
 				t.Fatal("image distance matrix differs from PredictImage")

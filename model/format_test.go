@@ -27,7 +27,7 @@ type goldenModel struct {
 	classes int
 	labels  []int
 	epochs  uint64
-	cfg     Config // the stored fields only
+	cfg     opts // the stored fields only
 	lambda  []float64
 	protos  [][]float64 // p prototypes, D*d values each, row-major
 }
@@ -51,13 +51,8 @@ var (
 		0.5, -0.5}
 )
 
-func goldenConfig() Config {
-	return Config{
-		SubspaceDim: 2, PrototypesPerClass: 1, StepEvery: 10, Epochs: 7, Patience: 3,
-		Init: InitPCA, Relevance: RelevanceGlobal, Schedule: ScheduleStep, Activation: Sigmoid, ClassWeights: true,
-		InitNoise: 1e-4, Eta: 0.05, Gamma: 1e-4, Tau: 10, Beta: 2, RelevanceFloor: 1e-4,
-		ValidationFraction: 0.25, Temperature: 0.1, RejectMargin: 0.125, Seed: 42,
-	}
+func goldenConfig() opts {
+	return opts{Config: Config{SubspaceDim: 2, PrototypesPerClass: 1, Relevance: RelevanceGlobal}, TrainConfig: TrainConfig{StepEvery: 10, Epochs: 7, Patience: 3, Init: InitPCA, Schedule: ScheduleStep, Activation: Sigmoid, ClassWeights: true, InitNoise: 1e-4, Eta: 0.05, Gamma: 1e-4, Tau: 10, Beta: 2, RelevanceFloor: 1e-4, ValidationFraction: 0.25, Seed: 42}, PredictConfig: PredictConfig{Temperature: 0.1, RejectMargin: 0.125}}
 }
 
 // goldenModels: version 1 (global relevances, no names), version 2 with
@@ -206,8 +201,14 @@ func (g *goldenModel) check(t *testing.T, m *Model) {
 	if g.version == 1 {
 		want.ImageWidth, want.ImageHeight = 0, 0 // not in version 1
 	}
-	if got := m.Config(); !reflect.DeepEqual(got, want) {
-		t.Errorf("config\n got %+v\nwant %+v", got, want)
+	if got := m.Config(); !reflect.DeepEqual(got, want.Config) {
+		t.Errorf("config\n got %+v\nwant %+v", got, want.Config)
+	}
+	if got := m.TrainConfig(); !reflect.DeepEqual(got, want.TrainConfig) {
+		t.Errorf("training config\n got %+v\nwant %+v", got, want.TrainConfig)
+	}
+	if got := m.PredictConfig(); got != want.PredictConfig {
+		t.Errorf("prediction config %+v, want %+v", got, want.PredictConfig)
 	}
 	if w, h := m.ImageSize(); w != want.ImageWidth || h != want.ImageHeight {
 		t.Errorf("image size %dx%d", w, h)

@@ -42,7 +42,7 @@ func TestThetaOverSin(t *testing.T) {
 
 // gradCase sets up a trainer on a small random model with non-uniform
 // relevances and returns it with a sample.
-func gradCase(t *testing.T, cfg Config, seed uint64) (*Trainer, *linalg.Dense, int) {
+func gradCase(t *testing.T, cfg opts, seed uint64) (*Trainer, *linalg.Dense, int) {
 	t.Helper()
 	const dim, d = 9, 3
 	xs, ys := synth(t, seed, dim, d, 3, 4, 0.6)
@@ -50,7 +50,7 @@ func gradCase(t *testing.T, cfg Config, seed uint64) (*Trainer, *linalg.Dense, i
 	cfg.PrototypesPerClass = 2
 	cfg.Seed = seed
 	cfg.Workers = 1
-	m, err := Init(cfg, xs, ys)
+	m, err := Init(cfg.Config, cfg.TrainConfig, Sets(xs), ys)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,7 +65,7 @@ func gradCase(t *testing.T, cfg Config, seed uint64) (*Trainer, *linalg.Dense, i
 			m.lambda[k] /= s
 		}
 	}
-	tr, err := NewTrainer(m, cfg)
+	tr, err := NewTrainer(m, cfg.TrainConfig)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,7 +79,7 @@ func gradCase(t *testing.T, cfg Config, seed uint64) (*Trainer, *linalg.Dense, i
 // costGonum is the cost weight·φ(μ) of sample p for fixed winners, computed
 // from scratch with gonum from the given prototype bases (orthonormalised
 // here) and relevances.
-func costGonum(cfg *Config, weight float64, p *mat.Dense, wPlus, wMinus *mat.Dense, lPlus, lMinus []float64) float64 {
+func costGonum(cfg *TrainConfig, weight float64, p *mat.Dense, wPlus, wMinus *mat.Dense, lPlus, lMinus []float64) float64 {
 	dist := func(w *mat.Dense, l []float64) float64 {
 		th := anglesGonum(p, orthGonum(w))
 		var s float64
@@ -114,7 +114,7 @@ func TestGradientFiniteDifferences(t *testing.T) {
 	for _, rel := range []RelevanceKind{RelevanceGlobal, RelevanceLocal, RelevanceNone} {
 		for _, act := range []Activation{Identity, Sigmoid} {
 			for _, cw := range []bool{false, true} {
-				cfg := Config{Relevance: rel, Activation: act, Beta: 3, ClassWeights: cw}
+				cfg := opts{Config: Config{Relevance: rel}, TrainConfig: TrainConfig{Activation: act, Beta: 3, ClassWeights: cw}}
 				name := fmt.Sprintf("rel=%d/act=%d/weights=%v", rel, act, cw)
 				t.Run(name, func(t *testing.T) {
 					for seed := uint64(1); seed <= 3; seed++ {
@@ -126,7 +126,7 @@ func TestGradientFiniteDifferences(t *testing.T) {
 	}
 }
 
-func checkGradient(t *testing.T, cfg Config, seed uint64) {
+func checkGradient(t *testing.T, cfg opts, seed uint64) {
 	tr, p, y := gradCase(t, cfg, seed)
 	r, err := tr.gradient(p, y)
 	if err != nil {
@@ -167,7 +167,7 @@ func checkGradient(t *testing.T, cfg Config, seed uint64) {
 			return costGonum(&c, weight, P, wp, ws, lp, lm)
 		})
 	}
-	if tr.cfg.Relevance == RelevanceNone {
+	if tr.base.cfg.Relevance == RelevanceNone {
 		return
 	}
 	// Relevance gradient: perturb one λ_k at a time (no renormalisation).
@@ -175,15 +175,15 @@ func checkGradient(t *testing.T, cfg Config, seed uint64) {
 		at := func(s float64, which int) float64 {
 			a := append([]float64(nil), lp...)
 			b := append([]float64(nil), lm...)
-			if tr.cfg.Relevance == RelevanceGlobal || which == 0 {
+			if tr.base.cfg.Relevance == RelevanceGlobal || which == 0 {
 				a[k] += s
 			}
-			if tr.cfg.Relevance == RelevanceGlobal || which == 1 {
+			if tr.base.cfg.Relevance == RelevanceGlobal || which == 1 {
 				b[k] += s
 			}
 			return costGonum(&c, weight, P, wp, wm, a, b)
 		}
-		if tr.cfg.Relevance == RelevanceGlobal {
+		if tr.base.cfg.Relevance == RelevanceGlobal {
 			fd := (at(h, 0) - at(-h, 0)) / (2 * h)
 			if math.Abs(fd-tr.gl[k]) > 1e-7*math.Max(1, math.Abs(fd)) {
 				t.Errorf("seed %d: ∂E/∂λ_%d = %.10g, finite difference %.10g", seed, k, tr.gl[k], fd)
@@ -208,14 +208,14 @@ func elemMul(a, b *mat.Dense) *mat.Dense {
 // TestStepMovesAlongGradient checks that a small step lowers the sample's
 // cost by about η‖∇E‖² (the step is the gradient step on the Grassmannian).
 func TestStepMovesAlongGradient(t *testing.T) {
-	cfg := Config{Relevance: RelevanceNone}
+	cfg := opts{Config: Config{Relevance: RelevanceNone}}
 	tr, p, y := gradCase(t, cfg, 4)
 	before, err := tr.gradient(p, y)
 	if err != nil {
 		t.Fatal(err)
 	}
 	const eta = 1e-4
-	if _, err := tr.Step(p, y, eta, 0); err != nil {
+	if _, err := tr.Step(Set(&subspace.Subspace{Basis: p}), y, eta, 0); err != nil {
 		t.Fatal(err)
 	}
 	after, err := tr.gradient(p, y)
@@ -232,8 +232,8 @@ func TestThetaZeroAndRightAngle(t *testing.T) {
 	xs, ys := synth(t, 3, dim, d, 2, 3, 0.3)
 	// InitNoise < 0: the prototypes are exactly training sets, so the first
 	// step of such a set sees θ = 0 (0/0 in θ/sin θ).
-	cfg := Config{InitNoise: -1, Workers: 1, Seed: 1}
-	m, err := Init(cfg, xs, ys)
+	cfg := opts{TrainConfig: TrainConfig{InitNoise: -1, Workers: 1, Seed: 1}}
+	m, err := Init(cfg.Config, cfg.TrainConfig, Sets(xs), ys)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -247,7 +247,7 @@ func TestThetaZeroAndRightAngle(t *testing.T) {
 	if sample == nil {
 		t.Fatal("no training set equals prototype 0")
 	}
-	tr, err := NewTrainer(m, cfg)
+	tr, err := NewTrainer(m, cfg.TrainConfig)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -265,7 +265,7 @@ func TestThetaZeroAndRightAngle(t *testing.T) {
 		}
 	}
 	old0 := tr.Model().Prototype(0)
-	if _, err := tr.Step(sample.Basis, label, 0.1, 1e-3); err != nil {
+	if _, err := tr.Step(Set(sample), label, 0.1, 1e-3); err != nil {
 		t.Fatal(err)
 	}
 	after := tr.Model()
@@ -313,7 +313,7 @@ func TestThetaZeroAndRightAngle(t *testing.T) {
 		pm.SetCol(j, z.RawVector().Data)
 	}
 	p := fromMat(orthGonum(pm))
-	tr2, err := NewTrainer(after, cfg)
+	tr2, err := NewTrainer(after, cfg.TrainConfig)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -332,7 +332,7 @@ func TestThetaZeroAndRightAngle(t *testing.T) {
 			}
 		}
 	}
-	if _, err := tr2.Step(p, label, 0.05, 1e-3); err != nil {
+	if _, err := tr2.Step(Set(&subspace.Subspace{Basis: p}), label, 0.05, 1e-3); err != nil {
 		t.Fatal(err)
 	}
 	_ = r2

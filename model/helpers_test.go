@@ -158,3 +158,36 @@ func maxAngle(a, b *mat.Dense) float64 {
 
 // sameSpan returns the largest principal angle between two Denses' spans.
 func sameSpan(a, b *linalg.Dense) float64 { return maxAngle(toMat(a), toMat(b)) }
+
+// opts is a Config, a TrainConfig and a PredictConfig together, for the
+// tests' tables of variants (every field is promoted: o.Seed,
+// o.SubspaceDim).
+type opts struct {
+	Config
+	TrainConfig
+	PredictConfig
+}
+
+// defaultOpts returns opts with every default filled in.
+func defaultOpts() opts {
+	return opts{Config: Config{}.withDefaults(), TrainConfig: TrainConfig{}.withDefaults(), PredictConfig: PredictConfig{}.withDefaults()}
+}
+
+// predictWith is pr.PredictTo into a new Prediction.
+func predictWith(pr *Predictor, x Sample) (*Prediction, error) {
+	var r Prediction
+	if err := pr.PredictTo(&r, x); err != nil {
+		return nil, err
+	}
+	return &r, nil
+}
+
+// rowSamples returns the images of flat, dim pixels each, back to back, as
+// samples over flat's memory.
+func rowSamples(flat []float64, dim int) []Sample {
+	rows := make([][]float64, len(flat)/dim)
+	for i := range rows {
+		rows[i] = flat[i*dim : (i+1)*dim]
+	}
+	return Images(rows)
+}

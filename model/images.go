@@ -1,7 +1,6 @@
 package model
 
 import (
-	"context"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -15,8 +14,8 @@ import (
 // When the data are single images and a model will classify single images
 // (the image-classification protocols: a test image is the 1-D subspace
 // x/‖x‖ and its distance to a prototype W is θ_1 = arccos(‖Wᵀx‖/‖x‖)),
-// the images themselves can be the training samples: TrainImages,
-// ContinueImages and Trainer.StepImage run Algorithm 2 with a 1-D sample.
+// the images themselves can be the training samples (model.Image): Init,
+// Train, Continue and Trainer.Step run Algorithm 2 with a 1-D sample.
 // A 1-D subspace has one principal angle, so its distance is d = θ_1²
 // (the same ranking as prediction) and the relevances, which weight the
 // angles of d-dimensional sets, are neither used nor changed by an image
@@ -71,25 +70,10 @@ func checkImages(x [][]float64, y []int, dim, classes int) (int, int, error) {
 	return dim, classes, nil
 }
 
-// InitImages returns the untrained model TrainImages starts from when given
-// these training images (TrainImages calls it on the training part of its
-// split): prototypes of dimension cfg.SubspaceDim (required, >= 1) placed
-// by cfg.Init from cfg.Seed, relevances 1/d, Epochs() 0. Per class:
-//   - InitPCA: the subspace of the class's training images taken as one
-//     image set: the top d left singular vectors of the D x n matrix of
-//     its images as they are (uncentred, unnormalised, like the subspace
-//     of any image set); later prototypes of a class from bootstrap
-//     resamples of its images;
-//   - InitSample: the span of d distinct random images of the class, plus
-//     InitNoise, orthonormalised (the class needs d images);
-//   - InitRandom: a random orthonormal basis.
-//
-// Labels are 0..C-1 with C = max(y)+1 >= 2; every class needs an image
-// (InitRandom excepted).
-func InitImages(cfg Config, x [][]float64, y []int) (*Model, error) {
-	cfg.OnEpoch = nil
-	cfg = cfg.withDefaults()
-	if err := cfg.validate(); err != nil {
+// initImages is Init for training images.
+func initImages(cfg Config, tc TrainConfig, x [][]float64, y []int) (*Model, error) {
+	cfg, tc, err := normalise(cfg, tc)
+	if err != nil {
 		return nil, err
 	}
 	d := cfg.SubspaceDim
@@ -103,7 +87,7 @@ func InitImages(cfg Config, x [][]float64, y []int) (*Model, error) {
 	if d > MaxSubDim || d > dim {
 		return nil, fmt.Errorf("model: %w: subspaces of dimension %d in %d pixels", ErrConfig, d, dim)
 	}
-	m, err := newModel(cfg, dim, d, classes)
+	m, err := newModel(cfg, tc, dim, d, classes)
 	if err != nil {
 		return nil, err
 	}
@@ -114,16 +98,16 @@ func InitImages(cfg Config, x [][]float64, y []int) (*Model, error) {
 }
 
 // initImagePrototypes is initPrototypes for single training images (see
-// InitImages and placePrototypes).
+// Init and placePrototypes).
 func initImagePrototypes(m *Model, x [][]float64, y []int) error {
 	minItems := 1
-	if m.cfg.Init == InitSample {
+	if m.train.Init == InitSample {
 		minItems = m.d
 	}
 	var pca *pcaWork
 	return placePrototypes(m, y, "image", minItems, func(_ int, idx []int, rng *rand.Rand, orth *linalg.Orthonormalizer) placeFunc {
 		return func(w *linalg.Dense, j int) error {
-			if m.cfg.Init == InitSample {
+			if m.train.Init == InitSample {
 				perm := append([]int(nil), idx...)
 				for r := 0; r < m.d; r++ { // partial Fisher–Yates
 					s := r + rng.IntN(len(perm)-r)
@@ -134,7 +118,7 @@ func initImagePrototypes(m *Model, x [][]float64, y []int) error {
 						w.Data[i*w.Stride+r] = v / nrm
 					}
 				}
-				addNoise(w, m.cfg.noise(), rng)
+				addNoise(w, m.train.noise(), rng)
 				return orth.Orthonormalize(w)
 			}
 			// InitPCA: the class's images (j = 0) or a bootstrap resample
@@ -170,50 +154,9 @@ func initImagePrototypes(m *Model, x [][]float64, y []int) error {
 	})
 }
 
-// TrainImages is Train for single images: it initialises a model
-// (InitImages on the training part) and runs cfg.Epochs epochs of
-// per-image SGD (Trainer.StepImage over Permutation(cfg.Seed, epoch, n)),
-// with the same validation split, early stopping, callback and
-// cancellation as Train. x[i] is image i (any positive scale; all the
-// same length), y[i] its label. The images are read, never changed or
-// kept.
-func TrainImages(ctx context.Context, cfg Config, x [][]float64, y []int) (*Model, *History, error) {
-	tr, va, err := splitData(cfg, len(x), y, -1, "image")
-	if err != nil {
-		return nil, nil, err
-	}
-	xt := make([][]float64, len(tr))
-	yt := make([]int, len(tr))
-	for i, j := range tr {
-		xt[i], yt[i] = x[j], y[j]
-	}
-	m, err := InitImages(cfg, xt, yt)
-	if err != nil {
-		return nil, nil, err
-	}
-	return runData(ctx, m, cfg, data{imgs: x, y: y}, tr, va)
-}
-
-// ContinueImages is Continue for single images: it trains a copy of m (made
-// from sets or images) for cfg.Epochs more epochs on the images x with
-// labels y. m is not changed.
-func ContinueImages(ctx context.Context, m *Model, cfg Config, x [][]float64, y []int) (*Model, *History, error) {
-	tr, va, err := splitData(cfg, len(x), y, m.classes, "image")
-	if err != nil {
-		return nil, nil, err
-	}
-	return runData(ctx, m, cfg, data{imgs: x, y: y}, tr, va)
-}
-
-// StepImage performs one SGD step on the single image x (len Dim(), any
-// positive scale) with label y and prototype learning rate eta (see the
-// comment at the top of images.go): distances θ_1² to all prototypes
-// (engine), winners as in Step (both at distance 0: the step is skipped,
-// StepResult.Skipped), then the rank-one updates of W⁺ and W⁻,
-// each an exact rotation of the one direction that moves (O(D d), no
-// re-orthonormalisation). Relevances are not changed. On error nothing
-// changes. StepImage allocates nothing.
-func (t *Trainer) StepImage(x []float64, y int, eta float64) (StepResult, error) {
+// stepImage is Step on the single image x (see the comment at the top of
+// images.go).
+func (t *Trainer) stepImage(x []float64, y int, eta float64) (StepResult, error) {
 	var r StepResult
 	if t.eng == nil {
 		return r, fmt.Errorf("model: trainer: %w", ErrClosed)
@@ -330,11 +273,11 @@ func rotationColumn(v, w []float64, wk *linalg.Dense, q, x []float64, alpha floa
 }
 
 // minRotationNorm: below this ‖w‖ = ‖v + α x‖ (1 when the step is small)
-// StepImage re-orthonormalises instead of rotating exactly (a variable
+// stepImage re-orthonormalises instead of rotating exactly (a variable
 // for the tests).
 var minRotationNorm = 1.0 / 16
 
-// stepImageCGS2 is the step of StepImage by the general route: W += x cᵀ
+// stepImageCGS2 is the step of stepImage by the general route: W += x cᵀ
 // with c = −η t.coef, then CGS2; on failure both winners are restored.
 func (t *Trainer) stepImageCGS2(r StepResult, x []float64, eta float64) (StepResult, error) {
 	d := t.base.d

@@ -52,7 +52,7 @@ func imageAccuracyOf(t *testing.T, m *Model, x [][]float64, y []int) float64 {
 	t.Helper()
 	ok := 0
 	for i, img := range x {
-		p, err := m.PredictImage(img)
+		p, err := m.Predict(Image(img))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -63,7 +63,7 @@ func imageAccuracyOf(t *testing.T, m *Model, x [][]float64, y []int) float64 {
 	return float64(ok) / float64(len(x))
 }
 
-// TestImageGradientFiniteDifferences: the gradient StepImage follows is
+// TestImageGradientFiniteDifferences: the gradient an image step follows is
 // the derivative of the cost weight·φ(μ), d = θ_1² of the image's 1-D
 // subspace, computed from scratch with gonum, along random tangent
 // directions of each winner.
@@ -72,7 +72,7 @@ func TestImageGradientFiniteDifferences(t *testing.T) {
 		for _, cw := range []bool{false, true} {
 			t.Run(fmt.Sprintf("act=%d/weights=%v", act, cw), func(t *testing.T) {
 				for seed := uint64(1); seed <= 4; seed++ {
-					cfg := Config{Activation: act, Beta: 3, ClassWeights: cw}
+					cfg := opts{TrainConfig: TrainConfig{Activation: act, Beta: 3, ClassWeights: cw}}
 					tr, _, _ := gradCase(t, cfg, seed)
 					x, y := synthImages(seed, tr.base.dim, 2, 3, 1, 0.5)
 					img, label := x[seed%3], y[seed%3]
@@ -121,7 +121,7 @@ func TestImageGradientFiniteDifferences(t *testing.T) {
 // closer to W⁺ and farther from W⁻, keeps the bases orthonormal, leaves
 // the relevances and the other prototypes alone.
 func TestStepImageMovesWinners(t *testing.T) {
-	tr, _, _ := gradCase(t, Config{}, 2)
+	tr, _, _ := gradCase(t, opts{}, 2)
 	x, y := synthImages(3, tr.base.dim, 2, 3, 2, 0.3)
 	lam := append([]float64(nil), tr.lambda...)
 	before := make([]*linalg.Dense, len(tr.protos))
@@ -129,7 +129,7 @@ func TestStepImageMovesWinners(t *testing.T) {
 		before[k] = linalg.NewDense(w.Rows, w.Cols)
 		before[k].CopyFrom(w)
 	}
-	r, err := tr.StepImage(x[0], y[0], 0.05)
+	r, err := tr.Step(Image(x[0]), y[0], 0.05, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -161,14 +161,14 @@ func TestStepImageMovesWinners(t *testing.T) {
 // TestStepImageAtZeroAngle: an image inside W⁺ (θ = 0, where θ/sin θ is
 // 0/0) and one orthogonal to a winner (θ = π/2) step without NaN.
 func TestStepImageAtZeroAngle(t *testing.T) {
-	tr, _, _ := gradCase(t, Config{}, 4)
+	tr, _, _ := gradCase(t, opts{}, 4)
 	k := 0
 	w := tr.protos[k]
 	img := make([]float64, w.Rows)
 	for i := range img {
 		img[i] = 3 * w.At(i, 1)
 	}
-	r, err := tr.StepImage(img, tr.base.labels[k], 0.1)
+	r, err := tr.Step(Image(img), tr.base.labels[k], 0.1, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -184,25 +184,25 @@ func TestStepImageAtZeroAngle(t *testing.T) {
 
 func TestStepImageZeroAlloc(t *testing.T) {
 	x, y := synthImages(8, 30, 3, 3, 5, 0.3)
-	m, err := InitImages(Config{SubspaceDim: 4, PrototypesPerClass: 2, Init: InitSample}, x, y)
+	m, err := Init(Config{SubspaceDim: 4, PrototypesPerClass: 2}, TrainConfig{Init: InitSample}, Images(x), y)
 	if err != nil {
 		t.Fatal(err)
 	}
-	tr, err := NewTrainer(m, Config{Workers: 2})
+	tr, err := NewTrainer(m, TrainConfig{Workers: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
 	i := 0
 	if a := testing.AllocsPerRun(50, func() {
-		if _, err := tr.StepImage(x[i%len(x)], y[i%len(x)], 0.01); err != nil {
+		if _, err := tr.Step(Image(x[i%len(x)]), y[i%len(x)], 0.01, 0); err != nil {
 			t.Fatal(err)
 		}
 		i++
 	}); a != 0 {
-		t.Errorf("StepImage allocates %v times", a)
+		t.Errorf("an image step allocates %v times", a)
 	}
 	tr.Close()
-	if _, err := tr.StepImage(x[0], y[0], 0.01); !errors.Is(err, ErrClosed) {
+	if _, err := tr.Step(Image(x[0]), y[0], 0.01, 0); !errors.Is(err, ErrClosed) {
 		t.Errorf("closed trainer: %v", err)
 	}
 }
@@ -211,13 +211,13 @@ func TestStepImageZeroAlloc(t *testing.T) {
 // learns to classify the training images of a synthetic problem.
 func TestTrainImagesLearns(t *testing.T) {
 	x, y := synthImages(21, 40, 3, 4, 60, 0.6)
-	cfg := Config{SubspaceDim: 3, Init: InitRandom, Epochs: 30, Eta: 0.05, Workers: 1, Seed: 3}
-	m0, err := InitImages(cfg, x, y)
+	cfg := opts{Config: Config{SubspaceDim: 3}, TrainConfig: TrainConfig{Init: InitRandom, Epochs: 30, Eta: 0.05, Workers: 1, Seed: 3}}
+	m0, err := Init(cfg.Config, cfg.TrainConfig, Images(x), y)
 	if err != nil {
 		t.Fatal(err)
 	}
 	a0 := imageAccuracyOf(t, m0, x, y)
-	m, h, err := TrainImages(context.Background(), cfg, x, y)
+	m, h, err := Train(context.Background(), cfg.Config, cfg.TrainConfig, Images(x), y)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -240,13 +240,13 @@ func TestTrainImagesLearns(t *testing.T) {
 
 // TestTrainImagesDeterministic: the same seed gives the same model file
 // with 1, 2 and 8 workers (validation split included); Train-equivalent
-// structure: TrainImages = InitImages on the training part + ContinueImages.
+// structure: Train on images = Init on the training part + Continue.
 func TestTrainImagesDeterministic(t *testing.T) {
 	x, y := synthImages(5, 30, 3, 5, 12, 0.4)
 	var ref []byte
 	for _, w := range []int{1, 2, 8} {
-		cfg := Config{SubspaceDim: 3, Epochs: 4, Workers: w, Seed: 11, PrototypesPerClass: 2, ValidationFraction: 0.25, Init: InitPCA}
-		m, h, err := TrainImages(context.Background(), cfg, x, y)
+		cfg := opts{Config: Config{SubspaceDim: 3, PrototypesPerClass: 2}, TrainConfig: TrainConfig{Epochs: 4, Workers: w, Seed: 11, ValidationFraction: 0.25, Init: InitPCA}}
+		m, h, err := Train(context.Background(), cfg.Config, cfg.TrainConfig, Images(x), y)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -261,26 +261,26 @@ func TestTrainImagesDeterministic(t *testing.T) {
 			t.Errorf("workers=%d: model bytes differ from workers=1", w)
 		}
 	}
-	cfg := Config{SubspaceDim: 3, Epochs: 4, Workers: 1, Seed: 11, PrototypesPerClass: 2, ValidationFraction: 0.25, Init: InitPCA}
+	cfg := opts{Config: Config{SubspaceDim: 3, PrototypesPerClass: 2}, TrainConfig: TrainConfig{Epochs: 4, Workers: 1, Seed: 11, ValidationFraction: 0.25, Init: InitPCA}}
 	tr, _ := ValidationSplit(y, 0.25, 11)
 	var xt [][]float64
 	var yt []int
 	for _, i := range tr {
 		xt, yt = append(xt, x[i]), append(yt, y[i])
 	}
-	m0, err := InitImages(cfg, xt, yt)
+	m0, err := Init(cfg.Config, cfg.TrainConfig, Images(xt), yt)
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, _, err := ContinueImages(context.Background(), m0, cfg, x, y)
+	m, _, err := Continue(context.Background(), m0, cfg.TrainConfig, Images(x), y)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !bytes.Equal(modelBytes(t, m), ref) {
-		t.Error("InitImages + ContinueImages differs from TrainImages")
+		t.Error("Init + Continue on images differs from Train")
 	}
 	cfg.Seed = 12
-	m2, _, _ := TrainImages(context.Background(), cfg, x, y)
+	m2, _, _ := Train(context.Background(), cfg.Config, cfg.TrainConfig, Images(x), y)
 	if bytes.Equal(modelBytes(t, m2), ref) {
 		t.Error("a different seed gave the same bytes")
 	}
@@ -290,7 +290,7 @@ func TestTrainImagesDeterministic(t *testing.T) {
 // singular vectors of the class's image matrix (gonum's SVD).
 func TestInitImagesPCA(t *testing.T) {
 	x, y := synthImages(9, 25, 3, 3, 20, 0.5)
-	m, err := InitImages(Config{SubspaceDim: 4, Init: InitPCA}, x, y)
+	m, err := Init(Config{SubspaceDim: 4}, TrainConfig{Init: InitPCA}, Images(x), y)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -319,7 +319,7 @@ func TestInitImagesPCA(t *testing.T) {
 
 func TestTrainImagesBadInput(t *testing.T) {
 	x, y := synthImages(2, 16, 2, 3, 4, 0.3)
-	good := Config{SubspaceDim: 2, Epochs: 1, Workers: 1}
+	good := opts{Config: Config{SubspaceDim: 2}, TrainConfig: TrainConfig{Epochs: 1, Workers: 1}}
 	clone := func() [][]float64 {
 		c := make([][]float64, len(x))
 		for i := range x {
@@ -336,7 +336,7 @@ func TestTrainImagesBadInput(t *testing.T) {
 	short[6] = short[6][:15]
 	for _, c := range []struct {
 		name string
-		cfg  Config
+		cfg  opts
 		x    [][]float64
 		y    []int
 		want error
@@ -348,39 +348,39 @@ func TestTrainImagesBadInput(t *testing.T) {
 		{"labels", good, x, y[:5], ErrData},
 		{"negative label", good, x, append([]int{-1}, y[1:]...), ErrData},
 		{"one class", good, x[:4], y[:4], ErrData},
-		{"no d", Config{Epochs: 1}, x, y, ErrConfig},
-		{"d too large", Config{SubspaceDim: 17}, x, y, ErrConfig},
-		{"sample init with too few images", Config{SubspaceDim: 5, Init: InitSample}, x, y, ErrData},
-		{"pca init with too few images", Config{SubspaceDim: 5, Init: InitPCA}, x, y, ErrData},
+		{"no d", opts{TrainConfig: TrainConfig{Epochs: 1}}, x, y, ErrConfig},
+		{"d too large", opts{Config: Config{SubspaceDim: 17}}, x, y, ErrConfig},
+		{"sample init with too few images", opts{Config: Config{SubspaceDim: 5}, TrainConfig: TrainConfig{Init: InitSample}}, x, y, ErrData},
+		{"pca init with too few images", opts{Config: Config{SubspaceDim: 5}, TrainConfig: TrainConfig{Init: InitPCA}}, x, y, ErrData},
 		{"empty", good, nil, nil, ErrData},
 	} {
-		m, _, err := TrainImages(context.Background(), c.cfg, c.x, c.y)
+		m, _, err := Train(context.Background(), c.cfg.Config, c.cfg.TrainConfig, Images(c.x), c.y)
 		if !errors.Is(err, c.want) || m != nil {
 			t.Errorf("%s: got %v (model %v), want %v", c.name, err, m != nil, c.want)
 		}
 	}
-	m, err := InitImages(good, x, y)
+	m, err := Init(good.Config, good.TrainConfig, Images(x), y)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := ContinueImages(context.Background(), m, good, x, append(append([]int(nil), y[:11]...), 3)); !errors.Is(err, ErrData) {
+	if _, _, err := Continue(context.Background(), m, good.TrainConfig, Images(x), append(append([]int(nil), y[:11]...), 3)); !errors.Is(err, ErrData) {
 		t.Errorf("unknown label: %v", err)
 	}
-	if _, _, err := ContinueImages(context.Background(), m, good, nan, y); !errors.Is(err, ErrNotFinite) {
+	if _, _, err := Continue(context.Background(), m, good.TrainConfig, Images(nan), y); !errors.Is(err, ErrNotFinite) {
 		t.Errorf("NaN pixel: %v", err)
 	}
-	tr, err := NewTrainer(m, good)
+	tr, err := NewTrainer(m, good.TrainConfig)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer tr.Close()
 	for _, img := range [][]float64{nan[3], zero[2], short[6]} {
-		if _, err := tr.StepImage(img, 0, 0.1); err == nil {
-			t.Error("StepImage accepted a bad image")
+		if _, err := tr.Step(Image(img), 0, 0.1, 0); err == nil {
+			t.Error("Step accepted a bad image")
 		}
 	}
-	if _, err := tr.StepImage(x[0], 3, 0.1); !errors.Is(err, ErrData) {
-		t.Errorf("StepImage with label 3: %v", err)
+	if _, err := tr.Step(Image(x[0]), 3, 0.1, 0); !errors.Is(err, ErrData) {
+		t.Errorf("image Step with label 3: %v", err)
 	}
 }
 
@@ -388,7 +388,7 @@ func TestTrainImagesBadInput(t *testing.T) {
 // bit and predicts images as before.
 func TestTrainImagesThenSave(t *testing.T) {
 	x, y := synthImages(6, 20, 2, 3, 10, 0.3)
-	m, _, err := TrainImages(context.Background(), Config{SubspaceDim: 2, Epochs: 3, Workers: 1, Init: InitPCA}, x, y)
+	m, _, err := Train(context.Background(), Config{SubspaceDim: 2}, TrainConfig{Epochs: 3, Workers: 1, Init: InitPCA}, Images(x), y)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -401,8 +401,8 @@ func TestTrainImagesThenSave(t *testing.T) {
 		t.Error("round trip changed the bytes")
 	}
 	for _, img := range x {
-		p1, _ := m.PredictImage(img)
-		p2, _ := m2.PredictImage(img)
+		p1, _ := m.Predict(Image(img))
+		p2, _ := m2.Predict(Image(img))
 		if p1.Label != p2.Label || p1.Distances[0] != p2.Distances[0] {
 			t.Fatal("loaded model predicts differently")
 		}
@@ -424,13 +424,9 @@ func sameBits(a, b *linalg.Dense) bool {
 // reference (reference.StepImage) from the same start over the same
 // permutations: the same winners and distances at every step, prototypes
 // spanning the same subspaces at the end (largest angle < 1e-9), for 1, 2
-// and 8 workers; TrainImages (the public path) ends at the same model.
+// and 8 workers; Train on images (the public path) ends at the same model.
 func TestOracleImages(t *testing.T) {
-	variants := []Config{
-		{Init: InitPCA, Eta: 0.05},
-		{Init: InitRandom, Eta: 0.1, Activation: Sigmoid, Beta: 2, ClassWeights: true, Schedule: ScheduleStep, StepEvery: 2},
-		{Init: InitSample, Eta: 0.03, Schedule: ScheduleAnneal, Tau: 3, PrototypesPerClass: 1},
-	}
+	variants := []opts{{TrainConfig: TrainConfig{Init: InitPCA, Eta: 0.05}}, {TrainConfig: TrainConfig{Init: InitRandom, Eta: 0.1, Activation: Sigmoid, Beta: 2, ClassWeights: true, Schedule: ScheduleStep, StepEvery: 2}}, {Config: Config{PrototypesPerClass: 1}, TrainConfig: TrainConfig{Init: InitSample, Eta: 0.03, Schedule: ScheduleAnneal, Tau: 3}}}
 	const epochs = 6
 	x, y := synthImages(31, 20, 3, 3, 9, 0.3)
 	y = append(y[:len(y)-2:len(y)-2], 0, 0) // imbalanced: class weights matter
@@ -442,11 +438,12 @@ func TestOracleImages(t *testing.T) {
 				if cfg.PrototypesPerClass == 0 {
 					cfg.PrototypesPerClass = 2
 				}
-				m0, err := InitImages(cfg, x, y)
+				m0, err := Init(cfg.Config, cfg.TrainConfig, Images(x), y)
 				if err != nil {
 					t.Fatal(err)
 				}
-				full := cfg.withDefaults()
+				full := cfg
+				full.TrainConfig = cfg.TrainConfig.withDefaults()
 				ref := toReference(m0, full)
 				counts := make([]int, m0.NumClasses())
 				for _, c := range y {
@@ -458,7 +455,7 @@ func TestOracleImages(t *testing.T) {
 					}
 					return float64(len(y)) / float64(len(counts)*counts[c])
 				}
-				tr, err := NewTrainer(m0, cfg)
+				tr, err := NewTrainer(m0, cfg.TrainConfig)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -469,7 +466,7 @@ func TestOracleImages(t *testing.T) {
 				for e := 0; e < epochs; e++ {
 					eta, _ := full.rates(e)
 					for _, i := range Permutation(cfg.Seed, e, len(x)) {
-						got, err := tr.StepImage(x[i], y[i], eta)
+						got, err := tr.Step(Image(x[i]), y[i], eta, 0)
 						if err != nil {
 							t.Fatal(err)
 						}
@@ -486,7 +483,7 @@ func TestOracleImages(t *testing.T) {
 					}
 				}
 				compareSpans(t, tr.Model(), m0, ref)
-				m, _, err := ContinueImages(context.Background(), m0, cfg, x, y)
+				m, _, err := Continue(context.Background(), m0, cfg.TrainConfig, Images(x), y)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -519,23 +516,23 @@ func compareSpans(t *testing.T, m, m0 *Model, ref *reference.Model) {
 	}
 }
 
-// TestStepImageRotation: the exact rotation of StepImage spans what the
+// TestStepImageRotation: the exact rotation of an image step spans what the
 // general route (W += x cᵀ, then CGS2) spans, step after step; forcing the
 // general route (minRotationNorm = +Inf) gives its bits exactly; and after
 // many steps at a large rate the bases are still orthonormal to rounding
 // (the rotation never re-orthonormalises, so its error must not grow).
 func TestStepImageRotation(t *testing.T) {
 	x, y := synthImages(12, 40, 3, 4, 30, 0.5)
-	m, err := InitImages(Config{SubspaceDim: 5, PrototypesPerClass: 2, Init: InitSample, Seed: 4}, x, y)
+	m, err := Init(Config{SubspaceDim: 5, PrototypesPerClass: 2}, TrainConfig{Init: InitSample, Seed: 4}, Images(x), y)
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, err := NewTrainer(m, Config{Workers: 1})
+	a, err := NewTrainer(m, TrainConfig{Workers: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer a.Close()
-	b, err := NewTrainer(m, Config{Workers: 1})
+	b, err := NewTrainer(m, TrainConfig{Workers: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -555,7 +552,7 @@ func TestStepImageRotation(t *testing.T) {
 	worst := 0.0
 	for s := 0; s < 600; s++ {
 		i := (s * 7) % len(x)
-		ra, err := a.StepImage(x[i], y[i], eta)
+		ra, err := a.Step(Image(x[i]), y[i], eta, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -583,7 +580,7 @@ func TestStepImageRotation(t *testing.T) {
 	}
 	for s := 0; s < 50; s++ {
 		i := (s * 5) % len(x)
-		if _, err := a.StepImage(x[i], y[i], eta); err != nil {
+		if _, err := a.Step(Image(x[i]), y[i], eta, 0); err != nil {
 			t.Fatal(err)
 		}
 		if _, err := generalStep(b, x[i], y[i], eta); err != nil {
@@ -600,7 +597,7 @@ func TestStepImageRotation(t *testing.T) {
 	// Drift: 100,000 rotations at a large rate.
 	for s := 0; s < 100000; s++ {
 		i := (s * 13) % len(x)
-		if _, err := a.StepImage(x[i], y[i], 0.5); err != nil {
+		if _, err := a.Step(Image(x[i]), y[i], 0.5, 0); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -618,18 +615,18 @@ func TestStepImageRotation(t *testing.T) {
 // never a NaN, never a non-orthonormal basis.
 func TestStepImageHugeSteps(t *testing.T) {
 	x, y := synthImages(5, 20, 2, 3, 10, 0.2)
-	m, err := InitImages(Config{SubspaceDim: 3, Init: InitPCA}, x, y)
+	m, err := Init(Config{SubspaceDim: 3}, TrainConfig{Init: InitPCA}, Images(x), y)
 	if err != nil {
 		t.Fatal(err)
 	}
-	tr, err := NewTrainer(m, Config{Workers: 1})
+	tr, err := NewTrainer(m, TrainConfig{Workers: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer tr.Close()
 	for _, eta := range []float64{1, 3, 10, 1e3, 1e8} {
 		for i := range x {
-			if _, err := tr.StepImage(x[i], y[i], eta); err != nil {
+			if _, err := tr.Step(Image(x[i]), y[i], eta, 0); err != nil {
 				continue
 			}
 			for k, w := range tr.protos {
@@ -644,21 +641,21 @@ func TestStepImageHugeSteps(t *testing.T) {
 // TestStepImageCancellingStep: an image lying almost in a prototype of
 // another class, and the one rate at which the step pushes that
 // prototype's matching direction to (nearly) zero: the rotation cannot be
-// trusted there, and StepImage must take the general route (the same bits
+// trusted there, and an image step must take the general route (the same bits
 // as W += x cᵀ then CGS2) or fail with nothing changed.
 func TestStepImageCancellingStep(t *testing.T) {
 	x, y := synthImages(15, 20, 2, 2, 6, 0.2)
-	m, err := InitImages(Config{SubspaceDim: 3, Init: InitPCA}, x, y)
+	m, err := Init(Config{SubspaceDim: 3}, TrainConfig{Init: InitPCA}, Images(x), y)
 	if err != nil {
 		t.Fatal(err)
 	}
 	rng := rand.New(rand.NewPCG(1, 2))
 	for _, tilt := range []float64{1e-2, 1e-3, 1e-6} {
-		a, err := NewTrainer(m, Config{Workers: 1})
+		a, err := NewTrainer(m, TrainConfig{Workers: 1})
 		if err != nil {
 			t.Fatal(err)
 		}
-		b, err := NewTrainer(m, Config{Workers: 1})
+		b, err := NewTrainer(m, TrainConfig{Workers: 1})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -690,11 +687,11 @@ func TestStepImageCancellingStep(t *testing.T) {
 		}
 		before := linalg.NewDense(w.Rows, w.Cols)
 		before.CopyFrom(w)
-		_, errA := a.StepImage(img, label, eta)
+		_, errA := a.Step(Image(img), label, eta, 0)
 		rb, _ := b.imageGradient(img, label, nrm)
 		_, errB := b.stepImageCGS2(rb, img, eta)
 		if (errA == nil) != (errB == nil) {
-			t.Fatalf("tilt %g: StepImage %v, general route %v", tilt, errA, errB)
+			t.Fatalf("tilt %g: image step %v, general route %v", tilt, errA, errB)
 		}
 		if errA != nil {
 			if !sameBits(a.protos[other], before) {

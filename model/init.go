@@ -11,13 +11,13 @@ import (
 	"github.com/grlgq/grlgq/svd"
 )
 
-// initPrototypes fills m.protos from training sets following m.cfg.Init
+// initPrototypes fills m.protos from training sets following m.train.Init
 // (see placePrototypes).
 func initPrototypes(m *Model, x []*subspace.Subspace, y []int) error {
 	var pca *pcaWork
 	return placePrototypes(m, y, "set", 1, func(c int, idx []int, rng *rand.Rand, orth *linalg.Orthonormalizer) placeFunc {
 		var chosen []int
-		if m.cfg.Init == InitSample {
+		if m.train.Init == InitSample {
 			// Distinct sets while the class has enough (a partial
 			// Fisher–Yates on a copy of its indices), then repeats.
 			n := m.cfg.prototypesOf(c)
@@ -34,9 +34,9 @@ func initPrototypes(m *Model, x []*subspace.Subspace, y []int) error {
 			}
 		}
 		return func(w *linalg.Dense, j int) error {
-			if m.cfg.Init == InitSample {
+			if m.train.Init == InitSample {
 				w.CopyFrom(x[chosen[j]].Basis)
-				addNoise(w, m.cfg.noise(), rng)
+				addNoise(w, m.train.noise(), rng)
 				return orth.Orthonormalize(w)
 			}
 			// InitPCA: class sets (j = 0) or a bootstrap resample (j >= 1),
@@ -61,21 +61,21 @@ func initPrototypes(m *Model, x []*subspace.Subspace, y []int) error {
 // placeFunc writes prototype j of a class into w.
 type placeFunc func(w *linalg.Dense, j int) error
 
-// placePrototypes fills m.protos following m.cfg.Init, drawing from one PCG
+// placePrototypes fills m.protos following m.train.Init, drawing from one PCG
 // stream (seed, "INIT"): classes in order, prototypes of a class in order.
 // InitRandom draws random orthonormal bases; otherwise every class needs at
 // least minItems training items (called item in messages; y labels them),
 // and class(c, idx, ...) (idx: the items of class c) returns the function
 // that places the class's prototypes from them.
 func placePrototypes(m *Model, y []int, item string, minItems int, class func(c int, idx []int, rng *rand.Rand, orth *linalg.Orthonormalizer) placeFunc) error {
-	cfg := &m.cfg
-	rng := rand.New(rand.NewPCG(cfg.Seed, streamInit))
+	cfg, tc := &m.cfg, &m.train
+	rng := rand.New(rand.NewPCG(tc.Seed, streamInit))
 	orth := linalg.NewOrthonormalizer(m.dim, m.d)
 	byClass := make([][]int, m.classes)
 	for i, c := range y {
 		byClass[c] = append(byClass[c], i)
 	}
-	if cfg.Init != InitRandom {
+	if tc.Init != InitRandom {
 		for c, idx := range byClass {
 			if len(idx) == 0 {
 				return fmt.Errorf("model: %w: class %d has no training %s to initialise from", ErrData, c, item)
@@ -88,7 +88,7 @@ func placePrototypes(m *Model, y []int, item string, minItems int, class func(c 
 	m.protos = make([]*linalg.Dense, 0, len(m.labels))
 	for c := 0; c < m.classes; c++ {
 		var place placeFunc
-		if cfg.Init != InitRandom {
+		if tc.Init != InitRandom {
 			place = class(c, byClass[c], rng, orth)
 		}
 		for j := 0; j < cfg.prototypesOf(c); j++ {

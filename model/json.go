@@ -3,7 +3,6 @@ package model
 import (
 	"encoding/json"
 	"fmt"
-	"io"
 
 	"github.com/grlgq/grlgq/linalg"
 )
@@ -81,7 +80,7 @@ func enumValue(names []string, s, field string) (uint8, error) {
 // other languages). Floats are written in Go's shortest round-trip form, so
 // UnmarshalJSON restores the model bit for bit.
 func (m *Model) MarshalJSON() ([]byte, error) {
-	c := &m.cfg
+	c, t, p := &m.cfg, &m.train, &m.pred
 	j := jsonModel{
 		Format: jsonFormat, Version: formatVersion,
 		Dim: m.dim, SubspaceDim: m.d, Classes: m.classes,
@@ -92,13 +91,13 @@ func (m *Model) MarshalJSON() ([]byte, error) {
 		Epochs:     m.epochs,
 		Config: jsonConfig{
 			PrototypesPerClass: c.PrototypesPerClass, PrototypesOfClass: c.PrototypesOfClass,
-			Init: enumName(initNames, uint8(c.Init)), InitNoise: c.InitNoise,
-			Eta: c.Eta, Gamma: c.Gamma,
-			Schedule: enumName(scheduleNames, uint8(c.Schedule)), StepEvery: c.StepEvery, Tau: c.Tau,
-			Activation: enumName(activationNames, uint8(c.Activation)), Beta: c.Beta,
-			ClassWeights: c.ClassWeights, RelevanceFloor: c.RelevanceFloor, Epochs: c.Epochs,
-			ValidationFraction: c.ValidationFraction, Patience: c.Patience, Seed: c.Seed,
-			Temperature: c.Temperature, RejectMargin: c.RejectMargin,
+			Init: enumName(initNames, uint8(t.Init)), InitNoise: t.InitNoise,
+			Eta: t.Eta, Gamma: t.Gamma,
+			Schedule: enumName(scheduleNames, uint8(t.Schedule)), StepEvery: t.StepEvery, Tau: t.Tau,
+			Activation: enumName(activationNames, uint8(t.Activation)), Beta: t.Beta,
+			ClassWeights: t.ClassWeights, RelevanceFloor: t.RelevanceFloor, Epochs: t.Epochs,
+			ValidationFraction: t.ValidationFraction, Patience: t.Patience, Seed: t.Seed,
+			Temperature: p.Temperature, RejectMargin: p.RejectMargin,
 			ImageWidth: c.ImageWidth, ImageHeight: c.ImageHeight,
 		},
 		Prototypes: make([][][]float64, len(m.protos)),
@@ -111,18 +110,6 @@ func (m *Model) MarshalJSON() ([]byte, error) {
 		j.Prototypes[k] = rows
 	}
 	return json.Marshal(&j)
-}
-
-// WriteJSON writes m's JSON export to w.
-func (m *Model) WriteJSON(w io.Writer) error {
-	b, err := m.MarshalJSON()
-	if err != nil {
-		return fmt.Errorf("model: json: %w", err)
-	}
-	if _, err := w.Write(b); err != nil {
-		return fmt.Errorf("model: json: %w", err)
-	}
-	return nil
 }
 
 // UnmarshalJSON reads a JSON export into m, which must be a new (zero)
@@ -146,12 +133,14 @@ func (m *Model) UnmarshalJSON(b []byte) error {
 	jc := j.Config
 	c := Config{
 		SubspaceDim: j.SubspaceDim, PrototypesPerClass: jc.PrototypesPerClass, PrototypesOfClass: jc.PrototypesOfClass,
+		ClassNames: j.ClassNames, ImageWidth: jc.ImageWidth, ImageHeight: jc.ImageHeight,
+	}
+	t := TrainConfig{
 		InitNoise: jc.InitNoise, Eta: jc.Eta, Gamma: jc.Gamma, StepEvery: jc.StepEvery, Tau: jc.Tau,
 		Beta: jc.Beta, ClassWeights: jc.ClassWeights, RelevanceFloor: jc.RelevanceFloor, Epochs: jc.Epochs,
 		ValidationFraction: jc.ValidationFraction, Patience: jc.Patience, Seed: jc.Seed,
-		Temperature: jc.Temperature, RejectMargin: jc.RejectMargin, ClassNames: j.ClassNames,
-		ImageWidth: jc.ImageWidth, ImageHeight: jc.ImageHeight,
 	}
+	p := PredictConfig{Temperature: jc.Temperature, RejectMargin: jc.RejectMargin}
 	var v [4]uint8
 	var err error
 	for i, e := range []struct {
@@ -162,8 +151,8 @@ func (m *Model) UnmarshalJSON(b []byte) error {
 			return corrupt(err)
 		}
 	}
-	c.Init, c.Relevance, c.Schedule, c.Activation = InitKind(v[0]), RelevanceKind(v[1]), Schedule(v[2]), Activation(v[3])
-	out := &Model{cfg: c, dim: j.Dim, d: j.SubspaceDim, classes: j.Classes, labels: j.Labels, lambda: j.Relevances, epochs: j.Epochs}
+	t.Init, c.Relevance, t.Schedule, t.Activation = InitKind(v[0]), RelevanceKind(v[1]), Schedule(v[2]), Activation(v[3])
+	out := &Model{cfg: c, train: t, pred: p, dim: j.Dim, d: j.SubspaceDim, classes: j.Classes, labels: j.Labels, lambda: j.Relevances, epochs: j.Epochs}
 	out.protos = make([]*linalg.Dense, len(j.Prototypes))
 	for k, rows := range j.Prototypes {
 		if len(rows) != j.Dim {

@@ -20,12 +20,14 @@ import (
 // take a small workspace from a pool for each call, and run a single set or
 // image on the caller's goroutine, so that a server's request handlers
 // scale with its cores; the batch methods split their samples over the
-// cores with goroutines started for the call; Explain and ExplainImage read
-// the model's prototypes and allocate their own results. A Model owns no
+// cores with goroutines started for the call; Explain uses the distances of
+// the prediction methods and allocates its own results. A Model owns no
 // goroutine: an idle one uses no CPU, and an unreferenced one is simply
 // collected.
 type Model struct {
-	cfg     Config // normalised (withDefaults); OnEpoch is never kept
+	cfg     Config        // normalised (withDefaults)
+	train   TrainConfig   // the options of the last training, normalised; OnEpoch is never kept
+	pred    PredictConfig // normalised
 	dim, d  int
 	classes int
 	labels  []int
@@ -66,13 +68,34 @@ func (m *Model) ClassName(c int) string {
 // Epochs returns the number of epochs the model has been trained for.
 func (m *Model) Epochs() int { return m.epochs }
 
-// Config returns the configuration the model was made with, defaults filled
-// in (OnEpoch is nil; Workers is that of the last training).
+// Config returns what the model is, defaults filled in (SubspaceDim is d).
 func (m *Model) Config() Config {
 	c := m.cfg
 	c.PrototypesOfClass = append([]int(nil), c.PrototypesOfClass...)
 	c.ClassNames = append([]string(nil), c.ClassNames...)
 	return c
+}
+
+// TrainConfig returns the options of the model's last training, defaults
+// filled in, as the model file stores them: Init and InitNoise are those
+// of its initialisation (Continue keeps them); OnEpoch is nil, and
+// Workers, MinDelta and AverageLast are those of the call that made the
+// model, or 0 for a loaded one.
+func (m *Model) TrainConfig() TrainConfig { return m.train }
+
+// PredictConfig returns the model's prediction options, defaults filled in.
+func (m *Model) PredictConfig() PredictConfig { return m.pred }
+
+// WithPredictConfig returns a copy of m that predicts with the options pc
+// (zero fields take their defaults; errors wrap ErrConfig).
+func (m *Model) WithPredictConfig(pc PredictConfig) (*Model, error) {
+	pc = pc.withDefaults()
+	if err := pc.validate(); err != nil {
+		return nil, err
+	}
+	c := m.clone()
+	c.pred = pc
+	return c, nil
 }
 
 // Prototype returns a copy of prototype k (D x d, orthonormal columns).
@@ -81,9 +104,6 @@ func (m *Model) Prototype(k int) *linalg.Dense {
 	w.CopyFrom(m.protos[k])
 	return w
 }
-
-// RelevanceKind returns how the model's relevances are shared.
-func (m *Model) RelevanceKind() RelevanceKind { return m.cfg.Relevance }
 
 // Relevances returns a copy of the relevance profile: λ (len d) for global
 // relevances and for RelevanceNone (1/d each), or the p x d per-prototype
@@ -140,6 +160,8 @@ func (m *Model) Close() {
 func (m *Model) clone() *Model {
 	c := &Model{
 		cfg:     m.Config(),
+		train:   m.train,
+		pred:    m.pred,
 		dim:     m.dim,
 		d:       m.d,
 		classes: m.classes,
@@ -181,3 +203,25 @@ func (m *Model) checkBasis(p *linalg.Dense) error {
 // pixels per row, height = rows), or 0, 0 when unknown (see
 // Config.ImageWidth).
 func (m *Model) ImageSize() (width, height int) { return m.cfg.ImageWidth, m.cfg.ImageHeight }
+
+// WithImageSize returns a copy of m that records the image size width x
+// height, for a model that has none (made from bases, or loaded from a
+// version 1 file) and has learnt from images of that size. A model that
+// has a size keeps it: a different one is an error, like a size that does
+// not make D pixels (errors wrap ErrConfig).
+func (m *Model) WithImageSize(width, height int) (*Model, error) {
+	c := m.cfg
+	c.ImageWidth, c.ImageHeight = width, height
+	if err := c.validate(); err != nil {
+		return nil, err
+	}
+	if err := c.checkImageSize(m.dim); err != nil {
+		return nil, err
+	}
+	if m.cfg.ImageWidth != 0 && (m.cfg.ImageWidth != width || m.cfg.ImageHeight != height) {
+		return nil, fmt.Errorf("model: %w: image size %dx%d, the model has %dx%d", ErrConfig, width, height, m.cfg.ImageWidth, m.cfg.ImageHeight)
+	}
+	out := m.clone()
+	out.cfg.ImageWidth, out.cfg.ImageHeight = width, height
+	return out, nil
+}

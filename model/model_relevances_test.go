@@ -8,7 +8,7 @@ import (
 
 func TestWithRelevances(t *testing.T) {
 	x, y := synth(t, 3, 30, 3, 2, 4, 0.3)
-	m, err := Init(Config{Seed: 1}, x, y)
+	m, err := Init(Config{}, TrainConfig{Seed: 1}, Sets(x), y)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -22,7 +22,7 @@ func TestWithRelevances(t *testing.T) {
 	if got := m.Relevances(); got[0] != 1.0/3 {
 		t.Errorf("the original changed: %v", got)
 	}
-	r, err := c.Predict(x[0])
+	r, err := c.Predict(Set(x[0]))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -39,7 +39,7 @@ func angle(c float64) float64 {
 func finite(v float64) bool { return v-v == 0 }
 
 // activation returns φ(μ) and φ'(μ).
-func (c *Config) activation(mu float64) (phi, dphi float64) {
+func (c *TrainConfig) activation(mu float64) (phi, dphi float64) {
 	if c.Activation == Sigmoid {
 		s := 1 / (1 + math.Exp(-c.Beta*mu))
 		return s, float64(c.Beta*s) * (1 - s)

@@ -13,7 +13,7 @@ import (
 
 // toReference builds the reference model with m's prototypes, labels and
 // relevances and cfg's options.
-func toReference(m *Model, cfg Config) *reference.Model {
+func toReference(m *Model, cfg opts) *reference.Model {
 	r := &reference.Model{
 		Labels:    m.Labels(),
 		Floor:     cfg.RelevanceFloor,
@@ -43,12 +43,7 @@ func toReference(m *Model, cfg Config) *reference.Model {
 // pick the same winners at every step and end with the same prototype spans
 // and relevances, for 1, 2 and 8 workers.
 func TestOracle(t *testing.T) {
-	variants := []Config{
-		{Relevance: RelevanceGlobal, Gamma: 2e-3},
-		{Relevance: RelevanceLocal, Gamma: 2e-3, Activation: Sigmoid, Beta: 2, ClassWeights: true, Schedule: ScheduleStep, StepEvery: 2},
-		{Relevance: RelevanceNone, Init: InitPCA, Schedule: ScheduleAnneal, Tau: 3},
-		{Relevance: RelevanceGlobal, Init: InitRandom, PrototypesPerClass: 1, Gamma: 5e-3, RelevanceFloor: 1e-3},
-	}
+	variants := []opts{{Config: Config{Relevance: RelevanceGlobal}, TrainConfig: TrainConfig{Gamma: 2e-3}}, {Config: Config{Relevance: RelevanceLocal}, TrainConfig: TrainConfig{Gamma: 2e-3, Activation: Sigmoid, Beta: 2, ClassWeights: true, Schedule: ScheduleStep, StepEvery: 2}}, {Config: Config{Relevance: RelevanceNone}, TrainConfig: TrainConfig{Init: InitPCA, Schedule: ScheduleAnneal, Tau: 3}}, {Config: Config{Relevance: RelevanceGlobal, PrototypesPerClass: 1}, TrainConfig: TrainConfig{Init: InitRandom, Gamma: 5e-3, RelevanceFloor: 1e-3}}}
 	const epochs = 6
 	xs, ys := synth(t, 21, 20, 3, 3, 8, 0.25)
 	for vi, v := range variants {
@@ -61,11 +56,12 @@ func TestOracle(t *testing.T) {
 				if cfg.PrototypesPerClass == 0 {
 					cfg.PrototypesPerClass = 2
 				}
-				m0, err := Init(cfg, xs, ys)
+				m0, err := Init(cfg.Config, cfg.TrainConfig, Sets(xs), ys)
 				if err != nil {
 					t.Fatal(err)
 				}
-				full := cfg.withDefaults()
+				full := cfg
+				full.TrainConfig = cfg.TrainConfig.withDefaults()
 				ref := toReference(m0, full)
 				samples := make([]*mat.Dense, len(xs))
 				for i, x := range xs {
@@ -84,7 +80,7 @@ func TestOracle(t *testing.T) {
 				}
 
 				// Step by step: the same winners and distances.
-				tr, err := NewTrainer(m0, cfg)
+				tr, err := NewTrainer(m0, cfg.TrainConfig)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -94,7 +90,7 @@ func TestOracle(t *testing.T) {
 				for e := 0; e < epochs; e++ {
 					eta, gamma := full.rates(e)
 					for _, i := range Permutation(cfg.Seed, e, len(xs)) {
-						got, err := tr.Step(xs[i].Basis, ys[i], eta, gamma)
+						got, err := tr.Step(Set(xs[i]), ys[i], eta, gamma)
 						if err != nil {
 							t.Fatal(err)
 						}
@@ -114,7 +110,7 @@ func TestOracle(t *testing.T) {
 				compareWithReference(t, tr.Model(), ref, full)
 
 				// Train (the public path) gives the same model as the steps.
-				m, h, err := Train(context.Background(), cfg, xs, ys)
+				m, h, err := Train(context.Background(), cfg.Config, cfg.TrainConfig, Sets(xs), ys)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -133,7 +129,7 @@ func TestOracle(t *testing.T) {
 	}
 }
 
-func compareWithReference(t *testing.T, m *Model, ref *reference.Model, cfg Config) {
+func compareWithReference(t *testing.T, m *Model, ref *reference.Model, cfg opts) {
 	t.Helper()
 	var worst float64
 	for k := 0; k < m.NumPrototypes(); k++ {

@@ -10,7 +10,7 @@ import (
 	"github.com/grlgq/grlgq/subspace"
 )
 
-// Prediction is the outcome of classifying one set or image. Its slices are
+// Prediction is the outcome of classifying one sample (a set or an image). Its slices are
 // reused by the ...To methods when their capacity suffices, so a Prediction
 // kept across calls makes them allocation-free.
 type Prediction struct {
@@ -23,7 +23,7 @@ type Prediction struct {
 	// Margin is the relative margin (δ₂ − δ₁)/(δ₂ + δ₁) ∈ [0, 1] between
 	// the distances of the nearest and the second-nearest class.
 	Margin float64
-	// Rejected reports Margin < Config.RejectMargin.
+	// Rejected reports Margin < PredictConfig.RejectMargin.
 	Rejected bool
 	// Distances holds the distance to every prototype (len p): Σ_k λ_k θ_k²
 	// for a set, θ_1² for a single image.
@@ -34,7 +34,7 @@ type Prediction struct {
 	Angles []float64
 	// Probabilities is a class-probability estimate (len C):
 	// softmax(−δ_c/T) over the classes, δ_c the distance to the nearest
-	// prototype of class c and T = Config.Temperature.
+	// prototype of class c and T = PredictConfig.Temperature.
 	Probabilities []float64
 }
 
@@ -49,6 +49,7 @@ type Predictor struct {
 	eng   *engine.Engine
 	batch []float64       // n*p distances of batch calls
 	bases []*linalg.Dense // batch scratch
+	block []float64       // batch scratch: images copied back to back
 	one   Prediction      // scratch of batch calls
 }
 
@@ -68,8 +69,8 @@ func newClassifier(m *Model) classifier {
 		dim: m.dim, d: m.d, classes: m.classes,
 		labels:      m.labels,
 		lambda:      m.lambda,
-		temperature: m.cfg.Temperature,
-		reject:      m.cfg.RejectMargin,
+		temperature: m.pred.Temperature,
+		reject:      m.pred.RejectMargin,
 	}
 }
 
@@ -84,10 +85,10 @@ type distancer interface {
 }
 
 // NewPredictor returns a Predictor for m using the given number of workers
-// (0 means m's Config().Workers).
+// (0 means the workers of m's last training, or all cores).
 func NewPredictor(m *Model, workers int) (*Predictor, error) {
 	if workers <= 0 {
-		workers = m.cfg.Workers
+		workers = m.train.Workers
 	}
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
@@ -115,14 +116,6 @@ func (p *Predictor) Close() {
 	}
 }
 
-// Workers returns the number of goroutines computing distances.
-func (p *Predictor) Workers() int {
-	if p.eng == nil {
-		return 0
-	}
-	return p.eng.Workers()
-}
-
 func (p *Predictor) open() error {
 	if p.eng == nil {
 		return fmt.Errorf("model: predictor: %w", ErrClosed)
@@ -130,73 +123,39 @@ func (p *Predictor) open() error {
 	return nil
 }
 
-// PredictTo classifies the set x (its Basis must be D x d) into dst.
-// It allocates nothing when dst's slices have enough capacity.
-func (p *Predictor) PredictTo(dst *Prediction, x *subspace.Subspace) error {
+// PredictTo classifies x into dst. It allocates nothing when dst's slices
+// have enough capacity. A set's Basis must be D x d. A single image (len
+// D) is the 1-D subspace x/‖x‖ at distance θ_1², θ_1 = arccos(‖Wᵀx‖/‖x‖);
+// a sparse image (an MNIST digit is about 80% exact zeros) costs less: the
+// engine reads the prototypes' rows of its nonzero pixels only, with the
+// same result bits.
+func (p *Predictor) PredictTo(dst *Prediction, x Sample) error {
 	if err := p.open(); err != nil {
 		return err
 	}
 	return p.predictTo(p.eng, dst, x)
 }
 
-// PredictImageTo classifies the single image x (len D; its 1-D subspace
-// x/‖x‖, θ_1 = arccos(‖Wᵀx‖/‖x‖), distance θ_1²) into dst. It allocates
-// nothing when dst's slices have enough capacity. A sparse image (an
-// MNIST digit is about 80% exact zeros) costs less: the engine reads the
-// prototypes' rows of its nonzero pixels only, with the same result bits.
-func (p *Predictor) PredictImageTo(dst *Prediction, x []float64) error {
+// DistancesTo writes the distances between the samples x (all sets or all
+// images) and every prototype into dist (n x p, row i for x[i]), using all
+// workers. It allocates only when a batch is larger than any before.
+func (p *Predictor) DistancesTo(dist []float64, x []Sample) error {
 	if err := p.open(); err != nil {
 		return err
 	}
-	return p.predictImageTo(p.eng, dst, x)
-}
-
-// Predict is PredictTo into a new Prediction.
-func (p *Predictor) Predict(x *subspace.Subspace) (*Prediction, error) {
-	var r Prediction
-	if err := p.PredictTo(&r, x); err != nil {
-		return nil, err
-	}
-	return &r, nil
-}
-
-// PredictImage is PredictImageTo into a new Prediction.
-func (p *Predictor) PredictImage(x []float64) (*Prediction, error) {
-	var r Prediction
-	if err := p.PredictImageTo(&r, x); err != nil {
-		return nil, err
-	}
-	return &r, nil
-}
-
-// DistancesTo writes the distances between the sets x and every prototype
-// into dist (n x p, row i for x[i]), using all workers.
-func (p *Predictor) DistancesTo(dist []float64, x []*subspace.Subspace) error {
-	if err := p.open(); err != nil {
-		return err
-	}
+	var err error
 	p.bases = grow(p.bases, len(x))
-	err := p.distancesTo(p.eng, dist, x, p.bases)
+	p.block, err = p.distancesTo(p.eng, dist, x, p.bases, p.block)
 	clear(p.bases)
 	return err
 }
 
-// ImageDistancesTo writes θ_1² between the n images of x (row-major, image
-// i at x[i*ldx:i*ldx+D]) and every prototype into dist (n x p), using all
-// workers.
-func (p *Predictor) ImageDistancesTo(dist []float64, x []float64, ldx, n int) error {
-	if err := p.open(); err != nil {
-		return err
-	}
-	return p.imageDistancesTo(p.eng, dist, x, ldx, n)
-}
-
-// PredictBatch writes the label of every set of x into labels (-1 for a
-// rejected prediction), using all workers. It allocates only when a batch
-// is larger than any before.
-func (p *Predictor) PredictBatch(labels []int, x []*subspace.Subspace) error {
+// PredictBatch writes the label of every sample of x (all sets or all
+// images) into labels (-1 for a rejected prediction), using all workers.
+// It allocates only when a batch is larger than any before.
+func (p *Predictor) PredictBatch(labels []int, x []Sample) error {
 	if len(labels) < len(x) {
-		return fmt.Errorf("model: %w: %d labels for %d sets", ErrData, len(labels), len(x))
+		return fmt.Errorf("model: %w: %d labels for %d samples", ErrData, len(labels), len(x))
 	}
 	p.batch = grow(p.batch, len(x)*len(p.labels))
 	if err := p.DistancesTo(p.batch, x); err != nil {
@@ -205,24 +164,20 @@ func (p *Predictor) PredictBatch(labels []int, x []*subspace.Subspace) error {
 	return p.labelRows(&p.one, labels, p.batch, len(x))
 }
 
-// PredictImageBatch writes the label of each of the n images of x
-// (row-major, image i at x[i*ldx:]) into labels (-1 for a rejected
-// prediction), using all workers. It allocates only when a batch is larger
-// than any before.
-func (p *Predictor) PredictImageBatch(labels []int, x []float64, ldx, n int) error {
-	if len(labels) < n {
-		return fmt.Errorf("model: %w: %d labels for %d images", ErrData, len(labels), n)
+// predictTo classifies x into dst with eng.
+func (c *classifier) predictTo(eng distancer, dst *Prediction, x Sample) error {
+	switch x.kind() {
+	case kindSet:
+		return c.predictSetTo(eng, dst, x.set)
+	case kindImage:
+		return c.predictImageTo(eng, dst, x.img)
 	}
-	p.batch = grow(p.batch, max(n, 0)*len(p.labels))
-	if err := p.ImageDistancesTo(p.batch, x, ldx, n); err != nil {
-		return err
-	}
-	return p.labelRows(&p.one, labels, p.batch, n)
+	return emptySample()
 }
 
-// predictTo classifies the set x into dst with eng.
-func (c *classifier) predictTo(eng distancer, dst *Prediction, x *subspace.Subspace) error {
-	if x == nil || x.Basis == nil || x.Basis.Rows != c.dim || x.Basis.Cols != c.d {
+// predictSetTo classifies the set x into dst with eng.
+func (c *classifier) predictSetTo(eng distancer, dst *Prediction, x *subspace.Subspace) error {
+	if x.Basis == nil || x.Basis.Rows != c.dim || x.Basis.Cols != c.d {
 		return c.shapeError(x)
 	}
 	np := len(c.labels)
@@ -237,7 +192,7 @@ func (c *classifier) predictTo(eng distancer, dst *Prediction, x *subspace.Subsp
 // predictImageTo classifies the image x into dst with eng.
 func (c *classifier) predictImageTo(eng distancer, dst *Prediction, x []float64) error {
 	if len(x) != c.dim {
-		return fmt.Errorf("model: %w: image of %d pixels, model wants %d", ErrData, len(x), c.dim)
+		return c.imageShapeError(x)
 	}
 	np := len(c.labels)
 	dst.Distances = grow(dst.Distances, np)
@@ -248,35 +203,41 @@ func (c *classifier) predictImageTo(eng distancer, dst *Prediction, x []float64)
 	return c.decide(dst)
 }
 
-// distancesTo writes the n x p distances of the sets x into dist, with
-// bases (len(x)) as scratch.
-func (c *classifier) distancesTo(eng distancer, dist []float64, x []*subspace.Subspace, bases []*linalg.Dense) error {
+// distancesTo writes the n x p distances of the samples x into dist, with
+// bases (len(x)) as scratch for sets and block as scratch for images that
+// do not lie back to back in one slice; it returns block (grown).
+func (c *classifier) distancesTo(eng distancer, dist []float64, x []Sample, bases []*linalg.Dense, block []float64) ([]float64, error) {
 	np := len(c.labels)
 	if len(dist) < len(x)*np {
-		return fmt.Errorf("model: %w: distance buffer of %d for %d x %d", ErrData, len(dist), len(x), np)
+		return block, fmt.Errorf("model: %w: distance buffer of %d for %d x %d", ErrData, len(dist), len(x), np)
+	}
+	k, err := kindOf(x)
+	if err != nil || len(x) == 0 {
+		return block, err
+	}
+	if k == kindImage {
+		for i, s := range x {
+			if len(s.img) != c.dim {
+				return block, fmt.Errorf("sample %d: %w", i, c.imageShapeError(s.img))
+			}
+		}
+		var xs []float64
+		xs, block = imageBlock(x, c.dim, block)
+		if err := eng.ImageDistancesBatch(dist[:len(x)*np], xs, c.dim, len(x)); err != nil {
+			return block, fmt.Errorf("model: image distances: %w", predictError(err))
+		}
+		return block, nil
 	}
 	for i, s := range x {
-		if s == nil || s.Basis == nil || s.Basis.Rows != c.dim || s.Basis.Cols != c.d {
-			return fmt.Errorf("set %d: %w", i, c.shapeError(s))
+		if b := s.set.Basis; b == nil || b.Rows != c.dim || b.Cols != c.d {
+			return block, fmt.Errorf("set %d: %w", i, c.shapeError(s.set))
 		}
-		bases[i] = s.Basis
+		bases[i] = s.set.Basis
 	}
 	if err := eng.DistancesBatch(dist[:len(x)*np], bases, c.lambda); err != nil {
-		return fmt.Errorf("model: distances: %w", predictError(err))
+		return block, fmt.Errorf("model: distances: %w", predictError(err))
 	}
-	return nil
-}
-
-// imageDistancesTo writes the n x p distances of the images of x into dist.
-func (c *classifier) imageDistancesTo(eng distancer, dist []float64, x []float64, ldx, n int) error {
-	np := len(c.labels)
-	if n < 0 || ldx < c.dim || (n > 0 && len(x) < (n-1)*ldx+c.dim) || len(dist) < n*np {
-		return fmt.Errorf("model: %w: %d images of %d pixels (stride %d) in %d values, %d distances", ErrData, n, c.dim, ldx, len(x), len(dist))
-	}
-	if err := eng.ImageDistancesBatch(dist[:n*np], x, ldx, n); err != nil {
-		return fmt.Errorf("model: image distances: %w", predictError(err))
-	}
-	return nil
+	return block, nil
 }
 
 // labelRows decides the n rows of dist (n x p) into labels, with r as
@@ -350,7 +311,11 @@ func (c *classifier) shapeError(x *subspace.Subspace) error {
 	if x == nil || x.Basis == nil {
 		return fmt.Errorf("model: %w: nil subspace", ErrData)
 	}
-	return fmt.Errorf("model: %w: basis is %d x %d, model wants %d x %d (use PredictImage for single images)", ErrData, x.Basis.Rows, x.Basis.Cols, c.dim, c.d)
+	return fmt.Errorf("model: %w: basis is %d x %d, model wants %d x %d (use model.Image for single images)", ErrData, x.Basis.Rows, x.Basis.Cols, c.dim, c.d)
+}
+
+func (c *classifier) imageShapeError(x []float64) error {
+	return fmt.Errorf("model: %w: image of %d pixels, model wants %d", ErrData, len(x), c.dim)
 }
 
 // grow returns s resliced to n, reallocated only if its capacity is short.
@@ -382,7 +347,7 @@ func (m *Model) server() (*server, error) {
 	if s := m.srv.Load(); s != nil {
 		return s, nil
 	}
-	eng, err := engine.NewShared(m.dim, m.d, m.protos, m.cfg.Workers)
+	eng, err := engine.NewShared(m.dim, m.d, m.protos, m.train.Workers)
 	if err != nil {
 		return nil, fmt.Errorf("model: predictor: %w", err)
 	}
@@ -391,10 +356,10 @@ func (m *Model) server() (*server, error) {
 	return s, nil
 }
 
-// PredictTo classifies the set x into dst (see Predictor.PredictTo) on the
+// PredictTo classifies x into dst (see Predictor.PredictTo) on the
 // caller's goroutine. It allocates nothing when dst's slices have enough
 // capacity, and may be called from any number of goroutines at once.
-func (m *Model) PredictTo(dst *Prediction, x *subspace.Subspace) error {
+func (m *Model) PredictTo(dst *Prediction, x Sample) error {
 	s, err := m.server()
 	if err != nil {
 		return err
@@ -402,18 +367,8 @@ func (m *Model) PredictTo(dst *Prediction, x *subspace.Subspace) error {
 	return s.predictTo(s.eng, dst, x)
 }
 
-// PredictImageTo classifies the image x into dst (see
-// Predictor.PredictImageTo) on the caller's goroutine, like PredictTo.
-func (m *Model) PredictImageTo(dst *Prediction, x []float64) error {
-	s, err := m.server()
-	if err != nil {
-		return err
-	}
-	return s.predictImageTo(s.eng, dst, x)
-}
-
-// Predict classifies the set x.
-func (m *Model) Predict(x *subspace.Subspace) (*Prediction, error) {
+// Predict classifies x.
+func (m *Model) Predict(x Sample) (*Prediction, error) {
 	var r Prediction
 	if err := m.PredictTo(&r, x); err != nil {
 		return nil, err
@@ -421,27 +376,21 @@ func (m *Model) Predict(x *subspace.Subspace) (*Prediction, error) {
 	return &r, nil
 }
 
-// PredictImage classifies the image x.
-func (m *Model) PredictImage(x []float64) (*Prediction, error) {
-	var r Prediction
-	if err := m.PredictImageTo(&r, x); err != nil {
-		return nil, err
-	}
-	return &r, nil
-}
-
-// PredictBatch returns the labels of the sets x (-1 for rejected ones),
-// splitting the sets between the caller and goroutines started for the
-// call (up to Config().Workers, or all cores) when the batch is large
-// enough to gain from it.
-func (m *Model) PredictBatch(x []*subspace.Subspace) ([]int, error) {
+// PredictBatch returns the labels of the samples x (all sets or all
+// images; -1 for rejected ones), splitting the samples between the caller
+// and goroutines started for the call (up to the workers of the model's
+// last training, or all cores) when the batch is large enough to gain from
+// it. Images are classified a block of them at a time, straight from the
+// caller's memory when they lie back to back in one slice (see Images),
+// else from a copy.
+func (m *Model) PredictBatch(x []Sample) ([]int, error) {
 	s, err := m.server()
 	if err != nil {
 		return nil, err
 	}
 	labels := make([]int, len(x))
 	dist := make([]float64, len(x)*len(s.labels))
-	if err := s.distancesTo(s.eng, dist, x, make([]*linalg.Dense, len(x))); err != nil {
+	if _, err := s.distancesTo(s.eng, dist, x, make([]*linalg.Dense, len(x)), nil); err != nil {
 		return nil, err
 	}
 	if err := s.labelRows(new(Prediction), labels, dist, len(x)); err != nil {
@@ -450,55 +399,20 @@ func (m *Model) PredictBatch(x []*subspace.Subspace) ([]int, error) {
 	return labels, nil
 }
 
-// PredictImageBatch returns the labels of the n images of x (row-major,
-// image i at x[i*ldx:]; -1 for rejected ones), in parallel like
-// PredictBatch.
-func (m *Model) PredictImageBatch(x []float64, ldx, n int) ([]int, error) {
-	s, err := m.server()
-	if err != nil {
-		return nil, err
-	}
-	labels := make([]int, max(n, 0))
-	dist := make([]float64, max(n, 0)*len(s.labels))
-	if err := s.imageDistancesTo(s.eng, dist, x, ldx, n); err != nil {
-		return nil, err
-	}
-	if err := s.labelRows(new(Prediction), labels, dist, n); err != nil {
-		return nil, err
-	}
-	return labels, nil
-}
-
-// DistanceMatrix returns the n x p distances between the sets x and the
-// prototypes (row i for x[i]), e.g. for a 2-D embedding of data and
-// prototypes; in parallel like PredictBatch.
-func (m *Model) DistanceMatrix(x []*subspace.Subspace) (*linalg.Dense, error) {
+// DistanceMatrix returns the n x p distances between the samples x (all
+// sets or all images) and the prototypes (row i for x[i]), e.g. for a 2-D
+// embedding of data and prototypes; in parallel like PredictBatch.
+func (m *Model) DistanceMatrix(x []Sample) (*linalg.Dense, error) {
 	s, err := m.server()
 	if err != nil {
 		return nil, err
 	}
 	np := len(m.protos)
 	dist := make([]float64, len(x)*np)
-	if err := s.distancesTo(s.eng, dist, x, make([]*linalg.Dense, len(x))); err != nil {
+	if _, err := s.distancesTo(s.eng, dist, x, make([]*linalg.Dense, len(x)), nil); err != nil {
 		return nil, err
 	}
 	return denseFrom(len(x), np, dist), nil
-}
-
-// ImageDistanceMatrix returns the n x p distances θ_1² between the n images
-// of x (row-major, image i at x[i*ldx:]) and the prototypes; in parallel
-// like PredictBatch.
-func (m *Model) ImageDistanceMatrix(x []float64, ldx, n int) (*linalg.Dense, error) {
-	s, err := m.server()
-	if err != nil {
-		return nil, err
-	}
-	np := len(m.protos)
-	dist := make([]float64, max(n, 0)*np)
-	if err := s.imageDistancesTo(s.eng, dist, x, ldx, n); err != nil {
-		return nil, err
-	}
-	return denseFrom(n, np, dist), nil
 }
 
 func denseFrom(rows, cols int, v []float64) *linalg.Dense {

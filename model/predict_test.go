@@ -17,7 +17,7 @@ func TestPredictMatchesGonum(t *testing.T) {
 	defer m.Close()
 	xs, _ := synth(t, 51, 16, 3, 3, 4, 0.3)
 	for _, x := range xs {
-		p, err := m.Predict(x)
+		p, err := m.Predict(Set(x))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -66,7 +66,7 @@ func TestPredictImage(t *testing.T) {
 	for i := range x {
 		x[i] = rng.NormFloat64() * 7
 	}
-	p, err := m.PredictImage(x)
+	p, err := m.Predict(Image(x))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,18 +77,18 @@ func TestPredictImage(t *testing.T) {
 			t.Errorf("prototype %d: θ %v d %v, gonum θ %v", k, p.Angles[k], p.Distances[k], th)
 		}
 	}
-	if _, err := m.PredictImage(make([]float64, m.dim)); !errors.Is(err, ErrData) {
+	if _, err := m.Predict(Image(make([]float64, m.dim))); !errors.Is(err, ErrData) {
 		t.Errorf("zero image: %v", err)
 	}
 	x[3] = math.NaN()
-	if _, err := m.PredictImage(x); !errors.Is(err, ErrNotFinite) {
+	if _, err := m.Predict(Image(x)); !errors.Is(err, ErrNotFinite) {
 		t.Errorf("NaN image: %v", err)
 	}
-	if _, err := m.PredictImage(x[:5]); !errors.Is(err, ErrData) {
+	if _, err := m.Predict(Image(x[:5])); !errors.Is(err, ErrData) {
 		t.Errorf("short image: %v", err)
 	}
 	xs, _ := synth(t, 52, 16, 2, 3, 1, 0.3)
-	if _, err := m.Predict(xs[0]); !errors.Is(err, ErrData) {
+	if _, err := m.Predict(Set(xs[0])); !errors.Is(err, ErrData) {
 		t.Errorf("wrong d: %v", err)
 	}
 }
@@ -110,16 +110,25 @@ func TestPredictZeroAlloc(t *testing.T) {
 	for i := range batch {
 		batch[i] = float64(i%13) + 1
 	}
-	_ = pr.PredictTo(&out, xs[0])
-	_ = pr.PredictImageBatch(labels, batch, m.dim, 8)
-	_ = pr.PredictBatch(labels, xs)
+	rows := make([][]float64, 8)
+	for i := range rows {
+		rows[i] = batch[i*m.dim : (i+1)*m.dim]
+	}
+	images := Images(rows)                             // back to back: read in place
+	scattered := Images(append(rows[4:], rows[:4]...)) // not: copied into the predictor's block
+	sets := Sets(xs)
+	_ = pr.PredictTo(&out, Set(xs[0]))
+	_ = pr.PredictBatch(labels, images)
+	_ = pr.PredictBatch(labels, scattered)
+	_ = pr.PredictBatch(labels, sets)
 	for name, f := range map[string]func(){
-		"PredictTo":            func() { _ = pr.PredictTo(&out, xs[0]) },
-		"PredictImageTo":       func() { _ = pr.PredictImageTo(&out, img) },
-		"PredictImageBatch":    func() { _ = pr.PredictImageBatch(labels, batch, m.dim, 8) },
-		"PredictBatch":         func() { _ = pr.PredictBatch(labels, xs) },
-		"Model.PredictTo":      func() { _ = m.PredictTo(&out, xs[0]) },
-		"Model.PredictImageTo": func() { _ = m.PredictImageTo(&out, img) },
+		"PredictTo":             func() { _ = pr.PredictTo(&out, Set(xs[0])) },
+		"PredictTo/image":       func() { _ = pr.PredictTo(&out, Image(img)) },
+		"PredictBatch/images":   func() { _ = pr.PredictBatch(labels, images) },
+		"PredictBatch/copied":   func() { _ = pr.PredictBatch(labels, scattered) },
+		"PredictBatch":          func() { _ = pr.PredictBatch(labels, sets) },
+		"Model.PredictTo":       func() { _ = m.PredictTo(&out, Set(xs[0])) },
+		"Model.PredictTo/image": func() { _ = m.PredictTo(&out, Image(img)) },
 	} {
 		if raceEnabled && strings.HasPrefix(name, "Model.") {
 			continue // sync.Pool drops items under the race detector
@@ -148,15 +157,15 @@ func TestBatchEqualsSingle(t *testing.T) {
 			t.Fatal(err)
 		}
 		dist := make([]float64, len(xs)*len(m.protos))
-		if err := pr.DistancesTo(dist, xs); err != nil {
+		if err := pr.DistancesTo(dist, Sets(xs)); err != nil {
 			t.Fatal(err)
 		}
 		labels := make([]int, len(xs))
-		if err := pr.PredictBatch(labels, xs); err != nil {
+		if err := pr.PredictBatch(labels, Sets(xs)); err != nil {
 			t.Fatal(err)
 		}
 		for i, x := range xs {
-			p, err := pr.Predict(x)
+			p, err := predictWith(pr, Set(x))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -170,20 +179,33 @@ func TestBatchEqualsSingle(t *testing.T) {
 			}
 		}
 		ilabels := make([]int, n)
-		if err := pr.PredictImageBatch(ilabels, imgs, 20, n); err != nil {
+		rows := make([][]float64, n) // stride 20: copied into one block
+		for i := range rows {
+			rows[i] = imgs[i*20 : i*20+16]
+		}
+		if err := pr.PredictBatch(ilabels, Images(rows)); err != nil {
+			t.Fatal(err)
+		}
+		idist := make([]float64, n*len(m.protos))
+		if err := pr.DistancesTo(idist, Images(rows)); err != nil {
 			t.Fatal(err)
 		}
 		for i := 0; i < n; i++ {
-			p, err := pr.PredictImage(imgs[i*20 : i*20+16])
+			p, err := predictWith(pr, Image(rows[i]))
 			if err != nil {
 				t.Fatal(err)
 			}
 			if p.Label != ilabels[i] {
 				t.Fatalf("workers %d: image batch label %d, single %d", w, ilabels[i], p.Label)
 			}
+			for k, v := range p.Distances {
+				if v != idist[i*len(m.protos)+k] {
+					t.Fatalf("workers %d: image batch distance differs from single", w)
+				}
+			}
 		}
 		pr.Close()
-		if err := pr.PredictTo(&Prediction{}, xs[0]); !errors.Is(err, ErrClosed) {
+		if err := pr.PredictTo(&Prediction{}, Set(xs[0])); !errors.Is(err, ErrClosed) {
 			t.Errorf("closed predictor: %v", err)
 		}
 	}
@@ -192,16 +214,19 @@ func TestBatchEqualsSingle(t *testing.T) {
 func TestRejectAndTemperature(t *testing.T) {
 	xs, ys := synth(t, 55, 16, 3, 3, 6, 0.3)
 	probe, _ := synth(t, 56, 16, 3, 3, 3, 0.8)
-	base := Config{Epochs: 2, Seed: 1}
-	predict := func(cfg Config) []*Prediction {
-		m, _, err := Train(context.Background(), cfg, xs, ys)
+	base := opts{TrainConfig: TrainConfig{Epochs: 2, Seed: 1}}
+	predict := func(cfg opts) []*Prediction {
+		m, _, err := Train(context.Background(), cfg.Config, cfg.TrainConfig, Sets(xs), ys)
 		if err != nil {
+			t.Fatal(err)
+		}
+		if m, err = m.WithPredictConfig(cfg.PredictConfig); err != nil {
 			t.Fatal(err)
 		}
 		defer m.Close()
 		var out []*Prediction
 		for _, x := range probe {
-			p, err := m.Predict(x)
+			p, err := m.Predict(Set(x))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -265,7 +290,7 @@ func TestConcurrentPredict(t *testing.T) {
 	m := trainedModel(t, RelevanceGlobal)
 	defer m.Close()
 	xs, _ := synth(t, 57, 16, 3, 3, 4, 0.3)
-	want, err := m.PredictBatch(xs)
+	want, err := m.PredictBatch(Sets(xs))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -276,7 +301,7 @@ func TestConcurrentPredict(t *testing.T) {
 			defer wg.Done()
 			var p Prediction
 			for i, x := range xs {
-				if err := m.PredictTo(&p, x); err != nil {
+				if err := m.PredictTo(&p, Set(x)); err != nil {
 					t.Error(err)
 					return
 				}

@@ -17,12 +17,12 @@ func TestImageSupportSums(t *testing.T) {
 	const dim, d, m = 30, 3, 8
 	xs, ys, _ := synthSets(t, 82, dim, d, m, 3, 4, 0.2)
 	for _, rel := range []RelevanceKind{RelevanceGlobal, RelevanceLocal} {
-		mod, _, err := Train(context.Background(), Config{Epochs: 2, Seed: 2, Gamma: 0.01, Relevance: rel, PrototypesPerClass: 2}, xs, ys)
+		mod, _, err := Train(context.Background(), Config{Relevance: rel, PrototypesPerClass: 2}, TrainConfig{Epochs: 2, Seed: 2, Gamma: 0.01}, Sets(xs), ys)
 		if err != nil {
 			t.Fatal(err)
 		}
 		for i := 0; i < 6; i++ {
-			ex, err := mod.Explain(xs[i], ys[i])
+			ex, err := mod.Explain(Set(xs[i]), ys[i])
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -52,17 +52,17 @@ func TestImageSupportSums(t *testing.T) {
 		}
 	}
 	// No images, no ranking: a single image, a subspace of a bare basis.
-	mod, _, err := Train(context.Background(), Config{Epochs: 1}, xs, ys)
+	mod, _, err := Train(context.Background(), Config{}, TrainConfig{Epochs: 1}, Sets(xs), ys)
 	if err != nil {
 		t.Fatal(err)
 	}
-	ex, err := mod.Explain(&subspace.Subspace{Basis: xs[0].Basis}, -1)
+	ex, err := mod.Explain(Set(&subspace.Subspace{Basis: xs[0].Basis}), -1)
 	if err != nil || ex.ImageScores != nil || ex.RankImages() != nil {
 		t.Errorf("bare basis: %v, scores %v", err, ex.ImageScores)
 	}
 	img := make([]float64, dim)
 	img[0] = 1
-	if ex, err := mod.ExplainImage(img, -1); err != nil || ex.RankImages() != nil {
+	if ex, err := mod.Explain(Image(img), -1); err != nil || ex.RankImages() != nil {
 		t.Errorf("single image: %v, ranking %v", err, ex.RankImages())
 	}
 }
@@ -73,7 +73,7 @@ func TestImageSupportSums(t *testing.T) {
 func TestRankImagesDominant(t *testing.T) {
 	const dim, d, m = 40, 2, 7
 	xs, ys, _ := synthSets(t, 83, dim, d, m, 2, 4, 0.1)
-	mod, _, err := Train(context.Background(), Config{Epochs: 2, Seed: 1}, xs, ys)
+	mod, _, err := Train(context.Background(), Config{}, TrainConfig{Epochs: 2, Seed: 1}, Sets(xs), ys)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,7 +97,7 @@ func TestRankImagesDominant(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		ex, err := mod.Explain(s, 0)
+		ex, err := mod.Explain(Set(s), 0)
 		if err != nil {
 			t.Fatal(err)
 		}

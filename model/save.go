@@ -66,7 +66,8 @@ func (m *Model) Save(w io.Writer) error {
 
 // MarshalBinary encodes m in the versioned binary format: magic, version,
 // shapes, config, labels, class names, relevances, prototypes, CRC-32C.
-// Equal models encode to equal bytes (Workers and OnEpoch are not stored).
+// Equal models encode to equal bytes (the TrainConfig's Workers, MinDelta,
+// AverageLast and OnEpoch are not stored).
 func (m *Model) MarshalBinary() ([]byte, error) {
 	p, classes := len(m.protos), m.classes
 	var flags uint32
@@ -95,7 +96,7 @@ func (m *Model) MarshalBinary() ([]byte, error) {
 	b = binary.LittleEndian.AppendUint32(b, flags)
 	b = binary.LittleEndian.AppendUint64(b, uint64(m.epochs))
 	b = binary.LittleEndian.AppendUint64(b, uint64(size))
-	b = putConfig(b, &m.cfg)
+	b = putConfig(b, &m.cfg, &m.train, &m.pred)
 	for _, l := range m.labels {
 		b = binary.LittleEndian.AppendUint32(b, uint32(l))
 	}
@@ -126,49 +127,48 @@ func (m *Model) MarshalBinary() ([]byte, error) {
 	return binary.LittleEndian.AppendUint32(b, crc32.Checksum(b, castagnoli)), nil
 }
 
-// putConfig appends the stored fields of c (configSize bytes).
-func putConfig(b []byte, c *Config) []byte {
+// putConfig appends the stored fields of c, t and p (configSize bytes).
+func putConfig(b []byte, c *Config, t *TrainConfig, p *PredictConfig) []byte {
 	le := binary.LittleEndian
-	for _, v := range []int{c.SubspaceDim, c.PrototypesPerClass, c.StepEvery, c.Epochs, c.Patience} {
+	for _, v := range []int{c.SubspaceDim, c.PrototypesPerClass, t.StepEvery, t.Epochs, t.Patience} {
 		b = le.AppendUint32(b, uint32(v))
 	}
 	cw := byte(0)
-	if c.ClassWeights {
+	if t.ClassWeights {
 		cw = 1
 	}
-	b = append(b, byte(c.Init), byte(c.Relevance), byte(c.Schedule), byte(c.Activation)|cw<<7)
-	for _, v := range []float64{c.InitNoise, c.Eta, c.Gamma, c.Tau, c.Beta, c.RelevanceFloor, c.ValidationFraction, c.Temperature, c.RejectMargin} {
+	b = append(b, byte(t.Init), byte(c.Relevance), byte(t.Schedule), byte(t.Activation)|cw<<7)
+	for _, v := range []float64{t.InitNoise, t.Eta, t.Gamma, t.Tau, t.Beta, t.RelevanceFloor, t.ValidationFraction, p.Temperature, p.RejectMargin} {
 		b = le.AppendUint64(b, math.Float64bits(v))
 	}
-	b = le.AppendUint64(b, c.Seed)
+	b = le.AppendUint64(b, t.Seed)
 	b = le.AppendUint32(b, uint32(c.ImageWidth))
 	return le.AppendUint32(b, uint32(c.ImageHeight))
 }
 
 // getConfig decodes putConfig's bytes (configSize bytes; configSizeV1
 // bytes, without the image size, for version 1).
-func getConfig(b []byte) Config {
+func getConfig(b []byte) (c Config, t TrainConfig, pc PredictConfig) {
 	le := binary.LittleEndian
-	var c Config
-	ints := []*int{&c.SubspaceDim, &c.PrototypesPerClass, &c.StepEvery, &c.Epochs, &c.Patience}
+	ints := []*int{&c.SubspaceDim, &c.PrototypesPerClass, &t.StepEvery, &t.Epochs, &t.Patience}
 	for i, p := range ints {
 		*p = int(le.Uint32(b[4*i:]))
 	}
 	o := 4 * len(ints)
-	c.Init, c.Relevance, c.Schedule = InitKind(b[o]), RelevanceKind(b[o+1]), Schedule(b[o+2])
-	c.Activation, c.ClassWeights = Activation(b[o+3]&0x7f), b[o+3]&0x80 != 0
+	t.Init, c.Relevance, t.Schedule = InitKind(b[o]), RelevanceKind(b[o+1]), Schedule(b[o+2])
+	t.Activation, t.ClassWeights = Activation(b[o+3]&0x7f), b[o+3]&0x80 != 0
 	o += 4
-	for _, p := range []*float64{&c.InitNoise, &c.Eta, &c.Gamma, &c.Tau, &c.Beta, &c.RelevanceFloor, &c.ValidationFraction, &c.Temperature, &c.RejectMargin} {
+	for _, p := range []*float64{&t.InitNoise, &t.Eta, &t.Gamma, &t.Tau, &t.Beta, &t.RelevanceFloor, &t.ValidationFraction, &pc.Temperature, &pc.RejectMargin} {
 		*p = math.Float64frombits(le.Uint64(b[o:]))
 		o += 8
 	}
-	c.Seed = le.Uint64(b[o:])
+	t.Seed = le.Uint64(b[o:])
 	o += 8
 	if len(b) >= o+8 {
 		// Bounded by MaxDim in validate; uint32 -> int cannot overflow.
 		c.ImageWidth, c.ImageHeight = int(le.Uint32(b[o:])), int(le.Uint32(b[o+4:]))
 	}
-	return c
+	return c, t, pc
 }
 
 // Load reads a model written by Save. It checks the magic, the version and
@@ -283,8 +283,8 @@ func decodePayload(b []byte, cfgSize, dim, d, p, classes int, flags uint32, epoc
 	if err != nil {
 		return nil, err
 	}
-	cfg := getConfig(cb)
-	m := &Model{cfg: cfg, dim: dim, d: d, classes: classes, epochs: epochs}
+	cfg, tc, pc := getConfig(cb)
+	m := &Model{cfg: cfg, train: tc, pred: pc, dim: dim, d: d, classes: classes, epochs: epochs}
 	lb, err := take(4 * p)
 	if err != nil {
 		return nil, err
@@ -353,11 +353,17 @@ func decodePayload(b []byte, cfgSize, dim, d, p, classes int, flags uint32, epoc
 
 // validate checks the invariants of a decoded model (binary or JSON).
 func (m *Model) validate() error {
-	c := m.cfg
-	if c.Workers == 0 {
-		c.Workers = 1 // not stored
+	c, tc := m.cfg, m.train
+	if tc.Workers == 0 {
+		tc.Workers = 1 // not stored
 	}
 	if err := c.validate(); err != nil {
+		return err
+	}
+	if err := tc.validate(); err != nil {
+		return err
+	}
+	if err := m.pred.validate(); err != nil {
 		return err
 	}
 	if c.SubspaceDim != m.d {
@@ -431,7 +437,7 @@ func (m *Model) validate() error {
 			return fmt.Errorf("prototype %d is not orthonormal (max |WᵀW − I| = %.3g)", k, e)
 		}
 	}
-	m.cfg.Workers = 0
+	m.train.Workers = 0
 	return nil
 }
 
@@ -481,7 +487,7 @@ func (m *Model) UnmarshalBinary(b []byte) error {
 
 // adopt moves src's content into m (which has no predictor yet).
 func (m *Model) adopt(src *Model) {
-	m.cfg, m.dim, m.d, m.classes = src.cfg, src.dim, src.d, src.classes
+	m.cfg, m.train, m.pred, m.dim, m.d, m.classes = src.cfg, src.train, src.pred, src.dim, src.d, src.classes
 	m.labels, m.protos, m.lambda, m.epochs = src.labels, src.protos, src.lambda, src.epochs
 }
 

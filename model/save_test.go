@@ -22,11 +22,12 @@ import (
 func trainedModel(t testing.TB, rel RelevanceKind) *Model {
 	t.Helper()
 	xs, ys := synth(t, 31, 16, 3, 3, 6, 0.3)
-	cfg := Config{Epochs: 3, Seed: 5, Relevance: rel, Gamma: 1e-2, ClassNames: []string{"a", "bé", ""},
-		PrototypesOfClass: []int{1, 2, 1}, Schedule: ScheduleAnneal, Activation: Sigmoid, Beta: 2.5, ClassWeights: true,
-		RejectMargin: 0.05, Temperature: 0.3, ImageWidth: 8, ImageHeight: 2}
-	m, _, err := Train(context.Background(), cfg, xs, ys)
+	cfg := opts{Config: Config{Relevance: rel, ClassNames: []string{"a", "bé", ""}, PrototypesOfClass: []int{1, 2, 1}, ImageWidth: 8, ImageHeight: 2}, TrainConfig: TrainConfig{Epochs: 3, Seed: 5, Gamma: 1e-2, Schedule: ScheduleAnneal, Activation: Sigmoid, Beta: 2.5, ClassWeights: true}}
+	m, _, err := Train(context.Background(), cfg.Config, cfg.TrainConfig, Sets(xs), ys)
 	if err != nil {
+		t.Fatal(err)
+	}
+	if m, err = m.WithPredictConfig(PredictConfig{RejectMargin: 0.05, Temperature: 0.3}); err != nil {
 		t.Fatal(err)
 	}
 	return m
@@ -51,16 +52,21 @@ func sameModel(t *testing.T, a, b *Model) {
 			t.Fatalf("relevance %d differs", i)
 		}
 	}
-	ca, cb := a.Config(), b.Config()
-	ca.Workers, cb.Workers = 0, 0
+	if ca, cb := a.Config(), b.Config(); !reflect.DeepEqual(ca, cb) {
+		t.Fatalf("configs differ:\n%+v\n%+v", ca, cb)
+	}
+	ta, tb := a.TrainConfig(), b.TrainConfig()
+	ta.Workers, tb.Workers = 0, 0
+	ta.MinDelta, tb.MinDelta = 0, 0
+	ta.AverageLast, tb.AverageLast = 0, 0
 	// (json.Marshal cannot compare them: it refuses the func field.)
-	if !reflect.DeepEqual(configView(ca), configView(cb)) {
-		t.Fatalf("configs differ:\n%+v\n%+v", configView(ca), configView(cb))
+	if ta.OnEpoch != nil || tb.OnEpoch != nil || !reflect.DeepEqual(ta, tb) {
+		t.Fatalf("training configs differ:\n%+v\n%+v", ta, tb)
+	}
+	if pa, pb := a.PredictConfig(), b.PredictConfig(); pa != pb {
+		t.Fatalf("prediction configs differ: %+v, %+v", pa, pb)
 	}
 }
-
-// configView drops the function field for comparison.
-func configView(c Config) Config { c.OnEpoch = nil; return c }
 
 func TestSaveLoadRoundTrip(t *testing.T) {
 	for _, rel := range []RelevanceKind{RelevanceGlobal, RelevanceLocal, RelevanceNone} {
@@ -84,12 +90,12 @@ func TestSaveLoadRoundTrip(t *testing.T) {
 			t.Errorf("trailing byte: %v", err)
 		}
 		// JSON round trip is bit for bit too.
-		var jb bytes.Buffer
-		if err := m.WriteJSON(&jb); err != nil {
+		jb, err := json.Marshal(m)
+		if err != nil {
 			t.Fatal(err)
 		}
 		var m4 Model
-		if err := json.Unmarshal(jb.Bytes(), &m4); err != nil {
+		if err := json.Unmarshal(jb, &m4); err != nil {
 			t.Fatal(err)
 		}
 		sameModel(t, m, &m4)
@@ -98,11 +104,11 @@ func TestSaveLoadRoundTrip(t *testing.T) {
 		}
 		// Predictions of the loaded model equal the original's.
 		xs, _ := synth(t, 32, 16, 3, 3, 2, 0.3)
-		p1, err := m.Predict(xs[0])
+		p1, err := m.Predict(Set(xs[0]))
 		if err != nil {
 			t.Fatal(err)
 		}
-		p2, err := m2.Predict(xs[0])
+		p2, err := m2.Predict(Set(xs[0]))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -111,7 +117,7 @@ func TestSaveLoadRoundTrip(t *testing.T) {
 				t.Fatal("loaded model predicts different distances")
 			}
 		}
-		if m2.ClassName(1) != "bé" || m2.Config().RejectMargin != 0.05 {
+		if m2.ClassName(1) != "bé" || m2.PredictConfig().RejectMargin != 0.05 {
 			t.Error("class names or prediction options lost")
 		}
 	}
@@ -348,15 +354,15 @@ func TestWriteFuzzCorpus(t *testing.T) {
 		t.Fatal(err)
 	}
 	xs, ys := synth(t, 41, 6, 2, 2, 3, 0.3)
-	small := func(cfg Config) []byte {
-		m, _, err := Train(context.Background(), cfg, xs, ys)
+	small := func(cfg opts) []byte {
+		m, _, err := Train(context.Background(), cfg.Config, cfg.TrainConfig, Sets(xs), ys)
 		if err != nil {
 			t.Fatal(err)
 		}
 		return modelBytes(t, m)
 	}
-	good := small(Config{Epochs: 1, ImageWidth: 3, ImageHeight: 2})
-	local := small(Config{Epochs: 1, Relevance: RelevanceLocal, ClassNames: []string{"x", "y"}, PrototypesOfClass: []int{2, 1}})
+	good := small(opts{Config: Config{ImageWidth: 3, ImageHeight: 2}, TrainConfig: TrainConfig{Epochs: 1}})
+	local := small(opts{Config: Config{Relevance: RelevanceLocal, ClassNames: []string{"x", "y"}, PrototypesOfClass: []int{2, 1}}, TrainConfig: TrainConfig{Epochs: 1}})
 	seeds := map[string][]byte{
 		"valid-global-v1": toV1(t, good),
 		"valid-global":    good,
@@ -398,11 +404,11 @@ func TestImageSize(t *testing.T) {
 	xs, ys := synth(t, 31, 16, 3, 3, 6, 0.3)
 	ctx := context.Background()
 	for _, c := range []struct{ w, h int }{{4, 3}, {4, 0}, {0, 4}, {-4, -4}, {1 << 20, 1 << 20}} {
-		if _, err := Init(Config{ImageWidth: c.w, ImageHeight: c.h}, xs, ys); !errors.Is(err, ErrConfig) {
+		if _, err := Init(Config{ImageWidth: c.w, ImageHeight: c.h}, TrainConfig{}, Sets(xs), ys); !errors.Is(err, ErrConfig) {
 			t.Errorf("image size %dx%d for D=16: %v, want ErrConfig", c.w, c.h, err)
 		}
 	}
-	m, _, err := Train(ctx, Config{Epochs: 1, ImageWidth: 2, ImageHeight: 8}, xs, ys)
+	m, _, err := Train(ctx, Config{ImageWidth: 2, ImageHeight: 8}, TrainConfig{Epochs: 1}, Sets(xs), ys)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -410,30 +416,44 @@ func TestImageSize(t *testing.T) {
 		t.Fatalf("ImageSize %dx%d, want 2x8", w, h)
 	}
 	// Continue keeps the model's size, whatever cfg says.
-	m2, _, err := Continue(ctx, m, Config{Epochs: 1, ImageWidth: 4, ImageHeight: 4}, xs, ys)
+	m2, _, err := Continue(ctx, m, TrainConfig{Epochs: 1}, Sets(xs), ys)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if w, h := m2.ImageSize(); w != 2 || h != 8 {
 		t.Errorf("Continue changed the image size to %dx%d", w, h)
 	}
-	// A model without one takes cfg's (checked against D).
-	m0, _, err := Train(ctx, Config{Epochs: 1}, xs, ys)
+	// A model without one takes one by WithImageSize (checked against D).
+	m0, _, err := Train(ctx, Config{}, TrainConfig{Epochs: 1}, Sets(xs), ys)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if w, h := m0.ImageSize(); w != 0 || h != 0 {
 		t.Errorf("unknown image size is %dx%d", w, h)
 	}
-	m3, _, err := Continue(ctx, m0, Config{Epochs: 1, ImageWidth: 4, ImageHeight: 4}, xs, ys)
+	m3, err := m0.WithImageSize(4, 4)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if w, h := m3.ImageSize(); w != 4 || h != 4 {
-		t.Errorf("Continue did not record the image size: %dx%d", w, h)
+		t.Errorf("WithImageSize did not record the image size: %dx%d", w, h)
 	}
-	if _, _, err := Continue(ctx, m0, Config{Epochs: 1, ImageWidth: 5, ImageHeight: 4}, xs, ys); !errors.Is(err, ErrConfig) {
-		t.Errorf("Continue with a wrong image size: %v", err)
+	if w, h := m0.ImageSize(); w != 0 || h != 0 {
+		t.Errorf("WithImageSize changed its receiver: %dx%d", w, h)
+	}
+	if !bytes.Equal(modelBytes(t, m3)[:headerSize+configSizeV1], modelBytes(t, m0)[:headerSize+configSizeV1]) {
+		t.Error("WithImageSize changed more than the image size")
+	}
+	for _, c := range []struct{ w, h int }{{5, 4}, {4, 0}, {16, 16}} {
+		if _, err := m0.WithImageSize(c.w, c.h); !errors.Is(err, ErrConfig) {
+			t.Errorf("WithImageSize(%d, %d) for D=16: %v, want ErrConfig", c.w, c.h, err)
+		}
+	}
+	if _, err := m.WithImageSize(4, 4); !errors.Is(err, ErrConfig) {
+		t.Errorf("WithImageSize(4, 4) of a 2x8 model: %v, want ErrConfig", err)
+	}
+	if m4, err := m.WithImageSize(2, 8); err != nil || !bytes.Equal(modelBytes(t, m4), modelBytes(t, m)) {
+		t.Errorf("WithImageSize of the model's own size: %v", err)
 	}
 
 	// Binary: version 2 keeps it; version 1 loads as unknown.
@@ -454,9 +474,14 @@ func TestImageSize(t *testing.T) {
 		t.Errorf("version 1 file loads with image size %dx%d", w, h)
 	}
 	want := m.Config()
-	want.ImageWidth, want.ImageHeight, want.Workers = 0, 0, 0
-	if gc := old.Config(); !reflect.DeepEqual(configView(gc), configView(want)) {
+	want.ImageWidth, want.ImageHeight = 0, 0
+	if gc := old.Config(); !reflect.DeepEqual(gc, want) {
 		t.Errorf("version 1 config %+v, want %+v", gc, want)
+	}
+	wantT := m.TrainConfig()
+	wantT.Workers = 0
+	if gt := old.TrainConfig(); !reflect.DeepEqual(gt, wantT) || old.PredictConfig() != m.PredictConfig() {
+		t.Errorf("version 1 training config %+v, want %+v", gt, wantT)
 	}
 	// Re-saved as version 2, it loads again.
 	if _, err := Load(bytes.NewReader(modelBytes(t, old))); err != nil {

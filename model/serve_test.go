@@ -15,7 +15,7 @@ import (
 func mnistShapedModel(t testing.TB) *Model {
 	t.Helper()
 	xs, ys := synth(t, 60, 784, 12, 10, 1, 0.3)
-	m, err := Init(Config{InitNoise: -1}, xs, ys)
+	m, err := Init(Config{}, TrainConfig{InitNoise: -1}, Sets(xs), ys)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,12 +78,12 @@ func TestSharedMatchesPredictor(t *testing.T) {
 		want := make([]Prediction, len(xs))
 		wantI := make([]Prediction, len(imgs))
 		for i, x := range xs {
-			if err := pr.PredictTo(&want[i], x); err != nil {
+			if err := pr.PredictTo(&want[i], Set(x)); err != nil {
 				t.Fatal(err)
 			}
 		}
 		for i, x := range imgs {
-			if err := pr.PredictImageTo(&wantI[i], x); err != nil {
+			if err := pr.PredictTo(&wantI[i], Image(x)); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -96,25 +96,25 @@ func TestSharedMatchesPredictor(t *testing.T) {
 				defer wg.Done()
 				var out Prediction
 				for i := g; i < len(xs); i += 3 {
-					if err := m.PredictTo(&out, xs[i]); err != nil {
+					if err := m.PredictTo(&out, Set(xs[i])); err != nil {
 						t.Error(err)
 						return
 					}
 					samePrediction(t, "set", &out, &want[i])
 				}
 				for i := g; i < len(imgs); i += 3 {
-					if err := m.PredictImageTo(&out, imgs[i]); err != nil {
+					if err := m.PredictTo(&out, Image(imgs[i])); err != nil {
 						t.Error(err)
 						return
 					}
 					samePrediction(t, "image", &out, &wantI[i])
 				}
-				labels, err := m.PredictBatch(xs)
+				labels, err := m.PredictBatch(Sets(xs))
 				if err != nil {
 					t.Error(err)
 					return
 				}
-				dm, err := m.DistanceMatrix(xs)
+				dm, err := m.DistanceMatrix(Sets(xs))
 				if err != nil {
 					t.Error(err)
 					return
@@ -129,23 +129,23 @@ func TestSharedMatchesPredictor(t *testing.T) {
 						}
 					}
 				}
-				ilabels, err := m.PredictImageBatch(flat, m.dim, len(imgs))
+				ilabels, err := m.PredictBatch(rowSamples(flat, m.dim))
 				if err != nil {
 					t.Error(err)
 					return
 				}
-				idm, err := m.ImageDistanceMatrix(flat, m.dim, len(imgs))
+				idm, err := m.DistanceMatrix(rowSamples(flat, m.dim))
 				if err != nil {
 					t.Error(err)
 					return
 				}
 				for i := range imgs {
 					if ilabels[i] != wantI[i].Label {
-						t.Errorf("PredictImageBatch %d: %d, want %d", i, ilabels[i], wantI[i].Label)
+						t.Errorf("PredictBatch of images %d: %d, want %d", i, ilabels[i], wantI[i].Label)
 					}
 					for k := 0; k < np; k++ {
 						if math.Float64bits(idm.At(i, k)) != math.Float64bits(wantI[i].Distances[k]) {
-							t.Errorf("ImageDistanceMatrix (%d, %d) differs", i, k)
+							t.Errorf("DistanceMatrix of images (%d, %d) differs", i, k)
 						}
 					}
 				}
@@ -176,7 +176,7 @@ func TestPrototypesOnce(t *testing.T) {
 	xs, _ := synth(t, 63, m.dim, m.d, 2, 2, 0.5)
 	imgs := testImages(64, 8, m.dim)
 	var warm Prediction
-	if err := m.PredictImageTo(&warm, imgs[0]); err != nil {
+	if err := m.PredictTo(&warm, Image(imgs[0])); err != nil {
 		t.Fatal(err)
 	}
 	srv := m.srv.Load()
@@ -184,7 +184,7 @@ func TestPrototypesOnce(t *testing.T) {
 	const G = 64
 	outs := make([]Prediction, G)
 	for g := range outs { // the callers' own results, sized beforehand
-		if err := m.PredictTo(&outs[g], xs[0]); err != nil {
+		if err := m.PredictTo(&outs[g], Set(xs[0])); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -200,11 +200,11 @@ func TestPrototypesOnce(t *testing.T) {
 				defer wg.Done()
 				<-start
 				for i := 0; i < 10; i++ {
-					if err := m.PredictTo(&outs[g], xs[(g+i)%len(xs)]); err != nil {
+					if err := m.PredictTo(&outs[g], Set(xs[(g+i)%len(xs)])); err != nil {
 						t.Error(err)
 						return
 					}
-					if err := m.PredictImageTo(&outs[g], imgs[(g+i)%len(imgs)]); err != nil {
+					if err := m.PredictTo(&outs[g], Image(imgs[(g+i)%len(imgs)])); err != nil {
 						t.Error(err)
 						return
 					}
@@ -241,7 +241,7 @@ func TestConcurrentCloseAndCollect(t *testing.T) {
 	func() {
 		m := trainedModel(t, RelevanceGlobal)
 		runtime.AddCleanup(m, func(ch chan struct{}) { close(ch) }, collected)
-		want, err := m.PredictBatch(xs)
+		want, err := m.PredictBatch(Sets(xs))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -268,7 +268,7 @@ func TestConcurrentCloseAndCollect(t *testing.T) {
 				var out Prediction
 				for rep := 0; rep < 20; rep++ {
 					for i := g % 3; i < len(xs); i += 5 {
-						if err := m.PredictTo(&out, xs[i]); err != nil {
+						if err := m.PredictTo(&out, Set(xs[i])); err != nil {
 							t.Error(err)
 							return
 						}
@@ -277,7 +277,7 @@ func TestConcurrentCloseAndCollect(t *testing.T) {
 						}
 					}
 					if g%4 == 0 {
-						labels, err := m.PredictBatch(xs)
+						labels, err := m.PredictBatch(Sets(xs))
 						if err != nil {
 							t.Error(err)
 							return
@@ -333,16 +333,16 @@ func predictBurst(t *testing.T, m *Model, d time.Duration) {
 			defer wg.Done()
 			var out Prediction
 			for i := 0; time.Now().Before(end); i++ {
-				if err := m.PredictImageTo(&out, imgs[i%len(imgs)]); err != nil {
+				if err := m.PredictTo(&out, Image(imgs[i%len(imgs)])); err != nil {
 					t.Error(err)
 					return
 				}
-				if err := m.PredictTo(&out, xs[i%len(xs)]); err != nil {
+				if err := m.PredictTo(&out, Set(xs[i%len(xs)])); err != nil {
 					t.Error(err)
 					return
 				}
 				if i%16 == 0 {
-					if _, err := m.PredictImageBatch(flat, m.dim, len(imgs)); err != nil {
+					if _, err := m.PredictBatch(rowSamples(flat, m.dim)); err != nil {
 						t.Error(err)
 						return
 					}

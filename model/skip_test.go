@@ -18,23 +18,23 @@ func TestSkipZeroDistanceStep(t *testing.T) {
 	xs, _ := synth(t, 61, 16, 3, 3, 1, 0.3)
 	a, b, c := xs[0], xs[1], xs[2]
 	// A in class 0 and in class 1: both prototypes start at A.
-	m0, err := Init(Config{Init: InitSample, InitNoise: -1, Seed: 1}, []*subspace.Subspace{a, a}, []int{0, 1})
+	m0, err := Init(Config{}, TrainConfig{Init: InitSample, InitNoise: -1, Seed: 1}, Sets([]*subspace.Subspace{a, a}), []int{0, 1})
 	if err != nil {
 		t.Fatal(err)
 	}
-	tr, err := NewTrainer(m0, Config{Workers: 1})
+	tr, err := NewTrainer(m0, TrainConfig{Workers: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
 	before := modelBytes(t, tr.Model())
-	r, err := tr.Step(a.Basis, 1, 0.1, 0.01)
+	r, err := tr.Step(Set(a), 1, 0.1, 0.01)
 	if err != nil {
 		t.Fatalf("step at distance zero: %v", err)
 	}
 	if !r.Skipped || r.DPlus > zeroDistance || r.DMinus > zeroDistance || r.Mu != 0 || r.Cost != 0 || r.Plus != 1 || r.Minus != 0 || r.Correct {
 		t.Errorf("skipped step reported %+v", r)
 	}
-	if r, err := tr.Step(a.Basis, 0, 0.1, 0.01); err != nil || !r.Skipped || !r.Correct {
+	if r, err := tr.Step(Set(a), 0, 0.1, 0.01); err != nil || !r.Skipped || !r.Correct {
 		t.Errorf("label 0: %+v, %v (the tie goes to prototype 0, of class 0)", r, err)
 	}
 	tr.Close()
@@ -43,8 +43,8 @@ func TestSkipZeroDistanceStep(t *testing.T) {
 	}
 
 	// Only A: every step skipped, the cost undefined, the model unchanged.
-	cfg := Config{Epochs: 2, Seed: 1, Workers: 1}
-	m, h, err := Continue(context.Background(), m0, cfg, []*subspace.Subspace{a, a}, []int{0, 1})
+	cfg := opts{TrainConfig: TrainConfig{Epochs: 2, Seed: 1, Workers: 1}}
+	m, h, err := Continue(context.Background(), m0, cfg.TrainConfig, Sets([]*subspace.Subspace{a, a}), []int{0, 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,7 +68,7 @@ func TestSkipZeroDistanceStep(t *testing.T) {
 	// skipped, the others train; nothing fails.
 	x := []*subspace.Subspace{a, a, b, c}
 	y := []int{0, 1, 0, 1}
-	m, h, err = Continue(context.Background(), m0, Config{Epochs: 3, Seed: 4, Workers: 1}, x, y)
+	m, h, err = Continue(context.Background(), m0, TrainConfig{Epochs: 3, Seed: 4, Workers: 1}, Sets(x), y)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -88,13 +88,13 @@ func TestSkipZeroDistanceStep(t *testing.T) {
 }
 
 // TestSkipZeroDistanceImage: the same for single images: an image that
-// lies in both winners (θ_1 = 0 for both) is skipped by StepImage and
-// counted by TrainImages.
+// lies in both winners (θ_1 = 0 for both) is skipped by an image step and
+// counted by Train on images.
 func TestSkipZeroDistanceImage(t *testing.T) {
 	x, _ := synthImages(5, 10, 2, 2, 1, 0.3)
 	img := x[0]
-	cfg := Config{SubspaceDim: 1, Init: InitSample, InitNoise: -1, Epochs: 2, Seed: 1, Workers: 1}
-	m, h, err := TrainImages(context.Background(), cfg, [][]float64{img, img}, []int{0, 1})
+	cfg := opts{Config: Config{SubspaceDim: 1}, TrainConfig: TrainConfig{Init: InitSample, InitNoise: -1, Epochs: 2, Seed: 1, Workers: 1}}
+	m, h, err := Train(context.Background(), cfg.Config, cfg.TrainConfig, Images([][]float64{img, img}), []int{0, 1})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,8 +12,8 @@ import (
 func TestDeterministicSplitSteps(t *testing.T) {
 	xs, ys := synth(t, 5, 30, 4, 5, 8, 0.4)
 	train := func(workers int) []byte {
-		cfg := Config{Epochs: 4, Workers: workers, Seed: 11, PrototypesPerClass: 2, ValidationFraction: 0.25}
-		m, _, err := Train(context.Background(), cfg, xs, ys)
+		cfg := opts{Config: Config{PrototypesPerClass: 2}, TrainConfig: TrainConfig{Epochs: 4, Workers: workers, Seed: 11, ValidationFraction: 0.25}}
+		m, _, err := Train(context.Background(), cfg.Config, cfg.TrainConfig, Sets(xs), ys)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -36,18 +36,18 @@ func TestSplitStepZeroAlloc(t *testing.T) {
 	defer func(old int) { soloSetWork = old }(soloSetWork)
 	soloSetWork = 0
 	xs, ys := synth(t, 8, 30, 4, 3, 4, 0.3)
-	m, err := Init(Config{PrototypesPerClass: 2}, xs, ys)
+	m, err := Init(Config{PrototypesPerClass: 2}, TrainConfig{}, Sets(xs), ys)
 	if err != nil {
 		t.Fatal(err)
 	}
-	tr, err := NewTrainer(m, Config{Workers: 2})
+	tr, err := NewTrainer(m, TrainConfig{Workers: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer tr.Close()
 	i := 0
 	if a := testing.AllocsPerRun(50, func() {
-		if _, err := tr.Step(xs[i%len(xs)].Basis, ys[i%len(xs)], 0.01, 1e-3); err != nil {
+		if _, err := tr.Step(Set(xs[i%len(xs)]), ys[i%len(xs)], 0.01, 1e-3); err != nil {
 			t.Fatal(err)
 		}
 		i++

@@ -15,7 +15,7 @@ func TestPredictTies(t *testing.T) {
 	xs, _ := synth(t, 71, 16, 2, 3, 1, 0.3)
 	a, b := xs[0], xs[1]
 	// Prototypes: 0 = A (class 0), 1 = B (class 1), 2 = B (class 2).
-	m, err := Init(Config{Init: InitSample, InitNoise: -1, Seed: 1}, []*subspace.Subspace{a, b, b}, []int{0, 1, 2})
+	m, err := Init(Config{}, TrainConfig{Init: InitSample, InitNoise: -1, Seed: 1}, Sets([]*subspace.Subspace{a, b, b}), []int{0, 1, 2})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -33,7 +33,7 @@ func TestPredictTies(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, x := range []*subspace.Subspace{b, near} {
-			p, err := pr.Predict(x)
+			p, err := predictWith(pr, Set(x))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -44,7 +44,7 @@ func TestPredictTies(t *testing.T) {
 				t.Errorf("workers=%d: tie between prototypes 1 and 2 predicted %+v, want prototype 1, class 1, margin 0, equal probabilities", workers, p)
 			}
 		}
-		p, err := pr.PredictImage(img)
+		p, err := predictWith(pr, Image(img))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -52,7 +52,7 @@ func TestPredictTies(t *testing.T) {
 			t.Errorf("workers=%d: image tie predicted %+v, want prototype 1, class 1, margin 0", workers, p)
 		}
 		labels := make([]int, 2)
-		if err := pr.PredictBatch(labels, []*subspace.Subspace{b, b}); err != nil {
+		if err := pr.PredictBatch(labels, []Sample{Set(b), Set(b)}); err != nil {
 			t.Fatal(err)
 		}
 		if labels[0] != 1 || labels[1] != 1 {

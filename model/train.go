@@ -36,12 +36,12 @@ const (
 // spelled out so that other implementations can reproduce a training run.
 func Permutation(seed uint64, epoch, n int) []int {
 	p := make([]int, n)
-	PermutationTo(p, seed, epoch)
+	permutationTo(p, seed, epoch)
 	return p
 }
 
-// PermutationTo writes Permutation(seed, epoch, len(dst)) into dst.
-func PermutationTo(dst []int, seed uint64, epoch int) {
+// permutationTo writes Permutation(seed, epoch, len(dst)) into dst.
+func permutationTo(dst []int, seed uint64, epoch int) {
 	for i := range dst {
 		dst[i] = i
 	}
@@ -147,21 +147,77 @@ type StepResult struct {
 	Skipped bool
 }
 
-// Init returns the untrained model Train starts from when given these
-// training sets (Train calls it on the training part of its split): the
-// prototypes placed by cfg.Init from cfg.Seed, relevances 1/d, Epochs() 0.
-// Labels are 0..C-1 with C = max(y)+1 >= 2; every class needs a set.
-func Init(cfg Config, x []*subspace.Subspace, y []int) (*Model, error) {
-	cfg.OnEpoch = nil
+// Init returns the untrained model of structure cfg that Train starts from
+// when given these training samples (Train calls it on the training part
+// of its split): the prototypes placed by tc.Init from tc.Seed, relevances
+// 1/d, Epochs() 0, the default PredictConfig. Labels are 0..C-1 with
+// C = max(y)+1 >= 2; every class needs a sample (InitRandom excepted for
+// images). The samples are all sets or all images:
+//
+// For sets, InitSample starts a prototype at a random training set of its
+// class (plus InitNoise), InitPCA at the dominant subspace of the class's
+// bases; d is cfg.SubspaceDim, or the bases' number of columns when 0.
+//
+// For images, cfg.SubspaceDim is required (>= 1), and per class:
+//   - InitPCA: the subspace of the class's training images taken as one
+//     image set: the top d left singular vectors of the D x n matrix of
+//     its images as they are (uncentred, unnormalised, like the subspace
+//     of any image set); later prototypes of a class from bootstrap
+//     resamples of its images;
+//   - InitSample: the span of d distinct random images of the class, plus
+//     InitNoise, orthonormalised (the class needs d images);
+//   - InitRandom: a random orthonormal basis.
+func Init(cfg Config, tc TrainConfig, x []Sample, y []int) (*Model, error) {
+	k, err := kindOf(x)
+	if err != nil {
+		return nil, err
+	}
+	if k == kindImage {
+		return initImages(cfg, tc, images(x), y)
+	}
+	return initSets(cfg, tc, sets(x), y)
+}
+
+// sets returns the subspaces of the set samples x.
+func sets(x []Sample) []*subspace.Subspace {
+	out := make([]*subspace.Subspace, len(x))
+	for i, s := range x {
+		out[i] = s.set
+	}
+	return out
+}
+
+// images returns the pixels of the image samples x.
+func images(x []Sample) [][]float64 {
+	out := make([][]float64, len(x))
+	for i, s := range x {
+		out[i] = s.img
+	}
+	return out
+}
+
+// normalise returns cfg and tc with their defaults, checked.
+func normalise(cfg Config, tc TrainConfig) (Config, TrainConfig, error) {
 	cfg = cfg.withDefaults()
+	tc.OnEpoch = nil
+	tc = tc.withDefaults()
 	if err := cfg.validate(); err != nil {
+		return cfg, tc, err
+	}
+	return cfg, tc, tc.validate()
+}
+
+// initSets is Init for training sets.
+func initSets(cfg Config, tc TrainConfig, x []*subspace.Subspace, y []int) (*Model, error) {
+	cfg, tc, err := normalise(cfg, tc)
+	if err != nil {
 		return nil, err
 	}
 	dim, d, classes, err := checkData(&cfg, x, y, -1, -1, -1, nil)
 	if err != nil {
 		return nil, err
 	}
-	m, err := newModel(cfg, dim, d, classes)
+	m, err := newModel(cfg, tc, dim, d, classes)
 	if err != nil {
 		return nil, err
 	}
@@ -173,8 +229,8 @@ func Init(cfg Config, x []*subspace.Subspace, y []int) (*Model, error) {
 
 // newModel returns a model of the given shape without prototypes, its
 // relevances at 1/d, after the checks of the configuration against the
-// shape that Init and InitImages share.
-func newModel(cfg Config, dim, d, classes int) (*Model, error) {
+// shape that initSets and initImages share.
+func newModel(cfg Config, tc TrainConfig, dim, d, classes int) (*Model, error) {
 	if cfg.PrototypesOfClass != nil && len(cfg.PrototypesOfClass) != classes {
 		return nil, fmt.Errorf("model: %w: PrototypesOfClass has %d entries for %d classes", ErrConfig, len(cfg.PrototypesOfClass), classes)
 	}
@@ -189,7 +245,7 @@ func newModel(cfg Config, dim, d, classes int) (*Model, error) {
 	if len(labels) > MaxPrototype {
 		return nil, fmt.Errorf("model: %w: %d prototypes (limit %d)", ErrConfig, len(labels), MaxPrototype)
 	}
-	m := &Model{cfg: cfg, dim: dim, d: d, classes: classes, labels: labels}
+	m := &Model{cfg: cfg, train: tc, pred: PredictConfig{}.withDefaults(), dim: dim, d: d, classes: classes, labels: labels}
 	m.cfg.PrototypesOfClass = append([]int(nil), cfg.PrototypesOfClass...)
 	m.cfg.ClassNames = append([]string(nil), cfg.ClassNames...)
 	nl := d
@@ -292,53 +348,70 @@ func orthonormalityError(gram []float64, b *linalg.Dense) float64 {
 	return worst
 }
 
-// Train initialises a model (Init on the training part) and trains it for
-// cfg.Epochs epochs (Algorithm 2: per-set SGD over Permutation(cfg.Seed,
-// epoch, n) each epoch). With cfg.ValidationFraction > 0 the validation
-// part (ValidationSplit) is held out and evaluated after every epoch.
-// Train(ctx, cfg, x, y) gives the same model as Continue(ctx, Init(cfg,
-// train part), cfg, x, y).
+// Train initialises a model of structure cfg (Init on the training part)
+// and trains it for tc.Epochs epochs (Algorithm 2: per-sample SGD over
+// Permutation(tc.Seed, epoch, n) each epoch). The samples are all sets
+// (Trainer.Step on their bases) or all single images (Trainer.Step on
+// 1-D subspaces: one angle, relevances untouched), for models that will
+// classify single images; the images are read, never changed or kept.
+// With tc.ValidationFraction > 0 the validation part (ValidationSplit) is
+// held out and evaluated after every epoch. Train(ctx, cfg, tc, x, y)
+// gives the same model as Continue(ctx, Init(cfg, tc, train part), tc, x,
+// y).
 //
 // Training stops early on ctx's cancellation, on Patience, or when OnEpoch
 // returns ErrStop. On an error (cancellation included) Train returns the
 // error together with the model as it stands (every step before the failing
 // one applied; a failing step never changes it) and the history so far; a
 // setup error returns a nil model.
-func Train(ctx context.Context, cfg Config, x []*subspace.Subspace, y []int) (*Model, *History, error) {
-	tr, va, err := splitData(cfg, len(x), y, -1, "set")
+func Train(ctx context.Context, cfg Config, tc TrainConfig, x []Sample, y []int) (*Model, *History, error) {
+	k, err := kindOf(x)
 	if err != nil {
 		return nil, nil, err
 	}
-	xt, yt := pick(x, y, tr)
-	m, err := Init(cfg, xt, yt)
+	dt := newData(k, x, y)
+	tr, va, err := splitData(tc, len(x), y, -1, dt.item())
 	if err != nil {
 		return nil, nil, err
 	}
-	return runData(ctx, m, cfg, data{sets: x, y: y}, tr, va)
+	yt := make([]int, len(tr))
+	xt := make([]Sample, len(tr))
+	for i, j := range tr {
+		xt[i], yt[i] = x[j], y[j]
+	}
+	m, err := Init(cfg, tc, xt, yt)
+	if err != nil {
+		return nil, nil, err
+	}
+	return runData(ctx, m, tc, dt, tr, va)
 }
 
-// Continue trains a copy of m for cfg.Epochs more epochs on (x, y), which
-// may be the old training data or new data with the model's classes. The
-// structural fields of cfg (SubspaceDim, PrototypesPerClass,
-// PrototypesOfClass, Init, InitNoise, Relevance, ClassNames, and
-// ImageWidth/ImageHeight unless m has none) are taken from m; the others (rates, schedule, activation, epochs, validation, seed,
-// workers, prediction options) from cfg. Epoch numbers, and so the
-// schedule and the permutations, continue from m.Epochs(). m is not
-// changed.
-func Continue(ctx context.Context, m *Model, cfg Config, x []*subspace.Subspace, y []int) (*Model, *History, error) {
-	tr, va, err := splitData(cfg, len(x), y, m.classes, "set")
+// Continue trains a copy of m for tc.Epochs more epochs on (x, y), which
+// may be the old training data or new data with the model's classes, sets
+// or single images whatever m was trained on. The model's Config, its
+// PredictConfig and the Init and InitNoise it was made with are kept; the
+// other options (rates, schedule, activation, epochs, validation, seed,
+// workers) are tc's. Epoch numbers, and so the schedule and the
+// permutations, continue from m.Epochs(). m is not changed.
+func Continue(ctx context.Context, m *Model, tc TrainConfig, x []Sample, y []int) (*Model, *History, error) {
+	k, err := kindOf(x)
 	if err != nil {
 		return nil, nil, err
 	}
-	return runData(ctx, m, cfg, data{sets: x, y: y}, tr, va)
+	dt := newData(k, x, y)
+	tr, va, err := splitData(tc, len(x), y, m.classes, dt.item())
+	if err != nil {
+		return nil, nil, err
+	}
+	return runData(ctx, m, tc, dt, tr, va)
 }
 
 // splitData validates cfg and the labels y of n training items (called
 // item in messages; labels below classes, or below MaxClasses when classes
 // < 0) and returns the training and validation parts (ValidationSplit):
-// the common start of Train, Continue, TrainImages and ContinueImages.
-func splitData(cfg Config, n int, y []int, classes int, item string) (tr, va []int, err error) {
-	c := cfg.withDefaults()
+// the common start of Train and Continue.
+func splitData(tc TrainConfig, n int, y []int, classes int, item string) (tr, va []int, err error) {
+	c := tc.withDefaults()
 	if err := c.validate(); err != nil {
 		return nil, nil, err
 	}
@@ -357,49 +430,42 @@ func splitData(cfg Config, n int, y []int, classes int, item string) (tr, va []i
 	return tr, va, nil
 }
 
-// trainingConfig merges the training options of cfg with the structure of m.
-func trainingConfig(m *Model, cfg Config) Config {
-	c := cfg.withDefaults()
-	s := m.Config()
-	c.SubspaceDim = s.SubspaceDim
-	c.PrototypesPerClass = s.PrototypesPerClass
-	c.PrototypesOfClass = s.PrototypesOfClass
-	c.Init = s.Init
-	c.InitNoise = s.InitNoise
-	c.Relevance = s.Relevance
-	c.ClassNames = s.ClassNames
-	if s.ImageWidth != 0 {
-		c.ImageWidth, c.ImageHeight = s.ImageWidth, s.ImageHeight
-	}
+// trainingConfig returns the training options of tc, defaults filled in,
+// with the initialisation m was made with.
+func trainingConfig(m *Model, tc TrainConfig) TrainConfig {
+	c := tc.withDefaults()
+	c.OnEpoch = nil
+	c.Init, c.InitNoise = m.train.Init, m.train.InitNoise
 	return c
 }
 
-func pick(x []*subspace.Subspace, y []int, idx []int) ([]*subspace.Subspace, []int) {
-	xs := make([]*subspace.Subspace, len(idx))
-	ys := make([]int, len(idx))
-	for i, j := range idx {
-		xs[i], ys[i] = x[j], y[j]
-	}
-	return xs, ys
-}
-
-// data is the training data of runData: sets (Train, Continue) or single
-// images (TrainImages, ContinueImages), and their labels.
+// data is the training data of runData: sets or single images, and their
+// labels.
 type data struct {
 	sets []*subspace.Subspace
 	imgs [][]float64
 	y    []int
 }
 
-// runData is the epoch loop shared by Train, Continue, TrainImages and
-// ContinueImages.
-func runData(ctx context.Context, m0 *Model, cfg Config, dt data, tr, va []int) (*Model, *History, error) {
-	onEpoch := cfg.OnEpoch
-	cfg = trainingConfig(m0, cfg)
-	cfg.OnEpoch = nil
-	if err := cfg.checkImageSize(m0.dim); err != nil {
-		return nil, nil, err
+func newData(k kind, x []Sample, y []int) data {
+	if k == kindImage {
+		return data{imgs: images(x), y: y}
 	}
+	return data{sets: sets(x), y: y}
+}
+
+// item names a training sample in messages.
+func (dt data) item() string {
+	if dt.imgs != nil {
+		return "image"
+	}
+	return "set"
+}
+
+// runData is the epoch loop shared by Train and Continue.
+func runData(ctx context.Context, m0 *Model, tc TrainConfig, dt data, tr, va []int) (*Model, *History, error) {
+	onEpoch := tc.OnEpoch
+	cfg := trainingConfig(m0, tc)
 	x, y, imgs := dt.sets, dt.y, dt.imgs
 	if imgs != nil {
 		if _, _, err := checkImages(imgs, y, m0.dim, m0.classes); err != nil {
@@ -409,7 +475,7 @@ func runData(ctx context.Context, m0 *Model, cfg Config, dt data, tr, va []int) 
 	var orthoErr []float64
 	if imgs == nil {
 		orthoErr = make([]float64, len(x))
-		if _, _, _, err := checkData(&cfg, x, y, m0.dim, m0.d, m0.classes, orthoErr); err != nil {
+		if _, _, _, err := checkData(&m0.cfg, x, y, m0.dim, m0.d, m0.classes, orthoErr); err != nil {
 			return nil, nil, err
 		}
 	}
@@ -477,7 +543,7 @@ func runData(ctx context.Context, m0 *Model, cfg Config, dt data, tr, va []int) 
 		}
 		return t.accuracy(valDist, valX, valY)
 	}
-	var tail []*Model // Config.AverageLast: the models after the last epochs
+	var tail []*Model // TrainConfig.AverageLast: the models after the last epochs
 	finish := func(err error) (*Model, *History, error) {
 		if best != nil {
 			return best, hist, err
@@ -512,7 +578,7 @@ func runData(ctx context.Context, m0 *Model, cfg Config, dt data, tr, va []int) 
 		start := time.Now()
 		epoch := t.epochs
 		eta, gamma := cfg.rates(epoch)
-		PermutationTo(order, cfg.Seed, epoch)
+		permutationTo(order, cfg.Seed, epoch)
 		st := EpochStats{Epoch: epoch + 1, Eta: eta, Gamma: gamma, ValAccuracy: math.NaN()}
 		var cost float64
 		correct := 0
@@ -523,7 +589,7 @@ func runData(ctx context.Context, m0 *Model, cfg Config, dt data, tr, va []int) 
 			var r StepResult
 			var err error
 			if trainI != nil {
-				r, err = t.StepImage(trainI[i], trainY[i], eta)
+				r, err = t.stepImage(trainI[i], trainY[i], eta)
 			} else {
 				r, err = t.step(trainX[i], trainY[i], eta, gamma, trainExact[i])
 			}
@@ -558,7 +624,7 @@ func runData(ctx context.Context, m0 *Model, cfg Config, dt data, tr, va []int) 
 		st.Duration = time.Since(start)
 		hist.Epochs = append(hist.Epochs, st)
 		if earlyStop {
-			if st.ValAccuracy >= bestAcc+cfg.MinDelta { // ties: the later epoch (Config.MinDelta)
+			if st.ValAccuracy >= bestAcc+cfg.MinDelta { // ties: the later epoch (TrainConfig.MinDelta)
 				bestAcc = st.ValAccuracy
 				best = t.Model()
 				hist.Best = len(hist.Epochs) - 1
@@ -589,8 +655,8 @@ func runData(ctx context.Context, m0 *Model, cfg Config, dt data, tr, va []int) 
 // callers that drive training themselves (and for benchmarks). A Trainer is
 // not safe for concurrent use; Close releases its workers.
 type Trainer struct {
-	cfg     Config
-	base    *Model // shape, labels, class names; prototypes not current
+	cfg     TrainConfig
+	base    *Model // structure, labels, prediction options; prototypes not current
 	eng     *engine.Engine
 	protos  []*linalg.Dense // engine views
 	lambda  []float64       // current relevances (d or p*d)
@@ -622,16 +688,16 @@ type Trainer struct {
 	sideP                  *linalg.Dense // the step's sample, during updateExact's tasks
 	sideErr                [2]error
 	factorTask, updateTask func(side int)
-	imageSolo              bool // StepImage's distances run on the caller alone (soloImageWork)
-	setSolo                bool // Step's distances run on the caller alone (soloSetWork)
-	// StepImage: per winner, f and ‖Wᵀx‖ (coef = f Wᵀx), v = W q, the new
+	imageSolo              bool // an image step's distances run on the caller alone (soloImageWork)
+	setSolo                bool // a set step's distances run on the caller alone (soloSetWork)
+	// An image step: per winner, f and ‖Wᵀx‖ (coef = f Wᵀx), v = W q, the new
 	// column w and ‖w‖.
 	imgF, imgNorm, imgNu [2]float64
 	imgV, imgW           [2][]float64
 }
 
 // soloImageWork: when p·D·d (the multiply-adds of one image's distances)
-// is below it, StepImage computes its distances on the caller's goroutine
+// is below it, an image step computes its distances on the caller's goroutine
 // alone (engine.SetSolo): splitting so small a call saves less than moving
 // the just-updated winners between cores costs (BenchmarkTrainImageStep,
 // D=784, d=12, p=10: 61 µs on one worker against 82-179 µs on two). The
@@ -649,14 +715,10 @@ const soloImageWork = 1 << 20
 var soloSetWork = 1 << 18
 
 // NewTrainer returns a Trainer starting at a copy of m, with the training
-// options of cfg (see Continue; class weights are 1).
-func NewTrainer(m *Model, cfg Config) (*Trainer, error) {
-	cfg = trainingConfig(m, cfg)
-	cfg.OnEpoch = nil
+// options of tc (see Continue; class weights are 1).
+func NewTrainer(m *Model, tc TrainConfig) (*Trainer, error) {
+	cfg := trainingConfig(m, tc)
 	if err := cfg.validate(); err != nil {
-		return nil, err
-	}
-	if err := cfg.checkImageSize(m.dim); err != nil {
 		return nil, err
 	}
 	p, dim, d := len(m.protos), m.dim, m.d
@@ -735,7 +797,9 @@ func (t *Trainer) Close() {
 // Model returns a snapshot of the model being trained.
 func (t *Trainer) Model() *Model {
 	m := &Model{
-		cfg:     t.cfg,
+		cfg:     t.base.Config(),
+		train:   t.cfg,
+		pred:    t.base.pred,
 		dim:     t.base.dim,
 		d:       t.base.d,
 		classes: t.base.classes,
@@ -744,8 +808,6 @@ func (t *Trainer) Model() *Model {
 		lambda:  append([]float64(nil), t.lambda...),
 		epochs:  t.epochs,
 	}
-	m.cfg.PrototypesOfClass = append([]int(nil), t.cfg.PrototypesOfClass...)
-	m.cfg.ClassNames = append([]string(nil), t.cfg.ClassNames...)
 	for k, w := range t.protos {
 		m.protos[k] = linalg.NewDense(m.dim, m.d)
 		m.protos[k].CopyFrom(w)
@@ -762,9 +824,13 @@ func (t *Trainer) relevanceOf(k int) []float64 {
 	return t.lambda[k*d : (k+1)*d]
 }
 
-// Step performs one SGD step of GRLGQ (Algorithm 2) on the training set
-// with basis p (D x d, orthonormal columns to working precision) and label
-// y, with learning rates eta and gamma:
+// Step performs one SGD step of GRLGQ (Algorithm 2) on the training sample
+// x with label y, with learning rates eta and gamma (gamma is not used by
+// an image: see the comment at the top of images.go). Step allocates
+// nothing; on error nothing changes.
+//
+// For a set, with basis p (D x d, orthonormal columns to working
+// precision):
 //
 //  1. distances to all prototypes (engine); W⁺ = nearest with label y, W⁻ =
 //     nearest with another label, ties to the lowest index;
@@ -791,7 +857,7 @@ func (t *Trainer) relevanceOf(k int) []float64 {
 //
 // Every gradient uses the state before the step. On error nothing changes
 // (a prototype's basis may be rotated within its span, which no distance
-// sees). Step allocates nothing.
+// sees).
 //
 // The exact update keeps the prototypes orthonormal only as far as p is:
 // a basis orthonormal to rounding (any basis made by package subspace or
@@ -800,11 +866,23 @@ func (t *Trainer) relevanceOf(k int) []float64 {
 // to WᵀW at every step, until the next drift check. Train and Continue
 // step sets further than 1e-14 from orthonormal by the general route and
 // check every prototype after each epoch.
-func (t *Trainer) Step(p *linalg.Dense, y int, eta, gamma float64) (StepResult, error) {
-	return t.step(p, y, eta, gamma, true)
+//
+// For a single image x (len Dim(), any positive scale): distances θ_1² to
+// all prototypes (engine), winners as for a set (both at distance 0: the
+// step is skipped, StepResult.Skipped), then the rank-one updates of W⁺
+// and W⁻, each an exact rotation of the one direction that moves (O(D d),
+// no re-orthonormalisation). Relevances are not changed.
+func (t *Trainer) Step(x Sample, y int, eta, gamma float64) (StepResult, error) {
+	switch x.kind() {
+	case kindSet:
+		return t.step(x.set.Basis, y, eta, gamma, true)
+	case kindImage:
+		return t.stepImage(x.img, y, eta)
+	}
+	return StepResult{}, emptySample()
 }
 
-// step is Step; exact = false forces the general update (W + P B, then
+// step is Step on a set; exact = false forces the general update (W + P B, then
 // CGS2), which does not rely on p's orthonormality.
 func (t *Trainer) step(p *linalg.Dense, y int, eta, gamma float64, exact bool) (StepResult, error) {
 	r, err := t.gradient(p, y)
@@ -815,9 +893,9 @@ func (t *Trainer) step(p *linalg.Dense, y int, eta, gamma float64, exact bool) (
 	plus, minus := r.Plus, r.Minus
 
 	// New relevances into scratch: λ − γ ∂E/∂λ, floored and renormalised.
-	learnRel := t.cfg.Relevance != RelevanceNone
+	learnRel := t.base.cfg.Relevance != RelevanceNone
 	if learnRel {
-		if t.cfg.Relevance == RelevanceGlobal {
+		if t.base.cfg.Relevance == RelevanceGlobal {
 			for k, l := range t.lambda {
 				t.lamNew[k] = l - float64(gamma*t.gl[k])
 			}
@@ -850,7 +928,7 @@ func (t *Trainer) step(p *linalg.Dense, y int, eta, gamma float64, exact bool) (
 		return r, err
 	}
 	if learnRel {
-		if t.cfg.Relevance == RelevanceGlobal {
+		if t.base.cfg.Relevance == RelevanceGlobal {
 			copy(t.lambda, t.lamNew[:d])
 		} else {
 			copy(t.relevanceOf(plus), t.lamNew[:d])
@@ -1122,13 +1200,13 @@ func (t *Trainer) gradient(p *linalg.Dense, y int) (StepResult, error) {
 		}
 	}
 	// ∂E/∂λ = c (2/S²)(d⁻ θ⁺² − d⁺ θ⁻²).
-	if t.cfg.Relevance != RelevanceNone {
+	if t.base.cfg.Relevance != RelevanceNone {
 		ci := float64(c * inv)
 		thp, thm := t.th[0], t.th[1]
 		for k := 0; k < d; k++ {
 			gp := float64(ci * float64(dm*float64(thp[k]*thp[k])))
 			gm := -float64(ci * float64(dp*float64(thm[k]*thm[k])))
-			if t.cfg.Relevance == RelevanceGlobal {
+			if t.base.cfg.Relevance == RelevanceGlobal {
 				t.gl[k] = gp + gm
 			} else {
 				t.gl[k], t.gl[d+k] = gp, gm

@@ -15,7 +15,7 @@ import (
 
 func accuracyOf(t *testing.T, m *Model, xs []*subspace.Subspace, ys []int) float64 {
 	t.Helper()
-	labels, err := m.PredictBatch(xs)
+	labels, err := m.PredictBatch(Sets(xs))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -32,13 +32,13 @@ func TestTrainLearnsSynthetic(t *testing.T) {
 	xs, ys := synth(t, 1, 40, 3, 4, 30, 0.12)
 	train, trainY := xs[:80], ys[:80]
 	test, testY := xs[80:], ys[80:]
-	cfg := Config{Epochs: 15, Init: InitRandom, Eta: 0.05, Seed: 3}
-	m0, err := Init(cfg, train, trainY)
+	cfg := opts{TrainConfig: TrainConfig{Epochs: 15, Init: InitRandom, Eta: 0.05, Seed: 3}}
+	m0, err := Init(cfg.Config, cfg.TrainConfig, Sets(train), trainY)
 	if err != nil {
 		t.Fatal(err)
 	}
 	before := accuracyOf(t, m0, test, testY)
-	m, h, err := Train(context.Background(), cfg, train, trainY)
+	m, h, err := Train(context.Background(), cfg.Config, cfg.TrainConfig, Sets(train), trainY)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,8 +83,8 @@ func TestDeterministicAcrossWorkers(t *testing.T) {
 	var ref []byte
 	for _, w := range []int{1, 2, 8} {
 		for _, rel := range []RelevanceKind{RelevanceGlobal, RelevanceLocal} {
-			cfg := Config{Epochs: 4, Workers: w, Seed: 11, PrototypesPerClass: 2, Relevance: rel, ValidationFraction: 0.25}
-			m, _, err := Train(context.Background(), cfg, xs, ys)
+			cfg := opts{Config: Config{PrototypesPerClass: 2, Relevance: rel}, TrainConfig: TrainConfig{Epochs: 4, Workers: w, Seed: 11, ValidationFraction: 0.25}}
+			m, _, err := Train(context.Background(), cfg.Config, cfg.TrainConfig, Sets(xs), ys)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -101,10 +101,10 @@ func TestDeterministicAcrossWorkers(t *testing.T) {
 		}
 	}
 	// Same seed twice: same bytes; other seed: different.
-	cfg := Config{Epochs: 4, Seed: 11, PrototypesPerClass: 2, ValidationFraction: 0.25, Workers: 1}
-	m1, _, _ := Train(context.Background(), cfg, xs, ys)
+	cfg := opts{Config: Config{PrototypesPerClass: 2}, TrainConfig: TrainConfig{Epochs: 4, Seed: 11, ValidationFraction: 0.25, Workers: 1}}
+	m1, _, _ := Train(context.Background(), cfg.Config, cfg.TrainConfig, Sets(xs), ys)
 	cfg.Seed = 12
-	m2, _, _ := Train(context.Background(), cfg, xs, ys)
+	m2, _, _ := Train(context.Background(), cfg.Config, cfg.TrainConfig, Sets(xs), ys)
 	if !bytes.Equal(modelBytes(t, m1), ref) {
 		t.Error("same seed gave different bytes")
 	}
@@ -115,18 +115,21 @@ func TestDeterministicAcrossWorkers(t *testing.T) {
 
 func TestTrainEqualsInitThenContinue(t *testing.T) {
 	xs, ys := synth(t, 6, 20, 3, 3, 10, 0.3)
-	cfg := Config{Epochs: 3, Seed: 4, ValidationFraction: 0.2}
-	m1, _, err := Train(context.Background(), cfg, xs, ys)
+	cfg := opts{TrainConfig: TrainConfig{Epochs: 3, Seed: 4, ValidationFraction: 0.2}}
+	m1, _, err := Train(context.Background(), cfg.Config, cfg.TrainConfig, Sets(xs), ys)
 	if err != nil {
 		t.Fatal(err)
 	}
 	tr, _ := ValidationSplit(ys, cfg.ValidationFraction, cfg.Seed)
-	xt, yt := pick(xs, ys, tr)
-	m0, err := Init(cfg, xt, yt)
+	xt, yt := make([]*subspace.Subspace, len(tr)), make([]int, len(tr))
+	for i, j := range tr {
+		xt[i], yt[i] = xs[j], ys[j]
+	}
+	m0, err := Init(cfg.Config, cfg.TrainConfig, Sets(xt), yt)
 	if err != nil {
 		t.Fatal(err)
 	}
-	m2, _, err := Continue(context.Background(), m0, cfg, xs, ys)
+	m2, _, err := Continue(context.Background(), m0, cfg.TrainConfig, Sets(xs), ys)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -136,10 +139,10 @@ func TestTrainEqualsInitThenContinue(t *testing.T) {
 	// 3 + 2 epochs in two runs equal 5 in one.
 	cfg5 := cfg
 	cfg5.Epochs = 5
-	m5, _, _ := Train(context.Background(), cfg5, xs, ys)
+	m5, _, _ := Train(context.Background(), cfg5.Config, cfg5.TrainConfig, Sets(xs), ys)
 	cfg2 := cfg
 	cfg2.Epochs = 2
-	m32, h, err := Continue(context.Background(), m1, cfg2, xs, ys)
+	m32, h, err := Continue(context.Background(), m1, cfg2.TrainConfig, Sets(xs), ys)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -164,14 +167,14 @@ func TestCancellation(t *testing.T) {
 	xs, ys := synth(t, 7, 20, 3, 3, 10, 0.3)
 	ctx, cancel := context.WithCancel(context.Background())
 	n := 0
-	cfg := Config{Epochs: 100, OnEpoch: func(EpochStats) error {
+	cfg := opts{TrainConfig: TrainConfig{Epochs: 100, OnEpoch: func(EpochStats) error {
 		n++
 		if n == 2 {
 			cancel()
 		}
 		return nil
-	}}
-	m, h, err := Train(ctx, cfg, xs, ys)
+	}}}
+	m, h, err := Train(ctx, cfg.Config, cfg.TrainConfig, Sets(xs), ys)
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("err = %v, want context.Canceled", err)
 	}
@@ -183,14 +186,14 @@ func TestCancellation(t *testing.T) {
 func TestCallbackStop(t *testing.T) {
 	xs, ys := synth(t, 7, 20, 3, 3, 10, 0.3)
 	var seen []int
-	cfg := Config{Epochs: 10, OnEpoch: func(s EpochStats) error {
+	cfg := opts{TrainConfig: TrainConfig{Epochs: 10, OnEpoch: func(s EpochStats) error {
 		seen = append(seen, s.Epoch)
 		if s.Epoch == 3 {
 			return ErrStop
 		}
 		return nil
-	}}
-	m, h, err := Train(context.Background(), cfg, xs, ys)
+	}}}
+	m, h, err := Train(context.Background(), cfg.Config, cfg.TrainConfig, Sets(xs), ys)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -199,7 +202,7 @@ func TestCallbackStop(t *testing.T) {
 	}
 	boom := errors.New("boom")
 	cfg.OnEpoch = func(EpochStats) error { return boom }
-	if _, _, err := Train(context.Background(), cfg, xs, ys); !errors.Is(err, boom) {
+	if _, _, err := Train(context.Background(), cfg.Config, cfg.TrainConfig, Sets(xs), ys); !errors.Is(err, boom) {
 		t.Errorf("callback error not returned: %v", err)
 	}
 }
@@ -207,17 +210,17 @@ func TestCallbackStop(t *testing.T) {
 func TestStepZeroAlloc(t *testing.T) {
 	xs, ys := synth(t, 8, 30, 4, 3, 4, 0.3)
 	for _, rel := range []RelevanceKind{RelevanceGlobal, RelevanceLocal} {
-		m, err := Init(Config{Relevance: rel, PrototypesPerClass: 2}, xs, ys)
+		m, err := Init(Config{Relevance: rel, PrototypesPerClass: 2}, TrainConfig{}, Sets(xs), ys)
 		if err != nil {
 			t.Fatal(err)
 		}
-		tr, err := NewTrainer(m, Config{Workers: 2})
+		tr, err := NewTrainer(m, TrainConfig{Workers: 2})
 		if err != nil {
 			t.Fatal(err)
 		}
 		i := 0
 		if a := testing.AllocsPerRun(50, func() {
-			if _, err := tr.Step(xs[i%len(xs)].Basis, ys[i%len(xs)], 0.01, 1e-3); err != nil {
+			if _, err := tr.Step(Set(xs[i%len(xs)]), ys[i%len(xs)], 0.01, 1e-3); err != nil {
 				t.Fatal(err)
 			}
 			i++
@@ -225,7 +228,7 @@ func TestStepZeroAlloc(t *testing.T) {
 			t.Errorf("relevance %d: Step allocates %v times", rel, a)
 		}
 		tr.Close()
-		if _, err := tr.Step(xs[0].Basis, ys[0], 0.01, 0); !errors.Is(err, ErrClosed) {
+		if _, err := tr.Step(Set(xs[0]), ys[0], 0.01, 0); !errors.Is(err, ErrClosed) {
 			t.Errorf("closed trainer: %v", err)
 		}
 	}
@@ -238,13 +241,13 @@ func TestStepZeroAlloc(t *testing.T) {
 func TestFailingStepStopsTraining(t *testing.T) {
 	xs, ys := synth(t, 9, 12, 2, 2, 4, 0.3)
 	const bad = 5
-	cfg := Config{Epochs: 3, Seed: 1, OnEpoch: func(s EpochStats) error {
+	cfg := opts{TrainConfig: TrainConfig{Epochs: 3, Seed: 1, OnEpoch: func(s EpochStats) error {
 		if s.Epoch == 1 {
 			xs[bad].Basis.Set(3, 1, math.NaN())
 		}
 		return nil
-	}}
-	m, h, err := Train(context.Background(), cfg, xs, ys)
+	}}}
+	m, h, err := Train(context.Background(), cfg.Config, cfg.TrainConfig, Sets(xs), ys)
 	if !errors.Is(err, ErrNotFinite) {
 		t.Fatalf("err = %v, want ErrNotFinite", err)
 	}
@@ -270,22 +273,22 @@ func TestFailingStepStopsTraining(t *testing.T) {
 // before it reaches the model.
 func TestNonFiniteStep(t *testing.T) {
 	xs, ys := synth(t, 11, 12, 3, 2, 3, 0.3)
-	m, err := Init(Config{Seed: 2}, xs, ys)
+	m, err := Init(Config{}, TrainConfig{Seed: 2}, Sets(xs), ys)
 	if err != nil {
 		t.Fatal(err)
 	}
-	tr, err := NewTrainer(m, Config{})
+	tr, err := NewTrainer(m, TrainConfig{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer tr.Close()
 	before := modelBytes(t, tr.Model())
 	for _, eta := range []float64{math.Inf(1), math.NaN()} {
-		if _, err := tr.Step(xs[1].Basis, ys[1], eta, 0.01); !errors.Is(err, ErrNotFinite) {
+		if _, err := tr.Step(Set(xs[1]), ys[1], eta, 0.01); !errors.Is(err, ErrNotFinite) {
 			t.Fatalf("η = %v: err = %v, want ErrNotFinite", eta, err)
 		}
 	}
-	if _, err := tr.Step(xs[1].Basis, ys[1], 0.01, math.Inf(1)); !errors.Is(err, ErrNotFinite) {
+	if _, err := tr.Step(Set(xs[1]), ys[1], 0.01, math.Inf(1)); !errors.Is(err, ErrNotFinite) {
 		t.Fatalf("γ = Inf: err = %v, want ErrNotFinite", err)
 	}
 	if !bytes.Equal(modelBytes(t, tr.Model()), before) {
@@ -297,11 +300,11 @@ func TestNonFiniteStep(t *testing.T) {
 // route, forced here), the prototypes and relevances are restored exactly.
 func TestStepRollback(t *testing.T) {
 	xs, ys := synth(t, 10, 12, 3, 2, 3, 0.3)
-	m, err := Init(Config{Seed: 2}, xs, ys)
+	m, err := Init(Config{}, TrainConfig{Seed: 2}, Sets(xs), ys)
 	if err != nil {
 		t.Fatal(err)
 	}
-	tr, err := NewTrainer(m, Config{})
+	tr, err := NewTrainer(m, TrainConfig{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -310,7 +313,7 @@ func TestStepRollback(t *testing.T) {
 	tr.orth.Tol = 2 // every basis is "rank deficient" now
 	defer func(v float64) { minExactNorm = v }(minExactNorm)
 	minExactNorm = math.Inf(1)
-	if _, err := tr.Step(xs[1].Basis, ys[1], 0.1, 0.01); !errors.Is(err, ErrNumerical) {
+	if _, err := tr.Step(Set(xs[1]), ys[1], 0.1, 0.01); !errors.Is(err, ErrNumerical) {
 		t.Fatalf("err = %v, want ErrNumerical", err)
 	}
 	if !bytes.Equal(modelBytes(t, tr.Model()), before) {

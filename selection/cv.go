@@ -102,13 +102,14 @@ func MeanSD(x []float64) (mean, sd float64) {
 	return mean, math.Sqrt(ss / float64(len(x)-1))
 }
 
-// CrossValidate trains cfg on the training part of each of opt.Folds
-// stratified folds of (x, y) and scores it on the fold's validation part
-// (the fraction of its sets whose nearest class is theirs; the reject
-// threshold plays no part). Options inside cfg (early
-// stopping with ValidationFraction and Patience, AverageLast, ...) apply
-// within each fold's training part. Folds run in parallel (see Options).
-func CrossValidate(ctx context.Context, cfg model.Config, x []*subspace.Subspace, y []int, opt Options) (*CVResult, error) {
+// CrossValidate trains a model of structure cfg with the options tc on the
+// training part of each of opt.Folds stratified folds of (x, y) and scores
+// it on the fold's validation part (the fraction of its sets whose nearest
+// class is theirs; the reject threshold plays no part). Options inside tc
+// (early stopping with ValidationFraction and Patience, AverageLast, ...)
+// apply within each fold's training part. Folds run in parallel (see
+// Options).
+func CrossValidate(ctx context.Context, cfg model.Config, tc model.TrainConfig, x []*subspace.Subspace, y []int, opt Options) (*CVResult, error) {
 	opt = opt.withDefaults()
 	if len(x) != len(y) {
 		return nil, fmt.Errorf("selection: %w: %d sets and %d labels", ErrData, len(x), len(y))
@@ -117,8 +118,8 @@ func CrossValidate(ctx context.Context, cfg model.Config, x []*subspace.Subspace
 	if err != nil {
 		return nil, err
 	}
-	cfg.OnEpoch = nil
-	epochs := cfg.Epochs
+	tc.OnEpoch = nil
+	epochs := tc.Epochs
 	if epochs == 0 {
 		epochs = model.DefaultEpochs
 	}
@@ -130,10 +131,10 @@ func CrossValidate(ctx context.Context, cfg model.Config, x []*subspace.Subspace
 		t0 := time.Now()
 		xt, yt := pick(x, y, folds[f].Train)
 		xv, yv := pick(x, y, folds[f].Val)
-		c := cfg
+		c := tc
 		c.Workers = inner
 		c.OnEpoch = func(model.EpochStats) error { prog.add(per); return nil }
-		m, _, err := train(ctx, c, xt, yt)
+		m, _, err := train(ctx, cfg, c, xt, yt)
 		if err != nil {
 			return fmt.Errorf("selection: fold %d: %w", f+1, err)
 		}
@@ -156,12 +157,19 @@ func CrossValidate(ctx context.Context, cfg model.Config, x []*subspace.Subspace
 	return res, nil
 }
 
-// train and initModel are model.Train and model.Init; the tests replace
-// them to see which sets each training receives.
+// train, initModel and cont are model.Train, model.Init and
+// model.Continue on sets; the tests replace them to see which sets each
+// training receives.
 var (
-	train     = model.Train
-	initModel = model.Init
-	cont      = model.Continue
+	train = func(ctx context.Context, cfg model.Config, tc model.TrainConfig, x []*subspace.Subspace, y []int) (*model.Model, *model.History, error) {
+		return model.Train(ctx, cfg, tc, model.Sets(x), y)
+	}
+	initModel = func(cfg model.Config, tc model.TrainConfig, x []*subspace.Subspace, y []int) (*model.Model, error) {
+		return model.Init(cfg, tc, model.Sets(x), y)
+	}
+	cont = func(ctx context.Context, m *model.Model, tc model.TrainConfig, x []*subspace.Subspace, y []int) (*model.Model, *model.History, error) {
+		return model.Continue(ctx, m, tc, model.Sets(x), y)
+	}
 )
 
 // countCorrect returns how many of the sets x m classifies as y (the nearest
@@ -175,7 +183,7 @@ func countCorrect(m *model.Model, x []*subspace.Subspace, y []int, workers int) 
 	pred := make([]int, len(x))
 	var r model.Prediction
 	for i, s := range x {
-		if err := p.PredictTo(&r, s); err != nil {
+		if err := p.PredictTo(&r, model.Set(s)); err != nil {
 			return 0, err
 		}
 		pred[i] = r.Class

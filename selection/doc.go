@@ -1,7 +1,8 @@
 // Package selection chooses the settings of a GRLGQ model from training
-// data alone: k-fold cross-validation of a model.Config (CrossValidate) and
-// a tuner that scores a grid of settings by inner cross-validation and
-// retrains the best one on all the training data (Tune). It is a tool over
+// data alone: k-fold cross-validation of a model.Config trained with a
+// model.TrainConfig (CrossValidate) and a tuner that scores a grid of
+// settings by inner cross-validation and retrains the best one on all the
+// training data (Tune). It is a tool over
 // the model package's estimator (scikit-learn's cross_val_score and
 // GridSearchCV), not a part of it: it imports model, subspace and score
 // (which counts the correct validation sets), never a loader or anything
@@ -24,7 +25,7 @@
 // The folds, the trainings and the choice depend only on the data, the
 // settings and Options.Seed, never on Options.Workers or on scheduling:
 // every (setting, fold) training is independent, its model seeded by the
-// setting's Config.Seed, and its result stored at its own index. The model
+// TrainConfig's Seed, and its result stored at its own index. The model
 // package returns the same bits for any number of distance workers, so the
 // chosen setting and the retrained model are bit-identical for 1 or 8
 // workers.

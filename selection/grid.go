@@ -36,7 +36,7 @@ type Setting struct {
 	// Eta is the prototype learning rate η (> 0).
 	Eta float64
 	// Epochs of training; 0 means none: the initial model is scored (and
-	// returned). Note that in a model.Config 0 means the default.
+	// returned). Note that in a model.TrainConfig 0 means the default.
 	Epochs int
 }
 
@@ -143,16 +143,17 @@ func (s Setting) chain() chain {
 	return c
 }
 
-// Config returns base with s applied, for training data with labels y
-// (AllSets counts each class's sets in y). Epochs = 0 (untrained) leaves
-// base's Epochs and Eta. For AllSetsLearned it is the Config of the
-// one-prototype training whose relevances the 1-NN model takes.
-func (s Setting) Config(base model.Config, y []int) model.Config {
-	c := base
-	c.Init, c.Relevance = s.Init, s.Relevance
+// Apply returns base and tbase with s applied, for training data with
+// labels y (AllSets counts each class's sets in y). Epochs = 0 (untrained)
+// leaves tbase's Epochs and Eta. For AllSetsLearned they are the
+// configurations of the one-prototype training whose relevances the 1-NN
+// model takes.
+func (s Setting) Apply(base model.Config, tbase model.TrainConfig, y []int) (model.Config, model.TrainConfig) {
+	c, t := base, tbase
+	t.Init, c.Relevance = s.Init, s.Relevance
 	c.PrototypesOfClass = nil
 	if s.Epochs > 0 {
-		c.Epochs, c.Eta = s.Epochs, s.Eta
+		t.Epochs, t.Eta = s.Epochs, s.Eta
 	}
 	if s.Prototypes == AllSetsLearned {
 		s.Prototypes = 1
@@ -171,12 +172,12 @@ func (s Setting) Config(base model.Config, y []int) model.Config {
 		}
 		c.PrototypesPerClass = 1
 		c.PrototypesOfClass = counts
-		c.Init = model.InitSample
-		c.InitNoise = -1
+		t.Init = model.InitSample
+		t.InitNoise = -1
 	} else {
 		c.PrototypesPerClass = s.Prototypes
 	}
-	return c
+	return c, t
 }
 
 // Grid is a search space: Settings is the product of its lists, after

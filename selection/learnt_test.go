@@ -12,11 +12,11 @@ import (
 
 // weighted2 is Σ λ_k θ_k² between p and q (brute force, one prototype).
 func weighted2(p, q *subspace.Subspace, lambda []float64) float64 {
-	m, err := model.Init(model.Config{PrototypesOfClass: []int{1, 1}, InitNoise: -1, Init: model.InitSample}, []*subspace.Subspace{q, q}, []int{0, 1})
+	m, err := model.Init(model.Config{PrototypesOfClass: []int{1, 1}}, model.TrainConfig{InitNoise: -1, Init: model.InitSample}, model.Sets([]*subspace.Subspace{q, q}), []int{0, 1})
 	if err != nil {
 		panic(err)
 	}
-	r, err := m.Predict(p)
+	r, err := m.Predict(model.Set(p))
 	if err != nil {
 		panic(err)
 	}
@@ -34,11 +34,11 @@ func weighted2(p, q *subspace.Subspace, lambda []float64) float64 {
 // with the relevances of that training on all the data.
 func TestLearntNearestNeighbour(t *testing.T) {
 	x, y := synth(t, 7, 30, 3, 3, 2, 6, 0.4)
-	base := model.Config{Seed: 5}
+	base := model.TrainConfig{Seed: 5}
 	one := Setting{1, model.InitSample, model.RelevanceGlobal, 0.05, 4}
 	nnl := Setting{AllSetsLearned, model.InitSample, model.RelevanceGlobal, 0.05, 4}
 	ss := []Setting{nnl, one}
-	res, err := Tune(context.Background(), base, ss, x, y, Options{Folds: 3, Seed: 3, Workers: 2})
+	res, err := Tune(context.Background(), model.Config{}, base, ss, x, y, Options{Folds: 3, Seed: 3, Workers: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,7 +48,8 @@ func TestLearntNearestNeighbour(t *testing.T) {
 	folds, _ := StratifiedKFold(y, 3, 3)
 	for f, fo := range folds {
 		xt, yt := pick(x, y, fo.Train)
-		m, _, err := model.Train(context.Background(), foldConfig(one.Config(base, yt), 1), xt, yt)
+		cfg, tc := one.Apply(model.Config{}, base, yt)
+		m, _, err := model.Train(context.Background(), cfg, foldConfig(tc, 1), model.Sets(xt), yt)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -70,11 +71,12 @@ func TestLearntNearestNeighbour(t *testing.T) {
 		}
 	}
 	// The model of the row on all the data.
-	r2, err := Tune(context.Background(), base, []Setting{nnl}, x, y, Options{Folds: 3, Seed: 3})
+	r2, err := Tune(context.Background(), model.Config{}, base, []Setting{nnl}, x, y, Options{Folds: 3, Seed: 3})
 	if err != nil {
 		t.Fatal(err)
 	}
-	m1, _, err := model.Train(context.Background(), one.Config(base, y), x, y)
+	cfg, tc := one.Apply(model.Config{}, base, y)
+	m1, _, err := model.Train(context.Background(), cfg, tc, model.Sets(x), y)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -103,7 +105,7 @@ func TestLearntNearestNeighbourCheck(t *testing.T) {
 		{AllSetsLearned, model.InitSample, model.RelevanceGlobal, 0.05, 0},
 		{-3, model.InitSample, model.RelevanceGlobal, 0.05, 4},
 	} {
-		if _, err := Tune(context.Background(), model.Config{}, []Setting{s}, x, y, Options{Folds: 3}); err == nil {
+		if _, err := Tune(context.Background(), model.Config{}, model.TrainConfig{}, []Setting{s}, x, y, Options{Folds: 3}); err == nil {
 			t.Errorf("%v: no error", s)
 		}
 	}
@@ -121,7 +123,7 @@ func TestLearntNearestNeighbourWorkers(t *testing.T) {
 	for _, ss := range [][]Setting{{nnl}, DefaultSettings()} {
 		var results []*TuneResult
 		for _, w := range []int{1, 2} {
-			r, err := Tune(context.Background(), model.Config{Seed: 9}, ss, x, y, Options{Folds: 4, Seed: 2, Workers: w, Preferred: DefaultPreferred, Confidence: DefaultConfidence})
+			r, err := Tune(context.Background(), model.Config{}, model.TrainConfig{Seed: 9}, ss, x, y, Options{Folds: 4, Seed: 2, Workers: w, Preferred: DefaultPreferred, Confidence: DefaultConfidence})
 			if err != nil {
 				t.Fatal(err)
 			}

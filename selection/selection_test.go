@@ -141,18 +141,18 @@ func TestGridErrors(t *testing.T) {
 		}
 	}
 	x, y := synth(t, 1, 20, 2, 2, 1, 4, 0.1)
-	if _, err := Tune(context.Background(), model.Config{}, nil, x, y, Options{Folds: 2}); !errors.Is(err, ErrGrid) {
+	if _, err := Tune(context.Background(), model.Config{}, model.TrainConfig{}, nil, x, y, Options{Folds: 2}); !errors.Is(err, ErrGrid) {
 		t.Errorf("Tune without settings: %v", err)
 	}
-	if _, err := Tune(context.Background(), model.Config{}, []Setting{{Prototypes: 1, Eta: math.NaN(), Epochs: 1}}, x, y, Options{Folds: 2}); !errors.Is(err, ErrGrid) || !strings.Contains(err.Error(), "setting 1") {
+	if _, err := Tune(context.Background(), model.Config{}, model.TrainConfig{}, []Setting{{Prototypes: 1, Eta: math.NaN(), Epochs: 1}}, x, y, Options{Folds: 2}); !errors.Is(err, ErrGrid) || !strings.Contains(err.Error(), "setting 1") {
 		t.Errorf("Tune with a NaN rate: %v", err)
 	}
 	// A class too small for the folds: named, with its size.
-	_, err := Tune(context.Background(), model.Config{}, []Setting{{Prototypes: 1, Eta: 0.1, Epochs: 1}}, x, y, Options{Folds: 5})
+	_, err := Tune(context.Background(), model.Config{}, model.TrainConfig{}, []Setting{{Prototypes: 1, Eta: 0.1, Epochs: 1}}, x, y, Options{Folds: 5})
 	if !errors.Is(err, ErrTooSmall) || !strings.Contains(err.Error(), "class 0 has 4 sets") {
 		t.Errorf("folds > class size: %v", err)
 	}
-	_, err = CrossValidate(context.Background(), model.Config{}, x, y, Options{Folds: 5})
+	_, err = CrossValidate(context.Background(), model.Config{}, model.TrainConfig{}, x, y, Options{Folds: 5})
 	if !errors.Is(err, ErrTooSmall) {
 		t.Errorf("CrossValidate, folds > class size: %v", err)
 	}
@@ -175,23 +175,24 @@ type recorder struct {
 }
 
 func (r *recorder) install(t *testing.T) {
-	t.Cleanup(func() { train, initModel, cont = model.Train, model.Init, model.Continue })
+	train0, init0, cont0 := train, initModel, cont
+	t.Cleanup(func() { train, initModel, cont = train0, init0, cont0 })
 	note := func(x []*subspace.Subspace) {
 		r.mu.Lock()
 		r.sets = append(r.sets, slices.Clone(x))
 		r.mu.Unlock()
 	}
-	train = func(ctx context.Context, c model.Config, x []*subspace.Subspace, y []int) (*model.Model, *model.History, error) {
+	train = func(ctx context.Context, c model.Config, tc model.TrainConfig, x []*subspace.Subspace, y []int) (*model.Model, *model.History, error) {
 		note(x)
-		return model.Train(ctx, c, x, y)
+		return model.Train(ctx, c, tc, model.Sets(x), y)
 	}
-	initModel = func(c model.Config, x []*subspace.Subspace, y []int) (*model.Model, error) {
+	initModel = func(c model.Config, tc model.TrainConfig, x []*subspace.Subspace, y []int) (*model.Model, error) {
 		note(x)
-		return model.Init(c, x, y)
+		return model.Init(c, tc, model.Sets(x), y)
 	}
-	cont = func(ctx context.Context, m *model.Model, c model.Config, x []*subspace.Subspace, y []int) (*model.Model, *model.History, error) {
+	cont = func(ctx context.Context, m *model.Model, tc model.TrainConfig, x []*subspace.Subspace, y []int) (*model.Model, *model.History, error) {
 		note(x)
-		return model.Continue(ctx, m, c, x, y)
+		return model.Continue(ctx, m, tc, model.Sets(x), y)
 	}
 }
 
@@ -204,7 +205,7 @@ func TestNoLeak(t *testing.T) {
 	rec.install(t)
 	opt := Options{Folds: 3, Seed: 5, Workers: 2}
 	ss := []Setting{{Prototypes: 1, Eta: 0.05, Epochs: 2}, {Prototypes: 1, Eta: 0.05, Epochs: 4}, {Prototypes: AllSets, Eta: 1}}
-	res, err := Tune(context.Background(), model.Config{Seed: 3}, ss, x, y, opt)
+	res, err := Tune(context.Background(), model.Config{}, model.TrainConfig{Seed: 3}, ss, x, y, opt)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -249,7 +250,7 @@ func TestNoLeak(t *testing.T) {
 		t.Fatal("no model")
 	}
 	rec.sets = nil
-	if _, err := CrossValidate(context.Background(), model.Config{Seed: 3, Epochs: 2}, x, y, opt); err != nil {
+	if _, err := CrossValidate(context.Background(), model.Config{}, model.TrainConfig{Seed: 3, Epochs: 2}, x, y, opt); err != nil {
 		t.Fatal(err)
 	}
 	checkCalls(rec.sets, false)
@@ -278,7 +279,7 @@ func TestReadsOnlyItsInput(t *testing.T) {
 	}
 	ycopy := slices.Clone(ys)
 	ss := []Setting{{Prototypes: 2, Eta: 0.05, Epochs: 3}, {Prototypes: AllSets, Eta: 1}}
-	if _, err := Tune(context.Background(), model.Config{}, ss, xs, ys, Options{Folds: 3, Workers: 2}); err != nil {
+	if _, err := Tune(context.Background(), model.Config{}, model.TrainConfig{}, ss, xs, ys, Options{Folds: 3, Workers: 2}); err != nil {
 		t.Fatalf("Tune read outside its input (or failed): %v", err)
 	}
 	for i, s := range xs {
@@ -312,7 +313,7 @@ func TestWorkersDeterminism(t *testing.T) {
 	var results []*TuneResult
 	for _, w := range []int{1, 2} {
 		var calls, last, total int
-		r, err := Tune(context.Background(), model.Config{Seed: 9}, ss, x, y, Options{Folds: 4, Seed: 2, Workers: w,
+		r, err := Tune(context.Background(), model.Config{}, model.TrainConfig{Seed: 9}, ss, x, y, Options{Folds: 4, Seed: 2, Workers: w,
 			Progress: func(done, tot int) { calls++; last, total = done, tot }})
 		if err != nil {
 			t.Fatal(err)
@@ -340,11 +341,11 @@ func TestWorkersDeterminism(t *testing.T) {
 // that setting alone gives.
 func TestEpochChain(t *testing.T) {
 	x, y := synth(t, 6, 30, 3, 2, 1, 6, 0.3)
-	both, err := Tune(context.Background(), model.Config{Seed: 4}, []Setting{{Prototypes: 1, Eta: 0.05, Epochs: 2}, {Prototypes: 1, Eta: 0.05, Epochs: 5}}, x, y, Options{Folds: 3, Seed: 1})
+	both, err := Tune(context.Background(), model.Config{}, model.TrainConfig{Seed: 4}, []Setting{{Prototypes: 1, Eta: 0.05, Epochs: 2}, {Prototypes: 1, Eta: 0.05, Epochs: 5}}, x, y, Options{Folds: 3, Seed: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
-	alone, err := CrossValidate(context.Background(), model.Config{Seed: 4, Epochs: 5, PrototypesPerClass: 1, Eta: 0.05}, x, y, Options{Folds: 3, Seed: 1})
+	alone, err := CrossValidate(context.Background(), model.Config{PrototypesPerClass: 1}, model.TrainConfig{Seed: 4, Epochs: 5, Eta: 0.05}, x, y, Options{Folds: 3, Seed: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -392,7 +393,7 @@ func TestTieRule(t *testing.T) {
 // geodesic distance.
 func TestNearestNeighbourSetting(t *testing.T) {
 	x, y := synth(t, 7, 30, 3, 3, 2, 5, 0.4)
-	res, err := Tune(context.Background(), model.Config{}, []Setting{{Prototypes: AllSets, Eta: 1}}, x, y, Options{Folds: 5, Seed: 3})
+	res, err := Tune(context.Background(), model.Config{}, model.TrainConfig{}, []Setting{{Prototypes: AllSets, Eta: 1}}, x, y, Options{Folds: 5, Seed: 3})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -423,11 +424,11 @@ func TestNearestNeighbourSetting(t *testing.T) {
 
 // geodesic2 is Σθ² between two subspaces, by a plain SVD of PᵀQ.
 func geodesic2(p, q *subspace.Subspace) float64 {
-	m, err := model.Init(model.Config{PrototypesOfClass: []int{1, 1}, InitNoise: -1, Init: model.InitSample}, []*subspace.Subspace{q, q}, []int{0, 1})
+	m, err := model.Init(model.Config{PrototypesOfClass: []int{1, 1}}, model.TrainConfig{InitNoise: -1, Init: model.InitSample}, model.Sets([]*subspace.Subspace{q, q}), []int{0, 1})
 	if err != nil {
 		panic(err)
 	}
-	r, err := m.Predict(p)
+	r, err := m.Predict(model.Set(p))
 	if err != nil {
 		panic(err)
 	}
@@ -438,7 +439,7 @@ func TestTuneCancel(t *testing.T) {
 	x, y := synth(t, 9, 30, 3, 2, 1, 6, 0.2)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	_, err := Tune(ctx, model.Config{}, []Setting{{Prototypes: 1, Eta: 0.05, Epochs: 3}}, x, y, Options{Folds: 3})
+	_, err := Tune(ctx, model.Config{}, model.TrainConfig{}, []Setting{{Prototypes: 1, Eta: 0.05, Epochs: 3}}, x, y, Options{Folds: 3})
 	if !errors.Is(err, context.Canceled) {
 		t.Errorf("cancelled: %v", err)
 	}
@@ -448,10 +449,10 @@ func TestCrossValidateCancel(t *testing.T) {
 	x, y := synth(t, 8, 30, 3, 2, 1, 6, 0.2)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := CrossValidate(ctx, model.Config{Epochs: 3}, x, y, Options{Folds: 3}); !errors.Is(err, context.Canceled) {
+	if _, err := CrossValidate(ctx, model.Config{}, model.TrainConfig{Epochs: 3}, x, y, Options{Folds: 3}); !errors.Is(err, context.Canceled) {
 		t.Errorf("cancelled: %v", err)
 	}
-	r, err := CrossValidate(context.Background(), model.Config{Epochs: 3}, x, y, Options{Folds: 3})
+	r, err := CrossValidate(context.Background(), model.Config{}, model.TrainConfig{Epochs: 3}, x, y, Options{Folds: 3})
 	if err != nil {
 		t.Fatal(err)
 	}

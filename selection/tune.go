@@ -49,15 +49,16 @@ type TuneResult struct {
 func (r *TuneResult) BestSetting() Setting { return r.Table[r.Best].Setting }
 
 // Tune scores every setting by opt.Folds-fold stratified cross-validation
-// of base (with the setting applied, see Setting.Config) on (x, y), picks
-// the best (TuneResult.Best has the rule) and retrains it on all of (x, y).
-// It reads only x and y. In the folds the validation part is the fold's,
-// so base's ValidationFraction, Patience and AverageLast are not used
-// there (the epochs are a dimension of the grid); the final training uses
-// base as given with the chosen setting. RejectMargin plays no part in the
-// scores and is kept in the model. Trainings run in parallel (Options);
-// the result does not depend on opt.Workers.
-func Tune(ctx context.Context, base model.Config, settings []Setting, x []*subspace.Subspace, y []int, opt Options) (*TuneResult, error) {
+// of base and tbase (with the setting applied, see Setting.Apply) on
+// (x, y), picks the best (TuneResult.Best has the rule) and retrains it on
+// all of (x, y). It reads only x and y. In the folds the validation part is
+// the fold's, so tbase's ValidationFraction, Patience and AverageLast are
+// not used there (the epochs are a dimension of the grid); the final
+// training uses base and tbase as given with the chosen setting. The
+// prediction options play no part in the scores; the model has the
+// default PredictConfig. Trainings run in parallel (Options); the result
+// does not depend on opt.Workers.
+func Tune(ctx context.Context, base model.Config, tbase model.TrainConfig, settings []Setting, x []*subspace.Subspace, y []int, opt Options) (*TuneResult, error) {
 	opt = opt.withDefaults()
 	if len(settings) == 0 {
 		return nil, fmt.Errorf("selection: %w: no settings", ErrGrid)
@@ -77,7 +78,7 @@ func Tune(ctx context.Context, base model.Config, settings []Setting, x []*subsp
 	if err != nil {
 		return nil, err
 	}
-	base.OnEpoch = nil
+	tbase.OnEpoch = nil
 
 	// Group the settings into chains (one training per fold each) with
 	// their ascending epoch checkpoints.
@@ -156,12 +157,13 @@ func Tune(ctx context.Context, base model.Config, settings []Setting, x []*subsp
 		xt, yt := pick(x, y, folds[j.f].Train)
 		xv, yv := pick(x, y, folds[j.f].Val)
 		k := c.key
-		cfg := foldConfig(Setting{k.Prototypes, k.Init, k.Relevance, k.Eta, 1}.Config(base, yt), inner)
+		cfg, tc := Setting{k.Prototypes, k.Init, k.Relevance, k.Eta, 1}.Apply(base, tbase, yt)
+		tc = foldConfig(tc, inner)
 		t0 := time.Now()
 		fail := func(e int, err error) error {
 			return fmt.Errorf("selection: %s, fold %d, epoch %d: %w", Setting{c.key.Prototypes, c.key.Init, c.key.Relevance, c.key.Eta, e}, j.f+1, e, err)
 		}
-		m, err := initModel(cfg, xt, yt)
+		m, err := initModel(cfg, tc, xt, yt)
 		if err != nil {
 			return fail(0, err)
 		}
@@ -169,7 +171,7 @@ func Tune(ctx context.Context, base model.Config, settings []Setting, x []*subsp
 		per := perClass(c.key.Prototypes)
 		for k, e := range c.epochs {
 			if e > at {
-				cc := cfg
+				cc := tc
 				cc.Epochs = e - at
 				cc.OnEpoch = func(model.EpochStats) error { prog.add(per); return nil }
 				if m, _, err = cont(ctx, m, cc, xt, yt); err != nil {
@@ -189,7 +191,7 @@ func Tune(ctx context.Context, base model.Config, settings []Setting, x []*subsp
 				if !scored[l] {
 					sm := m
 					if l == 1 {
-						if sm, err = learntNN(base, m, xt, yt, inner); err != nil {
+						if sm, err = learntNN(base, tbase, m, xt, yt, inner); err != nil {
 							return fail(e, err)
 						}
 					}
@@ -222,20 +224,20 @@ func Tune(ctx context.Context, base model.Config, settings []Setting, x []*subsp
 
 	// Retrain the best on everything.
 	s := res.Table[res.Best].Setting
-	cfg := s.Config(base, y)
-	cfg.Workers = opt.Workers
+	cfg, tc := s.Apply(base, tbase, y)
+	tc.Workers = opt.Workers
 	if s.Epochs == 0 {
-		if res.Model, err = initModel(cfg, x, y); err != nil {
+		if res.Model, err = initModel(cfg, tc, x, y); err != nil {
 			return nil, fmt.Errorf("selection: %s on all the data: %w", s, err)
 		}
 	} else {
 		per := perClass(s.Prototypes)
-		cfg.OnEpoch = func(model.EpochStats) error { prog.add(per); return nil }
-		if res.Model, res.History, err = train(ctx, cfg, x, y); err != nil {
+		tc.OnEpoch = func(model.EpochStats) error { prog.add(per); return nil }
+		if res.Model, res.History, err = train(ctx, cfg, tc, x, y); err != nil {
 			return nil, fmt.Errorf("selection: %s on all the data: %w", s, err)
 		}
 		if s.Prototypes == AllSetsLearned {
-			if res.Model, err = learntNN(base, res.Model, x, y, opt.Workers); err != nil {
+			if res.Model, err = learntNN(base, tbase, res.Model, x, y, opt.Workers); err != nil {
 				return nil, fmt.Errorf("selection: %s on all the data: %w", s, err)
 			}
 		}
@@ -248,22 +250,22 @@ func Tune(ctx context.Context, base model.Config, settings []Setting, x []*subsp
 }
 
 // learntNN returns the 1-NN model of (x, y) (a prototype at every set,
-// base's other options) with the global relevances of m.
-func learntNN(base model.Config, m *model.Model, x []*subspace.Subspace, y []int, workers int) (*model.Model, error) {
-	cfg := Setting{AllSets, model.InitSample, model.RelevanceGlobal, 1, 0}.Config(base, y)
-	cfg.Workers = workers
-	cfg.OnEpoch = nil
-	nn, err := initModel(cfg, x, y)
+// base's and tbase's other options) with the global relevances of m.
+func learntNN(base model.Config, tbase model.TrainConfig, m *model.Model, x []*subspace.Subspace, y []int, workers int) (*model.Model, error) {
+	cfg, tc := Setting{AllSets, model.InitSample, model.RelevanceGlobal, 1, 0}.Apply(base, tbase, y)
+	tc.Workers = workers
+	tc.OnEpoch = nil
+	nn, err := initModel(cfg, tc, x, y)
 	if err != nil {
 		return nil, err
 	}
 	return nn.WithRelevances(m.Relevances())
 }
 
-// foldConfig is the Config of a training inside a fold: no validation
-// split, early stopping or averaging of its own (the fold validates),
-// workers as given.
-func foldConfig(c model.Config, workers int) model.Config {
+// foldConfig is the TrainConfig of a training inside a fold: no
+// validation split, early stopping or averaging of its own (the fold
+// validates), workers as given.
+func foldConfig(c model.TrainConfig, workers int) model.TrainConfig {
 	c.ValidationFraction, c.Patience, c.AverageLast = 0, 0, 0
 	c.Workers = workers
 	c.OnEpoch = nil

@@ -100,8 +100,8 @@ func makeFixture(t testing.TB, dir string) {
 			xs, ys = append(xs, s), append(ys, c)
 		}
 	}
-	cfg := model.Config{SubspaceDim: fxD, PrototypesPerClass: 2, Epochs: 20, Seed: 5, Workers: 1, ClassNames: []string{"alpha", "beta", "gamma"}, ImageWidth: fxW, ImageHeight: fxH}
-	m, _, err := model.Train(context.Background(), cfg, xs, ys)
+	cfg := model.Config{SubspaceDim: fxD, PrototypesPerClass: 2, ClassNames: []string{"alpha", "beta", "gamma"}, ImageWidth: fxW, ImageHeight: fxH}
+	m, _, err := model.Train(context.Background(), cfg, model.TrainConfig{Epochs: 20, Seed: 5, Workers: 1}, model.Sets(xs), ys)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -195,7 +195,7 @@ func classify(modelPath, input string, w, h int, lim imageset.Limits, stdin io.R
 	var pred model.Prediction
 	switch n := len(imgs); {
 	case n == 1:
-		err = p.PredictImageTo(&pred, imgs[0])
+		err = p.PredictTo(&pred, model.Image(imgs[0]))
 	case n < m.SubspaceDim():
 		return nil, fmt.Errorf("%w: %d images, the model's subspaces have d = %d (give 1 image or at least %d)", subspace.ErrTooFewImages, n, m.SubspaceDim(), m.SubspaceDim())
 	default:
@@ -203,7 +203,7 @@ func classify(modelPath, input string, w, h int, lim imageset.Limits, stdin io.R
 		if s, err = subspace.FromImages(imgs, m.SubspaceDim()); err != nil {
 			return nil, err
 		}
-		err = p.PredictTo(&pred, s)
+		err = p.PredictTo(&pred, model.Set(s))
 	}
 	if err != nil {
 		return nil, err

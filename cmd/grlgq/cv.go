@@ -35,7 +35,7 @@ func runCV(ctx context.Context, e *env, args []string) error {
 		skipBad bool
 	)
 	df.addFlags(fs)
-	tf.addFlags(fs, model.Config{SubspaceDim: 5, Epochs: model.DefaultEpochs, Eta: model.DefaultEta, Gamma: model.DefaultGamma})
+	tf.addFlags(fs, modelConfig{Config: model.Config{SubspaceDim: 5}, TrainConfig: model.TrainConfig{Epochs: model.DefaultEpochs, Eta: model.DefaultEta, Gamma: model.DefaultGamma}})
 	intVar(fs, &folds, "folds", defaultCVFolds, 2, maxFolds, "K of stratified K-fold cross-validation (2 up to the size of the smallest class); the folds are seeded by -seed")
 	intVar(fs, &m, "m", 0, 0, maxSetImages, "single-image data (idx, csv, mat): images per set, drawn at random from one class (default max(10, 2d)); every image is in one set")
 	fs.BoolVar(&asJSON, "json", false, "print the result as JSON")
@@ -78,7 +78,7 @@ func runCV(ctx context.Context, e *env, args []string) error {
 	fmt.Fprintf(text, "sets       %s\n", how)
 	fmt.Fprintf(text, "config     %s\n", describeConfig(cfg, len(ds.Classes)))
 	bar := newProgressPercent(e.stderr, quiet)
-	res, err := selection.CrossValidate(ctx, cfg, subs.Subs, subs.Labels, selection.Options{Folds: folds, Seed: cfg.Seed, Workers: tf.workers, Progress: bar.update})
+	res, err := selection.CrossValidate(ctx, cfg.Config, cfg.TrainConfig, subs.Subs, subs.Labels, selection.Options{Folds: folds, Seed: cfg.Seed, Workers: tf.workers, Progress: bar.update})
 	bar.clear()
 	if err != nil {
 		return selectionError(err)
@@ -288,7 +288,7 @@ type tuneOutput struct {
 
 // run tunes cfg on train, writes the retrained model and reports the
 // table.
-func (t *tuneFlags) run(ctx context.Context, e *env, fs *flag.FlagSet, cfg model.Config, ds *dataset.Dataset, train *dataset.Subspaces, o tuneOutput) error {
+func (t *tuneFlags) run(ctx context.Context, e *env, fs *flag.FlagSet, cfg modelConfig, ds *dataset.Dataset, train *dataset.Subspaces, o tuneOutput) error {
 	ss, err := t.settings(fs)
 	if err != nil {
 		return err
@@ -325,10 +325,13 @@ func (t *tuneFlags) run(ctx context.Context, e *env, fs *flag.FlagSet, cfg model
 		len(ss), how, train.Len(), cfg.Seed, preferred, confidence, describeConfig(cfg, len(ds.Classes)))
 	bar := newProgressPercent(e.stderr, o.quiet)
 	t0 := time.Now()
-	res, err := selection.Tune(ctx, cfg, ss, train.Subs, train.Labels, selection.Options{Folds: folds, Repeats: repeats, Preferred: preferred, Confidence: confidence, Seed: cfg.Seed, Workers: cfg.Workers, Progress: bar.update})
+	res, err := selection.Tune(ctx, cfg.Config, cfg.TrainConfig, ss, train.Subs, train.Labels, selection.Options{Folds: folds, Repeats: repeats, Preferred: preferred, Confidence: confidence, Seed: cfg.Seed, Workers: cfg.Workers, Progress: bar.update})
 	bar.clear()
 	if err != nil {
 		return selectionError(err)
+	}
+	if res.Model, err = cfg.finish(res.Model); err != nil {
+		return err
 	}
 	wall := time.Since(t0)
 	mf, err := o.g.create(o.model)

@@ -9,7 +9,6 @@ import (
 
 	"github.com/grlgq/grlgq/internal/demo"
 	"github.com/grlgq/grlgq/internal/demo/protocol"
-	"github.com/grlgq/grlgq/model"
 )
 
 // The demo's protocol is package internal/demo/protocol.
@@ -18,7 +17,10 @@ const (
 	demoM    = protocol.M
 )
 
-func demoDefaults() model.Config { return protocol.Config() }
+func demoDefaults() modelConfig {
+	c, tc := protocol.Config()
+	return modelConfig{Config: c, TrainConfig: tc}
+}
 
 func runDemo(ctx context.Context, e *env, args []string) error {
 	fs := newFlagSet("demo")
@@ -122,7 +124,10 @@ func runDemo(ctx context.Context, e *env, args []string) error {
 	imgScore := scorePredictions(mod.NumClasses(), imgSamples.labels, imgPred)
 
 	// The untrained baseline: class-wise PCA prototypes, λ = 1/d.
-	base, err := data.Baseline(cfg)
+	base, err := data.Baseline(cfg.Config, cfg.TrainConfig)
+	if err == nil {
+		base, err = cfg.finish(base)
+	}
 	if err != nil {
 		return fmt.Errorf("baseline: %w", err)
 	}

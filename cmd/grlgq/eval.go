@@ -91,9 +91,9 @@ func predictAll(ctx context.Context, mod *model.Model, s *samples, workers int) 
 			}
 		}
 		if s.kind == "image" {
-			err = p.PredictImageTo(&out[i], s.ds.Images[s.images[i]])
+			err = p.PredictTo(&out[i], model.Image(s.ds.Images[s.images[i]]))
 		} else {
-			err = p.PredictTo(&out[i], s.subspaceOf(i))
+			err = p.PredictTo(&out[i], model.Set(s.subspaceOf(i)))
 		}
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", s.names[i], err)

@@ -103,9 +103,9 @@ func runExplain(ctx context.Context, e *env, args []string) error {
 		label := s.labels[i] // explain w.r.t. the true class; -1: the predicted one
 		var ex *model.Explanation
 		if s.kind == "image" {
-			ex, err = mod.ExplainImage(s.ds.Images[s.images[i]], label)
+			ex, err = mod.Explain(model.Image(s.ds.Images[s.images[i]]), label)
 		} else {
-			ex, err = mod.Explain(s.subspaceOf(i), label)
+			ex, err = mod.Explain(model.Set(s.subspaceOf(i)), label)
 		}
 		if err != nil {
 			return fmt.Errorf("%s: %w", s.names[i], err)
@@ -162,9 +162,9 @@ func runExplain(ctx context.Context, e *env, args []string) error {
 // predictOne classifies sample i.
 func predictOne(m *model.Model, s *samples, i int) (*model.Prediction, error) {
 	if s.kind == "image" {
-		return m.PredictImage(s.ds.Images[s.images[i]])
+		return m.Predict(model.Image(s.ds.Images[s.images[i]]))
 	}
-	return m.Predict(s.subspaceOf(i))
+	return m.Predict(model.Set(s.subspaceOf(i)))
 }
 
 // pickSamples returns the indices of the samples to explain: the listed

@@ -76,7 +76,7 @@ func fileVersion(path string) (int, error) {
 
 // describeModel writes the text form of inspect.
 func describeModel(w io.Writer, path string, version int, m *model.Model) {
-	c := m.Config()
+	c := modelConfig{m.Config(), m.TrainConfig(), m.PredictConfig()}
 	d := m.SubspaceDim()
 	fmt.Fprintf(w, "model       %s\n", path)
 	fmt.Fprintf(w, "format      version %d (this grlgq writes %d)\n", version, model.FormatVersion)
@@ -98,7 +98,7 @@ func describeModel(w io.Writer, path string, version int, m *model.Model) {
 		fmt.Fprintf(w, "  %3d %-16s %d prototype(s): %s\n", cl, className(m, cl), len(ks), strings.Join(ks, " "))
 	}
 	lam := m.Relevances()
-	switch m.RelevanceKind() {
+	switch c.Relevance {
 	case model.RelevanceLocal:
 		fmt.Fprintf(w, "relevance   local (one vector per prototype, θ1 first)\n")
 		for k := range labels {
@@ -116,7 +116,7 @@ func describeModel(w io.Writer, path string, version int, m *model.Model) {
 
 // trainedWith describes the training settings stored in a model (those of
 // its last training call).
-func trainedWith(c model.Config) string {
+func trainedWith(c modelConfig) string {
 	init := map[model.InitKind]string{model.InitSample: "sample", model.InitRandom: "random", model.InitPCA: "pca"}[c.Init]
 	per := fmt.Sprint(c.PrototypesPerClass)
 	if c.PrototypesOfClass != nil {

@@ -42,7 +42,7 @@ const (
 // -max-values (lim.TotalValues, the budget the loaders apply to the data),
 // and the data, the training bases and that working memory together one
 // and a half times it: with the default 2^26 values, about 768 MiB.
-func checkSizes(fs *flag.FlagSet, ds *dataset.Dataset, cfg model.Config, m, groups, copies, hardM int, images bool, lim dataset.Limits) error {
+func checkSizes(fs *flag.FlagSet, ds *dataset.Dataset, cfg modelConfig, m, groups, copies, hardM int, images bool, lim dataset.Limits) error {
 	classes := len(ds.Classes)
 	d := cfg.SubspaceDim
 	basis := int64(ds.Dim) * int64(kernels.Stride(d)) * 8 // bytes of one basis in memory
@@ -85,7 +85,7 @@ func checkSizes(fs *flag.FlagSet, ds *dataset.Dataset, cfg model.Config, m, grou
 // the data and the training bases, for the D-dependent parts: the
 // prototypes in four copies, and (when images become subspaces) each
 // worker's D x m set and thin-SVD workspace.
-func workingValues(ds *dataset.Dataset, cfg model.Config, p int64, m int, images bool) int64 {
+func workingValues(ds *dataset.Dataset, cfg modelConfig, p int64, m int, images bool) int64 {
 	dim := int64(ds.Dim)
 	work := 4 * p * dim * int64(kernels.Stride(cfg.SubspaceDim))
 	if ds.Images != nil && !images {

@@ -140,7 +140,7 @@ func classList(classes []string) string {
 }
 
 // protoTotal is the number of prototypes cfg gives the classes.
-func protoTotal(cfg model.Config, classes int) int64 {
+func protoTotal(cfg modelConfig, classes int) int64 {
 	if cfg.PrototypesOfClass != nil {
 		var n int64
 		for _, v := range cfg.PrototypesOfClass {

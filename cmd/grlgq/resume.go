@@ -10,7 +10,7 @@ import (
 )
 
 // resumeFlags is train's -resume MODEL: continue training a saved model
-// (model.Continue, or model.ContinueImages with -images) on data of the
+// (model.Continue, on sets or with -images on single images) on data of the
 // same shape and classes. The model's structure (d, prototypes per class,
 // initialisation, relevance kind) comes from the file, so the flags that
 // define it are refused; the optimiser's flags (-epochs, -lr, -lr-rel,
@@ -83,7 +83,7 @@ func (r *resumeFlags) size() dataset.Size {
 // classes by count and name, in order) and sets the structural fields of
 // cfg to the model's, so that what train prints and checks is what
 // model.Continue will run.
-func (r *resumeFlags) apply(ds *dataset.Dataset, cfg *model.Config) error {
+func (r *resumeFlags) apply(ds *dataset.Dataset, cfg *modelConfig) error {
 	m := r.model
 	if m == nil {
 		return nil
@@ -106,9 +106,9 @@ func (r *resumeFlags) apply(ds *dataset.Dataset, cfg *model.Config) error {
 			return fmt.Errorf("-resume %s: class %d is %q in the model, %q in %s (classes: model %s; data %s)", r.path, c, names[c], n, ds.Source, classList(names), classList(ds.Classes))
 		}
 	}
-	s := m.Config()
+	s, st := m.Config(), m.TrainConfig()
 	cfg.SubspaceDim = m.SubspaceDim()
 	cfg.PrototypesPerClass, cfg.PrototypesOfClass = s.PrototypesPerClass, s.PrototypesOfClass
-	cfg.Init, cfg.InitNoise, cfg.Relevance = s.Init, s.InitNoise, s.Relevance
+	cfg.Init, cfg.InitNoise, cfg.Relevance = st.Init, st.InitNoise, s.Relevance
 	return nil
 }

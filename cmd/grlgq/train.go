@@ -42,7 +42,7 @@ type trainFlags struct {
 	reject, temperature    float64
 }
 
-func (t *trainFlags) addFlags(fs *flag.FlagSet, def model.Config) {
+func (t *trainFlags) addFlags(fs *flag.FlagSet, def modelConfig) {
 	t.init = newChoice("sample", "sample", "random", "pca")
 	t.relevance = newChoice("global", "global", "none", "local")
 	t.sched = newChoice("constant", "constant", "step", "anneal")
@@ -74,27 +74,56 @@ func (t *trainFlags) addFlags(fs *flag.FlagSet, def model.Config) {
 // defaultWorkers is the default of every -workers flag.
 func defaultWorkers() int { return min(runtime.GOMAXPROCS(0), model.MaxWorkers) }
 
-// config turns the flags into a model.Config.
-func (t *trainFlags) config(fs *flag.FlagSet) (model.Config, error) {
-	c := model.Config{
-		SubspaceDim:        t.d,
-		PrototypesPerClass: t.protos.all, // a list or names: see protoCounts.perClass
-		Eta:                t.lr,
-		Gamma:              t.lrRel,
-		StepEvery:          t.stepEvery,
-		Tau:                t.tau,
-		ClassWeights:       t.classWeights,
-		RelevanceFloor:     t.floor,
-		InitNoise:          t.noise,
-		Epochs:             t.epochs,
-		ValidationFraction: t.val,
-		Patience:           t.patience,
-		MinDelta:           t.minDelta,
-		AverageLast:        t.averageLast,
-		Workers:            t.workers,
-		Seed:               t.seed,
-		Temperature:        t.temperature,
-		RejectMargin:       t.reject,
+// modelConfig is what the train flags set: the model's structure, how it
+// is trained and how it predicts (every field is promoted: cfg.Seed,
+// cfg.SubspaceDim, cfg.RejectMargin).
+type modelConfig struct {
+	model.Config
+	model.TrainConfig
+	model.PredictConfig
+}
+
+// finish gives a trained model the prediction options of c, and a
+// resumed model without an image size the size of c (what the data
+// recorded).
+func (c modelConfig) finish(m *model.Model) (*model.Model, error) {
+	m, err := m.WithPredictConfig(c.PredictConfig)
+	if err != nil {
+		return nil, err
+	}
+	if w, _ := m.ImageSize(); w == 0 && c.ImageWidth != 0 {
+		return m.WithImageSize(c.ImageWidth, c.ImageHeight)
+	}
+	return m, nil
+}
+
+// config turns the flags into a modelConfig.
+func (t *trainFlags) config(fs *flag.FlagSet) (modelConfig, error) {
+	c := modelConfig{
+		Config: model.Config{
+			SubspaceDim:        t.d,
+			PrototypesPerClass: t.protos.all, // a list or names: see protoCounts.perClass
+		},
+		TrainConfig: model.TrainConfig{
+			Eta:                t.lr,
+			Gamma:              t.lrRel,
+			StepEvery:          t.stepEvery,
+			Tau:                t.tau,
+			ClassWeights:       t.classWeights,
+			RelevanceFloor:     t.floor,
+			InitNoise:          t.noise,
+			Epochs:             t.epochs,
+			ValidationFraction: t.val,
+			Patience:           t.patience,
+			MinDelta:           t.minDelta,
+			AverageLast:        t.averageLast,
+			Workers:            t.workers,
+			Seed:               t.seed,
+		},
+		PredictConfig: model.PredictConfig{
+			Temperature:  t.temperature,
+			RejectMargin: t.reject,
+		},
 	}
 	// The ranges are checked as the flags are parsed (ranges.go); here
 	// what depends on two flags. A 0 the user gives means what the flag's
@@ -146,7 +175,7 @@ func (t *trainFlags) config(fs *flag.FlagSet) (model.Config, error) {
 }
 
 // describeConfig summarises a training configuration in one line.
-func describeConfig(c model.Config, classes int) string {
+func describeConfig(c modelConfig, classes int) string {
 	relevance := map[model.RelevanceKind]string{model.RelevanceGlobal: "global", model.RelevanceNone: "none (GLGQ)", model.RelevanceLocal: "local"}[c.Relevance]
 	init := map[model.InitKind]string{model.InitSample: "sample", model.InitRandom: "random", model.InitPCA: "pca"}[c.Init]
 	sched := "constant"
@@ -200,7 +229,7 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 		shift   int
 	)
 	df.addFlags(fs)
-	tf.addFlags(fs, model.Config{SubspaceDim: 5, Epochs: model.DefaultEpochs, Eta: model.DefaultEta, Gamma: model.DefaultGamma})
+	tf.addFlags(fs, modelConfig{Config: model.Config{SubspaceDim: 5}, TrainConfig: model.TrainConfig{Epochs: model.DefaultEpochs, Eta: model.DefaultEta, Gamma: model.DefaultGamma}})
 	prof.addFlags(fs)
 	rf.addFlags(fs)
 	tn := newTuneFlags(fs) // -tune, -folds, -tune-*: cv.go
@@ -212,7 +241,7 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 	fs.BoolVar(&asJSON, "json", false, "print one JSON object (history, accuracies, relevances) instead of text")
 	fs.BoolVar(&quiet, "quiet", false, "print only the final line: no progress bar, no per-epoch lines")
 	hf.addFlags(fs)
-	fs.BoolVar(&images, "images", false, "single-image data (idx, csv, mat): train on the single images themselves (1-D subspaces, distance θ_1², as in prediction; model.TrainImages) "+
+	fs.BoolVar(&images, "images", false, "single-image data (idx, csv, mat): train on the single images themselves (1-D subspaces, distance θ_1², as in prediction; model.Train of model.Image samples) "+
 		"instead of on sets of -m images; -init pca starts each class at the subspace of all its training images; relevances are not learned (a single image has one angle)")
 	intVar(fs, &shift, "shift", 0, 0, maxShift, "with -images: also train on every training image moved by this many pixels left, right, up and down (edges replicated; 0: off). Yale B (internal/experiments): 1")
 	fs.BoolVar(&skipBad, "skip-bad", false, "leave out image sets that cannot give a d-dimensional subspace (too few images, rank below d) instead of failing")
@@ -509,7 +538,7 @@ func (h *hardFlags) addFlags(fs *flag.FlagSet) {
 }
 
 // check validates the hard-example flags against the model options.
-func (h *hardFlags) check(fs *flag.FlagSet, cfg model.Config) error {
+func (h *hardFlags) check(fs *flag.FlagSet, cfg modelConfig) error {
 	switch {
 	case h.copies == 0 && (isSet(fs, "hard-margin") || isSet(fs, "hard-m")):
 		return usagef(fs, "-hard-margin and -hard-m need -hard-copies C > 0")
@@ -532,8 +561,9 @@ type hardTraining struct {
 // trainModel trains with per-epoch lines on text and a progress bar on
 // stderr (when it is a terminal and not quiet); with hard != nil, with
 // hard-example sets (experiments.TrainHard, one model.Continue per epoch);
-// with images != nil, on its single images (model.TrainImages).
-func trainModel(ctx context.Context, e *env, cfg model.Config, from *model.Model, train *dataset.Subspaces, hard *hardTraining, images *dataset.Dataset, text io.Writer, quiet bool) (*trained, error) {
+// with images != nil, on its single images (model.Train of model.Image
+// samples).
+func trainModel(ctx context.Context, e *env, cfg modelConfig, from *model.Model, train *dataset.Subspaces, hard *hardTraining, images *dataset.Dataset, text io.Writer, quiet bool) (*trained, error) {
 	bar := newProgress(e.stderr, cfg.Epochs, "epochs", quiet)
 	base := 0 // epochs the resumed model had
 	if from != nil {
@@ -573,13 +603,13 @@ func trainModel(ctx context.Context, e *env, cfg model.Config, from *model.Model
 		}
 		switch {
 		case from != nil && images != nil:
-			m, hist, err = model.ContinueImages(ctx, from, cfg, images.Images, images.Labels)
+			m, hist, err = model.Continue(ctx, from, cfg.TrainConfig, model.Images(images.Images), images.Labels)
 		case from != nil:
-			m, hist, err = model.Continue(ctx, from, cfg, train.Subs, train.Labels)
+			m, hist, err = model.Continue(ctx, from, cfg.TrainConfig, model.Sets(train.Subs), train.Labels)
 		case images != nil:
-			m, hist, err = model.TrainImages(ctx, cfg, images.Images, images.Labels)
+			m, hist, err = model.Train(ctx, cfg.Config, cfg.TrainConfig, model.Images(images.Images), images.Labels)
 		default:
-			m, hist, err = model.Train(ctx, cfg, train.Subs, train.Labels)
+			m, hist, err = model.Train(ctx, cfg.Config, cfg.TrainConfig, model.Sets(train.Subs), train.Labels)
 		}
 	} else {
 		// One model.Continue per epoch: collect its statistics, shown
@@ -598,7 +628,7 @@ func trainModel(ctx context.Context, e *env, cfg model.Config, from *model.Model
 				show(hist.Epochs[n-1], fmt.Sprintf("  hard %d img %d sets", nimg, nsets))
 			}
 		}
-		m, err = experiments.TrainHard(ctx, cfg, train.Subs, train.Labels, hard.ds.Images, hard.ds.Labels, len(hard.ds.Classes), hard.opt, cfg.Workers, after)
+		m, err = experiments.TrainHard(ctx, experiments.Setup{Config: cfg.Config, TrainConfig: cfg.TrainConfig}, train.Subs, train.Labels, hard.ds.Images, hard.ds.Labels, len(hard.ds.Classes), hard.opt, cfg.Workers, after)
 		hist.Best = len(hist.Epochs) - 1
 	}
 	bar.clear()
@@ -606,6 +636,9 @@ func trainModel(ctx context.Context, e *env, cfg model.Config, from *model.Model
 		if errors.Is(err, context.Canceled) {
 			return nil, errors.New("interrupted: no model written")
 		}
+		return nil, fmt.Errorf("training: %w", err)
+	}
+	if m, err = cfg.finish(m); err != nil {
 		return nil, fmt.Errorf("training: %w", err)
 	}
 	if hist == nil || len(hist.Epochs) == 0 {

@@ -83,7 +83,7 @@ func TestResume(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m1.Epochs() != 5 || m1.SubspaceDim() != 2 || !slices.Equal(m1.Labels(), m0.Labels()) || m1.RelevanceKind() != model.RelevanceLocal {
+	if m1.Epochs() != 5 || m1.SubspaceDim() != 2 || !slices.Equal(m1.Labels(), m0.Labels()) || m1.Config().Relevance != model.RelevanceLocal {
 		t.Errorf("resumed model: %d epochs, d=%d, labels %v (want 5, 2, %v, local relevances)", m1.Epochs(), m1.SubspaceDim(), m1.Labels(), m0.Labels())
 	}
 	if w, h := m1.ImageSize(); w != 8 || h != 8 {

@@ -22,7 +22,7 @@ import (
 const (
 	streamGroups = 0x47525053_00000000 // "GRPS": grouping images into sets
 	streamSplit  = 0x53504c49_00000000 // "SPLI": train/test splits and folds
-	streamModel  = 0x4d4f444c_00000000 // "MODL": model.Config.Seed of a run
+	streamModel  = 0x4d4f444c_00000000 // "MODL": model.TrainConfig.Seed of a run
 	streamVal    = 0x56414c49_00000000 // "VALI": validation splits (tuning)
 	streamAug    = 0x41554753_00000000 // "AUGS": training-set augmentation (view subsets)
 	streamPool   = 0x504f4f4c_00000000 // "POOL": pools of hard view subsets (ETH-80)
@@ -33,7 +33,7 @@ func runRNG(seed uint64, stream uint64, r int) *rand.Rand {
 	return rand.New(rand.NewPCG(seed, stream+uint64(r)))
 }
 
-// modelSeed returns the model.Config.Seed of run r.
+// modelSeed returns the model.TrainConfig.Seed of run r.
 func modelSeed(seed uint64, r int) uint64 {
 	return runRNG(seed, streamModel, r).Uint64()
 }
@@ -185,14 +185,13 @@ func setSubspace(imgs [][]float64, d int) (*subspace.Subspace, error) {
 // cut into w contiguous chunks, each classified by its own single-worker
 // Predictor on its own goroutine (see predictParallel).
 func imageAccuracy(m *model.Model, imgs [][]float64, y []int, idx []int, w int) (float64, error) {
-	dim := m.Dim()
 	labels := make([]int, len(idx))
 	err := predictParallel(m, len(idx), w, func(p *model.Predictor, lo, hi int) error {
-		flat := make([]float64, (hi-lo)*dim)
+		xs := make([]model.Sample, hi-lo)
 		for k := lo; k < hi; k++ {
-			copy(flat[(k-lo)*dim:], imgs[idx[k]])
+			xs[k-lo] = model.Image(imgs[idx[k]])
 		}
-		return p.PredictImageBatch(labels[lo:hi], flat, dim, hi-lo)
+		return p.PredictBatch(labels[lo:hi], xs)
 	})
 	if err != nil {
 		return 0, err
@@ -211,7 +210,7 @@ func imageAccuracy(m *model.Model, imgs [][]float64, y []int, idx []int, w int) 
 func setAccuracy(m *model.Model, x []*subspace.Subspace, y []int, w int) (float64, error) {
 	labels := make([]int, len(x))
 	err := predictParallel(m, len(x), w, func(p *model.Predictor, lo, hi int) error {
-		return p.PredictBatch(labels[lo:hi], x[lo:hi])
+		return p.PredictBatch(labels[lo:hi], model.Sets(x[lo:hi]))
 	})
 	if err != nil {
 		return 0, err
@@ -260,12 +259,12 @@ func predictParallel(m *model.Model, n, w int, fn func(p *model.Predictor, lo, h
 // baselineModel returns the untrained baseline: model.Init with one
 // class-PCA prototype per class (the dominant d-dimensional subspace of each
 // class's training bases), λ = 1/d.
-func baselineModel(cfg model.Config, x []*subspace.Subspace, y []int) (*model.Model, error) {
+func baselineModel(cfg Setup, x []*subspace.Subspace, y []int) (*model.Model, error) {
 	cfg.Init = model.InitPCA
 	cfg.PrototypesPerClass = 1
 	cfg.PrototypesOfClass = nil
 	cfg.Workers = 1
-	return model.Init(cfg, x, y)
+	return model.Init(cfg.Config, cfg.TrainConfig, model.Sets(x), y)
 }
 
 // since returns the time since t0, rounded for messages.

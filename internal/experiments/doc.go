@@ -33,7 +33,7 @@
 //
 // MNIST with the hard-example sets (hardSpec; the wall includes
 // classifying the training images before every epoch), Yale B trained on
-// its single training images and their 1-pixel shifts (model.ContinueImages
+// its single training images and their 1-pixel shifts (model.Continue of images
 // from the class-PCA start, constant η, the final model the average of the
 // last 30 epochs' models).
 //
@@ -173,10 +173,10 @@
 //
 // Single-image training (adopted; TestStudyImageLVQYale, a plain Go
 // prototype of the step, then TestStudyImagesYale through
-// model.ContinueImages; the same four inner splits). The test rule
+// model.Continue of images; the same four inner splits). The test rule
 // classifies single images by θ_1, and the training images can be the
 // training samples themselves: 1-D subspaces, d = θ_1², the rank-one step
-// of model.StepImage. Mean inner validation accuracy (class-PCA start of
+// of model.Trainer.Step on an image. Mean inner validation accuracy (class-PCA start of
 // the sets, 90.35%):
 //
 //	η = 1e-2 constant: 92.22 (10 epochs), 92.64 (20), 92.89 (40), 92.85 (50)
@@ -189,7 +189,7 @@
 //	step schedule, η halved every 10 epochs: η = 1e-2 92.47, 2e-2 92.76 (80)
 //	halved every 20 epochs: η = 1e-2 92.80 (80; 92.68, 92.80, 92.64 at 20, 40, 60)  adopted
 //	                        η = 2e-2 92.80 (80)
-//	start at the class PCA of the images themselves (model.InitImages,
+//	start at the class PCA of the images themselves (model.Init of images,
 //	91.02%): 92.39-92.68 with the same schedules
 //
 // Every stable setting lies on a plateau of 92.4-92.9% (+50 to +60 of
@@ -296,7 +296,7 @@
 //
 // Replication, then adoption (the inner splits of repetitions 3-8 as well,
 // X_REP=2 ... 7, with the model code of this commit: the exact rank-one
-// rotation of StepImage, which leaves repetitions 1 and 2 exactly as
+// rotation of an image step, which leaves repetitions 1 and 2 exactly as
 // above). The one candidate gaining on both repetitions, a constant
 // η = 1e-2 with the average of the models after epochs 11-40, against the
 // adopted step schedule, seed 1; mean inner validation accuracy:
@@ -310,7 +310,7 @@
 // The rule, written down after repetitions 1-4 and before 5-8 were run:
 // adopt if the mean gain over the 8 repetitions is at least +0.10 with
 // paired t >= 2; repetitions 5-8 alone gave +0.12. Adopted
-// (yaleSpec.AverageLast = 30, i.e. model.Config.AverageLast: the models
+// (yaleSpec.AverageLast = 30, i.e. model.TrainConfig.AverageLast: the models
 // after epochs 11-40 averaged by model.Average, 26 ms for 30 snapshots of
 // 38 prototypes; bit for bit what the study's epoch-by-epoch averaging
 // gives). Test accuracy, computed once for the table: 96.31 ±

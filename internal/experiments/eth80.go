@@ -14,7 +14,7 @@ import (
 // eth80Spec is the ETH-80 protocol's free choices (see eth80Default).
 type eth80Spec struct {
 	Train  int // objects per category for training (the rest test)
-	Config model.Config
+	Config Setup
 	// EpochGrid, when non-empty, replaces Config.Epochs by nested model
 	// selection: each split picks the epoch count of the grid with the best
 	// leave-one-object-per-category-out accuracy on its TRAINING sets
@@ -45,16 +45,20 @@ type eth80Spec struct {
 func eth80Default() eth80Spec {
 	return eth80Spec{
 		Train: 5,
-		Config: model.Config{
-			SubspaceDim:        5,
-			PrototypesPerClass: 1,
-			Init:               model.InitSample,
-			Relevance:          model.RelevanceGlobal,
-			Eta:                0.05,
-			Gamma:              1e-4,
-			Activation:         model.Sigmoid,
-			Beta:               eth80Beta,
-			Epochs:             eth80Epochs,
+		Config: Setup{
+			Config: model.Config{
+				SubspaceDim:        5,
+				PrototypesPerClass: 1,
+				Relevance:          model.RelevanceGlobal,
+			},
+			TrainConfig: model.TrainConfig{
+				Init:       model.InitSample,
+				Eta:        0.05,
+				Gamma:      1e-4,
+				Activation: model.Sigmoid,
+				Beta:       eth80Beta,
+				Epochs:     eth80Epochs,
+			},
 		},
 		Subsets:    eth80Subsets,
 		SubsetSize: eth80SubsetSize,
@@ -239,7 +243,7 @@ func eth80Augment(data *eth80Data, trainIdx []int, k, size, d int, rng *rand.Ran
 // continuing one model through the grid (Continue resumes the same
 // schedule and permutations, so the model after e epochs is the model
 // Train would give for e epochs). Ties go to fewer epochs.
-func eth80SelectEpochs(ctx context.Context, spec eth80Spec, data *eth80Data, trainIdx []int, cfg model.Config) (int, error) {
+func eth80SelectEpochs(ctx context.Context, spec eth80Spec, data *eth80Data, trainIdx []int, cfg Setup) (int, error) {
 	grid := spec.EpochGrid
 	correct := make([]int, len(grid))
 	pos := make(map[int]int) // class -> objects seen so far
@@ -264,14 +268,14 @@ func eth80SelectEpochs(ctx context.Context, spec eth80Spec, data *eth80Data, tra
 		xva, yva := pickSets(data.x, data.y, va)
 		c := cfg
 		c.Epochs = grid[0]
-		m, _, err := model.Train(ctx, c, xtr, ytr)
+		m, _, err := model.Train(ctx, c.Config, c.TrainConfig, model.Sets(xtr), ytr)
 		if err != nil {
 			return 0, fmt.Errorf("experiments: eth80 epoch selection: %w", err)
 		}
 		for g, e := range grid {
 			if g > 0 {
 				c.Epochs = e - grid[g-1]
-				next, _, err := model.Continue(ctx, m, c, xtr, ytr)
+				next, _, err := model.Continue(ctx, m, c.TrainConfig, model.Sets(xtr), ytr)
 				m.Close()
 				if err != nil {
 					return 0, fmt.Errorf("experiments: eth80 epoch selection: %w", err)

@@ -27,9 +27,9 @@ type setHard struct {
 // permutation and the rate schedule follow the lifetime epoch as in Train.
 // eval, if non-nil, is called after each epoch with the number of hard
 // subsets it trained on.
-func trainHardSets(ctx context.Context, cfg model.Config, x []*subspace.Subspace, y []int, px []*subspace.Subspace, py []int, margin float64, copies int, eval func(e int, m *model.Model, nhard int) error) (*model.Model, error) {
+func trainHardSets(ctx context.Context, cfg Setup, x []*subspace.Subspace, y []int, px []*subspace.Subspace, py []int, margin float64, copies int, eval func(e int, m *model.Model, nhard int) error) (*model.Model, error) {
 	if (len(px) == 0 || copies == 0) && eval == nil {
-		m, _, err := model.Train(ctx, cfg, x, y)
+		m, _, err := model.Train(ctx, cfg.Config, cfg.TrainConfig, model.Sets(x), y)
 		return m, err
 	}
 	nh := 0
@@ -70,7 +70,7 @@ func setMargins(m *model.Model, x []*subspace.Subspace, y []int) ([]float64, err
 	mu := make([]float64, len(x))
 	err := predictParallel(m, len(x), 1, func(p *model.Predictor, lo, hi int) error {
 		dist := make([]float64, (hi-lo)*np)
-		if err := p.DistancesTo(dist, x[lo:hi]); err != nil {
+		if err := p.DistancesTo(dist, model.Sets(x[lo:hi])); err != nil {
 			return err
 		}
 		for k := lo; k < hi; k++ {

@@ -113,7 +113,7 @@ func sin2(a, b *linalg.Dense) float64 {
 // subsets) and returns the accuracy on the whole sets te at each
 // checkpoint, the mean number of hard subsets per epoch and, with av, the
 // averaged models' accuracies (see avgSpec).
-func hardCurve(ctx context.Context, cfg model.Config, data *eth80Data, tr, te []int, cps []int, h setHard, av avgSpec, rng *rand.Rand) (*curveResult, error) {
+func hardCurve(ctx context.Context, cfg Setup, data *eth80Data, tr, te []int, cps []int, h setHard, av avgSpec, rng *rand.Rand) (*curveResult, error) {
 	xtr, ytr := pickSets(data.x, data.y, tr)
 	if augSubsets != nil {
 		for _, i := range tr {
@@ -309,8 +309,7 @@ func TestStudyHardETH80(t *testing.T) {
 		fmt.Sscan(s, &v)
 		cps = append(cps, v)
 	}
-	cfg := model.Config{SubspaceDim: 5, Eta: envF("X_ETA", 0.05), Gamma: envF("X_GAMMA", 1e-4), Workers: 1, ClassNames: data.classes,
-		Activation: model.Sigmoid, Beta: envF("X_SIGMOID", 5), PrototypesPerClass: envI("X_PPC", 1)}
+	cfg := Setup{Config: model.Config{SubspaceDim: 5, ClassNames: data.classes, PrototypesPerClass: envI("X_PPC", 1)}, TrainConfig: model.TrainConfig{Eta: envF("X_ETA", 0.05), Gamma: envF("X_GAMMA", 1e-4), Workers: 1, Activation: model.Sigmoid, Beta: envF("X_SIGMOID", 5)}}
 	// X_SCHED=step (η and γ halved every X_STEPEVERY epochs) or anneal
 	// (η/(1 + t/X_TAU)); default constant, as the protocol.
 	switch envS("X_SCHED", "constant") {

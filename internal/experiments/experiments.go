@@ -32,11 +32,18 @@ type Options struct {
 	Progress func(msg string)
 }
 
+// Setup is a protocol's model: what it is and how it is trained (its
+// fields are promoted: Setup.SubspaceDim, Setup.Eta).
+type Setup struct {
+	model.Config
+	model.TrainConfig
+}
+
 // Result is the outcome of one protocol.
 type Result struct {
 	Name     string
 	Protocol string // one-line description
-	Config   model.Config
+	Config   Setup
 
 	// GRLGQ accuracies (fractions), one per run/split/fold, with their
 	// mean and (sample) standard deviation.

@@ -39,20 +39,20 @@ type hardSpec struct {
 // misclassified), and the class of that nearest other prototype. It uses w
 // goroutines; the result does not depend on w.
 func imageMargins(m *model.Model, imgs [][]float64, y []int, idx []int, w int) (mu []float64, comp []int, err error) {
-	dim, np := m.Dim(), m.NumPrototypes()
+	np := m.NumPrototypes()
 	labels := m.Labels()
 	mu = make([]float64, len(idx))
 	comp = make([]int, len(idx))
 	err = predictParallel(m, len(idx), w, func(p *model.Predictor, lo, hi int) error {
 		const chunk = 1024
-		flat := make([]float64, chunk*dim)
+		xs := make([]model.Sample, chunk)
 		dist := make([]float64, chunk*np)
 		for a := lo; a < hi; a += chunk {
 			b := min(hi, a+chunk)
 			for k := a; k < b; k++ {
-				copy(flat[(k-a)*dim:], imgs[idx[k]])
+				xs[k-a] = model.Image(imgs[idx[k]])
 			}
-			if err := p.ImageDistancesTo(dist, flat, dim, b-a); err != nil {
+			if err := p.DistancesTo(dist, xs[:b-a]); err != nil {
 				return err
 			}
 			for k := a; k < b; k++ {
@@ -172,9 +172,9 @@ func cosine(a, b []float64) float64 {
 // eval, if non-nil, is called before the first epoch (e = 0) and after
 // each one with the number of hard images and sets. w goroutines classify
 // the training images.
-func trainHard(ctx context.Context, cfg model.Config, x []*subspace.Subspace, y []int, imgs [][]float64, labels []int, idx []int, classes int, h hardSpec, w int, eval func(e int, m *model.Model, nhard, nsets int)) (*model.Model, error) {
+func trainHard(ctx context.Context, cfg Setup, x []*subspace.Subspace, y []int, imgs [][]float64, labels []int, idx []int, classes int, h hardSpec, w int, eval func(e int, m *model.Model, nhard, nsets int)) (*model.Model, error) {
 	if h.M == 0 && eval == nil {
-		m, _, err := model.Train(ctx, cfg, x, y)
+		m, _, err := model.Train(ctx, cfg.Config, cfg.TrainConfig, model.Sets(x), y)
 		return m, err
 	}
 	var hx []*subspace.Subspace
@@ -212,8 +212,8 @@ func trainHard(ctx context.Context, cfg model.Config, x []*subspace.Subspace, y 
 // moment. before, if non-nil, sees the initial model; after, if non-nil,
 // the model after each epoch (1-based). An error from any of them stops
 // training.
-func epochLoop(ctx context.Context, cfg model.Config, x []*subspace.Subspace, y []int, before func(e int, mod *model.Model) error, extra func(e int, mod *model.Model) ([]*subspace.Subspace, []int, error), after func(e int, mod *model.Model) error) (*model.Model, error) {
-	mod, err := model.Init(cfg, x, y)
+func epochLoop(ctx context.Context, cfg Setup, x []*subspace.Subspace, y []int, before func(e int, mod *model.Model) error, extra func(e int, mod *model.Model) ([]*subspace.Subspace, []int, error), after func(e int, mod *model.Model) error) (*model.Model, error) {
+	mod, err := model.Init(cfg.Config, cfg.TrainConfig, model.Sets(x), y)
 	if err != nil {
 		return nil, err
 	}
@@ -232,7 +232,7 @@ func epochLoop(ctx context.Context, cfg model.Config, x []*subspace.Subspace, y 
 			return nil, err
 		}
 		xs, ys := append(append([]*subspace.Subspace(nil), x...), ex...), append(append([]int(nil), y...), ey...)
-		next, _, err := model.Continue(ctx, mod, c, xs, ys)
+		next, _, err := model.Continue(ctx, mod, c.TrainConfig, model.Sets(xs), ys)
 		mod.Close()
 		if err != nil {
 			return nil, err

@@ -45,7 +45,7 @@ func parseHard(s string) hardSpec {
 	return h
 }
 
-func hardConfig(cfg *model.Config) {
+func hardConfig(cfg *Setup) {
 	if os.Getenv("X_SIGMOID") != "" {
 		cfg.Activation = model.Sigmoid
 		cfg.Beta = envF("X_SIGMOID", 1)
@@ -87,7 +87,7 @@ func TestStudyHardMNIST(t *testing.T) {
 		gamma, _ := strconv.ParseFloat(f[1], 64)
 		beta, _ := strconv.ParseFloat(f[2], 64)
 		epochs, _ := strconv.Atoi(f[3])
-		cfg := model.Config{SubspaceDim: 12, Init: model.InitPCA, Eta: eta, Gamma: gamma, Workers: 2, Seed: 1, Epochs: epochs}
+		cfg := Setup{Config: model.Config{SubspaceDim: 12}, TrainConfig: model.TrainConfig{Init: model.InitPCA, Eta: eta, Gamma: gamma, Workers: 2, Seed: 1, Epochs: epochs}}
 		hardConfig(&cfg)
 		if beta > 0 {
 			cfg.Activation = model.Sigmoid
@@ -167,7 +167,7 @@ func TestStudyHardYale(t *testing.T) {
 			}
 			x, y = append(x, xs...), append(y, ys...)
 		}
-		cfg := model.Config{SubspaceDim: 7, Init: model.InitPCA, Eta: envF("X_ETA", 1e-3), Gamma: envF("X_GAMMA", 1e-5), Workers: 1, Seed: 1, Epochs: epochs}
+		cfg := Setup{Config: model.Config{SubspaceDim: 7}, TrainConfig: model.TrainConfig{Init: model.InitPCA, Eta: envF("X_ETA", 1e-3), Gamma: envF("X_GAMMA", 1e-5), Workers: 1, Seed: 1, Epochs: epochs}}
 		hardConfig(&cfg)
 		corr[fi] = make([]float64, ncp)
 		mod, err := trainHard(context.Background(), cfg, x, y, ds.Images, ds.Labels, tr, len(ds.Classes), h, 1, func(e int, mod *model.Model, nhard, nsets int) {

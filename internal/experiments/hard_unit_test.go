@@ -114,7 +114,7 @@ func TestImageMargins(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := model.Init(model.Config{SubspaceDim: d, Init: model.InitPCA, Workers: 1}, xs, ys)
+	m, err := model.Init(model.Config{SubspaceDim: d}, model.TrainConfig{Init: model.InitPCA, Workers: 1}, model.Sets(xs), ys)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -128,7 +128,7 @@ func TestImageMargins(t *testing.T) {
 		t.Fatal(err)
 	}
 	for k, i := range idx {
-		p, err := m.PredictImage(imgs[i])
+		p, err := m.Predict(model.Image(imgs[i]))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -162,7 +162,7 @@ func TestSetMargins(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i, x := range xs {
-		p, err := m.Predict(x)
+		p, err := m.Predict(model.Set(x))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -186,8 +186,8 @@ func TestSetMargins(t *testing.T) {
 func TestTrainHardSets(t *testing.T) {
 	m0, xs, ys := tinySetModel(t)
 	m0.Close()
-	cfg := model.Config{SubspaceDim: 2, Init: model.InitSample, Eta: 0.05, Gamma: 1e-4, Activation: model.Sigmoid, Beta: 5, Workers: 1, Seed: 7, Epochs: 5}
-	want, _, err := model.Train(context.Background(), cfg, xs, ys)
+	cfg := Setup{Config: model.Config{SubspaceDim: 2}, TrainConfig: model.TrainConfig{Init: model.InitSample, Eta: 0.05, Gamma: 1e-4, Activation: model.Sigmoid, Beta: 5, Workers: 1, Seed: 7, Epochs: 5}}
+	want, _, err := model.Train(context.Background(), cfg.Config, cfg.TrainConfig, model.Sets(xs), ys)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -252,7 +252,7 @@ func tinySetModel(t *testing.T) (*model.Model, []*subspace.Subspace, []int) {
 			xs, ys = append(xs, s), append(ys, c)
 		}
 	}
-	m, err := model.Init(model.Config{SubspaceDim: 2, Init: model.InitPCA, Workers: 1}, xs, ys)
+	m, err := model.Init(model.Config{SubspaceDim: 2}, model.TrainConfig{Init: model.InitPCA, Workers: 1}, model.Sets(xs), ys)
 	if err != nil {
 		t.Fatal(err)
 	}

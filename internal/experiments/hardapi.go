@@ -30,7 +30,7 @@ type HardOptions struct {
 // if non-nil, with the lifetime epoch and the number of hard images and
 // hard sets that epoch trained on. workers goroutines classify the images;
 // the model does not depend on it.
-func TrainHard(ctx context.Context, cfg model.Config, x []*subspace.Subspace, y []int, imgs [][]float64, labels []int, classes int, h HardOptions, workers int, after func(epoch, hardImages, hardSets int)) (*model.Model, error) {
+func TrainHard(ctx context.Context, cfg Setup, x []*subspace.Subspace, y []int, imgs [][]float64, labels []int, classes int, h HardOptions, workers int, after func(epoch, hardImages, hardSets int)) (*model.Model, error) {
 	if cfg.ValidationFraction != 0 {
 		return nil, errors.New("experiments: hard-example training takes no validation split")
 	}

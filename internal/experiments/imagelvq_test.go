@@ -212,7 +212,7 @@ func TestStudyImageLVQYale(t *testing.T) {
 				}
 				x, y = append(x, xs...), append(y, ys...)
 			}
-			cfg := model.Config{SubspaceDim: 7, Init: model.InitPCA, PrototypesPerClass: envI("X_PROTOS", 1), Workers: 1, Seed: 1}
+			cfg := Setup{Config: model.Config{SubspaceDim: 7, PrototypesPerClass: envI("X_PROTOS", 1)}, TrainConfig: model.TrainConfig{Init: model.InitPCA, Workers: 1, Seed: 1}}
 			bm, err := baselineModel(cfg, x, y)
 			if err != nil {
 				return err
@@ -326,9 +326,9 @@ func (l *imageLVQ) kSubspaces(imgs [][]float64, y []int, idx []int, classes, P i
 	return nil
 }
 
-// TestStudyImagesYale: model.ContinueImages (single-image training) on the
+// TestStudyImagesYale: model.Continue of images (single-image training) on the
 // Yale B inner splits; X_START=groups (class PCA of the m=14 groups, the
-// protocol's start) or images (model.InitImages' class PCA of the images).
+// protocol's start) or images (model.Init's class PCA of the images).
 // X_AVG_FROM=e (with X_EPOCHS, X_EVERY) also reports the model.Average of
 // the snapshots after epochs e+1 ... (tail averaging; training epoch by
 // epoch), X_SEEDS=K the model.Average of K runs with cfg.Seed = 1..K from
@@ -349,7 +349,7 @@ func TestStudyImagesYale(t *testing.T) {
 		perSeed := make([][]float64, len(folds)) // at the last checkpoint
 		err := forEach(context.Background(), len(folds), envI("X_PAR", 2), func(fi int) error {
 			ds, tr, va := yaleInner(t, envI("X_REP", 0), folds[fi])
-			cfg := model.Config{SubspaceDim: 7, Init: model.InitPCA, Workers: 1, Seed: 1, Eta: eta, Gamma: 1e-5, Epochs: every, PrototypesPerClass: envI("X_PROTOS", 1)}
+			cfg := Setup{Config: model.Config{SubspaceDim: 7, PrototypesPerClass: envI("X_PROTOS", 1)}, TrainConfig: model.TrainConfig{Init: model.InitPCA, Workers: 1, Seed: 1, Eta: eta, Gamma: 1e-5, Epochs: every}}
 			hardConfig(&cfg)
 			imgs := make([][]float64, len(tr))
 			ys := make([]int, len(tr))
@@ -410,7 +410,7 @@ func TestStudyImagesYale(t *testing.T) {
 			var m *model.Model
 			var err error
 			if os.Getenv("X_START") == "images" {
-				m, err = model.InitImages(cfg, imgs, ys)
+				m, err = model.Init(cfg.Config, cfg.TrainConfig, model.Images(imgs), ys)
 			} else {
 				grng := runRNG(1, streamGroups, 0)
 				var x []*subspace.Subspace
@@ -442,7 +442,7 @@ func TestStudyImagesYale(t *testing.T) {
 				})
 			}
 			for cp := 1; cp < ncp; cp++ {
-				m2, _, err := model.ContinueImages(context.Background(), m, cfg, imgs, ys)
+				m2, _, err := model.Continue(context.Background(), m, cfg.TrainConfig, model.Images(imgs), ys)
 				if err != nil {
 					return err
 				}
@@ -479,7 +479,7 @@ func TestStudyImagesYale(t *testing.T) {
 //     start is the same; only the permutations differ).
 //
 // m is closed.
-func averagedRuns(m *model.Model, cfg model.Config, imgs [][]float64, ys []int, every, ncp, avgFrom, seeds int, report func(cp int, plain, mean *model.Model, runs []*model.Model)) error {
+func averagedRuns(m *model.Model, cfg Setup, imgs [][]float64, ys []int, every, ncp, avgFrom, seeds int, report func(cp int, plain, mean *model.Model, runs []*model.Model)) error {
 	defer m.Close()
 	seeds = max(seeds, 1)
 	// per seed, per checkpoint: the model reported for that seed (the
@@ -511,7 +511,7 @@ func averagedRuns(m *model.Model, cfg model.Config, imgs [][]float64, ys []int, 
 		}
 		var tail []*model.Model // the models after epochs avgFrom+1, avgFrom+2, ...
 		for e := 1; e <= (ncp-1)*every; e++ {
-			next, _, err := model.ContinueImages(context.Background(), cur, c, imgs, ys)
+			next, _, err := model.Continue(context.Background(), cur, c.TrainConfig, model.Images(imgs), ys)
 			if err != nil {
 				return err
 			}
@@ -642,7 +642,7 @@ func warp32(img []float64, w f64.Aff3) []float64 {
 	return out
 }
 
-// TestStudyImagesMNIST: model.ContinueImages from the protocol's class-PCA
+// TestStudyImagesMNIST: model.Continue of images from the protocol's class-PCA
 // start (groups of 48) on the 50,000/10,000 validation split of MNIST's
 // training file. X_ETA: ";"-separated rates (run in parallel).
 func TestStudyImagesMNIST(t *testing.T) {
@@ -662,7 +662,7 @@ func TestStudyImagesMNIST(t *testing.T) {
 	epochs, every := envI("X_EPOCHS", 40), envI("X_EVERY", 10)
 	err = forEach(context.Background(), len(etas), 2, func(j int) error {
 		eta, _ := strconv.ParseFloat(etas[j], 64)
-		cfg := model.Config{SubspaceDim: 12, Init: model.InitPCA, Workers: 1, Seed: 1, Eta: eta, Gamma: 1e-6, Epochs: every}
+		cfg := Setup{Config: model.Config{SubspaceDim: 12}, TrainConfig: model.TrainConfig{Init: model.InitPCA, Workers: 1, Seed: 1, Eta: eta, Gamma: 1e-6, Epochs: every}}
 		hardConfig(&cfg)
 		m, err := baselineModel(cfg, x, y)
 		if err != nil {
@@ -671,7 +671,7 @@ func TestStudyImagesMNIST(t *testing.T) {
 		acc, _ := imageAccuracy(m, data.train.Images, data.train.Labels, va, 1)
 		t.Logf("η=%g sched=%s epoch 0: val %.2f%%", eta, os.Getenv("X_SCHED"), 100*acc)
 		for e := every; e <= epochs; e += every {
-			m2, h, err := model.ContinueImages(context.Background(), m, cfg, imgs, ys)
+			m2, h, err := model.Continue(context.Background(), m, cfg.TrainConfig, model.Images(imgs), ys)
 			if err != nil {
 				return err
 			}

@@ -13,7 +13,7 @@ import (
 type mnistSpec struct {
 	M      int      // images per training set
 	Hard   hardSpec // hard-example sets added to every epoch (M = 0: none)
-	Config model.Config
+	Config Setup
 }
 
 // mnistDefault is the MNIST protocol: d = 12 and one prototype per class
@@ -29,16 +29,20 @@ func mnistDefault() mnistSpec {
 	return mnistSpec{
 		M:    mnistM,
 		Hard: mnistHard,
-		Config: model.Config{
-			SubspaceDim:        12,
-			PrototypesPerClass: 1,
-			Init:               model.InitPCA,
-			Relevance:          model.RelevanceGlobal,
-			Eta:                mnistEta,
-			Gamma:              mnistGamma,
-			Schedule:           model.ScheduleStep,
-			StepEvery:          10,
-			Epochs:             40,
+		Config: Setup{
+			Config: model.Config{
+				SubspaceDim:        12,
+				PrototypesPerClass: 1,
+				Relevance:          model.RelevanceGlobal,
+			},
+			TrainConfig: model.TrainConfig{
+				Init:      model.InitPCA,
+				Eta:       mnistEta,
+				Gamma:     mnistGamma,
+				Schedule:  model.ScheduleStep,
+				StepEvery: 10,
+				Epochs:    40,
+			},
 		},
 	}
 }

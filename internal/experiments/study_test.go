@@ -164,7 +164,7 @@ func mirrorSets(t *testing.T, data *eth80Data) []*subspace.Subspace {
 }
 
 // curve trains cfg on tr and returns the accuracy on te at each checkpoint.
-func curve(ctx context.Context, cfg model.Config, data *eth80Data, tr, te []int, cps []int) ([]float64, error) {
+func curve(ctx context.Context, cfg Setup, data *eth80Data, tr, te []int, cps []int) ([]float64, error) {
 	xtr, ytr := pickSets(data.x, data.y, tr)
 	if augMirror != nil {
 		for _, i := range tr {
@@ -188,9 +188,9 @@ func curve(ctx context.Context, cfg model.Config, data *eth80Data, tr, te []int,
 		var next *model.Model
 		var err error
 		if m == nil {
-			next, _, err = model.Train(ctx, c, xtr, ytr)
+			next, _, err = model.Train(ctx, c.Config, c.TrainConfig, model.Sets(xtr), ytr)
 		} else {
-			next, _, err = model.Continue(ctx, m, c, xtr, ytr)
+			next, _, err = model.Continue(ctx, m, c.TrainConfig, model.Sets(xtr), ytr)
 			m.Close()
 		}
 		if err != nil {
@@ -208,7 +208,7 @@ func curve(ctx context.Context, cfg model.Config, data *eth80Data, tr, te []int,
 
 // innerCurve: leave-one-object-per-category-out on the training sets tr
 // (rank h within the class order of tr), mean accuracy per checkpoint.
-func innerCurve(ctx context.Context, cfg model.Config, data *eth80Data, tr []int, cps []int) ([]float64, error) {
+func innerCurve(ctx context.Context, cfg Setup, data *eth80Data, tr []int, cps []int) ([]float64, error) {
 	pos := map[int]int{}
 	rank := make([]int, len(tr))
 	nmax := 0
@@ -285,7 +285,7 @@ func TestStudyETH80(t *testing.T) {
 			cps = append(cps, e)
 		}
 	}
-	cfg := model.Config{SubspaceDim: 5, Eta: envF("X_ETA", 0.05), Gamma: envF("X_GAMMA", 1e-4), Workers: 1, ClassNames: data.classes}
+	cfg := Setup{Config: model.Config{SubspaceDim: 5, ClassNames: data.classes}, TrainConfig: model.TrainConfig{Eta: envF("X_ETA", 0.05), Gamma: envF("X_GAMMA", 1e-4), Workers: 1}}
 	switch os.Getenv("X_INIT") {
 	case "pca":
 		cfg.Init = model.InitPCA
@@ -403,7 +403,7 @@ func TestStudyMNIST(t *testing.T) {
 func studyMNISTRun(t *testing.T, data *mnistData, tr, va []int, nbr map[int][]int, m int, eta, gamma, beta float64, epochs int) {
 	every := envI("X_EVERY", 2)
 	regroup := os.Getenv("X_REGROUP") != ""
-	cfg := model.Config{SubspaceDim: 12, Init: model.InitPCA, Eta: eta, Gamma: gamma, Workers: 2, Seed: 1}
+	cfg := Setup{Config: model.Config{SubspaceDim: 12}, TrainConfig: model.TrainConfig{Init: model.InitPCA, Eta: eta, Gamma: gamma, Workers: 2, Seed: 1}}
 	if beta > 0 {
 		cfg.Activation = model.Sigmoid
 		cfg.Beta = beta
@@ -419,7 +419,7 @@ func studyMNISTRun(t *testing.T, data *mnistData, tr, va []int, nbr map[int][]in
 	if err != nil {
 		t.Fatal(err)
 	}
-	mod, err := model.Init(cfg, x, y)
+	mod, err := model.Init(cfg.Config, cfg.TrainConfig, model.Sets(x), y)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -436,7 +436,7 @@ func studyMNISTRun(t *testing.T, data *mnistData, tr, va []int, nbr map[int][]in
 		if err != nil {
 			t.Fatal(err)
 		}
-		next, h, err := model.Continue(ctx, mod, c, x, y)
+		next, h, err := model.Continue(ctx, mod, c.TrainConfig, model.Sets(x), y)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -459,7 +459,7 @@ func TestStudyYale(t *testing.T) {
 	every := envI("X_EVERY", 20)
 	regroup := envI("X_REGROUP", 0) // 0: fixed groupings (X_NGROUP of them), 1: fresh each epoch
 	ngroup := envI("X_NGROUP", 5)
-	cfg := model.Config{SubspaceDim: 7, Init: model.InitPCA, Eta: envF("X_ETA", 1e-3), Gamma: envF("X_GAMMA", 1e-5), Workers: 1, Seed: 1}
+	cfg := Setup{Config: model.Config{SubspaceDim: 7}, TrainConfig: model.TrainConfig{Init: model.InitPCA, Eta: envF("X_ETA", 1e-3), Gamma: envF("X_GAMMA", 1e-5), Workers: 1, Seed: 1}}
 	if os.Getenv("X_SIGMOID") != "" {
 		cfg.Activation = model.Sigmoid
 		cfg.Beta = envF("X_SIGMOID", 1)
@@ -480,7 +480,7 @@ func TestStudyYale(t *testing.T) {
 		return x, y
 	}
 	x, y := group(ngroup)
-	mod, err := model.Init(cfg, x, y)
+	mod, err := model.Init(cfg.Config, cfg.TrainConfig, model.Sets(x), y)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -492,7 +492,7 @@ func TestStudyYale(t *testing.T) {
 		if regroup > 0 && e > 1 {
 			x, y = group(ngroup)
 		}
-		next, h, err := model.Continue(ctx, mod, c, x, y)
+		next, h, err := model.Continue(ctx, mod, c.TrainConfig, model.Sets(x), y)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -17,7 +17,7 @@ type yaleSpec struct {
 	Regroup int // independent random groupings of each fold's training images
 	Folds   int
 	Hard    hardSpec // hard-example sets added to every epoch (M = 0: none)
-	// Images: train on the single training images (model.ContinueImages
+	// Images: train on the single training images (model.Continue of images
 	// from the class-PCA start of the sets) instead of on the sets; Hard
 	// is then unused.
 	Images bool
@@ -27,10 +27,10 @@ type yaleSpec struct {
 	Shift int
 	// AverageLast > 0 (with Images): the final model is the model.Average
 	// of the models after each of the last AverageLast epochs (tail
-	// averaging, model.Config.AverageLast); 0: the model after the last
+	// averaging, model.TrainConfig.AverageLast); 0: the model after the last
 	// epoch.
 	AverageLast int
-	Config      model.Config
+	Config      Setup
 	// epochHook, if non-nil (with Images), is called after every epoch of
 	// job (repetition·Folds + fold) with the plain model after that epoch,
 	// from a second run of the same training, one epoch at a time, beside
@@ -62,15 +62,19 @@ func yaleDefault() yaleSpec {
 		Images:      true,
 		Shift:       yaleShift,
 		AverageLast: yaleAverageLast,
-		Config: model.Config{
-			SubspaceDim:        7,
-			PrototypesPerClass: 1,
-			Init:               model.InitPCA,
-			Relevance:          model.RelevanceGlobal,
-			Eta:                yaleEta,
-			Gamma:              1e-5,
-			Schedule:           model.ScheduleConstant,
-			Epochs:             yaleEpochs,
+		Config: Setup{
+			Config: model.Config{
+				SubspaceDim:        7,
+				PrototypesPerClass: 1,
+				Relevance:          model.RelevanceGlobal,
+			},
+			TrainConfig: model.TrainConfig{
+				Init:     model.InitPCA,
+				Eta:      yaleEta,
+				Gamma:    1e-5,
+				Schedule: model.ScheduleConstant,
+				Epochs:   yaleEpochs,
+			},
 		},
 	}
 }
@@ -223,7 +227,7 @@ func yaleOnce(ctx context.Context, spec yaleSpec, ds *dataset.Dataset, trainIdx,
 			}
 		}
 		cfg.AverageLast = spec.AverageLast
-		m, _, err = model.ContinueImages(ctx, bm, cfg, imgs, ys)
+		m, _, err = model.Continue(ctx, bm, cfg.TrainConfig, model.Images(imgs), ys)
 	} else {
 		m, err = trainHard(ctx, cfg, x, y, ds.Images, ds.Labels, trainIdx, len(ds.Classes), spec.Hard, 1, nil)
 	}
@@ -239,15 +243,15 @@ func yaleOnce(ctx context.Context, spec yaleSpec, ds *dataset.Dataset, trainIdx,
 }
 
 // yaleEachEpoch trains m on the images for cfg.Epochs epochs, one
-// ContinueImages per epoch (the permutations and the rate follow the
+// Continue of images per epoch (the permutations and the rate follow the
 // lifetime epoch, so this is the protocol's trajectory), and calls hook
 // with the plain model after each; the models are discarded.
-func yaleEachEpoch(ctx context.Context, m *model.Model, cfg model.Config, imgs [][]float64, ys []int, hook func(e int, m *model.Model) error) error {
+func yaleEachEpoch(ctx context.Context, m *model.Model, cfg Setup, imgs [][]float64, ys []int, hook func(e int, m *model.Model) error) error {
 	c := cfg
 	c.Epochs = 1
 	cur := m
 	for e := 1; e <= cfg.Epochs; e++ {
-		next, _, err := model.ContinueImages(ctx, cur, c, imgs, ys)
+		next, _, err := model.Continue(ctx, cur, c.TrainConfig, model.Images(imgs), ys)
 		if cur != m {
 			cur.Close()
 		}

@@ -89,9 +89,9 @@ func train(t *testing.T, classes, perClass int, rel model.RelevanceKind) *traine
 			tr.sets, tr.srcs, tr.y = append(tr.sets, s), append(tr.srcs, imgs), append(tr.y, c)
 		}
 	}
-	cfg := model.Config{SubspaceDim: 2, PrototypesPerClass: perClass, Epochs: 4, Relevance: rel, Gamma: 1e-2, ValidationFraction: 0.25, Workers: 1, Seed: 3,
-		ImageWidth: testW, ImageHeight: testH}
-	tr.m, tr.h, err = model.Train(context.Background(), cfg, tr.sets, tr.y)
+	cfg := model.Config{SubspaceDim: 2, PrototypesPerClass: perClass, Relevance: rel, ImageWidth: testW, ImageHeight: testH}
+	tc := model.TrainConfig{Epochs: 4, Gamma: 1e-2, ValidationFraction: 0.25, Workers: 1, Seed: 3}
+	tr.m, tr.h, err = model.Train(context.Background(), cfg, tc, model.Sets(tr.sets), tr.y)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -274,7 +274,7 @@ func TestPlotPrototypePages(t *testing.T) {
 
 func TestPlotExplanation(t *testing.T) {
 	tr := train(t, 3, 2, model.RelevanceGlobal)
-	ex, err := tr.m.Explain(tr.sets[0], tr.y[0])
+	ex, err := tr.m.Explain(model.Set(tr.sets[0]), tr.y[0])
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -287,7 +287,7 @@ func TestPlotExplanation(t *testing.T) {
 	}
 	render(t, "explanation_set", Explanation(tr.m, ex, s), "set 0: true class 0", "μ = ", "θ2", "M: the weight", "(W+) − (W−)", "image 5")
 
-	ex, err = tr.m.ExplainImage(tr.srcs[3][0], -1)
+	ex, err = tr.m.Explain(model.Image(tr.srcs[3][0]), -1)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -73,7 +73,7 @@ func Relevances(m *model.Model) *Figure {
 	d, lam := m.SubspaceDim(), m.Relevances()
 	if len(lam) == d {
 		title := "Relevance profile λ (θ1 the smallest principal angle)"
-		if m.RelevanceKind() == model.RelevanceNone {
+		if m.Config().Relevance == model.RelevanceNone {
 			title = "Relevances λ = 1/d, fixed (GLGQ)"
 		}
 		p := newPlot(title, "principal angle", "relevance λ")

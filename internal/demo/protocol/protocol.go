@@ -28,9 +28,12 @@ const (
 	MaxM         = 100
 )
 
-// Config returns the demo's training settings.
-func Config() model.Config {
-	return model.Config{SubspaceDim: D, PrototypesPerClass: 3, Epochs: 30, Eta: 0.05, Gamma: 1e-4, Init: model.InitSample}
+// Config returns the demo's model (d = D, 3 prototypes per class) and its
+// training settings (30 epochs, η 0.05, γ 1e-4, prototypes from training
+// sets).
+func Config() (model.Config, model.TrainConfig) {
+	return model.Config{SubspaceDim: D, PrototypesPerClass: 3},
+		model.TrainConfig{Epochs: 30, Eta: 0.05, Gamma: 1e-4, Init: model.InitSample}
 }
 
 // Digits returns the embedded digits as a data set (pixels in [0, 1]).
@@ -94,8 +97,9 @@ func Prepare(m, d int, seed uint64, workers int) (*Data, error) {
 
 // Baseline returns the untrained baseline the demo compares with: one
 // class-wise PCA prototype per class and uniform relevances λ = 1/d, with
-// cfg's other settings, initialised on the training sets.
-func (dt *Data) Baseline(cfg model.Config) (*model.Model, error) {
-	cfg.Init, cfg.PrototypesPerClass, cfg.Relevance = model.InitPCA, 1, model.RelevanceNone
-	return model.Init(cfg, dt.Train.Subs, dt.Train.Labels)
+// cfg's and tc's other settings, initialised on the training sets.
+func (dt *Data) Baseline(cfg model.Config, tc model.TrainConfig) (*model.Model, error) {
+	cfg.PrototypesPerClass, cfg.Relevance = 1, model.RelevanceNone
+	tc.Init = model.InitPCA
+	return model.Init(cfg, tc, model.Sets(dt.Train.Subs), dt.Train.Labels)
 }
