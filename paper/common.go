@@ -1,4 +1,4 @@
-package experiments
+package paper
 
 import (
 	"context"
@@ -23,7 +23,6 @@ const (
 	streamGroups = 0x47525053_00000000 // "GRPS": grouping images into sets
 	streamSplit  = 0x53504c49_00000000 // "SPLI": train/test splits and folds
 	streamModel  = 0x4d4f444c_00000000 // "MODL": model.Config.Seed of a run
-	streamVal    = 0x56414c49_00000000 // "VALI": validation splits (tuning)
 	streamAug    = 0x41554753_00000000 // "AUGS": training-set augmentation (view subsets)
 	streamPool   = 0x504f4f4c_00000000 // "POOL": pools of hard view subsets (ETH-80)
 )
@@ -138,7 +137,7 @@ func groupSubspaces(imgs [][]float64, y []int, idx []int, classes, m, d int, rng
 		}
 	}
 	if len(groups) == 0 {
-		return nil, nil, fmt.Errorf("experiments: no class has %d images to group", m)
+		return nil, nil, fmt.Errorf("paper: no class has %d images to group", m)
 	}
 	dim := len(imgs[groups[0][0]])
 	conv, err := subspace.NewConverter(dim, m, d)
@@ -150,7 +149,7 @@ func groupSubspaces(imgs [][]float64, y []int, idx []int, classes, m, d int, rng
 	for g, ids := range groups {
 		setColumns(x, imgs, ids)
 		if out[g], err = conv.FromSet(x); err != nil {
-			return nil, nil, fmt.Errorf("experiments: group %d of class %d: %w", g, labels[g], err)
+			return nil, nil, fmt.Errorf("paper: group %d of class %d: %w", g, labels[g], err)
 		}
 	}
 	return out, labels, nil
@@ -181,39 +180,47 @@ func setSubspace(imgs [][]float64, d int) (*subspace.Subspace, error) {
 }
 
 // imageAccuracy returns the fraction of the images imgs[idx] (labels y)
-// that m classifies correctly, with θ_1 to each prototype. The images are
-// cut into w contiguous chunks, each classified by its own single-worker
-// Predictor on its own goroutine (see predictParallel).
+// that m classifies correctly, with θ_1 to each prototype, on w goroutines
+// (the result does not depend on w).
 func imageAccuracy(m *model.Model, imgs [][]float64, y []int, idx []int, w int) (float64, error) {
-	dim := m.Dim()
-	labels := make([]int, len(idx))
-	err := predictParallel(m, len(idx), w, func(p *model.Predictor, lo, hi int) error {
-		flat := make([]float64, (hi-lo)*dim)
-		for k := lo; k < hi; k++ {
-			copy(flat[(k-lo)*dim:], imgs[idx[k]])
-		}
-		return p.PredictImageBatch(labels[lo:hi], flat, dim, hi-lo)
-	})
+	p, err := model.NewPredictor(m, w)
 	if err != nil {
 		return 0, err
 	}
+	defer p.Close()
+	dim := m.Dim()
+	const chunk = 1024
+	labels := make([]int, min(chunk, len(idx)))
+	flat := make([]float64, len(labels)*dim)
 	correct := 0
-	for k, i := range idx {
-		if labels[k] == y[i] {
-			correct++
+	for a := 0; a < len(idx); a += chunk {
+		b := min(len(idx), a+chunk)
+		for k := a; k < b; k++ {
+			copy(flat[(k-a)*dim:], imgs[idx[k]])
+		}
+		if err := p.PredictImageBatch(labels, flat, dim, b-a); err != nil {
+			return 0, err
+		}
+		for k := a; k < b; k++ {
+			if labels[k-a] == y[idx[k]] {
+				correct++
+			}
 		}
 	}
 	return float64(correct) / float64(len(idx)), nil
 }
 
 // setAccuracy returns the fraction of the subspaces x (labels y) that m
-// classifies correctly (weighted geodesic distance, learned λ).
+// classifies correctly (weighted geodesic distance, learned λ), on w
+// goroutines (the result does not depend on w).
 func setAccuracy(m *model.Model, x []*subspace.Subspace, y []int, w int) (float64, error) {
-	labels := make([]int, len(x))
-	err := predictParallel(m, len(x), w, func(p *model.Predictor, lo, hi int) error {
-		return p.PredictBatch(labels[lo:hi], x[lo:hi])
-	})
+	p, err := model.NewPredictor(m, w)
 	if err != nil {
+		return 0, err
+	}
+	defer p.Close()
+	labels := make([]int, len(x))
+	if err := p.PredictBatch(labels, x); err != nil {
 		return 0, err
 	}
 	correct := 0
@@ -223,38 +230,6 @@ func setAccuracy(m *model.Model, x []*subspace.Subspace, y []int, w int) (float6
 		}
 	}
 	return float64(correct) / float64(len(x)), nil
-}
-
-// predictParallel cuts [0, n) into up to w contiguous chunks and calls fn
-// on each from its own goroutine with its own single-worker Predictor.
-// (Single-worker predictors start no engine goroutines; a multi-worker
-// engine deadlocked here under load, see the report.) Every prediction is
-// computed by the same code whatever w, so results do not depend on it.
-func predictParallel(m *model.Model, n, w int, fn func(p *model.Predictor, lo, hi int) error) error {
-	w = max(1, min(w, n))
-	errs := make([]error, w)
-	var wg sync.WaitGroup
-	for c := range w {
-		lo, hi := c*n/w, (c+1)*n/w
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			p, err := model.NewPredictor(m, 1)
-			if err != nil {
-				errs[c] = err
-				return
-			}
-			defer p.Close()
-			errs[c] = fn(p, lo, hi)
-		}()
-	}
-	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // baselineModel returns the untrained baseline: model.Init with one
@@ -275,7 +250,7 @@ func since(t0 time.Time) time.Duration { return time.Since(t0).Round(time.Millis
 func dataPath(dir string, rel ...string) (string, error) {
 	p := filepath.Join(append([]string{dir}, rel...)...)
 	if _, err := os.Stat(p); err != nil {
-		return "", fmt.Errorf("experiments: data: %w", err)
+		return "", fmt.Errorf("paper: data: %w", err)
 	}
 	return p, nil
 }

@@ -1,4 +1,4 @@
-package experiments
+package paper
 
 import (
 	"context"
@@ -10,7 +10,7 @@ import (
 )
 
 // ErrUnknown is returned by Run for a protocol name it does not know.
-var ErrUnknown = errors.New("experiments: unknown protocol")
+var ErrUnknown = errors.New("paper: unknown protocol")
 
 // Options controls Run.
 type Options struct {

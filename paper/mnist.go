@@ -1,4 +1,4 @@
-package experiments
+package paper
 
 import (
 	"context"
@@ -6,13 +6,14 @@ import (
 	"time"
 
 	"github.com/grlgq/grlgq/dataset"
+	"github.com/grlgq/grlgq/hard"
 	"github.com/grlgq/grlgq/model"
 )
 
 // mnistSpec is the MNIST protocol's free choices (see mnistDefault).
 type mnistSpec struct {
-	M      int      // images per training set
-	Hard   hardSpec // hard-example sets added to every epoch (M = 0: none)
+	M      int          // images per training set
+	Hard   hard.Options // hard-example sets added to every epoch (hard.Train)
 	Config model.Config
 }
 
@@ -23,8 +24,8 @@ type mnistSpec struct {
 // give) is mnistM; the hard-example sets, η = 5e-3 and γ = 1e-6 with the
 // step schedule (instead of the paper's constant η = 1e-4, γ = 1e-7, which
 // barely move the prototypes) are mnistHard, mnistEta and mnistGamma; all
-// chosen on validation splits of the training images (see tune_test.go,
-// hard_test.go), never on the test set.
+// chosen on validation splits of the training images (docs/notebook.md),
+// never on the test set.
 func mnistDefault() mnistSpec {
 	return mnistSpec{
 		M:    mnistM,
@@ -45,7 +46,7 @@ func mnistDefault() mnistSpec {
 
 // mnistM is the number of images per training set, chosen on a validation
 // split (50,000 training / 10,000 validation images of the training file,
-// TestTuneMNIST, seed 1; the test file untouched). Validation accuracy of
+// seed 1; the test file untouched; docs/notebook.md). Validation accuracy of
 // GRLGQ (class-PCA baseline) at the paper's rates, 40 epochs: m = 12:
 // 94.04% (94.08%), m = 24: 94.36% (94.33%), m = 48: 94.39% (94.39%);
 // η = 1e-3, γ = 1e-5, 10 epochs: m = 12: 93.91%, m = 24: 94.29%, m = 48:
@@ -53,25 +54,25 @@ func mnistDefault() mnistSpec {
 // by subspace.NewConverter (svd.NewTall panics beyond 64 columns). Note that
 // set-level training barely moves single-image accuracy: the sets of the
 // training data are all classified correctly from the start. The further
-// study of doc.go (regrouping, sigmoid, larger rates, nearest-neighbour
-// groups; TestStudyMNIST) found nothing better than +0.07 points on
+// study (docs/notebook.md: regrouping, sigmoid, larger rates,
+// nearest-neighbour groups) found nothing better than +0.07 points on
 // validation; the hard-example sets below did (see mnistHard).
 const mnistM = 48
 
 // mnistHard, mnistEta and mnistGamma (with the step schedule: η and γ
 // halved every 10 epochs, the authors' NumPy code) were chosen on the same
-// validation split (TestStudyHardMNIST, seed 1; the test file untouched):
-// every epoch, the training images the current model misclassifies or
-// classifies with a relative θ_1² margin below 0.1 (about 4,500 of 50,000)
-// are grouped into sets of m = d = 12 (see hardSpec), each added 8 times
+// validation split (seed 1; the test file untouched): every epoch, the
+// training images the current model misclassifies or classifies with a
+// relative θ_1² margin below 0.1 (the paper's μ above −0.1; about 4,500 of
+// 50,000) are grouped into sets of m = d = 12 (see hard.Train), each added 8 times
 // to the 1,040 random groups of 48. Validation accuracy after 40 epochs,
 // 10,000 images: class-PCA start 94.39%; η = 5e-3: 96.26% (a second,
 // independent split of the training file: 94.25% → 96.10%); η = 1e-2:
-// 96.39% (96.22%). See doc.go for the whole study; η = 5e-3 is kept for
+// 96.39% (96.22%). See docs/notebook.md for the whole study; η = 5e-3 is kept for
 // its stability margin (doubling it still trains smoothly; at η = 2e-2,
 // or with more copies, a larger margin or the sigmoid φ, training
 // diverged for tens of epochs before the schedule recovered it).
-var mnistHard = hardSpec{M: 12, Margin: 0.1, Copies: 8, Every: 1}
+var mnistHard = hard.Options{M: 12, Margin: 0.1, Copies: 8}
 
 const (
 	mnistEta   = 5e-3
@@ -82,9 +83,8 @@ type mnistData struct {
 	train, test *dataset.Dataset
 }
 
-func loadMNIST(dir string) (*mnistData, error) { return loadMNISTContext(context.Background(), dir) }
-
-// loadMNISTContext is loadMNIST, stopping soon when ctx is cancelled.
+// loadMNISTContext reads the MNIST training and test files under dir,
+// stopping soon when ctx is cancelled.
 func loadMNISTContext(ctx context.Context, dir string) (*mnistData, error) {
 	var paths [4]string
 	for i, f := range []string{"train-images-idx3-ubyte.gz", "train-labels-idx1-ubyte.gz", "t10k-images-idx3-ubyte.gz", "t10k-labels-idx1-ubyte.gz"} {
@@ -103,6 +103,15 @@ func loadMNISTContext(ctx context.Context, dir string) (*mnistData, error) {
 		return nil, err
 	}
 	return &mnistData{train: train, test: test}, nil
+}
+
+// pick returns the elements idx of s.
+func pick[T any](s []T, idx []int) []T {
+	out := make([]T, len(idx))
+	for k, i := range idx {
+		out[k] = s[i]
+	}
+	return out
 }
 
 func allIndices(n int) []int {
@@ -135,9 +144,11 @@ func mnistOnce(ctx context.Context, spec mnistSpec, tr *dataset.Dataset, trainId
 	}
 	bm.Close()
 	baseDur = time.Since(tb)
-	m, err := trainHard(ctx, cfg, x, y, tr.Images, tr.Labels, trainIdx, len(tr.Classes), spec.Hard, w, nil)
+	h := spec.Hard
+	h.Workers = w
+	m, err := hard.Train(ctx, cfg, x, y, pick(tr.Images, trainIdx), pick(tr.Labels, trainIdx), h)
 	if err != nil {
-		err = fmt.Errorf("experiments: mnist run %d: %w", r, err)
+		err = fmt.Errorf("paper: mnist run %d: %w", r, err)
 		return
 	}
 	defer m.Close()
@@ -166,7 +177,7 @@ func runMNISTWith(ctx context.Context, opt Options, spec mnistSpec) (*Result, er
 	res := &Result{
 		Name: "mnist",
 		Protocol: fmt.Sprintf("MNIST: training subspaces (d=%d) of m=%d random same-class training images%s, %d prototype per class, %d epochs; test = %d single images by θ_1; %d runs",
-			spec.Config.SubspaceDim, spec.M, spec.Hard.text(), spec.Config.PrototypesPerClass, spec.Config.Epochs, data.test.Len(), runs),
+			spec.Config.SubspaceDim, spec.M, " "+spec.Hard.String(), spec.Config.PrototypesPerClass, spec.Config.Epochs, data.test.Len(), runs),
 		Config:             spec.Config,
 		Accuracies:         make([]float64, runs),
 		BaselineAccuracies: make([]float64, runs),

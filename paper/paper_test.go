@@ -1,4 +1,4 @@
-package experiments
+package paper
 
 import (
 	"context"
@@ -54,7 +54,7 @@ func TestProtocolsSynthetic(t *testing.T) {
 		case "eth80":
 			s := eth80Default()
 			s.Train = 2
-			s.EpochGrid = []int{5, 10}
+			s.Config.Epochs = 10
 			s.SubsetSize = 6 // the synthetic sets have 8 views
 			s.Hard.Size = 6
 			r, err = runETH80With(ctx, opt, s)

@@ -1,4 +1,4 @@
-package experiments
+package paper
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/grlgq/grlgq/dataset/imageset"
+	"github.com/grlgq/grlgq/hard"
 	"github.com/grlgq/grlgq/model"
 	"github.com/grlgq/grlgq/subspace"
 )
@@ -15,11 +16,6 @@ import (
 type eth80Spec struct {
 	Train  int // objects per category for training (the rest test)
 	Config model.Config
-	// EpochGrid, when non-empty, replaces Config.Epochs by nested model
-	// selection: each split picks the epoch count of the grid with the best
-	// leave-one-object-per-category-out accuracy on its TRAINING sets
-	// (ties to fewer epochs), then retrains on all of them.
-	EpochGrid []int
 	// Subsets and SubsetSize augment the training data: besides its full
 	// set, every training object contributes Subsets further training sets,
 	// each the subspace of SubsetSize of its views drawn at random (without
@@ -28,10 +24,17 @@ type eth80Spec struct {
 	Subsets, SubsetSize int
 	// Hard: hard view subsets added to every epoch (Pool = 0: none).
 	Hard setHard
-	// epochHook, if non-nil, is called after every training epoch of split
-	// r with the model of that moment (diagnostics in the tests; nothing
-	// of the protocol depends on it).
-	epochHook func(r, epoch int, m *model.Model) error
+}
+
+// setHard is the hard view subsets of the ETH-80 protocol: every training
+// object also has a pool of Pool random view subsets of Size views (drawn
+// once per split); before every epoch the current model classifies the
+// pool, and each subset it misclassifies or separates with a relative
+// margin below Margin (the paper's μ above −Margin) enters that epoch
+// Copies times (hard.TrainPool). Pool = 0: none.
+type setHard struct {
+	Pool, Size, Copies int
+	Margin             float64
 }
 
 // eth80Default is the ETH-80 protocol: gray 20x20 images, one object (41
@@ -39,9 +42,9 @@ type eth80Spec struct {
 // random splits; one prototype per class (the paper's parameter count,
 // 16,005 = 8·400·5 + 5) initialised from a random training set of its class;
 // η = 0.05, γ = 1e-4 (the paper; factor 2 kept in G). The paper gives no
-// number of epochs: each split chooses it from eth80EpochGrid by
-// cross-validation on its own training sets (see eth80Spec.EpochGrid); the
-// test sets are used only for the final accuracy.
+// number of epochs; it and the other free choices below were made on
+// leave-one-object-per-category-out validation of the training objects
+// (docs/notebook.md); the test sets are used only for the final accuracy.
 func eth80Default() eth80Spec {
 	return eth80Spec{
 		Train: 5,
@@ -62,7 +65,7 @@ func eth80Default() eth80Spec {
 	}
 }
 
-// The ETH-80 choices the paper does not fix (see doc.go for the study):
+// The ETH-80 choices the paper does not fix (see docs/notebook.md):
 // the sigmoid φ with β = 5, 4 random 20-view subsets of every training
 // object as extra training sets, the hard view subsets eth80Hard, and 80
 // epochs (an epoch is 200 steps with the augmentation, plus the hard
@@ -78,14 +81,10 @@ const (
 // those the current model misclassifies or separates with a relative
 // margin below 0.3 enter each epoch twice. Chosen on the inner
 // leave-one-object-per-category-out validation of the 10 splits over 16
-// paired draws of the subsets (TestStudyHardETH80; see doc.go): +1.39 ±
+// paired draws of the subsets (docs/notebook.md): +1.39 ±
 // 0.63 points at 80 epochs over the previous protocol at its 160 epochs,
 // every draw positive.
 var eth80Hard = setHard{Pool: 16, Size: 20, Copies: 2, Margin: 0.3}
-
-// eth80EpochGrid: candidate epoch counts for eth80Spec.EpochGrid (an epoch
-// is 40 steps with 5 training objects per category and no augmentation).
-var eth80EpochGrid = []int{10, 20, 40, 80, 160, 320}
 
 type eth80Data struct {
 	classes []string
@@ -95,13 +94,9 @@ type eth80Data struct {
 	imgs    [][][]float64 // per set, its gray 20x20 views
 }
 
-// loadETH80 reads eth80/<category>/<object>/*.png as gray 20x20 images and
-// turns each object's views into its d-dimensional subspace.
-func loadETH80(dir string, d, w int) (*eth80Data, error) {
-	return loadETH80Context(context.Background(), dir, d, w)
-}
-
-// loadETH80Context is loadETH80, stopping soon when ctx is cancelled.
+// loadETH80Context reads eth80/<category>/<object>/*.png as gray 20x20
+// images and turns each object's views into its d-dimensional subspace,
+// stopping soon when ctx is cancelled.
 func loadETH80Context(ctx context.Context, dir string, d, w int) (*eth80Data, error) {
 	p, err := dataPath(dir, "eth80")
 	if err != nil {
@@ -115,7 +110,7 @@ func loadETH80Context(ctx context.Context, dir string, d, w int) (*eth80Data, er
 	for _, s := range tree.Sets {
 		sub, err := setSubspace(s.Images, d)
 		if err != nil {
-			return nil, fmt.Errorf("experiments: eth80 %s/%s: %w", tree.Classes[s.Class], s.Name, err)
+			return nil, fmt.Errorf("paper: eth80 %s/%s: %w", tree.Classes[s.Class], s.Name, err)
 		}
 		data.names = append(data.names, tree.Classes[s.Class]+"/"+s.Name)
 		data.imgs = append(data.imgs, s.Images)
@@ -156,11 +151,6 @@ func eth80Once(ctx context.Context, spec eth80Spec, data *eth80Data, trainIdx, t
 	cfg := spec.Config
 	cfg.Seed = modelSeed(seed, r)
 	cfg.Workers = 1
-	if len(spec.EpochGrid) > 0 {
-		if cfg.Epochs, err = eth80SelectEpochs(ctx, spec, data, trainIdx, cfg); err != nil {
-			return
-		}
-	}
 	xtr, ytr := pickSets(data.x, data.y, trainIdx)
 	bxtr, bytr := xtr, ytr // the baseline sees the whole sets only
 	if spec.Subsets > 0 {
@@ -190,13 +180,10 @@ func eth80Once(ctx context.Context, spec eth80Spec, data *eth80Data, trainIdx, t
 			return
 		}
 	}
-	var eval func(e int, m *model.Model, nhard int) error
-	if spec.epochHook != nil {
-		eval = func(e int, m *model.Model, _ int) error { return spec.epochHook(r, e, m) }
-	}
-	m, err := trainHardSets(ctx, cfg, xtr, ytr, px, py, spec.Hard.Margin, spec.Hard.Copies, eval)
+	h := spec.Hard
+	m, err := hard.TrainPool(ctx, cfg, xtr, ytr, px, py, hard.Options{Margin: h.Margin, Copies: h.Copies})
 	if err != nil {
-		err = fmt.Errorf("experiments: eth80 split %d: %w", r, err)
+		err = fmt.Errorf("paper: eth80 split %d: %w", r, err)
 		return
 	}
 	defer m.Close()
@@ -215,7 +202,7 @@ func eth80Augment(data *eth80Data, trainIdx []int, k, size, d int, rng *rand.Ran
 	for _, i := range trainIdx {
 		views := data.imgs[i]
 		if size > len(views) || size < d {
-			return nil, nil, fmt.Errorf("experiments: eth80 %s: subsets of %d of %d views for d=%d", data.names[i], size, len(views), d)
+			return nil, nil, fmt.Errorf("paper: eth80 %s: subsets of %d of %d views for d=%d", data.names[i], size, len(views), d)
 		}
 		sub := make([][]float64, size)
 		for range k {
@@ -224,76 +211,12 @@ func eth80Augment(data *eth80Data, trainIdx []int, k, size, d int, rng *rand.Ran
 			}
 			s, err := setSubspace(sub, d)
 			if err != nil {
-				return nil, nil, fmt.Errorf("experiments: eth80 %s: view subset: %w", data.names[i], err)
+				return nil, nil, fmt.Errorf("paper: eth80 %s: view subset: %w", data.names[i], err)
 			}
 			xs, ys = append(xs, s), append(ys, data.y[i])
 		}
 	}
 	return xs, ys, nil
-}
-
-// eth80SelectEpochs returns the epoch count of spec.EpochGrid with the best
-// cross-validated accuracy on the training sets trainIdx alone: fold h holds
-// out the h-th training object of every category (trainIdx lists each
-// category's objects in its split's random order) and trains on the others,
-// continuing one model through the grid (Continue resumes the same
-// schedule and permutations, so the model after e epochs is the model
-// Train would give for e epochs). Ties go to fewer epochs.
-func eth80SelectEpochs(ctx context.Context, spec eth80Spec, data *eth80Data, trainIdx []int, cfg model.Config) (int, error) {
-	grid := spec.EpochGrid
-	correct := make([]int, len(grid))
-	pos := make(map[int]int) // class -> objects seen so far
-	rank := make([]int, len(trainIdx))
-	for k, i := range trainIdx {
-		rank[k] = pos[data.y[i]]
-		pos[data.y[i]]++
-	}
-	for h := range spec.Train {
-		var tr, va []int
-		for k, i := range trainIdx {
-			if rank[k] == h {
-				va = append(va, i)
-			} else {
-				tr = append(tr, i)
-			}
-		}
-		if len(va) == 0 || len(tr) == 0 {
-			continue
-		}
-		xtr, ytr := pickSets(data.x, data.y, tr)
-		xva, yva := pickSets(data.x, data.y, va)
-		c := cfg
-		c.Epochs = grid[0]
-		m, _, err := model.Train(ctx, c, xtr, ytr)
-		if err != nil {
-			return 0, fmt.Errorf("experiments: eth80 epoch selection: %w", err)
-		}
-		for g, e := range grid {
-			if g > 0 {
-				c.Epochs = e - grid[g-1]
-				next, _, err := model.Continue(ctx, m, c, xtr, ytr)
-				m.Close()
-				if err != nil {
-					return 0, fmt.Errorf("experiments: eth80 epoch selection: %w", err)
-				}
-				m = next
-			}
-			acc, err := setAccuracy(m, xva, yva, 1)
-			if err != nil {
-				m.Close()
-				return 0, err
-			}
-			correct[g] += int(acc*float64(len(va)) + 0.5)
-		}
-		m.Close()
-	}
-	best := 0
-	for g := range grid {
-		if correct[g] > correct[best] {
-			best = g
-		}
-	}
-	return grid[best], nil
 }
 
 func runETH80(ctx context.Context, opt Options) (*Result, error) {
@@ -334,11 +257,7 @@ func runETH80With(ctx context.Context, opt Options, spec eth80Spec) (*Result, er
 		}
 		res.Accuracies[r], res.BaselineAccuracies[r] = acc, base
 		baseDur[r] = bd
-		how := ""
-		if len(spec.EpochGrid) > 0 {
-			how = ", chosen on the training sets"
-		}
-		pr.printf("eth80: split %d: GRLGQ %.2f%% (%d epochs%s), baseline %.2f%% (%v)", r+1, 100*acc, epochs, how, 100*base, (td + bd).Round(time.Millisecond))
+		pr.printf("eth80: split %d: GRLGQ %.2f%% (%d epochs), baseline %.2f%% (%v)", r+1, 100*acc, epochs, 100*base, (td + bd).Round(time.Millisecond))
 		return nil
 	})
 	if err != nil {
@@ -358,9 +277,6 @@ func runETH80With(ctx context.Context, opt Options, spec eth80Spec) (*Result, er
 
 func epochsText(spec eth80Spec) string {
 	s := fmt.Sprintf("%d epochs", spec.Config.Epochs)
-	if len(spec.EpochGrid) > 0 {
-		s = fmt.Sprintf("epochs chosen per split from %v by leave-one-object-per-category-out CV on the training sets", spec.EpochGrid)
-	}
 	if spec.Config.Activation == model.Sigmoid {
 		s += fmt.Sprintf(", sigmoid φ (β=%g)", spec.Config.Beta)
 	}
