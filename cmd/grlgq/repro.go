@@ -8,8 +8,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/grlgq/grlgq/paper"
 	"github.com/grlgq/grlgq/model"
+	"github.com/grlgq/grlgq/paper"
 )
 
 func runRepro(ctx context.Context, e *env, args []string) error {
