@@ -263,10 +263,7 @@ func yaleProtocol(spec yaleSpec, k, reps int) string {
 	if spec.Shift > 0 {
 		shift = fmt.Sprintf(", each also shifted by %d pixel(s) left, right, up and down", spec.Shift)
 	}
-	rate := fmt.Sprintf("η=%g", c.Eta)
-	if c.Schedule == model.ScheduleStep {
-		rate += fmt.Sprintf(" halved every %d epochs", c.StepEvery)
-	}
+	rate := fmt.Sprintf("η=%g", c.Eta) // constant (model.ScheduleConstant)
 	final := ""
 	if spec.AverageLast > 0 {
 		final = fmt.Sprintf(", the final model the average (model.Average) of the models after each of the last %d epochs", spec.AverageLast)
