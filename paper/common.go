@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/grlgq/grlgq/dataset"
 	"github.com/grlgq/grlgq/linalg"
 	"github.com/grlgq/grlgq/model"
 	"github.com/grlgq/grlgq/subspace"
@@ -117,11 +118,12 @@ func meanStd(x []float64) (mean, std float64) {
 	return mean, math.Sqrt(ss / float64(len(x)-1))
 }
 
-// groupSubspaces turns images into training subspaces: within each class,
-// the images (indices into imgs, labels y) are shuffled by rng and cut into
-// consecutive groups of m; the last, incomplete group of a class is dropped
-// (a class with fewer than m images contributes none). Each group's D x m
-// matrix (one image per column) becomes its d-dimensional subspace.
+// groupSubspaces turns images into training subspaces: within each class
+// (ascending), the images (indices into imgs, labels y) are grouped by
+// dataset.Groups with rng (shuffled and cut into groups of m, the last
+// group completed from the start of the shuffle; a class with fewer than m
+// images contributes none). Each group's D x m matrix (one image per
+// column) becomes its d-dimensional subspace.
 func groupSubspaces(imgs [][]float64, y []int, idx []int, classes, m, d int, rng *rand.Rand) ([]*subspace.Subspace, []int, error) {
 	byClass := make([][]int, classes)
 	for _, i := range idx {
@@ -130,9 +132,8 @@ func groupSubspaces(imgs [][]float64, y []int, idx []int, classes, m, d int, rng
 	var groups [][]int
 	var labels []int
 	for c, ids := range byClass {
-		rng.Shuffle(len(ids), func(a, b int) { ids[a], ids[b] = ids[b], ids[a] })
-		for k := 0; k+m <= len(ids); k += m {
-			groups = append(groups, ids[k:k+m])
+		for _, g := range dataset.Groups(ids, m, rng) {
+			groups = append(groups, g)
 			labels = append(labels, c)
 		}
 	}

@@ -22,6 +22,11 @@
 // studies lives in the lab module, lab/). The spec of each protocol
 // (mnistDefault, yaleDefault, eth80Default) cites its numbers.
 //
+// Images are grouped into training sets by dataset.Groups, the rule
+// `grlgq train` uses too; splits and folds are the protocols' own
+// (stratifiedFolds, splitSets: each class shuffled, then dealt from fold 0
+// or cut at the training count).
+//
 // Randomness: each purpose (grouping, splits, model seed, augmentation,
 // pools) has its own PCG stream and run r of a protocol adds r, so runs are
 // independent of each other. Results never depend on Options.Workers.
