@@ -18,9 +18,10 @@
 //   - CSV (LoadCSV): one image per line, pixels then the label, no header.
 //
 // IDX, CSV and npy files may be gzipped; gzip is recognised by its magic
-// bytes, not the file name. Load parses a command-line specification
-// (idx:IMAGES,LABELS, folder:DIR, mat:FILE, npy:DATA,LABELS, csv:FILE) and
-// Options.AddFlags registers the flags that go with it.
+// bytes, not the file name. Load parses a specification string
+// (idx:IMAGES,LABELS, folder:DIR, mat:FILE, npy:DATA,LABELS, csv:FILE,
+// see ParseSpec) and loads it with Options. The package knows no flags:
+// the command lines register their own for Options.
 //
 // The MAT, npy, IDX and CSV parsers are our own (the npy reader of
 // github.com/sbinet/npyio v0.6.0 panics on a malformed header, and no MAT
@@ -124,8 +125,13 @@
 // one class; Groups is the one grouping rule, also used by the paper
 // protocols: every image is used, the last group of a class completed from
 // the start of its shuffle), ImageSubspaces (test images as 1-D subspaces) and
-// BasisSubspaces (npy). Splits: StratifiedKFold, RepeatedStratifiedKFold,
+// BasisSubspaces (npy); TrainingSubspaces and TestSamples choose among
+// them by the kind of data, as a trained classifier is trained and tested
+// on it, and Dataset.ClassMap maps the data's classes to a classifier's by
+// name (the package never sees a model: it takes the names). Splits: StratifiedKFold, RepeatedStratifiedKFold,
 // PerClassSplits, LeaveOneOut, and Holdout for a validation part carved out
-// of training data. Augmentation: Shifted (an image moved by whole pixels,
+// of training data; their stratified rules (dealing, counts and fractions
+// per class) live in internal/folds, shared with selection and
+// model.ValidationSplit, and each function seeds its own PCG stream. Augmentation: Shifted (an image moved by whole pixels,
 // edges replicated).
 package dataset

@@ -271,7 +271,7 @@ func convert(ds *Dataset, jobs []job, d int, skipBad bool, workers int) (*Subspa
 	for range min(workers, max(len(jobs), 1)) {
 		wg.Go(func() {
 			conv := map[int]*subspace.Converter{} // one per set size m
-			var x *linalg.Dense
+			var imgs [][]float64
 			for j := range next {
 				jb := jobs[j]
 				m := len(jb.images)
@@ -288,15 +288,11 @@ func convert(ds *Dataset, jobs []job, d int, skipBad bool, workers int) (*Subspa
 					}
 					conv[m] = c
 				}
-				if x == nil || x.Cols != m {
-					x = linalg.NewDense(ds.Dim, m)
+				imgs = imgs[:0]
+				for _, i := range jb.images { // image k is column k
+					imgs = append(imgs, ds.Images[i])
 				}
-				for k, i := range jb.images { // image k is column k
-					for r, v := range ds.Images[i] {
-						x.Data[r*x.Stride+k] = v
-					}
-				}
-				s, err := c.FromSet(x)
+				s, err := c.FromImages(imgs)
 				if err != nil {
 					errs[j] = fmt.Errorf("dataset: %s: set %s: %w", ds.Source, jb.name, err)
 					continue

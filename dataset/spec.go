@@ -3,7 +3,6 @@ package dataset
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"strconv"
 	"strings"
@@ -70,7 +69,8 @@ func (s *Size) String() string {
 	return fmt.Sprintf("%dx%d", s.Height, s.Width)
 }
 
-// Set parses HxW (flag.Value).
+// Set parses HxW (with String, Size is a flag.Value for a command line;
+// this package registers no flags).
 func (s *Size) Set(v string) error {
 	hs, ws, ok := strings.Cut(strings.ToLower(v), "x")
 	h, err1 := strconv.Atoi(hs)
@@ -106,25 +106,9 @@ type Options struct {
 	Workers             int  // folder: decoding goroutines, 0 = GOMAXPROCS
 
 	// Limits bounds the input of every format (zero fields:
-	// DefaultLimits). AddFlags registers no flags for it: a command line
-	// maps LimitError.Limit to its own flags.
+	// DefaultLimits). A command line maps LimitError.Limit to its own
+	// flags.
 	Limits Limits
-}
-
-// AddFlags registers command-line flags for o on fs: -image, -resize,
-// -pixel-max, -mat-x, -mat-y, -mat-columns, -mat-transpose, -csv-header,
-// -npy-tol, -npy-reorth.
-func (o *Options) AddFlags(fs *flag.FlagSet) {
-	fs.Var(&o.Shape, "image", "native image size HxW of MAT/CSV data (e.g. 32x32)")
-	fs.Var(&o.Resize, "resize", "resize images to HxW with Catmull-Rom (e.g. 20x20); pixels must be in [0,1]")
-	fs.Float64Var(&o.PixelMax, "pixel-max", 0, "divide MAT/CSV pixel values by this (e.g. 255); 0 keeps them")
-	fs.StringVar(&o.MATX, "mat-x", "fea", "MAT variable holding the images")
-	fs.StringVar(&o.MATY, "mat-y", "gnd", "MAT variable holding the labels")
-	fs.BoolVar(&o.MATColumns, "mat-columns", false, "MAT images are the columns of -mat-x (default: rows)")
-	fs.BoolVar(&o.MATTranspose, "mat-transpose", false, "MAT image pixels are in MATLAB column-major order; reorder to row-major (needs -image)")
-	fs.BoolVar(&o.CSVHeader, "csv-header", false, "skip the first line of CSV data")
-	fs.Float64Var(&o.NPYTol, "npy-tol", DefaultOrthoTol, "largest |BᵀB-I| entry accepted for an npy basis")
-	fs.BoolVar(&o.NPYReorthonormalize, "npy-reorth", false, "re-orthonormalise npy bases instead of rejecting them")
 }
 
 // Load is LoadContext without cancellation.

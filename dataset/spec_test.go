@@ -3,7 +3,6 @@ package dataset
 import (
 	"encoding/binary"
 	"errors"
-	"flag"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -48,21 +47,18 @@ func TestParseSpec(t *testing.T) {
 	}
 }
 
-func TestSizeFlag(t *testing.T) {
-	var o Options
-	fs := flag.NewFlagSet("x", flag.ContinueOnError)
-	o.AddFlags(fs)
-	if err := fs.Parse([]string{"-image", "32x32", "-resize", "20X24", "-mat-x", "X", "-mat-transpose", "-pixel-max", "255"}); err != nil {
-		t.Fatal(err)
+func TestSizeSet(t *testing.T) {
+	var s Size
+	if err := s.Set("20X24"); err != nil || s != (Size{Height: 20, Width: 24}) || s.String() != "20x24" {
+		t.Fatalf("Set(20X24): %v, %+v", err, s)
 	}
-	if o.Shape != (Size{32, 32}) || o.Resize != (Size{Height: 20, Width: 24}) || o.MATX != "X" || o.MATY != "gnd" || !o.MATTranspose || o.PixelMax != 255 || o.NPYTol != DefaultOrthoTol {
-		t.Fatalf("options %+v", o)
-	}
-	fs.SetOutput(new(strings.Builder))
-	for _, v := range []string{"32", "0x4", "ax3", "3x", "-1x2"} {
-		if err := fs.Parse([]string{"-image", v}); err == nil {
-			t.Errorf("-image %s: no error", v)
+	for _, v := range []string{"32", "0x4", "ax3", "3x", "-1x2", "32768x32769"} {
+		if err := s.Set(v); err == nil {
+			t.Errorf("Set(%q): no error", v)
 		}
+	}
+	if (&Size{}).String() != "" {
+		t.Error("zero Size: not \"\"")
 	}
 }
 

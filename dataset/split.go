@@ -28,28 +28,24 @@ func newRand(seed uint64, stream, rep int) *rand.Rand {
 	return rand.New(rand.NewPCG(seed, uint64(stream)<<32|uint64(uint32(rep))))
 }
 
-// byClass lists the indices of each class in ascending order; it panics on
-// a negative label (a programmer error: loaders never produce one).
+// byClass is folds.ByClass; it panics with this package's name on a
+// negative label (a programmer error: loaders never produce one).
 func byClass(labels []int) [][]int {
-	k := 0
 	for _, l := range labels {
 		if l < 0 {
 			panic("dataset: negative label")
 		}
-		k = max(k, l+1)
 	}
-	c := make([][]int, k)
-	for i, l := range labels {
-		c[l] = append(c[l], i)
-	}
-	return c
+	return folds.ByClass(labels)
 }
 
 // StratifiedKFold partitions items 0..len(labels)-1 into k folds that keep
 // the class proportions, and returns k splits (fold f is the test set of
 // split f). Each class is shuffled (PCG seeded by seed) and dealt to the
 // folds in turn, continuing where the previous class stopped, so fold sizes
-// differ by at most one. Needs 2 <= k <= len(labels).
+// differ by at most one (internal/folds, the rule selection uses too).
+// Needs 2 <= k <= len(labels) and every class 0..max(labels) to have at
+// least k items, so that every fold tests every class.
 func StratifiedKFold(labels []int, k int, seed uint64) ([]Split, error) {
 	return stratifiedKFold(labels, k, seed, 0)
 }
@@ -78,7 +74,11 @@ func stratifiedKFold(labels []int, k int, seed uint64, rep int) ([]Split, error)
 	if k < 2 || k > n {
 		return nil, fmt.Errorf("dataset: %d-fold split of %d items: want 2 <= k <= %d", k, n, n)
 	}
-	fold := folds.Deal(n, byClass(labels), k, newRand(seed, streamKFold, rep))
+	classes := byClass(labels)
+	if c, size := folds.TooSmall(classes, k); c >= 0 {
+		return nil, fmt.Errorf("dataset: %d-fold split: class %d has %d items, needs at least %d", k, c, size, k)
+	}
+	fold := folds.Deal(n, classes, k, newRand(seed, streamKFold, rep))
 	test, train := folds.Parts(fold, k)
 	out := make([]Split, k)
 	for j := range out {
@@ -104,15 +104,7 @@ func PerClassSplits(labels []int, train, repeats int, seed uint64) ([]Split, err
 	}
 	out := make([]Split, repeats)
 	for r := range repeats {
-		rng := newRand(seed, streamPerClass, r)
-		for _, idx := range classes {
-			p := slices.Clone(idx)
-			rng.Shuffle(len(p), func(i, j int) { p[i], p[j] = p[j], p[i] })
-			out[r].Train = append(out[r].Train, p[:train]...)
-			out[r].Test = append(out[r].Test, p[train:]...)
-		}
-		slices.Sort(out[r].Train)
-		slices.Sort(out[r].Test)
+		out[r].Train, out[r].Test = folds.Take(classes, folds.PerClass(train), newRand(seed, streamPerClass, r))
 	}
 	return out, nil
 }
@@ -137,10 +129,11 @@ func LeaveOneOut(n int) ([]Split, error) {
 }
 
 // Holdout splits items (indices into labels, e.g. a Split's Train) into a
-// training part and a validation part that holds round(frac * n_c) items of
-// each class c, chosen with PCG seeded by seed; at least one item of every
-// class stays in training. Use it to select models on data other than the
-// test set. Needs 0 < frac < 1.
+// training part and a validation part, chosen with PCG seeded by seed, by
+// the fraction rule of internal/folds (the one model.ValidationSplit uses
+// too): a class of n >= 2 items gives round(frac·n) of them to validation,
+// at least one and at most n−1; a class of one item stays in training. Use
+// it to select models on data other than the test set. Needs 0 < frac < 1.
 func Holdout(labels, items []int, frac float64, seed uint64) (train, val []int, err error) {
 	if !(frac > 0 && frac < 1) {
 		return nil, nil, fmt.Errorf("dataset: holdout fraction %g, want 0 < frac < 1", frac)
@@ -152,20 +145,19 @@ func Holdout(labels, items []int, frac float64, seed uint64) (train, val []int, 
 		}
 		sub[i] = labels[it]
 	}
-	rng := newRand(seed, streamHoldout, 0)
-	for _, idx := range byClass(sub) {
-		p := slices.Clone(idx)
-		rng.Shuffle(len(p), func(i, j int) { p[i], p[j] = p[j], p[i] })
-		nv := min(int(frac*float64(len(p))+0.5), len(p)-1)
-		for k, i := range p {
-			if k < nv {
-				val = append(val, items[i])
-			} else {
-				train = append(train, items[i])
-			}
-		}
+	v, t := folds.Take(byClass(sub), folds.Fraction(frac), newRand(seed, streamHoldout, 0))
+	return pick(items, t), pick(items, v), nil
+}
+
+// pick returns items[i] for each i of at, ascending.
+func pick(items, at []int) []int {
+	if len(at) == 0 {
+		return nil
 	}
-	slices.Sort(train)
-	slices.Sort(val)
-	return train, val, nil
+	out := make([]int, len(at))
+	for j, i := range at {
+		out[j] = items[i]
+	}
+	slices.Sort(out)
+	return out
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -154,5 +155,39 @@ func TestHoldout(t *testing.T) {
 	}
 	if _, _, err := Holdout(labels, items, 1, 3); err == nil {
 		t.Fatal("frac=1: no error")
+	}
+}
+
+// Holdout follows the fraction rule of internal/folds: a class of two or
+// more items always gives at least one to validation (before that rule was
+// shared with model.ValidationSplit, round(0.2·2) = 0 gave none).
+func TestHoldoutSmallClass(t *testing.T) {
+	labels := []int{0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 2}
+	items := []int{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}
+	_, val, err := Holdout(labels, items, 0.2, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cnt := make([]int, 3)
+	for _, i := range val {
+		cnt[labels[i]]++
+	}
+	if cnt[0] != 1 || cnt[1] != 2 || cnt[2] != 0 {
+		t.Fatalf("validation class counts %v, want [1 2 0]", cnt)
+	}
+}
+
+// A class smaller than k is refused, as selection.StratifiedKFold refuses
+// it (internal/folds.TooSmall): before the rule was shared, dataset dealt
+// it to fewer than k folds.
+func TestStratifiedKFoldSmallClass(t *testing.T) {
+	if _, err := StratifiedKFold(labelsOf(10, 3), 4, 1); err == nil || !strings.Contains(err.Error(), "class 1 has 3 items") {
+		t.Fatalf("class of 3 for 4 folds: %v", err)
+	}
+	if _, err := StratifiedKFold([]int{0, 0, 2, 2}, 2, 1); err == nil || !strings.Contains(err.Error(), "class 1 has 0 items") {
+		t.Fatalf("empty class: %v", err)
+	}
+	if _, err := StratifiedKFold(labelsOf(4, 4), 4, 1); err != nil {
+		t.Fatal(err)
 	}
 }

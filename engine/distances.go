@@ -120,7 +120,7 @@ func (e *Engine) checkLambda(lambda []float64) error {
 		return fmt.Errorf("%w: len(lambda) = %d, want d = %d or p*d = %d", ErrShape, len(lambda), e.d, e.p*e.d)
 	}
 	if !linalg.Finite(lambda) {
-		return fmt.Errorf("%w: lambda", ErrNotFinite)
+		return fmt.Errorf("engine: %w: lambda", ErrNotFinite)
 	}
 	return nil
 }
@@ -144,12 +144,12 @@ func (e *Engine) distances(s *shard, proj, sigma, dist, theta []float64, P *lina
 		}
 		if errors.Is(err, svd.ErrNotFinite) {
 			if e.protos[k].Validate() != nil {
-				return fmt.Errorf("%w: prototype %d", ErrNotFinite, k)
+				return fmt.Errorf("engine: %w: prototype %d", ErrNotFinite, k)
 			}
 			if P.Validate() != nil {
-				return fmt.Errorf("%w: sample", ErrNotFinite)
+				return fmt.Errorf("engine: %w: sample", ErrNotFinite)
 			}
-			return fmt.Errorf("%w: projection onto prototype %d overflows", ErrNotFinite, k)
+			return fmt.Errorf("engine: %w: projection onto prototype %d overflows", ErrNotFinite, k)
 		}
 		return fmt.Errorf("engine: prototype %d: %w", k, err)
 	}
@@ -200,17 +200,16 @@ func (e *Engine) distancesAll(s *shard, dist []float64, P *linalg.Dense, lambda 
 
 // imageNorm returns ‖x‖, or an error for a zero, non-finite or overflowing x.
 func imageNorm(x []float64) (float64, error) {
-	n2 := kernels.Dot(x, x)
-	if n2 == 0 {
+	n, err := linalg.Norm(x)
+	switch {
+	case err != nil:
+		return 0, fmt.Errorf("engine: image: %w", err)
+	case n == 0:
 		return 0, ErrZeroImage
+	case n > math.MaxFloat64:
+		return 0, fmt.Errorf("engine: %w: image norm overflows", ErrNotFinite)
 	}
-	if !(n2 <= math.MaxFloat64) {
-		if !linalg.Finite(x) {
-			return 0, fmt.Errorf("%w: image", ErrNotFinite)
-		}
-		return 0, fmt.Errorf("%w: image norm overflows", ErrNotFinite)
-	}
-	return math.Sqrt(n2), nil
+	return n, nil
 }
 
 // sparseImages enables the sparse image path; tests turn it off to compare.
@@ -294,7 +293,7 @@ func (e *Engine) imageAngles(dist, theta, y []float64, xnorm float64, lo, hi int
 		}
 		c := math.Sqrt(n2) / xnorm
 		if !(c <= math.MaxFloat64) {
-			return fmt.Errorf("%w: prototype %d (image projection is %v)", ErrNotFinite, k, c)
+			return fmt.Errorf("engine: %w: prototype %d (image projection is %v)", ErrNotFinite, k, c)
 		}
 		t := kernels.Acos(min(c, 1))
 		if theta != nil {

@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/grlgq/grlgq/internal/numerr"
 	"github.com/grlgq/grlgq/kernels"
 	"github.com/grlgq/grlgq/linalg"
 	"github.com/grlgq/grlgq/svd"
@@ -15,8 +16,11 @@ import (
 
 // Errors returned (wrapped) by the engine; test with errors.Is.
 var (
-	ErrShape     = errors.New("engine: shape mismatch")
-	ErrNotFinite = errors.New("engine: NaN or Inf in input")
+	ErrShape = errors.New("engine: shape mismatch")
+	// ErrNotFinite is the module's one "not finite" sentinel: the same
+	// value as svd.ErrNotFinite, linalg.ErrNotFinite, subspace.ErrNotFinite
+	// and model.ErrNotFinite.
+	ErrNotFinite = numerr.ErrNotFinite
 	ErrZeroImage = errors.New("engine: zero image")
 	ErrClosed    = errors.New("engine: use after Close")
 )

@@ -3,8 +3,9 @@
 package kernels
 
 import (
-	"os"
 	"testing"
+
+	"github.com/grlgq/grlgq/internal/cpu"
 )
 
 // impls lists every implementation this build has, fastest first, each
@@ -12,13 +13,13 @@ import (
 // it. restoreImpl puts back the choice init made.
 func impls() []impl {
 	return []impl{
-		{name: "avx512", ok: hasAVX512, set: func() { useAVX512, useAVX2 = true, true }},
-		{name: "avx2", ok: hasAVX2, set: func() { useAVX512, useAVX2 = false, true }},
+		{name: "avx512", ok: cpu.HasAVX512, set: func() { useAVX512, useAVX2 = true, true }},
+		{name: "avx2", ok: cpu.HasAVX2, set: func() { useAVX512, useAVX2 = false, true }},
 		{name: "generic", ok: true, set: func() { useAVX512, useAVX2 = false, false }},
 	}
 }
 
-func restoreImpl() { useAVX512, useAVX2 = choose(os.Getenv(EnvVar)) }
+func restoreImpl() { useAVX512, useAVX2 = cpu.AVX512, cpu.AVX2 }
 
 func TestChooseEnv(t *testing.T) {
 	defer restoreImpl()
@@ -26,13 +27,13 @@ func TestChooseEnv(t *testing.T) {
 		v            string
 		avx512, avx2 bool
 	}{
-		{"", hasAVX512, hasAVX2},
-		{"avx512", hasAVX512, hasAVX2},
-		{"bogus", hasAVX512, hasAVX2},
-		{"avx2", false, hasAVX2},
+		{"", cpu.HasAVX512, cpu.HasAVX2},
+		{"avx512", cpu.HasAVX512, cpu.HasAVX2},
+		{"bogus", cpu.HasAVX512, cpu.HasAVX2},
+		{"avx2", false, cpu.HasAVX2},
 		{"generic", false, false},
 	} {
-		a, b := choose(c.v)
+		a, b := cpu.Choose(c.v)
 		if a != c.avx512 || b != c.avx2 {
 			t.Errorf("choose(%q) = %v, %v; want %v, %v", c.v, a, b, c.avx512, c.avx2)
 		}

@@ -1,5 +1,7 @@
 package kernels
 
+import "github.com/grlgq/grlgq/internal/cpu"
+
 // Dot returns the dot product of x and y; len(y) >= len(x).
 //
 //	for i, v := range x { sum += v * y[i] }
@@ -209,6 +211,6 @@ func PeakFMA(iters int) (flops int) { return peakFMA(iters) }
 // EnvVar is the environment variable that caps the implementation chosen at
 // start-up: "avx2" (no AVX-512), "generic" (the pure-Go twins); unset,
 // empty or anything else means the fastest the CPU supports. It is read
-// once, when the program starts; package svd's AVX-512 kernels follow it
-// too. Implementation reports the result.
-const EnvVar = "GRLGQ_KERNELS"
+// once, when the program starts, by package internal/cpu, whose decision
+// both this package and package svd follow. Implementation reports it.
+const EnvVar = cpu.EnvVar

@@ -4,38 +4,18 @@ package kernels
 
 import (
 	"math"
-	"os"
 
-	"github.com/klauspost/cpuid/v2"
+	"github.com/grlgq/grlgq/internal/cpu"
 )
 
-// The fastest available implementation, chosen once in init and read by a
-// plain if in each kernel; tests flip them to run every path on one machine.
+// The path in use, decided once by package internal/cpu (CPU features
+// capped by GRLGQ_KERNELS) and read by a plain if in each kernel; tests
+// flip them to run every path on one machine (cpu.HasAVX512, cpu.HasAVX2
+// say which this CPU can run).
 var (
-	useAVX512 bool // AVX512F/DQ/VL: ZMM kernels, K-register tails
-	useAVX2   bool // AVX2 + FMA3: YMM kernels, VMASKMOVPD or scalar tails
+	useAVX512 = cpu.AVX512 // AVX512F/DQ/VL: ZMM kernels, K-register tails
+	useAVX2   = cpu.AVX2   // AVX2 + FMA3: YMM kernels, VMASKMOVPD or scalar tails
 )
-
-// What the CPU supports, so tests can put the choice back after flipping it.
-var hasAVX512, hasAVX2 bool
-
-func init() {
-	hasAVX512 = cpuid.CPU.Supports(cpuid.AVX512F, cpuid.AVX512DQ, cpuid.AVX512VL)
-	hasAVX2 = cpuid.CPU.Supports(cpuid.AVX, cpuid.AVX2, cpuid.FMA3)
-	useAVX512, useAVX2 = choose(os.Getenv(EnvVar))
-}
-
-// choose returns the paths to use under the GRLGQ_KERNELS setting v: the
-// fastest the CPU supports, capped by v.
-func choose(v string) (avx512, avx2 bool) {
-	switch v {
-	case "avx2":
-		return false, hasAVX2
-	case "generic":
-		return false, false
-	}
-	return hasAVX512, hasAVX2
-}
 
 // Implementation names the path in use: "avx512", "avx2" or "generic".
 func Implementation() string {

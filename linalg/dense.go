@@ -1,11 +1,11 @@
 package linalg
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"unsafe"
 
+	"github.com/grlgq/grlgq/internal/numerr"
 	"github.com/grlgq/grlgq/kernels"
 )
 
@@ -16,8 +16,11 @@ const (
 	errIndex    = "linalg: index out of range"
 )
 
-// ErrNotFinite is returned (wrapped) when a matrix holds NaN or ±Inf.
-var ErrNotFinite = errors.New("linalg: matrix has NaN or Inf entries")
+// ErrNotFinite is returned (wrapped) when a matrix holds NaN or ±Inf. It is
+// the module's one "not finite" sentinel: the same value as
+// svd.ErrNotFinite, engine.ErrNotFinite, subspace.ErrNotFinite and
+// model.ErrNotFinite.
+var ErrNotFinite = numerr.ErrNotFinite
 
 // Alignment is the byte alignment of the first element of slices returned by
 // NewDense and AlignedSlice (one cache line, one 512-bit vector).
@@ -158,7 +161,7 @@ func (m *Dense) Validate() error {
 		if !finite(row) {
 			for c, v := range row {
 				if math.IsNaN(v) || math.IsInf(v, 0) {
-					return fmt.Errorf("%w: entry (%d, %d) is %v", ErrNotFinite, r, c, v)
+					return fmt.Errorf("linalg: %w: entry (%d, %d) is %v", ErrNotFinite, r, c, v)
 				}
 			}
 		}
@@ -183,3 +186,34 @@ func finite(x []float64) bool {
 
 // Finite reports whether every element of x is finite (no NaN, no ±Inf).
 func Finite(x []float64) bool { return finite(x) }
+
+// Norm returns the Euclidean norm ‖x‖ of a vector (a single image: the
+// engine, the model and package subspace all take an image's norm from
+// here). The sum of squares is one kernels.Dot when it lies in
+// [2^-900, 2^900], so the bits are the Dot's of the implementation in use;
+// otherwise (a tiny, huge or non-finite x) a second pass scaled by
+// max|x_i| computes it without overflow or underflow. An all-zero x gives
+// 0; a NaN or ±Inf entry gives an error wrapping ErrNotFinite that names it.
+func Norm(x []float64) (float64, error) {
+	if n2 := kernels.Dot(x, x); n2 >= 0x1p-900 && n2 <= 0x1p900 {
+		return math.Sqrt(n2), nil
+	}
+	var mx float64
+	for i, v := range x {
+		if v-v != 0 {
+			return 0, fmt.Errorf("linalg: %w: entry %d is %v", ErrNotFinite, i, v)
+		}
+		if a := math.Abs(v); a > mx {
+			mx = a
+		}
+	}
+	if mx == 0 {
+		return 0, nil
+	}
+	var ss float64
+	for _, v := range x {
+		t := v / mx
+		ss += float64(t * t)
+	}
+	return mx * math.Sqrt(ss), nil
+}

@@ -3,7 +3,8 @@
 // matrices and projections (Aᵀ A, Pᵀ W), orthonormalisation of a basis by
 // classical Gram–Schmidt applied twice (block CGS2 on a column-major copy,
 // panels of four columns, see Orthonormalizer) with rank-deficiency
-// detection, and random orthonormal bases.
+// detection, random orthonormal bases, and Norm, the one Euclidean norm of
+// a single image (the engine's, the model's and package subspace's).
 //
 // # Layout
 //
@@ -33,7 +34,8 @@
 // # Errors
 //
 // Wrong shapes are programmer errors and panic with "linalg: ..." messages.
-// Bad data returns errors testable with errors.Is: ErrNotFinite for NaN or
-// ±Inf entries, ErrRankDeficient (as a *RankError naming the column) when a
+// Bad data returns errors testable with errors.Is: ErrNotFinite (the
+// module's one "not finite" sentinel, the same value in every package) for
+// NaN or ±Inf entries, ErrRankDeficient (as a *RankError naming the column) when a
 // column lies numerically in the span of the columns before it.
 package linalg

@@ -365,7 +365,7 @@ func rescale(x []float64, j int) (float64, error) {
 	if !finite(x) {
 		for r, v := range x {
 			if math.IsNaN(v) || math.IsInf(v, 0) {
-				return 0, fmt.Errorf("%w: entry (%d, %d) is %v", ErrNotFinite, r, j, v)
+				return 0, fmt.Errorf("linalg: %w: entry (%d, %d) is %v", ErrNotFinite, r, j, v)
 			}
 		}
 	}

@@ -1,6 +1,12 @@
 package model
 
-import "errors"
+import (
+	"errors"
+	"fmt"
+
+	"github.com/grlgq/grlgq/engine"
+	"github.com/grlgq/grlgq/internal/numerr"
+)
 
 // Sentinel errors, testable with errors.Is. Returned errors wrap them with
 // context ("model: epoch 3, sample 17: ...").
@@ -11,8 +17,12 @@ var (
 	// labels, too few classes, a class without sets).
 	ErrData = errors.New("invalid data")
 	// ErrNotFinite: a NaN or ±Inf appeared (in the data, a distance, a
-	// gradient or an update); the model never receives it.
-	ErrNotFinite = errors.New("non-finite value")
+	// gradient or an update); the model never receives it. It is the
+	// module's one "not finite" sentinel, the same value as
+	// engine.ErrNotFinite, svd.ErrNotFinite, linalg.ErrNotFinite and
+	// subspace.ErrNotFinite, so errors of the layers below need no
+	// translation.
+	ErrNotFinite = numerr.ErrNotFinite
 	// ErrNumerical: a factorisation failed (no convergence, a rank-deficient
 	// updated prototype). Both winners at distance zero is not an error:
 	// the step is skipped (StepResult.Skipped).
@@ -37,3 +47,31 @@ var (
 	// prototypes, bad relevances).
 	ErrCorrupt = errors.New("corrupt model file")
 )
+
+// stepError wraps an error of a training step's engine, svd or linalg call
+// with context and, unless it already is ErrNotFinite (the same value in
+// every package), the model's sentinel: ErrData for a shape or an all-zero
+// image, else ErrNumerical.
+func stepError(what string, err error) error {
+	switch {
+	case errors.Is(err, ErrNotFinite):
+		return fmt.Errorf("model: %s: %w", what, err)
+	case errors.Is(err, engine.ErrShape), errors.Is(err, engine.ErrZeroImage):
+		return fmt.Errorf("model: %s: %w: %w", what, ErrData, err)
+	default:
+		return fmt.Errorf("model: %s: %w: %w", what, ErrNumerical, err)
+	}
+}
+
+// predictError adds the model's sentinel to an engine error of a
+// prediction: ErrData for a shape or an all-zero image, ErrClosed after
+// Close; others (ErrNotFinite is the same value everywhere) pass as they are.
+func predictError(err error) error {
+	switch {
+	case errors.Is(err, engine.ErrShape), errors.Is(err, engine.ErrZeroImage):
+		return fmt.Errorf("%w: %w", ErrData, err)
+	case errors.Is(err, engine.ErrClosed):
+		return fmt.Errorf("%w: %w", ErrClosed, err)
+	}
+	return err
+}

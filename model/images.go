@@ -71,36 +71,6 @@ func checkImages(x [][]float64, y []int, dim, classes int) (int, int, error) {
 	return dim, classes, nil
 }
 
-// imageScale returns ‖x‖, or an error for a non-finite pixel or an
-// all-zero image. The sum of squares is one kernels.Dot (what the engine
-// computes for the same image) when it is comfortably inside the range of
-// float64; otherwise (overflow, a NaN or ±Inf pixel, a tiny or zero image)
-// a second, scaled pass computes it without overflow or underflow, or
-// names the problem.
-func imageScale(x []float64) (float64, error) {
-	if n2 := kernels.Dot(x, x); n2 >= 0x1p-900 && n2 <= 0x1p900 {
-		return math.Sqrt(n2), nil
-	}
-	var mx float64
-	for _, v := range x {
-		if !finite(v) {
-			return 0, fmt.Errorf("%w: pixel value %v", ErrNotFinite, v)
-		}
-		if a := math.Abs(v); a > mx {
-			mx = a
-		}
-	}
-	if mx == 0 {
-		return 0, fmt.Errorf("%w: all-zero image (no direction)", ErrData)
-	}
-	var ss float64
-	for _, v := range x {
-		t := v / mx
-		ss += float64(t * t)
-	}
-	return mx * math.Sqrt(ss), nil
-}
-
 // InitImages returns the untrained model TrainImages starts from when given
 // these training images (TrainImages calls it on the training part of its
 // split): prototypes of dimension cfg.SubspaceDim (required, >= 1) placed

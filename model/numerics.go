@@ -1,9 +1,11 @@
 package model
 
 import (
+	"fmt"
 	"math"
 
 	"github.com/grlgq/grlgq/kernels"
+	"github.com/grlgq/grlgq/linalg"
 )
 
 // seriesBelow is the angle under which θ/sin θ is evaluated by its series:
@@ -43,4 +45,17 @@ func (c *Config) activation(mu float64) (phi, dphi float64) {
 		return s, float64(c.Beta*s) * (1 - s)
 	}
 	return mu, 1
+}
+
+// imageScale returns ‖x‖ (linalg.Norm, the engine's), or an error for a
+// non-finite pixel or an all-zero image.
+func imageScale(x []float64) (float64, error) {
+	nrm, err := linalg.Norm(x)
+	if err != nil {
+		return 0, err
+	}
+	if nrm == 0 {
+		return 0, fmt.Errorf("%w: all-zero image (no direction)", ErrData)
+	}
+	return nrm, nil
 }

@@ -1,7 +1,6 @@
 package model
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"runtime"
@@ -9,7 +8,6 @@ import (
 	"github.com/grlgq/grlgq/engine"
 	"github.com/grlgq/grlgq/linalg"
 	"github.com/grlgq/grlgq/subspace"
-	"github.com/grlgq/grlgq/svd"
 )
 
 // Prediction is the outcome of classifying one set or image. Its slices are
@@ -353,19 +351,6 @@ func (c *classifier) shapeError(x *subspace.Subspace) error {
 		return fmt.Errorf("model: %w: nil subspace", ErrData)
 	}
 	return fmt.Errorf("model: %w: basis is %d x %d, model wants %d x %d (use PredictImage for single images)", ErrData, x.Basis.Rows, x.Basis.Cols, c.dim, c.d)
-}
-
-// predictError adds the model's sentinel to an engine error.
-func predictError(err error) error {
-	switch {
-	case errors.Is(err, svd.ErrNotFinite), errors.Is(err, linalg.ErrNotFinite), errors.Is(err, engine.ErrNotFinite):
-		return fmt.Errorf("%w: %w", ErrNotFinite, err)
-	case errors.Is(err, engine.ErrShape), errors.Is(err, engine.ErrZeroImage):
-		return fmt.Errorf("%w: %w", ErrData, err)
-	case errors.Is(err, engine.ErrClosed):
-		return fmt.Errorf("%w: %w", ErrClosed, err)
-	}
-	return err
 }
 
 // grow returns s resliced to n, reallocated only if its capacity is short.

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/grlgq/grlgq/engine"
+	"github.com/grlgq/grlgq/internal/folds"
 	"github.com/grlgq/grlgq/kernels"
 	"github.com/grlgq/grlgq/linalg"
 	"github.com/grlgq/grlgq/subspace"
@@ -68,7 +69,9 @@ func bounded(src *rand.PCG, k uint64) int {
 // each class, a seeded shuffle (rand.NewPCG(seed, 0x53504c5400000000), one
 // stream over the classes in order) puts round(fraction·n_c) sets into the
 // validation part, at least one and at most n_c−1 when the class has two or
-// more sets and fraction > 0.
+// more sets and fraction > 0 (the fraction rule of internal/folds, which
+// dataset.Holdout uses too; the shuffle is Permutation's, with its
+// Lemire bound).
 func ValidationSplit(y []int, fraction float64, seed uint64) (train, val []int) {
 	if !(fraction > 0) {
 		train = make([]int, len(y))
@@ -77,38 +80,7 @@ func ValidationSplit(y []int, fraction float64, seed uint64) (train, val []int) 
 		}
 		return train, nil
 	}
-	classes := 0
-	for _, c := range y {
-		classes = max(classes, c+1)
-	}
-	byClass := make([][]int, classes)
-	for i, c := range y {
-		byClass[c] = append(byClass[c], i)
-	}
-	src := rand.NewPCG(seed, streamSplit)
-	isVal := make([]bool, len(y))
-	for _, idx := range byClass {
-		n := len(idx)
-		if n < 2 {
-			continue
-		}
-		nv := int(math.Round(fraction * float64(n)))
-		nv = min(max(nv, 1), n-1)
-		for i := n - 1; i > 0; i-- {
-			j := bounded(src, uint64(i+1))
-			idx[i], idx[j] = idx[j], idx[i]
-		}
-		for _, i := range idx[:nv] {
-			isVal[i] = true
-		}
-	}
-	for i, v := range isVal {
-		if v {
-			val = append(val, i)
-		} else {
-			train = append(train, i)
-		}
-	}
+	val, train = folds.Take(folds.ByClass(y), folds.Fraction(fraction), folds.Lemire(rand.NewPCG(seed, streamSplit)))
 	return train, val
 }
 
@@ -265,6 +237,9 @@ func checkData(cfg *Config, x []*subspace.Subspace, y []int, dim, d, classes int
 		}
 		if b.Rows != dim || b.Cols != d {
 			return 0, 0, 0, fmt.Errorf("model: %w: set %d has a %d x %d basis, want %d x %d", ErrData, i, b.Rows, b.Cols, dim, d)
+		}
+		if b.Stride < b.Cols || len(b.Data) < (b.Rows-1)*b.Stride+b.Cols {
+			return 0, 0, 0, fmt.Errorf("model: %w: set %d: basis of %d x %d has stride %d and %d values", ErrData, i, b.Rows, b.Cols, b.Stride, len(b.Data))
 		}
 		if err := b.Validate(); err != nil {
 			return 0, 0, 0, fmt.Errorf("model: set %d: %w: %v", i, ErrNotFinite, err)
@@ -1218,18 +1193,6 @@ func addTo(dst, src *linalg.Dense) {
 	}
 	for r := 0; r < dst.Rows; r++ {
 		kernels.Axpy(1, src.Row(r), dst.Row(r))
-	}
-}
-
-// stepError wraps a numerical error of a step with the matching sentinel.
-func stepError(what string, err error) error {
-	switch {
-	case errors.Is(err, svd.ErrNotFinite), errors.Is(err, linalg.ErrNotFinite), errors.Is(err, engine.ErrNotFinite):
-		return fmt.Errorf("model: %s: %w: %w", what, ErrNotFinite, err)
-	case errors.Is(err, engine.ErrShape), errors.Is(err, engine.ErrZeroImage):
-		return fmt.Errorf("model: %s: %w: %w", what, ErrData, err)
-	default:
-		return fmt.Errorf("model: %s: %w: %w", what, ErrNumerical, err)
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/grlgq/grlgq/model"
+	"github.com/grlgq/grlgq/score"
 	"github.com/grlgq/grlgq/subspace"
 )
 
@@ -136,7 +137,7 @@ func CrossValidate(ctx context.Context, cfg model.Config, x []*subspace.Subspace
 		if err != nil {
 			return fmt.Errorf("selection: fold %d: %w", f+1, err)
 		}
-		correct, err := score(m, xv, yv, inner)
+		correct, err := countCorrect(m, xv, yv, inner)
 		if err != nil {
 			return fmt.Errorf("selection: fold %d: %w", f+1, err)
 		}
@@ -163,25 +164,23 @@ var (
 	cont      = model.Continue
 )
 
-// score returns how many of the sets x m classifies as y (the nearest
+// countCorrect returns how many of the sets x m classifies as y (the nearest
 // class; no reject).
-func score(m *model.Model, x []*subspace.Subspace, y []int, workers int) (int, error) {
+func countCorrect(m *model.Model, x []*subspace.Subspace, y []int, workers int) (int, error) {
 	p, err := model.NewPredictor(m, workers)
 	if err != nil {
 		return 0, err
 	}
 	defer p.Close()
-	correct := 0
+	pred := make([]int, len(x))
 	var r model.Prediction
 	for i, s := range x {
 		if err := p.PredictTo(&r, s); err != nil {
 			return 0, err
 		}
-		if r.Class == y[i] {
-			correct++
-		}
+		pred[i] = r.Class
 	}
-	return correct, nil
+	return score.Correct(y, pred), nil
 }
 
 func pick(x []*subspace.Subspace, y []int, idx []int) ([]*subspace.Subspace, []int) {

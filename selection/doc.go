@@ -3,16 +3,19 @@
 // a tuner that scores a grid of settings by inner cross-validation and
 // retrains the best one on all the training data (Tune). It is a tool over
 // the model package's estimator (scikit-learn's cross_val_score and
-// GridSearchCV), not a part of it: it imports model and subspace, never a
-// loader or anything with files.
+// GridSearchCV), not a part of it: it imports model, subspace and score
+// (which counts the correct validation sets), never a loader or anything
+// with files.
 //
 // # Folds
 //
 // StratifiedKFold deals each class's items, shuffled by a PCG stream of the
 // seed, to the folds in turn (continuing where the previous class stopped),
 // so fold sizes differ by at most one and every fold keeps the class
-// proportions. It is the same rule as dataset.StratifiedKFold; the copy
-// lives here because this package must not import a loader package.
+// proportions. The rule lives in internal/folds, the one home of the
+// stratified splits, which dataset.StratifiedKFold calls too (this package
+// must not import a loader package); the seed's stream and the checks are
+// this package's.
 // Every class needs at least K items, so that every fold's training part
 // holds every class (ErrTooSmall names the class).
 //

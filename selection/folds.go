@@ -62,21 +62,14 @@ func stratifiedKFold(y []int, k int, seed uint64, rep int) ([]Fold, error) {
 	if k < 2 {
 		return nil, fmt.Errorf("selection: %w: %d folds, want at least 2", ErrData, k)
 	}
-	classes := 0
 	for i, c := range y {
 		if c < 0 {
 			return nil, fmt.Errorf("selection: %w: item %d has label %d", ErrData, i, c)
 		}
-		classes = max(classes, c+1)
 	}
-	byClass := make([][]int, classes)
-	for i, c := range y {
-		byClass[c] = append(byClass[c], i)
-	}
-	for c, idx := range byClass {
-		if len(idx) < k {
-			return nil, fmt.Errorf("selection: %w: class %d has %d sets, %d-fold cross-validation needs at least %d (use fewer folds)", ErrTooSmall, c, len(idx), k, k)
-		}
+	byClass := folds.ByClass(y)
+	if c, size := folds.TooSmall(byClass, k); c >= 0 {
+		return nil, fmt.Errorf("selection: %w: class %d has %d sets, %d-fold cross-validation needs at least %d (use fewer folds)", ErrTooSmall, c, size, k, k)
 	}
 	fold := folds.Deal(len(y), byClass, k, rand.New(rand.NewPCG(seed, streamFolds+uint64(rep))))
 	val, train := folds.Parts(fold, k)

@@ -193,7 +193,7 @@ func Tune(ctx context.Context, base model.Config, settings []Setting, x []*subsp
 							return fail(e, err)
 						}
 					}
-					correct, err := score(sm, xv, yv, inner)
+					correct, err := countCorrect(sm, xv, yv, inner)
 					if err != nil {
 						return fail(e, err)
 					}

@@ -6,9 +6,16 @@
 // Subspace keeps P (D x d, orthonormal columns) and, when it came from a set,
 // the first d singular values Λ and right singular vectors R (m x d), which
 // the explanation of a decision needs (image contributions M = R Λ⁻¹ Q_P).
-// A single image x is the 1-D subspace x/‖x‖.
+// A single image x is the 1-D subspace x/‖x‖, with ‖x‖ from linalg.Norm
+// (the engine's norm, so it matches PredictImage's angles).
 //
-// A Converter owns the SVD workspace for one (D, m) shape and allocates only
-// the Subspace it returns; it is not safe for concurrent use. This package
+// Images become a set in one place: Converter.FromImages (or the function
+// FromImages for a single set) puts image k in column k of the D x m
+// matrix and calls FromSet. A Converter owns the SVD workspace and that
+// matrix for one (D, m) shape and allocates only the Subspace it returns
+// (after its first call); it is not safe for concurrent use.
+//
+// A set or image of the wrong shape (rows, columns, stride, length) is a
+// returned error, never a panic: the arguments are a caller's data. This package
 // imports svd and linalg and nothing that reads files.
 package subspace

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/grlgq/grlgq/internal/numerr"
 	"github.com/grlgq/grlgq/linalg"
 	"github.com/grlgq/grlgq/svd"
 )
@@ -14,8 +15,10 @@ var (
 	ErrTooFewImages = errors.New("subspace: image set has fewer images than the subspace dimension")
 	// ErrRankDeficient: the set spans fewer than d dimensions.
 	ErrRankDeficient = errors.New("subspace: image set has rank below the subspace dimension")
-	// ErrNotFinite: a pixel is NaN or ±Inf.
-	ErrNotFinite = errors.New("subspace: image set has NaN or Inf pixels")
+	// ErrNotFinite: a pixel is NaN or ±Inf. It is the module's one "not
+	// finite" sentinel, the same value as linalg.ErrNotFinite,
+	// svd.ErrNotFinite, engine.ErrNotFinite and model.ErrNotFinite.
+	ErrNotFinite = numerr.ErrNotFinite
 	// ErrZeroImage: a single image has zero norm.
 	ErrZeroImage = errors.New("subspace: image is all zero")
 )
@@ -48,6 +51,7 @@ type Converter struct {
 	tall          *svd.Tall
 	u, v          *linalg.Dense
 	s             []float64
+	x             *linalg.Dense // FromImages' D x m set, made at its first call
 }
 
 // NewConverter returns a converter for D x m sets and subspace dimension d.
@@ -79,16 +83,58 @@ func NewConverter(dim, m, d int) (*Converter, error) {
 	return c, nil
 }
 
+// FromImages returns the subspace of the image set whose images (each of
+// D pixels) are imgs[0], ..., imgs[m-1]: the D x m set with image k as
+// column k (in the converter's own matrix), then FromSet. This is the one
+// place where images become a set matrix; the images are not modified.
+func (c *Converter) FromImages(imgs [][]float64) (*Subspace, error) {
+	if len(imgs) != c.cols {
+		return nil, fmt.Errorf("subspace: %d images, converter expects %d", len(imgs), c.cols)
+	}
+	for k, img := range imgs {
+		if len(img) != c.rows {
+			return nil, fmt.Errorf("subspace: image %d has %d pixels, converter expects %d", k, len(img), c.rows)
+		}
+	}
+	if c.x == nil {
+		c.x = linalg.NewDense(c.rows, c.cols)
+	}
+	x := c.x
+	for k, img := range imgs {
+		for r, v := range img {
+			x.Data[r*x.Stride+k] = v
+		}
+	}
+	return c.FromSet(x)
+}
+
+// FromImages returns the d-dimensional subspace of the image set imgs (m
+// images of D pixels, m >= 1): NewConverter(D, m, d), then its FromImages.
+// Callers converting many sets of one shape keep a Converter instead.
+func FromImages(imgs [][]float64, d int) (*Subspace, error) {
+	if len(imgs) == 0 {
+		return nil, fmt.Errorf("subspace: empty image set")
+	}
+	c, err := NewConverter(len(imgs[0]), len(imgs), d)
+	if err != nil {
+		return nil, err
+	}
+	return c.FromImages(imgs)
+}
+
 // FromSet returns the subspace of the D x m image set x (one image per
 // column). x is not modified.
 func (c *Converter) FromSet(x *linalg.Dense) (*Subspace, error) {
-	if x.Rows != c.rows || x.Cols != c.cols {
-		return nil, fmt.Errorf("subspace: set is %dx%d, converter expects %dx%d", x.Rows, x.Cols, c.rows, c.cols)
+	if x == nil || x.Rows != c.rows || x.Cols != c.cols {
+		return nil, fmt.Errorf("subspace: set is %s, converter expects %dx%d", shape(x), c.rows, c.cols)
+	}
+	if x.Stride < x.Cols || len(x.Data) < (x.Rows-1)*x.Stride+x.Cols {
+		return nil, fmt.Errorf("subspace: set of %dx%d has stride %d and %d values", x.Rows, x.Cols, x.Stride, len(x.Data))
 	}
 	for r := 0; r < x.Rows; r++ {
-		for _, v := range x.Row(r) {
+		for j, v := range x.Row(r) {
 			if math.IsNaN(v) || math.IsInf(v, 0) {
-				return nil, ErrNotFinite
+				return nil, fmt.Errorf("subspace: %w: pixel %d of image %d is %v", ErrNotFinite, r, j, v)
 			}
 		}
 	}
@@ -129,22 +175,16 @@ func (c *Converter) FromSet(x *linalg.Dense) (*Subspace, error) {
 }
 
 // FromImage returns the 1-D subspace x/‖x‖ of a single image of D pixels.
+// ‖x‖ is linalg.Norm, the engine's (so x/‖x‖ here and PredictImage's
+// angles use the same norm).
 func FromImage(x []float64) (*Subspace, error) {
-	var ss, scale float64
-	for _, v := range x {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return nil, ErrNotFinite
-		}
-		scale = math.Max(scale, math.Abs(v))
+	nrm, err := linalg.Norm(x)
+	if err != nil {
+		return nil, fmt.Errorf("subspace: image: %w", err)
 	}
-	if scale == 0 {
+	if nrm == 0 {
 		return nil, ErrZeroImage
 	}
-	for _, v := range x {
-		t := v / scale
-		ss += float64(t * t)
-	}
-	nrm := scale * math.Sqrt(ss)
 	b := linalg.NewDense(len(x), 1)
 	for r, v := range x {
 		b.Data[r*b.Stride] = v / nrm
@@ -156,4 +196,12 @@ func copyCols(dst, src *linalg.Dense, d int) {
 	for r := 0; r < dst.Rows; r++ {
 		copy(dst.Row(r)[:d], src.Row(r)[:d])
 	}
+}
+
+// shape describes x for an error message.
+func shape(x *linalg.Dense) string {
+	if x == nil {
+		return "nil"
+	}
+	return fmt.Sprintf("%dx%d", x.Rows, x.Cols)
 }

@@ -6,16 +6,12 @@ import (
 	"math"
 	"unsafe"
 
-	"github.com/grlgq/grlgq/kernels"
-	"github.com/klauspost/cpuid/v2"
+	"github.com/grlgq/grlgq/internal/cpu"
 )
 
-// hasAVX2 reports whether the CPU supports the AVX2 kernel (AVX2 and FMA3).
-var hasAVX2 = cpuid.CPU.Supports(cpuid.AVX, cpuid.AVX2, cpuid.FMA3)
-
-// useAVX2 selects the AVX2 batch kernel where the AVX-512 one is not used,
-// unless kernels.EnvVar asks for the generic code. Tests flip it.
-var useAVX2 = hasAVX2 && kernels.Implementation() != "generic"
+// useAVX2 selects the AVX2 batch kernel where the AVX-512 one is not used:
+// the decision of package internal/cpu. Tests flip it.
+var useAVX2 = cpu.AVX2
 
 // lanes4 is the number of float64 in a YMM register: matrices per group of
 // the AVX2 kernel.
@@ -229,7 +225,7 @@ func (w *Batch) valuesAVX2(s []float64, lds int, a []float64, lda, step, k int) 
 		for i := 0; i < k; i++ {
 			v := a[i*step]
 			if !(math.Abs(v) <= math.MaxFloat64) {
-				return &BatchError{Index: i, Err: ErrNotFinite}
+				return &BatchError{Index: i, Err: errNotFinite}
 			}
 			s[i*lds] = math.Abs(v)
 		}
@@ -238,7 +234,7 @@ func (w *Batch) valuesAVX2(s []float64, lds int, a []float64, lda, step, k int) 
 	for i0 := 0; i0 < k; i0 += lanes4 {
 		cnt := min(lanes4, k-i0)
 		if bad := x.load(n, a[i0*step:], lda, step, cnt); bad >= 0 {
-			return &BatchError{Index: i0 + bad, Err: ErrNotFinite}
+			return &BatchError{Index: i0 + bad, Err: errNotFinite}
 		}
 		if mask := jacobi4AVX2(&x.g[0], n, 0, &x.poff[0], x.ppr, x.rounds, &x.params, &x.norms[0], &x.scratch[0], MaxSweeps); mask&(1<<cnt-1) != 0 {
 			for l := 0; l < cnt; l++ {

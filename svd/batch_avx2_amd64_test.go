@@ -5,12 +5,14 @@ package svd
 import (
 	"math/rand/v2"
 	"testing"
+
+	"github.com/grlgq/grlgq/internal/cpu"
 )
 
 // TestBatchAVX2NoConvergence checks the kernel's report of the lanes still
 // rotating when it runs out of sweeps.
 func TestBatchAVX2NoConvergence(t *testing.T) {
-	if !hasAVX2 {
+	if !cpu.HasAVX2 {
 		t.Skip("no AVX2")
 	}
 	rng := rand.New(rand.NewPCG(13, 1))

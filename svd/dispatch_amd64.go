@@ -7,17 +7,13 @@ import (
 	"math/bits"
 	"unsafe"
 
-	"github.com/grlgq/grlgq/kernels"
-	"github.com/klauspost/cpuid/v2"
+	"github.com/grlgq/grlgq/internal/cpu"
 )
 
-// hasAVX512 reports whether the CPU (and OS) support the AVX-512 subset the
-// kernels use (AVX512F only).
-var hasAVX512 = cpuid.CPU.Supports(cpuid.AVX512F)
-
-// useAVX512 selects the AVX-512 kernels, unless kernels.EnvVar caps the
-// implementation below AVX-512. Tests flip it to run the pure-Go path too.
-var useAVX512 = hasAVX512 && kernels.Implementation() == "avx512"
+// useAVX512 selects the AVX-512 kernels: the decision of package
+// internal/cpu, which package kernels follows too. Tests flip it to run the
+// pure-Go path too.
+var useAVX512 = cpu.AVX512
 
 // useAVX512Possible reports whether useAVX512 can ever be true (workspace
 // for the asm path is allocated only then).
@@ -95,7 +91,7 @@ func (w *Batch) valuesAVX512(s []float64, lds int, a []float64, lda, step, k int
 		for i := 0; i < k; i++ {
 			v := a[i*step]
 			if !(math.Abs(v) <= math.MaxFloat64) {
-				return &BatchError{Index: i, Err: ErrNotFinite}
+				return &BatchError{Index: i, Err: errNotFinite}
 			}
 			s[i*lds] = math.Abs(v)
 		}
@@ -107,7 +103,7 @@ func (w *Batch) valuesAVX512(s []float64, lds int, a []float64, lda, step, k int
 	for i0 := 0; i0 < k; i0 += lanes {
 		cnt := min(lanes, k-i0)
 		if bad := load8AVX512(&x.g[0], &a[i0*step], &x.offs, n, lda, 1<<cnt-1, &x.params); bad != 0 {
-			return &BatchError{Index: i0 + bits.TrailingZeros64(bad), Err: ErrNotFinite}
+			return &BatchError{Index: i0 + bits.TrailingZeros64(bad), Err: errNotFinite}
 		}
 		if mask := jacobi8AVX512(&x.g[0], n, &x.poff[0], x.ppr, x.rounds, &x.params, &x.norms[0], MaxSweeps); mask&(1<<cnt-1) != 0 {
 			return &BatchError{Index: i0 + bits.TrailingZeros64(mask), Err: ErrNoConvergence}

@@ -2,7 +2,11 @@
 
 package svd
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/grlgq/grlgq/internal/cpu"
+)
 
 // forEachImpl runs f once per implementation available on this machine.
 func forEachImpl(t *testing.T, f func(t *testing.T)) {
@@ -11,11 +15,11 @@ func forEachImpl(t *testing.T, f func(t *testing.T)) {
 	defer func() { useAVX512, useAVX2 = saved, saved2 }()
 	useAVX512, useAVX2 = false, false
 	t.Run("purego", f)
-	if hasAVX2 {
+	if cpu.HasAVX2 {
 		useAVX2 = true
 		t.Run("avx2", f)
 	}
-	if hasAVX512 {
+	if cpu.HasAVX512 {
 		useAVX512, useAVX2 = true, false
 		t.Run("avx512", f)
 	}

@@ -236,7 +236,7 @@ func (w *Small) valuesAsm(s []float64, a []float64, lda int) error {
 	n := w.n
 	e, negl, ok := x.load(a, lda, n)
 	if !ok {
-		return ErrNotFinite
+		return errNotFinite
 	}
 	if !x.run(n, false, negl) {
 		return ErrNoConvergence
@@ -262,7 +262,7 @@ func (w *Small) factorizeAsm(u []float64, ldu int, s []float64, v []float64, ldv
 	n := w.n
 	e, negl, ok := x.load(a, lda, n)
 	if !ok {
-		return ErrNotFinite
+		return errNotFinite
 	}
 	x.setIdentity(n)
 	if !x.run(n, true, negl) {

@@ -7,6 +7,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/grlgq/grlgq/internal/cpu"
 )
 
 // TestPermIndices simulates the lane permutation of the single-matrix
@@ -109,7 +111,7 @@ func TestPermIndices(t *testing.T) {
 // TestSingleKernelNoConvergence checks that the single-matrix kernels stop
 // after maxSweeps and report it.
 func TestSingleKernelNoConvergence(t *testing.T) {
-	if !hasAVX512 {
+	if !cpu.HasAVX512 {
 		t.Skip("no AVX-512")
 	}
 	rng := rand.New(rand.NewPCG(7, 7))
@@ -140,7 +142,7 @@ func TestSingleKernelNoConvergence(t *testing.T) {
 // (all 0-1 inputs for n <= 16) and on random inputs for larger n, through
 // the AVX-512 kernel (8 lanes at once).
 func TestSortingNetwork(t *testing.T) {
-	if !hasAVX512 {
+	if !cpu.HasAVX512 {
 		t.Skip("no AVX-512")
 	}
 	rng := rand.New(rand.NewPCG(8, 8))
@@ -189,7 +191,7 @@ func TestSortingNetwork(t *testing.T) {
 // TestTransposeAVX512 checks the gather transposition on odd shapes, its
 // maximum and its non-finite detection.
 func TestTransposeAVX512(t *testing.T) {
-	if !hasAVX512 {
+	if !cpu.HasAVX512 {
 		t.Skip("no AVX-512")
 	}
 	rng := rand.New(rand.NewPCG(9, 9))
@@ -231,7 +233,7 @@ func TestTransposeAVX512(t *testing.T) {
 // TestDotsAxpy4 compares the AVX-512 dots4/axpy4 with the pure-Go ones on
 // all tail lengths.
 func TestDotsAxpy4(t *testing.T) {
-	if !hasAVX512 {
+	if !cpu.HasAVX512 {
 		t.Skip("no AVX-512")
 	}
 	rng := rand.New(rand.NewPCG(10, 10))

@@ -2,14 +2,23 @@ package svd
 
 import (
 	"errors"
+	"fmt"
 	"math"
 
+	"github.com/grlgq/grlgq/internal/numerr"
 	"github.com/grlgq/grlgq/kernels"
 )
 
-// ErrNotFinite is returned when the input has a NaN or an infinite entry. It is
-// detected before any iteration, so no output is written.
-var ErrNotFinite = errors.New("svd: matrix has NaN or Inf entries")
+// ErrNotFinite is returned (wrapped) when the input has a NaN or an infinite
+// entry. It is detected before any iteration, so no output is written. It
+// is the module's one "not finite" sentinel: the same value as
+// linalg.ErrNotFinite, engine.ErrNotFinite, subspace.ErrNotFinite and
+// model.ErrNotFinite.
+var ErrNotFinite = numerr.ErrNotFinite
+
+// errNotFinite is what the methods return: ErrNotFinite with this
+// package's context, made once so that returning it allocates nothing.
+var errNotFinite = fmt.Errorf("svd: %w in matrix", ErrNotFinite)
 
 // ErrNoConvergence is returned when the Jacobi iteration has not converged
 // after MaxSweeps sweeps. It has never been observed on finite input; it
@@ -129,7 +138,7 @@ func (w *Small) Values(s []float64, a []float64, lda int) error {
 	}
 	e, ok := loadTransposed(w.g, n, a, lda, n, n)
 	if !ok {
-		return ErrNotFinite
+		return errNotFinite
 	}
 	if !w.run(false, negligible(w.g, n, n, n)) {
 		return ErrNoConvergence
@@ -162,7 +171,7 @@ func (w *Small) Factorize(u []float64, ldu int, s []float64, v []float64, ldv in
 	}
 	e, ok := loadTransposed(w.g, n, a, lda, n, n)
 	if !ok {
-		return ErrNotFinite
+		return errNotFinite
 	}
 	negl := negligible(w.g, n, n, n)
 	if !w.run(true, negl) {

@@ -71,7 +71,7 @@ func (w *Tall) Factorize(u []float64, ldu int, s []float64, v []float64, ldv int
 	checkSquare(n, v, ldv)
 	e, ok := w.load(a, lda)
 	if !ok {
-		return ErrNotFinite
+		return errNotFinite
 	}
 	w.lq()
 

@@ -24,8 +24,8 @@
 //
 // A set of one image is classified as a 1-D subspace (distance θ_1²); a
 // set of m >= d images by the weighted geodesic distance of its
-// d-dimensional subspace (first d left singular vectors). 1 < m < d is an
-// error.
+// d-dimensional subspace (first d left singular vectors, by
+// subspace.FromImages). 1 < m < d is an error.
 //
 // Output (text): "label L", "name N" (when the model names its classes),
 // "margin M", then "distance k class c δ_k" for every prototype. Floats are

@@ -20,7 +20,6 @@ import (
 	"syscall"
 
 	"github.com/grlgq/grlgq/dataset/imageset"
-	"github.com/grlgq/grlgq/linalg"
 	"github.com/grlgq/grlgq/model"
 	"github.com/grlgq/grlgq/subspace"
 )
@@ -201,7 +200,7 @@ func classify(modelPath, input string, w, h int, lim imageset.Limits, stdin io.R
 		return nil, fmt.Errorf("%w: %d images, the model's subspaces have d = %d (give 1 image or at least %d)", subspace.ErrTooFewImages, n, m.SubspaceDim(), m.SubspaceDim())
 	default:
 		var s *subspace.Subspace
-		if s, err = setSubspace(imgs, m.SubspaceDim()); err != nil {
+		if s, err = subspace.FromImages(imgs, m.SubspaceDim()); err != nil {
 			return nil, err
 		}
 		err = p.PredictTo(&pred, s)
@@ -221,23 +220,6 @@ func classify(modelPath, input string, w, h int, lim imageset.Limits, stdin io.R
 		r.Name = m.ClassName(pred.Label)
 	}
 	return r, nil
-}
-
-// setSubspace turns the images (each D pixels) into the D x m set matrix
-// and its d-dimensional subspace.
-func setSubspace(imgs [][]float64, d int) (*subspace.Subspace, error) {
-	dim, n := len(imgs[0]), len(imgs)
-	conv, err := subspace.NewConverter(dim, n, d)
-	if err != nil {
-		return nil, err
-	}
-	x := linalg.NewDense(dim, n)
-	for j, img := range imgs {
-		for r, v := range img {
-			x.Data[r*x.Stride+j] = v
-		}
-	}
-	return conv.FromSet(x)
 }
 
 // readDir reads the images of a folder (sorted by name), resized to w x h

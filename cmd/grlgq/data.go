@@ -26,13 +26,29 @@ type dataFlags struct {
 
 func (f *dataFlags) addFlags(fs *flag.FlagSet) {
 	fs.StringVar(&f.spec, "data", "", "the data: "+specHelp)
-	f.opt.AddFlags(fs)
+	addOptionFlags(fs, &f.opt)
 	restrictFloat(fs, "pixel-max", &f.opt.PixelMax, 0, maxPixelMax, false, false)
 	restrictFloat(fs, "npy-tol", &f.opt.NPYTol, 0, 1, true, false)
 	fs.Var(&f.opt.Shape, "mat-image", "same as -image: native image size HxW of MAT/CSV data")
 	intVar(fs, &f.width, "width", 0, 0, maxSide, "resize images to this width (with -height; same as -resize HEIGHTxWIDTH; 0: no resize)")
 	intVar(fs, &f.height, "height", 0, 0, maxSide, "resize images to this height (with -width; 0: no resize)")
 	addLimitFlags(fs, &f.opt.Limits)
+}
+
+// addOptionFlags registers the flags of the loaders' options o on fs:
+// -image, -resize, -pixel-max, -mat-x, -mat-y, -mat-columns,
+// -mat-transpose, -csv-header, -npy-tol, -npy-reorth.
+func addOptionFlags(fs *flag.FlagSet, o *dataset.Options) {
+	fs.Var(&o.Shape, "image", "native image size HxW of MAT/CSV data (e.g. 32x32)")
+	fs.Var(&o.Resize, "resize", "resize images to HxW with Catmull-Rom (e.g. 20x20); pixels must be in [0,1]")
+	fs.Float64Var(&o.PixelMax, "pixel-max", 0, "divide MAT/CSV pixel values by this (e.g. 255); 0 keeps them")
+	fs.StringVar(&o.MATX, "mat-x", "fea", "MAT variable holding the images")
+	fs.StringVar(&o.MATY, "mat-y", "gnd", "MAT variable holding the labels")
+	fs.BoolVar(&o.MATColumns, "mat-columns", false, "MAT images are the columns of -mat-x (default: rows)")
+	fs.BoolVar(&o.MATTranspose, "mat-transpose", false, "MAT image pixels are in MATLAB column-major order; reorder to row-major (needs -image)")
+	fs.BoolVar(&o.CSVHeader, "csv-header", false, "skip the first line of CSV data")
+	fs.Float64Var(&o.NPYTol, "npy-tol", dataset.DefaultOrthoTol, "largest |BᵀB-I| entry accepted for an npy basis")
+	fs.BoolVar(&o.NPYReorthonormalize, "npy-reorth", false, "re-orthonormalise npy bases instead of rejecting them")
 }
 
 // Ranges of the -max-* flags (the loaders' Limits; the defaults are
@@ -211,30 +227,6 @@ func describe(ds *dataset.Dataset) string {
 	return b.String()
 }
 
-// classMap maps the data set's classes to the model's: by name when the
-// model knows its class names, else by index. A class the model does not
-// know maps to -1.
-func classMap(m *model.Model, ds *dataset.Dataset) []int {
-	out := make([]int, len(ds.Classes))
-	names := map[string]int{}
-	for c := 0; c < m.NumClasses(); c++ {
-		if n := m.ClassName(c); n != "" {
-			names[n] = c
-		}
-	}
-	for i, n := range ds.Classes {
-		out[i] = -1
-		if len(names) > 0 {
-			if c, ok := names[n]; ok {
-				out[i] = c
-			}
-		} else if i < m.NumClasses() {
-			out[i] = i
-		}
-	}
-	return out
-}
-
 // className returns the name of the model's class c.
 func className(m *model.Model, c int) string {
 	if c < 0 {
@@ -263,9 +255,11 @@ func (s *samples) len() int { return len(s.names) }
 // subspaceOf returns sample i as a subspace (kinds "set" and "basis").
 func (s *samples) subspaceOf(i int) *subspace.Subspace { return s.subs.Subs[i] }
 
-// testSamples turns ds into the samples the model m classifies: single
-// images for image data (unless m > 0 groups them into sets of m), image
-// sets for folder data, bases for npy data.
+// testSamples turns ds into the samples the model m classifies
+// (dataset.TestSamples: single images for image data unless m > 0 groups
+// them into sets of m, image sets for folder data, bases for npy data),
+// with the model's class of each; it words the checks of the sizes for the
+// command line first.
 func testSamples(mod *model.Model, ds *dataset.Dataset, groupM int, seed uint64, workers int, skipBad bool) (*samples, error) {
 	if ds.Dim != mod.Dim() {
 		h, w := shapeOf(ds, ds.Dim)
@@ -275,47 +269,23 @@ func testSamples(mod *model.Model, ds *dataset.Dataset, groupM int, seed uint64,
 		}
 		return nil, fmt.Errorf("%s has %d pixels per image (%dx%d), the model wants D=%d%s", ds.Source, ds.Dim, h, w, mod.Dim(), hint)
 	}
-	cm := classMap(mod, ds)
-	s := &samples{ds: ds}
 	d := mod.SubspaceDim()
-	switch {
-	case ds.Bases != nil:
-		if ds.SubDim != d {
-			return nil, fmt.Errorf("%s holds bases of d=%d, the model has d=%d", ds.Source, ds.SubDim, d)
-		}
-		subs, err := dataset.BasisSubspaces(ds, nil)
-		if err != nil {
+	if ds.Bases != nil && ds.SubDim != d {
+		return nil, fmt.Errorf("%s holds bases of d=%d, the model has d=%d", ds.Source, ds.SubDim, d)
+	}
+	ts, err := dataset.TestSamples(ds, dataset.TestOptions{D: d, M: groupM, Seed: seed, Workers: workers, SkipBad: skipBad})
+	if err != nil {
+		if ds.Bases != nil {
 			return nil, err
 		}
-		s.kind, s.subs = "basis", subs
-	case ds.Sets != nil:
-		subs, err := dataset.SetSubspaces(ds, nil, dataset.SetOptions{D: d, Workers: workers, SkipBad: skipBad})
-		if err != nil {
-			return nil, setError(err, d)
-		}
-		s.kind, s.subs = "set", subs
-	case groupM > 0:
-		all := make([]int, len(ds.Images))
-		for i := range all {
-			all[i] = i
-		}
-		subs, err := dataset.GroupSubspaces(ds, all, dataset.GroupOptions{M: groupM, D: d, Seed: seed, Workers: workers, SkipBad: skipBad})
-		if err != nil {
-			return nil, setError(err, d)
-		}
-		s.kind, s.subs = "set", subs
-	default:
-		s.kind = "image"
-		for i := range ds.Images {
-			s.images = append(s.images, i)
-			s.data = append(s.data, ds.Labels[i])
-			s.names = append(s.names, fmt.Sprintf("image %d", i))
-		}
+		return nil, setError(err, d)
 	}
-	if s.subs != nil {
-		s.data = s.subs.Labels
-		s.names = s.subs.Names
+	names := make([]string, mod.NumClasses())
+	for c := range names {
+		names[c] = mod.ClassName(c)
 	}
+	cm := ds.ClassMap(names)
+	s := &samples{kind: ts.Kind, ds: ds, images: ts.Images, subs: ts.Subs, data: ts.Labels, names: ts.Names}
 	s.labels = make([]int, len(s.data))
 	for i, c := range s.data {
 		s.labels[i] = cm[c]

@@ -7,25 +7,18 @@ import (
 	"runtime"
 	"time"
 
-	"github.com/grlgq/grlgq/dataset"
 	"github.com/grlgq/grlgq/internal/demo"
+	"github.com/grlgq/grlgq/internal/demo/protocol"
 	"github.com/grlgq/grlgq/model"
 )
 
-// The demo's protocol: a stratified 70/30 split of the digit images; the
-// training images become sets of demoM random same-class digits; test
-// accuracy is given for sets of demoM test digits and for single test
-// digits (θ_1, as the paper's MNIST experiment).
+// The demo's protocol is package internal/demo/protocol.
 const (
-	maxDemoM     = 100 // -m: a class has about 125 training digits
-	demoM        = 10
-	demoD        = 4
-	demoTestFrac = 0.3
+	maxDemoM = protocol.MaxM
+	demoM    = protocol.M
 )
 
-func demoDefaults() model.Config {
-	return model.Config{SubspaceDim: demoD, PrototypesPerClass: 3, Epochs: 30, Eta: 0.05, Gamma: 1e-4, Init: model.InitSample}
-}
+func demoDefaults() model.Config { return protocol.Config() }
 
 func runDemo(ctx context.Context, e *env, args []string) error {
 	fs := newFlagSet("demo")
@@ -87,28 +80,11 @@ func runDemo(ctx context.Context, e *env, args []string) error {
 		text = e.stdout
 	}
 	t0 := time.Now()
-	ds, err := demoDataset()
-	if err != nil {
-		return err
-	}
-	all := make([]int, len(ds.Images))
-	for i := range all {
-		all[i] = i
-	}
-	trainIdx, testIdx, err := dataset.Holdout(ds.Labels, all, demoTestFrac, cfg.Seed)
-	if err != nil {
-		return err
-	}
-	// Test and training images are disjoint; test sets use their own
-	// shuffle (seed+1) so they are not the training grouping's twins.
-	train, err := dataset.GroupSubspaces(ds, trainIdx, dataset.GroupOptions{M: m, D: cfg.SubspaceDim, Seed: cfg.Seed, Workers: cfg.Workers})
+	data, err := protocol.Prepare(m, cfg.SubspaceDim, cfg.Seed, cfg.Workers)
 	if err != nil {
 		return setError(err, cfg.SubspaceDim)
 	}
-	testSets, err := dataset.GroupSubspaces(ds, testIdx, dataset.GroupOptions{M: m, D: cfg.SubspaceDim, Seed: cfg.Seed + 1, Workers: cfg.Workers})
-	if err != nil {
-		return setError(err, cfg.SubspaceDim)
-	}
+	ds, trainIdx, testIdx, train, testSets := data.Digits, data.TrainIdx, data.TestIdx, data.Train, data.TestSets
 	cfg.ClassNames = ds.Classes
 
 	fmt.Fprintf(text, "GRLGQ demo: handwritten digits as image sets, classified by prototype subspaces\n\n")
@@ -132,7 +108,7 @@ func runDemo(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	setScore := score(mod.NumClasses(), setSamples.labels, setPred)
+	setScore := scorePredictions(mod.NumClasses(), setSamples.labels, setPred)
 	imgSamples := &samples{kind: "image", ds: ds, images: testIdx}
 	for _, i := range testIdx {
 		imgSamples.labels = append(imgSamples.labels, ds.Labels[i])
@@ -143,12 +119,10 @@ func runDemo(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	imgScore := score(mod.NumClasses(), imgSamples.labels, imgPred)
+	imgScore := scorePredictions(mod.NumClasses(), imgSamples.labels, imgPred)
 
 	// The untrained baseline: class-wise PCA prototypes, λ = 1/d.
-	bcfg := cfg
-	bcfg.Init, bcfg.PrototypesPerClass, bcfg.Relevance = model.InitPCA, 1, model.RelevanceNone
-	base, err := model.Init(bcfg, train.Subs, train.Labels)
+	base, err := data.Baseline(cfg)
 	if err != nil {
 		return fmt.Errorf("baseline: %w", err)
 	}
@@ -157,7 +131,7 @@ func runDemo(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	baseScore := score(base.NumClasses(), imgSamples.labels, basePred)
+	baseScore := scorePredictions(base.NumClasses(), imgSamples.labels, basePred)
 
 	var pics []string
 	if plots != "" {
@@ -180,12 +154,12 @@ func runDemo(ctx context.Context, e *env, args []string) error {
 	wall := time.Since(t0)
 	if asJSON {
 		return writeJSON(e.stdout, map[string]any{
-			"accuracy":                jnum(imgScore.accuracy()),
-			"image_accuracy":          jnum(imgScore.accuracy()),
-			"set_accuracy":            jnum(setScore.accuracy()),
-			"baseline_image_accuracy": jnum(baseScore.accuracy()),
-			"n_test_images":           imgScore.n,
-			"n_test_sets":             setScore.n,
+			"accuracy":                jnum(imgScore.Accuracy()),
+			"image_accuracy":          jnum(imgScore.Accuracy()),
+			"set_accuracy":            jnum(setScore.Accuracy()),
+			"baseline_image_accuracy": jnum(baseScore.Accuracy()),
+			"n_test_images":           imgScore.N,
+			"n_test_sets":             setScore.N,
 			"n_train_sets":            train.Len(),
 			"m":                       m,
 			"subspace_dim":            mod.SubspaceDim(),
@@ -198,9 +172,9 @@ func runDemo(ctx context.Context, e *env, args []string) error {
 		})
 	}
 	fmt.Fprintf(text, "\ntest accuracy\n")
-	fmt.Fprintf(text, "  sets of %d digits   %s  (%d/%d; distance Σ λ_k θ_k²)\n", m, pct(setScore.accuracy()), setScore.correct, setScore.n)
-	fmt.Fprintf(text, "  single digits      %s  (%d/%d; distance θ_1², as the paper's MNIST test)\n", pct(imgScore.accuracy()), imgScore.correct, imgScore.n)
-	fmt.Fprintf(text, "  untrained baseline %s  (single digits; class-wise PCA prototypes, λ = 1/d)\n\n", pct(baseScore.accuracy()))
+	fmt.Fprintf(text, "  sets of %d digits   %s  (%d/%d; distance Σ λ_k θ_k²)\n", m, pct(setScore.Accuracy()), setScore.Correct, setScore.N)
+	fmt.Fprintf(text, "  single digits      %s  (%d/%d; distance θ_1², as the paper's MNIST test)\n", pct(imgScore.Accuracy()), imgScore.Correct, imgScore.N)
+	fmt.Fprintf(text, "  untrained baseline %s  (single digits; class-wise PCA prototypes, λ = 1/d)\n\n", pct(baseScore.Accuracy()))
 	relevanceText(text, mod)
 	for _, p := range pics {
 		fmt.Fprintf(text, "plot       %s\n", p)
@@ -211,25 +185,4 @@ func runDemo(ctx context.Context, e *env, args []string) error {
 	fmt.Fprintf(text, "\ndone in %s (training %s, %d CPU(s)). Next: grlgq demo -export-data digits.csv.gz, then grlgq train / eval / explain on it.\n",
 		roundDur(wall), roundDur(res.wall), runtime.GOMAXPROCS(0))
 	return nil
-}
-
-// demoDataset wraps the embedded digits as a data set.
-func demoDataset() (*dataset.Dataset, error) {
-	x, y, err := demo.Digits()
-	if err != nil {
-		return nil, err
-	}
-	ds := &dataset.Dataset{
-		Source:  "embedded UCI digits",
-		Classes: []string{"0", "1", "2", "3", "4", "5", "6", "7", "8", "9"},
-		Labels:  y,
-		Dim:     demo.DigitWidth * demo.DigitHeight,
-		Width:   demo.DigitWidth,
-		Height:  demo.DigitHeight,
-		Images:  x,
-	}
-	if err := ds.Validate(); err != nil {
-		return nil, err
-	}
-	return ds, nil
 }

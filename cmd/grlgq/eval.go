@@ -11,6 +11,7 @@ import (
 	"github.com/grlgq/grlgq/dataset"
 	"github.com/grlgq/grlgq/internal/plot"
 	"github.com/grlgq/grlgq/model"
+	"github.com/grlgq/grlgq/score"
 )
 
 // modelFlags are the flags of the commands that apply a saved model.
@@ -101,40 +102,15 @@ func predictAll(ctx context.Context, mod *model.Model, s *samples, workers int) 
 	return out, nil
 }
 
-// scores are the accuracy figures of predictions against true labels.
-type scores struct {
-	n, correct, rejected int
-	perClass             []classScore
-	confusion            [][]int // [true][predicted], predicted == C: rejected
-}
-
-type classScore struct {
-	n, correct int
-}
-
-func score(classes int, truth []int, pred []model.Prediction) *scores {
-	s := &scores{perClass: make([]classScore, classes), confusion: make([][]int, classes)}
-	for c := range s.confusion {
-		s.confusion[c] = make([]int, classes+1)
+// scorePredictions counts pred against the model's true classes truth
+// (package score).
+func scorePredictions(classes int, truth []int, pred []model.Prediction) *score.Scores {
+	labels := make([]int, len(pred))
+	for i, p := range pred {
+		labels[i] = p.Label
 	}
-	for i, t := range truth {
-		s.n++
-		l := pred[i].Label
-		if l < 0 {
-			s.rejected++
-			l = classes
-		}
-		s.confusion[t][l]++
-		s.perClass[t].n++
-		if pred[i].Label == t {
-			s.correct++
-			s.perClass[t].correct++
-		}
-	}
-	return s
+	return score.Count(classes, truth, labels)
 }
-
-func (s *scores) accuracy() float64 { return float64(s.correct) / float64(max(s.n, 1)) }
 
 func runEval(ctx context.Context, e *env, args []string) error {
 	fs := newFlagSet("eval")
@@ -177,9 +153,9 @@ func runEval(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	sc := score(mod.NumClasses(), s.labels, pred)
+	sc := scorePredictions(mod.NumClasses(), s.labels, pred)
 	if pic != "" {
-		if err := savePlot(g, pic, plot.Confusion(modelClasses(mod), sc.confusion), *plotFmt); err != nil {
+		if err := savePlot(g, pic, plot.Confusion(modelClasses(mod), sc.Confusion), *plotFmt); err != nil {
 			return err
 		}
 		if err := g.commit(); err != nil {
@@ -215,29 +191,29 @@ type classJSON struct {
 	Accuracy jnum   `json:"accuracy"`
 }
 
-func evalJSON(m *model.Model, s *samples, sc *scores) map[string]any {
+func evalJSON(m *model.Model, s *samples, sc *score.Scores) map[string]any {
 	names := modelClasses(m)
-	per := make([]classJSON, len(sc.perClass))
-	for c, p := range sc.perClass {
+	per := make([]classJSON, len(sc.PerClass))
+	for c, p := range sc.PerClass {
 		acc := jnum(nan())
-		if p.n > 0 {
-			acc = jnum(float64(p.correct) / float64(p.n))
+		if p.N > 0 {
+			acc = jnum(float64(p.Correct) / float64(p.N))
 		}
-		per[c] = classJSON{Class: names[c], N: p.n, Correct: p.correct, Accuracy: acc}
+		per[c] = classJSON{Class: names[c], N: p.N, Correct: p.Correct, Accuracy: acc}
 	}
-	conf := make([][]int, len(sc.confusion))
-	for c, row := range sc.confusion {
+	conf := make([][]int, len(sc.Confusion))
+	for c, row := range sc.Confusion {
 		conf[c] = row[:len(row)-1]
 	}
-	rej := make([]int, len(sc.confusion))
-	for c, row := range sc.confusion {
+	rej := make([]int, len(sc.Confusion))
+	for c, row := range sc.Confusion {
 		rej[c] = row[len(row)-1]
 	}
 	return map[string]any{
-		"accuracy":          jnum(sc.accuracy()),
-		"n":                 sc.n,
-		"correct":           sc.correct,
-		"rejected":          sc.rejected,
+		"accuracy":          jnum(sc.Accuracy()),
+		"n":                 sc.N,
+		"correct":           sc.Correct,
+		"rejected":          sc.Rejected,
 		"samples":           s.kind,
 		"classes":           names,
 		"per_class":         per,
@@ -250,16 +226,16 @@ func evalJSON(m *model.Model, s *samples, sc *scores) map[string]any {
 	}
 }
 
-func printEval(w io.Writer, m *model.Model, s *samples, sc *scores) {
+func printEval(w io.Writer, m *model.Model, s *samples, sc *score.Scores) {
 	fmt.Fprintf(w, "data      %s\n", describe(s.ds))
 	if sk := skippedNames(s); len(sk) > 0 {
 		fmt.Fprintf(w, "skipped   %d set(s) that cannot give a d=%d subspace: %s\n", len(sk), m.SubspaceDim(), strings.Join(sk, ", "))
 	}
 	fmt.Fprintf(w, "model     %d prototypes, D=%d, d=%d, %d classes, %d epochs\n", m.NumPrototypes(), m.Dim(), m.SubspaceDim(), m.NumClasses(), m.Epochs())
 	kind := map[string]string{"image": "single images (distance θ_1²)", "set": "image sets (distance Σ λ_k θ_k²)", "basis": "bases (distance Σ λ_k θ_k²)"}[s.kind]
-	fmt.Fprintf(w, "accuracy  %s (%d of %d %s)", pct(sc.accuracy()), sc.correct, sc.n, kind)
-	if sc.rejected > 0 {
-		fmt.Fprintf(w, ", %d rejected", sc.rejected)
+	fmt.Fprintf(w, "accuracy  %s (%d of %d %s)", pct(sc.Accuracy()), sc.Correct, sc.N, kind)
+	if sc.Rejected > 0 {
+		fmt.Fprintf(w, ", %d rejected", sc.Rejected)
 	}
 	fmt.Fprintln(w)
 	names := modelClasses(m)
@@ -268,15 +244,15 @@ func printEval(w io.Writer, m *model.Model, s *samples, sc *scores) {
 		wn = max(wn, len(n))
 	}
 	fmt.Fprintln(w, "\nper class:")
-	for c, p := range sc.perClass {
-		if p.n == 0 {
+	for c, p := range sc.PerClass {
+		if p.N == 0 {
 			continue
 		}
-		fmt.Fprintf(w, "  %-*s %8s  (%d/%d)\n", wn, names[c], pct(float64(p.correct)/float64(p.n)), p.correct, p.n)
+		fmt.Fprintf(w, "  %-*s %8s  (%d/%d)\n", wn, names[c], pct(float64(p.Correct)/float64(p.N)), p.Correct, p.N)
 	}
 	fmt.Fprintln(w, "\nconfusion matrix (rows: true class, columns: predicted):")
 	cw := 4
-	for _, row := range sc.confusion {
+	for _, row := range sc.Confusion {
 		for _, v := range row {
 			cw = max(cw, len(fmt.Sprint(v))+1)
 		}
@@ -291,16 +267,16 @@ func printEval(w io.Writer, m *model.Model, s *samples, sc *scores) {
 		}
 		fmt.Fprintf(w, "%*s", cw, n)
 	}
-	if sc.rejected > 0 {
+	if sc.Rejected > 0 {
 		fmt.Fprintf(w, "%*s", cw+1, "rej.")
 	}
 	fmt.Fprintln(w)
-	for c, row := range sc.confusion {
+	for c, row := range sc.Confusion {
 		fmt.Fprintf(w, "  %-*s", wn, names[c])
 		for _, v := range row[:len(row)-1] {
 			fmt.Fprintf(w, "%*d", cw, v)
 		}
-		if sc.rejected > 0 {
+		if sc.Rejected > 0 {
 			fmt.Fprintf(w, "%*d", cw+1, row[len(row)-1])
 		}
 		fmt.Fprintln(w)

@@ -46,21 +46,17 @@ func runPredict(ctx context.Context, e *env, args []string) error {
 	}
 	if f.asJSON {
 		out := make([]predictionJSON, len(pred))
-		correct := 0
 		for i, p := range pred {
 			j := predictionJSON{Index: i, Name: s.names[i], True: s.ds.Classes[s.data[i]], Label: className(mod, p.Label), Class: p.Label,
 				Rejected: p.Rejected, Margin: jnum(p.Margin), Nearest: p.Nearest, Distances: jnums(p.Distances), Probabilities: jnums(p.Probabilities)}
 			ok := p.Label >= 0 && p.Label == s.labels[i]
 			j.Correct = &ok
-			if ok {
-				correct++
-			}
 			out[i] = j
 		}
 		return writeJSON(e.stdout, map[string]any{
 			"predictions":      out,
 			"n":                len(out),
-			"correct":          correct,
+			"correct":          scorePredictions(mod.NumClasses(), s.labels, pred).Correct,
 			"samples":          s.kind,
 			"classes":          modelClasses(mod),
 			"prototype_labels": mod.Labels(),
@@ -78,18 +74,15 @@ func runPredict(ctx context.Context, e *env, args []string) error {
 	}
 	p := mod.NumPrototypes()
 	fmt.Fprintf(w, "%-*s  %-*s  %-*s  %-7s  %s\n", wn, "sample", wl, "true", wl, "label", "margin", fmt.Sprintf("distances to the %d prototypes (classes %s)", p, protoClasses(mod)))
-	correct := 0
 	for i, pr := range pred {
 		label := className(mod, pr.Label)
 		mark := " "
-		if pr.Label >= 0 && pr.Label == s.labels[i] {
-			correct++
-		} else {
+		if pr.Label < 0 || pr.Label != s.labels[i] {
 			mark = "*"
 		}
 		fmt.Fprintf(w, "%-*s  %-*s  %-*s%s %7.4f  %s\n", wn, s.names[i], wl, s.ds.Classes[s.data[i]], wl, label, mark, pr.Margin, fmtFloats(pr.Distances, 4))
 	}
-	fmt.Fprintf(w, "%d of %d correct (* marks the others)\n", correct, len(pred))
+	fmt.Fprintf(w, "%d of %d correct (* marks the others)\n", scorePredictions(mod.NumClasses(), s.labels, pred).Correct, len(pred))
 	return nil
 }
 

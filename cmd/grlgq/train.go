@@ -244,18 +244,19 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 	if err := tn.check(fs, images, hf.copies > 0, groups); err != nil {
 		return err
 	}
-	if shift > 0 && !images {
-		return usagef(fs, "-shift %d needs -images", shift)
-	}
-	if images && (hf.copies > 0 || isSet(fs, "m") || isSet(fs, "groupings") || skipBad) {
-		return usagef(fs, "-images trains on the single images: it takes no -m, -groupings, -hard-copies or -skip-bad")
-	}
-	if sp, err := dataset.ParseSpec(df.spec); err == nil {
-		if images && (sp.Scheme == "folder" || sp.Scheme == "npy") {
-			return usagef(fs, "-images needs single-image data (idx, csv, mat): %s data are image sets or bases", sp.Scheme)
-		}
-		if hf.copies > 0 && (sp.Scheme == "folder" || sp.Scheme == "npy") {
-			return usagef(fs, "-hard-copies needs single-image data (idx, csv, mat): %s data are image sets or bases", sp.Scheme)
+	sp, _ := dataset.ParseSpec(df.spec) // parsed by df.check
+	notImages := sp.Scheme == "folder" || sp.Scheme == "npy"
+	for _, c := range []struct {
+		bad bool
+		msg string
+	}{ // the flag combinations train refuses, in this order
+		{shift > 0 && !images, fmt.Sprintf("-shift %d needs -images", shift)},
+		{images && (hf.copies > 0 || isSet(fs, "m") || isSet(fs, "groupings") || skipBad), "-images trains on the single images: it takes no -m, -groupings, -hard-copies or -skip-bad"},
+		{images && notImages, "-images needs single-image data (idx, csv, mat): " + sp.Scheme + " data are image sets or bases"},
+		{hf.copies > 0 && notImages, "-hard-copies needs single-image data (idx, csv, mat): " + sp.Scheme + " data are image sets or bases"},
+	} {
+		if c.bad {
+			return usagef(fs, "%s", c.msg)
 		}
 	}
 	// The files: inputs, then outputs, all checked before any work.
@@ -453,36 +454,26 @@ func skippedSteps(h *model.History) int {
 	return n
 }
 
-// trainingSubspaces turns ds into training subspaces: image sets as they
-// are, single images grouped into sets of m random same-class images,
-// bases as they are. It also describes what it did.
+// trainingSubspaces turns ds into training subspaces
+// (dataset.TrainingSubspaces) and describes what it did; it words the
+// checks of -d and -m for the command line first.
 func trainingSubspaces(ds *dataset.Dataset, d, m, groupings int, seed uint64, workers int, skipBad bool) (*dataset.Subspaces, string, error) {
-	var (
-		subs *dataset.Subspaces
-		err  error
-		how  string
-	)
+	var how string
 	switch {
 	case ds.Bases != nil:
 		if d != ds.SubDim {
 			return nil, "", fmt.Errorf("%s holds bases of d=%d; -d %d must match (or leave -d out)", ds.Source, ds.SubDim, d)
 		}
-		subs, err = dataset.BasisSubspaces(ds, nil)
 		how = fmt.Sprintf("%d precomputed bases, d=%d", len(ds.Bases), d)
 	case ds.Sets != nil:
-		subs, err = dataset.SetSubspaces(ds, nil, dataset.SetOptions{D: d, SkipBad: skipBad, Workers: workers})
 		how = fmt.Sprintf("one subspace per image set, d=%d", d)
 	default:
 		if m < d {
 			return nil, "", fmt.Errorf("sets of m=%d images cannot span d=%d dimensions: raise -m or lower -d", m, d)
 		}
-		all := make([]int, len(ds.Images))
-		for i := range all {
-			all[i] = i
-		}
-		subs, err = dataset.GroupSubspaces(ds, all, dataset.GroupOptions{M: m, D: d, Groupings: groupings, Seed: seed, SkipBad: skipBad, Workers: workers})
 		how = fmt.Sprintf("sets of m=%d random same-class images (%d grouping(s)), d=%d", m, groupings, d)
 	}
+	subs, err := dataset.TrainingSubspaces(ds, dataset.TrainingOptions{D: d, M: m, Groupings: groupings, Seed: seed, SkipBad: skipBad, Workers: workers})
 	if err != nil {
 		return nil, "", setError(err, d)
 	}

@@ -1,15 +1,97 @@
-// Package folds holds the one rule of stratified k-fold splitting that
-// dataset (the paper protocols' splits) and selection (cross-validation)
-// share: each class is shuffled and dealt to the folds in turn, continuing
-// where the previous class stopped, so fold sizes differ by at most one and
-// every fold keeps the class proportions. Callers validate their inputs and
-// choose the random stream; this package only deals.
+// Package folds is the one home of the stratified splitting rules that
+// dataset (the paper protocols' splits, the demo's holdout), selection
+// (cross-validation) and model (the validation part of early stopping)
+// share. Every rule works class by class on ByClass's lists and draws from
+// the caller's random stream: each caller keeps its own seed and PCG stream
+// (so its splits stay what they were) and its own checks of the arguments
+// (a caller's policy, e.g. selection refusing a class smaller than k);
+// this package only shuffles, deals and counts.
+//
+// The rules:
+//
+//   - k-fold (Deal, Parts): each class is shuffled and dealt to folds 0, 1,
+//     ..., k-1, 0, ... in turn, continuing where the previous class stopped,
+//     so fold sizes differ by at most one and every fold keeps the class
+//     proportions. The k-folds of dataset and selection need 2 <= k and
+//     every class 0..max(label) to have at least k items (TooSmall finds
+//     the first that has not), so that every fold holds every class and no
+//     fold is empty. Deal itself accepts any input: a class smaller than k
+//     misses some folds, and with k > n some folds are empty (Parts returns
+//     nil held parts for them).
+//   - fixed counts per class (Take with PerClass): the first count items of
+//     each shuffled class are taken, the others left; a class with no more
+//     than count items is taken whole.
+//   - fraction per class (Take with Fraction): each class of n >= 2 items
+//     gives round(fraction·n) items (math.Round: halves away from zero),
+//     at least 1 and at most n−1, so every class of two or more items is in
+//     both parts; a class of one item is never taken. A fraction <= 0 takes
+//     nothing.
+//
+// Shuffles are Fisher–Yates from the last item down (one draw per item but
+// the first), classes in ascending label order, one stream over the classes.
+// A *rand.Rand is a Shuffler; model.ValidationSplit passes Lemire, the
+// spelled-out shuffle of model.Permutation, so that its runs stay
+// reproducible by other implementations (rand.Rand's Shuffle masks powers
+// of two instead: other numbers from the same stream).
+//
+// Every function returns new slices; the caller's lists are not changed.
 package folds
 
 import (
+	"math"
+	"math/bits"
 	"math/rand/v2"
 	"slices"
 )
+
+// Shuffler is the random stream of a split: *rand.Rand, or any source with
+// a Fisher–Yates Shuffle.
+type Shuffler interface {
+	Shuffle(n int, swap func(i, j int))
+}
+
+var _ Shuffler = (*rand.Rand)(nil)
+
+// Lemire returns the Fisher–Yates shuffle over src that model.Permutation
+// documents: for i = n−1 down to 1, swap i with the high word of
+// src.Uint64()·(i+1), redrawn while the low word is below
+// (2⁶⁴ − (i+1)) mod (i+1).
+func Lemire(src *rand.PCG) Shuffler { return lemire{src} }
+
+type lemire struct{ src *rand.PCG }
+
+func (l lemire) Shuffle(n int, swap func(i, j int)) {
+	for i := n - 1; i > 0; i-- {
+		k := uint64(i + 1)
+		hi, lo := bits.Mul64(l.src.Uint64(), k)
+		if lo < k {
+			thresh := -k % k
+			for lo < thresh {
+				hi, lo = bits.Mul64(l.src.Uint64(), k)
+			}
+		}
+		swap(i, int(hi))
+	}
+}
+
+// ByClass lists the indices of each class 0..max(labels) in ascending
+// order (a class with no item has an empty list). It panics on a negative
+// label: callers check their labels first and report them in their own
+// words.
+func ByClass(labels []int) [][]int {
+	k := 0
+	for _, l := range labels {
+		if l < 0 {
+			panic("folds: negative label")
+		}
+		k = max(k, l+1)
+	}
+	c := make([][]int, k)
+	for i, l := range labels {
+		c[l] = append(c[l], i)
+	}
+	return c
+}
 
 // Deal assigns n items to k folds: byClass[c] lists the items of class c
 // (each item in exactly one list); each list is shuffled with rng (a copy:
@@ -29,6 +111,18 @@ func Deal(n int, byClass [][]int, k int, rng *rand.Rand) (fold []int) {
 	return fold
 }
 
+// TooSmall returns the first class of byClass with fewer than k items
+// (an empty class included), and its size; class is -1 when every class
+// has k or more.
+func TooSmall(byClass [][]int, k int) (class, size int) {
+	for c, idx := range byClass {
+		if len(idx) < k {
+			return c, len(idx)
+		}
+	}
+	return -1, 0
+}
+
 // Parts returns, for each of the k folds, the items in it (held out) and
 // the others (trained on), both ascending.
 func Parts(fold []int, k int) (held, rest [][]int) {
@@ -43,4 +137,43 @@ func Parts(fold []int, k int) (held, rest [][]int) {
 		}
 	}
 	return held, rest
+}
+
+// Count is how many of a class's n items Take takes.
+type Count func(n int) int
+
+// PerClass takes count items of every class, or the whole class when it
+// has no more (callers that need a test item in every class check first).
+func PerClass(count int) Count {
+	return func(n int) int { return min(max(count, 0), n) }
+}
+
+// Fraction takes round(fraction·n) items of a class of n >= 2, at least 1
+// and at most n−1; nothing of a class of one item, nothing when
+// fraction <= 0 (or NaN).
+func Fraction(fraction float64) Count {
+	return func(n int) int {
+		if !(fraction > 0) || n < 2 {
+			return 0
+		}
+		return min(max(int(math.Round(fraction*float64(n))), 1), n-1)
+	}
+}
+
+// Take shuffles each class's list with rng (a copy: byClass is not
+// changed) and takes its first count(len) items; taken and rest are the
+// items taken and the others, both ascending. Every class is shuffled
+// whatever its count, so one class's count does not change the draws of
+// the next.
+func Take(byClass [][]int, count Count, rng Shuffler) (taken, rest []int) {
+	for _, idx := range byClass {
+		p := slices.Clone(idx)
+		rng.Shuffle(len(p), func(i, j int) { p[i], p[j] = p[j], p[i] })
+		nt := count(len(p))
+		taken = append(taken, p[:nt]...)
+		rest = append(rest, p[nt:]...)
+	}
+	slices.Sort(taken)
+	slices.Sort(rest)
+	return taken, rest
 }

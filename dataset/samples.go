@@ -1,0 +1,152 @@
+package dataset
+
+import "fmt"
+
+// TrainingOptions controls TrainingSubspaces.
+type TrainingOptions struct {
+	// D is the subspace dimension d (>= 1); for bases it must be theirs.
+	D int
+	// M is the number of images per set of single-image data (M >= D).
+	M int
+	// Groupings of single-image data (GroupOptions.Groupings; 0 means 1).
+	Groupings int
+	// Seed of the grouping of single-image data.
+	Seed uint64
+	// SkipBad leaves out what cannot become a d-dimensional subspace
+	// (SetOptions.SkipBad, GroupOptions.SkipBad).
+	SkipBad bool
+	// Workers computing SVDs in parallel; 0 means GOMAXPROCS.
+	Workers int
+}
+
+// TrainingSubspaces turns the whole of ds into training subspaces, the
+// way each kind of data is trained on: image sets one subspace each
+// (SetSubspaces), single images grouped into sets of opt.M random
+// same-class images (GroupSubspaces, opt.Groupings times), bases as they
+// are (BasisSubspaces). Its errors are theirs, and a wrong opt.D or opt.M.
+func TrainingSubspaces(ds *Dataset, opt TrainingOptions) (*Subspaces, error) {
+	switch {
+	case ds.Bases != nil:
+		if opt.D != ds.SubDim {
+			return nil, fmt.Errorf("dataset: %s holds bases of d=%d, not %d", ds.Source, ds.SubDim, opt.D)
+		}
+		return BasisSubspaces(ds, nil)
+	case ds.Sets != nil:
+		return SetSubspaces(ds, nil, SetOptions{D: opt.D, SkipBad: opt.SkipBad, Workers: opt.Workers})
+	default:
+		if opt.M < opt.D {
+			return nil, fmt.Errorf("dataset: sets of m=%d images cannot span d=%d dimensions", opt.M, opt.D)
+		}
+		return GroupSubspaces(ds, allItems(len(ds.Images)), GroupOptions{M: opt.M, D: opt.D, Groupings: opt.Groupings, Seed: opt.Seed, SkipBad: opt.SkipBad, Workers: opt.Workers})
+	}
+}
+
+// Kinds of Samples.
+const (
+	SampleImage = "image" // single images (a model's θ_1 distance)
+	SampleSet   = "set"   // image sets, or groups of images, as subspaces
+	SampleBasis = "basis" // precomputed bases
+)
+
+// Samples are the items a trained classifier is applied to (see
+// TestSamples).
+type Samples struct {
+	Kind   string     // SampleImage, SampleSet or SampleBasis
+	Images []int      // SampleImage: indices into the data set's Images
+	Subs   *Subspaces // SampleSet and SampleBasis
+	Labels []int      // the data set's class of each sample
+	Names  []string   // "image 17", a set's name, ...
+}
+
+// Len returns the number of samples.
+func (s *Samples) Len() int { return len(s.Names) }
+
+// TestOptions controls TestSamples.
+type TestOptions struct {
+	// D is the classifier's subspace dimension; for bases it must be theirs.
+	D int
+	// M > 0 groups single images into sets of M random same-class images
+	// (GroupSubspaces, seeded by Seed) instead of testing them one by one.
+	M    int
+	Seed uint64
+	// SkipBad and Workers as in SetOptions.
+	SkipBad bool
+	Workers int
+}
+
+// TestSamples turns the whole of ds into the samples a classifier of
+// d-dimensional subspaces is tested on: single images for image data
+// (unless opt.M > 0 groups them into sets), one subspace per image set for
+// folder data, the bases of npy data.
+func TestSamples(ds *Dataset, opt TestOptions) (*Samples, error) {
+	s := &Samples{}
+	switch {
+	case ds.Bases != nil:
+		if ds.SubDim != opt.D {
+			return nil, fmt.Errorf("dataset: %s holds bases of d=%d, not %d", ds.Source, ds.SubDim, opt.D)
+		}
+		subs, err := BasisSubspaces(ds, nil)
+		if err != nil {
+			return nil, err
+		}
+		s.Kind, s.Subs = SampleBasis, subs
+	case ds.Sets != nil:
+		subs, err := SetSubspaces(ds, nil, SetOptions{D: opt.D, Workers: opt.Workers, SkipBad: opt.SkipBad})
+		if err != nil {
+			return nil, err
+		}
+		s.Kind, s.Subs = SampleSet, subs
+	case opt.M > 0:
+		subs, err := GroupSubspaces(ds, allItems(len(ds.Images)), GroupOptions{M: opt.M, D: opt.D, Seed: opt.Seed, Workers: opt.Workers, SkipBad: opt.SkipBad})
+		if err != nil {
+			return nil, err
+		}
+		s.Kind, s.Subs = SampleSet, subs
+	default:
+		s.Kind = SampleImage
+		for i := range ds.Images {
+			s.Images = append(s.Images, i)
+			s.Labels = append(s.Labels, ds.Labels[i])
+			s.Names = append(s.Names, fmt.Sprintf("image %d", i))
+		}
+	}
+	if s.Subs != nil {
+		s.Labels, s.Names = s.Subs.Labels, s.Subs.Names
+	}
+	return s, nil
+}
+
+// ClassMap maps the data set's classes to the classes of a classifier
+// whose class c is named names[c] ("" when it has no name): by name when
+// some class has a name, else by index (class i of the data is class i of
+// the classifier). out[i] is the classifier's class of ds.Classes[i], -1
+// when the classifier does not know it.
+func (ds *Dataset) ClassMap(names []string) []int {
+	byName := map[string]int{}
+	for c, n := range names {
+		if n != "" {
+			byName[n] = c
+		}
+	}
+	out := make([]int, len(ds.Classes))
+	for i, n := range ds.Classes {
+		out[i] = -1
+		if len(byName) > 0 {
+			if c, ok := byName[n]; ok {
+				out[i] = c
+			}
+		} else if i < len(names) {
+			out[i] = i
+		}
+	}
+	return out
+}
+
+// allItems returns 0, 1, ..., n-1.
+func allItems(n int) []int {
+	all := make([]int, n)
+	for i := range all {
+		all[i] = i
+	}
+	return all
+}

@@ -1,0 +1,72 @@
+package dataset
+
+import (
+	"reflect"
+	"testing"
+)
+
+func TestTrainingAndTestSamples(t *testing.T) {
+	// Image sets: one subspace per set, for training and testing alike.
+	ds := synthSets([]int{4, 5, 4, 6}, 2)
+	tr, err := TrainingSubspaces(ds, TrainingOptions{D: 2})
+	if err != nil || tr.Len() != 4 || tr.Subs[0].D() != 2 {
+		t.Fatalf("sets: %v %v", tr, err)
+	}
+	ts, err := TestSamples(ds, TestOptions{D: 2})
+	if err != nil || ts.Kind != SampleSet || ts.Len() != 4 || !reflect.DeepEqual(ts.Labels, tr.Labels) || ts.Images != nil {
+		t.Fatalf("test sets: %+v %v", ts, err)
+	}
+	// Single images: grouped for training (the same groups as
+	// GroupSubspaces), one by one or grouped for testing.
+	img := &Dataset{Source: "img", Dim: ds.Dim, Classes: ds.Classes, Images: ds.Images, Labels: ds.Labels}
+	tr, err = TrainingSubspaces(img, TrainingOptions{D: 2, M: 3, Groupings: 2, Seed: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _ := GroupSubspaces(img, allItems(len(img.Images)), GroupOptions{M: 3, D: 2, Groupings: 2, Seed: 5})
+	if !reflect.DeepEqual(tr.Sources, want.Sources) || !reflect.DeepEqual(tr.Names, want.Names) {
+		t.Fatalf("groups %v, want %v", tr.Sources, want.Sources)
+	}
+	if _, err := TrainingSubspaces(img, TrainingOptions{D: 4, M: 3}); err == nil {
+		t.Fatal("m < d: no error")
+	}
+	ts, err = TestSamples(img, TestOptions{D: 2})
+	if err != nil || ts.Kind != SampleImage || ts.Len() != len(img.Images) || ts.Names[3] != "image 3" || ts.Images[3] != 3 || ts.Labels[3] != img.Labels[3] {
+		t.Fatalf("test images: %+v %v", ts, err)
+	}
+	ts, err = TestSamples(img, TestOptions{D: 2, M: 3, Seed: 5})
+	if err != nil || ts.Kind != SampleSet || ts.Subs == nil || ts.Len() != ts.Subs.Len() {
+		t.Fatalf("test groups: %+v %v", ts, err)
+	}
+	// Bases: their d only.
+	b := &Dataset{Source: "b", Classes: []string{"0", "1"}, Labels: []int{1, 0}, Dim: 3, SubDim: 2,
+		Bases: [][]float64{twoBases()[:6], twoBases()[6:]}}
+	if _, err := TrainingSubspaces(b, TrainingOptions{D: 1}); err == nil {
+		t.Fatal("bases of d=2 with D 1: no error")
+	}
+	ts, err = TestSamples(b, TestOptions{D: 2})
+	if err != nil || ts.Kind != SampleBasis || !reflect.DeepEqual(ts.Labels, []int{1, 0}) {
+		t.Fatalf("test bases: %+v %v", ts, err)
+	}
+	if _, err := TestSamples(b, TestOptions{D: 1}); err == nil {
+		t.Fatal("test bases of d=2 with D 1: no error")
+	}
+}
+
+func TestClassMap(t *testing.T) {
+	ds := &Dataset{Classes: []string{"cat", "dog", "eel"}}
+	for _, c := range []struct {
+		names []string
+		want  []int
+	}{
+		{[]string{"dog", "cat"}, []int{1, 0, -1}},  // by name
+		{[]string{"", "eel"}, []int{-1, -1, 1}},    // one name is enough to map by name
+		{[]string{"", ""}, []int{0, 1, -1}},        // no names: by index
+		{nil, []int{-1, -1, -1}},                   // no classes
+		{[]string{"", "", "", ""}, []int{0, 1, 2}}, // more classes than the data
+	} {
+		if got := ds.ClassMap(c.names); !reflect.DeepEqual(got, c.want) {
+			t.Errorf("ClassMap(%q) = %v, want %v", c.names, got, c.want)
+		}
+	}
+}
