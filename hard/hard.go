@@ -8,7 +8,6 @@ import (
 	"slices"
 	"sort"
 
-	"github.com/grlgq/grlgq/linalg"
 	"github.com/grlgq/grlgq/model"
 	"github.com/grlgq/grlgq/subspace"
 )
@@ -278,20 +277,17 @@ func hardGroups(imgs [][]float64, y []int, mus []float64, comp []int, d int, opt
 	if len(groups) == 0 {
 		return nil, nil, nhard, nil
 	}
-	dim := len(imgs[0])
-	conv, err := subspace.NewConverter(dim, opt.M, d)
+	conv, err := subspace.NewConverter(len(imgs[0]), opt.M, d)
 	if err != nil {
 		return nil, nil, 0, err
 	}
-	x := linalg.NewDense(dim, opt.M)
 	out := make([]*subspace.Subspace, len(groups))
+	set := make([][]float64, opt.M)
 	for g, ids := range groups {
 		for j, i := range ids {
-			for r, v := range imgs[i] {
-				x.Data[r*x.Stride+j] = v
-			}
+			set[j] = imgs[i]
 		}
-		if out[g], err = conv.FromSet(x); err != nil {
+		if out[g], err = conv.FromImages(set); err != nil {
 			return nil, nil, 0, fmt.Errorf("hard: set %d of class %d: %w", g, glabels[g], err)
 		}
 	}

@@ -12,8 +12,8 @@ import (
 	"time"
 
 	"github.com/grlgq/grlgq/dataset"
-	"github.com/grlgq/grlgq/linalg"
 	"github.com/grlgq/grlgq/model"
+	"github.com/grlgq/grlgq/score"
 	"github.com/grlgq/grlgq/subspace"
 )
 
@@ -140,44 +140,22 @@ func groupSubspaces(imgs [][]float64, y []int, idx []int, classes, m, d int, rng
 	if len(groups) == 0 {
 		return nil, nil, fmt.Errorf("paper: no class has %d images to group", m)
 	}
-	dim := len(imgs[groups[0][0]])
-	conv, err := subspace.NewConverter(dim, m, d)
+	conv, err := subspace.NewConverter(len(imgs[groups[0][0]]), m, d)
 	if err != nil {
 		return nil, nil, err
 	}
-	x := linalg.NewDense(dim, m)
 	out := make([]*subspace.Subspace, len(groups))
 	for g, ids := range groups {
-		setColumns(x, imgs, ids)
-		if out[g], err = conv.FromSet(x); err != nil {
+		if out[g], err = conv.FromImages(pick(imgs, ids)); err != nil {
 			return nil, nil, fmt.Errorf("paper: group %d of class %d: %w", g, labels[g], err)
 		}
 	}
 	return out, labels, nil
 }
 
-// setColumns writes images imgs[ids[j]] into column j of x.
-func setColumns(x *linalg.Dense, imgs [][]float64, ids []int) {
-	for j, i := range ids {
-		for r, v := range imgs[i] {
-			x.Data[r*x.Stride+j] = v
-		}
-	}
-}
-
 // setSubspace returns the d-dimensional subspace of the image set imgs.
 func setSubspace(imgs [][]float64, d int) (*subspace.Subspace, error) {
-	ids := make([]int, len(imgs))
-	for i := range ids {
-		ids[i] = i
-	}
-	conv, err := subspace.NewConverter(len(imgs[0]), len(imgs), d)
-	if err != nil {
-		return nil, err
-	}
-	x := linalg.NewDense(len(imgs[0]), len(imgs))
-	setColumns(x, imgs, ids)
-	return conv.FromSet(x)
+	return subspace.FromImages(imgs, d)
 }
 
 // imageAccuracy returns the fraction of the images imgs[idx] (labels y)
@@ -192,21 +170,19 @@ func imageAccuracy(m *model.Model, imgs [][]float64, y []int, idx []int, w int) 
 	dim := m.Dim()
 	const chunk = 1024
 	labels := make([]int, min(chunk, len(idx)))
+	truth := make([]int, len(labels))
 	flat := make([]float64, len(labels)*dim)
 	correct := 0
 	for a := 0; a < len(idx); a += chunk {
 		b := min(len(idx), a+chunk)
 		for k := a; k < b; k++ {
 			copy(flat[(k-a)*dim:], imgs[idx[k]])
+			truth[k-a] = y[idx[k]]
 		}
 		if err := p.PredictImageBatch(labels, flat, dim, b-a); err != nil {
 			return 0, err
 		}
-		for k := a; k < b; k++ {
-			if labels[k-a] == y[idx[k]] {
-				correct++
-			}
-		}
+		correct += score.Correct(truth[:b-a], labels[:b-a])
 	}
 	return float64(correct) / float64(len(idx)), nil
 }
@@ -224,13 +200,7 @@ func setAccuracy(m *model.Model, x []*subspace.Subspace, y []int, w int) (float6
 	if err := p.PredictBatch(labels, x); err != nil {
 		return 0, err
 	}
-	correct := 0
-	for i, l := range labels {
-		if l == y[i] {
-			correct++
-		}
-	}
-	return float64(correct) / float64(len(x)), nil
+	return float64(score.Correct(y, labels)) / float64(len(x)), nil
 }
 
 // baselineModel returns the untrained baseline: model.Init with one
