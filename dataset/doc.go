@@ -122,7 +122,9 @@
 //
 // SetSubspaces (image-set data: ETH-80, videos), GroupSubspaces (image
 // classification: training subspaces from shuffled groups of m images of
-// one class), ImageSubspaces (test images as 1-D subspaces) and
+// one class; Groups is the one grouping rule, also used by the paper
+// protocols: every image is used, the last group of a class completed from
+// the start of its shuffle), ImageSubspaces (test images as 1-D subspaces) and
 // BasisSubspaces (npy); TrainingSubspaces and TestSamples choose among
 // them by the kind of data, as a trained classifier is trained and tested
 // on it, and Dataset.ClassMap maps the data's classes to a classifier's by

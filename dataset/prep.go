@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -99,10 +98,9 @@ type GroupOptions struct {
 
 // GroupSubspaces builds training subspaces for image-classification data
 // (MNIST, Yale B): for each class (ascending) and each grouping, the
-// class's images among items are shuffled and cut into groups of M; each
-// group is a D x M set turned into a d-dimensional subspace. Every image is
-// used once per grouping; when M does not divide a class's count, the last
-// group is completed with images from the start of the shuffle (used twice).
+// class's images among items are grouped by Groups (shuffled, cut into
+// groups of M, the last group completed with images from the start of the
+// shuffle); each group is a D x M set turned into a d-dimensional subspace.
 // A class with fewer than M images is an error (ErrTooSmall) unless
 // opt.SkipBad. Deterministic for a given seed, whatever Workers.
 func GroupSubspaces(ds *Dataset, items []int, opt GroupOptions) (*Subspaces, error) {
@@ -141,20 +139,12 @@ func GroupSubspaces(ds *Dataset, items []int, opt GroupOptions) (*Subspaces, err
 			skipped = append(skipped, Skip{Name: "class " + name, Err: err})
 			continue
 		}
+		p := make([]int, len(idx))
+		for k, i := range idx {
+			p[k] = items[i]
+		}
 		for g := range groupings {
-			p := make([]int, len(idx))
-			for k, i := range idx {
-				p[k] = items[i]
-			}
-			rng.Shuffle(len(p), func(i, j int) { p[i], p[j] = p[j], p[i] })
-			ngroups := (len(p) + opt.M - 1) / opt.M
-			for k := range ngroups {
-				var imgs []int
-				if end := (k + 1) * opt.M; end <= len(p) {
-					imgs = slices.Clone(p[k*opt.M : end])
-				} else {
-					imgs = append(slices.Clone(p[k*opt.M:]), p[:end-len(p)]...)
-				}
+			for k, imgs := range Groups(p, opt.M, rng) {
 				jn := fmt.Sprintf("class %s group %d", name, k)
 				if groupings > 1 {
 					jn = fmt.Sprintf("class %s grouping %d group %d", name, g, k)

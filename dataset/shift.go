@@ -6,7 +6,7 @@ import "fmt"
 // moved by dx pixels to the right and dy pixels down (negative: left, up),
 // the pixels that enter at the border repeating the nearest border pixel
 // (edge replication, so no artificial dark band appears). It is the
-// training-set augmentation of the Yale B protocol (internal/experiments):
+// training-set augmentation of the Yale B protocol (package paper):
 // aligned faces shifted by one pixel.
 func Shifted(img []float64, width, height, dx, dy int) ([]float64, error) {
 	if width <= 0 || height <= 0 || len(img) != width*height {

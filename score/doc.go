@@ -1,8 +1,7 @@
 // Package score counts how well predicted classes match the true ones:
 // accuracy, per-class recall and the confusion matrix, from two slices of
-// class indices. The command line's eval, predict and demo and selection's
-// cross-validation count with it (the paper protocols of
-// internal/experiments still count on their own, to be moved here); it
+// class indices. The command line's eval, predict and demo, selection's
+// cross-validation and the paper protocols (package paper) count with it; it
 // imports only the standard library and knows nothing of models or data
 // sets, so a program can score predictions it made in any way.
 //

@@ -302,7 +302,8 @@ func TestDeps(t *testing.T) {
 	}
 	forbidden := []string{
 		"github.com/grlgq/grlgq/dataset", // the loaders' root: MAT, npy, CSV, IDX
-		"github.com/grlgq/grlgq/internal/experiments",
+		"github.com/grlgq/grlgq/paper",
+		"github.com/grlgq/grlgq/hard",
 		"github.com/grlgq/grlgq/internal/reference",
 		"github.com/grlgq/grlgq/internal/plot",
 		"github.com/grlgq/grlgq/internal/demo",

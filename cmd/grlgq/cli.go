@@ -88,7 +88,7 @@ var examples = map[string]string{
 	"train": `  # MNIST: sets of 12 random same-class digits, d=12, the paper's rates
   grlgq train -data idx:train-images-idx3-ubyte.gz,train-labels-idx1-ubyte.gz -d 12 -m 12 -init pca \
       -lr 1e-4 -lr-rel 1e-7 -epochs 40 -o mnist.grlgq -plots plots/
-  # MNIST as internal/experiments trains it: sets of 48 digits plus, every epoch, 8 copies of
+  # MNIST as grlgq repro trains it: sets of 48 digits plus, every epoch, 8 copies of
   # hard sets of d=12 digits the current model misclassifies or classifies with a margin < 0.1
   grlgq train -data idx:train-images-idx3-ubyte.gz,train-labels-idx1-ubyte.gz -d 12 -m 48 -init pca \
       -lr 5e-3 -lr-rel 1e-6 -schedule step -epochs 40 -hard-copies 8 -hard-margin 0.1 -o mnist-hard.grlgq

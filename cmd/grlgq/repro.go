@@ -8,8 +8,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/grlgq/grlgq/internal/experiments"
 	"github.com/grlgq/grlgq/model"
+	"github.com/grlgq/grlgq/paper"
 )
 
 func runRepro(ctx context.Context, e *env, args []string) error {
@@ -46,14 +46,14 @@ func runRepro(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	if name == "" {
-		return usagef(fs, "which experiment? want one of %s", strings.Join(experiments.Names(), ", "))
+		return usagef(fs, "which experiment? want one of %s", strings.Join(paper.Names(), ", "))
 	}
 	known := false
-	for _, n := range experiments.Names() {
+	for _, n := range paper.Names() {
 		known = known || n == name
 	}
 	if !known {
-		return usagef(fs, "unknown experiment %q, want one of %s", name, strings.Join(experiments.Names(), ", "))
+		return usagef(fs, "unknown experiment %q, want one of %s", name, strings.Join(paper.Names(), ", "))
 	}
 	if dir == "" {
 		return usagef(fs, "-dir DATA is required (the folder holding mnist/, yaleb32/, eth80/), or set GRLGQ_DATA")
@@ -61,7 +61,7 @@ func runRepro(ctx context.Context, e *env, args []string) error {
 	if err := e.guard(fs).input("-dir", dir, true); err != nil {
 		return fmt.Errorf("data folder: %w", err)
 	}
-	opt := experiments.Options{Dir: dir, Runs: runs, Seed: seed, Workers: workers}
+	opt := paper.Options{Dir: dir, Runs: runs, Seed: seed, Workers: workers}
 	if !quiet {
 		start := time.Now()
 		opt.Progress = func(msg string) {
@@ -69,7 +69,7 @@ func runRepro(ctx context.Context, e *env, args []string) error {
 		}
 	}
 	t0 := time.Now()
-	res, err := experiments.Run(ctx, name, opt)
+	res, err := paper.Run(ctx, name, opt)
 	if err != nil {
 		if errors.Is(err, context.Canceled) {
 			return errors.New("interrupted")

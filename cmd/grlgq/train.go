@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/grlgq/grlgq/dataset"
-	"github.com/grlgq/grlgq/internal/experiments"
+	hardex "github.com/grlgq/grlgq/hard"
 	"github.com/grlgq/grlgq/internal/plot"
 	"github.com/grlgq/grlgq/model"
 )
@@ -243,7 +243,7 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 	hf.addFlags(fs)
 	fs.BoolVar(&images, "images", false, "single-image data (idx, csv, mat): train on the single images themselves (1-D subspaces, distance θ_1², as in prediction; model.Train of model.Image samples) "+
 		"instead of on sets of -m images; -init pca starts each class at the subspace of all its training images; relevances are not learned (a single image has one angle)")
-	intVar(fs, &shift, "shift", 0, 0, maxShift, "with -images: also train on every training image moved by this many pixels left, right, up and down (edges replicated; 0: off). Yale B (internal/experiments): 1")
+	intVar(fs, &shift, "shift", 0, 0, maxShift, "with -images: also train on every training image moved by this many pixels left, right, up and down (edges replicated; 0: off). The Yale B protocol of grlgq repro: 1")
 	fs.BoolVar(&skipBad, "skip-bad", false, "leave out image sets that cannot give a d-dimensional subspace (too few images, rank below d) instead of failing")
 	if err := parseFlags(e, fs, args); err != nil {
 		return err
@@ -360,7 +360,7 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 		if hm < cfg.SubspaceDim {
 			return usagef(fs, "hard sets of -hard-m %d images cannot span -d %d dimensions: raise -hard-m or lower -d", hm, cfg.SubspaceDim)
 		}
-		hard = &hardTraining{ds: ds, opt: experiments.HardOptions{M: hm, Margin: hf.margin, Copies: hf.copies}}
+		hard = &hardTraining{ds: ds, opt: hardex.Options{M: hm, Margin: hf.margin, Copies: hf.copies}}
 	}
 	var train *dataset.Subspaces
 	var how string
@@ -532,8 +532,9 @@ type hardFlags struct {
 func (h *hardFlags) addFlags(fs *flag.FlagSet) {
 	intVar(fs, &h.copies, "hard-copies", 0, 0, maxHardCopies, "single-image data (idx, csv, mat): before every epoch the current model classifies each training image by θ_1; "+
 		"those it misclassifies or classifies with a relative margin below -hard-margin are grouped into extra training sets of -hard-m same-class images, "+
-		"each added this many times to the epoch's random sets (0: off; not with -val). MNIST (internal/experiments): 8")
-	floatVar(fs, &h.margin, "hard-margin", 0.1, -1, 1, false, false, "with -hard-copies: an image is hard when its relative θ_1² margin μ = (δ⁻ − δ⁺)/(δ⁻ + δ⁺) is below this (μ <= 0: misclassified)")
+		"each added this many times to the epoch's random sets (0: off; not with -val). The MNIST protocol of grlgq repro: 8")
+	floatVar(fs, &h.margin, "hard-margin", 0.1, -1, 1, false, false, "with -hard-copies: an image is hard when the paper's μ = (d⁺ − d⁻)/(d⁺ + d⁻) of its θ_1² distances (as explain's mu: negative when correct) is above minus this, "+
+		"i.e. it is misclassified or correct by a relative margin below this")
 	intVar(fs, &h.m, "hard-m", 0, 0, maxSetImages, "with -hard-copies: images per hard set, at least d (0: d, a set's subspace is their span)")
 }
 
@@ -555,12 +556,12 @@ func (h *hardFlags) check(fs *flag.FlagSet, cfg modelConfig) error {
 // hardTraining is train's hard-example setting: the images and the sets.
 type hardTraining struct {
 	ds  *dataset.Dataset
-	opt experiments.HardOptions
+	opt hardex.Options
 }
 
 // trainModel trains with per-epoch lines on text and a progress bar on
 // stderr (when it is a terminal and not quiet); with hard != nil, with
-// hard-example sets (experiments.TrainHard, one model.Continue per epoch);
+// hard-example sets (hard.Train, one model.Continue per epoch);
 // with images != nil, on its single images (model.Train of model.Image
 // samples).
 func trainModel(ctx context.Context, e *env, cfg modelConfig, from *model.Model, train *dataset.Subspaces, hard *hardTraining, images *dataset.Dataset, text io.Writer, quiet bool) (*trained, error) {
@@ -628,7 +629,9 @@ func trainModel(ctx context.Context, e *env, cfg modelConfig, from *model.Model,
 				show(hist.Epochs[n-1], fmt.Sprintf("  hard %d img %d sets", nimg, nsets))
 			}
 		}
-		m, err = experiments.TrainHard(ctx, experiments.Setup{Config: cfg.Config, TrainConfig: cfg.TrainConfig}, train.Subs, train.Labels, hard.ds.Images, hard.ds.Labels, len(hard.ds.Classes), hard.opt, cfg.Workers, after)
+		opt := hard.opt
+		opt.Workers, opt.OnEpoch = cfg.Workers, after
+		m, err = hardex.Train(ctx, cfg.Config, cfg.TrainConfig, train.Subs, train.Labels, hard.ds.Images, hard.ds.Labels, opt)
 		hist.Best = len(hist.Epochs) - 1
 	}
 	bar.clear()

@@ -728,7 +728,7 @@ func yale32(t *testing.T) [][]float64 {
 // would report (per fold, the epoch of best test accuracy, of the plain
 // per-epoch models).
 //
-//	GRLGQ_TUNE=1 go test -run TestDiagnoseYaleSelection -v ./internal/experiments
+//	GRLGQ_TUNE=1 go test -run TestDiagnoseYaleSelection -v ./experiments
 func TestDiagnoseYaleSelection(t *testing.T) {
 	if os.Getenv("GRLGQ_TUNE") == "" {
 		t.Skip("a diagnosis on test data: set GRLGQ_TUNE=1")

@@ -16,7 +16,7 @@ import (
 // ± 0.40 over 100). The paper's 94.5% is NOT reached by the honest protocol
 // (every choice made on validation folds of training objects; the paper's
 // figure needs the authors' per-split best test epoch, which gives 95.85%
-// over the same 100 splits: see doc.go), so that assertion runs only with
+// over the same 100 splits: see docs/notebook.md), so that assertion runs only with
 // GRLGQ_PAPER_BAR=1. It skips when the
 // data are absent (set GRLGQ_DATA).
 func TestETH80Real(t *testing.T) {

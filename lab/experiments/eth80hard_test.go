@@ -29,10 +29,10 @@ import (
 // Inner leave-one-object-per-category-out over the 10 splits, as
 // TestStudyETH80 with X_INNER=1; X_CPS lists the checkpoints (epochs).
 // X_SWA, X_SWAEVERY, X_SEEDAVG and X_SEEDEPOCHS add averaged models (tail
-// and seed averages, see avgSpec and doc.go), X_PAR sets the splits run
+// and seed averages, see avgSpec and docs/notebook.md), X_PAR sets the splits run
 // in parallel (default 2).
 //
-//	GRLGQ_TUNE=1 X_SIGMOID=5 X_POOL=16 X_HMARGIN=0.3 X_HCOPIES=2 go test -run TestStudyHardETH80 -v ./internal/experiments
+//	GRLGQ_TUNE=1 X_SIGMOID=5 X_POOL=16 X_HMARGIN=0.3 X_HCOPIES=2 go test -run TestStudyHardETH80 -v ./experiments
 
 // viewSubsets draws k random size-view subsets of every object of idx.
 func viewSubsets(data *eth80Data, idx []int, k, size int, rng *rand.Rand) ([]*subspace.Subspace, []int, error) {
@@ -463,7 +463,7 @@ func envS(k, def string) string {
 // accuracy), per block of 10 splits, to measure how much that selection
 // adds.
 //
-//	GRLGQ_TUNE=1 go test -run TestDiagnoseETH80Selection -v ./internal/experiments
+//	GRLGQ_TUNE=1 go test -run TestDiagnoseETH80Selection -v ./experiments
 func TestDiagnoseETH80Selection(t *testing.T) {
 	if os.Getenv("GRLGQ_TUNE") == "" {
 		t.Skip("a diagnosis on test data: set GRLGQ_TUNE=1")

@@ -26,12 +26,12 @@ import (
 	"github.com/grlgq/grlgq/subspace"
 )
 
-// The validation studies behind the protocols' choices (see doc.go), run
+// The validation studies behind the protocols' choices (see docs/notebook.md), run
 // only with GRLGQ_TUNE=1 and steered by X_* environment variables, e.g.
 //
-//	GRLGQ_TUNE=1 X_INNER=1 X_SIGMOID=5 X_AUG=subsets go test -run TestStudyETH80 -v ./internal/experiments
-//	GRLGQ_TUNE=1 X_NN=1 X_M=24 X_RUNS="3e-4,1e-6,0,12" go test -run TestStudyMNIST -v -timeout 1h ./internal/experiments
-//	GRLGQ_TUNE=1 X_SIGMOID=5 X_ETA=1e-2 go test -run TestStudyYale -v ./internal/experiments
+//	GRLGQ_TUNE=1 X_INNER=1 X_SIGMOID=5 X_AUG=subsets go test -run TestStudyETH80 -v ./experiments
+//	GRLGQ_TUNE=1 X_NN=1 X_M=24 X_RUNS="3e-4,1e-6,0,12" go test -run TestStudyMNIST -v -timeout 1h ./experiments
+//	GRLGQ_TUNE=1 X_SIGMOID=5 X_ETA=1e-2 go test -run TestStudyYale -v ./experiments
 //
 // TestStudyETH80 reports inner leave-one-object-per-category-out accuracy
 // on the training objects of each split (X_INNER=1); X_TEST=1 adds the

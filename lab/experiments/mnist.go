@@ -57,7 +57,7 @@ func mnistDefault() mnistSpec {
 // by subspace.NewConverter (svd.NewTall panics beyond 64 columns). Note that
 // set-level training barely moves single-image accuracy: the sets of the
 // training data are all classified correctly from the start. The further
-// study of doc.go (regrouping, sigmoid, larger rates, nearest-neighbour
+// study of docs/notebook.md (regrouping, sigmoid, larger rates, nearest-neighbour
 // groups; TestStudyMNIST) found nothing better than +0.07 points on
 // validation; the hard-example sets below did (see mnistHard).
 const mnistM = 48
@@ -71,7 +71,7 @@ const mnistM = 48
 // to the 1,040 random groups of 48. Validation accuracy after 40 epochs,
 // 10,000 images: class-PCA start 94.39%; η = 5e-3: 96.26% (a second,
 // independent split of the training file: 94.25% → 96.10%); η = 1e-2:
-// 96.39% (96.22%). See doc.go for the whole study; η = 5e-3 is kept for
+// 96.39% (96.22%). See docs/notebook.md for the whole study; η = 5e-3 is kept for
 // its stability margin (doubling it still trains smoothly; at η = 2e-2,
 // or with more copies, a larger margin or the sigmoid φ, training
 // diverged for tens of epochs before the schedule recovered it).

@@ -20,8 +20,8 @@ import (
 // training samples stay d-dimensional subspaces of M >= d images of one
 // class (the paper's set-based training).
 //
-//	GRLGQ_TUNE=1 X_HARD="m=12,margin=0.05,copies=1,every=1,mode=pair" X_RUNS="1e-3,1e-6,0,20" go test -run TestStudyHardMNIST -v -timeout 1h ./internal/experiments
-//	GRLGQ_TUNE=1 X_HARD="m=7,margin=0.05" X_ETA=1e-3 go test -run TestStudyHardYale -v ./internal/experiments
+//	GRLGQ_TUNE=1 X_HARD="m=12,margin=0.05,copies=1,every=1,mode=pair" X_RUNS="1e-3,1e-6,0,20" go test -run TestStudyHardMNIST -v -timeout 1h ./experiments
+//	GRLGQ_TUNE=1 X_HARD="m=7,margin=0.05" X_ETA=1e-3 go test -run TestStudyHardYale -v ./experiments
 
 func parseHard(s string) hardSpec {
 	h := hardSpec{M: 12, Margin: 0.05, Copies: 1, Every: 1, Mode: "pair"}

@@ -66,7 +66,7 @@ func eth80Default() eth80Spec {
 	}
 }
 
-// The ETH-80 choices the paper does not fix (see doc.go for the study):
+// The ETH-80 choices the paper does not fix (see docs/notebook.md for the study):
 // the sigmoid φ with β = 5, 4 random 20-view subsets of every training
 // object as extra training sets, the hard view subsets eth80Hard, and 80
 // epochs (an epoch is 200 steps with the augmentation, plus the hard
@@ -82,7 +82,7 @@ const (
 // those the current model misclassifies or separates with a relative
 // margin below 0.3 enter each epoch twice. Chosen on the inner
 // leave-one-object-per-category-out validation of the 10 splits over 16
-// paired draws of the subsets (TestStudyHardETH80; see doc.go): +1.39 ±
+// paired draws of the subsets (TestStudyHardETH80; see docs/notebook.md): +1.39 ±
 // 0.63 points at 80 epochs over the previous protocol at its 160 epochs,
 // every draw positive.
 var eth80Hard = setHard{Pool: 16, Size: 20, Copies: 2, Margin: 0.3}

@@ -14,7 +14,7 @@ import (
 // validation splits carved from the TRAINING data only and never read the
 // test data. They are slow and run only with GRLGQ_TUNE=1, e.g.
 //
-//	GRLGQ_TUNE=1 go test -run TestTuneMNIST -v -timeout 2h ./internal/experiments
+//	GRLGQ_TUNE=1 go test -run TestTuneMNIST -v -timeout 2h ./experiments
 func tuning(t *testing.T) {
 	if os.Getenv("GRLGQ_TUNE") == "" {
 		t.Skip("hyper-parameter study: set GRLGQ_TUNE=1 to run")

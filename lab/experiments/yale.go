@@ -88,7 +88,7 @@ func yaleDefault() yaleSpec {
 // η=1e-3: m=7 ×5: 90.17% (90.17%); m=14 ×5: 90.67% (90.17%), the best.
 // (The inner validation images are test images of other outer folds of
 // that repetition; no test fold was used to evaluate its own model.)
-// Later checks on the same inner split (TestStudyYale, see doc.go): the
+// Later checks on the same inner split (TestStudyYale, see docs/notebook.md): the
 // sigmoid φ (β = 5) and fresh groupings every epoch changed it by 1-3
 // validation images, so nothing was changed.
 const (
@@ -112,7 +112,7 @@ const (
 // splits of repetitions 1-8, the constant rate with the tail average
 // against that step schedule: +0.14 ± 0.16 points (paired t 2.4 over the
 // 8 repetitions; 6 gain, 1 ties, 1 loses), adopted by a rule fixed before
-// repetitions 5-8 were run. See doc.go for the other variants (diagonal or
+// repetitions 5-8 were run. See docs/notebook.md for the other variants (diagonal or
 // 2-pixel shifts, rotations, scalings and seed averages did no better).
 const (
 	yaleEpochs      = 40
@@ -130,7 +130,7 @@ const (
 // untouched). Mean inner validation accuracy after 200 epochs: class-PCA
 // start 90.35%; η = 1e-2 with the step schedule: without hard sets
 // 90.56%, with them 91.39% (every one of the four splits gains 2 to 10
-// images); see doc.go for the variants (all 90.9-91.6%). Before the
+// images); see docs/notebook.md for the variants (all 90.9-91.6%). Before the
 // hard sets, η = 1e-3 with a constant rate had been chosen (yaleM).
 var yaleHard = hardSpec{M: 7, Margin: 0.3, Copies: 8, Every: 1}
 

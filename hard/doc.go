@@ -1,0 +1,31 @@
+// Package hard is hard-example training for GRLGQ: before every epoch the
+// model of that moment picks the training samples it gets wrong or only
+// just right, and the epoch trains on them again besides the ordinary
+// training sets.
+//
+// Two kinds of data are served, by one epoch loop (each epoch one
+// model.Continue, so the seeded permutation and the rate schedule follow
+// the lifetime epoch as in model.Train):
+//
+//   - Train (single-image data: `grlgq train -hard-copies`, the paper
+//     package's MNIST protocol): the training images the model
+//     misclassifies by θ_1, or classifies with a margin below
+//     Options.Margin, are grouped into sets of Options.M images of one
+//     class, and each set's subspace enters the epoch Options.Copies times.
+//   - TrainPool (image-set data: the ETH-80 protocol): a fixed pool of
+//     candidate sets; those under the margin enter the epoch Copies times.
+//
+// # The margin
+//
+// Hardness is measured by the paper's μ = (d⁺ − d⁻)/(d⁺ + d⁻), the same
+// quantity and sign as model.Explanation.Mu: d⁺ is the distance to the
+// nearest prototype of the sample's class, d⁻ to the nearest prototype of
+// another class (θ_1² for an image, the weighted geodesic distance of the
+// training cost for a set). μ < 0 when the sample is classified correctly,
+// μ >= 0 when it is not. A sample is hard when μ > −Options.Margin: it is
+// misclassified, or correct with a relative margin −μ below Margin.
+//
+// Nothing here reads files, flags or the environment. The models returned
+// do not depend on Options.Workers. Inputs are read, never written; the
+// returned model is the caller's to Close.
+package hard

@@ -1,0 +1,232 @@
+package paper
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sync"
+	"time"
+
+	"github.com/grlgq/grlgq/dataset"
+	"github.com/grlgq/grlgq/model"
+	"github.com/grlgq/grlgq/score"
+	"github.com/grlgq/grlgq/subspace"
+)
+
+// PCG streams of the protocols' random choices, one per purpose; run r of a
+// protocol adds r, so runs are independent of each other and of the
+// number of workers.
+const (
+	streamGroups = 0x47525053_00000000 // "GRPS": grouping images into sets
+	streamSplit  = 0x53504c49_00000000 // "SPLI": train/test splits and folds
+	streamModel  = 0x4d4f444c_00000000 // "MODL": model.Config.Seed of a run
+	streamAug    = 0x41554753_00000000 // "AUGS": training-set augmentation (view subsets)
+	streamPool   = 0x504f4f4c_00000000 // "POOL": pools of hard view subsets (ETH-80)
+)
+
+// runRNG returns the generator of run r for one purpose.
+func runRNG(seed uint64, stream uint64, r int) *rand.Rand {
+	return rand.New(rand.NewPCG(seed, stream+uint64(r)))
+}
+
+// modelSeed returns the model.Config.Seed of run r.
+func modelSeed(seed uint64, r int) uint64 {
+	return runRNG(seed, streamModel, r).Uint64()
+}
+
+// progress serialises opt.Progress.
+type progress struct {
+	mu sync.Mutex
+	f  func(string)
+}
+
+func (p *progress) printf(format string, a ...any) {
+	if p == nil || p.f == nil {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.f(fmt.Sprintf(format, a...))
+}
+
+func workers(opt Options) int {
+	if opt.Workers > 0 {
+		return opt.Workers
+	}
+	return runtime.GOMAXPROCS(0)
+}
+
+// forEach calls fn(i) for i in [0, n) on up to w goroutines and returns the
+// error of the lowest i that failed (or ctx's error). Each fn must write only
+// its own outputs.
+func forEach(ctx context.Context, n, w int, fn func(i int) error) error {
+	w = max(1, min(w, n))
+	errs := make([]error, n)
+	var next sync.Mutex
+	i0 := 0
+	var wg sync.WaitGroup
+	for range w {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				next.Lock()
+				i := i0
+				i0++
+				next.Unlock()
+				if i >= n {
+					return
+				}
+				if err := ctx.Err(); err != nil {
+					errs[i] = err
+					continue
+				}
+				errs[i] = fn(i)
+			}
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// meanStd returns the mean and the sample standard deviation (n-1; 0 for a
+// single value).
+func meanStd(x []float64) (mean, std float64) {
+	if len(x) == 0 {
+		return math.NaN(), math.NaN()
+	}
+	for _, v := range x {
+		mean += v
+	}
+	mean /= float64(len(x))
+	if len(x) < 2 {
+		return mean, 0
+	}
+	var ss float64
+	for _, v := range x {
+		ss += (v - mean) * (v - mean)
+	}
+	return mean, math.Sqrt(ss / float64(len(x)-1))
+}
+
+// groupSubspaces turns images into training subspaces: within each class
+// (ascending), the images (indices into imgs, labels y) are grouped by
+// dataset.Groups with rng (shuffled and cut into groups of m, the last
+// group completed from the start of the shuffle; a class with fewer than m
+// images contributes none). Each group's D x m matrix (one image per
+// column) becomes its d-dimensional subspace.
+func groupSubspaces(imgs [][]float64, y []int, idx []int, classes, m, d int, rng *rand.Rand) ([]*subspace.Subspace, []int, error) {
+	byClass := make([][]int, classes)
+	for _, i := range idx {
+		byClass[y[i]] = append(byClass[y[i]], i)
+	}
+	var groups [][]int
+	var labels []int
+	for c, ids := range byClass {
+		for _, g := range dataset.Groups(ids, m, rng) {
+			groups = append(groups, g)
+			labels = append(labels, c)
+		}
+	}
+	if len(groups) == 0 {
+		return nil, nil, fmt.Errorf("paper: no class has %d images to group", m)
+	}
+	conv, err := subspace.NewConverter(len(imgs[groups[0][0]]), m, d)
+	if err != nil {
+		return nil, nil, err
+	}
+	out := make([]*subspace.Subspace, len(groups))
+	for g, ids := range groups {
+		if out[g], err = conv.FromImages(pick(imgs, ids)); err != nil {
+			return nil, nil, fmt.Errorf("paper: group %d of class %d: %w", g, labels[g], err)
+		}
+	}
+	return out, labels, nil
+}
+
+// setSubspace returns the d-dimensional subspace of the image set imgs.
+func setSubspace(imgs [][]float64, d int) (*subspace.Subspace, error) {
+	return subspace.FromImages(imgs, d)
+}
+
+// imageAccuracy returns the fraction of the images imgs[idx] (labels y)
+// that m classifies correctly, with θ_1 to each prototype, on w goroutines
+// (the result does not depend on w).
+func imageAccuracy(m *model.Model, imgs [][]float64, y []int, idx []int, w int) (float64, error) {
+	p, err := model.NewPredictor(m, w)
+	if err != nil {
+		return 0, err
+	}
+	defer p.Close()
+	const chunk = 1024
+	labels := make([]int, min(chunk, len(idx)))
+	truth := make([]int, len(labels))
+	xs := make([]model.Sample, len(labels))
+	correct := 0
+	for a := 0; a < len(idx); a += chunk {
+		b := min(len(idx), a+chunk)
+		for k := a; k < b; k++ {
+			xs[k-a] = model.Image(imgs[idx[k]])
+			truth[k-a] = y[idx[k]]
+		}
+		if err := p.PredictBatch(labels[:b-a], xs[:b-a]); err != nil {
+			return 0, err
+		}
+		correct += score.Correct(truth[:b-a], labels[:b-a])
+	}
+	return float64(correct) / float64(len(idx)), nil
+}
+
+// setAccuracy returns the fraction of the subspaces x (labels y) that m
+// classifies correctly (weighted geodesic distance, learned λ), on w
+// goroutines (the result does not depend on w).
+func setAccuracy(m *model.Model, x []*subspace.Subspace, y []int, w int) (float64, error) {
+	p, err := model.NewPredictor(m, w)
+	if err != nil {
+		return 0, err
+	}
+	defer p.Close()
+	labels := make([]int, len(x))
+	if err := p.PredictBatch(labels, model.Sets(x)); err != nil {
+		return 0, err
+	}
+	return float64(score.Correct(y, labels)) / float64(len(x)), nil
+}
+
+// baselineModel returns the untrained baseline: model.Init with one
+// class-PCA prototype per class (the dominant d-dimensional subspace of each
+// class's training bases), λ = 1/d.
+func baselineModel(cfg Setup, x []*subspace.Subspace, y []int) (*model.Model, error) {
+	cfg.Init = model.InitPCA
+	cfg.PrototypesPerClass = 1
+	cfg.PrototypesOfClass = nil
+	cfg.Workers = 1
+	return model.Init(cfg.Config, cfg.TrainConfig, model.Sets(x), y)
+}
+
+// since returns the time since t0, rounded for messages.
+func since(t0 time.Time) time.Duration { return time.Since(t0).Round(time.Millisecond) }
+
+// dataPath joins the data root and a relative path and checks it exists.
+func dataPath(dir string, rel ...string) (string, error) {
+	p := filepath.Join(append([]string{dir}, rel...)...)
+	if _, err := os.Stat(p); err != nil {
+		return "", fmt.Errorf("paper: data: %w", err)
+	}
+	return p, nil
+}
+
+// finish fills the summary fields of r.
+func (r *Result) finish() {
+	r.Mean, r.Std = meanStd(r.Accuracies)
+	r.BaselineMean, r.BaselineStd = meanStd(r.BaselineAccuracies)
+}

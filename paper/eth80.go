@@ -1,0 +1,294 @@
+package paper
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"time"
+
+	"github.com/grlgq/grlgq/dataset/imageset"
+	"github.com/grlgq/grlgq/hard"
+	"github.com/grlgq/grlgq/model"
+	"github.com/grlgq/grlgq/subspace"
+)
+
+// eth80Spec is the ETH-80 protocol's free choices (see eth80Default).
+type eth80Spec struct {
+	Train  int // objects per category for training (the rest test)
+	Config Setup
+	// Subsets and SubsetSize augment the training data: besides its full
+	// set, every training object contributes Subsets further training sets,
+	// each the subspace of SubsetSize of its views drawn at random (without
+	// replacement; fresh draws per split). Test objects are always whole
+	// sets. 0 = no augmentation.
+	Subsets, SubsetSize int
+	// Hard: hard view subsets added to every epoch (Pool = 0: none).
+	Hard setHard
+}
+
+// setHard is the hard view subsets of the ETH-80 protocol: every training
+// object also has a pool of Pool random view subsets of Size views (drawn
+// once per split); before every epoch the current model classifies the
+// pool, and each subset it misclassifies or separates with a relative
+// margin below Margin (the paper's μ above −Margin) enters that epoch
+// Copies times (hard.TrainPool). Pool = 0: none.
+type setHard struct {
+	Pool, Size, Copies int
+	Margin             float64
+}
+
+// eth80Default is the ETH-80 protocol: gray 20x20 images, one object (41
+// views) = one set, d = 5; per category 5 objects train and 5 test, Runs
+// random splits; one prototype per class (the paper's parameter count,
+// 16,005 = 8·400·5 + 5) initialised from a random training set of its class;
+// η = 0.05, γ = 1e-4 (the paper; factor 2 kept in G). The paper gives no
+// number of epochs; it and the other free choices below were made on
+// leave-one-object-per-category-out validation of the training objects
+// (docs/notebook.md); the test sets are used only for the final accuracy.
+func eth80Default() eth80Spec {
+	return eth80Spec{
+		Train: 5,
+		Config: Setup{
+			Config: model.Config{
+				SubspaceDim:        5,
+				PrototypesPerClass: 1,
+				Relevance:          model.RelevanceGlobal,
+			},
+			TrainConfig: model.TrainConfig{
+				Init:       model.InitSample,
+				Eta:        0.05,
+				Gamma:      1e-4,
+				Activation: model.Sigmoid,
+				Beta:       eth80Beta,
+				Epochs:     eth80Epochs,
+			},
+		},
+		Subsets:    eth80Subsets,
+		SubsetSize: eth80SubsetSize,
+		Hard:       eth80Hard,
+	}
+}
+
+// The ETH-80 choices the paper does not fix (see docs/notebook.md):
+// the sigmoid φ with β = 5, 4 random 20-view subsets of every training
+// object as extra training sets, the hard view subsets eth80Hard, and 80
+// epochs (an epoch is 200 steps with the augmentation, plus the hard
+// subsets).
+const (
+	eth80Beta       = 5
+	eth80Subsets    = 4
+	eth80SubsetSize = 20
+	eth80Epochs     = 80
+)
+
+// eth80Hard: a pool of 16 random 20-view subsets per training object;
+// those the current model misclassifies or separates with a relative
+// margin below 0.3 enter each epoch twice. Chosen on the inner
+// leave-one-object-per-category-out validation of the 10 splits over 16
+// paired draws of the subsets (docs/notebook.md): +1.39 ±
+// 0.63 points at 80 epochs over the previous protocol at its 160 epochs,
+// every draw positive.
+var eth80Hard = setHard{Pool: 16, Size: 20, Copies: 2, Margin: 0.3}
+
+type eth80Data struct {
+	classes []string
+	names   []string // "category/object"
+	x       []*subspace.Subspace
+	y       []int
+	imgs    [][][]float64 // per set, its gray 20x20 views
+}
+
+// loadETH80Context reads eth80/<category>/<object>/*.png as gray 20x20
+// images and turns each object's views into its d-dimensional subspace,
+// stopping soon when ctx is cancelled.
+func loadETH80Context(ctx context.Context, dir string, d, w int) (*eth80Data, error) {
+	p, err := dataPath(dir, "eth80")
+	if err != nil {
+		return nil, err
+	}
+	tree, err := imageset.LoadContext(ctx, p, imageset.Options{Width: 20, Height: 20, Workers: w})
+	if err != nil {
+		return nil, err
+	}
+	data := &eth80Data{classes: tree.Classes}
+	for _, s := range tree.Sets {
+		sub, err := setSubspace(s.Images, d)
+		if err != nil {
+			return nil, fmt.Errorf("paper: eth80 %s/%s: %w", tree.Classes[s.Class], s.Name, err)
+		}
+		data.names = append(data.names, tree.Classes[s.Class]+"/"+s.Name)
+		data.imgs = append(data.imgs, s.Images)
+		data.x = append(data.x, sub)
+		data.y = append(data.y, s.Class)
+	}
+	return data, nil
+}
+
+// splitSets puts, within each class, ntrain random sets into the training
+// part and the rest into the test part.
+func splitSets(y []int, classes, ntrain int, rng interface{ Shuffle(int, func(int, int)) }) (train, test []int) {
+	byClass := make([][]int, classes)
+	for i, c := range y {
+		byClass[c] = append(byClass[c], i)
+	}
+	for _, ids := range byClass {
+		rng.Shuffle(len(ids), func(a, b int) { ids[a], ids[b] = ids[b], ids[a] })
+		k := min(ntrain, len(ids))
+		train = append(train, ids[:k]...)
+		test = append(test, ids[k:]...)
+	}
+	return train, test
+}
+
+func pickSets(x []*subspace.Subspace, y []int, idx []int) ([]*subspace.Subspace, []int) {
+	xs := make([]*subspace.Subspace, len(idx))
+	ys := make([]int, len(idx))
+	for k, i := range idx {
+		xs[k], ys[k] = x[i], y[i]
+	}
+	return xs, ys
+}
+
+// eth80Once trains on the sets trainIdx and tests on testIdx.
+func eth80Once(ctx context.Context, spec eth80Spec, data *eth80Data, trainIdx, testIdx []int, seed uint64, r int) (acc, base float64, epochs int, trainDur, baseDur time.Duration, err error) {
+	t0 := time.Now()
+	cfg := spec.Config
+	cfg.Seed = modelSeed(seed, r)
+	cfg.Workers = 1
+	xtr, ytr := pickSets(data.x, data.y, trainIdx)
+	bxtr, bytr := xtr, ytr // the baseline sees the whole sets only
+	if spec.Subsets > 0 {
+		xa, ya, err2 := eth80Augment(data, trainIdx, spec.Subsets, spec.SubsetSize, cfg.SubspaceDim, runRNG(seed, streamAug, r))
+		if err2 != nil {
+			err = err2
+			return
+		}
+		xtr, ytr = append(xtr, xa...), append(ytr, ya...)
+	}
+	xte, yte := pickSets(data.x, data.y, testIdx)
+	tb := time.Now()
+	bm, err := baselineModel(cfg, bxtr, bytr)
+	if err != nil {
+		return
+	}
+	base, err = setAccuracy(bm, xte, yte, 1)
+	bm.Close()
+	if err != nil {
+		return
+	}
+	baseDur = time.Since(tb)
+	var px []*subspace.Subspace
+	var py []int
+	if h := spec.Hard; h.Pool > 0 && h.Copies > 0 {
+		if px, py, err = eth80Augment(data, trainIdx, h.Pool, h.Size, cfg.SubspaceDim, runRNG(seed, streamPool, r)); err != nil {
+			return
+		}
+	}
+	h := spec.Hard
+	m, err := hard.TrainPool(ctx, cfg.Config, cfg.TrainConfig, xtr, ytr, px, py, hard.Options{Margin: h.Margin, Copies: h.Copies})
+	if err != nil {
+		err = fmt.Errorf("paper: eth80 split %d: %w", r, err)
+		return
+	}
+	defer m.Close()
+	acc, err = setAccuracy(m, xte, yte, 1)
+	epochs = cfg.Epochs
+	trainDur = time.Since(t0) - baseDur
+	return
+}
+
+// eth80Augment returns, for every training object trainIdx[k] in order, k
+// subspaces of size random views each (views drawn without replacement by
+// rng), labelled with its class.
+func eth80Augment(data *eth80Data, trainIdx []int, k, size, d int, rng *rand.Rand) ([]*subspace.Subspace, []int, error) {
+	var xs []*subspace.Subspace
+	var ys []int
+	for _, i := range trainIdx {
+		views := data.imgs[i]
+		if size > len(views) || size < d {
+			return nil, nil, fmt.Errorf("paper: eth80 %s: subsets of %d of %d views for d=%d", data.names[i], size, len(views), d)
+		}
+		sub := make([][]float64, size)
+		for range k {
+			for j, v := range rng.Perm(len(views))[:size] {
+				sub[j] = views[v]
+			}
+			s, err := setSubspace(sub, d)
+			if err != nil {
+				return nil, nil, fmt.Errorf("paper: eth80 %s: view subset: %w", data.names[i], err)
+			}
+			xs, ys = append(xs, s), append(ys, data.y[i])
+		}
+	}
+	return xs, ys, nil
+}
+
+func runETH80(ctx context.Context, opt Options) (*Result, error) {
+	return runETH80With(ctx, opt, eth80Default())
+}
+
+func runETH80With(ctx context.Context, opt Options, spec eth80Spec) (*Result, error) {
+	runs := opt.Runs
+	if runs <= 0 {
+		runs = 10
+	}
+	pr := &progress{f: opt.Progress}
+	w := workers(opt)
+	t0 := time.Now()
+	data, err := loadETH80Context(ctx, opt.Dir, spec.Config.SubspaceDim, w)
+	if err != nil {
+		return nil, err
+	}
+	load := time.Since(t0)
+	pr.printf("eth80: loaded %d image sets of %d categories as gray 20x20, subspaces d=%d, in %v", len(data.x), len(data.classes), spec.Config.SubspaceDim, since(t0))
+	res := &Result{
+		Name: "eth80",
+		Protocol: fmt.Sprintf("ETH-80 gray 20x20, one object (41 views) = one set, d=%d; per category %d objects train, the rest test; %d random splits; %d prototype per class from a random training set; %s",
+			spec.Config.SubspaceDim, spec.Train, runs, spec.Config.PrototypesPerClass, epochsText(spec)),
+		Config:             spec.Config,
+		Accuracies:         make([]float64, runs),
+		BaselineAccuracies: make([]float64, runs),
+		Paper:              0.945,
+		PaperStd:           0.0187,
+	}
+	res.Config.ClassNames = data.classes
+	baseDur := make([]time.Duration, runs)
+	err = forEach(ctx, runs, w, func(r int) error {
+		tr, te := splitSets(data.y, len(data.classes), spec.Train, runRNG(opt.Seed, streamSplit, r))
+		acc, base, epochs, td, bd, err := eth80Once(ctx, spec, data, tr, te, opt.Seed, r)
+		if err != nil {
+			return err
+		}
+		res.Accuracies[r], res.BaselineAccuracies[r] = acc, base
+		baseDur[r] = bd
+		pr.printf("eth80: split %d: GRLGQ %.2f%% (%d epochs), baseline %.2f%% (%v)", r+1, 100*acc, epochs, 100*base, (td + bd).Round(time.Millisecond))
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	res.finish()
+	res.Config.Seed = opt.Seed
+	var sumB time.Duration
+	for _, d := range baseDur {
+		sumB += d
+	}
+	par := time.Duration(min(w, runs))
+	res.Wall = time.Since(t0) - sumB/par
+	res.BaselineWall = load + sumB/par
+	return res, nil
+}
+
+func epochsText(spec eth80Spec) string {
+	s := fmt.Sprintf("%d epochs", spec.Config.Epochs)
+	if spec.Config.Activation == model.Sigmoid {
+		s += fmt.Sprintf(", sigmoid φ (β=%g)", spec.Config.Beta)
+	}
+	if spec.Subsets > 0 {
+		s += fmt.Sprintf(", each training object also gives %d random %d-view subsets as training sets", spec.Subsets, spec.SubsetSize)
+	}
+	if h := spec.Hard; h.Pool > 0 && h.Copies > 0 {
+		s += fmt.Sprintf("; before every epoch, each of a pool of %d random %d-view subsets per training object that the model misclassifies or separates with a relative margin below %g is added %d times", h.Pool, h.Size, h.Margin, h.Copies)
+	}
+	return s
+}

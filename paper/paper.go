@@ -1,0 +1,82 @@
+package paper
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/grlgq/grlgq/model"
+)
+
+// ErrUnknown is returned by Run for a protocol name it does not know.
+var ErrUnknown = errors.New("paper: unknown protocol")
+
+// Options controls Run.
+type Options struct {
+	// Dir is the data root holding mnist/, yaleb32/ and eth80/ (e.g.
+	// ../shared/data).
+	Dir string
+	// Runs is the number of runs (MNIST), repetitions of the 4-fold
+	// cross-validation (Yale B) or random splits (ETH-80); 0 takes the
+	// protocol's default (3, 10, 10).
+	Runs int
+	// Seed seeds every random choice (groups, splits, initialisation,
+	// permutations); run r uses streams derived from (Seed, r).
+	Seed uint64
+	// Workers is the number of goroutines (0 = runtime.GOMAXPROCS(0)).
+	// Results never depend on it.
+	Workers int
+	// Progress, if non-nil, receives one-line progress messages. It may be
+	// called from several goroutines, but never concurrently.
+	Progress func(msg string)
+}
+
+// Setup is a protocol's model (what the model is) and its training
+// settings, side by side: the fields of both are promoted, which do not
+// overlap.
+type Setup struct {
+	model.Config
+	model.TrainConfig
+}
+
+// Result is the outcome of one protocol.
+type Result struct {
+	Name     string
+	Protocol string // one-line description
+	Config   Setup  // the model and how it was trained
+
+	// GRLGQ accuracies (fractions), one per run/split/fold, with their
+	// mean and (sample) standard deviation.
+	Accuracies []float64
+	Mean, Std  float64
+
+	// The untrained baseline: one class-PCA subspace per class (same d),
+	// evaluated by the same rule.
+	BaselineAccuracies        []float64
+	BaselineMean, BaselineStd float64
+
+	// The paper's reported mean accuracy and standard deviation (fractions).
+	Paper, PaperStd float64
+
+	// Wall times of the whole protocol: GRLGQ (data loading, subspaces,
+	// training, testing) and the baseline (its initialisation and testing).
+	Wall, BaselineWall time.Duration
+}
+
+// Names lists the protocols Run knows.
+func Names() []string { return []string{"mnist", "yale", "eth80"} }
+
+// Run runs the protocol name ("mnist", "yale" or "eth80") on the data under
+// opt.Dir.
+func Run(ctx context.Context, name string, opt Options) (*Result, error) {
+	switch name {
+	case "mnist":
+		return runMNIST(ctx, opt)
+	case "yale":
+		return runYale(ctx, opt)
+	case "eth80":
+		return runETH80(ctx, opt)
+	}
+	return nil, fmt.Errorf("%w %q (want one of %v)", ErrUnknown, name, Names())
+}

@@ -1,0 +1,109 @@
+package paper
+
+import (
+	"context"
+	"errors"
+	"math"
+	"slices"
+	"strings"
+	"testing"
+)
+
+func checkResult(t *testing.T, r *Result, n int, minAcc float64) {
+	t.Helper()
+	if len(r.Accuracies) != n || len(r.BaselineAccuracies) != n {
+		t.Fatalf("%s: %d accuracies and %d baseline accuracies, want %d", r.Name, len(r.Accuracies), len(r.BaselineAccuracies), n)
+	}
+	for i := range n {
+		a, b := r.Accuracies[i], r.BaselineAccuracies[i]
+		if !(a >= 0 && a <= 1 && b >= 0 && b <= 1) {
+			t.Fatalf("%s: run %d accuracy %g baseline %g outside [0, 1]", r.Name, i, a, b)
+		}
+	}
+	if r.Mean < minAcc || r.BaselineMean < minAcc {
+		t.Errorf("%s: mean accuracy %.3f (baseline %.3f), want >= %.2f on separable synthetic data", r.Name, r.Mean, r.BaselineMean, minAcc)
+	}
+	if !(r.Std >= 0) || !(r.Paper > 0.9) || r.Wall <= 0 || r.BaselineWall <= 0 || r.Protocol == "" {
+		t.Errorf("%s: bad summary: std %g paper %g wall %v baseline wall %v protocol %q", r.Name, r.Std, r.Paper, r.Wall, r.BaselineWall, r.Protocol)
+	}
+	t.Logf("%s: GRLGQ %.3f ± %.3f, baseline %.3f ± %.3f, %v", r.Name, r.Mean, r.Std, r.BaselineMean, r.BaselineStd, r.Wall)
+}
+
+// TestProtocolsSynthetic runs every protocol end to end on the tiny
+// synthetic tree (loading, grouping, splitting, training, testing) with
+// shortened training, twice with different numbers of workers: the
+// results must be identical.
+func TestProtocolsSynthetic(t *testing.T) {
+	dir := t.TempDir()
+	writeSynthTree(t, dir)
+	ctx := context.Background()
+	var msgs []string
+	run := func(name string, workers int) *Result {
+		opt := Options{Dir: dir, Runs: 2, Seed: 7, Workers: workers, Progress: func(m string) { msgs = append(msgs, m) }}
+		var r *Result
+		var err error
+		switch name {
+		case "mnist":
+			s := mnistDefault()
+			s.Config.Epochs = 5
+			r, err = runMNISTWith(ctx, opt, s)
+		case "yale":
+			s := yaleDefault()
+			s.Config.Epochs = 10
+			r, err = runYaleWith(ctx, opt, s)
+		case "eth80":
+			s := eth80Default()
+			s.Train = 2
+			s.Config.Epochs = 10
+			s.SubsetSize = 6 // the synthetic sets have 8 views
+			s.Hard.Size = 6
+			r, err = runETH80With(ctx, opt, s)
+		}
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		return r
+	}
+	for _, c := range []struct {
+		name string
+		n    int
+	}{{"mnist", 2}, {"yale", 8}, {"eth80", 2}} {
+		t.Run(c.name, func(t *testing.T) {
+			msgs = nil
+			r1 := run(c.name, 1)
+			checkResult(t, r1, c.n, 0.9)
+			if len(msgs) == 0 || !strings.HasPrefix(msgs[0], c.name) {
+				t.Errorf("progress messages %q", msgs)
+			}
+			r2 := run(c.name, 3)
+			if !slices.Equal(r1.Accuracies, r2.Accuracies) || !slices.Equal(r1.BaselineAccuracies, r2.BaselineAccuracies) {
+				t.Errorf("results depend on the number of workers: %v %v vs %v %v", r1.Accuracies, r1.BaselineAccuracies, r2.Accuracies, r2.BaselineAccuracies)
+			}
+		})
+	}
+}
+
+// TestRunErrors checks Run's errors: unknown protocol, missing data,
+// cancelled context.
+func TestRunErrors(t *testing.T) {
+	if _, err := Run(context.Background(), "nope", Options{}); !errors.Is(err, ErrUnknown) {
+		t.Errorf("unknown protocol: %v", err)
+	}
+	if _, err := Run(context.Background(), "eth80", Options{Dir: t.TempDir()}); err == nil {
+		t.Error("missing data: no error")
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	dir := t.TempDir()
+	writeSynthTree(t, dir)
+	if _, err := Run(ctx, "mnist", Options{Dir: dir, Runs: 1}); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled context: %v", err)
+	}
+}
+
+func TestMeanStd(t *testing.T) {
+	m, s := meanStd([]float64{0.9, 0.95, 1})
+	if math.Abs(m-0.95) > 1e-15 || s < 0.0499 || s > 0.0501 {
+		t.Errorf("meanStd = %g, %g", m, s)
+	}
+}
