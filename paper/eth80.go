@@ -8,6 +8,7 @@ import (
 
 	"github.com/grlgq/grlgq/dataset/imageset"
 	"github.com/grlgq/grlgq/hard"
+	"github.com/grlgq/grlgq/internal/folds"
 	"github.com/grlgq/grlgq/model"
 	"github.com/grlgq/grlgq/subspace"
 )
@@ -125,19 +126,13 @@ func loadETH80Context(ctx context.Context, dir string, d, w int) (*eth80Data, er
 }
 
 // splitSets puts, within each class, ntrain random sets into the training
-// part and the rest into the test part.
-func splitSets(y []int, classes, ntrain int, rng interface{ Shuffle(int, func(int, int)) }) (train, test []int) {
+// part and the rest into the test part, in shuffled order (folds.Split).
+func splitSets(y []int, classes, ntrain int, rng folds.Shuffler) (train, test []int) {
 	byClass := make([][]int, classes)
 	for i, c := range y {
 		byClass[c] = append(byClass[c], i)
 	}
-	for _, ids := range byClass {
-		rng.Shuffle(len(ids), func(a, b int) { ids[a], ids[b] = ids[b], ids[a] })
-		k := min(ntrain, len(ids))
-		train = append(train, ids[:k]...)
-		test = append(test, ids[k:]...)
-	}
-	return train, test
+	return folds.Split(folds.Shuffled(byClass, rng), folds.PerClass(ntrain))
 }
 
 func pickSets(x []*subspace.Subspace, y []int, idx []int) ([]*subspace.Subspace, []int) {

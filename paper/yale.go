@@ -7,6 +7,7 @@ import (
 
 	"github.com/grlgq/grlgq/dataset"
 	"github.com/grlgq/grlgq/dataset/imageset"
+	"github.com/grlgq/grlgq/internal/folds"
 	"github.com/grlgq/grlgq/model"
 	"github.com/grlgq/grlgq/subspace"
 )
@@ -32,7 +33,7 @@ type yaleSpec struct {
 // G), prototypes initialised at the class-wise PCA subspace of the
 // training sets (groups of M images, Regroup groupings; the paper gives
 // neither), then trained on the single training images (1-D subspaces,
-// model.ContinueImages), each also shifted by one pixel in 4 directions,
+// model.Continue of model.Image samples), each also shifted by one pixel in 4 directions,
 // for yaleEpochs epochs at the paper's η = 1e-2, constant, the final model
 // the average of the last yaleAverageLast epochs' models. Every choice
 // the paper leaves open was made on inner validation splits of the
@@ -124,21 +125,14 @@ func loadYaleContext(ctx context.Context, dir string) (*dataset.Dataset, error) 
 }
 
 // stratifiedFolds assigns each index of idx (labels y) to one of k folds:
-// within each class the indices are shuffled by rng and dealt round-robin.
-// It returns the indices of each fold.
-func stratifiedFolds(y []int, idx []int, classes, k int, rng interface{ Shuffle(int, func(int, int)) }) [][]int {
+// within each class the indices are shuffled by rng and dealt round-robin
+// from fold 0 (folds.RoundRobin). It returns the indices of each fold.
+func stratifiedFolds(y []int, idx []int, classes, k int, rng folds.Shuffler) [][]int {
 	byClass := make([][]int, classes)
 	for _, i := range idx {
 		byClass[y[i]] = append(byClass[y[i]], i)
 	}
-	folds := make([][]int, k)
-	for _, ids := range byClass {
-		rng.Shuffle(len(ids), func(a, b int) { ids[a], ids[b] = ids[b], ids[a] })
-		for j, i := range ids {
-			folds[j%k] = append(folds[j%k], i)
-		}
-	}
-	return folds
+	return folds.RoundRobin(folds.Shuffled(byClass, rng), k)
 }
 
 // yaleOnce trains on the images trainIdx of ds (grouped into sets for the
@@ -220,10 +214,10 @@ func runYaleWith(ctx context.Context, opt Options, spec yaleSpec) (*Result, erro
 		Paper:              0.9650,
 		PaperStd:           0.0061,
 	}
-	folds := make([][][]int, reps)
+	repFolds := make([][][]int, reps)
 	all := allIndices(ds.Len())
 	for r := range reps {
-		folds[r] = stratifiedFolds(ds.Labels, all, len(ds.Classes), k, runRNG(opt.Seed, streamSplit, r))
+		repFolds[r] = stratifiedFolds(ds.Labels, all, len(ds.Classes), k, runRNG(opt.Seed, streamSplit, r))
 	}
 	baseDur := make([]time.Duration, reps*k)
 	w := workers(opt)
@@ -232,10 +226,10 @@ func runYaleWith(ctx context.Context, opt Options, spec yaleSpec) (*Result, erro
 		var train []int
 		for g := range k {
 			if g != f {
-				train = append(train, folds[r][g]...)
+				train = append(train, repFolds[r][g]...)
 			}
 		}
-		acc, base, td, bd, err := yaleOnce(ctx, spec, ds, train, folds[r][f], opt.Seed, job)
+		acc, base, td, bd, err := yaleOnce(ctx, spec, ds, train, repFolds[r][f], opt.Seed, job)
 		if err != nil {
 			return err
 		}

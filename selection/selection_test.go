@@ -435,7 +435,7 @@ func geodesic2(p, q *subspace.Subspace) float64 {
 	return r.Distances[0]
 }
 
-func TestTuneCancel(t *testing.T) {
+func TestCancelledTuning(t *testing.T) {
 	x, y := synth(t, 9, 30, 3, 2, 1, 6, 0.2)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()

@@ -7,7 +7,7 @@
 // the first d singular values Λ and right singular vectors R (m x d), which
 // the explanation of a decision needs (image contributions M = R Λ⁻¹ Q_P).
 // A single image x is the 1-D subspace x/‖x‖, with ‖x‖ from linalg.Norm
-// (the engine's norm, so it matches PredictImage's angles).
+// (the engine's norm, so it matches the angles of model.Predict on an image).
 //
 // Images become a set in one place: Converter.FromImages (or the function
 // FromImages for a single set) puts image k in column k of the D x m

@@ -175,7 +175,7 @@ func (c *Converter) FromSet(x *linalg.Dense) (*Subspace, error) {
 }
 
 // FromImage returns the 1-D subspace x/‖x‖ of a single image of D pixels.
-// ‖x‖ is linalg.Norm, the engine's (so x/‖x‖ here and PredictImage's
+// ‖x‖ is linalg.Norm, the engine's (so x/‖x‖ here and model.Predict's
 // angles use the same norm).
 func FromImage(x []float64) (*Subspace, error) {
 	nrm, err := linalg.Norm(x)

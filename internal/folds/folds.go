@@ -21,11 +21,22 @@
 //   - fixed counts per class (Take with PerClass): the first count items of
 //     each shuffled class are taken, the others left; a class with no more
 //     than count items is taken whole.
+//   - k-fold restarting at fold 0 for every class (RoundRobin over
+//     Shuffled): the Yale B protocol of package paper, whose folds list
+//     their items class by class in shuffled order; the first folds of a
+//     protocol with classes of n mod k != 0 items are the larger ones.
 //   - fraction per class (Take with Fraction): each class of n >= 2 items
 //     gives round(fraction·n) items (math.Round: halves away from zero),
 //     at least 1 and at most n−1, so every class of two or more items is in
 //     both parts; a class of one item is never taken. A fraction <= 0 takes
 //     nothing.
+//
+// Every rule starts from Shuffled: a shuffled copy of each class's list,
+// the classes in order from one stream (Deal and Take shuffle class by
+// class as they go, which draws the same numbers). Split cuts the shuffled
+// classes without sorting (the ETH-80 protocol's train/test split keeps
+// that order, which sets the order of its training sets); Take is Split
+// with both parts sorted.
 //
 // Shuffles are Fisher–Yates from the last item down (one draw per item but
 // the first), classes in ascending label order, one stream over the classes.
@@ -160,19 +171,50 @@ func Fraction(fraction float64) Count {
 	}
 }
 
+// Shuffled returns a copy of every class's list shuffled with rng, the
+// classes in order (byClass is not changed).
+func Shuffled(byClass [][]int, rng Shuffler) [][]int {
+	out := make([][]int, len(byClass))
+	for c, idx := range byClass {
+		p := slices.Clone(idx)
+		rng.Shuffle(len(p), func(i, j int) { p[i], p[j] = p[j], p[i] })
+		out[c] = p
+	}
+	return out
+}
+
+// RoundRobin deals every class of shuffled to folds 0, 1, ..., k-1, 0, ...
+// starting again at fold 0 for each class; fold j lists its items class
+// by class, in shuffled order.
+func RoundRobin(shuffled [][]int, k int) [][]int {
+	folds := make([][]int, k)
+	for _, ids := range shuffled {
+		for j, i := range ids {
+			folds[j%k] = append(folds[j%k], i)
+		}
+	}
+	return folds
+}
+
+// Split takes the first count(len) items of every class of shuffled;
+// taken and rest keep the classes' order and the shuffled order within
+// each class (not sorted).
+func Split(shuffled [][]int, count Count) (taken, rest []int) {
+	for _, p := range shuffled {
+		nt := count(len(p))
+		taken = append(taken, p[:nt]...)
+		rest = append(rest, p[nt:]...)
+	}
+	return taken, rest
+}
+
 // Take shuffles each class's list with rng (a copy: byClass is not
 // changed) and takes its first count(len) items; taken and rest are the
 // items taken and the others, both ascending. Every class is shuffled
 // whatever its count, so one class's count does not change the draws of
 // the next.
 func Take(byClass [][]int, count Count, rng Shuffler) (taken, rest []int) {
-	for _, idx := range byClass {
-		p := slices.Clone(idx)
-		rng.Shuffle(len(p), func(i, j int) { p[i], p[j] = p[j], p[i] })
-		nt := count(len(p))
-		taken = append(taken, p[:nt]...)
-		rest = append(rest, p[nt:]...)
-	}
+	taken, rest = Split(Shuffled(byClass, rng), count)
 	slices.Sort(taken)
 	slices.Sort(rest)
 	return taken, rest

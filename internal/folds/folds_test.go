@@ -171,3 +171,51 @@ func TestTooSmall(t *testing.T) {
 		t.Errorf("TooSmall = %d, want -1", cl)
 	}
 }
+
+// TestShuffledRules: RoundRobin partitions every class's items over the
+// folds from fold 0, in shuffled order; Split keeps the shuffled order and
+// Take is Split sorted, from the same draws.
+func TestShuffledRules(t *testing.T) {
+	labels := []int{0, 1, 2, 0, 1, 0, 0, 2, 1, 0, 2, 2, 0}
+	by := ByClass(labels)
+	sh := Shuffled(by, rand.New(rand.NewPCG(3, 4)))
+	for c := range by {
+		if !slices.Equal(slices.Sorted(slices.Values(sh[c])), by[c]) {
+			t.Fatalf("class %d: shuffled %v is not a permutation of %v", c, sh[c], by[c])
+		}
+	}
+	const k = 3
+	rr := RoundRobin(sh, k)
+	seen := make([]int, len(labels))
+	for j, f := range rr {
+		for _, i := range f {
+			seen[i]++
+		}
+		// fold j holds items j, j+k, ... of every class's shuffle, class by class.
+		var want []int
+		for _, p := range sh {
+			for n := j; n < len(p); n += k {
+				want = append(want, p[n])
+			}
+		}
+		if !slices.Equal(f, want) {
+			t.Errorf("fold %d = %v, want %v", j, f, want)
+		}
+	}
+	for i, n := range seen {
+		if n != 1 {
+			t.Errorf("item %d in %d folds", i, n)
+		}
+	}
+	taken, rest := Split(sh, PerClass(2))
+	if len(taken) != 2*len(by) || len(taken)+len(rest) != len(labels) {
+		t.Fatalf("Split: %d taken, %d rest", len(taken), len(rest))
+	}
+	if !slices.Equal(taken[:2], sh[0][:2]) || !slices.Equal(rest[:len(sh[0])-2], sh[0][2:]) {
+		t.Errorf("Split does not keep the shuffled order: %v %v from %v", taken, rest, sh)
+	}
+	tt, tr := Take(by, PerClass(2), rand.New(rand.NewPCG(3, 4)))
+	if !slices.Equal(tt, slices.Sorted(slices.Values(taken))) || !slices.Equal(tr, slices.Sorted(slices.Values(rest))) {
+		t.Errorf("Take %v %v is not Split sorted (%v %v)", tt, tr, taken, rest)
+	}
+}
