@@ -49,7 +49,7 @@ func epochData(b *testing.B, s epochShape) ([]*subspace.Subspace, []int) {
 // (InitRandom), constant η and γ (the defaults), no validation.
 //
 //   - ours, ours-1worker: model.Continue with Epochs = b.N+1 on all cores
-//     and on one worker, the clock reset by Config.OnEpoch after the first
+//     and on one worker, the clock reset by TrainConfig.OnEpoch after the first
 //     epoch, so that one op is one epoch without Continue's per-call setup
 //     (checking the data, starting the engine and its workers) or warm-up;
 //     what remains is each epoch's history record (the relevances' copy:

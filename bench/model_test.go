@@ -321,12 +321,12 @@ func BenchmarkPredictBatch(b *testing.B) {
 					b.Fatal(err)
 				}
 				defer pr.Close()
-				if err := pr.PredictBatch(labels, xs); err != nil { // size the buffers
+				if err := pr.PredictBatchTo(labels, xs); err != nil { // size the buffers
 					b.Fatal(err)
 				}
 				b.ReportAllocs()
 				for b.Loop() {
-					if err := pr.PredictBatch(labels, xs); err != nil {
+					if err := pr.PredictBatchTo(labels, xs); err != nil {
 						b.Fatal(err)
 					}
 				}

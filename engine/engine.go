@@ -128,7 +128,7 @@ type shard struct {
 }
 
 // New returns an engine for p prototypes of dim x d (1 <= d <= dim,
-// d <= svd.MaxSmall, p >= 1), all zero until set through Prototype. With
+// d <= svd.MaxSmall, p >= 1), all zero until set through SetPrototype. With
 // workers <= 0 it uses runtime.GOMAXPROCS(0) workers; workers is capped at
 // p. The engine starts workers-1 goroutines; call Close to stop them.
 func New(dim, d, p, workers int) (*Engine, error) {

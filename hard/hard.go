@@ -48,11 +48,17 @@ func (o Options) String() string {
 // (largest μ) by the class of their nearest wrong prototype (so that a set
 // gathers the images one competitor takes), topped up to a multiple of M
 // with the class's next hardest images, and cut into sets of M, each set's
-// d-dimensional subspace a training set of the class. A class with fewer
-// than M images gives none. tc.ValidationFraction must be 0.
+// d-dimensional subspace a training set of the class. The last group rule
+// differs from dataset.Groups on purpose: a set is made of hard images
+// only, so when the class has too few images left to top the hard ones up
+// to a multiple of M, the last incomplete set is dropped (never completed
+// with easy images from the start). A class with fewer than M images gives
+// none. tc.ValidationFraction and tc.AverageLast must be 0 (every image is
+// a training image; each epoch is one Continue, whose average would be of
+// one model).
 func Train(ctx context.Context, cfg model.Config, tc model.TrainConfig, x []*subspace.Subspace, y []int, imgs [][]float64, labels []int, opt Options) (*model.Model, error) {
-	if tc.ValidationFraction != 0 {
-		return nil, errors.New("hard: hard-example training takes no validation split")
+	if err := checkTrainConfig(tc); err != nil {
+		return nil, err
 	}
 	if opt.M < max(1, cfg.SubspaceDim) || opt.Copies < 1 {
 		return nil, fmt.Errorf("hard: sets of m=%d images and %d copies for d=%d: want m >= d and copies >= 1", opt.M, opt.Copies, cfg.SubspaceDim)
@@ -91,6 +97,9 @@ func Train(ctx context.Context, cfg model.Config, tc model.TrainConfig, x []*sub
 // that moment is above −Margin (opt.M and opt.Workers are unused). With an
 // empty pool or Copies = 0 (and no OnEpoch) it is model.Train.
 func TrainPool(ctx context.Context, cfg model.Config, tc model.TrainConfig, x []*subspace.Subspace, y []int, pool []*subspace.Subspace, poolLabels []int, opt Options) (*model.Model, error) {
+	if err := checkTrainConfig(tc); err != nil {
+		return nil, err
+	}
 	if (len(pool) == 0 || opt.Copies == 0) && opt.OnEpoch == nil {
 		m, _, err := model.Train(ctx, cfg, tc, model.Sets(x), y)
 		return m, err
@@ -123,6 +132,17 @@ func TrainPool(ctx context.Context, cfg model.Config, tc model.TrainConfig, x []
 	return epochLoop(ctx, cfg, tc, x, y, extra, after)
 }
 
+// checkTrainConfig refuses what one Continue per epoch cannot do.
+func checkTrainConfig(tc model.TrainConfig) error {
+	if tc.ValidationFraction != 0 {
+		return errors.New("hard: hard-example training takes no validation split")
+	}
+	if tc.AverageLast != 0 {
+		return errors.New("hard: hard-example training cannot average the last epochs (each epoch is one model.Continue)")
+	}
+	return nil
+}
+
 // epochLoop trains model.Init(cfg, tc, x, y) for tc.Epochs epochs, each one
 // model.Continue (so the seeded permutation and the rate schedule follow
 // the lifetime epoch as in model.Train) on the sets x, y followed by the
@@ -153,15 +173,6 @@ func epochLoop(ctx context.Context, cfg model.Config, tc model.TrainConfig, x []
 		}
 	}
 	return mod, nil
-}
-
-// mu is the paper's μ = (d⁺ − d⁻)/(d⁺ + d⁻) (model.Explanation.Mu), 0 when
-// both distances are 0.
-func mu(dp, dm float64) float64 {
-	if s := dp + dm; s > 0 {
-		return (dp - dm) / s
-	}
-	return 0
 }
 
 // imageMus returns, for each image imgs[k] (labels y), its μ with δ = θ_1²
@@ -200,7 +211,7 @@ func imageMus(m *model.Model, imgs [][]float64, y []int, w int) (mus []float64, 
 					dm, cm = v, labels[j]
 				}
 			}
-			mus[k], comp[k] = mu(dp, dm), cm
+			mus[k], comp[k] = model.Mu(dp, dm), cm
 		}
 	}
 	return mus, comp, nil
@@ -231,7 +242,7 @@ func setMus(m *model.Model, x []*subspace.Subspace, y []int) ([]float64, error) 
 				dm = min(dm, v)
 			}
 		}
-		mus[k] = mu(dp, dm)
+		mus[k] = model.Mu(dp, dm)
 	}
 	return mus, nil
 }

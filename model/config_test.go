@@ -14,7 +14,7 @@ import (
 	"github.com/grlgq/grlgq/subspace"
 )
 
-func TestDefaultConfig(t *testing.T) {
+func TestDefaults(t *testing.T) {
 	xs, ys := synth(t, 61, 12, 2, 2, 5, 0.3)
 	// The documented defaults, spelled out.
 	c := opts{

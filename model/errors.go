@@ -11,7 +11,7 @@ import (
 // Sentinel errors, testable with errors.Is. Returned errors wrap them with
 // context ("model: epoch 3, sample 17: ...").
 var (
-	// ErrConfig: a Config field is out of range.
+	// ErrConfig: a field of Config, TrainConfig or PredictConfig is out of range.
 	ErrConfig = errors.New("invalid config")
 	// ErrData: the training or prediction data do not fit the model (shapes,
 	// labels, too few classes, a class without sets).
@@ -27,7 +27,7 @@ var (
 	// updated prototype). Both winners at distance zero is not an error:
 	// the step is skipped (StepResult.Skipped).
 	ErrNumerical = errors.New("numerical failure")
-	// ErrStop, returned by Config.OnEpoch, ends training early without error.
+	// ErrStop, returned by TrainConfig.OnEpoch, ends training early without error.
 	ErrStop = errors.New("stop training")
 	// ErrClosed: the model's or predictor's workers have been released.
 	ErrClosed = errors.New("closed")

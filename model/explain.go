@@ -129,7 +129,7 @@ func (m *Model) Explain(x Sample, label int) (*Explanation, error) {
 	}
 	ex.PixelMapDiff = difference(ex.Plus.PixelMaps, ex.Minus.PixelMaps)
 	ex.Relevance = m.Relevances()
-	ex.Mu = mu(ex.Plus.Distance, ex.Minus.Distance)
+	ex.Mu = Mu(ex.Plus.Distance, ex.Minus.Distance)
 	return ex, nil
 }
 
@@ -211,13 +211,6 @@ func winners(dist []float64, labels []int, label int) (plus, minus int) {
 		}
 	}
 	return plus, minus
-}
-
-func mu(dp, dm float64) float64 {
-	if s := dp + dm; s > 0 {
-		return (dp - dm) / s
-	}
-	return 0
 }
 
 // hadamard returns the element-wise product of a and b.

@@ -117,7 +117,7 @@ func checkSide(t *testing.T, s Side, m *Model, dist float64) {
 	}
 }
 
-func TestExplainImage(t *testing.T) {
+func TestExplainOnImage(t *testing.T) {
 	m := trainedModel(t, RelevanceGlobal)
 	defer m.Close()
 	xs, _ := synth(t, 82, 16, 3, 3, 1, 0.3)
@@ -179,7 +179,7 @@ func TestDistanceMatrix(t *testing.T) {
 		p, _ := m.Predict(Image(imgs[i*16 : (i+1)*16]))
 		for k, v := range p.Distances {
 			if im.At(i, k) != v {
-				t.Fatal("image distance matrix differs from PredictImage")
+				t.Fatal("image distance matrix differs from Predict of the image")
 			}
 		}
 	}

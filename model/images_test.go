@@ -120,7 +120,7 @@ func TestImageGradientFiniteDifferences(t *testing.T) {
 // TestStepImageMovesWinners: one step with a small rate brings the image
 // closer to W⁺ and farther from W⁻, keeps the bases orthonormal, leaves
 // the relevances and the other prototypes alone.
-func TestStepImageMovesWinners(t *testing.T) {
+func TestImageStepMovesWinners(t *testing.T) {
 	tr, _, _ := gradCase(t, opts{}, 2)
 	x, y := synthImages(3, tr.base.dim, 2, 3, 2, 0.3)
 	lam := append([]float64(nil), tr.lambda...)
@@ -160,7 +160,7 @@ func TestStepImageMovesWinners(t *testing.T) {
 
 // TestStepImageAtZeroAngle: an image inside W⁺ (θ = 0, where θ/sin θ is
 // 0/0) and one orthogonal to a winner (θ = π/2) step without NaN.
-func TestStepImageAtZeroAngle(t *testing.T) {
+func TestImageStepAtZeroAngle(t *testing.T) {
 	tr, _, _ := gradCase(t, opts{}, 4)
 	k := 0
 	w := tr.protos[k]
@@ -182,7 +182,7 @@ func TestStepImageAtZeroAngle(t *testing.T) {
 	}
 }
 
-func TestStepImageZeroAlloc(t *testing.T) {
+func TestImageStepZeroAlloc(t *testing.T) {
 	x, y := synthImages(8, 30, 3, 3, 5, 0.3)
 	m, err := Init(Config{SubspaceDim: 4, PrototypesPerClass: 2}, TrainConfig{Init: InitSample}, Images(x), y)
 	if err != nil {
@@ -209,7 +209,7 @@ func TestStepImageZeroAlloc(t *testing.T) {
 
 // TestTrainImagesLearns: from a random start, single-image training
 // learns to classify the training images of a synthetic problem.
-func TestTrainImagesLearns(t *testing.T) {
+func TestTrainOnImagesLearns(t *testing.T) {
 	x, y := synthImages(21, 40, 3, 4, 60, 0.6)
 	cfg := opts{Config: Config{SubspaceDim: 3}, TrainConfig: TrainConfig{Init: InitRandom, Epochs: 30, Eta: 0.05, Workers: 1, Seed: 3}}
 	m0, err := Init(cfg.Config, cfg.TrainConfig, Images(x), y)
@@ -241,7 +241,7 @@ func TestTrainImagesLearns(t *testing.T) {
 // TestTrainImagesDeterministic: the same seed gives the same model file
 // with 1, 2 and 8 workers (validation split included); Train-equivalent
 // structure: Train on images = Init on the training part + Continue.
-func TestTrainImagesDeterministic(t *testing.T) {
+func TestTrainOnImagesDeterministic(t *testing.T) {
 	x, y := synthImages(5, 30, 3, 5, 12, 0.4)
 	var ref []byte
 	for _, w := range []int{1, 2, 8} {
@@ -288,7 +288,7 @@ func TestTrainImagesDeterministic(t *testing.T) {
 
 // TestInitImagesPCA: InitPCA's prototype of a class spans the top d left
 // singular vectors of the class's image matrix (gonum's SVD).
-func TestInitImagesPCA(t *testing.T) {
+func TestInitOnImagesPCA(t *testing.T) {
 	x, y := synthImages(9, 25, 3, 3, 20, 0.5)
 	m, err := Init(Config{SubspaceDim: 4}, TrainConfig{Init: InitPCA}, Images(x), y)
 	if err != nil {
@@ -317,7 +317,7 @@ func TestInitImagesPCA(t *testing.T) {
 	}
 }
 
-func TestTrainImagesBadInput(t *testing.T) {
+func TestTrainOnImagesBadInput(t *testing.T) {
 	x, y := synthImages(2, 16, 2, 3, 4, 0.3)
 	good := opts{Config: Config{SubspaceDim: 2}, TrainConfig: TrainConfig{Epochs: 1, Workers: 1}}
 	clone := func() [][]float64 {
@@ -386,7 +386,7 @@ func TestTrainImagesBadInput(t *testing.T) {
 
 // TestTrainImagesThenSave: an image-trained model saves and loads bit for
 // bit and predicts images as before.
-func TestTrainImagesThenSave(t *testing.T) {
+func TestTrainOnImagesThenSave(t *testing.T) {
 	x, y := synthImages(6, 20, 2, 3, 10, 0.3)
 	m, _, err := Train(context.Background(), Config{SubspaceDim: 2}, TrainConfig{Epochs: 3, Workers: 1, Init: InitPCA}, Images(x), y)
 	if err != nil {
@@ -521,7 +521,7 @@ func compareSpans(t *testing.T, m, m0 *Model, ref *reference.Model) {
 // general route (minRotationNorm = +Inf) gives its bits exactly; and after
 // many steps at a large rate the bases are still orthonormal to rounding
 // (the rotation never re-orthonormalises, so its error must not grow).
-func TestStepImageRotation(t *testing.T) {
+func TestImageStepRotation(t *testing.T) {
 	x, y := synthImages(12, 40, 3, 4, 30, 0.5)
 	m, err := Init(Config{SubspaceDim: 5, PrototypesPerClass: 2}, TrainConfig{Init: InitSample, Seed: 4}, Images(x), y)
 	if err != nil {
@@ -613,7 +613,7 @@ func TestStepImageRotation(t *testing.T) {
 // TestStepImageHugeSteps: steps far too large for the rotation (they
 // cancel the moving direction) take the general route or fail cleanly:
 // never a NaN, never a non-orthonormal basis.
-func TestStepImageHugeSteps(t *testing.T) {
+func TestImageStepHugeSteps(t *testing.T) {
 	x, y := synthImages(5, 20, 2, 3, 10, 0.2)
 	m, err := Init(Config{SubspaceDim: 3}, TrainConfig{Init: InitPCA}, Images(x), y)
 	if err != nil {
@@ -643,7 +643,7 @@ func TestStepImageHugeSteps(t *testing.T) {
 // prototype's matching direction to (nearly) zero: the rotation cannot be
 // trusted there, and an image step must take the general route (the same bits
 // as W += x cᵀ then CGS2) or fail with nothing changed.
-func TestStepImageCancellingStep(t *testing.T) {
+func TestImageStepCancellingStep(t *testing.T) {
 	x, y := synthImages(15, 20, 2, 2, 6, 0.2)
 	m, err := Init(Config{SubspaceDim: 3}, TrainConfig{Init: InitPCA}, Images(x), y)
 	if err != nil {

@@ -38,6 +38,21 @@ func angle(c float64) float64 {
 // finite reports whether v is neither NaN nor ±Inf.
 func finite(v float64) bool { return v-v == 0 }
 
+// Mu is the paper's μ = (d⁺ − d⁻)/(d⁺ + d⁻) ∈ [−1, 1] of a sample whose
+// nearest prototype of its own class is at distance d⁺ and nearest of
+// another class at d⁻: negative when the sample is classified correctly,
+// 0 when both distances are 0. It is the one margin of training and
+// explanation (StepResult.Mu, Explanation.Mu; package hard selects the
+// samples with μ > −margin). Prediction.Margin, which needs no label, is
+// the separation of the two nearest classes: −Mu(d⁺, d⁻) when the
+// predicted class is the true one.
+func Mu(dPlus, dMinus float64) float64 {
+	if s := dPlus + dMinus; s > 0 {
+		return (dPlus - dMinus) / s
+	}
+	return 0
+}
+
 // activation returns φ(μ) and φ'(μ).
 func (c *TrainConfig) activation(mu float64) (phi, dphi float64) {
 	if c.Activation == Sigmoid {

@@ -150,10 +150,10 @@ func (p *Predictor) DistancesTo(dist []float64, x []Sample) error {
 	return err
 }
 
-// PredictBatch writes the label of every sample of x (all sets or all
+// PredictBatchTo writes the label of every sample of x (all sets or all
 // images) into labels (-1 for a rejected prediction), using all workers.
 // It allocates only when a batch is larger than any before.
-func (p *Predictor) PredictBatch(labels []int, x []Sample) error {
+func (p *Predictor) PredictBatchTo(labels []int, x []Sample) error {
 	if len(labels) < len(x) {
 		return fmt.Errorf("model: %w: %d labels for %d samples", ErrData, len(labels), len(x))
 	}

@@ -58,7 +58,7 @@ func TestPredictMatchesGonum(t *testing.T) {
 	}
 }
 
-func TestPredictImage(t *testing.T) {
+func TestPredictOnImage(t *testing.T) {
 	m := trainedModel(t, RelevanceGlobal)
 	defer m.Close()
 	rng := rand.New(rand.NewPCG(3, 3))
@@ -118,15 +118,15 @@ func TestPredictZeroAlloc(t *testing.T) {
 	scattered := Images(append(rows[4:], rows[:4]...)) // not: copied into the predictor's block
 	sets := Sets(xs)
 	_ = pr.PredictTo(&out, Set(xs[0]))
-	_ = pr.PredictBatch(labels, images)
-	_ = pr.PredictBatch(labels, scattered)
-	_ = pr.PredictBatch(labels, sets)
+	_ = pr.PredictBatchTo(labels, images)
+	_ = pr.PredictBatchTo(labels, scattered)
+	_ = pr.PredictBatchTo(labels, sets)
 	for name, f := range map[string]func(){
 		"PredictTo":             func() { _ = pr.PredictTo(&out, Set(xs[0])) },
 		"PredictTo/image":       func() { _ = pr.PredictTo(&out, Image(img)) },
-		"PredictBatch/images":   func() { _ = pr.PredictBatch(labels, images) },
-		"PredictBatch/copied":   func() { _ = pr.PredictBatch(labels, scattered) },
-		"PredictBatch":          func() { _ = pr.PredictBatch(labels, sets) },
+		"PredictBatch/images":   func() { _ = pr.PredictBatchTo(labels, images) },
+		"PredictBatch/copied":   func() { _ = pr.PredictBatchTo(labels, scattered) },
+		"PredictBatch":          func() { _ = pr.PredictBatchTo(labels, sets) },
 		"Model.PredictTo":       func() { _ = m.PredictTo(&out, Set(xs[0])) },
 		"Model.PredictTo/image": func() { _ = m.PredictTo(&out, Image(img)) },
 	} {
@@ -161,7 +161,7 @@ func TestBatchEqualsSingle(t *testing.T) {
 			t.Fatal(err)
 		}
 		labels := make([]int, len(xs))
-		if err := pr.PredictBatch(labels, Sets(xs)); err != nil {
+		if err := pr.PredictBatchTo(labels, Sets(xs)); err != nil {
 			t.Fatal(err)
 		}
 		for i, x := range xs {
@@ -183,7 +183,7 @@ func TestBatchEqualsSingle(t *testing.T) {
 		for i := range rows {
 			rows[i] = imgs[i*20 : i*20+16]
 		}
-		if err := pr.PredictBatch(ilabels, Images(rows)); err != nil {
+		if err := pr.PredictBatchTo(ilabels, Images(rows)); err != nil {
 			t.Fatal(err)
 		}
 		idist := make([]float64, n*len(m.protos))

@@ -41,17 +41,17 @@ func TestSampleKinds(t *testing.T) {
 	labels := make([]int, 2)
 	dist := make([]float64, 2*m.NumPrototypes())
 	for name, err := range map[string]error{
-		"Predict":                func() error { _, err := m.Predict(Sample{}); return err }(),
-		"PredictTo":              m.PredictTo(new(Prediction), Sample{}),
-		"Predictor.PredictTo":    pr.PredictTo(new(Prediction), Sample{}),
-		"Explain":                func() error { _, err := m.Explain(Sample{}, -1); return err }(),
-		"Step":                   func() error { _, err := tr.Step(Sample{}, 0, 0.1, 0.01); return err }(),
-		"PredictBatch/zero":      func() error { _, err := m.PredictBatch(withZero); return err }(),
-		"PredictBatch/mixed":     func() error { _, err := m.PredictBatch(mixed); return err }(),
-		"DistanceMatrix/mixed":   func() error { _, err := m.DistanceMatrix(mixed); return err }(),
-		"Predictor.PredictBatch": pr.PredictBatch(labels, mixed),
-		"Predictor.DistancesTo":  pr.DistancesTo(dist, withZero),
-		"Init/mixed":             func() error { _, err := Init(Config{SubspaceDim: 3}, TrainConfig{}, mixed, []int{0, 1}); return err }(),
+		"Predict":                  func() error { _, err := m.Predict(Sample{}); return err }(),
+		"PredictTo":                m.PredictTo(new(Prediction), Sample{}),
+		"Predictor.PredictTo":      pr.PredictTo(new(Prediction), Sample{}),
+		"Explain":                  func() error { _, err := m.Explain(Sample{}, -1); return err }(),
+		"Step":                     func() error { _, err := tr.Step(Sample{}, 0, 0.1, 0.01); return err }(),
+		"PredictBatch/zero":        func() error { _, err := m.PredictBatch(withZero); return err }(),
+		"PredictBatch/mixed":       func() error { _, err := m.PredictBatch(mixed); return err }(),
+		"DistanceMatrix/mixed":     func() error { _, err := m.DistanceMatrix(mixed); return err }(),
+		"Predictor.PredictBatchTo": pr.PredictBatchTo(labels, mixed),
+		"Predictor.DistancesTo":    pr.DistancesTo(dist, withZero),
+		"Init/mixed":               func() error { _, err := Init(Config{SubspaceDim: 3}, TrainConfig{}, mixed, []int{0, 1}); return err }(),
 		"Train/mixed": func() error {
 			_, _, err := Train(ctx, Config{SubspaceDim: 3}, TrainConfig{Epochs: 1}, mixed, []int{0, 1})
 			return err

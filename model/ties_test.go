@@ -52,7 +52,7 @@ func TestPredictTies(t *testing.T) {
 			t.Errorf("workers=%d: image tie predicted %+v, want prototype 1, class 1, margin 0", workers, p)
 		}
 		labels := make([]int, 2)
-		if err := pr.PredictBatch(labels, []Sample{Set(b), Set(b)}); err != nil {
+		if err := pr.PredictBatchTo(labels, []Sample{Set(b), Set(b)}); err != nil {
 			t.Fatal(err)
 		}
 		if labels[0] != 1 || labels[1] != 1 {

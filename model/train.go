@@ -121,7 +121,7 @@ type History struct {
 	// EarlyStopped reports that Patience ended training.
 	EarlyStopped bool
 	// Averaged is the number of epochs' models averaged into the returned
-	// model (Config.AverageLast; 0 without), and AveragedValAccuracy the
+	// model (TrainConfig.AverageLast; 0 without), and AveragedValAccuracy the
 	// averaged model's accuracy on the validation part (NaN without
 	// averaging or validation).
 	Averaged            int
@@ -1339,7 +1339,7 @@ func (t *Trainer) winners(y int) (StepResult, float64, error) {
 		return StepResult{Plus: plus, Minus: minus, DPlus: dp, DMinus: dm,
 			Correct: dp < dm || (dp == dm && plus < minus), Skipped: true}, 0, nil
 	}
-	mu := (dp - dm) / s
+	mu := Mu(dp, dm)
 	phi, dphi := t.cfg.activation(mu)
 	w := t.weights[y]
 	r = StepResult{Plus: plus, Minus: minus, DPlus: dp, DMinus: dm, Mu: mu, Cost: w * phi,

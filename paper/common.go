@@ -23,7 +23,7 @@ import (
 const (
 	streamGroups = 0x47525053_00000000 // "GRPS": grouping images into sets
 	streamSplit  = 0x53504c49_00000000 // "SPLI": train/test splits and folds
-	streamModel  = 0x4d4f444c_00000000 // "MODL": model.Config.Seed of a run
+	streamModel  = 0x4d4f444c_00000000 // "MODL": model.TrainConfig.Seed of a run
 	streamAug    = 0x41554753_00000000 // "AUGS": training-set augmentation (view subsets)
 	streamPool   = 0x504f4f4c_00000000 // "POOL": pools of hard view subsets (ETH-80)
 )
@@ -33,7 +33,7 @@ func runRNG(seed uint64, stream uint64, r int) *rand.Rand {
 	return rand.New(rand.NewPCG(seed, stream+uint64(r)))
 }
 
-// modelSeed returns the model.Config.Seed of run r.
+// modelSeed returns the model.TrainConfig.Seed of run r.
 func modelSeed(seed uint64, r int) uint64 {
 	return runRNG(seed, streamModel, r).Uint64()
 }
@@ -178,7 +178,7 @@ func imageAccuracy(m *model.Model, imgs [][]float64, y []int, idx []int, w int) 
 			xs[k-a] = model.Image(imgs[idx[k]])
 			truth[k-a] = y[idx[k]]
 		}
-		if err := p.PredictBatch(labels[:b-a], xs[:b-a]); err != nil {
+		if err := p.PredictBatchTo(labels[:b-a], xs[:b-a]); err != nil {
 			return 0, err
 		}
 		correct += score.Correct(truth[:b-a], labels[:b-a])
@@ -196,7 +196,7 @@ func setAccuracy(m *model.Model, x []*subspace.Subspace, y []int, w int) (float6
 	}
 	defer p.Close()
 	labels := make([]int, len(x))
-	if err := p.PredictBatch(labels, model.Sets(x)); err != nil {
+	if err := p.PredictBatchTo(labels, model.Sets(x)); err != nil {
 		return 0, err
 	}
 	return float64(score.Correct(y, labels)) / float64(len(x)), nil

@@ -23,9 +23,10 @@
 // (mnistDefault, yaleDefault, eth80Default) cites its numbers.
 //
 // Images are grouped into training sets by dataset.Groups, the rule
-// `grlgq train` uses too; splits and folds are the protocols' own
-// (stratifiedFolds, splitSets: each class shuffled, then dealt from fold 0
-// or cut at the training count).
+// `grlgq train` uses too; splits and folds follow the rules of
+// internal/folds with the protocols' own random streams (Yale B's folds:
+// each class shuffled and dealt from fold 0, folds.RoundRobin; ETH-80's
+// split: each class shuffled and cut at the training count, folds.Split).
 //
 // Randomness: each purpose (grouping, splits, model seed, augmentation,
 // pools) has its own PCG stream and run r of a protocol adds r, so runs are

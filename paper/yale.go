@@ -19,12 +19,8 @@ type yaleSpec struct {
 	Folds   int
 	// Shift > 0: each training image also enters as 4 copies moved by
 	// Shift pixels left, right, up and down (dataset.WithShifts).
-	Shift int
-	// AverageLast > 0: the final model is the model.Average of the models
-	// after each of the last AverageLast epochs (tail averaging,
-	// model.Config.AverageLast); 0: the model after the last epoch.
-	AverageLast int
-	Config      Setup
+	Shift  int
+	Config Setup
 }
 
 // yaleDefault is the Yale B 32x32 protocol: images resized to 20x20
@@ -41,11 +37,10 @@ type yaleSpec struct {
 // only the start and the baseline.
 func yaleDefault() yaleSpec {
 	return yaleSpec{
-		M:           yaleM,
-		Regroup:     yaleRegroup,
-		Folds:       4,
-		Shift:       yaleShift,
-		AverageLast: yaleAverageLast,
+		M:       yaleM,
+		Regroup: yaleRegroup,
+		Folds:   4,
+		Shift:   yaleShift,
 		Config: Setup{
 			Config: model.Config{
 				SubspaceDim:        7,
@@ -58,6 +53,9 @@ func yaleDefault() yaleSpec {
 				Gamma:    1e-5,
 				Schedule: model.ScheduleConstant,
 				Epochs:   yaleEpochs,
+				// the final model is the model.Average of the models after
+				// each of the last AverageLast epochs of the image training
+				AverageLast: yaleAverageLast,
 			},
 		},
 	}
@@ -174,7 +172,6 @@ func yaleOnce(ctx context.Context, spec yaleSpec, ds *dataset.Dataset, trainIdx,
 		err = fmt.Errorf("paper: yale job %d: %w", job, err)
 		return
 	}
-	cfg.AverageLast = spec.AverageLast
 	m, _, err := model.Continue(ctx, bm, cfg.TrainConfig, model.Images(imgs), ys)
 	bm.Close()
 	if err != nil {
@@ -263,8 +260,8 @@ func yaleProtocol(spec yaleSpec, k, reps int) string {
 	}
 	rate := fmt.Sprintf("η=%g", c.Eta) // constant (model.ScheduleConstant)
 	final := ""
-	if spec.AverageLast > 0 {
-		final = fmt.Sprintf(", the final model the average (model.Average) of the models after each of the last %d epochs", spec.AverageLast)
+	if c.AverageLast > 0 {
+		final = fmt.Sprintf(", the final model the average (model.Average) of the models after each of the last %d epochs", c.AverageLast)
 	}
 	return fmt.Sprintf("%s started at the class-PCA subspace of the training subspaces (m=%d same-class images, %d groupings), then trained on the single training images (1-D subspaces)%s for %d epochs, %s%s; test = single images by θ_1",
 		head, spec.M, spec.Regroup, shift, c.Epochs, rate, final)

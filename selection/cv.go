@@ -23,7 +23,7 @@ type Options struct {
 	// of small data sets.
 	Repeats int
 	// Seed seeds the folds (StratifiedKFold). The models are seeded by
-	// their Config.Seed.
+	// their TrainConfig.Seed.
 	Seed uint64
 	// Workers is the number of goroutines (default runtime.GOMAXPROCS(0)).
 	// Folds (and settings) train in parallel, each on Workers/jobs distance

@@ -26,8 +26,8 @@ const AllSets = -1
 const AllSetsLearned = -2
 
 // Setting is one point of a search: the options the tuner varies. The
-// other fields of a Config (d, γ, schedule, activation, seed, ...) come
-// from the base Config given to Tune.
+// other fields of the model.Config and model.TrainConfig (d, γ, schedule,
+// activation, seed, ...) come from the base configurations given to Tune.
 type Setting struct {
 	// Prototypes per class (>= 1), or AllSets.
 	Prototypes int
