@@ -21,7 +21,9 @@ type Prediction struct {
 	// Nearest is the index of the nearest prototype (ties to the lowest).
 	Nearest int
 	// Margin is the relative margin (δ₂ − δ₁)/(δ₂ + δ₁) ∈ [0, 1] between
-	// the distances of the nearest and the second-nearest class.
+	// the distances of the nearest and the second-nearest class. It needs
+	// no label; when the predicted class is the true one it is −μ (Mu of
+	// the same distances: the paper's μ is negative when right).
 	Margin float64
 	// Rejected reports Margin < PredictConfig.RejectMargin.
 	Rejected bool
