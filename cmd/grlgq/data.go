@@ -11,6 +11,7 @@ import (
 
 	"github.com/grlgq/grlgq/dataset"
 	"github.com/grlgq/grlgq/dataset/imageset"
+	"github.com/grlgq/grlgq/internal/limitflag"
 	"github.com/grlgq/grlgq/model"
 	"github.com/grlgq/grlgq/subspace"
 )
@@ -67,7 +68,7 @@ const (
 // -max-file-bytes, the input budget of every loader, on fs with
 // dataset.DefaultLimits() as defaults. Their names are the Limit names of
 // dataset.LimitError, so that an error's "(raise max-pixels)" names a flag
-// (see imageset.FlagHint).
+// (see internal/limitflag).
 func addLimitFlags(fs *flag.FlagSet, lim *dataset.Limits) {
 	d := dataset.DefaultLimits()
 	int64Var(fs, &lim.PixelsPerImage, imageset.LimitPixels, d.PixelsPerImage, 1, maxMaxPixels,
@@ -150,11 +151,11 @@ func (f *dataFlags) load(ctx context.Context, fs *flag.FlagSet, workers int, mod
 		if ctx.Err() != nil {
 			return nil, fmt.Errorf("interrupted while loading %s: %w", f.spec, ctx.Err())
 		}
-		return nil, imageset.FlagHint(fmt.Errorf("load %s: %w", f.spec, err))
+		return nil, limitflag.Hint(fmt.Errorf("load %s: %w", f.spec, err))
 	}
 	if auto && ds.Width > 0 && ds.Height > 0 && (ds.Width != modelSize.Width || ds.Height != modelSize.Height) {
 		if ds, err = ds.ResizedContext(ctx, modelSize.Width, modelSize.Height, opt.Limits); err != nil {
-			return nil, imageset.FlagHint(fmt.Errorf("load %s: resize to the model's %s: %w", f.spec, modelSize.String(), err))
+			return nil, limitflag.Hint(fmt.Errorf("load %s: resize to the model's %s: %w", f.spec, modelSize.String(), err))
 		}
 	}
 	return ds, nil
