@@ -125,8 +125,8 @@
 // one class; Groups is the one grouping rule, also used by the paper
 // protocols: every image is used, the last group of a class completed from
 // the start of its shuffle), ImageSubspaces (test images as 1-D subspaces) and
-// BasisSubspaces (npy); TrainingSubspaces and TestSamples choose among
-// them by the kind of data, as a trained classifier is trained and tested
+// BasisSubspaces (npy); TrainingSubspaces and EvalSamples choose among
+// them by the kind of data, as a classifier is trained and evaluated
 // on it, and Dataset.ClassMap maps the data's classes to a classifier's by
 // name (the package never sees a model: it takes the names). Splits:
 // Holdout, a validation part carved out of training data by the fraction

@@ -256,12 +256,12 @@ func (s *samples) len() int { return len(s.names) }
 // subspaceOf returns sample i as a subspace (kinds "set" and "basis").
 func (s *samples) subspaceOf(i int) *subspace.Subspace { return s.subs.Subs[i] }
 
-// testSamples turns ds into the samples the model m classifies
-// (dataset.TestSamples: single images for image data unless m > 0 groups
+// evalSamples turns ds into the samples the model m classifies
+// (dataset.EvalSamples: single images for image data unless m > 0 groups
 // them into sets of m, image sets for folder data, bases for npy data),
 // with the model's class of each; it words the checks of the sizes for the
 // command line first.
-func testSamples(mod *model.Model, ds *dataset.Dataset, groupM int, seed uint64, workers int, skipBad bool) (*samples, error) {
+func evalSamples(mod *model.Model, ds *dataset.Dataset, groupM int, seed uint64, workers int, skipBad bool) (*samples, error) {
 	if ds.Dim != mod.Dim() {
 		h, w := shapeOf(ds, ds.Dim)
 		hint := ""
@@ -274,7 +274,7 @@ func testSamples(mod *model.Model, ds *dataset.Dataset, groupM int, seed uint64,
 	if ds.Bases != nil && ds.SubDim != d {
 		return nil, fmt.Errorf("%s holds bases of d=%d, the model has d=%d", ds.Source, ds.SubDim, d)
 	}
-	ts, err := dataset.TestSamples(ds, dataset.TestOptions{D: d, M: groupM, Seed: seed, Workers: workers, SkipBad: skipBad})
+	ts, err := dataset.EvalSamples(ds, dataset.EvalOptions{D: d, M: groupM, Seed: seed, Workers: workers, SkipBad: skipBad})
 	if err != nil {
 		if ds.Bases != nil {
 			return nil, err
