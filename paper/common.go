@@ -23,7 +23,7 @@ import (
 const (
 	streamGroups = 0x47525053_00000000 // "GRPS": grouping images into sets
 	streamSplit  = 0x53504c49_00000000 // "SPLI": train/test splits and folds
-	streamModel  = 0x4d4f444c_00000000 // "MODL": model.Config.Seed of a run
+	streamModel  = 0x4d4f444c_00000000 // "MODL": model.TrainConfig.Seed of a run
 	streamAug    = 0x41554753_00000000 // "AUGS": training-set augmentation (view subsets)
 	streamPool   = 0x504f4f4c_00000000 // "POOL": pools of hard view subsets (ETH-80)
 )
@@ -33,7 +33,7 @@ func runRNG(seed uint64, stream uint64, r int) *rand.Rand {
 	return rand.New(rand.NewPCG(seed, stream+uint64(r)))
 }
 
-// modelSeed returns the model.Config.Seed of run r.
+// modelSeed returns the model.TrainConfig.Seed of run r.
 func modelSeed(seed uint64, r int) uint64 {
 	return runRNG(seed, streamModel, r).Uint64()
 }

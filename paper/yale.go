@@ -22,9 +22,9 @@ type yaleSpec struct {
 	Shift int
 	// AverageLast > 0: the final model is the model.Average of the models
 	// after each of the last AverageLast epochs (tail averaging,
-	// model.Config.AverageLast); 0: the model after the last epoch.
+	// model.TrainConfig.AverageLast); 0: the model after the last epoch.
 	AverageLast int
-	Config      Setup
+	Setup       Setup
 }
 
 // yaleDefault is the Yale B 32x32 protocol: images resized to 20x20
@@ -46,7 +46,7 @@ func yaleDefault() yaleSpec {
 		Folds:       4,
 		Shift:       yaleShift,
 		AverageLast: yaleAverageLast,
-		Config: Setup{
+		Setup: Setup{
 			Config: model.Config{
 				SubspaceDim:        7,
 				PrototypesPerClass: 1,
@@ -141,7 +141,7 @@ func stratifiedFolds(y []int, idx []int, classes, k int, rng folds.Shuffler) [][
 // the (repetition, fold) pair for the random streams.
 func yaleOnce(ctx context.Context, spec yaleSpec, ds *dataset.Dataset, trainIdx, testIdx []int, seed uint64, job int) (acc, base float64, trainDur, baseDur time.Duration, err error) {
 	t0 := time.Now()
-	cfg := spec.Config
+	cfg := spec.Setup
 	grng := runRNG(seed, streamGroups, job)
 	var x []*subspace.Subspace
 	var y []int
@@ -208,7 +208,7 @@ func runYaleWith(ctx context.Context, opt Options, spec yaleSpec) (*Result, erro
 	res := &Result{
 		Name:               "yale",
 		Protocol:           yaleProtocol(spec, k, reps),
-		Config:             spec.Config,
+		Setup:              spec.Setup,
 		Accuracies:         make([]float64, reps*k),
 		BaselineAccuracies: make([]float64, reps*k),
 		Paper:              0.9650,
@@ -242,7 +242,7 @@ func runYaleWith(ctx context.Context, opt Options, spec yaleSpec) (*Result, erro
 		return nil, err
 	}
 	res.finish()
-	res.Config.Seed = opt.Seed
+	res.Setup.Seed = opt.Seed
 	var sumB time.Duration
 	for _, d := range baseDur {
 		sumB += d
@@ -255,7 +255,7 @@ func runYaleWith(ctx context.Context, opt Options, spec yaleSpec) (*Result, erro
 
 // yaleProtocol describes spec in one line.
 func yaleProtocol(spec yaleSpec, k, reps int) string {
-	c := spec.Config
+	c := spec.Setup
 	head := fmt.Sprintf("Yale B 32x32 resized to 20x20: %d-fold cross-validation repeated %d times; d=%d, %d prototype per class", k, reps, c.SubspaceDim, c.PrototypesPerClass)
 	shift := ""
 	if spec.Shift > 0 {
