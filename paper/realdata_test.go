@@ -17,9 +17,9 @@ import (
 // ± 0.40 over 100). The paper's 94.5% is NOT reached by the honest protocol
 // (every choice made on validation folds of training objects; the paper's
 // figure needs the authors' per-split best test epoch, which gives 95.85%
-// over the same 100 splits: see docs/notebook.md), so that assertion runs only with
-// GRLGQ_PAPER_BAR=1. It skips when the
-// data are absent (set GRLGQ_DATA).
+// over the same 100 splits: see docs/notebook.md), so the test does not
+// compare with it (the log line shows it). It skips when the data are
+// absent (set GRLGQ_DATA).
 func TestETH80Real(t *testing.T) {
 	dir := dataDir(t, "eth80")
 	if testing.Short() {
@@ -37,9 +37,6 @@ func TestETH80Real(t *testing.T) {
 	}
 	if r.Mean < 0.92 {
 		t.Errorf("ETH-80 mean accuracy %.2f%% below the regression floor 92%%", 100*r.Mean)
-	}
-	if os.Getenv("GRLGQ_PAPER_BAR") != "" && r.Mean < r.Paper {
-		t.Errorf("ETH-80 mean accuracy %.2f%% below the paper's %.2f%%", 100*r.Mean, 100*r.Paper)
 	}
 }
 
