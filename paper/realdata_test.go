@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/grlgq/grlgq/internal/realdata"
 )
 
 // TestETH80Real runs the full ETH-80 protocol (10 random splits, seed 1)
@@ -21,7 +23,7 @@ import (
 // compare with it (the log line shows it). It skips when the data are
 // absent (set GRLGQ_DATA).
 func TestETH80Real(t *testing.T) {
-	dir := dataDir(t, "eth80")
+	dir := realdata.Dir(t, "eth80")
 	if testing.Short() {
 		t.Skip("real-data protocol; skipped with -short")
 	}
@@ -47,7 +49,7 @@ func TestRealProtocol(t *testing.T) {
 	if names == "" {
 		t.Skip("set GRLGQ_REAL=mnist,yale,eth80 to run the full protocols")
 	}
-	dir := dataDir(t, "")
+	dir := realdata.Dir(t)
 	for _, name := range strings.Split(names, ",") {
 		r, err := Run(context.Background(), name, Options{Dir: dir, Seed: 1, Progress: func(m string) { t.Log(m) }})
 		if err != nil {
@@ -67,7 +69,7 @@ func TestRealProtocol(t *testing.T) {
 // beat the baseline by 2 points and to stay above a regression floor of
 // 95.5%. It skips when the data are absent (set GRLGQ_DATA).
 func TestYaleRealOneRepetition(t *testing.T) {
-	dir := dataDir(t, "yaleb32")
+	dir := realdata.Dir(t, "yaleb32")
 	if testing.Short() {
 		t.Skip("real-data protocol; skipped with -short")
 	}
