@@ -3,7 +3,6 @@ package bench
 import (
 	"fmt"
 	"math"
-	"os"
 	"path/filepath"
 	"sort"
 	"testing"
@@ -11,6 +10,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/grlgq/grlgq/dataset"
+	"github.com/grlgq/grlgq/internal/realdata"
 	"github.com/grlgq/grlgq/internal/reference"
 	"github.com/grlgq/grlgq/kernels"
 	"github.com/grlgq/grlgq/linalg"
@@ -222,7 +222,7 @@ func BenchmarkPredictSet(b *testing.B) {
 //     with exactly 80% of its pixels 0 (627 of 784), the rest a contiguous
 //     stroke: ours skips the zero pixels (same bits).
 //   - D=784,d=12,p=10,mnist: MNIST test image 0 (a 7, 84% zeros) from
-//     $GRLGQ_DATA/mnist; skipped when the data is absent.
+//     the real-data folder (GRLGQ_DATA); skipped when the data is absent.
 func BenchmarkPredictImage(b *testing.B) {
 	const dim, d, p = 784, 12, 10
 	run := func(name string, image func(b *testing.B) []float64) {
@@ -288,15 +288,14 @@ func digitImage(w, h, nonzero int) []float64 {
 }
 
 // mnistTestImage returns the first image of the MNIST test set (pixels
-// value/255) from $GRLGQ_DATA/mnist, or skips.
+// value/255) from the real-data folder's mnist/ (internal/realdata), or
+// skips.
 func mnistTestImage(b *testing.B) []float64 {
-	dir := os.Getenv("GRLGQ_DATA")
-	if dir == "" {
-		b.Skip("real data absent: set GRLGQ_DATA to the shared data folder (with mnist/) to run this benchmark")
-	}
-	ds, err := dataset.LoadIDX(filepath.Join(dir, "mnist", "t10k-images-idx3-ubyte.gz"), filepath.Join(dir, "mnist", "t10k-labels-idx1-ubyte.gz"))
+	images, labels := "mnist/t10k-images-idx3-ubyte.gz", "mnist/t10k-labels-idx1-ubyte.gz"
+	dir := realdata.Dir(b, images, labels)
+	ds, err := dataset.LoadIDX(filepath.Join(dir, images), filepath.Join(dir, labels))
 	if err != nil {
-		b.Skipf("MNIST test set not readable under GRLGQ_DATA: %v", err)
+		b.Skipf("MNIST test set not readable under %s: %v", dir, err)
 	}
 	return append([]float64(nil), ds.Images[0]...)
 }

@@ -125,13 +125,14 @@
 // one class; Groups is the one grouping rule, also used by the paper
 // protocols: every image is used, the last group of a class completed from
 // the start of its shuffle), ImageSubspaces (test images as 1-D subspaces) and
-// BasisSubspaces (npy); TrainingSubspaces and TestSamples choose among
-// them by the kind of data, as a trained classifier is trained and tested
+// BasisSubspaces (npy); TrainingSubspaces and EvalSamples choose among
+// them by the kind of data, as a classifier is trained and evaluated
 // on it, and Dataset.ClassMap maps the data's classes to a classifier's by
-// name (the package never sees a model: it takes the names). Splits: StratifiedKFold, RepeatedStratifiedKFold,
-// PerClassSplits, LeaveOneOut, and Holdout for a validation part carved out
-// of training data; their stratified rules (dealing, counts and fractions
-// per class) live in internal/folds, shared with selection and
-// model.ValidationSplit, and each function seeds its own PCG stream. Augmentation: Shifted (an image moved by whole pixels,
-// edges replicated).
+// name (the package never sees a model: it takes the names). Splits:
+// Holdout, a validation part carved out of training data by the fraction
+// rule of internal/folds (shared with model.ValidationSplit), from its own
+// PCG stream of the seed; the k-folds of cross-validation are selection's,
+// and the paper protocols' splits are package paper's (internal/folds'
+// RoundRobin, Split). Augmentation: Shifted (an image moved by whole
+// pixels, edges replicated).
 package dataset

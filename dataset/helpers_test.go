@@ -12,34 +12,15 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/grlgq/grlgq/internal/realdata"
 )
 
-// dataDir returns the folder of the real data sets: $GRLGQ_DATA, else the
-// first shared/data found walking up from the package folder. It skips the
-// test when there is none.
+// dataDir returns the path of sub in the real-data folder, or skips the
+// test (internal/realdata).
 func dataDir(t testing.TB, sub string) string {
 	t.Helper()
-	dir := os.Getenv("GRLGQ_DATA")
-	if dir == "" {
-		wd, _ := os.Getwd()
-		for d := wd; ; d = filepath.Dir(d) {
-			if st, err := os.Stat(filepath.Join(d, "shared", "data")); err == nil && st.IsDir() {
-				dir = filepath.Join(d, "shared", "data")
-				break
-			}
-			if filepath.Dir(d) == d {
-				break
-			}
-		}
-	}
-	if dir == "" {
-		t.Skipf("real data not found: set GRLGQ_DATA to the shared/data folder (needs %s)", sub)
-	}
-	p := filepath.Join(dir, sub)
-	if _, err := os.Stat(p); err != nil {
-		t.Skipf("real data %s not found under %s (GRLGQ_DATA): %v", sub, dir, err)
-	}
-	return p
+	return filepath.Join(realdata.Dir(t, sub), sub)
 }
 
 func writeFile(t testing.TB, dir, name string, b []byte) string {

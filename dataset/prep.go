@@ -125,7 +125,7 @@ func GroupSubspaces(ds *Dataset, items []int, opt GroupOptions) (*Subspaces, err
 		jobs    []job
 		skipped []Skip
 	)
-	rng := newRand(opt.Seed, streamGroups, 0)
+	rng := newRand(opt.Seed, streamGroups)
 	for c, idx := range byClass(sub) {
 		if len(idx) == 0 {
 			continue

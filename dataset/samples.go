@@ -49,7 +49,7 @@ const (
 )
 
 // Samples are the items a trained classifier is applied to (see
-// TestSamples).
+// EvalSamples).
 type Samples struct {
 	Kind   string     // SampleImage, SampleSet or SampleBasis
 	Images []int      // SampleImage: indices into the data set's Images
@@ -61,12 +61,12 @@ type Samples struct {
 // Len returns the number of samples.
 func (s *Samples) Len() int { return len(s.Names) }
 
-// TestOptions controls TestSamples.
-type TestOptions struct {
+// EvalOptions controls EvalSamples.
+type EvalOptions struct {
 	// D is the classifier's subspace dimension; for bases it must be theirs.
 	D int
 	// M > 0 groups single images into sets of M random same-class images
-	// (GroupSubspaces, seeded by Seed) instead of testing them one by one.
+	// (GroupSubspaces, seeded by Seed) instead of classifying them one by one.
 	M    int
 	Seed uint64
 	// SkipBad and Workers as in SetOptions.
@@ -74,11 +74,11 @@ type TestOptions struct {
 	Workers int
 }
 
-// TestSamples turns the whole of ds into the samples a classifier of
-// d-dimensional subspaces is tested on: single images for image data
+// EvalSamples turns the whole of ds into the samples a classifier of
+// d-dimensional subspaces is evaluated on: single images for image data
 // (unless opt.M > 0 groups them into sets), one subspace per image set for
 // folder data, the bases of npy data.
-func TestSamples(ds *Dataset, opt TestOptions) (*Samples, error) {
+func EvalSamples(ds *Dataset, opt EvalOptions) (*Samples, error) {
 	s := &Samples{}
 	switch {
 	case ds.Bases != nil:

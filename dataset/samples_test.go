@@ -5,14 +5,14 @@ import (
 	"testing"
 )
 
-func TestTrainingAndTestSamples(t *testing.T) {
+func TestTrainingAndEvalSamples(t *testing.T) {
 	// Image sets: one subspace per set, for training and testing alike.
 	ds := synthSets([]int{4, 5, 4, 6}, 2)
 	tr, err := TrainingSubspaces(ds, TrainingOptions{D: 2})
 	if err != nil || tr.Len() != 4 || tr.Subs[0].D() != 2 {
 		t.Fatalf("sets: %v %v", tr, err)
 	}
-	ts, err := TestSamples(ds, TestOptions{D: 2})
+	ts, err := EvalSamples(ds, EvalOptions{D: 2})
 	if err != nil || ts.Kind != SampleSet || ts.Len() != 4 || !reflect.DeepEqual(ts.Labels, tr.Labels) || ts.Images != nil {
 		t.Fatalf("test sets: %+v %v", ts, err)
 	}
@@ -30,11 +30,11 @@ func TestTrainingAndTestSamples(t *testing.T) {
 	if _, err := TrainingSubspaces(img, TrainingOptions{D: 4, M: 3}); err == nil {
 		t.Fatal("m < d: no error")
 	}
-	ts, err = TestSamples(img, TestOptions{D: 2})
+	ts, err = EvalSamples(img, EvalOptions{D: 2})
 	if err != nil || ts.Kind != SampleImage || ts.Len() != len(img.Images) || ts.Names[3] != "image 3" || ts.Images[3] != 3 || ts.Labels[3] != img.Labels[3] {
 		t.Fatalf("test images: %+v %v", ts, err)
 	}
-	ts, err = TestSamples(img, TestOptions{D: 2, M: 3, Seed: 5})
+	ts, err = EvalSamples(img, EvalOptions{D: 2, M: 3, Seed: 5})
 	if err != nil || ts.Kind != SampleSet || ts.Subs == nil || ts.Len() != ts.Subs.Len() {
 		t.Fatalf("test groups: %+v %v", ts, err)
 	}
@@ -44,11 +44,11 @@ func TestTrainingAndTestSamples(t *testing.T) {
 	if _, err := TrainingSubspaces(b, TrainingOptions{D: 1}); err == nil {
 		t.Fatal("bases of d=2 with D 1: no error")
 	}
-	ts, err = TestSamples(b, TestOptions{D: 2})
+	ts, err = EvalSamples(b, EvalOptions{D: 2})
 	if err != nil || ts.Kind != SampleBasis || !reflect.DeepEqual(ts.Labels, []int{1, 0}) {
 		t.Fatalf("test bases: %+v %v", ts, err)
 	}
-	if _, err := TestSamples(b, TestOptions{D: 1}); err == nil {
+	if _, err := EvalSamples(b, EvalOptions{D: 1}); err == nil {
 		t.Fatal("test bases of d=2 with D 1: no error")
 	}
 }

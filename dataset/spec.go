@@ -28,7 +28,9 @@ var schemes = map[string][]string{
 	"csv":    {"FILE"},
 }
 
-// SpecHelp describes the accepted specifications, for flag usage texts.
+// SpecHelp is the syntax of a specification, one form per scheme
+// separated by " | " (the form ParseSpec's errors quote, and a help text
+// can show).
 const SpecHelp = "idx:IMAGES,LABELS | folder:DIR | mat:FILE | npy:DATA,LABELS | csv:FILE"
 
 // ParseSpec parses SCHEME:PATH[,PATH]: idx:IMAGES,LABELS, folder:DIR,

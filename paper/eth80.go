@@ -15,8 +15,8 @@ import (
 
 // eth80Spec is the ETH-80 protocol's free choices (see eth80Default).
 type eth80Spec struct {
-	Train  int // objects per category for training (the rest test)
-	Config Setup
+	Train int // objects per category for training (the rest test)
+	Setup Setup
 	// Subsets and SubsetSize augment the training data: besides its full
 	// set, every training object contributes Subsets further training sets,
 	// each the subspace of SubsetSize of its views drawn at random (without
@@ -49,7 +49,7 @@ type setHard struct {
 func eth80Default() eth80Spec {
 	return eth80Spec{
 		Train: 5,
-		Config: Setup{
+		Setup: Setup{
 			Config: model.Config{
 				SubspaceDim:        5,
 				PrototypesPerClass: 1,
@@ -147,7 +147,7 @@ func pickSets(x []*subspace.Subspace, y []int, idx []int) ([]*subspace.Subspace,
 // eth80Once trains on the sets trainIdx and tests on testIdx.
 func eth80Once(ctx context.Context, spec eth80Spec, data *eth80Data, trainIdx, testIdx []int, seed uint64, r int) (acc, base float64, epochs int, trainDur, baseDur time.Duration, err error) {
 	t0 := time.Now()
-	cfg := spec.Config
+	cfg := spec.Setup
 	cfg.Seed = modelSeed(seed, r)
 	cfg.Workers = 1
 	xtr, ytr := pickSets(data.x, data.y, trainIdx)
@@ -230,23 +230,23 @@ func runETH80With(ctx context.Context, opt Options, spec eth80Spec) (*Result, er
 	pr := &progress{f: opt.Progress}
 	w := workers(opt)
 	t0 := time.Now()
-	data, err := loadETH80Context(ctx, opt.Dir, spec.Config.SubspaceDim, w)
+	data, err := loadETH80Context(ctx, opt.Dir, spec.Setup.SubspaceDim, w)
 	if err != nil {
 		return nil, err
 	}
 	load := time.Since(t0)
-	pr.printf("eth80: loaded %d image sets of %d categories as gray 20x20, subspaces d=%d, in %v", len(data.x), len(data.classes), spec.Config.SubspaceDim, since(t0))
+	pr.printf("eth80: loaded %d image sets of %d categories as gray 20x20, subspaces d=%d, in %v", len(data.x), len(data.classes), spec.Setup.SubspaceDim, since(t0))
 	res := &Result{
 		Name: "eth80",
 		Protocol: fmt.Sprintf("ETH-80 gray 20x20, one object (41 views) = one set, d=%d; per category %d objects train, the rest test; %d random splits; %d prototype per class from a random training set; %s",
-			spec.Config.SubspaceDim, spec.Train, runs, spec.Config.PrototypesPerClass, epochsText(spec)),
-		Config:             spec.Config,
+			spec.Setup.SubspaceDim, spec.Train, runs, spec.Setup.PrototypesPerClass, epochsText(spec)),
+		Setup:              spec.Setup,
 		Accuracies:         make([]float64, runs),
 		BaselineAccuracies: make([]float64, runs),
 		Paper:              0.945,
 		PaperStd:           0.0187,
 	}
-	res.Config.ClassNames = data.classes
+	res.Setup.ClassNames = data.classes
 	baseDur := make([]time.Duration, runs)
 	err = forEach(ctx, runs, w, func(r int) error {
 		tr, te := splitSets(data.y, len(data.classes), spec.Train, runRNG(opt.Seed, streamSplit, r))
@@ -263,7 +263,7 @@ func runETH80With(ctx context.Context, opt Options, spec eth80Spec) (*Result, er
 		return nil, err
 	}
 	res.finish()
-	res.Config.Seed = opt.Seed
+	res.Setup.Seed = opt.Seed
 	var sumB time.Duration
 	for _, d := range baseDur {
 		sumB += d
@@ -275,9 +275,9 @@ func runETH80With(ctx context.Context, opt Options, spec eth80Spec) (*Result, er
 }
 
 func epochsText(spec eth80Spec) string {
-	s := fmt.Sprintf("%d epochs", spec.Config.Epochs)
-	if spec.Config.Activation == model.Sigmoid {
-		s += fmt.Sprintf(", sigmoid φ (β=%g)", spec.Config.Beta)
+	s := fmt.Sprintf("%d epochs", spec.Setup.Epochs)
+	if spec.Setup.Activation == model.Sigmoid {
+		s += fmt.Sprintf(", sigmoid φ (β=%g)", spec.Setup.Beta)
 	}
 	if spec.Subsets > 0 {
 		s += fmt.Sprintf(", each training object also gives %d random %d-view subsets as training sets", spec.Subsets, spec.SubsetSize)

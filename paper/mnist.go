@@ -12,9 +12,9 @@ import (
 
 // mnistSpec is the MNIST protocol's free choices (see mnistDefault).
 type mnistSpec struct {
-	M      int          // images per training set
-	Hard   hard.Options // hard-example sets added to every epoch (hard.Train)
-	Config Setup
+	M     int          // images per training set
+	Hard  hard.Options // hard-example sets added to every epoch (hard.Train)
+	Setup Setup
 }
 
 // mnistDefault is the MNIST protocol: d = 12 and one prototype per class
@@ -30,7 +30,7 @@ func mnistDefault() mnistSpec {
 	return mnistSpec{
 		M:    mnistM,
 		Hard: mnistHard,
-		Config: Setup{
+		Setup: Setup{
 			Config: model.Config{
 				SubspaceDim:        12,
 				PrototypesPerClass: 1,
@@ -131,7 +131,7 @@ func allIndices(n int) []int {
 // images, θ_1). The model uses w workers for testing.
 func mnistOnce(ctx context.Context, spec mnistSpec, tr *dataset.Dataset, trainIdx []int, te *dataset.Dataset, testIdx []int, seed uint64, r, w int) (acc, base float64, trainDur, baseDur time.Duration, err error) {
 	t0 := time.Now()
-	cfg := spec.Config
+	cfg := spec.Setup
 	x, y, err := groupSubspaces(tr.Images, tr.Labels, trainIdx, len(tr.Classes), spec.M, cfg.SubspaceDim, runRNG(seed, streamGroups, r))
 	if err != nil {
 		return
@@ -181,8 +181,8 @@ func runMNISTWith(ctx context.Context, opt Options, spec mnistSpec) (*Result, er
 	res := &Result{
 		Name: "mnist",
 		Protocol: fmt.Sprintf("MNIST: training subspaces (d=%d) of m=%d random same-class training images%s, %d prototype per class, %d epochs; test = %d single images by θ_1; %d runs",
-			spec.Config.SubspaceDim, spec.M, " "+spec.Hard.String(), spec.Config.PrototypesPerClass, spec.Config.Epochs, data.test.Len(), runs),
-		Config:             spec.Config,
+			spec.Setup.SubspaceDim, spec.M, " "+spec.Hard.String(), spec.Setup.PrototypesPerClass, spec.Setup.Epochs, data.test.Len(), runs),
+		Setup:              spec.Setup,
 		Accuracies:         make([]float64, runs),
 		BaselineAccuracies: make([]float64, runs),
 		Paper:              0.9478,
@@ -208,7 +208,7 @@ func runMNISTWith(ctx context.Context, opt Options, spec mnistSpec) (*Result, er
 	}
 	res.finish()
 	res.Wall = time.Since(t0)
-	res.Config.Seed = opt.Seed
+	res.Setup.Seed = opt.Seed
 	var sumB time.Duration
 	for _, d := range baseDur {
 		sumB += d

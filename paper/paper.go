@@ -44,7 +44,7 @@ type Setup struct {
 type Result struct {
 	Name     string
 	Protocol string // one-line description
-	Config   Setup  // the model and how it was trained
+	Setup    Setup  // the model and how it was trained
 
 	// GRLGQ accuracies (fractions), one per run/split/fold, with their
 	// mean and (sample) standard deviation.

@@ -19,8 +19,8 @@ type yaleSpec struct {
 	Folds   int
 	// Shift > 0: each training image also enters as 4 copies moved by
 	// Shift pixels left, right, up and down (dataset.WithShifts).
-	Shift  int
-	Config Setup
+	Shift int
+	Setup Setup
 }
 
 // yaleDefault is the Yale B 32x32 protocol: images resized to 20x20
@@ -41,7 +41,7 @@ func yaleDefault() yaleSpec {
 		Regroup: yaleRegroup,
 		Folds:   4,
 		Shift:   yaleShift,
-		Config: Setup{
+		Setup: Setup{
 			Config: model.Config{
 				SubspaceDim:        7,
 				PrototypesPerClass: 1,
@@ -139,7 +139,7 @@ func stratifiedFolds(y []int, idx []int, classes, k int, rng folds.Shuffler) [][
 // the (repetition, fold) pair for the random streams.
 func yaleOnce(ctx context.Context, spec yaleSpec, ds *dataset.Dataset, trainIdx, testIdx []int, seed uint64, job int) (acc, base float64, trainDur, baseDur time.Duration, err error) {
 	t0 := time.Now()
-	cfg := spec.Config
+	cfg := spec.Setup
 	grng := runRNG(seed, streamGroups, job)
 	var x []*subspace.Subspace
 	var y []int
@@ -205,7 +205,7 @@ func runYaleWith(ctx context.Context, opt Options, spec yaleSpec) (*Result, erro
 	res := &Result{
 		Name:               "yale",
 		Protocol:           yaleProtocol(spec, k, reps),
-		Config:             spec.Config,
+		Setup:              spec.Setup,
 		Accuracies:         make([]float64, reps*k),
 		BaselineAccuracies: make([]float64, reps*k),
 		Paper:              0.9650,
@@ -239,7 +239,7 @@ func runYaleWith(ctx context.Context, opt Options, spec yaleSpec) (*Result, erro
 		return nil, err
 	}
 	res.finish()
-	res.Config.Seed = opt.Seed
+	res.Setup.Seed = opt.Seed
 	var sumB time.Duration
 	for _, d := range baseDur {
 		sumB += d
@@ -252,7 +252,7 @@ func runYaleWith(ctx context.Context, opt Options, spec yaleSpec) (*Result, erro
 
 // yaleProtocol describes spec in one line.
 func yaleProtocol(spec yaleSpec, k, reps int) string {
-	c := spec.Config
+	c := spec.Setup
 	head := fmt.Sprintf("Yale B 32x32 resized to 20x20: %d-fold cross-validation repeated %d times; d=%d, %d prototype per class", k, reps, c.SubspaceDim, c.PrototypesPerClass)
 	shift := ""
 	if spec.Shift > 0 {

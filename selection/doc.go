@@ -14,9 +14,7 @@
 // seed, to the folds in turn (continuing where the previous class stopped),
 // so fold sizes differ by at most one and every fold keeps the class
 // proportions. The rule lives in internal/folds, the one home of the
-// stratified splits, which dataset.StratifiedKFold calls too (this package
-// must not import a loader package); the seed's stream and the checks are
-// this package's.
+// stratified splits; the seed's stream and the checks are this package's.
 // Every class needs at least K items, so that every fold's training part
 // holds every class (ErrTooSmall names the class).
 //

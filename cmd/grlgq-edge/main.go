@@ -20,6 +20,7 @@ import (
 	"syscall"
 
 	"github.com/grlgq/grlgq/dataset/imageset"
+	"github.com/grlgq/grlgq/internal/limitflag"
 	"github.com/grlgq/grlgq/model"
 	"github.com/grlgq/grlgq/subspace"
 )
@@ -115,7 +116,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	lim := imageset.Limits{PixelsPerImage: *maxPixels, ImagesPerSet: *maxSetImages, TotalValues: *maxValues}
 	res, err := classify(*modelPath, fs.Arg(0), *width, *height, lim, stdin)
 	if err != nil {
-		fmt.Fprintf(stderr, "grlgq-edge: %v\n", imageset.FlagHint(err))
+		fmt.Fprintf(stderr, "grlgq-edge: %v\n", limitflag.Hint(err))
 		return 1
 	}
 	var out []byte

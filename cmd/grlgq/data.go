@@ -11,6 +11,7 @@ import (
 
 	"github.com/grlgq/grlgq/dataset"
 	"github.com/grlgq/grlgq/dataset/imageset"
+	"github.com/grlgq/grlgq/internal/limitflag"
 	"github.com/grlgq/grlgq/model"
 	"github.com/grlgq/grlgq/subspace"
 )
@@ -67,7 +68,7 @@ const (
 // -max-file-bytes, the input budget of every loader, on fs with
 // dataset.DefaultLimits() as defaults. Their names are the Limit names of
 // dataset.LimitError, so that an error's "(raise max-pixels)" names a flag
-// (see imageset.FlagHint).
+// (see internal/limitflag).
 func addLimitFlags(fs *flag.FlagSet, lim *dataset.Limits) {
 	d := dataset.DefaultLimits()
 	int64Var(fs, &lim.PixelsPerImage, imageset.LimitPixels, d.PixelsPerImage, 1, maxMaxPixels,
@@ -150,11 +151,11 @@ func (f *dataFlags) load(ctx context.Context, fs *flag.FlagSet, workers int, mod
 		if ctx.Err() != nil {
 			return nil, fmt.Errorf("interrupted while loading %s: %w", f.spec, ctx.Err())
 		}
-		return nil, imageset.FlagHint(fmt.Errorf("load %s: %w", f.spec, err))
+		return nil, limitflag.Hint(fmt.Errorf("load %s: %w", f.spec, err))
 	}
 	if auto && ds.Width > 0 && ds.Height > 0 && (ds.Width != modelSize.Width || ds.Height != modelSize.Height) {
 		if ds, err = ds.ResizedContext(ctx, modelSize.Width, modelSize.Height, opt.Limits); err != nil {
-			return nil, imageset.FlagHint(fmt.Errorf("load %s: resize to the model's %s: %w", f.spec, modelSize.String(), err))
+			return nil, limitflag.Hint(fmt.Errorf("load %s: resize to the model's %s: %w", f.spec, modelSize.String(), err))
 		}
 	}
 	return ds, nil
@@ -255,12 +256,12 @@ func (s *samples) len() int { return len(s.names) }
 // subspaceOf returns sample i as a subspace (kinds "set" and "basis").
 func (s *samples) subspaceOf(i int) *subspace.Subspace { return s.subs.Subs[i] }
 
-// testSamples turns ds into the samples the model m classifies
-// (dataset.TestSamples: single images for image data unless m > 0 groups
+// evalSamples turns ds into the samples the model m classifies
+// (dataset.EvalSamples: single images for image data unless m > 0 groups
 // them into sets of m, image sets for folder data, bases for npy data),
 // with the model's class of each; it words the checks of the sizes for the
 // command line first.
-func testSamples(mod *model.Model, ds *dataset.Dataset, groupM int, seed uint64, workers int, skipBad bool) (*samples, error) {
+func evalSamples(mod *model.Model, ds *dataset.Dataset, groupM int, seed uint64, workers int, skipBad bool) (*samples, error) {
 	if ds.Dim != mod.Dim() {
 		h, w := shapeOf(ds, ds.Dim)
 		hint := ""
@@ -273,7 +274,7 @@ func testSamples(mod *model.Model, ds *dataset.Dataset, groupM int, seed uint64,
 	if ds.Bases != nil && ds.SubDim != d {
 		return nil, fmt.Errorf("%s holds bases of d=%d, the model has d=%d", ds.Source, ds.SubDim, d)
 	}
-	ts, err := dataset.TestSamples(ds, dataset.TestOptions{D: d, M: groupM, Seed: seed, Workers: workers, SkipBad: skipBad})
+	ts, err := dataset.EvalSamples(ds, dataset.EvalOptions{D: d, M: groupM, Seed: seed, Workers: workers, SkipBad: skipBad})
 	if err != nil {
 		if ds.Bases != nil {
 			return nil, err

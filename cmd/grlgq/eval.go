@@ -66,7 +66,7 @@ func (f *modelFlags) load(ctx context.Context, fs *flag.FlagSet) (*model.Model, 
 	if f.m > 0 && f.m < mod.SubspaceDim() {
 		return nil, nil, fmt.Errorf("sets of -m %d images cannot span the model's d=%d dimensions", f.m, mod.SubspaceDim())
 	}
-	s, err := testSamples(mod, ds, f.m, f.seed, f.workers, f.skipBad)
+	s, err := evalSamples(mod, ds, f.m, f.seed, f.workers, f.skipBad)
 	if err != nil {
 		return nil, nil, err
 	}

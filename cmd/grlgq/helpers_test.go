@@ -308,18 +308,3 @@ func checkPNG(t *testing.T, path string) image.Point {
 	}
 	return img.Bounds().Size()
 }
-
-// dataDir returns the shared real-data folder, or skips the test.
-func dataDir(t *testing.T) string {
-	t.Helper()
-	for _, d := range []string{os.Getenv("GRLGQ_DATA"), "../../../shared/data", "../../shared/data"} {
-		if d == "" {
-			continue
-		}
-		if st, err := os.Stat(d); err == nil && st.IsDir() {
-			return d
-		}
-	}
-	t.Skip("real data not found: set GRLGQ_DATA to the shared data folder (mnist/, eth80/, digits/)")
-	return ""
-}

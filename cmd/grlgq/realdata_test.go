@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/grlgq/grlgq/internal/realdata"
 )
 
 // copyTree copies the folder src into dst (the folder loader reads real
@@ -44,10 +46,7 @@ func copyTree(t *testing.T, src, dst string) {
 // TestRealDigits trains and evaluates on the UCI digits file of the shared
 // data (gzipped CSV).
 func TestRealDigits(t *testing.T) {
-	data := filepath.Join(dataDir(t), "digits", "digits.csv.gz")
-	if _, err := os.Stat(data); err != nil {
-		t.Skipf("no digits: %v", err)
-	}
+	data := filepath.Join(realdata.Dir(t, "digits/digits.csv.gz"), "digits", "digits.csv.gz")
 	dir := t.TempDir()
 	mod := filepath.Join(dir, "digits.grlgq")
 	spec := "csv:" + data
@@ -62,10 +61,7 @@ func TestRealDigits(t *testing.T) {
 // TestRealETH80 trains on two ETH-80 categories (one object folder = one
 // image set), resized to 20x20.
 func TestRealETH80(t *testing.T) {
-	src := filepath.Join(dataDir(t), "eth80")
-	if _, err := os.Stat(filepath.Join(src, "apple")); err != nil {
-		t.Skipf("no ETH-80: %v", err)
-	}
+	src := filepath.Join(realdata.Dir(t, "eth80/apple", "eth80/cow"), "eth80")
 	if testing.Short() {
 		t.Skip("copies 1,640 images; skipped with -short")
 	}
@@ -94,7 +90,7 @@ func TestRealETH80(t *testing.T) {
 
 // TestReproETH80 runs the paper's ETH-80 protocol for one split.
 func TestReproETH80(t *testing.T) {
-	dir := dataDir(t)
+	dir := realdata.Dir(t, "eth80")
 	if testing.Short() {
 		t.Skip("runs an experiment; skipped with -short")
 	}

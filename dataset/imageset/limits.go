@@ -6,7 +6,6 @@ import (
 	"math"
 	"os"
 	"strconv"
-	"strings"
 
 	"github.com/grlgq/grlgq/internal/safefile"
 )
@@ -91,7 +90,8 @@ func (l Limits) WithDefaults() Limits {
 }
 
 // Names of the limits, as LimitError.Limit gives them: a command line maps
-// them to its flags (cmd/grlgq: -max-pixels etc.).
+// them to its flags (grlgq and grlgq-edge name theirs after them:
+// -max-pixels etc., see internal/limitflag).
 const (
 	LimitPixels    = "max-pixels"     // Limits.PixelsPerImage
 	LimitSetImages = "max-set-images" // Limits.ImagesPerSet
@@ -186,28 +186,3 @@ var ErrNotRegular = safefile.ErrNotRegular
 // (named pipe), not a regular file"), or is the os error
 // (fs.ErrNotExist...).
 func OpenRegular(path string) (*os.File, error) { return safefile.Open(path) }
-
-// FlagHint returns err with a *LimitError's "(raise max-pixels)" reworded
-// as "(raise it with -max-pixels)", for a command whose flags are named
-// after the limits (grlgq, grlgq-edge). Other errors are returned as they
-// are; the result matches what err matched (errors.Is, errors.As).
-func FlagHint(err error) error {
-	var le *LimitError
-	if err == nil || !errors.As(err, &le) {
-		return err
-	}
-	old, msg := "(raise "+le.Limit+")", err.Error()
-	if !strings.Contains(msg, old) {
-		return err
-	}
-	return &hintError{msg: strings.Replace(msg, old, "(raise it with -"+le.Limit+")", 1), err: err}
-}
-
-// hintError is an error with a reworded message.
-type hintError struct {
-	msg string
-	err error
-}
-
-func (e *hintError) Error() string { return e.msg }
-func (e *hintError) Unwrap() error { return e.err }

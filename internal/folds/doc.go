@@ -1,7 +1,7 @@
 // Package folds is the one home of the stratified splitting rules that
-// dataset (the paper protocols' splits, the demo's holdout), selection
-// (cross-validation) and model (the validation part of early stopping)
-// share. Every rule works class by class on ByClass's lists and draws from
+// paper (the protocols' splits), dataset (Holdout: the demo's holdout),
+// selection (cross-validation) and model (the validation part of early
+// stopping) share. Every rule works class by class on ByClass's lists and draws from
 // the caller's random stream: each caller keeps its own seed and PCG stream
 // (so its splits stay what they were) and its own checks of the arguments
 // (a caller's policy, e.g. selection refusing a class smaller than k);
@@ -12,7 +12,7 @@
 //   - k-fold (Deal, Parts): each class is shuffled and dealt to folds 0, 1,
 //     ..., k-1, 0, ... in turn, continuing where the previous class stopped,
 //     so fold sizes differ by at most one and every fold keeps the class
-//     proportions. The k-folds of dataset and selection need 2 <= k and
+//     proportions. The k-folds of selection need 2 <= k and
 //     every class 0..max(label) to have at least k items (TooSmall finds
 //     the first that has not), so that every fold holds every class and no
 //     fold is empty. Deal itself accepts any input: a class smaller than k
