@@ -51,7 +51,11 @@
 // output columns, keeping every accumulator of a block in registers for the
 // whole reduction (outer-product form); on AVX-512 a last column vector of
 // at most 4 lanes runs on YMM, which halves its cost on CPUs that split
-// 512-bit FMAs (AMD Zen 4).
+// 512-bit FMAs (AMD Zen 4). AVX2 AtB, which needs several blocks for the
+// engine's shapes (16 YMM registers), splits the reduction into chunks
+// whose rows of A and B fit in L1 and runs every block over a chunk before
+// the next, its accumulators stored to M and loaded back in between: the
+// same chains, so the same bits.
 //
 // # Memory layout
 //
