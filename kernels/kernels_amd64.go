@@ -108,11 +108,19 @@ func atb(m []float64, ldm int, a []float64, lda int, b []float64, ldb int, n, da
 		k := min(kc, n-t)
 		for j := 0; j < db; j += blockColsAVX2 {
 			nc := min(db-j, blockColsAVX2)
+			if nb := nc / 4; nc%4 == 1 && nb <= 1 && da <= atbEdgeMaxRows[nb] {
+				atbEdgeAVX2(&m[j], ldm, &a[t*lda], lda, &b[t*ldb+j], ldb, k, da, nb, t > 0)
+				continue
+			}
 			h, nbig := rowBlocks(da, mrAVX2[(nc+3)/4])
 			atbKernelAVX2(&m[j], ldm, &a[t*lda], lda, &b[t*ldb+j], ldb, k, da, nc, h, nbig, t > 0)
 		}
 	}
 }
+
+// atbEdgeMaxRows[nb] is the most rows of atbEdgeAVX2 for 4*nb+1 columns
+// (atbEdgeMaxRows in asm/kernels/atbavx2.go).
+var atbEdgeMaxRows = [2]int{28, 8}
 
 // mrAVX2[nb] is the tallest row block of the AVX2 block kernels for nb
 // column vectors (mr in asm/kernels/main.go).

@@ -18417,6 +18417,4147 @@ atbKernelAVX2_done:
 	VZEROUPPER
 	RET
 
+// func atbEdgeAVX2(c *float64, ldc int, a *float64, lda int, b *float64, ldb int, k int, rows int, nb int, add bool)
+// Requires: AVX, FMA3
+TEXT ·atbEdgeAVX2(SB), NOSPLIT, $0-73
+	MOVQ    c+0(FP), DI
+	MOVQ    ldc+8(FP), R8
+	SHLQ    $0x03, R8
+	MOVQ    a+16(FP), SI
+	MOVQ    lda+24(FP), R9
+	SHLQ    $0x03, R9
+	MOVQ    ldb+40(FP), R10
+	SHLQ    $0x03, R10
+	MOVBQZX add+72(FP), R13
+	MOVQ    nb+64(FP), CX
+	SHLQ    $0x05, CX
+	MOVQ    rows+56(FP), AX
+	ADDQ    AX, CX
+	CMPQ    CX, $0x01
+	JE      atbEdgeAVX2_nb0_r1
+	CMPQ    CX, $0x02
+	JE      atbEdgeAVX2_nb0_r2
+	CMPQ    CX, $0x03
+	JE      atbEdgeAVX2_nb0_r3
+	CMPQ    CX, $0x04
+	JE      atbEdgeAVX2_nb0_r4
+	CMPQ    CX, $0x05
+	JE      atbEdgeAVX2_nb0_r5
+	CMPQ    CX, $0x06
+	JE      atbEdgeAVX2_nb0_r6
+	CMPQ    CX, $0x07
+	JE      atbEdgeAVX2_nb0_r7
+	CMPQ    CX, $0x08
+	JE      atbEdgeAVX2_nb0_r8
+	CMPQ    CX, $0x09
+	JE      atbEdgeAVX2_nb0_r9
+	CMPQ    CX, $0x0a
+	JE      atbEdgeAVX2_nb0_r10
+	CMPQ    CX, $0x0b
+	JE      atbEdgeAVX2_nb0_r11
+	CMPQ    CX, $0x0c
+	JE      atbEdgeAVX2_nb0_r12
+	CMPQ    CX, $0x0d
+	JE      atbEdgeAVX2_nb0_r13
+	CMPQ    CX, $0x0e
+	JE      atbEdgeAVX2_nb0_r14
+	CMPQ    CX, $0x0f
+	JE      atbEdgeAVX2_nb0_r15
+	CMPQ    CX, $0x10
+	JE      atbEdgeAVX2_nb0_r16
+	CMPQ    CX, $0x11
+	JE      atbEdgeAVX2_nb0_r17
+	CMPQ    CX, $0x12
+	JE      atbEdgeAVX2_nb0_r18
+	CMPQ    CX, $0x13
+	JE      atbEdgeAVX2_nb0_r19
+	CMPQ    CX, $0x14
+	JE      atbEdgeAVX2_nb0_r20
+	CMPQ    CX, $0x15
+	JE      atbEdgeAVX2_nb0_r21
+	CMPQ    CX, $0x16
+	JE      atbEdgeAVX2_nb0_r22
+	CMPQ    CX, $0x17
+	JE      atbEdgeAVX2_nb0_r23
+	CMPQ    CX, $0x18
+	JE      atbEdgeAVX2_nb0_r24
+	CMPQ    CX, $0x19
+	JE      atbEdgeAVX2_nb0_r25
+	CMPQ    CX, $0x1a
+	JE      atbEdgeAVX2_nb0_r26
+	CMPQ    CX, $0x1b
+	JE      atbEdgeAVX2_nb0_r27
+	CMPQ    CX, $0x1c
+	JE      atbEdgeAVX2_nb0_r28
+	CMPQ    CX, $0x21
+	JE      atbEdgeAVX2_nb1_r1
+	CMPQ    CX, $0x22
+	JE      atbEdgeAVX2_nb1_r2
+	CMPQ    CX, $0x23
+	JE      atbEdgeAVX2_nb1_r3
+	CMPQ    CX, $0x24
+	JE      atbEdgeAVX2_nb1_r4
+	CMPQ    CX, $0x25
+	JE      atbEdgeAVX2_nb1_r5
+	CMPQ    CX, $0x26
+	JE      atbEdgeAVX2_nb1_r6
+	CMPQ    CX, $0x27
+	JE      atbEdgeAVX2_nb1_r7
+	CMPQ    CX, $0x28
+	JE      atbEdgeAVX2_nb1_r8
+	JMP     atbEdgeAVX2_done
+
+atbEdgeAVX2_nb0_r1:
+	VMOVUPD avx2masks<>+24(SB), Y2
+	TESTB   R13, R13
+	JNE     atbEdgeAVX2_nb0_r1_load
+	VXORPD  Y0, Y0, Y0
+	JMP     atbEdgeAVX2_nb0_r1_start
+
+atbEdgeAVX2_nb0_r1_load:
+	MOVQ   DI, DX
+	VMOVSD (DX), X0
+
+atbEdgeAVX2_nb0_r1_start:
+	MOVQ b+32(FP), R11
+	MOVQ k+48(FP), BX
+	MOVQ SI, R12
+	SHRQ $0x01, BX
+	JE   atbEdgeAVX2_nb0_r1_odd
+
+atbEdgeAVX2_nb0_r1_loop:
+	VBROADCASTSD (R11), Y1
+	VMASKMOVPD   (R12), Y2, Y3
+	VFMADD231PD  Y3, Y1, Y0
+	VBROADCASTSD (R11)(R10*1), Y1
+	VMASKMOVPD   (R12)(R9*1), Y2, Y3
+	VFMADD231PD  Y3, Y1, Y0
+	LEAQ         (R12)(R9*2), R12
+	LEAQ         (R11)(R10*2), R11
+	DECQ         BX
+	JNZ          atbEdgeAVX2_nb0_r1_loop
+
+atbEdgeAVX2_nb0_r1_odd:
+	MOVQ         k+48(FP), BX
+	TESTQ        $0x00000001, BX
+	JE           atbEdgeAVX2_nb0_r1_store
+	VBROADCASTSD (R11), Y1
+	VMASKMOVPD   (R12), Y2, Y3
+	VFMADD231PD  Y3, Y1, Y0
+
+atbEdgeAVX2_nb0_r1_store:
+	MOVQ   DI, DX
+	VMOVSD X0, (DX)
+	JMP    atbEdgeAVX2_done
+
+atbEdgeAVX2_nb0_r2:
+	VMOVUPD avx2masks<>+16(SB), Y2
+	TESTB   R13, R13
+	JNE     atbEdgeAVX2_nb0_r2_load
+	VXORPD  Y0, Y0, Y0
+	JMP     atbEdgeAVX2_nb0_r2_start
+
+atbEdgeAVX2_nb0_r2_load:
+	MOVQ    DI, DX
+	VMOVSD  (DX), X0
+	ADDQ    R8, DX
+	VMOVHPD (DX), X0, X0
+
+atbEdgeAVX2_nb0_r2_start:
+	MOVQ b+32(FP), R11
+	MOVQ k+48(FP), BX
+	MOVQ SI, R12
+	SHRQ $0x01, BX
+	JE   atbEdgeAVX2_nb0_r2_odd
+
+atbEdgeAVX2_nb0_r2_loop:
+	VBROADCASTSD (R11), Y1
+	VMASKMOVPD   (R12), Y2, Y3
+	VFMADD231PD  Y3, Y1, Y0
+	VBROADCASTSD (R11)(R10*1), Y1
+	VMASKMOVPD   (R12)(R9*1), Y2, Y3
+	VFMADD231PD  Y3, Y1, Y0
+	LEAQ         (R12)(R9*2), R12
+	LEAQ         (R11)(R10*2), R11
+	DECQ         BX
+	JNZ          atbEdgeAVX2_nb0_r2_loop
+
+atbEdgeAVX2_nb0_r2_odd:
+	MOVQ         k+48(FP), BX
+	TESTQ        $0x00000001, BX
+	JE           atbEdgeAVX2_nb0_r2_store
+	VBROADCASTSD (R11), Y1
+	VMASKMOVPD   (R12), Y2, Y3
+	VFMADD231PD  Y3, Y1, Y0
+
+atbEdgeAVX2_nb0_r2_store:
+	MOVQ    DI, DX
+	VMOVSD  X0, (DX)
+	ADDQ    R8, DX
+	VMOVHPD X0, (DX)
+	JMP     atbEdgeAVX2_done
+
+atbEdgeAVX2_nb0_r3:
+	VMOVUPD avx2masks<>+8(SB), Y2
+	TESTB   R13, R13
+	JNE     atbEdgeAVX2_nb0_r3_load
+	VXORPD  Y0, Y0, Y0
+	JMP     atbEdgeAVX2_nb0_r3_start
+
+atbEdgeAVX2_nb0_r3_load:
+	MOVQ        DI, DX
+	VMOVSD      (DX), X0
+	ADDQ        R8, DX
+	VMOVHPD     (DX), X0, X0
+	ADDQ        R8, DX
+	VMOVSD      (DX), X1
+	VINSERTF128 $0x01, X1, Y0, Y0
+
+atbEdgeAVX2_nb0_r3_start:
+	MOVQ b+32(FP), R11
+	MOVQ k+48(FP), BX
+	MOVQ SI, R12
+	SHRQ $0x01, BX
+	JE   atbEdgeAVX2_nb0_r3_odd
+
+atbEdgeAVX2_nb0_r3_loop:
+	VBROADCASTSD (R11), Y1
+	VMASKMOVPD   (R12), Y2, Y3
+	VFMADD231PD  Y3, Y1, Y0
+	VBROADCASTSD (R11)(R10*1), Y1
+	VMASKMOVPD   (R12)(R9*1), Y2, Y3
+	VFMADD231PD  Y3, Y1, Y0
+	LEAQ         (R12)(R9*2), R12
+	LEAQ         (R11)(R10*2), R11
+	DECQ         BX
+	JNZ          atbEdgeAVX2_nb0_r3_loop
+
+atbEdgeAVX2_nb0_r3_odd:
+	MOVQ         k+48(FP), BX
+	TESTQ        $0x00000001, BX
+	JE           atbEdgeAVX2_nb0_r3_store
+	VBROADCASTSD (R11), Y1
+	VMASKMOVPD   (R12), Y2, Y3
+	VFMADD231PD  Y3, Y1, Y0
+
+atbEdgeAVX2_nb0_r3_store:
+	MOVQ         DI, DX
+	VMOVSD       X0, (DX)
+	ADDQ         R8, DX
+	VMOVHPD      X0, (DX)
+	ADDQ         R8, DX
+	VEXTRACTF128 $0x01, Y0, X1
+	VMOVSD       X1, (DX)
+	JMP          atbEdgeAVX2_done
+
+atbEdgeAVX2_nb0_r4:
+	TESTB  R13, R13
+	JNE    atbEdgeAVX2_nb0_r4_load
+	VXORPD Y0, Y0, Y0
+	JMP    atbEdgeAVX2_nb0_r4_start
+
+atbEdgeAVX2_nb0_r4_load:
+	MOVQ        DI, DX
+	VMOVSD      (DX), X0
+	ADDQ        R8, DX
+	VMOVHPD     (DX), X0, X0
+	ADDQ        R8, DX
+	VMOVSD      (DX), X1
+	ADDQ        R8, DX
+	VMOVHPD     (DX), X1, X1
+	VINSERTF128 $0x01, X1, Y0, Y0
+
+atbEdgeAVX2_nb0_r4_start:
+	MOVQ b+32(FP), R11
+	MOVQ k+48(FP), BX
+	MOVQ SI, R12
+	SHRQ $0x01, BX
+	JE   atbEdgeAVX2_nb0_r4_odd
+
+atbEdgeAVX2_nb0_r4_loop:
+	VBROADCASTSD (R11), Y1
+	VFMADD231PD  (R12), Y1, Y0
+	VBROADCASTSD (R11)(R10*1), Y1
+	VFMADD231PD  (R12)(R9*1), Y1, Y0
+	LEAQ         (R12)(R9*2), R12
+	LEAQ         (R11)(R10*2), R11
+	DECQ         BX
+	JNZ          atbEdgeAVX2_nb0_r4_loop
+
+atbEdgeAVX2_nb0_r4_odd:
+	MOVQ         k+48(FP), BX
+	TESTQ        $0x00000001, BX
+	JE           atbEdgeAVX2_nb0_r4_store
+	VBROADCASTSD (R11), Y1
+	VFMADD231PD  (R12), Y1, Y0
+
+atbEdgeAVX2_nb0_r4_store:
+	MOVQ         DI, DX
+	VMOVSD       X0, (DX)
+	ADDQ         R8, DX
+	VMOVHPD      X0, (DX)
+	ADDQ         R8, DX
+	VEXTRACTF128 $0x01, Y0, X1
+	VMOVSD       X1, (DX)
+	ADDQ         R8, DX
+	VMOVHPD      X1, (DX)
+	JMP          atbEdgeAVX2_done
+
+atbEdgeAVX2_nb0_r5:
+	VMOVUPD avx2masks<>+24(SB), Y3
+	TESTB   R13, R13
+	JNE     atbEdgeAVX2_nb0_r5_load
+	VXORPD  Y0, Y0, Y0
+	VXORPD  Y1, Y1, Y1
+	JMP     atbEdgeAVX2_nb0_r5_start
+
+atbEdgeAVX2_nb0_r5_load:
+	MOVQ        DI, DX
+	VMOVSD      (DX), X0
+	ADDQ        R8, DX
+	VMOVHPD     (DX), X0, X0
+	ADDQ        R8, DX
+	VMOVSD      (DX), X2
+	ADDQ        R8, DX
+	VMOVHPD     (DX), X2, X2
+	VINSERTF128 $0x01, X2, Y0, Y0
+	ADDQ        R8, DX
+	VMOVSD      (DX), X1
+
+atbEdgeAVX2_nb0_r5_start:
+	MOVQ b+32(FP), R11
+	MOVQ k+48(FP), BX
+	MOVQ SI, R12
+	SHRQ $0x01, BX
+	JE   atbEdgeAVX2_nb0_r5_odd
+
+atbEdgeAVX2_nb0_r5_loop:
+	VBROADCASTSD (R11), Y2
+	VFMADD231PD  (R12), Y2, Y0
+	VMASKMOVPD   32(R12), Y3, Y4
+	VFMADD231PD  Y4, Y2, Y1
+	VBROADCASTSD (R11)(R10*1), Y2
+	VFMADD231PD  (R12)(R9*1), Y2, Y0
+	VMASKMOVPD   32(R12)(R9*1), Y3, Y4
+	VFMADD231PD  Y4, Y2, Y1
+	LEAQ         (R12)(R9*2), R12
+	LEAQ         (R11)(R10*2), R11
+	DECQ         BX
+	JNZ          atbEdgeAVX2_nb0_r5_loop
+
+atbEdgeAVX2_nb0_r5_odd:
+	MOVQ         k+48(FP), BX
+	TESTQ        $0x00000001, BX
+	JE           atbEdgeAVX2_nb0_r5_store
+	VBROADCASTSD (R11), Y2
+	VFMADD231PD  (R12), Y2, Y0
+	VMASKMOVPD   32(R12), Y3, Y4
+	VFMADD231PD  Y4, Y2, Y1
+
+atbEdgeAVX2_nb0_r5_store:
+	MOVQ         DI, DX
+	VMOVSD       X0, (DX)
+	ADDQ         R8, DX
+	VMOVHPD      X0, (DX)
+	ADDQ         R8, DX
+	VEXTRACTF128 $0x01, Y0, X2
+	VMOVSD       X2, (DX)
+	ADDQ         R8, DX
+	VMOVHPD      X2, (DX)
+	ADDQ         R8, DX
+	VMOVSD       X1, (DX)
+	JMP          atbEdgeAVX2_done
+
+atbEdgeAVX2_nb0_r6:
+	VMOVUPD avx2masks<>+16(SB), Y3
+	TESTB   R13, R13
+	JNE     atbEdgeAVX2_nb0_r6_load
+	VXORPD  Y0, Y0, Y0
+	VXORPD  Y1, Y1, Y1
+	JMP     atbEdgeAVX2_nb0_r6_start
+
+atbEdgeAVX2_nb0_r6_load:
+	MOVQ        DI, DX
+	VMOVSD      (DX), X0
+	ADDQ        R8, DX
+	VMOVHPD     (DX), X0, X0
+	ADDQ        R8, DX
+	VMOVSD      (DX), X2
+	ADDQ        R8, DX
+	VMOVHPD     (DX), X2, X2
+	VINSERTF128 $0x01, X2, Y0, Y0
+	ADDQ        R8, DX
+	VMOVSD      (DX), X1
+	ADDQ        R8, DX
+	VMOVHPD     (DX), X1, X1
+
+atbEdgeAVX2_nb0_r6_start:
+	MOVQ b+32(FP), R11
+	MOVQ k+48(FP), BX
+	MOVQ SI, R12
+	SHRQ $0x01, BX
+	JE   atbEdgeAVX2_nb0_r6_odd
+
+atbEdgeAVX2_nb0_r6_loop:
+	VBROADCASTSD (R11), Y2
+	VFMADD231PD  (R12), Y2, Y0
+	VMASKMOVPD   32(R12), Y3, Y4
+	VFMADD231PD  Y4, Y2, Y1
+	VBROADCASTSD (R11)(R10*1), Y2
+	VFMADD231PD  (R12)(R9*1), Y2, Y0
+	VMASKMOVPD   32(R12)(R9*1), Y3, Y4
+	VFMADD231PD  Y4, Y2, Y1
+	LEAQ         (R12)(R9*2), R12
+	LEAQ         (R11)(R10*2), R11
+	DECQ         BX
+	JNZ          atbEdgeAVX2_nb0_r6_loop
+
+atbEdgeAVX2_nb0_r6_odd:
+	MOVQ         k+48(FP), BX
+	TESTQ        $0x00000001, BX
+	JE           atbEdgeAVX2_nb0_r6_store
+	VBROADCASTSD (R11), Y2
+	VFMADD231PD  (R12), Y2, Y0
+	VMASKMOVPD   32(R12), Y3, Y4
+	VFMADD231PD  Y4, Y2, Y1
+
+atbEdgeAVX2_nb0_r6_store:
+	MOVQ         DI, DX
+	VMOVSD       X0, (DX)
+	ADDQ         R8, DX
+	VMOVHPD      X0, (DX)
+	ADDQ         R8, DX
+	VEXTRACTF128 $0x01, Y0, X2
+	VMOVSD       X2, (DX)
+	ADDQ         R8, DX
+	VMOVHPD      X2, (DX)
+	ADDQ         R8, DX
+	VMOVSD       X1, (DX)
+	ADDQ         R8, DX
+	VMOVHPD      X1, (DX)
+	JMP          atbEdgeAVX2_done
+
+atbEdgeAVX2_nb0_r7:
+	VMOVUPD avx2masks<>+8(SB), Y3
+	TESTB   R13, R13
+	JNE     atbEdgeAVX2_nb0_r7_load
+	VXORPD  Y0, Y0, Y0
+	VXORPD  Y1, Y1, Y1
+	JMP     atbEdgeAVX2_nb0_r7_start
+
+atbEdgeAVX2_nb0_r7_load:
+	MOVQ        DI, DX
+	VMOVSD      (DX), X0
+	ADDQ        R8, DX
+	VMOVHPD     (DX), X0, X0
+	ADDQ        R8, DX
+	VMOVSD      (DX), X2
+	ADDQ        R8, DX
+	VMOVHPD     (DX), X2, X2
+	VINSERTF128 $0x01, X2, Y0, Y0
+	ADDQ        R8, DX
+	VMOVSD      (DX), X1
+	ADDQ        R8, DX
+	VMOVHPD     (DX), X1, X1
+	ADDQ        R8, DX
+	VMOVSD      (DX), X2
+	VINSERTF128 $0x01, X2, Y1, Y1
+
+atbEdgeAVX2_nb0_r7_start:
+	MOVQ b+32(FP), R11
+	MOVQ k+48(FP), BX
+	MOVQ SI, R12
+	SHRQ $0x01, BX
+	JE   atbEdgeAVX2_nb0_r7_odd
+
+atbEdgeAVX2_nb0_r7_loop:
+	VBROADCASTSD (R11), Y2
+	VFMADD231PD  (R12), Y2, Y0
+	VMASKMOVPD   32(R12), Y3, Y4
+	VFMADD231PD  Y4, Y2, Y1
+	VBROADCASTSD (R11)(R10*1), Y2
+	VFMADD231PD  (R12)(R9*1), Y2, Y0
+	VMASKMOVPD   32(R12)(R9*1), Y3, Y4
+	VFMADD231PD  Y4, Y2, Y1
+	LEAQ         (R12)(R9*2), R12
+	LEAQ         (R11)(R10*2), R11
+	DECQ         BX
+	JNZ          atbEdgeAVX2_nb0_r7_loop
+
+atbEdgeAVX2_nb0_r7_odd:
+	MOVQ         k+48(FP), BX
+	TESTQ        $0x00000001, BX
+	JE           atbEdgeAVX2_nb0_r7_store
+	VBROADCASTSD (R11), Y2
+	VFMADD231PD  (R12), Y2, Y0
+	VMASKMOVPD   32(R12), Y3, Y4
+	VFMADD231PD  Y4, Y2, Y1
+
+atbEdgeAVX2_nb0_r7_store:
+	MOVQ         DI, DX
+	VMOVSD       X0, (DX)
+	ADDQ         R8, DX
+	VMOVHPD      X0, (DX)
+	ADDQ         R8, DX
+	VEXTRACTF128 $0x01, Y0, X2
+	VMOVSD       X2, (DX)
+	ADDQ         R8, DX
+	VMOVHPD      X2, (DX)
+	ADDQ         R8, DX
+	VMOVSD       X1, (DX)
+	ADDQ         R8, DX
+	VMOVHPD      X1, (DX)
+	ADDQ         R8, DX
+	VEXTRACTF128 $0x01, Y1, X2
+	VMOVSD       X2, (DX)
+	JMP          atbEdgeAVX2_done
+
+atbEdgeAVX2_nb0_r8:
+	TESTB  R13, R13
+	JNE    atbEdgeAVX2_nb0_r8_load
+	VXORPD Y0, Y0, Y0
+	VXORPD Y1, Y1, Y1
+	JMP    atbEdgeAVX2_nb0_r8_start
+
+atbEdgeAVX2_nb0_r8_load:
+	MOVQ        DI, DX
+	VMOVSD      (DX), X0
+	ADDQ        R8, DX
+	VMOVHPD     (DX), X0, X0
+	ADDQ        R8, DX
+	VMOVSD      (DX), X2
+	ADDQ        R8, DX
+	VMOVHPD     (DX), X2, X2
+	VINSERTF128 $0x01, X2, Y0, Y0
+	ADDQ        R8, DX
+	VMOVSD      (DX), X1
+	ADDQ        R8, DX
+	VMOVHPD     (DX), X1, X1
+	ADDQ        R8, DX
+	VMOVSD      (DX), X2
+	ADDQ        R8, DX
+	VMOVHPD     (DX), X2, X2
+	VINSERTF128 $0x01, X2, Y1, Y1
+
+atbEdgeAVX2_nb0_r8_start:
+	MOVQ b+32(FP), R11
+	MOVQ k+48(FP), BX
+	MOVQ SI, R12
+	SHRQ $0x01, BX
+	JE   atbEdgeAVX2_nb0_r8_odd
+
+atbEdgeAVX2_nb0_r8_loop:
+	VBROADCASTSD (R11), Y2
+	VFMADD231PD  (R12), Y2, Y0
+	VFMADD231PD  32(R12), Y2, Y1
+	VBROADCASTSD (R11)(R10*1), Y2
+	VFMADD231PD  (R12)(R9*1), Y2, Y0
+	VFMADD231PD  32(R12)(R9*1), Y2, Y1
+	LEAQ         (R12)(R9*2), R12
+	LEAQ         (R11)(R10*2), R11
+	DECQ         BX
+	JNZ          atbEdgeAVX2_nb0_r8_loop
+
+atbEdgeAVX2_nb0_r8_odd:
+	MOVQ         k+48(FP), BX
+	TESTQ        $0x00000001, BX
+	JE           atbEdgeAVX2_nb0_r8_store
+	VBROADCASTSD (R11), Y2
+	VFMADD231PD  (R12), Y2, Y0
+	VFMADD231PD  32(R12), Y2, Y1
+
+atbEdgeAVX2_nb0_r8_store:
+	MOVQ         DI, DX
+	VMOVSD       X0, (DX)
+	ADDQ         R8, DX
+	VMOVHPD      X0, (DX)
+	ADDQ         R8, DX
+	VEXTRACTF128 $0x01, Y0, X2
+	VMOVSD       X2, (DX)
+	ADDQ         R8, DX
+	VMOVHPD      X2, (DX)
+	ADDQ         R8, DX
+	VMOVSD       X1, (DX)
+	ADDQ         R8, DX
+	VMOVHPD      X1, (DX)
+	ADDQ         R8, DX
+	VEXTRACTF128 $0x01, Y1, X2
+	VMOVSD       X2, (DX)
+	ADDQ         R8, DX
+	VMOVHPD      X2, (DX)
+	JMP          atbEdgeAVX2_done
+
+atbEdgeAVX2_nb0_r9:
+	VMOVUPD avx2masks<>+24(SB), Y4
+	TESTB   R13, R13
+	JNE     atbEdgeAVX2_nb0_r9_load
+	VXORPD  Y0, Y0, Y0
+	VXORPD  Y1, Y1, Y1
+	VXORPD  Y2, Y2, Y2
+	JMP     atbEdgeAVX2_nb0_r9_start
+
+atbEdgeAVX2_nb0_r9_load:
+	MOVQ        DI, DX
+	VMOVSD      (DX), X0
+	ADDQ        R8, DX
+	VMOVHPD     (DX), X0, X0
+	ADDQ        R8, DX
+	VMOVSD      (DX), X3
+	ADDQ        R8, DX
+	VMOVHPD     (DX), X3, X3
+	VINSERTF128 $0x01, X3, Y0, Y0
+	ADDQ        R8, DX
+	VMOVSD      (DX), X1
+	ADDQ        R8, DX
+	VMOVHPD     (DX), X1, X1
+	ADDQ        R8, DX
+	VMOVSD      (DX), X3
+	ADDQ        R8, DX
+	VMOVHPD     (DX), X3, X3
+	VINSERTF128 $0x01, X3, Y1, Y1
+	ADDQ        R8, DX
+	VMOVSD      (DX), X2
+
+atbEdgeAVX2_nb0_r9_start:
+	MOVQ b+32(FP), R11
+	MOVQ k+48(FP), BX
+	MOVQ SI, R12
+	SHRQ $0x01, BX
+	JE   atbEdgeAVX2_nb0_r9_odd
+
+atbEdgeAVX2_nb0_r9_loop:
+	VBROADCASTSD (R11), Y3
+	VFMADD231PD  (R12), Y3, Y0
+	VFMADD231PD  32(R12), Y3, Y1
+	VMASKMOVPD   64(R12), Y4, Y5
+	VFMADD231PD  Y5, Y3, Y2
+	VBROADCASTSD (R11)(R10*1), Y3
+	VFMADD231PD  (R12)(R9*1), Y3, Y0
+	VFMADD231PD  32(R12)(R9*1), Y3, Y1
+	VMASKMOVPD   64(R12)(R9*1), Y4, Y5
+	VFMADD231PD  Y5, Y3, Y2
+	LEAQ         (R12)(R9*2), R12
+	LEAQ         (R11)(R10*2), R11
+	DECQ         BX
+	JNZ          atbEdgeAVX2_nb0_r9_loop
+
+atbEdgeAVX2_nb0_r9_odd:
+	MOVQ         k+48(FP), BX
+	TESTQ        $0x00000001, BX
+	JE           atbEdgeAVX2_nb0_r9_store
+	VBROADCASTSD (R11), Y3
+	VFMADD231PD  (R12), Y3, Y0
+	VFMADD231PD  32(R12), Y3, Y1
+	VMASKMOVPD   64(R12), Y4, Y5
+	VFMADD231PD  Y5, Y3, Y2
+
+atbEdgeAVX2_nb0_r9_store:
+	MOVQ         DI, DX
+	VMOVSD       X0, (DX)
+	ADDQ         R8, DX
+	VMOVHPD      X0, (DX)
+	ADDQ         R8, DX
+	VEXTRACTF128 $0x01, Y0, X3
+	VMOVSD       X3, (DX)
+	ADDQ         R8, DX
+	VMOVHPD      X3, (DX)
+	ADDQ         R8, DX
+	VMOVSD       X1, (DX)
+	ADDQ         R8, DX
+	VMOVHPD      X1, (DX)
+	ADDQ         R8, DX
+	VEXTRACTF128 $0x01, Y1, X3
+	VMOVSD       X3, (DX)
+	ADDQ         R8, DX
+	VMOVHPD      X3, (DX)
+	ADDQ         R8, DX
+	VMOVSD       X2, (DX)
+	JMP          atbEdgeAVX2_done
+
+atbEdgeAVX2_nb0_r10:
+	VMOVUPD avx2masks<>+16(SB), Y4
+	TESTB   R13, R13
+	JNE     atbEdgeAVX2_nb0_r10_load
+	VXORPD  Y0, Y0, Y0
+	VXORPD  Y1, Y1, Y1
+	VXORPD  Y2, Y2, Y2
+	JMP     atbEdgeAVX2_nb0_r10_start
+
+atbEdgeAVX2_nb0_r10_load:
+	MOVQ        DI, DX
+	VMOVSD      (DX), X0
+	ADDQ        R8, DX
+	VMOVHPD     (DX), X0, X0
+	ADDQ        R8, DX
+	VMOVSD      (DX), X3
+	ADDQ        R8, DX
+	VMOVHPD     (DX), X3, X3
+	VINSERTF128 $0x01, X3, Y0, Y0
+	ADDQ        R8, DX
+	VMOVSD      (DX), X1
+	ADDQ        R8, DX
+	VMOVHPD     (DX), X1, X1
+	ADDQ        R8, DX
+	VMOVSD      (DX), X3
+	ADDQ        R8, DX
+	VMOVHPD     (DX), X3, X3
+	VINSERTF128 $0x01, X3, Y1, Y1
+	ADDQ        R8, DX
+	VMOVSD      (DX), X2
+	ADDQ        R8, DX
+	VMOVHPD     (DX), X2, X2
+
+atbEdgeAVX2_nb0_r10_start:
+	MOVQ b+32(FP), R11
+	MOVQ k+48(FP), BX
+	MOVQ SI, R12
+	SHRQ $0x01, BX
+	JE   atbEdgeAVX2_nb0_r10_odd
+
+atbEdgeAVX2_nb0_r10_loop:
+	VBROADCASTSD (R11), Y3
+	VFMADD231PD  (R12), Y3, Y0
+	VFMADD231PD  32(R12), Y3, Y1
+	VMASKMOVPD   64(R12), Y4, Y5
+	VFMADD231PD  Y5, Y3, Y2
+	VBROADCASTSD (R11)(R10*1), Y3
+	VFMADD231PD  (R12)(R9*1), Y3, Y0
+	VFMADD231PD  32(R12)(R9*1), Y3, Y1
+	VMASKMOVPD   64(R12)(R9*1), Y4, Y5
+	VFMADD231PD  Y5, Y3, Y2
+	LEAQ         (R12)(R9*2), R12
+	LEAQ         (R11)(R10*2), R11
+	DECQ         BX
+	JNZ          atbEdgeAVX2_nb0_r10_loop
+
+atbEdgeAVX2_nb0_r10_odd:
+	MOVQ         k+48(FP), BX
+	TESTQ        $0x00000001, BX
+	JE           atbEdgeAVX2_nb0_r10_store
+	VBROADCASTSD (R11), Y3
+	VFMADD231PD  (R12), Y3, Y0
+	VFMADD231PD  32(R12), Y3, Y1
+	VMASKMOVPD   64(R12), Y4, Y5
+	VFMADD231PD  Y5, Y3, Y2
+
+atbEdgeAVX2_nb0_r10_store:
+	MOVQ         DI, DX
+	VMOVSD       X0, (DX)
+	ADDQ         R8, DX
+	VMOVHPD      X0, (DX)
+	ADDQ         R8, DX
+	VEXTRACTF128 $0x01, Y0, X3
+	VMOVSD       X3, (DX)
+	ADDQ         R8, DX
+	VMOVHPD      X3, (DX)
+	ADDQ         R8, DX
+	VMOVSD       X1, (DX)
+	ADDQ         R8, DX
+	VMOVHPD      X1, (DX)
+	ADDQ         R8, DX
+	VEXTRACTF128 $0x01, Y1, X3
+	VMOVSD       X3, (DX)
+	ADDQ         R8, DX
+	VMOVHPD      X3, (DX)
+	ADDQ         R8, DX
+	VMOVSD       X2, (DX)
+	ADDQ         R8, DX
+	VMOVHPD      X2, (DX)
+	JMP          atbEdgeAVX2_done
+
+atbEdgeAVX2_nb0_r11:
+	VMOVUPD avx2masks<>+8(SB), Y4
+	TESTB   R13, R13
+	JNE     atbEdgeAVX2_nb0_r11_load
+	VXORPD  Y0, Y0, Y0
+	VXORPD  Y1, Y1, Y1
+	VXORPD  Y2, Y2, Y2
+	JMP     atbEdgeAVX2_nb0_r11_start
+
+atbEdgeAVX2_nb0_r11_load:
+	MOVQ        DI, DX
+	VMOVSD      (DX), X0
+	ADDQ        R8, DX
+	VMOVHPD     (DX), X0, X0
+	ADDQ        R8, DX
+	VMOVSD      (DX), X3
+	ADDQ        R8, DX
+	VMOVHPD     (DX), X3, X3
+	VINSERTF128 $0x01, X3, Y0, Y0
+	ADDQ        R8, DX
+	VMOVSD      (DX), X1
+	ADDQ        R8, DX
+	VMOVHPD     (DX), X1, X1
+	ADDQ        R8, DX
+	VMOVSD      (DX), X3
+	ADDQ        R8, DX
+	VMOVHPD     (DX), X3, X3
+	VINSERTF128 $0x01, X3, Y1, Y1
+	ADDQ        R8, DX
+	VMOVSD      (DX), X2
+	ADDQ        R8, DX
+	VMOVHPD     (DX), X2, X2
+	ADDQ        R8, DX
+	VMOVSD      (DX), X3
+	VINSERTF128 $0x01, X3, Y2, Y2
+
+atbEdgeAVX2_nb0_r11_start:
+	MOVQ b+32(FP), R11
+	MOVQ k+48(FP), BX
+	MOVQ SI, R12
+	SHRQ $0x01, BX
+	JE   atbEdgeAVX2_nb0_r11_odd
+
+atbEdgeAVX2_nb0_r11_loop:
+	VBROADCASTSD (R11), Y3
+	VFMADD231PD  (R12), Y3, Y0
+	VFMADD231PD  32(R12), Y3, Y1
+	VMASKMOVPD   64(R12), Y4, Y5
+	VFMADD231PD  Y5, Y3, Y2
+	VBROADCASTSD (R11)(R10*1), Y3
+	VFMADD231PD  (R12)(R9*1), Y3, Y0
+	VFMADD231PD  32(R12)(R9*1), Y3, Y1
+	VMASKMOVPD   64(R12)(R9*1), Y4, Y5
+	VFMADD231PD  Y5, Y3, Y2
+	LEAQ         (R12)(R9*2), R12
+	LEAQ         (R11)(R10*2), R11
+	DECQ         BX
+	JNZ          atbEdgeAVX2_nb0_r11_loop
+
+atbEdgeAVX2_nb0_r11_odd:
+	MOVQ         k+48(FP), BX
+	TESTQ        $0x00000001, BX
+	JE           atbEdgeAVX2_nb0_r11_store
+	VBROADCASTSD (R11), Y3
+	VFMADD231PD  (R12), Y3, Y0
+	VFMADD231PD  32(R12), Y3, Y1
+	VMASKMOVPD   64(R12), Y4, Y5
+	VFMADD231PD  Y5, Y3, Y2
+
+atbEdgeAVX2_nb0_r11_store:
+	MOVQ         DI, DX
+	VMOVSD       X0, (DX)
+	ADDQ         R8, DX
+	VMOVHPD      X0, (DX)
+	ADDQ         R8, DX
+	VEXTRACTF128 $0x01, Y0, X3
+	VMOVSD       X3, (DX)
+	ADDQ         R8, DX
+	VMOVHPD      X3, (DX)
+	ADDQ         R8, DX
+	VMOVSD       X1, (DX)
+	ADDQ         R8, DX
+	VMOVHPD      X1, (DX)
+	ADDQ         R8, DX
+	VEXTRACTF128 $0x01, Y1, X3
+	VMOVSD       X3, (DX)
+	ADDQ         R8, DX
+	VMOVHPD      X3, (DX)
+	ADDQ         R8, DX
+	VMOVSD       X2, (DX)
+	ADDQ         R8, DX
+	VMOVHPD      X2, (DX)
+	ADDQ         R8, DX
+	VEXTRACTF128 $0x01, Y2, X3
+	VMOVSD       X3, (DX)
+	JMP          atbEdgeAVX2_done
+
+atbEdgeAVX2_nb0_r12:
+	TESTB  R13, R13
+	JNE    atbEdgeAVX2_nb0_r12_load
+	VXORPD Y0, Y0, Y0
+	VXORPD Y1, Y1, Y1
+	VXORPD Y2, Y2, Y2
+	JMP    atbEdgeAVX2_nb0_r12_start
+
+atbEdgeAVX2_nb0_r12_load:
+	MOVQ        DI, DX
+	VMOVSD      (DX), X0
+	ADDQ        R8, DX
+	VMOVHPD     (DX), X0, X0
+	ADDQ        R8, DX
+	VMOVSD      (DX), X3
+	ADDQ        R8, DX
+	VMOVHPD     (DX), X3, X3
+	VINSERTF128 $0x01, X3, Y0, Y0
+	ADDQ        R8, DX
+	VMOVSD      (DX), X1
+	ADDQ        R8, DX
+	VMOVHPD     (DX), X1, X1
+	ADDQ        R8, DX
+	VMOVSD      (DX), X3
+	ADDQ        R8, DX
+	VMOVHPD     (DX), X3, X3
+	VINSERTF128 $0x01, X3, Y1, Y1
+	ADDQ        R8, DX
+	VMOVSD      (DX), X2
+	ADDQ        R8, DX
+	VMOVHPD     (DX), X2, X2
+	ADDQ        R8, DX
+	VMOVSD      (DX), X3
+	ADDQ        R8, DX
+	VMOVHPD     (DX), X3, X3
+	VINSERTF128 $0x01, X3, Y2, Y2
+
+atbEdgeAVX2_nb0_r12_start:
+	MOVQ b+32(FP), R11
+	MOVQ k+48(FP), BX
+	MOVQ SI, R12
+	SHRQ $0x01, BX
+	JE   atbEdgeAVX2_nb0_r12_odd
+
+atbEdgeAVX2_nb0_r12_loop:
+	VBROADCASTSD (R11), Y3
+	VFMADD231PD  (R12), Y3, Y0
+	VFMADD231PD  32(R12), Y3, Y1
+	VFMADD231PD  64(R12), Y3, Y2
+	VBROADCASTSD (R11)(R10*1), Y3
+	VFMADD231PD  (R12)(R9*1), Y3, Y0
+	VFMADD231PD  32(R12)(R9*1), Y3, Y1
+	VFMADD231PD  64(R12)(R9*1), Y3, Y2
+	LEAQ         (R12)(R9*2), R12
+	LEAQ         (R11)(R10*2), R11
+	DECQ         BX
+	JNZ          atbEdgeAVX2_nb0_r12_loop
+
+atbEdgeAVX2_nb0_r12_odd:
+	MOVQ         k+48(FP), BX
+	TESTQ        $0x00000001, BX
+	JE           atbEdgeAVX2_nb0_r12_store
+	VBROADCASTSD (R11), Y3
+	VFMADD231PD  (R12), Y3, Y0
+	VFMADD231PD  32(R12), Y3, Y1
+	VFMADD231PD  64(R12), Y3, Y2
+
+atbEdgeAVX2_nb0_r12_store:
+	MOVQ         DI, DX
+	VMOVSD       X0, (DX)
+	ADDQ         R8, DX
+	VMOVHPD      X0, (DX)
+	ADDQ         R8, DX
+	VEXTRACTF128 $0x01, Y0, X3
+	VMOVSD       X3, (DX)
+	ADDQ         R8, DX
+	VMOVHPD      X3, (DX)
+	ADDQ         R8, DX
+	VMOVSD       X1, (DX)
+	ADDQ         R8, DX
+	VMOVHPD      X1, (DX)
+	ADDQ         R8, DX
+	VEXTRACTF128 $0x01, Y1, X3
+	VMOVSD       X3, (DX)
+	ADDQ         R8, DX
+	VMOVHPD      X3, (DX)
+	ADDQ         R8, DX
+	VMOVSD       X2, (DX)
+	ADDQ         R8, DX
+	VMOVHPD      X2, (DX)
+	ADDQ         R8, DX
+	VEXTRACTF128 $0x01, Y2, X3
+	VMOVSD       X3, (DX)
+	ADDQ         R8, DX
+	VMOVHPD      X3, (DX)
+	JMP          atbEdgeAVX2_done
+
+atbEdgeAVX2_nb0_r13:
+	VMOVUPD avx2masks<>+24(SB), Y5
+	TESTB   R13, R13
+	JNE     atbEdgeAVX2_nb0_r13_load
+	VXORPD  Y0, Y0, Y0
+	VXORPD  Y1, Y1, Y1
+	VXORPD  Y2, Y2, Y2
+	VXORPD  Y3, Y3, Y3
+	JMP     atbEdgeAVX2_nb0_r13_start
+
+atbEdgeAVX2_nb0_r13_load:
+	MOVQ        DI, DX
+	VMOVSD      (DX), X0
+	ADDQ        R8, DX
+	VMOVHPD     (DX), X0, X0
+	ADDQ        R8, DX
+	VMOVSD      (DX), X4
+	ADDQ        R8, DX
+	VMOVHPD     (DX), X4, X4
+	VINSERTF128 $0x01, X4, Y0, Y0
+	ADDQ        R8, DX
+	VMOVSD      (DX), X1
+	ADDQ        R8, DX
+	VMOVHPD     (DX), X1, X1
+	ADDQ        R8, DX
+	VMOVSD      (DX), X4
+	ADDQ        R8, DX
+	VMOVHPD     (DX), X4, X4
+	VINSERTF128 $0x01, X4, Y1, Y1
+	ADDQ        R8, DX
+	VMOVSD      (DX), X2
+	ADDQ        R8, DX
+	VMOVHPD     (DX), X2, X2
+	ADDQ        R8, DX
+	VMOVSD      (DX), X4
+	ADDQ        R8, DX
+	VMOVHPD     (DX), X4, X4
+	VINSERTF128 $0x01, X4, Y2, Y2
+	ADDQ        R8, DX
+	VMOVSD      (DX), X3
+
+atbEdgeAVX2_nb0_r13_start:
+	MOVQ b+32(FP), R11
+	MOVQ k+48(FP), BX
+	MOVQ SI, R12
+	SHRQ $0x01, BX
+	JE   atbEdgeAVX2_nb0_r13_odd
+
+atbEdgeAVX2_nb0_r13_loop:
+	VBROADCASTSD (R11), Y4
+	VFMADD231PD  (R12), Y4, Y0
+	VFMADD231PD  32(R12), Y4, Y1
+	VFMADD231PD  64(R12), Y4, Y2
+	VMASKMOVPD   96(R12), Y5, Y6
+	VFMADD231PD  Y6, Y4, Y3
+	VBROADCASTSD (R11)(R10*1), Y4
+	VFMADD231PD  (R12)(R9*1), Y4, Y0
+	VFMADD231PD  32(R12)(R9*1), Y4, Y1
+	VFMADD231PD  64(R12)(R9*1), Y4, Y2
+	VMASKMOVPD   96(R12)(R9*1), Y5, Y6
+	VFMADD231PD  Y6, Y4, Y3
+	LEAQ         (R12)(R9*2), R12
+	LEAQ         (R11)(R10*2), R11
+	DECQ         BX
+	JNZ          atbEdgeAVX2_nb0_r13_loop
+
+atbEdgeAVX2_nb0_r13_odd:
+	MOVQ         k+48(FP), BX
+	TESTQ        $0x00000001, BX
+	JE           atbEdgeAVX2_nb0_r13_store
+	VBROADCASTSD (R11), Y4
+	VFMADD231PD  (R12), Y4, Y0
+	VFMADD231PD  32(R12), Y4, Y1
+	VFMADD231PD  64(R12), Y4, Y2
+	VMASKMOVPD   96(R12), Y5, Y6
+	VFMADD231PD  Y6, Y4, Y3
+
+atbEdgeAVX2_nb0_r13_store:
+	MOVQ         DI, DX
+	VMOVSD       X0, (DX)
+	ADDQ         R8, DX
+	VMOVHPD      X0, (DX)
+	ADDQ         R8, DX
+	VEXTRACTF128 $0x01, Y0, X4
+	VMOVSD       X4, (DX)
+	ADDQ         R8, DX
+	VMOVHPD      X4, (DX)
+	ADDQ         R8, DX
+	VMOVSD       X1, (DX)
+	ADDQ         R8, DX
+	VMOVHPD      X1, (DX)
+	ADDQ         R8, DX
+	VEXTRACTF128 $0x01, Y1, X4
+	VMOVSD       X4, (DX)
+	ADDQ         R8, DX
+	VMOVHPD      X4, (DX)
+	ADDQ         R8, DX
+	VMOVSD       X2, (DX)
+	ADDQ         R8, DX
+	VMOVHPD      X2, (DX)
+	ADDQ         R8, DX
+	VEXTRACTF128 $0x01, Y2, X4
+	VMOVSD       X4, (DX)
+	ADDQ         R8, DX
+	VMOVHPD      X4, (DX)
+	ADDQ         R8, DX
+	VMOVSD       X3, (DX)
+	JMP          atbEdgeAVX2_done
+
+atbEdgeAVX2_nb0_r14:
+	VMOVUPD avx2masks<>+16(SB), Y5
+	TESTB   R13, R13
+	JNE     atbEdgeAVX2_nb0_r14_load
+	VXORPD  Y0, Y0, Y0
+	VXORPD  Y1, Y1, Y1
+	VXORPD  Y2, Y2, Y2
+	VXORPD  Y3, Y3, Y3
+	JMP     atbEdgeAVX2_nb0_r14_start
+
+atbEdgeAVX2_nb0_r14_load:
+	MOVQ        DI, DX
+	VMOVSD      (DX), X0
+	ADDQ        R8, DX
+	VMOVHPD     (DX), X0, X0
+	ADDQ        R8, DX
+	VMOVSD      (DX), X4
+	ADDQ        R8, DX
+	VMOVHPD     (DX), X4, X4
+	VINSERTF128 $0x01, X4, Y0, Y0
+	ADDQ        R8, DX
+	VMOVSD      (DX), X1
+	ADDQ        R8, DX
+	VMOVHPD     (DX), X1, X1
+	ADDQ        R8, DX
+	VMOVSD      (DX), X4
+	ADDQ        R8, DX
+	VMOVHPD     (DX), X4, X4
+	VINSERTF128 $0x01, X4, Y1, Y1
+	ADDQ        R8, DX
+	VMOVSD      (DX), X2
+	ADDQ        R8, DX
+	VMOVHPD     (DX), X2, X2
+	ADDQ        R8, DX
+	VMOVSD      (DX), X4
+	ADDQ        R8, DX
+	VMOVHPD     (DX), X4, X4
+	VINSERTF128 $0x01, X4, Y2, Y2
+	ADDQ        R8, DX
+	VMOVSD      (DX), X3
+	ADDQ        R8, DX
+	VMOVHPD     (DX), X3, X3
+
+atbEdgeAVX2_nb0_r14_start:
+	MOVQ b+32(FP), R11
+	MOVQ k+48(FP), BX
+	MOVQ SI, R12
+	SHRQ $0x01, BX
+	JE   atbEdgeAVX2_nb0_r14_odd
+
+atbEdgeAVX2_nb0_r14_loop:
+	VBROADCASTSD (R11), Y4
+	VFMADD231PD  (R12), Y4, Y0
+	VFMADD231PD  32(R12), Y4, Y1
+	VFMADD231PD  64(R12), Y4, Y2
+	VMASKMOVPD   96(R12), Y5, Y6
+	VFMADD231PD  Y6, Y4, Y3
+	VBROADCASTSD (R11)(R10*1), Y4
+	VFMADD231PD  (R12)(R9*1), Y4, Y0
+	VFMADD231PD  32(R12)(R9*1), Y4, Y1
+	VFMADD231PD  64(R12)(R9*1), Y4, Y2
+	VMASKMOVPD   96(R12)(R9*1), Y5, Y6
+	VFMADD231PD  Y6, Y4, Y3
+	LEAQ         (R12)(R9*2), R12
+	LEAQ         (R11)(R10*2), R11
+	DECQ         BX
+	JNZ          atbEdgeAVX2_nb0_r14_loop
+
+atbEdgeAVX2_nb0_r14_odd:
+	MOVQ         k+48(FP), BX
+	TESTQ        $0x00000001, BX
+	JE           atbEdgeAVX2_nb0_r14_store
+	VBROADCASTSD (R11), Y4
+	VFMADD231PD  (R12), Y4, Y0
+	VFMADD231PD  32(R12), Y4, Y1
+	VFMADD231PD  64(R12), Y4, Y2
+	VMASKMOVPD   96(R12), Y5, Y6
+	VFMADD231PD  Y6, Y4, Y3
+
+atbEdgeAVX2_nb0_r14_store:
+	MOVQ         DI, DX
+	VMOVSD       X0, (DX)
+	ADDQ         R8, DX
+	VMOVHPD      X0, (DX)
+	ADDQ         R8, DX
+	VEXTRACTF128 $0x01, Y0, X4
+	VMOVSD       X4, (DX)
+	ADDQ         R8, DX
+	VMOVHPD      X4, (DX)
+	ADDQ         R8, DX
+	VMOVSD       X1, (DX)
+	ADDQ         R8, DX
+	VMOVHPD      X1, (DX)
+	ADDQ         R8, DX
+	VEXTRACTF128 $0x01, Y1, X4
+	VMOVSD       X4, (DX)
+	ADDQ         R8, DX
+	VMOVHPD      X4, (DX)
+	ADDQ         R8, DX
+	VMOVSD       X2, (DX)
+	ADDQ         R8, DX
+	VMOVHPD      X2, (DX)
+	ADDQ         R8, DX
+	VEXTRACTF128 $0x01, Y2, X4
+	VMOVSD       X4, (DX)
+	ADDQ         R8, DX
+	VMOVHPD      X4, (DX)
+	ADDQ         R8, DX
+	VMOVSD       X3, (DX)
+	ADDQ         R8, DX
+	VMOVHPD      X3, (DX)
+	JMP          atbEdgeAVX2_done
+
+atbEdgeAVX2_nb0_r15:
+	VMOVUPD avx2masks<>+8(SB), Y5
+	TESTB   R13, R13
+	JNE     atbEdgeAVX2_nb0_r15_load
+	VXORPD  Y0, Y0, Y0
+	VXORPD  Y1, Y1, Y1
+	VXORPD  Y2, Y2, Y2
+	VXORPD  Y3, Y3, Y3
+	JMP     atbEdgeAVX2_nb0_r15_start
+
+atbEdgeAVX2_nb0_r15_load:
+	MOVQ        DI, DX
+	VMOVSD      (DX), X0
+	ADDQ        R8, DX
+	VMOVHPD     (DX), X0, X0
+	ADDQ        R8, DX
+	VMOVSD      (DX), X4
+	ADDQ        R8, DX
+	VMOVHPD     (DX), X4, X4
+	VINSERTF128 $0x01, X4, Y0, Y0
+	ADDQ        R8, DX
+	VMOVSD      (DX), X1
+	ADDQ        R8, DX
+	VMOVHPD     (DX), X1, X1
+	ADDQ        R8, DX
+	VMOVSD      (DX), X4
+	ADDQ        R8, DX
+	VMOVHPD     (DX), X4, X4
+	VINSERTF128 $0x01, X4, Y1, Y1
+	ADDQ        R8, DX
+	VMOVSD      (DX), X2
+	ADDQ        R8, DX
+	VMOVHPD     (DX), X2, X2
+	ADDQ        R8, DX
+	VMOVSD      (DX), X4
+	ADDQ        R8, DX
+	VMOVHPD     (DX), X4, X4
+	VINSERTF128 $0x01, X4, Y2, Y2
+	ADDQ        R8, DX
+	VMOVSD      (DX), X3
+	ADDQ        R8, DX
+	VMOVHPD     (DX), X3, X3
+	ADDQ        R8, DX
+	VMOVSD      (DX), X4
+	VINSERTF128 $0x01, X4, Y3, Y3
+
+atbEdgeAVX2_nb0_r15_start:
+	MOVQ b+32(FP), R11
+	MOVQ k+48(FP), BX
+	MOVQ SI, R12
+	SHRQ $0x01, BX
+	JE   atbEdgeAVX2_nb0_r15_odd
+
+atbEdgeAVX2_nb0_r15_loop:
+	VBROADCASTSD (R11), Y4
+	VFMADD231PD  (R12), Y4, Y0
+	VFMADD231PD  32(R12), Y4, Y1
+	VFMADD231PD  64(R12), Y4, Y2
+	VMASKMOVPD   96(R12), Y5, Y6
+	VFMADD231PD  Y6, Y4, Y3
+	VBROADCASTSD (R11)(R10*1), Y4
+	VFMADD231PD  (R12)(R9*1), Y4, Y0
+	VFMADD231PD  32(R12)(R9*1), Y4, Y1
+	VFMADD231PD  64(R12)(R9*1), Y4, Y2
+	VMASKMOVPD   96(R12)(R9*1), Y5, Y6
+	VFMADD231PD  Y6, Y4, Y3
+	LEAQ         (R12)(R9*2), R12
+	LEAQ         (R11)(R10*2), R11
+	DECQ         BX
+	JNZ          atbEdgeAVX2_nb0_r15_loop
+
+atbEdgeAVX2_nb0_r15_odd:
+	MOVQ         k+48(FP), BX
+	TESTQ        $0x00000001, BX
+	JE           atbEdgeAVX2_nb0_r15_store
+	VBROADCASTSD (R11), Y4
+	VFMADD231PD  (R12), Y4, Y0
+	VFMADD231PD  32(R12), Y4, Y1
+	VFMADD231PD  64(R12), Y4, Y2
+	VMASKMOVPD   96(R12), Y5, Y6
+	VFMADD231PD  Y6, Y4, Y3
+
+atbEdgeAVX2_nb0_r15_store:
+	MOVQ         DI, DX
+	VMOVSD       X0, (DX)
+	ADDQ         R8, DX
+	VMOVHPD      X0, (DX)
+	ADDQ         R8, DX
+	VEXTRACTF128 $0x01, Y0, X4
+	VMOVSD       X4, (DX)
+	ADDQ         R8, DX
+	VMOVHPD      X4, (DX)
+	ADDQ         R8, DX
+	VMOVSD       X1, (DX)
+	ADDQ         R8, DX
+	VMOVHPD      X1, (DX)
+	ADDQ         R8, DX
+	VEXTRACTF128 $0x01, Y1, X4
+	VMOVSD       X4, (DX)
+	ADDQ         R8, DX
+	VMOVHPD      X4, (DX)
+	ADDQ         R8, DX
+	VMOVSD       X2, (DX)
+	ADDQ         R8, DX
+	VMOVHPD      X2, (DX)
+	ADDQ         R8, DX
+	VEXTRACTF128 $0x01, Y2, X4
+	VMOVSD       X4, (DX)
+	ADDQ         R8, DX
+	VMOVHPD      X4, (DX)
+	ADDQ         R8, DX
+	VMOVSD       X3, (DX)
+	ADDQ         R8, DX
+	VMOVHPD      X3, (DX)
+	ADDQ         R8, DX
+	VEXTRACTF128 $0x01, Y3, X4
+	VMOVSD       X4, (DX)
+	JMP          atbEdgeAVX2_done
+
+atbEdgeAVX2_nb0_r16:
+	TESTB  R13, R13
+	JNE    atbEdgeAVX2_nb0_r16_load
+	VXORPD Y0, Y0, Y0
+	VXORPD Y1, Y1, Y1
+	VXORPD Y2, Y2, Y2
+	VXORPD Y3, Y3, Y3
+	JMP    atbEdgeAVX2_nb0_r16_start
+
+atbEdgeAVX2_nb0_r16_load:
+	MOVQ        DI, DX
+	VMOVSD      (DX), X0
+	ADDQ        R8, DX
+	VMOVHPD     (DX), X0, X0
+	ADDQ        R8, DX
+	VMOVSD      (DX), X4
+	ADDQ        R8, DX
+	VMOVHPD     (DX), X4, X4
+	VINSERTF128 $0x01, X4, Y0, Y0
+	ADDQ        R8, DX
+	VMOVSD      (DX), X1
+	ADDQ        R8, DX
+	VMOVHPD     (DX), X1, X1
+	ADDQ        R8, DX
+	VMOVSD      (DX), X4
+	ADDQ        R8, DX
+	VMOVHPD     (DX), X4, X4
+	VINSERTF128 $0x01, X4, Y1, Y1
+	ADDQ        R8, DX
+	VMOVSD      (DX), X2
+	ADDQ        R8, DX
+	VMOVHPD     (DX), X2, X2
+	ADDQ        R8, DX
+	VMOVSD      (DX), X4
+	ADDQ        R8, DX
+	VMOVHPD     (DX), X4, X4
+	VINSERTF128 $0x01, X4, Y2, Y2
+	ADDQ        R8, DX
+	VMOVSD      (DX), X3
+	ADDQ        R8, DX
+	VMOVHPD     (DX), X3, X3
+	ADDQ        R8, DX
+	VMOVSD      (DX), X4
+	ADDQ        R8, DX
+	VMOVHPD     (DX), X4, X4
+	VINSERTF128 $0x01, X4, Y3, Y3
+
+atbEdgeAVX2_nb0_r16_start:
+	MOVQ b+32(FP), R11
+	MOVQ k+48(FP), BX
+	MOVQ SI, R12
+	SHRQ $0x01, BX
+	JE   atbEdgeAVX2_nb0_r16_odd
+
+atbEdgeAVX2_nb0_r16_loop:
+	VBROADCASTSD (R11), Y4
+	VFMADD231PD  (R12), Y4, Y0
+	VFMADD231PD  32(R12), Y4, Y1
+	VFMADD231PD  64(R12), Y4, Y2
+	VFMADD231PD  96(R12), Y4, Y3
+	VBROADCASTSD (R11)(R10*1), Y4
+	VFMADD231PD  (R12)(R9*1), Y4, Y0
+	VFMADD231PD  32(R12)(R9*1), Y4, Y1
+	VFMADD231PD  64(R12)(R9*1), Y4, Y2
+	VFMADD231PD  96(R12)(R9*1), Y4, Y3
+	LEAQ         (R12)(R9*2), R12
+	LEAQ         (R11)(R10*2), R11
+	DECQ         BX
+	JNZ          atbEdgeAVX2_nb0_r16_loop
+
+atbEdgeAVX2_nb0_r16_odd:
+	MOVQ         k+48(FP), BX
+	TESTQ        $0x00000001, BX
+	JE           atbEdgeAVX2_nb0_r16_store
+	VBROADCASTSD (R11), Y4
+	VFMADD231PD  (R12), Y4, Y0
+	VFMADD231PD  32(R12), Y4, Y1
+	VFMADD231PD  64(R12), Y4, Y2
+	VFMADD231PD  96(R12), Y4, Y3
+
+atbEdgeAVX2_nb0_r16_store:
+	MOVQ         DI, DX
+	VMOVSD       X0, (DX)
+	ADDQ         R8, DX
+	VMOVHPD      X0, (DX)
+	ADDQ         R8, DX
+	VEXTRACTF128 $0x01, Y0, X4
+	VMOVSD       X4, (DX)
+	ADDQ         R8, DX
+	VMOVHPD      X4, (DX)
+	ADDQ         R8, DX
+	VMOVSD       X1, (DX)
+	ADDQ         R8, DX
+	VMOVHPD      X1, (DX)
+	ADDQ         R8, DX
+	VEXTRACTF128 $0x01, Y1, X4
+	VMOVSD       X4, (DX)
+	ADDQ         R8, DX
+	VMOVHPD      X4, (DX)
+	ADDQ         R8, DX
+	VMOVSD       X2, (DX)
+	ADDQ         R8, DX
+	VMOVHPD      X2, (DX)
+	ADDQ         R8, DX
+	VEXTRACTF128 $0x01, Y2, X4
+	VMOVSD       X4, (DX)
+	ADDQ         R8, DX
+	VMOVHPD      X4, (DX)
+	ADDQ         R8, DX
+	VMOVSD       X3, (DX)
+	ADDQ         R8, DX
+	VMOVHPD      X3, (DX)
+	ADDQ         R8, DX
+	VEXTRACTF128 $0x01, Y3, X4
+	VMOVSD       X4, (DX)
+	ADDQ         R8, DX
+	VMOVHPD      X4, (DX)
+	JMP          atbEdgeAVX2_done
+
+atbEdgeAVX2_nb0_r17:
+	VMOVUPD avx2masks<>+24(SB), Y6
+	TESTB   R13, R13
+	JNE     atbEdgeAVX2_nb0_r17_load
+	VXORPD  Y0, Y0, Y0
+	VXORPD  Y1, Y1, Y1
+	VXORPD  Y2, Y2, Y2
+	VXORPD  Y3, Y3, Y3
+	VXORPD  Y4, Y4, Y4
+	JMP     atbEdgeAVX2_nb0_r17_start
+
+atbEdgeAVX2_nb0_r17_load:
+	MOVQ        DI, DX
+	VMOVSD      (DX), X0
+	ADDQ        R8, DX
+	VMOVHPD     (DX), X0, X0
+	ADDQ        R8, DX
+	VMOVSD      (DX), X5
+	ADDQ        R8, DX
+	VMOVHPD     (DX), X5, X5
+	VINSERTF128 $0x01, X5, Y0, Y0
+	ADDQ        R8, DX
+	VMOVSD      (DX), X1
+	ADDQ        R8, DX
+	VMOVHPD     (DX), X1, X1
+	ADDQ        R8, DX
+	VMOVSD      (DX), X5
+	ADDQ        R8, DX
+	VMOVHPD     (DX), X5, X5
+	VINSERTF128 $0x01, X5, Y1, Y1
+	ADDQ        R8, DX
+	VMOVSD      (DX), X2
+	ADDQ        R8, DX
+	VMOVHPD     (DX), X2, X2
+	ADDQ        R8, DX
+	VMOVSD      (DX), X5
+	ADDQ        R8, DX
+	VMOVHPD     (DX), X5, X5
+	VINSERTF128 $0x01, X5, Y2, Y2
+	ADDQ        R8, DX
+	VMOVSD      (DX), X3
+	ADDQ        R8, DX
+	VMOVHPD     (DX), X3, X3
+	ADDQ        R8, DX
+	VMOVSD      (DX), X5
+	ADDQ        R8, DX
+	VMOVHPD     (DX), X5, X5
+	VINSERTF128 $0x01, X5, Y3, Y3
+	ADDQ        R8, DX
+	VMOVSD      (DX), X4
+
+atbEdgeAVX2_nb0_r17_start:
+	MOVQ b+32(FP), R11
+	MOVQ k+48(FP), BX
+	MOVQ SI, R12
+	SHRQ $0x01, BX
+	JE   atbEdgeAVX2_nb0_r17_odd
+
+atbEdgeAVX2_nb0_r17_loop:
+	VBROADCASTSD (R11), Y5
+	VFMADD231PD  (R12), Y5, Y0
+	VFMADD231PD  32(R12), Y5, Y1
+	VFMADD231PD  64(R12), Y5, Y2
+	VFMADD231PD  96(R12), Y5, Y3
+	VMASKMOVPD   128(R12), Y6, Y7
+	VFMADD231PD  Y7, Y5, Y4
+	VBROADCASTSD (R11)(R10*1), Y5
+	VFMADD231PD  (R12)(R9*1), Y5, Y0
+	VFMADD231PD  32(R12)(R9*1), Y5, Y1
+	VFMADD231PD  64(R12)(R9*1), Y5, Y2
+	VFMADD231PD  96(R12)(R9*1), Y5, Y3
+	VMASKMOVPD   128(R12)(R9*1), Y6, Y7
+	VFMADD231PD  Y7, Y5, Y4
+	LEAQ         (R12)(R9*2), R12
+	LEAQ         (R11)(R10*2), R11
+	DECQ         BX
+	JNZ          atbEdgeAVX2_nb0_r17_loop
+
+atbEdgeAVX2_nb0_r17_odd:
+	MOVQ         k+48(FP), BX
+	TESTQ        $0x00000001, BX
+	JE           atbEdgeAVX2_nb0_r17_store
+	VBROADCASTSD (R11), Y5
+	VFMADD231PD  (R12), Y5, Y0
+	VFMADD231PD  32(R12), Y5, Y1
+	VFMADD231PD  64(R12), Y5, Y2
+	VFMADD231PD  96(R12), Y5, Y3
+	VMASKMOVPD   128(R12), Y6, Y7
+	VFMADD231PD  Y7, Y5, Y4
+
+atbEdgeAVX2_nb0_r17_store:
+	MOVQ         DI, DX
+	VMOVSD       X0, (DX)
+	ADDQ         R8, DX
+	VMOVHPD      X0, (DX)
+	ADDQ         R8, DX
+	VEXTRACTF128 $0x01, Y0, X5
+	VMOVSD       X5, (DX)
+	ADDQ         R8, DX
+	VMOVHPD      X5, (DX)
+	ADDQ         R8, DX
+	VMOVSD       X1, (DX)
+	ADDQ         R8, DX
+	VMOVHPD      X1, (DX)
+	ADDQ         R8, DX
+	VEXTRACTF128 $0x01, Y1, X5
+	VMOVSD       X5, (DX)
+	ADDQ         R8, DX
+	VMOVHPD      X5, (DX)
+	ADDQ         R8, DX
+	VMOVSD       X2, (DX)
+	ADDQ         R8, DX
+	VMOVHPD      X2, (DX)
+	ADDQ         R8, DX
+	VEXTRACTF128 $0x01, Y2, X5
+	VMOVSD       X5, (DX)
+	ADDQ         R8, DX
+	VMOVHPD      X5, (DX)
+	ADDQ         R8, DX
+	VMOVSD       X3, (DX)
+	ADDQ         R8, DX
+	VMOVHPD      X3, (DX)
+	ADDQ         R8, DX
+	VEXTRACTF128 $0x01, Y3, X5
+	VMOVSD       X5, (DX)
+	ADDQ         R8, DX
+	VMOVHPD      X5, (DX)
+	ADDQ         R8, DX
+	VMOVSD       X4, (DX)
+	JMP          atbEdgeAVX2_done
+
+atbEdgeAVX2_nb0_r18:
+	VMOVUPD avx2masks<>+16(SB), Y6
+	TESTB   R13, R13
+	JNE     atbEdgeAVX2_nb0_r18_load
+	VXORPD  Y0, Y0, Y0
+	VXORPD  Y1, Y1, Y1
+	VXORPD  Y2, Y2, Y2
+	VXORPD  Y3, Y3, Y3
+	VXORPD  Y4, Y4, Y4
+	JMP     atbEdgeAVX2_nb0_r18_start
+
+atbEdgeAVX2_nb0_r18_load:
+	MOVQ        DI, DX
+	VMOVSD      (DX), X0
+	ADDQ        R8, DX
+	VMOVHPD     (DX), X0, X0
+	ADDQ        R8, DX
+	VMOVSD      (DX), X5
+	ADDQ        R8, DX
+	VMOVHPD     (DX), X5, X5
+	VINSERTF128 $0x01, X5, Y0, Y0
+	ADDQ        R8, DX
+	VMOVSD      (DX), X1
+	ADDQ        R8, DX
+	VMOVHPD     (DX), X1, X1
+	ADDQ        R8, DX
+	VMOVSD      (DX), X5
+	ADDQ        R8, DX
+	VMOVHPD     (DX), X5, X5
+	VINSERTF128 $0x01, X5, Y1, Y1
+	ADDQ        R8, DX
+	VMOVSD      (DX), X2
+	ADDQ        R8, DX
+	VMOVHPD     (DX), X2, X2
+	ADDQ        R8, DX
+	VMOVSD      (DX), X5
+	ADDQ        R8, DX
+	VMOVHPD     (DX), X5, X5
+	VINSERTF128 $0x01, X5, Y2, Y2
+	ADDQ        R8, DX
+	VMOVSD      (DX), X3
+	ADDQ        R8, DX
+	VMOVHPD     (DX), X3, X3
+	ADDQ        R8, DX
+	VMOVSD      (DX), X5
+	ADDQ        R8, DX
+	VMOVHPD     (DX), X5, X5
+	VINSERTF128 $0x01, X5, Y3, Y3
+	ADDQ        R8, DX
+	VMOVSD      (DX), X4
+	ADDQ        R8, DX
+	VMOVHPD     (DX), X4, X4
+
+atbEdgeAVX2_nb0_r18_start:
+	MOVQ b+32(FP), R11
+	MOVQ k+48(FP), BX
+	MOVQ SI, R12
+	SHRQ $0x01, BX
+	JE   atbEdgeAVX2_nb0_r18_odd
+
+atbEdgeAVX2_nb0_r18_loop:
+	VBROADCASTSD (R11), Y5
+	VFMADD231PD  (R12), Y5, Y0
+	VFMADD231PD  32(R12), Y5, Y1
+	VFMADD231PD  64(R12), Y5, Y2
+	VFMADD231PD  96(R12), Y5, Y3
+	VMASKMOVPD   128(R12), Y6, Y7
+	VFMADD231PD  Y7, Y5, Y4
+	VBROADCASTSD (R11)(R10*1), Y5
+	VFMADD231PD  (R12)(R9*1), Y5, Y0
+	VFMADD231PD  32(R12)(R9*1), Y5, Y1
+	VFMADD231PD  64(R12)(R9*1), Y5, Y2
+	VFMADD231PD  96(R12)(R9*1), Y5, Y3
+	VMASKMOVPD   128(R12)(R9*1), Y6, Y7
+	VFMADD231PD  Y7, Y5, Y4
+	LEAQ         (R12)(R9*2), R12
+	LEAQ         (R11)(R10*2), R11
+	DECQ         BX
+	JNZ          atbEdgeAVX2_nb0_r18_loop
+
+atbEdgeAVX2_nb0_r18_odd:
+	MOVQ         k+48(FP), BX
+	TESTQ        $0x00000001, BX
+	JE           atbEdgeAVX2_nb0_r18_store
+	VBROADCASTSD (R11), Y5
+	VFMADD231PD  (R12), Y5, Y0
+	VFMADD231PD  32(R12), Y5, Y1
+	VFMADD231PD  64(R12), Y5, Y2
+	VFMADD231PD  96(R12), Y5, Y3
+	VMASKMOVPD   128(R12), Y6, Y7
+	VFMADD231PD  Y7, Y5, Y4
+
+atbEdgeAVX2_nb0_r18_store:
+	MOVQ         DI, DX
+	VMOVSD       X0, (DX)
+	ADDQ         R8, DX
+	VMOVHPD      X0, (DX)
+	ADDQ         R8, DX
+	VEXTRACTF128 $0x01, Y0, X5
+	VMOVSD       X5, (DX)
+	ADDQ         R8, DX
+	VMOVHPD      X5, (DX)
+	ADDQ         R8, DX
+	VMOVSD       X1, (DX)
+	ADDQ         R8, DX
+	VMOVHPD      X1, (DX)
+	ADDQ         R8, DX
+	VEXTRACTF128 $0x01, Y1, X5
+	VMOVSD       X5, (DX)
+	ADDQ         R8, DX
+	VMOVHPD      X5, (DX)
+	ADDQ         R8, DX
+	VMOVSD       X2, (DX)
+	ADDQ         R8, DX
+	VMOVHPD      X2, (DX)
+	ADDQ         R8, DX
+	VEXTRACTF128 $0x01, Y2, X5
+	VMOVSD       X5, (DX)
+	ADDQ         R8, DX
+	VMOVHPD      X5, (DX)
+	ADDQ         R8, DX
+	VMOVSD       X3, (DX)
+	ADDQ         R8, DX
+	VMOVHPD      X3, (DX)
+	ADDQ         R8, DX
+	VEXTRACTF128 $0x01, Y3, X5
+	VMOVSD       X5, (DX)
+	ADDQ         R8, DX
+	VMOVHPD      X5, (DX)
+	ADDQ         R8, DX
+	VMOVSD       X4, (DX)
+	ADDQ         R8, DX
+	VMOVHPD      X4, (DX)
+	JMP          atbEdgeAVX2_done
+
+atbEdgeAVX2_nb0_r19:
+	VMOVUPD avx2masks<>+8(SB), Y6
+	TESTB   R13, R13
+	JNE     atbEdgeAVX2_nb0_r19_load
+	VXORPD  Y0, Y0, Y0
+	VXORPD  Y1, Y1, Y1
+	VXORPD  Y2, Y2, Y2
+	VXORPD  Y3, Y3, Y3
+	VXORPD  Y4, Y4, Y4
+	JMP     atbEdgeAVX2_nb0_r19_start
+
+atbEdgeAVX2_nb0_r19_load:
+	MOVQ        DI, DX
+	VMOVSD      (DX), X0
+	ADDQ        R8, DX
+	VMOVHPD     (DX), X0, X0
+	ADDQ        R8, DX
+	VMOVSD      (DX), X5
+	ADDQ        R8, DX
+	VMOVHPD     (DX), X5, X5
+	VINSERTF128 $0x01, X5, Y0, Y0
+	ADDQ        R8, DX
+	VMOVSD      (DX), X1
+	ADDQ        R8, DX
+	VMOVHPD     (DX), X1, X1
+	ADDQ        R8, DX
+	VMOVSD      (DX), X5
+	ADDQ        R8, DX
+	VMOVHPD     (DX), X5, X5
+	VINSERTF128 $0x01, X5, Y1, Y1
+	ADDQ        R8, DX
+	VMOVSD      (DX), X2
+	ADDQ        R8, DX
+	VMOVHPD     (DX), X2, X2
+	ADDQ        R8, DX
+	VMOVSD      (DX), X5
+	ADDQ        R8, DX
+	VMOVHPD     (DX), X5, X5
+	VINSERTF128 $0x01, X5, Y2, Y2
+	ADDQ        R8, DX
+	VMOVSD      (DX), X3
+	ADDQ        R8, DX
+	VMOVHPD     (DX), X3, X3
+	ADDQ        R8, DX
+	VMOVSD      (DX), X5
+	ADDQ        R8, DX
+	VMOVHPD     (DX), X5, X5
+	VINSERTF128 $0x01, X5, Y3, Y3
+	ADDQ        R8, DX
+	VMOVSD      (DX), X4
+	ADDQ        R8, DX
+	VMOVHPD     (DX), X4, X4
+	ADDQ        R8, DX
+	VMOVSD      (DX), X5
+	VINSERTF128 $0x01, X5, Y4, Y4
+
+atbEdgeAVX2_nb0_r19_start:
+	MOVQ b+32(FP), R11
+	MOVQ k+48(FP), BX
+	MOVQ SI, R12
+	SHRQ $0x01, BX
+	JE   atbEdgeAVX2_nb0_r19_odd
+
+atbEdgeAVX2_nb0_r19_loop:
+	VBROADCASTSD (R11), Y5
+	VFMADD231PD  (R12), Y5, Y0
+	VFMADD231PD  32(R12), Y5, Y1
+	VFMADD231PD  64(R12), Y5, Y2
+	VFMADD231PD  96(R12), Y5, Y3
+	VMASKMOVPD   128(R12), Y6, Y7
+	VFMADD231PD  Y7, Y5, Y4
+	VBROADCASTSD (R11)(R10*1), Y5
+	VFMADD231PD  (R12)(R9*1), Y5, Y0
+	VFMADD231PD  32(R12)(R9*1), Y5, Y1
+	VFMADD231PD  64(R12)(R9*1), Y5, Y2
+	VFMADD231PD  96(R12)(R9*1), Y5, Y3
+	VMASKMOVPD   128(R12)(R9*1), Y6, Y7
+	VFMADD231PD  Y7, Y5, Y4
+	LEAQ         (R12)(R9*2), R12
+	LEAQ         (R11)(R10*2), R11
+	DECQ         BX
+	JNZ          atbEdgeAVX2_nb0_r19_loop
+
+atbEdgeAVX2_nb0_r19_odd:
+	MOVQ         k+48(FP), BX
+	TESTQ        $0x00000001, BX
+	JE           atbEdgeAVX2_nb0_r19_store
+	VBROADCASTSD (R11), Y5
+	VFMADD231PD  (R12), Y5, Y0
+	VFMADD231PD  32(R12), Y5, Y1
+	VFMADD231PD  64(R12), Y5, Y2
+	VFMADD231PD  96(R12), Y5, Y3
+	VMASKMOVPD   128(R12), Y6, Y7
+	VFMADD231PD  Y7, Y5, Y4
+
+atbEdgeAVX2_nb0_r19_store:
+	MOVQ         DI, DX
+	VMOVSD       X0, (DX)
+	ADDQ         R8, DX
+	VMOVHPD      X0, (DX)
+	ADDQ         R8, DX
+	VEXTRACTF128 $0x01, Y0, X5
+	VMOVSD       X5, (DX)
+	ADDQ         R8, DX
+	VMOVHPD      X5, (DX)
+	ADDQ         R8, DX
+	VMOVSD       X1, (DX)
+	ADDQ         R8, DX
+	VMOVHPD      X1, (DX)
+	ADDQ         R8, DX
+	VEXTRACTF128 $0x01, Y1, X5
+	VMOVSD       X5, (DX)
+	ADDQ         R8, DX
+	VMOVHPD      X5, (DX)
+	ADDQ         R8, DX
+	VMOVSD       X2, (DX)
+	ADDQ         R8, DX
+	VMOVHPD      X2, (DX)
+	ADDQ         R8, DX
+	VEXTRACTF128 $0x01, Y2, X5
+	VMOVSD       X5, (DX)
+	ADDQ         R8, DX
+	VMOVHPD      X5, (DX)
+	ADDQ         R8, DX
+	VMOVSD       X3, (DX)
+	ADDQ         R8, DX
+	VMOVHPD      X3, (DX)
+	ADDQ         R8, DX
+	VEXTRACTF128 $0x01, Y3, X5
+	VMOVSD       X5, (DX)
+	ADDQ         R8, DX
+	VMOVHPD      X5, (DX)
+	ADDQ         R8, DX
+	VMOVSD       X4, (DX)
+	ADDQ         R8, DX
+	VMOVHPD      X4, (DX)
+	ADDQ         R8, DX
+	VEXTRACTF128 $0x01, Y4, X5
+	VMOVSD       X5, (DX)
+	JMP          atbEdgeAVX2_done
+
+atbEdgeAVX2_nb0_r20:
+	TESTB  R13, R13
+	JNE    atbEdgeAVX2_nb0_r20_load
+	VXORPD Y0, Y0, Y0
+	VXORPD Y1, Y1, Y1
+	VXORPD Y2, Y2, Y2
+	VXORPD Y3, Y3, Y3
+	VXORPD Y4, Y4, Y4
+	JMP    atbEdgeAVX2_nb0_r20_start
+
+atbEdgeAVX2_nb0_r20_load:
+	MOVQ        DI, DX
+	VMOVSD      (DX), X0
+	ADDQ        R8, DX
+	VMOVHPD     (DX), X0, X0
+	ADDQ        R8, DX
+	VMOVSD      (DX), X5
+	ADDQ        R8, DX
+	VMOVHPD     (DX), X5, X5
+	VINSERTF128 $0x01, X5, Y0, Y0
+	ADDQ        R8, DX
+	VMOVSD      (DX), X1
+	ADDQ        R8, DX
+	VMOVHPD     (DX), X1, X1
+	ADDQ        R8, DX
+	VMOVSD      (DX), X5
+	ADDQ        R8, DX
+	VMOVHPD     (DX), X5, X5
+	VINSERTF128 $0x01, X5, Y1, Y1
+	ADDQ        R8, DX
+	VMOVSD      (DX), X2
+	ADDQ        R8, DX
+	VMOVHPD     (DX), X2, X2
+	ADDQ        R8, DX
+	VMOVSD      (DX), X5
+	ADDQ        R8, DX
+	VMOVHPD     (DX), X5, X5
+	VINSERTF128 $0x01, X5, Y2, Y2
+	ADDQ        R8, DX
+	VMOVSD      (DX), X3
+	ADDQ        R8, DX
+	VMOVHPD     (DX), X3, X3
+	ADDQ        R8, DX
+	VMOVSD      (DX), X5
+	ADDQ        R8, DX
+	VMOVHPD     (DX), X5, X5
+	VINSERTF128 $0x01, X5, Y3, Y3
+	ADDQ        R8, DX
+	VMOVSD      (DX), X4
+	ADDQ        R8, DX
+	VMOVHPD     (DX), X4, X4
+	ADDQ        R8, DX
+	VMOVSD      (DX), X5
+	ADDQ        R8, DX
+	VMOVHPD     (DX), X5, X5
+	VINSERTF128 $0x01, X5, Y4, Y4
+
+atbEdgeAVX2_nb0_r20_start:
+	MOVQ b+32(FP), R11
+	MOVQ k+48(FP), BX
+	MOVQ SI, R12
+	SHRQ $0x01, BX
+	JE   atbEdgeAVX2_nb0_r20_odd
+
+atbEdgeAVX2_nb0_r20_loop:
+	VBROADCASTSD (R11), Y5
+	VFMADD231PD  (R12), Y5, Y0
+	VFMADD231PD  32(R12), Y5, Y1
+	VFMADD231PD  64(R12), Y5, Y2
+	VFMADD231PD  96(R12), Y5, Y3
+	VFMADD231PD  128(R12), Y5, Y4
+	VBROADCASTSD (R11)(R10*1), Y5
+	VFMADD231PD  (R12)(R9*1), Y5, Y0
+	VFMADD231PD  32(R12)(R9*1), Y5, Y1
+	VFMADD231PD  64(R12)(R9*1), Y5, Y2
+	VFMADD231PD  96(R12)(R9*1), Y5, Y3
+	VFMADD231PD  128(R12)(R9*1), Y5, Y4
+	LEAQ         (R12)(R9*2), R12
+	LEAQ         (R11)(R10*2), R11
+	DECQ         BX
+	JNZ          atbEdgeAVX2_nb0_r20_loop
+
+atbEdgeAVX2_nb0_r20_odd:
+	MOVQ         k+48(FP), BX
+	TESTQ        $0x00000001, BX
+	JE           atbEdgeAVX2_nb0_r20_store
+	VBROADCASTSD (R11), Y5
+	VFMADD231PD  (R12), Y5, Y0
+	VFMADD231PD  32(R12), Y5, Y1
+	VFMADD231PD  64(R12), Y5, Y2
+	VFMADD231PD  96(R12), Y5, Y3
+	VFMADD231PD  128(R12), Y5, Y4
+
+atbEdgeAVX2_nb0_r20_store:
+	MOVQ         DI, DX
+	VMOVSD       X0, (DX)
+	ADDQ         R8, DX
+	VMOVHPD      X0, (DX)
+	ADDQ         R8, DX
+	VEXTRACTF128 $0x01, Y0, X5
+	VMOVSD       X5, (DX)
+	ADDQ         R8, DX
+	VMOVHPD      X5, (DX)
+	ADDQ         R8, DX
+	VMOVSD       X1, (DX)
+	ADDQ         R8, DX
+	VMOVHPD      X1, (DX)
+	ADDQ         R8, DX
+	VEXTRACTF128 $0x01, Y1, X5
+	VMOVSD       X5, (DX)
+	ADDQ         R8, DX
+	VMOVHPD      X5, (DX)
+	ADDQ         R8, DX
+	VMOVSD       X2, (DX)
+	ADDQ         R8, DX
+	VMOVHPD      X2, (DX)
+	ADDQ         R8, DX
+	VEXTRACTF128 $0x01, Y2, X5
+	VMOVSD       X5, (DX)
+	ADDQ         R8, DX
+	VMOVHPD      X5, (DX)
+	ADDQ         R8, DX
+	VMOVSD       X3, (DX)
+	ADDQ         R8, DX
+	VMOVHPD      X3, (DX)
+	ADDQ         R8, DX
+	VEXTRACTF128 $0x01, Y3, X5
+	VMOVSD       X5, (DX)
+	ADDQ         R8, DX
+	VMOVHPD      X5, (DX)
+	ADDQ         R8, DX
+	VMOVSD       X4, (DX)
+	ADDQ         R8, DX
+	VMOVHPD      X4, (DX)
+	ADDQ         R8, DX
+	VEXTRACTF128 $0x01, Y4, X5
+	VMOVSD       X5, (DX)
+	ADDQ         R8, DX
+	VMOVHPD      X5, (DX)
+	JMP          atbEdgeAVX2_done
+
+atbEdgeAVX2_nb0_r21:
+	VMOVUPD avx2masks<>+24(SB), Y7
+	TESTB   R13, R13
+	JNE     atbEdgeAVX2_nb0_r21_load
+	VXORPD  Y0, Y0, Y0
+	VXORPD  Y1, Y1, Y1
+	VXORPD  Y2, Y2, Y2
+	VXORPD  Y3, Y3, Y3
+	VXORPD  Y4, Y4, Y4
+	VXORPD  Y5, Y5, Y5
+	JMP     atbEdgeAVX2_nb0_r21_start
+
+atbEdgeAVX2_nb0_r21_load:
+	MOVQ        DI, DX
+	VMOVSD      (DX), X0
+	ADDQ        R8, DX
+	VMOVHPD     (DX), X0, X0
+	ADDQ        R8, DX
+	VMOVSD      (DX), X6
+	ADDQ        R8, DX
+	VMOVHPD     (DX), X6, X6
+	VINSERTF128 $0x01, X6, Y0, Y0
+	ADDQ        R8, DX
+	VMOVSD      (DX), X1
+	ADDQ        R8, DX
+	VMOVHPD     (DX), X1, X1
+	ADDQ        R8, DX
+	VMOVSD      (DX), X6
+	ADDQ        R8, DX
+	VMOVHPD     (DX), X6, X6
+	VINSERTF128 $0x01, X6, Y1, Y1
+	ADDQ        R8, DX
+	VMOVSD      (DX), X2
+	ADDQ        R8, DX
+	VMOVHPD     (DX), X2, X2
+	ADDQ        R8, DX
+	VMOVSD      (DX), X6
+	ADDQ        R8, DX
+	VMOVHPD     (DX), X6, X6
+	VINSERTF128 $0x01, X6, Y2, Y2
+	ADDQ        R8, DX
+	VMOVSD      (DX), X3
+	ADDQ        R8, DX
+	VMOVHPD     (DX), X3, X3
+	ADDQ        R8, DX
+	VMOVSD      (DX), X6
+	ADDQ        R8, DX
+	VMOVHPD     (DX), X6, X6
+	VINSERTF128 $0x01, X6, Y3, Y3
+	ADDQ        R8, DX
+	VMOVSD      (DX), X4
+	ADDQ        R8, DX
+	VMOVHPD     (DX), X4, X4
+	ADDQ        R8, DX
+	VMOVSD      (DX), X6
+	ADDQ        R8, DX
+	VMOVHPD     (DX), X6, X6
+	VINSERTF128 $0x01, X6, Y4, Y4
+	ADDQ        R8, DX
+	VMOVSD      (DX), X5
+
+atbEdgeAVX2_nb0_r21_start:
+	MOVQ b+32(FP), R11
+	MOVQ k+48(FP), BX
+	MOVQ SI, R12
+	SHRQ $0x01, BX
+	JE   atbEdgeAVX2_nb0_r21_odd
+
+atbEdgeAVX2_nb0_r21_loop:
+	VBROADCASTSD (R11), Y6
+	VFMADD231PD  (R12), Y6, Y0
+	VFMADD231PD  32(R12), Y6, Y1
+	VFMADD231PD  64(R12), Y6, Y2
+	VFMADD231PD  96(R12), Y6, Y3
+	VFMADD231PD  128(R12), Y6, Y4
+	VMASKMOVPD   160(R12), Y7, Y8
+	VFMADD231PD  Y8, Y6, Y5
+	VBROADCASTSD (R11)(R10*1), Y6
+	VFMADD231PD  (R12)(R9*1), Y6, Y0
+	VFMADD231PD  32(R12)(R9*1), Y6, Y1
+	VFMADD231PD  64(R12)(R9*1), Y6, Y2
+	VFMADD231PD  96(R12)(R9*1), Y6, Y3
+	VFMADD231PD  128(R12)(R9*1), Y6, Y4
+	VMASKMOVPD   160(R12)(R9*1), Y7, Y8
+	VFMADD231PD  Y8, Y6, Y5
+	LEAQ         (R12)(R9*2), R12
+	LEAQ         (R11)(R10*2), R11
+	DECQ         BX
+	JNZ          atbEdgeAVX2_nb0_r21_loop
+
+atbEdgeAVX2_nb0_r21_odd:
+	MOVQ         k+48(FP), BX
+	TESTQ        $0x00000001, BX
+	JE           atbEdgeAVX2_nb0_r21_store
+	VBROADCASTSD (R11), Y6
+	VFMADD231PD  (R12), Y6, Y0
+	VFMADD231PD  32(R12), Y6, Y1
+	VFMADD231PD  64(R12), Y6, Y2
+	VFMADD231PD  96(R12), Y6, Y3
+	VFMADD231PD  128(R12), Y6, Y4
+	VMASKMOVPD   160(R12), Y7, Y8
+	VFMADD231PD  Y8, Y6, Y5
+
+atbEdgeAVX2_nb0_r21_store:
+	MOVQ         DI, DX
+	VMOVSD       X0, (DX)
+	ADDQ         R8, DX
+	VMOVHPD      X0, (DX)
+	ADDQ         R8, DX
+	VEXTRACTF128 $0x01, Y0, X6
+	VMOVSD       X6, (DX)
+	ADDQ         R8, DX
+	VMOVHPD      X6, (DX)
+	ADDQ         R8, DX
+	VMOVSD       X1, (DX)
+	ADDQ         R8, DX
+	VMOVHPD      X1, (DX)
+	ADDQ         R8, DX
+	VEXTRACTF128 $0x01, Y1, X6
+	VMOVSD       X6, (DX)
+	ADDQ         R8, DX
+	VMOVHPD      X6, (DX)
+	ADDQ         R8, DX
+	VMOVSD       X2, (DX)
+	ADDQ         R8, DX
+	VMOVHPD      X2, (DX)
+	ADDQ         R8, DX
+	VEXTRACTF128 $0x01, Y2, X6
+	VMOVSD       X6, (DX)
+	ADDQ         R8, DX
+	VMOVHPD      X6, (DX)
+	ADDQ         R8, DX
+	VMOVSD       X3, (DX)
+	ADDQ         R8, DX
+	VMOVHPD      X3, (DX)
+	ADDQ         R8, DX
+	VEXTRACTF128 $0x01, Y3, X6
+	VMOVSD       X6, (DX)
+	ADDQ         R8, DX
+	VMOVHPD      X6, (DX)
+	ADDQ         R8, DX
+	VMOVSD       X4, (DX)
+	ADDQ         R8, DX
+	VMOVHPD      X4, (DX)
+	ADDQ         R8, DX
+	VEXTRACTF128 $0x01, Y4, X6
+	VMOVSD       X6, (DX)
+	ADDQ         R8, DX
+	VMOVHPD      X6, (DX)
+	ADDQ         R8, DX
+	VMOVSD       X5, (DX)
+	JMP          atbEdgeAVX2_done
+
+atbEdgeAVX2_nb0_r22:
+	VMOVUPD avx2masks<>+16(SB), Y7
+	TESTB   R13, R13
+	JNE     atbEdgeAVX2_nb0_r22_load
+	VXORPD  Y0, Y0, Y0
+	VXORPD  Y1, Y1, Y1
+	VXORPD  Y2, Y2, Y2
+	VXORPD  Y3, Y3, Y3
+	VXORPD  Y4, Y4, Y4
+	VXORPD  Y5, Y5, Y5
+	JMP     atbEdgeAVX2_nb0_r22_start
+
+atbEdgeAVX2_nb0_r22_load:
+	MOVQ        DI, DX
+	VMOVSD      (DX), X0
+	ADDQ        R8, DX
+	VMOVHPD     (DX), X0, X0
+	ADDQ        R8, DX
+	VMOVSD      (DX), X6
+	ADDQ        R8, DX
+	VMOVHPD     (DX), X6, X6
+	VINSERTF128 $0x01, X6, Y0, Y0
+	ADDQ        R8, DX
+	VMOVSD      (DX), X1
+	ADDQ        R8, DX
+	VMOVHPD     (DX), X1, X1
+	ADDQ        R8, DX
+	VMOVSD      (DX), X6
+	ADDQ        R8, DX
+	VMOVHPD     (DX), X6, X6
+	VINSERTF128 $0x01, X6, Y1, Y1
+	ADDQ        R8, DX
+	VMOVSD      (DX), X2
+	ADDQ        R8, DX
+	VMOVHPD     (DX), X2, X2
+	ADDQ        R8, DX
+	VMOVSD      (DX), X6
+	ADDQ        R8, DX
+	VMOVHPD     (DX), X6, X6
+	VINSERTF128 $0x01, X6, Y2, Y2
+	ADDQ        R8, DX
+	VMOVSD      (DX), X3
+	ADDQ        R8, DX
+	VMOVHPD     (DX), X3, X3
+	ADDQ        R8, DX
+	VMOVSD      (DX), X6
+	ADDQ        R8, DX
+	VMOVHPD     (DX), X6, X6
+	VINSERTF128 $0x01, X6, Y3, Y3
+	ADDQ        R8, DX
+	VMOVSD      (DX), X4
+	ADDQ        R8, DX
+	VMOVHPD     (DX), X4, X4
+	ADDQ        R8, DX
+	VMOVSD      (DX), X6
+	ADDQ        R8, DX
+	VMOVHPD     (DX), X6, X6
+	VINSERTF128 $0x01, X6, Y4, Y4
+	ADDQ        R8, DX
+	VMOVSD      (DX), X5
+	ADDQ        R8, DX
+	VMOVHPD     (DX), X5, X5
+
+atbEdgeAVX2_nb0_r22_start:
+	MOVQ b+32(FP), R11
+	MOVQ k+48(FP), BX
+	MOVQ SI, R12
+	SHRQ $0x01, BX
+	JE   atbEdgeAVX2_nb0_r22_odd
+
+atbEdgeAVX2_nb0_r22_loop:
+	VBROADCASTSD (R11), Y6
+	VFMADD231PD  (R12), Y6, Y0
+	VFMADD231PD  32(R12), Y6, Y1
+	VFMADD231PD  64(R12), Y6, Y2
+	VFMADD231PD  96(R12), Y6, Y3
+	VFMADD231PD  128(R12), Y6, Y4
+	VMASKMOVPD   160(R12), Y7, Y8
+	VFMADD231PD  Y8, Y6, Y5
+	VBROADCASTSD (R11)(R10*1), Y6
+	VFMADD231PD  (R12)(R9*1), Y6, Y0
+	VFMADD231PD  32(R12)(R9*1), Y6, Y1
+	VFMADD231PD  64(R12)(R9*1), Y6, Y2
+	VFMADD231PD  96(R12)(R9*1), Y6, Y3
+	VFMADD231PD  128(R12)(R9*1), Y6, Y4
+	VMASKMOVPD   160(R12)(R9*1), Y7, Y8
+	VFMADD231PD  Y8, Y6, Y5
+	LEAQ         (R12)(R9*2), R12
+	LEAQ         (R11)(R10*2), R11
+	DECQ         BX
+	JNZ          atbEdgeAVX2_nb0_r22_loop
+
+atbEdgeAVX2_nb0_r22_odd:
+	MOVQ         k+48(FP), BX
+	TESTQ        $0x00000001, BX
+	JE           atbEdgeAVX2_nb0_r22_store
+	VBROADCASTSD (R11), Y6
+	VFMADD231PD  (R12), Y6, Y0
+	VFMADD231PD  32(R12), Y6, Y1
+	VFMADD231PD  64(R12), Y6, Y2
+	VFMADD231PD  96(R12), Y6, Y3
+	VFMADD231PD  128(R12), Y6, Y4
+	VMASKMOVPD   160(R12), Y7, Y8
+	VFMADD231PD  Y8, Y6, Y5
+
+atbEdgeAVX2_nb0_r22_store:
+	MOVQ         DI, DX
+	VMOVSD       X0, (DX)
+	ADDQ         R8, DX
+	VMOVHPD      X0, (DX)
+	ADDQ         R8, DX
+	VEXTRACTF128 $0x01, Y0, X6
+	VMOVSD       X6, (DX)
+	ADDQ         R8, DX
+	VMOVHPD      X6, (DX)
+	ADDQ         R8, DX
+	VMOVSD       X1, (DX)
+	ADDQ         R8, DX
+	VMOVHPD      X1, (DX)
+	ADDQ         R8, DX
+	VEXTRACTF128 $0x01, Y1, X6
+	VMOVSD       X6, (DX)
+	ADDQ         R8, DX
+	VMOVHPD      X6, (DX)
+	ADDQ         R8, DX
+	VMOVSD       X2, (DX)
+	ADDQ         R8, DX
+	VMOVHPD      X2, (DX)
+	ADDQ         R8, DX
+	VEXTRACTF128 $0x01, Y2, X6
+	VMOVSD       X6, (DX)
+	ADDQ         R8, DX
+	VMOVHPD      X6, (DX)
+	ADDQ         R8, DX
+	VMOVSD       X3, (DX)
+	ADDQ         R8, DX
+	VMOVHPD      X3, (DX)
+	ADDQ         R8, DX
+	VEXTRACTF128 $0x01, Y3, X6
+	VMOVSD       X6, (DX)
+	ADDQ         R8, DX
+	VMOVHPD      X6, (DX)
+	ADDQ         R8, DX
+	VMOVSD       X4, (DX)
+	ADDQ         R8, DX
+	VMOVHPD      X4, (DX)
+	ADDQ         R8, DX
+	VEXTRACTF128 $0x01, Y4, X6
+	VMOVSD       X6, (DX)
+	ADDQ         R8, DX
+	VMOVHPD      X6, (DX)
+	ADDQ         R8, DX
+	VMOVSD       X5, (DX)
+	ADDQ         R8, DX
+	VMOVHPD      X5, (DX)
+	JMP          atbEdgeAVX2_done
+
+atbEdgeAVX2_nb0_r23:
+	VMOVUPD avx2masks<>+8(SB), Y7
+	TESTB   R13, R13
+	JNE     atbEdgeAVX2_nb0_r23_load
+	VXORPD  Y0, Y0, Y0
+	VXORPD  Y1, Y1, Y1
+	VXORPD  Y2, Y2, Y2
+	VXORPD  Y3, Y3, Y3
+	VXORPD  Y4, Y4, Y4
+	VXORPD  Y5, Y5, Y5
+	JMP     atbEdgeAVX2_nb0_r23_start
+
+atbEdgeAVX2_nb0_r23_load:
+	MOVQ        DI, DX
+	VMOVSD      (DX), X0
+	ADDQ        R8, DX
+	VMOVHPD     (DX), X0, X0
+	ADDQ        R8, DX
+	VMOVSD      (DX), X6
+	ADDQ        R8, DX
+	VMOVHPD     (DX), X6, X6
+	VINSERTF128 $0x01, X6, Y0, Y0
+	ADDQ        R8, DX
+	VMOVSD      (DX), X1
+	ADDQ        R8, DX
+	VMOVHPD     (DX), X1, X1
+	ADDQ        R8, DX
+	VMOVSD      (DX), X6
+	ADDQ        R8, DX
+	VMOVHPD     (DX), X6, X6
+	VINSERTF128 $0x01, X6, Y1, Y1
+	ADDQ        R8, DX
+	VMOVSD      (DX), X2
+	ADDQ        R8, DX
+	VMOVHPD     (DX), X2, X2
+	ADDQ        R8, DX
+	VMOVSD      (DX), X6
+	ADDQ        R8, DX
+	VMOVHPD     (DX), X6, X6
+	VINSERTF128 $0x01, X6, Y2, Y2
+	ADDQ        R8, DX
+	VMOVSD      (DX), X3
+	ADDQ        R8, DX
+	VMOVHPD     (DX), X3, X3
+	ADDQ        R8, DX
+	VMOVSD      (DX), X6
+	ADDQ        R8, DX
+	VMOVHPD     (DX), X6, X6
+	VINSERTF128 $0x01, X6, Y3, Y3
+	ADDQ        R8, DX
+	VMOVSD      (DX), X4
+	ADDQ        R8, DX
+	VMOVHPD     (DX), X4, X4
+	ADDQ        R8, DX
+	VMOVSD      (DX), X6
+	ADDQ        R8, DX
+	VMOVHPD     (DX), X6, X6
+	VINSERTF128 $0x01, X6, Y4, Y4
+	ADDQ        R8, DX
+	VMOVSD      (DX), X5
+	ADDQ        R8, DX
+	VMOVHPD     (DX), X5, X5
+	ADDQ        R8, DX
+	VMOVSD      (DX), X6
+	VINSERTF128 $0x01, X6, Y5, Y5
+
+atbEdgeAVX2_nb0_r23_start:
+	MOVQ b+32(FP), R11
+	MOVQ k+48(FP), BX
+	MOVQ SI, R12
+	SHRQ $0x01, BX
+	JE   atbEdgeAVX2_nb0_r23_odd
+
+atbEdgeAVX2_nb0_r23_loop:
+	VBROADCASTSD (R11), Y6
+	VFMADD231PD  (R12), Y6, Y0
+	VFMADD231PD  32(R12), Y6, Y1
+	VFMADD231PD  64(R12), Y6, Y2
+	VFMADD231PD  96(R12), Y6, Y3
+	VFMADD231PD  128(R12), Y6, Y4
+	VMASKMOVPD   160(R12), Y7, Y8
+	VFMADD231PD  Y8, Y6, Y5
+	VBROADCASTSD (R11)(R10*1), Y6
+	VFMADD231PD  (R12)(R9*1), Y6, Y0
+	VFMADD231PD  32(R12)(R9*1), Y6, Y1
+	VFMADD231PD  64(R12)(R9*1), Y6, Y2
+	VFMADD231PD  96(R12)(R9*1), Y6, Y3
+	VFMADD231PD  128(R12)(R9*1), Y6, Y4
+	VMASKMOVPD   160(R12)(R9*1), Y7, Y8
+	VFMADD231PD  Y8, Y6, Y5
+	LEAQ         (R12)(R9*2), R12
+	LEAQ         (R11)(R10*2), R11
+	DECQ         BX
+	JNZ          atbEdgeAVX2_nb0_r23_loop
+
+atbEdgeAVX2_nb0_r23_odd:
+	MOVQ         k+48(FP), BX
+	TESTQ        $0x00000001, BX
+	JE           atbEdgeAVX2_nb0_r23_store
+	VBROADCASTSD (R11), Y6
+	VFMADD231PD  (R12), Y6, Y0
+	VFMADD231PD  32(R12), Y6, Y1
+	VFMADD231PD  64(R12), Y6, Y2
+	VFMADD231PD  96(R12), Y6, Y3
+	VFMADD231PD  128(R12), Y6, Y4
+	VMASKMOVPD   160(R12), Y7, Y8
+	VFMADD231PD  Y8, Y6, Y5
+
+atbEdgeAVX2_nb0_r23_store:
+	MOVQ         DI, DX
+	VMOVSD       X0, (DX)
+	ADDQ         R8, DX
+	VMOVHPD      X0, (DX)
+	ADDQ         R8, DX
+	VEXTRACTF128 $0x01, Y0, X6
+	VMOVSD       X6, (DX)
+	ADDQ         R8, DX
+	VMOVHPD      X6, (DX)
+	ADDQ         R8, DX
+	VMOVSD       X1, (DX)
+	ADDQ         R8, DX
+	VMOVHPD      X1, (DX)
+	ADDQ         R8, DX
+	VEXTRACTF128 $0x01, Y1, X6
+	VMOVSD       X6, (DX)
+	ADDQ         R8, DX
+	VMOVHPD      X6, (DX)
+	ADDQ         R8, DX
+	VMOVSD       X2, (DX)
+	ADDQ         R8, DX
+	VMOVHPD      X2, (DX)
+	ADDQ         R8, DX
+	VEXTRACTF128 $0x01, Y2, X6
+	VMOVSD       X6, (DX)
+	ADDQ         R8, DX
+	VMOVHPD      X6, (DX)
+	ADDQ         R8, DX
+	VMOVSD       X3, (DX)
+	ADDQ         R8, DX
+	VMOVHPD      X3, (DX)
+	ADDQ         R8, DX
+	VEXTRACTF128 $0x01, Y3, X6
+	VMOVSD       X6, (DX)
+	ADDQ         R8, DX
+	VMOVHPD      X6, (DX)
+	ADDQ         R8, DX
+	VMOVSD       X4, (DX)
+	ADDQ         R8, DX
+	VMOVHPD      X4, (DX)
+	ADDQ         R8, DX
+	VEXTRACTF128 $0x01, Y4, X6
+	VMOVSD       X6, (DX)
+	ADDQ         R8, DX
+	VMOVHPD      X6, (DX)
+	ADDQ         R8, DX
+	VMOVSD       X5, (DX)
+	ADDQ         R8, DX
+	VMOVHPD      X5, (DX)
+	ADDQ         R8, DX
+	VEXTRACTF128 $0x01, Y5, X6
+	VMOVSD       X6, (DX)
+	JMP          atbEdgeAVX2_done
+
+atbEdgeAVX2_nb0_r24:
+	TESTB  R13, R13
+	JNE    atbEdgeAVX2_nb0_r24_load
+	VXORPD Y0, Y0, Y0
+	VXORPD Y1, Y1, Y1
+	VXORPD Y2, Y2, Y2
+	VXORPD Y3, Y3, Y3
+	VXORPD Y4, Y4, Y4
+	VXORPD Y5, Y5, Y5
+	JMP    atbEdgeAVX2_nb0_r24_start
+
+atbEdgeAVX2_nb0_r24_load:
+	MOVQ        DI, DX
+	VMOVSD      (DX), X0
+	ADDQ        R8, DX
+	VMOVHPD     (DX), X0, X0
+	ADDQ        R8, DX
+	VMOVSD      (DX), X6
+	ADDQ        R8, DX
+	VMOVHPD     (DX), X6, X6
+	VINSERTF128 $0x01, X6, Y0, Y0
+	ADDQ        R8, DX
+	VMOVSD      (DX), X1
+	ADDQ        R8, DX
+	VMOVHPD     (DX), X1, X1
+	ADDQ        R8, DX
+	VMOVSD      (DX), X6
+	ADDQ        R8, DX
+	VMOVHPD     (DX), X6, X6
+	VINSERTF128 $0x01, X6, Y1, Y1
+	ADDQ        R8, DX
+	VMOVSD      (DX), X2
+	ADDQ        R8, DX
+	VMOVHPD     (DX), X2, X2
+	ADDQ        R8, DX
+	VMOVSD      (DX), X6
+	ADDQ        R8, DX
+	VMOVHPD     (DX), X6, X6
+	VINSERTF128 $0x01, X6, Y2, Y2
+	ADDQ        R8, DX
+	VMOVSD      (DX), X3
+	ADDQ        R8, DX
+	VMOVHPD     (DX), X3, X3
+	ADDQ        R8, DX
+	VMOVSD      (DX), X6
+	ADDQ        R8, DX
+	VMOVHPD     (DX), X6, X6
+	VINSERTF128 $0x01, X6, Y3, Y3
+	ADDQ        R8, DX
+	VMOVSD      (DX), X4
+	ADDQ        R8, DX
+	VMOVHPD     (DX), X4, X4
+	ADDQ        R8, DX
+	VMOVSD      (DX), X6
+	ADDQ        R8, DX
+	VMOVHPD     (DX), X6, X6
+	VINSERTF128 $0x01, X6, Y4, Y4
+	ADDQ        R8, DX
+	VMOVSD      (DX), X5
+	ADDQ        R8, DX
+	VMOVHPD     (DX), X5, X5
+	ADDQ        R8, DX
+	VMOVSD      (DX), X6
+	ADDQ        R8, DX
+	VMOVHPD     (DX), X6, X6
+	VINSERTF128 $0x01, X6, Y5, Y5
+
+atbEdgeAVX2_nb0_r24_start:
+	MOVQ b+32(FP), R11
+	MOVQ k+48(FP), BX
+	MOVQ SI, R12
+	SHRQ $0x01, BX
+	JE   atbEdgeAVX2_nb0_r24_odd
+
+atbEdgeAVX2_nb0_r24_loop:
+	VBROADCASTSD (R11), Y6
+	VFMADD231PD  (R12), Y6, Y0
+	VFMADD231PD  32(R12), Y6, Y1
+	VFMADD231PD  64(R12), Y6, Y2
+	VFMADD231PD  96(R12), Y6, Y3
+	VFMADD231PD  128(R12), Y6, Y4
+	VFMADD231PD  160(R12), Y6, Y5
+	VBROADCASTSD (R11)(R10*1), Y6
+	VFMADD231PD  (R12)(R9*1), Y6, Y0
+	VFMADD231PD  32(R12)(R9*1), Y6, Y1
+	VFMADD231PD  64(R12)(R9*1), Y6, Y2
+	VFMADD231PD  96(R12)(R9*1), Y6, Y3
+	VFMADD231PD  128(R12)(R9*1), Y6, Y4
+	VFMADD231PD  160(R12)(R9*1), Y6, Y5
+	LEAQ         (R12)(R9*2), R12
+	LEAQ         (R11)(R10*2), R11
+	DECQ         BX
+	JNZ          atbEdgeAVX2_nb0_r24_loop
+
+atbEdgeAVX2_nb0_r24_odd:
+	MOVQ         k+48(FP), BX
+	TESTQ        $0x00000001, BX
+	JE           atbEdgeAVX2_nb0_r24_store
+	VBROADCASTSD (R11), Y6
+	VFMADD231PD  (R12), Y6, Y0
+	VFMADD231PD  32(R12), Y6, Y1
+	VFMADD231PD  64(R12), Y6, Y2
+	VFMADD231PD  96(R12), Y6, Y3
+	VFMADD231PD  128(R12), Y6, Y4
+	VFMADD231PD  160(R12), Y6, Y5
+
+atbEdgeAVX2_nb0_r24_store:
+	MOVQ         DI, DX
+	VMOVSD       X0, (DX)
+	ADDQ         R8, DX
+	VMOVHPD      X0, (DX)
+	ADDQ         R8, DX
+	VEXTRACTF128 $0x01, Y0, X6
+	VMOVSD       X6, (DX)
+	ADDQ         R8, DX
+	VMOVHPD      X6, (DX)
+	ADDQ         R8, DX
+	VMOVSD       X1, (DX)
+	ADDQ         R8, DX
+	VMOVHPD      X1, (DX)
+	ADDQ         R8, DX
+	VEXTRACTF128 $0x01, Y1, X6
+	VMOVSD       X6, (DX)
+	ADDQ         R8, DX
+	VMOVHPD      X6, (DX)
+	ADDQ         R8, DX
+	VMOVSD       X2, (DX)
+	ADDQ         R8, DX
+	VMOVHPD      X2, (DX)
+	ADDQ         R8, DX
+	VEXTRACTF128 $0x01, Y2, X6
+	VMOVSD       X6, (DX)
+	ADDQ         R8, DX
+	VMOVHPD      X6, (DX)
+	ADDQ         R8, DX
+	VMOVSD       X3, (DX)
+	ADDQ         R8, DX
+	VMOVHPD      X3, (DX)
+	ADDQ         R8, DX
+	VEXTRACTF128 $0x01, Y3, X6
+	VMOVSD       X6, (DX)
+	ADDQ         R8, DX
+	VMOVHPD      X6, (DX)
+	ADDQ         R8, DX
+	VMOVSD       X4, (DX)
+	ADDQ         R8, DX
+	VMOVHPD      X4, (DX)
+	ADDQ         R8, DX
+	VEXTRACTF128 $0x01, Y4, X6
+	VMOVSD       X6, (DX)
+	ADDQ         R8, DX
+	VMOVHPD      X6, (DX)
+	ADDQ         R8, DX
+	VMOVSD       X5, (DX)
+	ADDQ         R8, DX
+	VMOVHPD      X5, (DX)
+	ADDQ         R8, DX
+	VEXTRACTF128 $0x01, Y5, X6
+	VMOVSD       X6, (DX)
+	ADDQ         R8, DX
+	VMOVHPD      X6, (DX)
+	JMP          atbEdgeAVX2_done
+
+atbEdgeAVX2_nb0_r25:
+	VMOVUPD avx2masks<>+24(SB), Y8
+	TESTB   R13, R13
+	JNE     atbEdgeAVX2_nb0_r25_load
+	VXORPD  Y0, Y0, Y0
+	VXORPD  Y1, Y1, Y1
+	VXORPD  Y2, Y2, Y2
+	VXORPD  Y3, Y3, Y3
+	VXORPD  Y4, Y4, Y4
+	VXORPD  Y5, Y5, Y5
+	VXORPD  Y6, Y6, Y6
+	JMP     atbEdgeAVX2_nb0_r25_start
+
+atbEdgeAVX2_nb0_r25_load:
+	MOVQ        DI, DX
+	VMOVSD      (DX), X0
+	ADDQ        R8, DX
+	VMOVHPD     (DX), X0, X0
+	ADDQ        R8, DX
+	VMOVSD      (DX), X7
+	ADDQ        R8, DX
+	VMOVHPD     (DX), X7, X7
+	VINSERTF128 $0x01, X7, Y0, Y0
+	ADDQ        R8, DX
+	VMOVSD      (DX), X1
+	ADDQ        R8, DX
+	VMOVHPD     (DX), X1, X1
+	ADDQ        R8, DX
+	VMOVSD      (DX), X7
+	ADDQ        R8, DX
+	VMOVHPD     (DX), X7, X7
+	VINSERTF128 $0x01, X7, Y1, Y1
+	ADDQ        R8, DX
+	VMOVSD      (DX), X2
+	ADDQ        R8, DX
+	VMOVHPD     (DX), X2, X2
+	ADDQ        R8, DX
+	VMOVSD      (DX), X7
+	ADDQ        R8, DX
+	VMOVHPD     (DX), X7, X7
+	VINSERTF128 $0x01, X7, Y2, Y2
+	ADDQ        R8, DX
+	VMOVSD      (DX), X3
+	ADDQ        R8, DX
+	VMOVHPD     (DX), X3, X3
+	ADDQ        R8, DX
+	VMOVSD      (DX), X7
+	ADDQ        R8, DX
+	VMOVHPD     (DX), X7, X7
+	VINSERTF128 $0x01, X7, Y3, Y3
+	ADDQ        R8, DX
+	VMOVSD      (DX), X4
+	ADDQ        R8, DX
+	VMOVHPD     (DX), X4, X4
+	ADDQ        R8, DX
+	VMOVSD      (DX), X7
+	ADDQ        R8, DX
+	VMOVHPD     (DX), X7, X7
+	VINSERTF128 $0x01, X7, Y4, Y4
+	ADDQ        R8, DX
+	VMOVSD      (DX), X5
+	ADDQ        R8, DX
+	VMOVHPD     (DX), X5, X5
+	ADDQ        R8, DX
+	VMOVSD      (DX), X7
+	ADDQ        R8, DX
+	VMOVHPD     (DX), X7, X7
+	VINSERTF128 $0x01, X7, Y5, Y5
+	ADDQ        R8, DX
+	VMOVSD      (DX), X6
+
+atbEdgeAVX2_nb0_r25_start:
+	MOVQ b+32(FP), R11
+	MOVQ k+48(FP), BX
+	MOVQ SI, R12
+	SHRQ $0x01, BX
+	JE   atbEdgeAVX2_nb0_r25_odd
+
+atbEdgeAVX2_nb0_r25_loop:
+	VBROADCASTSD (R11), Y7
+	VFMADD231PD  (R12), Y7, Y0
+	VFMADD231PD  32(R12), Y7, Y1
+	VFMADD231PD  64(R12), Y7, Y2
+	VFMADD231PD  96(R12), Y7, Y3
+	VFMADD231PD  128(R12), Y7, Y4
+	VFMADD231PD  160(R12), Y7, Y5
+	VMASKMOVPD   192(R12), Y8, Y9
+	VFMADD231PD  Y9, Y7, Y6
+	VBROADCASTSD (R11)(R10*1), Y7
+	VFMADD231PD  (R12)(R9*1), Y7, Y0
+	VFMADD231PD  32(R12)(R9*1), Y7, Y1
+	VFMADD231PD  64(R12)(R9*1), Y7, Y2
+	VFMADD231PD  96(R12)(R9*1), Y7, Y3
+	VFMADD231PD  128(R12)(R9*1), Y7, Y4
+	VFMADD231PD  160(R12)(R9*1), Y7, Y5
+	VMASKMOVPD   192(R12)(R9*1), Y8, Y9
+	VFMADD231PD  Y9, Y7, Y6
+	LEAQ         (R12)(R9*2), R12
+	LEAQ         (R11)(R10*2), R11
+	DECQ         BX
+	JNZ          atbEdgeAVX2_nb0_r25_loop
+
+atbEdgeAVX2_nb0_r25_odd:
+	MOVQ         k+48(FP), BX
+	TESTQ        $0x00000001, BX
+	JE           atbEdgeAVX2_nb0_r25_store
+	VBROADCASTSD (R11), Y7
+	VFMADD231PD  (R12), Y7, Y0
+	VFMADD231PD  32(R12), Y7, Y1
+	VFMADD231PD  64(R12), Y7, Y2
+	VFMADD231PD  96(R12), Y7, Y3
+	VFMADD231PD  128(R12), Y7, Y4
+	VFMADD231PD  160(R12), Y7, Y5
+	VMASKMOVPD   192(R12), Y8, Y9
+	VFMADD231PD  Y9, Y7, Y6
+
+atbEdgeAVX2_nb0_r25_store:
+	MOVQ         DI, DX
+	VMOVSD       X0, (DX)
+	ADDQ         R8, DX
+	VMOVHPD      X0, (DX)
+	ADDQ         R8, DX
+	VEXTRACTF128 $0x01, Y0, X7
+	VMOVSD       X7, (DX)
+	ADDQ         R8, DX
+	VMOVHPD      X7, (DX)
+	ADDQ         R8, DX
+	VMOVSD       X1, (DX)
+	ADDQ         R8, DX
+	VMOVHPD      X1, (DX)
+	ADDQ         R8, DX
+	VEXTRACTF128 $0x01, Y1, X7
+	VMOVSD       X7, (DX)
+	ADDQ         R8, DX
+	VMOVHPD      X7, (DX)
+	ADDQ         R8, DX
+	VMOVSD       X2, (DX)
+	ADDQ         R8, DX
+	VMOVHPD      X2, (DX)
+	ADDQ         R8, DX
+	VEXTRACTF128 $0x01, Y2, X7
+	VMOVSD       X7, (DX)
+	ADDQ         R8, DX
+	VMOVHPD      X7, (DX)
+	ADDQ         R8, DX
+	VMOVSD       X3, (DX)
+	ADDQ         R8, DX
+	VMOVHPD      X3, (DX)
+	ADDQ         R8, DX
+	VEXTRACTF128 $0x01, Y3, X7
+	VMOVSD       X7, (DX)
+	ADDQ         R8, DX
+	VMOVHPD      X7, (DX)
+	ADDQ         R8, DX
+	VMOVSD       X4, (DX)
+	ADDQ         R8, DX
+	VMOVHPD      X4, (DX)
+	ADDQ         R8, DX
+	VEXTRACTF128 $0x01, Y4, X7
+	VMOVSD       X7, (DX)
+	ADDQ         R8, DX
+	VMOVHPD      X7, (DX)
+	ADDQ         R8, DX
+	VMOVSD       X5, (DX)
+	ADDQ         R8, DX
+	VMOVHPD      X5, (DX)
+	ADDQ         R8, DX
+	VEXTRACTF128 $0x01, Y5, X7
+	VMOVSD       X7, (DX)
+	ADDQ         R8, DX
+	VMOVHPD      X7, (DX)
+	ADDQ         R8, DX
+	VMOVSD       X6, (DX)
+	JMP          atbEdgeAVX2_done
+
+atbEdgeAVX2_nb0_r26:
+	VMOVUPD avx2masks<>+16(SB), Y8
+	TESTB   R13, R13
+	JNE     atbEdgeAVX2_nb0_r26_load
+	VXORPD  Y0, Y0, Y0
+	VXORPD  Y1, Y1, Y1
+	VXORPD  Y2, Y2, Y2
+	VXORPD  Y3, Y3, Y3
+	VXORPD  Y4, Y4, Y4
+	VXORPD  Y5, Y5, Y5
+	VXORPD  Y6, Y6, Y6
+	JMP     atbEdgeAVX2_nb0_r26_start
+
+atbEdgeAVX2_nb0_r26_load:
+	MOVQ        DI, DX
+	VMOVSD      (DX), X0
+	ADDQ        R8, DX
+	VMOVHPD     (DX), X0, X0
+	ADDQ        R8, DX
+	VMOVSD      (DX), X7
+	ADDQ        R8, DX
+	VMOVHPD     (DX), X7, X7
+	VINSERTF128 $0x01, X7, Y0, Y0
+	ADDQ        R8, DX
+	VMOVSD      (DX), X1
+	ADDQ        R8, DX
+	VMOVHPD     (DX), X1, X1
+	ADDQ        R8, DX
+	VMOVSD      (DX), X7
+	ADDQ        R8, DX
+	VMOVHPD     (DX), X7, X7
+	VINSERTF128 $0x01, X7, Y1, Y1
+	ADDQ        R8, DX
+	VMOVSD      (DX), X2
+	ADDQ        R8, DX
+	VMOVHPD     (DX), X2, X2
+	ADDQ        R8, DX
+	VMOVSD      (DX), X7
+	ADDQ        R8, DX
+	VMOVHPD     (DX), X7, X7
+	VINSERTF128 $0x01, X7, Y2, Y2
+	ADDQ        R8, DX
+	VMOVSD      (DX), X3
+	ADDQ        R8, DX
+	VMOVHPD     (DX), X3, X3
+	ADDQ        R8, DX
+	VMOVSD      (DX), X7
+	ADDQ        R8, DX
+	VMOVHPD     (DX), X7, X7
+	VINSERTF128 $0x01, X7, Y3, Y3
+	ADDQ        R8, DX
+	VMOVSD      (DX), X4
+	ADDQ        R8, DX
+	VMOVHPD     (DX), X4, X4
+	ADDQ        R8, DX
+	VMOVSD      (DX), X7
+	ADDQ        R8, DX
+	VMOVHPD     (DX), X7, X7
+	VINSERTF128 $0x01, X7, Y4, Y4
+	ADDQ        R8, DX
+	VMOVSD      (DX), X5
+	ADDQ        R8, DX
+	VMOVHPD     (DX), X5, X5
+	ADDQ        R8, DX
+	VMOVSD      (DX), X7
+	ADDQ        R8, DX
+	VMOVHPD     (DX), X7, X7
+	VINSERTF128 $0x01, X7, Y5, Y5
+	ADDQ        R8, DX
+	VMOVSD      (DX), X6
+	ADDQ        R8, DX
+	VMOVHPD     (DX), X6, X6
+
+atbEdgeAVX2_nb0_r26_start:
+	MOVQ b+32(FP), R11
+	MOVQ k+48(FP), BX
+	MOVQ SI, R12
+	SHRQ $0x01, BX
+	JE   atbEdgeAVX2_nb0_r26_odd
+
+atbEdgeAVX2_nb0_r26_loop:
+	VBROADCASTSD (R11), Y7
+	VFMADD231PD  (R12), Y7, Y0
+	VFMADD231PD  32(R12), Y7, Y1
+	VFMADD231PD  64(R12), Y7, Y2
+	VFMADD231PD  96(R12), Y7, Y3
+	VFMADD231PD  128(R12), Y7, Y4
+	VFMADD231PD  160(R12), Y7, Y5
+	VMASKMOVPD   192(R12), Y8, Y9
+	VFMADD231PD  Y9, Y7, Y6
+	VBROADCASTSD (R11)(R10*1), Y7
+	VFMADD231PD  (R12)(R9*1), Y7, Y0
+	VFMADD231PD  32(R12)(R9*1), Y7, Y1
+	VFMADD231PD  64(R12)(R9*1), Y7, Y2
+	VFMADD231PD  96(R12)(R9*1), Y7, Y3
+	VFMADD231PD  128(R12)(R9*1), Y7, Y4
+	VFMADD231PD  160(R12)(R9*1), Y7, Y5
+	VMASKMOVPD   192(R12)(R9*1), Y8, Y9
+	VFMADD231PD  Y9, Y7, Y6
+	LEAQ         (R12)(R9*2), R12
+	LEAQ         (R11)(R10*2), R11
+	DECQ         BX
+	JNZ          atbEdgeAVX2_nb0_r26_loop
+
+atbEdgeAVX2_nb0_r26_odd:
+	MOVQ         k+48(FP), BX
+	TESTQ        $0x00000001, BX
+	JE           atbEdgeAVX2_nb0_r26_store
+	VBROADCASTSD (R11), Y7
+	VFMADD231PD  (R12), Y7, Y0
+	VFMADD231PD  32(R12), Y7, Y1
+	VFMADD231PD  64(R12), Y7, Y2
+	VFMADD231PD  96(R12), Y7, Y3
+	VFMADD231PD  128(R12), Y7, Y4
+	VFMADD231PD  160(R12), Y7, Y5
+	VMASKMOVPD   192(R12), Y8, Y9
+	VFMADD231PD  Y9, Y7, Y6
+
+atbEdgeAVX2_nb0_r26_store:
+	MOVQ         DI, DX
+	VMOVSD       X0, (DX)
+	ADDQ         R8, DX
+	VMOVHPD      X0, (DX)
+	ADDQ         R8, DX
+	VEXTRACTF128 $0x01, Y0, X7
+	VMOVSD       X7, (DX)
+	ADDQ         R8, DX
+	VMOVHPD      X7, (DX)
+	ADDQ         R8, DX
+	VMOVSD       X1, (DX)
+	ADDQ         R8, DX
+	VMOVHPD      X1, (DX)
+	ADDQ         R8, DX
+	VEXTRACTF128 $0x01, Y1, X7
+	VMOVSD       X7, (DX)
+	ADDQ         R8, DX
+	VMOVHPD      X7, (DX)
+	ADDQ         R8, DX
+	VMOVSD       X2, (DX)
+	ADDQ         R8, DX
+	VMOVHPD      X2, (DX)
+	ADDQ         R8, DX
+	VEXTRACTF128 $0x01, Y2, X7
+	VMOVSD       X7, (DX)
+	ADDQ         R8, DX
+	VMOVHPD      X7, (DX)
+	ADDQ         R8, DX
+	VMOVSD       X3, (DX)
+	ADDQ         R8, DX
+	VMOVHPD      X3, (DX)
+	ADDQ         R8, DX
+	VEXTRACTF128 $0x01, Y3, X7
+	VMOVSD       X7, (DX)
+	ADDQ         R8, DX
+	VMOVHPD      X7, (DX)
+	ADDQ         R8, DX
+	VMOVSD       X4, (DX)
+	ADDQ         R8, DX
+	VMOVHPD      X4, (DX)
+	ADDQ         R8, DX
+	VEXTRACTF128 $0x01, Y4, X7
+	VMOVSD       X7, (DX)
+	ADDQ         R8, DX
+	VMOVHPD      X7, (DX)
+	ADDQ         R8, DX
+	VMOVSD       X5, (DX)
+	ADDQ         R8, DX
+	VMOVHPD      X5, (DX)
+	ADDQ         R8, DX
+	VEXTRACTF128 $0x01, Y5, X7
+	VMOVSD       X7, (DX)
+	ADDQ         R8, DX
+	VMOVHPD      X7, (DX)
+	ADDQ         R8, DX
+	VMOVSD       X6, (DX)
+	ADDQ         R8, DX
+	VMOVHPD      X6, (DX)
+	JMP          atbEdgeAVX2_done
+
+atbEdgeAVX2_nb0_r27:
+	VMOVUPD avx2masks<>+8(SB), Y8
+	TESTB   R13, R13
+	JNE     atbEdgeAVX2_nb0_r27_load
+	VXORPD  Y0, Y0, Y0
+	VXORPD  Y1, Y1, Y1
+	VXORPD  Y2, Y2, Y2
+	VXORPD  Y3, Y3, Y3
+	VXORPD  Y4, Y4, Y4
+	VXORPD  Y5, Y5, Y5
+	VXORPD  Y6, Y6, Y6
+	JMP     atbEdgeAVX2_nb0_r27_start
+
+atbEdgeAVX2_nb0_r27_load:
+	MOVQ        DI, DX
+	VMOVSD      (DX), X0
+	ADDQ        R8, DX
+	VMOVHPD     (DX), X0, X0
+	ADDQ        R8, DX
+	VMOVSD      (DX), X7
+	ADDQ        R8, DX
+	VMOVHPD     (DX), X7, X7
+	VINSERTF128 $0x01, X7, Y0, Y0
+	ADDQ        R8, DX
+	VMOVSD      (DX), X1
+	ADDQ        R8, DX
+	VMOVHPD     (DX), X1, X1
+	ADDQ        R8, DX
+	VMOVSD      (DX), X7
+	ADDQ        R8, DX
+	VMOVHPD     (DX), X7, X7
+	VINSERTF128 $0x01, X7, Y1, Y1
+	ADDQ        R8, DX
+	VMOVSD      (DX), X2
+	ADDQ        R8, DX
+	VMOVHPD     (DX), X2, X2
+	ADDQ        R8, DX
+	VMOVSD      (DX), X7
+	ADDQ        R8, DX
+	VMOVHPD     (DX), X7, X7
+	VINSERTF128 $0x01, X7, Y2, Y2
+	ADDQ        R8, DX
+	VMOVSD      (DX), X3
+	ADDQ        R8, DX
+	VMOVHPD     (DX), X3, X3
+	ADDQ        R8, DX
+	VMOVSD      (DX), X7
+	ADDQ        R8, DX
+	VMOVHPD     (DX), X7, X7
+	VINSERTF128 $0x01, X7, Y3, Y3
+	ADDQ        R8, DX
+	VMOVSD      (DX), X4
+	ADDQ        R8, DX
+	VMOVHPD     (DX), X4, X4
+	ADDQ        R8, DX
+	VMOVSD      (DX), X7
+	ADDQ        R8, DX
+	VMOVHPD     (DX), X7, X7
+	VINSERTF128 $0x01, X7, Y4, Y4
+	ADDQ        R8, DX
+	VMOVSD      (DX), X5
+	ADDQ        R8, DX
+	VMOVHPD     (DX), X5, X5
+	ADDQ        R8, DX
+	VMOVSD      (DX), X7
+	ADDQ        R8, DX
+	VMOVHPD     (DX), X7, X7
+	VINSERTF128 $0x01, X7, Y5, Y5
+	ADDQ        R8, DX
+	VMOVSD      (DX), X6
+	ADDQ        R8, DX
+	VMOVHPD     (DX), X6, X6
+	ADDQ        R8, DX
+	VMOVSD      (DX), X7
+	VINSERTF128 $0x01, X7, Y6, Y6
+
+atbEdgeAVX2_nb0_r27_start:
+	MOVQ b+32(FP), R11
+	MOVQ k+48(FP), BX
+	MOVQ SI, R12
+	SHRQ $0x01, BX
+	JE   atbEdgeAVX2_nb0_r27_odd
+
+atbEdgeAVX2_nb0_r27_loop:
+	VBROADCASTSD (R11), Y7
+	VFMADD231PD  (R12), Y7, Y0
+	VFMADD231PD  32(R12), Y7, Y1
+	VFMADD231PD  64(R12), Y7, Y2
+	VFMADD231PD  96(R12), Y7, Y3
+	VFMADD231PD  128(R12), Y7, Y4
+	VFMADD231PD  160(R12), Y7, Y5
+	VMASKMOVPD   192(R12), Y8, Y9
+	VFMADD231PD  Y9, Y7, Y6
+	VBROADCASTSD (R11)(R10*1), Y7
+	VFMADD231PD  (R12)(R9*1), Y7, Y0
+	VFMADD231PD  32(R12)(R9*1), Y7, Y1
+	VFMADD231PD  64(R12)(R9*1), Y7, Y2
+	VFMADD231PD  96(R12)(R9*1), Y7, Y3
+	VFMADD231PD  128(R12)(R9*1), Y7, Y4
+	VFMADD231PD  160(R12)(R9*1), Y7, Y5
+	VMASKMOVPD   192(R12)(R9*1), Y8, Y9
+	VFMADD231PD  Y9, Y7, Y6
+	LEAQ         (R12)(R9*2), R12
+	LEAQ         (R11)(R10*2), R11
+	DECQ         BX
+	JNZ          atbEdgeAVX2_nb0_r27_loop
+
+atbEdgeAVX2_nb0_r27_odd:
+	MOVQ         k+48(FP), BX
+	TESTQ        $0x00000001, BX
+	JE           atbEdgeAVX2_nb0_r27_store
+	VBROADCASTSD (R11), Y7
+	VFMADD231PD  (R12), Y7, Y0
+	VFMADD231PD  32(R12), Y7, Y1
+	VFMADD231PD  64(R12), Y7, Y2
+	VFMADD231PD  96(R12), Y7, Y3
+	VFMADD231PD  128(R12), Y7, Y4
+	VFMADD231PD  160(R12), Y7, Y5
+	VMASKMOVPD   192(R12), Y8, Y9
+	VFMADD231PD  Y9, Y7, Y6
+
+atbEdgeAVX2_nb0_r27_store:
+	MOVQ         DI, DX
+	VMOVSD       X0, (DX)
+	ADDQ         R8, DX
+	VMOVHPD      X0, (DX)
+	ADDQ         R8, DX
+	VEXTRACTF128 $0x01, Y0, X7
+	VMOVSD       X7, (DX)
+	ADDQ         R8, DX
+	VMOVHPD      X7, (DX)
+	ADDQ         R8, DX
+	VMOVSD       X1, (DX)
+	ADDQ         R8, DX
+	VMOVHPD      X1, (DX)
+	ADDQ         R8, DX
+	VEXTRACTF128 $0x01, Y1, X7
+	VMOVSD       X7, (DX)
+	ADDQ         R8, DX
+	VMOVHPD      X7, (DX)
+	ADDQ         R8, DX
+	VMOVSD       X2, (DX)
+	ADDQ         R8, DX
+	VMOVHPD      X2, (DX)
+	ADDQ         R8, DX
+	VEXTRACTF128 $0x01, Y2, X7
+	VMOVSD       X7, (DX)
+	ADDQ         R8, DX
+	VMOVHPD      X7, (DX)
+	ADDQ         R8, DX
+	VMOVSD       X3, (DX)
+	ADDQ         R8, DX
+	VMOVHPD      X3, (DX)
+	ADDQ         R8, DX
+	VEXTRACTF128 $0x01, Y3, X7
+	VMOVSD       X7, (DX)
+	ADDQ         R8, DX
+	VMOVHPD      X7, (DX)
+	ADDQ         R8, DX
+	VMOVSD       X4, (DX)
+	ADDQ         R8, DX
+	VMOVHPD      X4, (DX)
+	ADDQ         R8, DX
+	VEXTRACTF128 $0x01, Y4, X7
+	VMOVSD       X7, (DX)
+	ADDQ         R8, DX
+	VMOVHPD      X7, (DX)
+	ADDQ         R8, DX
+	VMOVSD       X5, (DX)
+	ADDQ         R8, DX
+	VMOVHPD      X5, (DX)
+	ADDQ         R8, DX
+	VEXTRACTF128 $0x01, Y5, X7
+	VMOVSD       X7, (DX)
+	ADDQ         R8, DX
+	VMOVHPD      X7, (DX)
+	ADDQ         R8, DX
+	VMOVSD       X6, (DX)
+	ADDQ         R8, DX
+	VMOVHPD      X6, (DX)
+	ADDQ         R8, DX
+	VEXTRACTF128 $0x01, Y6, X7
+	VMOVSD       X7, (DX)
+	JMP          atbEdgeAVX2_done
+
+atbEdgeAVX2_nb0_r28:
+	TESTB  R13, R13
+	JNE    atbEdgeAVX2_nb0_r28_load
+	VXORPD Y0, Y0, Y0
+	VXORPD Y1, Y1, Y1
+	VXORPD Y2, Y2, Y2
+	VXORPD Y3, Y3, Y3
+	VXORPD Y4, Y4, Y4
+	VXORPD Y5, Y5, Y5
+	VXORPD Y6, Y6, Y6
+	JMP    atbEdgeAVX2_nb0_r28_start
+
+atbEdgeAVX2_nb0_r28_load:
+	MOVQ        DI, DX
+	VMOVSD      (DX), X0
+	ADDQ        R8, DX
+	VMOVHPD     (DX), X0, X0
+	ADDQ        R8, DX
+	VMOVSD      (DX), X7
+	ADDQ        R8, DX
+	VMOVHPD     (DX), X7, X7
+	VINSERTF128 $0x01, X7, Y0, Y0
+	ADDQ        R8, DX
+	VMOVSD      (DX), X1
+	ADDQ        R8, DX
+	VMOVHPD     (DX), X1, X1
+	ADDQ        R8, DX
+	VMOVSD      (DX), X7
+	ADDQ        R8, DX
+	VMOVHPD     (DX), X7, X7
+	VINSERTF128 $0x01, X7, Y1, Y1
+	ADDQ        R8, DX
+	VMOVSD      (DX), X2
+	ADDQ        R8, DX
+	VMOVHPD     (DX), X2, X2
+	ADDQ        R8, DX
+	VMOVSD      (DX), X7
+	ADDQ        R8, DX
+	VMOVHPD     (DX), X7, X7
+	VINSERTF128 $0x01, X7, Y2, Y2
+	ADDQ        R8, DX
+	VMOVSD      (DX), X3
+	ADDQ        R8, DX
+	VMOVHPD     (DX), X3, X3
+	ADDQ        R8, DX
+	VMOVSD      (DX), X7
+	ADDQ        R8, DX
+	VMOVHPD     (DX), X7, X7
+	VINSERTF128 $0x01, X7, Y3, Y3
+	ADDQ        R8, DX
+	VMOVSD      (DX), X4
+	ADDQ        R8, DX
+	VMOVHPD     (DX), X4, X4
+	ADDQ        R8, DX
+	VMOVSD      (DX), X7
+	ADDQ        R8, DX
+	VMOVHPD     (DX), X7, X7
+	VINSERTF128 $0x01, X7, Y4, Y4
+	ADDQ        R8, DX
+	VMOVSD      (DX), X5
+	ADDQ        R8, DX
+	VMOVHPD     (DX), X5, X5
+	ADDQ        R8, DX
+	VMOVSD      (DX), X7
+	ADDQ        R8, DX
+	VMOVHPD     (DX), X7, X7
+	VINSERTF128 $0x01, X7, Y5, Y5
+	ADDQ        R8, DX
+	VMOVSD      (DX), X6
+	ADDQ        R8, DX
+	VMOVHPD     (DX), X6, X6
+	ADDQ        R8, DX
+	VMOVSD      (DX), X7
+	ADDQ        R8, DX
+	VMOVHPD     (DX), X7, X7
+	VINSERTF128 $0x01, X7, Y6, Y6
+
+atbEdgeAVX2_nb0_r28_start:
+	MOVQ b+32(FP), R11
+	MOVQ k+48(FP), BX
+	MOVQ SI, R12
+	SHRQ $0x01, BX
+	JE   atbEdgeAVX2_nb0_r28_odd
+
+atbEdgeAVX2_nb0_r28_loop:
+	VBROADCASTSD (R11), Y7
+	VFMADD231PD  (R12), Y7, Y0
+	VFMADD231PD  32(R12), Y7, Y1
+	VFMADD231PD  64(R12), Y7, Y2
+	VFMADD231PD  96(R12), Y7, Y3
+	VFMADD231PD  128(R12), Y7, Y4
+	VFMADD231PD  160(R12), Y7, Y5
+	VFMADD231PD  192(R12), Y7, Y6
+	VBROADCASTSD (R11)(R10*1), Y7
+	VFMADD231PD  (R12)(R9*1), Y7, Y0
+	VFMADD231PD  32(R12)(R9*1), Y7, Y1
+	VFMADD231PD  64(R12)(R9*1), Y7, Y2
+	VFMADD231PD  96(R12)(R9*1), Y7, Y3
+	VFMADD231PD  128(R12)(R9*1), Y7, Y4
+	VFMADD231PD  160(R12)(R9*1), Y7, Y5
+	VFMADD231PD  192(R12)(R9*1), Y7, Y6
+	LEAQ         (R12)(R9*2), R12
+	LEAQ         (R11)(R10*2), R11
+	DECQ         BX
+	JNZ          atbEdgeAVX2_nb0_r28_loop
+
+atbEdgeAVX2_nb0_r28_odd:
+	MOVQ         k+48(FP), BX
+	TESTQ        $0x00000001, BX
+	JE           atbEdgeAVX2_nb0_r28_store
+	VBROADCASTSD (R11), Y7
+	VFMADD231PD  (R12), Y7, Y0
+	VFMADD231PD  32(R12), Y7, Y1
+	VFMADD231PD  64(R12), Y7, Y2
+	VFMADD231PD  96(R12), Y7, Y3
+	VFMADD231PD  128(R12), Y7, Y4
+	VFMADD231PD  160(R12), Y7, Y5
+	VFMADD231PD  192(R12), Y7, Y6
+
+atbEdgeAVX2_nb0_r28_store:
+	MOVQ         DI, DX
+	VMOVSD       X0, (DX)
+	ADDQ         R8, DX
+	VMOVHPD      X0, (DX)
+	ADDQ         R8, DX
+	VEXTRACTF128 $0x01, Y0, X7
+	VMOVSD       X7, (DX)
+	ADDQ         R8, DX
+	VMOVHPD      X7, (DX)
+	ADDQ         R8, DX
+	VMOVSD       X1, (DX)
+	ADDQ         R8, DX
+	VMOVHPD      X1, (DX)
+	ADDQ         R8, DX
+	VEXTRACTF128 $0x01, Y1, X7
+	VMOVSD       X7, (DX)
+	ADDQ         R8, DX
+	VMOVHPD      X7, (DX)
+	ADDQ         R8, DX
+	VMOVSD       X2, (DX)
+	ADDQ         R8, DX
+	VMOVHPD      X2, (DX)
+	ADDQ         R8, DX
+	VEXTRACTF128 $0x01, Y2, X7
+	VMOVSD       X7, (DX)
+	ADDQ         R8, DX
+	VMOVHPD      X7, (DX)
+	ADDQ         R8, DX
+	VMOVSD       X3, (DX)
+	ADDQ         R8, DX
+	VMOVHPD      X3, (DX)
+	ADDQ         R8, DX
+	VEXTRACTF128 $0x01, Y3, X7
+	VMOVSD       X7, (DX)
+	ADDQ         R8, DX
+	VMOVHPD      X7, (DX)
+	ADDQ         R8, DX
+	VMOVSD       X4, (DX)
+	ADDQ         R8, DX
+	VMOVHPD      X4, (DX)
+	ADDQ         R8, DX
+	VEXTRACTF128 $0x01, Y4, X7
+	VMOVSD       X7, (DX)
+	ADDQ         R8, DX
+	VMOVHPD      X7, (DX)
+	ADDQ         R8, DX
+	VMOVSD       X5, (DX)
+	ADDQ         R8, DX
+	VMOVHPD      X5, (DX)
+	ADDQ         R8, DX
+	VEXTRACTF128 $0x01, Y5, X7
+	VMOVSD       X7, (DX)
+	ADDQ         R8, DX
+	VMOVHPD      X7, (DX)
+	ADDQ         R8, DX
+	VMOVSD       X6, (DX)
+	ADDQ         R8, DX
+	VMOVHPD      X6, (DX)
+	ADDQ         R8, DX
+	VEXTRACTF128 $0x01, Y6, X7
+	VMOVSD       X7, (DX)
+	ADDQ         R8, DX
+	VMOVHPD      X7, (DX)
+	JMP          atbEdgeAVX2_done
+
+atbEdgeAVX2_nb1_r1:
+	VMOVUPD avx2masks<>+24(SB), Y6
+	TESTB   R13, R13
+	JNE     atbEdgeAVX2_nb1_r1_load
+	VXORPD  Y0, Y0, Y0
+	VXORPD  Y1, Y1, Y1
+	JMP     atbEdgeAVX2_nb1_r1_start
+
+atbEdgeAVX2_nb1_r1_load:
+	MOVQ    DI, DX
+	VMOVUPD (DX), Y1
+	VMOVSD  32(DX), X0
+
+atbEdgeAVX2_nb1_r1_start:
+	MOVQ b+32(FP), R11
+	MOVQ k+48(FP), BX
+	MOVQ SI, R12
+	SHRQ $0x01, BX
+	JE   atbEdgeAVX2_nb1_r1_odd
+
+atbEdgeAVX2_nb1_r1_loop:
+	VBROADCASTSD 32(R11), Y5
+	VMASKMOVPD   (R12), Y6, Y7
+	VFMADD231PD  Y7, Y5, Y0
+	VMOVUPD      (R11), Y2
+	VBROADCASTSD (R12), Y3
+	VFMADD231PD  Y2, Y3, Y1
+	VBROADCASTSD 32(R11)(R10*1), Y5
+	VMASKMOVPD   (R12)(R9*1), Y6, Y7
+	VFMADD231PD  Y7, Y5, Y0
+	VMOVUPD      (R11)(R10*1), Y2
+	VBROADCASTSD (R12)(R9*1), Y3
+	VFMADD231PD  Y2, Y3, Y1
+	LEAQ         (R12)(R9*2), R12
+	LEAQ         (R11)(R10*2), R11
+	DECQ         BX
+	JNZ          atbEdgeAVX2_nb1_r1_loop
+
+atbEdgeAVX2_nb1_r1_odd:
+	MOVQ         k+48(FP), BX
+	TESTQ        $0x00000001, BX
+	JE           atbEdgeAVX2_nb1_r1_store
+	VBROADCASTSD 32(R11), Y5
+	VMASKMOVPD   (R12), Y6, Y7
+	VFMADD231PD  Y7, Y5, Y0
+	VMOVUPD      (R11), Y2
+	VBROADCASTSD (R12), Y3
+	VFMADD231PD  Y2, Y3, Y1
+
+atbEdgeAVX2_nb1_r1_store:
+	MOVQ    DI, DX
+	VMOVUPD Y1, (DX)
+	VMOVSD  X0, 32(DX)
+	JMP     atbEdgeAVX2_done
+
+atbEdgeAVX2_nb1_r2:
+	VMOVUPD avx2masks<>+16(SB), Y7
+	TESTB   R13, R13
+	JNE     atbEdgeAVX2_nb1_r2_load
+	VXORPD  Y0, Y0, Y0
+	VXORPD  Y1, Y1, Y1
+	VXORPD  Y2, Y2, Y2
+	JMP     atbEdgeAVX2_nb1_r2_start
+
+atbEdgeAVX2_nb1_r2_load:
+	MOVQ    DI, DX
+	VMOVUPD (DX), Y1
+	VMOVSD  32(DX), X0
+	ADDQ    R8, DX
+	VMOVUPD (DX), Y2
+	VMOVHPD 32(DX), X0, X0
+
+atbEdgeAVX2_nb1_r2_start:
+	MOVQ b+32(FP), R11
+	MOVQ k+48(FP), BX
+	MOVQ SI, R12
+	SHRQ $0x01, BX
+	JE   atbEdgeAVX2_nb1_r2_odd
+
+atbEdgeAVX2_nb1_r2_loop:
+	VBROADCASTSD 32(R11), Y6
+	VMASKMOVPD   (R12), Y7, Y8
+	VFMADD231PD  Y8, Y6, Y0
+	VMOVUPD      (R11), Y3
+	VBROADCASTSD (R12), Y4
+	VFMADD231PD  Y3, Y4, Y1
+	VBROADCASTSD 8(R12), Y5
+	VFMADD231PD  Y3, Y5, Y2
+	VBROADCASTSD 32(R11)(R10*1), Y6
+	VMASKMOVPD   (R12)(R9*1), Y7, Y8
+	VFMADD231PD  Y8, Y6, Y0
+	VMOVUPD      (R11)(R10*1), Y3
+	VBROADCASTSD (R12)(R9*1), Y4
+	VFMADD231PD  Y3, Y4, Y1
+	VBROADCASTSD 8(R12)(R9*1), Y5
+	VFMADD231PD  Y3, Y5, Y2
+	LEAQ         (R12)(R9*2), R12
+	LEAQ         (R11)(R10*2), R11
+	DECQ         BX
+	JNZ          atbEdgeAVX2_nb1_r2_loop
+
+atbEdgeAVX2_nb1_r2_odd:
+	MOVQ         k+48(FP), BX
+	TESTQ        $0x00000001, BX
+	JE           atbEdgeAVX2_nb1_r2_store
+	VBROADCASTSD 32(R11), Y6
+	VMASKMOVPD   (R12), Y7, Y8
+	VFMADD231PD  Y8, Y6, Y0
+	VMOVUPD      (R11), Y3
+	VBROADCASTSD (R12), Y4
+	VFMADD231PD  Y3, Y4, Y1
+	VBROADCASTSD 8(R12), Y5
+	VFMADD231PD  Y3, Y5, Y2
+
+atbEdgeAVX2_nb1_r2_store:
+	MOVQ    DI, DX
+	VMOVUPD Y1, (DX)
+	VMOVSD  X0, 32(DX)
+	ADDQ    R8, DX
+	VMOVUPD Y2, (DX)
+	VMOVHPD X0, 32(DX)
+	JMP     atbEdgeAVX2_done
+
+atbEdgeAVX2_nb1_r3:
+	VMOVUPD avx2masks<>+8(SB), Y8
+	TESTB   R13, R13
+	JNE     atbEdgeAVX2_nb1_r3_load
+	VXORPD  Y0, Y0, Y0
+	VXORPD  Y1, Y1, Y1
+	VXORPD  Y2, Y2, Y2
+	VXORPD  Y3, Y3, Y3
+	JMP     atbEdgeAVX2_nb1_r3_start
+
+atbEdgeAVX2_nb1_r3_load:
+	MOVQ        DI, DX
+	VMOVUPD     (DX), Y1
+	VMOVSD      32(DX), X0
+	ADDQ        R8, DX
+	VMOVUPD     (DX), Y2
+	VMOVHPD     32(DX), X0, X0
+	ADDQ        R8, DX
+	VMOVUPD     (DX), Y3
+	VMOVSD      32(DX), X7
+	VINSERTF128 $0x01, X7, Y0, Y0
+
+atbEdgeAVX2_nb1_r3_start:
+	MOVQ b+32(FP), R11
+	MOVQ k+48(FP), BX
+	MOVQ SI, R12
+	SHRQ $0x01, BX
+	JE   atbEdgeAVX2_nb1_r3_odd
+
+atbEdgeAVX2_nb1_r3_loop:
+	VBROADCASTSD 32(R11), Y7
+	VMASKMOVPD   (R12), Y8, Y9
+	VFMADD231PD  Y9, Y7, Y0
+	VMOVUPD      (R11), Y4
+	VBROADCASTSD (R12), Y5
+	VFMADD231PD  Y4, Y5, Y1
+	VBROADCASTSD 8(R12), Y6
+	VFMADD231PD  Y4, Y6, Y2
+	VBROADCASTSD 16(R12), Y5
+	VFMADD231PD  Y4, Y5, Y3
+	VBROADCASTSD 32(R11)(R10*1), Y7
+	VMASKMOVPD   (R12)(R9*1), Y8, Y9
+	VFMADD231PD  Y9, Y7, Y0
+	VMOVUPD      (R11)(R10*1), Y4
+	VBROADCASTSD (R12)(R9*1), Y5
+	VFMADD231PD  Y4, Y5, Y1
+	VBROADCASTSD 8(R12)(R9*1), Y6
+	VFMADD231PD  Y4, Y6, Y2
+	VBROADCASTSD 16(R12)(R9*1), Y5
+	VFMADD231PD  Y4, Y5, Y3
+	LEAQ         (R12)(R9*2), R12
+	LEAQ         (R11)(R10*2), R11
+	DECQ         BX
+	JNZ          atbEdgeAVX2_nb1_r3_loop
+
+atbEdgeAVX2_nb1_r3_odd:
+	MOVQ         k+48(FP), BX
+	TESTQ        $0x00000001, BX
+	JE           atbEdgeAVX2_nb1_r3_store
+	VBROADCASTSD 32(R11), Y7
+	VMASKMOVPD   (R12), Y8, Y9
+	VFMADD231PD  Y9, Y7, Y0
+	VMOVUPD      (R11), Y4
+	VBROADCASTSD (R12), Y5
+	VFMADD231PD  Y4, Y5, Y1
+	VBROADCASTSD 8(R12), Y6
+	VFMADD231PD  Y4, Y6, Y2
+	VBROADCASTSD 16(R12), Y5
+	VFMADD231PD  Y4, Y5, Y3
+
+atbEdgeAVX2_nb1_r3_store:
+	MOVQ         DI, DX
+	VMOVUPD      Y1, (DX)
+	VMOVSD       X0, 32(DX)
+	ADDQ         R8, DX
+	VMOVUPD      Y2, (DX)
+	VMOVHPD      X0, 32(DX)
+	ADDQ         R8, DX
+	VMOVUPD      Y3, (DX)
+	VEXTRACTF128 $0x01, Y0, X7
+	VMOVSD       X7, 32(DX)
+	JMP          atbEdgeAVX2_done
+
+atbEdgeAVX2_nb1_r4:
+	TESTB  R13, R13
+	JNE    atbEdgeAVX2_nb1_r4_load
+	VXORPD Y0, Y0, Y0
+	VXORPD Y1, Y1, Y1
+	VXORPD Y2, Y2, Y2
+	VXORPD Y3, Y3, Y3
+	VXORPD Y4, Y4, Y4
+	JMP    atbEdgeAVX2_nb1_r4_start
+
+atbEdgeAVX2_nb1_r4_load:
+	MOVQ        DI, DX
+	VMOVUPD     (DX), Y1
+	VMOVSD      32(DX), X0
+	ADDQ        R8, DX
+	VMOVUPD     (DX), Y2
+	VMOVHPD     32(DX), X0, X0
+	ADDQ        R8, DX
+	VMOVUPD     (DX), Y3
+	VMOVSD      32(DX), X8
+	ADDQ        R8, DX
+	VMOVUPD     (DX), Y4
+	VMOVHPD     32(DX), X8, X8
+	VINSERTF128 $0x01, X8, Y0, Y0
+
+atbEdgeAVX2_nb1_r4_start:
+	MOVQ b+32(FP), R11
+	MOVQ k+48(FP), BX
+	MOVQ SI, R12
+	SHRQ $0x01, BX
+	JE   atbEdgeAVX2_nb1_r4_odd
+
+atbEdgeAVX2_nb1_r4_loop:
+	VBROADCASTSD 32(R11), Y8
+	VFMADD231PD  (R12), Y8, Y0
+	VMOVUPD      (R11), Y5
+	VBROADCASTSD (R12), Y6
+	VFMADD231PD  Y5, Y6, Y1
+	VBROADCASTSD 8(R12), Y7
+	VFMADD231PD  Y5, Y7, Y2
+	VBROADCASTSD 16(R12), Y6
+	VFMADD231PD  Y5, Y6, Y3
+	VBROADCASTSD 24(R12), Y7
+	VFMADD231PD  Y5, Y7, Y4
+	VBROADCASTSD 32(R11)(R10*1), Y8
+	VFMADD231PD  (R12)(R9*1), Y8, Y0
+	VMOVUPD      (R11)(R10*1), Y5
+	VBROADCASTSD (R12)(R9*1), Y6
+	VFMADD231PD  Y5, Y6, Y1
+	VBROADCASTSD 8(R12)(R9*1), Y7
+	VFMADD231PD  Y5, Y7, Y2
+	VBROADCASTSD 16(R12)(R9*1), Y6
+	VFMADD231PD  Y5, Y6, Y3
+	VBROADCASTSD 24(R12)(R9*1), Y7
+	VFMADD231PD  Y5, Y7, Y4
+	LEAQ         (R12)(R9*2), R12
+	LEAQ         (R11)(R10*2), R11
+	DECQ         BX
+	JNZ          atbEdgeAVX2_nb1_r4_loop
+
+atbEdgeAVX2_nb1_r4_odd:
+	MOVQ         k+48(FP), BX
+	TESTQ        $0x00000001, BX
+	JE           atbEdgeAVX2_nb1_r4_store
+	VBROADCASTSD 32(R11), Y8
+	VFMADD231PD  (R12), Y8, Y0
+	VMOVUPD      (R11), Y5
+	VBROADCASTSD (R12), Y6
+	VFMADD231PD  Y5, Y6, Y1
+	VBROADCASTSD 8(R12), Y7
+	VFMADD231PD  Y5, Y7, Y2
+	VBROADCASTSD 16(R12), Y6
+	VFMADD231PD  Y5, Y6, Y3
+	VBROADCASTSD 24(R12), Y7
+	VFMADD231PD  Y5, Y7, Y4
+
+atbEdgeAVX2_nb1_r4_store:
+	MOVQ         DI, DX
+	VMOVUPD      Y1, (DX)
+	VMOVSD       X0, 32(DX)
+	ADDQ         R8, DX
+	VMOVUPD      Y2, (DX)
+	VMOVHPD      X0, 32(DX)
+	ADDQ         R8, DX
+	VMOVUPD      Y3, (DX)
+	VEXTRACTF128 $0x01, Y0, X8
+	VMOVSD       X8, 32(DX)
+	ADDQ         R8, DX
+	VMOVUPD      Y4, (DX)
+	VMOVHPD      X8, 32(DX)
+	JMP          atbEdgeAVX2_done
+
+atbEdgeAVX2_nb1_r5:
+	VMOVUPD avx2masks<>+24(SB), Y11
+	TESTB   R13, R13
+	JNE     atbEdgeAVX2_nb1_r5_load
+	VXORPD  Y0, Y0, Y0
+	VXORPD  Y1, Y1, Y1
+	VXORPD  Y2, Y2, Y2
+	VXORPD  Y3, Y3, Y3
+	VXORPD  Y4, Y4, Y4
+	VXORPD  Y5, Y5, Y5
+	VXORPD  Y6, Y6, Y6
+	JMP     atbEdgeAVX2_nb1_r5_start
+
+atbEdgeAVX2_nb1_r5_load:
+	MOVQ        DI, DX
+	VMOVUPD     (DX), Y2
+	VMOVSD      32(DX), X0
+	ADDQ        R8, DX
+	VMOVUPD     (DX), Y3
+	VMOVHPD     32(DX), X0, X0
+	ADDQ        R8, DX
+	VMOVUPD     (DX), Y4
+	VMOVSD      32(DX), X10
+	ADDQ        R8, DX
+	VMOVUPD     (DX), Y5
+	VMOVHPD     32(DX), X10, X10
+	VINSERTF128 $0x01, X10, Y0, Y0
+	ADDQ        R8, DX
+	VMOVUPD     (DX), Y6
+	VMOVSD      32(DX), X1
+
+atbEdgeAVX2_nb1_r5_start:
+	MOVQ b+32(FP), R11
+	MOVQ k+48(FP), BX
+	MOVQ SI, R12
+	SHRQ $0x01, BX
+	JE   atbEdgeAVX2_nb1_r5_odd
+
+atbEdgeAVX2_nb1_r5_loop:
+	VBROADCASTSD 32(R11), Y10
+	VFMADD231PD  (R12), Y10, Y0
+	VMASKMOVPD   32(R12), Y11, Y12
+	VFMADD231PD  Y12, Y10, Y1
+	VMOVUPD      (R11), Y7
+	VBROADCASTSD (R12), Y8
+	VFMADD231PD  Y7, Y8, Y2
+	VBROADCASTSD 8(R12), Y9
+	VFMADD231PD  Y7, Y9, Y3
+	VBROADCASTSD 16(R12), Y8
+	VFMADD231PD  Y7, Y8, Y4
+	VBROADCASTSD 24(R12), Y9
+	VFMADD231PD  Y7, Y9, Y5
+	VBROADCASTSD 32(R12), Y8
+	VFMADD231PD  Y7, Y8, Y6
+	VBROADCASTSD 32(R11)(R10*1), Y10
+	VFMADD231PD  (R12)(R9*1), Y10, Y0
+	VMASKMOVPD   32(R12)(R9*1), Y11, Y12
+	VFMADD231PD  Y12, Y10, Y1
+	VMOVUPD      (R11)(R10*1), Y7
+	VBROADCASTSD (R12)(R9*1), Y8
+	VFMADD231PD  Y7, Y8, Y2
+	VBROADCASTSD 8(R12)(R9*1), Y9
+	VFMADD231PD  Y7, Y9, Y3
+	VBROADCASTSD 16(R12)(R9*1), Y8
+	VFMADD231PD  Y7, Y8, Y4
+	VBROADCASTSD 24(R12)(R9*1), Y9
+	VFMADD231PD  Y7, Y9, Y5
+	VBROADCASTSD 32(R12)(R9*1), Y8
+	VFMADD231PD  Y7, Y8, Y6
+	LEAQ         (R12)(R9*2), R12
+	LEAQ         (R11)(R10*2), R11
+	DECQ         BX
+	JNZ          atbEdgeAVX2_nb1_r5_loop
+
+atbEdgeAVX2_nb1_r5_odd:
+	MOVQ         k+48(FP), BX
+	TESTQ        $0x00000001, BX
+	JE           atbEdgeAVX2_nb1_r5_store
+	VBROADCASTSD 32(R11), Y10
+	VFMADD231PD  (R12), Y10, Y0
+	VMASKMOVPD   32(R12), Y11, Y12
+	VFMADD231PD  Y12, Y10, Y1
+	VMOVUPD      (R11), Y7
+	VBROADCASTSD (R12), Y8
+	VFMADD231PD  Y7, Y8, Y2
+	VBROADCASTSD 8(R12), Y9
+	VFMADD231PD  Y7, Y9, Y3
+	VBROADCASTSD 16(R12), Y8
+	VFMADD231PD  Y7, Y8, Y4
+	VBROADCASTSD 24(R12), Y9
+	VFMADD231PD  Y7, Y9, Y5
+	VBROADCASTSD 32(R12), Y8
+	VFMADD231PD  Y7, Y8, Y6
+
+atbEdgeAVX2_nb1_r5_store:
+	MOVQ         DI, DX
+	VMOVUPD      Y2, (DX)
+	VMOVSD       X0, 32(DX)
+	ADDQ         R8, DX
+	VMOVUPD      Y3, (DX)
+	VMOVHPD      X0, 32(DX)
+	ADDQ         R8, DX
+	VMOVUPD      Y4, (DX)
+	VEXTRACTF128 $0x01, Y0, X10
+	VMOVSD       X10, 32(DX)
+	ADDQ         R8, DX
+	VMOVUPD      Y5, (DX)
+	VMOVHPD      X10, 32(DX)
+	ADDQ         R8, DX
+	VMOVUPD      Y6, (DX)
+	VMOVSD       X1, 32(DX)
+	JMP          atbEdgeAVX2_done
+
+atbEdgeAVX2_nb1_r6:
+	VMOVUPD avx2masks<>+16(SB), Y12
+	TESTB   R13, R13
+	JNE     atbEdgeAVX2_nb1_r6_load
+	VXORPD  Y0, Y0, Y0
+	VXORPD  Y1, Y1, Y1
+	VXORPD  Y2, Y2, Y2
+	VXORPD  Y3, Y3, Y3
+	VXORPD  Y4, Y4, Y4
+	VXORPD  Y5, Y5, Y5
+	VXORPD  Y6, Y6, Y6
+	VXORPD  Y7, Y7, Y7
+	JMP     atbEdgeAVX2_nb1_r6_start
+
+atbEdgeAVX2_nb1_r6_load:
+	MOVQ        DI, DX
+	VMOVUPD     (DX), Y2
+	VMOVSD      32(DX), X0
+	ADDQ        R8, DX
+	VMOVUPD     (DX), Y3
+	VMOVHPD     32(DX), X0, X0
+	ADDQ        R8, DX
+	VMOVUPD     (DX), Y4
+	VMOVSD      32(DX), X11
+	ADDQ        R8, DX
+	VMOVUPD     (DX), Y5
+	VMOVHPD     32(DX), X11, X11
+	VINSERTF128 $0x01, X11, Y0, Y0
+	ADDQ        R8, DX
+	VMOVUPD     (DX), Y6
+	VMOVSD      32(DX), X1
+	ADDQ        R8, DX
+	VMOVUPD     (DX), Y7
+	VMOVHPD     32(DX), X1, X1
+
+atbEdgeAVX2_nb1_r6_start:
+	MOVQ b+32(FP), R11
+	MOVQ k+48(FP), BX
+	MOVQ SI, R12
+	SHRQ $0x01, BX
+	JE   atbEdgeAVX2_nb1_r6_odd
+
+atbEdgeAVX2_nb1_r6_loop:
+	VBROADCASTSD 32(R11), Y11
+	VFMADD231PD  (R12), Y11, Y0
+	VMASKMOVPD   32(R12), Y12, Y13
+	VFMADD231PD  Y13, Y11, Y1
+	VMOVUPD      (R11), Y8
+	VBROADCASTSD (R12), Y9
+	VFMADD231PD  Y8, Y9, Y2
+	VBROADCASTSD 8(R12), Y10
+	VFMADD231PD  Y8, Y10, Y3
+	VBROADCASTSD 16(R12), Y9
+	VFMADD231PD  Y8, Y9, Y4
+	VBROADCASTSD 24(R12), Y10
+	VFMADD231PD  Y8, Y10, Y5
+	VBROADCASTSD 32(R12), Y9
+	VFMADD231PD  Y8, Y9, Y6
+	VBROADCASTSD 40(R12), Y10
+	VFMADD231PD  Y8, Y10, Y7
+	VBROADCASTSD 32(R11)(R10*1), Y11
+	VFMADD231PD  (R12)(R9*1), Y11, Y0
+	VMASKMOVPD   32(R12)(R9*1), Y12, Y13
+	VFMADD231PD  Y13, Y11, Y1
+	VMOVUPD      (R11)(R10*1), Y8
+	VBROADCASTSD (R12)(R9*1), Y9
+	VFMADD231PD  Y8, Y9, Y2
+	VBROADCASTSD 8(R12)(R9*1), Y10
+	VFMADD231PD  Y8, Y10, Y3
+	VBROADCASTSD 16(R12)(R9*1), Y9
+	VFMADD231PD  Y8, Y9, Y4
+	VBROADCASTSD 24(R12)(R9*1), Y10
+	VFMADD231PD  Y8, Y10, Y5
+	VBROADCASTSD 32(R12)(R9*1), Y9
+	VFMADD231PD  Y8, Y9, Y6
+	VBROADCASTSD 40(R12)(R9*1), Y10
+	VFMADD231PD  Y8, Y10, Y7
+	LEAQ         (R12)(R9*2), R12
+	LEAQ         (R11)(R10*2), R11
+	DECQ         BX
+	JNZ          atbEdgeAVX2_nb1_r6_loop
+
+atbEdgeAVX2_nb1_r6_odd:
+	MOVQ         k+48(FP), BX
+	TESTQ        $0x00000001, BX
+	JE           atbEdgeAVX2_nb1_r6_store
+	VBROADCASTSD 32(R11), Y11
+	VFMADD231PD  (R12), Y11, Y0
+	VMASKMOVPD   32(R12), Y12, Y13
+	VFMADD231PD  Y13, Y11, Y1
+	VMOVUPD      (R11), Y8
+	VBROADCASTSD (R12), Y9
+	VFMADD231PD  Y8, Y9, Y2
+	VBROADCASTSD 8(R12), Y10
+	VFMADD231PD  Y8, Y10, Y3
+	VBROADCASTSD 16(R12), Y9
+	VFMADD231PD  Y8, Y9, Y4
+	VBROADCASTSD 24(R12), Y10
+	VFMADD231PD  Y8, Y10, Y5
+	VBROADCASTSD 32(R12), Y9
+	VFMADD231PD  Y8, Y9, Y6
+	VBROADCASTSD 40(R12), Y10
+	VFMADD231PD  Y8, Y10, Y7
+
+atbEdgeAVX2_nb1_r6_store:
+	MOVQ         DI, DX
+	VMOVUPD      Y2, (DX)
+	VMOVSD       X0, 32(DX)
+	ADDQ         R8, DX
+	VMOVUPD      Y3, (DX)
+	VMOVHPD      X0, 32(DX)
+	ADDQ         R8, DX
+	VMOVUPD      Y4, (DX)
+	VEXTRACTF128 $0x01, Y0, X11
+	VMOVSD       X11, 32(DX)
+	ADDQ         R8, DX
+	VMOVUPD      Y5, (DX)
+	VMOVHPD      X11, 32(DX)
+	ADDQ         R8, DX
+	VMOVUPD      Y6, (DX)
+	VMOVSD       X1, 32(DX)
+	ADDQ         R8, DX
+	VMOVUPD      Y7, (DX)
+	VMOVHPD      X1, 32(DX)
+	JMP          atbEdgeAVX2_done
+
+atbEdgeAVX2_nb1_r7:
+	VMOVUPD avx2masks<>+8(SB), Y13
+	TESTB   R13, R13
+	JNE     atbEdgeAVX2_nb1_r7_load
+	VXORPD  Y0, Y0, Y0
+	VXORPD  Y1, Y1, Y1
+	VXORPD  Y2, Y2, Y2
+	VXORPD  Y3, Y3, Y3
+	VXORPD  Y4, Y4, Y4
+	VXORPD  Y5, Y5, Y5
+	VXORPD  Y6, Y6, Y6
+	VXORPD  Y7, Y7, Y7
+	VXORPD  Y8, Y8, Y8
+	JMP     atbEdgeAVX2_nb1_r7_start
+
+atbEdgeAVX2_nb1_r7_load:
+	MOVQ        DI, DX
+	VMOVUPD     (DX), Y2
+	VMOVSD      32(DX), X0
+	ADDQ        R8, DX
+	VMOVUPD     (DX), Y3
+	VMOVHPD     32(DX), X0, X0
+	ADDQ        R8, DX
+	VMOVUPD     (DX), Y4
+	VMOVSD      32(DX), X12
+	ADDQ        R8, DX
+	VMOVUPD     (DX), Y5
+	VMOVHPD     32(DX), X12, X12
+	VINSERTF128 $0x01, X12, Y0, Y0
+	ADDQ        R8, DX
+	VMOVUPD     (DX), Y6
+	VMOVSD      32(DX), X1
+	ADDQ        R8, DX
+	VMOVUPD     (DX), Y7
+	VMOVHPD     32(DX), X1, X1
+	ADDQ        R8, DX
+	VMOVUPD     (DX), Y8
+	VMOVSD      32(DX), X12
+	VINSERTF128 $0x01, X12, Y1, Y1
+
+atbEdgeAVX2_nb1_r7_start:
+	MOVQ b+32(FP), R11
+	MOVQ k+48(FP), BX
+	MOVQ SI, R12
+	SHRQ $0x01, BX
+	JE   atbEdgeAVX2_nb1_r7_odd
+
+atbEdgeAVX2_nb1_r7_loop:
+	VBROADCASTSD 32(R11), Y12
+	VFMADD231PD  (R12), Y12, Y0
+	VMASKMOVPD   32(R12), Y13, Y14
+	VFMADD231PD  Y14, Y12, Y1
+	VMOVUPD      (R11), Y9
+	VBROADCASTSD (R12), Y10
+	VFMADD231PD  Y9, Y10, Y2
+	VBROADCASTSD 8(R12), Y11
+	VFMADD231PD  Y9, Y11, Y3
+	VBROADCASTSD 16(R12), Y10
+	VFMADD231PD  Y9, Y10, Y4
+	VBROADCASTSD 24(R12), Y11
+	VFMADD231PD  Y9, Y11, Y5
+	VBROADCASTSD 32(R12), Y10
+	VFMADD231PD  Y9, Y10, Y6
+	VBROADCASTSD 40(R12), Y11
+	VFMADD231PD  Y9, Y11, Y7
+	VBROADCASTSD 48(R12), Y10
+	VFMADD231PD  Y9, Y10, Y8
+	VBROADCASTSD 32(R11)(R10*1), Y12
+	VFMADD231PD  (R12)(R9*1), Y12, Y0
+	VMASKMOVPD   32(R12)(R9*1), Y13, Y14
+	VFMADD231PD  Y14, Y12, Y1
+	VMOVUPD      (R11)(R10*1), Y9
+	VBROADCASTSD (R12)(R9*1), Y10
+	VFMADD231PD  Y9, Y10, Y2
+	VBROADCASTSD 8(R12)(R9*1), Y11
+	VFMADD231PD  Y9, Y11, Y3
+	VBROADCASTSD 16(R12)(R9*1), Y10
+	VFMADD231PD  Y9, Y10, Y4
+	VBROADCASTSD 24(R12)(R9*1), Y11
+	VFMADD231PD  Y9, Y11, Y5
+	VBROADCASTSD 32(R12)(R9*1), Y10
+	VFMADD231PD  Y9, Y10, Y6
+	VBROADCASTSD 40(R12)(R9*1), Y11
+	VFMADD231PD  Y9, Y11, Y7
+	VBROADCASTSD 48(R12)(R9*1), Y10
+	VFMADD231PD  Y9, Y10, Y8
+	LEAQ         (R12)(R9*2), R12
+	LEAQ         (R11)(R10*2), R11
+	DECQ         BX
+	JNZ          atbEdgeAVX2_nb1_r7_loop
+
+atbEdgeAVX2_nb1_r7_odd:
+	MOVQ         k+48(FP), BX
+	TESTQ        $0x00000001, BX
+	JE           atbEdgeAVX2_nb1_r7_store
+	VBROADCASTSD 32(R11), Y12
+	VFMADD231PD  (R12), Y12, Y0
+	VMASKMOVPD   32(R12), Y13, Y14
+	VFMADD231PD  Y14, Y12, Y1
+	VMOVUPD      (R11), Y9
+	VBROADCASTSD (R12), Y10
+	VFMADD231PD  Y9, Y10, Y2
+	VBROADCASTSD 8(R12), Y11
+	VFMADD231PD  Y9, Y11, Y3
+	VBROADCASTSD 16(R12), Y10
+	VFMADD231PD  Y9, Y10, Y4
+	VBROADCASTSD 24(R12), Y11
+	VFMADD231PD  Y9, Y11, Y5
+	VBROADCASTSD 32(R12), Y10
+	VFMADD231PD  Y9, Y10, Y6
+	VBROADCASTSD 40(R12), Y11
+	VFMADD231PD  Y9, Y11, Y7
+	VBROADCASTSD 48(R12), Y10
+	VFMADD231PD  Y9, Y10, Y8
+
+atbEdgeAVX2_nb1_r7_store:
+	MOVQ         DI, DX
+	VMOVUPD      Y2, (DX)
+	VMOVSD       X0, 32(DX)
+	ADDQ         R8, DX
+	VMOVUPD      Y3, (DX)
+	VMOVHPD      X0, 32(DX)
+	ADDQ         R8, DX
+	VMOVUPD      Y4, (DX)
+	VEXTRACTF128 $0x01, Y0, X12
+	VMOVSD       X12, 32(DX)
+	ADDQ         R8, DX
+	VMOVUPD      Y5, (DX)
+	VMOVHPD      X12, 32(DX)
+	ADDQ         R8, DX
+	VMOVUPD      Y6, (DX)
+	VMOVSD       X1, 32(DX)
+	ADDQ         R8, DX
+	VMOVUPD      Y7, (DX)
+	VMOVHPD      X1, 32(DX)
+	ADDQ         R8, DX
+	VMOVUPD      Y8, (DX)
+	VEXTRACTF128 $0x01, Y1, X12
+	VMOVSD       X12, 32(DX)
+	JMP          atbEdgeAVX2_done
+
+atbEdgeAVX2_nb1_r8:
+	TESTB  R13, R13
+	JNE    atbEdgeAVX2_nb1_r8_load
+	VXORPD Y0, Y0, Y0
+	VXORPD Y1, Y1, Y1
+	VXORPD Y2, Y2, Y2
+	VXORPD Y3, Y3, Y3
+	VXORPD Y4, Y4, Y4
+	VXORPD Y5, Y5, Y5
+	VXORPD Y6, Y6, Y6
+	VXORPD Y7, Y7, Y7
+	VXORPD Y8, Y8, Y8
+	VXORPD Y9, Y9, Y9
+	JMP    atbEdgeAVX2_nb1_r8_start
+
+atbEdgeAVX2_nb1_r8_load:
+	MOVQ        DI, DX
+	VMOVUPD     (DX), Y2
+	VMOVSD      32(DX), X0
+	ADDQ        R8, DX
+	VMOVUPD     (DX), Y3
+	VMOVHPD     32(DX), X0, X0
+	ADDQ        R8, DX
+	VMOVUPD     (DX), Y4
+	VMOVSD      32(DX), X13
+	ADDQ        R8, DX
+	VMOVUPD     (DX), Y5
+	VMOVHPD     32(DX), X13, X13
+	VINSERTF128 $0x01, X13, Y0, Y0
+	ADDQ        R8, DX
+	VMOVUPD     (DX), Y6
+	VMOVSD      32(DX), X1
+	ADDQ        R8, DX
+	VMOVUPD     (DX), Y7
+	VMOVHPD     32(DX), X1, X1
+	ADDQ        R8, DX
+	VMOVUPD     (DX), Y8
+	VMOVSD      32(DX), X13
+	ADDQ        R8, DX
+	VMOVUPD     (DX), Y9
+	VMOVHPD     32(DX), X13, X13
+	VINSERTF128 $0x01, X13, Y1, Y1
+
+atbEdgeAVX2_nb1_r8_start:
+	MOVQ b+32(FP), R11
+	MOVQ k+48(FP), BX
+	MOVQ SI, R12
+	SHRQ $0x01, BX
+	JE   atbEdgeAVX2_nb1_r8_odd
+
+atbEdgeAVX2_nb1_r8_loop:
+	VBROADCASTSD 32(R11), Y13
+	VFMADD231PD  (R12), Y13, Y0
+	VFMADD231PD  32(R12), Y13, Y1
+	VMOVUPD      (R11), Y10
+	VBROADCASTSD (R12), Y11
+	VFMADD231PD  Y10, Y11, Y2
+	VBROADCASTSD 8(R12), Y12
+	VFMADD231PD  Y10, Y12, Y3
+	VBROADCASTSD 16(R12), Y11
+	VFMADD231PD  Y10, Y11, Y4
+	VBROADCASTSD 24(R12), Y12
+	VFMADD231PD  Y10, Y12, Y5
+	VBROADCASTSD 32(R12), Y11
+	VFMADD231PD  Y10, Y11, Y6
+	VBROADCASTSD 40(R12), Y12
+	VFMADD231PD  Y10, Y12, Y7
+	VBROADCASTSD 48(R12), Y11
+	VFMADD231PD  Y10, Y11, Y8
+	VBROADCASTSD 56(R12), Y12
+	VFMADD231PD  Y10, Y12, Y9
+	VBROADCASTSD 32(R11)(R10*1), Y13
+	VFMADD231PD  (R12)(R9*1), Y13, Y0
+	VFMADD231PD  32(R12)(R9*1), Y13, Y1
+	VMOVUPD      (R11)(R10*1), Y10
+	VBROADCASTSD (R12)(R9*1), Y11
+	VFMADD231PD  Y10, Y11, Y2
+	VBROADCASTSD 8(R12)(R9*1), Y12
+	VFMADD231PD  Y10, Y12, Y3
+	VBROADCASTSD 16(R12)(R9*1), Y11
+	VFMADD231PD  Y10, Y11, Y4
+	VBROADCASTSD 24(R12)(R9*1), Y12
+	VFMADD231PD  Y10, Y12, Y5
+	VBROADCASTSD 32(R12)(R9*1), Y11
+	VFMADD231PD  Y10, Y11, Y6
+	VBROADCASTSD 40(R12)(R9*1), Y12
+	VFMADD231PD  Y10, Y12, Y7
+	VBROADCASTSD 48(R12)(R9*1), Y11
+	VFMADD231PD  Y10, Y11, Y8
+	VBROADCASTSD 56(R12)(R9*1), Y12
+	VFMADD231PD  Y10, Y12, Y9
+	LEAQ         (R12)(R9*2), R12
+	LEAQ         (R11)(R10*2), R11
+	DECQ         BX
+	JNZ          atbEdgeAVX2_nb1_r8_loop
+
+atbEdgeAVX2_nb1_r8_odd:
+	MOVQ         k+48(FP), BX
+	TESTQ        $0x00000001, BX
+	JE           atbEdgeAVX2_nb1_r8_store
+	VBROADCASTSD 32(R11), Y13
+	VFMADD231PD  (R12), Y13, Y0
+	VFMADD231PD  32(R12), Y13, Y1
+	VMOVUPD      (R11), Y10
+	VBROADCASTSD (R12), Y11
+	VFMADD231PD  Y10, Y11, Y2
+	VBROADCASTSD 8(R12), Y12
+	VFMADD231PD  Y10, Y12, Y3
+	VBROADCASTSD 16(R12), Y11
+	VFMADD231PD  Y10, Y11, Y4
+	VBROADCASTSD 24(R12), Y12
+	VFMADD231PD  Y10, Y12, Y5
+	VBROADCASTSD 32(R12), Y11
+	VFMADD231PD  Y10, Y11, Y6
+	VBROADCASTSD 40(R12), Y12
+	VFMADD231PD  Y10, Y12, Y7
+	VBROADCASTSD 48(R12), Y11
+	VFMADD231PD  Y10, Y11, Y8
+	VBROADCASTSD 56(R12), Y12
+	VFMADD231PD  Y10, Y12, Y9
+
+atbEdgeAVX2_nb1_r8_store:
+	MOVQ         DI, DX
+	VMOVUPD      Y2, (DX)
+	VMOVSD       X0, 32(DX)
+	ADDQ         R8, DX
+	VMOVUPD      Y3, (DX)
+	VMOVHPD      X0, 32(DX)
+	ADDQ         R8, DX
+	VMOVUPD      Y4, (DX)
+	VEXTRACTF128 $0x01, Y0, X13
+	VMOVSD       X13, 32(DX)
+	ADDQ         R8, DX
+	VMOVUPD      Y5, (DX)
+	VMOVHPD      X13, 32(DX)
+	ADDQ         R8, DX
+	VMOVUPD      Y6, (DX)
+	VMOVSD       X1, 32(DX)
+	ADDQ         R8, DX
+	VMOVUPD      Y7, (DX)
+	VMOVHPD      X1, 32(DX)
+	ADDQ         R8, DX
+	VMOVUPD      Y8, (DX)
+	VEXTRACTF128 $0x01, Y1, X13
+	VMOVSD       X13, 32(DX)
+	ADDQ         R8, DX
+	VMOVUPD      Y9, (DX)
+	VMOVHPD      X13, 32(DX)
+
+atbEdgeAVX2_done:
+	VZEROUPPER
+	RET
+
 // func abKernelAVX2(c *float64, ldc int, a *float64, lda int, b *float64, ldb int, k int, rows int, nc int)
 // Requires: AVX, FMA3
 TEXT ·abKernelAVX2(SB), NOSPLIT, $0-72

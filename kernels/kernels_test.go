@@ -327,7 +327,8 @@ func TestAtBChain(t *testing.T) {
 			for _, d := range []int{1, 3, 4, 5, 8, 9, 12, 13, 16, 17, 24, 25, 28, 33} {
 				shapes = append(shapes, shape3{n, d, d})
 			}
-			shapes = append(shapes, shape3{n, 12, 120}, shape3{n, 25, 7}, shape3{n, 7, 25}, shape3{n, 40, 5})
+			shapes = append(shapes, shape3{n, 12, 120}, shape3{n, 25, 7}, shape3{n, 7, 25}, shape3{n, 40, 5},
+				shape3{n, 8, 5}, shape3{n, 2, 5}, shape3{n, 6, 17}, shape3{n, 28, 13}, shape3{n, 29, 13}, shape3{n, 27, 1})
 		}
 		for ci, s := range shapes {
 			n, da, db := s.n, s.p, s.q

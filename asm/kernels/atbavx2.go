@@ -256,3 +256,205 @@ func atbBlockAVX2(nb, mr int, masked bool, pfx string) {
 	ADDQ(RDX, RDI)
 	ADDQ(U32(8*mr), RSI)
 }
+
+// atbEdgeMaxRows is the most rows of genAtBEdgeAVX2 by nb (0 or 1): seven
+// column vectors of rows for nb = 0; for nb = 1, two, beside the rows'
+// accumulators of the full vector.
+var atbEdgeMaxRows = [2]int{28, 8}
+
+// genAtBEdgeAVX2 writes
+//
+//	func atbEdgeAVX2(c *float64, ldc int, a *float64, lda int, b *float64, ldb int, k, rows, nb int, add bool)
+//
+// AtB for a column block of 4*nb+1 columns, nb 0 or 1, in one block of
+// rows (at most atbEdgeMaxRows[nb]), with atbKernelAVX2's chains: the full
+// vector of columns as there (a broadcast A(i, t) times the B vector), and
+// the last column, which would use one lane of a masked vector per row,
+// vectorised over the rows instead: four rows of A row t times the
+// broadcast b[t*ldb+4*nb]. For d = 5 that is 7 FMAs per t instead of 10, for
+// the 25th column of d = 25, 7 instead of 25.
+func genAtBEdgeAVX2() {
+	name := "atbEdgeAVX2"
+	TEXT(name, NOSPLIT, "func(c *float64, ldc int, a *float64, lda int, b *float64, ldb int, k, rows, nb int, add bool)")
+	Pragma("noescape")
+	Doc(name+" computes c[i*ldc+j] = Σ_{t<k} a[t*lda+i] * b[t*ldb+j] for i < rows, j < 4*nb+1,",
+		"starting each sum from c[i*ldc+j] if add is set and from zero otherwise.",
+		fmt.Sprintf("nb must be 0 or 1, rows in 1..%d for nb = 0 and 1..%d for nb = 1.", atbEdgeMaxRows[0], atbEdgeMaxRows[1]))
+
+	// Registers as in atbKernelAVX2.
+	Load(Param("c"), RDI)
+	Load(Param("ldc"), R8)
+	SHLQ(U8(3), R8)
+	Load(Param("a"), RSI)
+	Load(Param("lda"), R9)
+	SHLQ(U8(3), R9)
+	Load(Param("ldb"), R10)
+	SHLQ(U8(3), R10)
+	Load(Param("add"), R13)
+	Load(Param("nb"), RCX)
+	SHLQ(U8(5), RCX)
+	Load(Param("rows"), RAX)
+	ADDQ(RAX, RCX)
+	done := name + "_done"
+	for nb := 0; nb <= 1; nb++ {
+		for rows := 1; rows <= atbEdgeMaxRows[nb]; rows++ {
+			CMPQ(RCX, U8(32*nb+rows))
+			JE(LabelRef(label("%s_nb%d_r%d", name, nb, rows)))
+		}
+	}
+	JMP(LabelRef(done))
+	for nb := 0; nb <= 1; nb++ {
+		for rows := 1; rows <= atbEdgeMaxRows[nb]; rows++ {
+			pfx := label("%s_nb%d_r%d", name, nb, rows)
+			Label(pfx)
+			atbEdgeBlockAVX2(nb, rows, pfx+"_")
+			JMP(LabelRef(done))
+		}
+	}
+	Label(done)
+	VZEROUPPER()
+	RET()
+}
+
+// atbEdgeBlockAVX2 emits genAtBEdgeAVX2's block for nb and rows.
+func atbEdgeBlockAVX2(nb, rows int, pfx string) {
+	r := avx2.regs
+	ev := (rows + 3) / 4 // vectors of rows of the last column
+	tail := rows % 4     // rows in the last of them if not 4
+	next := 0
+	take := func(n int) []VecPhysical {
+		x := r[next : next+n]
+		next += n
+		return x
+	}
+	eacc := take(ev) // last column, rows 4v..4v+3
+	var acc []VecPhysical
+	var b0, tmp []VecPhysical
+	if nb == 1 {
+		acc = take(rows) // full vector, row i
+		b0 = take(1)
+		tmp = take(2)
+	}
+	eb := take(1)[0]
+	var mask, ptmp VecPhysical
+	if tail != 0 {
+		mask, ptmp = take(1)[0], take(1)[0]
+	}
+	ecol := 8 * 4 * nb // byte offset of the last column
+	// rowPtr sets DX to row i of c from row i-1 (DX = DI for i = 0).
+	rowPtr := func(i int) {
+		if i == 0 {
+			MOVQ(RDI, RDX)
+		} else {
+			ADDQ(R8, RDX)
+		}
+	}
+	if tail != 0 {
+		VMOVUPD(avx2Masks.Offset(8*(4-tail)), mask)
+	}
+
+	TESTB(R13B, R13B)
+	JNE(LabelRef(pfx + "load"))
+	for _, x := range append(append([]VecPhysical{}, eacc...), acc...) {
+		VXORPD(x, x, x)
+	}
+	JMP(LabelRef(pfx + "start"))
+	Label(pfx + "load")
+	for i := 0; i < rows; i++ {
+		rowPtr(i)
+		if nb == 1 {
+			VMOVUPD(Mem{Base: RDX}, acc[i])
+		}
+		// lane i%4 of eacc[i/4]: lanes 0, 1 in the low half, 2, 3 via eb
+		e := Mem{Base: RDX, Disp: ecol}
+		x := eacc[i/4]
+		switch i % 4 {
+		case 0:
+			VMOVSD(e, x.AsX())
+		case 1:
+			VMOVHPD(e, x.AsX(), x.AsX())
+		case 2:
+			VMOVSD(e, eb.AsX())
+		case 3:
+			VMOVHPD(e, eb.AsX(), eb.AsX())
+		}
+		if i%4 == 3 || i == rows-1 {
+			if i%4 >= 2 {
+				VINSERTF128(U8(1), eb.AsX(), x.AsY(), x.AsY())
+			}
+		}
+	}
+	Label(pfx + "start")
+	Load(Param("b"), R11)
+	Load(Param("k"), RBX)
+	MOVQ(RSI, R12)
+
+	step := func(second bool) {
+		at := func(disp int) Mem {
+			m := Mem{Base: R12, Disp: disp}
+			if second {
+				m.Index, m.Scale = R9, 1
+			}
+			return m
+		}
+		bt := func(disp int) Mem {
+			m := Mem{Base: R11, Disp: disp}
+			if second {
+				m.Index, m.Scale = R10, 1
+			}
+			return m
+		}
+		VBROADCASTSD(bt(ecol), eb)
+		for v := 0; v < ev; v++ {
+			if v == ev-1 && tail != 0 {
+				VMASKMOVPD(at(32*v), mask, ptmp)
+				VFMADD231PD(ptmp, eb, eacc[v])
+			} else {
+				VFMADD231PD(at(32*v), eb, eacc[v])
+			}
+		}
+		if nb == 1 {
+			VMOVUPD(bt(0), b0[0])
+			for i := 0; i < rows; i++ {
+				t := tmp[i%2]
+				VBROADCASTSD(at(8*i), t)
+				VFMADD231PD(b0[0], t, acc[i])
+			}
+		}
+	}
+	SHRQ(U8(1), RBX)
+	JE(LabelRef(pfx + "odd"))
+	Label(pfx + "loop")
+	step(false)
+	step(true)
+	LEAQ(Mem{Base: R12, Index: R9, Scale: 2}, R12)
+	LEAQ(Mem{Base: R11, Index: R10, Scale: 2}, R11)
+	DECQ(RBX)
+	JNZ(LabelRef(pfx + "loop"))
+	Label(pfx + "odd")
+	Load(Param("k"), RBX)
+	TESTQ(U32(1), RBX)
+	JE(LabelRef(pfx + "store"))
+	step(false)
+
+	Label(pfx + "store")
+	for i := 0; i < rows; i++ {
+		rowPtr(i)
+		if nb == 1 {
+			VMOVUPD(acc[i], Mem{Base: RDX})
+		}
+		e := Mem{Base: RDX, Disp: ecol}
+		x := eacc[i/4]
+		switch i % 4 {
+		case 0:
+			VMOVSD(x.AsX(), e)
+		case 1:
+			VMOVHPD(x.AsX(), e)
+		case 2:
+			VEXTRACTF128(U8(1), x.AsY(), eb.AsX())
+			VMOVSD(eb.AsX(), e)
+		case 3:
+			VMOVHPD(eb.AsX(), e)
+		}
+	}
+}

@@ -78,6 +78,7 @@ func main() {
 	genBlock(avx512, kindAB)
 	genAtX(avx512)
 	genAtBAVX2()
+	genAtBEdgeAVX2()
 	genBlock(avx2, kindAB)
 	genAtX(avx2)
 	for _, s := range []isa{avx512, avx2} {
