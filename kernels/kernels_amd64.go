@@ -101,14 +101,14 @@ func atb(m []float64, ldm int, a []float64, lda int, b []float64, ldb int, n, da
 	// row and column block runs over them, when there is more than one
 	// block; the kernel continues each chain from m after the first chunk.
 	kc := n
-	if db > blockColsAVX2 || da > mrAVX2[(db+3)/4] {
+	if _, edge := atbEdge(da, db); db > blockColsAVX2 || (da > mrAVX2[(db+3)/4] && !edge) {
 		kc = max(atbChunkBytes/(8*(da+db)+128), 16)
 	}
 	for t := 0; t < n; t += kc {
 		k := min(kc, n-t)
 		for j := 0; j < db; j += blockColsAVX2 {
 			nc := min(db-j, blockColsAVX2)
-			if nb := nc / 4; nc%4 == 1 && nb <= 1 && da <= atbEdgeMaxRows[nb] {
+			if nb, edge := atbEdge(da, nc); edge {
 				atbEdgeAVX2(&m[j], ldm, &a[t*lda], lda, &b[t*ldb+j], ldb, k, da, nb, t > 0)
 				continue
 			}
@@ -118,17 +118,21 @@ func atb(m []float64, ldm int, a []float64, lda int, b []float64, ldb int, n, da
 	}
 }
 
-// atbEdgeMaxRows[nb] is the most rows of atbEdgeAVX2 for 4*nb+1 columns
-// (atbEdgeMaxRows in asm/kernels/atbavx2.go).
-var atbEdgeMaxRows = [2]int{28, 8}
+// atbEdge reports whether atbEdgeAVX2 computes a block of rows x nc, and
+// its nb: nc = 4*nb+1 columns, nb 0 or 1, and at most
+// atbEdgeMaxRows[nb] rows (as in asm/kernels/atbavx2.go).
+func atbEdge(rows, nc int) (nb int, ok bool) {
+	nb = nc / 4
+	return nb, nc%4 == 1 && nb <= 1 && rows <= [2]int{28, 8}[nb]
+}
 
 // mrAVX2[nb] is the tallest row block of the AVX2 block kernels for nb
 // column vectors (mr in asm/kernels/main.go).
 var mrAVX2 = [4]int{0, 12, 6, 4}
 
 // atbChunkBytes bounds the bytes of the rows of A and B in one chunk of
-// the AVX2 AtB reduction (8 per element and about a cache line of slack
-// per row), three quarters of a 32 KiB L1d: on the Zen 3 it was tuned on,
+// the AVX2 AtB reduction (8 per element and a cache line of slack per row
+// of each): three quarters of a 32 KiB L1d. On the Zen 3 it was tuned on,
 // 16 KiB was slower and 32 KiB no faster.
 const atbChunkBytes = 24 << 10
 
