@@ -51,7 +51,14 @@
 // output columns, keeping every accumulator of a block in registers for the
 // whole reduction (outer-product form); on AVX-512 a last column vector of
 // at most 4 lanes runs on YMM, which halves its cost on CPUs that split
-// 512-bit FMAs (AMD Zen 4).
+// 512-bit FMAs (AMD Zen 4). AVX2 AtB, which needs several blocks for the
+// engine's shapes (16 YMM registers), splits the reduction into chunks
+// whose rows of A and B fit in L1 and runs every block over a chunk before
+// the next, its accumulators stored to M and loaded back in between: the
+// same chains, so the same bits. A last column alone in its vector, in a
+// block of 1 column and up to 28 rows or of 5 columns and up to 8 rows
+// (square d = 1, 5, 13, 25), runs vectorised over rows instead of columns
+// (atbEdgeAVX2): the same chains again.
 //
 // # Memory layout
 //

@@ -97,9 +97,52 @@ func atb(m []float64, ldm int, a []float64, lda int, b []float64, ldb int, n, da
 		}
 		return
 	}
-	for j := 0; j < db; j += blockColsAVX2 {
-		atbKernelAVX2(&m[j], ldm, &a[0], lda, &b[j], ldb, n, da, min(db-j, blockColsAVX2))
+	// Chunks of the reduction whose rows of A and B stay in L1 while every
+	// row and column block runs over them, when there is more than one
+	// block; the kernel continues each chain from m after the first chunk.
+	kc := n
+	if _, edge := atbEdge(da, db); db > blockColsAVX2 || (da > mrAVX2[(db+3)/4] && !edge) {
+		kc = max(atbChunkBytes/(8*(da+db)+128), 16)
 	}
+	for t := 0; t < n; t += kc {
+		k := min(kc, n-t)
+		for j := 0; j < db; j += blockColsAVX2 {
+			nc := min(db-j, blockColsAVX2)
+			if nb, edge := atbEdge(da, nc); edge {
+				atbEdgeAVX2(&m[j], ldm, &a[t*lda], lda, &b[t*ldb+j], ldb, k, da, nb, t > 0)
+				continue
+			}
+			h, nbig := rowBlocks(da, mrAVX2[(nc+3)/4])
+			atbKernelAVX2(&m[j], ldm, &a[t*lda], lda, &b[t*ldb+j], ldb, k, da, nc, h, nbig, t > 0)
+		}
+	}
+}
+
+// atbEdge reports whether atbEdgeAVX2 computes a block of rows x nc, and
+// its nb: nc = 4*nb+1 columns, nb 0 or 1, and at most
+// atbEdgeMaxRows[nb] rows (as in asm/kernels/atbavx2.go).
+func atbEdge(rows, nc int) (nb int, ok bool) {
+	nb = nc / 4
+	return nb, nc%4 == 1 && nb <= 1 && rows <= [2]int{28, 8}[nb]
+}
+
+// mrAVX2[nb] is the tallest row block of the AVX2 block kernels for nb
+// column vectors (mr in asm/kernels/main.go).
+var mrAVX2 = [4]int{0, 12, 6, 4}
+
+// atbChunkBytes bounds the bytes of the rows of A and B in one chunk of
+// the AVX2 AtB reduction (8 per element and a cache line of slack per row
+// of each): three quarters of a 32 KiB L1d. On the Zen 3 it was tuned on,
+// 16 KiB was slower and 32 KiB no faster.
+const atbChunkBytes = 24 << 10
+
+// rowBlocks splits rows into the fewest blocks of at most mr rows, of
+// sizes differing by at most one: nbig blocks of h rows, then blocks of
+// h-1 rows.
+func rowBlocks(rows, mr int) (h, nbig int) {
+	nblk := (rows + mr - 1) / mr
+	h = (rows + nblk - 1) / nblk
+	return h, rows - nblk*(h-1)
 }
 
 func atx(y []float64, a []float64, lda int, x []float64, n, d int) {

@@ -312,6 +312,52 @@ func TestAtB(t *testing.T) {
 	})
 }
 
+// TestAtBChain checks the bits the package doc promises for AtB: every
+// output is one chain over the reduction index in order, starting from +0:
+// m = FMA(a, b, m) on the assembly paths, m += a*b (rounded product) on
+// the generic one, whatever the blocking of rows, columns and rows of A and
+// B (n up to a few thousand: every split of the reduction the AVX2 path
+// makes), strides, offsets and tails.
+func TestAtBChain(t *testing.T) {
+	forEachImpl(t, func(t *testing.T) {
+		fused := Implementation() != "generic"
+		rng := rand.New(rand.NewPCG(1, 11))
+		var shapes []shape3
+		for _, n := range []int{1, 5, 31, 32, 33, 63, 64, 65, 95, 96, 97, 127, 128, 129, 200, 400, 784, 1000, 4099} {
+			for _, d := range []int{1, 3, 4, 5, 8, 9, 12, 13, 16, 17, 24, 25, 28, 33} {
+				shapes = append(shapes, shape3{n, d, d})
+			}
+			shapes = append(shapes, shape3{n, 12, 120}, shape3{n, 25, 7}, shape3{n, 7, 25}, shape3{n, 40, 5},
+				shape3{n, 8, 5}, shape3{n, 2, 5}, shape3{n, 6, 17}, shape3{n, 28, 13}, shape3{n, 29, 13}, shape3{n, 27, 1})
+		}
+		for ci, s := range shapes {
+			n, da, db := s.n, s.p, s.q
+			lda, ldb, ldm := ldFor(da, ci), ldFor(db, ci/5+1), ldFor(db, ci/25+2)
+			a := newMatrix(rng, n, da, lda, ci%4, false)
+			b := newMatrix(rng, n, db, ldb, (ci/4+1)%4, false)
+			m := newMatrix(rng, da, db, ldm, (ci/16+2)%4, true)
+			name := fmt.Sprintf("n=%d da=%d db=%d lda=%d ldb=%d ldm=%d", n, da, db, lda, ldb, ldm)
+			AtB(m.data(), ldm, a.data(), lda, b.data(), ldb, n, da, db)
+			m.checkGuards(t, name+": M")
+			for i := 0; i < da; i++ {
+				for j := 0; j < db; j++ {
+					var want float64
+					for r := 0; r < n; r++ {
+						if fused {
+							want = math.FMA(a.at(r, i), b.at(r, j), want)
+						} else {
+							want += float64(a.at(r, i) * b.at(r, j))
+						}
+					}
+					if got := m.at(i, j); math.Float64bits(got) != math.Float64bits(want) {
+						t.Fatalf("%s: M[%d,%d] = %v (%#x), chain %v (%#x)", name, i, j, got, math.Float64bits(got), want, math.Float64bits(want))
+					}
+				}
+			}
+		}
+	})
+}
+
 func TestAB(t *testing.T) {
 	forEachImpl(t, func(t *testing.T) {
 		rng := rand.New(rand.NewPCG(1, 5))

@@ -52,11 +52,20 @@ func abKernelAVX512(c *float64, ldc int, a *float64, lda int, b *float64, ldb in
 //go:noescape
 func atxKernelAVX512(y *float64, a *float64, lda int, x *float64, n int, nc int)
 
-// atbKernelAVX2 computes c[i*ldc+j] = Σ_{t<k} a[t*lda+i] * b[t*ldb+j] for i < rows, j < nc.
-// nc must be in 1..12.
+// atbKernelAVX2 computes c[i*ldc+j] = Σ_{t<k} a[t*lda+i] * b[t*ldb+j] for i < rows, j < nc,
+// starting each sum from c[i*ldc+j] if add is set and from zero otherwise,
+// in nbig blocks of h rows, then blocks of h-1 rows.
+// nc must be in 1..12, h in 1..mr (the row block of nc's column vectors).
 //
 //go:noescape
-func atbKernelAVX2(c *float64, ldc int, a *float64, lda int, b *float64, ldb int, k int, rows int, nc int)
+func atbKernelAVX2(c *float64, ldc int, a *float64, lda int, b *float64, ldb int, k int, rows int, nc int, h int, nbig int, add bool)
+
+// atbEdgeAVX2 computes c[i*ldc+j] = Σ_{t<k} a[t*lda+i] * b[t*ldb+j] for i < rows, j < 4*nb+1,
+// starting each sum from c[i*ldc+j] if add is set and from zero otherwise.
+// nb must be 0 or 1, rows in 1..28 for nb = 0 and 1..8 for nb = 1.
+//
+//go:noescape
+func atbEdgeAVX2(c *float64, ldc int, a *float64, lda int, b *float64, ldb int, k int, rows int, nb int, add bool)
 
 // abKernelAVX2 computes c[i*ldc+j] = Σ_{t<k} a[i*lda+t] * b[t*ldb+j] for i < rows, j < nc.
 // nc must be in 1..12.

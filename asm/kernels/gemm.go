@@ -29,7 +29,7 @@ const (
 // block keeps its mr x nb accumulators in registers for the whole sum over t
 // (outer-product form: per t, load the nb vectors of B row t once, broadcast
 // each A(i, t) and FMA). The last column vector is masked: the kernel never
-// reads or writes a column >= nc.
+// reads or writes a column >= nc. The AVX2 AtB kernel is genAtBAVX2's.
 func genBlock(s isa, kd kind) {
 	name := "atbKernel" + s.name
 	doc := "computes c[i*ldc+j] = Σ_{t<k} a[t*lda+i] * b[t*ldb+j] for i < rows, j < nc."

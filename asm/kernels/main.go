@@ -74,11 +74,13 @@ func main() {
 		genAxpy(s)
 		genScale(s)
 	}
-	for _, s := range []isa{avx512, avx2} {
-		genBlock(s, kindAtB)
-		genBlock(s, kindAB)
-		genAtX(s)
-	}
+	genBlock(avx512, kindAtB)
+	genBlock(avx512, kindAB)
+	genAtX(avx512)
+	genAtBAVX2()
+	genAtBEdgeAVX2()
+	genBlock(avx2, kindAB)
+	genAtX(avx2)
 	for _, s := range []isa{avx512, avx2} {
 		genSparseAB(s)
 	}
