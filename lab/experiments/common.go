@@ -191,7 +191,7 @@ func imageAccuracy(m *model.Model, imgs [][]float64, y []int, idx []int, w int) 
 		for k := lo; k < hi; k++ {
 			xs[k-lo] = model.Image(imgs[idx[k]])
 		}
-		return p.PredictBatch(labels[lo:hi], xs)
+		return p.PredictBatchTo(labels[lo:hi], xs)
 	})
 	if err != nil {
 		return 0, err
@@ -210,7 +210,7 @@ func imageAccuracy(m *model.Model, imgs [][]float64, y []int, idx []int, w int) 
 func setAccuracy(m *model.Model, x []*subspace.Subspace, y []int, w int) (float64, error) {
 	labels := make([]int, len(x))
 	err := predictParallel(m, len(x), w, func(p *model.Predictor, lo, hi int) error {
-		return p.PredictBatch(labels[lo:hi], model.Sets(x[lo:hi]))
+		return p.PredictBatchTo(labels[lo:hi], model.Sets(x[lo:hi]))
 	})
 	if err != nil {
 		return 0, err
