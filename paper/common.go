@@ -3,7 +3,6 @@ package paper
 import (
 	"context"
 	"fmt"
-	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -96,26 +95,6 @@ func forEach(ctx context.Context, n, w int, fn func(i int) error) error {
 		}
 	}
 	return nil
-}
-
-// meanStd returns the mean and the sample standard deviation (n-1; 0 for a
-// single value).
-func meanStd(x []float64) (mean, std float64) {
-	if len(x) == 0 {
-		return math.NaN(), math.NaN()
-	}
-	for _, v := range x {
-		mean += v
-	}
-	mean /= float64(len(x))
-	if len(x) < 2 {
-		return mean, 0
-	}
-	var ss float64
-	for _, v := range x {
-		ss += (v - mean) * (v - mean)
-	}
-	return mean, math.Sqrt(ss / float64(len(x)-1))
 }
 
 // groupSubspaces turns images into training subspaces: within each class
@@ -227,6 +206,6 @@ func dataPath(dir string, rel ...string) (string, error) {
 
 // finish fills the summary fields of r.
 func (r *Result) finish() {
-	r.Mean, r.Std = meanStd(r.Accuracies)
-	r.BaselineMean, r.BaselineStd = meanStd(r.BaselineAccuracies)
+	r.Mean, r.Std = score.MeanSD(r.Accuracies)
+	r.BaselineMean, r.BaselineStd = score.MeanSD(r.BaselineAccuracies)
 }

@@ -19,7 +19,7 @@
 // Every choice the paper leaves open was made on validation data cut from
 // the training data, never on a test set; docs/notebook.md records what
 // was tried, the numbers, and why these were adopted (the code of those
-// studies lives in the lab module, lab/). The spec of each protocol
+// studies is in the history: internal/experiments at commit d2c0280). The spec of each protocol
 // (mnistDefault, yaleDefault, eth80Default) cites its numbers.
 //
 // Images are grouped into training sets by dataset.Groups, the rule

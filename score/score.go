@@ -87,3 +87,24 @@ func Correct(truth, pred []int) int {
 	}
 	return n
 }
+
+// MeanSD returns the mean and the sample standard deviation (n−1; 0 for
+// one value) of x, summed in order; NaN, NaN for none. Cross-validation
+// (package selection) and the paper protocols report accuracies with it.
+func MeanSD(x []float64) (mean, sd float64) {
+	if len(x) == 0 {
+		return math.NaN(), math.NaN()
+	}
+	for _, v := range x {
+		mean += v
+	}
+	mean /= float64(len(x))
+	if len(x) < 2 {
+		return mean, 0
+	}
+	var ss float64
+	for _, v := range x {
+		ss += (v - mean) * (v - mean)
+	}
+	return mean, math.Sqrt(ss / float64(len(x)-1))
+}

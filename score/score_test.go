@@ -59,3 +59,16 @@ func TestCountPanics(t *testing.T) {
 		}()
 	}
 }
+
+func TestMeanSD(t *testing.T) {
+	m, s := MeanSD([]float64{0.9, 0.95, 1})
+	if math.Abs(m-0.95) > 1e-15 || s < 0.0499 || s > 0.0501 {
+		t.Errorf("MeanSD = %g, %g", m, s)
+	}
+	if m, s := MeanSD([]float64{0.5}); m != 0.5 || s != 0 {
+		t.Errorf("MeanSD of one value = %g, %g", m, s)
+	}
+	if m, s := MeanSD(nil); !math.IsNaN(m) || !math.IsNaN(s) {
+		t.Errorf("MeanSD of none = %g, %g", m, s)
+	}
+}

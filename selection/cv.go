@@ -3,7 +3,6 @@ package selection
 import (
 	"context"
 	"fmt"
-	"math"
 	"runtime"
 	"sync"
 	"time"
@@ -82,26 +81,6 @@ type CVResult struct {
 	Mean, SD float64
 }
 
-// MeanSD returns the mean and the sample standard deviation (n−1; 0 for
-// one value) of x, summed in order.
-func MeanSD(x []float64) (mean, sd float64) {
-	if len(x) == 0 {
-		return math.NaN(), math.NaN()
-	}
-	for _, v := range x {
-		mean += v
-	}
-	mean /= float64(len(x))
-	if len(x) < 2 {
-		return mean, 0
-	}
-	var ss float64
-	for _, v := range x {
-		ss += (v - mean) * (v - mean)
-	}
-	return mean, math.Sqrt(ss / float64(len(x)-1))
-}
-
 // CrossValidate trains a model of structure cfg with the options tc on the
 // training part of each of opt.Folds stratified folds of (x, y) and scores
 // it on the fold's validation part (the fraction of its sets whose nearest
@@ -153,7 +132,7 @@ func CrossValidate(ctx context.Context, cfg model.Config, tc model.TrainConfig, 
 	for f, s := range res.Folds {
 		acc[f] = s.Accuracy
 	}
-	res.Mean, res.SD = MeanSD(acc)
+	res.Mean, res.SD = score.MeanSD(acc)
 	return res, nil
 }
 

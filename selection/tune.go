@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/grlgq/grlgq/model"
+	"github.com/grlgq/grlgq/score"
 	"github.com/grlgq/grlgq/subspace"
 )
 
@@ -214,7 +215,7 @@ func Tune(ctx context.Context, base model.Config, tbase model.TrainConfig, setti
 	res := &TuneResult{Table: make([]Row, len(settings)), Folds: opt.Folds, Repeats: opt.Repeats}
 	for i, s := range settings {
 		r := Row{Setting: s, Folds: acc[i]}
-		r.Mean, r.SD = MeanSD(acc[i])
+		r.Mean, r.SD = score.MeanSD(acc[i])
 		for _, d := range dur[i] {
 			r.Duration += d
 		}
@@ -300,6 +301,6 @@ func confident(a, ref []float64, z float64) bool {
 	for i := range a {
 		d[i] = a[i] - ref[i]
 	}
-	m, sd := MeanSD(d)
+	m, sd := score.MeanSD(d)
 	return m > 0 && m >= z*sd/math.Sqrt(float64(len(d)))
 }

@@ -45,15 +45,7 @@ func genAtBAVX2() {
 	// R10: ldb in bytes, R13: add, BX: nb-1 then the t counter, CX: lanes
 	// of the last vector - 1 then rows left, AX: blocks of h rows left,
 	// R11: the B row, R12: the A row, DX: scratch.
-	Load(Param("c"), RDI)
-	Load(Param("ldc"), R8)
-	SHLQ(U8(3), R8)
-	Load(Param("a"), RSI)
-	Load(Param("lda"), R9)
-	SHLQ(U8(3), R9)
-	Load(Param("ldb"), R10)
-	SHLQ(U8(3), R10)
-	Load(Param("add"), R13)
+	atbAVX2Prologue()
 
 	Load(Param("nc"), RCX)
 	DECQ(RCX)
@@ -170,10 +162,6 @@ func atbBlockAVX2(nb, mr int, masked bool, pfx string) {
 			}
 		}
 	}
-	Label(pfx + "start")
-	Load(Param("b"), R11)
-	Load(Param("k"), RBX)
-	MOVQ(RSI, R12)
 
 	// step emits the work of one t at A row R12 (+ lda if second) and B row R11 (+ ldb).
 	step := func(second bool) {
@@ -222,21 +210,7 @@ func atbBlockAVX2(nb, mr int, masked bool, pfx string) {
 		}
 	}
 
-	// k/2 double steps, then one step if k is odd.
-	SHRQ(U8(1), RBX)
-	JE(LabelRef(pfx + "odd"))
-	Label(pfx + "loop")
-	step(false)
-	step(true)
-	LEAQ(Mem{Base: R12, Index: R9, Scale: 2}, R12)
-	LEAQ(Mem{Base: R11, Index: R10, Scale: 2}, R11)
-	DECQ(RBX)
-	JNZ(LabelRef(pfx + "loop"))
-	Label(pfx + "odd")
-	Load(Param("k"), RBX)
-	TESTQ(U32(1), RBX)
-	JE(LabelRef(pfx + "store"))
-	step(false)
+	atbAVX2Loop(pfx, step)
 
 	Label(pfx + "store")
 	MOVQ(RDI, RDX)
@@ -282,15 +256,7 @@ func genAtBEdgeAVX2() {
 		fmt.Sprintf("nb must be 0 or 1, rows in 1..%d for nb = 0 and 1..%d for nb = 1.", atbEdgeMaxRows[0], atbEdgeMaxRows[1]))
 
 	// Registers as in atbKernelAVX2.
-	Load(Param("c"), RDI)
-	Load(Param("ldc"), R8)
-	SHLQ(U8(3), R8)
-	Load(Param("a"), RSI)
-	Load(Param("lda"), R9)
-	SHLQ(U8(3), R9)
-	Load(Param("ldb"), R10)
-	SHLQ(U8(3), R10)
-	Load(Param("add"), R13)
+	atbAVX2Prologue()
 	Load(Param("nb"), RCX)
 	SHLQ(U8(5), RCX)
 	Load(Param("rows"), RAX)
@@ -384,10 +350,6 @@ func atbEdgeBlockAVX2(nb, rows int, pfx string) {
 			}
 		}
 	}
-	Label(pfx + "start")
-	Load(Param("b"), R11)
-	Load(Param("k"), RBX)
-	MOVQ(RSI, R12)
 
 	step := func(second bool) {
 		at := func(disp int) Mem {
@@ -422,20 +384,7 @@ func atbEdgeBlockAVX2(nb, rows int, pfx string) {
 			}
 		}
 	}
-	SHRQ(U8(1), RBX)
-	JE(LabelRef(pfx + "odd"))
-	Label(pfx + "loop")
-	step(false)
-	step(true)
-	LEAQ(Mem{Base: R12, Index: R9, Scale: 2}, R12)
-	LEAQ(Mem{Base: R11, Index: R10, Scale: 2}, R11)
-	DECQ(RBX)
-	JNZ(LabelRef(pfx + "loop"))
-	Label(pfx + "odd")
-	Load(Param("k"), RBX)
-	TESTQ(U32(1), RBX)
-	JE(LabelRef(pfx + "store"))
-	step(false)
+	atbAVX2Loop(pfx, step)
 
 	Label(pfx + "store")
 	for i := 0; i < rows; i++ {
@@ -457,4 +406,44 @@ func atbEdgeBlockAVX2(nb, rows int, pfx string) {
 			VMOVHPD(eb.AsX(), e)
 		}
 	}
+}
+
+// atbAVX2Prologue loads the pointers and strides both AVX2 AtB kernels
+// share: DI c, R8 ldc in bytes, SI a, R9 lda in bytes, R10 ldb in bytes,
+// R13 add.
+func atbAVX2Prologue() {
+	Load(Param("c"), RDI)
+	Load(Param("ldc"), R8)
+	SHLQ(U8(3), R8)
+	Load(Param("a"), RSI)
+	Load(Param("lda"), R9)
+	SHLQ(U8(3), R9)
+	Load(Param("ldb"), R10)
+	SHLQ(U8(3), R10)
+	Load(Param("add"), R13)
+}
+
+// atbAVX2Loop emits the sum over t of both AVX2 AtB kernels from label
+// pfx+"start" on (BX = k, R11 the first B row, R12 the first A row): k/2
+// double steps (step(false) at rows R12, R11, step(true) one row further),
+// then one step if k is odd, falling through to pfx+"store".
+func atbAVX2Loop(pfx string, step func(second bool)) {
+	Label(pfx + "start")
+	Load(Param("b"), R11)
+	Load(Param("k"), RBX)
+	MOVQ(RSI, R12)
+	SHRQ(U8(1), RBX)
+	JE(LabelRef(pfx + "odd"))
+	Label(pfx + "loop")
+	step(false)
+	step(true)
+	LEAQ(Mem{Base: R12, Index: R9, Scale: 2}, R12)
+	LEAQ(Mem{Base: R11, Index: R10, Scale: 2}, R11)
+	DECQ(RBX)
+	JNZ(LabelRef(pfx + "loop"))
+	Label(pfx + "odd")
+	Load(Param("k"), RBX)
+	TESTQ(U32(1), RBX)
+	JE(LabelRef(pfx + "store"))
+	step(false)
 }

@@ -117,22 +117,7 @@ func describeModel(w io.Writer, path string, version int, m *model.Model) {
 // trainedWith describes the training settings stored in a model (those of
 // its last training call).
 func trainedWith(c modelConfig) string {
-	init := map[model.InitKind]string{model.InitSample: "sample", model.InitRandom: "random", model.InitPCA: "pca"}[c.Init]
-	per := fmt.Sprint(c.PrototypesPerClass)
-	if c.PrototypesOfClass != nil {
-		per = strings.Trim(strings.Join(strings.Fields(fmt.Sprint(c.PrototypesOfClass)), ","), "[]")
-	}
-	sched := "constant"
-	switch c.Schedule {
-	case model.ScheduleStep:
-		sched = fmt.Sprintf("step (halve every %d epochs)", c.StepEvery)
-	case model.ScheduleAnneal:
-		sched = fmt.Sprintf("anneal (τ=%g)", c.Tau)
-	}
-	phi := "identity"
-	if c.Activation == model.Sigmoid {
-		phi = fmt.Sprintf("sigmoid β=%g", c.Beta)
-	}
+	per, init, sched, phi := trainingWords(c)
 	s := fmt.Sprintf("prototypes per class %s, init %s (noise %g), η=%g γ=%g, schedule %s, φ %s, relevance floor %g, %d epoch(s) in the last run, seed %d",
 		per, init, c.InitNoise, c.Eta, c.Gamma, sched, phi, c.RelevanceFloor, c.Epochs, c.Seed)
 	if c.ClassWeights {

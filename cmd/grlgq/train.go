@@ -17,6 +17,7 @@ import (
 	hardex "github.com/grlgq/grlgq/hard"
 	"github.com/grlgq/grlgq/internal/plot"
 	"github.com/grlgq/grlgq/model"
+	"github.com/grlgq/grlgq/selection"
 )
 
 // lrHelp is said next to every learning-rate flag (see DESIGN.md).
@@ -174,25 +175,33 @@ func (t *trainFlags) config(fs *flag.FlagSet) (modelConfig, error) {
 	return c, nil
 }
 
-// describeConfig summarises a training configuration in one line.
-func describeConfig(c modelConfig, classes int) string {
-	relevance := map[model.RelevanceKind]string{model.RelevanceGlobal: "global", model.RelevanceNone: "none (GLGQ)", model.RelevanceLocal: "local"}[c.Relevance]
-	init := map[model.InitKind]string{model.InitSample: "sample", model.InitRandom: "random", model.InitPCA: "pca"}[c.Init]
-	sched := "constant"
+// trainingWords names the prototypes per class ("3", or "2,1,3" per class),
+// the initialisation, the rate schedule and the activation of c, as
+// train's summary line and inspect write them.
+func trainingWords(c modelConfig) (per, init, sched, phi string) {
+	per = fmt.Sprint(c.PrototypesPerClass)
+	if c.PrototypesOfClass != nil {
+		per = strings.Trim(strings.Join(strings.Fields(fmt.Sprint(c.PrototypesOfClass)), ","), "[]")
+	}
+	init = selection.InitName(c.Init)
+	sched = "constant"
 	switch c.Schedule {
 	case model.ScheduleStep:
 		sched = fmt.Sprintf("step (halve every %d epochs)", c.StepEvery)
 	case model.ScheduleAnneal:
 		sched = fmt.Sprintf("anneal (τ=%g)", c.Tau)
 	}
-	phi := "identity"
+	phi = "identity"
 	if c.Activation == model.Sigmoid {
 		phi = fmt.Sprintf("sigmoid β=%g", c.Beta)
 	}
-	per := fmt.Sprint(c.PrototypesPerClass)
-	if c.PrototypesOfClass != nil {
-		per = strings.Trim(strings.Join(strings.Fields(fmt.Sprint(c.PrototypesOfClass)), ","), "[]")
-	}
+	return per, init, sched, phi
+}
+
+// describeConfig summarises a training configuration in one line.
+func describeConfig(c modelConfig, classes int) string {
+	relevance := map[model.RelevanceKind]string{model.RelevanceGlobal: "global", model.RelevanceNone: "none (GLGQ)", model.RelevanceLocal: "local"}[c.Relevance]
+	per, init, sched, phi := trainingWords(c)
 	s := fmt.Sprintf("d=%d, %s prototype(s) per class (%d), init %s, relevance %s, η=%g γ=%g (factor 2 in G kept), schedule %s, φ %s, %d epochs, seed %d, %d worker(s)",
 		c.SubspaceDim, per, protoTotal(c, classes), init, relevance, c.Eta, c.Gamma, sched, phi, c.Epochs, c.Seed, c.Workers)
 	if c.ValidationFraction > 0 {
