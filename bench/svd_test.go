@@ -98,6 +98,25 @@ func BenchmarkSVD(b *testing.B) {
 				}
 			}
 		})
+		b.Run(fmt.Sprintf("d=%d/ours-pair", d), func(b *testing.B) {
+			// One op factorises two matrices (svd.Pair: a training step's
+			// two winners); ns/matrix compares with ours.
+			p := svd.NewPair(d)
+			var u, s, v [2][]float64
+			for i := range u {
+				u[i], s[i], v[i] = make([]float64, d*d), make([]float64, d), make([]float64, d*d)
+			}
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				j := (2 * i) % k
+				a := [2][]float64{ms[j*d*d:], ms[(j+1)*d*d:]}
+				if err := p.Factorize(u, d, s, v, d, a, d); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(2*b.N), "ns/matrix")
+		})
 		b.Run(fmt.Sprintf("d=%d/gonum", d), func(b *testing.B) {
 			dense := make([]*mat.Dense, k)
 			for j := range dense {

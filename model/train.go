@@ -664,7 +664,7 @@ type Trainer struct {
 	epochs  int
 
 	dist, theta []float64        // p, p*d
-	small       [2]*svd.Small    // per winner (side), so that both can be factorised at once
+	pair        *svd.Pair        // both winners at once; its Small(side) per winner, so that both can be factorised at once on two workers
 	qp, qw      [2][]float64     // d x d, stride d
 	cs, th      [2][]float64     // cos θ and θ of the winners' factorisations
 	gv          [2][]float64     // ∂E/∂V± = U± diag(gv[±])
@@ -750,6 +750,7 @@ func NewTrainer(m *Model, tc TrainConfig) (*Trainer, error) {
 		setSolo:   p*dim*d*d < soloSetWork,
 	}
 	t.factorTask, t.updateTask = t.factorSide, t.updateSide
+	t.pair = svd.NewPair(d)
 	for k := range t.protos {
 		t.protos[k] = eng.Prototype(k)
 		t.protos[k].CopyFrom(m.protos[k])
@@ -761,7 +762,6 @@ func NewTrainer(m *Model, tc TrainConfig) (*Trainer, error) {
 		t.qp[s] = make([]float64, d*d)
 		t.qw[s] = make([]float64, d*d)
 		t.cs[s] = make([]float64, d)
-		t.small[s] = svd.NewSmall(d)
 		t.wp[s] = linalg.AlignedSlice(dim * wpStride(d))
 		t.wpW[s] = linalg.NewDenseOn(dim, d, wpStride(d), t.wp[s])
 		t.wpP[s] = linalg.NewDenseOn(dim, d, wpStride(d), t.wp[s][d:])
@@ -1171,11 +1171,16 @@ func (t *Trainer) gradient(p *linalg.Dense, y int) (StepResult, error) {
 	plus, minus, dp, dm := r.Plus, r.Minus, r.DPlus, r.DMinus
 	s := dp + dm
 
-	// Factorise both projections (one task per winner, run at once by
-	// the engine's workers); angles from this factorisation.
+	// Factorise both projections: on the caller alone, both in one call
+	// of the pair (on AVX2, one run of the 4-lane Jacobi kernel for two
+	// matrices instead of two runs for one each); else one task per
+	// winner, run at once by the engine's workers. The bits are the same
+	// either way. Angles from this factorisation.
 	d := t.base.d
 	t.sideK = [2]int{plus, minus}
-	if err := t.eng.Tasks(2, t.factorTask); err != nil {
+	if t.setSolo || t.eng.Workers() == 1 {
+		t.factorBoth()
+	} else if err := t.eng.Tasks(2, t.factorTask); err != nil {
 		return r, err
 	}
 	for _, err := range t.sideErr {
@@ -1227,11 +1232,34 @@ func (t *Trainer) gradient(p *linalg.Dense, y int) (StepResult, error) {
 // t.sideErr[side].
 func (t *Trainer) factorSide(side int) {
 	d := t.base.d
-	t.sideErr[side] = t.small[side].Factorize(t.qp[side], d, t.cs[side], t.qw[side], d, t.eng.Projection(t.sideK[side]), t.eng.ProjStride())
-	if t.sideErr[side] != nil {
+	t.sideErr[side] = t.pair.Small(side).Factorize(t.qp[side], d, t.cs[side], t.qw[side], d, t.eng.Projection(t.sideK[side]), t.eng.ProjStride())
+	if t.sideErr[side] == nil {
+		t.sideAngles(side)
+	}
+}
+
+// factorBoth is factorSide for both sides in one svd.Pair call (the same
+// bits); the error of the first side that failed goes to t.sideErr.
+func (t *Trainer) factorBoth() {
+	d := t.base.d
+	a := [2][]float64{t.eng.Projection(t.sideK[0]), t.eng.Projection(t.sideK[1])}
+	t.sideErr = [2]error{}
+	if err := t.pair.Factorize(t.qp, d, t.cs, t.qw, d, a, t.eng.ProjStride()); err != nil {
+		var be *svd.BatchError
+		if errors.As(err, &be) {
+			t.sideErr[be.Index] = be.Err
+		} else {
+			t.sideErr[0] = err
+		}
 		return
 	}
-	for i, cv := range t.cs[side][:d] {
+	t.sideAngles(0)
+	t.sideAngles(1)
+}
+
+// sideAngles sets the angles t.th of side from its cosines t.cs.
+func (t *Trainer) sideAngles(side int) {
+	for i, cv := range t.cs[side][:t.base.d] {
 		t.th[side][i] = angle(cv)
 	}
 }

@@ -116,6 +116,7 @@ func (w *Small) jacobiAVX2(withV bool, negl float64) bool {
 		}
 	}
 	x.params[0], x.params[1], x.params[2], x.params[3] = negl, 0, 0, 0
+	x.params[7] = 0 // no exact lanes: lane 0 alone
 	if jacobi4AVX2(&g[0], n, nv, &poff[0], x.ppr, x.rounds, &x.params, &x.norms[0], &x.scratch[0], MaxSweeps)&1 != 0 {
 		return false
 	}
@@ -274,4 +275,71 @@ func sortValues(sv []float64) {
 		}
 		sv[j] = v
 	}
+}
+
+// factorizeAVX2 is Pair.Factorize on the AVX2 kernel: the two matrices,
+// loaded and scaled as Small.Factorize loads them, in lanes 0 and 1 of the
+// first workspace's group (lanes 2 and 3 zero: they never rotate), each
+// column followed by its column of V. Lanes 0 and 1 are the kernel's exact
+// lanes: a pair of columns that rotates in one of them only is left bit for
+// bit as it is in the other, so each lane computes what it computes alone;
+// a lane that has converged rotates nothing while the other goes on.
+func (p *Pair) factorizeAVX2(u [2][]float64, ldu int, s, v [2][]float64, ldv int, a [2][]float64, lda int) error {
+	n := p.n
+	w0, w1 := p.w[0], p.w[1]
+	e0, ok := loadTransposed(w0.g, n, a[0], lda, n, n)
+	if !ok {
+		return &BatchError{Index: 0, Err: errNotFinite}
+	}
+	e1, ok := loadTransposed(w1.g, n, a[1], lda, n, n)
+	if !ok {
+		// Matrix 0 alone, then the error of matrix 1, as two calls give.
+		if err := w0.Factorize(u[0], ldu, s[0], v[0], ldv, a[0], lda); err != nil {
+			return &BatchError{Index: 0, Err: err}
+		}
+		return &BatchError{Index: 1, Err: errNotFinite}
+	}
+	negl0, negl1 := negligible(w0.g, n, n, n), negligible(w1.g, n, n, n)
+	x := w0.avx2
+	rows := 2 * n
+	g := x.g[:n*rows*lanes4]
+	clear(g)
+	for c := 0; c < n; c++ {
+		g0, g1 := w0.g[c*n:c*n+n], w1.g[c*n:c*n+n]
+		j := c * rows * lanes4
+		for r, v := range g0 {
+			g[j+r*lanes4] = v
+			g[j+r*lanes4+1] = g1[r]
+		}
+		j = (c*rows + n + c) * lanes4
+		g[j], g[j+1] = 1, 1
+	}
+	x.params[0], x.params[1], x.params[2], x.params[3] = negl0, negl1, 0, 0
+	x.params[7] = math.Float64frombits(3) // lanes 0 and 1 exact
+	mask := jacobi4AVX2(&g[0], n, n, &x.poffV[0], x.ppr, x.rounds, &x.params, &x.norms[0], &x.scratch[0], MaxSweeps)
+	x.params[7] = 0
+	if mask&1 != 0 {
+		return &BatchError{Index: 0, Err: ErrNoConvergence}
+	}
+	for l, w := range p.w {
+		for c := 0; c < n; c++ {
+			j := c*rows*lanes4 + l
+			gc := w.g[c*n : c*n+n]
+			for r := range gc {
+				gc[r] = g[j]
+				j += lanes4
+			}
+			vc := w.v[c*n : c*n+n]
+			for r := range vc {
+				vc[r] = g[j]
+				j += lanes4
+			}
+		}
+	}
+	w0.finish(u[0], ldu, s[0], v[0], ldv, e0, negl0)
+	if mask&2 != 0 {
+		return &BatchError{Index: 1, Err: ErrNoConvergence}
+	}
+	w1.finish(u[1], ldu, s[1], v[1], ldv, e1, negl1)
+	return nil
 }

@@ -61,3 +61,7 @@ func dots4AVX512(out *[4]float64, y *float64, ldy int, x *float64, n int) {
 func axpy4AVX512(x *float64, y *float64, ldy int, f *[4]float64, n int) {
 	panic("svd: no AVX-512 path in this build")
 }
+
+func (p *Pair) factorizeAVX2(u [2][]float64, ldu int, s, v [2][]float64, ldv int, a [2][]float64, lda int) error {
+	panic("svd: no AVX2 path in this build")
+}

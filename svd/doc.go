@@ -13,6 +13,9 @@
 //     matrices are processed at once, one per 64-bit lane of a ZMM register,
 //     on CPUs with AVX2 and FMA but not AVX-512 four, one per lane of a YMM
 //     register.
+//   - Pair: Factorize of two n x n matrices at once (the two winners),
+//     each with the bits Small.Factorize gives for it alone; its two Small
+//     workspaces are available for use on two goroutines.
 //   - Tall: thin SVD of a rows x cols matrix, rows >= cols, cols <= MaxTall.
 //
 // Each type is a reusable workspace created once for its shape (New*); its
@@ -35,8 +38,8 @@
 // PanicShape. Bad data is an error: NaN or Inf entries give ErrNotFinite
 // (checked before any work), and an iteration that has not converged within
 // MaxSweeps sweeps gives ErrNoConvergence (never seen on finite input; it
-// guarantees termination). Batch wraps them in a *BatchError carrying the
-// index of the offending matrix.
+// guarantees termination). Batch and Pair wrap them in a *BatchError
+// carrying the index of the offending matrix.
 //
 // # Algorithms and guarantees
 //
@@ -147,6 +150,16 @@
 //     matrix: Factorize of 12 x 12 about 1.5x faster than gonum's SVDThin
 //     with U and V on the Zen 3 machine, Values slower than gonum's (use
 //     Batch).
+//   - Pair (AVX2): the two matrices in lanes 0 and 1 of the same kernel
+//     run, which goes on until both have converged. A lane that does not
+//     rotate a pair gets c = 1, s = 0, which keeps every value but not the
+//     sign of a zero (-0 - s y is +0 for y < 0): the kernel's exact lanes
+//     (lanes 0 and 1 here, none for Batch and Small) take a pair that
+//     rotates in some but not all of them through a blend (VBLENDVPD) that
+//     keeps the others as they are, so each matrix gets the bits of
+//     Small.Factorize alone (tested for n = 1..64 with -0 and subnormal
+//     entries, which without the blend differ). On other implementations
+//     Pair calls Small.Factorize twice.
 //   - Small (3 <= n <= 32; larger n use the pure-Go path) and Tall's R: one
 //     matrix, the n/2 disjoint pairs of a round in the lanes of one or two
 //     ZMM registers (left columns, right columns), the next round's pairing

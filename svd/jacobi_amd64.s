@@ -553,7 +553,7 @@ done:
 	RET
 
 // func jacobi4AVX2(buf *float64, n int, nv int, pairs *int64, ppr int, rounds int, params *[8]float64, norms *float64, scratch *float64, maxSweeps int) uint64
-// Requires: AVX, FMA3
+// Requires: AVX, AVX2, FMA3
 TEXT ·jacobi4AVX2(SB), NOSPLIT, $0-88
 	MOVQ         buf+0(FP), AX
 	MOVQ         params+48(FP), CX
@@ -695,6 +695,7 @@ params:
 	TESTQ     R13, R13
 	JZ        pskip
 	ORQ       R13, R12
+	VMOVUPD   Y2, (R11)
 
 	// t = sign(d) g2 / (|d| + sqrt(d² + g2²)), d = β - α, g2 = 2γ; 0 where no rotation
 	VSUBPD      Y0, Y1, Y3
@@ -742,11 +743,19 @@ rots:
 	ADDQ    AX, R9
 	VMOVUPD 32(R11), Y8
 	VMOVUPD 64(R11), Y9
-	MOVQ    n+8(FP), R10
-	MOVQ    nv+16(FP), BX
-	ADDQ    BX, R10
-	CMPQ    R10, $0x04
-	JL      rot1
+
+	// flags & exact != exact: blend
+	MOVQ 96(R11), BX
+	MOVQ params+48(FP), R10
+	MOVQ 56(R10), R10
+	ANDQ R10, BX
+	CMPQ BX, R10
+	JNE  rotblend
+	MOVQ n+8(FP), R10
+	MOVQ nv+16(FP), BX
+	ADDQ BX, R10
+	CMPQ R10, $0x04
+	JL   rot1
 
 rot4:
 	VMULPD      (R9), Y9, Y0
@@ -796,6 +805,76 @@ rot1l:
 	JNZ         rot1l
 
 rotdone:
+	JMP rotnext
+
+rotblend:
+	// keep = the lanes that do not rotate
+	VPCMPEQQ Y10, Y10, Y10
+	VXORPD   (R11), Y10, Y10
+	MOVQ     n+8(FP), R10
+	MOVQ     nv+16(FP), BX
+	ADDQ     BX, R10
+	CMPQ     R10, $0x04
+	JL       rotb1
+
+rotb4:
+	VMULPD      (R9), Y9, Y0
+	VMULPD      (R8), Y9, Y1
+	VFMSUB231PD (R8), Y8, Y0
+	VFMADD231PD (R9), Y8, Y1
+	VBLENDVPD   Y10, (R8), Y0, Y0
+	VBLENDVPD   Y10, (R9), Y1, Y1
+	VMOVUPD     Y0, (R8)
+	VMOVUPD     Y1, (R9)
+	VMULPD      32(R9), Y9, Y2
+	VMULPD      32(R8), Y9, Y3
+	VFMSUB231PD 32(R8), Y8, Y2
+	VFMADD231PD 32(R9), Y8, Y3
+	VBLENDVPD   Y10, 32(R8), Y2, Y2
+	VBLENDVPD   Y10, 32(R9), Y3, Y3
+	VMOVUPD     Y2, 32(R8)
+	VMOVUPD     Y3, 32(R9)
+	VMULPD      64(R9), Y9, Y4
+	VMULPD      64(R8), Y9, Y5
+	VFMSUB231PD 64(R8), Y8, Y4
+	VFMADD231PD 64(R9), Y8, Y5
+	VBLENDVPD   Y10, 64(R8), Y4, Y4
+	VBLENDVPD   Y10, 64(R9), Y5, Y5
+	VMOVUPD     Y4, 64(R8)
+	VMOVUPD     Y5, 64(R9)
+	VMULPD      96(R9), Y9, Y6
+	VMULPD      96(R8), Y9, Y7
+	VFMSUB231PD 96(R8), Y8, Y6
+	VFMADD231PD 96(R9), Y8, Y7
+	VBLENDVPD   Y10, 96(R8), Y6, Y6
+	VBLENDVPD   Y10, 96(R9), Y7, Y7
+	VMOVUPD     Y6, 96(R8)
+	VMOVUPD     Y7, 96(R9)
+	ADDQ        $0x00000080, R8
+	ADDQ        $0x00000080, R9
+	SUBQ        $0x04, R10
+	CMPQ        R10, $0x04
+	JGE         rotb4
+
+rotb1:
+	TESTQ R10, R10
+	JZ    rotbdone
+
+rotb1l:
+	VMULPD      (R9), Y9, Y0
+	VMULPD      (R8), Y9, Y1
+	VFMSUB231PD (R8), Y8, Y0
+	VFMADD231PD (R9), Y8, Y1
+	VBLENDVPD   Y10, (R8), Y0, Y0
+	VBLENDVPD   Y10, (R9), Y1, Y1
+	VMOVUPD     Y0, (R8)
+	VMOVUPD     Y1, (R9)
+	ADDQ        $0x20, R8
+	ADDQ        $0x20, R9
+	DECQ        R10
+	JNZ         rotb1l
+
+rotbdone:
 rotnext:
 	ADDQ  $0x20, SI
 	ADDQ  $0x80, R11

@@ -37,7 +37,10 @@ func jacobi8AVX512(buf *float64, n int, pairs *int64, ppr int, rounds int, param
 // at the start of each sweep, updated after each rotation; at convergence
 // the exact sums of squares of the last sweep). scratch: 16*ppr float64.
 // params: [0:4] per-lane threshold on squared norms below which a column is
-// not rotated, [4] tol², [5] 1, [6] the mask of all bits but the sign. It
+// not rotated, [4] tol², [5] 1, [6] the mask of all bits but the sign, [7]
+// (the bits of an integer) the exact lanes: a pair of columns that rotates
+// in some but not all of them keeps the others bit for bit (signs of zeros
+// included), so that each of these lanes gives the bits it gives alone. It
 // returns the mask of the lanes that rotated in the last sweep (0: all
 // converged). ppr >= 1.
 //

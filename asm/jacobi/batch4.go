@@ -11,6 +11,11 @@ import (
 // column c row r in the 32-byte vector c*n+r. AVX2 has no mask registers:
 // the lanes that rotate are a compare result ANDed into t (t = 0 gives
 // c = 1, s = 0 exactly), and VMOVMSKPD tells whether any lane rotates. The
+// rotation c x - s y, s x + c y with c = 1, s = 0 keeps x and y except the
+// sign of a zero (-0 - (-0) = +0): where the lanes must give the same bits
+// as each one alone (params[7], the exact lanes: a Small pair), a pair
+// that rotates in some but not all of those lanes is rotated with a blend
+// that keeps the lanes that do not rotate. The
 // parameters use VSQRTPD and VDIVPD (AVX2 has no double-precision
 // reciprocal estimates). A round is done in three passes (dots,
 // parameters, rotations), so that the parameter chains of its n/2 disjoint
@@ -29,6 +34,7 @@ const (
 	qTol  = 4 // tol²
 	qOne  = 5 // 1
 	qAbs  = 6 // all bits but the sign
+	qLive = 7 // the exact lanes (an integer bit mask, not a float64)
 )
 
 func jacobi4() {
@@ -45,7 +51,10 @@ func jacobi4() {
 		"at the start of each sweep, updated after each rotation; at convergence",
 		"the exact sums of squares of the last sweep). scratch: 16*ppr float64.",
 		"params: [0:4] per-lane threshold on squared norms below which a column is",
-		"not rotated, [4] tol², [5] 1, [6] the mask of all bits but the sign. It",
+		"not rotated, [4] tol², [5] 1, [6] the mask of all bits but the sign, [7]",
+		"(the bits of an integer) the exact lanes: a pair of columns that rotates",
+		"in some but not all of them keeps the others bit for bit (signs of zeros",
+		"included), so that each of these lanes gives the bits it gives alone. It",
 		"returns the mask of the lanes that rotated in the last sweep (0: all",
 		"converged). ppr >= 1.",
 	)
@@ -219,9 +228,9 @@ func rowLoop4(x, y, r Register, name string, withV bool, body func(disp, u int))
 }
 
 // batchParams4 emits the rotation of the pair at pp with γ at sc: α, β from
-// the norms at x (y and r: offsets); it writes c and s to sc+32, sc+64 and the
-// lanes that rotate to sc+96 (0: none, then c and s are not written), ORs
-// them into anyRot and updates the norms.
+// the norms at x (y and r: offsets); it writes c and s to sc+32, sc+64, the
+// lanes that rotate to sc+96 (0: none, then c and s are not written) and as
+// a vector mask over γ at sc, ORs them into anyRot and updates the norms.
 func batchParams4(pp, sc, x, y, r Register, flag GPVirtual, anyRot Register, skip string) {
 	alpha, beta, mask, gamma := Y0, Y1, Y2, Y6
 	MOVQ(Mem{Base: pp, Disp: 16}, y)
@@ -243,6 +252,7 @@ func batchParams4(pp, sc, x, y, r Register, flag GPVirtual, anyRot Register, ski
 	TESTQ(flag, flag)
 	JZ(LabelRef(skip))
 	ORQ(flag, anyRot)
+	VMOVUPD(mask, Mem{Base: sc}) // for a blended rotation (γ is in a register)
 	Comment("t = sign(d) g2 / (|d| + sqrt(d² + g2²)), d = β - α, g2 = 2γ; 0 where no rotation")
 	VSUBPD(alpha, beta, Y3) // d
 	VADDPD(gamma, gamma, Y4)
@@ -272,9 +282,11 @@ func batchParams4(pp, sc, x, y, r Register, flag GPVirtual, anyRot Register, ski
 }
 
 // rotatePair4 emits x, y = c x - s y, s x + c y for the pair at pp with c, s
-// at sc+32, sc+64, if it rotates in some lane (sc+96 != 0).
+// at sc+32, sc+64, if it rotates in some lane (sc+96 != 0); if it rotates in
+// some but not all of the exact lanes (params[7]), the lanes that do not
+// rotate (the mask at sc) keep x and y as they are.
 func rotatePair4(buf, pp, sc Register, x, y, r Register, suffix string) {
-	c, s := Y8, Y9
+	c, s, keep := Y8, Y9, Y10
 	CMPQ(Mem{Base: sc, Disp: 96}, Imm(0))
 	JE(LabelRef("rotnext" + suffix))
 	MOVQ(Mem{Base: pp}, x)
@@ -283,6 +295,14 @@ func rotatePair4(buf, pp, sc Register, x, y, r Register, suffix string) {
 	ADDQ(buf, y)
 	VMOVUPD(Mem{Base: sc, Disp: 32}, c)
 	VMOVUPD(Mem{Base: sc, Disp: 64}, s)
+	Comment("flags & exact != exact: blend")
+	f := GP64()
+	MOVQ(Mem{Base: sc, Disp: 96}, f)
+	Load(Param("params"), r)
+	MOVQ(Mem{Base: r, Disp: 8 * qLive}, r)
+	ANDQ(r, f)
+	CMPQ(f, r)
+	JNE(LabelRef("rotblend" + suffix))
 	rowLoop4(x, y, r, "rot"+suffix, true, func(disp, u int) {
 		// x and y as memory operands: six instructions a row.
 		t1, t2 := []VecPhysical{Y0, Y2, Y4, Y6}[u], []VecPhysical{Y1, Y3, Y5, Y7}[u]
@@ -290,6 +310,23 @@ func rotatePair4(buf, pp, sc Register, x, y, r Register, suffix string) {
 		VMULPD(Mem{Base: x, Disp: disp}, s, t2)
 		VFMSUB231PD(Mem{Base: x, Disp: disp}, c, t1) // c x - s y
 		VFMADD231PD(Mem{Base: y, Disp: disp}, c, t2) // c y + s x
+		VMOVUPD(t1, Mem{Base: x, Disp: disp})
+		VMOVUPD(t2, Mem{Base: y, Disp: disp})
+	})
+	JMP(LabelRef("rotnext" + suffix))
+
+	Label("rotblend" + suffix)
+	Comment("keep = the lanes that do not rotate")
+	VPCMPEQQ(keep, keep, keep)
+	VXORPD(Mem{Base: sc}, keep, keep)
+	rowLoop4(x, y, r, "rotb"+suffix, true, func(disp, u int) {
+		t1, t2 := []VecPhysical{Y0, Y2, Y4, Y6}[u], []VecPhysical{Y1, Y3, Y5, Y7}[u]
+		VMULPD(Mem{Base: y, Disp: disp}, s, t1)
+		VMULPD(Mem{Base: x, Disp: disp}, s, t2)
+		VFMSUB231PD(Mem{Base: x, Disp: disp}, c, t1)      // c x - s y
+		VFMADD231PD(Mem{Base: y, Disp: disp}, c, t2)      // c y + s x
+		VBLENDVPD(keep, Mem{Base: x, Disp: disp}, t1, t1) // keep ? x : c x - s y
+		VBLENDVPD(keep, Mem{Base: y, Disp: disp}, t2, t2)
 		VMOVUPD(t1, Mem{Base: x, Disp: disp})
 		VMOVUPD(t2, Mem{Base: y, Disp: disp})
 	})

@@ -1,0 +1,64 @@
+package svd
+
+// Pair is the reusable workspace for the SVDs of two n x n matrices at once
+// (the two winners of a training step). Its result for each matrix is the
+// result of Small.Factorize for that matrix alone, bit for bit, on every
+// implementation. It is not safe for concurrent use.
+type Pair struct {
+	n int
+	w [2]*Small
+}
+
+// NewPair returns the workspace for pairs of n x n matrices,
+// 1 <= n <= MaxSmall.
+func NewPair(n int) *Pair {
+	if n < 1 || n > MaxSmall {
+		panic(PanicShape)
+	}
+	return &Pair{n: n, w: [2]*Small{NewSmall(n), NewSmall(n)}}
+}
+
+// N returns the order of the matrices this workspace handles.
+func (p *Pair) N() int { return p.n }
+
+// Small returns the workspace of matrix i (0 or 1) of the pair: Factorize
+// on it gives what Pair.Factorize gives for that matrix. The two may be
+// used at once by two goroutines, but not while Pair.Factorize runs.
+func (p *Pair) Small(i int) *Small { return p.w[i] }
+
+// Factorize computes A_i = U_i diag(s_i) V_iᵀ of the two n x n matrices
+// a[0] and a[1] (row stride lda) for i = 0, 1, as
+//
+//	for i := range a {
+//		p.Small(i).Factorize(u[i], ldu, s[i], v[i], ldv, a[i], lda)
+//	}
+//
+// computes them, to the bit, and with the same contract: see
+// Small.Factorize. On CPUs with AVX2 and FMA (without AVX-512) both run in
+// one pass of the 4-lane Jacobi kernel, one matrix per lane. The two
+// matrices share their strides; no output may alias an input or another
+// output. Allocation-free (except for the error value on failure).
+//
+// On failure it returns a *BatchError whose Index is the first matrix that
+// failed (0 or 1) and whose Err is the error Small.Factorize returns for
+// it; if matrix 0 fails, the outputs of matrix 1 are unspecified.
+func (p *Pair) Factorize(u [2][]float64, ldu int, s, v [2][]float64, ldv int, a [2][]float64, lda int) error {
+	n := p.n
+	for i := range a {
+		checkSquare(n, a[i], lda)
+		checkSquare(n, u[i], ldu)
+		checkSquare(n, v[i], ldv)
+		if len(s[i]) < n {
+			panic(PanicShape)
+		}
+	}
+	if !useAVX512 && useAVX2 && p.w[0].avx2 != nil {
+		return p.factorizeAVX2(u, ldu, s, v, ldv, a, lda)
+	}
+	for i, w := range p.w {
+		if err := w.Factorize(u[i], ldu, s[i], v[i], ldv, a[i], lda); err != nil {
+			return &BatchError{Index: i, Err: err}
+		}
+	}
+	return nil
+}
