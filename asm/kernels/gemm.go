@@ -185,6 +185,21 @@ func blockVariant(s isa, kd kind, nb, mr int, half bool, pfx string) {
 			VXORPD(a, a, a)
 		}
 	}
+	if bInRegs(s, kd) && !maskInReg(nb, mr) {
+		// AX = the address of the mask (see columnDispatch), reloaded
+		// from memory where the mask's register is needed.
+		if mr > 10 {
+			panic("AX is a row base of the block")
+		}
+		Load(Param("nc"), RAX)
+		DECQ(RAX)
+		ANDQ(U8(3), RAX)
+		INCQ(RAX)
+		SHLQ(U8(3), RAX)
+		NEGQ(RAX)
+		LEAQ(avx2Masks.Offset(32), RDX)
+		ADDQ(RDX, RAX)
+	}
 	fromSI := func() { MOVQ(RSI, R12) }
 	if kd != kindAB2 {
 		reduce(s, kd, nb, mr, half, "b", fromSI, pfx, pfx+"store")
@@ -201,6 +216,9 @@ func blockVariant(s isa, kd kind, nb, mr int, half bool, pfx string) {
 	}
 
 	Label(pfx + "store")
+	if bInRegs(s, kd) && !maskInReg(nb, mr) {
+		VMOVUPD(Mem{Base: RAX}, r[15])
+	}
 	MOVQ(RDI, RDX)
 	for i := 0; i < mr; i++ {
 		if i > 0 {
@@ -241,6 +259,17 @@ func blockVariant(s isa, kd kind, nb, mr int, half bool, pfx string) {
 		ADDQ(RDX, RSI)
 	}
 }
+
+// bInRegs reports whether the AVX2 kernel of kind kd loads every B vector
+// of row t into a register once (AB2), instead of taking the full ones as
+// an FMA memory operand per row of the block (a load per FMA).
+func bInRegs(s isa, kd kind) bool { return !s.is512() && kd == kindAB2 }
+
+// maskInReg reports whether an mr x nb block with B in registers leaves
+// Y15 to the mask: accumulators, nb B vectors, a broadcast temporary and
+// the mask fit in 16 registers. Otherwise the temporary is Y15 and the
+// mask is loaded from (AX) into it where it is used.
+func maskInReg(nb, mr int) bool { return mr*nb+nb+2 <= 16 }
 
 // reduce emits the sum over t into the block's accumulators: from B at
 // Param(pb) (row stride R10) and A at R12, which loadA sets (kindAtB: row
@@ -307,7 +336,25 @@ func reduce(s isa, kd kind, nb, mr int, half bool, pb string, loadA func(), pfx,
 	TESTQ(RBX, RBX)
 	JE(LabelRef(end))
 	Label(pfx + "loop")
-	if s.is512() {
+	if bInRegs(s, kd) {
+		bregs := r[nacc : nacc+nb]
+		t := r[nacc+nb]
+		mask := r[15]
+		if !maskInReg(nb, mr) {
+			VMOVUPD(Mem{Base: RAX}, t)
+			mask = t
+		}
+		VMASKMOVPD(bVec(nb-1), mask, bregs[nb-1])
+		for v := 0; v < nb-1; v++ {
+			VMOVUPD(bVec(v), bregs[v])
+		}
+		for i := 0; i < mr; i++ {
+			VBROADCASTSD(aElem(i), t)
+			for v := 0; v < nb; v++ {
+				VFMADD231PD(bregs[v], t, acc(i, v))
+			}
+		}
+	} else if s.is512() {
 		for v := 0; v < nb; v++ {
 			if v == nb-1 {
 				VMOVUPD_Z(bVec(v), K1, w(bv[v], v))
