@@ -34,7 +34,9 @@
 // rows of A1 go through an 8 KiB copy on the stack, a block of rows at a
 // time. Its AVX2 kernel loads each vector of a row of B1 or B2 into a
 // register once per block of rows (the AB kernel takes them as FMA memory
-// operands, one load per FMA): 13-26% faster on the model's shapes.
+// operands, one load per FMA): about 20% faster for d = 5 and 25, within
+// the noise for d = 12 (BenchmarkUpdate on the Zen 3 VM; the same change
+// to AB measured no gain for k = d, so AB keeps its kernel).
 //
 // SparseAB is AB for one row given by its nonzero entries (the list
 // Nonzeros makes: ascending indices and values; VCOMPRESSPD on AVX-512,
