@@ -2,9 +2,12 @@ package bench
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"testing"
 
+	"github.com/grlgq/grlgq/engine"
 	"github.com/grlgq/grlgq/kernels"
+	"github.com/grlgq/grlgq/linalg"
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 )
@@ -53,5 +56,61 @@ func BenchmarkProject(b *testing.B) {
 				b.ReportMetric(flops*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
 			})
 		})
+	}
+}
+
+// BenchmarkUpdate is the exact update of one winner in a training step,
+// W ← W C1 + P C2 for a prototype W (a view of the engine's storage, as
+// model.Trainer updates it) and a D x d sample P, with d x d coefficients
+// C1 = I/2 + small and C2 small (so that W stays bounded over the
+// iterations).
+//
+//   - ours: kernels.AB2 in place (model.Trainer's update).
+//   - reference: the update before AB2, with the same bits: W and P copied
+//     side by side into a D x 2d scratch [W P] (linalg CopyFrom), then
+//     kernels.AB of [W P] and [C1; C2] into W.
+func BenchmarkUpdate(b *testing.B) {
+	for _, s := range []struct{ D, d, p int }{{784, 12, 10}, {400, 25, 28}, {400, 5, 8}} {
+		D, d := s.D, s.d
+		ld := kernels.Stride(d)
+		eng, err := engine.New(D, d, s.p, 1)
+		if err != nil {
+			b.Fatal(err)
+		}
+		w := eng.Prototype(s.p / 2)
+		w.CopyFrom(linalg.NewDenseOn(D, d, ld, randomOrthonormal(1, D, d, ld)))
+		p := linalg.NewDenseOn(D, d, ld, randomOrthonormal(2, D, d, ld))
+		rng := rand.New(rand.NewPCG(seed, 9000))
+		coef := make([]float64, 2*d*d) // [C1; C2], stride d
+		for i := range coef {
+			coef[i] = 0.1 * rng.NormFloat64() / float64(d)
+		}
+		for j := 0; j < d; j++ {
+			coef[j*d+j] += 0.5
+		}
+		b.Run(fmt.Sprintf("D=%d,d=%d", D, d), func(b *testing.B) {
+			b.Run("ours", func(b *testing.B) {
+				b.ReportAllocs()
+				for b.Loop() {
+					kernels.AB2(w.Data, w.Stride, w.Data, w.Stride, coef[:d*d], d, p.Data, p.Stride, coef[d*d:], d, D, d, d)
+				}
+			})
+			b.Run("reference", func(b *testing.B) {
+				b.ReportAllocs()
+				wps := kernels.Stride(2 * d)
+				if wps == ld {
+					wps += 8
+				}
+				wp := linalg.AlignedSlice(D * wps)
+				wpW := linalg.NewDenseOn(D, d, wps, wp)
+				wpP := linalg.NewDenseOn(D, d, wps, wp[d:])
+				for b.Loop() {
+					wpP.CopyFrom(p)
+					wpW.CopyFrom(w)
+					kernels.AB(w.Data, w.Stride, wp, wps, coef, d, D, 2*d, d)
+				}
+			})
+		})
+		eng.Close()
 	}
 }

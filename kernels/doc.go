@@ -15,7 +15,7 @@
 // # Results
 //
 // The assembly fuses products into FMAs and sums in another order than the
-// twins (AtX keeps four partial sums; AtB, AB and SparseAB sum over the
+// twins (AtX keeps four partial sums; AtB, AB, AB2 and SparseAB sum over the
 // reduction index in order, one accumulator per output; Dot and the dots of
 // ProjDots, PanelPass and TransposeDots keep per-lane partial sums), so its
 // results differ from the twins' in the last bits: within 1e-14 of
@@ -24,6 +24,19 @@
 // an output of AtB or AB is the same FMA chain whatever the number of rows
 // and columns of the call (the engine relies on this). The purego build
 // gives the same bits on every architecture.
+//
+// AB2 is AB on [A1 A2] and [B1; B2] without building them (the exact
+// update of a prototype, W ← W (I + K) + P B): the same chain over the 2k
+// terms, so the same bits as AB on those matrices, on each implementation.
+// It may write C over A1 (in place): when d fits one column block (12 on
+// AVX2, 32 on AVX-512) each block of rows is read whole into the
+// accumulators before it is stored; wider, and on the generic path, the
+// rows of A1 go through an 8 KiB copy on the stack, a block of rows at a
+// time. Its AVX2 kernel loads each vector of a row of B1 or B2 into a
+// register once per block of rows (the AB kernel takes them as FMA memory
+// operands, one load per FMA): about 20% faster for d = 5 and 25, within
+// the noise for d = 12 (BenchmarkUpdate on the Zen 3 VM; the same change
+// to AB measured no gain for k = d, so AB keeps its kernel).
 //
 // SparseAB is AB for one row given by its nonzero entries (the list
 // Nonzeros makes: ascending indices and values; VCOMPRESSPD on AVX-512,

@@ -1,6 +1,7 @@
 package kernels
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -185,6 +186,41 @@ func FuzzAtX(f *testing.F) {
 					t.Fatalf("%s: n=%d d=%d lda=%d: y[%d] = %v, plain loop %v", name, n, d, lda, j, got, want)
 				}
 			}
+		})
+	})
+}
+
+func FuzzAB2(f *testing.F) {
+	f.Add(uint16(784), uint8(12), uint8(12), uint8(4), uint8(4), uint8(4), uint8(0), true, uint64(1))
+	f.Add(uint16(29), uint8(25), uint8(33), uint8(1), uint8(2), uint8(3), uint8(30), false, uint64(2))
+	f.Add(uint16(400), uint8(25), uint8(25), uint8(4), uint8(4), uint8(4), uint8(10), true, uint64(3))
+	f.Fuzz(func(t *testing.T, n16 uint16, k8, d8, sa, sb, sc, mag uint8, inPlace bool, seed uint64) {
+		n, k, d := fuzzShape(n16, k8, d8)
+		lda1, ldb, lda2 := fuzzLD(k, sa), fuzzLD(d, sb), fuzzLD(k, sc)
+		rng := rand.New(rand.NewPCG(seed, 14))
+		a1 := fuzzMatrix(rng, n, k, lda1, int(sa/5%4), mag)
+		b1 := fuzzMatrix(rng, k, d, ldb, int(sb/5%4), mag)
+		a2 := fuzzMatrix(rng, n, k, lda2, int(sc/5%4), mag)
+		b2 := fuzzMatrix(rng, k, d, ldb, int(sb/20%4), mag)
+		forEachImplNoSubtest(func(name string) {
+			want := ab2Reference(a1, b1, a2, b2, n, k, d, int(sc%3))
+			var c *matrix
+			ldc := fuzzLD(d, sc/4)
+			if inPlace && k > 0 {
+				ldc = fuzzLD(max(k, d), sc/4)
+				c = newMatrix(rng, n, max(k, d), ldc, int(sa/20%4), false)
+				for r := 0; r < n; r++ {
+					for l := 0; l < k; l++ {
+						c.buf[c.off+r*ldc+l] = a1.at(r, l)
+					}
+				}
+				AB2(c.data(), ldc, c.data(), ldc, b1.data(), ldb, a2.data(), lda2, b2.data(), ldb, n, k, d)
+			} else {
+				c = newMatrix(rng, n, d, ldc, int(sa/20%4), true)
+				AB2(c.data(), ldc, a1.data(), lda1, b1.data(), ldb, a2.data(), lda2, b2.data(), ldb, n, k, d)
+			}
+			c.checkGuards(t, name+": C")
+			checkAB2Bits(t, fmt.Sprintf("%s: n=%d k=%d d=%d in place %v", name, n, k, d, inPlace), c, want, n, d)
 		})
 	})
 }

@@ -121,6 +121,36 @@ func abGeneric(c []float64, ldc int, a []float64, lda int, b []float64, ldb int,
 	}
 }
 
+// ab2Generic is abGeneric on [A1 A2] and [B1; B2] (C = A1 B1 + A2 B2;
+// c must not overlap the inputs)
+//
+//	for r := 0; r < n; r++ {
+//		for j := 0; j < d; j++ {
+//			var s float64
+//			for l := 0; l < k; l++ { s += a1[r*lda1+l] * b1[l*ldb1+j] }
+//			for l := 0; l < k; l++ { s += a2[r*lda2+l] * b2[l*ldb2+j] }
+//			c[r*ldc+j] = s
+//		}
+//	}
+func ab2Generic(c []float64, ldc int, a1 []float64, lda1 int, b1 []float64, ldb1 int, a2 []float64, lda2 int, b2 []float64, ldb2 int, n, k, d int) {
+	for r := 0; r < n; r++ {
+		cr := c[r*ldc : r*ldc+d]
+		clear(cr)
+		for l, av := range a1[r*lda1 : r*lda1+max(k, 0)] {
+			br := b1[l*ldb1 : l*ldb1+d]
+			for j, bv := range br {
+				cr[j] += float64(av * bv)
+			}
+		}
+		for l, av := range a2[r*lda2 : r*lda2+max(k, 0)] {
+			br := b2[l*ldb2 : l*ldb2+d]
+			for j, bv := range br {
+				cr[j] += float64(av * bv)
+			}
+		}
+	}
+}
+
 // sparseABGeneric is (c = a B for the row a with a[idx[i]] = val[i], zero
 // elsewhere)
 //

@@ -100,6 +100,15 @@ func TestPageFence(t *testing.T) {
 							b, c := get(1, (p-1)*lq+q), get(2, (n-1)*lq+q)
 							fill(rng, b)
 							AB(c, lq, a, lp, b, lq, n, p, q)
+							// AB2: A2 n x p (B2 = B), then in place: W
+							// n x max(p, q), C = W = A1.
+							a2 := get(3, (n-1)*lp+p)
+							fill(rng, a2)
+							AB2(c, lq, a, lp, b, lq, a2, lp, b, lq, n, p, q)
+							lw := max(p, q) + extra
+							wv := get(3, (n-1)*lw+max(p, q))
+							fill(rng, wv)
+							AB2(wv, lw, wv, lw, b, lq, a, lp, b, lq, n, p, q)
 							if q == 1 {
 								// AtX: A n x p, x n, y p.
 								xv, yv := get(1, n), get(2, p)

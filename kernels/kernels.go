@@ -46,6 +46,70 @@ func AB(c []float64, ldc int, a []float64, lda int, b []float64, ldb int, n, k, 
 	ab(c, ldc, a, lda, b, ldb, n, k, d)
 }
 
+// AB2 computes C = A1 B1 + A2 B2 for n x k matrices A1, A2 and k x d
+// matrices B1, B2 (a basis and a sample each times a small matrix, the
+// exact update W ← W C1 + P C2), overwriting C:
+//
+//	for r < n, j < d: c[r*ldc+j] = Σ_{l<k} a1[r*lda1+l] * b1[l*ldb1+j] + Σ_{l<k} a2[r*lda2+l] * b2[l*ldb2+j]
+//
+// It is AB on the n x 2k matrix [A1 A2] and the 2k x d matrix [B1; B2],
+// with AB's bits on every implementation (each output is one chain over
+// the 2k terms, those of A1 first), without building either. C may be A1
+// itself, to update A1 in place (c and a1 start at the same element and
+// ldc == lda1; then k must be at most MaxAB2InPlaceK); otherwise C must
+// not overlap any input. In place, each row of C depends only on the same
+// row of A1 and A2: a block of rows is read whole before it is written,
+// in registers when d fits one column block of the assembly (AVX2 12
+// columns, AVX-512 32), else through a copy of the block's rows of A1 on
+// the stack (the pure-Go twin always).
+func AB2(c []float64, ldc int, a1 []float64, lda1 int, b1 []float64, ldb1 int, a2 []float64, lda2 int, b2 []float64, ldb2 int, n, k, d int) {
+	if n <= 0 || d <= 0 {
+		return
+	}
+	if k > 0 && &c[0] == &a1[0] {
+		if ldc != lda1 {
+			panic("kernels: AB2: in place with ldc != lda1")
+		}
+		if d > ab2InPlaceCols() {
+			ab2InPlace(c, ldc, a1, b1, ldb1, a2, lda2, b2, ldb2, n, k, d)
+			return
+		}
+	}
+	ab2(c, ldc, a1, lda1, b1, ldb1, a2, lda2, b2, ldb2, n, k, d)
+}
+
+// MaxAB2InPlaceK is the largest k of an AB2 in place (c = a1): the most
+// elements of a row of A1 its stack copy holds.
+const MaxAB2InPlaceK = ab2Scratch
+
+// ab2Scratch is the number of float64s of AB2's stack copy of rows of A1
+// (8 KiB: with the rows of A2 and C of a block it stays in L1).
+const ab2Scratch = 1024
+
+// ab2InPlace is AB2 with c = a1 and ldc = lda1 when no implementation
+// keeps a row block's outputs in registers: it runs ab2 on blocks of rows
+// of A1 copied to the stack (a whole number of the AVX2 row blocks, 12,
+// when that many rows fit).
+func ab2InPlace(c []float64, ldc int, a1 []float64, b1 []float64, ldb1 int, a2 []float64, lda2 int, b2 []float64, ldb2 int, n, k, d int) {
+	if k > ab2Scratch {
+		panic("kernels: AB2: in place with k > MaxAB2InPlaceK")
+	}
+	_ = a1[(n-1)*ldc+k-1]
+	var buf [ab2Scratch]float64
+	h := ab2Scratch / k
+	if h >= 12 {
+		h -= h % 12
+	}
+	for r := 0; r < n; r += h {
+		m := min(h, n-r)
+		for i := 0; i < m; i++ {
+			o := (r + i) * ldc
+			copy(buf[i*k:(i+1)*k], a1[o:o+k])
+		}
+		ab2(c[r*ldc:], ldc, buf[:m*k], k, b1, ldb1, a2[r*lda2:], lda2, b2, ldb2, m, k, d)
+	}
+}
+
 // SparseAB computes the one-row product c = a B of a row a that is zero
 // except for a[idx[i]] = val[i] and a matrix B (stride ldb), reading only
 // the listed rows of B, overwriting c[:nc]:

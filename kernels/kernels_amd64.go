@@ -197,6 +197,47 @@ func ab(c []float64, ldc int, a []float64, lda int, b []float64, ldb int, n, k, 
 	}
 }
 
+func ab2(c []float64, ldc int, a1 []float64, lda1 int, b1 []float64, ldb1 int, a2 []float64, lda2 int, b2 []float64, ldb2 int, n, k, d int) {
+	if !useAVX512 && !useAVX2 {
+		ab2Generic(c, ldc, a1, lda1, b1, ldb1, a2, lda2, b2, ldb2, n, k, d)
+		return
+	}
+	if n <= 0 || d <= 0 {
+		return
+	}
+	if k <= 0 {
+		zeroRows(c, ldc, n, d)
+		return
+	}
+	_ = c[(n-1)*ldc+d-1]
+	_ = a1[(n-1)*lda1+k-1]
+	_ = b1[(k-1)*ldb1+d-1]
+	_ = a2[(n-1)*lda2+k-1]
+	_ = b2[(k-1)*ldb2+d-1]
+	if useAVX512 {
+		for j := 0; j < d; j += blockColsAVX512 {
+			ab2KernelAVX512(&c[j], ldc, &a1[0], lda1, &b1[j], ldb1, &a2[0], lda2, &b2[j], ldb2, k, n, min(d-j, blockColsAVX512))
+		}
+		return
+	}
+	for j := 0; j < d; j += blockColsAVX2 {
+		ab2KernelAVX2(&c[j], ldc, &a1[0], lda1, &b1[j], ldb1, &a2[0], lda2, &b2[j], ldb2, k, n, min(d-j, blockColsAVX2))
+	}
+}
+
+// ab2InPlaceCols is the widest d that ab2 computes in place (c = a1): one
+// column block of the assembly, whose row blocks are read whole before
+// they are stored.
+func ab2InPlaceCols() int {
+	switch {
+	case useAVX512:
+		return blockColsAVX512
+	case useAVX2:
+		return blockColsAVX2
+	}
+	return 0
+}
+
 // Widest column block of SparseAB (sparseMaxNB in asm/kernels/sparse.go).
 const (
 	sparseColsAVX512 = 64

@@ -15,6 +15,13 @@ func atx(y []float64, a []float64, lda int, x []float64, n, d int) { atxGeneric(
 func ab(c []float64, ldc int, a []float64, lda int, b []float64, ldb int, n, k, d int) {
 	abGeneric(c, ldc, a, lda, b, ldb, n, k, d)
 }
+func ab2(c []float64, ldc int, a1 []float64, lda1 int, b1 []float64, ldb1 int, a2 []float64, lda2 int, b2 []float64, ldb2 int, n, k, d int) {
+	ab2Generic(c, ldc, a1, lda1, b1, ldb1, a2, lda2, b2, ldb2, n, k, d)
+}
+
+// ab2InPlaceCols is the widest d that ab2 computes in place: none here.
+func ab2InPlaceCols() int { return 0 }
+
 func sparseAB(c []float64, val []float64, idx []int32, b []float64, ldb, nc int) {
 	sparseABGeneric(c, val, idx, b, ldb, nc)
 }

@@ -672,8 +672,6 @@ type Trainer struct {
 	coef        []float64        // update coefficients: 2 d x d per winner (exact), or B = Q_P diag(−η gv) Q_Wᵀ (general)
 	v           [2]*linalg.Dense // the winners before the update (rollback)
 	tmp         *linalg.Dense    // P B (general route)
-	wp          [2][]float64     // per winner, D x 2d: [W P] (exact update)
-	wpW, wpP    [2]*linalg.Dense // their halves
 	qs, ps, qt  []float64        // d x d scratch of exactCoefficients
 	orth        *linalg.Orthonormalizer
 	lamNew      []float64 // new relevances (d, or 2d for local: plus, minus)
@@ -762,9 +760,6 @@ func NewTrainer(m *Model, tc TrainConfig) (*Trainer, error) {
 		t.qp[s] = make([]float64, d*d)
 		t.qw[s] = make([]float64, d*d)
 		t.cs[s] = make([]float64, d)
-		t.wp[s] = linalg.AlignedSlice(dim * wpStride(d))
-		t.wpW[s] = linalg.NewDenseOn(dim, d, wpStride(d), t.wp[s])
-		t.wpP[s] = linalg.NewDenseOn(dim, d, wpStride(d), t.wp[s][d:])
 		t.th[s] = make([]float64, d)
 		t.gv[s] = make([]float64, d)
 		t.v[s] = linalg.NewDense(dim, d)
@@ -772,18 +767,6 @@ func NewTrainer(m *Model, tc TrainConfig) (*Trainer, error) {
 		t.imgW[s] = make([]float64, dim)
 	}
 	return t, nil
-}
-
-// wpStride is the row stride of the Trainer's [W P] scratch: room for 2d
-// columns, and never kernels.Stride(d), so that linalg's CopyFrom into
-// one half (a view whose "padding" is the other half) copies row by row
-// instead of sweeping the padding.
-func wpStride(d int) int {
-	ld := kernels.Stride(2 * d)
-	if ld == kernels.Stride(d) {
-		ld += 8
-	}
-	return ld
 }
 
 // Close releases the Trainer's workers.
@@ -998,9 +981,10 @@ func (t *Trainer) exactCoefficients(r StepResult, eta float64) (bool, error) {
 }
 
 // updateExact applies the coefficients of exactCoefficients to both
-// winners: W ← [W P] [I + K; B], one kernels.AB over a D x 2d copy of W
-// and P side by side (cheaper than two products and an addition: one
-// pass that writes W, and a longer reduction for the kernel). Every
+// winners: W ← W (I + K) + P B, one kernels.AB2 in place (one pass that
+// reads W and P and writes W, each output one chain over the 2d terms:
+// the bits of AB on [W P] and [I + K; B], without copying W and P side
+// by side). Every
 // driftEvery-th update of a prototype checks its orthonormality
 // (driftCheck): the update keeps it only to rounding, which would
 // otherwise accumulate. A failing check (never seen: it would take a
@@ -1017,10 +1001,8 @@ func (t *Trainer) updateExact(p *linalg.Dense, r StepResult) error {
 	}
 	t.sideK, t.sideP = [2]int{r.Plus, r.Minus}, p
 	if t.setSolo || t.eng.Workers() == 1 {
-		// On the caller alone: one [W P] scratch, P copied once.
-		t.wpP[0].CopyFrom(p)
 		for side := range t.sideK {
-			t.updateWith(side, 0)
+			t.updateSide(side)
 		}
 	} else if err := t.eng.Tasks(2, t.updateTask); err != nil {
 		t.sideP = nil
@@ -1041,21 +1023,15 @@ func (t *Trainer) updateExact(p *linalg.Dense, r StepResult) error {
 }
 
 // updateSide is the exact update of winner side (0 = W⁺, 1 = W⁻, the
-// prototype t.sideK[side]): W ← [W P] [I + K; B] through that side's own
-// [W P] scratch (P = t.sideP, the step's sample), so that both winners
-// can be updated at once (engine.Tasks).
+// prototype t.sideK[side]) in place: W ← W (I + K) + P B (P = t.sideP,
+// the step's sample), so that both winners can be updated at once
+// (engine.Tasks).
 func (t *Trainer) updateSide(side int) {
-	t.wpP[side].CopyFrom(t.sideP)
-	t.updateWith(side, side)
-}
-
-// updateWith is updateSide through scratch buf, whose P half is filled.
-func (t *Trainer) updateWith(side, buf int) {
 	d, dim := t.base.d, t.base.dim
 	dd := d * d
-	w := t.protos[t.sideK[side]]
-	t.wpW[buf].CopyFrom(w)
-	kernels.AB(w.Data, w.Stride, t.wp[buf], t.wpW[buf].Stride, t.coef[2*side*dd:(2*side+2)*dd], d, dim, 2*d, d)
+	w, p := t.protos[t.sideK[side]], t.sideP
+	ik, b := t.coef[2*side*dd:(2*side+1)*dd], t.coef[(2*side+1)*dd:(2*side+2)*dd]
+	kernels.AB2(w.Data, w.Stride, w.Data, w.Stride, ik, d, p.Data, p.Stride, b, d, dim, d, d)
 }
 
 // driftEvery is the number of exact updates of a prototype after which

@@ -16,6 +16,9 @@ const (
 	kindAtB kind = iota
 	// kindAB: C = A B, A is rows x k: element (i, t) is a[i*lda+t].
 	kindAB
+	// kindAB2: C = A1 B1 + A2 B2, both A rows x k as for kindAB: the
+	// chain of kindAB over [A1 A2] and [B1; B2].
+	kindAB2
 )
 
 // genBlock writes the block kernel
@@ -32,24 +35,40 @@ const (
 // reads or writes a column >= nc. The AVX2 AtB kernel is genAtBAVX2's.
 func genBlock(s isa, kd kind) {
 	name := "atbKernel" + s.name
-	doc := "computes c[i*ldc+j] = Σ_{t<k} a[t*lda+i] * b[t*ldb+j] for i < rows, j < nc."
-	if kd == kindAB {
+	doc := []string{"computes c[i*ldc+j] = Σ_{t<k} a[t*lda+i] * b[t*ldb+j] for i < rows, j < nc."}
+	sig := "func(c *float64, ldc int, a *float64, lda int, b *float64, ldb int, k, rows, nc int)"
+	pa, plda, pldb := "a", "lda", "ldb"
+	switch kd {
+	case kindAB:
 		name = "abKernel" + s.name
-		doc = "computes c[i*ldc+j] = Σ_{t<k} a[i*lda+t] * b[t*ldb+j] for i < rows, j < nc."
+		doc = []string{"computes c[i*ldc+j] = Σ_{t<k} a[i*lda+t] * b[t*ldb+j] for i < rows, j < nc."}
+	case kindAB2:
+		name = "ab2Kernel" + s.name
+		doc = []string{
+			"computes c[i*ldc+j] = Σ_{t<k} a1[i*lda1+t] * b1[t*ldb1+j] + Σ_{t<k} a2[i*lda2+t] * b2[t*ldb2+j]",
+			"for i < rows, j < nc: one chain over the 2k terms in this order, the chain of",
+			"abKernel on [A1 A2] and [B1; B2]. Each block of rows is read whole before it is",
+			"stored, so c may be a1 (ldc = lda1) when nc is all of its columns.",
+			"k must be >= 1.",
+		}
+		sig = "func(c *float64, ldc int, a1 *float64, lda1 int, b1 *float64, ldb1 int, a2 *float64, lda2 int, b2 *float64, ldb2 int, k, rows, nc int)"
+		pa, plda, pldb = "a1", "lda1", "ldb1"
 	}
-	TEXT(name, NOSPLIT, "func(c *float64, ldc int, a *float64, lda int, b *float64, ldb int, k, rows, nc int)")
+	TEXT(name, NOSPLIT, sig)
 	Pragma("noescape")
-	Doc(name+" "+doc, fmt.Sprintf("nc must be in 1..%d.", s.lanes*s.maxNB))
+	Doc(append([]string{name + " " + doc[0]}, append(doc[1:], fmt.Sprintf("nc must be in 1..%d.", s.lanes*s.maxNB))...)...)
 
 	// DI: c block, R8: ldc in bytes, SI: a block, R9: lda in bytes,
 	// R10: ldb in bytes, CX: rows left, BX: nb-1 then the t counter.
+	// (AB2: SI, R9 and R10 are those of A1 and B1 at the start of every
+	// block of rows; A2's block pointer lives in the argument slot a2.)
 	Load(Param("c"), RDI)
 	Load(Param("ldc"), R8)
 	SHLQ(U8(3), R8)
-	Load(Param("a"), RSI)
-	Load(Param("lda"), R9)
+	Load(Param(pa), RSI)
+	Load(Param(plda), R9)
 	SHLQ(U8(3), R9)
-	Load(Param("ldb"), R10)
+	Load(Param(pldb), R10)
 	SHLQ(U8(3), R10)
 
 	columnDispatch(s, name, "rows", func(nb int, half bool, pfx, done string) {
@@ -143,12 +162,122 @@ func columnDispatch(s isa, name, rows string, emit func(nb int, half bool, pfx, 
 // blockVariant emits the code for one mr x nb block at c=DI, a=SI, then
 // advances DI and SI to the next block of rows. Working registers: R11 the B
 // row, R12 (and R13, AX for AB) the A row(s), BX the t counter, DX scratch.
+// For AB2 the accumulators run on from A1 B1 into A2 B2 (two reduce
+// loops) and are stored once, after every element of the block's rows of
+// A1 and A2 has been read.
 //
 // With half set (AVX-512 only) the last column vector is a YMM register: its
 // accumulators, B vector and broadcast are used through their low halves.
 func blockVariant(s isa, kd kind, nb, mr int, half bool, pfx string) {
 	r := s.regs
 	// w returns register x as used for column vector v.
+	w := func(x VecPhysical, v int) Register {
+		if half && v == nb-1 {
+			return x.AsY()
+		}
+		return x
+	}
+	acc := func(i, v int) Register { return w(r[i*nb+v], v) }
+
+	for i := 0; i < mr; i++ {
+		for v := 0; v < nb; v++ {
+			a := r[i*nb+v]
+			VXORPD(a, a, a)
+		}
+	}
+	if bInRegs(s, kd) && !maskInReg(nb, mr) {
+		// AX = the address of the mask (see columnDispatch), reloaded
+		// from memory where the mask's register is needed.
+		if mr > 10 {
+			panic("AX is a row base of the block")
+		}
+		Load(Param("nc"), RAX)
+		DECQ(RAX)
+		ANDQ(U8(3), RAX)
+		INCQ(RAX)
+		SHLQ(U8(3), RAX)
+		NEGQ(RAX)
+		LEAQ(avx2Masks.Offset(32), RDX)
+		ADDQ(RDX, RAX)
+	}
+	fromSI := func() { MOVQ(RSI, R12) }
+	if kd != kindAB2 {
+		reduce(s, kd, nb, mr, half, "b", fromSI, pfx, pfx+"store")
+	} else {
+		reduce(s, kd, nb, mr, half, "b1", fromSI, pfx, pfx+"end1")
+		Label(pfx + "end1")
+		// The second product: A2's rows from the argument slot, its
+		// stride and B2's in R9 and R10 until the end of the block.
+		Load(Param("lda2"), R9)
+		SHLQ(U8(3), R9)
+		Load(Param("ldb2"), R10)
+		SHLQ(U8(3), R10)
+		reduce(s, kd, nb, mr, half, "b2", func() { Load(Param("a2"), R12) }, pfx+"p2", pfx+"store")
+	}
+
+	Label(pfx + "store")
+	if bInRegs(s, kd) && !maskInReg(nb, mr) {
+		VMOVUPD(Mem{Base: RAX}, r[15])
+	}
+	MOVQ(RDI, RDX)
+	for i := 0; i < mr; i++ {
+		if i > 0 {
+			ADDQ(R8, RDX)
+		}
+		for v := 0; v < nb; v++ {
+			m := Mem{Base: RDX, Disp: v * s.bytes}
+			switch {
+			case v < nb-1:
+				VMOVUPD(acc(i, v), m)
+			case s.is512():
+				VMOVUPD(acc(i, v), K1, m)
+			default:
+				VMASKMOVPD(acc(i, v), r[15], m)
+			}
+		}
+	}
+	// Next block of rows.
+	IMUL3Q(U32(mr), R8, RDX)
+	ADDQ(RDX, RDI)
+	switch kd {
+	case kindAtB:
+		ADDQ(U32(8*mr), RSI)
+	case kindAB:
+		IMUL3Q(U32(mr), R9, RDX)
+		ADDQ(RDX, RSI)
+	case kindAB2:
+		// R9 holds lda2 in bytes: advance a2, then restore A1's and B1's.
+		IMUL3Q(U32(mr), R9, RDX)
+		Load(Param("a2"), R12)
+		ADDQ(RDX, R12)
+		Store(R12, Param("a2"))
+		Load(Param("lda1"), R9)
+		SHLQ(U8(3), R9)
+		Load(Param("ldb1"), R10)
+		SHLQ(U8(3), R10)
+		IMUL3Q(U32(mr), R9, RDX)
+		ADDQ(RDX, RSI)
+	}
+}
+
+// bInRegs reports whether the AVX2 kernel of kind kd loads every B vector
+// of row t into a register once (AB2), instead of taking the full ones as
+// an FMA memory operand per row of the block (a load per FMA).
+func bInRegs(s isa, kd kind) bool { return !s.is512() && kd == kindAB2 }
+
+// maskInReg reports whether an mr x nb block with B in registers leaves
+// Y15 to the mask: accumulators, nb B vectors, a broadcast temporary and
+// the mask fit in 16 registers. Otherwise the temporary is Y15 and the
+// mask is loaded from (AX) into it where it is used.
+func maskInReg(nb, mr int) bool { return mr*nb+nb+2 <= 16 }
+
+// reduce emits the sum over t into the block's accumulators: from B at
+// Param(pb) (row stride R10) and A at R12, which loadA sets (kindAtB: row
+// t at R12 + t*R9; AB kinds: row i at R12 + i*R9, element t at +8t).
+// Its labels start with pfx; with k = 0 it jumps to label end, which the
+// caller places after it.
+func reduce(s isa, kd kind, nb, mr int, half bool, pb string, loadA func(), pfx, end string) {
+	r := s.regs
 	w := func(x VecPhysical, v int) Register {
 		if half && v == nb-1 {
 			return x.AsY()
@@ -170,17 +299,10 @@ func blockVariant(s isa, kd kind, nb, mr int, half bool, pfx string) {
 	} else {
 		tmp = r[12:14]
 	}
-
-	for i := 0; i < mr; i++ {
-		for v := 0; v < nb; v++ {
-			a := r[i*nb+v]
-			VXORPD(a, a, a)
-		}
-	}
-	Load(Param("b"), R11)
+	Load(Param(pb), R11)
 	Load(Param("k"), RBX)
-	MOVQ(RSI, R12)
-	if kd == kindAB {
+	loadA()
+	if kd != kindAtB {
 		if mr > 5 {
 			LEAQ(Mem{Base: R12, Index: R9, Scale: 4}, R13)
 			ADDQ(R9, R13)
@@ -212,9 +334,27 @@ func blockVariant(s isa, kd kind, nb, mr int, half bool, pfx string) {
 	bVec := func(v int) Mem { return Mem{Base: R11, Disp: v * s.bytes} }
 
 	TESTQ(RBX, RBX)
-	JE(LabelRef(pfx + "store"))
+	JE(LabelRef(end))
 	Label(pfx + "loop")
-	if s.is512() {
+	if bInRegs(s, kd) {
+		bregs := r[nacc : nacc+nb]
+		t := r[nacc+nb]
+		mask := r[15]
+		if !maskInReg(nb, mr) {
+			VMOVUPD(Mem{Base: RAX}, t)
+			mask = t
+		}
+		VMASKMOVPD(bVec(nb-1), mask, bregs[nb-1])
+		for v := 0; v < nb-1; v++ {
+			VMOVUPD(bVec(v), bregs[v])
+		}
+		for i := 0; i < mr; i++ {
+			VBROADCASTSD(aElem(i), t)
+			for v := 0; v < nb; v++ {
+				VFMADD231PD(bregs[v], t, acc(i, v))
+			}
+		}
+	} else if s.is512() {
 		for v := 0; v < nb; v++ {
 			if v == nb-1 {
 				VMOVUPD_Z(bVec(v), K1, w(bv[v], v))
@@ -254,32 +394,4 @@ func blockVariant(s isa, kd kind, nb, mr int, half bool, pfx string) {
 	ADDQ(R10, R11)
 	DECQ(RBX)
 	JNZ(LabelRef(pfx + "loop"))
-
-	Label(pfx + "store")
-	MOVQ(RDI, RDX)
-	for i := 0; i < mr; i++ {
-		if i > 0 {
-			ADDQ(R8, RDX)
-		}
-		for v := 0; v < nb; v++ {
-			m := Mem{Base: RDX, Disp: v * s.bytes}
-			switch {
-			case v < nb-1:
-				VMOVUPD(acc(i, v), m)
-			case s.is512():
-				VMOVUPD(acc(i, v), K1, m)
-			default:
-				VMASKMOVPD(acc(i, v), r[15], m)
-			}
-		}
-	}
-	// Next block of rows.
-	IMUL3Q(U32(mr), R8, RDX)
-	ADDQ(RDX, RDI)
-	if kd == kindAtB {
-		ADDQ(U32(8*mr), RSI)
-	} else {
-		IMUL3Q(U32(mr), R9, RDX)
-		ADDQ(RDX, RSI)
-	}
 }

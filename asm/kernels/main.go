@@ -80,6 +80,8 @@ func main() {
 	genAtBAVX2()
 	genAtBEdgeAVX2()
 	genBlock(avx2, kindAB)
+	genBlock(avx512, kindAB2)
+	genBlock(avx2, kindAB2)
 	genAtX(avx2)
 	for _, s := range []isa{avx512, avx2} {
 		genSparseAB(s)
