@@ -720,7 +720,15 @@ func NewTrainer(m *Model, tc TrainConfig) (*Trainer, error) {
 		return nil, err
 	}
 	p, dim, d := len(m.protos), m.dim, m.d
-	eng, err := engine.New(dim, d, p, cfg.Workers)
+	workers := cfg.Workers
+	if p*dim*d*d < soloSetWork {
+		// Every step runs on the caller alone (setSolo, and then imageSolo
+		// too); an engine of one shard also keeps the prototypes in one
+		// block and no idle worker (BenchmarkEpoch/eth80: two shards made
+		// the epoch 5-10% slower than one worker).
+		workers = 1
+	}
+	eng, err := engine.New(dim, d, p, workers)
 	if err != nil {
 		return nil, fmt.Errorf("model: %w", err)
 	}
