@@ -687,7 +687,6 @@ type Trainer struct {
 	sideErr                [2]error
 	factorTask, updateTask func(side int)
 	imageSolo              bool // an image step's distances run on the caller alone (soloImageWork)
-	setSolo                bool // a set step's distances run on the caller alone (soloSetWork)
 	// An image step: per winner, f and ‖Wᵀx‖ (coef = f Wᵀx), v = W q, the new
 	// column w and ‖w‖.
 	imgF, imgNorm, imgNu [2]float64
@@ -703,13 +702,16 @@ type Trainer struct {
 const soloImageWork = 1 << 20
 
 // soloSetWork: when p·D·d² (the multiply-adds of one set's projections)
-// is below it, Step computes its distances on the caller's goroutine alone
-// (engine.SetSolo), for the reason of soloImageWork: a step of the eth80
-// shape (D=400, d=5, p=8: 80,000) is a few microseconds of work per
-// prototype, less than moving the two updated winners between cores costs
-// (BenchmarkEpoch/eth80: ours 4.0 ms against 3.2 ms on one worker before).
-// The bits are the same either way. (A variable for the tests, which
-// set 0 to split the steps of small shapes too.)
+// is below it, the Trainer's engine has one shard, so that every step runs
+// on the caller's goroutine alone, for the reason of soloImageWork: a step
+// of the eth80 shape (D=400, d=5, p=8: 80,000) is a few microseconds of
+// work per prototype, less than moving the two updated winners between
+// cores costs (BenchmarkEpoch/eth80: ours 4.0 ms against 3.2 ms on one
+// worker when the steps were split; with two shards and every step on the
+// caller, still 5-10% slower than one shard). Image steps are then solo
+// too (p·D·d < soloImageWork). The bits are the same either way. (A
+// variable for the tests, which set 0 to split the steps of small shapes
+// too.)
 var soloSetWork = 1 << 18
 
 // NewTrainer returns a Trainer starting at a copy of m, with the training
@@ -722,11 +724,7 @@ func NewTrainer(m *Model, tc TrainConfig) (*Trainer, error) {
 	p, dim, d := len(m.protos), m.dim, m.d
 	workers := cfg.Workers
 	if p*dim*d*d < soloSetWork {
-		// Every step runs on the caller alone (setSolo, and then imageSolo
-		// too); an engine of one shard also keeps the prototypes in one
-		// block and no idle worker (BenchmarkEpoch/eth80: two shards made
-		// the epoch 5-10% slower than one worker).
-		workers = 1
+		workers = 1 // every step on the caller (soloSetWork)
 	}
 	eng, err := engine.New(dim, d, p, workers)
 	if err != nil {
@@ -753,7 +751,6 @@ func NewTrainer(m *Model, tc TrainConfig) (*Trainer, error) {
 		gram:      make([]float64, d*d),
 		gl:        make([]float64, 2*d),
 		imageSolo: p*dim*d < soloImageWork,
-		setSolo:   p*dim*d*d < soloSetWork,
 	}
 	t.factorTask, t.updateTask = t.factorSide, t.updateSide
 	t.pair = svd.NewPair(d)
@@ -1008,7 +1005,7 @@ func (t *Trainer) updateExact(p *linalg.Dense, r StepResult) error {
 		t.v[1].CopyFrom(t.protos[r.Minus])
 	}
 	t.sideK, t.sideP = [2]int{r.Plus, r.Minus}, p
-	if t.setSolo || t.eng.Workers() == 1 {
+	if t.eng.Workers() == 1 {
 		for side := range t.sideK {
 			t.updateSide(side)
 		}
@@ -1144,7 +1141,7 @@ func (t *Trainer) gradient(p *linalg.Dense, y int) (StepResult, error) {
 	if y < 0 || y >= t.base.classes {
 		return r, fmt.Errorf("model: %w: label %d outside [0, %d)", ErrData, y, t.base.classes)
 	}
-	t.eng.SetSolo(t.setSolo)
+	t.eng.SetSolo(false) // a set step splits (an image step may have set it)
 	if err := t.eng.Distances(t.dist, t.theta, p, t.lambda); err != nil {
 		return r, stepError("distances", err)
 	}
@@ -1165,7 +1162,7 @@ func (t *Trainer) gradient(p *linalg.Dense, y int) (StepResult, error) {
 	// Angles from this factorisation.
 	d := t.base.d
 	t.sideK = [2]int{plus, minus}
-	if t.setSolo || t.eng.Workers() == 1 {
+	if t.eng.Workers() == 1 {
 		t.factorBoth()
 	} else if err := t.eng.Tasks(2, t.factorTask); err != nil {
 		return r, err

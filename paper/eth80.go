@@ -135,22 +135,13 @@ func splitSets(y []int, classes, ntrain int, rng folds.Shuffler) (train, test []
 	return folds.Split(folds.Shuffled(byClass, rng), folds.PerClass(ntrain))
 }
 
-func pickSets(x []*subspace.Subspace, y []int, idx []int) ([]*subspace.Subspace, []int) {
-	xs := make([]*subspace.Subspace, len(idx))
-	ys := make([]int, len(idx))
-	for k, i := range idx {
-		xs[k], ys[k] = x[i], y[i]
-	}
-	return xs, ys
-}
-
 // eth80Once trains on the sets trainIdx and tests on testIdx.
 func eth80Once(ctx context.Context, spec eth80Spec, data *eth80Data, trainIdx, testIdx []int, seed uint64, r int) (acc, base float64, epochs int, trainDur, baseDur time.Duration, err error) {
 	t0 := time.Now()
 	cfg := spec.Setup
 	cfg.Seed = modelSeed(seed, r)
 	cfg.Workers = 1
-	xtr, ytr := pickSets(data.x, data.y, trainIdx)
+	xtr, ytr := pick(data.x, trainIdx), pick(data.y, trainIdx)
 	bxtr, bytr := xtr, ytr // the baseline sees the whole sets only
 	if spec.Subsets > 0 {
 		xa, ya, err2 := eth80Augment(data, trainIdx, spec.Subsets, spec.SubsetSize, cfg.SubspaceDim, runRNG(seed, streamAug, r))
@@ -160,7 +151,7 @@ func eth80Once(ctx context.Context, spec eth80Spec, data *eth80Data, trainIdx, t
 		}
 		xtr, ytr = append(xtr, xa...), append(ytr, ya...)
 	}
-	xte, yte := pickSets(data.x, data.y, testIdx)
+	xte, yte := pick(data.x, testIdx), pick(data.y, testIdx)
 	tb := time.Now()
 	bm, err := baselineModel(cfg, bxtr, bytr)
 	if err != nil {
