@@ -125,6 +125,14 @@
 //     per matrix at d = 12 (noisy VM). It changes the values of
 //     rank-deficient inputs at the 1e-16 level, hence training bits; how
 //     often training meets such inputs is not measured. Not adopted.
+//   - The AVX2 kernel's c = 1/sqrt(1 + t²) from a VRSQRTPS estimate, one
+//     cubic and one Newton step (exactly 1 where t = 0) instead of VSQRTPD
+//     and VDIVPD, so that the divider serves only t: about 4% less CPU
+//     time at d = 12, none measurable at d = 25 (the divider does not
+//     bound the kernel); it changes the bits of every model. Not adopted.
+//
+// How far these kernels and an epoch can go at all (lower bounds from the
+// arithmetic and the stores of the measured sweeps): docs/bounds.md.
 //
 // Tall: Householder QR of A (computed as the LQ factorisation of Aᵀ,
 // whose rows are contiguous, blocked by four reflectors: each panel is
