@@ -128,15 +128,22 @@
 //   - The AVX2 kernel's c = 1/sqrt(1 + t²) from a VRSQRTPS estimate, one
 //     cubic and one Newton step (exactly 1 where t = 0) instead of VSQRTPD
 //     and VDIVPD, so that the divider serves only t: about 4% less CPU
-//     time at d = 12, none measurable at d = 25 (the divider does not
-//     bound the kernel); it changes the bits of every model. Not adopted.
+//     time at d = 12 in one measurement, 7% more by the fastest of 18
+//     alternated runs in another, no difference at d = 25; it changes the
+//     bits of every model. Not adopted. Computing the parameters of every
+//     pair (no branch on the lanes that rotate) was 4-6% slower: the
+//     divider work of the pairs that do not rotate costs more than the
+//     branch. Adding four independent multiplies or one more store per row
+//     to the rotations cost 13% and 7% (fastest of 24 runs at d = 25): the
+//     rotations are not the whole cost, and no single unit bounds the
+//     kernel.
 //   - Two groups of 4 matrices in one AVX2 kernel call (each pass of a
 //     round does a pair for group A, then for group B: twice the
 //     independent chains, each matrix with its bits alone, tested): the
 //     CPU time of 8-matrix batches, two binaries alternated four times, was
 //     the same at d = 12 (1.24-1.40 s against 1.28-1.46 s) and 20% more at
 //     d = 25 (1.50-1.57 s against 1.18-1.44 s: the two groups' 40 KB no
-//     longer fit in L1). The kernel is not bound by latency. Not adopted.
+//     longer fit in L1). Not adopted.
 //
 // How far these kernels and an epoch can go at all (lower bounds from the
 // arithmetic and the stores of the measured sweeps): docs/bounds.md.
