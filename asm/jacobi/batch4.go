@@ -303,32 +303,30 @@ func rotatePair4(buf, pp, sc Register, x, y, r Register, suffix string) {
 	ANDQ(r, f)
 	CMPQ(f, r)
 	JNE(LabelRef("rotblend" + suffix))
-	rowLoop4(x, y, r, "rot"+suffix, true, func(disp, u int) {
-		// x and y as memory operands: six instructions a row.
-		t1, t2 := []VecPhysical{Y0, Y2, Y4, Y6}[u], []VecPhysical{Y1, Y3, Y5, Y7}[u]
-		VMULPD(Mem{Base: y, Disp: disp}, s, t1)
-		VMULPD(Mem{Base: x, Disp: disp}, s, t2)
-		VFMSUB231PD(Mem{Base: x, Disp: disp}, c, t1) // c x - s y
-		VFMADD231PD(Mem{Base: y, Disp: disp}, c, t2) // c y + s x
-		VMOVUPD(t1, Mem{Base: x, Disp: disp})
-		VMOVUPD(t2, Mem{Base: y, Disp: disp})
-	})
+	// One row: x and y as memory operands, six instructions (eight with
+	// the blend, which keeps x and y in the lanes of keep).
+	row := func(blend bool) func(disp, u int) {
+		return func(disp, u int) {
+			t1, t2 := []VecPhysical{Y0, Y2, Y4, Y6}[u], []VecPhysical{Y1, Y3, Y5, Y7}[u]
+			VMULPD(Mem{Base: y, Disp: disp}, s, t1)
+			VMULPD(Mem{Base: x, Disp: disp}, s, t2)
+			VFMSUB231PD(Mem{Base: x, Disp: disp}, c, t1) // c x - s y
+			VFMADD231PD(Mem{Base: y, Disp: disp}, c, t2) // c y + s x
+			if blend {
+				VBLENDVPD(keep, Mem{Base: x, Disp: disp}, t1, t1) // keep ? x : c x - s y
+				VBLENDVPD(keep, Mem{Base: y, Disp: disp}, t2, t2)
+			}
+			VMOVUPD(t1, Mem{Base: x, Disp: disp})
+			VMOVUPD(t2, Mem{Base: y, Disp: disp})
+		}
+	}
+	rowLoop4(x, y, r, "rot"+suffix, true, row(false))
 	JMP(LabelRef("rotnext" + suffix))
 
 	Label("rotblend" + suffix)
 	Comment("keep = the lanes that do not rotate")
 	VPCMPEQQ(keep, keep, keep)
 	VXORPD(Mem{Base: sc}, keep, keep)
-	rowLoop4(x, y, r, "rotb"+suffix, true, func(disp, u int) {
-		t1, t2 := []VecPhysical{Y0, Y2, Y4, Y6}[u], []VecPhysical{Y1, Y3, Y5, Y7}[u]
-		VMULPD(Mem{Base: y, Disp: disp}, s, t1)
-		VMULPD(Mem{Base: x, Disp: disp}, s, t2)
-		VFMSUB231PD(Mem{Base: x, Disp: disp}, c, t1)      // c x - s y
-		VFMADD231PD(Mem{Base: y, Disp: disp}, c, t2)      // c y + s x
-		VBLENDVPD(keep, Mem{Base: x, Disp: disp}, t1, t1) // keep ? x : c x - s y
-		VBLENDVPD(keep, Mem{Base: y, Disp: disp}, t2, t2)
-		VMOVUPD(t1, Mem{Base: x, Disp: disp})
-		VMOVUPD(t2, Mem{Base: y, Disp: disp})
-	})
+	rowLoop4(x, y, r, "rotb"+suffix, true, row(true))
 	Label("rotnext" + suffix)
 }

@@ -45,12 +45,7 @@ func genAtX(s isa) {
 // the last one is a YMM register.
 func atxVariant(s isa, nb int, half bool, pfx string) {
 	r := s.regs
-	w := func(x VecPhysical, v int) Register {
-		if half && v == nb-1 {
-			return x.AsY()
-		}
-		return x
-	}
+	w := vecAs(nb, half)
 	acc := func(u, v int) Register { return w(r[u*nb+v], v) }
 	// AVX-512: broadcast temporaries r[16..19]. AVX2: r[12], r[14]
 	// broadcasts, r[13] the masked last A vector, r[15] the mask.

@@ -159,6 +159,18 @@ func columnDispatch(s isa, name, rows string, emit func(nb int, half bool, pfx, 
 	RET()
 }
 
+// vecAs returns how a block kernel uses register x for column vector v of
+// nb: the whole register, or its low (YMM) half for the last vector when
+// half is set (AVX-512 "half" variants).
+func vecAs(nb int, half bool) func(x VecPhysical, v int) Register {
+	return func(x VecPhysical, v int) Register {
+		if half && v == nb-1 {
+			return x.AsY()
+		}
+		return x
+	}
+}
+
 // blockVariant emits the code for one mr x nb block at c=DI, a=SI, then
 // advances DI and SI to the next block of rows. Working registers: R11 the B
 // row, R12 (and R13, AX for AB) the A row(s), BX the t counter, DX scratch.
@@ -170,13 +182,7 @@ func columnDispatch(s isa, name, rows string, emit func(nb int, half bool, pfx, 
 // accumulators, B vector and broadcast are used through their low halves.
 func blockVariant(s isa, kd kind, nb, mr int, half bool, pfx string) {
 	r := s.regs
-	// w returns register x as used for column vector v.
-	w := func(x VecPhysical, v int) Register {
-		if half && v == nb-1 {
-			return x.AsY()
-		}
-		return x
-	}
+	w := vecAs(nb, half)
 	acc := func(i, v int) Register { return w(r[i*nb+v], v) }
 
 	for i := 0; i < mr; i++ {
@@ -278,12 +284,7 @@ func maskInReg(nb, mr int) bool { return mr*nb+nb+2 <= 16 }
 // caller places after it.
 func reduce(s isa, kd kind, nb, mr int, half bool, pb string, loadA func(), pfx, end string) {
 	r := s.regs
-	w := func(x VecPhysical, v int) Register {
-		if half && v == nb-1 {
-			return x.AsY()
-		}
-		return x
-	}
+	w := vecAs(nb, half)
 	acc := func(i, v int) Register { return w(r[i*nb+v], v) }
 	nacc := mr * nb
 

@@ -60,12 +60,7 @@ func genSparseAB(s isa) {
 // half set (AVX-512 only) the last vector is a YMM register.
 func sparseVariant(s isa, nb int, half bool, pfx, bad string) {
 	r := s.regs
-	w := func(x VecPhysical, v int) Register {
-		if half && v == nb-1 {
-			return x.AsY()
-		}
-		return x
-	}
+	w := vecAs(nb, half)
 	acc := func(v int) Register { return w(r[v], v) }
 	// AVX-512: r[30] the broadcast, r[31] the masked last B vector.
 	// AVX2: r[13] the broadcast, r[14] the masked last B vector, r[15] the
