@@ -9,12 +9,13 @@ import (
 )
 
 // impls lists every implementation this build has, fastest first, each
-// with the dispatch booleans that select it and whether this CPU can run
-// it. restoreImpl puts back the choice init made.
+// with the dispatch booleans that select it and whether it runs here: the
+// CPU supports it and GRLGQ_KERNELS does not cap it away. restoreImpl
+// puts back the choice init made.
 func impls() []impl {
 	return []impl{
-		{name: "avx512", ok: cpu.HasAVX512, set: func() { useAVX512, useAVX2 = true, true }},
-		{name: "avx2", ok: cpu.HasAVX2, set: func() { useAVX512, useAVX2 = false, true }},
+		{name: "avx512", ok: cpu.AVX512, set: func() { useAVX512, useAVX2 = true, true }},
+		{name: "avx2", ok: cpu.AVX2, set: func() { useAVX512, useAVX2 = false, true }},
 		{name: "generic", ok: true, set: func() { useAVX512, useAVX2 = false, false }},
 	}
 }

@@ -111,8 +111,8 @@ func TestPermIndices(t *testing.T) {
 // TestSingleKernelNoConvergence checks that the single-matrix kernels stop
 // after maxSweeps and report it.
 func TestSingleKernelNoConvergence(t *testing.T) {
-	if !cpu.HasAVX512 {
-		t.Skip("no AVX-512")
+	if !cpu.AVX512 {
+		t.Skip("no AVX-512 (or capped by GRLGQ_KERNELS)")
 	}
 	rng := rand.New(rand.NewPCG(7, 7))
 	for _, n := range []int{12, 25} {
@@ -142,8 +142,8 @@ func TestSingleKernelNoConvergence(t *testing.T) {
 // (all 0-1 inputs for n <= 16) and on random inputs for larger n, through
 // the AVX-512 kernel (8 lanes at once).
 func TestSortingNetwork(t *testing.T) {
-	if !cpu.HasAVX512 {
-		t.Skip("no AVX-512")
+	if !cpu.AVX512 {
+		t.Skip("no AVX-512 (or capped by GRLGQ_KERNELS)")
 	}
 	rng := rand.New(rand.NewPCG(8, 8))
 	for n := 1; n <= MaxSmall; n++ {
@@ -191,8 +191,8 @@ func TestSortingNetwork(t *testing.T) {
 // TestTransposeAVX512 checks the gather transposition on odd shapes, its
 // maximum and its non-finite detection.
 func TestTransposeAVX512(t *testing.T) {
-	if !cpu.HasAVX512 {
-		t.Skip("no AVX-512")
+	if !cpu.AVX512 {
+		t.Skip("no AVX-512 (or capped by GRLGQ_KERNELS)")
 	}
 	rng := rand.New(rand.NewPCG(9, 9))
 	for _, sh := range [][2]int{{1, 1}, {7, 3}, {8, 8}, {9, 20}, {17, 5}, {784, 20}, {20, 784}} {
@@ -233,8 +233,8 @@ func TestTransposeAVX512(t *testing.T) {
 // TestDotsAxpy4 compares the AVX-512 dots4/axpy4 with the pure-Go ones on
 // all tail lengths.
 func TestDotsAxpy4(t *testing.T) {
-	if !cpu.HasAVX512 {
-		t.Skip("no AVX-512")
+	if !cpu.AVX512 {
+		t.Skip("no AVX-512 (or capped by GRLGQ_KERNELS)")
 	}
 	rng := rand.New(rand.NewPCG(10, 10))
 	saved := useAVX512
