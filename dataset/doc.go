@@ -128,11 +128,7 @@
 // BasisSubspaces (npy); TrainingSubspaces and EvalSamples choose among
 // them by the kind of data, as a classifier is trained and evaluated
 // on it, and Dataset.ClassMap maps the data's classes to a classifier's by
-// name (the package never sees a model: it takes the names). Splits:
-// Holdout, a validation part carved out of training data by the fraction
-// rule of internal/folds (shared with model.ValidationSplit), from its own
-// PCG stream of the seed; the k-folds of cross-validation are selection's,
-// and the paper protocols' splits are package paper's (internal/folds'
-// RoundRobin, Split). Augmentation: Shifted (an image moved by whole
+// name (the package never sees a model: it takes the names). Splits
+// (holdouts, k-folds, validation parts) are package folds'. Augmentation: Shifted (an image moved by whole
 // pixels, edges replicated).
 package dataset

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/grlgq/grlgq/folds"
 	"github.com/grlgq/grlgq/linalg"
 	"github.com/grlgq/grlgq/subspace"
 )
@@ -126,7 +127,7 @@ func GroupSubspaces(ds *Dataset, items []int, opt GroupOptions) (*Subspaces, err
 		skipped []Skip
 	)
 	rng := newRand(opt.Seed, streamGroups)
-	for c, idx := range byClass(sub) {
+	for c, idx := range folds.ByClass(sub) { // labels of a loaded data set are never negative
 		if len(idx) == 0 {
 			continue
 		}

@@ -10,6 +10,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/grlgq/grlgq/folds"
 	"github.com/grlgq/grlgq/linalg"
 	"github.com/grlgq/grlgq/subspace"
 )
@@ -363,7 +364,7 @@ func TestCostDefinition(t *testing.T) {
 
 func TestValidationAndEarlyStopping(t *testing.T) {
 	xs, ys := synth(t, 70, 20, 3, 3, 10, 0.2)
-	tr, va := ValidationSplit(ys, 0.3, 9)
+	tr, va := folds.ValidationSplit(ys, 0.3, 9)
 	if len(tr)+len(va) != len(ys) || len(va) != 9 {
 		t.Fatalf("split %d + %d", len(tr), len(va))
 	}

@@ -11,6 +11,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/grlgq/grlgq/folds"
 	"github.com/grlgq/grlgq/internal/reference"
 	"github.com/grlgq/grlgq/linalg"
 )
@@ -262,7 +263,7 @@ func TestTrainOnImagesDeterministic(t *testing.T) {
 		}
 	}
 	cfg := opts{Config: Config{SubspaceDim: 3, PrototypesPerClass: 2}, TrainConfig: TrainConfig{Epochs: 4, Workers: 1, Seed: 11, ValidationFraction: 0.25, Init: InitPCA}}
-	tr, _ := ValidationSplit(y, 0.25, 11)
+	tr, _ := folds.ValidationSplit(y, 0.25, 11)
 	var xt [][]float64
 	var yt []int
 	for _, i := range tr {

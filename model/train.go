@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/grlgq/grlgq/engine"
-	"github.com/grlgq/grlgq/internal/folds"
+	"github.com/grlgq/grlgq/folds"
 	"github.com/grlgq/grlgq/kernels"
 	"github.com/grlgq/grlgq/linalg"
 	"github.com/grlgq/grlgq/subspace"
@@ -20,9 +20,8 @@ import (
 // PCG streams of the seeded random choices (one per purpose, so that e.g.
 // the validation split does not shift the initialisation).
 const (
-	streamInit  = 0x494e4954_00000000 // "INIT"
-	streamSplit = 0x53504c54_00000000 // "SPLT"
-	streamPerm  = 0x5045524d_00000000 // "PERM" + epoch
+	streamInit = 0x494e4954_00000000 // "INIT"
+	streamPerm = 0x5045524d_00000000 // "PERM" + epoch
 )
 
 // Permutation returns the order in which Train visits n training sets in
@@ -62,26 +61,6 @@ func bounded(src *rand.PCG, k uint64) int {
 		}
 	}
 	return int(hi)
-}
-
-// ValidationSplit returns the indices (ascending) of the training and the
-// validation part of a data set with labels y, as Train carves them: within
-// each class, a seeded shuffle (rand.NewPCG(seed, 0x53504c5400000000), one
-// stream over the classes in order) puts round(fraction·n_c) sets into the
-// validation part, at least one and at most n_c−1 when the class has two or
-// more sets and fraction > 0 (the fraction rule of internal/folds, which
-// dataset.Holdout uses too; the shuffle is Permutation's, with its
-// Lemire bound).
-func ValidationSplit(y []int, fraction float64, seed uint64) (train, val []int) {
-	if !(fraction > 0) {
-		train = make([]int, len(y))
-		for i := range train {
-			train[i] = i
-		}
-		return train, nil
-	}
-	val, train = folds.Take(folds.ByClass(y), folds.Fraction(fraction), folds.Lemire(rand.NewPCG(seed, streamSplit)))
-	return train, val
 }
 
 // EpochStats are the statistics of one training epoch.
@@ -354,7 +333,7 @@ func orthonormalityError(gram []float64, b *linalg.Dense) float64 {
 // (Trainer.Step on their bases) or all single images (Trainer.Step on
 // 1-D subspaces: one angle, relevances untouched), for models that will
 // classify single images; the images are read, never changed or kept.
-// With tc.ValidationFraction > 0 the validation part (ValidationSplit) is
+// With tc.ValidationFraction > 0 the validation part (folds.ValidationSplit) is
 // held out and evaluated after every epoch. Train(ctx, cfg, tc, x, y)
 // gives the same model as Continue(ctx, Init(cfg, tc, train part), tc, x,
 // y).
@@ -408,7 +387,7 @@ func Continue(ctx context.Context, m *Model, tc TrainConfig, x []Sample, y []int
 
 // splitData validates cfg and the labels y of n training items (called
 // item in messages; labels below classes, or below MaxClasses when classes
-// < 0) and returns the training and validation parts (ValidationSplit):
+// < 0) and returns the training and validation parts (folds.ValidationSplit):
 // the common start of Train and Continue.
 func splitData(tc TrainConfig, n int, y []int, classes int, item string) (tr, va []int, err error) {
 	c := tc.withDefaults()
@@ -426,7 +405,7 @@ func splitData(tc TrainConfig, n int, y []int, classes int, item string) (tr, va
 			return nil, nil, fmt.Errorf("model: %w: %s %d has label %d, the model has %d classes", ErrData, item, i, v, classes)
 		}
 	}
-	tr, va = ValidationSplit(y, c.ValidationFraction, c.Seed)
+	tr, va = folds.ValidationSplit(y, c.ValidationFraction, c.Seed)
 	return tr, va, nil
 }
 

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/grlgq/grlgq/folds"
 	"github.com/grlgq/grlgq/linalg"
 	"github.com/grlgq/grlgq/subspace"
 )
@@ -120,7 +121,7 @@ func TestTrainEqualsInitThenContinue(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tr, _ := ValidationSplit(ys, cfg.ValidationFraction, cfg.Seed)
+	tr, _ := folds.ValidationSplit(ys, cfg.ValidationFraction, cfg.Seed)
 	xt, yt := make([]*subspace.Subspace, len(tr)), make([]int, len(tr))
 	for i, j := range tr {
 		xt[i], yt[i] = xs[j], ys[j]

@@ -24,7 +24,7 @@
 //
 // Images are grouped into training sets by dataset.Groups, the rule
 // `grlgq train` uses too; splits and folds follow the rules of
-// internal/folds with the protocols' own random streams (Yale B's folds:
+// package folds with the protocols' own random streams (Yale B's folds:
 // each class shuffled and dealt from fold 0, folds.RoundRobin; ETH-80's
 // split: each class shuffled and cut at the training count, folds.Split).
 //

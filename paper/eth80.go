@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"github.com/grlgq/grlgq/dataset/imageset"
+	"github.com/grlgq/grlgq/folds"
 	"github.com/grlgq/grlgq/hard"
-	"github.com/grlgq/grlgq/internal/folds"
 	"github.com/grlgq/grlgq/model"
 	"github.com/grlgq/grlgq/subspace"
 )

@@ -7,7 +7,7 @@ import (
 
 	"github.com/grlgq/grlgq/dataset"
 	"github.com/grlgq/grlgq/dataset/imageset"
-	"github.com/grlgq/grlgq/internal/folds"
+	"github.com/grlgq/grlgq/folds"
 	"github.com/grlgq/grlgq/model"
 	"github.com/grlgq/grlgq/subspace"
 )

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/grlgq/grlgq/folds"
 	"github.com/grlgq/grlgq/model"
 	"github.com/grlgq/grlgq/score"
 	"github.com/grlgq/grlgq/subspace"
@@ -93,7 +94,7 @@ func CrossValidate(ctx context.Context, cfg model.Config, tc model.TrainConfig, 
 	if len(x) != len(y) {
 		return nil, fmt.Errorf("selection: %w: %d sets and %d labels", ErrData, len(x), len(y))
 	}
-	folds, err := RepeatedStratifiedKFold(y, opt.Folds, opt.Repeats, opt.Seed)
+	splits, err := folds.RepeatedStratifiedKFold(y, opt.Folds, opt.Repeats, opt.Seed)
 	if err != nil {
 		return nil, err
 	}
@@ -103,13 +104,13 @@ func CrossValidate(ctx context.Context, cfg model.Config, tc model.TrainConfig, 
 		epochs = model.DefaultEpochs
 	}
 	per := max(cfg.PrototypesPerClass, 1)
-	prog := newProgress(opt.Progress, len(folds)*(epochs*per+1))
-	res := &CVResult{Folds: make([]FoldScore, len(folds))}
-	inner := max(opt.Workers/len(folds), 1)
-	err = parallel(ctx, len(folds), opt.Workers, func(f int) error {
+	prog := newProgress(opt.Progress, len(splits)*(epochs*per+1))
+	res := &CVResult{Folds: make([]FoldScore, len(splits))}
+	inner := max(opt.Workers/len(splits), 1)
+	err = parallel(ctx, len(splits), opt.Workers, func(f int) error {
 		t0 := time.Now()
-		xt, yt := pick(x, y, folds[f].Train)
-		xv, yv := pick(x, y, folds[f].Val)
+		xt, yt := pick(x, y, splits[f].Train)
+		xv, yv := pick(x, y, splits[f].Val)
 		c := tc
 		c.Workers = inner
 		c.OnEpoch = func(model.EpochStats) error { prog.add(per); return nil }
@@ -128,7 +129,7 @@ func CrossValidate(ctx context.Context, cfg model.Config, tc model.TrainConfig, 
 	if err != nil {
 		return nil, err
 	}
-	acc := make([]float64, len(folds))
+	acc := make([]float64, len(splits))
 	for f, s := range res.Folds {
 		acc[f] = s.Accuracy
 	}

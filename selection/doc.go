@@ -10,13 +10,13 @@
 //
 // # Folds
 //
-// StratifiedKFold deals each class's items, shuffled by a PCG stream of the
-// seed, to the folds in turn (continuing where the previous class stopped),
-// so fold sizes differ by at most one and every fold keeps the class
-// proportions. The rule lives in internal/folds, the one home of the
-// stratified splits; the seed's stream and the checks are this package's.
-// Every class needs at least K items, so that every fold's training part
-// holds every class (ErrTooSmall names the class).
+// The folds are folds.RepeatedStratifiedKFold's (package folds, the one
+// home of the splits): each class's items, shuffled by a PCG stream of
+// Options.Seed, are dealt to the folds in turn (continuing where the
+// previous class stopped), so fold sizes differ by at most one and every
+// fold keeps the class proportions. Every class needs at least K items,
+// so that every fold's training part holds every class
+// (folds.ErrTooSmall names the class).
 //
 // # Determinism
 //

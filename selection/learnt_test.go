@@ -6,6 +6,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/grlgq/grlgq/folds"
 	"github.com/grlgq/grlgq/model"
 	"github.com/grlgq/grlgq/subspace"
 )
@@ -45,8 +46,8 @@ func TestLearntNearestNeighbour(t *testing.T) {
 	if res.Best != 0 && res.Table[0].Mean >= res.Table[1].Mean {
 		t.Fatalf("best %d with means %v, %v", res.Best, res.Table[0].Mean, res.Table[1].Mean)
 	}
-	folds, _ := StratifiedKFold(y, 3, 3)
-	for f, fo := range folds {
+	splits, _ := folds.StratifiedKFold(y, 3, 3)
+	for f, fo := range splits {
 		xt, yt := pick(x, y, fo.Train)
 		cfg, tc := one.Apply(model.Config{}, base, yt)
 		m, _, err := model.Train(context.Background(), cfg, foldConfig(tc, 1), model.Sets(xt), yt)

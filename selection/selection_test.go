@@ -9,123 +9,10 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/grlgq/grlgq/folds"
 	"github.com/grlgq/grlgq/model"
 	"github.com/grlgq/grlgq/subspace"
 )
-
-func TestStratifiedKFoldPartition(t *testing.T) {
-	// Classes of 7, 12 and 5 items, interleaved.
-	var y []int
-	for i := 0; i < 24; i++ {
-		y = append(y, []int{0, 1, 1, 2, 0, 1}[i%6])
-	}
-	y = append(y, 0, 0, 0, 2, 2)
-	counts := map[int]int{}
-	for _, c := range y {
-		counts[c]++
-	}
-	for _, k := range []int{2, 3, 5} {
-		folds, err := StratifiedKFold(y, k, 7)
-		if err != nil {
-			t.Fatal(err)
-		}
-		seen := make([]int, len(y))
-		sizes := []int{}
-		for f, fo := range folds {
-			if !slices.IsSorted(fo.Train) || !slices.IsSorted(fo.Val) {
-				t.Errorf("k=%d fold %d: indices not ascending", k, f)
-			}
-			if len(fo.Train)+len(fo.Val) != len(y) {
-				t.Errorf("k=%d fold %d: %d + %d items, want %d", k, f, len(fo.Train), len(fo.Val), len(y))
-			}
-			in := map[int]bool{}
-			for _, i := range fo.Train {
-				in[i] = true
-			}
-			for _, i := range fo.Val {
-				if in[i] {
-					t.Errorf("k=%d fold %d: item %d both trains and validates", k, f, i)
-				}
-				seen[i]++
-			}
-			// Class proportions: each class's share of the fold within one
-			// item of n_c/k.
-			per := map[int]int{}
-			for _, i := range fo.Val {
-				per[y[i]]++
-			}
-			for c, n := range counts {
-				want := float64(n) / float64(k)
-				if math.Abs(float64(per[c])-want) >= 1 {
-					t.Errorf("k=%d fold %d: class %d has %d validation items, want about %.1f", k, f, c, per[c], want)
-				}
-			}
-			sizes = append(sizes, len(fo.Val))
-		}
-		for i, n := range seen {
-			if n != 1 {
-				t.Errorf("k=%d: item %d validates in %d folds, want 1", k, i, n)
-			}
-		}
-		if slices.Max(sizes)-slices.Min(sizes) > 1 {
-			t.Errorf("k=%d: fold sizes %v differ by more than one", k, sizes)
-		}
-		again, _ := StratifiedKFold(y, k, 7)
-		other, _ := StratifiedKFold(y, k, 8)
-		for f := range folds {
-			if !slices.Equal(folds[f].Val, again[f].Val) {
-				t.Errorf("k=%d: same seed, different folds", k)
-			}
-		}
-		if k == 3 && slices.Equal(folds[0].Val, other[0].Val) && slices.Equal(folds[1].Val, other[1].Val) {
-			t.Errorf("k=%d: seeds 7 and 8 give the same folds", k)
-		}
-	}
-}
-
-func TestStratifiedKFoldErrors(t *testing.T) {
-	y := []int{0, 0, 0, 0, 1, 1, 2, 2, 2}
-	_, err := StratifiedKFold(y, 3, 1)
-	if !errors.Is(err, ErrTooSmall) || !strings.Contains(err.Error(), "class 1 has 2 sets") {
-		t.Errorf("class of 2 in 3 folds: %v", err)
-	}
-	if _, err := StratifiedKFold(y, 1, 1); !errors.Is(err, ErrData) {
-		t.Errorf("1 fold: %v", err)
-	}
-	if _, err := StratifiedKFold([]int{0, -1, 1}, 2, 1); !errors.Is(err, ErrData) {
-		t.Errorf("negative label: %v", err)
-	}
-	if k, c, n := MaxFolds(y, 5); k != 2 || c != 1 || n != 2 {
-		t.Errorf("MaxFolds = %d, %d, %d, want 2, 1, 2", k, c, n)
-	}
-	if k, _, _ := MaxFolds([]int{0, 0, 1}, 5); k != 0 {
-		t.Errorf("MaxFolds with a class of one = %d, want 0", k)
-	}
-}
-
-func TestRepeatedFolds(t *testing.T) {
-	y := []int{0, 0, 0, 0, 1, 1, 1, 1, 1, 2, 2, 2}
-	f, err := RepeatedStratifiedKFold(y, 3, 2, 4)
-	if err != nil || len(f) != 6 {
-		t.Fatalf("%d folds, %v", len(f), err)
-	}
-	one, _ := StratifiedKFold(y, 3, 4)
-	for i := range one {
-		if !slices.Equal(one[i].Val, f[i].Val) {
-			t.Errorf("repetition 0 differs from StratifiedKFold")
-		}
-	}
-	same := true
-	for i := range one {
-		same = same && slices.Equal(f[i].Val, f[3+i].Val)
-	}
-	if same {
-		t.Error("the two repetitions have the same folds")
-	}
-	if _, err := RepeatedStratifiedKFold(y, 3, 0, 4); !errors.Is(err, ErrData) {
-		t.Errorf("0 repeats: %v", err)
-	}
-}
 
 func TestGridErrors(t *testing.T) {
 	bad := []Grid{
@@ -149,11 +36,11 @@ func TestGridErrors(t *testing.T) {
 	}
 	// A class too small for the folds: named, with its size.
 	_, err := Tune(context.Background(), model.Config{}, model.TrainConfig{}, []Setting{{Prototypes: 1, Eta: 0.1, Epochs: 1}}, x, y, Options{Folds: 5})
-	if !errors.Is(err, ErrTooSmall) || !strings.Contains(err.Error(), "class 0 has 4 sets") {
+	if !errors.Is(err, folds.ErrTooSmall) || !strings.Contains(err.Error(), "class 0 has 4 sets") {
 		t.Errorf("folds > class size: %v", err)
 	}
 	_, err = CrossValidate(context.Background(), model.Config{}, model.TrainConfig{}, x, y, Options{Folds: 5})
-	if !errors.Is(err, ErrTooSmall) {
+	if !errors.Is(err, folds.ErrTooSmall) {
 		t.Errorf("CrossValidate, folds > class size: %v", err)
 	}
 	// Deduplication: untrained settings ignore relevance and η.
@@ -209,7 +96,7 @@ func TestNoLeak(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	folds, _ := StratifiedKFold(y, 3, 5)
+	splits, _ := folds.StratifiedKFold(y, 3, 5)
 	index := map[*subspace.Subspace]int{}
 	for i, s := range x {
 		index[s] = i
@@ -232,7 +119,7 @@ func TestNoLeak(t *testing.T) {
 				continue
 			}
 			matched := false
-			for _, f := range folds {
+			for _, f := range splits {
 				if slices.Equal(got, f.Train) {
 					matched = true
 				}
@@ -400,8 +287,8 @@ func TestNearestNeighbourSetting(t *testing.T) {
 	if res.Model.NumPrototypes() != len(x) || res.History != nil || res.Model.Epochs() != 0 {
 		t.Fatalf("1-NN model: %d prototypes (want %d), %d epochs", res.Model.NumPrototypes(), len(x), res.Model.Epochs())
 	}
-	folds, _ := StratifiedKFold(y, 5, 3)
-	for f, fo := range folds {
+	splits, _ := folds.StratifiedKFold(y, 5, 3)
+	for f, fo := range splits {
 		correct := 0
 		for _, i := range fo.Val {
 			bestD, bestL := math.Inf(1), -1

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/grlgq/grlgq/folds"
 	"github.com/grlgq/grlgq/model"
 	"github.com/grlgq/grlgq/score"
 	"github.com/grlgq/grlgq/subspace"
@@ -75,7 +76,7 @@ func Tune(ctx context.Context, base model.Config, tbase model.TrainConfig, setti
 	if !(opt.Confidence >= 0 && opt.Confidence <= 100) {
 		return nil, fmt.Errorf("selection: %w: confidence %g outside [0, 100]", ErrGrid, opt.Confidence)
 	}
-	folds, err := RepeatedStratifiedKFold(y, opt.Folds, opt.Repeats, opt.Seed)
+	splits, err := folds.RepeatedStratifiedKFold(y, opt.Folds, opt.Repeats, opt.Seed)
 	if err != nil {
 		return nil, err
 	}
@@ -123,7 +124,7 @@ func Tune(ctx context.Context, base model.Config, tbase model.TrainConfig, setti
 	}
 	total := 0
 	for _, c := range chains {
-		total += len(folds) * (c.epochs[len(c.epochs)-1]*perClass(c.key.Prototypes) + len(c.epochs))
+		total += len(splits) * (c.epochs[len(c.epochs)-1]*perClass(c.key.Prototypes) + len(c.epochs))
 	}
 	finalUnits := 0
 	for _, s := range settings {
@@ -133,9 +134,9 @@ func Tune(ctx context.Context, base model.Config, tbase model.TrainConfig, setti
 
 	// One job per (chain, fold), longest chains first for the balance.
 	type job struct{ c, f int }
-	jobs := make([]job, 0, len(chains)*len(folds))
+	jobs := make([]job, 0, len(chains)*len(splits))
 	for ci := range chains {
-		for f := range folds {
+		for f := range splits {
 			jobs = append(jobs, job{ci, f})
 		}
 	}
@@ -149,14 +150,14 @@ func Tune(ctx context.Context, base model.Config, tbase model.TrainConfig, setti
 	acc := make([][]float64, len(settings)) // [row][fold]
 	dur := make([][]time.Duration, len(settings))
 	for i := range acc {
-		acc[i] = make([]float64, len(folds))
-		dur[i] = make([]time.Duration, len(folds))
+		acc[i] = make([]float64, len(splits))
+		dur[i] = make([]time.Duration, len(splits))
 	}
 	err = parallel(ctx, len(jobs), opt.Workers, func(ji int) error {
 		j := jobs[ji]
 		c := chains[j.c]
-		xt, yt := pick(x, y, folds[j.f].Train)
-		xv, yv := pick(x, y, folds[j.f].Val)
+		xt, yt := pick(x, y, splits[j.f].Train)
+		xv, yv := pick(x, y, splits[j.f].Val)
 		k := c.key
 		cfg, tc := Setting{k.Prototypes, k.Init, k.Relevance, k.Eta, 1}.Apply(base, tbase, yt)
 		tc = foldConfig(tc, inner)

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/grlgq/grlgq/dataset"
+	"github.com/grlgq/grlgq/folds"
 	"github.com/grlgq/grlgq/internal/plot"
 	"github.com/grlgq/grlgq/model"
 	"github.com/grlgq/grlgq/selection"
@@ -293,9 +294,9 @@ func (t *tuneFlags) run(ctx context.Context, e *env, fs *flag.FlagSet, cfg model
 	if err != nil {
 		return err
 	}
-	folds, repeats := selection.DefaultFolds(train.Len())
+	nfolds, repeats := selection.DefaultFolds(train.Len())
 	if t.folds > 0 {
-		folds, repeats = t.folds, 1
+		nfolds, repeats = t.folds, 1
 	}
 	if t.repeats > 0 {
 		repeats = t.repeats
@@ -307,25 +308,25 @@ func (t *tuneFlags) run(ctx context.Context, e *env, fs *flag.FlagSet, cfg model
 	if isSet(fs, "tune-confidence") {
 		confidence = t.confidence
 	}
-	k, class, size := selection.MaxFolds(train.Labels, folds)
+	k, class, size := folds.MaxFolds(train.Labels, nfolds)
 	switch {
 	case k == 0:
 		return fmt.Errorf("-tune: class %d (%s) has %d training set(s); cross-validation needs at least 2 per class", class, dataClassName(ds, class), size)
-	case k < folds && t.folds > 0:
-		return fmt.Errorf("-tune: class %d (%s) has %d training sets, fewer than -folds %d: lower -folds", class, dataClassName(ds, class), size, folds)
-	case k < folds:
-		fmt.Fprintf(o.text, "note       %d folds instead of %d: class %s has %d training sets\n", k, folds, dataClassName(ds, class), size)
-		folds = k
+	case k < nfolds && t.folds > 0:
+		return fmt.Errorf("-tune: class %d (%s) has %d training sets, fewer than -folds %d: lower -folds", class, dataClassName(ds, class), size, nfolds)
+	case k < nfolds:
+		fmt.Fprintf(o.text, "note       %d nfolds instead of %d: class %s has %d training sets\n", k, nfolds, dataClassName(ds, class), size)
+		nfolds = k
 	}
-	how := fmt.Sprintf("%d-fold", folds)
+	how := fmt.Sprintf("%d-fold", nfolds)
 	if repeats > 1 {
-		how = fmt.Sprintf("%d x %d-fold", repeats, folds)
+		how = fmt.Sprintf("%d x %d-fold", repeats, nfolds)
 	}
 	fmt.Fprintf(o.text, "tuning     %d settings by %s stratified cross-validation on the %d training sets (seed %d); the references are the first %d, another setting must gain %g paired standard errors; the other options: %s\n",
 		len(ss), how, train.Len(), cfg.Seed, preferred, confidence, describeConfig(cfg, len(ds.Classes)))
 	bar := newProgressPercent(e.stderr, o.quiet)
 	t0 := time.Now()
-	res, err := selection.Tune(ctx, cfg.Config, cfg.TrainConfig, ss, train.Subs, train.Labels, selection.Options{Folds: folds, Repeats: repeats, Preferred: preferred, Confidence: confidence, Seed: cfg.Seed, Workers: cfg.Workers, Progress: bar.update})
+	res, err := selection.Tune(ctx, cfg.Config, cfg.TrainConfig, ss, train.Subs, train.Labels, selection.Options{Folds: nfolds, Repeats: repeats, Preferred: preferred, Confidence: confidence, Seed: cfg.Seed, Workers: cfg.Workers, Progress: bar.update})
 	bar.clear()
 	if err != nil {
 		return selectionError(err)
@@ -372,7 +373,7 @@ func (t *tuneFlags) run(ctx context.Context, e *env, fs *flag.FlagSet, cfg model
 			"classes":      ds.Classes,
 			"n_train":      train.Len(),
 			"skipped":      len(train.Skipped),
-			"folds":        folds,
+			"folds":        nfolds,
 			"repeats":      repeats,
 			"preferred":    preferred,
 			"confidence":   confidence,

@@ -2,6 +2,7 @@ package protocol
 
 import (
 	"github.com/grlgq/grlgq/dataset"
+	"github.com/grlgq/grlgq/folds"
 	"github.com/grlgq/grlgq/internal/demo"
 	"github.com/grlgq/grlgq/model"
 )
@@ -68,7 +69,7 @@ func Prepare(m, d int, seed uint64, workers int) (*Data, error) {
 	for i := range all {
 		all[i] = i
 	}
-	trainIdx, testIdx, err := dataset.Holdout(ds.Labels, all, TestFraction, seed)
+	trainIdx, testIdx, err := folds.Holdout(ds.Labels, all, TestFraction, seed)
 	if err != nil {
 		return nil, err
 	}

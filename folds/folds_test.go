@@ -10,7 +10,7 @@ import (
 )
 
 // oldValidationSplit is model.ValidationSplit before it called Take (the
-// reference the new code must match bit for bit).
+// reference ValidationSplit must match bit for bit).
 func oldValidationSplit(y []int, fraction float64, seed uint64) (train, val []int) {
 	classes := 0
 	for _, c := range y {
@@ -71,6 +71,10 @@ func TestTakeLemireMatchesValidationSplit(t *testing.T) {
 		seed := rng.Uint64()
 		wantTr, wantVa := oldValidationSplit(y, frac, seed)
 		va, tr := Take(ByClass(y), Fraction(frac), Lemire(rand.NewPCG(seed, 0x53504c54_00000000)))
+		if !reflect.DeepEqual(tr, wantTr) || !reflect.DeepEqual(va, wantVa) {
+			t.Fatalf("y=%v frac=%g: got %v|%v, want %v|%v", y, frac, tr, va, wantTr, wantVa)
+		}
+		tr, va = ValidationSplit(y, frac, seed)
 		if !reflect.DeepEqual(tr, wantTr) || !reflect.DeepEqual(va, wantVa) {
 			t.Fatalf("y=%v frac=%g: got %v|%v, want %v|%v", y, frac, tr, va, wantTr, wantVa)
 		}

@@ -1,11 +1,26 @@
-// Package folds is the one home of the stratified splitting rules that
-// paper (the protocols' splits), dataset (Holdout: the demo's holdout),
-// selection (cross-validation) and model (the validation part of early
-// stopping) share. Every rule works class by class on ByClass's lists and draws from
-// the caller's random stream: each caller keeps its own seed and PCG stream
-// (so its splits stay what they were) and its own checks of the arguments
-// (a caller's policy, e.g. selection refusing a class smaller than k);
-// this package only shuffles, deals and counts.
+// Package folds is the one home of the stratified splits of labelled
+// items: cross-validation folds, holdouts and the validation part of early
+// stopping. It imports only the standard library.
+//
+// The named splits, each seeded by the caller and drawing from its own PCG
+// stream (so that one seed gives unrelated draws to each, and every split
+// stays what it was when it lived elsewhere):
+//
+//   - StratifiedKFold and RepeatedStratifiedKFold (StreamKFold): the folds
+//     of package selection's CrossValidate and Tune; MaxFolds is the
+//     largest k they accept.
+//   - ValidationSplit (StreamValidation, with the Lemire shuffle): the
+//     validation part model.Train carves out of its training data
+//     (TrainConfig.ValidationFraction); History.Train and History.Val are
+//     its two parts.
+//   - Holdout (StreamHoldout): a validation part carved out of a list of
+//     items (the demo's test digits).
+//
+// Below them, the building blocks, which the paper protocols (package
+// paper) combine with their own streams. Every rule works class by class
+// on ByClass's lists and draws from the caller's random stream; the
+// building blocks only shuffle, deal and count, and the named splits add
+// the checks of their arguments.
 //
 // The rules:
 //
@@ -40,9 +55,10 @@
 //
 // Shuffles are Fisher–Yates from the last item down (one draw per item but
 // the first), classes in ascending label order, one stream over the classes.
-// A *rand.Rand is a Shuffler; model.ValidationSplit passes Lemire, the
-// spelled-out shuffle of model.Permutation, so that its runs stay
-// reproducible by other implementations (rand.Rand's Shuffle masks powers
+// A *rand.Rand is a Shuffler; ValidationSplit passes Lemire, the
+// spelled-out shuffle of model training's epoch permutations (see the
+// model package's documentation), so that its runs stay reproducible by
+// other implementations (rand.Rand's Shuffle masks powers
 // of two instead: other numbers from the same stream).
 //
 // Every function returns new slices; the caller's lists are not changed.
