@@ -315,7 +315,7 @@ func (t *tuneFlags) run(ctx context.Context, e *env, fs *flag.FlagSet, cfg model
 	case k < nfolds && t.folds > 0:
 		return fmt.Errorf("-tune: class %d (%s) has %d training sets, fewer than -folds %d: lower -folds", class, dataClassName(ds, class), size, nfolds)
 	case k < nfolds:
-		fmt.Fprintf(o.text, "note       %d nfolds instead of %d: class %s has %d training sets\n", k, nfolds, dataClassName(ds, class), size)
+		fmt.Fprintf(o.text, "note       %d folds instead of %d: class %s has %d training sets\n", k, nfolds, dataClassName(ds, class), size)
 		nfolds = k
 	}
 	how := fmt.Sprintf("%d-fold", nfolds)
