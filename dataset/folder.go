@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/grlgq/grlgq/dataset/imageset"
+	"github.com/grlgq/grlgq/pixels"
 )
 
 // FolderOptions controls LoadFolder.
@@ -61,7 +62,7 @@ func (ds *Dataset) Resized(w, h int) (*Dataset, error) {
 }
 
 // ResizedContext returns a copy of ds with every image resampled to w x h with
-// Catmull-Rom (see imageset.Resize): the shape must be known and the pixels
+// Catmull-Rom (see pixels.Resize): the shape must be known and the pixels
 // in [0, 1] (load with a pixel max, e.g. 255). Labels, classes and sets are
 // shared with ds. Resizing to the current size copies. The target size and
 // the values of all resized images are checked against lim before anything
@@ -96,7 +97,7 @@ func (ds *Dataset) ResizedContext(ctx context.Context, w, h int, lim Limits) (*D
 			copy(out.Images[i], x)
 			continue
 		}
-		y, err := imageset.Resize(x, ds.Width, ds.Height, w, h)
+		y, err := pixels.Resize(x, ds.Width, ds.Height, w, h)
 		if err != nil {
 			return nil, fmt.Errorf("dataset: %s: resize image %d: %w (scale pixels to [0, 1] first, e.g. with a pixel max of 255)", ds.Source, i, err)
 		}

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/grlgq/grlgq/dataset"
-	"github.com/grlgq/grlgq/dataset/imageset"
+	"github.com/grlgq/grlgq/pixels"
 	"github.com/grlgq/grlgq/folds"
 	"github.com/grlgq/grlgq/model"
 	"github.com/grlgq/grlgq/subspace"
@@ -114,7 +114,7 @@ func loadYaleContext(ctx context.Context, dir string) (*dataset.Dataset, error) 
 		return nil, fmt.Errorf("paper: %s: images are %dx%d, want 32x32", p, ds.Width, ds.Height)
 	}
 	for i, img := range ds.Images {
-		if ds.Images[i], err = imageset.Resize(img, 32, 32, 20, 20); err != nil {
+		if ds.Images[i], err = pixels.Resize(img, 32, 32, 20, 20); err != nil {
 			return nil, fmt.Errorf("paper: %s: image %d: %w", p, i, err)
 		}
 	}
