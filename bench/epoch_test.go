@@ -61,8 +61,10 @@ func BenchmarkEpoch(b *testing.B) {
 	for _, s := range epochShapes {
 		b.Run(s.name, func(b *testing.B) {
 			x, y := epochData(b, s)
-			cfg := model.TrainConfig{Init: model.InitRandom, Schedule: model.ScheduleConstant, Seed: 1}
-			m0, err := model.Init(model.Config{}, cfg, model.Sets(x), y)
+			o := model.DefaultOptions()
+			o.Train.Init, o.Train.Schedule, o.Train.Seed = model.InitRandom, model.ScheduleConstant, 1
+			cfg := o.Train
+			m0, err := model.Init(o, model.Sets(x), y)
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -42,7 +42,9 @@ func newModelFixture(b *testing.B, dim, d, p int, workers int) *modelFixture {
 		f.ref.Prototypes = append(f.ref.Prototypes, toGonum(w))
 		f.ref.Labels = append(f.ref.Labels, k)
 	}
-	m, err := model.Init(model.Config{}, model.TrainConfig{InitNoise: -1, Workers: workers}, model.Sets(sets), labels)
+	o := model.DefaultOptions()
+	o.Train.InitNoise, o.Train.Workers = 0, workers
+	m, err := model.Init(o, model.Sets(sets), labels)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -77,7 +79,9 @@ func toGonum(a *linalg.Dense) *mat.Dense {
 func trainerBench(dim, d, p, workers int, step func(tr *model.Trainer, i int) error) func(b *testing.B) {
 	return func(b *testing.B) {
 		f := newModelFixture(b, dim, d, p, workers)
-		tr, err := model.NewTrainer(f.ours, model.TrainConfig{Workers: workers})
+		tc := model.DefaultTrainConfig()
+		tc.Workers = workers
+		tr, err := model.NewTrainer(f.ours, tc)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -169,8 +173,8 @@ func BenchmarkTrainImageStep(b *testing.B) {
 }
 
 // BenchmarkPredictSet: classify one image-set subspace (distances to every
-// prototype, nearest class, probabilities, margin). Ours: Predictor.PredictTo
-// into a reused Prediction with all cores; reference: PredictSet.
+// prototype, nearest class, probabilities, margin). Ours: Model.PredictTo
+// into a reused Prediction; reference: PredictSet.
 // floor: the p projections Pᵀ W_k through kernels.AtB and nothing else,
 // the hardware floor of the call.
 func BenchmarkPredictSet(b *testing.B) {
@@ -179,15 +183,10 @@ func BenchmarkPredictSet(b *testing.B) {
 		x := &subspace.Subspace{Basis: denseFrom(randomOrthonormal(7000, dim, d, d), dim, d, d)}
 		f := newModelFixture(b, dim, d, p, 0)
 		b.Run("ours", func(b *testing.B) {
-			pr, err := model.NewPredictor(f.ours, 0)
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer pr.Close()
 			var out model.Prediction
 			b.ReportAllocs()
 			for b.Loop() {
-				if err := pr.PredictTo(&out, model.Set(x)); err != nil {
+				if err := f.ours.PredictTo(&out, model.Set(x)); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -213,8 +212,8 @@ func BenchmarkPredictSet(b *testing.B) {
 }
 
 // BenchmarkPredictImage: classify one image (θ_1 = arccos(‖Wᵀx‖/‖x‖) to
-// every prototype). Ours: Predictor.PredictTo of a model.Image with all
-// cores; reference: PredictImage.
+// every prototype). Ours: Model.PredictTo of a model.Image (on the
+// caller's goroutine: the one prediction path); reference: PredictImage.
 //
 //   - D=784,d=12,p=10: a dense N(0,1) image, no pixel zero: the worst case,
 //     every pixel's row of the prototypes is read (from L2).
@@ -230,15 +229,10 @@ func BenchmarkPredictImage(b *testing.B) {
 			x := image(b)
 			f := newModelFixture(b, dim, d, p, 0)
 			b.Run("ours", func(b *testing.B) {
-				pr, err := model.NewPredictor(f.ours, 0)
-				if err != nil {
-					b.Fatal(err)
-				}
-				defer pr.Close()
 				var out model.Prediction
 				b.ReportAllocs()
 				for b.Loop() {
-					if err := pr.PredictTo(&out, model.Image(x)); err != nil {
+					if err := f.ours.PredictTo(&out, model.Image(x)); err != nil {
 						b.Fatal(err)
 					}
 				}
@@ -300,8 +294,10 @@ func mnistTestImage(b *testing.B) []float64 {
 	return append([]float64(nil), ds.Images[0]...)
 }
 
-// BenchmarkPredictBatch: labels of n single images, all cores against one
-// worker (the batch engine splits the images between workers).
+// BenchmarkPredictBatch: the predictions of n single images
+// (Model.PredictBatchTo into reused predictions), all cores against one
+// worker (the model's batch methods split the images between goroutines
+// started for the call).
 func BenchmarkPredictBatch(b *testing.B) {
 	const dim, d, p, n = 784, 12, 10, 10000
 	b.Run(fmt.Sprintf("D=%d,d=%d,p=%d,n=%d", dim, d, p, n), func(b *testing.B) {
@@ -311,21 +307,16 @@ func BenchmarkPredictBatch(b *testing.B) {
 			rows[i] = x[i*dim : (i+1)*dim]
 		}
 		xs := model.Images(rows) // back to back in x: read in place
-		f := newModelFixture(b, dim, d, p, 0)
-		labels := make([]int, n)
+		preds := make([]model.Prediction, n)
 		run := func(workers int) func(b *testing.B) {
 			return func(b *testing.B) {
-				pr, err := model.NewPredictor(f.ours, workers)
-				if err != nil {
-					b.Fatal(err)
-				}
-				defer pr.Close()
-				if err := pr.PredictBatchTo(labels, xs); err != nil { // size the buffers
+				f := newModelFixture(b, dim, d, p, workers)
+				if err := f.ours.PredictBatchTo(preds, xs); err != nil { // size the predictions
 					b.Fatal(err)
 				}
 				b.ReportAllocs()
 				for b.Loop() {
-					if err := pr.PredictBatchTo(labels, xs); err != nil {
+					if err := f.ours.PredictBatchTo(preds, xs); err != nil {
 						b.Fatal(err)
 					}
 				}

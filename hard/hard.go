@@ -2,7 +2,6 @@ package hard
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -12,9 +11,9 @@ import (
 	"github.com/grlgq/grlgq/subspace"
 )
 
-// Options are the hard-example settings of Train and TrainPool.
+// Options are the hard-example settings of Images and Pool.
 type Options struct {
-	// M is the number of images per hard set (Train only): at least the
+	// M is the number of images per hard set (Images only): at least the
 	// subspace dimension d; M = d makes a set's subspace the span of its
 	// images.
 	M int
@@ -22,16 +21,14 @@ type Options struct {
 	// −Margin, i.e. misclassified or correct by a relative margin below
 	// Margin. Margin <= −1 selects nothing, Margin >= 1 everything.
 	Margin float64
-	// Copies is how many times each hard set enters an epoch (>= 1).
+	// Copies is how many times each hard set enters an epoch (>= 1; Pool
+	// accepts 0: nothing is added).
 	Copies int
-	// Workers is the number of goroutines that classify the training
-	// images (Train; 0 means 1). The model does not depend on it.
-	Workers int
-	// OnEpoch, if non-nil, is called after every epoch (1-based, the
+	// OnSelect, if non-nil, is called before every epoch (1-based, the
 	// lifetime epoch of the model being trained) with the number of hard
-	// samples and of hard sets that epoch trained on (for TrainPool both
-	// are the number of hard sets of the pool).
-	OnEpoch func(epoch, hardSamples, hardSets int)
+	// samples and of hard sets the epoch trains on (for Pool both are the
+	// number of hard sets of the pool).
+	OnSelect func(epoch, hardSamples, hardSets int)
 }
 
 // String describes o for a line about a training run: "plus, every epoch,
@@ -40,77 +37,75 @@ func (o Options) String() string {
 	return fmt.Sprintf("plus, every epoch, %d copies of hard sets (m=%d images of one class the current model misclassifies or classifies with relative θ_1² margin < %g)", o.Copies, o.M, o.Margin)
 }
 
-// Train trains model.Init(cfg, tc, x, y) for tc.Epochs epochs, each one
-// model.Continue on the training sets x (labels y) followed by Copies
-// copies of the hard sets of the single images imgs (labels labels) under
-// the model of that moment. Within each class, the images with μ above
-// −Margin are that epoch's hard images; they are sorted from the hardest
-// (largest μ) by the class of their nearest wrong prototype (so that a set
-// gathers the images one competitor takes), topped up to a multiple of M
-// with the class's next hardest images, and cut into sets of M, each set's
-// d-dimensional subspace a training set of the class. The last group rule
-// differs from dataset.Groups on purpose: a set is made of hard images
-// only, so when the class has too few images left to top the hard ones up
-// to a multiple of M, the last incomplete set is dropped (never completed
-// with easy images from the start). A class with fewer than M images gives
-// none. tc.ValidationFraction and tc.AverageLast must be 0 (every image is
-// a training image; each epoch is one Continue, whose average would be of
-// one model).
-func Train(ctx context.Context, cfg model.Config, tc model.TrainConfig, x []*subspace.Subspace, y []int, imgs [][]float64, labels []int, opt Options) (*model.Model, error) {
-	if err := checkTrainConfig(tc); err != nil {
-		return nil, err
-	}
-	if opt.M < max(1, cfg.SubspaceDim) || opt.Copies < 1 {
-		return nil, fmt.Errorf("hard: sets of m=%d images and %d copies for d=%d: want m >= d and copies >= 1", opt.M, opt.Copies, cfg.SubspaceDim)
+// Images returns the hook (model.TrainConfig.Augment) of hard-example
+// training on single images: before every epoch it adds Copies copies of
+// the hard sets of the images imgs (labels labels) under the model of that
+// moment. Within each class, the images with μ above −Margin (θ_1²
+// distances) are that epoch's hard images; they are sorted from the
+// hardest (largest μ) by the class of their nearest wrong prototype (so
+// that a set gathers the images one competitor takes), topped up to a
+// multiple of M with the class's next hardest images, and cut into sets
+// of M, each set's d-dimensional subspace (d the model's) a training set
+// of the class. The last group rule differs from dataset.Groups on
+// purpose: a set is made of hard images only, so when the class has too
+// few images left to top the hard ones up to a multiple of M, the last
+// incomplete set is dropped (never completed with easy images from the
+// start). A class with fewer than M images gives none. The images are
+// read, never changed; pass the training images only (a validation
+// image would train through its hard set).
+func Images(imgs [][]float64, labels []int, opt Options) (model.AugmentFunc, error) {
+	if opt.M < 1 || opt.Copies < 1 {
+		return nil, fmt.Errorf("hard: sets of m=%d images and %d copies: want m >= 1 and copies >= 1", opt.M, opt.Copies)
 	}
 	if len(imgs) != len(labels) {
 		return nil, fmt.Errorf("hard: %d images and %d labels", len(imgs), len(labels))
 	}
-	var hx []*subspace.Subspace
-	var hy []int
-	nhard := 0
-	extra := func(mod *model.Model) ([]*subspace.Subspace, []int, error) {
-		mu, comp, err := imageMus(mod, imgs, labels, max(1, opt.Workers))
+	return func(ctx context.Context, mod *model.Model, epoch int) ([]model.Sample, []int, error) {
+		d := mod.SubspaceDim()
+		if opt.M < d {
+			return nil, nil, fmt.Errorf("hard: sets of m=%d images cannot span d=%d dimensions", opt.M, d)
+		}
+		mu, comp, err := imageMus(ctx, mod, imgs, labels)
 		if err != nil {
 			return nil, nil, err
 		}
-		if hx, hy, nhard, err = hardGroups(imgs, labels, mu, comp, cfg.SubspaceDim, opt); err != nil {
+		hx, hy, nhard, err := hardGroups(imgs, labels, mu, comp, d, opt)
+		if err != nil {
 			return nil, nil, err
 		}
-		var xs []*subspace.Subspace
+		if opt.OnSelect != nil {
+			opt.OnSelect(epoch, nhard, len(hx))
+		}
+		var xs []model.Sample
 		var ys []int
 		for range opt.Copies {
-			xs, ys = append(xs, hx...), append(ys, hy...)
+			for i, s := range hx {
+				xs, ys = append(xs, model.Set(s)), append(ys, hy[i])
+			}
 		}
 		return xs, ys, nil
-	}
-	var after func(e int)
-	if opt.OnEpoch != nil {
-		after = func(e int) { opt.OnEpoch(e, nhard, len(hx)) }
-	}
-	return epochLoop(ctx, cfg, tc, x, y, extra, after)
+	}, nil
 }
 
-// TrainPool trains model.Init(cfg, tc, x, y) for tc.Epochs epochs, each one
-// model.Continue on the sets x (labels y) followed by Copies copies of
-// every set of the pool (labels poolLabels) whose μ under the model of
-// that moment is above −Margin (opt.M and opt.Workers are unused). With an
-// empty pool or Copies = 0 (and no OnEpoch) it is model.Train.
-func TrainPool(ctx context.Context, cfg model.Config, tc model.TrainConfig, x []*subspace.Subspace, y []int, pool []*subspace.Subspace, poolLabels []int, opt Options) (*model.Model, error) {
-	if err := checkTrainConfig(tc); err != nil {
-		return nil, err
+// Pool returns the hook (model.TrainConfig.Augment) of hard-example
+// training with a fixed pool of candidates: before every epoch it adds
+// Copies copies of every sample of pool (labels poolLabels) whose μ under
+// the model of that moment is above −Margin (opt.M is not used). With an
+// empty pool or Copies = 0 it adds nothing, and training is
+// model.Train's, bit for bit.
+func Pool(pool []model.Sample, poolLabels []int, opt Options) (model.AugmentFunc, error) {
+	if opt.Copies < 0 {
+		return nil, fmt.Errorf("hard: %d copies", opt.Copies)
 	}
-	if (len(pool) == 0 || opt.Copies == 0) && opt.OnEpoch == nil {
-		m, _, err := model.Train(ctx, cfg, tc, model.Sets(x), y)
-		return m, err
+	if len(pool) != len(poolLabels) {
+		return nil, fmt.Errorf("hard: %d pool samples and %d labels", len(pool), len(poolLabels))
 	}
-	nh := 0
-	extra := func(m *model.Model) ([]*subspace.Subspace, []int, error) {
-		var xs []*subspace.Subspace
+	return func(ctx context.Context, m *model.Model, epoch int) ([]model.Sample, []int, error) {
+		var xs []model.Sample
 		var ys []int
-		nh = 0
+		nh := 0
 		if len(pool) > 0 && opt.Copies > 0 {
-			mu, err := setMus(m, pool, poolLabels)
+			mu, err := mus(m, pool, poolLabels)
 			if err != nil {
 				return nil, nil, err
 			}
@@ -123,82 +118,35 @@ func TrainPool(ctx context.Context, cfg model.Config, tc model.TrainConfig, x []
 				}
 			}
 		}
+		if opt.OnSelect != nil {
+			opt.OnSelect(epoch, nh, nh)
+		}
 		return xs, ys, nil
-	}
-	var after func(e int)
-	if opt.OnEpoch != nil {
-		after = func(e int) { opt.OnEpoch(e, nh, nh) }
-	}
-	return epochLoop(ctx, cfg, tc, x, y, extra, after)
-}
-
-// checkTrainConfig refuses what one Continue per epoch cannot do.
-func checkTrainConfig(tc model.TrainConfig) error {
-	if tc.ValidationFraction != 0 {
-		return errors.New("hard: hard-example training takes no validation split")
-	}
-	if tc.AverageLast != 0 {
-		return errors.New("hard: hard-example training cannot average the last epochs (each epoch is one model.Continue)")
-	}
-	return nil
-}
-
-// epochLoop trains model.Init(cfg, tc, x, y) for tc.Epochs epochs, each one
-// model.Continue (so the seeded permutation and the rate schedule follow
-// the lifetime epoch as in model.Train) on the sets x, y followed by the
-// sets extra returns for that epoch under the model of that moment.
-// after, if non-nil, is called after each epoch (1-based).
-func epochLoop(ctx context.Context, cfg model.Config, tc model.TrainConfig, x []*subspace.Subspace, y []int, extra func(mod *model.Model) ([]*subspace.Subspace, []int, error), after func(e int)) (*model.Model, error) {
-	mod, err := model.Init(cfg, tc, model.Sets(x), y)
-	if err != nil {
-		return nil, err
-	}
-	c := tc
-	c.Epochs = 1
-	for e := 0; e < tc.Epochs; e++ {
-		ex, ey, err := extra(mod)
-		if err != nil {
-			mod.Close()
-			return nil, err
-		}
-		xs, ys := append(slices.Clone(x), ex...), append(slices.Clone(y), ey...)
-		next, _, err := model.Continue(ctx, mod, c, model.Sets(xs), ys)
-		mod.Close()
-		if err != nil {
-			return nil, err
-		}
-		mod = next
-		if after != nil {
-			after(e + 1)
-		}
-	}
-	return mod, nil
+	}, nil
 }
 
 // imageMus returns, for each image imgs[k] (labels y), its μ with δ = θ_1²
 // to every prototype, and the class of its nearest prototype of another
-// class. w goroutines compute the distances; the result does not depend
-// on w.
-func imageMus(m *model.Model, imgs [][]float64, y []int, w int) (mus []float64, comp []int, err error) {
+// class. The model's batch methods compute the distances (on the cores of
+// its training); the result does not depend on them.
+func imageMus(ctx context.Context, m *model.Model, imgs [][]float64, y []int) (mus []float64, comp []int, err error) {
 	np := m.NumPrototypes()
 	labels := m.Labels()
 	mus = make([]float64, len(imgs))
 	comp = make([]int, len(imgs))
-	p, err := model.NewPredictor(m, w)
-	if err != nil {
-		return nil, nil, err
-	}
-	defer p.Close()
 	const chunk = 1024
 	n := min(chunk, len(imgs))
 	xs := make([]model.Sample, n)
 	dist := make([]float64, n*np)
 	for a := 0; a < len(imgs); a += chunk {
+		if err := ctx.Err(); err != nil {
+			return nil, nil, err
+		}
 		b := min(len(imgs), a+chunk)
 		for k := a; k < b; k++ {
 			xs[k-a] = model.Image(imgs[k])
 		}
-		if err := p.DistancesTo(dist, xs[:b-a]); err != nil {
+		if err := m.DistancesTo(dist, xs[:b-a]); err != nil {
 			return nil, nil, err
 		}
 		for k := a; k < b; k++ {
@@ -217,19 +165,15 @@ func imageMus(m *model.Model, imgs [][]float64, y []int, w int) (mus []float64, 
 	return mus, comp, nil
 }
 
-// setMus returns the μ of every set x[i] (label y[i]) under m, δ the
-// distances of the training cost (Σ λ_k sin² θ_k).
-func setMus(m *model.Model, x []*subspace.Subspace, y []int) ([]float64, error) {
+// mus returns the μ of every sample x[i] (label y[i]) under m, δ the
+// distances of the training cost (Σ λ_k θ_k² for a set, θ_1² for an
+// image).
+func mus(m *model.Model, x []model.Sample, y []int) ([]float64, error) {
 	np := m.NumPrototypes()
 	labels := m.Labels()
-	mus := make([]float64, len(x))
-	p, err := model.NewPredictor(m, 1)
+	out := make([]float64, len(x))
+	dist, err := m.Distances(x)
 	if err != nil {
-		return nil, err
-	}
-	defer p.Close()
-	dist := make([]float64, len(x)*np)
-	if err := p.DistancesTo(dist, model.Sets(x)); err != nil {
 		return nil, err
 	}
 	for k := range x {
@@ -242,9 +186,9 @@ func setMus(m *model.Model, x []*subspace.Subspace, y []int) ([]float64, error) 
 				dm = min(dm, v)
 			}
 		}
-		mus[k] = model.Mu(dp, dm)
+		out[k] = model.Mu(dp, dm)
 	}
-	return mus, nil
+	return out, nil
 }
 
 // hardGroups builds the hard sets (subspaces of dimension d) of the images

@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/grlgq/grlgq/linalg"
@@ -128,7 +129,7 @@ func tinyImages(t *testing.T) (imgs [][]float64, y []int, xs []*subspace.Subspac
 	for k := 0; k < len(imgs); k += 4 {
 		xs, ys = append(xs, span(t, imgs[k:k+4], d)), append(ys, y[k])
 	}
-	m, err := model.Init(model.Config{SubspaceDim: d}, model.TrainConfig{Init: model.InitPCA, Workers: 1}, model.Sets(xs), ys)
+	m, err := model.Init(options(1), model.Sets(xs), ys)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -136,15 +137,10 @@ func tinyImages(t *testing.T) (imgs [][]float64, y []int, xs []*subspace.Subspac
 }
 
 // TestImageMus checks μ against the model's own explanation of each image
-// (Explanation.Mu, the same sign), for any number of goroutines.
+// (Explanation.Mu, the same sign).
 func TestImageMus(t *testing.T) {
 	imgs, y, _, _, m := tinyImages(t)
-	defer m.Close()
-	mu1, comp1, err := imageMus(m, imgs, y, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	mu3, comp3, err := imageMus(m, imgs, y, 3)
+	mu1, comp1, err := imageMus(context.Background(), m, imgs, y)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -163,8 +159,8 @@ func TestImageMus(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if math.Abs(mu1[i]-ex.Mu) > 1e-12 || comp1[i] != cm || mu3[i] != mu1[i] || comp3[i] != comp1[i] {
-			t.Fatalf("image %d: μ %g (%g with 3 goroutines), competitor %d (%d), want %g (Explanation.Mu), %d", i, mu1[i], mu3[i], comp1[i], comp3[i], ex.Mu, cm)
+		if math.Abs(mu1[i]-ex.Mu) > 1e-12 || comp1[i] != cm {
+			t.Fatalf("image %d: μ %g, competitor %d, want %g (Explanation.Mu), %d", i, mu1[i], comp1[i], ex.Mu, cm)
 		}
 		if (mu1[i] < 0) != (p.Class == y[i]) {
 			t.Errorf("image %d: μ %g but predicted %d (label %d)", i, mu1[i], p.Class, y[i])
@@ -175,8 +171,7 @@ func TestImageMus(t *testing.T) {
 // TestSetMus checks the sets' μ against the model's explanations.
 func TestSetMus(t *testing.T) {
 	m, xs, ys := tinySetModel(t)
-	defer m.Close()
-	mu, err := setMus(m, xs, ys)
+	mu, err := mus(m, model.Sets(xs), ys)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -198,16 +193,23 @@ func TestSetMus(t *testing.T) {
 	}
 }
 
-// TestTrain: hard.Train does not depend on Workers, reports every epoch,
-// differs from plain training, and refuses sets that cannot span d.
-func TestTrain(t *testing.T) {
-	imgs, y, xs, ys, m0 := tinyImages(t)
-	m0.Close()
-	cfg, tc := model.Config{SubspaceDim: 2}, model.TrainConfig{Init: model.InitPCA, Eta: 0.05, Gamma: 1e-4, Workers: 1, Seed: 7, Epochs: 4}
+// options is the test's model: d = 2, class PCA, 4 epochs, seed 7.
+func options(workers int) model.Options {
+	o := model.DefaultOptions()
+	o.Model.SubspaceDim = 2
+	o.Train.Init, o.Train.Workers, o.Train.Seed, o.Train.Epochs = model.InitPCA, workers, 7, 4
+	return o
+}
+
+// TestImages: hard-example training does not depend on the workers,
+// reports every epoch (the history counts the added sets), differs from
+// plain training, and refuses sets that cannot span d.
+func TestImages(t *testing.T) {
+	imgs, y, xs, ys, _ := tinyImages(t)
 	var models []*model.Model
 	for _, w := range []int{1, 3} {
 		epochs := 0
-		m, err := Train(context.Background(), cfg, tc, xs, ys, imgs, y, Options{M: 2, Margin: 0.9, Copies: 2, Workers: w, OnEpoch: func(e, n, sets int) {
+		hook, err := Images(imgs, y, Options{M: 2, Margin: 0.9, Copies: 2, OnSelect: func(e, n, sets int) {
 			epochs++
 			if e != epochs || n < sets {
 				t.Errorf("epoch %d (call %d): %d hard images, %d sets", e, epochs, n, sets)
@@ -216,17 +218,21 @@ func TestTrain(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		defer m.Close()
-		if epochs != tc.Epochs {
-			t.Errorf("%d epochs reported, want %d", epochs, tc.Epochs)
+		o := options(w)
+		o.Train.Augment = hook
+		m, hist, err := model.Train(context.Background(), o, model.Sets(xs), ys)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if epochs != o.Train.Epochs || len(hist.Epochs) != o.Train.Epochs || hist.Epochs[0].Augmented == 0 || hist.Epochs[0].Augmented%2 != 0 {
+			t.Errorf("%d epochs reported, history %d epochs, %d added to the first; want %d, an even number", epochs, len(hist.Epochs), hist.Epochs[0].Augmented, o.Train.Epochs)
 		}
 		models = append(models, m)
 	}
-	plain, _, err := model.Train(context.Background(), cfg, tc, model.Sets(xs), ys)
+	plain, _, err := model.Train(context.Background(), options(1), model.Sets(xs), ys)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer plain.Close()
 	same := func(a, b *model.Model) bool {
 		for k := range a.NumPrototypes() {
 			pa, pb := a.Prototype(k), b.Prototype(k)
@@ -241,34 +247,42 @@ func TestTrain(t *testing.T) {
 		return true
 	}
 	if !same(models[0], models[1]) {
-		t.Error("hard.Train: Workers 1 and 3 gave different models")
+		t.Error("Workers 1 and 3 gave different models")
 	}
 	if same(models[0], plain) {
-		t.Error("hard.Train gave model.Train's model: no hard set trained")
+		t.Error("hard-example training gave model.Train's model: no hard set trained")
 	}
-	if _, err := Train(context.Background(), cfg, tc, xs, ys, imgs, y, Options{M: 1, Copies: 1}); err == nil {
-		t.Error("sets of 1 image for d=2: no error")
-	}
-	c := tc
-	c.ValidationFraction = 0.2
-	if _, err := Train(context.Background(), cfg, c, xs, ys, imgs, y, Options{M: 2, Copies: 1}); err == nil {
-		t.Error("a validation split: no error")
-	}
-}
-
-// TestTrainPool: with no pool set under the margin it is model.Train bit
-// for bit; with a margin every set passes, every pool set is counted in
-// every epoch.
-func TestTrainPool(t *testing.T) {
-	m0, xs, ys := tinySetModel(t)
-	m0.Close()
-	cfg, tc := model.Config{SubspaceDim: 2}, model.TrainConfig{Init: model.InitSample, Eta: 0.05, Gamma: 1e-4, Activation: model.Sigmoid, Beta: 5, Workers: 1, Seed: 7, Epochs: 5}
-	want, _, err := model.Train(context.Background(), cfg, tc, model.Sets(xs), ys)
+	hook, err := Images(imgs, y, Options{M: 1, Copies: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer want.Close()
-	got, err := TrainPool(context.Background(), cfg, tc, xs, ys, xs, ys, Options{Margin: -2, Copies: 3, OnEpoch: func(e, n, _ int) {
+	o := options(1)
+	o.Train.Augment = hook
+	if _, _, err := model.Train(context.Background(), o, model.Sets(xs), ys); err == nil || !strings.Contains(err.Error(), "m=1") {
+		t.Errorf("sets of 1 image for d=2: %v", err)
+	}
+	for _, bad := range []Options{{M: 0, Copies: 1}, {M: 2, Copies: 0}} {
+		if _, err := Images(imgs, y, bad); err == nil {
+			t.Errorf("%+v: no error", bad)
+		}
+	}
+	if _, err := Images(imgs, y[1:], Options{M: 2, Copies: 1}); err == nil {
+		t.Error("labels of another length: no error")
+	}
+}
+
+// TestPool: with no pool set under the margin it is model.Train bit for
+// bit; with a margin every set passes, every pool set is counted in every
+// epoch.
+func TestPool(t *testing.T) {
+	_, xs, ys := tinySetModel(t)
+	o := options(1)
+	o.Train.Init, o.Train.Activation, o.Train.Beta, o.Train.Epochs = model.InitSample, model.Sigmoid, 5, 5
+	want, _, err := model.Train(context.Background(), o, model.Sets(xs), ys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hook, err := Pool(model.Sets(xs), ys, Options{Margin: -2, Copies: 3, OnSelect: func(e, n, _ int) {
 		if n != 0 {
 			t.Errorf("epoch %d: %d hard subsets with μ above 2", e, n)
 		}
@@ -276,7 +290,12 @@ func TestTrainPool(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer got.Close()
+	oh := o
+	oh.Train.Augment = hook
+	got, _, err := model.Train(context.Background(), oh, model.Sets(xs), ys)
+	if err != nil {
+		t.Fatal(err)
+	}
 	for k := range want.NumPrototypes() {
 		a, b := want.Prototype(k), got.Prototype(k)
 		for i := range a.Rows {
@@ -288,18 +307,19 @@ func TestTrainPool(t *testing.T) {
 		}
 	}
 	epochs := 0
-	all, err := TrainPool(context.Background(), cfg, tc, xs, ys, xs, ys, Options{Margin: 2, Copies: 1, OnEpoch: func(e, n, _ int) {
+	if oh.Train.Augment, err = Pool(model.Sets(xs), ys, Options{Margin: 2, Copies: 1, OnSelect: func(e, n, _ int) {
 		epochs++
 		if n != len(xs) {
 			t.Errorf("epoch %d: %d hard subsets with μ above −2, want all %d", e, n, len(xs))
 		}
-	}})
-	if err != nil {
+	}}); err != nil {
 		t.Fatal(err)
 	}
-	all.Close()
-	if epochs != tc.Epochs {
-		t.Errorf("%d epochs, want %d", epochs, tc.Epochs)
+	if _, _, err := model.Train(context.Background(), oh, model.Sets(xs), ys); err != nil {
+		t.Fatal(err)
+	}
+	if epochs != o.Train.Epochs {
+		t.Errorf("%d epochs, want %d", epochs, o.Train.Epochs)
 	}
 }
 
@@ -322,7 +342,8 @@ func tinySetModel(t *testing.T) (*model.Model, []*subspace.Subspace, []int) {
 			xs, ys = append(xs, span(t, set, 2)), append(ys, c)
 		}
 	}
-	m, err := model.Init(model.Config{SubspaceDim: 2}, model.TrainConfig{Init: model.InitPCA, Workers: 1}, model.Sets(xs), ys)
+	o := options(1)
+	m, err := model.Init(o, model.Sets(xs), ys)
 	if err != nil {
 		t.Fatal(err)
 	}

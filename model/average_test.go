@@ -29,13 +29,13 @@ func TestAverage(t *testing.T) {
 		cfg.PrototypesPerClass = 2
 		cfg.Relevance = tc.rel
 		cfg.Seed = 3
-		m, _, err := Train(context.Background(), cfg.Config, cfg.TrainConfig, Sets(x), y)
+		m, _, err := Train(context.Background(), legacyOptions(cfg.Config, cfg.TrainConfig), Sets(x), y)
 		if err != nil {
 			t.Fatal(err)
 		}
 		ms := []*Model{m}
 		for len(ms) < tc.n {
-			next, _, err := Continue(context.Background(), ms[len(ms)-1], cfg.TrainConfig, Sets(x), y)
+			next, _, err := Continue(context.Background(), ms[len(ms)-1], legacyTrain(cfg.TrainConfig), Sets(x), y)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -104,9 +104,6 @@ func TestAverage(t *testing.T) {
 		if _, err := avg.Predict(Set(x[0])); err != nil {
 			t.Fatal(err)
 		}
-		for _, mi := range append(ms, avg, same) {
-			mi.Close()
-		}
 	}
 }
 
@@ -163,18 +160,18 @@ func TestAverageErrors(t *testing.T) {
 	x, y := synth(t, 1, 20, 3, 3, 12, 0.3)
 	cfg := defaultOpts()
 	cfg.Epochs = 1
-	a, err := Init(cfg.Config, cfg.TrainConfig, Sets(x), y)
+	a, err := Init(legacyOptions(cfg.Config, cfg.TrainConfig), Sets(x), y)
 	if err != nil {
 		t.Fatal(err)
 	}
 	cfg2 := cfg
 	cfg2.PrototypesPerClass = 2
-	b, err := Init(cfg2.Config, cfg2.TrainConfig, Sets(x), y)
+	b, err := Init(legacyOptions(cfg2.Config, cfg2.TrainConfig), Sets(x), y)
 	if err != nil {
 		t.Fatal(err)
 	}
 	x4, y4 := synth(t, 1, 20, 4, 3, 12, 0.3)
-	c, err := Init(cfg.Config, cfg.TrainConfig, Sets(x4), y4)
+	c, err := Init(legacyOptions(cfg.Config, cfg.TrainConfig), Sets(x4), y4)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -215,21 +212,25 @@ func TestAverageLast(t *testing.T) {
 		init  func(cfg opts) (*Model, error)
 	}{
 		{"sets",
-			func(cfg opts) (*Model, *History, error) { return Train(ctx, cfg.Config, cfg.TrainConfig, Sets(xs), ys) },
+			func(cfg opts) (*Model, *History, error) {
+				return Train(ctx, legacyOptions(cfg.Config, cfg.TrainConfig), Sets(xs), ys)
+			},
 			func(m *Model, cfg opts) (*Model, error) {
-				r, _, err := Continue(ctx, m, cfg.TrainConfig, Sets(xs), ys)
+				r, _, err := Continue(ctx, m, legacyTrain(cfg.TrainConfig), Sets(xs), ys)
 				return r, err
 			},
-			func(cfg opts) (*Model, error) { return Init(cfg.Config, cfg.TrainConfig, Sets(xs), ys) }},
+			func(cfg opts) (*Model, error) { return Init(legacyOptions(cfg.Config, cfg.TrainConfig), Sets(xs), ys) }},
 		{"images",
 			func(cfg opts) (*Model, *History, error) {
-				return Train(ctx, cfg.Config, cfg.TrainConfig, Images(xi), yi)
+				return Train(ctx, legacyOptions(cfg.Config, cfg.TrainConfig), Images(xi), yi)
 			},
 			func(m *Model, cfg opts) (*Model, error) {
-				r, _, err := Continue(ctx, m, cfg.TrainConfig, Images(xi), yi)
+				r, _, err := Continue(ctx, m, legacyTrain(cfg.TrainConfig), Images(xi), yi)
 				return r, err
 			},
-			func(cfg opts) (*Model, error) { return Init(cfg.Config, cfg.TrainConfig, Images(xi), yi) }},
+			func(cfg opts) (*Model, error) {
+				return Init(legacyOptions(cfg.Config, cfg.TrainConfig), Images(xi), yi)
+			}},
 	}
 	for _, k := range kinds {
 		for _, last := range []int{3, 9} {
@@ -287,7 +288,7 @@ func TestAverageLast(t *testing.T) {
 
 	// Validation: the averaged model's own accuracy.
 	cfg := opts{Config: Config{SubspaceDim: 3}, TrainConfig: TrainConfig{Epochs: 5, Eta: 0.05, Seed: 2, AverageLast: 3, ValidationFraction: 0.3}}
-	m, h, err := Train(ctx, cfg.Config, cfg.TrainConfig, Images(xi), yi)
+	m, h, err := Train(ctx, legacyOptions(cfg.Config, cfg.TrainConfig), Images(xi), yi)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -304,10 +305,9 @@ func TestAverageLast(t *testing.T) {
 	if want := float64(ok) / float64(len(h.Val)); h.AveragedValAccuracy != want {
 		t.Errorf("averaged validation accuracy %v, the averaged model scores %v", h.AveragedValAccuracy, want)
 	}
-	m.Close()
 
 	for _, bad := range []opts{{Config: Config{SubspaceDim: 3}, TrainConfig: TrainConfig{AverageLast: -1}}, {Config: Config{SubspaceDim: 3}, TrainConfig: TrainConfig{AverageLast: 2, Patience: 3, ValidationFraction: 0.3}}} {
-		if _, _, err := Train(ctx, bad.Config, bad.TrainConfig, Sets(xs), ys); err == nil || !strings.Contains(err.Error(), "AverageLast") {
+		if _, _, err := Train(ctx, legacyOptions(bad.Config, bad.TrainConfig), Sets(xs), ys); err == nil || !strings.Contains(err.Error(), "AverageLast") {
 			t.Errorf("AverageLast %d, Patience %d: %v", bad.AverageLast, bad.Patience, err)
 		}
 	}

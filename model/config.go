@@ -1,6 +1,7 @@
 package model
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"runtime"
@@ -65,8 +66,8 @@ const (
 	Sigmoid
 )
 
-// Defaults of the zero-valued fields of Config, TrainConfig and
-// PredictConfig.
+// The default values, as DefaultConfig, DefaultTrainConfig and
+// DefaultPredictConfig set them.
 const (
 	DefaultPrototypesPerClass = 1
 	DefaultInitNoise          = 1e-4
@@ -100,18 +101,39 @@ const (
 	MaxWorkers     = 1024   // Workers
 )
 
+// Options is everything a training run is told, in one place: what the
+// model is (Model, stored in its file and kept by Continue), how it is
+// trained (Train) and how the trained model predicts (Predict, stored in
+// its file). Start from DefaultOptions and change the fields that differ:
+//
+//	opt := model.DefaultOptions()
+//	opt.Model.SubspaceDim = 5
+//	opt.Train.Epochs, opt.Train.Seed = 20, 7
+//	m, hist, err := model.Train(ctx, opt, x, y)
+type Options struct {
+	Model   Config
+	Train   TrainConfig
+	Predict PredictConfig
+}
+
+// DefaultOptions returns the three default configurations.
+func DefaultOptions() Options {
+	return Options{Model: DefaultConfig(), Train: DefaultTrainConfig(), Predict: DefaultPredictConfig()}
+}
+
 // Config is what a model is: its structure, stored in its file and kept
-// by Continue. The zero value is valid: a zero (or nil) field takes the
-// default named in its comment.
+// by Continue. Every field means what it says (0 is zero), except
+// SubspaceDim, whose 0 takes d from the training bases; DefaultConfig has
+// the defaults.
 type Config struct {
 	// SubspaceDim is d, the number of columns of every prototype. 0 takes the
 	// number of columns of the training subspaces' bases (training on
 	// single images needs it set).
 	SubspaceDim int
 
-	// PrototypesPerClass is the number of prototypes of every class
-	// (default 1). PrototypesOfClass, when non-nil, overrides it with one
-	// count per class (len = number of classes, every entry >= 1).
+	// PrototypesPerClass is the number of prototypes of every class (at
+	// least 1; default 1). PrototypesOfClass, when non-nil, overrides it
+	// with one count per class (len = number of classes, every entry >= 1).
 	PrototypesPerClass int
 	PrototypesOfClass  []int
 
@@ -123,20 +145,41 @@ type Config struct {
 
 	// ImageWidth and ImageHeight optionally record the size of the images
 	// the model was trained on (pixels per row, rows; row-major pixels), so
-	// that tools can resize new images without being told again. Both 0
-	// means unknown; otherwise both must be positive with
+	// that tools, and SampleFromImages, can resize new images without being
+	// told again. Both 0 means unknown; otherwise both must be positive with
 	// ImageWidth·ImageHeight = D. They are stored (format version 2) but
 	// never used by training or prediction.
 	ImageWidth, ImageHeight int
 }
 
+// DefaultConfig returns the default structure: d from the training bases,
+// one prototype per class, global relevances.
+func DefaultConfig() Config {
+	return Config{PrototypesPerClass: DefaultPrototypesPerClass, Relevance: RelevanceGlobal}
+}
+
+// NumPrototypes returns the number of prototypes c gives a model of
+// classes classes (PrototypesOfClass summed, or PrototypesPerClass times
+// classes), saturating at math.MaxInt64 / 2 for absurd counts.
+func (c Config) NumPrototypes(classes int) int64 {
+	if c.PrototypesOfClass != nil {
+		var n int64
+		for _, v := range c.PrototypesOfClass {
+			n += int64(max(v, 0))
+		}
+		return n
+	}
+	return int64(max(c.PrototypesPerClass, 0)) * int64(max(classes, 0))
+}
+
 // TrainConfig is how a model is trained: initialisation, optimiser,
-// schedule, epochs, early stopping, averaging, seed and workers. The zero
-// value is valid: a zero (or nil) field takes the default named in its
-// comment, so a literal needs only the fields that differ. A model file
-// stores the options of the model's last training (all but MinDelta,
-// AverageLast, OnEpoch and Workers), for the record: see
-// Model.TrainConfig.
+// schedule, epochs, early stopping, averaging, hooks, seed and workers.
+// Every field means what it says (0 is zero: no noise, no floor, no
+// training), except Workers, whose 0 takes all cores; DefaultTrainConfig
+// has the defaults, and a field whose 0 means nothing (Eta, Gamma,
+// StepEvery, Tau, Beta) is an error when left at 0. A model file stores
+// the options of the model's last training (all but MinDelta, AverageLast,
+// OnEpoch, Augment and Workers), for the record: see Model.TrainConfig.
 //
 // Learning rates: the prototype gradient keeps the factor 2 of
 // G = diag(2 λ_k θ_k / sin θ_k) (the paper's equations and the authors'
@@ -145,14 +188,14 @@ type Config struct {
 type TrainConfig struct {
 	// Init selects the initialisation (default InitSample). InitNoise is the
 	// standard deviation of the Gaussian noise added to each entry of an
-	// InitSample prototype before orthonormalisation (default 1e-4; a
-	// negative value means no noise). Continue keeps the model's.
+	// InitSample prototype before orthonormalisation (default 1e-4; 0: no
+	// noise). Continue keeps the model's.
 	Init      InitKind
 	InitNoise float64
 
 	// Eta is the prototype learning rate η (default 0.05, the paper's value
 	// for image sets, with the factor 2 in G kept). Gamma is the relevance
-	// learning rate γ (default 1e-4; γ ≪ η).
+	// learning rate γ (default 1e-4; γ ≪ η). Both in (0, 100].
 	Eta   float64
 	Gamma float64
 
@@ -174,25 +217,26 @@ type TrainConfig struct {
 
 	// RelevanceFloor is the floor applied to each λ_k after a relevance
 	// update, before renormalising λ to sum 1 (default 1e-4, the authors'
-	// PyTorch code): λ ← max(λ − γ∂E/∂λ, floor)/Σ, as the reference, so
-	// after the renormalisation a λ_k sits below the floor by the factor
-	// 1/Σ. A negative value means no floor (λ_k >= 0 only).
+	// PyTorch code; 0: no floor, λ_k >= 0 only): λ ← max(λ − γ∂E/∂λ,
+	// floor)/Σ, as the reference, so after the renormalisation a λ_k sits
+	// below the floor by the factor 1/Σ.
 	RelevanceFloor float64
 
-	// Epochs is the number of passes over the training data (default 50).
+	// Epochs is the number of passes over the training data (default 50;
+	// 0: none, Train returns the initial model).
 	Epochs int
 
 	// ValidationFraction is the fraction of each class's training samples
-	// carved out (stratified, seeded) as a validation set; 0 means none.
-	// With Patience > 0 training stops after Patience epochs without an
-	// improvement, and the model of the best epoch is returned. An epoch
-	// improves, and becomes the best epoch, when its validation accuracy
-	// is at least the best epoch's plus MinDelta (the first epoch always
-	// does); patience counts the epochs since the best one.
-	// So with MinDelta = 0 ties go to the later epoch: a saturated
-	// validation set (100% from the first epoch) trains all epochs and
-	// keeps the last. MinDelta (in [0, 1], an accuracy fraction) is not
-	// stored in model files.
+	// carved out (folds.ValidationSplit: stratified, seeded) as a
+	// validation set; 0 means none. With Patience > 0 training stops after
+	// Patience epochs without an improvement, and the model of the best
+	// epoch is returned. An epoch improves, and becomes the best epoch,
+	// when its validation accuracy is at least the best epoch's plus
+	// MinDelta (the first epoch always does); patience counts the epochs
+	// since the best one. So with MinDelta = 0 ties go to the later epoch:
+	// a saturated validation set (100% from the first epoch) trains all
+	// epochs and keeps the last. MinDelta (in [0, 1], an accuracy fraction)
+	// is not stored in model files.
 	ValidationFraction float64
 	Patience           int
 	MinDelta           float64
@@ -210,8 +254,14 @@ type TrainConfig struct {
 	// ends training normally; any other error aborts it.
 	OnEpoch func(EpochStats) error
 
-	// Workers is the number of goroutines computing distances (default
-	// runtime.GOMAXPROCS(0)). Results never depend on it.
+	// Augment, if non-nil, adds samples to every epoch (hard examples,
+	// per-epoch augmentation): see AugmentFunc. Package hard's Images and
+	// Pool are such hooks.
+	Augment AugmentFunc
+
+	// Workers is the number of goroutines computing distances (0: all
+	// cores, runtime.GOMAXPROCS(0) when training starts). Results never
+	// depend on it.
 	Workers int
 
 	// Seed seeds the initialisation, the validation split and every epoch's
@@ -219,67 +269,67 @@ type TrainConfig struct {
 	Seed uint64
 }
 
-// PredictConfig is how a model predicts. The zero value is valid: a zero
-// field takes the default named in its comment. A model stores its
-// PredictConfig (Model.PredictConfig; a trained model has the defaults,
-// Model.WithPredictConfig sets others).
+// AugmentFunc is a TrainConfig.Augment hook. Before each epoch (epoch is
+// its lifetime number, from 1, as EpochStats.Epoch) the training loop
+// calls it with the model as it stands (m: a snapshot the hook may keep
+// and predict with) and appends the samples it returns (with their
+// labels, of the model's classes; samples of the training data's kind,
+// sets or images) to that epoch's training part: the epoch visits the
+// training part followed by them in the seeded order of an epoch of that
+// many samples, and class weights count them. They are read during the
+// epoch only. An error aborts training (the hook's error is wrapped), and
+// ctx is the training's.
+type AugmentFunc func(ctx context.Context, m *Model, epoch int) (x []Sample, y []int, err error)
+
+// DefaultTrainConfig returns the default training options: prototypes
+// started at a random training set of their class plus noise of 1e-4,
+// η = 0.05, γ = 1e-4 at a constant rate, the identity cost, a relevance
+// floor of 1e-4, 50 epochs, no validation, all cores, seed 0.
+func DefaultTrainConfig() TrainConfig {
+	return TrainConfig{
+		Init:           InitSample,
+		InitNoise:      DefaultInitNoise,
+		Eta:            DefaultEta,
+		Gamma:          DefaultGamma,
+		Schedule:       ScheduleConstant,
+		StepEvery:      DefaultStepEvery,
+		Tau:            DefaultTau,
+		Activation:     Identity,
+		Beta:           DefaultBeta,
+		RelevanceFloor: DefaultRelevanceFloor,
+		Epochs:         DefaultEpochs,
+	}
+}
+
+// PredictConfig is how a model predicts, stored in its file (a trained
+// model has the PredictConfig of its Options; Model.WithPredictConfig sets
+// others). DefaultPredictConfig has the defaults.
 type PredictConfig struct {
 	// Temperature T of the class probabilities softmax(-δ_c/T), δ_c the
-	// distance to the nearest prototype of class c (default 0.1).
+	// distance to the nearest prototype of class c (default 0.1; in
+	// (0, 1e6]).
 	Temperature float64
 
 	// RejectMargin is the reject threshold of prediction: when the relative
 	// margin (δ₂ − δ₁)/(δ₂ + δ₁) between the two nearest classes is below
-	// it, the prediction carries no label (Label = -1). 0 never rejects.
+	// it, the prediction carries no label (Label = -1). 0 (the default)
+	// never rejects.
 	RejectMargin float64
 }
 
-// withDefaults returns c with its zero fields replaced by their defaults.
-func (c Config) withDefaults() Config {
-	if c.PrototypesPerClass == 0 {
-		c.PrototypesPerClass = DefaultPrototypesPerClass
-	}
-	return c
+// DefaultPredictConfig returns the default prediction options:
+// temperature 0.1, no reject option.
+func DefaultPredictConfig() PredictConfig {
+	return PredictConfig{Temperature: DefaultTemperature}
 }
 
-// withDefaults returns c with its zero fields replaced by their defaults
-// (OnEpoch is kept).
-func (c TrainConfig) withDefaults() TrainConfig {
-	if c.InitNoise == 0 {
-		c.InitNoise = DefaultInitNoise
-	}
-	if c.Eta == 0 {
-		c.Eta = DefaultEta
-	}
-	if c.Gamma == 0 {
-		c.Gamma = DefaultGamma
-	}
-	if c.StepEvery == 0 {
-		c.StepEvery = DefaultStepEvery
-	}
-	if c.Tau == 0 {
-		c.Tau = DefaultTau
-	}
-	if c.Beta == 0 {
-		c.Beta = DefaultBeta
-	}
-	if c.RelevanceFloor == 0 {
-		c.RelevanceFloor = DefaultRelevanceFloor
-	}
-	if c.Epochs == 0 {
-		c.Epochs = DefaultEpochs
-	}
+// normalised returns c with Workers 0 replaced by runtime.GOMAXPROCS(0) and
+// the hooks dropped: the options a trainer or a model keeps.
+func (c TrainConfig) normalised() TrainConfig {
 	if c.Workers == 0 {
 		c.Workers = runtime.GOMAXPROCS(0)
 	}
-	return c
-}
-
-// withDefaults returns c with its zero fields replaced by their defaults.
-func (c PredictConfig) withDefaults() PredictConfig {
-	if c.Temperature == 0 {
-		c.Temperature = DefaultTemperature
-	}
+	c.OnEpoch, c.Augment = nil, nil
 	return c
 }
 
@@ -287,14 +337,14 @@ func configError(format string, a ...any) error {
 	return fmt.Errorf("model: %w: "+format, append([]any{ErrConfig}, a...)...)
 }
 
-// validate checks a Config that has been through withDefaults.
+// validate checks a Config.
 func (c *Config) validate() error {
 	bad := configError
 	switch {
 	case c.SubspaceDim < 0 || c.SubspaceDim > MaxSubDim:
 		return bad("SubspaceDim %d outside [0, %d]", c.SubspaceDim, MaxSubDim)
 	case c.PrototypesPerClass < 1 || c.PrototypesPerClass > MaxPrototype:
-		return bad("PrototypesPerClass %d", c.PrototypesPerClass)
+		return bad("PrototypesPerClass %d outside [1, %d] (DefaultConfig has %d)", c.PrototypesPerClass, MaxPrototype, DefaultPrototypesPerClass)
 	case c.Relevance > RelevanceLocal:
 		return bad("unknown Relevance %d", c.Relevance)
 	case c.ImageWidth < 0 || c.ImageHeight < 0 || (c.ImageWidth == 0) != (c.ImageHeight == 0) ||
@@ -309,33 +359,34 @@ func (c *Config) validate() error {
 	return nil
 }
 
-// validate checks a TrainConfig that has been through withDefaults.
+// validate checks a TrainConfig (Workers 0 is all cores).
 func (c *TrainConfig) validate() error {
 	bad := configError
 	pos := func(v float64) bool { return v > 0 && !math.IsInf(v, 0) }
+	const hint = " (DefaultTrainConfig has the defaults)"
 	switch {
 	case c.Init > InitPCA:
 		return bad("unknown Init %d", c.Init)
-	case math.IsNaN(c.InitNoise) || math.IsInf(c.InitNoise, 0) || c.InitNoise > MaxInitNoise:
-		return bad("InitNoise %g (at most %g; negative: no noise)", c.InitNoise, float64(MaxInitNoise))
+	case !(c.InitNoise >= 0 && c.InitNoise <= MaxInitNoise):
+		return bad("InitNoise %g outside [0, %g]", c.InitNoise, float64(MaxInitNoise))
 	case !pos(c.Eta) || c.Eta > MaxRate:
-		return bad("Eta %g outside (0, %g]", c.Eta, float64(MaxRate))
+		return bad("Eta %g outside (0, %g]"+hint, c.Eta, float64(MaxRate))
 	case !pos(c.Gamma) || c.Gamma > MaxRate:
-		return bad("Gamma %g outside (0, %g]", c.Gamma, float64(MaxRate))
+		return bad("Gamma %g outside (0, %g]"+hint, c.Gamma, float64(MaxRate))
 	case c.Schedule > ScheduleAnneal:
 		return bad("unknown Schedule %d", c.Schedule)
 	case c.StepEvery < 1 || c.StepEvery > MaxEpochs:
-		return bad("StepEvery %d outside [1, %d]", c.StepEvery, MaxEpochs)
+		return bad("StepEvery %d outside [1, %d]"+hint, c.StepEvery, MaxEpochs)
 	case !pos(c.Tau) || c.Tau > MaxTau:
-		return bad("Tau %g outside (0, %g]", c.Tau, float64(MaxTau))
+		return bad("Tau %g outside (0, %g]"+hint, c.Tau, float64(MaxTau))
 	case c.Activation > Sigmoid:
 		return bad("unknown Activation %d", c.Activation)
 	case !pos(c.Beta) || c.Beta > MaxBeta:
-		return bad("Beta %g outside (0, %g]", c.Beta, float64(MaxBeta))
-	case math.IsNaN(c.RelevanceFloor) || c.RelevanceFloor >= 1 || math.IsInf(c.RelevanceFloor, 0):
-		return bad("RelevanceFloor %g", c.RelevanceFloor)
+		return bad("Beta %g outside (0, %g]"+hint, c.Beta, float64(MaxBeta))
+	case !(c.RelevanceFloor >= 0 && c.RelevanceFloor < 1):
+		return bad("RelevanceFloor %g outside [0, 1)", c.RelevanceFloor)
 	case c.Epochs < 0 || c.Epochs > MaxEpochs:
-		return bad("Epochs %d (at most %d)", c.Epochs, MaxEpochs)
+		return bad("Epochs %d outside [0, %d]", c.Epochs, MaxEpochs)
 	case !(c.ValidationFraction >= 0 && c.ValidationFraction < 1):
 		return bad("ValidationFraction %g outside [0, 1)", c.ValidationFraction)
 	case c.Patience < 0 || c.Patience > MaxEpochs:
@@ -346,28 +397,22 @@ func (c *TrainConfig) validate() error {
 		return bad("AverageLast %d outside [0, %d]", c.AverageLast, MaxEpochs)
 	case c.AverageLast > 0 && c.Patience > 0:
 		return bad("AverageLast %d with Patience %d: early stopping returns one epoch's model, averaging several", c.AverageLast, c.Patience)
-	case c.Workers < 1 || c.Workers > MaxWorkers:
-		return bad("Workers %d outside [1, %d]", c.Workers, MaxWorkers)
+	case c.Workers < 0 || c.Workers > MaxWorkers:
+		return bad("Workers %d outside [0, %d] (0: all cores)", c.Workers, MaxWorkers)
 	}
 	return nil
 }
 
-// validate checks a PredictConfig that has been through withDefaults.
+// validate checks a PredictConfig.
 func (c *PredictConfig) validate() error {
 	switch {
 	case !(c.Temperature > 0 && c.Temperature <= MaxTemperature):
-		return configError("Temperature %g outside (0, %g]", c.Temperature, float64(MaxTemperature))
+		return configError("Temperature %g outside (0, %g] (DefaultPredictConfig has %g)", c.Temperature, float64(MaxTemperature), DefaultTemperature)
 	case !(c.RejectMargin >= 0 && c.RejectMargin <= 1):
 		return configError("RejectMargin %g outside [0, 1]", c.RejectMargin)
 	}
 	return nil
 }
-
-// noise returns the effective InitNoise (negative means none).
-func (c *TrainConfig) noise() float64 { return math.Max(c.InitNoise, 0) }
-
-// floor returns the effective relevance floor (negative means none).
-func (c *TrainConfig) floor() float64 { return math.Max(c.RelevanceFloor, 0) }
 
 // checkImageSize checks a recorded image size against D.
 func (c *Config) checkImageSize(dim int) error {

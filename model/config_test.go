@@ -6,6 +6,8 @@ import (
 	"errors"
 	"math"
 	"reflect"
+	"runtime"
+	"strings"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -19,41 +21,125 @@ func TestDefaults(t *testing.T) {
 	xs, ys := synth(t, 61, 12, 2, 2, 5, 0.3)
 	// The documented defaults, spelled out.
 	c := opts{
-		Config: Config{PrototypesPerClass: DefaultPrototypesPerClass},
-		TrainConfig: TrainConfig{InitNoise: DefaultInitNoise, Eta: DefaultEta, Gamma: DefaultGamma, StepEvery: DefaultStepEvery,
-			Tau: DefaultTau, Beta: DefaultBeta, RelevanceFloor: DefaultRelevanceFloor, Epochs: DefaultEpochs},
+		Config: Config{PrototypesPerClass: DefaultPrototypesPerClass, Relevance: RelevanceGlobal},
+		TrainConfig: TrainConfig{Init: InitSample, InitNoise: DefaultInitNoise, Eta: DefaultEta, Gamma: DefaultGamma, Schedule: ScheduleConstant, StepEvery: DefaultStepEvery,
+			Tau: DefaultTau, Activation: Identity, Beta: DefaultBeta, RelevanceFloor: DefaultRelevanceFloor, Epochs: DefaultEpochs},
 		PredictConfig: PredictConfig{Temperature: DefaultTemperature},
 	}
-	if d := defaultOpts(); !reflect.DeepEqual(d.Config, c.Config) || d.Workers < 1 || d.PredictConfig != c.PredictConfig {
-		t.Errorf("defaults %+v, documented %+v", d, c)
-	} else if d.Workers = 0; !reflect.DeepEqual(d.TrainConfig, c.TrainConfig) {
-		t.Errorf("training defaults %+v, documented %+v", d.TrainConfig, c.TrainConfig)
+	d := DefaultOptions()
+	if !reflect.DeepEqual(d, Options{Model: c.Config, Train: c.TrainConfig, Predict: c.PredictConfig}) {
+		t.Errorf("DefaultOptions %+v, documented %+v", d, c)
 	}
-	c.Epochs = 2
-	m1, _, err := Train(context.Background(), c.Config, c.TrainConfig, Sets(xs), ys)
+	if !reflect.DeepEqual(d.Model, DefaultConfig()) || d.Predict != DefaultPredictConfig() || !reflect.DeepEqual(d.Train, DefaultTrainConfig()) {
+		t.Errorf("DefaultOptions is not the three constructors")
+	}
+	d.Train.Epochs = 2
+	m1, _, err := Train(context.Background(), d, Sets(xs), ys)
 	if err != nil {
 		t.Fatal(err)
 	}
-	m2, _, err := Train(context.Background(), Config{}, TrainConfig{Epochs: 2}, Sets(xs), ys)
+	// The test literals' convention (zero: default) gives the same model.
+	m2, _, err := Train(context.Background(), legacyOptions(Config{}, TrainConfig{Epochs: 2}), Sets(xs), ys)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !bytes.Equal(modelBytes(t, m1), modelBytes(t, m2)) {
-		t.Error("zero configs and the documented defaults train differently")
+		t.Error("the legacy literals and the defaults train differently")
+	}
+	if got := m1.TrainConfig(); got.Workers != runtime.GOMAXPROCS(0) || got.Epochs != 2 || got.Eta != DefaultEta {
+		t.Errorf("the model's training options %+v", got)
 	}
 	for _, bad := range []opts{{TrainConfig: TrainConfig{Eta: -1}}, {TrainConfig: TrainConfig{Gamma: math.NaN()}}, {TrainConfig: TrainConfig{ValidationFraction: 1}}, {TrainConfig: TrainConfig{Patience: -1}}, {TrainConfig: TrainConfig{Init: 7}}, {Config: Config{Relevance: 3}}, {Config: Config{SubspaceDim: MaxSubDim + 1}}, {TrainConfig: TrainConfig{RelevanceFloor: 1}}, {TrainConfig: TrainConfig{Workers: -3}}, {Config: Config{PrototypesOfClass: []int{1, 0}}}} {
-		if _, _, err := Train(context.Background(), bad.Config, bad.TrainConfig, Sets(xs), ys); !errors.Is(err, ErrConfig) {
+		if _, _, err := Train(context.Background(), legacyOptions(bad.Config, bad.TrainConfig), Sets(xs), ys); !errors.Is(err, ErrConfig) {
 			t.Errorf("config %+v: %v, want ErrConfig", bad, err)
 		}
 	}
-	m, err := Init(Config{}, TrainConfig{}, Sets(xs), ys)
+	m, err := Init(DefaultOptions(), Sets(xs), ys)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, bad := range []PredictConfig{{RejectMargin: 2}, {RejectMargin: -0.5}, {Temperature: -1}, {Temperature: math.Inf(1)}, {Temperature: math.NaN()}} {
+	for _, bad := range []PredictConfig{{}, {Temperature: 0.1, RejectMargin: 2}, {Temperature: 0.1, RejectMargin: -0.5}, {Temperature: -1}, {Temperature: math.Inf(1)}, {Temperature: math.NaN()}} {
 		if _, err := m.WithPredictConfig(bad); !errors.Is(err, ErrConfig) {
 			t.Errorf("prediction config %+v: %v, want ErrConfig", bad, err)
 		}
+	}
+}
+
+// TestZeroIsZero: a zero field means zero (no noise, no floor, no
+// training, never reject), never a default in disguise, and a field whose
+// zero means nothing is an error that points at the constructors.
+func TestZeroIsZero(t *testing.T) {
+	xs, ys := synth(t, 61, 12, 2, 2, 5, 0.3)
+	for _, f := range []struct {
+		name string
+		set  func(o *Options)
+	}{
+		{"Eta", func(o *Options) { o.Train.Eta = 0 }},
+		{"Gamma", func(o *Options) { o.Train.Gamma = 0 }},
+		{"StepEvery", func(o *Options) { o.Train.StepEvery = 0 }},
+		{"Tau", func(o *Options) { o.Train.Tau = 0 }},
+		{"Beta", func(o *Options) { o.Train.Beta = 0 }},
+		{"PrototypesPerClass", func(o *Options) { o.Model.PrototypesPerClass = 0 }},
+		{"Temperature", func(o *Options) { o.Predict.Temperature = 0 }},
+	} {
+		o := DefaultOptions()
+		f.set(&o)
+		_, _, err := Train(context.Background(), o, Sets(xs), ys)
+		if !errors.Is(err, ErrConfig) || !strings.Contains(err.Error(), f.name) || !strings.Contains(err.Error(), "Default") {
+			t.Errorf("%s = 0: %v, want ErrConfig naming it and the constructors", f.name, err)
+		}
+	}
+	if _, _, err := Train(context.Background(), Options{}, Sets(xs), ys); !errors.Is(err, ErrConfig) {
+		t.Errorf("zero Options: %v, want ErrConfig", err)
+	}
+	// Epochs 0: the initial model, an empty history.
+	o := DefaultOptions()
+	o.Train.Epochs, o.Train.Seed = 0, 3
+	m, h, err := Train(context.Background(), o, Sets(xs), ys)
+	if err != nil || m.Epochs() != 0 || len(h.Epochs) != 0 {
+		t.Fatalf("Epochs 0: %v epochs, history %+v, %v", m.Epochs(), h, err)
+	}
+	m0, err := Init(o, Sets(xs), ys)
+	if err != nil || !bytes.Equal(modelBytes(t, m), modelBytes(t, m0)) {
+		t.Errorf("Epochs 0 is not Init: %v", err)
+	}
+	// InitNoise 0: the prototypes start exactly at (orthonormalised)
+	// training sets; the default noise moves them.
+	o.Train.InitNoise = 0
+	quiet, err := Init(o, Sets(xs), ys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if quiet.TrainConfig().InitNoise != 0 || m0.TrainConfig().InitNoise != DefaultInitNoise {
+		t.Errorf("InitNoise kept as %g and %g", quiet.TrainConfig().InitNoise, m0.TrainConfig().InitNoise)
+	}
+	near := func(m *Model) bool {
+		for k := 0; k < m.NumPrototypes(); k++ {
+			found := false
+			for _, x := range xs {
+				if g := anglesGonum(toMat(x.Basis), toMat(m.Prototype(k))); g[len(g)-1] < 1e-7 {
+					found = true
+				}
+			}
+			if !found {
+				return false
+			}
+		}
+		return true
+	}
+	if !near(quiet) || near(m0) {
+		t.Errorf("InitNoise 0: prototypes at training sets %v; default noise: %v", near(quiet), near(m0))
+	}
+	// RelevanceFloor 0: no floor (a relevance may reach 0 only by the
+	// update, never be lifted); the file stores it as the version-2 "none".
+	o.Train.RelevanceFloor, o.Train.Epochs = 0, 1
+	nf, _, err := Train(context.Background(), o, Sets(xs), ys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, err := Load(bytes.NewReader(modelBytes(t, nf)))
+	if err != nil || back.TrainConfig().RelevanceFloor != 0 || back.TrainConfig().InitNoise != 0 {
+		t.Fatalf("no floor, no noise after a round trip: %+v, %v", back.TrainConfig(), err)
 	}
 }
 
@@ -88,7 +174,7 @@ func TestDataErrors(t *testing.T) {
 	}
 	for name, f := range cases {
 		x, y := f()
-		if _, _, err := Train(context.Background(), Config{}, TrainConfig{Epochs: 1}, Sets(x), y); !errors.Is(err, ErrData) {
+		if _, _, err := Train(context.Background(), legacyOptions(Config{}, TrainConfig{Epochs: 1}), Sets(x), y); !errors.Is(err, ErrData) {
 			t.Errorf("%s: %v, want ErrData", name, err)
 		}
 	}
@@ -96,24 +182,24 @@ func TestDataErrors(t *testing.T) {
 	nan.Set(3, 1, math.NaN())
 	x := append([]*subspace.Subspace(nil), xs...)
 	x[0] = &subspace.Subspace{Basis: nan}
-	if _, _, err := Train(context.Background(), Config{}, TrainConfig{Epochs: 1}, Sets(x), ys); !errors.Is(err, ErrNotFinite) {
+	if _, _, err := Train(context.Background(), legacyOptions(Config{}, TrainConfig{Epochs: 1}), Sets(x), ys); !errors.Is(err, ErrNotFinite) {
 		t.Errorf("NaN set: %v", err)
 	}
-	if _, _, err := Train(context.Background(), Config{SubspaceDim: 3}, TrainConfig{Epochs: 1}, Sets(xs), ys); !errors.Is(err, ErrData) {
+	if _, _, err := Train(context.Background(), legacyOptions(Config{SubspaceDim: 3}, TrainConfig{Epochs: 1}), Sets(xs), ys); !errors.Is(err, ErrData) {
 		t.Errorf("SubspaceDim 3 for 2-column sets: %v", err)
 	}
 }
 
 func TestPrototypeCounts(t *testing.T) {
 	xs, ys := synth(t, 63, 12, 2, 3, 4, 0.3)
-	m, err := Init(Config{PrototypesPerClass: 3}, TrainConfig{}, Sets(xs), ys)
+	m, err := Init(legacyOptions(Config{PrototypesPerClass: 3}, TrainConfig{}), Sets(xs), ys)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if want := []int{0, 0, 0, 1, 1, 1, 2, 2, 2}; !equalInts(m.Labels(), want) {
 		t.Errorf("labels %v", m.Labels())
 	}
-	m, err = Init(Config{PrototypesOfClass: []int{1, 3, 2}}, TrainConfig{}, Sets(xs), ys)
+	m, err = Init(legacyOptions(Config{PrototypesOfClass: []int{1, 3, 2}}, TrainConfig{}), Sets(xs), ys)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -121,7 +207,7 @@ func TestPrototypeCounts(t *testing.T) {
 		t.Errorf("labels %v", m.Labels())
 	}
 	// InitSample draws distinct sets while the class has enough.
-	m, err = Init(Config{PrototypesPerClass: 4}, TrainConfig{InitNoise: -1}, Sets(xs), ys)
+	m, err = Init(legacyOptions(Config{PrototypesPerClass: 4}, TrainConfig{InitNoise: -1}), Sets(xs), ys)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -157,9 +243,9 @@ func TestInitKinds(t *testing.T) {
 		}
 		return best
 	}
-	exact, _ := Init(Config{}, TrainConfig{InitNoise: -1, Seed: 3}, Sets(xs), ys)
-	noisy, _ := Init(Config{}, TrainConfig{Seed: 3}, Sets(xs), ys)
-	random, _ := Init(Config{}, TrainConfig{Init: InitRandom, Seed: 3}, Sets(xs), ys)
+	exact, _ := Init(legacyOptions(Config{}, TrainConfig{InitNoise: -1, Seed: 3}), Sets(xs), ys)
+	noisy, _ := Init(legacyOptions(Config{}, TrainConfig{Seed: 3}), Sets(xs), ys)
+	random, _ := Init(legacyOptions(Config{}, TrainConfig{Init: InitRandom, Seed: 3}), Sets(xs), ys)
 	for k := 0; k < 2; k++ {
 		if a := nearestSet(exact.protos[k], k); a > 1e-12 {
 			t.Errorf("InitSample without noise: %g from the nearest set", a)
@@ -179,7 +265,7 @@ func TestInitKinds(t *testing.T) {
 	// subspace-iteration path (D = 100 > 64, 30 sets · 3 = 90 > 64 columns).
 	for _, c := range []struct{ dim, n int }{{20, 5}, {100, 30}} {
 		xs, ys := synth(t, 65, c.dim, 3, 2, c.n, 0.5)
-		m, err := Init(Config{}, TrainConfig{Init: InitPCA, Seed: 1}, Sets(xs), ys)
+		m, err := Init(legacyOptions(Config{}, TrainConfig{Init: InitPCA, Seed: 1}), Sets(xs), ys)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -213,7 +299,7 @@ func TestInitKinds(t *testing.T) {
 func TestRelevanceKinds(t *testing.T) {
 	xs, ys := synth(t, 66, 20, 4, 3, 6, 0.4)
 	for _, rel := range []RelevanceKind{RelevanceNone, RelevanceGlobal, RelevanceLocal} {
-		m, _, err := Train(context.Background(), Config{Relevance: rel, PrototypesPerClass: 2}, TrainConfig{Epochs: 3, Gamma: 0.05}, Sets(xs), ys)
+		m, _, err := Train(context.Background(), legacyOptions(Config{Relevance: rel, PrototypesPerClass: 2}, TrainConfig{Epochs: 3, Gamma: 0.05}), Sets(xs), ys)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -299,7 +385,7 @@ func TestSchedules(t *testing.T) {
 	} {
 		cfg := c.cfg
 		cfg.Epochs, cfg.Eta, cfg.Gamma = 7, 0.02, 0.004
-		_, h, err := Train(context.Background(), cfg.Config, cfg.TrainConfig, Sets(xs), ys)
+		_, h, err := Train(context.Background(), legacyOptions(cfg.Config, cfg.TrainConfig), Sets(xs), ys)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -320,7 +406,7 @@ func TestCostDefinition(t *testing.T) {
 	xs, ys = xs[:9], ys[:9] // classes 0,1 with 5 and 4 sets
 	for _, c := range []opts{{}, {TrainConfig: TrainConfig{Activation: Sigmoid, Beta: 4}}, {TrainConfig: TrainConfig{ClassWeights: true}}, {TrainConfig: TrainConfig{ClassWeights: true, Activation: Sigmoid, Beta: 0.5}}} {
 		c.Epochs, c.Eta, c.Gamma, c.Seed = 1, 1e-300, 1e-300, 2
-		m0, err := Init(c.Config, c.TrainConfig, Sets(xs), ys)
+		m0, err := Init(legacyOptions(c.Config, c.TrainConfig), Sets(xs), ys)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -328,7 +414,7 @@ func TestCostDefinition(t *testing.T) {
 		for _, y := range ys {
 			counts[y]++
 		}
-		full := c.TrainConfig.withDefaults()
+		full := c.TrainConfig.legacy()
 		var want float64
 		for i, x := range xs {
 			var dp, dm = math.Inf(1), math.Inf(1)
@@ -352,7 +438,7 @@ func TestCostDefinition(t *testing.T) {
 			want += w * phi
 		}
 		want /= float64(len(xs))
-		_, h, err := Train(context.Background(), c.Config, c.TrainConfig, Sets(xs), ys)
+		_, h, err := Train(context.Background(), legacyOptions(c.Config, c.TrainConfig), Sets(xs), ys)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -383,7 +469,7 @@ func TestValidationAndEarlyStopping(t *testing.T) {
 		t.Errorf("validation not stratified: %v", per)
 	}
 	cfg := opts{TrainConfig: TrainConfig{Epochs: 40, ValidationFraction: 0.3, Patience: 2, MinDelta: 1e-9, Seed: 9, Init: InitRandom, Eta: 0.02}}
-	m, h, err := Train(context.Background(), cfg.Config, cfg.TrainConfig, Sets(xs), ys)
+	m, h, err := Train(context.Background(), legacyOptions(cfg.Config, cfg.TrainConfig), Sets(xs), ys)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -406,7 +492,7 @@ func TestValidationAndEarlyStopping(t *testing.T) {
 	// epochs without early stopping gives the same parameters.
 	cfg.Patience = 0
 	cfg.Epochs = best.Epoch
-	m2, _, err := Train(context.Background(), cfg.Config, cfg.TrainConfig, Sets(xs), ys)
+	m2, _, err := Train(context.Background(), legacyOptions(cfg.Config, cfg.TrainConfig), Sets(xs), ys)
 	if err != nil {
 		t.Fatal(err)
 	}

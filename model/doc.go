@@ -110,7 +110,7 @@
 //
 // Returned errors wrap sentinels testable with errors.Is: ErrConfig,
 // ErrData (also for the zero Sample, and for sets and images mixed in one
-// call), ErrNotFinite, ErrNumerical, ErrClosed; and for Load ErrFormat,
+// call), ErrNotFinite, ErrNumerical; and for Load ErrFormat,
 // ErrVersion, ErrTruncated, ErrChecksum, ErrCorrupt. A file is checked
 // (magic, version, shapes against limits and the declared length, CRC-32C,
 // every field) before a model is built from it, and what Load allocates is

@@ -8,6 +8,9 @@ import (
 	"github.com/grlgq/grlgq/internal/numerr"
 )
 
+// errClosed: a trainer used after Close (a bug of this package).
+var errClosed = errors.New("closed")
+
 // Sentinel errors, testable with errors.Is. Returned errors wrap them with
 // context ("model: epoch 3, sample 17: ...").
 var (
@@ -29,8 +32,6 @@ var (
 	ErrNumerical = errors.New("numerical failure")
 	// ErrStop, returned by TrainConfig.OnEpoch, ends training early without error.
 	ErrStop = errors.New("stop training")
-	// ErrClosed: the model's or predictor's workers have been released.
-	ErrClosed = errors.New("closed")
 
 	// Errors of Load.
 
@@ -64,14 +65,12 @@ func stepError(what string, err error) error {
 }
 
 // predictError adds the model's sentinel to an engine error of a
-// prediction: ErrData for a shape or an all-zero image, ErrClosed after
-// Close; others (ErrNotFinite is the same value everywhere) pass as they are.
+// prediction: ErrData for a shape or an all-zero image; others
+// (ErrNotFinite is the same value everywhere) pass as they are.
 func predictError(err error) error {
 	switch {
 	case errors.Is(err, engine.ErrShape), errors.Is(err, engine.ErrZeroImage):
 		return fmt.Errorf("%w: %w", ErrData, err)
-	case errors.Is(err, engine.ErrClosed):
-		return fmt.Errorf("%w: %w", ErrClosed, err)
 	}
 	return err
 }

@@ -135,12 +135,11 @@ func TestETH80(t *testing.T) {
 			}
 		}
 		cfg := opts{Config: Config{SubspaceDim: d, ClassNames: names}, TrainConfig: TrainConfig{Epochs: 300, Eta: 0.05, Gamma: 1e-4, Seed: split}}
-		m, h, err := Train(context.Background(), cfg.Config, cfg.TrainConfig, Sets(train), trainY)
+		m, h, err := Train(context.Background(), legacyOptions(cfg.Config, cfg.TrainConfig), Sets(train), trainY)
 		if err != nil {
 			t.Fatal(err)
 		}
 		acc := accuracyOf(t, m, test, testY)
-		m.Close()
 		sum += acc
 		t.Logf("split %d: test accuracy %.1f%% (final cost %.4f, relevances %.3f)", split, 100*acc, h.Epochs[len(h.Epochs)-1].Cost, m.Relevances())
 	}

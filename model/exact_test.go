@@ -30,19 +30,19 @@ func TestStepExactOneStep(t *testing.T) {
 		t.Run(fmt.Sprintf("D=%d,d=%d,eta=%g,rel=%d", tc.dim, tc.d, tc.eta, tc.rel), func(t *testing.T) {
 			xs, ys := synth(t, 31, tc.dim, tc.d, 3, 6, 0.3)
 			cfg := opts{Config: Config{Relevance: tc.rel, PrototypesPerClass: 2}, TrainConfig: TrainConfig{Init: InitRandom, Seed: 3, Workers: 1}}
-			m, err := Init(cfg.Config, cfg.TrainConfig, Sets(xs), ys)
+			m, err := Init(legacyOptions(cfg.Config, cfg.TrainConfig), Sets(xs), ys)
 			if err != nil {
 				t.Fatal(err)
 			}
 			full := cfg
-			full.TrainConfig = cfg.TrainConfig.withDefaults()
+			full.TrainConfig = cfg.TrainConfig.legacy()
 			var worstRef, worstGen float64
 			for i := range xs {
-				exact, err := NewTrainer(m, cfg.TrainConfig)
+				exact, err := NewTrainer(m, legacyTrain(cfg.TrainConfig))
 				if err != nil {
 					t.Fatal(err)
 				}
-				general, err := NewTrainer(m, cfg.TrainConfig)
+				general, err := NewTrainer(m, legacyTrain(cfg.TrainConfig))
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -95,11 +95,11 @@ type driftStats struct{ general, reorths int }
 func driftRun(t *testing.T, dim, d, classes, n int, eta float64) (float64, driftStats) {
 	t.Helper()
 	xs, ys := synth(t, 41, dim, d, classes, 5, 0.5)
-	m, err := Init(Config{}, TrainConfig{Init: InitRandom, Seed: 9}, Sets(xs), ys)
+	m, err := Init(legacyOptions(Config{}, TrainConfig{Init: InitRandom, Seed: 9}), Sets(xs), ys)
 	if err != nil {
 		t.Fatal(err)
 	}
-	tr, err := NewTrainer(m, TrainConfig{Workers: 1})
+	tr, err := NewTrainer(m, legacyTrain(TrainConfig{Workers: 1}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -148,11 +148,11 @@ func TestStepExactDriftLong(t *testing.T) {
 // steps them by the general route and returns orthonormal prototypes.
 func TestStepDriftCheck(t *testing.T) {
 	xs, ys := synth(t, 51, 30, 4, 2, 6, 0.4)
-	m, err := Init(Config{}, TrainConfig{Init: InitRandom, Seed: 2}, Sets(xs), ys)
+	m, err := Init(legacyOptions(Config{}, TrainConfig{Init: InitRandom, Seed: 2}), Sets(xs), ys)
 	if err != nil {
 		t.Fatal(err)
 	}
-	tr, err := NewTrainer(m, TrainConfig{Workers: 1})
+	tr, err := NewTrainer(m, legacyTrain(TrainConfig{Workers: 1}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -191,23 +191,23 @@ func TestStepDriftCheck(t *testing.T) {
 		sloppy[i] = &subspace.Subspace{Basis: b}
 	}
 	cfg := opts{TrainConfig: TrainConfig{Epochs: 1, Eta: 0.3, Seed: 2, Workers: 1}}
-	mt, _, err := Train(context.Background(), cfg.Config, cfg.TrainConfig, Sets(sloppy), ys)
+	mt, _, err := Train(context.Background(), legacyOptions(cfg.Config, cfg.TrainConfig), Sets(sloppy), ys)
 	if err != nil {
 		t.Fatal(err)
 	}
 	// The same epoch by hand, by either route.
-	m0, err := Init(cfg.Config, cfg.TrainConfig, Sets(sloppy), ys)
+	m0, err := Init(legacyOptions(cfg.Config, cfg.TrainConfig), Sets(sloppy), ys)
 	if err != nil {
 		t.Fatal(err)
 	}
 	byRoute := func(exact bool) *Model {
-		tr, err := NewTrainer(m0, cfg.TrainConfig)
+		tr, err := NewTrainer(m0, legacyTrain(cfg.TrainConfig))
 		if err != nil {
 			t.Fatal(err)
 		}
 		defer tr.Close()
 		full := cfg
-		full.TrainConfig = cfg.TrainConfig.withDefaults()
+		full.TrainConfig = cfg.TrainConfig.legacy()
 		eta, gamma := full.rates(0)
 		for _, i := range Permutation(cfg.Seed, 0, len(sloppy)) {
 			if _, err := tr.step(sloppy[i].Basis, ys[i], eta, gamma, exact); err != nil {
@@ -238,11 +238,11 @@ func TestStepDriftCheck(t *testing.T) {
 // allocate nothing.
 func TestStepExactZeroAlloc(t *testing.T) {
 	xs, ys := synth(t, 81, 40, 5, 2, 4, 0.4)
-	m, err := Init(Config{}, TrainConfig{Init: InitRandom, Seed: 5}, Sets(xs), ys)
+	m, err := Init(legacyOptions(Config{}, TrainConfig{Init: InitRandom, Seed: 5}), Sets(xs), ys)
 	if err != nil {
 		t.Fatal(err)
 	}
-	tr, err := NewTrainer(m, TrainConfig{Workers: 2})
+	tr, err := NewTrainer(m, legacyTrain(TrainConfig{Workers: 2}))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -44,9 +44,10 @@ func Example_serve() {
 	for i := 0; i < 40; i++ {
 		xs, ys = append(xs, image(i%2)), append(ys, i%2)
 	}
-	cfg := model.Config{SubspaceDim: 2, ClassNames: []string{"left", "right"}} // what the model is
-	tc := model.TrainConfig{Epochs: 30, Seed: 1}                               // how it is trained
-	mdl, _, err := model.Train(context.Background(), cfg, tc, model.Images(xs), ys)
+	opt := model.DefaultOptions()
+	opt.Model.SubspaceDim, opt.Model.ClassNames = 2, []string{"left", "right"} // what the model is
+	opt.Train.Epochs, opt.Train.Seed = 30, 1                                   // how it is trained
+	mdl, _, err := model.Train(context.Background(), opt, model.Images(xs), ys)
 	if err != nil {
 		panic(err)
 	}

@@ -51,13 +51,13 @@ func Example() {
 		}
 	}
 
-	cfg := model.Config{ClassNames: []string{"left", "right"}} // what the model is (d from the data)
-	tc := model.TrainConfig{Epochs: 20, Seed: 7}               // how it is trained
-	mdl, hist, err := model.Train(context.Background(), cfg, tc, model.Sets(xs), ys)
+	opt := model.DefaultOptions()                    // every default, visible
+	opt.Model.ClassNames = []string{"left", "right"} // what the model is (d from the data)
+	opt.Train.Epochs, opt.Train.Seed = 20, 7         // how it is trained
+	mdl, hist, err := model.Train(context.Background(), opt, model.Sets(xs), ys)
 	if err != nil {
 		panic(err)
 	}
-	defer mdl.Close()
 	fmt.Printf("trained %d epochs, training accuracy %.2f\n", len(hist.Epochs), hist.Epochs[len(hist.Epochs)-1].TrainAccuracy)
 
 	p, err := mdl.Predict(model.Set(set(1)))

@@ -13,11 +13,10 @@ import (
 func TestExplainSet(t *testing.T) {
 	const dim, d, m = 30, 3, 8
 	xs, ys, raw := synthSets(t, 81, dim, d, m, 3, 5, 0.1)
-	model, _, err := Train(context.Background(), Config{}, TrainConfig{Epochs: 3, Seed: 2, Gamma: 0.01}, Sets(xs), ys)
+	model, _, err := Train(context.Background(), legacyOptions(Config{}, TrainConfig{Epochs: 3, Seed: 2, Gamma: 0.01}), Sets(xs), ys)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer model.Close()
 	for i := 0; i < 6; i++ {
 		x := xs[i]
 		pred, err := model.Predict(Set(x))
@@ -119,7 +118,6 @@ func checkSide(t *testing.T, s Side, m *Model, dist float64) {
 
 func TestExplainOnImage(t *testing.T) {
 	m := trainedModel(t, RelevanceGlobal)
-	defer m.Close()
 	xs, _ := synth(t, 82, 16, 3, 3, 1, 0.3)
 	x := make([]float64, m.dim)
 	for r := range x {
@@ -147,21 +145,21 @@ func TestExplainOnImage(t *testing.T) {
 	}
 }
 
-func TestDistanceMatrix(t *testing.T) {
+func TestDistances(t *testing.T) {
 	m := trainedModel(t, RelevanceGlobal)
-	defer m.Close()
 	xs, _ := synth(t, 83, 16, 3, 3, 2, 0.3)
-	dm, err := m.DistanceMatrix(Sets(xs))
+	dm, err := m.Distances(Sets(xs))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if dm.Rows != len(xs) || dm.Cols != m.NumPrototypes() {
-		t.Fatalf("%d x %d", dm.Rows, dm.Cols)
+	np := m.NumPrototypes()
+	if len(dm) != len(xs)*np {
+		t.Fatalf("%d distances", len(dm))
 	}
 	for i, x := range xs {
 		p, _ := m.Predict(Set(x))
 		for k, v := range p.Distances {
-			if dm.At(i, k) != v {
+			if dm[i*np+k] != v {
 				t.Fatal("distance matrix differs from Predict")
 			}
 		}
@@ -171,14 +169,14 @@ func TestDistanceMatrix(t *testing.T) {
 		imgs[i] = float64(i%7) - 3
 	}
 	rows := [][]float64{imgs[:16], imgs[16:32], imgs[32:]}
-	im, err := m.DistanceMatrix(Images(rows))
+	im, err := m.Distances(Images(rows))
 	if err != nil {
 		t.Fatal(err)
 	}
 	for i := 0; i < 3; i++ {
 		p, _ := m.Predict(Image(imgs[i*16 : (i+1)*16]))
 		for k, v := range p.Distances {
-			if im.At(i, k) != v {
+			if im[i*np+k] != v {
 				t.Fatal("image distance matrix differs from Predict of the image")
 			}
 		}

@@ -50,7 +50,7 @@ func gradCase(t *testing.T, cfg opts, seed uint64) (*Trainer, *linalg.Dense, int
 	cfg.PrototypesPerClass = 2
 	cfg.Seed = seed
 	cfg.Workers = 1
-	m, err := Init(cfg.Config, cfg.TrainConfig, Sets(xs), ys)
+	m, err := Init(legacyOptions(cfg.Config, cfg.TrainConfig), Sets(xs), ys)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,7 +65,7 @@ func gradCase(t *testing.T, cfg opts, seed uint64) (*Trainer, *linalg.Dense, int
 			m.lambda[k] /= s
 		}
 	}
-	tr, err := NewTrainer(m, cfg.TrainConfig)
+	tr, err := NewTrainer(m, legacyTrain(cfg.TrainConfig))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -233,7 +233,7 @@ func TestThetaZeroAndRightAngle(t *testing.T) {
 	// InitNoise < 0: the prototypes are exactly training sets, so the first
 	// step of such a set sees θ = 0 (0/0 in θ/sin θ).
 	cfg := opts{TrainConfig: TrainConfig{InitNoise: -1, Workers: 1, Seed: 1}}
-	m, err := Init(cfg.Config, cfg.TrainConfig, Sets(xs), ys)
+	m, err := Init(legacyOptions(cfg.Config, cfg.TrainConfig), Sets(xs), ys)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -247,7 +247,7 @@ func TestThetaZeroAndRightAngle(t *testing.T) {
 	if sample == nil {
 		t.Fatal("no training set equals prototype 0")
 	}
-	tr, err := NewTrainer(m, cfg.TrainConfig)
+	tr, err := NewTrainer(m, legacyTrain(cfg.TrainConfig))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -313,7 +313,7 @@ func TestThetaZeroAndRightAngle(t *testing.T) {
 		pm.SetCol(j, z.RawVector().Data)
 	}
 	p := fromMat(orthGonum(pm))
-	tr2, err := NewTrainer(after, cfg.TrainConfig)
+	tr2, err := NewTrainer(after, legacyTrain(cfg.TrainConfig))
 	if err != nil {
 		t.Fatal(err)
 	}

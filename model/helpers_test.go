@@ -7,6 +7,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/grlgq/grlgq/engine"
 	"github.com/grlgq/grlgq/linalg"
 	"github.com/grlgq/grlgq/subspace"
 )
@@ -168,18 +169,103 @@ type opts struct {
 	PredictConfig
 }
 
-// defaultOpts returns opts with every default filled in.
+// defaultOpts returns opts with every default.
 func defaultOpts() opts {
-	return opts{Config: Config{}.withDefaults(), TrainConfig: TrainConfig{}.withDefaults(), PredictConfig: PredictConfig{}.withDefaults()}
+	return opts{Config: DefaultConfig(), TrainConfig: DefaultTrainConfig(), PredictConfig: DefaultPredictConfig()}
 }
 
-// predictWith is pr.PredictTo into a new Prediction.
-func predictWith(pr *Predictor, x Sample) (*Prediction, error) {
-	var r Prediction
-	if err := pr.PredictTo(&r, x); err != nil {
-		return nil, err
+// legacyOptions turns the configuration literals of these tests, written
+// in the convention the package had before DefaultConfig and
+// DefaultTrainConfig (a zero field takes its default; a negative InitNoise
+// or RelevanceFloor means none), into Options with the default
+// PredictConfig. Tests of the configuration itself use the constructors.
+func legacyOptions(c Config, t TrainConfig) Options {
+	if c.PrototypesPerClass == 0 {
+		c.PrototypesPerClass = DefaultPrototypesPerClass
 	}
-	return &r, nil
+	return Options{Model: c, Train: legacyTrain(t), Predict: DefaultPredictConfig()}
+}
+
+// legacyTrain is legacyOptions for a TrainConfig.
+func legacyTrain(t TrainConfig) TrainConfig {
+	d := DefaultTrainConfig()
+	for _, f := range []struct {
+		v   *float64
+		def float64
+	}{{&t.InitNoise, d.InitNoise}, {&t.RelevanceFloor, d.RelevanceFloor}} {
+		switch {
+		case *f.v == 0:
+			*f.v = f.def
+		case *f.v < 0:
+			*f.v = 0
+		}
+	}
+	for _, f := range []struct {
+		v   *float64
+		def float64
+	}{{&t.Eta, d.Eta}, {&t.Gamma, d.Gamma}, {&t.Tau, d.Tau}, {&t.Beta, d.Beta}} {
+		if *f.v == 0 {
+			*f.v = f.def
+		}
+	}
+	if t.StepEvery == 0 {
+		t.StepEvery = d.StepEvery
+	}
+	if t.Epochs == 0 {
+		t.Epochs = d.Epochs
+	}
+	return t
+}
+
+// legacyPredict is legacyOptions for a PredictConfig.
+func legacyPredict(p PredictConfig) PredictConfig {
+	if p.Temperature == 0 {
+		p.Temperature = DefaultTemperature
+	}
+	return p
+}
+
+// withWorkers returns a copy of m whose batch methods split over w
+// goroutines (the workers of its last training).
+func withWorkers(m *Model, w int) *Model {
+	c := m.clone()
+	c.train.Workers = w
+	return c
+}
+
+// enginePredictions classifies xs with a one-worker engine.Engine of its
+// own (the path of the Predictor the package had before the Model's
+// methods became the one way to predict): the reference bits of the
+// shared path.
+func enginePredictions(t testing.TB, m *Model, xs []Sample) []Prediction {
+	t.Helper()
+	eng, err := engine.New(m.dim, m.d, len(m.protos), 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer eng.Close()
+	for k, w := range m.protos {
+		if err := eng.SetPrototype(k, w); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c := newClassifier(m)
+	out := make([]Prediction, len(xs))
+	for i, x := range xs {
+		if err := c.predictTo(eng, &out[i], x); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return out
+}
+
+// labelsOf returns the labels of predictions.
+func labelsOf(ps []Prediction) []int {
+	out := make([]int, len(ps))
+	for i, p := range ps {
+		out[i] = p.Label
+	}
+	return out
 }
 
 // rowSamples returns the images of flat, dim pixels each, back to back, as
@@ -191,3 +277,6 @@ func rowSamples(flat []float64, dim int) []Sample {
 	}
 	return Images(rows)
 }
+
+// legacy is legacyTrain(t): the training options a test's literal means.
+func (t TrainConfig) legacy() TrainConfig { return legacyTrain(t) }

@@ -42,5 +42,4 @@ func TestIdleUsesNoCPU(t *testing.T) {
 	if used > 50*time.Millisecond {
 		t.Errorf("idle model used %v of CPU in %v", used, wall)
 	}
-	m.Close()
 }

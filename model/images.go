@@ -71,12 +71,12 @@ func checkImages(x [][]float64, y []int, dim, classes int) (int, int, error) {
 }
 
 // initImages is Init for training images.
-func initImages(cfg Config, tc TrainConfig, x [][]float64, y []int) (*Model, error) {
-	cfg, tc, err := normalise(cfg, tc)
+func initImages(opt Options, x [][]float64, y []int) (*Model, error) {
+	opt, err := normalise(opt)
 	if err != nil {
 		return nil, err
 	}
-	d := cfg.SubspaceDim
+	d := opt.Model.SubspaceDim
 	if d < 1 {
 		return nil, fmt.Errorf("model: %w: SubspaceDim must be set (>= 1) to train on single images", ErrConfig)
 	}
@@ -87,7 +87,7 @@ func initImages(cfg Config, tc TrainConfig, x [][]float64, y []int) (*Model, err
 	if d > MaxSubDim || d > dim {
 		return nil, fmt.Errorf("model: %w: subspaces of dimension %d in %d pixels", ErrConfig, d, dim)
 	}
-	m, err := newModel(cfg, tc, dim, d, classes)
+	m, err := newModel(opt, dim, d, classes)
 	if err != nil {
 		return nil, err
 	}
@@ -118,7 +118,7 @@ func initImagePrototypes(m *Model, x [][]float64, y []int) error {
 						w.Data[i*w.Stride+r] = v / nrm
 					}
 				}
-				addNoise(w, m.train.noise(), rng)
+				addNoise(w, m.train.InitNoise, rng)
 				return orth.Orthonormalize(w)
 			}
 			// InitPCA: the class's images (j = 0) or a bootstrap resample
@@ -159,7 +159,7 @@ func initImagePrototypes(m *Model, x [][]float64, y []int) error {
 func (t *Trainer) stepImage(x []float64, y int, eta float64) (StepResult, error) {
 	var r StepResult
 	if t.eng == nil {
-		return r, fmt.Errorf("model: trainer: %w", ErrClosed)
+		return r, fmt.Errorf("model: trainer: %w", errClosed)
 	}
 	dim, d := t.base.dim, t.base.d
 	if len(x) != dim {

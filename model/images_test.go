@@ -185,11 +185,11 @@ func TestImageStepAtZeroAngle(t *testing.T) {
 
 func TestImageStepZeroAlloc(t *testing.T) {
 	x, y := synthImages(8, 30, 3, 3, 5, 0.3)
-	m, err := Init(Config{SubspaceDim: 4, PrototypesPerClass: 2}, TrainConfig{Init: InitSample}, Images(x), y)
+	m, err := Init(legacyOptions(Config{SubspaceDim: 4, PrototypesPerClass: 2}, TrainConfig{Init: InitSample}), Images(x), y)
 	if err != nil {
 		t.Fatal(err)
 	}
-	tr, err := NewTrainer(m, TrainConfig{Workers: 2})
+	tr, err := NewTrainer(m, legacyTrain(TrainConfig{Workers: 2}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -203,7 +203,7 @@ func TestImageStepZeroAlloc(t *testing.T) {
 		t.Errorf("an image step allocates %v times", a)
 	}
 	tr.Close()
-	if _, err := tr.Step(Image(x[0]), y[0], 0.01, 0); !errors.Is(err, ErrClosed) {
+	if _, err := tr.Step(Image(x[0]), y[0], 0.01, 0); !errors.Is(err, errClosed) {
 		t.Errorf("closed trainer: %v", err)
 	}
 }
@@ -213,12 +213,12 @@ func TestImageStepZeroAlloc(t *testing.T) {
 func TestTrainOnImagesLearns(t *testing.T) {
 	x, y := synthImages(21, 40, 3, 4, 60, 0.6)
 	cfg := opts{Config: Config{SubspaceDim: 3}, TrainConfig: TrainConfig{Init: InitRandom, Epochs: 30, Eta: 0.05, Workers: 1, Seed: 3}}
-	m0, err := Init(cfg.Config, cfg.TrainConfig, Images(x), y)
+	m0, err := Init(legacyOptions(cfg.Config, cfg.TrainConfig), Images(x), y)
 	if err != nil {
 		t.Fatal(err)
 	}
 	a0 := imageAccuracyOf(t, m0, x, y)
-	m, h, err := Train(context.Background(), cfg.Config, cfg.TrainConfig, Images(x), y)
+	m, h, err := Train(context.Background(), legacyOptions(cfg.Config, cfg.TrainConfig), Images(x), y)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -247,7 +247,7 @@ func TestTrainOnImagesDeterministic(t *testing.T) {
 	var ref []byte
 	for _, w := range []int{1, 2, 8} {
 		cfg := opts{Config: Config{SubspaceDim: 3, PrototypesPerClass: 2}, TrainConfig: TrainConfig{Epochs: 4, Workers: w, Seed: 11, ValidationFraction: 0.25, Init: InitPCA}}
-		m, h, err := Train(context.Background(), cfg.Config, cfg.TrainConfig, Images(x), y)
+		m, h, err := Train(context.Background(), legacyOptions(cfg.Config, cfg.TrainConfig), Images(x), y)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -255,7 +255,6 @@ func TestTrainOnImagesDeterministic(t *testing.T) {
 			t.Error("no validation accuracy")
 		}
 		b := modelBytes(t, m)
-		m.Close()
 		if ref == nil {
 			ref = b
 		} else if !bytes.Equal(ref, b) {
@@ -269,11 +268,11 @@ func TestTrainOnImagesDeterministic(t *testing.T) {
 	for _, i := range tr {
 		xt, yt = append(xt, x[i]), append(yt, y[i])
 	}
-	m0, err := Init(cfg.Config, cfg.TrainConfig, Images(xt), yt)
+	m0, err := Init(legacyOptions(cfg.Config, cfg.TrainConfig), Images(xt), yt)
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, _, err := Continue(context.Background(), m0, cfg.TrainConfig, Images(x), y)
+	m, _, err := Continue(context.Background(), m0, legacyTrain(cfg.TrainConfig), Images(x), y)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -281,7 +280,7 @@ func TestTrainOnImagesDeterministic(t *testing.T) {
 		t.Error("Init + Continue on images differs from Train")
 	}
 	cfg.Seed = 12
-	m2, _, _ := Train(context.Background(), cfg.Config, cfg.TrainConfig, Images(x), y)
+	m2, _, _ := Train(context.Background(), legacyOptions(cfg.Config, cfg.TrainConfig), Images(x), y)
 	if bytes.Equal(modelBytes(t, m2), ref) {
 		t.Error("a different seed gave the same bytes")
 	}
@@ -291,7 +290,7 @@ func TestTrainOnImagesDeterministic(t *testing.T) {
 // singular vectors of the class's image matrix (gonum's SVD).
 func TestInitOnImagesPCA(t *testing.T) {
 	x, y := synthImages(9, 25, 3, 3, 20, 0.5)
-	m, err := Init(Config{SubspaceDim: 4}, TrainConfig{Init: InitPCA}, Images(x), y)
+	m, err := Init(legacyOptions(Config{SubspaceDim: 4}, TrainConfig{Init: InitPCA}), Images(x), y)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -355,22 +354,22 @@ func TestTrainOnImagesBadInput(t *testing.T) {
 		{"pca init with too few images", opts{Config: Config{SubspaceDim: 5}, TrainConfig: TrainConfig{Init: InitPCA}}, x, y, ErrData},
 		{"empty", good, nil, nil, ErrData},
 	} {
-		m, _, err := Train(context.Background(), c.cfg.Config, c.cfg.TrainConfig, Images(c.x), c.y)
+		m, _, err := Train(context.Background(), legacyOptions(c.cfg.Config, c.cfg.TrainConfig), Images(c.x), c.y)
 		if !errors.Is(err, c.want) || m != nil {
 			t.Errorf("%s: got %v (model %v), want %v", c.name, err, m != nil, c.want)
 		}
 	}
-	m, err := Init(good.Config, good.TrainConfig, Images(x), y)
+	m, err := Init(legacyOptions(good.Config, good.TrainConfig), Images(x), y)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := Continue(context.Background(), m, good.TrainConfig, Images(x), append(append([]int(nil), y[:11]...), 3)); !errors.Is(err, ErrData) {
+	if _, _, err := Continue(context.Background(), m, legacyTrain(good.TrainConfig), Images(x), append(append([]int(nil), y[:11]...), 3)); !errors.Is(err, ErrData) {
 		t.Errorf("unknown label: %v", err)
 	}
-	if _, _, err := Continue(context.Background(), m, good.TrainConfig, Images(nan), y); !errors.Is(err, ErrNotFinite) {
+	if _, _, err := Continue(context.Background(), m, legacyTrain(good.TrainConfig), Images(nan), y); !errors.Is(err, ErrNotFinite) {
 		t.Errorf("NaN pixel: %v", err)
 	}
-	tr, err := NewTrainer(m, good.TrainConfig)
+	tr, err := NewTrainer(m, legacyTrain(good.TrainConfig))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -389,7 +388,7 @@ func TestTrainOnImagesBadInput(t *testing.T) {
 // bit and predicts images as before.
 func TestTrainOnImagesThenSave(t *testing.T) {
 	x, y := synthImages(6, 20, 2, 3, 10, 0.3)
-	m, _, err := Train(context.Background(), Config{SubspaceDim: 2}, TrainConfig{Epochs: 3, Workers: 1, Init: InitPCA}, Images(x), y)
+	m, _, err := Train(context.Background(), legacyOptions(Config{SubspaceDim: 2}, TrainConfig{Epochs: 3, Workers: 1, Init: InitPCA}), Images(x), y)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -439,12 +438,12 @@ func TestOracleImages(t *testing.T) {
 				if cfg.PrototypesPerClass == 0 {
 					cfg.PrototypesPerClass = 2
 				}
-				m0, err := Init(cfg.Config, cfg.TrainConfig, Images(x), y)
+				m0, err := Init(legacyOptions(cfg.Config, cfg.TrainConfig), Images(x), y)
 				if err != nil {
 					t.Fatal(err)
 				}
 				full := cfg
-				full.TrainConfig = cfg.TrainConfig.withDefaults()
+				full.TrainConfig = cfg.TrainConfig.legacy()
 				ref := toReference(m0, full)
 				counts := make([]int, m0.NumClasses())
 				for _, c := range y {
@@ -456,7 +455,7 @@ func TestOracleImages(t *testing.T) {
 					}
 					return float64(len(y)) / float64(len(counts)*counts[c])
 				}
-				tr, err := NewTrainer(m0, cfg.TrainConfig)
+				tr, err := NewTrainer(m0, legacyTrain(cfg.TrainConfig))
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -484,7 +483,7 @@ func TestOracleImages(t *testing.T) {
 					}
 				}
 				compareSpans(t, tr.Model(), m0, ref)
-				m, _, err := Continue(context.Background(), m0, cfg.TrainConfig, Images(x), y)
+				m, _, err := Continue(context.Background(), m0, legacyTrain(cfg.TrainConfig), Images(x), y)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -524,16 +523,16 @@ func compareSpans(t *testing.T, m, m0 *Model, ref *reference.Model) {
 // (the rotation never re-orthonormalises, so its error must not grow).
 func TestImageStepRotation(t *testing.T) {
 	x, y := synthImages(12, 40, 3, 4, 30, 0.5)
-	m, err := Init(Config{SubspaceDim: 5, PrototypesPerClass: 2}, TrainConfig{Init: InitSample, Seed: 4}, Images(x), y)
+	m, err := Init(legacyOptions(Config{SubspaceDim: 5, PrototypesPerClass: 2}, TrainConfig{Init: InitSample, Seed: 4}), Images(x), y)
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, err := NewTrainer(m, TrainConfig{Workers: 1})
+	a, err := NewTrainer(m, legacyTrain(TrainConfig{Workers: 1}))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer a.Close()
-	b, err := NewTrainer(m, TrainConfig{Workers: 1})
+	b, err := NewTrainer(m, legacyTrain(TrainConfig{Workers: 1}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -616,11 +615,11 @@ func TestImageStepRotation(t *testing.T) {
 // never a NaN, never a non-orthonormal basis.
 func TestImageStepHugeSteps(t *testing.T) {
 	x, y := synthImages(5, 20, 2, 3, 10, 0.2)
-	m, err := Init(Config{SubspaceDim: 3}, TrainConfig{Init: InitPCA}, Images(x), y)
+	m, err := Init(legacyOptions(Config{SubspaceDim: 3}, TrainConfig{Init: InitPCA}), Images(x), y)
 	if err != nil {
 		t.Fatal(err)
 	}
-	tr, err := NewTrainer(m, TrainConfig{Workers: 1})
+	tr, err := NewTrainer(m, legacyTrain(TrainConfig{Workers: 1}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -646,17 +645,17 @@ func TestImageStepHugeSteps(t *testing.T) {
 // as W += x cᵀ then CGS2) or fail with nothing changed.
 func TestImageStepCancellingStep(t *testing.T) {
 	x, y := synthImages(15, 20, 2, 2, 6, 0.2)
-	m, err := Init(Config{SubspaceDim: 3}, TrainConfig{Init: InitPCA}, Images(x), y)
+	m, err := Init(legacyOptions(Config{SubspaceDim: 3}, TrainConfig{Init: InitPCA}), Images(x), y)
 	if err != nil {
 		t.Fatal(err)
 	}
 	rng := rand.New(rand.NewPCG(1, 2))
 	for _, tilt := range []float64{1e-2, 1e-3, 1e-6} {
-		a, err := NewTrainer(m, TrainConfig{Workers: 1})
+		a, err := NewTrainer(m, legacyTrain(TrainConfig{Workers: 1}))
 		if err != nil {
 			t.Fatal(err)
 		}
-		b, err := NewTrainer(m, TrainConfig{Workers: 1})
+		b, err := NewTrainer(m, legacyTrain(TrainConfig{Workers: 1}))
 		if err != nil {
 			t.Fatal(err)
 		}

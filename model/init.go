@@ -36,7 +36,7 @@ func initPrototypes(m *Model, x []*subspace.Subspace, y []int) error {
 		return func(w *linalg.Dense, j int) error {
 			if m.train.Init == InitSample {
 				w.CopyFrom(x[chosen[j]].Basis)
-				addNoise(w, m.train.noise(), rng)
+				addNoise(w, m.train.InitNoise, rng)
 				return orth.Orthonormalize(w)
 			}
 			// InitPCA: class sets (j = 0) or a bootstrap resample (j >= 1),

@@ -7,6 +7,9 @@ import (
 	"github.com/grlgq/grlgq/linalg"
 )
 
+// encodingText is the encoding.TextUnmarshaler of the enums.
+type encodingText interface{ UnmarshalText([]byte) error }
+
 // jsonFormat names the JSON export.
 const jsonFormat = "grlgq-model"
 
@@ -53,29 +56,6 @@ type jsonConfig struct {
 	ImageHeight int `json:"image_height"`
 }
 
-var (
-	initNames       = []string{"sample", "random", "pca"}
-	relevanceNames  = []string{"global", "none", "local"}
-	scheduleNames   = []string{"constant", "step", "anneal"}
-	activationNames = []string{"identity", "sigmoid"}
-)
-
-func enumName(names []string, v uint8) string {
-	if int(v) < len(names) {
-		return names[v]
-	}
-	return fmt.Sprintf("unknown(%d)", v)
-}
-
-func enumValue(names []string, s, field string) (uint8, error) {
-	for i, n := range names {
-		if n == s {
-			return uint8(i), nil
-		}
-	}
-	return 0, fmt.Errorf("unknown %s %q", field, s)
-}
-
 // MarshalJSON exports m as JSON (the content of the binary format, for
 // other languages). Floats are written in Go's shortest round-trip form, so
 // UnmarshalJSON restores the model bit for bit.
@@ -86,16 +66,16 @@ func (m *Model) MarshalJSON() ([]byte, error) {
 		Dim: m.dim, SubspaceDim: m.d, Classes: m.classes,
 		ClassNames: c.ClassNames,
 		Labels:     m.labels,
-		Relevance:  enumName(relevanceNames, uint8(c.Relevance)),
+		Relevance:  c.Relevance.String(),
 		Relevances: m.lambda,
 		Epochs:     m.epochs,
 		Config: jsonConfig{
 			PrototypesPerClass: c.PrototypesPerClass, PrototypesOfClass: c.PrototypesOfClass,
-			Init: enumName(initNames, uint8(t.Init)), InitNoise: t.InitNoise,
+			Init: t.Init.String(), InitNoise: storedNone(t.InitNoise),
 			Eta: t.Eta, Gamma: t.Gamma,
-			Schedule: enumName(scheduleNames, uint8(t.Schedule)), StepEvery: t.StepEvery, Tau: t.Tau,
-			Activation: enumName(activationNames, uint8(t.Activation)), Beta: t.Beta,
-			ClassWeights: t.ClassWeights, RelevanceFloor: t.RelevanceFloor, Epochs: t.Epochs,
+			Schedule: t.Schedule.String(), StepEvery: t.StepEvery, Tau: t.Tau,
+			Activation: t.Activation.String(), Beta: t.Beta,
+			ClassWeights: t.ClassWeights, RelevanceFloor: storedNone(t.RelevanceFloor), Epochs: t.Epochs,
 			ValidationFraction: t.ValidationFraction, Patience: t.Patience, Seed: t.Seed,
 			Temperature: p.Temperature, RejectMargin: p.RejectMargin,
 			ImageWidth: c.ImageWidth, ImageHeight: c.ImageHeight,
@@ -136,22 +116,19 @@ func (m *Model) UnmarshalJSON(b []byte) error {
 		ClassNames: j.ClassNames, ImageWidth: jc.ImageWidth, ImageHeight: jc.ImageHeight,
 	}
 	t := TrainConfig{
-		InitNoise: jc.InitNoise, Eta: jc.Eta, Gamma: jc.Gamma, StepEvery: jc.StepEvery, Tau: jc.Tau,
-		Beta: jc.Beta, ClassWeights: jc.ClassWeights, RelevanceFloor: jc.RelevanceFloor, Epochs: jc.Epochs,
+		InitNoise: loadedNone(jc.InitNoise), Eta: jc.Eta, Gamma: jc.Gamma, StepEvery: jc.StepEvery, Tau: jc.Tau,
+		Beta: jc.Beta, ClassWeights: jc.ClassWeights, RelevanceFloor: loadedNone(jc.RelevanceFloor), Epochs: jc.Epochs,
 		ValidationFraction: jc.ValidationFraction, Patience: jc.Patience, Seed: jc.Seed,
 	}
 	p := PredictConfig{Temperature: jc.Temperature, RejectMargin: jc.RejectMargin}
-	var v [4]uint8
-	var err error
-	for i, e := range []struct {
-		names       []string
-		value, name string
-	}{{initNames, jc.Init, "init"}, {relevanceNames, j.Relevance, "relevance"}, {scheduleNames, jc.Schedule, "schedule"}, {activationNames, jc.Activation, "activation"}} {
-		if v[i], err = enumValue(e.names, e.value, e.name); err != nil {
+	for _, e := range []struct {
+		v     encodingText
+		value string
+	}{{&t.Init, jc.Init}, {&c.Relevance, j.Relevance}, {&t.Schedule, jc.Schedule}, {&t.Activation, jc.Activation}} {
+		if err := e.v.UnmarshalText([]byte(e.value)); err != nil {
 			return corrupt(err)
 		}
 	}
-	t.Init, c.Relevance, t.Schedule, t.Activation = InitKind(v[0]), RelevanceKind(v[1]), Schedule(v[2]), Activation(v[3])
 	out := &Model{cfg: c, train: t, pred: p, dim: j.Dim, d: j.SubspaceDim, classes: j.Classes, labels: j.Labels, lambda: j.Relevances, epochs: j.Epochs}
 	out.protos = make([]*linalg.Dense, len(j.Prototypes))
 	for k, rows := range j.Prototypes {

@@ -12,7 +12,7 @@ import (
 func TestMinDeltaSaturated(t *testing.T) {
 	xs, ys := synth(t, 71, 20, 3, 3, 10, 0.01)
 	cfg := opts{TrainConfig: TrainConfig{Epochs: 8, ValidationFraction: 0.3, Patience: 2, Seed: 3, Init: InitSample, Eta: 0.01}}
-	m, h, err := Train(context.Background(), cfg.Config, cfg.TrainConfig, Sets(xs), ys)
+	m, h, err := Train(context.Background(), legacyOptions(cfg.Config, cfg.TrainConfig), Sets(xs), ys)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -25,7 +25,7 @@ func TestMinDeltaSaturated(t *testing.T) {
 		t.Errorf("MinDelta 0: %d epochs, best %d, stopped %v, model at epoch %d; want all %d, the last kept", len(h.Epochs), h.Best, h.EarlyStopped, m.Epochs(), cfg.Epochs)
 	}
 	cfg.MinDelta = 0.01
-	m, h, err = Train(context.Background(), cfg.Config, cfg.TrainConfig, Sets(xs), ys)
+	m, h, err = Train(context.Background(), legacyOptions(cfg.Config, cfg.TrainConfig), Sets(xs), ys)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -34,7 +34,7 @@ func TestMinDeltaSaturated(t *testing.T) {
 	}
 	for _, bad := range []float64{-0.1, 1.5} {
 		cfg.MinDelta = bad
-		if _, _, err := Train(context.Background(), cfg.Config, cfg.TrainConfig, Sets(xs), ys); err == nil {
+		if _, _, err := Train(context.Background(), legacyOptions(cfg.Config, cfg.TrainConfig), Sets(xs), ys); err == nil {
 			t.Errorf("MinDelta %v accepted", bad)
 		}
 	}

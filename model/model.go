@@ -25,9 +25,9 @@ import (
 // goroutine: an idle one uses no CPU, and an unreferenced one is simply
 // collected.
 type Model struct {
-	cfg     Config        // normalised (withDefaults)
-	train   TrainConfig   // the options of the last training, normalised; OnEpoch is never kept
-	pred    PredictConfig // normalised
+	cfg     Config        // validated
+	train   TrainConfig   // the options of the last training, normalised (no hooks)
+	pred    PredictConfig // validated
 	dim, d  int
 	classes int
 	labels  []int
@@ -87,9 +87,8 @@ func (m *Model) TrainConfig() TrainConfig { return m.train }
 func (m *Model) PredictConfig() PredictConfig { return m.pred }
 
 // WithPredictConfig returns a copy of m that predicts with the options pc
-// (zero fields take their defaults; errors wrap ErrConfig).
+// (errors wrap ErrConfig).
 func (m *Model) WithPredictConfig(pc PredictConfig) (*Model, error) {
-	pc = pc.withDefaults()
 	if err := pc.validate(); err != nil {
 		return nil, err
 	}
@@ -145,15 +144,6 @@ func (m *Model) relevanceOf(k int) []float64 {
 		return m.lambda
 	}
 	return m.lambda[k*m.d : (k+1)*m.d]
-}
-
-// Close drops the packed copy of the prototypes that the prediction
-// methods share (there are no workers to stop: a Model owns no goroutine),
-// so that its memory can be reclaimed before the Model itself. The model
-// stays usable: a later prediction builds the copy again. Calls running
-// concurrently with Close finish on the copy they started with.
-func (m *Model) Close() {
-	m.srv.Store(nil)
 }
 
 // clone returns a deep copy of m without its predictor.

@@ -8,7 +8,7 @@ import (
 
 func TestWithRelevances(t *testing.T) {
 	x, y := synth(t, 3, 30, 3, 2, 4, 0.3)
-	m, err := Init(Config{}, TrainConfig{Seed: 1}, Sets(x), y)
+	m, err := Init(legacyOptions(Config{}, TrainConfig{Seed: 1}), Sets(x), y)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -34,7 +34,4 @@ func TestOneNotFinite(t *testing.T) {
 	if err := predictError(engine.ErrZeroImage); !errors.Is(err, ErrData) {
 		t.Errorf("predictError(ErrZeroImage) = %v: want ErrData", err)
 	}
-	if err := predictError(engine.ErrClosed); !errors.Is(err, ErrClosed) {
-		t.Errorf("predictError(ErrClosed) = %v: want ErrClosed", err)
-	}
 }

@@ -56,12 +56,12 @@ func TestOracle(t *testing.T) {
 				if cfg.PrototypesPerClass == 0 {
 					cfg.PrototypesPerClass = 2
 				}
-				m0, err := Init(cfg.Config, cfg.TrainConfig, Sets(xs), ys)
+				m0, err := Init(legacyOptions(cfg.Config, cfg.TrainConfig), Sets(xs), ys)
 				if err != nil {
 					t.Fatal(err)
 				}
 				full := cfg
-				full.TrainConfig = cfg.TrainConfig.withDefaults()
+				full.TrainConfig = cfg.TrainConfig.legacy()
 				ref := toReference(m0, full)
 				samples := make([]*mat.Dense, len(xs))
 				for i, x := range xs {
@@ -80,7 +80,7 @@ func TestOracle(t *testing.T) {
 				}
 
 				// Step by step: the same winners and distances.
-				tr, err := NewTrainer(m0, cfg.TrainConfig)
+				tr, err := NewTrainer(m0, legacyTrain(cfg.TrainConfig))
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -110,7 +110,7 @@ func TestOracle(t *testing.T) {
 				compareWithReference(t, tr.Model(), ref, full)
 
 				// Train (the public path) gives the same model as the steps.
-				m, h, err := Train(context.Background(), cfg.Config, cfg.TrainConfig, Sets(xs), ys)
+				m, h, err := Train(context.Background(), legacyOptions(cfg.Config, cfg.TrainConfig), Sets(xs), ys)
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -3,10 +3,10 @@ package model
 import (
 	"fmt"
 	"math"
-	"runtime"
 
 	"github.com/grlgq/grlgq/engine"
 	"github.com/grlgq/grlgq/linalg"
+	"github.com/grlgq/grlgq/score"
 	"github.com/grlgq/grlgq/subspace"
 )
 
@@ -40,24 +40,9 @@ type Prediction struct {
 	Probabilities []float64
 }
 
-// Predictor classifies sets and images with its own copy of a model's
-// prototypes in a distance engine whose persistent workers split every call
-// (a single set or image too) over the cores. It is not safe for concurrent
-// use; Close releases its workers. A server whose goroutines classify
-// concurrently should call the Model's methods instead: they share one
-// copy of the prototypes and run each single sample on its caller.
-type Predictor struct {
-	classifier
-	eng   *engine.Engine
-	batch []float64       // n*p distances of batch calls
-	bases []*linalg.Dense // batch scratch
-	block []float64       // batch scratch: images copied back to back
-	one   Prediction      // scratch of batch calls
-}
-
 // classifier is what a prediction needs besides the distances: shapes,
-// labels, relevances and the decision rule. Predictor and the Model's
-// shared server each hold one (read-only).
+// labels, relevances and the decision rule. The Model's shared server
+// holds one (read-only).
 type classifier struct {
 	dim, d, classes int
 	labels          []int
@@ -76,94 +61,14 @@ func newClassifier(m *Model) classifier {
 	}
 }
 
-// distancer is a distance engine: a Predictor's *engine.Engine (its own
-// workers, one caller) or a Model's *engine.Shared (any number of callers).
-// Both give the same bits.
+// distancer is a distance engine: a Model's *engine.Shared (any number of
+// callers), or an *engine.Engine (its own workers, one caller). Both give
+// the same bits.
 type distancer interface {
 	Distances(dist, theta []float64, P *linalg.Dense, lambda []float64) error
 	ImageDistances(dist, theta []float64, x []float64) error
 	DistancesBatch(dist []float64, sets []*linalg.Dense, lambda []float64) error
 	ImageDistancesBatch(dist []float64, x []float64, ldx, n int) error
-}
-
-// NewPredictor returns a Predictor for m using the given number of workers
-// (0 means the workers of m's last training, or all cores).
-func NewPredictor(m *Model, workers int) (*Predictor, error) {
-	if workers <= 0 {
-		workers = m.train.Workers
-	}
-	if workers <= 0 {
-		workers = runtime.GOMAXPROCS(0)
-	}
-	eng, err := engine.New(m.dim, m.d, len(m.protos), workers)
-	if err != nil {
-		return nil, fmt.Errorf("model: predictor: %w", err)
-	}
-	for k, w := range m.protos {
-		// SetPrototype, not a view: the engine then knows the prototypes
-		// are finite and lets sparse images skip their zero pixels.
-		if err := eng.SetPrototype(k, w); err != nil {
-			eng.Close()
-			return nil, fmt.Errorf("model: predictor: %w", err)
-		}
-	}
-	return &Predictor{classifier: newClassifier(m), eng: eng}, nil
-}
-
-// Close releases the predictor's workers; it may be called more than once.
-func (p *Predictor) Close() {
-	if p.eng != nil {
-		p.eng.Close()
-		p.eng = nil
-	}
-}
-
-func (p *Predictor) open() error {
-	if p.eng == nil {
-		return fmt.Errorf("model: predictor: %w", ErrClosed)
-	}
-	return nil
-}
-
-// PredictTo classifies x into dst. It allocates nothing when dst's slices
-// have enough capacity. A set's Basis must be D x d. A single image (len
-// D) is the 1-D subspace x/‖x‖ at distance θ_1², θ_1 = arccos(‖Wᵀx‖/‖x‖);
-// a sparse image (an MNIST digit is about 80% exact zeros) costs less: the
-// engine reads the prototypes' rows of its nonzero pixels only, with the
-// same result bits.
-func (p *Predictor) PredictTo(dst *Prediction, x Sample) error {
-	if err := p.open(); err != nil {
-		return err
-	}
-	return p.predictTo(p.eng, dst, x)
-}
-
-// DistancesTo writes the distances between the samples x (all sets or all
-// images) and every prototype into dist (n x p, row i for x[i]), using all
-// workers. It allocates only when a batch is larger than any before.
-func (p *Predictor) DistancesTo(dist []float64, x []Sample) error {
-	if err := p.open(); err != nil {
-		return err
-	}
-	var err error
-	p.bases = grow(p.bases, len(x))
-	p.block, err = p.distancesTo(p.eng, dist, x, p.bases, p.block)
-	clear(p.bases)
-	return err
-}
-
-// PredictBatchTo writes the label of every sample of x (all sets or all
-// images) into labels (-1 for a rejected prediction), using all workers.
-// It allocates only when a batch is larger than any before.
-func (p *Predictor) PredictBatchTo(labels []int, x []Sample) error {
-	if len(labels) < len(x) {
-		return fmt.Errorf("model: %w: %d labels for %d samples", ErrData, len(labels), len(x))
-	}
-	p.batch = grow(p.batch, len(x)*len(p.labels))
-	if err := p.DistancesTo(p.batch, x); err != nil {
-		return err
-	}
-	return p.labelRows(&p.one, labels, p.batch, len(x))
 }
 
 // predictTo classifies x into dst with eng.
@@ -240,22 +145,6 @@ func (c *classifier) distancesTo(eng distancer, dist []float64, x []Sample, base
 		return block, fmt.Errorf("model: distances: %w", predictError(err))
 	}
 	return block, nil
-}
-
-// labelRows decides the n rows of dist (n x p) into labels, with r as
-// scratch.
-func (c *classifier) labelRows(r *Prediction, labels []int, dist []float64, n int) error {
-	np := len(c.labels)
-	for i := 0; i < n; i++ {
-		r.Distances = dist[i*np : (i+1)*np]
-		if err := c.decide(r); err != nil {
-			r.Distances = nil
-			return fmt.Errorf("sample %d: %w", i, err)
-		}
-		labels[i] = r.Label
-	}
-	r.Distances = nil
-	return nil
 }
 
 // decide fills the class fields of r from r.Distances.
@@ -358,9 +247,13 @@ func (m *Model) server() (*server, error) {
 	return s, nil
 }
 
-// PredictTo classifies x into dst (see Predictor.PredictTo) on the
-// caller's goroutine. It allocates nothing when dst's slices have enough
-// capacity, and may be called from any number of goroutines at once.
+// PredictTo classifies x into dst on the caller's goroutine. A set's
+// Basis must be D x d. A single image (len D) is the 1-D subspace x/‖x‖ at
+// distance θ_1², θ_1 = arccos(‖Wᵀx‖/‖x‖); a sparse image (an MNIST digit
+// is about 80% exact zeros) costs less: the engine reads the prototypes'
+// rows of its nonzero pixels only, with the same result bits. It
+// allocates nothing when dst's slices have enough capacity, and may be
+// called from any number of goroutines at once.
 func (m *Model) PredictTo(dst *Prediction, x Sample) error {
 	s, err := m.server()
 	if err != nil {
@@ -369,7 +262,7 @@ func (m *Model) PredictTo(dst *Prediction, x Sample) error {
 	return s.predictTo(s.eng, dst, x)
 }
 
-// Predict classifies x.
+// Predict classifies x (see PredictTo).
 func (m *Model) Predict(x Sample) (*Prediction, error) {
 	var r Prediction
 	if err := m.PredictTo(&r, x); err != nil {
@@ -378,49 +271,138 @@ func (m *Model) Predict(x Sample) (*Prediction, error) {
 	return &r, nil
 }
 
-// PredictBatch returns the labels of the samples x (all sets or all
-// images; -1 for rejected ones), splitting the samples between the caller
-// and goroutines started for the call (up to the workers of the model's
-// last training, or all cores) when the batch is large enough to gain from
-// it. Images are classified a block of them at a time, straight from the
-// caller's memory when they lie back to back in one slice (see Images),
-// else from a copy.
-func (m *Model) PredictBatch(x []Sample) ([]int, error) {
+// PredictBatchTo classifies the samples x (all sets or all images) into
+// dst[:len(x)], splitting them between the caller and goroutines started
+// for the call (up to the workers of the model's last training, or all
+// cores) when the batch is large enough to gain from it: the same
+// predictions as PredictTo in a loop, but for Angles, which it leaves
+// empty (the batch engines compute distances only). The slices of dst's
+// predictions are reused when their capacity suffices; the call
+// allocates scratch in proportion to the batch. Images are classified a
+// block of them at a time, straight from the caller's memory when they
+// lie back to back in one slice (see Images), else from a copy.
+func (m *Model) PredictBatchTo(dst []Prediction, x []Sample) error {
+	if len(dst) < len(x) {
+		return fmt.Errorf("model: %w: %d predictions for %d samples", ErrData, len(dst), len(x))
+	}
 	s, err := m.server()
 	if err != nil {
-		return nil, err
+		return err
 	}
-	labels := make([]int, len(x))
-	dist := make([]float64, len(x)*len(s.labels))
-	if _, err := s.distancesTo(s.eng, dist, x, make([]*linalg.Dense, len(x)), nil); err != nil {
-		return nil, err
-	}
-	if err := s.labelRows(new(Prediction), labels, dist, len(x)); err != nil {
-		return nil, err
-	}
-	return labels, nil
+	np := len(s.labels)
+	return s.batches(x, func(i0 int, dist []float64) error {
+		for i := range len(dist) / np {
+			r := &dst[i0+i]
+			r.Distances = append(r.Distances[:0], dist[i*np:(i+1)*np]...)
+			r.Angles = r.Angles[:0]
+			if err := s.decide(r); err != nil {
+				return fmt.Errorf("sample %d: %w", i0+i, err)
+			}
+		}
+		return nil
+	})
 }
 
-// DistanceMatrix returns the n x p distances between the samples x (all
-// sets or all images) and the prototypes (row i for x[i]), e.g. for a 2-D
-// embedding of data and prototypes; in parallel like PredictBatch.
-func (m *Model) DistanceMatrix(x []Sample) (*linalg.Dense, error) {
-	s, err := m.server()
-	if err != nil {
+// PredictBatch returns the predictions of the samples x (see
+// PredictBatchTo).
+func (m *Model) PredictBatch(x []Sample) ([]Prediction, error) {
+	out := make([]Prediction, len(x))
+	if err := m.PredictBatchTo(out, x); err != nil {
 		return nil, err
 	}
+	return out, nil
+}
+
+// DistancesTo writes the n x p distances between the samples x (all sets
+// or all images) and the prototypes into dst (row i for x[i], at
+// dst[i*p:]), e.g. for a 2-D embedding of data and prototypes, or the μ
+// of each sample; in parallel like PredictBatchTo.
+func (m *Model) DistancesTo(dst []float64, x []Sample) error {
 	np := len(m.protos)
-	dist := make([]float64, len(x)*np)
-	if _, err := s.distancesTo(s.eng, dist, x, make([]*linalg.Dense, len(x)), nil); err != nil {
-		return nil, err
+	if len(dst) < len(x)*np {
+		return fmt.Errorf("model: %w: distance buffer of %d for %d x %d", ErrData, len(dst), len(x), np)
 	}
-	return denseFrom(len(x), np, dist), nil
+	s, err := m.server()
+	if err != nil {
+		return err
+	}
+	if _, err := s.distancesTo(s.eng, dst, x, make([]*linalg.Dense, len(x)), nil); err != nil {
+		return err
+	}
+	return nil
 }
 
-func denseFrom(rows, cols int, v []float64) *linalg.Dense {
-	out := linalg.NewDense(rows, cols)
-	for r := 0; r < rows; r++ {
-		copy(out.Row(r), v[r*cols:(r+1)*cols])
+// Distances returns the n x p distances of DistancesTo.
+func (m *Model) Distances(x []Sample) ([]float64, error) {
+	out := make([]float64, len(x)*len(m.protos))
+	if err := m.DistancesTo(out, x); err != nil {
+		return nil, err
 	}
-	return out
+	return out, nil
+}
+
+// Score classifies the samples x (all sets or all images, in batches as
+// PredictBatchTo) and counts the predicted labels (-1 for a rejected
+// prediction) against the true classes y (score.Count: accuracy,
+// per-class recall, confusion matrix; a y outside 0..C-1 is a class the
+// model does not know, never correct). Its memory is the batch's
+// labels and a block of distances, whatever the number of samples.
+func (m *Model) Score(x []Sample, y []int) (*score.Scores, error) {
+	if len(y) != len(x) {
+		return nil, fmt.Errorf("model: %w: %d samples and %d labels", ErrData, len(x), len(y))
+	}
+	s, err := m.server()
+	if err != nil {
+		return nil, err
+	}
+	np := len(s.labels)
+	pred := make([]int, len(x))
+	var r Prediction
+	err = s.batches(x, func(i0 int, dist []float64) error {
+		for i := range len(dist) / np {
+			r.Distances = dist[i*np : (i+1)*np]
+			if err := s.decide(&r); err != nil {
+				return fmt.Errorf("sample %d: %w", i0+i, err)
+			}
+			pred[i0+i] = r.Label
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return score.Count(m.classes, y, pred), nil
+}
+
+// scoreBlock is the number of samples whose distances the batch methods
+// hold at once (Score, PredictBatchTo): large enough that every block is
+// split over the cores, small enough that the distances of a huge batch
+// take no more than a few megabytes.
+const scoreBlock = 4096
+
+// batches computes the distances of x, scoreBlock samples at a time, and
+// hands each block's (i0, distances) to use in order.
+func (s *server) batches(x []Sample, use func(i0 int, dist []float64) error) error {
+	if _, err := kindOf(x); err != nil {
+		return err
+	}
+	np := len(s.labels)
+	n := min(len(x), scoreBlock)
+	dist := make([]float64, n*np)
+	bases := make([]*linalg.Dense, n)
+	var block []float64
+	for i0 := 0; i0 < len(x); i0 += scoreBlock {
+		b := x[i0:min(len(x), i0+scoreBlock)]
+		var err error
+		if block, err = s.distancesTo(s.eng, dist, b, bases, block); err != nil {
+			if i0 > 0 {
+				return fmt.Errorf("samples %d..%d: %w", i0, i0+len(b)-1, err)
+			}
+			return err
+		}
+		if err := use(i0, dist[:len(b)*np]); err != nil {
+			return err
+		}
+	}
+	return nil
 }

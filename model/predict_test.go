@@ -5,16 +5,17 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
-	"strings"
+	"reflect"
+	"slices"
 	"sync"
 	"testing"
 
+	"github.com/grlgq/grlgq/score"
 	"github.com/grlgq/grlgq/subspace"
 )
 
 func TestPredictMatchesGonum(t *testing.T) {
 	m := trainedModel(t, RelevanceLocal)
-	defer m.Close()
 	xs, _ := synth(t, 51, 16, 3, 3, 4, 0.3)
 	for _, x := range xs {
 		p, err := m.Predict(Set(x))
@@ -60,7 +61,6 @@ func TestPredictMatchesGonum(t *testing.T) {
 
 func TestPredictOnImage(t *testing.T) {
 	m := trainedModel(t, RelevanceGlobal)
-	defer m.Close()
 	rng := rand.New(rand.NewPCG(3, 3))
 	x := make([]float64, m.dim)
 	for i := range x {
@@ -95,42 +95,16 @@ func TestPredictOnImage(t *testing.T) {
 
 func TestPredictZeroAlloc(t *testing.T) {
 	m := trainedModel(t, RelevanceGlobal)
-	defer m.Close()
 	xs, _ := synth(t, 53, 16, 3, 3, 1, 0.3)
-	pr, err := NewPredictor(m, 2)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pr.Close()
 	var out Prediction
 	img := make([]float64, m.dim)
 	img[0], img[5] = 1, 2
-	labels := make([]int, 8)
-	batch := make([]float64, 8*m.dim)
-	for i := range batch {
-		batch[i] = float64(i%13) + 1
-	}
-	rows := make([][]float64, 8)
-	for i := range rows {
-		rows[i] = batch[i*m.dim : (i+1)*m.dim]
-	}
-	images := Images(rows)                             // back to back: read in place
-	scattered := Images(append(rows[4:], rows[:4]...)) // not: copied into the predictor's block
-	sets := Sets(xs)
-	_ = pr.PredictTo(&out, Set(xs[0]))
-	_ = pr.PredictBatchTo(labels, images)
-	_ = pr.PredictBatchTo(labels, scattered)
-	_ = pr.PredictBatchTo(labels, sets)
+	_ = m.PredictTo(&out, Set(xs[0]))
 	for name, f := range map[string]func(){
-		"PredictTo":             func() { _ = pr.PredictTo(&out, Set(xs[0])) },
-		"PredictTo/image":       func() { _ = pr.PredictTo(&out, Image(img)) },
-		"PredictBatch/images":   func() { _ = pr.PredictBatchTo(labels, images) },
-		"PredictBatch/copied":   func() { _ = pr.PredictBatchTo(labels, scattered) },
-		"PredictBatch":          func() { _ = pr.PredictBatchTo(labels, sets) },
-		"Model.PredictTo":       func() { _ = m.PredictTo(&out, Set(xs[0])) },
-		"Model.PredictTo/image": func() { _ = m.PredictTo(&out, Image(img)) },
+		"PredictTo":       func() { _ = m.PredictTo(&out, Set(xs[0])) },
+		"PredictTo/image": func() { _ = m.PredictTo(&out, Image(img)) },
 	} {
-		if raceEnabled && strings.HasPrefix(name, "Model.") {
+		if raceEnabled {
 			continue // sync.Pool drops items under the race detector
 		}
 		if a := testing.AllocsPerRun(20, f); a != 0 {
@@ -142,8 +116,42 @@ func TestPredictZeroAlloc(t *testing.T) {
 	}
 }
 
+// TestBatchAllocs: the batch methods allocate their scratch once per call,
+// not once per sample: as many allocations for 64 samples as for 8 (into
+// predictions whose slices are large enough), images back to back or not.
+func TestBatchAllocs(t *testing.T) {
+	if raceEnabled {
+		t.Skip("sync.Pool drops items under the race detector")
+	}
+	m := withWorkers(trainedModel(t, RelevanceGlobal), 1)
+	allocs := func(n int, scattered bool) float64 {
+		batch := make([]float64, n*m.dim)
+		for i := range batch {
+			batch[i] = float64(i%13) + 1
+		}
+		rows := make([][]float64, n)
+		for i := range rows {
+			rows[i] = batch[i*m.dim : (i+1)*m.dim]
+		}
+		if scattered {
+			rows = append(rows[n/2:], rows[:n/2]...)
+		}
+		x := Images(rows)
+		dst := make([]Prediction, n)
+		if err := m.PredictBatchTo(dst, x); err != nil {
+			t.Fatal(err)
+		}
+		return testing.AllocsPerRun(10, func() { _ = m.PredictBatchTo(dst, x) })
+	}
+	for _, sc := range []bool{false, true} {
+		if a, b := allocs(8, sc), allocs(64, sc); a != b || a > 6 {
+			t.Errorf("scattered %v: %v allocations for 8 images, %v for 64", sc, a, b)
+		}
+	}
+}
+
 func TestBatchEqualsSingle(t *testing.T) {
-	m := trainedModel(t, RelevanceGlobal)
+	m0 := trainedModel(t, RelevanceGlobal)
 	xs, _ := synth(t, 54, 16, 3, 3, 5, 0.5)
 	n := 13
 	imgs := make([]float64, n*20)
@@ -152,51 +160,50 @@ func TestBatchEqualsSingle(t *testing.T) {
 		imgs[i] = rng.NormFloat64()
 	}
 	for _, w := range []int{1, 2, 8} {
-		pr, err := NewPredictor(m, w)
+		m := withWorkers(m0, w)
+		dist, err := m.Distances(Sets(xs))
 		if err != nil {
 			t.Fatal(err)
 		}
-		dist := make([]float64, len(xs)*len(m.protos))
-		if err := pr.DistancesTo(dist, Sets(xs)); err != nil {
-			t.Fatal(err)
-		}
-		labels := make([]int, len(xs))
-		if err := pr.PredictBatchTo(labels, Sets(xs)); err != nil {
+		preds, err := m.PredictBatch(Sets(xs))
+		if err != nil {
 			t.Fatal(err)
 		}
 		for i, x := range xs {
-			p, err := predictWith(pr, Set(x))
+			p, err := m.Predict(Set(x))
 			if err != nil {
 				t.Fatal(err)
 			}
 			for k, v := range p.Distances {
-				if v != dist[i*len(m.protos)+k] {
+				if v != dist[i*len(m.protos)+k] || v != preds[i].Distances[k] {
 					t.Fatalf("workers %d: batch distance differs from single", w)
 				}
 			}
-			if labels[i] != p.Label {
-				t.Fatalf("workers %d: batch label %d, single %d", w, labels[i], p.Label)
+			b := preds[i]
+			if b.Label != p.Label || b.Class != p.Class || b.Nearest != p.Nearest || b.Margin != p.Margin || b.Rejected != p.Rejected ||
+				!slices.Equal(b.Probabilities, p.Probabilities) || len(b.Angles) != 0 {
+				t.Fatalf("workers %d: batch prediction %+v, single %+v", w, b, p)
 			}
 		}
-		ilabels := make([]int, n)
 		rows := make([][]float64, n) // stride 20: copied into one block
 		for i := range rows {
 			rows[i] = imgs[i*20 : i*20+16]
 		}
-		if err := pr.PredictBatchTo(ilabels, Images(rows)); err != nil {
+		ipreds, err := m.PredictBatch(Images(rows))
+		if err != nil {
 			t.Fatal(err)
 		}
-		idist := make([]float64, n*len(m.protos))
-		if err := pr.DistancesTo(idist, Images(rows)); err != nil {
+		idist, err := m.Distances(Images(rows))
+		if err != nil {
 			t.Fatal(err)
 		}
 		for i := 0; i < n; i++ {
-			p, err := predictWith(pr, Image(rows[i]))
+			p, err := m.Predict(Image(rows[i]))
 			if err != nil {
 				t.Fatal(err)
 			}
-			if p.Label != ilabels[i] {
-				t.Fatalf("workers %d: image batch label %d, single %d", w, ilabels[i], p.Label)
+			if p.Label != ipreds[i].Label {
+				t.Fatalf("workers %d: image batch label %d, single %d", w, ipreds[i].Label, p.Label)
 			}
 			for k, v := range p.Distances {
 				if v != idist[i*len(m.protos)+k] {
@@ -204,9 +211,17 @@ func TestBatchEqualsSingle(t *testing.T) {
 				}
 			}
 		}
-		pr.Close()
-		if err := pr.PredictTo(&Prediction{}, Set(xs[0])); !errors.Is(err, ErrClosed) {
-			t.Errorf("closed predictor: %v", err)
+		// Score counts the batch's labels.
+		y := make([]int, len(xs))
+		for i := range y {
+			y[i] = i % 4 // class 3 is unknown to the model
+		}
+		sc, err := m.Score(Sets(xs), y)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := score.Count(m.NumClasses(), y, labelsOf(preds)); !reflect.DeepEqual(sc, want) {
+			t.Fatalf("workers %d: Score %+v, want %+v", w, sc, want)
 		}
 	}
 }
@@ -216,14 +231,13 @@ func TestRejectAndTemperature(t *testing.T) {
 	probe, _ := synth(t, 56, 16, 3, 3, 3, 0.8)
 	base := opts{TrainConfig: TrainConfig{Epochs: 2, Seed: 1}}
 	predict := func(cfg opts) []*Prediction {
-		m, _, err := Train(context.Background(), cfg.Config, cfg.TrainConfig, Sets(xs), ys)
+		m, _, err := Train(context.Background(), legacyOptions(cfg.Config, cfg.TrainConfig), Sets(xs), ys)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if m, err = m.WithPredictConfig(cfg.PredictConfig); err != nil {
+		if m, err = m.WithPredictConfig(legacyPredict(cfg.PredictConfig)); err != nil {
 			t.Fatal(err)
 		}
-		defer m.Close()
 		var out []*Prediction
 		for _, x := range probe {
 			p, err := m.Predict(Set(x))
@@ -288,7 +302,6 @@ func median(v []float64) float64 {
 // goroutines (meant for -race).
 func TestConcurrentPredict(t *testing.T) {
 	m := trainedModel(t, RelevanceGlobal)
-	defer m.Close()
 	xs, _ := synth(t, 57, 16, 3, 3, 4, 0.3)
 	want, err := m.PredictBatch(Sets(xs))
 	if err != nil {
@@ -305,7 +318,7 @@ func TestConcurrentPredict(t *testing.T) {
 					t.Error(err)
 					return
 				}
-				if p.Label != want[i] {
+				if p.Label != want[i].Label {
 					t.Errorf("concurrent prediction %d differs", i)
 				}
 			}

@@ -17,7 +17,7 @@ func TestImageSupportSums(t *testing.T) {
 	const dim, d, m = 30, 3, 8
 	xs, ys, _ := synthSets(t, 82, dim, d, m, 3, 4, 0.2)
 	for _, rel := range []RelevanceKind{RelevanceGlobal, RelevanceLocal} {
-		mod, _, err := Train(context.Background(), Config{Relevance: rel, PrototypesPerClass: 2}, TrainConfig{Epochs: 2, Seed: 2, Gamma: 0.01}, Sets(xs), ys)
+		mod, _, err := Train(context.Background(), legacyOptions(Config{Relevance: rel, PrototypesPerClass: 2}, TrainConfig{Epochs: 2, Seed: 2, Gamma: 0.01}), Sets(xs), ys)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -52,7 +52,7 @@ func TestImageSupportSums(t *testing.T) {
 		}
 	}
 	// No images, no ranking: a single image, a subspace of a bare basis.
-	mod, _, err := Train(context.Background(), Config{}, TrainConfig{Epochs: 1}, Sets(xs), ys)
+	mod, _, err := Train(context.Background(), legacyOptions(Config{}, TrainConfig{Epochs: 1}), Sets(xs), ys)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,7 +73,7 @@ func TestImageSupportSums(t *testing.T) {
 func TestRankImagesDominant(t *testing.T) {
 	const dim, d, m = 40, 2, 7
 	xs, ys, _ := synthSets(t, 83, dim, d, m, 2, 4, 0.1)
-	mod, _, err := Train(context.Background(), Config{}, TrainConfig{Epochs: 2, Seed: 1}, Sets(xs), ys)
+	mod, _, err := Train(context.Background(), legacyOptions(Config{}, TrainConfig{Epochs: 2, Seed: 1}), Sets(xs), ys)
 	if err != nil {
 		t.Fatal(err)
 	}

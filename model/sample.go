@@ -31,6 +31,12 @@ func Image(x []float64) Sample {
 	return Sample{img: x}
 }
 
+// Subspace returns the subspace of a set sample (nil for an image or the
+// zero Sample), Pixels the pixels of an image sample (nil for a set or the
+// zero Sample): the caller's own values, not copies.
+func (s Sample) Subspace() *subspace.Subspace { return s.set }
+func (s Sample) Pixels() []float64            { return s.img }
+
 // Sets returns Set(s) for every set of xs.
 func Sets(xs []*subspace.Subspace) []Sample {
 	out := make([]Sample, len(xs))

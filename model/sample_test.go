@@ -11,11 +11,10 @@ import (
 func TestSampleKinds(t *testing.T) {
 	xs, ys := synth(t, 91, 16, 3, 3, 4, 0.3)
 	ctx := context.Background()
-	m, err := Init(Config{}, TrainConfig{Seed: 1}, Sets(xs), ys)
+	m, err := Init(legacyOptions(Config{}, TrainConfig{Seed: 1}), Sets(xs), ys)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer m.Close()
 	img := make([]float64, 16)
 	img[2] = 1
 	for _, s := range []Sample{{}, Set(nil), Image(nil), Image([]float64{})} {
@@ -26,43 +25,44 @@ func TestSampleKinds(t *testing.T) {
 	if Set(xs[0]).kind() != kindSet || Image(img).kind() != kindImage {
 		t.Fatal("kinds of Set and Image")
 	}
-	pr, err := NewPredictor(m, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pr.Close()
-	tr, err := NewTrainer(m, TrainConfig{Workers: 1})
+	tr, err := NewTrainer(m, legacyTrain(TrainConfig{Workers: 1}))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer tr.Close()
 	mixed := []Sample{Set(xs[0]), Image(img)}
 	withZero := []Sample{Set(xs[0]), {}}
-	labels := make([]int, 2)
+	preds := make([]Prediction, 2)
 	dist := make([]float64, 2*m.NumPrototypes())
 	for name, err := range map[string]error{
-		"Predict":                  func() error { _, err := m.Predict(Sample{}); return err }(),
-		"PredictTo":                m.PredictTo(new(Prediction), Sample{}),
-		"Predictor.PredictTo":      pr.PredictTo(new(Prediction), Sample{}),
-		"Explain":                  func() error { _, err := m.Explain(Sample{}, -1); return err }(),
-		"Step":                     func() error { _, err := tr.Step(Sample{}, 0, 0.1, 0.01); return err }(),
-		"PredictBatch/zero":        func() error { _, err := m.PredictBatch(withZero); return err }(),
-		"PredictBatch/mixed":       func() error { _, err := m.PredictBatch(mixed); return err }(),
-		"DistanceMatrix/mixed":     func() error { _, err := m.DistanceMatrix(mixed); return err }(),
-		"Predictor.PredictBatchTo": pr.PredictBatchTo(labels, mixed),
-		"Predictor.DistancesTo":    pr.DistancesTo(dist, withZero),
-		"Init/mixed":               func() error { _, err := Init(Config{SubspaceDim: 3}, TrainConfig{}, mixed, []int{0, 1}); return err }(),
+		"Predict":              func() error { _, err := m.Predict(Sample{}); return err }(),
+		"PredictTo":            m.PredictTo(new(Prediction), Sample{}),
+		"Explain":              func() error { _, err := m.Explain(Sample{}, -1); return err }(),
+		"Step":                 func() error { _, err := tr.Step(Sample{}, 0, 0.1, 0.01); return err }(),
+		"PredictBatch/zero":    func() error { _, err := m.PredictBatch(withZero); return err }(),
+		"PredictBatch/mixed":   func() error { _, err := m.PredictBatch(mixed); return err }(),
+		"Distances/mixed":      func() error { _, err := m.Distances(mixed); return err }(),
+		"PredictBatchTo/mixed": m.PredictBatchTo(preds, mixed),
+		"DistancesTo/zero":     m.DistancesTo(dist, withZero),
+		"Score/zero":           func() error { _, err := m.Score(withZero, []int{0, 1}); return err }(),
+		"Init/mixed": func() error {
+			_, err := Init(legacyOptions(Config{SubspaceDim: 3}, TrainConfig{}), mixed, []int{0, 1})
+			return err
+		}(),
 		"Train/mixed": func() error {
-			_, _, err := Train(ctx, Config{SubspaceDim: 3}, TrainConfig{Epochs: 1}, mixed, []int{0, 1})
+			_, _, err := Train(ctx, legacyOptions(Config{SubspaceDim: 3}, TrainConfig{Epochs: 1}), mixed, []int{0, 1})
 			return err
 		}(),
 		"Train/zero": func() error {
-			_, _, err := Train(ctx, Config{}, TrainConfig{Epochs: 1}, withZero, []int{0, 1})
+			_, _, err := Train(ctx, legacyOptions(Config{}, TrainConfig{Epochs: 1}), withZero, []int{0, 1})
 			return err
 		}(),
-		"Continue/mixed": func() error { _, _, err := Continue(ctx, m, TrainConfig{Epochs: 1}, mixed, []int{0, 1}); return err }(),
+		"Continue/mixed": func() error {
+			_, _, err := Continue(ctx, m, legacyTrain(TrainConfig{Epochs: 1}), mixed, []int{0, 1})
+			return err
+		}(),
 		"Continue/short image": func() error {
-			_, _, err := Continue(ctx, m, TrainConfig{Epochs: 1}, []Sample{Image(img[:5])}, []int{0})
+			_, _, err := Continue(ctx, m, legacyTrain(TrainConfig{Epochs: 1}), []Sample{Image(img[:5])}, []int{0})
 			return err
 		}(),
 	} {

@@ -127,6 +127,25 @@ func (m *Model) MarshalBinary() ([]byte, error) {
 	return binary.LittleEndian.AppendUint32(b, crc32.Checksum(b, castagnoli)), nil
 }
 
+// storedNone and loadedNone are the file's form of "none" for InitNoise
+// and RelevanceFloor: version 2 (and 1) writers stored a negative value,
+// -1, for no noise and no floor, and read 0 as the default. A 0 (none) is
+// written as -1, so that files stay what they were and older readers read
+// them right, and any negative value loads as 0.
+func storedNone(v float64) float64 {
+	if v == 0 {
+		return -1
+	}
+	return v
+}
+
+func loadedNone(v float64) float64 {
+	if v < 0 && !math.IsInf(v, -1) {
+		return 0
+	}
+	return v
+}
+
 // putConfig appends the stored fields of c, t and p (configSize bytes).
 func putConfig(b []byte, c *Config, t *TrainConfig, p *PredictConfig) []byte {
 	le := binary.LittleEndian
@@ -138,7 +157,7 @@ func putConfig(b []byte, c *Config, t *TrainConfig, p *PredictConfig) []byte {
 		cw = 1
 	}
 	b = append(b, byte(t.Init), byte(c.Relevance), byte(t.Schedule), byte(t.Activation)|cw<<7)
-	for _, v := range []float64{t.InitNoise, t.Eta, t.Gamma, t.Tau, t.Beta, t.RelevanceFloor, t.ValidationFraction, p.Temperature, p.RejectMargin} {
+	for _, v := range []float64{storedNone(t.InitNoise), t.Eta, t.Gamma, t.Tau, t.Beta, storedNone(t.RelevanceFloor), t.ValidationFraction, p.Temperature, p.RejectMargin} {
 		b = le.AppendUint64(b, math.Float64bits(v))
 	}
 	b = le.AppendUint64(b, t.Seed)
@@ -162,6 +181,7 @@ func getConfig(b []byte) (c Config, t TrainConfig, pc PredictConfig) {
 		*p = math.Float64frombits(le.Uint64(b[o:]))
 		o += 8
 	}
+	t.InitNoise, t.RelevanceFloor = loadedNone(t.InitNoise), loadedNone(t.RelevanceFloor)
 	t.Seed = le.Uint64(b[o:])
 	o += 8
 	if len(b) >= o+8 {
@@ -354,9 +374,6 @@ func decodePayload(b []byte, cfgSize, dim, d, p, classes int, flags uint32, epoc
 // validate checks the invariants of a decoded model (binary or JSON).
 func (m *Model) validate() error {
 	c, tc := m.cfg, m.train
-	if tc.Workers == 0 {
-		tc.Workers = 1 // not stored
-	}
 	if err := c.validate(); err != nil {
 		return err
 	}

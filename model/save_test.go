@@ -23,11 +23,11 @@ func trainedModel(t testing.TB, rel RelevanceKind) *Model {
 	t.Helper()
 	xs, ys := synth(t, 31, 16, 3, 3, 6, 0.3)
 	cfg := opts{Config: Config{Relevance: rel, ClassNames: []string{"a", "bé", ""}, PrototypesOfClass: []int{1, 2, 1}, ImageWidth: 8, ImageHeight: 2}, TrainConfig: TrainConfig{Epochs: 3, Seed: 5, Gamma: 1e-2, Schedule: ScheduleAnneal, Activation: Sigmoid, Beta: 2.5, ClassWeights: true}}
-	m, _, err := Train(context.Background(), cfg.Config, cfg.TrainConfig, Sets(xs), ys)
+	m, _, err := Train(context.Background(), legacyOptions(cfg.Config, cfg.TrainConfig), Sets(xs), ys)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m, err = m.WithPredictConfig(PredictConfig{RejectMargin: 0.05, Temperature: 0.3}); err != nil {
+	if m, err = m.WithPredictConfig(legacyPredict(PredictConfig{RejectMargin: 0.05, Temperature: 0.3})); err != nil {
 		t.Fatal(err)
 	}
 	return m
@@ -355,7 +355,7 @@ func TestWriteFuzzCorpus(t *testing.T) {
 	}
 	xs, ys := synth(t, 41, 6, 2, 2, 3, 0.3)
 	small := func(cfg opts) []byte {
-		m, _, err := Train(context.Background(), cfg.Config, cfg.TrainConfig, Sets(xs), ys)
+		m, _, err := Train(context.Background(), legacyOptions(cfg.Config, cfg.TrainConfig), Sets(xs), ys)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -404,11 +404,11 @@ func TestImageSize(t *testing.T) {
 	xs, ys := synth(t, 31, 16, 3, 3, 6, 0.3)
 	ctx := context.Background()
 	for _, c := range []struct{ w, h int }{{4, 3}, {4, 0}, {0, 4}, {-4, -4}, {1 << 20, 1 << 20}} {
-		if _, err := Init(Config{ImageWidth: c.w, ImageHeight: c.h}, TrainConfig{}, Sets(xs), ys); !errors.Is(err, ErrConfig) {
+		if _, err := Init(legacyOptions(Config{ImageWidth: c.w, ImageHeight: c.h}, TrainConfig{}), Sets(xs), ys); !errors.Is(err, ErrConfig) {
 			t.Errorf("image size %dx%d for D=16: %v, want ErrConfig", c.w, c.h, err)
 		}
 	}
-	m, _, err := Train(ctx, Config{ImageWidth: 2, ImageHeight: 8}, TrainConfig{Epochs: 1}, Sets(xs), ys)
+	m, _, err := Train(ctx, legacyOptions(Config{ImageWidth: 2, ImageHeight: 8}, TrainConfig{Epochs: 1}), Sets(xs), ys)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -416,7 +416,7 @@ func TestImageSize(t *testing.T) {
 		t.Fatalf("ImageSize %dx%d, want 2x8", w, h)
 	}
 	// Continue keeps the model's size, whatever cfg says.
-	m2, _, err := Continue(ctx, m, TrainConfig{Epochs: 1}, Sets(xs), ys)
+	m2, _, err := Continue(ctx, m, legacyTrain(TrainConfig{Epochs: 1}), Sets(xs), ys)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -424,7 +424,7 @@ func TestImageSize(t *testing.T) {
 		t.Errorf("Continue changed the image size to %dx%d", w, h)
 	}
 	// A model without one takes one by WithImageSize (checked against D).
-	m0, _, err := Train(ctx, Config{}, TrainConfig{Epochs: 1}, Sets(xs), ys)
+	m0, _, err := Train(ctx, legacyOptions(Config{}, TrainConfig{Epochs: 1}), Sets(xs), ys)
 	if err != nil {
 		t.Fatal(err)
 	}

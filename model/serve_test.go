@@ -15,7 +15,7 @@ import (
 func mnistShapedModel(t testing.TB) *Model {
 	t.Helper()
 	xs, ys := synth(t, 60, 784, 12, 10, 1, 0.3)
-	m, err := Init(Config{}, TrainConfig{InitNoise: -1}, Sets(xs), ys)
+	m, err := Init(legacyOptions(Config{}, TrainConfig{InitNoise: -1}), Sets(xs), ys)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,11 +58,12 @@ func samePrediction(t *testing.T, what string, got, want *Prediction) {
 	}
 }
 
-// TestSharedMatchesPredictor: the Model's shared path, called from 8
-// goroutines at once, gives the bits of a one-worker Predictor (the path of
-// the Model's methods before they shared their state), for sets and images
-// (dense and sparse), single and batch calls, global and local relevances.
-func TestSharedMatchesPredictor(t *testing.T) {
+// TestSharedMatchesEngine: the Model's shared path, called from 8
+// goroutines at once, gives the bits of a one-worker engine.Engine (the
+// path of the Model's methods before they shared their state), for sets
+// and images (dense and sparse), single and batch calls, global and local
+// relevances.
+func TestSharedMatchesEngine(t *testing.T) {
 	for _, rel := range []RelevanceKind{RelevanceGlobal, RelevanceLocal} {
 		m := trainedModel(t, rel)
 		xs, _ := synth(t, 61, 16, 3, 3, 40, 0.5)
@@ -71,23 +72,8 @@ func TestSharedMatchesPredictor(t *testing.T) {
 		for _, x := range imgs {
 			flat = append(flat, x...)
 		}
-		pr, err := NewPredictor(m, 1)
-		if err != nil {
-			t.Fatal(err)
-		}
-		want := make([]Prediction, len(xs))
-		wantI := make([]Prediction, len(imgs))
-		for i, x := range xs {
-			if err := pr.PredictTo(&want[i], Set(x)); err != nil {
-				t.Fatal(err)
-			}
-		}
-		for i, x := range imgs {
-			if err := pr.PredictTo(&wantI[i], Image(x)); err != nil {
-				t.Fatal(err)
-			}
-		}
-		pr.Close()
+		want := enginePredictions(t, m, Sets(xs))
+		wantI := enginePredictions(t, m, Images(imgs))
 		np := len(m.protos)
 		var wg sync.WaitGroup
 		for g := 0; g < 8; g++ {
@@ -114,18 +100,18 @@ func TestSharedMatchesPredictor(t *testing.T) {
 					t.Error(err)
 					return
 				}
-				dm, err := m.DistanceMatrix(Sets(xs))
+				dm, err := m.Distances(Sets(xs))
 				if err != nil {
 					t.Error(err)
 					return
 				}
 				for i := range xs {
-					if labels[i] != want[i].Label {
-						t.Errorf("PredictBatch %d: %d, want %d", i, labels[i], want[i].Label)
+					if labels[i].Label != want[i].Label {
+						t.Errorf("PredictBatch %d: %d, want %d", i, labels[i].Label, want[i].Label)
 					}
 					for k := 0; k < np; k++ {
-						if math.Float64bits(dm.At(i, k)) != math.Float64bits(want[i].Distances[k]) {
-							t.Errorf("DistanceMatrix (%d, %d) differs", i, k)
+						if math.Float64bits(dm[i*np+k]) != math.Float64bits(want[i].Distances[k]) {
+							t.Errorf("Distances (%d, %d) differs", i, k)
 						}
 					}
 				}
@@ -134,18 +120,18 @@ func TestSharedMatchesPredictor(t *testing.T) {
 					t.Error(err)
 					return
 				}
-				idm, err := m.DistanceMatrix(rowSamples(flat, m.dim))
+				idm, err := m.Distances(rowSamples(flat, m.dim))
 				if err != nil {
 					t.Error(err)
 					return
 				}
 				for i := range imgs {
-					if ilabels[i] != wantI[i].Label {
-						t.Errorf("PredictBatch of images %d: %d, want %d", i, ilabels[i], wantI[i].Label)
+					if ilabels[i].Label != wantI[i].Label {
+						t.Errorf("PredictBatch of images %d: %d, want %d", i, ilabels[i].Label, wantI[i].Label)
 					}
 					for k := 0; k < np; k++ {
-						if math.Float64bits(idm.At(i, k)) != math.Float64bits(wantI[i].Distances[k]) {
-							t.Errorf("DistanceMatrix of images (%d, %d) differs", i, k)
+						if math.Float64bits(idm[i*np+k]) != math.Float64bits(wantI[i].Distances[k]) {
+							t.Errorf("Distances of images (%d, %d) differs", i, k)
 						}
 					}
 				}
@@ -230,36 +216,22 @@ func TestPrototypesOnce(t *testing.T) {
 	}
 }
 
-// TestConcurrentCloseAndCollect (meant for -race): predictions from many
-// goroutines, single and batch, while Close is called repeatedly, keep
-// their bits; and a model nobody references any more is collected and
-// leaves no goroutine behind.
-func TestConcurrentCloseAndCollect(t *testing.T) {
+// TestConcurrentCollect (meant for -race): predictions from many
+// goroutines, single and batch, keep their bits; and a model nobody
+// references any more is collected and leaves no goroutine behind (a
+// Model has no Close: nothing to release).
+func TestConcurrentCollect(t *testing.T) {
 	before := runtime.NumGoroutine()
 	xs, _ := synth(t, 65, 16, 3, 3, 30, 0.5)
 	collected := make(chan struct{})
 	func() {
 		m := trainedModel(t, RelevanceGlobal)
 		runtime.AddCleanup(m, func(ch chan struct{}) { close(ch) }, collected)
-		want, err := m.PredictBatch(Sets(xs))
+		preds, err := m.PredictBatch(Sets(xs))
 		if err != nil {
 			t.Fatal(err)
 		}
-		var wg sync.WaitGroup
-		stop := make(chan struct{})
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				select {
-				case <-stop:
-					return
-				default:
-					m.Close()
-					runtime.Gosched()
-				}
-			}
-		}()
+		want := labelsOf(preds)
 		var callers sync.WaitGroup
 		for g := 0; g < 8; g++ {
 			callers.Add(1)
@@ -277,11 +249,12 @@ func TestConcurrentCloseAndCollect(t *testing.T) {
 						}
 					}
 					if g%4 == 0 {
-						labels, err := m.PredictBatch(Sets(xs))
+						preds, err := m.PredictBatch(Sets(xs))
 						if err != nil {
 							t.Error(err)
 							return
 						}
+						labels := labelsOf(preds)
 						for i := range labels {
 							if labels[i] != want[i] {
 								t.Errorf("batch %d: label %d, want %d", i, labels[i], want[i])
@@ -292,8 +265,6 @@ func TestConcurrentCloseAndCollect(t *testing.T) {
 			}()
 		}
 		callers.Wait()
-		close(stop)
-		wg.Wait()
 	}()
 	deadline := time.Now().Add(10 * time.Second)
 	for {

@@ -21,16 +21,15 @@ func TestMalformedBasis(t *testing.T) {
 	} {
 		s := &subspace.Subspace{Basis: bad}
 		train := append([]*subspace.Subspace{s}, xs[1:]...)
-		if _, _, err := Train(context.Background(), Config{SubspaceDim: good.Cols}, TrainConfig{Epochs: 1}, Sets(train), ys); !errors.Is(err, ErrData) {
+		if _, _, err := Train(context.Background(), legacyOptions(Config{SubspaceDim: good.Cols}, TrainConfig{Epochs: 1}), Sets(train), ys); !errors.Is(err, ErrData) {
 			t.Errorf("stride %d, %d values: Train err = %v, want ErrData", bad.Stride, len(bad.Data), err)
 		}
-		m, _, err := Train(context.Background(), Config{SubspaceDim: good.Cols}, TrainConfig{Epochs: 1}, Sets(xs), ys)
+		m, _, err := Train(context.Background(), legacyOptions(Config{SubspaceDim: good.Cols}, TrainConfig{Epochs: 1}), Sets(xs), ys)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if _, err := m.Predict(Set(s)); !errors.Is(err, ErrData) {
 			t.Errorf("stride %d, %d values: Predict err = %v, want ErrData", bad.Stride, len(bad.Data), err)
 		}
-		m.Close()
 	}
 }

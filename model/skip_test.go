@@ -18,11 +18,11 @@ func TestSkipZeroDistanceStep(t *testing.T) {
 	xs, _ := synth(t, 61, 16, 3, 3, 1, 0.3)
 	a, b, c := xs[0], xs[1], xs[2]
 	// A in class 0 and in class 1: both prototypes start at A.
-	m0, err := Init(Config{}, TrainConfig{Init: InitSample, InitNoise: -1, Seed: 1}, Sets([]*subspace.Subspace{a, a}), []int{0, 1})
+	m0, err := Init(legacyOptions(Config{}, TrainConfig{Init: InitSample, InitNoise: -1, Seed: 1}), Sets([]*subspace.Subspace{a, a}), []int{0, 1})
 	if err != nil {
 		t.Fatal(err)
 	}
-	tr, err := NewTrainer(m0, TrainConfig{Workers: 1})
+	tr, err := NewTrainer(m0, legacyTrain(TrainConfig{Workers: 1}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,7 +44,7 @@ func TestSkipZeroDistanceStep(t *testing.T) {
 
 	// Only A: every step skipped, the cost undefined, the model unchanged.
 	cfg := opts{TrainConfig: TrainConfig{Epochs: 2, Seed: 1, Workers: 1}}
-	m, h, err := Continue(context.Background(), m0, cfg.TrainConfig, Sets([]*subspace.Subspace{a, a}), []int{0, 1})
+	m, h, err := Continue(context.Background(), m0, legacyTrain(cfg.TrainConfig), Sets([]*subspace.Subspace{a, a}), []int{0, 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,7 +68,7 @@ func TestSkipZeroDistanceStep(t *testing.T) {
 	// skipped, the others train; nothing fails.
 	x := []*subspace.Subspace{a, a, b, c}
 	y := []int{0, 1, 0, 1}
-	m, h, err = Continue(context.Background(), m0, TrainConfig{Epochs: 3, Seed: 4, Workers: 1}, Sets(x), y)
+	m, h, err = Continue(context.Background(), m0, legacyTrain(TrainConfig{Epochs: 3, Seed: 4, Workers: 1}), Sets(x), y)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,7 +94,7 @@ func TestSkipZeroDistanceImage(t *testing.T) {
 	x, _ := synthImages(5, 10, 2, 2, 1, 0.3)
 	img := x[0]
 	cfg := opts{Config: Config{SubspaceDim: 1}, TrainConfig: TrainConfig{Init: InitSample, InitNoise: -1, Epochs: 2, Seed: 1, Workers: 1}}
-	m, h, err := Train(context.Background(), cfg.Config, cfg.TrainConfig, Images([][]float64{img, img}), []int{0, 1})
+	m, h, err := Train(context.Background(), legacyOptions(cfg.Config, cfg.TrainConfig), Images([][]float64{img, img}), []int{0, 1})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,11 +13,10 @@ func TestDeterministicSplitSteps(t *testing.T) {
 	xs, ys := synth(t, 5, 30, 4, 5, 8, 0.4)
 	train := func(workers int) []byte {
 		cfg := opts{Config: Config{PrototypesPerClass: 2}, TrainConfig: TrainConfig{Epochs: 4, Workers: workers, Seed: 11, ValidationFraction: 0.25}}
-		m, _, err := Train(context.Background(), cfg.Config, cfg.TrainConfig, Sets(xs), ys)
+		m, _, err := Train(context.Background(), legacyOptions(cfg.Config, cfg.TrainConfig), Sets(xs), ys)
 		if err != nil {
 			t.Fatal(err)
 		}
-		defer m.Close()
 		return modelBytes(t, m)
 	}
 	want := train(2)
@@ -36,11 +35,11 @@ func TestSplitStepZeroAlloc(t *testing.T) {
 	defer func(old int) { soloSetWork = old }(soloSetWork)
 	soloSetWork = 0
 	xs, ys := synth(t, 8, 30, 4, 3, 4, 0.3)
-	m, err := Init(Config{PrototypesPerClass: 2}, TrainConfig{}, Sets(xs), ys)
+	m, err := Init(legacyOptions(Config{PrototypesPerClass: 2}, TrainConfig{}), Sets(xs), ys)
 	if err != nil {
 		t.Fatal(err)
 	}
-	tr, err := NewTrainer(m, TrainConfig{Workers: 2})
+	tr, err := NewTrainer(m, legacyTrain(TrainConfig{Workers: 2}))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,7 +15,7 @@ func TestPredictTies(t *testing.T) {
 	xs, _ := synth(t, 71, 16, 2, 3, 1, 0.3)
 	a, b := xs[0], xs[1]
 	// Prototypes: 0 = A (class 0), 1 = B (class 1), 2 = B (class 2).
-	m, err := Init(Config{}, TrainConfig{Init: InitSample, InitNoise: -1, Seed: 1}, Sets([]*subspace.Subspace{a, b, b}), []int{0, 1, 2})
+	m, err := Init(legacyOptions(Config{}, TrainConfig{Init: InitSample, InitNoise: -1, Seed: 1}), Sets([]*subspace.Subspace{a, b, b}), []int{0, 1, 2})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -28,12 +28,9 @@ func TestPredictTies(t *testing.T) {
 	}
 	near := xs[2] // some other set: equally far from prototypes 1 and 2
 	for _, workers := range []int{1, 2} {
-		pr, err := NewPredictor(m, workers)
-		if err != nil {
-			t.Fatal(err)
-		}
+		m := withWorkers(m, workers)
 		for _, x := range []*subspace.Subspace{b, near} {
-			p, err := predictWith(pr, Set(x))
+			p, err := m.Predict(Set(x))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -44,21 +41,20 @@ func TestPredictTies(t *testing.T) {
 				t.Errorf("workers=%d: tie between prototypes 1 and 2 predicted %+v, want prototype 1, class 1, margin 0, equal probabilities", workers, p)
 			}
 		}
-		p, err := predictWith(pr, Image(img))
+		p, err := m.Predict(Image(img))
 		if err != nil {
 			t.Fatal(err)
 		}
 		if p.Distances[1] != p.Distances[2] || p.Nearest != 1 || p.Label != 1 || p.Margin != 0 {
 			t.Errorf("workers=%d: image tie predicted %+v, want prototype 1, class 1, margin 0", workers, p)
 		}
-		labels := make([]int, 2)
-		if err := pr.PredictBatchTo(labels, []Sample{Set(b), Set(b)}); err != nil {
+		preds, err := m.PredictBatch([]Sample{Set(b), Set(b)})
+		if err != nil {
 			t.Fatal(err)
 		}
-		if labels[0] != 1 || labels[1] != 1 {
+		if labels := labelsOf(preds); labels[0] != 1 || labels[1] != 1 {
 			t.Errorf("workers=%d: batch labels %v for a tie, want [1 1]", workers, labels)
 		}
-		pr.Close()
 	}
 	if got := nearest([]float64{2, 1, 1, 3}); got != 1 {
 		t.Errorf("nearest of a tie: %d, want 1", got)

@@ -75,8 +75,11 @@ type EpochStats struct {
 	// out (NaN when every step was skipped).
 	Cost float64
 	// Skipped is the number of the epoch's steps that had no gradient and
-	// changed nothing (StepResult.Skipped: both winners at distance 0).
+	// changed nothing (both winners at distance 0).
 	Skipped int
+	// Augmented is the number of samples TrainConfig.Augment added to the
+	// epoch (its steps count in Cost, Skipped and TrainAccuracy).
+	Augmented int
 	// TrainAccuracy is the fraction of the epoch's steps whose sample was
 	// classified correctly (W⁺ nearer than W⁻, ties to the lower index)
 	// before its update: a running accuracy, free to compute.
@@ -105,8 +108,10 @@ type History struct {
 	// averaging or validation).
 	Averaged            int
 	AveragedValAccuracy float64
-	// Train and Val are the indices of the sets used for training and for
-	// validation.
+	// Train and Val are the indices (into the samples given to Train or
+	// Continue) of the training and the validation part
+	// (folds.ValidationSplit); samples an Augment hook added are in
+	// neither.
 	Train, Val []int
 }
 
@@ -126,18 +131,19 @@ type StepResult struct {
 	Skipped bool
 }
 
-// Init returns the untrained model of structure cfg that Train starts from
-// when given these training samples (Train calls it on the training part
-// of its split): the prototypes placed by tc.Init from tc.Seed, relevances
-// 1/d, Epochs() 0, the default PredictConfig. Labels are 0..C-1 with
+// Init returns the untrained model of structure opt.Model that Train
+// starts from when given these training samples (Train calls it on the
+// training part of its split): the prototypes placed by opt.Train.Init
+// from opt.Train.Seed, relevances 1/d, Epochs() 0, the PredictConfig
+// opt.Predict. Labels are 0..C-1 with
 // C = max(y)+1 >= 2; every class needs a sample (InitRandom excepted for
 // images). The samples are all sets or all images:
 //
 // For sets, InitSample starts a prototype at a random training set of its
 // class (plus InitNoise), InitPCA at the dominant subspace of the class's
-// bases; d is cfg.SubspaceDim, or the bases' number of columns when 0.
+// bases; d is opt.Model.SubspaceDim, or the bases' number of columns when 0.
 //
-// For images, cfg.SubspaceDim is required (>= 1), and per class:
+// For images, opt.Model.SubspaceDim is required (>= 1), and per class:
 //   - InitPCA: the subspace of the class's training images taken as one
 //     image set: the top d left singular vectors of the D x n matrix of
 //     its images as they are (uncentred, unnormalised, like the subspace
@@ -146,15 +152,15 @@ type StepResult struct {
 //   - InitSample: the span of d distinct random images of the class, plus
 //     InitNoise, orthonormalised (the class needs d images);
 //   - InitRandom: a random orthonormal basis.
-func Init(cfg Config, tc TrainConfig, x []Sample, y []int) (*Model, error) {
+func Init(opt Options, x []Sample, y []int) (*Model, error) {
 	k, err := kindOf(x)
 	if err != nil {
 		return nil, err
 	}
 	if k == kindImage {
-		return initImages(cfg, tc, images(x), y)
+		return initImages(opt, images(x), y)
 	}
-	return initSets(cfg, tc, sets(x), y)
+	return initSets(opt, sets(x), y)
 }
 
 // sets returns the subspaces of the set samples x.
@@ -175,28 +181,30 @@ func images(x []Sample) [][]float64 {
 	return out
 }
 
-// normalise returns cfg and tc with their defaults, checked.
-func normalise(cfg Config, tc TrainConfig) (Config, TrainConfig, error) {
-	cfg = cfg.withDefaults()
-	tc.OnEpoch = nil
-	tc = tc.withDefaults()
-	if err := cfg.validate(); err != nil {
-		return cfg, tc, err
+// normalise returns opt checked, its training options normalised (Workers
+// 0: all cores; no hooks).
+func normalise(opt Options) (Options, error) {
+	if err := opt.Train.validate(); err != nil {
+		return opt, err
 	}
-	return cfg, tc, tc.validate()
+	opt.Train = opt.Train.normalised()
+	if err := opt.Model.validate(); err != nil {
+		return opt, err
+	}
+	return opt, opt.Predict.validate()
 }
 
 // initSets is Init for training sets.
-func initSets(cfg Config, tc TrainConfig, x []*subspace.Subspace, y []int) (*Model, error) {
-	cfg, tc, err := normalise(cfg, tc)
+func initSets(opt Options, x []*subspace.Subspace, y []int) (*Model, error) {
+	opt, err := normalise(opt)
 	if err != nil {
 		return nil, err
 	}
-	dim, d, classes, err := checkData(&cfg, x, y, -1, -1, -1, nil)
+	dim, d, classes, err := checkData(&opt.Model, x, y, -1, -1, -1, nil)
 	if err != nil {
 		return nil, err
 	}
-	m, err := newModel(cfg, tc, dim, d, classes)
+	m, err := newModel(opt, dim, d, classes)
 	if err != nil {
 		return nil, err
 	}
@@ -209,7 +217,8 @@ func initSets(cfg Config, tc TrainConfig, x []*subspace.Subspace, y []int) (*Mod
 // newModel returns a model of the given shape without prototypes, its
 // relevances at 1/d, after the checks of the configuration against the
 // shape that initSets and initImages share.
-func newModel(cfg Config, tc TrainConfig, dim, d, classes int) (*Model, error) {
+func newModel(opt Options, dim, d, classes int) (*Model, error) {
+	cfg := opt.Model
 	if cfg.PrototypesOfClass != nil && len(cfg.PrototypesOfClass) != classes {
 		return nil, fmt.Errorf("model: %w: PrototypesOfClass has %d entries for %d classes", ErrConfig, len(cfg.PrototypesOfClass), classes)
 	}
@@ -224,7 +233,7 @@ func newModel(cfg Config, tc TrainConfig, dim, d, classes int) (*Model, error) {
 	if len(labels) > MaxPrototype {
 		return nil, fmt.Errorf("model: %w: %d prototypes (limit %d)", ErrConfig, len(labels), MaxPrototype)
 	}
-	m := &Model{cfg: cfg, train: tc, pred: PredictConfig{}.withDefaults(), dim: dim, d: d, classes: classes, labels: labels}
+	m := &Model{cfg: cfg, train: opt.Train, pred: opt.Predict, dim: dim, d: d, classes: classes, labels: labels}
 	m.cfg.PrototypesOfClass = append([]int(nil), cfg.PrototypesOfClass...)
 	m.cfg.ClassNames = append([]string(nil), cfg.ClassNames...)
 	nl := d
@@ -327,29 +336,32 @@ func orthonormalityError(gram []float64, b *linalg.Dense) float64 {
 	return worst
 }
 
-// Train initialises a model of structure cfg (Init on the training part)
-// and trains it for tc.Epochs epochs (Algorithm 2: per-sample SGD over
-// Permutation(tc.Seed, epoch, n) each epoch). The samples are all sets
-// (Trainer.Step on their bases) or all single images (Trainer.Step on
-// 1-D subspaces: one angle, relevances untouched), for models that will
-// classify single images; the images are read, never changed or kept.
-// With tc.ValidationFraction > 0 the validation part (folds.ValidationSplit) is
-// held out and evaluated after every epoch. Train(ctx, cfg, tc, x, y)
-// gives the same model as Continue(ctx, Init(cfg, tc, train part), tc, x,
-// y).
+// Train initialises a model of structure opt.Model (Init on the training
+// part) and trains it for opt.Train.Epochs epochs (Algorithm 2:
+// per-sample SGD over a seeded permutation of the training part each
+// epoch, see the package documentation). The samples are all sets (steps
+// on their bases) or all single images (steps on 1-D subspaces: one
+// angle, relevances untouched), for models that will classify single
+// images; the images are read, never changed or kept. With
+// ValidationFraction > 0 the validation part (folds.ValidationSplit) is
+// held out and evaluated after every epoch; an Augment hook adds samples
+// to every epoch. The model predicts with opt.Predict. Train(ctx, opt, x,
+// y) gives the same model as Continue(ctx, Init(opt, train part),
+// opt.Train, x, y). Epochs = 0 returns the initial model and an empty
+// History.
 //
 // Training stops early on ctx's cancellation, on Patience, or when OnEpoch
 // returns ErrStop. On an error (cancellation included) Train returns the
 // error together with the model as it stands (every step before the failing
 // one applied; a failing step never changes it) and the history so far; a
 // setup error returns a nil model.
-func Train(ctx context.Context, cfg Config, tc TrainConfig, x []Sample, y []int) (*Model, *History, error) {
+func Train(ctx context.Context, opt Options, x []Sample, y []int) (*Model, *History, error) {
 	k, err := kindOf(x)
 	if err != nil {
 		return nil, nil, err
 	}
 	dt := newData(k, x, y)
-	tr, va, err := splitData(tc, len(x), y, -1, dt.item())
+	tr, va, err := splitData(opt.Train, len(x), y, -1, dt.item())
 	if err != nil {
 		return nil, nil, err
 	}
@@ -358,11 +370,11 @@ func Train(ctx context.Context, cfg Config, tc TrainConfig, x []Sample, y []int)
 	for i, j := range tr {
 		xt[i], yt[i] = x[j], y[j]
 	}
-	m, err := Init(cfg, tc, xt, yt)
+	m, err := Init(opt, xt, yt)
 	if err != nil {
 		return nil, nil, err
 	}
-	return runData(ctx, m, tc, dt, tr, va)
+	return runData(ctx, m, opt.Train, dt, tr, va)
 }
 
 // Continue trains a copy of m for tc.Epochs more epochs on (x, y), which
@@ -389,8 +401,7 @@ func Continue(ctx context.Context, m *Model, tc TrainConfig, x []Sample, y []int
 // item in messages; labels below classes, or below MaxClasses when classes
 // < 0) and returns the training and validation parts (folds.ValidationSplit):
 // the common start of Train and Continue.
-func splitData(tc TrainConfig, n int, y []int, classes int, item string) (tr, va []int, err error) {
-	c := tc.withDefaults()
+func splitData(c TrainConfig, n int, y []int, classes int, item string) (tr, va []int, err error) {
 	if err := c.validate(); err != nil {
 		return nil, nil, err
 	}
@@ -409,11 +420,10 @@ func splitData(tc TrainConfig, n int, y []int, classes int, item string) (tr, va
 	return tr, va, nil
 }
 
-// trainingConfig returns the training options of tc, defaults filled in,
-// with the initialisation m was made with.
+// trainingConfig returns the training options of tc, normalised, with the
+// initialisation m was made with.
 func trainingConfig(m *Model, tc TrainConfig) TrainConfig {
-	c := tc.withDefaults()
-	c.OnEpoch = nil
+	c := tc.normalised()
 	c.Init, c.InitNoise = m.train.Init, m.train.InitNoise
 	return c
 }
@@ -443,7 +453,7 @@ func (dt data) item() string {
 
 // runData is the epoch loop shared by Train and Continue.
 func runData(ctx context.Context, m0 *Model, tc TrainConfig, dt data, tr, va []int) (*Model, *History, error) {
-	onEpoch := tc.OnEpoch
+	onEpoch, augment := tc.OnEpoch, tc.Augment
 	cfg := trainingConfig(m0, tc)
 	x, y, imgs := dt.sets, dt.y, dt.imgs
 	if imgs != nil {
@@ -467,19 +477,6 @@ func runData(ctx context.Context, m0 *Model, tc TrainConfig, dt data, tr, va []i
 	}
 	defer t.Close()
 
-	// Class weights from the training part.
-	if cfg.ClassWeights {
-		counts := make([]int, m0.classes)
-		for _, i := range tr {
-			counts[y[i]]++
-		}
-		for c, n := range counts {
-			t.weights[c] = 0
-			if n > 0 {
-				t.weights[c] = float64(len(tr)) / (float64(m0.classes) * float64(n))
-			}
-		}
-	}
 	var trainX, valX []*linalg.Dense
 	var trainExact []bool // the set is orthonormal enough for the exact update
 	var trainI, valI [][]float64
@@ -503,6 +500,11 @@ func runData(ctx context.Context, m0 *Model, tc TrainConfig, dt data, tr, va []i
 		for i, j := range va {
 			valX[i], valY[i] = x[j].Basis, y[j]
 		}
+	}
+	// Class weights from the training part (and, with Augment, from each
+	// epoch's added samples too: see classWeights).
+	if cfg.ClassWeights {
+		t.classWeights(trainY, nil)
 	}
 	hist := &History{Best: -1, Train: tr, Val: va, AveragedValAccuracy: math.NaN()}
 	var valDist []float64
@@ -553,12 +555,33 @@ func runData(ctx context.Context, m0 *Model, tc TrainConfig, dt data, tr, va []i
 		return avg, hist, nil
 	}
 
+	// The samples of one epoch: the training part, then (with Augment)
+	// what the hook added for this epoch.
+	epX, epI, epY, epExact := trainX, trainI, trainY, trainExact
 	for e := 0; e < cfg.Epochs; e++ {
 		start := time.Now()
 		epoch := t.epochs
 		eta, gamma := cfg.rates(epoch)
+		added := 0
+		if augment != nil {
+			ax, ay, err := augment(ctx, t.Model(), epoch+1)
+			if err != nil {
+				return finish(fmt.Errorf("model: epoch %d: augment: %w", epoch+1, err))
+			}
+			if epX, epI, epY, epExact, err = t.augmented(trainX, trainI, trainY, trainExact, ax, ay); err != nil {
+				return finish(fmt.Errorf("model: epoch %d: augment: %w", epoch+1, err))
+			}
+			added = len(ay)
+			if cfg.ClassWeights {
+				t.classWeights(trainY, ay)
+			}
+			order = order[:0]
+			for range epY {
+				order = append(order, 0)
+			}
+		}
 		permutationTo(order, cfg.Seed, epoch)
-		st := EpochStats{Epoch: epoch + 1, Eta: eta, Gamma: gamma, ValAccuracy: math.NaN()}
+		st := EpochStats{Epoch: epoch + 1, Eta: eta, Gamma: gamma, ValAccuracy: math.NaN(), Augmented: added}
 		var cost float64
 		correct := 0
 		for _, i := range order {
@@ -567,12 +590,15 @@ func runData(ctx context.Context, m0 *Model, tc TrainConfig, dt data, tr, va []i
 			}
 			var r StepResult
 			var err error
-			if trainI != nil {
-				r, err = t.stepImage(trainI[i], trainY[i], eta)
+			if epI != nil {
+				r, err = t.stepImage(epI[i], epY[i], eta)
 			} else {
-				r, err = t.step(trainX[i], trainY[i], eta, gamma, trainExact[i])
+				r, err = t.step(epX[i], epY[i], eta, gamma, epExact[i])
 			}
 			if err != nil {
+				if i >= len(tr) {
+					return finish(fmt.Errorf("model: epoch %d, augmented sample %d: %w", epoch+1, i-len(tr), err))
+				}
 				return finish(fmt.Errorf("model: epoch %d, sample %d: %w", epoch+1, tr[i], err))
 			}
 			if r.Skipped {
@@ -584,7 +610,7 @@ func runData(ctx context.Context, m0 *Model, tc TrainConfig, dt data, tr, va []i
 				correct++
 			}
 		}
-		if trainI == nil {
+		if epI == nil {
 			if err := t.checkAll(); err != nil {
 				return finish(fmt.Errorf("model: epoch %d: %w", epoch+1, err))
 			}
@@ -627,6 +653,70 @@ func runData(ctx context.Context, m0 *Model, tc TrainConfig, dt data, tr, va []i
 		}
 	}
 	return finish(nil)
+}
+
+// classWeights sets the trainer's class weights N/(C·n_c) from the labels
+// of the training part and of the samples added to the epoch.
+func (t *Trainer) classWeights(y, added []int) {
+	counts := make([]int, t.base.classes)
+	for _, c := range y {
+		counts[c]++
+	}
+	for _, c := range added {
+		counts[c]++
+	}
+	n := len(y) + len(added)
+	for c, k := range counts {
+		t.weights[c] = 0
+		if k > 0 {
+			t.weights[c] = float64(n) / (float64(t.base.classes) * float64(k))
+		}
+	}
+}
+
+// augmented returns the training part followed by the samples ax (labels
+// ay) an Augment hook returned, checked as training data are: of the
+// training data's kind, shapes, labels of the model's classes, finite
+// values, bases orthonormal (and whether each is close enough for the
+// exact update).
+func (t *Trainer) augmented(x []*linalg.Dense, imgs [][]float64, y []int, exact []bool, ax []Sample, ay []int) ([]*linalg.Dense, [][]float64, []int, []bool, error) {
+	if len(ax) != len(ay) {
+		return nil, nil, nil, nil, fmt.Errorf("model: %w: %d samples and %d labels", ErrData, len(ax), len(ay))
+	}
+	outY := append(append(make([]int, 0, len(y)+len(ay)), y...), ay...)
+	if len(ax) == 0 {
+		return x, imgs, outY, exact, nil
+	}
+	k, err := kindOf(ax)
+	if err != nil {
+		return nil, nil, nil, nil, err
+	}
+	m := t.base
+	if imgs != nil {
+		if k != kindImage {
+			return nil, nil, nil, nil, fmt.Errorf("model: %w: sets added to training on images", ErrData)
+		}
+		add := images(ax)
+		if _, _, err := checkImages(add, ay, m.dim, m.classes); err != nil {
+			return nil, nil, nil, nil, err
+		}
+		return nil, append(append(make([][]float64, 0, len(outY)), imgs...), add...), outY, nil, nil
+	}
+	if k != kindSet {
+		return nil, nil, nil, nil, fmt.Errorf("model: %w: images added to training on sets", ErrData)
+	}
+	add := sets(ax)
+	orthoErr := make([]float64, len(add))
+	if _, _, _, err := checkData(&m.cfg, add, ay, m.dim, m.d, m.classes, orthoErr); err != nil {
+		return nil, nil, nil, nil, err
+	}
+	outX := append(make([]*linalg.Dense, 0, len(outY)), x...)
+	outE := append(make([]bool, 0, len(outY)), exact...)
+	for i, s := range add {
+		outX = append(outX, s.Basis)
+		outE = append(outE, orthoErr[i] <= exactDataTol)
+	}
+	return outX, nil, outY, outE, nil
 }
 
 // Trainer runs SGD steps on a working copy of a model whose prototypes live
@@ -1112,7 +1202,7 @@ func (t *Trainer) updateGeneral(p *linalg.Dense, r StepResult, eta float64) erro
 func (t *Trainer) gradient(p *linalg.Dense, y int) (StepResult, error) {
 	var r StepResult
 	if t.eng == nil {
-		return r, fmt.Errorf("model: trainer: %w", ErrClosed)
+		return r, fmt.Errorf("model: trainer: %w", errClosed)
 	}
 	if err := t.base.checkBasis(p); err != nil {
 		return r, err
@@ -1229,7 +1319,7 @@ func (t *Trainer) sideAngles(side int) {
 
 // normalise floors l at the relevance floor and rescales it to sum 1.
 func (t *Trainer) normalise(l []float64) error {
-	floor := t.cfg.floor()
+	floor := t.cfg.RelevanceFloor
 	var sum float64
 	for k, v := range l {
 		if !finite(v) {

@@ -16,17 +16,11 @@ import (
 
 func accuracyOf(t *testing.T, m *Model, xs []*subspace.Subspace, ys []int) float64 {
 	t.Helper()
-	labels, err := m.PredictBatch(Sets(xs))
+	sc, err := m.Score(Sets(xs), ys)
 	if err != nil {
 		t.Fatal(err)
 	}
-	ok := 0
-	for i, l := range labels {
-		if l == ys[i] {
-			ok++
-		}
-	}
-	return float64(ok) / float64(len(ys))
+	return sc.Accuracy()
 }
 
 func TestTrainLearnsSynthetic(t *testing.T) {
@@ -34,16 +28,15 @@ func TestTrainLearnsSynthetic(t *testing.T) {
 	train, trainY := xs[:80], ys[:80]
 	test, testY := xs[80:], ys[80:]
 	cfg := opts{TrainConfig: TrainConfig{Epochs: 15, Init: InitRandom, Eta: 0.05, Seed: 3}}
-	m0, err := Init(cfg.Config, cfg.TrainConfig, Sets(train), trainY)
+	m0, err := Init(legacyOptions(cfg.Config, cfg.TrainConfig), Sets(train), trainY)
 	if err != nil {
 		t.Fatal(err)
 	}
 	before := accuracyOf(t, m0, test, testY)
-	m, h, err := Train(context.Background(), cfg.Config, cfg.TrainConfig, Sets(train), trainY)
+	m, h, err := Train(context.Background(), legacyOptions(cfg.Config, cfg.TrainConfig), Sets(train), trainY)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer m.Close()
 	after := accuracyOf(t, m, test, testY)
 	t.Logf("accuracy before %.3f after %.3f; cost %.4f -> %.4f", before, after, h.Epochs[0].Cost, h.Epochs[len(h.Epochs)-1].Cost)
 	if after < 0.95 {
@@ -85,12 +78,11 @@ func TestDeterministicAcrossWorkers(t *testing.T) {
 	for _, w := range []int{1, 2, 8} {
 		for _, rel := range []RelevanceKind{RelevanceGlobal, RelevanceLocal} {
 			cfg := opts{Config: Config{PrototypesPerClass: 2, Relevance: rel}, TrainConfig: TrainConfig{Epochs: 4, Workers: w, Seed: 11, ValidationFraction: 0.25}}
-			m, _, err := Train(context.Background(), cfg.Config, cfg.TrainConfig, Sets(xs), ys)
+			m, _, err := Train(context.Background(), legacyOptions(cfg.Config, cfg.TrainConfig), Sets(xs), ys)
 			if err != nil {
 				t.Fatal(err)
 			}
 			b := modelBytes(t, m)
-			m.Close()
 			if rel != RelevanceGlobal {
 				continue
 			}
@@ -103,9 +95,9 @@ func TestDeterministicAcrossWorkers(t *testing.T) {
 	}
 	// Same seed twice: same bytes; other seed: different.
 	cfg := opts{Config: Config{PrototypesPerClass: 2}, TrainConfig: TrainConfig{Epochs: 4, Seed: 11, ValidationFraction: 0.25, Workers: 1}}
-	m1, _, _ := Train(context.Background(), cfg.Config, cfg.TrainConfig, Sets(xs), ys)
+	m1, _, _ := Train(context.Background(), legacyOptions(cfg.Config, cfg.TrainConfig), Sets(xs), ys)
 	cfg.Seed = 12
-	m2, _, _ := Train(context.Background(), cfg.Config, cfg.TrainConfig, Sets(xs), ys)
+	m2, _, _ := Train(context.Background(), legacyOptions(cfg.Config, cfg.TrainConfig), Sets(xs), ys)
 	if !bytes.Equal(modelBytes(t, m1), ref) {
 		t.Error("same seed gave different bytes")
 	}
@@ -117,7 +109,7 @@ func TestDeterministicAcrossWorkers(t *testing.T) {
 func TestTrainEqualsInitThenContinue(t *testing.T) {
 	xs, ys := synth(t, 6, 20, 3, 3, 10, 0.3)
 	cfg := opts{TrainConfig: TrainConfig{Epochs: 3, Seed: 4, ValidationFraction: 0.2}}
-	m1, _, err := Train(context.Background(), cfg.Config, cfg.TrainConfig, Sets(xs), ys)
+	m1, _, err := Train(context.Background(), legacyOptions(cfg.Config, cfg.TrainConfig), Sets(xs), ys)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -126,11 +118,11 @@ func TestTrainEqualsInitThenContinue(t *testing.T) {
 	for i, j := range tr {
 		xt[i], yt[i] = xs[j], ys[j]
 	}
-	m0, err := Init(cfg.Config, cfg.TrainConfig, Sets(xt), yt)
+	m0, err := Init(legacyOptions(cfg.Config, cfg.TrainConfig), Sets(xt), yt)
 	if err != nil {
 		t.Fatal(err)
 	}
-	m2, _, err := Continue(context.Background(), m0, cfg.TrainConfig, Sets(xs), ys)
+	m2, _, err := Continue(context.Background(), m0, legacyTrain(cfg.TrainConfig), Sets(xs), ys)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -140,10 +132,10 @@ func TestTrainEqualsInitThenContinue(t *testing.T) {
 	// 3 + 2 epochs in two runs equal 5 in one.
 	cfg5 := cfg
 	cfg5.Epochs = 5
-	m5, _, _ := Train(context.Background(), cfg5.Config, cfg5.TrainConfig, Sets(xs), ys)
+	m5, _, _ := Train(context.Background(), legacyOptions(cfg5.Config, cfg5.TrainConfig), Sets(xs), ys)
 	cfg2 := cfg
 	cfg2.Epochs = 2
-	m32, h, err := Continue(context.Background(), m1, cfg2.TrainConfig, Sets(xs), ys)
+	m32, h, err := Continue(context.Background(), m1, legacyTrain(cfg2.TrainConfig), Sets(xs), ys)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -175,7 +167,7 @@ func TestCancellation(t *testing.T) {
 		}
 		return nil
 	}}}
-	m, h, err := Train(ctx, cfg.Config, cfg.TrainConfig, Sets(xs), ys)
+	m, h, err := Train(ctx, legacyOptions(cfg.Config, cfg.TrainConfig), Sets(xs), ys)
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("err = %v, want context.Canceled", err)
 	}
@@ -194,7 +186,7 @@ func TestCallbackStop(t *testing.T) {
 		}
 		return nil
 	}}}
-	m, h, err := Train(context.Background(), cfg.Config, cfg.TrainConfig, Sets(xs), ys)
+	m, h, err := Train(context.Background(), legacyOptions(cfg.Config, cfg.TrainConfig), Sets(xs), ys)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -203,7 +195,7 @@ func TestCallbackStop(t *testing.T) {
 	}
 	boom := errors.New("boom")
 	cfg.OnEpoch = func(EpochStats) error { return boom }
-	if _, _, err := Train(context.Background(), cfg.Config, cfg.TrainConfig, Sets(xs), ys); !errors.Is(err, boom) {
+	if _, _, err := Train(context.Background(), legacyOptions(cfg.Config, cfg.TrainConfig), Sets(xs), ys); !errors.Is(err, boom) {
 		t.Errorf("callback error not returned: %v", err)
 	}
 }
@@ -211,11 +203,11 @@ func TestCallbackStop(t *testing.T) {
 func TestStepZeroAlloc(t *testing.T) {
 	xs, ys := synth(t, 8, 30, 4, 3, 4, 0.3)
 	for _, rel := range []RelevanceKind{RelevanceGlobal, RelevanceLocal} {
-		m, err := Init(Config{Relevance: rel, PrototypesPerClass: 2}, TrainConfig{}, Sets(xs), ys)
+		m, err := Init(legacyOptions(Config{Relevance: rel, PrototypesPerClass: 2}, TrainConfig{}), Sets(xs), ys)
 		if err != nil {
 			t.Fatal(err)
 		}
-		tr, err := NewTrainer(m, TrainConfig{Workers: 2})
+		tr, err := NewTrainer(m, legacyTrain(TrainConfig{Workers: 2}))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -229,7 +221,7 @@ func TestStepZeroAlloc(t *testing.T) {
 			t.Errorf("relevance %d: Step allocates %v times", rel, a)
 		}
 		tr.Close()
-		if _, err := tr.Step(Set(xs[0]), ys[0], 0.01, 0); !errors.Is(err, ErrClosed) {
+		if _, err := tr.Step(Set(xs[0]), ys[0], 0.01, 0); !errors.Is(err, errClosed) {
 			t.Errorf("closed trainer: %v", err)
 		}
 	}
@@ -248,7 +240,7 @@ func TestFailingStepStopsTraining(t *testing.T) {
 		}
 		return nil
 	}}}
-	m, h, err := Train(context.Background(), cfg.Config, cfg.TrainConfig, Sets(xs), ys)
+	m, h, err := Train(context.Background(), legacyOptions(cfg.Config, cfg.TrainConfig), Sets(xs), ys)
 	if !errors.Is(err, ErrNotFinite) {
 		t.Fatalf("err = %v, want ErrNotFinite", err)
 	}
@@ -274,11 +266,11 @@ func TestFailingStepStopsTraining(t *testing.T) {
 // before it reaches the model.
 func TestNonFiniteStep(t *testing.T) {
 	xs, ys := synth(t, 11, 12, 3, 2, 3, 0.3)
-	m, err := Init(Config{}, TrainConfig{Seed: 2}, Sets(xs), ys)
+	m, err := Init(legacyOptions(Config{}, TrainConfig{Seed: 2}), Sets(xs), ys)
 	if err != nil {
 		t.Fatal(err)
 	}
-	tr, err := NewTrainer(m, TrainConfig{})
+	tr, err := NewTrainer(m, legacyTrain(TrainConfig{}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -301,11 +293,11 @@ func TestNonFiniteStep(t *testing.T) {
 // route, forced here), the prototypes and relevances are restored exactly.
 func TestStepRollback(t *testing.T) {
 	xs, ys := synth(t, 10, 12, 3, 2, 3, 0.3)
-	m, err := Init(Config{}, TrainConfig{Seed: 2}, Sets(xs), ys)
+	m, err := Init(legacyOptions(Config{}, TrainConfig{Seed: 2}), Sets(xs), ys)
 	if err != nil {
 		t.Fatal(err)
 	}
-	tr, err := NewTrainer(m, TrainConfig{})
+	tr, err := NewTrainer(m, legacyTrain(TrainConfig{}))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,7 +8,7 @@ import (
 
 func TestFileVersion(t *testing.T) {
 	xs, ys := synth(t, 72, 12, 2, 2, 3, 0.1)
-	m, _, err := Train(t.Context(), Config{}, TrainConfig{Epochs: 1}, Sets(xs), ys)
+	m, _, err := Train(t.Context(), legacyOptions(Config{}, TrainConfig{Epochs: 1}), Sets(xs), ys)
 	if err != nil {
 		t.Fatal(err)
 	}

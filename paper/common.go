@@ -138,58 +138,36 @@ func setSubspace(imgs [][]float64, d int) (*subspace.Subspace, error) {
 }
 
 // imageAccuracy returns the fraction of the images imgs[idx] (labels y)
-// that m classifies correctly, with θ_1 to each prototype, on w goroutines
-// (the result does not depend on w).
-func imageAccuracy(m *model.Model, imgs [][]float64, y []int, idx []int, w int) (float64, error) {
-	p, err := model.NewPredictor(m, w)
+// that m classifies correctly, with θ_1 to each prototype (Model.Score:
+// its batches split over the workers of m's training; the result does
+// not depend on them).
+func imageAccuracy(m *model.Model, imgs [][]float64, y []int, idx []int) (float64, error) {
+	sc, err := m.Score(model.Images(pick(imgs, idx)), pick(y, idx))
 	if err != nil {
 		return 0, err
 	}
-	defer p.Close()
-	const chunk = 1024
-	labels := make([]int, min(chunk, len(idx)))
-	truth := make([]int, len(labels))
-	xs := make([]model.Sample, len(labels))
-	correct := 0
-	for a := 0; a < len(idx); a += chunk {
-		b := min(len(idx), a+chunk)
-		for k := a; k < b; k++ {
-			xs[k-a] = model.Image(imgs[idx[k]])
-			truth[k-a] = y[idx[k]]
-		}
-		if err := p.PredictBatchTo(labels[:b-a], xs[:b-a]); err != nil {
-			return 0, err
-		}
-		correct += score.Correct(truth[:b-a], labels[:b-a])
-	}
-	return float64(correct) / float64(len(idx)), nil
+	return sc.Accuracy(), nil
 }
 
 // setAccuracy returns the fraction of the subspaces x (labels y) that m
-// classifies correctly (weighted geodesic distance, learned λ), on w
-// goroutines (the result does not depend on w).
-func setAccuracy(m *model.Model, x []*subspace.Subspace, y []int, w int) (float64, error) {
-	p, err := model.NewPredictor(m, w)
+// classifies correctly (weighted geodesic distance, learned λ).
+func setAccuracy(m *model.Model, x []*subspace.Subspace, y []int) (float64, error) {
+	sc, err := m.Score(model.Sets(x), y)
 	if err != nil {
 		return 0, err
 	}
-	defer p.Close()
-	labels := make([]int, len(x))
-	if err := p.PredictBatchTo(labels, model.Sets(x)); err != nil {
-		return 0, err
-	}
-	return float64(score.Correct(y, labels)) / float64(len(x)), nil
+	return sc.Accuracy(), nil
 }
 
 // baselineModel returns the untrained baseline: model.Init with one
 // class-PCA prototype per class (the dominant d-dimensional subspace of each
 // class's training bases), λ = 1/d.
-func baselineModel(cfg Setup, x []*subspace.Subspace, y []int) (*model.Model, error) {
-	cfg.Init = model.InitPCA
-	cfg.PrototypesPerClass = 1
-	cfg.PrototypesOfClass = nil
-	cfg.Workers = 1
-	return model.Init(cfg.Config, cfg.TrainConfig, model.Sets(x), y)
+func baselineModel(cfg model.Options, x []*subspace.Subspace, y []int) (*model.Model, error) {
+	cfg.Train.Init = model.InitPCA
+	cfg.Model.PrototypesPerClass = 1
+	cfg.Model.PrototypesOfClass = nil
+	cfg.Train.Workers = 1
+	return model.Init(cfg, model.Sets(x), y)
 }
 
 // since returns the time since t0, rounded for messages.

@@ -7,13 +7,13 @@
 //     and one d = 5 subspace; per category 5 objects train and 5 test over
 //     10 random splits; the sigmoid φ, random 20-view subsets of the
 //     training objects as extra training sets, hard view subsets
-//     (hard.TrainPool), 80 epochs.
+//     (hard.Pool), 80 epochs.
 //   - "yale": Yale B 32x32 resized to 20x20; 4-fold cross-validation
 //     repeated 10 times; d = 7; class-PCA start from sets of 14 images,
 //     then training on the single images (and their 1-pixel shifts) for
 //     40 epochs, the final model the average of the last 30.
 //   - "mnist": the 60,000/10,000 split, 3 runs; d = 12; sets of 48 images
-//     plus hard-example sets (hard.Train), 40 epochs; tested on single
+//     plus hard-example sets (hard.Images), 40 epochs; tested on single
 //     images by θ_1.
 //
 // Every choice the paper leaves open was made on validation data cut from

@@ -16,7 +16,7 @@ import (
 // eth80Spec is the ETH-80 protocol's free choices (see eth80Default).
 type eth80Spec struct {
 	Train int // objects per category for training (the rest test)
-	Setup Setup
+	Setup model.Options
 	// Subsets and SubsetSize augment the training data: besides its full
 	// set, every training object contributes Subsets further training sets,
 	// each the subspace of SubsetSize of its views drawn at random (without
@@ -32,7 +32,7 @@ type eth80Spec struct {
 // once per split); before every epoch the current model classifies the
 // pool, and each subset it misclassifies or separates with a relative
 // margin below Margin (the paper's μ above −Margin) enters that epoch
-// Copies times (hard.TrainPool). Pool = 0: none.
+// Copies times (hard.Pool). Pool = 0: none.
 type setHard struct {
 	Pool, Size, Copies int
 	Margin             float64
@@ -47,23 +47,13 @@ type setHard struct {
 // leave-one-object-per-category-out validation of the training objects
 // (docs/notebook.md); the test sets are used only for the final accuracy.
 func eth80Default() eth80Spec {
+	o := model.DefaultOptions()
+	o.Model.SubspaceDim, o.Model.PrototypesPerClass, o.Model.Relevance = 5, 1, model.RelevanceGlobal
+	o.Train.Init, o.Train.Eta, o.Train.Gamma = model.InitSample, 0.05, 1e-4
+	o.Train.Activation, o.Train.Beta, o.Train.Epochs = model.Sigmoid, eth80Beta, eth80Epochs
 	return eth80Spec{
-		Train: 5,
-		Setup: Setup{
-			Config: model.Config{
-				SubspaceDim:        5,
-				PrototypesPerClass: 1,
-				Relevance:          model.RelevanceGlobal,
-			},
-			TrainConfig: model.TrainConfig{
-				Init:       model.InitSample,
-				Eta:        0.05,
-				Gamma:      1e-4,
-				Activation: model.Sigmoid,
-				Beta:       eth80Beta,
-				Epochs:     eth80Epochs,
-			},
-		},
+		Train:      5,
+		Setup:      o,
 		Subsets:    eth80Subsets,
 		SubsetSize: eth80SubsetSize,
 		Hard:       eth80Hard,
@@ -139,12 +129,12 @@ func splitSets(y []int, classes, ntrain int, rng folds.Shuffler) (train, test []
 func eth80Once(ctx context.Context, spec eth80Spec, data *eth80Data, trainIdx, testIdx []int, seed uint64, r int) (acc, base float64, epochs int, trainDur, baseDur time.Duration, err error) {
 	t0 := time.Now()
 	cfg := spec.Setup
-	cfg.Seed = modelSeed(seed, r)
-	cfg.Workers = 1
+	cfg.Train.Seed = modelSeed(seed, r)
+	cfg.Train.Workers = 1
 	xtr, ytr := pick(data.x, trainIdx), pick(data.y, trainIdx)
 	bxtr, bytr := xtr, ytr // the baseline sees the whole sets only
 	if spec.Subsets > 0 {
-		xa, ya, err2 := eth80Augment(data, trainIdx, spec.Subsets, spec.SubsetSize, cfg.SubspaceDim, runRNG(seed, streamAug, r))
+		xa, ya, err2 := eth80Augment(data, trainIdx, spec.Subsets, spec.SubsetSize, cfg.Model.SubspaceDim, runRNG(seed, streamAug, r))
 		if err2 != nil {
 			err = err2
 			return
@@ -157,8 +147,7 @@ func eth80Once(ctx context.Context, spec eth80Spec, data *eth80Data, trainIdx, t
 	if err != nil {
 		return
 	}
-	base, err = setAccuracy(bm, xte, yte, 1)
-	bm.Close()
+	base, err = setAccuracy(bm, xte, yte)
 	if err != nil {
 		return
 	}
@@ -166,19 +155,21 @@ func eth80Once(ctx context.Context, spec eth80Spec, data *eth80Data, trainIdx, t
 	var px []*subspace.Subspace
 	var py []int
 	if h := spec.Hard; h.Pool > 0 && h.Copies > 0 {
-		if px, py, err = eth80Augment(data, trainIdx, h.Pool, h.Size, cfg.SubspaceDim, runRNG(seed, streamPool, r)); err != nil {
+		if px, py, err = eth80Augment(data, trainIdx, h.Pool, h.Size, cfg.Model.SubspaceDim, runRNG(seed, streamPool, r)); err != nil {
 			return
 		}
 	}
 	h := spec.Hard
-	m, err := hard.TrainPool(ctx, cfg.Config, cfg.TrainConfig, xtr, ytr, px, py, hard.Options{Margin: h.Margin, Copies: h.Copies})
+	if cfg.Train.Augment, err = hard.Pool(model.Sets(px), py, hard.Options{Margin: h.Margin, Copies: h.Copies}); err != nil {
+		return
+	}
+	m, _, err := model.Train(ctx, cfg, model.Sets(xtr), ytr)
 	if err != nil {
 		err = fmt.Errorf("paper: eth80 split %d: %w", r, err)
 		return
 	}
-	defer m.Close()
-	acc, err = setAccuracy(m, xte, yte, 1)
-	epochs = cfg.Epochs
+	acc, err = setAccuracy(m, xte, yte)
+	epochs = cfg.Train.Epochs
 	trainDur = time.Since(t0) - baseDur
 	return
 }
@@ -221,23 +212,23 @@ func runETH80With(ctx context.Context, opt Options, spec eth80Spec) (*Result, er
 	pr := &progress{f: opt.Progress}
 	w := workers(opt)
 	t0 := time.Now()
-	data, err := loadETH80Context(ctx, opt.Dir, spec.Setup.SubspaceDim, w)
+	data, err := loadETH80Context(ctx, opt.Dir, spec.Setup.Model.SubspaceDim, w)
 	if err != nil {
 		return nil, err
 	}
 	load := time.Since(t0)
-	pr.printf("eth80: loaded %d image sets of %d categories as gray 20x20, subspaces d=%d, in %v", len(data.x), len(data.classes), spec.Setup.SubspaceDim, since(t0))
+	pr.printf("eth80: loaded %d image sets of %d categories as gray 20x20, subspaces d=%d, in %v", len(data.x), len(data.classes), spec.Setup.Model.SubspaceDim, since(t0))
 	res := &Result{
 		Name: "eth80",
 		Protocol: fmt.Sprintf("ETH-80 gray 20x20, one object (41 views) = one set, d=%d; per category %d objects train, the rest test; %d random splits; %d prototype per class from a random training set; %s",
-			spec.Setup.SubspaceDim, spec.Train, runs, spec.Setup.PrototypesPerClass, epochsText(spec)),
+			spec.Setup.Model.SubspaceDim, spec.Train, runs, spec.Setup.Model.PrototypesPerClass, epochsText(spec)),
 		Setup:              spec.Setup,
 		Accuracies:         make([]float64, runs),
 		BaselineAccuracies: make([]float64, runs),
 		Paper:              0.945,
 		PaperStd:           0.0187,
 	}
-	res.Setup.ClassNames = data.classes
+	res.Setup.Model.ClassNames = data.classes
 	baseDur := make([]time.Duration, runs)
 	err = forEach(ctx, runs, w, func(r int) error {
 		tr, te := splitSets(data.y, len(data.classes), spec.Train, runRNG(opt.Seed, streamSplit, r))
@@ -254,7 +245,7 @@ func runETH80With(ctx context.Context, opt Options, spec eth80Spec) (*Result, er
 		return nil, err
 	}
 	res.finish()
-	res.Setup.Seed = opt.Seed
+	res.Setup.Train.Seed = opt.Seed
 	var sumB time.Duration
 	for _, d := range baseDur {
 		sumB += d
@@ -266,9 +257,9 @@ func runETH80With(ctx context.Context, opt Options, spec eth80Spec) (*Result, er
 }
 
 func epochsText(spec eth80Spec) string {
-	s := fmt.Sprintf("%d epochs", spec.Setup.Epochs)
-	if spec.Setup.Activation == model.Sigmoid {
-		s += fmt.Sprintf(", sigmoid φ (β=%g)", spec.Setup.Beta)
+	s := fmt.Sprintf("%d epochs", spec.Setup.Train.Epochs)
+	if spec.Setup.Train.Activation == model.Sigmoid {
+		s += fmt.Sprintf(", sigmoid φ (β=%g)", spec.Setup.Train.Beta)
 	}
 	if spec.Subsets > 0 {
 		s += fmt.Sprintf(", each training object also gives %d random %d-view subsets as training sets", spec.Subsets, spec.SubsetSize)

@@ -13,8 +13,8 @@ import (
 // mnistSpec is the MNIST protocol's free choices (see mnistDefault).
 type mnistSpec struct {
 	M     int          // images per training set
-	Hard  hard.Options // hard-example sets added to every epoch (hard.Train)
-	Setup Setup
+	Hard  hard.Options  // hard-example sets added to every epoch (hard.Images)
+	Setup model.Options
 }
 
 // mnistDefault is the MNIST protocol: d = 12 and one prototype per class
@@ -27,25 +27,11 @@ type mnistSpec struct {
 // chosen on validation splits of the training images (docs/notebook.md),
 // never on the test set.
 func mnistDefault() mnistSpec {
-	return mnistSpec{
-		M:    mnistM,
-		Hard: mnistHard,
-		Setup: Setup{
-			Config: model.Config{
-				SubspaceDim:        12,
-				PrototypesPerClass: 1,
-				Relevance:          model.RelevanceGlobal,
-			},
-			TrainConfig: model.TrainConfig{
-				Init:      model.InitPCA,
-				Eta:       mnistEta,
-				Gamma:     mnistGamma,
-				Schedule:  model.ScheduleStep,
-				StepEvery: 10,
-				Epochs:    40,
-			},
-		},
-	}
+	o := model.DefaultOptions()
+	o.Model.SubspaceDim, o.Model.PrototypesPerClass, o.Model.Relevance = 12, 1, model.RelevanceGlobal
+	o.Train.Init, o.Train.Eta, o.Train.Gamma = model.InitPCA, mnistEta, mnistGamma
+	o.Train.Schedule, o.Train.StepEvery, o.Train.Epochs = model.ScheduleStep, 10, 40
+	return mnistSpec{M: mnistM, Hard: mnistHard, Setup: o}
 }
 
 // mnistM is the number of images per training set, chosen on a validation
@@ -68,7 +54,7 @@ const mnistM = 48
 // validation split (seed 1; the test file untouched): every epoch, the
 // training images the current model misclassifies or classifies with a
 // relative θ_1² margin below 0.1 (the paper's μ above −0.1; about 4,500 of
-// 50,000) are grouped into sets of m = d = 12 (see hard.Train), each added 8 times
+// 50,000) are grouped into sets of m = d = 12 (see hard.Images), each added 8 times
 // to the 1,040 random groups of 48. Validation accuracy after 40 epochs,
 // 10,000 images: class-PCA start 94.39%; η = 5e-3: 96.26% (a second,
 // independent split of the training file: 94.25% → 96.10%); η = 1e-2:
@@ -128,35 +114,34 @@ func allIndices(n int) []int {
 
 // mnistOnce trains run r on the training images trainIdx of tr and
 // evaluates GRLGQ and the baseline on the images testIdx of te (single
-// images, θ_1). The model uses w workers for testing.
-func mnistOnce(ctx context.Context, spec mnistSpec, tr *dataset.Dataset, trainIdx []int, te *dataset.Dataset, testIdx []int, seed uint64, r, w int) (acc, base float64, trainDur, baseDur time.Duration, err error) {
+// images, θ_1). Everything runs on one worker (the runs run in parallel).
+func mnistOnce(ctx context.Context, spec mnistSpec, tr *dataset.Dataset, trainIdx []int, te *dataset.Dataset, testIdx []int, seed uint64, r int) (acc, base float64, trainDur, baseDur time.Duration, err error) {
 	t0 := time.Now()
 	cfg := spec.Setup
-	x, y, err := groupSubspaces(tr.Images, tr.Labels, trainIdx, len(tr.Classes), spec.M, cfg.SubspaceDim, runRNG(seed, streamGroups, r))
+	x, y, err := groupSubspaces(tr.Images, tr.Labels, trainIdx, len(tr.Classes), spec.M, cfg.Model.SubspaceDim, runRNG(seed, streamGroups, r))
 	if err != nil {
 		return
 	}
-	cfg.Seed = modelSeed(seed, r)
-	cfg.Workers = 1
+	cfg.Train.Seed = modelSeed(seed, r)
+	cfg.Train.Workers = 1
 	tb := time.Now()
 	bm, err := baselineModel(cfg, x, y)
 	if err != nil {
 		return
 	}
-	if base, err = imageAccuracy(bm, te.Images, te.Labels, testIdx, w); err != nil {
+	if base, err = imageAccuracy(bm, te.Images, te.Labels, testIdx); err != nil {
 		return
 	}
-	bm.Close()
 	baseDur = time.Since(tb)
-	h := spec.Hard
-	h.Workers = w
-	m, err := hard.Train(ctx, cfg.Config, cfg.TrainConfig, x, y, pick(tr.Images, trainIdx), pick(tr.Labels, trainIdx), h)
+	if cfg.Train.Augment, err = hard.Images(pick(tr.Images, trainIdx), pick(tr.Labels, trainIdx), spec.Hard); err != nil {
+		return
+	}
+	m, _, err := model.Train(ctx, cfg, model.Sets(x), y)
 	if err != nil {
 		err = fmt.Errorf("paper: mnist run %d: %w", r, err)
 		return
 	}
-	defer m.Close()
-	acc, err = imageAccuracy(m, te.Images, te.Labels, testIdx, w)
+	acc, err = imageAccuracy(m, te.Images, te.Labels, testIdx)
 	trainDur = time.Since(t0) - baseDur
 	return
 }
@@ -181,7 +166,7 @@ func runMNISTWith(ctx context.Context, opt Options, spec mnistSpec) (*Result, er
 	res := &Result{
 		Name: "mnist",
 		Protocol: fmt.Sprintf("MNIST: training subspaces (d=%d) of m=%d random same-class training images%s, %d prototype per class, %d epochs; test = %d single images by θ_1; %d runs",
-			spec.Setup.SubspaceDim, spec.M, " "+spec.Hard.String(), spec.Setup.PrototypesPerClass, spec.Setup.Epochs, data.test.Len(), runs),
+			spec.Setup.Model.SubspaceDim, spec.M, " "+spec.Hard.String(), spec.Setup.Model.PrototypesPerClass, spec.Setup.Train.Epochs, data.test.Len(), runs),
 		Setup:              spec.Setup,
 		Accuracies:         make([]float64, runs),
 		BaselineAccuracies: make([]float64, runs),
@@ -194,7 +179,7 @@ func runMNISTWith(ctx context.Context, opt Options, spec mnistSpec) (*Result, er
 	baseDur := make([]time.Duration, runs)
 	trainIdx, testIdx := allIndices(data.train.Len()), allIndices(data.test.Len())
 	err = forEach(ctx, runs, par, func(r int) error {
-		acc, base, td, bd, err := mnistOnce(ctx, spec, data.train, trainIdx, data.test, testIdx, opt.Seed, r, max(1, w/par))
+		acc, base, td, bd, err := mnistOnce(ctx, spec, data.train, trainIdx, data.test, testIdx, opt.Seed, r)
 		if err != nil {
 			return err
 		}
@@ -208,7 +193,7 @@ func runMNISTWith(ctx context.Context, opt Options, spec mnistSpec) (*Result, er
 	}
 	res.finish()
 	res.Wall = time.Since(t0)
-	res.Setup.Seed = opt.Seed
+	res.Setup.Train.Seed = opt.Seed
 	var sumB time.Duration
 	for _, d := range baseDur {
 		sumB += d

@@ -32,19 +32,11 @@ type Options struct {
 	Progress func(msg string)
 }
 
-// Setup is a protocol's model (what the model is) and its training
-// settings, side by side: the fields of both are promoted, which do not
-// overlap.
-type Setup struct {
-	model.Config
-	model.TrainConfig
-}
-
 // Result is the outcome of one protocol.
 type Result struct {
 	Name     string
 	Protocol string // one-line description
-	Setup    Setup  // the model and how it was trained
+	Setup    model.Options // the model and how it was trained
 
 	// GRLGQ accuracies (fractions), one per run/split/fold, with their
 	// mean and (sample) standard deviation.

@@ -44,16 +44,16 @@ func TestProtocolsSynthetic(t *testing.T) {
 		switch name {
 		case "mnist":
 			s := mnistDefault()
-			s.Setup.Epochs = 5
+			s.Setup.Train.Epochs = 5
 			r, err = runMNISTWith(ctx, opt, s)
 		case "yale":
 			s := yaleDefault()
-			s.Setup.Epochs = 10
+			s.Setup.Train.Epochs = 10
 			r, err = runYaleWith(ctx, opt, s)
 		case "eth80":
 			s := eth80Default()
 			s.Train = 2
-			s.Setup.Epochs = 10
+			s.Setup.Train.Epochs = 10
 			s.SubsetSize = 6 // the synthetic sets have 8 views
 			s.Hard.Size = 6
 			r, err = runETH80With(ctx, opt, s)

@@ -20,7 +20,7 @@ type yaleSpec struct {
 	// Shift > 0: each training image also enters as 4 copies moved by
 	// Shift pixels left, right, up and down (dataset.WithShifts).
 	Shift int
-	Setup Setup
+	Setup model.Options
 }
 
 // yaleDefault is the Yale B 32x32 protocol: images resized to 20x20
@@ -36,29 +36,14 @@ type yaleSpec struct {
 // training folds, never on test data (docs/notebook.md); the sets serve
 // only the start and the baseline.
 func yaleDefault() yaleSpec {
-	return yaleSpec{
-		M:       yaleM,
-		Regroup: yaleRegroup,
-		Folds:   4,
-		Shift:   yaleShift,
-		Setup: Setup{
-			Config: model.Config{
-				SubspaceDim:        7,
-				PrototypesPerClass: 1,
-				Relevance:          model.RelevanceGlobal,
-			},
-			TrainConfig: model.TrainConfig{
-				Init:     model.InitPCA,
-				Eta:      yaleEta,
-				Gamma:    1e-5,
-				Schedule: model.ScheduleConstant,
-				Epochs:   yaleEpochs,
-				// the final model is the model.Average of the models after
-				// each of the last AverageLast epochs of the image training
-				AverageLast: yaleAverageLast,
-			},
-		},
-	}
+	o := model.DefaultOptions()
+	o.Model.SubspaceDim, o.Model.PrototypesPerClass, o.Model.Relevance = 7, 1, model.RelevanceGlobal
+	o.Train.Init, o.Train.Eta, o.Train.Gamma = model.InitPCA, yaleEta, 1e-5
+	o.Train.Schedule, o.Train.Epochs = model.ScheduleConstant, yaleEpochs
+	// the final model is the model.Average of the models after each of
+	// the last AverageLast epochs of the image training
+	o.Train.AverageLast = yaleAverageLast
+	return yaleSpec{M: yaleM, Regroup: yaleRegroup, Folds: 4, Shift: yaleShift, Setup: o}
 }
 
 // yaleM, yaleRegroup and yaleEta were chosen on an inner split of the
@@ -144,21 +129,21 @@ func yaleOnce(ctx context.Context, spec yaleSpec, ds *dataset.Dataset, trainIdx,
 	var x []*subspace.Subspace
 	var y []int
 	for g := 0; g < max(1, spec.Regroup); g++ {
-		xs, ys, err2 := groupSubspaces(ds.Images, ds.Labels, trainIdx, len(ds.Classes), spec.M, cfg.SubspaceDim, grng)
+		xs, ys, err2 := groupSubspaces(ds.Images, ds.Labels, trainIdx, len(ds.Classes), spec.M, cfg.Model.SubspaceDim, grng)
 		if err2 != nil {
 			err = err2
 			return
 		}
 		x, y = append(x, xs...), append(y, ys...)
 	}
-	cfg.Seed = modelSeed(seed, job)
-	cfg.Workers = 1
+	cfg.Train.Seed = modelSeed(seed, job)
+	cfg.Train.Workers = 1
 	tb := time.Now()
 	bm, err := baselineModel(cfg, x, y)
 	if err != nil {
 		return
 	}
-	if base, err = imageAccuracy(bm, ds.Images, ds.Labels, testIdx, 1); err != nil {
+	if base, err = imageAccuracy(bm, ds.Images, ds.Labels, testIdx); err != nil {
 		return
 	}
 	baseDur = time.Since(tb)
@@ -168,18 +153,15 @@ func yaleOnce(ctx context.Context, spec yaleSpec, ds *dataset.Dataset, trainIdx,
 		imgs[k], ys[k] = ds.Images[i], ds.Labels[i]
 	}
 	if imgs, ys, err = dataset.WithShifts(imgs, ys, ds.Width, ds.Height, spec.Shift); err != nil {
-		bm.Close()
 		err = fmt.Errorf("paper: yale job %d: %w", job, err)
 		return
 	}
-	m, _, err := model.Continue(ctx, bm, cfg.TrainConfig, model.Images(imgs), ys)
-	bm.Close()
+	m, _, err := model.Continue(ctx, bm, cfg.Train, model.Images(imgs), ys)
 	if err != nil {
 		err = fmt.Errorf("paper: yale job %d: %w", job, err)
 		return
 	}
-	defer m.Close()
-	acc, err = imageAccuracy(m, ds.Images, ds.Labels, testIdx, 1)
+	acc, err = imageAccuracy(m, ds.Images, ds.Labels, testIdx)
 	trainDur = time.Since(t0) - baseDur
 	return
 }
@@ -239,7 +221,7 @@ func runYaleWith(ctx context.Context, opt Options, spec yaleSpec) (*Result, erro
 		return nil, err
 	}
 	res.finish()
-	res.Setup.Seed = opt.Seed
+	res.Setup.Train.Seed = opt.Seed
 	var sumB time.Duration
 	for _, d := range baseDur {
 		sumB += d
@@ -253,16 +235,16 @@ func runYaleWith(ctx context.Context, opt Options, spec yaleSpec) (*Result, erro
 // yaleProtocol describes spec in one line.
 func yaleProtocol(spec yaleSpec, k, reps int) string {
 	c := spec.Setup
-	head := fmt.Sprintf("Yale B 32x32 resized to 20x20: %d-fold cross-validation repeated %d times; d=%d, %d prototype per class", k, reps, c.SubspaceDim, c.PrototypesPerClass)
+	head := fmt.Sprintf("Yale B 32x32 resized to 20x20: %d-fold cross-validation repeated %d times; d=%d, %d prototype per class", k, reps, c.Model.SubspaceDim, c.Model.PrototypesPerClass)
 	shift := ""
 	if spec.Shift > 0 {
 		shift = fmt.Sprintf(", each also shifted by %d pixel(s) left, right, up and down", spec.Shift)
 	}
-	rate := fmt.Sprintf("η=%g", c.Eta) // constant (model.ScheduleConstant)
+	rate := fmt.Sprintf("η=%g", c.Train.Eta) // constant (model.ScheduleConstant)
 	final := ""
-	if c.AverageLast > 0 {
-		final = fmt.Sprintf(", the final model the average (model.Average) of the models after each of the last %d epochs", c.AverageLast)
+	if c.Train.AverageLast > 0 {
+		final = fmt.Sprintf(", the final model the average (model.Average) of the models after each of the last %d epochs", c.Train.AverageLast)
 	}
 	return fmt.Sprintf("%s started at the class-PCA subspace of the training subspaces (m=%d same-class images, %d groupings), then trained on the single training images (1-D subspaces)%s for %d epochs, %s%s; test = single images by θ_1",
-		head, spec.M, spec.Regroup, shift, c.Epochs, rate, final)
+		head, spec.M, spec.Regroup, shift, c.Train.Epochs, rate, final)
 }

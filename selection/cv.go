@@ -10,35 +10,38 @@ import (
 	"github.com/grlgq/grlgq/folds"
 	"github.com/grlgq/grlgq/model"
 	"github.com/grlgq/grlgq/score"
-	"github.com/grlgq/grlgq/subspace"
 )
 
-// Options are the options of CrossValidate and Tune.
+// Options are the options of CrossValidate and Tune. The zero value is
+// valid: its fields' zeros are documented (the automatic folds, all
+// cores, one reference), and DefaultOptions is the tuner of `grlgq train
+// -tune` with DefaultSettings.
 type Options struct {
-	// Folds is K of K-fold cross-validation (default 5).
+	// Folds is K of K-fold cross-validation; 0 chooses it from the data
+	// (PlanFolds: DefaultFolds, lowered to the smallest class's size).
 	Folds int
 	// Repeats repeats the K-fold cross-validation with other shuffles
-	// (RepeatedStratifiedKFold; default 1): K·Repeats trainings, whose
-	// scores all enter the mean and sd. It lowers the noise of the scores
-	// of small data sets.
+	// (folds.RepeatedStratifiedKFold): K·Repeats trainings, whose scores
+	// all enter the mean and sd. It lowers the noise of the scores of
+	// small data sets. 0 chooses it with the folds (PlanFolds).
 	Repeats int
-	// Seed seeds the folds (StratifiedKFold). The models are seeded by
-	// their TrainConfig.Seed.
+	// Seed seeds the folds (folds.StratifiedKFold). The models are seeded
+	// by their TrainConfig.Seed.
 	Seed uint64
-	// Workers is the number of goroutines (default runtime.GOMAXPROCS(0)).
+	// Workers is the number of goroutines (0: runtime.GOMAXPROCS(0)).
 	// Folds (and settings) train in parallel, each on Workers/jobs distance
 	// workers (at least 1), so that about Workers goroutines compute at any
 	// time. Results never depend on it.
 	Workers int
 	// Preferred and Confidence (Tune only) set how the choice trusts the
-	// scores. The first Preferred settings of the table (default 1) are
-	// the references: the best mean among them is chosen (ties to the
+	// scores. The first Preferred settings of the table (0 counts as 1)
+	// are the references: the best mean among them is chosen (ties to the
 	// first), and a later setting replaces it only when it is confidently
 	// better: its per-fold accuracies minus the chosen reference's (the
 	// same folds, a paired comparison) have a positive mean of at least
 	// Confidence·sd/√F (F the number of scores), and its mean is the
-	// highest such. Confidence 0 (the default) makes it the plain best
-	// mean, ties to the first.
+	// highest such. Confidence 0 makes it the plain best mean, ties to the
+	// first.
 	Preferred  int
 	Confidence float64
 	// Progress, if non-nil, is called (from one goroutine at a time) after
@@ -48,15 +51,16 @@ type Options struct {
 	Progress func(done, total int)
 }
 
+// DefaultOptions returns the options of `grlgq train -tune` with
+// DefaultSettings: automatic folds, all cores, seed 0, the references and
+// confidence of DefaultPreferred and DefaultConfidence.
+func DefaultOptions() Options {
+	return Options{Preferred: DefaultPreferred, Confidence: DefaultConfidence}
+}
+
 func (o Options) withDefaults() Options {
-	if o.Folds == 0 {
-		o.Folds = 5
-	}
 	if o.Preferred <= 0 {
 		o.Preferred = 1
-	}
-	if o.Repeats == 0 {
-		o.Repeats = 1
 	}
 	if o.Workers <= 0 {
 		o.Workers = runtime.GOMAXPROCS(0)
@@ -64,9 +68,58 @@ func (o Options) withDefaults() Options {
 	return o
 }
 
+// Plan is the cross-validation that CrossValidate and Tune run (PlanFolds).
+type Plan struct {
+	// Folds is K and Repeats the repetitions of K-fold cross-validation.
+	// Folds is 0 when some class has fewer than 2 samples (no
+	// cross-validation can hold it out and train on it).
+	Folds, Repeats int
+	// Lowered reports that the automatic K was lowered to the size of the
+	// smallest class, Class (its label), of Size samples. Class is -1 when
+	// every class has at least the K asked for.
+	Lowered     bool
+	Class, Size int
+}
+
+// PlanFolds returns the folds of cross-validation for the labels y under
+// opt: opt.Folds when given (opt.Repeats, or 1), else DefaultFolds of the
+// number of samples (and its repeats, unless opt.Repeats is given)
+// lowered to the smallest class's size. Class and Size name the smallest
+// class when it has fewer samples than the K asked for (a K given and
+// larger than Size is an error of CrossValidate and Tune).
+func PlanFolds(y []int, opt Options) Plan {
+	k, rep := opt.Folds, opt.Repeats
+	if k == 0 {
+		k, rep = DefaultFolds(len(y))
+		if opt.Repeats > 0 {
+			rep = opt.Repeats
+		}
+	} else if rep == 0 {
+		rep = 1
+	}
+	p := Plan{Folds: k, Repeats: rep, Class: -1}
+	if got, class, size := folds.MaxFolds(y, k); got < k {
+		p.Class, p.Size = class, size
+		if opt.Folds == 0 {
+			p.Folds, p.Lowered = got, got >= 2
+		}
+	}
+	return p
+}
+
+// splits returns the folds of the plan for y, or why there are none.
+func splits(y []int, opt Options) ([]folds.Fold, Plan, error) {
+	p := PlanFolds(y, opt)
+	if p.Folds == 0 {
+		return nil, p, fmt.Errorf("selection: %w: class %d has %d sample(s); cross-validation needs at least 2 per class", folds.ErrTooSmall, p.Class, p.Size)
+	}
+	f, err := folds.RepeatedStratifiedKFold(y, p.Folds, p.Repeats, opt.Seed)
+	return f, p, err
+}
+
 // FoldScore is the outcome of one fold.
 type FoldScore struct {
-	// Correct of N validation sets classified correctly; Accuracy =
+	// Correct of N validation samples classified correctly; Accuracy =
 	// Correct/N.
 	Correct, N int
 	Accuracy   float64
@@ -80,45 +133,44 @@ type CVResult struct {
 	// Mean and SD (sample standard deviation, n−1) of the folds'
 	// accuracies.
 	Mean, SD float64
+	// Plan is the cross-validation that ran.
+	Plan Plan
 }
 
-// CrossValidate trains a model of structure cfg with the options tc on the
-// training part of each of opt.Folds stratified folds of (x, y) and scores
-// it on the fold's validation part (the fraction of its sets whose nearest
-// class is theirs; the reject threshold plays no part). Options inside tc
-// (early stopping with ValidationFraction and Patience, AverageLast, ...)
-// apply within each fold's training part. Folds run in parallel (see
-// Options).
-func CrossValidate(ctx context.Context, cfg model.Config, tc model.TrainConfig, x []*subspace.Subspace, y []int, opt Options) (*CVResult, error) {
-	opt = opt.withDefaults()
+// CrossValidate trains a model of opt (model.Train: what the model is,
+// how it is trained) on the training part of each stratified fold of
+// (x, y) (sets or single images) and scores it on the fold's validation
+// part (the fraction of its samples whose nearest class is theirs; the
+// reject threshold plays no part). Options inside opt.Train (early
+// stopping with ValidationFraction and Patience, AverageLast, an Augment
+// hook, ...) apply within each fold's training part; OnEpoch is not
+// called. Folds run in parallel (see Options).
+func CrossValidate(ctx context.Context, opt model.Options, x []model.Sample, y []int, so Options) (*CVResult, error) {
+	so = so.withDefaults()
 	if len(x) != len(y) {
-		return nil, fmt.Errorf("selection: %w: %d sets and %d labels", ErrData, len(x), len(y))
+		return nil, fmt.Errorf("selection: %w: %d samples and %d labels", ErrData, len(x), len(y))
 	}
-	splits, err := folds.RepeatedStratifiedKFold(y, opt.Folds, opt.Repeats, opt.Seed)
+	splits, plan, err := splits(y, so)
 	if err != nil {
 		return nil, err
 	}
-	tc.OnEpoch = nil
-	epochs := tc.Epochs
-	if epochs == 0 {
-		epochs = model.DefaultEpochs
-	}
-	per := max(cfg.PrototypesPerClass, 1)
-	prog := newProgress(opt.Progress, len(splits)*(epochs*per+1))
-	res := &CVResult{Folds: make([]FoldScore, len(splits))}
-	inner := max(opt.Workers/len(splits), 1)
-	err = parallel(ctx, len(splits), opt.Workers, func(f int) error {
+	opt.Train.OnEpoch = nil
+	per := max(opt.Model.PrototypesPerClass, 1)
+	prog := newProgress(so.Progress, len(splits)*(opt.Train.Epochs*per+1))
+	res := &CVResult{Folds: make([]FoldScore, len(splits)), Plan: plan}
+	inner := max(so.Workers/len(splits), 1)
+	err = parallel(ctx, len(splits), so.Workers, func(f int) error {
 		t0 := time.Now()
 		xt, yt := pick(x, y, splits[f].Train)
 		xv, yv := pick(x, y, splits[f].Val)
-		c := tc
-		c.Workers = inner
-		c.OnEpoch = func(model.EpochStats) error { prog.add(per); return nil }
-		m, _, err := train(ctx, cfg, c, xt, yt)
+		c := opt
+		c.Train.Workers = inner
+		c.Train.OnEpoch = func(model.EpochStats) error { prog.add(per); return nil }
+		m, _, err := train(ctx, c, xt, yt)
 		if err != nil {
 			return fmt.Errorf("selection: fold %d: %w", f+1, err)
 		}
-		correct, err := countCorrect(m, xv, yv, inner)
+		correct, err := countCorrect(m, xv, yv)
 		if err != nil {
 			return fmt.Errorf("selection: fold %d: %w", f+1, err)
 		}
@@ -138,41 +190,31 @@ func CrossValidate(ctx context.Context, cfg model.Config, tc model.TrainConfig, 
 }
 
 // train, initModel and cont are model.Train, model.Init and
-// model.Continue on sets; the tests replace them to see which sets each
+// model.Continue; the tests replace them to see which samples each
 // training receives.
 var (
-	train = func(ctx context.Context, cfg model.Config, tc model.TrainConfig, x []*subspace.Subspace, y []int) (*model.Model, *model.History, error) {
-		return model.Train(ctx, cfg, tc, model.Sets(x), y)
-	}
-	initModel = func(cfg model.Config, tc model.TrainConfig, x []*subspace.Subspace, y []int) (*model.Model, error) {
-		return model.Init(cfg, tc, model.Sets(x), y)
-	}
-	cont = func(ctx context.Context, m *model.Model, tc model.TrainConfig, x []*subspace.Subspace, y []int) (*model.Model, *model.History, error) {
-		return model.Continue(ctx, m, tc, model.Sets(x), y)
-	}
+	train     = model.Train
+	initModel = model.Init
+	cont      = model.Continue
 )
 
-// countCorrect returns how many of the sets x m classifies as y (the nearest
-// class; no reject).
-func countCorrect(m *model.Model, x []*subspace.Subspace, y []int, workers int) (int, error) {
-	p, err := model.NewPredictor(m, workers)
+// countCorrect returns how many of the samples x m classifies as y (the
+// nearest class; no reject), with the model's batch methods (their
+// workers: the model's training's).
+func countCorrect(m *model.Model, x []model.Sample, y []int) (int, error) {
+	preds, err := m.PredictBatch(x)
 	if err != nil {
 		return 0, err
 	}
-	defer p.Close()
 	pred := make([]int, len(x))
-	var r model.Prediction
-	for i, s := range x {
-		if err := p.PredictTo(&r, model.Set(s)); err != nil {
-			return 0, err
-		}
-		pred[i] = r.Class
+	for i, p := range preds {
+		pred[i] = p.Class
 	}
 	return score.Correct(y, pred), nil
 }
 
-func pick(x []*subspace.Subspace, y []int, idx []int) ([]*subspace.Subspace, []int) {
-	xs := make([]*subspace.Subspace, len(idx))
+func pick(x []model.Sample, y []int, idx []int) ([]model.Sample, []int) {
+	xs := make([]model.Sample, len(idx))
 	ys := make([]int, len(idx))
 	for i, j := range idx {
 		xs[i], ys[i] = x[j], y[j]

@@ -26,8 +26,8 @@ const AllSets = -1
 const AllSetsLearned = -2
 
 // Setting is one point of a search: the options the tuner varies. The
-// other fields of the model.Config and model.TrainConfig (d, γ, schedule,
-// activation, seed, ...) come from the base configurations given to Tune.
+// other options (d, γ, schedule, activation, seed, ...) come from the
+// base model.Options given to Tune.
 type Setting struct {
 	// Prototypes per class (>= 1), or AllSets.
 	Prototypes int
@@ -36,37 +36,8 @@ type Setting struct {
 	// Eta is the prototype learning rate η (> 0).
 	Eta float64
 	// Epochs of training; 0 means none: the initial model is scored (and
-	// returned). Note that in a model.TrainConfig 0 means the default.
+	// returned), as model.TrainConfig's Epochs 0.
 	Epochs int
-}
-
-var (
-	initNames = map[model.InitKind]string{model.InitSample: "sample", model.InitRandom: "random", model.InitPCA: "pca"}
-	relNames  = map[model.RelevanceKind]string{model.RelevanceGlobal: "global", model.RelevanceNone: "none", model.RelevanceLocal: "local"}
-)
-
-// InitName and RelevanceName are the words the CLI and String use.
-func InitName(k model.InitKind) string           { return initNames[k] }
-func RelevanceName(k model.RelevanceKind) string { return relNames[k] }
-
-// ParseInit and ParseRelevance are the inverses of InitName and
-// RelevanceName.
-func ParseInit(s string) (model.InitKind, bool) {
-	for k, v := range initNames {
-		if v == s {
-			return k, true
-		}
-	}
-	return 0, false
-}
-
-func ParseRelevance(s string) (model.RelevanceKind, bool) {
-	for k, v := range relNames {
-		if v == s {
-			return k, true
-		}
-	}
-	return 0, false
 }
 
 // ProtosName is "all" for AllSets, "all+λ" for AllSetsLearned, else the
@@ -93,12 +64,12 @@ func (s Setting) String() string {
 		return "1-NN (protos=all, epochs=0)"
 	}
 	if s.Prototypes == AllSetsLearned {
-		return fmt.Sprintf("1-NN, λ of protos=1 init=%s lr=%g epochs=%d", InitName(s.Init), s.Eta, s.Epochs)
+		return fmt.Sprintf("1-NN, λ of protos=1 init=%s lr=%g epochs=%d", s.Init, s.Eta, s.Epochs)
 	}
 	if s.Epochs == 0 {
-		return fmt.Sprintf("protos=%s init=%s epochs=0 (untrained)", ProtosName(s.Prototypes), InitName(s.Init))
+		return fmt.Sprintf("protos=%s init=%s epochs=0 (untrained)", ProtosName(s.Prototypes), s.Init)
 	}
-	return fmt.Sprintf("protos=%s init=%s relevance=%s lr=%g epochs=%d", ProtosName(s.Prototypes), InitName(s.Init), RelevanceName(s.Relevance), s.Eta, s.Epochs)
+	return fmt.Sprintf("protos=%s init=%s relevance=%s lr=%g epochs=%d", ProtosName(s.Prototypes), s.Init, s.Relevance, s.Eta, s.Epochs)
 }
 
 // check validates s.
@@ -107,7 +78,7 @@ func (s Setting) check() error {
 	case s.Prototypes < 1 && s.Prototypes != AllSets && s.Prototypes != AllSetsLearned:
 		return fmt.Errorf("prototypes per class %d: want at least 1 (or AllSets, AllSetsLearned)", s.Prototypes)
 	case s.Prototypes == AllSetsLearned && s.Relevance != model.RelevanceGlobal:
-		return fmt.Errorf("1-NN with learnt relevances: relevance %s, want global", RelevanceName(s.Relevance))
+		return fmt.Errorf("1-NN with learnt relevances: relevance %s, want global", s.Relevance)
 	case s.Prototypes == AllSetsLearned && s.Epochs < 1:
 		return fmt.Errorf("1-NN with learnt relevances: epochs %d, want at least 1", s.Epochs)
 	case s.Prototypes > model.MaxPrototype:
@@ -143,13 +114,14 @@ func (s Setting) chain() chain {
 	return c
 }
 
-// Apply returns base and tbase with s applied, for training data with
-// labels y (AllSets counts each class's sets in y). Epochs = 0 (untrained)
-// leaves tbase's Epochs and Eta. For AllSetsLearned they are the
-// configurations of the one-prototype training whose relevances the 1-NN
-// model takes.
-func (s Setting) Apply(base model.Config, tbase model.TrainConfig, y []int) (model.Config, model.TrainConfig) {
-	c, t := base, tbase
+// Apply returns base with s applied, for training data with labels y
+// (AllSets counts each class's sets in y). Epochs = 0 (untrained: Tune
+// scores and returns the model of model.Init) leaves base's Epochs and
+// Eta, which the model then records as the options it was made with. For
+// AllSetsLearned it is the configuration of the one-prototype training
+// whose relevances the 1-NN model takes.
+func (s Setting) Apply(base model.Options, y []int) model.Options {
+	c, t := base.Model, base.Train
 	t.Init, c.Relevance = s.Init, s.Relevance
 	c.PrototypesOfClass = nil
 	if s.Epochs > 0 {
@@ -173,11 +145,12 @@ func (s Setting) Apply(base model.Config, tbase model.TrainConfig, y []int) (mod
 		c.PrototypesPerClass = 1
 		c.PrototypesOfClass = counts
 		t.Init = model.InitSample
-		t.InitNoise = -1
+		t.InitNoise = 0
 	} else {
 		c.PrototypesPerClass = s.Prototypes
 	}
-	return c, t
+	base.Model, base.Train = c, t
+	return base
 }
 
 // Grid is a search space: Settings is the product of its lists, after

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/grlgq/grlgq/linalg"
+	"github.com/grlgq/grlgq/model"
 	"github.com/grlgq/grlgq/subspace"
 )
 
@@ -46,4 +47,31 @@ func synth(t testing.TB, seed uint64, dim, d, classes, modes, n int, sigma float
 		}
 	}
 	return xs, ys
+}
+
+// legacy turns the configuration literals of these tests, written in the
+// convention the model package had before model.DefaultOptions (a zero
+// field takes its default; a negative InitNoise means none), into
+// model.Options.
+func legacy(c model.Config, t model.TrainConfig) model.Options {
+	o := model.DefaultOptions()
+	if c.PrototypesPerClass == 0 {
+		c.PrototypesPerClass = o.Model.PrototypesPerClass
+	}
+	d := o.Train
+	switch {
+	case t.InitNoise == 0:
+		t.InitNoise = d.InitNoise
+	case t.InitNoise < 0:
+		t.InitNoise = 0
+	}
+	if t.Eta == 0 {
+		t.Eta = d.Eta
+	}
+	if t.Epochs == 0 {
+		t.Epochs = d.Epochs
+	}
+	t.Gamma, t.StepEvery, t.Tau, t.Beta, t.RelevanceFloor = d.Gamma, d.StepEvery, d.Tau, d.Beta, d.RelevanceFloor
+	o.Model, o.Train = c, t
+	return o
 }

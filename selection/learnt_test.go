@@ -13,7 +13,7 @@ import (
 
 // weighted2 is Σ λ_k θ_k² between p and q (brute force, one prototype).
 func weighted2(p, q *subspace.Subspace, lambda []float64) float64 {
-	m, err := model.Init(model.Config{PrototypesOfClass: []int{1, 1}}, model.TrainConfig{InitNoise: -1, Init: model.InitSample}, model.Sets([]*subspace.Subspace{q, q}), []int{0, 1})
+	m, err := model.Init(legacy(model.Config{PrototypesOfClass: []int{1, 1}}, model.TrainConfig{InitNoise: -1, Init: model.InitSample}), model.Sets([]*subspace.Subspace{q, q}), []int{0, 1})
 	if err != nil {
 		panic(err)
 	}
@@ -39,7 +39,7 @@ func TestLearntNearestNeighbour(t *testing.T) {
 	one := Setting{1, model.InitSample, model.RelevanceGlobal, 0.05, 4}
 	nnl := Setting{AllSetsLearned, model.InitSample, model.RelevanceGlobal, 0.05, 4}
 	ss := []Setting{nnl, one}
-	res, err := Tune(context.Background(), model.Config{}, base, ss, x, y, Options{Folds: 3, Seed: 3, Workers: 2})
+	res, err := Tune(context.Background(), legacy(model.Config{}, base), ss, model.Sets(x), y, Options{Folds: 3, Seed: 3, Workers: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,9 +48,10 @@ func TestLearntNearestNeighbour(t *testing.T) {
 	}
 	splits, _ := folds.StratifiedKFold(y, 3, 3)
 	for f, fo := range splits {
-		xt, yt := pick(x, y, fo.Train)
-		cfg, tc := one.Apply(model.Config{}, base, yt)
-		m, _, err := model.Train(context.Background(), cfg, foldConfig(tc, 1), model.Sets(xt), yt)
+		xt, yt := pick(model.Sets(x), y, fo.Train)
+		o := one.Apply(legacy(model.Config{}, base), yt)
+		o.Train = foldConfig(o.Train, 1)
+		m, _, err := model.Train(context.Background(), o, xt, yt)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -72,12 +73,11 @@ func TestLearntNearestNeighbour(t *testing.T) {
 		}
 	}
 	// The model of the row on all the data.
-	r2, err := Tune(context.Background(), model.Config{}, base, []Setting{nnl}, x, y, Options{Folds: 3, Seed: 3})
+	r2, err := Tune(context.Background(), legacy(model.Config{}, base), []Setting{nnl}, model.Sets(x), y, Options{Folds: 3, Seed: 3})
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg, tc := one.Apply(model.Config{}, base, y)
-	m1, _, err := model.Train(context.Background(), cfg, tc, model.Sets(x), y)
+	m1, _, err := model.Train(context.Background(), one.Apply(legacy(model.Config{}, base), y), model.Sets(x), y)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -106,7 +106,7 @@ func TestLearntNearestNeighbourCheck(t *testing.T) {
 		{AllSetsLearned, model.InitSample, model.RelevanceGlobal, 0.05, 0},
 		{-3, model.InitSample, model.RelevanceGlobal, 0.05, 4},
 	} {
-		if _, err := Tune(context.Background(), model.Config{}, model.TrainConfig{}, []Setting{s}, x, y, Options{Folds: 3}); err == nil {
+		if _, err := Tune(context.Background(), legacy(model.Config{}, model.TrainConfig{}), []Setting{s}, model.Sets(x), y, Options{Folds: 3}); err == nil {
 			t.Errorf("%v: no error", s)
 		}
 	}
@@ -124,7 +124,7 @@ func TestLearntNearestNeighbourWorkers(t *testing.T) {
 	for _, ss := range [][]Setting{{nnl}, DefaultSettings()} {
 		var results []*TuneResult
 		for _, w := range []int{1, 2} {
-			r, err := Tune(context.Background(), model.Config{}, model.TrainConfig{Seed: 9}, ss, x, y, Options{Folds: 4, Seed: 2, Workers: w, Preferred: DefaultPreferred, Confidence: DefaultConfidence})
+			r, err := Tune(context.Background(), legacy(model.Config{}, model.TrainConfig{Seed: 9}), ss, model.Sets(x), y, Options{Folds: 4, Seed: 2, Workers: w, Preferred: DefaultPreferred, Confidence: DefaultConfidence})
 			if err != nil {
 				t.Fatal(err)
 			}

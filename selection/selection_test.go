@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"math"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"sync"
@@ -28,18 +29,18 @@ func TestGridErrors(t *testing.T) {
 		}
 	}
 	x, y := synth(t, 1, 20, 2, 2, 1, 4, 0.1)
-	if _, err := Tune(context.Background(), model.Config{}, model.TrainConfig{}, nil, x, y, Options{Folds: 2}); !errors.Is(err, ErrGrid) {
+	if _, err := Tune(context.Background(), legacy(model.Config{}, model.TrainConfig{}), nil, model.Sets(x), y, Options{Folds: 2}); !errors.Is(err, ErrGrid) {
 		t.Errorf("Tune without settings: %v", err)
 	}
-	if _, err := Tune(context.Background(), model.Config{}, model.TrainConfig{}, []Setting{{Prototypes: 1, Eta: math.NaN(), Epochs: 1}}, x, y, Options{Folds: 2}); !errors.Is(err, ErrGrid) || !strings.Contains(err.Error(), "setting 1") {
+	if _, err := Tune(context.Background(), legacy(model.Config{}, model.TrainConfig{}), []Setting{{Prototypes: 1, Eta: math.NaN(), Epochs: 1}}, model.Sets(x), y, Options{Folds: 2}); !errors.Is(err, ErrGrid) || !strings.Contains(err.Error(), "setting 1") {
 		t.Errorf("Tune with a NaN rate: %v", err)
 	}
 	// A class too small for the folds: named, with its size.
-	_, err := Tune(context.Background(), model.Config{}, model.TrainConfig{}, []Setting{{Prototypes: 1, Eta: 0.1, Epochs: 1}}, x, y, Options{Folds: 5})
+	_, err := Tune(context.Background(), legacy(model.Config{}, model.TrainConfig{}), []Setting{{Prototypes: 1, Eta: 0.1, Epochs: 1}}, model.Sets(x), y, Options{Folds: 5})
 	if !errors.Is(err, folds.ErrTooSmall) || !strings.Contains(err.Error(), "class 0 has 4 sets") {
 		t.Errorf("folds > class size: %v", err)
 	}
-	_, err = CrossValidate(context.Background(), model.Config{}, model.TrainConfig{}, x, y, Options{Folds: 5})
+	_, err = CrossValidate(context.Background(), legacy(model.Config{}, model.TrainConfig{}), model.Sets(x), y, Options{Folds: 5})
 	if !errors.Is(err, folds.ErrTooSmall) {
 		t.Errorf("CrossValidate, folds > class size: %v", err)
 	}
@@ -54,32 +55,32 @@ func TestGridErrors(t *testing.T) {
 	}
 }
 
-// recorder replaces the model's entry points and records the sets each
-// training and initialisation receives (by pointer).
+// recorder replaces the model's entry points and records the samples
+// each training and initialisation receives.
 type recorder struct {
 	mu   sync.Mutex
-	sets [][]*subspace.Subspace
+	sets [][]model.Sample
 }
 
 func (r *recorder) install(t *testing.T) {
 	train0, init0, cont0 := train, initModel, cont
 	t.Cleanup(func() { train, initModel, cont = train0, init0, cont0 })
-	note := func(x []*subspace.Subspace) {
+	note := func(x []model.Sample) {
 		r.mu.Lock()
 		r.sets = append(r.sets, slices.Clone(x))
 		r.mu.Unlock()
 	}
-	train = func(ctx context.Context, c model.Config, tc model.TrainConfig, x []*subspace.Subspace, y []int) (*model.Model, *model.History, error) {
+	train = func(ctx context.Context, o model.Options, x []model.Sample, y []int) (*model.Model, *model.History, error) {
 		note(x)
-		return model.Train(ctx, c, tc, model.Sets(x), y)
+		return model.Train(ctx, o, x, y)
 	}
-	initModel = func(c model.Config, tc model.TrainConfig, x []*subspace.Subspace, y []int) (*model.Model, error) {
+	initModel = func(o model.Options, x []model.Sample, y []int) (*model.Model, error) {
 		note(x)
-		return model.Init(c, tc, model.Sets(x), y)
+		return model.Init(o, x, y)
 	}
-	cont = func(ctx context.Context, m *model.Model, tc model.TrainConfig, x []*subspace.Subspace, y []int) (*model.Model, *model.History, error) {
+	cont = func(ctx context.Context, m *model.Model, tc model.TrainConfig, x []model.Sample, y []int) (*model.Model, *model.History, error) {
 		note(x)
-		return model.Continue(ctx, m, tc, model.Sets(x), y)
+		return model.Continue(ctx, m, tc, x, y)
 	}
 }
 
@@ -92,7 +93,7 @@ func TestNoLeak(t *testing.T) {
 	rec.install(t)
 	opt := Options{Folds: 3, Seed: 5, Workers: 2}
 	ss := []Setting{{Prototypes: 1, Eta: 0.05, Epochs: 2}, {Prototypes: 1, Eta: 0.05, Epochs: 4}, {Prototypes: AllSets, Eta: 1}}
-	res, err := Tune(context.Background(), model.Config{}, model.TrainConfig{Seed: 3}, ss, x, y, opt)
+	res, err := Tune(context.Background(), legacy(model.Config{}, model.TrainConfig{Seed: 3}), ss, model.Sets(x), y, opt)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -101,13 +102,13 @@ func TestNoLeak(t *testing.T) {
 	for i, s := range x {
 		index[s] = i
 	}
-	checkCalls := func(calls [][]*subspace.Subspace, wantFinal bool) {
+	checkCalls := func(calls [][]model.Sample, wantFinal bool) {
 		t.Helper()
 		final := 0
 		for _, call := range calls {
 			got := make([]int, len(call))
 			for i, s := range call {
-				j, ok := index[s]
+				j, ok := index[s.Subspace()]
 				if !ok {
 					t.Fatalf("a training received a set that is not among the inputs")
 				}
@@ -137,7 +138,7 @@ func TestNoLeak(t *testing.T) {
 		t.Fatal("no model")
 	}
 	rec.sets = nil
-	if _, err := CrossValidate(context.Background(), model.Config{}, model.TrainConfig{Seed: 3, Epochs: 2}, x, y, opt); err != nil {
+	if _, err := CrossValidate(context.Background(), legacy(model.Config{}, model.TrainConfig{Seed: 3, Epochs: 2}), model.Sets(x), y, opt); err != nil {
 		t.Fatal(err)
 	}
 	checkCalls(rec.sets, false)
@@ -166,7 +167,7 @@ func TestReadsOnlyItsInput(t *testing.T) {
 	}
 	ycopy := slices.Clone(ys)
 	ss := []Setting{{Prototypes: 2, Eta: 0.05, Epochs: 3}, {Prototypes: AllSets, Eta: 1}}
-	if _, err := Tune(context.Background(), model.Config{}, model.TrainConfig{}, ss, xs, ys, Options{Folds: 3, Workers: 2}); err != nil {
+	if _, err := Tune(context.Background(), legacy(model.Config{}, model.TrainConfig{}), ss, model.Sets(xs), ys, Options{Folds: 3, Workers: 2}); err != nil {
 		t.Fatalf("Tune read outside its input (or failed): %v", err)
 	}
 	for i, s := range xs {
@@ -200,7 +201,7 @@ func TestWorkersDeterminism(t *testing.T) {
 	var results []*TuneResult
 	for _, w := range []int{1, 2} {
 		var calls, last, total int
-		r, err := Tune(context.Background(), model.Config{}, model.TrainConfig{Seed: 9}, ss, x, y, Options{Folds: 4, Seed: 2, Workers: w,
+		r, err := Tune(context.Background(), legacy(model.Config{}, model.TrainConfig{Seed: 9}), ss, model.Sets(x), y, Options{Folds: 4, Seed: 2, Workers: w,
 			Progress: func(done, tot int) { calls++; last, total = done, tot }})
 		if err != nil {
 			t.Fatal(err)
@@ -228,11 +229,11 @@ func TestWorkersDeterminism(t *testing.T) {
 // that setting alone gives.
 func TestEpochChain(t *testing.T) {
 	x, y := synth(t, 6, 30, 3, 2, 1, 6, 0.3)
-	both, err := Tune(context.Background(), model.Config{}, model.TrainConfig{Seed: 4}, []Setting{{Prototypes: 1, Eta: 0.05, Epochs: 2}, {Prototypes: 1, Eta: 0.05, Epochs: 5}}, x, y, Options{Folds: 3, Seed: 1})
+	both, err := Tune(context.Background(), legacy(model.Config{}, model.TrainConfig{Seed: 4}), []Setting{{Prototypes: 1, Eta: 0.05, Epochs: 2}, {Prototypes: 1, Eta: 0.05, Epochs: 5}}, model.Sets(x), y, Options{Folds: 3, Seed: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
-	alone, err := CrossValidate(context.Background(), model.Config{PrototypesPerClass: 1}, model.TrainConfig{Seed: 4, Epochs: 5, Eta: 0.05}, x, y, Options{Folds: 3, Seed: 1})
+	alone, err := CrossValidate(context.Background(), legacy(model.Config{PrototypesPerClass: 1}, model.TrainConfig{Seed: 4, Epochs: 5, Eta: 0.05}), model.Sets(x), y, Options{Folds: 3, Seed: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -280,7 +281,7 @@ func TestTieRule(t *testing.T) {
 // geodesic distance.
 func TestNearestNeighbourSetting(t *testing.T) {
 	x, y := synth(t, 7, 30, 3, 3, 2, 5, 0.4)
-	res, err := Tune(context.Background(), model.Config{}, model.TrainConfig{}, []Setting{{Prototypes: AllSets, Eta: 1}}, x, y, Options{Folds: 5, Seed: 3})
+	res, err := Tune(context.Background(), legacy(model.Config{}, model.TrainConfig{}), []Setting{{Prototypes: AllSets, Eta: 1}}, model.Sets(x), y, Options{Folds: 5, Seed: 3})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -311,7 +312,7 @@ func TestNearestNeighbourSetting(t *testing.T) {
 
 // geodesic2 is Σθ² between two subspaces, by a plain SVD of PᵀQ.
 func geodesic2(p, q *subspace.Subspace) float64 {
-	m, err := model.Init(model.Config{PrototypesOfClass: []int{1, 1}}, model.TrainConfig{InitNoise: -1, Init: model.InitSample}, model.Sets([]*subspace.Subspace{q, q}), []int{0, 1})
+	m, err := model.Init(legacy(model.Config{PrototypesOfClass: []int{1, 1}}, model.TrainConfig{InitNoise: -1, Init: model.InitSample}), model.Sets([]*subspace.Subspace{q, q}), []int{0, 1})
 	if err != nil {
 		panic(err)
 	}
@@ -326,7 +327,7 @@ func TestCancelledTuning(t *testing.T) {
 	x, y := synth(t, 9, 30, 3, 2, 1, 6, 0.2)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	_, err := Tune(ctx, model.Config{}, model.TrainConfig{}, []Setting{{Prototypes: 1, Eta: 0.05, Epochs: 3}}, x, y, Options{Folds: 3})
+	_, err := Tune(ctx, legacy(model.Config{}, model.TrainConfig{}), []Setting{{Prototypes: 1, Eta: 0.05, Epochs: 3}}, model.Sets(x), y, Options{Folds: 3})
 	if !errors.Is(err, context.Canceled) {
 		t.Errorf("cancelled: %v", err)
 	}
@@ -336,14 +337,84 @@ func TestCrossValidateCancel(t *testing.T) {
 	x, y := synth(t, 8, 30, 3, 2, 1, 6, 0.2)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := CrossValidate(ctx, model.Config{}, model.TrainConfig{Epochs: 3}, x, y, Options{Folds: 3}); !errors.Is(err, context.Canceled) {
+	if _, err := CrossValidate(ctx, legacy(model.Config{}, model.TrainConfig{Epochs: 3}), model.Sets(x), y, Options{Folds: 3}); !errors.Is(err, context.Canceled) {
 		t.Errorf("cancelled: %v", err)
 	}
-	r, err := CrossValidate(context.Background(), model.Config{}, model.TrainConfig{Epochs: 3}, x, y, Options{Folds: 3})
+	r, err := CrossValidate(context.Background(), legacy(model.Config{}, model.TrainConfig{Epochs: 3}), model.Sets(x), y, Options{Folds: 3})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(r.Folds) != 3 || !(r.Mean > 0.5) || r.SD < 0 {
 		t.Errorf("result %+v", r)
+	}
+}
+
+// TestTuneImages: the tuner and cross-validation work on single images
+// (model.Image samples), the same for 1 and 2 workers, and refuse the
+// nearest-neighbour settings, whose prototypes are training sets.
+func TestTuneImages(t *testing.T) {
+	rng := rand.New(rand.NewPCG(4, 4))
+	const dim, classes, per = 20, 3, 12
+	var x []model.Sample
+	var y []int
+	for i := 0; i < per; i++ {
+		for c := 0; c < classes; c++ {
+			img := make([]float64, dim)
+			for r := range img {
+				img[r] = 0.3 * rng.NormFloat64()
+			}
+			img[c] += 2
+			img[c+3] += 1
+			x, y = append(x, model.Image(img)), append(y, c)
+		}
+	}
+	base := model.DefaultOptions()
+	base.Model.SubspaceDim = 2
+	base.Train.Init, base.Train.Seed = model.InitPCA, 3
+	ss := []Setting{{1, model.InitPCA, model.RelevanceGlobal, 0.05, 2}, {1, model.InitPCA, model.RelevanceGlobal, 0.05, 4}, {2, model.InitSample, model.RelevanceGlobal, 0.1, 3}}
+	var models [][]byte
+	for _, w := range []int{1, 2} {
+		res, err := Tune(context.Background(), base, ss, x, y, Options{Folds: 3, Seed: 1, Workers: w})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Model == nil || res.Plan.Folds != 3 || len(res.Table[0].Folds) != 3 {
+			t.Fatalf("result %+v", res)
+		}
+		models = append(models, modelBytes(t, res.Model))
+	}
+	if !slices.Equal(models[0], models[1]) {
+		t.Error("1 and 2 workers: different models")
+	}
+	cv, err := CrossValidate(context.Background(), base, x, y, Options{Folds: 3, Seed: 1})
+	if err != nil || len(cv.Folds) != 3 || !(cv.Mean > 0.5) {
+		t.Fatalf("cross-validation of images: %+v, %v", cv, err)
+	}
+	for _, s := range []Setting{{Prototypes: AllSets, Eta: 1}, {AllSetsLearned, model.InitSample, model.RelevanceGlobal, 0.05, 2}} {
+		if _, err := Tune(context.Background(), base, []Setting{s}, x, y, Options{Folds: 3}); !errors.Is(err, ErrGrid) {
+			t.Errorf("%s on images: %v, want ErrGrid", s, err)
+		}
+	}
+}
+
+// TestPlanFolds: the automatic folds (DefaultFolds lowered to the smallest
+// class, said in the plan), the folds given, and a class of one sample.
+func TestPlanFolds(t *testing.T) {
+	y := make([]int, 0, 60)
+	for i := 0; i < 57; i++ {
+		y = append(y, i%3)
+	}
+	y = append(y, 3, 3, 3) // class 3: 3 samples
+	if p := PlanFolds(y, Options{}); p.Folds != 3 || p.Repeats != 2 || !p.Lowered || p.Class != 3 || p.Size != 3 {
+		t.Errorf("automatic: %+v, want 3 folds (lowered for class 3 of 3), 2 repeats", p)
+	}
+	if p := PlanFolds(y, Options{Folds: 5}); p.Folds != 5 || p.Repeats != 1 || p.Lowered || p.Class != 3 {
+		t.Errorf("given: %+v", p)
+	}
+	if p := PlanFolds(y[:58], Options{Repeats: 4}); p.Folds != 0 || p.Repeats != 4 {
+		t.Errorf("a class of one sample: %+v", p)
+	}
+	if _, err := CrossValidate(context.Background(), model.DefaultOptions(), make([]model.Sample, 58), y[:58], Options{}); !errors.Is(err, folds.ErrTooSmall) || !strings.Contains(err.Error(), "class 3 has 1 sample") {
+		t.Errorf("a class of one sample: %v", err)
 	}
 }

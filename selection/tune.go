@@ -7,10 +7,8 @@ import (
 	"slices"
 	"time"
 
-	"github.com/grlgq/grlgq/folds"
 	"github.com/grlgq/grlgq/model"
 	"github.com/grlgq/grlgq/score"
-	"github.com/grlgq/grlgq/subspace"
 )
 
 // Row is one setting's line of the tuner's table.
@@ -45,22 +43,27 @@ type TuneResult struct {
 	History *model.History
 	// Folds is K, Repeats the repetitions: each row has K·Repeats scores.
 	Folds, Repeats int
+	// Plan is the cross-validation that ran (Folds and Repeats, and whether
+	// K was lowered to the smallest class).
+	Plan Plan
 }
 
 // BestSetting returns the chosen setting.
 func (r *TuneResult) BestSetting() Setting { return r.Table[r.Best].Setting }
 
-// Tune scores every setting by opt.Folds-fold stratified cross-validation
-// of base and tbase (with the setting applied, see Setting.Apply) on
-// (x, y), picks the best (TuneResult.Best has the rule) and retrains it on
-// all of (x, y). It reads only x and y. In the folds the validation part is
-// the fold's, so tbase's ValidationFraction, Patience and AverageLast are
-// not used there (the epochs are a dimension of the grid); the final
-// training uses base and tbase as given with the chosen setting. The
-// prediction options play no part in the scores; the model has the
-// default PredictConfig. Trainings run in parallel (Options); the result
-// does not depend on opt.Workers.
-func Tune(ctx context.Context, base model.Config, tbase model.TrainConfig, settings []Setting, x []*subspace.Subspace, y []int, opt Options) (*TuneResult, error) {
+// Tune scores every setting by stratified cross-validation (PlanFolds)
+// of base (with the setting applied, see Setting.Apply) on (x, y), sets
+// or single images, picks the best (TuneResult.Best has the rule) and
+// retrains it on all of (x, y). It reads only x and y. In the folds the
+// validation part is the fold's, so base.Train's ValidationFraction,
+// Patience and AverageLast are not used there (the epochs are a dimension
+// of the grid); the final training uses base as given with the chosen
+// setting, and the model predicts with base.Predict (which plays no part
+// in the scores). The nearest-neighbour settings (AllSets,
+// AllSetsLearned) place a prototype at every training set: they need
+// sets. Trainings run in parallel (Options); the result does not depend
+// on opt.Workers.
+func Tune(ctx context.Context, base model.Options, settings []Setting, x []model.Sample, y []int, opt Options) (*TuneResult, error) {
 	opt = opt.withDefaults()
 	if len(settings) == 0 {
 		return nil, fmt.Errorf("selection: %w: no settings", ErrGrid)
@@ -71,16 +74,23 @@ func Tune(ctx context.Context, base model.Config, tbase model.TrainConfig, setti
 		}
 	}
 	if len(x) != len(y) {
-		return nil, fmt.Errorf("selection: %w: %d sets and %d labels", ErrData, len(x), len(y))
+		return nil, fmt.Errorf("selection: %w: %d samples and %d labels", ErrData, len(x), len(y))
 	}
 	if !(opt.Confidence >= 0 && opt.Confidence <= 100) {
 		return nil, fmt.Errorf("selection: %w: confidence %g outside [0, 100]", ErrGrid, opt.Confidence)
 	}
-	splits, err := folds.RepeatedStratifiedKFold(y, opt.Folds, opt.Repeats, opt.Seed)
+	if len(x) > 0 && !isSet(x[0]) {
+		for i, s := range settings {
+			if s.Prototypes == AllSets || s.Prototypes == AllSetsLearned {
+				return nil, fmt.Errorf("selection: %w: setting %d (%s) places a prototype at every training set: single images cannot be prototypes", ErrGrid, i+1, s)
+			}
+		}
+	}
+	splits, plan, err := splits(y, opt)
 	if err != nil {
 		return nil, err
 	}
-	tbase.OnEpoch = nil
+	base.Train.OnEpoch = nil
 
 	// Group the settings into chains (one training per fold each) with
 	// their ascending epoch checkpoints.
@@ -159,13 +169,13 @@ func Tune(ctx context.Context, base model.Config, tbase model.TrainConfig, setti
 		xt, yt := pick(x, y, splits[j.f].Train)
 		xv, yv := pick(x, y, splits[j.f].Val)
 		k := c.key
-		cfg, tc := Setting{k.Prototypes, k.Init, k.Relevance, k.Eta, 1}.Apply(base, tbase, yt)
-		tc = foldConfig(tc, inner)
+		fo := Setting{k.Prototypes, k.Init, k.Relevance, k.Eta, 1}.Apply(base, yt)
+		fo.Train = foldConfig(fo.Train, inner)
 		t0 := time.Now()
 		fail := func(e int, err error) error {
 			return fmt.Errorf("selection: %s, fold %d, epoch %d: %w", Setting{c.key.Prototypes, c.key.Init, c.key.Relevance, c.key.Eta, e}, j.f+1, e, err)
 		}
-		m, err := initModel(cfg, tc, xt, yt)
+		m, err := initModel(fo, xt, yt)
 		if err != nil {
 			return fail(0, err)
 		}
@@ -173,7 +183,7 @@ func Tune(ctx context.Context, base model.Config, tbase model.TrainConfig, setti
 		per := perClass(c.key.Prototypes)
 		for k, e := range c.epochs {
 			if e > at {
-				cc := tc
+				cc := fo.Train
 				cc.Epochs = e - at
 				cc.OnEpoch = func(model.EpochStats) error { prog.add(per); return nil }
 				if m, _, err = cont(ctx, m, cc, xt, yt); err != nil {
@@ -193,11 +203,11 @@ func Tune(ctx context.Context, base model.Config, tbase model.TrainConfig, setti
 				if !scored[l] {
 					sm := m
 					if l == 1 {
-						if sm, err = learntNN(base, tbase, m, xt, yt, inner); err != nil {
+						if sm, err = learntNN(base, m, xt, yt, inner); err != nil {
 							return fail(e, err)
 						}
 					}
-					correct, err := countCorrect(sm, xv, yv, inner)
+					correct, err := countCorrect(sm, xv, yv)
 					if err != nil {
 						return fail(e, err)
 					}
@@ -213,7 +223,7 @@ func Tune(ctx context.Context, base model.Config, tbase model.TrainConfig, setti
 		return nil, err
 	}
 
-	res := &TuneResult{Table: make([]Row, len(settings)), Folds: opt.Folds, Repeats: opt.Repeats}
+	res := &TuneResult{Table: make([]Row, len(settings)), Folds: plan.Folds, Repeats: plan.Repeats, Plan: plan}
 	for i, s := range settings {
 		r := Row{Setting: s, Folds: acc[i]}
 		r.Mean, r.SD = score.MeanSD(acc[i])
@@ -226,20 +236,20 @@ func Tune(ctx context.Context, base model.Config, tbase model.TrainConfig, setti
 
 	// Retrain the best on everything.
 	s := res.Table[res.Best].Setting
-	cfg, tc := s.Apply(base, tbase, y)
-	tc.Workers = opt.Workers
+	fin := s.Apply(base, y)
+	fin.Train.Workers = opt.Workers
 	if s.Epochs == 0 {
-		if res.Model, err = initModel(cfg, tc, x, y); err != nil {
+		if res.Model, err = initModel(fin, x, y); err != nil {
 			return nil, fmt.Errorf("selection: %s on all the data: %w", s, err)
 		}
 	} else {
 		per := perClass(s.Prototypes)
-		tc.OnEpoch = func(model.EpochStats) error { prog.add(per); return nil }
-		if res.Model, res.History, err = train(ctx, cfg, tc, x, y); err != nil {
+		fin.Train.OnEpoch = func(model.EpochStats) error { prog.add(per); return nil }
+		if res.Model, res.History, err = train(ctx, fin, x, y); err != nil {
 			return nil, fmt.Errorf("selection: %s on all the data: %w", s, err)
 		}
 		if s.Prototypes == AllSetsLearned {
-			if res.Model, err = learntNN(base, tbase, res.Model, x, y, opt.Workers); err != nil {
+			if res.Model, err = learntNN(base, res.Model, x, y, opt.Workers); err != nil {
 				return nil, fmt.Errorf("selection: %s on all the data: %w", s, err)
 			}
 		}
@@ -252,12 +262,12 @@ func Tune(ctx context.Context, base model.Config, tbase model.TrainConfig, setti
 }
 
 // learntNN returns the 1-NN model of (x, y) (a prototype at every set,
-// base's and tbase's other options) with the global relevances of m.
-func learntNN(base model.Config, tbase model.TrainConfig, m *model.Model, x []*subspace.Subspace, y []int, workers int) (*model.Model, error) {
-	cfg, tc := Setting{AllSets, model.InitSample, model.RelevanceGlobal, 1, 0}.Apply(base, tbase, y)
-	tc.Workers = workers
-	tc.OnEpoch = nil
-	nn, err := initModel(cfg, tc, x, y)
+// base's other options) with the global relevances of m.
+func learntNN(base model.Options, m *model.Model, x []model.Sample, y []int, workers int) (*model.Model, error) {
+	o := Setting{AllSets, model.InitSample, model.RelevanceGlobal, 1, 0}.Apply(base, y)
+	o.Train.Workers = workers
+	o.Train.OnEpoch = nil
+	nn, err := initModel(o, x, y)
 	if err != nil {
 		return nil, err
 	}
@@ -273,6 +283,10 @@ func foldConfig(c model.TrainConfig, workers int) model.TrainConfig {
 	c.OnEpoch = nil
 	return c
 }
+
+// isSet reports whether s is a set (Tune's nearest-neighbour settings
+// need sets).
+func isSet(s model.Sample) bool { return s.Subspace() != nil }
 
 // best returns the index of the chosen row (see TuneResult.Best and
 // Options.Preferred).

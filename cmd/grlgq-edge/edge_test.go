@@ -100,12 +100,13 @@ func makeFixture(t testing.TB, dir string) {
 			xs, ys = append(xs, s), append(ys, c)
 		}
 	}
-	cfg := model.Config{SubspaceDim: fxD, PrototypesPerClass: 2, ClassNames: []string{"alpha", "beta", "gamma"}, ImageWidth: fxW, ImageHeight: fxH}
-	m, _, err := model.Train(context.Background(), cfg, model.TrainConfig{Epochs: 20, Seed: 5, Workers: 1}, model.Sets(xs), ys)
+	o := model.DefaultOptions()
+	o.Model = model.Config{SubspaceDim: fxD, PrototypesPerClass: 2, ClassNames: []string{"alpha", "beta", "gamma"}, ImageWidth: fxW, ImageHeight: fxH}
+	o.Train.Epochs, o.Train.Seed, o.Train.Workers = 20, 5, 1
+	m, _, err := model.Train(context.Background(), o, model.Sets(xs), ys)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer m.Close()
 	if err := m.SaveFile(filepath.Join(dir, "model.grlgq")); err != nil {
 		t.Fatal(err)
 	}
@@ -305,8 +306,9 @@ func TestDeps(t *testing.T) {
 		"github.com/grlgq/grlgq/paper",
 		"github.com/grlgq/grlgq/hard",
 		"github.com/grlgq/grlgq/internal/reference",
-		"github.com/grlgq/grlgq/internal/plot",
-		"github.com/grlgq/grlgq/internal/demo",
+		"github.com/grlgq/grlgq/cmd/internal/plot",
+		"github.com/grlgq/grlgq/dataset/digits",
+		"github.com/grlgq/grlgq/selection",
 		"github.com/grlgq/grlgq/cmd/grlgq",
 		"gonum.org/v1/plot",
 		"gonum.org/v1/gonum",

@@ -172,7 +172,6 @@ func classify(modelPath, input string, w, h int, lim imageset.Limits, stdin io.R
 	if err != nil {
 		return nil, err
 	}
-	defer m.Close()
 	var imgs [][]float64
 	if input == "-" {
 		imgs, err = readStdin(bufio.NewReaderSize(stdin, 1<<16), m.Dim())
@@ -188,15 +187,10 @@ func classify(modelPath, input string, w, h int, lim imageset.Limits, stdin io.R
 	if err != nil {
 		return nil, err
 	}
-	p, err := model.NewPredictor(m, 1) // one goroutine: small devices, no worker wake-ups
-	if err != nil {
-		return nil, err
-	}
-	defer p.Close()
-	var pred model.Prediction
+	var pred model.Prediction // on this goroutine: small devices, no worker wake-ups
 	switch n := len(imgs); {
 	case n == 1:
-		err = p.PredictTo(&pred, model.Image(imgs[0]))
+		err = m.PredictTo(&pred, model.Image(imgs[0]))
 	case n < m.SubspaceDim():
 		return nil, fmt.Errorf("%w: %d images, the model's subspaces have d = %d (give 1 image or at least %d)", subspace.ErrTooFewImages, n, m.SubspaceDim(), m.SubspaceDim())
 	default:
@@ -204,7 +198,7 @@ func classify(modelPath, input string, w, h int, lim imageset.Limits, stdin io.R
 		if s, err = subspace.FromImages(imgs, m.SubspaceDim()); err != nil {
 			return nil, err
 		}
-		err = p.PredictTo(&pred, model.Set(s))
+		err = m.PredictTo(&pred, model.Set(s))
 	}
 	if err != nil {
 		return nil, err

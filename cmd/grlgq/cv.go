@@ -36,7 +36,7 @@ func runCV(ctx context.Context, e *env, args []string) error {
 		skipBad bool
 	)
 	df.addFlags(fs)
-	tf.addFlags(fs, modelConfig{Config: model.Config{SubspaceDim: 5}, TrainConfig: model.TrainConfig{Epochs: model.DefaultEpochs, Eta: model.DefaultEta, Gamma: model.DefaultGamma}})
+	tf.addFlags(fs, defaultConfig())
 	intVar(fs, &folds, "folds", defaultCVFolds, 2, maxFolds, "K of stratified K-fold cross-validation (2 up to the size of the smallest class); the folds are seeded by -seed")
 	intVar(fs, &m, "m", 0, 0, maxSetImages, "single-image data (idx, csv, mat): images per set, drawn at random from one class (default max(10, 2d)); every image is in one set")
 	fs.BoolVar(&asJSON, "json", false, "print the result as JSON")
@@ -79,7 +79,7 @@ func runCV(ctx context.Context, e *env, args []string) error {
 	fmt.Fprintf(text, "sets       %s\n", how)
 	fmt.Fprintf(text, "config     %s\n", describeConfig(cfg, len(ds.Classes)))
 	bar := newProgressPercent(e.stderr, quiet)
-	res, err := selection.CrossValidate(ctx, cfg.Config, cfg.TrainConfig, subs.Subs, subs.Labels, selection.Options{Folds: folds, Seed: cfg.Seed, Workers: tf.workers, Progress: bar.update})
+	res, err := selection.CrossValidate(ctx, cfg.options(), model.Sets(subs.Subs), subs.Labels, selection.Options{Folds: folds, Seed: cfg.Seed, Workers: tf.workers, Progress: bar.update})
 	bar.clear()
 	if err != nil {
 		return selectionError(err)
@@ -218,8 +218,8 @@ func (t *tuneFlags) settings(fs *flag.FlagSet) ([]selection.Setting, error) {
 	if t.inits != "" {
 		g.Inits = nil
 		for _, w := range splitList(t.inits) {
-			k, ok := selection.ParseInit(w)
-			if !ok {
+			var k model.InitKind
+			if k.UnmarshalText([]byte(w)) != nil {
 				return nil, usagef(fs, "-tune-init %q: want sample, random or pca, separated by commas", t.inits)
 			}
 			g.Inits = append(g.Inits, k)
@@ -228,8 +228,8 @@ func (t *tuneFlags) settings(fs *flag.FlagSet) ([]selection.Setting, error) {
 	if t.rels != "" {
 		g.Relevances = nil
 		for _, w := range splitList(t.rels) {
-			k, ok := selection.ParseRelevance(w)
-			if !ok {
+			var k model.RelevanceKind
+			if k.UnmarshalText([]byte(w)) != nil {
 				return nil, usagef(fs, "-tune-relevance %q: want global, none or local, separated by commas", t.rels)
 			}
 			g.Relevances = append(g.Relevances, k)
@@ -326,7 +326,7 @@ func (t *tuneFlags) run(ctx context.Context, e *env, fs *flag.FlagSet, cfg model
 		len(ss), how, train.Len(), cfg.Seed, preferred, confidence, describeConfig(cfg, len(ds.Classes)))
 	bar := newProgressPercent(e.stderr, o.quiet)
 	t0 := time.Now()
-	res, err := selection.Tune(ctx, cfg.Config, cfg.TrainConfig, ss, train.Subs, train.Labels, selection.Options{Folds: nfolds, Repeats: repeats, Preferred: preferred, Confidence: confidence, Seed: cfg.Seed, Workers: cfg.Workers, Progress: bar.update})
+	res, err := selection.Tune(ctx, cfg.options(), ss, model.Sets(train.Subs), train.Labels, selection.Options{Folds: nfolds, Repeats: repeats, Preferred: preferred, Confidence: confidence, Seed: cfg.Seed, Workers: cfg.Workers, Progress: bar.update})
 	bar.clear()
 	if err != nil {
 		return selectionError(err)
@@ -413,8 +413,8 @@ func settingJSON(s selection.Setting) map[string]any {
 	return map[string]any{
 		"setting":    s.String(),
 		"prototypes": selection.ProtosName(s.Prototypes),
-		"init":       selection.InitName(s.Init),
-		"relevance":  selection.RelevanceName(s.Relevance),
+		"init":       s.Init.String(),
+		"relevance":  s.Relevance.String(),
 		"lr":         s.Eta,
 		"epochs":     s.Epochs,
 		"nn":         s.NearestNeighbour(),

@@ -7,19 +7,74 @@ import (
 	"runtime"
 	"time"
 
-	"github.com/grlgq/grlgq/internal/demo"
-	"github.com/grlgq/grlgq/internal/demo/protocol"
+	"github.com/grlgq/grlgq/dataset"
+	"github.com/grlgq/grlgq/dataset/digits"
+	"github.com/grlgq/grlgq/folds"
+	"github.com/grlgq/grlgq/model"
 )
 
-// The demo's protocol is package internal/demo/protocol.
+// The demo's protocol over the embedded UCI digits (package
+// dataset/digits): a stratified holdout of demoTestFraction of them
+// (folds.Holdout, seeded), training sets of m random same-class training
+// digits (seeded by the seed), test sets of m test digits (seed+1, so that
+// they are not the training grouping's twins), and the untrained
+// baseline. The test and training digits are disjoint.
 const (
-	maxDemoM = protocol.MaxM
-	demoM    = protocol.M
+	demoM            = 10  // digits per set
+	demoD            = 4   // d
+	demoTestFraction = 0.3 // of each class, held out for the test
+	maxDemoM         = 100 // a class has about 125 training digits
 )
 
+// demoDefaults is the demo's model: d = 4, 3 prototypes per class from
+// training sets, 30 epochs, η 0.05, γ 1e-4.
 func demoDefaults() modelConfig {
-	c, tc := protocol.Config()
-	return modelConfig{Config: c, TrainConfig: tc}
+	c := defaultConfig()
+	c.SubspaceDim, c.PrototypesPerClass = demoD, 3
+	c.Epochs, c.Eta, c.Gamma, c.Init = 30, 0.05, 1e-4, model.InitSample
+	return c
+}
+
+// demoData is what the demo trains and tests on.
+type demoData struct {
+	digits            *dataset.Dataset
+	trainIdx, testIdx []int // the holdout, ascending indices
+	train, testSets   *dataset.Subspaces
+}
+
+// prepareDemo loads the digits, holds out the test digits and groups both
+// parts into sets of m digits turned into d-dimensional subspaces.
+func prepareDemo(m, d int, seed uint64, workers int) (*demoData, error) {
+	ds, err := digits.Load()
+	if err != nil {
+		return nil, err
+	}
+	all := make([]int, len(ds.Images))
+	for i := range all {
+		all[i] = i
+	}
+	trainIdx, testIdx, err := folds.Holdout(ds.Labels, all, demoTestFraction, seed)
+	if err != nil {
+		return nil, err
+	}
+	train, err := dataset.GroupSubspaces(ds, trainIdx, dataset.GroupOptions{M: m, D: d, Seed: seed, Workers: workers})
+	if err != nil {
+		return nil, err
+	}
+	testSets, err := dataset.GroupSubspaces(ds, testIdx, dataset.GroupOptions{M: m, D: d, Seed: seed + 1, Workers: workers})
+	if err != nil {
+		return nil, err
+	}
+	return &demoData{digits: ds, trainIdx: trainIdx, testIdx: testIdx, train: train, testSets: testSets}, nil
+}
+
+// baseline is the untrained baseline the demo compares with: one
+// class-wise PCA prototype per class and uniform relevances λ = 1/d, with
+// the other settings of o, initialised on the training sets.
+func (dt *demoData) baseline(o model.Options) (*model.Model, error) {
+	o.Model.PrototypesPerClass, o.Model.PrototypesOfClass, o.Model.Relevance = 1, nil, model.RelevanceNone
+	o.Train.Init = model.InitPCA
+	return model.Init(o, model.Sets(dt.train.Subs), dt.train.Labels)
 }
 
 func runDemo(ctx context.Context, e *env, args []string) error {
@@ -51,13 +106,13 @@ func runDemo(ctx context.Context, e *env, args []string) error {
 		if err := g.checkOutput("-export-data", export); err != nil {
 			return err
 		}
-		if err := g.write(export, demo.DigitsCSV()); err != nil {
+		if err := g.write(export, digits.CSV()); err != nil {
 			return fmt.Errorf("export: %w", err)
 		}
 		if err := g.commit(); err != nil {
 			return fmt.Errorf("export: %w", err)
 		}
-		fmt.Fprintf(e.stdout, "wrote %s (%s); train on it with\n  grlgq train -data csv:%s -image 8x8 -pixel-max 16 -d 4 -m 10 -protos 3 -o digits.grlgq\n", export, demo.Attribution, export)
+		fmt.Fprintf(e.stdout, "wrote %s (%s); train on it with\n  grlgq train -data csv:%s -image 8x8 -pixel-max 16 -d 4 -m 10 -protos 3 -o digits.grlgq\n", export, digits.Attribution, export)
 		return nil
 	}
 	cfg, err := tf.config(fs)
@@ -82,16 +137,16 @@ func runDemo(ctx context.Context, e *env, args []string) error {
 		text = e.stdout
 	}
 	t0 := time.Now()
-	data, err := protocol.Prepare(m, cfg.SubspaceDim, cfg.Seed, cfg.Workers)
+	data, err := prepareDemo(m, cfg.SubspaceDim, cfg.Seed, cfg.Workers)
 	if err != nil {
 		return setError(err, cfg.SubspaceDim)
 	}
-	ds, trainIdx, testIdx, train, testSets := data.Digits, data.TrainIdx, data.TestIdx, data.Train, data.TestSets
+	ds, trainIdx, testIdx, train, testSets := data.digits, data.trainIdx, data.testIdx, data.train, data.testSets
 	cfg.ClassNames = ds.Classes
 
 	fmt.Fprintf(text, "GRLGQ demo: handwritten digits as image sets, classified by prototype subspaces\n\n")
 	fmt.Fprintf(text, "data       %d digits of 8x8 pixels (D=64), 10 classes, values 0-16 scaled to [0,1]\n", len(ds.Images))
-	fmt.Fprintf(text, "           (%s)\n", demo.Attribution)
+	fmt.Fprintf(text, "           (%s)\n", digits.Attribution)
 	fmt.Fprintf(text, "split      stratified: %d training digits, %d test digits\n", len(trainIdx), len(testIdx))
 	fmt.Fprintf(text, "sets       each set = %d random digits of one class -> its d=%d-dim subspace (SVD)\n", m, cfg.SubspaceDim)
 	fmt.Fprintf(text, "           %d training sets, %d test sets\n", train.Len(), testSets.Len())
@@ -102,11 +157,10 @@ func runDemo(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	mod := res.model
-	defer mod.Close()
 
 	// Set-level and single-image test accuracy.
 	setSamples := &samples{kind: "set", ds: ds, subs: testSets, labels: testSets.Labels, data: testSets.Labels, names: testSets.Names}
-	setPred, err := predictAll(ctx, mod, setSamples, cfg.Workers)
+	setPred, err := predictAll(ctx, mod, setSamples)
 	if err != nil {
 		return err
 	}
@@ -117,22 +171,18 @@ func runDemo(ctx context.Context, e *env, args []string) error {
 		imgSamples.names = append(imgSamples.names, fmt.Sprintf("image %d", i))
 	}
 	imgSamples.data = imgSamples.labels
-	imgPred, err := predictAll(ctx, mod, imgSamples, cfg.Workers)
+	imgPred, err := predictAll(ctx, mod, imgSamples)
 	if err != nil {
 		return err
 	}
 	imgScore := scorePredictions(mod.NumClasses(), imgSamples.labels, imgPred)
 
 	// The untrained baseline: class-wise PCA prototypes, λ = 1/d.
-	base, err := data.Baseline(cfg.Config, cfg.TrainConfig)
-	if err == nil {
-		base, err = cfg.finish(base)
-	}
+	base, err := data.baseline(cfg.options())
 	if err != nil {
 		return fmt.Errorf("baseline: %w", err)
 	}
-	defer base.Close()
-	basePred, err := predictAll(ctx, base, imgSamples, cfg.Workers)
+	basePred, err := predictAll(ctx, base, imgSamples)
 	if err != nil {
 		return err
 	}
@@ -173,7 +223,7 @@ func runDemo(ctx context.Context, e *env, args []string) error {
 			"history":                 historyJSON(res.hist),
 			"plots":                   append([]string{}, pics...),
 			"seconds":                 wall.Seconds(),
-			"data":                    demo.Attribution,
+			"data":                    digits.Attribution,
 		})
 	}
 	fmt.Fprintf(text, "\ntest accuracy\n")

@@ -76,27 +76,26 @@ func (f *modelFlags) load(ctx context.Context, fs *flag.FlagSet) (*model.Model, 
 	return mod, s, nil
 }
 
-// predictAll classifies every sample.
-func predictAll(ctx context.Context, mod *model.Model, s *samples, workers int) ([]model.Prediction, error) {
-	p, err := model.NewPredictor(mod, workers)
-	if err != nil {
-		return nil, err
-	}
-	defer p.Close()
-	out := make([]model.Prediction, s.len())
-	for i := range out {
-		if i%256 == 0 {
-			if err := ctx.Err(); err != nil {
-				return nil, fmt.Errorf("interrupted")
-			}
-		}
+// predictAll classifies every sample (Model.PredictBatchTo, blocks of
+// predictBlock samples between checks of ctx).
+func predictAll(ctx context.Context, mod *model.Model, s *samples) ([]model.Prediction, error) {
+	x := make([]model.Sample, s.len())
+	for i := range x {
 		if s.kind == "image" {
-			err = p.PredictTo(&out[i], model.Image(s.ds.Images[s.images[i]]))
+			x[i] = model.Image(s.ds.Images[s.images[i]])
 		} else {
-			err = p.PredictTo(&out[i], model.Set(s.subspaceOf(i)))
+			x[i] = model.Set(s.subspaceOf(i))
 		}
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", s.names[i], err)
+	}
+	out := make([]model.Prediction, len(x))
+	const predictBlock = 4096
+	for i0 := 0; i0 < len(x); i0 += predictBlock {
+		if err := ctx.Err(); err != nil {
+			return nil, fmt.Errorf("interrupted")
+		}
+		i1 := min(len(x), i0+predictBlock)
+		if err := mod.PredictBatchTo(out[i0:i1], x[i0:i1]); err != nil {
+			return nil, err
 		}
 	}
 	return out, nil
@@ -149,7 +148,7 @@ func runEval(ctx context.Context, e *env, args []string) error {
 	if unk := unknownClasses(s); len(unk) > 0 {
 		return fmt.Errorf("%s has classes the model does not know: %s (the model's classes: %s)", s.ds.Source, strings.Join(unk, ", "), strings.Join(modelClasses(mod), ", "))
 	}
-	pred, err := predictAll(ctx, mod, s, f.workers)
+	pred, err := predictAll(ctx, mod, s)
 	if err != nil {
 		return err
 	}

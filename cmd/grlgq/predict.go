@@ -40,7 +40,7 @@ func runPredict(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	pred, err := predictAll(ctx, mod, s, f.workers)
+	pred, err := predictAll(ctx, mod, s)
 	if err != nil {
 		return err
 	}

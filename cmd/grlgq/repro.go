@@ -92,15 +92,15 @@ func runRepro(ctx context.Context, e *env, args []string) error {
 			"wall_seconds":           res.Wall.Seconds(),
 			"baseline_wall_seconds":  res.BaselineWall.Seconds(),
 			"total_seconds":          wall.Seconds(),
-			"subspace_dim":           res.Setup.SubspaceDim,
-			"eta":                    res.Setup.Eta,
-			"gamma":                  res.Setup.Gamma,
-			"config_epochs":          res.Setup.Epochs,
+			"subspace_dim":           res.Setup.Model.SubspaceDim,
+			"eta":                    res.Setup.Train.Eta,
+			"gamma":                  res.Setup.Train.Gamma,
+			"config_epochs":          res.Setup.Train.Epochs,
 		})
 	}
 	w := e.stdout
 	fmt.Fprintf(w, "%s: %s\n", res.Name, res.Protocol)
-	fmt.Fprintf(w, "config: d=%d, η=%g, γ=%g (factor 2 in G kept)\n\n", res.Setup.SubspaceDim, res.Setup.Eta, res.Setup.Gamma)
+	fmt.Fprintf(w, "config: d=%d, η=%g, γ=%g (factor 2 in G kept)\n\n", res.Setup.Model.SubspaceDim, res.Setup.Train.Eta, res.Setup.Train.Gamma)
 	fmt.Fprintf(w, "%-34s %-18s %s\n", "method", "accuracy (%)", "wall time")
 	fmt.Fprintf(w, "%-34s %-18s %s\n", "GRLGQ (this run)", meanStd(res.Mean, res.Std, len(res.Accuracies)), roundDur(res.Wall))
 	fmt.Fprintf(w, "%-34s %-18s %s\n", "class-PCA baseline (untrained)", meanStd(res.BaselineMean, res.BaselineStd, len(res.BaselineAccuracies)), roundDur(res.BaselineWall))

@@ -17,7 +17,6 @@ import (
 	hardex "github.com/grlgq/grlgq/hard"
 	"github.com/grlgq/grlgq/internal/plot"
 	"github.com/grlgq/grlgq/model"
-	"github.com/grlgq/grlgq/selection"
 )
 
 // lrHelp is said next to every learning-rate flag (see DESIGN.md).
@@ -84,6 +83,19 @@ type modelConfig struct {
 	model.PredictConfig
 }
 
+// options returns c as model.Options.
+func (c modelConfig) options() model.Options {
+	return model.Options{Model: c.Config, Train: c.TrainConfig, Predict: c.PredictConfig}
+}
+
+// defaultConfig is the model package's defaults with d = 5, the default of
+// -d.
+func defaultConfig() modelConfig {
+	c := modelConfig{Config: model.DefaultConfig(), TrainConfig: model.DefaultTrainConfig(), PredictConfig: model.DefaultPredictConfig()}
+	c.SubspaceDim = 5
+	return c
+}
+
 // finish gives a trained model the prediction options of c, and a
 // resumed model without an image size the size of c (what the data
 // recorded).
@@ -100,32 +112,14 @@ func (c modelConfig) finish(m *model.Model) (*model.Model, error) {
 
 // config turns the flags into a modelConfig.
 func (t *trainFlags) config(fs *flag.FlagSet) (modelConfig, error) {
-	c := modelConfig{
-		Config: model.Config{
-			SubspaceDim:        t.d,
-			PrototypesPerClass: t.protos.all, // a list or names: see protoCounts.perClass
-		},
-		TrainConfig: model.TrainConfig{
-			Eta:                t.lr,
-			Gamma:              t.lrRel,
-			StepEvery:          t.stepEvery,
-			Tau:                t.tau,
-			ClassWeights:       t.classWeights,
-			RelevanceFloor:     t.floor,
-			InitNoise:          t.noise,
-			Epochs:             t.epochs,
-			ValidationFraction: t.val,
-			Patience:           t.patience,
-			MinDelta:           t.minDelta,
-			AverageLast:        t.averageLast,
-			Workers:            t.workers,
-			Seed:               t.seed,
-		},
-		PredictConfig: model.PredictConfig{
-			Temperature:  t.temperature,
-			RejectMargin: t.reject,
-		},
-	}
+	c := defaultConfig()
+	c.SubspaceDim = t.d
+	c.PrototypesPerClass = t.protos.all // a list or names: see protoCounts.perClass
+	c.Eta, c.Gamma, c.StepEvery, c.Tau = t.lr, t.lrRel, t.stepEvery, t.tau
+	c.ClassWeights, c.RelevanceFloor, c.InitNoise, c.Epochs = t.classWeights, t.floor, t.noise, t.epochs
+	c.ValidationFraction, c.Patience, c.MinDelta, c.AverageLast = t.val, t.patience, t.minDelta, t.averageLast
+	c.Workers, c.Seed = t.workers, t.seed
+	c.PredictConfig = model.PredictConfig{Temperature: t.temperature, RejectMargin: t.reject}
 	// The ranges are checked as the flags are parsed (ranges.go); here
 	// what depends on two flags. A 0 the user gives means what the flag's
 	// help says, never the model's default for a zero field.
@@ -138,12 +132,6 @@ func (t *trainFlags) config(fs *flag.FlagSet) (modelConfig, error) {
 		return c, usagef(fs, "-min-delta needs early stopping (-patience)")
 	case t.averageLast > 0 && t.patience > 0:
 		return c, usagef(fs, "-average-last cannot be combined with -patience: early stopping keeps one epoch's model")
-	}
-	if t.floor == 0 {
-		c.RelevanceFloor = -1 // model: negative is no floor, 0 the default
-	}
-	if t.noise == 0 {
-		c.InitNoise = -1 // model: negative is no noise, 0 the default
 	}
 	switch t.init.value {
 	case "sample":
@@ -183,7 +171,7 @@ func trainingWords(c modelConfig) (per, init, sched, phi string) {
 	if c.PrototypesOfClass != nil {
 		per = strings.Trim(strings.Join(strings.Fields(fmt.Sprint(c.PrototypesOfClass)), ","), "[]")
 	}
-	init = selection.InitName(c.Init)
+	init = c.Init.String()
 	sched = "constant"
 	switch c.Schedule {
 	case model.ScheduleStep:
@@ -238,7 +226,7 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 		shift   int
 	)
 	df.addFlags(fs)
-	tf.addFlags(fs, modelConfig{Config: model.Config{SubspaceDim: 5}, TrainConfig: model.TrainConfig{Epochs: model.DefaultEpochs, Eta: model.DefaultEta, Gamma: model.DefaultGamma}})
+	tf.addFlags(fs, defaultConfig())
 	prof.addFlags(fs)
 	rf.addFlags(fs)
 	tn := newTuneFlags(fs) // -tune, -folds, -tune-*: cv.go
@@ -570,9 +558,8 @@ type hardTraining struct {
 
 // trainModel trains with per-epoch lines on text and a progress bar on
 // stderr (when it is a terminal and not quiet); with hard != nil, with
-// hard-example sets (hard.Train, one model.Continue per epoch);
-// with images != nil, on its single images (model.Train of model.Image
-// samples).
+// hard-example sets (the hook hard.Images); with images != nil, on its
+// single images (model.Train of model.Image samples).
 func trainModel(ctx context.Context, e *env, cfg modelConfig, from *model.Model, train *dataset.Subspaces, hard *hardTraining, images *dataset.Dataset, text io.Writer, quiet bool) (*trained, error) {
 	bar := newProgress(e.stderr, cfg.Epochs, "epochs", quiet)
 	base := 0 // epochs the resumed model had
@@ -599,49 +586,39 @@ func trainModel(ctx context.Context, e *env, cfg modelConfig, from *model.Model,
 		}
 		bar.update(s.Epoch-base, "train acc "+pct(s.TrainAccuracy))
 	}
+	var hardDone [][2]int
+	cfg.OnEpoch = func(s model.EpochStats) error {
+		extra := ""
+		if n := len(hardDone); hard != nil && n > 0 {
+			extra = fmt.Sprintf("  hard %d img %d sets", hardDone[n-1][0], hardDone[n-1][1])
+		}
+		show(s, extra)
+		return nil
+	}
+	if hard != nil {
+		opt := hard.opt
+		opt.OnSelect = func(epoch, nimg, nsets int) { hardDone = append(hardDone, [2]int{nimg, nsets}) }
+		hook, err := hardex.Images(hard.ds.Images, hard.ds.Labels, opt)
+		if err != nil {
+			return nil, err
+		}
+		cfg.Augment = hook
+	}
+	x := model.Sets(train.Subs)
+	y := train.Labels
+	if images != nil {
+		x, y = model.Images(images.Images), images.Labels
+	}
 	var (
-		m        *model.Model
-		hist     *model.History
-		err      error
-		hardDone [][2]int
+		m    *model.Model
+		hist *model.History
+		err  error
 	)
 	t0 := time.Now()
-	if hard == nil {
-		cfg.OnEpoch = func(s model.EpochStats) error {
-			show(s, "")
-			return nil
-		}
-		switch {
-		case from != nil && images != nil:
-			m, hist, err = model.Continue(ctx, from, cfg.TrainConfig, model.Images(images.Images), images.Labels)
-		case from != nil:
-			m, hist, err = model.Continue(ctx, from, cfg.TrainConfig, model.Sets(train.Subs), train.Labels)
-		case images != nil:
-			m, hist, err = model.Train(ctx, cfg.Config, cfg.TrainConfig, model.Images(images.Images), images.Labels)
-		default:
-			m, hist, err = model.Train(ctx, cfg.Config, cfg.TrainConfig, model.Sets(train.Subs), train.Labels)
-		}
+	if from != nil {
+		m, hist, err = model.Continue(ctx, from, cfg.TrainConfig, x, y)
 	} else {
-		// One model.Continue per epoch: collect its statistics, shown
-		// once the epoch's hard-set counts are known.
-		hist = &model.History{Best: -1, Train: make([]int, train.Len())}
-		for i := range hist.Train {
-			hist.Train[i] = i
-		}
-		cfg.OnEpoch = func(s model.EpochStats) error {
-			hist.Epochs = append(hist.Epochs, s)
-			return nil
-		}
-		after := func(epoch, nimg, nsets int) {
-			hardDone = append(hardDone, [2]int{nimg, nsets})
-			if n := len(hist.Epochs); n > 0 {
-				show(hist.Epochs[n-1], fmt.Sprintf("  hard %d img %d sets", nimg, nsets))
-			}
-		}
-		opt := hard.opt
-		opt.Workers, opt.OnEpoch = cfg.Workers, after
-		m, err = hardex.Train(ctx, cfg.Config, cfg.TrainConfig, train.Subs, train.Labels, hard.ds.Images, hard.ds.Labels, opt)
-		hist.Best = len(hist.Epochs) - 1
+		m, hist, err = model.Train(ctx, cfg.options(), x, y)
 	}
 	bar.clear()
 	if err != nil {

@@ -89,9 +89,10 @@ func train(t *testing.T, classes, perClass int, rel model.RelevanceKind) *traine
 			tr.sets, tr.srcs, tr.y = append(tr.sets, s), append(tr.srcs, imgs), append(tr.y, c)
 		}
 	}
-	cfg := model.Config{SubspaceDim: 2, PrototypesPerClass: perClass, Relevance: rel, ImageWidth: testW, ImageHeight: testH}
-	tc := model.TrainConfig{Epochs: 4, Gamma: 1e-2, ValidationFraction: 0.25, Workers: 1, Seed: 3}
-	tr.m, tr.h, err = model.Train(context.Background(), cfg, tc, model.Sets(tr.sets), tr.y)
+	o := model.DefaultOptions()
+	o.Model = model.Config{SubspaceDim: 2, PrototypesPerClass: perClass, Relevance: rel, ImageWidth: testW, ImageHeight: testH}
+	o.Train.Epochs, o.Train.Gamma, o.Train.ValidationFraction, o.Train.Workers, o.Train.Seed = 4, 1e-2, 0.25, 1, 3
+	tr.m, tr.h, err = model.Train(context.Background(), o, model.Sets(tr.sets), tr.y)
 	if err != nil {
 		t.Fatal(err)
 	}
