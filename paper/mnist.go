@@ -13,7 +13,7 @@ import (
 // mnistSpec is the MNIST protocol's free choices (see mnistDefault).
 type mnistSpec struct {
 	M     int          // images per training set
-	Hard  hard.Options  // hard-example sets added to every epoch (hard.Images)
+	Hard  hard.Options // hard-example sets added to every epoch (hard.Images)
 	Setup model.Options
 }
 

@@ -35,7 +35,7 @@ type Options struct {
 // Result is the outcome of one protocol.
 type Result struct {
 	Name     string
-	Protocol string // one-line description
+	Protocol string        // one-line description
 	Setup    model.Options // the model and how it was trained
 
 	// GRLGQ accuracies (fractions), one per run/split/fold, with their

@@ -6,9 +6,9 @@ import (
 	"time"
 
 	"github.com/grlgq/grlgq/dataset"
-	"github.com/grlgq/grlgq/pixels"
 	"github.com/grlgq/grlgq/folds"
 	"github.com/grlgq/grlgq/model"
+	"github.com/grlgq/grlgq/pixels"
 	"github.com/grlgq/grlgq/subspace"
 )
 
