@@ -42,7 +42,7 @@ func epochData(b *testing.B, s epochShape) ([]*subspace.Subspace, []int) {
 }
 
 // BenchmarkEpoch: one epoch of set training (Algorithm 2, N SGD steps of
-// model.Trainer.Step over the epoch's permutation) on synthetic data of the
+// the model's training steps over the epoch's permutation) on synthetic data of the
 // shapes of the paper's benchmarks, (D, d, classes, N) = eth80 (400, 5, 8,
 // 40), mnist (784, 12, 10, 500), yaleb (400, 25, 28, 84): random
 // orthonormal bases, one prototype per class, random initialisation

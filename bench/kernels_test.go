@@ -61,11 +61,11 @@ func BenchmarkProject(b *testing.B) {
 
 // BenchmarkUpdate is the exact update of one winner in a training step,
 // W ← W C1 + P C2 for a prototype W (a view of the engine's storage, as
-// model.Trainer updates it) and a D x d sample P, with d x d coefficients
+// a model's training step updates it) and a D x d sample P, with d x d coefficients
 // C1 = I/2 + small and C2 small (so that W stays bounded over the
 // iterations).
 //
-//   - ours: kernels.AB2 in place (model.Trainer's update).
+//   - ours: kernels.AB2 in place (the training step's update).
 //   - reference: the update before AB2, with the same bits: W and P copied
 //     side by side into a D x 2d scratch [W P] (linalg CopyFrom), then
 //     kernels.AB of [W P] and [C1; C2] into W.

@@ -15,8 +15,9 @@ type Shuffler interface {
 
 var _ Shuffler = (*rand.Rand)(nil)
 
-// Lemire returns the Fisher–Yates shuffle over src that model.Permutation
-// documents: for i = n−1 down to 1, swap i with the high word of
+// Lemire returns the Fisher–Yates shuffle over src that model training's
+// epoch permutations use (the model package's documentation spells it
+// out): for i = n−1 down to 1, swap i with the high word of
 // src.Uint64()·(i+1), redrawn while the low word is below
 // (2⁶⁴ − (i+1)) mod (i+1).
 func Lemire(src *rand.PCG) Shuffler { return lemire{src} }

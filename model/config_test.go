@@ -362,7 +362,7 @@ func TestRelevanceFloor(t *testing.T) {
 		if !clamped {
 			t.Fatalf("floor %g: no relevance reached the floor", floor)
 		}
-		if _, err := tr.Step(Set(&subspace.Subspace{Basis: p}), y, 1e-3, gamma); err != nil {
+		if _, err := tr.stepSample(Set(&subspace.Subspace{Basis: p}), y, 1e-3, gamma); err != nil {
 			t.Fatal(err)
 		}
 		for k := range want {

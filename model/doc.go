@@ -16,26 +16,41 @@
 // prototype rows of its nonzero pixels; a batch of images is one product
 // per block of images).
 //
-// Three configurations, as estimators have them: Config is what a model is
-// (d, prototypes per class, relevance kind, class names, image size: its
-// structure, kept by Continue), TrainConfig how it is trained
-// (initialisation, rates, schedule, cost, epochs, early stopping,
-// averaging, seed, workers) and PredictConfig how it predicts (temperature,
-// reject margin). A model file stores all three, the training options as
-// those of the model's last training (Model.TrainConfig).
+// Three configurations, as estimators have them, stated together in one
+// Options value: Config is what a model is (d, prototypes per class,
+// relevance kind, class names, image size: its structure, kept by
+// Continue), TrainConfig how it is trained (initialisation, rates,
+// schedule, cost, epochs, early stopping, averaging, hooks, seed,
+// workers) and PredictConfig how it predicts (temperature, reject
+// margin). DefaultOptions (DefaultConfig, DefaultTrainConfig,
+// DefaultPredictConfig) holds every default; a field's zero means zero
+// (no noise, no floor, no training), except the documented Workers 0 (all
+// cores) and SubspaceDim 0 (d from the bases). A model file stores all
+// three, the training options as those of the model's last training
+// (Model.TrainConfig).
 //
-// Init places the prototypes, Train and Continue run Algorithm 2 (per-sample
-// SGD over a seeded permutation each epoch, see Permutation and
-// Trainer.Step), on sets or, for models that will classify single images,
-// on single images (1-D subspaces, one angle, relevances untouched).
-// Predictor and the Model's Predict methods classify samples (one at a time
-// without allocation, or in batches on all cores), Explain gives the
-// principal angles (those of Predict, bit for bit), the relevance-weighted
-// contributions, the pixel maps u_i ∘ v_i and the image contributions
-// M = R Λ⁻¹ Q_P behind a decision, with the images of a set ranked by their
+// Init places the prototypes; Train and Continue run Algorithm 2
+// (per-sample SGD over a seeded permutation each epoch) on sets or, for
+// models that will classify single images, on single images (1-D
+// subspaces, one angle, relevances untouched). They are the one training
+// loop: a TrainConfig.Augment hook adds samples to every epoch (package
+// hard's hard examples), OnEpoch reports every epoch, and every run
+// returns its History.
+//
+// The Model's methods are the one way to predict: PredictTo and Predict
+// classify one set or image on the caller's goroutine (without allocation
+// into a reused Prediction), PredictBatchTo, PredictBatch and DistancesTo,
+// Distances classify many on all cores, and Score counts a labelled
+// batch (accuracy, per-class recall, confusion matrix: package score).
+// SampleFromImages turns decoded images (image.Image) into the sample of
+// a set, or of one image, at the model's image size: the path of a server
+// that classifies uploaded pictures. Explain gives the principal angles
+// (those of Predict, bit for bit), the relevance-weighted contributions,
+// the pixel maps u_i ∘ v_i and the image contributions M = R Λ⁻¹ Q_P
+// behind a decision, with the images of a set ranked by their
 // relevance-weighted part in it (Explanation.RankImages), and Save/Load,
-// SaveFile/LoadFile and MarshalJSON/UnmarshalJSON store a model. Average is
-// the extrinsic mean of models of one shape (prototype k spans the d
+// SaveFile/LoadFile and MarshalJSON/UnmarshalJSON store a model. Average
+// is the extrinsic mean of models of one shape (prototype k spans the d
 // leading eigenvectors of the mean projection of the models' k-th
 // prototypes): the snapshots of one run's last epochs
 // (TrainConfig.AverageLast does that inside training), or models of other
@@ -59,11 +74,11 @@
 //   - Steps without a gradient: a set or image whose two winners are both
 //     at distance 0 (d⁺ + d⁻ <= 1e-14: zero up to the rounding of the
 //     angles, e.g. the same subspace in two classes) has no defined μ; the
-//     step is skipped, changes nothing and is counted (StepResult.Skipped,
-//     EpochStats.Skipped), and training goes on.
+//     step is skipped, changes nothing and is counted (EpochStats.Skipped),
+//     and training goes on.
 //   - Orthonormality: a set step moves each winner's principal vectors by
-//     an exact rotation, an image step its one moving direction (both
-//     Trainer.Step), without re-orthonormalising; a set winner is checked
+//     an exact rotation, an image step its one moving direction, without
+//     re-orthonormalising; a set winner is checked
 //     every 32 updates, and every prototype after each epoch of Train and
 //     Continue, and re-orthonormalised (CGS2) when max |WᵀW − I| exceeds
 //     4e-15.
@@ -72,14 +87,28 @@
 //     and the set (wrapping ErrNotFinite), and never reaches the model.
 //   - Determinism: the configurations (with TrainConfig.Seed) and the data
 //     give the same model, bit for bit, whatever the number of workers: the
-//     random choices come from math/rand/v2 PCG streams of the seed, the
-//     permutation of each epoch is Permutation(seed, epoch, n), and the
-//     distance engine returns the same bits for any number of workers. The
-//     package's own arithmetic writes products that feed sums as
-//     float64(a*b), so that no architecture fuses them into FMAs.
+//     random choices come from math/rand/v2 PCG streams of the seed, and
+//     the distance engine returns the same bits for any number of workers.
+//     The package's own arithmetic writes products that feed sums as
+//     float64(a*b), so that no architecture fuses them into FMAs. The
+//     order of an epoch is spelled out below.
 //   - Model selection: with ValidationFraction and Patience, early stopping
 //     watches a validation part carved out of the training data, never a
 //     test set.
+//
+// # The order of an epoch
+//
+// The samples of an epoch are the training part (in the order given, the
+// validation part removed) followed by what Augment added; the epoch
+// visits them in the order p of the Fisher–Yates shuffle of 0..n-1 for
+// the (0-based, lifetime) epoch e, spelled out so that other
+// implementations can reproduce a training run:
+//
+//	src := rand.NewPCG(seed, 0x5045524d00000000+uint64(e))
+//	for i := n-1; i > 0; i-- { j := bounded(src, i+1); p[i], p[j] = p[j], p[i] }
+//
+// where bounded(src, k) is Lemire's multiply-shift: the high word of
+// src.Uint64()·k, redrawn while the low word is below (2⁶⁴ − k) mod k.
 //
 // # Ownership and concurrency
 //
@@ -89,28 +118,30 @@
 // return modified copies.
 // A Model is immutable, and all its methods may be called from any number
 // of goroutines at once (a server's request handlers sharing one loaded
-// model), without a lock: the prediction methods share one read-only packed
-// copy of the prototypes (an engine.Shared, built by the first prediction),
-// take a small workspace from a pool for each call, and classify a single
-// set or image on the caller's goroutine; the batch methods (PredictBatch,
-// DistanceMatrix) split their samples over the cores with goroutines
-// started for the call. A Model owns no goroutine: idle, it uses no CPU;
-// Close only drops the packed copy early. The results are the same bits as
-// a Predictor's, whatever the number of callers or workers. A Predictor or
-// a Trainer owns a distance engine with its own copy of the prototypes and
-// persistent worker goroutines that split every call (a single sample
-// too): it is for one goroutine at a time, and Close releases the workers.
+// model), without a lock: the prediction methods share one read-only
+// packed copy of the prototypes (an engine.Shared, built by the first
+// prediction), take a small workspace from a pool for each call, and
+// classify a single set or image on the caller's goroutine; the batch
+// methods (PredictBatchTo, DistancesTo, Score) split their samples over the
+// cores (the workers of the model's last training; all cores for a loaded
+// model) with goroutines started for the call. A Model owns no goroutine:
+// idle, it uses no CPU, and an unreferenced one is simply collected (there
+// is nothing to Close). Training keeps its own distance engine with
+// persistent workers for the length of a run; the results are the same
+// bits whatever the number of callers or workers.
 // Methods ending in To write into memory the caller owns and allocate
 // nothing once it is large enough (a Sample is passed by value and
-// allocates nothing); accessors such as Prototype and Relevances return
-// copies. A batch of images that lie back to back in one slice is read in
-// place; other batches of images are first copied into such a block.
+// allocates nothing; the batch forms allocate scratch once per call);
+// accessors such as Prototype and Relevances return copies. A batch of
+// images that lie back to back in one slice is read in place; other
+// batches of images are first copied into such a block.
 //
 // # Errors
 //
 // Returned errors wrap sentinels testable with errors.Is: ErrConfig,
 // ErrData (also for the zero Sample, and for sets and images mixed in one
-// call), ErrNotFinite, ErrNumerical; and for Load ErrFormat,
+// call), ErrNotFinite, ErrNumerical, ErrStop (an OnEpoch that ends
+// training early); and for Load ErrFormat,
 // ErrVersion, ErrTruncated, ErrChecksum, ErrCorrupt. A file is checked
 // (magic, version, shapes against limits and the declared length, CRC-32C,
 // every field) before a model is built from it, and what Load allocates is

@@ -28,7 +28,7 @@ var (
 	ErrNotFinite = numerr.ErrNotFinite
 	// ErrNumerical: a factorisation failed (no convergence, a rank-deficient
 	// updated prototype). Both winners at distance zero is not an error:
-	// the step is skipped (StepResult.Skipped).
+	// the step is skipped (EpochStats.Skipped counts it).
 	ErrNumerical = errors.New("numerical failure")
 	// ErrStop, returned by TrainConfig.OnEpoch, ends training early without error.
 	ErrStop = errors.New("stop training")

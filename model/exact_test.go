@@ -38,16 +38,16 @@ func TestStepExactOneStep(t *testing.T) {
 			full.TrainConfig = cfg.TrainConfig.legacy()
 			var worstRef, worstGen float64
 			for i := range xs {
-				exact, err := NewTrainer(m, legacyTrain(cfg.TrainConfig))
+				exact, err := newTrainer(m, legacyTrain(cfg.TrainConfig))
 				if err != nil {
 					t.Fatal(err)
 				}
-				general, err := NewTrainer(m, legacyTrain(cfg.TrainConfig))
+				general, err := newTrainer(m, legacyTrain(cfg.TrainConfig))
 				if err != nil {
 					t.Fatal(err)
 				}
 				ref := toReference(m, full)
-				r, err := exact.Step(Set(xs[i]), ys[i], tc.eta, 1e-3)
+				r, err := exact.stepSample(Set(xs[i]), ys[i], tc.eta, 1e-3)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -99,7 +99,7 @@ func driftRun(t *testing.T, dim, d, classes, n int, eta float64) (float64, drift
 	if err != nil {
 		t.Fatal(err)
 	}
-	tr, err := NewTrainer(m, legacyTrain(TrainConfig{Workers: 1}))
+	tr, err := newTrainer(m, legacyTrain(TrainConfig{Workers: 1}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -107,7 +107,7 @@ func driftRun(t *testing.T, dim, d, classes, n int, eta float64) (float64, drift
 	general := 0
 	for s := 0; s < n; s++ {
 		i := (s * 7) % len(xs)
-		r, err := tr.Step(Set(xs[i]), ys[i], eta, 1e-4)
+		r, err := tr.stepSample(Set(xs[i]), ys[i], eta, 1e-4)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -152,7 +152,7 @@ func TestStepDriftCheck(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tr, err := NewTrainer(m, legacyTrain(TrainConfig{Workers: 1}))
+	tr, err := newTrainer(m, legacyTrain(TrainConfig{Workers: 1}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -168,7 +168,7 @@ func TestStepDriftCheck(t *testing.T) {
 	// Two prototypes: both win every step.
 	for s := 0; s < driftEvery; s++ {
 		i := s % len(xs)
-		if _, err := tr.Step(Set(xs[i]), ys[i], 0.05, 1e-4); err != nil {
+		if _, err := tr.stepSample(Set(xs[i]), ys[i], 0.05, 1e-4); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -201,7 +201,7 @@ func TestStepDriftCheck(t *testing.T) {
 		t.Fatal(err)
 	}
 	byRoute := func(exact bool) *Model {
-		tr, err := NewTrainer(m0, legacyTrain(cfg.TrainConfig))
+		tr, err := newTrainer(m0, legacyTrain(cfg.TrainConfig))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -209,7 +209,7 @@ func TestStepDriftCheck(t *testing.T) {
 		full := cfg
 		full.TrainConfig = cfg.TrainConfig.legacy()
 		eta, gamma := full.rates(0)
-		for _, i := range Permutation(cfg.Seed, 0, len(sloppy)) {
+		for _, i := range permutation(cfg.Seed, 0, len(sloppy)) {
 			if _, err := tr.step(sloppy[i].Basis, ys[i], eta, gamma, exact); err != nil {
 				t.Fatal(err)
 			}
@@ -242,7 +242,7 @@ func TestStepExactZeroAlloc(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tr, err := NewTrainer(m, legacyTrain(TrainConfig{Workers: 2}))
+	tr, err := newTrainer(m, legacyTrain(TrainConfig{Workers: 2}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -252,7 +252,7 @@ func TestStepExactZeroAlloc(t *testing.T) {
 	// three drift checks of each.
 	if a := testing.AllocsPerRun(3, func() {
 		for s := 0; s < driftEvery; s++ {
-			if _, err := tr.Step(Set(xs[i%len(xs)]), ys[i%len(xs)], 0.05, 1e-3); err != nil {
+			if _, err := tr.stepSample(Set(xs[i%len(xs)]), ys[i%len(xs)], 0.05, 1e-3); err != nil {
 				t.Fatal(err)
 			}
 			i++

@@ -42,7 +42,7 @@ func TestThetaOverSin(t *testing.T) {
 
 // gradCase sets up a trainer on a small random model with non-uniform
 // relevances and returns it with a sample.
-func gradCase(t *testing.T, cfg opts, seed uint64) (*Trainer, *linalg.Dense, int) {
+func gradCase(t *testing.T, cfg opts, seed uint64) (*trainer, *linalg.Dense, int) {
 	t.Helper()
 	const dim, d = 9, 3
 	xs, ys := synth(t, seed, dim, d, 3, 4, 0.6)
@@ -65,7 +65,7 @@ func gradCase(t *testing.T, cfg opts, seed uint64) (*Trainer, *linalg.Dense, int
 			m.lambda[k] /= s
 		}
 	}
-	tr, err := NewTrainer(m, legacyTrain(cfg.TrainConfig))
+	tr, err := newTrainer(m, legacyTrain(cfg.TrainConfig))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -215,7 +215,7 @@ func TestStepMovesAlongGradient(t *testing.T) {
 		t.Fatal(err)
 	}
 	const eta = 1e-4
-	if _, err := tr.Step(Set(&subspace.Subspace{Basis: p}), y, eta, 0); err != nil {
+	if _, err := tr.stepSample(Set(&subspace.Subspace{Basis: p}), y, eta, 0); err != nil {
 		t.Fatal(err)
 	}
 	after, err := tr.gradient(p, y)
@@ -247,7 +247,7 @@ func TestThetaZeroAndRightAngle(t *testing.T) {
 	if sample == nil {
 		t.Fatal("no training set equals prototype 0")
 	}
-	tr, err := NewTrainer(m, legacyTrain(cfg.TrainConfig))
+	tr, err := newTrainer(m, legacyTrain(cfg.TrainConfig))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -265,7 +265,7 @@ func TestThetaZeroAndRightAngle(t *testing.T) {
 		}
 	}
 	old0 := tr.Model().Prototype(0)
-	if _, err := tr.Step(Set(sample), label, 0.1, 1e-3); err != nil {
+	if _, err := tr.stepSample(Set(sample), label, 0.1, 1e-3); err != nil {
 		t.Fatal(err)
 	}
 	after := tr.Model()
@@ -313,7 +313,7 @@ func TestThetaZeroAndRightAngle(t *testing.T) {
 		pm.SetCol(j, z.RawVector().Data)
 	}
 	p := fromMat(orthGonum(pm))
-	tr2, err := NewTrainer(after, legacyTrain(cfg.TrainConfig))
+	tr2, err := newTrainer(after, legacyTrain(cfg.TrainConfig))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -332,7 +332,7 @@ func TestThetaZeroAndRightAngle(t *testing.T) {
 			}
 		}
 	}
-	if _, err := tr2.Step(Set(&subspace.Subspace{Basis: p}), label, 0.05, 1e-3); err != nil {
+	if _, err := tr2.stepSample(Set(&subspace.Subspace{Basis: p}), label, 0.05, 1e-3); err != nil {
 		t.Fatal(err)
 	}
 	_ = r2

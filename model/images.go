@@ -15,7 +15,7 @@ import (
 // (the image-classification protocols: a test image is the 1-D subspace
 // x/‖x‖ and its distance to a prototype W is θ_1 = arccos(‖Wᵀx‖/‖x‖)),
 // the images themselves can be the training samples (model.Image): Init,
-// Train, Continue and Trainer.Step run Algorithm 2 with a 1-D sample.
+// Train and Continue run Algorithm 2 with a 1-D sample.
 // A 1-D subspace has one principal angle, so its distance is d = θ_1²
 // (the same ranking as prediction) and the relevances, which weight the
 // angles of d-dimensional sets, are neither used nor changed by an image
@@ -154,10 +154,10 @@ func initImagePrototypes(m *Model, x [][]float64, y []int) error {
 	})
 }
 
-// stepImage is Step on the single image x (see the comment at the top of
+// stepImage is stepSample on the single image x (see the comment at the top of
 // images.go).
-func (t *Trainer) stepImage(x []float64, y int, eta float64) (StepResult, error) {
-	var r StepResult
+func (t *trainer) stepImage(x []float64, y int, eta float64) (stepResult, error) {
+	var r stepResult
 	if t.eng == nil {
 		return r, fmt.Errorf("model: trainer: %w", errClosed)
 	}
@@ -279,7 +279,7 @@ var minRotationNorm = 1.0 / 16
 
 // stepImageCGS2 is the step of stepImage by the general route: W += x cᵀ
 // with c = −η t.coef, then CGS2; on failure both winners are restored.
-func (t *Trainer) stepImageCGS2(r StepResult, x []float64, eta float64) (StepResult, error) {
+func (t *trainer) stepImageCGS2(r stepResult, x []float64, eta float64) (stepResult, error) {
 	d := t.base.d
 	for i, v := range t.coef[:2*d] {
 		t.coef[i] = float64(-eta * v)
@@ -310,7 +310,7 @@ func (t *Trainer) stepImageCGS2(r StepResult, x []float64, eta float64) (StepRes
 
 // imageAccuracy returns the fraction of the images x (labels y) whose
 // nearest prototype by θ_1 has their label.
-func (t *Trainer) imageAccuracy(x [][]float64, y []int) (float64, error) {
+func (t *trainer) imageAccuracy(x [][]float64, y []int) (float64, error) {
 	p := len(t.protos)
 	correct := 0
 	for i, img := range x {
@@ -330,12 +330,12 @@ func (t *Trainer) imageAccuracy(x [][]float64, y []int) (float64, error) {
 // ∂E/∂W⁺ = x t.coef[0:d]ᵀ and ∂E/∂W⁻ = x t.coef[d:2d]ᵀ, where
 // t.coef[side] = g q/‖x‖ with q = Wᵀx/‖Wᵀx‖ and g = ∓c (2d∓/S²) 2θ/sin θ
 // (zero when Wᵀx = 0).
-func (t *Trainer) imageGradient(x []float64, y int, nrm float64) (StepResult, error) {
+func (t *trainer) imageGradient(x []float64, y int, nrm float64) (stepResult, error) {
 	dim, d, p := t.base.dim, t.base.d, len(t.protos)
 	theta := t.theta[:p]
 	t.eng.SetSolo(t.imageSolo)
 	if err := t.eng.ImageDistances(t.dist, theta, x); err != nil {
-		return StepResult{}, stepError("image distances", err)
+		return stepResult{}, stepError("image distances", err)
 	}
 	r, c, err := t.winners(y)
 	if err != nil || r.Skipped {

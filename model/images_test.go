@@ -130,7 +130,7 @@ func TestImageStepMovesWinners(t *testing.T) {
 		before[k] = linalg.NewDense(w.Rows, w.Cols)
 		before[k].CopyFrom(w)
 	}
-	r, err := tr.Step(Image(x[0]), y[0], 0.05, 0)
+	r, err := tr.stepSample(Image(x[0]), y[0], 0.05, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -169,7 +169,7 @@ func TestImageStepAtZeroAngle(t *testing.T) {
 	for i := range img {
 		img[i] = 3 * w.At(i, 1)
 	}
-	r, err := tr.Step(Image(img), tr.base.labels[k], 0.1, 0)
+	r, err := tr.stepSample(Image(img), tr.base.labels[k], 0.1, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -189,13 +189,13 @@ func TestImageStepZeroAlloc(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tr, err := NewTrainer(m, legacyTrain(TrainConfig{Workers: 2}))
+	tr, err := newTrainer(m, legacyTrain(TrainConfig{Workers: 2}))
 	if err != nil {
 		t.Fatal(err)
 	}
 	i := 0
 	if a := testing.AllocsPerRun(50, func() {
-		if _, err := tr.Step(Image(x[i%len(x)]), y[i%len(x)], 0.01, 0); err != nil {
+		if _, err := tr.stepSample(Image(x[i%len(x)]), y[i%len(x)], 0.01, 0); err != nil {
 			t.Fatal(err)
 		}
 		i++
@@ -203,7 +203,7 @@ func TestImageStepZeroAlloc(t *testing.T) {
 		t.Errorf("an image step allocates %v times", a)
 	}
 	tr.Close()
-	if _, err := tr.Step(Image(x[0]), y[0], 0.01, 0); !errors.Is(err, errClosed) {
+	if _, err := tr.stepSample(Image(x[0]), y[0], 0.01, 0); !errors.Is(err, errClosed) {
 		t.Errorf("closed trainer: %v", err)
 	}
 }
@@ -369,17 +369,17 @@ func TestTrainOnImagesBadInput(t *testing.T) {
 	if _, _, err := Continue(context.Background(), m, legacyTrain(good.TrainConfig), Images(nan), y); !errors.Is(err, ErrNotFinite) {
 		t.Errorf("NaN pixel: %v", err)
 	}
-	tr, err := NewTrainer(m, legacyTrain(good.TrainConfig))
+	tr, err := newTrainer(m, legacyTrain(good.TrainConfig))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer tr.Close()
 	for _, img := range [][]float64{nan[3], zero[2], short[6]} {
-		if _, err := tr.Step(Image(img), 0, 0.1, 0); err == nil {
+		if _, err := tr.stepSample(Image(img), 0, 0.1, 0); err == nil {
 			t.Error("Step accepted a bad image")
 		}
 	}
-	if _, err := tr.Step(Image(x[0]), 3, 0.1, 0); !errors.Is(err, ErrData) {
+	if _, err := tr.stepSample(Image(x[0]), 3, 0.1, 0); !errors.Is(err, ErrData) {
 		t.Errorf("image Step with label 3: %v", err)
 	}
 }
@@ -455,7 +455,7 @@ func TestOracleImages(t *testing.T) {
 					}
 					return float64(len(y)) / float64(len(counts)*counts[c])
 				}
-				tr, err := NewTrainer(m0, legacyTrain(cfg.TrainConfig))
+				tr, err := newTrainer(m0, legacyTrain(cfg.TrainConfig))
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -465,8 +465,8 @@ func TestOracleImages(t *testing.T) {
 				}
 				for e := 0; e < epochs; e++ {
 					eta, _ := full.rates(e)
-					for _, i := range Permutation(cfg.Seed, e, len(x)) {
-						got, err := tr.Step(Image(x[i]), y[i], eta, 0)
+					for _, i := range permutation(cfg.Seed, e, len(x)) {
+						got, err := tr.stepSample(Image(x[i]), y[i], eta, 0)
 						if err != nil {
 							t.Fatal(err)
 						}
@@ -527,20 +527,20 @@ func TestImageStepRotation(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, err := NewTrainer(m, legacyTrain(TrainConfig{Workers: 1}))
+	a, err := newTrainer(m, legacyTrain(TrainConfig{Workers: 1}))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer a.Close()
-	b, err := NewTrainer(m, legacyTrain(TrainConfig{Workers: 1}))
+	b, err := newTrainer(m, legacyTrain(TrainConfig{Workers: 1}))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer b.Close()
-	generalStep := func(tr *Trainer, img []float64, label int, eta float64) (StepResult, error) {
+	generalStep := func(tr *trainer, img []float64, label int, eta float64) (stepResult, error) {
 		nrm, err := imageScale(img)
 		if err != nil {
-			return StepResult{}, err
+			return stepResult{}, err
 		}
 		r, err := tr.imageGradient(img, label, nrm)
 		if err != nil {
@@ -552,7 +552,7 @@ func TestImageStepRotation(t *testing.T) {
 	worst := 0.0
 	for s := 0; s < 600; s++ {
 		i := (s * 7) % len(x)
-		ra, err := a.Step(Image(x[i]), y[i], eta, 0)
+		ra, err := a.stepSample(Image(x[i]), y[i], eta, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -580,7 +580,7 @@ func TestImageStepRotation(t *testing.T) {
 	}
 	for s := 0; s < 50; s++ {
 		i := (s * 5) % len(x)
-		if _, err := a.Step(Image(x[i]), y[i], eta, 0); err != nil {
+		if _, err := a.stepSample(Image(x[i]), y[i], eta, 0); err != nil {
 			t.Fatal(err)
 		}
 		if _, err := generalStep(b, x[i], y[i], eta); err != nil {
@@ -597,7 +597,7 @@ func TestImageStepRotation(t *testing.T) {
 	// Drift: 100,000 rotations at a large rate.
 	for s := 0; s < 100000; s++ {
 		i := (s * 13) % len(x)
-		if _, err := a.Step(Image(x[i]), y[i], 0.5, 0); err != nil {
+		if _, err := a.stepSample(Image(x[i]), y[i], 0.5, 0); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -619,14 +619,14 @@ func TestImageStepHugeSteps(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tr, err := NewTrainer(m, legacyTrain(TrainConfig{Workers: 1}))
+	tr, err := newTrainer(m, legacyTrain(TrainConfig{Workers: 1}))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer tr.Close()
 	for _, eta := range []float64{1, 3, 10, 1e3, 1e8} {
 		for i := range x {
-			if _, err := tr.Step(Image(x[i]), y[i], eta, 0); err != nil {
+			if _, err := tr.stepSample(Image(x[i]), y[i], eta, 0); err != nil {
 				continue
 			}
 			for k, w := range tr.protos {
@@ -651,11 +651,11 @@ func TestImageStepCancellingStep(t *testing.T) {
 	}
 	rng := rand.New(rand.NewPCG(1, 2))
 	for _, tilt := range []float64{1e-2, 1e-3, 1e-6} {
-		a, err := NewTrainer(m, legacyTrain(TrainConfig{Workers: 1}))
+		a, err := newTrainer(m, legacyTrain(TrainConfig{Workers: 1}))
 		if err != nil {
 			t.Fatal(err)
 		}
-		b, err := NewTrainer(m, legacyTrain(TrainConfig{Workers: 1}))
+		b, err := newTrainer(m, legacyTrain(TrainConfig{Workers: 1}))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -687,7 +687,7 @@ func TestImageStepCancellingStep(t *testing.T) {
 		}
 		before := linalg.NewDense(w.Rows, w.Cols)
 		before.CopyFrom(w)
-		_, errA := a.Step(Image(img), label, eta, 0)
+		_, errA := a.stepSample(Image(img), label, eta, 0)
 		rb, _ := b.imageGradient(img, label, nrm)
 		_, errB := b.stepImageCGS2(rb, img, eta)
 		if (errA == nil) != (errB == nil) {

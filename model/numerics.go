@@ -42,7 +42,7 @@ func finite(v float64) bool { return v-v == 0 }
 // nearest prototype of its own class is at distance d⁺ and nearest of
 // another class at d⁻: negative when the sample is classified correctly,
 // 0 when both distances are 0. It is the one margin of training and
-// explanation (StepResult.Mu, Explanation.Mu; package hard selects the
+// explanation (every training step's, Explanation.Mu; package hard selects the
 // samples with μ > −margin). Prediction.Margin, which needs no label, is
 // the separation of the two nearest classes: −Mu(d⁺, d⁻) when the
 // predicted class is the true one.

@@ -80,7 +80,7 @@ func TestOracle(t *testing.T) {
 				}
 
 				// Step by step: the same winners and distances.
-				tr, err := NewTrainer(m0, legacyTrain(cfg.TrainConfig))
+				tr, err := newTrainer(m0, legacyTrain(cfg.TrainConfig))
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -89,8 +89,8 @@ func TestOracle(t *testing.T) {
 				steps := 0
 				for e := 0; e < epochs; e++ {
 					eta, gamma := full.rates(e)
-					for _, i := range Permutation(cfg.Seed, e, len(xs)) {
-						got, err := tr.Step(Set(xs[i]), ys[i], eta, gamma)
+					for _, i := range permutation(cfg.Seed, e, len(xs)) {
+						got, err := tr.stepSample(Set(xs[i]), ys[i], eta, gamma)
 						if err != nil {
 							t.Fatal(err)
 						}

@@ -25,7 +25,7 @@ func TestSampleKinds(t *testing.T) {
 	if Set(xs[0]).kind() != kindSet || Image(img).kind() != kindImage {
 		t.Fatal("kinds of Set and Image")
 	}
-	tr, err := NewTrainer(m, legacyTrain(TrainConfig{Workers: 1}))
+	tr, err := newTrainer(m, legacyTrain(TrainConfig{Workers: 1}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -38,7 +38,7 @@ func TestSampleKinds(t *testing.T) {
 		"Predict":              func() error { _, err := m.Predict(Sample{}); return err }(),
 		"PredictTo":            m.PredictTo(new(Prediction), Sample{}),
 		"Explain":              func() error { _, err := m.Explain(Sample{}, -1); return err }(),
-		"Step":                 func() error { _, err := tr.Step(Sample{}, 0, 0.1, 0.01); return err }(),
+		"Step":                 func() error { _, err := tr.stepSample(Sample{}, 0, 0.1, 0.01); return err }(),
 		"PredictBatch/zero":    func() error { _, err := m.PredictBatch(withZero); return err }(),
 		"PredictBatch/mixed":   func() error { _, err := m.PredictBatch(mixed); return err }(),
 		"Distances/mixed":      func() error { _, err := m.Distances(mixed); return err }(),

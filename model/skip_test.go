@@ -22,19 +22,19 @@ func TestSkipZeroDistanceStep(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tr, err := NewTrainer(m0, legacyTrain(TrainConfig{Workers: 1}))
+	tr, err := newTrainer(m0, legacyTrain(TrainConfig{Workers: 1}))
 	if err != nil {
 		t.Fatal(err)
 	}
 	before := modelBytes(t, tr.Model())
-	r, err := tr.Step(Set(a), 1, 0.1, 0.01)
+	r, err := tr.stepSample(Set(a), 1, 0.1, 0.01)
 	if err != nil {
 		t.Fatalf("step at distance zero: %v", err)
 	}
 	if !r.Skipped || r.DPlus > zeroDistance || r.DMinus > zeroDistance || r.Mu != 0 || r.Cost != 0 || r.Plus != 1 || r.Minus != 0 || r.Correct {
 		t.Errorf("skipped step reported %+v", r)
 	}
-	if r, err := tr.Step(Set(a), 0, 0.1, 0.01); err != nil || !r.Skipped || !r.Correct {
+	if r, err := tr.stepSample(Set(a), 0, 0.1, 0.01); err != nil || !r.Skipped || !r.Correct {
 		t.Errorf("label 0: %+v, %v (the tie goes to prototype 0, of class 0)", r, err)
 	}
 	tr.Close()

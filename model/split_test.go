@@ -39,14 +39,14 @@ func TestSplitStepZeroAlloc(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tr, err := NewTrainer(m, legacyTrain(TrainConfig{Workers: 2}))
+	tr, err := newTrainer(m, legacyTrain(TrainConfig{Workers: 2}))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer tr.Close()
 	i := 0
 	if a := testing.AllocsPerRun(50, func() {
-		if _, err := tr.Step(Set(xs[i%len(xs)]), ys[i%len(xs)], 0.01, 1e-3); err != nil {
+		if _, err := tr.stepSample(Set(xs[i%len(xs)]), ys[i%len(xs)], 0.01, 1e-3); err != nil {
 			t.Fatal(err)
 		}
 		i++

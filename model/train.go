@@ -24,7 +24,7 @@ const (
 	streamPerm = 0x5045524d_00000000 // "PERM" + epoch
 )
 
-// Permutation returns the order in which Train visits n training sets in
+// permutation returns the order in which Train visits n training sets in
 // the (0-based, lifetime) epoch e: a Fisher–Yates shuffle of 0..n-1,
 //
 //	src := rand.NewPCG(seed, 0x5045524d00000000+uint64(e))
@@ -33,13 +33,13 @@ const (
 // where bounded(src, k) is Lemire's multiply-shift: the high word of
 // src.Uint64()·k, redrawn while the low word is below (2⁶⁴ − k) mod k. It is
 // spelled out so that other implementations can reproduce a training run.
-func Permutation(seed uint64, epoch, n int) []int {
+func permutation(seed uint64, epoch, n int) []int {
 	p := make([]int, n)
 	permutationTo(p, seed, epoch)
 	return p
 }
 
-// permutationTo writes Permutation(seed, epoch, len(dst)) into dst.
+// permutationTo writes permutation(seed, epoch, len(dst)) into dst.
 func permutationTo(dst []int, seed uint64, epoch int) {
 	for i := range dst {
 		dst[i] = i
@@ -115,9 +115,9 @@ type History struct {
 	Train, Val []int
 }
 
-// StepResult reports one SGD step: the winners and distances before the
+// stepResult reports one SGD step: the winners and distances before the
 // update.
-type StepResult struct {
+type stepResult struct {
 	Plus, Minus   int     // indices of W⁺ and W⁻
 	DPlus, DMinus float64 // their distances d⁺, d⁻
 	Mu            float64 // (d⁺ − d⁻)/(d⁺ + d⁻)
@@ -251,7 +251,7 @@ func newModel(opt Options, dim, d, classes int) (*Model, error) {
 const dataOrthoTol = 1e-6
 
 // exactDataTol is the largest max |PᵀP − I| of a training set that Train
-// and Continue step by the exact update (Step); sets further from
+// and Continue step by the exact update (stepSample); sets further from
 // orthonormal (up to dataOrthoTol) take the general route.
 const exactDataTol = 1e-14
 
@@ -471,7 +471,7 @@ func runData(ctx context.Context, m0 *Model, tc TrainConfig, dt data, tr, va []i
 	if len(tr) == 0 {
 		return nil, nil, fmt.Errorf("model: %w: no training sets", ErrData)
 	}
-	t, err := NewTrainer(m0, cfg)
+	t, err := newTrainer(m0, cfg)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -588,7 +588,7 @@ func runData(ctx context.Context, m0 *Model, tc TrainConfig, dt data, tr, va []i
 			if err := ctx.Err(); err != nil {
 				return finish(fmt.Errorf("model: epoch %d: %w", epoch+1, err))
 			}
-			var r StepResult
+			var r stepResult
 			var err error
 			if epI != nil {
 				r, err = t.stepImage(epI[i], epY[i], eta)
@@ -657,7 +657,7 @@ func runData(ctx context.Context, m0 *Model, tc TrainConfig, dt data, tr, va []i
 
 // classWeights sets the trainer's class weights N/(C·n_c) from the labels
 // of the training part and of the samples added to the epoch.
-func (t *Trainer) classWeights(y, added []int) {
+func (t *trainer) classWeights(y, added []int) {
 	counts := make([]int, t.base.classes)
 	for _, c := range y {
 		counts[c]++
@@ -679,7 +679,7 @@ func (t *Trainer) classWeights(y, added []int) {
 // training data's kind, shapes, labels of the model's classes, finite
 // values, bases orthonormal (and whether each is close enough for the
 // exact update).
-func (t *Trainer) augmented(x []*linalg.Dense, imgs [][]float64, y []int, exact []bool, ax []Sample, ay []int) ([]*linalg.Dense, [][]float64, []int, []bool, error) {
+func (t *trainer) augmented(x []*linalg.Dense, imgs [][]float64, y []int, exact []bool, ax []Sample, ay []int) ([]*linalg.Dense, [][]float64, []int, []bool, error) {
 	if len(ax) != len(ay) {
 		return nil, nil, nil, nil, fmt.Errorf("model: %w: %d samples and %d labels", ErrData, len(ax), len(ay))
 	}
@@ -719,11 +719,11 @@ func (t *Trainer) augmented(x []*linalg.Dense, imgs [][]float64, y []int, exact 
 	return outX, nil, outY, outE, nil
 }
 
-// Trainer runs SGD steps on a working copy of a model whose prototypes live
-// in a distance engine. Train and Continue use one; it is exported for
-// callers that drive training themselves (and for benchmarks). A Trainer is
-// not safe for concurrent use; Close releases its workers.
-type Trainer struct {
+// trainer runs SGD steps on a working copy of a model whose prototypes live
+// in a distance engine: the engine of the one training loop (runData)
+// and of its tests and step benchmarks. A trainer is not safe for
+// concurrent use; Close releases its workers.
+type trainer struct {
 	cfg     TrainConfig
 	base    *Model // structure, labels, prediction options; prototypes not current
 	eng     *engine.Engine
@@ -771,7 +771,7 @@ type Trainer struct {
 const soloImageWork = 1 << 20
 
 // soloSetWork: when p·D·d² (the multiply-adds of one set's projections)
-// is below it, the Trainer's engine has one shard, so that every step runs
+// is below it, the trainer's engine has one shard, so that every step runs
 // on the caller's goroutine alone, for the reason of soloImageWork: a step
 // of the eth80 shape (D=400, d=5, p=8: 80,000) is a few microseconds of
 // work per prototype, less than moving the two updated winners between
@@ -783,9 +783,9 @@ const soloImageWork = 1 << 20
 // too.)
 var soloSetWork = 1 << 18
 
-// NewTrainer returns a Trainer starting at a copy of m, with the training
+// newTrainer returns a trainer starting at a copy of m, with the training
 // options of tc (see Continue; class weights are 1).
-func NewTrainer(m *Model, tc TrainConfig) (*Trainer, error) {
+func newTrainer(m *Model, tc TrainConfig) (*trainer, error) {
 	cfg := trainingConfig(m, tc)
 	if err := cfg.validate(); err != nil {
 		return nil, err
@@ -799,7 +799,7 @@ func NewTrainer(m *Model, tc TrainConfig) (*Trainer, error) {
 	if err != nil {
 		return nil, fmt.Errorf("model: %w", err)
 	}
-	t := &Trainer{
+	t := &trainer{
 		cfg:       cfg,
 		base:      m,
 		eng:       eng,
@@ -843,8 +843,8 @@ func NewTrainer(m *Model, tc TrainConfig) (*Trainer, error) {
 	return t, nil
 }
 
-// Close releases the Trainer's workers.
-func (t *Trainer) Close() {
+// Close releases the trainer's workers.
+func (t *trainer) Close() {
 	if t.eng != nil {
 		t.eng.Close()
 		t.eng = nil
@@ -852,7 +852,7 @@ func (t *Trainer) Close() {
 }
 
 // Model returns a snapshot of the model being trained.
-func (t *Trainer) Model() *Model {
+func (t *trainer) Model() *Model {
 	m := &Model{
 		cfg:     t.base.Config(),
 		train:   t.cfg,
@@ -873,7 +873,7 @@ func (t *Trainer) Model() *Model {
 }
 
 // relevanceOf returns the current relevances of prototype k (a view).
-func (t *Trainer) relevanceOf(k int) []float64 {
+func (t *trainer) relevanceOf(k int) []float64 {
 	d := t.base.d
 	if len(t.lambda) == d {
 		return t.lambda
@@ -881,9 +881,9 @@ func (t *Trainer) relevanceOf(k int) []float64 {
 	return t.lambda[k*d : (k+1)*d]
 }
 
-// Step performs one SGD step of GRLGQ (Algorithm 2) on the training sample
+// stepSample performs one SGD step of GRLGQ (Algorithm 2) on the training sample
 // x with label y, with learning rates eta and gamma (gamma is not used by
-// an image: see the comment at the top of images.go). Step allocates
+// an image: see the comment at the top of images.go). It allocates
 // nothing; on error nothing changes.
 //
 // For a set, with basis p (D x d, orthonormal columns to working
@@ -893,7 +893,7 @@ func (t *Trainer) relevanceOf(k int) []float64 {
 //     nearest with another label, ties to the lowest index;
 //     μ = (d⁺ − d⁻)/S, S = d⁺ + d⁻; c = φ'(μ)·weight(y); when S = 0 (both
 //     winners at distance 0 up to rounding, S <= 1e-14: no gradient) the
-//     step is skipped (StepResult.Skipped) and changes nothing;
+//     step is skipped (stepResult.Skipped) and changes nothing;
 //  2. for each winner, Pᵀ W = Q_P diag(cos θ) Q_Wᵀ (angles recomputed from
 //     this factorisation), U = P Q_P, V = W Q_W, G = diag(2 λ_k θ_k/sin θ_k);
 //  3. W⁺ ← V⁺ + η c (2d⁻/S²) U⁺G⁺ and W⁻ ← V⁻ − η c (2d⁺/S²) U⁻G⁻, each
@@ -926,22 +926,22 @@ func (t *Trainer) relevanceOf(k int) []float64 {
 //
 // For a single image x (len Dim(), any positive scale): distances θ_1² to
 // all prototypes (engine), winners as for a set (both at distance 0: the
-// step is skipped, StepResult.Skipped), then the rank-one updates of W⁺
+// step is skipped, stepResult.Skipped), then the rank-one updates of W⁺
 // and W⁻, each an exact rotation of the one direction that moves (O(D d),
 // no re-orthonormalisation). Relevances are not changed.
-func (t *Trainer) Step(x Sample, y int, eta, gamma float64) (StepResult, error) {
+func (t *trainer) stepSample(x Sample, y int, eta, gamma float64) (stepResult, error) {
 	switch x.kind() {
 	case kindSet:
 		return t.step(x.set.Basis, y, eta, gamma, true)
 	case kindImage:
 		return t.stepImage(x.img, y, eta)
 	}
-	return StepResult{}, emptySample()
+	return stepResult{}, emptySample()
 }
 
-// step is Step on a set; exact = false forces the general update (W + P B, then
+// step is stepSample on a set; exact = false forces the general update (W + P B, then
 // CGS2), which does not rely on p's orthonormality.
-func (t *Trainer) step(p *linalg.Dense, y int, eta, gamma float64, exact bool) (StepResult, error) {
+func (t *trainer) step(p *linalg.Dense, y int, eta, gamma float64, exact bool) (stepResult, error) {
 	r, err := t.gradient(p, y)
 	if err != nil || r.Skipped {
 		return r, err
@@ -996,7 +996,7 @@ func (t *Trainer) step(p *linalg.Dense, y int, eta, gamma float64, exact bool) (
 }
 
 // minExactNorm: below this new column norm n_j (1 when the step is small)
-// Step takes the general route instead of the exact update, whose
+// a step takes the general route instead of the exact update, whose
 // rounding error grows as 1/n_j² (a variable for the tests).
 var minExactNorm = 0.5
 
@@ -1013,7 +1013,7 @@ var minExactNorm = 0.5
 // a). It reports false when some n_j is below minExactNorm (the general
 // route must be taken), and an error when a coefficient is not finite.
 // Nothing is changed but t.coef and the scratch t.qs, t.ps, t.qt.
-func (t *Trainer) exactCoefficients(r StepResult, eta float64) (bool, error) {
+func (t *trainer) exactCoefficients(r stepResult, eta float64) (bool, error) {
 	d := t.base.d
 	dd := d * d
 	for side, k := range [2]int{r.Plus, r.Minus} {
@@ -1063,7 +1063,7 @@ func (t *Trainer) exactCoefficients(r StepResult, eta float64) (bool, error) {
 // (driftCheck): the update keeps it only to rounding, which would
 // otherwise accumulate. A failing check (never seen: it would take a
 // collapsed column) restores both winners.
-func (t *Trainer) updateExact(p *linalg.Dense, r StepResult) error {
+func (t *trainer) updateExact(p *linalg.Dense, r stepResult) error {
 	var check [2]bool
 	for side, k := range [2]int{r.Plus, r.Minus} {
 		t.updates[k]++
@@ -1100,7 +1100,7 @@ func (t *Trainer) updateExact(p *linalg.Dense, r StepResult) error {
 // prototype t.sideK[side]) in place: W ← W (I + K) + P B (P = t.sideP,
 // the step's sample), so that both winners can be updated at once
 // (engine.Tasks).
-func (t *Trainer) updateSide(side int) {
+func (t *trainer) updateSide(side int) {
 	d, dim := t.base.d, t.base.dim
 	dd := d * d
 	w, p := t.protos[t.sideK[side]], t.sideP
@@ -1109,7 +1109,7 @@ func (t *Trainer) updateSide(side int) {
 }
 
 // driftEvery is the number of exact updates of a prototype after which
-// Step checks its orthonormality; maxDrift the largest max |WᵀW − I| it
+// a step checks its orthonormality; maxDrift the largest max |WᵀW − I| it
 // leaves alone (CGS2 gives about 1e-15).
 var driftEvery = 32 // a variable for the tests
 
@@ -1118,7 +1118,7 @@ const maxDrift = 4e-15
 // driftCheck re-orthonormalises prototype k by CGS2 when max |WᵀW − I|
 // exceeds maxDrift, and restarts its count of updates. It allocates
 // nothing.
-func (t *Trainer) driftCheck(k int) error {
+func (t *trainer) driftCheck(k int) error {
 	t.updates[k] = 0
 	d := t.base.d
 	w := t.protos[k]
@@ -1137,7 +1137,7 @@ func (t *Trainer) driftCheck(k int) error {
 // is run by one call or by several, and a prototype that wins less than
 // driftEvery times an epoch is still checked). On failure the prototype
 // is left as it was.
-func (t *Trainer) checkAll() error {
+func (t *trainer) checkAll() error {
 	d := t.base.d
 	for k, w := range t.protos {
 		t.updates[k] = 0
@@ -1157,7 +1157,7 @@ func (t *Trainer) checkAll() error {
 // B = Q_P diag(−η g) Q_Wᵀ (the span of V + U diag(−η g), since V = W Q_W
 // with Q_W orthogonal), then CGS2. t.v keeps the old bases for the
 // rollback: on failure both winners are restored.
-func (t *Trainer) updateGeneral(p *linalg.Dense, r StepResult, eta float64) error {
+func (t *trainer) updateGeneral(p *linalg.Dense, r stepResult, eta float64) error {
 	d := t.base.d
 	plus := r.Plus
 	for side, k := range [2]int{plus, r.Minus} {
@@ -1199,8 +1199,8 @@ func (t *Trainer) updateGeneral(p *linalg.Dense, r StepResult, eta float64) erro
 // ∂E/∂V± = U± diag(t.gv[±]) (side 0 = W⁺, 1 = W⁻), with t.qp, t.qw, t.th
 // holding each winner's Q_P, Q_W and angles; ∂E/∂λ in t.gl (d values; for
 // local relevances 2d: W⁺'s λ then W⁻'s).
-func (t *Trainer) gradient(p *linalg.Dense, y int) (StepResult, error) {
-	var r StepResult
+func (t *trainer) gradient(p *linalg.Dense, y int) (stepResult, error) {
+	var r stepResult
 	if t.eng == nil {
 		return r, fmt.Errorf("model: trainer: %w", errClosed)
 	}
@@ -1283,7 +1283,7 @@ func (t *Trainer) gradient(p *linalg.Dense, y int) (StepResult, error) {
 // the prototype t.sideK[side]) into t.qp, t.cs, t.qw and the angles t.th
 // of that side, with that side's workspace; the error goes to
 // t.sideErr[side].
-func (t *Trainer) factorSide(side int) {
+func (t *trainer) factorSide(side int) {
 	d := t.base.d
 	t.sideErr[side] = t.pair.Small(side).Factorize(t.qp[side], d, t.cs[side], t.qw[side], d, t.eng.Projection(t.sideK[side]), t.eng.ProjStride())
 	if t.sideErr[side] == nil {
@@ -1293,7 +1293,7 @@ func (t *Trainer) factorSide(side int) {
 
 // factorBoth is factorSide for both sides in one svd.Pair call (the same
 // bits); the error of the first side that failed goes to t.sideErr.
-func (t *Trainer) factorBoth() {
+func (t *trainer) factorBoth() {
 	d := t.base.d
 	a := [2][]float64{t.eng.Projection(t.sideK[0]), t.eng.Projection(t.sideK[1])}
 	t.sideErr = [2]error{}
@@ -1311,14 +1311,14 @@ func (t *Trainer) factorBoth() {
 }
 
 // sideAngles sets the angles t.th of side from its cosines t.cs.
-func (t *Trainer) sideAngles(side int) {
+func (t *trainer) sideAngles(side int) {
 	for i, cv := range t.cs[side][:t.base.d] {
 		t.th[side][i] = angle(cv)
 	}
 }
 
 // normalise floors l at the relevance floor and rescales it to sum 1.
-func (t *Trainer) normalise(l []float64) error {
+func (t *trainer) normalise(l []float64) error {
 	floor := t.cfg.RelevanceFloor
 	var sum float64
 	for k, v := range l {
@@ -1357,7 +1357,7 @@ func addTo(dst, src *linalg.Dense) {
 
 // accuracy returns the fraction of sets whose nearest prototype (ties to
 // the lowest index) has their label, with the current prototypes.
-func (t *Trainer) accuracy(dist []float64, x []*linalg.Dense, y []int) (float64, error) {
+func (t *trainer) accuracy(dist []float64, x []*linalg.Dense, y []int) (float64, error) {
 	if err := t.eng.DistancesBatch(dist, x, t.lambda); err != nil {
 		return 0, stepError("validation distances", err)
 	}
@@ -1395,8 +1395,8 @@ const zeroDistance = 1e-14
 // and W⁻ (nearest with another label), ties to the lowest index, and
 // returns the step's result so far (winners, distances, μ, cost, whether
 // the sample is classified correctly) and c = φ'(μ)·weight(y).
-func (t *Trainer) winners(y int) (StepResult, float64, error) {
-	var r StepResult
+func (t *trainer) winners(y int) (stepResult, float64, error) {
+	var r stepResult
 	plus, minus := -1, -1
 	dp, dm := math.Inf(1), math.Inf(1)
 	for k, dk := range t.dist {
@@ -1417,13 +1417,13 @@ func (t *Trainer) winners(y int) (StepResult, float64, error) {
 	s := dp + dm
 	if s <= zeroDistance {
 		// No gradient (μ = 0/0), or only one made of rounding: skipped.
-		return StepResult{Plus: plus, Minus: minus, DPlus: dp, DMinus: dm,
+		return stepResult{Plus: plus, Minus: minus, DPlus: dp, DMinus: dm,
 			Correct: dp < dm || (dp == dm && plus < minus), Skipped: true}, 0, nil
 	}
 	mu := Mu(dp, dm)
 	phi, dphi := t.cfg.activation(mu)
 	w := t.weights[y]
-	r = StepResult{Plus: plus, Minus: minus, DPlus: dp, DMinus: dm, Mu: mu, Cost: w * phi,
+	r = stepResult{Plus: plus, Minus: minus, DPlus: dp, DMinus: dm, Mu: mu, Cost: w * phi,
 		Correct: dp < dm || (dp == dm && plus < minus)}
 	return r, dphi * w, nil
 }

@@ -207,13 +207,13 @@ func TestStepZeroAlloc(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		tr, err := NewTrainer(m, legacyTrain(TrainConfig{Workers: 2}))
+		tr, err := newTrainer(m, legacyTrain(TrainConfig{Workers: 2}))
 		if err != nil {
 			t.Fatal(err)
 		}
 		i := 0
 		if a := testing.AllocsPerRun(50, func() {
-			if _, err := tr.Step(Set(xs[i%len(xs)]), ys[i%len(xs)], 0.01, 1e-3); err != nil {
+			if _, err := tr.stepSample(Set(xs[i%len(xs)]), ys[i%len(xs)], 0.01, 1e-3); err != nil {
 				t.Fatal(err)
 			}
 			i++
@@ -221,7 +221,7 @@ func TestStepZeroAlloc(t *testing.T) {
 			t.Errorf("relevance %d: Step allocates %v times", rel, a)
 		}
 		tr.Close()
-		if _, err := tr.Step(Set(xs[0]), ys[0], 0.01, 0); !errors.Is(err, errClosed) {
+		if _, err := tr.stepSample(Set(xs[0]), ys[0], 0.01, 0); !errors.Is(err, errClosed) {
 			t.Errorf("closed trainer: %v", err)
 		}
 	}
@@ -270,18 +270,18 @@ func TestNonFiniteStep(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tr, err := NewTrainer(m, legacyTrain(TrainConfig{}))
+	tr, err := newTrainer(m, legacyTrain(TrainConfig{}))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer tr.Close()
 	before := modelBytes(t, tr.Model())
 	for _, eta := range []float64{math.Inf(1), math.NaN()} {
-		if _, err := tr.Step(Set(xs[1]), ys[1], eta, 0.01); !errors.Is(err, ErrNotFinite) {
+		if _, err := tr.stepSample(Set(xs[1]), ys[1], eta, 0.01); !errors.Is(err, ErrNotFinite) {
 			t.Fatalf("η = %v: err = %v, want ErrNotFinite", eta, err)
 		}
 	}
-	if _, err := tr.Step(Set(xs[1]), ys[1], 0.01, math.Inf(1)); !errors.Is(err, ErrNotFinite) {
+	if _, err := tr.stepSample(Set(xs[1]), ys[1], 0.01, math.Inf(1)); !errors.Is(err, ErrNotFinite) {
 		t.Fatalf("γ = Inf: err = %v, want ErrNotFinite", err)
 	}
 	if !bytes.Equal(modelBytes(t, tr.Model()), before) {
@@ -297,7 +297,7 @@ func TestStepRollback(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tr, err := NewTrainer(m, legacyTrain(TrainConfig{}))
+	tr, err := newTrainer(m, legacyTrain(TrainConfig{}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -306,7 +306,7 @@ func TestStepRollback(t *testing.T) {
 	tr.orth.Tol = 2 // every basis is "rank deficient" now
 	defer func(v float64) { minExactNorm = v }(minExactNorm)
 	minExactNorm = math.Inf(1)
-	if _, err := tr.Step(Set(xs[1]), ys[1], 0.1, 0.01); !errors.Is(err, ErrNumerical) {
+	if _, err := tr.stepSample(Set(xs[1]), ys[1], 0.1, 0.01); !errors.Is(err, ErrNumerical) {
 		t.Fatalf("err = %v, want ErrNumerical", err)
 	}
 	if !bytes.Equal(modelBytes(t, tr.Model()), before) {

@@ -56,7 +56,7 @@
 // StepImage is the same step with a single image x as the sample: the 1-D
 // subspace u = x/‖x‖ at distance θ_1² (ImageDistances), ∂E/∂W± =
 // ∓c (2d∓/S²)(2θ_1/sin θ_1) u qᵀ with q = Wᵀu/‖Wᵀu‖, the polar factor as in
-// step 5, relevances untouched (the oracle of model.Trainer.Step of an image).
+// step 5, relevances untouched (the oracle of the model package's step on an image).
 //
 // Every gradient uses the state before any update. The step is transactional:
 // the new prototypes and relevances are computed into fresh memory, checked
