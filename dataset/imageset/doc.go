@@ -5,8 +5,10 @@
 // without pulling in the MAT, npy and CSV loaders of package dataset.
 //
 // Formats: PNG and JPEG (by content; Load picks files by the extensions
-// .png, .jpg, .jpeg). Folder layout for Load: ROOT/<class>/<set>/<images>,
-// one set folder = one image set.
+// .png, .jpg, .jpeg). Folder layouts for Load: ROOT/<class>/<set>/<images>
+// (labelled sets) or ROOT/<set>/<images> (sets without labels, new data
+// to classify), one set folder = one image set; Options.Layout forces
+// one, and LayoutAuto tells them apart by what ROOT's folders hold.
 //
 // Pixels: every image becomes its gray pixel vector by package pixels
 // (luma in [0, 1], Catmull-Rom resizing to a target size), the one rule

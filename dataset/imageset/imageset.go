@@ -38,8 +38,54 @@ var (
 // decoded 16-bit RGBA image takes 8 bytes a pixel, its gray copy 2 more.
 const inFlightPixels = 1 << 23
 
+// Layout is the arrangement of a folder tree.
+type Layout uint8
+
+const (
+	// LayoutAuto tells the two layouts apart by what ROOT's folders hold:
+	// folders of images (classes), or images (sets). A tree that mixes
+	// them is an error (ErrLayout): give the layout.
+	LayoutAuto Layout = iota
+	// LayoutClasses is ROOT/<class>/<set>/<images>: labelled sets.
+	LayoutClasses
+	// LayoutSets is ROOT/<set>/<images>: sets without labels (new data to
+	// classify).
+	LayoutSets
+)
+
+var layoutWords = []string{"auto", "classes", "sets"}
+
+// String returns "auto", "classes" or "sets".
+func (l Layout) String() string {
+	if int(l) < len(layoutWords) {
+		return layoutWords[l]
+	}
+	return fmt.Sprintf("Layout(%d)", l)
+}
+
+// MarshalText returns the word of l; an unknown value is an error.
+func (l Layout) MarshalText() ([]byte, error) {
+	if int(l) < len(layoutWords) {
+		return []byte(layoutWords[l]), nil
+	}
+	return nil, fmt.Errorf("imageset: unknown layout %d", l)
+}
+
+// UnmarshalText parses "auto", "classes" or "sets".
+func (l *Layout) UnmarshalText(b []byte) error {
+	for i, w := range layoutWords {
+		if w == string(b) {
+			*l = Layout(i)
+			return nil
+		}
+	}
+	return fmt.Errorf("imageset: layout %q: want one of %s", b, strings.Join(layoutWords, ", "))
+}
+
 // Options controls Load.
 type Options struct {
+	// Layout of the tree (LayoutAuto: told from the tree).
+	Layout Layout
 	// Width and Height: every image is resized to Width x Height with
 	// Catmull-Rom (bicubic). Both 0 keeps the native size, which must then
 	// be the same for every image.
@@ -51,12 +97,14 @@ type Options struct {
 	Limits Limits
 }
 
-// Tree is a loaded folder tree ROOT/<class>/<set>/<images>.
+// Tree is a loaded folder tree ROOT/<class>/<set>/<images>, or
+// ROOT/<set>/<images> (sets without labels).
 type Tree struct {
 	Root string
 	// Width and Height of every image (Width*Height pixels).
 	Width, Height int
-	// Classes are the class folder names, sorted.
+	// Classes are the class folder names, sorted; nil for a tree of sets
+	// without labels.
 	Classes []string
 	// Sets are sorted by class, then by set folder name.
 	Sets []Set
@@ -64,7 +112,7 @@ type Tree struct {
 
 // Set is one image set: the images of one sub-folder.
 type Set struct {
-	// Class is an index into Tree.Classes.
+	// Class is an index into Tree.Classes, -1 for a set without a label.
 	Class int
 	// Name is the set folder's name.
 	Name string
@@ -92,12 +140,14 @@ func Load(root string, opt Options) (*Tree, error) {
 
 // LoadContext reads the tree under root: every class folder, every set
 // folder in it, every PNG or JPEG file in those, in sorted name order (byte
-// order: "obj10" sorts before "obj2"). Names starting with '.' are ignored,
-// and so are files that are not images (by extension), files beside the
-// class folders, and folders inside set folders. A file directly in a class
-// folder that is an image is an error (it belongs to no set), and so is a
-// class without sets, a set without images, and an image name that is not a
-// regular file (a FIFO, a device: refused before it is opened).
+// order: "obj10" sorts before "obj2"); or, for a tree of sets without
+// labels (Options.Layout), every set folder of root and its images. Names
+// starting with '.' are ignored, and so are files that are not images (by
+// extension), files beside the class (or set) folders, and folders inside
+// set folders. A file directly in a class folder that is an image is an
+// error (it belongs to no set), and so is a class without sets, a set
+// without images, and an image name that is not a regular file (a FIFO, a
+// device: refused before it is opened).
 //
 // Within opt.Limits: the target size, the images of each set (while
 // listing), every image header (before decoding), and the values of all
@@ -115,7 +165,7 @@ func LoadContext(ctx context.Context, root string, opt Options) (*Tree, error) {
 	if err := overLimit(root, fmt.Sprintf("target size %dx%d", opt.Width, opt.Height), LimitPixels, mulSat(int64(opt.Width), int64(opt.Height)), lim.PixelsPerImage); err != nil {
 		return nil, fmt.Errorf("imageset: %w", err)
 	}
-	t, err := walk(ctx, root, lim)
+	t, err := walk(ctx, root, opt.Layout, lim)
 	if err != nil {
 		return nil, err
 	}
@@ -239,18 +289,71 @@ func forEach(ctx context.Context, root string, n, workers int, do func(i int) er
 }
 
 // walk lists the tree without decoding anything.
-func walk(ctx context.Context, root string, lim Limits) (*Tree, error) {
-	classes, err := readDir(root, -1)
+func walk(ctx context.Context, root string, layout Layout, lim Limits) (*Tree, error) {
+	top, err := readDir(root, -1)
 	if err != nil {
 		return nil, err
 	}
+	var dirs []string // ROOT's folders, sorted
+	for _, e := range top {
+		if e.IsDir() {
+			dirs = append(dirs, e.Name())
+		}
+	}
+	if layout == LayoutAuto {
+		if layout, err = detect(root, dirs, lim); err != nil {
+			return nil, err
+		}
+	}
 	t := &Tree{Root: root}
 	nfiles := int64(0)
-	for _, c := range classes {
-		if !c.IsDir() {
-			continue
+	// set reads the set folder sdir, of class ci (-1: none), into t.
+	set := func(sdir, name string, ci int) error {
+		if err := ctx.Err(); err != nil {
+			return fmt.Errorf("imageset: %s: %w", root, err)
 		}
-		cdir := filepath.Join(root, c.Name())
+		ents, err := readDir(sdir, lim.ImagesPerSet)
+		if err != nil {
+			return err
+		}
+		set := Set{Class: ci, Name: name}
+		for _, e := range ents {
+			if e.IsDir() || !IsImageName(e.Name()) {
+				continue
+			}
+			p := filepath.Join(sdir, e.Name())
+			// Symbolic links are followed (and checked) when opened.
+			if m := e.Type(); m&fs.ModeSymlink == 0 {
+				if err := safefile.CheckRegular(p, m); err != nil {
+					return fmt.Errorf("imageset: %w", err)
+				}
+			}
+			set.Files = append(set.Files, p)
+		}
+		if len(set.Files) == 0 {
+			return fmt.Errorf("%w: %s: set folder without PNG or JPEG images", ErrLayout, sdir)
+		}
+		// Every image has at least one pixel.
+		nfiles += int64(len(set.Files))
+		if err := overLimit(root, fmt.Sprintf("%d images or more", nfiles), LimitValues, CountValues(nfiles, 1), lim.TotalValues); err != nil {
+			return fmt.Errorf("imageset: %w", err)
+		}
+		t.Sets = append(t.Sets, set)
+		return nil
+	}
+	if layout == LayoutSets {
+		for _, name := range dirs {
+			if err := set(filepath.Join(root, name), name, -1); err != nil {
+				return nil, err
+			}
+		}
+		if len(t.Sets) == 0 {
+			return nil, fmt.Errorf("%w: %s: no set folders; want ROOT/<set>/<images>", ErrLayout, root)
+		}
+		return t, nil
+	}
+	for _, name := range dirs {
+		cdir := filepath.Join(root, name)
 		sets, err := readDir(cdir, -1)
 		if err != nil {
 			return nil, err
@@ -264,48 +367,64 @@ func walk(ctx context.Context, root string, lim Limits) (*Tree, error) {
 				}
 				continue
 			}
-			if err := ctx.Err(); err != nil {
-				return nil, fmt.Errorf("imageset: %s: %w", root, err)
-			}
-			sdir := filepath.Join(cdir, s.Name())
-			ents, err := readDir(sdir, lim.ImagesPerSet)
-			if err != nil {
+			if err := set(filepath.Join(cdir, s.Name()), s.Name(), ci); err != nil {
 				return nil, err
 			}
-			set := Set{Class: ci, Name: s.Name()}
-			for _, e := range ents {
-				if e.IsDir() || !IsImageName(e.Name()) {
-					continue
-				}
-				p := filepath.Join(sdir, e.Name())
-				// Symbolic links are followed (and checked) when opened.
-				if m := e.Type(); m&fs.ModeSymlink == 0 {
-					if err := safefile.CheckRegular(p, m); err != nil {
-						return nil, fmt.Errorf("imageset: %w", err)
-					}
-				}
-				set.Files = append(set.Files, p)
-			}
-			if len(set.Files) == 0 {
-				return nil, fmt.Errorf("%w: %s: set folder without PNG or JPEG images", ErrLayout, sdir)
-			}
-			// Every image has at least one pixel.
-			nfiles += int64(len(set.Files))
-			if err := overLimit(root, fmt.Sprintf("%d images or more", nfiles), LimitValues, CountValues(nfiles, 1), lim.TotalValues); err != nil {
-				return nil, fmt.Errorf("imageset: %w", err)
-			}
-			t.Sets = append(t.Sets, set)
 			nsets++
 		}
 		if nsets == 0 {
 			return nil, fmt.Errorf("%w: %s: class folder without set folders; want ROOT/<class>/<set>/<images>", ErrLayout, cdir)
 		}
-		t.Classes = append(t.Classes, c.Name())
+		t.Classes = append(t.Classes, name)
 	}
 	if len(t.Classes) == 0 {
 		return nil, fmt.Errorf("%w: %s: no class folders; want ROOT/<class>/<set>/<images>", ErrLayout, root)
 	}
 	return t, nil
+}
+
+// detect tells the layout of root from its folders dirs: every one holding
+// image files (and no folders) is a tree of sets, every one holding
+// folders (and no image files) a tree of classes; anything else is an
+// error naming the first folder that differs. A folder's listing stops at
+// the images-per-set limit.
+func detect(root string, dirs []string, lim Limits) (Layout, error) {
+	layout := LayoutAuto
+	for _, name := range dirs {
+		dir := filepath.Join(root, name)
+		ents, err := readDir(dir, lim.ImagesPerSet)
+		if err != nil {
+			return 0, err
+		}
+		images, folders := false, false
+		for _, e := range ents {
+			switch {
+			case e.IsDir():
+				folders = true
+			case IsImageName(e.Name()):
+				images = true
+			}
+		}
+		var this Layout
+		switch {
+		case images && !folders:
+			this = LayoutSets
+		case folders && !images:
+			this = LayoutClasses
+		case images && folders:
+			return 0, fmt.Errorf("%w: %s holds both images and folders: want ROOT/<class>/<set>/<images> (labelled) or ROOT/<set>/<images> (no labels)", ErrLayout, dir)
+		default:
+			return 0, fmt.Errorf("%w: %s: a class folder without set folders, or a set folder without images; want ROOT/<class>/<set>/<images> (labelled) or ROOT/<set>/<images> (no labels)", ErrLayout, dir)
+		}
+		if layout != LayoutAuto && this != layout {
+			return 0, fmt.Errorf("%w: %s mixes class folders (of set folders) and set folders (of images): want ROOT/<class>/<set>/<images> (labelled) or ROOT/<set>/<images> (no labels)", ErrLayout, root)
+		}
+		layout = this
+	}
+	if layout == LayoutAuto {
+		return 0, fmt.Errorf("%w: %s: no class folders (nor set folders); want ROOT/<class>/<set>/<images> (labelled) or ROOT/<set>/<images> (no labels)", ErrLayout, root)
+	}
+	return layout, nil
 }
 
 // readDir lists dir sorted by name, without hidden entries. With maxImages

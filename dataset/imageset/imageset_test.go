@@ -66,6 +66,43 @@ func makeTree(t *testing.T) string {
 	return root
 }
 
+// TestLoadSets: a tree of set folders without class folders is read as
+// sets without labels, told apart by LayoutAuto or forced by LayoutSets;
+// LayoutClasses refuses it.
+func TestLoadSets(t *testing.T) {
+	root := t.TempDir()
+	for i, s := range []string{"mystery1", "mystery10", "mystery2"} {
+		for j, f := range []string{"b.png", "a.png"} {
+			writePNG(t, filepath.Join(root, s, f), grayImage(4, 3, 40*i+10*j))
+		}
+	}
+	os.WriteFile(filepath.Join(root, "notes.txt"), []byte("x"), 0o644)
+	for _, l := range []Layout{LayoutAuto, LayoutSets} {
+		tr, err := Load(root, Options{Layout: l})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tr.Classes != nil || len(tr.Sets) != 3 || tr.Sets[1].Name != "mystery10" || tr.Sets[0].Class != -1 || len(tr.Sets[2].Images) != 2 {
+			t.Fatalf("layout %v: classes %v, sets %+v", l, tr.Classes, tr.Sets)
+		}
+		if want := filepath.Join(root, "mystery1", "a.png"); tr.Sets[0].Files[0] != want || tr.Sets[0].Images[0][0] != 10.0/255 {
+			t.Fatalf("first image %s = %v", tr.Sets[0].Files[0], tr.Sets[0].Images[0][0])
+		}
+	}
+	if _, err := Load(root, Options{Layout: LayoutClasses}); !errors.Is(err, ErrLayout) {
+		t.Fatalf("classes layout: %v", err)
+	}
+	// The labelled tree is still read as classes by LayoutAuto.
+	tr, err := Load(makeTree(t), Options{})
+	if err != nil || len(tr.Classes) != 2 {
+		t.Fatalf("labelled tree: %v", err)
+	}
+	var l Layout
+	if err := l.UnmarshalText([]byte("sets")); err != nil || l != LayoutSets || l.String() != "sets" {
+		t.Fatalf("layout word: %v %v", l, err)
+	}
+}
+
 func TestLoad(t *testing.T) {
 	root := makeTree(t)
 	var first *Tree
@@ -172,8 +209,18 @@ func TestLoadErrors(t *testing.T) {
 	t.Run("image in class folder", func(t *testing.T) {
 		root := t.TempDir()
 		writePNG(t, filepath.Join(root, "a", "x.png"), grayImage(2, 2, 0))
-		_, err := Load(root, Options{})
+		_, err := Load(root, Options{Layout: LayoutClasses})
 		check(t, err, ErrLayout, filepath.Join(root, "a", "x.png"), "directly in a class folder")
+	})
+	t.Run("mixed layouts", func(t *testing.T) {
+		root := t.TempDir()
+		writePNG(t, filepath.Join(root, "a", "x.png"), grayImage(2, 2, 0))
+		writePNG(t, filepath.Join(root, "b", "s", "x.png"), grayImage(2, 2, 0))
+		_, err := Load(root, Options{})
+		check(t, err, ErrLayout, "mixes class folders")
+		writePNG(t, filepath.Join(root, "a", "s", "y.png"), grayImage(2, 2, 0))
+		_, err = Load(root, Options{})
+		check(t, err, ErrLayout, filepath.Join(root, "a"), "both images and folders")
 	})
 	t.Run("empty set", func(t *testing.T) {
 		root := t.TempDir()
