@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"path/filepath"
@@ -189,7 +190,7 @@ func digitImage(w, h, nonzero int) []float64 {
 func mnistTestImage(b *testing.B) []float64 {
 	images, labels := "mnist/t10k-images-idx3-ubyte.gz", "mnist/t10k-labels-idx1-ubyte.gz"
 	dir := realdata.Dir(b, images, labels)
-	ds, err := dataset.LoadIDX(filepath.Join(dir, images), filepath.Join(dir, labels))
+	ds, err := (dataset.IDX{Images: filepath.Join(dir, images), Labels: filepath.Join(dir, labels)}).Load(context.Background())
 	if err != nil {
 		b.Skipf("MNIST test set not readable under %s: %v", dir, err)
 	}

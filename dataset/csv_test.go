@@ -1,6 +1,7 @@
 package dataset
 
 import (
+	"context"
 	"testing"
 )
 
@@ -13,7 +14,7 @@ func TestLoadCSV(t *testing.T) {
 			b = gz(b)
 		}
 		p := writeFile(t, dir, "d.csv.gz", b)
-		ds, err := LoadCSV(p, CSVOptions{Width: 2, Height: 2, PixelMax: 16})
+		ds, err := (CSV{File: p, Width: 2, Height: 2, PixelMax: 16}).Load(context.Background())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -29,7 +30,7 @@ func TestLoadCSV(t *testing.T) {
 		}
 	}
 	p := writeFile(t, dir, "named.csv", []byte("x1,x2,species\n1,2,setosa\n3,4,virginica\n5,6,setosa\n"))
-	ds, err := LoadCSV(p, CSVOptions{Header: true})
+	ds, err := (CSV{File: p, Header: true}).Load(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,32 +43,36 @@ func TestLoadCSVErrors(t *testing.T) {
 	dir := t.TempDir()
 	cases := []struct {
 		name, text string
-		opt        CSVOptions
+		opt        CSV
 		kind       error
 		frags      []string
 	}{
-		{"ragged", "1,2,3\n1,2\n", CSVOptions{}, ErrSize, []string{"line 2", "2 fields, want 3"}},
-		{"ragged after blank", "1,2,3\n\n1,2,3,4\n", CSVOptions{}, ErrSize, []string{"line 3"}},
-		{"non-numeric", "1,2,3\n1,x,3\n", CSVOptions{}, ErrValue, []string{"line 2, field 2", `"x"`}},
-		{"NaN", "1,2,3\nNaN,2,3\n", CSVOptions{}, ErrValue, []string{"line 2, field 1", "NaN"}},
-		{"Inf", "1,Inf,3\n", CSVOptions{}, ErrValue, []string{"line 1, field 2"}},
-		{"overflow", "1,1e999,3\n", CSVOptions{}, ErrValue, []string{"line 1, field 2"}},
-		{"empty", "", CSVOptions{}, ErrSize, []string{"no data"}},
-		{"only header", "a,b\n", CSVOptions{Header: true}, ErrSize, []string{"no data"}},
-		{"one field", "1\n", CSVOptions{}, ErrSize, []string{"line 1", "want pixels and a label"}},
-		{"empty label", "1,2,\n", CSVOptions{}, ErrValue, []string{"line 1: empty label"}},
-		{"shape", "1,2,3,0\n", CSVOptions{Width: 2, Height: 2}, ErrSize, []string{"3 pixels", "needs 4"}},
-		{"half shape", "1,2,3,0\n", CSVOptions{Width: 2}, ErrSize, []string{"both"}},
-		{"bad quote", "1,\"2,3\n", CSVOptions{}, ErrFormat, []string{"line 1"}},
-		{"bad pixel max", "1,2\n", CSVOptions{PixelMax: -1}, ErrValue, []string{"pixel max"}},
+		{"ragged", "1,2,3\n1,2\n", CSV{}, ErrSize, []string{"line 2", "2 fields, want 3"}},
+		{"ragged after blank", "1,2,3\n\n1,2,3,4\n", CSV{}, ErrSize, []string{"line 3"}},
+		{"non-numeric", "1,2,3\n1,x,3\n", CSV{}, ErrValue, []string{"line 2, field 2", `"x"`}},
+		{"NaN", "1,2,3\nNaN,2,3\n", CSV{}, ErrValue, []string{"line 2, field 1", "NaN"}},
+		{"Inf", "1,Inf,3\n", CSV{}, ErrValue, []string{"line 1, field 2"}},
+		{"overflow", "1,1e999,3\n", CSV{}, ErrValue, []string{"line 1, field 2"}},
+		{"empty", "", CSV{}, ErrSize, []string{"no data"}},
+		{"only header", "a,b\n", CSV{Header: true}, ErrSize, []string{"no data"}},
+		{"one field", "1\n", CSV{}, ErrSize, []string{"line 1", "want pixels and a label"}},
+		{"empty label", "1,2,\n", CSV{}, ErrValue, []string{"line 1: empty label"}},
+		{"shape", "1,2,3,0\n", CSV{Width: 2, Height: 2}, ErrSize, []string{"3 pixels", "needs 4"}},
+		{"half shape", "1,2,3,0\n", CSV{Width: 2}, ErrSize, []string{"both"}},
+		{"bad quote", "1,\"2,3\n", CSV{}, ErrFormat, []string{"line 1"}},
+		{"bad pixel max", "1,2\n", CSV{PixelMax: -1}, ErrValue, []string{"pixel max"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			p := writeFile(t, dir, "bad.csv", []byte(c.text))
-			_, err := LoadCSV(p, c.opt)
+			_, err := (func() CSV {
+				o := c.opt
+				o.File = p
+				return o
+			}()).Load(context.Background())
 			wantErr(t, err, c.kind, append(c.frags, "dataset: "+p+": ")...)
 		})
 	}
-	_, err := LoadCSV(writeFile(t, dir, "bad.csv.gz", gz([]byte("1,2\n3,4\n"))[:15]), CSVOptions{})
+	_, err := (CSV{File: writeFile(t, dir, "bad.csv.gz", gz([]byte("1,2\n3,4\n"))[:15])}).Load(context.Background())
 	wantErr(t, err, ErrFormat, "bad.csv.gz")
 }

@@ -54,19 +54,58 @@ func fileErr(file string, kind error, format string, a ...any) error {
 	return &FileError{File: file, Kind: kind, Msg: fmt.Sprintf(format, a...)}
 }
 
-// Dataset is a loaded, labelled data set: either images (IDX, folder, MAT,
-// CSV) or precomputed orthonormal bases (npy).
+// Kind is what a Dataset holds (Dataset.Kind).
+type Kind uint8
+
+const (
+	// KindImages: single images (Images, no Sets).
+	KindImages Kind = iota
+	// KindSets: image sets (Images grouped by Sets).
+	KindSets
+	// KindBases: precomputed orthonormal bases (Bases).
+	KindBases
+)
+
+var kindWords = []string{"images", "sets", "bases"}
+
+// String returns "images", "sets" or "bases".
+func (k Kind) String() string {
+	if int(k) < len(kindWords) {
+		return kindWords[k]
+	}
+	return fmt.Sprintf("Kind(%d)", k)
+}
+
+// MarshalText returns the word of k; an unknown value is an error.
+func (k Kind) MarshalText() ([]byte, error) {
+	if int(k) < len(kindWords) {
+		return []byte(kindWords[k]), nil
+	}
+	return nil, fmt.Errorf("dataset: unknown kind %d", k)
+}
+
+// NoLabel is the label of an item (a set, a subspace, a sample) of data
+// without labels.
+const NoLabel = -1
+
+// Dataset is a loaded data set: single images (IDX, MAT, CSV), image sets
+// (folder) or precomputed orthonormal bases (npy), with or without labels
+// (Kind and Labelled say which).
 //
 // The loaders fill it as follows. Images[i] (or Bases[i]) has class
 // Labels[i], an index into Classes. Classes are sorted: numerically when every
 // raw label is an integer (so MNIST's class 3 is Classes[3] == "3"), else
-// as strings; folder data uses the sorted class folder names. The image rows
-// share one backing array (CSV: a few large blocks), which the Dataset owns;
-// callers must not append to a row.
+// as strings; folder data uses the sorted class folder names. Data without
+// labels (a folder of set folders, IDX and npy data without a labels file,
+// CSV without a label column, MAT without a label variable) has Labels and
+// Classes nil and its sets the label NoLabel. The image rows share one
+// backing array (CSV: a few large blocks), which the Dataset owns; callers
+// must not append to a row.
 type Dataset struct {
 	// Source names where the data came from (file or folder), for messages.
 	Source string
-	// Classes are the class names; Labels index into it.
+	// Classes are the class names; Labels index into it. Both nil for data
+	// without labels.
 	Classes []string
 	// Labels[i] is the class of item i (image, or basis when Bases != nil).
 	Labels []int
@@ -95,7 +134,8 @@ type Dataset struct {
 type Set struct {
 	// Name is the set's name (folder data: "class/set").
 	Name string
-	// Label is the class of the set, an index into Dataset.Classes.
+	// Label is the class of the set, an index into Dataset.Classes
+	// (NoLabel without labels).
 	Label int
 	// Images are the indices (into Dataset.Images) of the set's images,
 	// ascending.
@@ -103,9 +143,30 @@ type Set struct {
 }
 
 // Len returns the number of items: images, or bases when Bases != nil.
-func (ds *Dataset) Len() int { return len(ds.Labels) }
+func (ds *Dataset) Len() int {
+	if ds.Bases != nil {
+		return len(ds.Bases)
+	}
+	return len(ds.Images)
+}
 
-// SetLabels returns the class of each set, for splitting sets.
+// Kind returns what ds holds: image sets (Sets != nil), bases (Bases !=
+// nil) or single images.
+func (ds *Dataset) Kind() Kind {
+	switch {
+	case ds.Bases != nil:
+		return KindBases
+	case ds.Sets != nil:
+		return KindSets
+	}
+	return KindImages
+}
+
+// Labelled reports whether ds has labels (classes).
+func (ds *Dataset) Labelled() bool { return ds.Labels != nil }
+
+// SetLabels returns the class of each set (NoLabel without labels), for
+// splitting sets.
 func (ds *Dataset) SetLabels() []int {
 	l := make([]int, len(ds.Sets))
 	for i, s := range ds.Sets {
@@ -114,7 +175,8 @@ func (ds *Dataset) SetLabels() []int {
 	return l
 }
 
-// ClassCounts returns the number of items of each class.
+// ClassCounts returns the number of items of each class (none without
+// labels).
 func (ds *Dataset) ClassCounts() []int {
 	c := make([]int, len(ds.Classes))
 	for _, l := range ds.Labels {
@@ -130,7 +192,13 @@ func (ds *Dataset) Validate() error {
 	fail := func(format string, a ...any) error {
 		return fileErr(ds.Source, ErrSize, format, a...)
 	}
-	n := len(ds.Labels)
+	n := ds.Len()
+	if ds.Labels != nil && len(ds.Labels) != n {
+		return fail("%d items, %d labels", n, len(ds.Labels))
+	}
+	if ds.Labels == nil && ds.Classes != nil {
+		return fail("%d classes but no labels", len(ds.Classes))
+	}
 	for i, l := range ds.Labels {
 		if l < 0 || l >= len(ds.Classes) {
 			return fail("label %d of item %d outside [0, %d)", l, i, len(ds.Classes))
@@ -170,14 +238,17 @@ func (ds *Dataset) Validate() error {
 		}
 	}
 	for si, s := range ds.Sets {
-		if s.Label < 0 || s.Label >= len(ds.Classes) {
+		if ds.Labels == nil && s.Label != NoLabel {
+			return fail("set %q: label %d in data without labels", s.Name, s.Label)
+		}
+		if ds.Labels != nil && (s.Label < 0 || s.Label >= len(ds.Classes)) {
 			return fail("set %q: label %d outside [0, %d)", s.Name, s.Label, len(ds.Classes))
 		}
 		for _, i := range s.Images {
 			if i < 0 || i >= len(ds.Images) {
 				return fail("set %q (%d): image index %d outside [0, %d)", s.Name, si, i, len(ds.Images))
 			}
-			if ds.Labels[i] != s.Label {
+			if ds.Labels != nil && ds.Labels[i] != s.Label {
 				return fail("set %q: image %d has label %d, set has %d", s.Name, i, ds.Labels[i], s.Label)
 			}
 		}
@@ -443,6 +514,24 @@ func (s *source) readExactly(n int64, what string) ([]byte, error) {
 	}
 	if got != n {
 		return nil, s.errf(ErrSize, "%s: file too short: %d of %d bytes", what, got, n)
+	}
+	return b.Bytes(), nil
+}
+
+// readUpTo reads exactly n bytes (n small: a header), the buffer growing
+// with what arrives.
+func (s *source) readUpTo(n int64, what string) ([]byte, error) {
+	var b bytes.Buffer
+	got, err := b.ReadFrom(io.LimitReader(s.r, n))
+	switch {
+	case err != nil && stopErr(err):
+		return nil, err
+	case err != nil && s.gzipped:
+		return nil, s.errf(ErrFormat, "%s: %s", what, streamMsg("gzip", err))
+	case err != nil:
+		return nil, s.errf(ErrFormat, "%s: %v", what, err)
+	case got != n:
+		return nil, s.errf(ErrSize, "%s: file too short", what)
 	}
 	return b.Bytes(), nil
 }

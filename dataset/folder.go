@@ -8,11 +8,28 @@ import (
 	"github.com/grlgq/grlgq/pixels"
 )
 
-// FolderOptions controls LoadFolder.
-type FolderOptions struct {
-	// Width and Height: every image is resized to Width x Height
-	// (Catmull-Rom). Both 0 keep the native size, the same for all images.
-	Width, Height int
+// Layout is the arrangement of a folder tree (imageset.Layout):
+// LayoutAuto, LayoutClasses (ROOT/<class>/<set>/<images>) or LayoutSets
+// (ROOT/<set>/<images>, sets without labels).
+type Layout = imageset.Layout
+
+// The layouts of a folder tree.
+const (
+	LayoutAuto    = imageset.LayoutAuto
+	LayoutClasses = imageset.LayoutClasses
+	LayoutSets    = imageset.LayoutSets
+)
+
+// Folder is a folder tree of PNG or JPEG image sets: ROOT/<class>/<set>/
+// <images> (labelled) or ROOT/<set>/<images> (without labels), one set
+// folder = one image set (see imageset.Load for the rules).
+type Folder struct {
+	Root string
+	// Layout of the tree (LayoutAuto: told from what ROOT's folders hold).
+	Layout Layout
+	// Resize: every image is decoded at this size (Catmull-Rom). The zero
+	// Size keeps the native size, the same for all images.
+	Resize Size
 	// Workers decoding in parallel; 0 means GOMAXPROCS. Results never
 	// depend on it.
 	Workers int
@@ -20,54 +37,55 @@ type FolderOptions struct {
 	Limits Limits
 }
 
-// LoadFolder is LoadFolderContext without cancellation.
-func LoadFolder(root string, opt FolderOptions) (*Dataset, error) {
-	return LoadFolderContext(context.Background(), root, opt)
-}
+// String returns the source as folder:DIR.
+func (s Folder) String() string { return "folder:" + s.Root }
 
-// LoadFolderContext reads a folder tree ROOT/<class>/<set>/<images> of PNG or JPEG
-// files (see imageset.Load for the rules): one set folder = one image set,
-// pixels are gray luma in [0, 1]. Classes are the class folder names,
-// sorted; sets are named "class/set" and sorted; images are in set order,
-// each set's images sorted by file name. The limits and ctx are checked as
-// imageset.LoadContext says.
-func LoadFolderContext(ctx context.Context, root string, opt FolderOptions) (*Dataset, error) {
-	t, err := imageset.LoadContext(ctx, root, imageset.Options{Width: opt.Width, Height: opt.Height, Workers: opt.Workers, Limits: opt.Limits})
+// Inputs returns the folder Load reads.
+func (s Folder) Inputs() []string { return []string{s.Root} }
+
+// Load reads the tree: pixels are gray luma in [0, 1]. Classes are the
+// class folder names, sorted; sets are named "class/set" (or "set", without
+// labels) and sorted; images are in set order, each set's images sorted by
+// file name. The limits and ctx are checked as imageset.LoadContext says.
+func (s Folder) Load(ctx context.Context) (*Dataset, error) {
+	t, err := imageset.LoadContext(ctx, s.Root, imageset.Options{Layout: s.Layout, Width: s.Resize.Width, Height: s.Resize.Height, Workers: s.Workers, Limits: s.Limits})
 	if err != nil {
 		return nil, fmt.Errorf("dataset: %w", err)
 	}
 	ds := &Dataset{
-		Source:  root,
+		Source:  s.Root,
 		Classes: t.Classes,
 		Dim:     t.Width * t.Height,
 		Width:   t.Width,
 		Height:  t.Height,
 		Sets:    make([]Set, len(t.Sets)),
 	}
-	for si, s := range t.Sets {
-		set := Set{Name: t.Classes[s.Class] + "/" + s.Name, Label: s.Class}
-		for _, img := range s.Images {
+	labelled := t.Classes != nil
+	for si, st := range t.Sets {
+		set := Set{Name: st.Name, Label: NoLabel}
+		if labelled {
+			set.Name, set.Label = t.Classes[st.Class]+"/"+st.Name, st.Class
+		}
+		for _, img := range st.Images {
 			set.Images = append(set.Images, len(ds.Images))
 			ds.Images = append(ds.Images, img)
-			ds.Labels = append(ds.Labels, s.Class)
+			if labelled {
+				ds.Labels = append(ds.Labels, st.Class)
+			}
 		}
 		ds.Sets[si] = set
 	}
-	return ds, nil
+	return loaded(ctx, s.Root, ds, nil)
 }
 
-// Resized is ResizedContext without cancellation, with the default Limits.
-func (ds *Dataset) Resized(w, h int) (*Dataset, error) {
-	return ds.ResizedContext(context.Background(), w, h, Limits{})
-}
-
-// ResizedContext returns a copy of ds with every image resampled to w x h with
+// Resized returns a copy of ds with every image resampled to w x h with
 // Catmull-Rom (see pixels.Resize): the shape must be known and the pixels
 // in [0, 1] (load with a pixel max, e.g. 255). Labels, classes and sets are
 // shared with ds. Resizing to the current size copies. The target size and
-// the values of all resized images are checked against lim before anything
-// is allocated; ctx is checked for every image.
-func (ds *Dataset) ResizedContext(ctx context.Context, w, h int, lim Limits) (*Dataset, error) {
+// the values of all resized images are checked against lim (zero fields:
+// DefaultLimits) before anything is allocated; ctx is checked for every
+// image.
+func (ds *Dataset) Resized(ctx context.Context, w, h int, lim Limits) (*Dataset, error) {
 	if ds.Images == nil {
 		return nil, fmt.Errorf("dataset: %s: resize: no images", ds.Source)
 	}

@@ -56,7 +56,7 @@ func FuzzCSV(f *testing.F) {
 		if err != nil {
 			return
 		}
-		ds, err := readCSV(s, CSVOptions{Header: header})
+		ds, err := readCSV(s, CSV{Header: header})
 		if err != nil {
 			checkFileErr(t, err)
 			return
@@ -76,7 +76,7 @@ func FuzzMAT(f *testing.F) {
 			checkFileErr(t, err)
 		}
 		for _, tr := range []bool{false, true} {
-			ds, err := parseMATDataset(context.Background(), "fuzz.mat", b, MATOptions{Width: 2, Height: 3, Transpose: tr})
+			ds, err := parseMATDataset(context.Background(), "fuzz.mat", b, MAT{Width: 2, Height: 3, Transpose: tr})
 			if err != nil {
 				checkFileErr(t, err)
 				continue
@@ -108,7 +108,7 @@ func FuzzNPY(f *testing.F) {
 		}
 		if len(a.shape) == 3 {
 			labels := &npyArray{shape: a.shape[:1], kind: 'u', size: 1, order: binary.LittleEndian, data: make([]byte, a.shape[0])}
-			ds, err := npyDataset(context.Background(), "d", "l", a, labels, NPYOptions{Reorthonormalize: true})
+			ds, err := npyDataset(context.Background(), "d", "l", a, labels, NPY{Reorthonormalize: true})
 			if err != nil {
 				checkFileErr(t, err)
 				return

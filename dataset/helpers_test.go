@@ -7,6 +7,8 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"image"
+	"image/png"
 	"math"
 	"os"
 	"path/filepath"
@@ -222,3 +224,30 @@ func i64le(v []int64) []byte {
 }
 
 func nan() float64 { return math.NaN() }
+
+// writeSetTree writes, under root, each folder of sets (a relative path)
+// with its PNG files, w x h gray images of distinct pixels.
+func writeSetTree(t *testing.T, root string, sets map[string][]string, w, h int) {
+	t.Helper()
+	k := 0
+	for dir, files := range sets {
+		for _, f := range files {
+			g := image.NewGray(image.Rect(0, 0, w, h))
+			for i := range g.Pix {
+				g.Pix[i] = uint8(37*k + 11*i)
+			}
+			k++
+			var b bytes.Buffer
+			if err := png.Encode(&b, g); err != nil {
+				t.Fatal(err)
+			}
+			p := filepath.Join(root, dir, f)
+			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(p, b.Bytes(), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+}

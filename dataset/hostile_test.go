@@ -92,20 +92,20 @@ func TestIDXBomb(t *testing.T) {
 	p := writeFile(t, dir, "bomb.gz", deflated(t, head, 100000*28*28, false))
 	lab := writeFile(t, dir, "labels", idxBytes(idxLabelsMagic, []uint32{1}, []byte{0}))
 	var err error
-	alloc := allocDuring(func() { _, err = LoadIDX(p, lab) })
+	alloc := allocDuring(func() { _, err = (IDX{Images: p, Labels: lab}).Load(context.Background()) })
 	wantLimit(t, err, imageset.LimitFileBytes, p, "100000x28x28", "78400000 bytes per file")
 	if alloc > maxAlloc {
 		t.Fatalf("allocated %d MB to refuse it", alloc>>20)
 	}
 	// Within the bytes, over the values and the pixels per image.
-	_, err = LoadIDXContext(context.Background(), p, lab, Limits{FileBytes: 1 << 30, TotalValues: 1 << 20})
+	_, err = (IDX{Images: p, Labels: lab, Limits: Limits{FileBytes: 1 << 30, TotalValues: 1 << 20}}).Load(context.Background())
 	wantLimit(t, err, imageset.LimitValues, "100000x28x28")
-	_, err = LoadIDXContext(context.Background(), p, lab, Limits{FileBytes: 1 << 30, PixelsPerImage: 783})
+	_, err = (IDX{Images: p, Labels: lab, Limits: Limits{FileBytes: 1 << 30, PixelsPerImage: 783}}).Load(context.Background())
 	wantLimit(t, err, imageset.LimitPixels, "784 pixels per image")
 	// Eight million images of one pixel: few bytes, but a row and a label
 	// each (ItemCost).
 	tiny := writeFile(t, dir, "tiny.gz", deflated(t, idxBytes(idxImagesMagic, []uint32{8e6, 1, 1}, nil), 8e6, false))
-	alloc = allocDuring(func() { _, err = LoadIDX(tiny, lab) })
+	alloc = allocDuring(func() { _, err = (IDX{Images: tiny, Labels: lab}).Load(context.Background()) })
 	wantLimit(t, err, imageset.LimitValues, "8000000x1x1", "72000000 values")
 	if alloc > maxAlloc {
 		t.Fatalf("allocated %d MB to refuse it", alloc>>20)
@@ -113,7 +113,9 @@ func TestIDXBomb(t *testing.T) {
 	// One image, then 4 MB of zeros: the trailing bytes are counted only
 	// up to the limit.
 	one := writeFile(t, dir, "one.gz", deflated(t, idxBytes(idxImagesMagic, []uint32{1, 1, 1}, []byte{7}), 4<<20, false))
-	alloc = allocDuring(func() { _, err = LoadIDXContext(context.Background(), one, lab, Limits{FileBytes: 1 << 20}) })
+	alloc = allocDuring(func() {
+		_, err = (IDX{Images: one, Labels: lab, Limits: Limits{FileBytes: 1 << 20}}).Load(context.Background())
+	})
 	wantLimit(t, err, imageset.LimitFileBytes, one, "more than 1048576 bytes per file")
 	if alloc > maxAlloc {
 		t.Fatalf("allocated %d MB to refuse it", alloc>>20)
@@ -121,12 +123,12 @@ func TestIDXBomb(t *testing.T) {
 	// Limits of math.MaxInt64 mean none.
 	huge := Limits{PixelsPerImage: math.MaxInt64, ImagesPerSet: math.MaxInt64, TotalValues: math.MaxInt64, FileBytes: math.MaxInt64}
 	small := writeFile(t, dir, "small.gz", gz(idxBytes(idxImagesMagic, []uint32{1, 2, 2}, []byte{1, 2, 3, 4})))
-	if ds, err := LoadIDXContext(context.Background(), small, lab, huge); err != nil || ds.Len() != 1 {
+	if ds, err := (IDX{Images: small, Labels: lab, Limits: huge}).Load(context.Background()); err != nil || ds.Len() != 1 {
 		t.Fatalf("no limits: %v", err)
 	}
 	// A raw file over the byte limit is refused from its size.
 	raw := writeFile(t, dir, "raw", idxBytes(idxImagesMagic, []uint32{4, 4, 4}, make([]byte, 64)))
-	_, err = LoadIDXContext(context.Background(), raw, lab, Limits{FileBytes: 75})
+	_, err = (IDX{Images: raw, Labels: lab, Limits: Limits{FileBytes: 75}}).Load(context.Background())
 	wantLimit(t, err, imageset.LimitFileBytes, "file size", "80 bytes")
 }
 
@@ -151,25 +153,25 @@ func TestMATBomb(t *testing.T) {
 	file = append(file, z...)
 	p := writeFile(t, t.TempDir(), "bomb.mat", file)
 	var err error
-	alloc := allocDuring(func() { _, err = LoadMAT(p, MATOptions{}) })
+	alloc := allocDuring(func() { _, err = (MAT{File: p}).Load(context.Background()) })
 	wantLimit(t, err, imageset.LimitFileBytes, p, "compressed element")
 	if alloc > maxAlloc {
 		t.Fatalf("allocated %d MB to refuse it", alloc>>20)
 	}
-	_, err = ReadMATContext(context.Background(), p, Limits{FileBytes: 1 << 30, TotalValues: n*d - 1})
+	_, err = ReadMAT(context.Background(), p, Limits{FileBytes: 1 << 30, TotalValues: n*d - 1})
 	wantLimit(t, err, imageset.LimitValues, `variable "fea" [80000 1000]`, "80000000 values")
 	// A small file over the values and the pixels.
 	w = newMAT(binary.LittleEndian, true)
 	yaleLike(w, miUINT8, miUINT8)
 	p = writeFile(t, t.TempDir(), "y.mat", w.bytes())
-	_, err = LoadMATContext(context.Background(), p, MATOptions{Limits: Limits{TotalValues: 13}})
+	_, err = (MAT{File: p, Limits: Limits{TotalValues: 13}}).Load(context.Background())
 	wantLimit(t, err, imageset.LimitValues, "14 values")
-	_, err = LoadMATContext(context.Background(), p, MATOptions{Limits: Limits{PixelsPerImage: 5}})
+	_, err = (MAT{File: p, Limits: Limits{PixelsPerImage: 5}}).Load(context.Background())
 	wantLimit(t, err, imageset.LimitPixels, "6 pixels per image")
 	// The stored arrays hold 14 values; the 2 images cost 2*(6+8).
-	_, err = LoadMATContext(context.Background(), p, MATOptions{Limits: Limits{TotalValues: 27}})
+	_, err = (MAT{File: p, Limits: Limits{TotalValues: 27}}).Load(context.Background())
 	wantLimit(t, err, imageset.LimitValues, "28 values")
-	if _, err := LoadMATContext(context.Background(), p, MATOptions{Limits: Limits{TotalValues: 28, PixelsPerImage: 6}}); err != nil {
+	if _, err := (MAT{File: p, Limits: Limits{TotalValues: 28, PixelsPerImage: 6}}).Load(context.Background()); err != nil {
 		t.Fatalf("at the limits: %v", err)
 	}
 }
@@ -182,15 +184,15 @@ func TestCSVBomb(t *testing.T) {
 	text := []byte(strings.Repeat(line, (4<<20)/len(line)))
 	p := writeFile(t, dir, "bomb.csv.gz", gz(text))
 	var err error
-	alloc := allocDuring(func() { _, err = LoadCSV(p, CSVOptions{Limits: Limits{FileBytes: 1 << 20}}) })
+	alloc := allocDuring(func() { _, err = (CSV{File: p, Limits: Limits{FileBytes: 1 << 20}}).Load(context.Background()) })
 	wantLimit(t, err, imageset.LimitFileBytes, p, "data after decompression")
 	if alloc > 4*maxAlloc {
 		t.Fatalf("allocated %d MB to refuse it", alloc>>20)
 	}
 	// Lines of 7 pixels cost 7+8 values: line 47 is one too many.
-	_, err = LoadCSV(p, CSVOptions{Limits: Limits{TotalValues: 700}})
+	_, err = (CSV{File: p, Limits: Limits{TotalValues: 700}}).Load(context.Background())
 	wantLimit(t, err, imageset.LimitValues, "line 47", "705 values")
-	_, err = LoadCSV(p, CSVOptions{Limits: Limits{PixelsPerImage: 6}})
+	_, err = (CSV{File: p, Limits: Limits{PixelsPerImage: 6}}).Load(context.Background())
 	wantLimit(t, err, imageset.LimitPixels, "line 1", "7 pixels per image")
 }
 
@@ -201,13 +203,13 @@ func TestNPYBomb(t *testing.T) {
 	l := writeFile(t, dir, "l.npy", npyBytes("<i8", false, []int{1}, i64le([]int64{1})))
 	var err error
 	alloc := allocDuring(func() {
-		_, err = LoadNPYContext(context.Background(), p, l, NPYOptions{Limits: Limits{FileBytes: 1 << 20}})
+		_, err = (NPY{Data: p, Labels: l, Limits: Limits{FileBytes: 1 << 20}}).Load(context.Background())
 	})
 	wantLimit(t, err, imageset.LimitFileBytes, "npy shape [1 1024 256]", "2097152 bytes")
 	if alloc > maxAlloc {
 		t.Fatalf("allocated %d MB to refuse it", alloc>>20)
 	}
-	_, err = LoadNPYContext(context.Background(), p, l, NPYOptions{Limits: Limits{TotalValues: 1 << 10}})
+	_, err = (NPY{Data: p, Labels: l, Limits: Limits{TotalValues: 1 << 10}}).Load(context.Background())
 	wantLimit(t, err, imageset.LimitValues, "262144 values")
 }
 
@@ -215,7 +217,7 @@ func TestNPYBomb(t *testing.T) {
 // the resized values before they are allocated (-resize 2048x2048 on 4x4
 // CSV images used to take 5.8 GB).
 func TestResizeLimit(t *testing.T) {
-	_, err := Load("csv:"+filepath.Join(t.TempDir(), "missing.csv"), Options{Resize: Size{Height: 2048, Width: 2049}})
+	_, err := CSV{File: filepath.Join(t.TempDir(), "missing.csv"), Resize: Size{Height: 2048, Width: 2049}}.Load(context.Background())
 	wantLimit(t, err, imageset.LimitPixels, "resize to 2048x2049")
 	var b strings.Builder
 	for i := range 40 {
@@ -225,13 +227,13 @@ func TestResizeLimit(t *testing.T) {
 	}
 	p := writeFile(t, t.TempDir(), "d.csv", []byte(b.String()))
 	alloc := allocDuring(func() {
-		_, err = Load("csv:"+p, Options{Shape: Size{Height: 4, Width: 4}, PixelMax: 1, Resize: Size{Height: 2048, Width: 2048}})
+		_, err = CSV{File: p, Width: 4, Height: 4, PixelMax: 1, Resize: Size{Height: 2048, Width: 2048}}.Load(context.Background())
 	})
 	wantLimit(t, err, imageset.LimitValues, "resize to 2048x2048 of 40 images")
 	if alloc > maxAlloc {
 		t.Fatalf("allocated %d MB to refuse it", alloc>>20)
 	}
-	ds, err := Load("csv:"+p, Options{Shape: Size{Height: 4, Width: 4}, PixelMax: 1, Resize: Size{Height: 2, Width: 2}})
+	ds, err := CSV{File: p, Width: 4, Height: 4, PixelMax: 1, Resize: Size{Height: 2, Width: 2}}.Load(context.Background())
 	if err != nil || ds.Dim != 4 {
 		t.Fatalf("small resize: %v", err)
 	}
@@ -243,7 +245,7 @@ func TestGzipMessage(t *testing.T) {
 	b := gz(idxBytes(idxImagesMagic, []uint32{1, 2, 2}, []byte{1, 2, 3, 4}))
 	b[len(b)-8] ^= 0xff // CRC-32
 	p := writeFile(t, t.TempDir(), "x.gz", b)
-	_, err := LoadIDX(p, p)
+	_, err := (IDX{Images: p, Labels: p}).Load(context.Background())
 	wantErr(t, err, ErrFormat, "gzip: invalid checksum")
 	if strings.Contains(err.Error(), "gzip: gzip") {
 		t.Fatalf("doubled prefix: %v", err)
@@ -268,7 +270,14 @@ func TestSpecialFiles(t *testing.T) {
 				continue
 			}
 		}
-		err := within(t, 5*time.Second, func() error { _, err := Load(spec, Options{}); return err })
+		err := within(t, 5*time.Second, func() error {
+			src, err := ParseSource(spec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = src.Load(context.Background())
+			return err
+		})
 		if !errors.Is(err, ErrNotRegular) {
 			t.Fatalf("%s: error %v, want ErrNotRegular", spec, err)
 		}
@@ -276,7 +285,7 @@ func TestSpecialFiles(t *testing.T) {
 			t.Fatalf("%s: error of several lines: %q", spec, err)
 		}
 	}
-	_, err := ReadMAT(fifo)
+	_, err := ReadMAT(context.Background(), fifo, Limits{})
 	if !errors.Is(err, ErrNotRegular) {
 		t.Fatalf("ReadMAT: %v", err)
 	}
@@ -298,17 +307,21 @@ func TestCancel(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	for _, spec := range []string{"csv:" + csvPath, "idx:" + idxPath + "," + labPath, "mat:" + matPath, "npy:" + npyD + "," + npyL} {
-		if _, err := LoadContext(ctx, spec, Options{}); !errors.Is(err, context.Canceled) {
+		src, err := ParseSource(spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := src.Load(ctx); !errors.Is(err, context.Canceled) {
 			t.Fatalf("%s: error %v, want context.Canceled", spec, err)
 		}
-		if _, err := LoadContext(context.Background(), spec, Options{}); err != nil {
+		if _, err := src.Load(context.Background()); err != nil {
 			t.Fatalf("%s: %v", spec, err)
 		}
 	}
 	ctx, cancel = context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() {
-		_, err := LoadCSVContext(ctx, csvPath, CSVOptions{})
+		_, err := (CSV{File: csvPath}).Load(ctx)
 		done <- err
 	}()
 	time.Sleep(50 * time.Millisecond)

@@ -21,60 +21,90 @@ const (
 // maxIDXDim bounds each IDX dimension; the format stores them as int32.
 const maxIDXDim = math.MaxInt32
 
-// LoadIDX is LoadIDXContext without cancellation, with the default Limits.
-func LoadIDX(imagesPath, labelsPath string) (*Dataset, error) {
-	return LoadIDXContext(context.Background(), imagesPath, labelsPath, Limits{})
+// IDX is an MNIST-style pair of IDX files, each raw or gzipped (detected
+// by the gzip magic, not the name): images (magic 0x00000803, uint8,
+// n x rows x cols) and labels (magic 0x00000801, uint8, n), or the images
+// alone (Labels ""): data without labels.
+type IDX struct {
+	Images, Labels string
+	// Resize resamples every image to this size after loading
+	// (Catmull-Rom, Dataset.Resized); the zero Size keeps the size.
+	Resize Size
+	// Limits bounds the input (zero fields: DefaultLimits).
+	Limits Limits
 }
 
-// LoadIDXContext reads an MNIST-style pair of IDX files, each raw or gzipped
-// (detected by the gzip magic, not the name): images (magic 0x00000803,
-// uint8, n x rows x cols) and labels (magic 0x00000801, uint8, n). Pixels are
-// scaled to [0, 1] as value/255; Width = cols, Height = rows. Labels map to
-// classes in ascending order of their values (MNIST: class k is digit k).
-//
-// The headers are checked against the file lengths before anything is
-// allocated, the image and label counts must agree, and trailing bytes are
-// an error. The claimed sizes are checked against lim (bytes per file,
-// pixels per image, values in all) before anything is read; ctx is checked
-// as the files are read.
-func LoadIDXContext(ctx context.Context, imagesPath, labelsPath string, lim Limits) (*Dataset, error) {
-	dims, pix, err := readIDXFile(ctx, imagesPath, idxImagesMagic, lim)
+// String returns the source as idx:IMAGES[,LABELS].
+func (s IDX) String() string {
+	if s.Labels == "" {
+		return "idx:" + s.Images
+	}
+	return "idx:" + s.Images + "," + s.Labels
+}
+
+// Inputs returns the files Load reads.
+func (s IDX) Inputs() []string {
+	if s.Labels == "" {
+		return []string{s.Images}
+	}
+	return []string{s.Images, s.Labels}
+}
+
+// Load reads the files: pixels are scaled to [0, 1] as value/255; Width =
+// cols, Height = rows. Labels map to classes in ascending order of their
+// values (MNIST: class k is digit k). The headers are checked against the
+// file lengths before anything is allocated, the image and label counts
+// must agree, and trailing bytes are an error. The claimed sizes are
+// checked against s.Limits (bytes per file, pixels per image, values in
+// all) before anything is read; ctx is checked as the files are read.
+func (s IDX) Load(ctx context.Context) (*Dataset, error) {
+	if err := checkResize(s.Images, s.Resize, s.Limits); err != nil {
+		return nil, err
+	}
+	dims, pix, err := readIDXFile(ctx, s.Images, idxImagesMagic, s.Limits)
 	if err != nil {
 		return nil, err
 	}
-	ldims, lab, err := readIDXFile(ctx, labelsPath, idxLabelsMagic, lim)
-	if err != nil {
-		return nil, err
-	}
-	if ldims[0] != dims[0] {
-		return nil, fileErr(labelsPath, ErrSize, "%d labels, but %s has %d images", ldims[0], imagesPath, dims[0])
+	var lab []byte
+	if s.Labels != "" {
+		var ldims []int
+		if ldims, lab, err = readIDXFile(ctx, s.Labels, idxLabelsMagic, s.Limits); err != nil {
+			return nil, err
+		}
+		if ldims[0] != dims[0] {
+			return nil, fileErr(s.Labels, ErrSize, "%d labels, but %s has %d images", ldims[0], s.Images, dims[0])
+		}
 	}
 	if err := ctx.Err(); err != nil {
-		return nil, fmt.Errorf("dataset: %s: %w", imagesPath, err)
+		return nil, fmt.Errorf("dataset: %s: %w", s.Images, err)
 	}
-	return idxDataset(imagesPath, dims, pix, lab), nil
+	ds, err := resizeLoaded(ctx, idxDataset(s.Images, dims, pix, lab), s.Resize, s.Limits)
+	return loaded(ctx, s.Images, ds, err)
 }
 
+// idxDataset builds the data set of IDX images and labels (lab nil: no
+// labels).
 func idxDataset(source string, dims []int, pix, lab []byte) *Dataset {
 	n, h, w := dims[0], dims[1], dims[2]
 	flat := make([]float64, len(pix))
 	for i, v := range pix {
 		flat[i] = float64(v) / 255
 	}
-	raw := make([]int64, len(lab))
-	for i, v := range lab {
-		raw[i] = int64(v)
+	ds := &Dataset{
+		Source: source,
+		Dim:    w * h,
+		Width:  w,
+		Height: h,
+		Images: rows(flat, n, w*h),
 	}
-	labels, classes := classesFromInts(raw)
-	return &Dataset{
-		Source:  source,
-		Classes: classes,
-		Labels:  labels,
-		Dim:     w * h,
-		Width:   w,
-		Height:  h,
-		Images:  rows(flat, n, w*h),
+	if lab != nil {
+		raw := make([]int64, len(lab))
+		for i, v := range lab {
+			raw[i] = int64(v)
+		}
+		ds.Labels, ds.Classes = classesFromInts(raw)
 	}
+	return ds
 }
 
 func readIDXFile(ctx context.Context, path string, magic uint32, lim Limits) ([]int, []byte, error) {

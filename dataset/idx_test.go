@@ -1,6 +1,7 @@
 package dataset
 
 import (
+	"context"
 	"runtime"
 	"testing"
 )
@@ -19,7 +20,7 @@ func TestLoadIDX(t *testing.T) {
 		}
 		ip := writeFile(t, dir, "img", wrap(idxBytes(idxImagesMagic, []uint32{3, 2, 2}, pix)))
 		lp := writeFile(t, dir, "lab", wrap(idxBytes(idxLabelsMagic, []uint32{3}, lab)))
-		ds, err := LoadIDX(ip, lp)
+		ds, err := (IDX{Images: ip, Labels: lp}).Load(context.Background())
 		if err != nil {
 			t.Fatalf("gzip=%v: %v", zip, err)
 		}
@@ -81,7 +82,7 @@ func TestLoadIDXErrors(t *testing.T) {
 			}
 			var before, after runtime.MemStats
 			runtime.ReadMemStats(&before)
-			_, err := LoadIDX(ip, lp)
+			_, err := (IDX{Images: ip, Labels: lp}).Load(context.Background())
 			runtime.ReadMemStats(&after)
 			file := ip
 			if c.labels != nil {
@@ -94,7 +95,7 @@ func TestLoadIDXErrors(t *testing.T) {
 			}
 		})
 	}
-	if _, err := LoadIDX(dir+"/missing", labels); err == nil {
+	if _, err := (IDX{Images: dir + "/missing", Labels: labels}).Load(context.Background()); err == nil {
 		t.Fatal("missing file: no error")
 	}
 }

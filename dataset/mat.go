@@ -87,18 +87,13 @@ func (a *MATArray) convert() {
 // being decompressed past their name; with no names, every numeric variable
 // is returned and the others (cell, struct, char, sparse, complex) are
 // skipped. A named variable that is missing or not real numeric is an error.
-// MAT v7.3 files (HDF5) and v4 files are rejected as unsupported. The
-// default Limits apply (see ReadMATContext).
-func ReadMAT(path string, names ...string) (map[string]*MATArray, error) {
-	return ReadMATContext(context.Background(), path, Limits{}, names...)
-}
-
-// ReadMATContext is ReadMAT within lim: the file's size and the bytes
+// MAT v7.3 files (HDF5) and v4 files are rejected as unsupported. Within
+// lim (zero fields: DefaultLimits): the file's size and the bytes
 // decompressed from it count against lim.FileBytes, the elements of the
 // variables read against lim.TotalValues (checked from their dimensions,
 // which are checked against the bytes the element holds, before the data is
 // read). ctx is checked as the file is read and decompressed.
-func ReadMATContext(ctx context.Context, path string, lim Limits, names ...string) (map[string]*MATArray, error) {
+func ReadMAT(ctx context.Context, path string, lim Limits, names ...string) (map[string]*MATArray, error) {
 	b, err := readMATFile(ctx, path, lim)
 	if err != nil {
 		return nil, err
@@ -488,11 +483,15 @@ func miValue(b []byte, typ uint32, o binary.ByteOrder, i int) float64 {
 	return 0
 }
 
-// MATOptions controls LoadMAT. The zero value reads Deng Cai's layout
-// (fea: one image per row, gnd: labels) without a shape.
-type MATOptions struct {
+// MAT is a MATLAB level-5 MAT-file of images and labels (see ReadMAT for
+// the formats read). The zero options read Deng Cai's layout (fea: one
+// image per row, gnd: labels) without a shape.
+type MAT struct {
+	File string
 	// X and Y name the image and label variables; "" means "fea" and "gnd".
-	X, Y string
+	// NoLabels reads the images alone: data without labels.
+	X, Y     string
+	NoLabels bool
 	// Columns: one image per column of X (default: one per row). Ignored
 	// for a 3-D X, which is always Height x Width x N.
 	Columns bool
@@ -506,29 +505,40 @@ type MATOptions struct {
 	// PixelMax: pixel values are divided by it (Yale B: 255); 0 means 1
 	// (values kept as stored). uint8 arrays are not treated specially.
 	PixelMax float64
+	// Resize resamples every image to this size after loading
+	// (Catmull-Rom, Dataset.Resized, pixels in [0, 1]); the zero Size
+	// keeps the size.
+	Resize Size
 	// Limits bounds the input (zero fields: DefaultLimits).
 	Limits Limits
 }
 
-// LoadMAT reads images and labels from a MAT-file (see ReadMAT for the
-// formats read). X is N x D (or D x N with opt.Columns, or H x W x N); Y
-// holds N integer labels in any shape (N x 1, 1 x N). See MATOptions.
-func LoadMAT(path string, opt MATOptions) (*Dataset, error) {
-	return LoadMATContext(context.Background(), path, opt)
-}
+// String returns the source as mat:FILE.
+func (s MAT) String() string { return "mat:" + s.File }
 
-// LoadMATContext is LoadMAT within opt.Limits (see ReadMATContext; the
-// pixels per image are checked too), checking ctx as the file is read and
-// its images converted.
-func LoadMATContext(ctx context.Context, path string, opt MATOptions) (*Dataset, error) {
-	b, err := readMATFile(ctx, path, opt.Limits)
+// Inputs returns the file Load reads.
+func (s MAT) Inputs() []string { return []string{s.File} }
+
+// Load reads the images and labels: X is N x D (or D x N with Columns, or
+// H x W x N); Y holds N integer labels in any shape (N x 1, 1 x N). It
+// works within s.Limits (see ReadMAT; the pixels per image are checked
+// too), checking ctx as the file is read and its images converted.
+func (s MAT) Load(ctx context.Context) (*Dataset, error) {
+	if err := checkResize(s.File, s.Resize, s.Limits); err != nil {
+		return nil, err
+	}
+	b, err := readMATFile(ctx, s.File, s.Limits)
 	if err != nil {
 		return nil, err
 	}
-	return parseMATDataset(ctx, path, b, opt)
+	ds, err := parseMATDataset(ctx, s.File, b, s)
+	if err == nil {
+		ds, err = resizeLoaded(ctx, ds, s.Resize, s.Limits)
+	}
+	return loaded(ctx, s.File, ds, err)
 }
 
-func parseMATDataset(ctx context.Context, path string, b []byte, opt MATOptions) (*Dataset, error) {
+func parseMATDataset(ctx context.Context, path string, b []byte, opt MAT) (*Dataset, error) {
 	xn, yn := opt.X, opt.Y
 	if xn == "" {
 		xn = "fea"
@@ -536,8 +546,12 @@ func parseMATDataset(ctx context.Context, path string, b []byte, opt MATOptions)
 	if yn == "" {
 		yn = "gnd"
 	}
-	if xn == yn {
+	if xn == yn && !opt.NoLabels {
 		return nil, fileErr(path, ErrFormat, "images and labels both from variable %q", xn)
+	}
+	names := []string{xn, yn}
+	if opt.NoLabels {
+		names = names[:1]
 	}
 	if opt.Width < 0 || opt.Height < 0 || (opt.Width == 0) != (opt.Height == 0) {
 		return nil, fileErr(path, ErrSize, "image shape %dx%d: give both height and width, or neither", opt.Height, opt.Width)
@@ -547,12 +561,11 @@ func parseMATDataset(ctx context.Context, path string, b []byte, opt MATOptions)
 		return nil, fileErr(path, ErrValue, "%v", err)
 	}
 	lim := opt.Limits.WithDefaults()
-	vars, err := parseMAT(ctx, path, b, []string{xn, yn}, lim)
+	vars, err := parseMAT(ctx, path, b, names, lim)
 	if err != nil {
 		return nil, err
 	}
 	x, y := vars[xn], vars[yn]
-	y.convert()
 	h, w := opt.Height, opt.Width
 	var n, dim int
 	// at(i, p) is pixel p (in X's own order) of image i.
@@ -593,15 +606,19 @@ func parseMATDataset(ctx context.Context, path string, b []byte, opt MATOptions)
 	if err := checkLimit(path, fmt.Sprintf("variable %q %v", xn, x.Dims), imageset.LimitValues, imageset.CountValues(int64(n), int64(dim)), lim.TotalValues); err != nil {
 		return nil, err
 	}
-	if len(y.Data) != n {
-		return nil, fileErr(path, ErrSize, "labels %q %v hold %d values, images %q %v hold %d images", yn, y.Dims, len(y.Data), xn, x.Dims, n)
-	}
-	raw := make([]int64, n)
-	for i, v := range y.Data {
-		if v != math.Trunc(v) || math.Abs(v) > 1<<53 {
-			return nil, fileErr(path, ErrValue, "label %s(%d) = %g is not an integer", yn, i+1, v)
+	var raw []int64
+	if y != nil {
+		y.convert()
+		if len(y.Data) != n {
+			return nil, fileErr(path, ErrSize, "labels %q %v hold %d values, images %q %v hold %d images", yn, y.Dims, len(y.Data), xn, x.Dims, n)
 		}
-		raw[i] = int64(v)
+		raw = make([]int64, n)
+		for i, v := range y.Data {
+			if v != math.Trunc(v) || math.Abs(v) > 1<<53 {
+				return nil, fileErr(path, ErrValue, "label %s(%d) = %g is not an integer", yn, i+1, v)
+			}
+			raw[i] = int64(v)
+		}
 	}
 	flat := make([]float64, n*dim)
 	for i := 0; i < n; i++ {
@@ -621,14 +638,15 @@ func parseMATDataset(ctx context.Context, path string, b []byte, opt MATOptions)
 			img[p] = v / div
 		}
 	}
-	labels, classes := classesFromInts(raw)
-	return &Dataset{
-		Source:  path,
-		Classes: classes,
-		Labels:  labels,
-		Dim:     dim,
-		Width:   w,
-		Height:  h,
-		Images:  rows(flat, n, dim),
-	}, nil
+	ds := &Dataset{
+		Source: path,
+		Dim:    dim,
+		Width:  w,
+		Height: h,
+		Images: rows(flat, n, dim),
+	}
+	if raw != nil {
+		ds.Labels, ds.Classes = classesFromInts(raw)
+	}
+	return ds, nil
 }

@@ -1,6 +1,7 @@
 package dataset
 
 import (
+	"context"
 	"encoding/binary"
 	"testing"
 )
@@ -34,7 +35,7 @@ func TestLoadMAT(t *testing.T) {
 				yaleLike(w, ft, miUINT8)
 				w.add(matVar{name: "z", class: mxDOUBLE, flags: mxComplexFlag, dims: []int32{1, 1}, miType: miDOUBLE, data: []float64{1}, imag: true})
 				p := writeFile(t, dir, "y.mat", w.bytes())
-				ds, err := LoadMAT(p, MATOptions{Width: 3, Height: 2, Transpose: true, PixelMax: 2})
+				ds, err := (MAT{File: p, Width: 3, Height: 2, Transpose: true, PixelMax: 2}).Load(context.Background())
 				if err != nil {
 					t.Fatalf("%v compressed=%v type %d: %v", order, compressed, ft, err)
 				}
@@ -53,7 +54,7 @@ func TestLoadMAT(t *testing.T) {
 				if ds.Classes[0] != "2" || ds.Classes[1] != "5" || ds.Labels[0] != 1 {
 					t.Fatalf("classes %v labels %v", ds.Classes, ds.Labels)
 				}
-				vars, err := ReadMAT(p)
+				vars, err := ReadMAT(context.Background(), p, Limits{})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -72,7 +73,7 @@ func TestLoadMATLayouts(t *testing.T) {
 	w.add(matVar{name: "X", class: 7, dims: []int32{4, 2}, miType: miSINGLE, data: []float64{1, 2, 3, 4, 5, 6, 7, 8}})
 	w.add(matVar{name: "y", class: 9, dims: []int32{1, 2}, miType: miUINT8, data: []float64{1, 1}})
 	p := writeFile(t, dir, "cols.mat", w.bytes())
-	ds, err := LoadMAT(p, MATOptions{X: "X", Y: "y", Columns: true})
+	ds, err := (MAT{File: p, X: "X", Y: "y", Columns: true}).Load(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,7 +85,7 @@ func TestLoadMATLayouts(t *testing.T) {
 	w.add(matVar{name: "ims", class: 9, dims: []int32{2, 2, 2}, miType: miUINT8, data: []float64{1, 2, 3, 4, 5, 6, 7, 8}})
 	w.add(matVar{name: "lab", class: 6, dims: []int32{2, 1}, miType: miDOUBLE, data: []float64{0, 1}})
 	p = writeFile(t, dir, "cube.mat", w.bytes())
-	ds, err = LoadMAT(p, MATOptions{X: "ims", Y: "lab"})
+	ds, err = (MAT{File: p, X: "ims", Y: "lab"}).Load(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -110,20 +111,20 @@ func TestLoadMATErrors(t *testing.T) {
 	cases := []struct {
 		name  string
 		file  []byte
-		opt   MATOptions
+		opt   MAT
 		kind  error
 		frags []string
 	}{
-		{"short", gb[:100], MATOptions{}, ErrFormat, []string{"too short for a MAT-file header"}},
-		{"v7.3", v73, MATOptions{}, ErrUnsupported, []string{"v7.3", "-v7"}},
-		{"endian", badEndian, MATOptions{}, ErrFormat, []string{"endian"}},
-		{"version", badVersion, MATOptions{}, ErrFormat, []string{"version 0x0102"}},
-		{"truncated", gb[:len(gb)-10], MATOptions{}, ErrSize, []string{"bytes, only", "left in the file"}},
-		{"missing X", gb, MATOptions{X: "images"}, ErrFormat, []string{`no numeric variable "images"`}},
-		{"same var", gb, MATOptions{X: "gnd"}, ErrFormat, []string{"both from variable"}},
-		{"shape", gb, MATOptions{Width: 4, Height: 2}, ErrSize, []string{"6 pixels per image, shape 2x4 needs 8"}},
-		{"transpose without shape", gb, MATOptions{Transpose: true}, ErrSize, []string{"needs their shape"}},
-		{"columns: label count", gb, MATOptions{Columns: true}, ErrSize, []string{"hold 2 values", "hold 6 images"}},
+		{"short", gb[:100], MAT{}, ErrFormat, []string{"too short for a MAT-file header"}},
+		{"v7.3", v73, MAT{}, ErrUnsupported, []string{"v7.3", "-v7"}},
+		{"endian", badEndian, MAT{}, ErrFormat, []string{"endian"}},
+		{"version", badVersion, MAT{}, ErrFormat, []string{"version 0x0102"}},
+		{"truncated", gb[:len(gb)-10], MAT{}, ErrSize, []string{"bytes, only", "left in the file"}},
+		{"missing X", gb, MAT{X: "images"}, ErrFormat, []string{`no numeric variable "images"`}},
+		{"same var", gb, MAT{X: "gnd"}, ErrFormat, []string{"both from variable"}},
+		{"shape", gb, MAT{Width: 4, Height: 2}, ErrSize, []string{"6 pixels per image, shape 2x4 needs 8"}},
+		{"transpose without shape", gb, MAT{Transpose: true}, ErrSize, []string{"needs their shape"}},
+		{"columns: label count", gb, MAT{Columns: true}, ErrSize, []string{"hold 2 values", "hold 6 images"}},
 	}
 	{
 		w := newMAT(binary.LittleEndian, false)
@@ -132,10 +133,10 @@ func TestLoadMATErrors(t *testing.T) {
 		cases = append(cases, struct {
 			name  string
 			file  []byte
-			opt   MATOptions
+			opt   MAT
 			kind  error
 			frags []string
-		}{"fractional label", w.bytes(), MATOptions{}, ErrValue, []string{"gnd(2) = 1.5 is not an integer"}})
+		}{"fractional label", w.bytes(), MAT{}, ErrValue, []string{"gnd(2) = 1.5 is not an integer"}})
 	}
 	add := func(name string, vars []matVar, kind error, frags ...string) {
 		w := newMAT(binary.LittleEndian, true)
@@ -145,10 +146,10 @@ func TestLoadMATErrors(t *testing.T) {
 		cases = append(cases, struct {
 			name  string
 			file  []byte
-			opt   MATOptions
+			opt   MAT
 			kind  error
 			frags []string
-		}{name, w.bytes(), MATOptions{}, kind, frags})
+		}{name, w.bytes(), MAT{}, kind, frags})
 	}
 	gnd := matVar{name: "gnd", class: mxDOUBLE, dims: []int32{2, 1}, miType: miDOUBLE, data: []float64{1, 2}}
 	add("NaN pixel", []matVar{{name: "fea", class: mxDOUBLE, dims: []int32{2, 1}, miType: miDOUBLE, data: []float64{1, nan()}}, gnd}, ErrValue, "image 2", "NaN")
@@ -162,7 +163,11 @@ func TestLoadMATErrors(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			p := writeFile(t, dir, "bad.mat", c.file)
-			_, err := LoadMAT(p, c.opt)
+			_, err := (func() MAT {
+				o := c.opt
+				o.File = p
+				return o
+			}()).Load(context.Background())
 			wantErr(t, err, c.kind, append(c.frags, "dataset: "+p+": ")...)
 		})
 	}

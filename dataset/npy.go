@@ -95,8 +95,9 @@ func readNPY(s *source) (*npyArray, error) {
 	if hlen > maxNPYHeader {
 		return nil, s.errf(ErrFormat, "npy header of %d bytes (at most %d)", hlen, maxNPYHeader)
 	}
-	hbuf := make([]byte, hlen)
-	if err := s.readFull(hbuf, "npy header"); err != nil {
+	// Grown as the header arrives: a length field alone allocates nothing.
+	hbuf, err := s.readUpTo(hlen, "npy header")
+	if err != nil {
 		return nil, err
 	}
 	a, err := parseNPYHeader(string(hbuf))
@@ -313,10 +314,15 @@ func (p *pyLit) tuple() ([]int, error) {
 	}
 }
 
-// NPYOptions controls LoadNPY.
-type NPYOptions struct {
+// NPY is precomputed bases in .npy files (each raw or gzipped): data of
+// shape (N, D, d), float64 (or float32), C or Fortran order, and labels
+// of shape (N,), integers (or floats with integral values), or the data
+// alone (Labels ""): bases without labels.
+type NPY struct {
+	Data, Labels string
 	// Tol is the largest accepted |BᵀB − I| entry of a basis B; 0 means
-	// 1e-6 (float32 round-off passes, a non-orthonormal basis does not).
+	// DefaultOrthoTol, 1e-6 (float32 round-off passes, a non-orthonormal
+	// basis does not).
 	Tol float64
 	// Reorthonormalize replaces each basis by an orthonormal basis of its
 	// span (CGS2, column by column) instead of rejecting it; a basis of
@@ -332,30 +338,41 @@ type NPYOptions struct {
 // 64 (model.MaxSubDim).
 const MaxNPYSubDim = 128
 
-// DefaultOrthoTol is NPYOptions' default tolerance.
+// DefaultOrthoTol is NPY's default tolerance.
 const DefaultOrthoTol = 1e-6
 
-// LoadNPY is LoadNPYContext without cancellation.
-func LoadNPY(dataPath, labelsPath string, opt NPYOptions) (*Dataset, error) {
-	return LoadNPYContext(context.Background(), dataPath, labelsPath, opt)
+// String returns the source as npy:DATA[,LABELS].
+func (s NPY) String() string {
+	if s.Labels == "" {
+		return "npy:" + s.Data
+	}
+	return "npy:" + s.Data + "," + s.Labels
 }
 
-// LoadNPYContext reads precomputed bases and their labels from two .npy files
-// (each raw or gzipped): data of shape (N, D, d), float64 (or float32),
-// C or Fortran order, and labels of shape (N,), integers (or floats with
-// integral values). Each basis must have orthonormal columns (see
-// NPYOptions). The shapes are checked against opt.Limits before the data is
-// read; ctx is checked as the files are read and between bases.
-func LoadNPYContext(ctx context.Context, dataPath, labelsPath string, opt NPYOptions) (*Dataset, error) {
-	a, err := readNPYFile(ctx, dataPath, opt.Limits)
+// Inputs returns the files Load reads.
+func (s NPY) Inputs() []string {
+	if s.Labels == "" {
+		return []string{s.Data}
+	}
+	return []string{s.Data, s.Labels}
+}
+
+// Load reads the bases (and labels). Each basis must have orthonormal
+// columns (see Tol). The shapes are checked against s.Limits before the
+// data is read; ctx is checked as the files are read and between bases.
+func (s NPY) Load(ctx context.Context) (*Dataset, error) {
+	a, err := readNPYFile(ctx, s.Data, s.Limits)
 	if err != nil {
 		return nil, err
 	}
-	l, err := readNPYFile(ctx, labelsPath, opt.Limits)
-	if err != nil {
-		return nil, err
+	var l *npyArray
+	if s.Labels != "" {
+		if l, err = readNPYFile(ctx, s.Labels, s.Limits); err != nil {
+			return nil, err
+		}
 	}
-	return npyDataset(ctx, dataPath, labelsPath, a, l, opt)
+	ds, err := npyDataset(ctx, s.Data, s.Labels, a, l, s)
+	return loaded(ctx, s.Data, ds, err)
 }
 
 func readNPYFile(ctx context.Context, path string, lim Limits) (*npyArray, error) {
@@ -367,7 +384,7 @@ func readNPYFile(ctx context.Context, path string, lim Limits) (*npyArray, error
 	return readNPY(s)
 }
 
-func npyDataset(ctx context.Context, dataPath, labelsPath string, a, l *npyArray, opt NPYOptions) (*Dataset, error) {
+func npyDataset(ctx context.Context, dataPath, labelsPath string, a, l *npyArray, opt NPY) (*Dataset, error) {
 	if len(a.shape) != 3 || a.kind != 'f' {
 		return nil, fileErr(dataPath, ErrSize, "shape %v of kind %q, want (N, D, d) of floats", a.shape, a.kind)
 	}
@@ -381,19 +398,22 @@ func npyDataset(ctx context.Context, dataPath, labelsPath string, a, l *npyArray
 	if err := checkLimit(dataPath, fmt.Sprintf("npy shape %v", a.shape), imageset.LimitValues, imageset.CountValues(int64(n), int64(dim)*int64(d)), opt.Limits.WithDefaults().TotalValues); err != nil {
 		return nil, err
 	}
-	if len(l.shape) != 1 && !(len(l.shape) == 2 && l.shape[1] == 1) {
-		return nil, fileErr(labelsPath, ErrSize, "shape %v, want (N,)", l.shape)
-	}
-	if l.len() != n {
-		return nil, fileErr(labelsPath, ErrSize, "%d labels, %s has %d bases", l.len(), dataPath, n)
-	}
-	raw := make([]int64, n)
-	for i := range raw {
-		v := l.at(i)
-		if v != math.Trunc(v) || math.Abs(v) > 1<<53 {
-			return nil, fileErr(labelsPath, ErrValue, "label %d is %g, want an integer", i, v)
+	var raw []int64
+	if l != nil {
+		if len(l.shape) != 1 && !(len(l.shape) == 2 && l.shape[1] == 1) {
+			return nil, fileErr(labelsPath, ErrSize, "shape %v, want (N,)", l.shape)
 		}
-		raw[i] = int64(v)
+		if l.len() != n {
+			return nil, fileErr(labelsPath, ErrSize, "%d labels, %s has %d bases", l.len(), dataPath, n)
+		}
+		raw = make([]int64, n)
+		for i := range raw {
+			v := l.at(i)
+			if v != math.Trunc(v) || math.Abs(v) > 1<<53 {
+				return nil, fileErr(labelsPath, ErrValue, "label %d is %g, want an integer", i, v)
+			}
+			raw[i] = int64(v)
+		}
 	}
 	tol := opt.Tol
 	if tol == 0 {
@@ -437,13 +457,14 @@ func npyDataset(ctx context.Context, dataPath, labelsPath string, a, l *npyArray
 			copy(b[r*d:(r+1)*d], m.Row(r))
 		}
 	}
-	labels, classes := classesFromInts(raw)
-	return &Dataset{
-		Source:  dataPath,
-		Classes: classes,
-		Labels:  labels,
-		Dim:     dim,
-		Bases:   bases,
-		SubDim:  d,
-	}, nil
+	ds := &Dataset{
+		Source: dataPath,
+		Dim:    dim,
+		Bases:  bases,
+		SubDim: d,
+	}
+	if raw != nil {
+		ds.Labels, ds.Classes = classesFromInts(raw)
+	}
+	return ds, nil
 }

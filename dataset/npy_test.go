@@ -1,6 +1,7 @@
 package dataset
 
 import (
+	"context"
 	"encoding/binary"
 	"math"
 	"testing"
@@ -18,7 +19,7 @@ func TestLoadNPY(t *testing.T) {
 	dir := t.TempDir()
 	data := writeFile(t, dir, "b.npy", npyBytes("<f8", false, []int{2, 3, 2}, f64le(twoBases())))
 	labels := writeFile(t, dir, "l.npy", npyBytes("<i8", false, []int{2}, i64le([]int64{4, -1})))
-	ds, err := LoadNPY(data, labels, NPYOptions{})
+	ds, err := (NPY{Data: data, Labels: labels}).Load(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -47,7 +48,7 @@ func TestLoadNPY(t *testing.T) {
 	}
 	data2 := writeFile(t, dir, "f.npy.gz", gz(npyBytes("<f4", true, []int{2, 3, 2}, f)))
 	labels2 := writeFile(t, dir, "l2.npy", npyBytes("|u1", false, []int{2}, []byte{4, 0}))
-	ds2, err := LoadNPY(data2, labels2, NPYOptions{})
+	ds2, err := (NPY{Data: data2, Labels: labels2}).Load(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,9 +64,9 @@ func TestLoadNPY(t *testing.T) {
 	bad := twoBases()
 	bad[2] = 1 // basis 0 row 1 = (1, 1): columns (1,1,0) and (0,1,0)
 	dataBad := writeFile(t, dir, "bad.npy", npyBytes("<f8", false, []int{2, 3, 2}, f64le(bad)))
-	_, err = LoadNPY(dataBad, labels, NPYOptions{})
+	_, err = (NPY{Data: dataBad, Labels: labels}).Load(context.Background())
 	wantErr(t, err, ErrValue, "basis 0 is not orthonormal", dataBad)
-	ds3, err := LoadNPY(dataBad, labels, NPYOptions{Reorthonormalize: true})
+	ds3, err := (NPY{Data: dataBad, Labels: labels, Reorthonormalize: true}).Load(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,7 +82,7 @@ func TestLoadNPY(t *testing.T) {
 	rank1 := twoBases()
 	rank1[1], rank1[3] = 1, 0 // basis 0 columns (1,0,0) and (1,0,0)
 	dataRank := writeFile(t, dir, "rank.npy", npyBytes("<f8", false, []int{2, 3, 2}, f64le(rank1)))
-	_, err = LoadNPY(dataRank, labels, NPYOptions{Reorthonormalize: true})
+	_, err = (NPY{Data: dataRank, Labels: labels, Reorthonormalize: true}).Load(context.Background())
 	wantErr(t, err, ErrValue, "basis 0", "rank")
 }
 
@@ -133,7 +134,7 @@ func TestLoadNPYErrors(t *testing.T) {
 				lp = writeFile(t, dir, "bad-l.npy", c.labels)
 				file = lp
 			}
-			_, err := LoadNPY(dp, lp, NPYOptions{})
+			_, err := (NPY{Data: dp, Labels: lp}).Load(context.Background())
 			wantErr(t, err, c.kind, append(c.frags, "dataset: "+file+": ")...)
 		})
 	}

@@ -13,11 +13,11 @@ import (
 	"github.com/grlgq/grlgq/subspace"
 )
 
-// Subspaces are labelled points of the Grassmann manifold, ready for
-// training or testing.
+// Subspaces are points of the Grassmann manifold, ready for training or
+// testing.
 type Subspaces struct {
 	Subs   []*subspace.Subspace
-	Labels []int    // Labels[i] is the class of Subs[i] (index into the data set's Classes)
+	Labels []int    // Labels[i] is the class of Subs[i] (index into the data set's Classes; NoLabel without labels)
 	Names  []string // where Subs[i] came from: a set name, "image 17", "class 3 group 5"
 	// Sources[i] are the item indices Subs[i] was built from: the images of
 	// a set or group, the one image, or the one basis.
@@ -37,6 +37,10 @@ func (s *Subspaces) Len() int { return len(s.Subs) }
 
 // ErrTooSmall: a class has fewer images than a group needs.
 var ErrTooSmall = errors.New("dataset: too few images")
+
+// ErrNoLabels: what was asked needs labels (grouping images of one class,
+// training) and the data have none.
+var ErrNoLabels = errors.New("dataset: no labels")
 
 // SetOptions controls SetSubspaces.
 type SetOptions struct {
@@ -108,6 +112,9 @@ func GroupSubspaces(ds *Dataset, items []int, opt GroupOptions) (*Subspaces, err
 	if ds.Images == nil {
 		return nil, fmt.Errorf("dataset: %s: no images to group", ds.Source)
 	}
+	if !ds.Labelled() {
+		return nil, fmt.Errorf("%w: %s: grouping images into sets of one class needs their classes", ErrNoLabels, ds.Source)
+	}
 	if err := ds.Validate(); err != nil {
 		return nil, err
 	}
@@ -170,7 +177,7 @@ func ImageSubspaces(ds *Dataset, items []int, skipBad bool) (*Subspaces, error) 
 	if ds.Images == nil {
 		return nil, fmt.Errorf("dataset: %s: no images", ds.Source)
 	}
-	if len(ds.Labels) != len(ds.Images) {
+	if ds.Labels != nil && len(ds.Labels) != len(ds.Images) {
 		return nil, fmt.Errorf("dataset: %s: %d images, %d labels", ds.Source, len(ds.Images), len(ds.Labels))
 	}
 	if items == nil {
@@ -194,7 +201,7 @@ func ImageSubspaces(ds *Dataset, items []int, skipBad bool) (*Subspaces, error) 
 			out.Skipped = append(out.Skipped, Skip{Name: name, Err: err})
 			continue
 		}
-		out.add(s, ds.Labels[i], name, []int{i})
+		out.add(s, ds.label(i), name, []int{i})
 	}
 	return out, nil
 }
@@ -225,7 +232,7 @@ func BasisSubspaces(ds *Dataset, items []int) (*Subspaces, error) {
 		for r := 0; r < ds.Dim; r++ {
 			copy(b.Row(r), ds.Bases[i][r*d:(r+1)*d])
 		}
-		out.add(&subspace.Subspace{Basis: b}, ds.Labels[i], "basis "+strconv.Itoa(i), []int{i})
+		out.add(&subspace.Subspace{Basis: b}, ds.label(i), "basis "+strconv.Itoa(i), []int{i})
 	}
 	return out, nil
 }
@@ -235,6 +242,14 @@ func (s *Subspaces) add(sub *subspace.Subspace, label int, name string, src []in
 	s.Labels = append(s.Labels, label)
 	s.Names = append(s.Names, name)
 	s.Sources = append(s.Sources, src)
+}
+
+// label returns the class of item i, NoLabel without labels.
+func (ds *Dataset) label(i int) int {
+	if ds.Labels == nil {
+		return NoLabel
+	}
+	return ds.Labels[i]
 }
 
 func (ds *Dataset) className(c int) string {

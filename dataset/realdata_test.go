@@ -1,6 +1,7 @@
 package dataset
 
 import (
+	"context"
 	"crypto/md5"
 	"encoding/hex"
 	"math"
@@ -16,12 +17,12 @@ import (
 func TestRealMNIST(t *testing.T) {
 	dir := dataDir(t, "mnist")
 	t0 := time.Now()
-	train, err := LoadIDX(filepath.Join(dir, "train-images-idx3-ubyte.gz"), filepath.Join(dir, "train-labels-idx1-ubyte.gz"))
+	train, err := (IDX{Images: filepath.Join(dir, "train-images-idx3-ubyte.gz"), Labels: filepath.Join(dir, "train-labels-idx1-ubyte.gz")}).Load(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Logf("MNIST train loaded in %v", time.Since(t0))
-	test, err := LoadIDX(filepath.Join(dir, "t10k-images-idx3-ubyte.gz"), filepath.Join(dir, "t10k-labels-idx1-ubyte.gz"))
+	test, err := (IDX{Images: filepath.Join(dir, "t10k-images-idx3-ubyte.gz"), Labels: filepath.Join(dir, "t10k-labels-idx1-ubyte.gz")}).Load(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,7 +68,7 @@ func TestRealMNIST(t *testing.T) {
 func TestRealYaleB(t *testing.T) {
 	p := dataDir(t, "yaleb32/YaleB_32x32.mat")
 	t0 := time.Now()
-	ds, err := Load("mat:"+p, Options{Shape: Size{32, 32}, MATTranspose: true, PixelMax: 255})
+	ds, err := MAT{File: p, Width: 32, Height: 32, Transpose: true, PixelMax: 255}.Load(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -105,7 +106,7 @@ func TestRealYaleB(t *testing.T) {
 		t.Fatalf("mean face: left-right asymmetry %g, up-down %g: image not upright", lr, ud)
 	}
 	t0 = time.Now()
-	small, err := ds.Resized(20, 20)
+	small, err := ds.Resized(context.Background(), 20, 20, Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -113,7 +114,7 @@ func TestRealYaleB(t *testing.T) {
 	if small.Dim != 400 || small.Len() != 2414 {
 		t.Fatalf("resized to %d", small.Dim)
 	}
-	raw, err := ReadMAT(p)
+	raw, err := ReadMAT(context.Background(), p, Limits{})
 	if err != nil || raw["fea"].Class != "double" || raw["gnd"].Dims[1] != 1 {
 		t.Fatalf("ReadMAT: %v", err)
 	}
@@ -122,7 +123,7 @@ func TestRealYaleB(t *testing.T) {
 func TestRealETH80(t *testing.T) {
 	dir := dataDir(t, "eth80")
 	t0 := time.Now()
-	ds, err := Load("folder:"+dir, Options{Resize: Size{20, 20}})
+	ds, err := Folder{Root: dir, Resize: Size{20, 20}}.Load(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -178,7 +179,7 @@ func TestRealETH80(t *testing.T) {
 
 func TestRealDigits(t *testing.T) {
 	p := dataDir(t, "digits/digits.csv.gz")
-	ds, err := Load("csv:"+p, Options{Shape: Size{8, 8}, PixelMax: 16})
+	ds, err := CSV{File: p, Width: 8, Height: 8, PixelMax: 16}.Load(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}

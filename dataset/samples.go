@@ -23,8 +23,12 @@ type TrainingOptions struct {
 // way each kind of data is trained on: image sets one subspace each
 // (SetSubspaces), single images grouped into sets of opt.M random
 // same-class images (GroupSubspaces, opt.Groupings times), bases as they
-// are (BasisSubspaces). Its errors are theirs, and a wrong opt.D or opt.M.
+// are (BasisSubspaces). Its errors are theirs, a wrong opt.D or opt.M, and
+// data without labels (ErrNoLabels).
 func TrainingSubspaces(ds *Dataset, opt TrainingOptions) (*Subspaces, error) {
+	if !ds.Labelled() {
+		return nil, fmt.Errorf("%w: %s: training needs labelled data", ErrNoLabels, ds.Source)
+	}
 	switch {
 	case ds.Bases != nil:
 		if opt.D != ds.SubDim {
@@ -41,20 +45,15 @@ func TrainingSubspaces(ds *Dataset, opt TrainingOptions) (*Subspaces, error) {
 	}
 }
 
-// Kinds of Samples.
-const (
-	SampleImage = "image" // single images (a model's θ_1 distance)
-	SampleSet   = "set"   // image sets, or groups of images, as subspaces
-	SampleBasis = "basis" // precomputed bases
-)
-
 // Samples are the items a trained classifier is applied to (see
 // EvalSamples).
 type Samples struct {
-	Kind   string     // SampleImage, SampleSet or SampleBasis
-	Images []int      // SampleImage: indices into the data set's Images
-	Subs   *Subspaces // SampleSet and SampleBasis
-	Labels []int      // the data set's class of each sample
+	// Kind is KindImages (single images), KindSets (image sets, or groups
+	// of images, as subspaces) or KindBases.
+	Kind   Kind
+	Images []int      // KindImages: indices into the data set's Images
+	Subs   *Subspaces // KindSets and KindBases
+	Labels []int      // the data set's class of each sample (NoLabel without labels)
 	Names  []string   // "image 17", a set's name, ...
 }
 
@@ -75,9 +74,10 @@ type EvalOptions struct {
 }
 
 // EvalSamples turns the whole of ds into the samples a classifier of
-// d-dimensional subspaces is evaluated on: single images for image data
-// (unless opt.M > 0 groups them into sets), one subspace per image set for
-// folder data, the bases of npy data.
+// d-dimensional subspaces is evaluated on (or applied to: the data may
+// have no labels): single images for image data (unless opt.M > 0 groups
+// them into sets of one class, which needs labels), one subspace per
+// image set for folder data, the bases of npy data.
 func EvalSamples(ds *Dataset, opt EvalOptions) (*Samples, error) {
 	s := &Samples{}
 	switch {
@@ -89,24 +89,24 @@ func EvalSamples(ds *Dataset, opt EvalOptions) (*Samples, error) {
 		if err != nil {
 			return nil, err
 		}
-		s.Kind, s.Subs = SampleBasis, subs
+		s.Kind, s.Subs = KindBases, subs
 	case ds.Sets != nil:
 		subs, err := SetSubspaces(ds, nil, SetOptions{D: opt.D, Workers: opt.Workers, SkipBad: opt.SkipBad})
 		if err != nil {
 			return nil, err
 		}
-		s.Kind, s.Subs = SampleSet, subs
+		s.Kind, s.Subs = KindSets, subs
 	case opt.M > 0:
 		subs, err := GroupSubspaces(ds, allItems(len(ds.Images)), GroupOptions{M: opt.M, D: opt.D, Seed: opt.Seed, Workers: opt.Workers, SkipBad: opt.SkipBad})
 		if err != nil {
 			return nil, err
 		}
-		s.Kind, s.Subs = SampleSet, subs
+		s.Kind, s.Subs = KindSets, subs
 	default:
-		s.Kind = SampleImage
+		s.Kind = KindImages
 		for i := range ds.Images {
 			s.Images = append(s.Images, i)
-			s.Labels = append(s.Labels, ds.Labels[i])
+			s.Labels = append(s.Labels, ds.label(i))
 			s.Names = append(s.Names, fmt.Sprintf("image %d", i))
 		}
 	}
@@ -120,7 +120,7 @@ func EvalSamples(ds *Dataset, opt EvalOptions) (*Samples, error) {
 // whose class c is named names[c] ("" when it has no name): by name when
 // some class has a name, else by index (class i of the data is class i of
 // the classifier). out[i] is the classifier's class of ds.Classes[i], -1
-// when the classifier does not know it.
+// when the classifier does not know it (empty for data without labels).
 func (ds *Dataset) ClassMap(names []string) []int {
 	byName := map[string]int{}
 	for c, n := range names {

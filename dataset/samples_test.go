@@ -13,7 +13,7 @@ func TestTrainingAndEvalSamples(t *testing.T) {
 		t.Fatalf("sets: %v %v", tr, err)
 	}
 	ts, err := EvalSamples(ds, EvalOptions{D: 2})
-	if err != nil || ts.Kind != SampleSet || ts.Len() != 4 || !reflect.DeepEqual(ts.Labels, tr.Labels) || ts.Images != nil {
+	if err != nil || ts.Kind != KindSets || ts.Len() != 4 || !reflect.DeepEqual(ts.Labels, tr.Labels) || ts.Images != nil {
 		t.Fatalf("test sets: %+v %v", ts, err)
 	}
 	// Single images: grouped for training (the same groups as
@@ -31,11 +31,11 @@ func TestTrainingAndEvalSamples(t *testing.T) {
 		t.Fatal("m < d: no error")
 	}
 	ts, err = EvalSamples(img, EvalOptions{D: 2})
-	if err != nil || ts.Kind != SampleImage || ts.Len() != len(img.Images) || ts.Names[3] != "image 3" || ts.Images[3] != 3 || ts.Labels[3] != img.Labels[3] {
+	if err != nil || ts.Kind != KindImages || ts.Len() != len(img.Images) || ts.Names[3] != "image 3" || ts.Images[3] != 3 || ts.Labels[3] != img.Labels[3] {
 		t.Fatalf("test images: %+v %v", ts, err)
 	}
 	ts, err = EvalSamples(img, EvalOptions{D: 2, M: 3, Seed: 5})
-	if err != nil || ts.Kind != SampleSet || ts.Subs == nil || ts.Len() != ts.Subs.Len() {
+	if err != nil || ts.Kind != KindSets || ts.Subs == nil || ts.Len() != ts.Subs.Len() {
 		t.Fatalf("test groups: %+v %v", ts, err)
 	}
 	// Bases: their d only.
@@ -45,7 +45,7 @@ func TestTrainingAndEvalSamples(t *testing.T) {
 		t.Fatal("bases of d=2 with D 1: no error")
 	}
 	ts, err = EvalSamples(b, EvalOptions{D: 2})
-	if err != nil || ts.Kind != SampleBasis || !reflect.DeepEqual(ts.Labels, []int{1, 0}) {
+	if err != nil || ts.Kind != KindBases || !reflect.DeepEqual(ts.Labels, []int{1, 0}) {
 		t.Fatalf("test bases: %+v %v", ts, err)
 	}
 	if _, err := EvalSamples(b, EvalOptions{D: 1}); err == nil {

@@ -75,6 +75,11 @@ func NewDenseOn(rows, cols, stride int, data []float64) *Dense {
 	return &Dense{Rows: rows, Cols: cols, Stride: stride, Data: data}
 }
 
+// Dims returns the number of rows and columns (gonum's mat.Matrix
+// convention), so that code that only reads a matrix need not name this
+// type.
+func (m *Dense) Dims() (rows, cols int) { return m.Rows, m.Cols }
+
 // At returns element (r, c).
 func (m *Dense) At(r, c int) float64 {
 	if uint(r) >= uint(m.Rows) || uint(c) >= uint(m.Cols) {

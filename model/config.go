@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 	"runtime"
+
+	"github.com/grlgq/grlgq/kernels"
 )
 
 // InitKind selects how Init places the prototypes.
@@ -441,3 +443,15 @@ func (c *TrainConfig) rates(t int) (eta, gamma float64) {
 	}
 	return c.Eta * f, c.Gamma * f
 }
+
+// BasisValues returns the float64 values a D x d basis takes in memory (a
+// prototype, or a training set's subspace: rows padded to a multiple of 8
+// columns, linalg's layout).
+func BasisValues(dim, d int) int64 { return int64(dim) * int64(kernels.Stride(d)) }
+
+// TrainingValues returns the float64 values that training a model of p
+// prototypes of D x d holds for its prototypes: four copies of them (the
+// model it starts from, the trainer's engine, the model it returns, and
+// that model's packed copy for predictions). A command line bounds it
+// before training, since a resize can make a few tiny images a large D.
+func TrainingValues(dim, d, p int) int64 { return 4 * int64(p) * BasisValues(dim, d) }

@@ -52,13 +52,32 @@ func (m *Model) SampleFromImages(imgs []image.Image) (Sample, error) {
 		}
 		vecs[i] = pixels.Gray(img, tw, th)
 	}
-	switch n := len(vecs); {
-	case n == 1:
-		return Image(vecs[0]), nil
-	case n < m.d:
-		return Sample{}, fmt.Errorf("model: %w: %d images: give one image or a set of at least d = %d", ErrData, n, m.d)
+	return m.SampleOf(vecs)
+}
+
+// SampleOf returns the sample of images given as pixel vectors (each of D
+// pixels, any scale): one image is the single-image sample Image(images[0])
+// (distance θ_1²), d or more the set of their d-dimensional subspace
+// (subspace.FromImages). Between 1 and d images, none, or a vector of
+// another length are errors wrapping ErrData, as is a set whose images
+// span fewer than d dimensions (wrapping subspace.ErrRankDeficient too).
+// The returned Sample refers to images[0] (one image) or owns its
+// subspace (a set).
+func (m *Model) SampleOf(images [][]float64) (Sample, error) {
+	for i, x := range images {
+		if len(x) != m.dim {
+			return Sample{}, fmt.Errorf("model: %w: image %d has %d pixels, the model wants D = %d", ErrData, i, len(x), m.dim)
+		}
 	}
-	s, err := subspace.FromImages(vecs, m.d)
+	switch n := len(images); {
+	case n == 0:
+		return Sample{}, fmt.Errorf("model: %w: no image", ErrData)
+	case n == 1:
+		return Image(images[0]), nil
+	case n < m.d:
+		return Sample{}, fmt.Errorf("model: %w: %w: %d images, the model's subspaces have d = %d (give 1 image or at least %d)", ErrData, subspace.ErrTooFewImages, n, m.d, m.d)
+	}
+	s, err := subspace.FromImages(images, m.d)
 	if err != nil {
 		return Sample{}, fmt.Errorf("model: %w: %w", ErrData, err)
 	}

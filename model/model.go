@@ -3,6 +3,7 @@ package model
 import (
 	"fmt"
 	"math"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -214,4 +215,45 @@ func (m *Model) WithImageSize(width, height int) (*Model, error) {
 	out := m.clone()
 	out.cfg.ImageWidth, out.cfg.ImageHeight = width, height
 	return out, nil
+}
+
+// Fits reports whether data can continue training m (Continue) or be
+// classified by it: images of dim pixels (d = 0), or bases of dim x d,
+// with the classes named classes, in this order (nil: not checked). The
+// error, wrapping ErrData, names what differs: D, d, the number of
+// classes (listing both), or the first class whose name differs (a model
+// without class names takes any).
+func (m *Model) Fits(dim, d int, classes []string) error {
+	switch {
+	case dim != m.dim:
+		return fmt.Errorf("model: %w: the model has D=%d values per image, the data has %d", ErrData, m.dim, dim)
+	case d != 0 && d != m.d:
+		return fmt.Errorf("model: %w: the model has d=%d, the data's bases d=%d", ErrData, m.d, d)
+	case classes == nil:
+		return nil
+	}
+	names := make([]string, m.classes)
+	for c := range names {
+		names[c] = m.ClassName(c)
+		if names[c] == "" {
+			names[c] = fmt.Sprint(c)
+		}
+	}
+	if len(classes) != len(names) {
+		return fmt.Errorf("model: %w: the model has %d classes (%s), the data has %d (%s)", ErrData, len(names), classList(names), len(classes), classList(classes))
+	}
+	for c, n := range classes {
+		if m.ClassName(c) != "" && n != names[c] {
+			return fmt.Errorf("model: %w: class %d is %q in the model, %q in the data (classes: model %s; data %s)", ErrData, c, names[c], n, classList(names), classList(classes))
+		}
+	}
+	return nil
+}
+
+// classList names classes for a message (the first 20).
+func classList(classes []string) string {
+	if len(classes) > 20 {
+		return strings.Join(classes[:20], ", ") + fmt.Sprintf(", ... (%d in all)", len(classes))
+	}
+	return strings.Join(classes, ", ")
 }

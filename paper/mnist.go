@@ -84,11 +84,11 @@ func loadMNISTContext(ctx context.Context, dir string) (*mnistData, error) {
 		}
 		paths[i] = p
 	}
-	train, err := dataset.LoadIDXContext(ctx, paths[0], paths[1], dataset.Limits{})
+	train, err := (dataset.IDX{Images: paths[0], Labels: paths[1], Limits: dataset.Limits{}}).Load(ctx)
 	if err != nil {
 		return nil, err
 	}
-	test, err := dataset.LoadIDXContext(ctx, paths[2], paths[3], dataset.Limits{})
+	test, err := (dataset.IDX{Images: paths[2], Labels: paths[3], Limits: dataset.Limits{}}).Load(ctx)
 	if err != nil {
 		return nil, err
 	}

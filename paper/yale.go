@@ -91,7 +91,7 @@ func loadYaleContext(ctx context.Context, dir string) (*dataset.Dataset, error) 
 	if err != nil {
 		return nil, err
 	}
-	ds, err := dataset.LoadMATContext(ctx, p, dataset.MATOptions{Width: 32, Height: 32, Transpose: true, PixelMax: 255})
+	ds, err := (dataset.MAT{File: p, Width: 32, Height: 32, Transpose: true, PixelMax: 255}).Load(ctx)
 	if err != nil {
 		return nil, err
 	}

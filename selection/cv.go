@@ -72,8 +72,9 @@ func (o Options) withDefaults() Options {
 type Plan struct {
 	// Folds is K and Repeats the repetitions of K-fold cross-validation.
 	// Folds is 0 when some class has fewer than 2 samples (no
-	// cross-validation can hold it out and train on it).
-	Folds, Repeats int
+	// cross-validation can hold it out and train on it). Asked is the K
+	// given, or chosen by DefaultFolds, before any lowering.
+	Folds, Repeats, Asked int
 	// Lowered reports that the automatic K was lowered to the size of the
 	// smallest class, Class (its label), of Size samples. Class is -1 when
 	// every class has at least the K asked for.
@@ -97,7 +98,7 @@ func PlanFolds(y []int, opt Options) Plan {
 	} else if rep == 0 {
 		rep = 1
 	}
-	p := Plan{Folds: k, Repeats: rep, Class: -1}
+	p := Plan{Folds: k, Repeats: rep, Asked: k, Class: -1}
 	if got, class, size := folds.MaxFolds(y, k); got < k {
 		p.Class, p.Size = class, size
 		if opt.Folds == 0 {

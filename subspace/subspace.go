@@ -6,6 +6,7 @@ import (
 	"math"
 
 	"github.com/grlgq/grlgq/internal/numerr"
+	"github.com/grlgq/grlgq/kernels"
 	"github.com/grlgq/grlgq/linalg"
 	"github.com/grlgq/grlgq/svd"
 )
@@ -53,6 +54,12 @@ type Converter struct {
 	s             []float64
 	x             *linalg.Dense // FromImages' D x m set, made at its first call
 }
+
+// ConverterValues returns the float64 values a Converter of sets of m
+// images of dim pixels holds, about: its D x m copy of the set and the
+// thin SVD's workspace of the same size (rows padded to a multiple of 8
+// columns). A command line bounds it per worker before converting sets.
+func ConverterValues(dim, m int) int64 { return 2 * int64(dim) * int64(kernels.Stride(m)) }
 
 // NewConverter returns a converter for D x m sets and subspace dimension d.
 // It returns an error if the shape is impossible (d < 1, m < d, D < m is

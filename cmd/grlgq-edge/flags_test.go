@@ -46,9 +46,9 @@ func TestEdgeLimits(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"-max-pixels", "0"}, "want 1 to 1073741824"},
-		{[]string{"-max-set-images", "99999999999"}, "want 1 to 16777216"},
-		{[]string{"-max-values", "-5"}, "want 1 to 68719476736"},
+		{[]string{"-max-pixels", "0"}, "from 1 to 1073741824"},
+		{[]string{"-max-set-images", "99999999999"}, "from 1 to 16777216"},
+		{[]string{"-max-values", "-5"}, "from 1 to 68719476736"},
 		{[]string{"-width", "20", "-height", "20", "-max-pixels", "100"}, "the limit is 100 (-max-pixels)"},
 	} {
 		_, stderr, code := runEdge(t, nil, append(append([]string{"-model", mp}, c.args...), "-")...)

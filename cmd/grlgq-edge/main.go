@@ -6,8 +6,8 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
+	"image"
 	"io"
 	"math"
 	"os"
@@ -19,10 +19,10 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/grlgq/grlgq/cmd/internal/base"
 	"github.com/grlgq/grlgq/dataset/imageset"
-	"github.com/grlgq/grlgq/internal/limitflag"
 	"github.com/grlgq/grlgq/model"
-	"github.com/grlgq/grlgq/subspace"
+	"github.com/grlgq/grlgq/pixels"
 )
 
 // rawMagic starts the binary stdin format.
@@ -35,19 +35,18 @@ const maxValues = 1 << 27
 // maxSide bounds -width and -height; their product is at most model.MaxDim.
 const maxSide = 1 << 15
 
-// Input limits of a folder of images (-max-pixels, -max-set-images,
-// -max-values; imageset.Limits): defaults and the upper ends of their
-// ranges. Pixels per image and images per set default to imageset's; the
-// values of the whole set default to 2^24 (128 MiB of float64), a quarter
-// of imageset's, because the set is held three times at the end (the
-// images, the D x m set matrix, the SVD's work): a set at the default
-// limits stays under 500 MB of memory.
-const (
-	defaultMaxValues = 1 << 24
-	maxMaxPixels     = 1 << 30
-	maxMaxSetImages  = 1 << 24
-	maxMaxValues     = 1 << 36
-)
+// defaultMaxValues is the default of -max-values (the values of a folder's
+// whole set): 2^24 (128 MiB of float64), a quarter of imageset's, because
+// the set is held three times at the end (the images, the D x m set
+// matrix, the SVD's work): a set at the default limits stays under 500 MB
+// of memory. Pixels per image and images per set default to imageset's;
+// the ranges are package base's.
+const defaultMaxValues = 1 << 24
+
+// maxField bounds one value of the text format on stdin (a float needs a
+// few dozen bytes): a longer token is an error, so that a line takes
+// memory only in proportion to what was read.
+const maxField = 1 << 10
 
 func main() {
 	handleSignals()
@@ -70,53 +69,49 @@ func handleSignals() {
 // run is main without the process: it returns the exit status (0 ok, 1
 // failure, 2 usage).
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("grlgq-edge", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := base.NewFlagSet("grlgq-edge")
 	modelPath := fs.String("model", "", "model file written by grlgq train (required)")
 	asJSON := fs.Bool("json", false, "print the result as one JSON object")
-	width := fs.Int("width", 0, fmt.Sprintf("resize images to this width, 0 to %d (with -height, at most %d pixels; 0: the image size recorded in the model)", maxSide, model.MaxDim))
-	height := fs.Int("height", 0, fmt.Sprintf("resize images to this height, 0 to %d (with -width)", maxSide))
+	var width, height int
+	base.IntVar(fs, &width, "width", 0, 0, maxSide, fmt.Sprintf("resize images to this width (with -height, at most %d pixels; 0: the image size recorded in the model)", model.MaxDim))
+	base.IntVar(fs, &height, "height", 0, 0, maxSide, "resize images to this height (with -width)")
 	memstats := fs.Bool("memstats", false, "print Go memory statistics to stderr after the prediction")
-	maxPixels := fs.Int64("max-pixels", imageset.DefaultPixelsPerImage, fmt.Sprintf("input limit: pixels per image, as its header says or as -width x -height asks, 1 to %d (checked before decoding)", int64(maxMaxPixels)))
-	maxSetImages := fs.Int64("max-set-images", imageset.DefaultImagesPerSet, fmt.Sprintf("input limit: images in DIR, 1 to %d", int64(maxMaxSetImages)))
-	maxValues := fs.Int64("max-values", defaultMaxValues, fmt.Sprintf("input limit: values of the whole set (images x D, plus %d per image), 1 to %d (checked before decoding)", imageset.ItemCost, int64(maxMaxValues)))
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: grlgq-edge -model MODEL [-json] [-width W -height H] [-max-pixels N -max-set-images N -max-values N] [-memstats] (DIR | -)")
-		fmt.Fprintln(stderr, "  DIR: a folder of PNG/JPEG images (one image set); -: the set on stdin (binary GRLGQSET or text, see go doc)")
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args); err != nil {
-		return 2
+	var lim imageset.Limits
+	def := imageset.DefaultLimits()
+	def.TotalValues = defaultMaxValues
+	base.AddLimitFlags(fs, &lim, def, false)
+	usageText := func(w io.Writer) {
+		fmt.Fprintln(w, "usage: grlgq-edge -model MODEL [-json] [-width W -height H] [-max-pixels N -max-set-images N -max-values N] [-memstats] (DIR | -)")
+		fmt.Fprintln(w, "  DIR: a folder of PNG/JPEG images (one image set); -: the set on stdin (binary GRLGQSET or text, see go doc)")
+		base.PrintDefaults(w, fs, nil)
 	}
 	usage := func(format string, a ...any) int {
 		fmt.Fprintf(stderr, "grlgq-edge: "+format+"\n", a...)
-		fs.Usage()
+		usageText(stderr)
 		return 2
+	}
+	if err := base.Parse(fs, args); err != nil {
+		if errors.Is(err, base.ErrHelp) {
+			usageText(stderr)
+			return 2
+		}
+		return usage("%v", err)
 	}
 	switch {
 	case *modelPath == "":
 		return usage("-model MODEL is required")
 	case fs.NArg() != 1:
 		return usage("want one input, a folder or - (got %d)", fs.NArg())
-	case *width < 0 || *width > maxSide || *height < 0 || *height > maxSide:
-		return usage("-width %d -height %d: each must be 0 to %d", *width, *height, maxSide)
-	case (*width == 0) != (*height == 0):
-		return usage("-width and -height go together (got %d x %d)", *width, *height)
-	case *maxPixels < 1 || *maxPixels > maxMaxPixels:
-		return usage("-max-pixels %d: want 1 to %d", *maxPixels, int64(maxMaxPixels))
-	case *maxSetImages < 1 || *maxSetImages > maxMaxSetImages:
-		return usage("-max-set-images %d: want 1 to %d", *maxSetImages, int64(maxMaxSetImages))
-	case *maxValues < 1 || *maxValues > maxMaxValues:
-		return usage("-max-values %d: want 1 to %d", *maxValues, int64(maxMaxValues))
-	case *maxPixels < model.MaxDim && int64(*width)*int64(*height) > *maxPixels:
-		return usage("-width %d -height %d: %d pixels, the limit is %d (-max-pixels)", *width, *height, *width**height, *maxPixels)
-	case *width**height > model.MaxDim:
-		return usage("-width %d -height %d: %d pixels, the limit is %d (a model's D)", *width, *height, *width**height, model.MaxDim)
+	case (width == 0) != (height == 0):
+		return usage("-width and -height go together (got %d x %d)", width, height)
+	case lim.PixelsPerImage < model.MaxDim && int64(width)*int64(height) > lim.PixelsPerImage:
+		return usage("-width %d -height %d: %d pixels, the limit is %d (-max-pixels)", width, height, width*height, lim.PixelsPerImage)
+	case width*height > model.MaxDim:
+		return usage("-width %d -height %d: %d pixels, the limit is %d (a model's D)", width, height, width*height, model.MaxDim)
 	}
-	lim := imageset.Limits{PixelsPerImage: *maxPixels, ImagesPerSet: *maxSetImages, TotalValues: *maxValues}
-	res, err := classify(*modelPath, fs.Arg(0), *width, *height, lim, stdin)
+	res, err := classify(*modelPath, fs.Arg(0), width, height, lim, stdin)
 	if err != nil {
-		fmt.Fprintf(stderr, "grlgq-edge: %v\n", limitflag.Hint(err))
+		fmt.Fprintf(stderr, "grlgq-edge: %v\n", base.Hint(err))
 		return 1
 	}
 	var out []byte
@@ -165,8 +160,9 @@ func (r *result) text() []byte {
 	return b.Bytes()
 }
 
-// classify loads the model and the set and predicts, reading a folder of
-// images within lim.
+// classify loads the model and the set and predicts (Model.SampleOf,
+// Model.PredictTo on this goroutine: small devices, no worker wake-ups),
+// reading a folder of images within lim.
 func classify(modelPath, input string, w, h int, lim imageset.Limits, stdin io.Reader) (*result, error) {
 	m, err := model.LoadFile(modelPath)
 	if err != nil {
@@ -176,31 +172,17 @@ func classify(modelPath, input string, w, h int, lim imageset.Limits, stdin io.R
 	if input == "-" {
 		imgs, err = readStdin(bufio.NewReaderSize(stdin, 1<<16), m.Dim())
 	} else {
-		var mw, mh int
-		if w == 0 && h == 0 {
-			// Without -width/-height, images of another size than the
-			// model's are resized to the size it was trained on.
-			mw, mh = m.ImageSize()
-		}
-		imgs, err = readDir(input, w, h, mw, mh, m.Dim(), lim)
+		imgs, err = readDir(input, w, h, m, lim)
 	}
 	if err != nil {
 		return nil, err
 	}
-	var pred model.Prediction // on this goroutine: small devices, no worker wake-ups
-	switch n := len(imgs); {
-	case n == 1:
-		err = m.PredictTo(&pred, model.Image(imgs[0]))
-	case n < m.SubspaceDim():
-		return nil, fmt.Errorf("%w: %d images, the model's subspaces have d = %d (give 1 image or at least %d)", subspace.ErrTooFewImages, n, m.SubspaceDim(), m.SubspaceDim())
-	default:
-		var s *subspace.Subspace
-		if s, err = subspace.FromImages(imgs, m.SubspaceDim()); err != nil {
-			return nil, err
-		}
-		err = m.PredictTo(&pred, model.Set(s))
-	}
+	x, err := m.SampleOf(imgs)
 	if err != nil {
+		return nil, err
+	}
+	var pred model.Prediction
+	if err := m.PredictTo(&pred, x); err != nil {
 		return nil, err
 	}
 	r := &result{
@@ -217,17 +199,20 @@ func classify(modelPath, input string, w, h int, lim imageset.Limits, stdin io.R
 	return r, nil
 }
 
-// readDir reads the images of a folder (sorted by name), resized to w x h
-// if set, else to mw x mh (the model's image size) when their own size is
-// not the model's D. Images already of the right size are never resampled.
+// readDir reads the images of a folder (sorted by name) as the model's
+// pixel vectors: resized to w x h if set, else by the model's rule
+// (Model.SampleFromImages: to the image size the model records when
+// theirs differs; without a recorded size they must have D pixels).
 // Within lim, before anything is decoded: the number of images
 // (ImagesPerSet), the values they will take (TotalValues: every image
 // ends with D values), each image's header and target size
 // (PixelsPerImage), and the pixels all of them decode at their native
-// sizes (TotalValues too). Images must be regular files (imageset.ReadImage opens
-// them with safefile.Open: a FIFO or a device is refused, not read).
-func readDir(dir string, w, h, mw, mh, dim int, lim imageset.Limits) ([][]float64, error) {
+// sizes (TotalValues too). Images must be regular files (imageset.Decode
+// opens them with safefile.Open: a FIFO or a device is refused, not read).
+// Each image is converted as soon as it is decoded.
+func readDir(dir string, w, h int, m *model.Model, lim imageset.Limits) ([][]float64, error) {
 	lim = lim.WithDefaults()
+	dim := m.Dim()
 	// Stat first: opening a FIFO to read it as a folder would block.
 	if fi, err := os.Stat(dir); err != nil {
 		return nil, err
@@ -255,36 +240,41 @@ func readDir(dir string, w, h, mw, mh, dim int, lim imageset.Limits) ([][]float6
 	if v := imageset.CountValues(n, int64(dim)); v > lim.TotalValues {
 		return nil, &imageset.LimitError{File: dir, What: fmt.Sprintf("%d images of D = %d", n, dim), Limit: imageset.LimitValues, Value: v, Max: lim.TotalValues}
 	}
-	// Every header first: the sizes decide the resize, and the pixels to
-	// decode (native sizes) are bounded by -max-values as well, so that
-	// links to one small file claiming a large image cost no minutes.
-	sizes := make([][2]int, len(paths))
+	// Every header first: the pixels to decode (native sizes) are bounded
+	// by -max-values as well, so that links to one small file claiming a
+	// large image cost no minutes.
 	var decoded int64
 	for i, path := range paths {
 		iw, ih, err := imageset.ReadConfig(path, lim)
 		if err != nil {
 			return nil, err
 		}
-		sizes[i] = [2]int{iw, ih}
 		decoded += int64(iw) * int64(ih)
 		if decoded > lim.TotalValues {
 			return nil, &imageset.LimitError{File: dir, What: fmt.Sprintf("%d images to decode", i+1), Limit: imageset.LimitValues, Max: lim.TotalValues}
 		}
+		if mw, _ := m.ImageSize(); w == 0 && mw == 0 && iw*ih != dim {
+			return nil, fmt.Errorf("%s: %dx%d = %d pixels, the model wants D = %d (resize with -width and -height)", path, iw, ih, iw*ih, dim)
+		}
+	}
+	if w > 0 && w*h != dim {
+		return nil, fmt.Errorf("-width %d -height %d: %d pixels, the model wants D = %d", w, h, w*h, dim)
 	}
 	imgs := make([][]float64, 0, len(paths))
-	for i, path := range paths {
-		tw, th := w, h
-		if w == 0 && sizes[i][0]*sizes[i][1] != dim && mw > 0 && mh > 0 {
-			tw, th = mw, mh
-		}
-		pix, iw, ih, err := imageset.ReadImage(path, imageset.Options{Width: tw, Height: th, Limits: lim})
+	for _, path := range paths {
+		img, err := imageset.Decode(path, lim)
 		if err != nil {
 			return nil, err
 		}
-		if len(pix) != dim {
-			return nil, fmt.Errorf("%s: %dx%d = %d pixels, the model wants D = %d (resize with -width and -height)", path, iw, ih, len(pix), dim)
+		if w > 0 {
+			imgs = append(imgs, pixels.Gray(img, w, h))
+			continue
 		}
-		imgs = append(imgs, pix)
+		x, err := m.SampleFromImages([]image.Image{img}) // one image: its pixels at the model's size
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		imgs = append(imgs, x.Pixels())
 	}
 	return imgs, nil
 }
@@ -330,36 +320,88 @@ func readBinary(r io.Reader, dim int) ([][]float64, error) {
 	return imgs, nil
 }
 
+// readText reads the text format: one image per line, D numbers
+// separated by spaces, tabs or commas; blank lines and lines starting
+// with '#' are skipped. It reads a byte at a time into one value's buffer
+// (at most maxField bytes), so a line costs no more than its D values:
+// a line with more than D values, or an endless line, is refused as soon
+// as its (D+1)-th value starts; the images, at most maxValues values,
+// are allocated as they arrive.
 func readText(r *bufio.Reader, dim int) ([][]float64, error) {
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 1<<16), 64<<20)
-	var imgs [][]float64
-	line := 0
-	for sc.Scan() {
-		line++
-		s := strings.TrimSpace(sc.Text())
-		if s == "" || s[0] == '#' {
-			continue
+	var (
+		imgs    [][]float64
+		img     []float64
+		field   []byte
+		line    = 1
+		comment bool // the rest of the line is a comment
+		start   = true
+	)
+	value := func() error {
+		if len(field) == 0 {
+			return nil
 		}
-		fields := strings.FieldsFunc(s, func(c rune) bool { return c == ' ' || c == '\t' || c == ',' })
-		if len(fields) != dim {
-			return nil, fmt.Errorf("stdin: line %d has %d values, the model wants D = %d", line, len(fields), dim)
-		}
-		if (len(imgs)+1)*dim > maxValues {
-			return nil, errors.New("stdin: too many images")
-		}
-		img := make([]float64, dim)
-		for i, f := range fields {
-			v, err := strconv.ParseFloat(f, 64)
-			if err != nil {
-				return nil, fmt.Errorf("stdin: line %d value %d: %w", line, i+1, err)
+		if img == nil {
+			if (len(imgs)+1)*dim > maxValues {
+				return errors.New("stdin: too many images")
 			}
-			img[i] = v
+			img = make([]float64, 0, dim)
 		}
-		imgs = append(imgs, img)
+		if len(img) == dim {
+			return fmt.Errorf("stdin: line %d has more than %d values, the model wants D = %d", line, dim, dim)
+		}
+		v, err := strconv.ParseFloat(string(field), 64)
+		if err != nil {
+			return fmt.Errorf("stdin: line %d value %d: %w", line, len(img)+1, err)
+		}
+		img = append(img, v)
+		field = field[:0]
+		return nil
 	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("stdin: %w", err)
+	endLine := func() error {
+		if err := value(); err != nil {
+			return err
+		}
+		if img != nil {
+			if len(img) != dim {
+				return fmt.Errorf("stdin: line %d has %d values, the model wants D = %d", line, len(img), dim)
+			}
+			imgs = append(imgs, img)
+			img = nil
+		}
+		line++
+		comment, start = false, true
+		return nil
+	}
+	for {
+		c, err := r.ReadByte()
+		if err == io.EOF {
+			if err := endLine(); err != nil {
+				return nil, err
+			}
+			break
+		}
+		if err != nil {
+			return nil, fmt.Errorf("stdin: %w", err)
+		}
+		switch {
+		case c == '\n':
+			if err := endLine(); err != nil {
+				return nil, err
+			}
+		case comment:
+		case c == ' ' || c == '\t' || c == ',' || c == '\r':
+			if err := value(); err != nil {
+				return nil, err
+			}
+		case c == '#' && start:
+			comment = true
+		default:
+			start = false
+			if len(field) >= maxField {
+				return nil, fmt.Errorf("stdin: line %d: a value longer than %d bytes", line, maxField)
+			}
+			field = append(field, c)
+		}
 	}
 	if len(imgs) == 0 {
 		return nil, errors.New("stdin: no images (binary sets start with \"GRLGQSET\")")

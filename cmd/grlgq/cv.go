@@ -7,13 +7,15 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/grlgq/grlgq/cmd/internal/base"
+	"github.com/grlgq/grlgq/cmd/internal/plot"
+	"github.com/grlgq/grlgq/cmd/internal/runfiles"
 	"github.com/grlgq/grlgq/dataset"
-	"github.com/grlgq/grlgq/folds"
-	"github.com/grlgq/grlgq/internal/plot"
 	"github.com/grlgq/grlgq/model"
 	"github.com/grlgq/grlgq/selection"
 )
@@ -36,7 +38,7 @@ func runCV(ctx context.Context, e *env, args []string) error {
 		skipBad bool
 	)
 	df.addFlags(fs)
-	tf.addFlags(fs, defaultConfig())
+	tf.addFlags(fs, defaultOptions())
 	intVar(fs, &folds, "folds", defaultCVFolds, 2, maxFolds, "K of stratified K-fold cross-validation (2 up to the size of the smallest class); the folds are seeded by -seed")
 	intVar(fs, &m, "m", 0, 0, maxSetImages, "single-image data (idx, csv, mat): images per set, drawn at random from one class (default max(10, 2d)); every image is in one set")
 	fs.BoolVar(&asJSON, "json", false, "print the result as JSON")
@@ -48,39 +50,42 @@ func runCV(ctx context.Context, e *env, args []string) error {
 	if err := noArgs(fs); err != nil {
 		return err
 	}
-	cfg, err := tf.config(fs)
+	o, err := tf.options(fs)
 	if err != nil {
 		return err
 	}
-	if err := e.guard(fs).dataInputs(df.spec); err != nil {
+	if err := df.check(fs); err != nil {
+		return err
+	}
+	if err := e.guard(fs).DataInputs(df.src.Source()); err != nil {
 		return err
 	}
 	t0 := time.Now()
-	ds, err := df.load(ctx, fs, tf.workers, dataset.Size{})
+	ds, err := df.load(ctx, tf.workers, dataset.Size{})
 	if err != nil {
 		return err
 	}
-	if ds.Bases != nil && !isSet(fs, "d") {
-		cfg.SubspaceDim = ds.SubDim
+	if ds.Kind() == dataset.KindBases && !isSet(fs, "d") {
+		o.Model.SubspaceDim = ds.SubDim
 	}
 	if m == 0 {
-		m = max(10, 2*cfg.SubspaceDim)
+		m = max(10, 2*o.Model.SubspaceDim)
 	}
-	subs, how, err := trainingSubspaces(ds, cfg.SubspaceDim, m, 1, cfg.Seed, tf.workers, skipBad)
+	subs, how, err := trainingSubspaces(ds, o.Model.SubspaceDim, m, 1, o.Train.Seed, tf.workers, skipBad)
 	if err != nil {
 		return err
 	}
-	cfg.ClassNames = ds.Classes
+	o.Model.ClassNames = ds.Classes
 	text := io.Discard
 	if !asJSON && !quiet {
 		text = e.stdout
 	}
 	fmt.Fprintf(text, "data       %s\n", describe(ds))
 	fmt.Fprintf(text, "sets       %s\n", how)
-	fmt.Fprintf(text, "config     %s\n", describeConfig(cfg, len(ds.Classes)))
+	fmt.Fprintf(text, "config     %s\n", describeConfig(o, len(ds.Classes)))
 	bar := newProgressPercent(e.stderr, quiet)
-	res, err := selection.CrossValidate(ctx, cfg.options(), model.Sets(subs.Subs), subs.Labels, selection.Options{Folds: folds, Seed: cfg.Seed, Workers: tf.workers, Progress: bar.update})
-	bar.clear()
+	res, err := selection.CrossValidate(ctx, o, model.Sets(subs.Subs), subs.Labels, selection.Options{Folds: folds, Seed: o.Train.Seed, Workers: tf.workers, Progress: bar.Update})
+	bar.Clear()
 	if err != nil {
 		return selectionError(err)
 	}
@@ -98,8 +103,8 @@ func runCV(ctx context.Context, e *env, args []string) error {
 			"n":             subs.Len(),
 			"skipped":       len(subs.Skipped),
 			"folds":         folds,
-			"seed":          cfg.Seed,
-			"config":        describeConfig(cfg, len(ds.Classes)),
+			"seed":          o.Train.Seed,
+			"config":        describeConfig(o, len(ds.Classes)),
 			"mean":          jnum(res.Mean),
 			"sd":            jnum(res.SD),
 			"fold_accuracy": jnums(acc),
@@ -110,9 +115,9 @@ func runCV(ctx context.Context, e *env, args []string) error {
 		})
 	}
 	for i, f := range res.Folds {
-		fmt.Fprintf(text, "fold %d/%d  %s (%d/%d)  %s\n", i+1, len(res.Folds), pct(f.Accuracy), f.Correct, f.N, roundDur(f.Duration))
+		fmt.Fprintf(text, "fold %d/%d  %s (%d/%d)  %s\n", i+1, len(res.Folds), pct(f.Accuracy), f.Correct, f.N, base.RoundDur(f.Duration))
 	}
-	fmt.Fprintf(e.stdout, "accuracy %s ± %s (%d-fold stratified cross-validation, seed %d, %d sets) (%s)\n", pct(res.Mean), pct(res.SD), folds, cfg.Seed, subs.Len(), roundDur(time.Since(t0)))
+	fmt.Fprintf(e.stdout, "accuracy %s ± %s (%d-fold stratified cross-validation, seed %d, %d sets) (%s)\n", pct(res.Mean), pct(res.SD), folds, o.Train.Seed, subs.Len(), base.RoundDur(time.Since(t0)))
 	return nil
 }
 
@@ -127,20 +132,20 @@ func selectionError(err error) error {
 
 // percentBar is a progress bar over a total that the library reports.
 type percentBar struct {
-	bar *progressBar
+	bar *base.ProgressBar
 }
 
 func newProgressPercent(w io.Writer, quiet bool) *percentBar {
-	return &percentBar{bar: newProgress(w, 1000, "‰", quiet)}
+	return &percentBar{bar: base.NewProgress(w, 1000, "‰", quiet)}
 }
 
-func (p *percentBar) update(done, total int) {
+func (p *percentBar) Update(done, total int) {
 	if total > 0 {
-		p.bar.update(int(int64(done)*1000/int64(total)), "")
+		p.bar.Update(int(int64(done)*1000/int64(total)), "")
 	}
 }
 
-func (p *percentBar) clear() { p.bar.clear() }
+func (p *percentBar) Clear() { p.bar.Clear() }
 
 // tuneFlags are train's -tune flags.
 type tuneFlags struct {
@@ -167,7 +172,7 @@ func newTuneFlags(fs *flag.FlagSet) *tuneFlags {
 }
 
 // check rejects -tune with options it cannot honour.
-func (t *tuneFlags) check(fs *flag.FlagSet, images, hard bool, groupings int) error {
+func (t *tuneFlags) check(fs *flag.FlagSet, hard bool, groupings int) error {
 	if !t.on {
 		for _, n := range []string{"folds", "tune-repeats", "tune-confidence", "tune-protos", "tune-init", "tune-relevance", "tune-lr", "tune-epochs"} {
 			if isSet(fs, n) {
@@ -177,8 +182,6 @@ func (t *tuneFlags) check(fs *flag.FlagSet, images, hard bool, groupings int) er
 		return nil
 	}
 	switch {
-	case images:
-		return usagef(fs, "-tune works on sets (or bases), not with -images")
 	case hard:
 		return usagef(fs, "-tune cannot be combined with -hard-copies")
 	case groupings > 1:
@@ -186,22 +189,32 @@ func (t *tuneFlags) check(fs *flag.FlagSet, images, hard bool, groupings int) er
 	case t.folds == 1:
 		return usagef(fs, "-folds %d: want 2 or more (0: automatic)", t.folds)
 	}
-	_, err := t.settings(fs)
+	_, err := t.settings(fs, false)
 	return err
 }
 
 // settings returns the search: selection.DefaultSettings unless a -tune-*
-// flag is given.
-func (t *tuneFlags) settings(fs *flag.FlagSet) ([]selection.Setting, error) {
+// flag is given (for single images, without its nearest-neighbour rows:
+// a prototype cannot be a single image).
+func (t *tuneFlags) settings(fs *flag.FlagSet, images bool) ([]selection.Setting, error) {
 	if t.defaultSearch() {
-		return selection.DefaultSettings(), nil
+		ss := selection.DefaultSettings()
+		if images {
+			ss = slices.DeleteFunc(ss, func(s selection.Setting) bool {
+				return s.Prototypes == selection.AllSets || s.Prototypes == selection.AllSetsLearned
+			})
+		}
+		return ss, nil
 	}
 	g := selection.DefaultGrid()
-	g.NearestNeighbour = true
+	g.NearestNeighbour = !images
 	if t.protos != "" {
 		g.Prototypes, g.NearestNeighbour = nil, false
 		for _, w := range splitList(t.protos) {
 			if w == "all" {
+				if images {
+					return nil, usagef(fs, "-tune-protos all (1-NN) places a prototype at every training set: not with -images")
+				}
 				g.NearestNeighbour = true
 				continue
 			}
@@ -279,63 +292,58 @@ func splitList(s string) []string {
 
 // tuneOutput is what train hands to run.
 type tuneOutput struct {
-	g                    *files       // the run's outputs, declared by train
-	commit               func() error // profiles and outputs into place
+	g                    *runfiles.Guard // the run's outputs, declared by train
+	commit               func() error    // profiles and outputs into place
 	model, plots, format string
 	json, quiet          bool
 	text                 io.Writer
 	start                time.Time
 }
 
-// run tunes cfg on train, writes the retrained model and reports the
+// run tunes o on the training samples (x, y; train their subspaces, or
+// none for single images), writes the retrained model and reports the
 // table.
-func (t *tuneFlags) run(ctx context.Context, e *env, fs *flag.FlagSet, cfg modelConfig, ds *dataset.Dataset, train *dataset.Subspaces, o tuneOutput) error {
-	ss, err := t.settings(fs)
+func (t *tuneFlags) run(ctx context.Context, e *env, fs *flag.FlagSet, o model.Options, ds *dataset.Dataset, x []model.Sample, y []int, train *dataset.Subspaces, out tuneOutput) error {
+	images := len(x) > 0 && x[0].Pixels() != nil
+	ss, err := t.settings(fs, images)
 	if err != nil {
 		return err
 	}
-	nfolds, repeats := selection.DefaultFolds(train.Len())
-	if t.folds > 0 {
-		nfolds, repeats = t.folds, 1
-	}
-	if t.repeats > 0 {
-		repeats = t.repeats
-	}
-	preferred, confidence := 1, 0.0
-	if t.defaultSearch() {
-		preferred, confidence = selection.DefaultPreferred, selection.DefaultConfidence
+	opt := selection.Options{Folds: t.folds, Repeats: t.repeats, Seed: o.Train.Seed, Workers: o.Train.Workers}
+	if t.defaultSearch() && !images {
+		opt.Preferred, opt.Confidence = selection.DefaultPreferred, selection.DefaultConfidence
+	} else if t.defaultSearch() {
+		opt.Confidence = selection.DefaultConfidence
 	}
 	if isSet(fs, "tune-confidence") {
-		confidence = t.confidence
+		opt.Confidence = t.confidence
 	}
-	k, class, size := folds.MaxFolds(train.Labels, nfolds)
+	plan := selection.PlanFolds(y, opt)
 	switch {
-	case k == 0:
-		return fmt.Errorf("-tune: class %d (%s) has %d training set(s); cross-validation needs at least 2 per class", class, dataClassName(ds, class), size)
-	case k < nfolds && t.folds > 0:
-		return fmt.Errorf("-tune: class %d (%s) has %d training sets, fewer than -folds %d: lower -folds", class, dataClassName(ds, class), size, nfolds)
-	case k < nfolds:
-		fmt.Fprintf(o.text, "note       %d folds instead of %d: class %s has %d training sets\n", k, nfolds, dataClassName(ds, class), size)
-		nfolds = k
+	case plan.Folds == 0:
+		return fmt.Errorf("-tune: class %d (%s) has %d training sample(s); cross-validation needs at least 2 per class", plan.Class, dataClassName(ds, plan.Class), plan.Size)
+	case plan.Class >= 0 && t.folds > 0:
+		return fmt.Errorf("-tune: class %d (%s) has %d training %s, fewer than -folds %d: lower -folds", plan.Class, dataClassName(ds, plan.Class), plan.Size, itemWord(images), t.folds)
+	case plan.Lowered:
+		fmt.Fprintf(out.text, "note       %d folds instead of %d: class %s has %d training %s\n", plan.Folds, plan.Asked, dataClassName(ds, plan.Class), plan.Size, itemWord(images))
 	}
+	nfolds, repeats := plan.Folds, plan.Repeats
 	how := fmt.Sprintf("%d-fold", nfolds)
 	if repeats > 1 {
 		how = fmt.Sprintf("%d x %d-fold", repeats, nfolds)
 	}
-	fmt.Fprintf(o.text, "tuning     %d settings by %s stratified cross-validation on the %d training sets (seed %d); the references are the first %d, another setting must gain %g paired standard errors; the other options: %s\n",
-		len(ss), how, train.Len(), cfg.Seed, preferred, confidence, describeConfig(cfg, len(ds.Classes)))
-	bar := newProgressPercent(e.stderr, o.quiet)
+	fmt.Fprintf(out.text, "tuning     %d settings by %s stratified cross-validation on the %d training %s (seed %d); the references are the first %d, another setting must gain %g paired standard errors; the other options: %s\n",
+		len(ss), how, len(x), itemWord(images), o.Train.Seed, max(opt.Preferred, 1), opt.Confidence, describeConfig(o, len(ds.Classes)))
+	bar := newProgressPercent(e.stderr, out.quiet)
 	t0 := time.Now()
-	res, err := selection.Tune(ctx, cfg.options(), ss, model.Sets(train.Subs), train.Labels, selection.Options{Folds: nfolds, Repeats: repeats, Preferred: preferred, Confidence: confidence, Seed: cfg.Seed, Workers: cfg.Workers, Progress: bar.update})
-	bar.clear()
+	opt.Progress = bar.Update
+	res, err := selection.Tune(ctx, o, ss, x, y, opt)
+	bar.Clear()
 	if err != nil {
 		return selectionError(err)
 	}
-	if res.Model, err = cfg.finish(res.Model); err != nil {
-		return err
-	}
 	wall := time.Since(t0)
-	mf, err := o.g.create(o.model)
+	mf, err := out.g.Create(out.model)
 	if err != nil {
 		return err
 	}
@@ -343,41 +351,41 @@ func (t *tuneFlags) run(ctx context.Context, e *env, fs *flag.FlagSet, cfg model
 		return err
 	}
 	var pics []string
-	if o.plots != "" {
-		p := filepath.Join(o.plots, plot.PageName("tuning", 0, 1, o.format))
-		if err := savePlot(o.g, p, tuningFigure(res), o.format); err != nil {
+	if out.plots != "" {
+		p := filepath.Join(out.plots, plot.PageName("tuning", 0, 1, out.format))
+		if err := savePlot(out.g, p, tuningFigure(res), out.format); err != nil {
 			return err
 		}
 		pics = append(pics, p)
 		if res.History != nil && len(res.History.Epochs) > 0 {
-			more, err := writeTrainingPlots(o.g, o.plots, res.History, res.Model, o.format)
+			more, err := writeTrainingPlots(out.g, out.plots, res.History, res.Model, out.format)
 			if err != nil {
 				return err
 			}
 			pics = append(pics, more...)
 		}
 	}
-	if err := o.commit(); err != nil {
+	if err := out.commit(); err != nil {
 		return err
 	}
 	best := res.BestSetting()
-	if o.json {
+	if out.json {
 		rows := make([]map[string]any, len(res.Table))
 		for i, r := range res.Table {
 			rows[i] = settingJSON(r.Setting)
 			rows[i]["mean"], rows[i]["sd"], rows[i]["folds"], rows[i]["seconds"] = jnum(r.Mean), jnum(r.SD), jnums(r.Folds), r.Duration.Seconds()
 		}
 		return writeJSON(e.stdout, map[string]any{
-			"model":        o.model,
+			"model":        out.model,
 			"data":         ds.Source,
 			"classes":      ds.Classes,
-			"n_train":      train.Len(),
+			"n_train":      len(x),
 			"skipped":      len(train.Skipped),
 			"folds":        nfolds,
 			"repeats":      repeats,
-			"preferred":    preferred,
-			"confidence":   confidence,
-			"seed":         cfg.Seed,
+			"preferred":    max(opt.Preferred, 1),
+			"confidence":   opt.Confidence,
+			"seed":         o.Train.Seed,
 			"table":        rows,
 			"best":         res.Best,
 			"chosen":       settingJSON(best),
@@ -390,16 +398,24 @@ func (t *tuneFlags) run(ctx context.Context, e *env, fs *flag.FlagSet, cfg model
 			"relevances":   jnums(res.Model.Relevances()),
 			"plots":        append([]string{}, pics...),
 			"tune_seconds": wall.Seconds(),
-			"seconds":      time.Since(o.start).Seconds(),
+			"seconds":      time.Since(out.start).Seconds(),
 		})
 	}
-	writeTable(o.text, res)
+	writeTable(out.text, res)
 	for _, p := range pics {
-		fmt.Fprintf(o.text, "plot       %s\n", p)
+		fmt.Fprintf(out.text, "plot       %s\n", p)
 	}
 	fmt.Fprintf(e.stdout, "saved %s: %s, cross-validation accuracy %s ± %s; %d prototypes, D=%d, d=%d, %d epochs (%s)\n",
-		o.model, best, pct(res.Table[res.Best].Mean), pct(res.Table[res.Best].SD), res.Model.NumPrototypes(), res.Model.Dim(), res.Model.SubspaceDim(), res.Model.Epochs(), roundDur(time.Since(o.start)))
+		out.model, best, pct(res.Table[res.Best].Mean), pct(res.Table[res.Best].SD), res.Model.NumPrototypes(), res.Model.Dim(), res.Model.SubspaceDim(), res.Model.Epochs(), base.RoundDur(time.Since(out.start)))
 	return nil
+}
+
+// itemWord names the training samples in the tuner's lines.
+func itemWord(images bool) string {
+	if images {
+		return "images"
+	}
+	return "sets"
 }
 
 func dataClassName(ds *dataset.Dataset, c int) string {
@@ -433,7 +449,7 @@ func writeTable(w io.Writer, res *selection.TuneResult) {
 		for _, a := range r.Folds {
 			f = append(f, strconv.FormatFloat(100*a, 'f', 1, 64))
 		}
-		fmt.Fprintf(w, "%s%2d %-60s %7.2f ± %5.2f%%  %s  %s\n", mark, i+1, r.Setting, 100*r.Mean, 100*r.SD, strings.Join(f, " "), roundDur(r.Duration))
+		fmt.Fprintf(w, "%s%2d %-60s %7.2f ± %5.2f%%  %s  %s\n", mark, i+1, r.Setting, 100*r.Mean, 100*r.SD, strings.Join(f, " "), base.RoundDur(r.Duration))
 	}
 }
 

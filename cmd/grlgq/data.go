@@ -9,76 +9,43 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/grlgq/grlgq/cmd/internal/base"
 	"github.com/grlgq/grlgq/dataset"
-	"github.com/grlgq/grlgq/dataset/imageset"
-	"github.com/grlgq/grlgq/internal/limitflag"
 	"github.com/grlgq/grlgq/model"
 	"github.com/grlgq/grlgq/subspace"
 )
 
 const specHelp = dataset.SpecHelp
 
-// dataFlags are the flags that say where the data are and how to read them.
+// dataFlags are the flags that say where the data are and how to read
+// them: -data (a dataset.SourceFlag, parsed once into the typed source of
+// its scheme) and the format flags bound to the typed values' fields.
 type dataFlags struct {
-	spec          string
-	opt           dataset.Options // opt.Limits: the -max-* flags
-	width, height int
+	src           dataset.SourceFlag
+	shape         dataset.Size // -image, -mat-image: the native size of MAT and CSV images
+	width, height int          // -width, -height: -resize in two flags
+	noMATLabels   bool         // -mat-y "" given
 }
 
 func (f *dataFlags) addFlags(fs *flag.FlagSet) {
-	fs.StringVar(&f.spec, "data", "", "the data: "+specHelp)
-	addOptionFlags(fs, &f.opt)
-	restrictFloat(fs, "pixel-max", &f.opt.PixelMax, 0, maxPixelMax, false, false)
-	restrictFloat(fs, "npy-tol", &f.opt.NPYTol, 0, 1, true, false)
-	fs.Var(&f.opt.Shape, "mat-image", "same as -image: native image size HxW of MAT/CSV data")
+	s := &f.src
+	fs.Var(s, "data", "the data: "+specHelp+" (leave LABELS out, use -csv-label none, -mat-y \"\", or a folder of set folders for data without labels: predict)")
+	fs.Var(&f.shape, "image", "native image size HxW of MAT/CSV data (e.g. 32x32)")
+	fs.Var(&f.shape, "mat-image", "same as -image: native image size HxW of MAT/CSV data")
+	fs.Var(&s.Resize, "resize", "resize images to HxW with Catmull-Rom (e.g. 20x20); pixels must be in [0,1]")
+	floatVar(fs, &s.PixelMax, "pixel-max", 0, 0, maxPixelMax, false, false, "divide MAT/CSV pixel values by this (e.g. 255); 0 keeps them")
+	fs.StringVar(&s.MAT.X, "mat-x", "fea", "MAT variable holding the images")
+	fs.StringVar(&s.MAT.Y, "mat-y", "gnd", "MAT variable holding the labels (\"\": none)")
+	fs.BoolVar(&s.MAT.Columns, "mat-columns", false, "MAT images are the columns of -mat-x (default: rows)")
+	fs.BoolVar(&s.MAT.Transpose, "mat-transpose", false, "MAT image pixels are in MATLAB column-major order; reorder to row-major (needs -image)")
+	fs.BoolVar(&s.CSV.Header, "csv-header", false, "skip the first line of CSV data")
+	fs.TextVar(&s.CSV.Label, "csv-label", dataset.LabelLast, "where CSV lines hold their label: last, first, or none (data without labels)")
+	fs.TextVar(&s.Folder.Layout, "layout", dataset.LayoutAuto, "folder data: classes (DIR/<class>/<set>/<images>), sets (DIR/<set>/<images>, no labels), or auto (told from the tree)")
+	floatVar(fs, &s.NPY.Tol, "npy-tol", dataset.DefaultOrthoTol, 0, 1, true, false, "largest |BᵀB-I| entry accepted for an npy basis")
+	fs.BoolVar(&s.NPY.Reorthonormalize, "npy-reorth", false, "re-orthonormalise npy bases instead of rejecting them")
 	intVar(fs, &f.width, "width", 0, 0, maxSide, "resize images to this width (with -height; same as -resize HEIGHTxWIDTH; 0: no resize)")
 	intVar(fs, &f.height, "height", 0, 0, maxSide, "resize images to this height (with -width; 0: no resize)")
-	addLimitFlags(fs, &f.opt.Limits)
-}
-
-// addOptionFlags registers the flags of the loaders' options o on fs:
-// -image, -resize, -pixel-max, -mat-x, -mat-y, -mat-columns,
-// -mat-transpose, -csv-header, -npy-tol, -npy-reorth.
-func addOptionFlags(fs *flag.FlagSet, o *dataset.Options) {
-	fs.Var(&o.Shape, "image", "native image size HxW of MAT/CSV data (e.g. 32x32)")
-	fs.Var(&o.Resize, "resize", "resize images to HxW with Catmull-Rom (e.g. 20x20); pixels must be in [0,1]")
-	fs.Float64Var(&o.PixelMax, "pixel-max", 0, "divide MAT/CSV pixel values by this (e.g. 255); 0 keeps them")
-	fs.StringVar(&o.MATX, "mat-x", "fea", "MAT variable holding the images")
-	fs.StringVar(&o.MATY, "mat-y", "gnd", "MAT variable holding the labels")
-	fs.BoolVar(&o.MATColumns, "mat-columns", false, "MAT images are the columns of -mat-x (default: rows)")
-	fs.BoolVar(&o.MATTranspose, "mat-transpose", false, "MAT image pixels are in MATLAB column-major order; reorder to row-major (needs -image)")
-	fs.BoolVar(&o.CSVHeader, "csv-header", false, "skip the first line of CSV data")
-	fs.Float64Var(&o.NPYTol, "npy-tol", dataset.DefaultOrthoTol, "largest |BᵀB-I| entry accepted for an npy basis")
-	fs.BoolVar(&o.NPYReorthonormalize, "npy-reorth", false, "re-orthonormalise npy bases instead of rejecting them")
-}
-
-// Ranges of the -max-* flags (the loaders' Limits; the defaults are
-// dataset.DefaultLimits()). The upper ends are far above what the
-// defaults need for the real data (MNIST: 47 MB, 47 M values) and keep
-// every product of the loaders within int64; raising a limit lets a
-// larger (or more hostile) input take the memory it says it needs.
-const (
-	maxMaxPixels    = 1 << 30 // -max-pixels: 32768x32768
-	maxMaxSetImages = 1 << 24 // -max-set-images
-	maxMaxValues    = 1 << 36 // -max-values: 512 GiB of float64
-	maxMaxFileBytes = 1 << 40 // -max-file-bytes: 1 TiB
-)
-
-// addLimitFlags registers -max-pixels, -max-set-images, -max-values and
-// -max-file-bytes, the input budget of every loader, on fs with
-// dataset.DefaultLimits() as defaults. Their names are the Limit names of
-// dataset.LimitError, so that an error's "(raise max-pixels)" names a flag
-// (see internal/limitflag).
-func addLimitFlags(fs *flag.FlagSet, lim *dataset.Limits) {
-	d := dataset.DefaultLimits()
-	int64Var(fs, &lim.PixelsPerImage, imageset.LimitPixels, d.PixelsPerImage, 1, maxMaxPixels,
-		"input limit: pixels per image, as an image's header says or as -resize asks (checked before decoding)")
-	int64Var(fs, &lim.ImagesPerSet, imageset.LimitSetImages, d.ImagesPerSet, 1, maxMaxSetImages,
-		"input limit: images in one set folder (folder data)")
-	int64Var(fs, &lim.TotalValues, imageset.LimitValues, d.TotalValues, 1, maxMaxValues,
-		fmt.Sprintf("input limit: pixel values of the whole data set, 8 bytes each, plus %d per image or basis", imageset.ItemCost))
-	int64Var(fs, &lim.FileBytes, imageset.LimitFileBytes, d.FileBytes, 1, maxMaxFileBytes,
-		"input limit: bytes of one data file after decompression (gzip, MAT's zlib), or its size when stored raw")
+	base.AddLimitFlags(fs, &s.Limits, dataset.DefaultLimits(), true)
 }
 
 // Limits of the data flags: -image and -resize sides (as dataset.Size
@@ -90,87 +57,71 @@ const (
 	maxPixelMax    = 1e9
 )
 
-// check checks the data flags before any work: -data is given and parses,
-// -width and -height go together and agree with -resize, and the image
-// sizes are within their limits.
+// check checks the data flags before any work: -data is given, -width
+// and -height go together and agree with -resize, and the image sizes are
+// within their limits. It completes the source with the flags that are
+// not its fields.
 func (f *dataFlags) check(fs *flag.FlagSet) error {
-	if f.spec == "" {
+	s := &f.src
+	if s.Source() == nil {
 		return usagef(fs, "-data is required")
-	}
-	if _, err := dataset.ParseSpec(f.spec); err != nil {
-		return usagef(fs, "-data: %v", err)
 	}
 	if (f.width == 0) != (f.height == 0) {
 		return usagef(fs, "-width and -height go together (got %d x %d)", f.width, f.height)
 	}
 	if f.width > 0 {
-		if f.opt.Resize != (dataset.Size{}) && f.opt.Resize != (dataset.Size{Height: f.height, Width: f.width}) {
-			return usagef(fs, "-resize %s and -width/-height %dx%d disagree", f.opt.Resize.String(), f.height, f.width)
+		if s.Resize != (dataset.Size{}) && s.Resize != (dataset.Size{Height: f.height, Width: f.width}) {
+			return usagef(fs, "-resize %s and -width/-height %dx%d disagree", s.Resize.String(), f.height, f.width)
 		}
-		f.opt.Resize = dataset.Size{Height: f.height, Width: f.width}
+		s.Resize = dataset.Size{Height: f.height, Width: f.width}
 	}
-	if r := f.opt.Resize; r != (dataset.Size{}) {
+	if r := s.Resize; r != (dataset.Size{}) {
 		// Whichever limit is lower, named: the loaders' (a flag), or the
 		// model's D (fixed).
 		px := int64(r.Width) * int64(r.Height)
-		lim := f.opt.Limits.WithDefaults()
+		lim := s.Limits.WithDefaults()
 		if lim.PixelsPerImage < model.MaxDim && px > lim.PixelsPerImage {
 			return usagef(fs, "-resize %s: %d pixels per image, the limit is %d (-max-pixels)", r.String(), px, lim.PixelsPerImage)
 		}
 		if px > model.MaxDim {
 			return usagef(fs, "-resize %s: %d pixels per image, the limit is %d (a model's D)", r.String(), px, model.MaxDim)
 		}
+		if s.Source().Kind() == dataset.KindBases {
+			return usagef(fs, "-resize %s: %s holds precomputed bases, which cannot be resized", r.String(), s.String())
+		}
 	}
-	if s := f.opt.Shape; s.Width*s.Height > maxImagePixels {
-		return usagef(fs, "-image %s: %d pixels per image, the limit is %d", s.String(), s.Width*s.Height, maxImagePixels)
+	if sh := f.shape; sh.Width*sh.Height > maxImagePixels {
+		return usagef(fs, "-image %s: %d pixels per image, the limit is %d", sh.String(), sh.Width*sh.Height, maxImagePixels)
 	}
+	s.Width, s.Height = f.shape.Width, f.shape.Height
+	s.MAT.NoLabels = isSet(fs, "mat-y") && s.MAT.Y == ""
 	return nil
 }
 
-// load checks the flags and loads the data. modelSize is the image size a
-// model was trained on (zero when unknown, or when training): when the user
-// asks for no resize, images of another size are resized to it, so that
-// eval, predict and explain need not repeat the training's -resize.
-// It must follow check. The load stops soon when ctx is cancelled (the
-// error then wraps ctx.Err()); it works within the -max-* limits, and an
-// input over one of them is an error that names its flag.
-func (f *dataFlags) load(ctx context.Context, fs *flag.FlagSet, workers int, modelSize dataset.Size) (*dataset.Dataset, error) {
-	if err := f.check(fs); err != nil {
-		return nil, err
-	}
-	sp, _ := dataset.ParseSpec(f.spec)
-	opt := f.opt
-	auto := opt.Resize == (dataset.Size{}) && modelSize.Width > 0 && modelSize.Height > 0 && sp.Scheme != "npy"
-	if auto && sp.Scheme == "folder" {
-		// Folder images are resized as they are decoded, as in training.
-		opt.Resize = modelSize
-	}
-	opt.Workers = workers
-	ds, err := sp.LoadContext(ctx, opt)
-	if err != nil {
-		if ctx.Err() != nil {
-			return nil, fmt.Errorf("interrupted while loading %s: %w", f.spec, ctx.Err())
-		}
-		return nil, limitflag.Hint(fmt.Errorf("load %s: %w", f.spec, err))
-	}
-	if auto && ds.Width > 0 && ds.Height > 0 && (ds.Width != modelSize.Width || ds.Height != modelSize.Height) {
-		if ds, err = ds.ResizedContext(ctx, modelSize.Width, modelSize.Height, opt.Limits); err != nil {
-			return nil, limitflag.Hint(fmt.Errorf("load %s: resize to the model's %s: %w", f.spec, modelSize.String(), err))
-		}
-	}
-	return ds, nil
+// source returns the typed source the flags describe, with workers
+// decoding goroutines; it follows check.
+func (f *dataFlags) source(workers int) dataset.Source {
+	f.src.Workers = workers
+	return f.src.Source()
 }
 
-// kind of the items of a data set.
-func dataKind(ds *dataset.Dataset) string {
-	switch {
-	case ds.Bases != nil:
-		return "bases"
-	case ds.Sets != nil:
-		return "sets"
-	default:
-		return "images"
+// load loads the data (dataset.LoadAt at modelSize, the image size a
+// model was trained on, zero when unknown or training: without a resize
+// of their own, images of another size are resized to it, so that eval,
+// predict and explain need not repeat the training's -resize). It follows
+// check. The load stops soon when ctx is cancelled (the error then wraps
+// ctx.Err()); it works within the -max-* limits, and an input over one of
+// them is an error that names its flag.
+func (f *dataFlags) load(ctx context.Context, workers int, modelSize dataset.Size) (*dataset.Dataset, error) {
+	src := f.source(workers)
+	ds, err := dataset.LoadAt(ctx, src, modelSize.Width, modelSize.Height)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, fmt.Errorf("interrupted while loading %s: %w", src, ctx.Err())
+		}
+		return nil, base.Hint(fmt.Errorf("load %s: %w", src, err))
 	}
+	return ds, nil
 }
 
 // shapeOf returns the image shape of ds: its own, else a square when D is
@@ -189,10 +140,10 @@ func shapeOf(ds *dataset.Dataset, dim int) (h, w int) {
 func describe(ds *dataset.Dataset) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s: ", ds.Source)
-	switch dataKind(ds) {
-	case "bases":
+	switch ds.Kind() {
+	case dataset.KindBases:
 		fmt.Fprintf(&b, "%d bases of %d x %d", len(ds.Bases), ds.Dim, ds.SubDim)
-	case "sets":
+	case dataset.KindSets:
 		lo, hi := math.MaxInt, 0
 		for _, s := range ds.Sets {
 			lo, hi = min(lo, len(s.Images)), max(hi, len(s.Images))
@@ -205,6 +156,10 @@ func describe(ds *dataset.Dataset) string {
 		fmt.Fprintf(&b, " of %dx%d pixels (D=%d)", ds.Height, ds.Width, ds.Dim)
 	} else {
 		fmt.Fprintf(&b, " of D=%d pixels", ds.Dim)
+	}
+	if !ds.Labelled() {
+		b.WriteString(", no labels")
+		return b.String()
 	}
 	fmt.Fprintf(&b, ", %d classes", len(ds.Classes))
 	counts := make([]int, len(ds.Classes))
@@ -239,22 +194,25 @@ func className(m *model.Model, c int) string {
 	return fmt.Sprint(c)
 }
 
-// samples are the items a trained model is applied to: single images,
-// image sets (as subspaces) or bases.
+// samples are the items a trained model is applied to (dataset.Samples:
+// single images, image sets as subspaces, or bases), as the model's
+// samples, with the model's class of each (-1: unknown, or no labels).
 type samples struct {
-	kind   string // "image", "set" or "basis"
+	*dataset.Samples
 	ds     *dataset.Dataset
-	images []int              // kind "image": indices into ds.Images
-	subs   *dataset.Subspaces // kinds "set" and "basis"
-	labels []int              // the model's class of each sample, -1 if unknown
-	data   []int              // the data set's class of each sample
-	names  []string
+	x      []model.Sample
+	labels []int
 }
 
-func (s *samples) len() int { return len(s.names) }
+func (s *samples) len() int { return len(s.x) }
 
-// subspaceOf returns sample i as a subspace (kinds "set" and "basis").
-func (s *samples) subspaceOf(i int) *subspace.Subspace { return s.subs.Subs[i] }
+// trueName is the data's class name of sample i ("" without labels).
+func (s *samples) trueName(i int) string {
+	if c := s.Labels[i]; c >= 0 {
+		return s.ds.Classes[c]
+	}
+	return ""
+}
 
 // evalSamples turns ds into the samples the model m classifies
 // (dataset.EvalSamples: single images for image data unless m > 0 groups
@@ -265,31 +223,42 @@ func evalSamples(mod *model.Model, ds *dataset.Dataset, groupM int, seed uint64,
 	if ds.Dim != mod.Dim() {
 		h, w := shapeOf(ds, ds.Dim)
 		hint := ""
-		if ds.Bases == nil {
+		if ds.Kind() != dataset.KindBases {
 			hint = " (resize the images with -resize HxW or -width/-height)"
 		}
 		return nil, fmt.Errorf("%s has %d pixels per image (%dx%d), the model wants D=%d%s", ds.Source, ds.Dim, h, w, mod.Dim(), hint)
 	}
 	d := mod.SubspaceDim()
-	if ds.Bases != nil && ds.SubDim != d {
+	if ds.Kind() == dataset.KindBases && ds.SubDim != d {
 		return nil, fmt.Errorf("%s holds bases of d=%d, the model has d=%d", ds.Source, ds.SubDim, d)
 	}
 	ts, err := dataset.EvalSamples(ds, dataset.EvalOptions{D: d, M: groupM, Seed: seed, Workers: workers, SkipBad: skipBad})
 	if err != nil {
-		if ds.Bases != nil {
+		if ds.Kind() == dataset.KindBases {
 			return nil, err
 		}
 		return nil, setError(err, d)
+	}
+	s := &samples{Samples: ts, ds: ds}
+	if ts.Kind == dataset.KindImages {
+		s.x = make([]model.Sample, len(ts.Images))
+		for i, k := range ts.Images {
+			s.x[i] = model.Image(ds.Images[k])
+		}
+	} else {
+		s.x = model.Sets(ts.Subs.Subs)
 	}
 	names := make([]string, mod.NumClasses())
 	for c := range names {
 		names[c] = mod.ClassName(c)
 	}
 	cm := ds.ClassMap(names)
-	s := &samples{kind: ts.Kind, ds: ds, images: ts.Images, subs: ts.Subs, data: ts.Labels, names: ts.Names}
-	s.labels = make([]int, len(s.data))
-	for i, c := range s.data {
-		s.labels[i] = cm[c]
+	s.labels = make([]int, len(ts.Labels))
+	for i, c := range ts.Labels {
+		s.labels[i] = -1
+		if c >= 0 {
+			s.labels[i] = cm[c]
+		}
 	}
 	return s, nil
 }
@@ -303,6 +272,8 @@ func setError(err error, d int) error {
 		return fmt.Errorf("%w (lower -d, or pass -skip-bad to leave such sets out)", err)
 	case errors.Is(err, dataset.ErrTooSmall):
 		return fmt.Errorf("%w (lower -m)", err)
+	case errors.Is(err, dataset.ErrNoLabels):
+		return fmt.Errorf("%w (training, and -m groups, need labelled data)", err)
 	}
 	return err
 }
@@ -311,8 +282,8 @@ func setError(err error, d int) error {
 func unknownClasses(s *samples) []string {
 	seen := map[string]bool{}
 	for i, l := range s.labels {
-		if l < 0 {
-			seen[s.ds.Classes[s.data[i]]] = true
+		if l < 0 && s.Labels[i] >= 0 {
+			seen[s.ds.Classes[s.Labels[i]]] = true
 		}
 	}
 	var out []string
@@ -326,8 +297,8 @@ func unknownClasses(s *samples) []string {
 // skippedNames lists the inputs -skip-bad left out.
 func skippedNames(s *samples) []string {
 	out := []string{}
-	if s.subs != nil {
-		for _, k := range s.subs.Skipped {
+	if s.Subs != nil {
+		for _, k := range s.Subs.Skipped {
 			out = append(out, k.Name)
 		}
 	}

@@ -2,27 +2,50 @@ package main
 
 import (
 	"flag"
-	"strings"
+	"io"
+	"reflect"
 	"testing"
 
 	"github.com/grlgq/grlgq/dataset"
 )
 
-// Moved from dataset (TestSizeFlag) with the flags themselves.
-func TestOptionFlags(t *testing.T) {
-	var o dataset.Options
+// TestDataFlags: -data is parsed once into the typed source of its
+// scheme, the format flags land in its fields and the shared ones are
+// copied in.
+func TestDataFlags(t *testing.T) {
+	var df dataFlags
 	fs := flag.NewFlagSet("x", flag.ContinueOnError)
-	addOptionFlags(fs, &o)
-	if err := fs.Parse([]string{"-image", "32x32", "-resize", "20X24", "-mat-x", "X", "-mat-transpose", "-pixel-max", "255"}); err != nil {
+	fs.SetOutput(io.Discard)
+	df.addFlags(fs)
+	if err := fs.Parse([]string{"-data", "mat:y.mat", "-image", "32x32", "-resize", "20X24", "-mat-x", "X", "-mat-transpose", "-pixel-max", "255"}); err != nil {
 		t.Fatal(err)
 	}
-	if o.Shape != (dataset.Size{Height: 32, Width: 32}) || o.Resize != (dataset.Size{Height: 20, Width: 24}) || o.MATX != "X" || o.MATY != "gnd" || !o.MATTranspose || o.PixelMax != 255 || o.NPYTol != dataset.DefaultOrthoTol {
-		t.Fatalf("options %+v", o)
+	if err := df.check(fs); err != nil {
+		t.Fatal(err)
 	}
-	fs.SetOutput(new(strings.Builder))
+	want := dataset.MAT{File: "y.mat", X: "X", Y: "gnd", Transpose: true, Width: 32, Height: 32, PixelMax: 255, Resize: dataset.Size{Height: 20, Width: 24}, Limits: dataset.DefaultLimits()}
+	if got := df.source(0); !reflect.DeepEqual(got, want) {
+		t.Fatalf("source %#v,\nwant %#v", got, want)
+	}
 	for _, v := range []string{"32", "0x4", "ax3", "3x", "-1x2"} {
 		if err := fs.Parse([]string{"-image", v}); err == nil {
 			t.Errorf("-image %s: no error", v)
 		}
+	}
+	var un dataFlags
+	fs = flag.NewFlagSet("x", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	un.addFlags(fs)
+	if err := fs.Parse([]string{"-data", "csv:d.csv", "-csv-label", "none"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := un.check(fs); err != nil {
+		t.Fatal(err)
+	}
+	if c := un.source(1).(dataset.CSV); c.Label != dataset.LabelNone || c.File != "d.csv" {
+		t.Fatalf("csv source %#v", c)
+	}
+	if err := fs.Parse([]string{"-csv-label", "middle"}); err == nil {
+		t.Error("-csv-label middle: no error")
 	}
 }

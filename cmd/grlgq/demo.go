@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"time"
 
+	"github.com/grlgq/grlgq/cmd/internal/base"
 	"github.com/grlgq/grlgq/dataset"
 	"github.com/grlgq/grlgq/dataset/digits"
 	"github.com/grlgq/grlgq/folds"
@@ -28,11 +29,11 @@ const (
 
 // demoDefaults is the demo's model: d = 4, 3 prototypes per class from
 // training sets, 30 epochs, η 0.05, γ 1e-4.
-func demoDefaults() modelConfig {
-	c := defaultConfig()
-	c.SubspaceDim, c.PrototypesPerClass = demoD, 3
-	c.Epochs, c.Eta, c.Gamma, c.Init = 30, 0.05, 1e-4, model.InitSample
-	return c
+func demoDefaults() model.Options {
+	o := model.DefaultOptions()
+	o.Model.SubspaceDim, o.Model.PrototypesPerClass = demoD, 3
+	o.Train.Epochs, o.Train.Eta, o.Train.Gamma, o.Train.Init = 30, 0.05, 1e-4, model.InitSample
+	return o
 }
 
 // demoData is what the demo trains and tests on.
@@ -103,27 +104,27 @@ func runDemo(ctx context.Context, e *env, args []string) error {
 	}
 	g := e.guard(fs)
 	if export != "" {
-		if err := g.checkOutput("-export-data", export); err != nil {
+		if err := g.CheckOutput("-export-data", export); err != nil {
 			return err
 		}
-		if err := g.write(export, digits.CSV()); err != nil {
+		if err := g.Write(export, digits.CSV()); err != nil {
 			return fmt.Errorf("export: %w", err)
 		}
-		if err := g.commit(); err != nil {
+		if err := g.Commit(); err != nil {
 			return fmt.Errorf("export: %w", err)
 		}
 		fmt.Fprintf(e.stdout, "wrote %s (%s); train on it with\n  grlgq train -data csv:%s -image 8x8 -pixel-max 16 -d 4 -m 10 -protos 3 -o digits.grlgq\n", export, digits.Attribution, export)
 		return nil
 	}
-	cfg, err := tf.config(fs)
+	o, err := tf.options(fs)
 	if err != nil {
 		return err
 	}
-	if m < cfg.SubspaceDim {
-		return usagef(fs, "-m %d and -d %d: want d <= m", m, cfg.SubspaceDim)
+	if m < o.Model.SubspaceDim {
+		return usagef(fs, "-m %d and -d %d: want d <= m", m, o.Model.SubspaceDim)
 	}
 	if save != "" {
-		if err := g.checkOutput("-o", save); err != nil {
+		if err := g.CheckOutput("-o", save); err != nil {
 			return err
 		}
 	}
@@ -137,56 +138,50 @@ func runDemo(ctx context.Context, e *env, args []string) error {
 		text = e.stdout
 	}
 	t0 := time.Now()
-	data, err := prepareDemo(m, cfg.SubspaceDim, cfg.Seed, cfg.Workers)
+	data, err := prepareDemo(m, o.Model.SubspaceDim, o.Train.Seed, o.Train.Workers)
 	if err != nil {
-		return setError(err, cfg.SubspaceDim)
+		return setError(err, o.Model.SubspaceDim)
 	}
 	ds, trainIdx, testIdx, train, testSets := data.digits, data.trainIdx, data.testIdx, data.train, data.testSets
-	cfg.ClassNames = ds.Classes
+	o.Model.ClassNames = ds.Classes
 
 	fmt.Fprintf(text, "GRLGQ demo: handwritten digits as image sets, classified by prototype subspaces\n\n")
 	fmt.Fprintf(text, "data       %d digits of 8x8 pixels (D=64), 10 classes, values 0-16 scaled to [0,1]\n", len(ds.Images))
 	fmt.Fprintf(text, "           (%s)\n", digits.Attribution)
 	fmt.Fprintf(text, "split      stratified: %d training digits, %d test digits\n", len(trainIdx), len(testIdx))
-	fmt.Fprintf(text, "sets       each set = %d random digits of one class -> its d=%d-dim subspace (SVD)\n", m, cfg.SubspaceDim)
+	fmt.Fprintf(text, "sets       each set = %d random digits of one class -> its d=%d-dim subspace (SVD)\n", m, o.Model.SubspaceDim)
 	fmt.Fprintf(text, "           %d training sets, %d test sets\n", train.Len(), testSets.Len())
-	fmt.Fprintf(text, "config     %s\n\n", describeConfig(cfg, len(ds.Classes)))
+	fmt.Fprintf(text, "config     %s\n\n", describeConfig(o, len(ds.Classes)))
 
-	res, err := trainModel(ctx, e, cfg, nil, train, nil, nil, text, quiet)
+	res, err := trainModel(ctx, e, o, nil, model.Sets(train.Subs), train.Labels, nil, text, quiet)
 	if err != nil {
 		return err
 	}
 	mod := res.model
 
-	// Set-level and single-image test accuracy.
-	setSamples := &samples{kind: "set", ds: ds, subs: testSets, labels: testSets.Labels, data: testSets.Labels, names: testSets.Names}
-	setPred, err := predictAll(ctx, mod, setSamples)
+	// Set-level and single-image test accuracy (Model.Score), and the
+	// untrained baseline's: class-wise PCA prototypes, λ = 1/d.
+	imgs := make([][]float64, len(testIdx))
+	labels := make([]int, len(testIdx))
+	for k, i := range testIdx {
+		imgs[k], labels[k] = ds.Images[i], ds.Labels[i]
+	}
+	setScore, err := mod.Score(model.Sets(testSets.Subs), testSets.Labels)
 	if err != nil {
 		return err
 	}
-	setScore := scorePredictions(mod.NumClasses(), setSamples.labels, setPred)
-	imgSamples := &samples{kind: "image", ds: ds, images: testIdx}
-	for _, i := range testIdx {
-		imgSamples.labels = append(imgSamples.labels, ds.Labels[i])
-		imgSamples.names = append(imgSamples.names, fmt.Sprintf("image %d", i))
-	}
-	imgSamples.data = imgSamples.labels
-	imgPred, err := predictAll(ctx, mod, imgSamples)
+	imgScore, err := mod.Score(model.Images(imgs), labels)
 	if err != nil {
 		return err
 	}
-	imgScore := scorePredictions(mod.NumClasses(), imgSamples.labels, imgPred)
-
-	// The untrained baseline: class-wise PCA prototypes, λ = 1/d.
-	base, err := data.baseline(cfg.options())
+	bm, err := data.baseline(o)
 	if err != nil {
 		return fmt.Errorf("baseline: %w", err)
 	}
-	basePred, err := predictAll(ctx, base, imgSamples)
+	baseScore, err := bm.Score(model.Images(imgs), labels)
 	if err != nil {
 		return err
 	}
-	baseScore := scorePredictions(base.NumClasses(), imgSamples.labels, basePred)
 
 	var pics []string
 	if plots != "" {
@@ -195,7 +190,7 @@ func runDemo(ctx context.Context, e *env, args []string) error {
 		}
 	}
 	if save != "" {
-		f, err := g.create(save)
+		f, err := g.Create(save)
 		if err != nil {
 			return err
 		}
@@ -203,7 +198,7 @@ func runDemo(ctx context.Context, e *env, args []string) error {
 			return err
 		}
 	}
-	if err := g.commit(); err != nil {
+	if err := g.Commit(); err != nil {
 		return err
 	}
 	wall := time.Since(t0)
@@ -238,6 +233,6 @@ func runDemo(ctx context.Context, e *env, args []string) error {
 		fmt.Fprintf(text, "model      saved to %s\n", save)
 	}
 	fmt.Fprintf(text, "\ndone in %s (training %s, %d CPU(s)). Next: grlgq demo -export-data digits.csv.gz, then grlgq train / eval / explain on it.\n",
-		roundDur(wall), roundDur(res.wall), runtime.GOMAXPROCS(0))
+		base.RoundDur(wall), base.RoundDur(res.wall), runtime.GOMAXPROCS(0))
 	return nil
 }

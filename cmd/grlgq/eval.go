@@ -8,8 +8,9 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/grlgq/grlgq/cmd/internal/plot"
+	"github.com/grlgq/grlgq/cmd/internal/runfiles"
 	"github.com/grlgq/grlgq/dataset"
-	"github.com/grlgq/grlgq/internal/plot"
 	"github.com/grlgq/grlgq/model"
 	"github.com/grlgq/grlgq/score"
 )
@@ -36,20 +37,17 @@ func (f *modelFlags) addFlags(fs *flag.FlagSet) {
 
 // check checks the flags and declares the model and the data as inputs
 // of the run, before any work.
-func (f *modelFlags) check(fs *flag.FlagSet, g *files) error {
+func (f *modelFlags) check(fs *flag.FlagSet, g *runfiles.Guard) error {
 	if f.model == "" {
 		return usagef(fs, "-model MODEL is required")
-	}
-	if f.data.spec == "" {
-		return usagef(fs, "-data SPEC is required")
 	}
 	if err := f.data.check(fs); err != nil {
 		return err
 	}
-	if err := g.input("-model", f.model, false); err != nil {
+	if err := g.Input("-model", f.model, false); err != nil {
 		return fmt.Errorf("model: %w", err)
 	}
-	return g.dataInputs(f.data.spec)
+	return g.DataInputs(f.data.src.Source())
 }
 
 // load loads the model and the samples; it follows check.
@@ -59,7 +57,7 @@ func (f *modelFlags) load(ctx context.Context, fs *flag.FlagSet) (*model.Model, 
 		return nil, nil, err
 	}
 	w, h := mod.ImageSize()
-	ds, err := f.data.load(ctx, fs, f.workers, dataset.Size{Width: w, Height: h})
+	ds, err := f.data.load(ctx, f.workers, dataset.Size{Width: w, Height: h})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -79,36 +77,30 @@ func (f *modelFlags) load(ctx context.Context, fs *flag.FlagSet) (*model.Model, 
 // predictAll classifies every sample (Model.PredictBatchTo, blocks of
 // predictBlock samples between checks of ctx).
 func predictAll(ctx context.Context, mod *model.Model, s *samples) ([]model.Prediction, error) {
-	x := make([]model.Sample, s.len())
-	for i := range x {
-		if s.kind == "image" {
-			x[i] = model.Image(s.ds.Images[s.images[i]])
-		} else {
-			x[i] = model.Set(s.subspaceOf(i))
-		}
-	}
-	out := make([]model.Prediction, len(x))
+	out := make([]model.Prediction, s.len())
 	const predictBlock = 4096
-	for i0 := 0; i0 < len(x); i0 += predictBlock {
+	for i0 := 0; i0 < len(out); i0 += predictBlock {
 		if err := ctx.Err(); err != nil {
 			return nil, fmt.Errorf("interrupted")
 		}
-		i1 := min(len(x), i0+predictBlock)
-		if err := mod.PredictBatchTo(out[i0:i1], x[i0:i1]); err != nil {
+		i1 := min(len(out), i0+predictBlock)
+		if err := mod.PredictBatchTo(out[i0:i1], s.x[i0:i1]); err != nil {
 			return nil, err
 		}
 	}
 	return out, nil
 }
 
-// scorePredictions counts pred against the model's true classes truth
-// (package score).
-func scorePredictions(classes int, truth []int, pred []model.Prediction) *score.Scores {
-	labels := make([]int, len(pred))
+// correct counts the predictions whose label is the model's class of
+// their sample.
+func correct(s *samples, pred []model.Prediction) int {
+	n := 0
 	for i, p := range pred {
-		labels[i] = p.Label
+		if p.Label >= 0 && p.Label == s.labels[i] {
+			n++
+		}
 	}
-	return score.Count(classes, truth, labels)
+	return n
 }
 
 func runEval(ctx context.Context, e *env, args []string) error {
@@ -133,11 +125,11 @@ func runEval(ctx context.Context, e *env, args []string) error {
 	}
 	var pic string
 	if *plots != "" {
-		if err := g.outputDir("-plots", *plots); err != nil {
+		if err := g.OutputDir("-plots", *plots); err != nil {
 			return err
 		}
 		pic = filepath.Join(*plots, plot.PageName("confusion", 0, 1, *plotFmt))
-		if err := g.checkOutput("-plots", pic); err != nil {
+		if err := g.CheckOutput("-plots", pic); err != nil {
 			return err
 		}
 	}
@@ -145,19 +137,21 @@ func runEval(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	if !s.ds.Labelled() {
+		return fmt.Errorf("%s has no labels to score against (grlgq predict classifies it)", s.ds.Source)
+	}
 	if unk := unknownClasses(s); len(unk) > 0 {
 		return fmt.Errorf("%s has classes the model does not know: %s (the model's classes: %s)", s.ds.Source, strings.Join(unk, ", "), strings.Join(modelClasses(mod), ", "))
 	}
-	pred, err := predictAll(ctx, mod, s)
+	sc, err := mod.Score(s.x, s.labels)
 	if err != nil {
 		return err
 	}
-	sc := scorePredictions(mod.NumClasses(), s.labels, pred)
 	if pic != "" {
 		if err := savePlot(g, pic, plot.Confusion(modelClasses(mod), sc.Confusion), *plotFmt); err != nil {
 			return err
 		}
-		if err := g.commit(); err != nil {
+		if err := g.Commit(); err != nil {
 			return err
 		}
 	}
@@ -173,6 +167,11 @@ func runEval(ctx context.Context, e *env, args []string) error {
 		fmt.Fprintf(e.stdout, "\nplot      %s\n", pic)
 	}
 	return nil
+}
+
+// sampleWord is the JSON word of a kind of samples.
+func sampleWord(k dataset.Kind) string {
+	return map[dataset.Kind]string{dataset.KindImages: "image", dataset.KindSets: "set", dataset.KindBases: "basis"}[k]
 }
 
 func modelClasses(m *model.Model) []string {
@@ -213,7 +212,7 @@ func evalJSON(m *model.Model, s *samples, sc *score.Scores) map[string]any {
 		"n":                 sc.N,
 		"correct":           sc.Correct,
 		"rejected":          sc.Rejected,
-		"samples":           s.kind,
+		"samples":           sampleWord(s.Kind),
 		"classes":           names,
 		"per_class":         per,
 		"confusion":         conf,
@@ -231,7 +230,7 @@ func printEval(w io.Writer, m *model.Model, s *samples, sc *score.Scores) {
 		fmt.Fprintf(w, "skipped   %d set(s) that cannot give a d=%d subspace: %s\n", len(sk), m.SubspaceDim(), strings.Join(sk, ", "))
 	}
 	fmt.Fprintf(w, "model     %d prototypes, D=%d, d=%d, %d classes, %d epochs\n", m.NumPrototypes(), m.Dim(), m.SubspaceDim(), m.NumClasses(), m.Epochs())
-	kind := map[string]string{"image": "single images (distance θ_1²)", "set": "image sets (distance Σ λ_k θ_k²)", "basis": "bases (distance Σ λ_k θ_k²)"}[s.kind]
+	kind := map[dataset.Kind]string{dataset.KindImages: "single images (distance θ_1²)", dataset.KindSets: "image sets (distance Σ λ_k θ_k²)", dataset.KindBases: "bases (distance Σ λ_k θ_k²)"}[s.Kind]
 	fmt.Fprintf(w, "accuracy  %s (%d of %d %s)", pct(sc.Accuracy()), sc.Correct, sc.N, kind)
 	if sc.Rejected > 0 {
 		fmt.Fprintf(w, ", %d rejected", sc.Rejected)

@@ -6,11 +6,12 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
+	"reflect"
 	"strconv"
 	"strings"
 
-	"github.com/grlgq/grlgq/internal/plot"
-	"github.com/grlgq/grlgq/linalg"
+	"github.com/grlgq/grlgq/cmd/internal/plot"
+	"github.com/grlgq/grlgq/dataset"
 	"github.com/grlgq/grlgq/model"
 )
 
@@ -45,7 +46,7 @@ func runExplain(ctx context.Context, e *env, args []string) error {
 	if err := f.check(fs, g); err != nil {
 		return err
 	}
-	if err := g.outputDir("-o", out); err != nil {
+	if err := g.OutputDir("-o", out); err != nil {
 		return err
 	}
 	if err := checkPlotFormat(fs, *plotFmt); err != nil {
@@ -79,7 +80,7 @@ func runExplain(ctx context.Context, e *env, args []string) error {
 		if err != nil {
 			return err
 		}
-		if err := g.write(p, append(b, '\n')); err != nil {
+		if err := g.Write(p, append(b, '\n')); err != nil {
 			return err
 		}
 		files = append(files, p)
@@ -101,18 +102,13 @@ func runExplain(ctx context.Context, e *env, args []string) error {
 			return fmt.Errorf("interrupted")
 		}
 		label := s.labels[i] // explain w.r.t. the true class; -1: the predicted one
-		var ex *model.Explanation
-		if s.kind == "image" {
-			ex, err = mod.Explain(model.Image(s.ds.Images[s.images[i]]), label)
-		} else {
-			ex, err = mod.Explain(model.Set(s.subspaceOf(i)), label)
-		}
+		ex, err := mod.Explain(s.x[i], label)
 		if err != nil {
-			return fmt.Errorf("%s: %w", s.names[i], err)
+			return fmt.Errorf("%s: %w", s.Names[i], err)
 		}
-		pred, err := predictOne(mod, s, i)
+		pred, err := mod.Predict(s.x[i])
 		if err != nil {
-			return fmt.Errorf("%s: %w", s.names[i], err)
+			return fmt.Errorf("%s: %w", s.Names[i], err)
 		}
 		base := fmt.Sprintf("sample_%0*d", len(strconv.Itoa(s.len()-1)), i)
 		ranked := topImages(s, i, ex, top)
@@ -131,7 +127,7 @@ func runExplain(ctx context.Context, e *env, args []string) error {
 			return err
 		}
 		summary = append(summary, map[string]any{
-			"index": i, "name": s.names[i], "true": s.ds.Classes[s.data[i]], "predicted": className(mod, pred.Label),
+			"index": i, "name": s.Names[i], "true": s.trueName(i), "predicted": className(mod, pred.Label),
 			"mu": jnum(ex.Mu), "picture": base + "." + *plotFmt, "json": base + ".json", "top_images": ranked,
 		})
 	}
@@ -142,12 +138,12 @@ func runExplain(ctx context.Context, e *env, args []string) error {
 		"relevances":   jnums(mod.Relevances()),
 		"image_height": h,
 		"image_width":  w,
-		"kind":         s.kind,
+		"kind":         sampleWord(s.Kind),
 		"note":         "For each sample: W+ is the nearest prototype of its true class, W- the nearest of another class; mu = (d+ - d-)/(d+ + d-) < 0 means correctly classified. Angles ascend (theta_1 smallest); contributions are lambda_k theta_k^2 (their sum is the distance); q_w column i holds the coefficients with which the prototype's columns build its principal vector v_i; image_contributions M (m x d) say how much each image of the set builds each principal vector u_i (U ≈ X M); image_scores[j] = support of W+ minus support of W- by image j, support = sum_i (2 lambda_i theta_i / sin theta_i) cos theta_i a_ji with a_ji = M_ji (R Lambda Q_P)_ji image j's share of cos theta_i (model.Side.ImageSupport); top_images are the -top images of largest |score| (positive: for the true class).",
 	}); err != nil {
 		return err
 	}
-	if err := g.commit(); err != nil {
+	if err := g.Commit(); err != nil {
 		return err
 	}
 	fmt.Fprintf(e.stdout, "explained %d sample(s) of %s with %s into %s:\n", len(idx), s.ds.Source, f.model, out)
@@ -157,14 +153,6 @@ func runExplain(ctx context.Context, e *env, args []string) error {
 	}
 	fmt.Fprintf(e.stdout, "also: %s, %s, %s\n", filepath.Join(out, plot.PageName("prototypes", 0, len(protoPages), *plotFmt)), filepath.Join(out, plot.PageName("relevances", 0, 1, *plotFmt)), filepath.Join(out, "explanation.json"))
 	return nil
-}
-
-// predictOne classifies sample i.
-func predictOne(m *model.Model, s *samples, i int) (*model.Prediction, error) {
-	if s.kind == "image" {
-		return m.Predict(model.Image(s.ds.Images[s.images[i]]))
-	}
-	return m.Predict(model.Set(s.subspaceOf(i)))
 }
 
 // pickSamples returns the indices of the samples to explain: the listed
@@ -183,7 +171,7 @@ func pickSamples(s *samples, n int, which string) ([]int, error) {
 	}
 	byClass := map[int][]int{}
 	var order []int
-	for i, c := range s.data {
+	for i, c := range s.Labels {
 		if _, ok := byClass[c]; !ok {
 			order = append(order, c)
 		}
@@ -200,23 +188,36 @@ func pickSamples(s *samples, n int, which string) ([]int, error) {
 	return out, nil
 }
 
+// matrix is what the explanations' matrices offer (a *linalg.Dense,
+// which this command does not name: it imports no numerical package).
+type matrix interface {
+	Dims() (rows, cols int)
+	At(i, j int) float64
+}
+
 // column returns column j of a (a copy).
-func column(a *linalg.Dense, j int) []float64 {
-	out := make([]float64, a.Rows)
-	for r := range out {
-		out[r] = a.At(r, j)
+func column(a matrix, j int) []float64 {
+	r, _ := a.Dims()
+	out := make([]float64, r)
+	for i := range out {
+		out[i] = a.At(i, j)
 	}
 	return out
 }
 
-// rowsOf returns a as a slice of rows, for JSON.
-func rowsOf(a *linalg.Dense) [][]jnum {
-	if a == nil {
+// rowsOf returns a as a slice of rows, for JSON (nil for nil).
+func rowsOf(a matrix) [][]jnum {
+	if a == nil || reflect.ValueOf(a).IsNil() {
 		return nil
 	}
-	out := make([][]jnum, a.Rows)
-	for r := range out {
-		out[r] = jnums(a.Row(r)[:a.Cols])
+	r, c := a.Dims()
+	out := make([][]jnum, r)
+	for i := range out {
+		row := make([]jnum, c)
+		for j := range row {
+			row[j] = jnum(a.At(i, j))
+		}
+		out[i] = row
 	}
 	return out
 }
@@ -225,12 +226,15 @@ func rowsOf(a *linalg.Dense) [][]jnum {
 // image, or the first images of its set.
 func sampleOf(m *model.Model, s *samples, i int, ex *model.Explanation, pred *model.Prediction, h, w int) plot.Sample {
 	sm := plot.Sample{Height: h, Width: w,
-		Title: fmt.Sprintf("%s: true class %s, predicted %s", s.names[i], s.ds.Classes[s.data[i]], className(m, pred.Label))}
-	switch s.kind {
-	case "image":
-		sm.Images = []plot.Tile{{Caption: "the image", Values: s.ds.Images[s.images[i]]}}
-	case "set":
-		src := s.subs.Sources[i]
+		Title: fmt.Sprintf("%s: true class %s, predicted %s", s.Names[i], s.trueName(i), className(m, pred.Label))}
+	if !s.ds.Labelled() {
+		sm.Title = fmt.Sprintf("%s: predicted %s", s.Names[i], className(m, pred.Label))
+	}
+	switch s.Kind {
+	case dataset.KindImages:
+		sm.Images = []plot.Tile{{Caption: "the image", Values: s.x[i].Pixels()}}
+	case dataset.KindSets:
+		src := s.Subs.Sources[i]
 		for j, k := range src[:min(len(src), 5)] {
 			sm.Images = append(sm.Images, plot.Tile{Caption: fmt.Sprintf("image %d of %d", j+1, len(src)), Values: s.ds.Images[k]})
 		}
@@ -259,9 +263,10 @@ func sideOf(m *model.Model, sd *model.Side, pixels bool) sideJSON {
 	// For each principal vector v_i, the prototype column with the largest
 	// coefficient |Q_W[j][i]|.
 	if sd.QW != nil {
-		for i := 0; i < sd.QW.Cols; i++ {
+		rows, cols := sd.QW.Dims()
+		for i := 0; i < cols; i++ {
 			best, bv := 0, -1.0
-			for j := 0; j < sd.QW.Rows; j++ {
+			for j := 0; j < rows; j++ {
 				if a := math.Abs(sd.QW.At(j, i)); a > bv {
 					best, bv = j, a
 				}
@@ -270,7 +275,8 @@ func sideOf(m *model.Model, sd *model.Side, pixels bool) sideJSON {
 		}
 	}
 	if pixels && sd.PixelMaps != nil {
-		for i := 0; i < sd.PixelMaps.Cols; i++ {
+		_, cols := sd.PixelMaps.Dims()
+		for i := 0; i < cols; i++ {
 			out.PixelMaps = append(out.PixelMaps, jnums(column(sd.PixelMaps, i)))
 		}
 	}
@@ -280,9 +286,9 @@ func sideOf(m *model.Model, sd *model.Side, pixels bool) sideJSON {
 func explanationJSON(m *model.Model, s *samples, i int, ex *model.Explanation, pred *model.Prediction, pixels bool) map[string]any {
 	j := map[string]any{
 		"index":      i,
-		"name":       s.names[i],
-		"kind":       s.kind,
-		"true":       s.ds.Classes[s.data[i]],
+		"name":       s.Names[i],
+		"kind":       sampleWord(s.Kind),
+		"true":       s.trueName(i),
 		"explained":  className(m, ex.Label),
 		"predicted":  className(m, pred.Label),
 		"margin":     jnum(pred.Margin),
@@ -291,8 +297,8 @@ func explanationJSON(m *model.Model, s *samples, i int, ex *model.Explanation, p
 		"plus":       sideOf(m, &ex.Plus, pixels),
 		"minus":      sideOf(m, &ex.Minus, pixels),
 	}
-	if s.kind == "set" {
-		j["images"] = s.subs.Sources[i]
+	if s.Kind == dataset.KindSets {
+		j["images"] = s.Subs.Sources[i]
 	}
 	return j
 }

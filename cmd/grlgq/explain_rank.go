@@ -4,7 +4,8 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/grlgq/grlgq/internal/plot"
+	"github.com/grlgq/grlgq/cmd/internal/plot"
+	"github.com/grlgq/grlgq/dataset"
 	"github.com/grlgq/grlgq/model"
 )
 
@@ -23,10 +24,10 @@ type rankJSON struct {
 // single image, or a precomputed basis).
 func topImages(s *samples, i int, ex *model.Explanation, k int) []rankJSON {
 	r := ex.RankImages()
-	if r == nil || s.kind != "set" {
+	if r == nil || s.Kind != dataset.KindSets {
 		return nil
 	}
-	src := s.subs.Sources[i]
+	src := s.Subs.Sources[i]
 	var out []rankJSON
 	for n, is := range r[:min(k, len(r))] {
 		j := rankJSON{Rank: n + 1, Image: is.Image, Source: -1, Score: jnum(is.Score)}

@@ -245,10 +245,10 @@ func TestPanicRemovesTemporaries(t *testing.T) {
 	commands = append(commands[:len(commands):len(commands)], command{name: "boom", run: func(_ context.Context, e *env, _ []string) error {
 		fs := newFlagSet("boom")
 		g := e.guard(fs)
-		if err := g.checkOutput("-o", out); err != nil {
+		if err := g.CheckOutput("-o", out); err != nil {
 			return err
 		}
-		f, err := g.create(out)
+		f, err := g.Create(out)
 		if err != nil {
 			return err
 		}

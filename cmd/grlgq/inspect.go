@@ -35,7 +35,7 @@ func runInspect(ctx context.Context, e *env, args []string) error {
 		return usagef(fs, "one MODEL only; unexpected %q", fs.Arg(0))
 	}
 	g := e.guard(fs)
-	if err := g.input("MODEL", path, false); err != nil {
+	if err := g.Input("MODEL", path, false); err != nil {
 		return fmt.Errorf("model: %w", err)
 	}
 	version, err := fileVersion(path)
@@ -76,7 +76,7 @@ func fileVersion(path string) (int, error) {
 
 // describeModel writes the text form of inspect.
 func describeModel(w io.Writer, path string, version int, m *model.Model) {
-	c := modelConfig{m.Config(), m.TrainConfig(), m.PredictConfig()}
+	c := model.Options{Model: m.Config(), Train: m.TrainConfig(), Predict: m.PredictConfig()}
 	d := m.SubspaceDim()
 	fmt.Fprintf(w, "model       %s\n", path)
 	fmt.Fprintf(w, "format      version %d (this grlgq writes %d)\n", version, model.FormatVersion)
@@ -98,7 +98,7 @@ func describeModel(w io.Writer, path string, version int, m *model.Model) {
 		fmt.Fprintf(w, "  %3d %-16s %d prototype(s): %s\n", cl, className(m, cl), len(ks), strings.Join(ks, " "))
 	}
 	lam := m.Relevances()
-	switch c.Relevance {
+	switch c.Model.Relevance {
 	case model.RelevanceLocal:
 		fmt.Fprintf(w, "relevance   local (one vector per prototype, θ1 first)\n")
 		for k := range labels {
@@ -111,13 +111,14 @@ func describeModel(w io.Writer, path string, version int, m *model.Model) {
 	}
 	fmt.Fprintf(w, "epochs      %d\n", m.Epochs())
 	fmt.Fprintf(w, "trained     %s\n", trainedWith(c))
-	fmt.Fprintf(w, "prediction  temperature %g, reject margin %g\n", c.Temperature, c.RejectMargin)
+	fmt.Fprintf(w, "prediction  temperature %g, reject margin %g\n", c.Predict.Temperature, c.Predict.RejectMargin)
 }
 
 // trainedWith describes the training settings stored in a model (those of
 // its last training call).
-func trainedWith(c modelConfig) string {
-	per, init, sched, phi := trainingWords(c)
+func trainedWith(o model.Options) string {
+	c := o.Train
+	per, init, sched, phi := trainingWords(o)
 	s := fmt.Sprintf("prototypes per class %s, init %s (noise %g), η=%g γ=%g, schedule %s, φ %s, relevance floor %g, %d epoch(s) in the last run, seed %d",
 		per, init, c.InitNoise, c.Eta, c.Gamma, sched, phi, c.RelevanceFloor, c.Epochs, c.Seed)
 	if c.ClassWeights {

@@ -4,8 +4,8 @@ import (
 	"flag"
 
 	"github.com/grlgq/grlgq/dataset"
-	"github.com/grlgq/grlgq/kernels"
 	"github.com/grlgq/grlgq/model"
+	"github.com/grlgq/grlgq/subspace"
 )
 
 // Limits of the flags that multiply work or memory: far above any real
@@ -36,17 +36,17 @@ const (
 //
 // It also bounds what training holds in memory, since -resize can make a
 // few tiny images into a large D: the D-dependent working memory (the
-// prototypes in their four copies: the model, the trainer, the engine and
-// a model's shared prediction copy; and, while images become subspaces,
-// each worker's D x m image set and thin-SVD workspace) may take half of
-// -max-values (lim.TotalValues, the budget the loaders apply to the data),
-// and the data, the training bases and that working memory together one
-// and a half times it: with the default 2^26 values, about 768 MiB.
-func checkSizes(fs *flag.FlagSet, ds *dataset.Dataset, cfg modelConfig, m, groups, copies, hardM int, images bool, lim dataset.Limits) error {
+// prototypes' copies, model.TrainingValues; and, while images become
+// subspaces, each worker's converter, subspace.ConverterValues) may take
+// half of -max-values (lim.TotalValues, the budget the loaders apply to
+// the data), and the data, the training bases and that working memory
+// together one and a half times it: with the default 2^26 values, about
+// 768 MiB.
+func checkSizes(fs *flag.FlagSet, ds *dataset.Dataset, o model.Options, m, groups, copies, hardM int, images bool, lim dataset.Limits) error {
 	classes := len(ds.Classes)
-	d := cfg.SubspaceDim
-	basis := int64(ds.Dim) * int64(kernels.Stride(d)) * 8 // bytes of one basis in memory
-	p := protoTotal(cfg, classes)
+	d := o.Model.SubspaceDim
+	basis := model.BasisValues(ds.Dim, d) * 8 // bytes of one basis in memory
+	p := o.Model.NumPrototypes(classes)
 	if p > model.MaxPrototype {
 		return usagef(fs, "-protos for %d classes: %d prototypes, the limit is %d", classes, p, model.MaxPrototype)
 	}
@@ -54,11 +54,11 @@ func checkSizes(fs *flag.FlagSet, ds *dataset.Dataset, cfg modelConfig, m, group
 		return usagef(fs, "%d prototypes of D=%d x d=%d take %d bytes, a model holds at most %d: lower -protos or -d, or resize the images", p, ds.Dim, d, p*basis, int64(model.MaxFileBytes))
 	}
 	budget := lim.WithDefaults().TotalValues
-	work := workingValues(ds, cfg, p, m, images)
+	work := workingValues(ds, o, p, m, images)
 	if work > budget/2 {
 		return usagef(fs, "training at D=%d (d=%d, %d prototypes) needs about %d values of working memory, over the limit of %d, half of -max-values (raise it with -max-values, or resize the images smaller)", ds.Dim, d, p, work, budget/2)
 	}
-	if images || ds.Images == nil || ds.Sets != nil {
+	if images || ds.Kind() != dataset.KindImages {
 		return nil
 	}
 	n := int64(len(ds.Images))
@@ -83,20 +83,18 @@ func checkSizes(fs *flag.FlagSet, ds *dataset.Dataset, cfg modelConfig, m, group
 
 // workingValues estimates the float64 values training allocates besides
 // the data and the training bases, for the D-dependent parts: the
-// prototypes in four copies, and (when images become subspaces) each
-// worker's D x m set and thin-SVD workspace.
-func workingValues(ds *dataset.Dataset, cfg modelConfig, p int64, m int, images bool) int64 {
-	dim := int64(ds.Dim)
-	work := 4 * p * dim * int64(kernels.Stride(cfg.SubspaceDim))
-	if ds.Images != nil && !images {
-		if ds.Sets != nil {
+// prototypes' copies, and (when images become subspaces) each worker's
+// converter.
+func workingValues(ds *dataset.Dataset, o model.Options, p int64, m int, images bool) int64 {
+	work := model.TrainingValues(ds.Dim, o.Model.SubspaceDim, int(min(p, model.MaxPrototype)))
+	if ds.Kind() != dataset.KindBases && !images {
+		if ds.Kind() == dataset.KindSets {
 			m = 0
 			for _, s := range ds.Sets {
 				m = max(m, len(s.Images))
 			}
 		}
-		workers := int64(max(cfg.Workers, 1))
-		work += workers * dim * 2 * int64(kernels.Stride(m))
+		work += int64(max(o.Train.Workers, 1)) * subspace.ConverterValues(ds.Dim, m)
 	}
 	return work
 }

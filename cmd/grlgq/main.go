@@ -2,17 +2,25 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"os/signal"
+	"runtime"
 	"runtime/debug"
+	"runtime/pprof"
+	"strconv"
 	"strings"
 	"syscall"
 
+	"github.com/grlgq/grlgq/cmd/internal/base"
+	"github.com/grlgq/grlgq/cmd/internal/runfiles"
 	"github.com/grlgq/grlgq/internal/safefile"
+	"github.com/grlgq/grlgq/model"
 )
 
 func main() {
@@ -37,7 +45,7 @@ func handleSignals(stderr io.Writer) {
 	go func() {
 		<-ch
 		safefile.Abandon()
-		if f, ok := stderr.(*os.File); ok && isTerminal(f.Fd()) {
+		if f, ok := stderr.(*os.File); ok && base.IsTerminal(f.Fd()) {
 			fmt.Fprint(stderr, "\r\033[K") // over a progress bar
 		}
 		fmt.Fprintln(stderr, "grlgq: interrupted")
@@ -69,15 +77,15 @@ func init() {
 // env is what a subcommand writes to.
 type env struct {
 	stdout, stderr io.Writer
-	files          *files // the run's inputs and outputs
+	files          *runfiles.Guard // the run's inputs and outputs
 }
 
 // guard returns the run's file guard, reporting usage errors with fs.
-func (e *env) guard(fs *flag.FlagSet) *files {
+func (e *env) guard(fs *flag.FlagSet) *runfiles.Guard {
 	if e.files == nil {
-		e.files = &files{stderr: e.stderr}
+		e.files = runfiles.New("grlgq", e.stderr)
 	}
-	e.files.fs = fs
+	e.files.SetFlags(fs)
 	return e.files
 }
 
@@ -92,7 +100,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 // command stops soon at any stage (loading included) with "grlgq:
 // interrupted" and code 1, its outputs left as they were.
 func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) (code int) {
-	e := &env{stdout: stdout, stderr: stderr, files: &files{stderr: stderr}}
+	e := &env{stdout: stdout, stderr: stderr, files: runfiles.New("grlgq", stderr)}
 	defer func() {
 		// A panic is a bug, but the user still gets one line and code 1.
 		if r := recover(); r != nil {
@@ -129,7 +137,7 @@ func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) (c
 	}
 	// Whatever way the command ends, outputs it did not commit are removed
 	// (before the panic handler above reports).
-	defer e.files.abort()
+	defer e.files.Abort()
 	err := c.run(ctx, e, args[1:])
 	if err != nil && ctx.Err() != nil && !errors.Is(err, errHelp) {
 		// Cancelled: whatever the work was doing when it noticed.
@@ -156,9 +164,243 @@ func mainUsage(w io.Writer) {
 	fmt.Fprintf(w, "\nData: -data %s\nRun \"grlgq help COMMAND\" for the flags of a command. Start with \"grlgq demo\".\n", specHelp)
 }
 
-// oneLine folds a message onto one line.
-func oneLine(s string) string {
-	s = strings.TrimSpace(s)
-	s = strings.ReplaceAll(s, "\r", "")
-	return strings.ReplaceAll(s, "\n", "; ")
+// The flag plumbing both binaries share (package cmd/internal/base).
+var (
+	usagef   = base.Usagef
+	noArgs   = base.NoArgs
+	isSet    = base.IsSet
+	intVar   = base.IntVar
+	int64Var = base.Int64Var
+	floatVar = base.FloatVar
+	oneLine  = base.OneLine
+	errHelp  = base.ErrHelp
+)
+
+// newFlagSet returns a flag set for command name that reports errors to
+// the caller instead of exiting.
+func newFlagSet(name string) *flag.FlagSet { return base.NewFlagSet(name) }
+
+// parseFlags parses args; -h prints the usage on stdout (errHelp).
+func parseFlags(e *env, fs *flag.FlagSet, args []string) error {
+	err := base.Parse(fs, args)
+	if errors.Is(err, base.ErrHelp) {
+		printUsage(e.stdout, fs)
+	}
+	return err
 }
+
+// report turns a command's error into its exit code, printing it.
+func report(stderr io.Writer, name string, err error) int {
+	if err == nil || errors.Is(err, errHelp) {
+		return 0
+	}
+	var u *base.UsageError
+	if errors.As(err, &u) {
+		fmt.Fprintf(stderr, "grlgq: %s: %s\n", name, oneLine(u.Msg))
+		printUsage(stderr, u.FlagSet)
+		return 2
+	}
+	msg := oneLine(err.Error())
+	msg = strings.TrimPrefix(msg, "grlgq: ")
+	fmt.Fprintf(stderr, "grlgq: %s: %s\n", name, msg)
+	return 1
+}
+
+func printUsage(w io.Writer, fs *flag.FlagSet) {
+	c := lookup(fs.Name())
+	if c != nil {
+		fmt.Fprintf(w, "Usage: grlgq %s %s\n\n%s.\n\nFlags:\n", c.name, c.args, upperFirst(c.summary))
+	}
+	base.PrintDefaults(w, fs, flagNotes)
+	if c != nil && c.name != "demo" && c.name != "repro" {
+		fmt.Fprintf(w, "\nSPEC is %s.\n", specHelp)
+	}
+	if ex := examples[fs.Name()]; ex != "" {
+		fmt.Fprintf(w, "\nExamples:\n%s", ex)
+	}
+}
+
+// examples are shown at the end of a command's usage.
+var examples = map[string]string{
+	"demo": `  grlgq demo
+  grlgq demo -json -plots plots/
+  grlgq demo -export-data digits.csv.gz
+`,
+	"train": `  # MNIST: sets of 12 random same-class digits, d=12, the paper's rates
+  grlgq train -data idx:train-images-idx3-ubyte.gz,train-labels-idx1-ubyte.gz -d 12 -m 12 -init pca \
+      -lr 1e-4 -lr-rel 1e-7 -epochs 40 -o mnist.grlgq -plots plots/
+  # MNIST as grlgq repro trains it: sets of 48 digits plus, every epoch, 8 copies of
+  # hard sets of d=12 digits the current model misclassifies or classifies with a margin < 0.1
+  grlgq train -data idx:train-images-idx3-ubyte.gz,train-labels-idx1-ubyte.gz -d 12 -m 48 -init pca \
+      -lr 5e-3 -lr-rel 1e-6 -schedule step -epochs 40 -hard-copies 8 -hard-margin 0.1 -o mnist-hard.grlgq
+  # choose the settings by cross-validation on the training sets, then train (docs/tuning.md)
+  grlgq train -tune -data npy:bases.npy,labels.npy -o tuned.grlgq -plots plots/
+  grlgq train -tune -tune-protos 1,2,4,all -tune-lr 0.05,0.1 -tune-epochs 25,50 -folds 5 -data folder:eth80 -resize 20x20 -d 5 -o eth80.grlgq
+  # ETH-80: one object folder = one image set, gray 20x20
+  grlgq train -data folder:eth80 -resize 20x20 -d 5 -lr 0.05 -lr-rel 1e-4 -epochs 100 -o eth80.grlgq
+  # Yale B (Deng Cai's MAT layout): 32x32 column-major pixels, resized to 20x20
+  grlgq train -data mat:YaleB_32x32.mat -image 32x32 -mat-transpose -pixel-max 255 -resize 20x20 -d 7 -o yale.grlgq
+  # the same, trained on the single face images (1-D subspaces), with a 20% validation split
+  grlgq train -data mat:YaleB_32x32.mat -image 32x32 -mat-transpose -pixel-max 255 -resize 20x20 -d 7 \
+      -images -init pca -lr 1e-2 -schedule step -step-every 20 -epochs 80 -val 0.2 -o yale-images.grlgq
+`,
+	"cv": `  grlgq cv -data npy:bases.npy,labels.npy -folds 5
+  grlgq cv -data folder:eth80 -resize 20x20 -d 5 -protos 3 -epochs 25 -folds 5 -json
+`,
+	"eval": `  grlgq eval -model mnist.grlgq -data idx:t10k-images-idx3-ubyte.gz,t10k-labels-idx1-ubyte.gz
+  grlgq eval -model eth80.grlgq -data folder:eth80-test -resize 20x20 -json
+`,
+	"predict": `  grlgq predict -model eth80.grlgq -data folder:new-objects -resize 20x20 -json
+`,
+	"explain": `  grlgq explain -model eth80.grlgq -data folder:eth80-test -resize 20x20 -o why/ -n 8
+  grlgq explain -model mnist.grlgq -data idx:t10k-images-idx3-ubyte.gz,t10k-labels-idx1-ubyte.gz -o why/ -samples 0,1,2
+`,
+	"repro": `  grlgq repro eth80 -dir ../shared/data
+  grlgq repro mnist -dir ../shared/data -runs 3 -json
+`,
+}
+
+func upperFirst(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}
+
+// flagNotes describe the flags whose values are not plain numbers.
+var flagNotes = map[string]base.Note{
+	"image":     {Type: "HxW", Text: fmt.Sprintf("each side 1 to %d, at most %d pixels", maxSide, maxImagePixels)},
+	"mat-image": {Type: "HxW", Text: fmt.Sprintf("each side 1 to %d, at most %d pixels", maxSide, maxImagePixels)},
+	"resize":    {Type: "HxW", Text: fmt.Sprintf("each side 1 to %d, at most -max-pixels pixels and at most %d: a model's D", maxSide, model.MaxDim)},
+	"seed":      {Text: "range 0 to 2^64-1"},
+	"init":      {Type: "word"},
+	"relevance": {Type: "word"},
+	"schedule":  {Type: "word"},
+	"csv-label": {Type: "word"},
+	"layout":    {Type: "word"},
+}
+
+// jnum is a float64 that encodes NaN and ±Inf as JSON null.
+type jnum float64
+
+func (f jnum) MarshalJSON() ([]byte, error) {
+	v := float64(f)
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return []byte("null"), nil
+	}
+	return strconv.AppendFloat(nil, v, 'g', -1, 64), nil
+}
+
+func jnums(x []float64) []jnum {
+	if x == nil {
+		return []jnum{}
+	}
+	out := make([]jnum, len(x))
+	for i, v := range x {
+		out[i] = jnum(v)
+	}
+	return out
+}
+
+// writeJSON prints v as one indented JSON object.
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}
+
+// profiler handles -cpuprofile and -memprofile. The profiles are outputs
+// like the model: written to temporary files, renamed into place only
+// when the command succeeds, never over one of its inputs or outputs.
+type profiler struct {
+	cpu, mem string
+	cpuOn    bool
+}
+
+func (p *profiler) addFlags(fs *flag.FlagSet) {
+	fs.StringVar(&p.cpu, "cpuprofile", "", "write a CPU profile to this file (go tool pprof), when the command succeeds")
+	fs.StringVar(&p.mem, "memprofile", "", "write a heap profile to this file at the end, when the command succeeds")
+}
+
+// check declares the profiles as outputs of the run.
+func (p *profiler) check(g *runfiles.Guard) error {
+	if p.cpu != "" {
+		if err := g.CheckOutput("-cpuprofile", p.cpu); err != nil {
+			return err
+		}
+	}
+	if p.mem != "" {
+		if err := g.CheckOutput("-memprofile", p.mem); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// start starts the CPU profile into its temporary file.
+func (p *profiler) start(g *runfiles.Guard) error {
+	if p.cpu == "" {
+		return nil
+	}
+	f, err := g.Create(p.cpu)
+	if err != nil {
+		return fmt.Errorf("cpu profile: %w", err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		return fmt.Errorf("cpu profile: %w", err)
+	}
+	p.cpuOn = true
+	return nil
+}
+
+// stop ends the CPU profile (deferred: the file is committed or aborted
+// with the run's other outputs).
+func (p *profiler) stop() {
+	if p.cpuOn {
+		pprof.StopCPUProfile()
+		p.cpuOn = false
+	}
+}
+
+// finish ends the CPU profile and writes the heap profile, to be
+// committed with the other outputs.
+func (p *profiler) finish(g *runfiles.Guard) error {
+	p.stop()
+	if p.mem == "" {
+		return nil
+	}
+	f, err := g.Create(p.mem)
+	if err != nil {
+		return fmt.Errorf("memory profile: %w", err)
+	}
+	runtime.GC()
+	if err := pprof.WriteHeapProfile(f); err != nil {
+		return fmt.Errorf("memory profile: %w", err)
+	}
+	return nil
+}
+
+// fmtFloats formats a short vector for text output.
+func fmtFloats(x []float64, prec int) string {
+	var b strings.Builder
+	b.WriteByte('[')
+	for i, v := range x {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(strconv.FormatFloat(v, 'f', prec, 64))
+	}
+	b.WriteByte(']')
+	return b.String()
+}
+
+// pct formats a fraction as a percentage.
+func pct(f float64) string {
+	if math.IsNaN(f) {
+		return "-"
+	}
+	return strconv.FormatFloat(100*f, 'f', 2, 64) + "%"
+}
+
+func nan() float64 { return math.NaN() }

@@ -46,43 +46,60 @@ func runPredict(ctx context.Context, e *env, args []string) error {
 	}
 	if f.asJSON {
 		out := make([]predictionJSON, len(pred))
+		labelled := s.ds.Labelled()
 		for i, p := range pred {
-			j := predictionJSON{Index: i, Name: s.names[i], True: s.ds.Classes[s.data[i]], Label: className(mod, p.Label), Class: p.Label,
+			j := predictionJSON{Index: i, Name: s.Names[i], True: s.trueName(i), Label: className(mod, p.Label), Class: p.Label,
 				Rejected: p.Rejected, Margin: jnum(p.Margin), Nearest: p.Nearest, Distances: jnums(p.Distances), Probabilities: jnums(p.Probabilities)}
-			ok := p.Label >= 0 && p.Label == s.labels[i]
-			j.Correct = &ok
+			if labelled {
+				ok := p.Label >= 0 && p.Label == s.labels[i]
+				j.Correct = &ok
+			}
 			out[i] = j
 		}
-		return writeJSON(e.stdout, map[string]any{
+		js := map[string]any{
 			"predictions":      out,
 			"n":                len(out),
-			"correct":          scorePredictions(mod.NumClasses(), s.labels, pred).Correct,
-			"samples":          s.kind,
+			"samples":          sampleWord(s.Kind),
 			"classes":          modelClasses(mod),
 			"prototype_labels": mod.Labels(),
 			"data":             s.ds.Source,
-		})
+		}
+		if labelled {
+			js["correct"] = correct(s, pred)
+		}
+		return writeJSON(e.stdout, js)
 	}
 	w := e.stdout
 	names := modelClasses(mod)
 	wn, wl := 6, 5
-	for _, n := range s.names {
+	for _, n := range s.Names {
 		wn = max(wn, len(n))
 	}
 	for _, n := range names {
 		wl = max(wl, len(n))
 	}
 	p := mod.NumPrototypes()
-	fmt.Fprintf(w, "%-*s  %-*s  %-*s  %-7s  %s\n", wn, "sample", wl, "true", wl, "label", "margin", fmt.Sprintf("distances to the %d prototypes (classes %s)", p, protoClasses(mod)))
+	labelled := s.ds.Labelled()
+	trueCol := func(v string) string {
+		if !labelled {
+			return ""
+		}
+		return fmt.Sprintf("%-*s  ", wl, v)
+	}
+	fmt.Fprintf(w, "%-*s  %s%-*s  %-7s  %s\n", wn, "sample", trueCol("true"), wl, "label", "margin", fmt.Sprintf("distances to the %d prototypes (classes %s)", p, protoClasses(mod)))
 	for i, pr := range pred {
 		label := className(mod, pr.Label)
 		mark := " "
-		if pr.Label < 0 || pr.Label != s.labels[i] {
+		if labelled && (pr.Label < 0 || pr.Label != s.labels[i]) {
 			mark = "*"
 		}
-		fmt.Fprintf(w, "%-*s  %-*s  %-*s%s %7.4f  %s\n", wn, s.names[i], wl, s.ds.Classes[s.data[i]], wl, label, mark, pr.Margin, fmtFloats(pr.Distances, 4))
+		fmt.Fprintf(w, "%-*s  %s%-*s%s %7.4f  %s\n", wn, s.Names[i], trueCol(s.trueName(i)), wl, label, mark, pr.Margin, fmtFloats(pr.Distances, 4))
 	}
-	fmt.Fprintf(w, "%d of %d correct (* marks the others)\n", scorePredictions(mod.NumClasses(), s.labels, pred).Correct, len(pred))
+	if labelled {
+		fmt.Fprintf(w, "%d of %d correct (* marks the others)\n", correct(s, pred), len(pred))
+	} else {
+		fmt.Fprintf(w, "%d samples classified (no labels to score against)\n", len(pred))
+	}
 	return nil
 }
 

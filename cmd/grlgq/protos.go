@@ -138,15 +138,3 @@ func classList(classes []string) string {
 	}
 	return strings.Join(classes, ", ")
 }
-
-// protoTotal is the number of prototypes cfg gives the classes.
-func protoTotal(cfg modelConfig, classes int) int64 {
-	if cfg.PrototypesOfClass != nil {
-		var n int64
-		for _, v := range cfg.PrototypesOfClass {
-			n += int64(v)
-		}
-		return n
-	}
-	return int64(max(cfg.PrototypesPerClass, 1)) * int64(classes)
-}

@@ -129,7 +129,7 @@ func TestFlagRangesIssue(t *testing.T) {
 // -max-values raised so that only the flags' own limits apply).
 func TestCheckSizes(t *testing.T) {
 	ds := &dataset.Dataset{Images: make([][]float64, 60000), Dim: 784, Classes: make([]string, 10)}
-	cfg := modelConfig{Config: model.Config{SubspaceDim: 12, PrototypesPerClass: 1}}
+	cfg := model.Options{Model: model.Config{SubspaceDim: 12, PrototypesPerClass: 1}}
 	fs := flag.NewFlagSet("train", flag.ContinueOnError)
 	for _, c := range []struct {
 		groups, copies, protos int
@@ -143,7 +143,7 @@ func TestCheckSizes(t *testing.T) {
 		{1, 1000, 1, "-hard-copies 1000"},
 		{1, 0, 6000, "lower -protos"}, // 60,000 prototypes of 784 x 16: 6 GB
 	} {
-		cfg.PrototypesPerClass = c.protos
+		cfg.Model.PrototypesPerClass = c.protos
 		err := checkSizes(fs, ds, cfg, 48, c.groups, c.copies, 0, false, dataset.Limits{TotalValues: 1 << 32})
 		if (c.want == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), c.want)) {
 			t.Errorf("groupings %d, copies %d, protos %d: %v, want %q", c.groups, c.copies, c.protos, err, c.want)
@@ -159,7 +159,7 @@ func TestCheckSizes(t *testing.T) {
 func TestCheckSizesMemory(t *testing.T) {
 	fs := flag.NewFlagSet("train", flag.ContinueOnError)
 	mnist := &dataset.Dataset{Images: make([][]float64, 60000), Dim: 784, Classes: make([]string, 10)}
-	cfg := modelConfig{Config: model.Config{SubspaceDim: 12, PrototypesPerClass: 1}, TrainConfig: model.TrainConfig{Workers: 2}}
+	cfg := model.Options{Model: model.Config{SubspaceDim: 12, PrototypesPerClass: 1}, Train: model.TrainConfig{Workers: 2}}
 	if err := checkSizes(fs, mnist, cfg, 48, 1, 8, 0, false, dataset.Limits{}); err != nil {
 		t.Errorf("the MNIST protocol's sizes: %v", err)
 	}
@@ -167,7 +167,7 @@ func TestCheckSizesMemory(t *testing.T) {
 		t.Errorf("10 groupings of MNIST under the default -max-values: %v, want a -max-values error", err)
 	}
 	tiny := &dataset.Dataset{Images: make([][]float64, 40), Dim: 1 << 20, Classes: make([]string, 2)}
-	cfg = modelConfig{Config: model.Config{SubspaceDim: 2, PrototypesPerClass: 1}, TrainConfig: model.TrainConfig{Workers: 2}}
+	cfg = model.Options{Model: model.Config{SubspaceDim: 2, PrototypesPerClass: 1}, Train: model.TrainConfig{Workers: 2}}
 	if err := checkSizes(fs, tiny, cfg, 10, 1, 0, 0, false, dataset.Limits{}); err == nil || !strings.Contains(err.Error(), "working memory") {
 		t.Errorf("40 images resized to 1024x1024: %v, want a working-memory error", err)
 	}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/grlgq/grlgq/cmd/internal/base"
 	"github.com/grlgq/grlgq/model"
 	"github.com/grlgq/grlgq/paper"
 )
@@ -58,14 +59,14 @@ func runRepro(ctx context.Context, e *env, args []string) error {
 	if dir == "" {
 		return usagef(fs, "-dir DATA is required (the folder holding mnist/, yaleb32/, eth80/), or set GRLGQ_DATA")
 	}
-	if err := e.guard(fs).input("-dir", dir, true); err != nil {
+	if err := e.guard(fs).Input("-dir", dir, true); err != nil {
 		return fmt.Errorf("data folder: %w", err)
 	}
 	opt := paper.Options{Dir: dir, Runs: runs, Seed: seed, Workers: workers}
 	if !quiet {
 		start := time.Now()
 		opt.Progress = func(msg string) {
-			fmt.Fprintf(e.stderr, "[%7s] %s\n", roundDur(time.Since(start)), oneLine(msg))
+			fmt.Fprintf(e.stderr, "[%7s] %s\n", base.RoundDur(time.Since(start)), oneLine(msg))
 		}
 	}
 	t0 := time.Now()
@@ -102,8 +103,8 @@ func runRepro(ctx context.Context, e *env, args []string) error {
 	fmt.Fprintf(w, "%s: %s\n", res.Name, res.Protocol)
 	fmt.Fprintf(w, "config: d=%d, η=%g, γ=%g (factor 2 in G kept)\n\n", res.Setup.Model.SubspaceDim, res.Setup.Train.Eta, res.Setup.Train.Gamma)
 	fmt.Fprintf(w, "%-34s %-18s %s\n", "method", "accuracy (%)", "wall time")
-	fmt.Fprintf(w, "%-34s %-18s %s\n", "GRLGQ (this run)", meanStd(res.Mean, res.Std, len(res.Accuracies)), roundDur(res.Wall))
-	fmt.Fprintf(w, "%-34s %-18s %s\n", "class-PCA baseline (untrained)", meanStd(res.BaselineMean, res.BaselineStd, len(res.BaselineAccuracies)), roundDur(res.BaselineWall))
+	fmt.Fprintf(w, "%-34s %-18s %s\n", "GRLGQ (this run)", meanStd(res.Mean, res.Std, len(res.Accuracies)), base.RoundDur(res.Wall))
+	fmt.Fprintf(w, "%-34s %-18s %s\n", "class-PCA baseline (untrained)", meanStd(res.BaselineMean, res.BaselineStd, len(res.BaselineAccuracies)), base.RoundDur(res.BaselineWall))
 	fmt.Fprintf(w, "%-34s %-18s\n", "GRLGQ (paper)", meanStd(res.Paper, res.PaperStd, 2))
 	fmt.Fprintf(w, "\nper run: GRLGQ %s\n         baseline %s\n", fmtPct(res.Accuracies), fmtPct(res.BaselineAccuracies))
 	return nil

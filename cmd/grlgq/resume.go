@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/grlgq/grlgq/cmd/internal/runfiles"
 	"github.com/grlgq/grlgq/dataset"
 	"github.com/grlgq/grlgq/model"
 )
@@ -53,14 +54,13 @@ func (r *resumeFlags) check(fs *flag.FlagSet) error {
 // declare declares the model as an input of the run, one that -o may
 // replace, and loads it. It follows the data's declaration and precedes
 // the outputs'.
-func (r *resumeFlags) declare(g *files) error {
+func (r *resumeFlags) declare(g *runfiles.Guard) error {
 	if r.path == "" {
 		return nil
 	}
-	if err := g.input("-resume", r.path, false); err != nil {
+	if err := g.InputReplaceable("-resume", r.path); err != nil {
 		return fmt.Errorf("-resume: %w", err)
 	}
-	g.inputs[len(g.inputs)-1].replaceable = true
 	m, err := model.LoadFile(r.path)
 	if err != nil {
 		return fmt.Errorf("-resume %s: %w", r.path, err)
@@ -79,36 +79,25 @@ func (r *resumeFlags) size() dataset.Size {
 	return dataset.Size{Width: w, Height: h}
 }
 
-// apply checks that the data fit the resumed model (D, d of bases, the
-// classes by count and name, in order) and sets the structural fields of
-// cfg to the model's, so that what train prints and checks is what
+// apply checks that the data fit the resumed model (Model.Fits: D, d of
+// bases, the classes by count and name, in order) and sets the structural
+// fields of o to the model's, so that what train prints and checks is what
 // model.Continue will run.
-func (r *resumeFlags) apply(ds *dataset.Dataset, cfg *modelConfig) error {
+func (r *resumeFlags) apply(ds *dataset.Dataset, o *model.Options) error {
 	m := r.model
 	if m == nil {
 		return nil
 	}
-	if ds.Dim != m.Dim() {
-		return fmt.Errorf("-resume %s: the model has D=%d values per image, %s has %d", r.path, m.Dim(), ds.Source, ds.Dim)
+	d := 0
+	if ds.Kind() == dataset.KindBases {
+		d = ds.SubDim
 	}
-	if ds.Bases != nil && ds.SubDim != m.SubspaceDim() {
-		return fmt.Errorf("-resume %s: the model has d=%d, the bases of %s d=%d", r.path, m.SubspaceDim(), ds.Source, ds.SubDim)
-	}
-	names := make([]string, m.NumClasses())
-	for c := range names {
-		names[c] = className(m, c)
-	}
-	if len(ds.Classes) != len(names) {
-		return fmt.Errorf("-resume %s: the model has %d classes (%s), %s has %d (%s)", r.path, len(names), classList(names), ds.Source, len(ds.Classes), classList(ds.Classes))
-	}
-	for c, n := range ds.Classes {
-		if m.ClassName(c) != "" && n != names[c] {
-			return fmt.Errorf("-resume %s: class %d is %q in the model, %q in %s (classes: model %s; data %s)", r.path, c, names[c], n, ds.Source, classList(names), classList(ds.Classes))
-		}
+	if err := m.Fits(ds.Dim, d, ds.Classes); err != nil {
+		return fmt.Errorf("-resume %s: %s: %w", r.path, ds.Source, err)
 	}
 	s, st := m.Config(), m.TrainConfig()
-	cfg.SubspaceDim = m.SubspaceDim()
-	cfg.PrototypesPerClass, cfg.PrototypesOfClass = s.PrototypesPerClass, s.PrototypesOfClass
-	cfg.Init, cfg.InitNoise, cfg.Relevance = st.Init, st.InitNoise, s.Relevance
+	o.Model.SubspaceDim = m.SubspaceDim()
+	o.Model.PrototypesPerClass, o.Model.PrototypesOfClass = s.PrototypesPerClass, s.PrototypesOfClass
+	o.Train.Init, o.Train.InitNoise, o.Model.Relevance = st.Init, st.InitNoise, s.Relevance
 	return nil
 }

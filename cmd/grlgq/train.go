@@ -13,196 +13,152 @@ import (
 	"strings"
 	"time"
 
+	"github.com/grlgq/grlgq/cmd/internal/base"
+	"github.com/grlgq/grlgq/cmd/internal/plot"
+	"github.com/grlgq/grlgq/cmd/internal/runfiles"
 	"github.com/grlgq/grlgq/dataset"
 	hardex "github.com/grlgq/grlgq/hard"
-	"github.com/grlgq/grlgq/internal/plot"
 	"github.com/grlgq/grlgq/model"
 )
 
 // lrHelp is said next to every learning-rate flag (see DESIGN.md).
 const lrHelp = "The prototype gradient keeps the factor 2 in G = diag(2λθ/sinθ) (the paper's equations, the authors' NumPy code): halve an η taken from code that drops it (the authors' PyTorch code)."
 
-// trainFlags are the model options shared by train and demo.
+// trainFlags are the model options shared by train, cv and demo: what the
+// model is, how it is trained and how it predicts (model.Options).
 type trainFlags struct {
-	d, epochs              int
-	protos                 *protoCounts
-	lr, lrRel              float64
-	seed                   uint64
-	init, relevance, sched *choice
-	stepEvery              int
-	tau                    float64
-	sigmoid                float64
-	classWeights           bool
-	val                    float64
-	patience               int
-	minDelta               float64
-	averageLast            int
-	workers                int
-	floor, noise           float64
-	reject, temperature    float64
+	d, epochs           int
+	protos              *protoCounts
+	lr, lrRel           float64
+	seed                uint64
+	init                model.InitKind
+	relevance           model.RelevanceKind
+	sched               model.Schedule
+	stepEvery           int
+	tau                 float64
+	sigmoid             float64
+	classWeights        bool
+	val                 float64
+	patience            int
+	minDelta            float64
+	averageLast         int
+	workers             int
+	floor, noise        float64
+	reject, temperature float64
 }
 
-func (t *trainFlags) addFlags(fs *flag.FlagSet, def modelConfig) {
-	t.init = newChoice("sample", "sample", "random", "pca")
-	t.relevance = newChoice("global", "global", "none", "local")
-	t.sched = newChoice("constant", "constant", "step", "anneal")
-	intVar(fs, &t.d, "d", def.SubspaceDim, 1, model.MaxSubDim, "subspace dimension d: principal angles per set (npy data: default the bases' d)")
-	t.protos = newProtoCounts(max(def.PrototypesPerClass, 1))
+// addFlags registers the flags with the defaults of def.
+func (t *trainFlags) addFlags(fs *flag.FlagSet, def model.Options) {
+	intVar(fs, &t.d, "d", def.Model.SubspaceDim, 1, model.MaxSubDim, "subspace dimension d: principal angles per set (npy data: default the bases' d)")
+	t.protos = newProtoCounts(max(def.Model.PrototypesPerClass, 1))
 	fs.Var(t.protos, "protos", fmt.Sprintf(protosHelp, maxProtoCount, model.MaxPrototype))
-	intVar(fs, &t.epochs, "epochs", def.Epochs, 1, model.MaxEpochs, "passes over the training sets")
-	floatVar(fs, &t.lr, "lr", def.Eta, 0, model.MaxRate, true, false, "prototype learning rate η. "+lrHelp)
-	floatVar(fs, &t.lrRel, "lr-rel", def.Gamma, 0, model.MaxRate, true, false, "relevance learning rate γ (γ ≪ η; same convention as -lr: factor 2 in G kept)")
+	intVar(fs, &t.epochs, "epochs", def.Train.Epochs, 1, model.MaxEpochs, "passes over the training sets")
+	floatVar(fs, &t.lr, "lr", def.Train.Eta, 0, model.MaxRate, true, false, "prototype learning rate η. "+lrHelp)
+	floatVar(fs, &t.lrRel, "lr-rel", def.Train.Gamma, 0, model.MaxRate, true, false, "relevance learning rate γ (γ ≪ η; same convention as -lr: factor 2 in G kept)")
 	fs.Uint64Var(&t.seed, "seed", 1, "seed of every random choice (groups, initialisation, validation split, epoch order)")
-	fs.Var(t.init, "init", "prototype initialisation: sample (a random training set of the class plus noise), random, pca (class-wise PCA subspace)")
-	fs.Var(t.relevance, "relevance", "relevances of the principal angles: global (GRLGQ), none (λ = 1/d fixed, GLGQ), local (one vector per prototype)")
-	fs.Var(t.sched, "schedule", "learning-rate schedule: constant, step (halve every -step-every epochs), anneal (η/(1+t/τ))")
-	intVar(fs, &t.stepEvery, "step-every", model.DefaultStepEvery, 1, model.MaxEpochs, "epochs between halvings with -schedule step")
-	floatVar(fs, &t.tau, "tau", model.DefaultTau, 0, model.MaxTau, true, false, "τ of -schedule anneal, in epochs")
+	fs.TextVar(&t.init, "init", def.Train.Init, "prototype initialisation: sample (a random training set of the class plus noise), random, pca (class-wise PCA subspace)")
+	fs.TextVar(&t.relevance, "relevance", def.Model.Relevance, "relevances of the principal angles: global (GRLGQ), none (λ = 1/d fixed, GLGQ), local (one vector per prototype)")
+	fs.TextVar(&t.sched, "schedule", def.Train.Schedule, "learning-rate schedule: constant, step (halve every -step-every epochs), anneal (η/(1+t/τ))")
+	intVar(fs, &t.stepEvery, "step-every", def.Train.StepEvery, 1, model.MaxEpochs, "epochs between halvings with -schedule step")
+	floatVar(fs, &t.tau, "tau", def.Train.Tau, 0, model.MaxTau, true, false, "τ of -schedule anneal, in epochs")
 	floatVar(fs, &t.sigmoid, "sigmoid", 0, 0, model.MaxBeta, false, false, "use the cost φ(μ) = 1/(1+exp(-β μ)) with this slope β (0: φ = identity, as in the paper)")
 	fs.BoolVar(&t.classWeights, "class-weights", false, "weight each step by the inverse frequency of its class (imbalanced data)")
 	floatVar(fs, &t.val, "val", 0, 0, 1, false, true, "fraction of each class's training sets held out for validation (0: none); with -groupings > 1 an image can sit in a training and a validation set")
 	intVar(fs, &t.patience, "patience", 0, 0, model.MaxEpochs, "with -val: stop after this many epochs without an improvement of the validation accuracy (by -min-delta) and keep the best epoch (0: train all epochs)")
 	floatVar(fs, &t.minDelta, "min-delta", 0, 0, 1, false, false, "with -patience: the validation accuracy (a fraction) an epoch must gain over the best epoch to improve on it; 0: ties improve, so the later of equal epochs is kept and a saturated validation set trains on")
-	intVar(fs, &t.averageLast, "average-last", 0, 0, model.MaxEpochs, "return the average (model.Average) of the models after each of the last N epochs: tail averaging, for a constant -lr (0: the last epoch's model; not with -patience or -hard-copies)")
+	intVar(fs, &t.averageLast, "average-last", 0, 0, model.MaxEpochs, "return the average (model.Average) of the models after each of the last N epochs: tail averaging, for a constant -lr (0: the last epoch's model; not with -patience)")
 	intVar(fs, &t.workers, "workers", defaultWorkers(), 1, model.MaxWorkers, "goroutines computing distances (results never depend on it)")
-	floatVar(fs, &t.floor, "floor", model.DefaultRelevanceFloor, 0, 1, false, true, "floor of every relevance λ_k after an update, before renormalising (0: no floor)")
-	floatVar(fs, &t.noise, "noise", model.DefaultInitNoise, 0, model.MaxInitNoise, false, false, "standard deviation of the noise added to -init sample prototypes (0: none)")
-	floatVar(fs, &t.reject, "reject", 0, 0, 1, false, false, "reject a prediction whose relative margin is below this (0: never), stored in the model")
-	floatVar(fs, &t.temperature, "temperature", model.DefaultTemperature, 0, model.MaxTemperature, true, false, "temperature of the class probabilities softmax(-δ/T), stored in the model")
+	floatVar(fs, &t.floor, "floor", def.Train.RelevanceFloor, 0, 1, false, true, "floor of every relevance λ_k after an update, before renormalising (0: no floor)")
+	floatVar(fs, &t.noise, "noise", def.Train.InitNoise, 0, model.MaxInitNoise, false, false, "standard deviation of the noise added to -init sample prototypes (0: none)")
+	floatVar(fs, &t.reject, "reject", def.Predict.RejectMargin, 0, 1, false, false, "reject a prediction whose relative margin is below this (0: never), stored in the model")
+	floatVar(fs, &t.temperature, "temperature", def.Predict.Temperature, 0, model.MaxTemperature, true, false, "temperature of the class probabilities softmax(-δ/T), stored in the model")
 }
 
 // defaultWorkers is the default of every -workers flag.
 func defaultWorkers() int { return min(runtime.GOMAXPROCS(0), model.MaxWorkers) }
 
-// modelConfig is what the train flags set: the model's structure, how it
-// is trained and how it predicts (every field is promoted: cfg.Seed,
-// cfg.SubspaceDim, cfg.RejectMargin).
-type modelConfig struct {
-	model.Config
-	model.TrainConfig
-	model.PredictConfig
+// defaultOptions is the model package's defaults with d = 5, the default
+// of -d.
+func defaultOptions() model.Options {
+	o := model.DefaultOptions()
+	o.Model.SubspaceDim = 5
+	return o
 }
 
-// options returns c as model.Options.
-func (c modelConfig) options() model.Options {
-	return model.Options{Model: c.Config, Train: c.TrainConfig, Predict: c.PredictConfig}
-}
-
-// defaultConfig is the model package's defaults with d = 5, the default of
-// -d.
-func defaultConfig() modelConfig {
-	c := modelConfig{Config: model.DefaultConfig(), TrainConfig: model.DefaultTrainConfig(), PredictConfig: model.DefaultPredictConfig()}
-	c.SubspaceDim = 5
-	return c
-}
-
-// finish gives a trained model the prediction options of c, and a
-// resumed model without an image size the size of c (what the data
-// recorded).
-func (c modelConfig) finish(m *model.Model) (*model.Model, error) {
-	m, err := m.WithPredictConfig(c.PredictConfig)
-	if err != nil {
-		return nil, err
+// options turns the flags into model.Options: every value as given (a 0
+// means what the flag's help says, and so does the model's zero).
+func (t *trainFlags) options(fs *flag.FlagSet) (model.Options, error) {
+	o := defaultOptions()
+	o.Model.SubspaceDim = t.d
+	o.Model.PrototypesPerClass = t.protos.all // a list or names: see protoCounts.perClass
+	o.Model.Relevance = t.relevance
+	tc := &o.Train
+	tc.Init, tc.InitNoise, tc.Eta, tc.Gamma = t.init, t.noise, t.lr, t.lrRel
+	tc.Schedule, tc.StepEvery, tc.Tau = t.sched, t.stepEvery, t.tau
+	tc.ClassWeights, tc.RelevanceFloor, tc.Epochs = t.classWeights, t.floor, t.epochs
+	tc.ValidationFraction, tc.Patience, tc.MinDelta, tc.AverageLast = t.val, t.patience, t.minDelta, t.averageLast
+	tc.Workers, tc.Seed = t.workers, t.seed
+	if t.sigmoid > 0 {
+		tc.Activation, tc.Beta = model.Sigmoid, t.sigmoid
 	}
-	if w, _ := m.ImageSize(); w == 0 && c.ImageWidth != 0 {
-		return m.WithImageSize(c.ImageWidth, c.ImageHeight)
-	}
-	return m, nil
-}
-
-// config turns the flags into a modelConfig.
-func (t *trainFlags) config(fs *flag.FlagSet) (modelConfig, error) {
-	c := defaultConfig()
-	c.SubspaceDim = t.d
-	c.PrototypesPerClass = t.protos.all // a list or names: see protoCounts.perClass
-	c.Eta, c.Gamma, c.StepEvery, c.Tau = t.lr, t.lrRel, t.stepEvery, t.tau
-	c.ClassWeights, c.RelevanceFloor, c.InitNoise, c.Epochs = t.classWeights, t.floor, t.noise, t.epochs
-	c.ValidationFraction, c.Patience, c.MinDelta, c.AverageLast = t.val, t.patience, t.minDelta, t.averageLast
-	c.Workers, c.Seed = t.workers, t.seed
-	c.PredictConfig = model.PredictConfig{Temperature: t.temperature, RejectMargin: t.reject}
-	// The ranges are checked as the flags are parsed (ranges.go); here
-	// what depends on two flags. A 0 the user gives means what the flag's
-	// help says, never the model's default for a zero field.
+	o.Predict = model.PredictConfig{Temperature: t.temperature, RejectMargin: t.reject}
+	// The ranges are checked as the flags are parsed; here what depends on
+	// two flags.
 	switch {
 	case t.patience > 0 && t.val == 0:
-		return c, usagef(fs, "-patience needs a validation split (-val)")
+		return o, usagef(fs, "-patience needs a validation split (-val)")
 	case t.protos.given() && fs.Name() != "train":
-		return c, usagef(fs, "-protos %s: %s takes one count for every class", t.protos, fs.Name())
+		return o, usagef(fs, "-protos %s: %s takes one count for every class", t.protos, fs.Name())
 	case t.minDelta > 0 && t.patience == 0:
-		return c, usagef(fs, "-min-delta needs early stopping (-patience)")
+		return o, usagef(fs, "-min-delta needs early stopping (-patience)")
 	case t.averageLast > 0 && t.patience > 0:
-		return c, usagef(fs, "-average-last cannot be combined with -patience: early stopping keeps one epoch's model")
+		return o, usagef(fs, "-average-last cannot be combined with -patience: early stopping keeps one epoch's model")
 	}
-	switch t.init.value {
-	case "sample":
-		c.Init = model.InitSample
-	case "random":
-		c.Init = model.InitRandom
-	case "pca":
-		c.Init = model.InitPCA
-	}
-	switch t.relevance.value {
-	case "global":
-		c.Relevance = model.RelevanceGlobal
-	case "none":
-		c.Relevance = model.RelevanceNone
-	case "local":
-		c.Relevance = model.RelevanceLocal
-	}
-	switch t.sched.value {
-	case "constant":
-		c.Schedule = model.ScheduleConstant
-	case "step":
-		c.Schedule = model.ScheduleStep
-	case "anneal":
-		c.Schedule = model.ScheduleAnneal
-	}
-	if t.sigmoid > 0 {
-		c.Activation, c.Beta = model.Sigmoid, t.sigmoid
-	}
-	return c, nil
+	return o, nil
 }
 
 // trainingWords names the prototypes per class ("3", or "2,1,3" per class),
-// the initialisation, the rate schedule and the activation of c, as
+// the initialisation, the rate schedule and the activation of o, as
 // train's summary line and inspect write them.
-func trainingWords(c modelConfig) (per, init, sched, phi string) {
+func trainingWords(o model.Options) (per, init, sched, phi string) {
+	c, t := o.Model, o.Train
 	per = fmt.Sprint(c.PrototypesPerClass)
 	if c.PrototypesOfClass != nil {
 		per = strings.Trim(strings.Join(strings.Fields(fmt.Sprint(c.PrototypesOfClass)), ","), "[]")
 	}
-	init = c.Init.String()
+	init = t.Init.String()
 	sched = "constant"
-	switch c.Schedule {
+	switch t.Schedule {
 	case model.ScheduleStep:
-		sched = fmt.Sprintf("step (halve every %d epochs)", c.StepEvery)
+		sched = fmt.Sprintf("step (halve every %d epochs)", t.StepEvery)
 	case model.ScheduleAnneal:
-		sched = fmt.Sprintf("anneal (τ=%g)", c.Tau)
+		sched = fmt.Sprintf("anneal (τ=%g)", t.Tau)
 	}
 	phi = "identity"
-	if c.Activation == model.Sigmoid {
-		phi = fmt.Sprintf("sigmoid β=%g", c.Beta)
+	if t.Activation == model.Sigmoid {
+		phi = fmt.Sprintf("sigmoid β=%g", t.Beta)
 	}
 	return per, init, sched, phi
 }
 
 // describeConfig summarises a training configuration in one line.
-func describeConfig(c modelConfig, classes int) string {
+func describeConfig(o model.Options, classes int) string {
+	c, t := o.Model, o.Train
 	relevance := map[model.RelevanceKind]string{model.RelevanceGlobal: "global", model.RelevanceNone: "none (GLGQ)", model.RelevanceLocal: "local"}[c.Relevance]
-	per, init, sched, phi := trainingWords(c)
+	per, init, sched, phi := trainingWords(o)
 	s := fmt.Sprintf("d=%d, %s prototype(s) per class (%d), init %s, relevance %s, η=%g γ=%g (factor 2 in G kept), schedule %s, φ %s, %d epochs, seed %d, %d worker(s)",
-		c.SubspaceDim, per, protoTotal(c, classes), init, relevance, c.Eta, c.Gamma, sched, phi, c.Epochs, c.Seed, c.Workers)
-	if c.ValidationFraction > 0 {
-		s += fmt.Sprintf(", validation %g", c.ValidationFraction)
-		if c.Patience > 0 {
-			s += fmt.Sprintf(" (patience %d, min delta %g)", c.Patience, c.MinDelta)
+		c.SubspaceDim, per, c.NumPrototypes(classes), init, relevance, t.Eta, t.Gamma, sched, phi, t.Epochs, t.Seed, t.Workers)
+	if t.ValidationFraction > 0 {
+		s += fmt.Sprintf(", validation %g", t.ValidationFraction)
+		if t.Patience > 0 {
+			s += fmt.Sprintf(" (patience %d, min delta %g)", t.Patience, t.MinDelta)
 		}
 	}
-	if c.ClassWeights {
+	if t.ClassWeights {
 		s += ", class weights"
 	}
-	if c.AverageLast > 0 {
-		s += fmt.Sprintf(", average of the last %d epochs' models", c.AverageLast)
+	if t.AverageLast > 0 {
+		s += fmt.Sprintf(", average of the last %d epochs' models", t.AverageLast)
 	}
 	return s
 }
@@ -226,7 +182,7 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 		shift   int
 	)
 	df.addFlags(fs)
-	tf.addFlags(fs, defaultConfig())
+	tf.addFlags(fs, defaultOptions())
 	prof.addFlags(fs)
 	rf.addFlags(fs)
 	tn := newTuneFlags(fs) // -tune, -folds, -tune-*: cv.go
@@ -254,32 +210,32 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 	if err := df.check(fs); err != nil {
 		return err
 	}
-	cfg, err := tf.config(fs)
+	o, err := tf.options(fs)
 	if err != nil {
 		return err
 	}
-	if m > 0 && isSet(fs, "d") && m < cfg.SubspaceDim {
-		return usagef(fs, "sets of -m %d images cannot span -d %d dimensions: raise -m or lower -d", m, cfg.SubspaceDim)
+	if m > 0 && isSet(fs, "d") && m < o.Model.SubspaceDim {
+		return usagef(fs, "sets of -m %d images cannot span -d %d dimensions: raise -m or lower -d", m, o.Model.SubspaceDim)
 	}
-	if err := hf.check(fs, cfg); err != nil {
+	if err := hf.check(fs, o); err != nil {
 		return err
 	}
 	if err := rf.check(fs); err != nil {
 		return err
 	}
-	if err := tn.check(fs, images, hf.copies > 0, groups); err != nil {
+	if err := tn.check(fs, hf.copies > 0, groups); err != nil {
 		return err
 	}
-	sp, _ := dataset.ParseSpec(df.spec) // parsed by df.check
-	notImages := sp.Scheme == "folder" || sp.Scheme == "npy"
+	kind := df.src.Source().Kind()
+	notImages := kind != dataset.KindImages
 	for _, c := range []struct {
 		bad bool
 		msg string
 	}{ // the flag combinations train refuses, in this order
 		{shift > 0 && !images, fmt.Sprintf("-shift %d needs -images", shift)},
 		{images && (hf.copies > 0 || isSet(fs, "m") || isSet(fs, "groupings") || skipBad), "-images trains on the single images: it takes no -m, -groupings, -hard-copies or -skip-bad"},
-		{images && notImages, "-images needs single-image data (idx, csv, mat): " + sp.Scheme + " data are image sets or bases"},
-		{hf.copies > 0 && notImages, "-hard-copies needs single-image data (idx, csv, mat): " + sp.Scheme + " data are image sets or bases"},
+		{images && notImages, "-images needs single-image data (idx, csv, mat): " + df.src.Scheme() + " data are image sets or bases"},
+		{hf.copies > 0 && notImages, "-hard-copies needs single-image data (idx, csv, mat): " + df.src.Scheme() + " data are image sets or bases"},
 	} {
 		if c.bad {
 			return usagef(fs, "%s", c.msg)
@@ -287,13 +243,13 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 	}
 	// The files: inputs, then outputs, all checked before any work.
 	g := e.guard(fs)
-	if err := g.dataInputs(df.spec); err != nil {
+	if err := g.DataInputs(df.src.Source()); err != nil {
 		return err
 	}
 	if err := rf.declare(g); err != nil {
 		return err
 	}
-	if err := g.checkOutput("-o", out); err != nil {
+	if err := g.CheckOutput("-o", out); err != nil {
 		return err
 	}
 	if err := prof.check(g); err != nil {
@@ -307,7 +263,7 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 			return err
 		}
 		if tn.on {
-			if err := g.checkOutput("-plots", filepath.Join(plots, plot.PageName("tuning", 0, 1, *plotFmt))); err != nil {
+			if err := g.CheckOutput("-plots", filepath.Join(plots, plot.PageName("tuning", 0, 1, *plotFmt))); err != nil {
 				return err
 			}
 		}
@@ -322,67 +278,74 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 		text = e.stdout
 	}
 	t0 := time.Now()
-	ds, err := df.load(ctx, fs, tf.workers, rf.size())
+	ds, err := df.load(ctx, tf.workers, rf.size())
 	if err != nil {
 		return err
 	}
 	if !quiet {
 		fmt.Fprintf(text, "data       %s\n", describe(ds))
 	}
-	if cfg.PrototypesOfClass, err = tf.protos.perClass(ds.Classes); err != nil {
+	if !ds.Labelled() {
+		return fmt.Errorf("%s has no labels: training needs labelled data (classify such data with grlgq predict)", ds.Source)
+	}
+	if o.Model.PrototypesOfClass, err = tf.protos.perClass(ds.Classes); err != nil {
 		return usagef(fs, "%v", err)
 	}
-	dSet := isSet(fs, "d")
-	if ds.Bases != nil && !dSet {
-		cfg.SubspaceDim = ds.SubDim
+	if ds.Kind() == dataset.KindBases && !isSet(fs, "d") {
+		o.Model.SubspaceDim = ds.SubDim
 	}
-	if err := rf.apply(ds, &cfg); err != nil {
+	if err := rf.apply(ds, &o); err != nil {
 		return err
 	}
 	if m == 0 {
-		m = max(10, 2*cfg.SubspaceDim)
+		m = max(10, 2*o.Model.SubspaceDim)
 	}
-	if err := checkSizes(fs, ds, cfg, m, groups, hf.copies, hf.m, images, df.opt.Limits); err != nil {
+	if err := checkSizes(fs, ds, o, m, groups, hf.copies, hf.m, images, df.src.Limits); err != nil {
 		return err
 	}
 	var hard *hardTraining
 	if hf.copies > 0 {
-		if ds.Images == nil || ds.Sets != nil {
-			return usagef(fs, "-hard-copies needs single-image data (idx, csv, mat): %s holds %s", ds.Source, dataKind(ds))
+		if ds.Kind() != dataset.KindImages {
+			return usagef(fs, "-hard-copies needs single-image data (idx, csv, mat): %s holds %s", ds.Source, ds.Kind())
 		}
 		hm := hf.m
 		if hm == 0 {
-			hm = cfg.SubspaceDim
+			hm = o.Model.SubspaceDim
 		}
-		if hm < cfg.SubspaceDim {
-			return usagef(fs, "hard sets of -hard-m %d images cannot span -d %d dimensions: raise -hard-m or lower -d", hm, cfg.SubspaceDim)
+		if hm < o.Model.SubspaceDim {
+			return usagef(fs, "hard sets of -hard-m %d images cannot span -d %d dimensions: raise -hard-m or lower -d", hm, o.Model.SubspaceDim)
 		}
 		hard = &hardTraining{ds: ds, opt: hardex.Options{M: hm, Margin: hf.margin, Copies: hf.copies}}
 	}
 	var train *dataset.Subspaces
 	var how string
+	var x []model.Sample // what model.Train trains on
+	var y []int
 	if images {
-		if ds.Images == nil || ds.Sets != nil {
-			return usagef(fs, "-images needs single-image data (idx, csv, mat): %s holds %s", ds.Source, dataKind(ds))
+		if ds.Kind() != dataset.KindImages {
+			return usagef(fs, "-images needs single-image data (idx, csv, mat): %s holds %s", ds.Source, ds.Kind())
 		}
 		train = &dataset.Subspaces{}
 		how = fmt.Sprintf("%d single images as 1-D subspaces (distance θ_1²)", len(ds.Images))
+		imgs, labels := ds.Images, ds.Labels
 		if shift > 0 {
 			if ds.Width <= 0 || ds.Height <= 0 || ds.Width*ds.Height != ds.Dim {
 				return usagef(fs, "-shift needs the image size: give -image HxW (or -resize)")
 			}
-			if cfg.ValidationFraction > 0 {
+			if o.Train.ValidationFraction > 0 {
 				return usagef(fs, "-shift cannot be combined with -val: the shifted copies of validation images would train")
 			}
-			sd := *ds
-			if sd.Images, sd.Labels, err = dataset.WithShifts(ds.Images, ds.Labels, ds.Width, ds.Height, shift); err != nil {
+			if imgs, labels, err = dataset.WithShifts(imgs, labels, ds.Width, ds.Height, shift); err != nil {
 				return err
 			}
-			ds = &sd
-			how += fmt.Sprintf(", each also shifted by %d pixel(s) left, right, up and down (%d images)", shift, len(ds.Images))
+			how += fmt.Sprintf(", each also shifted by %d pixel(s) left, right, up and down (%d images)", shift, len(imgs))
 		}
-	} else if train, how, err = trainingSubspaces(ds, cfg.SubspaceDim, m, groups, cfg.Seed, tf.workers, skipBad); err != nil {
-		return err
+		x, y = model.Images(imgs), labels
+	} else {
+		if train, how, err = trainingSubspaces(ds, o.Model.SubspaceDim, m, groups, o.Train.Seed, tf.workers, skipBad); err != nil {
+			return err
+		}
+		x, y = model.Sets(train.Subs), train.Labels
 	}
 	if hard != nil {
 		how += "; " + hard.opt.String()
@@ -393,35 +356,31 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 			fmt.Fprintf(text, "skipped    %s: %v\n", s.Name, s.Err)
 		}
 	}
-	cfg.ClassNames = ds.Classes
+	o.Model.ClassNames = ds.Classes
 	if ds.Width > 0 && ds.Height > 0 && ds.Width*ds.Height == ds.Dim {
 		// Recorded in the model: eval, predict and explain resize to it.
-		cfg.ImageWidth, cfg.ImageHeight = ds.Width, ds.Height
+		o.Model.ImageWidth, o.Model.ImageHeight = ds.Width, ds.Height
 	}
 	if tn.on {
 		commit := func() error {
 			if err := prof.finish(g); err != nil {
 				return err
 			}
-			return g.commit()
+			return g.Commit()
 		}
-		return tn.run(ctx, e, fs, cfg, ds, train, tuneOutput{g: g, commit: commit, model: out, plots: plots, format: *plotFmt, json: asJSON, quiet: quiet, text: text, start: t0})
+		return tn.run(ctx, e, fs, o, ds, x, y, train, tuneOutput{g: g, commit: commit, model: out, plots: plots, format: *plotFmt, json: asJSON, quiet: quiet, text: text, start: t0})
 	}
 	if !quiet {
-		fmt.Fprintf(text, "config     %s\n", describeConfig(cfg, len(ds.Classes)))
+		fmt.Fprintf(text, "config     %s\n", describeConfig(o, len(ds.Classes)))
 	}
 	loadTime := time.Since(t0)
 
-	var imgs *dataset.Dataset
-	if images {
-		imgs = ds
-	}
-	res, err := trainModel(ctx, e, cfg, rf.model, train, hard, imgs, text, quiet)
+	res, err := trainModel(ctx, e, o, rf.model, x, y, hard, text, quiet)
 	if err != nil {
 		return err
 	}
 	// Every output to its temporary file, then all renamed into place.
-	mf, err := g.create(out)
+	mf, err := g.Create(out)
 	if err != nil {
 		return err
 	}
@@ -438,7 +397,7 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 	if err := prof.finish(g); err != nil {
 		return err
 	}
-	if err := g.commit(); err != nil {
+	if err := g.Commit(); err != nil {
 		return err
 	}
 	if asJSON {
@@ -467,7 +426,7 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 	if n := skippedSteps(res.hist); n > 0 {
 		msg += fmt.Sprintf(", %d steps skipped (both winners at distance 0: no gradient)", n)
 	}
-	fmt.Fprintf(e.stdout, "%s (%s)\n", msg, roundDur(time.Since(t0)))
+	fmt.Fprintf(e.stdout, "%s (%s)\n", msg, base.RoundDur(time.Since(t0)))
 	return nil
 }
 
@@ -485,13 +444,13 @@ func skippedSteps(h *model.History) int {
 // checks of -d and -m for the command line first.
 func trainingSubspaces(ds *dataset.Dataset, d, m, groupings int, seed uint64, workers int, skipBad bool) (*dataset.Subspaces, string, error) {
 	var how string
-	switch {
-	case ds.Bases != nil:
+	switch ds.Kind() {
+	case dataset.KindBases:
 		if d != ds.SubDim {
 			return nil, "", fmt.Errorf("%s holds bases of d=%d; -d %d must match (or leave -d out)", ds.Source, ds.SubDim, d)
 		}
 		how = fmt.Sprintf("%d precomputed bases, d=%d", len(ds.Bases), d)
-	case ds.Sets != nil:
+	case dataset.KindSets:
 		how = fmt.Sprintf("one subspace per image set, d=%d", d)
 	default:
 		if m < d {
@@ -536,16 +495,14 @@ func (h *hardFlags) addFlags(fs *flag.FlagSet) {
 }
 
 // check validates the hard-example flags against the model options.
-func (h *hardFlags) check(fs *flag.FlagSet, cfg modelConfig) error {
+func (h *hardFlags) check(fs *flag.FlagSet, o model.Options) error {
 	switch {
 	case h.copies == 0 && (isSet(fs, "hard-margin") || isSet(fs, "hard-m")):
 		return usagef(fs, "-hard-margin and -hard-m need -hard-copies C > 0")
 	case h.copies == 0:
 		return nil
-	case cfg.ValidationFraction > 0:
+	case o.Train.ValidationFraction > 0:
 		return usagef(fs, "-hard-copies cannot be combined with -val (nor -patience): the hard sets are built from every image, validation images included")
-	case cfg.AverageLast > 0:
-		return usagef(fs, "-hard-copies cannot be combined with -average-last")
 	}
 	return nil
 }
@@ -556,43 +513,38 @@ type hardTraining struct {
 	opt hardex.Options
 }
 
-// trainModel trains with per-epoch lines on text and a progress bar on
-// stderr (when it is a terminal and not quiet); with hard != nil, with
-// hard-example sets (the hook hard.Images); with images != nil, on its
-// single images (model.Train of model.Image samples).
-func trainModel(ctx context.Context, e *env, cfg modelConfig, from *model.Model, train *dataset.Subspaces, hard *hardTraining, images *dataset.Dataset, text io.Writer, quiet bool) (*trained, error) {
-	bar := newProgress(e.stderr, cfg.Epochs, "epochs", quiet)
-	base := 0 // epochs the resumed model had
+// trainModel trains on (x, y) with per-epoch lines on text and a progress
+// bar on stderr (when it is a terminal and not quiet): model.Train, or
+// model.Continue of from, with hard-example sets (the hook hard.Images)
+// when hard != nil.
+func trainModel(ctx context.Context, e *env, o model.Options, from *model.Model, x []model.Sample, y []int, hard *hardTraining, text io.Writer, quiet bool) (*trained, error) {
+	bar := base.NewProgress(e.stderr, o.Train.Epochs, "epochs", quiet)
+	before := 0 // epochs the resumed model had
 	if from != nil {
-		base = from.Epochs()
+		before = from.Epochs()
 	}
-	width := len(fmt.Sprint(base + cfg.Epochs))
-	show := func(s model.EpochStats, extra string) {
-		bar.clear()
+	width := len(fmt.Sprint(before + o.Train.Epochs))
+	var hardDone [][2]int
+	o.Train.OnEpoch = func(s model.EpochStats) error {
+		bar.Clear()
 		if !quiet {
-			line := fmt.Sprintf("epoch %*d/%d  cost %+.4f  train acc %s", width, s.Epoch, base+cfg.Epochs, s.Cost, pct(s.TrainAccuracy))
+			line := fmt.Sprintf("epoch %*d/%d  cost %+.4f  train acc %s", width, s.Epoch, before+o.Train.Epochs, s.Cost, pct(s.TrainAccuracy))
 			if !math.IsNaN(s.ValAccuracy) {
 				line += "  val acc " + pct(s.ValAccuracy)
 			}
-			line += extra
+			if n := len(hardDone); n > 0 {
+				line += fmt.Sprintf("  hard %d img %d sets", hardDone[n-1][0], hardDone[n-1][1])
+			}
 			if s.Skipped > 0 {
 				line += fmt.Sprintf("  %d steps skipped (both winners at distance 0)", s.Skipped)
 			}
-			if cfg.Relevance == model.RelevanceGlobal && len(s.Relevances) <= 8 {
+			if o.Model.Relevance == model.RelevanceGlobal && len(s.Relevances) <= 8 {
 				line += "  λ " + fmtFloats(s.Relevances, 3)
 			}
-			line += "  " + roundDur(s.Duration).String()
+			line += "  " + base.RoundDur(s.Duration).String()
 			fmt.Fprintln(text, line)
 		}
-		bar.update(s.Epoch-base, "train acc "+pct(s.TrainAccuracy))
-	}
-	var hardDone [][2]int
-	cfg.OnEpoch = func(s model.EpochStats) error {
-		extra := ""
-		if n := len(hardDone); hard != nil && n > 0 {
-			extra = fmt.Sprintf("  hard %d img %d sets", hardDone[n-1][0], hardDone[n-1][1])
-		}
-		show(s, extra)
+		bar.Update(s.Epoch-before, "train acc "+pct(s.TrainAccuracy))
 		return nil
 	}
 	if hard != nil {
@@ -602,12 +554,7 @@ func trainModel(ctx context.Context, e *env, cfg modelConfig, from *model.Model,
 		if err != nil {
 			return nil, err
 		}
-		cfg.Augment = hook
-	}
-	x := model.Sets(train.Subs)
-	y := train.Labels
-	if images != nil {
-		x, y = model.Images(images.Images), images.Labels
+		o.Train.Augment = hook
 	}
 	var (
 		m    *model.Model
@@ -616,19 +563,28 @@ func trainModel(ctx context.Context, e *env, cfg modelConfig, from *model.Model,
 	)
 	t0 := time.Now()
 	if from != nil {
-		m, hist, err = model.Continue(ctx, from, cfg.TrainConfig, x, y)
+		m, hist, err = model.Continue(ctx, from, o.Train, x, y)
 	} else {
-		m, hist, err = model.Train(ctx, cfg.options(), x, y)
+		m, hist, err = model.Train(ctx, o, x, y)
 	}
-	bar.clear()
+	bar.Clear()
 	if err != nil {
 		if errors.Is(err, context.Canceled) {
 			return nil, errors.New("interrupted: no model written")
 		}
 		return nil, fmt.Errorf("training: %w", err)
 	}
-	if m, err = cfg.finish(m); err != nil {
-		return nil, fmt.Errorf("training: %w", err)
+	if from != nil {
+		// A resumed model keeps its structure; -reject and -temperature
+		// apply, and a model without an image size takes the data's.
+		if m, err = m.WithPredictConfig(o.Predict); err == nil {
+			if w, _ := m.ImageSize(); w == 0 && o.Model.ImageWidth != 0 {
+				m, err = m.WithImageSize(o.Model.ImageWidth, o.Model.ImageHeight)
+			}
+		}
+		if err != nil {
+			return nil, fmt.Errorf("training: %w", err)
+		}
 	}
 	if hist == nil || len(hist.Epochs) == 0 {
 		return nil, errors.New("training: no epoch ran")
@@ -716,12 +672,12 @@ func plotFormatFlag(fs *flag.FlagSet) *string {
 var plotNames = []string{"learning_curves", "relevances", "relevance_history"}
 
 // checkPlots declares -plots DIR and its pictures in format as outputs.
-func checkPlots(g *files, dir, format string) error {
-	if err := g.outputDir("-plots", dir); err != nil {
+func checkPlots(g *runfiles.Guard, dir, format string) error {
+	if err := g.OutputDir("-plots", dir); err != nil {
 		return err
 	}
 	for _, n := range plotNames {
-		if err := g.checkOutput("-plots", filepath.Join(dir, plot.PageName(n, 0, 1, format))); err != nil {
+		if err := g.CheckOutput("-plots", filepath.Join(dir, plot.PageName(n, 0, 1, format))); err != nil {
 			return err
 		}
 	}
@@ -738,18 +694,18 @@ func checkPlotFormat(fs *flag.FlagSet, format string) error {
 
 // savePlot renders f as format into the temporary file of the output
 // path (see files.write), committed with the run's other outputs.
-func savePlot(g *files, path string, f *plot.Figure, format string) error {
+func savePlot(g *runfiles.Guard, path string, f *plot.Figure, format string) error {
 	var b bytes.Buffer
 	if err := f.Render(&b, format); err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
-	return g.write(path, b.Bytes())
+	return g.Write(path, b.Bytes())
 }
 
 // writeTrainingPlots writes learning_curves, relevances and (when the
 // history recorded relevances) relevance_history pictures into dir and
 // returns their paths.
-func writeTrainingPlots(g *files, dir string, h *model.History, m *model.Model, format string) ([]string, error) {
+func writeTrainingPlots(g *runfiles.Guard, dir string, h *model.History, m *model.Model, format string) ([]string, error) {
 	figs := []struct {
 		name string
 		f    *plot.Figure

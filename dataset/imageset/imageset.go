@@ -564,6 +564,14 @@ func ReadImage(path string, opt Options) (pix []float64, width, height int, err 
 	return pix, w, h, nil
 }
 
+// Decode decodes a PNG or JPEG file, a regular file (see OpenRegular),
+// after checking its header against lim.PixelsPerImage (zero fields:
+// DefaultLimits): a file claiming a larger image is refused before it is
+// decoded.
+func Decode(path string, lim Limits) (image.Image, error) {
+	return decode(path, lim.WithDefaults())
+}
+
 // decode opens path, refuses an image over the per-image limit from its
 // header, and decodes it.
 func decode(path string, lim Limits) (image.Image, error) {

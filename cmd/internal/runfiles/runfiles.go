@@ -1,4 +1,4 @@
-package main
+package runfiles
 
 import (
 	"errors"
@@ -10,22 +10,43 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/grlgq/grlgq/cmd/internal/base"
+
 	"github.com/grlgq/grlgq/dataset"
 	"github.com/grlgq/grlgq/internal/safefile"
 )
 
-// files is a run's guard over the files it touches. Before any work the
+// New returns the guard of a run of program (which names its warnings on
+// stderr).
+func New(program string, stderr io.Writer) *Guard { return &Guard{program: program, stderr: stderr} }
+
+// SetFlags sets the command whose usage errors the guard reports.
+func (g *Guard) SetFlags(fs *flag.FlagSet) { g.fs = fs }
+
+// InputReplaceable declares path, given by flag, as a regular file the
+// run reads whole before any output is written, and which -o may replace
+// (train -resume M -o M): on commit only.
+func (g *Guard) InputReplaceable(flag, path string) error {
+	if err := g.Input(flag, path, false); err != nil {
+		return err
+	}
+	g.inputs[len(g.inputs)-1].replaceable = true
+	return nil
+}
+
+// Guard is a run's guard over the files it touches. Before any work the
 // command declares its inputs (data files and folders, the model) and its
 // outputs: an input must be a regular file (or a folder where one is
 // expected) and is refused at once, without blocking, when it is a FIFO,
 // a device or a socket; an output may not be an input, be inside an
-// input folder, or be named twice, and must be replaceable
+// Input folder, or be named twice, and must be replaceable
 // (safefile.CheckTarget). Outputs are written to temporary files and
 // renamed into place together by commit, once the command has succeeded;
-// abort (deferred by run) removes them on any other way out.
-type files struct {
+// Abort (deferred by run) removes them on any other way out.
+type Guard struct {
 	fs      *flag.FlagSet // of the command, for usage errors
 	stderr  io.Writer
+	program string // names the warnings
 	inputs  []inputFile
 	outputs []outputFile
 	pending []*safefile.File
@@ -46,9 +67,9 @@ type outputFile struct {
 	flag, path, abs string
 }
 
-// input declares path, given by flag, as read by the run: a regular file,
+// Input declares path, given by flag, as read by the run: a regular file,
 // or a folder when dir.
-func (g *files) input(flag, path string, dir bool) error {
+func (g *Guard) Input(flag, path string, dir bool) error {
 	if dir {
 		fi, err := os.Stat(path)
 		if err != nil {
@@ -73,16 +94,11 @@ func (g *files) input(flag, path string, dir bool) error {
 	return nil
 }
 
-// dataInputs declares the files (or folder) of a data SPEC as inputs.
-// A SPEC that does not parse is left to the loader's usage error.
-func (g *files) dataInputs(spec string) error {
-	sp, err := dataset.ParseSpec(spec)
-	if err != nil {
-		return nil
-	}
-	for _, p := range sp.Paths {
-		if err := g.input("-data", p, sp.Scheme == "folder"); err != nil {
-			return fmt.Errorf("load %s: %w", spec, err)
+// DataInputs declares the files (or folder) of a data source as inputs.
+func (g *Guard) DataInputs(src dataset.Source) error {
+	for _, p := range src.Inputs() {
+		if err := g.Input("-data", p, src.Kind() == dataset.KindSets); err != nil {
+			return fmt.Errorf("load %s: %w", src, err)
 		}
 	}
 	return nil
@@ -93,7 +109,7 @@ func (g *files) dataInputs(spec string) error {
 // name (for a folder of outputs, dir: it is or lies inside an input
 // folder). Other outputs count only when outputs is true. It returns ""
 // when path is free.
-func (g *files) clash(flag, path string, dir, outputs bool) string {
+func (g *Guard) clash(flag, path string, dir, outputs bool) string {
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return ""
@@ -146,13 +162,13 @@ func insideReal(p, dir string) bool {
 	return rp == rd || inside(rp, rd)
 }
 
-// checkOutput declares path, given by flag, as a file the run will write
+// CheckOutput declares path, given by flag, as a file the run will write
 // (a usage error when it clashes with an input or another output), checks
 // that it can be replaced, and names temporary files left in its folder
 // by interrupted runs.
-func (g *files) checkOutput(flag, path string) error {
+func (g *Guard) CheckOutput(flag, path string) error {
 	if why := g.clash(flag, path, false, true); why != "" {
-		return usagef(g.fs, "%s", why)
+		return base.Usagef(g.fs, "%s", why)
 	}
 	abs, _ := filepath.Abs(path)
 	g.outputs = append(g.outputs, outputFile{flag, path, abs})
@@ -175,12 +191,12 @@ func probe(dir string) error {
 	return nil
 }
 
-// outputDir declares dir, given by flag, as a folder the run writes into.
+// OutputDir declares dir, given by flag, as a folder the run writes into.
 // A missing folder is created when the first output is written into it,
 // not before: a run that fails before that leaves no empty folder.
-func (g *files) outputDir(flag, dir string) error {
+func (g *Guard) OutputDir(flag, dir string) error {
 	if why := g.clash(flag, dir, true, false); why != "" {
-		return usagef(g.fs, "%s", why)
+		return base.Usagef(g.fs, "%s", why)
 	}
 	fi, err := os.Stat(dir)
 	switch {
@@ -210,7 +226,7 @@ func (g *files) outputDir(flag, dir string) error {
 }
 
 // isNewDir reports whether dir is a folder outputDir will create.
-func (g *files) isNewDir(dir string) bool {
+func (g *Guard) isNewDir(dir string) bool {
 	abs, _ := filepath.Abs(dir)
 	for _, d := range g.newDirs {
 		if d == abs {
@@ -220,9 +236,9 @@ func (g *files) isNewDir(dir string) bool {
 	return false
 }
 
-// create makes the temporary file of an output path (declared before with
-// checkOutput or inside an outputDir), to be committed with the others.
-func (g *files) create(path string) (*safefile.File, error) {
+// Create makes the temporary file of an output path (declared before with
+// CheckOutput or inside an outputDir), to be committed with the others.
+func (g *Guard) Create(path string) (*safefile.File, error) {
 	for _, o := range g.pending {
 		if filepath.Clean(o.Path()) == filepath.Clean(path) {
 			return nil, fmt.Errorf("%s is written twice", path)
@@ -244,10 +260,10 @@ func (g *files) create(path string) (*safefile.File, error) {
 	return f, nil
 }
 
-// write writes b to the temporary file of the output path (see create),
+// Write writes b to the temporary file of the output path (see create),
 // to be committed with the others.
-func (g *files) write(path string, b []byte) error {
-	f, err := g.create(path)
+func (g *Guard) Write(path string, b []byte) error {
+	f, err := g.Create(path)
 	if err != nil {
 		return err
 	}
@@ -257,7 +273,7 @@ func (g *files) write(path string, b []byte) error {
 
 // leftovers prints a warning for every temporary file an interrupted run
 // left in dir.
-func (g *files) leftovers(dir string) {
+func (g *Guard) leftovers(dir string) {
 	if g.warned == nil {
 		g.warned = map[string]bool{}
 	}
@@ -268,19 +284,19 @@ func (g *files) leftovers(dir string) {
 		g.warned[abs] = true
 	}
 	for _, p := range safefile.Leftovers(dir) {
-		fmt.Fprintf(g.stderr, "grlgq: warning: leftover temporary file %s from an interrupted run; remove it\n", p)
+		fmt.Fprintf(g.stderr, "%s: warning: leftover temporary file %s from an interrupted run; remove it\n", g.program, p)
 	}
 }
 
-// commit renames every output into place, all under one lock.
-func (g *files) commit() error {
+// Commit renames every output into place, all under one lock.
+func (g *Guard) Commit() error {
 	err := safefile.Commit(g.pending...)
 	g.pending = nil
 	return err
 }
 
-// abort removes the temporary files of outputs not committed.
-func (g *files) abort() {
+// Abort removes the temporary files of outputs not committed.
+func (g *Guard) Abort() {
 	for _, f := range g.pending {
 		f.Abort()
 	}

@@ -1,4 +1,4 @@
-package limitflag
+package base
 
 import (
 	"errors"

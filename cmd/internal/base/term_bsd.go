@@ -1,11 +1,11 @@
 //go:build darwin || freebsd || netbsd || openbsd || dragonfly
 
-package main
+package base
 
 import "golang.org/x/sys/unix"
 
-// isTerminal reports whether fd is a terminal.
-func isTerminal(fd uintptr) bool {
+// IsTerminal reports whether fd is a terminal.
+func IsTerminal(fd uintptr) bool {
 	_, err := unix.IoctlGetTermios(int(fd), unix.TIOCGETA)
 	return err == nil
 }

@@ -1,4 +1,4 @@
-package main
+package base
 
 import (
 	"fmt"
@@ -8,9 +8,9 @@ import (
 	"time"
 )
 
-// progressBar draws "[=====>    ] 12/50 epochs  ETA 3s  note" on one line
+// ProgressBar draws "[=====>    ] 12/50 epochs  ETA 3s  note" on one line
 // of stderr, redrawn in place. It is off unless stderr is a terminal.
-type progressBar struct {
+type ProgressBar struct {
 	w      io.Writer
 	on     bool
 	total  int
@@ -20,18 +20,18 @@ type progressBar struct {
 	lastAt time.Time
 }
 
-// newProgress returns a bar over total steps, drawn on w when w is a
+// NewProgress returns a bar over total steps, drawn on w when w is a
 // terminal and quiet is false.
-func newProgress(w io.Writer, total int, unit string, quiet bool) *progressBar {
-	p := &progressBar{w: w, total: total, unit: unit, start: time.Now()}
+func NewProgress(w io.Writer, total int, unit string, quiet bool) *ProgressBar {
+	p := &ProgressBar{w: w, total: total, unit: unit, start: time.Now()}
 	if f, ok := w.(*os.File); ok && !quiet && total > 0 {
-		p.on = isTerminal(f.Fd())
+		p.on = IsTerminal(f.Fd())
 	}
 	return p
 }
 
-// update redraws the bar after done steps.
-func (p *progressBar) update(done int, note string) {
+// Update redraws the bar after done steps.
+func (p *ProgressBar) Update(done int, note string) {
 	if !p.on {
 		return
 	}
@@ -51,22 +51,22 @@ func (p *progressBar) update(done int, note string) {
 	if done > 0 {
 		el := now.Sub(p.start)
 		rest := time.Duration(float64(el) / float64(done) * float64(p.total-done))
-		eta = roundDur(rest).String()
+		eta = RoundDur(rest).String()
 	}
 	fmt.Fprintf(p.w, "\r\033[K[%s] %d/%d %s  ETA %s  %s", bar, done, p.total, p.unit, eta, note)
 	p.drawn = true
 }
 
-// clear erases the bar so that normal output can follow.
-func (p *progressBar) clear() {
+// Clear erases the bar so that normal output can follow.
+func (p *ProgressBar) Clear() {
 	if p.on && p.drawn {
 		fmt.Fprint(p.w, "\r\033[K")
 		p.drawn = false
 	}
 }
 
-// roundDur rounds a duration for display.
-func roundDur(d time.Duration) time.Duration {
+// RoundDur rounds a duration for display.
+func RoundDur(d time.Duration) time.Duration {
 	switch {
 	case d >= time.Minute:
 		return d.Round(time.Second)
