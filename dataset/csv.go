@@ -140,7 +140,7 @@ func readCSV(s *source, opt CSV) (*Dataset, error) {
 		blocks [][]float64        // full blocks, each a whole number of rows
 		block  []float64          // the current block, rows in block[:used]
 		used   int                // values used in block
-		first  []float64          // the first line's pixels, before dim is known
+		first  [][]float64        // the first line's pixels, before dim is known, in chunks of csvBlock
 		ids    []int              // ids[i] indexes raw, the label of line i
 		raw    []string           // distinct labels, in order of appearance
 		index  = map[string]int{} // raw label -> its index in raw
@@ -199,7 +199,13 @@ func readCSV(s *source, opt CSV) (*Dataset, error) {
 					img[p] = v / div
 				}
 			case dim < 0:
-				first = append(first, v/div)
+				// Chunks of csvBlock values, not one growing array: the
+				// first line's peak is its values, not twice them.
+				if len(first) == 0 || len(first[len(first)-1]) == csvBlock {
+					first = append(first, make([]float64, 0, csvBlock))
+				}
+				c := &first[len(first)-1]
+				*c = append(*c, v/div)
 			}
 		})
 		if err == io.EOF {
@@ -245,7 +251,10 @@ func readCSV(s *source, opt CSV) (*Dataset, error) {
 			maxFields = int64(dim + extra + 1)
 			size := min(csvBlock, max(4096, dim))
 			block, used = make([]float64, max(size/max(dim, 1), 1)*dim), 0
-			copy(block, first)
+			at := 0
+			for _, c := range first {
+				at += copy(block[at:], c)
+			}
 			first = nil
 		} else if nf-extra != dim {
 			return nil, s.errf(ErrSize, "line %d: %d fields, want %d (%d pixels%s) as on the first line", r.start, nf, dim+extra, dim, labelWord(labelled))

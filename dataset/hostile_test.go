@@ -339,3 +339,95 @@ func TestCancel(t *testing.T) {
 		t.Fatal("still loading 5 s after the cancellation")
 	}
 }
+
+// endless returns gzip(head + n bytes of unit repeated), written in
+// chunks so the test never holds the decompressed text.
+func endless(t testing.TB, head string, unit string, n int64) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	w := gzip.NewWriter(&buf)
+	w.Write([]byte(head))
+	chunk := []byte(strings.Repeat(unit, (1<<20)/len(unit)))
+	for n > 0 {
+		k := min(n, int64(len(chunk)))
+		w.Write(chunk[:k])
+		n -= k
+	}
+	w.Close()
+	return buf.Bytes()
+}
+
+// TestCSVEndlessLine: a small gzip CSV that inflates to one line of 64 MB
+// (just under the byte limit: 32 million numeric fields) is refused in
+// well under 2 s with well under 200 MB allocated (it used to take 2.6-2.9
+// GB and 30-40 s), by the pixel limit, naming the line and the count; and
+// its siblings, an endless field, an endless quoted field, an endless
+// header and a file of empty lines, end as quickly and as cheaply, each
+// with its one-line error.
+func TestCSVEndlessLine(t *testing.T) {
+	dir := t.TempDir()
+	const n = 64<<20 - 64 // under the default 64 MiB of decompressed bytes
+	cases := []struct {
+		name, head, unit string
+		opt              CSV
+		check            func(t *testing.T, err error)
+	}{
+		{"fields", "", "0.25,1,", CSV{}, func(t *testing.T, err error) {
+			wantLimit(t, err, imageset.LimitPixels, "line 1", "pixels per image")
+		}},
+		{"fields of a later line", "1,2,3,0\n", "7,", CSV{}, func(t *testing.T, err error) {
+			wantErr(t, err, ErrSize, "line 2", "fields, want 4")
+		}},
+		{"one field", "", "1234567", CSV{}, func(t *testing.T, err error) {
+			wantErr(t, err, ErrFormat, "line 1", "longer than 65536 bytes")
+		}},
+		{"quoted field", "1,\"", "ab,\n\"\"", CSV{}, func(t *testing.T, err error) {
+			wantErr(t, err, ErrFormat, "longer than 65536 bytes")
+		}},
+		{"header", "", "name,", CSV{Header: true}, func(t *testing.T, err error) {
+			wantLimit(t, err, imageset.LimitPixels, "line 1")
+		}},
+		{"empty lines", "", "\n\r\n", CSV{}, func(t *testing.T, err error) {
+			wantErr(t, err, ErrSize, "no data")
+		}},
+		{"no labels", "", "3,", CSV{Label: LabelNone}, func(t *testing.T, err error) {
+			wantLimit(t, err, imageset.LimitPixels, "line 1")
+		}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			gzb := endless(t, c.head, c.unit, n)
+			p := writeFile(t, dir, "endless.csv.gz", gzb)
+			opt := c.opt
+			opt.File = p
+			var err error
+			t0 := time.Now()
+			alloc := allocDuring(func() { _, err = opt.Load(context.Background()) })
+			took := time.Since(t0)
+			t.Logf("%d KB of gzip, 64 MB inflated: %v, %d MB allocated: %v", len(gzb)>>10, took.Round(time.Millisecond), alloc>>20, err)
+			c.check(t, err)
+			if took > 2*time.Second || alloc > 200<<20 {
+				t.Errorf("took %v and %d MB, want under 2 s and 200 MB", took, alloc>>20)
+			}
+		})
+	}
+	// A line of 7 fields over a pixel limit of 5 is refused with its count.
+	p := writeFile(t, dir, "seven.csv", []byte("1,2,3,4,5,6,0\n"))
+	_, err := CSV{File: p, Limits: Limits{PixelsPerImage: 5}}.Load(context.Background())
+	wantLimit(t, err, imageset.LimitPixels, "line 1", "6 pixels per image")
+}
+
+// TestNPYHeaderBounded: a header length field alone allocates nothing:
+// a file that claims a 64 KB header and ends is refused as short, having
+// allocated in proportion to what it holds.
+func TestNPYHeaderBounded(t *testing.T) {
+	b := append([]byte(npyMagic), 2, 0, 0xff, 0xff, 0, 0)
+	b = append(b, "{'descr'"...)
+	p := writeFile(t, t.TempDir(), "h.npy", b)
+	var err error
+	alloc := allocDuring(func() { _, err = NPY{Data: p}.Load(context.Background()) })
+	if err == nil || alloc > maxAlloc {
+		t.Fatalf("error %v, %d bytes allocated", err, alloc)
+	}
+	wantErr(t, err, ErrSize, "npy header")
+}

@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"math"
 	"runtime"
+	"strings"
 	"testing"
 )
 
@@ -81,5 +82,63 @@ func TestReadStdinDeclaredCount(t *testing.T) {
 	}
 	if grew := after.TotalAlloc - before.TotalAlloc; grew > 1<<20 {
 		t.Errorf("%d bytes allocated for a %d-byte input", grew, b.Len())
+	}
+}
+
+// endlessReader repeats unit after head forever, counting what was read.
+type endlessReader struct {
+	head, unit []byte
+	at         int
+	read       int64
+}
+
+func (e *endlessReader) Read(p []byte) (int, error) {
+	n := 0
+	for n < len(p) {
+		if len(e.head) > 0 {
+			k := copy(p[n:], e.head)
+			e.head = e.head[k:]
+			n += k
+			continue
+		}
+		k := copy(p[n:], e.unit[e.at:])
+		e.at = (e.at + k) % len(e.unit)
+		n += k
+	}
+	e.read += int64(n)
+	return n, nil
+}
+
+// TestReadStdinEndless: the text format on an endless stdin (the
+// siblings of the data files' endless-line tests) ends as soon as what it
+// has read is wrong: a line with more than D values after its (D+1)-th
+// value, an endless value after maxField bytes, each having read and
+// allocated a few kilobytes.
+func TestReadStdinEndless(t *testing.T) {
+	const dim = 3
+	cases := []struct {
+		name, head, unit, want string
+	}{
+		{"values", "", "0.25 ", "more than 3 values"},
+		{"values after a good line", "1 2 3\n", "7,", "line 2 has more than 3 values"},
+		{"one value", "", "1234567", "a value longer than"},
+		{"one value after a comment", "# a comment\n", "9", "line 2: a value longer than"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r := &endlessReader{head: []byte(c.head), unit: []byte(c.unit)}
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
+			imgs, err := readStdin(bufio.NewReader(r), dim)
+			runtime.ReadMemStats(&after)
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("error %v (%d images), want one saying %q", err, len(imgs), c.want)
+			}
+			grew := after.TotalAlloc - before.TotalAlloc
+			t.Logf("%d bytes read, %d allocated: %v", r.read, grew, err)
+			if r.read > 1<<20 || grew > 1<<20 {
+				t.Errorf("%d bytes read and %d allocated before the error", r.read, grew)
+			}
+		})
 	}
 }
