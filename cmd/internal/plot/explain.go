@@ -10,7 +10,6 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
-	"github.com/grlgq/grlgq/linalg"
 	"github.com/grlgq/grlgq/model"
 )
 
@@ -33,9 +32,17 @@ type Sample struct {
 	Height, Width int
 }
 
+// matrix is what the pictures read of the model's matrices (a
+// *linalg.Dense): the package draws, it does no linear algebra.
+type matrix interface {
+	Dims() (rows, cols int)
+	At(i, j int) float64
+}
+
 // column returns column j of a (a copy).
-func column(a *linalg.Dense, j int) []float64 {
-	out := make([]float64, a.Rows)
+func column(a matrix, j int) []float64 {
+	rows, _ := a.Dims()
+	out := make([]float64, rows)
 	for r := range out {
 		out[r] = a.At(r, j)
 	}
@@ -122,11 +129,13 @@ func Explanation(m *model.Model, ex *model.Explanation, s Sample) *Figure {
 
 // contributionMap is the plot of M (m x d, with U ≈ X M) drawn with the
 // angles up and the images across, and its colour map.
-func contributionMap(mc *linalg.Dense) (*plot.Plot, palette.ColorMap) {
-	nimg, nang := mc.Rows, mc.Cols
+func contributionMap(mc matrix) (*plot.Plot, palette.ColorMap) {
+	nimg, nang := mc.Dims()
 	vals := make([]float64, 0, nimg*nang)
 	for i := range nimg {
-		vals = append(vals, mc.Row(i)[:nang]...)
+		for k := range nang {
+			vals = append(vals, mc.At(i, k))
+		}
 	}
 	cm := diverging(maxAbs(vals))
 	// Row r of the grid is angle θ_(r+1), drawn from the top.
