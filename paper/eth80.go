@@ -97,7 +97,7 @@ func loadETH80Context(ctx context.Context, dir string, d, w int) (*eth80Data, er
 	if err != nil {
 		return nil, err
 	}
-	tree, err := imageset.LoadContext(ctx, p, imageset.Options{Width: 20, Height: 20, Workers: w})
+	tree, err := imageset.Load(ctx, p, imageset.Options{Width: 20, Height: 20, Workers: w})
 	if err != nil {
 		return nil, err
 	}

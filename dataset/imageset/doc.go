@@ -13,6 +13,9 @@
 // Pixels: every image becomes its gray pixel vector by package pixels
 // (luma in [0, 1], Catmull-Rom resizing to a target size), the one rule
 // that model.Model's SampleFromImages applies to a server's images too.
+// Single files: ReadImage decodes one to pixels; Decode returns the
+// image.Image (for SampleFromImages), ReadConfig only its size; all three
+// check the header against the limits first.
 //
 // Order: classes, sets and files are sorted by name (byte order, so
 // "obj10" precedes "obj2"); Load decodes in parallel but places every image
@@ -42,7 +45,7 @@
 // (= safefile.ErrNotRegular), one message, "PATH: a FIFO (named pipe), not
 // a regular file".
 //
-// Cancellation: LoadContext checks its context for every set folder and
+// Cancellation: Load checks its context for every set folder and
 // every image, and returns an error wrapping ctx.Err().
 //
 // Errors name the file or folder and wrap ErrDecode, ErrLayout, ErrSize,

@@ -2,6 +2,7 @@ package imageset
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"image/jpeg"
 	"image/png"
@@ -38,7 +39,7 @@ func FuzzFolder(f *testing.F) {
 		mustWrite(t, filepath.Join(root, "a", "s", "1.png"), b)
 		mustWrite(t, filepath.Join(root, "b", "t", "x.jpg"), b)
 		for _, opt := range []Options{{Limits: lim, Workers: 2}, {Width: 5, Height: 2, Limits: lim}} {
-			tr, err := Load(root, opt)
+			tr, err := Load(context.Background(), root, opt)
 			if err != nil {
 				if !errors.Is(err, ErrDecode) && !errors.Is(err, ErrSize) && !errors.Is(err, ErrLimit) {
 					t.Fatalf("error %v of no known kind", err)

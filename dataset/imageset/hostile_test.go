@@ -136,7 +136,7 @@ func TestHeaderBomb(t *testing.T) {
 	}
 	var err error
 	alloc := allocDuring(func() {
-		err = within(t, 10*time.Second, func() error { _, err := Load(root, Options{}); return err })
+		err = within(t, 10*time.Second, func() error { _, err := Load(context.Background(), root, Options{}); return err })
 	})
 	wantLimit(t, err, LimitPixels, first, "8000x8000", "64000000")
 	if !errors.Is(err, ErrSize) {
@@ -149,14 +149,14 @@ func TestHeaderBomb(t *testing.T) {
 	// files would be 4 G values; refused from the file count, before a
 	// single empty file is opened.
 	mustWrite(t, first, zeroPNG(t, 2048, 2048, true))
-	alloc = allocDuring(func() { _, err = Load(root, Options{}) })
+	alloc = allocDuring(func() { _, err = Load(context.Background(), root, Options{}) })
 	wantLimit(t, err, LimitValues, root, "1000 images of 2048x2048")
 	if alloc > 16<<20 {
 		t.Fatalf("allocated %d MB to refuse it", alloc>>20)
 	}
 	// Within every limit, the empty files are decode errors, found before
 	// the pixels are allocated.
-	alloc = allocDuring(func() { _, err = Load(root, Options{Limits: Limits{TotalValues: 1 << 33}}) })
+	alloc = allocDuring(func() { _, err = Load(context.Background(), root, Options{Limits: Limits{TotalValues: 1 << 33}}) })
 	if !errors.Is(err, ErrDecode) || !bytes.Contains([]byte(err.Error()), []byte("f001.png")) {
 		t.Fatalf("error %v, want ErrDecode naming f001.png", err)
 	}
@@ -181,14 +181,14 @@ func TestHardLinkBomb(t *testing.T) {
 	var err error
 	start := time.Now()
 	alloc := allocDuring(func() {
-		err = within(t, 10*time.Second, func() error { _, err := Load(tree, Options{Width: 20, Height: 20}); return err })
+		err = within(t, 10*time.Second, func() error { _, err := Load(context.Background(), tree, Options{Width: 20, Height: 20}); return err })
 	})
 	wantLimit(t, err, LimitPixels, filepath.Join(tree, "a", "s", "a.png"), "8000x8000")
 	if alloc > 16<<20 || time.Since(start) > 5*time.Second {
 		t.Fatalf("allocated %d MB in %v to refuse it", alloc>>20, time.Since(start))
 	}
 	// The edge binary's reader too.
-	alloc = allocDuring(func() { _, _, _, err = ReadFile(src, 20, 20) })
+	alloc = allocDuring(func() { _, _, _, err = ReadImage(src, Options{Width: 20, Height: 20}) })
 	wantLimit(t, err, LimitPixels, src)
 	if alloc > 16<<20 {
 		t.Fatalf("ReadFile allocated %d MB to refuse it", alloc>>20)
@@ -197,7 +197,7 @@ func TestHardLinkBomb(t *testing.T) {
 	// raised.
 	big := filepath.Join(root, "big.png")
 	mustWrite(t, big, zeroPNG(t, 2049, 2048, false))
-	_, _, _, err = ReadFile(big, 2, 2)
+	_, _, _, err = ReadImage(big, Options{Width: 2, Height: 2})
 	wantLimit(t, err, LimitPixels, "image of 2049x2048", "4196352 pixels")
 	pix, w, h, err := ReadImage(big, Options{Width: 2, Height: 2, Limits: Limits{PixelsPerImage: 2049 * 2048}})
 	if err != nil || w != 2 || h != 2 || pix[0] != 0 {
@@ -207,19 +207,19 @@ func TestHardLinkBomb(t *testing.T) {
 
 func TestLimits(t *testing.T) {
 	root := makeTree(t) // 4 sets of 3 images of 4x3
-	_, err := Load(root, Options{Limits: Limits{ImagesPerSet: 2}})
+	_, err := Load(context.Background(), root, Options{Limits: Limits{ImagesPerSet: 2}})
 	wantLimit(t, err, LimitSetImages, "more than 2 images per set")
 	// 12 images of 12 pixels, each costing ItemCost more.
-	_, err = Load(root, Options{Limits: Limits{TotalValues: 12*(12+ItemCost) - 1}})
+	_, err = Load(context.Background(), root, Options{Limits: Limits{TotalValues: 12*(12+ItemCost) - 1}})
 	wantLimit(t, err, LimitValues, "12 images of 4x3", "240 values")
-	_, err = Load(root, Options{Limits: Limits{PixelsPerImage: 11}})
+	_, err = Load(context.Background(), root, Options{Limits: Limits{PixelsPerImage: 11}})
 	wantLimit(t, err, LimitPixels, "image of 4x3", "12 pixels")
-	_, err = Load(root, Options{Width: 100, Height: 100, Limits: Limits{PixelsPerImage: 9999}})
+	_, err = Load(context.Background(), root, Options{Width: 100, Height: 100, Limits: Limits{PixelsPerImage: 9999}})
 	wantLimit(t, err, LimitPixels, "target size 100x100")
 	_, _, _, err = ReadImage(filepath.Join(root, "cup", "cups2", "a.png"), Options{Width: 5000, Height: 5000})
 	wantLimit(t, err, LimitPixels, "target size 5000x5000")
 	// Exactly at every limit: loads.
-	if _, err := Load(root, Options{Limits: Limits{ImagesPerSet: 3, TotalValues: 240, PixelsPerImage: 12}}); err != nil {
+	if _, err := Load(context.Background(), root, Options{Limits: Limits{ImagesPerSet: 3, TotalValues: 240, PixelsPerImage: 12}}); err != nil {
 		t.Fatal(err)
 	}
 	if d := (Limits{}).WithDefaults(); d != DefaultLimits() || d.PixelsPerImage != 1<<22 {
@@ -235,7 +235,7 @@ func TestSpecialFiles(t *testing.T) {
 	if err := mkfifo(fifo); err != nil {
 		t.Skipf("no FIFOs here: %v", err)
 	}
-	err := within(t, 5*time.Second, func() error { _, err := Load(root, Options{}); return err })
+	err := within(t, 5*time.Second, func() error { _, err := Load(context.Background(), root, Options{}); return err })
 	if !errors.Is(err, ErrNotRegular) || !bytes.Contains([]byte(err.Error()), []byte(fifo)) {
 		t.Fatalf("FIFO in a set: %v", err)
 	}
@@ -247,11 +247,11 @@ func TestSpecialFiles(t *testing.T) {
 	if err := os.Symlink(hidden, fifo); err != nil {
 		t.Skipf("no symbolic links: %v", err)
 	}
-	err = within(t, 5*time.Second, func() error { _, err := Load(root, Options{}); return err })
+	err = within(t, 5*time.Second, func() error { _, err := Load(context.Background(), root, Options{}); return err })
 	if !errors.Is(err, ErrNotRegular) {
 		t.Fatalf("symbolic link to a FIFO: %v", err)
 	}
-	err = within(t, 5*time.Second, func() error { _, _, _, err := ReadFile(hidden, 0, 0); return err })
+	err = within(t, 5*time.Second, func() error { _, _, _, err := ReadImage(hidden, Options{Width: 0, Height: 0}); return err })
 	if !errors.Is(err, ErrNotRegular) {
 		t.Fatalf("ReadFile of a FIFO: %v", err)
 	}
@@ -305,7 +305,7 @@ func TestCancel(t *testing.T) {
 	done := make(chan error, 1)
 	go func() {
 		// 98 M pixels to decode: over the default budget, so raise it.
-		_, err := LoadContext(ctx, tree, Options{Width: 8, Height: 8, Limits: Limits{TotalValues: 1 << 28}})
+		_, err := Load(ctx, tree, Options{Width: 8, Height: 8, Limits: Limits{TotalValues: 1 << 28}})
 		done <- err
 	}()
 	time.Sleep(100 * time.Millisecond)
@@ -323,7 +323,7 @@ func TestCancel(t *testing.T) {
 		t.Fatal("still loading 5 s after the cancellation")
 	}
 	// Cancelled before it starts: no work at all.
-	_, err := LoadContext(ctx, tree, Options{})
+	_, err := Load(ctx, tree, Options{})
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("cancelled context: %v", err)
 	}
@@ -344,12 +344,12 @@ func TestDecodeBudget(t *testing.T) {
 	for i := range 40 {
 		link(t, src, filepath.Join(tree, "c", "s", string(rune('a'+i/26))+string(rune('a'+i%26))+".png"))
 	}
-	_, err := LoadContext(context.Background(), tree, Options{Width: 4, Height: 4, Limits: Limits{TotalValues: 1 << 20}})
+	_, err := Load(context.Background(), tree, Options{Width: 4, Height: 4, Limits: Limits{TotalValues: 1 << 20}})
 	var le *LimitError
 	if !errors.As(err, &le) || le.Limit != LimitValues || !strings.Contains(err.Error(), "40 images to decode") {
 		t.Fatalf("error %v, want the values limit on the pixels to decode", err)
 	}
-	if _, err := LoadContext(context.Background(), tree, Options{Width: 4, Height: 4, Limits: Limits{TotalValues: 1 << 22}}); err != nil {
+	if _, err := Load(context.Background(), tree, Options{Width: 4, Height: 4, Limits: Limits{TotalValues: 1 << 22}}); err != nil {
 		t.Fatalf("within the budget: %v", err)
 	}
 }

@@ -133,12 +133,7 @@ func IsImageName(name string) bool {
 	return false
 }
 
-// Load is LoadContext without cancellation.
-func Load(root string, opt Options) (*Tree, error) {
-	return LoadContext(context.Background(), root, opt)
-}
-
-// LoadContext reads the tree under root: every class folder, every set
+// Load reads the tree under root: every class folder, every set
 // folder in it, every PNG or JPEG file in those, in sorted name order (byte
 // order: "obj10" sorts before "obj2"); or, for a tree of sets without
 // labels (Options.Layout), every set folder of root and its images. Names
@@ -155,9 +150,9 @@ func Load(root string, opt Options) (*Tree, error) {
 // allocated once every header has been read. Images are decoded in
 // parallel; the first error in file order is returned, naming the file.
 // ctx is checked for every folder and every image: when it is cancelled,
-// LoadContext returns an error wrapping ctx.Err() within about one image's
+// Load returns an error wrapping ctx.Err() within about one image's
 // decoding time.
-func LoadContext(ctx context.Context, root string, opt Options) (*Tree, error) {
+func Load(ctx context.Context, root string, opt Options) (*Tree, error) {
 	lim := opt.Limits.WithDefaults()
 	if opt.Width < 0 || opt.Height < 0 || (opt.Width == 0) != (opt.Height == 0) {
 		return nil, fmt.Errorf("%w: target size %dx%d", ErrSize, opt.Width, opt.Height)
@@ -530,13 +525,6 @@ func decodeConfig(path string, lim Limits) (image.Config, error) {
 func ReadConfig(path string, lim Limits) (width, height int, err error) {
 	cfg, err := decodeConfig(path, lim.WithDefaults())
 	return cfg.Width, cfg.Height, err
-}
-
-// ReadFile decodes a PNG or JPEG file to gray pixels (see pixels.GrayTo), resized to
-// w x h, or at its native size when w and h are 0; it returns the size.
-// The default Limits apply (see ReadImage).
-func ReadFile(path string, w, h int) (pix []float64, width, height int, err error) {
-	return ReadImage(path, Options{Width: w, Height: h})
 }
 
 // ReadImage decodes a PNG or JPEG file to gray pixels (see pixels.GrayTo), resized

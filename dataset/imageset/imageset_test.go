@@ -2,6 +2,7 @@ package imageset
 
 import (
 	"bytes"
+	"context"
 	"encoding/binary"
 	"errors"
 	"hash/crc32"
@@ -78,7 +79,7 @@ func TestLoadSets(t *testing.T) {
 	}
 	os.WriteFile(filepath.Join(root, "notes.txt"), []byte("x"), 0o644)
 	for _, l := range []Layout{LayoutAuto, LayoutSets} {
-		tr, err := Load(root, Options{Layout: l})
+		tr, err := Load(context.Background(), root, Options{Layout: l})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -89,11 +90,11 @@ func TestLoadSets(t *testing.T) {
 			t.Fatalf("first image %s = %v", tr.Sets[0].Files[0], tr.Sets[0].Images[0][0])
 		}
 	}
-	if _, err := Load(root, Options{Layout: LayoutClasses}); !errors.Is(err, ErrLayout) {
+	if _, err := Load(context.Background(), root, Options{Layout: LayoutClasses}); !errors.Is(err, ErrLayout) {
 		t.Fatalf("classes layout: %v", err)
 	}
 	// The labelled tree is still read as classes by LayoutAuto.
-	tr, err := Load(makeTree(t), Options{})
+	tr, err := Load(context.Background(), makeTree(t), Options{})
 	if err != nil || len(tr.Classes) != 2 {
 		t.Fatalf("labelled tree: %v", err)
 	}
@@ -107,7 +108,7 @@ func TestLoad(t *testing.T) {
 	root := makeTree(t)
 	var first *Tree
 	for _, workers := range []int{1, 2, 5} {
-		tr, err := Load(root, Options{Workers: workers})
+		tr, err := Load(context.Background(), root, Options{Workers: workers})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -153,7 +154,7 @@ func TestLoad(t *testing.T) {
 
 func TestLoadResize(t *testing.T) {
 	root := makeTree(t)
-	tr, err := Load(root, Options{Width: 2, Height: 2})
+	tr, err := Load(context.Background(), root, Options{Width: 2, Height: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -177,7 +178,7 @@ func TestReadFileJPEG(t *testing.T) {
 	jpeg.Encode(&b, grayImage(8, 8, 100), &jpeg.Options{Quality: 100})
 	p := filepath.Join(dir, "x.jpg")
 	os.WriteFile(p, b.Bytes(), 0o644)
-	pix, w, h, err := ReadFile(p, 0, 0)
+	pix, w, h, err := ReadImage(p, Options{Width: 0, Height: 0})
 	if err != nil || w != 8 || h != 8 {
 		t.Fatalf("ReadFile: %v %dx%d", err, w, h)
 	}
@@ -199,49 +200,49 @@ func TestLoadErrors(t *testing.T) {
 		}
 	}
 	t.Run("missing root", func(t *testing.T) {
-		_, err := Load(filepath.Join(t.TempDir(), "nope"), Options{})
+		_, err := Load(context.Background(), filepath.Join(t.TempDir(), "nope"), Options{})
 		check(t, err, fs.ErrNotExist, "nope")
 	})
 	t.Run("no classes", func(t *testing.T) {
-		_, err := Load(t.TempDir(), Options{})
+		_, err := Load(context.Background(), t.TempDir(), Options{})
 		check(t, err, ErrLayout, "no class folders")
 	})
 	t.Run("image in class folder", func(t *testing.T) {
 		root := t.TempDir()
 		writePNG(t, filepath.Join(root, "a", "x.png"), grayImage(2, 2, 0))
-		_, err := Load(root, Options{Layout: LayoutClasses})
+		_, err := Load(context.Background(), root, Options{Layout: LayoutClasses})
 		check(t, err, ErrLayout, filepath.Join(root, "a", "x.png"), "directly in a class folder")
 	})
 	t.Run("mixed layouts", func(t *testing.T) {
 		root := t.TempDir()
 		writePNG(t, filepath.Join(root, "a", "x.png"), grayImage(2, 2, 0))
 		writePNG(t, filepath.Join(root, "b", "s", "x.png"), grayImage(2, 2, 0))
-		_, err := Load(root, Options{})
+		_, err := Load(context.Background(), root, Options{})
 		check(t, err, ErrLayout, "mixes class folders")
 		writePNG(t, filepath.Join(root, "a", "s", "y.png"), grayImage(2, 2, 0))
-		_, err = Load(root, Options{})
+		_, err = Load(context.Background(), root, Options{})
 		check(t, err, ErrLayout, filepath.Join(root, "a"), "both images and folders")
 	})
 	t.Run("empty set", func(t *testing.T) {
 		root := t.TempDir()
 		os.MkdirAll(filepath.Join(root, "a", "s"), 0o755)
 		os.WriteFile(filepath.Join(root, "a", "s", "x.txt"), nil, 0o644)
-		_, err := Load(root, Options{})
+		_, err := Load(context.Background(), root, Options{})
 		check(t, err, ErrLayout, filepath.Join(root, "a", "s"), "without PNG or JPEG")
 	})
 	t.Run("class without sets", func(t *testing.T) {
 		root := makeTree(t)
 		os.MkdirAll(filepath.Join(root, "zebra"), 0o755)
-		_, err := Load(root, Options{})
+		_, err := Load(context.Background(), root, Options{})
 		check(t, err, ErrLayout, "zebra", "without set folders")
 	})
 	t.Run("sizes differ", func(t *testing.T) {
 		root := makeTree(t)
 		p := filepath.Join(root, "cup", "cups2", "b.png")
 		writePNG(t, p, grayImage(5, 3, 0))
-		_, err := Load(root, Options{})
+		_, err := Load(context.Background(), root, Options{})
 		check(t, err, ErrSize, p, "5x3 pixels, the first image has 4x3")
-		if _, err := Load(root, Options{Width: 4, Height: 3}); err != nil {
+		if _, err := Load(context.Background(), root, Options{Width: 4, Height: 3}); err != nil {
 			t.Fatalf("with a target size: %v", err)
 		}
 	})
@@ -252,12 +253,12 @@ func TestLoadErrors(t *testing.T) {
 		os.WriteFile(p1, []byte("\x89PNG\r\n\x1a\nbroken"), 0o644)
 		os.WriteFile(p2, []byte("not an image"), 0o644)
 		for _, w := range []int{1, 2, 8} {
-			_, err := Load(root, Options{Workers: w})
+			_, err := Load(context.Background(), root, Options{Workers: w})
 			check(t, err, ErrDecode, p1)
 		}
 	})
 	t.Run("bad target", func(t *testing.T) {
-		_, err := Load(makeTree(t), Options{Width: 3})
+		_, err := Load(context.Background(), makeTree(t), Options{Width: 3})
 		check(t, err, ErrSize, "target size")
 	})
 	t.Run("huge header", func(t *testing.T) {
@@ -272,9 +273,9 @@ func TestLoadErrors(t *testing.T) {
 		copy(raw[16:], []byte{0, 1, 0x86, 0xa0, 0, 1, 0x86, 0xa0})
 		binary.BigEndian.PutUint32(raw[29:], crc32.ChecksumIEEE(raw[12:29]))
 		os.WriteFile(p, raw, 0o644)
-		_, err := Load(root, Options{})
+		_, err := Load(context.Background(), root, Options{})
 		check(t, err, ErrSize, p, "100000x100000")
-		_, _, _, err = ReadFile(p, 0, 0)
+		_, _, _, err = ReadImage(p, Options{Width: 0, Height: 0})
 		check(t, err, ErrSize, p)
 	})
 }

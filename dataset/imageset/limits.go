@@ -91,7 +91,7 @@ func (l Limits) WithDefaults() Limits {
 
 // Names of the limits, as LimitError.Limit gives them: a command line maps
 // them to its flags (grlgq and grlgq-edge name theirs after them:
-// -max-pixels etc., see internal/limitflag).
+// -max-pixels etc., see cmd/internal/base).
 const (
 	LimitPixels    = "max-pixels"     // Limits.PixelsPerImage
 	LimitSetImages = "max-set-images" // Limits.ImagesPerSet
