@@ -1,40 +1,55 @@
-// Package dataset loads labelled image data and turns it into points of the
-// Grassmann manifold for GRLGQ: loaders, splits, and image sets ->
-// subspaces. It knows nothing of training (it never imports model) and
-// prints nothing.
+// Package dataset loads image data, labelled or not, and turns it into
+// points of the Grassmann manifold for GRLGQ: typed data sources, the
+// Dataset they load, and image sets -> subspaces. It knows nothing of
+// training (it never imports model) and prints nothing.
 //
-// # Formats
+// # Sources
 //
-//   - IDX (LoadIDX): MNIST-style images (magic 0x00000803, uint8,
-//     n x rows x cols) and labels (0x00000801, uint8, n).
-//   - Folder trees (LoadFolder, via package imageset): ROOT/<class>/<set>/
-//     of PNG or JPEG files; one set folder = one image set.
-//   - MATLAB level-5 MAT-files (LoadMAT, ReadMAT): real numeric variables
-//     (double, single, integer, logical), compressed or not, either byte
-//     order; images as rows, columns or an H x W x N array. Not v7.3 (HDF5).
-//   - .npy (LoadNPY): precomputed orthonormal bases (N, D, d) float64 (or
-//     float32), C or Fortran order, d <= MaxNPYSubDim, with labels (N,) in
-//     a second file.
-//   - CSV (LoadCSV): one image per line, pixels then the label, no header.
+// Each format is one typed value, a Source, holding its files, its
+// options and its limits, with one context-taking Load:
+//
+//   - IDX: MNIST-style images (magic 0x00000803, uint8, n x rows x cols)
+//     and, optionally, labels (0x00000801, uint8, n).
+//   - Folder (via package imageset): ROOT/<class>/<set>/<images> (labelled
+//     image sets) or ROOT/<set>/<images> (sets without labels), PNG or
+//     JPEG; one set folder = one image set; Layout forces one or tells
+//     them apart (LayoutAuto).
+//   - MAT: MATLAB level-5 MAT-files (ReadMAT for any variable): real
+//     numeric variables (double, single, integer, logical), compressed or
+//     not, either byte order; images as rows, columns or an H x W x N
+//     array; the label variable may be left out. Not v7.3 (HDF5).
+//   - NPY: precomputed orthonormal bases (N, D, d) float64 (or float32), C
+//     or Fortran order, d <= MaxNPYSubDim, with labels (N,) in an optional
+//     second file.
+//   - CSV: one image per line, the pixels and the label (last, first, or
+//     no label column: CSV.Label), an optional header line.
 //
 // IDX, CSV and npy files may be gzipped; gzip is recognised by its magic
-// bytes, not the file name. Load parses a specification string
-// (idx:IMAGES,LABELS, folder:DIR, mat:FILE, npy:DATA,LABELS, csv:FILE,
-// see ParseSpec) and loads it with Options. The package knows no flags:
-// the command lines register their own for Options.
+// bytes, not the file name. A command line names a source as
+// SCHEME:PATH[,PATH] (SpecHelp): ParseSource parses that form, and
+// SourceFlag is the flag.Value that parses it once, chooses the typed value
+// and lets the command line bind its format flags to that value's fields.
+// LoadAt loads a source at a trained model's image size. The package knows
+// no flags of its own.
+//
+// A Dataset says what it holds: Kind (single images, image sets or bases)
+// and Labelled. Data without labels (for prediction) loads with Labels and
+// Classes nil and its sets labelled NoLabel; what needs labels (training
+// subspaces) refuses it with ErrNoLabels.
 //
 // The MAT, npy, IDX and CSV parsers are our own (the npy reader of
 // github.com/sbinet/npyio v0.6.0 panics on a malformed header, and no MAT
-// reader was available from the module proxy); each has a fuzz target.
+// reader was available from the module proxy; encoding/csv keeps a whole
+// line in memory); each has a fuzz target.
 //
 // # Pixels and scaling
 //
 // Images are row-major float64 vectors of Dim = Width*Height pixels (pixel
 // (x, y) at index y*Width+x). IDX bytes become v/255; folder images are
 // luma in [0, 1] (an 8-bit gray value v becomes exactly v/255); MAT and CSV
-// values are divided by Options.PixelMax (0 keeps them: Yale B needs 255,
-// the UCI digits 16). MAT images stored column by column (MATLAB's X(:), as
-// in Yale B) are reordered to row-major with MATOptions.Transpose. Scaling
+// values are divided by the source's PixelMax (0 keeps them: Yale B needs
+// 255, the UCI digits 16). MAT images stored column by column (MATLAB's
+// X(:), as in Yale B) are reordered to row-major with MAT.Transpose. Scaling
 // does not change a subspace (the span of a set, or x/‖x‖), only how images
 // look and whether they can be resized: Dataset.Resized needs [0, 1].
 //
@@ -69,8 +84,7 @@
 // (2^26, 64 MiB; the file's size when it is not compressed). The command
 // line grlgq sets them with -max-pixels, -max-set-images, -max-values and
 // -max-file-bytes. A zero field means the
-// default; set a field to raise it (Options.Limits, and the Limits field of
-// each format's options). Headers are checked against the bytes the file
+// default; set a field to raise it (the Limits field of each source). Headers are checked against the bytes the file
 // can hold and against the limits before anything is allocated, streams
 // (gzip, MAT's zlib) are read through a counter that stops at the byte limit,
 // and buffers grow with the data actually read, so a hostile header or a
@@ -78,7 +92,12 @@
 // allow: with the defaults, one load stays under 1 GB however its input is
 // built (the worst cases measured peak at 665 MB of resident memory: 15
 // images of 2048x2048, or 64 MB of IDX, MAT or CSV data). A resize target
-// is checked before anything is read. Going
+// is checked before anything is read. Text is read as it streams, bounded
+// by what has been read: the CSV reader holds one field at a time (at most
+// MaxCSVField bytes) and counts a line's fields against the pixel limit
+// (then against the first line's count) as they arrive, so a gzip CSV
+// inflating to one endless 64 MB line is refused in about a second with
+// some 40 MB allocated; an npy header is read up to its bounded length. Going
 // over a limit is a one-line *LimitError naming the file, the count, the
 // limit and its name ("... 64000000 pixels per image, over the limit of
 // 4194304 (raise max-pixels)"); it matches ErrLimit and ErrSize, and its
@@ -94,16 +113,13 @@
 // ErrNotRegular (the same error as safefile.ErrNotRegular) and reads
 // "PATH: a FIFO (named pipe), not a regular file".
 //
-// Every loader has a Context variant (LoadContext, Spec.LoadContext,
-// LoadIDXContext, LoadFolderContext, LoadMATContext, ReadMATContext,
-// LoadNPYContext, LoadCSVContext, Dataset.ResizedContext); the plain
-// functions are the same with context.Background() (and, for LoadIDX,
-// ReadMAT and Resized, the default limits). A cancelled context ends a load
-// soon, within about a second at any stage (ctx is checked for every read of
-// a file or of its decompressed stream, which inflates at most 32 KB at a
-// time, every image decoded or resized, every basis checked), with an error
-// wrapping ctx.Err(); Spec.LoadContext returns that error whenever ctx was
-// cancelled before it returns.
+// Every load takes a context (Source.Load, LoadAt, ReadMAT,
+// Dataset.Resized). A cancelled context ends a load soon, within about a
+// second at any stage (ctx is checked for every read of a file or of its
+// decompressed stream, which inflates at most 32 KB at a time, every image
+// decoded or resized, every basis checked), with an error wrapping
+// ctx.Err(), which every load returns whenever ctx was cancelled before it
+// returns.
 //
 // # Errors
 //

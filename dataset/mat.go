@@ -63,7 +63,7 @@ type MATArray struct {
 	// of a 2-D array is Data[i+j*Dims[0]].
 	Data []float64
 
-	// Before conversion: the stored elements (LoadMAT converts its images
+	// Before conversion: the stored elements (MAT.Load converts its images
 	// straight from them into the Dataset, so they never exist twice as
 	// float64).
 	raw   []byte

@@ -265,3 +265,45 @@ func TestFormatJSONGolden(t *testing.T) {
 	}
 	g.check(t, &back)
 }
+
+// TestFormatNone: "no noise" and "no floor", 0 in TrainConfig, are -1 in
+// the file as they were before model.Options (version 1 and 2 files keep
+// their bytes), any negative stored value loads as 0, and the JSON form
+// spells them the same way.
+func TestFormatNone(t *testing.T) {
+	for _, version := range []uint32{1, 2} {
+		for _, stored := range []float64{-1, -0.5} {
+			g := goldenModels()[version-1]
+			g.cfg.InitNoise, g.cfg.RelevanceFloor = stored, stored
+			m, err := Load(bytes.NewReader(g.encode(version)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tc := m.TrainConfig(); tc.InitNoise != 0 || tc.RelevanceFloor != 0 {
+				t.Errorf("version %d, stored %v: InitNoise %v, RelevanceFloor %v, want 0 (none)", version, stored, tc.InitNoise, tc.RelevanceFloor)
+			}
+			var out bytes.Buffer
+			if err := m.Save(&out); err != nil {
+				t.Fatal(err)
+			}
+			g.cfg.InitNoise, g.cfg.RelevanceFloor = -1, -1
+			if !bytes.Equal(out.Bytes(), g.encode(2)) {
+				t.Errorf("version %d, stored %v: Save does not write none as -1", version, stored)
+			}
+			js, err := m.MarshalJSON()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Contains(js, []byte(`"init_noise":-1`)) || !bytes.Contains(js, []byte(`"relevance_floor":-1`)) {
+				t.Errorf("JSON does not spell none as -1: %.300s", js)
+			}
+			var back Model
+			if err := back.UnmarshalJSON(js); err != nil {
+				t.Fatal(err)
+			}
+			if tc := back.TrainConfig(); tc.InitNoise != 0 || tc.RelevanceFloor != 0 {
+				t.Errorf("JSON round trip: InitNoise %v, RelevanceFloor %v", tc.InitNoise, tc.RelevanceFloor)
+			}
+		}
+	}
+}

@@ -1,7 +1,8 @@
 // Package score counts how well predicted classes match the true ones:
 // accuracy, per-class recall and the confusion matrix, from two slices of
-// class indices. The command line's eval, predict and demo, selection's
-// cross-validation and the paper protocols (package paper) count with it; it
+// class indices. Model.Score of package model counts with it, and so do
+// the callers of Model.Score: the command line's eval, predict and demo,
+// selection's cross-validation and the paper protocols (package paper). It
 // imports only the standard library and knows nothing of models or data
 // sets, so a program can score predictions it made in any way.
 //

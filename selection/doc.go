@@ -1,12 +1,18 @@
 // Package selection chooses the settings of a GRLGQ model from training
-// data alone: k-fold cross-validation of a model.Config trained with a
-// model.TrainConfig (CrossValidate) and a tuner that scores a grid of
+// data alone: k-fold cross-validation of model.Options (CrossValidate:
+// what the model is, how it is trained) and a tuner that scores a grid of
 // settings by inner cross-validation and retrains the best one on all the
-// training data (Tune). It is a tool over
-// the model package's estimator (scikit-learn's cross_val_score and
-// GridSearchCV), not a part of it: it imports model, subspace and score
-// (which counts the correct validation sets), never a loader or anything
-// with files.
+// training data (Tune). Both take the samples as []model.Sample, image sets
+// (subspaces) or single images, so `grlgq train -tune -images` tunes on
+// images. It is a tool over the model package's estimator (scikit-learn's
+// cross_val_score and GridSearchCV), not a part of it: it imports model,
+// folds and score (which counts the correct validation samples, by
+// Model.Score), never a loader or anything with files.
+//
+// Options' zero value is valid and every zero means what its field says:
+// Folds and Repeats 0 choose them from the data (PlanFolds, which the
+// command line prints before it starts), Workers 0 all cores.
+// DefaultOptions is the tuner of `grlgq train -tune`.
 //
 // # Folds
 //
@@ -23,7 +29,7 @@
 // The folds, the trainings and the choice depend only on the data, the
 // settings and Options.Seed, never on Options.Workers or on scheduling:
 // every (setting, fold) training is independent, its model seeded by the
-// TrainConfig's Seed, and its result stored at its own index. The model
+// Seed of its model.Options' Train, and its result stored at its own index. The model
 // package returns the same bits for any number of distance workers, so the
 // chosen setting and the retrained model are bit-identical for 1 or 8
 // workers.

@@ -7,10 +7,12 @@
 //
 // DIR is a folder of PNG or JPEG images, one image set (files sorted by
 // name; other files are ignored). Images are converted to gray in [0, 1]
-// (package dataset/imageset) and, with -width and -height, resized
-// (Catmull-Rom); without them, images that do not have the model's D pixels
-// are resized to the image size recorded in the model (grlgq train records
-// it), and images that do are used as they are.
+// and, with -width and -height, resized (Catmull-Rom: package pixels);
+// without them, by the model's own rule, Model.SampleFromImages (the
+// server path of the library): an image whose size differs from the image
+// size recorded in the model (grlgq train records it) is resized to it,
+// even one of the same pixel count in another shape; with no recorded
+// size, images must have the model's D pixels and are used as they are.
 //
 // "-" reads the set from standard input in one of two formats, told apart by
 // the first 8 bytes:
@@ -49,14 +51,20 @@
 // 2^36): the defaults keep a folder's set under about 500 MB of memory, so
 // hard links to one small PNG that claims 8000x8000 pixels, or thousands of
 // links to one, are refused at once. An input over a limit is one line
-// naming the flag that raises it ("... (raise it with -max-pixels)"). The
+// naming the flag that raises it ("... (raise it with -max-pixels)"; the
+// flags and their ranges are cmd/internal/base's, shared with grlgq). The
+// text format on stdin is read a byte at a time into one value of at most
+// 1 KB, and a line is refused as soon as its (D+1)-th value starts, so an
+// endless line costs what has been read. The
 // model and the images must be regular files: a FIFO or a device is
 // refused at once instead of blocking (package internal/safefile, the
 // module's one rule for it). SIGINT and SIGTERM end the binary at any
 // stage with "grlgq-edge: interrupted" and exit code 1.
 //
-// The binary imports no training driver, plotting, or MAT/npy/CSV/IDX
-// loader (a test checks `go list -deps`). Build it for devices with
+// The binary uses the library's public API only (model.LoadFile,
+// Model.SampleOf, Model.SampleFromImages, Model.PredictTo) and imports no
+// training driver, plotting, or MAT/npy/CSV/IDX loader (a test checks `go
+// list -deps`). Build it for devices with
 //
 //	CGO_ENABLED=0 go build -tags purego -trimpath -ldflags='-s -w' ./cmd/grlgq-edge
 //

@@ -15,15 +15,27 @@
 //	grlgq inspect MODEL [-json]                  what a model file is (shapes, classes, relevances, settings)
 //	grlgq repro   mnist|yale|eth80 -dir DATA     the paper's experiments
 //
-// SPEC is idx:IMAGES,LABELS, folder:DIR, mat:FILE, npy:DATA,LABELS or
-// csv:FILE. Run "grlgq help COMMAND" for a command's flags.
+// SPEC is idx:IMAGES[,LABELS], folder:DIR, mat:FILE, npy:DATA[,LABELS] or
+// csv:FILE (dataset.SourceFlag parses it). Data without labels (no labels
+// file, -csv-label none, -mat-y "", a folder DIR/<set>/<images>) can be
+// predicted; the other commands need labels. Run "grlgq help COMMAND" for
+// a command's flags.
+//
+// The command is a client of the library's public API: it configures a
+// model with model.Options, loads data with dataset's typed sources,
+// trains with model.Train (hard-example training: hard.Images's hook),
+// predicts and scores with the Model's methods, and imports none of
+// engine, svd, linalg or kernels (go test ./internal/layers checks it).
+// Its flag plumbing (ranged flags, usage errors, the limit flags, the
+// progress bar) is cmd/internal/base, shared with grlgq-edge; its file
+// guard is cmd/internal/runfiles, its pictures cmd/internal/plot.
 //
 // Errors are printed to stderr as one line "grlgq: WHAT: WHY" with exit
 // code 1; bad usage (a flag outside its range included) prints the
 // command's usage with exit code 2. A failed or interrupted run never
 // replaces a file the user had: models, pictures, JSON and profiles are
 // written to temporary files and renamed into place together once the
-// command has succeeded (package internal/safefile), never over an input,
+// command has succeeded (cmd/internal/runfiles over internal/safefile), never over an input,
 // a device, a FIFO, a symbolic link, a hard link or a read-only file.
 // SIGINT and SIGTERM end any command at once with "grlgq: interrupted" and
 // exit code 1.
