@@ -3,6 +3,7 @@ package selection
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -205,6 +206,22 @@ func DefaultSettings() []Setting {
 	add(1, model.InitSample, model.RelevanceGlobal, 0.1, 25)
 	add(3, model.InitSample, model.RelevanceGlobal, 0.05, 25)
 	return out
+}
+
+// DefaultSearch returns the search of `grlgq train -tune` and the options
+// that go with it, for training samples that are image sets (images false)
+// or single images (images true). For sets: DefaultSettings with
+// DefaultOptions. For single images, where a prototype cannot sit at a
+// training sample: DefaultSettings without the nearest-neighbour rows, the
+// package defaults the one reference (Preferred 1), and DefaultConfidence.
+// The caller sets Folds, Repeats, Seed, Workers and Progress.
+func DefaultSearch(images bool) ([]Setting, Options) {
+	ss, opt := DefaultSettings(), DefaultOptions()
+	if images {
+		ss = slices.DeleteFunc(ss, func(s Setting) bool { return s.Prototypes == AllSets || s.Prototypes == AllSetsLearned })
+		opt.Preferred = 1
+	}
+	return ss, opt
 }
 
 // DefaultPreferred and DefaultConfidence are the Options.Preferred and

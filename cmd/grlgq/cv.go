@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -189,23 +188,24 @@ func (t *tuneFlags) check(fs *flag.FlagSet, hard bool, groupings int) error {
 	case t.folds == 1:
 		return usagef(fs, "-folds %d: want 2 or more (0: automatic)", t.folds)
 	}
-	_, err := t.settings(fs, false)
+	_, _, err := t.settings(fs, false)
 	return err
 }
 
-// settings returns the search: selection.DefaultSettings unless a -tune-*
-// flag is given (for single images, without its nearest-neighbour rows:
-// a prototype cannot be a single image).
-func (t *tuneFlags) settings(fs *flag.FlagSet, images bool) ([]selection.Setting, error) {
+// settings returns the search and its options: selection.DefaultSearch
+// unless a -tune-* flag is given, else the product of the lists with one
+// reference (the first setting) and confidence 0.
+func (t *tuneFlags) settings(fs *flag.FlagSet, images bool) ([]selection.Setting, selection.Options, error) {
 	if t.defaultSearch() {
-		ss := selection.DefaultSettings()
-		if images {
-			ss = slices.DeleteFunc(ss, func(s selection.Setting) bool {
-				return s.Prototypes == selection.AllSets || s.Prototypes == selection.AllSetsLearned
-			})
-		}
-		return ss, nil
+		ss, opt := selection.DefaultSearch(images)
+		return ss, opt, nil
 	}
+	ss, err := t.grid(fs, images)
+	return ss, selection.Options{}, err
+}
+
+// grid returns the product of the -tune-* lists.
+func (t *tuneFlags) grid(fs *flag.FlagSet, images bool) ([]selection.Setting, error) {
 	g := selection.DefaultGrid()
 	g.NearestNeighbour = !images
 	if t.protos != "" {
@@ -305,16 +305,11 @@ type tuneOutput struct {
 // table.
 func (t *tuneFlags) run(ctx context.Context, e *env, fs *flag.FlagSet, o model.Options, ds *dataset.Dataset, x []model.Sample, y []int, train *dataset.Subspaces, out tuneOutput) error {
 	images := len(x) > 0 && x[0].Pixels() != nil
-	ss, err := t.settings(fs, images)
+	ss, opt, err := t.settings(fs, images)
 	if err != nil {
 		return err
 	}
-	opt := selection.Options{Folds: t.folds, Repeats: t.repeats, Seed: o.Train.Seed, Workers: o.Train.Workers}
-	if t.defaultSearch() && !images {
-		opt.Preferred, opt.Confidence = selection.DefaultPreferred, selection.DefaultConfidence
-	} else if t.defaultSearch() {
-		opt.Confidence = selection.DefaultConfidence
-	}
+	opt.Folds, opt.Repeats, opt.Seed, opt.Workers = t.folds, t.repeats, o.Train.Seed, o.Train.Workers
 	if isSet(fs, "tune-confidence") {
 		opt.Confidence = t.confidence
 	}
