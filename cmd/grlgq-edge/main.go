@@ -6,18 +6,17 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"image"
 	"io"
 	"math"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"runtime"
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 
 	"github.com/grlgq/grlgq/cmd/internal/base"
 	"github.com/grlgq/grlgq/dataset/imageset"
@@ -49,21 +48,9 @@ const defaultMaxValues = 1 << 24
 const maxField = 1 << 10
 
 func main() {
-	handleSignals()
+	// The binary writes no file: nothing to clean up on a signal.
+	base.HandleSignals("grlgq-edge", os.Stderr, nil)
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
-}
-
-// handleSignals ends the process on SIGINT or SIGTERM at any stage, even
-// while it is blocked reading: one line "grlgq-edge: interrupted" and exit
-// code 1. The binary writes no file, so nothing is left to clean up.
-func handleSignals() {
-	ch := make(chan os.Signal, 1)
-	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
-	go func() {
-		<-ch
-		fmt.Fprintln(os.Stderr, "grlgq-edge: interrupted")
-		os.Exit(1)
-	}()
 }
 
 // run is main without the process: it returns the exit status (0 ok, 1
@@ -85,54 +72,53 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintln(w, "  DIR: a folder of PNG/JPEG images (one image set); -: the set on stdin (binary GRLGQSET or text, see go doc)")
 		base.PrintDefaults(w, fs, nil)
 	}
-	usage := func(format string, a ...any) int {
-		fmt.Fprintf(stderr, "grlgq-edge: "+format+"\n", a...)
-		usageText(stderr)
-		return 2
-	}
 	if err := base.Parse(fs, args); err != nil {
 		if errors.Is(err, base.ErrHelp) {
 			usageText(stderr)
-			return 2
+			return base.ExitUsage
 		}
-		return usage("%v", err)
+		return base.Report(stderr, "grlgq-edge", "", err, usageText)
 	}
-	switch {
-	case *modelPath == "":
-		return usage("-model MODEL is required")
-	case fs.NArg() != 1:
-		return usage("want one input, a folder or - (got %d)", fs.NArg())
-	case (width == 0) != (height == 0):
-		return usage("-width and -height go together (got %d x %d)", width, height)
-	case lim.PixelsPerImage < model.MaxDim && int64(width)*int64(height) > lim.PixelsPerImage:
-		return usage("-width %d -height %d: %d pixels, the limit is %d (-max-pixels)", width, height, width*height, lim.PixelsPerImage)
-	case width*height > model.MaxDim:
-		return usage("-width %d -height %d: %d pixels, the limit is %d (a model's D)", width, height, width*height, model.MaxDim)
-	}
-	res, err := classify(*modelPath, fs.Arg(0), width, height, lim, stdin)
-	if err != nil {
-		fmt.Fprintf(stderr, "grlgq-edge: %v\n", base.Hint(err))
-		return 1
+	err := check(fs, *modelPath, width, height, lim)
+	var res *result
+	if err == nil {
+		res, err = classify(*modelPath, fs.Arg(0), width, height, lim, stdin)
 	}
 	var out []byte
-	if *asJSON {
-		out, err = json.Marshal(res)
-		if err != nil {
-			fmt.Fprintf(stderr, "grlgq-edge: %v\n", err)
-			return 1
+	if err == nil && *asJSON {
+		if out, err = json.Marshal(res); err == nil {
+			out = append(out, '\n')
 		}
-		out = append(out, '\n')
-	} else {
+	} else if err == nil {
 		out = res.text()
 	}
-	if _, err := stdout.Write(out); err != nil {
-		fmt.Fprintf(stderr, "grlgq-edge: %v\n", err)
-		return 1
+	if err == nil {
+		_, err = stdout.Write(out)
+	}
+	if err != nil {
+		return base.Report(stderr, "grlgq-edge", "", err, usageText)
 	}
 	if *memstats {
 		printMemStats(stderr)
 	}
-	return 0
+	return base.ExitOK
+}
+
+// check is the usage errors of the flags and the argument.
+func check(fs *flag.FlagSet, modelPath string, width, height int, lim imageset.Limits) error {
+	switch {
+	case modelPath == "":
+		return base.Usagef(fs, "-model MODEL is required")
+	case fs.NArg() != 1:
+		return base.Usagef(fs, "want one input, a folder or - (got %d)", fs.NArg())
+	case (width == 0) != (height == 0):
+		return base.Usagef(fs, "-width and -height go together (got %d x %d)", width, height)
+	case lim.PixelsPerImage < model.MaxDim && int64(width)*int64(height) > lim.PixelsPerImage:
+		return base.Usagef(fs, "-width %d -height %d: %d pixels, the limit is %d (-max-pixels)", width, height, width*height, lim.PixelsPerImage)
+	case width*height > model.MaxDim:
+		return base.Usagef(fs, "-width %d -height %d: %d pixels, the limit is %d (a model's D)", width, height, width*height, model.MaxDim)
+	}
+	return nil
 }
 
 // result is what the binary prints.

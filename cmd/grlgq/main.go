@@ -9,13 +9,11 @@ import (
 	"io"
 	"math"
 	"os"
-	"os/signal"
 	"runtime"
 	"runtime/debug"
 	"runtime/pprof"
 	"strconv"
 	"strings"
-	"syscall"
 
 	"github.com/grlgq/grlgq/cmd/internal/base"
 	"github.com/grlgq/grlgq/cmd/internal/runfiles"
@@ -30,28 +28,14 @@ func main() {
 
 // handleSignals ends the process on SIGINT or SIGTERM at any stage
 // (loading, converting, training, saving), even when the work is blocked
-// in a system call: it removes every temporary file of the run (waiting
-// for a commit of the outputs in progress to finish, so each output is
-// either replaced or untouched), prints one line and exits with code 1
-// without waiting for the work to notice. It does not cancel the run's
-// context: the work would then report "interrupted" too, a second line
-// racing with this one. A caller of runContext (tests, a program
-// embedding the commands) cancels the context instead: every loader, the
-// training and the predictions check it, and the command ends within
-// about a second with the same line and code.
-func handleSignals(stderr io.Writer) {
-	ch := make(chan os.Signal, 1)
-	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
-	go func() {
-		<-ch
-		safefile.Abandon()
-		if f, ok := stderr.(*os.File); ok && base.IsTerminal(f.Fd()) {
-			fmt.Fprint(stderr, "\r\033[K") // over a progress bar
-		}
-		fmt.Fprintln(stderr, "grlgq: interrupted")
-		os.Exit(1)
-	}()
-}
+// in a system call (base.HandleSignals): it removes every temporary file
+// of the run (waiting for a commit of the outputs in progress to finish,
+// so each output is either replaced or untouched), prints one line and
+// exits with code 1 without waiting for the work to notice. A caller of
+// runContext (tests, a program embedding the commands) cancels the context
+// instead: every loader, the training and the predictions check it, and
+// the command ends within about a second with the same line and code.
+func handleSignals(stderr io.Writer) { base.HandleSignals("grlgq", stderr, safefile.Abandon) }
 
 // command is one subcommand.
 type command struct {
@@ -189,21 +173,15 @@ func parseFlags(e *env, fs *flag.FlagSet, args []string) error {
 	return err
 }
 
-// report turns a command's error into its exit code, printing it.
+// report turns a command's error into its exit code, printing it
+// (base.Report: one line, the usage after a usage error).
 func report(stderr io.Writer, name string, err error) int {
-	if err == nil || errors.Is(err, errHelp) {
-		return 0
-	}
-	var u *base.UsageError
-	if errors.As(err, &u) {
-		fmt.Fprintf(stderr, "grlgq: %s: %s\n", name, oneLine(u.Msg))
-		printUsage(stderr, u.FlagSet)
-		return 2
-	}
-	msg := oneLine(err.Error())
-	msg = strings.TrimPrefix(msg, "grlgq: ")
-	fmt.Fprintf(stderr, "grlgq: %s: %s\n", name, msg)
-	return 1
+	return base.Report(stderr, "grlgq", name, err, func(w io.Writer) {
+		var u *base.UsageError
+		if errors.As(err, &u) {
+			printUsage(w, u.FlagSet)
+		}
+	})
 }
 
 func printUsage(w io.Writer, fs *flag.FlagSet) {

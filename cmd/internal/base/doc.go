@@ -3,10 +3,13 @@
 // flag sets that report instead of exiting, numeric flags with a range
 // (checked as they are parsed, printed by PrintDefaults), usage errors,
 // the input-limit flags (-max-pixels, -max-set-images, -max-values,
-// -max-file-bytes) and the hint that names them in a limit error.
+// -max-file-bytes) and the hint that names them in a limit error, the one
+// error report (Report: "PROG: CMD: MSG" on one line, the usage after a
+// usage error, exit codes 0, 1, 2), the end on SIGINT or SIGTERM
+// (HandleSignals) and the progress bar.
 //
 // It imports the standard library and dataset/imageset (its Limits) only,
 // so that the edge binary may use it: no loader, no model, no plotting.
-// It prints nothing itself but the usage text it is asked for; exit codes
-// are the binaries' (0 success, 1 failure, 2 bad usage).
+// It prints only what it is asked to (a usage text, a report, a progress
+// bar).
 package base
