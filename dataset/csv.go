@@ -215,9 +215,14 @@ func readCSV(s *source, opt CSV) (*Dataset, error) {
 			var fe *csvError
 			switch {
 			case errors.As(err, &fe) && fe.tooMany && dim < 0:
-				return nil, limitErr(s.name, fmt.Sprintf("line %d", fe.line), imageset.LimitPixels, int64(fe.fields-extra), s.lim.PixelsPerImage)
+				// fe.fields 0: counting stopped (LimitError says "more than").
+				return nil, limitErr(s.name, fmt.Sprintf("line %d", fe.line), imageset.LimitPixels, int64(max(fe.fields-extra, 0)), s.lim.PixelsPerImage)
 			case errors.As(err, &fe) && fe.tooMany:
-				return nil, s.errf(ErrSize, "line %d: %d fields, want %d (%d pixels%s) as on the first line", fe.line, fe.fields, dim+extra, dim, labelWord(labelled))
+				n := strconv.Itoa(fe.fields)
+				if fe.fields == 0 {
+					n = fmt.Sprintf("more than %d", maxFields+csvCountMore)
+				}
+				return nil, s.errf(ErrSize, "line %d: %s fields, want %d (%d pixels%s) as on the first line", fe.line, n, dim+extra, dim, labelWord(labelled))
 			case errors.As(err, &fe):
 				return nil, s.errf(ErrFormat, "line %d: %s", fe.line, fe.msg)
 			case stopErr(err):
@@ -378,12 +383,18 @@ func (r *csvReader) peek() (byte, bool) {
 	return c, ok
 }
 
+// csvCountMore is how many fields past maxFields a record's fields are
+// still counted (for an exact count in the error) before reading stops.
+const csvCountMore = 1 << 16
+
 // record reads the next record and calls use(k, last, field) for each
 // field k (from 0), last true for the record's last one; field is valid
 // during the call only. It returns the number of fields, io.EOF at the end
 // of the input, a *csvError for bad syntax or for more than maxFields
-// fields (the fields after those are counted, not kept or used), or the
-// input's error.
+// fields, or the input's error. The fields after maxFields are counted,
+// not kept or used, up to csvCountMore of them: then reading stops, and
+// the error's count is 0 (unknown: more than maxFields+csvCountMore), so
+// that an endless line costs what was read up to there.
 func (r *csvReader) record(maxFields int64, use func(k int, last bool, field []byte)) (int, error) {
 	if err := r.skipBlank(); err != nil {
 		return 0, err
@@ -399,6 +410,9 @@ func (r *csvReader) record(maxFields int64, use func(k int, last bool, field []b
 		}
 		if int64(k+1) > maxFields {
 			r.skip = true
+			if int64(k+1) > maxFields+csvCountMore {
+				return 0, &csvError{line: r.start, msg: "too many fields", tooMany: true}
+			}
 		}
 		if !r.skip {
 			use(k, last, r.field)
