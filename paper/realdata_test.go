@@ -27,6 +27,9 @@ func TestETH80Real(t *testing.T) {
 	if testing.Short() {
 		t.Skip("real-data protocol; skipped with -short")
 	}
+	if purego {
+		t.Skip("real-data protocol; the normal build runs it (skipped with -tags purego: see purego_on_test.go)")
+	}
 	t0 := time.Now()
 	r, err := Run(context.Background(), "eth80", Options{Dir: dir, Seed: 1, Progress: func(m string) { t.Log(m) }})
 	if err != nil {
@@ -72,6 +75,9 @@ func TestYaleRealOneRepetition(t *testing.T) {
 	dir := realdata.Dir(t, "yaleb32")
 	if testing.Short() {
 		t.Skip("real-data protocol; skipped with -short")
+	}
+	if purego {
+		t.Skip("real-data protocol; the normal build runs it (skipped with -tags purego: see purego_on_test.go)")
 	}
 	t0 := time.Now()
 	r, err := Run(context.Background(), "yale", Options{Dir: dir, Seed: 1, Runs: 1})
