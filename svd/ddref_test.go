@@ -1,6 +1,9 @@
 package svd
 
-import "math"
+import (
+	"math"
+	"slices"
+)
 
 // dd is a double-double number hi + lo (|lo| <= ulp(hi)/2), about 106
 // bits: the tests' reference singular values are computed with it, so
@@ -129,6 +132,7 @@ func ddValues(n int, a []float64) []float64 {
 		v := dot(g[c], g[c]).sqrt()
 		sv[c] = v.hi + v.lo
 	}
-	sortValues(sv)
+	slices.Sort(sv) // descending, as the kernels return them
+	slices.Reverse(sv)
 	return sv
 }
