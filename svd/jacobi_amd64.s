@@ -14,7 +14,7 @@ TEXT ·load8AVX512(SB), NOSPLIT, $0-64
 	MOVQ         lda+32(FP), SI
 	MOVQ         lanes+40(FP), DI
 	MOVQ         params+48(FP), R8
-	VMOVDQU64    (DX), Z20
+	VMOVDQU64    (DX), Z8
 	VBROADCASTSD 112(R8), Z22
 	VBROADCASTSD 104(R8), Z23
 	VPXORQ       Z21, Z21, Z21
@@ -35,7 +35,7 @@ lrow:
 lcol:
 	KMOVW       K3, K5
 	VPXORQ      Z0, Z0, Z0
-	VGATHERQPD  (R10)(Z20*1), K5, Z0
+	VGATHERQPD  (R10)(Z8*1), K5, Z0
 	VMOVUPD     Z0, (R11)
 	VPANDQ      Z0, Z23, Z1
 	VMAXPD      Z1, Z21, Z21
