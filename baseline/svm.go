@@ -1,0 +1,248 @@
+package baseline
+
+import (
+	"fmt"
+	"math/rand/v2"
+
+	"github.com/grlgq/grlgq/internal/folds"
+)
+
+// SVMFold is how the SVM of one outer fold was set up.
+type SVMFold struct {
+	// C is the penalty used for the fold's classifier.
+	C float64 `json:"c"`
+	// InnerFolds is K of the inner cross-validation that chose C; 0 when
+	// there was none (fewer than two training sets could be validated)
+	// and C is Options.DefaultC.
+	InnerFolds int `json:"inner_folds"`
+	// Kept counts the training sets of one-set classes: they are in every
+	// inner training part and never validated.
+	Kept int `json:"kept,omitempty"`
+	// InnerAccuracy is the chosen C's inner cross-validation accuracy
+	// (0 without inner CV).
+	InnerAccuracy float64 `json:"inner_accuracy"`
+	// Iterations counts the SMO pair updates of the fold (inner CV and
+	// final fit); Unconverged the binary problems stopped by the iteration
+	// cap before meeting the tolerance (their solution is still used).
+	Iterations  int `json:"iterations"`
+	Unconverged int `json:"unconverged,omitempty"`
+}
+
+// Note says in words how C was chosen: "C=4 by inner 5-fold CV",
+// "... (3 one-set classes always trained)" or "C=1 default: no inner CV
+// (fewer than 2 sets to validate)".
+func (f SVMFold) Note() string {
+	if f.InnerFolds == 0 {
+		return fmt.Sprintf("C=%g default: no inner CV (fewer than 2 sets to validate)", f.C)
+	}
+	s := fmt.Sprintf("C=%g by inner %d-fold CV", f.C, f.InnerFolds)
+	if f.Kept > 0 {
+		s += fmt.Sprintf(" (%d one-set classes always trained)", f.Kept)
+	}
+	return s
+}
+
+// svmSetup is what the SVM runs need besides the data.
+type svmSetup struct {
+	grid     []float64 // ascending
+	defaultC float64
+	tol      float64
+	maxIter  int // 0: max(100000, 100 n) per binary problem
+	inner    int // inner folds
+	seed     uint64
+}
+
+// streamInner is the PCG stream of the inner folds ("SVMI"); outer fold f
+// uses streamInner + f.
+const streamInner = 0x53564d49_00000000
+
+// innerSplits deals the training part train (classes cls) into at most
+// s.inner folds with folds.Deal: classes of one item are kept out of every
+// validation part; with fewer than 2 items left there are no folds.
+// Returned indices are positions in train.
+func (s *svmSetup) innerSplits(train, cls []int, nc int, fold int) (tr, va [][]int, kept int) {
+	byClass := make([][]int, nc)
+	for t := range train {
+		byClass[cls[t]] = append(byClass[cls[t]], t)
+	}
+	eligible := 0
+	for c, idx := range byClass {
+		if len(idx) == 1 {
+			kept++
+			byClass[c] = nil
+		} else {
+			eligible += len(idx)
+		}
+	}
+	k := min(s.inner, eligible)
+	if k < 2 {
+		return nil, nil, kept
+	}
+	rng := rand.New(rand.NewPCG(s.seed, streamInner+uint64(fold)))
+	in := folds.Deal(len(train), byClass, k, rng)
+	val := make([]bool, len(train))
+	for _, idx := range byClass {
+		for _, t := range idx {
+			val[t] = true
+		}
+	}
+	tr, va = make([][]int, k), make([][]int, k)
+	for t := range train {
+		for f := range k {
+			if val[t] && in[t] == f {
+				va[f] = append(va[f], t)
+			} else {
+				tr[f] = append(tr[f], t)
+			}
+		}
+	}
+	return tr, va, kept
+}
+
+// svmWork is one goroutine's scratch for the SVM.
+type svmWork struct {
+	s     smo
+	dec   []float64 // decision values: [c][duel][test]
+	votes []int
+	score []float64
+	idx   []int
+	sub   []int
+}
+
+// ovoPredict trains one-vs-one SVMs on the samples train (compact classes
+// cls, nc classes in all) for every penalty of grid in order (each
+// binary problem warm-started from its solution for the previous penalty)
+// and writes, for grid[g], the predicted class of test[t] to
+// pred[g*len(test)+t]. It returns the SMO iterations and the number of
+// binary problems stopped by the cap.
+//
+// The classes of the training part are dueled in pairs (a < b, class a the
+// positive side); a test sample gets a vote from each duel (f > 0: a,
+// else b) and its class is the one with the most votes, ties going to the
+// larger sum of its duels' decision values (f for a, −f for b), then to the
+// lower class.
+func ovoPredict(p *Pairs, train, cls []int, nc int, grid []float64, test []int, pred []int, st *svmSetup, w *svmWork) (iters, unconverged int) {
+	present := make([][]int, nc) // positions in train, by class
+	for t, c := range cls {
+		present[c] = append(present[c], t)
+	}
+	var classes []int
+	for c, idx := range present {
+		if len(idx) > 0 {
+			classes = append(classes, c)
+		}
+	}
+	nt := len(test)
+	if len(classes) == 1 {
+		for g := range grid {
+			for t := range nt {
+				pred[g*nt+t] = classes[0]
+			}
+		}
+		return 0, 0
+	}
+	nd := len(classes) * (len(classes) - 1) / 2
+	w.dec = grow(w.dec, len(grid)*nd*nt)
+	duel := 0
+	for ia, a := range classes {
+		for _, b := range classes[ia+1:] {
+			it, un := w.duel(p, train, present[a], present[b], grid, test, nd, duel, st)
+			iters += it
+			unconverged += un
+			duel++
+		}
+	}
+	if cap(w.votes) < nc {
+		w.votes = make([]int, nc)
+	}
+	votes := w.votes[:nc]
+	if cap(w.score) < nc {
+		w.score = make([]float64, nc)
+	}
+	score := w.score[:nc]
+	for g := range grid {
+		for t := range nt {
+			clear(votes)
+			clear(score)
+			duel := 0
+			for ia, a := range classes {
+				for _, b := range classes[ia+1:] {
+					f := w.dec[(g*nd+duel)*nt+t]
+					if f > 0 {
+						votes[a]++
+					} else {
+						votes[b]++
+					}
+					score[a] += f
+					score[b] -= f
+					duel++
+				}
+			}
+			best := classes[0]
+			for _, c := range classes[1:] {
+				if votes[c] > votes[best] || votes[c] == votes[best] && score[c] > score[best] {
+					best = c
+				}
+			}
+			pred[g*nt+t] = best
+		}
+	}
+	return iters, unconverged
+}
+
+// duel solves the binary problem of classes a (positions pa in train, the
+// positive side) and b (pb) for every penalty of grid and writes the
+// decision values of the test samples to w.dec.
+func (w *svmWork) duel(p *Pairs, train, pa, pb []int, grid []float64, test []int, nd, duel int, st *svmSetup) (iters, unconverged int) {
+	w.idx = append(append(w.idx[:0], pa...), pb...)
+	n := len(w.idx)
+	k, y := w.s.reset(n)
+	for r, tr := range w.idx {
+		i := train[tr]
+		row := k[r*n : r*n+n]
+		for c, tc := range w.idx {
+			row[c] = p.Kernel(i, train[tc])
+		}
+		y[r] = 1
+		if r >= len(pa) {
+			y[r] = -1
+		}
+	}
+	maxIter := st.maxIter
+	if maxIter <= 0 {
+		maxIter = max(100000, 100*n)
+	}
+	nt := len(test)
+	for g, c := range grid {
+		w.s.start(g > 0)
+		rho, it, ok := w.s.solve(c, st.tol, maxIter)
+		iters += it
+		if !ok {
+			unconverged++
+		}
+		// Support vectors only: α_i y_i K(x_i, q) summed in index order.
+		w.sub = w.sub[:0]
+		for r, a := range w.s.alpha {
+			if a != 0 {
+				w.sub = append(w.sub, r)
+			}
+		}
+		dec := w.dec[(g*nd+duel)*nt : (g*nd+duel+1)*nt]
+		for t, q := range test {
+			f := -rho
+			for _, r := range w.sub {
+				f += float64(w.s.alpha[r] * y[r] * p.Kernel(train[w.idx[r]], q))
+			}
+			dec[t] = f
+		}
+	}
+	return iters, unconverged
+}
+
+func pick(x []int, idx []int) []int {
+	out := make([]int, len(idx))
+	for i, j := range idx {
+		out[i] = x[j]
+	}
+	return out
+}
