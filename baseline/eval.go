@@ -21,7 +21,7 @@ var (
 	// ErrData: unusable samples, labels, splits or options (wrong shape,
 	// a basis that is not orthonormal, a negative label, an index out of
 	// range, a sample both in a split's training and validation parts).
-	ErrData = errors.New("baseline: bad data")
+	ErrData = errors.New("bad data")
 	// ErrNotFinite is the module's one "not finite" sentinel (the same
 	// value as subspace.ErrNotFinite and model.ErrNotFinite): a NaN or ±Inf
 	// in a basis.
@@ -61,11 +61,11 @@ type Options struct {
 	MaxIter int
 }
 
-// DefaultCGrid is the SVM's default grid of penalties: 2^-4, 2^-2, ...,
+// DefaultCGrid is the SVM's default grid of penalties: 2^-6, 2^-4, ...,
 // 2^10. The projection kernel lies in [0, d] with K(X, X) = d.
 func DefaultCGrid() []float64 {
 	var g []float64
-	for e := -4; e <= 10; e += 2 {
+	for e := -6; e <= 10; e += 2 {
 		g = append(g, math.Ldexp(1, e))
 	}
 	return g

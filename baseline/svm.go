@@ -12,8 +12,8 @@ type SVMFold struct {
 	// C is the penalty used for the fold's classifier.
 	C float64 `json:"c"`
 	// InnerFolds is K of the inner cross-validation that chose C; 0 when
-	// there was none (fewer than two training sets could be validated)
-	// and C is Options.DefaultC.
+	// there was none (fewer than two training sets could be validated, or
+	// the training part has a single class) and C is Options.DefaultC.
 	InnerFolds int `json:"inner_folds"`
 	// Kept counts the training sets of one-set classes: they are in every
 	// inner training part and never validated.
@@ -30,10 +30,10 @@ type SVMFold struct {
 
 // Note says in words how C was chosen: "C=4 by inner 5-fold CV",
 // "... (3 one-set classes always trained)" or "C=1 default: no inner CV
-// (fewer than 2 sets to validate)".
+// (fewer than 2 sets to validate or 1 class)".
 func (f SVMFold) Note() string {
 	if f.InnerFolds == 0 {
-		return fmt.Sprintf("C=%g default: no inner CV (fewer than 2 sets to validate)", f.C)
+		return fmt.Sprintf("C=%g default: no inner CV (fewer than 2 sets to validate or 1 class)", f.C)
 	}
 	s := fmt.Sprintf("C=%g by inner %d-fold CV", f.C, f.InnerFolds)
 	if f.Kept > 0 {
@@ -58,15 +58,19 @@ const streamInner = 0x53564d49_00000000
 
 // innerSplits deals the training part train (classes cls) into at most
 // s.inner folds with folds.Deal: classes of one item are kept out of every
-// validation part; with fewer than 2 items left there are no folds.
+// validation part; with fewer than 2 items left, or a single class, there
+// are no folds.
 // Returned indices are positions in train.
 func (s *svmSetup) innerSplits(train, cls []int, nc int, fold int) (tr, va [][]int, kept int) {
 	byClass := make([][]int, nc)
 	for t := range train {
 		byClass[cls[t]] = append(byClass[cls[t]], t)
 	}
-	eligible := 0
+	eligible, classes := 0, 0
 	for c, idx := range byClass {
+		if len(idx) > 0 {
+			classes++
+		}
 		if len(idx) == 1 {
 			kept++
 			byClass[c] = nil
@@ -75,7 +79,7 @@ func (s *svmSetup) innerSplits(train, cls []int, nc int, fold int) (tr, va [][]i
 		}
 	}
 	k := min(s.inner, eligible)
-	if k < 2 {
+	if k < 2 || classes < 2 {
 		return nil, nil, kept
 	}
 	rng := rand.New(rand.NewPCG(s.seed, streamInner+uint64(fold)))
@@ -162,46 +166,61 @@ func ovoPredict(p *Pairs, train, cls []int, nc int, grid []float64, test []int, 
 	score := w.score[:nc]
 	for g := range grid {
 		for t := range nt {
-			clear(votes)
-			clear(score)
-			duel := 0
-			for ia, a := range classes {
-				for _, b := range classes[ia+1:] {
-					f := w.dec[(g*nd+duel)*nt+t]
-					if f > 0 {
-						votes[a]++
-					} else {
-						votes[b]++
-					}
-					score[a] += f
-					score[b] -= f
-					duel++
-				}
-			}
-			best := classes[0]
-			for _, c := range classes[1:] {
-				if votes[c] > votes[best] || votes[c] == votes[best] && score[c] > score[best] {
-					best = c
-				}
-			}
-			pred[g*nt+t] = best
+			pred[g*nt+t] = vote(classes, w.dec[g*nd*nt+t:], nt, votes, score)
 		}
 	}
 	return iters, unconverged
 }
 
+// vote returns the one-vs-one decision among classes (ascending) from the
+// decision values of their duels (a, b), a < b in the order of the loops
+// over classes, duel i's value at dec[i*stride]: each duel votes for a
+// when its value is positive, else for b; the most votes win, ties going
+// to the larger sum of the class's decision values (f for a, −f for b),
+// then to the lower class. votes and score (len >= the largest class + 1)
+// are scratch.
+func vote(classes []int, dec []float64, stride int, votes []int, score []float64) int {
+	for _, c := range classes {
+		votes[c], score[c] = 0, 0
+	}
+	duel := 0
+	for ia, a := range classes {
+		for _, b := range classes[ia+1:] {
+			f := dec[duel*stride]
+			if f > 0 {
+				votes[a]++
+			} else {
+				votes[b]++
+			}
+			score[a] += f
+			score[b] -= f
+			duel++
+		}
+	}
+	best := classes[0]
+	for _, c := range classes[1:] {
+		if votes[c] > votes[best] || votes[c] == votes[best] && score[c] > score[best] {
+			best = c
+		}
+	}
+	return best
+}
+
 // duel solves the binary problem of classes a (positions pa in train, the
 // positive side) and b (pb) for every penalty of grid and writes the
-// decision values of the test samples to w.dec.
+// decision values of the test samples to w.dec. The kernel is the
+// projection kernel divided by d (K(X, X) = 1), so that C means the same
+// for every subspace dimension.
 func (w *svmWork) duel(p *Pairs, train, pa, pb []int, grid []float64, test []int, nd, duel int, st *svmSetup) (iters, unconverged int) {
 	w.idx = append(append(w.idx[:0], pa...), pb...)
 	n := len(w.idx)
 	k, y := w.s.reset(n)
+	scale := 1 / float64(p.d)
 	for r, tr := range w.idx {
 		i := train[tr]
 		row := k[r*n : r*n+n]
 		for c, tc := range w.idx {
-			row[c] = p.Kernel(i, train[tc])
+			row[c] = p.Kernel(i, train[tc]) * scale
 		}
 		y[r] = 1
 		if r >= len(pa) {
@@ -231,7 +250,7 @@ func (w *svmWork) duel(p *Pairs, train, pa, pb []int, grid []float64, test []int
 		for t, q := range test {
 			f := -rho
 			for _, r := range w.sub {
-				f += float64(w.s.alpha[r] * y[r] * p.Kernel(train[w.idx[r]], q))
+				f += float64(w.s.alpha[r] * y[r] * (p.Kernel(train[w.idx[r]], q) * scale))
 			}
 			dec[t] = f
 		}

@@ -1,0 +1,79 @@
+package baseline
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/grlgq/grlgq/dataset/imageset"
+	"github.com/grlgq/grlgq/internal/realdata"
+	"github.com/grlgq/grlgq/subspace"
+)
+
+// eth80 loads ETH-80 as the paper protocol does: gray 20x20 views, one
+// object (41 views) = one set, its d-dimensional subspace.
+func eth80(t *testing.T, d int) ([]*subspace.Subspace, []int) {
+	dir := realdata.Dir(t, "eth80")
+	tree, err := imageset.Load(filepath.Join(dir, "eth80"), imageset.Options{Width: 20, Height: 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var x []*subspace.Subspace
+	var y []int
+	for _, s := range tree.Sets {
+		sub, err := subspace.FromImages(s.Images, d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		x = append(x, sub)
+		y = append(y, s.Class)
+	}
+	return x, y
+}
+
+// TestETH80 runs the baselines on ETH-80 (80 objects of 8 categories, d =
+// 5) under stratified 10-fold cross-validation (one object of every
+// category validates) and leave-one-object-out, and checks that they are
+// sane: 1-NN and the SVM far above chance (12.5%).
+func TestETH80(t *testing.T) {
+	x, y := eth80(t, 5)
+	loo := make([]Split, len(x))
+	for i := range x {
+		for j := range x {
+			if j != i {
+				loo[i].Train = append(loo[i].Train, j)
+			}
+		}
+		loo[i].Val = []int{i}
+	}
+	p, err := NewPairs(context.Background(), x, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("pair table of %d sets: %s", len(x), p.Duration())
+	for _, tc := range []struct {
+		name   string
+		splits []Split
+	}{{"10-fold", kfold(y, 10, 1)}, {"leave-one-object-out", loo}} {
+		t0 := time.Now()
+		res, err := p.Evaluate(context.Background(), y, tc.splits, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b strings.Builder
+		res.Summary().WriteText(&b)
+		cs := map[float64]int{}
+		for _, f := range res.Method(Method{Kind: SVM}).SVM {
+			cs[f.C]++
+		}
+		t.Logf("%s (%s; SVM C chosen: %v):\n%s", tc.name, time.Since(t0), cs, b.String())
+		if nn := res.Methods[0]; nn.Mean < 0.8 {
+			t.Errorf("%s: 1-NN geodesic %.3f", tc.name, nn.Mean)
+		}
+		if svm := res.Method(Method{Kind: SVM}); svm.Mean < 0.9 {
+			t.Errorf("%s: SVM %.3f", tc.name, svm.Mean)
+		}
+	}
+}
