@@ -1,7 +1,7 @@
 // Package baseline runs the classifiers a reviewer of an image-set paper
 // asks for beside GRLGQ, on the same splits: nearest neighbours under the
-// geodesic, chordal and first-angle (MSM) distances, k-NN, and a
-// projection-kernel SVM. It is a tool over subspaces like package
+// geodesic, chordal and first-angle (MSM) distances, k-NN, a
+// projection-kernel SVM and Grassmann Discriminant Analysis. It is a tool over subspaces like package
 // selection is over the model: it imports subspace, svd, kernels and score
 // (and internal/folds, internal/numerr), never model, dataset or anything
 // with files, so a program can put baseline rows beside any method's
@@ -64,22 +64,35 @@
 // LIBSVM's WSS2, no shrinking: problems are small and the kernel is in
 // memory), stopping at a maximal KKT violation below Options.Tol (1e-3)
 // or after Options.MaxIter pair updates (default max(100000, 100 n);
-// SVMFold.Unconverged counts those); ties in the selection go to the
+// Tuned.Unconverged counts those); ties in the selection go to the
 // lowest index.
 //
-// C is chosen per outer split by an inner stratified cross-validation on
-// the split's training part only, over Options.CGrid (default 2^-6, 2^-4,
-// ..., 2^10, ascending; the problem for each C is warm-started from the
-// solution for the previous one): the highest inner accuracy, ties to the
-// smaller C. The inner folds are dealt by folds.Deal (the repository's one
-// stratified rule) with the PCG stream 0x53564d4900000000 + split of
-// Options.Seed, K = Options.InnerFolds (5) lowered to the number of sets
-// that can be validated; a class with a single training set is kept in
-// every inner training part and never validated (it could not be learnt
-// from its own fold), and a class smaller than K simply misses some
-// validation folds. With fewer than two sets to validate, or a single
-// class, there is no inner CV and C is Options.DefaultC (1). SVMFold
-// records which happened (Note words it).
+// GDA (Hamm and Lee, ICML 2008; not in DefaultMethods: its cost grows as
+// N³ in the training part, MaxGDATrain bounds N) is kernel Fisher
+// discriminant analysis with the same normalised kernel: the C − 1
+// directions maximising between-class over regularised within-class
+// scatter, αᵀK(V − 11ᵀ/N)Kα / αᵀ(K(I − V)K + σ²I)α with σ² =
+// r·tr(K(I − V)K)/N, scaled to αᵀBα = 1, found through the C x C problem
+// Gᵀ B⁻¹ G (the between-class matrix is G Gᵀ of rank C − 1; Cholesky of B
+// and Jacobi rotations, written here), then the nearest training
+// projection (Euclidean, ties to the lower position).
+//
+// The SVM's C and GDA's r are chosen per outer split by an inner
+// stratified cross-validation on the split's training part only, over
+// Options.CGrid (default 2^-6, 2^-4, ..., 2^10; each binary problem is
+// warm-started from its solution for the previous C) and Options.GDAGrid
+// (1e-4, 1e-3, ..., 10): the highest inner accuracy, ties to the more
+// regularised model (the smaller C, the larger r). The inner folds are
+// dealt by folds.Deal (the repository's one stratified rule) with the PCG
+// stream 0x53564d4900000000 + split of Options.Seed, the same for both
+// methods, K = Options.InnerFolds (5) lowered to the number of sets that
+// can be validated; a class with a single training set is kept in every
+// inner training part and never validated (it could not be learnt from
+// its own fold), and a class smaller than K simply misses some validation
+// folds. With fewer than two sets to validate, or a single class, there is
+// no inner CV and the parameter is Options.DefaultC (1) or
+// Options.GDADefault (1e-2). MethodResult.Tuned records which happened per
+// split (Tuned.Note words it).
 //
 // # Evaluation
 //

@@ -54,6 +54,11 @@ type Options struct {
 	CGrid []float64
 	// DefaultC is the SVM's C where no inner CV is possible (default 1).
 	DefaultC float64
+	// GDAGrid is GDA's relative regularisations r (σ² = r·tr(K(I − V)K)/N)
+	// to choose from (default DefaultGDAGrid), GDADefault the one used
+	// where no inner CV is possible (default 1e-2).
+	GDAGrid    []float64
+	GDADefault float64
 	// Tol is the SMO stopping tolerance on the maximal KKT violation
 	// (default 1e-3, LIBSVM's); MaxIter caps the pair updates of one
 	// binary problem (default max(100000, 100 n)).
@@ -71,6 +76,11 @@ func DefaultCGrid() []float64 {
 	return g
 }
 
+// DefaultGDAGrid is GDA's default grid of relative regularisations: 1e-4,
+// 1e-3, ..., 10 (from barely regularised to nearly isotropic: at r = 10 the
+// within-class scatter hardly shapes the directions).
+func DefaultGDAGrid() []float64 { return []float64{1e-4, 1e-3, 1e-2, 1e-1, 1, 10} }
+
 // MethodResult is one baseline's row: its accuracy on every split.
 type MethodResult struct {
 	Method Method `json:"method"`
@@ -87,11 +97,21 @@ type MethodResult struct {
 	// Versus is the paired comparison with the reference given to
 	// Result.CompareTo (this method minus the reference); nil without.
 	Versus *Paired `json:"versus,omitempty"`
-	// SVM says, per split, how the SVM was set up (SVM only).
-	SVM []SVMFold `json:"svm,omitempty"`
+	// Tuned says, per split, how the parameter of the SVM or GDA was
+	// chosen (nil for NN).
+	Tuned []Tuned `json:"tuned,omitempty"`
 	// Time is the compute time spent on this method (summed over the
 	// goroutines; the shared pair table is Result.PairsTime).
 	Time time.Duration `json:"time_ns"`
+}
+
+// Note says how the parameter of a tuned method was chosen on split f
+// (Tuned.Note), "" for NN.
+func (m *MethodResult) Note(f int) string {
+	if m.Tuned == nil {
+		return ""
+	}
+	return m.Tuned[f].Note(m.Method.ParamName())
 }
 
 // Reference is another method's per-split accuracies (e.g. GRLGQ's on the
@@ -234,6 +254,20 @@ func Evaluate(ctx context.Context, x []*subspace.Subspace, y []int, splits []Spl
 	return p.Evaluate(ctx, y, splits, opt)
 }
 
+// checkGrid returns a sorted copy of grid (def if nil), or an error if it
+// is empty or holds a value that is not positive and finite.
+func checkGrid(what string, grid, def []float64) ([]float64, error) {
+	if grid == nil {
+		grid = def
+	}
+	grid = slices.Clone(grid)
+	slices.Sort(grid)
+	if len(grid) == 0 || slices.ContainsFunc(grid, func(v float64) bool { return !(v > 0) || math.IsInf(v, 0) }) {
+		return nil, fmt.Errorf("baseline: %w: %s %v (want positive finite values)", ErrData, what, grid)
+	}
+	return grid, nil
+}
+
 // plan is Evaluate's checked input.
 type plan struct {
 	cls    []int // compact class of every sample
@@ -268,19 +302,23 @@ func prepare(y []int, splits []Split, opt *Options) (*plan, error) {
 	if opt.InnerFolds < 2 {
 		return nil, fmt.Errorf("baseline: %w: %d inner folds, want at least 2", ErrData, opt.InnerFolds)
 	}
-	if opt.CGrid == nil {
-		opt.CGrid = DefaultCGrid()
+	var err error
+	if opt.CGrid, err = checkGrid("C grid", opt.CGrid, DefaultCGrid()); err != nil {
+		return nil, err
 	}
-	opt.CGrid = slices.Clone(opt.CGrid)
-	slices.Sort(opt.CGrid)
-	if len(opt.CGrid) == 0 || !(opt.CGrid[0] > 0) || math.IsInf(opt.CGrid[len(opt.CGrid)-1], 0) || slices.ContainsFunc(opt.CGrid, math.IsNaN) {
-		return nil, fmt.Errorf("baseline: %w: C grid %v (want positive finite values)", ErrData, opt.CGrid)
+	if opt.GDAGrid, err = checkGrid("GDA regularisation grid", opt.GDAGrid, DefaultGDAGrid()); err != nil {
+		return nil, err
 	}
 	if opt.DefaultC == 0 {
 		opt.DefaultC = 1
 	}
-	if !(opt.DefaultC > 0) || math.IsInf(opt.DefaultC, 0) {
-		return nil, fmt.Errorf("baseline: %w: default C %v", ErrData, opt.DefaultC)
+	if opt.GDADefault == 0 {
+		opt.GDADefault = 1e-2
+	}
+	for _, v := range []float64{opt.DefaultC, opt.GDADefault} {
+		if !(v > 0) || math.IsInf(v, 0) {
+			return nil, fmt.Errorf("baseline: %w: default parameter %v (want positive and finite)", ErrData, v)
+		}
 	}
 	if opt.Tol == 0 {
 		opt.Tol = 1e-3
@@ -346,7 +384,16 @@ func (p *Pairs) Evaluate(ctx context.Context, y []int, splits []Split, opt Optio
 	if err != nil {
 		return nil, err
 	}
-	st := &svmSetup{grid: opt.CGrid, defaultC: opt.DefaultC, tol: opt.Tol, maxIter: opt.MaxIter, inner: opt.InnerFolds, seed: opt.Seed}
+	st := &svmSetup{tol: opt.Tol, maxIter: opt.MaxIter}
+	tuners := map[Kind]*tuner{
+		SVM: {grid: opt.CGrid, def: opt.DefaultC, fit: func(p *Pairs, train, cls []int, nc int, grid []float64, test, pred []int, w *work) (int, int, error) {
+			it, un := ovoPredict(p, train, cls, nc, grid, test, pred, st, &w.svm)
+			return it, un, nil
+		}},
+		GDA: {grid: opt.GDAGrid, def: opt.GDADefault, up: true, fit: func(p *Pairs, train, cls []int, nc int, grid []float64, test, pred []int, w *work) (int, int, error) {
+			return 0, 0, gdaPredict(p, train, cls, nc, grid, test, pred, &w.gda)
+		}},
+	}
 	nf, nm := len(splits), len(opt.Methods)
 	res := &Result{
 		Methods:       make([]MethodResult, nm),
@@ -357,85 +404,99 @@ func (p *Pairs) Evaluate(ctx context.Context, y []int, splits []Split, opt Optio
 		SubspaceDim:   p.d,
 		PairsTime:     p.dur,
 	}
-	// pred[m][f] are method m's predictions on split f's validation part.
+	// pred[m][f] are method m's predictions on split f's validation part;
+	// times[m][f] the time spent on them.
 	pred := make([][][]int, nm)
 	times := make([][]time.Duration, nm)
-	svmRow := -1
 	for m, meth := range opt.Methods {
 		pred[m] = make([][]int, nf)
 		times[m] = make([]time.Duration, nf)
 		for f := range nf {
 			pred[m][f] = make([]int, len(pl.val[f]))
 		}
-		if meth.Kind == SVM {
-			svmRow = m
-			res.Methods[m].SVM = make([]SVMFold, nf)
+		if tuners[meth.Kind] != nil {
+			res.Methods[m].Tuned = make([]Tuned, nf)
 		}
 	}
 
-	// Phase 1: the SVM's inner cross-validation, one job per (split,
-	// inner fold), and the NN methods, one job per split.
-	type innerJob struct {
-		f, k    int
-		tr, va  []int // sample indices
-		ctr     []int
-		cva     []int
-		correct []int // per C
-		kept    int
+	// The inner folds of every split (shared by the tuned methods).
+	type innerSplit struct {
+		tr, va, ctr, cva []int // sample indices and their classes
 	}
-	var inner []*innerJob
-	innerOf := make([][]*innerJob, nf)
-	if svmRow >= 0 {
+	inner := make([][]innerSplit, nf)
+	kept := make([]int, nf)
+	for f := range nf {
+		tr, va, k := innerSplits(pl.train[f], pl.ctrain[f], pl.nc, opt.InnerFolds, opt.Seed, f)
+		kept[f] = k
+		for i := range tr {
+			inner[f] = append(inner[f], innerSplit{
+				tr: pick(pl.train[f], tr[i]), va: pick(pl.train[f], va[i]),
+				ctr: pick(pl.ctrain[f], tr[i]), cva: pick(pl.ctrain[f], va[i]),
+			})
+		}
+	}
+
+	// Phase 1: the inner cross-validation of each tuned method, one job
+	// per (method, split, inner fold), then the NN methods, one job per
+	// split.
+	type innerJob struct {
+		m, f, i    int
+		correct    []int // per grid value
+		iters, unc int
+		dur        time.Duration
+	}
+	var jobs []*innerJob
+	for m, meth := range opt.Methods {
+		tu := tuners[meth.Kind]
+		if tu == nil {
+			continue
+		}
 		for f := range nf {
-			tr, va, kept := st.innerSplits(pl.train[f], pl.ctrain[f], pl.nc, f)
-			res.Methods[svmRow].SVM[f].Kept = kept
-			for k := range tr {
-				j := &innerJob{f: f, k: k,
-					tr: pick(pl.train[f], tr[k]), va: pick(pl.train[f], va[k]),
-					ctr: pick(pl.ctrain[f], tr[k]), cva: pick(pl.ctrain[f], va[k]),
-					correct: make([]int, len(st.grid)), kept: kept}
-				inner = append(inner, j)
-				innerOf[f] = append(innerOf[f], j)
+			for i := range inner[f] {
+				jobs = append(jobs, &innerJob{m: m, f: f, i: i, correct: make([]int, len(tu.grid))})
 			}
 		}
 	}
 	hasNN := slices.ContainsFunc(opt.Methods, func(m Method) bool { return m.Kind == NN })
-	innerIters := make([]int, len(inner))
-	innerUnconv := make([]int, len(inner))
-	innerTime := make([]time.Duration, len(inner))
-	jobs1 := len(inner)
+	njobs := len(jobs)
 	if hasNN {
-		jobs1 += nf
+		njobs += nf
 	}
 	workers := opt.Workers
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
-	scratch := make([]*svmWork, workers)
+	scratch := make([]*work, max(1, workers))
 	for w := range scratch {
-		scratch[w] = new(svmWork)
+		scratch[w] = new(work)
 	}
-	err = parallel(ctx, workers, jobs1, func(w, j int) error {
+	maxK := 0
+	for _, m := range opt.Methods {
+		maxK = max(maxK, m.K)
+	}
+	err = parallel(ctx, workers, njobs, func(w, j int) error {
 		t0 := time.Now()
-		if j < len(inner) {
-			job := inner[j]
-			ip := make([]int, len(st.grid)*len(job.va))
-			innerIters[j], innerUnconv[j] = ovoPredict(p, job.tr, job.ctr, pl.nc, st.grid, job.va, ip, st, scratch[w])
-			for g := range st.grid {
-				for t, c := range job.cva {
-					if ip[g*len(job.va)+t] == c {
+		if j < len(jobs) {
+			job := jobs[j]
+			tu := tuners[opt.Methods[job.m].Kind]
+			in := inner[job.f][job.i]
+			ip := make([]int, len(tu.grid)*len(in.va))
+			var err error
+			job.iters, job.unc, err = tu.fit(p, in.tr, in.ctr, pl.nc, tu.grid, in.va, ip, scratch[w])
+			if err != nil {
+				return fmt.Errorf("%w (split %d, inner fold %d)", err, job.f, job.i)
+			}
+			for g := range tu.grid {
+				for t, c := range in.cva {
+					if ip[g*len(in.va)+t] == c {
 						job.correct[g]++
 					}
 				}
 			}
-			innerTime[j] = time.Since(t0)
+			job.dur = time.Since(t0)
 			return nil
 		}
-		f := j - len(inner)
-		maxK := 0
-		for _, m := range opt.Methods {
-			maxK = max(maxK, m.K)
-		}
+		f := j - len(jobs)
 		best := make([]neighbour, 0, min(maxK, len(pl.train[f])))
 		votes := make([]int, pl.nc)
 		for m, meth := range opt.Methods {
@@ -454,49 +515,72 @@ func (p *Pairs) Evaluate(ctx context.Context, y []int, splits []Split, opt Optio
 		return nil, err
 	}
 
-	// Phase 2: the SVM of each split with the C its inner CV chose.
-	if svmRow >= 0 {
-		rows := res.Methods[svmRow].SVM
+	// Phase 2: each tuned method on each split with the parameter its
+	// inner CV chose (the highest inner accuracy, ties to the more
+	// regularised model: the smaller C, the larger GDA regularisation).
+	correct := make([][][]int, nm) // [m][f][g]
+	for _, job := range jobs {
+		if correct[job.m] == nil {
+			correct[job.m] = make([][]int, nf)
+		}
+		c := correct[job.m]
+		if c[job.f] == nil {
+			c[job.f] = make([]int, len(job.correct))
+		}
+		for g, v := range job.correct {
+			c[job.f][g] += v
+		}
+		tf := &res.Methods[job.m].Tuned[job.f]
+		tf.Iterations += job.iters
+		tf.Unconverged += job.unc
+		times[job.m][job.f] += job.dur
+	}
+	type finalJob struct{ m, f int }
+	var finals []finalJob
+	for m, meth := range opt.Methods {
+		tu := tuners[meth.Kind]
+		if tu == nil {
+			continue
+		}
 		for f := range nf {
-			sf := &rows[f]
-			if len(innerOf[f]) == 0 {
-				sf.C = st.defaultC
+			tf := &res.Methods[m].Tuned[f]
+			tf.Kept = kept[f]
+			finals = append(finals, finalJob{m, f})
+			if len(inner[f]) == 0 {
+				tf.Param = tu.def
 				continue
 			}
-			sf.InnerFolds = len(innerOf[f])
-			correct := make([]int, len(st.grid))
+			tf.InnerFolds = len(inner[f])
 			total := 0
-			for _, job := range innerOf[f] {
-				for g, c := range job.correct {
-					correct[g] += c
-				}
-				total += len(job.va)
+			for _, in := range inner[f] {
+				total += len(in.va)
 			}
-			best := 0 // ties go to the smaller C
-			for g := range correct {
-				if correct[g] > correct[best] {
+			cf := correct[m][f]
+			best := 0
+			for g := range cf {
+				if cf[g] > cf[best] || tu.up && cf[g] == cf[best] {
 					best = g
 				}
 			}
-			sf.C = st.grid[best]
-			sf.InnerAccuracy = float64(correct[best]) / float64(total)
+			tf.Param = tu.grid[best]
+			tf.InnerAccuracy = float64(cf[best]) / float64(total)
 		}
-		for j, job := range inner {
-			rows[job.f].Iterations += innerIters[j]
-			rows[job.f].Unconverged += innerUnconv[j]
-			times[svmRow][job.f] += innerTime[j]
-		}
-		err = parallel(ctx, workers, nf, func(w, f int) error {
-			t0 := time.Now()
-			it, un := ovoPredict(p, pl.train[f], pl.ctrain[f], pl.nc, []float64{rows[f].C}, pl.val[f], pred[svmRow][f], st, scratch[w])
-			rows[f].Iterations += it
-			rows[f].Unconverged += un
-			times[svmRow][f] += time.Since(t0)
-			return nil
-		})
+	}
+	err = parallel(ctx, workers, len(finals), func(w, j int) error {
+		m, f := finals[j].m, finals[j].f
+		t0 := time.Now()
+		tf := &res.Methods[m].Tuned[f]
+		it, un, err := tuners[opt.Methods[m].Kind].fit(p, pl.train[f], pl.ctrain[f], pl.nc, []float64{tf.Param}, pl.val[f], pred[m][f], scratch[w])
 		if err != nil {
-			return nil, err
+			return fmt.Errorf("%w (split %d)", err, f)
 		}
+		tf.Iterations += it
+		tf.Unconverged += un
+		times[m][f] += time.Since(t0)
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 
 	for m, meth := range opt.Methods {

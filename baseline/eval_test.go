@@ -105,7 +105,7 @@ func TestEvaluateDeterministic(t *testing.T) {
 	splits := kfold(y, 3, 5)
 	var ref *Result
 	for _, w := range []int{1, 2, 7} {
-		res, err := Evaluate(context.Background(), x, y, splits, Options{Workers: w, Seed: 3})
+		res, err := Evaluate(context.Background(), x, y, splits, Options{Workers: w, Seed: 3, Methods: append(DefaultMethods(), Method{Kind: GDA})})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -118,10 +118,11 @@ func TestEvaluateDeterministic(t *testing.T) {
 			t.Errorf("workers %d: result differs from 1 worker", w)
 		}
 	}
-	svm := ref.Method(Method{Kind: SVM})
-	for f, s := range svm.SVM {
-		if s.InnerFolds != 5 || s.Kept != 0 || s.Unconverged != 0 {
-			t.Errorf("split %d: %+v", f, s)
+	for _, kind := range []Kind{SVM, GDA} {
+		for f, s := range ref.Method(Method{Kind: kind}).Tuned {
+			if s.InnerFolds != 5 || s.Kept != 0 || s.Unconverged != 0 {
+				t.Errorf("%v split %d: %+v", kind, f, s)
+			}
 		}
 	}
 }
@@ -138,9 +139,9 @@ func TestEvaluateSVMSeparable(t *testing.T) {
 	if m.Mean < 0.95 {
 		t.Errorf("SVM accuracy %.3f on separable classes", m.Mean)
 	}
-	for _, f := range m.SVM {
-		if f.InnerFolds != 5 || f.Iterations == 0 || !strings.Contains(f.Note(), "inner 5-fold") {
-			t.Errorf("%+v: %s", f, f.Note())
+	for _, f := range m.Tuned {
+		if f.InnerFolds != 5 || f.Iterations == 0 || !strings.Contains(f.Note("C"), "inner 5-fold") {
+			t.Errorf("%+v: %s", f, f.Note("C"))
 		}
 	}
 }
@@ -163,31 +164,36 @@ func TestEvaluateTinyClasses(t *testing.T) {
 		// CV.
 		{Train: []int{0, 1, 2}, Val: []int{3, 6}},
 	}
-	res, err := Evaluate(context.Background(), x, y, splits, Options{})
+	res, err := Evaluate(context.Background(), x, y, splits, Options{Methods: append(DefaultMethods(), Method{Kind: GDA})})
 	if err != nil {
 		t.Fatal(err)
 	}
-	svm := res.Method(Method{Kind: SVM})
 	want := []struct{ inner, kept int }{{5, 1}, {0, 4}, {5, 2}, {0, 0}}
-	for f, w := range want {
-		s := svm.SVM[f]
-		if s.InnerFolds != w.inner || s.Kept != w.kept {
-			t.Errorf("split %d: inner %d kept %d, want %d, %d (%s)", f, s.InnerFolds, s.Kept, w.inner, w.kept, s.Note())
+	for _, m := range []Method{{Kind: SVM}, {Kind: GDA}} {
+		r := res.Method(m)
+		for f, w := range want {
+			s := r.Tuned[f]
+			if s.InnerFolds != w.inner || s.Kept != w.kept {
+				t.Errorf("%v split %d: inner %d kept %d, want %d, %d (%s)", m, f, s.InnerFolds, s.Kept, w.inner, w.kept, r.Note(f))
+			}
+			t.Logf("%v split %d: %s, accuracy %.3f", m, f, r.Note(f), r.Accuracy[f])
 		}
-		t.Logf("split %d: %s, accuracy %.3f", f, s.Note(), svm.Accuracy[f])
+		if !strings.Contains(r.Note(1), "default") {
+			t.Errorf("%v split 1: %s", m, r.Note(1))
+		}
+		if r.Correct[3] != 1 {
+			t.Errorf("%v, one training class: %d correct of 2, want 1", m, r.Correct[3])
+		}
 	}
-	if svm.SVM[1].C != 1 || !strings.Contains(svm.SVM[1].Note(), "default") {
-		t.Errorf("split 1: %s", svm.SVM[1].Note())
-	}
-	if svm.Correct[3] != 1 {
-		t.Errorf("one training class: %d correct of 2, want 1", svm.Correct[3])
+	if c, g := res.Method(Method{Kind: SVM}).Tuned[1].Param, res.Method(Method{Kind: GDA}).Tuned[1].Param; c != 1 || g != 1e-2 {
+		t.Errorf("defaults: C %g, reg %g", c, g)
 	}
 	// A larger InnerFolds than sets to validate is lowered.
 	res, err = Evaluate(context.Background(), x, y, splits[2:3], Options{InnerFolds: 10, Methods: []Method{{Kind: SVM}}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s := res.Methods[0].SVM[0]; s.InnerFolds != 7 {
+	if s := res.Methods[0].Tuned[0]; s.InnerFolds != 7 {
 		t.Errorf("inner folds %d, want 7 (the sets that can be validated)", s.InnerFolds)
 	}
 }
@@ -232,6 +238,8 @@ func TestEvaluateHostile(t *testing.T) {
 		{"Inf C", x, y, ok, Options{CGrid: []float64{1, math.Inf(1)}}, ErrData},
 		{"empty C grid", x, y, ok, Options{CGrid: []float64{}}, ErrData},
 		{"bad default C", x, y, ok, Options{DefaultC: -2}, ErrData},
+		{"bad GDA grid", x, y, ok, Options{GDAGrid: []float64{0}}, ErrData},
+		{"bad GDA default", x, y, ok, Options{GDADefault: math.Inf(1)}, ErrData},
 		{"NaN tolerance", x, y, ok, Options{Tol: math.NaN()}, ErrData},
 		{"negative iterations", x, y, ok, Options{MaxIter: -1}, ErrData},
 		{"NaN basis", nanX, y, ok, Options{}, ErrNotFinite},
@@ -387,7 +395,7 @@ func TestTableText(t *testing.T) {
 
 // TestParseMethod: names round-trip through text.
 func TestParseMethod(t *testing.T) {
-	for _, m := range append(DefaultMethods(), Method{NN, 7, Chordal}, Method{NN, 3, FirstAngle}) {
+	for _, m := range append(DefaultMethods(), Method{NN, 7, Chordal}, Method{NN, 3, FirstAngle}, Method{Kind: GDA}) {
 		b, err := m.MarshalText()
 		if err != nil {
 			t.Fatal(err)
@@ -405,8 +413,8 @@ func TestParseMethod(t *testing.T) {
 			t.Errorf("ParseMethod(%q): no error", bad)
 		}
 	}
-	ms, err := ParseMethods("default,3nn-msm")
-	if err != nil || len(ms) != len(DefaultMethods())+1 {
+	ms, err := ParseMethods("default,3nn-msm, GDA")
+	if err != nil || len(ms) != len(DefaultMethods())+2 || ms[len(ms)-1] != (Method{Kind: GDA}) {
 		t.Errorf("ParseMethods: %v %v", ms, err)
 	}
 	if _, err := (Method{Kind: NN}).MarshalText(); err == nil {

@@ -15,6 +15,11 @@ const (
 	// SVM is the one-vs-one soft-margin SVM with the projection kernel
 	// ‖XᵀY‖²_F, C chosen by inner cross-validation.
 	SVM
+	// GDA is Grassmann Discriminant Analysis: kernel Fisher discriminant
+	// analysis with the projection kernel, then the nearest neighbour in
+	// the discriminant space; its regularisation chosen by inner
+	// cross-validation.
+	GDA
 )
 
 // Method is one baseline: a Kind and, for NN, its K and Distance.
@@ -40,13 +45,15 @@ func DefaultMethods() []Method {
 }
 
 // String returns the method's name as ParseMethod reads it: "1nn-geodesic",
-// "5nn-chordal", "1nn-msm", "svm".
+// "5nn-chordal", "1nn-msm", "svm", "gda".
 func (m Method) String() string {
 	switch m.Kind {
 	case NN:
 		return fmt.Sprintf("%dnn-%s", m.K, m.Distance)
 	case SVM:
 		return "svm"
+	case GDA:
+		return "gda"
 	}
 	return fmt.Sprintf("Method(%d)", uint8(m.Kind))
 }
@@ -62,8 +69,22 @@ func (m Method) Title() string {
 		return fmt.Sprintf("%d-NN %s", m.K, m.Distance)
 	case SVM:
 		return "SVM, projection kernel"
+	case GDA:
+		return "GDA, projection kernel"
 	}
 	return m.String()
+}
+
+// ParamName names the parameter chosen by inner cross-validation: "C"
+// for SVM, "reg" for GDA, "" for NN.
+func (m Method) ParamName() string {
+	switch m.Kind {
+	case SVM:
+		return "C"
+	case GDA:
+		return "reg"
+	}
+	return ""
 }
 
 // MarshalText returns String's form.
@@ -95,18 +116,22 @@ func (m Method) check() error {
 			return fmt.Errorf("baseline: %w: method %v (NN needs 1 <= K <= %d and a known distance)", ErrData, m, maxK)
 		}
 		return nil
-	case SVM:
+	case SVM, GDA:
 		return nil
 	}
 	return fmt.Errorf("baseline: %w: unknown method kind %d", ErrData, uint8(m.Kind))
 }
 
 // ParseMethod reads a method name: "Knn-geodesic", "Knn-chordal",
-// "Knn-msm" (K a positive integer; "nn-..." is 1-NN) or "svm", in any case.
+// "Knn-msm" (K a positive integer; "nn-..." is 1-NN), "svm" or "gda", in
+// any case.
 func ParseMethod(s string) (Method, error) {
 	t := strings.ToLower(strings.TrimSpace(s))
-	if t == "svm" {
+	switch t {
+	case "svm":
 		return Method{Kind: SVM}, nil
+	case "gda":
+		return Method{Kind: GDA}, nil
 	}
 	num, dist, ok := strings.Cut(t, "nn-")
 	if ok {
@@ -124,7 +149,7 @@ func ParseMethod(s string) (Method, error) {
 			}
 		}
 	}
-	return Method{}, fmt.Errorf("baseline: unknown method %q (want Knn-geodesic, Knn-chordal, Knn-msm or svm, K >= 1)", s)
+	return Method{}, fmt.Errorf("baseline: unknown method %q (want Knn-geodesic, Knn-chordal, Knn-msm, svm or gda, K >= 1)", s)
 }
 
 // ParseMethods reads a comma-separated list of method names (ParseMethod);

@@ -58,17 +58,20 @@ func TestETH80(t *testing.T) {
 		splits []Split
 	}{{"10-fold", kfold(y, 10, 1)}, {"leave-one-object-out", loo}} {
 		t0 := time.Now()
-		res, err := p.Evaluate(context.Background(), y, tc.splits, Options{})
+		res, err := p.Evaluate(context.Background(), y, tc.splits, Options{Methods: append(DefaultMethods(), Method{Kind: GDA})})
 		if err != nil {
 			t.Fatal(err)
 		}
 		var b strings.Builder
 		res.Summary().WriteText(&b)
-		cs := map[float64]int{}
-		for _, f := range res.Method(Method{Kind: SVM}).SVM {
-			cs[f.C]++
+		cs, rs := map[float64]int{}, map[float64]int{}
+		for _, f := range res.Method(Method{Kind: SVM}).Tuned {
+			cs[f.Param]++
 		}
-		t.Logf("%s (%s; SVM C chosen: %v):\n%s", tc.name, time.Since(t0), cs, b.String())
+		for _, f := range res.Method(Method{Kind: GDA}).Tuned {
+			rs[f.Param]++
+		}
+		t.Logf("%s (%s; SVM C chosen: %v; GDA reg: %v):\n%s", tc.name, time.Since(t0), cs, rs, b.String())
 		if nn := res.Methods[0]; nn.Mean < 0.8 {
 			t.Errorf("%s: 1-NN geodesic %.3f", tc.name, nn.Mean)
 		}

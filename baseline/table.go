@@ -102,21 +102,22 @@ func signed(v float64) string {
 
 // PerSplit is the table of every split's accuracy (per cent): one row per
 // split, one column per method (the reference first, when there is one),
-// and, for the SVM, the C each split used.
+// then, for each tuned method, the parameter each split used ("SVM C",
+// "GDA reg").
 func (r *Result) PerSplit() *Table {
 	t := &Table{Header: []string{"split"}}
 	if r.Reference != nil {
 		t.Header = append(t.Header, r.Reference.Name)
 	}
-	var svm *MethodResult
+	var tuned []*MethodResult
 	for i, m := range r.Methods {
 		t.Header = append(t.Header, m.Name)
-		if m.SVM != nil {
-			svm = &r.Methods[i]
+		if m.Tuned != nil {
+			tuned = append(tuned, &r.Methods[i])
 		}
 	}
-	if svm != nil {
-		t.Header = append(t.Header, "SVM C")
+	for _, m := range tuned {
+		t.Header = append(t.Header, strings.ToUpper(m.Method.String())+" "+m.Method.ParamName())
 	}
 	for f := range r.Splits {
 		row := []string{strconv.Itoa(f + 1)}
@@ -126,8 +127,8 @@ func (r *Result) PerSplit() *Table {
 		for _, m := range r.Methods {
 			row = append(row, pct(m.Accuracy[f]))
 		}
-		if svm != nil {
-			row = append(row, strconv.FormatFloat(svm.SVM[f].C, 'g', -1, 64))
+		for _, m := range tuned {
+			row = append(row, strconv.FormatFloat(m.Tuned[f].Param, 'g', -1, 64))
 		}
 		t.Rows = append(t.Rows, row)
 	}
