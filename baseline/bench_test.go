@@ -100,10 +100,13 @@ func BenchmarkPairParts(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	w := newPairWork(8)
+	w := newPairWork()
+	if err := w.row(p, x, 0, cols(len(x))); err != nil {
+		b.Fatal(err)
+	}
 	b.Run("row", func(b *testing.B) {
 		for b.Loop() {
-			if err := w.row(p, x, 0); err != nil {
+			if err := w.row(p, x, 0, cols(len(x))); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -120,7 +123,7 @@ func BenchmarkPairParts(b *testing.B) {
 	b.Run("values", func(b *testing.B) {
 		for b.Loop() {
 			for lo := 0; lo < len(x); lo += pairChunk {
-				if err := w.sv.Values(w.sigma, 8, w.proj, 8, 64, min(pairChunk, len(x)-lo)); err != nil {
+				if err := w.batch[8].Values(w.sigma, 8, w.proj, 8, 64, min(pairChunk, len(x)-lo)); err != nil {
 					b.Fatal(err)
 				}
 			}

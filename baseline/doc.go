@@ -1,29 +1,38 @@
 // Package baseline runs the classifiers a reviewer of an image-set paper
 // asks for beside GRLGQ, on the same splits: nearest neighbours under the
 // geodesic, chordal and first-angle (MSM) distances, k-NN, a
-// projection-kernel SVM and Grassmann Discriminant Analysis. It is a tool over subspaces like package
-// selection is over the model: it imports subspace, svd, kernels and score
-// (and internal/folds, internal/numerr), never model, dataset or anything
-// with files, so a program can put baseline rows beside any method's
-// per-split accuracies.
+// projection-kernel SVM and Grassmann Discriminant Analysis. It is a tool
+// over subspaces as package selection is over the model: it imports
+// subspace, svd, kernels, linalg and score (and internal/folds,
+// internal/numerr), never model, dataset or anything with files, so a
+// program can put baseline rows beside any method's per-split accuracies.
 //
 // # Samples
 //
 // A sample is a *subspace.Subspace: a D x d basis with orthonormal columns
 // (an image set), or a single image as the 1-D subspace x/‖x‖
-// (subspace.FromImage). All samples of a call have the same D and d
-// (1 <= d <= svd.MaxSmall); bases must be finite and orthonormal to within
-// OrthoTol (the tolerance model.Train accepts). Labels are any
-// non-negative integers (used through their sorted distinct values).
+// (subspace.FromImage). All samples of a call have the same D; d may
+// differ between samples (1 <= d <= min(D, svd.MaxSmall)): two samples are
+// compared by their min(d_i, d_j) principal angles, so a single image
+// against a set has one angle, θ_1, as in the engine. Distances over
+// different numbers of angles are not on one scale: give the training
+// parts one d. Bases must be finite and orthonormal to within OrthoTol
+// (the tolerance model.Train accepts). Labels are any non-negative
+// integers (used through their sorted distinct values).
 //
 // # The pair table
 //
 // Every baseline reads only the principal angles between samples, and
 // cross-validation compares every sample with almost every other, so
-// NewPairs computes them once for all splits and methods: for each
-// unordered pair (i <= j), M = X_iᵀ X_j (kernels.AtB), its singular values
-// σ_1 >= ... >= σ_d (svd.Batch, 32 pairs per call), θ_k = arccos(clamp(σ_k,
-// 0, 1)) (kernels.Acos), as the engine computes them, and keeps
+// NewPairsFor computes them once for all splits and methods, for every
+// pair of which at least one sample trains in some split (Evaluate passes
+// the union of the training parts; a holdout of single test images never
+// compares two test images): for the pair (i, j), M = X_iᵀ X_j
+// (kernels.AtB), its singular values σ_1 >= ... >= σ_m, m = min(d_i, d_j)
+// (svd.Batch, 32 pairs of one d per call; σ_1 = ‖M‖ when m = 1; svd.Small
+// on M padded with zeros to a square for other pairs of unequal d), θ_k =
+// arccos(clamp(σ_k, 0, 1)) (kernels.Acos), as the engine computes them,
+// and keeps
 //
 //   - Geodesic: Σ θ_k² (GRLGQ's distance with uniform relevances),
 //   - Chordal: Σ sin²θ_k, as Σ (1 − σ_k)(1 + σ_k),
@@ -31,14 +40,16 @@
 //   - the projection kernel ‖M‖²_F = Σ cos²θ_k (Hamm and Lee, ICML 2008),
 //     summed over M's entries (no SVD needed).
 //
-// It stores them as packed upper triangles: 16·n² bytes for n samples
-// (MaxSamples bounds n). Rows are shared out to goroutines by an atomic
-// counter, the largest first; a value depends only on its two samples, so
-// the table is bit-identical for any number of workers. A row allocates
-// nothing. Near θ = 0 an angle from arccos σ carries an absolute error of
-// about √(8 d u) (u = 2^-53; 1e-7 at d = 8: σ is within 4 d u, svd's
-// contract) and sin²θ one of about 8 d u: samples closer than that to a
-// query are ranked by rounding.
+// It stores them as a packed upper triangle for the t training samples
+// and a dense block of the others against them: 32 bytes a pair,
+// t(t+1)/2 + (n − t)·t pairs, at most MaxPairs (1 GiB; n = 8191 samples
+// that all train). Rows of the table (a sample against the trainers) are
+// shared out to goroutines by an atomic counter in sample order; a value depends only on its two
+// samples, so the table is bit-identical for any number of workers. A row
+// allocates nothing once its workspaces exist. Near θ = 0 an angle from
+// arccos σ carries an absolute error of about √(8 d u) (u = 2^-53; 1e-7 at
+// d = 8: σ is within 4 d u, svd's contract) and sin²θ one of about 8 d u:
+// samples closer than that to a query are ranked by rounding.
 //
 // # Classifiers
 //
@@ -50,8 +61,8 @@
 // than the training part uses all of it.
 //
 // SVM is the soft-margin SVM (C-SVC) with the projection kernel divided by
-// d (so K(X, X) = 1 and a value of C means the same for every subspace
-// dimension), one-vs-one: a binary problem per pair of classes present in
+// √(d_i d_j) (so K(X, X) = 1 and a value of C means the same for every
+// subspace dimension; still a positive semidefinite kernel), one-vs-one: a binary problem per pair of classes present in
 // the training part, and a vote (f > 0 votes for the lower class; ties of
 // votes go to the larger sum of the class's decision values, then to the
 // lower class). One-vs-one rather than one-vs-rest because each problem
@@ -96,7 +107,8 @@
 //
 // # Evaluation
 //
-// Evaluate (or Pairs.Evaluate, to reuse a table) runs every method on
+// Evaluate (or Pairs.Evaluate, to reuse a table made by NewPairs, or by
+// NewPairsFor with every training sample of the splits) runs every method on
 // every Split (the fields of selection.Fold: baseline.Split(f) converts
 // one) and returns per-split accuracies, mean ± sd (sample sd, as
 // selection reports GRLGQ's), and the time spent. Result.CompareTo takes

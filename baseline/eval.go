@@ -132,10 +132,12 @@ type Result struct {
 	// training size, for Paired.SECorrected.
 	Splits        int     `json:"splits"`
 	ValTrainRatio float64 `json:"val_train_ratio"`
-	// Samples, Dim and SubspaceDim describe the data.
-	Samples     int `json:"samples"`
-	Dim         int `json:"dim"`
-	SubspaceDim int `json:"subspace_dim"`
+	// Samples and Dim (D) describe the data; SubspaceDims lists the
+	// distinct subspace dimensions of the samples, ascending (1: single
+	// images).
+	Samples      int   `json:"samples"`
+	Dim          int   `json:"dim"`
+	SubspaceDims []int `json:"subspace_dims"`
 	// Reference is set by CompareTo.
 	Reference *Reference `json:"reference,omitempty"`
 	// PairsTime is the wall time of the pair table (NewPairs).
@@ -238,16 +240,17 @@ func (r *Result) CompareTo(name string, acc []float64) error {
 // samples x (D x d orthonormal bases, a single image as the 1-D subspace
 // x/‖x‖) with labels y (any non-negative integers): each is trained on
 // the split's Train part and scored on its Val part. The pair table
-// (NewPairs) is computed once for all splits and methods. Results are
-// bit-identical for any opt.Workers.
+// (NewPairsFor, for the samples some split trains on) is computed once for
+// all splits and methods. Results are bit-identical for any opt.Workers.
 func Evaluate(ctx context.Context, x []*subspace.Subspace, y []int, splits []Split, opt Options) (*Result, error) {
 	if len(y) != len(x) {
 		return nil, fmt.Errorf("baseline: %w: %d samples and %d labels", ErrData, len(x), len(y))
 	}
-	if _, err := prepare(y, splits, &opt); err != nil {
+	pl, err := prepare(y, splits, &opt)
+	if err != nil {
 		return nil, err
 	}
-	p, err := NewPairs(ctx, x, opt.Workers)
+	p, err := NewPairsFor(ctx, x, pl.trainers(len(x)), opt.Workers)
 	if err != nil {
 		return nil, err
 	}
@@ -276,6 +279,23 @@ type plan struct {
 	val    [][]int
 	ctrain [][]int // classes of train[f]
 	ratio  float64
+}
+
+// trainers lists, ascending, the samples that some split trains on.
+func (pl *plan) trainers(n int) []int {
+	in := make([]bool, n)
+	for _, tr := range pl.train {
+		for _, i := range tr {
+			in[i] = true
+		}
+	}
+	var out []int
+	for i, b := range in {
+		if b {
+			out = append(out, i)
+		}
+	}
+	return out
 }
 
 // prepare checks labels, splits and options (filling defaults) and maps
@@ -384,6 +404,13 @@ func (p *Pairs) Evaluate(ctx context.Context, y []int, splits []Split, opt Optio
 	if err != nil {
 		return nil, err
 	}
+	for f, tr := range pl.train {
+		for _, i := range tr {
+			if p.pos[i] < 0 {
+				return nil, fmt.Errorf("baseline: %w: split %d trains on sample %d, which the pair table was not made to train on (NewPairsFor)", ErrData, f, i)
+			}
+		}
+	}
 	st := &svmSetup{tol: opt.Tol, maxIter: opt.MaxIter}
 	tuners := map[Kind]*tuner{
 		SVM: {grid: opt.CGrid, def: opt.DefaultC, fit: func(p *Pairs, train, cls []int, nc int, grid []float64, test, pred []int, w *work) (int, int, error) {
@@ -401,7 +428,7 @@ func (p *Pairs) Evaluate(ctx context.Context, y []int, splits []Split, opt Optio
 		ValTrainRatio: pl.ratio,
 		Samples:       p.n,
 		Dim:           p.dim,
-		SubspaceDim:   p.d,
+		SubspaceDims:  slices.Compact(slices.Sorted(slices.Values(p.d))),
 		PairsTime:     p.dur,
 	}
 	// pred[m][f] are method m's predictions on split f's validation part;

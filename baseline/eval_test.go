@@ -421,3 +421,63 @@ func TestParseMethod(t *testing.T) {
 		t.Error("MarshalText of K=0: no error")
 	}
 }
+
+// TestEvaluateImagesAgainstSets: a holdout whose validation samples are
+// single images and whose training samples are sets (the MNIST protocol's
+// shape): the table holds no image-image pair, 1-NN is the nearest set by
+// θ_1 (gonum), and every method runs.
+func TestEvaluateImagesAgainstSets(t *testing.T) {
+	// Per class 6 training sets; 4 more sets give a single image each:
+	// their dominant direction (first basis column).
+	x, y := synthShared(t, 3, 10, 30, 4, 4, 0.7, 0.5, 101)
+	var sp Split
+	for i := range x {
+		if i%10 < 6 {
+			sp.Train = append(sp.Train, i)
+			continue
+		}
+		img := make([]float64, 30)
+		for r := range img {
+			img[r] = x[i].Basis.At(r, 0)
+		}
+		s, err := subspace.FromImage(img)
+		if err != nil {
+			t.Fatal(err)
+		}
+		x[i] = s
+		sp.Val = append(sp.Val, i)
+	}
+	res, err := Evaluate(context.Background(), x, y, []Split{sp}, Options{Methods: append(DefaultMethods(), Method{Kind: GDA})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(res.SubspaceDims, []int{1, 4}) {
+		t.Errorf("subspace dims %v", res.SubspaceDims)
+	}
+	correct := 0
+	for _, q := range sp.Val {
+		best, bd := -1, math.Inf(1)
+		for _, i := range sp.Train {
+			if th := gonumAngles(t, x[q].Basis, x[i].Basis)[0]; th < bd {
+				best, bd = i, th
+			}
+		}
+		if y[best] == y[q] {
+			correct++
+		}
+	}
+	for _, m := range res.Methods {
+		t.Logf("%s: %d/%d", m.Name, m.Correct[0], m.N[0])
+		if m.Method.Kind == NN && m.Method.K == 1 && m.Correct[0] != correct {
+			t.Errorf("%s: %d correct, gonum θ_1 1-NN %d", m.Name, m.Correct[0], correct)
+		}
+	}
+	// A table made for other trainers is refused.
+	p, err := NewPairsFor(context.Background(), x, sp.Train[1:], 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.Evaluate(context.Background(), y, []Split{sp}, Options{}); !errors.Is(err, ErrData) {
+		t.Errorf("table without a trainer: %v", err)
+	}
+}

@@ -26,7 +26,7 @@ type gdaWork struct {
 
 // gdaPredict is Grassmann Discriminant Analysis (Hamm and Lee, ICML 2008):
 // kernel Fisher discriminant analysis with the projection kernel (divided
-// by d, as for the SVM) on the training samples train (compact classes
+// by √(d_i d_j), as for the SVM) on the training samples train (compact classes
 // cls, C of them present), then the nearest neighbour (Euclidean, ties to
 // the lower position in train) among the training samples in the
 // discriminant space. For each regularisation r of grid it maximises
@@ -68,15 +68,14 @@ func gdaPredict(p *Pairs, train, cls []int, nc int, grid []float64, test, pred [
 		}
 		return nil
 	}
-	scale := 1 / float64(p.d)
 	w.k = grow(w.k, n*n)
 	w.kt = grow(w.kt, n*nt)
 	for a, i := range train {
 		for b, j := range train {
-			w.k[a*n+b] = p.Kernel(i, j) * scale
+			w.k[a*n+b] = p.normKernel(i, j)
 		}
 		for b, j := range test {
-			w.kt[a*nt+b] = p.Kernel(i, j) * scale
+			w.kt[a*nt+b] = p.normKernel(i, j)
 		}
 	}
 	// Q = (I − V) K: each row minus its class's mean row.

@@ -10,7 +10,10 @@ import (
 // tablePairs is a Pairs whose every distance kind is dist(i, j) (called
 // for i <= j).
 func tablePairs(n int, dist func(i, j int) float64) *Pairs {
-	p := &Pairs{n: n, dim: 1, d: 1}
+	p := &Pairs{n: n, dim: 1, d: make([]int, n), scale: make([]float64, n), pos: make([]int32, n), rank: make([]int32, n), nt: n}
+	for i := range n {
+		p.d[i], p.scale[i], p.pos[i] = 1, 1, int32(i)
+	}
 	size := n * (n + 1) / 2
 	for k := range p.dist {
 		p.dist[k] = make([]float64, size)

@@ -23,6 +23,8 @@ func gonumAngles(t testing.TB, a, b *linalg.Dense) []float64 {
 	for r := range a.Rows {
 		for c := range a.Cols {
 			am.Set(r, c, a.At(r, c))
+		}
+		for c := range b.Cols {
 			bm.Set(r, c, b.At(r, c))
 		}
 	}
@@ -227,9 +229,10 @@ func TestPairsRowAllocs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w := newPairWork(4)
+	w := newPairWork()
+	c := cols(len(x))[3:]
 	if a := testing.AllocsPerRun(20, func() {
-		if err := w.row(p, x, 3); err != nil {
+		if err := w.row(p, x, 3, c); err != nil {
 			t.Fatal(err)
 		}
 	}); a != 0 {
@@ -257,7 +260,6 @@ func TestPairsHostile(t *testing.T) {
 	huge := mod(func(c []*subspace.Subspace) { c[2].Basis.Set(0, 0, 1e308) })
 	skew := mod(func(c []*subspace.Subspace) { c[1].Basis.Set(3, 2, c[1].Basis.At(3, 2)+1e-3) })
 	otherD := mod(func(c []*subspace.Subspace) { c[3] = sub(linalg.NewDense(21, 3)) })
-	otherd := mod(func(c []*subspace.Subspace) { c[3] = sub(linalg.NewDense(20, 2)) })
 	short := mod(func(c []*subspace.Subspace) { c[5].Basis.Data = c[5].Basis.Data[:10] })
 	stride := mod(func(c []*subspace.Subspace) { c[5].Basis.Stride = 2 })
 	nilSub := mod(func(c []*subspace.Subspace) { c[1] = nil })
@@ -267,6 +269,14 @@ func TestPairsHostile(t *testing.T) {
 	many := make([]*subspace.Subspace, MaxSamples+1)
 	for i := range many {
 		many[i] = x[0]
+	}
+	// 8192 samples that all train: 8192·8193/2 pairs > MaxPairs, refused
+	// before the table is allocated.
+	one := linalg.NewDense(1, 1)
+	one.Set(0, 0, 1)
+	pairs := make([]*subspace.Subspace, 8192)
+	for i := range pairs {
+		pairs[i] = sub(one)
 	}
 	for _, tc := range []struct {
 		name string
@@ -279,7 +289,6 @@ func TestPairsHostile(t *testing.T) {
 		{"huge", huge, ErrData},
 		{"not orthonormal", skew, ErrData},
 		{"other D", otherD, ErrData},
-		{"other d", otherd, ErrData},
 		{"short data", short, ErrData},
 		{"small stride", stride, ErrData},
 		{"nil sample", nilSub, ErrData},
@@ -287,6 +296,7 @@ func TestPairsHostile(t *testing.T) {
 		{"d > D", wide, ErrData},
 		{"d > 64", tooBig, ErrData},
 		{"too many", many, ErrData},
+		{"too many pairs", pairs, ErrData},
 	} {
 		_, err := NewPairs(ctx, tc.x, 2)
 		if !errors.Is(err, tc.want) {
@@ -300,4 +310,119 @@ func TestPairsHostile(t *testing.T) {
 	if _, err := NewPairs(cctx, x, 2); !errors.Is(err, context.Canceled) {
 		t.Errorf("cancelled: %v", err)
 	}
+	for _, bad := range [][]int{{0, 6}, {-1}} {
+		if _, err := NewPairsFor(ctx, x, bad, 1); !errors.Is(err, ErrData) {
+			t.Errorf("trainers %v: %v", bad, err)
+		}
+	}
+}
+
+// mixed returns sets of dimensions 3 and 5 and single images, all of D =
+// 24 pixels.
+func mixed(t *testing.T) ([]*subspace.Subspace, []int) {
+	x3, y3 := synth(t, 2, 4, 24, 3, 5, 0.5, 12)
+	x5, y5 := synth(t, 2, 3, 24, 5, 6, 0.5, 13)
+	rng := rand.New(rand.NewPCG(14, 14))
+	x := append(x3, x5...)
+	y := append(y3, y5...)
+	for k := range 6 {
+		v := make([]float64, 24)
+		for i := range v {
+			v[i] = rng.NormFloat64()
+		}
+		s, err := subspace.FromImage(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		x = append(x, s)
+		y = append(y, k%2)
+	}
+	return x, y
+}
+
+// TestPairsMixedDims: sets of unequal d and single images; every pair's
+// min(d_i, d_j) angles against gonum, determinism for 1 and 3 workers.
+func TestPairsMixedDims(t *testing.T) {
+	x, _ := mixed(t)
+	p, err := NewPairs(context.Background(), x, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range x {
+		for j := range x {
+			th := gonumAngles(t, x[i].Basis, x[j].Basis)
+			checkMeasures(t, p, i, j, th[:min(x[i].D(), x[j].D())], 1e-7, 1e-13)
+		}
+	}
+	q, err := NewPairs(context.Background(), x, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k := range p.dist {
+		if !slices.Equal(bits(p.dist[k]), bits(q.dist[k])) {
+			t.Errorf("%v differs between 1 and 3 workers", Distance(k))
+		}
+	}
+	if !slices.Equal(bits(p.proj), bits(q.proj)) {
+		t.Error("kernel differs between 1 and 3 workers")
+	}
+}
+
+// TestPairsFor: a table for some trainers holds exactly the pairs that
+// involve one, with the full table's bits.
+func TestPairsFor(t *testing.T) {
+	x, _ := mixed(t)
+	full, err := NewPairs(context.Background(), x, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	train := []int{1, 2, 5, 8, 9, 13}
+	p, err := NewPairsFor(context.Background(), x, train, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	isTrain := map[int]bool{}
+	for _, i := range train {
+		isTrain[i] = true
+	}
+	nt := len(train)
+	if want := nt*(nt+1)/2 + (len(x)-nt)*nt; len(p.proj) != want {
+		t.Errorf("%d pairs stored, want %d", len(p.proj), want)
+	}
+	for i := range x {
+		for j := range x {
+			has := isTrain[i] || isTrain[j]
+			if p.Has(i, j) != has {
+				t.Fatalf("Has(%d, %d) = %v", i, j, !has)
+			}
+			if !has {
+				if !math.IsNaN(p.Kernel(i, j)) || !math.IsNaN(p.Distance(Chordal, i, j)) {
+					t.Errorf("(%d, %d) not in the table but not NaN", i, j)
+				}
+				continue
+			}
+			// A trainer against a non-trainer may be computed from the
+			// other side than in the full table (Mᵀ instead of M: the same
+			// entries, summed and rotated in another order), so the last
+			// bits may differ.
+			for k := range numDistances {
+				a, b := p.Distance(k, i, j), full.Distance(k, i, j)
+				if math.Abs(a-b) > 1e-14 {
+					t.Errorf("(%d, %d) %v: %.17g, full table %.17g", i, j, k, a, b)
+				}
+			}
+			if math.Abs(p.Kernel(i, j)-full.Kernel(i, j)) > 1e-14 {
+				t.Errorf("(%d, %d) kernel: %.17g, full table %.17g", i, j, p.Kernel(i, j), full.Kernel(i, j))
+			}
+		}
+	}
+}
+
+// cols is 0..n-1.
+func cols(n int) []int {
+	c := make([]int, n)
+	for i := range c {
+		c[i] = i
+	}
+	return c
 }

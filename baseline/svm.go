@@ -112,18 +112,17 @@ func vote(classes []int, dec []float64, stride int, votes []int, score []float64
 // duel solves the binary problem of classes a (positions pa in train, the
 // positive side) and b (pb) for every penalty of grid and writes the
 // decision values of the test samples to w.dec. The kernel is the
-// projection kernel divided by d (K(X, X) = 1), so that C means the same
-// for every subspace dimension.
+// projection kernel divided by √(d_i d_j) (K(X, X) = 1), so that C means
+// the same for every subspace dimension.
 func (w *svmWork) duel(p *Pairs, train, pa, pb []int, grid []float64, test []int, nd, duel int, st *svmSetup) (iters, unconverged int) {
 	w.idx = append(append(w.idx[:0], pa...), pb...)
 	n := len(w.idx)
 	k, y := w.s.reset(n)
-	scale := 1 / float64(p.d)
 	for r, tr := range w.idx {
 		i := train[tr]
 		row := k[r*n : r*n+n]
 		for c, tc := range w.idx {
-			row[c] = p.Kernel(i, train[tc]) * scale
+			row[c] = p.normKernel(i, train[tc])
 		}
 		y[r] = 1
 		if r >= len(pa) {
@@ -153,7 +152,7 @@ func (w *svmWork) duel(p *Pairs, train, pa, pb []int, grid []float64, test []int
 		for t, q := range test {
 			f := -rho
 			for _, r := range w.sub {
-				f += float64(w.s.alpha[r] * y[r] * (p.Kernel(train[w.idx[r]], q) * scale))
+				f += float64(w.s.alpha[r] * y[r] * p.normKernel(train[w.idx[r]], q))
 			}
 			dec[t] = f
 		}
