@@ -44,8 +44,9 @@
 // and a dense block of the others against them: 32 bytes a pair,
 // t(t+1)/2 + (n − t)·t pairs, at most MaxPairs (1 GiB; n = 8191 samples
 // that all train). Rows of the table (a sample against the trainers) are
-// shared out to goroutines by an atomic counter in sample order; a value depends only on its two
-// samples, so the table is bit-identical for any number of workers. A row
+// shared out to goroutines by an atomic counter in sample order; a value
+// depends only on its two samples, so the table is bit-identical for any
+// number of workers. A row
 // allocates nothing once its workspaces exist. Near θ = 0 an angle from
 // arccos σ carries an absolute error of about √(8 d u) (u = 2^-53; 1e-7 at
 // d = 8: σ is within 4 d u, svd's contract) and sin²θ one of about 8 d u:
