@@ -46,11 +46,11 @@
 // that all train). Rows of the table (a sample against the trainers) are
 // shared out to goroutines by an atomic counter in sample order; a value
 // depends only on its two samples, so the table is bit-identical for any
-// number of workers. A row
-// allocates nothing once its workspaces exist. Near θ = 0 an angle from
-// arccos σ carries an absolute error of about √(8 d u) (u = 2^-53; 1e-7 at
-// d = 8: σ is within 4 d u, svd's contract) and sin²θ one of about 8 d u:
-// samples closer than that to a query are ranked by rounding.
+// number of workers. A row allocates nothing once its workspaces exist.
+// Near θ = 0 an angle from arccos σ carries an absolute error of about
+// √(8 d u) (u = 2^-53; 1e-7 at d = 8: σ is within 4 d u, svd's contract)
+// and sin²θ one of about 8 d u: samples closer than that to a query are
+// ranked by rounding.
 //
 // # Classifiers
 //
