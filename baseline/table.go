@@ -19,7 +19,7 @@ type Table struct {
 
 // WriteText writes the table with columns separated by two spaces, the
 // first column left-aligned and the others right-aligned (numbers), widths
-// counted in runes.
+// counted in runes, no trailing spaces.
 func (t *Table) WriteText(w io.Writer) error {
 	width := make([]int, len(t.Header))
 	for _, row := range append([][]string{t.Header}, t.Rows...) {
@@ -29,25 +29,24 @@ func (t *Table) WriteText(w io.Writer) error {
 			}
 		}
 	}
-	var b strings.Builder
+	var b, line strings.Builder
 	for _, row := range append([][]string{t.Header}, t.Rows...) {
+		line.Reset()
 		for c, s := range row {
 			if c >= len(width) {
 				break
 			}
 			pad := strings.Repeat(" ", width[c]-utf8.RuneCountInString(s))
-			switch {
-			case c == 0:
-				b.WriteString(s)
-				if len(row) > 1 {
-					b.WriteString(pad)
-				}
-			default:
-				b.WriteString("  ")
-				b.WriteString(pad)
-				b.WriteString(s)
+			if c == 0 {
+				line.WriteString(s)
+				line.WriteString(pad)
+			} else {
+				line.WriteString("  ")
+				line.WriteString(pad)
+				line.WriteString(s)
 			}
 		}
+		b.WriteString(strings.TrimRight(line.String(), " "))
 		b.WriteByte('\n')
 	}
 	_, err := io.WriteString(w, b.String())
