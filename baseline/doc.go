@@ -74,7 +74,8 @@
 // two as accurate). Each binary dual is solved by SMO with the
 // second-order working-set selection of Fan, Chen and Lin (JMLR 2005,
 // LIBSVM's WSS2, no shrinking: problems are small and the kernel is in
-// memory), stopping at a maximal KKT violation below Options.Tol (1e-3)
+// memory: each goroutine copies the kernel of its problem, 8 n² bytes),
+// stopping at a maximal KKT violation below Options.Tol (1e-3)
 // or after Options.MaxIter pair updates (default max(100000, 100 n);
 // Tuned.Unconverged counts those); ties in the selection go to the
 // lowest index.

@@ -9,9 +9,9 @@ import (
 )
 
 // MaxGDATrain is the largest training part GDA takes: its scratch is four
-// N x N matrices (512 MiB at N = 4096) and a fit costs about (2 + g/3) N³
-// flops for g regularisations.
-const MaxGDATrain = 4096
+// N x N matrices per goroutine (128 MiB at N = 2048) and a fit costs about
+// (2 + g/3) N³ flops for g regularisations.
+const MaxGDATrain = 2048
 
 // gdaWork is one goroutine's scratch for GDA.
 type gdaWork struct {

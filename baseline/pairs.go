@@ -197,10 +197,12 @@ func NewPairsFor(ctx context.Context, x []*subspace.Subspace, train []int, worke
 		}
 	}
 	nt := p.nt
-	size := nt*(nt+1)/2 + (n-nt)*nt
-	if nt > MaxPairs || size > MaxPairs {
-		return nil, fmt.Errorf("baseline: %w: %d samples (%d training) make %d pairs, at most %d (32 bytes each)", ErrData, n, nt, size, MaxPairs)
+	// In int64: n² overflows a 32-bit int long before MaxSamples.
+	size64 := int64(nt)*int64(nt+1)/2 + int64(n-nt)*int64(nt)
+	if size64 > MaxPairs {
+		return nil, fmt.Errorf("baseline: %w: %d samples (%d training) make %d pairs, at most %d (32 bytes each)", ErrData, n, nt, size64, MaxPairs)
 	}
+	size := int(size64)
 	p.proj = make([]float64, size)
 	for k := range p.dist {
 		p.dist[k] = make([]float64, size)
