@@ -92,9 +92,9 @@
 //
 // The SVM's C and GDA's r are chosen per outer split by an inner
 // stratified cross-validation on the split's training part only, over
-// Options.CGrid (default 2^-6, 2^-4, ..., 2^10; each binary problem is
+// Options.CGrid (default 2^-10, 2^-8, ..., 2^10; each binary problem is
 // warm-started from its solution for the previous C) and Options.GDAGrid
-// (1e-4, 1e-3, ..., 10): the highest inner accuracy, ties to the more
+// (1e-4, 1e-3, ..., 100): the highest inner accuracy, ties to the more
 // regularised model (the smaller C, the larger r). The inner folds are
 // dealt by folds.Deal (the repository's one stratified rule) with the PCG
 // stream 0x53564d4900000000 + split of Options.Seed, the same for both

@@ -66,20 +66,24 @@ type Options struct {
 	MaxIter int
 }
 
-// DefaultCGrid is the SVM's default grid of penalties: 2^-6, 2^-4, ...,
-// 2^10. The projection kernel lies in [0, d] with K(X, X) = d.
+// DefaultCGrid is the SVM's default grid of penalties: 2^-10, 2^-8, ...,
+// 2^10. With the kernel normalised to K(X, X) = 1 both ends are plateaus
+// for problems of up to a few hundred sets: at the low end every α is at
+// its bound (the decision is the class-mean kernel difference, whatever
+// C), at the high end the classes are separated and no α reaches C (the
+// hard margin).
 func DefaultCGrid() []float64 {
 	var g []float64
-	for e := -6; e <= 10; e += 2 {
+	for e := -10; e <= 10; e += 2 {
 		g = append(g, math.Ldexp(1, e))
 	}
 	return g
 }
 
 // DefaultGDAGrid is GDA's default grid of relative regularisations: 1e-4,
-// 1e-3, ..., 10 (from barely regularised to nearly isotropic: at r = 10 the
-// within-class scatter hardly shapes the directions).
-func DefaultGDAGrid() []float64 { return []float64{1e-4, 1e-3, 1e-2, 1e-1, 1, 10} }
+// 1e-3, ..., 100 (from barely regularised to nearly isotropic: towards
+// r = 100 the within-class scatter hardly shapes the directions).
+func DefaultGDAGrid() []float64 { return []float64{1e-4, 1e-3, 1e-2, 1e-1, 1, 10, 100} }
 
 // MethodResult is one baseline's row: its accuracy on every split.
 type MethodResult struct {

@@ -2,12 +2,14 @@ package baseline
 
 import (
 	"context"
+	"math/rand/v2"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/grlgq/grlgq/dataset/imageset"
+	"github.com/grlgq/grlgq/internal/folds"
 	"github.com/grlgq/grlgq/internal/realdata"
 	"github.com/grlgq/grlgq/subspace"
 )
@@ -35,8 +37,9 @@ func eth80(t *testing.T, d int) ([]*subspace.Subspace, []int) {
 
 // TestETH80 runs the baselines on ETH-80 (80 objects of 8 categories, d =
 // 5) under stratified 10-fold cross-validation (one object of every
-// category validates) and leave-one-object-out, and checks that they are
-// sane: 1-NN and the SVM far above chance (12.5%).
+// category validates), leave-one-object-out and the paper's protocol (5
+// objects of every category train, 5 test, 10 random splits), and checks
+// that they are sane: 1-NN and the SVM far above chance (12.5%).
 func TestETH80(t *testing.T) {
 	x, y := eth80(t, 5)
 	loo := make([]Split, len(x))
@@ -56,7 +59,7 @@ func TestETH80(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
 		splits []Split
-	}{{"10-fold", kfold(y, 10, 1)}, {"leave-one-object-out", loo}} {
+	}{{"10-fold", kfold(y, 10, 1)}, {"leave-one-object-out", loo}, {"5+5 per category x 10", halves(y, 10)}} {
 		t0 := time.Now()
 		res, err := p.Evaluate(context.Background(), y, tc.splits, Options{Methods: append(DefaultMethods(), Method{Kind: GDA})})
 		if err != nil {
@@ -79,4 +82,16 @@ func TestETH80(t *testing.T) {
 			t.Errorf("%s: SVM %.3f", tc.name, svm.Mean)
 		}
 	}
+}
+
+// halves returns runs random splits with half of every class training
+// (folds.Take, PerClass).
+func halves(y []int, runs int) []Split {
+	var out []Split
+	for r := range runs {
+		rng := rand.New(rand.NewPCG(80, uint64(r)))
+		tr, te := folds.Take(folds.ByClass(y), folds.PerClass(5), rng)
+		out = append(out, Split{Train: tr, Val: te})
+	}
+	return out
 }
