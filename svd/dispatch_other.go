@@ -62,6 +62,10 @@ func axpy4AVX512(x *float64, y *float64, ldy int, f *[4]float64, n int) {
 	panic("svd: no AVX-512 path in this build")
 }
 
-func (p *Pair) factorizeAVX2(u [2][]float64, ldu int, s, v [2][]float64, ldv int, a [2][]float64, lda int) error {
+func (p *Pair) factorizeAVX2(u [2][]float64, ldu int, s, v, bv [2][]float64, ldv int, a [2][]float64, lda int) error {
+	panic("svd: no AVX2 path in this build")
+}
+
+func (w *Small) laneValues(bv []float64, l, e int, negl, neglB float64) bool {
 	panic("svd: no AVX2 path in this build")
 }

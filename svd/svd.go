@@ -67,6 +67,7 @@ type Small struct {
 	tol   float64
 	asm   *smallAsm  // nil unless the AVX-512 kernel handles this n
 	avx2  *batchAVX2 // nil unless the AVX2 kernel handles this n
+	batch *Batch     // FactorizeValues' Batch.Values where its kernel is not Factorize's (made at first use)
 }
 
 // NewSmall returns the workspace for n x n matrices, 1 <= n <= MaxSmall.
