@@ -71,6 +71,16 @@ type Engine struct {
 	// job is published, read by all participants.
 	nzIdx []int32
 	nzVal []float64
+	// The searches' state (search.go), made at their first call: per
+	// prototype the trace of the last projection and the bounds on its
+	// distance (tier 1 or 2), the candidates, the values' scratch.
+	trace, blo, bhi []float64
+	tier            []uint8
+	cand            []int32
+	vsig, vproj     []float64
+	sdist           []float64
+	stats           Stats
+	exhaustive      bool // SetExhaustive
 	// spinIters is the least number of spin iterations before parking,
 	// about SpinTime of uninterrupted spinning: a spinner the OS
 	// deschedules (another process on its core) finds its deadline passed
@@ -88,6 +98,8 @@ const (
 	jobDistancesBatch
 	jobImagesBatch
 	jobTasks
+	jobProject // a search's projections and tier-1 bounds, chunks as jobDistances
+	jobEnclose // a search's tier-2 bounds of e.cand, chunks of 8 candidates
 )
 
 type job struct {
@@ -118,7 +130,9 @@ type shard struct {
 	y        []float64 // images: Wᵀ x of one chunk (chunk*d)
 	by       []float64 // image batches: imageBlock x p*d
 	sv       *svd.Batch
-	err      error // lowest-index error of the chunks this shard's owner ran
+	gram     *svd.Gram // searches: tier-2 enclosures
+	ga, gb   []float64 // searches: one matrix's enclosure
+	err      error     // lowest-index error of the chunks this shard's owner ran
 	errAt    int
 	claim    atomic.Uint64 // job seq << 32 | next unclaimed chunk
 	limit    atomic.Uint64 // job seq << 32 | number of chunks of that job
@@ -343,7 +357,7 @@ func (e *Engine) run() {
 		total += n
 	}
 	e.remaining.Store(int64(total))
-	single := e.job.kind == jobDistances || e.job.kind == jobImages
+	single := e.job.kind == jobDistances || e.job.kind == jobImages || e.job.kind == jobProject || e.job.kind == jobEnclose
 	switch {
 	case len(e.shards) == 1:
 		e.seq.Store(q)
@@ -391,8 +405,11 @@ const (
 func (e *Engine) chunks(w int) int {
 	s := e.shards[w]
 	switch e.job.kind {
-	case jobDistances, jobImages:
+	case jobDistances, jobImages, jobProject:
 		return (s.hi - s.lo + chunk - 1) / chunk
+	case jobEnclose:
+		lo, hi := e.samples(w, (e.job.n+chunk-1)/chunk)
+		return hi - lo
 	case jobDistancesBatch:
 		lo, hi := e.samples(w, e.job.n)
 		return hi - lo
@@ -569,6 +586,13 @@ func (e *Engine) runChunk(ws *shard, o, c int) {
 		} else {
 			err = e.images(ws, j.dist, j.theta, j.x, j.xnorm, lo, hi)
 		}
+	case jobProject:
+		lo := s.lo + c*chunk
+		e.projectChunk(s, j.p, j.lambda, lo, min(lo+chunk, s.hi))
+	case jobEnclose:
+		lo, _ := e.samples(o, (j.n+chunk-1)/chunk)
+		c0 := (lo + c) * chunk
+		e.encloseChunk(ws, j.lambda, c0, min(c0+chunk, j.n))
 	case jobDistancesBatch:
 		lo, _ := e.samples(o, j.n)
 		i := lo + c

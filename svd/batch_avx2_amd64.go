@@ -294,18 +294,6 @@ func (w *Small) laneValues(bv []float64, l, e int, negl, neglB float64) bool {
 	return w.avx2.laneValues(bv, w.n, l, e, negl, neglB)
 }
 
-// sortValues sorts sv descending (insertion sort: n <= 64).
-func sortValues(sv []float64) {
-	for i := 1; i < len(sv); i++ {
-		v := sv[i]
-		j := i
-		for ; j > 0 && sv[j-1] < v; j-- {
-			sv[j] = sv[j-1]
-		}
-		sv[j] = v
-	}
-}
-
 // factorizeAVX2 is Pair.Factorize on the AVX2 kernel: the two matrices,
 // loaded and scaled as Small.Factorize loads them, in lanes 0 and 1 of the
 // first workspace's group (lanes 2 and 3 zero: they never rotate), each

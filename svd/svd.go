@@ -334,6 +334,18 @@ func columnNorms(sv []float64, g []float64, ld, n, m int) {
 	}
 }
 
+// sortValues sorts sv descending (insertion sort: n <= 64).
+func sortValues(sv []float64) {
+	for i := 1; i < len(sv); i++ {
+		v := sv[i]
+		j := i
+		for ; j > 0 && sv[j-1] < v; j-- {
+			sv[j] = sv[j-1]
+		}
+		sv[j] = v
+	}
+}
+
 // sortDescending sets perm to the permutation that sorts sv descending
 // (stable insertion sort: n <= 64).
 func sortDescending(perm []int, sv []float64) {

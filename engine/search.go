@@ -1,0 +1,420 @@
+package engine
+
+import (
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/grlgq/grlgq/kernels"
+	"github.com/grlgq/grlgq/linalg"
+	"github.com/grlgq/grlgq/svd"
+)
+
+// Pruned searches: the winners of a training step and the nearest classes
+// of a prediction, with the prototypes and distances an exhaustive scan of
+// Distances gives, bit for bit, but values (svd.Batch.Values) computed only
+// for the prototypes that can still win.
+//
+// A search computes every projection Pᵀ W_k (the floor: nothing is known
+// about a prototype before it), then narrows the candidates in tiers, each
+// an interval that contains the distance Distances would compute (see
+// bounds.go for the proofs):
+//
+//  1. from ‖Pᵀ W_k‖_F² (d² multiply-adds; wide: a factor π²/4 and the
+//     spread of λ apart), every prototype;
+//  2. from enclosures of the singular values by the Gram matrix and a
+//     symmetric tridiagonal eigensolver (svd.Gram), the prototypes that
+//     tier 1 did not rule out;
+//  3. the values themselves (svd.Batch.Values, Distances' bits), the
+//     prototypes whose tier-2 intervals overlap the best one's of their
+//     group: the winners when the intervals leave a tie (within about
+//     1e-12 of the distance), and any distance the caller needs and
+//     cannot get otherwise.
+//
+// A prototype is ruled out only when its lower bound exceeds the upper
+// bound of another prototype of its group (strictly: ties go to the lowest
+// index, decided on the values). On any input the bounds do not cover
+// (NaN or ±Inf in a projection, a negative relevance) a search computes
+// every distance by Distances and scans them, so errors are Distances'
+// too.
+
+// Winners is the outcome of Engine.Winners for one sample: the nearest
+// prototype of its class (Plus, index 0 of the arrays) and the nearest of
+// another class (Minus, index 1), ties to the lowest index, as a scan of
+// the distances Distances computes would find them.
+type Winners struct {
+	Plus, Minus int
+	// Lo and Hi bound the winners' distances as Distances computes them.
+	// Where Exact is set, Dist holds that distance, with Distances' bits
+	// (its values were computed to settle a tie); otherwise the caller
+	// gets it from the winner's singular values with those bits
+	// (svd.Small.FactorizeValues) through Distance.
+	Lo, Hi, Dist [2]float64
+	Exact        [2]bool
+}
+
+// Stats counts the work of an engine's searches (Winners, Nearest) since
+// it was made: how many prototypes they considered, and for how many of
+// them values were computed by each route. Values skipped are the
+// difference.
+type Stats struct {
+	Searches   int64 // calls
+	Prototypes int64 // prototypes considered: p per call
+	Enclosed   int64 // tier 2: singular values enclosed (svd.Gram)
+	Values     int64 // tier 3: singular values computed (svd.Batch.Values)
+	Exhaustive int64 // calls that computed every distance (input the bounds do not cover)
+}
+
+// Stats returns the engine's search counts.
+func (e *Engine) Stats() Stats { return e.stats }
+
+// Distance returns Σ_i λ_i θ_i², θ_i = arccos(clamp(σ_i, 0, 1)), with the
+// bits Distances computes from the same values σ (descending, len d) and
+// relevances λ (len d), storing θ into theta unless it is nil.
+func Distance(theta, sigma, lambda []float64) float64 {
+	return weightedAngles(theta, sigma, lambda)
+}
+
+// searchSpace allocates what the searches need, at their first call.
+func (e *Engine) searchSpace() {
+	if e.trace != nil {
+		return
+	}
+	p, d := e.p, e.d
+	e.trace = make([]float64, p)
+	e.blo = make([]float64, p)
+	e.bhi = make([]float64, p)
+	e.tier = make([]uint8, p)
+	e.cand = make([]int32, 0, p)
+	e.sdist = make([]float64, p)
+	e.vsig = make([]float64, chunk*d)
+	e.vproj = linalg.AlignedSlice(chunk * d * d)
+	for _, s := range e.shards {
+		if s.gram == nil {
+			s.gram = svd.NewGram(d)
+			s.ga = make([]float64, chunk*d)
+			s.gb = make([]float64, chunk*d)
+		}
+		if s.sv == nil {
+			s.sv = svd.NewBatch(d)
+		}
+	}
+}
+
+// lambdaOf returns prototype k's relevances.
+func (e *Engine) lambdaOf(lambda []float64, k int) []float64 {
+	if len(lambda) == e.d {
+		return lambda
+	}
+	return lambda[k*e.d : (k+1)*e.d]
+}
+
+// project computes every projection (Projection(k) afterwards) and its
+// tier-1 bounds: the first phase of a search, split over the workers like
+// Distances.
+func (e *Engine) project(P *linalg.Dense, lambda []float64) {
+	e.job = job{kind: jobProject, p: P, lambda: lambda}
+	e.run()
+	e.job = job{}
+}
+
+// projectChunk is jobProject's chunk: prototypes lo..hi of shard s.
+func (e *Engine) projectChunk(s *shard, P *linalg.Dense, lambda []float64, lo, hi int) {
+	d, dd := e.d, e.d*e.d
+	for k := lo; k < hi; k++ {
+		w := e.protos[k]
+		m := s.proj[(k-s.lo)*dd : (k-s.lo+1)*dd]
+		kernels.AtB(m, d, P.Data, P.Stride, w.Data, w.Stride, e.dim, d, d)
+		var t float64
+		for _, v := range m {
+			t += float64(v * v)
+		}
+		e.trace[k] = t
+		if !(t <= math.MaxFloat64) {
+			e.blo[k], e.bhi[k] = math.NaN(), math.NaN()
+			continue
+		}
+		lmin, lmax, lsum := lambdaRange(e.lambdaOf(lambda, k))
+		e.blo[k], e.bhi[k] = traceBounds(t, d, lmin, lmax, lsum)
+		e.tier[k] = 1
+	}
+}
+
+// enclose computes the tier-2 bounds of the prototypes e.cand, split
+// over the workers in chunks of 8.
+func (e *Engine) enclose(lambda []float64) {
+	if len(e.cand) == 0 {
+		return
+	}
+	if len(e.cand) <= chunk || len(e.shards) == 1 {
+		// One chunk: handing it to a worker would make the caller wait.
+		e.encloseChunk(e.shards[0], lambda, 0, len(e.cand))
+		return
+	}
+	e.job = job{kind: jobEnclose, lambda: lambda, n: len(e.cand)}
+	e.run()
+	e.job = job{}
+}
+
+// encloseChunk is jobEnclose's chunk: candidates c0..c1 of e.cand, with
+// the workspace of ws.
+func (e *Engine) encloseChunk(ws *shard, lambda []float64, c0, c1 int) {
+	d := e.d
+	for _, k32 := range e.cand[c0:c1] {
+		k := int(k32)
+		a, b := ws.ga[:d], ws.gb[:d]
+		if err := ws.gram.Enclose(a, b, d, e.Projection(k), d, 0, 1); err != nil {
+			continue // not finite: tier 1 already said so (never reached)
+		}
+		lo, hi := angleBounds(a, b, e.lambdaOf(lambda, k))
+		// Keep the tighter of the two tiers' ends.
+		e.blo[k], e.bhi[k] = max(lo, e.blo[k]), min(hi, e.bhi[k])
+		e.tier[k] = 2
+	}
+}
+
+// values computes the distances of the prototypes ks with Distances' bits
+// into dist[k], on the caller: their projections copied side by side,
+// svd.Batch.Values in groups of up to 8, weightedAngles.
+func (e *Engine) values(dist []float64, ks []int32, lambda []float64) error {
+	d, dd := e.d, e.d*e.d
+	sv := e.shards[0].sv
+	for i0 := 0; i0 < len(ks); i0 += chunk {
+		g := ks[i0:min(i0+chunk, len(ks))]
+		for i, k := range g {
+			copy(e.vproj[i*dd:(i+1)*dd], e.Projection(int(k)))
+		}
+		if err := sv.Values(e.vsig, d, e.vproj, d, dd, len(g)); err != nil {
+			var be *svd.BatchError
+			k := int(g[0])
+			if errors.As(err, &be) {
+				k = int(g[be.Index])
+			}
+			return fmt.Errorf("engine: prototype %d: %w", k, err)
+		}
+		for i, k := range g {
+			dist[k] = weightedAngles(nil, e.vsig[i*d:(i+1)*d], e.lambdaOf(lambda, int(k)))
+		}
+	}
+	e.stats.Values += int64(len(ks))
+	return nil
+}
+
+// SetExhaustive(true) makes the searches (Winners, Nearest) compute every
+// distance (Distances and a scan) instead of pruning: the reference the
+// pruned searches are tested against, with the same results. It is off
+// for a new engine.
+func (e *Engine) SetExhaustive(on bool) { e.exhaustive = on }
+
+// prunable reports whether the bounds cover this call: relevances >= 0
+// and not huge (every projection's trace finite is checked after
+// project).
+func (e *Engine) prunable(lambda []float64) bool {
+	if e.exhaustive {
+		return false
+	}
+	var sum float64
+	for _, l := range lambda {
+		if !(l >= 0) {
+			return false
+		}
+		sum += l
+	}
+	// λ so large that a distance could overflow: Distances reports that
+	// as an error, which a search that skips the prototype would not.
+	return sum <= 0x1p1000
+}
+
+// Winners finds, for the sample P (dim x d) with label y, the nearest
+// prototype with label y and the nearest with another label (labels[k]
+// the label of prototype k, len p; lambda as for Distances), ties to the
+// lowest index: the prototypes a scan of the distances Distances computes
+// finds, whose distances (where w.Exact) have Distances' bits. Afterwards
+// Projection(k) returns M_k = Pᵀ W_k of every prototype. It returns an
+// error when y has no prototype or every prototype has label y.
+func (e *Engine) Winners(w *Winners, P *linalg.Dense, lambda []float64, labels []int, y int) error {
+	if e.closed {
+		return ErrClosed
+	}
+	if len(labels) != e.p {
+		return fmt.Errorf("%w: Winners: %d labels for %d prototypes", ErrShape, len(labels), e.p)
+	}
+	if err := e.checkSet(P, "sample"); err != nil {
+		return err
+	}
+	if err := e.checkLambda(lambda); err != nil {
+		return err
+	}
+	e.searchSpace()
+	e.stats.Searches++
+	e.stats.Prototypes += int64(e.p)
+	group := func(k int) int {
+		if labels[k] == y {
+			return 0
+		}
+		return 1
+	}
+	if !e.prunable(lambda) || !e.projectAndCheck(P, lambda) {
+		return e.winnersExhaustive(w, P, lambda, group)
+	}
+	return e.settle2(w, lambda, group)
+}
+
+// projectAndCheck runs the first phase and reports whether every trace is
+// finite.
+func (e *Engine) projectAndCheck(P *linalg.Dense, lambda []float64) bool {
+	e.project(P, lambda)
+	for _, t := range e.trace {
+		if !(t <= math.MaxFloat64) {
+			return false
+		}
+	}
+	return true
+}
+
+// winnersExhaustive is Winners by Distances and a scan.
+func (e *Engine) winnersExhaustive(w *Winners, P *linalg.Dense, lambda []float64, group func(k int) int) error {
+	e.stats.Exhaustive++
+	e.stats.Values += int64(e.p)
+	if e.sdist == nil {
+		e.sdist = make([]float64, e.p)
+	}
+	if err := e.Distances(e.sdist, nil, P, lambda); err != nil {
+		return err
+	}
+	*w = Winners{Plus: -1, Minus: -1}
+	best := [2]float64{math.Inf(1), math.Inf(1)}
+	for k, dk := range e.sdist {
+		if !(dk <= math.MaxFloat64) {
+			return fmt.Errorf("engine: %w: distance to prototype %d is %v", ErrNotFinite, k, dk)
+		}
+		g := group(k)
+		if dk < best[g] {
+			best[g] = dk
+			if g == 0 {
+				w.Plus = k
+			} else {
+				w.Minus = k
+			}
+		}
+	}
+	if w.Plus < 0 || w.Minus < 0 {
+		return errNoGroup
+	}
+	for g, k := range [2]int{w.Plus, w.Minus} {
+		dk := e.sdist[k]
+		w.Lo[g], w.Hi[g], w.Dist[g], w.Exact[g] = dk, dk, dk, true
+	}
+	return nil
+}
+
+// ExactDistance returns the distance of prototype k to the sample of the
+// last search (Winners, Nearest), from its projection, with the bits of
+// Distances; lambda as for that search.
+func (e *Engine) ExactDistance(k int, lambda []float64) (float64, error) {
+	if e.closed {
+		return 0, ErrClosed
+	}
+	if k < 0 || k >= e.p || e.sdist == nil {
+		return 0, fmt.Errorf("%w: ExactDistance(%d) of %d prototypes, or before a search", ErrShape, k, e.p)
+	}
+	e.cand = append(e.cand[:0], int32(k))
+	if err := e.values(e.sdist, e.cand, lambda); err != nil {
+		return 0, err
+	}
+	return e.sdist[k], nil
+}
+
+// errNoGroup: a search's group has no prototype.
+var errNoGroup = errors.New("engine: a group of the search has no prototype")
+
+// ErrNoGroup reports a search whose class, or every other class, has no
+// prototype.
+var ErrNoGroup = errNoGroup
+
+// settle2 finds the nearest prototype of each of the two groups from the
+// tier-1 bounds of project, enclosing (tier 2) and valuing (tier 3) only
+// what the bounds leave open.
+func (e *Engine) settle2(w *Winners, lambda []float64, group func(k int) int) error {
+	// Tier 1: each group's least upper bound.
+	best := [2]float64{math.Inf(1), math.Inf(1)}
+	count := [2]int{}
+	for k := 0; k < e.p; k++ {
+		g := group(k)
+		best[g] = min(best[g], e.bhi[k])
+		count[g]++
+	}
+	if count[0] == 0 || count[1] == 0 {
+		return errNoGroup
+	}
+	// Tier 2 for the prototypes tier 1 leaves open in a group of two or
+	// more candidates.
+	e.cand = e.cand[:0]
+	var open [2]int
+	for k := 0; k < e.p; k++ {
+		if e.blo[k] <= best[group(k)] {
+			open[group(k)]++
+		}
+	}
+	for k := 0; k < e.p; k++ {
+		g := group(k)
+		if open[g] > 1 && e.blo[k] <= best[g] {
+			e.cand = append(e.cand, int32(k))
+		}
+	}
+	e.stats.Enclosed += int64(len(e.cand))
+	e.enclose(lambda)
+	for _, k := range e.cand {
+		g := group(int(k))
+		best[g] = min(best[g], e.bhi[k])
+	}
+	// Tier 3: the candidates left, valued where a group has two or more.
+	*w = Winners{Plus: -1, Minus: -1}
+	e.cand = e.cand[:0]
+	open = [2]int{}
+	first := [2]int{-1, -1}
+	for k := 0; k < e.p; k++ {
+		g := group(k)
+		if e.blo[k] <= best[g] {
+			open[g]++
+			if first[g] < 0 {
+				first[g] = k
+			}
+		}
+	}
+	for k := 0; k < e.p; k++ {
+		g := group(k)
+		if open[g] > 1 && e.blo[k] <= best[g] {
+			e.cand = append(e.cand, int32(k))
+		}
+	}
+	if e.sdist == nil {
+		e.sdist = make([]float64, e.p)
+	}
+	if err := e.values(e.sdist, e.cand, lambda); err != nil {
+		return err
+	}
+	win := first
+	var vbest [2]float64
+	var seen [2]bool
+	for _, k32 := range e.cand { // ascending: ties keep the lowest index
+		k := int(k32)
+		g := group(k)
+		dk := e.sdist[k]
+		if !(dk <= math.MaxFloat64) {
+			return fmt.Errorf("engine: %w: distance to prototype %d is %v", ErrNotFinite, k, dk)
+		}
+		if !seen[g] || dk < vbest[g] {
+			vbest[g], win[g], seen[g] = dk, k, true
+		}
+	}
+	w.Plus, w.Minus = win[0], win[1]
+	for g, k := range win {
+		w.Lo[g], w.Hi[g] = e.blo[k], e.bhi[k]
+		if open[g] > 1 {
+			w.Dist[g], w.Exact[g] = e.sdist[k], true
+			w.Lo[g], w.Hi[g] = e.sdist[k], e.sdist[k]
+		}
+	}
+	return nil
+}
