@@ -69,3 +69,14 @@ func (p *Pair) factorizeAVX2(u [2][]float64, ldu int, s, v, bv [2][]float64, ldv
 func (w *Small) laneValues(bv []float64, l, e int, negl, neglB float64) bool {
 	panic("svd: no AVX2 path in this build")
 }
+
+// useGramAVX2 selects the AVX2 kernels of Gram.Enclose; never on this build.
+const useGramAVX2 = false
+
+type gramAVX2 struct{}
+
+func newGramAVX2(n int) *gramAVX2 { return nil }
+
+func (w *Gram) encloseAVX2(lo, hi []float64, ld int, a []float64, lda, step, k int) error {
+	panic("svd: no AVX2 path in this build")
+}

@@ -2,7 +2,12 @@ package svd
 
 import (
 	"math"
+	"sync/atomic"
 )
+
+// gramScalarFallbacks counts the matrices of the AVX2 path certified by
+// the scalar route instead (for the tests).
+var gramScalarFallbacks atomic.Int64
 
 // Gram is the workspace for enclosures of the squared singular values of
 // many n x n matrices, by a route that costs a fraction of the Jacobi
@@ -26,6 +31,7 @@ type Gram struct {
 	qd, qe []float64 // the QL iteration's copies
 	w      []float64 // reduction: A22 v
 	cl     []int     // certification: cluster boundaries
+	avx2   *gramAVX2 // nil unless the AVX2 kernels can run
 }
 
 // NewGram returns the workspace for n x n matrices, 1 <= n <= MaxSmall.
@@ -39,8 +45,9 @@ func NewGram(n int) *Gram {
 		g:  make([]float64, n*n),
 		d:  make([]float64, n), e: make([]float64, n), e2: make([]float64, n),
 		qd: make([]float64, n), qe: make([]float64, n),
-		w:  make([]float64, n),
-		cl: make([]int, n+1),
+		w:    make([]float64, n),
+		cl:   make([]int, n+1),
+		avx2: newGramAVX2(n),
 	}
 }
 
@@ -117,6 +124,9 @@ func (w *Gram) Enclose(lo, hi []float64, ld int, a []float64, lda, step, k int) 
 	if len(a) < (k-1)*step+(n-1)*lda+n || len(lo) < (k-1)*ld+n || len(hi) < (k-1)*ld+n {
 		panic(PanicShape)
 	}
+	if useGramAVX2 && w.avx2 != nil {
+		return w.encloseAVX2(lo, hi, ld, a, lda, step, k)
+	}
 	for i := 0; i < k; i++ {
 		if !w.enclose(lo[i*ld:i*ld+n], hi[i*ld:i*ld+n], a[i*step:], lda) {
 			return &BatchError{Index: i, Err: errNotFinite}
@@ -149,23 +159,7 @@ func (w *Gram) enclose(lo, hi []float64, a []float64, lda int) bool {
 		trivial(lo, hi)
 		return true
 	}
-	w.gram(a, lda, math.Ldexp(1, -e))
-	g := w.g
-	nf := float64(n)
-	var tr, fro float64
-	for i := 0; i < n; i++ {
-		tr += g[i*n+i]
-		for j := 0; j < i; j++ {
-			fro += 2 * float64(g[i*n+j]*g[i*n+j])
-		}
-		fro += float64(g[i*n+i] * g[i*n+i])
-	}
-	grow := 1 + 4*nf*ur
-	froA := tr * grow                    // >= ‖A‖_F²
-	froG := math.Sqrt(fro) * grow * grow // >= ‖Ĝ‖_F
-	gamma := nf * ur / (1 - nf*ur)
-	slack := (gamma*froA + gramTridiagConst*nf*nf*ur*froG + nf*nf*0x1p-1070) * grow
-
+	slack := gramSlack(n, w.gram(a, lda, math.Ldexp(1, -e)))
 	w.tridiagonalize()
 	if !w.certify(lo, hi, slack) {
 		trivial(lo, hi)
@@ -181,14 +175,19 @@ func (w *Gram) enclose(lo, hi []float64, a []float64, lda int) bool {
 
 // gram writes the lower triangle of G = AᵀA of the matrix a scaled by
 // scale into w.g: column j of A first into row j of w.at, then each entry
-// one chain of rounded products over the rows in order.
-func (w *Gram) gram(a []float64, lda int, scale float64) {
+// one chain of rounded products over the rows in order. It returns
+// fl(‖A‖_F²) of the scaled matrix, the squares summed in one chain.
+func (w *Gram) gram(a []float64, lda int, scale float64) float64 {
 	n := w.n
 	at := w.at
 	for r := 0; r < n; r++ {
 		for c, x := range a[r*lda : r*lda+n] {
 			at[c*n+r] = x * scale
 		}
+	}
+	var fro float64
+	for _, x := range at[:n*n] {
+		fro += float64(x * x)
 	}
 	g := w.g
 	for i := 0; i < n; i++ {
@@ -202,7 +201,37 @@ func (w *Gram) gram(a []float64, lda int, scale float64) {
 			g[i*n+j] = s
 		}
 	}
+	return fro
 }
+
+// gramSlack is the sum of the bounds of Enclose's steps 1 and 2 for a
+// scaled n x n matrix with fro = fl(‖A‖_F²) (one chain of n² squares):
+// F = fro (1 + 2n² u) >= ‖A‖_F², ‖Ĝ − AᵀA‖_2 <= γ_n F + n²·2^-1075, and
+// ‖Ĝ‖_F <= ‖AᵀA‖_F + γ_n F <= (1 + γ_n) F, so ‖E‖_2 <= c n² u (1 + γ_n) F;
+// the total enlarged by (1 + 4n u) for its own rounding.
+func gramSlack(n int, fro float64) float64 {
+	nf := float64(n)
+	F := fro * (1 + 2*nf*nf*ur)
+	gamma := nf * ur / (1 - nf*ur)
+	return (gamma*F + gramTridiagConst*nf*nf*ur*(1+gamma)*F + nf*nf*0x1p-1070) * (1 + 4*nf*ur)
+}
+
+// sturmSlack is s(x) of Enclose's step 3: the distance between the
+// eigenvalues of T̂ and of the T' whose exact count the recurrence gives at
+// x, doubled.
+func sturmSlack(x, dmax, emax float64) float64 {
+	return (4*ur*(dmax+math.Abs(x)) + 8*ur*emax + 2*pivmin) * 2
+}
+
+// The QL iteration's deflation threshold (relative to ‖T‖_F: setting such
+// an entry to 0 moves an eigenvalue by at most that much, far within the
+// certification's tolerance δ = 8n u ‖T‖_F) and iterations per
+// eigenvalue; its estimates are certified afterwards, whatever their
+// accuracy.
+const (
+	gramQLTol     = 0x1p-53
+	gramQLMaxIter = 40
+)
 
 // trivial sets the bounds that say nothing: [0, +Inf).
 func trivial(lo, hi []float64) {
@@ -278,10 +307,11 @@ func (w *Gram) tridiagonalize() {
 
 // qlValues writes estimates of the eigenvalues of the tridiagonal (w.d,
 // w.e) into w.qd, ascending, by the implicit QL iteration with Wilkinson
-// shifts (tqli of Numerical Recipes, eigenvalues only). It reports false
-// if an eigenvalue did not converge in 40 iterations; the estimates need
-// not be accurate (certify checks them).
-func (w *Gram) qlValues() bool {
+// shifts (tqli of Numerical Recipes, eigenvalues only), an off-diagonal
+// entry deflated at |e| <= tol. It reports false if an eigenvalue did not
+// converge in gramQLMaxIter iterations; the estimates need not be
+// accurate (certify checks them).
+func (w *Gram) qlValues(tol float64) bool {
 	n := w.n
 	d, e := w.qd, w.qe
 	copy(d, w.d)
@@ -290,15 +320,14 @@ func (w *Gram) qlValues() bool {
 		for iter := 0; ; iter++ {
 			m := l
 			for ; m < n-1; m++ {
-				dd := math.Abs(d[m]) + math.Abs(d[m+1])
-				if math.Abs(e[m]) <= float64(0x1p-53*dd) {
+				if math.Abs(e[m]) <= tol {
 					break
 				}
 			}
 			if m == l {
 				break
 			}
-			if iter == 40 {
+			if iter == gramQLMaxIter {
 				return false
 			}
 			g := (d[l+1] - d[l]) / float64(2*e[l])
@@ -374,9 +403,6 @@ func (w *Gram) sturm(x float64) int {
 // reports false if no enclosure was certified.
 func (w *Gram) certify(lo, hi []float64, slack float64) bool {
 	n := w.n
-	if !w.qlValues() {
-		return false
-	}
 	var dmax, emax, tnorm float64
 	for i := 0; i < n; i++ {
 		dmax = max(dmax, math.Abs(w.d[i]))
@@ -385,10 +411,11 @@ func (w *Gram) certify(lo, hi []float64, slack float64) bool {
 		tnorm += float64(w.d[i]*w.d[i]) + 2*float64(w.e[i]*w.e[i])
 	}
 	tnorm = math.Sqrt(tnorm)
-	mu := w.qd
-	s := func(x float64) float64 {
-		return (4*ur*(dmax+math.Abs(x)) + 8*ur*emax + 2*pivmin) * 2
+	if !w.qlValues(gramQLTol * tnorm) {
+		return false
 	}
+	mu := w.qd
+	s := func(x float64) float64 { return sturmSlack(x, dmax, emax) }
 	delta := 8*float64(n)*ur*tnorm + 0x1p-1000
 	for attempt := 0; attempt < 4; attempt, delta = attempt+1, delta*64 {
 		// Clusters: runs of estimates whose intervals overlap.

@@ -59,8 +59,13 @@ func scaledDDValues(n int, a []float64) []float64 {
 // the largest distance of an enclosure's middle from the exact square in
 // units of n² u σ_1² (the tridiagonal reduction's bound is 8 of them).
 func TestGramEnclose(t *testing.T) {
-	all := principalAngleCases(11)
+	all := principalAngleCases11()
+	forEachImpl(t, func(t *testing.T) { testGramEnclose(t, all) })
+}
+
+func testGramEnclose(t *testing.T, all map[int][]angleCase) {
 	rng := rand.New(rand.NewPCG(26, 1))
+	fallbacks := gramScalarFallbacks.Load()
 	var est, width float64
 	total, cert := 0, 0
 	for n := 1; n <= MaxSmall; n++ {
@@ -101,7 +106,8 @@ func TestGramEnclose(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("%d of %d certified; widest enclosure %.3g σ_1²; estimates within %.3g n² u σ_1² of the exact squares", cert, total, width, est)
+	t.Logf("%d of %d certified (%d by the scalar certification); widest enclosure %.3g σ_1²; estimates within %.3g n² u σ_1² of the exact squares",
+		cert, total, gramScalarFallbacks.Load()-fallbacks, width, est)
 	if cert < total*9/10 {
 		t.Errorf("only %d of %d enclosures certified", cert, total)
 	}
@@ -109,7 +115,9 @@ func TestGramEnclose(t *testing.T) {
 
 // TestGramBatch checks that Enclose on a batch (strided, with steps) gives
 // each matrix's enclosure alone, and its errors.
-func TestGramBatch(t *testing.T) {
+func TestGramBatch(t *testing.T) { forEachImpl(t, testGramBatch) }
+
+func testGramBatch(t *testing.T) {
 	rng := rand.New(rand.NewPCG(27, 1))
 	for _, n := range []int{1, 2, 3, 5, 12, 25} {
 		w := NewGram(n)
@@ -146,7 +154,9 @@ func TestGramBatch(t *testing.T) {
 }
 
 // TestGramAllocs checks that Enclose allocates nothing.
-func TestGramAllocs(t *testing.T) {
+func TestGramAllocs(t *testing.T) { forEachImpl(t, testGramAllocs) }
+
+func testGramAllocs(t *testing.T) {
 	rng := rand.New(rand.NewPCG(28, 1))
 	for _, n := range []int{1, 5, 12, 25} {
 		w := NewGram(n)
@@ -170,6 +180,15 @@ func BenchmarkGramEnclose(b *testing.B) {
 			}
 			a = append(a, projection(rng, n, th)...)
 		}
+		b.Run(fmt.Sprintf("n=%d/gram-generic", n), func(b *testing.B) {
+			defer setGramAVX2(false)()
+			w := NewGram(n)
+			lo, hi := make([]float64, k*n), make([]float64, k*n)
+			for b.Loop() {
+				_ = w.Enclose(lo, hi, n, a, n, n*n, k)
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(k*b.N), "ns/matrix")
+		})
 		b.Run(fmt.Sprintf("n=%d/gram", n), func(b *testing.B) {
 			w := NewGram(n)
 			lo, hi := make([]float64, k*n), make([]float64, k*n)

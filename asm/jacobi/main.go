@@ -63,6 +63,10 @@ func main() {
 	transpose()
 	dots4()
 	axpy4()
+	gram4()
+	tridiag4()
+	ql4()
+	sturm4()
 	Generate()
 }
 
