@@ -392,7 +392,7 @@ func ql4() {
 	SHLQ(Imm(5), t)
 	VANDPD(Mem{Base: e, Index: t, Scale: 1}, absM, Y9)
 	VCMPPD(Imm(0x12), Mem{Base: scratch, Disp: 64}, Y9, Y9) // LE_OQ: |e[m]| <= tol
-	VANDNPD(Y9, found, Y11)        // new: negligible, not found before
+	VANDNPD(Y9, found, Y11)                                 // new: negligible, not found before
 	VMOVQ(m, X12)
 	VPBROADCASTQ(X12, Y12)
 	VBLENDVPD(Y11, Y12, mvec, mvec)
