@@ -132,10 +132,7 @@ func (e *Engine) checkLambda(lambda []float64) error {
 // chunk, so the svd batches are the same.
 func (e *Engine) distances(s *shard, proj, sigma, dist, theta []float64, P *linalg.Dense, lambda []float64, lo, hi int) error {
 	d, dd := e.d, e.d*e.d
-	for k := lo; k < hi; k++ {
-		w := e.protos[k]
-		kernels.AtB(proj[(k-lo)*dd:], d, P.Data, P.Stride, w.Data, w.Stride, e.dim, d, d)
-	}
+	e.projectInto(proj, s, P, lo, hi)
 	if err := s.sv.Values(sigma, d, proj, d, dd, hi-lo); err != nil {
 		k := lo
 		var be *svd.BatchError
@@ -166,6 +163,29 @@ func (e *Engine) distances(s *shard, proj, sigma, dist, theta []float64, P *lina
 		dist[k] = weightedAngles(th, sigma[(k-lo)*d:(k-lo)*d+d], lam)
 	}
 	return nil
+}
+
+// projectInto writes M_k = Pᵀ W_k for prototypes lo..hi (at most a chunk,
+// all in one shard) into proj (d x d each, stride d, from proj[0]), with
+// one kernels.AtB over the prototypes' side-by-side columns into the
+// workspace's scratch (d x (hi-lo)·d), then copied apart: an output of
+// AtB is the same chain whatever the number of columns of the call, so
+// these are the bits of one AtB per prototype. ws is the workspace of
+// the participant (its scratch), r the shard holding the prototypes.
+func (e *Engine) projectInto(proj []float64, ws *shard, P *linalg.Dense, lo, hi int) {
+	d, dd := e.d, e.d*e.d
+	r := e.shards[e.owner[lo]]
+	nc := (hi - lo) * d
+	w := r.protos[(lo-r.lo)*d:]
+	m := ws.pscratch
+	kernels.AtB(m, nc, P.Data, P.Stride, w, r.ld, e.dim, d, nc)
+	for k := lo; k < hi; k++ {
+		o := (k - lo) * d
+		pk := proj[(k-lo)*dd : (k-lo+1)*dd]
+		for i := 0; i < d; i++ {
+			copy(pk[i*d:(i+1)*d], m[i*nc+o:i*nc+o+d])
+		}
+	}
 }
 
 // weightedAngles returns Σ_i λ_i θ_i² with θ_i = arccos(clamp(σ_i, 0, 1)),

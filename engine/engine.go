@@ -131,7 +131,9 @@ type shard struct {
 	by       []float64 // image batches: imageBlock x p*d
 	sv       *svd.Batch
 	gram     *svd.Gram // searches: tier-2 enclosures
-	ga, gb   []float64 // searches: one matrix's enclosure
+	ga, gb   []float64 // searches: a chunk's enclosures
+	gproj    []float64 // searches: a chunk's projections side by side
+	pscratch []float64 // a chunk's projections as one AtB writes them: d x chunk·d
 	err      error     // lowest-index error of the chunks this shard's owner ran
 	errAt    int
 	claim    atomic.Uint64 // job seq << 32 | next unclaimed chunk
@@ -171,15 +173,16 @@ func New(dim, d, p, workers int) (*Engine, error) {
 		ld := shardStride(n, d)
 		s := &shard{
 			lo: lo, hi: hi, ld: ld,
-			protos: linalg.AlignedSlice(dim * ld),
-			proj:   linalg.AlignedSlice(n * d * d),
-			sigma:  make([]float64, n*d),
-			bproj:  linalg.AlignedSlice(p * d * d),
-			bsigma: make([]float64, p*d),
-			y:      linalg.AlignedSlice(chunk * d),
-			by:     linalg.AlignedSlice(imageBlock * p * d),
-			sv:     svd.NewBatch(d),
-			wake:   make(chan struct{}, 1),
+			protos:   linalg.AlignedSlice(dim * ld),
+			proj:     linalg.AlignedSlice(n * d * d),
+			sigma:    make([]float64, n*d),
+			bproj:    linalg.AlignedSlice(p * d * d),
+			bsigma:   make([]float64, p*d),
+			y:        linalg.AlignedSlice(chunk * d),
+			pscratch: linalg.AlignedSlice(chunk * d * d),
+			by:       linalg.AlignedSlice(imageBlock * p * d),
+			sv:       svd.NewBatch(d),
+			wake:     make(chan struct{}, 1),
 		}
 		for k := lo; k < hi; k++ {
 			o := (k - lo) * d
@@ -588,7 +591,7 @@ func (e *Engine) runChunk(ws *shard, o, c int) {
 		}
 	case jobProject:
 		lo := s.lo + c*chunk
-		e.projectChunk(s, j.p, j.lambda, lo, min(lo+chunk, s.hi))
+		e.projectChunk(ws, s, j.p, j.lambda, lo, min(lo+chunk, s.hi))
 	case jobEnclose:
 		lo, _ := e.samples(o, (j.n+chunk-1)/chunk)
 		c0 := (lo + c) * chunk

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/grlgq/grlgq/kernels"
 	"github.com/grlgq/grlgq/linalg"
 	"github.com/grlgq/grlgq/svd"
 )
@@ -94,6 +93,7 @@ func (e *Engine) searchSpace() {
 			s.gram = svd.NewGram(d)
 			s.ga = make([]float64, chunk*d)
 			s.gb = make([]float64, chunk*d)
+			s.gproj = make([]float64, chunk*d*d)
 		}
 		if s.sv == nil {
 			s.sv = svd.NewBatch(d)
@@ -118,13 +118,13 @@ func (e *Engine) project(P *linalg.Dense, lambda []float64) {
 	e.job = job{}
 }
 
-// projectChunk is jobProject's chunk: prototypes lo..hi of shard s.
-func (e *Engine) projectChunk(s *shard, P *linalg.Dense, lambda []float64, lo, hi int) {
+// projectChunk is jobProject's chunk: prototypes lo..hi of shard s, with
+// the workspace of ws.
+func (e *Engine) projectChunk(ws, s *shard, P *linalg.Dense, lambda []float64, lo, hi int) {
 	d, dd := e.d, e.d*e.d
+	e.projectInto(s.proj[(lo-s.lo)*dd:], ws, P, lo, hi)
 	for k := lo; k < hi; k++ {
-		w := e.protos[k]
 		m := s.proj[(k-s.lo)*dd : (k-s.lo+1)*dd]
-		kernels.AtB(m, d, P.Data, P.Stride, w.Data, w.Stride, e.dim, d, d)
 		var t float64
 		for _, v := range m {
 			t += float64(v * v)
@@ -147,8 +147,11 @@ func (e *Engine) enclose(lambda []float64) {
 		return
 	}
 	if len(e.cand) <= chunk || len(e.shards) == 1 {
-		// One chunk: handing it to a worker would make the caller wait.
-		e.encloseChunk(e.shards[0], lambda, 0, len(e.cand))
+		// One chunk (handing it to a worker would make the caller wait),
+		// or no worker.
+		for c0 := 0; c0 < len(e.cand); c0 += chunk {
+			e.encloseChunk(e.shards[0], lambda, c0, min(c0+chunk, len(e.cand)))
+		}
 		return
 	}
 	e.job = job{kind: jobEnclose, lambda: lambda, n: len(e.cand)}
@@ -156,17 +159,21 @@ func (e *Engine) enclose(lambda []float64) {
 	e.job = job{}
 }
 
-// encloseChunk is jobEnclose's chunk: candidates c0..c1 of e.cand, with
-// the workspace of ws.
+// encloseChunk is jobEnclose's chunk: candidates c0..c1 of e.cand (at
+// most 8), their projections copied side by side into the workspace of ws
+// and enclosed in one svd.Gram call (its groups of lanes filled).
 func (e *Engine) encloseChunk(ws *shard, lambda []float64, c0, c1 int) {
-	d := e.d
-	for _, k32 := range e.cand[c0:c1] {
+	d, dd := e.d, e.d*e.d
+	ks := e.cand[c0:c1]
+	for i, k := range ks {
+		copy(ws.gproj[i*dd:(i+1)*dd], e.Projection(int(k)))
+	}
+	if err := ws.gram.Enclose(ws.ga, ws.gb, d, ws.gproj, d, dd, len(ks)); err != nil {
+		return // not finite: project saw it first (never reached)
+	}
+	for i, k32 := range ks {
 		k := int(k32)
-		a, b := ws.ga[:d], ws.gb[:d]
-		if err := ws.gram.Enclose(a, b, d, e.Projection(k), d, 0, 1); err != nil {
-			continue // not finite: tier 1 already said so (never reached)
-		}
-		lo, hi := angleBounds(a, b, e.lambdaOf(lambda, k))
+		lo, hi := angleBounds(ws.ga[i*d:(i+1)*d], ws.gb[i*d:(i+1)*d], e.lambdaOf(lambda, k))
 		// Keep the tighter of the two tiers' ends.
 		e.blo[k], e.bhi[k] = max(lo, e.blo[k]), min(hi, e.bhi[k])
 		e.tier[k] = 2

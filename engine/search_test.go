@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/grlgq/grlgq/kernels"
 	"github.com/grlgq/grlgq/linalg"
 )
 
@@ -292,6 +293,49 @@ func TestWinnersAllocs(t *testing.T) {
 		f()
 		if got := testing.AllocsPerRun(20, f); got != 0 {
 			t.Errorf("workers=%d: %v allocations per Winners", workers, got)
+		}
+	}
+}
+
+// TestFusedProjectionBits checks that the projections of a chunk, computed
+// by one kernels.AtB over the prototypes' side-by-side columns, have the
+// bits of one AtB per prototype (Projection after Distances and after
+// Winners), for shard layouts of 1 to 3 workers and d = 1..13.
+func TestFusedProjectionBits(t *testing.T) {
+	r := rng(44)
+	for _, d := range []int{1, 2, 3, 4, 5, 7, 8, 12, 13} {
+		const dim, p = 57, 19
+		for _, workers := range []int{1, 2, 3} {
+			e := newEngine(t, dim, d, p, workers)
+			P := randomBasis(t, dim, d, r)
+			labels := make([]int, p)
+			for k := range labels {
+				labels[k] = k % 3
+			}
+			dist := make([]float64, p)
+			want := make([]float64, d*d)
+			for _, call := range []string{"Distances", "Winners"} {
+				if call == "Distances" {
+					if err := e.Distances(dist, nil, P, uniform(d)); err != nil {
+						t.Fatal(err)
+					}
+				} else {
+					var w Winners
+					if err := e.Winners(&w, P, uniform(d), labels, 1); err != nil {
+						t.Fatal(err)
+					}
+				}
+				for k := 0; k < p; k++ {
+					wk := e.protos[k]
+					kernels.AtB(want, d, P.Data, P.Stride, wk.Data, wk.Stride, dim, d, d)
+					got := e.Projection(k)
+					for i := range want {
+						if math.Float64bits(got[i]) != math.Float64bits(want[i]) {
+							t.Fatalf("d=%d workers=%d %s: prototype %d: projection entry %d is %v, one AtB gives %v", d, workers, call, k, i, got[i], want[i])
+						}
+					}
+				}
+			}
 		}
 	}
 }

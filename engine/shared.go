@@ -102,6 +102,7 @@ func (sh *Shared) newScratch() *Engine {
 // and an svd.Batch.
 func (sh *Shared) setSpace(e *Engine) {
 	if s := e.shards[0]; s.sv == nil {
+		s.pscratch = linalg.AlignedSlice(chunk * sh.d * sh.d)
 		s.proj = linalg.AlignedSlice(sh.p * sh.d * sh.d)
 		s.sigma = make([]float64, sh.p*sh.d)
 		s.sv = svd.NewBatch(sh.d)
