@@ -140,33 +140,77 @@ func (e *Engine) projectChunk(ws, s *shard, P *linalg.Dense, lambda []float64, l
 	}
 }
 
-// enclose computes the tier-2 bounds of the prototypes e.cand, split
-// over the workers in chunks of 8.
-func (e *Engine) enclose(lambda []float64) {
+// refine raises the prototypes e.cand to tier 2 (their singular values
+// enclosed by svd.Gram) or, for d < gramMinDim, where the enclosures cost
+// as much as the values, straight to tier 3 (the values), split over the
+// workers in chunks of 8.
+func (e *Engine) refine(lambda []float64) error {
 	if len(e.cand) == 0 {
-		return
+		return nil
+	}
+	if e.d < gramMinDim {
+		e.stats.Values += int64(len(e.cand))
+	} else {
+		e.stats.Enclosed += int64(len(e.cand))
 	}
 	if len(e.cand) <= chunk || len(e.shards) == 1 {
 		// One chunk (handing it to a worker would make the caller wait),
 		// or no worker.
+		for _, s := range e.shards {
+			s.err, s.errAt = nil, -1
+		}
 		for c0 := 0; c0 < len(e.cand); c0 += chunk {
 			e.encloseChunk(e.shards[0], lambda, c0, min(c0+chunk, len(e.cand)))
 		}
-		return
+	} else {
+		e.job = job{kind: jobEnclose, lambda: lambda, n: len(e.cand)}
+		e.run()
+		e.job = job{}
 	}
-	e.job = job{kind: jobEnclose, lambda: lambda, n: len(e.cand)}
-	e.run()
-	e.job = job{}
+	for _, k := range e.cand {
+		if e.tier[k] == 3 && !(e.sdist[k] <= math.MaxFloat64) {
+			return fmt.Errorf("engine: %w: distance to prototype %d is %v", ErrNotFinite, k, e.sdist[k])
+		}
+	}
+	return e.firstErr()
 }
+
+// gramMinDim is the least d whose tier 2 is svd.Gram's enclosure: below,
+// the values (svd.Batch.Values) cost as much (BenchmarkGramEnclose: equal
+// at d = 5 and 8, 0.77 of the values at d = 10, 0.45 at d = 25 on the Zen 3
+// machine's AVX2) and settle the search at once. (A variable for the
+// tests, which set 1 to enclose at every d.)
+var gramMinDim = 10
 
 // encloseChunk is jobEnclose's chunk: candidates c0..c1 of e.cand (at
 // most 8), their projections copied side by side into the workspace of ws
-// and enclosed in one svd.Gram call (its groups of lanes filled).
+// and enclosed in one svd.Gram call (its groups of lanes filled), or for
+// d < gramMinDim valued in one svd.Batch.Values call. It records the
+// error of the lowest candidate that failed in ws.
 func (e *Engine) encloseChunk(ws *shard, lambda []float64, c0, c1 int) {
 	d, dd := e.d, e.d*e.d
 	ks := e.cand[c0:c1]
 	for i, k := range ks {
 		copy(ws.gproj[i*dd:(i+1)*dd], e.Projection(int(k)))
+	}
+	if d < gramMinDim {
+		if err := ws.sv.Values(ws.ga, d, ws.gproj, d, dd, len(ks)); err != nil {
+			var be *svd.BatchError
+			i := 0
+			if errors.As(err, &be) {
+				i = be.Index
+			}
+			if k := int(ks[i]); ws.err == nil || k < ws.errAt {
+				ws.err, ws.errAt = fmt.Errorf("engine: prototype %d: %w", k, err), k
+			}
+			return
+		}
+		for i, k32 := range ks {
+			k := int(k32)
+			e.sdist[k] = weightedAngles(nil, ws.ga[i*d:(i+1)*d], e.lambdaOf(lambda, k))
+			e.blo[k], e.bhi[k], e.tier[k] = e.sdist[k], e.sdist[k], 3
+		}
+		return
 	}
 	if err := ws.gram.Enclose(ws.ga, ws.gb, d, ws.gproj, d, dd, len(ks)); err != nil {
 		return // not finite: project saw it first (never reached)
@@ -325,8 +369,11 @@ func (e *Engine) ExactDistance(k int, lambda []float64) (float64, error) {
 	if k < 0 || k >= e.p || e.sdist == nil {
 		return 0, fmt.Errorf("%w: ExactDistance(%d) of %d prototypes, or before a search", ErrShape, k, e.p)
 	}
+	if e.tier[k] == 3 {
+		return e.sdist[k], nil
+	}
 	e.cand = append(e.cand[:0], int32(k))
-	if err := e.values(e.sdist, e.cand, lambda); err != nil {
+	if err := e.valueCand(lambda); err != nil {
 		return 0, err
 	}
 	return e.sdist[k], nil
@@ -340,88 +387,93 @@ var errNoGroup = errors.New("engine: a group of the search has no prototype")
 var ErrNoGroup = errNoGroup
 
 // settle2 finds the nearest prototype of each of the two groups from the
-// tier-1 bounds of project, enclosing (tier 2) and valuing (tier 3) only
-// what the bounds leave open.
+// tier-1 bounds of project, raising to tier 2 (refine) and to tier 3
+// (values) only the prototypes of a group whose bounds leave two or more
+// candidates.
 func (e *Engine) settle2(w *Winners, lambda []float64, group func(k int) int) error {
-	// Tier 1: each group's least upper bound.
-	best := [2]float64{math.Inf(1), math.Inf(1)}
-	count := [2]int{}
+	var count [2]int
 	for k := 0; k < e.p; k++ {
-		g := group(k)
-		best[g] = min(best[g], e.bhi[k])
-		count[g]++
+		count[group(k)]++
 	}
 	if count[0] == 0 || count[1] == 0 {
 		return errNoGroup
 	}
-	// Tier 2 for the prototypes tier 1 leaves open in a group of two or
-	// more candidates.
-	e.cand = e.cand[:0]
-	var open [2]int
-	for k := 0; k < e.p; k++ {
-		if e.blo[k] <= best[group(k)] {
-			open[group(k)]++
-		}
-	}
-	for k := 0; k < e.p; k++ {
-		g := group(k)
-		if open[g] > 1 && e.blo[k] <= best[g] {
-			e.cand = append(e.cand, int32(k))
-		}
-	}
-	e.stats.Enclosed += int64(len(e.cand))
-	e.enclose(lambda)
-	for _, k := range e.cand {
-		g := group(int(k))
-		best[g] = min(best[g], e.bhi[k])
-	}
-	// Tier 3: the candidates left, valued where a group has two or more.
-	*w = Winners{Plus: -1, Minus: -1}
-	e.cand = e.cand[:0]
-	open = [2]int{}
-	first := [2]int{-1, -1}
-	for k := 0; k < e.p; k++ {
-		g := group(k)
-		if e.blo[k] <= best[g] {
-			open[g]++
-			if first[g] < 0 {
-				first[g] = k
+	// Tier 2, then tier 3, for the open candidates of groups with two or
+	// more of them.
+	for _, tier := range []uint8{2, 3} {
+		best, open := e.open2(group)
+		e.cand = e.cand[:0]
+		for k := 0; k < e.p; k++ {
+			g := group(k)
+			if open[g] > 1 && e.blo[k] <= best[g] && e.tier[k] < tier {
+				e.cand = append(e.cand, int32(k))
 			}
 		}
-	}
-	for k := 0; k < e.p; k++ {
-		g := group(k)
-		if open[g] > 1 && e.blo[k] <= best[g] {
-			e.cand = append(e.cand, int32(k))
+		var err error
+		if tier == 2 {
+			err = e.refine(lambda)
+		} else {
+			err = e.valueCand(lambda)
+		}
+		if err != nil {
+			return err
 		}
 	}
-	if e.sdist == nil {
-		e.sdist = make([]float64, e.p)
+	// Each group's candidates are now one, or all valued.
+	best, _ := e.open2(group)
+	win := [2]int{-1, -1}
+	var vbest [2]float64
+	for k := 0; k < e.p; k++ { // ascending: ties keep the lowest index
+		g := group(k)
+		if !(e.blo[k] <= best[g]) {
+			continue
+		}
+		dk := e.blo[k]
+		if e.tier[k] == 3 {
+			dk = e.sdist[k]
+		}
+		if win[g] < 0 || dk < vbest[g] {
+			vbest[g], win[g] = dk, k
+		}
 	}
+	*w = Winners{Plus: win[0], Minus: win[1]}
+	for g, k := range win {
+		w.Lo[g], w.Hi[g] = e.blo[k], e.bhi[k]
+		if e.tier[k] == 3 {
+			w.Dist[g], w.Exact[g] = e.sdist[k], true
+		}
+	}
+	return nil
+}
+
+// open2 returns each group's least upper bound and how many prototypes
+// of the group have a lower bound below it (the candidates).
+func (e *Engine) open2(group func(k int) int) (best [2]float64, open [2]int) {
+	best = [2]float64{math.Inf(1), math.Inf(1)}
+	for k := 0; k < e.p; k++ {
+		g := group(k)
+		best[g] = min(best[g], e.bhi[k])
+	}
+	for k := 0; k < e.p; k++ {
+		if g := group(k); e.blo[k] <= best[g] {
+			open[g]++
+		}
+	}
+	return best, open
+}
+
+// valueCand raises the candidates e.cand to tier 3: their distances, with
+// Distances' bits, into e.sdist, and bounds equal to them.
+func (e *Engine) valueCand(lambda []float64) error {
 	if err := e.values(e.sdist, e.cand, lambda); err != nil {
 		return err
 	}
-	win := first
-	var vbest [2]float64
-	var seen [2]bool
-	for _, k32 := range e.cand { // ascending: ties keep the lowest index
-		k := int(k32)
-		g := group(k)
+	for _, k := range e.cand {
 		dk := e.sdist[k]
 		if !(dk <= math.MaxFloat64) {
 			return fmt.Errorf("engine: %w: distance to prototype %d is %v", ErrNotFinite, k, dk)
 		}
-		if !seen[g] || dk < vbest[g] {
-			vbest[g], win[g], seen[g] = dk, k, true
-		}
-	}
-	w.Plus, w.Minus = win[0], win[1]
-	for g, k := range win {
-		w.Lo[g], w.Hi[g] = e.blo[k], e.bhi[k]
-		if open[g] > 1 {
-			w.Dist[g], w.Exact[g] = e.sdist[k], true
-			w.Lo[g], w.Hi[g] = e.sdist[k], e.sdist[k]
-		}
+		e.blo[k], e.bhi[k], e.tier[k] = dk, dk, 3
 	}
 	return nil
 }

@@ -120,6 +120,9 @@ func exhaustiveWinners(dist []float64, labels []int, y int) (plus, minus int) {
 // Distances computes, for every prototype of every case (the bounds are
 // forced for all of them), and logs how tight tier 2 is.
 func TestSearchBounds(t *testing.T) {
+	saved := gramMinDim
+	gramMinDim = 1
+	defer func() { gramMinDim = saved }()
 	r := rng(40)
 	var worst float64
 	for _, sh := range [][3]int{{40, 1, 6}, {40, 2, 9}, {60, 3, 12}, {200, 5, 16}, {300, 12, 12}, {400, 25, 10}} {
@@ -147,7 +150,9 @@ func TestSearchBounds(t *testing.T) {
 				for k := 0; k < p; k++ {
 					e.cand = append(e.cand, int32(k))
 				}
-				e.enclose(lambda)
+				if err := e.refine(lambda); err != nil {
+					t.Fatal(err)
+				}
 				for k, dk := range dist {
 					if !(lo1[k] <= dk && dk <= hi1[k]) {
 						t.Errorf("%s: prototype %d: tier 1 [%.17g, %.17g] misses %.17g", name, k, lo1[k], hi1[k], dk)
@@ -169,8 +174,18 @@ func TestSearchBounds(t *testing.T) {
 // TestWinnersExhaustive checks Winners against a scan of Distances: the
 // same winners for every sample, label layout and class, the distances
 // bit for bit where Winners computed them, and bounds that contain them,
-// with 1, 2 and 3 workers.
+// with 1, 2 and 3 workers, with tier 2 by the enclosures at every d and by
+// the values below gramMinDim.
 func TestWinnersExhaustive(t *testing.T) {
+	for _, g := range []int{1, gramMinDim} {
+		saved := gramMinDim
+		gramMinDim = g
+		t.Run(fmt.Sprintf("gramMinDim=%d", g), testWinnersExhaustive)
+		gramMinDim = saved
+	}
+}
+
+func testWinnersExhaustive(t *testing.T) {
 	r := rng(41)
 	for _, sh := range [][3]int{{40, 1, 6}, {60, 3, 12}, {200, 5, 16}, {300, 12, 20}, {400, 25, 10}} {
 		dim, d, p := sh[0], sh[1], sh[2]

@@ -169,7 +169,7 @@ func testGramAllocs(t *testing.T) {
 }
 
 func BenchmarkGramEnclose(b *testing.B) {
-	for _, n := range []int{5, 12, 25} {
+	for _, n := range []int{5, 8, 10, 12, 16, 25} {
 		rng := rand.New(rand.NewPCG(29, 1))
 		const k = 8
 		a := make([]float64, 0, k*n*n)
