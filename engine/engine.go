@@ -81,6 +81,14 @@ type Engine struct {
 	sdist           []float64
 	stats           Stats
 	exhaustive      bool // SetExhaustive
+	// Nearest's pivot index (pivots.go): built at the first call when
+	// pivBuild (an Engine's own; a Shared hands its workspaces its own
+	// index), dropped when a prototype is set, and never built again
+	// after a view of the prototypes was handed out (pivOff).
+	piv              *pivotIndex
+	pivBuild, pivOff bool
+	plo, phi, ogram  []float64
+	lones            []float64
 	// spinIters is the least number of spin iterations before parking,
 	// about SpinTime of uninterrupted spinning: a spinner the OS
 	// deschedules (another process on its core) finds its deadline passed
@@ -98,8 +106,9 @@ const (
 	jobDistancesBatch
 	jobImagesBatch
 	jobTasks
-	jobProject // a search's projections and tier-1 bounds, chunks as jobDistances
-	jobEnclose // a search's tier-2 bounds of e.cand, chunks of 8 candidates
+	jobProject     // a search's projections and tier-1 bounds, chunks as jobDistances
+	jobEnclose     // a search's tier-2 bounds of e.cand, chunks of 8 candidates
+	jobProjectList // a search's projections and tier-1 bounds of e.cand, chunks of 8
 )
 
 type job struct {
@@ -157,14 +166,15 @@ func New(dim, d, p, workers int) (*Engine, error) {
 	workers = min(workers, p)
 	e := &Engine{
 		dim: dim, d: d, p: p,
-		shards: make([]*shard, workers),
-		protos: make([]*linalg.Dense, p),
-		owner:  make([]int32, p),
-		done:   make(chan struct{}, 1),
-		spin:   SpinTime,
-		finite: true, // all zero
-		nzIdx:  make([]int32, dim),
-		nzVal:  make([]float64, dim),
+		shards:   make([]*shard, workers),
+		protos:   make([]*linalg.Dense, p),
+		owner:    make([]int32, p),
+		done:     make(chan struct{}, 1),
+		spin:     SpinTime,
+		finite:   true, // all zero
+		pivBuild: true,
+		nzIdx:    make([]int32, dim),
+		nzVal:    make([]float64, dim),
 	}
 	e.spinIters = int(e.spin / spinIterTime)
 	for w := range e.shards {
@@ -272,6 +282,7 @@ func (e *Engine) Tasks(n int, task func(i int)) error {
 // (see SetPrototype).
 func (e *Engine) Prototype(k int) *linalg.Dense {
 	e.finite = false
+	e.piv, e.pivOff = nil, true
 	return e.protos[k]
 }
 
@@ -288,6 +299,7 @@ func (e *Engine) SetPrototype(k int, w *linalg.Dense) error {
 		return err
 	}
 	e.protos[k].CopyFrom(w)
+	e.piv = nil
 	if w.Validate() != nil {
 		e.finite = false
 	}
@@ -360,7 +372,7 @@ func (e *Engine) run() {
 		total += n
 	}
 	e.remaining.Store(int64(total))
-	single := e.job.kind == jobDistances || e.job.kind == jobImages || e.job.kind == jobProject || e.job.kind == jobEnclose
+	single := e.job.kind == jobDistances || e.job.kind == jobImages || e.job.kind == jobProject || e.job.kind == jobEnclose || e.job.kind == jobProjectList
 	switch {
 	case len(e.shards) == 1:
 		e.seq.Store(q)
@@ -410,7 +422,7 @@ func (e *Engine) chunks(w int) int {
 	switch e.job.kind {
 	case jobDistances, jobImages, jobProject:
 		return (s.hi - s.lo + chunk - 1) / chunk
-	case jobEnclose:
+	case jobEnclose, jobProjectList:
 		lo, hi := e.samples(w, (e.job.n+chunk-1)/chunk)
 		return hi - lo
 	case jobDistancesBatch:
@@ -596,6 +608,10 @@ func (e *Engine) runChunk(ws *shard, o, c int) {
 		lo, _ := e.samples(o, (j.n+chunk-1)/chunk)
 		c0 := (lo + c) * chunk
 		e.encloseChunk(ws, j.lambda, c0, min(c0+chunk, j.n))
+	case jobProjectList:
+		lo, _ := e.samples(o, (j.n+chunk-1)/chunk)
+		c0 := (lo + c) * chunk
+		e.projectListChunk(ws, j.p, j.lambda, c0, min(c0+chunk, j.n))
 	case jobDistancesBatch:
 		lo, _ := e.samples(o, j.n)
 		i := lo + c

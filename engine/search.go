@@ -62,6 +62,7 @@ type Stats struct {
 	Enclosed   int64 // tier 2: singular values enclosed (svd.Gram)
 	Values     int64 // tier 3: singular values computed (svd.Batch.Values)
 	Exhaustive int64 // calls that computed every distance (input the bounds do not cover)
+	Skipped    int64 // prototypes not even projected (Nearest's pivot bounds)
 }
 
 // Stats returns the engine's search counts.
@@ -88,6 +89,9 @@ func (e *Engine) searchSpace() {
 	e.sdist = make([]float64, p)
 	e.vsig = make([]float64, chunk*d)
 	e.vproj = linalg.AlignedSlice(chunk * d * d)
+	e.plo = make([]float64, maxPivots)
+	e.phi = make([]float64, maxPivots)
+	e.ogram = make([]float64, d*d)
 	for _, s := range e.shards {
 		if s.gram == nil {
 			s.gram = svd.NewGram(d)
@@ -121,22 +125,11 @@ func (e *Engine) project(P *linalg.Dense, lambda []float64) {
 // projectChunk is jobProject's chunk: prototypes lo..hi of shard s, with
 // the workspace of ws.
 func (e *Engine) projectChunk(ws, s *shard, P *linalg.Dense, lambda []float64, lo, hi int) {
-	d, dd := e.d, e.d*e.d
+	dd := e.d * e.d
 	e.projectInto(s.proj[(lo-s.lo)*dd:], ws, P, lo, hi)
 	for k := lo; k < hi; k++ {
-		m := s.proj[(k-s.lo)*dd : (k-s.lo+1)*dd]
-		var t float64
-		for _, v := range m {
-			t += float64(v * v)
-		}
-		e.trace[k] = t
-		if !(t <= math.MaxFloat64) {
-			e.blo[k], e.bhi[k] = math.NaN(), math.NaN()
-			continue
-		}
-		lmin, lmax, lsum := lambdaRange(e.lambdaOf(lambda, k))
-		e.blo[k], e.bhi[k] = traceBounds(t, d, lmin, lmax, lsum)
-		e.tier[k] = 1
+		e.tier[k], e.blo[k] = 1, 0
+		e.boundTrace(k, s.proj[(k-s.lo)*dd:(k-s.lo+1)*dd], lambda)
 	}
 }
 
