@@ -38,22 +38,27 @@ import (
 // least (ρ_m(P, W) − δ √(Σ m))² (its angles within δ of the exact ones,
 // each weighted by λ_j >= m_j). Every end is rounded outwards.
 
-// pivotMinP is the least number of prototypes for which a pivot index is
-// built: below it every projection is cheap enough to compute.
-const pivotMinP = 64
+// PivotMinP is the least number of prototypes for which Nearest builds a
+// pivot index and skips projections: below it every projection is cheap
+// enough to compute.
+const PivotMinP = 64
+
+const pivotMinP = PivotMinP
 
 // maxPivots caps the pivots (sqrt(p) of them otherwise).
 const maxPivots = 64
 
 // pivotIndex is the LAESA table of an engine's prototypes for weights m.
 type pivotIndex struct {
-	m   []float64 // metric weights, ascending angles, nondecreasing
-	msq float64   // √(Σ m), rounded up
-	piv []int32   // the pivot prototypes
-	isP []bool    // isP[k]: prototype k is a pivot
-	rlo []float64 // len(piv) x p: ρ_m(C_i, W_k) >= rlo
-	rhi []float64 // len(piv) x p: ρ_m(C_i, W_k) <= rhi
-	eps []float64 // p: ‖W_kᵀ W_k − I‖_2 <= eps[k]
+	m      []float64 // metric weights, ascending angles, nondecreasing
+	msq    float64   // √(Σ m), rounded up
+	piv    []int32   // the pivot prototypes
+	np     int       // the table's row length (the pivots chosen, at most)
+	isP    []bool    // isP[k]: prototype k is a pivot
+	rlo    []float64 // p x np: ρ_m(C_i, W_k) >= rlo[k*np+i]
+	rhi    []float64 // p x np: ρ_m(C_i, W_k) <= rhi[k*np+i]
+	eps    []float64 // p: ‖W_kᵀ W_k − I‖_2 <= eps[k]
+	epsMax float64   // the largest eps
 }
 
 // A pivot index is read-only once built (a Shared's serves every caller);
@@ -160,6 +165,7 @@ func (e *Engine) buildPivots(lambda []float64) *pivotIndex {
 	p, d := e.p, e.d
 	np := min(max(int(math.Sqrt(float64(p))), 1), maxPivots)
 	pv := &pivotIndex{
+		np:  np,
 		m:   make([]float64, d),
 		isP: make([]bool, p),
 		rlo: make([]float64, np*p),
@@ -175,6 +181,7 @@ func (e *Engine) buildPivots(lambda []float64) *pivotIndex {
 	pv.msq = up(math.Sqrt(up(ms, d)), 2)
 	for k := 0; k < p; k++ {
 		pv.eps[k] = orthoError(e.ogram, e.protos[k], e.dim, d)
+		pv.epsMax = max(pv.epsMax, pv.eps[k])
 	}
 	least := make([]float64, p) // least lower bound of prototype k to the pivots
 	for k := range least {
@@ -191,7 +198,7 @@ func (e *Engine) buildPivots(lambda []float64) *pivotIndex {
 		for k := 0; k < p; k++ {
 			sv := sig[k*d : (k+1)*d]
 			lo, hi := rhoBounds(sv, pv.m, e.angleUncertainty(sv[0], pv.eps[c], pv.eps[k]))
-			pv.rlo[i*p+k], pv.rhi[i*p+k] = lo, hi
+			pv.rlo[k*pv.np+i], pv.rhi[k*pv.np+i] = lo, hi
 			least[k] = min(least[k], lo)
 		}
 		next = -1
@@ -279,27 +286,35 @@ func (e *Engine) pivotBounds(pv *pivotIndex, P *linalg.Dense, lambda []float64, 
 		}
 	}
 	e.stats.Values += int64(len(pv.piv))
-	// Lower bounds of the others.
+	// The candidates: the others whose lower bound (from the pivots, the
+	// table k-major) is within the threshold of the pivots' distances;
+	// a prototype is ruled out at the first pivot that bounds it above.
+	b := e.threshold(labels, second)
+	slack := up(e.angleUncertainty(1.01, eP, pv.epsMax)*pv.msq, 2)
+	need := up(math.Sqrt(b), 2) + slack // L above it: L² − ... > b
 	np := len(pv.piv)
+	e.cand = e.cand[:0]
 	for k := 0; k < p; k++ {
 		if pv.isP[k] {
 			continue
 		}
+		rlo, rhi := pv.rlo[k*pv.np:k*pv.np+np], pv.rhi[k*pv.np:k*pv.np+np]
 		var L float64
-		for i := 0; i < np; i++ {
-			rl, rh := pv.rlo[i*p+k], pv.rhi[i*p+k]
-			L = max(L, e.plo[i]-rh, rl-e.phi[i])
+		out := false
+		for i, rl := range rlo {
+			L = max(L, e.plo[i]-rhi[i], rl-e.phi[i])
+			if down(L, 2) > need {
+				out = true
+				break
+			}
 		}
-		L = down(L, 2) - up(e.angleUncertainty(1.01, eP, pv.eps[k])*pv.msq, 2)
-		if L > 0 {
+		if out {
+			continue
+		}
+		if L = down(L, 2) - slack; L > 0 {
 			e.blo[k] = down(L*L, 2)
 		}
-	}
-	// The candidates: the others within the threshold of the pivots.
-	b := e.threshold(labels, second)
-	e.cand = e.cand[:0]
-	for k := 0; k < p; k++ {
-		if !pv.isP[k] && e.blo[k] <= b {
+		if e.blo[k] <= b {
 			e.cand = append(e.cand, int32(k))
 		}
 	}
@@ -330,16 +345,26 @@ func (e *Engine) projectCand(P *linalg.Dense, lambda []float64) error {
 	return nil
 }
 
-// projectListChunk is jobProjectList's chunk: candidates c0..c1 of e.cand.
+// projectListChunk is jobProjectList's chunk: candidates c0..c1 of e.cand
+// (ascending), each run of consecutive prototypes of one shard projected by
+// one AtB over their side-by-side columns (projectInto: the bits of one
+// AtB each).
 func (e *Engine) projectListChunk(ws *shard, P *linalg.Dense, lambda []float64, c0, c1 int) {
-	d, dd := e.d, e.d*e.d
-	for _, k32 := range e.cand[c0:c1] {
-		k := int(k32)
-		s := e.shards[e.owner[k]]
-		m := s.proj[(k-s.lo)*dd : (k-s.lo+1)*dd]
-		w := e.protos[k]
-		kernels.AtB(m, d, P.Data, P.Stride, w.Data, w.Stride, e.dim, d, d)
-		e.boundTrace(k, m, lambda)
+	dd := e.d * e.d
+	ks := e.cand[c0:c1]
+	for i := 0; i < len(ks); {
+		lo := int(ks[i])
+		s := e.shards[e.owner[lo]]
+		j := i + 1
+		for j < len(ks) && int(ks[j]) == lo+(j-i) && int(ks[j]) < s.hi {
+			j++
+		}
+		hi := lo + (j - i)
+		e.projectInto(s.proj[(lo-s.lo)*dd:], ws, P, lo, hi)
+		for k := lo; k < hi; k++ {
+			e.boundTrace(k, s.proj[(k-s.lo)*dd:(k-s.lo+1)*dd], lambda)
+		}
+		i = j
 	}
 }
 

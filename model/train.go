@@ -116,9 +116,13 @@ type EpochStats struct {
 	Search SearchStats
 }
 
-// SearchStats counts the work of winners' searches (see EpochStats).
+// SearchStats counts the work of pruned searches (EpochStats.Search: the
+// winners' searches of an epoch; Predictor.SearchStats: the nearest-
+// prototype searches of the label-only batch paths): the prototypes
+// considered; how many had their singular values enclosed (the Gram route)
+// or computed (the SVD); how many were not even projected.
 type SearchStats struct {
-	Prototypes, Enclosed, Valued int64
+	Prototypes, Enclosed, Valued, Skipped int64
 }
 
 // History records a training run.
