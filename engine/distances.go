@@ -30,6 +30,7 @@ func (e *Engine) Distances(dist, theta []float64, P *linalg.Dense, lambda []floa
 	if err := e.checkLambda(lambda); err != nil {
 		return err
 	}
+	e.tick()
 	e.job = job{kind: jobDistances, dist: dist, theta: theta, p: P, lambda: lambda}
 	e.run()
 	e.job = job{}
@@ -80,6 +81,7 @@ func (e *Engine) ImageDistances(dist, theta []float64, x []float64) error {
 	if err != nil {
 		return err
 	}
+	e.tick()
 	e.job = job{kind: jobImages, dist: dist, theta: theta, x: x, xnorm: xnorm, nz: e.imageSparse(x)}
 	e.run()
 	e.job = job{}

@@ -81,6 +81,7 @@ type Engine struct {
 	sdist           []float64
 	stats           Stats
 	exhaustive      bool // SetExhaustive
+	race            race // adaptive splitting: split or solo, by measurement
 	// Nearest's pivot index (pivots.go): built at the first call when
 	// pivBuild (an Engine's own; a Shared hands its workspaces its own
 	// index), dropped when a prototype is set, and never built again
@@ -230,6 +231,91 @@ func shardStride(n, d int) int {
 	return ld
 }
 
+// Adaptive splitting. Whether splitting a single-sample call between the
+// caller and the workers pays depends on more than the call: on a machine
+// whose cores are busy with other processes a worker may be descheduled
+// in the middle of its share, and the caller waits for it, and spinning
+// workers take time from the caller (a competing busy loop made
+// two-worker training epochs up to 1.4 times slower than one worker's).
+// So the engine times what its caller sees: windows of raceCalls calls
+// (Distances, ImageDistances, the searches and Tasks), the wall time from
+// the first call of a window to the first of the next one, the caller's
+// own work between the calls included. It splits at first, times one
+// window with the caller alone (a probe) after the first, and then keeps
+// whichever mode gave the shorter time per call (each mode's figure the
+// average of its last two windows; solo must be 5% faster to win),
+// probing the other mode again after a hold that starts at 4 windows and
+// doubles, up to 64, while the decision stays the same. The bits are the
+// same in either mode. Solo reports the mode, for callers that choose
+// their own work accordingly (a trainer factorises both winners in one
+// call when alone).
+type race struct {
+	solo    bool
+	probing bool
+	calls   int
+	left    int
+	hold    int
+	start   time.Time
+	per     [2]float64 // seconds per call: [split, solo], 0 while unknown
+}
+
+const (
+	raceCalls   = 32
+	raceHoldMin = 4
+	raceHoldMax = 64
+)
+
+// tick counts a call into the current window and, at the end of a window,
+// decides the mode of the next (see race).
+func (e *Engine) tick() {
+	if len(e.shards) == 1 || e.forceSolo {
+		return
+	}
+	r := &e.race
+	if r.calls == 0 {
+		r.start = time.Now()
+	}
+	if r.calls++; r.calls <= raceCalls {
+		return
+	}
+	now := time.Now()
+	t := now.Sub(r.start).Seconds() / raceCalls
+	m := 0
+	if r.solo {
+		m = 1
+	}
+	if r.per[m] == 0 {
+		r.per[m] = t
+	} else {
+		r.per[m] = (r.per[m] + t) / 2
+	}
+	switch {
+	case r.probing:
+		r.probing = false
+		was := r.solo
+		r.solo = r.per[1] > 0 && r.per[1] < 0.95*r.per[0]
+		if r.solo == !was {
+			// The probed mode stays: keep holding as long as before.
+			r.hold = max(r.hold, raceHoldMin)
+		} else {
+			r.hold = min(max(2*r.hold, raceHoldMin), raceHoldMax)
+		}
+		r.left = r.hold
+	case r.left <= 0:
+		r.probing, r.solo = true, !r.solo
+	default:
+		r.left--
+	}
+	r.start, r.calls = now, 1
+}
+
+// Solo reports whether adaptive splitting currently runs single-sample
+// calls and Tasks on the caller alone (see race), or the engine has one
+// worker, or SetSolo(true).
+func (e *Engine) Solo() bool {
+	return len(e.shards) == 1 || e.forceSolo || e.race.solo
+}
+
 // SetSolo(true) makes every single-sample call (Distances, ImageDistances)
 // run on the caller's goroutine alone, without waking a worker, until
 // SetSolo(false); batch calls still use every worker, and results are the
@@ -259,7 +345,8 @@ func (e *Engine) Tasks(n int, task func(i int)) error {
 	if n <= 0 {
 		return nil
 	}
-	if len(e.shards) == 1 || e.forceSolo || e.solo > 0 {
+	e.tick()
+	if len(e.shards) == 1 || e.forceSolo || e.solo > 0 || e.race.solo {
 		for i := 0; i < n; i++ {
 			task(i)
 		}
@@ -388,6 +475,9 @@ func (e *Engine) run() {
 		// while the OS runs something else. seq is not bumped: q is reused
 		// by the next published job, whose prepare starts afresh.
 		e.solo--
+		e.participate(0, q)
+	case single && e.race.solo:
+		// Adaptive splitting found the caller alone faster (race).
 		e.participate(0, q)
 	default:
 		e.helped.Store(0)

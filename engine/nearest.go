@@ -44,6 +44,7 @@ func (e *Engine) Nearest(r *Nearest, P *linalg.Dense, lambda []float64, labels [
 		return err
 	}
 	e.searchSpace()
+	e.tick()
 	e.stats.Searches++
 	e.stats.Prototypes += int64(e.p)
 	if !e.prunable(lambda) {

@@ -290,6 +290,7 @@ func (e *Engine) Winners(w *Winners, P *linalg.Dense, lambda []float64, labels [
 		return err
 	}
 	e.searchSpace()
+	e.tick()
 	e.stats.Searches++
 	e.stats.Prototypes += int64(e.p)
 	group := func(k int) int {

@@ -1216,7 +1216,7 @@ func (t *Trainer) gradient(p *linalg.Dense, y int) (StepResult, error) {
 	d := t.base.d
 	t.sideK = [2]int{plus, minus}
 	t.needBV = [2]bool{!w.Exact[0], !w.Exact[1]}
-	if t.eng.Workers() == 1 {
+	if t.eng.Solo() {
 		t.factorBoth()
 	} else if err := t.eng.Tasks(2, t.factorTask); err != nil {
 		return r, err
