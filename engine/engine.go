@@ -234,29 +234,27 @@ func shardStride(n, d int) int {
 // Adaptive splitting. Whether splitting a single-sample call between the
 // caller and the workers pays depends on more than the call: on a machine
 // whose cores are busy with other processes a worker may be descheduled
-// in the middle of its share, and the caller waits for it, and spinning
-// workers take time from the caller (a competing busy loop made
-// two-worker training epochs up to 1.4 times slower than one worker's).
-// So the engine times what its caller sees: windows of raceCalls calls
-// (Distances, ImageDistances, the searches and Tasks), the wall time from
-// the first call of a window to the first of the next one, the caller's
-// own work between the calls included. It splits at first, times one
-// window with the caller alone (a probe) after the first, and then keeps
-// whichever mode gave the shorter time per call (each mode's figure the
-// average of its last two windows; solo must be 5% faster to win),
-// probing the other mode again after a hold that starts at 4 windows and
-// doubles, up to 64, while the decision stays the same. The bits are the
-// same in either mode. Solo reports the mode, for callers that choose
-// their own work accordingly (a trainer factorises both winners in one
-// call when alone).
+// in the middle of its share, or wake up late, and the caller waits for
+// it (a busy loop beside a two-worker training made its epochs up to 1.8
+// times slower than one worker's). The wall time of a call is no guide
+// there: it varies by more than that from one moment to the next with the
+// other processes. What a split call measures directly is what it gained
+// and what it lost: the caller's time per chunk of its own share, times
+// the chunks the workers ran, is what the split saved it; the time it
+// then waited for the workers is what the split cost. Over windows of
+// raceCalls split calls (single-sample calls and Tasks), while the waits
+// exceed the savings the engine runs such calls on the caller alone, for
+// a hold of raceHoldMin windows' worth of calls, doubling up to
+// raceHoldMax while the next window of split calls (a probe) loses again,
+// back to raceHoldMin when it wins. The bits are the same in either mode.
+// Solo reports the mode, for callers that choose their own work
+// accordingly (a trainer factorises both winners in one call when alone).
 type race struct {
-	solo    bool
-	probing bool
-	calls   int
-	left    int
-	hold    int
-	start   time.Time
-	per     [2]float64 // seconds per call: [split, solo], 0 while unknown
+	solo        bool
+	calls       int           // split calls in the current window
+	wait, saved time.Duration // their waits and savings
+	left        int           // solo calls left before the next probe
+	hold        int           // current hold, in windows
 }
 
 const (
@@ -265,48 +263,35 @@ const (
 	raceHoldMax = 64
 )
 
-// tick counts a call into the current window and, at the end of a window,
-// decides the mode of the next (see race).
-func (e *Engine) tick() {
-	if len(e.shards) == 1 || e.forceSolo {
+// account adds a split call to the window: the caller ran own chunks in
+// mine, then waited wait for the workers, who ran helped chunks.
+func (r *race) account(mine, wait time.Duration, own, helped int) {
+	r.wait += wait
+	if own > 0 {
+		r.saved += mine * time.Duration(helped) / time.Duration(own)
+	}
+	if r.calls++; r.calls < raceCalls {
 		return
 	}
-	r := &e.race
-	if r.calls == 0 {
-		r.start = time.Now()
-	}
-	if r.calls++; r.calls <= raceCalls {
-		return
-	}
-	now := time.Now()
-	t := now.Sub(r.start).Seconds() / raceCalls
-	m := 0
-	if r.solo {
-		m = 1
-	}
-	if r.per[m] == 0 {
-		r.per[m] = t
+	if r.wait > r.saved {
+		r.hold = min(max(2*r.hold, raceHoldMin), raceHoldMax)
+		r.solo, r.left = true, r.hold*raceCalls
 	} else {
-		r.per[m] = (r.per[m] + t) / 2
+		r.hold = 0
 	}
-	switch {
-	case r.probing:
-		r.probing = false
-		was := r.solo
-		r.solo = r.per[1] > 0 && r.per[1] < 0.95*r.per[0]
-		if r.solo == !was {
-			// The probed mode stays: keep holding as long as before.
-			r.hold = max(r.hold, raceHoldMin)
-		} else {
-			r.hold = min(max(2*r.hold, raceHoldMin), raceHoldMax)
+	r.calls, r.wait, r.saved = 0, 0, 0
+}
+
+// tick counts a single-sample call (or Tasks) while the engine runs them
+// alone, and ends that at the hold's end: the next calls are split, a
+// probe.
+func (e *Engine) tick() {
+	r := &e.race
+	if r.solo {
+		if r.left--; r.left <= 0 {
+			r.solo = false
 		}
-		r.left = r.hold
-	case r.left <= 0:
-		r.probing, r.solo = true, !r.solo
-	default:
-		r.left--
 	}
-	r.start, r.calls = now, 1
 }
 
 // Solo reports whether adaptive splitting currently runs single-sample
@@ -482,8 +467,13 @@ func (e *Engine) run() {
 	default:
 		e.helped.Store(0)
 		e.publish()
-		e.participate(0, q)
+		t0 := time.Now()
+		own := e.participate(0, q)
+		t1 := time.Now()
 		e.waitWorkers(q)
+		if single || e.job.kind == jobTasks {
+			e.race.account(t1.Sub(t0), time.Since(t1), own, int(e.helped.Load()))
+		}
 		if single {
 			if e.helped.Load() == 0 {
 				e.absent++
@@ -577,7 +567,7 @@ func (s *shard) claimFrom(v, q uint64) (c int, ok, retry bool) {
 
 // participate claims and runs chunks of job q, first from shard w, then
 // from the others, using shard w's workspace.
-func (e *Engine) participate(w int, q uint64) {
+func (e *Engine) participate(w int, q uint64) (ran int) {
 	ws := e.shards[w]
 	n := len(e.shards)
 	for i := 0; i < n; i++ {
@@ -589,6 +579,7 @@ func (e *Engine) participate(w int, q uint64) {
 				break
 			}
 			e.runChunk(ws, o, c)
+			ran++
 			if w != 0 {
 				e.helped.Add(1)
 			}
@@ -597,6 +588,7 @@ func (e *Engine) participate(w int, q uint64) {
 			}
 		}
 	}
+	return ran
 }
 
 // publish bumps the sequence number and wakes parked workers. A worker that
