@@ -65,7 +65,9 @@ func epochData(b *testing.B, s epochShape) ([]*subspace.Subspace, []int) {
 // searches (model.EpochStats.Search): values-skipped, the fraction of the
 // prototypes whose singular values were not computed by the SVD (an
 // exhaustive search computes all of them; the winners' own come from their
-// factorisation), and enclosed, the fraction enclosed by the Gram route.
+// factorisation), enclosed, the fraction enclosed by the Gram route, and
+// ties/op, how many times an epoch's enclosures left a winner undecided
+// within their width (settled on the values: the same winners).
 func BenchmarkEpoch(b *testing.B) {
 	for _, s := range epochShapes {
 		b.Run(s.name, func(b *testing.B) {
@@ -101,6 +103,7 @@ func epochBench(b *testing.B, cfg model.Config, tc model.TrainConfig, x []*subsp
 				search.Prototypes += st.Search.Prototypes
 				search.Enclosed += st.Search.Enclosed
 				search.Valued += st.Search.Valued
+				search.Ties += st.Search.Ties
 				return nil
 			}
 			b.ReportAllocs()
@@ -112,6 +115,7 @@ func epochBench(b *testing.B, cfg model.Config, tc model.TrainConfig, x []*subsp
 			if search.Prototypes > 0 {
 				b.ReportMetric(1-float64(search.Valued)/float64(search.Prototypes), "values-skipped")
 				b.ReportMetric(float64(search.Enclosed)/float64(search.Prototypes), "enclosed")
+				b.ReportMetric(float64(search.Ties)/float64(b.N), "ties/op")
 			}
 		}
 	}

@@ -63,6 +63,7 @@ type Stats struct {
 	Values     int64 // tier 3: singular values computed (svd.Batch.Values)
 	Exhaustive int64 // calls that computed every distance (input the bounds do not cover)
 	Skipped    int64 // prototypes not even projected (Nearest's pivot bounds)
+	Ties       int64 // Winners' groups left with two or more candidates by the enclosures (tier 2), settled on values
 }
 
 // Stats returns the engine's search counts.
@@ -396,6 +397,15 @@ func (e *Engine) settle2(w *Winners, lambda []float64, group func(k int) int) er
 	// more of them.
 	for _, tier := range []uint8{2, 3} {
 		best, open := e.open2(group)
+		if tier == 3 && e.d >= gramMinDim {
+			// Groups whose enclosures left a tie (within their width,
+			// about 1e-12 of the distance): settled on the values.
+			for _, o := range open {
+				if o > 1 {
+					e.stats.Ties++
+				}
+			}
+		}
 		e.cand = e.cand[:0]
 		for k := 0; k < e.p; k++ {
 			g := group(k)

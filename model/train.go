@@ -120,9 +120,11 @@ type EpochStats struct {
 // winners' searches of an epoch; Predictor.SearchStats: the nearest-
 // prototype searches of the label-only batch paths): the prototypes
 // considered; how many had their singular values enclosed (the Gram route)
-// or computed (the SVD); how many were not even projected.
+// or computed (the SVD); how many were not even projected; and (winners'
+// searches) how often the enclosures left two or more candidates of a
+// winner within their width, a tie settled on the values.
 type SearchStats struct {
-	Prototypes, Enclosed, Valued, Skipped int64
+	Prototypes, Enclosed, Valued, Skipped, Ties int64
 }
 
 // History records a training run.
@@ -642,6 +644,7 @@ func runData(ctx context.Context, m0 *Model, tc TrainConfig, dt data, tr, va []i
 			Prototypes: stats1.Prototypes - stats0.Prototypes,
 			Enclosed:   stats1.Enclosed - stats0.Enclosed,
 			Valued:     stats1.Values - stats0.Values,
+			Ties:       stats1.Ties - stats0.Ties,
 		}
 		hist.Epochs = append(hist.Epochs, st)
 		if earlyStop {
