@@ -40,14 +40,16 @@ import (
 //     4 d u σ_1): Σ y_j² <= Σ (σ_j + c)² <= t + 2c √(d t) + d c² (Cauchy–
 //     Schwarz), and Σ y_j² >= Σ max(σ_j − c, 0)² >= t − 2c √(d t) (for
 //     σ_j >= c, (σ_j − c)² >= σ_j² − 2cσ_j; below, 0 >= σ_j² − 2cσ_j), and
-//     Y <= d. θ̂_j = θ_j ± εA adds at most Σ λ_j (π εA + εA²). t itself
+//     Y <= d. θ̂_j = θ_j ± εA adds at most Σ λ_j (π εA + εA²) (εA at its
+//     largest, acosErrMax). t itself
 //     is computed as one sum of d² squares: the exact t is within γ_{d²}
 //     of it.
 //   - Tier 2, from enclosures a_j <= σ_j² <= b_j of the exact squared
 //     values (svd.Gram.Enclose, proved there; angleBounds): σ_j ∈
 //     [√a_j, √b_j], so σ̂_j ∈ [√a_j − c, √b_j + c] with c = 8 d u √b_1, and
 //     by the monotonicity of clamp and arccos θ̂_j ∈ [Acos(x_hi) − 2εA,
-//     Acos(x_lo) + 2εA] (εA once for θ̂_j, once for the Acos of the end),
+//     Acos(x_lo) + 2εA] (εA once for θ̂_j, once for the Acos of the end;
+//     taken at the smaller angle, where it is larger),
 //     x_lo = max(√a_j − c, 0), x_hi = min(√b_j + c, 1). Then d̂ lies in
 //     [(1 − γ) Σ λ_j θ_lo,j², (1 + γ) Σ λ_j θ_hi,j²]. As wide as these
 //     enclosures are near σ = 1 (arccos magnifies an error δ in σ into
@@ -56,8 +58,25 @@ import (
 // Both need λ >= 0 (a negative relevance reverses the monotonicity): the
 // searches take the exact route for every prototype otherwise.
 
-// epsAcos is εA: |kernels.Acos(x) − arccos(x)| <= epsAcos on [0, 1].
-const epsAcos = 0x1p-47
+// acosErr returns εA(t), a bound on |kernels.Acos(x) − arccos(x)| for the
+// x in [0, 1] whose computed Acos(x) is t. kernels.Acos is math.Acos on
+// amd64, π/2 − Asin(x), whose Asin takes √(1 − x·x): near x = 1 the
+// rounding of x·x (at most 2^-54, and 1 − x·x is then exact) moves the
+// square root by at most 2^-55/sin θ, and never by more than √(2^-54) =
+// 2^-27, and the rest (the arctangent, the two subtractions from π/2)
+// adds a few ulp of π/2. So εA = 2^-50 + 1.5 min(2^-55/sin θ, 2^-27);
+// for t >= 2^-20 the error is far below t/2, so θ >= t/2 and sin θ >=
+// t/π; below, the cap. (AcosGeneric, the other path, is within an ulp of
+// arccos.) kernels' TestAcosErrorBound checks it with a factor 2 to spare.
+func acosErr(t float64) float64 {
+	if t < 0x1p-20 {
+		return 0x1p-50 + 1.5*0x1p-27
+	}
+	return 0x1p-50 + 1.5*min(0x1p-55*math.Pi/t, 0x1p-27)
+}
+
+// acosErrMax is the largest acosErr.
+const acosErrMax = 0x1p-50 + 1.5*0x1p-27
 
 // ur is the unit roundoff 2^-53.
 const ur = 0x1p-53
@@ -77,12 +96,12 @@ func traceBounds(t float64, d int, lmin, lmax, lsum float64) (lo, hi float64) {
 	cross := up(2*c*math.Sqrt(df*thi), 4)
 	yhi := min(up(thi+cross+df*c*c, 4), df)
 	ylo := max(down(tlo-cross, 4), 0)
-	acosErr := lsum * (math.Pi*epsAcos + epsAcos*epsAcos)
+	acosSlack := lsum * (math.Pi*acosErrMax + acosErrMax*acosErrMax)
 	sLo := max(down(df-yhi, 2), 0) // Σ sin² θ_j
 	sHi := up(df-ylo, 2)
 	gd := int(2*d + 8)
-	lo = max(down(down(lmin*sLo, 2)-acosErr, gd), 0)
-	hi = up(up(lmax*(math.Pi*math.Pi/4)*sHi, 4)+acosErr, gd)
+	lo = max(down(down(lmin*sLo, 2)-acosSlack, gd), 0)
+	hi = up(up(lmax*(math.Pi*math.Pi/4)*sHi, 4)+acosSlack, gd)
 	return lo, hi
 }
 
@@ -96,8 +115,9 @@ func angleBounds(a, b, lam []float64) (lo, hi float64) {
 	for j := range a {
 		xlo := max(down(math.Sqrt(a[j]), 1)-c, 0)
 		xhi := min(up(math.Sqrt(b[j]), 1)+c, 1)
-		tlo := max(kernels.Acos(xhi)-2*epsAcos, 0)
-		thi := kernels.Acos(xlo) + 2*epsAcos
+		al, ah := kernels.Acos(xhi), kernels.Acos(xlo)
+		tlo := max(al-2*acosErr(al), 0)
+		thi := ah + 2*acosErr(al)
 		slo += float64(lam[j] * float64(tlo*tlo))
 		shi += float64(lam[j] * float64(thi*thi))
 	}

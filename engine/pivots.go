@@ -33,7 +33,7 @@ import (
 // orthonormal: σ(AᵀB) is cos θ times factors within (1 ± ε)) of σ̂, and an
 // angle within δ = π √(Δσ/2) + 2 εA of the computed one (|arccos a −
 // arccos b| <= arccos(1 − |a − b|) <= π √(|a − b|/2) on [0, 1], and εA for
-// each kernels.Acos). So ρ_m lies within δ √(Σ m) of the value of the
+// each kernels.Acos, at its largest: acosErrMax). So ρ_m lies within δ √(Σ m) of the value of the
 // computed angles, and the computed distance d̂ that Distances gives is at
 // least (ρ_m(P, W) − δ √(Σ m))² (its angles within δ of the exact ones,
 // each weighted by λ_j >= m_j). Every end is rounded outwards.
@@ -140,7 +140,7 @@ func orthoError(g []float64, a *linalg.Dense, dim, d int) float64 {
 func (e *Engine) angleUncertainty(sv1, ea, eb float64) float64 {
 	d := float64(e.d)
 	ds := 8*d*ur*sv1 + float64(e.dim+2)*ur*d*(1+ea)*(1+eb) + 2.01*(ea+eb)
-	return up(math.Pi*math.Sqrt(ds/2), 4) + 2*epsAcos
+	return up(math.Pi*math.Sqrt(ds/2), 4) + 2*acosErrMax
 }
 
 // rhoBounds returns bounds on ρ_m of the exact subspaces from computed
