@@ -77,6 +77,10 @@ type gramAVX2 struct{}
 
 func newGramAVX2(n int) *gramAVX2 { return nil }
 
+func ql8AVX2(dA, eA, dB, eB *float64, n int, params *[8]float64, scratch *float64) uint64 {
+	panic("svd: no AVX2 path in this build")
+}
+
 func (w *Gram) encloseAVX2(lo, hi []float64, ld int, a []float64, lda, step, k int) error {
 	panic("svd: no AVX2 path in this build")
 }

@@ -24,14 +24,15 @@ var gramScalarFallbacks atomic.Int64
 // near 0, where arccos magnifies) takes Batch.Values instead.
 type Gram struct {
 	n      int
-	at     []float64 // n x n: row j = column j of the scaled matrix
-	g      []float64 // n x n Gram matrix (lower triangle), then the reduction's workspace
-	d, e   []float64 // tridiagonal: diagonal, subdiagonal (e[i] = T[i+1][i])
-	e2     []float64 // squared subdiagonal (Sturm counts)
-	qd, qe []float64 // the QL iteration's copies
-	w      []float64 // reduction: A22 v
-	cl     []int     // certification: cluster boundaries
-	avx2   *gramAVX2 // nil unless the AVX2 kernels can run
+	at     []float64    // n x n: row j = column j of the scaled matrix
+	g      []float64    // n x n Gram matrix (lower triangle), then the reduction's workspace
+	d, e   []float64    // tridiagonal: diagonal, subdiagonal (e[i] = T[i+1][i])
+	e2     []float64    // squared subdiagonal (Sturm counts)
+	qd, qe []float64    // the QL iteration's copies
+	w      []float64    // reduction: A22 v
+	cl     []int        // certification: cluster boundaries
+	avx2   [2]*gramAVX2 // nil unless the AVX2 kernels can run: two groups of 4
+	ql8    []float64    // ql8AVX2's scratch (the deflation thresholds at 8.. and 40..)
 }
 
 // NewGram returns the workspace for n x n matrices, 1 <= n <= MaxSmall.
@@ -39,16 +40,20 @@ func NewGram(n int) *Gram {
 	if n < 1 || n > MaxSmall {
 		panic(PanicShape)
 	}
-	return &Gram{
+	w := &Gram{
 		n:  n,
 		at: make([]float64, n*n),
 		g:  make([]float64, n*n),
 		d:  make([]float64, n), e: make([]float64, n), e2: make([]float64, n),
 		qd: make([]float64, n), qe: make([]float64, n),
-		w:    make([]float64, n),
-		cl:   make([]int, n+1),
-		avx2: newGramAVX2(n),
+		w:  make([]float64, n),
+		cl: make([]int, n+1),
 	}
+	if g := newGramAVX2(n); g != nil {
+		w.avx2 = [2]*gramAVX2{g, newGramAVX2(n)}
+		w.ql8 = make([]float64, 64)
+	}
+	return w
 }
 
 // N returns the order of the matrices this workspace handles.
@@ -124,7 +129,7 @@ func (w *Gram) Enclose(lo, hi []float64, ld int, a []float64, lda, step, k int) 
 	if len(a) < (k-1)*step+(n-1)*lda+n || len(lo) < (k-1)*ld+n || len(hi) < (k-1)*ld+n {
 		panic(PanicShape)
 	}
-	if useGramAVX2 && w.avx2 != nil {
+	if useGramAVX2 && w.avx2[0] != nil {
 		return w.encloseAVX2(lo, hi, ld, a, lda, step, k)
 	}
 	for i := 0; i < k; i++ {

@@ -30,6 +30,8 @@ type gramAVX2 struct {
 	exp         [lanes4]int
 	skip        [lanes4]bool // lane's bounds set without the kernels
 	slack       [lanes4]float64
+	tnorm       [lanes4]float64 // ‖T‖_F of each lane's tridiagonal
+	dmax, emax  [lanes4]float64 // largest |d|, |e|
 }
 
 func newGramAVX2(n int) *gramAVX2 {
@@ -69,72 +71,109 @@ const (
 	gMaxIter = 6 // QL: iterations per eigenvalue (an integer)
 )
 
-// encloseAVX2 is Enclose on the AVX2 kernels, 4 matrices at a time.
+// encloseAVX2 is Enclose on the AVX2 kernels, 8 matrices at a time: two
+// groups of 4 in the lanes of YMM registers, each through the Gram matrix,
+// the reduction and the Sturm counts on its own and both through one QL
+// run (ql8AVX2: their chains interleaved), or one group (ql4AVX2).
 func (w *Gram) encloseAVX2(lo, hi []float64, ld int, a []float64, lda, step, k int) error {
 	n := w.n
-	x := w.avx2
-	for i0 := 0; i0 < k; i0 += lanes4 {
-		cnt := min(lanes4, k-i0)
-		if bad := x.load(n, a[i0*step:], lda, step, cnt); bad >= 0 {
-			return &BatchError{Index: i0 + bad, Err: errNotFinite}
+	for i0 := 0; i0 < k; i0 += 2 * lanes4 {
+		ng := 1
+		if k-i0 > lanes4 {
+			ng = 2
 		}
-		gram4AVX2(&x.at[0], &x.g[0], n, x.n4)
-		tridiag4AVX2(&x.g[0], n, x.n4, &x.d[0], &x.e[0], &x.y[0], &x.params)
-		// Per lane: the norms of the certification and the QL's
-		// deflation threshold.
-		var dmax, emax, tnorm, delta [lanes4]float64
-		for l := 0; l < lanes4; l++ {
-			for i := 0; i < n; i++ {
-				dv, ev := x.d[i*lanes4+l], x.e[i*lanes4+l]
-				dmax[l] = max(dmax[l], math.Abs(dv))
-				emax[l] = max(emax[l], math.Abs(ev))
-				tnorm[l] += float64(dv*dv) + 2*float64(ev*ev)
-				x.e2[i*lanes4+l] = float64(ev * ev)
+		for g := 0; g < ng; g++ {
+			x := w.avx2[g]
+			j0 := i0 + g*lanes4
+			if bad := x.load(n, a[j0*step:], lda, step, min(lanes4, k-j0)); bad >= 0 {
+				return &BatchError{Index: j0 + bad, Err: errNotFinite}
 			}
-			tnorm[l] = math.Sqrt(tnorm[l])
-			delta[l] = 8*float64(n)*ur*tnorm[l] + 0x1p-1000
-			x.scratch[8+l] = int64(math.Float64bits(gramQLTol * tnorm[l]))
-		}
-		copy(x.qd, x.d)
-		copy(x.qe, x.e)
-		failed := ql4AVX2(&x.qd[0], &x.qe[0], n, &x.params, &x.scratch[0])
-		for i := 0; i < n; i++ {
+			gram4AVX2(&x.at[0], &x.g[0], n, x.n4)
+			tridiag4AVX2(&x.g[0], n, x.n4, &x.d[0], &x.e[0], &x.y[0], &x.params)
+			x.norms(n)
+			copy(x.qd, x.d)
+			copy(x.qe, x.e)
 			for l := 0; l < lanes4; l++ {
-				mu := x.qd[i*lanes4+l]
-				x.x[2*i*lanes4+l] = mu - delta[l]
-				x.x[(2*i+1)*lanes4+l] = mu + delta[l]
+				w.ql8[g*32+8+l] = gramQLTol * x.tnorm[l]
 			}
 		}
-		sturm4AVX2(&x.d[0], &x.e2[0], n, &x.x[0], x.k4, &x.cnt[0], &x.params)
-		for l := 0; l < cnt; l++ {
-			i := i0 + l
-			lo1, hi1 := lo[i*ld:i*ld+n], hi[i*ld:i*ld+n]
-			if x.skip[l] {
-				x.skipBounds(lo1, hi1, l)
-				continue
+		var failed uint64
+		if ng == 2 {
+			failed = ql8AVX2(&w.avx2[0].qd[0], &w.avx2[0].qe[0], &w.avx2[1].qd[0], &w.avx2[1].qe[0], n, &w.avx2[0].params, &w.ql8[0])
+		} else {
+			x := w.avx2[0]
+			for l := 0; l < lanes4; l++ {
+				x.scratch[8+l] = int64(math.Float64bits(w.ql8[8+l]))
 			}
-			ok := failed&(1<<l) == 0 && x.certify(lo1, hi1, n, l, x.slack[l], dmax[l], emax[l])
-			if !ok {
-				// The scalar certification, widening δ, on this lane's T.
-				gramScalarFallbacks.Add(1)
-				for j := 0; j < n; j++ {
-					w.d[j], w.e[j] = x.d[j*lanes4+l], x.e[j*lanes4+l]
-				}
-				if !w.certify(lo1, hi1, x.slack[l]) {
-					trivial(lo1, hi1)
-					continue
-				}
-			}
-			if e := x.exp[l]; e != 0 {
-				s2 := math.Ldexp(1, 2*e)
-				for j := range lo1 {
-					lo1[j] *= s2
-					hi1[j] *= s2
-				}
-			}
+			failed = ql4AVX2(&x.qd[0], &x.qe[0], n, &x.params, &x.scratch[0])
+		}
+		for g := 0; g < ng; g++ {
+			j0 := i0 + g*lanes4
+			w.finishAVX2(w.avx2[g], lo[j0*ld:], hi[j0*ld:], ld, min(lanes4, k-j0), failed>>(4*g))
 		}
 	}
 	return nil
+}
+
+// norms sets each lane's ‖T‖_F, largest |d| and |e|, and e² of the group's
+// tridiagonal (x.d, x.e).
+func (x *gramAVX2) norms(n int) {
+	for l := 0; l < lanes4; l++ {
+		var dmax, emax, tn float64
+		for i := 0; i < n; i++ {
+			dv, ev := x.d[i*lanes4+l], x.e[i*lanes4+l]
+			dmax = max(dmax, math.Abs(dv))
+			emax = max(emax, math.Abs(ev))
+			tn += float64(dv*dv) + 2*float64(ev*ev)
+			x.e2[i*lanes4+l] = float64(ev * ev)
+		}
+		x.dmax[l], x.emax[l], x.tnorm[l] = dmax, emax, math.Sqrt(tn)
+	}
+}
+
+// finishAVX2 certifies the QL estimates of the group x (x.qd; lanes in
+// failed did not converge) by Sturm counts and writes the bounds of its
+// cnt matrices (matrix l at lo[l*ld:], hi[l*ld:]).
+func (w *Gram) finishAVX2(x *gramAVX2, lo, hi []float64, ld, cnt int, failed uint64) {
+	n := w.n
+	var delta [lanes4]float64
+	for l := range delta {
+		delta[l] = 8*float64(n)*ur*x.tnorm[l] + 0x1p-1000
+	}
+	for i := 0; i < n; i++ {
+		for l := 0; l < lanes4; l++ {
+			mu := x.qd[i*lanes4+l]
+			x.x[2*i*lanes4+l] = mu - delta[l]
+			x.x[(2*i+1)*lanes4+l] = mu + delta[l]
+		}
+	}
+	sturm4AVX2(&x.d[0], &x.e2[0], n, &x.x[0], x.k4, &x.cnt[0], &x.params)
+	for l := 0; l < cnt; l++ {
+		lo1, hi1 := lo[l*ld:l*ld+n], hi[l*ld:l*ld+n]
+		if x.skip[l] {
+			x.skipBounds(lo1, hi1, l)
+			continue
+		}
+		ok := failed&(1<<l) == 0 && x.certify(lo1, hi1, n, l, x.slack[l], x.dmax[l], x.emax[l])
+		if !ok {
+			// The scalar certification, widening δ, on this lane's T.
+			gramScalarFallbacks.Add(1)
+			for j := 0; j < n; j++ {
+				w.d[j], w.e[j] = x.d[j*lanes4+l], x.e[j*lanes4+l]
+			}
+			if !w.certify(lo1, hi1, x.slack[l]) {
+				trivial(lo1, hi1)
+				continue
+			}
+		}
+		if e := x.exp[l]; e != 0 {
+			s2 := math.Ldexp(1, 2*e)
+			for j := range lo1 {
+				lo1[j] *= s2
+				hi1[j] *= s2
+			}
+		}
+	}
 }
 
 // certify encloses lane l's eigenvalues from the Sturm counts at the QL

@@ -2276,6 +2276,367 @@ qdone:
 	VZEROUPPER
 	RET
 
+// func ql8AVX2(dA *float64, eA *float64, dB *float64, eB *float64, n int, params *[8]float64, scratch *float64) uint64
+// Requires: AVX, AVX2, CMOV, FMA3
+TEXT ·ql8AVX2(SB), NOSPLIT, $0-64
+	MOVQ         dA+0(FP), AX
+	MOVQ         dB+16(FP), CX
+	MOVQ         eA+8(FP), DX
+	MOVQ         eB+24(FP), BX
+	MOVQ         n+32(FP), SI
+	MOVQ         params+40(FP), DI
+	MOVQ         scratch+48(FP), R8
+	VBROADCASTSD 8(DI), Y15
+	VBROADCASTSD 24(DI), Y14
+	XORQ         DI, DI
+	DECQ         SI
+	XORQ         R9, R9
+
+ql:
+	CMPQ R9, SI
+	JGE  qdone
+	XORQ R10, R10
+
+qiter:
+	// per group: m per lane (the first m >= l with |e[m]| <= tol, else n-1), dm = d[m], active = m != l
+	XORQ         R13, R13
+	VMOVQ        SI, X8
+	VPBROADCASTQ X8, Y8
+	MOVQ         SI, R12
+	SHLQ         $0x05, R12
+	VMOVUPD      (AX)(R12*1), Y9
+	VXORPD       Y10, Y10, Y10
+	MOVQ         R9, R11
+
+qms0:
+	CMPQ         R11, SI
+	JGE          qms0done
+	MOVQ         R11, R12
+	SHLQ         $0x05, R12
+	VANDPD       (DX)(R12*1), Y14, Y11
+	VCMPPD       $0x12, 64(R8), Y11, Y11
+	VANDNPD      Y11, Y10, Y12
+	VMOVQ        R11, X13
+	VPBROADCASTQ X13, Y13
+	VBLENDVPD    Y12, Y13, Y8, Y8
+	VBLENDVPD    Y12, (AX)(R12*1), Y9, Y9
+	VORPD        Y11, Y10, Y10
+	INCQ         R11
+	JMP          qms0
+
+qms0done:
+	VMOVQ        R9, X12
+	VPBROADCASTQ X12, Y12
+	VPCMPEQQ     Y12, Y8, Y12
+	VPCMPEQQ     Y11, Y11, Y11
+	VXORPD       Y11, Y12, Y12
+	VPADDQ       Y11, Y8, Y13
+	VMOVDQU      Y13, (R8)
+	VMOVDQU      Y8, 32(R8)
+	VMOVUPD      Y12, 96(R8)
+	VMOVUPD      Y9, 224(R8)
+	VMOVMSKPD    Y12, R12
+	ORQ          R12, R13
+	VMOVQ        SI, X8
+	VPBROADCASTQ X8, Y8
+	MOVQ         SI, R12
+	SHLQ         $0x05, R12
+	VMOVUPD      (CX)(R12*1), Y9
+	VXORPD       Y10, Y10, Y10
+	MOVQ         R9, R11
+
+qms1:
+	CMPQ         R11, SI
+	JGE          qms1done
+	MOVQ         R11, R12
+	SHLQ         $0x05, R12
+	VANDPD       (BX)(R12*1), Y14, Y11
+	VCMPPD       $0x12, 320(R8), Y11, Y11
+	VANDNPD      Y11, Y10, Y12
+	VMOVQ        R11, X13
+	VPBROADCASTQ X13, Y13
+	VBLENDVPD    Y12, Y13, Y8, Y8
+	VBLENDVPD    Y12, (CX)(R12*1), Y9, Y9
+	VORPD        Y11, Y10, Y10
+	INCQ         R11
+	JMP          qms1
+
+qms1done:
+	VMOVQ        R9, X12
+	VPBROADCASTQ X12, Y12
+	VPCMPEQQ     Y12, Y8, Y12
+	VPCMPEQQ     Y11, Y11, Y11
+	VXORPD       Y11, Y12, Y12
+	VPADDQ       Y11, Y8, Y13
+	VMOVDQU      Y13, 256(R8)
+	VMOVDQU      Y8, 288(R8)
+	VMOVUPD      Y12, 352(R8)
+	VMOVUPD      Y9, 480(R8)
+	VMOVMSKPD    Y12, R12
+	SHLQ         $0x04, R12
+	ORQ          R12, R13
+	TESTQ        R13, R13
+	JZ           qnextl
+	MOVQ         params+40(FP), R12
+	CMPQ         R10, 48(R12)
+	JL           qshift
+	ORQ          R13, DI
+	JMP          qnextl
+
+qshift:
+	INCQ R10
+
+	// per group: g = dm - d[l] + e[l]/(g0 + sign(g0) sqrt(g0² + 1)), g0 = (d[l+1] - d[l])/2e[l]
+	MOVQ        R9, R12
+	SHLQ        $0x05, R12
+	VMOVUPD     96(R8), Y8
+	VBLENDVPD   Y8, (DX)(R12*1), Y15, Y10
+	VMOVUPD     32(AX)(R12*1), Y11
+	VSUBPD      (AX)(R12*1), Y11, Y11
+	VADDPD      Y10, Y10, Y12
+	VDIVPD      Y12, Y11, Y11
+	VMOVAPD     Y15, Y12
+	VFMADD231PD Y11, Y11, Y12
+	VSQRTPD     Y12, Y12
+	VANDNPD     Y11, Y14, Y13
+	VORPD       Y13, Y12, Y12
+	VADDPD      Y11, Y12, Y12
+	VDIVPD      Y12, Y10, Y12
+	VMOVUPD     224(R8), Y3
+	VSUBPD      (AX)(R12*1), Y3, Y3
+	VADDPD      Y12, Y3, Y3
+	VMOVAPD     Y15, Y0
+	VMOVAPD     Y15, Y1
+	VXORPD      Y2, Y2, Y2
+	VXORPD      Y9, Y9, Y9
+	VMOVUPD     Y9, 128(R8)
+	VMOVUPD     352(R8), Y8
+	VBLENDVPD   Y8, (BX)(R12*1), Y15, Y10
+	VMOVUPD     32(CX)(R12*1), Y11
+	VSUBPD      (CX)(R12*1), Y11, Y11
+	VADDPD      Y10, Y10, Y12
+	VDIVPD      Y12, Y11, Y11
+	VMOVAPD     Y15, Y12
+	VFMADD231PD Y11, Y11, Y12
+	VSQRTPD     Y12, Y12
+	VANDNPD     Y11, Y14, Y13
+	VORPD       Y13, Y12, Y12
+	VADDPD      Y11, Y12, Y12
+	VDIVPD      Y12, Y10, Y12
+	VMOVUPD     480(R8), Y7
+	VSUBPD      (CX)(R12*1), Y7, Y7
+	VADDPD      Y12, Y7, Y7
+	VMOVAPD     Y15, Y4
+	VMOVAPD     Y15, Y5
+	VXORPD      Y6, Y6, Y6
+	VXORPD      Y9, Y9, Y9
+	VMOVUPD     Y9, 384(R8)
+	MOVQ        32(R8), R14
+	MOVQ        40(R8), R12
+	CMPQ        R12, R14
+	CMOVQGT     R12, R14
+	MOVQ        48(R8), R12
+	CMPQ        R12, R14
+	CMOVQGT     R12, R14
+	MOVQ        56(R8), R12
+	CMPQ        R12, R14
+	CMOVQGT     R12, R14
+	MOVQ        288(R8), R12
+	CMPQ        R12, R14
+	CMOVQGT     R12, R14
+	MOVQ        296(R8), R12
+	CMPQ        R12, R14
+	CMOVQGT     R12, R14
+	MOVQ        304(R8), R12
+	CMPQ        R12, R14
+	CMOVQGT     R12, R14
+	MOVQ        312(R8), R12
+	CMPQ        R12, R14
+	CMOVQGT     R12, R14
+	MOVQ        R14, R11
+	DECQ        R11
+
+qchase:
+	CMPQ R11, R9
+	JL   qchasedone
+	MOVQ R11, R12
+	SHLQ $0x05, R12
+
+	// group 0: live = active, i < m, not done
+	VMOVQ        R11, X8
+	VPBROADCASTQ X8, Y8
+	VPCMPGTQ     (R8), Y8, Y8
+	VORPD        128(R8), Y8, Y8
+	VANDNPD      96(R8), Y8, Y8
+	VMOVUPD      (DX)(R12*1), Y9
+	VMULPD       Y9, Y0, Y10
+	VMULPD       Y9, Y1, Y11
+	VMULPD       Y3, Y3, Y12
+	VFMADD231PD  Y10, Y10, Y12
+	VSQRTPD      Y12, Y12
+	VXORPD       Y13, Y13, Y13
+	VCMPPD       $0x00, Y13, Y12, Y13
+	VANDPD       Y8, Y13, Y13
+	VMOVUPD      Y13, 192(R8)
+	VORPD        128(R8), Y13, Y9
+	VMOVUPD      Y9, 128(R8)
+	VANDNPD      Y8, Y13, Y8
+	VMOVUPD      32(DX)(R12*1), Y9
+	VBLENDVPD    Y8, Y12, Y9, Y9
+	VMOVUPD      Y9, 32(DX)(R12*1)
+	VBLENDVPD    Y8, Y12, Y15, Y12
+	VDIVPD       Y12, Y15, Y12
+	VMULPD       Y12, Y10, Y10
+	VMULPD       Y12, Y3, Y12
+	VMOVUPD      Y8, 160(R8)
+	VMOVUPD      32(AX)(R12*1), Y9
+	VSUBPD       Y2, Y9, Y9
+	VMOVUPD      (AX)(R12*1), Y13
+	VSUBPD       Y9, Y13, Y13
+	VMULPD       Y11, Y12, Y8
+	VADDPD       Y8, Y8, Y8
+	VFMADD231PD  Y13, Y10, Y8
+	VMULPD       Y8, Y10, Y13
+	VADDPD       Y13, Y9, Y9
+	VFMSUB231PD  Y12, Y8, Y11
+	VMOVUPD      160(R8), Y8
+	VBLENDVPD    Y8, Y10, Y0, Y0
+	VBLENDVPD    Y8, Y12, Y1, Y1
+	VBLENDVPD    Y8, Y11, Y3, Y3
+	VMOVUPD      32(AX)(R12*1), Y10
+	VBLENDVPD    Y8, Y9, Y10, Y9
+	VSUBPD       Y2, Y10, Y12
+	VMOVUPD      192(R8), Y11
+	VBLENDVPD    Y11, Y12, Y9, Y9
+	VMOVUPD      Y9, 32(AX)(R12*1)
+	VBLENDVPD    Y8, Y13, Y2, Y2
+
+	// group 1: live = active, i < m, not done
+	VMOVQ        R11, X8
+	VPBROADCASTQ X8, Y8
+	VPCMPGTQ     256(R8), Y8, Y8
+	VORPD        384(R8), Y8, Y8
+	VANDNPD      352(R8), Y8, Y8
+	VMOVUPD      (BX)(R12*1), Y9
+	VMULPD       Y9, Y4, Y10
+	VMULPD       Y9, Y5, Y11
+	VMULPD       Y7, Y7, Y12
+	VFMADD231PD  Y10, Y10, Y12
+	VSQRTPD      Y12, Y12
+	VXORPD       Y13, Y13, Y13
+	VCMPPD       $0x00, Y13, Y12, Y13
+	VANDPD       Y8, Y13, Y13
+	VMOVUPD      Y13, 448(R8)
+	VORPD        384(R8), Y13, Y9
+	VMOVUPD      Y9, 384(R8)
+	VANDNPD      Y8, Y13, Y8
+	VMOVUPD      32(BX)(R12*1), Y9
+	VBLENDVPD    Y8, Y12, Y9, Y9
+	VMOVUPD      Y9, 32(BX)(R12*1)
+	VBLENDVPD    Y8, Y12, Y15, Y12
+	VDIVPD       Y12, Y15, Y12
+	VMULPD       Y12, Y10, Y10
+	VMULPD       Y12, Y7, Y12
+	VMOVUPD      Y8, 416(R8)
+	VMOVUPD      32(CX)(R12*1), Y9
+	VSUBPD       Y6, Y9, Y9
+	VMOVUPD      (CX)(R12*1), Y13
+	VSUBPD       Y9, Y13, Y13
+	VMULPD       Y11, Y12, Y8
+	VADDPD       Y8, Y8, Y8
+	VFMADD231PD  Y13, Y10, Y8
+	VMULPD       Y8, Y10, Y13
+	VADDPD       Y13, Y9, Y9
+	VFMSUB231PD  Y12, Y8, Y11
+	VMOVUPD      416(R8), Y8
+	VBLENDVPD    Y8, Y10, Y4, Y4
+	VBLENDVPD    Y8, Y12, Y5, Y5
+	VBLENDVPD    Y8, Y11, Y7, Y7
+	VMOVUPD      32(CX)(R12*1), Y10
+	VBLENDVPD    Y8, Y9, Y10, Y9
+	VSUBPD       Y6, Y10, Y12
+	VMOVUPD      448(R8), Y11
+	VBLENDVPD    Y11, Y12, Y9, Y9
+	VMOVUPD      Y9, 32(CX)(R12*1)
+	VBLENDVPD    Y8, Y13, Y6, Y6
+	DECQ         R11
+	JMP          qchase
+
+qchasedone:
+	// per group: lanes that finished their chase: d[l] -= p, e[l] = g; every active lane: e[m] = 0
+	MOVQ      R9, R12
+	SHLQ      $0x05, R12
+	VMOVUPD   128(R8), Y8
+	VANDNPD   96(R8), Y8, Y9
+	VMOVUPD   (AX)(R12*1), Y10
+	VSUBPD    Y2, Y10, Y11
+	VBLENDVPD Y9, Y11, Y10, Y10
+	VMOVUPD   Y10, (AX)(R12*1)
+	VMOVUPD   (DX)(R12*1), Y10
+	VBLENDVPD Y9, Y3, Y10, Y10
+	VMOVUPD   Y10, (DX)(R12*1)
+	VMOVDQU   32(R8), Y8
+	VMOVUPD   96(R8), Y13
+	VXORPD    Y11, Y11, Y11
+	MOVQ      R9, R11
+
+qem0:
+	INCQ         R11
+	CMPQ         R11, R14
+	JG           qem0done
+	VMOVQ        R11, X12
+	VPBROADCASTQ X12, Y12
+	VPCMPEQQ     Y12, Y8, Y12
+	VANDPD       Y13, Y12, Y12
+	MOVQ         R11, R13
+	SHLQ         $0x05, R13
+	VMOVUPD      (DX)(R13*1), Y10
+	VBLENDVPD    Y12, Y11, Y10, Y10
+	VMOVUPD      Y10, (DX)(R13*1)
+	JMP          qem0
+
+qem0done:
+	VMOVUPD   384(R8), Y8
+	VANDNPD   352(R8), Y8, Y9
+	VMOVUPD   (CX)(R12*1), Y10
+	VSUBPD    Y6, Y10, Y11
+	VBLENDVPD Y9, Y11, Y10, Y10
+	VMOVUPD   Y10, (CX)(R12*1)
+	VMOVUPD   (BX)(R12*1), Y10
+	VBLENDVPD Y9, Y7, Y10, Y10
+	VMOVUPD   Y10, (BX)(R12*1)
+	VMOVDQU   288(R8), Y8
+	VMOVUPD   352(R8), Y13
+	VXORPD    Y11, Y11, Y11
+	MOVQ      R9, R11
+
+qem1:
+	INCQ         R11
+	CMPQ         R11, R14
+	JG           qem1done
+	VMOVQ        R11, X12
+	VPBROADCASTQ X12, Y12
+	VPCMPEQQ     Y12, Y8, Y12
+	VANDPD       Y13, Y12, Y12
+	MOVQ         R11, R13
+	SHLQ         $0x05, R13
+	VMOVUPD      (BX)(R13*1), Y10
+	VBLENDVPD    Y12, Y11, Y10, Y10
+	VMOVUPD      Y10, (BX)(R13*1)
+	JMP          qem1
+
+qem1done:
+	JMP qiter
+
+qnextl:
+	INCQ R9
+	JMP  ql
+
+qdone:
+	MOVQ DI, ret+56(FP)
+	VZEROUPPER
+	RET
+
 // func sturm4AVX2(d *float64, e2 *float64, n int, x *float64, k int, cnt *int64, params *[8]float64)
 // Requires: AVX, AVX2
 TEXT ·sturm4AVX2(SB), NOSPLIT, $0-56

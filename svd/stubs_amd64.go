@@ -140,6 +140,16 @@ func tridiag4AVX2(gm *float64, n int, n4 int, d *float64, e *float64, y *float64
 //go:noescape
 func ql4AVX2(d *float64, e *float64, n int, params *[8]float64, scratch *int64) uint64
 
+// ql8AVX2 is ql4AVX2 on two groups of 4 lane-interleaved tridiagonal
+// matrices at once (dA, eA: lanes 0-3; dB, eB: lanes 4-7), one control flow
+// (each lane's split and chase masked as in ql4AVX2), the two groups'
+// chains interleaved. scratch: 64 float64, the deflation thresholds of
+// group h at scratch[h*32+8:]. It returns the mask of the lanes (bits 0-7)
+// in which an eigenvalue did not converge within params[6] iterations.
+//
+//go:noescape
+func ql8AVX2(dA *float64, eA *float64, dB *float64, eB *float64, n int, params *[8]float64, scratch *float64) uint64
+
 // sturm4AVX2 writes into cnt[j*4:] the Sturm counts of 4 lane-interleaved
 // symmetric tridiagonal matrices (diagonal d[i*4:], squared subdiagonal
 // e2[i*4:]) at the shifts x[j*4:], j < k (k a multiple of 4): in each lane

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"fmt"
+
 	. "github.com/mmcloughlin/avo/build"
 	. "github.com/mmcloughlin/avo/operand"
 	. "github.com/mmcloughlin/avo/reg"
@@ -623,6 +625,257 @@ func sturm4() {
 	ADDQ(Imm(4), j)
 	JMP(LabelRef("sj"))
 	Label("sdone")
+	VZEROUPPER()
+	RET()
+}
+
+// ql8 is ql4 for two groups of 4 lanes at once (8 matrices: group A in dA,
+// eA, group B in dB, eB, each laid out as ql4's), sharing the control flow
+// (the split point and the chase are the longest over the 8 lanes, the
+// others masked): the two groups' dependency chains are independent, so
+// the core overlaps them. Per group h the scratch holds, 32 bytes each,
+// at h*256: m - 1, m (int64), the deflation threshold, the active, done,
+// ok and z masks, dm.
+func ql8() {
+	TEXT("ql8AVX2", NOSPLIT, "func(dA, eA, dB, eB *float64, n int, params *[8]float64, scratch *float64) uint64")
+	Pragma("noescape")
+	Doc(
+		"ql8AVX2 is ql4AVX2 on two groups of 4 lane-interleaved tridiagonal",
+		"matrices at once (dA, eA: lanes 0-3; dB, eB: lanes 4-7), one control flow",
+		"(each lane's split and chase masked as in ql4AVX2), the two groups'",
+		"chains interleaved. scratch: 64 float64, the deflation thresholds of",
+		"group h at scratch[h*32+8:]. It returns the mask of the lanes (bits 0-7)",
+		"in which an eigenvalue did not converge within params[6] iterations.",
+	)
+	dp := [2]Register{Load(Param("dA"), GP64()), Load(Param("dB"), GP64())}
+	ep := [2]Register{Load(Param("eA"), GP64()), Load(Param("eB"), GP64())}
+	n := Load(Param("n"), GP64())
+	params := Load(Param("params"), GP64())
+	scratch := Load(Param("scratch"), GP64())
+	ones, absM := Y15, Y14
+	VBROADCASTSD(Mem{Base: params, Disp: 8 * gOne}, ones)
+	VBROADCASTSD(Mem{Base: params, Disp: 8 * gAbs}, absM)
+	// State of group h: s, c, p, g.
+	st := [2][4]VecPhysical{{Y0, Y1, Y2, Y3}, {Y4, Y5, Y6, Y7}}
+	const (
+		sM1, sM, sTol, sAct, sDone, sOK, sZ, sDm = 0, 32, 64, 96, 128, 160, 192, 224
+	)
+	mem := func(h, off int) Mem { return Mem{Base: scratch, Disp: h*256 + off} }
+	failed := GP64()
+	XORQ(failed, failed)
+	nm1 := GP64()
+	MOVQ(n, nm1)
+	DECQ(nm1)
+	l, iter, m, i, t, t2 := GP64(), GP64(), GP64(), GP64(), GP64(), GP64()
+	XORQ(l, l)
+
+	Label("ql")
+	CMPQ(l, nm1)
+	JGE(LabelRef("qdone"))
+	XORQ(iter, iter)
+
+	Label("qiter")
+	Comment("per group: m per lane (the first m >= l with |e[m]| <= tol, else n-1), dm = d[m], active = m != l")
+	anyAct := GP64()
+	XORQ(anyAct, anyAct)
+	for h := 0; h < 2; h++ {
+		mvec, dm, found := Y8, Y9, Y10
+		VMOVQ(nm1, X8)
+		VPBROADCASTQ(X8, mvec)
+		MOVQ(nm1, t)
+		SHLQ(Imm(5), t)
+		VMOVUPD(Mem{Base: dp[h], Index: t, Scale: 1}, dm)
+		VXORPD(found, found, found)
+		MOVQ(l, m)
+		lbl := fmt.Sprintf("qms%d", h)
+		Label(lbl)
+		CMPQ(m, nm1)
+		JGE(LabelRef(lbl + "done"))
+		MOVQ(m, t)
+		SHLQ(Imm(5), t)
+		VANDPD(Mem{Base: ep[h], Index: t, Scale: 1}, absM, Y11)
+		VCMPPD(Imm(0x12), mem(h, sTol), Y11, Y11) // |e[m]| <= tol
+		VANDNPD(Y11, found, Y12)                  // negligible, not found before
+		VMOVQ(m, X13)
+		VPBROADCASTQ(X13, Y13)
+		VBLENDVPD(Y12, Y13, mvec, mvec)
+		VBLENDVPD(Y12, Mem{Base: dp[h], Index: t, Scale: 1}, dm, dm)
+		VORPD(Y11, found, found)
+		INCQ(m)
+		JMP(LabelRef(lbl))
+		Label(lbl + "done")
+		VMOVQ(l, X12)
+		VPBROADCASTQ(X12, Y12)
+		VPCMPEQQ(Y12, mvec, Y12)
+		VPCMPEQQ(Y11, Y11, Y11) // -1
+		VXORPD(Y11, Y12, Y12)   // active
+		VPADDQ(Y11, mvec, Y13)
+		VMOVDQU(Y13, mem(h, sM1))
+		VMOVDQU(mvec, mem(h, sM))
+		VMOVUPD(Y12, mem(h, sAct))
+		VMOVUPD(dm, mem(h, sDm))
+		VMOVMSKPD(Y12, t.As32())
+		if h == 1 {
+			SHLQ(Imm(4), t)
+		}
+		ORQ(t, anyAct)
+	}
+	TESTQ(anyAct, anyAct)
+	JZ(LabelRef("qnextl"))
+	Load(Param("params"), t)
+	CMPQ(iter, Mem{Base: t, Disp: 8 * gMaxIter})
+	JL(LabelRef("qshift"))
+	ORQ(anyAct, failed)
+	JMP(LabelRef("qnextl"))
+
+	Label("qshift")
+	INCQ(iter)
+	Comment("per group: g = dm - d[l] + e[l]/(g0 + sign(g0) sqrt(g0² + 1)), g0 = (d[l+1] - d[l])/2e[l]")
+	MOVQ(l, t)
+	SHLQ(Imm(5), t)
+	for h := 0; h < 2; h++ {
+		s, c, p, g := st[h][0], st[h][1], st[h][2], st[h][3]
+		VMOVUPD(mem(h, sAct), Y8)
+		VBLENDVPD(Y8, Mem{Base: ep[h], Index: t, Scale: 1}, ones, Y10)
+		VMOVUPD(Mem{Base: dp[h], Index: t, Scale: 1, Disp: 32}, Y11)
+		VSUBPD(Mem{Base: dp[h], Index: t, Scale: 1}, Y11, Y11)
+		VADDPD(Y10, Y10, Y12)
+		VDIVPD(Y12, Y11, Y11)
+		VMOVAPD(ones, Y12)
+		VFMADD231PD(Y11, Y11, Y12)
+		VSQRTPD(Y12, Y12)
+		VANDNPD(Y11, absM, Y13)
+		VORPD(Y13, Y12, Y12)
+		VADDPD(Y11, Y12, Y12)
+		VDIVPD(Y12, Y10, Y12)
+		VMOVUPD(mem(h, sDm), g)
+		VSUBPD(Mem{Base: dp[h], Index: t, Scale: 1}, g, g)
+		VADDPD(Y12, g, g)
+		VMOVAPD(ones, s)
+		VMOVAPD(ones, c)
+		VXORPD(p, p, p)
+		VXORPD(Y9, Y9, Y9)
+		VMOVUPD(Y9, mem(h, sDone))
+	}
+	mmax := GP64()
+	MOVQ(mem(0, sM), mmax)
+	for h := 0; h < 2; h++ {
+		for u := 0; u < 4; u++ {
+			if h == 0 && u == 0 {
+				continue
+			}
+			MOVQ(mem(h, sM+8*u), t)
+			CMPQ(t, mmax)
+			CMOVQGT(t, mmax)
+		}
+	}
+	MOVQ(mmax, i)
+	DECQ(i)
+
+	Label("qchase")
+	CMPQ(i, l)
+	JL(LabelRef("qchasedone"))
+	MOVQ(i, t)
+	SHLQ(Imm(5), t)
+	for h := 0; h < 2; h++ {
+		s, c, p, g := st[h][0], st[h][1], st[h][2], st[h][3]
+		e, d := ep[h], dp[h]
+		Comment(fmt.Sprintf("group %d: live = active, i < m, not done", h))
+		VMOVQ(i, X8)
+		VPBROADCASTQ(X8, Y8)
+		VPCMPGTQ(mem(h, sM1), Y8, Y8)
+		VORPD(mem(h, sDone), Y8, Y8)
+		VANDNPD(mem(h, sAct), Y8, Y8) // live
+		VMOVUPD(Mem{Base: e, Index: t, Scale: 1}, Y9)
+		VMULPD(Y9, s, Y10) // f
+		VMULPD(Y9, c, Y11) // b
+		VMULPD(g, g, Y12)
+		VFMADD231PD(Y10, Y10, Y12)
+		VSQRTPD(Y12, Y12) // r
+		VXORPD(Y13, Y13, Y13)
+		VCMPPD(Imm(0x00), Y13, Y12, Y13) // r == 0
+		VANDPD(Y8, Y13, Y13)             // z
+		VMOVUPD(Y13, mem(h, sZ))
+		VORPD(mem(h, sDone), Y13, Y9)
+		VMOVUPD(Y9, mem(h, sDone))
+		VANDNPD(Y8, Y13, Y8) // ok
+		VMOVUPD(Mem{Base: e, Index: t, Scale: 1, Disp: 32}, Y9)
+		VBLENDVPD(Y8, Y12, Y9, Y9)
+		VMOVUPD(Y9, Mem{Base: e, Index: t, Scale: 1, Disp: 32}) // e[i+1] = r
+		VBLENDVPD(Y8, Y12, ones, Y12)
+		VDIVPD(Y12, ones, Y12)
+		VMULPD(Y12, Y10, Y10) // s'
+		VMULPD(Y12, g, Y12)   // c'
+		VMOVUPD(Y8, mem(h, sOK))
+		VMOVUPD(Mem{Base: d, Index: t, Scale: 1, Disp: 32}, Y9)
+		VSUBPD(p, Y9, Y9) // g'
+		VMOVUPD(Mem{Base: d, Index: t, Scale: 1}, Y13)
+		VSUBPD(Y9, Y13, Y13)
+		VMULPD(Y11, Y12, Y8)
+		VADDPD(Y8, Y8, Y8)
+		VFMADD231PD(Y13, Y10, Y8) // r'
+		VMULPD(Y8, Y10, Y13)      // p'
+		VADDPD(Y13, Y9, Y9)       // d[i+1]'
+		VFMSUB231PD(Y12, Y8, Y11) // g'' = c' r' - b
+		VMOVUPD(mem(h, sOK), Y8)
+		VBLENDVPD(Y8, Y10, s, s)
+		VBLENDVPD(Y8, Y12, c, c)
+		VBLENDVPD(Y8, Y11, g, g)
+		VMOVUPD(Mem{Base: d, Index: t, Scale: 1, Disp: 32}, Y10)
+		VBLENDVPD(Y8, Y9, Y10, Y9)
+		VSUBPD(p, Y10, Y12)
+		VMOVUPD(mem(h, sZ), Y11)
+		VBLENDVPD(Y11, Y12, Y9, Y9)
+		VMOVUPD(Y9, Mem{Base: d, Index: t, Scale: 1, Disp: 32})
+		VBLENDVPD(Y8, Y13, p, p)
+	}
+	DECQ(i)
+	JMP(LabelRef("qchase"))
+	Label("qchasedone")
+
+	Comment("per group: lanes that finished their chase: d[l] -= p, e[l] = g; every active lane: e[m] = 0")
+	MOVQ(l, t)
+	SHLQ(Imm(5), t)
+	for h := 0; h < 2; h++ {
+		p, g := st[h][2], st[h][3]
+		e, d := ep[h], dp[h]
+		VMOVUPD(mem(h, sDone), Y8)
+		VANDNPD(mem(h, sAct), Y8, Y9) // active and not done
+		VMOVUPD(Mem{Base: d, Index: t, Scale: 1}, Y10)
+		VSUBPD(p, Y10, Y11)
+		VBLENDVPD(Y9, Y11, Y10, Y10)
+		VMOVUPD(Y10, Mem{Base: d, Index: t, Scale: 1})
+		VMOVUPD(Mem{Base: e, Index: t, Scale: 1}, Y10)
+		VBLENDVPD(Y9, g, Y10, Y10)
+		VMOVUPD(Y10, Mem{Base: e, Index: t, Scale: 1})
+		VMOVDQU(mem(h, sM), Y8)
+		VMOVUPD(mem(h, sAct), Y13)
+		VXORPD(Y11, Y11, Y11)
+		MOVQ(l, m)
+		lbl := fmt.Sprintf("qem%d", h)
+		Label(lbl)
+		INCQ(m)
+		CMPQ(m, mmax)
+		JG(LabelRef(lbl + "done"))
+		VMOVQ(m, X12)
+		VPBROADCASTQ(X12, Y12)
+		VPCMPEQQ(Y12, Y8, Y12)
+		VANDPD(Y13, Y12, Y12)
+		MOVQ(m, t2)
+		SHLQ(Imm(5), t2)
+		VMOVUPD(Mem{Base: e, Index: t2, Scale: 1}, Y10)
+		VBLENDVPD(Y12, Y11, Y10, Y10)
+		VMOVUPD(Y10, Mem{Base: e, Index: t2, Scale: 1})
+		JMP(LabelRef(lbl))
+		Label(lbl + "done")
+	}
+	JMP(LabelRef("qiter"))
+
+	Label("qnextl")
+	INCQ(l)
+	JMP(LabelRef("ql"))
+	Label("qdone")
+	Store(failed, ReturnIndex(0))
 	VZEROUPPER()
 	RET()
 }

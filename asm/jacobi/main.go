@@ -66,6 +66,7 @@ func main() {
 	gram4()
 	tridiag4()
 	ql4()
+	ql8()
 	sturm4()
 	Generate()
 }
