@@ -20,7 +20,7 @@ func TestFactorizeValues(t *testing.T) {
 		fallbacks := batchFallbacks.Load()
 		defer func() { t.Logf("%d batch values not from the factorisation's run", batchFallbacks.Load()-fallbacks) }()
 		for n := 1; n <= MaxSmall; n++ {
-			if n > 16 && n != 25 && n != 33 && n != 64 {
+			if n > 16 && n != 25 && n != 33 && n != 64 || testing.Short() && n > 8 && n != 12 && n != 25 {
 				continue
 			}
 			w, ref, p := NewSmall(n), NewSmall(n), NewPair(n)
