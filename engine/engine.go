@@ -143,7 +143,6 @@ type shard struct {
 	gram     *svd.Gram // searches: tier-2 enclosures
 	ga, gb   []float64 // searches: a chunk's enclosures
 	gproj    []float64 // searches: a chunk's projections side by side
-	pscratch []float64 // a chunk's projections as one AtB writes them: d x chunk·d
 	err      error     // lowest-index error of the chunks this shard's owner ran
 	errAt    int
 	claim    atomic.Uint64 // job seq << 32 | next unclaimed chunk
@@ -184,16 +183,15 @@ func New(dim, d, p, workers int) (*Engine, error) {
 		ld := shardStride(n, d)
 		s := &shard{
 			lo: lo, hi: hi, ld: ld,
-			protos:   linalg.AlignedSlice(dim * ld),
-			proj:     linalg.AlignedSlice(n * d * d),
-			sigma:    make([]float64, n*d),
-			bproj:    linalg.AlignedSlice(p * d * d),
-			bsigma:   make([]float64, p*d),
-			y:        linalg.AlignedSlice(chunk * d),
-			pscratch: linalg.AlignedSlice(chunk * d * d),
-			by:       linalg.AlignedSlice(imageBlock * p * d),
-			sv:       svd.NewBatch(d),
-			wake:     make(chan struct{}, 1),
+			protos: linalg.AlignedSlice(dim * ld),
+			proj:   linalg.AlignedSlice((n + chunk) * d * d),
+			sigma:  make([]float64, n*d),
+			bproj:  linalg.AlignedSlice((p + chunk) * d * d),
+			bsigma: make([]float64, p*d),
+			y:      linalg.AlignedSlice(chunk * d),
+			by:     linalg.AlignedSlice(imageBlock * p * d),
+			sv:     svd.NewBatch(d),
+			wake:   make(chan struct{}, 1),
 		}
 		for k := lo; k < hi; k++ {
 			o := (k - lo) * d
@@ -378,16 +376,28 @@ func (e *Engine) SetPrototype(k int, w *linalg.Dense) error {
 	return nil
 }
 
-// ProjStride returns the row stride of the matrices returned by Projection.
-func (e *Engine) ProjStride() int { return e.d }
+// ProjStride returns the row stride of the matrices returned by Projection
+// (8d: a chunk's projections lie side by side, as one kernels.AtB writes
+// them).
+func (e *Engine) ProjStride() int { return chunk * e.d }
 
 // Projection returns M_k = Pᵀ W_k (d x d, row-major, stride ProjStride())
-// from the last Distances call, as a view valid until the next Distances
-// call.
+// from the last Distances call (or search), as a view valid until the next
+// one.
 func (e *Engine) Projection(k int) []float64 {
 	s := e.shards[e.owner[k]]
-	o := (k - s.lo) * e.d * e.d
-	return s.proj[o : o+e.d*e.d : o+e.d*e.d]
+	o := projOffset(k-s.lo, e.d)
+	n := (e.d-1)*chunk*e.d + e.d
+	return s.proj[o : o+n : o+n]
+}
+
+// projOffset is the offset of the projection of a shard's prototype j in
+// its projections: the chunk of 8 prototypes j belongs to has a block of
+// d x 8d (stride 8d) at 8d² per chunk, prototype j at column (j mod 8)·d.
+// (A shard's projections are (n + 8) d² long: a last chunk of fewer than 8
+// prototypes still spans d rows of 8d.)
+func projOffset(j, d int) int {
+	return (j/chunk)*chunk*d*d + (j%chunk)*d
 }
 
 // Close stops the workers and waits for them to exit. It is idempotent.
@@ -679,7 +689,7 @@ func (e *Engine) runChunk(ws *shard, o, c int) {
 		at = lo
 		if j.kind == jobDistances {
 			off := lo - s.lo
-			err = e.distances(ws, s.proj[off*e.d*e.d:], s.sigma[off*e.d:], j.dist, j.theta, j.p, j.lambda, lo, hi)
+			err = e.distances(ws, s.proj[projOffset(off, e.d):], s.sigma[off*e.d:], j.dist, j.theta, j.p, j.lambda, lo, hi)
 		} else {
 			err = e.images(ws, j.dist, j.theta, j.x, j.xnorm, lo, hi)
 		}

@@ -224,7 +224,7 @@ func (e *Engine) sigmasAll(sig []float64, C *linalg.Dense) bool {
 	for k0 := 0; k0 < e.p; k0 += chunk {
 		k1 := min(k0+chunk, e.p)
 		for k := k0; k < k1; k++ {
-			copy(e.vproj[(k-k0)*dd:(k-k0+1)*dd], e.Projection(k))
+			e.copyProj(e.vproj[(k-k0)*dd:(k-k0+1)*dd], k)
 		}
 		if sv.Values(sig[k0*d:], d, e.vproj, d, dd, k1-k0) != nil {
 			return false
@@ -269,7 +269,7 @@ func (e *Engine) pivotBounds(pv *pivotIndex, P *linalg.Dense, lambda []float64, 
 	for i0 := 0; i0 < len(pv.piv); i0 += chunk {
 		g := pv.piv[i0:min(i0+chunk, len(pv.piv))]
 		for i, k := range g {
-			copy(e.vproj[i*dd:(i+1)*dd], e.Projection(int(k)))
+			e.copyProj(e.vproj[i*dd:(i+1)*dd], int(k))
 		}
 		if sv.Values(e.vsig, d, e.vproj, d, dd, len(g)) != nil {
 			return false, nil
@@ -346,34 +346,37 @@ func (e *Engine) projectCand(P *linalg.Dense, lambda []float64) error {
 }
 
 // projectListChunk is jobProjectList's chunk: candidates c0..c1 of e.cand
-// (ascending), each run of consecutive prototypes of one shard projected by
+// (ascending), each run of consecutive prototypes of one chunk projected by
 // one AtB over their side-by-side columns (projectInto: the bits of one
 // AtB each).
 func (e *Engine) projectListChunk(ws *shard, P *linalg.Dense, lambda []float64, c0, c1 int) {
-	dd := e.d * e.d
 	ks := e.cand[c0:c1]
 	for i := 0; i < len(ks); {
 		lo := int(ks[i])
 		s := e.shards[e.owner[lo]]
 		j := i + 1
-		for j < len(ks) && int(ks[j]) == lo+(j-i) && int(ks[j]) < s.hi {
+		for j < len(ks) && int(ks[j]) == lo+(j-i) && int(ks[j]) < s.hi && (int(ks[j])-s.lo)/chunk == (lo-s.lo)/chunk {
 			j++
 		}
 		hi := lo + (j - i)
-		e.projectInto(s.proj[(lo-s.lo)*dd:], ws, P, lo, hi)
+		e.projectInto(s.proj[projOffset(lo-s.lo, e.d):], P, lo, hi)
 		for k := lo; k < hi; k++ {
-			e.boundTrace(k, s.proj[(k-s.lo)*dd:(k-s.lo+1)*dd], lambda)
+			e.boundTrace(k, lambda)
 		}
 		i = j
 	}
 }
 
 // boundTrace sets prototype k's trace and tier-1 bounds from its
-// projection m (tier 1; NaN bounds for a trace that is not finite).
-func (e *Engine) boundTrace(k int, m []float64, lambda []float64) {
+// projection (tier 1; NaN bounds for a trace that is not finite).
+func (e *Engine) boundTrace(k int, lambda []float64) {
+	d, ld := e.d, chunk*e.d
+	m := e.Projection(k)
 	var t float64
-	for _, v := range m {
-		t += float64(v * v)
+	for i := 0; i < d; i++ {
+		for _, v := range m[i*ld : i*ld+d] {
+			t += float64(v * v)
+		}
 	}
 	e.trace[k] = t
 	if !(t <= math.MaxFloat64) {

@@ -126,11 +126,10 @@ func (e *Engine) project(P *linalg.Dense, lambda []float64) {
 // projectChunk is jobProject's chunk: prototypes lo..hi of shard s, with
 // the workspace of ws.
 func (e *Engine) projectChunk(ws, s *shard, P *linalg.Dense, lambda []float64, lo, hi int) {
-	dd := e.d * e.d
-	e.projectInto(s.proj[(lo-s.lo)*dd:], ws, P, lo, hi)
+	e.projectInto(s.proj[projOffset(lo-s.lo, e.d):], P, lo, hi)
 	for k := lo; k < hi; k++ {
 		e.tier[k], e.blo[k] = 1, 0
-		e.boundTrace(k, s.proj[(k-s.lo)*dd:(k-s.lo+1)*dd], lambda)
+		e.boundTrace(k, lambda)
 	}
 }
 
@@ -185,7 +184,7 @@ func (e *Engine) encloseChunk(ws *shard, lambda []float64, c0, c1 int) {
 	d, dd := e.d, e.d*e.d
 	ks := e.cand[c0:c1]
 	for i, k := range ks {
-		copy(ws.gproj[i*dd:(i+1)*dd], e.Projection(int(k)))
+		e.copyProj(ws.gproj[i*dd:(i+1)*dd], int(k))
 	}
 	if d < gramMinDim {
 		if err := ws.sv.Values(ws.ga, d, ws.gproj, d, dd, len(ks)); err != nil {
@@ -227,7 +226,7 @@ func (e *Engine) values(dist []float64, ks []int32, lambda []float64) error {
 	for i0 := 0; i0 < len(ks); i0 += chunk {
 		g := ks[i0:min(i0+chunk, len(ks))]
 		for i, k := range g {
-			copy(e.vproj[i*dd:(i+1)*dd], e.Projection(int(k)))
+			e.copyProj(e.vproj[i*dd:(i+1)*dd], int(k))
 		}
 		if err := sv.Values(e.vsig, d, e.vproj, d, dd, len(g)); err != nil {
 			var be *svd.BatchError

@@ -104,9 +104,8 @@ func (sh *Shared) newScratch() *Engine {
 // and an svd.Batch.
 func (sh *Shared) setSpace(e *Engine) {
 	if s := e.shards[0]; s.sv == nil {
-		s.pscratch = linalg.AlignedSlice(chunk * sh.d * sh.d)
 		e.pivBuild = false
-		s.proj = linalg.AlignedSlice(sh.p * sh.d * sh.d)
+		s.proj = linalg.AlignedSlice((sh.p + chunk) * sh.d * sh.d)
 		s.sigma = make([]float64, sh.p*sh.d)
 		s.sv = svd.NewBatch(sh.d)
 	}
@@ -172,7 +171,7 @@ func (sh *Shared) DistancesBatch(dist []float64, sets []*linalg.Dense, lambda []
 	return sh.split(e, n, 1, work, func(e *Engine, i0, i1 int) (int, error) {
 		s := e.shards[0]
 		if s.bproj == nil {
-			s.bproj = linalg.AlignedSlice(p * d * d)
+			s.bproj = linalg.AlignedSlice((p + chunk) * d * d)
 			s.bsigma = make([]float64, p*d)
 		}
 		sh.setSpace(e)
