@@ -173,7 +173,7 @@ func (e *Engine) refine(lambda []float64) error {
 // at d = 5 and 8, 0.77 of the values at d = 10, 0.45 at d = 25 on the Zen 3
 // machine's AVX2) and settle the search at once. (A variable for the
 // tests, which set 1 to enclose at every d.)
-var gramMinDim = 10
+var gramMinDim = 16
 
 // encloseChunk is jobEnclose's chunk: candidates c0..c1 of e.cand (at
 // most 8), their projections copied side by side into the workspace of ws
