@@ -51,7 +51,7 @@ type Engine struct {
 	job         job
 	seq         atomic.Uint64
 	remaining   atomic.Int64  // chunks of the current job not yet finished
-	helped      atomic.Int64  // chunks of the current job run by workers
+	helped      atomic.Int64  // items of the current job's chunks run by workers
 	absent      int           // published single-sample calls in a row no worker took part in
 	solo        int           // single-sample calls left to run on the caller alone
 	forceSolo   bool          // SetSolo: every single-sample call runs on the caller alone
@@ -237,9 +237,10 @@ func shardStride(n, d int) int {
 // times slower than one worker's). The wall time of a call is no guide
 // there: it varies by more than that from one moment to the next with the
 // other processes. What a split call measures directly is what it gained
-// and what it lost: the caller's time per chunk of its own share, times
-// the chunks the workers ran, is what the split saved it; the time it
-// then waited for the workers is what the split cost. Over windows of
+// and what it lost: the caller's time per item of its own share, times
+// the items (prototypes, candidates, tasks) the workers ran, is what the
+// split saved it; the time it then waited for the workers is what the
+// split cost. Over windows of
 // raceCalls split calls (single-sample calls and Tasks), while the waits
 // exceed the savings the engine runs such calls on the caller alone, for
 // a hold of raceHoldMin windows' worth of calls, doubling up to
@@ -261,8 +262,8 @@ const (
 	raceHoldMax = 64
 )
 
-// account adds a split call to the window: the caller ran own chunks in
-// mine, then waited wait for the workers, who ran helped chunks.
+// account adds a split call to the window: the caller ran chunks of own
+// items in mine, then waited wait for the workers, who ran helped items.
 func (r *race) account(mine, wait time.Duration, own, helped int) {
 	r.wait += wait
 	if own > 0 {
@@ -588,10 +589,10 @@ func (e *Engine) participate(w int, q uint64) (ran int) {
 			if !ok {
 				break
 			}
-			e.runChunk(ws, o, c)
-			ran++
+			items := e.runChunk(ws, o, c)
+			ran += items
 			if w != 0 {
-				e.helped.Add(1)
+				e.helped.Add(int64(items))
 			}
 			if e.remaining.Add(-1) == 0 && e.callerWaits.Load() == q && e.callerWaits.CompareAndSwap(q, 0) {
 				e.done <- struct{}{}
@@ -677,16 +678,17 @@ func (e *Engine) await(s *shard, last uint64) uint64 {
 
 // runChunk runs chunk c of shard o of the current job with the workspace of
 // ws, and records the error with the lowest index in ws.
-func (e *Engine) runChunk(ws *shard, o, c int) {
+func (e *Engine) runChunk(ws *shard, o, c int) (items int) {
 	s := e.shards[o]
 	j := &e.job
 	var err error
 	at := 0
+	items = 1
 	switch j.kind {
 	case jobDistances, jobImages:
 		lo := s.lo + c*chunk
 		hi := min(lo+chunk, s.hi)
-		at = lo
+		at, items = lo, hi-lo
 		if j.kind == jobDistances {
 			off := lo - s.lo
 			err = e.distances(ws, s.proj[projOffset(off, e.d):], s.sigma[off*e.d:], j.dist, j.theta, j.p, j.lambda, lo, hi)
@@ -695,15 +697,21 @@ func (e *Engine) runChunk(ws *shard, o, c int) {
 		}
 	case jobProject:
 		lo := s.lo + c*chunk
-		e.projectChunk(ws, s, j.p, j.lambda, lo, min(lo+chunk, s.hi))
+		hi := min(lo+chunk, s.hi)
+		items = hi - lo
+		e.projectChunk(ws, s, j.p, j.lambda, lo, hi)
 	case jobEnclose:
 		lo, _ := e.samples(o, (j.n+chunk-1)/chunk)
 		c0 := (lo + c) * chunk
-		e.encloseChunk(ws, j.lambda, c0, min(c0+chunk, j.n))
+		c1 := min(c0+chunk, j.n)
+		items = c1 - c0
+		e.encloseChunk(ws, j.lambda, c0, c1)
 	case jobProjectList:
 		lo, _ := e.samples(o, (j.n+chunk-1)/chunk)
 		c0 := (lo + c) * chunk
-		e.projectListChunk(ws, j.p, j.lambda, c0, min(c0+chunk, j.n))
+		c1 := min(c0+chunk, j.n)
+		items = c1 - c0
+		e.projectListChunk(ws, j.p, j.lambda, c0, c1)
 	case jobDistancesBatch:
 		lo, _ := e.samples(o, j.n)
 		i := lo + c
@@ -722,6 +730,7 @@ func (e *Engine) runChunk(ws *shard, o, c int) {
 	if err != nil && (ws.err == nil || at < ws.errAt) {
 		ws.err, ws.errAt = err, at
 	}
+	return items
 }
 
 // samples returns shard w's contiguous range of n samples.
