@@ -49,10 +49,11 @@ type Prediction struct {
 type Predictor struct {
 	classifier
 	eng   *engine.Engine
-	batch []float64       // n*p distances of batch calls
-	bases []*linalg.Dense // batch scratch
-	block []float64       // batch scratch: images copied back to back
-	one   Prediction      // scratch of batch calls
+	batch []float64        // n*p distances of batch calls
+	bases []*linalg.Dense  // batch scratch
+	near  []engine.Nearest // batch scratch: the nearest-prototype searches
+	block []float64        // batch scratch: images copied back to back
+	one   Prediction       // scratch of batch calls
 }
 
 // classifier is what a prediction needs besides the distances: shapes,
@@ -110,6 +111,17 @@ func NewPredictor(m *Model, workers int) (*Predictor, error) {
 	return &Predictor{classifier: newClassifier(m), eng: eng}, nil
 }
 
+// SearchStats returns the counts of the predictor's nearest-prototype
+// searches (the label-only batch paths): the prototypes considered, and
+// for how many values were enclosed or computed, and projections skipped.
+func (p *Predictor) SearchStats() SearchStats {
+	if p.eng == nil {
+		return SearchStats{}
+	}
+	s := p.eng.Stats()
+	return SearchStats{Prototypes: s.Prototypes, Enclosed: s.Enclosed, Valued: s.Values, Skipped: s.Skipped}
+}
+
 // Close releases the predictor's workers; it may be called more than once.
 func (p *Predictor) Close() {
 	if p.eng != nil {
@@ -159,11 +171,86 @@ func (p *Predictor) PredictBatchTo(labels []int, x []Sample) error {
 	if len(labels) < len(x) {
 		return fmt.Errorf("model: %w: %d labels for %d samples", ErrData, len(labels), len(x))
 	}
+	if err := p.open(); err != nil {
+		return err
+	}
+	if p.searches(x) {
+		p.near = grow(p.near, len(x))
+		p.bases = grow(p.bases, len(x))
+		defer clear(p.bases)
+		return p.labelSets(p.near, p.bases, labels, x, func(r []engine.Nearest, b []*linalg.Dense, second bool) error {
+			for i := range r {
+				if err := p.eng.Nearest(&r[i], b[i], p.lambda, p.labels, second); err != nil {
+					return fmt.Errorf("sample %d: %w", i, err)
+				}
+			}
+			return nil
+		})
+	}
 	p.batch = grow(p.batch, len(x)*len(p.labels))
 	if err := p.DistancesTo(p.batch, x); err != nil {
 		return err
 	}
 	return p.labelRows(&p.one, labels, p.batch, len(x))
+}
+
+// searches reports whether the labels of the samples x are found by the
+// engine's pruned nearest-prototype search instead of every distance: sets
+// with at least engine.PivotMinP prototypes, where the search skips most
+// projections (the labels are the same).
+func (c *classifier) searches(x []Sample) bool {
+	if len(c.labels) < engine.PivotMinP || len(x) == 0 {
+		return false
+	}
+	for _, s := range x {
+		if s.kind() != kindSet {
+			return false
+		}
+	}
+	return true
+}
+
+// labelSets writes the labels of the sets x (-1 for a rejected one) into
+// labels, from the nearest prototype and, with a reject margin, the
+// nearest of another class that search (one engine.Nearest per sample)
+// finds: the distances decide takes from every distance, bit for bit.
+// r and b are scratch (len(x) each).
+func (c *classifier) labelSets(r []engine.Nearest, b []*linalg.Dense, labels []int, x []Sample, search func(r []engine.Nearest, b []*linalg.Dense, second bool) error) error {
+	for i, s := range x {
+		if s.set.Basis == nil || s.set.Basis.Rows != c.dim || s.set.Basis.Cols != c.d {
+			return fmt.Errorf("set %d: %w", i, c.shapeError(s.set))
+		}
+		b[i] = s.set.Basis
+	}
+	second := c.reject > 0
+	if err := search(r, b, second); err != nil {
+		return fmt.Errorf("model: predict: %w", predictError(err))
+	}
+	for i, ri := range r {
+		labels[i] = c.labelOf(ri, second)
+	}
+	return nil
+}
+
+// labelOf is decide's label from the nearest prototype and (second) the
+// nearest of another class: the margin from the same two distances.
+func (c *classifier) labelOf(r engine.Nearest, second bool) int {
+	c1 := c.labels[r.First]
+	if !second {
+		return c1 // margin >= 0 is never below a reject margin <= 0
+	}
+	d1, d2 := r.DFirst, r.DSecond
+	var margin float64
+	switch s := d1 + d2; {
+	case math.IsInf(d2, 1):
+		margin = 1
+	case s > 0:
+		margin = (d2 - d1) / s
+	}
+	if margin < c.reject {
+		return -1
+	}
+	return c1
 }
 
 // predictTo classifies x into dst with eng.
@@ -391,6 +478,15 @@ func (m *Model) PredictBatch(x []Sample) ([]int, error) {
 		return nil, err
 	}
 	labels := make([]int, len(x))
+	if s.searches(x) {
+		err := s.labelSets(make([]engine.Nearest, len(x)), make([]*linalg.Dense, len(x)), labels, x, func(r []engine.Nearest, b []*linalg.Dense, second bool) error {
+			return s.eng.NearestBatch(r, b, s.lambda, s.labels, second)
+		})
+		if err != nil {
+			return nil, err
+		}
+		return labels, nil
+	}
 	dist := make([]float64, len(x)*len(s.labels))
 	if _, err := s.distancesTo(s.eng, dist, x, make([]*linalg.Dense, len(x)), nil); err != nil {
 		return nil, err

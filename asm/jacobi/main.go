@@ -63,6 +63,11 @@ func main() {
 	transpose()
 	dots4()
 	axpy4()
+	gram4()
+	tridiag4()
+	ql4()
+	ql8()
+	sturm4()
 	Generate()
 }
 
