@@ -57,54 +57,89 @@ func epochData(b *testing.B, s epochShape) ([]*subspace.Subspace, []int) {
 //     once).
 //   - floor: the same epoch's N·p projections Pᵀ W_k through kernels.AtB
 //     and nothing else (2·D·d²·N·p flops), the hardware floor of an epoch.
+//
+// Besides ns/op (wall time) each reports cpu-ns/op, the process's user and
+// system CPU time per op (getrusage): on a machine shared with other jobs
+// a one-worker figure's CPU time is what the work costs, its wall time
+// also how long it waited for a core. The ours rows report the winners'
+// searches (model.EpochStats.Search): values-skipped, the fraction of the
+// prototypes whose singular values were not computed by the SVD (an
+// exhaustive search computes all of them; the winners' own come from their
+// factorisation), enclosed, the fraction enclosed by the Gram route, and
+// ties/op, how many times an epoch's enclosures left a winner undecided
+// within their width (settled on the values: the same winners).
 func BenchmarkEpoch(b *testing.B) {
 	for _, s := range epochShapes {
 		b.Run(s.name, func(b *testing.B) {
 			x, y := epochData(b, s)
 			o := model.DefaultOptions()
 			o.Train.Init, o.Train.Schedule, o.Train.Seed = model.InitRandom, model.ScheduleConstant, 1
-			cfg := o.Train
-			m0, err := model.Init(o, model.Sets(x), y)
-			if err != nil {
-				b.Fatal(err)
-			}
-			ours := func(workers int) func(b *testing.B) {
-				return func(b *testing.B) {
-					c := cfg
-					c.Workers, c.Epochs = workers, b.N+1
-					// The first epoch is a warm-up, with Continue's setup:
-					// the clock (and the allocation count) start after it.
-					c.OnEpoch = func(st model.EpochStats) error {
-						if st.Epoch == m0.Epochs()+1 {
-							b.ResetTimer()
-						}
-						return nil
-					}
-					b.ReportAllocs()
-					if _, _, err := model.Continue(context.Background(), m0, c, model.Sets(x), y); err != nil {
-						b.Fatal(err)
-					}
-				}
-			}
-			b.Run("ours", ours(0))
-			b.Run("ours-1worker", ours(1))
-			b.Run("floor", func(b *testing.B) {
-				protos := make([]*linalg.Dense, s.classes)
-				for k := range protos {
-					protos[k] = m0.Prototype(k)
-				}
-				m := make([]float64, s.d*s.d)
-				b.SetBytes(0)
-				b.ReportAllocs()
-				for b.Loop() {
-					for _, xi := range x {
-						p := xi.Basis
-						for _, w := range protos {
-							kernels.AtB(m, s.d, p.Data, p.Stride, w.Data, w.Stride, s.dim, s.d, s.d)
-						}
-					}
-				}
-			})
+			epochBench(b, o, x, y)
 		})
 	}
+}
+
+// epochBench runs the ours, ours-1worker and floor sub-benchmarks of an
+// epoch of set training from model.Init(cfg, tc, x, y).
+func epochBench(b *testing.B, o model.Options, x []*subspace.Subspace, y []int) {
+	m0, err := model.Init(o, model.Sets(x), y)
+	if err != nil {
+		b.Fatal(err)
+	}
+	dim, d := x[0].Basis.Rows, x[0].Basis.Cols
+	ours := func(workers int) func(b *testing.B) {
+		return func(b *testing.B) {
+			c := o.Train
+			c.Workers, c.Epochs = workers, b.N+1
+			var cpu cpuClock
+			var search model.SearchStats
+			// The first epoch is a warm-up, with Continue's setup: the
+			// clocks (and the allocation count) start after it.
+			c.OnEpoch = func(st model.EpochStats) error {
+				if st.Epoch == m0.Epochs()+1 {
+					b.ResetTimer()
+					cpu.start()
+					return nil
+				}
+				search.Prototypes += st.Search.Prototypes
+				search.Enclosed += st.Search.Enclosed
+				search.Valued += st.Search.Valued
+				search.Ties += st.Search.Ties
+				return nil
+			}
+			b.ReportAllocs()
+			if _, _, err := model.Continue(context.Background(), m0, c, model.Sets(x), y); err != nil {
+				b.Fatal(err)
+			}
+			b.StopTimer()
+			cpu.report(b)
+			if search.Prototypes > 0 {
+				b.ReportMetric(1-float64(search.Valued)/float64(search.Prototypes), "values-skipped")
+				b.ReportMetric(float64(search.Enclosed)/float64(search.Prototypes), "enclosed")
+				b.ReportMetric(float64(search.Ties)/float64(b.N), "ties/op")
+			}
+		}
+	}
+	b.Run("ours", ours(0))
+	b.Run("ours-1worker", ours(1))
+	b.Run("floor", func(b *testing.B) {
+		protos := make([]*linalg.Dense, m0.NumPrototypes())
+		for k := range protos {
+			protos[k] = m0.Prototype(k)
+		}
+		m := make([]float64, d*d)
+		var cpu cpuClock
+		b.SetBytes(0)
+		b.ReportAllocs()
+		cpu.start()
+		for b.Loop() {
+			for _, xi := range x {
+				p := xi.Basis
+				for _, w := range protos {
+					kernels.AtB(m, d, p.Data, p.Stride, w.Data, w.Stride, dim, d, d)
+				}
+			}
+		}
+		cpu.report(b)
+	})
 }

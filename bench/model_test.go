@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"path/filepath"
 	"sort"
 	"testing"
@@ -80,7 +81,19 @@ func toGonum(a *linalg.Dense) *mat.Dense {
 // into a reused Prediction; reference: PredictSet.
 // floor: the p projections Pᵀ W_k through kernels.AtB and nothing else,
 // the hardware floor of the call.
+//
+// D=400,d=5,p=1000,classes=10: a model of 1,000 prototypes, 100 per class,
+// each the span of its class centre C_c (a random orthonormal basis) plus
+// 0.01·G (G Gaussian: principal angles of about 0.2 rad from the centre,
+// the centres about 1.4 rad apart), and 16 queries drawn the same way
+// around the centres; all cores. pruned: the label alone
+// (Model.PredictLabelsTo of the one set), by the engine's nearest-
+// prototype search, which bounds every distance from below through a pivot
+// index before projecting and reports the fraction of projections and of
+// values (SVDs) it skipped; brute: Model.PredictTo, every distance.
+// Both give the same label.
 func BenchmarkPredictSet(b *testing.B) {
+	b.Run("D=400,d=5,p=1000,classes=10", predictManyBench)
 	const dim, d, p = 400, 5, 8
 	b.Run(fmt.Sprintf("D=%d,d=%d,p=%d", dim, d, p), func(b *testing.B) {
 		x := &subspace.Subspace{Basis: denseFrom(randomOrthonormal(7000, dim, d, d), dim, d, d)}
@@ -227,5 +240,91 @@ func BenchmarkPredictBatch(b *testing.B) {
 		}
 		b.Run("ours", run(0))
 		b.Run("ours-1worker", run(1))
+	})
+}
+
+// predictManyBench is BenchmarkPredictSet's case of 1,000 prototypes
+// around 10 class centres.
+func predictManyBench(b *testing.B) {
+	const dim, d, classes, per, spread = 400, 5, 10, 100, 0.01
+	rng := rand.New(rand.NewPCG(seed, 7600))
+	orth := linalg.NewOrthonormalizer(dim, d)
+	centres := make([]*linalg.Dense, classes)
+	for c := range centres {
+		centres[c] = linalg.NewDense(dim, d)
+		if err := orth.Random(centres[c], rng); err != nil {
+			b.Fatal(err)
+		}
+	}
+	around := func(c int) *subspace.Subspace {
+		w := linalg.NewDense(dim, d)
+		for r := 0; r < dim; r++ {
+			row, src := w.Row(r), centres[c].Row(r)
+			for j := range row {
+				row[j] = src[j] + spread*rng.NormFloat64()
+			}
+		}
+		if err := orth.Orthonormalize(w); err != nil {
+			b.Fatal(err)
+		}
+		return &subspace.Subspace{Basis: w}
+	}
+	var sets []*subspace.Subspace
+	var labels []int
+	for i := 0; i < per; i++ {
+		for c := 0; c < classes; c++ {
+			sets, labels = append(sets, around(c)), append(labels, c)
+		}
+	}
+	o := model.DefaultOptions()
+	o.Model.PrototypesPerClass, o.Train.Init, o.Train.InitNoise = per, model.InitSample, 0
+	m, err := model.Init(o, model.Sets(sets), labels)
+	if err != nil {
+		b.Fatal(err)
+	}
+	const nq = 16
+	queries := make([]model.Sample, nq)
+	for i := range queries {
+		queries[i] = model.Set(around(i % classes))
+	}
+	var out model.Prediction
+	got := make([]int, 1)
+	for _, q := range queries { // the same labels; builds the pivot index
+		if err := m.PredictTo(&out, q); err != nil {
+			b.Fatal(err)
+		}
+		if err := m.PredictLabelsTo(got, []model.Sample{q}); err != nil {
+			b.Fatal(err)
+		}
+		if got[0] != out.Label {
+			b.Fatalf("pruned label %d, brute %d", got[0], out.Label)
+		}
+	}
+	b.Run("pruned", func(b *testing.B) {
+		one := make([]model.Sample, 1)
+		st0 := m.SearchStats()
+		b.ReportAllocs()
+		i := 0
+		for b.Loop() {
+			one[0] = queries[i%nq]
+			if err := m.PredictLabelsTo(got, one); err != nil {
+				b.Fatal(err)
+			}
+			i++
+		}
+		st := m.SearchStats()
+		n := float64(st.Prototypes - st0.Prototypes)
+		b.ReportMetric(float64(st.Skipped-st0.Skipped)/n, "projections-skipped")
+		b.ReportMetric(1-float64(st.Valued-st0.Valued)/n, "values-skipped")
+	})
+	b.Run("brute", func(b *testing.B) {
+		b.ReportAllocs()
+		i := 0
+		for b.Loop() {
+			if err := m.PredictTo(&out, queries[i%nq]); err != nil {
+				b.Fatal(err)
+			}
+			i++
+		}
 	})
 }

@@ -30,6 +30,7 @@ func (e *Engine) Distances(dist, theta []float64, P *linalg.Dense, lambda []floa
 	if err := e.checkLambda(lambda); err != nil {
 		return err
 	}
+	e.tick()
 	e.job = job{kind: jobDistances, dist: dist, theta: theta, p: P, lambda: lambda}
 	e.run()
 	e.job = job{}
@@ -80,6 +81,7 @@ func (e *Engine) ImageDistances(dist, theta []float64, x []float64) error {
 	if err != nil {
 		return err
 	}
+	e.tick()
 	e.job = job{kind: jobImages, dist: dist, theta: theta, x: x, xnorm: xnorm, nz: e.imageSparse(x)}
 	e.run()
 	e.job = job{}
@@ -125,18 +127,16 @@ func (e *Engine) checkLambda(lambda []float64) error {
 	return nil
 }
 
-// distances computes prototypes lo..hi of one sample: projections into proj
-// and singular values into sigma (both indexed from lo), distances into
+// distances computes prototypes lo..hi (a chunk) of one sample: projections
+// into proj (the chunk's block, stride ProjStride()) and singular values
+// into sigma (indexed from lo), distances into
 // dist[k] and, if theta is not nil, angles into theta[k*d:], using the svd
 // workspace of s. The single and the batch forms both call it once per
 // chunk, so the svd batches are the same.
 func (e *Engine) distances(s *shard, proj, sigma, dist, theta []float64, P *linalg.Dense, lambda []float64, lo, hi int) error {
-	d, dd := e.d, e.d*e.d
-	for k := lo; k < hi; k++ {
-		w := e.protos[k]
-		kernels.AtB(proj[(k-lo)*dd:], d, P.Data, P.Stride, w.Data, w.Stride, e.dim, d, d)
-	}
-	if err := s.sv.Values(sigma, d, proj, d, dd, hi-lo); err != nil {
+	d := e.d
+	e.projectInto(proj, P, lo, hi)
+	if err := s.sv.Values(sigma, d, proj, chunk*d, d, hi-lo); err != nil {
 		k := lo
 		var be *svd.BatchError
 		if errors.As(err, &be) {
@@ -166,6 +166,28 @@ func (e *Engine) distances(s *shard, proj, sigma, dist, theta []float64, P *lina
 		dist[k] = weightedAngles(th, sigma[(k-lo)*d:(k-lo)*d+d], lam)
 	}
 	return nil
+}
+
+// projectInto writes M_k = Pᵀ W_k for prototypes lo..hi (at most a chunk,
+// consecutive, in one shard's storage and one chunk's block) side by side
+// into proj (d x (hi-lo)·d, stride ProjStride(), from proj[0]): one
+// kernels.AtB over the prototypes' side-by-side columns. An output of AtB
+// is the same chain whatever the number of columns of the call, so these
+// are the bits of one AtB per prototype (tested).
+func (e *Engine) projectInto(proj []float64, P *linalg.Dense, lo, hi int) {
+	d := e.d
+	r := e.shards[e.owner[lo]]
+	nc := (hi - lo) * d
+	kernels.AtB(proj, chunk*d, P.Data, P.Stride, r.protos[(lo-r.lo)*d:], r.ld, e.dim, d, nc)
+}
+
+// copyProj copies prototype k's projection into dst (d x d, stride d).
+func (e *Engine) copyProj(dst []float64, k int) {
+	d, ld := e.d, chunk*e.d
+	m := e.Projection(k)
+	for i := 0; i < d; i++ {
+		copy(dst[i*d:(i+1)*d], m[i*ld:i*ld+d])
+	}
 }
 
 // weightedAngles returns Σ_i λ_i θ_i² with θ_i = arccos(clamp(σ_i, 0, 1)),

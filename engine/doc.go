@@ -37,6 +37,15 @@
 // single images), where splitting a call would move the updated
 // prototypes' cache lines between cores at every step.
 //
+// Whether splitting a single-sample call pays is decided by measurement
+// (adaptive splitting, engine.go's race): every split call weighs what the
+// workers saved the caller (its time per chunk times the chunks they ran)
+// against how long it then waited for them; over windows of 32 split calls
+// where the waits exceed the savings (a worker's core busy with another
+// process, descheduled in the middle of its share or slow to wake), the
+// engine runs single-sample calls and Tasks on the caller alone for a
+// while, then probes splitting again. Solo reports the mode.
+//
 // Tasks hands the caller's own small jobs to the same workers (a
 // training step factorises and updates its two winners as two tasks, one
 // per worker, right after a Distances call, while the workers still spin);
@@ -59,6 +68,40 @@
 // turns the sparse path off for good). A batch of images is a GEMM per
 // block of 32 images against each shard matrix (kernels.AB with 32 rows),
 // so the prototypes are read once per block instead of once per image.
+//
+// A chunk's projections are one kernels.AtB of the sample against the
+// chunk's prototypes side by side in the shard matrix (d x 8d instead of
+// eight d x d products: on AVX2 about a third faster at d = 5), copied
+// apart; an output of AtB is the same chain whatever the number of
+// columns, so these are the bits of one AtB per prototype (tested).
+//
+// # Searches: only the distances a decision needs
+//
+// Winners (a training step's nearest prototype of the sample's class and
+// nearest of another class) and Nearest (a classifier's nearest prototype
+// and, for its margin, the nearest of another class) give what a scan of
+// the distances Distances computes gives, the same prototypes and, where
+// they return distances, the same bits, but compute values (svd.Batch.Values)
+// only for prototypes that can still win (search.go). Every distance is
+// first bounded by an interval that provably contains what Distances would
+// compute (bounds.go): tier 1 from ‖Pᵀ W‖_F (d² multiply-adds per
+// prototype), tier 2 from svd.Gram's certified enclosures of the singular
+// values (the Gram matrix, a tridiagonal eigensolver and Sturm counts; for
+// d < 10, where they cost as much as the values, the values themselves), and
+// only a prototype whose lower bound is not above the best upper bound of
+// its group is taken further; what is left tied at tier 2 (a group of two
+// or more candidates within the enclosures' width, about 1e-12 of the
+// distance: Stats.Ties) is settled on the values, ties to the lowest index.
+// A training step's winners come from Winners without their values: the
+// trainer factorises them anyway, and svd's FactorizeValues gives their
+// values with Batch.Values' bits from that factorisation. With at least
+// PivotMinP prototypes, Nearest skips most projections too: a pivot index
+// (pivots.go; LAESA, built at its first call and dropped when a prototype
+// is set) bounds every distance from below by the triangle inequality of a
+// metric on the subspaces (√(Σ m_j θ_j²) with m the suffix minima of λ, a
+// symmetric gauge function of the angles) before any projection. Inputs
+// the bounds do not cover (NaN or ±Inf, negative or huge relevances) take
+// Distances and a scan, with its errors. Stats counts the work.
 //
 // # Shared: one copy of the prototypes for many goroutines
 //

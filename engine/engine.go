@@ -51,7 +51,7 @@ type Engine struct {
 	job         job
 	seq         atomic.Uint64
 	remaining   atomic.Int64  // chunks of the current job not yet finished
-	helped      atomic.Int64  // chunks of the current job run by workers
+	helped      atomic.Int64  // items of the current job's chunks run by workers
 	absent      int           // published single-sample calls in a row no worker took part in
 	solo        int           // single-sample calls left to run on the caller alone
 	forceSolo   bool          // SetSolo: every single-sample call runs on the caller alone
@@ -71,6 +71,25 @@ type Engine struct {
 	// job is published, read by all participants.
 	nzIdx []int32
 	nzVal []float64
+	// The searches' state (search.go), made at their first call: per
+	// prototype the trace of the last projection and the bounds on its
+	// distance (tier 1 or 2), the candidates, the values' scratch.
+	trace, blo, bhi []float64
+	tier            []uint8
+	cand            []int32
+	vsig, vproj     []float64
+	sdist           []float64
+	stats           Stats
+	exhaustive      bool // SetExhaustive
+	race            race // adaptive splitting: split or solo, by measurement
+	// Nearest's pivot index (pivots.go): built at the first call when
+	// pivBuild (an Engine's own; a Shared hands its workspaces its own
+	// index), dropped when a prototype is set, and never built again
+	// after a view of the prototypes was handed out (pivOff).
+	piv              *pivotIndex
+	pivBuild, pivOff bool
+	plo, phi, ogram  []float64
+	lones            []float64
 	// spinIters is the least number of spin iterations before parking,
 	// about SpinTime of uninterrupted spinning: a spinner the OS
 	// deschedules (another process on its core) finds its deadline passed
@@ -88,6 +107,9 @@ const (
 	jobDistancesBatch
 	jobImagesBatch
 	jobTasks
+	jobProject     // a search's projections and tier-1 bounds, chunks as jobDistances
+	jobEnclose     // a search's tier-2 bounds of e.cand, chunks of 8 candidates
+	jobProjectList // a search's projections and tier-1 bounds of e.cand, chunks of 8
 )
 
 type job struct {
@@ -118,7 +140,10 @@ type shard struct {
 	y        []float64 // images: Wᵀ x of one chunk (chunk*d)
 	by       []float64 // image batches: imageBlock x p*d
 	sv       *svd.Batch
-	err      error // lowest-index error of the chunks this shard's owner ran
+	gram     *svd.Gram // searches: tier-2 enclosures
+	ga, gb   []float64 // searches: a chunk's enclosures
+	gproj    []float64 // searches: a chunk's projections side by side
+	err      error     // lowest-index error of the chunks this shard's owner ran
 	errAt    int
 	claim    atomic.Uint64 // job seq << 32 | next unclaimed chunk
 	limit    atomic.Uint64 // job seq << 32 | number of chunks of that job
@@ -141,14 +166,15 @@ func New(dim, d, p, workers int) (*Engine, error) {
 	workers = min(workers, p)
 	e := &Engine{
 		dim: dim, d: d, p: p,
-		shards: make([]*shard, workers),
-		protos: make([]*linalg.Dense, p),
-		owner:  make([]int32, p),
-		done:   make(chan struct{}, 1),
-		spin:   SpinTime,
-		finite: true, // all zero
-		nzIdx:  make([]int32, dim),
-		nzVal:  make([]float64, dim),
+		shards:   make([]*shard, workers),
+		protos:   make([]*linalg.Dense, p),
+		owner:    make([]int32, p),
+		done:     make(chan struct{}, 1),
+		spin:     SpinTime,
+		finite:   true, // all zero
+		pivBuild: true,
+		nzIdx:    make([]int32, dim),
+		nzVal:    make([]float64, dim),
 	}
 	e.spinIters = int(e.spin / spinIterTime)
 	for w := range e.shards {
@@ -158,9 +184,9 @@ func New(dim, d, p, workers int) (*Engine, error) {
 		s := &shard{
 			lo: lo, hi: hi, ld: ld,
 			protos: linalg.AlignedSlice(dim * ld),
-			proj:   linalg.AlignedSlice(n * d * d),
+			proj:   linalg.AlignedSlice((n + chunk) * d * d),
 			sigma:  make([]float64, n*d),
-			bproj:  linalg.AlignedSlice(p * d * d),
+			bproj:  linalg.AlignedSlice((p + chunk) * d * d),
 			bsigma: make([]float64, p*d),
 			y:      linalg.AlignedSlice(chunk * d),
 			by:     linalg.AlignedSlice(imageBlock * p * d),
@@ -203,6 +229,77 @@ func shardStride(n, d int) int {
 	return ld
 }
 
+// Adaptive splitting. Whether splitting a single-sample call between the
+// caller and the workers pays depends on more than the call: on a machine
+// whose cores are busy with other processes a worker may be descheduled
+// in the middle of its share, or wake up late, and the caller waits for
+// it (a busy loop beside a two-worker training made its epochs up to 1.8
+// times slower than one worker's). The wall time of a call is no guide
+// there: it varies by more than that from one moment to the next with the
+// other processes. What a split call measures directly is what it gained
+// and what it lost: the caller's time per item of its own share, times
+// the items (prototypes, candidates, tasks) the workers ran, is what the
+// split saved it; the time it then waited for the workers is what the
+// split cost. Over windows of
+// raceCalls split calls (single-sample calls and Tasks), while the waits
+// exceed the savings the engine runs such calls on the caller alone, for
+// a hold of raceHoldMin windows' worth of calls, doubling up to
+// raceHoldMax while the next window of split calls (a probe) loses again,
+// back to raceHoldMin when it wins. The bits are the same in either mode.
+// Solo reports the mode, for callers that choose their own work
+// accordingly (a trainer factorises both winners in one call when alone).
+type race struct {
+	solo        bool
+	calls       int           // split calls in the current window
+	wait, saved time.Duration // their waits and savings
+	left        int           // solo calls left before the next probe
+	hold        int           // current hold, in windows
+}
+
+const (
+	raceCalls   = 32
+	raceHoldMin = 4
+	raceHoldMax = 64
+)
+
+// account adds a split call to the window: the caller ran chunks of own
+// items in mine, then waited wait for the workers, who ran helped items.
+func (r *race) account(mine, wait time.Duration, own, helped int) {
+	r.wait += wait
+	if own > 0 {
+		r.saved += mine * time.Duration(helped) / time.Duration(own)
+	}
+	if r.calls++; r.calls < raceCalls {
+		return
+	}
+	if r.wait > r.saved {
+		r.hold = min(max(2*r.hold, raceHoldMin), raceHoldMax)
+		r.solo, r.left = true, r.hold*raceCalls
+	} else {
+		r.hold = 0
+	}
+	r.calls, r.wait, r.saved = 0, 0, 0
+}
+
+// tick counts a single-sample call (or Tasks) while the engine runs them
+// alone, and ends that at the hold's end: the next calls are split, a
+// probe.
+func (e *Engine) tick() {
+	r := &e.race
+	if r.solo {
+		if r.left--; r.left <= 0 {
+			r.solo = false
+		}
+	}
+}
+
+// Solo reports whether adaptive splitting currently runs single-sample
+// calls and Tasks on the caller alone (see race), or the engine has one
+// worker, or SetSolo(true).
+func (e *Engine) Solo() bool {
+	return len(e.shards) == 1 || e.forceSolo || e.race.solo
+}
+
 // SetSolo(true) makes every single-sample call (Distances, ImageDistances)
 // run on the caller's goroutine alone, without waking a worker, until
 // SetSolo(false); batch calls still use every worker, and results are the
@@ -232,7 +329,8 @@ func (e *Engine) Tasks(n int, task func(i int)) error {
 	if n <= 0 {
 		return nil
 	}
-	if len(e.shards) == 1 || e.forceSolo || e.solo > 0 {
+	e.tick()
+	if len(e.shards) == 1 || e.forceSolo || e.solo > 0 || e.race.solo {
 		for i := 0; i < n; i++ {
 			task(i)
 		}
@@ -255,6 +353,7 @@ func (e *Engine) Tasks(n int, task func(i int)) error {
 // (see SetPrototype).
 func (e *Engine) Prototype(k int) *linalg.Dense {
 	e.finite = false
+	e.piv, e.pivOff = nil, true
 	return e.protos[k]
 }
 
@@ -271,22 +370,35 @@ func (e *Engine) SetPrototype(k int, w *linalg.Dense) error {
 		return err
 	}
 	e.protos[k].CopyFrom(w)
+	e.piv = nil
 	if w.Validate() != nil {
 		e.finite = false
 	}
 	return nil
 }
 
-// ProjStride returns the row stride of the matrices returned by Projection.
-func (e *Engine) ProjStride() int { return e.d }
+// ProjStride returns the row stride of the matrices returned by Projection
+// (8d: a chunk's projections lie side by side, as one kernels.AtB writes
+// them).
+func (e *Engine) ProjStride() int { return chunk * e.d }
 
 // Projection returns M_k = Pᵀ W_k (d x d, row-major, stride ProjStride())
-// from the last Distances call, as a view valid until the next Distances
-// call.
+// from the last Distances call (or search), as a view valid until the next
+// one.
 func (e *Engine) Projection(k int) []float64 {
 	s := e.shards[e.owner[k]]
-	o := (k - s.lo) * e.d * e.d
-	return s.proj[o : o+e.d*e.d : o+e.d*e.d]
+	o := projOffset(k-s.lo, e.d)
+	n := (e.d-1)*chunk*e.d + e.d
+	return s.proj[o : o+n : o+n]
+}
+
+// projOffset is the offset of the projection of a shard's prototype j in
+// its projections: the chunk of 8 prototypes j belongs to has a block of
+// d x 8d (stride 8d) at 8d² per chunk, prototype j at column (j mod 8)·d.
+// (A shard's projections are (n + 8) d² long: a last chunk of fewer than 8
+// prototypes still spans d rows of 8d.)
+func projOffset(j, d int) int {
+	return (j/chunk)*chunk*d*d + (j%chunk)*d
 }
 
 // Close stops the workers and waits for them to exit. It is idempotent.
@@ -343,7 +455,7 @@ func (e *Engine) run() {
 		total += n
 	}
 	e.remaining.Store(int64(total))
-	single := e.job.kind == jobDistances || e.job.kind == jobImages
+	single := e.job.kind == jobDistances || e.job.kind == jobImages || e.job.kind == jobProject || e.job.kind == jobEnclose || e.job.kind == jobProjectList
 	switch {
 	case len(e.shards) == 1:
 		e.seq.Store(q)
@@ -360,11 +472,19 @@ func (e *Engine) run() {
 		// by the next published job, whose prepare starts afresh.
 		e.solo--
 		e.participate(0, q)
+	case single && e.race.solo:
+		// Adaptive splitting found the caller alone faster (race).
+		e.participate(0, q)
 	default:
 		e.helped.Store(0)
 		e.publish()
-		e.participate(0, q)
+		t0 := time.Now()
+		own := e.participate(0, q)
+		t1 := time.Now()
 		e.waitWorkers(q)
+		if single || e.job.kind == jobTasks {
+			e.race.account(t1.Sub(t0), time.Since(t1), own, int(e.helped.Load()))
+		}
 		if single {
 			if e.helped.Load() == 0 {
 				e.absent++
@@ -391,8 +511,11 @@ const (
 func (e *Engine) chunks(w int) int {
 	s := e.shards[w]
 	switch e.job.kind {
-	case jobDistances, jobImages:
+	case jobDistances, jobImages, jobProject:
 		return (s.hi - s.lo + chunk - 1) / chunk
+	case jobEnclose, jobProjectList:
+		lo, hi := e.samples(w, (e.job.n+chunk-1)/chunk)
+		return hi - lo
 	case jobDistancesBatch:
 		lo, hi := e.samples(w, e.job.n)
 		return hi - lo
@@ -455,7 +578,7 @@ func (s *shard) claimFrom(v, q uint64) (c int, ok, retry bool) {
 
 // participate claims and runs chunks of job q, first from shard w, then
 // from the others, using shard w's workspace.
-func (e *Engine) participate(w int, q uint64) {
+func (e *Engine) participate(w int, q uint64) (ran int) {
 	ws := e.shards[w]
 	n := len(e.shards)
 	for i := 0; i < n; i++ {
@@ -466,15 +589,17 @@ func (e *Engine) participate(w int, q uint64) {
 			if !ok {
 				break
 			}
-			e.runChunk(ws, o, c)
+			items := e.runChunk(ws, o, c)
+			ran += items
 			if w != 0 {
-				e.helped.Add(1)
+				e.helped.Add(int64(items))
 			}
 			if e.remaining.Add(-1) == 0 && e.callerWaits.Load() == q && e.callerWaits.CompareAndSwap(q, 0) {
 				e.done <- struct{}{}
 			}
 		}
 	}
+	return ran
 }
 
 // publish bumps the sequence number and wakes parked workers. A worker that
@@ -553,22 +678,40 @@ func (e *Engine) await(s *shard, last uint64) uint64 {
 
 // runChunk runs chunk c of shard o of the current job with the workspace of
 // ws, and records the error with the lowest index in ws.
-func (e *Engine) runChunk(ws *shard, o, c int) {
+func (e *Engine) runChunk(ws *shard, o, c int) (items int) {
 	s := e.shards[o]
 	j := &e.job
 	var err error
 	at := 0
+	items = 1
 	switch j.kind {
 	case jobDistances, jobImages:
 		lo := s.lo + c*chunk
 		hi := min(lo+chunk, s.hi)
-		at = lo
+		at, items = lo, hi-lo
 		if j.kind == jobDistances {
 			off := lo - s.lo
-			err = e.distances(ws, s.proj[off*e.d*e.d:], s.sigma[off*e.d:], j.dist, j.theta, j.p, j.lambda, lo, hi)
+			err = e.distances(ws, s.proj[projOffset(off, e.d):], s.sigma[off*e.d:], j.dist, j.theta, j.p, j.lambda, lo, hi)
 		} else {
 			err = e.images(ws, j.dist, j.theta, j.x, j.xnorm, lo, hi)
 		}
+	case jobProject:
+		lo := s.lo + c*chunk
+		hi := min(lo+chunk, s.hi)
+		items = hi - lo
+		e.projectChunk(ws, s, j.p, j.lambda, lo, hi)
+	case jobEnclose:
+		lo, _ := e.samples(o, (j.n+chunk-1)/chunk)
+		c0 := (lo + c) * chunk
+		c1 := min(c0+chunk, j.n)
+		items = c1 - c0
+		e.encloseChunk(ws, j.lambda, c0, c1)
+	case jobProjectList:
+		lo, _ := e.samples(o, (j.n+chunk-1)/chunk)
+		c0 := (lo + c) * chunk
+		c1 := min(c0+chunk, j.n)
+		items = c1 - c0
+		e.projectListChunk(ws, j.p, j.lambda, c0, c1)
 	case jobDistancesBatch:
 		lo, _ := e.samples(o, j.n)
 		i := lo + c
@@ -587,6 +730,7 @@ func (e *Engine) runChunk(ws *shard, o, c int) {
 	if err != nil && (ws.err == nil || at < ws.errAt) {
 		ws.err, ws.errAt = err, at
 	}
+	return items
 }
 
 // samples returns shard w's contiguous range of n samples.

@@ -228,7 +228,9 @@ func runAll(t *testing.T, e *Engine, sets []*linalg.Dense, images []float64, lam
 			t.Fatal(err)
 		}
 		for k := 0; k < p; k++ {
-			res.proj = append(res.proj, e.Projection(k)...)
+			m := make([]float64, d*d)
+			e.copyProj(m, k)
+			res.proj = append(res.proj, m...)
 		}
 		if err := e.ImageDistances(res.idist[i*p:(i+1)*p], res.itheta[i*p:(i+1)*p], images[i*dim:(i+1)*dim]); err != nil {
 			t.Fatal(err)

@@ -34,6 +34,31 @@ type Shared struct {
 	owner     []int32         // all zero: one shard
 	finite    bool
 	pool      sync.Pool // *Engine: a one-shard engine over data, no goroutines
+	pivOnce   sync.Once
+	piv       atomic.Pointer[pivotIndex] // Nearest's pivot index, built once
+	stats     [7]atomic.Int64            // Nearest's counts, in Stats' field order
+}
+
+// count adds the searches a pooled engine ran since its counts were s0.
+func (sh *Shared) count(s0, s1 Stats) {
+	for i, v := range [7]int64{
+		s1.Searches - s0.Searches, s1.Prototypes - s0.Prototypes, s1.Enclosed - s0.Enclosed,
+		s1.Values - s0.Values, s1.Exhaustive - s0.Exhaustive, s1.Skipped - s0.Skipped, s1.Ties - s0.Ties,
+	} {
+		if v != 0 {
+			sh.stats[i].Add(v)
+		}
+	}
+}
+
+// Stats returns the counts of every Nearest and NearestBatch call since
+// NewShared, summed over the goroutines that ran them.
+func (sh *Shared) Stats() Stats {
+	var v [7]int64
+	for i := range v {
+		v[i] = sh.stats[i].Load()
+	}
+	return Stats{Searches: v[0], Prototypes: v[1], Enclosed: v[2], Values: v[3], Exhaustive: v[4], Skipped: v[5], Ties: v[6]}
 }
 
 // NewShared copies the prototypes (each dim x d, any stride; p =
@@ -102,7 +127,8 @@ func (sh *Shared) newScratch() *Engine {
 // and an svd.Batch.
 func (sh *Shared) setSpace(e *Engine) {
 	if s := e.shards[0]; s.sv == nil {
-		s.proj = linalg.AlignedSlice(sh.p * sh.d * sh.d)
+		e.pivBuild = false
+		s.proj = linalg.AlignedSlice((sh.p + chunk) * sh.d * sh.d)
 		s.sigma = make([]float64, sh.p*sh.d)
 		s.sv = svd.NewBatch(sh.d)
 	}
@@ -168,7 +194,7 @@ func (sh *Shared) DistancesBatch(dist []float64, sets []*linalg.Dense, lambda []
 	return sh.split(e, n, 1, work, func(e *Engine, i0, i1 int) (int, error) {
 		s := e.shards[0]
 		if s.bproj == nil {
-			s.bproj = linalg.AlignedSlice(p * d * d)
+			s.bproj = linalg.AlignedSlice((p + chunk) * d * d)
 			s.bsigma = make([]float64, p*d)
 		}
 		sh.setSpace(e)
@@ -272,3 +298,70 @@ func (j *splitJob) do(e *Engine) {
 		}
 	}
 }
+
+// Nearest is Engine.Nearest on the caller's goroutine. The pivot index of
+// a Shared with many prototypes (see Engine.Nearest) is built once, by the
+// first call (with that call's relevances), and read by every later one.
+func (sh *Shared) Nearest(r *Nearest, P *linalg.Dense, lambda []float64, labels []int, second bool) error {
+	e := sh.get()
+	sh.nearestSpace(e, lambda)
+	s0 := e.stats
+	err := e.Nearest(r, P, lambda, labels, second)
+	sh.count(s0, e.stats)
+	sh.put(e)
+	return err
+}
+
+// NearestBatch is Nearest for many samples, r[i] for sets[i], split
+// between the caller and goroutines started for the call as
+// DistancesBatch is. It stops at the first failing sample it sees and
+// returns the error of the lowest failing one found.
+func (sh *Shared) NearestBatch(r []Nearest, sets []*linalg.Dense, lambda []float64, labels []int, second bool) error {
+	if len(r) != len(sets) {
+		return fmt.Errorf("%w: NearestBatch: %d results for %d samples", ErrShape, len(r), len(sets))
+	}
+	if len(sets) == 0 {
+		return nil
+	}
+	e := sh.get()
+	defer sh.put(e)
+	sh.nearestSpace(e, lambda)
+	work := float64(sh.p) * 2 * float64(sh.dim) * float64(sh.d*sh.d)
+	if sh.pivots() != nil {
+		work /= 4 // most projections skipped
+	}
+	return sh.split(e, len(sets), 1, work, func(e *Engine, i0, i1 int) (int, error) {
+		sh.nearestSpace(e, lambda)
+		s0 := e.stats
+		defer func() { sh.count(s0, e.stats) }()
+		for i := i0; i < i1; i++ {
+			if err := e.Nearest(&r[i], sets[i], lambda, labels, second); err != nil {
+				return i, fmt.Errorf("sample %d: %w", i, err)
+			}
+		}
+		return 0, nil
+	})
+}
+
+// nearestSpace gives the workspace e what Nearest needs: the set forms'
+// workspace and the Shared's pivot index (built at the first call that
+// needs it).
+func (sh *Shared) nearestSpace(e *Engine, lambda []float64) {
+	sh.setSpace(e)
+	e.pivBuild = false
+	if sh.p < pivotMinP {
+		return
+	}
+	sh.pivOnce.Do(func() {
+		b := sh.newScratch()
+		sh.setSpace(b)
+		b.searchSpace()
+		if b.checkLambda(lambda) == nil && b.prunable(lambda) {
+			sh.piv.Store(b.buildPivots(lambda))
+		}
+	})
+	e.piv = sh.pivots()
+}
+
+// pivots returns the Shared's pivot index, or nil.
+func (sh *Shared) pivots() *pivotIndex { return sh.piv.Load() }

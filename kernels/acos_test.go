@@ -110,3 +110,54 @@ func TestAcosGeneric(t *testing.T) {
 		}
 	}
 }
+
+// TestAcosErrorBound checks the absolute error bound the engine's pruned
+// searches assume of Acos on [0, 1] (engine/bounds.go, acosErr: 2^-50 +
+// 1.5 min(2^-55 π/θ, 2^-27) at an angle θ >= 2^-20, the cap below) with a
+// factor 2 to spare, for AcosGeneric and math.Acos (Acos is one of them):
+// uniform arguments, arguments near 0, 1/2 and 1, dense ones where math.Acos
+// errs most (angles of 1e-5 to 1e-3, where it takes √(1 − x·x)), tiny and
+// nearly-1 ones.
+func TestAcosErrorBound(t *testing.T) {
+	bound := func(theta float64) float64 {
+		if theta < 0x1p-20 {
+			return 0x1p-50 + 1.5*0x1p-27
+		}
+		return 0x1p-50 + 1.5*min(0x1p-55*math.Pi/theta, 0x1p-27)
+	}
+	rng := rand.New(rand.NewPCG(3, 4))
+	var xs []float64
+	for i := 0; i < 5000; i++ {
+		xs = append(xs, rng.Float64())
+	}
+	for i := 0; i < 20000; i++ {
+		th := math.Pow(10, -5+2*rng.Float64())
+		xs = append(xs, math.Cos(th))
+	}
+	for _, c := range []float64{0, 0.5, 1} {
+		x := c
+		for i := 0; i < 300; i++ {
+			xs = append(xs, x)
+			x = math.Nextafter(x, 0.5)
+		}
+	}
+	for e := -300; e < 0; e++ {
+		xs = append(xs, math.Pow(2, float64(e)), 1-math.Pow(2, float64(e)/6))
+	}
+	var worst float64 // of the error over the bound
+	for _, x := range xs {
+		if x < 0 || x > 1 {
+			continue
+		}
+		want := bigAcos(x)
+		for _, got := range []float64{AcosGeneric(x), math.Acos(x), Acos(x)} {
+			e := math.Abs(got - want)
+			r := e / bound(got)
+			worst = max(worst, r)
+			if !(r <= 0.5) {
+				t.Fatalf("acos(%v): %v, exact %v: error %g, above half the bound %g", x, got, want, e, bound(got))
+			}
+		}
+	}
+	t.Logf("largest error %.3g of the bound", worst)
+}

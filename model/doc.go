@@ -40,8 +40,11 @@
 // The Model's methods are the one way to predict: PredictTo and Predict
 // classify one set or image on the caller's goroutine (without allocation
 // into a reused Prediction), PredictBatchTo, PredictBatch and DistancesTo,
-// Distances classify many on all cores, and Score counts a labelled
-// batch (accuracy, per-class recall, confusion matrix: package score).
+// Distances classify many on all cores, PredictLabelsTo and PredictLabels
+// give the labels alone (with many prototypes by a pruned nearest-
+// prototype search that skips most projections and singular values, the
+// same labels), and Score counts a labelled batch through them (accuracy,
+// per-class recall, confusion matrix: package score).
 // SampleFromImages turns decoded images (image.Image) into the sample of
 // a set, or of one image, at the model's image size: the path of a server
 // that classifies uploaded pictures. Explain gives the principal angles

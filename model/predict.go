@@ -71,6 +71,65 @@ type distancer interface {
 	ImageDistancesBatch(dist []float64, x []float64, ldx, n int) error
 }
 
+// searches reports whether the labels of the samples x are found by the
+// engine's pruned nearest-prototype search instead of every distance: sets
+// with at least engine.PivotMinP prototypes, where the search skips most
+// projections (the labels are the same).
+func (c *classifier) searches(x []Sample) bool {
+	if len(c.labels) < engine.PivotMinP || len(x) == 0 {
+		return false
+	}
+	for _, s := range x {
+		if s.kind() != kindSet {
+			return false
+		}
+	}
+	return true
+}
+
+// labelSets writes the labels of the sets x (-1 for a rejected one) into
+// labels, from the nearest prototype and, with a reject margin, the
+// nearest of another class that search (one engine.Nearest per sample)
+// finds: the distances decide takes from every distance, bit for bit.
+// r and b are scratch (len(x) each).
+func (c *classifier) labelSets(r []engine.Nearest, b []*linalg.Dense, labels []int, x []Sample, search func(r []engine.Nearest, b []*linalg.Dense, second bool) error) error {
+	for i, s := range x {
+		if s.set.Basis == nil || s.set.Basis.Rows != c.dim || s.set.Basis.Cols != c.d {
+			return fmt.Errorf("set %d: %w", i, c.shapeError(s.set))
+		}
+		b[i] = s.set.Basis
+	}
+	second := c.reject > 0
+	if err := search(r, b, second); err != nil {
+		return fmt.Errorf("model: predict: %w", predictError(err))
+	}
+	for i, ri := range r {
+		labels[i] = c.labelOf(ri, second)
+	}
+	return nil
+}
+
+// labelOf is decide's label from the nearest prototype and (second) the
+// nearest of another class: the margin from the same two distances.
+func (c *classifier) labelOf(r engine.Nearest, second bool) int {
+	c1 := c.labels[r.First]
+	if !second {
+		return c1 // margin >= 0 is never below a reject margin <= 0
+	}
+	d1, d2 := r.DFirst, r.DSecond
+	var margin float64
+	switch s := d1 + d2; {
+	case math.IsInf(d2, 1):
+		margin = 1
+	case s > 0:
+		margin = (d2 - d1) / s
+	}
+	if margin < c.reject {
+		return -1
+	}
+	return c1
+}
+
 // predictTo classifies x into dst with eng.
 func (c *classifier) predictTo(eng distancer, dst *Prediction, x Sample) error {
 	switch x.kind() {
@@ -341,34 +400,77 @@ func (m *Model) Distances(x []Sample) ([]float64, error) {
 	return out, nil
 }
 
-// Score classifies the samples x (all sets or all images, in batches as
-// PredictBatchTo) and counts the predicted labels (-1 for a rejected
-// prediction) against the true classes y (score.Count: accuracy,
-// per-class recall, confusion matrix; a y outside 0..C-1 is a class the
-// model does not know, never correct). Its memory is the batch's
-// labels and a block of distances, whatever the number of samples.
-func (m *Model) Score(x []Sample, y []int) (*score.Scores, error) {
-	if len(y) != len(x) {
-		return nil, fmt.Errorf("model: %w: %d samples and %d labels", ErrData, len(x), len(y))
+// PredictLabelsTo writes the label of every sample of x (all sets or all images;
+// -1 for a rejected prediction) into dst[:len(x)]: the labels of
+// PredictBatchTo, in parallel like it, without the rest of a Prediction.
+// Because a label needs only the nearest prototype (and, with a reject
+// margin, the nearest of another class), sets classified by a model of
+// at least engine.PivotMinP prototypes take the engine's pruned
+// nearest-prototype search: lower bounds on every distance (a pivot
+// index, then the projections' and the enclosures' bounds) leave most
+// prototypes without a projection or a singular value, with the same
+// labels as every distance gives (see SearchStats). Other calls compute
+// every distance a block of samples at a time.
+func (m *Model) PredictLabelsTo(dst []int, x []Sample) error {
+	if len(dst) < len(x) {
+		return fmt.Errorf("model: %w: %d labels for %d samples", ErrData, len(dst), len(x))
 	}
 	s, err := m.server()
 	if err != nil {
-		return nil, err
+		return err
+	}
+	if s.searches(x) {
+		return s.labelSets(make([]engine.Nearest, len(x)), make([]*linalg.Dense, len(x)), dst, x, func(r []engine.Nearest, b []*linalg.Dense, second bool) error {
+			return s.eng.NearestBatch(r, b, s.lambda, s.labels, second)
+		})
 	}
 	np := len(s.labels)
-	pred := make([]int, len(x))
 	var r Prediction
-	err = s.batches(x, func(i0 int, dist []float64) error {
+	return s.batches(x, func(i0 int, dist []float64) error {
 		for i := range len(dist) / np {
 			r.Distances = dist[i*np : (i+1)*np]
 			if err := s.decide(&r); err != nil {
 				return fmt.Errorf("sample %d: %w", i0+i, err)
 			}
-			pred[i0+i] = r.Label
+			dst[i0+i] = r.Label
 		}
 		return nil
 	})
-	if err != nil {
+}
+
+// PredictLabels returns the labels of PredictLabelsTo.
+func (m *Model) PredictLabels(x []Sample) ([]int, error) {
+	out := make([]int, len(x))
+	if err := m.PredictLabelsTo(out, x); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// SearchStats returns the counts of the pruned nearest-prototype searches
+// the model's PredictLabelsTo (and Score) ran since its first prediction: the
+// prototypes they considered, for how many the singular values were
+// enclosed or computed, and how many were not even projected.
+func (m *Model) SearchStats() SearchStats {
+	s := m.srv.Load()
+	if s == nil {
+		return SearchStats{}
+	}
+	st := s.eng.Stats()
+	return SearchStats{Prototypes: st.Prototypes, Enclosed: st.Enclosed, Valued: st.Values, Skipped: st.Skipped}
+}
+
+// Score classifies the samples x (all sets or all images) by PredictLabelsTo and
+// counts the predicted labels (-1 for a rejected prediction) against the
+// true classes y (score.Count: accuracy, per-class recall, confusion
+// matrix; a y outside 0..C-1 is a class the model does not know, never
+// correct).
+func (m *Model) Score(x []Sample, y []int) (*score.Scores, error) {
+	if len(y) != len(x) {
+		return nil, fmt.Errorf("model: %w: %d samples and %d labels", ErrData, len(x), len(y))
+	}
+	pred := make([]int, len(x))
+	if err := m.PredictLabelsTo(pred, x); err != nil {
 		return nil, err
 	}
 	return score.Count(m.classes, y, pred), nil

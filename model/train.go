@@ -91,6 +91,22 @@ type EpochStats struct {
 	Relevances []float64
 	// Duration is the wall time of the epoch (with validation).
 	Duration time.Duration
+	// Search counts the work of the epoch's winners' searches (set
+	// steps): the prototypes they considered, and for how many of them
+	// singular values were enclosed (the Gram route) or computed (the
+	// SVD); the rest were ruled out by the bounds of ‖Pᵀ W‖_F alone.
+	Search SearchStats
+}
+
+// SearchStats counts the work of pruned searches (EpochStats.Search: the
+// winners' searches of an epoch; Model.SearchStats: the nearest-
+// prototype searches of PredictLabelsTo and Score): the prototypes
+// considered; how many had their singular values enclosed (the Gram route)
+// or computed (the SVD); how many were not even projected; and (winners'
+// searches) how often the enclosures left two or more candidates of a
+// winner within their width, a tie settled on the values.
+type SearchStats struct {
+	Prototypes, Enclosed, Valued, Skipped, Ties int64
 }
 
 // History records a training run.
@@ -584,6 +600,7 @@ func runData(ctx context.Context, m0 *Model, tc TrainConfig, dt data, tr, va []i
 		st := EpochStats{Epoch: epoch + 1, Eta: eta, Gamma: gamma, ValAccuracy: math.NaN(), Augmented: added}
 		var cost float64
 		correct := 0
+		stats0 := t.eng.Stats()
 		for _, i := range order {
 			if err := ctx.Err(); err != nil {
 				return finish(fmt.Errorf("model: epoch %d: %w", epoch+1, err))
@@ -627,6 +644,13 @@ func runData(ctx context.Context, m0 *Model, tc TrainConfig, dt data, tr, va []i
 		}
 		st.Relevances = append([]float64(nil), t.lambda...)
 		st.Duration = time.Since(start)
+		stats1 := t.eng.Stats()
+		st.Search = SearchStats{
+			Prototypes: stats1.Prototypes - stats0.Prototypes,
+			Enclosed:   stats1.Enclosed - stats0.Enclosed,
+			Valued:     stats1.Values - stats0.Values,
+			Ties:       stats1.Ties - stats0.Ties,
+		}
 		hist.Epochs = append(hist.Epochs, st)
 		if earlyStop {
 			if st.ValAccuracy >= bestAcc+cfg.MinDelta { // ties: the later epoch (TrainConfig.MinDelta)
@@ -736,6 +760,9 @@ type trainer struct {
 	pair        *svd.Pair        // both winners at once; its Small(side) per winner, so that both can be factorised at once on two workers
 	qp, qw      [2][]float64     // d x d, stride d
 	cs, th      [2][]float64     // cos θ and θ of the winners' factorisations
+	bv          [2][]float64     // the winners' values with svd.Batch.Values' bits (FactorizeValues)
+	needBV      [2]bool          // this step's winners whose distances come from bv
+	win         engine.Winners   // this step's winners (engine.Winners)
 	gv          [2][]float64     // ∂E/∂V± = U± diag(gv[±])
 	gl          []float64        // ∂E/∂λ (d, or 2d for local relevances)
 	coef        []float64        // update coefficients: 2 d x d per winner (exact), or B = Q_P diag(−η gv) Q_Wᵀ (general)
@@ -783,6 +810,11 @@ const soloImageWork = 1 << 20
 // too.)
 var soloSetWork = 1 << 18
 
+// exhaustiveSearch makes the trainers' engines compute every distance
+// instead of pruning the winners' search (engine.SetExhaustive): the same
+// models; the tests compare the two.
+var exhaustiveSearch = false
+
 // newTrainer returns a trainer starting at a copy of m, with the training
 // options of tc (see Continue; class weights are 1).
 func newTrainer(m *Model, tc TrainConfig) (*trainer, error) {
@@ -799,6 +831,7 @@ func newTrainer(m *Model, tc TrainConfig) (*trainer, error) {
 	if err != nil {
 		return nil, fmt.Errorf("model: %w", err)
 	}
+	eng.SetExhaustive(exhaustiveSearch)
 	t := &trainer{
 		cfg:       cfg,
 		base:      m,
@@ -834,6 +867,7 @@ func newTrainer(m *Model, tc TrainConfig) (*trainer, error) {
 		t.qp[s] = make([]float64, d*d)
 		t.qw[s] = make([]float64, d*d)
 		t.cs[s] = make([]float64, d)
+		t.bv[s] = make([]float64, d)
 		t.th[s] = make([]float64, d)
 		t.gv[s] = make([]float64, d)
 		t.v[s] = linalg.NewDense(dim, d)
@@ -1211,15 +1245,37 @@ func (t *trainer) gradient(p *linalg.Dense, y int) (stepResult, error) {
 		return r, fmt.Errorf("model: %w: label %d outside [0, %d)", ErrData, y, t.base.classes)
 	}
 	t.eng.SetSolo(false) // a set step splits (an image step may have set it)
-	if err := t.eng.Distances(t.dist, t.theta, p, t.lambda); err != nil {
+	// The winners, as a scan of all distances would find them; their
+	// distances are computed where a tie had to be settled, else taken
+	// from the factorisation below (the values of svd.Batch.Values, as
+	// the engine's distances, from the same run).
+	w := &t.win
+	if err := t.eng.Winners(w, p, t.lambda, t.base.labels, y); err != nil {
+		if errors.Is(err, engine.ErrNoGroup) {
+			return r, fmt.Errorf("model: %w: class %d has no prototype, or no other class has one", ErrData, y)
+		}
 		return r, stepError("distances", err)
 	}
-	r, c, err := t.winners(y)
-	if err != nil || r.Skipped {
-		return r, err
+	plus, minus := w.Plus, w.Minus
+	var c float64
+	decided := false // r and c set
+	if !(w.Lo[0]+w.Lo[1] > zeroDistance) {
+		// Perhaps both at distance 0 (a skipped step): decided on the
+		// distances before anything is factorised.
+		for side, k := range [2]int{plus, minus} {
+			if !w.Exact[side] {
+				dk, err := t.eng.ExactDistance(k, t.lambda)
+				if err != nil {
+					return r, stepError("distances", err)
+				}
+				w.Dist[side], w.Exact[side] = dk, true
+			}
+		}
+		if r, c = t.result(y, plus, minus, w.Dist[0], w.Dist[1]); r.Skipped {
+			return r, nil
+		}
+		decided = true
 	}
-	plus, minus, dp, dm := r.Plus, r.Minus, r.DPlus, r.DMinus
-	s := dp + dm
 
 	// Factorise both projections: on the caller alone, both in one call
 	// of the pair (on AVX2, one run of the 4-lane Jacobi kernel for two
@@ -1231,7 +1287,8 @@ func (t *trainer) gradient(p *linalg.Dense, y int) (stepResult, error) {
 	// Angles from this factorisation.
 	d := t.base.d
 	t.sideK = [2]int{plus, minus}
-	if t.eng.Workers() == 1 {
+	t.needBV = [2]bool{!w.Exact[0], !w.Exact[1]}
+	if t.eng.Solo() {
 		t.factorBoth()
 	} else if err := t.eng.Tasks(2, t.factorTask); err != nil {
 		return r, err
@@ -1241,6 +1298,18 @@ func (t *trainer) gradient(p *linalg.Dense, y int) (stepResult, error) {
 			return r, stepError("factorisation", err)
 		}
 	}
+	if !decided {
+		for side, k := range t.sideK {
+			if !w.Exact[side] {
+				w.Dist[side] = engine.Distance(nil, t.bv[side], t.relevanceOf(k))
+			}
+		}
+		// Not skipped: the distances are at least Lo, whose sum is above
+		// zeroDistance.
+		r, c = t.result(y, plus, minus, w.Dist[0], w.Dist[1])
+	}
+	dp, dm := r.DPlus, r.DMinus
+	s := dp + dm
 
 	// ∂E/∂V⁺ = −c (2d⁻/S²) U⁺G⁺, ∂E/∂V⁻ = +c (2d⁺/S²) U⁻G⁻,
 	// G = diag(2 λ_k θ_k / sin θ_k).
@@ -1281,11 +1350,17 @@ func (t *trainer) gradient(p *linalg.Dense, y int) (stepResult, error) {
 
 // factorSide factorises the projection onto winner side (0 = W⁺, 1 = W⁻,
 // the prototype t.sideK[side]) into t.qp, t.cs, t.qw and the angles t.th
-// of that side, with that side's workspace; the error goes to
-// t.sideErr[side].
+// of that side, with that side's workspace, and its batch values into
+// t.bv where t.needBV; the error goes to t.sideErr[side].
 func (t *trainer) factorSide(side int) {
 	d := t.base.d
-	t.sideErr[side] = t.pair.Small(side).Factorize(t.qp[side], d, t.cs[side], t.qw[side], d, t.eng.Projection(t.sideK[side]), t.eng.ProjStride())
+	sm := t.pair.Small(side)
+	a, lda := t.eng.Projection(t.sideK[side]), t.eng.ProjStride()
+	if t.needBV[side] {
+		t.sideErr[side] = sm.FactorizeValues(t.qp[side], d, t.cs[side], t.qw[side], d, t.bv[side], a, lda)
+	} else {
+		t.sideErr[side] = sm.Factorize(t.qp[side], d, t.cs[side], t.qw[side], d, a, lda)
+	}
 	if t.sideErr[side] == nil {
 		t.sideAngles(side)
 	}
@@ -1297,7 +1372,13 @@ func (t *trainer) factorBoth() {
 	d := t.base.d
 	a := [2][]float64{t.eng.Projection(t.sideK[0]), t.eng.Projection(t.sideK[1])}
 	t.sideErr = [2]error{}
-	if err := t.pair.Factorize(t.qp, d, t.cs, t.qw, d, a, t.eng.ProjStride()); err != nil {
+	var err error
+	if t.needBV[0] || t.needBV[1] {
+		err = t.pair.FactorizeValues(t.qp, d, t.cs, t.qw, t.bv, d, a, t.eng.ProjStride())
+	} else {
+		err = t.pair.Factorize(t.qp, d, t.cs, t.qw, d, a, t.eng.ProjStride())
+	}
+	if err != nil {
 		var be *svd.BatchError
 		if errors.As(err, &be) {
 			t.sideErr[be.Index] = be.Err
@@ -1414,16 +1495,24 @@ func (t *trainer) winners(y int) (stepResult, float64, error) {
 	if plus < 0 || minus < 0 {
 		return r, 0, fmt.Errorf("model: %w: class %d has no prototype, or no other class has one", ErrData, y)
 	}
+	r, c := t.result(y, plus, minus, dp, dm)
+	return r, c, nil
+}
+
+// result returns the step's result for the winners plus and minus at
+// distances dp and dm (winners' skip rule, μ, cost, whether the sample is
+// classified correctly) and c = φ'(μ)·weight(y).
+func (t *trainer) result(y, plus, minus int, dp, dm float64) (stepResult, float64) {
 	s := dp + dm
 	if s <= zeroDistance {
 		// No gradient (μ = 0/0), or only one made of rounding: skipped.
 		return stepResult{Plus: plus, Minus: minus, DPlus: dp, DMinus: dm,
-			Correct: dp < dm || (dp == dm && plus < minus), Skipped: true}, 0, nil
+			Correct: dp < dm || (dp == dm && plus < minus), Skipped: true}, 0
 	}
 	mu := Mu(dp, dm)
 	phi, dphi := t.cfg.activation(mu)
 	w := t.weights[y]
-	r = stepResult{Plus: plus, Minus: minus, DPlus: dp, DMinus: dm, Mu: mu, Cost: w * phi,
+	r := stepResult{Plus: plus, Minus: minus, DPlus: dp, DMinus: dm, Mu: mu, Cost: w * phi,
 		Correct: dp < dm || (dp == dm && plus < minus)}
-	return r, dphi * w, nil
+	return r, dphi * w
 }

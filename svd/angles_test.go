@@ -92,6 +92,10 @@ type angleCase struct {
 var angleCaseNames = []string{"random", "tiny angles", "small angles", "near orthogonal", "orthogonal",
 	"identical", "repeated", "rank-deficient", "clustered"}
 
+// principalAngleCases11 is principalAngleCases(11), computed once for the
+// tests that share it (the references take seconds).
+var principalAngleCases11 = sync.OnceValue(func() map[int][]angleCase { return principalAngleCases(11) })
+
 // principalAngleCases returns, for each order n tested (every n up to
 // MaxSmall; with -short n <= 16 and 25, 32, 64), the products of every
 // angleCase with their reference values.
@@ -155,7 +159,7 @@ func checkValuesBound(t *testing.T, what string, d int, c angleCase, s []float64
 // largest error as a fraction of the bound: about a half on every path
 // (gonum's own values of these matrices err by up to 1.2 times the bound).
 func TestBatchPrincipalAngles(t *testing.T) {
-	all := principalAngleCases(11)
+	all := principalAngleCases11()
 	forEachImpl(t, func(t *testing.T) {
 		var worst float64
 		for d := 1; d <= MaxSmall; d++ {

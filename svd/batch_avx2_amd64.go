@@ -265,16 +265,33 @@ func (w *Batch) valuesAVX2(s []float64, lds int, a []float64, lda, step, k int) 
 	return nil
 }
 
-// sortValues sorts sv descending (insertion sort: n <= 64).
-func sortValues(sv []float64) {
-	for i := 1; i < len(sv); i++ {
-		v := sv[i]
-		j := i
-		for ; j > 0 && sv[j-1] < v; j-- {
-			sv[j] = sv[j-1]
-		}
-		sv[j] = v
+// laneValues writes into bv the values Batch.Values takes from the
+// kernel's final squared norms of lane l (its sqrt, sortValues and scaling
+// by 2^e) and reports true, if a run with the batch threshold neglB
+// instead of negl is certified to be the same run (sameIteration); else
+// it reports false and writes nothing.
+func (x *batchAVX2) laneValues(bv []float64, n, l, e int, negl, neglB float64) bool {
+	if !sameIteration(x.norms[l:], lanes4, n, negl, neglB) {
+		return false
 	}
+	sv := x.sv[:n]
+	for c := range sv {
+		sv[c] = math.Sqrt(x.norms[c*lanes4+l])
+	}
+	sortValues(sv)
+	if e != 0 {
+		for j, v := range sv {
+			bv[j] = math.Ldexp(v, e)
+		}
+	} else {
+		copy(bv[:n], sv)
+	}
+	return true
+}
+
+// laneValues is batchAVX2.laneValues for the lane of a Small run.
+func (w *Small) laneValues(bv []float64, l, e int, negl, neglB float64) bool {
+	return w.avx2.laneValues(bv, w.n, l, e, negl, neglB)
 }
 
 // factorizeAVX2 is Pair.Factorize on the AVX2 kernel: the two matrices,
@@ -284,7 +301,11 @@ func sortValues(sv []float64) {
 // lanes: a pair of columns that rotates in one of them only is left bit for
 // bit as it is in the other, so each lane computes what it computes alone;
 // a lane that has converged rotates nothing while the other goes on.
-func (p *Pair) factorizeAVX2(u [2][]float64, ldu int, s, v [2][]float64, ldv int, a [2][]float64, lda int) error {
+//
+// With bv[0] and bv[1] not nil it is Pair.FactorizeValues: each lane's
+// batch values come from the kernel's norms where the run is certified to
+// be Batch.Values' (see Small.FactorizeValues), else from Batch.Values.
+func (p *Pair) factorizeAVX2(u [2][]float64, ldu int, s, v, bv [2][]float64, ldv int, a [2][]float64, lda int) error {
 	n := p.n
 	w0, w1 := p.w[0], p.w[1]
 	e0, ok := loadTransposed(w0.g, n, a[0], lda, n, n)
@@ -294,12 +315,22 @@ func (p *Pair) factorizeAVX2(u [2][]float64, ldu int, s, v [2][]float64, ldv int
 	e1, ok := loadTransposed(w1.g, n, a[1], lda, n, n)
 	if !ok {
 		// Matrix 0 alone, then the error of matrix 1, as two calls give.
-		if err := w0.Factorize(u[0], ldu, s[0], v[0], ldv, a[0], lda); err != nil {
+		var err error
+		if bv[0] != nil {
+			err = w0.FactorizeValues(u[0], ldu, s[0], v[0], ldv, bv[0], a[0], lda)
+		} else {
+			err = w0.Factorize(u[0], ldu, s[0], v[0], ldv, a[0], lda)
+		}
+		if err != nil {
 			return &BatchError{Index: 0, Err: err}
 		}
 		return &BatchError{Index: 1, Err: errNotFinite}
 	}
 	negl0, negl1 := negligible(w0.g, n, n, n), negligible(w1.g, n, n, n)
+	var neglB [2]float64
+	if bv[0] != nil {
+		neglB = [2]float64{batchNegligible(w0.g, n), batchNegligible(w1.g, n)}
+	}
 	x := w0.avx2
 	rows := 2 * n
 	g := x.g[:n*rows*lanes4]
@@ -336,10 +367,25 @@ func (p *Pair) factorizeAVX2(u [2][]float64, ldu int, s, v [2][]float64, ldv int
 			}
 		}
 	}
+	var same [2]bool
+	if bv[0] != nil {
+		same[0] = x.laneValues(bv[0], n, 0, e0, negl0, neglB[0])
+		same[1] = mask&2 == 0 && x.laneValues(bv[1], n, 1, e1, negl1, neglB[1])
+	}
 	w0.finish(u[0], ldu, s[0], v[0], ldv, e0, negl0)
+	if bv[0] != nil && !same[0] {
+		if err := w0.batchValues(bv[0], a[0], lda); err != nil {
+			return &BatchError{Index: 0, Err: err}
+		}
+	}
 	if mask&2 != 0 {
 		return &BatchError{Index: 1, Err: ErrNoConvergence}
 	}
 	w1.finish(u[1], ldu, s[1], v[1], ldv, e1, negl1)
+	if bv[1] != nil && !same[1] {
+		if err := w1.batchValues(bv[1], a[1], lda); err != nil {
+			return &BatchError{Index: 1, Err: err}
+		}
+	}
 	return nil
 }

@@ -62,6 +62,25 @@ func axpy4AVX512(x *float64, y *float64, ldy int, f *[4]float64, n int) {
 	panic("svd: no AVX-512 path in this build")
 }
 
-func (p *Pair) factorizeAVX2(u [2][]float64, ldu int, s, v [2][]float64, ldv int, a [2][]float64, lda int) error {
+func (p *Pair) factorizeAVX2(u [2][]float64, ldu int, s, v, bv [2][]float64, ldv int, a [2][]float64, lda int) error {
+	panic("svd: no AVX2 path in this build")
+}
+
+func (w *Small) laneValues(bv []float64, l, e int, negl, neglB float64) bool {
+	panic("svd: no AVX2 path in this build")
+}
+
+// useGramAVX2 selects the AVX2 kernels of Gram.Enclose; never on this build.
+const useGramAVX2 = false
+
+type gramAVX2 struct{}
+
+func newGramAVX2(n int) *gramAVX2 { return nil }
+
+func ql8AVX2(dA, eA, dB, eB *float64, n int, params *[8]float64, scratch *float64) uint64 {
+	panic("svd: no AVX2 path in this build")
+}
+
+func (w *Gram) encloseAVX2(lo, hi []float64, ld int, a []float64, lda, step, k int) error {
 	panic("svd: no AVX2 path in this build")
 }

@@ -13,16 +13,23 @@ import (
 // AVX-512 subtests are left out).
 func forEachImpl(t *testing.T, f func(t *testing.T)) {
 	t.Helper()
-	saved, saved2 := useAVX512, useAVX2
-	defer func() { useAVX512, useAVX2 = saved, saved2 }()
-	useAVX512, useAVX2 = false, false
+	saved, saved2, saved3 := useAVX512, useAVX2, useGramAVX2
+	defer func() { useAVX512, useAVX2, useGramAVX2 = saved, saved2, saved3 }()
+	useAVX512, useAVX2, useGramAVX2 = false, false, false
 	t.Run("purego", f)
 	if cpu.AVX2 {
-		useAVX2 = true
+		useAVX2, useGramAVX2 = true, true
 		t.Run("avx2", f)
 	}
 	if cpu.AVX512 {
-		useAVX512, useAVX2 = true, false
+		useAVX512, useAVX2, useGramAVX2 = true, false, true
 		t.Run("avx512", f)
 	}
+}
+
+// setGramAVX2 sets useGramAVX2 and returns the function that restores it.
+func setGramAVX2(on bool) func() {
+	saved := useGramAVX2
+	useGramAVX2 = on && (cpu.AVX2 || cpu.AVX512)
+	return func() { useGramAVX2 = saved }
 }

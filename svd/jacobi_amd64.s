@@ -14,7 +14,7 @@ TEXT ·load8AVX512(SB), NOSPLIT, $0-64
 	MOVQ         lda+32(FP), SI
 	MOVQ         lanes+40(FP), DI
 	MOVQ         params+48(FP), R8
-	VMOVDQU64    (DX), Z20
+	VMOVDQU64    (DX), Z8
 	VBROADCASTSD 112(R8), Z22
 	VBROADCASTSD 104(R8), Z23
 	VPXORQ       Z21, Z21, Z21
@@ -35,7 +35,7 @@ lrow:
 lcol:
 	KMOVW       K3, K5
 	VPXORQ      Z0, Z0, Z0
-	VGATHERQPD  (R10)(Z20*1), K5, Z0
+	VGATHERQPD  (R10)(Z8*1), K5, Z0
 	VMOVUPD     Z0, (R11)
 	VPANDQ      Z0, Z23, Z1
 	VMAXPD      Z1, Z21, Z21
@@ -1770,5 +1770,977 @@ atail:
 	VMOVUPD      Z8, K1, (AX)(BX*1)
 
 adone:
+	VZEROUPPER
+	RET
+
+// func gram4AVX2(at *float64, gm *float64, n int, n4 int)
+// Requires: AVX, FMA3
+TEXT ·gram4AVX2(SB), NOSPLIT, $0-32
+	MOVQ at+0(FP), AX
+	MOVQ gm+8(FP), CX
+	MOVQ n+16(FP), DX
+	MOVQ n4+24(FP), BX
+	MOVQ DX, SI
+	SHLQ $0x05, SI
+	SHLQ $0x05, BX
+	XORQ DI, DI
+	MOVQ AX, R9
+
+gi:
+	XORQ R8, R8
+	MOVQ AX, R10
+
+gj:
+	VXORPD Y0, Y0, Y0
+	VXORPD Y1, Y1, Y1
+	VXORPD Y2, Y2, Y2
+	VXORPD Y3, Y3, Y3
+	VXORPD Y4, Y4, Y4
+	VXORPD Y5, Y5, Y5
+	VXORPD Y6, Y6, Y6
+	VXORPD Y7, Y7, Y7
+	MOVQ   R10, R11
+	ADDQ   SI, R11
+	MOVQ   R11, R12
+	ADDQ   SI, R12
+	MOVQ   R12, R13
+	ADDQ   SI, R13
+	XORQ   R14, R14
+	MOVQ   SI, R15
+	SUBQ   $0x20, R15
+
+gr2:
+	CMPQ        R14, R15
+	JGE         gr1
+	VMOVUPD     (R9)(R14*1), Y8
+	VMOVUPD     32(R9)(R14*1), Y9
+	VFMADD231PD (R10)(R14*1), Y8, Y0
+	VFMADD231PD 32(R10)(R14*1), Y9, Y4
+	VFMADD231PD (R11)(R14*1), Y8, Y1
+	VFMADD231PD 32(R11)(R14*1), Y9, Y5
+	VFMADD231PD (R12)(R14*1), Y8, Y2
+	VFMADD231PD 32(R12)(R14*1), Y9, Y6
+	VFMADD231PD (R13)(R14*1), Y8, Y3
+	VFMADD231PD 32(R13)(R14*1), Y9, Y7
+	ADDQ        $0x40, R14
+	JMP         gr2
+
+gr1:
+	CMPQ        R14, SI
+	JGE         grdone
+	VMOVUPD     (R9)(R14*1), Y8
+	VFMADD231PD (R10)(R14*1), Y8, Y0
+	VFMADD231PD (R11)(R14*1), Y8, Y1
+	VFMADD231PD (R12)(R14*1), Y8, Y2
+	VFMADD231PD (R13)(R14*1), Y8, Y3
+
+grdone:
+	// G[i][j0+u] and G[j0+u][i]
+	MOVQ    DI, R10
+	IMULQ   BX, R10
+	MOVQ    R8, R14
+	SHLQ    $0x05, R14
+	ADDQ    R14, R10
+	ADDQ    CX, R10
+	MOVQ    R8, R11
+	IMULQ   BX, R11
+	MOVQ    DI, R14
+	SHLQ    $0x05, R14
+	ADDQ    R14, R11
+	ADDQ    CX, R11
+	VADDPD  Y4, Y0, Y0
+	VMOVUPD Y0, (R10)
+	VMOVUPD Y0, (R11)
+	ADDQ    BX, R11
+	VADDPD  Y5, Y1, Y1
+	VMOVUPD Y1, 32(R10)
+	VMOVUPD Y1, (R11)
+	ADDQ    BX, R11
+	VADDPD  Y6, Y2, Y2
+	VMOVUPD Y2, 64(R10)
+	VMOVUPD Y2, (R11)
+	ADDQ    BX, R11
+	VADDPD  Y7, Y3, Y3
+	VMOVUPD Y3, 96(R10)
+	VMOVUPD Y3, (R11)
+	ADDQ    BX, R11
+	ADDQ    $0x04, R8
+	MOVQ    R13, R10
+	ADDQ    SI, R10
+	CMPQ    R8, DI
+	JLE     gj
+	ADDQ    SI, R9
+	INCQ    DI
+	CMPQ    DI, DX
+	JL      gi
+	VZEROUPPER
+	RET
+
+// func tridiag4AVX2(gm *float64, n int, n4 int, d *float64, e *float64, y *float64, params *[8]float64)
+// Requires: AVX, FMA3
+TEXT ·tridiag4AVX2(SB), NOSPLIT, $0-56
+	MOVQ         gm+0(FP), AX
+	MOVQ         n+8(FP), CX
+	MOVQ         n4+16(FP), DX
+	MOVQ         params+48(FP), BX
+	SHLQ         $0x05, DX
+	VBROADCASTSD 8(BX), Y15
+	VBROADCASTSD 32(BX), Y14
+	VBROADCASTSD 16(BX), Y13
+	MOVQ         CX, DI
+	SHLQ         $0x05, DI
+	XORQ         BX, BX
+	MOVQ         AX, SI
+	MOVQ         CX, R8
+	SUBQ         $0x02, R8
+
+tk:
+	CMPQ BX, R8
+	JGE  tdone
+	MOVQ BX, R9
+	INCQ R9
+	SHLQ $0x05, R9
+
+	// α = G[k][k+1], xs = Σ_{r>=k+2} G[k][r]²
+	VMOVUPD (SI)(R9*1), Y0
+	VXORPD  Y1, Y1, Y1
+	VXORPD  Y2, Y2, Y2
+	MOVQ    R9, R10
+	ADDQ    $0x20, R10
+
+txs:
+	CMPQ        R10, DI
+	JGE         txsdone
+	VMOVUPD     (SI)(R10*1), Y3
+	VFMADD231PD Y3, Y3, Y1
+	ADDQ        $0x20, R10
+	JMP         txs
+
+txsdone:
+	// β = -sign(α) sqrt(α² + xs); τ = (β - α)/β; 1/(α - β); lanes with xs = 0: τ = 0
+	VMOVAPD     Y1, Y3
+	VFMADD231PD Y0, Y0, Y3
+	VSQRTPD     Y3, Y3
+	VANDPD      Y14, Y0, Y2
+	VXORPD      Y14, Y2, Y2
+	VORPD       Y2, Y3, Y3
+	VSUBPD      Y0, Y3, Y4
+	VDIVPD      Y3, Y4, Y4
+	VSUBPD      Y3, Y0, Y5
+	VDIVPD      Y5, Y15, Y5
+	VXORPD      Y2, Y2, Y2
+	VCMPPD      $0x00, Y2, Y1, Y6
+	VBLENDVPD   Y6, Y2, Y4, Y4
+	VBLENDVPD   Y6, Y2, Y5, Y5
+	VBLENDVPD   Y6, Y0, Y3, Y3
+	MOVQ        e+32(FP), R11
+	MOVQ        BX, R10
+	SHLQ        $0x05, R10
+	VMOVUPD     Y3, (R11)(R10*1)
+
+	// v over row k: v[k+1] = 1, v[r] = G[k][r]/(α - β)
+	VMOVUPD Y15, (SI)(R9*1)
+	MOVQ    R9, R10
+	ADDQ    $0x20, R10
+
+tv:
+	CMPQ    R10, DI
+	JGE     tvdone
+	VMULPD  (SI)(R10*1), Y5, Y7
+	VMOVUPD Y7, (SI)(R10*1)
+	ADDQ    $0x20, R10
+	JMP     tv
+
+tvdone:
+	// y[i] = τ Σ_j G[i][j] v[j], i, j >= k+1; yv = Σ_i y[i] v[i]
+	MOVQ   y+40(FP), R11
+	MOVQ   BX, R12
+	INCQ   R12
+	IMULQ  DX, R12
+	ADDQ   AX, R12
+	MOVQ   R9, R13
+	VXORPD Y12, Y12, Y12
+
+ty:
+	CMPQ   R13, DI
+	JGE    tydone
+	VXORPD Y7, Y7, Y7
+	VXORPD Y8, Y8, Y8
+	MOVQ   R9, R10
+
+tyj2:
+	MOVQ        R10, R14
+	ADDQ        $0x20, R14
+	CMPQ        R14, DI
+	JGE         tyj1
+	VMOVUPD     (R12)(R10*1), Y9
+	VFMADD231PD (SI)(R10*1), Y9, Y7
+	VMOVUPD     32(R12)(R10*1), Y10
+	VFMADD231PD 32(SI)(R10*1), Y10, Y8
+	ADDQ        $0x40, R10
+	JMP         tyj2
+
+tyj1:
+	CMPQ        R10, DI
+	JGE         tyjdone
+	VMOVUPD     (R12)(R10*1), Y9
+	VFMADD231PD (SI)(R10*1), Y9, Y7
+
+tyjdone:
+	VADDPD      Y8, Y7, Y7
+	VMULPD      Y4, Y7, Y7
+	VMOVUPD     Y7, (R11)(R13*1)
+	VFMADD231PD (SI)(R13*1), Y7, Y12
+	ADDQ        DX, R12
+	ADDQ        $0x20, R13
+	JMP         ty
+
+tydone:
+	// z = y + h v, h = -τ yv / 2 (into y)
+	VMULPD Y13, Y4, Y11
+	VMULPD Y12, Y11, Y11
+	MOVQ   R9, R13
+
+tz:
+	CMPQ         R13, DI
+	JGE          tzdone
+	VMOVUPD      (R11)(R13*1), Y7
+	VFNMADD231PD (SI)(R13*1), Y11, Y7
+	VMOVUPD      Y7, (R11)(R13*1)
+	ADDQ         $0x20, R13
+	JMP          tz
+
+tzdone:
+	// G[i][j] -= v[i] z[j] + z[i] v[j], i, j >= k+1
+	MOVQ  BX, R12
+	INCQ  R12
+	IMULQ DX, R12
+	ADDQ  AX, R12
+	MOVQ  R9, R13
+
+tu:
+	CMPQ    R13, DI
+	JGE     tudone
+	VMOVUPD (SI)(R13*1), Y9
+	VMOVUPD (R11)(R13*1), Y10
+	MOVQ    R9, R10
+
+tuj:
+	VMOVUPD      (R12)(R10*1), Y7
+	VFNMADD231PD (R11)(R10*1), Y9, Y7
+	VFNMADD231PD (SI)(R10*1), Y10, Y7
+	VMOVUPD      Y7, (R12)(R10*1)
+	ADDQ         $0x20, R10
+	CMPQ         R10, DI
+	JL           tuj
+	ADDQ         DX, R12
+	ADDQ         $0x20, R13
+	JMP          tu
+
+tudone:
+	ADDQ DX, SI
+	INCQ BX
+	JMP  tk
+
+tdone:
+	// d[i] = G[i][i]; e[n-2] = G[n-1][n-2]; e[n-1] = 0
+	MOVQ d+24(FP), BX
+	MOVQ AX, SI
+	XORQ R10, R10
+
+td:
+	VMOVUPD (SI)(R10*1), Y0
+	VMOVUPD Y0, (BX)(R10*1)
+	ADDQ    DX, SI
+	ADDQ    $0x20, R10
+	CMPQ    R10, DI
+	JL      td
+	MOVQ    e+32(FP), R11
+	VXORPD  Y0, Y0, Y0
+	VMOVUPD Y0, -32(R11)(DI*1)
+	CMPQ    CX, $0x02
+	JL      tret
+	SUBQ    DX, SI
+	VMOVUPD -64(SI)(DI*1), Y0
+	VMOVUPD Y0, -64(R11)(DI*1)
+
+tret:
+	VZEROUPPER
+	RET
+
+// func ql4AVX2(d *float64, e *float64, n int, params *[8]float64, scratch *int64) uint64
+// Requires: AVX, AVX2, CMOV, FMA3
+TEXT ·ql4AVX2(SB), NOSPLIT, $0-48
+	MOVQ         d+0(FP), AX
+	MOVQ         e+8(FP), CX
+	MOVQ         n+16(FP), DX
+	MOVQ         params+24(FP), BX
+	MOVQ         scratch+32(FP), SI
+	VBROADCASTSD 8(BX), Y15
+	VBROADCASTSD 24(BX), Y14
+	XORQ         BX, BX
+	DECQ         DX
+	XORQ         DI, DI
+
+qll:
+	CMPQ DI, DX
+	JGE  qdone
+	XORQ R8, R8
+
+qiter:
+	// m per lane: the first m >= l with |e[m]| <= tol, else n-1; dm = d[m]
+	MOVQ         DX, R10
+	VMOVQ        R10, X6
+	VPBROADCASTQ X6, Y6
+	MOVQ         DX, R10
+	SHLQ         $0x05, R10
+	VMOVUPD      (AX)(R10*1), Y7
+	VXORPD       Y8, Y8, Y8
+	MOVQ         DI, R9
+
+qms:
+	CMPQ         R9, DX
+	JGE          qmsdone
+	MOVQ         R9, R10
+	SHLQ         $0x05, R10
+	VANDPD       (CX)(R10*1), Y14, Y9
+	VCMPPD       $0x12, 64(SI), Y9, Y9
+	VANDNPD      Y9, Y8, Y11
+	VMOVQ        R9, X12
+	VPBROADCASTQ X12, Y12
+	VBLENDVPD    Y11, Y12, Y6, Y6
+	VBLENDVPD    Y11, (AX)(R10*1), Y7, Y7
+	VORPD        Y9, Y8, Y8
+	INCQ         R9
+	JMP          qms
+
+qmsdone:
+	// active = m != l; scratch[0:4] = m - 1, scratch[4:8] = m
+	VMOVQ        DI, X12
+	VPBROADCASTQ X12, Y12
+	VPCMPEQQ     Y12, Y6, Y12
+	VPCMPEQQ     Y9, Y9, Y9
+	VXORPD       Y9, Y12, Y4
+	VPADDQ       Y9, Y6, Y10
+	VMOVDQU      Y10, (SI)
+	VMOVDQU      Y6, 32(SI)
+	VMOVMSKPD    Y4, R10
+	TESTQ        R10, R10
+	JZ           qnextl
+	MOVQ         params+24(FP), R10
+	CMPQ         R8, 48(R10)
+	JL           qshift
+	VMOVMSKPD    Y4, R10
+	ORQ          R10, BX
+	JMP          qnextl
+
+qshift:
+	INCQ R8
+
+	// g = dm - d[l] + e[l]/(g0 + sign(g0) sqrt(g0² + 1)), g0 = (d[l+1] - d[l])/2e[l]; e[l] := 1 where not active
+	MOVQ        DI, R10
+	SHLQ        $0x05, R10
+	VBLENDVPD   Y4, (CX)(R10*1), Y15, Y10
+	VMOVUPD     32(AX)(R10*1), Y11
+	VSUBPD      (AX)(R10*1), Y11, Y11
+	VADDPD      Y10, Y10, Y12
+	VDIVPD      Y12, Y11, Y11
+	VMOVAPD     Y15, Y12
+	VFMADD231PD Y11, Y11, Y12
+	VSQRTPD     Y12, Y12
+	VANDNPD     Y11, Y14, Y13
+	VORPD       Y13, Y12, Y12
+	VADDPD      Y11, Y12, Y12
+	VDIVPD      Y12, Y10, Y12
+	VSUBPD      (AX)(R10*1), Y7, Y3
+	VADDPD      Y12, Y3, Y3
+	VMOVAPD     Y15, Y0
+	VMOVAPD     Y15, Y1
+	VXORPD      Y2, Y2, Y2
+	VXORPD      Y5, Y5, Y5
+
+	// the longest chase: i from max(m) - 1 down to l
+	MOVQ    32(SI), R11
+	MOVQ    40(SI), R10
+	CMPQ    R10, R11
+	CMOVQGT R10, R11
+	MOVQ    48(SI), R10
+	CMPQ    R10, R11
+	CMOVQGT R10, R11
+	MOVQ    56(SI), R10
+	CMPQ    R10, R11
+	CMOVQGT R10, R11
+	MOVQ    R11, R9
+	DECQ    R9
+
+qchase:
+	CMPQ R9, DI
+	JL   qchasedone
+
+	// live = active, i < m, not done
+	VMOVQ        R9, X10
+	VPBROADCASTQ X10, Y10
+	VPCMPGTQ     (SI), Y10, Y10
+	VORPD        Y5, Y10, Y10
+	VANDNPD      Y4, Y10, Y10
+	MOVQ         R9, R10
+	SHLQ         $0x05, R10
+
+	// f = s e[i], b = c e[i], r = sqrt(f² + g²)
+	VMOVUPD     (CX)(R10*1), Y9
+	VMULPD      Y9, Y0, Y11
+	VMULPD      Y9, Y1, Y12
+	VMULPD      Y3, Y3, Y6
+	VFMADD231PD Y11, Y11, Y6
+	VSQRTPD     Y6, Y6
+
+	// z: live lanes with r = 0 (done: d[i+1] -= p); ok: the others that are live
+	VXORPD    Y8, Y8, Y8
+	VCMPPD    $0x00, Y8, Y6, Y7
+	VANDPD    Y10, Y7, Y7
+	VANDNPD   Y10, Y7, Y8
+	VORPD     Y7, Y5, Y5
+	VMOVUPD   32(CX)(R10*1), Y9
+	VBLENDVPD Y8, Y6, Y9, Y9
+	VMOVUPD   Y9, 32(CX)(R10*1)
+
+	// s' = f/r, c' = g/r (r := 1 where not ok)
+	VBLENDVPD Y8, Y6, Y15, Y6
+	VDIVPD    Y6, Y15, Y6
+	VMULPD    Y6, Y11, Y11
+	VMULPD    Y6, Y3, Y10
+
+	// g' = d[i+1] - p, r' = (d[i] - g') s' + 2 c' b, p' = s' r', d[i+1]' = g' + p', g'' = c' r' - b
+	VMOVUPD     32(AX)(R10*1), Y9
+	VSUBPD      Y2, Y9, Y6
+	VMOVUPD     (AX)(R10*1), Y13
+	VSUBPD      Y6, Y13, Y13
+	VMULPD      Y12, Y10, Y9
+	VADDPD      Y9, Y9, Y9
+	VFMADD231PD Y13, Y11, Y9
+	VMULPD      Y9, Y11, Y13
+	VADDPD      Y13, Y6, Y6
+	VFMSUB231PD Y10, Y9, Y12
+	VBLENDVPD   Y8, Y11, Y0, Y0
+	VBLENDVPD   Y8, Y10, Y1, Y1
+	VBLENDVPD   Y8, Y12, Y3, Y3
+	VMOVUPD     32(AX)(R10*1), Y9
+	VBLENDVPD   Y8, Y6, Y9, Y6
+	VSUBPD      Y2, Y9, Y10
+	VBLENDVPD   Y7, Y10, Y6, Y6
+	VMOVUPD     Y6, 32(AX)(R10*1)
+	VBLENDVPD   Y8, Y13, Y2, Y2
+	DECQ        R9
+	JMP         qchase
+
+qchasedone:
+	// lanes that finished their chase: d[l] -= p, e[l] = g; every active lane: e[m] = 0
+	MOVQ      DI, R10
+	SHLQ      $0x05, R10
+	VANDNPD   Y4, Y5, Y9
+	VMOVUPD   (AX)(R10*1), Y10
+	VSUBPD    Y2, Y10, Y11
+	VBLENDVPD Y9, Y11, Y10, Y10
+	VMOVUPD   Y10, (AX)(R10*1)
+	VMOVUPD   (CX)(R10*1), Y10
+	VBLENDVPD Y9, Y3, Y10, Y10
+	VMOVUPD   Y10, (CX)(R10*1)
+	VMOVDQU   32(SI), Y6
+	VXORPD    Y8, Y8, Y8
+	MOVQ      DI, R9
+
+qem:
+	INCQ         R9
+	CMPQ         R9, R11
+	JG           qemdone
+	VMOVQ        R9, X12
+	VPBROADCASTQ X12, Y12
+	VPCMPEQQ     Y12, Y6, Y12
+	VANDPD       Y4, Y12, Y12
+	MOVQ         R9, R10
+	SHLQ         $0x05, R10
+	VMOVUPD      (CX)(R10*1), Y10
+	VBLENDVPD    Y12, Y8, Y10, Y10
+	VMOVUPD      Y10, (CX)(R10*1)
+	JMP          qem
+
+qemdone:
+	JMP qiter
+
+qnextl:
+	INCQ DI
+	JMP  qll
+
+qdone:
+	MOVQ BX, ret+40(FP)
+	VZEROUPPER
+	RET
+
+// func ql8AVX2(dA *float64, eA *float64, dB *float64, eB *float64, n int, params *[8]float64, scratch *float64) uint64
+// Requires: AVX, AVX2, CMOV, FMA3
+TEXT ·ql8AVX2(SB), NOSPLIT, $0-64
+	MOVQ         dA+0(FP), AX
+	MOVQ         dB+16(FP), CX
+	MOVQ         eA+8(FP), DX
+	MOVQ         eB+24(FP), BX
+	MOVQ         n+32(FP), SI
+	MOVQ         params+40(FP), DI
+	MOVQ         scratch+48(FP), R8
+	VBROADCASTSD 8(DI), Y15
+	VBROADCASTSD 24(DI), Y14
+	XORQ         DI, DI
+	DECQ         SI
+	XORQ         R9, R9
+
+ql:
+	CMPQ R9, SI
+	JGE  qdone
+	XORQ R10, R10
+
+qiter:
+	// per group: m per lane (the first m >= l with |e[m]| <= tol, else n-1), dm = d[m], active = m != l
+	XORQ         R13, R13
+	VMOVQ        SI, X8
+	VPBROADCASTQ X8, Y8
+	MOVQ         SI, R12
+	SHLQ         $0x05, R12
+	VMOVUPD      (AX)(R12*1), Y9
+	VXORPD       Y10, Y10, Y10
+	MOVQ         R9, R11
+
+qms0:
+	CMPQ         R11, SI
+	JGE          qms0done
+	MOVQ         R11, R12
+	SHLQ         $0x05, R12
+	VANDPD       (DX)(R12*1), Y14, Y11
+	VCMPPD       $0x12, 64(R8), Y11, Y11
+	VANDNPD      Y11, Y10, Y12
+	VMOVQ        R11, X13
+	VPBROADCASTQ X13, Y13
+	VBLENDVPD    Y12, Y13, Y8, Y8
+	VBLENDVPD    Y12, (AX)(R12*1), Y9, Y9
+	VORPD        Y11, Y10, Y10
+	INCQ         R11
+	JMP          qms0
+
+qms0done:
+	VMOVQ        R9, X12
+	VPBROADCASTQ X12, Y12
+	VPCMPEQQ     Y12, Y8, Y12
+	VPCMPEQQ     Y11, Y11, Y11
+	VXORPD       Y11, Y12, Y12
+	VPADDQ       Y11, Y8, Y13
+	VMOVDQU      Y13, (R8)
+	VMOVDQU      Y8, 32(R8)
+	VMOVUPD      Y12, 96(R8)
+	VMOVUPD      Y9, 224(R8)
+	VMOVMSKPD    Y12, R12
+	ORQ          R12, R13
+	VMOVQ        SI, X8
+	VPBROADCASTQ X8, Y8
+	MOVQ         SI, R12
+	SHLQ         $0x05, R12
+	VMOVUPD      (CX)(R12*1), Y9
+	VXORPD       Y10, Y10, Y10
+	MOVQ         R9, R11
+
+qms1:
+	CMPQ         R11, SI
+	JGE          qms1done
+	MOVQ         R11, R12
+	SHLQ         $0x05, R12
+	VANDPD       (BX)(R12*1), Y14, Y11
+	VCMPPD       $0x12, 320(R8), Y11, Y11
+	VANDNPD      Y11, Y10, Y12
+	VMOVQ        R11, X13
+	VPBROADCASTQ X13, Y13
+	VBLENDVPD    Y12, Y13, Y8, Y8
+	VBLENDVPD    Y12, (CX)(R12*1), Y9, Y9
+	VORPD        Y11, Y10, Y10
+	INCQ         R11
+	JMP          qms1
+
+qms1done:
+	VMOVQ        R9, X12
+	VPBROADCASTQ X12, Y12
+	VPCMPEQQ     Y12, Y8, Y12
+	VPCMPEQQ     Y11, Y11, Y11
+	VXORPD       Y11, Y12, Y12
+	VPADDQ       Y11, Y8, Y13
+	VMOVDQU      Y13, 256(R8)
+	VMOVDQU      Y8, 288(R8)
+	VMOVUPD      Y12, 352(R8)
+	VMOVUPD      Y9, 480(R8)
+	VMOVMSKPD    Y12, R12
+	SHLQ         $0x04, R12
+	ORQ          R12, R13
+	TESTQ        R13, R13
+	JZ           qnextl
+	MOVQ         params+40(FP), R12
+	CMPQ         R10, 48(R12)
+	JL           qshift
+	ORQ          R13, DI
+	JMP          qnextl
+
+qshift:
+	INCQ R10
+
+	// per group: g = dm - d[l] + e[l]/(g0 + sign(g0) sqrt(g0² + 1)), g0 = (d[l+1] - d[l])/2e[l]
+	MOVQ        R9, R12
+	SHLQ        $0x05, R12
+	VMOVUPD     96(R8), Y8
+	VBLENDVPD   Y8, (DX)(R12*1), Y15, Y10
+	VMOVUPD     32(AX)(R12*1), Y11
+	VSUBPD      (AX)(R12*1), Y11, Y11
+	VADDPD      Y10, Y10, Y12
+	VDIVPD      Y12, Y11, Y11
+	VMOVAPD     Y15, Y12
+	VFMADD231PD Y11, Y11, Y12
+	VSQRTPD     Y12, Y12
+	VANDNPD     Y11, Y14, Y13
+	VORPD       Y13, Y12, Y12
+	VADDPD      Y11, Y12, Y12
+	VDIVPD      Y12, Y10, Y12
+	VMOVUPD     224(R8), Y3
+	VSUBPD      (AX)(R12*1), Y3, Y3
+	VADDPD      Y12, Y3, Y3
+	VMOVAPD     Y15, Y0
+	VMOVAPD     Y15, Y1
+	VXORPD      Y2, Y2, Y2
+	VXORPD      Y9, Y9, Y9
+	VMOVUPD     Y9, 128(R8)
+	VMOVUPD     352(R8), Y8
+	VBLENDVPD   Y8, (BX)(R12*1), Y15, Y10
+	VMOVUPD     32(CX)(R12*1), Y11
+	VSUBPD      (CX)(R12*1), Y11, Y11
+	VADDPD      Y10, Y10, Y12
+	VDIVPD      Y12, Y11, Y11
+	VMOVAPD     Y15, Y12
+	VFMADD231PD Y11, Y11, Y12
+	VSQRTPD     Y12, Y12
+	VANDNPD     Y11, Y14, Y13
+	VORPD       Y13, Y12, Y12
+	VADDPD      Y11, Y12, Y12
+	VDIVPD      Y12, Y10, Y12
+	VMOVUPD     480(R8), Y7
+	VSUBPD      (CX)(R12*1), Y7, Y7
+	VADDPD      Y12, Y7, Y7
+	VMOVAPD     Y15, Y4
+	VMOVAPD     Y15, Y5
+	VXORPD      Y6, Y6, Y6
+	VXORPD      Y9, Y9, Y9
+	VMOVUPD     Y9, 384(R8)
+	MOVQ        32(R8), R14
+	MOVQ        40(R8), R12
+	CMPQ        R12, R14
+	CMOVQGT     R12, R14
+	MOVQ        48(R8), R12
+	CMPQ        R12, R14
+	CMOVQGT     R12, R14
+	MOVQ        56(R8), R12
+	CMPQ        R12, R14
+	CMOVQGT     R12, R14
+	MOVQ        288(R8), R12
+	CMPQ        R12, R14
+	CMOVQGT     R12, R14
+	MOVQ        296(R8), R12
+	CMPQ        R12, R14
+	CMOVQGT     R12, R14
+	MOVQ        304(R8), R12
+	CMPQ        R12, R14
+	CMOVQGT     R12, R14
+	MOVQ        312(R8), R12
+	CMPQ        R12, R14
+	CMOVQGT     R12, R14
+	MOVQ        R14, R11
+	DECQ        R11
+
+qchase:
+	CMPQ R11, R9
+	JL   qchasedone
+	MOVQ R11, R12
+	SHLQ $0x05, R12
+
+	// group 0: live = active, i < m, not done
+	VMOVQ        R11, X8
+	VPBROADCASTQ X8, Y8
+	VPCMPGTQ     (R8), Y8, Y8
+	VORPD        128(R8), Y8, Y8
+	VANDNPD      96(R8), Y8, Y8
+	VMOVUPD      (DX)(R12*1), Y9
+	VMULPD       Y9, Y0, Y10
+	VMULPD       Y9, Y1, Y11
+	VMULPD       Y3, Y3, Y12
+	VFMADD231PD  Y10, Y10, Y12
+	VSQRTPD      Y12, Y12
+	VXORPD       Y13, Y13, Y13
+	VCMPPD       $0x00, Y13, Y12, Y13
+	VANDPD       Y8, Y13, Y13
+	VMOVUPD      Y13, 192(R8)
+	VORPD        128(R8), Y13, Y9
+	VMOVUPD      Y9, 128(R8)
+	VANDNPD      Y8, Y13, Y8
+	VMOVUPD      32(DX)(R12*1), Y9
+	VBLENDVPD    Y8, Y12, Y9, Y9
+	VMOVUPD      Y9, 32(DX)(R12*1)
+	VBLENDVPD    Y8, Y12, Y15, Y12
+	VDIVPD       Y12, Y15, Y12
+	VMULPD       Y12, Y10, Y10
+	VMULPD       Y12, Y3, Y12
+	VMOVUPD      Y8, 160(R8)
+	VMOVUPD      32(AX)(R12*1), Y9
+	VSUBPD       Y2, Y9, Y9
+	VMOVUPD      (AX)(R12*1), Y13
+	VSUBPD       Y9, Y13, Y13
+	VMULPD       Y11, Y12, Y8
+	VADDPD       Y8, Y8, Y8
+	VFMADD231PD  Y13, Y10, Y8
+	VMULPD       Y8, Y10, Y13
+	VADDPD       Y13, Y9, Y9
+	VFMSUB231PD  Y12, Y8, Y11
+	VMOVUPD      160(R8), Y8
+	VBLENDVPD    Y8, Y10, Y0, Y0
+	VBLENDVPD    Y8, Y12, Y1, Y1
+	VBLENDVPD    Y8, Y11, Y3, Y3
+	VMOVUPD      32(AX)(R12*1), Y10
+	VBLENDVPD    Y8, Y9, Y10, Y9
+	VSUBPD       Y2, Y10, Y12
+	VMOVUPD      192(R8), Y11
+	VBLENDVPD    Y11, Y12, Y9, Y9
+	VMOVUPD      Y9, 32(AX)(R12*1)
+	VBLENDVPD    Y8, Y13, Y2, Y2
+
+	// group 1: live = active, i < m, not done
+	VMOVQ        R11, X8
+	VPBROADCASTQ X8, Y8
+	VPCMPGTQ     256(R8), Y8, Y8
+	VORPD        384(R8), Y8, Y8
+	VANDNPD      352(R8), Y8, Y8
+	VMOVUPD      (BX)(R12*1), Y9
+	VMULPD       Y9, Y4, Y10
+	VMULPD       Y9, Y5, Y11
+	VMULPD       Y7, Y7, Y12
+	VFMADD231PD  Y10, Y10, Y12
+	VSQRTPD      Y12, Y12
+	VXORPD       Y13, Y13, Y13
+	VCMPPD       $0x00, Y13, Y12, Y13
+	VANDPD       Y8, Y13, Y13
+	VMOVUPD      Y13, 448(R8)
+	VORPD        384(R8), Y13, Y9
+	VMOVUPD      Y9, 384(R8)
+	VANDNPD      Y8, Y13, Y8
+	VMOVUPD      32(BX)(R12*1), Y9
+	VBLENDVPD    Y8, Y12, Y9, Y9
+	VMOVUPD      Y9, 32(BX)(R12*1)
+	VBLENDVPD    Y8, Y12, Y15, Y12
+	VDIVPD       Y12, Y15, Y12
+	VMULPD       Y12, Y10, Y10
+	VMULPD       Y12, Y7, Y12
+	VMOVUPD      Y8, 416(R8)
+	VMOVUPD      32(CX)(R12*1), Y9
+	VSUBPD       Y6, Y9, Y9
+	VMOVUPD      (CX)(R12*1), Y13
+	VSUBPD       Y9, Y13, Y13
+	VMULPD       Y11, Y12, Y8
+	VADDPD       Y8, Y8, Y8
+	VFMADD231PD  Y13, Y10, Y8
+	VMULPD       Y8, Y10, Y13
+	VADDPD       Y13, Y9, Y9
+	VFMSUB231PD  Y12, Y8, Y11
+	VMOVUPD      416(R8), Y8
+	VBLENDVPD    Y8, Y10, Y4, Y4
+	VBLENDVPD    Y8, Y12, Y5, Y5
+	VBLENDVPD    Y8, Y11, Y7, Y7
+	VMOVUPD      32(CX)(R12*1), Y10
+	VBLENDVPD    Y8, Y9, Y10, Y9
+	VSUBPD       Y6, Y10, Y12
+	VMOVUPD      448(R8), Y11
+	VBLENDVPD    Y11, Y12, Y9, Y9
+	VMOVUPD      Y9, 32(CX)(R12*1)
+	VBLENDVPD    Y8, Y13, Y6, Y6
+	DECQ         R11
+	JMP          qchase
+
+qchasedone:
+	// per group: lanes that finished their chase: d[l] -= p, e[l] = g; every active lane: e[m] = 0
+	MOVQ      R9, R12
+	SHLQ      $0x05, R12
+	VMOVUPD   128(R8), Y8
+	VANDNPD   96(R8), Y8, Y9
+	VMOVUPD   (AX)(R12*1), Y10
+	VSUBPD    Y2, Y10, Y11
+	VBLENDVPD Y9, Y11, Y10, Y10
+	VMOVUPD   Y10, (AX)(R12*1)
+	VMOVUPD   (DX)(R12*1), Y10
+	VBLENDVPD Y9, Y3, Y10, Y10
+	VMOVUPD   Y10, (DX)(R12*1)
+	VMOVDQU   32(R8), Y8
+	VMOVUPD   96(R8), Y13
+	VXORPD    Y11, Y11, Y11
+	MOVQ      R9, R11
+
+qem0:
+	INCQ         R11
+	CMPQ         R11, R14
+	JG           qem0done
+	VMOVQ        R11, X12
+	VPBROADCASTQ X12, Y12
+	VPCMPEQQ     Y12, Y8, Y12
+	VANDPD       Y13, Y12, Y12
+	MOVQ         R11, R13
+	SHLQ         $0x05, R13
+	VMOVUPD      (DX)(R13*1), Y10
+	VBLENDVPD    Y12, Y11, Y10, Y10
+	VMOVUPD      Y10, (DX)(R13*1)
+	JMP          qem0
+
+qem0done:
+	VMOVUPD   384(R8), Y8
+	VANDNPD   352(R8), Y8, Y9
+	VMOVUPD   (CX)(R12*1), Y10
+	VSUBPD    Y6, Y10, Y11
+	VBLENDVPD Y9, Y11, Y10, Y10
+	VMOVUPD   Y10, (CX)(R12*1)
+	VMOVUPD   (BX)(R12*1), Y10
+	VBLENDVPD Y9, Y7, Y10, Y10
+	VMOVUPD   Y10, (BX)(R12*1)
+	VMOVDQU   288(R8), Y8
+	VMOVUPD   352(R8), Y13
+	VXORPD    Y11, Y11, Y11
+	MOVQ      R9, R11
+
+qem1:
+	INCQ         R11
+	CMPQ         R11, R14
+	JG           qem1done
+	VMOVQ        R11, X12
+	VPBROADCASTQ X12, Y12
+	VPCMPEQQ     Y12, Y8, Y12
+	VANDPD       Y13, Y12, Y12
+	MOVQ         R11, R13
+	SHLQ         $0x05, R13
+	VMOVUPD      (BX)(R13*1), Y10
+	VBLENDVPD    Y12, Y11, Y10, Y10
+	VMOVUPD      Y10, (BX)(R13*1)
+	JMP          qem1
+
+qem1done:
+	JMP qiter
+
+qnextl:
+	INCQ R9
+	JMP  ql
+
+qdone:
+	MOVQ DI, ret+56(FP)
+	VZEROUPPER
+	RET
+
+// func sturm4AVX2(d *float64, e2 *float64, n int, x *float64, k int, cnt *int64, params *[8]float64)
+// Requires: AVX, AVX2
+TEXT ·sturm4AVX2(SB), NOSPLIT, $0-56
+	MOVQ         d+0(FP), AX
+	MOVQ         e2+8(FP), CX
+	MOVQ         n+16(FP), DX
+	MOVQ         x+24(FP), BX
+	MOVQ         k+32(FP), SI
+	MOVQ         cnt+40(FP), DI
+	MOVQ         params+48(FP), R8
+	VBROADCASTSD 24(R8), Y8
+	VBROADCASTSD 40(R8), Y9
+	VBROADCASTSD 32(R8), Y15
+	VORPD        Y9, Y15, Y15
+	SHLQ         $0x05, DX
+	XORQ         R8, R8
+
+sj:
+	CMPQ      R8, SI
+	JGE       sdone
+	MOVQ      R8, R9
+	SHLQ      $0x05, R9
+	ADDQ      BX, R9
+	VMOVUPD   (AX), Y10
+	VXORPD    Y4, Y4, Y4
+	VSUBPD    (R9), Y10, Y0
+	VANDPD    Y0, Y8, Y12
+	VCMPPD    $0x11, Y9, Y12, Y12
+	VBLENDVPD Y12, Y15, Y0, Y0
+	VPSRLQ    $0x3f, Y0, Y13
+	VPADDQ    Y13, Y4, Y4
+	VXORPD    Y5, Y5, Y5
+	VSUBPD    32(R9), Y10, Y1
+	VANDPD    Y1, Y8, Y12
+	VCMPPD    $0x11, Y9, Y12, Y12
+	VBLENDVPD Y12, Y15, Y1, Y1
+	VPSRLQ    $0x3f, Y1, Y13
+	VPADDQ    Y13, Y5, Y5
+	VXORPD    Y6, Y6, Y6
+	VSUBPD    64(R9), Y10, Y2
+	VANDPD    Y2, Y8, Y12
+	VCMPPD    $0x11, Y9, Y12, Y12
+	VBLENDVPD Y12, Y15, Y2, Y2
+	VPSRLQ    $0x3f, Y2, Y13
+	VPADDQ    Y13, Y6, Y6
+	VXORPD    Y7, Y7, Y7
+	VSUBPD    96(R9), Y10, Y3
+	VANDPD    Y3, Y8, Y12
+	VCMPPD    $0x11, Y9, Y12, Y12
+	VBLENDVPD Y12, Y15, Y3, Y3
+	VPSRLQ    $0x3f, Y3, Y13
+	VPADDQ    Y13, Y7, Y7
+	MOVQ      $0x00000020, R10
+
+si:
+	CMPQ      R10, DX
+	JGE       sidone
+	VMOVUPD   (AX)(R10*1), Y10
+	VMOVUPD   -32(CX)(R10*1), Y11
+	VDIVPD    Y0, Y11, Y13
+	VSUBPD    (R9), Y10, Y12
+	VSUBPD    Y13, Y12, Y0
+	VANDPD    Y0, Y8, Y12
+	VCMPPD    $0x11, Y9, Y12, Y12
+	VBLENDVPD Y12, Y15, Y0, Y0
+	VPSRLQ    $0x3f, Y0, Y13
+	VPADDQ    Y13, Y4, Y4
+	VDIVPD    Y1, Y11, Y13
+	VSUBPD    32(R9), Y10, Y12
+	VSUBPD    Y13, Y12, Y1
+	VANDPD    Y1, Y8, Y12
+	VCMPPD    $0x11, Y9, Y12, Y12
+	VBLENDVPD Y12, Y15, Y1, Y1
+	VPSRLQ    $0x3f, Y1, Y13
+	VPADDQ    Y13, Y5, Y5
+	VDIVPD    Y2, Y11, Y13
+	VSUBPD    64(R9), Y10, Y12
+	VSUBPD    Y13, Y12, Y2
+	VANDPD    Y2, Y8, Y12
+	VCMPPD    $0x11, Y9, Y12, Y12
+	VBLENDVPD Y12, Y15, Y2, Y2
+	VPSRLQ    $0x3f, Y2, Y13
+	VPADDQ    Y13, Y6, Y6
+	VDIVPD    Y3, Y11, Y13
+	VSUBPD    96(R9), Y10, Y12
+	VSUBPD    Y13, Y12, Y3
+	VANDPD    Y3, Y8, Y12
+	VCMPPD    $0x11, Y9, Y12, Y12
+	VBLENDVPD Y12, Y15, Y3, Y3
+	VPSRLQ    $0x3f, Y3, Y13
+	VPADDQ    Y13, Y7, Y7
+	ADDQ      $0x20, R10
+	JMP       si
+
+sidone:
+	MOVQ    R8, R10
+	SHLQ    $0x05, R10
+	VMOVDQU Y4, (DI)(R10*1)
+	VMOVDQU Y5, 32(DI)(R10*1)
+	VMOVDQU Y6, 64(DI)(R10*1)
+	VMOVDQU Y7, 96(DI)(R10*1)
+	ADDQ    $0x04, R8
+	JMP     sj
+
+sdone:
 	VZEROUPPER
 	RET

@@ -53,10 +53,37 @@ func (p *Pair) Factorize(u [2][]float64, ldu int, s, v [2][]float64, ldv int, a 
 		}
 	}
 	if !useAVX512 && useAVX2 && p.w[0].avx2 != nil {
-		return p.factorizeAVX2(u, ldu, s, v, ldv, a, lda)
+		return p.factorizeAVX2(u, ldu, s, v, [2][]float64{}, ldv, a, lda)
 	}
 	for i, w := range p.w {
 		if err := w.Factorize(u[i], ldu, s[i], v[i], ldv, a[i], lda); err != nil {
+			return &BatchError{Index: i, Err: err}
+		}
+	}
+	return nil
+}
+
+// FactorizeValues is Factorize that also writes into bv[i][:n] the values
+// Batch.Values computes for a[i], as Small(i).FactorizeValues does: on CPUs
+// with AVX2 and FMA (without AVX-512) from the same one kernel run where
+// that run is certified to be Batch.Values' (see Small.FactorizeValues).
+// Errors as Factorize's; bv of a matrix that failed, and of matrix 1 when
+// matrix 0 failed, are unspecified.
+func (p *Pair) FactorizeValues(u [2][]float64, ldu int, s, v, bv [2][]float64, ldv int, a [2][]float64, lda int) error {
+	n := p.n
+	for i := range a {
+		checkSquare(n, a[i], lda)
+		checkSquare(n, u[i], ldu)
+		checkSquare(n, v[i], ldv)
+		if len(s[i]) < n || len(bv[i]) < n {
+			panic(PanicShape)
+		}
+	}
+	if !useAVX512 && useAVX2 && p.w[0].avx2 != nil {
+		return p.factorizeAVX2(u, ldu, s, v, bv, ldv, a, lda)
+	}
+	for i, w := range p.w {
+		if err := w.FactorizeValues(u[i], ldu, s[i], v[i], ldv, bv[i], a[i], lda); err != nil {
 			return &BatchError{Index: i, Err: err}
 		}
 	}

@@ -102,3 +102,59 @@ func dots4AVX512(out *[4]float64, y *float64, ldy int, x *float64, n int)
 //
 //go:noescape
 func axpy4AVX512(x *float64, y *float64, ldy int, f *[4]float64, n int)
+
+// gram4AVX2 writes G = AᵀA of 4 lane-interleaved n x n matrices: column c of A
+// is the n vectors at at[c*n*4:], for c < n4 (columns n..n4-1 zero, n4 = n
+// rounded up to a multiple of 4), and G[i][j] is the vector at g[(i*n4+j)*4:]
+// for i, j < n4 (g = gm). Each entry is one chain of FMAs over r, in two halves (even
+// and odd rows) added at the end. (gm: g is the goroutine register's name
+// in Go assembly.)
+//
+//go:noescape
+func gram4AVX2(at *float64, gm *float64, n int, n4 int)
+
+// tridiag4AVX2 reduces the 4 lane-interleaved symmetric n x n matrices G
+// (G[i][j] the vector at gm[(i*n4+j)*4:], both triangles) to tridiagonal form
+// by Householder reflections H = I - τ v vᵀ (LAPACK's dsytd2): for column
+// k, v zeroes G[k+2:n][k]; the trailing block becomes G - v zᵀ - z vᵀ with
+// y = τ G v, z = y - (τ/2)(yᵀv) v (both triangles). A lane whose column is
+// zero below the subdiagonal gets τ = 0 (H = I). It writes the diagonal to
+// d[i*4:] and the subdiagonal to e[i*4:] (e[n-1] = 0); G is overwritten
+// (row k holds v); y is scratch of n vectors.
+//
+//go:noescape
+func tridiag4AVX2(gm *float64, n int, n4 int, d *float64, e *float64, y *float64, params *[8]float64)
+
+// ql4AVX2 runs the implicit QL iteration with Wilkinson shifts (tqli of
+// Numerical Recipes, eigenvalues only) on 4 lane-interleaved symmetric
+// tridiagonal matrices: diagonal d[i*4:], subdiagonal e[i*4:] (e[n-1] = 0),
+// overwriting d with eigenvalue estimates (unsorted). Each lane has its own
+// split point m (the first negligible |e[m]| <= tol, the lane's threshold at
+// scratch[8:12] as float64) and
+// its own chase from m-1 down to l; lanes outside their chase, converged at l
+// or done (a rotation of radius 0) keep their values by blends. It returns
+// the mask of the lanes in which an eigenvalue did not converge within
+// params[6] iterations (their estimates are not to be trusted). scratch: 12
+// int64.
+//
+//go:noescape
+func ql4AVX2(d *float64, e *float64, n int, params *[8]float64, scratch *int64) uint64
+
+// ql8AVX2 is ql4AVX2 on two groups of 4 lane-interleaved tridiagonal
+// matrices at once (dA, eA: lanes 0-3; dB, eB: lanes 4-7), one control flow
+// (each lane's split and chase masked as in ql4AVX2), the two groups'
+// chains interleaved. scratch: 64 float64, the deflation thresholds of
+// group h at scratch[h*32+8:]. It returns the mask of the lanes (bits 0-7)
+// in which an eigenvalue did not converge within params[6] iterations.
+//
+//go:noescape
+func ql8AVX2(dA *float64, eA *float64, dB *float64, eB *float64, n int, params *[8]float64, scratch *float64) uint64
+
+// sturm4AVX2 writes into cnt[j*4:] the Sturm counts of 4 lane-interleaved
+// symmetric tridiagonal matrices (diagonal d[i*4:], squared subdiagonal
+// e2[i*4:]) at the shifts x[j*4:], j < k (k a multiple of 4): in each lane
+// the number of q_i < 0 in q_0 = d_0 - x, q_i = (d_i - x) - e2_{i-1}/q_{i-1}
+// (no FMA), a q of magnitude below params[5] replaced by -params[5].
+//
+//go:noescape
+func sturm4AVX2(d *float64, e2 *float64, n int, x *float64, k int, cnt *int64, params *[8]float64)

@@ -67,6 +67,7 @@ type Small struct {
 	tol   float64
 	asm   *smallAsm  // nil unless the AVX-512 kernel handles this n
 	avx2  *batchAVX2 // nil unless the AVX2 kernel handles this n
+	batch *Batch     // FactorizeValues' Batch.Values where its kernel is not Factorize's (made at first use)
 }
 
 // NewSmall returns the workspace for n x n matrices, 1 <= n <= MaxSmall.
@@ -330,6 +331,18 @@ func setIdentity(v []float64, ld, n int) {
 func columnNorms(sv []float64, g []float64, ld, n, m int) {
 	for i := 0; i < n; i++ {
 		sv[i] = math.Sqrt(dot(g[i*ld:i*ld+m], g[i*ld:i*ld+m]))
+	}
+}
+
+// sortValues sorts sv descending (insertion sort: n <= 64).
+func sortValues(sv []float64) {
+	for i := 1; i < len(sv); i++ {
+		v := sv[i]
+		j := i
+		for ; j > 0 && sv[j-1] < v; j-- {
+			sv[j] = sv[j-1]
+		}
+		sv[j] = v
 	}
 }
 

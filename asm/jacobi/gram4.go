@@ -1,0 +1,881 @@
+package main
+
+import (
+	"fmt"
+
+	. "github.com/mmcloughlin/avo/build"
+	. "github.com/mmcloughlin/avo/operand"
+	. "github.com/mmcloughlin/avo/reg"
+)
+
+// The AVX2 (+FMA) kernels of svd.Gram's enclosures: a group of 4 n x n
+// matrices, one per 64-bit lane of a YMM register, each 32-byte vector
+// holding one element of the 4 matrices. Every lane goes through the same
+// instructions; where the lanes' data ask for different control flow (the
+// QL iteration's splits, deflations and the end of its chases) the lanes
+// that must not change are masked by blends, so each lane computes what it
+// computes alone.
+
+// Layout of the params array of the Gram kernels (float64 index).
+const (
+	gTol     = 0 // (unused)
+	gOne     = 1 // 1
+	gHalf    = 2 // 0.5
+	gAbs     = 3 // all bits but the sign
+	gSign    = 4 // the sign bit
+	gPivmin  = 5 // Sturm counts: least pivot magnitude
+	gMaxIter = 6 // QL: iterations per eigenvalue (an integer, not a float64)
+)
+
+func gram4() {
+	TEXT("gram4AVX2", NOSPLIT, "func(at *float64, gm *float64, n, n4 int)")
+	Pragma("noescape")
+	Doc(
+		"gram4AVX2 writes G = AᵀA of 4 lane-interleaved n x n matrices: column c of A",
+		"is the n vectors at at[c*n*4:], for c < n4 (columns n..n4-1 zero, n4 = n",
+		"rounded up to a multiple of 4), and G[i][j] is the vector at g[(i*n4+j)*4:]",
+		"for i, j < n4 (g = gm). Each entry is one chain of FMAs over r, in two halves (even",
+		"and odd rows) added at the end. (gm: g is the goroutine register's name",
+		"in Go assembly.)",
+	)
+	at := Load(Param("at"), GP64())
+	g := Load(Param("gm"), GP64())
+	n := Load(Param("n"), GP64())
+	n4 := Load(Param("n4"), GP64())
+	colB := GP64() // bytes per column: n*32
+	MOVQ(n, colB)
+	SHLQ(Imm(5), colB)
+	rowG := GP64() // bytes per row of G: n4*32
+	MOVQ(n4, rowG)
+	SHLQ(Imm(5), rowG)
+
+	i, j0 := GP64(), GP64()
+	ai, aj := GP64(), GP64()
+	c1, c2, c3 := GP64(), GP64(), GP64()
+	r := GP64()
+	acc := []VecPhysical{Y0, Y1, Y2, Y3, Y4, Y5, Y6, Y7}
+	XORQ(i, i)
+	MOVQ(at, ai)
+	Label("gi")
+	XORQ(j0, j0)
+	MOVQ(at, aj)
+	Label("gj")
+	for _, a := range acc {
+		VXORPD(a, a, a)
+	}
+	MOVQ(aj, c1)
+	ADDQ(colB, c1)
+	MOVQ(c1, c2)
+	ADDQ(colB, c2)
+	MOVQ(c2, c3)
+	ADDQ(colB, c3)
+	cols := []Register{aj, c1, c2, c3}
+	XORQ(r, r)
+	end := GP64()
+	MOVQ(colB, end)
+	SUBQ(Imm(32), end) // the last pair of rows starts below end
+	Label("gr2")
+	CMPQ(r, end)
+	JGE(LabelRef("gr1"))
+	VMOVUPD(Mem{Base: ai, Index: r, Scale: 1}, Y8)
+	VMOVUPD(Mem{Base: ai, Index: r, Scale: 1, Disp: 32}, Y9)
+	for u, c := range cols {
+		VFMADD231PD(Mem{Base: c, Index: r, Scale: 1}, Y8, acc[u])
+		VFMADD231PD(Mem{Base: c, Index: r, Scale: 1, Disp: 32}, Y9, acc[4+u])
+	}
+	ADDQ(Imm(64), r)
+	JMP(LabelRef("gr2"))
+	Label("gr1")
+	CMPQ(r, colB)
+	JGE(LabelRef("grdone"))
+	VMOVUPD(Mem{Base: ai, Index: r, Scale: 1}, Y8)
+	for u, c := range cols {
+		VFMADD231PD(Mem{Base: c, Index: r, Scale: 1}, Y8, acc[u])
+	}
+	Label("grdone")
+	Comment("G[i][j0+u] and G[j0+u][i]")
+	dst, dst2 := GP64(), GP64()
+	MOVQ(i, dst)
+	IMULQ(rowG, dst)
+	MOVQ(j0, r)
+	SHLQ(Imm(5), r)
+	ADDQ(r, dst)
+	ADDQ(g, dst)
+	MOVQ(j0, dst2)
+	IMULQ(rowG, dst2)
+	MOVQ(i, r)
+	SHLQ(Imm(5), r)
+	ADDQ(r, dst2)
+	ADDQ(g, dst2)
+	for u := 0; u < 4; u++ {
+		VADDPD(acc[4+u], acc[u], acc[u])
+		VMOVUPD(acc[u], Mem{Base: dst, Disp: 32 * u})
+		VMOVUPD(acc[u], Mem{Base: dst2})
+		ADDQ(rowG, dst2)
+	}
+	ADDQ(Imm(4), j0)
+	MOVQ(c3, aj)
+	ADDQ(colB, aj)
+	CMPQ(j0, i)
+	JLE(LabelRef("gj"))
+	ADDQ(colB, ai)
+	INCQ(i)
+	CMPQ(i, n)
+	JL(LabelRef("gi"))
+	VZEROUPPER()
+	RET()
+}
+
+func tridiag4() {
+	TEXT("tridiag4AVX2", NOSPLIT, "func(gm *float64, n, n4 int, d, e, y *float64, params *[8]float64)")
+	Pragma("noescape")
+	Doc(
+		"tridiag4AVX2 reduces the 4 lane-interleaved symmetric n x n matrices G",
+		"(G[i][j] the vector at gm[(i*n4+j)*4:], both triangles) to tridiagonal form",
+		"by Householder reflections H = I - τ v vᵀ (LAPACK's dsytd2): for column",
+		"k, v zeroes G[k+2:n][k]; the trailing block becomes G - v zᵀ - z vᵀ with",
+		"y = τ G v, z = y - (τ/2)(yᵀv) v (both triangles). A lane whose column is",
+		"zero below the subdiagonal gets τ = 0 (H = I). It writes the diagonal to",
+		"d[i*4:] and the subdiagonal to e[i*4:] (e[n-1] = 0); G is overwritten",
+		"(row k holds v); y is scratch of n vectors.",
+	)
+	g := Load(Param("gm"), GP64())
+	n := Load(Param("n"), GP64())
+	n4 := Load(Param("n4"), GP64())
+	params := Load(Param("params"), GP64())
+	rowG := GP64()
+	MOVQ(n4, rowG)
+	SHLQ(Imm(5), rowG)
+	ones, signM, half := Y15, Y14, Y13
+	VBROADCASTSD(Mem{Base: params, Disp: 8 * gOne}, ones)
+	VBROADCASTSD(Mem{Base: params, Disp: 8 * gSign}, signM)
+	VBROADCASTSD(Mem{Base: params, Disp: 8 * gHalf}, half)
+
+	k := GP64()
+	rowK := GP64() // &G[k][0]
+	nB := GP64()   // n*32
+	MOVQ(n, nB)
+	SHLQ(Imm(5), nB)
+	XORQ(k, k)
+	MOVQ(g, rowK)
+	lim := GP64()
+	MOVQ(n, lim)
+	SUBQ(Imm(2), lim)
+	Label("tk")
+	CMPQ(k, lim)
+	JGE(LabelRef("tdone"))
+	kB := GP64() // (k+1)*32: the first column of the trailing block
+	MOVQ(k, kB)
+	INCQ(kB)
+	SHLQ(Imm(5), kB)
+
+	Comment("α = G[k][k+1], xs = Σ_{r>=k+2} G[k][r]²")
+	alpha, xs, t := Y0, Y1, Y2
+	VMOVUPD(Mem{Base: rowK, Index: kB, Scale: 1}, alpha)
+	VXORPD(xs, xs, xs)
+	VXORPD(t, t, t)
+	r := GP64()
+	MOVQ(kB, r)
+	ADDQ(Imm(32), r)
+	Label("txs")
+	CMPQ(r, nB)
+	JGE(LabelRef("txsdone"))
+	VMOVUPD(Mem{Base: rowK, Index: r, Scale: 1}, Y3)
+	VFMADD231PD(Y3, Y3, xs)
+	ADDQ(Imm(32), r)
+	JMP(LabelRef("txs"))
+	Label("txsdone")
+
+	Comment("β = -sign(α) sqrt(α² + xs); τ = (β - α)/β; 1/(α - β); lanes with xs = 0: τ = 0")
+	beta, tau, inv, zero := Y3, Y4, Y5, Y6
+	VMOVAPD(xs, beta)
+	VFMADD231PD(alpha, alpha, beta)
+	VSQRTPD(beta, beta)
+	VANDPD(signM, alpha, t)
+	VXORPD(signM, t, t)
+	VORPD(t, beta, beta) // |β| with the sign opposite to α's
+	VSUBPD(alpha, beta, tau)
+	VDIVPD(beta, tau, tau)
+	VSUBPD(beta, alpha, inv)
+	VDIVPD(inv, ones, inv)
+	VXORPD(t, t, t)
+	VCMPPD(Imm(0x00), t, xs, zero) // EQ_OQ: xs == 0
+	VBLENDVPD(zero, t, tau, tau)
+	VBLENDVPD(zero, t, inv, inv)
+	VBLENDVPD(zero, alpha, beta, beta)
+	eK := GP64()
+	Load(Param("e"), eK)
+	MOVQ(k, r)
+	SHLQ(Imm(5), r)
+	VMOVUPD(beta, Mem{Base: eK, Index: r, Scale: 1})
+
+	Comment("v over row k: v[k+1] = 1, v[r] = G[k][r]/(α - β)")
+	VMOVUPD(ones, Mem{Base: rowK, Index: kB, Scale: 1})
+	MOVQ(kB, r)
+	ADDQ(Imm(32), r)
+	Label("tv")
+	CMPQ(r, nB)
+	JGE(LabelRef("tvdone"))
+	VMULPD(Mem{Base: rowK, Index: r, Scale: 1}, inv, Y7)
+	VMOVUPD(Y7, Mem{Base: rowK, Index: r, Scale: 1})
+	ADDQ(Imm(32), r)
+	JMP(LabelRef("tv"))
+	Label("tvdone")
+
+	Comment("y[i] = τ Σ_j G[i][j] v[j], i, j >= k+1; yv = Σ_i y[i] v[i]")
+	yb := GP64()
+	Load(Param("y"), yb)
+	rowI := GP64()
+	MOVQ(k, rowI)
+	INCQ(rowI)
+	IMULQ(rowG, rowI)
+	ADDQ(g, rowI)
+	iB := GP64()
+	MOVQ(kB, iB)
+	yv := Y12
+	VXORPD(yv, yv, yv)
+	Label("ty")
+	CMPQ(iB, nB)
+	JGE(LabelRef("tydone"))
+	VXORPD(Y7, Y7, Y7)
+	VXORPD(Y8, Y8, Y8)
+	MOVQ(kB, r)
+	r2 := GP64()
+	Label("tyj2")
+	MOVQ(r, r2)
+	ADDQ(Imm(32), r2)
+	CMPQ(r2, nB)
+	JGE(LabelRef("tyj1"))
+	VMOVUPD(Mem{Base: rowI, Index: r, Scale: 1}, Y9)
+	VFMADD231PD(Mem{Base: rowK, Index: r, Scale: 1}, Y9, Y7)
+	VMOVUPD(Mem{Base: rowI, Index: r, Scale: 1, Disp: 32}, Y10)
+	VFMADD231PD(Mem{Base: rowK, Index: r, Scale: 1, Disp: 32}, Y10, Y8)
+	ADDQ(Imm(64), r)
+	JMP(LabelRef("tyj2"))
+	Label("tyj1")
+	CMPQ(r, nB)
+	JGE(LabelRef("tyjdone"))
+	VMOVUPD(Mem{Base: rowI, Index: r, Scale: 1}, Y9)
+	VFMADD231PD(Mem{Base: rowK, Index: r, Scale: 1}, Y9, Y7)
+	Label("tyjdone")
+	VADDPD(Y8, Y7, Y7)
+	VMULPD(tau, Y7, Y7)
+	VMOVUPD(Y7, Mem{Base: yb, Index: iB, Scale: 1})
+	VFMADD231PD(Mem{Base: rowK, Index: iB, Scale: 1}, Y7, yv)
+	ADDQ(rowG, rowI)
+	ADDQ(Imm(32), iB)
+	JMP(LabelRef("ty"))
+	Label("tydone")
+
+	Comment("z = y + h v, h = -τ yv / 2 (into y)")
+	h := Y11
+	VMULPD(half, tau, h)
+	VMULPD(yv, h, h)
+	MOVQ(kB, iB)
+	Label("tz")
+	CMPQ(iB, nB)
+	JGE(LabelRef("tzdone"))
+	VMOVUPD(Mem{Base: yb, Index: iB, Scale: 1}, Y7)
+	VFNMADD231PD(Mem{Base: rowK, Index: iB, Scale: 1}, h, Y7)
+	VMOVUPD(Y7, Mem{Base: yb, Index: iB, Scale: 1})
+	ADDQ(Imm(32), iB)
+	JMP(LabelRef("tz"))
+	Label("tzdone")
+
+	Comment("G[i][j] -= v[i] z[j] + z[i] v[j], i, j >= k+1")
+	MOVQ(k, rowI)
+	INCQ(rowI)
+	IMULQ(rowG, rowI)
+	ADDQ(g, rowI)
+	MOVQ(kB, iB)
+	vi, zi := Y9, Y10
+	Label("tu")
+	CMPQ(iB, nB)
+	JGE(LabelRef("tudone"))
+	VMOVUPD(Mem{Base: rowK, Index: iB, Scale: 1}, vi)
+	VMOVUPD(Mem{Base: yb, Index: iB, Scale: 1}, zi)
+	MOVQ(kB, r)
+	Label("tuj")
+	VMOVUPD(Mem{Base: rowI, Index: r, Scale: 1}, Y7)
+	VFNMADD231PD(Mem{Base: yb, Index: r, Scale: 1}, vi, Y7)
+	VFNMADD231PD(Mem{Base: rowK, Index: r, Scale: 1}, zi, Y7)
+	VMOVUPD(Y7, Mem{Base: rowI, Index: r, Scale: 1})
+	ADDQ(Imm(32), r)
+	CMPQ(r, nB)
+	JL(LabelRef("tuj"))
+	ADDQ(rowG, rowI)
+	ADDQ(Imm(32), iB)
+	JMP(LabelRef("tu"))
+	Label("tudone")
+
+	ADDQ(rowG, rowK)
+	INCQ(k)
+	JMP(LabelRef("tk"))
+
+	Label("tdone")
+	Comment("d[i] = G[i][i]; e[n-2] = G[n-1][n-2]; e[n-1] = 0")
+	dp := GP64()
+	Load(Param("d"), dp)
+	MOVQ(g, rowK)
+	XORQ(r, r)
+	Label("td")
+	VMOVUPD(Mem{Base: rowK, Index: r, Scale: 1}, Y0)
+	VMOVUPD(Y0, Mem{Base: dp, Index: r, Scale: 1})
+	ADDQ(rowG, rowK)
+	ADDQ(Imm(32), r)
+	CMPQ(r, nB)
+	JL(LabelRef("td"))
+	Load(Param("e"), eK)
+	VXORPD(Y0, Y0, Y0)
+	VMOVUPD(Y0, Mem{Base: eK, Index: nB, Scale: 1, Disp: -32})
+	CMPQ(n, Imm(2))
+	JL(LabelRef("tret"))
+	SUBQ(rowG, rowK) // &G[n-1][0]
+	VMOVUPD(Mem{Base: rowK, Index: nB, Scale: 1, Disp: -64}, Y0)
+	VMOVUPD(Y0, Mem{Base: eK, Index: nB, Scale: 1, Disp: -64})
+	Label("tret")
+	VZEROUPPER()
+	RET()
+}
+
+func ql4() {
+	TEXT("ql4AVX2", NOSPLIT, "func(d, e *float64, n int, params *[8]float64, scratch *int64) uint64")
+	Pragma("noescape")
+	Doc(
+		"ql4AVX2 runs the implicit QL iteration with Wilkinson shifts (tqli of",
+		"Numerical Recipes, eigenvalues only) on 4 lane-interleaved symmetric",
+		"tridiagonal matrices: diagonal d[i*4:], subdiagonal e[i*4:] (e[n-1] = 0),",
+		"overwriting d with eigenvalue estimates (unsorted). Each lane has its own",
+		"split point m (the first negligible |e[m]| <= tol, the lane's threshold at",
+		"scratch[8:12] as float64) and",
+		"its own chase from m-1 down to l; lanes outside their chase, converged at l",
+		"or done (a rotation of radius 0) keep their values by blends. It returns",
+		"the mask of the lanes in which an eigenvalue did not converge within",
+		"params[6] iterations (their estimates are not to be trusted). scratch: 12",
+		"int64.",
+	)
+	d := Load(Param("d"), GP64())
+	e := Load(Param("e"), GP64())
+	n := Load(Param("n"), GP64())
+	params := Load(Param("params"), GP64())
+	scratch := Load(Param("scratch"), GP64())
+	ones, absM := Y15, Y14
+	VBROADCASTSD(Mem{Base: params, Disp: 8 * gOne}, ones)
+	VBROADCASTSD(Mem{Base: params, Disp: 8 * gAbs}, absM)
+	s, c, p, g, active, broken := Y0, Y1, Y2, Y3, Y4, Y5
+	failed := GP64()
+	XORQ(failed, failed)
+	nm1 := GP64()
+	MOVQ(n, nm1)
+	DECQ(nm1)
+	l, iter, m, i, t := GP64(), GP64(), GP64(), GP64(), GP64()
+	XORQ(l, l)
+
+	Label("qll")
+	CMPQ(l, nm1)
+	JGE(LabelRef("qdone"))
+	XORQ(iter, iter)
+
+	Label("qiter")
+	Comment("m per lane: the first m >= l with |e[m]| <= tol, else n-1; dm = d[m]")
+	mvec, dm, found := Y6, Y7, Y8
+	MOVQ(nm1, t)
+	VMOVQ(t, X6)
+	VPBROADCASTQ(X6, mvec)
+	MOVQ(nm1, t)
+	SHLQ(Imm(5), t)
+	VMOVUPD(Mem{Base: d, Index: t, Scale: 1}, dm)
+	VXORPD(found, found, found)
+	MOVQ(l, m)
+	Label("qms")
+	CMPQ(m, nm1)
+	JGE(LabelRef("qmsdone"))
+	MOVQ(m, t)
+	SHLQ(Imm(5), t)
+	VANDPD(Mem{Base: e, Index: t, Scale: 1}, absM, Y9)
+	VCMPPD(Imm(0x12), Mem{Base: scratch, Disp: 64}, Y9, Y9) // LE_OQ: |e[m]| <= tol
+	VANDNPD(Y9, found, Y11)                                 // new: negligible, not found before
+	VMOVQ(m, X12)
+	VPBROADCASTQ(X12, Y12)
+	VBLENDVPD(Y11, Y12, mvec, mvec)
+	VBLENDVPD(Y11, Mem{Base: d, Index: t, Scale: 1}, dm, dm)
+	VORPD(Y9, found, found)
+	INCQ(m)
+	JMP(LabelRef("qms"))
+	Label("qmsdone")
+	Comment("active = m != l; scratch[0:4] = m - 1, scratch[4:8] = m")
+	VMOVQ(l, X12)
+	VPBROADCASTQ(X12, Y12)
+	VPCMPEQQ(Y12, mvec, Y12)
+	VPCMPEQQ(Y9, Y9, Y9) // all ones: -1
+	VXORPD(Y9, Y12, active)
+	VPADDQ(Y9, mvec, Y10)
+	VMOVDQU(Y10, Mem{Base: scratch})
+	VMOVDQU(mvec, Mem{Base: scratch, Disp: 32})
+	VMOVMSKPD(active, t.As32())
+	TESTQ(t, t)
+	JZ(LabelRef("qnextl"))
+	Load(Param("params"), t)
+	CMPQ(iter, Mem{Base: t, Disp: 8 * gMaxIter})
+	JL(LabelRef("qshift"))
+	VMOVMSKPD(active, t.As32())
+	ORQ(t, failed)
+	JMP(LabelRef("qnextl"))
+
+	Label("qshift")
+	INCQ(iter)
+	Comment("g = dm - d[l] + e[l]/(g0 + sign(g0) sqrt(g0² + 1)), g0 = (d[l+1] - d[l])/2e[l]; e[l] := 1 where not active")
+	MOVQ(l, t)
+	SHLQ(Imm(5), t)
+	VBLENDVPD(active, Mem{Base: e, Index: t, Scale: 1}, ones, Y10)
+	VMOVUPD(Mem{Base: d, Index: t, Scale: 1, Disp: 32}, Y11)
+	VSUBPD(Mem{Base: d, Index: t, Scale: 1}, Y11, Y11)
+	VADDPD(Y10, Y10, Y12)
+	VDIVPD(Y12, Y11, Y11)
+	VMOVAPD(ones, Y12)
+	VFMADD231PD(Y11, Y11, Y12)
+	VSQRTPD(Y12, Y12)
+	VANDNPD(Y11, absM, Y13) // sign of g0
+	VORPD(Y13, Y12, Y12)
+	VADDPD(Y11, Y12, Y12)
+	VDIVPD(Y12, Y10, Y12)
+	VSUBPD(Mem{Base: d, Index: t, Scale: 1}, dm, g)
+	VADDPD(Y12, g, g)
+	VMOVAPD(ones, s)
+	VMOVAPD(ones, c)
+	VXORPD(p, p, p)
+	VXORPD(broken, broken, broken)
+	Comment("the longest chase: i from max(m) - 1 down to l")
+	mmax := GP64()
+	MOVQ(Mem{Base: scratch, Disp: 32}, mmax)
+	for u := 1; u < 4; u++ {
+		MOVQ(Mem{Base: scratch, Disp: 32 + 8*u}, t)
+		CMPQ(t, mmax)
+		CMOVQGT(t, mmax)
+	}
+	MOVQ(mmax, i)
+	DECQ(i)
+
+	Label("qchase")
+	CMPQ(i, l)
+	JL(LabelRef("qchasedone"))
+	Comment("live = active, i < m, not done")
+	VMOVQ(i, X10)
+	VPBROADCASTQ(X10, Y10)
+	VPCMPGTQ(Mem{Base: scratch}, Y10, Y10) // i > m - 1
+	VORPD(broken, Y10, Y10)
+	VANDNPD(active, Y10, Y10)
+	MOVQ(i, t)
+	SHLQ(Imm(5), t)
+	Comment("f = s e[i], b = c e[i], r = sqrt(f² + g²)")
+	VMOVUPD(Mem{Base: e, Index: t, Scale: 1}, Y9)
+	VMULPD(Y9, s, Y11)
+	VMULPD(Y9, c, Y12)
+	VMULPD(g, g, Y6)
+	VFMADD231PD(Y11, Y11, Y6)
+	VSQRTPD(Y6, Y6)
+	Comment("z: live lanes with r = 0 (done: d[i+1] -= p); ok: the others that are live")
+	VXORPD(Y8, Y8, Y8)
+	VCMPPD(Imm(0x00), Y8, Y6, Y7) // EQ_OQ
+	VANDPD(Y10, Y7, Y7)
+	VANDNPD(Y10, Y7, Y8)
+	VORPD(Y7, broken, broken)
+	VMOVUPD(Mem{Base: e, Index: t, Scale: 1, Disp: 32}, Y9)
+	VBLENDVPD(Y8, Y6, Y9, Y9)
+	VMOVUPD(Y9, Mem{Base: e, Index: t, Scale: 1, Disp: 32}) // e[i+1] = r
+	Comment("s' = f/r, c' = g/r (r := 1 where not ok)")
+	VBLENDVPD(Y8, Y6, ones, Y6)
+	VDIVPD(Y6, ones, Y6)
+	VMULPD(Y6, Y11, Y11) // s'
+	VMULPD(Y6, g, Y10)   // c'
+	Comment("g' = d[i+1] - p, r' = (d[i] - g') s' + 2 c' b, p' = s' r', d[i+1]' = g' + p', g'' = c' r' - b")
+	VMOVUPD(Mem{Base: d, Index: t, Scale: 1, Disp: 32}, Y9)
+	VSUBPD(p, Y9, Y6) // g'
+	VMOVUPD(Mem{Base: d, Index: t, Scale: 1}, Y13)
+	VSUBPD(Y6, Y13, Y13)
+	VMULPD(Y12, Y10, Y9)
+	VADDPD(Y9, Y9, Y9)
+	VFMADD231PD(Y13, Y11, Y9) // r'
+	VMULPD(Y9, Y11, Y13)      // p'
+	VADDPD(Y13, Y6, Y6)       // d[i+1]'
+	VFMSUB231PD(Y10, Y9, Y12) // g'' = c' r' - b
+	VBLENDVPD(Y8, Y11, s, s)
+	VBLENDVPD(Y8, Y10, c, c)
+	VBLENDVPD(Y8, Y12, g, g)
+	VMOVUPD(Mem{Base: d, Index: t, Scale: 1, Disp: 32}, Y9)
+	VBLENDVPD(Y8, Y6, Y9, Y6)
+	VSUBPD(p, Y9, Y10)
+	VBLENDVPD(Y7, Y10, Y6, Y6)
+	VMOVUPD(Y6, Mem{Base: d, Index: t, Scale: 1, Disp: 32})
+	VBLENDVPD(Y8, Y13, p, p)
+	DECQ(i)
+	JMP(LabelRef("qchase"))
+	Label("qchasedone")
+
+	Comment("lanes that finished their chase: d[l] -= p, e[l] = g; every active lane: e[m] = 0")
+	MOVQ(l, t)
+	SHLQ(Imm(5), t)
+	VANDNPD(active, broken, Y9) // active and not done
+	VMOVUPD(Mem{Base: d, Index: t, Scale: 1}, Y10)
+	VSUBPD(p, Y10, Y11)
+	VBLENDVPD(Y9, Y11, Y10, Y10)
+	VMOVUPD(Y10, Mem{Base: d, Index: t, Scale: 1})
+	VMOVUPD(Mem{Base: e, Index: t, Scale: 1}, Y10)
+	VBLENDVPD(Y9, g, Y10, Y10)
+	VMOVUPD(Y10, Mem{Base: e, Index: t, Scale: 1})
+	VMOVDQU(Mem{Base: scratch, Disp: 32}, Y6) // m
+	VXORPD(Y8, Y8, Y8)
+	MOVQ(l, m)
+	Label("qem")
+	INCQ(m)
+	CMPQ(m, mmax)
+	JG(LabelRef("qemdone"))
+	VMOVQ(m, X12)
+	VPBROADCASTQ(X12, Y12)
+	VPCMPEQQ(Y12, Y6, Y12)
+	VANDPD(active, Y12, Y12)
+	MOVQ(m, t)
+	SHLQ(Imm(5), t)
+	VMOVUPD(Mem{Base: e, Index: t, Scale: 1}, Y10)
+	VBLENDVPD(Y12, Y8, Y10, Y10)
+	VMOVUPD(Y10, Mem{Base: e, Index: t, Scale: 1})
+	JMP(LabelRef("qem"))
+	Label("qemdone")
+	JMP(LabelRef("qiter"))
+
+	Label("qnextl")
+	INCQ(l)
+	JMP(LabelRef("qll"))
+	Label("qdone")
+	Store(failed, ReturnIndex(0))
+	VZEROUPPER()
+	RET()
+}
+
+func sturm4() {
+	TEXT("sturm4AVX2", NOSPLIT, "func(d, e2 *float64, n int, x *float64, k int, cnt *int64, params *[8]float64)")
+	Pragma("noescape")
+	Doc(
+		"sturm4AVX2 writes into cnt[j*4:] the Sturm counts of 4 lane-interleaved",
+		"symmetric tridiagonal matrices (diagonal d[i*4:], squared subdiagonal",
+		"e2[i*4:]) at the shifts x[j*4:], j < k (k a multiple of 4): in each lane",
+		"the number of q_i < 0 in q_0 = d_0 - x, q_i = (d_i - x) - e2_{i-1}/q_{i-1}",
+		"(no FMA), a q of magnitude below params[5] replaced by -params[5].",
+	)
+	d := Load(Param("d"), GP64())
+	e2 := Load(Param("e2"), GP64())
+	n := Load(Param("n"), GP64())
+	x := Load(Param("x"), GP64())
+	k := Load(Param("k"), GP64())
+	cnt := Load(Param("cnt"), GP64())
+	params := Load(Param("params"), GP64())
+	absM, pivmin, negPiv := Y8, Y9, Y15
+	VBROADCASTSD(Mem{Base: params, Disp: 8 * gAbs}, absM)
+	VBROADCASTSD(Mem{Base: params, Disp: 8 * gPivmin}, pivmin)
+	VBROADCASTSD(Mem{Base: params, Disp: 8 * gSign}, negPiv)
+	VORPD(pivmin, negPiv, negPiv)
+	q := []VecPhysical{Y0, Y1, Y2, Y3}
+	cn := []VecPhysical{Y4, Y5, Y6, Y7}
+	nB := GP64()
+	MOVQ(n, nB)
+	SHLQ(Imm(5), nB)
+	j := GP64()
+	XORQ(j, j)
+	Label("sj")
+	CMPQ(j, k)
+	JGE(LabelRef("sdone"))
+	xo := GP64()
+	MOVQ(j, xo)
+	SHLQ(Imm(5), xo)
+	ADDQ(x, xo)
+	guard := func(u int) {
+		VANDPD(q[u], absM, Y12)
+		VCMPPD(Imm(0x11), pivmin, Y12, Y12) // LT_OQ
+		VBLENDVPD(Y12, negPiv, q[u], q[u])
+		VPSRLQ(Imm(63), q[u], Y13)
+		VPADDQ(Y13, cn[u], cn[u])
+	}
+	VMOVUPD(Mem{Base: d}, Y10)
+	for u := 0; u < 4; u++ {
+		VXORPD(cn[u], cn[u], cn[u])
+		VSUBPD(Mem{Base: xo, Disp: 32 * u}, Y10, q[u])
+		guard(u)
+	}
+	i := GP64()
+	MOVQ(U32(32), i)
+	Label("si")
+	CMPQ(i, nB)
+	JGE(LabelRef("sidone"))
+	VMOVUPD(Mem{Base: d, Index: i, Scale: 1}, Y10)
+	VMOVUPD(Mem{Base: e2, Index: i, Scale: 1, Disp: -32}, Y11)
+	for u := 0; u < 4; u++ {
+		VDIVPD(q[u], Y11, Y13)
+		VSUBPD(Mem{Base: xo, Disp: 32 * u}, Y10, Y12)
+		VSUBPD(Y13, Y12, q[u])
+		guard(u)
+	}
+	ADDQ(Imm(32), i)
+	JMP(LabelRef("si"))
+	Label("sidone")
+	MOVQ(j, i)
+	SHLQ(Imm(5), i)
+	for u := 0; u < 4; u++ {
+		VMOVDQU(cn[u], Mem{Base: cnt, Index: i, Scale: 1, Disp: 32 * u})
+	}
+	ADDQ(Imm(4), j)
+	JMP(LabelRef("sj"))
+	Label("sdone")
+	VZEROUPPER()
+	RET()
+}
+
+// ql8 is ql4 for two groups of 4 lanes at once (8 matrices: group A in dA,
+// eA, group B in dB, eB, each laid out as ql4's), sharing the control flow
+// (the split point and the chase are the longest over the 8 lanes, the
+// others masked): the two groups' dependency chains are independent, so
+// the core overlaps them. Per group h the scratch holds, 32 bytes each,
+// at h*256: m - 1, m (int64), the deflation threshold, the active, done,
+// ok and z masks, dm.
+func ql8() {
+	TEXT("ql8AVX2", NOSPLIT, "func(dA, eA, dB, eB *float64, n int, params *[8]float64, scratch *float64) uint64")
+	Pragma("noescape")
+	Doc(
+		"ql8AVX2 is ql4AVX2 on two groups of 4 lane-interleaved tridiagonal",
+		"matrices at once (dA, eA: lanes 0-3; dB, eB: lanes 4-7), one control flow",
+		"(each lane's split and chase masked as in ql4AVX2), the two groups'",
+		"chains interleaved. scratch: 64 float64, the deflation thresholds of",
+		"group h at scratch[h*32+8:]. It returns the mask of the lanes (bits 0-7)",
+		"in which an eigenvalue did not converge within params[6] iterations.",
+	)
+	dp := [2]Register{Load(Param("dA"), GP64()), Load(Param("dB"), GP64())}
+	ep := [2]Register{Load(Param("eA"), GP64()), Load(Param("eB"), GP64())}
+	n := Load(Param("n"), GP64())
+	params := Load(Param("params"), GP64())
+	scratch := Load(Param("scratch"), GP64())
+	ones, absM := Y15, Y14
+	VBROADCASTSD(Mem{Base: params, Disp: 8 * gOne}, ones)
+	VBROADCASTSD(Mem{Base: params, Disp: 8 * gAbs}, absM)
+	// State of group h: s, c, p, g.
+	st := [2][4]VecPhysical{{Y0, Y1, Y2, Y3}, {Y4, Y5, Y6, Y7}}
+	const (
+		sM1, sM, sTol, sAct, sDone, sOK, sZ, sDm = 0, 32, 64, 96, 128, 160, 192, 224
+	)
+	mem := func(h, off int) Mem { return Mem{Base: scratch, Disp: h*256 + off} }
+	failed := GP64()
+	XORQ(failed, failed)
+	nm1 := GP64()
+	MOVQ(n, nm1)
+	DECQ(nm1)
+	l, iter, m, i, t, t2 := GP64(), GP64(), GP64(), GP64(), GP64(), GP64()
+	XORQ(l, l)
+
+	Label("ql")
+	CMPQ(l, nm1)
+	JGE(LabelRef("qdone"))
+	XORQ(iter, iter)
+
+	Label("qiter")
+	Comment("per group: m per lane (the first m >= l with |e[m]| <= tol, else n-1), dm = d[m], active = m != l")
+	anyAct := GP64()
+	XORQ(anyAct, anyAct)
+	for h := 0; h < 2; h++ {
+		mvec, dm, found := Y8, Y9, Y10
+		VMOVQ(nm1, X8)
+		VPBROADCASTQ(X8, mvec)
+		MOVQ(nm1, t)
+		SHLQ(Imm(5), t)
+		VMOVUPD(Mem{Base: dp[h], Index: t, Scale: 1}, dm)
+		VXORPD(found, found, found)
+		MOVQ(l, m)
+		lbl := fmt.Sprintf("qms%d", h)
+		Label(lbl)
+		CMPQ(m, nm1)
+		JGE(LabelRef(lbl + "done"))
+		MOVQ(m, t)
+		SHLQ(Imm(5), t)
+		VANDPD(Mem{Base: ep[h], Index: t, Scale: 1}, absM, Y11)
+		VCMPPD(Imm(0x12), mem(h, sTol), Y11, Y11) // |e[m]| <= tol
+		VANDNPD(Y11, found, Y12)                  // negligible, not found before
+		VMOVQ(m, X13)
+		VPBROADCASTQ(X13, Y13)
+		VBLENDVPD(Y12, Y13, mvec, mvec)
+		VBLENDVPD(Y12, Mem{Base: dp[h], Index: t, Scale: 1}, dm, dm)
+		VORPD(Y11, found, found)
+		INCQ(m)
+		JMP(LabelRef(lbl))
+		Label(lbl + "done")
+		VMOVQ(l, X12)
+		VPBROADCASTQ(X12, Y12)
+		VPCMPEQQ(Y12, mvec, Y12)
+		VPCMPEQQ(Y11, Y11, Y11) // -1
+		VXORPD(Y11, Y12, Y12)   // active
+		VPADDQ(Y11, mvec, Y13)
+		VMOVDQU(Y13, mem(h, sM1))
+		VMOVDQU(mvec, mem(h, sM))
+		VMOVUPD(Y12, mem(h, sAct))
+		VMOVUPD(dm, mem(h, sDm))
+		VMOVMSKPD(Y12, t.As32())
+		if h == 1 {
+			SHLQ(Imm(4), t)
+		}
+		ORQ(t, anyAct)
+	}
+	TESTQ(anyAct, anyAct)
+	JZ(LabelRef("qnextl"))
+	Load(Param("params"), t)
+	CMPQ(iter, Mem{Base: t, Disp: 8 * gMaxIter})
+	JL(LabelRef("qshift"))
+	ORQ(anyAct, failed)
+	JMP(LabelRef("qnextl"))
+
+	Label("qshift")
+	INCQ(iter)
+	Comment("per group: g = dm - d[l] + e[l]/(g0 + sign(g0) sqrt(g0² + 1)), g0 = (d[l+1] - d[l])/2e[l]")
+	MOVQ(l, t)
+	SHLQ(Imm(5), t)
+	for h := 0; h < 2; h++ {
+		s, c, p, g := st[h][0], st[h][1], st[h][2], st[h][3]
+		VMOVUPD(mem(h, sAct), Y8)
+		VBLENDVPD(Y8, Mem{Base: ep[h], Index: t, Scale: 1}, ones, Y10)
+		VMOVUPD(Mem{Base: dp[h], Index: t, Scale: 1, Disp: 32}, Y11)
+		VSUBPD(Mem{Base: dp[h], Index: t, Scale: 1}, Y11, Y11)
+		VADDPD(Y10, Y10, Y12)
+		VDIVPD(Y12, Y11, Y11)
+		VMOVAPD(ones, Y12)
+		VFMADD231PD(Y11, Y11, Y12)
+		VSQRTPD(Y12, Y12)
+		VANDNPD(Y11, absM, Y13)
+		VORPD(Y13, Y12, Y12)
+		VADDPD(Y11, Y12, Y12)
+		VDIVPD(Y12, Y10, Y12)
+		VMOVUPD(mem(h, sDm), g)
+		VSUBPD(Mem{Base: dp[h], Index: t, Scale: 1}, g, g)
+		VADDPD(Y12, g, g)
+		VMOVAPD(ones, s)
+		VMOVAPD(ones, c)
+		VXORPD(p, p, p)
+		VXORPD(Y9, Y9, Y9)
+		VMOVUPD(Y9, mem(h, sDone))
+	}
+	mmax := GP64()
+	MOVQ(mem(0, sM), mmax)
+	for h := 0; h < 2; h++ {
+		for u := 0; u < 4; u++ {
+			if h == 0 && u == 0 {
+				continue
+			}
+			MOVQ(mem(h, sM+8*u), t)
+			CMPQ(t, mmax)
+			CMOVQGT(t, mmax)
+		}
+	}
+	MOVQ(mmax, i)
+	DECQ(i)
+
+	Label("qchase")
+	CMPQ(i, l)
+	JL(LabelRef("qchasedone"))
+	MOVQ(i, t)
+	SHLQ(Imm(5), t)
+	for h := 0; h < 2; h++ {
+		s, c, p, g := st[h][0], st[h][1], st[h][2], st[h][3]
+		e, d := ep[h], dp[h]
+		Comment(fmt.Sprintf("group %d: live = active, i < m, not done", h))
+		VMOVQ(i, X8)
+		VPBROADCASTQ(X8, Y8)
+		VPCMPGTQ(mem(h, sM1), Y8, Y8)
+		VORPD(mem(h, sDone), Y8, Y8)
+		VANDNPD(mem(h, sAct), Y8, Y8) // live
+		VMOVUPD(Mem{Base: e, Index: t, Scale: 1}, Y9)
+		VMULPD(Y9, s, Y10) // f
+		VMULPD(Y9, c, Y11) // b
+		VMULPD(g, g, Y12)
+		VFMADD231PD(Y10, Y10, Y12)
+		VSQRTPD(Y12, Y12) // r
+		VXORPD(Y13, Y13, Y13)
+		VCMPPD(Imm(0x00), Y13, Y12, Y13) // r == 0
+		VANDPD(Y8, Y13, Y13)             // z
+		VMOVUPD(Y13, mem(h, sZ))
+		VORPD(mem(h, sDone), Y13, Y9)
+		VMOVUPD(Y9, mem(h, sDone))
+		VANDNPD(Y8, Y13, Y8) // ok
+		VMOVUPD(Mem{Base: e, Index: t, Scale: 1, Disp: 32}, Y9)
+		VBLENDVPD(Y8, Y12, Y9, Y9)
+		VMOVUPD(Y9, Mem{Base: e, Index: t, Scale: 1, Disp: 32}) // e[i+1] = r
+		VBLENDVPD(Y8, Y12, ones, Y12)
+		VDIVPD(Y12, ones, Y12)
+		VMULPD(Y12, Y10, Y10) // s'
+		VMULPD(Y12, g, Y12)   // c'
+		VMOVUPD(Y8, mem(h, sOK))
+		VMOVUPD(Mem{Base: d, Index: t, Scale: 1, Disp: 32}, Y9)
+		VSUBPD(p, Y9, Y9) // g'
+		VMOVUPD(Mem{Base: d, Index: t, Scale: 1}, Y13)
+		VSUBPD(Y9, Y13, Y13)
+		VMULPD(Y11, Y12, Y8)
+		VADDPD(Y8, Y8, Y8)
+		VFMADD231PD(Y13, Y10, Y8) // r'
+		VMULPD(Y8, Y10, Y13)      // p'
+		VADDPD(Y13, Y9, Y9)       // d[i+1]'
+		VFMSUB231PD(Y12, Y8, Y11) // g'' = c' r' - b
+		VMOVUPD(mem(h, sOK), Y8)
+		VBLENDVPD(Y8, Y10, s, s)
+		VBLENDVPD(Y8, Y12, c, c)
+		VBLENDVPD(Y8, Y11, g, g)
+		VMOVUPD(Mem{Base: d, Index: t, Scale: 1, Disp: 32}, Y10)
+		VBLENDVPD(Y8, Y9, Y10, Y9)
+		VSUBPD(p, Y10, Y12)
+		VMOVUPD(mem(h, sZ), Y11)
+		VBLENDVPD(Y11, Y12, Y9, Y9)
+		VMOVUPD(Y9, Mem{Base: d, Index: t, Scale: 1, Disp: 32})
+		VBLENDVPD(Y8, Y13, p, p)
+	}
+	DECQ(i)
+	JMP(LabelRef("qchase"))
+	Label("qchasedone")
+
+	Comment("per group: lanes that finished their chase: d[l] -= p, e[l] = g; every active lane: e[m] = 0")
+	MOVQ(l, t)
+	SHLQ(Imm(5), t)
+	for h := 0; h < 2; h++ {
+		p, g := st[h][2], st[h][3]
+		e, d := ep[h], dp[h]
+		VMOVUPD(mem(h, sDone), Y8)
+		VANDNPD(mem(h, sAct), Y8, Y9) // active and not done
+		VMOVUPD(Mem{Base: d, Index: t, Scale: 1}, Y10)
+		VSUBPD(p, Y10, Y11)
+		VBLENDVPD(Y9, Y11, Y10, Y10)
+		VMOVUPD(Y10, Mem{Base: d, Index: t, Scale: 1})
+		VMOVUPD(Mem{Base: e, Index: t, Scale: 1}, Y10)
+		VBLENDVPD(Y9, g, Y10, Y10)
+		VMOVUPD(Y10, Mem{Base: e, Index: t, Scale: 1})
+		VMOVDQU(mem(h, sM), Y8)
+		VMOVUPD(mem(h, sAct), Y13)
+		VXORPD(Y11, Y11, Y11)
+		MOVQ(l, m)
+		lbl := fmt.Sprintf("qem%d", h)
+		Label(lbl)
+		INCQ(m)
+		CMPQ(m, mmax)
+		JG(LabelRef(lbl + "done"))
+		VMOVQ(m, X12)
+		VPBROADCASTQ(X12, Y12)
+		VPCMPEQQ(Y12, Y8, Y12)
+		VANDPD(Y13, Y12, Y12)
+		MOVQ(m, t2)
+		SHLQ(Imm(5), t2)
+		VMOVUPD(Mem{Base: e, Index: t2, Scale: 1}, Y10)
+		VBLENDVPD(Y12, Y11, Y10, Y10)
+		VMOVUPD(Y10, Mem{Base: e, Index: t2, Scale: 1})
+		JMP(LabelRef(lbl))
+		Label(lbl + "done")
+	}
+	JMP(LabelRef("qiter"))
+
+	Label("qnextl")
+	INCQ(l)
+	JMP(LabelRef("ql"))
+	Label("qdone")
+	Store(failed, ReturnIndex(0))
+	VZEROUPPER()
+	RET()
+}

@@ -1,0 +1,135 @@
+package baseline
+
+import (
+	"encoding/csv"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// Table is a plain table of text cells: a header and rows of the same
+// width. WriteText aligns it for a terminal, WriteCSV writes RFC 4180 CSV;
+// JSON is the Result itself (encoding/json).
+type Table struct {
+	Header []string
+	Rows   [][]string
+}
+
+// WriteText writes the table with columns separated by two spaces, the
+// first column left-aligned and the others right-aligned (numbers), widths
+// counted in runes, no trailing spaces.
+func (t *Table) WriteText(w io.Writer) error {
+	width := make([]int, len(t.Header))
+	for _, row := range append([][]string{t.Header}, t.Rows...) {
+		for c, s := range row {
+			if c < len(width) {
+				width[c] = max(width[c], utf8.RuneCountInString(s))
+			}
+		}
+	}
+	var b, line strings.Builder
+	for _, row := range append([][]string{t.Header}, t.Rows...) {
+		line.Reset()
+		for c, s := range row {
+			if c >= len(width) {
+				break
+			}
+			pad := strings.Repeat(" ", width[c]-utf8.RuneCountInString(s))
+			if c == 0 {
+				line.WriteString(s)
+				line.WriteString(pad)
+			} else {
+				line.WriteString("  ")
+				line.WriteString(pad)
+				line.WriteString(s)
+			}
+		}
+		b.WriteString(strings.TrimRight(line.String(), " "))
+		b.WriteByte('\n')
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// WriteCSV writes the header and the rows as CSV.
+func (t *Table) WriteCSV(w io.Writer) error {
+	cw := csv.NewWriter(w)
+	if err := cw.Write(t.Header); err != nil {
+		return err
+	}
+	if err := cw.WriteAll(t.Rows); err != nil {
+		return err
+	}
+	return cw.Error()
+}
+
+// pct formats an accuracy (or a difference of accuracies) in per cent
+// with two decimals.
+func pct(v float64) string { return strconv.FormatFloat(100*v, 'f', 2, 64) }
+
+// Summary is the table of the methods' mean and sd over the splits (per
+// cent), with the reference first and, when there is one, every method's
+// paired difference to it (method − reference) with its standard error
+// and the corrected one (Paired), and its wins/ties/losses.
+func (r *Result) Summary() *Table {
+	t := &Table{Header: []string{"method", "mean %", "sd"}}
+	ref := r.Reference
+	if ref != nil {
+		t.Header = append(t.Header, "diff", "se", "se corr", "w/t/l")
+		t.Rows = append(t.Rows, []string{ref.Name, pct(ref.Mean), pct(ref.SD), "", "", "", ""})
+	}
+	for _, m := range r.Methods {
+		row := []string{m.Name, pct(m.Mean), pct(m.SD)}
+		if ref != nil {
+			v := m.Versus
+			row = append(row, signed(v.Mean), pct(v.SE), pct(v.SECorrected), fmt.Sprintf("%d/%d/%d", v.Wins, v.Ties, v.Losses))
+		}
+		t.Rows = append(t.Rows, row)
+	}
+	return t
+}
+
+func signed(v float64) string {
+	s := pct(v)
+	if v >= 0 {
+		s = "+" + s
+	}
+	return s
+}
+
+// PerSplit is the table of every split's accuracy (per cent): one row per
+// split, one column per method (the reference first, when there is one),
+// then, for each tuned method, the parameter each split used ("SVM C",
+// "GDA reg").
+func (r *Result) PerSplit() *Table {
+	t := &Table{Header: []string{"split"}}
+	if r.Reference != nil {
+		t.Header = append(t.Header, r.Reference.Name)
+	}
+	var tuned []*MethodResult
+	for i, m := range r.Methods {
+		t.Header = append(t.Header, m.Name)
+		if m.Tuned != nil {
+			tuned = append(tuned, &r.Methods[i])
+		}
+	}
+	for _, m := range tuned {
+		t.Header = append(t.Header, strings.ToUpper(m.Method.String())+" "+m.Method.ParamName())
+	}
+	for f := range r.Splits {
+		row := []string{strconv.Itoa(f + 1)}
+		if r.Reference != nil {
+			row = append(row, pct(r.Reference.Accuracy[f]))
+		}
+		for _, m := range r.Methods {
+			row = append(row, pct(m.Accuracy[f]))
+		}
+		for _, m := range tuned {
+			row = append(row, strconv.FormatFloat(m.Tuned[f].Param, 'g', -1, 64))
+		}
+		t.Rows = append(t.Rows, row)
+	}
+	return t
+}

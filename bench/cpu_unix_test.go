@@ -1,0 +1,29 @@
+//go:build unix
+
+package bench
+
+import (
+	"syscall"
+	"testing"
+	"time"
+)
+
+// cpuClock measures the process's CPU time (user and system, getrusage)
+// from start to report, which reports it per op as cpu-ns/op.
+type cpuClock struct{ t0 time.Duration }
+
+func cpuNow() time.Duration {
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+func (c *cpuClock) start() { c.t0 = cpuNow() }
+
+func (c *cpuClock) report(b *testing.B) {
+	if b.N > 0 && c.t0 > 0 {
+		b.ReportMetric(float64(cpuNow()-c.t0)/float64(b.N), "cpu-ns/op")
+	}
+}

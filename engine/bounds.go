@@ -1,0 +1,136 @@
+package engine
+
+import (
+	"math"
+
+	"github.com/grlgq/grlgq/kernels"
+)
+
+// Bounds on the distance that Distances computes, without computing it.
+//
+// Distances computes, for a projection M = Pᵀ W (d x d) and relevances
+// λ >= 0, the value
+//
+//	d̂ = fl(Σ_j λ_j θ̂_j²),  θ̂_j = Acos(clamp(σ̂_j, 0, 1)),
+//
+// with σ̂_1 >= ... >= σ̂_d the singular values svd.Batch.Values computes
+// for M: each within 4 d u σ_1 of the exact σ_j of M as stored (svd's
+// accuracy contract, u = 2^-53; the bounds below use twice that), and
+// kernels.Acos within εA = 2^-47 of arccos on [0, 1] (kernels'
+// TestAcosErrorBound checks a tenth of that). The sum is of d
+// non-negative terms, each rounded twice, in order: its relative error is
+// at most γ_{d+1} = (d+1)u/(1 − (d+1)u).
+//
+// The pruned searches compare intervals [lo, hi] that contain d̂, derived
+// from enclosures of M's exact singular values, and compute d̂ itself
+// (svd.Batch.Values, the same bits as Distances) only for prototypes whose
+// intervals overlap the best one's. A prototype k is ruled out only when
+// lo_k > hi_j for a prototype j of its group: then d̂_k > d̂_j, so k is not
+// the nearest one whatever the ties. Every bound is rounded outwards: a
+// computed lower bound is multiplied by 1 − c u and an upper one by 1 + c u
+// with c above the number of roundings that formed it.
+//
+// Two enclosures are used:
+//
+//   - Tier 1, from t = ‖M‖_F² = Σ σ_j² (d² multiply-adds, traceBounds):
+//     with y_j = clamp(σ̂_j, 0, 1) and θ_j = arccos y_j ∈ [0, π/2],
+//     sin² θ_j = 1 − y_j² and sin² θ <= θ² <= (π²/4) sin² θ (sin θ >=
+//     2θ/π), so Σ λ_j θ_j² lies between λ_min (d − Y) and λ_max (π²/4)
+//     (d − Y), Y = Σ y_j². With c = 8 d u √t (>= twice the contract's
+//     4 d u σ_1): Σ y_j² <= Σ (σ_j + c)² <= t + 2c √(d t) + d c² (Cauchy–
+//     Schwarz), and Σ y_j² >= Σ max(σ_j − c, 0)² >= t − 2c √(d t) (for
+//     σ_j >= c, (σ_j − c)² >= σ_j² − 2cσ_j; below, 0 >= σ_j² − 2cσ_j), and
+//     Y <= d. θ̂_j = θ_j ± εA adds at most Σ λ_j (π εA + εA²) (εA at its
+//     largest, acosErrMax). t itself
+//     is computed as one sum of d² squares: the exact t is within γ_{d²}
+//     of it.
+//   - Tier 2, from enclosures a_j <= σ_j² <= b_j of the exact squared
+//     values (svd.Gram.Enclose, proved there; angleBounds): σ_j ∈
+//     [√a_j, √b_j], so σ̂_j ∈ [√a_j − c, √b_j + c] with c = 8 d u √b_1, and
+//     by the monotonicity of clamp and arccos θ̂_j ∈ [Acos(x_hi) − 2εA,
+//     Acos(x_lo) + 2εA] (εA once for θ̂_j, once for the Acos of the end;
+//     taken at the smaller angle, where it is larger),
+//     x_lo = max(√a_j − c, 0), x_hi = min(√b_j + c, 1). Then d̂ lies in
+//     [(1 − γ) Σ λ_j θ_lo,j², (1 + γ) Σ λ_j θ_hi,j²]. As wide as these
+//     enclosures are near σ = 1 (arccos magnifies an error δ in σ into
+//     √(2δ)), they still contain d̂.
+//
+// Both need λ >= 0 (a negative relevance reverses the monotonicity): the
+// searches take the exact route for every prototype otherwise.
+
+// acosErr returns εA(t), a bound on |kernels.Acos(x) − arccos(x)| for the
+// x in [0, 1] whose computed Acos(x) is t. kernels.Acos is math.Acos on
+// amd64, π/2 − Asin(x), whose Asin takes √(1 − x·x): near x = 1 the
+// rounding of x·x (at most 2^-54, and 1 − x·x is then exact) moves the
+// square root by at most 2^-55/sin θ, and never by more than √(2^-54) =
+// 2^-27, and the rest (the arctangent, the two subtractions from π/2)
+// adds a few ulp of π/2. So εA = 2^-50 + 1.5 min(2^-55/sin θ, 2^-27);
+// for t >= 2^-20 the error is far below t/2, so θ >= t/2 and sin θ >=
+// t/π; below, the cap. (AcosGeneric, the other path, is within an ulp of
+// arccos.) kernels' TestAcosErrorBound checks it with a factor 2 to spare.
+func acosErr(t float64) float64 {
+	if t < 0x1p-20 {
+		return 0x1p-50 + 1.5*0x1p-27
+	}
+	return 0x1p-50 + 1.5*min(0x1p-55*math.Pi/t, 0x1p-27)
+}
+
+// acosErrMax is the largest acosErr.
+const acosErrMax = 0x1p-50 + 1.5*0x1p-27
+
+// ur is the unit roundoff 2^-53.
+const ur = 0x1p-53
+
+// down and up round a bound computed with at most n roundings outwards.
+func down(x float64, n int) float64 { return x - float64(n+2)*ur*math.Abs(x) }
+func up(x float64, n int) float64   { return x + float64(n+2)*ur*math.Abs(x) }
+
+// traceBounds returns tier-1 bounds on d̂ from the computed t = fl(‖M‖_F²)
+// (one chain of d² rounded squares), for relevances of least lmin and
+// greatest lmax (>= 0) summing to lsum.
+func traceBounds(t float64, d int, lmin, lmax, lsum float64) (lo, hi float64) {
+	df := float64(d)
+	g := 2 * df * df * ur // > γ_{d²}
+	tlo, thi := t*(1-g), t*(1+g)
+	c := up(8*df*ur*math.Sqrt(thi), 4)
+	cross := up(2*c*math.Sqrt(df*thi), 4)
+	yhi := min(up(thi+cross+df*c*c, 4), df)
+	ylo := max(down(tlo-cross, 4), 0)
+	acosSlack := lsum * (math.Pi*acosErrMax + acosErrMax*acosErrMax)
+	sLo := max(down(df-yhi, 2), 0) // Σ sin² θ_j
+	sHi := up(df-ylo, 2)
+	gd := int(2*d + 8)
+	lo = max(down(down(lmin*sLo, 2)-acosSlack, gd), 0)
+	hi = up(up(lmax*(math.Pi*math.Pi/4)*sHi, 4)+acosSlack, gd)
+	return lo, hi
+}
+
+// angleBounds returns tier-2 bounds on d̂ from enclosures a[j] <= σ_j² <=
+// b[j] (descending j, len d) and the relevances lam (len d, >= 0).
+func angleBounds(a, b, lam []float64) (lo, hi float64) {
+	d := len(a)
+	s1 := up(math.Sqrt(b[0]), 1)
+	c := up(8*float64(d)*ur*s1, 4)
+	var slo, shi float64
+	for j := range a {
+		xlo := max(down(math.Sqrt(a[j]), 1)-c, 0)
+		xhi := min(up(math.Sqrt(b[j]), 1)+c, 1)
+		al, ah := kernels.Acos(xhi), kernels.Acos(xlo)
+		tlo := max(al-2*acosErr(al), 0)
+		thi := ah + 2*acosErr(al)
+		slo += float64(lam[j] * float64(tlo*tlo))
+		shi += float64(lam[j] * float64(thi*thi))
+	}
+	gd := 4*d + 8
+	return max(down(slo, gd), 0), up(shi, gd)
+}
+
+// lambdaRange returns the least and greatest relevance and their sum.
+func lambdaRange(lam []float64) (lmin, lmax, lsum float64) {
+	lmin, lmax = math.Inf(1), math.Inf(-1)
+	for _, l := range lam {
+		lmin, lmax = min(lmin, l), max(lmax, l)
+		lsum += l
+	}
+	return lmin, lmax, up(lsum, len(lam))
+}

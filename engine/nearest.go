@@ -1,0 +1,191 @@
+package engine
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/grlgq/grlgq/linalg"
+)
+
+// Nearest is the outcome of a nearest-prototype search (Engine.Nearest,
+// Shared.Nearest): the nearest prototype (First) and, when asked for, the
+// nearest prototype of another class (Second; -1 with DSecond = +Inf when
+// every prototype has First's label), ties to the lowest index, as a scan
+// of the distances Distances computes finds them, with those distances'
+// bits.
+type Nearest struct {
+	First, Second   int
+	DFirst, DSecond float64
+}
+
+// Nearest finds, for the sample P (dim x d), the nearest prototype and,
+// if second, the nearest prototype whose label (labels[k], len p) differs
+// from the nearest one's: what a classifier needs for its label, and with
+// second for its margin. lambda is as for Distances.
+//
+// Distances are computed only where the bounds (see search.go) leave a
+// candidate. With many prototypes (p >= pivotMinP) most projections are
+// skipped too: a pivot index (pivots.go), built at the first call with
+// relevances the metric covers and kept until a prototype changes, bounds
+// every distance from below by the triangle inequality of a metric on
+// the subspaces before any projection; only prototypes whose bound is
+// below the best distance among the pivots are projected.
+func (e *Engine) Nearest(r *Nearest, P *linalg.Dense, lambda []float64, labels []int, second bool) error {
+	if e.closed {
+		return ErrClosed
+	}
+	if len(labels) != e.p {
+		return fmt.Errorf("%w: Nearest: %d labels for %d prototypes", ErrShape, len(labels), e.p)
+	}
+	if err := e.checkSet(P, "sample"); err != nil {
+		return err
+	}
+	if err := e.checkLambda(lambda); err != nil {
+		return err
+	}
+	e.searchSpace()
+	e.tick()
+	e.stats.Searches++
+	e.stats.Prototypes += int64(e.p)
+	if !e.prunable(lambda) {
+		return e.nearestExhaustive(r, P, lambda, labels, second)
+	}
+	if pv := e.pivotsFor(lambda); pv != nil {
+		ok, err := e.pivotBounds(pv, P, lambda, labels, second)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return e.nearestExhaustive(r, P, lambda, labels, second)
+		}
+		if err := e.projectCand(P, lambda); err != nil {
+			return e.nearestExhaustive(r, P, lambda, labels, second)
+		}
+	} else if !e.projectAndCheck(P, lambda) {
+		return e.nearestExhaustive(r, P, lambda, labels, second)
+	}
+	return e.settleNearest(r, lambda, labels, second)
+}
+
+// nearestExhaustive is Nearest by Distances and a scan.
+func (e *Engine) nearestExhaustive(r *Nearest, P *linalg.Dense, lambda []float64, labels []int, second bool) error {
+	e.stats.Exhaustive++
+	e.stats.Values += int64(e.p)
+	if err := e.Distances(e.sdist, nil, P, lambda); err != nil {
+		return err
+	}
+	for k := range e.tier {
+		e.tier[k] = 3
+		e.blo[k], e.bhi[k] = e.sdist[k], e.sdist[k]
+	}
+	return e.pickNearest(r, labels, second, nil)
+}
+
+// pickNearest scans the prototypes in tier 3 (all, or those of ks) for
+// the nearest and, if second, the nearest of another label.
+func (e *Engine) pickNearest(r *Nearest, labels []int, second bool, ks []int32) error {
+	*r = Nearest{First: -1, Second: -1, DFirst: math.Inf(1), DSecond: math.Inf(1)}
+	visit := func(k int) error {
+		if e.tier[k] != 3 {
+			return nil
+		}
+		dk := e.sdist[k]
+		if !(dk <= math.MaxFloat64) {
+			return fmt.Errorf("engine: %w: distance to prototype %d is %v", ErrNotFinite, k, dk)
+		}
+		if r.First < 0 || dk < r.DFirst {
+			r.First, r.DFirst = k, dk
+		}
+		return nil
+	}
+	if err := e.forEach(ks, visit); err != nil {
+		return err
+	}
+	if second {
+		c := labels[r.First]
+		_ = e.forEach(ks, func(k int) error {
+			if e.tier[k] == 3 && labels[k] != c && (r.Second < 0 || e.sdist[k] < r.DSecond) {
+				r.Second, r.DSecond = k, e.sdist[k]
+			}
+			return nil
+		})
+	}
+	return nil
+}
+
+// forEach calls f for every prototype, or for those of ks, ascending.
+func (e *Engine) forEach(ks []int32, f func(k int) error) error {
+	if ks == nil {
+		for k := 0; k < e.p; k++ {
+			if err := f(k); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	for _, k := range ks {
+		if err := f(int(k)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// threshold returns the distance no candidate may exceed in the current
+// bounds: the least upper bound (first only), or with second the least
+// upper bound among the prototypes whose label differs from that of the
+// one with the least (the second least of the classes' least upper
+// bounds: at least two classes have a prototype within it, so the nearest
+// prototype and the nearest of another class are both within it), +Inf
+// when every prototype has one label.
+func (e *Engine) threshold(labels []int, second bool) float64 {
+	b1, k1 := math.Inf(1), -1
+	for k := 0; k < e.p; k++ {
+		if e.tier[k] >= 1 && (k1 < 0 || e.bhi[k] < b1) {
+			b1, k1 = e.bhi[k], k
+		}
+	}
+	if !second || k1 < 0 {
+		return b1
+	}
+	b2 := math.Inf(1)
+	for k := 0; k < e.p; k++ {
+		if e.tier[k] >= 1 && labels[k] != labels[k1] {
+			b2 = min(b2, e.bhi[k])
+		}
+	}
+	return b2
+}
+
+// settleNearest narrows the candidates (prototypes with bounds, tier >= 1,
+// whose lower bound is within the threshold) by tiers 2 and 3 until the
+// nearest one (and with second every candidate) is valued, then picks.
+func (e *Engine) settleNearest(r *Nearest, lambda []float64, labels []int, second bool) error {
+	for _, tier := range []uint8{2, 3} {
+		b := e.threshold(labels, second)
+		e.cand = e.cand[:0]
+		open := 0
+		for k := 0; k < e.p; k++ {
+			if e.tier[k] >= 1 && e.blo[k] <= b {
+				open++
+				if e.tier[k] < tier {
+					e.cand = append(e.cand, int32(k))
+				}
+			}
+		}
+		if open == 1 && !second && tier == 2 {
+			// One candidate: straight to its value.
+			continue
+		}
+		var err error
+		if tier == 2 {
+			err = e.refine(lambda)
+		} else {
+			err = e.valueCand(lambda)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return e.pickNearest(r, labels, second, nil)
+}

@@ -1,0 +1,393 @@
+package engine
+
+import (
+	"math"
+
+	"github.com/grlgq/grlgq/kernels"
+	"github.com/grlgq/grlgq/linalg"
+)
+
+// A pivot index bounds every prototype's distance to a sample from below
+// before any projection, by the triangle inequality of a metric on the
+// subspaces (LAESA: a few prototypes are pivots, and the metric between
+// each pivot and every prototype is computed once).
+//
+// The metric. For weights 0 <= m_1 <= ... <= m_d on the principal angles
+// in ascending order, ρ_m(X, Y) = √(Σ_j m_j θ_j(X, Y)²) is a symmetric
+// gauge function of the angles (a norm of the angle vector that does not
+// depend on their order or signs: the weight grows with the angle), hence
+// a metric on the Grassmannian (Qiu, Zhang and Li, SIAM J. Matrix Anal.
+// Appl. 27, 2005: every symmetric gauge function of the principal angles
+// is a unitarily invariant metric). With m_j = min_{i >= j} λ_i (over every
+// prototype's relevances), m <= λ entrywise, so the distance Σ_j λ_j θ_j²
+// is at least ρ_m². For a pivot C and a prototype W:
+//
+//	ρ_m(P, W) >= max(ρ_m(P, C) − ρ_m(C, W), ρ_m(C, W) − ρ_m(P, C)).
+//
+// Rounding. The metric is of the exact subspaces; what is computed are
+// singular values σ̂ of fl(Aᵀ B) for bases A, B that are orthonormal only
+// to ε_A, ε_B (‖AᵀA − I‖_2 <= ε_A, measured). The exact cosines of the
+// angles are then within Δσ = 8 d u σ̂_1 (twice svd's contract) + γ_D d
+// (1 + ε_A)(1 + ε_B) (the product's rounding: ‖fl(AᵀB) − AᵀB‖_2 <=
+// γ_D ‖A‖_F ‖B‖_F) + 2.01 (ε_A + ε_B) (the bases' departure from
+// orthonormal: σ(AᵀB) is cos θ times factors within (1 ± ε)) of σ̂, and an
+// angle within δ = π √(Δσ/2) + 2 εA of the computed one (|arccos a −
+// arccos b| <= arccos(1 − |a − b|) <= π √(|a − b|/2) on [0, 1], and εA for
+// each kernels.Acos, at its largest: acosErrMax). So ρ_m lies within δ √(Σ m) of the value of the
+// computed angles, and the computed distance d̂ that Distances gives is at
+// least (ρ_m(P, W) − δ √(Σ m))² (its angles within δ of the exact ones,
+// each weighted by λ_j >= m_j). Every end is rounded outwards.
+
+// PivotMinP is the least number of prototypes for which Nearest builds a
+// pivot index and skips projections: below it every projection is cheap
+// enough to compute.
+const PivotMinP = 64
+
+const pivotMinP = PivotMinP
+
+// maxPivots caps the pivots (sqrt(p) of them otherwise).
+const maxPivots = 64
+
+// pivotIndex is the LAESA table of an engine's prototypes for weights m.
+type pivotIndex struct {
+	m      []float64 // metric weights, ascending angles, nondecreasing
+	msq    float64   // √(Σ m), rounded up
+	piv    []int32   // the pivot prototypes
+	np     int       // the table's row length (the pivots chosen, at most)
+	isP    []bool    // isP[k]: prototype k is a pivot
+	rlo    []float64 // p x np: ρ_m(C_i, W_k) >= rlo[k*np+i]
+	rhi    []float64 // p x np: ρ_m(C_i, W_k) <= rhi[k*np+i]
+	eps    []float64 // p: ‖W_kᵀ W_k − I‖_2 <= eps[k]
+	epsMax float64   // the largest eps
+}
+
+// A pivot index is read-only once built (a Shared's serves every caller);
+// a query's scratch is the engine's: e.plo, e.phi (ρ_m(P, C_i) intervals),
+// e.ogram (d x d).
+
+// metricWeights writes m_j = min over the relevances (lambda: one vector
+// of d, or one per prototype) of λ_i for i >= j into m.
+func metricWeights(m, lambda []float64, d int) {
+	for j := range m {
+		m[j] = math.Inf(1)
+	}
+	for o := 0; o < len(lambda); o += d {
+		l := lambda[o : o+d]
+		run := math.Inf(1)
+		for j := d - 1; j >= 0; j-- {
+			run = min(run, l[j])
+			m[j] = min(m[j], run)
+		}
+	}
+}
+
+// pivotsFor returns the engine's pivot index, built at the first call (an
+// Engine's; a Shared's workspaces are handed the Shared's), if p >=
+// pivotMinP and its weights are at most those of lambda (else nil; also
+// after a view of the prototypes was handed out).
+func (e *Engine) pivotsFor(lambda []float64) *pivotIndex {
+	if e.p < pivotMinP || e.pivOff {
+		return nil
+	}
+	d := e.d
+	if e.piv == nil && e.pivBuild {
+		e.piv = e.buildPivots(lambda)
+		e.pivBuild = e.piv != nil
+	}
+	pv := e.piv
+	if pv == nil {
+		return nil
+	}
+	// The index's weights must stay below this call's.
+	var ok = true
+	for o := 0; o < len(lambda) && ok; o += d {
+		run := math.Inf(1)
+		for j := d - 1; j >= 0; j-- {
+			run = min(run, lambda[o+j])
+			if pv.m[j] > run {
+				ok = false
+				break
+			}
+		}
+	}
+	if !ok {
+		return nil
+	}
+	return pv
+}
+
+// orthoError returns an upper bound on ‖AᵀA − I‖_2 for the dim x d basis
+// a: ‖fl(AᵀA) − I‖_F plus the product's rounding γ_D d (1 + ...), with
+// scratch g (d x d).
+func orthoError(g []float64, a *linalg.Dense, dim, d int) float64 {
+	kernels.AtB(g, d, a.Data, a.Stride, a.Data, a.Stride, dim, d, d)
+	var f float64
+	for i := 0; i < d; i++ {
+		for j := 0; j < d; j++ {
+			v := g[i*d+j]
+			if i == j {
+				v--
+			}
+			f += v * v
+		}
+	}
+	gd := float64(dim+2) * ur * float64(d)
+	return up(math.Sqrt(f), 2*d*d) + gd*(1+math.Sqrt(f)) + 0x1p-1000
+}
+
+// angleUncertainty returns δ for a pair whose computed values have
+// largest sv1 and whose bases are orthonormal to ea and eb (see above).
+func (e *Engine) angleUncertainty(sv1, ea, eb float64) float64 {
+	d := float64(e.d)
+	ds := 8*d*ur*sv1 + float64(e.dim+2)*ur*d*(1+ea)*(1+eb) + 2.01*(ea+eb)
+	return up(math.Pi*math.Sqrt(ds/2), 4) + 2*acosErrMax
+}
+
+// rhoBounds returns bounds on ρ_m of the exact subspaces from computed
+// values sv (descending) with angle uncertainty delta.
+func rhoBounds(sv, m []float64, delta float64) (lo, hi float64) {
+	var slo, shi float64
+	for j, c := range sv {
+		t := kernels.Acos(min(max(c, 0), 1))
+		tl, th := max(t-delta, 0), t+delta
+		slo += m[j] * tl * tl
+		shi += m[j] * th * th
+	}
+	n := 2*len(sv) + 4
+	return max(down(math.Sqrt(max(down(slo, n), 0)), 2), 0), up(math.Sqrt(up(shi, n)), 2)
+}
+
+// buildPivots chooses the pivots farthest first (prototype 0, then the
+// prototype whose least lower bound to the pivots so far is the largest)
+// and fills the table from their exact singular values against every
+// prototype. It returns nil if a value is not finite.
+func (e *Engine) buildPivots(lambda []float64) *pivotIndex {
+	p, d := e.p, e.d
+	np := min(max(int(math.Sqrt(float64(p))), 1), maxPivots)
+	pv := &pivotIndex{
+		np:  np,
+		m:   make([]float64, d),
+		isP: make([]bool, p),
+		rlo: make([]float64, np*p),
+		rhi: make([]float64, np*p),
+		eps: make([]float64, p),
+	}
+	sig := make([]float64, p*d)
+	metricWeights(pv.m, lambda, d)
+	var ms float64
+	for _, v := range pv.m {
+		ms += v
+	}
+	pv.msq = up(math.Sqrt(up(ms, d)), 2)
+	for k := 0; k < p; k++ {
+		pv.eps[k] = orthoError(e.ogram, e.protos[k], e.dim, d)
+		pv.epsMax = max(pv.epsMax, pv.eps[k])
+	}
+	least := make([]float64, p) // least lower bound of prototype k to the pivots
+	for k := range least {
+		least[k] = math.Inf(1)
+	}
+	next := 0
+	for i := 0; i < np; i++ {
+		c := next
+		pv.piv = append(pv.piv, int32(c))
+		pv.isP[c] = true
+		if !e.sigmasAll(sig, e.protos[c]) {
+			return nil
+		}
+		for k := 0; k < p; k++ {
+			sv := sig[k*d : (k+1)*d]
+			lo, hi := rhoBounds(sv, pv.m, e.angleUncertainty(sv[0], pv.eps[c], pv.eps[k]))
+			pv.rlo[k*pv.np+i], pv.rhi[k*pv.np+i] = lo, hi
+			least[k] = min(least[k], lo)
+		}
+		next = -1
+		for k := 0; k < p; k++ {
+			if !pv.isP[k] && (next < 0 || least[k] > least[next]) {
+				next = k
+			}
+		}
+		if next < 0 {
+			break
+		}
+	}
+	return pv
+}
+
+// sigmasAll writes the singular values of Cᵀ W_k for every prototype k
+// into sig (p x d), through the projections of a search (project) and
+// svd.Batch.Values; it reports false for a value that is not finite.
+func (e *Engine) sigmasAll(sig []float64, C *linalg.Dense) bool {
+	e.project(C, e.onesLambda())
+	d, dd := e.d, e.d*e.d
+	sv := e.shards[0].sv
+	for k0 := 0; k0 < e.p; k0 += chunk {
+		k1 := min(k0+chunk, e.p)
+		for k := k0; k < k1; k++ {
+			e.copyProj(e.vproj[(k-k0)*dd:(k-k0+1)*dd], k)
+		}
+		if sv.Values(sig[k0*d:], d, e.vproj, d, dd, k1-k0) != nil {
+			return false
+		}
+	}
+	return true
+}
+
+// onesLambda returns relevances 1/d (for the tier-1 bounds project
+// computes on the way; their values do not matter here).
+func (e *Engine) onesLambda() []float64 {
+	if e.lones == nil {
+		e.lones = make([]float64, e.d)
+		for i := range e.lones {
+			e.lones[i] = 1 / float64(e.d)
+		}
+	}
+	return e.lones
+}
+
+// pivotBounds starts a pruned Nearest: the pivots' distances (valued,
+// tier 3) and metric intervals to P, lower bounds on every other
+// prototype's distance from them (tier 0), and in e.cand the prototypes
+// whose bound is within the threshold. It reports false when the input is
+// not covered (a value not finite).
+func (e *Engine) pivotBounds(pv *pivotIndex, P *linalg.Dense, lambda []float64, labels []int, second bool) (bool, error) {
+	p, d := e.p, e.d
+	eP := orthoError(e.ogram, P, e.dim, d)
+	if !(eP <= 1e-3) {
+		return false, nil // far from orthonormal: the bounds would say nothing
+	}
+	for k := range e.tier {
+		e.tier[k], e.blo[k], e.bhi[k] = 0, 0, math.Inf(1)
+	}
+	// The pivots: projections, values, distances, metric to P.
+	e.cand = append(e.cand[:0], pv.piv...)
+	if err := e.projectCand(P, lambda); err != nil {
+		return false, nil
+	}
+	dd := d * d
+	sv := e.shards[0].sv
+	for i0 := 0; i0 < len(pv.piv); i0 += chunk {
+		g := pv.piv[i0:min(i0+chunk, len(pv.piv))]
+		for i, k := range g {
+			e.copyProj(e.vproj[i*dd:(i+1)*dd], int(k))
+		}
+		if sv.Values(e.vsig, d, e.vproj, d, dd, len(g)) != nil {
+			return false, nil
+		}
+		for i, k32 := range g {
+			k := int(k32)
+			s := e.vsig[i*d : (i+1)*d]
+			dk := weightedAngles(nil, s, e.lambdaOf(lambda, k))
+			if !(dk <= math.MaxFloat64) {
+				return false, nil
+			}
+			e.sdist[k], e.blo[k], e.bhi[k], e.tier[k] = dk, dk, dk, 3
+			e.plo[i0+i], e.phi[i0+i] = rhoBounds(s, pv.m, e.angleUncertainty(s[0], eP, pv.eps[k]))
+		}
+	}
+	e.stats.Values += int64(len(pv.piv))
+	// The candidates: the others whose lower bound (from the pivots, the
+	// table k-major) is within the threshold of the pivots' distances;
+	// a prototype is ruled out at the first pivot that bounds it above.
+	b := e.threshold(labels, second)
+	slack := up(e.angleUncertainty(1.01, eP, pv.epsMax)*pv.msq, 2)
+	need := up(math.Sqrt(b), 2) + slack // L above it: L² − ... > b
+	np := len(pv.piv)
+	e.cand = e.cand[:0]
+	for k := 0; k < p; k++ {
+		if pv.isP[k] {
+			continue
+		}
+		rlo, rhi := pv.rlo[k*pv.np:k*pv.np+np], pv.rhi[k*pv.np:k*pv.np+np]
+		var L float64
+		out := false
+		for i, rl := range rlo {
+			L = max(L, e.plo[i]-rhi[i], rl-e.phi[i])
+			if down(L, 2) > need {
+				out = true
+				break
+			}
+		}
+		if out {
+			continue
+		}
+		if L = down(L, 2) - slack; L > 0 {
+			e.blo[k] = down(L*L, 2)
+		}
+		if e.blo[k] <= b {
+			e.cand = append(e.cand, int32(k))
+		}
+	}
+	e.stats.Skipped += int64(p - len(pv.piv) - len(e.cand))
+	return true, nil
+}
+
+// projectCand computes the projections and tier-1 bounds of the
+// prototypes e.cand (one AtB each: the bits of project's), split over the
+// workers in chunks of 8; it returns an error if a trace is not finite.
+func (e *Engine) projectCand(P *linalg.Dense, lambda []float64) error {
+	if len(e.cand) > 0 {
+		if len(e.cand) <= chunk || len(e.shards) == 1 {
+			for c0 := 0; c0 < len(e.cand); c0 += chunk {
+				e.projectListChunk(e.shards[0], P, lambda, c0, min(c0+chunk, len(e.cand)))
+			}
+		} else {
+			e.job = job{kind: jobProjectList, p: P, lambda: lambda, n: len(e.cand)}
+			e.run()
+			e.job = job{}
+		}
+	}
+	for _, k := range e.cand {
+		if !(e.trace[k] <= math.MaxFloat64) {
+			return ErrNotFinite
+		}
+	}
+	return nil
+}
+
+// projectListChunk is jobProjectList's chunk: candidates c0..c1 of e.cand
+// (ascending), each run of consecutive prototypes of one chunk projected by
+// one AtB over their side-by-side columns (projectInto: the bits of one
+// AtB each).
+func (e *Engine) projectListChunk(ws *shard, P *linalg.Dense, lambda []float64, c0, c1 int) {
+	ks := e.cand[c0:c1]
+	for i := 0; i < len(ks); {
+		lo := int(ks[i])
+		s := e.shards[e.owner[lo]]
+		j := i + 1
+		for j < len(ks) && int(ks[j]) == lo+(j-i) && int(ks[j]) < s.hi && (int(ks[j])-s.lo)/chunk == (lo-s.lo)/chunk {
+			j++
+		}
+		hi := lo + (j - i)
+		e.projectInto(s.proj[projOffset(lo-s.lo, e.d):], P, lo, hi)
+		for k := lo; k < hi; k++ {
+			e.boundTrace(k, lambda)
+		}
+		i = j
+	}
+}
+
+// boundTrace sets prototype k's trace and tier-1 bounds from its
+// projection (tier 1; NaN bounds for a trace that is not finite).
+func (e *Engine) boundTrace(k int, lambda []float64) {
+	d, ld := e.d, chunk*e.d
+	m := e.Projection(k)
+	var t float64
+	for i := 0; i < d; i++ {
+		for _, v := range m[i*ld : i*ld+d] {
+			t += float64(v * v)
+		}
+	}
+	e.trace[k] = t
+	if !(t <= math.MaxFloat64) {
+		e.blo[k], e.bhi[k] = math.NaN(), math.NaN()
+		return
+	}
+	lmin, lmax, lsum := lambdaRange(e.lambdaOf(lambda, k))
+	lo, hi := traceBounds(t, e.d, lmin, lmax, lsum)
+	if e.tier[k] == 0 {
+		// Keep a pivot bound tighter than tier 1's.
+		lo = max(lo, e.blo[k])
+	}
+	e.blo[k], e.bhi[k], e.tier[k] = lo, hi, 1
+}

@@ -1,0 +1,482 @@
+package engine
+
+import (
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/grlgq/grlgq/linalg"
+	"github.com/grlgq/grlgq/svd"
+)
+
+// Pruned searches: the winners of a training step and the nearest classes
+// of a prediction, with the prototypes and distances an exhaustive scan of
+// Distances gives, bit for bit, but values (svd.Batch.Values) computed only
+// for the prototypes that can still win.
+//
+// A search computes every projection Pᵀ W_k (the floor: nothing is known
+// about a prototype before it), then narrows the candidates in tiers, each
+// an interval that contains the distance Distances would compute (see
+// bounds.go for the proofs):
+//
+//  1. from ‖Pᵀ W_k‖_F² (d² multiply-adds; wide: a factor π²/4 and the
+//     spread of λ apart), every prototype;
+//  2. from enclosures of the singular values by the Gram matrix and a
+//     symmetric tridiagonal eigensolver (svd.Gram), the prototypes that
+//     tier 1 did not rule out;
+//  3. the values themselves (svd.Batch.Values, Distances' bits), the
+//     prototypes whose tier-2 intervals overlap the best one's of their
+//     group: the winners when the intervals leave a tie (within about
+//     1e-12 of the distance), and any distance the caller needs and
+//     cannot get otherwise.
+//
+// A prototype is ruled out only when its lower bound exceeds the upper
+// bound of another prototype of its group (strictly: ties go to the lowest
+// index, decided on the values). On any input the bounds do not cover
+// (NaN or ±Inf in a projection, a negative relevance) a search computes
+// every distance by Distances and scans them, so errors are Distances'
+// too.
+
+// Winners is the outcome of Engine.Winners for one sample: the nearest
+// prototype of its class (Plus, index 0 of the arrays) and the nearest of
+// another class (Minus, index 1), ties to the lowest index, as a scan of
+// the distances Distances computes would find them.
+type Winners struct {
+	Plus, Minus int
+	// Lo and Hi bound the winners' distances as Distances computes them.
+	// Where Exact is set, Dist holds that distance, with Distances' bits
+	// (its values were computed to settle a tie); otherwise the caller
+	// gets it from the winner's singular values with those bits
+	// (svd.Small.FactorizeValues) through Distance.
+	Lo, Hi, Dist [2]float64
+	Exact        [2]bool
+}
+
+// Stats counts the work of an engine's searches (Winners, Nearest) since
+// it was made: how many prototypes they considered, and for how many of
+// them values were computed by each route. Values skipped are the
+// difference.
+type Stats struct {
+	Searches   int64 // calls
+	Prototypes int64 // prototypes considered: p per call
+	Enclosed   int64 // tier 2: singular values enclosed (svd.Gram)
+	Values     int64 // tier 3: singular values computed (svd.Batch.Values)
+	Exhaustive int64 // calls that computed every distance (input the bounds do not cover)
+	Skipped    int64 // prototypes not even projected (Nearest's pivot bounds)
+	Ties       int64 // Winners' groups left with two or more candidates by the enclosures (tier 2), settled on values
+}
+
+// Stats returns the engine's search counts.
+func (e *Engine) Stats() Stats { return e.stats }
+
+// Distance returns Σ_i λ_i θ_i², θ_i = arccos(clamp(σ_i, 0, 1)), with the
+// bits Distances computes from the same values σ (descending, len d) and
+// relevances λ (len d), storing θ into theta unless it is nil.
+func Distance(theta, sigma, lambda []float64) float64 {
+	return weightedAngles(theta, sigma, lambda)
+}
+
+// searchSpace allocates what the searches need, at their first call.
+func (e *Engine) searchSpace() {
+	if e.trace != nil {
+		return
+	}
+	p, d := e.p, e.d
+	e.trace = make([]float64, p)
+	e.blo = make([]float64, p)
+	e.bhi = make([]float64, p)
+	e.tier = make([]uint8, p)
+	e.cand = make([]int32, 0, p)
+	e.sdist = make([]float64, p)
+	e.vsig = make([]float64, chunk*d)
+	e.vproj = linalg.AlignedSlice(chunk * d * d)
+	e.plo = make([]float64, maxPivots)
+	e.phi = make([]float64, maxPivots)
+	e.ogram = make([]float64, d*d)
+	for _, s := range e.shards {
+		if s.gram == nil {
+			s.gram = svd.NewGram(d)
+			s.ga = make([]float64, chunk*d)
+			s.gb = make([]float64, chunk*d)
+			s.gproj = make([]float64, chunk*d*d)
+		}
+		if s.sv == nil {
+			s.sv = svd.NewBatch(d)
+		}
+	}
+}
+
+// lambdaOf returns prototype k's relevances.
+func (e *Engine) lambdaOf(lambda []float64, k int) []float64 {
+	if len(lambda) == e.d {
+		return lambda
+	}
+	return lambda[k*e.d : (k+1)*e.d]
+}
+
+// project computes every projection (Projection(k) afterwards) and its
+// tier-1 bounds: the first phase of a search, split over the workers like
+// Distances.
+func (e *Engine) project(P *linalg.Dense, lambda []float64) {
+	e.job = job{kind: jobProject, p: P, lambda: lambda}
+	e.run()
+	e.job = job{}
+}
+
+// projectChunk is jobProject's chunk: prototypes lo..hi of shard s, with
+// the workspace of ws.
+func (e *Engine) projectChunk(ws, s *shard, P *linalg.Dense, lambda []float64, lo, hi int) {
+	e.projectInto(s.proj[projOffset(lo-s.lo, e.d):], P, lo, hi)
+	for k := lo; k < hi; k++ {
+		e.tier[k], e.blo[k] = 1, 0
+		e.boundTrace(k, lambda)
+	}
+}
+
+// refine raises the prototypes e.cand to tier 2 (their singular values
+// enclosed by svd.Gram) or, for d < gramMinDim, where the enclosures cost
+// as much as the values, straight to tier 3 (the values), split over the
+// workers in chunks of 8.
+func (e *Engine) refine(lambda []float64) error {
+	if len(e.cand) == 0 {
+		return nil
+	}
+	if e.d < gramMinDim {
+		e.stats.Values += int64(len(e.cand))
+	} else {
+		e.stats.Enclosed += int64(len(e.cand))
+	}
+	if len(e.cand) <= chunk || len(e.shards) == 1 {
+		// One chunk (handing it to a worker would make the caller wait),
+		// or no worker.
+		for _, s := range e.shards {
+			s.err, s.errAt = nil, -1
+		}
+		for c0 := 0; c0 < len(e.cand); c0 += chunk {
+			e.encloseChunk(e.shards[0], lambda, c0, min(c0+chunk, len(e.cand)))
+		}
+	} else {
+		e.job = job{kind: jobEnclose, lambda: lambda, n: len(e.cand)}
+		e.run()
+		e.job = job{}
+	}
+	for _, k := range e.cand {
+		if e.tier[k] == 3 && !(e.sdist[k] <= math.MaxFloat64) {
+			return fmt.Errorf("engine: %w: distance to prototype %d is %v", ErrNotFinite, k, e.sdist[k])
+		}
+	}
+	return e.firstErr()
+}
+
+// gramMinDim is the least d whose tier 2 is svd.Gram's enclosure: below,
+// the values (svd.Batch.Values) cost as much (BenchmarkGramEnclose: equal
+// at d = 5 and 8, 0.77 of the values at d = 10, 0.45 at d = 25 on the Zen 3
+// machine's AVX2) and settle the search at once. (A variable for the
+// tests, which set 1 to enclose at every d.)
+var gramMinDim = 16
+
+// encloseChunk is jobEnclose's chunk: candidates c0..c1 of e.cand (at
+// most 8), their projections copied side by side into the workspace of ws
+// and enclosed in one svd.Gram call (its groups of lanes filled), or for
+// d < gramMinDim valued in one svd.Batch.Values call. It records the
+// error of the lowest candidate that failed in ws.
+func (e *Engine) encloseChunk(ws *shard, lambda []float64, c0, c1 int) {
+	d, dd := e.d, e.d*e.d
+	ks := e.cand[c0:c1]
+	for i, k := range ks {
+		e.copyProj(ws.gproj[i*dd:(i+1)*dd], int(k))
+	}
+	if d < gramMinDim {
+		if err := ws.sv.Values(ws.ga, d, ws.gproj, d, dd, len(ks)); err != nil {
+			var be *svd.BatchError
+			i := 0
+			if errors.As(err, &be) {
+				i = be.Index
+			}
+			if k := int(ks[i]); ws.err == nil || k < ws.errAt {
+				ws.err, ws.errAt = fmt.Errorf("engine: prototype %d: %w", k, err), k
+			}
+			return
+		}
+		for i, k32 := range ks {
+			k := int(k32)
+			e.sdist[k] = weightedAngles(nil, ws.ga[i*d:(i+1)*d], e.lambdaOf(lambda, k))
+			e.blo[k], e.bhi[k], e.tier[k] = e.sdist[k], e.sdist[k], 3
+		}
+		return
+	}
+	if err := ws.gram.Enclose(ws.ga, ws.gb, d, ws.gproj, d, dd, len(ks)); err != nil {
+		return // not finite: project saw it first (never reached)
+	}
+	for i, k32 := range ks {
+		k := int(k32)
+		lo, hi := angleBounds(ws.ga[i*d:(i+1)*d], ws.gb[i*d:(i+1)*d], e.lambdaOf(lambda, k))
+		// Keep the tighter of the two tiers' ends.
+		e.blo[k], e.bhi[k] = max(lo, e.blo[k]), min(hi, e.bhi[k])
+		e.tier[k] = 2
+	}
+}
+
+// values computes the distances of the prototypes ks with Distances' bits
+// into dist[k], on the caller: their projections copied side by side,
+// svd.Batch.Values in groups of up to 8, weightedAngles.
+func (e *Engine) values(dist []float64, ks []int32, lambda []float64) error {
+	d, dd := e.d, e.d*e.d
+	sv := e.shards[0].sv
+	for i0 := 0; i0 < len(ks); i0 += chunk {
+		g := ks[i0:min(i0+chunk, len(ks))]
+		for i, k := range g {
+			e.copyProj(e.vproj[i*dd:(i+1)*dd], int(k))
+		}
+		if err := sv.Values(e.vsig, d, e.vproj, d, dd, len(g)); err != nil {
+			var be *svd.BatchError
+			k := int(g[0])
+			if errors.As(err, &be) {
+				k = int(g[be.Index])
+			}
+			return fmt.Errorf("engine: prototype %d: %w", k, err)
+		}
+		for i, k := range g {
+			dist[k] = weightedAngles(nil, e.vsig[i*d:(i+1)*d], e.lambdaOf(lambda, int(k)))
+		}
+	}
+	e.stats.Values += int64(len(ks))
+	return nil
+}
+
+// SetExhaustive(true) makes the searches (Winners, Nearest) compute every
+// distance (Distances and a scan) instead of pruning: the reference the
+// pruned searches are tested against, with the same results. It is off
+// for a new engine.
+func (e *Engine) SetExhaustive(on bool) { e.exhaustive = on }
+
+// prunable reports whether the bounds cover this call: relevances >= 0
+// and not huge (every projection's trace finite is checked after
+// project).
+func (e *Engine) prunable(lambda []float64) bool {
+	if e.exhaustive {
+		return false
+	}
+	var sum float64
+	for _, l := range lambda {
+		if !(l >= 0) {
+			return false
+		}
+		sum += l
+	}
+	// λ so large that a distance could overflow: Distances reports that
+	// as an error, which a search that skips the prototype would not.
+	return sum <= 0x1p1000
+}
+
+// Winners finds, for the sample P (dim x d) with label y, the nearest
+// prototype with label y and the nearest with another label (labels[k]
+// the label of prototype k, len p; lambda as for Distances), ties to the
+// lowest index: the prototypes a scan of the distances Distances computes
+// finds, whose distances (where w.Exact) have Distances' bits. Afterwards
+// Projection(k) returns M_k = Pᵀ W_k of every prototype. It returns an
+// error when y has no prototype or every prototype has label y.
+func (e *Engine) Winners(w *Winners, P *linalg.Dense, lambda []float64, labels []int, y int) error {
+	if e.closed {
+		return ErrClosed
+	}
+	if len(labels) != e.p {
+		return fmt.Errorf("%w: Winners: %d labels for %d prototypes", ErrShape, len(labels), e.p)
+	}
+	if err := e.checkSet(P, "sample"); err != nil {
+		return err
+	}
+	if err := e.checkLambda(lambda); err != nil {
+		return err
+	}
+	e.searchSpace()
+	e.tick()
+	e.stats.Searches++
+	e.stats.Prototypes += int64(e.p)
+	group := func(k int) int {
+		if labels[k] == y {
+			return 0
+		}
+		return 1
+	}
+	if !e.prunable(lambda) || !e.projectAndCheck(P, lambda) {
+		return e.winnersExhaustive(w, P, lambda, group)
+	}
+	return e.settle2(w, lambda, group)
+}
+
+// projectAndCheck runs the first phase and reports whether every trace is
+// finite.
+func (e *Engine) projectAndCheck(P *linalg.Dense, lambda []float64) bool {
+	e.project(P, lambda)
+	for _, t := range e.trace {
+		if !(t <= math.MaxFloat64) {
+			return false
+		}
+	}
+	return true
+}
+
+// winnersExhaustive is Winners by Distances and a scan.
+func (e *Engine) winnersExhaustive(w *Winners, P *linalg.Dense, lambda []float64, group func(k int) int) error {
+	e.stats.Exhaustive++
+	e.stats.Values += int64(e.p)
+	if e.sdist == nil {
+		e.sdist = make([]float64, e.p)
+	}
+	if err := e.Distances(e.sdist, nil, P, lambda); err != nil {
+		return err
+	}
+	*w = Winners{Plus: -1, Minus: -1}
+	best := [2]float64{math.Inf(1), math.Inf(1)}
+	for k, dk := range e.sdist {
+		if !(dk <= math.MaxFloat64) {
+			return fmt.Errorf("engine: %w: distance to prototype %d is %v", ErrNotFinite, k, dk)
+		}
+		g := group(k)
+		if dk < best[g] {
+			best[g] = dk
+			if g == 0 {
+				w.Plus = k
+			} else {
+				w.Minus = k
+			}
+		}
+	}
+	if w.Plus < 0 || w.Minus < 0 {
+		return errNoGroup
+	}
+	for g, k := range [2]int{w.Plus, w.Minus} {
+		dk := e.sdist[k]
+		w.Lo[g], w.Hi[g], w.Dist[g], w.Exact[g] = dk, dk, dk, true
+	}
+	return nil
+}
+
+// ExactDistance returns the distance of prototype k to the sample of the
+// last search (Winners, Nearest), from its projection, with the bits of
+// Distances; lambda as for that search.
+func (e *Engine) ExactDistance(k int, lambda []float64) (float64, error) {
+	if e.closed {
+		return 0, ErrClosed
+	}
+	if k < 0 || k >= e.p || e.sdist == nil {
+		return 0, fmt.Errorf("%w: ExactDistance(%d) of %d prototypes, or before a search", ErrShape, k, e.p)
+	}
+	if e.tier[k] == 3 {
+		return e.sdist[k], nil
+	}
+	e.cand = append(e.cand[:0], int32(k))
+	if err := e.valueCand(lambda); err != nil {
+		return 0, err
+	}
+	return e.sdist[k], nil
+}
+
+// errNoGroup: a search's group has no prototype.
+var errNoGroup = errors.New("engine: a group of the search has no prototype")
+
+// ErrNoGroup reports a search whose class, or every other class, has no
+// prototype.
+var ErrNoGroup = errNoGroup
+
+// settle2 finds the nearest prototype of each of the two groups from the
+// tier-1 bounds of project, raising to tier 2 (refine) and to tier 3
+// (values) only the prototypes of a group whose bounds leave two or more
+// candidates.
+func (e *Engine) settle2(w *Winners, lambda []float64, group func(k int) int) error {
+	var count [2]int
+	for k := 0; k < e.p; k++ {
+		count[group(k)]++
+	}
+	if count[0] == 0 || count[1] == 0 {
+		return errNoGroup
+	}
+	// Tier 2, then tier 3, for the open candidates of groups with two or
+	// more of them.
+	for _, tier := range []uint8{2, 3} {
+		best, open := e.open2(group)
+		if tier == 3 && e.d >= gramMinDim {
+			// Groups whose enclosures left a tie (within their width,
+			// about 1e-12 of the distance): settled on the values.
+			for _, o := range open {
+				if o > 1 {
+					e.stats.Ties++
+				}
+			}
+		}
+		e.cand = e.cand[:0]
+		for k := 0; k < e.p; k++ {
+			g := group(k)
+			if open[g] > 1 && e.blo[k] <= best[g] && e.tier[k] < tier {
+				e.cand = append(e.cand, int32(k))
+			}
+		}
+		var err error
+		if tier == 2 {
+			err = e.refine(lambda)
+		} else {
+			err = e.valueCand(lambda)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	// Each group's candidates are now one, or all valued.
+	best, _ := e.open2(group)
+	win := [2]int{-1, -1}
+	var vbest [2]float64
+	for k := 0; k < e.p; k++ { // ascending: ties keep the lowest index
+		g := group(k)
+		if !(e.blo[k] <= best[g]) {
+			continue
+		}
+		dk := e.blo[k]
+		if e.tier[k] == 3 {
+			dk = e.sdist[k]
+		}
+		if win[g] < 0 || dk < vbest[g] {
+			vbest[g], win[g] = dk, k
+		}
+	}
+	*w = Winners{Plus: win[0], Minus: win[1]}
+	for g, k := range win {
+		w.Lo[g], w.Hi[g] = e.blo[k], e.bhi[k]
+		if e.tier[k] == 3 {
+			w.Dist[g], w.Exact[g] = e.sdist[k], true
+		}
+	}
+	return nil
+}
+
+// open2 returns each group's least upper bound and how many prototypes
+// of the group have a lower bound below it (the candidates).
+func (e *Engine) open2(group func(k int) int) (best [2]float64, open [2]int) {
+	best = [2]float64{math.Inf(1), math.Inf(1)}
+	for k := 0; k < e.p; k++ {
+		g := group(k)
+		best[g] = min(best[g], e.bhi[k])
+	}
+	for k := 0; k < e.p; k++ {
+		if g := group(k); e.blo[k] <= best[g] {
+			open[g]++
+		}
+	}
+	return best, open
+}
+
+// valueCand raises the candidates e.cand to tier 3: their distances, with
+// Distances' bits, into e.sdist, and bounds equal to them.
+func (e *Engine) valueCand(lambda []float64) error {
+	if err := e.values(e.sdist, e.cand, lambda); err != nil {
+		return err
+	}
+	for _, k := range e.cand {
+		dk := e.sdist[k]
+		if !(dk <= math.MaxFloat64) {
+			return fmt.Errorf("engine: %w: distance to prototype %d is %v", ErrNotFinite, k, dk)
+		}
+		e.blo[k], e.bhi[k], e.tier[k] = dk, dk, 3
+	}
+	return nil
+}
