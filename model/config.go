@@ -43,6 +43,31 @@ const (
 	RelevanceLocal
 )
 
+// Distance selects the distance between a sample's subspace and a
+// prototype, from their principal angles θ_1 <= ... <= θ_d and the
+// relevances λ.
+type Distance uint8
+
+const (
+	// Geodesic is δ = Σ λ_i θ_i², the relevance-weighted squared geodesic
+	// distance on the Grassmannian (the paper).
+	Geodesic Distance = iota
+	// Chordal is δ = Σ λ_i sin²θ_i, the relevance-weighted squared chordal
+	// (projection) distance.
+	Chordal
+)
+
+// Precision selects the floating-point format of the prototypes and of
+// the projections that compare a sample with them.
+type Precision uint8
+
+const (
+	// Float64: prototypes and projections in float64.
+	Float64 Precision = iota
+	// Float32: prototypes stored, and projected against, in float32.
+	Float32
+)
+
 // Schedule selects how the learning rates change with the epoch t (counted
 // from 0 over the model's whole life, so Continue resumes the schedule).
 type Schedule uint8
@@ -144,6 +169,14 @@ type Config struct {
 
 	// ClassNames optionally names the classes (len = number of classes).
 	ClassNames []string
+
+	// Distance is the distance the model classifies and trains by (default
+	// Geodesic). Stored (format version 3 when not Geodesic).
+	Distance Distance
+
+	// Precision is the format of the prototypes and their projections
+	// (default Float64). Stored (format version 3 when not Float64).
+	Precision Precision
 
 	// ImageWidth and ImageHeight optionally record the size of the images
 	// the model was trained on (pixels per row, rows; row-major pixels), so
@@ -349,6 +382,10 @@ func (c *Config) validate() error {
 		return bad("PrototypesPerClass %d outside [1, %d] (DefaultConfig has %d)", c.PrototypesPerClass, MaxPrototype, DefaultPrototypesPerClass)
 	case c.Relevance > RelevanceLocal:
 		return bad("unknown Relevance %d", c.Relevance)
+	case c.Distance > Geodesic:
+		return bad("unsupported Distance %d (this version has %v)", c.Distance, distanceWords[:Geodesic+1])
+	case c.Precision > Float64:
+		return bad("unsupported Precision %d (this version has %v)", c.Precision, precisionWords[:Float64+1])
 	case c.ImageWidth < 0 || c.ImageHeight < 0 || (c.ImageWidth == 0) != (c.ImageHeight == 0) ||
 		int64(c.ImageWidth)*int64(c.ImageHeight) > MaxDim:
 		return bad("image size %dx%d (width x height; both 0 = unknown)", c.ImageWidth, c.ImageHeight)

@@ -9,6 +9,8 @@ var (
 	relevanceWords  = []string{"global", "none", "local"}
 	scheduleWords   = []string{"constant", "step", "anneal"}
 	activationWords = []string{"identity", "sigmoid"}
+	distanceWords   = []string{"geodesic", "chordal"}
+	precisionWords  = []string{"float64", "float32"}
 )
 
 func enumText(words []string, v uint8) ([]byte, error) {
@@ -83,5 +85,31 @@ func (a Activation) MarshalText() ([]byte, error) { return enumText(activationWo
 func (a *Activation) UnmarshalText(b []byte) error {
 	v, err := enumParse(activationWords, b, "activation")
 	*a = Activation(v)
+	return err
+}
+
+// String returns "geodesic" or "chordal".
+func (k Distance) String() string { return enumString(distanceWords, uint8(k)) }
+
+// MarshalText returns the word of k (String); an unknown value is an error.
+func (k Distance) MarshalText() ([]byte, error) { return enumText(distanceWords, uint8(k)) }
+
+// UnmarshalText parses "geodesic" or "chordal".
+func (k *Distance) UnmarshalText(b []byte) error {
+	v, err := enumParse(distanceWords, b, "distance")
+	*k = Distance(v)
+	return err
+}
+
+// String returns "float64" or "float32".
+func (p Precision) String() string { return enumString(precisionWords, uint8(p)) }
+
+// MarshalText returns the word of p (String); an unknown value is an error.
+func (p Precision) MarshalText() ([]byte, error) { return enumText(precisionWords, uint8(p)) }
+
+// UnmarshalText parses "float64" or "float32".
+func (p *Precision) UnmarshalText(b []byte) error {
+	v, err := enumParse(precisionWords, b, "precision")
+	*p = Precision(v)
 	return err
 }

@@ -54,6 +54,10 @@ type jsonConfig struct {
 	// Since version 2 (absent in version 1 exports: 0 = unknown).
 	ImageWidth  int `json:"image_width"`
 	ImageHeight int `json:"image_height"`
+	// Since version 3, written only when not the default ("geodesic",
+	// "float64"; absent reads as the default).
+	Distance  string `json:"distance,omitempty"`
+	Precision string `json:"precision,omitempty"`
 }
 
 // MarshalJSON exports m as JSON (the content of the binary format, for
@@ -61,8 +65,9 @@ type jsonConfig struct {
 // UnmarshalJSON restores the model bit for bit.
 func (m *Model) MarshalJSON() ([]byte, error) {
 	c, t, p := &m.cfg, &m.train, &m.pred
+	version, _ := m.fileVersion()
 	j := jsonModel{
-		Format: jsonFormat, Version: formatVersion,
+		Format: jsonFormat, Version: int(version),
 		Dim: m.dim, SubspaceDim: m.d, Classes: m.classes,
 		ClassNames: c.ClassNames,
 		Labels:     m.labels,
@@ -81,6 +86,9 @@ func (m *Model) MarshalJSON() ([]byte, error) {
 			ImageWidth: c.ImageWidth, ImageHeight: c.ImageHeight,
 		},
 		Prototypes: make([][][]float64, len(m.protos)),
+	}
+	if version >= 3 {
+		j.Config.Distance, j.Config.Precision = c.Distance.String(), c.Precision.String()
 	}
 	for k, w := range m.protos {
 		rows := make([][]float64, w.Rows)
@@ -103,7 +111,7 @@ func (m *Model) UnmarshalJSON(b []byte) error {
 	if j.Format != jsonFormat {
 		return fmt.Errorf("model: json: %w: format %q", ErrFormat, j.Format)
 	}
-	if j.Version != 1 && j.Version != formatVersion {
+	if j.Version < 1 || j.Version > formatVersion {
 		return fmt.Errorf("model: json: %w %d (this package reads 1 to %d)", ErrVersion, j.Version, formatVersion)
 	}
 	corrupt := func(err error) error { return fmt.Errorf("model: json: %w: %v", ErrCorrupt, err) }
@@ -124,7 +132,11 @@ func (m *Model) UnmarshalJSON(b []byte) error {
 	for _, e := range []struct {
 		v     encodingText
 		value string
-	}{{&t.Init, jc.Init}, {&c.Relevance, j.Relevance}, {&t.Schedule, jc.Schedule}, {&t.Activation, jc.Activation}} {
+	}{{&t.Init, jc.Init}, {&c.Relevance, j.Relevance}, {&t.Schedule, jc.Schedule}, {&t.Activation, jc.Activation},
+		{&c.Distance, jc.Distance}, {&c.Precision, jc.Precision}} {
+		if e.value == "" && (e.v == encodingText(&c.Distance) || e.v == encodingText(&c.Precision)) {
+			continue // absent before version 3: the default
+		}
 		if err := e.v.UnmarshalText([]byte(e.value)); err != nil {
 			return corrupt(err)
 		}

@@ -13,12 +13,14 @@ import (
 	"github.com/grlgq/grlgq/linalg"
 )
 
-// The binary format, version 2. All integers little-endian; floats are
+// The binary format, version 3 (written only when a version 2 file cannot
+// hold the model: Distance or Precision not the default; else version 2,
+// byte for byte as before). All integers little-endian; floats are
 // IEEE-754 binary64 bit patterns, so a model round-trips bit for bit.
 //
 //	header (headerSize bytes):
 //	  [8]byte  magic "GRLGQMDL"
-//	  uint32   version (2; Load also reads 1)
+//	  uint32   version (2 or 3; Load also reads 1)
 //	  uint32   D
 //	  uint32   d
 //	  uint32   p (prototypes)
@@ -28,7 +30,8 @@ import (
 //	  uint64   payload length in bytes (everything between header and checksum)
 //	payload:
 //	  config   (configSize bytes, see putConfig; version 1: configSizeV1
-//	           bytes, without the image size, which loads as 0x0)
+//	           bytes, without the image size, which loads as 0x0; version 3:
+//	           configSizeV3 bytes, + u8 Distance, u8 Precision, 6 zero bytes)
 //	  p        uint32 labels
 //	  C        uint32 prototype counts (flag 2)
 //	  C        names, each uint32 length + UTF-8 bytes (flag 1)
@@ -37,10 +40,11 @@ import (
 //	checksum: uint32 CRC-32C (Castagnoli) of header and payload
 const (
 	magic         = "GRLGQMDL"
-	formatVersion = 2
+	formatVersion = 3 // the newest version this package reads and writes
 	headerSize    = 8 + 4*6 + 8 + 8
 	configSizeV1  = 4*5 + 4 + 8*9 + 8
-	configSize    = configSizeV1 + 4*2 // + image width, height
+	configSize    = configSizeV1 + 4*2 // version 2: + image width, height
+	configSizeV3  = configSize + 8     // version 3: + distance, precision, 6 reserved zero bytes
 	// MaxFileBytes bounds the payload Load accepts (1 GiB).
 	MaxFileBytes = 1 << 30
 	maxNameLen   = 1 << 12
@@ -77,7 +81,8 @@ func (m *Model) MarshalBinary() ([]byte, error) {
 	if len(m.cfg.PrototypesOfClass) > 0 {
 		flags |= flagCounts
 	}
-	size := configSize + 4*p + 8*len(m.lambda) + 8*p*m.dim*m.d
+	version, cfgSize := m.fileVersion()
+	size := cfgSize + 4*p + 8*len(m.lambda) + 8*p*m.dim*m.d
 	if flags&flagCounts != 0 {
 		size += 4 * classes
 	}
@@ -89,7 +94,7 @@ func (m *Model) MarshalBinary() ([]byte, error) {
 	}
 	b := make([]byte, 0, headerSize+size+4)
 	b = append(b, magic...)
-	b = binary.LittleEndian.AppendUint32(b, formatVersion)
+	b = binary.LittleEndian.AppendUint32(b, version)
 	for _, v := range []int{m.dim, m.d, p, classes} {
 		b = binary.LittleEndian.AppendUint32(b, uint32(v))
 	}
@@ -97,6 +102,9 @@ func (m *Model) MarshalBinary() ([]byte, error) {
 	b = binary.LittleEndian.AppendUint64(b, uint64(m.epochs))
 	b = binary.LittleEndian.AppendUint64(b, uint64(size))
 	b = putConfig(b, &m.cfg, &m.train, &m.pred)
+	if version >= 3 {
+		b = append(b, byte(m.cfg.Distance), byte(m.cfg.Precision), 0, 0, 0, 0, 0, 0)
+	}
 	for _, l := range m.labels {
 		b = binary.LittleEndian.AppendUint32(b, uint32(l))
 	}
@@ -125,6 +133,15 @@ func (m *Model) MarshalBinary() ([]byte, error) {
 		panic("model: internal error: encoded size mismatch")
 	}
 	return binary.LittleEndian.AppendUint32(b, crc32.Checksum(b, castagnoli)), nil
+}
+
+// fileVersion returns the oldest format version that holds m, and the
+// size of its config block: 2, unless the model needs version 3's fields.
+func (m *Model) fileVersion() (uint32, int) {
+	if m.cfg.Distance != Geodesic || m.cfg.Precision != Float64 {
+		return 3, configSizeV3
+	}
+	return 2, configSize
 }
 
 // storedNone and loadedNone are the file's form of "none" for InitNoise
@@ -215,12 +232,15 @@ func Load(r io.Reader) (*Model, error) {
 	}
 	le := binary.LittleEndian
 	version := le.Uint32(h[8:])
-	if version != 1 && version != formatVersion {
+	if version < 1 || version > formatVersion {
 		return nil, fmt.Errorf("model: load: %w %d (this package reads 1 to %d)", ErrVersion, version, formatVersion)
 	}
 	cfgSize := configSize
-	if version == 1 {
+	switch version {
+	case 1:
 		cfgSize = configSizeV1
+	case 3:
+		cfgSize = configSizeV3
 	}
 	dim, d, p, classes := int(le.Uint32(h[12:])), int(le.Uint32(h[16:])), int(le.Uint32(h[20:])), int(le.Uint32(h[24:]))
 	flags := le.Uint32(h[28:])
@@ -304,6 +324,18 @@ func decodePayload(b []byte, cfgSize, dim, d, p, classes int, flags uint32, epoc
 		return nil, err
 	}
 	cfg, tc, pc := getConfig(cb)
+	if cfgSize == configSizeV3 {
+		x := cb[configSize:]
+		if x[2]|x[3]|x[4]|x[5]|x[6]|x[7] != 0 {
+			return nil, corrupt("reserved config bytes % x", x[2:])
+		}
+		cfg.Distance, cfg.Precision = Distance(x[0]), Precision(x[1])
+		if cfg.Distance == Geodesic && cfg.Precision == Float64 {
+			// Never written (a version 2 file holds such a model): every
+			// model has one encoding.
+			return nil, corrupt("version 3 file of a version 2 model")
+		}
+	}
 	m := &Model{cfg: cfg, train: tc, pred: pc, dim: dim, d: d, classes: classes, epochs: epochs}
 	lb, err := take(4 * p)
 	if err != nil {

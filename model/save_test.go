@@ -203,7 +203,7 @@ func TestLoadRejects(t *testing.T) {
 		{"wrong magic", mod(func(b []byte) []byte { b[0] = 'X'; return b }), ErrFormat},
 		{"short wrong magic", []byte("PK\x03"), ErrFormat},
 		{"short header", good[:20], ErrTruncated},
-		{"version 3", mod(put32(8, 3)), ErrVersion},
+		{"version 4", mod(put32(8, 4)), ErrVersion},
 		{"version 0", mod(put32(8, 0)), ErrVersion},
 		{"image size not D", mod(func(b []byte) []byte {
 			binary.LittleEndian.PutUint32(b[headerSize+configSizeV1:], 4) // 4 x 2 != 16
@@ -318,7 +318,7 @@ func FuzzLoad(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if binary.LittleEndian.Uint32(data[8:]) == formatVersion {
+		if v := binary.LittleEndian.Uint32(data[8:]); v == 2 || v == 3 {
 			if !bytes.Equal(b, data[:len(b)]) {
 				t.Fatal("accepted input does not re-encode to itself")
 			}
@@ -458,7 +458,7 @@ func TestImageSize(t *testing.T) {
 
 	// Binary: version 2 keeps it; version 1 loads as unknown.
 	b2 := modelBytes(t, m)
-	if v := binary.LittleEndian.Uint32(b2[8:]); v != formatVersion || formatVersion != 2 {
+	if v := binary.LittleEndian.Uint32(b2[8:]); v != 2 {
 		t.Fatalf("saved version %d", v)
 	}
 	got, err := Load(bytes.NewReader(b2))
@@ -509,8 +509,8 @@ func TestImageSize(t *testing.T) {
 		t.Errorf("version 1 JSON loads with image size %dx%d", w, h)
 	}
 	var bad Model
-	if err := json.Unmarshal(bytes.Replace(jb, []byte(`"version":2`), []byte(`"version":3`), 1), &bad); !errors.Is(err, ErrVersion) {
-		t.Errorf("JSON version 3: %v", err)
+	if err := json.Unmarshal(bytes.Replace(jb, []byte(`"version":2`), []byte(`"version":4`), 1), &bad); !errors.Is(err, ErrVersion) {
+		t.Errorf("JSON version 4: %v", err)
 	}
 	if err := json.Unmarshal(bytes.Replace(jb, []byte(`"image_width":2`), []byte(`"image_width":3`), 1), &bad); !errors.Is(err, ErrCorrupt) {
 		t.Errorf("JSON image size not D: %v", err)

@@ -7,8 +7,10 @@ import (
 	"io"
 )
 
-// FormatVersion is the version of the binary format Save writes; Load
-// reads versions 1 to FormatVersion.
+// FormatVersion is the newest version of the binary format: Load reads
+// versions 1 to FormatVersion; Save writes the oldest version that holds
+// the model (2, or 3 for a model whose Distance or Precision is not the
+// default).
 const FormatVersion = formatVersion
 
 // FileVersion reads the start of a model file (the magic and the version

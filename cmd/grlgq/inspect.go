@@ -79,7 +79,7 @@ func describeModel(w io.Writer, path string, version int, m *model.Model) {
 	c := model.Options{Model: m.Config(), Train: m.TrainConfig(), Predict: m.PredictConfig()}
 	d := m.SubspaceDim()
 	fmt.Fprintf(w, "model       %s\n", path)
-	fmt.Fprintf(w, "format      version %d (this grlgq writes %d)\n", version, model.FormatVersion)
+	fmt.Fprintf(w, "format      version %d (this grlgq reads 1 to %d)\n", version, model.FormatVersion)
 	shape := fmt.Sprintf("D=%d, d=%d", m.Dim(), d)
 	if iw, ih := m.ImageSize(); iw > 0 && ih > 0 {
 		shape += fmt.Sprintf(" (images of %dx%d pixels, HxW)", ih, iw)
