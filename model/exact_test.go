@@ -134,8 +134,8 @@ func TestStepExactDrift(t *testing.T) {
 
 // TestStepExactDriftLong is TestStepExactDrift at a larger shape and rate.
 func TestStepExactDriftLong(t *testing.T) {
-	if testing.Short() {
-		t.Skip("long: 100,000 steps at D=100, d=10")
+	if testing.Short() || raceEnabled {
+		t.Skip("long (-short, or -race, where one goroutine's 100,000 steps check nothing the race detector sees): 100,000 steps at D=100, d=10")
 	}
 	if e := driftSteps(t, 100, 10, 4, 100000, 0.3); !(e <= 1e-14) {
 		t.Errorf("orthonormality error %.3g after 100,000 steps", e)
