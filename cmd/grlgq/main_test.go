@@ -191,7 +191,7 @@ func checkExplanation(t *testing.T, dir string, n int) []map[string]any {
 		if err != nil {
 			t.Fatal(err)
 		}
-		j := decodeJSON(t, string(b), "plus", "minus", "mu", "relevances")
+		j := decodeJSON(t, string(b), "plus", "minus", "margin", "relevances")
 		for _, side := range []string{"plus", "minus"} {
 			sd := j[side].(map[string]any)
 			for _, k := range []string{"angles", "contributions", "q_w", "distance"} {
