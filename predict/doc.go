@@ -4,8 +4,8 @@
 // the model's class of its label, if it has one), every sample's
 // prediction as one row of a table (Run, NewTable: index, name, predicted
 // class, the two margins, rejected flag, class probabilities, distances),
-// and the table's CSV and JSON forms (Table.WriteCSV, Table.WriteJSON),
-// which `grlgq predict -o` writes.
+// and the table's CSV, JSON and text forms (Table.WriteCSV, WriteJSON,
+// WriteText), which `grlgq predict` prints or writes (-o).
 //
 //	ds, err := dataset.Folder{Root: "new"}.Load(ctx) // ROOT/<set>/<images>: no labels
 //	s, err := predict.Prepare(m, ds, dataset.EvalOptions{D: m.SubspaceDim()})
@@ -30,6 +30,6 @@
 // paper's μ, present only for a sample whose label the model knows
 // (negative when right): see "Two margins" in package model.
 //
-// The package reads no files and prints nothing; it imports model and
+// The package reads no files and writes only to the io.Writer it is given; it imports model and
 // dataset, which never import it.
 package predict

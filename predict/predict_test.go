@@ -159,6 +159,15 @@ func TestLabelled(t *testing.T) {
 		t.Errorf("CSV header %s", got)
 	}
 	b.Reset()
+	if err := tab.WriteText(&b); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(b.String()), "\n")
+	if len(lines) != tab.N+3 || !strings.HasPrefix(lines[0], "index  name") || !strings.Contains(lines[0], "p(cup)") || strings.Count(b.String(), "*") != len(wrong)+1 ||
+		!strings.HasPrefix(lines[len(lines)-1], "10 of 12 correct") {
+		t.Errorf("text:\n%s", b.String())
+	}
+	b.Reset()
 	if err := tab.WriteJSON(&b); err != nil {
 		t.Fatal(err)
 	}

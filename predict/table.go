@@ -51,17 +51,19 @@ type Table struct {
 	PrototypeClasses []int    `json:"prototype_classes"`
 	// Labelled reports labelled data; Correct counts the correct rows of
 	// labelled data.
-	Labelled bool  `json:"labelled"`
-	Correct  int   `json:"correct"`
-	N        int   `json:"n"`
-	Rows     []Row `json:"predictions"`
+	Labelled bool `json:"labelled"`
+	Correct  int  `json:"correct"`
+	// RejectMargin is the model's reject threshold of the margin.
+	RejectMargin float64 `json:"reject_margin"`
+	N            int     `json:"n"`
+	Rows         []Row   `json:"predictions"`
 }
 
 // NewTable makes the table of the predictions preds (one per sample of s,
 // in order) of the model m.
 func NewTable(m *model.Model, s *Samples, preds []model.Prediction) *Table {
 	t := &Table{Data: s.Data.Source, Samples: s.Kind.String(), PrototypeClasses: m.Labels(),
-		Labelled: s.Data.Labelled(), N: len(preds), Rows: make([]Row, len(preds))}
+		Labelled: s.Data.Labelled(), RejectMargin: m.PredictConfig().RejectMargin, N: len(preds), Rows: make([]Row, len(preds))}
 	for c, n := range classNames(m) {
 		if n == "" {
 			n = strconv.Itoa(c)
