@@ -155,6 +155,12 @@ func TestPredictUnlabeledFormats(t *testing.T) {
 		t.Errorf("npy row 5 named %q, want \"row 5\"", rows[5][1])
 	}
 	checkProbabilities(t, head, rows)
+	// explain takes the bases by row name or index; no μ without labels.
+	ex := filepath.Join(dir, "ex")
+	ok(t, "explain", "-model", mod, "-data", "npy:"+data, "-o", ex, "-samples", "row 3,5")
+	if got := explained(t, ex); len(got) != 2 || got[0]["name"] != "row 3" || got[1]["name"] != "row 5" || got[0]["mu"] != nil {
+		t.Errorf("explain npy rows: %v", got)
+	}
 
 	// Labelled: scored, with true, mu and correct.
 	ok(t, "predict", "-model", mod, "-data", "npy:"+data+","+labels, "-o", out)
