@@ -65,7 +65,7 @@ run_arch() { # run_arch ARCH ARGS... (stdin passed through)
 
 step "compare amd64 (native) with arm64 and arm v7 (qemu)"
 fail=0
-cases="dir dir-json resize bin bin-json txt one one-json"
+cases="dir dir-json resize bin bin-json txt one one-json multi multi-json"
 for c in $cases; do
 	for arch in $targets; do
 		o="$out/out-$c-$arch"
@@ -78,6 +78,8 @@ for c in $cases; do
 		txt) run_arch "$arch" -model "$fx/model.grlgq" - <"$fx/set.txt" >"$o" ;;
 		one) run_arch "$arch" -model "$fx/model.grlgq" - <"$fx/one.txt" >"$o" ;;
 		one-json) run_arch "$arch" -model "$fx/model.grlgq" -json - <"$fx/one.txt" >"$o" ;;
+		multi) cat "$fx/set.txt" <(echo ---) "$fx/one.txt" | run_arch "$arch" -model "$fx/model.grlgq" "$fx/set" "$fx/set-resize" - >"$o" ;;
+		multi-json) cat "$fx/set.bin" "$fx/set.bin" | run_arch "$arch" -model "$fx/model.grlgq" -json - "$fx/set-resize" >"$o" ;;
 		esac
 	done
 	for arch in arm64 arm; do

@@ -121,6 +121,11 @@ type Dataset struct {
 	// Sets groups images into image sets (folder data, one sub-folder = one
 	// set); nil when every image stands alone.
 	Sets []Set
+	// Files[i] is the file image i was read from (folder data: the path
+	// as the tree was given, ROOT/<class>/<set>/<file>); nil for the
+	// formats that hold many images in one file (ItemName names those by
+	// row).
+	Files []string
 
 	// Bases[i] is a Dim x SubDim basis with orthonormal columns, row-major
 	// (element (r, c) at Bases[i][r*SubDim+c]); nil for images.
@@ -148,6 +153,17 @@ func (ds *Dataset) Len() int {
 		return len(ds.Bases)
 	}
 	return len(ds.Images)
+}
+
+// ItemName names item i for people: the file of a folder image (Files[i]),
+// else "row i" (the i-th image or basis of the file, counted from 0, a
+// CSV header line not counted; labels files count the same way). Every
+// index the module prints is 0-based, like this one.
+func (ds *Dataset) ItemName(i int) string {
+	if i >= 0 && i < len(ds.Files) {
+		return ds.Files[i]
+	}
+	return "row " + strconv.Itoa(i)
 }
 
 // Kind returns what ds holds: image sets (Sets != nil), bases (Bases !=
@@ -203,6 +219,9 @@ func (ds *Dataset) Validate() error {
 		if l < 0 || l >= len(ds.Classes) {
 			return fail("label %d of item %d outside [0, %d)", l, i, len(ds.Classes))
 		}
+	}
+	if ds.Files != nil && len(ds.Files) != len(ds.Images) {
+		return fail("%d images, %d file names", len(ds.Images), len(ds.Files))
 	}
 	if ds.Width != 0 || ds.Height != 0 {
 		if ds.Width*ds.Height != ds.Dim {

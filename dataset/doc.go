@@ -60,7 +60,9 @@
 // "3"; Yale B's 1..38 become classes 0..37 named "1".."38"); other labels
 // sort as strings; folder classes are the sorted folder names. Images keep
 // file order; folder trees are read in sorted name order (byte order:
-// "apple10" before "apple2"). Every result is deterministic: parallel
+// "apple10" before "apple2"). Folder images keep their file names
+// (Dataset.Files); Dataset.ItemName names any item for people, by its file
+// or as "row N" (0-based, like every index of the module). Every result is deterministic: parallel
 // decoding and SVDs place results by index, and every random choice (splits,
 // groups) comes from math/rand/v2 PCG seeded by the caller, with a separate
 // stream per purpose.

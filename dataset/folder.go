@@ -46,7 +46,7 @@ func (s Folder) Inputs() []string { return []string{s.Root} }
 // Load reads the tree: pixels are gray luma in [0, 1]. Classes are the
 // class folder names, sorted; sets are named "class/set" (or "set", without
 // labels) and sorted; images are in set order, each set's images sorted by
-// file name. The limits and ctx are checked as imageset.LoadContext says.
+// file name, each named by its file in Files. The limits and ctx are checked as imageset.LoadContext says.
 func (s Folder) Load(ctx context.Context) (*Dataset, error) {
 	t, err := imageset.Load(ctx, s.Root, imageset.Options{Layout: s.Layout, Width: s.Resize.Width, Height: s.Resize.Height, Workers: s.Workers, Limits: s.Limits})
 	if err != nil {
@@ -66,9 +66,10 @@ func (s Folder) Load(ctx context.Context) (*Dataset, error) {
 		if labelled {
 			set.Name, set.Label = t.Classes[st.Class]+"/"+st.Name, st.Class
 		}
-		for _, img := range st.Images {
+		for k, img := range st.Images {
 			set.Images = append(set.Images, len(ds.Images))
 			ds.Images = append(ds.Images, img)
+			ds.Files = append(ds.Files, st.Files[k])
 			if labelled {
 				ds.Labels = append(ds.Labels, st.Class)
 			}

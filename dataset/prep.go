@@ -232,7 +232,7 @@ func BasisSubspaces(ds *Dataset, items []int) (*Subspaces, error) {
 		for r := 0; r < ds.Dim; r++ {
 			copy(b.Row(r), ds.Bases[i][r*d:(r+1)*d])
 		}
-		out.add(&subspace.Subspace{Basis: b}, ds.label(i), "basis "+strconv.Itoa(i), []int{i})
+		out.add(&subspace.Subspace{Basis: b}, ds.label(i), ds.ItemName(i), []int{i})
 	}
 	return out, nil
 }

@@ -54,7 +54,7 @@ type Samples struct {
 	Images []int      // KindImages: indices into the data set's Images
 	Subs   *Subspaces // KindSets and KindBases
 	Labels []int      // the data set's class of each sample (NoLabel without labels)
-	Names  []string   // "image 17", a set's name, ...
+	Names  []string   // a set's name, an image's (Dataset.ItemName: its file, or "row 17"), ...
 }
 
 // Len returns the number of samples.
@@ -107,7 +107,7 @@ func EvalSamples(ds *Dataset, opt EvalOptions) (*Samples, error) {
 		for i := range ds.Images {
 			s.Images = append(s.Images, i)
 			s.Labels = append(s.Labels, ds.label(i))
-			s.Names = append(s.Names, fmt.Sprintf("image %d", i))
+			s.Names = append(s.Names, ds.ItemName(i))
 		}
 	}
 	if s.Subs != nil {

@@ -31,7 +31,7 @@ func TestTrainingAndEvalSamples(t *testing.T) {
 		t.Fatal("m < d: no error")
 	}
 	ts, err = EvalSamples(img, EvalOptions{D: 2})
-	if err != nil || ts.Kind != KindImages || ts.Len() != len(img.Images) || ts.Names[3] != "image 3" || ts.Images[3] != 3 || ts.Labels[3] != img.Labels[3] {
+	if err != nil || ts.Kind != KindImages || ts.Len() != len(img.Images) || ts.Names[3] != "row 3" || ts.Images[3] != 3 || ts.Labels[3] != img.Labels[3] {
 		t.Fatalf("test images: %+v %v", ts, err)
 	}
 	ts, err = EvalSamples(img, EvalOptions{D: 2, M: 3, Seed: 5})

@@ -206,6 +206,18 @@ func TestFolderWithoutLabels(t *testing.T) {
 	if err := ds.Validate(); err != nil {
 		t.Fatal(err)
 	}
+	// Every image is named by its file; other data by row.
+	if got, want := ds.ItemName(4), filepath.Join(root, "mystery2", "b.png"); got != want || len(ds.Files) != 6 {
+		t.Fatalf("image 4 named %q, want %q (%d files)", got, want, len(ds.Files))
+	}
+	if got := (&Dataset{}).ItemName(7); got != "row 7" {
+		t.Fatalf("item 7 of a file named %q", got)
+	}
+	bad := *ds
+	bad.Files = bad.Files[:5]
+	if err := bad.Validate(); err == nil {
+		t.Fatal("5 file names for 6 images: valid")
+	}
 	ts, err := EvalSamples(ds, EvalOptions{D: 2})
 	if err != nil || ts.Kind != KindSets || ts.Labels[0] != NoLabel || ts.Names[1] != "mystery2" {
 		t.Fatalf("samples %+v, %v", ts, err)

@@ -99,6 +99,27 @@
 //     watches a validation part carved out of the training data, never a
 //     test set.
 //
+// # Two margins
+//
+// A prediction has two margins, and the module names and signs each one
+// the same way everywhere (Go fields, grlgq's text, CSV, JSON and
+// pictures):
+//
+//   - μ ("mu"), the paper's margin, needs the true class: μ = (d⁺ −
+//     d⁻)/(d⁺ + d⁻) ∈ [−1, 1], d⁺ the distance to the nearest prototype
+//     of the true class, d⁻ to the nearest of any other class; μ < 0
+//     means classified correctly, and the more negative the surer.
+//     Training minimises it, Explanation.Mu and Model.Mu give it.
+//   - margin, the label-free separation: (δ₂ − δ₁)/(δ₂ + δ₁) ∈ [0, 1]
+//     between the nearest class (the prediction) and the runner-up class
+//     (Prediction.Margin); 0 is a tie, larger is surer, and
+//     PredictConfig.RejectMargin rejects the predictions below it.
+//
+// When the prediction is right the two agree up to the sign: margin =
+// −μ. When it is wrong, μ > 0 compares the true class with the predicted
+// one, margin the predicted one with the runner-up (which need not be the
+// true class). Data without labels have a margin and no μ.
+//
 // # The order of an epoch
 //
 // The samples of an epoch are the training part (in the order given, the

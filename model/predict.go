@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/grlgq/grlgq/engine"
+	"github.com/grlgq/grlgq/kernels"
 	"github.com/grlgq/grlgq/linalg"
 	"github.com/grlgq/grlgq/score"
 	"github.com/grlgq/grlgq/subspace"
@@ -20,10 +21,11 @@ type Prediction struct {
 	Class int
 	// Nearest is the index of the nearest prototype (ties to the lowest).
 	Nearest int
-	// Margin is the relative margin (δ₂ − δ₁)/(δ₂ + δ₁) ∈ [0, 1] between
-	// the distances of the nearest and the second-nearest class. It needs
-	// no label; when the predicted class is the true one it is −μ (Mu of
-	// the same distances: the paper's μ is negative when right).
+	// Margin is the label-free margin, the separation (δ₂ − δ₁)/(δ₂ + δ₁)
+	// ∈ [0, 1] between the distances of the nearest and the second-nearest
+	// class (0: a tie, 1: one class only). It needs no label; the paper's
+	// μ needs one (Model.Mu): when the predicted class is the true one,
+	// Margin = −μ. See "Two margins" in the package documentation.
 	Margin float64
 	// Rejected reports Margin < PredictConfig.RejectMargin.
 	Rejected bool
@@ -36,7 +38,8 @@ type Prediction struct {
 	Angles []float64
 	// Probabilities is a class-probability estimate (len C):
 	// softmax(−δ_c/T) over the classes, δ_c the distance to the nearest
-	// prototype of class c and T = PredictConfig.Temperature.
+	// prototype of class c and T = PredictConfig.Temperature (with
+	// kernels.Exp: the same bits on every architecture).
 	Probabilities []float64
 }
 
@@ -247,7 +250,7 @@ func (c *classifier) decide(r *Prediction) error {
 	}
 	var sum float64
 	for l, v := range pr {
-		e := math.Exp(-(v - d1) / c.temperature)
+		e := kernels.Exp(-(v - d1) / c.temperature) // the same bits on every architecture
 		pr[l] = e
 		sum += e
 	}

@@ -1,11 +1,15 @@
-// Command grlgq-edge classifies one image set with a trained GRLGQ model:
-// an inference-only binary for small devices.
+// Command grlgq-edge classifies image sets with a trained GRLGQ model: an
+// inference-only binary for small devices. Its help (-h) states the
+// inputs, the stdin formats and the output in full.
 //
 // Usage:
 //
-//	grlgq-edge -model MODEL [-json] [-width W -height H] [-max-pixels N -max-set-images N -max-values N] [-memstats] (DIR | -)
+//	grlgq-edge -model MODEL [-json] [-width W -height H] [-max-pixels N -max-set-images N -max-values N] [-memstats] INPUT...
 //
-// DIR is a folder of PNG or JPEG images, one image set (files sorted by
+// Each INPUT is a folder (one set) or "-" (standard input, at most once,
+// one or more sets), classified in order, one at a time, each printed as
+// soon as it is classified; the first set that fails ends the run with
+// exit code 1 and one line naming it. DIR is a folder of PNG or JPEG images, one image set (files sorted by
 // name; other files are ignored). Images are converted to gray in [0, 1]
 // and, with -width and -height, resized (Catmull-Rom: package pixels);
 // without them, by the model's own rule, Model.SampleFromImages (the
@@ -14,27 +18,36 @@
 // even one of the same pixel count in another shape; with no recorded
 // size, images must have the model's D pixels and are used as they are.
 //
-// "-" reads the set from standard input in one of two formats, told apart by
-// the first 8 bytes:
+// "-" reads sets from standard input in one of two formats, told apart by
+// the first 8 bytes of each set:
 //
 //   - binary: the magic "GRLGQSET", uint32 D, uint32 m (little-endian), then
 //     D*m little-endian IEEE-754 float64 values, column-major: image 0's D
-//     pixels, then image 1's, and so on;
+//     pixels, then image 1's, and so on; another binary set may follow
+//     directly;
 //   - text: one image per line, D numbers separated by spaces, tabs or
 //     commas (strconv.ParseFloat syntax); blank lines and lines starting
-//     with '#' are ignored.
+//     with '#' are ignored; a line "---" ends a set and starts the next.
 //
 // A set of one image is classified as a 1-D subspace (distance θ_1²); a
 // set of m >= d images by the weighted geodesic distance of its
 // d-dimensional subspace (first d left singular vectors, by
 // subspace.FromImages). 1 < m < d is an error.
 //
-// Output (text): "label L", "name N" (when the model names its classes),
-// "margin M", then "distance k class c δ_k" for every prototype. Floats are
+// Output (text), per set: "set I INPUT" (only with several sets), "label
+// L", "name N" (the class's name, when the model names its classes),
+// "margin M" (the label-free margin (δ₂ − δ₁)/(δ₂ + δ₁) ∈ [0, 1], see
+// package model's "Two margins"), "rejected true|false", "probability c
+// NAME p" for every class (model.Prediction.Probabilities, computed with
+// kernels.Exp: the same bits on every architecture), then "distance k
+// class c δ_k" for every prototype; several sets are separated by a blank
+// line. Floats are
 // printed with strconv.FormatFloat(v, 'g', -1, 64), the shortest string that
 // parses back to the same bits, so outputs can be compared byte for byte
 // across machines. -json prints the same as one JSON object (encoding/json
-// also prints the shortest round-tripping form). A rejected prediction
+// also prints the shortest round-tripping form), one object per set and
+// line (fields set, input, label, name, rejected, margin, images,
+// class_names, probabilities, prototype_classes, distances). A rejected prediction
 // (margin below the model's reject threshold) prints label -1.
 //
 // -memstats prints the Go runtime's memory statistics to standard error

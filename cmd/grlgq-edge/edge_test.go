@@ -231,8 +231,51 @@ func TestClassify(t *testing.T) {
 	if err := json.Unmarshal([]byte(js), &r); code != 0 || err != nil {
 		t.Fatalf("json: exit %d, %v: %s", code, err, js)
 	}
-	if want := (&r).text(); string(want) != fromDir {
+	if want := (&r).text(false); string(want) != fromDir {
 		t.Errorf("JSON round trip:\n%s\nwant\n%s", want, fromDir)
+	}
+	// Probabilities and class names, in the text and the JSON.
+	if len(r.Probabilities) != 3 || r.ClassNames[1] != "beta" || r.Probabilities[1] < r.Probabilities[0] || r.Probabilities[1] < r.Probabilities[2] ||
+		!strings.Contains(fromDir, "\nprobability 1 beta 0.") || !strings.Contains(fromDir, "\nrejected false\n") {
+		t.Errorf("probabilities %v of %v:\n%s", r.Probabilities, r.ClassNames, fromDir)
+	}
+	// Several sets per call: folders and stdin's sets (binary back to
+	// back, text separated by "---"), each the same as alone, in order.
+	var bin2, txt2 []byte
+	bin2 = append(append(bin2, read("set.bin")...), read("set.bin")...)
+	txt2 = append(append(append(txt2, read("set.txt")...), "---\n"...), read("one.txt")...)
+	oneOut, _, _ := runEdge(t, read("one.txt"), "-model", mp, "-")
+	for _, c := range []struct {
+		stdin []byte
+		args  []string
+		want  []string // each set's output alone
+	}{
+		{nil, []string{filepath.Join(dir, "set"), filepath.Join(dir, "set-resize")}, []string{fromDir, ""}},
+		{bin2, []string{"-"}, []string{fromDir, fromDir}},
+		{txt2, []string{filepath.Join(dir, "set"), "-"}, []string{fromDir, fromDir, oneOut}},
+	} {
+		out, stderr, code := runEdge(t, c.stdin, append([]string{"-model", mp}, c.args...)...)
+		blocks := strings.Split(out, "\n\n")
+		if code != 0 || len(blocks) != len(c.want) {
+			t.Fatalf("%v: exit %d %s\n%s", c.args, code, stderr, out)
+		}
+		for i, b := range blocks {
+			head, rest, _ := strings.Cut(b, "\n")
+			if !strings.HasPrefix(head, fmt.Sprintf("set %d ", i)) || c.want[i] != "" && rest+"\n" != c.want[i] && rest != c.want[i] {
+				t.Errorf("%v: set %d:\n%s\nwant\n%s", c.args, i, b, c.want[i])
+			}
+		}
+		js, _, code := runEdge(t, c.stdin, append([]string{"-model", mp, "-json"}, c.args...)...)
+		lines := strings.Split(strings.TrimSpace(js), "\n")
+		var last result
+		if code != 0 || len(lines) != len(c.want) || json.Unmarshal([]byte(lines[len(lines)-1]), &last) != nil || last.Set != len(c.want)-1 {
+			t.Errorf("%v -json: exit %d, %d lines:\n%s", c.args, code, len(lines), js)
+		}
+	}
+	// A second set that fails names itself, after the first was printed.
+	bad := append(append([]byte{}, read("set.txt")...), "---\n0 1\n"...)
+	if out, stderr, code := runEdge(t, bad, "-model", mp, "-"); code != 1 || !strings.Contains(stderr, "set 1 of stdin") || !strings.HasPrefix(out, "set 0 -\nlabel 1") {
+		t.Errorf("a bad second set: exit %d %q\n%s", code, stderr, out)
 	}
 	// A single image: θ_1² distances.
 	one, stderr, code := runEdge(t, read("one.txt"), "-model", mp, "-")
@@ -247,6 +290,8 @@ func TestClassify(t *testing.T) {
 		msg   string
 	}{
 		{"", []string{"-model", mp}, 2, "usage"},
+		{"", []string{"-model", mp, "-", "-"}, 2, "2 times"},
+		{"---\n", []string{"-model", mp, "-"}, 1, "before any image"},
 		{"", []string{"-model", mp, "-width", "3", dir}, 2, "usage"},
 		{"0 1\n", []string{"-model", mp, "-"}, 1, "wants D = 64"},
 		{"", []string{"-model", mp, "-"}, 1, "no images"},

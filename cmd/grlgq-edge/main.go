@@ -2,9 +2,7 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"encoding/binary"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -14,7 +12,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -58,7 +55,7 @@ func main() {
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := base.NewFlagSet("grlgq-edge")
 	modelPath := fs.String("model", "", "model file written by grlgq train (required)")
-	asJSON := fs.Bool("json", false, "print the result as one JSON object")
+	asJSON := fs.Bool("json", false, "print one JSON object per set, one per line")
 	var width, height int
 	base.IntVar(fs, &width, "width", 0, 0, maxSide, fmt.Sprintf("resize images to this width (with -height, at most %d pixels; 0: the image size recorded in the model)", model.MaxDim))
 	base.IntVar(fs, &height, "height", 0, 0, maxSide, "resize images to this height (with -width)")
@@ -68,8 +65,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	def.TotalValues = defaultMaxValues
 	base.AddLimitFlags(fs, &lim, def, false)
 	usageText := func(w io.Writer) {
-		fmt.Fprintln(w, "usage: grlgq-edge -model MODEL [-json] [-width W -height H] [-max-pixels N -max-set-images N -max-values N] [-memstats] (DIR | -)")
-		fmt.Fprintln(w, "  DIR: a folder of PNG/JPEG images (one image set); -: the set on stdin (binary GRLGQSET or text, see go doc)")
+		fmt.Fprint(w, usageHead)
 		base.PrintDefaults(w, fs, nil)
 	}
 	if err := base.Parse(fs, args); err != nil {
@@ -80,20 +76,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return base.Report(stderr, "grlgq-edge", "", err, usageText)
 	}
 	err := check(fs, *modelPath, width, height, lim)
-	var res *result
 	if err == nil {
-		res, err = classify(*modelPath, fs.Arg(0), width, height, lim, stdin)
-	}
-	var out []byte
-	if err == nil && *asJSON {
-		if out, err = json.Marshal(res); err == nil {
-			out = append(out, '\n')
-		}
-	} else if err == nil {
-		out = res.text()
-	}
-	if err == nil {
-		_, err = stdout.Write(out)
+		err = classifyAll(*modelPath, fs.Args(), width, height, lim, stdin, stdout, *asJSON)
 	}
 	if err != nil {
 		return base.Report(stderr, "grlgq-edge", "", err, usageText)
@@ -104,13 +88,21 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	return base.ExitOK
 }
 
-// check is the usage errors of the flags and the argument.
+// check is the usage errors of the flags and the arguments.
 func check(fs *flag.FlagSet, modelPath string, width, height int, lim imageset.Limits) error {
+	stdins := 0
+	for _, a := range fs.Args() {
+		if a == "-" {
+			stdins++
+		}
+	}
 	switch {
 	case modelPath == "":
 		return base.Usagef(fs, "-model MODEL is required")
-	case fs.NArg() != 1:
-		return base.Usagef(fs, "want one input, a folder or - (got %d)", fs.NArg())
+	case fs.NArg() == 0:
+		return base.Usagef(fs, "want at least one input, a folder or - (got none)")
+	case stdins > 1:
+		return base.Usagef(fs, "- (standard input) given %d times; it may hold several sets", stdins)
 	case (width == 0) != (height == 0):
 		return base.Usagef(fs, "-width and -height go together (got %d x %d)", width, height)
 	case lim.PixelsPerImage < model.MaxDim && int64(width)*int64(height) > lim.PixelsPerImage:
@@ -119,70 +111,6 @@ func check(fs *flag.FlagSet, modelPath string, width, height int, lim imageset.L
 		return base.Usagef(fs, "-width %d -height %d: %d pixels, the limit is %d (a model's D)", width, height, width*height, model.MaxDim)
 	}
 	return nil
-}
-
-// result is what the binary prints.
-type result struct {
-	Label     int       `json:"label"`
-	Name      string    `json:"name,omitempty"`
-	Rejected  bool      `json:"rejected"`
-	Margin    float64   `json:"margin"`
-	Images    int       `json:"images"`
-	Classes   []int     `json:"prototype_classes"`
-	Distances []float64 `json:"distances"`
-}
-
-func (r *result) text() []byte {
-	var b bytes.Buffer
-	g := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
-	fmt.Fprintf(&b, "label %d\n", r.Label)
-	if r.Name != "" {
-		fmt.Fprintf(&b, "name %s\n", r.Name)
-	}
-	fmt.Fprintf(&b, "margin %s\n", g(r.Margin))
-	for k, d := range r.Distances {
-		fmt.Fprintf(&b, "distance %d class %d %s\n", k, r.Classes[k], g(d))
-	}
-	return b.Bytes()
-}
-
-// classify loads the model and the set and predicts (Model.SampleOf,
-// Model.PredictTo on this goroutine: small devices, no worker wake-ups),
-// reading a folder of images within lim.
-func classify(modelPath, input string, w, h int, lim imageset.Limits, stdin io.Reader) (*result, error) {
-	m, err := model.LoadFile(modelPath)
-	if err != nil {
-		return nil, err
-	}
-	var imgs [][]float64
-	if input == "-" {
-		imgs, err = readStdin(bufio.NewReaderSize(stdin, 1<<16), m.Dim())
-	} else {
-		imgs, err = readDir(input, w, h, m, lim)
-	}
-	if err != nil {
-		return nil, err
-	}
-	x, err := m.SampleOf(imgs)
-	if err != nil {
-		return nil, err
-	}
-	var pred model.Prediction
-	if err := m.PredictTo(&pred, x); err != nil {
-		return nil, err
-	}
-	r := &result{
-		Label:     pred.Label,
-		Rejected:  pred.Rejected,
-		Margin:    pred.Margin,
-		Images:    len(imgs),
-		Classes:   m.Labels(),
-		Distances: slices.Clone(pred.Distances),
-	}
-	if pred.Label >= 0 {
-		r.Name = m.ClassName(pred.Label)
-	}
-	return r, nil
 }
 
 // readDir reads the images of a folder (sorted by name) as the model's
@@ -274,7 +202,7 @@ func readStdin(r *bufio.Reader, dim int) ([][]float64, error) {
 	return readText(r, dim)
 }
 
-func readBinary(r io.Reader, dim int) ([][]float64, error) {
+func readBinary(r *bufio.Reader, dim int) ([][]float64, error) {
 	var h [len(rawMagic) + 8]byte
 	if _, err := io.ReadFull(r, h[:]); err != nil {
 		return nil, fmt.Errorf("stdin: binary header: %w", err)
@@ -300,15 +228,20 @@ func readBinary(r io.Reader, dim int) ([][]float64, error) {
 		}
 		imgs = append(imgs, img)
 	}
+	// Another set may follow: its magic, or nothing.
+	if next, _ := r.Peek(len(rawMagic)); len(next) == 0 || string(next) == rawMagic {
+		return imgs, nil
+	}
 	if n, _ := io.Copy(io.Discard, r); n > 0 {
-		return nil, fmt.Errorf("stdin: %d bytes after the %d images", n, m)
+		return nil, fmt.Errorf("stdin: %d bytes after the %d images that do not start another set (%q)", n, m, rawMagic)
 	}
 	return imgs, nil
 }
 
-// readText reads the text format: one image per line, D numbers
-// separated by spaces, tabs or commas; blank lines and lines starting
-// with '#' are skipped. It reads a byte at a time into one value's buffer
+// readText reads one set in the text format: one image per line, D
+// numbers separated by spaces, tabs or commas; blank lines and lines
+// starting with '#' are skipped; a line "---" ends the set (another
+// follows). It reads a byte at a time into one value's buffer
 // (at most maxField bytes), so a line costs no more than its D values:
 // a line with more than D values, or an endless line, is refused as soon
 // as its (D+1)-th value starts; the images, at most maxValues values,
@@ -343,7 +276,15 @@ func readText(r *bufio.Reader, dim int) ([][]float64, error) {
 		field = field[:0]
 		return nil
 	}
+	sep := false // the line is "---"
 	endLine := func() error {
+		if img == nil && string(field) == setSeparator {
+			field, sep = field[:0], true
+			if len(imgs) == 0 {
+				return fmt.Errorf("stdin: line %d: %q before any image of the set", line, setSeparator)
+			}
+			return nil
+		}
 		if err := value(); err != nil {
 			return err
 		}
@@ -374,8 +315,14 @@ func readText(r *bufio.Reader, dim int) ([][]float64, error) {
 			if err := endLine(); err != nil {
 				return nil, err
 			}
+			if sep {
+				return imgs, nil
+			}
 		case comment:
 		case c == ' ' || c == '\t' || c == ',' || c == '\r':
+			if img == nil && string(field) == setSeparator {
+				continue // "--- " ends the set as "---" does
+			}
 			if err := value(); err != nil {
 				return nil, err
 			}
@@ -388,6 +335,9 @@ func readText(r *bufio.Reader, dim int) ([][]float64, error) {
 			}
 			field = append(field, c)
 		}
+	}
+	if sep {
+		return imgs, nil // "---" at the end: no set follows
 	}
 	if len(imgs) == 0 {
 		return nil, errors.New("stdin: no images (binary sets start with \"GRLGQSET\")")

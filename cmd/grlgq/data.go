@@ -12,6 +12,7 @@ import (
 	"github.com/grlgq/grlgq/cmd/internal/base"
 	"github.com/grlgq/grlgq/dataset"
 	"github.com/grlgq/grlgq/model"
+	"github.com/grlgq/grlgq/predict"
 	"github.com/grlgq/grlgq/subspace"
 )
 
@@ -194,11 +195,12 @@ func className(m *model.Model, c int) string {
 	return fmt.Sprint(c)
 }
 
-// samples are the items a trained model is applied to (dataset.Samples:
+// samples are the items a trained model is applied to (predict.Samples:
 // single images, image sets as subspaces, or bases), as the model's
 // samples, with the model's class of each (-1: unknown, or no labels).
 type samples struct {
 	*dataset.Samples
+	ps     *predict.Samples
 	ds     *dataset.Dataset
 	x      []model.Sample
 	labels []int
@@ -207,15 +209,10 @@ type samples struct {
 func (s *samples) len() int { return len(s.x) }
 
 // trueName is the data's class name of sample i ("" without labels).
-func (s *samples) trueName(i int) string {
-	if c := s.Labels[i]; c >= 0 {
-		return s.ds.Classes[c]
-	}
-	return ""
-}
+func (s *samples) trueName(i int) string { return s.ps.TrueName(i) }
 
 // evalSamples turns ds into the samples the model m classifies
-// (dataset.EvalSamples: single images for image data unless m > 0 groups
+// (predict.Prepare: single images for image data unless m > 0 groups
 // them into sets of m, image sets for folder data, bases for npy data),
 // with the model's class of each; it words the checks of the sizes for the
 // command line first.
@@ -232,35 +229,14 @@ func evalSamples(mod *model.Model, ds *dataset.Dataset, groupM int, seed uint64,
 	if ds.Kind() == dataset.KindBases && ds.SubDim != d {
 		return nil, fmt.Errorf("%s holds bases of d=%d, the model has d=%d", ds.Source, ds.SubDim, d)
 	}
-	ts, err := dataset.EvalSamples(ds, dataset.EvalOptions{D: d, M: groupM, Seed: seed, Workers: workers, SkipBad: skipBad})
+	ps, err := predict.Prepare(mod, ds, dataset.EvalOptions{D: d, M: groupM, Seed: seed, Workers: workers, SkipBad: skipBad})
 	if err != nil {
 		if ds.Kind() == dataset.KindBases {
 			return nil, err
 		}
 		return nil, setError(err, d)
 	}
-	s := &samples{Samples: ts, ds: ds}
-	if ts.Kind == dataset.KindImages {
-		s.x = make([]model.Sample, len(ts.Images))
-		for i, k := range ts.Images {
-			s.x[i] = model.Image(ds.Images[k])
-		}
-	} else {
-		s.x = model.Sets(ts.Subs.Subs)
-	}
-	names := make([]string, mod.NumClasses())
-	for c := range names {
-		names[c] = mod.ClassName(c)
-	}
-	cm := ds.ClassMap(names)
-	s.labels = make([]int, len(ts.Labels))
-	for i, c := range ts.Labels {
-		s.labels[i] = -1
-		if c >= 0 {
-			s.labels[i] = cm[c]
-		}
-	}
-	return s, nil
+	return &samples{Samples: ps.Samples, ps: ps, ds: ds, x: ps.X, labels: ps.Truth}, nil
 }
 
 // setError adds advice to the error of a set that cannot become a subspace.

@@ -10,7 +10,7 @@
 //	grlgq train   -tune -data SPEC -o MODEL      choose the settings by cross-validation, then train
 //	grlgq cv      -data SPEC [-folds K] [flags]  k-fold cross-validation accuracy of a configuration
 //	grlgq eval    -model MODEL -data SPEC        accuracy, per-class accuracy, confusion matrix
-//	grlgq predict -model MODEL -data SPEC        label, margin and distances per sample
+//	grlgq predict -model MODEL -data SPEC [-o F] class, margins, probabilities per sample (text, CSV, JSON)
 //	grlgq explain -model MODEL -data SPEC -o DIR pictures and JSON explaining decisions
 //	grlgq inspect MODEL [-json]                  what a model file is (shapes, classes, relevances, settings)
 //	grlgq repro   mnist|yale|eth80 -dir DATA     the paper's experiments

@@ -12,6 +12,7 @@ import (
 	"github.com/grlgq/grlgq/cmd/internal/runfiles"
 	"github.com/grlgq/grlgq/dataset"
 	"github.com/grlgq/grlgq/model"
+	"github.com/grlgq/grlgq/predict"
 	"github.com/grlgq/grlgq/score"
 )
 
@@ -74,21 +75,13 @@ func (f *modelFlags) load(ctx context.Context, fs *flag.FlagSet) (*model.Model, 
 	return mod, s, nil
 }
 
-// predictAll classifies every sample (Model.PredictBatchTo, blocks of
-// predictBlock samples between checks of ctx).
+// predictAll classifies every sample (predict.All).
 func predictAll(ctx context.Context, mod *model.Model, s *samples) ([]model.Prediction, error) {
-	out := make([]model.Prediction, s.len())
-	const predictBlock = 4096
-	for i0 := 0; i0 < len(out); i0 += predictBlock {
-		if err := ctx.Err(); err != nil {
-			return nil, fmt.Errorf("interrupted")
-		}
-		i1 := min(len(out), i0+predictBlock)
-		if err := mod.PredictBatchTo(out[i0:i1], s.x[i0:i1]); err != nil {
-			return nil, err
-		}
+	out, err := predict.All(ctx, mod, s.x)
+	if ctx.Err() != nil {
+		return nil, fmt.Errorf("interrupted")
 	}
-	return out, nil
+	return out, err
 }
 
 // correct counts the predictions whose label is the model's class of

@@ -7,11 +7,11 @@ import (
 	"math"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/grlgq/grlgq/cmd/internal/plot"
-	"github.com/grlgq/grlgq/dataset"
 	"github.com/grlgq/grlgq/model"
 )
 
@@ -24,12 +24,14 @@ func runExplain(ctx context.Context, e *env, args []string) error {
 		which  string
 		pixels bool
 		top    int
+		wrong  bool
 	)
 	plotFmt := plotFormatFlag(fs)
 	f.addFlags(fs)
 	fs.StringVar(&out, "o", "", "write the pictures and JSON into this folder (created if missing)")
 	intVar(fs, &n, "n", 4, 1, maxExplain, "explain this many samples, taken from each class in turn")
-	fs.StringVar(&which, "samples", "", "explain these samples instead (comma-separated indices, as listed by grlgq predict)")
+	fs.StringVar(&which, "samples", "", "explain these samples instead: comma-separated indices (0-based, grlgq predict's index column) or names (a set's folder, \"class/set\" or \"set\"; an image's file; \"row N\")")
+	fs.BoolVar(&wrong, "misclassified", false, "explain every misclassified sample instead (labelled data)")
 	intVar(fs, &top, "top", 5, 1, maxSetImages, "image sets: rank each set's images by their relevance-weighted part in the decision (support of W+ over W-, model.Explanation.RankImages), "+
 		"list the top K in the text and JSON, and draw them (at most 5) instead of the first ones")
 	fs.BoolVar(&pixels, "pixels", false, "also put the pixel maps u_i∘v_i (D values per angle) into the JSON")
@@ -41,6 +43,9 @@ func runExplain(ctx context.Context, e *env, args []string) error {
 	}
 	if out == "" {
 		return usagef(fs, "-o DIR is required")
+	}
+	if wrong && which != "" {
+		return usagef(fs, "-samples and -misclassified exclude each other")
 	}
 	g := e.guard(fs)
 	if err := f.check(fs, g); err != nil {
@@ -56,9 +61,9 @@ func runExplain(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	idx, err := pickSamples(s, n, which)
+	idx, err := pickSamples(ctx, mod, s, n, which, wrong)
 	if err != nil {
-		return usagef(fs, "%v", err)
+		return err
 	}
 	h, w := shapeOf(s.ds, mod.Dim())
 	if mw, mh := mod.ImageSize(); mw > 0 && mh > 0 {
@@ -112,7 +117,7 @@ func runExplain(ctx context.Context, e *env, args []string) error {
 		}
 		base := fmt.Sprintf("sample_%0*d", len(strconv.Itoa(s.len()-1)), i)
 		ranked := topImages(s, i, ex, top)
-		sm := sampleOf(mod, s, i, ex, pred, h, w)
+		sm := sampleOf(mod, s, i, pred, h, w)
 		if ranked != nil {
 			sm.Images = rankedTiles(s, ranked)
 		}
@@ -126,10 +131,12 @@ func runExplain(ctx context.Context, e *env, args []string) error {
 		if err := saveJSON(base+".json", j); err != nil {
 			return err
 		}
-		summary = append(summary, map[string]any{
-			"index": i, "name": s.Names[i], "true": s.trueName(i), "predicted": className(mod, pred.Label),
-			"mu": jnum(ex.Mu), "picture": base + "." + *plotFmt, "json": base + ".json", "top_images": ranked,
-		})
+		sj := map[string]any{"index": i, "name": s.Names[i], "true": s.trueName(i), "predicted": className(mod, pred.Class), "rejected": pred.Rejected,
+			"margin": jnum(pred.Margin), "picture": base + "." + *plotFmt, "json": base + ".json", "top_images": ranked}
+		if s.labels[i] >= 0 {
+			sj["mu"] = jnum(ex.Mu)
+		}
+		summary = append(summary, sj)
 	}
 	if err := saveJSON("explanation.json", map[string]any{
 		"model":        f.model,
@@ -139,16 +146,20 @@ func runExplain(ctx context.Context, e *env, args []string) error {
 		"image_height": h,
 		"image_width":  w,
 		"kind":         sampleWord(s.Kind),
-		"note":         "For each sample: W+ is the nearest prototype of its true class, W- the nearest of another class; mu = (d+ - d-)/(d+ + d-) < 0 means correctly classified. Angles ascend (theta_1 smallest); contributions are lambda_k theta_k^2 (their sum is the distance); q_w column i holds the coefficients with which the prototype's columns build its principal vector v_i; image_contributions M (m x d) say how much each image of the set builds each principal vector u_i (U ≈ X M); image_scores[j] = support of W+ minus support of W- by image j, support = sum_i (2 lambda_i theta_i / sin theta_i) cos theta_i a_ji with a_ji = M_ji (R Lambda Q_P)_ji image j's share of cos theta_i (model.Side.ImageSupport); top_images are the -top images of largest |score| (positive: for the true class).",
+		"note":         "For each sample: W+ is the nearest prototype of its true class (of the predicted class without a label), W- the nearest of another class; mu = (d+ - d-)/(d+ + d-) < 0 means correctly classified (only with a true label the model knows); margin = (d2 - d1)/(d2 + d1) in [0, 1] is the label-free margin between the two nearest classes (= -mu when right). Indices are 0-based; images are named by their file (folder data) or row. Angles ascend (theta_1 smallest); contributions are lambda_k theta_k^2 (their sum is the distance); q_w column i holds the coefficients with which the prototype's columns build its principal vector v_i; image_contributions M (m x d) say how much each image of the set builds each principal vector u_i (U ≈ X M); image_scores[j] = support of W+ minus support of W- by image j, support = sum_i (2 lambda_i theta_i / sin theta_i) cos theta_i a_ji with a_ji = M_ji (R Lambda Q_P)_ji image j's share of cos theta_i (model.Side.ImageSupport); top_images are the -top images of largest |score| (positive: for the true class).",
 	}); err != nil {
 		return err
 	}
 	if err := g.Commit(); err != nil {
 		return err
 	}
-	fmt.Fprintf(e.stdout, "explained %d sample(s) of %s with %s into %s:\n", len(idx), s.ds.Source, f.model, out)
+	fmt.Fprintf(e.stdout, "explained %d sample(s) of %s with %s into %s (μ < 0: right; margin: label-free, 0 to 1):\n", len(idx), s.ds.Source, f.model, out)
 	for _, sm := range summary {
-		fmt.Fprintf(e.stdout, "  %-20v true %-8v predicted %-8v μ %+.3f  %s\n", sm["name"], sm["true"], sm["predicted"], float64(sm["mu"].(jnum)), sm["picture"])
+		fmt.Fprintf(e.stdout, "  %4d  %-20v ", sm["index"], sm["name"])
+		if mu, ok := sm["mu"]; ok {
+			fmt.Fprintf(e.stdout, "true %-8v μ %+.3f  ", sm["true"], float64(mu.(jnum)))
+		}
+		fmt.Fprintf(e.stdout, "predicted %-8v margin %.3f  %s\n", sm["predicted"], float64(sm["margin"].(jnum)), sm["picture"])
 		printTopImages(e.stdout, sm["top_images"].([]rankJSON))
 	}
 	fmt.Fprintf(e.stdout, "also: %s, %s, %s\n", filepath.Join(out, plot.PageName("prototypes", 0, len(protoPages), *plotFmt)), filepath.Join(out, plot.PageName("relevances", 0, 1, *plotFmt)), filepath.Join(out, "explanation.json"))
@@ -156,16 +167,29 @@ func runExplain(ctx context.Context, e *env, args []string) error {
 }
 
 // pickSamples returns the indices of the samples to explain: the listed
-// ones, or n taken from each class in turn (in order of appearance).
-func pickSamples(s *samples, n int, which string) ([]int, error) {
+// ones (by index or name), every misclassified one, or n taken from each
+// class in turn (in order of appearance).
+func pickSamples(ctx context.Context, mod *model.Model, s *samples, n int, which string, wrong bool) ([]int, error) {
+	if wrong {
+		if !s.ds.Labelled() {
+			return nil, fmt.Errorf("-misclassified: %s has no labels", s.ds.Source)
+		}
+		pred, err := predictAll(ctx, mod, s)
+		if err != nil {
+			return nil, err
+		}
+		return s.ps.Misclassified(pred), nil
+	}
 	if which != "" {
 		var out []int
 		for _, f := range strings.Split(which, ",") {
-			i, err := strconv.Atoi(strings.TrimSpace(f))
-			if err != nil || i < 0 || i >= s.len() {
-				return nil, fmt.Errorf("-samples: %q is not a sample index in [0, %d)", f, s.len())
+			i, ok := s.ps.Lookup(strings.TrimSpace(f))
+			if !ok {
+				return nil, fmt.Errorf("-samples: %q is neither a sample index in [0, %d) nor the name of one sample (names look like %q)", f, s.len(), s.Names[0])
 			}
-			out = append(out, i)
+			if !slices.Contains(out, i) { // named twice: explained once
+				out = append(out, i)
+			}
 		}
 		return out, nil
 	}
@@ -223,21 +247,15 @@ func rowsOf(a matrix) [][]jnum {
 }
 
 // sampleOf is what the explanation page of sample i shows of it: its
-// image, or the first images of its set.
-func sampleOf(m *model.Model, s *samples, i int, ex *model.Explanation, pred *model.Prediction, h, w int) plot.Sample {
-	sm := plot.Sample{Height: h, Width: w,
-		Title: fmt.Sprintf("%s: true class %s, predicted %s", s.Names[i], s.trueName(i), className(m, pred.Label))}
+// image, or the first images of its set, named by their files (or rows).
+func sampleOf(m *model.Model, s *samples, i int, pred *model.Prediction, h, w int) plot.Sample {
+	sm := plot.Sample{Height: h, Width: w, Labelled: s.labels[i] >= 0, Predicted: className(m, pred.Class), Margin: pred.Margin,
+		Title: fmt.Sprintf("%d: %s, true class %s, predicted %s", i, s.Names[i], s.trueName(i), className(m, pred.Label))}
 	if !s.ds.Labelled() {
-		sm.Title = fmt.Sprintf("%s: predicted %s", s.Names[i], className(m, pred.Label))
+		sm.Title = fmt.Sprintf("%d: %s, predicted %s", i, s.Names[i], className(m, pred.Label))
 	}
-	switch s.Kind {
-	case dataset.KindImages:
-		sm.Images = []plot.Tile{{Caption: "the image", Values: s.x[i].Pixels()}}
-	case dataset.KindSets:
-		src := s.Subs.Sources[i]
-		for j, k := range src[:min(len(src), 5)] {
-			sm.Images = append(sm.Images, plot.Tile{Caption: fmt.Sprintf("image %d of %d", j+1, len(src)), Values: s.ds.Images[k]})
-		}
+	for j, k := range s.ps.Images(i)[:min(len(s.ps.Images(i)), 5)] {
+		sm.Images = append(sm.Images, plot.Tile{Caption: fmt.Sprintf("image %d: %s", j, filepath.Base(s.ds.ItemName(k))), Values: s.ds.Images[k]})
 	}
 	return sm
 }
@@ -290,15 +308,23 @@ func explanationJSON(m *model.Model, s *samples, i int, ex *model.Explanation, p
 		"kind":       sampleWord(s.Kind),
 		"true":       s.trueName(i),
 		"explained":  className(m, ex.Label),
-		"predicted":  className(m, pred.Label),
+		"predicted":  className(m, pred.Class),
+		"rejected":   pred.Rejected,
 		"margin":     jnum(pred.Margin),
-		"mu":         jnum(ex.Mu),
 		"relevances": jnums(ex.Relevance),
 		"plus":       sideOf(m, &ex.Plus, pixels),
 		"minus":      sideOf(m, &ex.Minus, pixels),
 	}
-	if s.Kind == dataset.KindSets {
-		j["images"] = s.Subs.Sources[i]
+	if s.labels[i] >= 0 {
+		j["mu"] = jnum(ex.Mu)
+	}
+	if im := s.ps.Images(i); im != nil {
+		j["images"] = im
+		files := make([]string, len(im))
+		for k, src := range im {
+			files[k] = s.ds.ItemName(src)
+		}
+		j["image_files"] = files
 	}
 	return j
 }

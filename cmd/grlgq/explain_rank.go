@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"path/filepath"
 
 	"github.com/grlgq/grlgq/cmd/internal/plot"
 	"github.com/grlgq/grlgq/dataset"
@@ -13,10 +14,12 @@ import (
 type rankJSON struct {
 	Rank int `json:"rank"` // 1: the most influential
 	// Image is the image's place in the set (0-based), Source its index
-	// in the data (as the set's "images" list gives it).
-	Image  int  `json:"image"`
-	Source int  `json:"source"`
-	Score  jnum `json:"score"`
+	// in the data (as the set's "images" list gives it), File its file
+	// (folder data) or row (dataset.Dataset.ItemName).
+	Image  int    `json:"image"`
+	Source int    `json:"source"`
+	File   string `json:"file"`
+	Score  jnum   `json:"score"`
 }
 
 // topImages returns the top k of the images of sample i's set, ranked by
@@ -32,7 +35,7 @@ func topImages(s *samples, i int, ex *model.Explanation, k int) []rankJSON {
 	for n, is := range r[:min(k, len(r))] {
 		j := rankJSON{Rank: n + 1, Image: is.Image, Source: -1, Score: jnum(is.Score)}
 		if is.Image < len(src) {
-			j.Source = src[is.Image]
+			j.Source, j.File = src[is.Image], s.ds.ItemName(src[is.Image])
 		}
 		out = append(out, j)
 	}
@@ -47,7 +50,7 @@ func rankedTiles(s *samples, top []rankJSON) []plot.Tile {
 		if r.Source < 0 {
 			continue
 		}
-		out = append(out, plot.Tile{Caption: fmt.Sprintf("#%d: image %d, score %+.3f", r.Rank, r.Image+1, float64(r.Score)), Values: s.ds.Images[r.Source]})
+		out = append(out, plot.Tile{Caption: fmt.Sprintf("#%d: %s, image %d, score %+.3f", r.Rank, filepath.Base(r.File), r.Image, float64(r.Score)), Values: s.ds.Images[r.Source]})
 	}
 	return out
 }
@@ -55,6 +58,6 @@ func rankedTiles(s *samples, top []rankJSON) []plot.Tile {
 // printTopImages writes the ranking of one sample as text.
 func printTopImages(w io.Writer, top []rankJSON) {
 	for _, r := range top {
-		fmt.Fprintf(w, "      #%-2d image %-4d (data image %d)  score %+.4f\n", r.Rank, r.Image+1, r.Source, float64(r.Score))
+		fmt.Fprintf(w, "        #%-2d %s (image %d of the set)  score %+.4f\n", r.Rank, r.File, r.Image, float64(r.Score))
 	}
 }

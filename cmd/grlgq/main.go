@@ -51,8 +51,8 @@ func init() {
 		{"train", "-data SPEC -o MODEL [flags]", "train a model on image sets, images or bases", runTrain},
 		{"cv", "-data SPEC [-folds K] [train flags] [-json]", "k-fold cross-validation accuracy (mean, sd, per fold) of a training configuration", runCV},
 		{"eval", "-model MODEL -data SPEC [-json]", "accuracy, per-class accuracy and confusion matrix", runEval},
-		{"predict", "-model MODEL -data SPEC [-json]", "label, margin and distances of every sample", runPredict},
-		{"explain", "-model MODEL -data SPEC -o DIR [-n N]", "pictures and JSON that explain the model's decisions", runExplain},
+		{"predict", "-model MODEL -data SPEC [-o FILE] [-format text|csv|json]", "class, margins and probabilities of every sample, labelled or not", runPredict},
+		{"explain", "-model MODEL -data SPEC -o DIR [-n N | -samples I,NAME | -misclassified]", "pictures and JSON that explain the model's decisions", runExplain},
 		{"inspect", "MODEL [-json]", "what a model file is: shapes, classes, prototypes, relevances, settings, file version", runInspect},
 		{"repro", "mnist|yale|eth80 -dir DATA [-runs N] [-json]", "reproduce an experiment of the paper, beside a class-PCA baseline", runRepro},
 	}

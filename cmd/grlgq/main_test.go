@@ -139,7 +139,7 @@ func TestCSVPipeline(t *testing.T) {
 		t.Fatalf("%d predictions, want 90", len(preds))
 	}
 	p0 := preds[0].(map[string]any)
-	for _, k := range []string{"label", "margin", "distances"} {
+	for _, k := range []string{"predicted", "margin", "mu", "probabilities", "distances"} {
 		if _, ok := p0[k]; !ok {
 			t.Errorf("prediction lacks %q: %v", k, p0)
 		}
@@ -148,8 +148,8 @@ func TestCSVPipeline(t *testing.T) {
 		t.Errorf("%d distances, want 6 (3 classes x 2 prototypes)", len(d))
 	}
 	r = ok(t, "predict", "-model", mod, "-data", spec)
-	if lines := strings.Count(r.stdout, "\n"); lines != 92 {
-		t.Errorf("predict printed %d lines, want 92 (header, 90 samples, total)", lines)
+	if lines := strings.Count(r.stdout, "\n"); lines != 93 {
+		t.Errorf("predict printed %d lines, want 93 (header, 90 samples, legend, total)", lines)
 	}
 
 	ex := filepath.Join(dir, "explain")
@@ -191,7 +191,7 @@ func checkExplanation(t *testing.T, dir string, n int) []map[string]any {
 		if err != nil {
 			t.Fatal(err)
 		}
-		j := decodeJSON(t, string(b), "plus", "minus", "mu", "relevances")
+		j := decodeJSON(t, string(b), "plus", "minus", "margin", "relevances")
 		for _, side := range []string{"plus", "minus"} {
 			sd := j[side].(map[string]any)
 			for _, k := range []string{"angles", "contributions", "q_w", "distance"} {

@@ -1,40 +1,55 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"path/filepath"
 	"strings"
 
-	"github.com/grlgq/grlgq/model"
+	"github.com/grlgq/grlgq/predict"
 )
-
-type predictionJSON struct {
-	Index         int    `json:"index"`
-	Name          string `json:"name"`
-	True          string `json:"true,omitempty"`
-	Label         string `json:"label"`
-	Class         int    `json:"class"`
-	Rejected      bool   `json:"rejected,omitempty"`
-	Correct       *bool  `json:"correct,omitempty"`
-	Margin        jnum   `json:"margin"`
-	Nearest       int    `json:"nearest_prototype"`
-	Distances     []jnum `json:"distances"`
-	Probabilities []jnum `json:"probabilities"`
-}
 
 func runPredict(ctx context.Context, e *env, args []string) error {
 	fs := newFlagSet("predict")
-	var f modelFlags
+	var (
+		f      modelFlags
+		out    string
+		format string
+	)
 	f.addFlags(fs)
-	fs.BoolVar(&f.asJSON, "json", false, `print one JSON object: "predictions" (label, margin, distances per sample), "n"`)
+	fs.BoolVar(&f.asJSON, "json", false, "same as -format json")
+	fs.StringVar(&out, "o", "", "write the predictions to this file (atomically) instead of standard output, in -format or as its extension says (.csv, .json)")
+	fs.StringVar(&format, "format", "", "text, csv or json (default: text, or -o's extension): one row per sample with its index, name, predicted class, margin, μ (labelled data), rejected flag and class probabilities")
 	if err := parseFlags(e, fs, args); err != nil {
 		return err
 	}
 	if err := noArgs(fs); err != nil {
 		return err
 	}
-	if err := f.check(fs, e.guard(fs)); err != nil {
+	g := e.guard(fs)
+	if f.asJSON {
+		if format != "" && format != "json" {
+			return usagef(fs, "-json and -format %s disagree", format)
+		}
+		format = "json"
+	}
+	if format == "" && out != "" {
+		format = map[string]string{".csv": "csv", ".json": "json", ".txt": "text"}[strings.ToLower(filepath.Ext(out))]
+		if format == "" {
+			return usagef(fs, "-o %s: cannot tell the format from the extension; give -format csv, json or text", out)
+		}
+	}
+	if format != "" && format != "text" && format != "csv" && format != "json" {
+		return usagef(fs, "-format %q: want text, csv or json", format)
+	}
+	if err := f.check(fs, g); err != nil {
 		return err
+	}
+	if out != "" {
+		if err := g.CheckOutput("-o", out); err != nil {
+			return err
+		}
 	}
 	mod, s, err := f.load(ctx, fs)
 	if err != nil {
@@ -44,77 +59,37 @@ func runPredict(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	if f.asJSON {
-		out := make([]predictionJSON, len(pred))
-		labelled := s.ds.Labelled()
-		for i, p := range pred {
-			j := predictionJSON{Index: i, Name: s.Names[i], True: s.trueName(i), Label: className(mod, p.Label), Class: p.Label,
-				Rejected: p.Rejected, Margin: jnum(p.Margin), Nearest: p.Nearest, Distances: jnums(p.Distances), Probabilities: jnums(p.Probabilities)}
-			if labelled {
-				ok := p.Label >= 0 && p.Label == s.labels[i]
-				j.Correct = &ok
-			}
-			out[i] = j
-		}
-		js := map[string]any{
-			"predictions":      out,
-			"n":                len(out),
-			"samples":          sampleWord(s.Kind),
-			"classes":          modelClasses(mod),
-			"prototype_labels": mod.Labels(),
-			"data":             s.ds.Source,
-		}
-		if labelled {
-			js["correct"] = correct(s, pred)
-		}
-		return writeJSON(e.stdout, js)
+	tab := predict.NewTable(mod, s.ps, pred)
+	var b bytes.Buffer
+	switch format {
+	case "csv":
+		err = tab.WriteCSV(&b)
+	case "json":
+		err = tab.WriteJSON(&b)
+	default:
+		err = tab.WriteText(&b)
 	}
-	w := e.stdout
-	names := modelClasses(mod)
-	wn, wl := 6, 5
-	for _, n := range s.Names {
-		wn = max(wn, len(n))
+	if err != nil {
+		return err
 	}
-	for _, n := range names {
-		wl = max(wl, len(n))
+	if out == "" {
+		_, err = e.stdout.Write(b.Bytes())
+		return err
 	}
-	p := mod.NumPrototypes()
-	labelled := s.ds.Labelled()
-	trueCol := func(v string) string {
-		if !labelled {
-			return ""
-		}
-		return fmt.Sprintf("%-*s  ", wl, v)
+	if err := g.Write(out, b.Bytes()); err != nil {
+		return err
 	}
-	fmt.Fprintf(w, "%-*s  %s%-*s  %-7s  %s\n", wn, "sample", trueCol("true"), wl, "label", "margin", fmt.Sprintf("distances to the %d prototypes (classes %s)", p, protoClasses(mod)))
-	for i, pr := range pred {
-		label := className(mod, pr.Label)
-		mark := " "
-		if labelled && (pr.Label < 0 || pr.Label != s.labels[i]) {
-			mark = "*"
-		}
-		fmt.Fprintf(w, "%-*s  %s%-*s%s %7.4f  %s\n", wn, s.Names[i], trueCol(s.trueName(i)), wl, label, mark, pr.Margin, fmtFloats(pr.Distances, 4))
+	if err := g.Commit(); err != nil {
+		return err
 	}
-	if labelled {
-		fmt.Fprintf(w, "%d of %d correct (* marks the others)\n", correct(s, pred), len(pred))
-	} else {
-		fmt.Fprintf(w, "%d samples classified (no labels to score against)\n", len(pred))
-	}
+	fmt.Fprintf(e.stdout, "wrote %d predictions (%s) to %s%s\n", tab.N, format, out, scored(tab))
 	return nil
 }
 
-// protoClasses lists the class of every prototype, compactly.
-func protoClasses(m *model.Model) string {
-	var b strings.Builder
-	for k := 0; k < m.NumPrototypes(); k++ {
-		if k > 0 {
-			b.WriteByte(' ')
-		}
-		if k == 20 {
-			b.WriteString("...")
-			break
-		}
-		b.WriteString(className(m, m.Label(k)))
+// scored says how many predictions of labelled data are correct.
+func scored(t *predict.Table) string {
+	if !t.Labelled {
+		return " (no labels to score against)"
 	}
-	return b.String()
+	return fmt.Sprintf(": %d correct (%s)", t.Correct, pct(float64(t.Correct)/float64(max(t.N, 1))))
 }

@@ -4,6 +4,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -107,4 +108,69 @@ func TestReproETH80(t *testing.T) {
 		}
 	}
 	fails(t, 1, []string{"no such file"}, "repro", "eth80", "-dir", t.TempDir(), "-runs", "1", "-quiet")
+}
+
+// TestRealDailyLoop is the README's walkthrough on ETH-80: train on a
+// folder of classes (objects 1-7 of apple, cup and pear), predict new sets
+// without labels (objects 8-10, as DIR/<set>/<images>) into a CSV, and
+// explain the misclassified sets of the labelled test folder.
+func TestRealDailyLoop(t *testing.T) {
+	src := filepath.Join(realdata.Dir(t, "eth80/apple", "eth80/cup", "eth80/pear"), "eth80")
+	if testing.Short() {
+		t.Skip("copies 1,230 images; skipped with -short")
+	}
+	dir := t.TempDir()
+	train, test, unl := filepath.Join(dir, "train"), filepath.Join(dir, "test"), filepath.Join(dir, "new")
+	for _, c := range []string{"apple", "cup", "pear"} {
+		for k := 1; k <= 10; k++ {
+			set := c + strconv.Itoa(k)
+			if k <= 7 {
+				copyTree(t, filepath.Join(src, c, set), filepath.Join(train, c, set))
+			} else {
+				copyTree(t, filepath.Join(src, c, set), filepath.Join(test, c, set))
+				copyTree(t, filepath.Join(src, c, set), filepath.Join(unl, set))
+			}
+		}
+	}
+	mod := filepath.Join(dir, "eth.grlgq")
+	ok(t, "train", "-data", "folder:"+train, "-resize", "20x20", "-d", "5", "-epochs", "10", "-o", mod, "-quiet")
+	out := filepath.Join(dir, "new.csv")
+	ok(t, "predict", "-model", mod, "-data", "folder:"+unl, "-o", out)
+	head, rows := readCSVFile(t, out, 9, "index", "name", "predicted", "rejected", "margin", "p_apple", "p_cup", "p_pear")
+	right := 0
+	for _, r := range rows {
+		if strings.HasPrefix(r[col(head, "name")], r[col(head, "predicted")]) {
+			right++
+		}
+	}
+	checkProbabilities(t, head, rows)
+	if right < 6 {
+		t.Errorf("%d of 9 new sets predicted as their class, want >= 6:\n%v", right, rows)
+	}
+	// The labelled test folder: the same predictions, scored; explain
+	// exactly the misclassified ones.
+	scoredCSV := filepath.Join(dir, "test.csv")
+	ok(t, "predict", "-model", mod, "-data", "folder:"+test, "-o", scoredCSV)
+	head2, rows2 := readCSVFile(t, scoredCSV, 9, "true", "mu", "correct")
+	var wrong []string
+	for i, r := range rows2 {
+		if r[col(head2, "predicted")] != rows[i][col(head, "predicted")] || r[col(head2, "p_cup")] != rows[i][col(head, "p_cup")] {
+			t.Errorf("set %d: labelled %v, unlabeled %v", i, r, rows[i])
+		}
+		if r[col(head2, "correct")] == "false" {
+			wrong = append(wrong, r[col(head2, "name")])
+		}
+	}
+	ex := filepath.Join(dir, "why")
+	ok(t, "explain", "-model", mod, "-data", "folder:"+test, "-o", ex, "-misclassified")
+	got := explained(t, ex)
+	if len(got) != len(wrong) {
+		t.Fatalf("explained %d sets, %d misclassified (%v)", len(got), len(wrong), wrong)
+	}
+	for i, g := range got {
+		if g["name"] != wrong[i] || g["mu"].(float64) <= 0 {
+			t.Errorf("explained %v, want %s with μ > 0", g, wrong[i])
+		}
+	}
+	t.Logf("%d of 9 new sets right; misclassified: %v", right, wrong)
 }

@@ -30,6 +30,30 @@ type Sample struct {
 	Images []Tile
 	// Height and Width are the images' shape (Height*Width = D).
 	Height, Width int
+	// Labelled: the explanation is of the sample's true class, and the
+	// header gives its μ (< 0: classified correctly); else it is of the
+	// predicted class, and the header gives the label-free margin only.
+	// Predicted names the predicted class, Margin is the label-free
+	// margin (model.Prediction.Margin).
+	Labelled  bool
+	Predicted string
+	Margin    float64
+}
+
+// header is the line under an explanation's title: the margins (see "Two
+// margins" in package model), named and signed as everywhere else, and the
+// two distances.
+func header(m *model.Model, ex *model.Explanation, s Sample) string {
+	dists := fmt.Sprintf("d+ = %.4g (W%d, class %s)    d− = %.4g (W%d, class %s)", ex.Plus.Distance, ex.Plus.Prototype, className(m, ex.Plus.Class),
+		ex.Minus.Distance, ex.Minus.Prototype, className(m, ex.Minus.Class))
+	if !s.Labelled {
+		return fmt.Sprintf("predicted %s, margin %.3f (label-free, 0 to 1)    %s", s.Predicted, s.Margin, dists)
+	}
+	verdict := "< 0: classified correctly"
+	if ex.Mu >= 0 {
+		verdict = "≥ 0: misclassified as " + s.Predicted
+	}
+	return fmt.Sprintf("true class %s: μ = %+.3f (%s), margin %.3f    %s", className(m, ex.Label), ex.Mu, verdict, s.Margin, dists)
 }
 
 // matrix is what the pictures read of the model's matrices (a
@@ -70,15 +94,14 @@ func Explanation(m *model.Model, ex *model.Explanation, s Sample) *Figure {
 		barsH  = 2.8 * vg.Inch
 	)
 	width := 2*margin + 5*tile + 4*gap + 2*barW + 2*gap
-	sub := fmt.Sprintf("μ = %+.3f (< 0: classified as %s)    d+ = %.4g (W%d, class %s)    d− = %.4g (W%d, class %s)",
-		ex.Mu, className(m, ex.Label), ex.Plus.Distance, ex.Plus.Prototype, plusName, ex.Minus.Distance, ex.Minus.Prototype, minusName)
+	sub := header(m, ex, s)
 	mc := ex.Plus.ImageContributions
 	var mplot *plot.Plot
 	mcm := diverging(1)
 	if mc != nil && mc.Rows > 0 && mc.Cols > 0 {
 		mplot, mcm = contributionMap(mc)
 	}
-	height := vg.Points(46) + rowH + vg.Length(nang)*rowH + barsH + margin
+	height := vg.Points(58) + rowH + vg.Length(nang)*rowH + barsH + margin // titles: room for a wrapped header
 	if mplot != nil {
 		height += mapH
 	}
@@ -157,7 +180,8 @@ func contributionMap(mc matrix) (*plot.Plot, palette.ColorMap) {
 	return p, cm
 }
 
-// imageTicks number the images 1, 2, ... at x = 0, 1, ... .
+// imageTicks number the images 0, 1, ... (their place in the set, 0-based
+// like every index the tools print) at x = 0, 1, ... .
 type imageTicks struct{}
 
 func (imageTicks) Ticks(lo, hi float64) []plot.Tick {
@@ -172,7 +196,7 @@ func (imageTicks) Ticks(lo, hi float64) []plot.Tick {
 	var t []plot.Tick
 	for v := 0.0; v <= hi; v += step {
 		if v >= lo {
-			t = append(t, plot.Tick{Value: v, Label: fmt.Sprint(v + 1)})
+			t = append(t, plot.Tick{Value: v, Label: fmt.Sprint(v)})
 		}
 	}
 	return t

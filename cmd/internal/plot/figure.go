@@ -82,11 +82,14 @@ func drawTitle(c draw.Canvas, text string, size vg.Length) draw.Canvas {
 	if text == "" {
 		return c
 	}
-	sty := textStyle(size, draw.XCenter, draw.YTop)
 	pad := size / 2
-	c.FillText(sty, vg.Point{X: (c.Min.X + c.Max.X) / 2, Y: c.Max.Y - pad}, text)
-	h := sty.Height(text) + 2*pad
-	return draw.Crop(c, 0, 0, 0, -h)
+	lines, sty := fitLines(textStyle(size, draw.XCenter, draw.YTop), text, c.Max.X-c.Min.X-2*pad)
+	h := pad
+	for _, l := range lines {
+		c.FillText(sty, vg.Point{X: (c.Min.X + c.Max.X) / 2, Y: c.Max.Y - h}, l)
+		h += sty.Height(l)
+	}
+	return draw.Crop(c, 0, 0, 0, -(h + pad))
 }
 
 // newPlot is a plot with a title, axis labels and a light grid.

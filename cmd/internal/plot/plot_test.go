@@ -22,6 +22,8 @@ import (
 	"golang.org/x/image/font/sfnt"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/font"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/grlgq/grlgq/linalg"
 	"github.com/grlgq/grlgq/model"
@@ -273,6 +275,28 @@ func TestPlotPrototypePages(t *testing.T) {
 	}
 }
 
+// TestFitLines: a caption fits its width on one line, on two, smaller,
+// or elided from the start, never wider; the neighbours' captions cannot
+// meet.
+func TestFitLines(t *testing.T) {
+	sty := textStyle(8, draw.XCenter, draw.YTop)
+	tile := 1.15 * vg.Inch
+	for _, c := range []string{"image 3", "#1: cup8-000-000.png, score +0.016", "#12: " + strings.Repeat("very-long-name-", 8) + ".png, score -0.5", strings.Repeat("x", 300), "a"} {
+		lines, s := fitLines(sty, c, tile)
+		if len(lines) == 0 || len(lines) > 2 || s.Font.Size < minCaptionSize {
+			t.Fatalf("%q: %q at %v points", c, lines, s.Font.Size)
+		}
+		for _, l := range lines {
+			if w := s.Width(l); w > tile || l == "" {
+				t.Errorf("%q: line %q is %v wide, the tile %v", c, l, w, tile)
+			}
+		}
+		if sty.Width(c) <= tile && (len(lines) != 1 || lines[0] != c) {
+			t.Errorf("%q fits, but became %q", c, lines)
+		}
+	}
+}
+
 func TestPlotExplanation(t *testing.T) {
 	tr := train(t, 3, 2, model.RelevanceGlobal)
 	ex, err := tr.m.Explain(model.Set(tr.sets[0]), tr.y[0])
@@ -282,11 +306,41 @@ func TestPlotExplanation(t *testing.T) {
 	if ex.Plus.ImageContributions == nil {
 		t.Fatal("no image contributions")
 	}
-	s := Sample{Title: "set 0: true class 0", Height: testH, Width: testW}
+	p, err := tr.m.Predict(model.Set(tr.sets[0]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := Sample{Title: "set 0: true class 0", Height: testH, Width: testW, Labelled: true, Predicted: className(tr.m, p.Class), Margin: p.Margin}
 	for i, img := range tr.srcs[0] {
 		s.Images = append(s.Images, Tile{Caption: fmt.Sprintf("image %d", i+1), Values: img})
 	}
 	render(t, "explanation_set", Explanation(tr.m, ex, s), "set 0: true class 0", "μ = ", "θ2", "M: the weight", "(W+) − (W−)", "image 5")
+	// The header names and signs the margins as everywhere: μ of the true
+	// class (a wrong label here: μ > 0, misclassified as the predicted
+	// class), and the label-free margin alone without a label.
+	wrong := (tr.y[0] + 1) % tr.m.NumClasses()
+	exw, err := tr.m.Explain(model.Set(tr.sets[0]), wrong)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h := header(tr.m, exw, s); exw.Mu <= 0 || !strings.Contains(h, "true class "+className(tr.m, wrong)+": μ = +") || !strings.Contains(h, "misclassified as "+s.Predicted) {
+		t.Errorf("header of a misclassified set (μ %v): %q", exw.Mu, h)
+	}
+	if h := header(tr.m, ex, s); ex.Mu >= 0 || !strings.Contains(h, "classified correctly") {
+		t.Errorf("header of a correct set (μ %v): %q", ex.Mu, h)
+	}
+	s.Labelled = false
+	if h := header(tr.m, ex, s); strings.Contains(h, "μ") || !strings.Contains(h, fmt.Sprintf("margin %.3f", p.Margin)) {
+		t.Errorf("header without a label: %q", h)
+	}
+	// Long captions at every count of tiles: each fits its tile.
+	for n := 1; n <= 5; n++ {
+		s.Images = s.Images[:0]
+		for i := range n {
+			s.Images = append(s.Images, Tile{Caption: fmt.Sprintf("#%d: a-rather-long-folder/cup8-000-%03d-view.png, score %+.3f", i+1, i, 0.016), Values: tr.srcs[0][i%len(tr.srcs[0])]})
+		}
+		render(t, fmt.Sprintf("explanation_captions_%d", n), Explanation(tr.m, ex, s), "view.png")
+	}
 
 	ex, err = tr.m.Explain(model.Image(tr.srcs[3][0]), -1)
 	if err != nil {

@@ -133,11 +133,14 @@ func tileImage(vals []float64, rows, cols int, cm palette.ColorMap) image.Image 
 // its aspect kept, centred, framed in gray. A nil img leaves the cell
 // empty but for the caption.
 func drawTile(c draw.Canvas, r vg.Rectangle, caption string, img image.Image) {
-	sty := textStyle(8, draw.XCenter, draw.YTop)
 	top := r.Max.Y
 	if caption != "" {
-		c.FillText(sty, vg.Point{X: (r.Min.X + r.Max.X) / 2, Y: top}, caption)
-		top -= sty.Height(caption) + 2
+		lines, sty := fitLines(textStyle(8, draw.XCenter, draw.YTop), caption, r.Max.X-r.Min.X)
+		for _, l := range lines {
+			c.FillText(sty, vg.Point{X: (r.Min.X + r.Max.X) / 2, Y: top}, l)
+			top -= sty.Height(l)
+		}
+		top -= 2
 	}
 	if img == nil {
 		return

@@ -1,0 +1,35 @@
+// Package predict applies a trained model to a data set, the daily step
+// after training: the data's samples made ready for the model (Prepare:
+// image sets as subspaces, single images, bases, each with its name and
+// the model's class of its label, if it has one), every sample's
+// prediction as one row of a table (Run, NewTable: index, name, predicted
+// class, the two margins, rejected flag, class probabilities, distances),
+// and the table's CSV, JSON and text forms (Table.WriteCSV, WriteJSON,
+// WriteText), which `grlgq predict` prints or writes (-o).
+//
+//	ds, err := dataset.Folder{Root: "new"}.Load(ctx) // ROOT/<set>/<images>: no labels
+//	s, err := predict.Prepare(m, ds, dataset.EvalOptions{D: m.SubspaceDim()})
+//	tab, err := predict.Run(ctx, m, s)
+//	err = tab.WriteCSV(f)
+//
+// Data may have labels or not (dataset.Dataset.Labelled); labelled data
+// are scored as well (Row.True, Row.Correct, Row.Mu, Table.Correct).
+//
+// # Names and numbers
+//
+// A row's Name is its set's name (folder data: the set folder, "class/set"
+// for labelled trees), its image's file, or "row N" for an image or basis
+// of a format that holds many in one file (dataset.Dataset.ItemName).
+// Every index is 0-based: Row.Index is the sample's place in the data
+// (what `grlgq explain -samples` takes), rows count from 0.
+//
+// # Margins
+//
+// Row.Margin is the label-free margin (model.Prediction.Margin, in [0,
+// 1], larger is surer, what the reject threshold compares), Row.Mu the
+// paper's μ, present only for a sample whose label the model knows
+// (negative when right): see "Two margins" in package model.
+//
+// The package reads no files and writes only to the io.Writer it is given; it imports model and
+// dataset, which never import it.
+package predict

@@ -1,0 +1,199 @@
+package predict
+
+import (
+	"bytes"
+	"context"
+	"encoding/csv"
+	"encoding/json"
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/grlgq/grlgq/dataset"
+	"github.com/grlgq/grlgq/model"
+)
+
+// sets makes a folder-like data set of n sets per class of m images of
+// D = 16 pixels (each class near its own 2-D subspace, noise sigma), with
+// or without labels; sets are named "cK/sJ" (labelled) or "sK_J".
+func sets(n, m int, sigma float64, labelled bool) *dataset.Dataset {
+	const dim, classes = 16, 3
+	rng := rand.New(rand.NewPCG(7, 1))
+	ds := &dataset.Dataset{Source: "synth", Dim: dim}
+	if labelled {
+		ds.Classes = []string{"apple", "cup", "pear"}
+	}
+	for c := range classes {
+		for j := range n {
+			s := dataset.Set{Label: dataset.NoLabel, Name: "s" + string(rune('0'+c)) + "_" + string(rune('0'+j))}
+			if labelled {
+				s.Label, s.Name = c, ds.Classes[c]+"/s"+string(rune('0'+j))
+			}
+			for range m {
+				img := make([]float64, dim)
+				a, b := rng.NormFloat64(), rng.NormFloat64()
+				for r := range img {
+					img[r] = sigma * rng.NormFloat64()
+				}
+				img[4*c] += a
+				img[4*c+1] += b
+				s.Images = append(s.Images, len(ds.Images))
+				ds.Images = append(ds.Images, img)
+				ds.Files = append(ds.Files, s.Name+"/img"+string(rune('0'+len(s.Images)))+".png")
+				if labelled {
+					ds.Labels = append(ds.Labels, c)
+				}
+			}
+			ds.Sets = append(ds.Sets, s)
+		}
+	}
+	return ds
+}
+
+func trained(t *testing.T) *model.Model {
+	t.Helper()
+	ds := sets(4, 6, 0.1, true)
+	tr, err := dataset.TrainingSubspaces(ds, dataset.TrainingOptions{D: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := model.DefaultOptions()
+	o.Model.SubspaceDim, o.Model.ClassNames = 2, ds.Classes
+	o.Train.Epochs = 3
+	m, _, err := model.Train(context.Background(), o, model.Sets(tr.Subs), tr.Labels)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// TestUnlabeled: sets without labels are named by their folders, have no
+// μ and no truth, and are predicted as the classes they come from.
+func TestUnlabeled(t *testing.T) {
+	m := trained(t)
+	ds := sets(2, 5, 0.1, false)
+	s, err := Prepare(m, ds, dataset.EvalOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tab, err := Run(context.Background(), m, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tab.Labelled || tab.N != 6 || len(tab.Rows) != 6 || tab.Samples != "sets" || strings.Join(tab.Classes, ",") != "apple,cup,pear" {
+		t.Fatalf("table %+v", tab)
+	}
+	for i, r := range tab.Rows {
+		if r.Index != i || r.Name != ds.Sets[i].Name || r.Mu != nil || r.Correct != nil || r.True != "" {
+			t.Errorf("row %d: %+v", i, r)
+		}
+		if want := tab.Classes[i/2]; r.Predicted != want || r.Class != i/2 {
+			t.Errorf("%s: predicted %s, want %s", r.Name, r.Predicted, want)
+		}
+		sum := 0.0
+		for _, p := range r.Probabilities {
+			sum += p
+		}
+		if math.Abs(sum-1) > 1e-12 || r.Margin < 0 || r.Margin > 1 || len(r.Distances) != m.NumPrototypes() {
+			t.Errorf("row %d: probabilities sum %v, margin %v, %d distances", i, sum, r.Margin, len(r.Distances))
+		}
+	}
+	if got := s.Misclassified(make([]model.Prediction, 6)); got != nil {
+		t.Errorf("misclassified without labels: %v", got)
+	}
+	for name, want := range map[string]int{"s1_0": 2, "4": 4, "s9_9": -1, "6": -1, "-1": -1, "": -1} {
+		i, ok := s.Lookup(name)
+		if ok != (want >= 0) || ok && i != want {
+			t.Errorf("Lookup(%q) = %d, %v; want %d", name, i, ok, want)
+		}
+	}
+	if im := s.Images(2); len(im) != 5 || ds.ItemName(im[0]) != "s1_0/img1.png" {
+		t.Errorf("images of set 2: %v", im)
+	}
+}
+
+// TestLabelled: labelled data is scored: the truth, μ (= −margin when
+// right, > 0 when wrong), correct, the misclassified list, the CSV's
+// columns, and names that find their sets by class/set or by set alone.
+func TestLabelled(t *testing.T) {
+	m := trained(t)
+	ds := sets(4, 3, 0.9, true) // noisy: some wrong
+	s, err := Prepare(m, ds, dataset.EvalOptions{D: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	preds, err := All(context.Background(), m, s.X)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tab := NewTable(m, s, preds)
+	wrong := s.Misclassified(preds)
+	if !tab.Labelled || tab.Correct != tab.N-len(wrong) {
+		t.Fatalf("%d correct of %d, %d misclassified", tab.Correct, tab.N, len(wrong))
+	}
+	t.Logf("%d of %d wrong", len(wrong), tab.N)
+	for i, r := range tab.Rows {
+		if r.Mu == nil || r.Correct == nil || r.True != ds.Classes[ds.Sets[i].Label] {
+			t.Fatalf("row %d: %+v", i, r)
+		}
+		if *r.Correct && *r.Mu != -r.Margin || !*r.Correct && !r.Rejected && *r.Mu <= 0 {
+			t.Errorf("row %d: correct %v, μ %v, margin %v", i, *r.Correct, *r.Mu, r.Margin)
+		}
+	}
+	if i, ok := s.Lookup("cup/s2"); !ok || i != 6 {
+		t.Errorf("Lookup(cup/s2) = %d, %v", i, ok)
+	}
+	if _, ok := s.Lookup("s2"); ok {
+		t.Errorf("Lookup(s2): ambiguous between the classes, found")
+	}
+	var b bytes.Buffer
+	if err := tab.WriteCSV(&b); err != nil {
+		t.Fatal(err)
+	}
+	recs, err := csv.NewReader(&b).ReadAll()
+	if err != nil || len(recs) != tab.N+1 {
+		t.Fatalf("CSV: %d lines, %v", len(recs), err)
+	}
+	if got := strings.Join(recs[0], ","); got != "index,name,true,predicted,rejected,margin,mu,correct,p_apple,p_cup,p_pear" {
+		t.Errorf("CSV header %s", got)
+	}
+	b.Reset()
+	if err := tab.WriteText(&b); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(b.String()), "\n")
+	if len(lines) != tab.N+3 || !strings.HasPrefix(lines[0], "index  name") || !strings.Contains(lines[0], "p(cup)") || strings.Count(b.String(), "*") != len(wrong)+1 ||
+		!strings.HasPrefix(lines[len(lines)-1], "10 of 12 correct") {
+		t.Errorf("text:\n%s", b.String())
+	}
+	b.Reset()
+	if err := tab.WriteJSON(&b); err != nil {
+		t.Fatal(err)
+	}
+	var back Table
+	if err := json.Unmarshal(b.Bytes(), &back); err != nil || back.N != tab.N || *back.Rows[3].Mu != *tab.Rows[3].Mu || back.Rows[3].Probabilities[1] != tab.Rows[3].Probabilities[1] {
+		t.Errorf("JSON round trip: %v", err)
+	}
+	// A class the model does not know: no μ, counted wrong.
+	ds.Classes = []string{"apple", "cup", "plum"}
+	s, _ = Prepare(m, ds, dataset.EvalOptions{})
+	tab = NewTable(m, s, preds)
+	if r := tab.Rows[len(tab.Rows)-1]; r.Mu != nil || *r.Correct || s.Truth[len(s.Truth)-1] != -1 {
+		t.Errorf("unknown class: %+v", r)
+	}
+	// Another image size: an error.
+	if _, err := Prepare(m, &dataset.Dataset{Source: "x", Dim: 9, Images: [][]float64{make([]float64, 9)}}, dataset.EvalOptions{}); err == nil || !strings.Contains(err.Error(), "D=16") {
+		t.Errorf("wrong size: %v", err)
+	}
+}
+
+// TestAllCancelled: a cancelled context ends All with its error.
+func TestAllCancelled(t *testing.T) {
+	m := trained(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := All(ctx, m, []model.Sample{model.Image(make([]float64, 16))}); err == nil || !strings.Contains(err.Error(), "canceled") {
+		t.Errorf("cancelled: %v", err)
+	}
+}
