@@ -153,7 +153,9 @@ func TestSharedMatchesEngine(t *testing.T) {
 // a copy), but on a loaded one a thread descheduled in mid-call is
 // preempted by the Go scheduler and the next goroutine on its P takes
 // another workspace (up to 2.5 copies seen with a load average of 10 on 2
-// cores); a copy per caller would cost 64 copies in every burst.
+// cores, and a burst in three still taking one workspace more at a load
+// of 18, hence six bursts); a copy per caller would cost 64 copies in
+// every burst.
 func TestPrototypesOnce(t *testing.T) {
 	if raceEnabled {
 		t.Skip("sync.Pool drops items under the race detector")
@@ -203,7 +205,7 @@ func TestPrototypesOnce(t *testing.T) {
 		return after.TotalAlloc - before.TotalAlloc
 	}
 	least := protoBytes
-	for b := 0; b < 3; b++ {
+	for b := 0; b < 6; b++ {
 		n := burst()
 		t.Logf("burst %d: %d concurrent callers allocated %d bytes, %.1f%% of the prototypes' %d", b, G, n, 100*float64(n)/float64(protoBytes), protoBytes)
 		least = min(least, n)
