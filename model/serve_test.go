@@ -146,7 +146,7 @@ func TestSharedMatchesEngine(t *testing.T) {
 // they allocate is their pooled workspaces, one per call running at the
 // same moment (about 56 KB each when it serves sets and images), and the
 // goroutines themselves, where a Predictor per goroutine would copy the
-// prototypes 64 times (48 MB). Three bursts, the GC off so that every byte
+// prototypes 64 times (48 MB). Six bursts, the GC off so that every byte
 // allocated is counted; the least of them (a warm pool: the steady state of
 // a server) must stay below a quarter of one copy. The first burst's
 // figure depends on the OS: on a quiet machine about 2 workspaces (13% of
