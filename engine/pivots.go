@@ -359,7 +359,7 @@ func (e *Engine) projectListChunk(ws *shard, P *linalg.Dense, lambda []float64, 
 			j++
 		}
 		hi := lo + (j - i)
-		e.projectInto(s.proj[projOffset(lo-s.lo, e.d):], P, lo, hi)
+		e.projectInto(s.proj[projOffset(lo-s.lo, e.d):], P, e.job.p32, lo, hi)
 		for k := lo; k < hi; k++ {
 			e.boundTrace(k, lambda)
 		}

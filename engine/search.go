@@ -126,7 +126,7 @@ func (e *Engine) project(P *linalg.Dense, lambda []float64) {
 // projectChunk is jobProject's chunk: prototypes lo..hi of shard s, with
 // the workspace of ws.
 func (e *Engine) projectChunk(ws, s *shard, P *linalg.Dense, lambda []float64, lo, hi int) {
-	e.projectInto(s.proj[projOffset(lo-s.lo, e.d):], P, lo, hi)
+	e.projectInto(s.proj[projOffset(lo-s.lo, e.d):], P, e.job.p32, lo, hi)
 	for k := lo; k < hi; k++ {
 		e.tier[k], e.blo[k] = 1, 0
 		e.boundTrace(k, lambda)
@@ -254,7 +254,7 @@ func (e *Engine) SetExhaustive(on bool) { e.exhaustive = on }
 // and not huge (every projection's trace finite is checked after
 // project).
 func (e *Engine) prunable(lambda []float64) bool {
-	if e.exhaustive {
+	if e.exhaustive || e.f32 {
 		return false
 	}
 	var sum float64
