@@ -257,3 +257,20 @@ func classList(classes []string) string {
 	}
 	return strings.Join(classes, ", ")
 }
+
+// roundPrototypes rounds the prototypes of a Float32 model to float32
+// values in place (what its engines project with and its file stores);
+// nothing for Float64.
+func (m *Model) roundPrototypes() {
+	if m.cfg.Precision != Float32 {
+		return
+	}
+	for _, w := range m.protos {
+		for r := 0; r < w.Rows; r++ {
+			row := w.Row(r)
+			for c, v := range row {
+				row[c] = float64(float32(v))
+			}
+		}
+	}
+}
