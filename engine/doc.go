@@ -123,8 +123,10 @@
 // below about 3e-4 rad); the residual route (sin θ from P − W Wᵀ P,
 // Knyazev–Argentati) is not taken: float32 is for classification, where
 // distances are compared, not for measuring small angles. The pruned
-// searches' bounds are proven for float64 rounding, so in float32 mode
-// Winners and Nearest are exhaustive (Distances and a scan); images read
+// searches' tier-1 and tier-2 bounds enclose what Distances computes from
+// the projection as stored, and hold in float32 mode with singular values
+// above 1 taken into account (bounds.go, f32.go); the pivots are off
+// there (their triangle inequality is for float64 products); images read
 // every pixel. Results are the same bits for any number of workers, batch
 // or single, Engine or Shared, as in float64 mode (f32.go).
 //

@@ -29,10 +29,19 @@ import (
 // path is for classification, where a distance is compared to others far
 // larger than that; the float64 path is for angles near zero.
 //
-// Searches. The bounds of the pruned searches (bounds.go, pivots.go) are
-// proven for the float64 products; they do not hold for these. In float32
-// mode Winners and Nearest are exhaustive (Distances and a scan), with the
-// same results as a scan of the float32 distances. Images always read
+// Searches. The tier-1 and tier-2 bounds (bounds.go) enclose what
+// Distances computes from the projection M as stored, whatever M is; the
+// searches and Distances read the same M (AtB32 gives an output the same
+// bits whatever the other columns of the call), so the bounds hold for
+// float32 products too, with one change: M's singular values may exceed 1
+// (by up to about d·4e-6, the product's error, plus the bases' own loss
+// of orthonormality), which the clamp to [0, 1] takes to 1; tier 1 then
+// takes σ_1 − 1 <= sigmaExcess(M) (σ_1 <= √(‖M‖_1 ‖M‖_∞)) into its lower
+// end of Σ cos², and both tiers cap their ends at [0, 1] per value. The
+// pivots (Nearest with many prototypes) are off: their triangle
+// inequality is for the exact subspaces, within the float64 products'
+// error. So Winners and Nearest give the prototypes a scan of the float32
+// distances gives (tested like the float64 searches). Images always read
 // every pixel (no sparse path).
 //
 // The prototypes. SetFloat32 rounds the engine's float64 prototypes to

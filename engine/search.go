@@ -118,7 +118,7 @@ func (e *Engine) lambdaOf(lambda []float64, k int) []float64 {
 // tier-1 bounds: the first phase of a search, split over the workers like
 // Distances.
 func (e *Engine) project(P *linalg.Dense, lambda []float64) {
-	e.job = job{kind: jobProject, p: P, lambda: lambda}
+	e.job = job{kind: jobProject, p: P, lambda: lambda, p32: e.sampleF32(e.shards[0], P)}
 	e.run()
 	e.job = job{}
 }
@@ -254,7 +254,7 @@ func (e *Engine) SetExhaustive(on bool) { e.exhaustive = on }
 // and not huge (every projection's trace finite is checked after
 // project).
 func (e *Engine) prunable(lambda []float64) bool {
-	if e.exhaustive || e.f32 {
+	if e.exhaustive {
 		return false
 	}
 	var sum float64

@@ -370,7 +370,7 @@ func (sh *Shared) NearestBatch(r []Nearest, sets []*linalg.Dense, lambda []float
 func (sh *Shared) nearestSpace(e *Engine, lambda []float64) {
 	sh.setSpace(e)
 	e.pivBuild = false
-	if sh.p < pivotMinP {
+	if sh.p < pivotMinP || sh.data32 != nil {
 		return
 	}
 	sh.pivOnce.Do(func() {

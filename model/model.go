@@ -274,3 +274,18 @@ func (m *Model) roundPrototypes() {
 		}
 	}
 }
+
+// WithPrecision returns a copy of m whose Config.Precision is p: for
+// Float32 its prototypes are m's rounded to float32 (a float64 model
+// converted for a small device: half the file, float32 projections); for
+// Float64 they are m's values. The copy predicts by its own precision;
+// m is not changed.
+func (m *Model) WithPrecision(p Precision) (*Model, error) {
+	if p > Float32 {
+		return nil, fmt.Errorf("model: %w: unknown Precision %d", ErrConfig, p)
+	}
+	c := m.clone()
+	c.cfg.Precision = p
+	c.roundPrototypes()
+	return c, nil
+}
