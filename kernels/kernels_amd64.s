@@ -60509,9 +60509,9 @@ DATA avx2masks32<>+56(SB)/4, $0x00000000
 DATA avx2masks32<>+60(SB)/4, $0x00000000
 GLOBL avx2masks32<>(SB), RODATA|NOPTR, $64
 
-// func atb32KernelAVX512(m *float64, ldm int, a *float32, lda int, b *float32, ldb int, n int, rows int, nc int)
+// func atb32KernelAVX512(m *float64, ldm int, a *float32, lda int, b *float32, ldb int, n int, rows int, nc int, add bool)
 // Requires: AVX, AVX512DQ, AVX512F, CMOV
-TEXT ·atb32KernelAVX512(SB), NOSPLIT, $0-72
+TEXT ·atb32KernelAVX512(SB), NOSPLIT, $0-73
 	MOVQ  m+0(FP), DI
 	MOVQ  ldm+8(FP), R8
 	SHLQ  $0x03, R8
@@ -60547,12 +60547,12 @@ TEXT ·atb32KernelAVX512(SB), NOSPLIT, $0-72
 	JMP   atb32KernelAVX512_done
 
 atb32KernelAVX512_nb1:
-	CMPQ CX, $0x10
-	JB   atb32KernelAVX512_nb1_rest
-	MOVQ b+32(FP), R11
-	MOVQ n+48(FP), BX
-	MOVQ SI, R12
-	XORQ R13, R13
+	CMPQ    CX, $0x10
+	JB      atb32KernelAVX512_nb1_rest
+	MOVQ    b+32(FP), R11
+	MOVQ    n+48(FP), BX
+	MOVQ    SI, R12
+	MOVBQZX add+72(FP), R13
 
 atb32KernelAVX512_nb1_fullchunk:
 	VXORPS  Z0, Z0, Z0
@@ -60904,10 +60904,10 @@ atb32KernelAVX512_nb1_rest:
 	JMP  atb32KernelAVX512_done
 
 atb32KernelAVX512_nb1_mr1:
-	MOVQ b+32(FP), R11
-	MOVQ n+48(FP), BX
-	MOVQ SI, R12
-	XORQ R13, R13
+	MOVQ    b+32(FP), R11
+	MOVQ    n+48(FP), BX
+	MOVQ    SI, R12
+	MOVBQZX add+72(FP), R13
 
 atb32KernelAVX512_nb1_mr1_chunk:
 	VXORPS  Z0, Z0, Z0
@@ -60955,10 +60955,10 @@ atb32KernelAVX512_nb1_mr1_next:
 	JMP    atb32KernelAVX512_done
 
 atb32KernelAVX512_nb1_mr2:
-	MOVQ b+32(FP), R11
-	MOVQ n+48(FP), BX
-	MOVQ SI, R12
-	XORQ R13, R13
+	MOVQ    b+32(FP), R11
+	MOVQ    n+48(FP), BX
+	MOVQ    SI, R12
+	MOVBQZX add+72(FP), R13
 
 atb32KernelAVX512_nb1_mr2_chunk:
 	VXORPS  Z0, Z0, Z0
@@ -61024,10 +61024,10 @@ atb32KernelAVX512_nb1_mr2_next:
 	JMP    atb32KernelAVX512_done
 
 atb32KernelAVX512_nb1_mr3:
-	MOVQ b+32(FP), R11
-	MOVQ n+48(FP), BX
-	MOVQ SI, R12
-	XORQ R13, R13
+	MOVQ    b+32(FP), R11
+	MOVQ    n+48(FP), BX
+	MOVQ    SI, R12
+	MOVBQZX add+72(FP), R13
 
 atb32KernelAVX512_nb1_mr3_chunk:
 	VXORPS  Z0, Z0, Z0
@@ -61111,10 +61111,10 @@ atb32KernelAVX512_nb1_mr3_next:
 	JMP    atb32KernelAVX512_done
 
 atb32KernelAVX512_nb1_mr4:
-	MOVQ b+32(FP), R11
-	MOVQ n+48(FP), BX
-	MOVQ SI, R12
-	XORQ R13, R13
+	MOVQ    b+32(FP), R11
+	MOVQ    n+48(FP), BX
+	MOVQ    SI, R12
+	MOVBQZX add+72(FP), R13
 
 atb32KernelAVX512_nb1_mr4_chunk:
 	VXORPS  Z0, Z0, Z0
@@ -61216,10 +61216,10 @@ atb32KernelAVX512_nb1_mr4_next:
 	JMP    atb32KernelAVX512_done
 
 atb32KernelAVX512_nb1_mr5:
-	MOVQ b+32(FP), R11
-	MOVQ n+48(FP), BX
-	MOVQ SI, R12
-	XORQ R13, R13
+	MOVQ    b+32(FP), R11
+	MOVQ    n+48(FP), BX
+	MOVQ    SI, R12
+	MOVBQZX add+72(FP), R13
 
 atb32KernelAVX512_nb1_mr5_chunk:
 	VXORPS  Z0, Z0, Z0
@@ -61339,10 +61339,10 @@ atb32KernelAVX512_nb1_mr5_next:
 	JMP    atb32KernelAVX512_done
 
 atb32KernelAVX512_nb1_mr6:
-	MOVQ b+32(FP), R11
-	MOVQ n+48(FP), BX
-	MOVQ SI, R12
-	XORQ R13, R13
+	MOVQ    b+32(FP), R11
+	MOVQ    n+48(FP), BX
+	MOVQ    SI, R12
+	MOVBQZX add+72(FP), R13
 
 atb32KernelAVX512_nb1_mr6_chunk:
 	VXORPS  Z0, Z0, Z0
@@ -61480,10 +61480,10 @@ atb32KernelAVX512_nb1_mr6_next:
 	JMP    atb32KernelAVX512_done
 
 atb32KernelAVX512_nb1_mr7:
-	MOVQ b+32(FP), R11
-	MOVQ n+48(FP), BX
-	MOVQ SI, R12
-	XORQ R13, R13
+	MOVQ    b+32(FP), R11
+	MOVQ    n+48(FP), BX
+	MOVQ    SI, R12
+	MOVBQZX add+72(FP), R13
 
 atb32KernelAVX512_nb1_mr7_chunk:
 	VXORPS  Z0, Z0, Z0
@@ -61639,10 +61639,10 @@ atb32KernelAVX512_nb1_mr7_next:
 	JMP    atb32KernelAVX512_done
 
 atb32KernelAVX512_nb1_mr8:
-	MOVQ b+32(FP), R11
-	MOVQ n+48(FP), BX
-	MOVQ SI, R12
-	XORQ R13, R13
+	MOVQ    b+32(FP), R11
+	MOVQ    n+48(FP), BX
+	MOVQ    SI, R12
+	MOVBQZX add+72(FP), R13
 
 atb32KernelAVX512_nb1_mr8_chunk:
 	VXORPS  Z0, Z0, Z0
@@ -61816,10 +61816,10 @@ atb32KernelAVX512_nb1_mr8_next:
 	JMP    atb32KernelAVX512_done
 
 atb32KernelAVX512_nb1_mr9:
-	MOVQ b+32(FP), R11
-	MOVQ n+48(FP), BX
-	MOVQ SI, R12
-	XORQ R13, R13
+	MOVQ    b+32(FP), R11
+	MOVQ    n+48(FP), BX
+	MOVQ    SI, R12
+	MOVBQZX add+72(FP), R13
 
 atb32KernelAVX512_nb1_mr9_chunk:
 	VXORPS  Z0, Z0, Z0
@@ -62011,10 +62011,10 @@ atb32KernelAVX512_nb1_mr9_next:
 	JMP    atb32KernelAVX512_done
 
 atb32KernelAVX512_nb1_mr10:
-	MOVQ b+32(FP), R11
-	MOVQ n+48(FP), BX
-	MOVQ SI, R12
-	XORQ R13, R13
+	MOVQ    b+32(FP), R11
+	MOVQ    n+48(FP), BX
+	MOVQ    SI, R12
+	MOVBQZX add+72(FP), R13
 
 atb32KernelAVX512_nb1_mr10_chunk:
 	VXORPS  Z0, Z0, Z0
@@ -62224,10 +62224,10 @@ atb32KernelAVX512_nb1_mr10_next:
 	JMP    atb32KernelAVX512_done
 
 atb32KernelAVX512_nb1_mr11:
-	MOVQ b+32(FP), R11
-	MOVQ n+48(FP), BX
-	MOVQ SI, R12
-	XORQ R13, R13
+	MOVQ    b+32(FP), R11
+	MOVQ    n+48(FP), BX
+	MOVQ    SI, R12
+	MOVBQZX add+72(FP), R13
 
 atb32KernelAVX512_nb1_mr11_chunk:
 	VXORPS  Z0, Z0, Z0
@@ -62455,10 +62455,10 @@ atb32KernelAVX512_nb1_mr11_next:
 	JMP    atb32KernelAVX512_done
 
 atb32KernelAVX512_nb1_mr12:
-	MOVQ b+32(FP), R11
-	MOVQ n+48(FP), BX
-	MOVQ SI, R12
-	XORQ R13, R13
+	MOVQ    b+32(FP), R11
+	MOVQ    n+48(FP), BX
+	MOVQ    SI, R12
+	MOVBQZX add+72(FP), R13
 
 atb32KernelAVX512_nb1_mr12_chunk:
 	VXORPS  Z0, Z0, Z0
@@ -62704,10 +62704,10 @@ atb32KernelAVX512_nb1_mr12_next:
 	JMP    atb32KernelAVX512_done
 
 atb32KernelAVX512_nb1_mr13:
-	MOVQ b+32(FP), R11
-	MOVQ n+48(FP), BX
-	MOVQ SI, R12
-	XORQ R13, R13
+	MOVQ    b+32(FP), R11
+	MOVQ    n+48(FP), BX
+	MOVQ    SI, R12
+	MOVBQZX add+72(FP), R13
 
 atb32KernelAVX512_nb1_mr13_chunk:
 	VXORPS  Z0, Z0, Z0
@@ -62971,10 +62971,10 @@ atb32KernelAVX512_nb1_mr13_next:
 	JMP    atb32KernelAVX512_done
 
 atb32KernelAVX512_nb1_mr14:
-	MOVQ b+32(FP), R11
-	MOVQ n+48(FP), BX
-	MOVQ SI, R12
-	XORQ R13, R13
+	MOVQ    b+32(FP), R11
+	MOVQ    n+48(FP), BX
+	MOVQ    SI, R12
+	MOVBQZX add+72(FP), R13
 
 atb32KernelAVX512_nb1_mr14_chunk:
 	VXORPS  Z0, Z0, Z0
@@ -63256,10 +63256,10 @@ atb32KernelAVX512_nb1_mr14_next:
 	JMP    atb32KernelAVX512_done
 
 atb32KernelAVX512_nb1_mr15:
-	MOVQ b+32(FP), R11
-	MOVQ n+48(FP), BX
-	MOVQ SI, R12
-	XORQ R13, R13
+	MOVQ    b+32(FP), R11
+	MOVQ    n+48(FP), BX
+	MOVQ    SI, R12
+	MOVBQZX add+72(FP), R13
 
 atb32KernelAVX512_nb1_mr15_chunk:
 	VXORPS  Z0, Z0, Z0
@@ -63559,12 +63559,12 @@ atb32KernelAVX512_nb1_mr15_next:
 	JMP    atb32KernelAVX512_done
 
 atb32KernelAVX512_nb2:
-	CMPQ CX, $0x0c
-	JB   atb32KernelAVX512_nb2_rest
-	MOVQ b+32(FP), R11
-	MOVQ n+48(FP), BX
-	MOVQ SI, R12
-	XORQ R13, R13
+	CMPQ    CX, $0x0c
+	JB      atb32KernelAVX512_nb2_rest
+	MOVQ    b+32(FP), R11
+	MOVQ    n+48(FP), BX
+	MOVQ    SI, R12
+	MOVBQZX add+72(FP), R13
 
 atb32KernelAVX512_nb2_fullchunk:
 	VXORPS  Z0, Z0, Z0
@@ -64005,10 +64005,10 @@ atb32KernelAVX512_nb2_rest:
 	JMP  atb32KernelAVX512_done
 
 atb32KernelAVX512_nb2_mr1:
-	MOVQ b+32(FP), R11
-	MOVQ n+48(FP), BX
-	MOVQ SI, R12
-	XORQ R13, R13
+	MOVQ    b+32(FP), R11
+	MOVQ    n+48(FP), BX
+	MOVQ    SI, R12
+	MOVBQZX add+72(FP), R13
 
 atb32KernelAVX512_nb2_mr1_chunk:
 	VXORPS  Z0, Z0, Z0
@@ -64071,10 +64071,10 @@ atb32KernelAVX512_nb2_mr1_next:
 	JMP    atb32KernelAVX512_done
 
 atb32KernelAVX512_nb2_mr2:
-	MOVQ b+32(FP), R11
-	MOVQ n+48(FP), BX
-	MOVQ SI, R12
-	XORQ R13, R13
+	MOVQ    b+32(FP), R11
+	MOVQ    n+48(FP), BX
+	MOVQ    SI, R12
+	MOVBQZX add+72(FP), R13
 
 atb32KernelAVX512_nb2_mr2_chunk:
 	VXORPS  Z0, Z0, Z0
@@ -64169,10 +64169,10 @@ atb32KernelAVX512_nb2_mr2_next:
 	JMP    atb32KernelAVX512_done
 
 atb32KernelAVX512_nb2_mr3:
-	MOVQ b+32(FP), R11
-	MOVQ n+48(FP), BX
-	MOVQ SI, R12
-	XORQ R13, R13
+	MOVQ    b+32(FP), R11
+	MOVQ    n+48(FP), BX
+	MOVQ    SI, R12
+	MOVBQZX add+72(FP), R13
 
 atb32KernelAVX512_nb2_mr3_chunk:
 	VXORPS  Z0, Z0, Z0
@@ -64299,10 +64299,10 @@ atb32KernelAVX512_nb2_mr3_next:
 	JMP    atb32KernelAVX512_done
 
 atb32KernelAVX512_nb2_mr4:
-	MOVQ b+32(FP), R11
-	MOVQ n+48(FP), BX
-	MOVQ SI, R12
-	XORQ R13, R13
+	MOVQ    b+32(FP), R11
+	MOVQ    n+48(FP), BX
+	MOVQ    SI, R12
+	MOVBQZX add+72(FP), R13
 
 atb32KernelAVX512_nb2_mr4_chunk:
 	VXORPS  Z0, Z0, Z0
@@ -64461,10 +64461,10 @@ atb32KernelAVX512_nb2_mr4_next:
 	JMP    atb32KernelAVX512_done
 
 atb32KernelAVX512_nb2_mr5:
-	MOVQ b+32(FP), R11
-	MOVQ n+48(FP), BX
-	MOVQ SI, R12
-	XORQ R13, R13
+	MOVQ    b+32(FP), R11
+	MOVQ    n+48(FP), BX
+	MOVQ    SI, R12
+	MOVBQZX add+72(FP), R13
 
 atb32KernelAVX512_nb2_mr5_chunk:
 	VXORPS  Z0, Z0, Z0
@@ -64655,10 +64655,10 @@ atb32KernelAVX512_nb2_mr5_next:
 	JMP    atb32KernelAVX512_done
 
 atb32KernelAVX512_nb2_mr6:
-	MOVQ b+32(FP), R11
-	MOVQ n+48(FP), BX
-	MOVQ SI, R12
-	XORQ R13, R13
+	MOVQ    b+32(FP), R11
+	MOVQ    n+48(FP), BX
+	MOVQ    SI, R12
+	MOVBQZX add+72(FP), R13
 
 atb32KernelAVX512_nb2_mr6_chunk:
 	VXORPS  Z0, Z0, Z0
@@ -64881,10 +64881,10 @@ atb32KernelAVX512_nb2_mr6_next:
 	JMP    atb32KernelAVX512_done
 
 atb32KernelAVX512_nb2_mr7:
-	MOVQ b+32(FP), R11
-	MOVQ n+48(FP), BX
-	MOVQ SI, R12
-	XORQ R13, R13
+	MOVQ    b+32(FP), R11
+	MOVQ    n+48(FP), BX
+	MOVQ    SI, R12
+	MOVBQZX add+72(FP), R13
 
 atb32KernelAVX512_nb2_mr7_chunk:
 	VXORPS  Z0, Z0, Z0
@@ -65139,10 +65139,10 @@ atb32KernelAVX512_nb2_mr7_next:
 	JMP    atb32KernelAVX512_done
 
 atb32KernelAVX512_nb2_mr8:
-	MOVQ b+32(FP), R11
-	MOVQ n+48(FP), BX
-	MOVQ SI, R12
-	XORQ R13, R13
+	MOVQ    b+32(FP), R11
+	MOVQ    n+48(FP), BX
+	MOVQ    SI, R12
+	MOVBQZX add+72(FP), R13
 
 atb32KernelAVX512_nb2_mr8_chunk:
 	VXORPS  Z0, Z0, Z0
@@ -65429,10 +65429,10 @@ atb32KernelAVX512_nb2_mr8_next:
 	JMP    atb32KernelAVX512_done
 
 atb32KernelAVX512_nb2_mr9:
-	MOVQ b+32(FP), R11
-	MOVQ n+48(FP), BX
-	MOVQ SI, R12
-	XORQ R13, R13
+	MOVQ    b+32(FP), R11
+	MOVQ    n+48(FP), BX
+	MOVQ    SI, R12
+	MOVBQZX add+72(FP), R13
 
 atb32KernelAVX512_nb2_mr9_chunk:
 	VXORPS  Z0, Z0, Z0
@@ -65751,10 +65751,10 @@ atb32KernelAVX512_nb2_mr9_next:
 	JMP    atb32KernelAVX512_done
 
 atb32KernelAVX512_nb2_mr10:
-	MOVQ b+32(FP), R11
-	MOVQ n+48(FP), BX
-	MOVQ SI, R12
-	XORQ R13, R13
+	MOVQ    b+32(FP), R11
+	MOVQ    n+48(FP), BX
+	MOVQ    SI, R12
+	MOVBQZX add+72(FP), R13
 
 atb32KernelAVX512_nb2_mr10_chunk:
 	VXORPS  Z0, Z0, Z0
@@ -66105,10 +66105,10 @@ atb32KernelAVX512_nb2_mr10_next:
 	JMP    atb32KernelAVX512_done
 
 atb32KernelAVX512_nb2_mr11:
-	MOVQ b+32(FP), R11
-	MOVQ n+48(FP), BX
-	MOVQ SI, R12
-	XORQ R13, R13
+	MOVQ    b+32(FP), R11
+	MOVQ    n+48(FP), BX
+	MOVQ    SI, R12
+	MOVBQZX add+72(FP), R13
 
 atb32KernelAVX512_nb2_mr11_chunk:
 	VXORPS  Z0, Z0, Z0
@@ -66491,12 +66491,12 @@ atb32KernelAVX512_nb2_mr11_next:
 	JMP    atb32KernelAVX512_done
 
 atb32KernelAVX512_nb3:
-	CMPQ CX, $0x08
-	JB   atb32KernelAVX512_nb3_rest
-	MOVQ b+32(FP), R11
-	MOVQ n+48(FP), BX
-	MOVQ SI, R12
-	XORQ R13, R13
+	CMPQ    CX, $0x08
+	JB      atb32KernelAVX512_nb3_rest
+	MOVQ    b+32(FP), R11
+	MOVQ    n+48(FP), BX
+	MOVQ    SI, R12
+	MOVBQZX add+72(FP), R13
 
 atb32KernelAVX512_nb3_fullchunk:
 	VXORPS  Z0, Z0, Z0
@@ -66914,10 +66914,10 @@ atb32KernelAVX512_nb3_rest:
 	JMP  atb32KernelAVX512_done
 
 atb32KernelAVX512_nb3_mr1:
-	MOVQ b+32(FP), R11
-	MOVQ n+48(FP), BX
-	MOVQ SI, R12
-	XORQ R13, R13
+	MOVQ    b+32(FP), R11
+	MOVQ    n+48(FP), BX
+	MOVQ    SI, R12
+	MOVBQZX add+72(FP), R13
 
 atb32KernelAVX512_nb3_mr1_chunk:
 	VXORPS  Z0, Z0, Z0
@@ -66995,10 +66995,10 @@ atb32KernelAVX512_nb3_mr1_next:
 	JMP    atb32KernelAVX512_done
 
 atb32KernelAVX512_nb3_mr2:
-	MOVQ b+32(FP), R11
-	MOVQ n+48(FP), BX
-	MOVQ SI, R12
-	XORQ R13, R13
+	MOVQ    b+32(FP), R11
+	MOVQ    n+48(FP), BX
+	MOVQ    SI, R12
+	MOVBQZX add+72(FP), R13
 
 atb32KernelAVX512_nb3_mr2_chunk:
 	VXORPS  Z0, Z0, Z0
@@ -67122,10 +67122,10 @@ atb32KernelAVX512_nb3_mr2_next:
 	JMP    atb32KernelAVX512_done
 
 atb32KernelAVX512_nb3_mr3:
-	MOVQ b+32(FP), R11
-	MOVQ n+48(FP), BX
-	MOVQ SI, R12
-	XORQ R13, R13
+	MOVQ    b+32(FP), R11
+	MOVQ    n+48(FP), BX
+	MOVQ    SI, R12
+	MOVBQZX add+72(FP), R13
 
 atb32KernelAVX512_nb3_mr3_chunk:
 	VXORPS  Z0, Z0, Z0
@@ -67295,10 +67295,10 @@ atb32KernelAVX512_nb3_mr3_next:
 	JMP    atb32KernelAVX512_done
 
 atb32KernelAVX512_nb3_mr4:
-	MOVQ b+32(FP), R11
-	MOVQ n+48(FP), BX
-	MOVQ SI, R12
-	XORQ R13, R13
+	MOVQ    b+32(FP), R11
+	MOVQ    n+48(FP), BX
+	MOVQ    SI, R12
+	MOVBQZX add+72(FP), R13
 
 atb32KernelAVX512_nb3_mr4_chunk:
 	VXORPS  Z0, Z0, Z0
@@ -67514,10 +67514,10 @@ atb32KernelAVX512_nb3_mr4_next:
 	JMP    atb32KernelAVX512_done
 
 atb32KernelAVX512_nb3_mr5:
-	MOVQ b+32(FP), R11
-	MOVQ n+48(FP), BX
-	MOVQ SI, R12
-	XORQ R13, R13
+	MOVQ    b+32(FP), R11
+	MOVQ    n+48(FP), BX
+	MOVQ    SI, R12
+	MOVBQZX add+72(FP), R13
 
 atb32KernelAVX512_nb3_mr5_chunk:
 	VXORPS  Z0, Z0, Z0
@@ -67779,10 +67779,10 @@ atb32KernelAVX512_nb3_mr5_next:
 	JMP    atb32KernelAVX512_done
 
 atb32KernelAVX512_nb3_mr6:
-	MOVQ b+32(FP), R11
-	MOVQ n+48(FP), BX
-	MOVQ SI, R12
-	XORQ R13, R13
+	MOVQ    b+32(FP), R11
+	MOVQ    n+48(FP), BX
+	MOVQ    SI, R12
+	MOVBQZX add+72(FP), R13
 
 atb32KernelAVX512_nb3_mr6_chunk:
 	VXORPS  Z0, Z0, Z0
@@ -68090,10 +68090,10 @@ atb32KernelAVX512_nb3_mr6_next:
 	JMP    atb32KernelAVX512_done
 
 atb32KernelAVX512_nb3_mr7:
-	MOVQ b+32(FP), R11
-	MOVQ n+48(FP), BX
-	MOVQ SI, R12
-	XORQ R13, R13
+	MOVQ    b+32(FP), R11
+	MOVQ    n+48(FP), BX
+	MOVQ    SI, R12
+	MOVBQZX add+72(FP), R13
 
 atb32KernelAVX512_nb3_mr7_chunk:
 	VXORPS  Z0, Z0, Z0
@@ -68447,12 +68447,12 @@ atb32KernelAVX512_nb3_mr7_next:
 	JMP    atb32KernelAVX512_done
 
 atb32KernelAVX512_nb4:
-	CMPQ CX, $0x06
-	JB   atb32KernelAVX512_nb4_rest
-	MOVQ b+32(FP), R11
-	MOVQ n+48(FP), BX
-	MOVQ SI, R12
-	XORQ R13, R13
+	CMPQ    CX, $0x06
+	JB      atb32KernelAVX512_nb4_rest
+	MOVQ    b+32(FP), R11
+	MOVQ    n+48(FP), BX
+	MOVQ    SI, R12
+	MOVBQZX add+72(FP), R13
 
 atb32KernelAVX512_nb4_fullchunk:
 	VXORPS  Z0, Z0, Z0
@@ -68859,10 +68859,10 @@ atb32KernelAVX512_nb4_rest:
 	JMP  atb32KernelAVX512_done
 
 atb32KernelAVX512_nb4_mr1:
-	MOVQ b+32(FP), R11
-	MOVQ n+48(FP), BX
-	MOVQ SI, R12
-	XORQ R13, R13
+	MOVQ    b+32(FP), R11
+	MOVQ    n+48(FP), BX
+	MOVQ    SI, R12
+	MOVBQZX add+72(FP), R13
 
 atb32KernelAVX512_nb4_mr1_chunk:
 	VXORPS  Z0, Z0, Z0
@@ -68955,10 +68955,10 @@ atb32KernelAVX512_nb4_mr1_next:
 	JMP    atb32KernelAVX512_done
 
 atb32KernelAVX512_nb4_mr2:
-	MOVQ b+32(FP), R11
-	MOVQ n+48(FP), BX
-	MOVQ SI, R12
-	XORQ R13, R13
+	MOVQ    b+32(FP), R11
+	MOVQ    n+48(FP), BX
+	MOVQ    SI, R12
+	MOVBQZX add+72(FP), R13
 
 atb32KernelAVX512_nb4_mr2_chunk:
 	VXORPS  Z0, Z0, Z0
@@ -69111,10 +69111,10 @@ atb32KernelAVX512_nb4_mr2_next:
 	JMP    atb32KernelAVX512_done
 
 atb32KernelAVX512_nb4_mr3:
-	MOVQ b+32(FP), R11
-	MOVQ n+48(FP), BX
-	MOVQ SI, R12
-	XORQ R13, R13
+	MOVQ    b+32(FP), R11
+	MOVQ    n+48(FP), BX
+	MOVQ    SI, R12
+	MOVBQZX add+72(FP), R13
 
 atb32KernelAVX512_nb4_mr3_chunk:
 	VXORPS  Z0, Z0, Z0
@@ -69327,10 +69327,10 @@ atb32KernelAVX512_nb4_mr3_next:
 	JMP    atb32KernelAVX512_done
 
 atb32KernelAVX512_nb4_mr4:
-	MOVQ b+32(FP), R11
-	MOVQ n+48(FP), BX
-	MOVQ SI, R12
-	XORQ R13, R13
+	MOVQ    b+32(FP), R11
+	MOVQ    n+48(FP), BX
+	MOVQ    SI, R12
+	MOVBQZX add+72(FP), R13
 
 atb32KernelAVX512_nb4_mr4_chunk:
 	VXORPS  Z0, Z0, Z0
@@ -69603,10 +69603,10 @@ atb32KernelAVX512_nb4_mr4_next:
 	JMP    atb32KernelAVX512_done
 
 atb32KernelAVX512_nb4_mr5:
-	MOVQ b+32(FP), R11
-	MOVQ n+48(FP), BX
-	MOVQ SI, R12
-	XORQ R13, R13
+	MOVQ    b+32(FP), R11
+	MOVQ    n+48(FP), BX
+	MOVQ    SI, R12
+	MOVBQZX add+72(FP), R13
 
 atb32KernelAVX512_nb4_mr5_chunk:
 	VXORPS  Z0, Z0, Z0
@@ -70423,9 +70423,9 @@ atx32KernelAVX512_done:
 	VZEROUPPER
 	RET
 
-// func atb32KernelAVX2(m *float64, ldm int, a *float32, lda int, b *float32, ldb int, n int, rows int, nc int)
+// func atb32KernelAVX2(m *float64, ldm int, a *float32, lda int, b *float32, ldb int, n int, rows int, nc int, add bool)
 // Requires: AVX, AVX2, CMOV, FMA3
-TEXT ·atb32KernelAVX2(SB), NOSPLIT, $0-72
+TEXT ·atb32KernelAVX2(SB), NOSPLIT, $0-73
 	MOVQ    m+0(FP), DI
 	MOVQ    ldm+8(FP), R8
 	SHLQ    $0x03, R8
@@ -70452,12 +70452,12 @@ TEXT ·atb32KernelAVX2(SB), NOSPLIT, $0-72
 	JMP     atb32KernelAVX2_done
 
 atb32KernelAVX2_nb1:
-	CMPQ CX, $0x0c
-	JB   atb32KernelAVX2_nb1_rest
-	MOVQ b+32(FP), R11
-	MOVQ n+48(FP), BX
-	MOVQ SI, R12
-	XORQ R13, R13
+	CMPQ    CX, $0x0c
+	JB      atb32KernelAVX2_nb1_rest
+	MOVQ    b+32(FP), R11
+	MOVQ    n+48(FP), BX
+	MOVQ    SI, R12
+	MOVBQZX add+72(FP), R13
 
 atb32KernelAVX2_nb1_fullchunk:
 	VXORPS  Y0, Y0, Y0
@@ -70813,10 +70813,10 @@ atb32KernelAVX2_nb1_rest:
 	JMP  atb32KernelAVX2_done
 
 atb32KernelAVX2_nb1_mr1:
-	MOVQ b+32(FP), R11
-	MOVQ n+48(FP), BX
-	MOVQ SI, R12
-	XORQ R13, R13
+	MOVQ    b+32(FP), R11
+	MOVQ    n+48(FP), BX
+	MOVQ    SI, R12
+	MOVBQZX add+72(FP), R13
 
 atb32KernelAVX2_nb1_mr1_chunk:
 	VXORPS  Y0, Y0, Y0
@@ -70871,10 +70871,10 @@ atb32KernelAVX2_nb1_mr1_next:
 	JMP    atb32KernelAVX2_done
 
 atb32KernelAVX2_nb1_mr2:
-	MOVQ b+32(FP), R11
-	MOVQ n+48(FP), BX
-	MOVQ SI, R12
-	XORQ R13, R13
+	MOVQ    b+32(FP), R11
+	MOVQ    n+48(FP), BX
+	MOVQ    SI, R12
+	MOVBQZX add+72(FP), R13
 
 atb32KernelAVX2_nb1_mr2_chunk:
 	VXORPS  Y0, Y0, Y0
@@ -70954,10 +70954,10 @@ atb32KernelAVX2_nb1_mr2_next:
 	JMP    atb32KernelAVX2_done
 
 atb32KernelAVX2_nb1_mr3:
-	MOVQ b+32(FP), R11
-	MOVQ n+48(FP), BX
-	MOVQ SI, R12
-	XORQ R13, R13
+	MOVQ    b+32(FP), R11
+	MOVQ    n+48(FP), BX
+	MOVQ    SI, R12
+	MOVBQZX add+72(FP), R13
 
 atb32KernelAVX2_nb1_mr3_chunk:
 	VXORPS  Y0, Y0, Y0
@@ -71062,10 +71062,10 @@ atb32KernelAVX2_nb1_mr3_next:
 	JMP    atb32KernelAVX2_done
 
 atb32KernelAVX2_nb1_mr4:
-	MOVQ b+32(FP), R11
-	MOVQ n+48(FP), BX
-	MOVQ SI, R12
-	XORQ R13, R13
+	MOVQ    b+32(FP), R11
+	MOVQ    n+48(FP), BX
+	MOVQ    SI, R12
+	MOVBQZX add+72(FP), R13
 
 atb32KernelAVX2_nb1_mr4_chunk:
 	VXORPS  Y0, Y0, Y0
@@ -71195,10 +71195,10 @@ atb32KernelAVX2_nb1_mr4_next:
 	JMP    atb32KernelAVX2_done
 
 atb32KernelAVX2_nb1_mr5:
-	MOVQ b+32(FP), R11
-	MOVQ n+48(FP), BX
-	MOVQ SI, R12
-	XORQ R13, R13
+	MOVQ    b+32(FP), R11
+	MOVQ    n+48(FP), BX
+	MOVQ    SI, R12
+	MOVBQZX add+72(FP), R13
 
 atb32KernelAVX2_nb1_mr5_chunk:
 	VXORPS  Y0, Y0, Y0
@@ -71353,10 +71353,10 @@ atb32KernelAVX2_nb1_mr5_next:
 	JMP    atb32KernelAVX2_done
 
 atb32KernelAVX2_nb1_mr6:
-	MOVQ b+32(FP), R11
-	MOVQ n+48(FP), BX
-	MOVQ SI, R12
-	XORQ R13, R13
+	MOVQ    b+32(FP), R11
+	MOVQ    n+48(FP), BX
+	MOVQ    SI, R12
+	MOVBQZX add+72(FP), R13
 
 atb32KernelAVX2_nb1_mr6_chunk:
 	VXORPS  Y0, Y0, Y0
@@ -71536,10 +71536,10 @@ atb32KernelAVX2_nb1_mr6_next:
 	JMP    atb32KernelAVX2_done
 
 atb32KernelAVX2_nb1_mr7:
-	MOVQ b+32(FP), R11
-	MOVQ n+48(FP), BX
-	MOVQ SI, R12
-	XORQ R13, R13
+	MOVQ    b+32(FP), R11
+	MOVQ    n+48(FP), BX
+	MOVQ    SI, R12
+	MOVBQZX add+72(FP), R13
 
 atb32KernelAVX2_nb1_mr7_chunk:
 	VXORPS  Y0, Y0, Y0
@@ -71744,10 +71744,10 @@ atb32KernelAVX2_nb1_mr7_next:
 	JMP    atb32KernelAVX2_done
 
 atb32KernelAVX2_nb1_mr8:
-	MOVQ b+32(FP), R11
-	MOVQ n+48(FP), BX
-	MOVQ SI, R12
-	XORQ R13, R13
+	MOVQ    b+32(FP), R11
+	MOVQ    n+48(FP), BX
+	MOVQ    SI, R12
+	MOVBQZX add+72(FP), R13
 
 atb32KernelAVX2_nb1_mr8_chunk:
 	VXORPS  Y0, Y0, Y0
@@ -71977,10 +71977,10 @@ atb32KernelAVX2_nb1_mr8_next:
 	JMP    atb32KernelAVX2_done
 
 atb32KernelAVX2_nb1_mr9:
-	MOVQ b+32(FP), R11
-	MOVQ n+48(FP), BX
-	MOVQ SI, R12
-	XORQ R13, R13
+	MOVQ    b+32(FP), R11
+	MOVQ    n+48(FP), BX
+	MOVQ    SI, R12
+	MOVBQZX add+72(FP), R13
 
 atb32KernelAVX2_nb1_mr9_chunk:
 	VXORPS  Y0, Y0, Y0
@@ -72235,10 +72235,10 @@ atb32KernelAVX2_nb1_mr9_next:
 	JMP    atb32KernelAVX2_done
 
 atb32KernelAVX2_nb1_mr10:
-	MOVQ b+32(FP), R11
-	MOVQ n+48(FP), BX
-	MOVQ SI, R12
-	XORQ R13, R13
+	MOVQ    b+32(FP), R11
+	MOVQ    n+48(FP), BX
+	MOVQ    SI, R12
+	MOVBQZX add+72(FP), R13
 
 atb32KernelAVX2_nb1_mr10_chunk:
 	VXORPS  Y0, Y0, Y0
@@ -72518,10 +72518,10 @@ atb32KernelAVX2_nb1_mr10_next:
 	JMP    atb32KernelAVX2_done
 
 atb32KernelAVX2_nb1_mr11:
-	MOVQ b+32(FP), R11
-	MOVQ n+48(FP), BX
-	MOVQ SI, R12
-	XORQ R13, R13
+	MOVQ    b+32(FP), R11
+	MOVQ    n+48(FP), BX
+	MOVQ    SI, R12
+	MOVBQZX add+72(FP), R13
 
 atb32KernelAVX2_nb1_mr11_chunk:
 	VXORPS  Y0, Y0, Y0
@@ -72826,12 +72826,12 @@ atb32KernelAVX2_nb1_mr11_next:
 	JMP    atb32KernelAVX2_done
 
 atb32KernelAVX2_nb2:
-	CMPQ CX, $0x06
-	JB   atb32KernelAVX2_nb2_rest
-	MOVQ b+32(FP), R11
-	MOVQ n+48(FP), BX
-	MOVQ SI, R12
-	XORQ R13, R13
+	CMPQ    CX, $0x06
+	JB      atb32KernelAVX2_nb2_rest
+	MOVQ    b+32(FP), R11
+	MOVQ    n+48(FP), BX
+	MOVQ    SI, R12
+	MOVBQZX add+72(FP), R13
 
 atb32KernelAVX2_nb2_fullchunk:
 	VXORPS  Y0, Y0, Y0
@@ -73110,10 +73110,10 @@ atb32KernelAVX2_nb2_rest:
 	JMP  atb32KernelAVX2_done
 
 atb32KernelAVX2_nb2_mr1:
-	MOVQ b+32(FP), R11
-	MOVQ n+48(FP), BX
-	MOVQ SI, R12
-	XORQ R13, R13
+	MOVQ    b+32(FP), R11
+	MOVQ    n+48(FP), BX
+	MOVQ    SI, R12
+	MOVBQZX add+72(FP), R13
 
 atb32KernelAVX2_nb2_mr1_chunk:
 	VXORPS  Y0, Y0, Y0
@@ -73183,10 +73183,10 @@ atb32KernelAVX2_nb2_mr1_next:
 	JMP    atb32KernelAVX2_done
 
 atb32KernelAVX2_nb2_mr2:
-	MOVQ b+32(FP), R11
-	MOVQ n+48(FP), BX
-	MOVQ SI, R12
-	XORQ R13, R13
+	MOVQ    b+32(FP), R11
+	MOVQ    n+48(FP), BX
+	MOVQ    SI, R12
+	MOVBQZX add+72(FP), R13
 
 atb32KernelAVX2_nb2_mr2_chunk:
 	VXORPS  Y0, Y0, Y0
@@ -73295,10 +73295,10 @@ atb32KernelAVX2_nb2_mr2_next:
 	JMP    atb32KernelAVX2_done
 
 atb32KernelAVX2_nb2_mr3:
-	MOVQ b+32(FP), R11
-	MOVQ n+48(FP), BX
-	MOVQ SI, R12
-	XORQ R13, R13
+	MOVQ    b+32(FP), R11
+	MOVQ    n+48(FP), BX
+	MOVQ    SI, R12
+	MOVBQZX add+72(FP), R13
 
 atb32KernelAVX2_nb2_mr3_chunk:
 	VXORPS  Y0, Y0, Y0
@@ -73446,10 +73446,10 @@ atb32KernelAVX2_nb2_mr3_next:
 	JMP    atb32KernelAVX2_done
 
 atb32KernelAVX2_nb2_mr4:
-	MOVQ b+32(FP), R11
-	MOVQ n+48(FP), BX
-	MOVQ SI, R12
-	XORQ R13, R13
+	MOVQ    b+32(FP), R11
+	MOVQ    n+48(FP), BX
+	MOVQ    SI, R12
+	MOVBQZX add+72(FP), R13
 
 atb32KernelAVX2_nb2_mr4_chunk:
 	VXORPS  Y0, Y0, Y0
@@ -73636,10 +73636,10 @@ atb32KernelAVX2_nb2_mr4_next:
 	JMP    atb32KernelAVX2_done
 
 atb32KernelAVX2_nb2_mr5:
-	MOVQ b+32(FP), R11
-	MOVQ n+48(FP), BX
-	MOVQ SI, R12
-	XORQ R13, R13
+	MOVQ    b+32(FP), R11
+	MOVQ    n+48(FP), BX
+	MOVQ    SI, R12
+	MOVBQZX add+72(FP), R13
 
 atb32KernelAVX2_nb2_mr5_chunk:
 	VXORPS  Y0, Y0, Y0

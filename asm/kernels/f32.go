@@ -173,10 +173,11 @@ func flush32(s isa32, acc VecPhysical, v, nb int, t [3]VecPhysical, add bool) {
 // keeps its accumulators in registers over a chunk (outer-product form).
 func genAtB32(s isa32) {
 	name := "atb32Kernel" + s.name
-	TEXT(name, NOSPLIT, "func(m *float64, ldm int, a *float32, lda int, b *float32, ldb int, n, rows, nc int)")
+	TEXT(name, NOSPLIT, "func(m *float64, ldm int, a *float32, lda int, b *float32, ldb int, n, rows, nc int, add bool)")
 	Pragma("noescape")
 	Doc(name+" computes m[i*ldm+j] = Σ_{chunks} float64(Σ_{t in chunk} a[t*lda+i] * b[t*ldb+j]) for i < rows, j < nc,",
-		fmt.Sprintf("the chunks of %d rows t in order, each a float32 FMA chain from zero.", chunk32),
+		fmt.Sprintf("the chunks of %d rows t in order, each a float32 FMA chain from zero,", chunk32),
+		"starting from m[i*ldm+j] if add is set and from zero otherwise.",
 		fmt.Sprintf("nc must be in 1..%d, n >= 1.", s.lanes*s.maxNB))
 
 	// DI: m block, R8: ldm in bytes, SI: a block, R9: lda in bytes,
@@ -247,7 +248,7 @@ func atb32Block(s isa32, nb, mr int, pfx string) {
 	Load(Param("b"), R11)
 	Load(Param("n"), RBX)
 	MOVQ(RSI, R12)
-	XORQ(R13, R13)
+	Load(Param("add"), R13)
 	Label(pfx + "chunk")
 	for i := 0; i < mr; i++ {
 		for v := 0; v < nb; v++ {
