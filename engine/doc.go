@@ -119,7 +119,7 @@
 // prototypes are rounded to float32 in place (Sync), so the float64 copy
 // holds what the projections read. Near-zero angles: a cosine within
 // d·4e-6 of its float64 value gives an angle within about √(2·d·4e-6)
-// (1e-3 rad at d = 12) when θ is near 0 (cos θ ≈ 1 − θ²/2 is 1 in float32
+// (1e-2 rad at d = 12, worst case) when θ is near 0 (cos θ ≈ 1 − θ²/2 is 1 in float32
 // below about 3e-4 rad); the residual route (sin θ from P − W Wᵀ P,
 // Knyazev–Argentati) is not taken: float32 is for classification, where
 // distances are compared, not for measuring small angles. The pruned

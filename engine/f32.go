@@ -24,7 +24,7 @@ import (
 // both operands to float32), about 5e-7 in practice (random signs); so a
 // cosine σ_i is within ‖ΔM‖₂ <= d·4e-6 of its float64 value (Weyl), and
 // an angle θ = arccos σ within that divided by sin θ: for θ near zero the
-// angle's error is up to √(2·|Δσ|), about 1e-3 rad at d = 12 (the cosine
+// angle's error is up to √(2·|Δσ|), about 1e-2 rad at d = 12 (worst case) (the cosine
 // of angles below about 3e-4 rad is 1 in float32 resolution). The float32
 // path is for classification, where a distance is compared to others far
 // larger than that; the float64 path is for angles near zero.
