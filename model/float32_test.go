@@ -14,6 +14,9 @@ import (
 // float64 model's on well-separated data; Explain works.
 func TestFloat32Model(t *testing.T) {
 	const dim, d, classes = 60, 3, 3
+	saved := soloSetWork
+	soloSetWork = 0 // split the steps of this small shape too
+	defer func() { soloSetWork = saved }()
 	xs, ys := synth(t, 31, dim, d, classes, 12, 0.1)
 	samples := Sets(xs)
 	o := legacyOptions(Config{SubspaceDim: d, PrototypesPerClass: 2}, TrainConfig{Epochs: 4, Seed: 5})
@@ -120,11 +123,21 @@ func TestFloat32Model(t *testing.T) {
 		}
 		imgs = append(imgs, img)
 	}
-	oi := legacyOptions(Config{SubspaceDim: 1, PrototypesPerClass: 1}, TrainConfig{Epochs: 2, Seed: 5, Init: InitRandom})
+	oi := legacyOptions(Config{SubspaceDim: 1, PrototypesPerClass: 1}, TrainConfig{Epochs: 2, Seed: 5, Init: InitRandom, Workers: 1})
 	oi.Model.Precision = Float32
 	mi, _, err := Train(context.Background(), oi, Images(imgs), ys)
 	if err != nil {
 		t.Fatal(err)
+	}
+	oi.Train.Workers = 2
+	mi2, _, err := Train(context.Background(), oi, Images(imgs), ys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bi1, _ := mi.MarshalBinary()
+	bi2, _ := mi2.MarshalBinary()
+	if !bytes.Equal(bi1, bi2) {
+		t.Fatal("images: 1 and 2 workers give different model files")
 	}
 	if _, err := mi.PredictBatch(Images(imgs)); err != nil {
 		t.Fatal(err)

@@ -79,3 +79,58 @@ func TestMNISTFloat32Labels(t *testing.T) {
 	t.Logf("MNIST run 0, seed 1: float64 %d/%d right (%.2f%%), float32 %d/%d (%.2f%%); %d test labels differ, %d of them with float64 margin < 1e-4",
 		right[0], n, 100*float64(right[0])/float64(n), right[1], n, 100*float64(right[1])/float64(n), differ, small)
 }
+
+// TestMNISTFloat32Predict (go test -tags f32study -run MNISTFloat32Predict
+// -timeout 0 ./paper) separates prediction from training: it trains run
+// 0 (seed 1) in float64 and predicts the 10,000 test images with that
+// model and with its float32 conversion (Model.WithPrecision), counting
+// the labels that differ and how many of them have a float64 margin
+// below 1e-4.
+func TestMNISTFloat32Predict(t *testing.T) {
+	dir := realdata.Dir(t, "mnist/t10k-images-idx3-ubyte.gz")
+	data, err := loadMNISTContext(context.Background(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec := mnistDefault()
+	const seed, r = 1, 0
+	trainIdx, testIdx := allIndices(data.train.Len()), allIndices(data.test.Len())
+	x, y, err := groupSubspaces(data.train.Images, data.train.Labels, trainIdx, len(data.train.Classes), spec.M, spec.Setup.Model.SubspaceDim, runRNG(seed, streamGroups, r))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := spec.Setup
+	cfg.Train.Seed = modelSeed(seed, r)
+	cfg.Train.Workers = 2
+	if cfg.Train.Augment, err = hard.Images(pick(data.train.Images, trainIdx), pick(data.train.Labels, trainIdx), spec.Hard); err != nil {
+		t.Fatal(err)
+	}
+	m64, _, err := model.Train(context.Background(), cfg, model.Sets(x), y)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m32, err := m64.WithPrecision(model.Float32)
+	if err != nil {
+		t.Fatal(err)
+	}
+	imgs := model.Images(pick(data.test.Images, testIdx))
+	p64, err := m64.PredictBatch(imgs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p32, err := m32.PredictBatch(imgs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	differ, small := 0, 0
+	for i := range p64 {
+		if p64[i].Class != p32[i].Class {
+			differ++
+			if p64[i].Margin < 1e-4 {
+				small++
+			}
+			t.Logf("image %d: float64 class %d (margin %.3g), float32 class %d (margin %.3g)", i, p64[i].Class, p64[i].Margin, p32[i].Class, p32[i].Margin)
+		}
+	}
+	t.Logf("MNIST run 0, seed 1, one float64 model predicting in float64 and in float32: %d of %d test labels differ, %d of them with float64 margin < 1e-4", differ, len(p64), small)
+}
