@@ -83,8 +83,15 @@ func (e *Engine) ImageDistances(dist, theta []float64, x []float64) error {
 	}
 	e.tick()
 	if e.f32 {
-		e.imageF32(e.shards[0], x, xnorm)
-		e.job = job{kind: jobImages, dist: dist, theta: theta, x: x, xnorm: 1}
+		// A sparse image takes the float64 sparse path (the prototypes
+		// hold float32 values; the decision depends on x alone, as in
+		// imageBlock32); a dense one float32 products.
+		if nz := e.imageSparse(x); nz > 0 {
+			e.job = job{kind: jobImages, dist: dist, theta: theta, x: x, xnorm: xnorm, nz: nz}
+		} else {
+			e.imageF32(e.shards[0], x, xnorm)
+			e.job = job{kind: jobImages, dist: dist, theta: theta, x: x, xnorm: 1}
+		}
 	} else {
 		e.job = job{kind: jobImages, dist: dist, theta: theta, x: x, xnorm: xnorm, nz: e.imageSparse(x)}
 	}
@@ -278,6 +285,11 @@ const (
 // the sparse path; if so it lists x's nonzero pixels in e.nzIdx, e.nzVal
 // and returns their number, else 0. x is finite and not all zero.
 func (e *Engine) imageSparse(x []float64) int {
+	return e.sparseList(e.nzIdx, e.nzVal, x)
+}
+
+// sparseList is imageSparse into the given lists.
+func (e *Engine) sparseList(nzIdx []int32, nzVal []float64, x []float64) int {
 	if !sparseImages || !e.finite {
 		return 0
 	}
@@ -292,7 +304,7 @@ func (e *Engine) imageSparse(x []float64) int {
 	if zeros < sparseSampleZeros {
 		return 0
 	}
-	nz := kernels.Nonzeros(e.nzIdx, e.nzVal, x)
+	nz := kernels.Nonzeros(nzIdx, nzVal, x)
 	if nz*sparseMaxDen > n*sparseMaxNum {
 		return 0
 	}
@@ -308,7 +320,7 @@ func (e *Engine) images(s *shard, dist, theta []float64, x []float64, xnorm floa
 	d := e.d
 	nc := (hi - lo) * d
 	w := r.protos[(lo-r.lo)*d:]
-	if e.f32 {
+	if e.f32 && e.job.nz == 0 {
 		kernels.AtX32(s.y, r.protos32[(lo-r.lo)*d:], r.ld, e.shards[0].x32, e.dim, nc)
 	} else if nz := e.job.nz; nz > 0 {
 		kernels.SparseAB(s.y, e.nzVal[:nz], e.nzIdx[:nz], w, r.ld, nc)

@@ -126,8 +126,9 @@
 // searches' tier-1 and tier-2 bounds enclose what Distances computes from
 // the projection as stored, and hold in float32 mode with singular values
 // above 1 taken into account (bounds.go, f32.go); the pivots are off
-// there (their triangle inequality is for float64 products); images read
-// every pixel. Results are the same bits for any number of workers, batch
+// there (their triangle inequality is for float64 products); a dense image
+// is projected in float32, a sparse one by the float64 sparse path (on the
+// same float32 values). Results are the same bits for any number of workers, batch
 // or single, Engine or Shared, as in float64 mode (f32.go).
 //
 // # Shared: one copy of the prototypes for many goroutines

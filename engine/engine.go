@@ -138,6 +138,8 @@ type shard struct {
 	protos32 []float32 // float32 mode: protos rounded to float32, same layout
 	p32      []float32 // float32 mode: a set sample rounded (dim x d, stride d)
 	x32      []float32 // float32 mode: an image divided by its norm, rounded (dim)
+	nzIdx    []int32   // float32 mode, image batches: a sparse image's nonzero pixels
+	nzVal    []float64
 	proj     []float64 // (hi-lo) projections, d x d each
 	sigma    []float64 // (hi-lo) x d singular values
 	bproj    []float64 // batch forms: all p projections

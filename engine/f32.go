@@ -41,8 +41,13 @@ import (
 // pivots (Nearest with many prototypes) are off: their triangle
 // inequality is for the exact subspaces, within the float64 products'
 // error. So Winners and Nearest give the prototypes a scan of the float32
-// distances gives (tested like the float64 searches). Images always read
-// every pixel (no sparse path).
+// distances gives (tested like the float64 searches).
+//
+// Images. A dense image is projected in float32 (AtX32 of x/‖x‖). A
+// sparse one (imageSparse: decided from the image alone) takes the
+// float64 sparse path (SparseAB over its nonzero pixels) on the float64
+// prototypes, which hold the float32 values: faster than reading every
+// pixel in float32, and the single and batch forms make the same choice.
 //
 // The prototypes. SetFloat32 rounds the engine's float64 prototypes to
 // float32 values in place and copies them to the float32 copies; so does
@@ -140,11 +145,22 @@ func (e *Engine) imageBlock32(s *shard, dist, x []float64, ldx, i0, i1 int) (int
 		xi := x[i*ldx : i*ldx+e.dim]
 		xnorm, err := imageNorm(xi)
 		if err == nil {
-			e.imageF32(s, xi, xnorm)
-			for _, r := range e.shards {
-				kernels.AtX32(s.by[r.lo*d:], r.protos32, r.ld, s.x32, e.dim, (r.hi-r.lo)*d)
+			if s.nzIdx == nil {
+				s.nzIdx, s.nzVal = make([]int32, e.dim), make([]float64, e.dim)
 			}
-			err = e.imageAngles(dist[i*p:(i+1)*p], nil, s.by[:p*d], 1, 0, p)
+			if nz := e.sparseList(s.nzIdx, s.nzVal, xi); nz > 0 {
+				// As ImageDistances: the float64 sparse path.
+				for _, r := range e.shards {
+					kernels.SparseAB(s.by[r.lo*d:], s.nzVal[:nz], s.nzIdx[:nz], r.protos, r.ld, (r.hi-r.lo)*d)
+				}
+				err = e.imageAngles(dist[i*p:(i+1)*p], nil, s.by[:p*d], xnorm, 0, p)
+			} else {
+				e.imageF32(s, xi, xnorm)
+				for _, r := range e.shards {
+					kernels.AtX32(s.by[r.lo*d:], r.protos32, r.ld, s.x32, e.dim, (r.hi-r.lo)*d)
+				}
+				err = e.imageAngles(dist[i*p:(i+1)*p], nil, s.by[:p*d], 1, 0, p)
+			}
 		}
 		if err != nil {
 			return i, fmt.Errorf("sample %d: %w", i, err)

@@ -30,6 +30,9 @@ func TestFloat32(t *testing.T) {
 			sets[i] = randomBasis(t, tc.dim, tc.d, r)
 			for j := 0; j < tc.dim; j++ {
 				images[i*tc.dim+j] = r.NormFloat64() * 1e30 // scaled: float32 would overflow x·x
+				if i == 1 && j%10 != 0 {
+					images[i*tc.dim+j] = 0 // a sparse image: the float64 sparse path
+				}
 			}
 		}
 		lambda := uniform(tc.d)
