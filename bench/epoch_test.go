@@ -55,6 +55,9 @@ func epochData(b *testing.B, s epochShape) ([]*subspace.Subspace, []int) {
 //     what remains is each epoch's history record (the relevances' copy:
 //     the allocation per op) and the returned model's copy (p·D·d floats,
 //     once).
+//   - ours-f32, ours-f32-1worker: the same with Config.Precision =
+//     model.Float32 (float32 projections; the model of model.Init with
+//     that precision, the same initial prototypes rounded to float32).
 //   - floor: the same epoch's N·p projections Pᵀ W_k through kernels.AtB
 //     and nothing else (2·D·d²·N·p flops), the hardware floor of an epoch.
 //
@@ -86,8 +89,14 @@ func epochBench(b *testing.B, o model.Options, x []*subspace.Subspace, y []int) 
 	if err != nil {
 		b.Fatal(err)
 	}
+	o32 := o
+	o32.Model.Precision = model.Float32
+	m032, err := model.Init(o32, model.Sets(x), y)
+	if err != nil {
+		b.Fatal(err)
+	}
 	dim, d := x[0].Basis.Rows, x[0].Basis.Cols
-	ours := func(workers int) func(b *testing.B) {
+	ours := func(m0 *model.Model, workers int) func(b *testing.B) {
 		return func(b *testing.B) {
 			c := o.Train
 			c.Workers, c.Epochs = workers, b.N+1
@@ -120,8 +129,10 @@ func epochBench(b *testing.B, o model.Options, x []*subspace.Subspace, y []int) 
 			}
 		}
 	}
-	b.Run("ours", ours(0))
-	b.Run("ours-1worker", ours(1))
+	b.Run("ours", ours(m0, 0))
+	b.Run("ours-1worker", ours(m0, 1))
+	b.Run("ours-f32", ours(m032, 0))
+	b.Run("ours-f32-1worker", ours(m032, 1))
 	b.Run("floor", func(b *testing.B) {
 		protos := make([]*linalg.Dense, m0.NumPrototypes())
 		for k := range protos {

@@ -129,7 +129,9 @@ func BenchmarkPredictSet(b *testing.B) {
 
 // BenchmarkPredictImage: classify one image (θ_1 = arccos(‖Wᵀx‖/‖x‖) to
 // every prototype). Ours: Model.PredictTo of a model.Image (on the
-// caller's goroutine: the one prediction path); reference: PredictImage.
+// caller's goroutine: the one prediction path); ours-f32: the same model
+// converted by Model.WithPrecision(model.Float32) (float32 projections,
+// every pixel read); reference: PredictImage.
 //
 //   - D=784,d=12,p=10: a dense N(0,1) image, no pixel zero: the worst case,
 //     every pixel's row of the prototypes is read (from L2).
@@ -149,6 +151,19 @@ func BenchmarkPredictImage(b *testing.B) {
 				b.ReportAllocs()
 				for b.Loop() {
 					if err := f.ours.PredictTo(&out, model.Image(x)); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+			b.Run("ours-f32", func(b *testing.B) {
+				m32, err := f.ours.WithPrecision(model.Float32)
+				if err != nil {
+					b.Fatal(err)
+				}
+				var out model.Prediction
+				b.ReportAllocs()
+				for b.Loop() {
+					if err := m32.PredictTo(&out, model.Image(x)); err != nil {
 						b.Fatal(err)
 					}
 				}

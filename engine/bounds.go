@@ -40,7 +40,8 @@ import (
 //     4 d u σ_1): Σ y_j² <= Σ (σ_j + c)² <= t + 2c √(d t) + d c² (Cauchy–
 //     Schwarz), and Σ y_j² >= Σ max(σ_j − c, 0)² >= t − 2c √(d t) (for
 //     σ_j >= c, (σ_j − c)² >= σ_j² − 2cσ_j; below, 0 >= σ_j² − 2cσ_j), and
-//     Y <= d. θ̂_j = θ_j ± εA adds at most Σ λ_j (π εA + εA²) (εA at its
+//     Y <= d: both ends are capped at d (with float32 products, Engine.SetFloat32,
+//     M may have σ_j > 1, which the clamp takes to 1). θ̂_j = θ_j ± εA adds at most Σ λ_j (π εA + εA²) (εA at its
 //     largest, acosErrMax). t itself
 //     is computed as one sum of d² squares: the exact t is within γ_{d²}
 //     of it.
@@ -50,7 +51,8 @@ import (
 //     by the monotonicity of clamp and arccos θ̂_j ∈ [Acos(x_hi) − 2εA,
 //     Acos(x_lo) + 2εA] (εA once for θ̂_j, once for the Acos of the end;
 //     taken at the smaller angle, where it is larger),
-//     x_lo = max(√a_j − c, 0), x_hi = min(√b_j + c, 1). Then d̂ lies in
+//     x_lo = min(max(√a_j − c, 0), 1), x_hi = min(√b_j + c, 1) (the clamp
+//     takes a σ above 1 to 1). Then d̂ lies in
 //     [(1 − γ) Σ λ_j θ_lo,j², (1 + γ) Σ λ_j θ_hi,j²]. As wide as these
 //     enclosures are near σ = 1 (arccos magnifies an error δ in σ into
 //     √(2δ)), they still contain d̂.
@@ -88,14 +90,24 @@ func up(x float64, n int) float64   { return x + float64(n+2)*ur*math.Abs(x) }
 // traceBounds returns tier-1 bounds on d̂ from the computed t = fl(‖M‖_F²)
 // (one chain of d² rounded squares), for relevances of least lmin and
 // greatest lmax (>= 0) summing to lsum.
-func traceBounds(t float64, d int, lmin, lmax, lsum float64) (lo, hi float64) {
+//
+// excess >= max(σ_1 − 1, 0) (0 when M's singular values are known to be at
+// most 1: float64 products of orthonormal bases; sigmaExcess for float32
+// products). The lower end of Y then takes y_j = clamp(σ̂_j, 0, 1) >=
+// (σ_j − c − excess)_+ (if σ_j − c <= 1, y_j >= σ_j − c; else y_j = 1
+// >= σ_j − excess), so c + excess replaces c there.
+func traceBounds(t float64, d int, lmin, lmax, lsum, excess float64) (lo, hi float64) {
 	df := float64(d)
 	g := 2 * df * df * ur // > γ_{d²}
 	tlo, thi := t*(1-g), t*(1+g)
 	c := up(8*df*ur*math.Sqrt(thi), 4)
 	cross := up(2*c*math.Sqrt(df*thi), 4)
 	yhi := min(up(thi+cross+df*c*c, 4), df)
-	ylo := max(down(tlo-cross, 4), 0)
+	crossLo := cross
+	if excess > 0 {
+		crossLo = up(2*up(c+excess, 1)*math.Sqrt(df*thi), 4)
+	}
+	ylo := min(max(down(tlo-crossLo, 4), 0), df) // Y <= d
 	acosSlack := lsum * (math.Pi*acosErrMax + acosErrMax*acosErrMax)
 	sLo := max(down(df-yhi, 2), 0) // Σ sin² θ_j
 	sHi := up(df-ylo, 2)
@@ -113,7 +125,7 @@ func angleBounds(a, b, lam []float64) (lo, hi float64) {
 	c := up(8*float64(d)*ur*s1, 4)
 	var slo, shi float64
 	for j := range a {
-		xlo := max(down(math.Sqrt(a[j]), 1)-c, 0)
+		xlo := min(max(down(math.Sqrt(a[j]), 1)-c, 0), 1) // σ̂ is clamped to 1 (a σ above 1: float32 products)
 		xhi := min(up(math.Sqrt(b[j]), 1)+c, 1)
 		al, ah := kernels.Acos(xhi), kernels.Acos(xlo)
 		tlo := max(al-2*acosErr(al), 0)
@@ -123,6 +135,36 @@ func angleBounds(a, b, lam []float64) (lo, hi float64) {
 	}
 	gd := 4*d + 8
 	return max(down(slo, gd), 0), up(shi, gd)
+}
+
+// sigmaExcess returns an upper bound on max(σ_1 − 1, 0) for the d x d
+// matrix m (stride ld): σ_1 <= √(‖M‖_1 ‖M‖_∞) (the largest column and row
+// sums of |m|), each sum of d terms rounded up. For a projection far from
+// orthogonal (the usual prototype) it is 0; near an orthogonal matrix it
+// is about √d − 1, and then tier 1 is loose and tier 2 decides.
+func sigmaExcess(m []float64, d, ld int) float64 {
+	var col [64]float64
+	cs := col[:d]
+	if d > len(col) {
+		cs = make([]float64, d)
+	}
+	clear(cs)
+	var rmax float64
+	for i := 0; i < d; i++ {
+		var r float64
+		for j, v := range m[i*ld : i*ld+d] {
+			a := math.Abs(v)
+			r += a
+			cs[j] += a
+		}
+		rmax = max(rmax, r)
+	}
+	var cmax float64
+	for _, v := range cs {
+		cmax = max(cmax, v)
+	}
+	s := up(math.Sqrt(up(up(rmax, d)*up(cmax, d), 1)), 1)
+	return max(s-1, 0)
 }
 
 // lambdaRange returns the least and greatest relevance and their sum.

@@ -31,7 +31,7 @@ func (e *Engine) Distances(dist, theta []float64, P *linalg.Dense, lambda []floa
 		return err
 	}
 	e.tick()
-	e.job = job{kind: jobDistances, dist: dist, theta: theta, p: P, lambda: lambda}
+	e.job = job{kind: jobDistances, dist: dist, theta: theta, p: P, lambda: lambda, p32: e.sampleF32(e.shards[0], P)}
 	e.run()
 	e.job = job{}
 	return e.firstErr()
@@ -82,7 +82,19 @@ func (e *Engine) ImageDistances(dist, theta []float64, x []float64) error {
 		return err
 	}
 	e.tick()
-	e.job = job{kind: jobImages, dist: dist, theta: theta, x: x, xnorm: xnorm, nz: e.imageSparse(x)}
+	if e.f32 {
+		// A sparse image takes the float64 sparse path (the prototypes
+		// hold float32 values; the decision depends on x alone, as in
+		// imageBlock32); a dense one float32 products.
+		if nz := e.imageSparse(x); nz > 0 {
+			e.job = job{kind: jobImages, dist: dist, theta: theta, x: x, xnorm: xnorm, nz: nz}
+		} else {
+			e.imageF32(e.shards[0], x, xnorm)
+			e.job = job{kind: jobImages, dist: dist, theta: theta, x: x, xnorm: 1}
+		}
+	} else {
+		e.job = job{kind: jobImages, dist: dist, theta: theta, x: x, xnorm: xnorm, nz: e.imageSparse(x)}
+	}
 	e.run()
 	e.job = job{}
 	return e.firstErr()
@@ -133,9 +145,9 @@ func (e *Engine) checkLambda(lambda []float64) error {
 // dist[k] and, if theta is not nil, angles into theta[k*d:], using the svd
 // workspace of s. The single and the batch forms both call it once per
 // chunk, so the svd batches are the same.
-func (e *Engine) distances(s *shard, proj, sigma, dist, theta []float64, P *linalg.Dense, lambda []float64, lo, hi int) error {
+func (e *Engine) distances(s *shard, proj, sigma, dist, theta []float64, P *linalg.Dense, p32 []float32, lambda []float64, lo, hi int) error {
 	d := e.d
-	e.projectInto(proj, P, lo, hi)
+	e.projectInto(proj, P, p32, lo, hi)
 	if err := s.sv.Values(sigma, d, proj, chunk*d, d, hi-lo); err != nil {
 		k := lo
 		var be *svd.BatchError
@@ -173,11 +185,17 @@ func (e *Engine) distances(s *shard, proj, sigma, dist, theta []float64, P *lina
 // into proj (d x (hi-lo)·d, stride ProjStride(), from proj[0]): one
 // kernels.AtB over the prototypes' side-by-side columns. An output of AtB
 // is the same chain whatever the number of columns of the call, so these
-// are the bits of one AtB per prototype (tested).
-func (e *Engine) projectInto(proj []float64, P *linalg.Dense, lo, hi int) {
+// are the bits of one AtB per prototype (tested). In float32 mode it is
+// kernels.AtB32 of p32 (P rounded, sampleF32) and the shard's protos32,
+// with the same property.
+func (e *Engine) projectInto(proj []float64, P *linalg.Dense, p32 []float32, lo, hi int) {
 	d := e.d
 	r := e.shards[e.owner[lo]]
 	nc := (hi - lo) * d
+	if e.f32 {
+		kernels.AtB32(proj, chunk*d, p32, d, r.protos32[(lo-r.lo)*d:], r.ld, e.dim, d, nc)
+		return
+	}
 	kernels.AtB(proj, chunk*d, P.Data, P.Stride, r.protos[(lo-r.lo)*d:], r.ld, e.dim, d, nc)
 }
 
@@ -209,10 +227,11 @@ func weightedAngles(theta, sigma, lambda []float64) float64 {
 // workspace of s, in the same chunks as the single form.
 func (e *Engine) distancesAll(s *shard, dist []float64, P *linalg.Dense, lambda []float64) error {
 	d := e.d
+	p32 := e.sampleF32(s, P)
 	for _, r := range e.shards {
 		for lo := r.lo; lo < r.hi; lo += chunk {
 			hi := min(lo+chunk, r.hi)
-			if err := e.distances(s, s.bproj[lo*d*d:], s.bsigma[lo*d:], dist, nil, P, lambda, lo, hi); err != nil {
+			if err := e.distances(s, s.bproj[lo*d*d:], s.bsigma[lo*d:], dist, nil, P, p32, lambda, lo, hi); err != nil {
 				return err
 			}
 		}
@@ -266,6 +285,11 @@ const (
 // the sparse path; if so it lists x's nonzero pixels in e.nzIdx, e.nzVal
 // and returns their number, else 0. x is finite and not all zero.
 func (e *Engine) imageSparse(x []float64) int {
+	return e.sparseList(e.nzIdx, e.nzVal, x)
+}
+
+// sparseList is imageSparse into the given lists.
+func (e *Engine) sparseList(nzIdx []int32, nzVal []float64, x []float64) int {
 	if !sparseImages || !e.finite {
 		return 0
 	}
@@ -280,7 +304,7 @@ func (e *Engine) imageSparse(x []float64) int {
 	if zeros < sparseSampleZeros {
 		return 0
 	}
-	nz := kernels.Nonzeros(e.nzIdx, e.nzVal, x)
+	nz := kernels.Nonzeros(nzIdx, nzVal, x)
 	if nz*sparseMaxDen > n*sparseMaxNum {
 		return 0
 	}
@@ -296,7 +320,9 @@ func (e *Engine) images(s *shard, dist, theta []float64, x []float64, xnorm floa
 	d := e.d
 	nc := (hi - lo) * d
 	w := r.protos[(lo-r.lo)*d:]
-	if nz := e.job.nz; nz > 0 {
+	if e.f32 && e.job.nz == 0 {
+		kernels.AtX32(s.y, r.protos32[(lo-r.lo)*d:], r.ld, e.shards[0].x32, e.dim, nc)
+	} else if nz := e.job.nz; nz > 0 {
 		kernels.SparseAB(s.y, e.nzVal[:nz], e.nzIdx[:nz], w, r.ld, nc)
 	} else {
 		kernels.AB(s.y, nc, x, e.dim, w, r.ld, 1, e.dim, nc)
@@ -339,6 +365,9 @@ const imageBlock = 32
 func (e *Engine) imageBlock(s *shard, dist, x []float64, ldx, i0, i1 int) (int, error) {
 	p, d, m := e.p, e.d, i1-i0
 	pd := p * d
+	if e.f32 {
+		return e.imageBlock32(s, dist, x, ldx, i0, i1)
+	}
 	for _, r := range e.shards {
 		kernels.AB(s.by[r.lo*d:], pd, x[i0*ldx:], ldx, r.protos, r.ld, m, e.dim, (r.hi-r.lo)*d)
 	}

@@ -103,6 +103,34 @@
 // the bounds do not cover (NaN or ±Inf, negative or huge relevances) take
 // Distances and a scan, with its errors. Stats counts the work.
 //
+// # Float32 mode
+//
+// SetFloat32 (and NewShared32) computes the projections Pᵀ W_k and Wᵀ x
+// from float32 copies of the prototypes and of the sample with
+// kernels.AtB32 and kernels.AtX32 (float32 FMAs, twice the lanes, half the
+// bytes; blocks of 64 pixels summed in float32, the blocks in float64).
+// Everything after the projections stays float64: the d x d products are
+// handed over as float64, and the Jacobi values, the angles, the weighted
+// distances, the winners' factorisation (svd) and, in package model, the
+// relevances and the prototype update are float64. They are O(d³) per
+// prototype against the projections' O(D d²), so float32 would save
+// little there, and float64 keeps them from adding error to the ~4e-6
+// (worst case, unit columns) of each float32 product entry. The
+// prototypes are rounded to float32 in place (Sync), so the float64 copy
+// holds what the projections read. Near-zero angles: a cosine within
+// d·4e-6 of its float64 value gives an angle within about √(2·d·4e-6)
+// (1e-2 rad at d = 12, worst case) when θ is near 0 (cos θ ≈ 1 − θ²/2 is 1 in float32
+// below about 3e-4 rad); the residual route (sin θ from P − W Wᵀ P,
+// Knyazev–Argentati) is not taken: float32 is for classification, where
+// distances are compared, not for measuring small angles. The pruned
+// searches' tier-1 and tier-2 bounds enclose what Distances computes from
+// the projection as stored, and hold in float32 mode with singular values
+// above 1 taken into account (bounds.go, f32.go); the pivots are off
+// there (their triangle inequality is for float64 products); a dense image
+// is projected in float32, a sparse one by the float64 sparse path (on the
+// same float32 values). Results are the same bits for any number of workers, batch
+// or single, Engine or Shared, as in float64 mode (f32.go).
+//
 // # Shared: one copy of the prototypes for many goroutines
 //
 // Shared (NewShared) is the read path of a trained model served from many

@@ -81,6 +81,7 @@ type Engine struct {
 	sdist           []float64
 	stats           Stats
 	exhaustive      bool // SetExhaustive
+	f32             bool // SetFloat32: projections from the shards' protos32
 	race            race // adaptive splitting: split or solo, by measurement
 	// Nearest's pivot index (pivots.go): built at the first call when
 	// pivBuild (an Engine's own; a Shared hands its workspaces its own
@@ -120,6 +121,7 @@ type job struct {
 	sets        []*linalg.Dense
 	x           []float64
 	xnorm       float64
+	p32         []float32 // float32 mode: p rounded (the caller's shard's p32)
 	ldx, n      int
 	nz          int         // images: > 0 when only the nz listed pixels are read
 	task        func(i int) // jobTasks: task i of n
@@ -133,6 +135,11 @@ type shard struct {
 	lo, hi   int
 	ld       int       // row stride of protos
 	protos   []float64 // dim x ld: prototype k is columns (k-lo)*d .. (k-lo+1)*d-1
+	protos32 []float32 // float32 mode: protos rounded to float32, same layout
+	p32      []float32 // float32 mode: a set sample rounded (dim x d, stride d)
+	x32      []float32 // float32 mode: an image divided by its norm, rounded (dim)
+	nzIdx    []int32   // float32 mode, image batches: a sparse image's nonzero pixels
+	nzVal    []float64
 	proj     []float64 // (hi-lo) projections, d x d each
 	sigma    []float64 // (hi-lo) x d singular values
 	bproj    []float64 // batch forms: all p projections
@@ -374,6 +381,7 @@ func (e *Engine) SetPrototype(k int, w *linalg.Dense) error {
 	if w.Validate() != nil {
 		e.finite = false
 	}
+	e.Sync(k)
 	return nil
 }
 
@@ -691,7 +699,7 @@ func (e *Engine) runChunk(ws *shard, o, c int) (items int) {
 		at, items = lo, hi-lo
 		if j.kind == jobDistances {
 			off := lo - s.lo
-			err = e.distances(ws, s.proj[projOffset(off, e.d):], s.sigma[off*e.d:], j.dist, j.theta, j.p, j.lambda, lo, hi)
+			err = e.distances(ws, s.proj[projOffset(off, e.d):], s.sigma[off*e.d:], j.dist, j.theta, j.p, j.p32, j.lambda, lo, hi)
 		} else {
 			err = e.images(ws, j.dist, j.theta, j.x, j.xnorm, lo, hi)
 		}

@@ -86,8 +86,8 @@ func metricWeights(m, lambda []float64, d int) {
 // pivotMinP and its weights are at most those of lambda (else nil; also
 // after a view of the prototypes was handed out).
 func (e *Engine) pivotsFor(lambda []float64) *pivotIndex {
-	if e.p < pivotMinP || e.pivOff {
-		return nil
+	if e.p < pivotMinP || e.pivOff || e.f32 {
+		return nil // float32 mode: the pivots' triangle inequality is proven for float64 products only
 	}
 	d := e.d
 	if e.piv == nil && e.pivBuild {
@@ -359,7 +359,7 @@ func (e *Engine) projectListChunk(ws *shard, P *linalg.Dense, lambda []float64, 
 			j++
 		}
 		hi := lo + (j - i)
-		e.projectInto(s.proj[projOffset(lo-s.lo, e.d):], P, lo, hi)
+		e.projectInto(s.proj[projOffset(lo-s.lo, e.d):], P, e.job.p32, lo, hi)
 		for k := lo; k < hi; k++ {
 			e.boundTrace(k, lambda)
 		}
@@ -384,7 +384,11 @@ func (e *Engine) boundTrace(k int, lambda []float64) {
 		return
 	}
 	lmin, lmax, lsum := lambdaRange(e.lambdaOf(lambda, k))
-	lo, hi := traceBounds(t, e.d, lmin, lmax, lsum)
+	var excess float64
+	if e.f32 {
+		excess = sigmaExcess(m, d, ld)
+	}
+	lo, hi := traceBounds(t, e.d, lmin, lmax, lsum, excess)
 	if e.tier[k] == 0 {
 		// Keep a pivot bound tighter than tier 1's.
 		lo = max(lo, e.blo[k])

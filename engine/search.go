@@ -118,7 +118,7 @@ func (e *Engine) lambdaOf(lambda []float64, k int) []float64 {
 // tier-1 bounds: the first phase of a search, split over the workers like
 // Distances.
 func (e *Engine) project(P *linalg.Dense, lambda []float64) {
-	e.job = job{kind: jobProject, p: P, lambda: lambda}
+	e.job = job{kind: jobProject, p: P, lambda: lambda, p32: e.sampleF32(e.shards[0], P)}
 	e.run()
 	e.job = job{}
 }
@@ -126,7 +126,7 @@ func (e *Engine) project(P *linalg.Dense, lambda []float64) {
 // projectChunk is jobProject's chunk: prototypes lo..hi of shard s, with
 // the workspace of ws.
 func (e *Engine) projectChunk(ws, s *shard, P *linalg.Dense, lambda []float64, lo, hi int) {
-	e.projectInto(s.proj[projOffset(lo-s.lo, e.d):], P, lo, hi)
+	e.projectInto(s.proj[projOffset(lo-s.lo, e.d):], P, e.job.p32, lo, hi)
 	for k := lo; k < hi; k++ {
 		e.tier[k], e.blo[k] = 1, 0
 		e.boundTrace(k, lambda)

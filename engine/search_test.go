@@ -119,7 +119,22 @@ func exhaustiveWinners(dist []float64, labels []int, y int) (plus, minus int) {
 // TestSearchBounds checks that both tiers' bounds contain the distance
 // Distances computes, for every prototype of every case (the bounds are
 // forced for all of them), and logs how tight tier 2 is.
-func TestSearchBounds(t *testing.T) {
+func TestSearchBounds(t *testing.T) { testSearchBounds(t) }
+
+// searchF32 runs the search tests' engines in float32 mode.
+var searchF32 bool
+
+// TestSearchFloat32 runs TestSearchBounds and TestWinnersExhaustive on
+// engines in float32 mode: the bounds are proven for the projection as
+// stored, so they hold for float32 products too.
+func TestSearchFloat32(t *testing.T) {
+	searchF32 = true
+	defer func() { searchF32 = false }()
+	t.Run("bounds", testSearchBounds)
+	t.Run("winners", TestWinnersExhaustive)
+}
+
+func testSearchBounds(t *testing.T) {
 	saved := gramMinDim
 	gramMinDim = 1
 	defer func() { gramMinDim = saved }()
@@ -132,6 +147,7 @@ func TestSearchBounds(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			e.SetFloat32(searchF32)
 			for k, w := range c.protos {
 				if err := e.SetPrototype(k, w); err != nil {
 					t.Fatal(err)
@@ -195,6 +211,7 @@ func testWinnersExhaustive(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
+				e.SetFloat32(searchF32)
 				for k, w := range c.protos {
 					if err := e.SetPrototype(k, w); err != nil {
 						t.Fatal(err)

@@ -30,6 +30,7 @@ type Shared struct {
 	workers   int // batch calls: 0 means runtime.GOMAXPROCS(0) at the call
 	ld        int
 	data      []float64       // dim x ld, read-only after NewShared
+	data32    []float32       // NewShared32: data rounded to float32, read-only
 	protos    []*linalg.Dense // read-only views into data
 	owner     []int32         // all zero: one shard
 	finite    bool
@@ -66,6 +67,19 @@ func (sh *Shared) Stats() Stats {
 // goroutines in all (the caller's included); workers <= 0 means
 // runtime.GOMAXPROCS(0) at the time of each call.
 func NewShared(dim, d int, protos []*linalg.Dense, workers int) (*Shared, error) {
+	return makeShared(dim, d, protos, workers, false)
+}
+
+// NewShared32 is NewShared for float32 mode (see Engine.SetFloat32): the
+// projections are computed from the prototypes rounded to float32, which
+// it keeps beside the float64 copy; results are bit-identical to an
+// Engine's in float32 mode with the same prototypes. Searches are
+// exhaustive and images read every pixel, as there.
+func NewShared32(dim, d int, protos []*linalg.Dense, workers int) (*Shared, error) {
+	return makeShared(dim, d, protos, workers, true)
+}
+
+func makeShared(dim, d int, protos []*linalg.Dense, workers int, f32 bool) (*Shared, error) {
 	p := len(protos)
 	if d < 1 || dim < d || p < 1 || d > svd.MaxSmall {
 		return nil, fmt.Errorf("%w: NewShared(dim=%d, d=%d, p=%d): need 1 <= d <= dim, d <= %d, p >= 1", ErrShape, dim, d, p, svd.MaxSmall)
@@ -92,6 +106,12 @@ func NewShared(dim, d int, protos []*linalg.Dense, workers int) (*Shared, error)
 			sh.finite = false
 		}
 	}
+	if f32 {
+		sh.data32 = make([]float32, len(sh.data))
+		for i, v := range sh.data {
+			sh.data32[i] = float32(v)
+		}
+	}
 	sh.pool.New = func() any { return sh.newScratch() }
 	return sh, nil
 }
@@ -105,7 +125,7 @@ func (sh *Shared) Dims() (dim, d, p int) { return sh.dim, sh.d, sh.p }
 // fraction of it: about 12·dim bytes for images, and for sets p·d²
 // projections and an svd.Batch (45 KB in all at dim = 784, d = 12, p = 10,
 // where the prototypes take 752 KB).
-func (sh *Shared) Bytes() int { return len(sh.data) * 8 }
+func (sh *Shared) Bytes() int { return len(sh.data)*8 + len(sh.data32)*4 }
 
 // newScratch returns a one-shard engine whose prototypes are sh's memory,
 // with no goroutines and never written through. Its workspace is added by
@@ -113,8 +133,9 @@ func (sh *Shared) Bytes() int { return len(sh.data) * 8 }
 // forms' own), so that a workspace that only ever serves images (about
 // 12·dim bytes) does not carry the projections and SVD workspace of sets.
 func (sh *Shared) newScratch() *Engine {
-	s := &shard{lo: 0, hi: sh.p, ld: sh.ld, protos: sh.data}
+	s := &shard{lo: 0, hi: sh.p, ld: sh.ld, protos: sh.data, protos32: sh.data32}
 	return &Engine{
+		f32: sh.data32 != nil,
 		dim: sh.dim, d: sh.d, p: sh.p,
 		shards: []*shard{s},
 		protos: sh.protos,
@@ -349,7 +370,7 @@ func (sh *Shared) NearestBatch(r []Nearest, sets []*linalg.Dense, lambda []float
 func (sh *Shared) nearestSpace(e *Engine, lambda []float64) {
 	sh.setSpace(e)
 	e.pivBuild = false
-	if sh.p < pivotMinP {
+	if sh.p < pivotMinP || sh.data32 != nil {
 		return
 	}
 	sh.pivOnce.Do(func() {

@@ -47,6 +47,19 @@
 // (AVX-512) or 48 (AVX2) columns in registers and reads each listed row of
 // B once.
 //
+// AtB32 and AtX32 are AtB and AtX on float32 operands with float64
+// results, for the engine's float32 mode: FMAs in float32 lanes (twice
+// those of float64) over blocks of Chunk32 = 64 reduction rows, each
+// block's sum converted to float64 and added in order, so that an
+// output's error is about 64·2^-24·Σ|products| whatever the length of the
+// reduction (one float32 chain would give n·2^-24). Their assembly keeps
+// whole blocks of up to 64 (AVX-512) or 16 (AVX2) AtB32 columns in
+// registers; AtB32 runs its blocks over chunks of the reduction that fit
+// in L1 (multiples of Chunk32: the same bits); AtX32 sums four row groups
+// per block (latency), ((g0+g1)+(g2+g3)). An output does not depend on
+// the other rows and columns of the call, as for the float64 kernels; the
+// twins sum the same blocks of rounded products without fusing.
+//
 // The Gram–Schmidt kernels of package linalg work on column-major panels
 // of 1 to 4 columns: ProjDots (P -= Q S, then Rᵀ P, in one pass);
 // PanelPass (one pass inside such a panel, each panel column loaded once

@@ -122,3 +122,67 @@ func TestPageFence(t *testing.T) {
 		}
 	})
 }
+
+// atEnd32 and atStart32 are atEnd and atStart for float32s.
+func (p *pageFenced) atEnd32(n int) []float32 {
+	if n == 0 {
+		return nil
+	}
+	b := p.mem[len(p.mem)-4*n:]
+	return unsafe.Slice((*float32)(unsafe.Pointer(&b[0])), n)
+}
+
+func (p *pageFenced) atStart32(n int) []float32 {
+	if n == 0 {
+		return nil
+	}
+	return unsafe.Slice((*float32)(unsafe.Pointer(&p.mem[0])), n)
+}
+
+// TestPageFence32 is TestPageFence for AtB32 and AtX32 (float32 tails of
+// up to 15 lanes are masked loads).
+func TestPageFence32(t *testing.T) {
+	const maxN, maxCols = 70, 70
+	fences := make([]*pageFenced, 3)
+	for i := range fences {
+		fences[i] = newPageFenced(t, maxN*(maxCols+1))
+	}
+	forEachImpl(t, func(t *testing.T) {
+		rng := rand.New(rand.NewPCG(2, 3))
+		fill32 := func(s []float32) {
+			for i := range s {
+				s[i] = float32(rng.NormFloat64())
+			}
+		}
+		for _, end := range []bool{true, false} {
+			get32 := func(i, n int) []float32 {
+				if end {
+					return fences[i].atEnd32(n)
+				}
+				return fences[i].atStart32(n)
+			}
+			get := func(i, n int) []float64 {
+				if end {
+					return fences[i].atEnd(n)
+				}
+				return fences[i].atStart(n)
+			}
+			for _, n := range []int{1, 3, 5, 64, 65, 70} {
+				for p := 1; p <= 13; p++ {
+					for q := 1; q <= maxCols; q++ {
+						for extra := 0; extra < 2; extra++ {
+							lp, lq := p+extra, q+extra
+							a, b, m := get32(0, (n-1)*lp+p), get32(1, (n-1)*lq+q), get(2, (p-1)*lq+q)
+							fill32(a)
+							fill32(b)
+							AtB32(m, lq, a, lp, b, lq, n, p, q)
+							x, y := get32(0, n), get(2, q)
+							fill32(x)
+							AtX32(y, b, lq, x, n, q)
+						}
+					}
+				}
+			}
+		}
+	})
+}

@@ -60491,6 +60491,13728 @@ transposeDotsAVX512_done:
 	VZEROUPPER
 	RET
 
+DATA avx2masks32<>+0(SB)/4, $0xffffffff
+DATA avx2masks32<>+4(SB)/4, $0xffffffff
+DATA avx2masks32<>+8(SB)/4, $0xffffffff
+DATA avx2masks32<>+12(SB)/4, $0xffffffff
+DATA avx2masks32<>+16(SB)/4, $0xffffffff
+DATA avx2masks32<>+20(SB)/4, $0xffffffff
+DATA avx2masks32<>+24(SB)/4, $0xffffffff
+DATA avx2masks32<>+28(SB)/4, $0xffffffff
+DATA avx2masks32<>+32(SB)/4, $0x00000000
+DATA avx2masks32<>+36(SB)/4, $0x00000000
+DATA avx2masks32<>+40(SB)/4, $0x00000000
+DATA avx2masks32<>+44(SB)/4, $0x00000000
+DATA avx2masks32<>+48(SB)/4, $0x00000000
+DATA avx2masks32<>+52(SB)/4, $0x00000000
+DATA avx2masks32<>+56(SB)/4, $0x00000000
+DATA avx2masks32<>+60(SB)/4, $0x00000000
+GLOBL avx2masks32<>(SB), RODATA|NOPTR, $64
+
+// func atb32KernelAVX512(m *float64, ldm int, a *float32, lda int, b *float32, ldb int, n int, rows int, nc int, add bool)
+// Requires: AVX, AVX512DQ, AVX512F, CMOV
+TEXT ·atb32KernelAVX512(SB), NOSPLIT, $0-73
+	MOVQ  m+0(FP), DI
+	MOVQ  ldm+8(FP), R8
+	SHLQ  $0x03, R8
+	MOVQ  a+16(FP), SI
+	MOVQ  lda+24(FP), R9
+	SHLQ  $0x02, R9
+	MOVQ  ldb+40(FP), R10
+	SHLQ  $0x02, R10
+	MOVQ  nc+64(FP), CX
+	DECQ  CX
+	MOVQ  CX, BX
+	SHRQ  $0x04, BX
+	ANDQ  $0x0f, CX
+	INCQ  CX
+	MOVL  $0x00000001, DX
+	SHLL  CL, DX
+	DECL  DX
+	KMOVW DX, K1
+	MOVL  DX, AX
+	ANDL  $0x000000ff, AX
+	KMOVW AX, K2
+	SHRL  $0x08, DX
+	KMOVW DX, K3
+	MOVQ  rows+56(FP), CX
+	CMPQ  BX, $0x00
+	JE    atb32KernelAVX512_nb1
+	CMPQ  BX, $0x01
+	JE    atb32KernelAVX512_nb2
+	CMPQ  BX, $0x02
+	JE    atb32KernelAVX512_nb3
+	CMPQ  BX, $0x03
+	JE    atb32KernelAVX512_nb4
+	JMP   atb32KernelAVX512_done
+
+atb32KernelAVX512_nb1:
+	CMPQ    CX, $0x10
+	JB      atb32KernelAVX512_nb1_rest
+	MOVQ    b+32(FP), R11
+	MOVQ    n+48(FP), BX
+	MOVQ    SI, R12
+	MOVBQZX add+72(FP), R13
+
+atb32KernelAVX512_nb1_fullchunk:
+	VXORPS  Z0, Z0, Z0
+	VXORPS  Z1, Z1, Z1
+	VXORPS  Z2, Z2, Z2
+	VXORPS  Z3, Z3, Z3
+	VXORPS  Z4, Z4, Z4
+	VXORPS  Z5, Z5, Z5
+	VXORPS  Z6, Z6, Z6
+	VXORPS  Z7, Z7, Z7
+	VXORPS  Z8, Z8, Z8
+	VXORPS  Z9, Z9, Z9
+	VXORPS  Z10, Z10, Z10
+	VXORPS  Z11, Z11, Z11
+	VXORPS  Z12, Z12, Z12
+	VXORPS  Z13, Z13, Z13
+	VXORPS  Z14, Z14, Z14
+	VXORPS  Z15, Z15, Z15
+	MOVQ    $0x00000040, AX
+	CMPQ    BX, AX
+	CMOVQLT BX, AX
+	SUBQ    AX, BX
+
+atb32KernelAVX512_nb1_fullloop:
+	VMOVUPS.Z        (R11), K1, Z16
+	VFMADD231PS.BCST (R12), Z16, Z0
+	VFMADD231PS.BCST 4(R12), Z16, Z1
+	VFMADD231PS.BCST 8(R12), Z16, Z2
+	VFMADD231PS.BCST 12(R12), Z16, Z3
+	VFMADD231PS.BCST 16(R12), Z16, Z4
+	VFMADD231PS.BCST 20(R12), Z16, Z5
+	VFMADD231PS.BCST 24(R12), Z16, Z6
+	VFMADD231PS.BCST 28(R12), Z16, Z7
+	VFMADD231PS.BCST 32(R12), Z16, Z8
+	VFMADD231PS.BCST 36(R12), Z16, Z9
+	VFMADD231PS.BCST 40(R12), Z16, Z10
+	VFMADD231PS.BCST 44(R12), Z16, Z11
+	VFMADD231PS.BCST 48(R12), Z16, Z12
+	VFMADD231PS.BCST 52(R12), Z16, Z13
+	VFMADD231PS.BCST 56(R12), Z16, Z14
+	VFMADD231PS.BCST 60(R12), Z16, Z15
+	ADDQ             R9, R12
+	ADDQ             R10, R11
+	DECQ             AX
+	JNZ              atb32KernelAVX512_nb1_fullloop
+	TESTQ            R13, R13
+	JNZ              atb32KernelAVX512_nb1_fulladd
+	MOVQ             DI, DX
+	VCVTPS2PD        Y0, Z17
+	VMOVUPD          Z17, K2, (DX)
+	VEXTRACTF32X8    $0x01, Z0, Y17
+	VCVTPS2PD        Y17, Z17
+	VMOVUPD          Z17, K3, 64(DX)
+	ADDQ             R8, DX
+	VCVTPS2PD        Y1, Z17
+	VMOVUPD          Z17, K2, (DX)
+	VEXTRACTF32X8    $0x01, Z1, Y17
+	VCVTPS2PD        Y17, Z17
+	VMOVUPD          Z17, K3, 64(DX)
+	ADDQ             R8, DX
+	VCVTPS2PD        Y2, Z17
+	VMOVUPD          Z17, K2, (DX)
+	VEXTRACTF32X8    $0x01, Z2, Y17
+	VCVTPS2PD        Y17, Z17
+	VMOVUPD          Z17, K3, 64(DX)
+	ADDQ             R8, DX
+	VCVTPS2PD        Y3, Z17
+	VMOVUPD          Z17, K2, (DX)
+	VEXTRACTF32X8    $0x01, Z3, Y17
+	VCVTPS2PD        Y17, Z17
+	VMOVUPD          Z17, K3, 64(DX)
+	ADDQ             R8, DX
+	VCVTPS2PD        Y4, Z17
+	VMOVUPD          Z17, K2, (DX)
+	VEXTRACTF32X8    $0x01, Z4, Y17
+	VCVTPS2PD        Y17, Z17
+	VMOVUPD          Z17, K3, 64(DX)
+	ADDQ             R8, DX
+	VCVTPS2PD        Y5, Z17
+	VMOVUPD          Z17, K2, (DX)
+	VEXTRACTF32X8    $0x01, Z5, Y17
+	VCVTPS2PD        Y17, Z17
+	VMOVUPD          Z17, K3, 64(DX)
+	ADDQ             R8, DX
+	VCVTPS2PD        Y6, Z17
+	VMOVUPD          Z17, K2, (DX)
+	VEXTRACTF32X8    $0x01, Z6, Y17
+	VCVTPS2PD        Y17, Z17
+	VMOVUPD          Z17, K3, 64(DX)
+	ADDQ             R8, DX
+	VCVTPS2PD        Y7, Z17
+	VMOVUPD          Z17, K2, (DX)
+	VEXTRACTF32X8    $0x01, Z7, Y17
+	VCVTPS2PD        Y17, Z17
+	VMOVUPD          Z17, K3, 64(DX)
+	ADDQ             R8, DX
+	VCVTPS2PD        Y8, Z17
+	VMOVUPD          Z17, K2, (DX)
+	VEXTRACTF32X8    $0x01, Z8, Y17
+	VCVTPS2PD        Y17, Z17
+	VMOVUPD          Z17, K3, 64(DX)
+	ADDQ             R8, DX
+	VCVTPS2PD        Y9, Z17
+	VMOVUPD          Z17, K2, (DX)
+	VEXTRACTF32X8    $0x01, Z9, Y17
+	VCVTPS2PD        Y17, Z17
+	VMOVUPD          Z17, K3, 64(DX)
+	ADDQ             R8, DX
+	VCVTPS2PD        Y10, Z17
+	VMOVUPD          Z17, K2, (DX)
+	VEXTRACTF32X8    $0x01, Z10, Y17
+	VCVTPS2PD        Y17, Z17
+	VMOVUPD          Z17, K3, 64(DX)
+	ADDQ             R8, DX
+	VCVTPS2PD        Y11, Z17
+	VMOVUPD          Z17, K2, (DX)
+	VEXTRACTF32X8    $0x01, Z11, Y17
+	VCVTPS2PD        Y17, Z17
+	VMOVUPD          Z17, K3, 64(DX)
+	ADDQ             R8, DX
+	VCVTPS2PD        Y12, Z17
+	VMOVUPD          Z17, K2, (DX)
+	VEXTRACTF32X8    $0x01, Z12, Y17
+	VCVTPS2PD        Y17, Z17
+	VMOVUPD          Z17, K3, 64(DX)
+	ADDQ             R8, DX
+	VCVTPS2PD        Y13, Z17
+	VMOVUPD          Z17, K2, (DX)
+	VEXTRACTF32X8    $0x01, Z13, Y17
+	VCVTPS2PD        Y17, Z17
+	VMOVUPD          Z17, K3, 64(DX)
+	ADDQ             R8, DX
+	VCVTPS2PD        Y14, Z17
+	VMOVUPD          Z17, K2, (DX)
+	VEXTRACTF32X8    $0x01, Z14, Y17
+	VCVTPS2PD        Y17, Z17
+	VMOVUPD          Z17, K3, 64(DX)
+	ADDQ             R8, DX
+	VCVTPS2PD        Y15, Z17
+	VMOVUPD          Z17, K2, (DX)
+	VEXTRACTF32X8    $0x01, Z15, Y17
+	VCVTPS2PD        Y17, Z17
+	VMOVUPD          Z17, K3, 64(DX)
+	JMP              atb32KernelAVX512_nb1_fullnext
+
+atb32KernelAVX512_nb1_fulladd:
+	MOVQ          DI, DX
+	VCVTPS2PD     Y0, Z17
+	VMOVUPD.Z     (DX), K2, Z18
+	VADDPD        Z18, Z17, Z17
+	VMOVUPD       Z17, K2, (DX)
+	VEXTRACTF32X8 $0x01, Z0, Y17
+	VCVTPS2PD     Y17, Z17
+	VMOVUPD.Z     64(DX), K3, Z18
+	VADDPD        Z18, Z17, Z17
+	VMOVUPD       Z17, K3, 64(DX)
+	ADDQ          R8, DX
+	VCVTPS2PD     Y1, Z17
+	VMOVUPD.Z     (DX), K2, Z18
+	VADDPD        Z18, Z17, Z17
+	VMOVUPD       Z17, K2, (DX)
+	VEXTRACTF32X8 $0x01, Z1, Y17
+	VCVTPS2PD     Y17, Z17
+	VMOVUPD.Z     64(DX), K3, Z18
+	VADDPD        Z18, Z17, Z17
+	VMOVUPD       Z17, K3, 64(DX)
+	ADDQ          R8, DX
+	VCVTPS2PD     Y2, Z17
+	VMOVUPD.Z     (DX), K2, Z18
+	VADDPD        Z18, Z17, Z17
+	VMOVUPD       Z17, K2, (DX)
+	VEXTRACTF32X8 $0x01, Z2, Y17
+	VCVTPS2PD     Y17, Z17
+	VMOVUPD.Z     64(DX), K3, Z18
+	VADDPD        Z18, Z17, Z17
+	VMOVUPD       Z17, K3, 64(DX)
+	ADDQ          R8, DX
+	VCVTPS2PD     Y3, Z17
+	VMOVUPD.Z     (DX), K2, Z18
+	VADDPD        Z18, Z17, Z17
+	VMOVUPD       Z17, K2, (DX)
+	VEXTRACTF32X8 $0x01, Z3, Y17
+	VCVTPS2PD     Y17, Z17
+	VMOVUPD.Z     64(DX), K3, Z18
+	VADDPD        Z18, Z17, Z17
+	VMOVUPD       Z17, K3, 64(DX)
+	ADDQ          R8, DX
+	VCVTPS2PD     Y4, Z17
+	VMOVUPD.Z     (DX), K2, Z18
+	VADDPD        Z18, Z17, Z17
+	VMOVUPD       Z17, K2, (DX)
+	VEXTRACTF32X8 $0x01, Z4, Y17
+	VCVTPS2PD     Y17, Z17
+	VMOVUPD.Z     64(DX), K3, Z18
+	VADDPD        Z18, Z17, Z17
+	VMOVUPD       Z17, K3, 64(DX)
+	ADDQ          R8, DX
+	VCVTPS2PD     Y5, Z17
+	VMOVUPD.Z     (DX), K2, Z18
+	VADDPD        Z18, Z17, Z17
+	VMOVUPD       Z17, K2, (DX)
+	VEXTRACTF32X8 $0x01, Z5, Y17
+	VCVTPS2PD     Y17, Z17
+	VMOVUPD.Z     64(DX), K3, Z18
+	VADDPD        Z18, Z17, Z17
+	VMOVUPD       Z17, K3, 64(DX)
+	ADDQ          R8, DX
+	VCVTPS2PD     Y6, Z17
+	VMOVUPD.Z     (DX), K2, Z18
+	VADDPD        Z18, Z17, Z17
+	VMOVUPD       Z17, K2, (DX)
+	VEXTRACTF32X8 $0x01, Z6, Y17
+	VCVTPS2PD     Y17, Z17
+	VMOVUPD.Z     64(DX), K3, Z18
+	VADDPD        Z18, Z17, Z17
+	VMOVUPD       Z17, K3, 64(DX)
+	ADDQ          R8, DX
+	VCVTPS2PD     Y7, Z17
+	VMOVUPD.Z     (DX), K2, Z18
+	VADDPD        Z18, Z17, Z17
+	VMOVUPD       Z17, K2, (DX)
+	VEXTRACTF32X8 $0x01, Z7, Y17
+	VCVTPS2PD     Y17, Z17
+	VMOVUPD.Z     64(DX), K3, Z18
+	VADDPD        Z18, Z17, Z17
+	VMOVUPD       Z17, K3, 64(DX)
+	ADDQ          R8, DX
+	VCVTPS2PD     Y8, Z17
+	VMOVUPD.Z     (DX), K2, Z18
+	VADDPD        Z18, Z17, Z17
+	VMOVUPD       Z17, K2, (DX)
+	VEXTRACTF32X8 $0x01, Z8, Y17
+	VCVTPS2PD     Y17, Z17
+	VMOVUPD.Z     64(DX), K3, Z18
+	VADDPD        Z18, Z17, Z17
+	VMOVUPD       Z17, K3, 64(DX)
+	ADDQ          R8, DX
+	VCVTPS2PD     Y9, Z17
+	VMOVUPD.Z     (DX), K2, Z18
+	VADDPD        Z18, Z17, Z17
+	VMOVUPD       Z17, K2, (DX)
+	VEXTRACTF32X8 $0x01, Z9, Y17
+	VCVTPS2PD     Y17, Z17
+	VMOVUPD.Z     64(DX), K3, Z18
+	VADDPD        Z18, Z17, Z17
+	VMOVUPD       Z17, K3, 64(DX)
+	ADDQ          R8, DX
+	VCVTPS2PD     Y10, Z17
+	VMOVUPD.Z     (DX), K2, Z18
+	VADDPD        Z18, Z17, Z17
+	VMOVUPD       Z17, K2, (DX)
+	VEXTRACTF32X8 $0x01, Z10, Y17
+	VCVTPS2PD     Y17, Z17
+	VMOVUPD.Z     64(DX), K3, Z18
+	VADDPD        Z18, Z17, Z17
+	VMOVUPD       Z17, K3, 64(DX)
+	ADDQ          R8, DX
+	VCVTPS2PD     Y11, Z17
+	VMOVUPD.Z     (DX), K2, Z18
+	VADDPD        Z18, Z17, Z17
+	VMOVUPD       Z17, K2, (DX)
+	VEXTRACTF32X8 $0x01, Z11, Y17
+	VCVTPS2PD     Y17, Z17
+	VMOVUPD.Z     64(DX), K3, Z18
+	VADDPD        Z18, Z17, Z17
+	VMOVUPD       Z17, K3, 64(DX)
+	ADDQ          R8, DX
+	VCVTPS2PD     Y12, Z17
+	VMOVUPD.Z     (DX), K2, Z18
+	VADDPD        Z18, Z17, Z17
+	VMOVUPD       Z17, K2, (DX)
+	VEXTRACTF32X8 $0x01, Z12, Y17
+	VCVTPS2PD     Y17, Z17
+	VMOVUPD.Z     64(DX), K3, Z18
+	VADDPD        Z18, Z17, Z17
+	VMOVUPD       Z17, K3, 64(DX)
+	ADDQ          R8, DX
+	VCVTPS2PD     Y13, Z17
+	VMOVUPD.Z     (DX), K2, Z18
+	VADDPD        Z18, Z17, Z17
+	VMOVUPD       Z17, K2, (DX)
+	VEXTRACTF32X8 $0x01, Z13, Y17
+	VCVTPS2PD     Y17, Z17
+	VMOVUPD.Z     64(DX), K3, Z18
+	VADDPD        Z18, Z17, Z17
+	VMOVUPD       Z17, K3, 64(DX)
+	ADDQ          R8, DX
+	VCVTPS2PD     Y14, Z17
+	VMOVUPD.Z     (DX), K2, Z18
+	VADDPD        Z18, Z17, Z17
+	VMOVUPD       Z17, K2, (DX)
+	VEXTRACTF32X8 $0x01, Z14, Y17
+	VCVTPS2PD     Y17, Z17
+	VMOVUPD.Z     64(DX), K3, Z18
+	VADDPD        Z18, Z17, Z17
+	VMOVUPD       Z17, K3, 64(DX)
+	ADDQ          R8, DX
+	VCVTPS2PD     Y15, Z17
+	VMOVUPD.Z     (DX), K2, Z18
+	VADDPD        Z18, Z17, Z17
+	VMOVUPD       Z17, K2, (DX)
+	VEXTRACTF32X8 $0x01, Z15, Y17
+	VCVTPS2PD     Y17, Z17
+	VMOVUPD.Z     64(DX), K3, Z18
+	VADDPD        Z18, Z17, Z17
+	VMOVUPD       Z17, K3, 64(DX)
+
+atb32KernelAVX512_nb1_fullnext:
+	MOVQ   $0x00000001, R13
+	TESTQ  BX, BX
+	JNZ    atb32KernelAVX512_nb1_fullchunk
+	IMUL3Q $0x00000010, R8, DX
+	ADDQ   DX, DI
+	ADDQ   $0x00000040, SI
+	SUBQ   $0x10, CX
+	JMP    atb32KernelAVX512_nb1
+
+atb32KernelAVX512_nb1_rest:
+	CMPQ CX, $0x01
+	JE   atb32KernelAVX512_nb1_mr1
+	CMPQ CX, $0x02
+	JE   atb32KernelAVX512_nb1_mr2
+	CMPQ CX, $0x03
+	JE   atb32KernelAVX512_nb1_mr3
+	CMPQ CX, $0x04
+	JE   atb32KernelAVX512_nb1_mr4
+	CMPQ CX, $0x05
+	JE   atb32KernelAVX512_nb1_mr5
+	CMPQ CX, $0x06
+	JE   atb32KernelAVX512_nb1_mr6
+	CMPQ CX, $0x07
+	JE   atb32KernelAVX512_nb1_mr7
+	CMPQ CX, $0x08
+	JE   atb32KernelAVX512_nb1_mr8
+	CMPQ CX, $0x09
+	JE   atb32KernelAVX512_nb1_mr9
+	CMPQ CX, $0x0a
+	JE   atb32KernelAVX512_nb1_mr10
+	CMPQ CX, $0x0b
+	JE   atb32KernelAVX512_nb1_mr11
+	CMPQ CX, $0x0c
+	JE   atb32KernelAVX512_nb1_mr12
+	CMPQ CX, $0x0d
+	JE   atb32KernelAVX512_nb1_mr13
+	CMPQ CX, $0x0e
+	JE   atb32KernelAVX512_nb1_mr14
+	CMPQ CX, $0x0f
+	JE   atb32KernelAVX512_nb1_mr15
+	JMP  atb32KernelAVX512_done
+
+atb32KernelAVX512_nb1_mr1:
+	MOVQ    b+32(FP), R11
+	MOVQ    n+48(FP), BX
+	MOVQ    SI, R12
+	MOVBQZX add+72(FP), R13
+
+atb32KernelAVX512_nb1_mr1_chunk:
+	VXORPS  Z0, Z0, Z0
+	MOVQ    $0x00000040, AX
+	CMPQ    BX, AX
+	CMOVQLT BX, AX
+	SUBQ    AX, BX
+
+atb32KernelAVX512_nb1_mr1_loop:
+	VMOVUPS.Z        (R11), K1, Z1
+	VFMADD231PS.BCST (R12), Z1, Z0
+	ADDQ             R9, R12
+	ADDQ             R10, R11
+	DECQ             AX
+	JNZ              atb32KernelAVX512_nb1_mr1_loop
+	TESTQ            R13, R13
+	JNZ              atb32KernelAVX512_nb1_mr1_add
+	MOVQ             DI, DX
+	VCVTPS2PD        Y0, Z2
+	VMOVUPD          Z2, K2, (DX)
+	VEXTRACTF32X8    $0x01, Z0, Y2
+	VCVTPS2PD        Y2, Z2
+	VMOVUPD          Z2, K3, 64(DX)
+	JMP              atb32KernelAVX512_nb1_mr1_next
+
+atb32KernelAVX512_nb1_mr1_add:
+	MOVQ          DI, DX
+	VCVTPS2PD     Y0, Z2
+	VMOVUPD.Z     (DX), K2, Z3
+	VADDPD        Z3, Z2, Z2
+	VMOVUPD       Z2, K2, (DX)
+	VEXTRACTF32X8 $0x01, Z0, Y2
+	VCVTPS2PD     Y2, Z2
+	VMOVUPD.Z     64(DX), K3, Z3
+	VADDPD        Z3, Z2, Z2
+	VMOVUPD       Z2, K3, 64(DX)
+
+atb32KernelAVX512_nb1_mr1_next:
+	MOVQ   $0x00000001, R13
+	TESTQ  BX, BX
+	JNZ    atb32KernelAVX512_nb1_mr1_chunk
+	IMUL3Q $0x00000001, R8, DX
+	ADDQ   DX, DI
+	ADDQ   $0x00000004, SI
+	JMP    atb32KernelAVX512_done
+
+atb32KernelAVX512_nb1_mr2:
+	MOVQ    b+32(FP), R11
+	MOVQ    n+48(FP), BX
+	MOVQ    SI, R12
+	MOVBQZX add+72(FP), R13
+
+atb32KernelAVX512_nb1_mr2_chunk:
+	VXORPS  Z0, Z0, Z0
+	VXORPS  Z1, Z1, Z1
+	MOVQ    $0x00000040, AX
+	CMPQ    BX, AX
+	CMOVQLT BX, AX
+	SUBQ    AX, BX
+
+atb32KernelAVX512_nb1_mr2_loop:
+	VMOVUPS.Z        (R11), K1, Z2
+	VFMADD231PS.BCST (R12), Z2, Z0
+	VFMADD231PS.BCST 4(R12), Z2, Z1
+	ADDQ             R9, R12
+	ADDQ             R10, R11
+	DECQ             AX
+	JNZ              atb32KernelAVX512_nb1_mr2_loop
+	TESTQ            R13, R13
+	JNZ              atb32KernelAVX512_nb1_mr2_add
+	MOVQ             DI, DX
+	VCVTPS2PD        Y0, Z3
+	VMOVUPD          Z3, K2, (DX)
+	VEXTRACTF32X8    $0x01, Z0, Y3
+	VCVTPS2PD        Y3, Z3
+	VMOVUPD          Z3, K3, 64(DX)
+	ADDQ             R8, DX
+	VCVTPS2PD        Y1, Z3
+	VMOVUPD          Z3, K2, (DX)
+	VEXTRACTF32X8    $0x01, Z1, Y3
+	VCVTPS2PD        Y3, Z3
+	VMOVUPD          Z3, K3, 64(DX)
+	JMP              atb32KernelAVX512_nb1_mr2_next
+
+atb32KernelAVX512_nb1_mr2_add:
+	MOVQ          DI, DX
+	VCVTPS2PD     Y0, Z3
+	VMOVUPD.Z     (DX), K2, Z4
+	VADDPD        Z4, Z3, Z3
+	VMOVUPD       Z3, K2, (DX)
+	VEXTRACTF32X8 $0x01, Z0, Y3
+	VCVTPS2PD     Y3, Z3
+	VMOVUPD.Z     64(DX), K3, Z4
+	VADDPD        Z4, Z3, Z3
+	VMOVUPD       Z3, K3, 64(DX)
+	ADDQ          R8, DX
+	VCVTPS2PD     Y1, Z3
+	VMOVUPD.Z     (DX), K2, Z4
+	VADDPD        Z4, Z3, Z3
+	VMOVUPD       Z3, K2, (DX)
+	VEXTRACTF32X8 $0x01, Z1, Y3
+	VCVTPS2PD     Y3, Z3
+	VMOVUPD.Z     64(DX), K3, Z4
+	VADDPD        Z4, Z3, Z3
+	VMOVUPD       Z3, K3, 64(DX)
+
+atb32KernelAVX512_nb1_mr2_next:
+	MOVQ   $0x00000001, R13
+	TESTQ  BX, BX
+	JNZ    atb32KernelAVX512_nb1_mr2_chunk
+	IMUL3Q $0x00000002, R8, DX
+	ADDQ   DX, DI
+	ADDQ   $0x00000008, SI
+	JMP    atb32KernelAVX512_done
+
+atb32KernelAVX512_nb1_mr3:
+	MOVQ    b+32(FP), R11
+	MOVQ    n+48(FP), BX
+	MOVQ    SI, R12
+	MOVBQZX add+72(FP), R13
+
+atb32KernelAVX512_nb1_mr3_chunk:
+	VXORPS  Z0, Z0, Z0
+	VXORPS  Z1, Z1, Z1
+	VXORPS  Z2, Z2, Z2
+	MOVQ    $0x00000040, AX
+	CMPQ    BX, AX
+	CMOVQLT BX, AX
+	SUBQ    AX, BX
+
+atb32KernelAVX512_nb1_mr3_loop:
+	VMOVUPS.Z        (R11), K1, Z3
+	VFMADD231PS.BCST (R12), Z3, Z0
+	VFMADD231PS.BCST 4(R12), Z3, Z1
+	VFMADD231PS.BCST 8(R12), Z3, Z2
+	ADDQ             R9, R12
+	ADDQ             R10, R11
+	DECQ             AX
+	JNZ              atb32KernelAVX512_nb1_mr3_loop
+	TESTQ            R13, R13
+	JNZ              atb32KernelAVX512_nb1_mr3_add
+	MOVQ             DI, DX
+	VCVTPS2PD        Y0, Z4
+	VMOVUPD          Z4, K2, (DX)
+	VEXTRACTF32X8    $0x01, Z0, Y4
+	VCVTPS2PD        Y4, Z4
+	VMOVUPD          Z4, K3, 64(DX)
+	ADDQ             R8, DX
+	VCVTPS2PD        Y1, Z4
+	VMOVUPD          Z4, K2, (DX)
+	VEXTRACTF32X8    $0x01, Z1, Y4
+	VCVTPS2PD        Y4, Z4
+	VMOVUPD          Z4, K3, 64(DX)
+	ADDQ             R8, DX
+	VCVTPS2PD        Y2, Z4
+	VMOVUPD          Z4, K2, (DX)
+	VEXTRACTF32X8    $0x01, Z2, Y4
+	VCVTPS2PD        Y4, Z4
+	VMOVUPD          Z4, K3, 64(DX)
+	JMP              atb32KernelAVX512_nb1_mr3_next
+
+atb32KernelAVX512_nb1_mr3_add:
+	MOVQ          DI, DX
+	VCVTPS2PD     Y0, Z4
+	VMOVUPD.Z     (DX), K2, Z5
+	VADDPD        Z5, Z4, Z4
+	VMOVUPD       Z4, K2, (DX)
+	VEXTRACTF32X8 $0x01, Z0, Y4
+	VCVTPS2PD     Y4, Z4
+	VMOVUPD.Z     64(DX), K3, Z5
+	VADDPD        Z5, Z4, Z4
+	VMOVUPD       Z4, K3, 64(DX)
+	ADDQ          R8, DX
+	VCVTPS2PD     Y1, Z4
+	VMOVUPD.Z     (DX), K2, Z5
+	VADDPD        Z5, Z4, Z4
+	VMOVUPD       Z4, K2, (DX)
+	VEXTRACTF32X8 $0x01, Z1, Y4
+	VCVTPS2PD     Y4, Z4
+	VMOVUPD.Z     64(DX), K3, Z5
+	VADDPD        Z5, Z4, Z4
+	VMOVUPD       Z4, K3, 64(DX)
+	ADDQ          R8, DX
+	VCVTPS2PD     Y2, Z4
+	VMOVUPD.Z     (DX), K2, Z5
+	VADDPD        Z5, Z4, Z4
+	VMOVUPD       Z4, K2, (DX)
+	VEXTRACTF32X8 $0x01, Z2, Y4
+	VCVTPS2PD     Y4, Z4
+	VMOVUPD.Z     64(DX), K3, Z5
+	VADDPD        Z5, Z4, Z4
+	VMOVUPD       Z4, K3, 64(DX)
+
+atb32KernelAVX512_nb1_mr3_next:
+	MOVQ   $0x00000001, R13
+	TESTQ  BX, BX
+	JNZ    atb32KernelAVX512_nb1_mr3_chunk
+	IMUL3Q $0x00000003, R8, DX
+	ADDQ   DX, DI
+	ADDQ   $0x0000000c, SI
+	JMP    atb32KernelAVX512_done
+
+atb32KernelAVX512_nb1_mr4:
+	MOVQ    b+32(FP), R11
+	MOVQ    n+48(FP), BX
+	MOVQ    SI, R12
+	MOVBQZX add+72(FP), R13
+
+atb32KernelAVX512_nb1_mr4_chunk:
+	VXORPS  Z0, Z0, Z0
+	VXORPS  Z1, Z1, Z1
+	VXORPS  Z2, Z2, Z2
+	VXORPS  Z3, Z3, Z3
+	MOVQ    $0x00000040, AX
+	CMPQ    BX, AX
+	CMOVQLT BX, AX
+	SUBQ    AX, BX
+
+atb32KernelAVX512_nb1_mr4_loop:
+	VMOVUPS.Z        (R11), K1, Z4
+	VFMADD231PS.BCST (R12), Z4, Z0
+	VFMADD231PS.BCST 4(R12), Z4, Z1
+	VFMADD231PS.BCST 8(R12), Z4, Z2
+	VFMADD231PS.BCST 12(R12), Z4, Z3
+	ADDQ             R9, R12
+	ADDQ             R10, R11
+	DECQ             AX
+	JNZ              atb32KernelAVX512_nb1_mr4_loop
+	TESTQ            R13, R13
+	JNZ              atb32KernelAVX512_nb1_mr4_add
+	MOVQ             DI, DX
+	VCVTPS2PD        Y0, Z5
+	VMOVUPD          Z5, K2, (DX)
+	VEXTRACTF32X8    $0x01, Z0, Y5
+	VCVTPS2PD        Y5, Z5
+	VMOVUPD          Z5, K3, 64(DX)
+	ADDQ             R8, DX
+	VCVTPS2PD        Y1, Z5
+	VMOVUPD          Z5, K2, (DX)
+	VEXTRACTF32X8    $0x01, Z1, Y5
+	VCVTPS2PD        Y5, Z5
+	VMOVUPD          Z5, K3, 64(DX)
+	ADDQ             R8, DX
+	VCVTPS2PD        Y2, Z5
+	VMOVUPD          Z5, K2, (DX)
+	VEXTRACTF32X8    $0x01, Z2, Y5
+	VCVTPS2PD        Y5, Z5
+	VMOVUPD          Z5, K3, 64(DX)
+	ADDQ             R8, DX
+	VCVTPS2PD        Y3, Z5
+	VMOVUPD          Z5, K2, (DX)
+	VEXTRACTF32X8    $0x01, Z3, Y5
+	VCVTPS2PD        Y5, Z5
+	VMOVUPD          Z5, K3, 64(DX)
+	JMP              atb32KernelAVX512_nb1_mr4_next
+
+atb32KernelAVX512_nb1_mr4_add:
+	MOVQ          DI, DX
+	VCVTPS2PD     Y0, Z5
+	VMOVUPD.Z     (DX), K2, Z6
+	VADDPD        Z6, Z5, Z5
+	VMOVUPD       Z5, K2, (DX)
+	VEXTRACTF32X8 $0x01, Z0, Y5
+	VCVTPS2PD     Y5, Z5
+	VMOVUPD.Z     64(DX), K3, Z6
+	VADDPD        Z6, Z5, Z5
+	VMOVUPD       Z5, K3, 64(DX)
+	ADDQ          R8, DX
+	VCVTPS2PD     Y1, Z5
+	VMOVUPD.Z     (DX), K2, Z6
+	VADDPD        Z6, Z5, Z5
+	VMOVUPD       Z5, K2, (DX)
+	VEXTRACTF32X8 $0x01, Z1, Y5
+	VCVTPS2PD     Y5, Z5
+	VMOVUPD.Z     64(DX), K3, Z6
+	VADDPD        Z6, Z5, Z5
+	VMOVUPD       Z5, K3, 64(DX)
+	ADDQ          R8, DX
+	VCVTPS2PD     Y2, Z5
+	VMOVUPD.Z     (DX), K2, Z6
+	VADDPD        Z6, Z5, Z5
+	VMOVUPD       Z5, K2, (DX)
+	VEXTRACTF32X8 $0x01, Z2, Y5
+	VCVTPS2PD     Y5, Z5
+	VMOVUPD.Z     64(DX), K3, Z6
+	VADDPD        Z6, Z5, Z5
+	VMOVUPD       Z5, K3, 64(DX)
+	ADDQ          R8, DX
+	VCVTPS2PD     Y3, Z5
+	VMOVUPD.Z     (DX), K2, Z6
+	VADDPD        Z6, Z5, Z5
+	VMOVUPD       Z5, K2, (DX)
+	VEXTRACTF32X8 $0x01, Z3, Y5
+	VCVTPS2PD     Y5, Z5
+	VMOVUPD.Z     64(DX), K3, Z6
+	VADDPD        Z6, Z5, Z5
+	VMOVUPD       Z5, K3, 64(DX)
+
+atb32KernelAVX512_nb1_mr4_next:
+	MOVQ   $0x00000001, R13
+	TESTQ  BX, BX
+	JNZ    atb32KernelAVX512_nb1_mr4_chunk
+	IMUL3Q $0x00000004, R8, DX
+	ADDQ   DX, DI
+	ADDQ   $0x00000010, SI
+	JMP    atb32KernelAVX512_done
+
+atb32KernelAVX512_nb1_mr5:
+	MOVQ    b+32(FP), R11
+	MOVQ    n+48(FP), BX
+	MOVQ    SI, R12
+	MOVBQZX add+72(FP), R13
+
+atb32KernelAVX512_nb1_mr5_chunk:
+	VXORPS  Z0, Z0, Z0
+	VXORPS  Z1, Z1, Z1
+	VXORPS  Z2, Z2, Z2
+	VXORPS  Z3, Z3, Z3
+	VXORPS  Z4, Z4, Z4
+	MOVQ    $0x00000040, AX
+	CMPQ    BX, AX
+	CMOVQLT BX, AX
+	SUBQ    AX, BX
+
+atb32KernelAVX512_nb1_mr5_loop:
+	VMOVUPS.Z        (R11), K1, Z5
+	VFMADD231PS.BCST (R12), Z5, Z0
+	VFMADD231PS.BCST 4(R12), Z5, Z1
+	VFMADD231PS.BCST 8(R12), Z5, Z2
+	VFMADD231PS.BCST 12(R12), Z5, Z3
+	VFMADD231PS.BCST 16(R12), Z5, Z4
+	ADDQ             R9, R12
+	ADDQ             R10, R11
+	DECQ             AX
+	JNZ              atb32KernelAVX512_nb1_mr5_loop
+	TESTQ            R13, R13
+	JNZ              atb32KernelAVX512_nb1_mr5_add
+	MOVQ             DI, DX
+	VCVTPS2PD        Y0, Z6
+	VMOVUPD          Z6, K2, (DX)
+	VEXTRACTF32X8    $0x01, Z0, Y6
+	VCVTPS2PD        Y6, Z6
+	VMOVUPD          Z6, K3, 64(DX)
+	ADDQ             R8, DX
+	VCVTPS2PD        Y1, Z6
+	VMOVUPD          Z6, K2, (DX)
+	VEXTRACTF32X8    $0x01, Z1, Y6
+	VCVTPS2PD        Y6, Z6
+	VMOVUPD          Z6, K3, 64(DX)
+	ADDQ             R8, DX
+	VCVTPS2PD        Y2, Z6
+	VMOVUPD          Z6, K2, (DX)
+	VEXTRACTF32X8    $0x01, Z2, Y6
+	VCVTPS2PD        Y6, Z6
+	VMOVUPD          Z6, K3, 64(DX)
+	ADDQ             R8, DX
+	VCVTPS2PD        Y3, Z6
+	VMOVUPD          Z6, K2, (DX)
+	VEXTRACTF32X8    $0x01, Z3, Y6
+	VCVTPS2PD        Y6, Z6
+	VMOVUPD          Z6, K3, 64(DX)
+	ADDQ             R8, DX
+	VCVTPS2PD        Y4, Z6
+	VMOVUPD          Z6, K2, (DX)
+	VEXTRACTF32X8    $0x01, Z4, Y6
+	VCVTPS2PD        Y6, Z6
+	VMOVUPD          Z6, K3, 64(DX)
+	JMP              atb32KernelAVX512_nb1_mr5_next
+
+atb32KernelAVX512_nb1_mr5_add:
+	MOVQ          DI, DX
+	VCVTPS2PD     Y0, Z6
+	VMOVUPD.Z     (DX), K2, Z7
+	VADDPD        Z7, Z6, Z6
+	VMOVUPD       Z6, K2, (DX)
+	VEXTRACTF32X8 $0x01, Z0, Y6
+	VCVTPS2PD     Y6, Z6
+	VMOVUPD.Z     64(DX), K3, Z7
+	VADDPD        Z7, Z6, Z6
+	VMOVUPD       Z6, K3, 64(DX)
+	ADDQ          R8, DX
+	VCVTPS2PD     Y1, Z6
+	VMOVUPD.Z     (DX), K2, Z7
+	VADDPD        Z7, Z6, Z6
+	VMOVUPD       Z6, K2, (DX)
+	VEXTRACTF32X8 $0x01, Z1, Y6
+	VCVTPS2PD     Y6, Z6
+	VMOVUPD.Z     64(DX), K3, Z7
+	VADDPD        Z7, Z6, Z6
+	VMOVUPD       Z6, K3, 64(DX)
+	ADDQ          R8, DX
+	VCVTPS2PD     Y2, Z6
+	VMOVUPD.Z     (DX), K2, Z7
+	VADDPD        Z7, Z6, Z6
+	VMOVUPD       Z6, K2, (DX)
+	VEXTRACTF32X8 $0x01, Z2, Y6
+	VCVTPS2PD     Y6, Z6
+	VMOVUPD.Z     64(DX), K3, Z7
+	VADDPD        Z7, Z6, Z6
+	VMOVUPD       Z6, K3, 64(DX)
+	ADDQ          R8, DX
+	VCVTPS2PD     Y3, Z6
+	VMOVUPD.Z     (DX), K2, Z7
+	VADDPD        Z7, Z6, Z6
+	VMOVUPD       Z6, K2, (DX)
+	VEXTRACTF32X8 $0x01, Z3, Y6
+	VCVTPS2PD     Y6, Z6
+	VMOVUPD.Z     64(DX), K3, Z7
+	VADDPD        Z7, Z6, Z6
+	VMOVUPD       Z6, K3, 64(DX)
+	ADDQ          R8, DX
+	VCVTPS2PD     Y4, Z6
+	VMOVUPD.Z     (DX), K2, Z7
+	VADDPD        Z7, Z6, Z6
+	VMOVUPD       Z6, K2, (DX)
+	VEXTRACTF32X8 $0x01, Z4, Y6
+	VCVTPS2PD     Y6, Z6
+	VMOVUPD.Z     64(DX), K3, Z7
+	VADDPD        Z7, Z6, Z6
+	VMOVUPD       Z6, K3, 64(DX)
+
+atb32KernelAVX512_nb1_mr5_next:
+	MOVQ   $0x00000001, R13
+	TESTQ  BX, BX
+	JNZ    atb32KernelAVX512_nb1_mr5_chunk
+	IMUL3Q $0x00000005, R8, DX
+	ADDQ   DX, DI
+	ADDQ   $0x00000014, SI
+	JMP    atb32KernelAVX512_done
+
+atb32KernelAVX512_nb1_mr6:
+	MOVQ    b+32(FP), R11
+	MOVQ    n+48(FP), BX
+	MOVQ    SI, R12
+	MOVBQZX add+72(FP), R13
+
+atb32KernelAVX512_nb1_mr6_chunk:
+	VXORPS  Z0, Z0, Z0
+	VXORPS  Z1, Z1, Z1
+	VXORPS  Z2, Z2, Z2
+	VXORPS  Z3, Z3, Z3
+	VXORPS  Z4, Z4, Z4
+	VXORPS  Z5, Z5, Z5
+	MOVQ    $0x00000040, AX
+	CMPQ    BX, AX
+	CMOVQLT BX, AX
+	SUBQ    AX, BX
+
+atb32KernelAVX512_nb1_mr6_loop:
+	VMOVUPS.Z        (R11), K1, Z6
+	VFMADD231PS.BCST (R12), Z6, Z0
+	VFMADD231PS.BCST 4(R12), Z6, Z1
+	VFMADD231PS.BCST 8(R12), Z6, Z2
+	VFMADD231PS.BCST 12(R12), Z6, Z3
+	VFMADD231PS.BCST 16(R12), Z6, Z4
+	VFMADD231PS.BCST 20(R12), Z6, Z5
+	ADDQ             R9, R12
+	ADDQ             R10, R11
+	DECQ             AX
+	JNZ              atb32KernelAVX512_nb1_mr6_loop
+	TESTQ            R13, R13
+	JNZ              atb32KernelAVX512_nb1_mr6_add
+	MOVQ             DI, DX
+	VCVTPS2PD        Y0, Z7
+	VMOVUPD          Z7, K2, (DX)
+	VEXTRACTF32X8    $0x01, Z0, Y7
+	VCVTPS2PD        Y7, Z7
+	VMOVUPD          Z7, K3, 64(DX)
+	ADDQ             R8, DX
+	VCVTPS2PD        Y1, Z7
+	VMOVUPD          Z7, K2, (DX)
+	VEXTRACTF32X8    $0x01, Z1, Y7
+	VCVTPS2PD        Y7, Z7
+	VMOVUPD          Z7, K3, 64(DX)
+	ADDQ             R8, DX
+	VCVTPS2PD        Y2, Z7
+	VMOVUPD          Z7, K2, (DX)
+	VEXTRACTF32X8    $0x01, Z2, Y7
+	VCVTPS2PD        Y7, Z7
+	VMOVUPD          Z7, K3, 64(DX)
+	ADDQ             R8, DX
+	VCVTPS2PD        Y3, Z7
+	VMOVUPD          Z7, K2, (DX)
+	VEXTRACTF32X8    $0x01, Z3, Y7
+	VCVTPS2PD        Y7, Z7
+	VMOVUPD          Z7, K3, 64(DX)
+	ADDQ             R8, DX
+	VCVTPS2PD        Y4, Z7
+	VMOVUPD          Z7, K2, (DX)
+	VEXTRACTF32X8    $0x01, Z4, Y7
+	VCVTPS2PD        Y7, Z7
+	VMOVUPD          Z7, K3, 64(DX)
+	ADDQ             R8, DX
+	VCVTPS2PD        Y5, Z7
+	VMOVUPD          Z7, K2, (DX)
+	VEXTRACTF32X8    $0x01, Z5, Y7
+	VCVTPS2PD        Y7, Z7
+	VMOVUPD          Z7, K3, 64(DX)
+	JMP              atb32KernelAVX512_nb1_mr6_next
+
+atb32KernelAVX512_nb1_mr6_add:
+	MOVQ          DI, DX
+	VCVTPS2PD     Y0, Z7
+	VMOVUPD.Z     (DX), K2, Z8
+	VADDPD        Z8, Z7, Z7
+	VMOVUPD       Z7, K2, (DX)
+	VEXTRACTF32X8 $0x01, Z0, Y7
+	VCVTPS2PD     Y7, Z7
+	VMOVUPD.Z     64(DX), K3, Z8
+	VADDPD        Z8, Z7, Z7
+	VMOVUPD       Z7, K3, 64(DX)
+	ADDQ          R8, DX
+	VCVTPS2PD     Y1, Z7
+	VMOVUPD.Z     (DX), K2, Z8
+	VADDPD        Z8, Z7, Z7
+	VMOVUPD       Z7, K2, (DX)
+	VEXTRACTF32X8 $0x01, Z1, Y7
+	VCVTPS2PD     Y7, Z7
+	VMOVUPD.Z     64(DX), K3, Z8
+	VADDPD        Z8, Z7, Z7
+	VMOVUPD       Z7, K3, 64(DX)
+	ADDQ          R8, DX
+	VCVTPS2PD     Y2, Z7
+	VMOVUPD.Z     (DX), K2, Z8
+	VADDPD        Z8, Z7, Z7
+	VMOVUPD       Z7, K2, (DX)
+	VEXTRACTF32X8 $0x01, Z2, Y7
+	VCVTPS2PD     Y7, Z7
+	VMOVUPD.Z     64(DX), K3, Z8
+	VADDPD        Z8, Z7, Z7
+	VMOVUPD       Z7, K3, 64(DX)
+	ADDQ          R8, DX
+	VCVTPS2PD     Y3, Z7
+	VMOVUPD.Z     (DX), K2, Z8
+	VADDPD        Z8, Z7, Z7
+	VMOVUPD       Z7, K2, (DX)
+	VEXTRACTF32X8 $0x01, Z3, Y7
+	VCVTPS2PD     Y7, Z7
+	VMOVUPD.Z     64(DX), K3, Z8
+	VADDPD        Z8, Z7, Z7
+	VMOVUPD       Z7, K3, 64(DX)
+	ADDQ          R8, DX
+	VCVTPS2PD     Y4, Z7
+	VMOVUPD.Z     (DX), K2, Z8
+	VADDPD        Z8, Z7, Z7
+	VMOVUPD       Z7, K2, (DX)
+	VEXTRACTF32X8 $0x01, Z4, Y7
+	VCVTPS2PD     Y7, Z7
+	VMOVUPD.Z     64(DX), K3, Z8
+	VADDPD        Z8, Z7, Z7
+	VMOVUPD       Z7, K3, 64(DX)
+	ADDQ          R8, DX
+	VCVTPS2PD     Y5, Z7
+	VMOVUPD.Z     (DX), K2, Z8
+	VADDPD        Z8, Z7, Z7
+	VMOVUPD       Z7, K2, (DX)
+	VEXTRACTF32X8 $0x01, Z5, Y7
+	VCVTPS2PD     Y7, Z7
+	VMOVUPD.Z     64(DX), K3, Z8
+	VADDPD        Z8, Z7, Z7
+	VMOVUPD       Z7, K3, 64(DX)
+
+atb32KernelAVX512_nb1_mr6_next:
+	MOVQ   $0x00000001, R13
+	TESTQ  BX, BX
+	JNZ    atb32KernelAVX512_nb1_mr6_chunk
+	IMUL3Q $0x00000006, R8, DX
+	ADDQ   DX, DI
+	ADDQ   $0x00000018, SI
+	JMP    atb32KernelAVX512_done
+
+atb32KernelAVX512_nb1_mr7:
+	MOVQ    b+32(FP), R11
+	MOVQ    n+48(FP), BX
+	MOVQ    SI, R12
+	MOVBQZX add+72(FP), R13
+
+atb32KernelAVX512_nb1_mr7_chunk:
+	VXORPS  Z0, Z0, Z0
+	VXORPS  Z1, Z1, Z1
+	VXORPS  Z2, Z2, Z2
+	VXORPS  Z3, Z3, Z3
+	VXORPS  Z4, Z4, Z4
+	VXORPS  Z5, Z5, Z5
+	VXORPS  Z6, Z6, Z6
+	MOVQ    $0x00000040, AX
+	CMPQ    BX, AX
+	CMOVQLT BX, AX
+	SUBQ    AX, BX
+
+atb32KernelAVX512_nb1_mr7_loop:
+	VMOVUPS.Z        (R11), K1, Z7
+	VFMADD231PS.BCST (R12), Z7, Z0
+	VFMADD231PS.BCST 4(R12), Z7, Z1
+	VFMADD231PS.BCST 8(R12), Z7, Z2
+	VFMADD231PS.BCST 12(R12), Z7, Z3
+	VFMADD231PS.BCST 16(R12), Z7, Z4
+	VFMADD231PS.BCST 20(R12), Z7, Z5
+	VFMADD231PS.BCST 24(R12), Z7, Z6
+	ADDQ             R9, R12
+	ADDQ             R10, R11
+	DECQ             AX
+	JNZ              atb32KernelAVX512_nb1_mr7_loop
+	TESTQ            R13, R13
+	JNZ              atb32KernelAVX512_nb1_mr7_add
+	MOVQ             DI, DX
+	VCVTPS2PD        Y0, Z8
+	VMOVUPD          Z8, K2, (DX)
+	VEXTRACTF32X8    $0x01, Z0, Y8
+	VCVTPS2PD        Y8, Z8
+	VMOVUPD          Z8, K3, 64(DX)
+	ADDQ             R8, DX
+	VCVTPS2PD        Y1, Z8
+	VMOVUPD          Z8, K2, (DX)
+	VEXTRACTF32X8    $0x01, Z1, Y8
+	VCVTPS2PD        Y8, Z8
+	VMOVUPD          Z8, K3, 64(DX)
+	ADDQ             R8, DX
+	VCVTPS2PD        Y2, Z8
+	VMOVUPD          Z8, K2, (DX)
+	VEXTRACTF32X8    $0x01, Z2, Y8
+	VCVTPS2PD        Y8, Z8
+	VMOVUPD          Z8, K3, 64(DX)
+	ADDQ             R8, DX
+	VCVTPS2PD        Y3, Z8
+	VMOVUPD          Z8, K2, (DX)
+	VEXTRACTF32X8    $0x01, Z3, Y8
+	VCVTPS2PD        Y8, Z8
+	VMOVUPD          Z8, K3, 64(DX)
+	ADDQ             R8, DX
+	VCVTPS2PD        Y4, Z8
+	VMOVUPD          Z8, K2, (DX)
+	VEXTRACTF32X8    $0x01, Z4, Y8
+	VCVTPS2PD        Y8, Z8
+	VMOVUPD          Z8, K3, 64(DX)
+	ADDQ             R8, DX
+	VCVTPS2PD        Y5, Z8
+	VMOVUPD          Z8, K2, (DX)
+	VEXTRACTF32X8    $0x01, Z5, Y8
+	VCVTPS2PD        Y8, Z8
+	VMOVUPD          Z8, K3, 64(DX)
+	ADDQ             R8, DX
+	VCVTPS2PD        Y6, Z8
+	VMOVUPD          Z8, K2, (DX)
+	VEXTRACTF32X8    $0x01, Z6, Y8
+	VCVTPS2PD        Y8, Z8
+	VMOVUPD          Z8, K3, 64(DX)
+	JMP              atb32KernelAVX512_nb1_mr7_next
+
+atb32KernelAVX512_nb1_mr7_add:
+	MOVQ          DI, DX
+	VCVTPS2PD     Y0, Z8
+	VMOVUPD.Z     (DX), K2, Z9
+	VADDPD        Z9, Z8, Z8
+	VMOVUPD       Z8, K2, (DX)
+	VEXTRACTF32X8 $0x01, Z0, Y8
+	VCVTPS2PD     Y8, Z8
+	VMOVUPD.Z     64(DX), K3, Z9
+	VADDPD        Z9, Z8, Z8
+	VMOVUPD       Z8, K3, 64(DX)
+	ADDQ          R8, DX
+	VCVTPS2PD     Y1, Z8
+	VMOVUPD.Z     (DX), K2, Z9
+	VADDPD        Z9, Z8, Z8
+	VMOVUPD       Z8, K2, (DX)
+	VEXTRACTF32X8 $0x01, Z1, Y8
+	VCVTPS2PD     Y8, Z8
+	VMOVUPD.Z     64(DX), K3, Z9
+	VADDPD        Z9, Z8, Z8
+	VMOVUPD       Z8, K3, 64(DX)
+	ADDQ          R8, DX
+	VCVTPS2PD     Y2, Z8
+	VMOVUPD.Z     (DX), K2, Z9
+	VADDPD        Z9, Z8, Z8
+	VMOVUPD       Z8, K2, (DX)
+	VEXTRACTF32X8 $0x01, Z2, Y8
+	VCVTPS2PD     Y8, Z8
+	VMOVUPD.Z     64(DX), K3, Z9
+	VADDPD        Z9, Z8, Z8
+	VMOVUPD       Z8, K3, 64(DX)
+	ADDQ          R8, DX
+	VCVTPS2PD     Y3, Z8
+	VMOVUPD.Z     (DX), K2, Z9
+	VADDPD        Z9, Z8, Z8
+	VMOVUPD       Z8, K2, (DX)
+	VEXTRACTF32X8 $0x01, Z3, Y8
+	VCVTPS2PD     Y8, Z8
+	VMOVUPD.Z     64(DX), K3, Z9
+	VADDPD        Z9, Z8, Z8
+	VMOVUPD       Z8, K3, 64(DX)
+	ADDQ          R8, DX
+	VCVTPS2PD     Y4, Z8
+	VMOVUPD.Z     (DX), K2, Z9
+	VADDPD        Z9, Z8, Z8
+	VMOVUPD       Z8, K2, (DX)
+	VEXTRACTF32X8 $0x01, Z4, Y8
+	VCVTPS2PD     Y8, Z8
+	VMOVUPD.Z     64(DX), K3, Z9
+	VADDPD        Z9, Z8, Z8
+	VMOVUPD       Z8, K3, 64(DX)
+	ADDQ          R8, DX
+	VCVTPS2PD     Y5, Z8
+	VMOVUPD.Z     (DX), K2, Z9
+	VADDPD        Z9, Z8, Z8
+	VMOVUPD       Z8, K2, (DX)
+	VEXTRACTF32X8 $0x01, Z5, Y8
+	VCVTPS2PD     Y8, Z8
+	VMOVUPD.Z     64(DX), K3, Z9
+	VADDPD        Z9, Z8, Z8
+	VMOVUPD       Z8, K3, 64(DX)
+	ADDQ          R8, DX
+	VCVTPS2PD     Y6, Z8
+	VMOVUPD.Z     (DX), K2, Z9
+	VADDPD        Z9, Z8, Z8
+	VMOVUPD       Z8, K2, (DX)
+	VEXTRACTF32X8 $0x01, Z6, Y8
+	VCVTPS2PD     Y8, Z8
+	VMOVUPD.Z     64(DX), K3, Z9
+	VADDPD        Z9, Z8, Z8
+	VMOVUPD       Z8, K3, 64(DX)
+
+atb32KernelAVX512_nb1_mr7_next:
+	MOVQ   $0x00000001, R13
+	TESTQ  BX, BX
+	JNZ    atb32KernelAVX512_nb1_mr7_chunk
+	IMUL3Q $0x00000007, R8, DX
+	ADDQ   DX, DI
+	ADDQ   $0x0000001c, SI
+	JMP    atb32KernelAVX512_done
+
+atb32KernelAVX512_nb1_mr8:
+	MOVQ    b+32(FP), R11
+	MOVQ    n+48(FP), BX
+	MOVQ    SI, R12
+	MOVBQZX add+72(FP), R13
+
+atb32KernelAVX512_nb1_mr8_chunk:
+	VXORPS  Z0, Z0, Z0
+	VXORPS  Z1, Z1, Z1
+	VXORPS  Z2, Z2, Z2
+	VXORPS  Z3, Z3, Z3
+	VXORPS  Z4, Z4, Z4
+	VXORPS  Z5, Z5, Z5
+	VXORPS  Z6, Z6, Z6
+	VXORPS  Z7, Z7, Z7
+	MOVQ    $0x00000040, AX
+	CMPQ    BX, AX
+	CMOVQLT BX, AX
+	SUBQ    AX, BX
+
+atb32KernelAVX512_nb1_mr8_loop:
+	VMOVUPS.Z        (R11), K1, Z8
+	VFMADD231PS.BCST (R12), Z8, Z0
+	VFMADD231PS.BCST 4(R12), Z8, Z1
+	VFMADD231PS.BCST 8(R12), Z8, Z2
+	VFMADD231PS.BCST 12(R12), Z8, Z3
+	VFMADD231PS.BCST 16(R12), Z8, Z4
+	VFMADD231PS.BCST 20(R12), Z8, Z5
+	VFMADD231PS.BCST 24(R12), Z8, Z6
+	VFMADD231PS.BCST 28(R12), Z8, Z7
+	ADDQ             R9, R12
+	ADDQ             R10, R11
+	DECQ             AX
+	JNZ              atb32KernelAVX512_nb1_mr8_loop
+	TESTQ            R13, R13
+	JNZ              atb32KernelAVX512_nb1_mr8_add
+	MOVQ             DI, DX
+	VCVTPS2PD        Y0, Z9
+	VMOVUPD          Z9, K2, (DX)
+	VEXTRACTF32X8    $0x01, Z0, Y9
+	VCVTPS2PD        Y9, Z9
+	VMOVUPD          Z9, K3, 64(DX)
+	ADDQ             R8, DX
+	VCVTPS2PD        Y1, Z9
+	VMOVUPD          Z9, K2, (DX)
+	VEXTRACTF32X8    $0x01, Z1, Y9
+	VCVTPS2PD        Y9, Z9
+	VMOVUPD          Z9, K3, 64(DX)
+	ADDQ             R8, DX
+	VCVTPS2PD        Y2, Z9
+	VMOVUPD          Z9, K2, (DX)
+	VEXTRACTF32X8    $0x01, Z2, Y9
+	VCVTPS2PD        Y9, Z9
+	VMOVUPD          Z9, K3, 64(DX)
+	ADDQ             R8, DX
+	VCVTPS2PD        Y3, Z9
+	VMOVUPD          Z9, K2, (DX)
+	VEXTRACTF32X8    $0x01, Z3, Y9
+	VCVTPS2PD        Y9, Z9
+	VMOVUPD          Z9, K3, 64(DX)
+	ADDQ             R8, DX
+	VCVTPS2PD        Y4, Z9
+	VMOVUPD          Z9, K2, (DX)
+	VEXTRACTF32X8    $0x01, Z4, Y9
+	VCVTPS2PD        Y9, Z9
+	VMOVUPD          Z9, K3, 64(DX)
+	ADDQ             R8, DX
+	VCVTPS2PD        Y5, Z9
+	VMOVUPD          Z9, K2, (DX)
+	VEXTRACTF32X8    $0x01, Z5, Y9
+	VCVTPS2PD        Y9, Z9
+	VMOVUPD          Z9, K3, 64(DX)
+	ADDQ             R8, DX
+	VCVTPS2PD        Y6, Z9
+	VMOVUPD          Z9, K2, (DX)
+	VEXTRACTF32X8    $0x01, Z6, Y9
+	VCVTPS2PD        Y9, Z9
+	VMOVUPD          Z9, K3, 64(DX)
+	ADDQ             R8, DX
+	VCVTPS2PD        Y7, Z9
+	VMOVUPD          Z9, K2, (DX)
+	VEXTRACTF32X8    $0x01, Z7, Y9
+	VCVTPS2PD        Y9, Z9
+	VMOVUPD          Z9, K3, 64(DX)
+	JMP              atb32KernelAVX512_nb1_mr8_next
+
+atb32KernelAVX512_nb1_mr8_add:
+	MOVQ          DI, DX
+	VCVTPS2PD     Y0, Z9
+	VMOVUPD.Z     (DX), K2, Z10
+	VADDPD        Z10, Z9, Z9
+	VMOVUPD       Z9, K2, (DX)
+	VEXTRACTF32X8 $0x01, Z0, Y9
+	VCVTPS2PD     Y9, Z9
+	VMOVUPD.Z     64(DX), K3, Z10
+	VADDPD        Z10, Z9, Z9
+	VMOVUPD       Z9, K3, 64(DX)
+	ADDQ          R8, DX
+	VCVTPS2PD     Y1, Z9
+	VMOVUPD.Z     (DX), K2, Z10
+	VADDPD        Z10, Z9, Z9
+	VMOVUPD       Z9, K2, (DX)
+	VEXTRACTF32X8 $0x01, Z1, Y9
+	VCVTPS2PD     Y9, Z9
+	VMOVUPD.Z     64(DX), K3, Z10
+	VADDPD        Z10, Z9, Z9
+	VMOVUPD       Z9, K3, 64(DX)
+	ADDQ          R8, DX
+	VCVTPS2PD     Y2, Z9
+	VMOVUPD.Z     (DX), K2, Z10
+	VADDPD        Z10, Z9, Z9
+	VMOVUPD       Z9, K2, (DX)
+	VEXTRACTF32X8 $0x01, Z2, Y9
+	VCVTPS2PD     Y9, Z9
+	VMOVUPD.Z     64(DX), K3, Z10
+	VADDPD        Z10, Z9, Z9
+	VMOVUPD       Z9, K3, 64(DX)
+	ADDQ          R8, DX
+	VCVTPS2PD     Y3, Z9
+	VMOVUPD.Z     (DX), K2, Z10
+	VADDPD        Z10, Z9, Z9
+	VMOVUPD       Z9, K2, (DX)
+	VEXTRACTF32X8 $0x01, Z3, Y9
+	VCVTPS2PD     Y9, Z9
+	VMOVUPD.Z     64(DX), K3, Z10
+	VADDPD        Z10, Z9, Z9
+	VMOVUPD       Z9, K3, 64(DX)
+	ADDQ          R8, DX
+	VCVTPS2PD     Y4, Z9
+	VMOVUPD.Z     (DX), K2, Z10
+	VADDPD        Z10, Z9, Z9
+	VMOVUPD       Z9, K2, (DX)
+	VEXTRACTF32X8 $0x01, Z4, Y9
+	VCVTPS2PD     Y9, Z9
+	VMOVUPD.Z     64(DX), K3, Z10
+	VADDPD        Z10, Z9, Z9
+	VMOVUPD       Z9, K3, 64(DX)
+	ADDQ          R8, DX
+	VCVTPS2PD     Y5, Z9
+	VMOVUPD.Z     (DX), K2, Z10
+	VADDPD        Z10, Z9, Z9
+	VMOVUPD       Z9, K2, (DX)
+	VEXTRACTF32X8 $0x01, Z5, Y9
+	VCVTPS2PD     Y9, Z9
+	VMOVUPD.Z     64(DX), K3, Z10
+	VADDPD        Z10, Z9, Z9
+	VMOVUPD       Z9, K3, 64(DX)
+	ADDQ          R8, DX
+	VCVTPS2PD     Y6, Z9
+	VMOVUPD.Z     (DX), K2, Z10
+	VADDPD        Z10, Z9, Z9
+	VMOVUPD       Z9, K2, (DX)
+	VEXTRACTF32X8 $0x01, Z6, Y9
+	VCVTPS2PD     Y9, Z9
+	VMOVUPD.Z     64(DX), K3, Z10
+	VADDPD        Z10, Z9, Z9
+	VMOVUPD       Z9, K3, 64(DX)
+	ADDQ          R8, DX
+	VCVTPS2PD     Y7, Z9
+	VMOVUPD.Z     (DX), K2, Z10
+	VADDPD        Z10, Z9, Z9
+	VMOVUPD       Z9, K2, (DX)
+	VEXTRACTF32X8 $0x01, Z7, Y9
+	VCVTPS2PD     Y9, Z9
+	VMOVUPD.Z     64(DX), K3, Z10
+	VADDPD        Z10, Z9, Z9
+	VMOVUPD       Z9, K3, 64(DX)
+
+atb32KernelAVX512_nb1_mr8_next:
+	MOVQ   $0x00000001, R13
+	TESTQ  BX, BX
+	JNZ    atb32KernelAVX512_nb1_mr8_chunk
+	IMUL3Q $0x00000008, R8, DX
+	ADDQ   DX, DI
+	ADDQ   $0x00000020, SI
+	JMP    atb32KernelAVX512_done
+
+atb32KernelAVX512_nb1_mr9:
+	MOVQ    b+32(FP), R11
+	MOVQ    n+48(FP), BX
+	MOVQ    SI, R12
+	MOVBQZX add+72(FP), R13
+
+atb32KernelAVX512_nb1_mr9_chunk:
+	VXORPS  Z0, Z0, Z0
+	VXORPS  Z1, Z1, Z1
+	VXORPS  Z2, Z2, Z2
+	VXORPS  Z3, Z3, Z3
+	VXORPS  Z4, Z4, Z4
+	VXORPS  Z5, Z5, Z5
+	VXORPS  Z6, Z6, Z6
+	VXORPS  Z7, Z7, Z7
+	VXORPS  Z8, Z8, Z8
+	MOVQ    $0x00000040, AX
+	CMPQ    BX, AX
+	CMOVQLT BX, AX
+	SUBQ    AX, BX
+
+atb32KernelAVX512_nb1_mr9_loop:
+	VMOVUPS.Z        (R11), K1, Z9
+	VFMADD231PS.BCST (R12), Z9, Z0
+	VFMADD231PS.BCST 4(R12), Z9, Z1
+	VFMADD231PS.BCST 8(R12), Z9, Z2
+	VFMADD231PS.BCST 12(R12), Z9, Z3
+	VFMADD231PS.BCST 16(R12), Z9, Z4
+	VFMADD231PS.BCST 20(R12), Z9, Z5
+	VFMADD231PS.BCST 24(R12), Z9, Z6
+	VFMADD231PS.BCST 28(R12), Z9, Z7
+	VFMADD231PS.BCST 32(R12), Z9, Z8
+	ADDQ             R9, R12
+	ADDQ             R10, R11
+	DECQ             AX
+	JNZ              atb32KernelAVX512_nb1_mr9_loop
+	TESTQ            R13, R13
+	JNZ              atb32KernelAVX512_nb1_mr9_add
+	MOVQ             DI, DX
+	VCVTPS2PD        Y0, Z10
+	VMOVUPD          Z10, K2, (DX)
+	VEXTRACTF32X8    $0x01, Z0, Y10
+	VCVTPS2PD        Y10, Z10
+	VMOVUPD          Z10, K3, 64(DX)
+	ADDQ             R8, DX
+	VCVTPS2PD        Y1, Z10
+	VMOVUPD          Z10, K2, (DX)
+	VEXTRACTF32X8    $0x01, Z1, Y10
+	VCVTPS2PD        Y10, Z10
+	VMOVUPD          Z10, K3, 64(DX)
+	ADDQ             R8, DX
+	VCVTPS2PD        Y2, Z10
+	VMOVUPD          Z10, K2, (DX)
+	VEXTRACTF32X8    $0x01, Z2, Y10
+	VCVTPS2PD        Y10, Z10
+	VMOVUPD          Z10, K3, 64(DX)
+	ADDQ             R8, DX
+	VCVTPS2PD        Y3, Z10
+	VMOVUPD          Z10, K2, (DX)
+	VEXTRACTF32X8    $0x01, Z3, Y10
+	VCVTPS2PD        Y10, Z10
+	VMOVUPD          Z10, K3, 64(DX)
+	ADDQ             R8, DX
+	VCVTPS2PD        Y4, Z10
+	VMOVUPD          Z10, K2, (DX)
+	VEXTRACTF32X8    $0x01, Z4, Y10
+	VCVTPS2PD        Y10, Z10
+	VMOVUPD          Z10, K3, 64(DX)
+	ADDQ             R8, DX
+	VCVTPS2PD        Y5, Z10
+	VMOVUPD          Z10, K2, (DX)
+	VEXTRACTF32X8    $0x01, Z5, Y10
+	VCVTPS2PD        Y10, Z10
+	VMOVUPD          Z10, K3, 64(DX)
+	ADDQ             R8, DX
+	VCVTPS2PD        Y6, Z10
+	VMOVUPD          Z10, K2, (DX)
+	VEXTRACTF32X8    $0x01, Z6, Y10
+	VCVTPS2PD        Y10, Z10
+	VMOVUPD          Z10, K3, 64(DX)
+	ADDQ             R8, DX
+	VCVTPS2PD        Y7, Z10
+	VMOVUPD          Z10, K2, (DX)
+	VEXTRACTF32X8    $0x01, Z7, Y10
+	VCVTPS2PD        Y10, Z10
+	VMOVUPD          Z10, K3, 64(DX)
+	ADDQ             R8, DX
+	VCVTPS2PD        Y8, Z10
+	VMOVUPD          Z10, K2, (DX)
+	VEXTRACTF32X8    $0x01, Z8, Y10
+	VCVTPS2PD        Y10, Z10
+	VMOVUPD          Z10, K3, 64(DX)
+	JMP              atb32KernelAVX512_nb1_mr9_next
+
+atb32KernelAVX512_nb1_mr9_add:
+	MOVQ          DI, DX
+	VCVTPS2PD     Y0, Z10
+	VMOVUPD.Z     (DX), K2, Z11
+	VADDPD        Z11, Z10, Z10
+	VMOVUPD       Z10, K2, (DX)
+	VEXTRACTF32X8 $0x01, Z0, Y10
+	VCVTPS2PD     Y10, Z10
+	VMOVUPD.Z     64(DX), K3, Z11
+	VADDPD        Z11, Z10, Z10
+	VMOVUPD       Z10, K3, 64(DX)
+	ADDQ          R8, DX
+	VCVTPS2PD     Y1, Z10
+	VMOVUPD.Z     (DX), K2, Z11
+	VADDPD        Z11, Z10, Z10
+	VMOVUPD       Z10, K2, (DX)
+	VEXTRACTF32X8 $0x01, Z1, Y10
+	VCVTPS2PD     Y10, Z10
+	VMOVUPD.Z     64(DX), K3, Z11
+	VADDPD        Z11, Z10, Z10
+	VMOVUPD       Z10, K3, 64(DX)
+	ADDQ          R8, DX
+	VCVTPS2PD     Y2, Z10
+	VMOVUPD.Z     (DX), K2, Z11
+	VADDPD        Z11, Z10, Z10
+	VMOVUPD       Z10, K2, (DX)
+	VEXTRACTF32X8 $0x01, Z2, Y10
+	VCVTPS2PD     Y10, Z10
+	VMOVUPD.Z     64(DX), K3, Z11
+	VADDPD        Z11, Z10, Z10
+	VMOVUPD       Z10, K3, 64(DX)
+	ADDQ          R8, DX
+	VCVTPS2PD     Y3, Z10
+	VMOVUPD.Z     (DX), K2, Z11
+	VADDPD        Z11, Z10, Z10
+	VMOVUPD       Z10, K2, (DX)
+	VEXTRACTF32X8 $0x01, Z3, Y10
+	VCVTPS2PD     Y10, Z10
+	VMOVUPD.Z     64(DX), K3, Z11
+	VADDPD        Z11, Z10, Z10
+	VMOVUPD       Z10, K3, 64(DX)
+	ADDQ          R8, DX
+	VCVTPS2PD     Y4, Z10
+	VMOVUPD.Z     (DX), K2, Z11
+	VADDPD        Z11, Z10, Z10
+	VMOVUPD       Z10, K2, (DX)
+	VEXTRACTF32X8 $0x01, Z4, Y10
+	VCVTPS2PD     Y10, Z10
+	VMOVUPD.Z     64(DX), K3, Z11
+	VADDPD        Z11, Z10, Z10
+	VMOVUPD       Z10, K3, 64(DX)
+	ADDQ          R8, DX
+	VCVTPS2PD     Y5, Z10
+	VMOVUPD.Z     (DX), K2, Z11
+	VADDPD        Z11, Z10, Z10
+	VMOVUPD       Z10, K2, (DX)
+	VEXTRACTF32X8 $0x01, Z5, Y10
+	VCVTPS2PD     Y10, Z10
+	VMOVUPD.Z     64(DX), K3, Z11
+	VADDPD        Z11, Z10, Z10
+	VMOVUPD       Z10, K3, 64(DX)
+	ADDQ          R8, DX
+	VCVTPS2PD     Y6, Z10
+	VMOVUPD.Z     (DX), K2, Z11
+	VADDPD        Z11, Z10, Z10
+	VMOVUPD       Z10, K2, (DX)
+	VEXTRACTF32X8 $0x01, Z6, Y10
+	VCVTPS2PD     Y10, Z10
+	VMOVUPD.Z     64(DX), K3, Z11
+	VADDPD        Z11, Z10, Z10
+	VMOVUPD       Z10, K3, 64(DX)
+	ADDQ          R8, DX
+	VCVTPS2PD     Y7, Z10
+	VMOVUPD.Z     (DX), K2, Z11
+	VADDPD        Z11, Z10, Z10
+	VMOVUPD       Z10, K2, (DX)
+	VEXTRACTF32X8 $0x01, Z7, Y10
+	VCVTPS2PD     Y10, Z10
+	VMOVUPD.Z     64(DX), K3, Z11
+	VADDPD        Z11, Z10, Z10
+	VMOVUPD       Z10, K3, 64(DX)
+	ADDQ          R8, DX
+	VCVTPS2PD     Y8, Z10
+	VMOVUPD.Z     (DX), K2, Z11
+	VADDPD        Z11, Z10, Z10
+	VMOVUPD       Z10, K2, (DX)
+	VEXTRACTF32X8 $0x01, Z8, Y10
+	VCVTPS2PD     Y10, Z10
+	VMOVUPD.Z     64(DX), K3, Z11
+	VADDPD        Z11, Z10, Z10
+	VMOVUPD       Z10, K3, 64(DX)
+
+atb32KernelAVX512_nb1_mr9_next:
+	MOVQ   $0x00000001, R13
+	TESTQ  BX, BX
+	JNZ    atb32KernelAVX512_nb1_mr9_chunk
+	IMUL3Q $0x00000009, R8, DX
+	ADDQ   DX, DI
+	ADDQ   $0x00000024, SI
+	JMP    atb32KernelAVX512_done
+
+atb32KernelAVX512_nb1_mr10:
+	MOVQ    b+32(FP), R11
+	MOVQ    n+48(FP), BX
+	MOVQ    SI, R12
+	MOVBQZX add+72(FP), R13
+
+atb32KernelAVX512_nb1_mr10_chunk:
+	VXORPS  Z0, Z0, Z0
+	VXORPS  Z1, Z1, Z1
+	VXORPS  Z2, Z2, Z2
+	VXORPS  Z3, Z3, Z3
+	VXORPS  Z4, Z4, Z4
+	VXORPS  Z5, Z5, Z5
+	VXORPS  Z6, Z6, Z6
+	VXORPS  Z7, Z7, Z7
+	VXORPS  Z8, Z8, Z8
+	VXORPS  Z9, Z9, Z9
+	MOVQ    $0x00000040, AX
+	CMPQ    BX, AX
+	CMOVQLT BX, AX
+	SUBQ    AX, BX
+
+atb32KernelAVX512_nb1_mr10_loop:
+	VMOVUPS.Z        (R11), K1, Z10
+	VFMADD231PS.BCST (R12), Z10, Z0
+	VFMADD231PS.BCST 4(R12), Z10, Z1
+	VFMADD231PS.BCST 8(R12), Z10, Z2
+	VFMADD231PS.BCST 12(R12), Z10, Z3
+	VFMADD231PS.BCST 16(R12), Z10, Z4
+	VFMADD231PS.BCST 20(R12), Z10, Z5
+	VFMADD231PS.BCST 24(R12), Z10, Z6
+	VFMADD231PS.BCST 28(R12), Z10, Z7
+	VFMADD231PS.BCST 32(R12), Z10, Z8
+	VFMADD231PS.BCST 36(R12), Z10, Z9
+	ADDQ             R9, R12
+	ADDQ             R10, R11
+	DECQ             AX
+	JNZ              atb32KernelAVX512_nb1_mr10_loop
+	TESTQ            R13, R13
+	JNZ              atb32KernelAVX512_nb1_mr10_add
+	MOVQ             DI, DX
+	VCVTPS2PD        Y0, Z11
+	VMOVUPD          Z11, K2, (DX)
+	VEXTRACTF32X8    $0x01, Z0, Y11
+	VCVTPS2PD        Y11, Z11
+	VMOVUPD          Z11, K3, 64(DX)
+	ADDQ             R8, DX
+	VCVTPS2PD        Y1, Z11
+	VMOVUPD          Z11, K2, (DX)
+	VEXTRACTF32X8    $0x01, Z1, Y11
+	VCVTPS2PD        Y11, Z11
+	VMOVUPD          Z11, K3, 64(DX)
+	ADDQ             R8, DX
+	VCVTPS2PD        Y2, Z11
+	VMOVUPD          Z11, K2, (DX)
+	VEXTRACTF32X8    $0x01, Z2, Y11
+	VCVTPS2PD        Y11, Z11
+	VMOVUPD          Z11, K3, 64(DX)
+	ADDQ             R8, DX
+	VCVTPS2PD        Y3, Z11
+	VMOVUPD          Z11, K2, (DX)
+	VEXTRACTF32X8    $0x01, Z3, Y11
+	VCVTPS2PD        Y11, Z11
+	VMOVUPD          Z11, K3, 64(DX)
+	ADDQ             R8, DX
+	VCVTPS2PD        Y4, Z11
+	VMOVUPD          Z11, K2, (DX)
+	VEXTRACTF32X8    $0x01, Z4, Y11
+	VCVTPS2PD        Y11, Z11
+	VMOVUPD          Z11, K3, 64(DX)
+	ADDQ             R8, DX
+	VCVTPS2PD        Y5, Z11
+	VMOVUPD          Z11, K2, (DX)
+	VEXTRACTF32X8    $0x01, Z5, Y11
+	VCVTPS2PD        Y11, Z11
+	VMOVUPD          Z11, K3, 64(DX)
+	ADDQ             R8, DX
+	VCVTPS2PD        Y6, Z11
+	VMOVUPD          Z11, K2, (DX)
+	VEXTRACTF32X8    $0x01, Z6, Y11
+	VCVTPS2PD        Y11, Z11
+	VMOVUPD          Z11, K3, 64(DX)
+	ADDQ             R8, DX
+	VCVTPS2PD        Y7, Z11
+	VMOVUPD          Z11, K2, (DX)
+	VEXTRACTF32X8    $0x01, Z7, Y11
+	VCVTPS2PD        Y11, Z11
+	VMOVUPD          Z11, K3, 64(DX)
+	ADDQ             R8, DX
+	VCVTPS2PD        Y8, Z11
+	VMOVUPD          Z11, K2, (DX)
+	VEXTRACTF32X8    $0x01, Z8, Y11
+	VCVTPS2PD        Y11, Z11
+	VMOVUPD          Z11, K3, 64(DX)
+	ADDQ             R8, DX
+	VCVTPS2PD        Y9, Z11
+	VMOVUPD          Z11, K2, (DX)
+	VEXTRACTF32X8    $0x01, Z9, Y11
+	VCVTPS2PD        Y11, Z11
+	VMOVUPD          Z11, K3, 64(DX)
+	JMP              atb32KernelAVX512_nb1_mr10_next
+
+atb32KernelAVX512_nb1_mr10_add:
+	MOVQ          DI, DX
+	VCVTPS2PD     Y0, Z11
+	VMOVUPD.Z     (DX), K2, Z12
+	VADDPD        Z12, Z11, Z11
+	VMOVUPD       Z11, K2, (DX)
+	VEXTRACTF32X8 $0x01, Z0, Y11
+	VCVTPS2PD     Y11, Z11
+	VMOVUPD.Z     64(DX), K3, Z12
+	VADDPD        Z12, Z11, Z11
+	VMOVUPD       Z11, K3, 64(DX)
+	ADDQ          R8, DX
+	VCVTPS2PD     Y1, Z11
+	VMOVUPD.Z     (DX), K2, Z12
+	VADDPD        Z12, Z11, Z11
+	VMOVUPD       Z11, K2, (DX)
+	VEXTRACTF32X8 $0x01, Z1, Y11
+	VCVTPS2PD     Y11, Z11
+	VMOVUPD.Z     64(DX), K3, Z12
+	VADDPD        Z12, Z11, Z11
+	VMOVUPD       Z11, K3, 64(DX)
+	ADDQ          R8, DX
+	VCVTPS2PD     Y2, Z11
+	VMOVUPD.Z     (DX), K2, Z12
+	VADDPD        Z12, Z11, Z11
+	VMOVUPD       Z11, K2, (DX)
+	VEXTRACTF32X8 $0x01, Z2, Y11
+	VCVTPS2PD     Y11, Z11
+	VMOVUPD.Z     64(DX), K3, Z12
+	VADDPD        Z12, Z11, Z11
+	VMOVUPD       Z11, K3, 64(DX)
+	ADDQ          R8, DX
+	VCVTPS2PD     Y3, Z11
+	VMOVUPD.Z     (DX), K2, Z12
+	VADDPD        Z12, Z11, Z11
+	VMOVUPD       Z11, K2, (DX)
+	VEXTRACTF32X8 $0x01, Z3, Y11
+	VCVTPS2PD     Y11, Z11
+	VMOVUPD.Z     64(DX), K3, Z12
+	VADDPD        Z12, Z11, Z11
+	VMOVUPD       Z11, K3, 64(DX)
+	ADDQ          R8, DX
+	VCVTPS2PD     Y4, Z11
+	VMOVUPD.Z     (DX), K2, Z12
+	VADDPD        Z12, Z11, Z11
+	VMOVUPD       Z11, K2, (DX)
+	VEXTRACTF32X8 $0x01, Z4, Y11
+	VCVTPS2PD     Y11, Z11
+	VMOVUPD.Z     64(DX), K3, Z12
+	VADDPD        Z12, Z11, Z11
+	VMOVUPD       Z11, K3, 64(DX)
+	ADDQ          R8, DX
+	VCVTPS2PD     Y5, Z11
+	VMOVUPD.Z     (DX), K2, Z12
+	VADDPD        Z12, Z11, Z11
+	VMOVUPD       Z11, K2, (DX)
+	VEXTRACTF32X8 $0x01, Z5, Y11
+	VCVTPS2PD     Y11, Z11
+	VMOVUPD.Z     64(DX), K3, Z12
+	VADDPD        Z12, Z11, Z11
+	VMOVUPD       Z11, K3, 64(DX)
+	ADDQ          R8, DX
+	VCVTPS2PD     Y6, Z11
+	VMOVUPD.Z     (DX), K2, Z12
+	VADDPD        Z12, Z11, Z11
+	VMOVUPD       Z11, K2, (DX)
+	VEXTRACTF32X8 $0x01, Z6, Y11
+	VCVTPS2PD     Y11, Z11
+	VMOVUPD.Z     64(DX), K3, Z12
+	VADDPD        Z12, Z11, Z11
+	VMOVUPD       Z11, K3, 64(DX)
+	ADDQ          R8, DX
+	VCVTPS2PD     Y7, Z11
+	VMOVUPD.Z     (DX), K2, Z12
+	VADDPD        Z12, Z11, Z11
+	VMOVUPD       Z11, K2, (DX)
+	VEXTRACTF32X8 $0x01, Z7, Y11
+	VCVTPS2PD     Y11, Z11
+	VMOVUPD.Z     64(DX), K3, Z12
+	VADDPD        Z12, Z11, Z11
+	VMOVUPD       Z11, K3, 64(DX)
+	ADDQ          R8, DX
+	VCVTPS2PD     Y8, Z11
+	VMOVUPD.Z     (DX), K2, Z12
+	VADDPD        Z12, Z11, Z11
+	VMOVUPD       Z11, K2, (DX)
+	VEXTRACTF32X8 $0x01, Z8, Y11
+	VCVTPS2PD     Y11, Z11
+	VMOVUPD.Z     64(DX), K3, Z12
+	VADDPD        Z12, Z11, Z11
+	VMOVUPD       Z11, K3, 64(DX)
+	ADDQ          R8, DX
+	VCVTPS2PD     Y9, Z11
+	VMOVUPD.Z     (DX), K2, Z12
+	VADDPD        Z12, Z11, Z11
+	VMOVUPD       Z11, K2, (DX)
+	VEXTRACTF32X8 $0x01, Z9, Y11
+	VCVTPS2PD     Y11, Z11
+	VMOVUPD.Z     64(DX), K3, Z12
+	VADDPD        Z12, Z11, Z11
+	VMOVUPD       Z11, K3, 64(DX)
+
+atb32KernelAVX512_nb1_mr10_next:
+	MOVQ   $0x00000001, R13
+	TESTQ  BX, BX
+	JNZ    atb32KernelAVX512_nb1_mr10_chunk
+	IMUL3Q $0x0000000a, R8, DX
+	ADDQ   DX, DI
+	ADDQ   $0x00000028, SI
+	JMP    atb32KernelAVX512_done
+
+atb32KernelAVX512_nb1_mr11:
+	MOVQ    b+32(FP), R11
+	MOVQ    n+48(FP), BX
+	MOVQ    SI, R12
+	MOVBQZX add+72(FP), R13
+
+atb32KernelAVX512_nb1_mr11_chunk:
+	VXORPS  Z0, Z0, Z0
+	VXORPS  Z1, Z1, Z1
+	VXORPS  Z2, Z2, Z2
+	VXORPS  Z3, Z3, Z3
+	VXORPS  Z4, Z4, Z4
+	VXORPS  Z5, Z5, Z5
+	VXORPS  Z6, Z6, Z6
+	VXORPS  Z7, Z7, Z7
+	VXORPS  Z8, Z8, Z8
+	VXORPS  Z9, Z9, Z9
+	VXORPS  Z10, Z10, Z10
+	MOVQ    $0x00000040, AX
+	CMPQ    BX, AX
+	CMOVQLT BX, AX
+	SUBQ    AX, BX
+
+atb32KernelAVX512_nb1_mr11_loop:
+	VMOVUPS.Z        (R11), K1, Z11
+	VFMADD231PS.BCST (R12), Z11, Z0
+	VFMADD231PS.BCST 4(R12), Z11, Z1
+	VFMADD231PS.BCST 8(R12), Z11, Z2
+	VFMADD231PS.BCST 12(R12), Z11, Z3
+	VFMADD231PS.BCST 16(R12), Z11, Z4
+	VFMADD231PS.BCST 20(R12), Z11, Z5
+	VFMADD231PS.BCST 24(R12), Z11, Z6
+	VFMADD231PS.BCST 28(R12), Z11, Z7
+	VFMADD231PS.BCST 32(R12), Z11, Z8
+	VFMADD231PS.BCST 36(R12), Z11, Z9
+	VFMADD231PS.BCST 40(R12), Z11, Z10
+	ADDQ             R9, R12
+	ADDQ             R10, R11
+	DECQ             AX
+	JNZ              atb32KernelAVX512_nb1_mr11_loop
+	TESTQ            R13, R13
+	JNZ              atb32KernelAVX512_nb1_mr11_add
+	MOVQ             DI, DX
+	VCVTPS2PD        Y0, Z12
+	VMOVUPD          Z12, K2, (DX)
+	VEXTRACTF32X8    $0x01, Z0, Y12
+	VCVTPS2PD        Y12, Z12
+	VMOVUPD          Z12, K3, 64(DX)
+	ADDQ             R8, DX
+	VCVTPS2PD        Y1, Z12
+	VMOVUPD          Z12, K2, (DX)
+	VEXTRACTF32X8    $0x01, Z1, Y12
+	VCVTPS2PD        Y12, Z12
+	VMOVUPD          Z12, K3, 64(DX)
+	ADDQ             R8, DX
+	VCVTPS2PD        Y2, Z12
+	VMOVUPD          Z12, K2, (DX)
+	VEXTRACTF32X8    $0x01, Z2, Y12
+	VCVTPS2PD        Y12, Z12
+	VMOVUPD          Z12, K3, 64(DX)
+	ADDQ             R8, DX
+	VCVTPS2PD        Y3, Z12
+	VMOVUPD          Z12, K2, (DX)
+	VEXTRACTF32X8    $0x01, Z3, Y12
+	VCVTPS2PD        Y12, Z12
+	VMOVUPD          Z12, K3, 64(DX)
+	ADDQ             R8, DX
+	VCVTPS2PD        Y4, Z12
+	VMOVUPD          Z12, K2, (DX)
+	VEXTRACTF32X8    $0x01, Z4, Y12
+	VCVTPS2PD        Y12, Z12
+	VMOVUPD          Z12, K3, 64(DX)
+	ADDQ             R8, DX
+	VCVTPS2PD        Y5, Z12
+	VMOVUPD          Z12, K2, (DX)
+	VEXTRACTF32X8    $0x01, Z5, Y12
+	VCVTPS2PD        Y12, Z12
+	VMOVUPD          Z12, K3, 64(DX)
+	ADDQ             R8, DX
+	VCVTPS2PD        Y6, Z12
+	VMOVUPD          Z12, K2, (DX)
+	VEXTRACTF32X8    $0x01, Z6, Y12
+	VCVTPS2PD        Y12, Z12
+	VMOVUPD          Z12, K3, 64(DX)
+	ADDQ             R8, DX
+	VCVTPS2PD        Y7, Z12
+	VMOVUPD          Z12, K2, (DX)
+	VEXTRACTF32X8    $0x01, Z7, Y12
+	VCVTPS2PD        Y12, Z12
+	VMOVUPD          Z12, K3, 64(DX)
+	ADDQ             R8, DX
+	VCVTPS2PD        Y8, Z12
+	VMOVUPD          Z12, K2, (DX)
+	VEXTRACTF32X8    $0x01, Z8, Y12
+	VCVTPS2PD        Y12, Z12
+	VMOVUPD          Z12, K3, 64(DX)
+	ADDQ             R8, DX
+	VCVTPS2PD        Y9, Z12
+	VMOVUPD          Z12, K2, (DX)
+	VEXTRACTF32X8    $0x01, Z9, Y12
+	VCVTPS2PD        Y12, Z12
+	VMOVUPD          Z12, K3, 64(DX)
+	ADDQ             R8, DX
+	VCVTPS2PD        Y10, Z12
+	VMOVUPD          Z12, K2, (DX)
+	VEXTRACTF32X8    $0x01, Z10, Y12
+	VCVTPS2PD        Y12, Z12
+	VMOVUPD          Z12, K3, 64(DX)
+	JMP              atb32KernelAVX512_nb1_mr11_next
+
+atb32KernelAVX512_nb1_mr11_add:
+	MOVQ          DI, DX
+	VCVTPS2PD     Y0, Z12
+	VMOVUPD.Z     (DX), K2, Z13
+	VADDPD        Z13, Z12, Z12
+	VMOVUPD       Z12, K2, (DX)
+	VEXTRACTF32X8 $0x01, Z0, Y12
+	VCVTPS2PD     Y12, Z12
+	VMOVUPD.Z     64(DX), K3, Z13
+	VADDPD        Z13, Z12, Z12
+	VMOVUPD       Z12, K3, 64(DX)
+	ADDQ          R8, DX
+	VCVTPS2PD     Y1, Z12
+	VMOVUPD.Z     (DX), K2, Z13
+	VADDPD        Z13, Z12, Z12
+	VMOVUPD       Z12, K2, (DX)
+	VEXTRACTF32X8 $0x01, Z1, Y12
+	VCVTPS2PD     Y12, Z12
+	VMOVUPD.Z     64(DX), K3, Z13
+	VADDPD        Z13, Z12, Z12
+	VMOVUPD       Z12, K3, 64(DX)
+	ADDQ          R8, DX
+	VCVTPS2PD     Y2, Z12
+	VMOVUPD.Z     (DX), K2, Z13
+	VADDPD        Z13, Z12, Z12
+	VMOVUPD       Z12, K2, (DX)
+	VEXTRACTF32X8 $0x01, Z2, Y12
+	VCVTPS2PD     Y12, Z12
+	VMOVUPD.Z     64(DX), K3, Z13
+	VADDPD        Z13, Z12, Z12
+	VMOVUPD       Z12, K3, 64(DX)
+	ADDQ          R8, DX
+	VCVTPS2PD     Y3, Z12
+	VMOVUPD.Z     (DX), K2, Z13
+	VADDPD        Z13, Z12, Z12
+	VMOVUPD       Z12, K2, (DX)
+	VEXTRACTF32X8 $0x01, Z3, Y12
+	VCVTPS2PD     Y12, Z12
+	VMOVUPD.Z     64(DX), K3, Z13
+	VADDPD        Z13, Z12, Z12
+	VMOVUPD       Z12, K3, 64(DX)
+	ADDQ          R8, DX
+	VCVTPS2PD     Y4, Z12
+	VMOVUPD.Z     (DX), K2, Z13
+	VADDPD        Z13, Z12, Z12
+	VMOVUPD       Z12, K2, (DX)
+	VEXTRACTF32X8 $0x01, Z4, Y12
+	VCVTPS2PD     Y12, Z12
+	VMOVUPD.Z     64(DX), K3, Z13
+	VADDPD        Z13, Z12, Z12
+	VMOVUPD       Z12, K3, 64(DX)
+	ADDQ          R8, DX
+	VCVTPS2PD     Y5, Z12
+	VMOVUPD.Z     (DX), K2, Z13
+	VADDPD        Z13, Z12, Z12
+	VMOVUPD       Z12, K2, (DX)
+	VEXTRACTF32X8 $0x01, Z5, Y12
+	VCVTPS2PD     Y12, Z12
+	VMOVUPD.Z     64(DX), K3, Z13
+	VADDPD        Z13, Z12, Z12
+	VMOVUPD       Z12, K3, 64(DX)
+	ADDQ          R8, DX
+	VCVTPS2PD     Y6, Z12
+	VMOVUPD.Z     (DX), K2, Z13
+	VADDPD        Z13, Z12, Z12
+	VMOVUPD       Z12, K2, (DX)
+	VEXTRACTF32X8 $0x01, Z6, Y12
+	VCVTPS2PD     Y12, Z12
+	VMOVUPD.Z     64(DX), K3, Z13
+	VADDPD        Z13, Z12, Z12
+	VMOVUPD       Z12, K3, 64(DX)
+	ADDQ          R8, DX
+	VCVTPS2PD     Y7, Z12
+	VMOVUPD.Z     (DX), K2, Z13
+	VADDPD        Z13, Z12, Z12
+	VMOVUPD       Z12, K2, (DX)
+	VEXTRACTF32X8 $0x01, Z7, Y12
+	VCVTPS2PD     Y12, Z12
+	VMOVUPD.Z     64(DX), K3, Z13
+	VADDPD        Z13, Z12, Z12
+	VMOVUPD       Z12, K3, 64(DX)
+	ADDQ          R8, DX
+	VCVTPS2PD     Y8, Z12
+	VMOVUPD.Z     (DX), K2, Z13
+	VADDPD        Z13, Z12, Z12
+	VMOVUPD       Z12, K2, (DX)
+	VEXTRACTF32X8 $0x01, Z8, Y12
+	VCVTPS2PD     Y12, Z12
+	VMOVUPD.Z     64(DX), K3, Z13
+	VADDPD        Z13, Z12, Z12
+	VMOVUPD       Z12, K3, 64(DX)
+	ADDQ          R8, DX
+	VCVTPS2PD     Y9, Z12
+	VMOVUPD.Z     (DX), K2, Z13
+	VADDPD        Z13, Z12, Z12
+	VMOVUPD       Z12, K2, (DX)
+	VEXTRACTF32X8 $0x01, Z9, Y12
+	VCVTPS2PD     Y12, Z12
+	VMOVUPD.Z     64(DX), K3, Z13
+	VADDPD        Z13, Z12, Z12
+	VMOVUPD       Z12, K3, 64(DX)
+	ADDQ          R8, DX
+	VCVTPS2PD     Y10, Z12
+	VMOVUPD.Z     (DX), K2, Z13
+	VADDPD        Z13, Z12, Z12
+	VMOVUPD       Z12, K2, (DX)
+	VEXTRACTF32X8 $0x01, Z10, Y12
+	VCVTPS2PD     Y12, Z12
+	VMOVUPD.Z     64(DX), K3, Z13
+	VADDPD        Z13, Z12, Z12
+	VMOVUPD       Z12, K3, 64(DX)
+
+atb32KernelAVX512_nb1_mr11_next:
+	MOVQ   $0x00000001, R13
+	TESTQ  BX, BX
+	JNZ    atb32KernelAVX512_nb1_mr11_chunk
+	IMUL3Q $0x0000000b, R8, DX
+	ADDQ   DX, DI
+	ADDQ   $0x0000002c, SI
+	JMP    atb32KernelAVX512_done
+
+atb32KernelAVX512_nb1_mr12:
+	MOVQ    b+32(FP), R11
+	MOVQ    n+48(FP), BX
+	MOVQ    SI, R12
+	MOVBQZX add+72(FP), R13
+
+atb32KernelAVX512_nb1_mr12_chunk:
+	VXORPS  Z0, Z0, Z0
+	VXORPS  Z1, Z1, Z1
+	VXORPS  Z2, Z2, Z2
+	VXORPS  Z3, Z3, Z3
+	VXORPS  Z4, Z4, Z4
+	VXORPS  Z5, Z5, Z5
+	VXORPS  Z6, Z6, Z6
+	VXORPS  Z7, Z7, Z7
+	VXORPS  Z8, Z8, Z8
+	VXORPS  Z9, Z9, Z9
+	VXORPS  Z10, Z10, Z10
+	VXORPS  Z11, Z11, Z11
+	MOVQ    $0x00000040, AX
+	CMPQ    BX, AX
+	CMOVQLT BX, AX
+	SUBQ    AX, BX
+
+atb32KernelAVX512_nb1_mr12_loop:
+	VMOVUPS.Z        (R11), K1, Z12
+	VFMADD231PS.BCST (R12), Z12, Z0
+	VFMADD231PS.BCST 4(R12), Z12, Z1
+	VFMADD231PS.BCST 8(R12), Z12, Z2
+	VFMADD231PS.BCST 12(R12), Z12, Z3
+	VFMADD231PS.BCST 16(R12), Z12, Z4
+	VFMADD231PS.BCST 20(R12), Z12, Z5
+	VFMADD231PS.BCST 24(R12), Z12, Z6
+	VFMADD231PS.BCST 28(R12), Z12, Z7
+	VFMADD231PS.BCST 32(R12), Z12, Z8
+	VFMADD231PS.BCST 36(R12), Z12, Z9
+	VFMADD231PS.BCST 40(R12), Z12, Z10
+	VFMADD231PS.BCST 44(R12), Z12, Z11
+	ADDQ             R9, R12
+	ADDQ             R10, R11
+	DECQ             AX
+	JNZ              atb32KernelAVX512_nb1_mr12_loop
+	TESTQ            R13, R13
+	JNZ              atb32KernelAVX512_nb1_mr12_add
+	MOVQ             DI, DX
+	VCVTPS2PD        Y0, Z13
+	VMOVUPD          Z13, K2, (DX)
+	VEXTRACTF32X8    $0x01, Z0, Y13
+	VCVTPS2PD        Y13, Z13
+	VMOVUPD          Z13, K3, 64(DX)
+	ADDQ             R8, DX
+	VCVTPS2PD        Y1, Z13
+	VMOVUPD          Z13, K2, (DX)
+	VEXTRACTF32X8    $0x01, Z1, Y13
+	VCVTPS2PD        Y13, Z13
+	VMOVUPD          Z13, K3, 64(DX)
+	ADDQ             R8, DX
+	VCVTPS2PD        Y2, Z13
+	VMOVUPD          Z13, K2, (DX)
+	VEXTRACTF32X8    $0x01, Z2, Y13
+	VCVTPS2PD        Y13, Z13
+	VMOVUPD          Z13, K3, 64(DX)
+	ADDQ             R8, DX
+	VCVTPS2PD        Y3, Z13
+	VMOVUPD          Z13, K2, (DX)
+	VEXTRACTF32X8    $0x01, Z3, Y13
+	VCVTPS2PD        Y13, Z13
+	VMOVUPD          Z13, K3, 64(DX)
+	ADDQ             R8, DX
+	VCVTPS2PD        Y4, Z13
+	VMOVUPD          Z13, K2, (DX)
+	VEXTRACTF32X8    $0x01, Z4, Y13
+	VCVTPS2PD        Y13, Z13
+	VMOVUPD          Z13, K3, 64(DX)
+	ADDQ             R8, DX
+	VCVTPS2PD        Y5, Z13
+	VMOVUPD          Z13, K2, (DX)
+	VEXTRACTF32X8    $0x01, Z5, Y13
+	VCVTPS2PD        Y13, Z13
+	VMOVUPD          Z13, K3, 64(DX)
+	ADDQ             R8, DX
+	VCVTPS2PD        Y6, Z13
+	VMOVUPD          Z13, K2, (DX)
+	VEXTRACTF32X8    $0x01, Z6, Y13
+	VCVTPS2PD        Y13, Z13
+	VMOVUPD          Z13, K3, 64(DX)
+	ADDQ             R8, DX
+	VCVTPS2PD        Y7, Z13
+	VMOVUPD          Z13, K2, (DX)
+	VEXTRACTF32X8    $0x01, Z7, Y13
+	VCVTPS2PD        Y13, Z13
+	VMOVUPD          Z13, K3, 64(DX)
+	ADDQ             R8, DX
+	VCVTPS2PD        Y8, Z13
+	VMOVUPD          Z13, K2, (DX)
+	VEXTRACTF32X8    $0x01, Z8, Y13
+	VCVTPS2PD        Y13, Z13
+	VMOVUPD          Z13, K3, 64(DX)
+	ADDQ             R8, DX
+	VCVTPS2PD        Y9, Z13
+	VMOVUPD          Z13, K2, (DX)
+	VEXTRACTF32X8    $0x01, Z9, Y13
+	VCVTPS2PD        Y13, Z13
+	VMOVUPD          Z13, K3, 64(DX)
+	ADDQ             R8, DX
+	VCVTPS2PD        Y10, Z13
+	VMOVUPD          Z13, K2, (DX)
+	VEXTRACTF32X8    $0x01, Z10, Y13
+	VCVTPS2PD        Y13, Z13
+	VMOVUPD          Z13, K3, 64(DX)
+	ADDQ             R8, DX
+	VCVTPS2PD        Y11, Z13
+	VMOVUPD          Z13, K2, (DX)
+	VEXTRACTF32X8    $0x01, Z11, Y13
+	VCVTPS2PD        Y13, Z13
+	VMOVUPD          Z13, K3, 64(DX)
+	JMP              atb32KernelAVX512_nb1_mr12_next
+
+atb32KernelAVX512_nb1_mr12_add:
+	MOVQ          DI, DX
+	VCVTPS2PD     Y0, Z13
+	VMOVUPD.Z     (DX), K2, Z14
+	VADDPD        Z14, Z13, Z13
+	VMOVUPD       Z13, K2, (DX)
+	VEXTRACTF32X8 $0x01, Z0, Y13
+	VCVTPS2PD     Y13, Z13
+	VMOVUPD.Z     64(DX), K3, Z14
+	VADDPD        Z14, Z13, Z13
+	VMOVUPD       Z13, K3, 64(DX)
+	ADDQ          R8, DX
+	VCVTPS2PD     Y1, Z13
+	VMOVUPD.Z     (DX), K2, Z14
+	VADDPD        Z14, Z13, Z13
+	VMOVUPD       Z13, K2, (DX)
+	VEXTRACTF32X8 $0x01, Z1, Y13
+	VCVTPS2PD     Y13, Z13
+	VMOVUPD.Z     64(DX), K3, Z14
+	VADDPD        Z14, Z13, Z13
+	VMOVUPD       Z13, K3, 64(DX)
+	ADDQ          R8, DX
+	VCVTPS2PD     Y2, Z13
+	VMOVUPD.Z     (DX), K2, Z14
+	VADDPD        Z14, Z13, Z13
+	VMOVUPD       Z13, K2, (DX)
+	VEXTRACTF32X8 $0x01, Z2, Y13
+	VCVTPS2PD     Y13, Z13
+	VMOVUPD.Z     64(DX), K3, Z14
+	VADDPD        Z14, Z13, Z13
+	VMOVUPD       Z13, K3, 64(DX)
+	ADDQ          R8, DX
+	VCVTPS2PD     Y3, Z13
+	VMOVUPD.Z     (DX), K2, Z14
+	VADDPD        Z14, Z13, Z13
+	VMOVUPD       Z13, K2, (DX)
+	VEXTRACTF32X8 $0x01, Z3, Y13
+	VCVTPS2PD     Y13, Z13
+	VMOVUPD.Z     64(DX), K3, Z14
+	VADDPD        Z14, Z13, Z13
+	VMOVUPD       Z13, K3, 64(DX)
+	ADDQ          R8, DX
+	VCVTPS2PD     Y4, Z13
+	VMOVUPD.Z     (DX), K2, Z14
+	VADDPD        Z14, Z13, Z13
+	VMOVUPD       Z13, K2, (DX)
+	VEXTRACTF32X8 $0x01, Z4, Y13
+	VCVTPS2PD     Y13, Z13
+	VMOVUPD.Z     64(DX), K3, Z14
+	VADDPD        Z14, Z13, Z13
+	VMOVUPD       Z13, K3, 64(DX)
+	ADDQ          R8, DX
+	VCVTPS2PD     Y5, Z13
+	VMOVUPD.Z     (DX), K2, Z14
+	VADDPD        Z14, Z13, Z13
+	VMOVUPD       Z13, K2, (DX)
+	VEXTRACTF32X8 $0x01, Z5, Y13
+	VCVTPS2PD     Y13, Z13
+	VMOVUPD.Z     64(DX), K3, Z14
+	VADDPD        Z14, Z13, Z13
+	VMOVUPD       Z13, K3, 64(DX)
+	ADDQ          R8, DX
+	VCVTPS2PD     Y6, Z13
+	VMOVUPD.Z     (DX), K2, Z14
+	VADDPD        Z14, Z13, Z13
+	VMOVUPD       Z13, K2, (DX)
+	VEXTRACTF32X8 $0x01, Z6, Y13
+	VCVTPS2PD     Y13, Z13
+	VMOVUPD.Z     64(DX), K3, Z14
+	VADDPD        Z14, Z13, Z13
+	VMOVUPD       Z13, K3, 64(DX)
+	ADDQ          R8, DX
+	VCVTPS2PD     Y7, Z13
+	VMOVUPD.Z     (DX), K2, Z14
+	VADDPD        Z14, Z13, Z13
+	VMOVUPD       Z13, K2, (DX)
+	VEXTRACTF32X8 $0x01, Z7, Y13
+	VCVTPS2PD     Y13, Z13
+	VMOVUPD.Z     64(DX), K3, Z14
+	VADDPD        Z14, Z13, Z13
+	VMOVUPD       Z13, K3, 64(DX)
+	ADDQ          R8, DX
+	VCVTPS2PD     Y8, Z13
+	VMOVUPD.Z     (DX), K2, Z14
+	VADDPD        Z14, Z13, Z13
+	VMOVUPD       Z13, K2, (DX)
+	VEXTRACTF32X8 $0x01, Z8, Y13
+	VCVTPS2PD     Y13, Z13
+	VMOVUPD.Z     64(DX), K3, Z14
+	VADDPD        Z14, Z13, Z13
+	VMOVUPD       Z13, K3, 64(DX)
+	ADDQ          R8, DX
+	VCVTPS2PD     Y9, Z13
+	VMOVUPD.Z     (DX), K2, Z14
+	VADDPD        Z14, Z13, Z13
+	VMOVUPD       Z13, K2, (DX)
+	VEXTRACTF32X8 $0x01, Z9, Y13
+	VCVTPS2PD     Y13, Z13
+	VMOVUPD.Z     64(DX), K3, Z14
+	VADDPD        Z14, Z13, Z13
+	VMOVUPD       Z13, K3, 64(DX)
+	ADDQ          R8, DX
+	VCVTPS2PD     Y10, Z13
+	VMOVUPD.Z     (DX), K2, Z14
+	VADDPD        Z14, Z13, Z13
+	VMOVUPD       Z13, K2, (DX)
+	VEXTRACTF32X8 $0x01, Z10, Y13
+	VCVTPS2PD     Y13, Z13
+	VMOVUPD.Z     64(DX), K3, Z14
+	VADDPD        Z14, Z13, Z13
+	VMOVUPD       Z13, K3, 64(DX)
+	ADDQ          R8, DX
+	VCVTPS2PD     Y11, Z13
+	VMOVUPD.Z     (DX), K2, Z14
+	VADDPD        Z14, Z13, Z13
+	VMOVUPD       Z13, K2, (DX)
+	VEXTRACTF32X8 $0x01, Z11, Y13
+	VCVTPS2PD     Y13, Z13
+	VMOVUPD.Z     64(DX), K3, Z14
+	VADDPD        Z14, Z13, Z13
+	VMOVUPD       Z13, K3, 64(DX)
+
+atb32KernelAVX512_nb1_mr12_next:
+	MOVQ   $0x00000001, R13
+	TESTQ  BX, BX
+	JNZ    atb32KernelAVX512_nb1_mr12_chunk
+	IMUL3Q $0x0000000c, R8, DX
+	ADDQ   DX, DI
+	ADDQ   $0x00000030, SI
+	JMP    atb32KernelAVX512_done
+
+atb32KernelAVX512_nb1_mr13:
+	MOVQ    b+32(FP), R11
+	MOVQ    n+48(FP), BX
+	MOVQ    SI, R12
+	MOVBQZX add+72(FP), R13
+
+atb32KernelAVX512_nb1_mr13_chunk:
+	VXORPS  Z0, Z0, Z0
+	VXORPS  Z1, Z1, Z1
+	VXORPS  Z2, Z2, Z2
+	VXORPS  Z3, Z3, Z3
+	VXORPS  Z4, Z4, Z4
+	VXORPS  Z5, Z5, Z5
+	VXORPS  Z6, Z6, Z6
+	VXORPS  Z7, Z7, Z7
+	VXORPS  Z8, Z8, Z8
+	VXORPS  Z9, Z9, Z9
+	VXORPS  Z10, Z10, Z10
+	VXORPS  Z11, Z11, Z11
+	VXORPS  Z12, Z12, Z12
+	MOVQ    $0x00000040, AX
+	CMPQ    BX, AX
+	CMOVQLT BX, AX
+	SUBQ    AX, BX
+
+atb32KernelAVX512_nb1_mr13_loop:
+	VMOVUPS.Z        (R11), K1, Z13
+	VFMADD231PS.BCST (R12), Z13, Z0
+	VFMADD231PS.BCST 4(R12), Z13, Z1
+	VFMADD231PS.BCST 8(R12), Z13, Z2
+	VFMADD231PS.BCST 12(R12), Z13, Z3
+	VFMADD231PS.BCST 16(R12), Z13, Z4
+	VFMADD231PS.BCST 20(R12), Z13, Z5
+	VFMADD231PS.BCST 24(R12), Z13, Z6
+	VFMADD231PS.BCST 28(R12), Z13, Z7
+	VFMADD231PS.BCST 32(R12), Z13, Z8
+	VFMADD231PS.BCST 36(R12), Z13, Z9
+	VFMADD231PS.BCST 40(R12), Z13, Z10
+	VFMADD231PS.BCST 44(R12), Z13, Z11
+	VFMADD231PS.BCST 48(R12), Z13, Z12
+	ADDQ             R9, R12
+	ADDQ             R10, R11
+	DECQ             AX
+	JNZ              atb32KernelAVX512_nb1_mr13_loop
+	TESTQ            R13, R13
+	JNZ              atb32KernelAVX512_nb1_mr13_add
+	MOVQ             DI, DX
+	VCVTPS2PD        Y0, Z14
+	VMOVUPD          Z14, K2, (DX)
+	VEXTRACTF32X8    $0x01, Z0, Y14
+	VCVTPS2PD        Y14, Z14
+	VMOVUPD          Z14, K3, 64(DX)
+	ADDQ             R8, DX
+	VCVTPS2PD        Y1, Z14
+	VMOVUPD          Z14, K2, (DX)
+	VEXTRACTF32X8    $0x01, Z1, Y14
+	VCVTPS2PD        Y14, Z14
+	VMOVUPD          Z14, K3, 64(DX)
+	ADDQ             R8, DX
+	VCVTPS2PD        Y2, Z14
+	VMOVUPD          Z14, K2, (DX)
+	VEXTRACTF32X8    $0x01, Z2, Y14
+	VCVTPS2PD        Y14, Z14
+	VMOVUPD          Z14, K3, 64(DX)
+	ADDQ             R8, DX
+	VCVTPS2PD        Y3, Z14
+	VMOVUPD          Z14, K2, (DX)
+	VEXTRACTF32X8    $0x01, Z3, Y14
+	VCVTPS2PD        Y14, Z14
+	VMOVUPD          Z14, K3, 64(DX)
+	ADDQ             R8, DX
+	VCVTPS2PD        Y4, Z14
+	VMOVUPD          Z14, K2, (DX)
+	VEXTRACTF32X8    $0x01, Z4, Y14
+	VCVTPS2PD        Y14, Z14
+	VMOVUPD          Z14, K3, 64(DX)
+	ADDQ             R8, DX
+	VCVTPS2PD        Y5, Z14
+	VMOVUPD          Z14, K2, (DX)
+	VEXTRACTF32X8    $0x01, Z5, Y14
+	VCVTPS2PD        Y14, Z14
+	VMOVUPD          Z14, K3, 64(DX)
+	ADDQ             R8, DX
+	VCVTPS2PD        Y6, Z14
+	VMOVUPD          Z14, K2, (DX)
+	VEXTRACTF32X8    $0x01, Z6, Y14
+	VCVTPS2PD        Y14, Z14
+	VMOVUPD          Z14, K3, 64(DX)
+	ADDQ             R8, DX
+	VCVTPS2PD        Y7, Z14
+	VMOVUPD          Z14, K2, (DX)
+	VEXTRACTF32X8    $0x01, Z7, Y14
+	VCVTPS2PD        Y14, Z14
+	VMOVUPD          Z14, K3, 64(DX)
+	ADDQ             R8, DX
+	VCVTPS2PD        Y8, Z14
+	VMOVUPD          Z14, K2, (DX)
+	VEXTRACTF32X8    $0x01, Z8, Y14
+	VCVTPS2PD        Y14, Z14
+	VMOVUPD          Z14, K3, 64(DX)
+	ADDQ             R8, DX
+	VCVTPS2PD        Y9, Z14
+	VMOVUPD          Z14, K2, (DX)
+	VEXTRACTF32X8    $0x01, Z9, Y14
+	VCVTPS2PD        Y14, Z14
+	VMOVUPD          Z14, K3, 64(DX)
+	ADDQ             R8, DX
+	VCVTPS2PD        Y10, Z14
+	VMOVUPD          Z14, K2, (DX)
+	VEXTRACTF32X8    $0x01, Z10, Y14
+	VCVTPS2PD        Y14, Z14
+	VMOVUPD          Z14, K3, 64(DX)
+	ADDQ             R8, DX
+	VCVTPS2PD        Y11, Z14
+	VMOVUPD          Z14, K2, (DX)
+	VEXTRACTF32X8    $0x01, Z11, Y14
+	VCVTPS2PD        Y14, Z14
+	VMOVUPD          Z14, K3, 64(DX)
+	ADDQ             R8, DX
+	VCVTPS2PD        Y12, Z14
+	VMOVUPD          Z14, K2, (DX)
+	VEXTRACTF32X8    $0x01, Z12, Y14
+	VCVTPS2PD        Y14, Z14
+	VMOVUPD          Z14, K3, 64(DX)
+	JMP              atb32KernelAVX512_nb1_mr13_next
+
+atb32KernelAVX512_nb1_mr13_add:
+	MOVQ          DI, DX
+	VCVTPS2PD     Y0, Z14
+	VMOVUPD.Z     (DX), K2, Z15
+	VADDPD        Z15, Z14, Z14
+	VMOVUPD       Z14, K2, (DX)
+	VEXTRACTF32X8 $0x01, Z0, Y14
+	VCVTPS2PD     Y14, Z14
+	VMOVUPD.Z     64(DX), K3, Z15
+	VADDPD        Z15, Z14, Z14
+	VMOVUPD       Z14, K3, 64(DX)
+	ADDQ          R8, DX
+	VCVTPS2PD     Y1, Z14
+	VMOVUPD.Z     (DX), K2, Z15
+	VADDPD        Z15, Z14, Z14
+	VMOVUPD       Z14, K2, (DX)
+	VEXTRACTF32X8 $0x01, Z1, Y14
+	VCVTPS2PD     Y14, Z14
+	VMOVUPD.Z     64(DX), K3, Z15
+	VADDPD        Z15, Z14, Z14
+	VMOVUPD       Z14, K3, 64(DX)
+	ADDQ          R8, DX
+	VCVTPS2PD     Y2, Z14
+	VMOVUPD.Z     (DX), K2, Z15
+	VADDPD        Z15, Z14, Z14
+	VMOVUPD       Z14, K2, (DX)
+	VEXTRACTF32X8 $0x01, Z2, Y14
+	VCVTPS2PD     Y14, Z14
+	VMOVUPD.Z     64(DX), K3, Z15
+	VADDPD        Z15, Z14, Z14
+	VMOVUPD       Z14, K3, 64(DX)
+	ADDQ          R8, DX
+	VCVTPS2PD     Y3, Z14
+	VMOVUPD.Z     (DX), K2, Z15
+	VADDPD        Z15, Z14, Z14
+	VMOVUPD       Z14, K2, (DX)
+	VEXTRACTF32X8 $0x01, Z3, Y14
+	VCVTPS2PD     Y14, Z14
+	VMOVUPD.Z     64(DX), K3, Z15
+	VADDPD        Z15, Z14, Z14
+	VMOVUPD       Z14, K3, 64(DX)
+	ADDQ          R8, DX
+	VCVTPS2PD     Y4, Z14
+	VMOVUPD.Z     (DX), K2, Z15
+	VADDPD        Z15, Z14, Z14
+	VMOVUPD       Z14, K2, (DX)
+	VEXTRACTF32X8 $0x01, Z4, Y14
+	VCVTPS2PD     Y14, Z14
+	VMOVUPD.Z     64(DX), K3, Z15
+	VADDPD        Z15, Z14, Z14
+	VMOVUPD       Z14, K3, 64(DX)
+	ADDQ          R8, DX
+	VCVTPS2PD     Y5, Z14
+	VMOVUPD.Z     (DX), K2, Z15
+	VADDPD        Z15, Z14, Z14
+	VMOVUPD       Z14, K2, (DX)
+	VEXTRACTF32X8 $0x01, Z5, Y14
+	VCVTPS2PD     Y14, Z14
+	VMOVUPD.Z     64(DX), K3, Z15
+	VADDPD        Z15, Z14, Z14
+	VMOVUPD       Z14, K3, 64(DX)
+	ADDQ          R8, DX
+	VCVTPS2PD     Y6, Z14
+	VMOVUPD.Z     (DX), K2, Z15
+	VADDPD        Z15, Z14, Z14
+	VMOVUPD       Z14, K2, (DX)
+	VEXTRACTF32X8 $0x01, Z6, Y14
+	VCVTPS2PD     Y14, Z14
+	VMOVUPD.Z     64(DX), K3, Z15
+	VADDPD        Z15, Z14, Z14
+	VMOVUPD       Z14, K3, 64(DX)
+	ADDQ          R8, DX
+	VCVTPS2PD     Y7, Z14
+	VMOVUPD.Z     (DX), K2, Z15
+	VADDPD        Z15, Z14, Z14
+	VMOVUPD       Z14, K2, (DX)
+	VEXTRACTF32X8 $0x01, Z7, Y14
+	VCVTPS2PD     Y14, Z14
+	VMOVUPD.Z     64(DX), K3, Z15
+	VADDPD        Z15, Z14, Z14
+	VMOVUPD       Z14, K3, 64(DX)
+	ADDQ          R8, DX
+	VCVTPS2PD     Y8, Z14
+	VMOVUPD.Z     (DX), K2, Z15
+	VADDPD        Z15, Z14, Z14
+	VMOVUPD       Z14, K2, (DX)
+	VEXTRACTF32X8 $0x01, Z8, Y14
+	VCVTPS2PD     Y14, Z14
+	VMOVUPD.Z     64(DX), K3, Z15
+	VADDPD        Z15, Z14, Z14
+	VMOVUPD       Z14, K3, 64(DX)
+	ADDQ          R8, DX
+	VCVTPS2PD     Y9, Z14
+	VMOVUPD.Z     (DX), K2, Z15
+	VADDPD        Z15, Z14, Z14
+	VMOVUPD       Z14, K2, (DX)
+	VEXTRACTF32X8 $0x01, Z9, Y14
+	VCVTPS2PD     Y14, Z14
+	VMOVUPD.Z     64(DX), K3, Z15
+	VADDPD        Z15, Z14, Z14
+	VMOVUPD       Z14, K3, 64(DX)
+	ADDQ          R8, DX
+	VCVTPS2PD     Y10, Z14
+	VMOVUPD.Z     (DX), K2, Z15
+	VADDPD        Z15, Z14, Z14
+	VMOVUPD       Z14, K2, (DX)
+	VEXTRACTF32X8 $0x01, Z10, Y14
+	VCVTPS2PD     Y14, Z14
+	VMOVUPD.Z     64(DX), K3, Z15
+	VADDPD        Z15, Z14, Z14
+	VMOVUPD       Z14, K3, 64(DX)
+	ADDQ          R8, DX
+	VCVTPS2PD     Y11, Z14
+	VMOVUPD.Z     (DX), K2, Z15
+	VADDPD        Z15, Z14, Z14
+	VMOVUPD       Z14, K2, (DX)
+	VEXTRACTF32X8 $0x01, Z11, Y14
+	VCVTPS2PD     Y14, Z14
+	VMOVUPD.Z     64(DX), K3, Z15
+	VADDPD        Z15, Z14, Z14
+	VMOVUPD       Z14, K3, 64(DX)
+	ADDQ          R8, DX
+	VCVTPS2PD     Y12, Z14
+	VMOVUPD.Z     (DX), K2, Z15
+	VADDPD        Z15, Z14, Z14
+	VMOVUPD       Z14, K2, (DX)
+	VEXTRACTF32X8 $0x01, Z12, Y14
+	VCVTPS2PD     Y14, Z14
+	VMOVUPD.Z     64(DX), K3, Z15
+	VADDPD        Z15, Z14, Z14
+	VMOVUPD       Z14, K3, 64(DX)
+
+atb32KernelAVX512_nb1_mr13_next:
+	MOVQ   $0x00000001, R13
+	TESTQ  BX, BX
+	JNZ    atb32KernelAVX512_nb1_mr13_chunk
+	IMUL3Q $0x0000000d, R8, DX
+	ADDQ   DX, DI
+	ADDQ   $0x00000034, SI
+	JMP    atb32KernelAVX512_done
+
+atb32KernelAVX512_nb1_mr14:
+	MOVQ    b+32(FP), R11
+	MOVQ    n+48(FP), BX
+	MOVQ    SI, R12
+	MOVBQZX add+72(FP), R13
+
+atb32KernelAVX512_nb1_mr14_chunk:
+	VXORPS  Z0, Z0, Z0
+	VXORPS  Z1, Z1, Z1
+	VXORPS  Z2, Z2, Z2
+	VXORPS  Z3, Z3, Z3
+	VXORPS  Z4, Z4, Z4
+	VXORPS  Z5, Z5, Z5
+	VXORPS  Z6, Z6, Z6
+	VXORPS  Z7, Z7, Z7
+	VXORPS  Z8, Z8, Z8
+	VXORPS  Z9, Z9, Z9
+	VXORPS  Z10, Z10, Z10
+	VXORPS  Z11, Z11, Z11
+	VXORPS  Z12, Z12, Z12
+	VXORPS  Z13, Z13, Z13
+	MOVQ    $0x00000040, AX
+	CMPQ    BX, AX
+	CMOVQLT BX, AX
+	SUBQ    AX, BX
+
+atb32KernelAVX512_nb1_mr14_loop:
+	VMOVUPS.Z        (R11), K1, Z14
+	VFMADD231PS.BCST (R12), Z14, Z0
+	VFMADD231PS.BCST 4(R12), Z14, Z1
+	VFMADD231PS.BCST 8(R12), Z14, Z2
+	VFMADD231PS.BCST 12(R12), Z14, Z3
+	VFMADD231PS.BCST 16(R12), Z14, Z4
+	VFMADD231PS.BCST 20(R12), Z14, Z5
+	VFMADD231PS.BCST 24(R12), Z14, Z6
+	VFMADD231PS.BCST 28(R12), Z14, Z7
+	VFMADD231PS.BCST 32(R12), Z14, Z8
+	VFMADD231PS.BCST 36(R12), Z14, Z9
+	VFMADD231PS.BCST 40(R12), Z14, Z10
+	VFMADD231PS.BCST 44(R12), Z14, Z11
+	VFMADD231PS.BCST 48(R12), Z14, Z12
+	VFMADD231PS.BCST 52(R12), Z14, Z13
+	ADDQ             R9, R12
+	ADDQ             R10, R11
+	DECQ             AX
+	JNZ              atb32KernelAVX512_nb1_mr14_loop
+	TESTQ            R13, R13
+	JNZ              atb32KernelAVX512_nb1_mr14_add
+	MOVQ             DI, DX
+	VCVTPS2PD        Y0, Z15
+	VMOVUPD          Z15, K2, (DX)
+	VEXTRACTF32X8    $0x01, Z0, Y15
+	VCVTPS2PD        Y15, Z15
+	VMOVUPD          Z15, K3, 64(DX)
+	ADDQ             R8, DX
+	VCVTPS2PD        Y1, Z15
+	VMOVUPD          Z15, K2, (DX)
+	VEXTRACTF32X8    $0x01, Z1, Y15
+	VCVTPS2PD        Y15, Z15
+	VMOVUPD          Z15, K3, 64(DX)
+	ADDQ             R8, DX
+	VCVTPS2PD        Y2, Z15
+	VMOVUPD          Z15, K2, (DX)
+	VEXTRACTF32X8    $0x01, Z2, Y15
+	VCVTPS2PD        Y15, Z15
+	VMOVUPD          Z15, K3, 64(DX)
+	ADDQ             R8, DX
+	VCVTPS2PD        Y3, Z15
+	VMOVUPD          Z15, K2, (DX)
+	VEXTRACTF32X8    $0x01, Z3, Y15
+	VCVTPS2PD        Y15, Z15
+	VMOVUPD          Z15, K3, 64(DX)
+	ADDQ             R8, DX
+	VCVTPS2PD        Y4, Z15
+	VMOVUPD          Z15, K2, (DX)
+	VEXTRACTF32X8    $0x01, Z4, Y15
+	VCVTPS2PD        Y15, Z15
+	VMOVUPD          Z15, K3, 64(DX)
+	ADDQ             R8, DX
+	VCVTPS2PD        Y5, Z15
+	VMOVUPD          Z15, K2, (DX)
+	VEXTRACTF32X8    $0x01, Z5, Y15
+	VCVTPS2PD        Y15, Z15
+	VMOVUPD          Z15, K3, 64(DX)
+	ADDQ             R8, DX
+	VCVTPS2PD        Y6, Z15
+	VMOVUPD          Z15, K2, (DX)
+	VEXTRACTF32X8    $0x01, Z6, Y15
+	VCVTPS2PD        Y15, Z15
+	VMOVUPD          Z15, K3, 64(DX)
+	ADDQ             R8, DX
+	VCVTPS2PD        Y7, Z15
+	VMOVUPD          Z15, K2, (DX)
+	VEXTRACTF32X8    $0x01, Z7, Y15
+	VCVTPS2PD        Y15, Z15
+	VMOVUPD          Z15, K3, 64(DX)
+	ADDQ             R8, DX
+	VCVTPS2PD        Y8, Z15
+	VMOVUPD          Z15, K2, (DX)
+	VEXTRACTF32X8    $0x01, Z8, Y15
+	VCVTPS2PD        Y15, Z15
+	VMOVUPD          Z15, K3, 64(DX)
+	ADDQ             R8, DX
+	VCVTPS2PD        Y9, Z15
+	VMOVUPD          Z15, K2, (DX)
+	VEXTRACTF32X8    $0x01, Z9, Y15
+	VCVTPS2PD        Y15, Z15
+	VMOVUPD          Z15, K3, 64(DX)
+	ADDQ             R8, DX
+	VCVTPS2PD        Y10, Z15
+	VMOVUPD          Z15, K2, (DX)
+	VEXTRACTF32X8    $0x01, Z10, Y15
+	VCVTPS2PD        Y15, Z15
+	VMOVUPD          Z15, K3, 64(DX)
+	ADDQ             R8, DX
+	VCVTPS2PD        Y11, Z15
+	VMOVUPD          Z15, K2, (DX)
+	VEXTRACTF32X8    $0x01, Z11, Y15
+	VCVTPS2PD        Y15, Z15
+	VMOVUPD          Z15, K3, 64(DX)
+	ADDQ             R8, DX
+	VCVTPS2PD        Y12, Z15
+	VMOVUPD          Z15, K2, (DX)
+	VEXTRACTF32X8    $0x01, Z12, Y15
+	VCVTPS2PD        Y15, Z15
+	VMOVUPD          Z15, K3, 64(DX)
+	ADDQ             R8, DX
+	VCVTPS2PD        Y13, Z15
+	VMOVUPD          Z15, K2, (DX)
+	VEXTRACTF32X8    $0x01, Z13, Y15
+	VCVTPS2PD        Y15, Z15
+	VMOVUPD          Z15, K3, 64(DX)
+	JMP              atb32KernelAVX512_nb1_mr14_next
+
+atb32KernelAVX512_nb1_mr14_add:
+	MOVQ          DI, DX
+	VCVTPS2PD     Y0, Z15
+	VMOVUPD.Z     (DX), K2, Z16
+	VADDPD        Z16, Z15, Z15
+	VMOVUPD       Z15, K2, (DX)
+	VEXTRACTF32X8 $0x01, Z0, Y15
+	VCVTPS2PD     Y15, Z15
+	VMOVUPD.Z     64(DX), K3, Z16
+	VADDPD        Z16, Z15, Z15
+	VMOVUPD       Z15, K3, 64(DX)
+	ADDQ          R8, DX
+	VCVTPS2PD     Y1, Z15
+	VMOVUPD.Z     (DX), K2, Z16
+	VADDPD        Z16, Z15, Z15
+	VMOVUPD       Z15, K2, (DX)
+	VEXTRACTF32X8 $0x01, Z1, Y15
+	VCVTPS2PD     Y15, Z15
+	VMOVUPD.Z     64(DX), K3, Z16
+	VADDPD        Z16, Z15, Z15
+	VMOVUPD       Z15, K3, 64(DX)
+	ADDQ          R8, DX
+	VCVTPS2PD     Y2, Z15
+	VMOVUPD.Z     (DX), K2, Z16
+	VADDPD        Z16, Z15, Z15
+	VMOVUPD       Z15, K2, (DX)
+	VEXTRACTF32X8 $0x01, Z2, Y15
+	VCVTPS2PD     Y15, Z15
+	VMOVUPD.Z     64(DX), K3, Z16
+	VADDPD        Z16, Z15, Z15
+	VMOVUPD       Z15, K3, 64(DX)
+	ADDQ          R8, DX
+	VCVTPS2PD     Y3, Z15
+	VMOVUPD.Z     (DX), K2, Z16
+	VADDPD        Z16, Z15, Z15
+	VMOVUPD       Z15, K2, (DX)
+	VEXTRACTF32X8 $0x01, Z3, Y15
+	VCVTPS2PD     Y15, Z15
+	VMOVUPD.Z     64(DX), K3, Z16
+	VADDPD        Z16, Z15, Z15
+	VMOVUPD       Z15, K3, 64(DX)
+	ADDQ          R8, DX
+	VCVTPS2PD     Y4, Z15
+	VMOVUPD.Z     (DX), K2, Z16
+	VADDPD        Z16, Z15, Z15
+	VMOVUPD       Z15, K2, (DX)
+	VEXTRACTF32X8 $0x01, Z4, Y15
+	VCVTPS2PD     Y15, Z15
+	VMOVUPD.Z     64(DX), K3, Z16
+	VADDPD        Z16, Z15, Z15
+	VMOVUPD       Z15, K3, 64(DX)
+	ADDQ          R8, DX
+	VCVTPS2PD     Y5, Z15
+	VMOVUPD.Z     (DX), K2, Z16
+	VADDPD        Z16, Z15, Z15
+	VMOVUPD       Z15, K2, (DX)
+	VEXTRACTF32X8 $0x01, Z5, Y15
+	VCVTPS2PD     Y15, Z15
+	VMOVUPD.Z     64(DX), K3, Z16
+	VADDPD        Z16, Z15, Z15
+	VMOVUPD       Z15, K3, 64(DX)
+	ADDQ          R8, DX
+	VCVTPS2PD     Y6, Z15
+	VMOVUPD.Z     (DX), K2, Z16
+	VADDPD        Z16, Z15, Z15
+	VMOVUPD       Z15, K2, (DX)
+	VEXTRACTF32X8 $0x01, Z6, Y15
+	VCVTPS2PD     Y15, Z15
+	VMOVUPD.Z     64(DX), K3, Z16
+	VADDPD        Z16, Z15, Z15
+	VMOVUPD       Z15, K3, 64(DX)
+	ADDQ          R8, DX
+	VCVTPS2PD     Y7, Z15
+	VMOVUPD.Z     (DX), K2, Z16
+	VADDPD        Z16, Z15, Z15
+	VMOVUPD       Z15, K2, (DX)
+	VEXTRACTF32X8 $0x01, Z7, Y15
+	VCVTPS2PD     Y15, Z15
+	VMOVUPD.Z     64(DX), K3, Z16
+	VADDPD        Z16, Z15, Z15
+	VMOVUPD       Z15, K3, 64(DX)
+	ADDQ          R8, DX
+	VCVTPS2PD     Y8, Z15
+	VMOVUPD.Z     (DX), K2, Z16
+	VADDPD        Z16, Z15, Z15
+	VMOVUPD       Z15, K2, (DX)
+	VEXTRACTF32X8 $0x01, Z8, Y15
+	VCVTPS2PD     Y15, Z15
+	VMOVUPD.Z     64(DX), K3, Z16
+	VADDPD        Z16, Z15, Z15
+	VMOVUPD       Z15, K3, 64(DX)
+	ADDQ          R8, DX
+	VCVTPS2PD     Y9, Z15
+	VMOVUPD.Z     (DX), K2, Z16
+	VADDPD        Z16, Z15, Z15
+	VMOVUPD       Z15, K2, (DX)
+	VEXTRACTF32X8 $0x01, Z9, Y15
+	VCVTPS2PD     Y15, Z15
+	VMOVUPD.Z     64(DX), K3, Z16
+	VADDPD        Z16, Z15, Z15
+	VMOVUPD       Z15, K3, 64(DX)
+	ADDQ          R8, DX
+	VCVTPS2PD     Y10, Z15
+	VMOVUPD.Z     (DX), K2, Z16
+	VADDPD        Z16, Z15, Z15
+	VMOVUPD       Z15, K2, (DX)
+	VEXTRACTF32X8 $0x01, Z10, Y15
+	VCVTPS2PD     Y15, Z15
+	VMOVUPD.Z     64(DX), K3, Z16
+	VADDPD        Z16, Z15, Z15
+	VMOVUPD       Z15, K3, 64(DX)
+	ADDQ          R8, DX
+	VCVTPS2PD     Y11, Z15
+	VMOVUPD.Z     (DX), K2, Z16
+	VADDPD        Z16, Z15, Z15
+	VMOVUPD       Z15, K2, (DX)
+	VEXTRACTF32X8 $0x01, Z11, Y15
+	VCVTPS2PD     Y15, Z15
+	VMOVUPD.Z     64(DX), K3, Z16
+	VADDPD        Z16, Z15, Z15
+	VMOVUPD       Z15, K3, 64(DX)
+	ADDQ          R8, DX
+	VCVTPS2PD     Y12, Z15
+	VMOVUPD.Z     (DX), K2, Z16
+	VADDPD        Z16, Z15, Z15
+	VMOVUPD       Z15, K2, (DX)
+	VEXTRACTF32X8 $0x01, Z12, Y15
+	VCVTPS2PD     Y15, Z15
+	VMOVUPD.Z     64(DX), K3, Z16
+	VADDPD        Z16, Z15, Z15
+	VMOVUPD       Z15, K3, 64(DX)
+	ADDQ          R8, DX
+	VCVTPS2PD     Y13, Z15
+	VMOVUPD.Z     (DX), K2, Z16
+	VADDPD        Z16, Z15, Z15
+	VMOVUPD       Z15, K2, (DX)
+	VEXTRACTF32X8 $0x01, Z13, Y15
+	VCVTPS2PD     Y15, Z15
+	VMOVUPD.Z     64(DX), K3, Z16
+	VADDPD        Z16, Z15, Z15
+	VMOVUPD       Z15, K3, 64(DX)
+
+atb32KernelAVX512_nb1_mr14_next:
+	MOVQ   $0x00000001, R13
+	TESTQ  BX, BX
+	JNZ    atb32KernelAVX512_nb1_mr14_chunk
+	IMUL3Q $0x0000000e, R8, DX
+	ADDQ   DX, DI
+	ADDQ   $0x00000038, SI
+	JMP    atb32KernelAVX512_done
+
+atb32KernelAVX512_nb1_mr15:
+	MOVQ    b+32(FP), R11
+	MOVQ    n+48(FP), BX
+	MOVQ    SI, R12
+	MOVBQZX add+72(FP), R13
+
+atb32KernelAVX512_nb1_mr15_chunk:
+	VXORPS  Z0, Z0, Z0
+	VXORPS  Z1, Z1, Z1
+	VXORPS  Z2, Z2, Z2
+	VXORPS  Z3, Z3, Z3
+	VXORPS  Z4, Z4, Z4
+	VXORPS  Z5, Z5, Z5
+	VXORPS  Z6, Z6, Z6
+	VXORPS  Z7, Z7, Z7
+	VXORPS  Z8, Z8, Z8
+	VXORPS  Z9, Z9, Z9
+	VXORPS  Z10, Z10, Z10
+	VXORPS  Z11, Z11, Z11
+	VXORPS  Z12, Z12, Z12
+	VXORPS  Z13, Z13, Z13
+	VXORPS  Z14, Z14, Z14
+	MOVQ    $0x00000040, AX
+	CMPQ    BX, AX
+	CMOVQLT BX, AX
+	SUBQ    AX, BX
+
+atb32KernelAVX512_nb1_mr15_loop:
+	VMOVUPS.Z        (R11), K1, Z15
+	VFMADD231PS.BCST (R12), Z15, Z0
+	VFMADD231PS.BCST 4(R12), Z15, Z1
+	VFMADD231PS.BCST 8(R12), Z15, Z2
+	VFMADD231PS.BCST 12(R12), Z15, Z3
+	VFMADD231PS.BCST 16(R12), Z15, Z4
+	VFMADD231PS.BCST 20(R12), Z15, Z5
+	VFMADD231PS.BCST 24(R12), Z15, Z6
+	VFMADD231PS.BCST 28(R12), Z15, Z7
+	VFMADD231PS.BCST 32(R12), Z15, Z8
+	VFMADD231PS.BCST 36(R12), Z15, Z9
+	VFMADD231PS.BCST 40(R12), Z15, Z10
+	VFMADD231PS.BCST 44(R12), Z15, Z11
+	VFMADD231PS.BCST 48(R12), Z15, Z12
+	VFMADD231PS.BCST 52(R12), Z15, Z13
+	VFMADD231PS.BCST 56(R12), Z15, Z14
+	ADDQ             R9, R12
+	ADDQ             R10, R11
+	DECQ             AX
+	JNZ              atb32KernelAVX512_nb1_mr15_loop
+	TESTQ            R13, R13
+	JNZ              atb32KernelAVX512_nb1_mr15_add
+	MOVQ             DI, DX
+	VCVTPS2PD        Y0, Z16
+	VMOVUPD          Z16, K2, (DX)
+	VEXTRACTF32X8    $0x01, Z0, Y16
+	VCVTPS2PD        Y16, Z16
+	VMOVUPD          Z16, K3, 64(DX)
+	ADDQ             R8, DX
+	VCVTPS2PD        Y1, Z16
+	VMOVUPD          Z16, K2, (DX)
+	VEXTRACTF32X8    $0x01, Z1, Y16
+	VCVTPS2PD        Y16, Z16
+	VMOVUPD          Z16, K3, 64(DX)
+	ADDQ             R8, DX
+	VCVTPS2PD        Y2, Z16
+	VMOVUPD          Z16, K2, (DX)
+	VEXTRACTF32X8    $0x01, Z2, Y16
+	VCVTPS2PD        Y16, Z16
+	VMOVUPD          Z16, K3, 64(DX)
+	ADDQ             R8, DX
+	VCVTPS2PD        Y3, Z16
+	VMOVUPD          Z16, K2, (DX)
+	VEXTRACTF32X8    $0x01, Z3, Y16
+	VCVTPS2PD        Y16, Z16
+	VMOVUPD          Z16, K3, 64(DX)
+	ADDQ             R8, DX
+	VCVTPS2PD        Y4, Z16
+	VMOVUPD          Z16, K2, (DX)
+	VEXTRACTF32X8    $0x01, Z4, Y16
+	VCVTPS2PD        Y16, Z16
+	VMOVUPD          Z16, K3, 64(DX)
+	ADDQ             R8, DX
+	VCVTPS2PD        Y5, Z16
+	VMOVUPD          Z16, K2, (DX)
+	VEXTRACTF32X8    $0x01, Z5, Y16
+	VCVTPS2PD        Y16, Z16
+	VMOVUPD          Z16, K3, 64(DX)
+	ADDQ             R8, DX
+	VCVTPS2PD        Y6, Z16
+	VMOVUPD          Z16, K2, (DX)
+	VEXTRACTF32X8    $0x01, Z6, Y16
+	VCVTPS2PD        Y16, Z16
+	VMOVUPD          Z16, K3, 64(DX)
+	ADDQ             R8, DX
+	VCVTPS2PD        Y7, Z16
+	VMOVUPD          Z16, K2, (DX)
+	VEXTRACTF32X8    $0x01, Z7, Y16
+	VCVTPS2PD        Y16, Z16
+	VMOVUPD          Z16, K3, 64(DX)
+	ADDQ             R8, DX
+	VCVTPS2PD        Y8, Z16
+	VMOVUPD          Z16, K2, (DX)
+	VEXTRACTF32X8    $0x01, Z8, Y16
+	VCVTPS2PD        Y16, Z16
+	VMOVUPD          Z16, K3, 64(DX)
+	ADDQ             R8, DX
+	VCVTPS2PD        Y9, Z16
+	VMOVUPD          Z16, K2, (DX)
+	VEXTRACTF32X8    $0x01, Z9, Y16
+	VCVTPS2PD        Y16, Z16
+	VMOVUPD          Z16, K3, 64(DX)
+	ADDQ             R8, DX
+	VCVTPS2PD        Y10, Z16
+	VMOVUPD          Z16, K2, (DX)
+	VEXTRACTF32X8    $0x01, Z10, Y16
+	VCVTPS2PD        Y16, Z16
+	VMOVUPD          Z16, K3, 64(DX)
+	ADDQ             R8, DX
+	VCVTPS2PD        Y11, Z16
+	VMOVUPD          Z16, K2, (DX)
+	VEXTRACTF32X8    $0x01, Z11, Y16
+	VCVTPS2PD        Y16, Z16
+	VMOVUPD          Z16, K3, 64(DX)
+	ADDQ             R8, DX
+	VCVTPS2PD        Y12, Z16
+	VMOVUPD          Z16, K2, (DX)
+	VEXTRACTF32X8    $0x01, Z12, Y16
+	VCVTPS2PD        Y16, Z16
+	VMOVUPD          Z16, K3, 64(DX)
+	ADDQ             R8, DX
+	VCVTPS2PD        Y13, Z16
+	VMOVUPD          Z16, K2, (DX)
+	VEXTRACTF32X8    $0x01, Z13, Y16
+	VCVTPS2PD        Y16, Z16
+	VMOVUPD          Z16, K3, 64(DX)
+	ADDQ             R8, DX
+	VCVTPS2PD        Y14, Z16
+	VMOVUPD          Z16, K2, (DX)
+	VEXTRACTF32X8    $0x01, Z14, Y16
+	VCVTPS2PD        Y16, Z16
+	VMOVUPD          Z16, K3, 64(DX)
+	JMP              atb32KernelAVX512_nb1_mr15_next
+
+atb32KernelAVX512_nb1_mr15_add:
+	MOVQ          DI, DX
+	VCVTPS2PD     Y0, Z16
+	VMOVUPD.Z     (DX), K2, Z17
+	VADDPD        Z17, Z16, Z16
+	VMOVUPD       Z16, K2, (DX)
+	VEXTRACTF32X8 $0x01, Z0, Y16
+	VCVTPS2PD     Y16, Z16
+	VMOVUPD.Z     64(DX), K3, Z17
+	VADDPD        Z17, Z16, Z16
+	VMOVUPD       Z16, K3, 64(DX)
+	ADDQ          R8, DX
+	VCVTPS2PD     Y1, Z16
+	VMOVUPD.Z     (DX), K2, Z17
+	VADDPD        Z17, Z16, Z16
+	VMOVUPD       Z16, K2, (DX)
+	VEXTRACTF32X8 $0x01, Z1, Y16
+	VCVTPS2PD     Y16, Z16
+	VMOVUPD.Z     64(DX), K3, Z17
+	VADDPD        Z17, Z16, Z16
+	VMOVUPD       Z16, K3, 64(DX)
+	ADDQ          R8, DX
+	VCVTPS2PD     Y2, Z16
+	VMOVUPD.Z     (DX), K2, Z17
+	VADDPD        Z17, Z16, Z16
+	VMOVUPD       Z16, K2, (DX)
+	VEXTRACTF32X8 $0x01, Z2, Y16
+	VCVTPS2PD     Y16, Z16
+	VMOVUPD.Z     64(DX), K3, Z17
+	VADDPD        Z17, Z16, Z16
+	VMOVUPD       Z16, K3, 64(DX)
+	ADDQ          R8, DX
+	VCVTPS2PD     Y3, Z16
+	VMOVUPD.Z     (DX), K2, Z17
+	VADDPD        Z17, Z16, Z16
+	VMOVUPD       Z16, K2, (DX)
+	VEXTRACTF32X8 $0x01, Z3, Y16
+	VCVTPS2PD     Y16, Z16
+	VMOVUPD.Z     64(DX), K3, Z17
+	VADDPD        Z17, Z16, Z16
+	VMOVUPD       Z16, K3, 64(DX)
+	ADDQ          R8, DX
+	VCVTPS2PD     Y4, Z16
+	VMOVUPD.Z     (DX), K2, Z17
+	VADDPD        Z17, Z16, Z16
+	VMOVUPD       Z16, K2, (DX)
+	VEXTRACTF32X8 $0x01, Z4, Y16
+	VCVTPS2PD     Y16, Z16
+	VMOVUPD.Z     64(DX), K3, Z17
+	VADDPD        Z17, Z16, Z16
+	VMOVUPD       Z16, K3, 64(DX)
+	ADDQ          R8, DX
+	VCVTPS2PD     Y5, Z16
+	VMOVUPD.Z     (DX), K2, Z17
+	VADDPD        Z17, Z16, Z16
+	VMOVUPD       Z16, K2, (DX)
+	VEXTRACTF32X8 $0x01, Z5, Y16
+	VCVTPS2PD     Y16, Z16
+	VMOVUPD.Z     64(DX), K3, Z17
+	VADDPD        Z17, Z16, Z16
+	VMOVUPD       Z16, K3, 64(DX)
+	ADDQ          R8, DX
+	VCVTPS2PD     Y6, Z16
+	VMOVUPD.Z     (DX), K2, Z17
+	VADDPD        Z17, Z16, Z16
+	VMOVUPD       Z16, K2, (DX)
+	VEXTRACTF32X8 $0x01, Z6, Y16
+	VCVTPS2PD     Y16, Z16
+	VMOVUPD.Z     64(DX), K3, Z17
+	VADDPD        Z17, Z16, Z16
+	VMOVUPD       Z16, K3, 64(DX)
+	ADDQ          R8, DX
+	VCVTPS2PD     Y7, Z16
+	VMOVUPD.Z     (DX), K2, Z17
+	VADDPD        Z17, Z16, Z16
+	VMOVUPD       Z16, K2, (DX)
+	VEXTRACTF32X8 $0x01, Z7, Y16
+	VCVTPS2PD     Y16, Z16
+	VMOVUPD.Z     64(DX), K3, Z17
+	VADDPD        Z17, Z16, Z16
+	VMOVUPD       Z16, K3, 64(DX)
+	ADDQ          R8, DX
+	VCVTPS2PD     Y8, Z16
+	VMOVUPD.Z     (DX), K2, Z17
+	VADDPD        Z17, Z16, Z16
+	VMOVUPD       Z16, K2, (DX)
+	VEXTRACTF32X8 $0x01, Z8, Y16
+	VCVTPS2PD     Y16, Z16
+	VMOVUPD.Z     64(DX), K3, Z17
+	VADDPD        Z17, Z16, Z16
+	VMOVUPD       Z16, K3, 64(DX)
+	ADDQ          R8, DX
+	VCVTPS2PD     Y9, Z16
+	VMOVUPD.Z     (DX), K2, Z17
+	VADDPD        Z17, Z16, Z16
+	VMOVUPD       Z16, K2, (DX)
+	VEXTRACTF32X8 $0x01, Z9, Y16
+	VCVTPS2PD     Y16, Z16
+	VMOVUPD.Z     64(DX), K3, Z17
+	VADDPD        Z17, Z16, Z16
+	VMOVUPD       Z16, K3, 64(DX)
+	ADDQ          R8, DX
+	VCVTPS2PD     Y10, Z16
+	VMOVUPD.Z     (DX), K2, Z17
+	VADDPD        Z17, Z16, Z16
+	VMOVUPD       Z16, K2, (DX)
+	VEXTRACTF32X8 $0x01, Z10, Y16
+	VCVTPS2PD     Y16, Z16
+	VMOVUPD.Z     64(DX), K3, Z17
+	VADDPD        Z17, Z16, Z16
+	VMOVUPD       Z16, K3, 64(DX)
+	ADDQ          R8, DX
+	VCVTPS2PD     Y11, Z16
+	VMOVUPD.Z     (DX), K2, Z17
+	VADDPD        Z17, Z16, Z16
+	VMOVUPD       Z16, K2, (DX)
+	VEXTRACTF32X8 $0x01, Z11, Y16
+	VCVTPS2PD     Y16, Z16
+	VMOVUPD.Z     64(DX), K3, Z17
+	VADDPD        Z17, Z16, Z16
+	VMOVUPD       Z16, K3, 64(DX)
+	ADDQ          R8, DX
+	VCVTPS2PD     Y12, Z16
+	VMOVUPD.Z     (DX), K2, Z17
+	VADDPD        Z17, Z16, Z16
+	VMOVUPD       Z16, K2, (DX)
+	VEXTRACTF32X8 $0x01, Z12, Y16
+	VCVTPS2PD     Y16, Z16
+	VMOVUPD.Z     64(DX), K3, Z17
+	VADDPD        Z17, Z16, Z16
+	VMOVUPD       Z16, K3, 64(DX)
+	ADDQ          R8, DX
+	VCVTPS2PD     Y13, Z16
+	VMOVUPD.Z     (DX), K2, Z17
+	VADDPD        Z17, Z16, Z16
+	VMOVUPD       Z16, K2, (DX)
+	VEXTRACTF32X8 $0x01, Z13, Y16
+	VCVTPS2PD     Y16, Z16
+	VMOVUPD.Z     64(DX), K3, Z17
+	VADDPD        Z17, Z16, Z16
+	VMOVUPD       Z16, K3, 64(DX)
+	ADDQ          R8, DX
+	VCVTPS2PD     Y14, Z16
+	VMOVUPD.Z     (DX), K2, Z17
+	VADDPD        Z17, Z16, Z16
+	VMOVUPD       Z16, K2, (DX)
+	VEXTRACTF32X8 $0x01, Z14, Y16
+	VCVTPS2PD     Y16, Z16
+	VMOVUPD.Z     64(DX), K3, Z17
+	VADDPD        Z17, Z16, Z16
+	VMOVUPD       Z16, K3, 64(DX)
+
+atb32KernelAVX512_nb1_mr15_next:
+	MOVQ   $0x00000001, R13
+	TESTQ  BX, BX
+	JNZ    atb32KernelAVX512_nb1_mr15_chunk
+	IMUL3Q $0x0000000f, R8, DX
+	ADDQ   DX, DI
+	ADDQ   $0x0000003c, SI
+	JMP    atb32KernelAVX512_done
+
+atb32KernelAVX512_nb2:
+	CMPQ    CX, $0x0c
+	JB      atb32KernelAVX512_nb2_rest
+	MOVQ    b+32(FP), R11
+	MOVQ    n+48(FP), BX
+	MOVQ    SI, R12
+	MOVBQZX add+72(FP), R13
+
+atb32KernelAVX512_nb2_fullchunk:
+	VXORPS  Z0, Z0, Z0
+	VXORPS  Z1, Z1, Z1
+	VXORPS  Z2, Z2, Z2
+	VXORPS  Z3, Z3, Z3
+	VXORPS  Z4, Z4, Z4
+	VXORPS  Z5, Z5, Z5
+	VXORPS  Z6, Z6, Z6
+	VXORPS  Z7, Z7, Z7
+	VXORPS  Z8, Z8, Z8
+	VXORPS  Z9, Z9, Z9
+	VXORPS  Z10, Z10, Z10
+	VXORPS  Z11, Z11, Z11
+	VXORPS  Z12, Z12, Z12
+	VXORPS  Z13, Z13, Z13
+	VXORPS  Z14, Z14, Z14
+	VXORPS  Z15, Z15, Z15
+	VXORPS  Z16, Z16, Z16
+	VXORPS  Z17, Z17, Z17
+	VXORPS  Z18, Z18, Z18
+	VXORPS  Z19, Z19, Z19
+	VXORPS  Z20, Z20, Z20
+	VXORPS  Z21, Z21, Z21
+	VXORPS  Z22, Z22, Z22
+	VXORPS  Z23, Z23, Z23
+	MOVQ    $0x00000040, AX
+	CMPQ    BX, AX
+	CMOVQLT BX, AX
+	SUBQ    AX, BX
+
+atb32KernelAVX512_nb2_fullloop:
+	VMOVUPS          (R11), Z24
+	VMOVUPS.Z        64(R11), K1, Z25
+	VFMADD231PS.BCST (R12), Z24, Z0
+	VFMADD231PS.BCST (R12), Z25, Z1
+	VFMADD231PS.BCST 4(R12), Z24, Z2
+	VFMADD231PS.BCST 4(R12), Z25, Z3
+	VFMADD231PS.BCST 8(R12), Z24, Z4
+	VFMADD231PS.BCST 8(R12), Z25, Z5
+	VFMADD231PS.BCST 12(R12), Z24, Z6
+	VFMADD231PS.BCST 12(R12), Z25, Z7
+	VFMADD231PS.BCST 16(R12), Z24, Z8
+	VFMADD231PS.BCST 16(R12), Z25, Z9
+	VFMADD231PS.BCST 20(R12), Z24, Z10
+	VFMADD231PS.BCST 20(R12), Z25, Z11
+	VFMADD231PS.BCST 24(R12), Z24, Z12
+	VFMADD231PS.BCST 24(R12), Z25, Z13
+	VFMADD231PS.BCST 28(R12), Z24, Z14
+	VFMADD231PS.BCST 28(R12), Z25, Z15
+	VFMADD231PS.BCST 32(R12), Z24, Z16
+	VFMADD231PS.BCST 32(R12), Z25, Z17
+	VFMADD231PS.BCST 36(R12), Z24, Z18
+	VFMADD231PS.BCST 36(R12), Z25, Z19
+	VFMADD231PS.BCST 40(R12), Z24, Z20
+	VFMADD231PS.BCST 40(R12), Z25, Z21
+	VFMADD231PS.BCST 44(R12), Z24, Z22
+	VFMADD231PS.BCST 44(R12), Z25, Z23
+	ADDQ             R9, R12
+	ADDQ             R10, R11
+	DECQ             AX
+	JNZ              atb32KernelAVX512_nb2_fullloop
+	TESTQ            R13, R13
+	JNZ              atb32KernelAVX512_nb2_fulladd
+	MOVQ             DI, DX
+	VCVTPS2PD        Y0, Z26
+	VMOVUPD          Z26, (DX)
+	VEXTRACTF32X8    $0x01, Z0, Y26
+	VCVTPS2PD        Y26, Z26
+	VMOVUPD          Z26, 64(DX)
+	VCVTPS2PD        Y1, Z26
+	VMOVUPD          Z26, K2, 128(DX)
+	VEXTRACTF32X8    $0x01, Z1, Y26
+	VCVTPS2PD        Y26, Z26
+	VMOVUPD          Z26, K3, 192(DX)
+	ADDQ             R8, DX
+	VCVTPS2PD        Y2, Z26
+	VMOVUPD          Z26, (DX)
+	VEXTRACTF32X8    $0x01, Z2, Y26
+	VCVTPS2PD        Y26, Z26
+	VMOVUPD          Z26, 64(DX)
+	VCVTPS2PD        Y3, Z26
+	VMOVUPD          Z26, K2, 128(DX)
+	VEXTRACTF32X8    $0x01, Z3, Y26
+	VCVTPS2PD        Y26, Z26
+	VMOVUPD          Z26, K3, 192(DX)
+	ADDQ             R8, DX
+	VCVTPS2PD        Y4, Z26
+	VMOVUPD          Z26, (DX)
+	VEXTRACTF32X8    $0x01, Z4, Y26
+	VCVTPS2PD        Y26, Z26
+	VMOVUPD          Z26, 64(DX)
+	VCVTPS2PD        Y5, Z26
+	VMOVUPD          Z26, K2, 128(DX)
+	VEXTRACTF32X8    $0x01, Z5, Y26
+	VCVTPS2PD        Y26, Z26
+	VMOVUPD          Z26, K3, 192(DX)
+	ADDQ             R8, DX
+	VCVTPS2PD        Y6, Z26
+	VMOVUPD          Z26, (DX)
+	VEXTRACTF32X8    $0x01, Z6, Y26
+	VCVTPS2PD        Y26, Z26
+	VMOVUPD          Z26, 64(DX)
+	VCVTPS2PD        Y7, Z26
+	VMOVUPD          Z26, K2, 128(DX)
+	VEXTRACTF32X8    $0x01, Z7, Y26
+	VCVTPS2PD        Y26, Z26
+	VMOVUPD          Z26, K3, 192(DX)
+	ADDQ             R8, DX
+	VCVTPS2PD        Y8, Z26
+	VMOVUPD          Z26, (DX)
+	VEXTRACTF32X8    $0x01, Z8, Y26
+	VCVTPS2PD        Y26, Z26
+	VMOVUPD          Z26, 64(DX)
+	VCVTPS2PD        Y9, Z26
+	VMOVUPD          Z26, K2, 128(DX)
+	VEXTRACTF32X8    $0x01, Z9, Y26
+	VCVTPS2PD        Y26, Z26
+	VMOVUPD          Z26, K3, 192(DX)
+	ADDQ             R8, DX
+	VCVTPS2PD        Y10, Z26
+	VMOVUPD          Z26, (DX)
+	VEXTRACTF32X8    $0x01, Z10, Y26
+	VCVTPS2PD        Y26, Z26
+	VMOVUPD          Z26, 64(DX)
+	VCVTPS2PD        Y11, Z26
+	VMOVUPD          Z26, K2, 128(DX)
+	VEXTRACTF32X8    $0x01, Z11, Y26
+	VCVTPS2PD        Y26, Z26
+	VMOVUPD          Z26, K3, 192(DX)
+	ADDQ             R8, DX
+	VCVTPS2PD        Y12, Z26
+	VMOVUPD          Z26, (DX)
+	VEXTRACTF32X8    $0x01, Z12, Y26
+	VCVTPS2PD        Y26, Z26
+	VMOVUPD          Z26, 64(DX)
+	VCVTPS2PD        Y13, Z26
+	VMOVUPD          Z26, K2, 128(DX)
+	VEXTRACTF32X8    $0x01, Z13, Y26
+	VCVTPS2PD        Y26, Z26
+	VMOVUPD          Z26, K3, 192(DX)
+	ADDQ             R8, DX
+	VCVTPS2PD        Y14, Z26
+	VMOVUPD          Z26, (DX)
+	VEXTRACTF32X8    $0x01, Z14, Y26
+	VCVTPS2PD        Y26, Z26
+	VMOVUPD          Z26, 64(DX)
+	VCVTPS2PD        Y15, Z26
+	VMOVUPD          Z26, K2, 128(DX)
+	VEXTRACTF32X8    $0x01, Z15, Y26
+	VCVTPS2PD        Y26, Z26
+	VMOVUPD          Z26, K3, 192(DX)
+	ADDQ             R8, DX
+	VCVTPS2PD        Y16, Z26
+	VMOVUPD          Z26, (DX)
+	VEXTRACTF32X8    $0x01, Z16, Y26
+	VCVTPS2PD        Y26, Z26
+	VMOVUPD          Z26, 64(DX)
+	VCVTPS2PD        Y17, Z26
+	VMOVUPD          Z26, K2, 128(DX)
+	VEXTRACTF32X8    $0x01, Z17, Y26
+	VCVTPS2PD        Y26, Z26
+	VMOVUPD          Z26, K3, 192(DX)
+	ADDQ             R8, DX
+	VCVTPS2PD        Y18, Z26
+	VMOVUPD          Z26, (DX)
+	VEXTRACTF32X8    $0x01, Z18, Y26
+	VCVTPS2PD        Y26, Z26
+	VMOVUPD          Z26, 64(DX)
+	VCVTPS2PD        Y19, Z26
+	VMOVUPD          Z26, K2, 128(DX)
+	VEXTRACTF32X8    $0x01, Z19, Y26
+	VCVTPS2PD        Y26, Z26
+	VMOVUPD          Z26, K3, 192(DX)
+	ADDQ             R8, DX
+	VCVTPS2PD        Y20, Z26
+	VMOVUPD          Z26, (DX)
+	VEXTRACTF32X8    $0x01, Z20, Y26
+	VCVTPS2PD        Y26, Z26
+	VMOVUPD          Z26, 64(DX)
+	VCVTPS2PD        Y21, Z26
+	VMOVUPD          Z26, K2, 128(DX)
+	VEXTRACTF32X8    $0x01, Z21, Y26
+	VCVTPS2PD        Y26, Z26
+	VMOVUPD          Z26, K3, 192(DX)
+	ADDQ             R8, DX
+	VCVTPS2PD        Y22, Z26
+	VMOVUPD          Z26, (DX)
+	VEXTRACTF32X8    $0x01, Z22, Y26
+	VCVTPS2PD        Y26, Z26
+	VMOVUPD          Z26, 64(DX)
+	VCVTPS2PD        Y23, Z26
+	VMOVUPD          Z26, K2, 128(DX)
+	VEXTRACTF32X8    $0x01, Z23, Y26
+	VCVTPS2PD        Y26, Z26
+	VMOVUPD          Z26, K3, 192(DX)
+	JMP              atb32KernelAVX512_nb2_fullnext
+
+atb32KernelAVX512_nb2_fulladd:
+	MOVQ          DI, DX
+	VCVTPS2PD     Y0, Z26
+	VADDPD        (DX), Z26, Z26
+	VMOVUPD       Z26, (DX)
+	VEXTRACTF32X8 $0x01, Z0, Y26
+	VCVTPS2PD     Y26, Z26
+	VADDPD        64(DX), Z26, Z26
+	VMOVUPD       Z26, 64(DX)
+	VCVTPS2PD     Y1, Z26
+	VMOVUPD.Z     128(DX), K2, Z27
+	VADDPD        Z27, Z26, Z26
+	VMOVUPD       Z26, K2, 128(DX)
+	VEXTRACTF32X8 $0x01, Z1, Y26
+	VCVTPS2PD     Y26, Z26
+	VMOVUPD.Z     192(DX), K3, Z27
+	VADDPD        Z27, Z26, Z26
+	VMOVUPD       Z26, K3, 192(DX)
+	ADDQ          R8, DX
+	VCVTPS2PD     Y2, Z26
+	VADDPD        (DX), Z26, Z26
+	VMOVUPD       Z26, (DX)
+	VEXTRACTF32X8 $0x01, Z2, Y26
+	VCVTPS2PD     Y26, Z26
+	VADDPD        64(DX), Z26, Z26
+	VMOVUPD       Z26, 64(DX)
+	VCVTPS2PD     Y3, Z26
+	VMOVUPD.Z     128(DX), K2, Z27
+	VADDPD        Z27, Z26, Z26
+	VMOVUPD       Z26, K2, 128(DX)
+	VEXTRACTF32X8 $0x01, Z3, Y26
+	VCVTPS2PD     Y26, Z26
+	VMOVUPD.Z     192(DX), K3, Z27
+	VADDPD        Z27, Z26, Z26
+	VMOVUPD       Z26, K3, 192(DX)
+	ADDQ          R8, DX
+	VCVTPS2PD     Y4, Z26
+	VADDPD        (DX), Z26, Z26
+	VMOVUPD       Z26, (DX)
+	VEXTRACTF32X8 $0x01, Z4, Y26
+	VCVTPS2PD     Y26, Z26
+	VADDPD        64(DX), Z26, Z26
+	VMOVUPD       Z26, 64(DX)
+	VCVTPS2PD     Y5, Z26
+	VMOVUPD.Z     128(DX), K2, Z27
+	VADDPD        Z27, Z26, Z26
+	VMOVUPD       Z26, K2, 128(DX)
+	VEXTRACTF32X8 $0x01, Z5, Y26
+	VCVTPS2PD     Y26, Z26
+	VMOVUPD.Z     192(DX), K3, Z27
+	VADDPD        Z27, Z26, Z26
+	VMOVUPD       Z26, K3, 192(DX)
+	ADDQ          R8, DX
+	VCVTPS2PD     Y6, Z26
+	VADDPD        (DX), Z26, Z26
+	VMOVUPD       Z26, (DX)
+	VEXTRACTF32X8 $0x01, Z6, Y26
+	VCVTPS2PD     Y26, Z26
+	VADDPD        64(DX), Z26, Z26
+	VMOVUPD       Z26, 64(DX)
+	VCVTPS2PD     Y7, Z26
+	VMOVUPD.Z     128(DX), K2, Z27
+	VADDPD        Z27, Z26, Z26
+	VMOVUPD       Z26, K2, 128(DX)
+	VEXTRACTF32X8 $0x01, Z7, Y26
+	VCVTPS2PD     Y26, Z26
+	VMOVUPD.Z     192(DX), K3, Z27
+	VADDPD        Z27, Z26, Z26
+	VMOVUPD       Z26, K3, 192(DX)
+	ADDQ          R8, DX
+	VCVTPS2PD     Y8, Z26
+	VADDPD        (DX), Z26, Z26
+	VMOVUPD       Z26, (DX)
+	VEXTRACTF32X8 $0x01, Z8, Y26
+	VCVTPS2PD     Y26, Z26
+	VADDPD        64(DX), Z26, Z26
+	VMOVUPD       Z26, 64(DX)
+	VCVTPS2PD     Y9, Z26
+	VMOVUPD.Z     128(DX), K2, Z27
+	VADDPD        Z27, Z26, Z26
+	VMOVUPD       Z26, K2, 128(DX)
+	VEXTRACTF32X8 $0x01, Z9, Y26
+	VCVTPS2PD     Y26, Z26
+	VMOVUPD.Z     192(DX), K3, Z27
+	VADDPD        Z27, Z26, Z26
+	VMOVUPD       Z26, K3, 192(DX)
+	ADDQ          R8, DX
+	VCVTPS2PD     Y10, Z26
+	VADDPD        (DX), Z26, Z26
+	VMOVUPD       Z26, (DX)
+	VEXTRACTF32X8 $0x01, Z10, Y26
+	VCVTPS2PD     Y26, Z26
+	VADDPD        64(DX), Z26, Z26
+	VMOVUPD       Z26, 64(DX)
+	VCVTPS2PD     Y11, Z26
+	VMOVUPD.Z     128(DX), K2, Z27
+	VADDPD        Z27, Z26, Z26
+	VMOVUPD       Z26, K2, 128(DX)
+	VEXTRACTF32X8 $0x01, Z11, Y26
+	VCVTPS2PD     Y26, Z26
+	VMOVUPD.Z     192(DX), K3, Z27
+	VADDPD        Z27, Z26, Z26
+	VMOVUPD       Z26, K3, 192(DX)
+	ADDQ          R8, DX
+	VCVTPS2PD     Y12, Z26
+	VADDPD        (DX), Z26, Z26
+	VMOVUPD       Z26, (DX)
+	VEXTRACTF32X8 $0x01, Z12, Y26
+	VCVTPS2PD     Y26, Z26
+	VADDPD        64(DX), Z26, Z26
+	VMOVUPD       Z26, 64(DX)
+	VCVTPS2PD     Y13, Z26
+	VMOVUPD.Z     128(DX), K2, Z27
+	VADDPD        Z27, Z26, Z26
+	VMOVUPD       Z26, K2, 128(DX)
+	VEXTRACTF32X8 $0x01, Z13, Y26
+	VCVTPS2PD     Y26, Z26
+	VMOVUPD.Z     192(DX), K3, Z27
+	VADDPD        Z27, Z26, Z26
+	VMOVUPD       Z26, K3, 192(DX)
+	ADDQ          R8, DX
+	VCVTPS2PD     Y14, Z26
+	VADDPD        (DX), Z26, Z26
+	VMOVUPD       Z26, (DX)
+	VEXTRACTF32X8 $0x01, Z14, Y26
+	VCVTPS2PD     Y26, Z26
+	VADDPD        64(DX), Z26, Z26
+	VMOVUPD       Z26, 64(DX)
+	VCVTPS2PD     Y15, Z26
+	VMOVUPD.Z     128(DX), K2, Z27
+	VADDPD        Z27, Z26, Z26
+	VMOVUPD       Z26, K2, 128(DX)
+	VEXTRACTF32X8 $0x01, Z15, Y26
+	VCVTPS2PD     Y26, Z26
+	VMOVUPD.Z     192(DX), K3, Z27
+	VADDPD        Z27, Z26, Z26
+	VMOVUPD       Z26, K3, 192(DX)
+	ADDQ          R8, DX
+	VCVTPS2PD     Y16, Z26
+	VADDPD        (DX), Z26, Z26
+	VMOVUPD       Z26, (DX)
+	VEXTRACTF32X8 $0x01, Z16, Y26
+	VCVTPS2PD     Y26, Z26
+	VADDPD        64(DX), Z26, Z26
+	VMOVUPD       Z26, 64(DX)
+	VCVTPS2PD     Y17, Z26
+	VMOVUPD.Z     128(DX), K2, Z27
+	VADDPD        Z27, Z26, Z26
+	VMOVUPD       Z26, K2, 128(DX)
+	VEXTRACTF32X8 $0x01, Z17, Y26
+	VCVTPS2PD     Y26, Z26
+	VMOVUPD.Z     192(DX), K3, Z27
+	VADDPD        Z27, Z26, Z26
+	VMOVUPD       Z26, K3, 192(DX)
+	ADDQ          R8, DX
+	VCVTPS2PD     Y18, Z26
+	VADDPD        (DX), Z26, Z26
+	VMOVUPD       Z26, (DX)
+	VEXTRACTF32X8 $0x01, Z18, Y26
+	VCVTPS2PD     Y26, Z26
+	VADDPD        64(DX), Z26, Z26
+	VMOVUPD       Z26, 64(DX)
+	VCVTPS2PD     Y19, Z26
+	VMOVUPD.Z     128(DX), K2, Z27
+	VADDPD        Z27, Z26, Z26
+	VMOVUPD       Z26, K2, 128(DX)
+	VEXTRACTF32X8 $0x01, Z19, Y26
+	VCVTPS2PD     Y26, Z26
+	VMOVUPD.Z     192(DX), K3, Z27
+	VADDPD        Z27, Z26, Z26
+	VMOVUPD       Z26, K3, 192(DX)
+	ADDQ          R8, DX
+	VCVTPS2PD     Y20, Z26
+	VADDPD        (DX), Z26, Z26
+	VMOVUPD       Z26, (DX)
+	VEXTRACTF32X8 $0x01, Z20, Y26
+	VCVTPS2PD     Y26, Z26
+	VADDPD        64(DX), Z26, Z26
+	VMOVUPD       Z26, 64(DX)
+	VCVTPS2PD     Y21, Z26
+	VMOVUPD.Z     128(DX), K2, Z27
+	VADDPD        Z27, Z26, Z26
+	VMOVUPD       Z26, K2, 128(DX)
+	VEXTRACTF32X8 $0x01, Z21, Y26
+	VCVTPS2PD     Y26, Z26
+	VMOVUPD.Z     192(DX), K3, Z27
+	VADDPD        Z27, Z26, Z26
+	VMOVUPD       Z26, K3, 192(DX)
+	ADDQ          R8, DX
+	VCVTPS2PD     Y22, Z26
+	VADDPD        (DX), Z26, Z26
+	VMOVUPD       Z26, (DX)
+	VEXTRACTF32X8 $0x01, Z22, Y26
+	VCVTPS2PD     Y26, Z26
+	VADDPD        64(DX), Z26, Z26
+	VMOVUPD       Z26, 64(DX)
+	VCVTPS2PD     Y23, Z26
+	VMOVUPD.Z     128(DX), K2, Z27
+	VADDPD        Z27, Z26, Z26
+	VMOVUPD       Z26, K2, 128(DX)
+	VEXTRACTF32X8 $0x01, Z23, Y26
+	VCVTPS2PD     Y26, Z26
+	VMOVUPD.Z     192(DX), K3, Z27
+	VADDPD        Z27, Z26, Z26
+	VMOVUPD       Z26, K3, 192(DX)
+
+atb32KernelAVX512_nb2_fullnext:
+	MOVQ   $0x00000001, R13
+	TESTQ  BX, BX
+	JNZ    atb32KernelAVX512_nb2_fullchunk
+	IMUL3Q $0x0000000c, R8, DX
+	ADDQ   DX, DI
+	ADDQ   $0x00000030, SI
+	SUBQ   $0x0c, CX
+	JMP    atb32KernelAVX512_nb2
+
+atb32KernelAVX512_nb2_rest:
+	CMPQ CX, $0x01
+	JE   atb32KernelAVX512_nb2_mr1
+	CMPQ CX, $0x02
+	JE   atb32KernelAVX512_nb2_mr2
+	CMPQ CX, $0x03
+	JE   atb32KernelAVX512_nb2_mr3
+	CMPQ CX, $0x04
+	JE   atb32KernelAVX512_nb2_mr4
+	CMPQ CX, $0x05
+	JE   atb32KernelAVX512_nb2_mr5
+	CMPQ CX, $0x06
+	JE   atb32KernelAVX512_nb2_mr6
+	CMPQ CX, $0x07
+	JE   atb32KernelAVX512_nb2_mr7
+	CMPQ CX, $0x08
+	JE   atb32KernelAVX512_nb2_mr8
+	CMPQ CX, $0x09
+	JE   atb32KernelAVX512_nb2_mr9
+	CMPQ CX, $0x0a
+	JE   atb32KernelAVX512_nb2_mr10
+	CMPQ CX, $0x0b
+	JE   atb32KernelAVX512_nb2_mr11
+	JMP  atb32KernelAVX512_done
+
+atb32KernelAVX512_nb2_mr1:
+	MOVQ    b+32(FP), R11
+	MOVQ    n+48(FP), BX
+	MOVQ    SI, R12
+	MOVBQZX add+72(FP), R13
+
+atb32KernelAVX512_nb2_mr1_chunk:
+	VXORPS  Z0, Z0, Z0
+	VXORPS  Z1, Z1, Z1
+	MOVQ    $0x00000040, AX
+	CMPQ    BX, AX
+	CMOVQLT BX, AX
+	SUBQ    AX, BX
+
+atb32KernelAVX512_nb2_mr1_loop:
+	VMOVUPS          (R11), Z2
+	VMOVUPS.Z        64(R11), K1, Z3
+	VFMADD231PS.BCST (R12), Z2, Z0
+	VFMADD231PS.BCST (R12), Z3, Z1
+	ADDQ             R9, R12
+	ADDQ             R10, R11
+	DECQ             AX
+	JNZ              atb32KernelAVX512_nb2_mr1_loop
+	TESTQ            R13, R13
+	JNZ              atb32KernelAVX512_nb2_mr1_add
+	MOVQ             DI, DX
+	VCVTPS2PD        Y0, Z4
+	VMOVUPD          Z4, (DX)
+	VEXTRACTF32X8    $0x01, Z0, Y4
+	VCVTPS2PD        Y4, Z4
+	VMOVUPD          Z4, 64(DX)
+	VCVTPS2PD        Y1, Z4
+	VMOVUPD          Z4, K2, 128(DX)
+	VEXTRACTF32X8    $0x01, Z1, Y4
+	VCVTPS2PD        Y4, Z4
+	VMOVUPD          Z4, K3, 192(DX)
+	JMP              atb32KernelAVX512_nb2_mr1_next
+
+atb32KernelAVX512_nb2_mr1_add:
+	MOVQ          DI, DX
+	VCVTPS2PD     Y0, Z4
+	VADDPD        (DX), Z4, Z4
+	VMOVUPD       Z4, (DX)
+	VEXTRACTF32X8 $0x01, Z0, Y4
+	VCVTPS2PD     Y4, Z4
+	VADDPD        64(DX), Z4, Z4
+	VMOVUPD       Z4, 64(DX)
+	VCVTPS2PD     Y1, Z4
+	VMOVUPD.Z     128(DX), K2, Z5
+	VADDPD        Z5, Z4, Z4
+	VMOVUPD       Z4, K2, 128(DX)
+	VEXTRACTF32X8 $0x01, Z1, Y4
+	VCVTPS2PD     Y4, Z4
+	VMOVUPD.Z     192(DX), K3, Z5
+	VADDPD        Z5, Z4, Z4
+	VMOVUPD       Z4, K3, 192(DX)
+
+atb32KernelAVX512_nb2_mr1_next:
+	MOVQ   $0x00000001, R13
+	TESTQ  BX, BX
+	JNZ    atb32KernelAVX512_nb2_mr1_chunk
+	IMUL3Q $0x00000001, R8, DX
+	ADDQ   DX, DI
+	ADDQ   $0x00000004, SI
+	JMP    atb32KernelAVX512_done
+
+atb32KernelAVX512_nb2_mr2:
+	MOVQ    b+32(FP), R11
+	MOVQ    n+48(FP), BX
+	MOVQ    SI, R12
+	MOVBQZX add+72(FP), R13
+
+atb32KernelAVX512_nb2_mr2_chunk:
+	VXORPS  Z0, Z0, Z0
+	VXORPS  Z1, Z1, Z1
+	VXORPS  Z2, Z2, Z2
+	VXORPS  Z3, Z3, Z3
+	MOVQ    $0x00000040, AX
+	CMPQ    BX, AX
+	CMOVQLT BX, AX
+	SUBQ    AX, BX
+
+atb32KernelAVX512_nb2_mr2_loop:
+	VMOVUPS          (R11), Z4
+	VMOVUPS.Z        64(R11), K1, Z5
+	VFMADD231PS.BCST (R12), Z4, Z0
+	VFMADD231PS.BCST (R12), Z5, Z1
+	VFMADD231PS.BCST 4(R12), Z4, Z2
+	VFMADD231PS.BCST 4(R12), Z5, Z3
+	ADDQ             R9, R12
+	ADDQ             R10, R11
+	DECQ             AX
+	JNZ              atb32KernelAVX512_nb2_mr2_loop
+	TESTQ            R13, R13
+	JNZ              atb32KernelAVX512_nb2_mr2_add
+	MOVQ             DI, DX
+	VCVTPS2PD        Y0, Z6
+	VMOVUPD          Z6, (DX)
+	VEXTRACTF32X8    $0x01, Z0, Y6
+	VCVTPS2PD        Y6, Z6
+	VMOVUPD          Z6, 64(DX)
+	VCVTPS2PD        Y1, Z6
+	VMOVUPD          Z6, K2, 128(DX)
+	VEXTRACTF32X8    $0x01, Z1, Y6
+	VCVTPS2PD        Y6, Z6
+	VMOVUPD          Z6, K3, 192(DX)
+	ADDQ             R8, DX
+	VCVTPS2PD        Y2, Z6
+	VMOVUPD          Z6, (DX)
+	VEXTRACTF32X8    $0x01, Z2, Y6
+	VCVTPS2PD        Y6, Z6
+	VMOVUPD          Z6, 64(DX)
+	VCVTPS2PD        Y3, Z6
+	VMOVUPD          Z6, K2, 128(DX)
+	VEXTRACTF32X8    $0x01, Z3, Y6
+	VCVTPS2PD        Y6, Z6
+	VMOVUPD          Z6, K3, 192(DX)
+	JMP              atb32KernelAVX512_nb2_mr2_next
+
+atb32KernelAVX512_nb2_mr2_add:
+	MOVQ          DI, DX
+	VCVTPS2PD     Y0, Z6
+	VADDPD        (DX), Z6, Z6
+	VMOVUPD       Z6, (DX)
+	VEXTRACTF32X8 $0x01, Z0, Y6
+	VCVTPS2PD     Y6, Z6
+	VADDPD        64(DX), Z6, Z6
+	VMOVUPD       Z6, 64(DX)
+	VCVTPS2PD     Y1, Z6
+	VMOVUPD.Z     128(DX), K2, Z7
+	VADDPD        Z7, Z6, Z6
+	VMOVUPD       Z6, K2, 128(DX)
+	VEXTRACTF32X8 $0x01, Z1, Y6
+	VCVTPS2PD     Y6, Z6
+	VMOVUPD.Z     192(DX), K3, Z7
+	VADDPD        Z7, Z6, Z6
+	VMOVUPD       Z6, K3, 192(DX)
+	ADDQ          R8, DX
+	VCVTPS2PD     Y2, Z6
+	VADDPD        (DX), Z6, Z6
+	VMOVUPD       Z6, (DX)
+	VEXTRACTF32X8 $0x01, Z2, Y6
+	VCVTPS2PD     Y6, Z6
+	VADDPD        64(DX), Z6, Z6
+	VMOVUPD       Z6, 64(DX)
+	VCVTPS2PD     Y3, Z6
+	VMOVUPD.Z     128(DX), K2, Z7
+	VADDPD        Z7, Z6, Z6
+	VMOVUPD       Z6, K2, 128(DX)
+	VEXTRACTF32X8 $0x01, Z3, Y6
+	VCVTPS2PD     Y6, Z6
+	VMOVUPD.Z     192(DX), K3, Z7
+	VADDPD        Z7, Z6, Z6
+	VMOVUPD       Z6, K3, 192(DX)
+
+atb32KernelAVX512_nb2_mr2_next:
+	MOVQ   $0x00000001, R13
+	TESTQ  BX, BX
+	JNZ    atb32KernelAVX512_nb2_mr2_chunk
+	IMUL3Q $0x00000002, R8, DX
+	ADDQ   DX, DI
+	ADDQ   $0x00000008, SI
+	JMP    atb32KernelAVX512_done
+
+atb32KernelAVX512_nb2_mr3:
+	MOVQ    b+32(FP), R11
+	MOVQ    n+48(FP), BX
+	MOVQ    SI, R12
+	MOVBQZX add+72(FP), R13
+
+atb32KernelAVX512_nb2_mr3_chunk:
+	VXORPS  Z0, Z0, Z0
+	VXORPS  Z1, Z1, Z1
+	VXORPS  Z2, Z2, Z2
+	VXORPS  Z3, Z3, Z3
+	VXORPS  Z4, Z4, Z4
+	VXORPS  Z5, Z5, Z5
+	MOVQ    $0x00000040, AX
+	CMPQ    BX, AX
+	CMOVQLT BX, AX
+	SUBQ    AX, BX
+
+atb32KernelAVX512_nb2_mr3_loop:
+	VMOVUPS          (R11), Z6
+	VMOVUPS.Z        64(R11), K1, Z7
+	VFMADD231PS.BCST (R12), Z6, Z0
+	VFMADD231PS.BCST (R12), Z7, Z1
+	VFMADD231PS.BCST 4(R12), Z6, Z2
+	VFMADD231PS.BCST 4(R12), Z7, Z3
+	VFMADD231PS.BCST 8(R12), Z6, Z4
+	VFMADD231PS.BCST 8(R12), Z7, Z5
+	ADDQ             R9, R12
+	ADDQ             R10, R11
+	DECQ             AX
+	JNZ              atb32KernelAVX512_nb2_mr3_loop
+	TESTQ            R13, R13
+	JNZ              atb32KernelAVX512_nb2_mr3_add
+	MOVQ             DI, DX
+	VCVTPS2PD        Y0, Z8
+	VMOVUPD          Z8, (DX)
+	VEXTRACTF32X8    $0x01, Z0, Y8
+	VCVTPS2PD        Y8, Z8
+	VMOVUPD          Z8, 64(DX)
+	VCVTPS2PD        Y1, Z8
+	VMOVUPD          Z8, K2, 128(DX)
+	VEXTRACTF32X8    $0x01, Z1, Y8
+	VCVTPS2PD        Y8, Z8
+	VMOVUPD          Z8, K3, 192(DX)
+	ADDQ             R8, DX
+	VCVTPS2PD        Y2, Z8
+	VMOVUPD          Z8, (DX)
+	VEXTRACTF32X8    $0x01, Z2, Y8
+	VCVTPS2PD        Y8, Z8
+	VMOVUPD          Z8, 64(DX)
+	VCVTPS2PD        Y3, Z8
+	VMOVUPD          Z8, K2, 128(DX)
+	VEXTRACTF32X8    $0x01, Z3, Y8
+	VCVTPS2PD        Y8, Z8
+	VMOVUPD          Z8, K3, 192(DX)
+	ADDQ             R8, DX
+	VCVTPS2PD        Y4, Z8
+	VMOVUPD          Z8, (DX)
+	VEXTRACTF32X8    $0x01, Z4, Y8
+	VCVTPS2PD        Y8, Z8
+	VMOVUPD          Z8, 64(DX)
+	VCVTPS2PD        Y5, Z8
+	VMOVUPD          Z8, K2, 128(DX)
+	VEXTRACTF32X8    $0x01, Z5, Y8
+	VCVTPS2PD        Y8, Z8
+	VMOVUPD          Z8, K3, 192(DX)
+	JMP              atb32KernelAVX512_nb2_mr3_next
+
+atb32KernelAVX512_nb2_mr3_add:
+	MOVQ          DI, DX
+	VCVTPS2PD     Y0, Z8
+	VADDPD        (DX), Z8, Z8
+	VMOVUPD       Z8, (DX)
+	VEXTRACTF32X8 $0x01, Z0, Y8
+	VCVTPS2PD     Y8, Z8
+	VADDPD        64(DX), Z8, Z8
+	VMOVUPD       Z8, 64(DX)
+	VCVTPS2PD     Y1, Z8
+	VMOVUPD.Z     128(DX), K2, Z9
+	VADDPD        Z9, Z8, Z8
+	VMOVUPD       Z8, K2, 128(DX)
+	VEXTRACTF32X8 $0x01, Z1, Y8
+	VCVTPS2PD     Y8, Z8
+	VMOVUPD.Z     192(DX), K3, Z9
+	VADDPD        Z9, Z8, Z8
+	VMOVUPD       Z8, K3, 192(DX)
+	ADDQ          R8, DX
+	VCVTPS2PD     Y2, Z8
+	VADDPD        (DX), Z8, Z8
+	VMOVUPD       Z8, (DX)
+	VEXTRACTF32X8 $0x01, Z2, Y8
+	VCVTPS2PD     Y8, Z8
+	VADDPD        64(DX), Z8, Z8
+	VMOVUPD       Z8, 64(DX)
+	VCVTPS2PD     Y3, Z8
+	VMOVUPD.Z     128(DX), K2, Z9
+	VADDPD        Z9, Z8, Z8
+	VMOVUPD       Z8, K2, 128(DX)
+	VEXTRACTF32X8 $0x01, Z3, Y8
+	VCVTPS2PD     Y8, Z8
+	VMOVUPD.Z     192(DX), K3, Z9
+	VADDPD        Z9, Z8, Z8
+	VMOVUPD       Z8, K3, 192(DX)
+	ADDQ          R8, DX
+	VCVTPS2PD     Y4, Z8
+	VADDPD        (DX), Z8, Z8
+	VMOVUPD       Z8, (DX)
+	VEXTRACTF32X8 $0x01, Z4, Y8
+	VCVTPS2PD     Y8, Z8
+	VADDPD        64(DX), Z8, Z8
+	VMOVUPD       Z8, 64(DX)
+	VCVTPS2PD     Y5, Z8
+	VMOVUPD.Z     128(DX), K2, Z9
+	VADDPD        Z9, Z8, Z8
+	VMOVUPD       Z8, K2, 128(DX)
+	VEXTRACTF32X8 $0x01, Z5, Y8
+	VCVTPS2PD     Y8, Z8
+	VMOVUPD.Z     192(DX), K3, Z9
+	VADDPD        Z9, Z8, Z8
+	VMOVUPD       Z8, K3, 192(DX)
+
+atb32KernelAVX512_nb2_mr3_next:
+	MOVQ   $0x00000001, R13
+	TESTQ  BX, BX
+	JNZ    atb32KernelAVX512_nb2_mr3_chunk
+	IMUL3Q $0x00000003, R8, DX
+	ADDQ   DX, DI
+	ADDQ   $0x0000000c, SI
+	JMP    atb32KernelAVX512_done
+
+atb32KernelAVX512_nb2_mr4:
+	MOVQ    b+32(FP), R11
+	MOVQ    n+48(FP), BX
+	MOVQ    SI, R12
+	MOVBQZX add+72(FP), R13
+
+atb32KernelAVX512_nb2_mr4_chunk:
+	VXORPS  Z0, Z0, Z0
+	VXORPS  Z1, Z1, Z1
+	VXORPS  Z2, Z2, Z2
+	VXORPS  Z3, Z3, Z3
+	VXORPS  Z4, Z4, Z4
+	VXORPS  Z5, Z5, Z5
+	VXORPS  Z6, Z6, Z6
+	VXORPS  Z7, Z7, Z7
+	MOVQ    $0x00000040, AX
+	CMPQ    BX, AX
+	CMOVQLT BX, AX
+	SUBQ    AX, BX
+
+atb32KernelAVX512_nb2_mr4_loop:
+	VMOVUPS          (R11), Z8
+	VMOVUPS.Z        64(R11), K1, Z9
+	VFMADD231PS.BCST (R12), Z8, Z0
+	VFMADD231PS.BCST (R12), Z9, Z1
+	VFMADD231PS.BCST 4(R12), Z8, Z2
+	VFMADD231PS.BCST 4(R12), Z9, Z3
+	VFMADD231PS.BCST 8(R12), Z8, Z4
+	VFMADD231PS.BCST 8(R12), Z9, Z5
+	VFMADD231PS.BCST 12(R12), Z8, Z6
+	VFMADD231PS.BCST 12(R12), Z9, Z7
+	ADDQ             R9, R12
+	ADDQ             R10, R11
+	DECQ             AX
+	JNZ              atb32KernelAVX512_nb2_mr4_loop
+	TESTQ            R13, R13
+	JNZ              atb32KernelAVX512_nb2_mr4_add
+	MOVQ             DI, DX
+	VCVTPS2PD        Y0, Z10
+	VMOVUPD          Z10, (DX)
+	VEXTRACTF32X8    $0x01, Z0, Y10
+	VCVTPS2PD        Y10, Z10
+	VMOVUPD          Z10, 64(DX)
+	VCVTPS2PD        Y1, Z10
+	VMOVUPD          Z10, K2, 128(DX)
+	VEXTRACTF32X8    $0x01, Z1, Y10
+	VCVTPS2PD        Y10, Z10
+	VMOVUPD          Z10, K3, 192(DX)
+	ADDQ             R8, DX
+	VCVTPS2PD        Y2, Z10
+	VMOVUPD          Z10, (DX)
+	VEXTRACTF32X8    $0x01, Z2, Y10
+	VCVTPS2PD        Y10, Z10
+	VMOVUPD          Z10, 64(DX)
+	VCVTPS2PD        Y3, Z10
+	VMOVUPD          Z10, K2, 128(DX)
+	VEXTRACTF32X8    $0x01, Z3, Y10
+	VCVTPS2PD        Y10, Z10
+	VMOVUPD          Z10, K3, 192(DX)
+	ADDQ             R8, DX
+	VCVTPS2PD        Y4, Z10
+	VMOVUPD          Z10, (DX)
+	VEXTRACTF32X8    $0x01, Z4, Y10
+	VCVTPS2PD        Y10, Z10
+	VMOVUPD          Z10, 64(DX)
+	VCVTPS2PD        Y5, Z10
+	VMOVUPD          Z10, K2, 128(DX)
+	VEXTRACTF32X8    $0x01, Z5, Y10
+	VCVTPS2PD        Y10, Z10
+	VMOVUPD          Z10, K3, 192(DX)
+	ADDQ             R8, DX
+	VCVTPS2PD        Y6, Z10
+	VMOVUPD          Z10, (DX)
+	VEXTRACTF32X8    $0x01, Z6, Y10
+	VCVTPS2PD        Y10, Z10
+	VMOVUPD          Z10, 64(DX)
+	VCVTPS2PD        Y7, Z10
+	VMOVUPD          Z10, K2, 128(DX)
+	VEXTRACTF32X8    $0x01, Z7, Y10
+	VCVTPS2PD        Y10, Z10
+	VMOVUPD          Z10, K3, 192(DX)
+	JMP              atb32KernelAVX512_nb2_mr4_next
+
+atb32KernelAVX512_nb2_mr4_add:
+	MOVQ          DI, DX
+	VCVTPS2PD     Y0, Z10
+	VADDPD        (DX), Z10, Z10
+	VMOVUPD       Z10, (DX)
+	VEXTRACTF32X8 $0x01, Z0, Y10
+	VCVTPS2PD     Y10, Z10
+	VADDPD        64(DX), Z10, Z10
+	VMOVUPD       Z10, 64(DX)
+	VCVTPS2PD     Y1, Z10
+	VMOVUPD.Z     128(DX), K2, Z11
+	VADDPD        Z11, Z10, Z10
+	VMOVUPD       Z10, K2, 128(DX)
+	VEXTRACTF32X8 $0x01, Z1, Y10
+	VCVTPS2PD     Y10, Z10
+	VMOVUPD.Z     192(DX), K3, Z11
+	VADDPD        Z11, Z10, Z10
+	VMOVUPD       Z10, K3, 192(DX)
+	ADDQ          R8, DX
+	VCVTPS2PD     Y2, Z10
+	VADDPD        (DX), Z10, Z10
+	VMOVUPD       Z10, (DX)
+	VEXTRACTF32X8 $0x01, Z2, Y10
+	VCVTPS2PD     Y10, Z10
+	VADDPD        64(DX), Z10, Z10
+	VMOVUPD       Z10, 64(DX)
+	VCVTPS2PD     Y3, Z10
+	VMOVUPD.Z     128(DX), K2, Z11
+	VADDPD        Z11, Z10, Z10
+	VMOVUPD       Z10, K2, 128(DX)
+	VEXTRACTF32X8 $0x01, Z3, Y10
+	VCVTPS2PD     Y10, Z10
+	VMOVUPD.Z     192(DX), K3, Z11
+	VADDPD        Z11, Z10, Z10
+	VMOVUPD       Z10, K3, 192(DX)
+	ADDQ          R8, DX
+	VCVTPS2PD     Y4, Z10
+	VADDPD        (DX), Z10, Z10
+	VMOVUPD       Z10, (DX)
+	VEXTRACTF32X8 $0x01, Z4, Y10
+	VCVTPS2PD     Y10, Z10
+	VADDPD        64(DX), Z10, Z10
+	VMOVUPD       Z10, 64(DX)
+	VCVTPS2PD     Y5, Z10
+	VMOVUPD.Z     128(DX), K2, Z11
+	VADDPD        Z11, Z10, Z10
+	VMOVUPD       Z10, K2, 128(DX)
+	VEXTRACTF32X8 $0x01, Z5, Y10
+	VCVTPS2PD     Y10, Z10
+	VMOVUPD.Z     192(DX), K3, Z11
+	VADDPD        Z11, Z10, Z10
+	VMOVUPD       Z10, K3, 192(DX)
+	ADDQ          R8, DX
+	VCVTPS2PD     Y6, Z10
+	VADDPD        (DX), Z10, Z10
+	VMOVUPD       Z10, (DX)
+	VEXTRACTF32X8 $0x01, Z6, Y10
+	VCVTPS2PD     Y10, Z10
+	VADDPD        64(DX), Z10, Z10
+	VMOVUPD       Z10, 64(DX)
+	VCVTPS2PD     Y7, Z10
+	VMOVUPD.Z     128(DX), K2, Z11
+	VADDPD        Z11, Z10, Z10
+	VMOVUPD       Z10, K2, 128(DX)
+	VEXTRACTF32X8 $0x01, Z7, Y10
+	VCVTPS2PD     Y10, Z10
+	VMOVUPD.Z     192(DX), K3, Z11
+	VADDPD        Z11, Z10, Z10
+	VMOVUPD       Z10, K3, 192(DX)
+
+atb32KernelAVX512_nb2_mr4_next:
+	MOVQ   $0x00000001, R13
+	TESTQ  BX, BX
+	JNZ    atb32KernelAVX512_nb2_mr4_chunk
+	IMUL3Q $0x00000004, R8, DX
+	ADDQ   DX, DI
+	ADDQ   $0x00000010, SI
+	JMP    atb32KernelAVX512_done
+
+atb32KernelAVX512_nb2_mr5:
+	MOVQ    b+32(FP), R11
+	MOVQ    n+48(FP), BX
+	MOVQ    SI, R12
+	MOVBQZX add+72(FP), R13
+
+atb32KernelAVX512_nb2_mr5_chunk:
+	VXORPS  Z0, Z0, Z0
+	VXORPS  Z1, Z1, Z1
+	VXORPS  Z2, Z2, Z2
+	VXORPS  Z3, Z3, Z3
+	VXORPS  Z4, Z4, Z4
+	VXORPS  Z5, Z5, Z5
+	VXORPS  Z6, Z6, Z6
+	VXORPS  Z7, Z7, Z7
+	VXORPS  Z8, Z8, Z8
+	VXORPS  Z9, Z9, Z9
+	MOVQ    $0x00000040, AX
+	CMPQ    BX, AX
+	CMOVQLT BX, AX
+	SUBQ    AX, BX
+
+atb32KernelAVX512_nb2_mr5_loop:
+	VMOVUPS          (R11), Z10
+	VMOVUPS.Z        64(R11), K1, Z11
+	VFMADD231PS.BCST (R12), Z10, Z0
+	VFMADD231PS.BCST (R12), Z11, Z1
+	VFMADD231PS.BCST 4(R12), Z10, Z2
+	VFMADD231PS.BCST 4(R12), Z11, Z3
+	VFMADD231PS.BCST 8(R12), Z10, Z4
+	VFMADD231PS.BCST 8(R12), Z11, Z5
+	VFMADD231PS.BCST 12(R12), Z10, Z6
+	VFMADD231PS.BCST 12(R12), Z11, Z7
+	VFMADD231PS.BCST 16(R12), Z10, Z8
+	VFMADD231PS.BCST 16(R12), Z11, Z9
+	ADDQ             R9, R12
+	ADDQ             R10, R11
+	DECQ             AX
+	JNZ              atb32KernelAVX512_nb2_mr5_loop
+	TESTQ            R13, R13
+	JNZ              atb32KernelAVX512_nb2_mr5_add
+	MOVQ             DI, DX
+	VCVTPS2PD        Y0, Z12
+	VMOVUPD          Z12, (DX)
+	VEXTRACTF32X8    $0x01, Z0, Y12
+	VCVTPS2PD        Y12, Z12
+	VMOVUPD          Z12, 64(DX)
+	VCVTPS2PD        Y1, Z12
+	VMOVUPD          Z12, K2, 128(DX)
+	VEXTRACTF32X8    $0x01, Z1, Y12
+	VCVTPS2PD        Y12, Z12
+	VMOVUPD          Z12, K3, 192(DX)
+	ADDQ             R8, DX
+	VCVTPS2PD        Y2, Z12
+	VMOVUPD          Z12, (DX)
+	VEXTRACTF32X8    $0x01, Z2, Y12
+	VCVTPS2PD        Y12, Z12
+	VMOVUPD          Z12, 64(DX)
+	VCVTPS2PD        Y3, Z12
+	VMOVUPD          Z12, K2, 128(DX)
+	VEXTRACTF32X8    $0x01, Z3, Y12
+	VCVTPS2PD        Y12, Z12
+	VMOVUPD          Z12, K3, 192(DX)
+	ADDQ             R8, DX
+	VCVTPS2PD        Y4, Z12
+	VMOVUPD          Z12, (DX)
+	VEXTRACTF32X8    $0x01, Z4, Y12
+	VCVTPS2PD        Y12, Z12
+	VMOVUPD          Z12, 64(DX)
+	VCVTPS2PD        Y5, Z12
+	VMOVUPD          Z12, K2, 128(DX)
+	VEXTRACTF32X8    $0x01, Z5, Y12
+	VCVTPS2PD        Y12, Z12
+	VMOVUPD          Z12, K3, 192(DX)
+	ADDQ             R8, DX
+	VCVTPS2PD        Y6, Z12
+	VMOVUPD          Z12, (DX)
+	VEXTRACTF32X8    $0x01, Z6, Y12
+	VCVTPS2PD        Y12, Z12
+	VMOVUPD          Z12, 64(DX)
+	VCVTPS2PD        Y7, Z12
+	VMOVUPD          Z12, K2, 128(DX)
+	VEXTRACTF32X8    $0x01, Z7, Y12
+	VCVTPS2PD        Y12, Z12
+	VMOVUPD          Z12, K3, 192(DX)
+	ADDQ             R8, DX
+	VCVTPS2PD        Y8, Z12
+	VMOVUPD          Z12, (DX)
+	VEXTRACTF32X8    $0x01, Z8, Y12
+	VCVTPS2PD        Y12, Z12
+	VMOVUPD          Z12, 64(DX)
+	VCVTPS2PD        Y9, Z12
+	VMOVUPD          Z12, K2, 128(DX)
+	VEXTRACTF32X8    $0x01, Z9, Y12
+	VCVTPS2PD        Y12, Z12
+	VMOVUPD          Z12, K3, 192(DX)
+	JMP              atb32KernelAVX512_nb2_mr5_next
+
+atb32KernelAVX512_nb2_mr5_add:
+	MOVQ          DI, DX
+	VCVTPS2PD     Y0, Z12
+	VADDPD        (DX), Z12, Z12
+	VMOVUPD       Z12, (DX)
+	VEXTRACTF32X8 $0x01, Z0, Y12
+	VCVTPS2PD     Y12, Z12
+	VADDPD        64(DX), Z12, Z12
+	VMOVUPD       Z12, 64(DX)
+	VCVTPS2PD     Y1, Z12
+	VMOVUPD.Z     128(DX), K2, Z13
+	VADDPD        Z13, Z12, Z12
+	VMOVUPD       Z12, K2, 128(DX)
+	VEXTRACTF32X8 $0x01, Z1, Y12
+	VCVTPS2PD     Y12, Z12
+	VMOVUPD.Z     192(DX), K3, Z13
+	VADDPD        Z13, Z12, Z12
+	VMOVUPD       Z12, K3, 192(DX)
+	ADDQ          R8, DX
+	VCVTPS2PD     Y2, Z12
+	VADDPD        (DX), Z12, Z12
+	VMOVUPD       Z12, (DX)
+	VEXTRACTF32X8 $0x01, Z2, Y12
+	VCVTPS2PD     Y12, Z12
+	VADDPD        64(DX), Z12, Z12
+	VMOVUPD       Z12, 64(DX)
+	VCVTPS2PD     Y3, Z12
+	VMOVUPD.Z     128(DX), K2, Z13
+	VADDPD        Z13, Z12, Z12
+	VMOVUPD       Z12, K2, 128(DX)
+	VEXTRACTF32X8 $0x01, Z3, Y12
+	VCVTPS2PD     Y12, Z12
+	VMOVUPD.Z     192(DX), K3, Z13
+	VADDPD        Z13, Z12, Z12
+	VMOVUPD       Z12, K3, 192(DX)
+	ADDQ          R8, DX
+	VCVTPS2PD     Y4, Z12
+	VADDPD        (DX), Z12, Z12
+	VMOVUPD       Z12, (DX)
+	VEXTRACTF32X8 $0x01, Z4, Y12
+	VCVTPS2PD     Y12, Z12
+	VADDPD        64(DX), Z12, Z12
+	VMOVUPD       Z12, 64(DX)
+	VCVTPS2PD     Y5, Z12
+	VMOVUPD.Z     128(DX), K2, Z13
+	VADDPD        Z13, Z12, Z12
+	VMOVUPD       Z12, K2, 128(DX)
+	VEXTRACTF32X8 $0x01, Z5, Y12
+	VCVTPS2PD     Y12, Z12
+	VMOVUPD.Z     192(DX), K3, Z13
+	VADDPD        Z13, Z12, Z12
+	VMOVUPD       Z12, K3, 192(DX)
+	ADDQ          R8, DX
+	VCVTPS2PD     Y6, Z12
+	VADDPD        (DX), Z12, Z12
+	VMOVUPD       Z12, (DX)
+	VEXTRACTF32X8 $0x01, Z6, Y12
+	VCVTPS2PD     Y12, Z12
+	VADDPD        64(DX), Z12, Z12
+	VMOVUPD       Z12, 64(DX)
+	VCVTPS2PD     Y7, Z12
+	VMOVUPD.Z     128(DX), K2, Z13
+	VADDPD        Z13, Z12, Z12
+	VMOVUPD       Z12, K2, 128(DX)
+	VEXTRACTF32X8 $0x01, Z7, Y12
+	VCVTPS2PD     Y12, Z12
+	VMOVUPD.Z     192(DX), K3, Z13
+	VADDPD        Z13, Z12, Z12
+	VMOVUPD       Z12, K3, 192(DX)
+	ADDQ          R8, DX
+	VCVTPS2PD     Y8, Z12
+	VADDPD        (DX), Z12, Z12
+	VMOVUPD       Z12, (DX)
+	VEXTRACTF32X8 $0x01, Z8, Y12
+	VCVTPS2PD     Y12, Z12
+	VADDPD        64(DX), Z12, Z12
+	VMOVUPD       Z12, 64(DX)
+	VCVTPS2PD     Y9, Z12
+	VMOVUPD.Z     128(DX), K2, Z13
+	VADDPD        Z13, Z12, Z12
+	VMOVUPD       Z12, K2, 128(DX)
+	VEXTRACTF32X8 $0x01, Z9, Y12
+	VCVTPS2PD     Y12, Z12
+	VMOVUPD.Z     192(DX), K3, Z13
+	VADDPD        Z13, Z12, Z12
+	VMOVUPD       Z12, K3, 192(DX)
+
+atb32KernelAVX512_nb2_mr5_next:
+	MOVQ   $0x00000001, R13
+	TESTQ  BX, BX
+	JNZ    atb32KernelAVX512_nb2_mr5_chunk
+	IMUL3Q $0x00000005, R8, DX
+	ADDQ   DX, DI
+	ADDQ   $0x00000014, SI
+	JMP    atb32KernelAVX512_done
+
+atb32KernelAVX512_nb2_mr6:
+	MOVQ    b+32(FP), R11
+	MOVQ    n+48(FP), BX
+	MOVQ    SI, R12
+	MOVBQZX add+72(FP), R13
+
+atb32KernelAVX512_nb2_mr6_chunk:
+	VXORPS  Z0, Z0, Z0
+	VXORPS  Z1, Z1, Z1
+	VXORPS  Z2, Z2, Z2
+	VXORPS  Z3, Z3, Z3
+	VXORPS  Z4, Z4, Z4
+	VXORPS  Z5, Z5, Z5
+	VXORPS  Z6, Z6, Z6
+	VXORPS  Z7, Z7, Z7
+	VXORPS  Z8, Z8, Z8
+	VXORPS  Z9, Z9, Z9
+	VXORPS  Z10, Z10, Z10
+	VXORPS  Z11, Z11, Z11
+	MOVQ    $0x00000040, AX
+	CMPQ    BX, AX
+	CMOVQLT BX, AX
+	SUBQ    AX, BX
+
+atb32KernelAVX512_nb2_mr6_loop:
+	VMOVUPS          (R11), Z12
+	VMOVUPS.Z        64(R11), K1, Z13
+	VFMADD231PS.BCST (R12), Z12, Z0
+	VFMADD231PS.BCST (R12), Z13, Z1
+	VFMADD231PS.BCST 4(R12), Z12, Z2
+	VFMADD231PS.BCST 4(R12), Z13, Z3
+	VFMADD231PS.BCST 8(R12), Z12, Z4
+	VFMADD231PS.BCST 8(R12), Z13, Z5
+	VFMADD231PS.BCST 12(R12), Z12, Z6
+	VFMADD231PS.BCST 12(R12), Z13, Z7
+	VFMADD231PS.BCST 16(R12), Z12, Z8
+	VFMADD231PS.BCST 16(R12), Z13, Z9
+	VFMADD231PS.BCST 20(R12), Z12, Z10
+	VFMADD231PS.BCST 20(R12), Z13, Z11
+	ADDQ             R9, R12
+	ADDQ             R10, R11
+	DECQ             AX
+	JNZ              atb32KernelAVX512_nb2_mr6_loop
+	TESTQ            R13, R13
+	JNZ              atb32KernelAVX512_nb2_mr6_add
+	MOVQ             DI, DX
+	VCVTPS2PD        Y0, Z14
+	VMOVUPD          Z14, (DX)
+	VEXTRACTF32X8    $0x01, Z0, Y14
+	VCVTPS2PD        Y14, Z14
+	VMOVUPD          Z14, 64(DX)
+	VCVTPS2PD        Y1, Z14
+	VMOVUPD          Z14, K2, 128(DX)
+	VEXTRACTF32X8    $0x01, Z1, Y14
+	VCVTPS2PD        Y14, Z14
+	VMOVUPD          Z14, K3, 192(DX)
+	ADDQ             R8, DX
+	VCVTPS2PD        Y2, Z14
+	VMOVUPD          Z14, (DX)
+	VEXTRACTF32X8    $0x01, Z2, Y14
+	VCVTPS2PD        Y14, Z14
+	VMOVUPD          Z14, 64(DX)
+	VCVTPS2PD        Y3, Z14
+	VMOVUPD          Z14, K2, 128(DX)
+	VEXTRACTF32X8    $0x01, Z3, Y14
+	VCVTPS2PD        Y14, Z14
+	VMOVUPD          Z14, K3, 192(DX)
+	ADDQ             R8, DX
+	VCVTPS2PD        Y4, Z14
+	VMOVUPD          Z14, (DX)
+	VEXTRACTF32X8    $0x01, Z4, Y14
+	VCVTPS2PD        Y14, Z14
+	VMOVUPD          Z14, 64(DX)
+	VCVTPS2PD        Y5, Z14
+	VMOVUPD          Z14, K2, 128(DX)
+	VEXTRACTF32X8    $0x01, Z5, Y14
+	VCVTPS2PD        Y14, Z14
+	VMOVUPD          Z14, K3, 192(DX)
+	ADDQ             R8, DX
+	VCVTPS2PD        Y6, Z14
+	VMOVUPD          Z14, (DX)
+	VEXTRACTF32X8    $0x01, Z6, Y14
+	VCVTPS2PD        Y14, Z14
+	VMOVUPD          Z14, 64(DX)
+	VCVTPS2PD        Y7, Z14
+	VMOVUPD          Z14, K2, 128(DX)
+	VEXTRACTF32X8    $0x01, Z7, Y14
+	VCVTPS2PD        Y14, Z14
+	VMOVUPD          Z14, K3, 192(DX)
+	ADDQ             R8, DX
+	VCVTPS2PD        Y8, Z14
+	VMOVUPD          Z14, (DX)
+	VEXTRACTF32X8    $0x01, Z8, Y14
+	VCVTPS2PD        Y14, Z14
+	VMOVUPD          Z14, 64(DX)
+	VCVTPS2PD        Y9, Z14
+	VMOVUPD          Z14, K2, 128(DX)
+	VEXTRACTF32X8    $0x01, Z9, Y14
+	VCVTPS2PD        Y14, Z14
+	VMOVUPD          Z14, K3, 192(DX)
+	ADDQ             R8, DX
+	VCVTPS2PD        Y10, Z14
+	VMOVUPD          Z14, (DX)
+	VEXTRACTF32X8    $0x01, Z10, Y14
+	VCVTPS2PD        Y14, Z14
+	VMOVUPD          Z14, 64(DX)
+	VCVTPS2PD        Y11, Z14
+	VMOVUPD          Z14, K2, 128(DX)
+	VEXTRACTF32X8    $0x01, Z11, Y14
+	VCVTPS2PD        Y14, Z14
+	VMOVUPD          Z14, K3, 192(DX)
+	JMP              atb32KernelAVX512_nb2_mr6_next
+
+atb32KernelAVX512_nb2_mr6_add:
+	MOVQ          DI, DX
+	VCVTPS2PD     Y0, Z14
+	VADDPD        (DX), Z14, Z14
+	VMOVUPD       Z14, (DX)
+	VEXTRACTF32X8 $0x01, Z0, Y14
+	VCVTPS2PD     Y14, Z14
+	VADDPD        64(DX), Z14, Z14
+	VMOVUPD       Z14, 64(DX)
+	VCVTPS2PD     Y1, Z14
+	VMOVUPD.Z     128(DX), K2, Z15
+	VADDPD        Z15, Z14, Z14
+	VMOVUPD       Z14, K2, 128(DX)
+	VEXTRACTF32X8 $0x01, Z1, Y14
+	VCVTPS2PD     Y14, Z14
+	VMOVUPD.Z     192(DX), K3, Z15
+	VADDPD        Z15, Z14, Z14
+	VMOVUPD       Z14, K3, 192(DX)
+	ADDQ          R8, DX
+	VCVTPS2PD     Y2, Z14
+	VADDPD        (DX), Z14, Z14
+	VMOVUPD       Z14, (DX)
+	VEXTRACTF32X8 $0x01, Z2, Y14
+	VCVTPS2PD     Y14, Z14
+	VADDPD        64(DX), Z14, Z14
+	VMOVUPD       Z14, 64(DX)
+	VCVTPS2PD     Y3, Z14
+	VMOVUPD.Z     128(DX), K2, Z15
+	VADDPD        Z15, Z14, Z14
+	VMOVUPD       Z14, K2, 128(DX)
+	VEXTRACTF32X8 $0x01, Z3, Y14
+	VCVTPS2PD     Y14, Z14
+	VMOVUPD.Z     192(DX), K3, Z15
+	VADDPD        Z15, Z14, Z14
+	VMOVUPD       Z14, K3, 192(DX)
+	ADDQ          R8, DX
+	VCVTPS2PD     Y4, Z14
+	VADDPD        (DX), Z14, Z14
+	VMOVUPD       Z14, (DX)
+	VEXTRACTF32X8 $0x01, Z4, Y14
+	VCVTPS2PD     Y14, Z14
+	VADDPD        64(DX), Z14, Z14
+	VMOVUPD       Z14, 64(DX)
+	VCVTPS2PD     Y5, Z14
+	VMOVUPD.Z     128(DX), K2, Z15
+	VADDPD        Z15, Z14, Z14
+	VMOVUPD       Z14, K2, 128(DX)
+	VEXTRACTF32X8 $0x01, Z5, Y14
+	VCVTPS2PD     Y14, Z14
+	VMOVUPD.Z     192(DX), K3, Z15
+	VADDPD        Z15, Z14, Z14
+	VMOVUPD       Z14, K3, 192(DX)
+	ADDQ          R8, DX
+	VCVTPS2PD     Y6, Z14
+	VADDPD        (DX), Z14, Z14
+	VMOVUPD       Z14, (DX)
+	VEXTRACTF32X8 $0x01, Z6, Y14
+	VCVTPS2PD     Y14, Z14
+	VADDPD        64(DX), Z14, Z14
+	VMOVUPD       Z14, 64(DX)
+	VCVTPS2PD     Y7, Z14
+	VMOVUPD.Z     128(DX), K2, Z15
+	VADDPD        Z15, Z14, Z14
+	VMOVUPD       Z14, K2, 128(DX)
+	VEXTRACTF32X8 $0x01, Z7, Y14
+	VCVTPS2PD     Y14, Z14
+	VMOVUPD.Z     192(DX), K3, Z15
+	VADDPD        Z15, Z14, Z14
+	VMOVUPD       Z14, K3, 192(DX)
+	ADDQ          R8, DX
+	VCVTPS2PD     Y8, Z14
+	VADDPD        (DX), Z14, Z14
+	VMOVUPD       Z14, (DX)
+	VEXTRACTF32X8 $0x01, Z8, Y14
+	VCVTPS2PD     Y14, Z14
+	VADDPD        64(DX), Z14, Z14
+	VMOVUPD       Z14, 64(DX)
+	VCVTPS2PD     Y9, Z14
+	VMOVUPD.Z     128(DX), K2, Z15
+	VADDPD        Z15, Z14, Z14
+	VMOVUPD       Z14, K2, 128(DX)
+	VEXTRACTF32X8 $0x01, Z9, Y14
+	VCVTPS2PD     Y14, Z14
+	VMOVUPD.Z     192(DX), K3, Z15
+	VADDPD        Z15, Z14, Z14
+	VMOVUPD       Z14, K3, 192(DX)
+	ADDQ          R8, DX
+	VCVTPS2PD     Y10, Z14
+	VADDPD        (DX), Z14, Z14
+	VMOVUPD       Z14, (DX)
+	VEXTRACTF32X8 $0x01, Z10, Y14
+	VCVTPS2PD     Y14, Z14
+	VADDPD        64(DX), Z14, Z14
+	VMOVUPD       Z14, 64(DX)
+	VCVTPS2PD     Y11, Z14
+	VMOVUPD.Z     128(DX), K2, Z15
+	VADDPD        Z15, Z14, Z14
+	VMOVUPD       Z14, K2, 128(DX)
+	VEXTRACTF32X8 $0x01, Z11, Y14
+	VCVTPS2PD     Y14, Z14
+	VMOVUPD.Z     192(DX), K3, Z15
+	VADDPD        Z15, Z14, Z14
+	VMOVUPD       Z14, K3, 192(DX)
+
+atb32KernelAVX512_nb2_mr6_next:
+	MOVQ   $0x00000001, R13
+	TESTQ  BX, BX
+	JNZ    atb32KernelAVX512_nb2_mr6_chunk
+	IMUL3Q $0x00000006, R8, DX
+	ADDQ   DX, DI
+	ADDQ   $0x00000018, SI
+	JMP    atb32KernelAVX512_done
+
+atb32KernelAVX512_nb2_mr7:
+	MOVQ    b+32(FP), R11
+	MOVQ    n+48(FP), BX
+	MOVQ    SI, R12
+	MOVBQZX add+72(FP), R13
+
+atb32KernelAVX512_nb2_mr7_chunk:
+	VXORPS  Z0, Z0, Z0
+	VXORPS  Z1, Z1, Z1
+	VXORPS  Z2, Z2, Z2
+	VXORPS  Z3, Z3, Z3
+	VXORPS  Z4, Z4, Z4
+	VXORPS  Z5, Z5, Z5
+	VXORPS  Z6, Z6, Z6
+	VXORPS  Z7, Z7, Z7
+	VXORPS  Z8, Z8, Z8
+	VXORPS  Z9, Z9, Z9
+	VXORPS  Z10, Z10, Z10
+	VXORPS  Z11, Z11, Z11
+	VXORPS  Z12, Z12, Z12
+	VXORPS  Z13, Z13, Z13
+	MOVQ    $0x00000040, AX
+	CMPQ    BX, AX
+	CMOVQLT BX, AX
+	SUBQ    AX, BX
+
+atb32KernelAVX512_nb2_mr7_loop:
+	VMOVUPS          (R11), Z14
+	VMOVUPS.Z        64(R11), K1, Z15
+	VFMADD231PS.BCST (R12), Z14, Z0
+	VFMADD231PS.BCST (R12), Z15, Z1
+	VFMADD231PS.BCST 4(R12), Z14, Z2
+	VFMADD231PS.BCST 4(R12), Z15, Z3
+	VFMADD231PS.BCST 8(R12), Z14, Z4
+	VFMADD231PS.BCST 8(R12), Z15, Z5
+	VFMADD231PS.BCST 12(R12), Z14, Z6
+	VFMADD231PS.BCST 12(R12), Z15, Z7
+	VFMADD231PS.BCST 16(R12), Z14, Z8
+	VFMADD231PS.BCST 16(R12), Z15, Z9
+	VFMADD231PS.BCST 20(R12), Z14, Z10
+	VFMADD231PS.BCST 20(R12), Z15, Z11
+	VFMADD231PS.BCST 24(R12), Z14, Z12
+	VFMADD231PS.BCST 24(R12), Z15, Z13
+	ADDQ             R9, R12
+	ADDQ             R10, R11
+	DECQ             AX
+	JNZ              atb32KernelAVX512_nb2_mr7_loop
+	TESTQ            R13, R13
+	JNZ              atb32KernelAVX512_nb2_mr7_add
+	MOVQ             DI, DX
+	VCVTPS2PD        Y0, Z16
+	VMOVUPD          Z16, (DX)
+	VEXTRACTF32X8    $0x01, Z0, Y16
+	VCVTPS2PD        Y16, Z16
+	VMOVUPD          Z16, 64(DX)
+	VCVTPS2PD        Y1, Z16
+	VMOVUPD          Z16, K2, 128(DX)
+	VEXTRACTF32X8    $0x01, Z1, Y16
+	VCVTPS2PD        Y16, Z16
+	VMOVUPD          Z16, K3, 192(DX)
+	ADDQ             R8, DX
+	VCVTPS2PD        Y2, Z16
+	VMOVUPD          Z16, (DX)
+	VEXTRACTF32X8    $0x01, Z2, Y16
+	VCVTPS2PD        Y16, Z16
+	VMOVUPD          Z16, 64(DX)
+	VCVTPS2PD        Y3, Z16
+	VMOVUPD          Z16, K2, 128(DX)
+	VEXTRACTF32X8    $0x01, Z3, Y16
+	VCVTPS2PD        Y16, Z16
+	VMOVUPD          Z16, K3, 192(DX)
+	ADDQ             R8, DX
+	VCVTPS2PD        Y4, Z16
+	VMOVUPD          Z16, (DX)
+	VEXTRACTF32X8    $0x01, Z4, Y16
+	VCVTPS2PD        Y16, Z16
+	VMOVUPD          Z16, 64(DX)
+	VCVTPS2PD        Y5, Z16
+	VMOVUPD          Z16, K2, 128(DX)
+	VEXTRACTF32X8    $0x01, Z5, Y16
+	VCVTPS2PD        Y16, Z16
+	VMOVUPD          Z16, K3, 192(DX)
+	ADDQ             R8, DX
+	VCVTPS2PD        Y6, Z16
+	VMOVUPD          Z16, (DX)
+	VEXTRACTF32X8    $0x01, Z6, Y16
+	VCVTPS2PD        Y16, Z16
+	VMOVUPD          Z16, 64(DX)
+	VCVTPS2PD        Y7, Z16
+	VMOVUPD          Z16, K2, 128(DX)
+	VEXTRACTF32X8    $0x01, Z7, Y16
+	VCVTPS2PD        Y16, Z16
+	VMOVUPD          Z16, K3, 192(DX)
+	ADDQ             R8, DX
+	VCVTPS2PD        Y8, Z16
+	VMOVUPD          Z16, (DX)
+	VEXTRACTF32X8    $0x01, Z8, Y16
+	VCVTPS2PD        Y16, Z16
+	VMOVUPD          Z16, 64(DX)
+	VCVTPS2PD        Y9, Z16
+	VMOVUPD          Z16, K2, 128(DX)
+	VEXTRACTF32X8    $0x01, Z9, Y16
+	VCVTPS2PD        Y16, Z16
+	VMOVUPD          Z16, K3, 192(DX)
+	ADDQ             R8, DX
+	VCVTPS2PD        Y10, Z16
+	VMOVUPD          Z16, (DX)
+	VEXTRACTF32X8    $0x01, Z10, Y16
+	VCVTPS2PD        Y16, Z16
+	VMOVUPD          Z16, 64(DX)
+	VCVTPS2PD        Y11, Z16
+	VMOVUPD          Z16, K2, 128(DX)
+	VEXTRACTF32X8    $0x01, Z11, Y16
+	VCVTPS2PD        Y16, Z16
+	VMOVUPD          Z16, K3, 192(DX)
+	ADDQ             R8, DX
+	VCVTPS2PD        Y12, Z16
+	VMOVUPD          Z16, (DX)
+	VEXTRACTF32X8    $0x01, Z12, Y16
+	VCVTPS2PD        Y16, Z16
+	VMOVUPD          Z16, 64(DX)
+	VCVTPS2PD        Y13, Z16
+	VMOVUPD          Z16, K2, 128(DX)
+	VEXTRACTF32X8    $0x01, Z13, Y16
+	VCVTPS2PD        Y16, Z16
+	VMOVUPD          Z16, K3, 192(DX)
+	JMP              atb32KernelAVX512_nb2_mr7_next
+
+atb32KernelAVX512_nb2_mr7_add:
+	MOVQ          DI, DX
+	VCVTPS2PD     Y0, Z16
+	VADDPD        (DX), Z16, Z16
+	VMOVUPD       Z16, (DX)
+	VEXTRACTF32X8 $0x01, Z0, Y16
+	VCVTPS2PD     Y16, Z16
+	VADDPD        64(DX), Z16, Z16
+	VMOVUPD       Z16, 64(DX)
+	VCVTPS2PD     Y1, Z16
+	VMOVUPD.Z     128(DX), K2, Z17
+	VADDPD        Z17, Z16, Z16
+	VMOVUPD       Z16, K2, 128(DX)
+	VEXTRACTF32X8 $0x01, Z1, Y16
+	VCVTPS2PD     Y16, Z16
+	VMOVUPD.Z     192(DX), K3, Z17
+	VADDPD        Z17, Z16, Z16
+	VMOVUPD       Z16, K3, 192(DX)
+	ADDQ          R8, DX
+	VCVTPS2PD     Y2, Z16
+	VADDPD        (DX), Z16, Z16
+	VMOVUPD       Z16, (DX)
+	VEXTRACTF32X8 $0x01, Z2, Y16
+	VCVTPS2PD     Y16, Z16
+	VADDPD        64(DX), Z16, Z16
+	VMOVUPD       Z16, 64(DX)
+	VCVTPS2PD     Y3, Z16
+	VMOVUPD.Z     128(DX), K2, Z17
+	VADDPD        Z17, Z16, Z16
+	VMOVUPD       Z16, K2, 128(DX)
+	VEXTRACTF32X8 $0x01, Z3, Y16
+	VCVTPS2PD     Y16, Z16
+	VMOVUPD.Z     192(DX), K3, Z17
+	VADDPD        Z17, Z16, Z16
+	VMOVUPD       Z16, K3, 192(DX)
+	ADDQ          R8, DX
+	VCVTPS2PD     Y4, Z16
+	VADDPD        (DX), Z16, Z16
+	VMOVUPD       Z16, (DX)
+	VEXTRACTF32X8 $0x01, Z4, Y16
+	VCVTPS2PD     Y16, Z16
+	VADDPD        64(DX), Z16, Z16
+	VMOVUPD       Z16, 64(DX)
+	VCVTPS2PD     Y5, Z16
+	VMOVUPD.Z     128(DX), K2, Z17
+	VADDPD        Z17, Z16, Z16
+	VMOVUPD       Z16, K2, 128(DX)
+	VEXTRACTF32X8 $0x01, Z5, Y16
+	VCVTPS2PD     Y16, Z16
+	VMOVUPD.Z     192(DX), K3, Z17
+	VADDPD        Z17, Z16, Z16
+	VMOVUPD       Z16, K3, 192(DX)
+	ADDQ          R8, DX
+	VCVTPS2PD     Y6, Z16
+	VADDPD        (DX), Z16, Z16
+	VMOVUPD       Z16, (DX)
+	VEXTRACTF32X8 $0x01, Z6, Y16
+	VCVTPS2PD     Y16, Z16
+	VADDPD        64(DX), Z16, Z16
+	VMOVUPD       Z16, 64(DX)
+	VCVTPS2PD     Y7, Z16
+	VMOVUPD.Z     128(DX), K2, Z17
+	VADDPD        Z17, Z16, Z16
+	VMOVUPD       Z16, K2, 128(DX)
+	VEXTRACTF32X8 $0x01, Z7, Y16
+	VCVTPS2PD     Y16, Z16
+	VMOVUPD.Z     192(DX), K3, Z17
+	VADDPD        Z17, Z16, Z16
+	VMOVUPD       Z16, K3, 192(DX)
+	ADDQ          R8, DX
+	VCVTPS2PD     Y8, Z16
+	VADDPD        (DX), Z16, Z16
+	VMOVUPD       Z16, (DX)
+	VEXTRACTF32X8 $0x01, Z8, Y16
+	VCVTPS2PD     Y16, Z16
+	VADDPD        64(DX), Z16, Z16
+	VMOVUPD       Z16, 64(DX)
+	VCVTPS2PD     Y9, Z16
+	VMOVUPD.Z     128(DX), K2, Z17
+	VADDPD        Z17, Z16, Z16
+	VMOVUPD       Z16, K2, 128(DX)
+	VEXTRACTF32X8 $0x01, Z9, Y16
+	VCVTPS2PD     Y16, Z16
+	VMOVUPD.Z     192(DX), K3, Z17
+	VADDPD        Z17, Z16, Z16
+	VMOVUPD       Z16, K3, 192(DX)
+	ADDQ          R8, DX
+	VCVTPS2PD     Y10, Z16
+	VADDPD        (DX), Z16, Z16
+	VMOVUPD       Z16, (DX)
+	VEXTRACTF32X8 $0x01, Z10, Y16
+	VCVTPS2PD     Y16, Z16
+	VADDPD        64(DX), Z16, Z16
+	VMOVUPD       Z16, 64(DX)
+	VCVTPS2PD     Y11, Z16
+	VMOVUPD.Z     128(DX), K2, Z17
+	VADDPD        Z17, Z16, Z16
+	VMOVUPD       Z16, K2, 128(DX)
+	VEXTRACTF32X8 $0x01, Z11, Y16
+	VCVTPS2PD     Y16, Z16
+	VMOVUPD.Z     192(DX), K3, Z17
+	VADDPD        Z17, Z16, Z16
+	VMOVUPD       Z16, K3, 192(DX)
+	ADDQ          R8, DX
+	VCVTPS2PD     Y12, Z16
+	VADDPD        (DX), Z16, Z16
+	VMOVUPD       Z16, (DX)
+	VEXTRACTF32X8 $0x01, Z12, Y16
+	VCVTPS2PD     Y16, Z16
+	VADDPD        64(DX), Z16, Z16
+	VMOVUPD       Z16, 64(DX)
+	VCVTPS2PD     Y13, Z16
+	VMOVUPD.Z     128(DX), K2, Z17
+	VADDPD        Z17, Z16, Z16
+	VMOVUPD       Z16, K2, 128(DX)
+	VEXTRACTF32X8 $0x01, Z13, Y16
+	VCVTPS2PD     Y16, Z16
+	VMOVUPD.Z     192(DX), K3, Z17
+	VADDPD        Z17, Z16, Z16
+	VMOVUPD       Z16, K3, 192(DX)
+
+atb32KernelAVX512_nb2_mr7_next:
+	MOVQ   $0x00000001, R13
+	TESTQ  BX, BX
+	JNZ    atb32KernelAVX512_nb2_mr7_chunk
+	IMUL3Q $0x00000007, R8, DX
+	ADDQ   DX, DI
+	ADDQ   $0x0000001c, SI
+	JMP    atb32KernelAVX512_done
+
+atb32KernelAVX512_nb2_mr8:
+	MOVQ    b+32(FP), R11
+	MOVQ    n+48(FP), BX
+	MOVQ    SI, R12
+	MOVBQZX add+72(FP), R13
+
+atb32KernelAVX512_nb2_mr8_chunk:
+	VXORPS  Z0, Z0, Z0
+	VXORPS  Z1, Z1, Z1
+	VXORPS  Z2, Z2, Z2
+	VXORPS  Z3, Z3, Z3
+	VXORPS  Z4, Z4, Z4
+	VXORPS  Z5, Z5, Z5
+	VXORPS  Z6, Z6, Z6
+	VXORPS  Z7, Z7, Z7
+	VXORPS  Z8, Z8, Z8
+	VXORPS  Z9, Z9, Z9
+	VXORPS  Z10, Z10, Z10
+	VXORPS  Z11, Z11, Z11
+	VXORPS  Z12, Z12, Z12
+	VXORPS  Z13, Z13, Z13
+	VXORPS  Z14, Z14, Z14
+	VXORPS  Z15, Z15, Z15
+	MOVQ    $0x00000040, AX
+	CMPQ    BX, AX
+	CMOVQLT BX, AX
+	SUBQ    AX, BX
+
+atb32KernelAVX512_nb2_mr8_loop:
+	VMOVUPS          (R11), Z16
+	VMOVUPS.Z        64(R11), K1, Z17
+	VFMADD231PS.BCST (R12), Z16, Z0
+	VFMADD231PS.BCST (R12), Z17, Z1
+	VFMADD231PS.BCST 4(R12), Z16, Z2
+	VFMADD231PS.BCST 4(R12), Z17, Z3
+	VFMADD231PS.BCST 8(R12), Z16, Z4
+	VFMADD231PS.BCST 8(R12), Z17, Z5
+	VFMADD231PS.BCST 12(R12), Z16, Z6
+	VFMADD231PS.BCST 12(R12), Z17, Z7
+	VFMADD231PS.BCST 16(R12), Z16, Z8
+	VFMADD231PS.BCST 16(R12), Z17, Z9
+	VFMADD231PS.BCST 20(R12), Z16, Z10
+	VFMADD231PS.BCST 20(R12), Z17, Z11
+	VFMADD231PS.BCST 24(R12), Z16, Z12
+	VFMADD231PS.BCST 24(R12), Z17, Z13
+	VFMADD231PS.BCST 28(R12), Z16, Z14
+	VFMADD231PS.BCST 28(R12), Z17, Z15
+	ADDQ             R9, R12
+	ADDQ             R10, R11
+	DECQ             AX
+	JNZ              atb32KernelAVX512_nb2_mr8_loop
+	TESTQ            R13, R13
+	JNZ              atb32KernelAVX512_nb2_mr8_add
+	MOVQ             DI, DX
+	VCVTPS2PD        Y0, Z18
+	VMOVUPD          Z18, (DX)
+	VEXTRACTF32X8    $0x01, Z0, Y18
+	VCVTPS2PD        Y18, Z18
+	VMOVUPD          Z18, 64(DX)
+	VCVTPS2PD        Y1, Z18
+	VMOVUPD          Z18, K2, 128(DX)
+	VEXTRACTF32X8    $0x01, Z1, Y18
+	VCVTPS2PD        Y18, Z18
+	VMOVUPD          Z18, K3, 192(DX)
+	ADDQ             R8, DX
+	VCVTPS2PD        Y2, Z18
+	VMOVUPD          Z18, (DX)
+	VEXTRACTF32X8    $0x01, Z2, Y18
+	VCVTPS2PD        Y18, Z18
+	VMOVUPD          Z18, 64(DX)
+	VCVTPS2PD        Y3, Z18
+	VMOVUPD          Z18, K2, 128(DX)
+	VEXTRACTF32X8    $0x01, Z3, Y18
+	VCVTPS2PD        Y18, Z18
+	VMOVUPD          Z18, K3, 192(DX)
+	ADDQ             R8, DX
+	VCVTPS2PD        Y4, Z18
+	VMOVUPD          Z18, (DX)
+	VEXTRACTF32X8    $0x01, Z4, Y18
+	VCVTPS2PD        Y18, Z18
+	VMOVUPD          Z18, 64(DX)
+	VCVTPS2PD        Y5, Z18
+	VMOVUPD          Z18, K2, 128(DX)
+	VEXTRACTF32X8    $0x01, Z5, Y18
+	VCVTPS2PD        Y18, Z18
+	VMOVUPD          Z18, K3, 192(DX)
+	ADDQ             R8, DX
+	VCVTPS2PD        Y6, Z18
+	VMOVUPD          Z18, (DX)
+	VEXTRACTF32X8    $0x01, Z6, Y18
+	VCVTPS2PD        Y18, Z18
+	VMOVUPD          Z18, 64(DX)
+	VCVTPS2PD        Y7, Z18
+	VMOVUPD          Z18, K2, 128(DX)
+	VEXTRACTF32X8    $0x01, Z7, Y18
+	VCVTPS2PD        Y18, Z18
+	VMOVUPD          Z18, K3, 192(DX)
+	ADDQ             R8, DX
+	VCVTPS2PD        Y8, Z18
+	VMOVUPD          Z18, (DX)
+	VEXTRACTF32X8    $0x01, Z8, Y18
+	VCVTPS2PD        Y18, Z18
+	VMOVUPD          Z18, 64(DX)
+	VCVTPS2PD        Y9, Z18
+	VMOVUPD          Z18, K2, 128(DX)
+	VEXTRACTF32X8    $0x01, Z9, Y18
+	VCVTPS2PD        Y18, Z18
+	VMOVUPD          Z18, K3, 192(DX)
+	ADDQ             R8, DX
+	VCVTPS2PD        Y10, Z18
+	VMOVUPD          Z18, (DX)
+	VEXTRACTF32X8    $0x01, Z10, Y18
+	VCVTPS2PD        Y18, Z18
+	VMOVUPD          Z18, 64(DX)
+	VCVTPS2PD        Y11, Z18
+	VMOVUPD          Z18, K2, 128(DX)
+	VEXTRACTF32X8    $0x01, Z11, Y18
+	VCVTPS2PD        Y18, Z18
+	VMOVUPD          Z18, K3, 192(DX)
+	ADDQ             R8, DX
+	VCVTPS2PD        Y12, Z18
+	VMOVUPD          Z18, (DX)
+	VEXTRACTF32X8    $0x01, Z12, Y18
+	VCVTPS2PD        Y18, Z18
+	VMOVUPD          Z18, 64(DX)
+	VCVTPS2PD        Y13, Z18
+	VMOVUPD          Z18, K2, 128(DX)
+	VEXTRACTF32X8    $0x01, Z13, Y18
+	VCVTPS2PD        Y18, Z18
+	VMOVUPD          Z18, K3, 192(DX)
+	ADDQ             R8, DX
+	VCVTPS2PD        Y14, Z18
+	VMOVUPD          Z18, (DX)
+	VEXTRACTF32X8    $0x01, Z14, Y18
+	VCVTPS2PD        Y18, Z18
+	VMOVUPD          Z18, 64(DX)
+	VCVTPS2PD        Y15, Z18
+	VMOVUPD          Z18, K2, 128(DX)
+	VEXTRACTF32X8    $0x01, Z15, Y18
+	VCVTPS2PD        Y18, Z18
+	VMOVUPD          Z18, K3, 192(DX)
+	JMP              atb32KernelAVX512_nb2_mr8_next
+
+atb32KernelAVX512_nb2_mr8_add:
+	MOVQ          DI, DX
+	VCVTPS2PD     Y0, Z18
+	VADDPD        (DX), Z18, Z18
+	VMOVUPD       Z18, (DX)
+	VEXTRACTF32X8 $0x01, Z0, Y18
+	VCVTPS2PD     Y18, Z18
+	VADDPD        64(DX), Z18, Z18
+	VMOVUPD       Z18, 64(DX)
+	VCVTPS2PD     Y1, Z18
+	VMOVUPD.Z     128(DX), K2, Z19
+	VADDPD        Z19, Z18, Z18
+	VMOVUPD       Z18, K2, 128(DX)
+	VEXTRACTF32X8 $0x01, Z1, Y18
+	VCVTPS2PD     Y18, Z18
+	VMOVUPD.Z     192(DX), K3, Z19
+	VADDPD        Z19, Z18, Z18
+	VMOVUPD       Z18, K3, 192(DX)
+	ADDQ          R8, DX
+	VCVTPS2PD     Y2, Z18
+	VADDPD        (DX), Z18, Z18
+	VMOVUPD       Z18, (DX)
+	VEXTRACTF32X8 $0x01, Z2, Y18
+	VCVTPS2PD     Y18, Z18
+	VADDPD        64(DX), Z18, Z18
+	VMOVUPD       Z18, 64(DX)
+	VCVTPS2PD     Y3, Z18
+	VMOVUPD.Z     128(DX), K2, Z19
+	VADDPD        Z19, Z18, Z18
+	VMOVUPD       Z18, K2, 128(DX)
+	VEXTRACTF32X8 $0x01, Z3, Y18
+	VCVTPS2PD     Y18, Z18
+	VMOVUPD.Z     192(DX), K3, Z19
+	VADDPD        Z19, Z18, Z18
+	VMOVUPD       Z18, K3, 192(DX)
+	ADDQ          R8, DX
+	VCVTPS2PD     Y4, Z18
+	VADDPD        (DX), Z18, Z18
+	VMOVUPD       Z18, (DX)
+	VEXTRACTF32X8 $0x01, Z4, Y18
+	VCVTPS2PD     Y18, Z18
+	VADDPD        64(DX), Z18, Z18
+	VMOVUPD       Z18, 64(DX)
+	VCVTPS2PD     Y5, Z18
+	VMOVUPD.Z     128(DX), K2, Z19
+	VADDPD        Z19, Z18, Z18
+	VMOVUPD       Z18, K2, 128(DX)
+	VEXTRACTF32X8 $0x01, Z5, Y18
+	VCVTPS2PD     Y18, Z18
+	VMOVUPD.Z     192(DX), K3, Z19
+	VADDPD        Z19, Z18, Z18
+	VMOVUPD       Z18, K3, 192(DX)
+	ADDQ          R8, DX
+	VCVTPS2PD     Y6, Z18
+	VADDPD        (DX), Z18, Z18
+	VMOVUPD       Z18, (DX)
+	VEXTRACTF32X8 $0x01, Z6, Y18
+	VCVTPS2PD     Y18, Z18
+	VADDPD        64(DX), Z18, Z18
+	VMOVUPD       Z18, 64(DX)
+	VCVTPS2PD     Y7, Z18
+	VMOVUPD.Z     128(DX), K2, Z19
+	VADDPD        Z19, Z18, Z18
+	VMOVUPD       Z18, K2, 128(DX)
+	VEXTRACTF32X8 $0x01, Z7, Y18
+	VCVTPS2PD     Y18, Z18
+	VMOVUPD.Z     192(DX), K3, Z19
+	VADDPD        Z19, Z18, Z18
+	VMOVUPD       Z18, K3, 192(DX)
+	ADDQ          R8, DX
+	VCVTPS2PD     Y8, Z18
+	VADDPD        (DX), Z18, Z18
+	VMOVUPD       Z18, (DX)
+	VEXTRACTF32X8 $0x01, Z8, Y18
+	VCVTPS2PD     Y18, Z18
+	VADDPD        64(DX), Z18, Z18
+	VMOVUPD       Z18, 64(DX)
+	VCVTPS2PD     Y9, Z18
+	VMOVUPD.Z     128(DX), K2, Z19
+	VADDPD        Z19, Z18, Z18
+	VMOVUPD       Z18, K2, 128(DX)
+	VEXTRACTF32X8 $0x01, Z9, Y18
+	VCVTPS2PD     Y18, Z18
+	VMOVUPD.Z     192(DX), K3, Z19
+	VADDPD        Z19, Z18, Z18
+	VMOVUPD       Z18, K3, 192(DX)
+	ADDQ          R8, DX
+	VCVTPS2PD     Y10, Z18
+	VADDPD        (DX), Z18, Z18
+	VMOVUPD       Z18, (DX)
+	VEXTRACTF32X8 $0x01, Z10, Y18
+	VCVTPS2PD     Y18, Z18
+	VADDPD        64(DX), Z18, Z18
+	VMOVUPD       Z18, 64(DX)
+	VCVTPS2PD     Y11, Z18
+	VMOVUPD.Z     128(DX), K2, Z19
+	VADDPD        Z19, Z18, Z18
+	VMOVUPD       Z18, K2, 128(DX)
+	VEXTRACTF32X8 $0x01, Z11, Y18
+	VCVTPS2PD     Y18, Z18
+	VMOVUPD.Z     192(DX), K3, Z19
+	VADDPD        Z19, Z18, Z18
+	VMOVUPD       Z18, K3, 192(DX)
+	ADDQ          R8, DX
+	VCVTPS2PD     Y12, Z18
+	VADDPD        (DX), Z18, Z18
+	VMOVUPD       Z18, (DX)
+	VEXTRACTF32X8 $0x01, Z12, Y18
+	VCVTPS2PD     Y18, Z18
+	VADDPD        64(DX), Z18, Z18
+	VMOVUPD       Z18, 64(DX)
+	VCVTPS2PD     Y13, Z18
+	VMOVUPD.Z     128(DX), K2, Z19
+	VADDPD        Z19, Z18, Z18
+	VMOVUPD       Z18, K2, 128(DX)
+	VEXTRACTF32X8 $0x01, Z13, Y18
+	VCVTPS2PD     Y18, Z18
+	VMOVUPD.Z     192(DX), K3, Z19
+	VADDPD        Z19, Z18, Z18
+	VMOVUPD       Z18, K3, 192(DX)
+	ADDQ          R8, DX
+	VCVTPS2PD     Y14, Z18
+	VADDPD        (DX), Z18, Z18
+	VMOVUPD       Z18, (DX)
+	VEXTRACTF32X8 $0x01, Z14, Y18
+	VCVTPS2PD     Y18, Z18
+	VADDPD        64(DX), Z18, Z18
+	VMOVUPD       Z18, 64(DX)
+	VCVTPS2PD     Y15, Z18
+	VMOVUPD.Z     128(DX), K2, Z19
+	VADDPD        Z19, Z18, Z18
+	VMOVUPD       Z18, K2, 128(DX)
+	VEXTRACTF32X8 $0x01, Z15, Y18
+	VCVTPS2PD     Y18, Z18
+	VMOVUPD.Z     192(DX), K3, Z19
+	VADDPD        Z19, Z18, Z18
+	VMOVUPD       Z18, K3, 192(DX)
+
+atb32KernelAVX512_nb2_mr8_next:
+	MOVQ   $0x00000001, R13
+	TESTQ  BX, BX
+	JNZ    atb32KernelAVX512_nb2_mr8_chunk
+	IMUL3Q $0x00000008, R8, DX
+	ADDQ   DX, DI
+	ADDQ   $0x00000020, SI
+	JMP    atb32KernelAVX512_done
+
+atb32KernelAVX512_nb2_mr9:
+	MOVQ    b+32(FP), R11
+	MOVQ    n+48(FP), BX
+	MOVQ    SI, R12
+	MOVBQZX add+72(FP), R13
+
+atb32KernelAVX512_nb2_mr9_chunk:
+	VXORPS  Z0, Z0, Z0
+	VXORPS  Z1, Z1, Z1
+	VXORPS  Z2, Z2, Z2
+	VXORPS  Z3, Z3, Z3
+	VXORPS  Z4, Z4, Z4
+	VXORPS  Z5, Z5, Z5
+	VXORPS  Z6, Z6, Z6
+	VXORPS  Z7, Z7, Z7
+	VXORPS  Z8, Z8, Z8
+	VXORPS  Z9, Z9, Z9
+	VXORPS  Z10, Z10, Z10
+	VXORPS  Z11, Z11, Z11
+	VXORPS  Z12, Z12, Z12
+	VXORPS  Z13, Z13, Z13
+	VXORPS  Z14, Z14, Z14
+	VXORPS  Z15, Z15, Z15
+	VXORPS  Z16, Z16, Z16
+	VXORPS  Z17, Z17, Z17
+	MOVQ    $0x00000040, AX
+	CMPQ    BX, AX
+	CMOVQLT BX, AX
+	SUBQ    AX, BX
+
+atb32KernelAVX512_nb2_mr9_loop:
+	VMOVUPS          (R11), Z18
+	VMOVUPS.Z        64(R11), K1, Z19
+	VFMADD231PS.BCST (R12), Z18, Z0
+	VFMADD231PS.BCST (R12), Z19, Z1
+	VFMADD231PS.BCST 4(R12), Z18, Z2
+	VFMADD231PS.BCST 4(R12), Z19, Z3
+	VFMADD231PS.BCST 8(R12), Z18, Z4
+	VFMADD231PS.BCST 8(R12), Z19, Z5
+	VFMADD231PS.BCST 12(R12), Z18, Z6
+	VFMADD231PS.BCST 12(R12), Z19, Z7
+	VFMADD231PS.BCST 16(R12), Z18, Z8
+	VFMADD231PS.BCST 16(R12), Z19, Z9
+	VFMADD231PS.BCST 20(R12), Z18, Z10
+	VFMADD231PS.BCST 20(R12), Z19, Z11
+	VFMADD231PS.BCST 24(R12), Z18, Z12
+	VFMADD231PS.BCST 24(R12), Z19, Z13
+	VFMADD231PS.BCST 28(R12), Z18, Z14
+	VFMADD231PS.BCST 28(R12), Z19, Z15
+	VFMADD231PS.BCST 32(R12), Z18, Z16
+	VFMADD231PS.BCST 32(R12), Z19, Z17
+	ADDQ             R9, R12
+	ADDQ             R10, R11
+	DECQ             AX
+	JNZ              atb32KernelAVX512_nb2_mr9_loop
+	TESTQ            R13, R13
+	JNZ              atb32KernelAVX512_nb2_mr9_add
+	MOVQ             DI, DX
+	VCVTPS2PD        Y0, Z20
+	VMOVUPD          Z20, (DX)
+	VEXTRACTF32X8    $0x01, Z0, Y20
+	VCVTPS2PD        Y20, Z20
+	VMOVUPD          Z20, 64(DX)
+	VCVTPS2PD        Y1, Z20
+	VMOVUPD          Z20, K2, 128(DX)
+	VEXTRACTF32X8    $0x01, Z1, Y20
+	VCVTPS2PD        Y20, Z20
+	VMOVUPD          Z20, K3, 192(DX)
+	ADDQ             R8, DX
+	VCVTPS2PD        Y2, Z20
+	VMOVUPD          Z20, (DX)
+	VEXTRACTF32X8    $0x01, Z2, Y20
+	VCVTPS2PD        Y20, Z20
+	VMOVUPD          Z20, 64(DX)
+	VCVTPS2PD        Y3, Z20
+	VMOVUPD          Z20, K2, 128(DX)
+	VEXTRACTF32X8    $0x01, Z3, Y20
+	VCVTPS2PD        Y20, Z20
+	VMOVUPD          Z20, K3, 192(DX)
+	ADDQ             R8, DX
+	VCVTPS2PD        Y4, Z20
+	VMOVUPD          Z20, (DX)
+	VEXTRACTF32X8    $0x01, Z4, Y20
+	VCVTPS2PD        Y20, Z20
+	VMOVUPD          Z20, 64(DX)
+	VCVTPS2PD        Y5, Z20
+	VMOVUPD          Z20, K2, 128(DX)
+	VEXTRACTF32X8    $0x01, Z5, Y20
+	VCVTPS2PD        Y20, Z20
+	VMOVUPD          Z20, K3, 192(DX)
+	ADDQ             R8, DX
+	VCVTPS2PD        Y6, Z20
+	VMOVUPD          Z20, (DX)
+	VEXTRACTF32X8    $0x01, Z6, Y20
+	VCVTPS2PD        Y20, Z20
+	VMOVUPD          Z20, 64(DX)
+	VCVTPS2PD        Y7, Z20
+	VMOVUPD          Z20, K2, 128(DX)
+	VEXTRACTF32X8    $0x01, Z7, Y20
+	VCVTPS2PD        Y20, Z20
+	VMOVUPD          Z20, K3, 192(DX)
+	ADDQ             R8, DX
+	VCVTPS2PD        Y8, Z20
+	VMOVUPD          Z20, (DX)
+	VEXTRACTF32X8    $0x01, Z8, Y20
+	VCVTPS2PD        Y20, Z20
+	VMOVUPD          Z20, 64(DX)
+	VCVTPS2PD        Y9, Z20
+	VMOVUPD          Z20, K2, 128(DX)
+	VEXTRACTF32X8    $0x01, Z9, Y20
+	VCVTPS2PD        Y20, Z20
+	VMOVUPD          Z20, K3, 192(DX)
+	ADDQ             R8, DX
+	VCVTPS2PD        Y10, Z20
+	VMOVUPD          Z20, (DX)
+	VEXTRACTF32X8    $0x01, Z10, Y20
+	VCVTPS2PD        Y20, Z20
+	VMOVUPD          Z20, 64(DX)
+	VCVTPS2PD        Y11, Z20
+	VMOVUPD          Z20, K2, 128(DX)
+	VEXTRACTF32X8    $0x01, Z11, Y20
+	VCVTPS2PD        Y20, Z20
+	VMOVUPD          Z20, K3, 192(DX)
+	ADDQ             R8, DX
+	VCVTPS2PD        Y12, Z20
+	VMOVUPD          Z20, (DX)
+	VEXTRACTF32X8    $0x01, Z12, Y20
+	VCVTPS2PD        Y20, Z20
+	VMOVUPD          Z20, 64(DX)
+	VCVTPS2PD        Y13, Z20
+	VMOVUPD          Z20, K2, 128(DX)
+	VEXTRACTF32X8    $0x01, Z13, Y20
+	VCVTPS2PD        Y20, Z20
+	VMOVUPD          Z20, K3, 192(DX)
+	ADDQ             R8, DX
+	VCVTPS2PD        Y14, Z20
+	VMOVUPD          Z20, (DX)
+	VEXTRACTF32X8    $0x01, Z14, Y20
+	VCVTPS2PD        Y20, Z20
+	VMOVUPD          Z20, 64(DX)
+	VCVTPS2PD        Y15, Z20
+	VMOVUPD          Z20, K2, 128(DX)
+	VEXTRACTF32X8    $0x01, Z15, Y20
+	VCVTPS2PD        Y20, Z20
+	VMOVUPD          Z20, K3, 192(DX)
+	ADDQ             R8, DX
+	VCVTPS2PD        Y16, Z20
+	VMOVUPD          Z20, (DX)
+	VEXTRACTF32X8    $0x01, Z16, Y20
+	VCVTPS2PD        Y20, Z20
+	VMOVUPD          Z20, 64(DX)
+	VCVTPS2PD        Y17, Z20
+	VMOVUPD          Z20, K2, 128(DX)
+	VEXTRACTF32X8    $0x01, Z17, Y20
+	VCVTPS2PD        Y20, Z20
+	VMOVUPD          Z20, K3, 192(DX)
+	JMP              atb32KernelAVX512_nb2_mr9_next
+
+atb32KernelAVX512_nb2_mr9_add:
+	MOVQ          DI, DX
+	VCVTPS2PD     Y0, Z20
+	VADDPD        (DX), Z20, Z20
+	VMOVUPD       Z20, (DX)
+	VEXTRACTF32X8 $0x01, Z0, Y20
+	VCVTPS2PD     Y20, Z20
+	VADDPD        64(DX), Z20, Z20
+	VMOVUPD       Z20, 64(DX)
+	VCVTPS2PD     Y1, Z20
+	VMOVUPD.Z     128(DX), K2, Z21
+	VADDPD        Z21, Z20, Z20
+	VMOVUPD       Z20, K2, 128(DX)
+	VEXTRACTF32X8 $0x01, Z1, Y20
+	VCVTPS2PD     Y20, Z20
+	VMOVUPD.Z     192(DX), K3, Z21
+	VADDPD        Z21, Z20, Z20
+	VMOVUPD       Z20, K3, 192(DX)
+	ADDQ          R8, DX
+	VCVTPS2PD     Y2, Z20
+	VADDPD        (DX), Z20, Z20
+	VMOVUPD       Z20, (DX)
+	VEXTRACTF32X8 $0x01, Z2, Y20
+	VCVTPS2PD     Y20, Z20
+	VADDPD        64(DX), Z20, Z20
+	VMOVUPD       Z20, 64(DX)
+	VCVTPS2PD     Y3, Z20
+	VMOVUPD.Z     128(DX), K2, Z21
+	VADDPD        Z21, Z20, Z20
+	VMOVUPD       Z20, K2, 128(DX)
+	VEXTRACTF32X8 $0x01, Z3, Y20
+	VCVTPS2PD     Y20, Z20
+	VMOVUPD.Z     192(DX), K3, Z21
+	VADDPD        Z21, Z20, Z20
+	VMOVUPD       Z20, K3, 192(DX)
+	ADDQ          R8, DX
+	VCVTPS2PD     Y4, Z20
+	VADDPD        (DX), Z20, Z20
+	VMOVUPD       Z20, (DX)
+	VEXTRACTF32X8 $0x01, Z4, Y20
+	VCVTPS2PD     Y20, Z20
+	VADDPD        64(DX), Z20, Z20
+	VMOVUPD       Z20, 64(DX)
+	VCVTPS2PD     Y5, Z20
+	VMOVUPD.Z     128(DX), K2, Z21
+	VADDPD        Z21, Z20, Z20
+	VMOVUPD       Z20, K2, 128(DX)
+	VEXTRACTF32X8 $0x01, Z5, Y20
+	VCVTPS2PD     Y20, Z20
+	VMOVUPD.Z     192(DX), K3, Z21
+	VADDPD        Z21, Z20, Z20
+	VMOVUPD       Z20, K3, 192(DX)
+	ADDQ          R8, DX
+	VCVTPS2PD     Y6, Z20
+	VADDPD        (DX), Z20, Z20
+	VMOVUPD       Z20, (DX)
+	VEXTRACTF32X8 $0x01, Z6, Y20
+	VCVTPS2PD     Y20, Z20
+	VADDPD        64(DX), Z20, Z20
+	VMOVUPD       Z20, 64(DX)
+	VCVTPS2PD     Y7, Z20
+	VMOVUPD.Z     128(DX), K2, Z21
+	VADDPD        Z21, Z20, Z20
+	VMOVUPD       Z20, K2, 128(DX)
+	VEXTRACTF32X8 $0x01, Z7, Y20
+	VCVTPS2PD     Y20, Z20
+	VMOVUPD.Z     192(DX), K3, Z21
+	VADDPD        Z21, Z20, Z20
+	VMOVUPD       Z20, K3, 192(DX)
+	ADDQ          R8, DX
+	VCVTPS2PD     Y8, Z20
+	VADDPD        (DX), Z20, Z20
+	VMOVUPD       Z20, (DX)
+	VEXTRACTF32X8 $0x01, Z8, Y20
+	VCVTPS2PD     Y20, Z20
+	VADDPD        64(DX), Z20, Z20
+	VMOVUPD       Z20, 64(DX)
+	VCVTPS2PD     Y9, Z20
+	VMOVUPD.Z     128(DX), K2, Z21
+	VADDPD        Z21, Z20, Z20
+	VMOVUPD       Z20, K2, 128(DX)
+	VEXTRACTF32X8 $0x01, Z9, Y20
+	VCVTPS2PD     Y20, Z20
+	VMOVUPD.Z     192(DX), K3, Z21
+	VADDPD        Z21, Z20, Z20
+	VMOVUPD       Z20, K3, 192(DX)
+	ADDQ          R8, DX
+	VCVTPS2PD     Y10, Z20
+	VADDPD        (DX), Z20, Z20
+	VMOVUPD       Z20, (DX)
+	VEXTRACTF32X8 $0x01, Z10, Y20
+	VCVTPS2PD     Y20, Z20
+	VADDPD        64(DX), Z20, Z20
+	VMOVUPD       Z20, 64(DX)
+	VCVTPS2PD     Y11, Z20
+	VMOVUPD.Z     128(DX), K2, Z21
+	VADDPD        Z21, Z20, Z20
+	VMOVUPD       Z20, K2, 128(DX)
+	VEXTRACTF32X8 $0x01, Z11, Y20
+	VCVTPS2PD     Y20, Z20
+	VMOVUPD.Z     192(DX), K3, Z21
+	VADDPD        Z21, Z20, Z20
+	VMOVUPD       Z20, K3, 192(DX)
+	ADDQ          R8, DX
+	VCVTPS2PD     Y12, Z20
+	VADDPD        (DX), Z20, Z20
+	VMOVUPD       Z20, (DX)
+	VEXTRACTF32X8 $0x01, Z12, Y20
+	VCVTPS2PD     Y20, Z20
+	VADDPD        64(DX), Z20, Z20
+	VMOVUPD       Z20, 64(DX)
+	VCVTPS2PD     Y13, Z20
+	VMOVUPD.Z     128(DX), K2, Z21
+	VADDPD        Z21, Z20, Z20
+	VMOVUPD       Z20, K2, 128(DX)
+	VEXTRACTF32X8 $0x01, Z13, Y20
+	VCVTPS2PD     Y20, Z20
+	VMOVUPD.Z     192(DX), K3, Z21
+	VADDPD        Z21, Z20, Z20
+	VMOVUPD       Z20, K3, 192(DX)
+	ADDQ          R8, DX
+	VCVTPS2PD     Y14, Z20
+	VADDPD        (DX), Z20, Z20
+	VMOVUPD       Z20, (DX)
+	VEXTRACTF32X8 $0x01, Z14, Y20
+	VCVTPS2PD     Y20, Z20
+	VADDPD        64(DX), Z20, Z20
+	VMOVUPD       Z20, 64(DX)
+	VCVTPS2PD     Y15, Z20
+	VMOVUPD.Z     128(DX), K2, Z21
+	VADDPD        Z21, Z20, Z20
+	VMOVUPD       Z20, K2, 128(DX)
+	VEXTRACTF32X8 $0x01, Z15, Y20
+	VCVTPS2PD     Y20, Z20
+	VMOVUPD.Z     192(DX), K3, Z21
+	VADDPD        Z21, Z20, Z20
+	VMOVUPD       Z20, K3, 192(DX)
+	ADDQ          R8, DX
+	VCVTPS2PD     Y16, Z20
+	VADDPD        (DX), Z20, Z20
+	VMOVUPD       Z20, (DX)
+	VEXTRACTF32X8 $0x01, Z16, Y20
+	VCVTPS2PD     Y20, Z20
+	VADDPD        64(DX), Z20, Z20
+	VMOVUPD       Z20, 64(DX)
+	VCVTPS2PD     Y17, Z20
+	VMOVUPD.Z     128(DX), K2, Z21
+	VADDPD        Z21, Z20, Z20
+	VMOVUPD       Z20, K2, 128(DX)
+	VEXTRACTF32X8 $0x01, Z17, Y20
+	VCVTPS2PD     Y20, Z20
+	VMOVUPD.Z     192(DX), K3, Z21
+	VADDPD        Z21, Z20, Z20
+	VMOVUPD       Z20, K3, 192(DX)
+
+atb32KernelAVX512_nb2_mr9_next:
+	MOVQ   $0x00000001, R13
+	TESTQ  BX, BX
+	JNZ    atb32KernelAVX512_nb2_mr9_chunk
+	IMUL3Q $0x00000009, R8, DX
+	ADDQ   DX, DI
+	ADDQ   $0x00000024, SI
+	JMP    atb32KernelAVX512_done
+
+atb32KernelAVX512_nb2_mr10:
+	MOVQ    b+32(FP), R11
+	MOVQ    n+48(FP), BX
+	MOVQ    SI, R12
+	MOVBQZX add+72(FP), R13
+
+atb32KernelAVX512_nb2_mr10_chunk:
+	VXORPS  Z0, Z0, Z0
+	VXORPS  Z1, Z1, Z1
+	VXORPS  Z2, Z2, Z2
+	VXORPS  Z3, Z3, Z3
+	VXORPS  Z4, Z4, Z4
+	VXORPS  Z5, Z5, Z5
+	VXORPS  Z6, Z6, Z6
+	VXORPS  Z7, Z7, Z7
+	VXORPS  Z8, Z8, Z8
+	VXORPS  Z9, Z9, Z9
+	VXORPS  Z10, Z10, Z10
+	VXORPS  Z11, Z11, Z11
+	VXORPS  Z12, Z12, Z12
+	VXORPS  Z13, Z13, Z13
+	VXORPS  Z14, Z14, Z14
+	VXORPS  Z15, Z15, Z15
+	VXORPS  Z16, Z16, Z16
+	VXORPS  Z17, Z17, Z17
+	VXORPS  Z18, Z18, Z18
+	VXORPS  Z19, Z19, Z19
+	MOVQ    $0x00000040, AX
+	CMPQ    BX, AX
+	CMOVQLT BX, AX
+	SUBQ    AX, BX
+
+atb32KernelAVX512_nb2_mr10_loop:
+	VMOVUPS          (R11), Z20
+	VMOVUPS.Z        64(R11), K1, Z21
+	VFMADD231PS.BCST (R12), Z20, Z0
+	VFMADD231PS.BCST (R12), Z21, Z1
+	VFMADD231PS.BCST 4(R12), Z20, Z2
+	VFMADD231PS.BCST 4(R12), Z21, Z3
+	VFMADD231PS.BCST 8(R12), Z20, Z4
+	VFMADD231PS.BCST 8(R12), Z21, Z5
+	VFMADD231PS.BCST 12(R12), Z20, Z6
+	VFMADD231PS.BCST 12(R12), Z21, Z7
+	VFMADD231PS.BCST 16(R12), Z20, Z8
+	VFMADD231PS.BCST 16(R12), Z21, Z9
+	VFMADD231PS.BCST 20(R12), Z20, Z10
+	VFMADD231PS.BCST 20(R12), Z21, Z11
+	VFMADD231PS.BCST 24(R12), Z20, Z12
+	VFMADD231PS.BCST 24(R12), Z21, Z13
+	VFMADD231PS.BCST 28(R12), Z20, Z14
+	VFMADD231PS.BCST 28(R12), Z21, Z15
+	VFMADD231PS.BCST 32(R12), Z20, Z16
+	VFMADD231PS.BCST 32(R12), Z21, Z17
+	VFMADD231PS.BCST 36(R12), Z20, Z18
+	VFMADD231PS.BCST 36(R12), Z21, Z19
+	ADDQ             R9, R12
+	ADDQ             R10, R11
+	DECQ             AX
+	JNZ              atb32KernelAVX512_nb2_mr10_loop
+	TESTQ            R13, R13
+	JNZ              atb32KernelAVX512_nb2_mr10_add
+	MOVQ             DI, DX
+	VCVTPS2PD        Y0, Z22
+	VMOVUPD          Z22, (DX)
+	VEXTRACTF32X8    $0x01, Z0, Y22
+	VCVTPS2PD        Y22, Z22
+	VMOVUPD          Z22, 64(DX)
+	VCVTPS2PD        Y1, Z22
+	VMOVUPD          Z22, K2, 128(DX)
+	VEXTRACTF32X8    $0x01, Z1, Y22
+	VCVTPS2PD        Y22, Z22
+	VMOVUPD          Z22, K3, 192(DX)
+	ADDQ             R8, DX
+	VCVTPS2PD        Y2, Z22
+	VMOVUPD          Z22, (DX)
+	VEXTRACTF32X8    $0x01, Z2, Y22
+	VCVTPS2PD        Y22, Z22
+	VMOVUPD          Z22, 64(DX)
+	VCVTPS2PD        Y3, Z22
+	VMOVUPD          Z22, K2, 128(DX)
+	VEXTRACTF32X8    $0x01, Z3, Y22
+	VCVTPS2PD        Y22, Z22
+	VMOVUPD          Z22, K3, 192(DX)
+	ADDQ             R8, DX
+	VCVTPS2PD        Y4, Z22
+	VMOVUPD          Z22, (DX)
+	VEXTRACTF32X8    $0x01, Z4, Y22
+	VCVTPS2PD        Y22, Z22
+	VMOVUPD          Z22, 64(DX)
+	VCVTPS2PD        Y5, Z22
+	VMOVUPD          Z22, K2, 128(DX)
+	VEXTRACTF32X8    $0x01, Z5, Y22
+	VCVTPS2PD        Y22, Z22
+	VMOVUPD          Z22, K3, 192(DX)
+	ADDQ             R8, DX
+	VCVTPS2PD        Y6, Z22
+	VMOVUPD          Z22, (DX)
+	VEXTRACTF32X8    $0x01, Z6, Y22
+	VCVTPS2PD        Y22, Z22
+	VMOVUPD          Z22, 64(DX)
+	VCVTPS2PD        Y7, Z22
+	VMOVUPD          Z22, K2, 128(DX)
+	VEXTRACTF32X8    $0x01, Z7, Y22
+	VCVTPS2PD        Y22, Z22
+	VMOVUPD          Z22, K3, 192(DX)
+	ADDQ             R8, DX
+	VCVTPS2PD        Y8, Z22
+	VMOVUPD          Z22, (DX)
+	VEXTRACTF32X8    $0x01, Z8, Y22
+	VCVTPS2PD        Y22, Z22
+	VMOVUPD          Z22, 64(DX)
+	VCVTPS2PD        Y9, Z22
+	VMOVUPD          Z22, K2, 128(DX)
+	VEXTRACTF32X8    $0x01, Z9, Y22
+	VCVTPS2PD        Y22, Z22
+	VMOVUPD          Z22, K3, 192(DX)
+	ADDQ             R8, DX
+	VCVTPS2PD        Y10, Z22
+	VMOVUPD          Z22, (DX)
+	VEXTRACTF32X8    $0x01, Z10, Y22
+	VCVTPS2PD        Y22, Z22
+	VMOVUPD          Z22, 64(DX)
+	VCVTPS2PD        Y11, Z22
+	VMOVUPD          Z22, K2, 128(DX)
+	VEXTRACTF32X8    $0x01, Z11, Y22
+	VCVTPS2PD        Y22, Z22
+	VMOVUPD          Z22, K3, 192(DX)
+	ADDQ             R8, DX
+	VCVTPS2PD        Y12, Z22
+	VMOVUPD          Z22, (DX)
+	VEXTRACTF32X8    $0x01, Z12, Y22
+	VCVTPS2PD        Y22, Z22
+	VMOVUPD          Z22, 64(DX)
+	VCVTPS2PD        Y13, Z22
+	VMOVUPD          Z22, K2, 128(DX)
+	VEXTRACTF32X8    $0x01, Z13, Y22
+	VCVTPS2PD        Y22, Z22
+	VMOVUPD          Z22, K3, 192(DX)
+	ADDQ             R8, DX
+	VCVTPS2PD        Y14, Z22
+	VMOVUPD          Z22, (DX)
+	VEXTRACTF32X8    $0x01, Z14, Y22
+	VCVTPS2PD        Y22, Z22
+	VMOVUPD          Z22, 64(DX)
+	VCVTPS2PD        Y15, Z22
+	VMOVUPD          Z22, K2, 128(DX)
+	VEXTRACTF32X8    $0x01, Z15, Y22
+	VCVTPS2PD        Y22, Z22
+	VMOVUPD          Z22, K3, 192(DX)
+	ADDQ             R8, DX
+	VCVTPS2PD        Y16, Z22
+	VMOVUPD          Z22, (DX)
+	VEXTRACTF32X8    $0x01, Z16, Y22
+	VCVTPS2PD        Y22, Z22
+	VMOVUPD          Z22, 64(DX)
+	VCVTPS2PD        Y17, Z22
+	VMOVUPD          Z22, K2, 128(DX)
+	VEXTRACTF32X8    $0x01, Z17, Y22
+	VCVTPS2PD        Y22, Z22
+	VMOVUPD          Z22, K3, 192(DX)
+	ADDQ             R8, DX
+	VCVTPS2PD        Y18, Z22
+	VMOVUPD          Z22, (DX)
+	VEXTRACTF32X8    $0x01, Z18, Y22
+	VCVTPS2PD        Y22, Z22
+	VMOVUPD          Z22, 64(DX)
+	VCVTPS2PD        Y19, Z22
+	VMOVUPD          Z22, K2, 128(DX)
+	VEXTRACTF32X8    $0x01, Z19, Y22
+	VCVTPS2PD        Y22, Z22
+	VMOVUPD          Z22, K3, 192(DX)
+	JMP              atb32KernelAVX512_nb2_mr10_next
+
+atb32KernelAVX512_nb2_mr10_add:
+	MOVQ          DI, DX
+	VCVTPS2PD     Y0, Z22
+	VADDPD        (DX), Z22, Z22
+	VMOVUPD       Z22, (DX)
+	VEXTRACTF32X8 $0x01, Z0, Y22
+	VCVTPS2PD     Y22, Z22
+	VADDPD        64(DX), Z22, Z22
+	VMOVUPD       Z22, 64(DX)
+	VCVTPS2PD     Y1, Z22
+	VMOVUPD.Z     128(DX), K2, Z23
+	VADDPD        Z23, Z22, Z22
+	VMOVUPD       Z22, K2, 128(DX)
+	VEXTRACTF32X8 $0x01, Z1, Y22
+	VCVTPS2PD     Y22, Z22
+	VMOVUPD.Z     192(DX), K3, Z23
+	VADDPD        Z23, Z22, Z22
+	VMOVUPD       Z22, K3, 192(DX)
+	ADDQ          R8, DX
+	VCVTPS2PD     Y2, Z22
+	VADDPD        (DX), Z22, Z22
+	VMOVUPD       Z22, (DX)
+	VEXTRACTF32X8 $0x01, Z2, Y22
+	VCVTPS2PD     Y22, Z22
+	VADDPD        64(DX), Z22, Z22
+	VMOVUPD       Z22, 64(DX)
+	VCVTPS2PD     Y3, Z22
+	VMOVUPD.Z     128(DX), K2, Z23
+	VADDPD        Z23, Z22, Z22
+	VMOVUPD       Z22, K2, 128(DX)
+	VEXTRACTF32X8 $0x01, Z3, Y22
+	VCVTPS2PD     Y22, Z22
+	VMOVUPD.Z     192(DX), K3, Z23
+	VADDPD        Z23, Z22, Z22
+	VMOVUPD       Z22, K3, 192(DX)
+	ADDQ          R8, DX
+	VCVTPS2PD     Y4, Z22
+	VADDPD        (DX), Z22, Z22
+	VMOVUPD       Z22, (DX)
+	VEXTRACTF32X8 $0x01, Z4, Y22
+	VCVTPS2PD     Y22, Z22
+	VADDPD        64(DX), Z22, Z22
+	VMOVUPD       Z22, 64(DX)
+	VCVTPS2PD     Y5, Z22
+	VMOVUPD.Z     128(DX), K2, Z23
+	VADDPD        Z23, Z22, Z22
+	VMOVUPD       Z22, K2, 128(DX)
+	VEXTRACTF32X8 $0x01, Z5, Y22
+	VCVTPS2PD     Y22, Z22
+	VMOVUPD.Z     192(DX), K3, Z23
+	VADDPD        Z23, Z22, Z22
+	VMOVUPD       Z22, K3, 192(DX)
+	ADDQ          R8, DX
+	VCVTPS2PD     Y6, Z22
+	VADDPD        (DX), Z22, Z22
+	VMOVUPD       Z22, (DX)
+	VEXTRACTF32X8 $0x01, Z6, Y22
+	VCVTPS2PD     Y22, Z22
+	VADDPD        64(DX), Z22, Z22
+	VMOVUPD       Z22, 64(DX)
+	VCVTPS2PD     Y7, Z22
+	VMOVUPD.Z     128(DX), K2, Z23
+	VADDPD        Z23, Z22, Z22
+	VMOVUPD       Z22, K2, 128(DX)
+	VEXTRACTF32X8 $0x01, Z7, Y22
+	VCVTPS2PD     Y22, Z22
+	VMOVUPD.Z     192(DX), K3, Z23
+	VADDPD        Z23, Z22, Z22
+	VMOVUPD       Z22, K3, 192(DX)
+	ADDQ          R8, DX
+	VCVTPS2PD     Y8, Z22
+	VADDPD        (DX), Z22, Z22
+	VMOVUPD       Z22, (DX)
+	VEXTRACTF32X8 $0x01, Z8, Y22
+	VCVTPS2PD     Y22, Z22
+	VADDPD        64(DX), Z22, Z22
+	VMOVUPD       Z22, 64(DX)
+	VCVTPS2PD     Y9, Z22
+	VMOVUPD.Z     128(DX), K2, Z23
+	VADDPD        Z23, Z22, Z22
+	VMOVUPD       Z22, K2, 128(DX)
+	VEXTRACTF32X8 $0x01, Z9, Y22
+	VCVTPS2PD     Y22, Z22
+	VMOVUPD.Z     192(DX), K3, Z23
+	VADDPD        Z23, Z22, Z22
+	VMOVUPD       Z22, K3, 192(DX)
+	ADDQ          R8, DX
+	VCVTPS2PD     Y10, Z22
+	VADDPD        (DX), Z22, Z22
+	VMOVUPD       Z22, (DX)
+	VEXTRACTF32X8 $0x01, Z10, Y22
+	VCVTPS2PD     Y22, Z22
+	VADDPD        64(DX), Z22, Z22
+	VMOVUPD       Z22, 64(DX)
+	VCVTPS2PD     Y11, Z22
+	VMOVUPD.Z     128(DX), K2, Z23
+	VADDPD        Z23, Z22, Z22
+	VMOVUPD       Z22, K2, 128(DX)
+	VEXTRACTF32X8 $0x01, Z11, Y22
+	VCVTPS2PD     Y22, Z22
+	VMOVUPD.Z     192(DX), K3, Z23
+	VADDPD        Z23, Z22, Z22
+	VMOVUPD       Z22, K3, 192(DX)
+	ADDQ          R8, DX
+	VCVTPS2PD     Y12, Z22
+	VADDPD        (DX), Z22, Z22
+	VMOVUPD       Z22, (DX)
+	VEXTRACTF32X8 $0x01, Z12, Y22
+	VCVTPS2PD     Y22, Z22
+	VADDPD        64(DX), Z22, Z22
+	VMOVUPD       Z22, 64(DX)
+	VCVTPS2PD     Y13, Z22
+	VMOVUPD.Z     128(DX), K2, Z23
+	VADDPD        Z23, Z22, Z22
+	VMOVUPD       Z22, K2, 128(DX)
+	VEXTRACTF32X8 $0x01, Z13, Y22
+	VCVTPS2PD     Y22, Z22
+	VMOVUPD.Z     192(DX), K3, Z23
+	VADDPD        Z23, Z22, Z22
+	VMOVUPD       Z22, K3, 192(DX)
+	ADDQ          R8, DX
+	VCVTPS2PD     Y14, Z22
+	VADDPD        (DX), Z22, Z22
+	VMOVUPD       Z22, (DX)
+	VEXTRACTF32X8 $0x01, Z14, Y22
+	VCVTPS2PD     Y22, Z22
+	VADDPD        64(DX), Z22, Z22
+	VMOVUPD       Z22, 64(DX)
+	VCVTPS2PD     Y15, Z22
+	VMOVUPD.Z     128(DX), K2, Z23
+	VADDPD        Z23, Z22, Z22
+	VMOVUPD       Z22, K2, 128(DX)
+	VEXTRACTF32X8 $0x01, Z15, Y22
+	VCVTPS2PD     Y22, Z22
+	VMOVUPD.Z     192(DX), K3, Z23
+	VADDPD        Z23, Z22, Z22
+	VMOVUPD       Z22, K3, 192(DX)
+	ADDQ          R8, DX
+	VCVTPS2PD     Y16, Z22
+	VADDPD        (DX), Z22, Z22
+	VMOVUPD       Z22, (DX)
+	VEXTRACTF32X8 $0x01, Z16, Y22
+	VCVTPS2PD     Y22, Z22
+	VADDPD        64(DX), Z22, Z22
+	VMOVUPD       Z22, 64(DX)
+	VCVTPS2PD     Y17, Z22
+	VMOVUPD.Z     128(DX), K2, Z23
+	VADDPD        Z23, Z22, Z22
+	VMOVUPD       Z22, K2, 128(DX)
+	VEXTRACTF32X8 $0x01, Z17, Y22
+	VCVTPS2PD     Y22, Z22
+	VMOVUPD.Z     192(DX), K3, Z23
+	VADDPD        Z23, Z22, Z22
+	VMOVUPD       Z22, K3, 192(DX)
+	ADDQ          R8, DX
+	VCVTPS2PD     Y18, Z22
+	VADDPD        (DX), Z22, Z22
+	VMOVUPD       Z22, (DX)
+	VEXTRACTF32X8 $0x01, Z18, Y22
+	VCVTPS2PD     Y22, Z22
+	VADDPD        64(DX), Z22, Z22
+	VMOVUPD       Z22, 64(DX)
+	VCVTPS2PD     Y19, Z22
+	VMOVUPD.Z     128(DX), K2, Z23
+	VADDPD        Z23, Z22, Z22
+	VMOVUPD       Z22, K2, 128(DX)
+	VEXTRACTF32X8 $0x01, Z19, Y22
+	VCVTPS2PD     Y22, Z22
+	VMOVUPD.Z     192(DX), K3, Z23
+	VADDPD        Z23, Z22, Z22
+	VMOVUPD       Z22, K3, 192(DX)
+
+atb32KernelAVX512_nb2_mr10_next:
+	MOVQ   $0x00000001, R13
+	TESTQ  BX, BX
+	JNZ    atb32KernelAVX512_nb2_mr10_chunk
+	IMUL3Q $0x0000000a, R8, DX
+	ADDQ   DX, DI
+	ADDQ   $0x00000028, SI
+	JMP    atb32KernelAVX512_done
+
+atb32KernelAVX512_nb2_mr11:
+	MOVQ    b+32(FP), R11
+	MOVQ    n+48(FP), BX
+	MOVQ    SI, R12
+	MOVBQZX add+72(FP), R13
+
+atb32KernelAVX512_nb2_mr11_chunk:
+	VXORPS  Z0, Z0, Z0
+	VXORPS  Z1, Z1, Z1
+	VXORPS  Z2, Z2, Z2
+	VXORPS  Z3, Z3, Z3
+	VXORPS  Z4, Z4, Z4
+	VXORPS  Z5, Z5, Z5
+	VXORPS  Z6, Z6, Z6
+	VXORPS  Z7, Z7, Z7
+	VXORPS  Z8, Z8, Z8
+	VXORPS  Z9, Z9, Z9
+	VXORPS  Z10, Z10, Z10
+	VXORPS  Z11, Z11, Z11
+	VXORPS  Z12, Z12, Z12
+	VXORPS  Z13, Z13, Z13
+	VXORPS  Z14, Z14, Z14
+	VXORPS  Z15, Z15, Z15
+	VXORPS  Z16, Z16, Z16
+	VXORPS  Z17, Z17, Z17
+	VXORPS  Z18, Z18, Z18
+	VXORPS  Z19, Z19, Z19
+	VXORPS  Z20, Z20, Z20
+	VXORPS  Z21, Z21, Z21
+	MOVQ    $0x00000040, AX
+	CMPQ    BX, AX
+	CMOVQLT BX, AX
+	SUBQ    AX, BX
+
+atb32KernelAVX512_nb2_mr11_loop:
+	VMOVUPS          (R11), Z22
+	VMOVUPS.Z        64(R11), K1, Z23
+	VFMADD231PS.BCST (R12), Z22, Z0
+	VFMADD231PS.BCST (R12), Z23, Z1
+	VFMADD231PS.BCST 4(R12), Z22, Z2
+	VFMADD231PS.BCST 4(R12), Z23, Z3
+	VFMADD231PS.BCST 8(R12), Z22, Z4
+	VFMADD231PS.BCST 8(R12), Z23, Z5
+	VFMADD231PS.BCST 12(R12), Z22, Z6
+	VFMADD231PS.BCST 12(R12), Z23, Z7
+	VFMADD231PS.BCST 16(R12), Z22, Z8
+	VFMADD231PS.BCST 16(R12), Z23, Z9
+	VFMADD231PS.BCST 20(R12), Z22, Z10
+	VFMADD231PS.BCST 20(R12), Z23, Z11
+	VFMADD231PS.BCST 24(R12), Z22, Z12
+	VFMADD231PS.BCST 24(R12), Z23, Z13
+	VFMADD231PS.BCST 28(R12), Z22, Z14
+	VFMADD231PS.BCST 28(R12), Z23, Z15
+	VFMADD231PS.BCST 32(R12), Z22, Z16
+	VFMADD231PS.BCST 32(R12), Z23, Z17
+	VFMADD231PS.BCST 36(R12), Z22, Z18
+	VFMADD231PS.BCST 36(R12), Z23, Z19
+	VFMADD231PS.BCST 40(R12), Z22, Z20
+	VFMADD231PS.BCST 40(R12), Z23, Z21
+	ADDQ             R9, R12
+	ADDQ             R10, R11
+	DECQ             AX
+	JNZ              atb32KernelAVX512_nb2_mr11_loop
+	TESTQ            R13, R13
+	JNZ              atb32KernelAVX512_nb2_mr11_add
+	MOVQ             DI, DX
+	VCVTPS2PD        Y0, Z24
+	VMOVUPD          Z24, (DX)
+	VEXTRACTF32X8    $0x01, Z0, Y24
+	VCVTPS2PD        Y24, Z24
+	VMOVUPD          Z24, 64(DX)
+	VCVTPS2PD        Y1, Z24
+	VMOVUPD          Z24, K2, 128(DX)
+	VEXTRACTF32X8    $0x01, Z1, Y24
+	VCVTPS2PD        Y24, Z24
+	VMOVUPD          Z24, K3, 192(DX)
+	ADDQ             R8, DX
+	VCVTPS2PD        Y2, Z24
+	VMOVUPD          Z24, (DX)
+	VEXTRACTF32X8    $0x01, Z2, Y24
+	VCVTPS2PD        Y24, Z24
+	VMOVUPD          Z24, 64(DX)
+	VCVTPS2PD        Y3, Z24
+	VMOVUPD          Z24, K2, 128(DX)
+	VEXTRACTF32X8    $0x01, Z3, Y24
+	VCVTPS2PD        Y24, Z24
+	VMOVUPD          Z24, K3, 192(DX)
+	ADDQ             R8, DX
+	VCVTPS2PD        Y4, Z24
+	VMOVUPD          Z24, (DX)
+	VEXTRACTF32X8    $0x01, Z4, Y24
+	VCVTPS2PD        Y24, Z24
+	VMOVUPD          Z24, 64(DX)
+	VCVTPS2PD        Y5, Z24
+	VMOVUPD          Z24, K2, 128(DX)
+	VEXTRACTF32X8    $0x01, Z5, Y24
+	VCVTPS2PD        Y24, Z24
+	VMOVUPD          Z24, K3, 192(DX)
+	ADDQ             R8, DX
+	VCVTPS2PD        Y6, Z24
+	VMOVUPD          Z24, (DX)
+	VEXTRACTF32X8    $0x01, Z6, Y24
+	VCVTPS2PD        Y24, Z24
+	VMOVUPD          Z24, 64(DX)
+	VCVTPS2PD        Y7, Z24
+	VMOVUPD          Z24, K2, 128(DX)
+	VEXTRACTF32X8    $0x01, Z7, Y24
+	VCVTPS2PD        Y24, Z24
+	VMOVUPD          Z24, K3, 192(DX)
+	ADDQ             R8, DX
+	VCVTPS2PD        Y8, Z24
+	VMOVUPD          Z24, (DX)
+	VEXTRACTF32X8    $0x01, Z8, Y24
+	VCVTPS2PD        Y24, Z24
+	VMOVUPD          Z24, 64(DX)
+	VCVTPS2PD        Y9, Z24
+	VMOVUPD          Z24, K2, 128(DX)
+	VEXTRACTF32X8    $0x01, Z9, Y24
+	VCVTPS2PD        Y24, Z24
+	VMOVUPD          Z24, K3, 192(DX)
+	ADDQ             R8, DX
+	VCVTPS2PD        Y10, Z24
+	VMOVUPD          Z24, (DX)
+	VEXTRACTF32X8    $0x01, Z10, Y24
+	VCVTPS2PD        Y24, Z24
+	VMOVUPD          Z24, 64(DX)
+	VCVTPS2PD        Y11, Z24
+	VMOVUPD          Z24, K2, 128(DX)
+	VEXTRACTF32X8    $0x01, Z11, Y24
+	VCVTPS2PD        Y24, Z24
+	VMOVUPD          Z24, K3, 192(DX)
+	ADDQ             R8, DX
+	VCVTPS2PD        Y12, Z24
+	VMOVUPD          Z24, (DX)
+	VEXTRACTF32X8    $0x01, Z12, Y24
+	VCVTPS2PD        Y24, Z24
+	VMOVUPD          Z24, 64(DX)
+	VCVTPS2PD        Y13, Z24
+	VMOVUPD          Z24, K2, 128(DX)
+	VEXTRACTF32X8    $0x01, Z13, Y24
+	VCVTPS2PD        Y24, Z24
+	VMOVUPD          Z24, K3, 192(DX)
+	ADDQ             R8, DX
+	VCVTPS2PD        Y14, Z24
+	VMOVUPD          Z24, (DX)
+	VEXTRACTF32X8    $0x01, Z14, Y24
+	VCVTPS2PD        Y24, Z24
+	VMOVUPD          Z24, 64(DX)
+	VCVTPS2PD        Y15, Z24
+	VMOVUPD          Z24, K2, 128(DX)
+	VEXTRACTF32X8    $0x01, Z15, Y24
+	VCVTPS2PD        Y24, Z24
+	VMOVUPD          Z24, K3, 192(DX)
+	ADDQ             R8, DX
+	VCVTPS2PD        Y16, Z24
+	VMOVUPD          Z24, (DX)
+	VEXTRACTF32X8    $0x01, Z16, Y24
+	VCVTPS2PD        Y24, Z24
+	VMOVUPD          Z24, 64(DX)
+	VCVTPS2PD        Y17, Z24
+	VMOVUPD          Z24, K2, 128(DX)
+	VEXTRACTF32X8    $0x01, Z17, Y24
+	VCVTPS2PD        Y24, Z24
+	VMOVUPD          Z24, K3, 192(DX)
+	ADDQ             R8, DX
+	VCVTPS2PD        Y18, Z24
+	VMOVUPD          Z24, (DX)
+	VEXTRACTF32X8    $0x01, Z18, Y24
+	VCVTPS2PD        Y24, Z24
+	VMOVUPD          Z24, 64(DX)
+	VCVTPS2PD        Y19, Z24
+	VMOVUPD          Z24, K2, 128(DX)
+	VEXTRACTF32X8    $0x01, Z19, Y24
+	VCVTPS2PD        Y24, Z24
+	VMOVUPD          Z24, K3, 192(DX)
+	ADDQ             R8, DX
+	VCVTPS2PD        Y20, Z24
+	VMOVUPD          Z24, (DX)
+	VEXTRACTF32X8    $0x01, Z20, Y24
+	VCVTPS2PD        Y24, Z24
+	VMOVUPD          Z24, 64(DX)
+	VCVTPS2PD        Y21, Z24
+	VMOVUPD          Z24, K2, 128(DX)
+	VEXTRACTF32X8    $0x01, Z21, Y24
+	VCVTPS2PD        Y24, Z24
+	VMOVUPD          Z24, K3, 192(DX)
+	JMP              atb32KernelAVX512_nb2_mr11_next
+
+atb32KernelAVX512_nb2_mr11_add:
+	MOVQ          DI, DX
+	VCVTPS2PD     Y0, Z24
+	VADDPD        (DX), Z24, Z24
+	VMOVUPD       Z24, (DX)
+	VEXTRACTF32X8 $0x01, Z0, Y24
+	VCVTPS2PD     Y24, Z24
+	VADDPD        64(DX), Z24, Z24
+	VMOVUPD       Z24, 64(DX)
+	VCVTPS2PD     Y1, Z24
+	VMOVUPD.Z     128(DX), K2, Z25
+	VADDPD        Z25, Z24, Z24
+	VMOVUPD       Z24, K2, 128(DX)
+	VEXTRACTF32X8 $0x01, Z1, Y24
+	VCVTPS2PD     Y24, Z24
+	VMOVUPD.Z     192(DX), K3, Z25
+	VADDPD        Z25, Z24, Z24
+	VMOVUPD       Z24, K3, 192(DX)
+	ADDQ          R8, DX
+	VCVTPS2PD     Y2, Z24
+	VADDPD        (DX), Z24, Z24
+	VMOVUPD       Z24, (DX)
+	VEXTRACTF32X8 $0x01, Z2, Y24
+	VCVTPS2PD     Y24, Z24
+	VADDPD        64(DX), Z24, Z24
+	VMOVUPD       Z24, 64(DX)
+	VCVTPS2PD     Y3, Z24
+	VMOVUPD.Z     128(DX), K2, Z25
+	VADDPD        Z25, Z24, Z24
+	VMOVUPD       Z24, K2, 128(DX)
+	VEXTRACTF32X8 $0x01, Z3, Y24
+	VCVTPS2PD     Y24, Z24
+	VMOVUPD.Z     192(DX), K3, Z25
+	VADDPD        Z25, Z24, Z24
+	VMOVUPD       Z24, K3, 192(DX)
+	ADDQ          R8, DX
+	VCVTPS2PD     Y4, Z24
+	VADDPD        (DX), Z24, Z24
+	VMOVUPD       Z24, (DX)
+	VEXTRACTF32X8 $0x01, Z4, Y24
+	VCVTPS2PD     Y24, Z24
+	VADDPD        64(DX), Z24, Z24
+	VMOVUPD       Z24, 64(DX)
+	VCVTPS2PD     Y5, Z24
+	VMOVUPD.Z     128(DX), K2, Z25
+	VADDPD        Z25, Z24, Z24
+	VMOVUPD       Z24, K2, 128(DX)
+	VEXTRACTF32X8 $0x01, Z5, Y24
+	VCVTPS2PD     Y24, Z24
+	VMOVUPD.Z     192(DX), K3, Z25
+	VADDPD        Z25, Z24, Z24
+	VMOVUPD       Z24, K3, 192(DX)
+	ADDQ          R8, DX
+	VCVTPS2PD     Y6, Z24
+	VADDPD        (DX), Z24, Z24
+	VMOVUPD       Z24, (DX)
+	VEXTRACTF32X8 $0x01, Z6, Y24
+	VCVTPS2PD     Y24, Z24
+	VADDPD        64(DX), Z24, Z24
+	VMOVUPD       Z24, 64(DX)
+	VCVTPS2PD     Y7, Z24
+	VMOVUPD.Z     128(DX), K2, Z25
+	VADDPD        Z25, Z24, Z24
+	VMOVUPD       Z24, K2, 128(DX)
+	VEXTRACTF32X8 $0x01, Z7, Y24
+	VCVTPS2PD     Y24, Z24
+	VMOVUPD.Z     192(DX), K3, Z25
+	VADDPD        Z25, Z24, Z24
+	VMOVUPD       Z24, K3, 192(DX)
+	ADDQ          R8, DX
+	VCVTPS2PD     Y8, Z24
+	VADDPD        (DX), Z24, Z24
+	VMOVUPD       Z24, (DX)
+	VEXTRACTF32X8 $0x01, Z8, Y24
+	VCVTPS2PD     Y24, Z24
+	VADDPD        64(DX), Z24, Z24
+	VMOVUPD       Z24, 64(DX)
+	VCVTPS2PD     Y9, Z24
+	VMOVUPD.Z     128(DX), K2, Z25
+	VADDPD        Z25, Z24, Z24
+	VMOVUPD       Z24, K2, 128(DX)
+	VEXTRACTF32X8 $0x01, Z9, Y24
+	VCVTPS2PD     Y24, Z24
+	VMOVUPD.Z     192(DX), K3, Z25
+	VADDPD        Z25, Z24, Z24
+	VMOVUPD       Z24, K3, 192(DX)
+	ADDQ          R8, DX
+	VCVTPS2PD     Y10, Z24
+	VADDPD        (DX), Z24, Z24
+	VMOVUPD       Z24, (DX)
+	VEXTRACTF32X8 $0x01, Z10, Y24
+	VCVTPS2PD     Y24, Z24
+	VADDPD        64(DX), Z24, Z24
+	VMOVUPD       Z24, 64(DX)
+	VCVTPS2PD     Y11, Z24
+	VMOVUPD.Z     128(DX), K2, Z25
+	VADDPD        Z25, Z24, Z24
+	VMOVUPD       Z24, K2, 128(DX)
+	VEXTRACTF32X8 $0x01, Z11, Y24
+	VCVTPS2PD     Y24, Z24
+	VMOVUPD.Z     192(DX), K3, Z25
+	VADDPD        Z25, Z24, Z24
+	VMOVUPD       Z24, K3, 192(DX)
+	ADDQ          R8, DX
+	VCVTPS2PD     Y12, Z24
+	VADDPD        (DX), Z24, Z24
+	VMOVUPD       Z24, (DX)
+	VEXTRACTF32X8 $0x01, Z12, Y24
+	VCVTPS2PD     Y24, Z24
+	VADDPD        64(DX), Z24, Z24
+	VMOVUPD       Z24, 64(DX)
+	VCVTPS2PD     Y13, Z24
+	VMOVUPD.Z     128(DX), K2, Z25
+	VADDPD        Z25, Z24, Z24
+	VMOVUPD       Z24, K2, 128(DX)
+	VEXTRACTF32X8 $0x01, Z13, Y24
+	VCVTPS2PD     Y24, Z24
+	VMOVUPD.Z     192(DX), K3, Z25
+	VADDPD        Z25, Z24, Z24
+	VMOVUPD       Z24, K3, 192(DX)
+	ADDQ          R8, DX
+	VCVTPS2PD     Y14, Z24
+	VADDPD        (DX), Z24, Z24
+	VMOVUPD       Z24, (DX)
+	VEXTRACTF32X8 $0x01, Z14, Y24
+	VCVTPS2PD     Y24, Z24
+	VADDPD        64(DX), Z24, Z24
+	VMOVUPD       Z24, 64(DX)
+	VCVTPS2PD     Y15, Z24
+	VMOVUPD.Z     128(DX), K2, Z25
+	VADDPD        Z25, Z24, Z24
+	VMOVUPD       Z24, K2, 128(DX)
+	VEXTRACTF32X8 $0x01, Z15, Y24
+	VCVTPS2PD     Y24, Z24
+	VMOVUPD.Z     192(DX), K3, Z25
+	VADDPD        Z25, Z24, Z24
+	VMOVUPD       Z24, K3, 192(DX)
+	ADDQ          R8, DX
+	VCVTPS2PD     Y16, Z24
+	VADDPD        (DX), Z24, Z24
+	VMOVUPD       Z24, (DX)
+	VEXTRACTF32X8 $0x01, Z16, Y24
+	VCVTPS2PD     Y24, Z24
+	VADDPD        64(DX), Z24, Z24
+	VMOVUPD       Z24, 64(DX)
+	VCVTPS2PD     Y17, Z24
+	VMOVUPD.Z     128(DX), K2, Z25
+	VADDPD        Z25, Z24, Z24
+	VMOVUPD       Z24, K2, 128(DX)
+	VEXTRACTF32X8 $0x01, Z17, Y24
+	VCVTPS2PD     Y24, Z24
+	VMOVUPD.Z     192(DX), K3, Z25
+	VADDPD        Z25, Z24, Z24
+	VMOVUPD       Z24, K3, 192(DX)
+	ADDQ          R8, DX
+	VCVTPS2PD     Y18, Z24
+	VADDPD        (DX), Z24, Z24
+	VMOVUPD       Z24, (DX)
+	VEXTRACTF32X8 $0x01, Z18, Y24
+	VCVTPS2PD     Y24, Z24
+	VADDPD        64(DX), Z24, Z24
+	VMOVUPD       Z24, 64(DX)
+	VCVTPS2PD     Y19, Z24
+	VMOVUPD.Z     128(DX), K2, Z25
+	VADDPD        Z25, Z24, Z24
+	VMOVUPD       Z24, K2, 128(DX)
+	VEXTRACTF32X8 $0x01, Z19, Y24
+	VCVTPS2PD     Y24, Z24
+	VMOVUPD.Z     192(DX), K3, Z25
+	VADDPD        Z25, Z24, Z24
+	VMOVUPD       Z24, K3, 192(DX)
+	ADDQ          R8, DX
+	VCVTPS2PD     Y20, Z24
+	VADDPD        (DX), Z24, Z24
+	VMOVUPD       Z24, (DX)
+	VEXTRACTF32X8 $0x01, Z20, Y24
+	VCVTPS2PD     Y24, Z24
+	VADDPD        64(DX), Z24, Z24
+	VMOVUPD       Z24, 64(DX)
+	VCVTPS2PD     Y21, Z24
+	VMOVUPD.Z     128(DX), K2, Z25
+	VADDPD        Z25, Z24, Z24
+	VMOVUPD       Z24, K2, 128(DX)
+	VEXTRACTF32X8 $0x01, Z21, Y24
+	VCVTPS2PD     Y24, Z24
+	VMOVUPD.Z     192(DX), K3, Z25
+	VADDPD        Z25, Z24, Z24
+	VMOVUPD       Z24, K3, 192(DX)
+
+atb32KernelAVX512_nb2_mr11_next:
+	MOVQ   $0x00000001, R13
+	TESTQ  BX, BX
+	JNZ    atb32KernelAVX512_nb2_mr11_chunk
+	IMUL3Q $0x0000000b, R8, DX
+	ADDQ   DX, DI
+	ADDQ   $0x0000002c, SI
+	JMP    atb32KernelAVX512_done
+
+atb32KernelAVX512_nb3:
+	CMPQ    CX, $0x08
+	JB      atb32KernelAVX512_nb3_rest
+	MOVQ    b+32(FP), R11
+	MOVQ    n+48(FP), BX
+	MOVQ    SI, R12
+	MOVBQZX add+72(FP), R13
+
+atb32KernelAVX512_nb3_fullchunk:
+	VXORPS  Z0, Z0, Z0
+	VXORPS  Z1, Z1, Z1
+	VXORPS  Z2, Z2, Z2
+	VXORPS  Z3, Z3, Z3
+	VXORPS  Z4, Z4, Z4
+	VXORPS  Z5, Z5, Z5
+	VXORPS  Z6, Z6, Z6
+	VXORPS  Z7, Z7, Z7
+	VXORPS  Z8, Z8, Z8
+	VXORPS  Z9, Z9, Z9
+	VXORPS  Z10, Z10, Z10
+	VXORPS  Z11, Z11, Z11
+	VXORPS  Z12, Z12, Z12
+	VXORPS  Z13, Z13, Z13
+	VXORPS  Z14, Z14, Z14
+	VXORPS  Z15, Z15, Z15
+	VXORPS  Z16, Z16, Z16
+	VXORPS  Z17, Z17, Z17
+	VXORPS  Z18, Z18, Z18
+	VXORPS  Z19, Z19, Z19
+	VXORPS  Z20, Z20, Z20
+	VXORPS  Z21, Z21, Z21
+	VXORPS  Z22, Z22, Z22
+	VXORPS  Z23, Z23, Z23
+	MOVQ    $0x00000040, AX
+	CMPQ    BX, AX
+	CMOVQLT BX, AX
+	SUBQ    AX, BX
+
+atb32KernelAVX512_nb3_fullloop:
+	VMOVUPS          (R11), Z24
+	VMOVUPS          64(R11), Z25
+	VMOVUPS.Z        128(R11), K1, Z26
+	VFMADD231PS.BCST (R12), Z24, Z0
+	VFMADD231PS.BCST (R12), Z25, Z1
+	VFMADD231PS.BCST (R12), Z26, Z2
+	VFMADD231PS.BCST 4(R12), Z24, Z3
+	VFMADD231PS.BCST 4(R12), Z25, Z4
+	VFMADD231PS.BCST 4(R12), Z26, Z5
+	VFMADD231PS.BCST 8(R12), Z24, Z6
+	VFMADD231PS.BCST 8(R12), Z25, Z7
+	VFMADD231PS.BCST 8(R12), Z26, Z8
+	VFMADD231PS.BCST 12(R12), Z24, Z9
+	VFMADD231PS.BCST 12(R12), Z25, Z10
+	VFMADD231PS.BCST 12(R12), Z26, Z11
+	VFMADD231PS.BCST 16(R12), Z24, Z12
+	VFMADD231PS.BCST 16(R12), Z25, Z13
+	VFMADD231PS.BCST 16(R12), Z26, Z14
+	VFMADD231PS.BCST 20(R12), Z24, Z15
+	VFMADD231PS.BCST 20(R12), Z25, Z16
+	VFMADD231PS.BCST 20(R12), Z26, Z17
+	VFMADD231PS.BCST 24(R12), Z24, Z18
+	VFMADD231PS.BCST 24(R12), Z25, Z19
+	VFMADD231PS.BCST 24(R12), Z26, Z20
+	VFMADD231PS.BCST 28(R12), Z24, Z21
+	VFMADD231PS.BCST 28(R12), Z25, Z22
+	VFMADD231PS.BCST 28(R12), Z26, Z23
+	ADDQ             R9, R12
+	ADDQ             R10, R11
+	DECQ             AX
+	JNZ              atb32KernelAVX512_nb3_fullloop
+	TESTQ            R13, R13
+	JNZ              atb32KernelAVX512_nb3_fulladd
+	MOVQ             DI, DX
+	VCVTPS2PD        Y0, Z27
+	VMOVUPD          Z27, (DX)
+	VEXTRACTF32X8    $0x01, Z0, Y27
+	VCVTPS2PD        Y27, Z27
+	VMOVUPD          Z27, 64(DX)
+	VCVTPS2PD        Y1, Z27
+	VMOVUPD          Z27, 128(DX)
+	VEXTRACTF32X8    $0x01, Z1, Y27
+	VCVTPS2PD        Y27, Z27
+	VMOVUPD          Z27, 192(DX)
+	VCVTPS2PD        Y2, Z27
+	VMOVUPD          Z27, K2, 256(DX)
+	VEXTRACTF32X8    $0x01, Z2, Y27
+	VCVTPS2PD        Y27, Z27
+	VMOVUPD          Z27, K3, 320(DX)
+	ADDQ             R8, DX
+	VCVTPS2PD        Y3, Z27
+	VMOVUPD          Z27, (DX)
+	VEXTRACTF32X8    $0x01, Z3, Y27
+	VCVTPS2PD        Y27, Z27
+	VMOVUPD          Z27, 64(DX)
+	VCVTPS2PD        Y4, Z27
+	VMOVUPD          Z27, 128(DX)
+	VEXTRACTF32X8    $0x01, Z4, Y27
+	VCVTPS2PD        Y27, Z27
+	VMOVUPD          Z27, 192(DX)
+	VCVTPS2PD        Y5, Z27
+	VMOVUPD          Z27, K2, 256(DX)
+	VEXTRACTF32X8    $0x01, Z5, Y27
+	VCVTPS2PD        Y27, Z27
+	VMOVUPD          Z27, K3, 320(DX)
+	ADDQ             R8, DX
+	VCVTPS2PD        Y6, Z27
+	VMOVUPD          Z27, (DX)
+	VEXTRACTF32X8    $0x01, Z6, Y27
+	VCVTPS2PD        Y27, Z27
+	VMOVUPD          Z27, 64(DX)
+	VCVTPS2PD        Y7, Z27
+	VMOVUPD          Z27, 128(DX)
+	VEXTRACTF32X8    $0x01, Z7, Y27
+	VCVTPS2PD        Y27, Z27
+	VMOVUPD          Z27, 192(DX)
+	VCVTPS2PD        Y8, Z27
+	VMOVUPD          Z27, K2, 256(DX)
+	VEXTRACTF32X8    $0x01, Z8, Y27
+	VCVTPS2PD        Y27, Z27
+	VMOVUPD          Z27, K3, 320(DX)
+	ADDQ             R8, DX
+	VCVTPS2PD        Y9, Z27
+	VMOVUPD          Z27, (DX)
+	VEXTRACTF32X8    $0x01, Z9, Y27
+	VCVTPS2PD        Y27, Z27
+	VMOVUPD          Z27, 64(DX)
+	VCVTPS2PD        Y10, Z27
+	VMOVUPD          Z27, 128(DX)
+	VEXTRACTF32X8    $0x01, Z10, Y27
+	VCVTPS2PD        Y27, Z27
+	VMOVUPD          Z27, 192(DX)
+	VCVTPS2PD        Y11, Z27
+	VMOVUPD          Z27, K2, 256(DX)
+	VEXTRACTF32X8    $0x01, Z11, Y27
+	VCVTPS2PD        Y27, Z27
+	VMOVUPD          Z27, K3, 320(DX)
+	ADDQ             R8, DX
+	VCVTPS2PD        Y12, Z27
+	VMOVUPD          Z27, (DX)
+	VEXTRACTF32X8    $0x01, Z12, Y27
+	VCVTPS2PD        Y27, Z27
+	VMOVUPD          Z27, 64(DX)
+	VCVTPS2PD        Y13, Z27
+	VMOVUPD          Z27, 128(DX)
+	VEXTRACTF32X8    $0x01, Z13, Y27
+	VCVTPS2PD        Y27, Z27
+	VMOVUPD          Z27, 192(DX)
+	VCVTPS2PD        Y14, Z27
+	VMOVUPD          Z27, K2, 256(DX)
+	VEXTRACTF32X8    $0x01, Z14, Y27
+	VCVTPS2PD        Y27, Z27
+	VMOVUPD          Z27, K3, 320(DX)
+	ADDQ             R8, DX
+	VCVTPS2PD        Y15, Z27
+	VMOVUPD          Z27, (DX)
+	VEXTRACTF32X8    $0x01, Z15, Y27
+	VCVTPS2PD        Y27, Z27
+	VMOVUPD          Z27, 64(DX)
+	VCVTPS2PD        Y16, Z27
+	VMOVUPD          Z27, 128(DX)
+	VEXTRACTF32X8    $0x01, Z16, Y27
+	VCVTPS2PD        Y27, Z27
+	VMOVUPD          Z27, 192(DX)
+	VCVTPS2PD        Y17, Z27
+	VMOVUPD          Z27, K2, 256(DX)
+	VEXTRACTF32X8    $0x01, Z17, Y27
+	VCVTPS2PD        Y27, Z27
+	VMOVUPD          Z27, K3, 320(DX)
+	ADDQ             R8, DX
+	VCVTPS2PD        Y18, Z27
+	VMOVUPD          Z27, (DX)
+	VEXTRACTF32X8    $0x01, Z18, Y27
+	VCVTPS2PD        Y27, Z27
+	VMOVUPD          Z27, 64(DX)
+	VCVTPS2PD        Y19, Z27
+	VMOVUPD          Z27, 128(DX)
+	VEXTRACTF32X8    $0x01, Z19, Y27
+	VCVTPS2PD        Y27, Z27
+	VMOVUPD          Z27, 192(DX)
+	VCVTPS2PD        Y20, Z27
+	VMOVUPD          Z27, K2, 256(DX)
+	VEXTRACTF32X8    $0x01, Z20, Y27
+	VCVTPS2PD        Y27, Z27
+	VMOVUPD          Z27, K3, 320(DX)
+	ADDQ             R8, DX
+	VCVTPS2PD        Y21, Z27
+	VMOVUPD          Z27, (DX)
+	VEXTRACTF32X8    $0x01, Z21, Y27
+	VCVTPS2PD        Y27, Z27
+	VMOVUPD          Z27, 64(DX)
+	VCVTPS2PD        Y22, Z27
+	VMOVUPD          Z27, 128(DX)
+	VEXTRACTF32X8    $0x01, Z22, Y27
+	VCVTPS2PD        Y27, Z27
+	VMOVUPD          Z27, 192(DX)
+	VCVTPS2PD        Y23, Z27
+	VMOVUPD          Z27, K2, 256(DX)
+	VEXTRACTF32X8    $0x01, Z23, Y27
+	VCVTPS2PD        Y27, Z27
+	VMOVUPD          Z27, K3, 320(DX)
+	JMP              atb32KernelAVX512_nb3_fullnext
+
+atb32KernelAVX512_nb3_fulladd:
+	MOVQ          DI, DX
+	VCVTPS2PD     Y0, Z27
+	VADDPD        (DX), Z27, Z27
+	VMOVUPD       Z27, (DX)
+	VEXTRACTF32X8 $0x01, Z0, Y27
+	VCVTPS2PD     Y27, Z27
+	VADDPD        64(DX), Z27, Z27
+	VMOVUPD       Z27, 64(DX)
+	VCVTPS2PD     Y1, Z27
+	VADDPD        128(DX), Z27, Z27
+	VMOVUPD       Z27, 128(DX)
+	VEXTRACTF32X8 $0x01, Z1, Y27
+	VCVTPS2PD     Y27, Z27
+	VADDPD        192(DX), Z27, Z27
+	VMOVUPD       Z27, 192(DX)
+	VCVTPS2PD     Y2, Z27
+	VMOVUPD.Z     256(DX), K2, Z28
+	VADDPD        Z28, Z27, Z27
+	VMOVUPD       Z27, K2, 256(DX)
+	VEXTRACTF32X8 $0x01, Z2, Y27
+	VCVTPS2PD     Y27, Z27
+	VMOVUPD.Z     320(DX), K3, Z28
+	VADDPD        Z28, Z27, Z27
+	VMOVUPD       Z27, K3, 320(DX)
+	ADDQ          R8, DX
+	VCVTPS2PD     Y3, Z27
+	VADDPD        (DX), Z27, Z27
+	VMOVUPD       Z27, (DX)
+	VEXTRACTF32X8 $0x01, Z3, Y27
+	VCVTPS2PD     Y27, Z27
+	VADDPD        64(DX), Z27, Z27
+	VMOVUPD       Z27, 64(DX)
+	VCVTPS2PD     Y4, Z27
+	VADDPD        128(DX), Z27, Z27
+	VMOVUPD       Z27, 128(DX)
+	VEXTRACTF32X8 $0x01, Z4, Y27
+	VCVTPS2PD     Y27, Z27
+	VADDPD        192(DX), Z27, Z27
+	VMOVUPD       Z27, 192(DX)
+	VCVTPS2PD     Y5, Z27
+	VMOVUPD.Z     256(DX), K2, Z28
+	VADDPD        Z28, Z27, Z27
+	VMOVUPD       Z27, K2, 256(DX)
+	VEXTRACTF32X8 $0x01, Z5, Y27
+	VCVTPS2PD     Y27, Z27
+	VMOVUPD.Z     320(DX), K3, Z28
+	VADDPD        Z28, Z27, Z27
+	VMOVUPD       Z27, K3, 320(DX)
+	ADDQ          R8, DX
+	VCVTPS2PD     Y6, Z27
+	VADDPD        (DX), Z27, Z27
+	VMOVUPD       Z27, (DX)
+	VEXTRACTF32X8 $0x01, Z6, Y27
+	VCVTPS2PD     Y27, Z27
+	VADDPD        64(DX), Z27, Z27
+	VMOVUPD       Z27, 64(DX)
+	VCVTPS2PD     Y7, Z27
+	VADDPD        128(DX), Z27, Z27
+	VMOVUPD       Z27, 128(DX)
+	VEXTRACTF32X8 $0x01, Z7, Y27
+	VCVTPS2PD     Y27, Z27
+	VADDPD        192(DX), Z27, Z27
+	VMOVUPD       Z27, 192(DX)
+	VCVTPS2PD     Y8, Z27
+	VMOVUPD.Z     256(DX), K2, Z28
+	VADDPD        Z28, Z27, Z27
+	VMOVUPD       Z27, K2, 256(DX)
+	VEXTRACTF32X8 $0x01, Z8, Y27
+	VCVTPS2PD     Y27, Z27
+	VMOVUPD.Z     320(DX), K3, Z28
+	VADDPD        Z28, Z27, Z27
+	VMOVUPD       Z27, K3, 320(DX)
+	ADDQ          R8, DX
+	VCVTPS2PD     Y9, Z27
+	VADDPD        (DX), Z27, Z27
+	VMOVUPD       Z27, (DX)
+	VEXTRACTF32X8 $0x01, Z9, Y27
+	VCVTPS2PD     Y27, Z27
+	VADDPD        64(DX), Z27, Z27
+	VMOVUPD       Z27, 64(DX)
+	VCVTPS2PD     Y10, Z27
+	VADDPD        128(DX), Z27, Z27
+	VMOVUPD       Z27, 128(DX)
+	VEXTRACTF32X8 $0x01, Z10, Y27
+	VCVTPS2PD     Y27, Z27
+	VADDPD        192(DX), Z27, Z27
+	VMOVUPD       Z27, 192(DX)
+	VCVTPS2PD     Y11, Z27
+	VMOVUPD.Z     256(DX), K2, Z28
+	VADDPD        Z28, Z27, Z27
+	VMOVUPD       Z27, K2, 256(DX)
+	VEXTRACTF32X8 $0x01, Z11, Y27
+	VCVTPS2PD     Y27, Z27
+	VMOVUPD.Z     320(DX), K3, Z28
+	VADDPD        Z28, Z27, Z27
+	VMOVUPD       Z27, K3, 320(DX)
+	ADDQ          R8, DX
+	VCVTPS2PD     Y12, Z27
+	VADDPD        (DX), Z27, Z27
+	VMOVUPD       Z27, (DX)
+	VEXTRACTF32X8 $0x01, Z12, Y27
+	VCVTPS2PD     Y27, Z27
+	VADDPD        64(DX), Z27, Z27
+	VMOVUPD       Z27, 64(DX)
+	VCVTPS2PD     Y13, Z27
+	VADDPD        128(DX), Z27, Z27
+	VMOVUPD       Z27, 128(DX)
+	VEXTRACTF32X8 $0x01, Z13, Y27
+	VCVTPS2PD     Y27, Z27
+	VADDPD        192(DX), Z27, Z27
+	VMOVUPD       Z27, 192(DX)
+	VCVTPS2PD     Y14, Z27
+	VMOVUPD.Z     256(DX), K2, Z28
+	VADDPD        Z28, Z27, Z27
+	VMOVUPD       Z27, K2, 256(DX)
+	VEXTRACTF32X8 $0x01, Z14, Y27
+	VCVTPS2PD     Y27, Z27
+	VMOVUPD.Z     320(DX), K3, Z28
+	VADDPD        Z28, Z27, Z27
+	VMOVUPD       Z27, K3, 320(DX)
+	ADDQ          R8, DX
+	VCVTPS2PD     Y15, Z27
+	VADDPD        (DX), Z27, Z27
+	VMOVUPD       Z27, (DX)
+	VEXTRACTF32X8 $0x01, Z15, Y27
+	VCVTPS2PD     Y27, Z27
+	VADDPD        64(DX), Z27, Z27
+	VMOVUPD       Z27, 64(DX)
+	VCVTPS2PD     Y16, Z27
+	VADDPD        128(DX), Z27, Z27
+	VMOVUPD       Z27, 128(DX)
+	VEXTRACTF32X8 $0x01, Z16, Y27
+	VCVTPS2PD     Y27, Z27
+	VADDPD        192(DX), Z27, Z27
+	VMOVUPD       Z27, 192(DX)
+	VCVTPS2PD     Y17, Z27
+	VMOVUPD.Z     256(DX), K2, Z28
+	VADDPD        Z28, Z27, Z27
+	VMOVUPD       Z27, K2, 256(DX)
+	VEXTRACTF32X8 $0x01, Z17, Y27
+	VCVTPS2PD     Y27, Z27
+	VMOVUPD.Z     320(DX), K3, Z28
+	VADDPD        Z28, Z27, Z27
+	VMOVUPD       Z27, K3, 320(DX)
+	ADDQ          R8, DX
+	VCVTPS2PD     Y18, Z27
+	VADDPD        (DX), Z27, Z27
+	VMOVUPD       Z27, (DX)
+	VEXTRACTF32X8 $0x01, Z18, Y27
+	VCVTPS2PD     Y27, Z27
+	VADDPD        64(DX), Z27, Z27
+	VMOVUPD       Z27, 64(DX)
+	VCVTPS2PD     Y19, Z27
+	VADDPD        128(DX), Z27, Z27
+	VMOVUPD       Z27, 128(DX)
+	VEXTRACTF32X8 $0x01, Z19, Y27
+	VCVTPS2PD     Y27, Z27
+	VADDPD        192(DX), Z27, Z27
+	VMOVUPD       Z27, 192(DX)
+	VCVTPS2PD     Y20, Z27
+	VMOVUPD.Z     256(DX), K2, Z28
+	VADDPD        Z28, Z27, Z27
+	VMOVUPD       Z27, K2, 256(DX)
+	VEXTRACTF32X8 $0x01, Z20, Y27
+	VCVTPS2PD     Y27, Z27
+	VMOVUPD.Z     320(DX), K3, Z28
+	VADDPD        Z28, Z27, Z27
+	VMOVUPD       Z27, K3, 320(DX)
+	ADDQ          R8, DX
+	VCVTPS2PD     Y21, Z27
+	VADDPD        (DX), Z27, Z27
+	VMOVUPD       Z27, (DX)
+	VEXTRACTF32X8 $0x01, Z21, Y27
+	VCVTPS2PD     Y27, Z27
+	VADDPD        64(DX), Z27, Z27
+	VMOVUPD       Z27, 64(DX)
+	VCVTPS2PD     Y22, Z27
+	VADDPD        128(DX), Z27, Z27
+	VMOVUPD       Z27, 128(DX)
+	VEXTRACTF32X8 $0x01, Z22, Y27
+	VCVTPS2PD     Y27, Z27
+	VADDPD        192(DX), Z27, Z27
+	VMOVUPD       Z27, 192(DX)
+	VCVTPS2PD     Y23, Z27
+	VMOVUPD.Z     256(DX), K2, Z28
+	VADDPD        Z28, Z27, Z27
+	VMOVUPD       Z27, K2, 256(DX)
+	VEXTRACTF32X8 $0x01, Z23, Y27
+	VCVTPS2PD     Y27, Z27
+	VMOVUPD.Z     320(DX), K3, Z28
+	VADDPD        Z28, Z27, Z27
+	VMOVUPD       Z27, K3, 320(DX)
+
+atb32KernelAVX512_nb3_fullnext:
+	MOVQ   $0x00000001, R13
+	TESTQ  BX, BX
+	JNZ    atb32KernelAVX512_nb3_fullchunk
+	IMUL3Q $0x00000008, R8, DX
+	ADDQ   DX, DI
+	ADDQ   $0x00000020, SI
+	SUBQ   $0x08, CX
+	JMP    atb32KernelAVX512_nb3
+
+atb32KernelAVX512_nb3_rest:
+	CMPQ CX, $0x01
+	JE   atb32KernelAVX512_nb3_mr1
+	CMPQ CX, $0x02
+	JE   atb32KernelAVX512_nb3_mr2
+	CMPQ CX, $0x03
+	JE   atb32KernelAVX512_nb3_mr3
+	CMPQ CX, $0x04
+	JE   atb32KernelAVX512_nb3_mr4
+	CMPQ CX, $0x05
+	JE   atb32KernelAVX512_nb3_mr5
+	CMPQ CX, $0x06
+	JE   atb32KernelAVX512_nb3_mr6
+	CMPQ CX, $0x07
+	JE   atb32KernelAVX512_nb3_mr7
+	JMP  atb32KernelAVX512_done
+
+atb32KernelAVX512_nb3_mr1:
+	MOVQ    b+32(FP), R11
+	MOVQ    n+48(FP), BX
+	MOVQ    SI, R12
+	MOVBQZX add+72(FP), R13
+
+atb32KernelAVX512_nb3_mr1_chunk:
+	VXORPS  Z0, Z0, Z0
+	VXORPS  Z1, Z1, Z1
+	VXORPS  Z2, Z2, Z2
+	MOVQ    $0x00000040, AX
+	CMPQ    BX, AX
+	CMOVQLT BX, AX
+	SUBQ    AX, BX
+
+atb32KernelAVX512_nb3_mr1_loop:
+	VMOVUPS          (R11), Z3
+	VMOVUPS          64(R11), Z4
+	VMOVUPS.Z        128(R11), K1, Z5
+	VFMADD231PS.BCST (R12), Z3, Z0
+	VFMADD231PS.BCST (R12), Z4, Z1
+	VFMADD231PS.BCST (R12), Z5, Z2
+	ADDQ             R9, R12
+	ADDQ             R10, R11
+	DECQ             AX
+	JNZ              atb32KernelAVX512_nb3_mr1_loop
+	TESTQ            R13, R13
+	JNZ              atb32KernelAVX512_nb3_mr1_add
+	MOVQ             DI, DX
+	VCVTPS2PD        Y0, Z6
+	VMOVUPD          Z6, (DX)
+	VEXTRACTF32X8    $0x01, Z0, Y6
+	VCVTPS2PD        Y6, Z6
+	VMOVUPD          Z6, 64(DX)
+	VCVTPS2PD        Y1, Z6
+	VMOVUPD          Z6, 128(DX)
+	VEXTRACTF32X8    $0x01, Z1, Y6
+	VCVTPS2PD        Y6, Z6
+	VMOVUPD          Z6, 192(DX)
+	VCVTPS2PD        Y2, Z6
+	VMOVUPD          Z6, K2, 256(DX)
+	VEXTRACTF32X8    $0x01, Z2, Y6
+	VCVTPS2PD        Y6, Z6
+	VMOVUPD          Z6, K3, 320(DX)
+	JMP              atb32KernelAVX512_nb3_mr1_next
+
+atb32KernelAVX512_nb3_mr1_add:
+	MOVQ          DI, DX
+	VCVTPS2PD     Y0, Z6
+	VADDPD        (DX), Z6, Z6
+	VMOVUPD       Z6, (DX)
+	VEXTRACTF32X8 $0x01, Z0, Y6
+	VCVTPS2PD     Y6, Z6
+	VADDPD        64(DX), Z6, Z6
+	VMOVUPD       Z6, 64(DX)
+	VCVTPS2PD     Y1, Z6
+	VADDPD        128(DX), Z6, Z6
+	VMOVUPD       Z6, 128(DX)
+	VEXTRACTF32X8 $0x01, Z1, Y6
+	VCVTPS2PD     Y6, Z6
+	VADDPD        192(DX), Z6, Z6
+	VMOVUPD       Z6, 192(DX)
+	VCVTPS2PD     Y2, Z6
+	VMOVUPD.Z     256(DX), K2, Z7
+	VADDPD        Z7, Z6, Z6
+	VMOVUPD       Z6, K2, 256(DX)
+	VEXTRACTF32X8 $0x01, Z2, Y6
+	VCVTPS2PD     Y6, Z6
+	VMOVUPD.Z     320(DX), K3, Z7
+	VADDPD        Z7, Z6, Z6
+	VMOVUPD       Z6, K3, 320(DX)
+
+atb32KernelAVX512_nb3_mr1_next:
+	MOVQ   $0x00000001, R13
+	TESTQ  BX, BX
+	JNZ    atb32KernelAVX512_nb3_mr1_chunk
+	IMUL3Q $0x00000001, R8, DX
+	ADDQ   DX, DI
+	ADDQ   $0x00000004, SI
+	JMP    atb32KernelAVX512_done
+
+atb32KernelAVX512_nb3_mr2:
+	MOVQ    b+32(FP), R11
+	MOVQ    n+48(FP), BX
+	MOVQ    SI, R12
+	MOVBQZX add+72(FP), R13
+
+atb32KernelAVX512_nb3_mr2_chunk:
+	VXORPS  Z0, Z0, Z0
+	VXORPS  Z1, Z1, Z1
+	VXORPS  Z2, Z2, Z2
+	VXORPS  Z3, Z3, Z3
+	VXORPS  Z4, Z4, Z4
+	VXORPS  Z5, Z5, Z5
+	MOVQ    $0x00000040, AX
+	CMPQ    BX, AX
+	CMOVQLT BX, AX
+	SUBQ    AX, BX
+
+atb32KernelAVX512_nb3_mr2_loop:
+	VMOVUPS          (R11), Z6
+	VMOVUPS          64(R11), Z7
+	VMOVUPS.Z        128(R11), K1, Z8
+	VFMADD231PS.BCST (R12), Z6, Z0
+	VFMADD231PS.BCST (R12), Z7, Z1
+	VFMADD231PS.BCST (R12), Z8, Z2
+	VFMADD231PS.BCST 4(R12), Z6, Z3
+	VFMADD231PS.BCST 4(R12), Z7, Z4
+	VFMADD231PS.BCST 4(R12), Z8, Z5
+	ADDQ             R9, R12
+	ADDQ             R10, R11
+	DECQ             AX
+	JNZ              atb32KernelAVX512_nb3_mr2_loop
+	TESTQ            R13, R13
+	JNZ              atb32KernelAVX512_nb3_mr2_add
+	MOVQ             DI, DX
+	VCVTPS2PD        Y0, Z9
+	VMOVUPD          Z9, (DX)
+	VEXTRACTF32X8    $0x01, Z0, Y9
+	VCVTPS2PD        Y9, Z9
+	VMOVUPD          Z9, 64(DX)
+	VCVTPS2PD        Y1, Z9
+	VMOVUPD          Z9, 128(DX)
+	VEXTRACTF32X8    $0x01, Z1, Y9
+	VCVTPS2PD        Y9, Z9
+	VMOVUPD          Z9, 192(DX)
+	VCVTPS2PD        Y2, Z9
+	VMOVUPD          Z9, K2, 256(DX)
+	VEXTRACTF32X8    $0x01, Z2, Y9
+	VCVTPS2PD        Y9, Z9
+	VMOVUPD          Z9, K3, 320(DX)
+	ADDQ             R8, DX
+	VCVTPS2PD        Y3, Z9
+	VMOVUPD          Z9, (DX)
+	VEXTRACTF32X8    $0x01, Z3, Y9
+	VCVTPS2PD        Y9, Z9
+	VMOVUPD          Z9, 64(DX)
+	VCVTPS2PD        Y4, Z9
+	VMOVUPD          Z9, 128(DX)
+	VEXTRACTF32X8    $0x01, Z4, Y9
+	VCVTPS2PD        Y9, Z9
+	VMOVUPD          Z9, 192(DX)
+	VCVTPS2PD        Y5, Z9
+	VMOVUPD          Z9, K2, 256(DX)
+	VEXTRACTF32X8    $0x01, Z5, Y9
+	VCVTPS2PD        Y9, Z9
+	VMOVUPD          Z9, K3, 320(DX)
+	JMP              atb32KernelAVX512_nb3_mr2_next
+
+atb32KernelAVX512_nb3_mr2_add:
+	MOVQ          DI, DX
+	VCVTPS2PD     Y0, Z9
+	VADDPD        (DX), Z9, Z9
+	VMOVUPD       Z9, (DX)
+	VEXTRACTF32X8 $0x01, Z0, Y9
+	VCVTPS2PD     Y9, Z9
+	VADDPD        64(DX), Z9, Z9
+	VMOVUPD       Z9, 64(DX)
+	VCVTPS2PD     Y1, Z9
+	VADDPD        128(DX), Z9, Z9
+	VMOVUPD       Z9, 128(DX)
+	VEXTRACTF32X8 $0x01, Z1, Y9
+	VCVTPS2PD     Y9, Z9
+	VADDPD        192(DX), Z9, Z9
+	VMOVUPD       Z9, 192(DX)
+	VCVTPS2PD     Y2, Z9
+	VMOVUPD.Z     256(DX), K2, Z10
+	VADDPD        Z10, Z9, Z9
+	VMOVUPD       Z9, K2, 256(DX)
+	VEXTRACTF32X8 $0x01, Z2, Y9
+	VCVTPS2PD     Y9, Z9
+	VMOVUPD.Z     320(DX), K3, Z10
+	VADDPD        Z10, Z9, Z9
+	VMOVUPD       Z9, K3, 320(DX)
+	ADDQ          R8, DX
+	VCVTPS2PD     Y3, Z9
+	VADDPD        (DX), Z9, Z9
+	VMOVUPD       Z9, (DX)
+	VEXTRACTF32X8 $0x01, Z3, Y9
+	VCVTPS2PD     Y9, Z9
+	VADDPD        64(DX), Z9, Z9
+	VMOVUPD       Z9, 64(DX)
+	VCVTPS2PD     Y4, Z9
+	VADDPD        128(DX), Z9, Z9
+	VMOVUPD       Z9, 128(DX)
+	VEXTRACTF32X8 $0x01, Z4, Y9
+	VCVTPS2PD     Y9, Z9
+	VADDPD        192(DX), Z9, Z9
+	VMOVUPD       Z9, 192(DX)
+	VCVTPS2PD     Y5, Z9
+	VMOVUPD.Z     256(DX), K2, Z10
+	VADDPD        Z10, Z9, Z9
+	VMOVUPD       Z9, K2, 256(DX)
+	VEXTRACTF32X8 $0x01, Z5, Y9
+	VCVTPS2PD     Y9, Z9
+	VMOVUPD.Z     320(DX), K3, Z10
+	VADDPD        Z10, Z9, Z9
+	VMOVUPD       Z9, K3, 320(DX)
+
+atb32KernelAVX512_nb3_mr2_next:
+	MOVQ   $0x00000001, R13
+	TESTQ  BX, BX
+	JNZ    atb32KernelAVX512_nb3_mr2_chunk
+	IMUL3Q $0x00000002, R8, DX
+	ADDQ   DX, DI
+	ADDQ   $0x00000008, SI
+	JMP    atb32KernelAVX512_done
+
+atb32KernelAVX512_nb3_mr3:
+	MOVQ    b+32(FP), R11
+	MOVQ    n+48(FP), BX
+	MOVQ    SI, R12
+	MOVBQZX add+72(FP), R13
+
+atb32KernelAVX512_nb3_mr3_chunk:
+	VXORPS  Z0, Z0, Z0
+	VXORPS  Z1, Z1, Z1
+	VXORPS  Z2, Z2, Z2
+	VXORPS  Z3, Z3, Z3
+	VXORPS  Z4, Z4, Z4
+	VXORPS  Z5, Z5, Z5
+	VXORPS  Z6, Z6, Z6
+	VXORPS  Z7, Z7, Z7
+	VXORPS  Z8, Z8, Z8
+	MOVQ    $0x00000040, AX
+	CMPQ    BX, AX
+	CMOVQLT BX, AX
+	SUBQ    AX, BX
+
+atb32KernelAVX512_nb3_mr3_loop:
+	VMOVUPS          (R11), Z9
+	VMOVUPS          64(R11), Z10
+	VMOVUPS.Z        128(R11), K1, Z11
+	VFMADD231PS.BCST (R12), Z9, Z0
+	VFMADD231PS.BCST (R12), Z10, Z1
+	VFMADD231PS.BCST (R12), Z11, Z2
+	VFMADD231PS.BCST 4(R12), Z9, Z3
+	VFMADD231PS.BCST 4(R12), Z10, Z4
+	VFMADD231PS.BCST 4(R12), Z11, Z5
+	VFMADD231PS.BCST 8(R12), Z9, Z6
+	VFMADD231PS.BCST 8(R12), Z10, Z7
+	VFMADD231PS.BCST 8(R12), Z11, Z8
+	ADDQ             R9, R12
+	ADDQ             R10, R11
+	DECQ             AX
+	JNZ              atb32KernelAVX512_nb3_mr3_loop
+	TESTQ            R13, R13
+	JNZ              atb32KernelAVX512_nb3_mr3_add
+	MOVQ             DI, DX
+	VCVTPS2PD        Y0, Z12
+	VMOVUPD          Z12, (DX)
+	VEXTRACTF32X8    $0x01, Z0, Y12
+	VCVTPS2PD        Y12, Z12
+	VMOVUPD          Z12, 64(DX)
+	VCVTPS2PD        Y1, Z12
+	VMOVUPD          Z12, 128(DX)
+	VEXTRACTF32X8    $0x01, Z1, Y12
+	VCVTPS2PD        Y12, Z12
+	VMOVUPD          Z12, 192(DX)
+	VCVTPS2PD        Y2, Z12
+	VMOVUPD          Z12, K2, 256(DX)
+	VEXTRACTF32X8    $0x01, Z2, Y12
+	VCVTPS2PD        Y12, Z12
+	VMOVUPD          Z12, K3, 320(DX)
+	ADDQ             R8, DX
+	VCVTPS2PD        Y3, Z12
+	VMOVUPD          Z12, (DX)
+	VEXTRACTF32X8    $0x01, Z3, Y12
+	VCVTPS2PD        Y12, Z12
+	VMOVUPD          Z12, 64(DX)
+	VCVTPS2PD        Y4, Z12
+	VMOVUPD          Z12, 128(DX)
+	VEXTRACTF32X8    $0x01, Z4, Y12
+	VCVTPS2PD        Y12, Z12
+	VMOVUPD          Z12, 192(DX)
+	VCVTPS2PD        Y5, Z12
+	VMOVUPD          Z12, K2, 256(DX)
+	VEXTRACTF32X8    $0x01, Z5, Y12
+	VCVTPS2PD        Y12, Z12
+	VMOVUPD          Z12, K3, 320(DX)
+	ADDQ             R8, DX
+	VCVTPS2PD        Y6, Z12
+	VMOVUPD          Z12, (DX)
+	VEXTRACTF32X8    $0x01, Z6, Y12
+	VCVTPS2PD        Y12, Z12
+	VMOVUPD          Z12, 64(DX)
+	VCVTPS2PD        Y7, Z12
+	VMOVUPD          Z12, 128(DX)
+	VEXTRACTF32X8    $0x01, Z7, Y12
+	VCVTPS2PD        Y12, Z12
+	VMOVUPD          Z12, 192(DX)
+	VCVTPS2PD        Y8, Z12
+	VMOVUPD          Z12, K2, 256(DX)
+	VEXTRACTF32X8    $0x01, Z8, Y12
+	VCVTPS2PD        Y12, Z12
+	VMOVUPD          Z12, K3, 320(DX)
+	JMP              atb32KernelAVX512_nb3_mr3_next
+
+atb32KernelAVX512_nb3_mr3_add:
+	MOVQ          DI, DX
+	VCVTPS2PD     Y0, Z12
+	VADDPD        (DX), Z12, Z12
+	VMOVUPD       Z12, (DX)
+	VEXTRACTF32X8 $0x01, Z0, Y12
+	VCVTPS2PD     Y12, Z12
+	VADDPD        64(DX), Z12, Z12
+	VMOVUPD       Z12, 64(DX)
+	VCVTPS2PD     Y1, Z12
+	VADDPD        128(DX), Z12, Z12
+	VMOVUPD       Z12, 128(DX)
+	VEXTRACTF32X8 $0x01, Z1, Y12
+	VCVTPS2PD     Y12, Z12
+	VADDPD        192(DX), Z12, Z12
+	VMOVUPD       Z12, 192(DX)
+	VCVTPS2PD     Y2, Z12
+	VMOVUPD.Z     256(DX), K2, Z13
+	VADDPD        Z13, Z12, Z12
+	VMOVUPD       Z12, K2, 256(DX)
+	VEXTRACTF32X8 $0x01, Z2, Y12
+	VCVTPS2PD     Y12, Z12
+	VMOVUPD.Z     320(DX), K3, Z13
+	VADDPD        Z13, Z12, Z12
+	VMOVUPD       Z12, K3, 320(DX)
+	ADDQ          R8, DX
+	VCVTPS2PD     Y3, Z12
+	VADDPD        (DX), Z12, Z12
+	VMOVUPD       Z12, (DX)
+	VEXTRACTF32X8 $0x01, Z3, Y12
+	VCVTPS2PD     Y12, Z12
+	VADDPD        64(DX), Z12, Z12
+	VMOVUPD       Z12, 64(DX)
+	VCVTPS2PD     Y4, Z12
+	VADDPD        128(DX), Z12, Z12
+	VMOVUPD       Z12, 128(DX)
+	VEXTRACTF32X8 $0x01, Z4, Y12
+	VCVTPS2PD     Y12, Z12
+	VADDPD        192(DX), Z12, Z12
+	VMOVUPD       Z12, 192(DX)
+	VCVTPS2PD     Y5, Z12
+	VMOVUPD.Z     256(DX), K2, Z13
+	VADDPD        Z13, Z12, Z12
+	VMOVUPD       Z12, K2, 256(DX)
+	VEXTRACTF32X8 $0x01, Z5, Y12
+	VCVTPS2PD     Y12, Z12
+	VMOVUPD.Z     320(DX), K3, Z13
+	VADDPD        Z13, Z12, Z12
+	VMOVUPD       Z12, K3, 320(DX)
+	ADDQ          R8, DX
+	VCVTPS2PD     Y6, Z12
+	VADDPD        (DX), Z12, Z12
+	VMOVUPD       Z12, (DX)
+	VEXTRACTF32X8 $0x01, Z6, Y12
+	VCVTPS2PD     Y12, Z12
+	VADDPD        64(DX), Z12, Z12
+	VMOVUPD       Z12, 64(DX)
+	VCVTPS2PD     Y7, Z12
+	VADDPD        128(DX), Z12, Z12
+	VMOVUPD       Z12, 128(DX)
+	VEXTRACTF32X8 $0x01, Z7, Y12
+	VCVTPS2PD     Y12, Z12
+	VADDPD        192(DX), Z12, Z12
+	VMOVUPD       Z12, 192(DX)
+	VCVTPS2PD     Y8, Z12
+	VMOVUPD.Z     256(DX), K2, Z13
+	VADDPD        Z13, Z12, Z12
+	VMOVUPD       Z12, K2, 256(DX)
+	VEXTRACTF32X8 $0x01, Z8, Y12
+	VCVTPS2PD     Y12, Z12
+	VMOVUPD.Z     320(DX), K3, Z13
+	VADDPD        Z13, Z12, Z12
+	VMOVUPD       Z12, K3, 320(DX)
+
+atb32KernelAVX512_nb3_mr3_next:
+	MOVQ   $0x00000001, R13
+	TESTQ  BX, BX
+	JNZ    atb32KernelAVX512_nb3_mr3_chunk
+	IMUL3Q $0x00000003, R8, DX
+	ADDQ   DX, DI
+	ADDQ   $0x0000000c, SI
+	JMP    atb32KernelAVX512_done
+
+atb32KernelAVX512_nb3_mr4:
+	MOVQ    b+32(FP), R11
+	MOVQ    n+48(FP), BX
+	MOVQ    SI, R12
+	MOVBQZX add+72(FP), R13
+
+atb32KernelAVX512_nb3_mr4_chunk:
+	VXORPS  Z0, Z0, Z0
+	VXORPS  Z1, Z1, Z1
+	VXORPS  Z2, Z2, Z2
+	VXORPS  Z3, Z3, Z3
+	VXORPS  Z4, Z4, Z4
+	VXORPS  Z5, Z5, Z5
+	VXORPS  Z6, Z6, Z6
+	VXORPS  Z7, Z7, Z7
+	VXORPS  Z8, Z8, Z8
+	VXORPS  Z9, Z9, Z9
+	VXORPS  Z10, Z10, Z10
+	VXORPS  Z11, Z11, Z11
+	MOVQ    $0x00000040, AX
+	CMPQ    BX, AX
+	CMOVQLT BX, AX
+	SUBQ    AX, BX
+
+atb32KernelAVX512_nb3_mr4_loop:
+	VMOVUPS          (R11), Z12
+	VMOVUPS          64(R11), Z13
+	VMOVUPS.Z        128(R11), K1, Z14
+	VFMADD231PS.BCST (R12), Z12, Z0
+	VFMADD231PS.BCST (R12), Z13, Z1
+	VFMADD231PS.BCST (R12), Z14, Z2
+	VFMADD231PS.BCST 4(R12), Z12, Z3
+	VFMADD231PS.BCST 4(R12), Z13, Z4
+	VFMADD231PS.BCST 4(R12), Z14, Z5
+	VFMADD231PS.BCST 8(R12), Z12, Z6
+	VFMADD231PS.BCST 8(R12), Z13, Z7
+	VFMADD231PS.BCST 8(R12), Z14, Z8
+	VFMADD231PS.BCST 12(R12), Z12, Z9
+	VFMADD231PS.BCST 12(R12), Z13, Z10
+	VFMADD231PS.BCST 12(R12), Z14, Z11
+	ADDQ             R9, R12
+	ADDQ             R10, R11
+	DECQ             AX
+	JNZ              atb32KernelAVX512_nb3_mr4_loop
+	TESTQ            R13, R13
+	JNZ              atb32KernelAVX512_nb3_mr4_add
+	MOVQ             DI, DX
+	VCVTPS2PD        Y0, Z15
+	VMOVUPD          Z15, (DX)
+	VEXTRACTF32X8    $0x01, Z0, Y15
+	VCVTPS2PD        Y15, Z15
+	VMOVUPD          Z15, 64(DX)
+	VCVTPS2PD        Y1, Z15
+	VMOVUPD          Z15, 128(DX)
+	VEXTRACTF32X8    $0x01, Z1, Y15
+	VCVTPS2PD        Y15, Z15
+	VMOVUPD          Z15, 192(DX)
+	VCVTPS2PD        Y2, Z15
+	VMOVUPD          Z15, K2, 256(DX)
+	VEXTRACTF32X8    $0x01, Z2, Y15
+	VCVTPS2PD        Y15, Z15
+	VMOVUPD          Z15, K3, 320(DX)
+	ADDQ             R8, DX
+	VCVTPS2PD        Y3, Z15
+	VMOVUPD          Z15, (DX)
+	VEXTRACTF32X8    $0x01, Z3, Y15
+	VCVTPS2PD        Y15, Z15
+	VMOVUPD          Z15, 64(DX)
+	VCVTPS2PD        Y4, Z15
+	VMOVUPD          Z15, 128(DX)
+	VEXTRACTF32X8    $0x01, Z4, Y15
+	VCVTPS2PD        Y15, Z15
+	VMOVUPD          Z15, 192(DX)
+	VCVTPS2PD        Y5, Z15
+	VMOVUPD          Z15, K2, 256(DX)
+	VEXTRACTF32X8    $0x01, Z5, Y15
+	VCVTPS2PD        Y15, Z15
+	VMOVUPD          Z15, K3, 320(DX)
+	ADDQ             R8, DX
+	VCVTPS2PD        Y6, Z15
+	VMOVUPD          Z15, (DX)
+	VEXTRACTF32X8    $0x01, Z6, Y15
+	VCVTPS2PD        Y15, Z15
+	VMOVUPD          Z15, 64(DX)
+	VCVTPS2PD        Y7, Z15
+	VMOVUPD          Z15, 128(DX)
+	VEXTRACTF32X8    $0x01, Z7, Y15
+	VCVTPS2PD        Y15, Z15
+	VMOVUPD          Z15, 192(DX)
+	VCVTPS2PD        Y8, Z15
+	VMOVUPD          Z15, K2, 256(DX)
+	VEXTRACTF32X8    $0x01, Z8, Y15
+	VCVTPS2PD        Y15, Z15
+	VMOVUPD          Z15, K3, 320(DX)
+	ADDQ             R8, DX
+	VCVTPS2PD        Y9, Z15
+	VMOVUPD          Z15, (DX)
+	VEXTRACTF32X8    $0x01, Z9, Y15
+	VCVTPS2PD        Y15, Z15
+	VMOVUPD          Z15, 64(DX)
+	VCVTPS2PD        Y10, Z15
+	VMOVUPD          Z15, 128(DX)
+	VEXTRACTF32X8    $0x01, Z10, Y15
+	VCVTPS2PD        Y15, Z15
+	VMOVUPD          Z15, 192(DX)
+	VCVTPS2PD        Y11, Z15
+	VMOVUPD          Z15, K2, 256(DX)
+	VEXTRACTF32X8    $0x01, Z11, Y15
+	VCVTPS2PD        Y15, Z15
+	VMOVUPD          Z15, K3, 320(DX)
+	JMP              atb32KernelAVX512_nb3_mr4_next
+
+atb32KernelAVX512_nb3_mr4_add:
+	MOVQ          DI, DX
+	VCVTPS2PD     Y0, Z15
+	VADDPD        (DX), Z15, Z15
+	VMOVUPD       Z15, (DX)
+	VEXTRACTF32X8 $0x01, Z0, Y15
+	VCVTPS2PD     Y15, Z15
+	VADDPD        64(DX), Z15, Z15
+	VMOVUPD       Z15, 64(DX)
+	VCVTPS2PD     Y1, Z15
+	VADDPD        128(DX), Z15, Z15
+	VMOVUPD       Z15, 128(DX)
+	VEXTRACTF32X8 $0x01, Z1, Y15
+	VCVTPS2PD     Y15, Z15
+	VADDPD        192(DX), Z15, Z15
+	VMOVUPD       Z15, 192(DX)
+	VCVTPS2PD     Y2, Z15
+	VMOVUPD.Z     256(DX), K2, Z16
+	VADDPD        Z16, Z15, Z15
+	VMOVUPD       Z15, K2, 256(DX)
+	VEXTRACTF32X8 $0x01, Z2, Y15
+	VCVTPS2PD     Y15, Z15
+	VMOVUPD.Z     320(DX), K3, Z16
+	VADDPD        Z16, Z15, Z15
+	VMOVUPD       Z15, K3, 320(DX)
+	ADDQ          R8, DX
+	VCVTPS2PD     Y3, Z15
+	VADDPD        (DX), Z15, Z15
+	VMOVUPD       Z15, (DX)
+	VEXTRACTF32X8 $0x01, Z3, Y15
+	VCVTPS2PD     Y15, Z15
+	VADDPD        64(DX), Z15, Z15
+	VMOVUPD       Z15, 64(DX)
+	VCVTPS2PD     Y4, Z15
+	VADDPD        128(DX), Z15, Z15
+	VMOVUPD       Z15, 128(DX)
+	VEXTRACTF32X8 $0x01, Z4, Y15
+	VCVTPS2PD     Y15, Z15
+	VADDPD        192(DX), Z15, Z15
+	VMOVUPD       Z15, 192(DX)
+	VCVTPS2PD     Y5, Z15
+	VMOVUPD.Z     256(DX), K2, Z16
+	VADDPD        Z16, Z15, Z15
+	VMOVUPD       Z15, K2, 256(DX)
+	VEXTRACTF32X8 $0x01, Z5, Y15
+	VCVTPS2PD     Y15, Z15
+	VMOVUPD.Z     320(DX), K3, Z16
+	VADDPD        Z16, Z15, Z15
+	VMOVUPD       Z15, K3, 320(DX)
+	ADDQ          R8, DX
+	VCVTPS2PD     Y6, Z15
+	VADDPD        (DX), Z15, Z15
+	VMOVUPD       Z15, (DX)
+	VEXTRACTF32X8 $0x01, Z6, Y15
+	VCVTPS2PD     Y15, Z15
+	VADDPD        64(DX), Z15, Z15
+	VMOVUPD       Z15, 64(DX)
+	VCVTPS2PD     Y7, Z15
+	VADDPD        128(DX), Z15, Z15
+	VMOVUPD       Z15, 128(DX)
+	VEXTRACTF32X8 $0x01, Z7, Y15
+	VCVTPS2PD     Y15, Z15
+	VADDPD        192(DX), Z15, Z15
+	VMOVUPD       Z15, 192(DX)
+	VCVTPS2PD     Y8, Z15
+	VMOVUPD.Z     256(DX), K2, Z16
+	VADDPD        Z16, Z15, Z15
+	VMOVUPD       Z15, K2, 256(DX)
+	VEXTRACTF32X8 $0x01, Z8, Y15
+	VCVTPS2PD     Y15, Z15
+	VMOVUPD.Z     320(DX), K3, Z16
+	VADDPD        Z16, Z15, Z15
+	VMOVUPD       Z15, K3, 320(DX)
+	ADDQ          R8, DX
+	VCVTPS2PD     Y9, Z15
+	VADDPD        (DX), Z15, Z15
+	VMOVUPD       Z15, (DX)
+	VEXTRACTF32X8 $0x01, Z9, Y15
+	VCVTPS2PD     Y15, Z15
+	VADDPD        64(DX), Z15, Z15
+	VMOVUPD       Z15, 64(DX)
+	VCVTPS2PD     Y10, Z15
+	VADDPD        128(DX), Z15, Z15
+	VMOVUPD       Z15, 128(DX)
+	VEXTRACTF32X8 $0x01, Z10, Y15
+	VCVTPS2PD     Y15, Z15
+	VADDPD        192(DX), Z15, Z15
+	VMOVUPD       Z15, 192(DX)
+	VCVTPS2PD     Y11, Z15
+	VMOVUPD.Z     256(DX), K2, Z16
+	VADDPD        Z16, Z15, Z15
+	VMOVUPD       Z15, K2, 256(DX)
+	VEXTRACTF32X8 $0x01, Z11, Y15
+	VCVTPS2PD     Y15, Z15
+	VMOVUPD.Z     320(DX), K3, Z16
+	VADDPD        Z16, Z15, Z15
+	VMOVUPD       Z15, K3, 320(DX)
+
+atb32KernelAVX512_nb3_mr4_next:
+	MOVQ   $0x00000001, R13
+	TESTQ  BX, BX
+	JNZ    atb32KernelAVX512_nb3_mr4_chunk
+	IMUL3Q $0x00000004, R8, DX
+	ADDQ   DX, DI
+	ADDQ   $0x00000010, SI
+	JMP    atb32KernelAVX512_done
+
+atb32KernelAVX512_nb3_mr5:
+	MOVQ    b+32(FP), R11
+	MOVQ    n+48(FP), BX
+	MOVQ    SI, R12
+	MOVBQZX add+72(FP), R13
+
+atb32KernelAVX512_nb3_mr5_chunk:
+	VXORPS  Z0, Z0, Z0
+	VXORPS  Z1, Z1, Z1
+	VXORPS  Z2, Z2, Z2
+	VXORPS  Z3, Z3, Z3
+	VXORPS  Z4, Z4, Z4
+	VXORPS  Z5, Z5, Z5
+	VXORPS  Z6, Z6, Z6
+	VXORPS  Z7, Z7, Z7
+	VXORPS  Z8, Z8, Z8
+	VXORPS  Z9, Z9, Z9
+	VXORPS  Z10, Z10, Z10
+	VXORPS  Z11, Z11, Z11
+	VXORPS  Z12, Z12, Z12
+	VXORPS  Z13, Z13, Z13
+	VXORPS  Z14, Z14, Z14
+	MOVQ    $0x00000040, AX
+	CMPQ    BX, AX
+	CMOVQLT BX, AX
+	SUBQ    AX, BX
+
+atb32KernelAVX512_nb3_mr5_loop:
+	VMOVUPS          (R11), Z15
+	VMOVUPS          64(R11), Z16
+	VMOVUPS.Z        128(R11), K1, Z17
+	VFMADD231PS.BCST (R12), Z15, Z0
+	VFMADD231PS.BCST (R12), Z16, Z1
+	VFMADD231PS.BCST (R12), Z17, Z2
+	VFMADD231PS.BCST 4(R12), Z15, Z3
+	VFMADD231PS.BCST 4(R12), Z16, Z4
+	VFMADD231PS.BCST 4(R12), Z17, Z5
+	VFMADD231PS.BCST 8(R12), Z15, Z6
+	VFMADD231PS.BCST 8(R12), Z16, Z7
+	VFMADD231PS.BCST 8(R12), Z17, Z8
+	VFMADD231PS.BCST 12(R12), Z15, Z9
+	VFMADD231PS.BCST 12(R12), Z16, Z10
+	VFMADD231PS.BCST 12(R12), Z17, Z11
+	VFMADD231PS.BCST 16(R12), Z15, Z12
+	VFMADD231PS.BCST 16(R12), Z16, Z13
+	VFMADD231PS.BCST 16(R12), Z17, Z14
+	ADDQ             R9, R12
+	ADDQ             R10, R11
+	DECQ             AX
+	JNZ              atb32KernelAVX512_nb3_mr5_loop
+	TESTQ            R13, R13
+	JNZ              atb32KernelAVX512_nb3_mr5_add
+	MOVQ             DI, DX
+	VCVTPS2PD        Y0, Z18
+	VMOVUPD          Z18, (DX)
+	VEXTRACTF32X8    $0x01, Z0, Y18
+	VCVTPS2PD        Y18, Z18
+	VMOVUPD          Z18, 64(DX)
+	VCVTPS2PD        Y1, Z18
+	VMOVUPD          Z18, 128(DX)
+	VEXTRACTF32X8    $0x01, Z1, Y18
+	VCVTPS2PD        Y18, Z18
+	VMOVUPD          Z18, 192(DX)
+	VCVTPS2PD        Y2, Z18
+	VMOVUPD          Z18, K2, 256(DX)
+	VEXTRACTF32X8    $0x01, Z2, Y18
+	VCVTPS2PD        Y18, Z18
+	VMOVUPD          Z18, K3, 320(DX)
+	ADDQ             R8, DX
+	VCVTPS2PD        Y3, Z18
+	VMOVUPD          Z18, (DX)
+	VEXTRACTF32X8    $0x01, Z3, Y18
+	VCVTPS2PD        Y18, Z18
+	VMOVUPD          Z18, 64(DX)
+	VCVTPS2PD        Y4, Z18
+	VMOVUPD          Z18, 128(DX)
+	VEXTRACTF32X8    $0x01, Z4, Y18
+	VCVTPS2PD        Y18, Z18
+	VMOVUPD          Z18, 192(DX)
+	VCVTPS2PD        Y5, Z18
+	VMOVUPD          Z18, K2, 256(DX)
+	VEXTRACTF32X8    $0x01, Z5, Y18
+	VCVTPS2PD        Y18, Z18
+	VMOVUPD          Z18, K3, 320(DX)
+	ADDQ             R8, DX
+	VCVTPS2PD        Y6, Z18
+	VMOVUPD          Z18, (DX)
+	VEXTRACTF32X8    $0x01, Z6, Y18
+	VCVTPS2PD        Y18, Z18
+	VMOVUPD          Z18, 64(DX)
+	VCVTPS2PD        Y7, Z18
+	VMOVUPD          Z18, 128(DX)
+	VEXTRACTF32X8    $0x01, Z7, Y18
+	VCVTPS2PD        Y18, Z18
+	VMOVUPD          Z18, 192(DX)
+	VCVTPS2PD        Y8, Z18
+	VMOVUPD          Z18, K2, 256(DX)
+	VEXTRACTF32X8    $0x01, Z8, Y18
+	VCVTPS2PD        Y18, Z18
+	VMOVUPD          Z18, K3, 320(DX)
+	ADDQ             R8, DX
+	VCVTPS2PD        Y9, Z18
+	VMOVUPD          Z18, (DX)
+	VEXTRACTF32X8    $0x01, Z9, Y18
+	VCVTPS2PD        Y18, Z18
+	VMOVUPD          Z18, 64(DX)
+	VCVTPS2PD        Y10, Z18
+	VMOVUPD          Z18, 128(DX)
+	VEXTRACTF32X8    $0x01, Z10, Y18
+	VCVTPS2PD        Y18, Z18
+	VMOVUPD          Z18, 192(DX)
+	VCVTPS2PD        Y11, Z18
+	VMOVUPD          Z18, K2, 256(DX)
+	VEXTRACTF32X8    $0x01, Z11, Y18
+	VCVTPS2PD        Y18, Z18
+	VMOVUPD          Z18, K3, 320(DX)
+	ADDQ             R8, DX
+	VCVTPS2PD        Y12, Z18
+	VMOVUPD          Z18, (DX)
+	VEXTRACTF32X8    $0x01, Z12, Y18
+	VCVTPS2PD        Y18, Z18
+	VMOVUPD          Z18, 64(DX)
+	VCVTPS2PD        Y13, Z18
+	VMOVUPD          Z18, 128(DX)
+	VEXTRACTF32X8    $0x01, Z13, Y18
+	VCVTPS2PD        Y18, Z18
+	VMOVUPD          Z18, 192(DX)
+	VCVTPS2PD        Y14, Z18
+	VMOVUPD          Z18, K2, 256(DX)
+	VEXTRACTF32X8    $0x01, Z14, Y18
+	VCVTPS2PD        Y18, Z18
+	VMOVUPD          Z18, K3, 320(DX)
+	JMP              atb32KernelAVX512_nb3_mr5_next
+
+atb32KernelAVX512_nb3_mr5_add:
+	MOVQ          DI, DX
+	VCVTPS2PD     Y0, Z18
+	VADDPD        (DX), Z18, Z18
+	VMOVUPD       Z18, (DX)
+	VEXTRACTF32X8 $0x01, Z0, Y18
+	VCVTPS2PD     Y18, Z18
+	VADDPD        64(DX), Z18, Z18
+	VMOVUPD       Z18, 64(DX)
+	VCVTPS2PD     Y1, Z18
+	VADDPD        128(DX), Z18, Z18
+	VMOVUPD       Z18, 128(DX)
+	VEXTRACTF32X8 $0x01, Z1, Y18
+	VCVTPS2PD     Y18, Z18
+	VADDPD        192(DX), Z18, Z18
+	VMOVUPD       Z18, 192(DX)
+	VCVTPS2PD     Y2, Z18
+	VMOVUPD.Z     256(DX), K2, Z19
+	VADDPD        Z19, Z18, Z18
+	VMOVUPD       Z18, K2, 256(DX)
+	VEXTRACTF32X8 $0x01, Z2, Y18
+	VCVTPS2PD     Y18, Z18
+	VMOVUPD.Z     320(DX), K3, Z19
+	VADDPD        Z19, Z18, Z18
+	VMOVUPD       Z18, K3, 320(DX)
+	ADDQ          R8, DX
+	VCVTPS2PD     Y3, Z18
+	VADDPD        (DX), Z18, Z18
+	VMOVUPD       Z18, (DX)
+	VEXTRACTF32X8 $0x01, Z3, Y18
+	VCVTPS2PD     Y18, Z18
+	VADDPD        64(DX), Z18, Z18
+	VMOVUPD       Z18, 64(DX)
+	VCVTPS2PD     Y4, Z18
+	VADDPD        128(DX), Z18, Z18
+	VMOVUPD       Z18, 128(DX)
+	VEXTRACTF32X8 $0x01, Z4, Y18
+	VCVTPS2PD     Y18, Z18
+	VADDPD        192(DX), Z18, Z18
+	VMOVUPD       Z18, 192(DX)
+	VCVTPS2PD     Y5, Z18
+	VMOVUPD.Z     256(DX), K2, Z19
+	VADDPD        Z19, Z18, Z18
+	VMOVUPD       Z18, K2, 256(DX)
+	VEXTRACTF32X8 $0x01, Z5, Y18
+	VCVTPS2PD     Y18, Z18
+	VMOVUPD.Z     320(DX), K3, Z19
+	VADDPD        Z19, Z18, Z18
+	VMOVUPD       Z18, K3, 320(DX)
+	ADDQ          R8, DX
+	VCVTPS2PD     Y6, Z18
+	VADDPD        (DX), Z18, Z18
+	VMOVUPD       Z18, (DX)
+	VEXTRACTF32X8 $0x01, Z6, Y18
+	VCVTPS2PD     Y18, Z18
+	VADDPD        64(DX), Z18, Z18
+	VMOVUPD       Z18, 64(DX)
+	VCVTPS2PD     Y7, Z18
+	VADDPD        128(DX), Z18, Z18
+	VMOVUPD       Z18, 128(DX)
+	VEXTRACTF32X8 $0x01, Z7, Y18
+	VCVTPS2PD     Y18, Z18
+	VADDPD        192(DX), Z18, Z18
+	VMOVUPD       Z18, 192(DX)
+	VCVTPS2PD     Y8, Z18
+	VMOVUPD.Z     256(DX), K2, Z19
+	VADDPD        Z19, Z18, Z18
+	VMOVUPD       Z18, K2, 256(DX)
+	VEXTRACTF32X8 $0x01, Z8, Y18
+	VCVTPS2PD     Y18, Z18
+	VMOVUPD.Z     320(DX), K3, Z19
+	VADDPD        Z19, Z18, Z18
+	VMOVUPD       Z18, K3, 320(DX)
+	ADDQ          R8, DX
+	VCVTPS2PD     Y9, Z18
+	VADDPD        (DX), Z18, Z18
+	VMOVUPD       Z18, (DX)
+	VEXTRACTF32X8 $0x01, Z9, Y18
+	VCVTPS2PD     Y18, Z18
+	VADDPD        64(DX), Z18, Z18
+	VMOVUPD       Z18, 64(DX)
+	VCVTPS2PD     Y10, Z18
+	VADDPD        128(DX), Z18, Z18
+	VMOVUPD       Z18, 128(DX)
+	VEXTRACTF32X8 $0x01, Z10, Y18
+	VCVTPS2PD     Y18, Z18
+	VADDPD        192(DX), Z18, Z18
+	VMOVUPD       Z18, 192(DX)
+	VCVTPS2PD     Y11, Z18
+	VMOVUPD.Z     256(DX), K2, Z19
+	VADDPD        Z19, Z18, Z18
+	VMOVUPD       Z18, K2, 256(DX)
+	VEXTRACTF32X8 $0x01, Z11, Y18
+	VCVTPS2PD     Y18, Z18
+	VMOVUPD.Z     320(DX), K3, Z19
+	VADDPD        Z19, Z18, Z18
+	VMOVUPD       Z18, K3, 320(DX)
+	ADDQ          R8, DX
+	VCVTPS2PD     Y12, Z18
+	VADDPD        (DX), Z18, Z18
+	VMOVUPD       Z18, (DX)
+	VEXTRACTF32X8 $0x01, Z12, Y18
+	VCVTPS2PD     Y18, Z18
+	VADDPD        64(DX), Z18, Z18
+	VMOVUPD       Z18, 64(DX)
+	VCVTPS2PD     Y13, Z18
+	VADDPD        128(DX), Z18, Z18
+	VMOVUPD       Z18, 128(DX)
+	VEXTRACTF32X8 $0x01, Z13, Y18
+	VCVTPS2PD     Y18, Z18
+	VADDPD        192(DX), Z18, Z18
+	VMOVUPD       Z18, 192(DX)
+	VCVTPS2PD     Y14, Z18
+	VMOVUPD.Z     256(DX), K2, Z19
+	VADDPD        Z19, Z18, Z18
+	VMOVUPD       Z18, K2, 256(DX)
+	VEXTRACTF32X8 $0x01, Z14, Y18
+	VCVTPS2PD     Y18, Z18
+	VMOVUPD.Z     320(DX), K3, Z19
+	VADDPD        Z19, Z18, Z18
+	VMOVUPD       Z18, K3, 320(DX)
+
+atb32KernelAVX512_nb3_mr5_next:
+	MOVQ   $0x00000001, R13
+	TESTQ  BX, BX
+	JNZ    atb32KernelAVX512_nb3_mr5_chunk
+	IMUL3Q $0x00000005, R8, DX
+	ADDQ   DX, DI
+	ADDQ   $0x00000014, SI
+	JMP    atb32KernelAVX512_done
+
+atb32KernelAVX512_nb3_mr6:
+	MOVQ    b+32(FP), R11
+	MOVQ    n+48(FP), BX
+	MOVQ    SI, R12
+	MOVBQZX add+72(FP), R13
+
+atb32KernelAVX512_nb3_mr6_chunk:
+	VXORPS  Z0, Z0, Z0
+	VXORPS  Z1, Z1, Z1
+	VXORPS  Z2, Z2, Z2
+	VXORPS  Z3, Z3, Z3
+	VXORPS  Z4, Z4, Z4
+	VXORPS  Z5, Z5, Z5
+	VXORPS  Z6, Z6, Z6
+	VXORPS  Z7, Z7, Z7
+	VXORPS  Z8, Z8, Z8
+	VXORPS  Z9, Z9, Z9
+	VXORPS  Z10, Z10, Z10
+	VXORPS  Z11, Z11, Z11
+	VXORPS  Z12, Z12, Z12
+	VXORPS  Z13, Z13, Z13
+	VXORPS  Z14, Z14, Z14
+	VXORPS  Z15, Z15, Z15
+	VXORPS  Z16, Z16, Z16
+	VXORPS  Z17, Z17, Z17
+	MOVQ    $0x00000040, AX
+	CMPQ    BX, AX
+	CMOVQLT BX, AX
+	SUBQ    AX, BX
+
+atb32KernelAVX512_nb3_mr6_loop:
+	VMOVUPS          (R11), Z18
+	VMOVUPS          64(R11), Z19
+	VMOVUPS.Z        128(R11), K1, Z20
+	VFMADD231PS.BCST (R12), Z18, Z0
+	VFMADD231PS.BCST (R12), Z19, Z1
+	VFMADD231PS.BCST (R12), Z20, Z2
+	VFMADD231PS.BCST 4(R12), Z18, Z3
+	VFMADD231PS.BCST 4(R12), Z19, Z4
+	VFMADD231PS.BCST 4(R12), Z20, Z5
+	VFMADD231PS.BCST 8(R12), Z18, Z6
+	VFMADD231PS.BCST 8(R12), Z19, Z7
+	VFMADD231PS.BCST 8(R12), Z20, Z8
+	VFMADD231PS.BCST 12(R12), Z18, Z9
+	VFMADD231PS.BCST 12(R12), Z19, Z10
+	VFMADD231PS.BCST 12(R12), Z20, Z11
+	VFMADD231PS.BCST 16(R12), Z18, Z12
+	VFMADD231PS.BCST 16(R12), Z19, Z13
+	VFMADD231PS.BCST 16(R12), Z20, Z14
+	VFMADD231PS.BCST 20(R12), Z18, Z15
+	VFMADD231PS.BCST 20(R12), Z19, Z16
+	VFMADD231PS.BCST 20(R12), Z20, Z17
+	ADDQ             R9, R12
+	ADDQ             R10, R11
+	DECQ             AX
+	JNZ              atb32KernelAVX512_nb3_mr6_loop
+	TESTQ            R13, R13
+	JNZ              atb32KernelAVX512_nb3_mr6_add
+	MOVQ             DI, DX
+	VCVTPS2PD        Y0, Z21
+	VMOVUPD          Z21, (DX)
+	VEXTRACTF32X8    $0x01, Z0, Y21
+	VCVTPS2PD        Y21, Z21
+	VMOVUPD          Z21, 64(DX)
+	VCVTPS2PD        Y1, Z21
+	VMOVUPD          Z21, 128(DX)
+	VEXTRACTF32X8    $0x01, Z1, Y21
+	VCVTPS2PD        Y21, Z21
+	VMOVUPD          Z21, 192(DX)
+	VCVTPS2PD        Y2, Z21
+	VMOVUPD          Z21, K2, 256(DX)
+	VEXTRACTF32X8    $0x01, Z2, Y21
+	VCVTPS2PD        Y21, Z21
+	VMOVUPD          Z21, K3, 320(DX)
+	ADDQ             R8, DX
+	VCVTPS2PD        Y3, Z21
+	VMOVUPD          Z21, (DX)
+	VEXTRACTF32X8    $0x01, Z3, Y21
+	VCVTPS2PD        Y21, Z21
+	VMOVUPD          Z21, 64(DX)
+	VCVTPS2PD        Y4, Z21
+	VMOVUPD          Z21, 128(DX)
+	VEXTRACTF32X8    $0x01, Z4, Y21
+	VCVTPS2PD        Y21, Z21
+	VMOVUPD          Z21, 192(DX)
+	VCVTPS2PD        Y5, Z21
+	VMOVUPD          Z21, K2, 256(DX)
+	VEXTRACTF32X8    $0x01, Z5, Y21
+	VCVTPS2PD        Y21, Z21
+	VMOVUPD          Z21, K3, 320(DX)
+	ADDQ             R8, DX
+	VCVTPS2PD        Y6, Z21
+	VMOVUPD          Z21, (DX)
+	VEXTRACTF32X8    $0x01, Z6, Y21
+	VCVTPS2PD        Y21, Z21
+	VMOVUPD          Z21, 64(DX)
+	VCVTPS2PD        Y7, Z21
+	VMOVUPD          Z21, 128(DX)
+	VEXTRACTF32X8    $0x01, Z7, Y21
+	VCVTPS2PD        Y21, Z21
+	VMOVUPD          Z21, 192(DX)
+	VCVTPS2PD        Y8, Z21
+	VMOVUPD          Z21, K2, 256(DX)
+	VEXTRACTF32X8    $0x01, Z8, Y21
+	VCVTPS2PD        Y21, Z21
+	VMOVUPD          Z21, K3, 320(DX)
+	ADDQ             R8, DX
+	VCVTPS2PD        Y9, Z21
+	VMOVUPD          Z21, (DX)
+	VEXTRACTF32X8    $0x01, Z9, Y21
+	VCVTPS2PD        Y21, Z21
+	VMOVUPD          Z21, 64(DX)
+	VCVTPS2PD        Y10, Z21
+	VMOVUPD          Z21, 128(DX)
+	VEXTRACTF32X8    $0x01, Z10, Y21
+	VCVTPS2PD        Y21, Z21
+	VMOVUPD          Z21, 192(DX)
+	VCVTPS2PD        Y11, Z21
+	VMOVUPD          Z21, K2, 256(DX)
+	VEXTRACTF32X8    $0x01, Z11, Y21
+	VCVTPS2PD        Y21, Z21
+	VMOVUPD          Z21, K3, 320(DX)
+	ADDQ             R8, DX
+	VCVTPS2PD        Y12, Z21
+	VMOVUPD          Z21, (DX)
+	VEXTRACTF32X8    $0x01, Z12, Y21
+	VCVTPS2PD        Y21, Z21
+	VMOVUPD          Z21, 64(DX)
+	VCVTPS2PD        Y13, Z21
+	VMOVUPD          Z21, 128(DX)
+	VEXTRACTF32X8    $0x01, Z13, Y21
+	VCVTPS2PD        Y21, Z21
+	VMOVUPD          Z21, 192(DX)
+	VCVTPS2PD        Y14, Z21
+	VMOVUPD          Z21, K2, 256(DX)
+	VEXTRACTF32X8    $0x01, Z14, Y21
+	VCVTPS2PD        Y21, Z21
+	VMOVUPD          Z21, K3, 320(DX)
+	ADDQ             R8, DX
+	VCVTPS2PD        Y15, Z21
+	VMOVUPD          Z21, (DX)
+	VEXTRACTF32X8    $0x01, Z15, Y21
+	VCVTPS2PD        Y21, Z21
+	VMOVUPD          Z21, 64(DX)
+	VCVTPS2PD        Y16, Z21
+	VMOVUPD          Z21, 128(DX)
+	VEXTRACTF32X8    $0x01, Z16, Y21
+	VCVTPS2PD        Y21, Z21
+	VMOVUPD          Z21, 192(DX)
+	VCVTPS2PD        Y17, Z21
+	VMOVUPD          Z21, K2, 256(DX)
+	VEXTRACTF32X8    $0x01, Z17, Y21
+	VCVTPS2PD        Y21, Z21
+	VMOVUPD          Z21, K3, 320(DX)
+	JMP              atb32KernelAVX512_nb3_mr6_next
+
+atb32KernelAVX512_nb3_mr6_add:
+	MOVQ          DI, DX
+	VCVTPS2PD     Y0, Z21
+	VADDPD        (DX), Z21, Z21
+	VMOVUPD       Z21, (DX)
+	VEXTRACTF32X8 $0x01, Z0, Y21
+	VCVTPS2PD     Y21, Z21
+	VADDPD        64(DX), Z21, Z21
+	VMOVUPD       Z21, 64(DX)
+	VCVTPS2PD     Y1, Z21
+	VADDPD        128(DX), Z21, Z21
+	VMOVUPD       Z21, 128(DX)
+	VEXTRACTF32X8 $0x01, Z1, Y21
+	VCVTPS2PD     Y21, Z21
+	VADDPD        192(DX), Z21, Z21
+	VMOVUPD       Z21, 192(DX)
+	VCVTPS2PD     Y2, Z21
+	VMOVUPD.Z     256(DX), K2, Z22
+	VADDPD        Z22, Z21, Z21
+	VMOVUPD       Z21, K2, 256(DX)
+	VEXTRACTF32X8 $0x01, Z2, Y21
+	VCVTPS2PD     Y21, Z21
+	VMOVUPD.Z     320(DX), K3, Z22
+	VADDPD        Z22, Z21, Z21
+	VMOVUPD       Z21, K3, 320(DX)
+	ADDQ          R8, DX
+	VCVTPS2PD     Y3, Z21
+	VADDPD        (DX), Z21, Z21
+	VMOVUPD       Z21, (DX)
+	VEXTRACTF32X8 $0x01, Z3, Y21
+	VCVTPS2PD     Y21, Z21
+	VADDPD        64(DX), Z21, Z21
+	VMOVUPD       Z21, 64(DX)
+	VCVTPS2PD     Y4, Z21
+	VADDPD        128(DX), Z21, Z21
+	VMOVUPD       Z21, 128(DX)
+	VEXTRACTF32X8 $0x01, Z4, Y21
+	VCVTPS2PD     Y21, Z21
+	VADDPD        192(DX), Z21, Z21
+	VMOVUPD       Z21, 192(DX)
+	VCVTPS2PD     Y5, Z21
+	VMOVUPD.Z     256(DX), K2, Z22
+	VADDPD        Z22, Z21, Z21
+	VMOVUPD       Z21, K2, 256(DX)
+	VEXTRACTF32X8 $0x01, Z5, Y21
+	VCVTPS2PD     Y21, Z21
+	VMOVUPD.Z     320(DX), K3, Z22
+	VADDPD        Z22, Z21, Z21
+	VMOVUPD       Z21, K3, 320(DX)
+	ADDQ          R8, DX
+	VCVTPS2PD     Y6, Z21
+	VADDPD        (DX), Z21, Z21
+	VMOVUPD       Z21, (DX)
+	VEXTRACTF32X8 $0x01, Z6, Y21
+	VCVTPS2PD     Y21, Z21
+	VADDPD        64(DX), Z21, Z21
+	VMOVUPD       Z21, 64(DX)
+	VCVTPS2PD     Y7, Z21
+	VADDPD        128(DX), Z21, Z21
+	VMOVUPD       Z21, 128(DX)
+	VEXTRACTF32X8 $0x01, Z7, Y21
+	VCVTPS2PD     Y21, Z21
+	VADDPD        192(DX), Z21, Z21
+	VMOVUPD       Z21, 192(DX)
+	VCVTPS2PD     Y8, Z21
+	VMOVUPD.Z     256(DX), K2, Z22
+	VADDPD        Z22, Z21, Z21
+	VMOVUPD       Z21, K2, 256(DX)
+	VEXTRACTF32X8 $0x01, Z8, Y21
+	VCVTPS2PD     Y21, Z21
+	VMOVUPD.Z     320(DX), K3, Z22
+	VADDPD        Z22, Z21, Z21
+	VMOVUPD       Z21, K3, 320(DX)
+	ADDQ          R8, DX
+	VCVTPS2PD     Y9, Z21
+	VADDPD        (DX), Z21, Z21
+	VMOVUPD       Z21, (DX)
+	VEXTRACTF32X8 $0x01, Z9, Y21
+	VCVTPS2PD     Y21, Z21
+	VADDPD        64(DX), Z21, Z21
+	VMOVUPD       Z21, 64(DX)
+	VCVTPS2PD     Y10, Z21
+	VADDPD        128(DX), Z21, Z21
+	VMOVUPD       Z21, 128(DX)
+	VEXTRACTF32X8 $0x01, Z10, Y21
+	VCVTPS2PD     Y21, Z21
+	VADDPD        192(DX), Z21, Z21
+	VMOVUPD       Z21, 192(DX)
+	VCVTPS2PD     Y11, Z21
+	VMOVUPD.Z     256(DX), K2, Z22
+	VADDPD        Z22, Z21, Z21
+	VMOVUPD       Z21, K2, 256(DX)
+	VEXTRACTF32X8 $0x01, Z11, Y21
+	VCVTPS2PD     Y21, Z21
+	VMOVUPD.Z     320(DX), K3, Z22
+	VADDPD        Z22, Z21, Z21
+	VMOVUPD       Z21, K3, 320(DX)
+	ADDQ          R8, DX
+	VCVTPS2PD     Y12, Z21
+	VADDPD        (DX), Z21, Z21
+	VMOVUPD       Z21, (DX)
+	VEXTRACTF32X8 $0x01, Z12, Y21
+	VCVTPS2PD     Y21, Z21
+	VADDPD        64(DX), Z21, Z21
+	VMOVUPD       Z21, 64(DX)
+	VCVTPS2PD     Y13, Z21
+	VADDPD        128(DX), Z21, Z21
+	VMOVUPD       Z21, 128(DX)
+	VEXTRACTF32X8 $0x01, Z13, Y21
+	VCVTPS2PD     Y21, Z21
+	VADDPD        192(DX), Z21, Z21
+	VMOVUPD       Z21, 192(DX)
+	VCVTPS2PD     Y14, Z21
+	VMOVUPD.Z     256(DX), K2, Z22
+	VADDPD        Z22, Z21, Z21
+	VMOVUPD       Z21, K2, 256(DX)
+	VEXTRACTF32X8 $0x01, Z14, Y21
+	VCVTPS2PD     Y21, Z21
+	VMOVUPD.Z     320(DX), K3, Z22
+	VADDPD        Z22, Z21, Z21
+	VMOVUPD       Z21, K3, 320(DX)
+	ADDQ          R8, DX
+	VCVTPS2PD     Y15, Z21
+	VADDPD        (DX), Z21, Z21
+	VMOVUPD       Z21, (DX)
+	VEXTRACTF32X8 $0x01, Z15, Y21
+	VCVTPS2PD     Y21, Z21
+	VADDPD        64(DX), Z21, Z21
+	VMOVUPD       Z21, 64(DX)
+	VCVTPS2PD     Y16, Z21
+	VADDPD        128(DX), Z21, Z21
+	VMOVUPD       Z21, 128(DX)
+	VEXTRACTF32X8 $0x01, Z16, Y21
+	VCVTPS2PD     Y21, Z21
+	VADDPD        192(DX), Z21, Z21
+	VMOVUPD       Z21, 192(DX)
+	VCVTPS2PD     Y17, Z21
+	VMOVUPD.Z     256(DX), K2, Z22
+	VADDPD        Z22, Z21, Z21
+	VMOVUPD       Z21, K2, 256(DX)
+	VEXTRACTF32X8 $0x01, Z17, Y21
+	VCVTPS2PD     Y21, Z21
+	VMOVUPD.Z     320(DX), K3, Z22
+	VADDPD        Z22, Z21, Z21
+	VMOVUPD       Z21, K3, 320(DX)
+
+atb32KernelAVX512_nb3_mr6_next:
+	MOVQ   $0x00000001, R13
+	TESTQ  BX, BX
+	JNZ    atb32KernelAVX512_nb3_mr6_chunk
+	IMUL3Q $0x00000006, R8, DX
+	ADDQ   DX, DI
+	ADDQ   $0x00000018, SI
+	JMP    atb32KernelAVX512_done
+
+atb32KernelAVX512_nb3_mr7:
+	MOVQ    b+32(FP), R11
+	MOVQ    n+48(FP), BX
+	MOVQ    SI, R12
+	MOVBQZX add+72(FP), R13
+
+atb32KernelAVX512_nb3_mr7_chunk:
+	VXORPS  Z0, Z0, Z0
+	VXORPS  Z1, Z1, Z1
+	VXORPS  Z2, Z2, Z2
+	VXORPS  Z3, Z3, Z3
+	VXORPS  Z4, Z4, Z4
+	VXORPS  Z5, Z5, Z5
+	VXORPS  Z6, Z6, Z6
+	VXORPS  Z7, Z7, Z7
+	VXORPS  Z8, Z8, Z8
+	VXORPS  Z9, Z9, Z9
+	VXORPS  Z10, Z10, Z10
+	VXORPS  Z11, Z11, Z11
+	VXORPS  Z12, Z12, Z12
+	VXORPS  Z13, Z13, Z13
+	VXORPS  Z14, Z14, Z14
+	VXORPS  Z15, Z15, Z15
+	VXORPS  Z16, Z16, Z16
+	VXORPS  Z17, Z17, Z17
+	VXORPS  Z18, Z18, Z18
+	VXORPS  Z19, Z19, Z19
+	VXORPS  Z20, Z20, Z20
+	MOVQ    $0x00000040, AX
+	CMPQ    BX, AX
+	CMOVQLT BX, AX
+	SUBQ    AX, BX
+
+atb32KernelAVX512_nb3_mr7_loop:
+	VMOVUPS          (R11), Z21
+	VMOVUPS          64(R11), Z22
+	VMOVUPS.Z        128(R11), K1, Z23
+	VFMADD231PS.BCST (R12), Z21, Z0
+	VFMADD231PS.BCST (R12), Z22, Z1
+	VFMADD231PS.BCST (R12), Z23, Z2
+	VFMADD231PS.BCST 4(R12), Z21, Z3
+	VFMADD231PS.BCST 4(R12), Z22, Z4
+	VFMADD231PS.BCST 4(R12), Z23, Z5
+	VFMADD231PS.BCST 8(R12), Z21, Z6
+	VFMADD231PS.BCST 8(R12), Z22, Z7
+	VFMADD231PS.BCST 8(R12), Z23, Z8
+	VFMADD231PS.BCST 12(R12), Z21, Z9
+	VFMADD231PS.BCST 12(R12), Z22, Z10
+	VFMADD231PS.BCST 12(R12), Z23, Z11
+	VFMADD231PS.BCST 16(R12), Z21, Z12
+	VFMADD231PS.BCST 16(R12), Z22, Z13
+	VFMADD231PS.BCST 16(R12), Z23, Z14
+	VFMADD231PS.BCST 20(R12), Z21, Z15
+	VFMADD231PS.BCST 20(R12), Z22, Z16
+	VFMADD231PS.BCST 20(R12), Z23, Z17
+	VFMADD231PS.BCST 24(R12), Z21, Z18
+	VFMADD231PS.BCST 24(R12), Z22, Z19
+	VFMADD231PS.BCST 24(R12), Z23, Z20
+	ADDQ             R9, R12
+	ADDQ             R10, R11
+	DECQ             AX
+	JNZ              atb32KernelAVX512_nb3_mr7_loop
+	TESTQ            R13, R13
+	JNZ              atb32KernelAVX512_nb3_mr7_add
+	MOVQ             DI, DX
+	VCVTPS2PD        Y0, Z24
+	VMOVUPD          Z24, (DX)
+	VEXTRACTF32X8    $0x01, Z0, Y24
+	VCVTPS2PD        Y24, Z24
+	VMOVUPD          Z24, 64(DX)
+	VCVTPS2PD        Y1, Z24
+	VMOVUPD          Z24, 128(DX)
+	VEXTRACTF32X8    $0x01, Z1, Y24
+	VCVTPS2PD        Y24, Z24
+	VMOVUPD          Z24, 192(DX)
+	VCVTPS2PD        Y2, Z24
+	VMOVUPD          Z24, K2, 256(DX)
+	VEXTRACTF32X8    $0x01, Z2, Y24
+	VCVTPS2PD        Y24, Z24
+	VMOVUPD          Z24, K3, 320(DX)
+	ADDQ             R8, DX
+	VCVTPS2PD        Y3, Z24
+	VMOVUPD          Z24, (DX)
+	VEXTRACTF32X8    $0x01, Z3, Y24
+	VCVTPS2PD        Y24, Z24
+	VMOVUPD          Z24, 64(DX)
+	VCVTPS2PD        Y4, Z24
+	VMOVUPD          Z24, 128(DX)
+	VEXTRACTF32X8    $0x01, Z4, Y24
+	VCVTPS2PD        Y24, Z24
+	VMOVUPD          Z24, 192(DX)
+	VCVTPS2PD        Y5, Z24
+	VMOVUPD          Z24, K2, 256(DX)
+	VEXTRACTF32X8    $0x01, Z5, Y24
+	VCVTPS2PD        Y24, Z24
+	VMOVUPD          Z24, K3, 320(DX)
+	ADDQ             R8, DX
+	VCVTPS2PD        Y6, Z24
+	VMOVUPD          Z24, (DX)
+	VEXTRACTF32X8    $0x01, Z6, Y24
+	VCVTPS2PD        Y24, Z24
+	VMOVUPD          Z24, 64(DX)
+	VCVTPS2PD        Y7, Z24
+	VMOVUPD          Z24, 128(DX)
+	VEXTRACTF32X8    $0x01, Z7, Y24
+	VCVTPS2PD        Y24, Z24
+	VMOVUPD          Z24, 192(DX)
+	VCVTPS2PD        Y8, Z24
+	VMOVUPD          Z24, K2, 256(DX)
+	VEXTRACTF32X8    $0x01, Z8, Y24
+	VCVTPS2PD        Y24, Z24
+	VMOVUPD          Z24, K3, 320(DX)
+	ADDQ             R8, DX
+	VCVTPS2PD        Y9, Z24
+	VMOVUPD          Z24, (DX)
+	VEXTRACTF32X8    $0x01, Z9, Y24
+	VCVTPS2PD        Y24, Z24
+	VMOVUPD          Z24, 64(DX)
+	VCVTPS2PD        Y10, Z24
+	VMOVUPD          Z24, 128(DX)
+	VEXTRACTF32X8    $0x01, Z10, Y24
+	VCVTPS2PD        Y24, Z24
+	VMOVUPD          Z24, 192(DX)
+	VCVTPS2PD        Y11, Z24
+	VMOVUPD          Z24, K2, 256(DX)
+	VEXTRACTF32X8    $0x01, Z11, Y24
+	VCVTPS2PD        Y24, Z24
+	VMOVUPD          Z24, K3, 320(DX)
+	ADDQ             R8, DX
+	VCVTPS2PD        Y12, Z24
+	VMOVUPD          Z24, (DX)
+	VEXTRACTF32X8    $0x01, Z12, Y24
+	VCVTPS2PD        Y24, Z24
+	VMOVUPD          Z24, 64(DX)
+	VCVTPS2PD        Y13, Z24
+	VMOVUPD          Z24, 128(DX)
+	VEXTRACTF32X8    $0x01, Z13, Y24
+	VCVTPS2PD        Y24, Z24
+	VMOVUPD          Z24, 192(DX)
+	VCVTPS2PD        Y14, Z24
+	VMOVUPD          Z24, K2, 256(DX)
+	VEXTRACTF32X8    $0x01, Z14, Y24
+	VCVTPS2PD        Y24, Z24
+	VMOVUPD          Z24, K3, 320(DX)
+	ADDQ             R8, DX
+	VCVTPS2PD        Y15, Z24
+	VMOVUPD          Z24, (DX)
+	VEXTRACTF32X8    $0x01, Z15, Y24
+	VCVTPS2PD        Y24, Z24
+	VMOVUPD          Z24, 64(DX)
+	VCVTPS2PD        Y16, Z24
+	VMOVUPD          Z24, 128(DX)
+	VEXTRACTF32X8    $0x01, Z16, Y24
+	VCVTPS2PD        Y24, Z24
+	VMOVUPD          Z24, 192(DX)
+	VCVTPS2PD        Y17, Z24
+	VMOVUPD          Z24, K2, 256(DX)
+	VEXTRACTF32X8    $0x01, Z17, Y24
+	VCVTPS2PD        Y24, Z24
+	VMOVUPD          Z24, K3, 320(DX)
+	ADDQ             R8, DX
+	VCVTPS2PD        Y18, Z24
+	VMOVUPD          Z24, (DX)
+	VEXTRACTF32X8    $0x01, Z18, Y24
+	VCVTPS2PD        Y24, Z24
+	VMOVUPD          Z24, 64(DX)
+	VCVTPS2PD        Y19, Z24
+	VMOVUPD          Z24, 128(DX)
+	VEXTRACTF32X8    $0x01, Z19, Y24
+	VCVTPS2PD        Y24, Z24
+	VMOVUPD          Z24, 192(DX)
+	VCVTPS2PD        Y20, Z24
+	VMOVUPD          Z24, K2, 256(DX)
+	VEXTRACTF32X8    $0x01, Z20, Y24
+	VCVTPS2PD        Y24, Z24
+	VMOVUPD          Z24, K3, 320(DX)
+	JMP              atb32KernelAVX512_nb3_mr7_next
+
+atb32KernelAVX512_nb3_mr7_add:
+	MOVQ          DI, DX
+	VCVTPS2PD     Y0, Z24
+	VADDPD        (DX), Z24, Z24
+	VMOVUPD       Z24, (DX)
+	VEXTRACTF32X8 $0x01, Z0, Y24
+	VCVTPS2PD     Y24, Z24
+	VADDPD        64(DX), Z24, Z24
+	VMOVUPD       Z24, 64(DX)
+	VCVTPS2PD     Y1, Z24
+	VADDPD        128(DX), Z24, Z24
+	VMOVUPD       Z24, 128(DX)
+	VEXTRACTF32X8 $0x01, Z1, Y24
+	VCVTPS2PD     Y24, Z24
+	VADDPD        192(DX), Z24, Z24
+	VMOVUPD       Z24, 192(DX)
+	VCVTPS2PD     Y2, Z24
+	VMOVUPD.Z     256(DX), K2, Z25
+	VADDPD        Z25, Z24, Z24
+	VMOVUPD       Z24, K2, 256(DX)
+	VEXTRACTF32X8 $0x01, Z2, Y24
+	VCVTPS2PD     Y24, Z24
+	VMOVUPD.Z     320(DX), K3, Z25
+	VADDPD        Z25, Z24, Z24
+	VMOVUPD       Z24, K3, 320(DX)
+	ADDQ          R8, DX
+	VCVTPS2PD     Y3, Z24
+	VADDPD        (DX), Z24, Z24
+	VMOVUPD       Z24, (DX)
+	VEXTRACTF32X8 $0x01, Z3, Y24
+	VCVTPS2PD     Y24, Z24
+	VADDPD        64(DX), Z24, Z24
+	VMOVUPD       Z24, 64(DX)
+	VCVTPS2PD     Y4, Z24
+	VADDPD        128(DX), Z24, Z24
+	VMOVUPD       Z24, 128(DX)
+	VEXTRACTF32X8 $0x01, Z4, Y24
+	VCVTPS2PD     Y24, Z24
+	VADDPD        192(DX), Z24, Z24
+	VMOVUPD       Z24, 192(DX)
+	VCVTPS2PD     Y5, Z24
+	VMOVUPD.Z     256(DX), K2, Z25
+	VADDPD        Z25, Z24, Z24
+	VMOVUPD       Z24, K2, 256(DX)
+	VEXTRACTF32X8 $0x01, Z5, Y24
+	VCVTPS2PD     Y24, Z24
+	VMOVUPD.Z     320(DX), K3, Z25
+	VADDPD        Z25, Z24, Z24
+	VMOVUPD       Z24, K3, 320(DX)
+	ADDQ          R8, DX
+	VCVTPS2PD     Y6, Z24
+	VADDPD        (DX), Z24, Z24
+	VMOVUPD       Z24, (DX)
+	VEXTRACTF32X8 $0x01, Z6, Y24
+	VCVTPS2PD     Y24, Z24
+	VADDPD        64(DX), Z24, Z24
+	VMOVUPD       Z24, 64(DX)
+	VCVTPS2PD     Y7, Z24
+	VADDPD        128(DX), Z24, Z24
+	VMOVUPD       Z24, 128(DX)
+	VEXTRACTF32X8 $0x01, Z7, Y24
+	VCVTPS2PD     Y24, Z24
+	VADDPD        192(DX), Z24, Z24
+	VMOVUPD       Z24, 192(DX)
+	VCVTPS2PD     Y8, Z24
+	VMOVUPD.Z     256(DX), K2, Z25
+	VADDPD        Z25, Z24, Z24
+	VMOVUPD       Z24, K2, 256(DX)
+	VEXTRACTF32X8 $0x01, Z8, Y24
+	VCVTPS2PD     Y24, Z24
+	VMOVUPD.Z     320(DX), K3, Z25
+	VADDPD        Z25, Z24, Z24
+	VMOVUPD       Z24, K3, 320(DX)
+	ADDQ          R8, DX
+	VCVTPS2PD     Y9, Z24
+	VADDPD        (DX), Z24, Z24
+	VMOVUPD       Z24, (DX)
+	VEXTRACTF32X8 $0x01, Z9, Y24
+	VCVTPS2PD     Y24, Z24
+	VADDPD        64(DX), Z24, Z24
+	VMOVUPD       Z24, 64(DX)
+	VCVTPS2PD     Y10, Z24
+	VADDPD        128(DX), Z24, Z24
+	VMOVUPD       Z24, 128(DX)
+	VEXTRACTF32X8 $0x01, Z10, Y24
+	VCVTPS2PD     Y24, Z24
+	VADDPD        192(DX), Z24, Z24
+	VMOVUPD       Z24, 192(DX)
+	VCVTPS2PD     Y11, Z24
+	VMOVUPD.Z     256(DX), K2, Z25
+	VADDPD        Z25, Z24, Z24
+	VMOVUPD       Z24, K2, 256(DX)
+	VEXTRACTF32X8 $0x01, Z11, Y24
+	VCVTPS2PD     Y24, Z24
+	VMOVUPD.Z     320(DX), K3, Z25
+	VADDPD        Z25, Z24, Z24
+	VMOVUPD       Z24, K3, 320(DX)
+	ADDQ          R8, DX
+	VCVTPS2PD     Y12, Z24
+	VADDPD        (DX), Z24, Z24
+	VMOVUPD       Z24, (DX)
+	VEXTRACTF32X8 $0x01, Z12, Y24
+	VCVTPS2PD     Y24, Z24
+	VADDPD        64(DX), Z24, Z24
+	VMOVUPD       Z24, 64(DX)
+	VCVTPS2PD     Y13, Z24
+	VADDPD        128(DX), Z24, Z24
+	VMOVUPD       Z24, 128(DX)
+	VEXTRACTF32X8 $0x01, Z13, Y24
+	VCVTPS2PD     Y24, Z24
+	VADDPD        192(DX), Z24, Z24
+	VMOVUPD       Z24, 192(DX)
+	VCVTPS2PD     Y14, Z24
+	VMOVUPD.Z     256(DX), K2, Z25
+	VADDPD        Z25, Z24, Z24
+	VMOVUPD       Z24, K2, 256(DX)
+	VEXTRACTF32X8 $0x01, Z14, Y24
+	VCVTPS2PD     Y24, Z24
+	VMOVUPD.Z     320(DX), K3, Z25
+	VADDPD        Z25, Z24, Z24
+	VMOVUPD       Z24, K3, 320(DX)
+	ADDQ          R8, DX
+	VCVTPS2PD     Y15, Z24
+	VADDPD        (DX), Z24, Z24
+	VMOVUPD       Z24, (DX)
+	VEXTRACTF32X8 $0x01, Z15, Y24
+	VCVTPS2PD     Y24, Z24
+	VADDPD        64(DX), Z24, Z24
+	VMOVUPD       Z24, 64(DX)
+	VCVTPS2PD     Y16, Z24
+	VADDPD        128(DX), Z24, Z24
+	VMOVUPD       Z24, 128(DX)
+	VEXTRACTF32X8 $0x01, Z16, Y24
+	VCVTPS2PD     Y24, Z24
+	VADDPD        192(DX), Z24, Z24
+	VMOVUPD       Z24, 192(DX)
+	VCVTPS2PD     Y17, Z24
+	VMOVUPD.Z     256(DX), K2, Z25
+	VADDPD        Z25, Z24, Z24
+	VMOVUPD       Z24, K2, 256(DX)
+	VEXTRACTF32X8 $0x01, Z17, Y24
+	VCVTPS2PD     Y24, Z24
+	VMOVUPD.Z     320(DX), K3, Z25
+	VADDPD        Z25, Z24, Z24
+	VMOVUPD       Z24, K3, 320(DX)
+	ADDQ          R8, DX
+	VCVTPS2PD     Y18, Z24
+	VADDPD        (DX), Z24, Z24
+	VMOVUPD       Z24, (DX)
+	VEXTRACTF32X8 $0x01, Z18, Y24
+	VCVTPS2PD     Y24, Z24
+	VADDPD        64(DX), Z24, Z24
+	VMOVUPD       Z24, 64(DX)
+	VCVTPS2PD     Y19, Z24
+	VADDPD        128(DX), Z24, Z24
+	VMOVUPD       Z24, 128(DX)
+	VEXTRACTF32X8 $0x01, Z19, Y24
+	VCVTPS2PD     Y24, Z24
+	VADDPD        192(DX), Z24, Z24
+	VMOVUPD       Z24, 192(DX)
+	VCVTPS2PD     Y20, Z24
+	VMOVUPD.Z     256(DX), K2, Z25
+	VADDPD        Z25, Z24, Z24
+	VMOVUPD       Z24, K2, 256(DX)
+	VEXTRACTF32X8 $0x01, Z20, Y24
+	VCVTPS2PD     Y24, Z24
+	VMOVUPD.Z     320(DX), K3, Z25
+	VADDPD        Z25, Z24, Z24
+	VMOVUPD       Z24, K3, 320(DX)
+
+atb32KernelAVX512_nb3_mr7_next:
+	MOVQ   $0x00000001, R13
+	TESTQ  BX, BX
+	JNZ    atb32KernelAVX512_nb3_mr7_chunk
+	IMUL3Q $0x00000007, R8, DX
+	ADDQ   DX, DI
+	ADDQ   $0x0000001c, SI
+	JMP    atb32KernelAVX512_done
+
+atb32KernelAVX512_nb4:
+	CMPQ    CX, $0x06
+	JB      atb32KernelAVX512_nb4_rest
+	MOVQ    b+32(FP), R11
+	MOVQ    n+48(FP), BX
+	MOVQ    SI, R12
+	MOVBQZX add+72(FP), R13
+
+atb32KernelAVX512_nb4_fullchunk:
+	VXORPS  Z0, Z0, Z0
+	VXORPS  Z1, Z1, Z1
+	VXORPS  Z2, Z2, Z2
+	VXORPS  Z3, Z3, Z3
+	VXORPS  Z4, Z4, Z4
+	VXORPS  Z5, Z5, Z5
+	VXORPS  Z6, Z6, Z6
+	VXORPS  Z7, Z7, Z7
+	VXORPS  Z8, Z8, Z8
+	VXORPS  Z9, Z9, Z9
+	VXORPS  Z10, Z10, Z10
+	VXORPS  Z11, Z11, Z11
+	VXORPS  Z12, Z12, Z12
+	VXORPS  Z13, Z13, Z13
+	VXORPS  Z14, Z14, Z14
+	VXORPS  Z15, Z15, Z15
+	VXORPS  Z16, Z16, Z16
+	VXORPS  Z17, Z17, Z17
+	VXORPS  Z18, Z18, Z18
+	VXORPS  Z19, Z19, Z19
+	VXORPS  Z20, Z20, Z20
+	VXORPS  Z21, Z21, Z21
+	VXORPS  Z22, Z22, Z22
+	VXORPS  Z23, Z23, Z23
+	MOVQ    $0x00000040, AX
+	CMPQ    BX, AX
+	CMOVQLT BX, AX
+	SUBQ    AX, BX
+
+atb32KernelAVX512_nb4_fullloop:
+	VMOVUPS          (R11), Z24
+	VMOVUPS          64(R11), Z25
+	VMOVUPS          128(R11), Z26
+	VMOVUPS.Z        192(R11), K1, Z27
+	VFMADD231PS.BCST (R12), Z24, Z0
+	VFMADD231PS.BCST (R12), Z25, Z1
+	VFMADD231PS.BCST (R12), Z26, Z2
+	VFMADD231PS.BCST (R12), Z27, Z3
+	VFMADD231PS.BCST 4(R12), Z24, Z4
+	VFMADD231PS.BCST 4(R12), Z25, Z5
+	VFMADD231PS.BCST 4(R12), Z26, Z6
+	VFMADD231PS.BCST 4(R12), Z27, Z7
+	VFMADD231PS.BCST 8(R12), Z24, Z8
+	VFMADD231PS.BCST 8(R12), Z25, Z9
+	VFMADD231PS.BCST 8(R12), Z26, Z10
+	VFMADD231PS.BCST 8(R12), Z27, Z11
+	VFMADD231PS.BCST 12(R12), Z24, Z12
+	VFMADD231PS.BCST 12(R12), Z25, Z13
+	VFMADD231PS.BCST 12(R12), Z26, Z14
+	VFMADD231PS.BCST 12(R12), Z27, Z15
+	VFMADD231PS.BCST 16(R12), Z24, Z16
+	VFMADD231PS.BCST 16(R12), Z25, Z17
+	VFMADD231PS.BCST 16(R12), Z26, Z18
+	VFMADD231PS.BCST 16(R12), Z27, Z19
+	VFMADD231PS.BCST 20(R12), Z24, Z20
+	VFMADD231PS.BCST 20(R12), Z25, Z21
+	VFMADD231PS.BCST 20(R12), Z26, Z22
+	VFMADD231PS.BCST 20(R12), Z27, Z23
+	ADDQ             R9, R12
+	ADDQ             R10, R11
+	DECQ             AX
+	JNZ              atb32KernelAVX512_nb4_fullloop
+	TESTQ            R13, R13
+	JNZ              atb32KernelAVX512_nb4_fulladd
+	MOVQ             DI, DX
+	VCVTPS2PD        Y0, Z28
+	VMOVUPD          Z28, (DX)
+	VEXTRACTF32X8    $0x01, Z0, Y28
+	VCVTPS2PD        Y28, Z28
+	VMOVUPD          Z28, 64(DX)
+	VCVTPS2PD        Y1, Z28
+	VMOVUPD          Z28, 128(DX)
+	VEXTRACTF32X8    $0x01, Z1, Y28
+	VCVTPS2PD        Y28, Z28
+	VMOVUPD          Z28, 192(DX)
+	VCVTPS2PD        Y2, Z28
+	VMOVUPD          Z28, 256(DX)
+	VEXTRACTF32X8    $0x01, Z2, Y28
+	VCVTPS2PD        Y28, Z28
+	VMOVUPD          Z28, 320(DX)
+	VCVTPS2PD        Y3, Z28
+	VMOVUPD          Z28, K2, 384(DX)
+	VEXTRACTF32X8    $0x01, Z3, Y28
+	VCVTPS2PD        Y28, Z28
+	VMOVUPD          Z28, K3, 448(DX)
+	ADDQ             R8, DX
+	VCVTPS2PD        Y4, Z28
+	VMOVUPD          Z28, (DX)
+	VEXTRACTF32X8    $0x01, Z4, Y28
+	VCVTPS2PD        Y28, Z28
+	VMOVUPD          Z28, 64(DX)
+	VCVTPS2PD        Y5, Z28
+	VMOVUPD          Z28, 128(DX)
+	VEXTRACTF32X8    $0x01, Z5, Y28
+	VCVTPS2PD        Y28, Z28
+	VMOVUPD          Z28, 192(DX)
+	VCVTPS2PD        Y6, Z28
+	VMOVUPD          Z28, 256(DX)
+	VEXTRACTF32X8    $0x01, Z6, Y28
+	VCVTPS2PD        Y28, Z28
+	VMOVUPD          Z28, 320(DX)
+	VCVTPS2PD        Y7, Z28
+	VMOVUPD          Z28, K2, 384(DX)
+	VEXTRACTF32X8    $0x01, Z7, Y28
+	VCVTPS2PD        Y28, Z28
+	VMOVUPD          Z28, K3, 448(DX)
+	ADDQ             R8, DX
+	VCVTPS2PD        Y8, Z28
+	VMOVUPD          Z28, (DX)
+	VEXTRACTF32X8    $0x01, Z8, Y28
+	VCVTPS2PD        Y28, Z28
+	VMOVUPD          Z28, 64(DX)
+	VCVTPS2PD        Y9, Z28
+	VMOVUPD          Z28, 128(DX)
+	VEXTRACTF32X8    $0x01, Z9, Y28
+	VCVTPS2PD        Y28, Z28
+	VMOVUPD          Z28, 192(DX)
+	VCVTPS2PD        Y10, Z28
+	VMOVUPD          Z28, 256(DX)
+	VEXTRACTF32X8    $0x01, Z10, Y28
+	VCVTPS2PD        Y28, Z28
+	VMOVUPD          Z28, 320(DX)
+	VCVTPS2PD        Y11, Z28
+	VMOVUPD          Z28, K2, 384(DX)
+	VEXTRACTF32X8    $0x01, Z11, Y28
+	VCVTPS2PD        Y28, Z28
+	VMOVUPD          Z28, K3, 448(DX)
+	ADDQ             R8, DX
+	VCVTPS2PD        Y12, Z28
+	VMOVUPD          Z28, (DX)
+	VEXTRACTF32X8    $0x01, Z12, Y28
+	VCVTPS2PD        Y28, Z28
+	VMOVUPD          Z28, 64(DX)
+	VCVTPS2PD        Y13, Z28
+	VMOVUPD          Z28, 128(DX)
+	VEXTRACTF32X8    $0x01, Z13, Y28
+	VCVTPS2PD        Y28, Z28
+	VMOVUPD          Z28, 192(DX)
+	VCVTPS2PD        Y14, Z28
+	VMOVUPD          Z28, 256(DX)
+	VEXTRACTF32X8    $0x01, Z14, Y28
+	VCVTPS2PD        Y28, Z28
+	VMOVUPD          Z28, 320(DX)
+	VCVTPS2PD        Y15, Z28
+	VMOVUPD          Z28, K2, 384(DX)
+	VEXTRACTF32X8    $0x01, Z15, Y28
+	VCVTPS2PD        Y28, Z28
+	VMOVUPD          Z28, K3, 448(DX)
+	ADDQ             R8, DX
+	VCVTPS2PD        Y16, Z28
+	VMOVUPD          Z28, (DX)
+	VEXTRACTF32X8    $0x01, Z16, Y28
+	VCVTPS2PD        Y28, Z28
+	VMOVUPD          Z28, 64(DX)
+	VCVTPS2PD        Y17, Z28
+	VMOVUPD          Z28, 128(DX)
+	VEXTRACTF32X8    $0x01, Z17, Y28
+	VCVTPS2PD        Y28, Z28
+	VMOVUPD          Z28, 192(DX)
+	VCVTPS2PD        Y18, Z28
+	VMOVUPD          Z28, 256(DX)
+	VEXTRACTF32X8    $0x01, Z18, Y28
+	VCVTPS2PD        Y28, Z28
+	VMOVUPD          Z28, 320(DX)
+	VCVTPS2PD        Y19, Z28
+	VMOVUPD          Z28, K2, 384(DX)
+	VEXTRACTF32X8    $0x01, Z19, Y28
+	VCVTPS2PD        Y28, Z28
+	VMOVUPD          Z28, K3, 448(DX)
+	ADDQ             R8, DX
+	VCVTPS2PD        Y20, Z28
+	VMOVUPD          Z28, (DX)
+	VEXTRACTF32X8    $0x01, Z20, Y28
+	VCVTPS2PD        Y28, Z28
+	VMOVUPD          Z28, 64(DX)
+	VCVTPS2PD        Y21, Z28
+	VMOVUPD          Z28, 128(DX)
+	VEXTRACTF32X8    $0x01, Z21, Y28
+	VCVTPS2PD        Y28, Z28
+	VMOVUPD          Z28, 192(DX)
+	VCVTPS2PD        Y22, Z28
+	VMOVUPD          Z28, 256(DX)
+	VEXTRACTF32X8    $0x01, Z22, Y28
+	VCVTPS2PD        Y28, Z28
+	VMOVUPD          Z28, 320(DX)
+	VCVTPS2PD        Y23, Z28
+	VMOVUPD          Z28, K2, 384(DX)
+	VEXTRACTF32X8    $0x01, Z23, Y28
+	VCVTPS2PD        Y28, Z28
+	VMOVUPD          Z28, K3, 448(DX)
+	JMP              atb32KernelAVX512_nb4_fullnext
+
+atb32KernelAVX512_nb4_fulladd:
+	MOVQ          DI, DX
+	VCVTPS2PD     Y0, Z28
+	VADDPD        (DX), Z28, Z28
+	VMOVUPD       Z28, (DX)
+	VEXTRACTF32X8 $0x01, Z0, Y28
+	VCVTPS2PD     Y28, Z28
+	VADDPD        64(DX), Z28, Z28
+	VMOVUPD       Z28, 64(DX)
+	VCVTPS2PD     Y1, Z28
+	VADDPD        128(DX), Z28, Z28
+	VMOVUPD       Z28, 128(DX)
+	VEXTRACTF32X8 $0x01, Z1, Y28
+	VCVTPS2PD     Y28, Z28
+	VADDPD        192(DX), Z28, Z28
+	VMOVUPD       Z28, 192(DX)
+	VCVTPS2PD     Y2, Z28
+	VADDPD        256(DX), Z28, Z28
+	VMOVUPD       Z28, 256(DX)
+	VEXTRACTF32X8 $0x01, Z2, Y28
+	VCVTPS2PD     Y28, Z28
+	VADDPD        320(DX), Z28, Z28
+	VMOVUPD       Z28, 320(DX)
+	VCVTPS2PD     Y3, Z28
+	VMOVUPD.Z     384(DX), K2, Z29
+	VADDPD        Z29, Z28, Z28
+	VMOVUPD       Z28, K2, 384(DX)
+	VEXTRACTF32X8 $0x01, Z3, Y28
+	VCVTPS2PD     Y28, Z28
+	VMOVUPD.Z     448(DX), K3, Z29
+	VADDPD        Z29, Z28, Z28
+	VMOVUPD       Z28, K3, 448(DX)
+	ADDQ          R8, DX
+	VCVTPS2PD     Y4, Z28
+	VADDPD        (DX), Z28, Z28
+	VMOVUPD       Z28, (DX)
+	VEXTRACTF32X8 $0x01, Z4, Y28
+	VCVTPS2PD     Y28, Z28
+	VADDPD        64(DX), Z28, Z28
+	VMOVUPD       Z28, 64(DX)
+	VCVTPS2PD     Y5, Z28
+	VADDPD        128(DX), Z28, Z28
+	VMOVUPD       Z28, 128(DX)
+	VEXTRACTF32X8 $0x01, Z5, Y28
+	VCVTPS2PD     Y28, Z28
+	VADDPD        192(DX), Z28, Z28
+	VMOVUPD       Z28, 192(DX)
+	VCVTPS2PD     Y6, Z28
+	VADDPD        256(DX), Z28, Z28
+	VMOVUPD       Z28, 256(DX)
+	VEXTRACTF32X8 $0x01, Z6, Y28
+	VCVTPS2PD     Y28, Z28
+	VADDPD        320(DX), Z28, Z28
+	VMOVUPD       Z28, 320(DX)
+	VCVTPS2PD     Y7, Z28
+	VMOVUPD.Z     384(DX), K2, Z29
+	VADDPD        Z29, Z28, Z28
+	VMOVUPD       Z28, K2, 384(DX)
+	VEXTRACTF32X8 $0x01, Z7, Y28
+	VCVTPS2PD     Y28, Z28
+	VMOVUPD.Z     448(DX), K3, Z29
+	VADDPD        Z29, Z28, Z28
+	VMOVUPD       Z28, K3, 448(DX)
+	ADDQ          R8, DX
+	VCVTPS2PD     Y8, Z28
+	VADDPD        (DX), Z28, Z28
+	VMOVUPD       Z28, (DX)
+	VEXTRACTF32X8 $0x01, Z8, Y28
+	VCVTPS2PD     Y28, Z28
+	VADDPD        64(DX), Z28, Z28
+	VMOVUPD       Z28, 64(DX)
+	VCVTPS2PD     Y9, Z28
+	VADDPD        128(DX), Z28, Z28
+	VMOVUPD       Z28, 128(DX)
+	VEXTRACTF32X8 $0x01, Z9, Y28
+	VCVTPS2PD     Y28, Z28
+	VADDPD        192(DX), Z28, Z28
+	VMOVUPD       Z28, 192(DX)
+	VCVTPS2PD     Y10, Z28
+	VADDPD        256(DX), Z28, Z28
+	VMOVUPD       Z28, 256(DX)
+	VEXTRACTF32X8 $0x01, Z10, Y28
+	VCVTPS2PD     Y28, Z28
+	VADDPD        320(DX), Z28, Z28
+	VMOVUPD       Z28, 320(DX)
+	VCVTPS2PD     Y11, Z28
+	VMOVUPD.Z     384(DX), K2, Z29
+	VADDPD        Z29, Z28, Z28
+	VMOVUPD       Z28, K2, 384(DX)
+	VEXTRACTF32X8 $0x01, Z11, Y28
+	VCVTPS2PD     Y28, Z28
+	VMOVUPD.Z     448(DX), K3, Z29
+	VADDPD        Z29, Z28, Z28
+	VMOVUPD       Z28, K3, 448(DX)
+	ADDQ          R8, DX
+	VCVTPS2PD     Y12, Z28
+	VADDPD        (DX), Z28, Z28
+	VMOVUPD       Z28, (DX)
+	VEXTRACTF32X8 $0x01, Z12, Y28
+	VCVTPS2PD     Y28, Z28
+	VADDPD        64(DX), Z28, Z28
+	VMOVUPD       Z28, 64(DX)
+	VCVTPS2PD     Y13, Z28
+	VADDPD        128(DX), Z28, Z28
+	VMOVUPD       Z28, 128(DX)
+	VEXTRACTF32X8 $0x01, Z13, Y28
+	VCVTPS2PD     Y28, Z28
+	VADDPD        192(DX), Z28, Z28
+	VMOVUPD       Z28, 192(DX)
+	VCVTPS2PD     Y14, Z28
+	VADDPD        256(DX), Z28, Z28
+	VMOVUPD       Z28, 256(DX)
+	VEXTRACTF32X8 $0x01, Z14, Y28
+	VCVTPS2PD     Y28, Z28
+	VADDPD        320(DX), Z28, Z28
+	VMOVUPD       Z28, 320(DX)
+	VCVTPS2PD     Y15, Z28
+	VMOVUPD.Z     384(DX), K2, Z29
+	VADDPD        Z29, Z28, Z28
+	VMOVUPD       Z28, K2, 384(DX)
+	VEXTRACTF32X8 $0x01, Z15, Y28
+	VCVTPS2PD     Y28, Z28
+	VMOVUPD.Z     448(DX), K3, Z29
+	VADDPD        Z29, Z28, Z28
+	VMOVUPD       Z28, K3, 448(DX)
+	ADDQ          R8, DX
+	VCVTPS2PD     Y16, Z28
+	VADDPD        (DX), Z28, Z28
+	VMOVUPD       Z28, (DX)
+	VEXTRACTF32X8 $0x01, Z16, Y28
+	VCVTPS2PD     Y28, Z28
+	VADDPD        64(DX), Z28, Z28
+	VMOVUPD       Z28, 64(DX)
+	VCVTPS2PD     Y17, Z28
+	VADDPD        128(DX), Z28, Z28
+	VMOVUPD       Z28, 128(DX)
+	VEXTRACTF32X8 $0x01, Z17, Y28
+	VCVTPS2PD     Y28, Z28
+	VADDPD        192(DX), Z28, Z28
+	VMOVUPD       Z28, 192(DX)
+	VCVTPS2PD     Y18, Z28
+	VADDPD        256(DX), Z28, Z28
+	VMOVUPD       Z28, 256(DX)
+	VEXTRACTF32X8 $0x01, Z18, Y28
+	VCVTPS2PD     Y28, Z28
+	VADDPD        320(DX), Z28, Z28
+	VMOVUPD       Z28, 320(DX)
+	VCVTPS2PD     Y19, Z28
+	VMOVUPD.Z     384(DX), K2, Z29
+	VADDPD        Z29, Z28, Z28
+	VMOVUPD       Z28, K2, 384(DX)
+	VEXTRACTF32X8 $0x01, Z19, Y28
+	VCVTPS2PD     Y28, Z28
+	VMOVUPD.Z     448(DX), K3, Z29
+	VADDPD        Z29, Z28, Z28
+	VMOVUPD       Z28, K3, 448(DX)
+	ADDQ          R8, DX
+	VCVTPS2PD     Y20, Z28
+	VADDPD        (DX), Z28, Z28
+	VMOVUPD       Z28, (DX)
+	VEXTRACTF32X8 $0x01, Z20, Y28
+	VCVTPS2PD     Y28, Z28
+	VADDPD        64(DX), Z28, Z28
+	VMOVUPD       Z28, 64(DX)
+	VCVTPS2PD     Y21, Z28
+	VADDPD        128(DX), Z28, Z28
+	VMOVUPD       Z28, 128(DX)
+	VEXTRACTF32X8 $0x01, Z21, Y28
+	VCVTPS2PD     Y28, Z28
+	VADDPD        192(DX), Z28, Z28
+	VMOVUPD       Z28, 192(DX)
+	VCVTPS2PD     Y22, Z28
+	VADDPD        256(DX), Z28, Z28
+	VMOVUPD       Z28, 256(DX)
+	VEXTRACTF32X8 $0x01, Z22, Y28
+	VCVTPS2PD     Y28, Z28
+	VADDPD        320(DX), Z28, Z28
+	VMOVUPD       Z28, 320(DX)
+	VCVTPS2PD     Y23, Z28
+	VMOVUPD.Z     384(DX), K2, Z29
+	VADDPD        Z29, Z28, Z28
+	VMOVUPD       Z28, K2, 384(DX)
+	VEXTRACTF32X8 $0x01, Z23, Y28
+	VCVTPS2PD     Y28, Z28
+	VMOVUPD.Z     448(DX), K3, Z29
+	VADDPD        Z29, Z28, Z28
+	VMOVUPD       Z28, K3, 448(DX)
+
+atb32KernelAVX512_nb4_fullnext:
+	MOVQ   $0x00000001, R13
+	TESTQ  BX, BX
+	JNZ    atb32KernelAVX512_nb4_fullchunk
+	IMUL3Q $0x00000006, R8, DX
+	ADDQ   DX, DI
+	ADDQ   $0x00000018, SI
+	SUBQ   $0x06, CX
+	JMP    atb32KernelAVX512_nb4
+
+atb32KernelAVX512_nb4_rest:
+	CMPQ CX, $0x01
+	JE   atb32KernelAVX512_nb4_mr1
+	CMPQ CX, $0x02
+	JE   atb32KernelAVX512_nb4_mr2
+	CMPQ CX, $0x03
+	JE   atb32KernelAVX512_nb4_mr3
+	CMPQ CX, $0x04
+	JE   atb32KernelAVX512_nb4_mr4
+	CMPQ CX, $0x05
+	JE   atb32KernelAVX512_nb4_mr5
+	JMP  atb32KernelAVX512_done
+
+atb32KernelAVX512_nb4_mr1:
+	MOVQ    b+32(FP), R11
+	MOVQ    n+48(FP), BX
+	MOVQ    SI, R12
+	MOVBQZX add+72(FP), R13
+
+atb32KernelAVX512_nb4_mr1_chunk:
+	VXORPS  Z0, Z0, Z0
+	VXORPS  Z1, Z1, Z1
+	VXORPS  Z2, Z2, Z2
+	VXORPS  Z3, Z3, Z3
+	MOVQ    $0x00000040, AX
+	CMPQ    BX, AX
+	CMOVQLT BX, AX
+	SUBQ    AX, BX
+
+atb32KernelAVX512_nb4_mr1_loop:
+	VMOVUPS          (R11), Z4
+	VMOVUPS          64(R11), Z5
+	VMOVUPS          128(R11), Z6
+	VMOVUPS.Z        192(R11), K1, Z7
+	VFMADD231PS.BCST (R12), Z4, Z0
+	VFMADD231PS.BCST (R12), Z5, Z1
+	VFMADD231PS.BCST (R12), Z6, Z2
+	VFMADD231PS.BCST (R12), Z7, Z3
+	ADDQ             R9, R12
+	ADDQ             R10, R11
+	DECQ             AX
+	JNZ              atb32KernelAVX512_nb4_mr1_loop
+	TESTQ            R13, R13
+	JNZ              atb32KernelAVX512_nb4_mr1_add
+	MOVQ             DI, DX
+	VCVTPS2PD        Y0, Z8
+	VMOVUPD          Z8, (DX)
+	VEXTRACTF32X8    $0x01, Z0, Y8
+	VCVTPS2PD        Y8, Z8
+	VMOVUPD          Z8, 64(DX)
+	VCVTPS2PD        Y1, Z8
+	VMOVUPD          Z8, 128(DX)
+	VEXTRACTF32X8    $0x01, Z1, Y8
+	VCVTPS2PD        Y8, Z8
+	VMOVUPD          Z8, 192(DX)
+	VCVTPS2PD        Y2, Z8
+	VMOVUPD          Z8, 256(DX)
+	VEXTRACTF32X8    $0x01, Z2, Y8
+	VCVTPS2PD        Y8, Z8
+	VMOVUPD          Z8, 320(DX)
+	VCVTPS2PD        Y3, Z8
+	VMOVUPD          Z8, K2, 384(DX)
+	VEXTRACTF32X8    $0x01, Z3, Y8
+	VCVTPS2PD        Y8, Z8
+	VMOVUPD          Z8, K3, 448(DX)
+	JMP              atb32KernelAVX512_nb4_mr1_next
+
+atb32KernelAVX512_nb4_mr1_add:
+	MOVQ          DI, DX
+	VCVTPS2PD     Y0, Z8
+	VADDPD        (DX), Z8, Z8
+	VMOVUPD       Z8, (DX)
+	VEXTRACTF32X8 $0x01, Z0, Y8
+	VCVTPS2PD     Y8, Z8
+	VADDPD        64(DX), Z8, Z8
+	VMOVUPD       Z8, 64(DX)
+	VCVTPS2PD     Y1, Z8
+	VADDPD        128(DX), Z8, Z8
+	VMOVUPD       Z8, 128(DX)
+	VEXTRACTF32X8 $0x01, Z1, Y8
+	VCVTPS2PD     Y8, Z8
+	VADDPD        192(DX), Z8, Z8
+	VMOVUPD       Z8, 192(DX)
+	VCVTPS2PD     Y2, Z8
+	VADDPD        256(DX), Z8, Z8
+	VMOVUPD       Z8, 256(DX)
+	VEXTRACTF32X8 $0x01, Z2, Y8
+	VCVTPS2PD     Y8, Z8
+	VADDPD        320(DX), Z8, Z8
+	VMOVUPD       Z8, 320(DX)
+	VCVTPS2PD     Y3, Z8
+	VMOVUPD.Z     384(DX), K2, Z9
+	VADDPD        Z9, Z8, Z8
+	VMOVUPD       Z8, K2, 384(DX)
+	VEXTRACTF32X8 $0x01, Z3, Y8
+	VCVTPS2PD     Y8, Z8
+	VMOVUPD.Z     448(DX), K3, Z9
+	VADDPD        Z9, Z8, Z8
+	VMOVUPD       Z8, K3, 448(DX)
+
+atb32KernelAVX512_nb4_mr1_next:
+	MOVQ   $0x00000001, R13
+	TESTQ  BX, BX
+	JNZ    atb32KernelAVX512_nb4_mr1_chunk
+	IMUL3Q $0x00000001, R8, DX
+	ADDQ   DX, DI
+	ADDQ   $0x00000004, SI
+	JMP    atb32KernelAVX512_done
+
+atb32KernelAVX512_nb4_mr2:
+	MOVQ    b+32(FP), R11
+	MOVQ    n+48(FP), BX
+	MOVQ    SI, R12
+	MOVBQZX add+72(FP), R13
+
+atb32KernelAVX512_nb4_mr2_chunk:
+	VXORPS  Z0, Z0, Z0
+	VXORPS  Z1, Z1, Z1
+	VXORPS  Z2, Z2, Z2
+	VXORPS  Z3, Z3, Z3
+	VXORPS  Z4, Z4, Z4
+	VXORPS  Z5, Z5, Z5
+	VXORPS  Z6, Z6, Z6
+	VXORPS  Z7, Z7, Z7
+	MOVQ    $0x00000040, AX
+	CMPQ    BX, AX
+	CMOVQLT BX, AX
+	SUBQ    AX, BX
+
+atb32KernelAVX512_nb4_mr2_loop:
+	VMOVUPS          (R11), Z8
+	VMOVUPS          64(R11), Z9
+	VMOVUPS          128(R11), Z10
+	VMOVUPS.Z        192(R11), K1, Z11
+	VFMADD231PS.BCST (R12), Z8, Z0
+	VFMADD231PS.BCST (R12), Z9, Z1
+	VFMADD231PS.BCST (R12), Z10, Z2
+	VFMADD231PS.BCST (R12), Z11, Z3
+	VFMADD231PS.BCST 4(R12), Z8, Z4
+	VFMADD231PS.BCST 4(R12), Z9, Z5
+	VFMADD231PS.BCST 4(R12), Z10, Z6
+	VFMADD231PS.BCST 4(R12), Z11, Z7
+	ADDQ             R9, R12
+	ADDQ             R10, R11
+	DECQ             AX
+	JNZ              atb32KernelAVX512_nb4_mr2_loop
+	TESTQ            R13, R13
+	JNZ              atb32KernelAVX512_nb4_mr2_add
+	MOVQ             DI, DX
+	VCVTPS2PD        Y0, Z12
+	VMOVUPD          Z12, (DX)
+	VEXTRACTF32X8    $0x01, Z0, Y12
+	VCVTPS2PD        Y12, Z12
+	VMOVUPD          Z12, 64(DX)
+	VCVTPS2PD        Y1, Z12
+	VMOVUPD          Z12, 128(DX)
+	VEXTRACTF32X8    $0x01, Z1, Y12
+	VCVTPS2PD        Y12, Z12
+	VMOVUPD          Z12, 192(DX)
+	VCVTPS2PD        Y2, Z12
+	VMOVUPD          Z12, 256(DX)
+	VEXTRACTF32X8    $0x01, Z2, Y12
+	VCVTPS2PD        Y12, Z12
+	VMOVUPD          Z12, 320(DX)
+	VCVTPS2PD        Y3, Z12
+	VMOVUPD          Z12, K2, 384(DX)
+	VEXTRACTF32X8    $0x01, Z3, Y12
+	VCVTPS2PD        Y12, Z12
+	VMOVUPD          Z12, K3, 448(DX)
+	ADDQ             R8, DX
+	VCVTPS2PD        Y4, Z12
+	VMOVUPD          Z12, (DX)
+	VEXTRACTF32X8    $0x01, Z4, Y12
+	VCVTPS2PD        Y12, Z12
+	VMOVUPD          Z12, 64(DX)
+	VCVTPS2PD        Y5, Z12
+	VMOVUPD          Z12, 128(DX)
+	VEXTRACTF32X8    $0x01, Z5, Y12
+	VCVTPS2PD        Y12, Z12
+	VMOVUPD          Z12, 192(DX)
+	VCVTPS2PD        Y6, Z12
+	VMOVUPD          Z12, 256(DX)
+	VEXTRACTF32X8    $0x01, Z6, Y12
+	VCVTPS2PD        Y12, Z12
+	VMOVUPD          Z12, 320(DX)
+	VCVTPS2PD        Y7, Z12
+	VMOVUPD          Z12, K2, 384(DX)
+	VEXTRACTF32X8    $0x01, Z7, Y12
+	VCVTPS2PD        Y12, Z12
+	VMOVUPD          Z12, K3, 448(DX)
+	JMP              atb32KernelAVX512_nb4_mr2_next
+
+atb32KernelAVX512_nb4_mr2_add:
+	MOVQ          DI, DX
+	VCVTPS2PD     Y0, Z12
+	VADDPD        (DX), Z12, Z12
+	VMOVUPD       Z12, (DX)
+	VEXTRACTF32X8 $0x01, Z0, Y12
+	VCVTPS2PD     Y12, Z12
+	VADDPD        64(DX), Z12, Z12
+	VMOVUPD       Z12, 64(DX)
+	VCVTPS2PD     Y1, Z12
+	VADDPD        128(DX), Z12, Z12
+	VMOVUPD       Z12, 128(DX)
+	VEXTRACTF32X8 $0x01, Z1, Y12
+	VCVTPS2PD     Y12, Z12
+	VADDPD        192(DX), Z12, Z12
+	VMOVUPD       Z12, 192(DX)
+	VCVTPS2PD     Y2, Z12
+	VADDPD        256(DX), Z12, Z12
+	VMOVUPD       Z12, 256(DX)
+	VEXTRACTF32X8 $0x01, Z2, Y12
+	VCVTPS2PD     Y12, Z12
+	VADDPD        320(DX), Z12, Z12
+	VMOVUPD       Z12, 320(DX)
+	VCVTPS2PD     Y3, Z12
+	VMOVUPD.Z     384(DX), K2, Z13
+	VADDPD        Z13, Z12, Z12
+	VMOVUPD       Z12, K2, 384(DX)
+	VEXTRACTF32X8 $0x01, Z3, Y12
+	VCVTPS2PD     Y12, Z12
+	VMOVUPD.Z     448(DX), K3, Z13
+	VADDPD        Z13, Z12, Z12
+	VMOVUPD       Z12, K3, 448(DX)
+	ADDQ          R8, DX
+	VCVTPS2PD     Y4, Z12
+	VADDPD        (DX), Z12, Z12
+	VMOVUPD       Z12, (DX)
+	VEXTRACTF32X8 $0x01, Z4, Y12
+	VCVTPS2PD     Y12, Z12
+	VADDPD        64(DX), Z12, Z12
+	VMOVUPD       Z12, 64(DX)
+	VCVTPS2PD     Y5, Z12
+	VADDPD        128(DX), Z12, Z12
+	VMOVUPD       Z12, 128(DX)
+	VEXTRACTF32X8 $0x01, Z5, Y12
+	VCVTPS2PD     Y12, Z12
+	VADDPD        192(DX), Z12, Z12
+	VMOVUPD       Z12, 192(DX)
+	VCVTPS2PD     Y6, Z12
+	VADDPD        256(DX), Z12, Z12
+	VMOVUPD       Z12, 256(DX)
+	VEXTRACTF32X8 $0x01, Z6, Y12
+	VCVTPS2PD     Y12, Z12
+	VADDPD        320(DX), Z12, Z12
+	VMOVUPD       Z12, 320(DX)
+	VCVTPS2PD     Y7, Z12
+	VMOVUPD.Z     384(DX), K2, Z13
+	VADDPD        Z13, Z12, Z12
+	VMOVUPD       Z12, K2, 384(DX)
+	VEXTRACTF32X8 $0x01, Z7, Y12
+	VCVTPS2PD     Y12, Z12
+	VMOVUPD.Z     448(DX), K3, Z13
+	VADDPD        Z13, Z12, Z12
+	VMOVUPD       Z12, K3, 448(DX)
+
+atb32KernelAVX512_nb4_mr2_next:
+	MOVQ   $0x00000001, R13
+	TESTQ  BX, BX
+	JNZ    atb32KernelAVX512_nb4_mr2_chunk
+	IMUL3Q $0x00000002, R8, DX
+	ADDQ   DX, DI
+	ADDQ   $0x00000008, SI
+	JMP    atb32KernelAVX512_done
+
+atb32KernelAVX512_nb4_mr3:
+	MOVQ    b+32(FP), R11
+	MOVQ    n+48(FP), BX
+	MOVQ    SI, R12
+	MOVBQZX add+72(FP), R13
+
+atb32KernelAVX512_nb4_mr3_chunk:
+	VXORPS  Z0, Z0, Z0
+	VXORPS  Z1, Z1, Z1
+	VXORPS  Z2, Z2, Z2
+	VXORPS  Z3, Z3, Z3
+	VXORPS  Z4, Z4, Z4
+	VXORPS  Z5, Z5, Z5
+	VXORPS  Z6, Z6, Z6
+	VXORPS  Z7, Z7, Z7
+	VXORPS  Z8, Z8, Z8
+	VXORPS  Z9, Z9, Z9
+	VXORPS  Z10, Z10, Z10
+	VXORPS  Z11, Z11, Z11
+	MOVQ    $0x00000040, AX
+	CMPQ    BX, AX
+	CMOVQLT BX, AX
+	SUBQ    AX, BX
+
+atb32KernelAVX512_nb4_mr3_loop:
+	VMOVUPS          (R11), Z12
+	VMOVUPS          64(R11), Z13
+	VMOVUPS          128(R11), Z14
+	VMOVUPS.Z        192(R11), K1, Z15
+	VFMADD231PS.BCST (R12), Z12, Z0
+	VFMADD231PS.BCST (R12), Z13, Z1
+	VFMADD231PS.BCST (R12), Z14, Z2
+	VFMADD231PS.BCST (R12), Z15, Z3
+	VFMADD231PS.BCST 4(R12), Z12, Z4
+	VFMADD231PS.BCST 4(R12), Z13, Z5
+	VFMADD231PS.BCST 4(R12), Z14, Z6
+	VFMADD231PS.BCST 4(R12), Z15, Z7
+	VFMADD231PS.BCST 8(R12), Z12, Z8
+	VFMADD231PS.BCST 8(R12), Z13, Z9
+	VFMADD231PS.BCST 8(R12), Z14, Z10
+	VFMADD231PS.BCST 8(R12), Z15, Z11
+	ADDQ             R9, R12
+	ADDQ             R10, R11
+	DECQ             AX
+	JNZ              atb32KernelAVX512_nb4_mr3_loop
+	TESTQ            R13, R13
+	JNZ              atb32KernelAVX512_nb4_mr3_add
+	MOVQ             DI, DX
+	VCVTPS2PD        Y0, Z16
+	VMOVUPD          Z16, (DX)
+	VEXTRACTF32X8    $0x01, Z0, Y16
+	VCVTPS2PD        Y16, Z16
+	VMOVUPD          Z16, 64(DX)
+	VCVTPS2PD        Y1, Z16
+	VMOVUPD          Z16, 128(DX)
+	VEXTRACTF32X8    $0x01, Z1, Y16
+	VCVTPS2PD        Y16, Z16
+	VMOVUPD          Z16, 192(DX)
+	VCVTPS2PD        Y2, Z16
+	VMOVUPD          Z16, 256(DX)
+	VEXTRACTF32X8    $0x01, Z2, Y16
+	VCVTPS2PD        Y16, Z16
+	VMOVUPD          Z16, 320(DX)
+	VCVTPS2PD        Y3, Z16
+	VMOVUPD          Z16, K2, 384(DX)
+	VEXTRACTF32X8    $0x01, Z3, Y16
+	VCVTPS2PD        Y16, Z16
+	VMOVUPD          Z16, K3, 448(DX)
+	ADDQ             R8, DX
+	VCVTPS2PD        Y4, Z16
+	VMOVUPD          Z16, (DX)
+	VEXTRACTF32X8    $0x01, Z4, Y16
+	VCVTPS2PD        Y16, Z16
+	VMOVUPD          Z16, 64(DX)
+	VCVTPS2PD        Y5, Z16
+	VMOVUPD          Z16, 128(DX)
+	VEXTRACTF32X8    $0x01, Z5, Y16
+	VCVTPS2PD        Y16, Z16
+	VMOVUPD          Z16, 192(DX)
+	VCVTPS2PD        Y6, Z16
+	VMOVUPD          Z16, 256(DX)
+	VEXTRACTF32X8    $0x01, Z6, Y16
+	VCVTPS2PD        Y16, Z16
+	VMOVUPD          Z16, 320(DX)
+	VCVTPS2PD        Y7, Z16
+	VMOVUPD          Z16, K2, 384(DX)
+	VEXTRACTF32X8    $0x01, Z7, Y16
+	VCVTPS2PD        Y16, Z16
+	VMOVUPD          Z16, K3, 448(DX)
+	ADDQ             R8, DX
+	VCVTPS2PD        Y8, Z16
+	VMOVUPD          Z16, (DX)
+	VEXTRACTF32X8    $0x01, Z8, Y16
+	VCVTPS2PD        Y16, Z16
+	VMOVUPD          Z16, 64(DX)
+	VCVTPS2PD        Y9, Z16
+	VMOVUPD          Z16, 128(DX)
+	VEXTRACTF32X8    $0x01, Z9, Y16
+	VCVTPS2PD        Y16, Z16
+	VMOVUPD          Z16, 192(DX)
+	VCVTPS2PD        Y10, Z16
+	VMOVUPD          Z16, 256(DX)
+	VEXTRACTF32X8    $0x01, Z10, Y16
+	VCVTPS2PD        Y16, Z16
+	VMOVUPD          Z16, 320(DX)
+	VCVTPS2PD        Y11, Z16
+	VMOVUPD          Z16, K2, 384(DX)
+	VEXTRACTF32X8    $0x01, Z11, Y16
+	VCVTPS2PD        Y16, Z16
+	VMOVUPD          Z16, K3, 448(DX)
+	JMP              atb32KernelAVX512_nb4_mr3_next
+
+atb32KernelAVX512_nb4_mr3_add:
+	MOVQ          DI, DX
+	VCVTPS2PD     Y0, Z16
+	VADDPD        (DX), Z16, Z16
+	VMOVUPD       Z16, (DX)
+	VEXTRACTF32X8 $0x01, Z0, Y16
+	VCVTPS2PD     Y16, Z16
+	VADDPD        64(DX), Z16, Z16
+	VMOVUPD       Z16, 64(DX)
+	VCVTPS2PD     Y1, Z16
+	VADDPD        128(DX), Z16, Z16
+	VMOVUPD       Z16, 128(DX)
+	VEXTRACTF32X8 $0x01, Z1, Y16
+	VCVTPS2PD     Y16, Z16
+	VADDPD        192(DX), Z16, Z16
+	VMOVUPD       Z16, 192(DX)
+	VCVTPS2PD     Y2, Z16
+	VADDPD        256(DX), Z16, Z16
+	VMOVUPD       Z16, 256(DX)
+	VEXTRACTF32X8 $0x01, Z2, Y16
+	VCVTPS2PD     Y16, Z16
+	VADDPD        320(DX), Z16, Z16
+	VMOVUPD       Z16, 320(DX)
+	VCVTPS2PD     Y3, Z16
+	VMOVUPD.Z     384(DX), K2, Z17
+	VADDPD        Z17, Z16, Z16
+	VMOVUPD       Z16, K2, 384(DX)
+	VEXTRACTF32X8 $0x01, Z3, Y16
+	VCVTPS2PD     Y16, Z16
+	VMOVUPD.Z     448(DX), K3, Z17
+	VADDPD        Z17, Z16, Z16
+	VMOVUPD       Z16, K3, 448(DX)
+	ADDQ          R8, DX
+	VCVTPS2PD     Y4, Z16
+	VADDPD        (DX), Z16, Z16
+	VMOVUPD       Z16, (DX)
+	VEXTRACTF32X8 $0x01, Z4, Y16
+	VCVTPS2PD     Y16, Z16
+	VADDPD        64(DX), Z16, Z16
+	VMOVUPD       Z16, 64(DX)
+	VCVTPS2PD     Y5, Z16
+	VADDPD        128(DX), Z16, Z16
+	VMOVUPD       Z16, 128(DX)
+	VEXTRACTF32X8 $0x01, Z5, Y16
+	VCVTPS2PD     Y16, Z16
+	VADDPD        192(DX), Z16, Z16
+	VMOVUPD       Z16, 192(DX)
+	VCVTPS2PD     Y6, Z16
+	VADDPD        256(DX), Z16, Z16
+	VMOVUPD       Z16, 256(DX)
+	VEXTRACTF32X8 $0x01, Z6, Y16
+	VCVTPS2PD     Y16, Z16
+	VADDPD        320(DX), Z16, Z16
+	VMOVUPD       Z16, 320(DX)
+	VCVTPS2PD     Y7, Z16
+	VMOVUPD.Z     384(DX), K2, Z17
+	VADDPD        Z17, Z16, Z16
+	VMOVUPD       Z16, K2, 384(DX)
+	VEXTRACTF32X8 $0x01, Z7, Y16
+	VCVTPS2PD     Y16, Z16
+	VMOVUPD.Z     448(DX), K3, Z17
+	VADDPD        Z17, Z16, Z16
+	VMOVUPD       Z16, K3, 448(DX)
+	ADDQ          R8, DX
+	VCVTPS2PD     Y8, Z16
+	VADDPD        (DX), Z16, Z16
+	VMOVUPD       Z16, (DX)
+	VEXTRACTF32X8 $0x01, Z8, Y16
+	VCVTPS2PD     Y16, Z16
+	VADDPD        64(DX), Z16, Z16
+	VMOVUPD       Z16, 64(DX)
+	VCVTPS2PD     Y9, Z16
+	VADDPD        128(DX), Z16, Z16
+	VMOVUPD       Z16, 128(DX)
+	VEXTRACTF32X8 $0x01, Z9, Y16
+	VCVTPS2PD     Y16, Z16
+	VADDPD        192(DX), Z16, Z16
+	VMOVUPD       Z16, 192(DX)
+	VCVTPS2PD     Y10, Z16
+	VADDPD        256(DX), Z16, Z16
+	VMOVUPD       Z16, 256(DX)
+	VEXTRACTF32X8 $0x01, Z10, Y16
+	VCVTPS2PD     Y16, Z16
+	VADDPD        320(DX), Z16, Z16
+	VMOVUPD       Z16, 320(DX)
+	VCVTPS2PD     Y11, Z16
+	VMOVUPD.Z     384(DX), K2, Z17
+	VADDPD        Z17, Z16, Z16
+	VMOVUPD       Z16, K2, 384(DX)
+	VEXTRACTF32X8 $0x01, Z11, Y16
+	VCVTPS2PD     Y16, Z16
+	VMOVUPD.Z     448(DX), K3, Z17
+	VADDPD        Z17, Z16, Z16
+	VMOVUPD       Z16, K3, 448(DX)
+
+atb32KernelAVX512_nb4_mr3_next:
+	MOVQ   $0x00000001, R13
+	TESTQ  BX, BX
+	JNZ    atb32KernelAVX512_nb4_mr3_chunk
+	IMUL3Q $0x00000003, R8, DX
+	ADDQ   DX, DI
+	ADDQ   $0x0000000c, SI
+	JMP    atb32KernelAVX512_done
+
+atb32KernelAVX512_nb4_mr4:
+	MOVQ    b+32(FP), R11
+	MOVQ    n+48(FP), BX
+	MOVQ    SI, R12
+	MOVBQZX add+72(FP), R13
+
+atb32KernelAVX512_nb4_mr4_chunk:
+	VXORPS  Z0, Z0, Z0
+	VXORPS  Z1, Z1, Z1
+	VXORPS  Z2, Z2, Z2
+	VXORPS  Z3, Z3, Z3
+	VXORPS  Z4, Z4, Z4
+	VXORPS  Z5, Z5, Z5
+	VXORPS  Z6, Z6, Z6
+	VXORPS  Z7, Z7, Z7
+	VXORPS  Z8, Z8, Z8
+	VXORPS  Z9, Z9, Z9
+	VXORPS  Z10, Z10, Z10
+	VXORPS  Z11, Z11, Z11
+	VXORPS  Z12, Z12, Z12
+	VXORPS  Z13, Z13, Z13
+	VXORPS  Z14, Z14, Z14
+	VXORPS  Z15, Z15, Z15
+	MOVQ    $0x00000040, AX
+	CMPQ    BX, AX
+	CMOVQLT BX, AX
+	SUBQ    AX, BX
+
+atb32KernelAVX512_nb4_mr4_loop:
+	VMOVUPS          (R11), Z16
+	VMOVUPS          64(R11), Z17
+	VMOVUPS          128(R11), Z18
+	VMOVUPS.Z        192(R11), K1, Z19
+	VFMADD231PS.BCST (R12), Z16, Z0
+	VFMADD231PS.BCST (R12), Z17, Z1
+	VFMADD231PS.BCST (R12), Z18, Z2
+	VFMADD231PS.BCST (R12), Z19, Z3
+	VFMADD231PS.BCST 4(R12), Z16, Z4
+	VFMADD231PS.BCST 4(R12), Z17, Z5
+	VFMADD231PS.BCST 4(R12), Z18, Z6
+	VFMADD231PS.BCST 4(R12), Z19, Z7
+	VFMADD231PS.BCST 8(R12), Z16, Z8
+	VFMADD231PS.BCST 8(R12), Z17, Z9
+	VFMADD231PS.BCST 8(R12), Z18, Z10
+	VFMADD231PS.BCST 8(R12), Z19, Z11
+	VFMADD231PS.BCST 12(R12), Z16, Z12
+	VFMADD231PS.BCST 12(R12), Z17, Z13
+	VFMADD231PS.BCST 12(R12), Z18, Z14
+	VFMADD231PS.BCST 12(R12), Z19, Z15
+	ADDQ             R9, R12
+	ADDQ             R10, R11
+	DECQ             AX
+	JNZ              atb32KernelAVX512_nb4_mr4_loop
+	TESTQ            R13, R13
+	JNZ              atb32KernelAVX512_nb4_mr4_add
+	MOVQ             DI, DX
+	VCVTPS2PD        Y0, Z20
+	VMOVUPD          Z20, (DX)
+	VEXTRACTF32X8    $0x01, Z0, Y20
+	VCVTPS2PD        Y20, Z20
+	VMOVUPD          Z20, 64(DX)
+	VCVTPS2PD        Y1, Z20
+	VMOVUPD          Z20, 128(DX)
+	VEXTRACTF32X8    $0x01, Z1, Y20
+	VCVTPS2PD        Y20, Z20
+	VMOVUPD          Z20, 192(DX)
+	VCVTPS2PD        Y2, Z20
+	VMOVUPD          Z20, 256(DX)
+	VEXTRACTF32X8    $0x01, Z2, Y20
+	VCVTPS2PD        Y20, Z20
+	VMOVUPD          Z20, 320(DX)
+	VCVTPS2PD        Y3, Z20
+	VMOVUPD          Z20, K2, 384(DX)
+	VEXTRACTF32X8    $0x01, Z3, Y20
+	VCVTPS2PD        Y20, Z20
+	VMOVUPD          Z20, K3, 448(DX)
+	ADDQ             R8, DX
+	VCVTPS2PD        Y4, Z20
+	VMOVUPD          Z20, (DX)
+	VEXTRACTF32X8    $0x01, Z4, Y20
+	VCVTPS2PD        Y20, Z20
+	VMOVUPD          Z20, 64(DX)
+	VCVTPS2PD        Y5, Z20
+	VMOVUPD          Z20, 128(DX)
+	VEXTRACTF32X8    $0x01, Z5, Y20
+	VCVTPS2PD        Y20, Z20
+	VMOVUPD          Z20, 192(DX)
+	VCVTPS2PD        Y6, Z20
+	VMOVUPD          Z20, 256(DX)
+	VEXTRACTF32X8    $0x01, Z6, Y20
+	VCVTPS2PD        Y20, Z20
+	VMOVUPD          Z20, 320(DX)
+	VCVTPS2PD        Y7, Z20
+	VMOVUPD          Z20, K2, 384(DX)
+	VEXTRACTF32X8    $0x01, Z7, Y20
+	VCVTPS2PD        Y20, Z20
+	VMOVUPD          Z20, K3, 448(DX)
+	ADDQ             R8, DX
+	VCVTPS2PD        Y8, Z20
+	VMOVUPD          Z20, (DX)
+	VEXTRACTF32X8    $0x01, Z8, Y20
+	VCVTPS2PD        Y20, Z20
+	VMOVUPD          Z20, 64(DX)
+	VCVTPS2PD        Y9, Z20
+	VMOVUPD          Z20, 128(DX)
+	VEXTRACTF32X8    $0x01, Z9, Y20
+	VCVTPS2PD        Y20, Z20
+	VMOVUPD          Z20, 192(DX)
+	VCVTPS2PD        Y10, Z20
+	VMOVUPD          Z20, 256(DX)
+	VEXTRACTF32X8    $0x01, Z10, Y20
+	VCVTPS2PD        Y20, Z20
+	VMOVUPD          Z20, 320(DX)
+	VCVTPS2PD        Y11, Z20
+	VMOVUPD          Z20, K2, 384(DX)
+	VEXTRACTF32X8    $0x01, Z11, Y20
+	VCVTPS2PD        Y20, Z20
+	VMOVUPD          Z20, K3, 448(DX)
+	ADDQ             R8, DX
+	VCVTPS2PD        Y12, Z20
+	VMOVUPD          Z20, (DX)
+	VEXTRACTF32X8    $0x01, Z12, Y20
+	VCVTPS2PD        Y20, Z20
+	VMOVUPD          Z20, 64(DX)
+	VCVTPS2PD        Y13, Z20
+	VMOVUPD          Z20, 128(DX)
+	VEXTRACTF32X8    $0x01, Z13, Y20
+	VCVTPS2PD        Y20, Z20
+	VMOVUPD          Z20, 192(DX)
+	VCVTPS2PD        Y14, Z20
+	VMOVUPD          Z20, 256(DX)
+	VEXTRACTF32X8    $0x01, Z14, Y20
+	VCVTPS2PD        Y20, Z20
+	VMOVUPD          Z20, 320(DX)
+	VCVTPS2PD        Y15, Z20
+	VMOVUPD          Z20, K2, 384(DX)
+	VEXTRACTF32X8    $0x01, Z15, Y20
+	VCVTPS2PD        Y20, Z20
+	VMOVUPD          Z20, K3, 448(DX)
+	JMP              atb32KernelAVX512_nb4_mr4_next
+
+atb32KernelAVX512_nb4_mr4_add:
+	MOVQ          DI, DX
+	VCVTPS2PD     Y0, Z20
+	VADDPD        (DX), Z20, Z20
+	VMOVUPD       Z20, (DX)
+	VEXTRACTF32X8 $0x01, Z0, Y20
+	VCVTPS2PD     Y20, Z20
+	VADDPD        64(DX), Z20, Z20
+	VMOVUPD       Z20, 64(DX)
+	VCVTPS2PD     Y1, Z20
+	VADDPD        128(DX), Z20, Z20
+	VMOVUPD       Z20, 128(DX)
+	VEXTRACTF32X8 $0x01, Z1, Y20
+	VCVTPS2PD     Y20, Z20
+	VADDPD        192(DX), Z20, Z20
+	VMOVUPD       Z20, 192(DX)
+	VCVTPS2PD     Y2, Z20
+	VADDPD        256(DX), Z20, Z20
+	VMOVUPD       Z20, 256(DX)
+	VEXTRACTF32X8 $0x01, Z2, Y20
+	VCVTPS2PD     Y20, Z20
+	VADDPD        320(DX), Z20, Z20
+	VMOVUPD       Z20, 320(DX)
+	VCVTPS2PD     Y3, Z20
+	VMOVUPD.Z     384(DX), K2, Z21
+	VADDPD        Z21, Z20, Z20
+	VMOVUPD       Z20, K2, 384(DX)
+	VEXTRACTF32X8 $0x01, Z3, Y20
+	VCVTPS2PD     Y20, Z20
+	VMOVUPD.Z     448(DX), K3, Z21
+	VADDPD        Z21, Z20, Z20
+	VMOVUPD       Z20, K3, 448(DX)
+	ADDQ          R8, DX
+	VCVTPS2PD     Y4, Z20
+	VADDPD        (DX), Z20, Z20
+	VMOVUPD       Z20, (DX)
+	VEXTRACTF32X8 $0x01, Z4, Y20
+	VCVTPS2PD     Y20, Z20
+	VADDPD        64(DX), Z20, Z20
+	VMOVUPD       Z20, 64(DX)
+	VCVTPS2PD     Y5, Z20
+	VADDPD        128(DX), Z20, Z20
+	VMOVUPD       Z20, 128(DX)
+	VEXTRACTF32X8 $0x01, Z5, Y20
+	VCVTPS2PD     Y20, Z20
+	VADDPD        192(DX), Z20, Z20
+	VMOVUPD       Z20, 192(DX)
+	VCVTPS2PD     Y6, Z20
+	VADDPD        256(DX), Z20, Z20
+	VMOVUPD       Z20, 256(DX)
+	VEXTRACTF32X8 $0x01, Z6, Y20
+	VCVTPS2PD     Y20, Z20
+	VADDPD        320(DX), Z20, Z20
+	VMOVUPD       Z20, 320(DX)
+	VCVTPS2PD     Y7, Z20
+	VMOVUPD.Z     384(DX), K2, Z21
+	VADDPD        Z21, Z20, Z20
+	VMOVUPD       Z20, K2, 384(DX)
+	VEXTRACTF32X8 $0x01, Z7, Y20
+	VCVTPS2PD     Y20, Z20
+	VMOVUPD.Z     448(DX), K3, Z21
+	VADDPD        Z21, Z20, Z20
+	VMOVUPD       Z20, K3, 448(DX)
+	ADDQ          R8, DX
+	VCVTPS2PD     Y8, Z20
+	VADDPD        (DX), Z20, Z20
+	VMOVUPD       Z20, (DX)
+	VEXTRACTF32X8 $0x01, Z8, Y20
+	VCVTPS2PD     Y20, Z20
+	VADDPD        64(DX), Z20, Z20
+	VMOVUPD       Z20, 64(DX)
+	VCVTPS2PD     Y9, Z20
+	VADDPD        128(DX), Z20, Z20
+	VMOVUPD       Z20, 128(DX)
+	VEXTRACTF32X8 $0x01, Z9, Y20
+	VCVTPS2PD     Y20, Z20
+	VADDPD        192(DX), Z20, Z20
+	VMOVUPD       Z20, 192(DX)
+	VCVTPS2PD     Y10, Z20
+	VADDPD        256(DX), Z20, Z20
+	VMOVUPD       Z20, 256(DX)
+	VEXTRACTF32X8 $0x01, Z10, Y20
+	VCVTPS2PD     Y20, Z20
+	VADDPD        320(DX), Z20, Z20
+	VMOVUPD       Z20, 320(DX)
+	VCVTPS2PD     Y11, Z20
+	VMOVUPD.Z     384(DX), K2, Z21
+	VADDPD        Z21, Z20, Z20
+	VMOVUPD       Z20, K2, 384(DX)
+	VEXTRACTF32X8 $0x01, Z11, Y20
+	VCVTPS2PD     Y20, Z20
+	VMOVUPD.Z     448(DX), K3, Z21
+	VADDPD        Z21, Z20, Z20
+	VMOVUPD       Z20, K3, 448(DX)
+	ADDQ          R8, DX
+	VCVTPS2PD     Y12, Z20
+	VADDPD        (DX), Z20, Z20
+	VMOVUPD       Z20, (DX)
+	VEXTRACTF32X8 $0x01, Z12, Y20
+	VCVTPS2PD     Y20, Z20
+	VADDPD        64(DX), Z20, Z20
+	VMOVUPD       Z20, 64(DX)
+	VCVTPS2PD     Y13, Z20
+	VADDPD        128(DX), Z20, Z20
+	VMOVUPD       Z20, 128(DX)
+	VEXTRACTF32X8 $0x01, Z13, Y20
+	VCVTPS2PD     Y20, Z20
+	VADDPD        192(DX), Z20, Z20
+	VMOVUPD       Z20, 192(DX)
+	VCVTPS2PD     Y14, Z20
+	VADDPD        256(DX), Z20, Z20
+	VMOVUPD       Z20, 256(DX)
+	VEXTRACTF32X8 $0x01, Z14, Y20
+	VCVTPS2PD     Y20, Z20
+	VADDPD        320(DX), Z20, Z20
+	VMOVUPD       Z20, 320(DX)
+	VCVTPS2PD     Y15, Z20
+	VMOVUPD.Z     384(DX), K2, Z21
+	VADDPD        Z21, Z20, Z20
+	VMOVUPD       Z20, K2, 384(DX)
+	VEXTRACTF32X8 $0x01, Z15, Y20
+	VCVTPS2PD     Y20, Z20
+	VMOVUPD.Z     448(DX), K3, Z21
+	VADDPD        Z21, Z20, Z20
+	VMOVUPD       Z20, K3, 448(DX)
+
+atb32KernelAVX512_nb4_mr4_next:
+	MOVQ   $0x00000001, R13
+	TESTQ  BX, BX
+	JNZ    atb32KernelAVX512_nb4_mr4_chunk
+	IMUL3Q $0x00000004, R8, DX
+	ADDQ   DX, DI
+	ADDQ   $0x00000010, SI
+	JMP    atb32KernelAVX512_done
+
+atb32KernelAVX512_nb4_mr5:
+	MOVQ    b+32(FP), R11
+	MOVQ    n+48(FP), BX
+	MOVQ    SI, R12
+	MOVBQZX add+72(FP), R13
+
+atb32KernelAVX512_nb4_mr5_chunk:
+	VXORPS  Z0, Z0, Z0
+	VXORPS  Z1, Z1, Z1
+	VXORPS  Z2, Z2, Z2
+	VXORPS  Z3, Z3, Z3
+	VXORPS  Z4, Z4, Z4
+	VXORPS  Z5, Z5, Z5
+	VXORPS  Z6, Z6, Z6
+	VXORPS  Z7, Z7, Z7
+	VXORPS  Z8, Z8, Z8
+	VXORPS  Z9, Z9, Z9
+	VXORPS  Z10, Z10, Z10
+	VXORPS  Z11, Z11, Z11
+	VXORPS  Z12, Z12, Z12
+	VXORPS  Z13, Z13, Z13
+	VXORPS  Z14, Z14, Z14
+	VXORPS  Z15, Z15, Z15
+	VXORPS  Z16, Z16, Z16
+	VXORPS  Z17, Z17, Z17
+	VXORPS  Z18, Z18, Z18
+	VXORPS  Z19, Z19, Z19
+	MOVQ    $0x00000040, AX
+	CMPQ    BX, AX
+	CMOVQLT BX, AX
+	SUBQ    AX, BX
+
+atb32KernelAVX512_nb4_mr5_loop:
+	VMOVUPS          (R11), Z20
+	VMOVUPS          64(R11), Z21
+	VMOVUPS          128(R11), Z22
+	VMOVUPS.Z        192(R11), K1, Z23
+	VFMADD231PS.BCST (R12), Z20, Z0
+	VFMADD231PS.BCST (R12), Z21, Z1
+	VFMADD231PS.BCST (R12), Z22, Z2
+	VFMADD231PS.BCST (R12), Z23, Z3
+	VFMADD231PS.BCST 4(R12), Z20, Z4
+	VFMADD231PS.BCST 4(R12), Z21, Z5
+	VFMADD231PS.BCST 4(R12), Z22, Z6
+	VFMADD231PS.BCST 4(R12), Z23, Z7
+	VFMADD231PS.BCST 8(R12), Z20, Z8
+	VFMADD231PS.BCST 8(R12), Z21, Z9
+	VFMADD231PS.BCST 8(R12), Z22, Z10
+	VFMADD231PS.BCST 8(R12), Z23, Z11
+	VFMADD231PS.BCST 12(R12), Z20, Z12
+	VFMADD231PS.BCST 12(R12), Z21, Z13
+	VFMADD231PS.BCST 12(R12), Z22, Z14
+	VFMADD231PS.BCST 12(R12), Z23, Z15
+	VFMADD231PS.BCST 16(R12), Z20, Z16
+	VFMADD231PS.BCST 16(R12), Z21, Z17
+	VFMADD231PS.BCST 16(R12), Z22, Z18
+	VFMADD231PS.BCST 16(R12), Z23, Z19
+	ADDQ             R9, R12
+	ADDQ             R10, R11
+	DECQ             AX
+	JNZ              atb32KernelAVX512_nb4_mr5_loop
+	TESTQ            R13, R13
+	JNZ              atb32KernelAVX512_nb4_mr5_add
+	MOVQ             DI, DX
+	VCVTPS2PD        Y0, Z24
+	VMOVUPD          Z24, (DX)
+	VEXTRACTF32X8    $0x01, Z0, Y24
+	VCVTPS2PD        Y24, Z24
+	VMOVUPD          Z24, 64(DX)
+	VCVTPS2PD        Y1, Z24
+	VMOVUPD          Z24, 128(DX)
+	VEXTRACTF32X8    $0x01, Z1, Y24
+	VCVTPS2PD        Y24, Z24
+	VMOVUPD          Z24, 192(DX)
+	VCVTPS2PD        Y2, Z24
+	VMOVUPD          Z24, 256(DX)
+	VEXTRACTF32X8    $0x01, Z2, Y24
+	VCVTPS2PD        Y24, Z24
+	VMOVUPD          Z24, 320(DX)
+	VCVTPS2PD        Y3, Z24
+	VMOVUPD          Z24, K2, 384(DX)
+	VEXTRACTF32X8    $0x01, Z3, Y24
+	VCVTPS2PD        Y24, Z24
+	VMOVUPD          Z24, K3, 448(DX)
+	ADDQ             R8, DX
+	VCVTPS2PD        Y4, Z24
+	VMOVUPD          Z24, (DX)
+	VEXTRACTF32X8    $0x01, Z4, Y24
+	VCVTPS2PD        Y24, Z24
+	VMOVUPD          Z24, 64(DX)
+	VCVTPS2PD        Y5, Z24
+	VMOVUPD          Z24, 128(DX)
+	VEXTRACTF32X8    $0x01, Z5, Y24
+	VCVTPS2PD        Y24, Z24
+	VMOVUPD          Z24, 192(DX)
+	VCVTPS2PD        Y6, Z24
+	VMOVUPD          Z24, 256(DX)
+	VEXTRACTF32X8    $0x01, Z6, Y24
+	VCVTPS2PD        Y24, Z24
+	VMOVUPD          Z24, 320(DX)
+	VCVTPS2PD        Y7, Z24
+	VMOVUPD          Z24, K2, 384(DX)
+	VEXTRACTF32X8    $0x01, Z7, Y24
+	VCVTPS2PD        Y24, Z24
+	VMOVUPD          Z24, K3, 448(DX)
+	ADDQ             R8, DX
+	VCVTPS2PD        Y8, Z24
+	VMOVUPD          Z24, (DX)
+	VEXTRACTF32X8    $0x01, Z8, Y24
+	VCVTPS2PD        Y24, Z24
+	VMOVUPD          Z24, 64(DX)
+	VCVTPS2PD        Y9, Z24
+	VMOVUPD          Z24, 128(DX)
+	VEXTRACTF32X8    $0x01, Z9, Y24
+	VCVTPS2PD        Y24, Z24
+	VMOVUPD          Z24, 192(DX)
+	VCVTPS2PD        Y10, Z24
+	VMOVUPD          Z24, 256(DX)
+	VEXTRACTF32X8    $0x01, Z10, Y24
+	VCVTPS2PD        Y24, Z24
+	VMOVUPD          Z24, 320(DX)
+	VCVTPS2PD        Y11, Z24
+	VMOVUPD          Z24, K2, 384(DX)
+	VEXTRACTF32X8    $0x01, Z11, Y24
+	VCVTPS2PD        Y24, Z24
+	VMOVUPD          Z24, K3, 448(DX)
+	ADDQ             R8, DX
+	VCVTPS2PD        Y12, Z24
+	VMOVUPD          Z24, (DX)
+	VEXTRACTF32X8    $0x01, Z12, Y24
+	VCVTPS2PD        Y24, Z24
+	VMOVUPD          Z24, 64(DX)
+	VCVTPS2PD        Y13, Z24
+	VMOVUPD          Z24, 128(DX)
+	VEXTRACTF32X8    $0x01, Z13, Y24
+	VCVTPS2PD        Y24, Z24
+	VMOVUPD          Z24, 192(DX)
+	VCVTPS2PD        Y14, Z24
+	VMOVUPD          Z24, 256(DX)
+	VEXTRACTF32X8    $0x01, Z14, Y24
+	VCVTPS2PD        Y24, Z24
+	VMOVUPD          Z24, 320(DX)
+	VCVTPS2PD        Y15, Z24
+	VMOVUPD          Z24, K2, 384(DX)
+	VEXTRACTF32X8    $0x01, Z15, Y24
+	VCVTPS2PD        Y24, Z24
+	VMOVUPD          Z24, K3, 448(DX)
+	ADDQ             R8, DX
+	VCVTPS2PD        Y16, Z24
+	VMOVUPD          Z24, (DX)
+	VEXTRACTF32X8    $0x01, Z16, Y24
+	VCVTPS2PD        Y24, Z24
+	VMOVUPD          Z24, 64(DX)
+	VCVTPS2PD        Y17, Z24
+	VMOVUPD          Z24, 128(DX)
+	VEXTRACTF32X8    $0x01, Z17, Y24
+	VCVTPS2PD        Y24, Z24
+	VMOVUPD          Z24, 192(DX)
+	VCVTPS2PD        Y18, Z24
+	VMOVUPD          Z24, 256(DX)
+	VEXTRACTF32X8    $0x01, Z18, Y24
+	VCVTPS2PD        Y24, Z24
+	VMOVUPD          Z24, 320(DX)
+	VCVTPS2PD        Y19, Z24
+	VMOVUPD          Z24, K2, 384(DX)
+	VEXTRACTF32X8    $0x01, Z19, Y24
+	VCVTPS2PD        Y24, Z24
+	VMOVUPD          Z24, K3, 448(DX)
+	JMP              atb32KernelAVX512_nb4_mr5_next
+
+atb32KernelAVX512_nb4_mr5_add:
+	MOVQ          DI, DX
+	VCVTPS2PD     Y0, Z24
+	VADDPD        (DX), Z24, Z24
+	VMOVUPD       Z24, (DX)
+	VEXTRACTF32X8 $0x01, Z0, Y24
+	VCVTPS2PD     Y24, Z24
+	VADDPD        64(DX), Z24, Z24
+	VMOVUPD       Z24, 64(DX)
+	VCVTPS2PD     Y1, Z24
+	VADDPD        128(DX), Z24, Z24
+	VMOVUPD       Z24, 128(DX)
+	VEXTRACTF32X8 $0x01, Z1, Y24
+	VCVTPS2PD     Y24, Z24
+	VADDPD        192(DX), Z24, Z24
+	VMOVUPD       Z24, 192(DX)
+	VCVTPS2PD     Y2, Z24
+	VADDPD        256(DX), Z24, Z24
+	VMOVUPD       Z24, 256(DX)
+	VEXTRACTF32X8 $0x01, Z2, Y24
+	VCVTPS2PD     Y24, Z24
+	VADDPD        320(DX), Z24, Z24
+	VMOVUPD       Z24, 320(DX)
+	VCVTPS2PD     Y3, Z24
+	VMOVUPD.Z     384(DX), K2, Z25
+	VADDPD        Z25, Z24, Z24
+	VMOVUPD       Z24, K2, 384(DX)
+	VEXTRACTF32X8 $0x01, Z3, Y24
+	VCVTPS2PD     Y24, Z24
+	VMOVUPD.Z     448(DX), K3, Z25
+	VADDPD        Z25, Z24, Z24
+	VMOVUPD       Z24, K3, 448(DX)
+	ADDQ          R8, DX
+	VCVTPS2PD     Y4, Z24
+	VADDPD        (DX), Z24, Z24
+	VMOVUPD       Z24, (DX)
+	VEXTRACTF32X8 $0x01, Z4, Y24
+	VCVTPS2PD     Y24, Z24
+	VADDPD        64(DX), Z24, Z24
+	VMOVUPD       Z24, 64(DX)
+	VCVTPS2PD     Y5, Z24
+	VADDPD        128(DX), Z24, Z24
+	VMOVUPD       Z24, 128(DX)
+	VEXTRACTF32X8 $0x01, Z5, Y24
+	VCVTPS2PD     Y24, Z24
+	VADDPD        192(DX), Z24, Z24
+	VMOVUPD       Z24, 192(DX)
+	VCVTPS2PD     Y6, Z24
+	VADDPD        256(DX), Z24, Z24
+	VMOVUPD       Z24, 256(DX)
+	VEXTRACTF32X8 $0x01, Z6, Y24
+	VCVTPS2PD     Y24, Z24
+	VADDPD        320(DX), Z24, Z24
+	VMOVUPD       Z24, 320(DX)
+	VCVTPS2PD     Y7, Z24
+	VMOVUPD.Z     384(DX), K2, Z25
+	VADDPD        Z25, Z24, Z24
+	VMOVUPD       Z24, K2, 384(DX)
+	VEXTRACTF32X8 $0x01, Z7, Y24
+	VCVTPS2PD     Y24, Z24
+	VMOVUPD.Z     448(DX), K3, Z25
+	VADDPD        Z25, Z24, Z24
+	VMOVUPD       Z24, K3, 448(DX)
+	ADDQ          R8, DX
+	VCVTPS2PD     Y8, Z24
+	VADDPD        (DX), Z24, Z24
+	VMOVUPD       Z24, (DX)
+	VEXTRACTF32X8 $0x01, Z8, Y24
+	VCVTPS2PD     Y24, Z24
+	VADDPD        64(DX), Z24, Z24
+	VMOVUPD       Z24, 64(DX)
+	VCVTPS2PD     Y9, Z24
+	VADDPD        128(DX), Z24, Z24
+	VMOVUPD       Z24, 128(DX)
+	VEXTRACTF32X8 $0x01, Z9, Y24
+	VCVTPS2PD     Y24, Z24
+	VADDPD        192(DX), Z24, Z24
+	VMOVUPD       Z24, 192(DX)
+	VCVTPS2PD     Y10, Z24
+	VADDPD        256(DX), Z24, Z24
+	VMOVUPD       Z24, 256(DX)
+	VEXTRACTF32X8 $0x01, Z10, Y24
+	VCVTPS2PD     Y24, Z24
+	VADDPD        320(DX), Z24, Z24
+	VMOVUPD       Z24, 320(DX)
+	VCVTPS2PD     Y11, Z24
+	VMOVUPD.Z     384(DX), K2, Z25
+	VADDPD        Z25, Z24, Z24
+	VMOVUPD       Z24, K2, 384(DX)
+	VEXTRACTF32X8 $0x01, Z11, Y24
+	VCVTPS2PD     Y24, Z24
+	VMOVUPD.Z     448(DX), K3, Z25
+	VADDPD        Z25, Z24, Z24
+	VMOVUPD       Z24, K3, 448(DX)
+	ADDQ          R8, DX
+	VCVTPS2PD     Y12, Z24
+	VADDPD        (DX), Z24, Z24
+	VMOVUPD       Z24, (DX)
+	VEXTRACTF32X8 $0x01, Z12, Y24
+	VCVTPS2PD     Y24, Z24
+	VADDPD        64(DX), Z24, Z24
+	VMOVUPD       Z24, 64(DX)
+	VCVTPS2PD     Y13, Z24
+	VADDPD        128(DX), Z24, Z24
+	VMOVUPD       Z24, 128(DX)
+	VEXTRACTF32X8 $0x01, Z13, Y24
+	VCVTPS2PD     Y24, Z24
+	VADDPD        192(DX), Z24, Z24
+	VMOVUPD       Z24, 192(DX)
+	VCVTPS2PD     Y14, Z24
+	VADDPD        256(DX), Z24, Z24
+	VMOVUPD       Z24, 256(DX)
+	VEXTRACTF32X8 $0x01, Z14, Y24
+	VCVTPS2PD     Y24, Z24
+	VADDPD        320(DX), Z24, Z24
+	VMOVUPD       Z24, 320(DX)
+	VCVTPS2PD     Y15, Z24
+	VMOVUPD.Z     384(DX), K2, Z25
+	VADDPD        Z25, Z24, Z24
+	VMOVUPD       Z24, K2, 384(DX)
+	VEXTRACTF32X8 $0x01, Z15, Y24
+	VCVTPS2PD     Y24, Z24
+	VMOVUPD.Z     448(DX), K3, Z25
+	VADDPD        Z25, Z24, Z24
+	VMOVUPD       Z24, K3, 448(DX)
+	ADDQ          R8, DX
+	VCVTPS2PD     Y16, Z24
+	VADDPD        (DX), Z24, Z24
+	VMOVUPD       Z24, (DX)
+	VEXTRACTF32X8 $0x01, Z16, Y24
+	VCVTPS2PD     Y24, Z24
+	VADDPD        64(DX), Z24, Z24
+	VMOVUPD       Z24, 64(DX)
+	VCVTPS2PD     Y17, Z24
+	VADDPD        128(DX), Z24, Z24
+	VMOVUPD       Z24, 128(DX)
+	VEXTRACTF32X8 $0x01, Z17, Y24
+	VCVTPS2PD     Y24, Z24
+	VADDPD        192(DX), Z24, Z24
+	VMOVUPD       Z24, 192(DX)
+	VCVTPS2PD     Y18, Z24
+	VADDPD        256(DX), Z24, Z24
+	VMOVUPD       Z24, 256(DX)
+	VEXTRACTF32X8 $0x01, Z18, Y24
+	VCVTPS2PD     Y24, Z24
+	VADDPD        320(DX), Z24, Z24
+	VMOVUPD       Z24, 320(DX)
+	VCVTPS2PD     Y19, Z24
+	VMOVUPD.Z     384(DX), K2, Z25
+	VADDPD        Z25, Z24, Z24
+	VMOVUPD       Z24, K2, 384(DX)
+	VEXTRACTF32X8 $0x01, Z19, Y24
+	VCVTPS2PD     Y24, Z24
+	VMOVUPD.Z     448(DX), K3, Z25
+	VADDPD        Z25, Z24, Z24
+	VMOVUPD       Z24, K3, 448(DX)
+
+atb32KernelAVX512_nb4_mr5_next:
+	MOVQ   $0x00000001, R13
+	TESTQ  BX, BX
+	JNZ    atb32KernelAVX512_nb4_mr5_chunk
+	IMUL3Q $0x00000005, R8, DX
+	ADDQ   DX, DI
+	ADDQ   $0x00000014, SI
+
+atb32KernelAVX512_done:
+	VZEROUPPER
+	RET
+
+// func atx32KernelAVX512(y *float64, a *float32, lda int, x *float32, n int, nc int)
+// Requires: AVX, AVX512DQ, AVX512F, CMOV
+TEXT ·atx32KernelAVX512(SB), NOSPLIT, $0-48
+	MOVQ  y+0(FP), DI
+	MOVQ  a+8(FP), SI
+	MOVQ  lda+16(FP), R9
+	SHLQ  $0x02, R9
+	LEAQ  (R9)(R9*2), R8
+	MOVQ  x+24(FP), R11
+	MOVQ  nc+40(FP), CX
+	DECQ  CX
+	MOVQ  CX, BX
+	SHRQ  $0x04, BX
+	ANDQ  $0x0f, CX
+	INCQ  CX
+	MOVL  $0x00000001, DX
+	SHLL  CL, DX
+	DECL  DX
+	KMOVW DX, K1
+	MOVL  DX, AX
+	ANDL  $0x000000ff, AX
+	KMOVW AX, K2
+	SHRL  $0x08, DX
+	KMOVW DX, K3
+	MOVQ  n+32(FP), CX
+	CMPQ  BX, $0x00
+	JE    atx32KernelAVX512_nb1
+	CMPQ  BX, $0x01
+	JE    atx32KernelAVX512_nb2
+	CMPQ  BX, $0x02
+	JE    atx32KernelAVX512_nb3
+	CMPQ  BX, $0x03
+	JE    atx32KernelAVX512_nb4
+	JMP   atx32KernelAVX512_done
+
+atx32KernelAVX512_nb1:
+	XORQ R13, R13
+
+atx32KernelAVX512_nb1_chunk:
+	VXORPS  Z0, Z0, Z0
+	VXORPS  Z1, Z1, Z1
+	VXORPS  Z2, Z2, Z2
+	VXORPS  Z3, Z3, Z3
+	MOVQ    $0x00000040, AX
+	CMPQ    CX, AX
+	CMOVQLT CX, AX
+	SUBQ    AX, CX
+
+atx32KernelAVX512_nb1_loop4:
+	CMPQ         AX, $0x04
+	JB           atx32KernelAVX512_nb1_loop1
+	VBROADCASTSS (R11), Z16
+	VMOVUPS.Z    (SI), K1, Z23
+	VFMADD231PS  Z23, Z16, Z0
+	VBROADCASTSS 4(R11), Z17
+	VMOVUPS.Z    (SI)(R9*1), K1, Z23
+	VFMADD231PS  Z23, Z17, Z1
+	VBROADCASTSS 8(R11), Z18
+	VMOVUPS.Z    (SI)(R9*2), K1, Z23
+	VFMADD231PS  Z23, Z18, Z2
+	VBROADCASTSS 12(R11), Z19
+	VMOVUPS.Z    (SI)(R8*1), K1, Z23
+	VFMADD231PS  Z23, Z19, Z3
+	LEAQ         (SI)(R9*4), SI
+	ADDQ         $0x10, R11
+	SUBQ         $0x04, AX
+	JMP          atx32KernelAVX512_nb1_loop4
+
+atx32KernelAVX512_nb1_loop1:
+	TESTQ        AX, AX
+	JE           atx32KernelAVX512_nb1_flush
+	VBROADCASTSS (R11), Z16
+	VMOVUPS.Z    (SI), K1, Z23
+	VFMADD231PS  Z23, Z16, Z0
+	ADDQ         R9, SI
+	ADDQ         $0x04, R11
+	DECQ         AX
+	JMP          atx32KernelAVX512_nb1_loop1
+
+atx32KernelAVX512_nb1_flush:
+	VADDPS        Z1, Z0, Z0
+	VADDPS        Z3, Z2, Z2
+	VADDPS        Z2, Z0, Z0
+	MOVQ          DI, DX
+	TESTQ         R13, R13
+	JNZ           atx32KernelAVX512_nb1_add
+	VCVTPS2PD     Y0, Z20
+	VMOVUPD       Z20, K2, (DX)
+	VEXTRACTF32X8 $0x01, Z0, Y20
+	VCVTPS2PD     Y20, Z20
+	VMOVUPD       Z20, K3, 64(DX)
+	JMP           atx32KernelAVX512_nb1_next
+
+atx32KernelAVX512_nb1_add:
+	VCVTPS2PD     Y0, Z20
+	VMOVUPD.Z     (DX), K2, Z21
+	VADDPD        Z21, Z20, Z20
+	VMOVUPD       Z20, K2, (DX)
+	VEXTRACTF32X8 $0x01, Z0, Y20
+	VCVTPS2PD     Y20, Z20
+	VMOVUPD.Z     64(DX), K3, Z21
+	VADDPD        Z21, Z20, Z20
+	VMOVUPD       Z20, K3, 64(DX)
+
+atx32KernelAVX512_nb1_next:
+	MOVQ  $0x00000001, R13
+	TESTQ CX, CX
+	JNZ   atx32KernelAVX512_nb1_chunk
+	JMP   atx32KernelAVX512_done
+
+atx32KernelAVX512_nb2:
+	XORQ R13, R13
+
+atx32KernelAVX512_nb2_chunk:
+	VXORPS  Z0, Z0, Z0
+	VXORPS  Z1, Z1, Z1
+	VXORPS  Z2, Z2, Z2
+	VXORPS  Z3, Z3, Z3
+	VXORPS  Z4, Z4, Z4
+	VXORPS  Z5, Z5, Z5
+	VXORPS  Z6, Z6, Z6
+	VXORPS  Z7, Z7, Z7
+	MOVQ    $0x00000040, AX
+	CMPQ    CX, AX
+	CMOVQLT CX, AX
+	SUBQ    AX, CX
+
+atx32KernelAVX512_nb2_loop4:
+	CMPQ         AX, $0x04
+	JB           atx32KernelAVX512_nb2_loop1
+	VBROADCASTSS (R11), Z16
+	VFMADD231PS  (SI), Z16, Z0
+	VMOVUPS.Z    64(SI), K1, Z23
+	VFMADD231PS  Z23, Z16, Z1
+	VBROADCASTSS 4(R11), Z17
+	VFMADD231PS  (SI)(R9*1), Z17, Z2
+	VMOVUPS.Z    64(SI)(R9*1), K1, Z23
+	VFMADD231PS  Z23, Z17, Z3
+	VBROADCASTSS 8(R11), Z18
+	VFMADD231PS  (SI)(R9*2), Z18, Z4
+	VMOVUPS.Z    64(SI)(R9*2), K1, Z23
+	VFMADD231PS  Z23, Z18, Z5
+	VBROADCASTSS 12(R11), Z19
+	VFMADD231PS  (SI)(R8*1), Z19, Z6
+	VMOVUPS.Z    64(SI)(R8*1), K1, Z23
+	VFMADD231PS  Z23, Z19, Z7
+	LEAQ         (SI)(R9*4), SI
+	ADDQ         $0x10, R11
+	SUBQ         $0x04, AX
+	JMP          atx32KernelAVX512_nb2_loop4
+
+atx32KernelAVX512_nb2_loop1:
+	TESTQ        AX, AX
+	JE           atx32KernelAVX512_nb2_flush
+	VBROADCASTSS (R11), Z16
+	VFMADD231PS  (SI), Z16, Z0
+	VMOVUPS.Z    64(SI), K1, Z23
+	VFMADD231PS  Z23, Z16, Z1
+	ADDQ         R9, SI
+	ADDQ         $0x04, R11
+	DECQ         AX
+	JMP          atx32KernelAVX512_nb2_loop1
+
+atx32KernelAVX512_nb2_flush:
+	VADDPS        Z2, Z0, Z0
+	VADDPS        Z6, Z4, Z4
+	VADDPS        Z4, Z0, Z0
+	VADDPS        Z3, Z1, Z1
+	VADDPS        Z7, Z5, Z5
+	VADDPS        Z5, Z1, Z1
+	MOVQ          DI, DX
+	TESTQ         R13, R13
+	JNZ           atx32KernelAVX512_nb2_add
+	VCVTPS2PD     Y0, Z20
+	VMOVUPD       Z20, (DX)
+	VEXTRACTF32X8 $0x01, Z0, Y20
+	VCVTPS2PD     Y20, Z20
+	VMOVUPD       Z20, 64(DX)
+	VCVTPS2PD     Y1, Z20
+	VMOVUPD       Z20, K2, 128(DX)
+	VEXTRACTF32X8 $0x01, Z1, Y20
+	VCVTPS2PD     Y20, Z20
+	VMOVUPD       Z20, K3, 192(DX)
+	JMP           atx32KernelAVX512_nb2_next
+
+atx32KernelAVX512_nb2_add:
+	VCVTPS2PD     Y0, Z20
+	VADDPD        (DX), Z20, Z20
+	VMOVUPD       Z20, (DX)
+	VEXTRACTF32X8 $0x01, Z0, Y20
+	VCVTPS2PD     Y20, Z20
+	VADDPD        64(DX), Z20, Z20
+	VMOVUPD       Z20, 64(DX)
+	VCVTPS2PD     Y1, Z20
+	VMOVUPD.Z     128(DX), K2, Z21
+	VADDPD        Z21, Z20, Z20
+	VMOVUPD       Z20, K2, 128(DX)
+	VEXTRACTF32X8 $0x01, Z1, Y20
+	VCVTPS2PD     Y20, Z20
+	VMOVUPD.Z     192(DX), K3, Z21
+	VADDPD        Z21, Z20, Z20
+	VMOVUPD       Z20, K3, 192(DX)
+
+atx32KernelAVX512_nb2_next:
+	MOVQ  $0x00000001, R13
+	TESTQ CX, CX
+	JNZ   atx32KernelAVX512_nb2_chunk
+	JMP   atx32KernelAVX512_done
+
+atx32KernelAVX512_nb3:
+	XORQ R13, R13
+
+atx32KernelAVX512_nb3_chunk:
+	VXORPS  Z0, Z0, Z0
+	VXORPS  Z1, Z1, Z1
+	VXORPS  Z2, Z2, Z2
+	VXORPS  Z3, Z3, Z3
+	VXORPS  Z4, Z4, Z4
+	VXORPS  Z5, Z5, Z5
+	VXORPS  Z6, Z6, Z6
+	VXORPS  Z7, Z7, Z7
+	VXORPS  Z8, Z8, Z8
+	VXORPS  Z9, Z9, Z9
+	VXORPS  Z10, Z10, Z10
+	VXORPS  Z11, Z11, Z11
+	MOVQ    $0x00000040, AX
+	CMPQ    CX, AX
+	CMOVQLT CX, AX
+	SUBQ    AX, CX
+
+atx32KernelAVX512_nb3_loop4:
+	CMPQ         AX, $0x04
+	JB           atx32KernelAVX512_nb3_loop1
+	VBROADCASTSS (R11), Z16
+	VFMADD231PS  (SI), Z16, Z0
+	VFMADD231PS  64(SI), Z16, Z1
+	VMOVUPS.Z    128(SI), K1, Z23
+	VFMADD231PS  Z23, Z16, Z2
+	VBROADCASTSS 4(R11), Z17
+	VFMADD231PS  (SI)(R9*1), Z17, Z3
+	VFMADD231PS  64(SI)(R9*1), Z17, Z4
+	VMOVUPS.Z    128(SI)(R9*1), K1, Z23
+	VFMADD231PS  Z23, Z17, Z5
+	VBROADCASTSS 8(R11), Z18
+	VFMADD231PS  (SI)(R9*2), Z18, Z6
+	VFMADD231PS  64(SI)(R9*2), Z18, Z7
+	VMOVUPS.Z    128(SI)(R9*2), K1, Z23
+	VFMADD231PS  Z23, Z18, Z8
+	VBROADCASTSS 12(R11), Z19
+	VFMADD231PS  (SI)(R8*1), Z19, Z9
+	VFMADD231PS  64(SI)(R8*1), Z19, Z10
+	VMOVUPS.Z    128(SI)(R8*1), K1, Z23
+	VFMADD231PS  Z23, Z19, Z11
+	LEAQ         (SI)(R9*4), SI
+	ADDQ         $0x10, R11
+	SUBQ         $0x04, AX
+	JMP          atx32KernelAVX512_nb3_loop4
+
+atx32KernelAVX512_nb3_loop1:
+	TESTQ        AX, AX
+	JE           atx32KernelAVX512_nb3_flush
+	VBROADCASTSS (R11), Z16
+	VFMADD231PS  (SI), Z16, Z0
+	VFMADD231PS  64(SI), Z16, Z1
+	VMOVUPS.Z    128(SI), K1, Z23
+	VFMADD231PS  Z23, Z16, Z2
+	ADDQ         R9, SI
+	ADDQ         $0x04, R11
+	DECQ         AX
+	JMP          atx32KernelAVX512_nb3_loop1
+
+atx32KernelAVX512_nb3_flush:
+	VADDPS        Z3, Z0, Z0
+	VADDPS        Z9, Z6, Z6
+	VADDPS        Z6, Z0, Z0
+	VADDPS        Z4, Z1, Z1
+	VADDPS        Z10, Z7, Z7
+	VADDPS        Z7, Z1, Z1
+	VADDPS        Z5, Z2, Z2
+	VADDPS        Z11, Z8, Z8
+	VADDPS        Z8, Z2, Z2
+	MOVQ          DI, DX
+	TESTQ         R13, R13
+	JNZ           atx32KernelAVX512_nb3_add
+	VCVTPS2PD     Y0, Z20
+	VMOVUPD       Z20, (DX)
+	VEXTRACTF32X8 $0x01, Z0, Y20
+	VCVTPS2PD     Y20, Z20
+	VMOVUPD       Z20, 64(DX)
+	VCVTPS2PD     Y1, Z20
+	VMOVUPD       Z20, 128(DX)
+	VEXTRACTF32X8 $0x01, Z1, Y20
+	VCVTPS2PD     Y20, Z20
+	VMOVUPD       Z20, 192(DX)
+	VCVTPS2PD     Y2, Z20
+	VMOVUPD       Z20, K2, 256(DX)
+	VEXTRACTF32X8 $0x01, Z2, Y20
+	VCVTPS2PD     Y20, Z20
+	VMOVUPD       Z20, K3, 320(DX)
+	JMP           atx32KernelAVX512_nb3_next
+
+atx32KernelAVX512_nb3_add:
+	VCVTPS2PD     Y0, Z20
+	VADDPD        (DX), Z20, Z20
+	VMOVUPD       Z20, (DX)
+	VEXTRACTF32X8 $0x01, Z0, Y20
+	VCVTPS2PD     Y20, Z20
+	VADDPD        64(DX), Z20, Z20
+	VMOVUPD       Z20, 64(DX)
+	VCVTPS2PD     Y1, Z20
+	VADDPD        128(DX), Z20, Z20
+	VMOVUPD       Z20, 128(DX)
+	VEXTRACTF32X8 $0x01, Z1, Y20
+	VCVTPS2PD     Y20, Z20
+	VADDPD        192(DX), Z20, Z20
+	VMOVUPD       Z20, 192(DX)
+	VCVTPS2PD     Y2, Z20
+	VMOVUPD.Z     256(DX), K2, Z21
+	VADDPD        Z21, Z20, Z20
+	VMOVUPD       Z20, K2, 256(DX)
+	VEXTRACTF32X8 $0x01, Z2, Y20
+	VCVTPS2PD     Y20, Z20
+	VMOVUPD.Z     320(DX), K3, Z21
+	VADDPD        Z21, Z20, Z20
+	VMOVUPD       Z20, K3, 320(DX)
+
+atx32KernelAVX512_nb3_next:
+	MOVQ  $0x00000001, R13
+	TESTQ CX, CX
+	JNZ   atx32KernelAVX512_nb3_chunk
+	JMP   atx32KernelAVX512_done
+
+atx32KernelAVX512_nb4:
+	XORQ R13, R13
+
+atx32KernelAVX512_nb4_chunk:
+	VXORPS  Z0, Z0, Z0
+	VXORPS  Z1, Z1, Z1
+	VXORPS  Z2, Z2, Z2
+	VXORPS  Z3, Z3, Z3
+	VXORPS  Z4, Z4, Z4
+	VXORPS  Z5, Z5, Z5
+	VXORPS  Z6, Z6, Z6
+	VXORPS  Z7, Z7, Z7
+	VXORPS  Z8, Z8, Z8
+	VXORPS  Z9, Z9, Z9
+	VXORPS  Z10, Z10, Z10
+	VXORPS  Z11, Z11, Z11
+	VXORPS  Z12, Z12, Z12
+	VXORPS  Z13, Z13, Z13
+	VXORPS  Z14, Z14, Z14
+	VXORPS  Z15, Z15, Z15
+	MOVQ    $0x00000040, AX
+	CMPQ    CX, AX
+	CMOVQLT CX, AX
+	SUBQ    AX, CX
+
+atx32KernelAVX512_nb4_loop4:
+	CMPQ         AX, $0x04
+	JB           atx32KernelAVX512_nb4_loop1
+	VBROADCASTSS (R11), Z16
+	VFMADD231PS  (SI), Z16, Z0
+	VFMADD231PS  64(SI), Z16, Z1
+	VFMADD231PS  128(SI), Z16, Z2
+	VMOVUPS.Z    192(SI), K1, Z23
+	VFMADD231PS  Z23, Z16, Z3
+	VBROADCASTSS 4(R11), Z17
+	VFMADD231PS  (SI)(R9*1), Z17, Z4
+	VFMADD231PS  64(SI)(R9*1), Z17, Z5
+	VFMADD231PS  128(SI)(R9*1), Z17, Z6
+	VMOVUPS.Z    192(SI)(R9*1), K1, Z23
+	VFMADD231PS  Z23, Z17, Z7
+	VBROADCASTSS 8(R11), Z18
+	VFMADD231PS  (SI)(R9*2), Z18, Z8
+	VFMADD231PS  64(SI)(R9*2), Z18, Z9
+	VFMADD231PS  128(SI)(R9*2), Z18, Z10
+	VMOVUPS.Z    192(SI)(R9*2), K1, Z23
+	VFMADD231PS  Z23, Z18, Z11
+	VBROADCASTSS 12(R11), Z19
+	VFMADD231PS  (SI)(R8*1), Z19, Z12
+	VFMADD231PS  64(SI)(R8*1), Z19, Z13
+	VFMADD231PS  128(SI)(R8*1), Z19, Z14
+	VMOVUPS.Z    192(SI)(R8*1), K1, Z23
+	VFMADD231PS  Z23, Z19, Z15
+	LEAQ         (SI)(R9*4), SI
+	ADDQ         $0x10, R11
+	SUBQ         $0x04, AX
+	JMP          atx32KernelAVX512_nb4_loop4
+
+atx32KernelAVX512_nb4_loop1:
+	TESTQ        AX, AX
+	JE           atx32KernelAVX512_nb4_flush
+	VBROADCASTSS (R11), Z16
+	VFMADD231PS  (SI), Z16, Z0
+	VFMADD231PS  64(SI), Z16, Z1
+	VFMADD231PS  128(SI), Z16, Z2
+	VMOVUPS.Z    192(SI), K1, Z23
+	VFMADD231PS  Z23, Z16, Z3
+	ADDQ         R9, SI
+	ADDQ         $0x04, R11
+	DECQ         AX
+	JMP          atx32KernelAVX512_nb4_loop1
+
+atx32KernelAVX512_nb4_flush:
+	VADDPS        Z4, Z0, Z0
+	VADDPS        Z12, Z8, Z8
+	VADDPS        Z8, Z0, Z0
+	VADDPS        Z5, Z1, Z1
+	VADDPS        Z13, Z9, Z9
+	VADDPS        Z9, Z1, Z1
+	VADDPS        Z6, Z2, Z2
+	VADDPS        Z14, Z10, Z10
+	VADDPS        Z10, Z2, Z2
+	VADDPS        Z7, Z3, Z3
+	VADDPS        Z15, Z11, Z11
+	VADDPS        Z11, Z3, Z3
+	MOVQ          DI, DX
+	TESTQ         R13, R13
+	JNZ           atx32KernelAVX512_nb4_add
+	VCVTPS2PD     Y0, Z20
+	VMOVUPD       Z20, (DX)
+	VEXTRACTF32X8 $0x01, Z0, Y20
+	VCVTPS2PD     Y20, Z20
+	VMOVUPD       Z20, 64(DX)
+	VCVTPS2PD     Y1, Z20
+	VMOVUPD       Z20, 128(DX)
+	VEXTRACTF32X8 $0x01, Z1, Y20
+	VCVTPS2PD     Y20, Z20
+	VMOVUPD       Z20, 192(DX)
+	VCVTPS2PD     Y2, Z20
+	VMOVUPD       Z20, 256(DX)
+	VEXTRACTF32X8 $0x01, Z2, Y20
+	VCVTPS2PD     Y20, Z20
+	VMOVUPD       Z20, 320(DX)
+	VCVTPS2PD     Y3, Z20
+	VMOVUPD       Z20, K2, 384(DX)
+	VEXTRACTF32X8 $0x01, Z3, Y20
+	VCVTPS2PD     Y20, Z20
+	VMOVUPD       Z20, K3, 448(DX)
+	JMP           atx32KernelAVX512_nb4_next
+
+atx32KernelAVX512_nb4_add:
+	VCVTPS2PD     Y0, Z20
+	VADDPD        (DX), Z20, Z20
+	VMOVUPD       Z20, (DX)
+	VEXTRACTF32X8 $0x01, Z0, Y20
+	VCVTPS2PD     Y20, Z20
+	VADDPD        64(DX), Z20, Z20
+	VMOVUPD       Z20, 64(DX)
+	VCVTPS2PD     Y1, Z20
+	VADDPD        128(DX), Z20, Z20
+	VMOVUPD       Z20, 128(DX)
+	VEXTRACTF32X8 $0x01, Z1, Y20
+	VCVTPS2PD     Y20, Z20
+	VADDPD        192(DX), Z20, Z20
+	VMOVUPD       Z20, 192(DX)
+	VCVTPS2PD     Y2, Z20
+	VADDPD        256(DX), Z20, Z20
+	VMOVUPD       Z20, 256(DX)
+	VEXTRACTF32X8 $0x01, Z2, Y20
+	VCVTPS2PD     Y20, Z20
+	VADDPD        320(DX), Z20, Z20
+	VMOVUPD       Z20, 320(DX)
+	VCVTPS2PD     Y3, Z20
+	VMOVUPD.Z     384(DX), K2, Z21
+	VADDPD        Z21, Z20, Z20
+	VMOVUPD       Z20, K2, 384(DX)
+	VEXTRACTF32X8 $0x01, Z3, Y20
+	VCVTPS2PD     Y20, Z20
+	VMOVUPD.Z     448(DX), K3, Z21
+	VADDPD        Z21, Z20, Z20
+	VMOVUPD       Z20, K3, 448(DX)
+
+atx32KernelAVX512_nb4_next:
+	MOVQ  $0x00000001, R13
+	TESTQ CX, CX
+	JNZ   atx32KernelAVX512_nb4_chunk
+
+atx32KernelAVX512_done:
+	VZEROUPPER
+	RET
+
+// func atb32KernelAVX2(m *float64, ldm int, a *float32, lda int, b *float32, ldb int, n int, rows int, nc int, add bool)
+// Requires: AVX, AVX2, CMOV, FMA3
+TEXT ·atb32KernelAVX2(SB), NOSPLIT, $0-73
+	MOVQ    m+0(FP), DI
+	MOVQ    ldm+8(FP), R8
+	SHLQ    $0x03, R8
+	MOVQ    a+16(FP), SI
+	MOVQ    lda+24(FP), R9
+	SHLQ    $0x02, R9
+	MOVQ    ldb+40(FP), R10
+	SHLQ    $0x02, R10
+	MOVQ    nc+64(FP), CX
+	DECQ    CX
+	MOVQ    CX, BX
+	SHRQ    $0x03, BX
+	ANDQ    $0x07, CX
+	INCQ    CX
+	LEAQ    avx2masks32<>+32(SB), DX
+	SHLQ    $0x02, CX
+	SUBQ    CX, DX
+	VMOVUPS (DX), Y15
+	MOVQ    rows+56(FP), CX
+	CMPQ    BX, $0x00
+	JE      atb32KernelAVX2_nb1
+	CMPQ    BX, $0x01
+	JE      atb32KernelAVX2_nb2
+	JMP     atb32KernelAVX2_done
+
+atb32KernelAVX2_nb1:
+	CMPQ    CX, $0x0c
+	JB      atb32KernelAVX2_nb1_rest
+	MOVQ    b+32(FP), R11
+	MOVQ    n+48(FP), BX
+	MOVQ    SI, R12
+	MOVBQZX add+72(FP), R13
+
+atb32KernelAVX2_nb1_fullchunk:
+	VXORPS  Y0, Y0, Y0
+	VXORPS  Y1, Y1, Y1
+	VXORPS  Y2, Y2, Y2
+	VXORPS  Y3, Y3, Y3
+	VXORPS  Y4, Y4, Y4
+	VXORPS  Y5, Y5, Y5
+	VXORPS  Y6, Y6, Y6
+	VXORPS  Y7, Y7, Y7
+	VXORPS  Y8, Y8, Y8
+	VXORPS  Y9, Y9, Y9
+	VXORPS  Y10, Y10, Y10
+	VXORPS  Y11, Y11, Y11
+	MOVQ    $0x00000040, AX
+	CMPQ    BX, AX
+	CMOVQLT BX, AX
+	SUBQ    AX, BX
+
+atb32KernelAVX2_nb1_fullloop:
+	VMASKMOVPS   (R11), Y15, Y12
+	VBROADCASTSS (R12), Y13
+	VFMADD231PS  Y12, Y13, Y0
+	VBROADCASTSS 4(R12), Y13
+	VFMADD231PS  Y12, Y13, Y1
+	VBROADCASTSS 8(R12), Y13
+	VFMADD231PS  Y12, Y13, Y2
+	VBROADCASTSS 12(R12), Y13
+	VFMADD231PS  Y12, Y13, Y3
+	VBROADCASTSS 16(R12), Y13
+	VFMADD231PS  Y12, Y13, Y4
+	VBROADCASTSS 20(R12), Y13
+	VFMADD231PS  Y12, Y13, Y5
+	VBROADCASTSS 24(R12), Y13
+	VFMADD231PS  Y12, Y13, Y6
+	VBROADCASTSS 28(R12), Y13
+	VFMADD231PS  Y12, Y13, Y7
+	VBROADCASTSS 32(R12), Y13
+	VFMADD231PS  Y12, Y13, Y8
+	VBROADCASTSS 36(R12), Y13
+	VFMADD231PS  Y12, Y13, Y9
+	VBROADCASTSS 40(R12), Y13
+	VFMADD231PS  Y12, Y13, Y10
+	VBROADCASTSS 44(R12), Y13
+	VFMADD231PS  Y12, Y13, Y11
+	ADDQ         R9, R12
+	ADDQ         R10, R11
+	DECQ         AX
+	JNZ          atb32KernelAVX2_nb1_fullloop
+	TESTQ        R13, R13
+	JNZ          atb32KernelAVX2_nb1_fulladd
+	MOVQ         DI, DX
+	VCVTPS2PD    X0, Y12
+	VPMOVSXDQ    X15, Y14
+	VMASKMOVPD   Y12, Y14, (DX)
+	VEXTRACTF128 $0x01, Y0, X12
+	VCVTPS2PD    X12, Y12
+	VEXTRACTI128 $0x01, Y15, X14
+	VPMOVSXDQ    X14, Y14
+	VMASKMOVPD   Y12, Y14, 32(DX)
+	ADDQ         R8, DX
+	VCVTPS2PD    X1, Y12
+	VPMOVSXDQ    X15, Y14
+	VMASKMOVPD   Y12, Y14, (DX)
+	VEXTRACTF128 $0x01, Y1, X12
+	VCVTPS2PD    X12, Y12
+	VEXTRACTI128 $0x01, Y15, X14
+	VPMOVSXDQ    X14, Y14
+	VMASKMOVPD   Y12, Y14, 32(DX)
+	ADDQ         R8, DX
+	VCVTPS2PD    X2, Y12
+	VPMOVSXDQ    X15, Y14
+	VMASKMOVPD   Y12, Y14, (DX)
+	VEXTRACTF128 $0x01, Y2, X12
+	VCVTPS2PD    X12, Y12
+	VEXTRACTI128 $0x01, Y15, X14
+	VPMOVSXDQ    X14, Y14
+	VMASKMOVPD   Y12, Y14, 32(DX)
+	ADDQ         R8, DX
+	VCVTPS2PD    X3, Y12
+	VPMOVSXDQ    X15, Y14
+	VMASKMOVPD   Y12, Y14, (DX)
+	VEXTRACTF128 $0x01, Y3, X12
+	VCVTPS2PD    X12, Y12
+	VEXTRACTI128 $0x01, Y15, X14
+	VPMOVSXDQ    X14, Y14
+	VMASKMOVPD   Y12, Y14, 32(DX)
+	ADDQ         R8, DX
+	VCVTPS2PD    X4, Y12
+	VPMOVSXDQ    X15, Y14
+	VMASKMOVPD   Y12, Y14, (DX)
+	VEXTRACTF128 $0x01, Y4, X12
+	VCVTPS2PD    X12, Y12
+	VEXTRACTI128 $0x01, Y15, X14
+	VPMOVSXDQ    X14, Y14
+	VMASKMOVPD   Y12, Y14, 32(DX)
+	ADDQ         R8, DX
+	VCVTPS2PD    X5, Y12
+	VPMOVSXDQ    X15, Y14
+	VMASKMOVPD   Y12, Y14, (DX)
+	VEXTRACTF128 $0x01, Y5, X12
+	VCVTPS2PD    X12, Y12
+	VEXTRACTI128 $0x01, Y15, X14
+	VPMOVSXDQ    X14, Y14
+	VMASKMOVPD   Y12, Y14, 32(DX)
+	ADDQ         R8, DX
+	VCVTPS2PD    X6, Y12
+	VPMOVSXDQ    X15, Y14
+	VMASKMOVPD   Y12, Y14, (DX)
+	VEXTRACTF128 $0x01, Y6, X12
+	VCVTPS2PD    X12, Y12
+	VEXTRACTI128 $0x01, Y15, X14
+	VPMOVSXDQ    X14, Y14
+	VMASKMOVPD   Y12, Y14, 32(DX)
+	ADDQ         R8, DX
+	VCVTPS2PD    X7, Y12
+	VPMOVSXDQ    X15, Y14
+	VMASKMOVPD   Y12, Y14, (DX)
+	VEXTRACTF128 $0x01, Y7, X12
+	VCVTPS2PD    X12, Y12
+	VEXTRACTI128 $0x01, Y15, X14
+	VPMOVSXDQ    X14, Y14
+	VMASKMOVPD   Y12, Y14, 32(DX)
+	ADDQ         R8, DX
+	VCVTPS2PD    X8, Y12
+	VPMOVSXDQ    X15, Y14
+	VMASKMOVPD   Y12, Y14, (DX)
+	VEXTRACTF128 $0x01, Y8, X12
+	VCVTPS2PD    X12, Y12
+	VEXTRACTI128 $0x01, Y15, X14
+	VPMOVSXDQ    X14, Y14
+	VMASKMOVPD   Y12, Y14, 32(DX)
+	ADDQ         R8, DX
+	VCVTPS2PD    X9, Y12
+	VPMOVSXDQ    X15, Y14
+	VMASKMOVPD   Y12, Y14, (DX)
+	VEXTRACTF128 $0x01, Y9, X12
+	VCVTPS2PD    X12, Y12
+	VEXTRACTI128 $0x01, Y15, X14
+	VPMOVSXDQ    X14, Y14
+	VMASKMOVPD   Y12, Y14, 32(DX)
+	ADDQ         R8, DX
+	VCVTPS2PD    X10, Y12
+	VPMOVSXDQ    X15, Y14
+	VMASKMOVPD   Y12, Y14, (DX)
+	VEXTRACTF128 $0x01, Y10, X12
+	VCVTPS2PD    X12, Y12
+	VEXTRACTI128 $0x01, Y15, X14
+	VPMOVSXDQ    X14, Y14
+	VMASKMOVPD   Y12, Y14, 32(DX)
+	ADDQ         R8, DX
+	VCVTPS2PD    X11, Y12
+	VPMOVSXDQ    X15, Y14
+	VMASKMOVPD   Y12, Y14, (DX)
+	VEXTRACTF128 $0x01, Y11, X12
+	VCVTPS2PD    X12, Y12
+	VEXTRACTI128 $0x01, Y15, X14
+	VPMOVSXDQ    X14, Y14
+	VMASKMOVPD   Y12, Y14, 32(DX)
+	JMP          atb32KernelAVX2_nb1_fullnext
+
+atb32KernelAVX2_nb1_fulladd:
+	MOVQ         DI, DX
+	VCVTPS2PD    X0, Y12
+	VPMOVSXDQ    X15, Y14
+	VMASKMOVPD   (DX), Y14, Y13
+	VADDPD       Y13, Y12, Y12
+	VMASKMOVPD   Y12, Y14, (DX)
+	VEXTRACTF128 $0x01, Y0, X12
+	VCVTPS2PD    X12, Y12
+	VEXTRACTI128 $0x01, Y15, X14
+	VPMOVSXDQ    X14, Y14
+	VMASKMOVPD   32(DX), Y14, Y13
+	VADDPD       Y13, Y12, Y12
+	VMASKMOVPD   Y12, Y14, 32(DX)
+	ADDQ         R8, DX
+	VCVTPS2PD    X1, Y12
+	VPMOVSXDQ    X15, Y14
+	VMASKMOVPD   (DX), Y14, Y13
+	VADDPD       Y13, Y12, Y12
+	VMASKMOVPD   Y12, Y14, (DX)
+	VEXTRACTF128 $0x01, Y1, X12
+	VCVTPS2PD    X12, Y12
+	VEXTRACTI128 $0x01, Y15, X14
+	VPMOVSXDQ    X14, Y14
+	VMASKMOVPD   32(DX), Y14, Y13
+	VADDPD       Y13, Y12, Y12
+	VMASKMOVPD   Y12, Y14, 32(DX)
+	ADDQ         R8, DX
+	VCVTPS2PD    X2, Y12
+	VPMOVSXDQ    X15, Y14
+	VMASKMOVPD   (DX), Y14, Y13
+	VADDPD       Y13, Y12, Y12
+	VMASKMOVPD   Y12, Y14, (DX)
+	VEXTRACTF128 $0x01, Y2, X12
+	VCVTPS2PD    X12, Y12
+	VEXTRACTI128 $0x01, Y15, X14
+	VPMOVSXDQ    X14, Y14
+	VMASKMOVPD   32(DX), Y14, Y13
+	VADDPD       Y13, Y12, Y12
+	VMASKMOVPD   Y12, Y14, 32(DX)
+	ADDQ         R8, DX
+	VCVTPS2PD    X3, Y12
+	VPMOVSXDQ    X15, Y14
+	VMASKMOVPD   (DX), Y14, Y13
+	VADDPD       Y13, Y12, Y12
+	VMASKMOVPD   Y12, Y14, (DX)
+	VEXTRACTF128 $0x01, Y3, X12
+	VCVTPS2PD    X12, Y12
+	VEXTRACTI128 $0x01, Y15, X14
+	VPMOVSXDQ    X14, Y14
+	VMASKMOVPD   32(DX), Y14, Y13
+	VADDPD       Y13, Y12, Y12
+	VMASKMOVPD   Y12, Y14, 32(DX)
+	ADDQ         R8, DX
+	VCVTPS2PD    X4, Y12
+	VPMOVSXDQ    X15, Y14
+	VMASKMOVPD   (DX), Y14, Y13
+	VADDPD       Y13, Y12, Y12
+	VMASKMOVPD   Y12, Y14, (DX)
+	VEXTRACTF128 $0x01, Y4, X12
+	VCVTPS2PD    X12, Y12
+	VEXTRACTI128 $0x01, Y15, X14
+	VPMOVSXDQ    X14, Y14
+	VMASKMOVPD   32(DX), Y14, Y13
+	VADDPD       Y13, Y12, Y12
+	VMASKMOVPD   Y12, Y14, 32(DX)
+	ADDQ         R8, DX
+	VCVTPS2PD    X5, Y12
+	VPMOVSXDQ    X15, Y14
+	VMASKMOVPD   (DX), Y14, Y13
+	VADDPD       Y13, Y12, Y12
+	VMASKMOVPD   Y12, Y14, (DX)
+	VEXTRACTF128 $0x01, Y5, X12
+	VCVTPS2PD    X12, Y12
+	VEXTRACTI128 $0x01, Y15, X14
+	VPMOVSXDQ    X14, Y14
+	VMASKMOVPD   32(DX), Y14, Y13
+	VADDPD       Y13, Y12, Y12
+	VMASKMOVPD   Y12, Y14, 32(DX)
+	ADDQ         R8, DX
+	VCVTPS2PD    X6, Y12
+	VPMOVSXDQ    X15, Y14
+	VMASKMOVPD   (DX), Y14, Y13
+	VADDPD       Y13, Y12, Y12
+	VMASKMOVPD   Y12, Y14, (DX)
+	VEXTRACTF128 $0x01, Y6, X12
+	VCVTPS2PD    X12, Y12
+	VEXTRACTI128 $0x01, Y15, X14
+	VPMOVSXDQ    X14, Y14
+	VMASKMOVPD   32(DX), Y14, Y13
+	VADDPD       Y13, Y12, Y12
+	VMASKMOVPD   Y12, Y14, 32(DX)
+	ADDQ         R8, DX
+	VCVTPS2PD    X7, Y12
+	VPMOVSXDQ    X15, Y14
+	VMASKMOVPD   (DX), Y14, Y13
+	VADDPD       Y13, Y12, Y12
+	VMASKMOVPD   Y12, Y14, (DX)
+	VEXTRACTF128 $0x01, Y7, X12
+	VCVTPS2PD    X12, Y12
+	VEXTRACTI128 $0x01, Y15, X14
+	VPMOVSXDQ    X14, Y14
+	VMASKMOVPD   32(DX), Y14, Y13
+	VADDPD       Y13, Y12, Y12
+	VMASKMOVPD   Y12, Y14, 32(DX)
+	ADDQ         R8, DX
+	VCVTPS2PD    X8, Y12
+	VPMOVSXDQ    X15, Y14
+	VMASKMOVPD   (DX), Y14, Y13
+	VADDPD       Y13, Y12, Y12
+	VMASKMOVPD   Y12, Y14, (DX)
+	VEXTRACTF128 $0x01, Y8, X12
+	VCVTPS2PD    X12, Y12
+	VEXTRACTI128 $0x01, Y15, X14
+	VPMOVSXDQ    X14, Y14
+	VMASKMOVPD   32(DX), Y14, Y13
+	VADDPD       Y13, Y12, Y12
+	VMASKMOVPD   Y12, Y14, 32(DX)
+	ADDQ         R8, DX
+	VCVTPS2PD    X9, Y12
+	VPMOVSXDQ    X15, Y14
+	VMASKMOVPD   (DX), Y14, Y13
+	VADDPD       Y13, Y12, Y12
+	VMASKMOVPD   Y12, Y14, (DX)
+	VEXTRACTF128 $0x01, Y9, X12
+	VCVTPS2PD    X12, Y12
+	VEXTRACTI128 $0x01, Y15, X14
+	VPMOVSXDQ    X14, Y14
+	VMASKMOVPD   32(DX), Y14, Y13
+	VADDPD       Y13, Y12, Y12
+	VMASKMOVPD   Y12, Y14, 32(DX)
+	ADDQ         R8, DX
+	VCVTPS2PD    X10, Y12
+	VPMOVSXDQ    X15, Y14
+	VMASKMOVPD   (DX), Y14, Y13
+	VADDPD       Y13, Y12, Y12
+	VMASKMOVPD   Y12, Y14, (DX)
+	VEXTRACTF128 $0x01, Y10, X12
+	VCVTPS2PD    X12, Y12
+	VEXTRACTI128 $0x01, Y15, X14
+	VPMOVSXDQ    X14, Y14
+	VMASKMOVPD   32(DX), Y14, Y13
+	VADDPD       Y13, Y12, Y12
+	VMASKMOVPD   Y12, Y14, 32(DX)
+	ADDQ         R8, DX
+	VCVTPS2PD    X11, Y12
+	VPMOVSXDQ    X15, Y14
+	VMASKMOVPD   (DX), Y14, Y13
+	VADDPD       Y13, Y12, Y12
+	VMASKMOVPD   Y12, Y14, (DX)
+	VEXTRACTF128 $0x01, Y11, X12
+	VCVTPS2PD    X12, Y12
+	VEXTRACTI128 $0x01, Y15, X14
+	VPMOVSXDQ    X14, Y14
+	VMASKMOVPD   32(DX), Y14, Y13
+	VADDPD       Y13, Y12, Y12
+	VMASKMOVPD   Y12, Y14, 32(DX)
+
+atb32KernelAVX2_nb1_fullnext:
+	MOVQ   $0x00000001, R13
+	TESTQ  BX, BX
+	JNZ    atb32KernelAVX2_nb1_fullchunk
+	IMUL3Q $0x0000000c, R8, DX
+	ADDQ   DX, DI
+	ADDQ   $0x00000030, SI
+	SUBQ   $0x0c, CX
+	JMP    atb32KernelAVX2_nb1
+
+atb32KernelAVX2_nb1_rest:
+	CMPQ CX, $0x01
+	JE   atb32KernelAVX2_nb1_mr1
+	CMPQ CX, $0x02
+	JE   atb32KernelAVX2_nb1_mr2
+	CMPQ CX, $0x03
+	JE   atb32KernelAVX2_nb1_mr3
+	CMPQ CX, $0x04
+	JE   atb32KernelAVX2_nb1_mr4
+	CMPQ CX, $0x05
+	JE   atb32KernelAVX2_nb1_mr5
+	CMPQ CX, $0x06
+	JE   atb32KernelAVX2_nb1_mr6
+	CMPQ CX, $0x07
+	JE   atb32KernelAVX2_nb1_mr7
+	CMPQ CX, $0x08
+	JE   atb32KernelAVX2_nb1_mr8
+	CMPQ CX, $0x09
+	JE   atb32KernelAVX2_nb1_mr9
+	CMPQ CX, $0x0a
+	JE   atb32KernelAVX2_nb1_mr10
+	CMPQ CX, $0x0b
+	JE   atb32KernelAVX2_nb1_mr11
+	JMP  atb32KernelAVX2_done
+
+atb32KernelAVX2_nb1_mr1:
+	MOVQ    b+32(FP), R11
+	MOVQ    n+48(FP), BX
+	MOVQ    SI, R12
+	MOVBQZX add+72(FP), R13
+
+atb32KernelAVX2_nb1_mr1_chunk:
+	VXORPS  Y0, Y0, Y0
+	MOVQ    $0x00000040, AX
+	CMPQ    BX, AX
+	CMOVQLT BX, AX
+	SUBQ    AX, BX
+
+atb32KernelAVX2_nb1_mr1_loop:
+	VMASKMOVPS   (R11), Y15, Y1
+	VBROADCASTSS (R12), Y13
+	VFMADD231PS  Y1, Y13, Y0
+	ADDQ         R9, R12
+	ADDQ         R10, R11
+	DECQ         AX
+	JNZ          atb32KernelAVX2_nb1_mr1_loop
+	TESTQ        R13, R13
+	JNZ          atb32KernelAVX2_nb1_mr1_add
+	MOVQ         DI, DX
+	VCVTPS2PD    X0, Y12
+	VPMOVSXDQ    X15, Y14
+	VMASKMOVPD   Y12, Y14, (DX)
+	VEXTRACTF128 $0x01, Y0, X12
+	VCVTPS2PD    X12, Y12
+	VEXTRACTI128 $0x01, Y15, X14
+	VPMOVSXDQ    X14, Y14
+	VMASKMOVPD   Y12, Y14, 32(DX)
+	JMP          atb32KernelAVX2_nb1_mr1_next
+
+atb32KernelAVX2_nb1_mr1_add:
+	MOVQ         DI, DX
+	VCVTPS2PD    X0, Y12
+	VPMOVSXDQ    X15, Y14
+	VMASKMOVPD   (DX), Y14, Y13
+	VADDPD       Y13, Y12, Y12
+	VMASKMOVPD   Y12, Y14, (DX)
+	VEXTRACTF128 $0x01, Y0, X12
+	VCVTPS2PD    X12, Y12
+	VEXTRACTI128 $0x01, Y15, X14
+	VPMOVSXDQ    X14, Y14
+	VMASKMOVPD   32(DX), Y14, Y13
+	VADDPD       Y13, Y12, Y12
+	VMASKMOVPD   Y12, Y14, 32(DX)
+
+atb32KernelAVX2_nb1_mr1_next:
+	MOVQ   $0x00000001, R13
+	TESTQ  BX, BX
+	JNZ    atb32KernelAVX2_nb1_mr1_chunk
+	IMUL3Q $0x00000001, R8, DX
+	ADDQ   DX, DI
+	ADDQ   $0x00000004, SI
+	JMP    atb32KernelAVX2_done
+
+atb32KernelAVX2_nb1_mr2:
+	MOVQ    b+32(FP), R11
+	MOVQ    n+48(FP), BX
+	MOVQ    SI, R12
+	MOVBQZX add+72(FP), R13
+
+atb32KernelAVX2_nb1_mr2_chunk:
+	VXORPS  Y0, Y0, Y0
+	VXORPS  Y1, Y1, Y1
+	MOVQ    $0x00000040, AX
+	CMPQ    BX, AX
+	CMOVQLT BX, AX
+	SUBQ    AX, BX
+
+atb32KernelAVX2_nb1_mr2_loop:
+	VMASKMOVPS   (R11), Y15, Y2
+	VBROADCASTSS (R12), Y13
+	VFMADD231PS  Y2, Y13, Y0
+	VBROADCASTSS 4(R12), Y13
+	VFMADD231PS  Y2, Y13, Y1
+	ADDQ         R9, R12
+	ADDQ         R10, R11
+	DECQ         AX
+	JNZ          atb32KernelAVX2_nb1_mr2_loop
+	TESTQ        R13, R13
+	JNZ          atb32KernelAVX2_nb1_mr2_add
+	MOVQ         DI, DX
+	VCVTPS2PD    X0, Y12
+	VPMOVSXDQ    X15, Y14
+	VMASKMOVPD   Y12, Y14, (DX)
+	VEXTRACTF128 $0x01, Y0, X12
+	VCVTPS2PD    X12, Y12
+	VEXTRACTI128 $0x01, Y15, X14
+	VPMOVSXDQ    X14, Y14
+	VMASKMOVPD   Y12, Y14, 32(DX)
+	ADDQ         R8, DX
+	VCVTPS2PD    X1, Y12
+	VPMOVSXDQ    X15, Y14
+	VMASKMOVPD   Y12, Y14, (DX)
+	VEXTRACTF128 $0x01, Y1, X12
+	VCVTPS2PD    X12, Y12
+	VEXTRACTI128 $0x01, Y15, X14
+	VPMOVSXDQ    X14, Y14
+	VMASKMOVPD   Y12, Y14, 32(DX)
+	JMP          atb32KernelAVX2_nb1_mr2_next
+
+atb32KernelAVX2_nb1_mr2_add:
+	MOVQ         DI, DX
+	VCVTPS2PD    X0, Y12
+	VPMOVSXDQ    X15, Y14
+	VMASKMOVPD   (DX), Y14, Y13
+	VADDPD       Y13, Y12, Y12
+	VMASKMOVPD   Y12, Y14, (DX)
+	VEXTRACTF128 $0x01, Y0, X12
+	VCVTPS2PD    X12, Y12
+	VEXTRACTI128 $0x01, Y15, X14
+	VPMOVSXDQ    X14, Y14
+	VMASKMOVPD   32(DX), Y14, Y13
+	VADDPD       Y13, Y12, Y12
+	VMASKMOVPD   Y12, Y14, 32(DX)
+	ADDQ         R8, DX
+	VCVTPS2PD    X1, Y12
+	VPMOVSXDQ    X15, Y14
+	VMASKMOVPD   (DX), Y14, Y13
+	VADDPD       Y13, Y12, Y12
+	VMASKMOVPD   Y12, Y14, (DX)
+	VEXTRACTF128 $0x01, Y1, X12
+	VCVTPS2PD    X12, Y12
+	VEXTRACTI128 $0x01, Y15, X14
+	VPMOVSXDQ    X14, Y14
+	VMASKMOVPD   32(DX), Y14, Y13
+	VADDPD       Y13, Y12, Y12
+	VMASKMOVPD   Y12, Y14, 32(DX)
+
+atb32KernelAVX2_nb1_mr2_next:
+	MOVQ   $0x00000001, R13
+	TESTQ  BX, BX
+	JNZ    atb32KernelAVX2_nb1_mr2_chunk
+	IMUL3Q $0x00000002, R8, DX
+	ADDQ   DX, DI
+	ADDQ   $0x00000008, SI
+	JMP    atb32KernelAVX2_done
+
+atb32KernelAVX2_nb1_mr3:
+	MOVQ    b+32(FP), R11
+	MOVQ    n+48(FP), BX
+	MOVQ    SI, R12
+	MOVBQZX add+72(FP), R13
+
+atb32KernelAVX2_nb1_mr3_chunk:
+	VXORPS  Y0, Y0, Y0
+	VXORPS  Y1, Y1, Y1
+	VXORPS  Y2, Y2, Y2
+	MOVQ    $0x00000040, AX
+	CMPQ    BX, AX
+	CMOVQLT BX, AX
+	SUBQ    AX, BX
+
+atb32KernelAVX2_nb1_mr3_loop:
+	VMASKMOVPS   (R11), Y15, Y3
+	VBROADCASTSS (R12), Y13
+	VFMADD231PS  Y3, Y13, Y0
+	VBROADCASTSS 4(R12), Y13
+	VFMADD231PS  Y3, Y13, Y1
+	VBROADCASTSS 8(R12), Y13
+	VFMADD231PS  Y3, Y13, Y2
+	ADDQ         R9, R12
+	ADDQ         R10, R11
+	DECQ         AX
+	JNZ          atb32KernelAVX2_nb1_mr3_loop
+	TESTQ        R13, R13
+	JNZ          atb32KernelAVX2_nb1_mr3_add
+	MOVQ         DI, DX
+	VCVTPS2PD    X0, Y12
+	VPMOVSXDQ    X15, Y14
+	VMASKMOVPD   Y12, Y14, (DX)
+	VEXTRACTF128 $0x01, Y0, X12
+	VCVTPS2PD    X12, Y12
+	VEXTRACTI128 $0x01, Y15, X14
+	VPMOVSXDQ    X14, Y14
+	VMASKMOVPD   Y12, Y14, 32(DX)
+	ADDQ         R8, DX
+	VCVTPS2PD    X1, Y12
+	VPMOVSXDQ    X15, Y14
+	VMASKMOVPD   Y12, Y14, (DX)
+	VEXTRACTF128 $0x01, Y1, X12
+	VCVTPS2PD    X12, Y12
+	VEXTRACTI128 $0x01, Y15, X14
+	VPMOVSXDQ    X14, Y14
+	VMASKMOVPD   Y12, Y14, 32(DX)
+	ADDQ         R8, DX
+	VCVTPS2PD    X2, Y12
+	VPMOVSXDQ    X15, Y14
+	VMASKMOVPD   Y12, Y14, (DX)
+	VEXTRACTF128 $0x01, Y2, X12
+	VCVTPS2PD    X12, Y12
+	VEXTRACTI128 $0x01, Y15, X14
+	VPMOVSXDQ    X14, Y14
+	VMASKMOVPD   Y12, Y14, 32(DX)
+	JMP          atb32KernelAVX2_nb1_mr3_next
+
+atb32KernelAVX2_nb1_mr3_add:
+	MOVQ         DI, DX
+	VCVTPS2PD    X0, Y12
+	VPMOVSXDQ    X15, Y14
+	VMASKMOVPD   (DX), Y14, Y13
+	VADDPD       Y13, Y12, Y12
+	VMASKMOVPD   Y12, Y14, (DX)
+	VEXTRACTF128 $0x01, Y0, X12
+	VCVTPS2PD    X12, Y12
+	VEXTRACTI128 $0x01, Y15, X14
+	VPMOVSXDQ    X14, Y14
+	VMASKMOVPD   32(DX), Y14, Y13
+	VADDPD       Y13, Y12, Y12
+	VMASKMOVPD   Y12, Y14, 32(DX)
+	ADDQ         R8, DX
+	VCVTPS2PD    X1, Y12
+	VPMOVSXDQ    X15, Y14
+	VMASKMOVPD   (DX), Y14, Y13
+	VADDPD       Y13, Y12, Y12
+	VMASKMOVPD   Y12, Y14, (DX)
+	VEXTRACTF128 $0x01, Y1, X12
+	VCVTPS2PD    X12, Y12
+	VEXTRACTI128 $0x01, Y15, X14
+	VPMOVSXDQ    X14, Y14
+	VMASKMOVPD   32(DX), Y14, Y13
+	VADDPD       Y13, Y12, Y12
+	VMASKMOVPD   Y12, Y14, 32(DX)
+	ADDQ         R8, DX
+	VCVTPS2PD    X2, Y12
+	VPMOVSXDQ    X15, Y14
+	VMASKMOVPD   (DX), Y14, Y13
+	VADDPD       Y13, Y12, Y12
+	VMASKMOVPD   Y12, Y14, (DX)
+	VEXTRACTF128 $0x01, Y2, X12
+	VCVTPS2PD    X12, Y12
+	VEXTRACTI128 $0x01, Y15, X14
+	VPMOVSXDQ    X14, Y14
+	VMASKMOVPD   32(DX), Y14, Y13
+	VADDPD       Y13, Y12, Y12
+	VMASKMOVPD   Y12, Y14, 32(DX)
+
+atb32KernelAVX2_nb1_mr3_next:
+	MOVQ   $0x00000001, R13
+	TESTQ  BX, BX
+	JNZ    atb32KernelAVX2_nb1_mr3_chunk
+	IMUL3Q $0x00000003, R8, DX
+	ADDQ   DX, DI
+	ADDQ   $0x0000000c, SI
+	JMP    atb32KernelAVX2_done
+
+atb32KernelAVX2_nb1_mr4:
+	MOVQ    b+32(FP), R11
+	MOVQ    n+48(FP), BX
+	MOVQ    SI, R12
+	MOVBQZX add+72(FP), R13
+
+atb32KernelAVX2_nb1_mr4_chunk:
+	VXORPS  Y0, Y0, Y0
+	VXORPS  Y1, Y1, Y1
+	VXORPS  Y2, Y2, Y2
+	VXORPS  Y3, Y3, Y3
+	MOVQ    $0x00000040, AX
+	CMPQ    BX, AX
+	CMOVQLT BX, AX
+	SUBQ    AX, BX
+
+atb32KernelAVX2_nb1_mr4_loop:
+	VMASKMOVPS   (R11), Y15, Y4
+	VBROADCASTSS (R12), Y13
+	VFMADD231PS  Y4, Y13, Y0
+	VBROADCASTSS 4(R12), Y13
+	VFMADD231PS  Y4, Y13, Y1
+	VBROADCASTSS 8(R12), Y13
+	VFMADD231PS  Y4, Y13, Y2
+	VBROADCASTSS 12(R12), Y13
+	VFMADD231PS  Y4, Y13, Y3
+	ADDQ         R9, R12
+	ADDQ         R10, R11
+	DECQ         AX
+	JNZ          atb32KernelAVX2_nb1_mr4_loop
+	TESTQ        R13, R13
+	JNZ          atb32KernelAVX2_nb1_mr4_add
+	MOVQ         DI, DX
+	VCVTPS2PD    X0, Y12
+	VPMOVSXDQ    X15, Y14
+	VMASKMOVPD   Y12, Y14, (DX)
+	VEXTRACTF128 $0x01, Y0, X12
+	VCVTPS2PD    X12, Y12
+	VEXTRACTI128 $0x01, Y15, X14
+	VPMOVSXDQ    X14, Y14
+	VMASKMOVPD   Y12, Y14, 32(DX)
+	ADDQ         R8, DX
+	VCVTPS2PD    X1, Y12
+	VPMOVSXDQ    X15, Y14
+	VMASKMOVPD   Y12, Y14, (DX)
+	VEXTRACTF128 $0x01, Y1, X12
+	VCVTPS2PD    X12, Y12
+	VEXTRACTI128 $0x01, Y15, X14
+	VPMOVSXDQ    X14, Y14
+	VMASKMOVPD   Y12, Y14, 32(DX)
+	ADDQ         R8, DX
+	VCVTPS2PD    X2, Y12
+	VPMOVSXDQ    X15, Y14
+	VMASKMOVPD   Y12, Y14, (DX)
+	VEXTRACTF128 $0x01, Y2, X12
+	VCVTPS2PD    X12, Y12
+	VEXTRACTI128 $0x01, Y15, X14
+	VPMOVSXDQ    X14, Y14
+	VMASKMOVPD   Y12, Y14, 32(DX)
+	ADDQ         R8, DX
+	VCVTPS2PD    X3, Y12
+	VPMOVSXDQ    X15, Y14
+	VMASKMOVPD   Y12, Y14, (DX)
+	VEXTRACTF128 $0x01, Y3, X12
+	VCVTPS2PD    X12, Y12
+	VEXTRACTI128 $0x01, Y15, X14
+	VPMOVSXDQ    X14, Y14
+	VMASKMOVPD   Y12, Y14, 32(DX)
+	JMP          atb32KernelAVX2_nb1_mr4_next
+
+atb32KernelAVX2_nb1_mr4_add:
+	MOVQ         DI, DX
+	VCVTPS2PD    X0, Y12
+	VPMOVSXDQ    X15, Y14
+	VMASKMOVPD   (DX), Y14, Y13
+	VADDPD       Y13, Y12, Y12
+	VMASKMOVPD   Y12, Y14, (DX)
+	VEXTRACTF128 $0x01, Y0, X12
+	VCVTPS2PD    X12, Y12
+	VEXTRACTI128 $0x01, Y15, X14
+	VPMOVSXDQ    X14, Y14
+	VMASKMOVPD   32(DX), Y14, Y13
+	VADDPD       Y13, Y12, Y12
+	VMASKMOVPD   Y12, Y14, 32(DX)
+	ADDQ         R8, DX
+	VCVTPS2PD    X1, Y12
+	VPMOVSXDQ    X15, Y14
+	VMASKMOVPD   (DX), Y14, Y13
+	VADDPD       Y13, Y12, Y12
+	VMASKMOVPD   Y12, Y14, (DX)
+	VEXTRACTF128 $0x01, Y1, X12
+	VCVTPS2PD    X12, Y12
+	VEXTRACTI128 $0x01, Y15, X14
+	VPMOVSXDQ    X14, Y14
+	VMASKMOVPD   32(DX), Y14, Y13
+	VADDPD       Y13, Y12, Y12
+	VMASKMOVPD   Y12, Y14, 32(DX)
+	ADDQ         R8, DX
+	VCVTPS2PD    X2, Y12
+	VPMOVSXDQ    X15, Y14
+	VMASKMOVPD   (DX), Y14, Y13
+	VADDPD       Y13, Y12, Y12
+	VMASKMOVPD   Y12, Y14, (DX)
+	VEXTRACTF128 $0x01, Y2, X12
+	VCVTPS2PD    X12, Y12
+	VEXTRACTI128 $0x01, Y15, X14
+	VPMOVSXDQ    X14, Y14
+	VMASKMOVPD   32(DX), Y14, Y13
+	VADDPD       Y13, Y12, Y12
+	VMASKMOVPD   Y12, Y14, 32(DX)
+	ADDQ         R8, DX
+	VCVTPS2PD    X3, Y12
+	VPMOVSXDQ    X15, Y14
+	VMASKMOVPD   (DX), Y14, Y13
+	VADDPD       Y13, Y12, Y12
+	VMASKMOVPD   Y12, Y14, (DX)
+	VEXTRACTF128 $0x01, Y3, X12
+	VCVTPS2PD    X12, Y12
+	VEXTRACTI128 $0x01, Y15, X14
+	VPMOVSXDQ    X14, Y14
+	VMASKMOVPD   32(DX), Y14, Y13
+	VADDPD       Y13, Y12, Y12
+	VMASKMOVPD   Y12, Y14, 32(DX)
+
+atb32KernelAVX2_nb1_mr4_next:
+	MOVQ   $0x00000001, R13
+	TESTQ  BX, BX
+	JNZ    atb32KernelAVX2_nb1_mr4_chunk
+	IMUL3Q $0x00000004, R8, DX
+	ADDQ   DX, DI
+	ADDQ   $0x00000010, SI
+	JMP    atb32KernelAVX2_done
+
+atb32KernelAVX2_nb1_mr5:
+	MOVQ    b+32(FP), R11
+	MOVQ    n+48(FP), BX
+	MOVQ    SI, R12
+	MOVBQZX add+72(FP), R13
+
+atb32KernelAVX2_nb1_mr5_chunk:
+	VXORPS  Y0, Y0, Y0
+	VXORPS  Y1, Y1, Y1
+	VXORPS  Y2, Y2, Y2
+	VXORPS  Y3, Y3, Y3
+	VXORPS  Y4, Y4, Y4
+	MOVQ    $0x00000040, AX
+	CMPQ    BX, AX
+	CMOVQLT BX, AX
+	SUBQ    AX, BX
+
+atb32KernelAVX2_nb1_mr5_loop:
+	VMASKMOVPS   (R11), Y15, Y5
+	VBROADCASTSS (R12), Y13
+	VFMADD231PS  Y5, Y13, Y0
+	VBROADCASTSS 4(R12), Y13
+	VFMADD231PS  Y5, Y13, Y1
+	VBROADCASTSS 8(R12), Y13
+	VFMADD231PS  Y5, Y13, Y2
+	VBROADCASTSS 12(R12), Y13
+	VFMADD231PS  Y5, Y13, Y3
+	VBROADCASTSS 16(R12), Y13
+	VFMADD231PS  Y5, Y13, Y4
+	ADDQ         R9, R12
+	ADDQ         R10, R11
+	DECQ         AX
+	JNZ          atb32KernelAVX2_nb1_mr5_loop
+	TESTQ        R13, R13
+	JNZ          atb32KernelAVX2_nb1_mr5_add
+	MOVQ         DI, DX
+	VCVTPS2PD    X0, Y12
+	VPMOVSXDQ    X15, Y14
+	VMASKMOVPD   Y12, Y14, (DX)
+	VEXTRACTF128 $0x01, Y0, X12
+	VCVTPS2PD    X12, Y12
+	VEXTRACTI128 $0x01, Y15, X14
+	VPMOVSXDQ    X14, Y14
+	VMASKMOVPD   Y12, Y14, 32(DX)
+	ADDQ         R8, DX
+	VCVTPS2PD    X1, Y12
+	VPMOVSXDQ    X15, Y14
+	VMASKMOVPD   Y12, Y14, (DX)
+	VEXTRACTF128 $0x01, Y1, X12
+	VCVTPS2PD    X12, Y12
+	VEXTRACTI128 $0x01, Y15, X14
+	VPMOVSXDQ    X14, Y14
+	VMASKMOVPD   Y12, Y14, 32(DX)
+	ADDQ         R8, DX
+	VCVTPS2PD    X2, Y12
+	VPMOVSXDQ    X15, Y14
+	VMASKMOVPD   Y12, Y14, (DX)
+	VEXTRACTF128 $0x01, Y2, X12
+	VCVTPS2PD    X12, Y12
+	VEXTRACTI128 $0x01, Y15, X14
+	VPMOVSXDQ    X14, Y14
+	VMASKMOVPD   Y12, Y14, 32(DX)
+	ADDQ         R8, DX
+	VCVTPS2PD    X3, Y12
+	VPMOVSXDQ    X15, Y14
+	VMASKMOVPD   Y12, Y14, (DX)
+	VEXTRACTF128 $0x01, Y3, X12
+	VCVTPS2PD    X12, Y12
+	VEXTRACTI128 $0x01, Y15, X14
+	VPMOVSXDQ    X14, Y14
+	VMASKMOVPD   Y12, Y14, 32(DX)
+	ADDQ         R8, DX
+	VCVTPS2PD    X4, Y12
+	VPMOVSXDQ    X15, Y14
+	VMASKMOVPD   Y12, Y14, (DX)
+	VEXTRACTF128 $0x01, Y4, X12
+	VCVTPS2PD    X12, Y12
+	VEXTRACTI128 $0x01, Y15, X14
+	VPMOVSXDQ    X14, Y14
+	VMASKMOVPD   Y12, Y14, 32(DX)
+	JMP          atb32KernelAVX2_nb1_mr5_next
+
+atb32KernelAVX2_nb1_mr5_add:
+	MOVQ         DI, DX
+	VCVTPS2PD    X0, Y12
+	VPMOVSXDQ    X15, Y14
+	VMASKMOVPD   (DX), Y14, Y13
+	VADDPD       Y13, Y12, Y12
+	VMASKMOVPD   Y12, Y14, (DX)
+	VEXTRACTF128 $0x01, Y0, X12
+	VCVTPS2PD    X12, Y12
+	VEXTRACTI128 $0x01, Y15, X14
+	VPMOVSXDQ    X14, Y14
+	VMASKMOVPD   32(DX), Y14, Y13
+	VADDPD       Y13, Y12, Y12
+	VMASKMOVPD   Y12, Y14, 32(DX)
+	ADDQ         R8, DX
+	VCVTPS2PD    X1, Y12
+	VPMOVSXDQ    X15, Y14
+	VMASKMOVPD   (DX), Y14, Y13
+	VADDPD       Y13, Y12, Y12
+	VMASKMOVPD   Y12, Y14, (DX)
+	VEXTRACTF128 $0x01, Y1, X12
+	VCVTPS2PD    X12, Y12
+	VEXTRACTI128 $0x01, Y15, X14
+	VPMOVSXDQ    X14, Y14
+	VMASKMOVPD   32(DX), Y14, Y13
+	VADDPD       Y13, Y12, Y12
+	VMASKMOVPD   Y12, Y14, 32(DX)
+	ADDQ         R8, DX
+	VCVTPS2PD    X2, Y12
+	VPMOVSXDQ    X15, Y14
+	VMASKMOVPD   (DX), Y14, Y13
+	VADDPD       Y13, Y12, Y12
+	VMASKMOVPD   Y12, Y14, (DX)
+	VEXTRACTF128 $0x01, Y2, X12
+	VCVTPS2PD    X12, Y12
+	VEXTRACTI128 $0x01, Y15, X14
+	VPMOVSXDQ    X14, Y14
+	VMASKMOVPD   32(DX), Y14, Y13
+	VADDPD       Y13, Y12, Y12
+	VMASKMOVPD   Y12, Y14, 32(DX)
+	ADDQ         R8, DX
+	VCVTPS2PD    X3, Y12
+	VPMOVSXDQ    X15, Y14
+	VMASKMOVPD   (DX), Y14, Y13
+	VADDPD       Y13, Y12, Y12
+	VMASKMOVPD   Y12, Y14, (DX)
+	VEXTRACTF128 $0x01, Y3, X12
+	VCVTPS2PD    X12, Y12
+	VEXTRACTI128 $0x01, Y15, X14
+	VPMOVSXDQ    X14, Y14
+	VMASKMOVPD   32(DX), Y14, Y13
+	VADDPD       Y13, Y12, Y12
+	VMASKMOVPD   Y12, Y14, 32(DX)
+	ADDQ         R8, DX
+	VCVTPS2PD    X4, Y12
+	VPMOVSXDQ    X15, Y14
+	VMASKMOVPD   (DX), Y14, Y13
+	VADDPD       Y13, Y12, Y12
+	VMASKMOVPD   Y12, Y14, (DX)
+	VEXTRACTF128 $0x01, Y4, X12
+	VCVTPS2PD    X12, Y12
+	VEXTRACTI128 $0x01, Y15, X14
+	VPMOVSXDQ    X14, Y14
+	VMASKMOVPD   32(DX), Y14, Y13
+	VADDPD       Y13, Y12, Y12
+	VMASKMOVPD   Y12, Y14, 32(DX)
+
+atb32KernelAVX2_nb1_mr5_next:
+	MOVQ   $0x00000001, R13
+	TESTQ  BX, BX
+	JNZ    atb32KernelAVX2_nb1_mr5_chunk
+	IMUL3Q $0x00000005, R8, DX
+	ADDQ   DX, DI
+	ADDQ   $0x00000014, SI
+	JMP    atb32KernelAVX2_done
+
+atb32KernelAVX2_nb1_mr6:
+	MOVQ    b+32(FP), R11
+	MOVQ    n+48(FP), BX
+	MOVQ    SI, R12
+	MOVBQZX add+72(FP), R13
+
+atb32KernelAVX2_nb1_mr6_chunk:
+	VXORPS  Y0, Y0, Y0
+	VXORPS  Y1, Y1, Y1
+	VXORPS  Y2, Y2, Y2
+	VXORPS  Y3, Y3, Y3
+	VXORPS  Y4, Y4, Y4
+	VXORPS  Y5, Y5, Y5
+	MOVQ    $0x00000040, AX
+	CMPQ    BX, AX
+	CMOVQLT BX, AX
+	SUBQ    AX, BX
+
+atb32KernelAVX2_nb1_mr6_loop:
+	VMASKMOVPS   (R11), Y15, Y6
+	VBROADCASTSS (R12), Y13
+	VFMADD231PS  Y6, Y13, Y0
+	VBROADCASTSS 4(R12), Y13
+	VFMADD231PS  Y6, Y13, Y1
+	VBROADCASTSS 8(R12), Y13
+	VFMADD231PS  Y6, Y13, Y2
+	VBROADCASTSS 12(R12), Y13
+	VFMADD231PS  Y6, Y13, Y3
+	VBROADCASTSS 16(R12), Y13
+	VFMADD231PS  Y6, Y13, Y4
+	VBROADCASTSS 20(R12), Y13
+	VFMADD231PS  Y6, Y13, Y5
+	ADDQ         R9, R12
+	ADDQ         R10, R11
+	DECQ         AX
+	JNZ          atb32KernelAVX2_nb1_mr6_loop
+	TESTQ        R13, R13
+	JNZ          atb32KernelAVX2_nb1_mr6_add
+	MOVQ         DI, DX
+	VCVTPS2PD    X0, Y12
+	VPMOVSXDQ    X15, Y14
+	VMASKMOVPD   Y12, Y14, (DX)
+	VEXTRACTF128 $0x01, Y0, X12
+	VCVTPS2PD    X12, Y12
+	VEXTRACTI128 $0x01, Y15, X14
+	VPMOVSXDQ    X14, Y14
+	VMASKMOVPD   Y12, Y14, 32(DX)
+	ADDQ         R8, DX
+	VCVTPS2PD    X1, Y12
+	VPMOVSXDQ    X15, Y14
+	VMASKMOVPD   Y12, Y14, (DX)
+	VEXTRACTF128 $0x01, Y1, X12
+	VCVTPS2PD    X12, Y12
+	VEXTRACTI128 $0x01, Y15, X14
+	VPMOVSXDQ    X14, Y14
+	VMASKMOVPD   Y12, Y14, 32(DX)
+	ADDQ         R8, DX
+	VCVTPS2PD    X2, Y12
+	VPMOVSXDQ    X15, Y14
+	VMASKMOVPD   Y12, Y14, (DX)
+	VEXTRACTF128 $0x01, Y2, X12
+	VCVTPS2PD    X12, Y12
+	VEXTRACTI128 $0x01, Y15, X14
+	VPMOVSXDQ    X14, Y14
+	VMASKMOVPD   Y12, Y14, 32(DX)
+	ADDQ         R8, DX
+	VCVTPS2PD    X3, Y12
+	VPMOVSXDQ    X15, Y14
+	VMASKMOVPD   Y12, Y14, (DX)
+	VEXTRACTF128 $0x01, Y3, X12
+	VCVTPS2PD    X12, Y12
+	VEXTRACTI128 $0x01, Y15, X14
+	VPMOVSXDQ    X14, Y14
+	VMASKMOVPD   Y12, Y14, 32(DX)
+	ADDQ         R8, DX
+	VCVTPS2PD    X4, Y12
+	VPMOVSXDQ    X15, Y14
+	VMASKMOVPD   Y12, Y14, (DX)
+	VEXTRACTF128 $0x01, Y4, X12
+	VCVTPS2PD    X12, Y12
+	VEXTRACTI128 $0x01, Y15, X14
+	VPMOVSXDQ    X14, Y14
+	VMASKMOVPD   Y12, Y14, 32(DX)
+	ADDQ         R8, DX
+	VCVTPS2PD    X5, Y12
+	VPMOVSXDQ    X15, Y14
+	VMASKMOVPD   Y12, Y14, (DX)
+	VEXTRACTF128 $0x01, Y5, X12
+	VCVTPS2PD    X12, Y12
+	VEXTRACTI128 $0x01, Y15, X14
+	VPMOVSXDQ    X14, Y14
+	VMASKMOVPD   Y12, Y14, 32(DX)
+	JMP          atb32KernelAVX2_nb1_mr6_next
+
+atb32KernelAVX2_nb1_mr6_add:
+	MOVQ         DI, DX
+	VCVTPS2PD    X0, Y12
+	VPMOVSXDQ    X15, Y14
+	VMASKMOVPD   (DX), Y14, Y13
+	VADDPD       Y13, Y12, Y12
+	VMASKMOVPD   Y12, Y14, (DX)
+	VEXTRACTF128 $0x01, Y0, X12
+	VCVTPS2PD    X12, Y12
+	VEXTRACTI128 $0x01, Y15, X14
+	VPMOVSXDQ    X14, Y14
+	VMASKMOVPD   32(DX), Y14, Y13
+	VADDPD       Y13, Y12, Y12
+	VMASKMOVPD   Y12, Y14, 32(DX)
+	ADDQ         R8, DX
+	VCVTPS2PD    X1, Y12
+	VPMOVSXDQ    X15, Y14
+	VMASKMOVPD   (DX), Y14, Y13
+	VADDPD       Y13, Y12, Y12
+	VMASKMOVPD   Y12, Y14, (DX)
+	VEXTRACTF128 $0x01, Y1, X12
+	VCVTPS2PD    X12, Y12
+	VEXTRACTI128 $0x01, Y15, X14
+	VPMOVSXDQ    X14, Y14
+	VMASKMOVPD   32(DX), Y14, Y13
+	VADDPD       Y13, Y12, Y12
+	VMASKMOVPD   Y12, Y14, 32(DX)
+	ADDQ         R8, DX
+	VCVTPS2PD    X2, Y12
+	VPMOVSXDQ    X15, Y14
+	VMASKMOVPD   (DX), Y14, Y13
+	VADDPD       Y13, Y12, Y12
+	VMASKMOVPD   Y12, Y14, (DX)
+	VEXTRACTF128 $0x01, Y2, X12
+	VCVTPS2PD    X12, Y12
+	VEXTRACTI128 $0x01, Y15, X14
+	VPMOVSXDQ    X14, Y14
+	VMASKMOVPD   32(DX), Y14, Y13
+	VADDPD       Y13, Y12, Y12
+	VMASKMOVPD   Y12, Y14, 32(DX)
+	ADDQ         R8, DX
+	VCVTPS2PD    X3, Y12
+	VPMOVSXDQ    X15, Y14
+	VMASKMOVPD   (DX), Y14, Y13
+	VADDPD       Y13, Y12, Y12
+	VMASKMOVPD   Y12, Y14, (DX)
+	VEXTRACTF128 $0x01, Y3, X12
+	VCVTPS2PD    X12, Y12
+	VEXTRACTI128 $0x01, Y15, X14
+	VPMOVSXDQ    X14, Y14
+	VMASKMOVPD   32(DX), Y14, Y13
+	VADDPD       Y13, Y12, Y12
+	VMASKMOVPD   Y12, Y14, 32(DX)
+	ADDQ         R8, DX
+	VCVTPS2PD    X4, Y12
+	VPMOVSXDQ    X15, Y14
+	VMASKMOVPD   (DX), Y14, Y13
+	VADDPD       Y13, Y12, Y12
+	VMASKMOVPD   Y12, Y14, (DX)
+	VEXTRACTF128 $0x01, Y4, X12
+	VCVTPS2PD    X12, Y12
+	VEXTRACTI128 $0x01, Y15, X14
+	VPMOVSXDQ    X14, Y14
+	VMASKMOVPD   32(DX), Y14, Y13
+	VADDPD       Y13, Y12, Y12
+	VMASKMOVPD   Y12, Y14, 32(DX)
+	ADDQ         R8, DX
+	VCVTPS2PD    X5, Y12
+	VPMOVSXDQ    X15, Y14
+	VMASKMOVPD   (DX), Y14, Y13
+	VADDPD       Y13, Y12, Y12
+	VMASKMOVPD   Y12, Y14, (DX)
+	VEXTRACTF128 $0x01, Y5, X12
+	VCVTPS2PD    X12, Y12
+	VEXTRACTI128 $0x01, Y15, X14
+	VPMOVSXDQ    X14, Y14
+	VMASKMOVPD   32(DX), Y14, Y13
+	VADDPD       Y13, Y12, Y12
+	VMASKMOVPD   Y12, Y14, 32(DX)
+
+atb32KernelAVX2_nb1_mr6_next:
+	MOVQ   $0x00000001, R13
+	TESTQ  BX, BX
+	JNZ    atb32KernelAVX2_nb1_mr6_chunk
+	IMUL3Q $0x00000006, R8, DX
+	ADDQ   DX, DI
+	ADDQ   $0x00000018, SI
+	JMP    atb32KernelAVX2_done
+
+atb32KernelAVX2_nb1_mr7:
+	MOVQ    b+32(FP), R11
+	MOVQ    n+48(FP), BX
+	MOVQ    SI, R12
+	MOVBQZX add+72(FP), R13
+
+atb32KernelAVX2_nb1_mr7_chunk:
+	VXORPS  Y0, Y0, Y0
+	VXORPS  Y1, Y1, Y1
+	VXORPS  Y2, Y2, Y2
+	VXORPS  Y3, Y3, Y3
+	VXORPS  Y4, Y4, Y4
+	VXORPS  Y5, Y5, Y5
+	VXORPS  Y6, Y6, Y6
+	MOVQ    $0x00000040, AX
+	CMPQ    BX, AX
+	CMOVQLT BX, AX
+	SUBQ    AX, BX
+
+atb32KernelAVX2_nb1_mr7_loop:
+	VMASKMOVPS   (R11), Y15, Y7
+	VBROADCASTSS (R12), Y13
+	VFMADD231PS  Y7, Y13, Y0
+	VBROADCASTSS 4(R12), Y13
+	VFMADD231PS  Y7, Y13, Y1
+	VBROADCASTSS 8(R12), Y13
+	VFMADD231PS  Y7, Y13, Y2
+	VBROADCASTSS 12(R12), Y13
+	VFMADD231PS  Y7, Y13, Y3
+	VBROADCASTSS 16(R12), Y13
+	VFMADD231PS  Y7, Y13, Y4
+	VBROADCASTSS 20(R12), Y13
+	VFMADD231PS  Y7, Y13, Y5
+	VBROADCASTSS 24(R12), Y13
+	VFMADD231PS  Y7, Y13, Y6
+	ADDQ         R9, R12
+	ADDQ         R10, R11
+	DECQ         AX
+	JNZ          atb32KernelAVX2_nb1_mr7_loop
+	TESTQ        R13, R13
+	JNZ          atb32KernelAVX2_nb1_mr7_add
+	MOVQ         DI, DX
+	VCVTPS2PD    X0, Y12
+	VPMOVSXDQ    X15, Y14
+	VMASKMOVPD   Y12, Y14, (DX)
+	VEXTRACTF128 $0x01, Y0, X12
+	VCVTPS2PD    X12, Y12
+	VEXTRACTI128 $0x01, Y15, X14
+	VPMOVSXDQ    X14, Y14
+	VMASKMOVPD   Y12, Y14, 32(DX)
+	ADDQ         R8, DX
+	VCVTPS2PD    X1, Y12
+	VPMOVSXDQ    X15, Y14
+	VMASKMOVPD   Y12, Y14, (DX)
+	VEXTRACTF128 $0x01, Y1, X12
+	VCVTPS2PD    X12, Y12
+	VEXTRACTI128 $0x01, Y15, X14
+	VPMOVSXDQ    X14, Y14
+	VMASKMOVPD   Y12, Y14, 32(DX)
+	ADDQ         R8, DX
+	VCVTPS2PD    X2, Y12
+	VPMOVSXDQ    X15, Y14
+	VMASKMOVPD   Y12, Y14, (DX)
+	VEXTRACTF128 $0x01, Y2, X12
+	VCVTPS2PD    X12, Y12
+	VEXTRACTI128 $0x01, Y15, X14
+	VPMOVSXDQ    X14, Y14
+	VMASKMOVPD   Y12, Y14, 32(DX)
+	ADDQ         R8, DX
+	VCVTPS2PD    X3, Y12
+	VPMOVSXDQ    X15, Y14
+	VMASKMOVPD   Y12, Y14, (DX)
+	VEXTRACTF128 $0x01, Y3, X12
+	VCVTPS2PD    X12, Y12
+	VEXTRACTI128 $0x01, Y15, X14
+	VPMOVSXDQ    X14, Y14
+	VMASKMOVPD   Y12, Y14, 32(DX)
+	ADDQ         R8, DX
+	VCVTPS2PD    X4, Y12
+	VPMOVSXDQ    X15, Y14
+	VMASKMOVPD   Y12, Y14, (DX)
+	VEXTRACTF128 $0x01, Y4, X12
+	VCVTPS2PD    X12, Y12
+	VEXTRACTI128 $0x01, Y15, X14
+	VPMOVSXDQ    X14, Y14
+	VMASKMOVPD   Y12, Y14, 32(DX)
+	ADDQ         R8, DX
+	VCVTPS2PD    X5, Y12
+	VPMOVSXDQ    X15, Y14
+	VMASKMOVPD   Y12, Y14, (DX)
+	VEXTRACTF128 $0x01, Y5, X12
+	VCVTPS2PD    X12, Y12
+	VEXTRACTI128 $0x01, Y15, X14
+	VPMOVSXDQ    X14, Y14
+	VMASKMOVPD   Y12, Y14, 32(DX)
+	ADDQ         R8, DX
+	VCVTPS2PD    X6, Y12
+	VPMOVSXDQ    X15, Y14
+	VMASKMOVPD   Y12, Y14, (DX)
+	VEXTRACTF128 $0x01, Y6, X12
+	VCVTPS2PD    X12, Y12
+	VEXTRACTI128 $0x01, Y15, X14
+	VPMOVSXDQ    X14, Y14
+	VMASKMOVPD   Y12, Y14, 32(DX)
+	JMP          atb32KernelAVX2_nb1_mr7_next
+
+atb32KernelAVX2_nb1_mr7_add:
+	MOVQ         DI, DX
+	VCVTPS2PD    X0, Y12
+	VPMOVSXDQ    X15, Y14
+	VMASKMOVPD   (DX), Y14, Y13
+	VADDPD       Y13, Y12, Y12
+	VMASKMOVPD   Y12, Y14, (DX)
+	VEXTRACTF128 $0x01, Y0, X12
+	VCVTPS2PD    X12, Y12
+	VEXTRACTI128 $0x01, Y15, X14
+	VPMOVSXDQ    X14, Y14
+	VMASKMOVPD   32(DX), Y14, Y13
+	VADDPD       Y13, Y12, Y12
+	VMASKMOVPD   Y12, Y14, 32(DX)
+	ADDQ         R8, DX
+	VCVTPS2PD    X1, Y12
+	VPMOVSXDQ    X15, Y14
+	VMASKMOVPD   (DX), Y14, Y13
+	VADDPD       Y13, Y12, Y12
+	VMASKMOVPD   Y12, Y14, (DX)
+	VEXTRACTF128 $0x01, Y1, X12
+	VCVTPS2PD    X12, Y12
+	VEXTRACTI128 $0x01, Y15, X14
+	VPMOVSXDQ    X14, Y14
+	VMASKMOVPD   32(DX), Y14, Y13
+	VADDPD       Y13, Y12, Y12
+	VMASKMOVPD   Y12, Y14, 32(DX)
+	ADDQ         R8, DX
+	VCVTPS2PD    X2, Y12
+	VPMOVSXDQ    X15, Y14
+	VMASKMOVPD   (DX), Y14, Y13
+	VADDPD       Y13, Y12, Y12
+	VMASKMOVPD   Y12, Y14, (DX)
+	VEXTRACTF128 $0x01, Y2, X12
+	VCVTPS2PD    X12, Y12
+	VEXTRACTI128 $0x01, Y15, X14
+	VPMOVSXDQ    X14, Y14
+	VMASKMOVPD   32(DX), Y14, Y13
+	VADDPD       Y13, Y12, Y12
+	VMASKMOVPD   Y12, Y14, 32(DX)
+	ADDQ         R8, DX
+	VCVTPS2PD    X3, Y12
+	VPMOVSXDQ    X15, Y14
+	VMASKMOVPD   (DX), Y14, Y13
+	VADDPD       Y13, Y12, Y12
+	VMASKMOVPD   Y12, Y14, (DX)
+	VEXTRACTF128 $0x01, Y3, X12
+	VCVTPS2PD    X12, Y12
+	VEXTRACTI128 $0x01, Y15, X14
+	VPMOVSXDQ    X14, Y14
+	VMASKMOVPD   32(DX), Y14, Y13
+	VADDPD       Y13, Y12, Y12
+	VMASKMOVPD   Y12, Y14, 32(DX)
+	ADDQ         R8, DX
+	VCVTPS2PD    X4, Y12
+	VPMOVSXDQ    X15, Y14
+	VMASKMOVPD   (DX), Y14, Y13
+	VADDPD       Y13, Y12, Y12
+	VMASKMOVPD   Y12, Y14, (DX)
+	VEXTRACTF128 $0x01, Y4, X12
+	VCVTPS2PD    X12, Y12
+	VEXTRACTI128 $0x01, Y15, X14
+	VPMOVSXDQ    X14, Y14
+	VMASKMOVPD   32(DX), Y14, Y13
+	VADDPD       Y13, Y12, Y12
+	VMASKMOVPD   Y12, Y14, 32(DX)
+	ADDQ         R8, DX
+	VCVTPS2PD    X5, Y12
+	VPMOVSXDQ    X15, Y14
+	VMASKMOVPD   (DX), Y14, Y13
+	VADDPD       Y13, Y12, Y12
+	VMASKMOVPD   Y12, Y14, (DX)
+	VEXTRACTF128 $0x01, Y5, X12
+	VCVTPS2PD    X12, Y12
+	VEXTRACTI128 $0x01, Y15, X14
+	VPMOVSXDQ    X14, Y14
+	VMASKMOVPD   32(DX), Y14, Y13
+	VADDPD       Y13, Y12, Y12
+	VMASKMOVPD   Y12, Y14, 32(DX)
+	ADDQ         R8, DX
+	VCVTPS2PD    X6, Y12
+	VPMOVSXDQ    X15, Y14
+	VMASKMOVPD   (DX), Y14, Y13
+	VADDPD       Y13, Y12, Y12
+	VMASKMOVPD   Y12, Y14, (DX)
+	VEXTRACTF128 $0x01, Y6, X12
+	VCVTPS2PD    X12, Y12
+	VEXTRACTI128 $0x01, Y15, X14
+	VPMOVSXDQ    X14, Y14
+	VMASKMOVPD   32(DX), Y14, Y13
+	VADDPD       Y13, Y12, Y12
+	VMASKMOVPD   Y12, Y14, 32(DX)
+
+atb32KernelAVX2_nb1_mr7_next:
+	MOVQ   $0x00000001, R13
+	TESTQ  BX, BX
+	JNZ    atb32KernelAVX2_nb1_mr7_chunk
+	IMUL3Q $0x00000007, R8, DX
+	ADDQ   DX, DI
+	ADDQ   $0x0000001c, SI
+	JMP    atb32KernelAVX2_done
+
+atb32KernelAVX2_nb1_mr8:
+	MOVQ    b+32(FP), R11
+	MOVQ    n+48(FP), BX
+	MOVQ    SI, R12
+	MOVBQZX add+72(FP), R13
+
+atb32KernelAVX2_nb1_mr8_chunk:
+	VXORPS  Y0, Y0, Y0
+	VXORPS  Y1, Y1, Y1
+	VXORPS  Y2, Y2, Y2
+	VXORPS  Y3, Y3, Y3
+	VXORPS  Y4, Y4, Y4
+	VXORPS  Y5, Y5, Y5
+	VXORPS  Y6, Y6, Y6
+	VXORPS  Y7, Y7, Y7
+	MOVQ    $0x00000040, AX
+	CMPQ    BX, AX
+	CMOVQLT BX, AX
+	SUBQ    AX, BX
+
+atb32KernelAVX2_nb1_mr8_loop:
+	VMASKMOVPS   (R11), Y15, Y8
+	VBROADCASTSS (R12), Y13
+	VFMADD231PS  Y8, Y13, Y0
+	VBROADCASTSS 4(R12), Y13
+	VFMADD231PS  Y8, Y13, Y1
+	VBROADCASTSS 8(R12), Y13
+	VFMADD231PS  Y8, Y13, Y2
+	VBROADCASTSS 12(R12), Y13
+	VFMADD231PS  Y8, Y13, Y3
+	VBROADCASTSS 16(R12), Y13
+	VFMADD231PS  Y8, Y13, Y4
+	VBROADCASTSS 20(R12), Y13
+	VFMADD231PS  Y8, Y13, Y5
+	VBROADCASTSS 24(R12), Y13
+	VFMADD231PS  Y8, Y13, Y6
+	VBROADCASTSS 28(R12), Y13
+	VFMADD231PS  Y8, Y13, Y7
+	ADDQ         R9, R12
+	ADDQ         R10, R11
+	DECQ         AX
+	JNZ          atb32KernelAVX2_nb1_mr8_loop
+	TESTQ        R13, R13
+	JNZ          atb32KernelAVX2_nb1_mr8_add
+	MOVQ         DI, DX
+	VCVTPS2PD    X0, Y12
+	VPMOVSXDQ    X15, Y14
+	VMASKMOVPD   Y12, Y14, (DX)
+	VEXTRACTF128 $0x01, Y0, X12
+	VCVTPS2PD    X12, Y12
+	VEXTRACTI128 $0x01, Y15, X14
+	VPMOVSXDQ    X14, Y14
+	VMASKMOVPD   Y12, Y14, 32(DX)
+	ADDQ         R8, DX
+	VCVTPS2PD    X1, Y12
+	VPMOVSXDQ    X15, Y14
+	VMASKMOVPD   Y12, Y14, (DX)
+	VEXTRACTF128 $0x01, Y1, X12
+	VCVTPS2PD    X12, Y12
+	VEXTRACTI128 $0x01, Y15, X14
+	VPMOVSXDQ    X14, Y14
+	VMASKMOVPD   Y12, Y14, 32(DX)
+	ADDQ         R8, DX
+	VCVTPS2PD    X2, Y12
+	VPMOVSXDQ    X15, Y14
+	VMASKMOVPD   Y12, Y14, (DX)
+	VEXTRACTF128 $0x01, Y2, X12
+	VCVTPS2PD    X12, Y12
+	VEXTRACTI128 $0x01, Y15, X14
+	VPMOVSXDQ    X14, Y14
+	VMASKMOVPD   Y12, Y14, 32(DX)
+	ADDQ         R8, DX
+	VCVTPS2PD    X3, Y12
+	VPMOVSXDQ    X15, Y14
+	VMASKMOVPD   Y12, Y14, (DX)
+	VEXTRACTF128 $0x01, Y3, X12
+	VCVTPS2PD    X12, Y12
+	VEXTRACTI128 $0x01, Y15, X14
+	VPMOVSXDQ    X14, Y14
+	VMASKMOVPD   Y12, Y14, 32(DX)
+	ADDQ         R8, DX
+	VCVTPS2PD    X4, Y12
+	VPMOVSXDQ    X15, Y14
+	VMASKMOVPD   Y12, Y14, (DX)
+	VEXTRACTF128 $0x01, Y4, X12
+	VCVTPS2PD    X12, Y12
+	VEXTRACTI128 $0x01, Y15, X14
+	VPMOVSXDQ    X14, Y14
+	VMASKMOVPD   Y12, Y14, 32(DX)
+	ADDQ         R8, DX
+	VCVTPS2PD    X5, Y12
+	VPMOVSXDQ    X15, Y14
+	VMASKMOVPD   Y12, Y14, (DX)
+	VEXTRACTF128 $0x01, Y5, X12
+	VCVTPS2PD    X12, Y12
+	VEXTRACTI128 $0x01, Y15, X14
+	VPMOVSXDQ    X14, Y14
+	VMASKMOVPD   Y12, Y14, 32(DX)
+	ADDQ         R8, DX
+	VCVTPS2PD    X6, Y12
+	VPMOVSXDQ    X15, Y14
+	VMASKMOVPD   Y12, Y14, (DX)
+	VEXTRACTF128 $0x01, Y6, X12
+	VCVTPS2PD    X12, Y12
+	VEXTRACTI128 $0x01, Y15, X14
+	VPMOVSXDQ    X14, Y14
+	VMASKMOVPD   Y12, Y14, 32(DX)
+	ADDQ         R8, DX
+	VCVTPS2PD    X7, Y12
+	VPMOVSXDQ    X15, Y14
+	VMASKMOVPD   Y12, Y14, (DX)
+	VEXTRACTF128 $0x01, Y7, X12
+	VCVTPS2PD    X12, Y12
+	VEXTRACTI128 $0x01, Y15, X14
+	VPMOVSXDQ    X14, Y14
+	VMASKMOVPD   Y12, Y14, 32(DX)
+	JMP          atb32KernelAVX2_nb1_mr8_next
+
+atb32KernelAVX2_nb1_mr8_add:
+	MOVQ         DI, DX
+	VCVTPS2PD    X0, Y12
+	VPMOVSXDQ    X15, Y14
+	VMASKMOVPD   (DX), Y14, Y13
+	VADDPD       Y13, Y12, Y12
+	VMASKMOVPD   Y12, Y14, (DX)
+	VEXTRACTF128 $0x01, Y0, X12
+	VCVTPS2PD    X12, Y12
+	VEXTRACTI128 $0x01, Y15, X14
+	VPMOVSXDQ    X14, Y14
+	VMASKMOVPD   32(DX), Y14, Y13
+	VADDPD       Y13, Y12, Y12
+	VMASKMOVPD   Y12, Y14, 32(DX)
+	ADDQ         R8, DX
+	VCVTPS2PD    X1, Y12
+	VPMOVSXDQ    X15, Y14
+	VMASKMOVPD   (DX), Y14, Y13
+	VADDPD       Y13, Y12, Y12
+	VMASKMOVPD   Y12, Y14, (DX)
+	VEXTRACTF128 $0x01, Y1, X12
+	VCVTPS2PD    X12, Y12
+	VEXTRACTI128 $0x01, Y15, X14
+	VPMOVSXDQ    X14, Y14
+	VMASKMOVPD   32(DX), Y14, Y13
+	VADDPD       Y13, Y12, Y12
+	VMASKMOVPD   Y12, Y14, 32(DX)
+	ADDQ         R8, DX
+	VCVTPS2PD    X2, Y12
+	VPMOVSXDQ    X15, Y14
+	VMASKMOVPD   (DX), Y14, Y13
+	VADDPD       Y13, Y12, Y12
+	VMASKMOVPD   Y12, Y14, (DX)
+	VEXTRACTF128 $0x01, Y2, X12
+	VCVTPS2PD    X12, Y12
+	VEXTRACTI128 $0x01, Y15, X14
+	VPMOVSXDQ    X14, Y14
+	VMASKMOVPD   32(DX), Y14, Y13
+	VADDPD       Y13, Y12, Y12
+	VMASKMOVPD   Y12, Y14, 32(DX)
+	ADDQ         R8, DX
+	VCVTPS2PD    X3, Y12
+	VPMOVSXDQ    X15, Y14
+	VMASKMOVPD   (DX), Y14, Y13
+	VADDPD       Y13, Y12, Y12
+	VMASKMOVPD   Y12, Y14, (DX)
+	VEXTRACTF128 $0x01, Y3, X12
+	VCVTPS2PD    X12, Y12
+	VEXTRACTI128 $0x01, Y15, X14
+	VPMOVSXDQ    X14, Y14
+	VMASKMOVPD   32(DX), Y14, Y13
+	VADDPD       Y13, Y12, Y12
+	VMASKMOVPD   Y12, Y14, 32(DX)
+	ADDQ         R8, DX
+	VCVTPS2PD    X4, Y12
+	VPMOVSXDQ    X15, Y14
+	VMASKMOVPD   (DX), Y14, Y13
+	VADDPD       Y13, Y12, Y12
+	VMASKMOVPD   Y12, Y14, (DX)
+	VEXTRACTF128 $0x01, Y4, X12
+	VCVTPS2PD    X12, Y12
+	VEXTRACTI128 $0x01, Y15, X14
+	VPMOVSXDQ    X14, Y14
+	VMASKMOVPD   32(DX), Y14, Y13
+	VADDPD       Y13, Y12, Y12
+	VMASKMOVPD   Y12, Y14, 32(DX)
+	ADDQ         R8, DX
+	VCVTPS2PD    X5, Y12
+	VPMOVSXDQ    X15, Y14
+	VMASKMOVPD   (DX), Y14, Y13
+	VADDPD       Y13, Y12, Y12
+	VMASKMOVPD   Y12, Y14, (DX)
+	VEXTRACTF128 $0x01, Y5, X12
+	VCVTPS2PD    X12, Y12
+	VEXTRACTI128 $0x01, Y15, X14
+	VPMOVSXDQ    X14, Y14
+	VMASKMOVPD   32(DX), Y14, Y13
+	VADDPD       Y13, Y12, Y12
+	VMASKMOVPD   Y12, Y14, 32(DX)
+	ADDQ         R8, DX
+	VCVTPS2PD    X6, Y12
+	VPMOVSXDQ    X15, Y14
+	VMASKMOVPD   (DX), Y14, Y13
+	VADDPD       Y13, Y12, Y12
+	VMASKMOVPD   Y12, Y14, (DX)
+	VEXTRACTF128 $0x01, Y6, X12
+	VCVTPS2PD    X12, Y12
+	VEXTRACTI128 $0x01, Y15, X14
+	VPMOVSXDQ    X14, Y14
+	VMASKMOVPD   32(DX), Y14, Y13
+	VADDPD       Y13, Y12, Y12
+	VMASKMOVPD   Y12, Y14, 32(DX)
+	ADDQ         R8, DX
+	VCVTPS2PD    X7, Y12
+	VPMOVSXDQ    X15, Y14
+	VMASKMOVPD   (DX), Y14, Y13
+	VADDPD       Y13, Y12, Y12
+	VMASKMOVPD   Y12, Y14, (DX)
+	VEXTRACTF128 $0x01, Y7, X12
+	VCVTPS2PD    X12, Y12
+	VEXTRACTI128 $0x01, Y15, X14
+	VPMOVSXDQ    X14, Y14
+	VMASKMOVPD   32(DX), Y14, Y13
+	VADDPD       Y13, Y12, Y12
+	VMASKMOVPD   Y12, Y14, 32(DX)
+
+atb32KernelAVX2_nb1_mr8_next:
+	MOVQ   $0x00000001, R13
+	TESTQ  BX, BX
+	JNZ    atb32KernelAVX2_nb1_mr8_chunk
+	IMUL3Q $0x00000008, R8, DX
+	ADDQ   DX, DI
+	ADDQ   $0x00000020, SI
+	JMP    atb32KernelAVX2_done
+
+atb32KernelAVX2_nb1_mr9:
+	MOVQ    b+32(FP), R11
+	MOVQ    n+48(FP), BX
+	MOVQ    SI, R12
+	MOVBQZX add+72(FP), R13
+
+atb32KernelAVX2_nb1_mr9_chunk:
+	VXORPS  Y0, Y0, Y0
+	VXORPS  Y1, Y1, Y1
+	VXORPS  Y2, Y2, Y2
+	VXORPS  Y3, Y3, Y3
+	VXORPS  Y4, Y4, Y4
+	VXORPS  Y5, Y5, Y5
+	VXORPS  Y6, Y6, Y6
+	VXORPS  Y7, Y7, Y7
+	VXORPS  Y8, Y8, Y8
+	MOVQ    $0x00000040, AX
+	CMPQ    BX, AX
+	CMOVQLT BX, AX
+	SUBQ    AX, BX
+
+atb32KernelAVX2_nb1_mr9_loop:
+	VMASKMOVPS   (R11), Y15, Y9
+	VBROADCASTSS (R12), Y13
+	VFMADD231PS  Y9, Y13, Y0
+	VBROADCASTSS 4(R12), Y13
+	VFMADD231PS  Y9, Y13, Y1
+	VBROADCASTSS 8(R12), Y13
+	VFMADD231PS  Y9, Y13, Y2
+	VBROADCASTSS 12(R12), Y13
+	VFMADD231PS  Y9, Y13, Y3
+	VBROADCASTSS 16(R12), Y13
+	VFMADD231PS  Y9, Y13, Y4
+	VBROADCASTSS 20(R12), Y13
+	VFMADD231PS  Y9, Y13, Y5
+	VBROADCASTSS 24(R12), Y13
+	VFMADD231PS  Y9, Y13, Y6
+	VBROADCASTSS 28(R12), Y13
+	VFMADD231PS  Y9, Y13, Y7
+	VBROADCASTSS 32(R12), Y13
+	VFMADD231PS  Y9, Y13, Y8
+	ADDQ         R9, R12
+	ADDQ         R10, R11
+	DECQ         AX
+	JNZ          atb32KernelAVX2_nb1_mr9_loop
+	TESTQ        R13, R13
+	JNZ          atb32KernelAVX2_nb1_mr9_add
+	MOVQ         DI, DX
+	VCVTPS2PD    X0, Y12
+	VPMOVSXDQ    X15, Y14
+	VMASKMOVPD   Y12, Y14, (DX)
+	VEXTRACTF128 $0x01, Y0, X12
+	VCVTPS2PD    X12, Y12
+	VEXTRACTI128 $0x01, Y15, X14
+	VPMOVSXDQ    X14, Y14
+	VMASKMOVPD   Y12, Y14, 32(DX)
+	ADDQ         R8, DX
+	VCVTPS2PD    X1, Y12
+	VPMOVSXDQ    X15, Y14
+	VMASKMOVPD   Y12, Y14, (DX)
+	VEXTRACTF128 $0x01, Y1, X12
+	VCVTPS2PD    X12, Y12
+	VEXTRACTI128 $0x01, Y15, X14
+	VPMOVSXDQ    X14, Y14
+	VMASKMOVPD   Y12, Y14, 32(DX)
+	ADDQ         R8, DX
+	VCVTPS2PD    X2, Y12
+	VPMOVSXDQ    X15, Y14
+	VMASKMOVPD   Y12, Y14, (DX)
+	VEXTRACTF128 $0x01, Y2, X12
+	VCVTPS2PD    X12, Y12
+	VEXTRACTI128 $0x01, Y15, X14
+	VPMOVSXDQ    X14, Y14
+	VMASKMOVPD   Y12, Y14, 32(DX)
+	ADDQ         R8, DX
+	VCVTPS2PD    X3, Y12
+	VPMOVSXDQ    X15, Y14
+	VMASKMOVPD   Y12, Y14, (DX)
+	VEXTRACTF128 $0x01, Y3, X12
+	VCVTPS2PD    X12, Y12
+	VEXTRACTI128 $0x01, Y15, X14
+	VPMOVSXDQ    X14, Y14
+	VMASKMOVPD   Y12, Y14, 32(DX)
+	ADDQ         R8, DX
+	VCVTPS2PD    X4, Y12
+	VPMOVSXDQ    X15, Y14
+	VMASKMOVPD   Y12, Y14, (DX)
+	VEXTRACTF128 $0x01, Y4, X12
+	VCVTPS2PD    X12, Y12
+	VEXTRACTI128 $0x01, Y15, X14
+	VPMOVSXDQ    X14, Y14
+	VMASKMOVPD   Y12, Y14, 32(DX)
+	ADDQ         R8, DX
+	VCVTPS2PD    X5, Y12
+	VPMOVSXDQ    X15, Y14
+	VMASKMOVPD   Y12, Y14, (DX)
+	VEXTRACTF128 $0x01, Y5, X12
+	VCVTPS2PD    X12, Y12
+	VEXTRACTI128 $0x01, Y15, X14
+	VPMOVSXDQ    X14, Y14
+	VMASKMOVPD   Y12, Y14, 32(DX)
+	ADDQ         R8, DX
+	VCVTPS2PD    X6, Y12
+	VPMOVSXDQ    X15, Y14
+	VMASKMOVPD   Y12, Y14, (DX)
+	VEXTRACTF128 $0x01, Y6, X12
+	VCVTPS2PD    X12, Y12
+	VEXTRACTI128 $0x01, Y15, X14
+	VPMOVSXDQ    X14, Y14
+	VMASKMOVPD   Y12, Y14, 32(DX)
+	ADDQ         R8, DX
+	VCVTPS2PD    X7, Y12
+	VPMOVSXDQ    X15, Y14
+	VMASKMOVPD   Y12, Y14, (DX)
+	VEXTRACTF128 $0x01, Y7, X12
+	VCVTPS2PD    X12, Y12
+	VEXTRACTI128 $0x01, Y15, X14
+	VPMOVSXDQ    X14, Y14
+	VMASKMOVPD   Y12, Y14, 32(DX)
+	ADDQ         R8, DX
+	VCVTPS2PD    X8, Y12
+	VPMOVSXDQ    X15, Y14
+	VMASKMOVPD   Y12, Y14, (DX)
+	VEXTRACTF128 $0x01, Y8, X12
+	VCVTPS2PD    X12, Y12
+	VEXTRACTI128 $0x01, Y15, X14
+	VPMOVSXDQ    X14, Y14
+	VMASKMOVPD   Y12, Y14, 32(DX)
+	JMP          atb32KernelAVX2_nb1_mr9_next
+
+atb32KernelAVX2_nb1_mr9_add:
+	MOVQ         DI, DX
+	VCVTPS2PD    X0, Y12
+	VPMOVSXDQ    X15, Y14
+	VMASKMOVPD   (DX), Y14, Y13
+	VADDPD       Y13, Y12, Y12
+	VMASKMOVPD   Y12, Y14, (DX)
+	VEXTRACTF128 $0x01, Y0, X12
+	VCVTPS2PD    X12, Y12
+	VEXTRACTI128 $0x01, Y15, X14
+	VPMOVSXDQ    X14, Y14
+	VMASKMOVPD   32(DX), Y14, Y13
+	VADDPD       Y13, Y12, Y12
+	VMASKMOVPD   Y12, Y14, 32(DX)
+	ADDQ         R8, DX
+	VCVTPS2PD    X1, Y12
+	VPMOVSXDQ    X15, Y14
+	VMASKMOVPD   (DX), Y14, Y13
+	VADDPD       Y13, Y12, Y12
+	VMASKMOVPD   Y12, Y14, (DX)
+	VEXTRACTF128 $0x01, Y1, X12
+	VCVTPS2PD    X12, Y12
+	VEXTRACTI128 $0x01, Y15, X14
+	VPMOVSXDQ    X14, Y14
+	VMASKMOVPD   32(DX), Y14, Y13
+	VADDPD       Y13, Y12, Y12
+	VMASKMOVPD   Y12, Y14, 32(DX)
+	ADDQ         R8, DX
+	VCVTPS2PD    X2, Y12
+	VPMOVSXDQ    X15, Y14
+	VMASKMOVPD   (DX), Y14, Y13
+	VADDPD       Y13, Y12, Y12
+	VMASKMOVPD   Y12, Y14, (DX)
+	VEXTRACTF128 $0x01, Y2, X12
+	VCVTPS2PD    X12, Y12
+	VEXTRACTI128 $0x01, Y15, X14
+	VPMOVSXDQ    X14, Y14
+	VMASKMOVPD   32(DX), Y14, Y13
+	VADDPD       Y13, Y12, Y12
+	VMASKMOVPD   Y12, Y14, 32(DX)
+	ADDQ         R8, DX
+	VCVTPS2PD    X3, Y12
+	VPMOVSXDQ    X15, Y14
+	VMASKMOVPD   (DX), Y14, Y13
+	VADDPD       Y13, Y12, Y12
+	VMASKMOVPD   Y12, Y14, (DX)
+	VEXTRACTF128 $0x01, Y3, X12
+	VCVTPS2PD    X12, Y12
+	VEXTRACTI128 $0x01, Y15, X14
+	VPMOVSXDQ    X14, Y14
+	VMASKMOVPD   32(DX), Y14, Y13
+	VADDPD       Y13, Y12, Y12
+	VMASKMOVPD   Y12, Y14, 32(DX)
+	ADDQ         R8, DX
+	VCVTPS2PD    X4, Y12
+	VPMOVSXDQ    X15, Y14
+	VMASKMOVPD   (DX), Y14, Y13
+	VADDPD       Y13, Y12, Y12
+	VMASKMOVPD   Y12, Y14, (DX)
+	VEXTRACTF128 $0x01, Y4, X12
+	VCVTPS2PD    X12, Y12
+	VEXTRACTI128 $0x01, Y15, X14
+	VPMOVSXDQ    X14, Y14
+	VMASKMOVPD   32(DX), Y14, Y13
+	VADDPD       Y13, Y12, Y12
+	VMASKMOVPD   Y12, Y14, 32(DX)
+	ADDQ         R8, DX
+	VCVTPS2PD    X5, Y12
+	VPMOVSXDQ    X15, Y14
+	VMASKMOVPD   (DX), Y14, Y13
+	VADDPD       Y13, Y12, Y12
+	VMASKMOVPD   Y12, Y14, (DX)
+	VEXTRACTF128 $0x01, Y5, X12
+	VCVTPS2PD    X12, Y12
+	VEXTRACTI128 $0x01, Y15, X14
+	VPMOVSXDQ    X14, Y14
+	VMASKMOVPD   32(DX), Y14, Y13
+	VADDPD       Y13, Y12, Y12
+	VMASKMOVPD   Y12, Y14, 32(DX)
+	ADDQ         R8, DX
+	VCVTPS2PD    X6, Y12
+	VPMOVSXDQ    X15, Y14
+	VMASKMOVPD   (DX), Y14, Y13
+	VADDPD       Y13, Y12, Y12
+	VMASKMOVPD   Y12, Y14, (DX)
+	VEXTRACTF128 $0x01, Y6, X12
+	VCVTPS2PD    X12, Y12
+	VEXTRACTI128 $0x01, Y15, X14
+	VPMOVSXDQ    X14, Y14
+	VMASKMOVPD   32(DX), Y14, Y13
+	VADDPD       Y13, Y12, Y12
+	VMASKMOVPD   Y12, Y14, 32(DX)
+	ADDQ         R8, DX
+	VCVTPS2PD    X7, Y12
+	VPMOVSXDQ    X15, Y14
+	VMASKMOVPD   (DX), Y14, Y13
+	VADDPD       Y13, Y12, Y12
+	VMASKMOVPD   Y12, Y14, (DX)
+	VEXTRACTF128 $0x01, Y7, X12
+	VCVTPS2PD    X12, Y12
+	VEXTRACTI128 $0x01, Y15, X14
+	VPMOVSXDQ    X14, Y14
+	VMASKMOVPD   32(DX), Y14, Y13
+	VADDPD       Y13, Y12, Y12
+	VMASKMOVPD   Y12, Y14, 32(DX)
+	ADDQ         R8, DX
+	VCVTPS2PD    X8, Y12
+	VPMOVSXDQ    X15, Y14
+	VMASKMOVPD   (DX), Y14, Y13
+	VADDPD       Y13, Y12, Y12
+	VMASKMOVPD   Y12, Y14, (DX)
+	VEXTRACTF128 $0x01, Y8, X12
+	VCVTPS2PD    X12, Y12
+	VEXTRACTI128 $0x01, Y15, X14
+	VPMOVSXDQ    X14, Y14
+	VMASKMOVPD   32(DX), Y14, Y13
+	VADDPD       Y13, Y12, Y12
+	VMASKMOVPD   Y12, Y14, 32(DX)
+
+atb32KernelAVX2_nb1_mr9_next:
+	MOVQ   $0x00000001, R13
+	TESTQ  BX, BX
+	JNZ    atb32KernelAVX2_nb1_mr9_chunk
+	IMUL3Q $0x00000009, R8, DX
+	ADDQ   DX, DI
+	ADDQ   $0x00000024, SI
+	JMP    atb32KernelAVX2_done
+
+atb32KernelAVX2_nb1_mr10:
+	MOVQ    b+32(FP), R11
+	MOVQ    n+48(FP), BX
+	MOVQ    SI, R12
+	MOVBQZX add+72(FP), R13
+
+atb32KernelAVX2_nb1_mr10_chunk:
+	VXORPS  Y0, Y0, Y0
+	VXORPS  Y1, Y1, Y1
+	VXORPS  Y2, Y2, Y2
+	VXORPS  Y3, Y3, Y3
+	VXORPS  Y4, Y4, Y4
+	VXORPS  Y5, Y5, Y5
+	VXORPS  Y6, Y6, Y6
+	VXORPS  Y7, Y7, Y7
+	VXORPS  Y8, Y8, Y8
+	VXORPS  Y9, Y9, Y9
+	MOVQ    $0x00000040, AX
+	CMPQ    BX, AX
+	CMOVQLT BX, AX
+	SUBQ    AX, BX
+
+atb32KernelAVX2_nb1_mr10_loop:
+	VMASKMOVPS   (R11), Y15, Y10
+	VBROADCASTSS (R12), Y13
+	VFMADD231PS  Y10, Y13, Y0
+	VBROADCASTSS 4(R12), Y13
+	VFMADD231PS  Y10, Y13, Y1
+	VBROADCASTSS 8(R12), Y13
+	VFMADD231PS  Y10, Y13, Y2
+	VBROADCASTSS 12(R12), Y13
+	VFMADD231PS  Y10, Y13, Y3
+	VBROADCASTSS 16(R12), Y13
+	VFMADD231PS  Y10, Y13, Y4
+	VBROADCASTSS 20(R12), Y13
+	VFMADD231PS  Y10, Y13, Y5
+	VBROADCASTSS 24(R12), Y13
+	VFMADD231PS  Y10, Y13, Y6
+	VBROADCASTSS 28(R12), Y13
+	VFMADD231PS  Y10, Y13, Y7
+	VBROADCASTSS 32(R12), Y13
+	VFMADD231PS  Y10, Y13, Y8
+	VBROADCASTSS 36(R12), Y13
+	VFMADD231PS  Y10, Y13, Y9
+	ADDQ         R9, R12
+	ADDQ         R10, R11
+	DECQ         AX
+	JNZ          atb32KernelAVX2_nb1_mr10_loop
+	TESTQ        R13, R13
+	JNZ          atb32KernelAVX2_nb1_mr10_add
+	MOVQ         DI, DX
+	VCVTPS2PD    X0, Y12
+	VPMOVSXDQ    X15, Y14
+	VMASKMOVPD   Y12, Y14, (DX)
+	VEXTRACTF128 $0x01, Y0, X12
+	VCVTPS2PD    X12, Y12
+	VEXTRACTI128 $0x01, Y15, X14
+	VPMOVSXDQ    X14, Y14
+	VMASKMOVPD   Y12, Y14, 32(DX)
+	ADDQ         R8, DX
+	VCVTPS2PD    X1, Y12
+	VPMOVSXDQ    X15, Y14
+	VMASKMOVPD   Y12, Y14, (DX)
+	VEXTRACTF128 $0x01, Y1, X12
+	VCVTPS2PD    X12, Y12
+	VEXTRACTI128 $0x01, Y15, X14
+	VPMOVSXDQ    X14, Y14
+	VMASKMOVPD   Y12, Y14, 32(DX)
+	ADDQ         R8, DX
+	VCVTPS2PD    X2, Y12
+	VPMOVSXDQ    X15, Y14
+	VMASKMOVPD   Y12, Y14, (DX)
+	VEXTRACTF128 $0x01, Y2, X12
+	VCVTPS2PD    X12, Y12
+	VEXTRACTI128 $0x01, Y15, X14
+	VPMOVSXDQ    X14, Y14
+	VMASKMOVPD   Y12, Y14, 32(DX)
+	ADDQ         R8, DX
+	VCVTPS2PD    X3, Y12
+	VPMOVSXDQ    X15, Y14
+	VMASKMOVPD   Y12, Y14, (DX)
+	VEXTRACTF128 $0x01, Y3, X12
+	VCVTPS2PD    X12, Y12
+	VEXTRACTI128 $0x01, Y15, X14
+	VPMOVSXDQ    X14, Y14
+	VMASKMOVPD   Y12, Y14, 32(DX)
+	ADDQ         R8, DX
+	VCVTPS2PD    X4, Y12
+	VPMOVSXDQ    X15, Y14
+	VMASKMOVPD   Y12, Y14, (DX)
+	VEXTRACTF128 $0x01, Y4, X12
+	VCVTPS2PD    X12, Y12
+	VEXTRACTI128 $0x01, Y15, X14
+	VPMOVSXDQ    X14, Y14
+	VMASKMOVPD   Y12, Y14, 32(DX)
+	ADDQ         R8, DX
+	VCVTPS2PD    X5, Y12
+	VPMOVSXDQ    X15, Y14
+	VMASKMOVPD   Y12, Y14, (DX)
+	VEXTRACTF128 $0x01, Y5, X12
+	VCVTPS2PD    X12, Y12
+	VEXTRACTI128 $0x01, Y15, X14
+	VPMOVSXDQ    X14, Y14
+	VMASKMOVPD   Y12, Y14, 32(DX)
+	ADDQ         R8, DX
+	VCVTPS2PD    X6, Y12
+	VPMOVSXDQ    X15, Y14
+	VMASKMOVPD   Y12, Y14, (DX)
+	VEXTRACTF128 $0x01, Y6, X12
+	VCVTPS2PD    X12, Y12
+	VEXTRACTI128 $0x01, Y15, X14
+	VPMOVSXDQ    X14, Y14
+	VMASKMOVPD   Y12, Y14, 32(DX)
+	ADDQ         R8, DX
+	VCVTPS2PD    X7, Y12
+	VPMOVSXDQ    X15, Y14
+	VMASKMOVPD   Y12, Y14, (DX)
+	VEXTRACTF128 $0x01, Y7, X12
+	VCVTPS2PD    X12, Y12
+	VEXTRACTI128 $0x01, Y15, X14
+	VPMOVSXDQ    X14, Y14
+	VMASKMOVPD   Y12, Y14, 32(DX)
+	ADDQ         R8, DX
+	VCVTPS2PD    X8, Y12
+	VPMOVSXDQ    X15, Y14
+	VMASKMOVPD   Y12, Y14, (DX)
+	VEXTRACTF128 $0x01, Y8, X12
+	VCVTPS2PD    X12, Y12
+	VEXTRACTI128 $0x01, Y15, X14
+	VPMOVSXDQ    X14, Y14
+	VMASKMOVPD   Y12, Y14, 32(DX)
+	ADDQ         R8, DX
+	VCVTPS2PD    X9, Y12
+	VPMOVSXDQ    X15, Y14
+	VMASKMOVPD   Y12, Y14, (DX)
+	VEXTRACTF128 $0x01, Y9, X12
+	VCVTPS2PD    X12, Y12
+	VEXTRACTI128 $0x01, Y15, X14
+	VPMOVSXDQ    X14, Y14
+	VMASKMOVPD   Y12, Y14, 32(DX)
+	JMP          atb32KernelAVX2_nb1_mr10_next
+
+atb32KernelAVX2_nb1_mr10_add:
+	MOVQ         DI, DX
+	VCVTPS2PD    X0, Y12
+	VPMOVSXDQ    X15, Y14
+	VMASKMOVPD   (DX), Y14, Y13
+	VADDPD       Y13, Y12, Y12
+	VMASKMOVPD   Y12, Y14, (DX)
+	VEXTRACTF128 $0x01, Y0, X12
+	VCVTPS2PD    X12, Y12
+	VEXTRACTI128 $0x01, Y15, X14
+	VPMOVSXDQ    X14, Y14
+	VMASKMOVPD   32(DX), Y14, Y13
+	VADDPD       Y13, Y12, Y12
+	VMASKMOVPD   Y12, Y14, 32(DX)
+	ADDQ         R8, DX
+	VCVTPS2PD    X1, Y12
+	VPMOVSXDQ    X15, Y14
+	VMASKMOVPD   (DX), Y14, Y13
+	VADDPD       Y13, Y12, Y12
+	VMASKMOVPD   Y12, Y14, (DX)
+	VEXTRACTF128 $0x01, Y1, X12
+	VCVTPS2PD    X12, Y12
+	VEXTRACTI128 $0x01, Y15, X14
+	VPMOVSXDQ    X14, Y14
+	VMASKMOVPD   32(DX), Y14, Y13
+	VADDPD       Y13, Y12, Y12
+	VMASKMOVPD   Y12, Y14, 32(DX)
+	ADDQ         R8, DX
+	VCVTPS2PD    X2, Y12
+	VPMOVSXDQ    X15, Y14
+	VMASKMOVPD   (DX), Y14, Y13
+	VADDPD       Y13, Y12, Y12
+	VMASKMOVPD   Y12, Y14, (DX)
+	VEXTRACTF128 $0x01, Y2, X12
+	VCVTPS2PD    X12, Y12
+	VEXTRACTI128 $0x01, Y15, X14
+	VPMOVSXDQ    X14, Y14
+	VMASKMOVPD   32(DX), Y14, Y13
+	VADDPD       Y13, Y12, Y12
+	VMASKMOVPD   Y12, Y14, 32(DX)
+	ADDQ         R8, DX
+	VCVTPS2PD    X3, Y12
+	VPMOVSXDQ    X15, Y14
+	VMASKMOVPD   (DX), Y14, Y13
+	VADDPD       Y13, Y12, Y12
+	VMASKMOVPD   Y12, Y14, (DX)
+	VEXTRACTF128 $0x01, Y3, X12
+	VCVTPS2PD    X12, Y12
+	VEXTRACTI128 $0x01, Y15, X14
+	VPMOVSXDQ    X14, Y14
+	VMASKMOVPD   32(DX), Y14, Y13
+	VADDPD       Y13, Y12, Y12
+	VMASKMOVPD   Y12, Y14, 32(DX)
+	ADDQ         R8, DX
+	VCVTPS2PD    X4, Y12
+	VPMOVSXDQ    X15, Y14
+	VMASKMOVPD   (DX), Y14, Y13
+	VADDPD       Y13, Y12, Y12
+	VMASKMOVPD   Y12, Y14, (DX)
+	VEXTRACTF128 $0x01, Y4, X12
+	VCVTPS2PD    X12, Y12
+	VEXTRACTI128 $0x01, Y15, X14
+	VPMOVSXDQ    X14, Y14
+	VMASKMOVPD   32(DX), Y14, Y13
+	VADDPD       Y13, Y12, Y12
+	VMASKMOVPD   Y12, Y14, 32(DX)
+	ADDQ         R8, DX
+	VCVTPS2PD    X5, Y12
+	VPMOVSXDQ    X15, Y14
+	VMASKMOVPD   (DX), Y14, Y13
+	VADDPD       Y13, Y12, Y12
+	VMASKMOVPD   Y12, Y14, (DX)
+	VEXTRACTF128 $0x01, Y5, X12
+	VCVTPS2PD    X12, Y12
+	VEXTRACTI128 $0x01, Y15, X14
+	VPMOVSXDQ    X14, Y14
+	VMASKMOVPD   32(DX), Y14, Y13
+	VADDPD       Y13, Y12, Y12
+	VMASKMOVPD   Y12, Y14, 32(DX)
+	ADDQ         R8, DX
+	VCVTPS2PD    X6, Y12
+	VPMOVSXDQ    X15, Y14
+	VMASKMOVPD   (DX), Y14, Y13
+	VADDPD       Y13, Y12, Y12
+	VMASKMOVPD   Y12, Y14, (DX)
+	VEXTRACTF128 $0x01, Y6, X12
+	VCVTPS2PD    X12, Y12
+	VEXTRACTI128 $0x01, Y15, X14
+	VPMOVSXDQ    X14, Y14
+	VMASKMOVPD   32(DX), Y14, Y13
+	VADDPD       Y13, Y12, Y12
+	VMASKMOVPD   Y12, Y14, 32(DX)
+	ADDQ         R8, DX
+	VCVTPS2PD    X7, Y12
+	VPMOVSXDQ    X15, Y14
+	VMASKMOVPD   (DX), Y14, Y13
+	VADDPD       Y13, Y12, Y12
+	VMASKMOVPD   Y12, Y14, (DX)
+	VEXTRACTF128 $0x01, Y7, X12
+	VCVTPS2PD    X12, Y12
+	VEXTRACTI128 $0x01, Y15, X14
+	VPMOVSXDQ    X14, Y14
+	VMASKMOVPD   32(DX), Y14, Y13
+	VADDPD       Y13, Y12, Y12
+	VMASKMOVPD   Y12, Y14, 32(DX)
+	ADDQ         R8, DX
+	VCVTPS2PD    X8, Y12
+	VPMOVSXDQ    X15, Y14
+	VMASKMOVPD   (DX), Y14, Y13
+	VADDPD       Y13, Y12, Y12
+	VMASKMOVPD   Y12, Y14, (DX)
+	VEXTRACTF128 $0x01, Y8, X12
+	VCVTPS2PD    X12, Y12
+	VEXTRACTI128 $0x01, Y15, X14
+	VPMOVSXDQ    X14, Y14
+	VMASKMOVPD   32(DX), Y14, Y13
+	VADDPD       Y13, Y12, Y12
+	VMASKMOVPD   Y12, Y14, 32(DX)
+	ADDQ         R8, DX
+	VCVTPS2PD    X9, Y12
+	VPMOVSXDQ    X15, Y14
+	VMASKMOVPD   (DX), Y14, Y13
+	VADDPD       Y13, Y12, Y12
+	VMASKMOVPD   Y12, Y14, (DX)
+	VEXTRACTF128 $0x01, Y9, X12
+	VCVTPS2PD    X12, Y12
+	VEXTRACTI128 $0x01, Y15, X14
+	VPMOVSXDQ    X14, Y14
+	VMASKMOVPD   32(DX), Y14, Y13
+	VADDPD       Y13, Y12, Y12
+	VMASKMOVPD   Y12, Y14, 32(DX)
+
+atb32KernelAVX2_nb1_mr10_next:
+	MOVQ   $0x00000001, R13
+	TESTQ  BX, BX
+	JNZ    atb32KernelAVX2_nb1_mr10_chunk
+	IMUL3Q $0x0000000a, R8, DX
+	ADDQ   DX, DI
+	ADDQ   $0x00000028, SI
+	JMP    atb32KernelAVX2_done
+
+atb32KernelAVX2_nb1_mr11:
+	MOVQ    b+32(FP), R11
+	MOVQ    n+48(FP), BX
+	MOVQ    SI, R12
+	MOVBQZX add+72(FP), R13
+
+atb32KernelAVX2_nb1_mr11_chunk:
+	VXORPS  Y0, Y0, Y0
+	VXORPS  Y1, Y1, Y1
+	VXORPS  Y2, Y2, Y2
+	VXORPS  Y3, Y3, Y3
+	VXORPS  Y4, Y4, Y4
+	VXORPS  Y5, Y5, Y5
+	VXORPS  Y6, Y6, Y6
+	VXORPS  Y7, Y7, Y7
+	VXORPS  Y8, Y8, Y8
+	VXORPS  Y9, Y9, Y9
+	VXORPS  Y10, Y10, Y10
+	MOVQ    $0x00000040, AX
+	CMPQ    BX, AX
+	CMOVQLT BX, AX
+	SUBQ    AX, BX
+
+atb32KernelAVX2_nb1_mr11_loop:
+	VMASKMOVPS   (R11), Y15, Y11
+	VBROADCASTSS (R12), Y13
+	VFMADD231PS  Y11, Y13, Y0
+	VBROADCASTSS 4(R12), Y13
+	VFMADD231PS  Y11, Y13, Y1
+	VBROADCASTSS 8(R12), Y13
+	VFMADD231PS  Y11, Y13, Y2
+	VBROADCASTSS 12(R12), Y13
+	VFMADD231PS  Y11, Y13, Y3
+	VBROADCASTSS 16(R12), Y13
+	VFMADD231PS  Y11, Y13, Y4
+	VBROADCASTSS 20(R12), Y13
+	VFMADD231PS  Y11, Y13, Y5
+	VBROADCASTSS 24(R12), Y13
+	VFMADD231PS  Y11, Y13, Y6
+	VBROADCASTSS 28(R12), Y13
+	VFMADD231PS  Y11, Y13, Y7
+	VBROADCASTSS 32(R12), Y13
+	VFMADD231PS  Y11, Y13, Y8
+	VBROADCASTSS 36(R12), Y13
+	VFMADD231PS  Y11, Y13, Y9
+	VBROADCASTSS 40(R12), Y13
+	VFMADD231PS  Y11, Y13, Y10
+	ADDQ         R9, R12
+	ADDQ         R10, R11
+	DECQ         AX
+	JNZ          atb32KernelAVX2_nb1_mr11_loop
+	TESTQ        R13, R13
+	JNZ          atb32KernelAVX2_nb1_mr11_add
+	MOVQ         DI, DX
+	VCVTPS2PD    X0, Y12
+	VPMOVSXDQ    X15, Y14
+	VMASKMOVPD   Y12, Y14, (DX)
+	VEXTRACTF128 $0x01, Y0, X12
+	VCVTPS2PD    X12, Y12
+	VEXTRACTI128 $0x01, Y15, X14
+	VPMOVSXDQ    X14, Y14
+	VMASKMOVPD   Y12, Y14, 32(DX)
+	ADDQ         R8, DX
+	VCVTPS2PD    X1, Y12
+	VPMOVSXDQ    X15, Y14
+	VMASKMOVPD   Y12, Y14, (DX)
+	VEXTRACTF128 $0x01, Y1, X12
+	VCVTPS2PD    X12, Y12
+	VEXTRACTI128 $0x01, Y15, X14
+	VPMOVSXDQ    X14, Y14
+	VMASKMOVPD   Y12, Y14, 32(DX)
+	ADDQ         R8, DX
+	VCVTPS2PD    X2, Y12
+	VPMOVSXDQ    X15, Y14
+	VMASKMOVPD   Y12, Y14, (DX)
+	VEXTRACTF128 $0x01, Y2, X12
+	VCVTPS2PD    X12, Y12
+	VEXTRACTI128 $0x01, Y15, X14
+	VPMOVSXDQ    X14, Y14
+	VMASKMOVPD   Y12, Y14, 32(DX)
+	ADDQ         R8, DX
+	VCVTPS2PD    X3, Y12
+	VPMOVSXDQ    X15, Y14
+	VMASKMOVPD   Y12, Y14, (DX)
+	VEXTRACTF128 $0x01, Y3, X12
+	VCVTPS2PD    X12, Y12
+	VEXTRACTI128 $0x01, Y15, X14
+	VPMOVSXDQ    X14, Y14
+	VMASKMOVPD   Y12, Y14, 32(DX)
+	ADDQ         R8, DX
+	VCVTPS2PD    X4, Y12
+	VPMOVSXDQ    X15, Y14
+	VMASKMOVPD   Y12, Y14, (DX)
+	VEXTRACTF128 $0x01, Y4, X12
+	VCVTPS2PD    X12, Y12
+	VEXTRACTI128 $0x01, Y15, X14
+	VPMOVSXDQ    X14, Y14
+	VMASKMOVPD   Y12, Y14, 32(DX)
+	ADDQ         R8, DX
+	VCVTPS2PD    X5, Y12
+	VPMOVSXDQ    X15, Y14
+	VMASKMOVPD   Y12, Y14, (DX)
+	VEXTRACTF128 $0x01, Y5, X12
+	VCVTPS2PD    X12, Y12
+	VEXTRACTI128 $0x01, Y15, X14
+	VPMOVSXDQ    X14, Y14
+	VMASKMOVPD   Y12, Y14, 32(DX)
+	ADDQ         R8, DX
+	VCVTPS2PD    X6, Y12
+	VPMOVSXDQ    X15, Y14
+	VMASKMOVPD   Y12, Y14, (DX)
+	VEXTRACTF128 $0x01, Y6, X12
+	VCVTPS2PD    X12, Y12
+	VEXTRACTI128 $0x01, Y15, X14
+	VPMOVSXDQ    X14, Y14
+	VMASKMOVPD   Y12, Y14, 32(DX)
+	ADDQ         R8, DX
+	VCVTPS2PD    X7, Y12
+	VPMOVSXDQ    X15, Y14
+	VMASKMOVPD   Y12, Y14, (DX)
+	VEXTRACTF128 $0x01, Y7, X12
+	VCVTPS2PD    X12, Y12
+	VEXTRACTI128 $0x01, Y15, X14
+	VPMOVSXDQ    X14, Y14
+	VMASKMOVPD   Y12, Y14, 32(DX)
+	ADDQ         R8, DX
+	VCVTPS2PD    X8, Y12
+	VPMOVSXDQ    X15, Y14
+	VMASKMOVPD   Y12, Y14, (DX)
+	VEXTRACTF128 $0x01, Y8, X12
+	VCVTPS2PD    X12, Y12
+	VEXTRACTI128 $0x01, Y15, X14
+	VPMOVSXDQ    X14, Y14
+	VMASKMOVPD   Y12, Y14, 32(DX)
+	ADDQ         R8, DX
+	VCVTPS2PD    X9, Y12
+	VPMOVSXDQ    X15, Y14
+	VMASKMOVPD   Y12, Y14, (DX)
+	VEXTRACTF128 $0x01, Y9, X12
+	VCVTPS2PD    X12, Y12
+	VEXTRACTI128 $0x01, Y15, X14
+	VPMOVSXDQ    X14, Y14
+	VMASKMOVPD   Y12, Y14, 32(DX)
+	ADDQ         R8, DX
+	VCVTPS2PD    X10, Y12
+	VPMOVSXDQ    X15, Y14
+	VMASKMOVPD   Y12, Y14, (DX)
+	VEXTRACTF128 $0x01, Y10, X12
+	VCVTPS2PD    X12, Y12
+	VEXTRACTI128 $0x01, Y15, X14
+	VPMOVSXDQ    X14, Y14
+	VMASKMOVPD   Y12, Y14, 32(DX)
+	JMP          atb32KernelAVX2_nb1_mr11_next
+
+atb32KernelAVX2_nb1_mr11_add:
+	MOVQ         DI, DX
+	VCVTPS2PD    X0, Y12
+	VPMOVSXDQ    X15, Y14
+	VMASKMOVPD   (DX), Y14, Y13
+	VADDPD       Y13, Y12, Y12
+	VMASKMOVPD   Y12, Y14, (DX)
+	VEXTRACTF128 $0x01, Y0, X12
+	VCVTPS2PD    X12, Y12
+	VEXTRACTI128 $0x01, Y15, X14
+	VPMOVSXDQ    X14, Y14
+	VMASKMOVPD   32(DX), Y14, Y13
+	VADDPD       Y13, Y12, Y12
+	VMASKMOVPD   Y12, Y14, 32(DX)
+	ADDQ         R8, DX
+	VCVTPS2PD    X1, Y12
+	VPMOVSXDQ    X15, Y14
+	VMASKMOVPD   (DX), Y14, Y13
+	VADDPD       Y13, Y12, Y12
+	VMASKMOVPD   Y12, Y14, (DX)
+	VEXTRACTF128 $0x01, Y1, X12
+	VCVTPS2PD    X12, Y12
+	VEXTRACTI128 $0x01, Y15, X14
+	VPMOVSXDQ    X14, Y14
+	VMASKMOVPD   32(DX), Y14, Y13
+	VADDPD       Y13, Y12, Y12
+	VMASKMOVPD   Y12, Y14, 32(DX)
+	ADDQ         R8, DX
+	VCVTPS2PD    X2, Y12
+	VPMOVSXDQ    X15, Y14
+	VMASKMOVPD   (DX), Y14, Y13
+	VADDPD       Y13, Y12, Y12
+	VMASKMOVPD   Y12, Y14, (DX)
+	VEXTRACTF128 $0x01, Y2, X12
+	VCVTPS2PD    X12, Y12
+	VEXTRACTI128 $0x01, Y15, X14
+	VPMOVSXDQ    X14, Y14
+	VMASKMOVPD   32(DX), Y14, Y13
+	VADDPD       Y13, Y12, Y12
+	VMASKMOVPD   Y12, Y14, 32(DX)
+	ADDQ         R8, DX
+	VCVTPS2PD    X3, Y12
+	VPMOVSXDQ    X15, Y14
+	VMASKMOVPD   (DX), Y14, Y13
+	VADDPD       Y13, Y12, Y12
+	VMASKMOVPD   Y12, Y14, (DX)
+	VEXTRACTF128 $0x01, Y3, X12
+	VCVTPS2PD    X12, Y12
+	VEXTRACTI128 $0x01, Y15, X14
+	VPMOVSXDQ    X14, Y14
+	VMASKMOVPD   32(DX), Y14, Y13
+	VADDPD       Y13, Y12, Y12
+	VMASKMOVPD   Y12, Y14, 32(DX)
+	ADDQ         R8, DX
+	VCVTPS2PD    X4, Y12
+	VPMOVSXDQ    X15, Y14
+	VMASKMOVPD   (DX), Y14, Y13
+	VADDPD       Y13, Y12, Y12
+	VMASKMOVPD   Y12, Y14, (DX)
+	VEXTRACTF128 $0x01, Y4, X12
+	VCVTPS2PD    X12, Y12
+	VEXTRACTI128 $0x01, Y15, X14
+	VPMOVSXDQ    X14, Y14
+	VMASKMOVPD   32(DX), Y14, Y13
+	VADDPD       Y13, Y12, Y12
+	VMASKMOVPD   Y12, Y14, 32(DX)
+	ADDQ         R8, DX
+	VCVTPS2PD    X5, Y12
+	VPMOVSXDQ    X15, Y14
+	VMASKMOVPD   (DX), Y14, Y13
+	VADDPD       Y13, Y12, Y12
+	VMASKMOVPD   Y12, Y14, (DX)
+	VEXTRACTF128 $0x01, Y5, X12
+	VCVTPS2PD    X12, Y12
+	VEXTRACTI128 $0x01, Y15, X14
+	VPMOVSXDQ    X14, Y14
+	VMASKMOVPD   32(DX), Y14, Y13
+	VADDPD       Y13, Y12, Y12
+	VMASKMOVPD   Y12, Y14, 32(DX)
+	ADDQ         R8, DX
+	VCVTPS2PD    X6, Y12
+	VPMOVSXDQ    X15, Y14
+	VMASKMOVPD   (DX), Y14, Y13
+	VADDPD       Y13, Y12, Y12
+	VMASKMOVPD   Y12, Y14, (DX)
+	VEXTRACTF128 $0x01, Y6, X12
+	VCVTPS2PD    X12, Y12
+	VEXTRACTI128 $0x01, Y15, X14
+	VPMOVSXDQ    X14, Y14
+	VMASKMOVPD   32(DX), Y14, Y13
+	VADDPD       Y13, Y12, Y12
+	VMASKMOVPD   Y12, Y14, 32(DX)
+	ADDQ         R8, DX
+	VCVTPS2PD    X7, Y12
+	VPMOVSXDQ    X15, Y14
+	VMASKMOVPD   (DX), Y14, Y13
+	VADDPD       Y13, Y12, Y12
+	VMASKMOVPD   Y12, Y14, (DX)
+	VEXTRACTF128 $0x01, Y7, X12
+	VCVTPS2PD    X12, Y12
+	VEXTRACTI128 $0x01, Y15, X14
+	VPMOVSXDQ    X14, Y14
+	VMASKMOVPD   32(DX), Y14, Y13
+	VADDPD       Y13, Y12, Y12
+	VMASKMOVPD   Y12, Y14, 32(DX)
+	ADDQ         R8, DX
+	VCVTPS2PD    X8, Y12
+	VPMOVSXDQ    X15, Y14
+	VMASKMOVPD   (DX), Y14, Y13
+	VADDPD       Y13, Y12, Y12
+	VMASKMOVPD   Y12, Y14, (DX)
+	VEXTRACTF128 $0x01, Y8, X12
+	VCVTPS2PD    X12, Y12
+	VEXTRACTI128 $0x01, Y15, X14
+	VPMOVSXDQ    X14, Y14
+	VMASKMOVPD   32(DX), Y14, Y13
+	VADDPD       Y13, Y12, Y12
+	VMASKMOVPD   Y12, Y14, 32(DX)
+	ADDQ         R8, DX
+	VCVTPS2PD    X9, Y12
+	VPMOVSXDQ    X15, Y14
+	VMASKMOVPD   (DX), Y14, Y13
+	VADDPD       Y13, Y12, Y12
+	VMASKMOVPD   Y12, Y14, (DX)
+	VEXTRACTF128 $0x01, Y9, X12
+	VCVTPS2PD    X12, Y12
+	VEXTRACTI128 $0x01, Y15, X14
+	VPMOVSXDQ    X14, Y14
+	VMASKMOVPD   32(DX), Y14, Y13
+	VADDPD       Y13, Y12, Y12
+	VMASKMOVPD   Y12, Y14, 32(DX)
+	ADDQ         R8, DX
+	VCVTPS2PD    X10, Y12
+	VPMOVSXDQ    X15, Y14
+	VMASKMOVPD   (DX), Y14, Y13
+	VADDPD       Y13, Y12, Y12
+	VMASKMOVPD   Y12, Y14, (DX)
+	VEXTRACTF128 $0x01, Y10, X12
+	VCVTPS2PD    X12, Y12
+	VEXTRACTI128 $0x01, Y15, X14
+	VPMOVSXDQ    X14, Y14
+	VMASKMOVPD   32(DX), Y14, Y13
+	VADDPD       Y13, Y12, Y12
+	VMASKMOVPD   Y12, Y14, 32(DX)
+
+atb32KernelAVX2_nb1_mr11_next:
+	MOVQ   $0x00000001, R13
+	TESTQ  BX, BX
+	JNZ    atb32KernelAVX2_nb1_mr11_chunk
+	IMUL3Q $0x0000000b, R8, DX
+	ADDQ   DX, DI
+	ADDQ   $0x0000002c, SI
+	JMP    atb32KernelAVX2_done
+
+atb32KernelAVX2_nb2:
+	CMPQ    CX, $0x06
+	JB      atb32KernelAVX2_nb2_rest
+	MOVQ    b+32(FP), R11
+	MOVQ    n+48(FP), BX
+	MOVQ    SI, R12
+	MOVBQZX add+72(FP), R13
+
+atb32KernelAVX2_nb2_fullchunk:
+	VXORPS  Y0, Y0, Y0
+	VXORPS  Y1, Y1, Y1
+	VXORPS  Y2, Y2, Y2
+	VXORPS  Y3, Y3, Y3
+	VXORPS  Y4, Y4, Y4
+	VXORPS  Y5, Y5, Y5
+	VXORPS  Y6, Y6, Y6
+	VXORPS  Y7, Y7, Y7
+	VXORPS  Y8, Y8, Y8
+	VXORPS  Y9, Y9, Y9
+	VXORPS  Y10, Y10, Y10
+	VXORPS  Y11, Y11, Y11
+	MOVQ    $0x00000040, AX
+	CMPQ    BX, AX
+	CMOVQLT BX, AX
+	SUBQ    AX, BX
+
+atb32KernelAVX2_nb2_fullloop:
+	VMOVUPS      (R11), Y12
+	VMASKMOVPS   32(R11), Y15, Y13
+	VBROADCASTSS (R12), Y14
+	VFMADD231PS  Y12, Y14, Y0
+	VFMADD231PS  Y13, Y14, Y1
+	VBROADCASTSS 4(R12), Y14
+	VFMADD231PS  Y12, Y14, Y2
+	VFMADD231PS  Y13, Y14, Y3
+	VBROADCASTSS 8(R12), Y14
+	VFMADD231PS  Y12, Y14, Y4
+	VFMADD231PS  Y13, Y14, Y5
+	VBROADCASTSS 12(R12), Y14
+	VFMADD231PS  Y12, Y14, Y6
+	VFMADD231PS  Y13, Y14, Y7
+	VBROADCASTSS 16(R12), Y14
+	VFMADD231PS  Y12, Y14, Y8
+	VFMADD231PS  Y13, Y14, Y9
+	VBROADCASTSS 20(R12), Y14
+	VFMADD231PS  Y12, Y14, Y10
+	VFMADD231PS  Y13, Y14, Y11
+	ADDQ         R9, R12
+	ADDQ         R10, R11
+	DECQ         AX
+	JNZ          atb32KernelAVX2_nb2_fullloop
+	TESTQ        R13, R13
+	JNZ          atb32KernelAVX2_nb2_fulladd
+	MOVQ         DI, DX
+	VCVTPS2PD    X0, Y12
+	VMOVUPD      Y12, (DX)
+	VEXTRACTF128 $0x01, Y0, X12
+	VCVTPS2PD    X12, Y12
+	VMOVUPD      Y12, 32(DX)
+	VCVTPS2PD    X1, Y12
+	VPMOVSXDQ    X15, Y14
+	VMASKMOVPD   Y12, Y14, 64(DX)
+	VEXTRACTF128 $0x01, Y1, X12
+	VCVTPS2PD    X12, Y12
+	VEXTRACTI128 $0x01, Y15, X14
+	VPMOVSXDQ    X14, Y14
+	VMASKMOVPD   Y12, Y14, 96(DX)
+	ADDQ         R8, DX
+	VCVTPS2PD    X2, Y12
+	VMOVUPD      Y12, (DX)
+	VEXTRACTF128 $0x01, Y2, X12
+	VCVTPS2PD    X12, Y12
+	VMOVUPD      Y12, 32(DX)
+	VCVTPS2PD    X3, Y12
+	VPMOVSXDQ    X15, Y14
+	VMASKMOVPD   Y12, Y14, 64(DX)
+	VEXTRACTF128 $0x01, Y3, X12
+	VCVTPS2PD    X12, Y12
+	VEXTRACTI128 $0x01, Y15, X14
+	VPMOVSXDQ    X14, Y14
+	VMASKMOVPD   Y12, Y14, 96(DX)
+	ADDQ         R8, DX
+	VCVTPS2PD    X4, Y12
+	VMOVUPD      Y12, (DX)
+	VEXTRACTF128 $0x01, Y4, X12
+	VCVTPS2PD    X12, Y12
+	VMOVUPD      Y12, 32(DX)
+	VCVTPS2PD    X5, Y12
+	VPMOVSXDQ    X15, Y14
+	VMASKMOVPD   Y12, Y14, 64(DX)
+	VEXTRACTF128 $0x01, Y5, X12
+	VCVTPS2PD    X12, Y12
+	VEXTRACTI128 $0x01, Y15, X14
+	VPMOVSXDQ    X14, Y14
+	VMASKMOVPD   Y12, Y14, 96(DX)
+	ADDQ         R8, DX
+	VCVTPS2PD    X6, Y12
+	VMOVUPD      Y12, (DX)
+	VEXTRACTF128 $0x01, Y6, X12
+	VCVTPS2PD    X12, Y12
+	VMOVUPD      Y12, 32(DX)
+	VCVTPS2PD    X7, Y12
+	VPMOVSXDQ    X15, Y14
+	VMASKMOVPD   Y12, Y14, 64(DX)
+	VEXTRACTF128 $0x01, Y7, X12
+	VCVTPS2PD    X12, Y12
+	VEXTRACTI128 $0x01, Y15, X14
+	VPMOVSXDQ    X14, Y14
+	VMASKMOVPD   Y12, Y14, 96(DX)
+	ADDQ         R8, DX
+	VCVTPS2PD    X8, Y12
+	VMOVUPD      Y12, (DX)
+	VEXTRACTF128 $0x01, Y8, X12
+	VCVTPS2PD    X12, Y12
+	VMOVUPD      Y12, 32(DX)
+	VCVTPS2PD    X9, Y12
+	VPMOVSXDQ    X15, Y14
+	VMASKMOVPD   Y12, Y14, 64(DX)
+	VEXTRACTF128 $0x01, Y9, X12
+	VCVTPS2PD    X12, Y12
+	VEXTRACTI128 $0x01, Y15, X14
+	VPMOVSXDQ    X14, Y14
+	VMASKMOVPD   Y12, Y14, 96(DX)
+	ADDQ         R8, DX
+	VCVTPS2PD    X10, Y12
+	VMOVUPD      Y12, (DX)
+	VEXTRACTF128 $0x01, Y10, X12
+	VCVTPS2PD    X12, Y12
+	VMOVUPD      Y12, 32(DX)
+	VCVTPS2PD    X11, Y12
+	VPMOVSXDQ    X15, Y14
+	VMASKMOVPD   Y12, Y14, 64(DX)
+	VEXTRACTF128 $0x01, Y11, X12
+	VCVTPS2PD    X12, Y12
+	VEXTRACTI128 $0x01, Y15, X14
+	VPMOVSXDQ    X14, Y14
+	VMASKMOVPD   Y12, Y14, 96(DX)
+	JMP          atb32KernelAVX2_nb2_fullnext
+
+atb32KernelAVX2_nb2_fulladd:
+	MOVQ         DI, DX
+	VCVTPS2PD    X0, Y12
+	VADDPD       (DX), Y12, Y12
+	VMOVUPD      Y12, (DX)
+	VEXTRACTF128 $0x01, Y0, X12
+	VCVTPS2PD    X12, Y12
+	VADDPD       32(DX), Y12, Y12
+	VMOVUPD      Y12, 32(DX)
+	VCVTPS2PD    X1, Y12
+	VPMOVSXDQ    X15, Y14
+	VMASKMOVPD   64(DX), Y14, Y13
+	VADDPD       Y13, Y12, Y12
+	VMASKMOVPD   Y12, Y14, 64(DX)
+	VEXTRACTF128 $0x01, Y1, X12
+	VCVTPS2PD    X12, Y12
+	VEXTRACTI128 $0x01, Y15, X14
+	VPMOVSXDQ    X14, Y14
+	VMASKMOVPD   96(DX), Y14, Y13
+	VADDPD       Y13, Y12, Y12
+	VMASKMOVPD   Y12, Y14, 96(DX)
+	ADDQ         R8, DX
+	VCVTPS2PD    X2, Y12
+	VADDPD       (DX), Y12, Y12
+	VMOVUPD      Y12, (DX)
+	VEXTRACTF128 $0x01, Y2, X12
+	VCVTPS2PD    X12, Y12
+	VADDPD       32(DX), Y12, Y12
+	VMOVUPD      Y12, 32(DX)
+	VCVTPS2PD    X3, Y12
+	VPMOVSXDQ    X15, Y14
+	VMASKMOVPD   64(DX), Y14, Y13
+	VADDPD       Y13, Y12, Y12
+	VMASKMOVPD   Y12, Y14, 64(DX)
+	VEXTRACTF128 $0x01, Y3, X12
+	VCVTPS2PD    X12, Y12
+	VEXTRACTI128 $0x01, Y15, X14
+	VPMOVSXDQ    X14, Y14
+	VMASKMOVPD   96(DX), Y14, Y13
+	VADDPD       Y13, Y12, Y12
+	VMASKMOVPD   Y12, Y14, 96(DX)
+	ADDQ         R8, DX
+	VCVTPS2PD    X4, Y12
+	VADDPD       (DX), Y12, Y12
+	VMOVUPD      Y12, (DX)
+	VEXTRACTF128 $0x01, Y4, X12
+	VCVTPS2PD    X12, Y12
+	VADDPD       32(DX), Y12, Y12
+	VMOVUPD      Y12, 32(DX)
+	VCVTPS2PD    X5, Y12
+	VPMOVSXDQ    X15, Y14
+	VMASKMOVPD   64(DX), Y14, Y13
+	VADDPD       Y13, Y12, Y12
+	VMASKMOVPD   Y12, Y14, 64(DX)
+	VEXTRACTF128 $0x01, Y5, X12
+	VCVTPS2PD    X12, Y12
+	VEXTRACTI128 $0x01, Y15, X14
+	VPMOVSXDQ    X14, Y14
+	VMASKMOVPD   96(DX), Y14, Y13
+	VADDPD       Y13, Y12, Y12
+	VMASKMOVPD   Y12, Y14, 96(DX)
+	ADDQ         R8, DX
+	VCVTPS2PD    X6, Y12
+	VADDPD       (DX), Y12, Y12
+	VMOVUPD      Y12, (DX)
+	VEXTRACTF128 $0x01, Y6, X12
+	VCVTPS2PD    X12, Y12
+	VADDPD       32(DX), Y12, Y12
+	VMOVUPD      Y12, 32(DX)
+	VCVTPS2PD    X7, Y12
+	VPMOVSXDQ    X15, Y14
+	VMASKMOVPD   64(DX), Y14, Y13
+	VADDPD       Y13, Y12, Y12
+	VMASKMOVPD   Y12, Y14, 64(DX)
+	VEXTRACTF128 $0x01, Y7, X12
+	VCVTPS2PD    X12, Y12
+	VEXTRACTI128 $0x01, Y15, X14
+	VPMOVSXDQ    X14, Y14
+	VMASKMOVPD   96(DX), Y14, Y13
+	VADDPD       Y13, Y12, Y12
+	VMASKMOVPD   Y12, Y14, 96(DX)
+	ADDQ         R8, DX
+	VCVTPS2PD    X8, Y12
+	VADDPD       (DX), Y12, Y12
+	VMOVUPD      Y12, (DX)
+	VEXTRACTF128 $0x01, Y8, X12
+	VCVTPS2PD    X12, Y12
+	VADDPD       32(DX), Y12, Y12
+	VMOVUPD      Y12, 32(DX)
+	VCVTPS2PD    X9, Y12
+	VPMOVSXDQ    X15, Y14
+	VMASKMOVPD   64(DX), Y14, Y13
+	VADDPD       Y13, Y12, Y12
+	VMASKMOVPD   Y12, Y14, 64(DX)
+	VEXTRACTF128 $0x01, Y9, X12
+	VCVTPS2PD    X12, Y12
+	VEXTRACTI128 $0x01, Y15, X14
+	VPMOVSXDQ    X14, Y14
+	VMASKMOVPD   96(DX), Y14, Y13
+	VADDPD       Y13, Y12, Y12
+	VMASKMOVPD   Y12, Y14, 96(DX)
+	ADDQ         R8, DX
+	VCVTPS2PD    X10, Y12
+	VADDPD       (DX), Y12, Y12
+	VMOVUPD      Y12, (DX)
+	VEXTRACTF128 $0x01, Y10, X12
+	VCVTPS2PD    X12, Y12
+	VADDPD       32(DX), Y12, Y12
+	VMOVUPD      Y12, 32(DX)
+	VCVTPS2PD    X11, Y12
+	VPMOVSXDQ    X15, Y14
+	VMASKMOVPD   64(DX), Y14, Y13
+	VADDPD       Y13, Y12, Y12
+	VMASKMOVPD   Y12, Y14, 64(DX)
+	VEXTRACTF128 $0x01, Y11, X12
+	VCVTPS2PD    X12, Y12
+	VEXTRACTI128 $0x01, Y15, X14
+	VPMOVSXDQ    X14, Y14
+	VMASKMOVPD   96(DX), Y14, Y13
+	VADDPD       Y13, Y12, Y12
+	VMASKMOVPD   Y12, Y14, 96(DX)
+
+atb32KernelAVX2_nb2_fullnext:
+	MOVQ   $0x00000001, R13
+	TESTQ  BX, BX
+	JNZ    atb32KernelAVX2_nb2_fullchunk
+	IMUL3Q $0x00000006, R8, DX
+	ADDQ   DX, DI
+	ADDQ   $0x00000018, SI
+	SUBQ   $0x06, CX
+	JMP    atb32KernelAVX2_nb2
+
+atb32KernelAVX2_nb2_rest:
+	CMPQ CX, $0x01
+	JE   atb32KernelAVX2_nb2_mr1
+	CMPQ CX, $0x02
+	JE   atb32KernelAVX2_nb2_mr2
+	CMPQ CX, $0x03
+	JE   atb32KernelAVX2_nb2_mr3
+	CMPQ CX, $0x04
+	JE   atb32KernelAVX2_nb2_mr4
+	CMPQ CX, $0x05
+	JE   atb32KernelAVX2_nb2_mr5
+	JMP  atb32KernelAVX2_done
+
+atb32KernelAVX2_nb2_mr1:
+	MOVQ    b+32(FP), R11
+	MOVQ    n+48(FP), BX
+	MOVQ    SI, R12
+	MOVBQZX add+72(FP), R13
+
+atb32KernelAVX2_nb2_mr1_chunk:
+	VXORPS  Y0, Y0, Y0
+	VXORPS  Y1, Y1, Y1
+	MOVQ    $0x00000040, AX
+	CMPQ    BX, AX
+	CMOVQLT BX, AX
+	SUBQ    AX, BX
+
+atb32KernelAVX2_nb2_mr1_loop:
+	VMOVUPS      (R11), Y2
+	VMASKMOVPS   32(R11), Y15, Y3
+	VBROADCASTSS (R12), Y14
+	VFMADD231PS  Y2, Y14, Y0
+	VFMADD231PS  Y3, Y14, Y1
+	ADDQ         R9, R12
+	ADDQ         R10, R11
+	DECQ         AX
+	JNZ          atb32KernelAVX2_nb2_mr1_loop
+	TESTQ        R13, R13
+	JNZ          atb32KernelAVX2_nb2_mr1_add
+	MOVQ         DI, DX
+	VCVTPS2PD    X0, Y12
+	VMOVUPD      Y12, (DX)
+	VEXTRACTF128 $0x01, Y0, X12
+	VCVTPS2PD    X12, Y12
+	VMOVUPD      Y12, 32(DX)
+	VCVTPS2PD    X1, Y12
+	VPMOVSXDQ    X15, Y14
+	VMASKMOVPD   Y12, Y14, 64(DX)
+	VEXTRACTF128 $0x01, Y1, X12
+	VCVTPS2PD    X12, Y12
+	VEXTRACTI128 $0x01, Y15, X14
+	VPMOVSXDQ    X14, Y14
+	VMASKMOVPD   Y12, Y14, 96(DX)
+	JMP          atb32KernelAVX2_nb2_mr1_next
+
+atb32KernelAVX2_nb2_mr1_add:
+	MOVQ         DI, DX
+	VCVTPS2PD    X0, Y12
+	VADDPD       (DX), Y12, Y12
+	VMOVUPD      Y12, (DX)
+	VEXTRACTF128 $0x01, Y0, X12
+	VCVTPS2PD    X12, Y12
+	VADDPD       32(DX), Y12, Y12
+	VMOVUPD      Y12, 32(DX)
+	VCVTPS2PD    X1, Y12
+	VPMOVSXDQ    X15, Y14
+	VMASKMOVPD   64(DX), Y14, Y13
+	VADDPD       Y13, Y12, Y12
+	VMASKMOVPD   Y12, Y14, 64(DX)
+	VEXTRACTF128 $0x01, Y1, X12
+	VCVTPS2PD    X12, Y12
+	VEXTRACTI128 $0x01, Y15, X14
+	VPMOVSXDQ    X14, Y14
+	VMASKMOVPD   96(DX), Y14, Y13
+	VADDPD       Y13, Y12, Y12
+	VMASKMOVPD   Y12, Y14, 96(DX)
+
+atb32KernelAVX2_nb2_mr1_next:
+	MOVQ   $0x00000001, R13
+	TESTQ  BX, BX
+	JNZ    atb32KernelAVX2_nb2_mr1_chunk
+	IMUL3Q $0x00000001, R8, DX
+	ADDQ   DX, DI
+	ADDQ   $0x00000004, SI
+	JMP    atb32KernelAVX2_done
+
+atb32KernelAVX2_nb2_mr2:
+	MOVQ    b+32(FP), R11
+	MOVQ    n+48(FP), BX
+	MOVQ    SI, R12
+	MOVBQZX add+72(FP), R13
+
+atb32KernelAVX2_nb2_mr2_chunk:
+	VXORPS  Y0, Y0, Y0
+	VXORPS  Y1, Y1, Y1
+	VXORPS  Y2, Y2, Y2
+	VXORPS  Y3, Y3, Y3
+	MOVQ    $0x00000040, AX
+	CMPQ    BX, AX
+	CMOVQLT BX, AX
+	SUBQ    AX, BX
+
+atb32KernelAVX2_nb2_mr2_loop:
+	VMOVUPS      (R11), Y4
+	VMASKMOVPS   32(R11), Y15, Y5
+	VBROADCASTSS (R12), Y14
+	VFMADD231PS  Y4, Y14, Y0
+	VFMADD231PS  Y5, Y14, Y1
+	VBROADCASTSS 4(R12), Y14
+	VFMADD231PS  Y4, Y14, Y2
+	VFMADD231PS  Y5, Y14, Y3
+	ADDQ         R9, R12
+	ADDQ         R10, R11
+	DECQ         AX
+	JNZ          atb32KernelAVX2_nb2_mr2_loop
+	TESTQ        R13, R13
+	JNZ          atb32KernelAVX2_nb2_mr2_add
+	MOVQ         DI, DX
+	VCVTPS2PD    X0, Y12
+	VMOVUPD      Y12, (DX)
+	VEXTRACTF128 $0x01, Y0, X12
+	VCVTPS2PD    X12, Y12
+	VMOVUPD      Y12, 32(DX)
+	VCVTPS2PD    X1, Y12
+	VPMOVSXDQ    X15, Y14
+	VMASKMOVPD   Y12, Y14, 64(DX)
+	VEXTRACTF128 $0x01, Y1, X12
+	VCVTPS2PD    X12, Y12
+	VEXTRACTI128 $0x01, Y15, X14
+	VPMOVSXDQ    X14, Y14
+	VMASKMOVPD   Y12, Y14, 96(DX)
+	ADDQ         R8, DX
+	VCVTPS2PD    X2, Y12
+	VMOVUPD      Y12, (DX)
+	VEXTRACTF128 $0x01, Y2, X12
+	VCVTPS2PD    X12, Y12
+	VMOVUPD      Y12, 32(DX)
+	VCVTPS2PD    X3, Y12
+	VPMOVSXDQ    X15, Y14
+	VMASKMOVPD   Y12, Y14, 64(DX)
+	VEXTRACTF128 $0x01, Y3, X12
+	VCVTPS2PD    X12, Y12
+	VEXTRACTI128 $0x01, Y15, X14
+	VPMOVSXDQ    X14, Y14
+	VMASKMOVPD   Y12, Y14, 96(DX)
+	JMP          atb32KernelAVX2_nb2_mr2_next
+
+atb32KernelAVX2_nb2_mr2_add:
+	MOVQ         DI, DX
+	VCVTPS2PD    X0, Y12
+	VADDPD       (DX), Y12, Y12
+	VMOVUPD      Y12, (DX)
+	VEXTRACTF128 $0x01, Y0, X12
+	VCVTPS2PD    X12, Y12
+	VADDPD       32(DX), Y12, Y12
+	VMOVUPD      Y12, 32(DX)
+	VCVTPS2PD    X1, Y12
+	VPMOVSXDQ    X15, Y14
+	VMASKMOVPD   64(DX), Y14, Y13
+	VADDPD       Y13, Y12, Y12
+	VMASKMOVPD   Y12, Y14, 64(DX)
+	VEXTRACTF128 $0x01, Y1, X12
+	VCVTPS2PD    X12, Y12
+	VEXTRACTI128 $0x01, Y15, X14
+	VPMOVSXDQ    X14, Y14
+	VMASKMOVPD   96(DX), Y14, Y13
+	VADDPD       Y13, Y12, Y12
+	VMASKMOVPD   Y12, Y14, 96(DX)
+	ADDQ         R8, DX
+	VCVTPS2PD    X2, Y12
+	VADDPD       (DX), Y12, Y12
+	VMOVUPD      Y12, (DX)
+	VEXTRACTF128 $0x01, Y2, X12
+	VCVTPS2PD    X12, Y12
+	VADDPD       32(DX), Y12, Y12
+	VMOVUPD      Y12, 32(DX)
+	VCVTPS2PD    X3, Y12
+	VPMOVSXDQ    X15, Y14
+	VMASKMOVPD   64(DX), Y14, Y13
+	VADDPD       Y13, Y12, Y12
+	VMASKMOVPD   Y12, Y14, 64(DX)
+	VEXTRACTF128 $0x01, Y3, X12
+	VCVTPS2PD    X12, Y12
+	VEXTRACTI128 $0x01, Y15, X14
+	VPMOVSXDQ    X14, Y14
+	VMASKMOVPD   96(DX), Y14, Y13
+	VADDPD       Y13, Y12, Y12
+	VMASKMOVPD   Y12, Y14, 96(DX)
+
+atb32KernelAVX2_nb2_mr2_next:
+	MOVQ   $0x00000001, R13
+	TESTQ  BX, BX
+	JNZ    atb32KernelAVX2_nb2_mr2_chunk
+	IMUL3Q $0x00000002, R8, DX
+	ADDQ   DX, DI
+	ADDQ   $0x00000008, SI
+	JMP    atb32KernelAVX2_done
+
+atb32KernelAVX2_nb2_mr3:
+	MOVQ    b+32(FP), R11
+	MOVQ    n+48(FP), BX
+	MOVQ    SI, R12
+	MOVBQZX add+72(FP), R13
+
+atb32KernelAVX2_nb2_mr3_chunk:
+	VXORPS  Y0, Y0, Y0
+	VXORPS  Y1, Y1, Y1
+	VXORPS  Y2, Y2, Y2
+	VXORPS  Y3, Y3, Y3
+	VXORPS  Y4, Y4, Y4
+	VXORPS  Y5, Y5, Y5
+	MOVQ    $0x00000040, AX
+	CMPQ    BX, AX
+	CMOVQLT BX, AX
+	SUBQ    AX, BX
+
+atb32KernelAVX2_nb2_mr3_loop:
+	VMOVUPS      (R11), Y6
+	VMASKMOVPS   32(R11), Y15, Y7
+	VBROADCASTSS (R12), Y14
+	VFMADD231PS  Y6, Y14, Y0
+	VFMADD231PS  Y7, Y14, Y1
+	VBROADCASTSS 4(R12), Y14
+	VFMADD231PS  Y6, Y14, Y2
+	VFMADD231PS  Y7, Y14, Y3
+	VBROADCASTSS 8(R12), Y14
+	VFMADD231PS  Y6, Y14, Y4
+	VFMADD231PS  Y7, Y14, Y5
+	ADDQ         R9, R12
+	ADDQ         R10, R11
+	DECQ         AX
+	JNZ          atb32KernelAVX2_nb2_mr3_loop
+	TESTQ        R13, R13
+	JNZ          atb32KernelAVX2_nb2_mr3_add
+	MOVQ         DI, DX
+	VCVTPS2PD    X0, Y12
+	VMOVUPD      Y12, (DX)
+	VEXTRACTF128 $0x01, Y0, X12
+	VCVTPS2PD    X12, Y12
+	VMOVUPD      Y12, 32(DX)
+	VCVTPS2PD    X1, Y12
+	VPMOVSXDQ    X15, Y14
+	VMASKMOVPD   Y12, Y14, 64(DX)
+	VEXTRACTF128 $0x01, Y1, X12
+	VCVTPS2PD    X12, Y12
+	VEXTRACTI128 $0x01, Y15, X14
+	VPMOVSXDQ    X14, Y14
+	VMASKMOVPD   Y12, Y14, 96(DX)
+	ADDQ         R8, DX
+	VCVTPS2PD    X2, Y12
+	VMOVUPD      Y12, (DX)
+	VEXTRACTF128 $0x01, Y2, X12
+	VCVTPS2PD    X12, Y12
+	VMOVUPD      Y12, 32(DX)
+	VCVTPS2PD    X3, Y12
+	VPMOVSXDQ    X15, Y14
+	VMASKMOVPD   Y12, Y14, 64(DX)
+	VEXTRACTF128 $0x01, Y3, X12
+	VCVTPS2PD    X12, Y12
+	VEXTRACTI128 $0x01, Y15, X14
+	VPMOVSXDQ    X14, Y14
+	VMASKMOVPD   Y12, Y14, 96(DX)
+	ADDQ         R8, DX
+	VCVTPS2PD    X4, Y12
+	VMOVUPD      Y12, (DX)
+	VEXTRACTF128 $0x01, Y4, X12
+	VCVTPS2PD    X12, Y12
+	VMOVUPD      Y12, 32(DX)
+	VCVTPS2PD    X5, Y12
+	VPMOVSXDQ    X15, Y14
+	VMASKMOVPD   Y12, Y14, 64(DX)
+	VEXTRACTF128 $0x01, Y5, X12
+	VCVTPS2PD    X12, Y12
+	VEXTRACTI128 $0x01, Y15, X14
+	VPMOVSXDQ    X14, Y14
+	VMASKMOVPD   Y12, Y14, 96(DX)
+	JMP          atb32KernelAVX2_nb2_mr3_next
+
+atb32KernelAVX2_nb2_mr3_add:
+	MOVQ         DI, DX
+	VCVTPS2PD    X0, Y12
+	VADDPD       (DX), Y12, Y12
+	VMOVUPD      Y12, (DX)
+	VEXTRACTF128 $0x01, Y0, X12
+	VCVTPS2PD    X12, Y12
+	VADDPD       32(DX), Y12, Y12
+	VMOVUPD      Y12, 32(DX)
+	VCVTPS2PD    X1, Y12
+	VPMOVSXDQ    X15, Y14
+	VMASKMOVPD   64(DX), Y14, Y13
+	VADDPD       Y13, Y12, Y12
+	VMASKMOVPD   Y12, Y14, 64(DX)
+	VEXTRACTF128 $0x01, Y1, X12
+	VCVTPS2PD    X12, Y12
+	VEXTRACTI128 $0x01, Y15, X14
+	VPMOVSXDQ    X14, Y14
+	VMASKMOVPD   96(DX), Y14, Y13
+	VADDPD       Y13, Y12, Y12
+	VMASKMOVPD   Y12, Y14, 96(DX)
+	ADDQ         R8, DX
+	VCVTPS2PD    X2, Y12
+	VADDPD       (DX), Y12, Y12
+	VMOVUPD      Y12, (DX)
+	VEXTRACTF128 $0x01, Y2, X12
+	VCVTPS2PD    X12, Y12
+	VADDPD       32(DX), Y12, Y12
+	VMOVUPD      Y12, 32(DX)
+	VCVTPS2PD    X3, Y12
+	VPMOVSXDQ    X15, Y14
+	VMASKMOVPD   64(DX), Y14, Y13
+	VADDPD       Y13, Y12, Y12
+	VMASKMOVPD   Y12, Y14, 64(DX)
+	VEXTRACTF128 $0x01, Y3, X12
+	VCVTPS2PD    X12, Y12
+	VEXTRACTI128 $0x01, Y15, X14
+	VPMOVSXDQ    X14, Y14
+	VMASKMOVPD   96(DX), Y14, Y13
+	VADDPD       Y13, Y12, Y12
+	VMASKMOVPD   Y12, Y14, 96(DX)
+	ADDQ         R8, DX
+	VCVTPS2PD    X4, Y12
+	VADDPD       (DX), Y12, Y12
+	VMOVUPD      Y12, (DX)
+	VEXTRACTF128 $0x01, Y4, X12
+	VCVTPS2PD    X12, Y12
+	VADDPD       32(DX), Y12, Y12
+	VMOVUPD      Y12, 32(DX)
+	VCVTPS2PD    X5, Y12
+	VPMOVSXDQ    X15, Y14
+	VMASKMOVPD   64(DX), Y14, Y13
+	VADDPD       Y13, Y12, Y12
+	VMASKMOVPD   Y12, Y14, 64(DX)
+	VEXTRACTF128 $0x01, Y5, X12
+	VCVTPS2PD    X12, Y12
+	VEXTRACTI128 $0x01, Y15, X14
+	VPMOVSXDQ    X14, Y14
+	VMASKMOVPD   96(DX), Y14, Y13
+	VADDPD       Y13, Y12, Y12
+	VMASKMOVPD   Y12, Y14, 96(DX)
+
+atb32KernelAVX2_nb2_mr3_next:
+	MOVQ   $0x00000001, R13
+	TESTQ  BX, BX
+	JNZ    atb32KernelAVX2_nb2_mr3_chunk
+	IMUL3Q $0x00000003, R8, DX
+	ADDQ   DX, DI
+	ADDQ   $0x0000000c, SI
+	JMP    atb32KernelAVX2_done
+
+atb32KernelAVX2_nb2_mr4:
+	MOVQ    b+32(FP), R11
+	MOVQ    n+48(FP), BX
+	MOVQ    SI, R12
+	MOVBQZX add+72(FP), R13
+
+atb32KernelAVX2_nb2_mr4_chunk:
+	VXORPS  Y0, Y0, Y0
+	VXORPS  Y1, Y1, Y1
+	VXORPS  Y2, Y2, Y2
+	VXORPS  Y3, Y3, Y3
+	VXORPS  Y4, Y4, Y4
+	VXORPS  Y5, Y5, Y5
+	VXORPS  Y6, Y6, Y6
+	VXORPS  Y7, Y7, Y7
+	MOVQ    $0x00000040, AX
+	CMPQ    BX, AX
+	CMOVQLT BX, AX
+	SUBQ    AX, BX
+
+atb32KernelAVX2_nb2_mr4_loop:
+	VMOVUPS      (R11), Y8
+	VMASKMOVPS   32(R11), Y15, Y9
+	VBROADCASTSS (R12), Y14
+	VFMADD231PS  Y8, Y14, Y0
+	VFMADD231PS  Y9, Y14, Y1
+	VBROADCASTSS 4(R12), Y14
+	VFMADD231PS  Y8, Y14, Y2
+	VFMADD231PS  Y9, Y14, Y3
+	VBROADCASTSS 8(R12), Y14
+	VFMADD231PS  Y8, Y14, Y4
+	VFMADD231PS  Y9, Y14, Y5
+	VBROADCASTSS 12(R12), Y14
+	VFMADD231PS  Y8, Y14, Y6
+	VFMADD231PS  Y9, Y14, Y7
+	ADDQ         R9, R12
+	ADDQ         R10, R11
+	DECQ         AX
+	JNZ          atb32KernelAVX2_nb2_mr4_loop
+	TESTQ        R13, R13
+	JNZ          atb32KernelAVX2_nb2_mr4_add
+	MOVQ         DI, DX
+	VCVTPS2PD    X0, Y12
+	VMOVUPD      Y12, (DX)
+	VEXTRACTF128 $0x01, Y0, X12
+	VCVTPS2PD    X12, Y12
+	VMOVUPD      Y12, 32(DX)
+	VCVTPS2PD    X1, Y12
+	VPMOVSXDQ    X15, Y14
+	VMASKMOVPD   Y12, Y14, 64(DX)
+	VEXTRACTF128 $0x01, Y1, X12
+	VCVTPS2PD    X12, Y12
+	VEXTRACTI128 $0x01, Y15, X14
+	VPMOVSXDQ    X14, Y14
+	VMASKMOVPD   Y12, Y14, 96(DX)
+	ADDQ         R8, DX
+	VCVTPS2PD    X2, Y12
+	VMOVUPD      Y12, (DX)
+	VEXTRACTF128 $0x01, Y2, X12
+	VCVTPS2PD    X12, Y12
+	VMOVUPD      Y12, 32(DX)
+	VCVTPS2PD    X3, Y12
+	VPMOVSXDQ    X15, Y14
+	VMASKMOVPD   Y12, Y14, 64(DX)
+	VEXTRACTF128 $0x01, Y3, X12
+	VCVTPS2PD    X12, Y12
+	VEXTRACTI128 $0x01, Y15, X14
+	VPMOVSXDQ    X14, Y14
+	VMASKMOVPD   Y12, Y14, 96(DX)
+	ADDQ         R8, DX
+	VCVTPS2PD    X4, Y12
+	VMOVUPD      Y12, (DX)
+	VEXTRACTF128 $0x01, Y4, X12
+	VCVTPS2PD    X12, Y12
+	VMOVUPD      Y12, 32(DX)
+	VCVTPS2PD    X5, Y12
+	VPMOVSXDQ    X15, Y14
+	VMASKMOVPD   Y12, Y14, 64(DX)
+	VEXTRACTF128 $0x01, Y5, X12
+	VCVTPS2PD    X12, Y12
+	VEXTRACTI128 $0x01, Y15, X14
+	VPMOVSXDQ    X14, Y14
+	VMASKMOVPD   Y12, Y14, 96(DX)
+	ADDQ         R8, DX
+	VCVTPS2PD    X6, Y12
+	VMOVUPD      Y12, (DX)
+	VEXTRACTF128 $0x01, Y6, X12
+	VCVTPS2PD    X12, Y12
+	VMOVUPD      Y12, 32(DX)
+	VCVTPS2PD    X7, Y12
+	VPMOVSXDQ    X15, Y14
+	VMASKMOVPD   Y12, Y14, 64(DX)
+	VEXTRACTF128 $0x01, Y7, X12
+	VCVTPS2PD    X12, Y12
+	VEXTRACTI128 $0x01, Y15, X14
+	VPMOVSXDQ    X14, Y14
+	VMASKMOVPD   Y12, Y14, 96(DX)
+	JMP          atb32KernelAVX2_nb2_mr4_next
+
+atb32KernelAVX2_nb2_mr4_add:
+	MOVQ         DI, DX
+	VCVTPS2PD    X0, Y12
+	VADDPD       (DX), Y12, Y12
+	VMOVUPD      Y12, (DX)
+	VEXTRACTF128 $0x01, Y0, X12
+	VCVTPS2PD    X12, Y12
+	VADDPD       32(DX), Y12, Y12
+	VMOVUPD      Y12, 32(DX)
+	VCVTPS2PD    X1, Y12
+	VPMOVSXDQ    X15, Y14
+	VMASKMOVPD   64(DX), Y14, Y13
+	VADDPD       Y13, Y12, Y12
+	VMASKMOVPD   Y12, Y14, 64(DX)
+	VEXTRACTF128 $0x01, Y1, X12
+	VCVTPS2PD    X12, Y12
+	VEXTRACTI128 $0x01, Y15, X14
+	VPMOVSXDQ    X14, Y14
+	VMASKMOVPD   96(DX), Y14, Y13
+	VADDPD       Y13, Y12, Y12
+	VMASKMOVPD   Y12, Y14, 96(DX)
+	ADDQ         R8, DX
+	VCVTPS2PD    X2, Y12
+	VADDPD       (DX), Y12, Y12
+	VMOVUPD      Y12, (DX)
+	VEXTRACTF128 $0x01, Y2, X12
+	VCVTPS2PD    X12, Y12
+	VADDPD       32(DX), Y12, Y12
+	VMOVUPD      Y12, 32(DX)
+	VCVTPS2PD    X3, Y12
+	VPMOVSXDQ    X15, Y14
+	VMASKMOVPD   64(DX), Y14, Y13
+	VADDPD       Y13, Y12, Y12
+	VMASKMOVPD   Y12, Y14, 64(DX)
+	VEXTRACTF128 $0x01, Y3, X12
+	VCVTPS2PD    X12, Y12
+	VEXTRACTI128 $0x01, Y15, X14
+	VPMOVSXDQ    X14, Y14
+	VMASKMOVPD   96(DX), Y14, Y13
+	VADDPD       Y13, Y12, Y12
+	VMASKMOVPD   Y12, Y14, 96(DX)
+	ADDQ         R8, DX
+	VCVTPS2PD    X4, Y12
+	VADDPD       (DX), Y12, Y12
+	VMOVUPD      Y12, (DX)
+	VEXTRACTF128 $0x01, Y4, X12
+	VCVTPS2PD    X12, Y12
+	VADDPD       32(DX), Y12, Y12
+	VMOVUPD      Y12, 32(DX)
+	VCVTPS2PD    X5, Y12
+	VPMOVSXDQ    X15, Y14
+	VMASKMOVPD   64(DX), Y14, Y13
+	VADDPD       Y13, Y12, Y12
+	VMASKMOVPD   Y12, Y14, 64(DX)
+	VEXTRACTF128 $0x01, Y5, X12
+	VCVTPS2PD    X12, Y12
+	VEXTRACTI128 $0x01, Y15, X14
+	VPMOVSXDQ    X14, Y14
+	VMASKMOVPD   96(DX), Y14, Y13
+	VADDPD       Y13, Y12, Y12
+	VMASKMOVPD   Y12, Y14, 96(DX)
+	ADDQ         R8, DX
+	VCVTPS2PD    X6, Y12
+	VADDPD       (DX), Y12, Y12
+	VMOVUPD      Y12, (DX)
+	VEXTRACTF128 $0x01, Y6, X12
+	VCVTPS2PD    X12, Y12
+	VADDPD       32(DX), Y12, Y12
+	VMOVUPD      Y12, 32(DX)
+	VCVTPS2PD    X7, Y12
+	VPMOVSXDQ    X15, Y14
+	VMASKMOVPD   64(DX), Y14, Y13
+	VADDPD       Y13, Y12, Y12
+	VMASKMOVPD   Y12, Y14, 64(DX)
+	VEXTRACTF128 $0x01, Y7, X12
+	VCVTPS2PD    X12, Y12
+	VEXTRACTI128 $0x01, Y15, X14
+	VPMOVSXDQ    X14, Y14
+	VMASKMOVPD   96(DX), Y14, Y13
+	VADDPD       Y13, Y12, Y12
+	VMASKMOVPD   Y12, Y14, 96(DX)
+
+atb32KernelAVX2_nb2_mr4_next:
+	MOVQ   $0x00000001, R13
+	TESTQ  BX, BX
+	JNZ    atb32KernelAVX2_nb2_mr4_chunk
+	IMUL3Q $0x00000004, R8, DX
+	ADDQ   DX, DI
+	ADDQ   $0x00000010, SI
+	JMP    atb32KernelAVX2_done
+
+atb32KernelAVX2_nb2_mr5:
+	MOVQ    b+32(FP), R11
+	MOVQ    n+48(FP), BX
+	MOVQ    SI, R12
+	MOVBQZX add+72(FP), R13
+
+atb32KernelAVX2_nb2_mr5_chunk:
+	VXORPS  Y0, Y0, Y0
+	VXORPS  Y1, Y1, Y1
+	VXORPS  Y2, Y2, Y2
+	VXORPS  Y3, Y3, Y3
+	VXORPS  Y4, Y4, Y4
+	VXORPS  Y5, Y5, Y5
+	VXORPS  Y6, Y6, Y6
+	VXORPS  Y7, Y7, Y7
+	VXORPS  Y8, Y8, Y8
+	VXORPS  Y9, Y9, Y9
+	MOVQ    $0x00000040, AX
+	CMPQ    BX, AX
+	CMOVQLT BX, AX
+	SUBQ    AX, BX
+
+atb32KernelAVX2_nb2_mr5_loop:
+	VMOVUPS      (R11), Y10
+	VMASKMOVPS   32(R11), Y15, Y11
+	VBROADCASTSS (R12), Y14
+	VFMADD231PS  Y10, Y14, Y0
+	VFMADD231PS  Y11, Y14, Y1
+	VBROADCASTSS 4(R12), Y14
+	VFMADD231PS  Y10, Y14, Y2
+	VFMADD231PS  Y11, Y14, Y3
+	VBROADCASTSS 8(R12), Y14
+	VFMADD231PS  Y10, Y14, Y4
+	VFMADD231PS  Y11, Y14, Y5
+	VBROADCASTSS 12(R12), Y14
+	VFMADD231PS  Y10, Y14, Y6
+	VFMADD231PS  Y11, Y14, Y7
+	VBROADCASTSS 16(R12), Y14
+	VFMADD231PS  Y10, Y14, Y8
+	VFMADD231PS  Y11, Y14, Y9
+	ADDQ         R9, R12
+	ADDQ         R10, R11
+	DECQ         AX
+	JNZ          atb32KernelAVX2_nb2_mr5_loop
+	TESTQ        R13, R13
+	JNZ          atb32KernelAVX2_nb2_mr5_add
+	MOVQ         DI, DX
+	VCVTPS2PD    X0, Y12
+	VMOVUPD      Y12, (DX)
+	VEXTRACTF128 $0x01, Y0, X12
+	VCVTPS2PD    X12, Y12
+	VMOVUPD      Y12, 32(DX)
+	VCVTPS2PD    X1, Y12
+	VPMOVSXDQ    X15, Y14
+	VMASKMOVPD   Y12, Y14, 64(DX)
+	VEXTRACTF128 $0x01, Y1, X12
+	VCVTPS2PD    X12, Y12
+	VEXTRACTI128 $0x01, Y15, X14
+	VPMOVSXDQ    X14, Y14
+	VMASKMOVPD   Y12, Y14, 96(DX)
+	ADDQ         R8, DX
+	VCVTPS2PD    X2, Y12
+	VMOVUPD      Y12, (DX)
+	VEXTRACTF128 $0x01, Y2, X12
+	VCVTPS2PD    X12, Y12
+	VMOVUPD      Y12, 32(DX)
+	VCVTPS2PD    X3, Y12
+	VPMOVSXDQ    X15, Y14
+	VMASKMOVPD   Y12, Y14, 64(DX)
+	VEXTRACTF128 $0x01, Y3, X12
+	VCVTPS2PD    X12, Y12
+	VEXTRACTI128 $0x01, Y15, X14
+	VPMOVSXDQ    X14, Y14
+	VMASKMOVPD   Y12, Y14, 96(DX)
+	ADDQ         R8, DX
+	VCVTPS2PD    X4, Y12
+	VMOVUPD      Y12, (DX)
+	VEXTRACTF128 $0x01, Y4, X12
+	VCVTPS2PD    X12, Y12
+	VMOVUPD      Y12, 32(DX)
+	VCVTPS2PD    X5, Y12
+	VPMOVSXDQ    X15, Y14
+	VMASKMOVPD   Y12, Y14, 64(DX)
+	VEXTRACTF128 $0x01, Y5, X12
+	VCVTPS2PD    X12, Y12
+	VEXTRACTI128 $0x01, Y15, X14
+	VPMOVSXDQ    X14, Y14
+	VMASKMOVPD   Y12, Y14, 96(DX)
+	ADDQ         R8, DX
+	VCVTPS2PD    X6, Y12
+	VMOVUPD      Y12, (DX)
+	VEXTRACTF128 $0x01, Y6, X12
+	VCVTPS2PD    X12, Y12
+	VMOVUPD      Y12, 32(DX)
+	VCVTPS2PD    X7, Y12
+	VPMOVSXDQ    X15, Y14
+	VMASKMOVPD   Y12, Y14, 64(DX)
+	VEXTRACTF128 $0x01, Y7, X12
+	VCVTPS2PD    X12, Y12
+	VEXTRACTI128 $0x01, Y15, X14
+	VPMOVSXDQ    X14, Y14
+	VMASKMOVPD   Y12, Y14, 96(DX)
+	ADDQ         R8, DX
+	VCVTPS2PD    X8, Y12
+	VMOVUPD      Y12, (DX)
+	VEXTRACTF128 $0x01, Y8, X12
+	VCVTPS2PD    X12, Y12
+	VMOVUPD      Y12, 32(DX)
+	VCVTPS2PD    X9, Y12
+	VPMOVSXDQ    X15, Y14
+	VMASKMOVPD   Y12, Y14, 64(DX)
+	VEXTRACTF128 $0x01, Y9, X12
+	VCVTPS2PD    X12, Y12
+	VEXTRACTI128 $0x01, Y15, X14
+	VPMOVSXDQ    X14, Y14
+	VMASKMOVPD   Y12, Y14, 96(DX)
+	JMP          atb32KernelAVX2_nb2_mr5_next
+
+atb32KernelAVX2_nb2_mr5_add:
+	MOVQ         DI, DX
+	VCVTPS2PD    X0, Y12
+	VADDPD       (DX), Y12, Y12
+	VMOVUPD      Y12, (DX)
+	VEXTRACTF128 $0x01, Y0, X12
+	VCVTPS2PD    X12, Y12
+	VADDPD       32(DX), Y12, Y12
+	VMOVUPD      Y12, 32(DX)
+	VCVTPS2PD    X1, Y12
+	VPMOVSXDQ    X15, Y14
+	VMASKMOVPD   64(DX), Y14, Y13
+	VADDPD       Y13, Y12, Y12
+	VMASKMOVPD   Y12, Y14, 64(DX)
+	VEXTRACTF128 $0x01, Y1, X12
+	VCVTPS2PD    X12, Y12
+	VEXTRACTI128 $0x01, Y15, X14
+	VPMOVSXDQ    X14, Y14
+	VMASKMOVPD   96(DX), Y14, Y13
+	VADDPD       Y13, Y12, Y12
+	VMASKMOVPD   Y12, Y14, 96(DX)
+	ADDQ         R8, DX
+	VCVTPS2PD    X2, Y12
+	VADDPD       (DX), Y12, Y12
+	VMOVUPD      Y12, (DX)
+	VEXTRACTF128 $0x01, Y2, X12
+	VCVTPS2PD    X12, Y12
+	VADDPD       32(DX), Y12, Y12
+	VMOVUPD      Y12, 32(DX)
+	VCVTPS2PD    X3, Y12
+	VPMOVSXDQ    X15, Y14
+	VMASKMOVPD   64(DX), Y14, Y13
+	VADDPD       Y13, Y12, Y12
+	VMASKMOVPD   Y12, Y14, 64(DX)
+	VEXTRACTF128 $0x01, Y3, X12
+	VCVTPS2PD    X12, Y12
+	VEXTRACTI128 $0x01, Y15, X14
+	VPMOVSXDQ    X14, Y14
+	VMASKMOVPD   96(DX), Y14, Y13
+	VADDPD       Y13, Y12, Y12
+	VMASKMOVPD   Y12, Y14, 96(DX)
+	ADDQ         R8, DX
+	VCVTPS2PD    X4, Y12
+	VADDPD       (DX), Y12, Y12
+	VMOVUPD      Y12, (DX)
+	VEXTRACTF128 $0x01, Y4, X12
+	VCVTPS2PD    X12, Y12
+	VADDPD       32(DX), Y12, Y12
+	VMOVUPD      Y12, 32(DX)
+	VCVTPS2PD    X5, Y12
+	VPMOVSXDQ    X15, Y14
+	VMASKMOVPD   64(DX), Y14, Y13
+	VADDPD       Y13, Y12, Y12
+	VMASKMOVPD   Y12, Y14, 64(DX)
+	VEXTRACTF128 $0x01, Y5, X12
+	VCVTPS2PD    X12, Y12
+	VEXTRACTI128 $0x01, Y15, X14
+	VPMOVSXDQ    X14, Y14
+	VMASKMOVPD   96(DX), Y14, Y13
+	VADDPD       Y13, Y12, Y12
+	VMASKMOVPD   Y12, Y14, 96(DX)
+	ADDQ         R8, DX
+	VCVTPS2PD    X6, Y12
+	VADDPD       (DX), Y12, Y12
+	VMOVUPD      Y12, (DX)
+	VEXTRACTF128 $0x01, Y6, X12
+	VCVTPS2PD    X12, Y12
+	VADDPD       32(DX), Y12, Y12
+	VMOVUPD      Y12, 32(DX)
+	VCVTPS2PD    X7, Y12
+	VPMOVSXDQ    X15, Y14
+	VMASKMOVPD   64(DX), Y14, Y13
+	VADDPD       Y13, Y12, Y12
+	VMASKMOVPD   Y12, Y14, 64(DX)
+	VEXTRACTF128 $0x01, Y7, X12
+	VCVTPS2PD    X12, Y12
+	VEXTRACTI128 $0x01, Y15, X14
+	VPMOVSXDQ    X14, Y14
+	VMASKMOVPD   96(DX), Y14, Y13
+	VADDPD       Y13, Y12, Y12
+	VMASKMOVPD   Y12, Y14, 96(DX)
+	ADDQ         R8, DX
+	VCVTPS2PD    X8, Y12
+	VADDPD       (DX), Y12, Y12
+	VMOVUPD      Y12, (DX)
+	VEXTRACTF128 $0x01, Y8, X12
+	VCVTPS2PD    X12, Y12
+	VADDPD       32(DX), Y12, Y12
+	VMOVUPD      Y12, 32(DX)
+	VCVTPS2PD    X9, Y12
+	VPMOVSXDQ    X15, Y14
+	VMASKMOVPD   64(DX), Y14, Y13
+	VADDPD       Y13, Y12, Y12
+	VMASKMOVPD   Y12, Y14, 64(DX)
+	VEXTRACTF128 $0x01, Y9, X12
+	VCVTPS2PD    X12, Y12
+	VEXTRACTI128 $0x01, Y15, X14
+	VPMOVSXDQ    X14, Y14
+	VMASKMOVPD   96(DX), Y14, Y13
+	VADDPD       Y13, Y12, Y12
+	VMASKMOVPD   Y12, Y14, 96(DX)
+
+atb32KernelAVX2_nb2_mr5_next:
+	MOVQ   $0x00000001, R13
+	TESTQ  BX, BX
+	JNZ    atb32KernelAVX2_nb2_mr5_chunk
+	IMUL3Q $0x00000005, R8, DX
+	ADDQ   DX, DI
+	ADDQ   $0x00000014, SI
+
+atb32KernelAVX2_done:
+	VZEROUPPER
+	RET
+
+// func atx32KernelAVX2(y *float64, a *float32, lda int, x *float32, n int, nc int)
+// Requires: AVX, AVX2, CMOV, FMA3
+TEXT ·atx32KernelAVX2(SB), NOSPLIT, $0-48
+	MOVQ    y+0(FP), DI
+	MOVQ    a+8(FP), SI
+	MOVQ    lda+16(FP), R9
+	SHLQ    $0x02, R9
+	LEAQ    (R9)(R9*2), R8
+	MOVQ    x+24(FP), R11
+	MOVQ    nc+40(FP), CX
+	DECQ    CX
+	MOVQ    CX, BX
+	SHRQ    $0x03, BX
+	ANDQ    $0x07, CX
+	INCQ    CX
+	LEAQ    avx2masks32<>+32(SB), DX
+	SHLQ    $0x02, CX
+	SUBQ    CX, DX
+	VMOVUPS (DX), Y15
+	MOVQ    n+32(FP), CX
+	CMPQ    BX, $0x00
+	JE      atx32KernelAVX2_nb1
+	CMPQ    BX, $0x01
+	JE      atx32KernelAVX2_nb2
+	CMPQ    BX, $0x02
+	JE      atx32KernelAVX2_nb3
+	JMP     atx32KernelAVX2_done
+
+atx32KernelAVX2_nb1:
+	XORQ R13, R13
+
+atx32KernelAVX2_nb1_chunk:
+	VXORPS  Y0, Y0, Y0
+	VXORPS  Y1, Y1, Y1
+	VXORPS  Y2, Y2, Y2
+	VXORPS  Y3, Y3, Y3
+	MOVQ    $0x00000040, AX
+	CMPQ    CX, AX
+	CMOVQLT CX, AX
+	SUBQ    AX, CX
+
+atx32KernelAVX2_nb1_loop4:
+	CMPQ         AX, $0x04
+	JB           atx32KernelAVX2_nb1_loop1
+	VBROADCASTSS (R11), Y12
+	VMASKMOVPS   (SI), Y15, Y13
+	VFMADD231PS  Y13, Y12, Y0
+	VBROADCASTSS 4(R11), Y14
+	VMASKMOVPS   (SI)(R9*1), Y15, Y13
+	VFMADD231PS  Y13, Y14, Y1
+	VBROADCASTSS 8(R11), Y12
+	VMASKMOVPS   (SI)(R9*2), Y15, Y13
+	VFMADD231PS  Y13, Y12, Y2
+	VBROADCASTSS 12(R11), Y14
+	VMASKMOVPS   (SI)(R8*1), Y15, Y13
+	VFMADD231PS  Y13, Y14, Y3
+	LEAQ         (SI)(R9*4), SI
+	ADDQ         $0x10, R11
+	SUBQ         $0x04, AX
+	JMP          atx32KernelAVX2_nb1_loop4
+
+atx32KernelAVX2_nb1_loop1:
+	TESTQ        AX, AX
+	JE           atx32KernelAVX2_nb1_flush
+	VBROADCASTSS (R11), Y12
+	VMASKMOVPS   (SI), Y15, Y13
+	VFMADD231PS  Y13, Y12, Y0
+	ADDQ         R9, SI
+	ADDQ         $0x04, R11
+	DECQ         AX
+	JMP          atx32KernelAVX2_nb1_loop1
+
+atx32KernelAVX2_nb1_flush:
+	VADDPS       Y1, Y0, Y0
+	VADDPS       Y3, Y2, Y2
+	VADDPS       Y2, Y0, Y0
+	MOVQ         DI, DX
+	TESTQ        R13, R13
+	JNZ          atx32KernelAVX2_nb1_add
+	VCVTPS2PD    X0, Y12
+	VPMOVSXDQ    X15, Y14
+	VMASKMOVPD   Y12, Y14, (DX)
+	VEXTRACTF128 $0x01, Y0, X12
+	VCVTPS2PD    X12, Y12
+	VEXTRACTI128 $0x01, Y15, X14
+	VPMOVSXDQ    X14, Y14
+	VMASKMOVPD   Y12, Y14, 32(DX)
+	JMP          atx32KernelAVX2_nb1_next
+
+atx32KernelAVX2_nb1_add:
+	VCVTPS2PD    X0, Y12
+	VPMOVSXDQ    X15, Y14
+	VMASKMOVPD   (DX), Y14, Y13
+	VADDPD       Y13, Y12, Y12
+	VMASKMOVPD   Y12, Y14, (DX)
+	VEXTRACTF128 $0x01, Y0, X12
+	VCVTPS2PD    X12, Y12
+	VEXTRACTI128 $0x01, Y15, X14
+	VPMOVSXDQ    X14, Y14
+	VMASKMOVPD   32(DX), Y14, Y13
+	VADDPD       Y13, Y12, Y12
+	VMASKMOVPD   Y12, Y14, 32(DX)
+
+atx32KernelAVX2_nb1_next:
+	MOVQ  $0x00000001, R13
+	TESTQ CX, CX
+	JNZ   atx32KernelAVX2_nb1_chunk
+	JMP   atx32KernelAVX2_done
+
+atx32KernelAVX2_nb2:
+	XORQ R13, R13
+
+atx32KernelAVX2_nb2_chunk:
+	VXORPS  Y0, Y0, Y0
+	VXORPS  Y1, Y1, Y1
+	VXORPS  Y2, Y2, Y2
+	VXORPS  Y3, Y3, Y3
+	VXORPS  Y4, Y4, Y4
+	VXORPS  Y5, Y5, Y5
+	VXORPS  Y6, Y6, Y6
+	VXORPS  Y7, Y7, Y7
+	MOVQ    $0x00000040, AX
+	CMPQ    CX, AX
+	CMOVQLT CX, AX
+	SUBQ    AX, CX
+
+atx32KernelAVX2_nb2_loop4:
+	CMPQ         AX, $0x04
+	JB           atx32KernelAVX2_nb2_loop1
+	VBROADCASTSS (R11), Y12
+	VFMADD231PS  (SI), Y12, Y0
+	VMASKMOVPS   32(SI), Y15, Y13
+	VFMADD231PS  Y13, Y12, Y1
+	VBROADCASTSS 4(R11), Y14
+	VFMADD231PS  (SI)(R9*1), Y14, Y2
+	VMASKMOVPS   32(SI)(R9*1), Y15, Y13
+	VFMADD231PS  Y13, Y14, Y3
+	VBROADCASTSS 8(R11), Y12
+	VFMADD231PS  (SI)(R9*2), Y12, Y4
+	VMASKMOVPS   32(SI)(R9*2), Y15, Y13
+	VFMADD231PS  Y13, Y12, Y5
+	VBROADCASTSS 12(R11), Y14
+	VFMADD231PS  (SI)(R8*1), Y14, Y6
+	VMASKMOVPS   32(SI)(R8*1), Y15, Y13
+	VFMADD231PS  Y13, Y14, Y7
+	LEAQ         (SI)(R9*4), SI
+	ADDQ         $0x10, R11
+	SUBQ         $0x04, AX
+	JMP          atx32KernelAVX2_nb2_loop4
+
+atx32KernelAVX2_nb2_loop1:
+	TESTQ        AX, AX
+	JE           atx32KernelAVX2_nb2_flush
+	VBROADCASTSS (R11), Y12
+	VFMADD231PS  (SI), Y12, Y0
+	VMASKMOVPS   32(SI), Y15, Y13
+	VFMADD231PS  Y13, Y12, Y1
+	ADDQ         R9, SI
+	ADDQ         $0x04, R11
+	DECQ         AX
+	JMP          atx32KernelAVX2_nb2_loop1
+
+atx32KernelAVX2_nb2_flush:
+	VADDPS       Y2, Y0, Y0
+	VADDPS       Y6, Y4, Y4
+	VADDPS       Y4, Y0, Y0
+	VADDPS       Y3, Y1, Y1
+	VADDPS       Y7, Y5, Y5
+	VADDPS       Y5, Y1, Y1
+	MOVQ         DI, DX
+	TESTQ        R13, R13
+	JNZ          atx32KernelAVX2_nb2_add
+	VCVTPS2PD    X0, Y12
+	VMOVUPD      Y12, (DX)
+	VEXTRACTF128 $0x01, Y0, X12
+	VCVTPS2PD    X12, Y12
+	VMOVUPD      Y12, 32(DX)
+	VCVTPS2PD    X1, Y12
+	VPMOVSXDQ    X15, Y14
+	VMASKMOVPD   Y12, Y14, 64(DX)
+	VEXTRACTF128 $0x01, Y1, X12
+	VCVTPS2PD    X12, Y12
+	VEXTRACTI128 $0x01, Y15, X14
+	VPMOVSXDQ    X14, Y14
+	VMASKMOVPD   Y12, Y14, 96(DX)
+	JMP          atx32KernelAVX2_nb2_next
+
+atx32KernelAVX2_nb2_add:
+	VCVTPS2PD    X0, Y12
+	VADDPD       (DX), Y12, Y12
+	VMOVUPD      Y12, (DX)
+	VEXTRACTF128 $0x01, Y0, X12
+	VCVTPS2PD    X12, Y12
+	VADDPD       32(DX), Y12, Y12
+	VMOVUPD      Y12, 32(DX)
+	VCVTPS2PD    X1, Y12
+	VPMOVSXDQ    X15, Y14
+	VMASKMOVPD   64(DX), Y14, Y13
+	VADDPD       Y13, Y12, Y12
+	VMASKMOVPD   Y12, Y14, 64(DX)
+	VEXTRACTF128 $0x01, Y1, X12
+	VCVTPS2PD    X12, Y12
+	VEXTRACTI128 $0x01, Y15, X14
+	VPMOVSXDQ    X14, Y14
+	VMASKMOVPD   96(DX), Y14, Y13
+	VADDPD       Y13, Y12, Y12
+	VMASKMOVPD   Y12, Y14, 96(DX)
+
+atx32KernelAVX2_nb2_next:
+	MOVQ  $0x00000001, R13
+	TESTQ CX, CX
+	JNZ   atx32KernelAVX2_nb2_chunk
+	JMP   atx32KernelAVX2_done
+
+atx32KernelAVX2_nb3:
+	XORQ R13, R13
+
+atx32KernelAVX2_nb3_chunk:
+	VXORPS  Y0, Y0, Y0
+	VXORPS  Y1, Y1, Y1
+	VXORPS  Y2, Y2, Y2
+	VXORPS  Y3, Y3, Y3
+	VXORPS  Y4, Y4, Y4
+	VXORPS  Y5, Y5, Y5
+	VXORPS  Y6, Y6, Y6
+	VXORPS  Y7, Y7, Y7
+	VXORPS  Y8, Y8, Y8
+	VXORPS  Y9, Y9, Y9
+	VXORPS  Y10, Y10, Y10
+	VXORPS  Y11, Y11, Y11
+	MOVQ    $0x00000040, AX
+	CMPQ    CX, AX
+	CMOVQLT CX, AX
+	SUBQ    AX, CX
+
+atx32KernelAVX2_nb3_loop4:
+	CMPQ         AX, $0x04
+	JB           atx32KernelAVX2_nb3_loop1
+	VBROADCASTSS (R11), Y12
+	VFMADD231PS  (SI), Y12, Y0
+	VFMADD231PS  32(SI), Y12, Y1
+	VMASKMOVPS   64(SI), Y15, Y13
+	VFMADD231PS  Y13, Y12, Y2
+	VBROADCASTSS 4(R11), Y14
+	VFMADD231PS  (SI)(R9*1), Y14, Y3
+	VFMADD231PS  32(SI)(R9*1), Y14, Y4
+	VMASKMOVPS   64(SI)(R9*1), Y15, Y13
+	VFMADD231PS  Y13, Y14, Y5
+	VBROADCASTSS 8(R11), Y12
+	VFMADD231PS  (SI)(R9*2), Y12, Y6
+	VFMADD231PS  32(SI)(R9*2), Y12, Y7
+	VMASKMOVPS   64(SI)(R9*2), Y15, Y13
+	VFMADD231PS  Y13, Y12, Y8
+	VBROADCASTSS 12(R11), Y14
+	VFMADD231PS  (SI)(R8*1), Y14, Y9
+	VFMADD231PS  32(SI)(R8*1), Y14, Y10
+	VMASKMOVPS   64(SI)(R8*1), Y15, Y13
+	VFMADD231PS  Y13, Y14, Y11
+	LEAQ         (SI)(R9*4), SI
+	ADDQ         $0x10, R11
+	SUBQ         $0x04, AX
+	JMP          atx32KernelAVX2_nb3_loop4
+
+atx32KernelAVX2_nb3_loop1:
+	TESTQ        AX, AX
+	JE           atx32KernelAVX2_nb3_flush
+	VBROADCASTSS (R11), Y12
+	VFMADD231PS  (SI), Y12, Y0
+	VFMADD231PS  32(SI), Y12, Y1
+	VMASKMOVPS   64(SI), Y15, Y13
+	VFMADD231PS  Y13, Y12, Y2
+	ADDQ         R9, SI
+	ADDQ         $0x04, R11
+	DECQ         AX
+	JMP          atx32KernelAVX2_nb3_loop1
+
+atx32KernelAVX2_nb3_flush:
+	VADDPS       Y3, Y0, Y0
+	VADDPS       Y9, Y6, Y6
+	VADDPS       Y6, Y0, Y0
+	VADDPS       Y4, Y1, Y1
+	VADDPS       Y10, Y7, Y7
+	VADDPS       Y7, Y1, Y1
+	VADDPS       Y5, Y2, Y2
+	VADDPS       Y11, Y8, Y8
+	VADDPS       Y8, Y2, Y2
+	MOVQ         DI, DX
+	TESTQ        R13, R13
+	JNZ          atx32KernelAVX2_nb3_add
+	VCVTPS2PD    X0, Y12
+	VMOVUPD      Y12, (DX)
+	VEXTRACTF128 $0x01, Y0, X12
+	VCVTPS2PD    X12, Y12
+	VMOVUPD      Y12, 32(DX)
+	VCVTPS2PD    X1, Y12
+	VMOVUPD      Y12, 64(DX)
+	VEXTRACTF128 $0x01, Y1, X12
+	VCVTPS2PD    X12, Y12
+	VMOVUPD      Y12, 96(DX)
+	VCVTPS2PD    X2, Y12
+	VPMOVSXDQ    X15, Y14
+	VMASKMOVPD   Y12, Y14, 128(DX)
+	VEXTRACTF128 $0x01, Y2, X12
+	VCVTPS2PD    X12, Y12
+	VEXTRACTI128 $0x01, Y15, X14
+	VPMOVSXDQ    X14, Y14
+	VMASKMOVPD   Y12, Y14, 160(DX)
+	JMP          atx32KernelAVX2_nb3_next
+
+atx32KernelAVX2_nb3_add:
+	VCVTPS2PD    X0, Y12
+	VADDPD       (DX), Y12, Y12
+	VMOVUPD      Y12, (DX)
+	VEXTRACTF128 $0x01, Y0, X12
+	VCVTPS2PD    X12, Y12
+	VADDPD       32(DX), Y12, Y12
+	VMOVUPD      Y12, 32(DX)
+	VCVTPS2PD    X1, Y12
+	VADDPD       64(DX), Y12, Y12
+	VMOVUPD      Y12, 64(DX)
+	VEXTRACTF128 $0x01, Y1, X12
+	VCVTPS2PD    X12, Y12
+	VADDPD       96(DX), Y12, Y12
+	VMOVUPD      Y12, 96(DX)
+	VCVTPS2PD    X2, Y12
+	VPMOVSXDQ    X15, Y14
+	VMASKMOVPD   128(DX), Y14, Y13
+	VADDPD       Y13, Y12, Y12
+	VMASKMOVPD   Y12, Y14, 128(DX)
+	VEXTRACTF128 $0x01, Y2, X12
+	VCVTPS2PD    X12, Y12
+	VEXTRACTI128 $0x01, Y15, X14
+	VPMOVSXDQ    X14, Y14
+	VMASKMOVPD   160(DX), Y14, Y13
+	VADDPD       Y13, Y12, Y12
+	VMASKMOVPD   Y12, Y14, 160(DX)
+
+atx32KernelAVX2_nb3_next:
+	MOVQ  $0x00000001, R13
+	TESTQ CX, CX
+	JNZ   atx32KernelAVX2_nb3_chunk
+
+atx32KernelAVX2_done:
+	VZEROUPPER
+	RET
+
 // func peakFMAAVX512(iters int)
 // Requires: AVX, AVX512DQ, AVX512F
 TEXT ·peakFMAAVX512(SB), NOSPLIT, $0-8

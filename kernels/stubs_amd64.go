@@ -212,6 +212,36 @@ func projTransposeAVX512(dst *float64, ldd int, src *float64, lds int, cols int,
 //go:noescape
 func transposeDotsAVX512(dst *float64, ldd int, src *float64, lds int, rows int, cols int, gm *float64)
 
+// atb32KernelAVX512 computes m[i*ldm+j] = Σ_{chunks} float64(Σ_{t in chunk} a[t*lda+i] * b[t*ldb+j]) for i < rows, j < nc,
+// the chunks of 64 rows t in order, each a float32 FMA chain from zero,
+// starting from m[i*ldm+j] if add is set and from zero otherwise.
+// nc must be in 1..64, n >= 1.
+//
+//go:noescape
+func atb32KernelAVX512(m *float64, ldm int, a *float32, lda int, b *float32, ldb int, n int, rows int, nc int, add bool)
+
+// atx32KernelAVX512 computes y[j] = Σ_{chunks} float64(Σ_{r in chunk} a[r*lda+j] * x[r]) for j < nc,
+// the chunks of 64 rows r in order, each summed in float32 in four FMA chains (r%4).
+// nc must be in 1..64, n >= 1.
+//
+//go:noescape
+func atx32KernelAVX512(y *float64, a *float32, lda int, x *float32, n int, nc int)
+
+// atb32KernelAVX2 computes m[i*ldm+j] = Σ_{chunks} float64(Σ_{t in chunk} a[t*lda+i] * b[t*ldb+j]) for i < rows, j < nc,
+// the chunks of 64 rows t in order, each a float32 FMA chain from zero,
+// starting from m[i*ldm+j] if add is set and from zero otherwise.
+// nc must be in 1..16, n >= 1.
+//
+//go:noescape
+func atb32KernelAVX2(m *float64, ldm int, a *float32, lda int, b *float32, ldb int, n int, rows int, nc int, add bool)
+
+// atx32KernelAVX2 computes y[j] = Σ_{chunks} float64(Σ_{r in chunk} a[r*lda+j] * x[r]) for j < nc,
+// the chunks of 64 rows r in order, each summed in float32 in four FMA chains (r%4).
+// nc must be in 1..24, n >= 1.
+//
+//go:noescape
+func atx32KernelAVX2(y *float64, a *float32, lda int, x *float32, n int, nc int)
+
 // peakFMAAVX512 runs iters iterations of independent VFMADD231PD chains, one per accumulator, to measure the FMA peak.
 func peakFMAAVX512(iters int)
 

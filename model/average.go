@@ -84,6 +84,7 @@ func Average(ms []*Model) (*Model, error) {
 	for _, m := range ms {
 		out.epochs = max(out.epochs, m.epochs)
 	}
+	out.roundPrototypes()
 	return out, nil
 }
 

@@ -384,8 +384,8 @@ func (c *Config) validate() error {
 		return bad("unknown Relevance %d", c.Relevance)
 	case c.Distance > Geodesic:
 		return bad("unsupported Distance %d (this version has %v)", c.Distance, distanceWords[:Geodesic+1])
-	case c.Precision > Float64:
-		return bad("unsupported Precision %d (this version has %v)", c.Precision, precisionWords[:Float64+1])
+	case c.Precision > Float32:
+		return bad("unknown Precision %d (this version has %v)", c.Precision, precisionWords[:Float32+1])
 	case c.ImageWidth < 0 || c.ImageHeight < 0 || (c.ImageWidth == 0) != (c.ImageHeight == 0) ||
 		int64(c.ImageWidth)*int64(c.ImageHeight) > MaxDim:
 		return bad("image size %dx%d (width x height; both 0 = unknown)", c.ImageWidth, c.ImageHeight)

@@ -98,6 +98,14 @@
 //   - Model selection: with ValidationFraction and Patience, early stopping
 //     watches a validation part carved out of the training data, never a
 //     test set.
+//   - Precision: a Float32 model (Config.Precision) projects samples onto
+//     float32 copies of its prototypes (engine.SetFloat32, NewShared32);
+//     its prototypes are float32 values (rounded after every update, at
+//     Init, Average, WithPrecision and when read from JSON), stored in 4
+//     bytes each (file version 3). The update, the relevances, the angles
+//     and the factorisations stay float64 (engine's package documentation
+//     says why). Same seed, same model bits for any number of workers, as
+//     for Float64.
 //
 // # Two margins
 //

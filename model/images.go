@@ -175,6 +175,7 @@ func (t *trainer) stepImage(x []float64, y int, eta float64) (stepResult, error)
 	if r, err = t.imageGradient(x, y, nrm); err != nil || r.Skipped {
 		return r, err
 	}
+	defer t.sync(r.Plus, r.Minus)
 	// The exact rank-one rotation (see the comment at the top): for each
 	// winner W with q = Wᵀx/‖Wᵀx‖ and v = W q, the update W + α x qᵀ
 	// (α = −η f ‖Wᵀx‖, t.coef = f Wᵀx) moves only v, to w = v + α x, which

@@ -105,6 +105,7 @@ func placePrototypes(m *Model, y []int, item string, minItems int, class func(c 
 			m.protos = append(m.protos, w)
 		}
 	}
+	m.roundPrototypes()
 	return nil
 }
 

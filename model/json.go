@@ -156,6 +156,7 @@ func (m *Model) UnmarshalJSON(b []byte) error {
 		}
 		out.protos[k] = w
 	}
+	out.roundPrototypes() // a Float32 model's values are float32 (exact for a file this package wrote)
 	if err := out.validate(); err != nil {
 		return corrupt(err)
 	}

@@ -257,3 +257,35 @@ func classList(classes []string) string {
 	}
 	return strings.Join(classes, ", ")
 }
+
+// roundPrototypes rounds the prototypes of a Float32 model to float32
+// values in place (what its engines project with and its file stores);
+// nothing for Float64.
+func (m *Model) roundPrototypes() {
+	if m.cfg.Precision != Float32 {
+		return
+	}
+	for _, w := range m.protos {
+		for r := 0; r < w.Rows; r++ {
+			row := w.Row(r)
+			for c, v := range row {
+				row[c] = float64(float32(v))
+			}
+		}
+	}
+}
+
+// WithPrecision returns a copy of m whose Config.Precision is p: for
+// Float32 its prototypes are m's rounded to float32 (a float64 model
+// converted for a small device: half the file, float32 projections); for
+// Float64 they are m's values. The copy predicts by its own precision;
+// m is not changed.
+func (m *Model) WithPrecision(p Precision) (*Model, error) {
+	if p > Float32 {
+		return nil, fmt.Errorf("model: %w: unknown Precision %d", ErrConfig, p)
+	}
+	c := m.clone()
+	c.cfg.Precision = p
+	c.roundPrototypes()
+	return c, nil
+}

@@ -300,7 +300,11 @@ func (m *Model) server() (*server, error) {
 	if s := m.srv.Load(); s != nil {
 		return s, nil
 	}
-	eng, err := engine.NewShared(m.dim, m.d, m.protos, m.train.Workers)
+	newShared := engine.NewShared
+	if m.cfg.Precision == Float32 {
+		newShared = engine.NewShared32
+	}
+	eng, err := newShared(m.dim, m.d, m.protos, m.train.Workers)
 	if err != nil {
 		return nil, fmt.Errorf("model: predictor: %w", err)
 	}

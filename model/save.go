@@ -36,7 +36,9 @@ import (
 //	  C        uint32 prototype counts (flag 2)
 //	  C        names, each uint32 length + UTF-8 bytes (flag 1)
 //	  d or p*d float64 relevances (p*d for RelevanceLocal)
-//	  p * D * d float64 prototypes, each row-major (pixel by pixel)
+//	  p * D * d float64 prototypes, each row-major (pixel by pixel); float32
+//	           (IEEE-754 binary32, 4 bytes each) when Precision is Float32
+//	           (version 3), the values such a model holds exactly
 //	checksum: uint32 CRC-32C (Castagnoli) of header and payload
 const (
 	magic         = "GRLGQMDL"
@@ -52,6 +54,9 @@ const (
 	flagCounts   = 2
 	// orthoTol is the loss of orthonormality Load accepts in a prototype.
 	orthoTol = 1e-8
+	// orthoTol32 is orthoTol for Float32 prototypes: the trainer keeps
+	// them within 1e-6 (maxDrift32), rounding to float32 moves about 6e-8.
+	orthoTol32 = 1e-5
 )
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
@@ -82,7 +87,7 @@ func (m *Model) MarshalBinary() ([]byte, error) {
 		flags |= flagCounts
 	}
 	version, cfgSize := m.fileVersion()
-	size := cfgSize + 4*p + 8*len(m.lambda) + 8*p*m.dim*m.d
+	size := cfgSize + 4*p + 8*len(m.lambda) + m.elemBytes()*p*m.dim*m.d
 	if flags&flagCounts != 0 {
 		size += 4 * classes
 	}
@@ -125,7 +130,11 @@ func (m *Model) MarshalBinary() ([]byte, error) {
 	for _, w := range m.protos {
 		for r := 0; r < w.Rows; r++ {
 			for _, v := range w.Row(r) {
-				b = binary.LittleEndian.AppendUint64(b, math.Float64bits(v))
+				if m.cfg.Precision == Float32 {
+					b = binary.LittleEndian.AppendUint32(b, math.Float32bits(float32(v)))
+				} else {
+					b = binary.LittleEndian.AppendUint64(b, math.Float64bits(v))
+				}
 			}
 		}
 	}
@@ -142,6 +151,14 @@ func (m *Model) fileVersion() (uint32, int) {
 		return 3, configSizeV3
 	}
 	return 2, configSize
+}
+
+// elemBytes is the size of a stored prototype entry: 4 for Float32, else 8.
+func (m *Model) elemBytes() int {
+	if m.cfg.Precision == Float32 {
+		return 4
+	}
+	return 8
 }
 
 // storedNone and loadedNone are the file's form of "none" for InitNoise
@@ -274,6 +291,10 @@ func Load(r io.Reader) (*Model, error) {
 		fixed += 4 * classes
 	}
 	minSize, maxSize := fixed+8*d, fixed+8*p*d
+	if version >= 3 {
+		// Float32 prototypes (known from the config): 4 bytes each.
+		minSize -= 4 * p * dim * d
+	}
 	if flags&flagNames != 0 {
 		maxSize += classes * maxNameLen
 	}
@@ -377,7 +398,8 @@ func decodePayload(b []byte, cfgSize, dim, d, p, classes int, flags uint32, epoc
 	if m.cfg.Relevance == RelevanceLocal {
 		nl = p * d
 	}
-	if len(b) != 8*nl+8*p*dim*d {
+	eb := m.elemBytes()
+	if len(b) != 8*nl+eb*p*dim*d {
 		return nil, corrupt("%d bytes left for %d relevances and %d prototypes of %d x %d", len(b), nl, p, dim, d)
 	}
 	m.lambda = make([]float64, nl)
@@ -391,8 +413,12 @@ func decodePayload(b []byte, cfgSize, dim, d, p, classes int, flags uint32, epoc
 		for r := 0; r < dim; r++ {
 			row := w.Row(r)
 			for c := range row {
-				row[c] = math.Float64frombits(le.Uint64(b))
-				b = b[8:]
+				if eb == 4 {
+					row[c] = float64(math.Float32frombits(le.Uint32(b)))
+				} else {
+					row[c] = math.Float64frombits(le.Uint64(b))
+				}
+				b = b[eb:]
 			}
 		}
 		m.protos[k] = w
@@ -482,7 +508,11 @@ func (m *Model) validate() error {
 		if err := w.Validate(); err != nil {
 			return fmt.Errorf("prototype %d: %v", k, err)
 		}
-		if e := linalg.OrthonormalityError(w); !(e <= orthoTol) {
+		tol := orthoTol
+		if c.Precision == Float32 {
+			tol = orthoTol32
+		}
+		if e := linalg.OrthonormalityError(w); !(e <= tol) {
 			return fmt.Errorf("prototype %d is not orthonormal (max |WᵀW − I| = %.3g)", k, e)
 		}
 	}

@@ -561,6 +561,7 @@ func runData(ctx context.Context, m0 *Model, tc TrainConfig, dt data, tr, va []i
 			// validation accuracy.
 			for k, w := range avg.protos {
 				t.protos[k].CopyFrom(w)
+				t.eng.Sync(k)
 			}
 			acc, err := valAccuracy()
 			if err != nil {
@@ -782,7 +783,8 @@ type trainer struct {
 	sideP                  *linalg.Dense // the step's sample, during updateExact's tasks
 	sideErr                [2]error
 	factorTask, updateTask func(side int)
-	imageSolo              bool // an image step's distances run on the caller alone (soloImageWork)
+	imageSolo              bool    // an image step's distances run on the caller alone (soloImageWork)
+	maxDrift               float64 // driftCheck's tolerance: maxDrift, or maxDrift32 for a Float32 model
 	// An image step: per winner, f and ‖Wᵀx‖ (coef = f Wᵀx), v = W q, the new
 	// column w and ‖w‖.
 	imgF, imgNorm, imgNu [2]float64
@@ -859,6 +861,14 @@ func newTrainer(m *Model, tc TrainConfig) (*trainer, error) {
 	for k := range t.protos {
 		t.protos[k] = eng.Prototype(k)
 		t.protos[k].CopyFrom(m.protos[k])
+	}
+	t.maxDrift = maxDrift
+	if m.cfg.Precision == Float32 {
+		// Prototypes rounded to float32 (they already are, but for a model
+		// made by hand), projections in float32; the drift check's
+		// tolerance is that of float32 values.
+		eng.SetFloat32(true)
+		t.maxDrift = maxDrift32
 	}
 	for c := range t.weights {
 		t.weights[c] = 1
@@ -982,6 +992,7 @@ func (t *trainer) step(p *linalg.Dense, y int, eta, gamma float64, exact bool) (
 	}
 	d := t.base.d
 	plus, minus := r.Plus, r.Minus
+	defer t.sync(plus, minus)
 
 	// New relevances into scratch: λ − γ ∂E/∂λ, floored and renormalised.
 	learnRel := t.base.cfg.Relevance != RelevanceNone
@@ -1142,12 +1153,27 @@ func (t *trainer) updateSide(side int) {
 	kernels.AB2(w.Data, w.Stride, w.Data, w.Stride, ik, d, p.Data, p.Stride, b, d, dim, d, d)
 }
 
+// sync tells the engine that the winners plus and minus were written (a
+// Float32 model: rounded to float32 and copied to the float32 copies the
+// projections read; nothing for Float64).
+func (t *trainer) sync(plus, minus int) {
+	t.eng.Sync(plus)
+	t.eng.Sync(minus)
+}
+
 // driftEvery is the number of exact updates of a prototype after which
 // a step checks its orthonormality; maxDrift the largest max |WᵀW − I| it
 // leaves alone (CGS2 gives about 1e-15).
 var driftEvery = 32 // a variable for the tests
 
 const maxDrift = 4e-15
+
+// maxDrift32 is maxDrift for a Float32 model, whose prototypes are
+// rounded to float32 after every update: rounding a unit column's entries
+// (2^-24 relative each) moves WᵀW by up to about 6e-8, and each update's
+// rounding adds to it like a random walk; CGS2 and rounding restore about
+// 6e-8.
+const maxDrift32 = 1e-6
 
 // driftCheck re-orthonormalises prototype k by CGS2 when max |WᵀW − I|
 // exceeds maxDrift, and restarts its count of updates. It allocates
@@ -1156,7 +1182,7 @@ func (t *trainer) driftCheck(k int) error {
 	t.updates[k] = 0
 	d := t.base.d
 	w := t.protos[k]
-	if orthonormalityError(t.gram[:d*d], w) <= maxDrift {
+	if orthonormalityError(t.gram[:d*d], w) <= t.maxDrift {
 		return nil
 	}
 	t.reorths++
@@ -1175,12 +1201,16 @@ func (t *trainer) checkAll() error {
 	d := t.base.d
 	for k, w := range t.protos {
 		t.updates[k] = 0
-		if orthonormalityError(t.gram[:d*d], w) <= maxDrift {
+		if orthonormalityError(t.gram[:d*d], w) <= t.maxDrift {
 			continue
 		}
 		t.v[0].CopyFrom(w) // the rare case: keep it for the rollback
-		if err := t.driftCheck(k); err != nil {
+		err := t.driftCheck(k)
+		if err != nil {
 			w.CopyFrom(t.v[0])
+		}
+		t.eng.Sync(k)
+		if err != nil {
 			return err
 		}
 	}

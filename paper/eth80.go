@@ -201,7 +201,9 @@ func eth80Augment(data *eth80Data, trainIdx []int, k, size, d int, rng *rand.Ran
 }
 
 func runETH80(ctx context.Context, opt Options) (*Result, error) {
-	return runETH80With(ctx, opt, eth80Default())
+	spec := eth80Default()
+	spec.Setup.Model.Precision = opt.Precision
+	return runETH80With(ctx, opt, spec)
 }
 
 func runETH80With(ctx context.Context, opt Options, spec eth80Spec) (*Result, error) {

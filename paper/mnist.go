@@ -147,7 +147,9 @@ func mnistOnce(ctx context.Context, spec mnistSpec, tr *dataset.Dataset, trainId
 }
 
 func runMNIST(ctx context.Context, opt Options) (*Result, error) {
-	return runMNISTWith(ctx, opt, mnistDefault())
+	spec := mnistDefault()
+	spec.Setup.Model.Precision = opt.Precision
+	return runMNISTWith(ctx, opt, spec)
 }
 
 func runMNISTWith(ctx context.Context, opt Options, spec mnistSpec) (*Result, error) {

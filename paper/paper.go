@@ -27,6 +27,9 @@ type Options struct {
 	// Workers is the number of goroutines (0 = runtime.GOMAXPROCS(0)).
 	// Results never depend on it.
 	Workers int
+	// Precision is the models' Config.Precision (the protocols' setups
+	// are otherwise unchanged): Float64, the default, or Float32.
+	Precision model.Precision
 	// Progress, if non-nil, receives one-line progress messages. It may be
 	// called from several goroutines, but never concurrently.
 	Progress func(msg string)

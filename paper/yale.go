@@ -167,7 +167,9 @@ func yaleOnce(ctx context.Context, spec yaleSpec, ds *dataset.Dataset, trainIdx,
 }
 
 func runYale(ctx context.Context, opt Options) (*Result, error) {
-	return runYaleWith(ctx, opt, yaleDefault())
+	spec := yaleDefault()
+	spec.Setup.Model.Precision = opt.Precision
+	return runYaleWith(ctx, opt, spec)
 }
 
 func runYaleWith(ctx context.Context, opt Options, spec yaleSpec) (*Result, error) {

@@ -96,6 +96,7 @@ func main() {
 	genTranspose4()
 	genProjTranspose()
 	genTransposeDots()
+	genF32()
 	genPeak(avx512, 16)
 	genPeak(avx2, 12)
 

@@ -71,7 +71,10 @@ func fxPatterns(rng *rand.Rand) [][]float64 {
 // (8 PNG images of one set), set-resize/ (the same set as 13x11 colour
 // PNG and JPEG images), set.bin and set.txt (the same set in the two
 // stdin formats), one.txt (a single image).
-func makeFixture(t testing.TB, dir string) {
+func makeFixture(t testing.TB, dir string) { makeFixturePrecision(t, dir, model.Float64) }
+
+// makeFixturePrecision is makeFixture with a model of the given precision.
+func makeFixturePrecision(t testing.TB, dir string, prec model.Precision) {
 	t.Helper()
 	rng := rand.New(rand.NewPCG(2024, 7))
 	classes := 3
@@ -102,6 +105,7 @@ func makeFixture(t testing.TB, dir string) {
 	}
 	o := model.DefaultOptions()
 	o.Model = model.Config{SubspaceDim: fxD, PrototypesPerClass: 2, ClassNames: []string{"alpha", "beta", "gamma"}, ImageWidth: fxW, ImageHeight: fxH}
+	o.Model.Precision = prec
 	o.Train.Epochs, o.Train.Seed, o.Train.Workers = 20, 5, 1
 	m, _, err := model.Train(context.Background(), o, model.Sets(xs), ys)
 	if err != nil {
@@ -384,5 +388,32 @@ func TestDeps(t *testing.T) {
 				t.Errorf("tags %q: cgo (%s)", tags, d)
 			}
 		}
+	}
+}
+
+// TestClassifyFloat32 runs the binary on a Precision Float32 model (a
+// version 3 file of float32 prototypes): it loads, classifies the set as
+// the float64 model does, and its file is about half the size.
+func TestClassifyFloat32(t *testing.T) {
+	d64, d32 := t.TempDir(), t.TempDir()
+	makeFixture(t, d64)
+	makeFixturePrecision(t, d32, model.Float32)
+	st64, err := os.Stat(filepath.Join(d64, "model.grlgq"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	st32, err := os.Stat(filepath.Join(d32, "model.grlgq"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st32.Size() > st64.Size()*6/10 {
+		t.Errorf("float32 model file %d bytes, float64 %d", st32.Size(), st64.Size())
+	}
+	out32, stderr, code := runEdge(t, nil, "-model", filepath.Join(d32, "model.grlgq"), filepath.Join(d32, "set"))
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if !strings.HasPrefix(out32, "label 1\nname beta\n") {
+		t.Errorf("float32 model output:\n%s", out32)
 	}
 }

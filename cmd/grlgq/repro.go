@@ -22,6 +22,7 @@ func runRepro(ctx context.Context, e *env, args []string) error {
 		workers int
 		asJSON  bool
 		quiet   bool
+		prec    model.Precision
 	)
 	fs.StringVar(&dir, "dir", os.Getenv("GRLGQ_DATA"), "the data folder holding mnist/, yaleb32/ and eth80/ (default $GRLGQ_DATA)")
 	intVar(fs, &runs, "runs", 0, 1, maxRuns, "runs (mnist), repetitions of 4-fold cross-validation (yale) or random splits (eth80) (default: the paper's: 3, 10, 10)")
@@ -29,6 +30,7 @@ func runRepro(ctx context.Context, e *env, args []string) error {
 	intVar(fs, &workers, "workers", defaultWorkers(), 1, model.MaxWorkers, "goroutines (results never depend on it)")
 	fs.BoolVar(&asJSON, "json", false, `print one JSON object: "mean_accuracy", "std", "baseline_mean_accuracy", "baseline_std" (fractions), ...`)
 	fs.BoolVar(&quiet, "quiet", false, "no progress messages on stderr")
+	fs.TextVar(&prec, "precision", model.Float64, "the models' precision: float64 (the paper's), or float32")
 	// The experiment's name may come before or after the flags.
 	var name string
 	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
@@ -62,7 +64,7 @@ func runRepro(ctx context.Context, e *env, args []string) error {
 	if err := e.guard(fs).Input("-dir", dir, true); err != nil {
 		return fmt.Errorf("data folder: %w", err)
 	}
-	opt := paper.Options{Dir: dir, Runs: runs, Seed: seed, Workers: workers}
+	opt := paper.Options{Dir: dir, Runs: runs, Seed: seed, Workers: workers, Precision: prec}
 	if !quiet {
 		start := time.Now()
 		opt.Progress = func(msg string) {
@@ -97,11 +99,16 @@ func runRepro(ctx context.Context, e *env, args []string) error {
 			"eta":                    res.Setup.Train.Eta,
 			"gamma":                  res.Setup.Train.Gamma,
 			"config_epochs":          res.Setup.Train.Epochs,
+			"precision":              res.Setup.Model.Precision.String(),
 		})
 	}
 	w := e.stdout
 	fmt.Fprintf(w, "%s: %s\n", res.Name, res.Protocol)
-	fmt.Fprintf(w, "config: d=%d, η=%g, γ=%g (factor 2 in G kept)\n\n", res.Setup.Model.SubspaceDim, res.Setup.Train.Eta, res.Setup.Train.Gamma)
+	precText := ""
+	if res.Setup.Model.Precision != model.Float64 {
+		precText = ", precision " + res.Setup.Model.Precision.String()
+	}
+	fmt.Fprintf(w, "config: d=%d, η=%g, γ=%g (factor 2 in G kept)%s\n\n", res.Setup.Model.SubspaceDim, res.Setup.Train.Eta, res.Setup.Train.Gamma, precText)
 	fmt.Fprintf(w, "%-34s %-18s %s\n", "method", "accuracy (%)", "wall time")
 	fmt.Fprintf(w, "%-34s %-18s %s\n", "GRLGQ (this run)", meanStd(res.Mean, res.Std, len(res.Accuracies)), base.RoundDur(res.Wall))
 	fmt.Fprintf(w, "%-34s %-18s %s\n", "class-PCA baseline (untrained)", meanStd(res.BaselineMean, res.BaselineStd, len(res.BaselineAccuracies)), base.RoundDur(res.BaselineWall))

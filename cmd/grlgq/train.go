@@ -33,6 +33,7 @@ type trainFlags struct {
 	seed                uint64
 	init                model.InitKind
 	relevance           model.RelevanceKind
+	precision           model.Precision
 	sched               model.Schedule
 	stepEvery           int
 	tau                 float64
@@ -58,6 +59,7 @@ func (t *trainFlags) addFlags(fs *flag.FlagSet, def model.Options) {
 	fs.Uint64Var(&t.seed, "seed", 1, "seed of every random choice (groups, initialisation, validation split, epoch order)")
 	fs.TextVar(&t.init, "init", def.Train.Init, "prototype initialisation: sample (a random training set of the class plus noise), random, pca (class-wise PCA subspace)")
 	fs.TextVar(&t.relevance, "relevance", def.Model.Relevance, "relevances of the principal angles: global (GRLGQ), none (λ = 1/d fixed, GLGQ), local (one vector per prototype)")
+	fs.TextVar(&t.precision, "precision", def.Model.Precision, "format of the prototypes and their projections: float64, or float32 (twice the SIMD lanes, half the model file; angles near 0 less accurate, see docs/bounds.md)")
 	fs.TextVar(&t.sched, "schedule", def.Train.Schedule, "learning-rate schedule: constant, step (halve every -step-every epochs), anneal (η/(1+t/τ))")
 	intVar(fs, &t.stepEvery, "step-every", def.Train.StepEvery, 1, model.MaxEpochs, "epochs between halvings with -schedule step")
 	floatVar(fs, &t.tau, "tau", def.Train.Tau, 0, model.MaxTau, true, false, "τ of -schedule anneal, in epochs")
@@ -92,6 +94,7 @@ func (t *trainFlags) options(fs *flag.FlagSet) (model.Options, error) {
 	o.Model.SubspaceDim = t.d
 	o.Model.PrototypesPerClass = t.protos.all // a list or names: see protoCounts.perClass
 	o.Model.Relevance = t.relevance
+	o.Model.Precision = t.precision
 	tc := &o.Train
 	tc.Init, tc.InitNoise, tc.Eta, tc.Gamma = t.init, t.noise, t.lr, t.lrRel
 	tc.Schedule, tc.StepEvery, tc.Tau = t.sched, t.stepEvery, t.tau

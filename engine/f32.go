@@ -1,0 +1,170 @@
+package engine
+
+import (
+	"fmt"
+
+	"github.com/grlgq/grlgq/kernels"
+	"github.com/grlgq/grlgq/linalg"
+)
+
+// Float32 mode (SetFloat32, NewShared32). The projections Pᵀ W_k and
+// Wᵀ x are computed from float32 copies of the prototypes and of the
+// sample (kernels.AtB32, kernels.AtX32: float32 FMAs, twice the lanes and
+// half the bytes of float64, float64 sums of blocks of 64 pixels); what
+// follows them stays float64 and unchanged: the d x d products are
+// float64 when the singular values (svd.Batch), the angles (arccos), the
+// weighted sums and the winners' factorisation see them. Those parts are
+// O(d³) per prototype against the projections' O(D d²), and float64 there
+// keeps the Jacobi rotations and angles from adding error to what the
+// float32 products already carry.
+//
+// Error. Each entry of a projection of unit columns is within about
+// (64 + 1)·2^-24 + 2·2^-24 ≈ 4e-6 of the float64 product of the float64
+// operands in the worst case (blocked float32 sums, then the rounding of
+// both operands to float32), about 5e-7 in practice (random signs); so a
+// cosine σ_i is within ‖ΔM‖₂ <= d·4e-6 of its float64 value (Weyl), and
+// an angle θ = arccos σ within that divided by sin θ: for θ near zero the
+// angle's error is up to √(2·|Δσ|), about 1e-2 rad at d = 12 (worst case) (the cosine
+// of angles below about 3e-4 rad is 1 in float32 resolution). The float32
+// path is for classification, where a distance is compared to others far
+// larger than that; the float64 path is for angles near zero.
+//
+// Searches. The tier-1 and tier-2 bounds (bounds.go) enclose what
+// Distances computes from the projection M as stored, whatever M is; the
+// searches and Distances read the same M (AtB32 gives an output the same
+// bits whatever the other columns of the call), so the bounds hold for
+// float32 products too, with one change: M's singular values may exceed 1
+// (by up to about d·4e-6, the product's error, plus the bases' own loss
+// of orthonormality), which the clamp to [0, 1] takes to 1; tier 1 then
+// takes σ_1 − 1 <= sigmaExcess(M) (σ_1 <= √(‖M‖_1 ‖M‖_∞)) into its lower
+// end of Σ cos², and both tiers cap their ends at [0, 1] per value. The
+// pivots (Nearest with many prototypes) are off: their triangle
+// inequality is for the exact subspaces, within the float64 products'
+// error. So Winners and Nearest give the prototypes a scan of the float32
+// distances gives (tested like the float64 searches).
+//
+// Images. A dense image is projected in float32 (AtX32 of x/‖x‖). A
+// sparse one (imageSparse: decided from the image alone) takes the
+// float64 sparse path (SparseAB over its nonzero pixels) on the float64
+// prototypes, which hold the float32 values: faster than reading every
+// pixel in float32, and the single and batch forms make the same choice.
+//
+// The prototypes. SetFloat32 rounds the engine's float64 prototypes to
+// float32 values in place and copies them to the float32 copies; so does
+// SetPrototype and Sync(k), which a caller that writes a prototype through
+// its Prototype view must call before the next distance call. The float64
+// prototypes thus always hold exactly the values the projections read:
+// a model trained in float32 mode is float32 data, and a float32 model
+// file loses nothing.
+
+// SetFloat32(true) turns float32 mode on: see above. It allocates the
+// float32 copies (half the prototypes' bytes) at the first call. It
+// rounds every prototype (Sync of each).
+func (e *Engine) SetFloat32(on bool) {
+	e.f32 = on
+	if !on {
+		return
+	}
+	for _, s := range e.shards {
+		if s.protos32 == nil {
+			s.protos32 = make([]float32, len(s.protos))
+			s.p32 = make([]float32, e.dim*e.d)
+			s.x32 = make([]float32, e.dim)
+		}
+	}
+	e.piv = nil
+	for k := range e.protos {
+		e.Sync(k)
+	}
+}
+
+// Float32 reports whether the engine is in float32 mode.
+func (e *Engine) Float32() bool { return e.f32 }
+
+// Sync rounds prototype k to float32 values in place and copies it to
+// its float32 copy (float32 mode; otherwise it does nothing). A caller
+// that writes prototype k through its Prototype view must call it before
+// the next distance or search call.
+func (e *Engine) Sync(k int) {
+	if !e.f32 {
+		return
+	}
+	s := e.shards[e.owner[k]]
+	w := e.protos[k]
+	o := (k - s.lo) * e.d
+	for r := 0; r < e.dim; r++ {
+		row := w.Data[r*w.Stride : r*w.Stride+e.d]
+		dst := s.protos32[o+r*s.ld : o+r*s.ld+e.d]
+		for c, v := range row {
+			f := float32(v)
+			dst[c] = f
+			row[c] = float64(f)
+		}
+	}
+}
+
+// sampleF32 rounds P into s.p32 (dim x d, stride d) in float32 mode and
+// returns it; otherwise nil.
+func (e *Engine) sampleF32(s *shard, P *linalg.Dense) []float32 {
+	if !e.f32 {
+		return nil
+	}
+	if s.p32 == nil {
+		s.p32 = make([]float32, e.dim*e.d)
+	}
+	d := e.d
+	for r := 0; r < e.dim; r++ {
+		row := P.Data[r*P.Stride : r*P.Stride+d]
+		dst := s.p32[r*d : r*d+d]
+		for c, v := range row {
+			dst[c] = float32(v)
+		}
+	}
+	return s.p32
+}
+
+// imageF32 writes x/‖x‖ rounded to float32 into s.x32 (‖x‖ = xnorm > 0,
+// finite): scaled first, so that no pixel overflows float32 and the angle
+// is arccos ‖Wᵀ x32‖.
+func (e *Engine) imageF32(s *shard, x []float64, xnorm float64) {
+	if s.x32 == nil {
+		s.x32 = make([]float32, e.dim)
+	}
+	inv := 1 / xnorm
+	for i, v := range x[:e.dim] {
+		s.x32[i] = float32(v * inv)
+	}
+}
+
+// imageBlock32 is imageBlock in float32 mode: each image against every
+// shard's prototypes by kernels.AtX32 (an output does not depend on the
+// other columns of the call, so these are the bits of ImageDistances).
+func (e *Engine) imageBlock32(s *shard, dist, x []float64, ldx, i0, i1 int) (int, error) {
+	p, d := e.p, e.d
+	for i := i0; i < i1; i++ {
+		xi := x[i*ldx : i*ldx+e.dim]
+		xnorm, err := imageNorm(xi)
+		if err == nil {
+			if s.nzIdx == nil {
+				s.nzIdx, s.nzVal = make([]int32, e.dim), make([]float64, e.dim)
+			}
+			if nz := e.sparseList(s.nzIdx, s.nzVal, xi); nz > 0 {
+				// As ImageDistances: the float64 sparse path.
+				for _, r := range e.shards {
+					kernels.SparseAB(s.by[r.lo*d:], s.nzVal[:nz], s.nzIdx[:nz], r.protos, r.ld, (r.hi-r.lo)*d)
+				}
+				err = e.imageAngles(dist[i*p:(i+1)*p], nil, s.by[:p*d], xnorm, 0, p)
+			} else {
+				e.imageF32(s, xi, xnorm)
+				for _, r := range e.shards {
+					kernels.AtX32(s.by[r.lo*d:], r.protos32, r.ld, s.x32, e.dim, (r.hi-r.lo)*d)
+				}
+				err = e.imageAngles(dist[i*p:(i+1)*p], nil, s.by[:p*d], 1, 0, p)
+			}
+		}
+		if err != nil {
+			return i, fmt.Errorf("sample %d: %w", i, err)
+		}
+	}
+	return 0, nil
+}

@@ -1,0 +1,81 @@
+//go:build amd64 && !purego
+
+package kernels
+
+// Widest column block, in float32 columns, of the float32 kernels (lanes
+// times maxNB and xNB in asm/kernels/f32.go).
+const (
+	atb32ColsAVX512 = 64
+	atb32ColsAVX2   = 16
+	atx32ColsAVX512 = 64
+	atx32ColsAVX2   = 24
+)
+
+func atb32(m []float64, ldm int, a []float32, lda int, b []float32, ldb int, n, da, db int) {
+	if !useAVX512 && !useAVX2 {
+		atb32Generic(m, ldm, a, lda, b, ldb, n, da, db)
+		return
+	}
+	if da <= 0 || db <= 0 {
+		return
+	}
+	if n <= 0 {
+		zeroRows(m, ldm, da, db)
+		return
+	}
+	_ = m[(da-1)*ldm+db-1]
+	_ = a[(n-1)*lda+da-1]
+	_ = b[(n-1)*ldb+db-1]
+	// Chunks of the reduction (a multiple of Chunk32, so the same float32
+	// blocks) whose rows of A and B stay in L1 while every row and column
+	// block runs over them; the kernel continues each sum from m after the
+	// first chunk.
+	kc := n
+	cols := atb32ColsAVX2
+	if useAVX512 {
+		cols = atb32ColsAVX512
+	}
+	if db > cols {
+		kc = Chunk32 * max(atb32ChunkBytes/(4*(da+db)+128)/Chunk32, 1)
+	}
+	for t := 0; t < n; t += kc {
+		k := min(kc, n-t)
+		for j := 0; j < db; j += cols {
+			if useAVX512 {
+				atb32KernelAVX512(&m[j], ldm, &a[t*lda], lda, &b[t*ldb+j], ldb, k, da, min(db-j, cols), t > 0)
+			} else {
+				atb32KernelAVX2(&m[j], ldm, &a[t*lda], lda, &b[t*ldb+j], ldb, k, da, min(db-j, cols), t > 0)
+			}
+		}
+	}
+}
+
+// atb32ChunkBytes bounds the bytes of the rows of A and B in one chunk of
+// the AtB32 reduction (as atbChunkBytes): at least Chunk32 rows.
+const atb32ChunkBytes = 24 << 10
+
+func atx32(y []float64, a []float32, lda int, x []float32, n, d int) {
+	if !useAVX512 && !useAVX2 {
+		atx32Generic(y, a, lda, x, n, d)
+		return
+	}
+	if d <= 0 {
+		return
+	}
+	if n <= 0 {
+		clear(y[:d])
+		return
+	}
+	_ = y[d-1]
+	_ = a[(n-1)*lda+d-1]
+	_ = x[n-1]
+	if useAVX512 {
+		for j := 0; j < d; j += atx32ColsAVX512 {
+			atx32KernelAVX512(&y[j], &a[j], lda, &x[0], n, min(d-j, atx32ColsAVX512))
+		}
+		return
+	}
+	for j := 0; j < d; j += atx32ColsAVX2 {
+		atx32KernelAVX2(&y[j], &a[j], lda, &x[0], n, min(d-j, atx32ColsAVX2))
+	}
+}

@@ -1,0 +1,11 @@
+//go:build !amd64 || purego
+
+package kernels
+
+func atb32(m []float64, ldm int, a []float32, lda int, b []float32, ldb int, n, da, db int) {
+	atb32Generic(m, ldm, a, lda, b, ldb, n, da, db)
+}
+
+func atx32(y []float64, a []float32, lda int, x []float32, n, d int) {
+	atx32Generic(y, a, lda, x, n, d)
+}

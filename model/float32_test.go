@@ -1,0 +1,145 @@
+package model
+
+import (
+	"bytes"
+	"context"
+	"math"
+	"testing"
+)
+
+// TestFloat32Model trains a Precision Float32 model on sets and on
+// images: its prototypes are float32 values; 1 and 2 workers give the
+// same bits; its file is version 3 with 4-byte prototypes, loads back to
+// the same model and predictions; the JSON form too; its accuracy is the
+// float64 model's on well-separated data; Explain works.
+func TestFloat32Model(t *testing.T) {
+	const dim, d, classes = 60, 3, 3
+	saved := soloSetWork
+	soloSetWork = 0 // split the steps of this small shape too
+	defer func() { soloSetWork = saved }()
+	xs, ys := synth(t, 31, dim, d, classes, 12, 0.1)
+	samples := Sets(xs)
+	o := legacyOptions(Config{SubspaceDim: d, PrototypesPerClass: 2}, TrainConfig{Epochs: 4, Seed: 5})
+	o.Model.Precision = Float32
+	train := func(workers int) *Model {
+		oo := o
+		oo.Train.Workers = workers
+		m, _, err := Train(context.Background(), oo, samples, ys)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	m1, m2 := train(1), train(2)
+	b1, err := m1.MarshalBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	b2, _ := m2.MarshalBinary()
+	if !bytes.Equal(b1, b2) {
+		t.Fatal("1 and 2 workers: different model files")
+	}
+	for k, w := range m1.protos {
+		for r := 0; r < dim; r++ {
+			for _, v := range w.Row(r) {
+				if float64(float32(v)) != v {
+					t.Fatalf("prototype %d holds %v, not a float32 value", k, v)
+				}
+			}
+		}
+	}
+	o64 := o
+	o64.Model.Precision = Float64
+	m64, _, err := Train(context.Background(), o64, samples, ys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b64, _ := m64.MarshalBinary()
+	p, D := len(m1.protos), dim
+	if want := len(b64) - 4*p*D*d + 8; len(b1) != want {
+		t.Fatalf("float32 file of %d bytes, want %d (float64: %d; version 3 config +8)", len(b1), want, len(b64))
+	}
+	if v := b1[8]; v != 3 {
+		t.Fatalf("version %d", v)
+	}
+	l, err := Load(bytes.NewReader(b1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l.Config().Precision != Float32 {
+		t.Fatalf("loaded precision %v", l.Config().Precision)
+	}
+	if b, _ := l.MarshalBinary(); !bytes.Equal(b, b1) {
+		t.Fatal("load and save: different bytes")
+	}
+	js, err := m1.MarshalJSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lj Model
+	if err := lj.UnmarshalJSON(js); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := lj.MarshalBinary(); !bytes.Equal(b, b1) {
+		t.Fatal("JSON round trip: different bytes")
+	}
+	p1, err := m1.PredictBatch(samples)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pl, err := l.PredictBatch(samples)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p64, err := m64.PredictBatch(samples)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var c32, c64 int
+	for i := range p1 {
+		if p1[i].Class != pl[i].Class || math.Float64bits(p1[i].Distances[0]) != math.Float64bits(pl[i].Distances[0]) {
+			t.Fatalf("sample %d: loaded model predicts differently", i)
+		}
+		if p1[i].Class == ys[i] {
+			c32++
+		}
+		if p64[i].Class == ys[i] {
+			c64++
+		}
+	}
+	if c32 < c64-1 {
+		t.Fatalf("float32 model: %d of %d right, float64 %d", c32, len(ys), c64)
+	}
+	if _, err := m1.Explain(samples[0], ys[0]); err != nil {
+		t.Fatal(err)
+	}
+
+	// Images: steps on single images, prediction of images.
+	imgs := make([][]float64, 0, len(xs))
+	for _, x := range xs {
+		img := make([]float64, dim)
+		for r := 0; r < dim; r++ {
+			img[r] = x.Basis.At(r, 0)
+		}
+		imgs = append(imgs, img)
+	}
+	oi := legacyOptions(Config{SubspaceDim: 1, PrototypesPerClass: 1}, TrainConfig{Epochs: 2, Seed: 5, Init: InitRandom, Workers: 1})
+	oi.Model.Precision = Float32
+	mi, _, err := Train(context.Background(), oi, Images(imgs), ys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	oi.Train.Workers = 2
+	mi2, _, err := Train(context.Background(), oi, Images(imgs), ys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bi1, _ := mi.MarshalBinary()
+	bi2, _ := mi2.MarshalBinary()
+	if !bytes.Equal(bi1, bi2) {
+		t.Fatal("images: 1 and 2 workers give different model files")
+	}
+	if _, err := mi.PredictBatch(Images(imgs)); err != nil {
+		t.Fatal(err)
+	}
+}
