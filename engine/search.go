@@ -200,7 +200,7 @@ func (e *Engine) encloseChunk(ws *shard, lambda []float64, c0, c1 int) {
 		}
 		for i, k32 := range ks {
 			k := int(k32)
-			e.sdist[k] = weightedAngles(nil, ws.ga[i*d:(i+1)*d], e.lambdaOf(lambda, k))
+			e.sdist[k] = e.weighted(nil, ws.ga[i*d:(i+1)*d], e.lambdaOf(lambda, k))
 			e.blo[k], e.bhi[k], e.tier[k] = e.sdist[k], e.sdist[k], 3
 		}
 		return
@@ -210,7 +210,13 @@ func (e *Engine) encloseChunk(ws *shard, lambda []float64, c0, c1 int) {
 	}
 	for i, k32 := range ks {
 		k := int(k32)
-		lo, hi := angleBounds(ws.ga[i*d:(i+1)*d], ws.gb[i*d:(i+1)*d], e.lambdaOf(lambda, k))
+		a, b, lam := ws.ga[i*d:(i+1)*d], ws.gb[i*d:(i+1)*d], e.lambdaOf(lambda, k)
+		var lo, hi float64
+		if e.kind == Chordal {
+			lo, hi = chordAngleBounds(a, b, lam)
+		} else {
+			lo, hi = angleBounds(a, b, lam)
+		}
 		// Keep the tighter of the two tiers' ends.
 		e.blo[k], e.bhi[k] = max(lo, e.blo[k]), min(hi, e.bhi[k])
 		e.tier[k] = 2
@@ -237,7 +243,7 @@ func (e *Engine) values(dist []float64, ks []int32, lambda []float64) error {
 			return fmt.Errorf("engine: prototype %d: %w", k, err)
 		}
 		for i, k := range g {
-			dist[k] = weightedAngles(nil, e.vsig[i*d:(i+1)*d], e.lambdaOf(lambda, int(k)))
+			dist[k] = e.weighted(nil, e.vsig[i*d:(i+1)*d], e.lambdaOf(lambda, int(k)))
 		}
 	}
 	e.stats.Values += int64(len(ks))
