@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"hash/crc32"
 	"math"
+	"strings"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -256,6 +257,13 @@ func TestChordalFile(t *testing.T) {
 	}
 	if bytes.Contains(gj, []byte(`"distance"`)) {
 		t.Errorf("a geodesic model's JSON names its distance: %.200s", gj)
+	}
+	// Models of two distances do not average.
+	if _, err := Average([]*Model{m, g}); err == nil || !strings.Contains(err.Error(), "distance") {
+		t.Errorf("Average of a chordal and a geodesic model: %v", err)
+	}
+	if a, err := Average([]*Model{m, back}); err != nil || a.Config().Distance != Chordal {
+		t.Errorf("Average of chordal models: %v", err)
 	}
 	// An unknown distance byte is a corrupt file.
 	bad := append([]byte(nil), b...)

@@ -182,13 +182,13 @@ func (imageTicks) Ticks(lo, hi float64) []plot.Tick {
 // sin²θ_k) of every angle to d⁺ and to d⁻ side by side.
 func contributionBars(ex *model.Explanation, dist model.Distance, plusName, minusName string) *plot.Plot {
 	d := len(ex.Plus.Contributions)
-	term, one := "θk²", "θ1²"
+	term, one, which := "θk²", "θ1²", ""
 	if dist == model.Chordal {
-		term, one = "sin²θk", "sin²θ1"
+		term, one, which = "sin²θk", "sin²θ1", "chordal "
 	}
-	title, ylabel := "Contributions λk·"+term+" of each angle to the "+dist.String()+" distance (their sum is the distance)", "λk·"+term
+	title, ylabel := "Contributions λk·"+term+" of each angle to the "+which+"distance (their sum is the distance)", "λk·"+term
 	if d == 1 {
-		title, ylabel = "The "+dist.String()+" distance "+one+" to W+ and to W−", one
+		title, ylabel = "The "+which+"distance "+one+" to W+ and to W−", one
 	}
 	p := newPlot(title, "principal angle", ylabel)
 	p.Title.TextStyle.Font.Size = 11
