@@ -47,7 +47,8 @@ type Winners struct {
 	// Where Exact is set, Dist holds that distance, with Distances' bits
 	// (its values were computed to settle a tie); otherwise the caller
 	// gets it from the winner's singular values with those bits
-	// (svd.Small.FactorizeValues) through Distance.
+	// (svd.Small.FactorizeValues) through Distance (geodesic) or, for
+	// the engine's kind, DistanceKind.Value.
 	Lo, Hi, Dist [2]float64
 	Exact        [2]bool
 }
@@ -71,7 +72,8 @@ func (e *Engine) Stats() Stats { return e.stats }
 
 // Distance returns Σ_i λ_i θ_i², θ_i = arccos(clamp(σ_i, 0, 1)), with the
 // bits Distances computes from the same values σ (descending, len d) and
-// relevances λ (len d), storing θ into theta unless it is nil.
+// relevances λ (len d), storing θ into theta unless it is nil: the
+// geodesic distance (Geodesic.Value; Chordal.Value is the chordal one).
 func Distance(theta, sigma, lambda []float64) float64 {
 	return weightedAngles(theta, sigma, lambda)
 }
