@@ -24,6 +24,10 @@ func TestDistanceFlag(t *testing.T) {
 	if !strings.Contains(r.stdout, "chordal distance") {
 		t.Errorf("train does not say the distance:\n%s", r.stdout)
 	}
+	r = ok(t, "train", "-data", spec, "-image", "8x8", "-m", "4", "-d", "2", "-epochs", "1", "-distance", "chordal", "-json", "-o", filepath.Join(dir, "j.grlgq"))
+	if j := decodeJSON(t, r.stdout, "distance"); j["distance"] != "chordal" {
+		t.Errorf("train -json: distance %v", j["distance"])
+	}
 	m, err := model.LoadFile(mod)
 	if err != nil {
 		t.Fatal(err)

@@ -218,7 +218,7 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 	fs.BoolVar(&asJSON, "json", false, "print one JSON object (history, accuracies, relevances) instead of text")
 	fs.BoolVar(&quiet, "quiet", false, "print only the final line: no progress bar, no per-epoch lines")
 	hf.addFlags(fs)
-	fs.BoolVar(&images, "images", false, "single-image data (idx, csv, mat): train on the single images themselves (1-D subspaces, distance θ_1², as in prediction; model.Train of model.Image samples) "+
+	fs.BoolVar(&images, "images", false, "single-image data (idx, csv, mat): train on the single images themselves (1-D subspaces, distance θ_1² or with -distance chordal sin²θ_1, as in prediction; model.Train of model.Image samples) "+
 		"instead of on sets of -m images; -init pca starts each class at the subspace of all its training images; relevances are not learned (a single image has one angle)")
 	intVar(fs, &shift, "shift", 0, 0, maxShift, "with -images: also train on every training image moved by this many pixels left, right, up and down (edges replicated; 0: off). The Yale B protocol of grlgq repro: 1")
 	fs.BoolVar(&skipBad, "skip-bad", false, "leave out image sets that cannot give a d-dimensional subspace (too few images, rank below d) instead of failing")
@@ -670,6 +670,7 @@ func trainJSON(out string, ds *dataset.Dataset, train *dataset.Subspaces, res *t
 		"skipped":        len(train.Skipped),
 		"dim":            res.model.Dim(),
 		"subspace_dim":   res.model.SubspaceDim(),
+		"distance":       res.model.Config().Distance.String(),
 		"prototypes":     res.model.NumPrototypes(),
 		"epochs":         res.model.Epochs(),
 		"best_epoch":     best.Epoch,
