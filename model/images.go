@@ -17,9 +17,9 @@ import (
 // the images themselves can be the training samples (model.Image): Init,
 // Train and Continue run Algorithm 2 with a 1-D sample.
 // A 1-D subspace has one principal angle, so its distance is d = θ_1²
-// (sin²θ_1 for a Chordal model: the same ranking as prediction) and the relevances, which weight the
-// angles of d-dimensional sets, are neither used nor changed by an image
-// step. With q = Wᵀx/‖Wᵀx‖ (Q_W's column for θ_1), u = x/‖x‖ and v = W q,
+// (sin²θ_1 for a Chordal model: the same ranking as prediction) and the
+// relevances, which weight the angles of d-dimensional sets, are neither
+// used nor changed by an image step. With q = Wᵀx/‖Wᵀx‖ (Q_W's column for θ_1), u = x/‖x‖ and v = W q,
 // the step of Algorithm 2 becomes
 //
 //	W⁺ ← W⁺ + η c (2d⁻/S²) G⁺ u q⁺ᵀ,  W⁻ ← W⁻ − η c (2d⁺/S²) G⁻ u q⁻ᵀ,
