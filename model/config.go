@@ -382,10 +382,10 @@ func (c *Config) validate() error {
 		return bad("PrototypesPerClass %d outside [1, %d] (DefaultConfig has %d)", c.PrototypesPerClass, MaxPrototype, DefaultPrototypesPerClass)
 	case c.Relevance > RelevanceLocal:
 		return bad("unknown Relevance %d", c.Relevance)
-	case c.Distance > Geodesic:
-		return bad("unsupported Distance %d (this version has %v)", c.Distance, distanceWords[:Geodesic+1])
+	case c.Distance > Chordal:
+		return bad("unknown Distance %d (want one of %v)", c.Distance, distanceWords)
 	case c.Precision > Float32:
-		return bad("unknown Precision %d (this version has %v)", c.Precision, precisionWords[:Float32+1])
+		return bad("unknown Precision %d (want one of %v)", c.Precision, precisionWords)
 	case c.ImageWidth < 0 || c.ImageHeight < 0 || (c.ImageWidth == 0) != (c.ImageHeight == 0) ||
 		int64(c.ImageWidth)*int64(c.ImageHeight) > MaxDim:
 		return bad("image size %dx%d (width x height; both 0 = unknown)", c.ImageWidth, c.ImageHeight)

@@ -254,6 +254,7 @@ var flagNotes = map[string]base.Note{
 	"init":      {Type: "word"},
 	"relevance": {Type: "word"},
 	"precision": {Type: "word"},
+	"distance":  {Type: "word"},
 	"schedule":  {Type: "word"},
 	"csv-label": {Type: "word"},
 	"layout":    {Type: "word"},
