@@ -333,13 +333,14 @@ type csvReader struct {
 	pos   int    // next byte of buf[:end]
 	end   int
 	err   error  // the read error after buf[:end]
+	back  int    // a byte given back by unread, or -1
 	field []byte // the current field
 	line  int    // the line of the next byte (from 1)
 	start int    // the line where the last record started
 }
 
 func newCSVReader(r io.Reader) *csvReader {
-	return &csvReader{r: r, buf: make([]byte, 1<<16), line: 1}
+	return &csvReader{r: r, buf: make([]byte, 1<<16), line: 1, back: -1}
 }
 
 // csvError is a syntax error of a record, or a record of too many fields
@@ -356,6 +357,11 @@ func (e *csvError) Error() string { return fmt.Sprintf("line %d: %s", e.line, e.
 // next returns the next byte, or false at the end of the input (r.err set
 // when the input failed).
 func (r *csvReader) next() (byte, bool) {
+	if r.back >= 0 {
+		c := byte(r.back)
+		r.back = -1
+		return c, true
+	}
 	if r.pos == r.end {
 		if r.err != nil {
 			return 0, false
@@ -378,10 +384,18 @@ func (r *csvReader) next() (byte, bool) {
 func (r *csvReader) peek() (byte, bool) {
 	c, ok := r.next()
 	if ok {
-		r.pos--
+		r.unread(c)
 	}
 	return c, ok
 }
+
+// unread gives c, the byte next returned last, back to the next call of
+// next. One byte at most: the buffer may have been refilled since c was
+// read (a \r at its end, peeked past), so it is kept apart.
+func (r *csvReader) unread(c byte) { r.back = int(c) }
+
+// skip1 consumes the byte peek returned.
+func (r *csvReader) skip1() { r.next() }
 
 // csvCountMore is how many fields past maxFields a record's fields are
 // still counted (for an exact count in the error) before reading stops.
@@ -440,12 +454,12 @@ func (r *csvReader) skipBlank() error {
 		}
 		if c == '\r' {
 			if d, ok := r.peek(); ok && d == '\n' {
-				r.pos++
+				r.skip1()
 				r.line++
 				continue
 			}
 		}
-		r.pos-- // c starts a record
+		r.unread(c) // c starts a record
 		return nil
 	}
 }
@@ -487,7 +501,7 @@ func (r *csvReader) readField() (last bool, err error) {
 			return true, nil
 		case '\r':
 			if d, ok := r.peek(); ok && d == '\n' {
-				r.pos++ // \r\n ends the record
+				r.skip1() // \r\n ends the record
 				r.line++
 				return true, nil
 			}
@@ -537,7 +551,7 @@ func (r *csvReader) readQuoted() (last bool, err error) {
 				return true, nil
 			case d == '\r':
 				if e, ok := r.peek(); ok && e == '\n' {
-					r.pos++
+					r.skip1()
 					r.line++
 					return true, nil
 				}
