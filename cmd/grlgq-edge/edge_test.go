@@ -246,8 +246,8 @@ func TestClassify(t *testing.T) {
 		code  int
 		msg   string
 	}{
-		{"", []string{"-model", mp}, 2, "usage"},
-		{"", []string{"-model", mp, "-width", "3", dir}, 2, "usage"},
+		{"", []string{"-model", mp}, 2, "run 'grlgq-edge -h'"},
+		{"", []string{"-model", mp, "-width", "3", dir}, 2, "run 'grlgq-edge -h'"},
 		{"0 1\n", []string{"-model", mp, "-"}, 1, "wants D = 64"},
 		{"", []string{"-model", mp, "-"}, 1, "no images"},
 		{string(read("set.txt")[:200]), []string{"-model", mp, "-"}, 1, "values"},

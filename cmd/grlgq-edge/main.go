@@ -74,10 +74,10 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	if err := base.Parse(fs, args); err != nil {
 		if errors.Is(err, base.ErrHelp) {
-			usageText(stderr)
-			return base.ExitUsage
+			usageText(stdout)
+			return base.ExitOK
 		}
-		return base.Report(stderr, "grlgq-edge", "", err, usageText)
+		return base.Report(stderr, "grlgq-edge", "", err, "grlgq-edge -h")
 	}
 	err := check(fs, *modelPath, width, height, lim)
 	var res *result
@@ -96,7 +96,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		_, err = stdout.Write(out)
 	}
 	if err != nil {
-		return base.Report(stderr, "grlgq-edge", "", err, usageText)
+		return base.Report(stderr, "grlgq-edge", "", err, "grlgq-edge -h")
 	}
 	if *memstats {
 		printMemStats(stderr)

@@ -106,8 +106,7 @@ func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) (c
 			if c := lookup(args[1]); c != nil {
 				return runContext(ctx, []string{c.name, "-h"}, stdout, stderr)
 			}
-			fmt.Fprintf(stderr, "grlgq: help: unknown command %q\n", args[1])
-			mainUsage(stderr)
+			fmt.Fprintf(stderr, "grlgq: help: unknown command %q\nrun 'grlgq help'\n", args[1])
 			return 2
 		}
 		mainUsage(stdout)
@@ -115,8 +114,7 @@ func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) (c
 	}
 	c := lookup(name)
 	if c == nil {
-		fmt.Fprintf(stderr, "grlgq: unknown command %q\n", name)
-		mainUsage(stderr)
+		fmt.Fprintf(stderr, "grlgq: unknown command %q\nrun 'grlgq help'\n", name)
 		return 2
 	}
 	// Whatever way the command ends, outputs it did not commit are removed
@@ -174,14 +172,10 @@ func parseFlags(e *env, fs *flag.FlagSet, args []string) error {
 }
 
 // report turns a command's error into its exit code, printing it
-// (base.Report: one line, the usage after a usage error).
+// (base.Report: one line; after a usage error, a second one naming
+// "grlgq help NAME", which prints the whole usage).
 func report(stderr io.Writer, name string, err error) int {
-	return base.Report(stderr, "grlgq", name, err, func(w io.Writer) {
-		var u *base.UsageError
-		if errors.As(err, &u) {
-			printUsage(w, u.FlagSet)
-		}
-	})
+	return base.Report(stderr, "grlgq", name, err, "grlgq help "+name)
 }
 
 func printUsage(w io.Writer, fs *flag.FlagSet) {

@@ -15,9 +15,9 @@ func TestUsage(t *testing.T) {
 		t.Errorf("usage does not list the commands: %s", r.stderr)
 	}
 	fails(t, 2, []string{"unknown command"}, "frobnicate")
-	r = fails(t, 2, []string{"-data"}, "train", "-o", filepath.Join(t.TempDir(), "m"))
-	if !strings.Contains(r.stderr, "-lr") || !strings.Contains(r.stderr, "factor 2") {
-		t.Errorf("train usage does not document -lr and the factor 2: %s", r.stderr)
+	fails(t, 2, []string{"-data"}, "train", "-o", filepath.Join(t.TempDir(), "m"))
+	if r := ok(t, "help", "train"); !strings.Contains(r.stdout, "-lr") || !strings.Contains(r.stdout, "factor 2") {
+		t.Errorf("train usage does not document -lr and the factor 2: %s", r.stdout)
 	}
 	fails(t, 2, []string{"-o"}, "train", "-data", "csv:x.csv")
 	fails(t, 2, []string{"-m 2", "-d 3"}, "train", "-data", "csv:x.csv", "-d", "3", "-m", "2", "-o", filepath.Join(t.TempDir(), "m"))
@@ -39,6 +39,36 @@ func TestUsage(t *testing.T) {
 			t.Errorf("help %s: %s", c.name, r.stdout)
 		}
 		ok(t, c.name, "-h")
+	}
+}
+
+// TestUsageErrorTwoLines: a usage error of every verb prints exactly two
+// lines, what is wrong and how to see the usage (like cmd/go), exit 2; a
+// flag one edit from a real one is named.
+func TestUsageErrorTwoLines(t *testing.T) {
+	for _, c := range commands {
+		args := []string{c.name, "-epoch", "5"}
+		if c.name == "repro" {
+			args = []string{c.name, "eth80", "-epoch", "5"}
+		}
+		r := fails(t, 2, []string{"-epoch"}, args...)
+		want := "grlgq: " + c.name + ": flag provided but not defined: -epoch"
+		lines := strings.Split(strings.TrimSuffix(r.stderr, "\n"), "\n")
+		if len(lines) != 2 || !strings.HasPrefix(lines[0], want) || lines[1] != "run 'grlgq help "+c.name+"'" || r.stdout != "" {
+			t.Errorf("%s: stderr %q, stdout %q", c.name, r.stderr, r.stdout)
+		}
+	}
+	r := fails(t, 2, nil, "train", "-epoch", "5")
+	if want := "grlgq: train: flag provided but not defined: -epoch (did you mean -epochs?)\nrun 'grlgq help train'\n"; r.stderr != want {
+		t.Errorf("got %q, want %q", r.stderr, want)
+	}
+	r = fails(t, 2, nil, "train", "-d", "0")
+	if lines := strings.Count(r.stderr, "\n"); lines != 2 || !strings.Contains(r.stderr, "want an integer from 1 to") {
+		t.Errorf("an out-of-range value: %q", r.stderr)
+	}
+	r = fails(t, 2, nil, "frobnicate")
+	if r.stderr != "grlgq: unknown command \"frobnicate\"\nrun 'grlgq help'\n" {
+		t.Errorf("unknown command: %q", r.stderr)
 	}
 }
 

@@ -19,12 +19,13 @@ const (
 
 // Report prints how a command ended and returns its exit code, the one
 // error format of both binaries: nothing and ExitOK for a nil err or
-// ErrHelp; for a *UsageError the line "PROG: CMD: MSG" followed by
-// usage(w) (when usage is non-nil) and ExitUsage; for any other error the
-// line "PROG: CMD: MSG" (Hint applied, a leading "PROG: " of MSG not
-// repeated) and ExitFail. MSG is folded onto one line; "CMD: " is left
-// out when cmd is "" (grlgq-edge has no commands).
-func Report(w io.Writer, prog, cmd string, err error, usage func(io.Writer)) int {
+// ErrHelp; for a *UsageError two lines, "PROG: CMD: MSG" and "run 'HELP'"
+// (the way cmd/go answers a typo: what is wrong, and where the full usage
+// is; the second line left out when help is ""), and ExitUsage; for any
+// other error the line "PROG: CMD: MSG" (Hint applied, a leading "PROG: "
+// of MSG not repeated) and ExitFail. MSG is folded onto one line; "CMD: "
+// is left out when cmd is "" (grlgq-edge has no commands).
+func Report(w io.Writer, prog, cmd string, err error, help string) int {
 	if err == nil || errors.Is(err, ErrHelp) {
 		return ExitOK
 	}
@@ -35,8 +36,8 @@ func Report(w io.Writer, prog, cmd string, err error, usage func(io.Writer)) int
 	var u *UsageError
 	if errors.As(err, &u) {
 		fmt.Fprintf(w, "%s%s\n", head, OneLine(u.Msg))
-		if usage != nil {
-			usage(w)
+		if help != "" {
+			fmt.Fprintf(w, "run '%s'\n", help)
 		}
 		return ExitUsage
 	}
