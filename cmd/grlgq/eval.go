@@ -107,13 +107,16 @@ func runEval(ctx context.Context, e *env, args []string) error {
 	fs := newFlagSet("eval")
 	var f modelFlags
 	f.addFlags(fs)
-	fs.BoolVar(&f.asJSON, "json", false, `print one JSON object: "accuracy" (fraction), "per_class", "confusion", "n", ...`)
+	format := reportFormatFlag(fs, &f.asJSON)
 	plots := fs.String("plots", "", "write the confusion matrix as a picture into this folder")
 	plotFmt := plotFormatFlag(fs)
 	if err := parseFlags(e, fs, args); err != nil {
 		return err
 	}
 	if err := checkPlotFormat(fs, *plotFmt); err != nil {
+		return err
+	}
+	if err := checkReportFormat(fs, format, f.asJSON); err != nil {
 		return err
 	}
 	if err := noArgs(fs); err != nil {
@@ -155,16 +158,40 @@ func runEval(ctx context.Context, e *env, args []string) error {
 			return err
 		}
 	}
-	if f.asJSON {
+	switch *format {
+	case "json":
 		js := evalJSON(mod, s, sc)
 		if pic != "" {
 			js["plots"] = []string{pic}
 		}
 		return writeJSON(e.stdout, js)
+	case "csv", "latex":
+		return score.WriteReport(e.stdout, *format, modelClasses(mod), score.TableOf("", sc))
 	}
 	printEval(e.stdout, mod, s, sc)
 	if pic != "" {
 		fmt.Fprintf(e.stdout, "\nplot      %s\n", pic)
+	}
+	return nil
+}
+
+// reportFormatFlag defines -format and -json (a shorthand for -format
+// json, into asJSON) on fs.
+func reportFormatFlag(fs *flag.FlagSet, asJSON *bool) *string {
+	fs.BoolVar(asJSON, "json", false, "print one JSON object (-format json)")
+	return fs.String("format", "text", "output: text, json (one object with every figure), csv (one table: per-class precision, recall, F1, support and confusion row; "+
+		"accuracy, macro and weighted averages) or latex (booktabs tabulars of the report and the confusion matrix)")
+}
+
+// checkReportFormat checks -format, and sets it to json for -json.
+func checkReportFormat(fs *flag.FlagSet, format *string, asJSON bool) error {
+	switch {
+	case asJSON && isSet(fs, "format") && *format != "json":
+		return usagef(fs, "-json and -format %s disagree: give one", *format)
+	case asJSON:
+		*format = "json"
+	case *format != "text" && *format != "json" && *format != "csv" && *format != "latex":
+		return usagef(fs, "-format %q: want text, json, csv or latex", *format)
 	}
 	return nil
 }
@@ -187,17 +214,19 @@ type classJSON struct {
 	N        int    `json:"n"`
 	Correct  int    `json:"correct"`
 	Accuracy jnum   `json:"accuracy"`
+	score.ClassReport
 }
 
 func evalJSON(m *model.Model, s *samples, sc *score.Scores) map[string]any {
 	names := modelClasses(m)
+	rep := sc.Report()
 	per := make([]classJSON, len(sc.PerClass))
 	for c, p := range sc.PerClass {
 		acc := jnum(nan())
 		if p.N > 0 {
 			acc = jnum(float64(p.Correct) / float64(p.N))
 		}
-		per[c] = classJSON{Class: names[c], N: p.N, Correct: p.Correct, Accuracy: acc}
+		per[c] = classJSON{Class: names[c], N: p.N, Correct: p.Correct, Accuracy: acc, ClassReport: rep.Classes[c]}
 	}
 	conf := make([][]int, len(sc.Confusion))
 	for c, row := range sc.Confusion {
@@ -215,6 +244,8 @@ func evalJSON(m *model.Model, s *samples, sc *score.Scores) map[string]any {
 		"samples":           sampleWord(s.Kind),
 		"classes":           names,
 		"per_class":         per,
+		"macro_avg":         rep.Macro,
+		"weighted_avg":      rep.Weighted,
 		"confusion":         conf,
 		"confusion_rows":    "true class",
 		"confusion_columns": "predicted class",
@@ -236,47 +267,6 @@ func printEval(w io.Writer, m *model.Model, s *samples, sc *score.Scores) {
 		fmt.Fprintf(w, ", %d rejected", sc.Rejected)
 	}
 	fmt.Fprintln(w)
-	names := modelClasses(m)
-	wn := 5
-	for _, n := range names {
-		wn = max(wn, len(n))
-	}
-	fmt.Fprintln(w, "\nper class:")
-	for c, p := range sc.PerClass {
-		if p.N == 0 {
-			continue
-		}
-		fmt.Fprintf(w, "  %-*s %8s  (%d/%d)\n", wn, names[c], pct(float64(p.Correct)/float64(p.N)), p.Correct, p.N)
-	}
-	fmt.Fprintln(w, "\nconfusion matrix (rows: true class, columns: predicted):")
-	cw := 4
-	for _, row := range sc.Confusion {
-		for _, v := range row {
-			cw = max(cw, len(fmt.Sprint(v))+1)
-		}
-	}
-	for _, n := range names {
-		cw = max(cw, min(len(n), 8)+1)
-	}
-	fmt.Fprintf(w, "  %-*s", wn, "")
-	for _, n := range names {
-		if len(n) > 8 {
-			n = n[:8]
-		}
-		fmt.Fprintf(w, "%*s", cw, n)
-	}
-	if sc.Rejected > 0 {
-		fmt.Fprintf(w, "%*s", cw+1, "rej.")
-	}
 	fmt.Fprintln(w)
-	for c, row := range sc.Confusion {
-		fmt.Fprintf(w, "  %-*s", wn, names[c])
-		for _, v := range row[:len(row)-1] {
-			fmt.Fprintf(w, "%*d", cw, v)
-		}
-		if sc.Rejected > 0 {
-			fmt.Fprintf(w, "%*d", cw+1, row[len(row)-1])
-		}
-		fmt.Fprintln(w)
-	}
+	score.WriteReport(w, "text", modelClasses(m), score.TableOf("", sc))
 }

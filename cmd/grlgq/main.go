@@ -49,8 +49,8 @@ func init() {
 	commands = []command{
 		{"demo", "[-json] [-plots DIR]", "train and test on the embedded UCI digits, in a few seconds", runDemo},
 		{"train", "-data SPEC -o MODEL [flags]", "train a model on image sets, images or bases", runTrain},
-		{"cv", "-data SPEC [-folds K] [train flags] [-json]", "k-fold cross-validation accuracy (mean, sd, per fold) of a training configuration", runCV},
-		{"eval", "-model MODEL -data SPEC [-json]", "accuracy, per-class accuracy and confusion matrix", runEval},
+		{"cv", "-data SPEC [-folds K] [train flags] [-format F] [-plots DIR]", "k-fold cross-validation of a training configuration: accuracy (mean, sd, per fold), the classification report and confusion matrix pooled over the folds", runCV},
+		{"eval", "-model MODEL -data SPEC [-format text|json|csv|latex]", "accuracy, per-class precision, recall, F1 and support, macro and weighted averages, confusion matrix", runEval},
 		{"predict", "-model MODEL -data SPEC [-json]", "label, margin and distances of every sample", runPredict},
 		{"explain", "-model MODEL -data SPEC -o DIR [-n N]", "pictures and JSON that explain the model's decisions", runExplain},
 		{"inspect", "MODEL [-json]", "what a model file is: shapes, classes, prototypes, relevances, settings, file version", runInspect},
@@ -217,10 +217,12 @@ var examples = map[string]string{
       -images -init pca -lr 1e-2 -schedule step -step-every 20 -epochs 80 -val 0.2 -o yale-images.grlgq
 `,
 	"cv": `  grlgq cv -data npy:bases.npy,labels.npy -folds 5
+  grlgq cv -data folder:eth80 -resize 20x20 -d 5 -folds 5 -format latex -plots report/ -plot-format pdf -plot-size 4x3
   grlgq cv -data folder:eth80 -resize 20x20 -d 5 -protos 3 -epochs 25 -folds 5 -json
 `,
 	"eval": `  grlgq eval -model mnist.grlgq -data idx:t10k-images-idx3-ubyte.gz,t10k-labels-idx1-ubyte.gz
   grlgq eval -model eth80.grlgq -data folder:eth80-test -resize 20x20 -json
+  grlgq eval -model eth80.grlgq -data folder:eth80-test -resize 20x20 -format csv > report.csv
 `,
 	"predict": `  grlgq predict -model eth80.grlgq -data folder:new-objects -resize 20x20 -json
 `,

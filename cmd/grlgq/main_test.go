@@ -151,7 +151,7 @@ func TestCSVPipeline(t *testing.T) {
 		t.Errorf("confusion %v: want 3 rows summing to 90", conf)
 	}
 	r = ok(t, "eval", "-model", mod, "-data", spec)
-	for _, want := range []string{"accuracy", "per class", "confusion matrix"} {
+	for _, want := range []string{"accuracy", "precision", "f1-score", "macro avg", "weighted avg", "confusion matrix"} {
 		if !strings.Contains(r.stdout, want) {
 			t.Errorf("eval output lacks %q:\n%s", want, r.stdout)
 		}

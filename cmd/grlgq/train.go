@@ -662,9 +662,30 @@ func trainJSON(out string, ds *dataset.Dataset, train *dataset.Subspaces, res *t
 	}
 }
 
-// plotFormatFlag defines -plot-format on fs.
+// plotFormatFlag defines -plot-format, -plot-size and -dpi on fs (every
+// command that draws); savePlot reads the last two from the run's flags.
 func plotFormatFlag(fs *flag.FlagSet) *string {
+	fs.String("plot-size", "", fmt.Sprintf("size of every picture, WxH in inches (like 6x4, each side %g to %g; default: each picture's own)", plot.MinSide, plot.MaxSide))
+	intVar(fs, new(int), "dpi", 96, plot.MinDPI, plot.MaxDPI, "resolution of PNG pictures, dots per inch")
 	return fs.String("plot-format", plot.Formats[0], "format of the pictures: "+strings.Join(plot.Formats, ", "))
+}
+
+// plotSize is the picture size of the flags of plotFormatFlag.
+func plotSize(fs *flag.FlagSet) (plot.Size, error) {
+	var s plot.Size
+	if fs == nil || fs.Lookup("plot-size") == nil {
+		return s, nil
+	}
+	w, h, err := plot.ParseSize(fs.Lookup("plot-size").Value.String())
+	if err != nil {
+		return s, usagef(fs, "-plot-size %s: %v", fs.Lookup("plot-size").Value, err)
+	}
+	s.Width, s.Height = w, h
+	fmt.Sscan(fs.Lookup("dpi").Value.String(), &s.DPI)
+	if err := s.Check(); err != nil {
+		return s, usagef(fs, "-plot-size %s -dpi %d: %v (lower -plot-size or -dpi)", fs.Lookup("plot-size").Value, s.DPI, strings.TrimPrefix(err.Error(), "plot: "))
+	}
+	return s, nil
 }
 
 // The pictures train and demo write into -plots DIR (the history's
@@ -689,14 +710,19 @@ func checkPlotFormat(fs *flag.FlagSet, format string) error {
 	if plot.CheckFormat(format) != nil {
 		return usagef(fs, "-plot-format %q: want one of %s", format, strings.Join(plot.Formats, ", "))
 	}
-	return nil
+	_, err := plotSize(fs)
+	return err
 }
 
 // savePlot renders f as format into the temporary file of the output
 // path (see files.write), committed with the run's other outputs.
 func savePlot(g *runfiles.Guard, path string, f *plot.Figure, format string) error {
+	size, err := plotSize(g.Flags())
+	if err != nil {
+		return err
+	}
 	var b bytes.Buffer
-	if err := f.Render(&b, format); err != nil {
+	if err := f.RenderSize(&b, format, size); err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
 	return g.Write(path, b.Bytes())

@@ -23,6 +23,9 @@ func New(program string, stderr io.Writer) *Guard { return &Guard{program: progr
 // SetFlags sets the command whose usage errors the guard reports.
 func (g *Guard) SetFlags(fs *flag.FlagSet) { g.fs = fs }
 
+// Flags returns the command's flags given to SetFlags (nil before).
+func (g *Guard) Flags() *flag.FlagSet { return g.fs }
+
 // InputReplaceable declares path, given by flag, as a regular file the
 // run reads whole before any output is written, and which -o may replace
 // (train -resume M -o M): on commit only.
