@@ -253,7 +253,7 @@ func TestClassify(t *testing.T) {
 		{string(read("set.txt")[:200]), []string{"-model", mp, "-"}, 1, "values"},
 		{"", []string{"-model", filepath.Join(dir, "set.txt"), "-"}, 1, "not a GRLGQ model"},
 		{"", []string{"-model", mp, dir}, 1, "no PNG"},
-		{"", []string{"-model", mp, "-width", "4", "-height", "4", filepath.Join(dir, "set")}, 1, "wants D = 64"},
+		{"", []string{"-model", mp, "-width", "4", "-height", "4", filepath.Join(dir, "set")}, 1, "wants D = 64: use -width 8 -height 8"},
 	} {
 		_, stderr, code := runEdge(t, []byte(c.stdin), c.args...)
 		if code != c.code || !strings.Contains(stderr, c.msg) {

@@ -222,11 +222,19 @@ func (s *samples) trueName(i int) string {
 func evalSamples(mod *model.Model, ds *dataset.Dataset, groupM int, seed uint64, workers int, skipBad bool) (*samples, error) {
 	if ds.Dim != mod.Dim() {
 		h, w := shapeOf(ds, ds.Dim)
-		hint := ""
+		want := fmt.Sprintf("D=%d", mod.Dim())
 		if ds.Kind() != dataset.KindBases {
-			hint = " (resize the images with -resize HxW or -width/-height)"
+			mw, mh := mod.ImageSize()
+			switch s := int(math.Round(math.Sqrt(float64(mod.Dim())))); {
+			case mw > 0:
+				want = fmt.Sprintf("%dx%d images (D=%d): use -resize %dx%d (the default for this model when -resize is left out)", mh, mw, mod.Dim(), mh, mw)
+			case s*s == mod.Dim():
+				want += fmt.Sprintf(" pixels per image, e.g. %dx%d: use -resize %dx%d (or another HxW with H·W = %d)", s, s, s, s, mod.Dim())
+			default:
+				want += fmt.Sprintf(" pixels per image: use -resize HxW with H·W = %d", mod.Dim())
+			}
 		}
-		return nil, fmt.Errorf("%s has %d pixels per image (%dx%d), the model wants D=%d%s", ds.Source, ds.Dim, h, w, mod.Dim(), hint)
+		return nil, fmt.Errorf("%s has %d pixels per image (%dx%d), the model wants %s", ds.Source, ds.Dim, h, w, want)
 	}
 	d := mod.SubspaceDim()
 	if ds.Kind() == dataset.KindBases && ds.SubDim != d {

@@ -62,7 +62,7 @@ func (f *modelFlags) load(ctx context.Context, fs *flag.FlagSet) (*model.Model, 
 		return nil, nil, err
 	}
 	if f.m > 0 && f.m < mod.SubspaceDim() {
-		return nil, nil, fmt.Errorf("sets of -m %d images cannot span the model's d=%d dimensions", f.m, mod.SubspaceDim())
+		return nil, nil, fmt.Errorf("sets of -m %d images cannot span the model's d=%d dimensions: use -m %d or more", f.m, mod.SubspaceDim(), mod.SubspaceDim())
 	}
 	s, err := evalSamples(mod, ds, f.m, f.seed, f.workers, f.skipBad)
 	if err != nil {
