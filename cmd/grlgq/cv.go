@@ -81,6 +81,9 @@ func runCV(ctx context.Context, e *env, args []string) error {
 			}
 		}
 	}
+	if !quiet {
+		df.progress = e.stderr
+	}
 	t0 := time.Now()
 	ds, err := df.load(ctx, tf.workers, dataset.Size{})
 	if err != nil {
@@ -92,7 +95,7 @@ func runCV(ctx context.Context, e *env, args []string) error {
 	if m == 0 {
 		m = max(10, 2*o.Model.SubspaceDim)
 	}
-	subs, how, err := trainingSubspaces(ds, o.Model.SubspaceDim, m, 1, o.Train.Seed, tf.workers, skipBad)
+	subs, how, err := trainingSubspaces(ds, o.Model.SubspaceDim, m, 1, o.Train.Seed, tf.workers, skipBad, df.progress)
 	if err != nil {
 		return err
 	}
@@ -194,22 +197,10 @@ func selectionError(err error) error {
 	return err
 }
 
-// percentBar is a progress bar over a total that the library reports.
-type percentBar struct {
-	bar *base.ProgressBar
+// newProgressPercent is a bar in percent for a library's Progress.
+func newProgressPercent(w io.Writer, quiet bool) *base.Percent {
+	return base.NewPercent(w, "", quiet)
 }
-
-func newProgressPercent(w io.Writer, quiet bool) *percentBar {
-	return &percentBar{bar: base.NewProgress(w, 1000, "‰", quiet)}
-}
-
-func (p *percentBar) Update(done, total int) {
-	if total > 0 {
-		p.bar.Update(int(int64(done)*1000/int64(total)), "")
-	}
-}
-
-func (p *percentBar) Clear() { p.bar.Clear() }
 
 // tuneFlags are train's -tune flags.
 type tuneFlags struct {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"math"
 	"sort"
 	"strings"
@@ -25,6 +26,7 @@ type dataFlags struct {
 	shape         dataset.Size // -image, -mat-image: the native size of MAT and CSV images
 	width, height int          // -width, -height: -resize in two flags
 	noMATLabels   bool         // -mat-y "" given
+	progress      io.Writer    // where the bars of decoding and subspaces go (a terminal); nil: none
 }
 
 func (f *dataFlags) addFlags(fs *flag.FlagSet) {
@@ -113,8 +115,11 @@ func (f *dataFlags) source(workers int) dataset.Source {
 // ctx.Err()); it works within the -max-* limits, and an input over one of
 // them is an error that names its flag.
 func (f *dataFlags) load(ctx context.Context, workers int, modelSize dataset.Size) (*dataset.Dataset, error) {
+	bar := base.NewPercent(orDiscard(f.progress), "decoding images", f.progress == nil)
+	f.src.Progress = bar.Update
 	src := f.source(workers)
 	ds, err := dataset.LoadAt(ctx, src, modelSize.Width, modelSize.Height)
+	bar.Clear()
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, fmt.Errorf("interrupted while loading %s: %w", src, ctx.Err())
@@ -219,7 +224,7 @@ func (s *samples) trueName(i int) string {
 // them into sets of m, image sets for folder data, bases for npy data),
 // with the model's class of each; it words the checks of the sizes for the
 // command line first.
-func evalSamples(mod *model.Model, ds *dataset.Dataset, groupM int, seed uint64, workers int, skipBad bool) (*samples, error) {
+func evalSamples(mod *model.Model, ds *dataset.Dataset, groupM int, seed uint64, workers int, skipBad bool, progress io.Writer) (*samples, error) {
 	if ds.Dim != mod.Dim() {
 		h, w := shapeOf(ds, ds.Dim)
 		want := fmt.Sprintf("D=%d", mod.Dim())
@@ -240,7 +245,9 @@ func evalSamples(mod *model.Model, ds *dataset.Dataset, groupM int, seed uint64,
 	if ds.Kind() == dataset.KindBases && ds.SubDim != d {
 		return nil, fmt.Errorf("%s holds bases of d=%d, the model has d=%d", ds.Source, ds.SubDim, d)
 	}
-	ts, err := dataset.EvalSamples(ds, dataset.EvalOptions{D: d, M: groupM, Seed: seed, Workers: workers, SkipBad: skipBad})
+	bar := base.NewPercent(orDiscard(progress), "building subspaces", progress == nil)
+	ts, err := dataset.EvalSamples(ds, dataset.EvalOptions{D: d, M: groupM, Seed: seed, Workers: workers, SkipBad: skipBad, Progress: bar.Update})
+	bar.Clear()
 	if err != nil {
 		if ds.Kind() == dataset.KindBases {
 			return nil, err
@@ -311,4 +318,12 @@ func skippedNames(s *samples) []string {
 		}
 	}
 	return out
+}
+
+// orDiscard is w, or io.Discard for nil.
+func orDiscard(w io.Writer) io.Writer {
+	if w == nil {
+		return io.Discard
+	}
+	return w
 }

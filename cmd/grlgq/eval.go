@@ -44,6 +44,7 @@ func (f *modelFlags) check(fs *flag.FlagSet, g *runfiles.Guard) error {
 	if err := f.data.check(fs); err != nil {
 		return err
 	}
+	f.data.progress = g.Stderr() // bars on a terminal only
 	if err := g.Input("-model", f.model, false); err != nil {
 		return fmt.Errorf("model: %w", err)
 	}
@@ -64,7 +65,7 @@ func (f *modelFlags) load(ctx context.Context, fs *flag.FlagSet) (*model.Model, 
 	if f.m > 0 && f.m < mod.SubspaceDim() {
 		return nil, nil, fmt.Errorf("sets of -m %d images cannot span the model's d=%d dimensions: use -m %d or more", f.m, mod.SubspaceDim(), mod.SubspaceDim())
 	}
-	s, err := evalSamples(mod, ds, f.m, f.seed, f.workers, f.skipBad)
+	s, err := evalSamples(mod, ds, f.m, f.seed, f.workers, f.skipBad, f.data.progress)
 	if err != nil {
 		return nil, nil, err
 	}

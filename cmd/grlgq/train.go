@@ -277,6 +277,9 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 	if !asJSON {
 		text = e.stdout
 	}
+	if !quiet {
+		df.progress = e.stderr
+	}
 	t0 := time.Now()
 	ds, err := df.load(ctx, tf.workers, rf.size())
 	if err != nil {
@@ -342,7 +345,7 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 		}
 		x, y = model.Images(imgs), labels
 	} else {
-		if train, how, err = trainingSubspaces(ds, o.Model.SubspaceDim, m, groups, o.Train.Seed, tf.workers, skipBad); err != nil {
+		if train, how, err = trainingSubspaces(ds, o.Model.SubspaceDim, m, groups, o.Train.Seed, tf.workers, skipBad, df.progress); err != nil {
 			return err
 		}
 		x, y = model.Sets(train.Subs), train.Labels
@@ -442,7 +445,7 @@ func skippedSteps(h *model.History) int {
 // trainingSubspaces turns ds into training subspaces
 // (dataset.TrainingSubspaces) and describes what it did; it words the
 // checks of -d and -m for the command line first.
-func trainingSubspaces(ds *dataset.Dataset, d, m, groupings int, seed uint64, workers int, skipBad bool) (*dataset.Subspaces, string, error) {
+func trainingSubspaces(ds *dataset.Dataset, d, m, groupings int, seed uint64, workers int, skipBad bool, progress io.Writer) (*dataset.Subspaces, string, error) {
 	var how string
 	switch ds.Kind() {
 	case dataset.KindBases:
@@ -458,7 +461,9 @@ func trainingSubspaces(ds *dataset.Dataset, d, m, groupings int, seed uint64, wo
 		}
 		how = fmt.Sprintf("sets of m=%d random same-class images (%d grouping(s)), d=%d", m, groupings, d)
 	}
-	subs, err := dataset.TrainingSubspaces(ds, dataset.TrainingOptions{D: d, M: m, Groupings: groupings, Seed: seed, SkipBad: skipBad, Workers: workers})
+	bar := base.NewPercent(orDiscard(progress), "building subspaces", progress == nil)
+	subs, err := dataset.TrainingSubspaces(ds, dataset.TrainingOptions{D: d, M: m, Groupings: groupings, Seed: seed, SkipBad: skipBad, Workers: workers, Progress: bar.Update})
+	bar.Clear()
 	if err != nil {
 		return nil, "", setError(err, d)
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/grlgq/grlgq/dataset/imageset"
@@ -57,5 +58,35 @@ func TestSuggest(t *testing.T) {
 		if err == nil || err.Error() != want {
 			t.Errorf("%s: %v, want %s", args, err, want)
 		}
+	}
+}
+
+// TestProgressPercent: a percent bar counts in %, whatever the total the
+// library reports, and redraws after a clear.
+func TestProgressPercent(t *testing.T) {
+	var b bytes.Buffer
+	p := &Percent{bar: &ProgressBar{w: &b, on: true, total: 1000, unit: "%"}, note: "decoding"}
+	p.Update(53, 100)
+	if got := b.String(); !strings.Contains(got, " 53%  ETA ") || !strings.HasSuffix(got, "decoding") || strings.Contains(got, "‰") {
+		t.Errorf("bar %q", got)
+	}
+	b.Reset()
+	p.Clear()
+	p.Redraw()
+	if got := b.String(); !strings.Contains(got, " 53%") {
+		t.Errorf("redraw %q", got)
+	}
+	b.Reset()
+	p.Update(7, 7)
+	if got := b.String(); !strings.Contains(got, "100%") || !strings.Contains(got, "[==============================]") {
+		t.Errorf("done %q", got)
+	}
+	// Off when not a terminal: nothing drawn.
+	b.Reset()
+	q := NewPercent(&b, "x", false)
+	q.Update(1, 2)
+	q.Clear()
+	if b.Len() != 0 {
+		t.Errorf("a bar on a buffer drew %q", b.String())
 	}
 }

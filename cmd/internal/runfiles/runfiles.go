@@ -23,6 +23,10 @@ func New(program string, stderr io.Writer) *Guard { return &Guard{program: progr
 // SetFlags sets the command whose usage errors the guard reports.
 func (g *Guard) SetFlags(fs *flag.FlagSet) { g.fs = fs }
 
+// Stderr returns the run's stderr, where its warnings go (and its
+// progress bars, on a terminal).
+func (g *Guard) Stderr() io.Writer { return g.stderr }
+
 // Flags returns the command's flags given to SetFlags (nil before).
 func (g *Guard) Flags() *flag.FlagSet { return g.fs }
 
