@@ -24,6 +24,8 @@ type modelFlags struct {
 	workers int
 	asJSON  bool
 	skipBad bool
+	// -reject and -temperature: override the model's stored ones.
+	reject, temperature float64
 }
 
 func (f *modelFlags) addFlags(fs *flag.FlagSet) {
@@ -33,6 +35,24 @@ func (f *modelFlags) addFlags(fs *flag.FlagSet) {
 	fs.Uint64Var(&f.seed, "seed", 1, "seed of the grouping with -m")
 	intVar(fs, &f.workers, "workers", defaultWorkers(), 1, model.MaxWorkers, "goroutines computing distances")
 	fs.BoolVar(&f.skipBad, "skip-bad", false, "leave out image sets that cannot give a d-dimensional subspace (too few images, rank below d) instead of failing")
+	floatVar(fs, &f.reject, "reject", 0, 0, 1, false, false, "reject a prediction whose relative margin is below this (0: never) instead of the model's stored threshold (grlgq inspect shows it)")
+	floatVar(fs, &f.temperature, "temperature", model.DefaultTemperature, 0, model.MaxTemperature, true, false, "temperature of the class probabilities softmax(-δ/T) instead of the model's stored one")
+}
+
+// predictConfig returns mod with -reject and -temperature, when given, in
+// place of its stored prediction options (Model.WithPredictConfig).
+func (f *modelFlags) predictConfig(fs *flag.FlagSet, mod *model.Model) (*model.Model, error) {
+	pc := mod.PredictConfig()
+	if !isSet(fs, "reject") && !isSet(fs, "temperature") {
+		return mod, nil
+	}
+	if isSet(fs, "reject") {
+		pc.RejectMargin = f.reject
+	}
+	if isSet(fs, "temperature") {
+		pc.Temperature = f.temperature
+	}
+	return mod.WithPredictConfig(pc)
 }
 
 // check checks the flags and declares the model and the data as inputs
@@ -54,6 +74,9 @@ func (f *modelFlags) check(fs *flag.FlagSet, g *runfiles.Guard) error {
 // load loads the model and the samples; it follows check.
 func (f *modelFlags) load(ctx context.Context, fs *flag.FlagSet) (*model.Model, *samples, error) {
 	mod, err := model.LoadFile(f.model)
+	if err == nil {
+		mod, err = f.predictConfig(fs, mod)
+	}
 	if err != nil {
 		return nil, nil, err
 	}

@@ -101,3 +101,11 @@ func (r *resumeFlags) apply(ds *dataset.Dataset, o *model.Options) error {
 	o.Train.Init, o.Train.InitNoise, o.Model.Relevance = st.Init, st.InitNoise, s.Relevance
 	return nil
 }
+
+// epochs is the resumed model's epochs (0 training from scratch).
+func (r *resumeFlags) epochs() int {
+	if r.model == nil {
+		return 0
+	}
+	return r.model.Epochs()
+}

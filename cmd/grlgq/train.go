@@ -178,6 +178,7 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 		skipBad bool
 		hf      hardFlags
 		rf      resumeFlags
+		ck      checkpoint
 		images  bool
 		shift   int
 	)
@@ -185,6 +186,7 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 	tf.addFlags(fs, defaultOptions())
 	prof.addFlags(fs)
 	rf.addFlags(fs)
+	ck.addFlags(fs)
 	tn := newTuneFlags(fs) // -tune, -folds, -tune-*: cv.go
 	fs.StringVar(&out, "o", "", "write the model to this file (replaced only when training succeeds)")
 	intVar(fs, &m, "m", 0, 0, maxSetImages, "single-image data (idx, csv, mat): images per training set, drawn at random from one class (0: max(10, 2d))")
@@ -241,6 +243,9 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 			return usagef(fs, "%s", c.msg)
 		}
 	}
+	if tn.on && ck.path != "" {
+		return usagef(fs, "-checkpoint keeps the model of one training, not of -tune's cross-validation: train the chosen settings with -checkpoint")
+	}
 	// The files: inputs, then outputs, all checked before any work.
 	g := e.guard(fs)
 	if err := g.DataInputs(df.src.Source()); err != nil {
@@ -250,6 +255,9 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	if err := g.CheckOutput("-o", out); err != nil {
+		return err
+	}
+	if err := ck.check(fs, g); err != nil {
 		return err
 	}
 	if err := prof.check(g); err != nil {
@@ -378,8 +386,14 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 	}
 	loadTime := time.Since(t0)
 
+	o.Train.OnEpoch = ck.onEpoch
+	ck.start(e.stderr, rf.epochs()+o.Train.Epochs)
 	res, err := trainModel(ctx, e, o, rf.model, x, y, hard, text, quiet)
+	ck.stop()
 	if err != nil {
+		if ctx.Err() != nil {
+			ck.save()
+		}
 		return err
 	}
 	// Every output to its temporary file, then all renamed into place.
@@ -530,7 +544,13 @@ func trainModel(ctx context.Context, e *env, o model.Options, from *model.Model,
 	}
 	width := len(fmt.Sprint(before + o.Train.Epochs))
 	var hardDone [][2]int
+	onEpoch := o.Train.OnEpoch // the caller's (a checkpoint)
 	o.Train.OnEpoch = func(s model.EpochStats) error {
+		if onEpoch != nil {
+			if err := onEpoch(s); err != nil {
+				return err
+			}
+		}
 		bar.Clear()
 		if !quiet {
 			line := fmt.Sprintf("epoch %*d/%d  cost %+.4f  train acc %s", width, s.Epoch, before+o.Train.Epochs, s.Cost, pct(s.TrainAccuracy))

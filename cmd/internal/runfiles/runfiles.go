@@ -32,7 +32,8 @@ func (g *Guard) Flags() *flag.FlagSet { return g.fs }
 
 // InputReplaceable declares path, given by flag, as a regular file the
 // run reads whole before any output is written, and which -o may replace
-// (train -resume M -o M): on commit only.
+// (train -resume M -o M: on commit only), as may -checkpoint (train
+// -resume C -checkpoint C: from the first checkpoint on).
 func (g *Guard) InputReplaceable(flag, path string) error {
 	if err := g.Input(flag, path, false); err != nil {
 		return err
@@ -134,7 +135,7 @@ func (g *Guard) clash(flag, path string, dir, outputs bool) string {
 			continue
 		}
 		if abs == inAbs || (ferr == nil && os.SameFile(fi, in.fi)) {
-			if in.replaceable && (flag == "-o" || flag == "output") {
+			if in.replaceable && (flag == "-o" || flag == "output" || flag == "-checkpoint") {
 				continue
 			}
 			return fmt.Sprintf("%s %s is also an input (%s %s): refusing to overwrite it", flag, path, in.flag, in.path)
