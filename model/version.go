@@ -10,7 +10,7 @@ import (
 // FormatVersion is the newest version of the binary format: Load reads
 // versions 1 to FormatVersion; Save writes the oldest version that holds
 // the model (2, or 3 for a model whose Distance or Precision is not the
-// default).
+// default or that has metadata).
 const FormatVersion = formatVersion
 
 // FileVersion reads the start of a model file (the magic and the version
