@@ -33,8 +33,8 @@ type Model struct {
 	classes int
 	labels  []int
 	protos  []*linalg.Dense
-	lambda  []float64 // d (global / none) or p*d (local)
-	epochs  int       // epochs trained so far
+	lambda  []float64   // d (global / none) or p*d (local)
+	epochs  int         // epochs trained so far
 	meta    []metaEntry // provenance (WithMetadata), sorted by key; nil: none
 
 	mu  sync.Mutex             // taken only to build srv
