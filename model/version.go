@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+
+	"github.com/grlgq/grlgq/kernels"
 )
 
 // FormatVersion is the newest version of the binary format: Load reads
@@ -31,3 +33,10 @@ func FileVersion(r io.Reader) (int, error) {
 	}
 	return int(binary.LittleEndian.Uint32(h[len(magic):])), nil
 }
+
+// Kernels names the compute path this process chose for its CPU:
+// "avx512", "avx2" or "generic" (the pure-Go twins), decided once at
+// start-up from the CPU's features, capped by the environment variable
+// GRLGQ_KERNELS ("avx2", "generic"). Every path gives the same models and
+// predictions; it says which speed to expect (grlgq version prints it).
+func Kernels() string { return kernels.Implementation() }

@@ -18,10 +18,13 @@ var Formats = []string{"text", "csv", "latex"}
 // Table is one report to write: the report and the confusion matrix of
 // its Scores (Scores.Confusion), named by Name in WriteReport's "csv"
 // output when several are written (a fold: "1", "2", ..., or "pooled").
+//
+// Its JSON form is the report's fields and "confusion" (rows: true class;
+// columns: predicted class, then rejected).
 type Table struct {
-	Name      string
-	Report    *Report
-	Confusion [][]int
+	Name      string `json:"-"`
+	*Report   `json:""`
+	Confusion [][]int `json:"confusion"`
 }
 
 // TableOf returns the Table of s named name.

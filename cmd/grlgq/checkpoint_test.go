@@ -45,7 +45,7 @@ func TestCheckpointResume(t *testing.T) {
 	if a.Epochs() != 6 || b.Epochs() != 6 || !sameWeights(a, b) {
 		t.Errorf("resumed after 3 of 6 epochs: not the uninterrupted model (epochs %d, %d)", a.Epochs(), b.Epochs())
 	}
-	fails(t, 2, []string{"-checkpoint-every needs -checkpoint"}, append(append([]string{"train"}, spec...), "-o", half, "-checkpoint-every", "2")...)
+	fails(t, 2, []string{"-checkpoint FILE (with -checkpoint-every N)"}, append(append([]string{"train"}, spec...), "-o", half, "-checkpoint-every", "2")...)
 	fails(t, 2, []string{"-checkpoint", "-o"}, append(append([]string{"train"}, spec...), "-o", half, "-checkpoint", half)...)
 
 	// SIGINT while training: the checkpoint of the last finished epoch,

@@ -155,8 +155,8 @@ func runCV(ctx context.Context, e *env, args []string) error {
 			"fold_n":        n,
 			"fold_seconds":  jnums(secs),
 			"seconds":       time.Since(t0).Seconds(),
-			"pooled":        reportsJSON(tables[:1])[0],
-			"fold_reports":  reportsJSON(tables[1:]),
+			"pooled":        tables[0],
+			"fold_reports":  tables[1:],
 			"plots":         append([]string{}, pics...),
 		})
 	}
@@ -171,21 +171,6 @@ func runCV(ctx context.Context, e *env, args []string) error {
 	}
 	fmt.Fprintf(e.stdout, "accuracy %s ± %s (%d-fold stratified cross-validation, seed %d, %d sets) (%s)\n", pct(res.Mean), pct(res.SD), folds, o.Train.Seed, subs.Len(), base.RoundDur(time.Since(t0)))
 	return nil
-}
-
-// reportJSON is a classification report with its confusion matrix
-// (rows: true class; columns: predicted class, then rejected).
-type reportJSON struct {
-	*score.Report
-	Confusion [][]int `json:"confusion"`
-}
-
-func reportsJSON(t []score.Table) []reportJSON {
-	out := make([]reportJSON, len(t))
-	for i := range t {
-		out[i] = reportJSON{t[i].Report, t[i].Confusion}
-	}
-	return out
 }
 
 // selectionError words the errors of package selection for the command
@@ -354,6 +339,7 @@ type tuneOutput struct {
 	json, quiet          bool
 	text                 io.Writer
 	start                time.Time
+	meta                 map[string]string // provenance, into the model
 }
 
 // run tunes o on the training samples (x, y; train their subspaces, or
@@ -394,11 +380,15 @@ func (t *tuneFlags) run(ctx context.Context, e *env, fs *flag.FlagSet, o model.O
 		return selectionError(err)
 	}
 	wall := time.Since(t0)
+	mm, err := res.Model.WithMetadata(out.meta)
+	if err != nil {
+		return err
+	}
 	mf, err := out.g.Create(out.model)
 	if err != nil {
 		return err
 	}
-	if err := res.Model.Save(mf); err != nil {
+	if err := mm.Save(mf); err != nil {
 		return err
 	}
 	var pics []string

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/grlgq/grlgq/cmd/internal/base"
 	"github.com/grlgq/grlgq/cmd/internal/plot"
 	"github.com/grlgq/grlgq/cmd/internal/runfiles"
 	"github.com/grlgq/grlgq/dataset"
@@ -199,23 +200,19 @@ func runEval(ctx context.Context, e *env, args []string) error {
 	return nil
 }
 
-// reportFormatFlag defines -format and -json (a shorthand for -format
-// json, into asJSON) on fs.
+// reportFormatFlag defines -format and -json (-format json, into asJSON).
 func reportFormatFlag(fs *flag.FlagSet, asJSON *bool) *string {
 	fs.BoolVar(asJSON, "json", false, "print one JSON object (-format json)")
-	return fs.String("format", "text", "output: text, json (one object with every figure), csv (one table: per-class precision, recall, F1, support and confusion row; "+
+	return base.ChoiceVar(fs, "format", "text", []string{"text", "json", "csv", "latex"}, "output: text, json (one object with every figure), csv (one table: per-class precision, recall, F1, support and confusion row; "+
 		"accuracy, macro and weighted averages) or latex (booktabs tabulars of the report and the confusion matrix)")
 }
 
-// checkReportFormat checks -format, and sets it to json for -json.
+// checkReportFormat sets -format to json for -json.
 func checkReportFormat(fs *flag.FlagSet, format *string, asJSON bool) error {
-	switch {
-	case asJSON && isSet(fs, "format") && *format != "json":
+	if asJSON && isSet(fs, "format") && *format != "json" {
 		return usagef(fs, "-json and -format %s disagree: give one", *format)
-	case asJSON:
+	} else if asJSON {
 		*format = "json"
-	case *format != "text" && *format != "json" && *format != "csv" && *format != "latex":
-		return usagef(fs, "-format %q: want text, json, csv or latex", *format)
 	}
 	return nil
 }

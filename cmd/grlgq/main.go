@@ -55,6 +55,7 @@ func init() {
 		{"explain", "-model MODEL -data SPEC -o DIR [-n N]", "pictures and JSON that explain the model's decisions", runExplain},
 		{"inspect", "MODEL [-json]", "what a model file is: shapes, classes, prototypes, relevances, settings, file version", runInspect},
 		{"repro", "mnist|yale|eth80 -dir DATA [-runs N] [-json]", "reproduce an experiment of the paper, beside a class-PCA baseline", runRepro},
+		{"version", "[-json]", "the tool's version, its Go version and the compute kernels chosen for this CPU", runVersion},
 	}
 }
 

@@ -325,11 +325,7 @@ func TestWorkersIdentical(t *testing.T) {
 		mod := filepath.Join(dir, "m"+w)
 		ok(t, "train", "-data", "csv:"+data, "-d", "3", "-m", "6", "-protos", "2", "-epochs", "6", "-seed", "11",
 			"-val", "0.25", "-workers", w, "-o", mod, "-quiet")
-		b, err := os.ReadFile(mod)
-		if err != nil {
-			t.Fatal(err)
-		}
-		files = append(files, b)
+		files = append(files, modelContent(t, mod))
 	}
 	if !bytes.Equal(files[0], files[1]) {
 		t.Fatal("-workers 1 and -workers 2 wrote different model files")

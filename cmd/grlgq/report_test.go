@@ -47,7 +47,7 @@ func TestEvalReport(t *testing.T) {
 	if strings.Count(r.stdout, `\begin{tabular}`) != 2 || !strings.Contains(r.stdout, "Macro avg") {
 		t.Errorf("latex:\n%s", r.stdout)
 	}
-	fails(t, 2, []string{"-format", "text, json, csv or latex"}, append(args, "-format", "xml")...)
+	fails(t, 2, []string{"-format", "text, json, csv, latex"}, append(args, "-format", "xml")...)
 	fails(t, 2, []string{"-json and -format csv"}, append(args, "-format", "csv", "-json")...)
 	// Picture size: -plot-size in inches at -dpi.
 	ev := filepath.Join(dir, "ev")
@@ -55,7 +55,7 @@ func TestEvalReport(t *testing.T) {
 	if sz := checkPNG(t, filepath.Join(ev, "confusion.png")); sz.X != 250 || sz.Y != 200 {
 		t.Errorf("-plot-size 5x4 -dpi 50: %v, want 250x200", sz)
 	}
-	fails(t, 2, []string{"-plot-size 0x4", "inches"}, append(args, "-plots", ev, "-plot-size", "0x4")...)
+	fails(t, 2, []string{"\"0x4\" for flag -plot-size", "inches"}, append(args, "-plots", ev, "-plot-size", "0x4")...)
 	fails(t, 2, []string{"-dpi", "24 to 1200"}, append(args, "-plots", ev, "-dpi", "5000")...)
 	fails(t, 2, []string{"-plot-size 100x100 -dpi 1200", "pixels"}, append(args, "-plots", ev, "-plot-size", "100x100", "-dpi", "1200")...)
 }

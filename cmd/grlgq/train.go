@@ -15,6 +15,7 @@ import (
 
 	"github.com/grlgq/grlgq/cmd/internal/base"
 	"github.com/grlgq/grlgq/cmd/internal/plot"
+	"github.com/grlgq/grlgq/cmd/internal/record"
 	"github.com/grlgq/grlgq/cmd/internal/runfiles"
 	"github.com/grlgq/grlgq/dataset"
 	hardex "github.com/grlgq/grlgq/hard"
@@ -178,7 +179,7 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 		skipBad bool
 		hf      hardFlags
 		rf      resumeFlags
-		ck      checkpoint
+		ck      record.Checkpoint
 		images  bool
 		shift   int
 	)
@@ -186,7 +187,8 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 	tf.addFlags(fs, defaultOptions())
 	prof.addFlags(fs)
 	rf.addFlags(fs)
-	ck.addFlags(fs)
+	fs.StringVar(&ck.Path, "checkpoint", "", "keep the latest model in this file while training (replaced atomically every -checkpoint-every epochs and when interrupted); continue with -resume FILE -epochs REMAINING")
+	intVar(fs, &ck.Every, "checkpoint-every", 1, 1, model.MaxEpochs, "with -checkpoint: write it every N epochs")
 	tn := newTuneFlags(fs) // -tune, -folds, -tune-*: cv.go
 	fs.StringVar(&out, "o", "", "write the model to this file (replaced only when training succeeds)")
 	intVar(fs, &m, "m", 0, 0, maxSetImages, "single-image data (idx, csv, mat): images per training set, drawn at random from one class (0: max(10, 2d))")
@@ -243,8 +245,8 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 			return usagef(fs, "%s", c.msg)
 		}
 	}
-	if tn.on && ck.path != "" {
-		return usagef(fs, "-checkpoint keeps the model of one training, not of -tune's cross-validation: train the chosen settings with -checkpoint")
+	if tn.on && ck.Path != "" || ck.Path == "" && isSet(fs, "checkpoint-every") {
+		return usagef(fs, "-checkpoint FILE (with -checkpoint-every N) keeps the model of one training, not of -tune's cross-validation")
 	}
 	// The files: inputs, then outputs, all checked before any work.
 	g := e.guard(fs)
@@ -257,8 +259,10 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 	if err := g.CheckOutput("-o", out); err != nil {
 		return err
 	}
-	if err := ck.check(fs, g); err != nil {
-		return err
+	if ck.Path != "" {
+		if err := g.CheckOutput("-checkpoint", ck.Path); err != nil {
+			return err
+		}
 	}
 	if err := prof.check(g); err != nil {
 		return err
@@ -379,24 +383,28 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 			}
 			return g.Commit()
 		}
-		return tn.run(ctx, e, fs, o, ds, x, y, train, tuneOutput{g: g, commit: commit, model: out, plots: plots, format: *plotFmt, json: asJSON, quiet: quiet, text: text, start: t0})
+		return tn.run(ctx, e, fs, o, ds, x, y, train, tuneOutput{g: g, commit: commit, model: out, plots: plots, format: *plotFmt, json: asJSON, quiet: quiet, text: text, start: t0, meta: provenance(&df, ds, o, m, t0, nil)})
 	}
 	if !quiet {
 		fmt.Fprintf(text, "config     %s\n", describeConfig(o, len(ds.Classes)))
 	}
 	loadTime := time.Since(t0)
 
-	o.Train.OnEpoch = ck.onEpoch
-	ck.start(e.stderr, rf.epochs()+o.Train.Epochs)
+	ck.Meta = provenance(&df, ds, o, m, t0, rf.model)
+	o.Train.OnEpoch = ck.OnEpoch
+	ck.Start(e.stderr, rf.epochs()+o.Train.Epochs)
 	res, err := trainModel(ctx, e, o, rf.model, x, y, hard, text, quiet)
-	ck.stop()
+	ck.Stop()
 	if err != nil {
 		if ctx.Err() != nil {
-			ck.save()
+			ck.Save()
 		}
 		return err
 	}
 	// Every output to its temporary file, then all renamed into place.
+	if res.model, err = res.model.WithMetadata(ck.Meta); err != nil {
+		return err
+	}
 	mf, err := g.Create(out)
 	if err != nil {
 		return err
@@ -445,6 +453,11 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 	}
 	fmt.Fprintf(e.stdout, "%s (%s)\n", msg, base.RoundDur(time.Since(t0)))
 	return nil
+}
+
+// provenance is the metadata of a model trained on ds (record.Provenance).
+func provenance(df *dataFlags, ds *dataset.Dataset, o model.Options, m int, start time.Time, from *model.Model) map[string]string {
+	return record.Provenance(df.src.String(), ds, record.Preprocess{Resize: df.src.Resize, PixelMax: df.src.PixelMax, D: o.Model.SubspaceDim, M: m}, start, from)
 }
 
 // skippedSteps is the number of steps of h that had no gradient.
@@ -690,25 +703,20 @@ func trainJSON(out string, ds *dataset.Dataset, train *dataset.Subspaces, res *t
 // plotFormatFlag defines -plot-format, -plot-size and -dpi on fs (every
 // command that draws); savePlot reads the last two from the run's flags.
 func plotFormatFlag(fs *flag.FlagSet) *string {
-	fs.String("plot-size", "", fmt.Sprintf("size of every picture, WxH in inches (like 6x4, each side %g to %g; default: each picture's own)", plot.MinSide, plot.MaxSide))
+	fs.Var(new(plot.Size), "plot-size", fmt.Sprintf("size of every picture, WxH in inches (like 6x4, each side %g to %g; default: each picture's own)", plot.MinSide, plot.MaxSide))
 	intVar(fs, new(int), "dpi", 96, plot.MinDPI, plot.MaxDPI, "resolution of PNG pictures, dots per inch")
-	return fs.String("plot-format", plot.Formats[0], "format of the pictures: "+strings.Join(plot.Formats, ", "))
+	return base.ChoiceVar(fs, "plot-format", plot.Formats[0], plot.Formats, "format of the pictures: "+strings.Join(plot.Formats, ", "))
 }
 
-// plotSize is the picture size of the flags of plotFormatFlag.
-func plotSize(fs *flag.FlagSet) (plot.Size, error) {
-	var s plot.Size
-	if fs == nil || fs.Lookup("plot-size") == nil {
-		return s, nil
-	}
-	w, h, err := plot.ParseSize(fs.Lookup("plot-size").Value.String())
-	if err != nil {
-		return s, usagef(fs, "-plot-size %s: %v", fs.Lookup("plot-size").Value, err)
-	}
-	s.Width, s.Height = w, h
-	fmt.Sscan(fs.Lookup("dpi").Value.String(), &s.DPI)
-	if err := s.Check(); err != nil {
-		return s, usagef(fs, "-plot-size %s -dpi %d: %v (lower -plot-size or -dpi)", fs.Lookup("plot-size").Value, s.DPI, strings.TrimPrefix(err.Error(), "plot: "))
+// plotSize is the picture size of the flags of plotFormatFlag, checked
+// against plot's limits.
+func plotSize(fs *flag.FlagSet) (s plot.Size, err error) {
+	if f := fs.Lookup("plot-size"); f != nil {
+		s = *f.Value.(*plot.Size)
+		fmt.Sscan(fs.Lookup("dpi").Value.String(), &s.DPI)
+		if err := s.Check(); err != nil {
+			return s, usagef(fs, "-plot-size %s -dpi %d: %v (lower -plot-size or -dpi)", f.Value, s.DPI, strings.TrimPrefix(err.Error(), "plot: "))
+		}
 	}
 	return s, nil
 }
@@ -730,11 +738,9 @@ func checkPlots(g *runfiles.Guard, dir, format string) error {
 	return nil
 }
 
-// checkPlotFormat is the usage error of a bad -plot-format.
+// checkPlotFormat checks -plot-size and -dpi together (-plot-format is
+// checked as it is parsed).
 func checkPlotFormat(fs *flag.FlagSet, format string) error {
-	if plot.CheckFormat(format) != nil {
-		return usagef(fs, "-plot-format %q: want one of %s", format, strings.Join(plot.Formats, ", "))
-	}
 	_, err := plotSize(fs)
 	return err
 }

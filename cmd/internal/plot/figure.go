@@ -78,6 +78,21 @@ func ParseSize(s string) (w, h vg.Length, err error) {
 	return vg.Length(x) * vg.Inch, vg.Length(y) * vg.Inch, nil
 }
 
+// Set parses a -plot-size flag's WxH into s's Width and Height
+// (ParseSize); with String it makes *Size a flag.Value.
+func (s *Size) Set(v string) (err error) {
+	s.Width, s.Height, err = ParseSize(v)
+	return err
+}
+
+// String is the WxH of s in inches ("" for the zero size).
+func (s *Size) String() string {
+	if s == nil || s.Width == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%gx%g", s.Width/vg.Inch, s.Height/vg.Inch)
+}
+
 // Check returns an error when a PNG of s would have more than
 // MaxPixels pixels or s.DPI is outside MinDPI..MaxDPI (0 allowed), saying
 // which limit.
