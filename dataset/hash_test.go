@@ -23,10 +23,13 @@ func TestContentHash(t *testing.T) {
 		t.Error("the source changed the hash")
 	}
 	for name, f := range map[string]func(d *Dataset){
-		"pixel":     func(d *Dataset) { d.Images[2][1] = math.Copysign(0, -1) },
-		"label":     func(d *Dataset) { d.Labels[2] = 0 },
-		"class":     func(d *Dataset) { d.Classes[1] = "z" },
-		"sets":      func(d *Dataset) { d.Sets[1].Images = []int{1}; d.Sets = append(d.Sets, Set{Name: "y/t", Label: 1, Images: []int{2}}) },
+		"pixel": func(d *Dataset) { d.Images[2][1] = math.Copysign(0, -1) },
+		"label": func(d *Dataset) { d.Labels[2] = 0 },
+		"class": func(d *Dataset) { d.Classes[1] = "z" },
+		"sets": func(d *Dataset) {
+			d.Sets[1].Images = []int{1}
+			d.Sets = append(d.Sets, Set{Name: "y/t", Label: 1, Images: []int{2}})
+		},
 		"shape":     func(d *Dataset) { d.Width, d.Height = 1, 2 },
 		"set name":  func(d *Dataset) { d.Sets[0].Name = "x/t" },
 		"no labels": func(d *Dataset) { d.Labels = nil },
