@@ -111,8 +111,10 @@ func (s Size) Check() error {
 }
 
 // RenderSize is Render at size s (see Size; its zero fields keep the
-// figure's own). The figure is laid out on the canvas it is given: its
-// texts keep their point sizes.
+// figure's own). A picture larger than the figure is laid out at its size
+// (texts keep their point sizes); a smaller one is the figure laid out at
+// the aspect ratio asked for and scaled down, texts included, so that
+// nothing overlaps at any size.
 func (f *Figure) RenderSize(w io.Writer, format string, s Size) (err error) {
 	if err := CheckFormat(format); err != nil {
 		return err
@@ -136,7 +138,15 @@ func (f *Figure) RenderSize(w io.Writer, format string, s Size) (err error) {
 			err = fmt.Errorf("plot: %v", r)
 		}
 	}()
-	f.draw(draw.New(c))
+	dc := draw.New(c)
+	if k := min(float64(s.Width/f.Width), float64(s.Height/f.Height)); k < 1 {
+		// Smaller than the figure: laid out at 1/k of the size asked
+		// for (the figure's own scale, texts included) and drawn scaled
+		// by k, so that texts shrink with the picture and never overlap.
+		c.Scale(k, k)
+		dc = draw.Canvas{Canvas: c, Rectangle: vg.Rectangle{Max: vg.Point{X: s.Width / vg.Length(k), Y: s.Height / vg.Length(k)}}}
+	}
+	f.draw(dc)
 	if _, err := c.WriteTo(w); err != nil {
 		return fmt.Errorf("plot: %w", err)
 	}
