@@ -194,3 +194,23 @@ func TestWriteReport(t *testing.T) {
 		t.Error("format xml accepted")
 	}
 }
+
+// TestCSVQuoting: the CSV writer quotes as encoding/csv does.
+func TestCSVQuoting(t *testing.T) {
+	var b bytes.Buffer
+	rec := []string{"plain", "a,b", `say "hi"`, " lead", "\u00a0nbsp", "line\nbreak", "", "tab\tin", `\.`}
+	if err := (csvWriter{&b}).Write(rec); err != nil {
+		t.Fatal(err)
+	}
+	var want bytes.Buffer
+	w := csv.NewWriter(&want)
+	w.Write(rec)
+	w.Flush()
+	if b.String() != want.String() {
+		t.Errorf("got %q, want %q", b.String(), want.String())
+	}
+	got, err := csv.NewReader(&b).Read()
+	if err != nil || strings.Join(got, "|") != strings.Join(rec, "|") {
+		t.Errorf("read back %q, %v", got, err)
+	}
+}

@@ -2,11 +2,12 @@ package score
 
 import (
 	"bufio"
-	"encoding/csv"
 	"fmt"
 	"io"
 	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
 // Formats are the table formats of WriteReport: "text" (aligned columns,
@@ -157,8 +158,33 @@ func writeText(w io.Writer, names []string, t Table) {
 	}
 }
 
+// csvWriter writes RFC 4180 records (encoding/csv's rules: a field with
+// a comma, quote, CR or LF, a leading space, or `\.` alone, is quoted, its quotes
+// doubled; lines end in LF), kept here so that package model, which
+// imports score, does not bring encoding/csv into the edge binary.
+type csvWriter struct{ w io.Writer }
+
+func (c csvWriter) Write(rec []string) error {
+	var b strings.Builder
+	for i, f := range rec {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		if r, _ := utf8.DecodeRuneInString(f); f == "" || !strings.ContainsAny(f, ",\"\r\n") && !unicode.IsSpace(r) && f != `\.` {
+			b.WriteString(f)
+			continue
+		}
+		b.WriteByte('"')
+		b.WriteString(strings.ReplaceAll(f, `"`, `""`))
+		b.WriteByte('"')
+	}
+	b.WriteByte('\n')
+	_, err := io.WriteString(c.w, b.String())
+	return err
+}
+
 func writeCSV(w io.Writer, names []string, tables []Table) error {
-	cw := csv.NewWriter(w)
+	cw := csvWriter{w}
 	many := len(tables) > 1
 	k := 0
 	if len(tables) > 0 {
@@ -215,8 +241,7 @@ func writeCSV(w io.Writer, names []string, tables []Table) error {
 			return err
 		}
 	}
-	cw.Flush()
-	return cw.Error()
+	return nil
 }
 
 // latexEscaper escapes the characters LaTeX treats specially.
