@@ -244,15 +244,18 @@ func upperFirst(s string) string {
 
 // flagNotes describe the flags whose values are not plain numbers.
 var flagNotes = map[string]base.Note{
-	"image":     {Type: "HxW", Text: fmt.Sprintf("each side 1 to %d, at most %d pixels", maxSide, maxImagePixels)},
-	"mat-image": {Type: "HxW", Text: fmt.Sprintf("each side 1 to %d, at most %d pixels", maxSide, maxImagePixels)},
-	"resize":    {Type: "HxW", Text: fmt.Sprintf("each side 1 to %d, at most -max-pixels pixels and at most %d: a model's D", maxSide, model.MaxDim)},
-	"seed":      {Text: "range 0 to 2^64-1"},
-	"init":      {Type: "word"},
-	"relevance": {Type: "word"},
-	"schedule":  {Type: "word"},
-	"csv-label": {Type: "word"},
-	"layout":    {Type: "word"},
+	"image":       {Type: "HxW", Text: fmt.Sprintf("each side 1 to %d, at most %d pixels", maxSide, maxImagePixels)},
+	"mat-image":   {Type: "HxW", Text: fmt.Sprintf("each side 1 to %d, at most %d pixels", maxSide, maxImagePixels)},
+	"resize":      {Type: "HxW", Text: fmt.Sprintf("each side 1 to %d, at most -max-pixels pixels and at most %d: a model's D", maxSide, model.MaxDim)},
+	"seed":        {Text: "range 0 to 2^64-1"},
+	"init":        {Type: "word"},
+	"relevance":   {Type: "word"},
+	"schedule":    {Type: "word"},
+	"csv-label":   {Type: "word"},
+	"layout":      {Type: "word"},
+	"format":      {Type: "word"},
+	"plot-format": {Type: "word"},
+	"plot-size":   {Type: "WxH"},
 }
 
 // jnum is a float64 that encodes NaN and ±Inf as JSON null.
