@@ -71,14 +71,8 @@ func runCV(ctx context.Context, e *env, args []string) error {
 	}
 	var pics []string
 	if *plots != "" {
-		if err := g.OutputDir("-plots", *plots); err != nil {
+		if pics, err = checkPlots(g, *plots, *plotFmt, "cv_confusion", "cv_folds"); err != nil {
 			return err
-		}
-		for _, n := range []string{"cv_confusion", "cv_folds"} {
-			pics = append(pics, filepath.Join(*plots, plot.PageName(n, 0, 1, *plotFmt)))
-			if err := g.CheckOutput("-plots", pics[len(pics)-1]); err != nil {
-				return err
-			}
 		}
 	}
 	if !quiet {

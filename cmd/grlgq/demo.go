@@ -133,7 +133,7 @@ func runDemo(ctx context.Context, e *env, args []string) error {
 		}
 	}
 	if plots != "" {
-		if err := checkPlots(g, plots, *plotFmt); err != nil {
+		if _, err := checkPlots(g, plots, *plotFmt); err != nil {
 			return err
 		}
 	}

@@ -5,7 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"path/filepath"
 	"strings"
 
 	"github.com/grlgq/grlgq/cmd/internal/base"
@@ -153,13 +152,11 @@ func runEval(ctx context.Context, e *env, args []string) error {
 	}
 	var pic string
 	if *plots != "" {
-		if err := g.OutputDir("-plots", *plots); err != nil {
+		pics, err := checkPlots(g, *plots, *plotFmt, "confusion")
+		if err != nil {
 			return err
 		}
-		pic = filepath.Join(*plots, plot.PageName("confusion", 0, 1, *plotFmt))
-		if err := g.CheckOutput("-plots", pic); err != nil {
-			return err
-		}
+		pic = pics[0]
 	}
 	mod, s, err := f.load(ctx, fs)
 	if err != nil {

@@ -271,7 +271,7 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	if plots != "" {
-		if err := checkPlots(g, plots, *plotFmt); err != nil {
+		if _, err := checkPlots(g, plots, *plotFmt); err != nil {
 			return err
 		}
 		if tn.on {
@@ -726,16 +726,22 @@ func plotSize(fs *flag.FlagSet) (s plot.Size, err error) {
 var plotNames = []string{"learning_curves", "relevances", "relevance_history"}
 
 // checkPlots declares -plots DIR and its pictures in format as outputs.
-func checkPlots(g *runfiles.Guard, dir, format string) error {
+// With names, they are the pictures instead; it returns their paths.
+func checkPlots(g *runfiles.Guard, dir, format string, names ...string) ([]string, error) {
 	if err := g.OutputDir("-plots", dir); err != nil {
-		return err
+		return nil, err
 	}
-	for _, n := range plotNames {
-		if err := g.CheckOutput("-plots", filepath.Join(dir, plot.PageName(n, 0, 1, format))); err != nil {
-			return err
+	if names == nil {
+		names = plotNames
+	}
+	var paths []string
+	for _, n := range names {
+		paths = append(paths, filepath.Join(dir, plot.PageName(n, 0, 1, format)))
+		if err := g.CheckOutput("-plots", paths[len(paths)-1]); err != nil {
+			return nil, err
 		}
 	}
-	return nil
+	return paths, nil
 }
 
 // checkPlotFormat checks -plot-size and -dpi together (-plot-format is
