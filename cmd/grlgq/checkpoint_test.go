@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -47,6 +48,29 @@ func TestCheckpointResume(t *testing.T) {
 	}
 	fails(t, 2, []string{"-checkpoint FILE (with -checkpoint-every N)"}, append(append([]string{"train"}, spec...), "-o", half, "-checkpoint-every", "2")...)
 	fails(t, 2, []string{"-checkpoint", "-o"}, append(append([]string{"train"}, spec...), "-o", half, "-checkpoint", half)...)
+
+	// A cancelled run (what a program embedding the commands does): the
+	// checkpoint of the last finished epoch and its line, then the usual
+	// "interrupted".
+	cc := filepath.Join(dir, "cancel.grlgq")
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan int)
+	var out, errb bytes.Buffer
+	go func() {
+		done <- runContext(ctx, append(append([]string{"train"}, spec...), "-epochs", "100000", "-o", filepath.Join(dir, "never.grlgq"), "-checkpoint", cc), &out, &errb)
+	}()
+	for start := time.Now(); time.Since(start) < 20*time.Second; time.Sleep(10 * time.Millisecond) {
+		if _, err := os.Stat(cc); err == nil {
+			break
+		}
+	}
+	cancel()
+	if code := <-done; code != 1 || !strings.Contains(errb.String(), "grlgq: train: checkpoint after epoch ") || !strings.HasSuffix(errb.String(), "\ngrlgq: interrupted\n") {
+		t.Errorf("cancelled: exit %d, stderr %q", code, errb.String())
+	}
+	if m := loadModel(t, cc); m.Epochs() < 1 {
+		t.Errorf("the cancelled run's checkpoint has %d epochs", m.Epochs())
+	}
 
 	// SIGINT while training: the checkpoint of the last finished epoch,
 	// and the line that says how to continue.
