@@ -305,6 +305,9 @@ func FuzzLoad(f *testing.F) {
 	for _, rel := range []RelevanceKind{RelevanceGlobal, RelevanceLocal} {
 		f.Add(modelBytes(f, trainedModel(f, rel)))
 	}
+	if mm, err := trainedModel(f, RelevanceGlobal).WithMetadata(map[string]string{"tool": "grlgq", "data.sha256": "00ff"}); err == nil {
+		f.Add(modelBytes(f, mm)) // version 3, metadata
+	}
 	f.Add([]byte(magic))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		m, err := Load(bytes.NewReader(data))
