@@ -336,6 +336,9 @@ type csvReader struct {
 	field []byte // the current field
 	line  int    // the line of the next byte (from 1)
 	start int    // the line where the last record started
+	// cr: a '\r' given back by skipBlank, next's next byte (it may have
+	// come from the buffer before peek refilled it: no pos-- for it).
+	cr bool
 }
 
 func newCSVReader(r io.Reader) *csvReader {
@@ -356,6 +359,10 @@ func (e *csvError) Error() string { return fmt.Sprintf("line %d: %s", e.line, e.
 // next returns the next byte, or false at the end of the input (r.err set
 // when the input failed).
 func (r *csvReader) next() (byte, bool) {
+	if r.cr {
+		r.cr = false
+		return '\r', true
+	}
 	if r.pos == r.end {
 		if r.err != nil {
 			return 0, false
@@ -444,6 +451,8 @@ func (r *csvReader) skipBlank() error {
 				r.line++
 				continue
 			}
+			r.cr = true // a lone \r starts a record (peek may have refilled the buffer)
+			return nil
 		}
 		r.pos-- // c starts a record
 		return nil
