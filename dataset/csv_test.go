@@ -1,6 +1,7 @@
 package dataset
 
 import (
+	"bytes"
 	"context"
 	"testing"
 )
@@ -75,4 +76,29 @@ func TestLoadCSVErrors(t *testing.T) {
 	}
 	_, err := (CSV{File: writeFile(t, dir, "bad.csv.gz", gz([]byte("1,2\n3,4\n"))[:15])}).Load(context.Background())
 	wantErr(t, err, ErrFormat, "bad.csv.gz")
+}
+
+// TestCSVLoneCRAtBufferEnd: a lone \r where the read buffer ends (or the
+// input does) starts a record as it does elsewhere; it used to be given
+// back with pos-- after peek had refilled the buffer (index -1).
+func TestCSVLoneCRAtBufferEnd(t *testing.T) {
+	for _, b := range [][]byte{
+		[]byte("\r"),
+		append(bytes.Repeat([]byte("\n"), 1<<16-1), "\r1,2,0\n"...),
+		append(bytes.Repeat([]byte("\n"), 1<<16-1), "\r"...),
+	} {
+		s, err := memSource("cr.csv", b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		func() {
+			defer func() {
+				if r := recover(); r != nil {
+					t.Errorf("%d bytes: panic %v", len(b), r)
+				}
+			}()
+			readCSV(s, CSV{Header: true})
+			readCSV(s, CSV{})
+		}()
+	}
 }

@@ -33,7 +33,10 @@
 // no flags of its own.
 //
 // A Dataset says what it holds: Kind (single images, image sets or bases)
-// and Labelled. Data without labels (for prediction) loads with Labels and
+// and Labelled; ContentHash is the SHA-256 of its content as loaded (a
+// model's provenance). Folder loads and the subspace conversions report
+// their progress to an optional callback (Progress fields) for a
+// progress bar. Data without labels (for prediction) loads with Labels and
 // Classes nil and its sets labelled NoLabel; what needs labels (training
 // subspaces) refuses it with ErrNoLabels.
 //

@@ -35,6 +35,9 @@ type Folder struct {
 	Workers int
 	// Limits bounds the input (zero fields: DefaultLimits).
 	Limits Limits
+	// Progress, if non-nil, is called after each image decoded (see
+	// imageset.Options.Progress).
+	Progress func(done, total int)
 }
 
 // String returns the source as folder:DIR.
@@ -48,7 +51,7 @@ func (s Folder) Inputs() []string { return []string{s.Root} }
 // labels) and sorted; images are in set order, each set's images sorted by
 // file name, each named by its file in Files. The limits and ctx are checked as imageset.LoadContext says.
 func (s Folder) Load(ctx context.Context) (*Dataset, error) {
-	t, err := imageset.Load(ctx, s.Root, imageset.Options{Layout: s.Layout, Width: s.Resize.Width, Height: s.Resize.Height, Workers: s.Workers, Limits: s.Limits})
+	t, err := imageset.Load(ctx, s.Root, imageset.Options{Layout: s.Layout, Width: s.Resize.Width, Height: s.Resize.Height, Workers: s.Workers, Limits: s.Limits, Progress: s.Progress})
 	if err != nil {
 		return nil, fmt.Errorf("dataset: %w", err)
 	}

@@ -52,6 +52,9 @@ type SetOptions struct {
 	// Workers computing SVDs in parallel; 0 means GOMAXPROCS. Results never
 	// depend on it.
 	Workers int
+	// Progress, if non-nil, is called after each subspace computed with
+	// the subspaces done and the total, one call at a time.
+	Progress func(done, total int)
 }
 
 // SetSubspaces turns the image sets ds.Sets[i], i in sets (nil: all), into
@@ -80,7 +83,7 @@ func SetSubspaces(ds *Dataset, sets []int, opt SetOptions) (*Subspaces, error) {
 		s := ds.Sets[si]
 		jobs[j] = job{name: s.Name, label: s.Label, images: s.Images}
 	}
-	return convert(ds, jobs, opt.D, opt.SkipBad, opt.Workers)
+	return convert(ds, jobs, opt.D, opt.SkipBad, opt.Workers, opt.Progress)
 }
 
 // GroupOptions controls GroupSubspaces.
@@ -99,6 +102,9 @@ type GroupOptions struct {
 	SkipBad bool
 	// Workers computing SVDs in parallel; 0 means GOMAXPROCS.
 	Workers int
+	// Progress, if non-nil, is called after each subspace computed with
+	// the subspaces done and the total, one call at a time.
+	Progress func(done, total int)
 }
 
 // GroupSubspaces builds training subspaces for image-classification data
@@ -161,7 +167,7 @@ func GroupSubspaces(ds *Dataset, items []int, opt GroupOptions) (*Subspaces, err
 			}
 		}
 	}
-	out, err := convert(ds, jobs, opt.D, opt.SkipBad, opt.Workers)
+	out, err := convert(ds, jobs, opt.D, opt.SkipBad, opt.Workers, opt.Progress)
 	if err != nil {
 		return nil, err
 	}
@@ -268,7 +274,7 @@ type job struct {
 
 // convert runs the SVDs of jobs on workers goroutines; each result depends
 // only on its job, and results are kept in job order.
-func convert(ds *Dataset, jobs []job, d int, skipBad bool, workers int) (*Subspaces, error) {
+func convert(ds *Dataset, jobs []job, d int, skipBad bool, workers int, progress func(done, total int)) (*Subspaces, error) {
 	if d < 1 {
 		return nil, fmt.Errorf("dataset: subspace dimension d=%d, want >= 1", d)
 	}
@@ -283,24 +289,34 @@ func convert(ds *Dataset, jobs []job, d int, skipBad bool, workers int) (*Subspa
 	var (
 		wg   sync.WaitGroup
 		next = make(chan int)
+		mu   sync.Mutex
+		done int
 	)
+	tick := func() {
+		if progress != nil {
+			mu.Lock()
+			done++
+			progress(done, len(jobs))
+			mu.Unlock()
+		}
+	}
 	for range min(workers, max(len(jobs), 1)) {
 		wg.Go(func() {
 			conv := map[int]*subspace.Converter{} // one per set size m
 			var imgs [][]float64
-			for j := range next {
+			convertOne := func(j int) {
 				jb := jobs[j]
 				m := len(jb.images)
 				if m < d {
 					errs[j] = fmt.Errorf("dataset: %s: set %s has %d images, fewer than d=%d: %w", ds.Source, jb.name, m, d, subspace.ErrTooFewImages)
-					continue
+					return
 				}
 				c := conv[m]
 				if c == nil {
 					var err error
 					if c, err = subspace.NewConverter(ds.Dim, m, d); err != nil {
 						errs[j] = fmt.Errorf("dataset: %s: set %s: %w", ds.Source, jb.name, err)
-						continue
+						return
 					}
 					conv[m] = c
 				}
@@ -311,9 +327,13 @@ func convert(ds *Dataset, jobs []job, d int, skipBad bool, workers int) (*Subspa
 				s, err := c.FromImages(imgs)
 				if err != nil {
 					errs[j] = fmt.Errorf("dataset: %s: set %s: %w", ds.Source, jb.name, err)
-					continue
+					return
 				}
 				subs[j] = s
+			}
+			for j := range next {
+				convertOne(j)
+				tick()
 			}
 		})
 	}

@@ -77,9 +77,18 @@ func TestSetSubspaces(t *testing.T) {
 	if err := ds.Validate(); err != nil {
 		t.Fatal(err)
 	}
-	subs, err := SetSubspaces(ds, nil, SetOptions{D: 3})
+	var steps []int
+	subs, err := SetSubspaces(ds, nil, SetOptions{D: 3, Workers: 2, Progress: func(done, total int) {
+		if total != 4 {
+			t.Errorf("progress total %d, want 4", total)
+		}
+		steps = append(steps, done)
+	}})
 	if err != nil {
 		t.Fatal(err)
+	}
+	if len(steps) != 4 || steps[3] != 4 {
+		t.Errorf("progress %v, want 1..4", steps)
 	}
 	if subs.Len() != 4 || subs.Labels[1] != 1 || subs.Names[2] != "set2" {
 		t.Fatalf("%v labels %v names %v", subs, subs.Labels, subs.Names)

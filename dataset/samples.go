@@ -17,6 +17,9 @@ type TrainingOptions struct {
 	SkipBad bool
 	// Workers computing SVDs in parallel; 0 means GOMAXPROCS.
 	Workers int
+	// Progress, if non-nil, is called after each subspace computed with
+	// the subspaces done and the total, one call at a time.
+	Progress func(done, total int)
 }
 
 // TrainingSubspaces turns the whole of ds into training subspaces, the
@@ -36,12 +39,12 @@ func TrainingSubspaces(ds *Dataset, opt TrainingOptions) (*Subspaces, error) {
 		}
 		return BasisSubspaces(ds, nil)
 	case ds.Sets != nil:
-		return SetSubspaces(ds, nil, SetOptions{D: opt.D, SkipBad: opt.SkipBad, Workers: opt.Workers})
+		return SetSubspaces(ds, nil, SetOptions{D: opt.D, SkipBad: opt.SkipBad, Workers: opt.Workers, Progress: opt.Progress})
 	default:
 		if opt.M < opt.D {
 			return nil, fmt.Errorf("dataset: sets of m=%d images cannot span d=%d dimensions", opt.M, opt.D)
 		}
-		return GroupSubspaces(ds, allItems(len(ds.Images)), GroupOptions{M: opt.M, D: opt.D, Groupings: opt.Groupings, Seed: opt.Seed, SkipBad: opt.SkipBad, Workers: opt.Workers})
+		return GroupSubspaces(ds, allItems(len(ds.Images)), GroupOptions{M: opt.M, D: opt.D, Groupings: opt.Groupings, Seed: opt.Seed, SkipBad: opt.SkipBad, Workers: opt.Workers, Progress: opt.Progress})
 	}
 }
 
@@ -71,6 +74,9 @@ type EvalOptions struct {
 	// SkipBad and Workers as in SetOptions.
 	SkipBad bool
 	Workers int
+	// Progress, if non-nil, is called after each subspace computed with
+	// the subspaces done and the total, one call at a time.
+	Progress func(done, total int)
 }
 
 // EvalSamples turns the whole of ds into the samples a classifier of
@@ -91,13 +97,13 @@ func EvalSamples(ds *Dataset, opt EvalOptions) (*Samples, error) {
 		}
 		s.Kind, s.Subs = KindBases, subs
 	case ds.Sets != nil:
-		subs, err := SetSubspaces(ds, nil, SetOptions{D: opt.D, Workers: opt.Workers, SkipBad: opt.SkipBad})
+		subs, err := SetSubspaces(ds, nil, SetOptions{D: opt.D, Workers: opt.Workers, SkipBad: opt.SkipBad, Progress: opt.Progress})
 		if err != nil {
 			return nil, err
 		}
 		s.Kind, s.Subs = KindSets, subs
 	case opt.M > 0:
-		subs, err := GroupSubspaces(ds, allItems(len(ds.Images)), GroupOptions{M: opt.M, D: opt.D, Seed: opt.Seed, Workers: opt.Workers, SkipBad: opt.SkipBad})
+		subs, err := GroupSubspaces(ds, allItems(len(ds.Images)), GroupOptions{M: opt.M, D: opt.D, Seed: opt.Seed, Workers: opt.Workers, SkipBad: opt.SkipBad, Progress: opt.Progress})
 		if err != nil {
 			return nil, err
 		}

@@ -124,6 +124,8 @@ type SourceFlag struct {
 	Resize        Size
 	Workers       int
 	Limits        Limits
+	// Progress (Folder only): called after each image decoded.
+	Progress func(done, total int)
 
 	scheme, spec string
 }
@@ -177,7 +179,7 @@ func (f *SourceFlag) Source() Source {
 		return s
 	case "folder":
 		s := f.Folder
-		s.Resize, s.Workers, s.Limits = f.Resize, f.Workers, f.Limits
+		s.Resize, s.Workers, s.Limits, s.Progress = f.Resize, f.Workers, f.Limits, f.Progress
 		return s
 	case "mat":
 		s := f.MAT

@@ -185,9 +185,13 @@ func TestLoadAt(t *testing.T) {
 	}
 	root := filepath.Join(dir, "tree")
 	writeSetTree(t, root, map[string][]string{"a/s1": {"x.png", "y.png"}, "b/s2": {"x.png"}}, 5, 4)
-	f, err := LoadAt(bg, Folder{Root: root}, 3, 2)
+	var steps [][2]int
+	f, err := LoadAt(bg, Folder{Root: root, Workers: 2, Progress: func(done, total int) { steps = append(steps, [2]int{done, total}) }}, 3, 2)
 	if err != nil || f.Width != 3 || f.Height != 2 || f.Kind() != KindSets || !f.Labelled() {
 		t.Fatalf("folder: %+v %v", f, err)
+	}
+	if len(steps) != 3 || steps[0] != [2]int{1, 3} || steps[2] != [2]int{3, 3} {
+		t.Errorf("decoding progress %v, want 1/3, 2/3, 3/3", steps)
 	}
 }
 

@@ -55,7 +55,13 @@
 // the pixel maps u_i ∘ v_i and the image contributions M = R Λ⁻¹ Q_P
 // behind a decision, with the images of a set ranked by their
 // relevance-weighted part in it (Explanation.RankImages), and Save/Load,
-// SaveFile/LoadFile and MarshalJSON/UnmarshalJSON store a model. Average
+// SaveFile/LoadFile and MarshalJSON/UnmarshalJSON store a model, with
+// its provenance if given (WithMetadata, Metadata: key/value pairs such as
+// the tool, the time and the data's hash, in format version 3; a model
+// without them is stored as before). EpochStats.Model hands OnEpoch a
+// snapshot of the model after each epoch (a checkpoint: Continue resumes
+// it bit for bit when the schedule allows), and Kernels names the compute
+// path chosen for this CPU. Average
 // is the extrinsic mean of models of one shape (prototype k spans the d
 // leading eigenvectors of the mean projection of the models' k-th
 // prototypes): the snapshots of one run's last epochs

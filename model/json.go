@@ -29,6 +29,8 @@ type jsonModel struct {
 	Epochs      int           `json:"epochs"`
 	Config      jsonConfig    `json:"config"`
 	Prototypes  [][][]float64 `json:"prototypes"`
+	// Metadata (since version 3, written only when present).
+	Metadata map[string]string `json:"metadata,omitempty"`
 }
 
 type jsonConfig struct {
@@ -86,6 +88,7 @@ func (m *Model) MarshalJSON() ([]byte, error) {
 			ImageWidth: c.ImageWidth, ImageHeight: c.ImageHeight,
 		},
 		Prototypes: make([][][]float64, len(m.protos)),
+		Metadata:   m.Metadata(),
 	}
 	if version >= 3 {
 		j.Config.Distance, j.Config.Precision = c.Distance.String(), c.Precision.String()
@@ -142,6 +145,13 @@ func (m *Model) UnmarshalJSON(b []byte) error {
 		}
 	}
 	out := &Model{cfg: c, train: t, pred: p, dim: j.Dim, d: j.SubspaceDim, classes: j.Classes, labels: j.Labels, lambda: j.Relevances, epochs: j.Epochs}
+	if len(j.Metadata) > 0 && j.Version < 3 {
+		return corrupt(fmt.Errorf("metadata in a version %d export", j.Version))
+	}
+	var err error
+	if out.meta, err = metaOf(j.Metadata); err != nil {
+		return corrupt(err)
+	}
 	out.protos = make([]*linalg.Dense, len(j.Prototypes))
 	for k, rows := range j.Prototypes {
 		if len(rows) != j.Dim {

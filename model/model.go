@@ -33,8 +33,9 @@ type Model struct {
 	classes int
 	labels  []int
 	protos  []*linalg.Dense
-	lambda  []float64 // d (global / none) or p*d (local)
-	epochs  int       // epochs trained so far
+	lambda  []float64   // d (global / none) or p*d (local)
+	epochs  int         // epochs trained so far
+	meta    []metaEntry // provenance (WithMetadata), sorted by key; nil: none
 
 	mu  sync.Mutex             // taken only to build srv
 	srv atomic.Pointer[server] // the prediction methods' shared state, built by server()
@@ -160,6 +161,7 @@ func (m *Model) clone() *Model {
 		protos:  make([]*linalg.Dense, len(m.protos)),
 		lambda:  append([]float64(nil), m.lambda...),
 		epochs:  m.epochs,
+		meta:    m.meta, // never modified in place
 	}
 	for k := range m.protos {
 		c.protos[k] = m.Prototype(k)

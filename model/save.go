@@ -14,8 +14,8 @@ import (
 )
 
 // The binary format, version 3 (written only when a version 2 file cannot
-// hold the model: Distance or Precision not the default; else version 2,
-// byte for byte as before). All integers little-endian; floats are
+// hold the model: Distance or Precision not the default, or metadata;
+// else version 2, byte for byte as before). All integers little-endian; floats are
 // IEEE-754 binary64 bit patterns, so a model round-trips bit for bit.
 //
 //	header (headerSize bytes):
@@ -25,7 +25,8 @@ import (
 //	  uint32   d
 //	  uint32   p (prototypes)
 //	  uint32   C (classes)
-//	  uint32   flags: 1 = class names present, 2 = per-class prototype counts present
+//	  uint32   flags: 1 = class names present, 2 = per-class prototype counts present,
+//	           4 = metadata present (version 3 only)
 //	  uint64   epochs trained
 //	  uint64   payload length in bytes (everything between header and checksum)
 //	payload:
@@ -35,6 +36,11 @@ import (
 //	  p        uint32 labels
 //	  C        uint32 prototype counts (flag 2)
 //	  C        names, each uint32 length + UTF-8 bytes (flag 1)
+//	  metadata (flag 4): uint32 count n (1..MaxMetadataEntries), then n
+//	           pairs, each uint32 key length + key + uint32 value length +
+//	           value (UTF-8; keys sorted and unique; at most
+//	           MaxMetadataKey and MaxMetadataValue bytes, the block at most
+//	           MaxMetadataBytes)
 //	  d or p*d float64 relevances (p*d for RelevanceLocal)
 //	  p * D * d float64 prototypes, each row-major (pixel by pixel); float32
 //	           (IEEE-754 binary32, 4 bytes each) when Precision is Float32
@@ -52,6 +58,7 @@ const (
 	maxNameLen   = 1 << 12
 	flagNames    = 1
 	flagCounts   = 2
+	flagMeta     = 4
 	// orthoTol is the loss of orthonormality Load accepts in a prototype.
 	orthoTol = 1e-8
 	// orthoTol32 is orthoTol for Float32 prototypes: the trainer keeps
@@ -86,8 +93,11 @@ func (m *Model) MarshalBinary() ([]byte, error) {
 	if len(m.cfg.PrototypesOfClass) > 0 {
 		flags |= flagCounts
 	}
+	if len(m.meta) > 0 {
+		flags |= flagMeta
+	}
 	version, cfgSize := m.fileVersion()
-	size := cfgSize + 4*p + 8*len(m.lambda) + m.elemBytes()*p*m.dim*m.d
+	size := cfgSize + 4*p + 8*len(m.lambda) + m.elemBytes()*p*m.dim*m.d + metaSize(m.meta)
 	if flags&flagCounts != 0 {
 		size += 4 * classes
 	}
@@ -124,6 +134,9 @@ func (m *Model) MarshalBinary() ([]byte, error) {
 			b = append(b, s...)
 		}
 	}
+	if flags&flagMeta != 0 {
+		b = appendMeta(b, m.meta)
+	}
 	for _, v := range m.lambda {
 		b = binary.LittleEndian.AppendUint64(b, math.Float64bits(v))
 	}
@@ -145,9 +158,10 @@ func (m *Model) MarshalBinary() ([]byte, error) {
 }
 
 // fileVersion returns the oldest format version that holds m, and the
-// size of its config block: 2, unless the model needs version 3's fields.
+// size of its config block: 2, unless the model needs version 3's fields
+// or its metadata block.
 func (m *Model) fileVersion() (uint32, int) {
-	if m.cfg.Distance != Geodesic || m.cfg.Precision != Float64 {
+	if m.cfg.Distance != Geodesic || m.cfg.Precision != Float64 || len(m.meta) > 0 {
 		return 3, configSizeV3
 	}
 	return 2, configSize
@@ -271,8 +285,8 @@ func Load(r io.Reader) (*Model, error) {
 		return nil, corrupt("shape D=%d d=%d", dim, d)
 	case p < 2 || p > MaxPrototype || classes < 2 || classes > MaxClasses || classes > p:
 		return nil, corrupt("%d prototypes of %d classes", p, classes)
-	case flags&^(flagNames|flagCounts) != 0:
-		return nil, corrupt("flags %#x", flags)
+	case flags&^(flagNames|flagCounts|flagMeta) != 0 || (flags&flagMeta != 0 && version < 3):
+		return nil, corrupt("flags %#x in a version %d file", flags, version)
 	case epochs > math.MaxInt32:
 		return nil, corrupt("epochs %d", epochs)
 	case size > MaxFileBytes:
@@ -297,6 +311,10 @@ func Load(r io.Reader) (*Model, error) {
 	}
 	if flags&flagNames != 0 {
 		maxSize += classes * maxNameLen
+	}
+	if flags&flagMeta != 0 {
+		minSize += 4 + 8
+		maxSize += MaxMetadataBytes
 	}
 	if size < uint64(minSize) || size > uint64(maxSize) {
 		return nil, corrupt("payload of %d bytes for D=%d d=%d p=%d C=%d (want %d..%d)", size, dim, d, p, classes, minSize, maxSize)
@@ -351,7 +369,7 @@ func decodePayload(b []byte, cfgSize, dim, d, p, classes int, flags uint32, epoc
 			return nil, corrupt("reserved config bytes % x", x[2:])
 		}
 		cfg.Distance, cfg.Precision = Distance(x[0]), Precision(x[1])
-		if cfg.Distance == Geodesic && cfg.Precision == Float64 {
+		if cfg.Distance == Geodesic && cfg.Precision == Float64 && flags&flagMeta == 0 {
 			// Never written (a version 2 file holds such a model): every
 			// model has one encoding.
 			return nil, corrupt("version 3 file of a version 2 model")
@@ -393,6 +411,14 @@ func decodePayload(b []byte, cfgSize, dim, d, p, classes int, flags uint32, epoc
 			}
 			m.cfg.ClassNames[c] = string(sb)
 		}
+	}
+	if flags&flagMeta != 0 {
+		meta, n, err := readMeta(b)
+		if err != nil {
+			return nil, corrupt("%v", err)
+		}
+		m.meta = meta
+		b = b[n:]
 	}
 	nl := d
 	if m.cfg.Relevance == RelevanceLocal {
@@ -567,7 +593,7 @@ func (m *Model) UnmarshalBinary(b []byte) error {
 // adopt moves src's content into m (which has no predictor yet).
 func (m *Model) adopt(src *Model) {
 	m.cfg, m.train, m.pred, m.dim, m.d, m.classes = src.cfg, src.train, src.pred, src.dim, src.d, src.classes
-	m.labels, m.protos, m.lambda, m.epochs = src.labels, src.protos, src.lambda, src.epochs
+	m.labels, m.protos, m.lambda, m.epochs, m.meta = src.labels, src.protos, src.lambda, src.epochs, src.meta
 }
 
 type sliceReader struct{ b []byte }

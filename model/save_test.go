@@ -308,6 +308,9 @@ func FuzzLoad(f *testing.F) {
 	ch := trainedModel(f, RelevanceLocal).clone() // a version 3 file
 	ch.cfg.Distance = Chordal
 	f.Add(modelBytes(f, ch))
+	if mm, err := trainedModel(f, RelevanceGlobal).WithMetadata(map[string]string{"tool": "grlgq", "data.sha256": "00ff"}); err == nil {
+		f.Add(modelBytes(f, mm)) // version 3, metadata
+	}
 	f.Add([]byte(magic))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		m, err := Load(bytes.NewReader(data))

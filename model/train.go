@@ -91,6 +91,13 @@ type EpochStats struct {
 	Relevances []float64
 	// Duration is the wall time of the epoch (with validation).
 	Duration time.Duration
+	// Model, set only in the EpochStats passed to TrainConfig.OnEpoch,
+	// returns a copy of the model after the epoch (the prototypes and
+	// relevances trained so far, Epochs() = Epoch: a checkpoint, which
+	// Continue resumes bit for bit when the schedule allows; see
+	// Continue). It costs one copy of the prototypes; it must not be
+	// called after OnEpoch returns.
+	Model func() *Model `json:"-"`
 	// Search counts the work of the epoch's winners' searches (set
 	// steps): the prototypes they considered, and for how many of them
 	// singular values were enclosed (the Gram route) or computed (the
@@ -400,6 +407,14 @@ func Train(ctx context.Context, opt Options, x []Sample, y []int) (*Model, *Hist
 // other options (rates, schedule, activation, epochs, validation, seed,
 // workers) are tc's. Epoch numbers, and so the schedule and the
 // permutations, continue from m.Epochs(). m is not changed.
+//
+// A checkpoint (EpochStats.Model after epoch k of a Train or Continue)
+// continued for the remaining epochs with the same data and TrainConfig
+// gives the model an uninterrupted run would have, bit for bit, when
+// training keeps no state beyond the model: without early stopping
+// (Patience with a validation part: its best model and counter restart),
+// AverageLast (its tail of models restarts) and an Augment hook that
+// depends on more than the model and the epoch.
 func Continue(ctx context.Context, m *Model, tc TrainConfig, x []Sample, y []int) (*Model, *History, error) {
 	k, err := kindOf(x)
 	if err != nil {
@@ -669,7 +684,9 @@ func runData(ctx context.Context, m0 *Model, tc TrainConfig, dt data, tr, va []i
 			tail = append(tail, t.Model())
 		}
 		if onEpoch != nil {
-			if err := onEpoch(st); err != nil {
+			cb := st
+			cb.Model = t.Model
+			if err := onEpoch(cb); err != nil {
 				if errors.Is(err, ErrStop) {
 					break
 				}

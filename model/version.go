@@ -5,12 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+
+	"github.com/grlgq/grlgq/kernels"
 )
 
 // FormatVersion is the newest version of the binary format: Load reads
 // versions 1 to FormatVersion; Save writes the oldest version that holds
 // the model (2, or 3 for a model whose Distance or Precision is not the
-// default).
+// default or that has metadata).
 const FormatVersion = formatVersion
 
 // FileVersion reads the start of a model file (the magic and the version
@@ -31,3 +33,10 @@ func FileVersion(r io.Reader) (int, error) {
 	}
 	return int(binary.LittleEndian.Uint32(h[len(magic):])), nil
 }
+
+// Kernels names the compute path this process chose for its CPU:
+// "avx512", "avx2" or "generic" (the pure-Go twins), decided once at
+// start-up from the CPU's features, capped by the environment variable
+// GRLGQ_KERNELS ("avx2", "generic"). Every path gives the same models and
+// predictions; it says which speed to expect (grlgq version prints it).
+func Kernels() string { return kernels.Implementation() }

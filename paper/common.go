@@ -37,10 +37,51 @@ func modelSeed(seed uint64, r int) uint64 {
 	return runRNG(seed, streamModel, r).Uint64()
 }
 
-// progress serialises opt.Progress.
+// progress serialises opt.Progress and opt.Step.
 type progress struct {
-	mu sync.Mutex
-	f  func(string)
+	mu          sync.Mutex
+	f           func(string)
+	step        func(done, total int)
+	done, total int
+}
+
+// newProgress returns the progress of opt.
+func newProgress(opt Options) *progress { return &progress{f: opt.Progress, step: opt.Step} }
+
+// start sets the units of the protocol: jobs trainings of tc's epochs,
+// each then evaluated, and chains tc.OnEpoch to count an epoch.
+func (p *progress) start(jobs int, tc *model.TrainConfig) {
+	p.total = jobs * (tc.Epochs + 1)
+	prev := tc.OnEpoch
+	tc.OnEpoch = func(s model.EpochStats) error {
+		p.add(1)
+		if prev != nil {
+			return prev(s)
+		}
+		return nil
+	}
+}
+
+// add counts n units done (at most the total until finish).
+func (p *progress) add(n int) {
+	if p.step == nil {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.done = min(p.done+n, max(p.total-1, 0))
+	p.step(p.done, p.total)
+}
+
+// finish reports every unit done.
+func (p *progress) finish() {
+	if p.step == nil || p.total == 0 {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.done = p.total
+	p.step(p.done, p.total)
 }
 
 func (p *progress) printf(format string, a ...any) {

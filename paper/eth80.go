@@ -211,7 +211,7 @@ func runETH80With(ctx context.Context, opt Options, spec eth80Spec) (*Result, er
 	if runs <= 0 {
 		runs = 10
 	}
-	pr := &progress{f: opt.Progress}
+	pr := newProgress(opt)
 	w := workers(opt)
 	t0 := time.Now()
 	data, err := loadETH80Context(ctx, opt.Dir, spec.Setup.Model.SubspaceDim, w)
@@ -232,6 +232,7 @@ func runETH80With(ctx context.Context, opt Options, spec eth80Spec) (*Result, er
 	}
 	res.Setup.Model.ClassNames = data.classes
 	baseDur := make([]time.Duration, runs)
+	pr.start(runs, &spec.Setup.Train)
 	err = forEach(ctx, runs, w, func(r int) error {
 		tr, te := splitSets(data.y, len(data.classes), spec.Train, runRNG(opt.Seed, streamSplit, r))
 		acc, base, epochs, td, bd, err := eth80Once(ctx, spec, data, tr, te, opt.Seed, r)
@@ -240,12 +241,14 @@ func runETH80With(ctx context.Context, opt Options, spec eth80Spec) (*Result, er
 		}
 		res.Accuracies[r], res.BaselineAccuracies[r] = acc, base
 		baseDur[r] = bd
+		pr.add(1)
 		pr.printf("eth80: split %d: GRLGQ %.2f%% (%d epochs), baseline %.2f%% (%v)", r+1, 100*acc, epochs, 100*base, (td + bd).Round(time.Millisecond))
 		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
+	pr.finish()
 	res.finish()
 	res.Setup.Train.Seed = opt.Seed
 	var sumB time.Duration

@@ -157,7 +157,7 @@ func runMNISTWith(ctx context.Context, opt Options, spec mnistSpec) (*Result, er
 	if runs <= 0 {
 		runs = 3
 	}
-	pr := &progress{f: opt.Progress}
+	pr := newProgress(opt)
 	t0 := time.Now()
 	data, err := loadMNISTContext(ctx, opt.Dir)
 	if err != nil {
@@ -180,6 +180,7 @@ func runMNISTWith(ctx context.Context, opt Options, spec mnistSpec) (*Result, er
 	trainDur := make([]time.Duration, runs)
 	baseDur := make([]time.Duration, runs)
 	trainIdx, testIdx := allIndices(data.train.Len()), allIndices(data.test.Len())
+	pr.start(runs, &spec.Setup.Train)
 	err = forEach(ctx, runs, par, func(r int) error {
 		acc, base, td, bd, err := mnistOnce(ctx, spec, data.train, trainIdx, data.test, testIdx, opt.Seed, r)
 		if err != nil {
@@ -187,12 +188,14 @@ func runMNISTWith(ctx context.Context, opt Options, spec mnistSpec) (*Result, er
 		}
 		res.Accuracies[r], res.BaselineAccuracies[r] = acc, base
 		trainDur[r], baseDur[r] = td, bd
+		pr.add(1)
 		pr.printf("mnist: run %d: GRLGQ %.2f%%, baseline %.2f%% (%v)", r+1, 100*acc, 100*base, (td + bd).Round(time.Millisecond))
 		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
+	pr.finish()
 	res.finish()
 	res.Wall = time.Since(t0)
 	res.Setup.Train.Seed = opt.Seed

@@ -33,6 +33,12 @@ type Options struct {
 	// Progress, if non-nil, receives one-line progress messages. It may be
 	// called from several goroutines, but never concurrently.
 	Progress func(msg string)
+	// Step, if non-nil, is called with the units of work done and their
+	// total, one call at a time: a unit is one epoch of one run's (or
+	// fold's) training, or one run's evaluation, a rough measure of time
+	// for a progress bar's ETA. done reaches total when the protocol ends
+	// (early stopping skips epochs).
+	Step func(done, total int)
 }
 
 // Result is the outcome of one protocol.

@@ -37,8 +37,9 @@ func TestProtocolsSynthetic(t *testing.T) {
 	writeSynthTree(t, dir)
 	ctx := context.Background()
 	var msgs []string
+	var steps [][2]int
 	run := func(name string, workers int) *Result {
-		opt := Options{Dir: dir, Runs: 2, Seed: 7, Workers: workers, Progress: func(m string) { msgs = append(msgs, m) }}
+		opt := Options{Dir: dir, Runs: 2, Seed: 7, Workers: workers, Progress: func(m string) { msgs = append(msgs, m) }, Step: func(done, total int) { steps = append(steps, [2]int{done, total}) }}
 		var r *Result
 		var err error
 		switch name {
@@ -68,11 +69,21 @@ func TestProtocolsSynthetic(t *testing.T) {
 		n    int
 	}{{"mnist", 2}, {"yale", 8}, {"eth80", 2}} {
 		t.Run(c.name, func(t *testing.T) {
-			msgs = nil
+			msgs, steps = nil, nil
 			r1 := run(c.name, 1)
 			checkResult(t, r1, c.n, 0.9)
 			if len(msgs) == 0 || !strings.HasPrefix(msgs[0], c.name) {
 				t.Errorf("progress messages %q", msgs)
+			}
+			// Steps: one per epoch and per evaluation, never backwards,
+			// ending at the total.
+			if len(steps) < c.n+1 || steps[len(steps)-1][0] != steps[len(steps)-1][1] {
+				t.Fatalf("steps %v", steps)
+			}
+			for i := 1; i < len(steps); i++ {
+				if steps[i][0] < steps[i-1][0] || steps[i][1] != steps[0][1] {
+					t.Fatalf("steps %v", steps)
+				}
 			}
 			r2 := run(c.name, 3)
 			if !slices.Equal(r1.Accuracies, r2.Accuracies) || !slices.Equal(r1.BaselineAccuracies, r2.BaselineAccuracies) {

@@ -177,7 +177,7 @@ func runYaleWith(ctx context.Context, opt Options, spec yaleSpec) (*Result, erro
 	if reps <= 0 {
 		reps = 10
 	}
-	pr := &progress{f: opt.Progress}
+	pr := newProgress(opt)
 	t0 := time.Now()
 	ds, err := loadYaleContext(ctx, opt.Dir)
 	if err != nil {
@@ -202,6 +202,7 @@ func runYaleWith(ctx context.Context, opt Options, spec yaleSpec) (*Result, erro
 	}
 	baseDur := make([]time.Duration, reps*k)
 	w := workers(opt)
+	pr.start(reps*k, &spec.Setup.Train)
 	err = forEach(ctx, reps*k, w, func(job int) error {
 		r, f := job/k, job%k
 		var train []int
@@ -216,12 +217,14 @@ func runYaleWith(ctx context.Context, opt Options, spec yaleSpec) (*Result, erro
 		}
 		res.Accuracies[job], res.BaselineAccuracies[job] = acc, base
 		baseDur[job] = bd
+		pr.add(1)
 		pr.printf("yale: repetition %d fold %d: GRLGQ %.2f%%, baseline %.2f%% (%v)", r+1, f+1, 100*acc, 100*base, (td + bd).Round(time.Millisecond))
 		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
+	pr.finish()
 	res.finish()
 	res.Setup.Train.Seed = opt.Seed
 	var sumB time.Duration

@@ -1,6 +1,9 @@
 // Package score counts how well predicted classes match the true ones:
 // accuracy, per-class recall and the confusion matrix, from two slices of
-// class indices. Model.Score of package model counts with it, and so do
+// class indices (Count), pools counts (Pool: cross-validation's folds),
+// makes scikit-learn's classification report of them (Scores.Report:
+// precision, recall, F1 and support per class, macro and weighted
+// averages) and writes it as text, CSV or a LaTeX table (WriteReport). Model.Score of package model counts with it, and so do
 // the callers of Model.Score: the command line's eval, predict and demo,
 // selection's cross-validation and the paper protocols (package paper). It
 // imports only the standard library and knows nothing of models or data

@@ -30,6 +30,9 @@ type Scores struct {
 	// Confusion[t][p] counts the samples of true class t predicted as p;
 	// each row has C+1 entries, the last counting t's rejections.
 	Confusion [][]int
+	// Predicted[p] counts the samples predicted as class p, of any true
+	// class (unknown ones included): the denominator of p's precision.
+	Predicted []int
 }
 
 // Count scores the predictions pred against the true classes truth for a
@@ -41,7 +44,7 @@ func Count(classes int, truth, pred []int) *Scores {
 	if len(truth) != len(pred) {
 		panic("score: length mismatch")
 	}
-	s := &Scores{PerClass: make([]Class, classes), Confusion: make([][]int, classes)}
+	s := &Scores{PerClass: make([]Class, classes), Confusion: make([][]int, classes), Predicted: make([]int, classes)}
 	for c := range s.Confusion {
 		s.Confusion[c] = make([]int, classes+1)
 	}
@@ -54,6 +57,8 @@ func Count(classes int, truth, pred []int) *Scores {
 		if p == Rejected {
 			s.Rejected++
 			p = classes
+		} else {
+			s.Predicted[p]++
 		}
 		if t < 0 || t >= classes {
 			s.Unknown++

@@ -124,6 +124,11 @@ type FoldScore struct {
 	// Correct/N.
 	Correct, N int
 	Accuracy   float64
+	// Scores are the fold's validation predictions counted (the nearest
+	// class, no reject): the confusion matrix and, with Scores.Report,
+	// precision, recall and F1 per class. Pooled over the folds
+	// (score.Pool), they are every sample's out-of-fold prediction.
+	Scores *score.Scores
 	// Duration is the wall time of the fold's training and evaluation.
 	Duration time.Duration
 }
@@ -136,6 +141,17 @@ type CVResult struct {
 	Mean, SD float64
 	// Plan is the cross-validation that ran.
 	Plan Plan
+}
+
+// Pooled returns the folds' Scores pooled (score.Pool): with one repeat,
+// every sample's out-of-fold prediction counted once; with Repeats, each
+// sample counted once per repeat.
+func (r *CVResult) Pooled() *score.Scores {
+	s := make([]*score.Scores, len(r.Folds))
+	for i, f := range r.Folds {
+		s[i] = f.Scores
+	}
+	return score.Pool(s...)
 }
 
 // CrossValidate trains a model of opt (model.Train: what the model is,
@@ -171,12 +187,12 @@ func CrossValidate(ctx context.Context, opt model.Options, x []model.Sample, y [
 		if err != nil {
 			return fmt.Errorf("selection: fold %d: %w", f+1, err)
 		}
-		correct, err := countCorrect(m, xv, yv)
+		sc, err := scoreFold(m, xv, yv)
 		if err != nil {
 			return fmt.Errorf("selection: fold %d: %w", f+1, err)
 		}
 		prog.add(1)
-		res.Folds[f] = FoldScore{Correct: correct, N: len(yv), Accuracy: float64(correct) / float64(len(yv)), Duration: time.Since(t0)}
+		res.Folds[f] = FoldScore{Correct: sc.Correct, N: len(yv), Accuracy: float64(sc.Correct) / float64(len(yv)), Scores: sc, Duration: time.Since(t0)}
 		return nil
 	})
 	if err != nil {
@@ -198,6 +214,20 @@ var (
 	initModel = model.Init
 	cont      = model.Continue
 )
+
+// scoreFold counts the predictions of m on x against y (the nearest
+// class, no reject; the model's batch methods).
+func scoreFold(m *model.Model, x []model.Sample, y []int) (*score.Scores, error) {
+	preds, err := m.PredictBatch(x)
+	if err != nil {
+		return nil, err
+	}
+	pred := make([]int, len(x))
+	for i, p := range preds {
+		pred[i] = p.Class
+	}
+	return score.Count(m.NumClasses(), y, pred), nil
+}
 
 // countCorrect returns how many of the samples x m classifies as y (the
 // nearest class; no reject), with the model's batch methods (their

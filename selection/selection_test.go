@@ -245,6 +245,22 @@ func TestEpochChain(t *testing.T) {
 	if both.Table[1].Mean != alone.Mean || both.Table[1].SD != alone.SD {
 		t.Errorf("mean ± sd %v ± %v in the chain, %v ± %v alone", both.Table[1].Mean, both.Table[1].SD, alone.Mean, alone.SD)
 	}
+	// The folds' scores pool to every sample counted once.
+	p := alone.Pooled()
+	correct := 0
+	for f, s := range alone.Folds {
+		correct += s.Correct
+		if s.Scores == nil || s.Scores.Correct != s.Correct || s.Scores.N != s.N {
+			t.Errorf("fold %d: scores %+v, fold %+v", f, s.Scores, s)
+		}
+	}
+	support := 0
+	for _, c := range p.Report().Classes {
+		support += c.Support
+	}
+	if p.N != len(y) || p.Correct != correct || support != len(y) {
+		t.Errorf("pooled N %d correct %d support %d; want %d, %d, %d", p.N, p.Correct, support, len(y), correct, len(y))
+	}
 }
 
 func TestTieRule(t *testing.T) {

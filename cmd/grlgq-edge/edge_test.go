@@ -293,16 +293,16 @@ func TestClassify(t *testing.T) {
 		code  int
 		msg   string
 	}{
-		{"", []string{"-model", mp}, 2, "usage"},
+		{"", []string{"-model", mp}, 2, "run 'grlgq-edge -h'"},
 		{"", []string{"-model", mp, "-", "-"}, 2, "2 times"},
 		{"---\n", []string{"-model", mp, "-"}, 1, "before any image"},
-		{"", []string{"-model", mp, "-width", "3", dir}, 2, "usage"},
+		{"", []string{"-model", mp, "-width", "3", dir}, 2, "run 'grlgq-edge -h'"},
 		{"0 1\n", []string{"-model", mp, "-"}, 1, "wants D = 64"},
 		{"", []string{"-model", mp, "-"}, 1, "no images"},
 		{string(read("set.txt")[:200]), []string{"-model", mp, "-"}, 1, "values"},
 		{"", []string{"-model", filepath.Join(dir, "set.txt"), "-"}, 1, "not a GRLGQ model"},
 		{"", []string{"-model", mp, dir}, 1, "no PNG"},
-		{"", []string{"-model", mp, "-width", "4", "-height", "4", filepath.Join(dir, "set")}, 1, "wants D = 64"},
+		{"", []string{"-model", mp, "-width", "4", "-height", "4", filepath.Join(dir, "set")}, 1, "wants D = 64: use -width 8 -height 8"},
 	} {
 		_, stderr, code := runEdge(t, []byte(c.stdin), c.args...)
 		if code != c.code || !strings.Contains(stderr, c.msg) {

@@ -27,7 +27,7 @@ func TestEdgeFlagRanges(t *testing.T) {
 	} {
 		args := append(append([]string{"-model", missing}, c.args...), "-")
 		_, stderr, code := runEdge(t, nil, args...)
-		if code != 2 || !strings.Contains(stderr, c.want) || !strings.Contains(stderr, "usage:") {
+		if code != 2 || !strings.Contains(stderr, c.want) || !strings.HasSuffix(stderr, "\nrun 'grlgq-edge -h'\n") || strings.Count(stderr, "\n") != 2 {
 			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", c.args, code, stderr, c.want)
 		}
 	}
@@ -96,5 +96,19 @@ func TestEdgeLimits(t *testing.T) {
 		if code != 1 || !strings.Contains(stderr, c.want) || strings.Count(stderr, "\n") != 1 {
 			t.Errorf("%v: exit %d, stderr %q; want 1 and one line with %q", c.args, code, stderr, c.want)
 		}
+	}
+}
+
+// TestEdgeHelp: -h prints the whole usage on stdout, exit 0; a typo
+// prints two lines, what is wrong and how to see the usage, exit 2.
+func TestEdgeHelp(t *testing.T) {
+	stdout, stderr, code := runEdge(t, nil, "-h")
+	if code != 0 || !strings.Contains(stdout, "-max-pixels") || stderr != "" {
+		t.Errorf("-h: exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+	_, stderr, code = runEdge(t, nil, "-widht", "5")
+	want := "grlgq-edge: flag provided but not defined: -widht (did you mean -width?)\nrun 'grlgq-edge -h'\n"
+	if code != 2 || stderr != want {
+		t.Errorf("typo: exit %d, stderr %q; want %q", code, stderr, want)
 	}
 }

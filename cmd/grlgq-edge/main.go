@@ -70,17 +70,17 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	if err := base.Parse(fs, args); err != nil {
 		if errors.Is(err, base.ErrHelp) {
-			usageText(stderr)
-			return base.ExitUsage
+			usageText(stdout)
+			return base.ExitOK
 		}
-		return base.Report(stderr, "grlgq-edge", "", err, usageText)
+		return base.Report(stderr, "grlgq-edge", "", err, "grlgq-edge -h")
 	}
 	err := check(fs, *modelPath, width, height, lim)
 	if err == nil {
 		err = classifyAll(*modelPath, fs.Args(), width, height, lim, stdin, stdout, *asJSON)
 	}
 	if err != nil {
-		return base.Report(stderr, "grlgq-edge", "", err, usageText)
+		return base.Report(stderr, "grlgq-edge", "", err, "grlgq-edge -h")
 	}
 	if *memstats {
 		printMemStats(stderr)
@@ -168,11 +168,12 @@ func readDir(dir string, w, h int, m *model.Model, lim imageset.Limits) ([][]flo
 			return nil, &imageset.LimitError{File: dir, What: fmt.Sprintf("%d images to decode", i+1), Limit: imageset.LimitValues, Max: lim.TotalValues}
 		}
 		if mw, _ := m.ImageSize(); w == 0 && mw == 0 && iw*ih != dim {
-			return nil, fmt.Errorf("%s: %dx%d = %d pixels, the model wants D = %d (resize with -width and -height)", path, iw, ih, iw*ih, dim)
+			return nil, fmt.Errorf("%s: %dx%d = %d pixels, the model wants D = %d: %s", path, iw, ih, iw*ih, dim, edgeSizeHint(dim, 0, 0))
 		}
 	}
 	if w > 0 && w*h != dim {
-		return nil, fmt.Errorf("-width %d -height %d: %d pixels, the model wants D = %d", w, h, w*h, dim)
+		mw, mh := m.ImageSize()
+		return nil, fmt.Errorf("-width %d -height %d: %d pixels, the model wants D = %d: %s", w, h, w*h, dim, edgeSizeHint(dim, mw, mh))
 	}
 	imgs := make([][]float64, 0, len(paths))
 	for _, path := range paths {
@@ -350,4 +351,17 @@ func printMemStats(w io.Writer) {
 	runtime.ReadMemStats(&ms)
 	fmt.Fprintf(w, "memstats: Sys %d HeapSys %d HeapAlloc %d TotalAlloc %d StackSys %d NumGC %d\n",
 		ms.Sys, ms.HeapSys, ms.HeapAlloc, ms.TotalAlloc, ms.StackSys, ms.NumGC)
+}
+
+// edgeSizeHint names the -width and -height that give a model of D dim
+// (whose images were width x height, or 0 x 0 when it records none) its
+// size.
+func edgeSizeHint(dim, width, height int) string {
+	if width > 0 {
+		return fmt.Sprintf("use -width %d -height %d (or leave them out: the model's image size is the default)", width, height)
+	}
+	if s := int(math.Round(math.Sqrt(float64(dim)))); s*s == dim {
+		return fmt.Sprintf("use -width %d -height %d (or another W x H = %d)", s, s, dim)
+	}
+	return fmt.Sprintf("use -width W -height H with W x H = %d", dim)
 }

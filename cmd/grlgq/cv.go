@@ -16,6 +16,7 @@ import (
 	"github.com/grlgq/grlgq/cmd/internal/runfiles"
 	"github.com/grlgq/grlgq/dataset"
 	"github.com/grlgq/grlgq/model"
+	"github.com/grlgq/grlgq/score"
 	"github.com/grlgq/grlgq/selection"
 )
 
@@ -40,13 +41,21 @@ func runCV(ctx context.Context, e *env, args []string) error {
 	tf.addFlags(fs, defaultOptions())
 	intVar(fs, &folds, "folds", defaultCVFolds, 2, maxFolds, "K of stratified K-fold cross-validation (2 up to the size of the smallest class); the folds are seeded by -seed")
 	intVar(fs, &m, "m", 0, 0, maxSetImages, "single-image data (idx, csv, mat): images per set, drawn at random from one class (default max(10, 2d)); every image is in one set")
-	fs.BoolVar(&asJSON, "json", false, "print the result as JSON")
+	format := reportFormatFlag(fs, &asJSON)
+	plots := fs.String("plots", "", "write the confusion matrix pooled over the folds and the per-fold accuracies as pictures into this folder")
+	plotFmt := plotFormatFlag(fs)
 	fs.BoolVar(&quiet, "quiet", false, "no progress bar")
 	fs.BoolVar(&skipBad, "skip-bad", false, "leave out sets of rank below d instead of failing")
 	if err := parseFlags(e, fs, args); err != nil {
 		return err
 	}
 	if err := noArgs(fs); err != nil {
+		return err
+	}
+	if err := checkReportFormat(fs, format, asJSON); err != nil {
+		return err
+	}
+	if err := checkPlotFormat(fs, *plotFmt); err != nil {
 		return err
 	}
 	o, err := tf.options(fs)
@@ -56,8 +65,18 @@ func runCV(ctx context.Context, e *env, args []string) error {
 	if err := df.check(fs); err != nil {
 		return err
 	}
-	if err := e.guard(fs).DataInputs(df.src.Source()); err != nil {
+	g := e.guard(fs)
+	if err := g.DataInputs(df.src.Source()); err != nil {
 		return err
+	}
+	var pics []string
+	if *plots != "" {
+		if pics, err = checkPlots(g, *plots, *plotFmt, "cv_confusion", "cv_folds"); err != nil {
+			return err
+		}
+	}
+	if !quiet {
+		df.progress = e.stderr
 	}
 	t0 := time.Now()
 	ds, err := df.load(ctx, tf.workers, dataset.Size{})
@@ -70,13 +89,13 @@ func runCV(ctx context.Context, e *env, args []string) error {
 	if m == 0 {
 		m = max(10, 2*o.Model.SubspaceDim)
 	}
-	subs, how, err := trainingSubspaces(ds, o.Model.SubspaceDim, m, 1, o.Train.Seed, tf.workers, skipBad)
+	subs, how, err := trainingSubspaces(ds, o.Model.SubspaceDim, m, 1, o.Train.Seed, tf.workers, skipBad, df.progress)
 	if err != nil {
 		return err
 	}
 	o.Model.ClassNames = ds.Classes
 	text := io.Discard
-	if !asJSON && !quiet {
+	if *format == "text" && !quiet {
 		text = e.stdout
 	}
 	fmt.Fprintf(text, "data       %s\n", describe(ds))
@@ -88,13 +107,32 @@ func runCV(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return selectionError(err)
 	}
-	if asJSON {
-		acc := make([]float64, len(res.Folds))
+	acc := make([]float64, len(res.Folds))
+	tables := []score.Table{score.TableOf("pooled", res.Pooled())}
+	for i, f := range res.Folds {
+		acc[i] = f.Accuracy
+		tables = append(tables, score.TableOf(strconv.Itoa(i+1), f.Scores))
+	}
+	if pics != nil {
+		if err := savePlot(g, pics[0], plot.Confusion(ds.Classes, tables[0].Confusion), *plotFmt); err != nil {
+			return err
+		}
+		if err := savePlot(g, pics[1], plot.FoldAccuracies(acc, res.Mean, res.SD), *plotFmt); err != nil {
+			return err
+		}
+		if err := g.Commit(); err != nil {
+			return err
+		}
+	}
+	switch *format {
+	case "csv", "latex":
+		return score.WriteReport(e.stdout, *format, ds.Classes, tables...)
+	case "json":
 		correct := make([]int, len(res.Folds))
 		n := make([]int, len(res.Folds))
 		secs := make([]float64, len(res.Folds))
 		for i, f := range res.Folds {
-			acc[i], correct[i], n[i], secs[i] = f.Accuracy, f.Correct, f.N, f.Duration.Seconds()
+			correct[i], n[i], secs[i] = f.Correct, f.N, f.Duration.Seconds()
 		}
 		return writeJSON(e.stdout, map[string]any{
 			"data":          ds.Source,
@@ -111,10 +149,19 @@ func runCV(ctx context.Context, e *env, args []string) error {
 			"fold_n":        n,
 			"fold_seconds":  jnums(secs),
 			"seconds":       time.Since(t0).Seconds(),
+			"pooled":        tables[0],
+			"fold_reports":  tables[1:],
+			"plots":         append([]string{}, pics...),
 		})
 	}
 	for i, f := range res.Folds {
-		fmt.Fprintf(text, "fold %d/%d  %s (%d/%d)  %s\n", i+1, len(res.Folds), pct(f.Accuracy), f.Correct, f.N, base.RoundDur(f.Duration))
+		r := tables[i+1].Report
+		fmt.Fprintf(text, "fold %d/%d  %s (%d/%d)  macro F1 %.4f  weighted F1 %.4f  %s\n", i+1, len(res.Folds), pct(f.Accuracy), f.Correct, f.N, r.Macro.F1, r.Weighted.F1, base.RoundDur(f.Duration))
+	}
+	fmt.Fprintf(text, "\npooled over the folds (every set's out-of-fold prediction):\n")
+	score.WriteReport(text, "text", ds.Classes, tables[0])
+	for _, p := range pics {
+		fmt.Fprintf(text, "plot       %s\n", p)
 	}
 	fmt.Fprintf(e.stdout, "accuracy %s ± %s (%d-fold stratified cross-validation, seed %d, %d sets) (%s)\n", pct(res.Mean), pct(res.SD), folds, o.Train.Seed, subs.Len(), base.RoundDur(time.Since(t0)))
 	return nil
@@ -129,22 +176,10 @@ func selectionError(err error) error {
 	return err
 }
 
-// percentBar is a progress bar over a total that the library reports.
-type percentBar struct {
-	bar *base.ProgressBar
+// newProgressPercent is a bar in percent for a library's Progress.
+func newProgressPercent(w io.Writer, quiet bool) *base.Percent {
+	return base.NewPercent(w, "", quiet)
 }
-
-func newProgressPercent(w io.Writer, quiet bool) *percentBar {
-	return &percentBar{bar: base.NewProgress(w, 1000, "‰", quiet)}
-}
-
-func (p *percentBar) Update(done, total int) {
-	if total > 0 {
-		p.bar.Update(int(int64(done)*1000/int64(total)), "")
-	}
-}
-
-func (p *percentBar) Clear() { p.bar.Clear() }
 
 // tuneFlags are train's -tune flags.
 type tuneFlags struct {
@@ -298,6 +333,7 @@ type tuneOutput struct {
 	json, quiet          bool
 	text                 io.Writer
 	start                time.Time
+	meta                 map[string]string // provenance, into the model
 }
 
 // run tunes o on the training samples (x, y; train their subspaces, or
@@ -338,11 +374,15 @@ func (t *tuneFlags) run(ctx context.Context, e *env, fs *flag.FlagSet, o model.O
 		return selectionError(err)
 	}
 	wall := time.Since(t0)
+	mm, err := res.Model.WithMetadata(out.meta)
+	if err != nil {
+		return err
+	}
 	mf, err := out.g.Create(out.model)
 	if err != nil {
 		return err
 	}
-	if err := res.Model.Save(mf); err != nil {
+	if err := mm.Save(mf); err != nil {
 		return err
 	}
 	var pics []string

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"math"
 	"sort"
 	"strings"
@@ -26,6 +27,7 @@ type dataFlags struct {
 	shape         dataset.Size // -image, -mat-image: the native size of MAT and CSV images
 	width, height int          // -width, -height: -resize in two flags
 	noMATLabels   bool         // -mat-y "" given
+	progress      io.Writer    // where the bars of decoding and subspaces go (a terminal); nil: none
 }
 
 func (f *dataFlags) addFlags(fs *flag.FlagSet) {
@@ -114,8 +116,11 @@ func (f *dataFlags) source(workers int) dataset.Source {
 // ctx.Err()); it works within the -max-* limits, and an input over one of
 // them is an error that names its flag.
 func (f *dataFlags) load(ctx context.Context, workers int, modelSize dataset.Size) (*dataset.Dataset, error) {
+	bar := base.NewPercent(orDiscard(f.progress), "decoding images", f.progress == nil)
+	f.src.Progress = bar.Update
 	src := f.source(workers)
 	ds, err := dataset.LoadAt(ctx, src, modelSize.Width, modelSize.Height)
+	bar.Clear()
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, fmt.Errorf("interrupted while loading %s: %w", src, ctx.Err())
@@ -216,20 +221,30 @@ func (s *samples) trueName(i int) string { return s.ps.TrueName(i) }
 // them into sets of m, image sets for folder data, bases for npy data),
 // with the model's class of each; it words the checks of the sizes for the
 // command line first.
-func evalSamples(mod *model.Model, ds *dataset.Dataset, groupM int, seed uint64, workers int, skipBad bool) (*samples, error) {
+func evalSamples(mod *model.Model, ds *dataset.Dataset, groupM int, seed uint64, workers int, skipBad bool, progress io.Writer) (*samples, error) {
 	if ds.Dim != mod.Dim() {
 		h, w := shapeOf(ds, ds.Dim)
-		hint := ""
+		want := fmt.Sprintf("D=%d", mod.Dim())
 		if ds.Kind() != dataset.KindBases {
-			hint = " (resize the images with -resize HxW or -width/-height)"
+			mw, mh := mod.ImageSize()
+			switch s := int(math.Round(math.Sqrt(float64(mod.Dim())))); {
+			case mw > 0:
+				want = fmt.Sprintf("%dx%d images (D=%d): use -resize %dx%d (the default for this model when -resize is left out)", mh, mw, mod.Dim(), mh, mw)
+			case s*s == mod.Dim():
+				want += fmt.Sprintf(" pixels per image, e.g. %dx%d: use -resize %dx%d (or another HxW with H·W = %d)", s, s, s, s, mod.Dim())
+			default:
+				want += fmt.Sprintf(" pixels per image: use -resize HxW with H·W = %d", mod.Dim())
+			}
 		}
-		return nil, fmt.Errorf("%s has %d pixels per image (%dx%d), the model wants D=%d%s", ds.Source, ds.Dim, h, w, mod.Dim(), hint)
+		return nil, fmt.Errorf("%s has %d pixels per image (%dx%d), the model wants %s", ds.Source, ds.Dim, h, w, want)
 	}
 	d := mod.SubspaceDim()
 	if ds.Kind() == dataset.KindBases && ds.SubDim != d {
 		return nil, fmt.Errorf("%s holds bases of d=%d, the model has d=%d", ds.Source, ds.SubDim, d)
 	}
-	ps, err := predict.Prepare(mod, ds, dataset.EvalOptions{D: d, M: groupM, Seed: seed, Workers: workers, SkipBad: skipBad})
+	bar := base.NewPercent(orDiscard(progress), "building subspaces", progress == nil)
+	ps, err := predict.Prepare(mod, ds, dataset.EvalOptions{D: d, M: groupM, Seed: seed, Workers: workers, SkipBad: skipBad, Progress: bar.Update})
+	bar.Clear()
 	if err != nil {
 		if ds.Kind() == dataset.KindBases {
 			return nil, err
@@ -279,4 +294,12 @@ func skippedNames(s *samples) []string {
 		}
 	}
 	return out
+}
+
+// orDiscard is w, or io.Discard for nil.
+func orDiscard(w io.Writer) io.Writer {
+	if w == nil {
+		return io.Discard
+	}
+	return w
 }

@@ -91,7 +91,8 @@ func runDemo(ctx context.Context, e *env, args []string) error {
 	)
 	tf.addFlags(fs, demoDefaults())
 	intVar(fs, &m, "m", demoM, 1, maxDemoM, "digits per image set, at least d")
-	fs.StringVar(&plots, "plots", "", "also write learning curves and the relevance pictures as PNG into this folder")
+	fs.StringVar(&plots, "plots", "", "also write learning curves and the relevance pictures into this folder")
+	plotFmt := plotFormatFlag(fs)
 	fs.StringVar(&save, "o", "", "also save the model to this file (then try: grlgq explain -model FILE ...)")
 	fs.StringVar(&export, "export-data", "", "write the embedded digits (gzipped CSV: 64 pixels 0-16, then the label) to this file and exit")
 	fs.BoolVar(&asJSON, "json", false, `print one JSON object with "accuracy" (single digits), "set_accuracy", ... instead of text`)
@@ -100,6 +101,9 @@ func runDemo(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	if err := noArgs(fs); err != nil {
+		return err
+	}
+	if err := checkPlotFormat(fs, *plotFmt); err != nil {
 		return err
 	}
 	g := e.guard(fs)
@@ -129,7 +133,7 @@ func runDemo(ctx context.Context, e *env, args []string) error {
 		}
 	}
 	if plots != "" {
-		if err := checkPlots(g, plots, "png"); err != nil {
+		if _, err := checkPlots(g, plots, *plotFmt); err != nil {
 			return err
 		}
 	}
@@ -185,7 +189,7 @@ func runDemo(ctx context.Context, e *env, args []string) error {
 
 	var pics []string
 	if plots != "" {
-		if pics, err = writeTrainingPlots(g, plots, res.hist, mod, "png"); err != nil {
+		if pics, err = writeTrainingPlots(g, plots, res.hist, mod, *plotFmt); err != nil {
 			return err
 		}
 	}

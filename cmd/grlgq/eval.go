@@ -5,9 +5,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"path/filepath"
 	"strings"
 
+	"github.com/grlgq/grlgq/cmd/internal/base"
 	"github.com/grlgq/grlgq/cmd/internal/plot"
 	"github.com/grlgq/grlgq/cmd/internal/runfiles"
 	"github.com/grlgq/grlgq/dataset"
@@ -25,6 +25,8 @@ type modelFlags struct {
 	workers int
 	asJSON  bool
 	skipBad bool
+	// -reject and -temperature: override the model's stored ones.
+	reject, temperature float64
 }
 
 func (f *modelFlags) addFlags(fs *flag.FlagSet) {
@@ -34,6 +36,24 @@ func (f *modelFlags) addFlags(fs *flag.FlagSet) {
 	fs.Uint64Var(&f.seed, "seed", 1, "seed of the grouping with -m")
 	intVar(fs, &f.workers, "workers", defaultWorkers(), 1, model.MaxWorkers, "goroutines computing distances")
 	fs.BoolVar(&f.skipBad, "skip-bad", false, "leave out image sets that cannot give a d-dimensional subspace (too few images, rank below d) instead of failing")
+	floatVar(fs, &f.reject, "reject", 0, 0, 1, false, false, "reject a prediction whose relative margin is below this (0: never) instead of the model's stored threshold (grlgq inspect shows it)")
+	floatVar(fs, &f.temperature, "temperature", model.DefaultTemperature, 0, model.MaxTemperature, true, false, "temperature of the class probabilities softmax(-δ/T) instead of the model's stored one")
+}
+
+// predictConfig returns mod with -reject and -temperature, when given, in
+// place of its stored prediction options (Model.WithPredictConfig).
+func (f *modelFlags) predictConfig(fs *flag.FlagSet, mod *model.Model) (*model.Model, error) {
+	pc := mod.PredictConfig()
+	if !isSet(fs, "reject") && !isSet(fs, "temperature") {
+		return mod, nil
+	}
+	if isSet(fs, "reject") {
+		pc.RejectMargin = f.reject
+	}
+	if isSet(fs, "temperature") {
+		pc.Temperature = f.temperature
+	}
+	return mod.WithPredictConfig(pc)
 }
 
 // check checks the flags and declares the model and the data as inputs
@@ -45,6 +65,7 @@ func (f *modelFlags) check(fs *flag.FlagSet, g *runfiles.Guard) error {
 	if err := f.data.check(fs); err != nil {
 		return err
 	}
+	f.data.progress = g.Stderr() // bars on a terminal only
 	if err := g.Input("-model", f.model, false); err != nil {
 		return fmt.Errorf("model: %w", err)
 	}
@@ -54,6 +75,9 @@ func (f *modelFlags) check(fs *flag.FlagSet, g *runfiles.Guard) error {
 // load loads the model and the samples; it follows check.
 func (f *modelFlags) load(ctx context.Context, fs *flag.FlagSet) (*model.Model, *samples, error) {
 	mod, err := model.LoadFile(f.model)
+	if err == nil {
+		mod, err = f.predictConfig(fs, mod)
+	}
 	if err != nil {
 		return nil, nil, err
 	}
@@ -63,9 +87,9 @@ func (f *modelFlags) load(ctx context.Context, fs *flag.FlagSet) (*model.Model, 
 		return nil, nil, err
 	}
 	if f.m > 0 && f.m < mod.SubspaceDim() {
-		return nil, nil, fmt.Errorf("sets of -m %d images cannot span the model's d=%d dimensions", f.m, mod.SubspaceDim())
+		return nil, nil, fmt.Errorf("sets of -m %d images cannot span the model's d=%d dimensions: use -m %d or more", f.m, mod.SubspaceDim(), mod.SubspaceDim())
 	}
-	s, err := evalSamples(mod, ds, f.m, f.seed, f.workers, f.skipBad)
+	s, err := evalSamples(mod, ds, f.m, f.seed, f.workers, f.skipBad, f.data.progress)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -100,13 +124,16 @@ func runEval(ctx context.Context, e *env, args []string) error {
 	fs := newFlagSet("eval")
 	var f modelFlags
 	f.addFlags(fs)
-	fs.BoolVar(&f.asJSON, "json", false, `print one JSON object: "accuracy" (fraction), "per_class", "confusion", "n", ...`)
+	format := reportFormatFlag(fs, &f.asJSON)
 	plots := fs.String("plots", "", "write the confusion matrix as a picture into this folder")
 	plotFmt := plotFormatFlag(fs)
 	if err := parseFlags(e, fs, args); err != nil {
 		return err
 	}
 	if err := checkPlotFormat(fs, *plotFmt); err != nil {
+		return err
+	}
+	if err := checkReportFormat(fs, format, f.asJSON); err != nil {
 		return err
 	}
 	if err := noArgs(fs); err != nil {
@@ -118,13 +145,11 @@ func runEval(ctx context.Context, e *env, args []string) error {
 	}
 	var pic string
 	if *plots != "" {
-		if err := g.OutputDir("-plots", *plots); err != nil {
+		pics, err := checkPlots(g, *plots, *plotFmt, "confusion")
+		if err != nil {
 			return err
 		}
-		pic = filepath.Join(*plots, plot.PageName("confusion", 0, 1, *plotFmt))
-		if err := g.CheckOutput("-plots", pic); err != nil {
-			return err
-		}
+		pic = pics[0]
 	}
 	mod, s, err := f.load(ctx, fs)
 	if err != nil {
@@ -148,16 +173,36 @@ func runEval(ctx context.Context, e *env, args []string) error {
 			return err
 		}
 	}
-	if f.asJSON {
+	switch *format {
+	case "json":
 		js := evalJSON(mod, s, sc)
 		if pic != "" {
 			js["plots"] = []string{pic}
 		}
 		return writeJSON(e.stdout, js)
+	case "csv", "latex":
+		return score.WriteReport(e.stdout, *format, modelClasses(mod), score.TableOf("", sc))
 	}
 	printEval(e.stdout, mod, s, sc)
 	if pic != "" {
 		fmt.Fprintf(e.stdout, "\nplot      %s\n", pic)
+	}
+	return nil
+}
+
+// reportFormatFlag defines -format and -json (-format json, into asJSON).
+func reportFormatFlag(fs *flag.FlagSet, asJSON *bool) *string {
+	fs.BoolVar(asJSON, "json", false, "print one JSON object (-format json)")
+	return base.ChoiceVar(fs, "format", "text", []string{"text", "json", "csv", "latex"}, "output: text, json (one object with every figure), csv (one table: per-class precision, recall, F1, support and confusion row; "+
+		"accuracy, macro and weighted averages) or latex (booktabs tabulars of the report and the confusion matrix)")
+}
+
+// checkReportFormat sets -format to json for -json.
+func checkReportFormat(fs *flag.FlagSet, format *string, asJSON bool) error {
+	if asJSON && isSet(fs, "format") && *format != "json" {
+		return usagef(fs, "-json and -format %s disagree: give one", *format)
+	} else if asJSON {
+		*format = "json"
 	}
 	return nil
 }
@@ -180,17 +225,19 @@ type classJSON struct {
 	N        int    `json:"n"`
 	Correct  int    `json:"correct"`
 	Accuracy jnum   `json:"accuracy"`
+	score.ClassReport
 }
 
 func evalJSON(m *model.Model, s *samples, sc *score.Scores) map[string]any {
 	names := modelClasses(m)
+	rep := sc.Report()
 	per := make([]classJSON, len(sc.PerClass))
 	for c, p := range sc.PerClass {
 		acc := jnum(nan())
 		if p.N > 0 {
 			acc = jnum(float64(p.Correct) / float64(p.N))
 		}
-		per[c] = classJSON{Class: names[c], N: p.N, Correct: p.Correct, Accuracy: acc}
+		per[c] = classJSON{Class: names[c], N: p.N, Correct: p.Correct, Accuracy: acc, ClassReport: rep.Classes[c]}
 	}
 	conf := make([][]int, len(sc.Confusion))
 	for c, row := range sc.Confusion {
@@ -208,6 +255,8 @@ func evalJSON(m *model.Model, s *samples, sc *score.Scores) map[string]any {
 		"samples":           sampleWord(s.Kind),
 		"classes":           names,
 		"per_class":         per,
+		"macro_avg":         rep.Macro,
+		"weighted_avg":      rep.Weighted,
 		"confusion":         conf,
 		"confusion_rows":    "true class",
 		"confusion_columns": "predicted class",
@@ -230,47 +279,6 @@ func printEval(w io.Writer, m *model.Model, s *samples, sc *score.Scores) {
 		fmt.Fprintf(w, ", %d rejected", sc.Rejected)
 	}
 	fmt.Fprintln(w)
-	names := modelClasses(m)
-	wn := 5
-	for _, n := range names {
-		wn = max(wn, len(n))
-	}
-	fmt.Fprintln(w, "\nper class:")
-	for c, p := range sc.PerClass {
-		if p.N == 0 {
-			continue
-		}
-		fmt.Fprintf(w, "  %-*s %8s  (%d/%d)\n", wn, names[c], pct(float64(p.Correct)/float64(p.N)), p.Correct, p.N)
-	}
-	fmt.Fprintln(w, "\nconfusion matrix (rows: true class, columns: predicted):")
-	cw := 4
-	for _, row := range sc.Confusion {
-		for _, v := range row {
-			cw = max(cw, len(fmt.Sprint(v))+1)
-		}
-	}
-	for _, n := range names {
-		cw = max(cw, min(len(n), 8)+1)
-	}
-	fmt.Fprintf(w, "  %-*s", wn, "")
-	for _, n := range names {
-		if len(n) > 8 {
-			n = n[:8]
-		}
-		fmt.Fprintf(w, "%*s", cw, n)
-	}
-	if sc.Rejected > 0 {
-		fmt.Fprintf(w, "%*s", cw+1, "rej.")
-	}
 	fmt.Fprintln(w)
-	for c, row := range sc.Confusion {
-		fmt.Fprintf(w, "  %-*s", wn, names[c])
-		for _, v := range row[:len(row)-1] {
-			fmt.Fprintf(w, "%*d", cw, v)
-		}
-		if sc.Rejected > 0 {
-			fmt.Fprintf(w, "%*d", cw+1, row[len(row)-1])
-		}
-		fmt.Fprintln(w)
-	}
+	score.WriteReport(w, "text", modelClasses(m), score.TableOf("", sc))
 }

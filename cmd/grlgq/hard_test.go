@@ -19,13 +19,7 @@ func TestHardExamples(t *testing.T) {
 	writeCSV(t, data, 4, 24, 2)
 	spec := "csv:" + data
 	base := []string{"train", "-data", spec, "-d", "3", "-m", "6", "-epochs", "6", "-lr", "0.05", "-lr-rel", "1e-4", "-seed", "11", "-quiet"}
-	read := func(p string) []byte {
-		b, err := os.ReadFile(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return b
-	}
+	read := func(p string) []byte { return modelContent(t, p) }
 	plain := filepath.Join(dir, "plain")
 	ok(t, append(base, "-o", plain)...)
 	off := filepath.Join(dir, "off")

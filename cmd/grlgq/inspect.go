@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/grlgq/grlgq/internal/safefile"
@@ -113,6 +115,15 @@ func describeModel(w io.Writer, path string, version int, m *model.Model) {
 	fmt.Fprintf(w, "epochs      %d\n", m.Epochs())
 	fmt.Fprintf(w, "trained     %s\n", trainedWith(c))
 	fmt.Fprintf(w, "prediction  temperature %g, reject margin %g\n", c.Predict.Temperature, c.Predict.RejectMargin)
+	md := m.Metadata()
+	if len(md) == 0 {
+		fmt.Fprintln(w, "provenance  none recorded (a model saved by the library, or by grlgq before it recorded its provenance)")
+		return
+	}
+	fmt.Fprintln(w, "provenance")
+	for _, k := range slices.Sorted(maps.Keys(md)) {
+		fmt.Fprintf(w, "  %-22s %s\n", k, oneLine(md[k]))
+	}
 }
 
 // trainedWith describes the training settings stored in a model (those of

@@ -49,12 +49,13 @@ func init() {
 	commands = []command{
 		{"demo", "[-json] [-plots DIR]", "train and test on the embedded UCI digits, in a few seconds", runDemo},
 		{"train", "-data SPEC -o MODEL [flags]", "train a model on image sets, images or bases", runTrain},
-		{"cv", "-data SPEC [-folds K] [train flags] [-json]", "k-fold cross-validation accuracy (mean, sd, per fold) of a training configuration", runCV},
-		{"eval", "-model MODEL -data SPEC [-json]", "accuracy, per-class accuracy and confusion matrix", runEval},
+		{"cv", "-data SPEC [-folds K] [train flags] [-format F] [-plots DIR]", "k-fold cross-validation of a training configuration: accuracy (mean, sd, per fold), the classification report and confusion matrix pooled over the folds", runCV},
+		{"eval", "-model MODEL -data SPEC [-format text|json|csv|latex]", "accuracy, per-class precision, recall, F1 and support, macro and weighted averages, confusion matrix", runEval},
 		{"predict", "-model MODEL -data SPEC [-o FILE] [-format text|csv|json]", "class, margins and probabilities of every sample, labelled or not", runPredict},
 		{"explain", "-model MODEL -data SPEC -o DIR [-n N | -samples I,NAME | -misclassified]", "pictures and JSON that explain the model's decisions", runExplain},
 		{"inspect", "MODEL [-json]", "what a model file is: shapes, classes, prototypes, relevances, settings, file version", runInspect},
 		{"repro", "mnist|yale|eth80 -dir DATA [-runs N] [-json]", "reproduce an experiment of the paper, beside a class-PCA baseline", runRepro},
+		{"version", "[-json]", "the tool's version, its Go version and the compute kernels chosen for this CPU", runVersion},
 	}
 }
 
@@ -106,8 +107,7 @@ func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) (c
 			if c := lookup(args[1]); c != nil {
 				return runContext(ctx, []string{c.name, "-h"}, stdout, stderr)
 			}
-			fmt.Fprintf(stderr, "grlgq: help: unknown command %q\n", args[1])
-			mainUsage(stderr)
+			fmt.Fprintf(stderr, "grlgq: help: unknown command %q\nrun 'grlgq help'\n", args[1])
 			return 2
 		}
 		mainUsage(stdout)
@@ -115,8 +115,7 @@ func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) (c
 	}
 	c := lookup(name)
 	if c == nil {
-		fmt.Fprintf(stderr, "grlgq: unknown command %q\n", name)
-		mainUsage(stderr)
+		fmt.Fprintf(stderr, "grlgq: unknown command %q\nrun 'grlgq help'\n", name)
 		return 2
 	}
 	// Whatever way the command ends, outputs it did not commit are removed
@@ -174,14 +173,10 @@ func parseFlags(e *env, fs *flag.FlagSet, args []string) error {
 }
 
 // report turns a command's error into its exit code, printing it
-// (base.Report: one line, the usage after a usage error).
+// (base.Report: one line; after a usage error, a second one naming
+// "grlgq help NAME", which prints the whole usage).
 func report(stderr io.Writer, name string, err error) int {
-	return base.Report(stderr, "grlgq", name, err, func(w io.Writer) {
-		var u *base.UsageError
-		if errors.As(err, &u) {
-			printUsage(w, u.FlagSet)
-		}
-	})
+	return base.Report(stderr, "grlgq", name, err, "grlgq help "+name)
 }
 
 func printUsage(w io.Writer, fs *flag.FlagSet) {
@@ -223,10 +218,12 @@ var examples = map[string]string{
       -images -init pca -lr 1e-2 -schedule step -step-every 20 -epochs 80 -val 0.2 -o yale-images.grlgq
 `,
 	"cv": `  grlgq cv -data npy:bases.npy,labels.npy -folds 5
+  grlgq cv -data folder:eth80 -resize 20x20 -d 5 -folds 5 -format latex -plots report/ -plot-format pdf -plot-size 4x3
   grlgq cv -data folder:eth80 -resize 20x20 -d 5 -protos 3 -epochs 25 -folds 5 -json
 `,
 	"eval": `  grlgq eval -model mnist.grlgq -data idx:t10k-images-idx3-ubyte.gz,t10k-labels-idx1-ubyte.gz
   grlgq eval -model eth80.grlgq -data folder:eth80-test -resize 20x20 -json
+  grlgq eval -model eth80.grlgq -data folder:eth80-test -resize 20x20 -format csv > report.csv
 `,
 	"predict": `  grlgq predict -model eth80.grlgq -data folder:new-objects -resize 20x20 -json
 `,
@@ -247,17 +244,20 @@ func upperFirst(s string) string {
 
 // flagNotes describe the flags whose values are not plain numbers.
 var flagNotes = map[string]base.Note{
-	"image":     {Type: "HxW", Text: fmt.Sprintf("each side 1 to %d, at most %d pixels", maxSide, maxImagePixels)},
-	"mat-image": {Type: "HxW", Text: fmt.Sprintf("each side 1 to %d, at most %d pixels", maxSide, maxImagePixels)},
-	"resize":    {Type: "HxW", Text: fmt.Sprintf("each side 1 to %d, at most -max-pixels pixels and at most %d: a model's D", maxSide, model.MaxDim)},
-	"seed":      {Text: "range 0 to 2^64-1"},
-	"init":      {Type: "word"},
-	"relevance": {Type: "word"},
-	"precision": {Type: "word"},
-	"distance":  {Type: "word"},
-	"schedule":  {Type: "word"},
-	"csv-label": {Type: "word"},
-	"layout":    {Type: "word"},
+	"image":       {Type: "HxW", Text: fmt.Sprintf("each side 1 to %d, at most %d pixels", maxSide, maxImagePixels)},
+	"mat-image":   {Type: "HxW", Text: fmt.Sprintf("each side 1 to %d, at most %d pixels", maxSide, maxImagePixels)},
+	"resize":      {Type: "HxW", Text: fmt.Sprintf("each side 1 to %d, at most -max-pixels pixels and at most %d: a model's D", maxSide, model.MaxDim)},
+	"seed":        {Text: "range 0 to 2^64-1"},
+	"init":        {Type: "word"},
+	"relevance":   {Type: "word"},
+	"precision":   {Type: "word"},
+	"distance":    {Type: "word"},
+	"schedule":    {Type: "word"},
+	"csv-label":   {Type: "word"},
+	"layout":      {Type: "word"},
+	"format":      {Type: "word"},
+	"plot-format": {Type: "word"},
+	"plot-size":   {Type: "WxH"},
 }
 
 // jnum is a float64 that encodes NaN and ±Inf as JSON null.

@@ -15,9 +15,9 @@ func TestUsage(t *testing.T) {
 		t.Errorf("usage does not list the commands: %s", r.stderr)
 	}
 	fails(t, 2, []string{"unknown command"}, "frobnicate")
-	r = fails(t, 2, []string{"-data"}, "train", "-o", filepath.Join(t.TempDir(), "m"))
-	if !strings.Contains(r.stderr, "-lr") || !strings.Contains(r.stderr, "factor 2") {
-		t.Errorf("train usage does not document -lr and the factor 2: %s", r.stderr)
+	fails(t, 2, []string{"-data"}, "train", "-o", filepath.Join(t.TempDir(), "m"))
+	if r := ok(t, "help", "train"); !strings.Contains(r.stdout, "-lr") || !strings.Contains(r.stdout, "factor 2") {
+		t.Errorf("train usage does not document -lr and the factor 2: %s", r.stdout)
 	}
 	fails(t, 2, []string{"-o"}, "train", "-data", "csv:x.csv")
 	fails(t, 2, []string{"-m 2", "-d 3"}, "train", "-data", "csv:x.csv", "-d", "3", "-m", "2", "-o", filepath.Join(t.TempDir(), "m"))
@@ -39,6 +39,36 @@ func TestUsage(t *testing.T) {
 			t.Errorf("help %s: %s", c.name, r.stdout)
 		}
 		ok(t, c.name, "-h")
+	}
+}
+
+// TestUsageErrorTwoLines: a usage error of every verb prints exactly two
+// lines, what is wrong and how to see the usage (like cmd/go), exit 2; a
+// flag one edit from a real one is named.
+func TestUsageErrorTwoLines(t *testing.T) {
+	for _, c := range commands {
+		args := []string{c.name, "-epoch", "5"}
+		if c.name == "repro" {
+			args = []string{c.name, "eth80", "-epoch", "5"}
+		}
+		r := fails(t, 2, []string{"-epoch"}, args...)
+		want := "grlgq: " + c.name + ": flag provided but not defined: -epoch"
+		lines := strings.Split(strings.TrimSuffix(r.stderr, "\n"), "\n")
+		if len(lines) != 2 || !strings.HasPrefix(lines[0], want) || lines[1] != "run 'grlgq help "+c.name+"'" || r.stdout != "" {
+			t.Errorf("%s: stderr %q, stdout %q", c.name, r.stderr, r.stdout)
+		}
+	}
+	r := fails(t, 2, nil, "train", "-epoch", "5")
+	if want := "grlgq: train: flag provided but not defined: -epoch (did you mean -epochs?)\nrun 'grlgq help train'\n"; r.stderr != want {
+		t.Errorf("got %q, want %q", r.stderr, want)
+	}
+	r = fails(t, 2, nil, "train", "-d", "0")
+	if lines := strings.Count(r.stderr, "\n"); lines != 2 || !strings.Contains(r.stderr, "want an integer from 1 to") {
+		t.Errorf("an out-of-range value: %q", r.stderr)
+	}
+	r = fails(t, 2, nil, "frobnicate")
+	if r.stderr != "grlgq: unknown command \"frobnicate\"\nrun 'grlgq help'\n" {
+		t.Errorf("unknown command: %q", r.stderr)
 	}
 }
 
@@ -121,7 +151,7 @@ func TestCSVPipeline(t *testing.T) {
 		t.Errorf("confusion %v: want 3 rows summing to 90", conf)
 	}
 	r = ok(t, "eval", "-model", mod, "-data", spec)
-	for _, want := range []string{"accuracy", "per class", "confusion matrix"} {
+	for _, want := range []string{"accuracy", "precision", "f1-score", "macro avg", "weighted avg", "confusion matrix"} {
 		if !strings.Contains(r.stdout, want) {
 			t.Errorf("eval output lacks %q:\n%s", want, r.stdout)
 		}
@@ -245,7 +275,9 @@ func TestFolderSets(t *testing.T) {
 	}
 
 	// Resizing: a model of 8x8 images cannot eval 4x4 images, and says so.
-	fails(t, 1, []string{"D=64", "resize"}, "eval", "-model", mod, "-data", spec, "-resize", "4x4")
+	fails(t, 1, []string{"4x4", "the model wants 8x8 images (D=64): use -resize 8x8"}, "eval", "-model", mod, "-data", spec, "-resize", "4x4")
+	fails(t, 1, []string{"the model wants 8x8 images (D=64): use -resize 8x8"}, "predict", "-model", mod, "-data", spec, "-width", "5", "-height", "5")
+	fails(t, 1, []string{"cannot span the model's d=3 dimensions: use -m 3 or more"}, "eval", "-model", mod, "-data", spec, "-m", "2")
 
 	// A set smaller than d.
 	small := filepath.Join(dir, "small")
@@ -293,11 +325,7 @@ func TestWorkersIdentical(t *testing.T) {
 		mod := filepath.Join(dir, "m"+w)
 		ok(t, "train", "-data", "csv:"+data, "-d", "3", "-m", "6", "-protos", "2", "-epochs", "6", "-seed", "11",
 			"-val", "0.25", "-workers", w, "-o", mod, "-quiet")
-		b, err := os.ReadFile(mod)
-		if err != nil {
-			t.Fatal(err)
-		}
-		files = append(files, b)
+		files = append(files, modelContent(t, mod))
 	}
 	if !bytes.Equal(files[0], files[1]) {
 		t.Fatal("-workers 1 and -workers 2 wrote different model files")

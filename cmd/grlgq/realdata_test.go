@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/csv"
 	"io"
 	"os"
 	"path/filepath"
@@ -86,7 +87,25 @@ func TestRealETH80(t *testing.T) {
 	if r2 := ok(t, "eval", "-model", mod, "-data", spec, "-json"); r2.stdout != r.stdout {
 		t.Errorf("eval without -resize differs from eval with -resize 20x20:\n%s\nvs\n%s", r2.stdout, r.stdout)
 	}
-	fails(t, 1, []string{"D=400"}, "eval", "-model", mod, "-data", spec, "-resize", "16x16")
+	fails(t, 1, []string{"16x16", "the model wants 20x20 images (D=400): use -resize 20x20"}, "eval", "-model", mod, "-data", spec, "-resize", "16x16")
+	// The provenance: sets of a folder, resized, hashed.
+	r = ok(t, "inspect", mod)
+	for _, want := range []string{"data.kind              sets", "data.samples           20", "data.images            820", "preprocess.resize      20x20", "preprocess.d           5", "data.sha256"} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("inspect lacks %q:\n%s", want, r.stdout)
+		}
+	}
+	// The report of cross-validation for a paper: CSV, pooled and per
+	// fold, and its pictures.
+	cvDir := filepath.Join(dir, "cv")
+	r = ok(t, "cv", "-data", spec, "-resize", "20x20", "-d", "5", "-epochs", "10", "-folds", "5", "-format", "csv", "-plots", cvDir, "-quiet")
+	rows, err := csv.NewReader(strings.NewReader(r.stdout)).ReadAll()
+	if err != nil || len(rows) != 1+6*5 || rows[1][0] != "pooled" || rows[1][1] != "apple" || rows[2][1] != "cow" || rows[5][1] != "accuracy" || rows[5][5] != "20" {
+		t.Errorf("cv -format csv: %v\n%s", err, r.stdout)
+	}
+	for _, p := range []string{"cv_confusion.png", "cv_folds.png"} {
+		checkPNG(t, filepath.Join(cvDir, p))
+	}
 }
 
 // TestReproETH80 runs the paper's ETH-80 protocol for one split.

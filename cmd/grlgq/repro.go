@@ -65,14 +65,19 @@ func runRepro(ctx context.Context, e *env, args []string) error {
 		return fmt.Errorf("data folder: %w", err)
 	}
 	opt := paper.Options{Dir: dir, Runs: runs, Seed: seed, Workers: workers, Precision: prec}
+	bar := base.NewPercent(e.stderr, name+": training and testing", quiet)
 	if !quiet {
 		start := time.Now()
 		opt.Progress = func(msg string) {
+			bar.Clear()
 			fmt.Fprintf(e.stderr, "[%7s] %s\n", base.RoundDur(time.Since(start)), oneLine(msg))
+			bar.Redraw()
 		}
+		opt.Step = bar.Update
 	}
 	t0 := time.Now()
 	res, err := paper.Run(ctx, name, opt)
+	bar.Clear()
 	if err != nil {
 		if errors.Is(err, context.Canceled) {
 			return errors.New("interrupted")

@@ -102,3 +102,11 @@ func (r *resumeFlags) apply(ds *dataset.Dataset, o *model.Options) error {
 	o.Model.Distance = s.Distance
 	return nil
 }
+
+// epochs is the resumed model's epochs (0 training from scratch).
+func (r *resumeFlags) epochs() int {
+	if r.model == nil {
+		return 0
+	}
+	return r.model.Epochs()
+}

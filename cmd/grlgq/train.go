@@ -15,6 +15,7 @@ import (
 
 	"github.com/grlgq/grlgq/cmd/internal/base"
 	"github.com/grlgq/grlgq/cmd/internal/plot"
+	"github.com/grlgq/grlgq/cmd/internal/record"
 	"github.com/grlgq/grlgq/cmd/internal/runfiles"
 	"github.com/grlgq/grlgq/dataset"
 	hardex "github.com/grlgq/grlgq/hard"
@@ -205,6 +206,7 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 		skipBad bool
 		hf      hardFlags
 		rf      resumeFlags
+		ck      record.Checkpoint
 		images  bool
 		shift   int
 	)
@@ -212,6 +214,8 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 	tf.addFlags(fs, defaultOptions())
 	prof.addFlags(fs)
 	rf.addFlags(fs)
+	fs.StringVar(&ck.Path, "checkpoint", "", "keep the latest model in this file while training (replaced atomically every -checkpoint-every epochs and when interrupted); continue with -resume FILE -epochs REMAINING")
+	intVar(fs, &ck.Every, "checkpoint-every", 1, 1, model.MaxEpochs, "with -checkpoint: write it every N epochs")
 	tn := newTuneFlags(fs) // -tune, -folds, -tune-*: cv.go
 	fs.StringVar(&out, "o", "", "write the model to this file (replaced only when training succeeds)")
 	intVar(fs, &m, "m", 0, 0, maxSetImages, "single-image data (idx, csv, mat): images per training set, drawn at random from one class (0: max(10, 2d))")
@@ -268,6 +272,9 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 			return usagef(fs, "%s", c.msg)
 		}
 	}
+	if tn.on && ck.Path != "" || ck.Path == "" && isSet(fs, "checkpoint-every") {
+		return usagef(fs, "-checkpoint FILE (with -checkpoint-every N) keeps the model of one training, not of -tune's cross-validation")
+	}
 	// The files: inputs, then outputs, all checked before any work.
 	g := e.guard(fs)
 	if err := g.DataInputs(df.src.Source()); err != nil {
@@ -279,6 +286,11 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 	if err := g.CheckOutput("-o", out); err != nil {
 		return err
 	}
+	if ck.Path != "" {
+		if err := g.CheckOutput("-checkpoint", ck.Path); err != nil {
+			return err
+		}
+	}
 	if err := prof.check(g); err != nil {
 		return err
 	}
@@ -286,7 +298,7 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	if plots != "" {
-		if err := checkPlots(g, plots, *plotFmt); err != nil {
+		if _, err := checkPlots(g, plots, *plotFmt); err != nil {
 			return err
 		}
 		if tn.on {
@@ -303,6 +315,9 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 	text := io.Discard
 	if !asJSON {
 		text = e.stdout
+	}
+	if !quiet {
+		df.progress = e.stderr
 	}
 	t0 := time.Now()
 	ds, err := df.load(ctx, tf.workers, rf.size())
@@ -369,7 +384,7 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 		}
 		x, y = model.Images(imgs), labels
 	} else {
-		if train, how, err = trainingSubspaces(ds, o.Model.SubspaceDim, m, groups, o.Train.Seed, tf.workers, skipBad); err != nil {
+		if train, how, err = trainingSubspaces(ds, o.Model.SubspaceDim, m, groups, o.Train.Seed, tf.workers, skipBad, df.progress); err != nil {
 			return err
 		}
 		x, y = model.Sets(train.Subs), train.Labels
@@ -395,18 +410,28 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 			}
 			return g.Commit()
 		}
-		return tn.run(ctx, e, fs, o, ds, x, y, train, tuneOutput{g: g, commit: commit, model: out, plots: plots, format: *plotFmt, json: asJSON, quiet: quiet, text: text, start: t0})
+		return tn.run(ctx, e, fs, o, ds, x, y, train, tuneOutput{g: g, commit: commit, model: out, plots: plots, format: *plotFmt, json: asJSON, quiet: quiet, text: text, start: t0, meta: provenance(&df, ds, o, m, t0, nil)})
 	}
 	if !quiet {
 		fmt.Fprintf(text, "config     %s\n", describeConfig(o, len(ds.Classes)))
 	}
 	loadTime := time.Since(t0)
 
+	ck.Meta = provenance(&df, ds, o, m, t0, rf.model)
+	o.Train.OnEpoch = ck.OnEpoch
+	ck.Start(e.stderr, rf.epochs()+o.Train.Epochs)
 	res, err := trainModel(ctx, e, o, rf.model, x, y, hard, text, quiet)
+	ck.Stop()
 	if err != nil {
+		if ctx.Err() != nil {
+			ck.Save()
+		}
 		return err
 	}
 	// Every output to its temporary file, then all renamed into place.
+	if res.model, err = res.model.WithMetadata(ck.Meta); err != nil {
+		return err
+	}
 	mf, err := g.Create(out)
 	if err != nil {
 		return err
@@ -457,6 +482,11 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 	return nil
 }
 
+// provenance is the metadata of a model trained on ds (record.Provenance).
+func provenance(df *dataFlags, ds *dataset.Dataset, o model.Options, m int, start time.Time, from *model.Model) map[string]string {
+	return record.Provenance(df.src.String(), ds, record.Preprocess{Resize: df.src.Resize, PixelMax: df.src.PixelMax, D: o.Model.SubspaceDim, M: m}, start, from)
+}
+
 // skippedSteps is the number of steps of h that had no gradient.
 func skippedSteps(h *model.History) int {
 	n := 0
@@ -469,7 +499,7 @@ func skippedSteps(h *model.History) int {
 // trainingSubspaces turns ds into training subspaces
 // (dataset.TrainingSubspaces) and describes what it did; it words the
 // checks of -d and -m for the command line first.
-func trainingSubspaces(ds *dataset.Dataset, d, m, groupings int, seed uint64, workers int, skipBad bool) (*dataset.Subspaces, string, error) {
+func trainingSubspaces(ds *dataset.Dataset, d, m, groupings int, seed uint64, workers int, skipBad bool, progress io.Writer) (*dataset.Subspaces, string, error) {
 	var how string
 	switch ds.Kind() {
 	case dataset.KindBases:
@@ -485,7 +515,9 @@ func trainingSubspaces(ds *dataset.Dataset, d, m, groupings int, seed uint64, wo
 		}
 		how = fmt.Sprintf("sets of m=%d random same-class images (%d grouping(s)), d=%d", m, groupings, d)
 	}
-	subs, err := dataset.TrainingSubspaces(ds, dataset.TrainingOptions{D: d, M: m, Groupings: groupings, Seed: seed, SkipBad: skipBad, Workers: workers})
+	bar := base.NewPercent(orDiscard(progress), "building subspaces", progress == nil)
+	subs, err := dataset.TrainingSubspaces(ds, dataset.TrainingOptions{D: d, M: m, Groupings: groupings, Seed: seed, SkipBad: skipBad, Workers: workers, Progress: bar.Update})
+	bar.Clear()
 	if err != nil {
 		return nil, "", setError(err, d)
 	}
@@ -552,7 +584,13 @@ func trainModel(ctx context.Context, e *env, o model.Options, from *model.Model,
 	}
 	width := len(fmt.Sprint(before + o.Train.Epochs))
 	var hardDone [][2]int
+	onEpoch := o.Train.OnEpoch // the caller's (a checkpoint)
 	o.Train.OnEpoch = func(s model.EpochStats) error {
+		if onEpoch != nil {
+			if err := onEpoch(s); err != nil {
+				return err
+			}
+		}
 		bar.Clear()
 		if !quiet {
 			line := fmt.Sprintf("epoch %*d/%d  cost %+.4f  train acc %s", width, s.Epoch, before+o.Train.Epochs, s.Cost, pct(s.TrainAccuracy))
@@ -690,9 +728,25 @@ func trainJSON(out string, ds *dataset.Dataset, train *dataset.Subspaces, res *t
 	}
 }
 
-// plotFormatFlag defines -plot-format on fs.
+// plotFormatFlag defines -plot-format, -plot-size and -dpi on fs (every
+// command that draws); savePlot reads the last two from the run's flags.
 func plotFormatFlag(fs *flag.FlagSet) *string {
-	return fs.String("plot-format", plot.Formats[0], "format of the pictures: "+strings.Join(plot.Formats, ", "))
+	fs.Var(new(plot.Size), "plot-size", fmt.Sprintf("size of every picture, WxH in inches (like 6x4, each side %g to %g; default: each picture's own)", plot.MinSide, plot.MaxSide))
+	intVar(fs, new(int), "dpi", 96, plot.MinDPI, plot.MaxDPI, "resolution of PNG pictures, dots per inch")
+	return base.ChoiceVar(fs, "plot-format", plot.Formats[0], plot.Formats, "format of the pictures: "+strings.Join(plot.Formats, ", "))
+}
+
+// plotSize is the picture size of the flags of plotFormatFlag, checked
+// against plot's limits.
+func plotSize(fs *flag.FlagSet) (s plot.Size, err error) {
+	if f := fs.Lookup("plot-size"); f != nil {
+		s = *f.Value.(*plot.Size)
+		fmt.Sscan(fs.Lookup("dpi").Value.String(), &s.DPI)
+		if err := s.Check(); err != nil {
+			return s, usagef(fs, "-plot-size %s -dpi %d: %v (lower -plot-size or -dpi)", f.Value, s.DPI, strings.TrimPrefix(err.Error(), "plot: "))
+		}
+	}
+	return s, nil
 }
 
 // The pictures train and demo write into -plots DIR (the history's
@@ -700,31 +754,40 @@ func plotFormatFlag(fs *flag.FlagSet) *string {
 var plotNames = []string{"learning_curves", "relevances", "relevance_history"}
 
 // checkPlots declares -plots DIR and its pictures in format as outputs.
-func checkPlots(g *runfiles.Guard, dir, format string) error {
+// With names, they are the pictures instead; it returns their paths.
+func checkPlots(g *runfiles.Guard, dir, format string, names ...string) ([]string, error) {
 	if err := g.OutputDir("-plots", dir); err != nil {
-		return err
+		return nil, err
 	}
-	for _, n := range plotNames {
-		if err := g.CheckOutput("-plots", filepath.Join(dir, plot.PageName(n, 0, 1, format))); err != nil {
-			return err
+	if names == nil {
+		names = plotNames
+	}
+	var paths []string
+	for _, n := range names {
+		paths = append(paths, filepath.Join(dir, plot.PageName(n, 0, 1, format)))
+		if err := g.CheckOutput("-plots", paths[len(paths)-1]); err != nil {
+			return nil, err
 		}
 	}
-	return nil
+	return paths, nil
 }
 
-// checkPlotFormat is the usage error of a bad -plot-format.
+// checkPlotFormat checks -plot-size and -dpi together (-plot-format is
+// checked as it is parsed).
 func checkPlotFormat(fs *flag.FlagSet, format string) error {
-	if plot.CheckFormat(format) != nil {
-		return usagef(fs, "-plot-format %q: want one of %s", format, strings.Join(plot.Formats, ", "))
-	}
-	return nil
+	_, err := plotSize(fs)
+	return err
 }
 
 // savePlot renders f as format into the temporary file of the output
 // path (see files.write), committed with the run's other outputs.
 func savePlot(g *runfiles.Guard, path string, f *plot.Figure, format string) error {
+	size, err := plotSize(g.Flags())
+	if err != nil {
+		return err
+	}
 	var b bytes.Buffer
-	if err := f.Render(&b, format); err != nil {
+	if err := f.RenderSize(&b, format, size); err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
 	return g.Write(path, b.Bytes())

@@ -120,7 +120,7 @@ func TestInspect(t *testing.T) {
 	mod := filepath.Join(dir, "m.grlgq")
 	ok(t, "train", "-data", "csv:"+data, "-image", "8x8", "-m", "4", "-d", "2", "-protos", "2,1=3", "-epochs", "2", "-seed", "7", "-o", mod, "-quiet")
 	r := ok(t, "inspect", mod)
-	for _, want := range []string{"version 2", "D=64, d=2", "8x8", "prototypes  7", "classes     3", "3 prototype(s): 2 3 4", "global", "λ = [", "epochs      2", "prototypes per class 2,3,2", "seed 7", "temperature"} {
+	for _, want := range []string{"version 3", "D=64, d=2", "8x8", "prototypes  7", "classes     3", "3 prototype(s): 2 3 4", "global", "λ = [", "epochs      2", "prototypes per class 2,3,2", "seed 7", "temperature", "provenance", "data.sha256", "created", "tool                   grlgq "} {
 		if !strings.Contains(r.stdout, want) {
 			t.Errorf("inspect output lacks %q:\n%s", want, r.stdout)
 		}
@@ -128,17 +128,33 @@ func TestInspect(t *testing.T) {
 	for _, args := range [][]string{{"inspect", mod, "-json"}, {"inspect", "-json", mod}} {
 		r = ok(t, args...)
 		j := decodeJSON(t, r.stdout, "file_version", "format", "version", "dim", "subspace_dim", "class_names", "labels", "relevances", "config", "prototypes")
-		if j["file_version"].(float64) != 2 || j["dim"].(float64) != 64 || len(j["prototypes"].([]any)) != 7 {
+		if j["file_version"].(float64) != 3 || j["dim"].(float64) != 64 || len(j["prototypes"].([]any)) != 7 {
 			t.Errorf("inspect -json: file_version %v, dim %v, %d prototypes", j["file_version"], j["dim"], len(j["prototypes"].([]any)))
 		}
 		var m model.Model
 		if err := m.UnmarshalJSON([]byte(r.stdout)); err != nil {
 			t.Errorf("inspect -json does not read back: %v", err)
 		}
+		if md := j["metadata"].(map[string]any); md["data.kind"] != "images" || md["preprocess.d"] != "2" || md["preprocess.m"] != "4" || len(md["data.sha256"].(string)) != 64 || !strings.HasPrefix(md["tool"].(string), "grlgq ") {
+			t.Errorf("inspect -json metadata %v", md)
+		}
 	}
 	// A version 1 file says so.
-	if r := ok(t, "inspect", filepath.Join("..", "..", "model", "testdata", "golden-v1.grlgq")); !strings.Contains(r.stdout, "version 1") {
+	if r := ok(t, "inspect", filepath.Join("..", "..", "model", "testdata", "golden-v1.grlgq")); !strings.Contains(r.stdout, "version 1") || !strings.Contains(r.stdout, "provenance  none recorded") {
 		t.Errorf("inspect of a version 1 file:\n%s", r.stdout)
+	}
+	// A resumed model names the one it continued.
+	resumed := filepath.Join(dir, "r.grlgq")
+	ok(t, "train", "-data", "csv:"+data, "-image", "8x8", "-m", "4", "-epochs", "1", "-resume", mod, "-o", resumed, "-quiet")
+	if r := ok(t, "inspect", resumed); !strings.Contains(r.stdout, "resumed_from           grlgq ") {
+		t.Errorf("inspect of a resumed model:\n%s", r.stdout)
+	}
+	// grlgq version: the module version, Go's and the kernels.
+	if r := ok(t, "version"); !strings.HasPrefix(r.stdout, "grlgq ") || !strings.Contains(r.stdout, "go1.") || !strings.Contains(r.stdout, "kernels "+model.Kernels()) {
+		t.Errorf("grlgq version:\n%s", r.stdout)
+	}
+	if j := decodeJSON(t, ok(t, "version", "-json").stdout, "version", "go", "kernels", "platform"); j["kernels"] != model.Kernels() {
+		t.Errorf("version -json: %v", j)
 	}
 	fails(t, 2, []string{"MODEL is required"}, "inspect")
 	fails(t, 2, []string{"one MODEL only"}, "inspect", mod, mod)

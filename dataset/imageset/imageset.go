@@ -95,6 +95,10 @@ type Options struct {
 	Workers int
 	// Limits bounds the input (zero fields: DefaultLimits).
 	Limits Limits
+	// Progress, if non-nil, is called after each image decoded with the
+	// images done and the total, from one goroutine at a time (a
+	// progress bar's feed; it must not block for long).
+	Progress func(done, total int)
 }
 
 // Tree is a loaded folder tree ROOT/<class>/<set>/<images>, or
@@ -224,8 +228,19 @@ func Load(ctx context.Context, root string, opt Options) (*Tree, error) {
 	for i := range images {
 		images[i] = flat[i*w*h : (i+1)*w*h : (i+1)*w*h]
 	}
+	var (
+		mu   sync.Mutex
+		done int
+	)
 	err = forEach(ctx, root, len(files), workers, func(i int) error {
-		return readInto(images[i], files[i], w, h, opt.Width != 0, lim)
+		err := readInto(images[i], files[i], w, h, opt.Width != 0, lim)
+		if opt.Progress != nil {
+			mu.Lock()
+			done++
+			opt.Progress(done, len(files))
+			mu.Unlock()
+		}
+		return err
 	})
 	if err != nil {
 		return nil, err

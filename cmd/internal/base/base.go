@@ -42,9 +42,69 @@ func Parse(fs *flag.FlagSet, args []string) error {
 		if errors.Is(err, flag.ErrHelp) {
 			return ErrHelp
 		}
-		return &UsageError{FlagSet: fs, Msg: err.Error()}
+		return &UsageError{FlagSet: fs, Msg: err.Error() + suggest(fs, err.Error())}
 	}
 	return nil
+}
+
+// suggest returns " (did you mean -NAME?)" for the message of an unknown
+// flag that is one edit from a defined flag's name, or a prefix of just
+// one (-epoch for -epochs), or the same but for two adjacent letters
+// swapped (-widht), and "" otherwise.
+func suggest(fs *flag.FlagSet, msg string) string {
+	const unknown = "flag provided but not defined: -"
+	name, ok := strings.CutPrefix(msg, unknown)
+	if !ok {
+		return ""
+	}
+	name = strings.TrimPrefix(name, "-")
+	var best []string
+	fs.VisitAll(func(f *flag.Flag) {
+		if editDistance(name, f.Name, 2) <= 1 || swapped(name, f.Name) || (len(name) >= 3 && strings.HasPrefix(f.Name, name)) {
+			best = append(best, f.Name)
+		}
+	})
+	if len(best) != 1 {
+		return ""
+	}
+	return " (did you mean -" + best[0] + "?)"
+}
+
+// swapped reports whether b is a with two adjacent bytes swapped.
+func swapped(a, b string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	i := 0
+	for i < len(a) && a[i] == b[i] {
+		i++
+	}
+	return i+1 < len(a) && a[i] == b[i+1] && a[i+1] == b[i] && a[i+2:] == b[i+2:]
+}
+
+// editDistance is the Levenshtein distance of a and b, or max when it is
+// at least max (the search stops there).
+func editDistance(a, b string, max int) int {
+	if d := len(a) - len(b); d >= max || -d >= max {
+		return max
+	}
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			c := prev[j-1]
+			if a[i-1] != b[j-1] {
+				c++
+			}
+			cur[j] = min(c, prev[j]+1, cur[j-1]+1)
+		}
+		prev, cur = cur, prev
+	}
+	return min(prev[len(b)], max)
 }
 
 // NoArgs rejects positional arguments left after the flags.

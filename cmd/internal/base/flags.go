@@ -189,3 +189,35 @@ func PrintDefaults(w io.Writer, fs *flag.FlagSet, notes map[string]Note) {
 		fmt.Fprintln(w, b.String())
 	})
 }
+
+// choiceFlag is a string flag with a fixed set of values.
+type choiceFlag struct {
+	p       *string
+	choices []string
+}
+
+func (f *choiceFlag) String() string {
+	if f == nil || f.p == nil {
+		return ""
+	}
+	return *f.p
+}
+
+func (f *choiceFlag) Set(s string) error {
+	for _, c := range f.choices {
+		if s == c {
+			*f.p = s
+			return nil
+		}
+	}
+	return fmt.Errorf("want one of %s", strings.Join(f.choices, ", "))
+}
+
+// ChoiceVar defines a string flag whose value must be one of choices
+// (checked as it is parsed: a usage error naming them), with default def.
+func ChoiceVar(fs *flag.FlagSet, name, def string, choices []string, usage string) *string {
+	p := new(string)
+	*p = def
+	fs.Var(&choiceFlag{p: p, choices: choices}, name, usage)
+	return p
+}

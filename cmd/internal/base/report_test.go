@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"io"
+	"strings"
 	"testing"
 
 	"github.com/grlgq/grlgq/dataset/imageset"
@@ -13,7 +13,6 @@ import (
 // TestReport: the one error format of both binaries.
 func TestReport(t *testing.T) {
 	fs := NewFlagSet("train")
-	usage := func(w io.Writer) { fmt.Fprintln(w, "Usage: grlgq train ...") }
 	limit := fmt.Errorf("load: %w", &imageset.LimitError{File: "x.csv", What: "line 1", Limit: imageset.LimitPixels, Value: 9, Max: 4})
 	for _, c := range []struct {
 		prog, cmd string
@@ -23,13 +22,71 @@ func TestReport(t *testing.T) {
 	}{
 		{"grlgq", "train", nil, ExitOK, ""},
 		{"grlgq", "train", ErrHelp, ExitOK, ""},
-		{"grlgq", "train", Usagef(fs, "-d %d: too\nlarge", 0), ExitUsage, "grlgq: train: -d 0: too; large\nUsage: grlgq train ...\n"},
+		{"grlgq", "train", Usagef(fs, "-d %d: too\nlarge", 0), ExitUsage, "grlgq: train: -d 0: too; large\nrun 'grlgq help train'\n"},
 		{"grlgq", "train", errors.New("grlgq: no data"), ExitFail, "grlgq: train: no data\n"},
 		{"grlgq-edge", "", limit, ExitFail, "grlgq-edge: load: x.csv: line 1: 9 pixels per image, over the limit of 4 (raise it with -max-pixels)\n"},
 	} {
 		var b bytes.Buffer
-		if code := Report(&b, c.prog, c.cmd, c.err, usage); code != c.code || b.String() != c.want {
+		if code := Report(&b, c.prog, c.cmd, c.err, "grlgq help train"); code != c.code || b.String() != c.want {
 			t.Errorf("%v: code %d, printed %q; want %d, %q", c.err, code, b.String(), c.code, c.want)
 		}
+	}
+}
+
+// TestSuggest: an unknown flag one edit from a defined one, or a prefix of
+// just one, is named in the usage error.
+func TestSuggest(t *testing.T) {
+	fs := NewFlagSet("train")
+	var n int
+	IntVar(fs, &n, "epochs", 1, 1, 10, "")
+	IntVar(fs, &n, "protos", 1, 1, 10, "")
+	IntVar(fs, &n, "patience", 1, 0, 10, "")
+	fs.Bool("plots", false, "")
+	for args, want := range map[string]string{
+		"-epoch":  "flag provided but not defined: -epoch (did you mean -epochs?)",
+		"--epoch": "flag provided but not defined: -epoch (did you mean -epochs?)",
+		"-protso": "flag provided but not defined: -protso (did you mean -protos?)",
+		"-psotro": "flag provided but not defined: -psotro",
+		"-proto":  "flag provided but not defined: -proto (did you mean -protos?)",
+		"-p":      "flag provided but not defined: -p",
+		"-xyz":    "flag provided but not defined: -xyz",
+		"-pl":     "flag provided but not defined: -pl",
+		"-plot":   "flag provided but not defined: -plot (did you mean -plots?)",
+		"-epochs": "invalid value \"x\" for flag -epochs: want an integer from 1 to 10",
+	} {
+		err := Parse(fs, []string{args, "x"})
+		if err == nil || err.Error() != want {
+			t.Errorf("%s: %v, want %s", args, err, want)
+		}
+	}
+}
+
+// TestProgressPercent: a percent bar counts in %, whatever the total the
+// library reports, and redraws after a clear.
+func TestProgressPercent(t *testing.T) {
+	var b bytes.Buffer
+	p := &Percent{bar: &ProgressBar{w: &b, on: true, total: 1000, unit: "%"}, note: "decoding"}
+	p.Update(53, 100)
+	if got := b.String(); !strings.Contains(got, " 53%  ETA ") || !strings.HasSuffix(got, "decoding") || strings.Contains(got, "‰") {
+		t.Errorf("bar %q", got)
+	}
+	b.Reset()
+	p.Clear()
+	p.Redraw()
+	if got := b.String(); !strings.Contains(got, " 53%") {
+		t.Errorf("redraw %q", got)
+	}
+	b.Reset()
+	p.Update(7, 7)
+	if got := b.String(); !strings.Contains(got, "100%") || !strings.Contains(got, "[==============================]") {
+		t.Errorf("done %q", got)
+	}
+	// Off when not a terminal: nothing drawn.
+	b.Reset()
+	q := NewPercent(&b, "x", false)
+	q.Update(1, 2)
+	q.Clear()
+	if b.Len() != 0 {
+		t.Errorf("a bar on a buffer drew %q", b.String())
 	}
 }

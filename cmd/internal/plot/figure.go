@@ -12,7 +12,7 @@ import (
 	"gonum.org/v1/plot/font"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
-	_ "gonum.org/v1/plot/vg/vgimg" // png
+	"gonum.org/v1/plot/vg/vgimg"
 	_ "gonum.org/v1/plot/vg/vgpdf" // pdf
 	_ "gonum.org/v1/plot/vg/vgsvg" // svg
 
@@ -40,12 +40,95 @@ type Figure struct {
 
 // Render writes the figure to w as format ("png", "svg" or "pdf"). PNG is
 // drawn at 96 dots per inch.
-func (f *Figure) Render(w io.Writer, format string) (err error) {
+func (f *Figure) Render(w io.Writer, format string) error {
+	return f.RenderSize(w, format, Size{})
+}
+
+// Size sets the size of a picture (Width x Height; zero: the figure's
+// own) and the resolution of a PNG (DPI dots per inch; zero: 96). SVG and
+// PDF are vector pictures: DPI plays no part.
+type Size struct {
+	Width, Height vg.Length
+	DPI           int
+}
+
+// Limits of ParseSize and of a Size's DPI: each side from MinSide to
+// MaxSide inches, DPI from MinDPI to MaxDPI, and a PNG of at most
+// MaxPixels pixels (4 bytes each in memory).
+const (
+	MinSide   = 1.0
+	MaxSide   = 100.0
+	MinDPI    = 24
+	MaxDPI    = 1200
+	MaxPixels = 1 << 26
+)
+
+// ParseSize parses "WxH" in inches ("6x4", "3.5x2.5") within MinSide to
+// MaxSide; "" is the zero size (each figure's own).
+func ParseSize(s string) (w, h vg.Length, err error) {
+	if s == "" {
+		return 0, 0, nil
+	}
+	a, b, ok := strings.Cut(strings.ToLower(s), "x")
+	x, err1 := strconv.ParseFloat(strings.TrimSpace(a), 64)
+	y, err2 := strconv.ParseFloat(strings.TrimSpace(b), 64)
+	if !ok || err1 != nil || err2 != nil || !(x >= MinSide && x <= MaxSide && y >= MinSide && y <= MaxSide) {
+		return 0, 0, fmt.Errorf("want WxH in inches, each side from %g to %g, like 6x4", MinSide, MaxSide)
+	}
+	return vg.Length(x) * vg.Inch, vg.Length(y) * vg.Inch, nil
+}
+
+// Set parses a -plot-size flag's WxH into s's Width and Height
+// (ParseSize); with String it makes *Size a flag.Value.
+func (s *Size) Set(v string) (err error) {
+	s.Width, s.Height, err = ParseSize(v)
+	return err
+}
+
+// String is the WxH of s in inches ("" for the zero size).
+func (s *Size) String() string {
+	if s == nil || s.Width == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%gx%g", s.Width/vg.Inch, s.Height/vg.Inch)
+}
+
+// Check returns an error when a PNG of s would have more than
+// MaxPixels pixels or s.DPI is outside MinDPI..MaxDPI (0 allowed), saying
+// which limit.
+func (s Size) Check() error {
+	if s.DPI != 0 && (s.DPI < MinDPI || s.DPI > MaxDPI) {
+		return fmt.Errorf("plot: %d dpi: want %d to %d", s.DPI, MinDPI, MaxDPI)
+	}
+	dpi := float64(s.DPI)
+	if dpi == 0 {
+		dpi = 96
+	}
+	if px := (float64(s.Width) / vg.Inch.Points()) * (float64(s.Height) / vg.Inch.Points()) * dpi * dpi; px > MaxPixels {
+		return fmt.Errorf("plot: %.0f pixels at %.0f dpi, over the limit of %d", px, dpi, MaxPixels)
+	}
+	return nil
+}
+
+// RenderSize is Render at size s (see Size; its zero fields keep the
+// figure's own). A picture larger than the figure is laid out at its size
+// (texts keep their point sizes); a smaller one is the figure laid out at
+// the aspect ratio asked for and scaled down, texts included, so that
+// nothing overlaps at any size.
+func (f *Figure) RenderSize(w io.Writer, format string, s Size) (err error) {
 	if err := CheckFormat(format); err != nil {
 		return err
 	}
-	c, err := draw.NewFormattedCanvas(f.Width, f.Height, format)
-	if err != nil {
+	if s.Width == 0 || s.Height == 0 {
+		s.Width, s.Height = f.Width, f.Height
+	}
+	if err := s.Check(); err != nil {
+		return err
+	}
+	var c vg.CanvasWriterTo
+	if format == "png" && s.DPI != 0 {
+		c = vgimg.PngCanvas{Canvas: vgimg.NewWith(vgimg.UseWH(s.Width, s.Height), vgimg.UseDPI(s.DPI))}
+	} else if c, err = draw.NewFormattedCanvas(s.Width, s.Height, format); err != nil {
 		return fmt.Errorf("plot: %w", err)
 	}
 	defer func() {
@@ -55,7 +138,15 @@ func (f *Figure) Render(w io.Writer, format string) (err error) {
 			err = fmt.Errorf("plot: %v", r)
 		}
 	}()
-	f.draw(draw.New(c))
+	dc := draw.New(c)
+	if k := min(float64(s.Width/f.Width), float64(s.Height/f.Height)); k < 1 {
+		// Smaller than the figure: laid out at 1/k of the size asked
+		// for (the figure's own scale, texts included) and drawn scaled
+		// by k, so that texts shrink with the picture and never overlap.
+		c.Scale(k, k)
+		dc = draw.Canvas{Canvas: c, Rectangle: vg.Rectangle{Max: vg.Point{X: s.Width / vg.Length(k), Y: s.Height / vg.Length(k)}}}
+	}
+	f.draw(dc)
 	if _, err := c.WriteTo(w); err != nil {
 		return fmt.Errorf("plot: %w", err)
 	}

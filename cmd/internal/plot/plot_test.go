@@ -409,3 +409,31 @@ func TestPlotFitText(t *testing.T) {
 		t.Errorf("fitText cut a short text: %q", got)
 	}
 }
+
+// TestRenderSize: a Size sets a PNG's pixels (inches x dpi) and is
+// checked against its limits; FoldAccuracies draws.
+func TestRenderSize(t *testing.T) {
+	f := FoldAccuracies([]float64{0.9, 1, 0.95}, 0.95, 0.05)
+	var b bytes.Buffer
+	if err := f.RenderSize(&b, "png", Size{Width: 3 * vg.Inch, Height: 2 * vg.Inch, DPI: 100}); err != nil {
+		t.Fatal(err)
+	}
+	img, err := png.Decode(&b)
+	if err != nil || img.Bounds().Dx() != 300 || img.Bounds().Dy() != 200 {
+		t.Fatalf("3x2 in at 100 dpi: %v, %v", err, img.Bounds())
+	}
+	if w, h, err := ParseSize("3.5x2"); err != nil || w != 3.5*vg.Inch || h != 2*vg.Inch {
+		t.Errorf("ParseSize 3.5x2: %v %v %v", w, h, err)
+	}
+	for _, bad := range []string{"0x2", "3", "3x", "x2", "1000x2", "NaNx2", "3x2x1"} {
+		if _, _, err := ParseSize(bad); err == nil {
+			t.Errorf("ParseSize(%q) accepted", bad)
+		}
+	}
+	if err := (Size{Width: 100 * vg.Inch, Height: 100 * vg.Inch, DPI: 1200}).Check(); err == nil {
+		t.Error("a 120000x120000 PNG accepted")
+	}
+	if err := f.RenderSize(new(bytes.Buffer), "png", Size{DPI: 5}); err == nil {
+		t.Error("5 dpi accepted")
+	}
+}

@@ -23,9 +23,17 @@ func New(program string, stderr io.Writer) *Guard { return &Guard{program: progr
 // SetFlags sets the command whose usage errors the guard reports.
 func (g *Guard) SetFlags(fs *flag.FlagSet) { g.fs = fs }
 
+// Stderr returns the run's stderr, where its warnings go (and its
+// progress bars, on a terminal).
+func (g *Guard) Stderr() io.Writer { return g.stderr }
+
+// Flags returns the command's flags given to SetFlags (nil before).
+func (g *Guard) Flags() *flag.FlagSet { return g.fs }
+
 // InputReplaceable declares path, given by flag, as a regular file the
 // run reads whole before any output is written, and which -o may replace
-// (train -resume M -o M): on commit only.
+// (train -resume M -o M: on commit only), as may -checkpoint (train
+// -resume C -checkpoint C: from the first checkpoint on).
 func (g *Guard) InputReplaceable(flag, path string) error {
 	if err := g.Input(flag, path, false); err != nil {
 		return err
@@ -127,7 +135,7 @@ func (g *Guard) clash(flag, path string, dir, outputs bool) string {
 			continue
 		}
 		if abs == inAbs || (ferr == nil && os.SameFile(fi, in.fi)) {
-			if in.replaceable && (flag == "-o" || flag == "output") {
+			if in.replaceable && (flag == "-o" || flag == "output" || flag == "-checkpoint") {
 				continue
 			}
 			return fmt.Sprintf("%s %s is also an input (%s %s): refusing to overwrite it", flag, path, in.flag, in.path)
