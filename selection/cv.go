@@ -134,8 +134,10 @@ type CVResult struct {
 	// Mean and SD (sample standard deviation, n−1) of the folds'
 	// accuracies.
 	Mean, SD float64
-	// Plan is the cross-validation that ran.
-	Plan Plan
+	// Plan is the cross-validation that ran; Splits its folds, in the
+	// order of Folds (for baselines on the same folds: package baseline).
+	Plan   Plan
+	Splits []folds.Fold
 }
 
 // CrossValidate trains a model of opt (model.Train: what the model is,
@@ -158,7 +160,7 @@ func CrossValidate(ctx context.Context, opt model.Options, x []model.Sample, y [
 	opt.Train.OnEpoch = nil
 	per := max(opt.Model.PrototypesPerClass, 1)
 	prog := newProgress(so.Progress, len(splits)*(opt.Train.Epochs*per+1))
-	res := &CVResult{Folds: make([]FoldScore, len(splits)), Plan: plan}
+	res := &CVResult{Folds: make([]FoldScore, len(splits)), Plan: plan, Splits: splits}
 	inner := max(so.Workers/len(splits), 1)
 	err = parallel(ctx, len(splits), so.Workers, func(f int) error {
 		t0 := time.Now()

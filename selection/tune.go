@@ -7,6 +7,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/grlgq/grlgq/folds"
 	"github.com/grlgq/grlgq/model"
 	"github.com/grlgq/grlgq/score"
 )
@@ -46,6 +47,9 @@ type TuneResult struct {
 	// Plan is the cross-validation that ran (Folds and Repeats, and whether
 	// K was lowered to the smallest class).
 	Plan Plan
+	// Splits are the folds, in the order of every row's Folds (for
+	// baselines on the same folds: package baseline).
+	Splits []folds.Fold
 }
 
 // BestSetting returns the chosen setting.
@@ -223,7 +227,7 @@ func Tune(ctx context.Context, base model.Options, settings []Setting, x []model
 		return nil, err
 	}
 
-	res := &TuneResult{Table: make([]Row, len(settings)), Folds: plan.Folds, Repeats: plan.Repeats, Plan: plan}
+	res := &TuneResult{Table: make([]Row, len(settings)), Folds: plan.Folds, Repeats: plan.Repeats, Plan: plan, Splits: splits}
 	for i, s := range settings {
 		r := Row{Setting: s, Folds: acc[i]}
 		r.Mean, r.SD = score.MeanSD(acc[i])

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/grlgq/grlgq/baseline"
 	"github.com/grlgq/grlgq/cmd/internal/base"
 	"github.com/grlgq/grlgq/cmd/internal/plot"
 	"github.com/grlgq/grlgq/cmd/internal/runfiles"
@@ -43,10 +44,14 @@ func runCV(ctx context.Context, e *env, args []string) error {
 	fs.BoolVar(&asJSON, "json", false, "print the result as JSON")
 	fs.BoolVar(&quiet, "quiet", false, "no progress bar")
 	fs.BoolVar(&skipBad, "skip-bad", false, "leave out sets of rank below d instead of failing")
+	bl := newBaselineFlags(fs, true)
 	if err := parseFlags(e, fs, args); err != nil {
 		return err
 	}
 	if err := noArgs(fs); err != nil {
+		return err
+	}
+	if err := bl.check(e, fs); err != nil {
 		return err
 	}
 	o, err := tf.options(fs)
@@ -88,13 +93,27 @@ func runCV(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return selectionError(err)
 	}
+	acc := make([]float64, len(res.Folds))
+	for i, f := range res.Folds {
+		acc[i] = f.Accuracy
+	}
+	var bres *baseline.Result
+	if bl.methods != nil {
+		if bres, err = bl.run(ctx, "GRLGQ", model.Sets(subs.Subs), subs.Labels, res.Splits, acc, o.Train.Seed, tf.workers); err != nil {
+			return err
+		}
+	}
 	if asJSON {
-		acc := make([]float64, len(res.Folds))
 		correct := make([]int, len(res.Folds))
 		n := make([]int, len(res.Folds))
 		secs := make([]float64, len(res.Folds))
 		for i, f := range res.Folds {
-			acc[i], correct[i], n[i], secs[i] = f.Accuracy, f.Correct, f.N, f.Duration.Seconds()
+			correct[i], n[i], secs[i] = f.Correct, f.N, f.Duration.Seconds()
+		}
+		if bres != nil {
+			if err := bl.write(e, io.Discard, bres); err != nil {
+				return err
+			}
 		}
 		return writeJSON(e.stdout, map[string]any{
 			"data":          ds.Source,
@@ -111,12 +130,16 @@ func runCV(ctx context.Context, e *env, args []string) error {
 			"fold_n":        n,
 			"fold_seconds":  jnums(secs),
 			"seconds":       time.Since(t0).Seconds(),
+			"baselines":     bres,
 		})
 	}
 	for i, f := range res.Folds {
 		fmt.Fprintf(text, "fold %d/%d  %s (%d/%d)  %s\n", i+1, len(res.Folds), pct(f.Accuracy), f.Correct, f.N, base.RoundDur(f.Duration))
 	}
 	fmt.Fprintf(e.stdout, "accuracy %s ± %s (%d-fold stratified cross-validation, seed %d, %d sets) (%s)\n", pct(res.Mean), pct(res.SD), folds, o.Train.Seed, subs.Len(), base.RoundDur(time.Since(t0)))
+	if bres != nil {
+		return bl.write(e, e.stdout, bres)
+	}
 	return nil
 }
 
@@ -152,6 +175,7 @@ type tuneFlags struct {
 	folds, repeats                   int
 	confidence                       float64
 	protos, inits, rels, lrs, epochs string
+	bl                               *baselineFlag
 }
 
 func newTuneFlags(fs *flag.FlagSet) *tuneFlags {
@@ -167,13 +191,14 @@ func newTuneFlags(fs *flag.FlagSet) *tuneFlags {
 	fs.StringVar(&t.rels, "tune-relevance", "", "with -tune: relevances to try (global, none, local)")
 	fs.StringVar(&t.lrs, "tune-lr", "", "with -tune: learning rates η to try, e.g. 0.05,0.01 (factor 2 in G kept, as -lr)")
 	fs.StringVar(&t.epochs, "tune-epochs", "", "with -tune: epoch counts to try, e.g. 0,10,25,50 (0: untrained); one training per fold serves all of them")
+	t.bl = newBaselineFlags(fs, false)
 	return t
 }
 
 // check rejects -tune with options it cannot honour.
 func (t *tuneFlags) check(fs *flag.FlagSet, hard bool, groupings int) error {
 	if !t.on {
-		for _, n := range []string{"folds", "tune-repeats", "tune-confidence", "tune-protos", "tune-init", "tune-relevance", "tune-lr", "tune-epochs"} {
+		for _, n := range []string{"folds", "tune-repeats", "tune-confidence", "tune-protos", "tune-init", "tune-relevance", "tune-lr", "tune-epochs", "baselines"} {
 			if isSet(fs, n) {
 				return usagef(fs, "-%s needs -tune", n)
 			}
@@ -187,6 +212,8 @@ func (t *tuneFlags) check(fs *flag.FlagSet, hard bool, groupings int) error {
 		return usagef(fs, "-tune with -groupings %d: an image would sit in several sets, in different folds; use one grouping", groupings)
 	case t.folds == 1:
 		return usagef(fs, "-folds %d: want 2 or more (0: automatic)", t.folds)
+	case t.bl.methods != nil && isSet(fs, "images"):
+		return usagef(fs, "-baselines compare image sets: not with -images")
 	}
 	_, _, err := t.settings(fs, false)
 	return err
@@ -338,6 +365,12 @@ func (t *tuneFlags) run(ctx context.Context, e *env, fs *flag.FlagSet, o model.O
 		return selectionError(err)
 	}
 	wall := time.Since(t0)
+	var bres *baseline.Result
+	if t.bl.methods != nil {
+		if bres, err = t.bl.run(ctx, "GRLGQ (chosen)", x, y, res.Splits, res.Table[res.Best].Folds, o.Train.Seed, o.Train.Workers); err != nil {
+			return err
+		}
+	}
 	mf, err := out.g.Create(out.model)
 	if err != nil {
 		return err
@@ -394,9 +427,15 @@ func (t *tuneFlags) run(ctx context.Context, e *env, fs *flag.FlagSet, o model.O
 			"plots":        append([]string{}, pics...),
 			"tune_seconds": wall.Seconds(),
 			"seconds":      time.Since(out.start).Seconds(),
+			"baselines":    bres,
 		})
 	}
 	writeTable(out.text, res)
+	if bres != nil {
+		if err := t.bl.write(e, out.text, bres); err != nil {
+			return err
+		}
+	}
 	for _, p := range pics {
 		fmt.Fprintf(out.text, "plot       %s\n", p)
 	}
