@@ -229,7 +229,7 @@ func evalSamples(mod *model.Model, ds *dataset.Dataset, groupM int, seed uint64,
 		return nil, fmt.Errorf("%s has %d pixels per image (%dx%d), the model wants D=%d%s", ds.Source, ds.Dim, h, w, mod.Dim(), hint)
 	}
 	d := mod.SubspaceDim()
-	if ds.Kind() == dataset.KindBases && ds.SubDim != d {
+	if ds.Kind() == dataset.KindBases && ds.SubDim < d {
 		return nil, fmt.Errorf("%s holds bases of d=%d, the model has d=%d", ds.Source, ds.SubDim, d)
 	}
 	ts, err := dataset.EvalSamples(ds, dataset.EvalOptions{D: d, M: groupM, Seed: seed, Workers: workers, SkipBad: skipBad})
