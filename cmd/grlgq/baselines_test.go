@@ -11,12 +11,15 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/grlgq/grlgq/model"
 )
 
 // noisyNPY writes n sets of d orthonormal columns in dim pixels, 3
 // classes whose sets share a weak class direction (signal) under noise,
-// so that the classifiers disagree.
-func noisyNPY(t *testing.T, n, dim, d int, signal float64) string {
+// so that the classifiers disagree; with single, the last set is a
+// fourth class of its own.
+func noisyNPY(t *testing.T, n, dim, d int, signal float64, single bool) string {
 	t.Helper()
 	dir := t.TempDir()
 	data, labels := filepath.Join(dir, "x.npy"), filepath.Join(dir, "y.npy")
@@ -25,6 +28,9 @@ func noisyNPY(t *testing.T, n, dim, d int, signal float64) string {
 	var labs []int64
 	for i := range n {
 		c := i % 3
+		if single && i == n-1 {
+			c = 3
+		}
 		b := make([][]float64, d)
 		for j := range b {
 			col := make([]float64, dim)
@@ -68,7 +74,7 @@ func noisyNPY(t *testing.T, n, dim, d int, signal float64) string {
 // to GRLGQ on the same folds (JSON: diff = baseline − GRLGQ per fold), and
 // the per-fold CSV.
 func TestCVBaselines(t *testing.T) {
-	spec := noisyNPY(t, 36, 20, 3, 2.5)
+	spec := noisyNPY(t, 36, 20, 3, 2.5, false)
 	csvPath := filepath.Join(t.TempDir(), "folds.csv")
 	r := ok(t, "cv", "-data", spec, "-folds", "3", "-epochs", "2", "-baselines", "-baselines-csv", csvPath)
 	for _, w := range []string{"baselines on the same 3 folds", "1-NN geodesic", "1-NN chordal", "1-NN MSM", "5-NN geodesic", "SVM, projection kernel", "w/t/l", "SVM C"} {
@@ -127,5 +133,23 @@ func TestTuneBaselines(t *testing.T) {
 		if !strings.Contains(r.stdout, w) {
 			t.Errorf("train -tune -baselines output lacks %q:\n%s", w, r.stdout)
 		}
+	}
+}
+
+// TestTuneDefaultSearchTinyClass: train -tune with the default search
+// where a class has a single training set (the failure of issue 23):
+// it trains, says how the folds hold that class, and the model knows it.
+func TestTuneDefaultSearchTinyClass(t *testing.T) {
+	spec := noisyNPY(t, 31, 20, 4, 2.5, true)
+	out := filepath.Join(t.TempDir(), "m.grlgq")
+	r := ok(t, "train", "-tune", "-data", spec, "-o", out, "-quiet")
+	for _, w := range []string{"note", "single sample", "successive halving", "saved " + out} {
+		if !strings.Contains(r.stdout, w) {
+			t.Errorf("train -tune output lacks %q:\n%s", w, r.stdout)
+		}
+	}
+	m, err := model.LoadFile(out)
+	if err != nil || m.NumClasses() != 4 {
+		t.Fatalf("the tuned model: %v", err)
 	}
 }

@@ -215,16 +215,17 @@ func (t *tuneFlags) check(fs *flag.FlagSet, hard bool, groupings int) error {
 	case t.bl.methods != nil && isSet(fs, "images"):
 		return usagef(fs, "-baselines compare image sets: not with -images")
 	}
-	_, _, err := t.settings(fs, false)
+	_, _, err := t.settings(fs, 1, false)
 	return err
 }
 
-// settings returns the search and its options: selection.DefaultSearch
-// unless a -tune-* flag is given, else the product of the lists with one
-// reference (the first setting) and confidence 0.
-func (t *tuneFlags) settings(fs *flag.FlagSet, images bool) ([]selection.Setting, selection.Options, error) {
+// settings returns the search and its options for samples of d columns:
+// selection.DefaultSearch unless a -tune-* flag is given, else the
+// product of the lists with one reference (the first setting) and
+// confidence 0.
+func (t *tuneFlags) settings(fs *flag.FlagSet, d int, images bool) ([]selection.Setting, selection.Options, error) {
 	if t.defaultSearch() {
-		ss, opt := selection.DefaultSearch(images)
+		ss, opt := selection.DefaultSearch(d, images)
 		return ss, opt, nil
 	}
 	ss, err := t.grid(fs, images)
@@ -332,7 +333,11 @@ type tuneOutput struct {
 // table.
 func (t *tuneFlags) run(ctx context.Context, e *env, fs *flag.FlagSet, o model.Options, ds *dataset.Dataset, x []model.Sample, y []int, train *dataset.Subspaces, out tuneOutput) error {
 	images := len(x) > 0 && x[0].Pixels() != nil
-	ss, opt, err := t.settings(fs, images)
+	d := o.Model.SubspaceDim
+	if !images && len(x) > 0 {
+		d = x[0].Subspace().D()
+	}
+	ss, opt, err := t.settings(fs, d, images)
 	if err != nil {
 		return err
 	}
@@ -341,18 +346,19 @@ func (t *tuneFlags) run(ctx context.Context, e *env, fs *flag.FlagSet, o model.O
 		opt.Confidence = t.confidence
 	}
 	plan := selection.PlanFolds(y, opt)
-	switch {
-	case plan.Folds == 0:
-		return fmt.Errorf("-tune: class %d (%s) has %d training sample(s); cross-validation needs at least 2 per class", plan.Class, dataClassName(ds, plan.Class), plan.Size)
-	case plan.Class >= 0 && t.folds > 0:
-		return fmt.Errorf("-tune: class %d (%s) has %d training %s, fewer than -folds %d: lower -folds", plan.Class, dataClassName(ds, plan.Class), plan.Size, itemWord(images), t.folds)
-	case plan.Lowered:
-		fmt.Fprintf(out.text, "note       %d folds instead of %d: class %s has %d training %s\n", plan.Folds, plan.Asked, dataClassName(ds, plan.Class), plan.Size, itemWord(images))
+	if plan.Class >= 0 && t.folds > 0 {
+		return fmt.Errorf("-tune: class %d (%s) has %d training %s, fewer than -folds %d: lower -folds (or leave it out)", plan.Class, dataClassName(ds, plan.Class), plan.Size, itemWord(images), t.folds)
+	}
+	if n := plan.Note(); n != "" {
+		fmt.Fprintf(out.text, "note       %s\n", n)
 	}
 	nfolds, repeats := plan.Folds, plan.Repeats
 	how := fmt.Sprintf("%d-fold", nfolds)
 	if repeats > 1 {
 		how = fmt.Sprintf("%d x %d-fold", repeats, nfolds)
+	}
+	if opt.Rungs != nil {
+		how = fmt.Sprintf("successive halving (keeping the best third at splits %v) over %s", opt.Rungs, how)
 	}
 	fmt.Fprintf(out.text, "tuning     %d settings by %s stratified cross-validation on the %d training %s (seed %d); the references are the first %d, another setting must gain %g paired standard errors; the other options: %s\n",
 		len(ss), how, len(x), itemWord(images), o.Train.Seed, max(opt.Preferred, 1), opt.Confidence, describeConfig(o, len(ds.Classes)))
