@@ -5,7 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"strings"
 
 	"github.com/grlgq/grlgq/baseline"
 	"github.com/grlgq/grlgq/folds"
@@ -16,56 +15,21 @@ import (
 // Baselines on the folds of cv and train -tune: flags and tables; the
 // work is package baseline's.
 
-// baselineFlag is -baselines[=LIST]: alone, baseline.DefaultMethods.
+// baselineFlag is -baselines[=LIST] (alone: baseline.DefaultMethods)
+// and -baselines-csv.
 type baselineFlag struct {
-	methods []baseline.Method
+	methods baseline.MethodList
 	csv     string
 }
 
 func newBaselineFlags(fs *flag.FlagSet, csv bool) *baselineFlag {
 	b := &baselineFlag{}
-	fs.Var(b, "baselines", "also run these classifiers on the same folds, with their paired differences to GRLGQ: -baselines alone for "+
+	fs.Var(&b.methods, "baselines", "also run these classifiers on the same folds, with their paired differences to GRLGQ: -baselines alone for "+
 		"1nn-geodesic,1nn-chordal,1nn-msm,5nn-geodesic,svm, or -baselines=LIST of Knn-geodesic, Knn-chordal, Knn-msm, svm (projection kernel, C by inner cross-validation), gda, default")
 	if csv {
 		fs.StringVar(&b.csv, "baselines-csv", "", "with -baselines: write the per-fold accuracies of GRLGQ and the baselines to this CSV file")
 	}
 	return b
-}
-
-func (b *baselineFlag) IsBoolFlag() bool { return true }
-
-func (b *baselineFlag) String() string {
-	if b == nil {
-		return ""
-	}
-	var s []string
-	for _, m := range b.methods {
-		s = append(s, m.String())
-	}
-	return strings.Join(s, ",")
-}
-
-func (b *baselineFlag) Set(s string) error {
-	switch s {
-	case "true":
-		s = "default"
-	case "false":
-		b.methods = nil
-		return nil
-	}
-	m, err := baseline.ParseMethods(s)
-	if err != nil {
-		return err
-	}
-	seen := map[baseline.Method]bool{}
-	b.methods = nil
-	for _, v := range m {
-		if !seen[v] {
-			seen[v] = true
-			b.methods = append(b.methods, v)
-		}
-	}
-	return nil
 }
 
 // check rejects -baselines-csv without -baselines and declares the file.
@@ -92,7 +56,7 @@ func (b *baselineFlag) run(ctx context.Context, name string, x []model.Sample, y
 	for i, f := range splits {
 		sp[i] = baseline.Split(f)
 	}
-	res, err := baseline.Evaluate(ctx, subs, y, sp, baseline.Options{Methods: b.methods, Workers: workers, Seed: seed})
+	res, err := baseline.Evaluate(ctx, subs, y, sp, baseline.Options{Methods: []baseline.Method(b.methods), Workers: workers, Seed: seed})
 	if err != nil {
 		return nil, fmt.Errorf("-baselines: %w", selectionError(err))
 	}

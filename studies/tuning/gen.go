@@ -23,6 +23,7 @@ type spec struct {
 	Nuisance         int     // per-set random directions (pose, lighting)
 	Images           int     // images per set
 	SharedVar, Decay float64
+	Spread           float64 // how far a set's subspace strays from its mode
 }
 
 func (s spec) String() string {
@@ -30,8 +31,8 @@ func (s spec) String() string {
 	for _, v := range s.Sets {
 		n += v
 	}
-	return fmt.Sprintf("seed %d: %d classes, %d sets (%d..%d a class), %d mode(s), rank %d, shared %d, overlap %.2f, noise %.2f, nuisance %d, %d images, D=%d d=%d",
-		s.Seed, s.Classes, n, minOf(s.Sets), maxOf(s.Sets), s.Modes, s.Rank, s.Shared, s.Overlap, s.Noise, s.Nuisance, s.Images, s.Dim, s.D)
+	return fmt.Sprintf("seed %d: %d classes, %d sets (%d..%d a class), %d mode(s), rank %d, shared %d, overlap %.2f, spread %.2f, noise %.2f, nuisance %d, %d images, D=%d d=%d",
+		s.Seed, s.Classes, n, minOf(s.Sets), maxOf(s.Sets), s.Modes, s.Rank, s.Shared, s.Overlap, s.Spread, s.Noise, s.Nuisance, s.Images, s.Dim, s.D)
 }
 
 func minOf(v []int) int {
@@ -74,12 +75,13 @@ func randomSpec(seed uint64) spec {
 	s.Modes = 1 + r.IntN(3)
 	s.Rank = 3 + r.IntN(6)
 	s.Shared = 1 + r.IntN(4)
-	s.Overlap = 0.3 + 0.6*r.Float64()
-	s.Noise = 0.2 + 1.3*r.Float64()
+	s.Overlap = 0.6 + 0.38*r.Float64()
+	s.Noise = 0.4 + 1.8*r.Float64()
 	s.Nuisance = r.IntN(5)
 	s.Images = 12 + r.IntN(40)
 	s.SharedVar = 2 + 6*r.Float64()
 	s.Decay = 0.6 + 0.35*r.Float64()
+	s.Spread = 0.6 + 1.6*r.Float64()
 	return s
 }
 
@@ -127,7 +129,10 @@ func generate(s spec) ([]*subspace.Subspace, []int, error) {
 	var ys []int
 	for c, n := range s.Sets {
 		for i := range n {
-			u := modes[c][i%s.Modes]
+			u, err := stray(modes[c][i%s.Modes], s.Spread, orth)
+			if err != nil {
+				return nil, nil, err
+			}
 			var nu *linalg.Dense
 			if s.Nuisance > 0 {
 				if nu, err = orth(s.Nuisance); err != nil {
@@ -169,4 +174,20 @@ func generate(s spec) ([]*subspace.Subspace, []int, error) {
 		}
 	}
 	return xs, ys, nil
+}
+
+// stray returns the span of u + spread·R, R a random orthonormal basis:
+// the set's own version of its class mode.
+func stray(u *linalg.Dense, spread float64, orth func(int) (*linalg.Dense, error)) (*linalg.Dense, error) {
+	r, err := orth(u.Cols)
+	if err != nil {
+		return nil, err
+	}
+	m := linalg.NewDense(u.Rows, u.Cols)
+	for i := range u.Rows {
+		for j := range u.Cols {
+			m.Set(i, j, u.At(i, j)+spread*r.At(i, j))
+		}
+	}
+	return m, linalg.NewOrthonormalizer(u.Rows, u.Cols).Orthonormalize(m)
 }

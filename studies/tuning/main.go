@@ -26,12 +26,19 @@ func main() {
 	seeds := flag.String("seeds", "1-8", "collections: seeds a-b or a,b,c")
 	splits := flag.Int("splits", 4, "random stratified halves per collection")
 	workers := flag.Int("workers", 2, "goroutines")
+	fixedList := flag.String("fixed", "", "also score these fixed settings (eval): name=flags;... see fixedSettings")
 	flag.Parse()
 	ctx := context.Background()
 	var err error
 	switch *mode {
 	case "epoch":
 		err = epochTime(ctx, *workers)
+	case "eval":
+		err = evalAll(ctx, parseSeeds(*seeds), *splits, *workers, *fixedList)
+	case "time":
+		err = timeTune(ctx, *workers)
+	case "difficulty":
+		err = difficulty(ctx, parseSeeds(*seeds), *workers)
 	case "describe":
 		for _, s := range parseSeeds(*seeds) {
 			fmt.Println(randomSpec(s))
@@ -39,7 +46,6 @@ func main() {
 	default:
 		err = fmt.Errorf("unknown mode %q", *mode)
 	}
-	_ = splits
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
