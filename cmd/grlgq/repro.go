@@ -29,6 +29,7 @@ func runRepro(ctx context.Context, e *env, args []string) error {
 	intVar(fs, &workers, "workers", defaultWorkers(), 1, model.MaxWorkers, "goroutines (results never depend on it)")
 	fs.BoolVar(&asJSON, "json", false, `print one JSON object: "mean_accuracy", "std", "baseline_mean_accuracy", "baseline_std" (fractions), ...`)
 	fs.BoolVar(&quiet, "quiet", false, "no progress messages on stderr")
+	bl := newBaselineFlags(fs, false)
 	// The experiment's name may come before or after the flags.
 	var name string
 	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
@@ -62,7 +63,7 @@ func runRepro(ctx context.Context, e *env, args []string) error {
 	if err := e.guard(fs).Input("-dir", dir, true); err != nil {
 		return fmt.Errorf("data folder: %w", err)
 	}
-	opt := paper.Options{Dir: dir, Runs: runs, Seed: seed, Workers: workers}
+	opt := paper.Options{Dir: dir, Runs: runs, Seed: seed, Workers: workers, Baselines: bl.methods}
 	if !quiet {
 		start := time.Now()
 		opt.Progress = func(msg string) {
@@ -97,6 +98,7 @@ func runRepro(ctx context.Context, e *env, args []string) error {
 			"eta":                    res.Setup.Train.Eta,
 			"gamma":                  res.Setup.Train.Gamma,
 			"config_epochs":          res.Setup.Train.Epochs,
+			"baselines":              res.Baselines,
 		})
 	}
 	w := e.stdout
@@ -107,6 +109,9 @@ func runRepro(ctx context.Context, e *env, args []string) error {
 	fmt.Fprintf(w, "%-34s %-18s %s\n", "class-PCA baseline (untrained)", meanStd(res.BaselineMean, res.BaselineStd, len(res.BaselineAccuracies)), base.RoundDur(res.BaselineWall))
 	fmt.Fprintf(w, "%-34s %-18s\n", "GRLGQ (paper)", meanStd(res.Paper, res.PaperStd, 2))
 	fmt.Fprintf(w, "\nper run: GRLGQ %s\n         baseline %s\n", fmtPct(res.Accuracies), fmtPct(res.BaselineAccuracies))
+	if res.Baselines != nil {
+		return bl.write(e, w, res.Baselines)
+	}
 	return nil
 }
 
