@@ -17,7 +17,7 @@ import (
 // Options are the options of CrossValidate and Tune. The zero value is
 // valid: its fields' zeros are documented (the automatic folds, all
 // cores, one reference), and DefaultOptions is the tuner of `grlgq train
-// -tune` with DefaultSettings.
+// -tune` with DefaultSearch.
 type Options struct {
 	// Folds is K of K-fold cross-validation; 0 chooses it from the data
 	// (PlanFolds: DefaultFolds, lowered to the smallest class's size).
@@ -62,7 +62,7 @@ type Options struct {
 }
 
 // DefaultOptions returns the options of `grlgq train -tune` with
-// DefaultSettings: automatic folds, all cores, seed 0, the references and
+// DefaultSearch: automatic folds, all cores, seed 0, successive halving (DefaultRungs, DefaultKeep), the references and
 // confidence of DefaultPreferred and DefaultConfidence.
 func DefaultOptions() Options {
 	return Options{Preferred: DefaultPreferred, Confidence: DefaultConfidence, Rungs: DefaultRungs(), Keep: DefaultKeep}
