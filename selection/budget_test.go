@@ -1,4 +1,7 @@
-//go:build unix
+//go:build unix && !purego
+
+// The budget is the product's, with its assembly kernels: not measured in
+// the purego build (2-3 times slower, tested for correctness elsewhere).
 
 package selection
 

@@ -32,6 +32,12 @@ var fixedSettings = map[string]selection.Setting{
 	"pcasig10":  {Prototypes: 1, Init: model.InitPCA, Relevance: model.RelevanceGlobal, Eta: 0.05, Epochs: 50, Beta: 10},
 	"allsig10":  {Prototypes: selection.AllSets, Init: model.InitSample, Relevance: model.RelevanceGlobal, Eta: 0.05, Epochs: 10, Beta: 10},
 	"d5sig10":   {Prototypes: 1, Init: model.InitSample, Relevance: model.RelevanceGlobal, Eta: 0.05, Epochs: 50, Beta: 10, Dim: 5},
+	"g1e-3":     {Prototypes: 1, Init: model.InitSample, Relevance: model.RelevanceGlobal, Eta: 0.05, Epochs: 50, Gamma: 1e-3},
+	"g1e-1":     {Prototypes: 1, Init: model.InitSample, Relevance: model.RelevanceGlobal, Eta: 0.05, Epochs: 50, Gamma: 1e-1},
+	"g1e-2pca":  {Prototypes: 1, Init: model.InitPCA, Relevance: model.RelevanceGlobal, Eta: 0.05, Epochs: 50, Gamma: 1e-2},
+	"g1e-2sig3": {Prototypes: 1, Init: model.InitSample, Relevance: model.RelevanceGlobal, Eta: 0.05, Epochs: 50, Gamma: 1e-2, Beta: 3},
+	"g1e-2p3":   {Prototypes: 3, Init: model.InitSample, Relevance: model.RelevanceGlobal, Eta: 0.05, Epochs: 50, Gamma: 1e-2},
+	"g1e-2e.1":  {Prototypes: 1, Init: model.InitSample, Relevance: model.RelevanceGlobal, Eta: 0.1, Epochs: 50, Gamma: 1e-2},
 	"p3sig10e2": {Prototypes: 3, Init: model.InitSample, Relevance: model.RelevanceGlobal, Eta: 0.2, Epochs: 50, Beta: 10},
 }
 
