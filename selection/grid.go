@@ -273,6 +273,9 @@ func (sp Space) Sample(n int, seed uint64) []Setting {
 		if s.Prototypes == AllSetsLearned {
 			s.Relevance = model.RelevanceGlobal
 		}
+		if s.Prototypes == AllSets {
+			s.Init = model.InitSample
+		}
 		k := s.chain()
 		if seen[k] || len(epochs) == 0 {
 			continue
@@ -300,7 +303,7 @@ func pickOne[T any](r *rand.Rand, list []T, def T) T {
 // moved held-out accuracy in docs/tuning.md: prototypes per class (1, 2,
 // 3, 5, and a prototype at every training set, trained), the relevance
 // rate γ over four decades, the cost (identity, sigmoid of slope 3, 10,
-// 30), η from 0.01 to 0.5, d, 2d/3 and d/3 angles (sets only), the
+// 30), η from 0.01 to 0.5, d (0: the sets'), 2d/3 and d/3 angles (sets only), the
 // distances the model implements (chordal once it validates), class-PCA
 // or sample starts, global (twice as often) or local relevances, and 10,
 // 25 and 50 epochs (3 and 10 for the prototypes at every set).
@@ -319,8 +322,9 @@ func DefaultSpace(d int, images bool) Space {
 	if images {
 		sp.Prototypes = []int{1, 1, 2, 3, 5}
 	} else {
-		for _, f := range []int{3, 2, 1} {
-			if v := (d*f + 1) / 3; v >= 1 && !slices.Contains(sp.Dims, v) {
+		sp.Dims = []int{0} // the sets' d
+		for _, f := range []int{2, 1} {
+			if v := (d*f + 1) / 3; v >= 1 && v < d && !slices.Contains(sp.Dims, v) {
 				sp.Dims = append(sp.Dims, v)
 			}
 		}
@@ -383,7 +387,7 @@ func DefaultSearch(d int, images bool) ([]Setting, Options) {
 		ss = append(ss, Setting{Prototypes: AllSets, Eta: 1})
 		for _, dist := range sp.Distances {
 			for _, dd := range sp.Dims {
-				if s := (Setting{Prototypes: AllSets, Eta: 1, Dim: dd, Distance: dist}); s != ss[1] && (dd != d || dist != model.Geodesic) {
+				if s := (Setting{Prototypes: AllSets, Eta: 1, Dim: dd, Distance: dist}); s != ss[1] {
 					ss = append(ss, s)
 				}
 			}
