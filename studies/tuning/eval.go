@@ -38,6 +38,10 @@ var fixedSettings = map[string]selection.Setting{
 	"g1e-2sig3": {Prototypes: 1, Init: model.InitSample, Relevance: model.RelevanceGlobal, Eta: 0.05, Epochs: 50, Gamma: 1e-2, Beta: 3},
 	"g1e-2p3":   {Prototypes: 3, Init: model.InitSample, Relevance: model.RelevanceGlobal, Eta: 0.05, Epochs: 50, Gamma: 1e-2},
 	"g1e-2e.1":  {Prototypes: 1, Init: model.InitSample, Relevance: model.RelevanceGlobal, Eta: 0.1, Epochs: 50, Gamma: 1e-2},
+	"pcasig3":   {Prototypes: 1, Init: model.InitPCA, Relevance: model.RelevanceGlobal, Eta: 0.05, Epochs: 50, Beta: 3},
+	"pcag1e-3":  {Prototypes: 1, Init: model.InitPCA, Relevance: model.RelevanceGlobal, Eta: 0.05, Epochs: 50, Gamma: 1e-3},
+	"pcae.02":   {Prototypes: 1, Init: model.InitPCA, Relevance: model.RelevanceGlobal, Eta: 0.02, Epochs: 50},
+	"pcap3":     {Prototypes: 3, Init: model.InitPCA, Relevance: model.RelevanceGlobal, Eta: 0.05, Epochs: 50},
 	"p3sig10e2": {Prototypes: 3, Init: model.InitSample, Relevance: model.RelevanceGlobal, Eta: 0.2, Epochs: 50, Beta: 10},
 }
 
@@ -47,7 +51,7 @@ type row struct {
 	diff []float64 // per collection: mean over splits of (this − 1-NN)
 }
 
-func evalAll(ctx context.Context, seeds []uint64, nsplits, workers int, fixed string) error {
+func evalAll(ctx context.Context, seeds []uint64, nsplits, workers int, fixed string, noTune bool) error {
 	var names []string
 	if fixed != "" {
 		names = strings.Split(fixed, ",")
@@ -58,6 +62,9 @@ func evalAll(ctx context.Context, seeds []uint64, nsplits, workers int, fixed st
 		}
 	}
 	methods := []string{"tuned", "1nn-geodesic", "1nn-chordal", "svm"}
+	if noTune {
+		methods = methods[1:]
+	}
 	methods = append(methods, names...)
 	rows := map[string]*row{}
 	for _, m := range methods {
@@ -91,21 +98,6 @@ func evalAll(ctx context.Context, seeds []uint64, nsplits, workers int, fixed st
 
 			base := model.DefaultOptions()
 			base.Train.Workers, base.Train.Seed = workers, uint64(s)
-			ss, opt := selection.DefaultSearch(sp.D, false)
-			opt.Seed, opt.Workers = uint64(s), workers
-			t0 := time.Now()
-			res, err := selection.Tune(ctx, base, ss, model.Sets(xt), yt, opt)
-			if err != nil {
-				return fmt.Errorf("seed %d split %d: tune: %w", seed, s, err)
-			}
-			tt := time.Since(t0).Seconds()
-			tuneTimes = append(tuneTimes, tt)
-			a, err := accuracy(res.Model, xv, yv)
-			if err != nil {
-				return err
-			}
-			per["tuned"] = append(per["tuned"], a)
-			fmt.Printf("  split %d: tuned %.1f%% in %.1fs: %s (cv %.1f)\n", s, 100*a, tt, res.BestSetting(), 100*res.Table[res.Best].Mean)
 			for _, n := range names {
 				o := fixedSettings[n].Apply(base, yt)
 				xtt, xvv := xt, xv
@@ -122,9 +114,28 @@ func evalAll(ctx context.Context, seeds []uint64, nsplits, workers int, fixed st
 				}
 				per[n] = append(per[n], a)
 			}
+			if noTune {
+				goto baselines
+			}
+			{
+				ss, opt := selection.DefaultSearch(sp.D, false)
+				opt.Seed, opt.Workers = uint64(s), workers
+				t0 := time.Now()
+				res, err := selection.Tune(ctx, base, ss, model.Sets(xt), yt, opt)
+				if err != nil {
+					return fmt.Errorf("seed %d split %d: tune: %w", seed, s, err)
+				}
+				tt := time.Since(t0).Seconds()
+				tuneTimes = append(tuneTimes, tt)
+				a, err := accuracy(res.Model, xv, yv)
+				if err != nil {
+					return err
+				}
+				per["tuned"] = append(per["tuned"], a)
+				fmt.Printf("  split %d: tuned %.1f%% in %.1fs: %s (cv %.1f)\n", s, 100*a, tt, res.BestSetting(), 100*res.Table[res.Best].Mean)
+			}
+		baselines:
 			// Baselines on the same split.
-			idx := append(append([]int{}, tr...), te...)
-			_ = idx
 			br, err := baseline.Evaluate(ctx, x, y, []baseline.Split{{Train: tr, Val: te}}, baseline.Options{Methods: []baseline.Method{
 				{Kind: baseline.NN, K: 1, Distance: baseline.Geodesic}, {Kind: baseline.NN, K: 1, Distance: baseline.Chordal}, {Kind: baseline.SVM}}, Workers: workers, Seed: uint64(s)})
 			if err != nil {
@@ -162,7 +173,10 @@ func evalAll(ctx context.Context, seeds []uint64, nsplits, workers int, fixed st
 	}
 	sort.Float64s(tuneTimes)
 	mj, _ := score.MeanSD(majority)
-	fmt.Printf("tune time: median %.1fs, max %.1fs; majority share of test parts %.1f%%\n", tuneTimes[len(tuneTimes)/2], tuneTimes[len(tuneTimes)-1], 100*mj)
+	if len(tuneTimes) > 0 {
+		fmt.Printf("tune time: median %.1fs, max %.1fs\n", tuneTimes[len(tuneTimes)/2], tuneTimes[len(tuneTimes)-1])
+	}
+	fmt.Printf("majority share of test parts %.1f%%\n", 100*mj)
 	return nil
 }
 

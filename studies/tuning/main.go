@@ -26,6 +26,7 @@ func main() {
 	seeds := flag.String("seeds", "1-8", "collections: seeds a-b or a,b,c")
 	splits := flag.Int("splits", 4, "random stratified halves per collection")
 	workers := flag.Int("workers", 2, "goroutines")
+	noTune := flag.Bool("notune", false, "eval: fixed settings and baselines only")
 	fixedList := flag.String("fixed", "", "also score these fixed settings (eval): name=flags;... see fixedSettings")
 	flag.Parse()
 	ctx := context.Background()
@@ -34,7 +35,7 @@ func main() {
 	case "epoch":
 		err = epochTime(ctx, *workers)
 	case "eval":
-		err = evalAll(ctx, parseSeeds(*seeds), *splits, *workers, *fixedList)
+		err = evalAll(ctx, parseSeeds(*seeds), *splits, *workers, *fixedList, *noTune)
 	case "time":
 		err = timeTune(ctx, *workers)
 	case "difficulty":
