@@ -368,8 +368,8 @@ const (
 // DefaultSearch returns the search of `grlgq train -tune` and the options
 // that go with it, for training samples of d columns that are image sets
 // (images false) or single images (images true): the references first,
-// the package defaults (one prototype per class from a training set,
-// global relevances, η 0.05, 50 epochs, the base's other options) and,
+// the package defaults (one prototype per class from class PCA, global
+// relevances, η 0.02, 50 epochs, the base's other options) and,
 // for sets, 1-NN (a prototype at every training set, untrained); then, for
 // sets, 1-NN on fewer angles and with the chordal distance (cheap: no
 // training); then DefaultSamples trainings drawn from DefaultSpace(d,
@@ -378,7 +378,7 @@ const (
 // (1 for images) and DefaultConfidence. The caller sets Folds, Repeats,
 // Seed, Workers and Progress.
 func DefaultSearch(d int, images bool) ([]Setting, Options) {
-	ss := []Setting{{Prototypes: 1, Init: model.InitSample, Relevance: model.RelevanceGlobal, Eta: model.DefaultEta, Epochs: model.DefaultEpochs}}
+	ss := []Setting{{Prototypes: 1, Init: model.DefaultTrainConfig().Init, Relevance: model.RelevanceGlobal, Eta: model.DefaultEta, Epochs: model.DefaultEpochs}}
 	opt := DefaultOptions()
 	sp := DefaultSpace(d, images)
 	if images {

@@ -17,7 +17,7 @@ func TestDefaultSearch(t *testing.T) {
 	if !reflect.DeepEqual(opt, DefaultOptions()) || opt.Preferred != 2 || len(opt.Rungs) == 0 {
 		t.Fatalf("options %+v", opt)
 	}
-	def := Setting{Prototypes: 1, Init: model.InitSample, Relevance: model.RelevanceGlobal, Eta: model.DefaultEta, Epochs: model.DefaultEpochs}
+	def := Setting{Prototypes: 1, Init: model.InitPCA, Relevance: model.RelevanceGlobal, Eta: model.DefaultEta, Epochs: model.DefaultEpochs}
 	if ss[0] != def || !ss[1].NearestNeighbour() || ss[1].Dim != 0 {
 		t.Fatalf("references %v, %v", ss[0], ss[1])
 	}
