@@ -180,10 +180,10 @@ type tuneFlags struct {
 
 func newTuneFlags(fs *flag.FlagSet) *tuneFlags {
 	t := &tuneFlags{}
-	fs.BoolVar(&t.on, "tune", false, "choose prototypes per class, initialisation, relevances, -lr and -epochs by stratified cross-validation on the training sets "+
-		"(the search below; docs/tuning.md), then train the best setting on all of them; the other flags give the rest of the configuration")
-	intVar(fs, &t.folds, "folds", 0, 0, maxFolds, "with -tune: K of the stratified K-fold cross-validation (0: 5 up to 150 training sets, else 3; lowered to the smallest class's size)")
-	floatVar(fs, &t.confidence, "tune-confidence", 0, 0, 100, false, false, fmt.Sprintf("with -tune: how many paired standard errors a setting must gain over the reference (the default search: the better of the package defaults and 1-NN with their relevances; a search from -tune-* lists: its first setting) to be chosen instead (when not given: %g for the default search, 0 = the plain best mean for a search from lists)", selection.DefaultConfidence))
+	fs.BoolVar(&t.on, "tune", false, "choose prototypes per class, initialisation, relevances, -lr, -lr-rel, the cost (-sigmoid), d, the distance and -epochs by stratified cross-validation on the training sets "+
+		"(successive halving over a fixed random sample of settings; docs/tuning.md), then train the best setting on all of them; the other flags give the rest of the configuration")
+	intVar(fs, &t.folds, "folds", 0, 0, maxFolds, "with -tune: K of the stratified K-fold cross-validation (0: 5 up to 150 training sets, else 3; classes smaller than K are validated in fewer folds, a class of one set is kept in every training part)")
+	floatVar(fs, &t.confidence, "tune-confidence", 0, 0, 100, false, false, fmt.Sprintf("with -tune: how many paired standard errors a setting must gain over the reference (the default search: the better of the package defaults and 1-NN; a search from -tune-* lists: its first setting) to be chosen instead (when not given: %g for the default search, 0 = the plain best mean for a search from lists)", selection.DefaultConfidence))
 	intVar(fs, &t.repeats, "tune-repeats", 0, 0, 100, "with -tune: repeat the cross-validation with other folds this many times (0: twice up to 100 training sets with the default -folds, else once)")
 	fs.StringVar(&t.protos, "tune-protos", "", "with -tune: prototypes per class to try, e.g. 1,2,4; \"all\" adds 1-NN (a prototype at every training set, untrained). "+
 		"Giving any of -tune-protos, -tune-init, -tune-relevance, -tune-lr, -tune-epochs searches the product of the lists, the others taking 1,3,all / sample,pca / global / 0.05 / 25,50")
