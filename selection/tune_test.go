@@ -2,6 +2,7 @@ package selection
 
 import (
 	"context"
+	"math/rand/v2"
 	"slices"
 	"testing"
 
@@ -144,5 +145,34 @@ func TestTuneDim(t *testing.T) {
 	}
 	if _, err := Tune(context.Background(), base, []Setting{{Prototypes: 1, Eta: 0.1, Epochs: 3, Dim: 5}}, model.Sets(x), y, Options{Folds: 3}); err == nil {
 		t.Error("d=5 on sets of 4 columns: no error")
+	}
+}
+
+// TestDefaultSearchImages: the default search on single images (no
+// prototype at a training sample, no truncation) runs end to end.
+func TestDefaultSearchImages(t *testing.T) {
+	rng := rand.New(rand.NewPCG(4, 4))
+	var x []model.Sample
+	var y []int
+	for i := range 36 {
+		c := i % 3
+		img := make([]float64, 12)
+		for r := range img {
+			img[r] = 0.3 * rng.NormFloat64()
+		}
+		img[c] += 2
+		img[c+3]++
+		x, y = append(x, model.Image(img)), append(y, c)
+	}
+	base := model.DefaultOptions()
+	base.Model.SubspaceDim = 2
+	ss, opt := DefaultSearch(2, true)
+	opt.Seed = 1
+	res, err := Tune(context.Background(), base, ss, x, y, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Model == nil || res.Model.SubspaceDim() != 2 || !res.Table[res.Best].Complete(len(res.Splits)) || !(res.Table[res.Best].Mean > 0.8) {
+		t.Fatalf("best %s: %.2f on %d of %d splits", res.BestSetting(), res.Table[res.Best].Mean, len(res.Table[res.Best].Folds), len(res.Splits))
 	}
 }
