@@ -163,7 +163,7 @@ func (e *Engine) distances(s *shard, proj, sigma, dist, theta []float64, P *lina
 		if theta != nil {
 			th = theta[k*d : k*d+d]
 		}
-		dist[k] = weightedAngles(th, sigma[(k-lo)*d:(k-lo)*d+d], lam)
+		dist[k] = e.weighted(th, sigma[(k-lo)*d:(k-lo)*d+d], lam)
 	}
 	return nil
 }
@@ -316,6 +316,14 @@ func (e *Engine) imageAngles(dist, theta, y []float64, xnorm float64, lo, hi int
 		c := math.Sqrt(n2) / xnorm
 		if !(c <= math.MaxFloat64) {
 			return fmt.Errorf("engine: %w: prototype %d (image projection is %v)", ErrNotFinite, k, c)
+		}
+		if e.kind == Chordal {
+			y := min(c, 1)
+			if theta != nil {
+				theta[k] = kernels.Acos(y)
+			}
+			dist[k] = sine2(y)
+			continue
 		}
 		t := kernels.Acos(min(c, 1))
 		if theta != nil {

@@ -96,6 +96,9 @@ type Engine struct {
 	// when it runs again, and without this floor parked at once, so that
 	// the next call paid a wake-up (100-800 us) instead of a spin.
 	spinIters int
+
+	// kind is the distance computed (SetDistanceKind).
+	kind DistanceKind
 }
 
 type jobKind int
@@ -175,6 +178,7 @@ func New(dim, d, p, workers int) (*Engine, error) {
 		pivBuild: true,
 		nzIdx:    make([]int32, dim),
 		nzVal:    make([]float64, dim),
+		kind:     newKind,
 	}
 	e.spinIters = int(e.spin / spinIterTime)
 	for w := range e.shards {

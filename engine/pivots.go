@@ -59,6 +59,9 @@ type pivotIndex struct {
 	rhi    []float64 // p x np: ρ_m(C_i, W_k) <= rhi[k*np+i]
 	eps    []float64 // p: ‖W_kᵀ W_k − I‖_2 <= eps[k]
 	epsMax float64   // the largest eps
+
+	// kind: the metric's angles are θ (Geodesic) or sin θ (Chordal).
+	kind DistanceKind
 }
 
 // A pivot index is read-only once built (a Shared's serves every caller);
@@ -95,7 +98,7 @@ func (e *Engine) pivotsFor(lambda []float64) *pivotIndex {
 		e.pivBuild = e.piv != nil
 	}
 	pv := e.piv
-	if pv == nil {
+	if pv == nil || pv.kind != e.kind {
 		return nil
 	}
 	// The index's weights must stay below this call's.
@@ -165,12 +168,13 @@ func (e *Engine) buildPivots(lambda []float64) *pivotIndex {
 	p, d := e.p, e.d
 	np := min(max(int(math.Sqrt(float64(p))), 1), maxPivots)
 	pv := &pivotIndex{
-		np:  np,
-		m:   make([]float64, d),
-		isP: make([]bool, p),
-		rlo: make([]float64, np*p),
-		rhi: make([]float64, np*p),
-		eps: make([]float64, p),
+		kind: e.kind,
+		np:   np,
+		m:    make([]float64, d),
+		isP:  make([]bool, p),
+		rlo:  make([]float64, np*p),
+		rhi:  make([]float64, np*p),
+		eps:  make([]float64, p),
 	}
 	sig := make([]float64, p*d)
 	metricWeights(pv.m, lambda, d)
@@ -197,7 +201,7 @@ func (e *Engine) buildPivots(lambda []float64) *pivotIndex {
 		}
 		for k := 0; k < p; k++ {
 			sv := sig[k*d : (k+1)*d]
-			lo, hi := rhoBounds(sv, pv.m, e.angleUncertainty(sv[0], pv.eps[c], pv.eps[k]))
+			lo, hi := e.rhoOf(sv, pv.m, e.uncertainty(sv[0], pv.eps[c], pv.eps[k]))
 			pv.rlo[k*pv.np+i], pv.rhi[k*pv.np+i] = lo, hi
 			least[k] = min(least[k], lo)
 		}
@@ -277,12 +281,12 @@ func (e *Engine) pivotBounds(pv *pivotIndex, P *linalg.Dense, lambda []float64, 
 		for i, k32 := range g {
 			k := int(k32)
 			s := e.vsig[i*d : (i+1)*d]
-			dk := weightedAngles(nil, s, e.lambdaOf(lambda, k))
+			dk := e.weighted(nil, s, e.lambdaOf(lambda, k))
 			if !(dk <= math.MaxFloat64) {
 				return false, nil
 			}
 			e.sdist[k], e.blo[k], e.bhi[k], e.tier[k] = dk, dk, dk, 3
-			e.plo[i0+i], e.phi[i0+i] = rhoBounds(s, pv.m, e.angleUncertainty(s[0], eP, pv.eps[k]))
+			e.plo[i0+i], e.phi[i0+i] = e.rhoOf(s, pv.m, e.uncertainty(s[0], eP, pv.eps[k]))
 		}
 	}
 	e.stats.Values += int64(len(pv.piv))
@@ -290,8 +294,15 @@ func (e *Engine) pivotBounds(pv *pivotIndex, P *linalg.Dense, lambda []float64, 
 	// table k-major) is within the threshold of the pivots' distances;
 	// a prototype is ruled out at the first pivot that bounds it above.
 	b := e.threshold(labels, second)
-	slack := up(e.angleUncertainty(1.01, eP, pv.epsMax)*pv.msq, 2)
+	slack := up(e.uncertainty(1.01, eP, pv.epsMax)*pv.msq, 2)
 	need := up(math.Sqrt(b), 2) + slack // L above it: L² − ... > b
+	rnd := 2                            // roundings of the lower bound L²
+	if e.kind == Chordal {
+		// d̂ is within the relative γ_{d+4} of the sum it bounds
+		// (chordal.go).
+		rnd = e.d + 8
+		need = up(math.Sqrt(up(b, rnd)), 2) + slack
+	}
 	np := len(pv.piv)
 	e.cand = e.cand[:0]
 	for k := 0; k < p; k++ {
@@ -312,7 +323,7 @@ func (e *Engine) pivotBounds(pv *pivotIndex, P *linalg.Dense, lambda []float64, 
 			continue
 		}
 		if L = down(L, 2) - slack; L > 0 {
-			e.blo[k] = down(L*L, 2)
+			e.blo[k] = down(L*L, rnd)
 		}
 		if e.blo[k] <= b {
 			e.cand = append(e.cand, int32(k))
@@ -384,7 +395,12 @@ func (e *Engine) boundTrace(k int, lambda []float64) {
 		return
 	}
 	lmin, lmax, lsum := lambdaRange(e.lambdaOf(lambda, k))
-	lo, hi := traceBounds(t, e.d, lmin, lmax, lsum)
+	var lo, hi float64
+	if e.kind == Chordal {
+		lo, hi = chordTraceBounds(t, e.d, lmin, lmax, lsum)
+	} else {
+		lo, hi = traceBounds(t, e.d, lmin, lmax, lsum)
+	}
 	if e.tier[k] == 0 {
 		// Keep a pivot bound tighter than tier 1's.
 		lo = max(lo, e.blo[k])

@@ -47,7 +47,8 @@ type Winners struct {
 	// Where Exact is set, Dist holds that distance, with Distances' bits
 	// (its values were computed to settle a tie); otherwise the caller
 	// gets it from the winner's singular values with those bits
-	// (svd.Small.FactorizeValues) through Distance.
+	// (svd.Small.FactorizeValues) through Distance (geodesic) or, for
+	// the engine's kind, DistanceKind.Value.
 	Lo, Hi, Dist [2]float64
 	Exact        [2]bool
 }
@@ -71,7 +72,8 @@ func (e *Engine) Stats() Stats { return e.stats }
 
 // Distance returns Σ_i λ_i θ_i², θ_i = arccos(clamp(σ_i, 0, 1)), with the
 // bits Distances computes from the same values σ (descending, len d) and
-// relevances λ (len d), storing θ into theta unless it is nil.
+// relevances λ (len d), storing θ into theta unless it is nil: the
+// geodesic distance (Geodesic.Value; Chordal.Value is the chordal one).
 func Distance(theta, sigma, lambda []float64) float64 {
 	return weightedAngles(theta, sigma, lambda)
 }
@@ -200,7 +202,7 @@ func (e *Engine) encloseChunk(ws *shard, lambda []float64, c0, c1 int) {
 		}
 		for i, k32 := range ks {
 			k := int(k32)
-			e.sdist[k] = weightedAngles(nil, ws.ga[i*d:(i+1)*d], e.lambdaOf(lambda, k))
+			e.sdist[k] = e.weighted(nil, ws.ga[i*d:(i+1)*d], e.lambdaOf(lambda, k))
 			e.blo[k], e.bhi[k], e.tier[k] = e.sdist[k], e.sdist[k], 3
 		}
 		return
@@ -210,7 +212,13 @@ func (e *Engine) encloseChunk(ws *shard, lambda []float64, c0, c1 int) {
 	}
 	for i, k32 := range ks {
 		k := int(k32)
-		lo, hi := angleBounds(ws.ga[i*d:(i+1)*d], ws.gb[i*d:(i+1)*d], e.lambdaOf(lambda, k))
+		a, b, lam := ws.ga[i*d:(i+1)*d], ws.gb[i*d:(i+1)*d], e.lambdaOf(lambda, k)
+		var lo, hi float64
+		if e.kind == Chordal {
+			lo, hi = chordAngleBounds(a, b, lam)
+		} else {
+			lo, hi = angleBounds(a, b, lam)
+		}
 		// Keep the tighter of the two tiers' ends.
 		e.blo[k], e.bhi[k] = max(lo, e.blo[k]), min(hi, e.bhi[k])
 		e.tier[k] = 2
@@ -237,7 +245,7 @@ func (e *Engine) values(dist []float64, ks []int32, lambda []float64) error {
 			return fmt.Errorf("engine: prototype %d: %w", k, err)
 		}
 		for i, k := range g {
-			dist[k] = weightedAngles(nil, e.vsig[i*d:(i+1)*d], e.lambdaOf(lambda, int(k)))
+			dist[k] = e.weighted(nil, e.vsig[i*d:(i+1)*d], e.lambdaOf(lambda, int(k)))
 		}
 	}
 	e.stats.Values += int64(len(ks))

@@ -37,6 +37,10 @@ type Shared struct {
 	pivOnce   sync.Once
 	piv       atomic.Pointer[pivotIndex] // Nearest's pivot index, built once
 	stats     [7]atomic.Int64            // Nearest's counts, in Stats' field order
+
+	// kind is the distance computed (SetDistanceKind, before the first
+	// call).
+	kind DistanceKind
 }
 
 // count adds the searches a pooled engine ran since its counts were s0.
@@ -77,6 +81,7 @@ func NewShared(dim, d int, protos []*linalg.Dense, workers int) (*Shared, error)
 		protos:  make([]*linalg.Dense, p),
 		owner:   make([]int32, p),
 		finite:  true,
+		kind:    newKind,
 	}
 	sh.data = linalg.AlignedSlice(dim * sh.ld)
 	check := &Engine{dim: dim, d: d, p: p}
@@ -120,6 +125,7 @@ func (sh *Shared) newScratch() *Engine {
 		protos: sh.protos,
 		owner:  sh.owner,
 		finite: sh.finite,
+		kind:   sh.kind,
 	}
 }
 

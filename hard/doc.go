@@ -28,7 +28,8 @@
 // quantity and sign as model.Explanation.Mu: d⁺ is the distance to the
 // nearest prototype of the sample's class, d⁻ to the nearest prototype of
 // another class (θ_1² for an image, the weighted geodesic distance of the
-// training cost for a set). μ < 0 when the sample is classified correctly,
+// training cost for a set; sin²θ_1 and the weighted chordal distance for a
+// model whose Config.Distance is Chordal). μ < 0 when the sample is classified correctly,
 // μ >= 0 when it is not. A sample is hard when μ > −Options.Margin: it is
 // misclassified, or correct with a relative margin −μ below Margin.
 //

@@ -167,7 +167,7 @@ func imageMus(ctx context.Context, m *model.Model, imgs [][]float64, y []int) (m
 
 // mus returns the μ of every sample x[i] (label y[i]) under m, δ the
 // distances of the training cost (Σ λ_k θ_k² for a set, θ_1² for an
-// image).
+// image; the chordal terms sin²θ for a chordal model).
 func mus(m *model.Model, x []model.Sample, y []int) ([]float64, error) {
 	np := m.NumPrototypes()
 	labels := m.Labels()

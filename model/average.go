@@ -13,7 +13,7 @@ import (
 // training run (averaging the last epochs' iterates reduces the noise that
 // constant-rate SGD leaves in the final prototypes), or models trained from
 // other seeds on the same data. Every model must have the same D, d,
-// classes, prototype labels and relevance kind.
+// classes, prototype labels, relevance kind and distance.
 //
 // Prototype k of the result spans the d dominant left singular vectors of
 // [W_k⁽¹⁾ … W_k⁽ⁿ⁾] (D x n·d), that is the d leading eigenvectors of the
@@ -44,6 +44,10 @@ func Average(ms []*Model) (*Model, error) {
 		if m.dim != m0.dim || m.d != m0.d || m.classes != m0.classes || len(m.protos) != len(m0.protos) || m.cfg.Relevance != m0.cfg.Relevance {
 			return nil, fmt.Errorf("model: Average: model %d (D=%d d=%d %d classes %d prototypes) differs in shape from model 0 (D=%d d=%d %d classes %d prototypes)",
 				i+1, m.dim, m.d, m.classes, len(m.protos), m0.dim, m0.d, m0.classes, len(m0.protos))
+		}
+		if m.cfg.Distance != m0.cfg.Distance {
+			// Relevances learnt for one distance mean nothing to the other.
+			return nil, fmt.Errorf("model: Average: model %d has the %v distance, model 0 the %v one", i+1, m.cfg.Distance, m0.cfg.Distance)
 		}
 		for k, l := range m.labels {
 			if l != m0.labels[k] {

@@ -383,8 +383,8 @@ func (c *Config) validate() error {
 		return bad("PrototypesPerClass %d outside [1, %d] (DefaultConfig has %d)", c.PrototypesPerClass, MaxPrototype, DefaultPrototypesPerClass)
 	case c.Relevance > RelevanceLocal:
 		return bad("unknown Relevance %d", c.Relevance)
-	case c.Distance > Geodesic:
-		return bad("unsupported Distance %d (this version has %v)", c.Distance, distanceWords[:Geodesic+1])
+	case c.Distance > Chordal:
+		return bad("unknown Distance %d (want one of %v)", c.Distance, distanceWords)
 	case c.Precision > Float64:
 		return bad("unsupported Precision %d (this version has %v)", c.Precision, precisionWords[:Float64+1])
 	case c.ImageWidth < 0 || c.ImageHeight < 0 || (c.ImageWidth == 0) != (c.ImageHeight == 0) ||

@@ -11,14 +11,17 @@
 // prototype (localized). The distance between a set and a prototype is
 // d_λ(P, W) = Σ_k λ_k θ_k², θ the principal angles ascending; a single
 // image x is the 1-D subspace x/‖x‖ at distance θ_1²,
-// θ_1 = arccos(‖Wᵀx‖/‖x‖). Every operation takes either kind; inside, the
+// θ_1 = arccos(‖Wᵀx‖/‖x‖). Config.Distance = Chordal replaces θ_k² by
+// sin²θ_k everywhere (training, prediction, explanation, the pruned
+// searches): the relevance-weighted chordal distance Σ_k λ_k sin²θ_k, and
+// sin²θ_1 for an image; Geodesic (the paper's) is the default. Every operation takes either kind; inside, the
 // distance engine keeps the two computations apart (an image reads only the
 // prototype rows of its nonzero pixels; a batch of images is one product
 // per block of images).
 //
 // Three configurations, as estimators have them, stated together in one
 // Options value: Config is what a model is (d, prototypes per class,
-// relevance kind, class names, image size: its structure, kept by
+// relevance kind, distance, class names, image size: its structure, kept by
 // Continue), TrainConfig how it is trained (initialisation, rates,
 // schedule, cost, epochs, early stopping, averaging, hooks, seed,
 // workers) and PredictConfig how it predicts (temperature, reject
@@ -63,7 +66,12 @@
 //
 //   - The factor 2: the prototype gradient uses G = diag(2 λ_k θ_k / sin θ_k),
 //     as the paper's equations and the authors' NumPy code. Their PyTorch code
-//     drops the 2, so its η must be halved here.
+//     drops the 2, so its η must be halved here. With the chordal distance
+//     G = diag(2 λ_k cos θ_k) (−∂(λ_k sin²θ_k)/∂cos θ_k, with the same
+//     factor 2; no 1/sin θ, so nothing to take a limit of at θ = 0), and
+//     ∂E/∂λ has sin²θ_k, from the winners' cosines as (1 − cos θ)(1 + cos θ),
+//     for θ_k². Explain's Contributions are then λ_k sin²θ_k and its image
+//     support uses that G.
 //   - θ/sin θ is evaluated by its series 1 + θ²/6 + 7θ⁴/360 below 1e-3 (limit
 //     1 at θ = 0, which a prototype initialised from a training set meets);
 //     cosines are clamped into [0, 1] before arccos.

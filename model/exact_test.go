@@ -20,16 +20,20 @@ func TestStepExactOneStep(t *testing.T) {
 		dim, d int
 		eta    float64
 		rel    RelevanceKind
+		dist   Distance
 	}{
-		{20, 3, 0.05, RelevanceGlobal},
-		{20, 3, 1, RelevanceGlobal},
-		{60, 8, 0.05, RelevanceLocal},
-		{60, 8, 0.5, RelevanceGlobal},
-		{100, 25, 0.05, RelevanceGlobal},
+		{20, 3, 0.05, RelevanceGlobal, Geodesic},
+		{20, 3, 1, RelevanceGlobal, Geodesic},
+		{60, 8, 0.05, RelevanceLocal, Geodesic},
+		{60, 8, 0.5, RelevanceGlobal, Geodesic},
+		{100, 25, 0.05, RelevanceGlobal, Geodesic},
+		{20, 3, 1, RelevanceGlobal, Chordal},
+		{60, 8, 0.05, RelevanceLocal, Chordal},
+		{100, 25, 0.5, RelevanceGlobal, Chordal},
 	} {
-		t.Run(fmt.Sprintf("D=%d,d=%d,eta=%g,rel=%d", tc.dim, tc.d, tc.eta, tc.rel), func(t *testing.T) {
+		t.Run(fmt.Sprintf("D=%d,d=%d,eta=%g,rel=%d,%v", tc.dim, tc.d, tc.eta, tc.rel, tc.dist), func(t *testing.T) {
 			xs, ys := synth(t, 31, tc.dim, tc.d, 3, 6, 0.3)
-			cfg := opts{Config: Config{Relevance: tc.rel, PrototypesPerClass: 2}, TrainConfig: TrainConfig{Init: InitRandom, Seed: 3, Workers: 1}}
+			cfg := opts{Config: Config{Relevance: tc.rel, PrototypesPerClass: 2, Distance: tc.dist}, TrainConfig: TrainConfig{Init: InitRandom, Seed: 3, Workers: 1}}
 			m, err := Init(legacyOptions(cfg.Config, cfg.TrainConfig), Sets(xs), ys)
 			if err != nil {
 				t.Fatal(err)

@@ -15,12 +15,16 @@ import (
 type Side struct {
 	// Prototype is the prototype's index, Class its label.
 	Prototype, Class int
-	// Distance is Σ_k λ_k θ_k² (θ_1² for an image).
+	// Distance is Σ_k λ_k θ_k² (θ_1² for an image); for a Chordal model
+	// Σ_k λ_k sin²θ_k (sin²θ_1).
 	Distance float64
 	// Angles are the principal angles θ_1 <= ... (len d').
 	Angles []float64
 	// Contributions are the terms λ_k θ_k² of Distance, which is their
-	// sum in order (for an image, θ_1²).
+	// sum in order (for an image, θ_1²). For a Chordal model they are
+	// λ_k sin²θ_k (for an image, sin²θ_1), from the angles: their sum in
+	// order is Distance to within a few units in the last place (Distance
+	// is computed from the cosines).
 	Contributions []float64
 	// QP (d' x d') and QW (d x d') are the rotations of the SVD
 	// Pᵀ W = Q_P diag(cos θ) Q_Wᵀ. Column i of QW holds the coefficients
@@ -39,6 +43,7 @@ type Side struct {
 	// set to the prototype, weighted as the distance weighs the angles:
 	//
 	//	s_j = Σ_i g_i cos θ_i a_ji,  g_i = 2 λ_i θ_i / sin θ_i = −∂d/∂cos θ_i,
+	//	(Chordal: g_i = 2 λ_i cos θ_i)
 	//	a_ji = M_ji N_ji,  M = R Λ⁻¹ Q_P (ImageContributions),  N = R Λ Q_P.
 	//
 	// a_ji is image j's share of cos θ_i: for the set's rank-d part
@@ -149,6 +154,11 @@ func (m *Model) explainSet(out *Side, x *subspace.Subspace, theta []float64) err
 	out.Angles = append([]float64(nil), theta...)
 	out.Contributions = make([]float64, d)
 	for i, th := range out.Angles {
+		if m.cfg.Distance == Chordal {
+			sn := math.Sin(th) // accurate at small angles, where 1 − cos²θ is not
+			out.Contributions[i] = float64(lam[i] * float64(sn*sn))
+			continue
+		}
 		out.Contributions[i] = float64(lam[i] * float64(th*th)) // summed in order: Distance
 	}
 	out.U, out.V = linalg.NewDense(m.dim, d), linalg.NewDense(m.dim, d)
@@ -157,7 +167,7 @@ func (m *Model) explainSet(out *Side, x *subspace.Subspace, theta []float64) err
 	out.PixelMaps = hadamard(out.U, out.V)
 	if x.Right != nil && len(x.Values) >= d && x.Right.Cols >= d {
 		out.ImageContributions = imageContributions(x.Right, x.Values, out.QP)
-		out.ImageSupport = imageSupport(x.Right, x.Values, out, lam)
+		out.ImageSupport = imageSupport(x.Right, x.Values, out, lam, m.cfg.Distance)
 	}
 	return nil
 }

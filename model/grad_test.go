@@ -78,12 +78,17 @@ func gradCase(t *testing.T, cfg opts, seed uint64) (*trainer, *linalg.Dense, int
 
 // costGonum is the cost weight·φ(μ) of sample p for fixed winners, computed
 // from scratch with gonum from the given prototype bases (orthonormalised
-// here) and relevances.
-func costGonum(cfg *TrainConfig, weight float64, p *mat.Dense, wPlus, wMinus *mat.Dense, lPlus, lMinus []float64) float64 {
+// here) and relevances, with the distance kind.
+func costGonum(cfg *TrainConfig, kind Distance, weight float64, p *mat.Dense, wPlus, wMinus *mat.Dense, lPlus, lMinus []float64) float64 {
 	dist := func(w *mat.Dense, l []float64) float64 {
 		th := anglesGonum(p, orthGonum(w))
 		var s float64
 		for k, v := range th {
+			if kind == Chordal {
+				sn := math.Sin(v)
+				s += l[k] * sn * sn
+				continue
+			}
 			s += l[k] * v * v
 		}
 		return s
@@ -111,16 +116,18 @@ func tangent(w *mat.Dense, rng *rand.Rand) *mat.Dense {
 }
 
 func TestGradientFiniteDifferences(t *testing.T) {
-	for _, rel := range []RelevanceKind{RelevanceGlobal, RelevanceLocal, RelevanceNone} {
-		for _, act := range []Activation{Identity, Sigmoid} {
-			for _, cw := range []bool{false, true} {
-				cfg := opts{Config: Config{Relevance: rel}, TrainConfig: TrainConfig{Activation: act, Beta: 3, ClassWeights: cw}}
-				name := fmt.Sprintf("rel=%d/act=%d/weights=%v", rel, act, cw)
-				t.Run(name, func(t *testing.T) {
-					for seed := uint64(1); seed <= 3; seed++ {
-						checkGradient(t, cfg, seed)
-					}
-				})
+	for _, kind := range []Distance{Geodesic, Chordal} {
+		for _, rel := range []RelevanceKind{RelevanceGlobal, RelevanceLocal, RelevanceNone} {
+			for _, act := range []Activation{Identity, Sigmoid} {
+				for _, cw := range []bool{false, true} {
+					cfg := opts{Config: Config{Relevance: rel, Distance: kind}, TrainConfig: TrainConfig{Activation: act, Beta: 3, ClassWeights: cw}}
+					name := fmt.Sprintf("%v/rel=%d/act=%d/weights=%v", kind, rel, act, cw)
+					t.Run(name, func(t *testing.T) {
+						for seed := uint64(1); seed <= 3; seed++ {
+							checkGradient(t, cfg, seed)
+						}
+					})
+				}
 			}
 		}
 	}
@@ -139,7 +146,7 @@ func checkGradient(t *testing.T, cfg opts, seed uint64) {
 	lm := append([]float64(nil), tr.relevanceOf(r.Minus)...)
 	weight := tr.weights[y]
 	c := tr.cfg
-	e0 := costGonum(&c, weight, P, wp, wm, lp, lm)
+	e0 := costGonum(&c, tr.base.cfg.Distance, weight, P, wp, wm, lp, lm)
 	if math.Abs(e0-r.Cost) > 1e-12 {
 		t.Errorf("cost %v, gonum %v", r.Cost, e0)
 	}
@@ -162,9 +169,9 @@ func checkGradient(t *testing.T, cfg opts, seed uint64) {
 		gw.Mul(&U, qw.T())
 		checkTangentDerivatives(t, fmt.Sprintf("seed %d side %d", seed, side), &gw, w, h, rng, func(ws *mat.Dense) float64 {
 			if side == 0 {
-				return costGonum(&c, weight, P, ws, wm, lp, lm)
+				return costGonum(&c, tr.base.cfg.Distance, weight, P, ws, wm, lp, lm)
 			}
-			return costGonum(&c, weight, P, wp, ws, lp, lm)
+			return costGonum(&c, tr.base.cfg.Distance, weight, P, wp, ws, lp, lm)
 		})
 	}
 	if tr.base.cfg.Relevance == RelevanceNone {
@@ -181,7 +188,7 @@ func checkGradient(t *testing.T, cfg opts, seed uint64) {
 			if tr.base.cfg.Relevance == RelevanceGlobal || which == 1 {
 				b[k] += s
 			}
-			return costGonum(&c, weight, P, wp, wm, a, b)
+			return costGonum(&c, tr.base.cfg.Distance, weight, P, wp, wm, a, b)
 		}
 		if tr.base.cfg.Relevance == RelevanceGlobal {
 			fd := (at(h, 0) - at(-h, 0)) / (2 * h)

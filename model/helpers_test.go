@@ -244,6 +244,9 @@ func enginePredictions(t testing.TB, m *Model, xs []Sample) []Prediction {
 		t.Fatal(err)
 	}
 	defer eng.Close()
+	if err := eng.SetDistanceKind(m.cfg.Distance.engineKind()); err != nil {
+		t.Fatal(err)
+	}
 	for k, w := range m.protos {
 		if err := eng.SetPrototype(k, w); err != nil {
 			t.Fatal(err)

@@ -17,13 +17,13 @@ import (
 // the images themselves can be the training samples (model.Image): Init,
 // Train and Continue run Algorithm 2 with a 1-D sample.
 // A 1-D subspace has one principal angle, so its distance is d = θ_1²
-// (the same ranking as prediction) and the relevances, which weight the
-// angles of d-dimensional sets, are neither used nor changed by an image
-// step. With q = Wᵀx/‖Wᵀx‖ (Q_W's column for θ_1), u = x/‖x‖ and v = W q,
+// (sin²θ_1 for a Chordal model: the same ranking as prediction) and the
+// relevances, which weight the angles of d-dimensional sets, are neither
+// used nor changed by an image step. With q = Wᵀx/‖Wᵀx‖ (Q_W's column for θ_1), u = x/‖x‖ and v = W q,
 // the step of Algorithm 2 becomes
 //
 //	W⁺ ← W⁺ + η c (2d⁻/S²) G⁺ u q⁺ᵀ,  W⁻ ← W⁻ − η c (2d⁺/S²) G⁻ u q⁻ᵀ,
-//	G = 2 θ_1/sin θ_1,
+//	G = 2 θ_1/sin θ_1  (Chordal: G = 2 cos θ_1),
 //
 // each orthonormal again by an exact rotation: only v moves, to the
 // direction of v + α u, and the rest of W's span, orthogonal to x, stays
@@ -329,7 +329,7 @@ func (t *trainer) imageAccuracy(x [][]float64, y []int) (float64, error) {
 // the gradients of its cost with respect to the winners' bases:
 // ∂E/∂W⁺ = x t.coef[0:d]ᵀ and ∂E/∂W⁻ = x t.coef[d:2d]ᵀ, where
 // t.coef[side] = g q/‖x‖ with q = Wᵀx/‖Wᵀx‖ and g = ∓c (2d∓/S²) 2θ/sin θ
-// (zero when Wᵀx = 0).
+// (Chordal: 2 cos θ; zero when Wᵀx = 0).
 func (t *trainer) imageGradient(x []float64, y int, nrm float64) (stepResult, error) {
 	dim, d, p := t.base.dim, t.base.d, len(t.protos)
 	theta := t.theta[:p]
@@ -353,7 +353,13 @@ func (t *trainer) imageGradient(x []float64, y int, nrm float64) (stepResult, er
 			n2 += float64(v * v)
 		}
 		an := math.Sqrt(n2)
-		g := float64(scale[side]*2) * thetaOverSin(theta[k])
+		var g float64
+		if t.base.cfg.Distance == Chordal {
+			// ∂sin²θ/∂cos θ = −2 cos θ, cos θ = ‖Wᵀx‖/‖x‖.
+			g = float64(scale[side]*2) * cosine(an/nrm)
+		} else {
+			g = float64(scale[side]*2) * thetaOverSin(theta[k])
+		}
 		if !finite(g) || !finite(an) {
 			return r, fmt.Errorf("model: prototype gradient %v: %w", g, ErrNotFinite)
 		}

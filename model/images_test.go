@@ -71,49 +71,51 @@ func imageAccuracyOf(t *testing.T, m *Model, x [][]float64, y []int) float64 {
 func TestImageGradientFiniteDifferences(t *testing.T) {
 	for _, act := range []Activation{Identity, Sigmoid} {
 		for _, cw := range []bool{false, true} {
-			t.Run(fmt.Sprintf("act=%d/weights=%v", act, cw), func(t *testing.T) {
-				for seed := uint64(1); seed <= 4; seed++ {
-					cfg := opts{TrainConfig: TrainConfig{Activation: act, Beta: 3, ClassWeights: cw}}
-					tr, _, _ := gradCase(t, cfg, seed)
-					x, y := synthImages(seed, tr.base.dim, 2, 3, 1, 0.5)
-					img, label := x[seed%3], y[seed%3]
-					for i := range img {
-						img[i] *= 7 // any scale
+			for _, kind := range []Distance{Geodesic, Chordal} {
+				t.Run(fmt.Sprintf("%v/act=%d/weights=%v", kind, act, cw), func(t *testing.T) {
+					for seed := uint64(1); seed <= 4; seed++ {
+						cfg := opts{Config: Config{Distance: kind}, TrainConfig: TrainConfig{Activation: act, Beta: 3, ClassWeights: cw}}
+						tr, _, _ := gradCase(t, cfg, seed)
+						x, y := synthImages(seed, tr.base.dim, 2, 3, 1, 0.5)
+						img, label := x[seed%3], y[seed%3]
+						for i := range img {
+							img[i] *= 7 // any scale
+						}
+						nrm, err := imageScale(img)
+						if err != nil {
+							t.Fatal(err)
+						}
+						r, err := tr.imageGradient(img, label, nrm)
+						if err != nil {
+							t.Fatal(err)
+						}
+						u := mat.NewDense(len(img), 1, nil)
+						for i, v := range img {
+							u.Set(i, 0, v/nrm)
+						}
+						wp, wm := toMat(tr.protos[r.Plus]), toMat(tr.protos[r.Minus])
+						one := []float64{1}
+						c := tr.cfg
+						weight := tr.weights[label]
+						if e0 := costGonum(&c, tr.base.cfg.Distance, weight, u, wp, wm, one, one); math.Abs(e0-r.Cost) > 1e-12 {
+							t.Errorf("cost %v, gonum %v", r.Cost, e0)
+						}
+						d := tr.base.d
+						rng := rand.New(rand.NewPCG(seed, 5))
+						const h = 1e-5
+						for side, w := range []*mat.Dense{wp, wm} {
+							var gw mat.Dense
+							gw.Mul(mat.NewDense(len(img), 1, append([]float64(nil), img...)), mat.NewDense(1, d, append([]float64(nil), tr.coef[side*d:side*d+d]...)))
+							checkTangentDerivatives(t, fmt.Sprintf("seed %d side %d", seed, side), &gw, w, h, rng, func(ws *mat.Dense) float64 {
+								if side == 0 {
+									return costGonum(&c, tr.base.cfg.Distance, weight, u, ws, wm, one, one)
+								}
+								return costGonum(&c, tr.base.cfg.Distance, weight, u, wp, ws, one, one)
+							})
+						}
 					}
-					nrm, err := imageScale(img)
-					if err != nil {
-						t.Fatal(err)
-					}
-					r, err := tr.imageGradient(img, label, nrm)
-					if err != nil {
-						t.Fatal(err)
-					}
-					u := mat.NewDense(len(img), 1, nil)
-					for i, v := range img {
-						u.Set(i, 0, v/nrm)
-					}
-					wp, wm := toMat(tr.protos[r.Plus]), toMat(tr.protos[r.Minus])
-					one := []float64{1}
-					c := tr.cfg
-					weight := tr.weights[label]
-					if e0 := costGonum(&c, weight, u, wp, wm, one, one); math.Abs(e0-r.Cost) > 1e-12 {
-						t.Errorf("cost %v, gonum %v", r.Cost, e0)
-					}
-					d := tr.base.d
-					rng := rand.New(rand.NewPCG(seed, 5))
-					const h = 1e-5
-					for side, w := range []*mat.Dense{wp, wm} {
-						var gw mat.Dense
-						gw.Mul(mat.NewDense(len(img), 1, append([]float64(nil), img...)), mat.NewDense(1, d, append([]float64(nil), tr.coef[side*d:side*d+d]...)))
-						checkTangentDerivatives(t, fmt.Sprintf("seed %d side %d", seed, side), &gw, w, h, rng, func(ws *mat.Dense) float64 {
-							if side == 0 {
-								return costGonum(&c, weight, u, ws, wm, one, one)
-							}
-							return costGonum(&c, weight, u, wp, ws, one, one)
-						})
-					}
-				}
-			})
+				})
+			}
 		}
 	}
 }
@@ -426,7 +428,8 @@ func sameBits(a, b *linalg.Dense) bool {
 // spanning the same subspaces at the end (largest angle < 1e-9), for 1, 2
 // and 8 workers; Train on images (the public path) ends at the same model.
 func TestOracleImages(t *testing.T) {
-	variants := []opts{{TrainConfig: TrainConfig{Init: InitPCA, Eta: 0.05}}, {TrainConfig: TrainConfig{Init: InitRandom, Eta: 0.1, Activation: Sigmoid, Beta: 2, ClassWeights: true, Schedule: ScheduleStep, StepEvery: 2}}, {Config: Config{PrototypesPerClass: 1}, TrainConfig: TrainConfig{Init: InitSample, Eta: 0.03, Schedule: ScheduleAnneal, Tau: 3}}}
+	variants := []opts{{TrainConfig: TrainConfig{Init: InitPCA, Eta: 0.05}}, {TrainConfig: TrainConfig{Init: InitRandom, Eta: 0.1, Activation: Sigmoid, Beta: 2, ClassWeights: true, Schedule: ScheduleStep, StepEvery: 2}}, {Config: Config{PrototypesPerClass: 1}, TrainConfig: TrainConfig{Init: InitSample, Eta: 0.03, Schedule: ScheduleAnneal, Tau: 3}},
+		{Config: Config{Distance: Chordal}, TrainConfig: TrainConfig{Init: InitPCA, Eta: 0.05}}, {Config: Config{Distance: Chordal, PrototypesPerClass: 1}, TrainConfig: TrainConfig{Init: InitRandom, Eta: 0.1, Activation: Sigmoid, Beta: 2, ClassWeights: true}}}
 	const epochs = 6
 	x, y := synthImages(31, 20, 3, 3, 9, 0.3)
 	y = append(y[:len(y)-2:len(y)-2], 0, 0) // imbalanced: class weights matter

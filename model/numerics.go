@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/grlgq/grlgq/engine"
 	"github.com/grlgq/grlgq/kernels"
 	"github.com/grlgq/grlgq/linalg"
 )
@@ -34,6 +35,29 @@ func angle(c float64) float64 {
 	}
 	return kernels.Acos(c)
 }
+
+// engineKind returns the engine's form of the distance k.
+func (k Distance) engineKind() engine.DistanceKind {
+	if k == Chordal {
+		return engine.Chordal
+	}
+	return engine.Geodesic
+}
+
+// cosine returns c clamped into [0, 1]: the cosine of a principal angle
+// as the distances use it (NaN stays NaN).
+func cosine(c float64) float64 {
+	if c > 1 {
+		return 1
+	} else if c < 0 {
+		return 0
+	}
+	return c
+}
+
+// sine2 returns sin²θ = (1 − y)(1 + y) for the clamped cosine y = cos θ:
+// the engine's chordal term (1 − y is exact for y >= 1/2).
+func sine2(y float64) float64 { return float64((1 - y) * (1 + y)) }
 
 // finite reports whether v is neither NaN nor ±Inf.
 func finite(v float64) bool { return v-v == 0 }

@@ -18,6 +18,7 @@ func toReference(m *Model, cfg opts) *reference.Model {
 		Labels:    m.Labels(),
 		Floor:     cfg.RelevanceFloor,
 		Relevance: cfg.Relevance != RelevanceNone,
+		Chordal:   m.cfg.Distance == Chordal,
 	}
 	if r.Floor == 0 {
 		r.Floor = DefaultRelevanceFloor
@@ -43,7 +44,12 @@ func toReference(m *Model, cfg opts) *reference.Model {
 // pick the same winners at every step and end with the same prototype spans
 // and relevances, for 1, 2 and 8 workers.
 func TestOracle(t *testing.T) {
-	variants := []opts{{Config: Config{Relevance: RelevanceGlobal}, TrainConfig: TrainConfig{Gamma: 2e-3}}, {Config: Config{Relevance: RelevanceLocal}, TrainConfig: TrainConfig{Gamma: 2e-3, Activation: Sigmoid, Beta: 2, ClassWeights: true, Schedule: ScheduleStep, StepEvery: 2}}, {Config: Config{Relevance: RelevanceNone}, TrainConfig: TrainConfig{Init: InitPCA, Schedule: ScheduleAnneal, Tau: 3}}, {Config: Config{Relevance: RelevanceGlobal, PrototypesPerClass: 1}, TrainConfig: TrainConfig{Init: InitRandom, Gamma: 5e-3, RelevanceFloor: 1e-3}}}
+	variants := []opts{{Config: Config{Relevance: RelevanceGlobal}, TrainConfig: TrainConfig{Gamma: 2e-3}}, {Config: Config{Relevance: RelevanceLocal}, TrainConfig: TrainConfig{Gamma: 2e-3, Activation: Sigmoid, Beta: 2, ClassWeights: true, Schedule: ScheduleStep, StepEvery: 2}}, {Config: Config{Relevance: RelevanceNone}, TrainConfig: TrainConfig{Init: InitPCA, Schedule: ScheduleAnneal, Tau: 3}}, {Config: Config{Relevance: RelevanceGlobal, PrototypesPerClass: 1}, TrainConfig: TrainConfig{Init: InitRandom, Gamma: 5e-3, RelevanceFloor: 1e-3}},
+		// The chordal distance: the same checks against the reference's
+		// chordal steps.
+		{Config: Config{Relevance: RelevanceGlobal, Distance: Chordal}, TrainConfig: TrainConfig{Gamma: 2e-3}},
+		{Config: Config{Relevance: RelevanceLocal, Distance: Chordal}, TrainConfig: TrainConfig{Gamma: 2e-3, Activation: Sigmoid, Beta: 2, ClassWeights: true, Schedule: ScheduleStep, StepEvery: 2}},
+		{Config: Config{Relevance: RelevanceGlobal, Distance: Chordal, PrototypesPerClass: 1}, TrainConfig: TrainConfig{Init: InitRandom, Gamma: 5e-3, RelevanceFloor: 1e-3}}}
 	const epochs = 6
 	xs, ys := synth(t, 21, 20, 3, 3, 8, 0.25)
 	for vi, v := range variants {

@@ -28,7 +28,8 @@ type Prediction struct {
 	// Rejected reports Margin < PredictConfig.RejectMargin.
 	Rejected bool
 	// Distances holds the distance to every prototype (len p): Σ_k λ_k θ_k²
-	// for a set, θ_1² for a single image.
+	// for a set, θ_1² for a single image (Chordal: Σ_k λ_k sin²θ_k and
+	// sin²θ_1).
 	Distances []float64
 	// Angles holds the principal angles, ascending per prototype: p x d
 	// (prototype k at k*d) for a set, p (θ_1 of each prototype) for an
@@ -298,6 +299,9 @@ func (m *Model) server() (*server, error) {
 		return s, nil
 	}
 	eng, err := engine.NewShared(m.dim, m.d, m.protos, m.train.Workers)
+	if err == nil {
+		err = eng.SetDistanceKind(m.cfg.Distance.engineKind())
+	}
 	if err != nil {
 		return nil, fmt.Errorf("model: predictor: %w", err)
 	}
@@ -308,7 +312,7 @@ func (m *Model) server() (*server, error) {
 
 // PredictTo classifies x into dst on the caller's goroutine. A set's
 // Basis must be D x d. A single image (len D) is the 1-D subspace x/‖x‖ at
-// distance θ_1², θ_1 = arccos(‖Wᵀx‖/‖x‖); a sparse image (an MNIST digit
+// distance θ_1² (Chordal: sin²θ_1), θ_1 = arccos(‖Wᵀx‖/‖x‖); a sparse image (an MNIST digit
 // is about 80% exact zeros) costs less: the engine reads the prototypes'
 // rows of its nonzero pixels only, with the same result bits. It
 // allocates nothing when dst's slices have enough capacity, and may be

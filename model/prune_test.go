@@ -108,6 +108,9 @@ func TestPrunedTrainingRealData(t *testing.T) {
 	t.Run("eth80", func(t *testing.T) {
 		x, y := eth80Sets(t, filepath.Join(dir, "eth80"), 5)
 		checkPrunedTraining(t, "eth80", realOptions(5, 0.05, 1e-4, InitSample), x, y, []uint64{1, 2, 3})
+		o := realOptions(5, 0.05, 1e-4, InitSample)
+		o.Model.Distance = Chordal
+		checkPrunedTraining(t, "eth80 chordal", o, x, y, []uint64{1, 2})
 	})
 	if kernels.Implementation() == "generic" {
 		// The pure-Go SVDs make the two larger shapes minutes long; the

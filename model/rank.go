@@ -40,12 +40,18 @@ func (ex *Explanation) RankImages() []ImageScore {
 // vectors right (m x >=d) and singular values values, explained against a
 // prototype with relevances lam, whose principal angles and Q_P the side
 // holds: s_j = Σ_i g_i cos θ_i a_ji, g_i = 2 λ_i θ_i / sin θ_i,
-// a_ji = M_ji N_ji, M = R Λ⁻¹ Q_P, N = R Λ Q_P.
-func imageSupport(right *linalg.Dense, values []float64, sd *Side, lam []float64) []float64 {
+// a_ji = M_ji N_ji, M = R Λ⁻¹ Q_P, N = R Λ Q_P (Chordal: g_i = 2 λ_i cos θ_i,
+// −∂(λ_i sin²θ_i)/∂cos θ_i).
+func imageSupport(right *linalg.Dense, values []float64, sd *Side, lam []float64, dist Distance) []float64 {
 	d, m := sd.QP.Rows, right.Rows
 	mm, nn := scaledRight(right, values, sd.QP, -1), scaledRight(right, values, sd.QP, 1)
 	g := make([]float64, d) // g_i cos θ_i
 	for i, th := range sd.Angles {
+		if dist == Chordal {
+			c := math.Cos(th)
+			g[i] = float64(float64(2*lam[i])*c) * c
+			continue
+		}
 		g[i] = float64(float64(2*lam[i])*thetaOverSin(th)) * math.Cos(th)
 	}
 	out := make([]float64, m)

@@ -305,6 +305,9 @@ func FuzzLoad(f *testing.F) {
 	for _, rel := range []RelevanceKind{RelevanceGlobal, RelevanceLocal} {
 		f.Add(modelBytes(f, trainedModel(f, rel)))
 	}
+	ch := trainedModel(f, RelevanceLocal).clone() // a version 3 file
+	ch.cfg.Distance = Chordal
+	f.Add(modelBytes(f, ch))
 	f.Add([]byte(magic))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		m, err := Load(bytes.NewReader(data))

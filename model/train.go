@@ -832,6 +832,10 @@ func newTrainer(m *Model, tc TrainConfig) (*trainer, error) {
 		return nil, fmt.Errorf("model: %w", err)
 	}
 	eng.SetExhaustive(exhaustiveSearch)
+	if err := eng.SetDistanceKind(m.cfg.Distance.engineKind()); err != nil {
+		eng.Close()
+		return nil, fmt.Errorf("model: %w", err)
+	}
 	t := &trainer{
 		cfg:       cfg,
 		base:      m,
@@ -929,7 +933,9 @@ func (t *trainer) relevanceOf(k int) []float64 {
 //     winners at distance 0 up to rounding, S <= 1e-14: no gradient) the
 //     step is skipped (stepResult.Skipped) and changes nothing;
 //  2. for each winner, Pᵀ W = Q_P diag(cos θ) Q_Wᵀ (angles recomputed from
-//     this factorisation), U = P Q_P, V = W Q_W, G = diag(2 λ_k θ_k/sin θ_k);
+//     this factorisation), U = P Q_P, V = W Q_W, G = diag(2 λ_k θ_k/sin θ_k)
+//     (Chordal: G = diag(2 λ_k cos θ_k), the derivative of λ_k sin²θ_k
+//     with respect to cos θ_k, bounded at θ = 0 without a series);
 //  3. W⁺ ← V⁺ + η c (2d⁻/S²) U⁺G⁺ and W⁻ ← V⁻ − η c (2d⁺/S²) U⁻G⁻, each
 //     column then normalised: with a_j the coefficient of u_j, the new
 //     column v_j + a_j u_j is orthogonal to the others (u_iᵀv_j = 0 and
@@ -943,8 +949,10 @@ func (t *trainer) relevanceOf(k int) []float64 {
 //     same span as V + U diag(a)), then CGS2. Every 32nd update of a
 //     prototype checks max |WᵀW − I| and re-orthonormalises it (CGS2)
 //     above 4e-15;
-//  4. λ ← λ − γ c (2/S²)(d⁻ θ⁺² − d⁺ θ⁻²) (local: each winner's own λ gets
-//     its term), floored at RelevanceFloor, renormalised to sum 1.
+//  4. λ ← λ − γ c (2/S²)(d⁻ θ⁺² − d⁺ θ⁻²) (Chordal: sin²θ for θ², from
+//     the factorisation's cosines as (1 − cos θ)(1 + cos θ); local: each
+//     winner's own λ gets its term), floored at RelevanceFloor,
+//     renormalised to sum 1.
 //
 // Every gradient uses the state before the step. On error nothing changes
 // (a prototype's basis may be rotated within its span, which no distance
@@ -958,9 +966,10 @@ func (t *trainer) relevanceOf(k int) []float64 {
 // step sets further than 1e-14 from orthonormal by the general route and
 // check every prototype after each epoch.
 //
-// For a single image x (len Dim(), any positive scale): distances θ_1² to
-// all prototypes (engine), winners as for a set (both at distance 0: the
-// step is skipped, stepResult.Skipped), then the rank-one updates of W⁺
+// For a single image x (len Dim(), any positive scale): distances θ_1²
+// (Chordal: sin²θ_1) to all prototypes (engine), winners as for a set
+// (both at distance 0: the step is skipped, stepResult.Skipped), then the
+// rank-one updates of W⁺
 // and W⁻, each an exact rotation of the one direction that moves (O(D d),
 // no re-orthonormalisation). Relevances are not changed.
 func (t *trainer) stepSample(x Sample, y int, eta, gamma float64) (stepResult, error) {
@@ -1301,7 +1310,7 @@ func (t *trainer) gradient(p *linalg.Dense, y int) (stepResult, error) {
 	if !decided {
 		for side, k := range t.sideK {
 			if !w.Exact[side] {
-				w.Dist[side] = engine.Distance(nil, t.bv[side], t.relevanceOf(k))
+				w.Dist[side] = t.eng.DistanceKind().Value(nil, t.bv[side], t.relevanceOf(k))
 			}
 		}
 		// Not skipped: the distances are at least Lo, whose sum is above
@@ -1312,27 +1321,41 @@ func (t *trainer) gradient(p *linalg.Dense, y int) (stepResult, error) {
 	s := dp + dm
 
 	// ∂E/∂V⁺ = −c (2d⁻/S²) U⁺G⁺, ∂E/∂V⁻ = +c (2d⁺/S²) U⁻G⁻,
-	// G = diag(2 λ_k θ_k / sin θ_k).
+	// G = diag(2 λ_k θ_k / sin θ_k) (geodesic: ∂θ²/∂cos θ = −2θ/sin θ),
+	// G = diag(2 λ_k cos θ_k) (chordal: ∂sin²θ/∂cos θ = −2 cos θ).
+	chordal := t.base.cfg.Distance == Chordal
 	inv := 2 / float64(s*s)
 	scale := [2]float64{-float64(c * float64(inv*dm)), float64(c * float64(inv*dp))}
 	for side, k := range [2]int{plus, minus} {
 		lam := t.relevanceOf(k)
 		for j := 0; j < d; j++ {
-			th := t.th[side][j]
-			g := float64(scale[side]*2) * float64(lam[j]*thetaOverSin(th))
+			var g float64
+			if chordal {
+				g = float64(scale[side]*2) * float64(lam[j]*cosine(t.cs[side][j]))
+			} else {
+				th := t.th[side][j]
+				g = float64(scale[side]*2) * float64(lam[j]*thetaOverSin(th))
+			}
 			if !finite(g) {
 				return r, fmt.Errorf("model: prototype gradient %v: %w", g, ErrNotFinite)
 			}
 			t.gv[side][j] = g
 		}
 	}
-	// ∂E/∂λ = c (2/S²)(d⁻ θ⁺² − d⁺ θ⁻²).
+	// ∂E/∂λ = c (2/S²)(d⁻ θ⁺² − d⁺ θ⁻²) (chordal: sin²θ for θ²).
 	if t.base.cfg.Relevance != RelevanceNone {
 		ci := float64(c * inv)
 		thp, thm := t.th[0], t.th[1]
 		for k := 0; k < d; k++ {
-			gp := float64(ci * float64(dm*float64(thp[k]*thp[k])))
-			gm := -float64(ci * float64(dp*float64(thm[k]*thm[k])))
+			var gp, gm float64
+			if chordal {
+				sp, sm := sine2(cosine(t.cs[0][k])), sine2(cosine(t.cs[1][k]))
+				gp = float64(ci * float64(dm*sp))
+				gm = -float64(ci * float64(dp*sm))
+			} else {
+				gp = float64(ci * float64(dm*float64(thp[k]*thp[k])))
+				gm = -float64(ci * float64(dp*float64(thm[k]*thm[k])))
+			}
 			if t.base.cfg.Relevance == RelevanceGlobal {
 				t.gl[k] = gp + gm
 			} else {

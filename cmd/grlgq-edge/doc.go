@@ -24,8 +24,9 @@
 //     commas (strconv.ParseFloat syntax); blank lines and lines starting
 //     with '#' are ignored.
 //
-// A set of one image is classified as a 1-D subspace (distance θ_1²); a
-// set of m >= d images by the weighted geodesic distance of its
+// A set of one image is classified as a 1-D subspace (distance θ_1², or
+// sin²θ_1 for a chordal model); a set of m >= d images by the model's
+// weighted distance (geodesic or chordal, stored in the model) of its
 // d-dimensional subspace (first d left singular vectors, by
 // subspace.FromImages). 1 < m < d is an error.
 //

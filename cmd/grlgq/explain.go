@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"math"
 	"path/filepath"
 	"reflect"
@@ -97,6 +98,7 @@ func runExplain(ctx context.Context, e *env, args []string) error {
 		}
 	}
 	var summary []map[string]any
+	var explained []*model.Explanation
 	for _, i := range idx {
 		if err := ctx.Err(); err != nil {
 			return fmt.Errorf("interrupted")
@@ -126,6 +128,7 @@ func runExplain(ctx context.Context, e *env, args []string) error {
 		if err := saveJSON(base+".json", j); err != nil {
 			return err
 		}
+		explained = append(explained, ex)
 		summary = append(summary, map[string]any{
 			"index": i, "name": s.Names[i], "true": s.trueName(i), "predicted": className(mod, pred.Label),
 			"mu": jnum(ex.Mu), "picture": base + "." + *plotFmt, "json": base + ".json", "top_images": ranked,
@@ -139,20 +142,62 @@ func runExplain(ctx context.Context, e *env, args []string) error {
 		"image_height": h,
 		"image_width":  w,
 		"kind":         sampleWord(s.Kind),
-		"note":         "For each sample: W+ is the nearest prototype of its true class, W- the nearest of another class; mu = (d+ - d-)/(d+ + d-) < 0 means correctly classified. Angles ascend (theta_1 smallest); contributions are lambda_k theta_k^2 (their sum is the distance); q_w column i holds the coefficients with which the prototype's columns build its principal vector v_i; image_contributions M (m x d) say how much each image of the set builds each principal vector u_i (U ≈ X M); image_scores[j] = support of W+ minus support of W- by image j, support = sum_i (2 lambda_i theta_i / sin theta_i) cos theta_i a_ji with a_ji = M_ji (R Lambda Q_P)_ji image j's share of cos theta_i (model.Side.ImageSupport); top_images are the -top images of largest |score| (positive: for the true class).",
+		"distance":     mod.Config().Distance.String(),
+		"note":         explainNote(mod.Config().Distance),
 	}); err != nil {
 		return err
 	}
 	if err := g.Commit(); err != nil {
 		return err
 	}
-	fmt.Fprintf(e.stdout, "explained %d sample(s) of %s with %s into %s:\n", len(idx), s.ds.Source, f.model, out)
-	for _, sm := range summary {
+	fmt.Fprintf(e.stdout, "explained %d sample(s) of %s with %s (%s distance) into %s:\n", len(idx), s.ds.Source, f.model, mod.Config().Distance, out)
+	for n, sm := range summary {
 		fmt.Fprintf(e.stdout, "  %-20v true %-8v predicted %-8v μ %+.3f  %s\n", sm["name"], sm["true"], sm["predicted"], float64(sm["mu"].(jnum)), sm["picture"])
+		printContributions(e.stdout, mod, explained[n])
 		printTopImages(e.stdout, sm["top_images"].([]rankJSON))
 	}
 	fmt.Fprintf(e.stdout, "also: %s, %s, %s\n", filepath.Join(out, plot.PageName("prototypes", 0, len(protoPages), *plotFmt)), filepath.Join(out, plot.PageName("relevances", 0, 1, *plotFmt)), filepath.Join(out, "explanation.json"))
 	return nil
+}
+
+// explainNote is explanation.json's note: what its fields mean, for the
+// model's distance.
+func explainNote(dist model.Distance) string {
+	term, g := "lambda_k theta_k^2", "2 lambda_i theta_i / sin theta_i"
+	if dist == model.Chordal {
+		term, g = "lambda_k sin^2 theta_k", "2 lambda_i cos theta_i"
+	}
+	return "For each sample: W+ is the nearest prototype of its true class, W- the nearest of another class; mu = (d+ - d-)/(d+ + d-) < 0 means correctly classified. " +
+		"The distance is " + dist.String() + ": the sum over the angles of " + term + ". " +
+		"Angles ascend (theta_1 smallest); contributions are " + term + " (their sum is the distance); q_w column i holds the coefficients with which the prototype's columns build its principal vector v_i; " +
+		"image_contributions M (m x d) say how much each image of the set builds each principal vector u_i (U ≈ X M); image_scores[j] = support of W+ minus support of W- by image j, " +
+		"support = sum_i (" + g + ") cos theta_i a_ji with a_ji = M_ji (R Lambda Q_P)_ji image j's share of cos theta_i (model.Side.ImageSupport); top_images are the -top images of largest |score| (positive: for the true class)."
+}
+
+// printContributions writes the per-angle contributions to d+ and d- of
+// an explanation (λ_k θ_k² or λ_k sin²θ_k, by the model's distance), one
+// line per side.
+func printContributions(w io.Writer, m *model.Model, ex *model.Explanation) {
+	dist := m.Config().Distance
+	for _, sd := range []struct {
+		name string
+		s    *model.Side
+	}{{"d+", &ex.Plus}, {"d-", &ex.Minus}} {
+		if len(sd.s.Contributions) == 1 { // a single image: one angle, no relevance
+			fmt.Fprintf(w, "      %s = %s = %.4g (W%d, %s)\n", sd.name, imageTerm(dist), sd.s.Distance, sd.s.Prototype, className(m, sd.s.Class))
+			continue
+		}
+		fmt.Fprintf(w, "      %s = %.4g (W%d, %s): λ_k %s per angle %s\n", sd.name, sd.s.Distance, sd.s.Prototype, className(m, sd.s.Class), setTerm(dist), gFloats(sd.s.Contributions))
+	}
+}
+
+// gFloats formats x as [a b ...] with 3 significant digits each.
+func gFloats(x []float64) string {
+	parts := make([]string, len(x))
+	for i, v := range x {
+		parts[i] = strconv.FormatFloat(v, 'g', 3, 64)
+	}
+	return "[" + strings.Join(parts, " ") + "]"
 }
 
 // pickSamples returns the indices of the samples to explain: the listed
@@ -294,6 +339,7 @@ func explanationJSON(m *model.Model, s *samples, i int, ex *model.Explanation, p
 		"margin":     jnum(pred.Margin),
 		"mu":         jnum(ex.Mu),
 		"relevances": jnums(ex.Relevance),
+		"distance":   m.Config().Distance.String(),
 		"plus":       sideOf(m, &ex.Plus, pixels),
 		"minus":      sideOf(m, &ex.Minus, pixels),
 	}

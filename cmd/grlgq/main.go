@@ -253,6 +253,7 @@ var flagNotes = map[string]base.Note{
 	"seed":      {Text: "range 0 to 2^64-1"},
 	"init":      {Type: "word"},
 	"relevance": {Type: "word"},
+	"distance":  {Type: "word"},
 	"schedule":  {Type: "word"},
 	"csv-label": {Type: "word"},
 	"layout":    {Type: "word"},

@@ -13,7 +13,7 @@ import (
 // resumeFlags is train's -resume MODEL: continue training a saved model
 // (model.Continue, on sets or with -images on single images) on data of the
 // same shape and classes. The model's structure (d, prototypes per class,
-// initialisation, relevance kind) comes from the file, so the flags that
+// initialisation, relevance kind, distance) comes from the file, so the flags that
 // define it are refused; the optimiser's flags (-epochs, -lr, -lr-rel,
 // -schedule, -val, -patience, -seed, ...) apply. Epoch numbers, and so the
 // learning-rate schedule and the permutations, continue from the model's.
@@ -25,7 +25,7 @@ type resumeFlags struct {
 }
 
 // structuralFlags are train's flags that define a model's structure.
-var structuralFlags = []string{"d", "protos", "init", "noise", "relevance"}
+var structuralFlags = []string{"d", "protos", "init", "noise", "relevance", "distance"}
 
 func (r *resumeFlags) addFlags(fs *flag.FlagSet) {
 	fs.StringVar(&r.path, "resume", "", "continue training this model file (same data shape D and classes) for -epochs more epochs; "+
@@ -46,7 +46,7 @@ func (r *resumeFlags) check(fs *flag.FlagSet) error {
 		}
 	}
 	if len(given) > 0 {
-		return usagef(fs, "-resume keeps the model's structure (d, prototypes per class, initialisation, relevance kind) and trains sets or images, not hard-example sets: leave out %s", strings.Join(given, ", "))
+		return usagef(fs, "-resume keeps the model's structure (d, prototypes per class, initialisation, relevance kind, distance) and trains sets or images, not hard-example sets: leave out %s", strings.Join(given, ", "))
 	}
 	return nil
 }
@@ -99,5 +99,6 @@ func (r *resumeFlags) apply(ds *dataset.Dataset, o *model.Options) error {
 	o.Model.SubspaceDim = m.SubspaceDim()
 	o.Model.PrototypesPerClass, o.Model.PrototypesOfClass = s.PrototypesPerClass, s.PrototypesOfClass
 	o.Train.Init, o.Train.InitNoise, o.Model.Relevance = st.Init, st.InitNoise, s.Relevance
+	o.Model.Distance = s.Distance
 	return nil
 }

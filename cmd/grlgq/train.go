@@ -22,7 +22,7 @@ import (
 )
 
 // lrHelp is said next to every learning-rate flag (see DESIGN.md).
-const lrHelp = "The prototype gradient keeps the factor 2 in G = diag(2λθ/sinθ) (the paper's equations, the authors' NumPy code): halve an η taken from code that drops it (the authors' PyTorch code)."
+const lrHelp = "The prototype gradient keeps the factor 2 in G = diag(2λθ/sinθ) (-distance chordal: diag(2λcosθ)) (the paper's equations, the authors' NumPy code): halve an η taken from code that drops it (the authors' PyTorch code)."
 
 // trainFlags are the model options shared by train, cv and demo: what the
 // model is, how it is trained and how it predicts (model.Options).
@@ -33,6 +33,7 @@ type trainFlags struct {
 	seed                uint64
 	init                model.InitKind
 	relevance           model.RelevanceKind
+	distance            model.Distance
 	sched               model.Schedule
 	stepEvery           int
 	tau                 float64
@@ -58,6 +59,7 @@ func (t *trainFlags) addFlags(fs *flag.FlagSet, def model.Options) {
 	fs.Uint64Var(&t.seed, "seed", 1, "seed of every random choice (groups, initialisation, validation split, epoch order)")
 	fs.TextVar(&t.init, "init", def.Train.Init, "prototype initialisation: sample (a random training set of the class plus noise), random, pca (class-wise PCA subspace)")
 	fs.TextVar(&t.relevance, "relevance", def.Model.Relevance, "relevances of the principal angles: global (GRLGQ), none (λ = 1/d fixed, GLGQ), local (one vector per prototype)")
+	fs.TextVar(&t.distance, "distance", def.Model.Distance, "distance between a set's subspace and a prototype: geodesic (Σ λ_k θ_k², the paper) or chordal (Σ λ_k sin²θ_k, the projection distance); stored in the model")
 	fs.TextVar(&t.sched, "schedule", def.Train.Schedule, "learning-rate schedule: constant, step (halve every -step-every epochs), anneal (η/(1+t/τ))")
 	intVar(fs, &t.stepEvery, "step-every", def.Train.StepEvery, 1, model.MaxEpochs, "epochs between halvings with -schedule step")
 	floatVar(fs, &t.tau, "tau", def.Train.Tau, 0, model.MaxTau, true, false, "τ of -schedule anneal, in epochs")
@@ -92,6 +94,7 @@ func (t *trainFlags) options(fs *flag.FlagSet) (model.Options, error) {
 	o.Model.SubspaceDim = t.d
 	o.Model.PrototypesPerClass = t.protos.all // a list or names: see protoCounts.perClass
 	o.Model.Relevance = t.relevance
+	o.Model.Distance = t.distance
 	tc := &o.Train
 	tc.Init, tc.InitNoise, tc.Eta, tc.Gamma = t.init, t.noise, t.lr, t.lrRel
 	tc.Schedule, tc.StepEvery, tc.Tau = t.sched, t.stepEvery, t.tau
@@ -141,13 +144,34 @@ func trainingWords(o model.Options) (per, init, sched, phi string) {
 	return per, init, sched, phi
 }
 
+// distanceFormula names the distance d of a model between a set and a
+// prototype, with its formula; setTerm and imageTerm are its per-angle
+// term and a single image's distance.
+func distanceFormula(d model.Distance) string {
+	return fmt.Sprintf("%s (Σ λ_k %s)", d, setTerm(d))
+}
+
+func setTerm(d model.Distance) string {
+	if d == model.Chordal {
+		return "sin²θ_k"
+	}
+	return "θ_k²"
+}
+
+func imageTerm(d model.Distance) string {
+	if d == model.Chordal {
+		return "sin²θ_1"
+	}
+	return "θ_1²"
+}
+
 // describeConfig summarises a training configuration in one line.
 func describeConfig(o model.Options, classes int) string {
 	c, t := o.Model, o.Train
 	relevance := map[model.RelevanceKind]string{model.RelevanceGlobal: "global", model.RelevanceNone: "none (GLGQ)", model.RelevanceLocal: "local"}[c.Relevance]
 	per, init, sched, phi := trainingWords(o)
-	s := fmt.Sprintf("d=%d, %s prototype(s) per class (%d), init %s, relevance %s, η=%g γ=%g (factor 2 in G kept), schedule %s, φ %s, %d epochs, seed %d, %d worker(s)",
-		c.SubspaceDim, per, c.NumPrototypes(classes), init, relevance, t.Eta, t.Gamma, sched, phi, t.Epochs, t.Seed, t.Workers)
+	s := fmt.Sprintf("d=%d, %s prototype(s) per class (%d), init %s, relevance %s, %s distance, η=%g γ=%g (factor 2 in G kept), schedule %s, φ %s, %d epochs, seed %d, %d worker(s)",
+		c.SubspaceDim, per, c.NumPrototypes(classes), init, relevance, c.Distance, t.Eta, t.Gamma, sched, phi, t.Epochs, t.Seed, t.Workers)
 	if t.ValidationFraction > 0 {
 		s += fmt.Sprintf(", validation %g", t.ValidationFraction)
 		if t.Patience > 0 {
@@ -194,7 +218,7 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 	fs.BoolVar(&asJSON, "json", false, "print one JSON object (history, accuracies, relevances) instead of text")
 	fs.BoolVar(&quiet, "quiet", false, "print only the final line: no progress bar, no per-epoch lines")
 	hf.addFlags(fs)
-	fs.BoolVar(&images, "images", false, "single-image data (idx, csv, mat): train on the single images themselves (1-D subspaces, distance θ_1², as in prediction; model.Train of model.Image samples) "+
+	fs.BoolVar(&images, "images", false, "single-image data (idx, csv, mat): train on the single images themselves (1-D subspaces, distance θ_1² or with -distance chordal sin²θ_1, as in prediction; model.Train of model.Image samples) "+
 		"instead of on sets of -m images; -init pca starts each class at the subspace of all its training images; relevances are not learned (a single image has one angle)")
 	intVar(fs, &shift, "shift", 0, 0, maxShift, "with -images: also train on every training image moved by this many pixels left, right, up and down (edges replicated; 0: off). The Yale B protocol of grlgq repro: 1")
 	fs.BoolVar(&skipBad, "skip-bad", false, "leave out image sets that cannot give a d-dimensional subspace (too few images, rank below d) instead of failing")
@@ -649,6 +673,7 @@ func trainJSON(out string, ds *dataset.Dataset, train *dataset.Subspaces, res *t
 		"skipped":        len(train.Skipped),
 		"dim":            res.model.Dim(),
 		"subspace_dim":   res.model.SubspaceDim(),
+		"distance":       res.model.Config().Distance.String(),
 		"prototypes":     res.model.NumPrototypes(),
 		"epochs":         res.model.Epochs(),
 		"best_epoch":     best.Epoch,

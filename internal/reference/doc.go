@@ -23,6 +23,12 @@
 // ImageDistances returns θ_1² (relevances play no part: an image has one
 // angle, and ranking by θ_1² is ranking by θ_1).
 //
+// With Chordal set the distance is the relevance-weighted chordal one,
+// Σ_k λ_k sin²θ_k (sin²θ_1 for an image), and every θ_k² below becomes
+// sin²θ_k; since sin²θ = 1 − cos²θ, −∂(λ_k sin²θ_k)/∂cos θ_k = 2 λ_k cos θ_k
+// replaces 2 λ_k θ_k / sin θ_k in G (and 2 cos θ_1 replaces 2 θ_1/sin θ_1
+// in StepImage). Everything else is the same.
+//
 // # One step (Algorithm 2), in this order
 //
 //  1. Distances to all prototypes (singular values only). W⁺ = nearest with

@@ -30,6 +30,7 @@ type Model struct {
 	Floor       float64      // relevance floor applied before renormalising (e.g. 1e-4); <= 0 means 0
 	Relevance   bool         // false = GLGQ (λ never changes), true = learn λ
 	Beta        float64      // 0 = identity activation φ(μ) = μ; > 0 = sigmoid φ(μ) = 1/(1+exp(-β μ))
+	Chordal     bool         // false = Σ λ_k θ_k² (geodesic), true = Σ λ_k sin²θ_k (chordal)
 }
 
 // UniformLambda returns the starting relevances 1/d.
@@ -147,8 +148,9 @@ func (m *Model) Angles(P *mat.Dense) [][]float64 {
 	return out
 }
 
-// Distances returns d_λ(P, W_j) = Σ_k λ_k θ_k² for every prototype j (with
-// LocalLambda, λ is prototype j's own). A non-finite P gives NaN distances.
+// Distances returns d_λ(P, W_j) = Σ_k λ_k θ_k² (Chordal: Σ_k λ_k sin²θ_k)
+// for every prototype j (with LocalLambda, λ is prototype j's own). A
+// non-finite P gives NaN distances.
 func (m *Model) Distances(P *mat.Dense) []float64 {
 	m.checkSample(P)
 	_, d := m.Dims()
@@ -157,12 +159,12 @@ func (m *Model) Distances(P *mat.Dense) []float64 {
 	out := make([]float64, len(m.Prototypes))
 	for j, W := range m.Prototypes {
 		a.anglesTo(theta, P, W)
-		out[j] = weightedSquares(m.lambda(j), theta)
+		out[j] = m.weighted(m.lambda(j), theta)
 	}
 	return out
 }
 
-// ImageDistances returns θ_1² for every prototype, with
+// ImageDistances returns θ_1² (Chordal: sin²θ_1) for every prototype, with
 // θ_1 = arccos(clamp(‖Wᵀx‖/‖x‖, 0, 1)) the one principal angle between x and
 // span(W). Relevances play no part. x = 0 or a non-finite x gives NaN.
 func (m *Model) ImageDistances(x []float64) []float64 {
@@ -182,7 +184,7 @@ func (m *Model) ImageDistances(x []float64) []float64 {
 			continue
 		}
 		t := math.Acos(clamp01(c))
-		out[j] = t * t
+		out[j] = m.term(t)
 	}
 	return out
 }
@@ -270,12 +272,23 @@ func (a *angler) anglesTo(theta []float64, P, W *mat.Dense) {
 	}
 }
 
-func weightedSquares(lambda, theta []float64) float64 {
+// weighted returns Σ_k λ_k term(θ_k).
+func (m *Model) weighted(lambda, theta []float64) float64 {
 	s := 0.0
 	for k, t := range theta {
-		s += lambda[k] * t * t
+		s += lambda[k] * m.term(t)
 	}
 	return s
+}
+
+// term is one angle's part of the distance before its weight: θ²
+// (geodesic) or sin²θ (chordal).
+func (m *Model) term(t float64) float64 {
+	if m.Chordal {
+		s := math.Sin(t)
+		return s * s
+	}
+	return t * t
 }
 
 func clamp01(c float64) float64 {

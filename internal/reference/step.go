@@ -20,7 +20,7 @@ type StepInfo struct {
 type winnerParts struct {
 	theta []float64  // ascending principal angles from the thin SVD of Pᵀ W
 	V     *mat.Dense // W Q_W, the prototype's principal vectors (same span as W)
-	UG    *mat.Dense // U G = P Q_P G, G = diag(2 λ_k θ_k / sin θ_k)
+	UG    *mat.Dense // U G = P Q_P G, G = diag(2 λ_k θ_k / sin θ_k) (chordal: diag(2 λ_k cos θ_k))
 }
 
 // gradient is ∂E/∂V± and ∂E/∂λ of one sample at the current state.
@@ -99,8 +99,8 @@ func (m *Model) gradient(P *mat.Dense, y int, weight float64) (*gradient, error)
 	g.dLambdaMinus = make([]float64, d)
 	g.dLambdaGlobal = make([]float64, d)
 	for k := 0; k < d; k++ {
-		tp2 := g.plus.theta[k] * g.plus.theta[k]
-		tm2 := g.minus.theta[k] * g.minus.theta[k]
+		tp2 := m.term(g.plus.theta[k]) // θ⁺² (chordal: sin²θ⁺)
+		tm2 := m.term(g.minus.theta[k])
 		g.dLambdaPlus[k] = coef * dMinus * tp2
 		g.dLambdaMinus[k] = -coef * dPlus * tm2
 		g.dLambdaGlobal[k] = coef * (dMinus*tp2 - dPlus*tm2)
@@ -129,7 +129,11 @@ func (m *Model) winner(P *mat.Dense, j int) (winnerParts, error) {
 	for k, s := range sv {
 		t := math.Acos(clamp01(s))
 		theta[k] = t
-		gk := 2 * lambda[k] * thetaOverSin(t) // G_kk; keeps the factor 2
+		// G_kk = -∂(λ_k θ_k²)/∂cos θ_k = 2 λ_k θ_k / sin θ_k; keeps the factor 2.
+		gk := 2 * lambda[k] * thetaOverSin(t)
+		if m.Chordal {
+			gk = 2 * lambda[k] * math.Cos(t) // -∂(λ_k sin²θ_k)/∂cos θ_k
+		}
 		for i := 0; i < d; i++ {
 			QP.Set(i, k, QP.At(i, k)*gk) // QP becomes Q_P G
 		}
@@ -294,7 +298,8 @@ func (m *Model) Epoch(samples []*mat.Dense, labels []int, order []int, eta, gamm
 
 // StepImage performs one SGD step of Algorithm 2 on a single image x (any
 // positive scale) as a training sample: the 1-D subspace u = x/‖x‖ at
-// distance d = θ_1² to every prototype (ImageDistances; relevances play no
+// distance d = θ_1² (chordal: sin²θ_1, and 2 cos θ for 2 θ/sin θ below) to
+// every prototype (ImageDistances; relevances play no
 // part and are not changed). For each winner, with q = Wᵀu/‖Wᵀu‖ the
 // prototype's principal direction for θ_1,
 //
@@ -350,7 +355,11 @@ func (m *Model) StepImage(x []float64, y int, eta, weight float64) (StepInfo, er
 		} else {
 			coef = c * 2 * dPlus / (S * S)
 		}
-		coef *= 2 * thetaOverSin(theta)
+		if m.Chordal {
+			coef *= 2 * math.Cos(theta)
+		} else {
+			coef *= 2 * thetaOverSin(theta)
+		}
 		var grad mat.Dense // coef u qᵀ, q = a/‖a‖
 		grad.Outer(coef/na, u, a)
 		next, err := descend(W, &grad, eta)

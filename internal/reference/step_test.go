@@ -40,14 +40,16 @@ func frobDot(A, B *mat.Dense) float64 {
 // along coordinate axes (the distance is linear in λ).
 func TestGradientFiniteDifferences(t *testing.T) {
 	for _, tc := range []struct {
-		beta, weight float64
-		local        bool
-	}{{0, 1, false}, {2.5, 0.7, false}, {0, 1.3, true}, {1, 1, true}} {
-		t.Run(fmt.Sprintf("beta=%g,w=%g,local=%v", tc.beta, tc.weight, tc.local), func(t *testing.T) {
+		beta, weight   float64
+		local, chordal bool
+	}{{0, 1, false, false}, {2.5, 0.7, false, false}, {0, 1.3, true, false}, {1, 1, true, false},
+		{0, 1, false, true}, {2.5, 0.7, false, true}, {0, 1.3, true, true}} {
+		t.Run(fmt.Sprintf("beta=%g,w=%g,local=%v,chordal=%v", tc.beta, tc.weight, tc.local, tc.chordal), func(t *testing.T) {
 			rng := newRand(10)
 			D, d := 12, 3
 			m := randModel(rng, D, d, 6, 3, tc.local)
 			m.Beta = tc.beta
+			m.Chordal = tc.chordal
 			P := near(rng, m.Prototypes[1], 0.8)
 			y := 2
 			g, err := m.gradient(P, y, tc.weight)

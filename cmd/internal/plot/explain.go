@@ -54,7 +54,7 @@ func column(a matrix, j int) []float64 {
 // u_i; then one row per principal angle θ_i with the data's principal
 // vector u_i and the prototype's v_i, and the pixel maps u_i∘v_i of W⁺
 // and W⁻ and their difference on a common scale; last the contributions
-// λ_k θ_k² of every angle to d⁺ and d⁻.
+// λ_k θ_k² (a chordal model's λ_k sin²θ_k) of every angle to d⁺ and d⁻.
 func Explanation(m *model.Model, ex *model.Explanation, s Sample) *Figure {
 	h, w := s.Height, s.Width
 	nang := len(ex.Plus.Angles)
@@ -82,7 +82,7 @@ func Explanation(m *model.Model, ex *model.Explanation, s Sample) *Figure {
 	if mplot != nil {
 		height += mapH
 	}
-	bars := contributionBars(ex, plusName, minusName)
+	bars := contributionBars(ex, m.Config().Distance, plusName, minusName)
 	return &Figure{Width: width, Height: height, draw: func(c draw.Canvas) {
 		body := drawTitle(c, s.Title, 12)
 		body = drawTitle(body, sub, 10)
@@ -178,13 +178,17 @@ func (imageTicks) Ticks(lo, hi float64) []plot.Tick {
 	return t
 }
 
-// contributionBars draws the contributions λ_k θ_k² of every angle to d⁺
-// and to d⁻ side by side.
-func contributionBars(ex *model.Explanation, plusName, minusName string) *plot.Plot {
+// contributionBars draws the contributions λ_k θ_k² (chordal: λ_k
+// sin²θ_k) of every angle to d⁺ and to d⁻ side by side.
+func contributionBars(ex *model.Explanation, dist model.Distance, plusName, minusName string) *plot.Plot {
 	d := len(ex.Plus.Contributions)
-	title, ylabel := "Contributions λk·θk² of each angle to the distance (their sum is the distance)", "λk·θk²"
+	term, one, which := "θk²", "θ1²", ""
+	if dist == model.Chordal {
+		term, one, which = "sin²θk", "sin²θ1", "chordal "
+	}
+	title, ylabel := "Contributions λk·"+term+" of each angle to the "+which+"distance (their sum is the distance)", "λk·"+term
 	if d == 1 {
-		title, ylabel = "The distance θ1² to W+ and to W−", "θ1²"
+		title, ylabel = "The "+which+"distance "+one+" to W+ and to W−", one
 	}
 	p := newPlot(title, "principal angle", ylabel)
 	p.Title.TextStyle.Font.Size = 11
