@@ -176,3 +176,29 @@ func TestDefaultSearchImages(t *testing.T) {
 		t.Fatalf("best %s: %.2f on %d of %d splits", res.BestSetting(), res.Table[res.Best].Mean, len(res.Table[res.Best].Folds), len(res.Splits))
 	}
 }
+
+// TestTuneChordal: the distance axis. Once the model accepts the chordal
+// distance, DefaultSearch draws it and holds chordal 1-NN, and a chordal
+// setting gives a chordal model.
+func TestTuneChordal(t *testing.T) {
+	if !slices.Contains(Distances(), model.Chordal) {
+		t.Skip("the model does not accept Config.Distance = Chordal")
+	}
+	ss, _ := DefaultSearch(3, false)
+	nn, drawn := false, false
+	for _, s := range ss {
+		nn = nn || s.NearestNeighbour() && s.Distance == model.Chordal
+		drawn = drawn || s.Epochs > 0 && s.Distance == model.Chordal
+	}
+	if !nn || !drawn {
+		t.Errorf("DefaultSearch: chordal 1-NN %v, chordal trainings %v", nn, drawn)
+	}
+	x, y := synth(t, 3, 30, 3, 3, 1, 8, 0.3)
+	res, err := Tune(context.Background(), legacy(model.Config{}, model.TrainConfig{}), []Setting{{Prototypes: 1, Eta: 0.05, Epochs: 3, Distance: model.Chordal}}, model.Sets(x), y, Options{Folds: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := res.Model.Config().Distance; d != model.Chordal {
+		t.Errorf("model distance %s, want chordal", d)
+	}
+}
