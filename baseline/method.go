@@ -2,6 +2,7 @@ package baseline
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -169,3 +170,45 @@ func ParseMethods(s string) ([]Method, error) {
 	}
 	return out, nil
 }
+
+// MethodList is a list of methods as a flag.Value: Set reads
+// ParseMethods' lists (duplicates dropped), and, as a boolean flag given
+// alone ("true"), DefaultMethods; "false" empties it.
+type MethodList []Method
+
+// Set reads s (see MethodList).
+func (l *MethodList) Set(s string) error {
+	switch s {
+	case "true":
+		s = "default"
+	case "false":
+		*l = nil
+		return nil
+	}
+	m, err := ParseMethods(s)
+	if err != nil {
+		return err
+	}
+	*l = nil
+	for _, v := range m {
+		if !slices.Contains(*l, v) {
+			*l = append(*l, v)
+		}
+	}
+	return nil
+}
+
+// String is the comma-separated names of the list.
+func (l *MethodList) String() string {
+	if l == nil {
+		return ""
+	}
+	s := make([]string, len(*l))
+	for i, m := range *l {
+		s[i] = m.String()
+	}
+	return strings.Join(s, ",")
+}
+
+// IsBoolFlag makes the flag alone mean DefaultMethods.
+func (l *MethodList) IsBoolFlag() bool { return true }

@@ -1,10 +1,15 @@
 package dataset
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/grlgq/grlgq/subspace"
+)
 
 // TrainingOptions controls TrainingSubspaces.
 type TrainingOptions struct {
-	// D is the subspace dimension d (>= 1); for bases it must be theirs.
+	// D is the subspace dimension d (>= 1); bases of more columns are
+	// truncated to their first D.
 	D int
 	// M is the number of images per set of single-image data (M >= D).
 	M int
@@ -26,7 +31,7 @@ type TrainingOptions struct {
 // way each kind of data is trained on: image sets one subspace each
 // (SetSubspaces), single images grouped into sets of opt.M random
 // same-class images (GroupSubspaces, opt.Groupings times), bases as they
-// are (BasisSubspaces). Its errors are theirs, a wrong opt.D or opt.M, and
+// are (BasisSubspaces, their first opt.D columns). Its errors are theirs, a wrong opt.D or opt.M, and
 // data without labels (ErrNoLabels).
 func TrainingSubspaces(ds *Dataset, opt TrainingOptions) (*Subspaces, error) {
 	if !ds.Labelled() {
@@ -34,10 +39,7 @@ func TrainingSubspaces(ds *Dataset, opt TrainingOptions) (*Subspaces, error) {
 	}
 	switch {
 	case ds.Bases != nil:
-		if opt.D != ds.SubDim {
-			return nil, fmt.Errorf("dataset: %s holds bases of d=%d, not %d", ds.Source, ds.SubDim, opt.D)
-		}
-		return BasisSubspaces(ds, nil)
+		return basesOfDim(ds, opt.D)
 	case ds.Sets != nil:
 		return SetSubspaces(ds, nil, SetOptions{D: opt.D, SkipBad: opt.SkipBad, Workers: opt.Workers, Progress: opt.Progress})
 	default:
@@ -65,7 +67,8 @@ func (s *Samples) Len() int { return len(s.Names) }
 
 // EvalOptions controls EvalSamples.
 type EvalOptions struct {
-	// D is the classifier's subspace dimension; for bases it must be theirs.
+	// D is the classifier's subspace dimension; bases of more columns are
+	// truncated to their first D (basesOfDim).
 	D int
 	// M > 0 groups single images into sets of M random same-class images
 	// (GroupSubspaces, seeded by Seed) instead of classifying them one by one.
@@ -88,10 +91,7 @@ func EvalSamples(ds *Dataset, opt EvalOptions) (*Samples, error) {
 	s := &Samples{}
 	switch {
 	case ds.Bases != nil:
-		if ds.SubDim != opt.D {
-			return nil, fmt.Errorf("dataset: %s holds bases of d=%d, not %d", ds.Source, ds.SubDim, opt.D)
-		}
-		subs, err := BasisSubspaces(ds, nil)
+		subs, err := basesOfDim(ds, opt.D)
 		if err != nil {
 			return nil, err
 		}
@@ -155,4 +155,25 @@ func allItems(n int) []int {
 		all[i] = i
 	}
 	return all
+}
+
+// basesOfDim returns the bases of ds (BasisSubspaces) with their first d
+// columns (subspace.Truncate): for bases of left singular vectors in
+// descending order, as an SVD gives them, the subspace of d images' worth
+// of the set's leading directions, as if built with d. d above the bases'
+// columns is an error.
+func basesOfDim(ds *Dataset, d int) (*Subspaces, error) {
+	if d < 1 || d > ds.SubDim {
+		return nil, fmt.Errorf("dataset: %s holds bases of d=%d, not %d", ds.Source, ds.SubDim, d)
+	}
+	subs, err := BasisSubspaces(ds, nil)
+	if err != nil || d == ds.SubDim {
+		return subs, err
+	}
+	for i, s := range subs.Subs {
+		if subs.Subs[i], err = subspace.Truncate(s, d); err != nil {
+			return nil, err
+		}
+	}
+	return subs, nil
 }

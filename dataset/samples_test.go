@@ -38,18 +38,32 @@ func TestTrainingAndEvalSamples(t *testing.T) {
 	if err != nil || ts.Kind != KindSets || ts.Subs == nil || ts.Len() != ts.Subs.Len() {
 		t.Fatalf("test groups: %+v %v", ts, err)
 	}
-	// Bases: their d only.
+	// Bases: their d, or their first D columns; never more.
 	b := &Dataset{Source: "b", Classes: []string{"0", "1"}, Labels: []int{1, 0}, Dim: 3, SubDim: 2,
 		Bases: [][]float64{twoBases()[:6], twoBases()[6:]}}
-	if _, err := TrainingSubspaces(b, TrainingOptions{D: 1}); err == nil {
-		t.Fatal("bases of d=2 with D 1: no error")
+	if _, err := TrainingSubspaces(b, TrainingOptions{D: 3}); err == nil {
+		t.Fatal("bases of d=2 with D 3: no error")
+	}
+	tb, err := TrainingSubspaces(b, TrainingOptions{D: 1})
+	if err != nil || tb.Len() != 2 {
+		t.Fatalf("bases of d=2 with D 1: %v", err)
+	}
+	for i, s := range tb.Subs {
+		for r := range 3 {
+			if s.Basis.Cols != 1 || s.Basis.At(r, 0) != b.Bases[i][2*r] {
+				t.Fatalf("basis %d truncated to D 1: %v, want the first column of %v", i, s.Basis, b.Bases[i])
+			}
+		}
 	}
 	ts, err = EvalSamples(b, EvalOptions{D: 2})
 	if err != nil || ts.Kind != KindBases || !reflect.DeepEqual(ts.Labels, []int{1, 0}) {
 		t.Fatalf("test bases: %+v %v", ts, err)
 	}
-	if _, err := EvalSamples(b, EvalOptions{D: 1}); err == nil {
-		t.Fatal("test bases of d=2 with D 1: no error")
+	if _, err := EvalSamples(b, EvalOptions{D: 3}); err == nil {
+		t.Fatal("test bases of d=2 with D 3: no error")
+	}
+	if ts, err = EvalSamples(b, EvalOptions{D: 1}); err != nil || ts.Subs.Subs[1].Basis.Cols != 1 {
+		t.Fatalf("test bases of d=2 with D 1: %v", err)
 	}
 }
 

@@ -98,7 +98,7 @@ const (
 const (
 	DefaultPrototypesPerClass = 1
 	DefaultInitNoise          = 1e-4
-	DefaultEta                = 0.05
+	DefaultEta                = 0.02
 	DefaultGamma              = 1e-4
 	DefaultStepEvery          = 10
 	DefaultTau                = 10.0
@@ -221,15 +221,16 @@ func (c Config) NumPrototypes(classes int) int64 {
 // NumPy code). The authors' PyTorch code drops it, so an η taken from that
 // code must be halved here.
 type TrainConfig struct {
-	// Init selects the initialisation (default InitSample). InitNoise is the
+	// Init selects the initialisation (default InitPCA). InitNoise is the
 	// standard deviation of the Gaussian noise added to each entry of an
 	// InitSample prototype before orthonormalisation (default 1e-4; 0: no
 	// noise). Continue keeps the model's.
 	Init      InitKind
 	InitNoise float64
 
-	// Eta is the prototype learning rate η (default 0.05, the paper's value
-	// for image sets, with the factor 2 in G kept). Gamma is the relevance
+	// Eta is the prototype learning rate η (default 0.02; the paper's value
+	// for image sets is 0.05, with the factor 2 in G kept: docs/tuning.md
+	// has the study that chose the defaults). Gamma is the relevance
 	// learning rate γ (default 1e-4; γ ≪ η). Both in (0, 100].
 	Eta   float64
 	Gamma float64
@@ -317,12 +318,12 @@ type TrainConfig struct {
 type AugmentFunc func(ctx context.Context, m *Model, epoch int) (x []Sample, y []int, err error)
 
 // DefaultTrainConfig returns the default training options: prototypes
-// started at a random training set of their class plus noise of 1e-4,
-// η = 0.05, γ = 1e-4 at a constant rate, the identity cost, a relevance
+// started at the dominant subspace of their class (InitPCA), η = 0.02,
+// γ = 1e-4 at a constant rate, the identity cost, a relevance
 // floor of 1e-4, 50 epochs, no validation, all cores, seed 0.
 func DefaultTrainConfig() TrainConfig {
 	return TrainConfig{
-		Init:           InitSample,
+		Init:           InitPCA,
 		InitNoise:      DefaultInitNoise,
 		Eta:            DefaultEta,
 		Gamma:          DefaultGamma,

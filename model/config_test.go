@@ -22,7 +22,7 @@ func TestDefaults(t *testing.T) {
 	// The documented defaults, spelled out.
 	c := opts{
 		Config: Config{PrototypesPerClass: DefaultPrototypesPerClass, Relevance: RelevanceGlobal},
-		TrainConfig: TrainConfig{Init: InitSample, InitNoise: DefaultInitNoise, Eta: DefaultEta, Gamma: DefaultGamma, Schedule: ScheduleConstant, StepEvery: DefaultStepEvery,
+		TrainConfig: TrainConfig{Init: InitPCA, InitNoise: DefaultInitNoise, Eta: DefaultEta, Gamma: DefaultGamma, Schedule: ScheduleConstant, StepEvery: DefaultStepEvery,
 			Tau: DefaultTau, Activation: Identity, Beta: DefaultBeta, RelevanceFloor: DefaultRelevanceFloor, Epochs: DefaultEpochs},
 		PredictConfig: PredictConfig{Temperature: DefaultTemperature},
 	}
@@ -39,7 +39,7 @@ func TestDefaults(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The test literals' convention (zero: default) gives the same model.
-	m2, _, err := Train(context.Background(), legacyOptions(Config{}, TrainConfig{Epochs: 2}), Sets(xs), ys)
+	m2, _, err := Train(context.Background(), legacyOptions(Config{}, TrainConfig{Epochs: 2, Init: InitPCA}), Sets(xs), ys)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,7 +94,7 @@ func TestZeroIsZero(t *testing.T) {
 	}
 	// Epochs 0: the initial model, an empty history.
 	o := DefaultOptions()
-	o.Train.Epochs, o.Train.Seed = 0, 3
+	o.Train.Epochs, o.Train.Seed, o.Train.Init = 0, 3, InitSample
 	m, h, err := Train(context.Background(), o, Sets(xs), ys)
 	if err != nil || m.Epochs() != 0 || len(h.Epochs) != 0 {
 		t.Fatalf("Epochs 0: %v epochs, history %+v, %v", m.Epochs(), h, err)

@@ -3,6 +3,7 @@ package paper
 import (
 	"context"
 	"fmt"
+	"github.com/grlgq/grlgq/baseline"
 	"math/rand/v2"
 	"time"
 
@@ -233,8 +234,10 @@ func runETH80With(ctx context.Context, opt Options, spec eth80Spec) (*Result, er
 	res.Setup.Model.ClassNames = data.classes
 	baseDur := make([]time.Duration, runs)
 	pr.start(runs, &spec.Setup.Train)
+	splits := make([]baseline.Split, runs)
 	err = forEach(ctx, runs, w, func(r int) error {
 		tr, te := splitSets(data.y, len(data.classes), spec.Train, runRNG(opt.Seed, streamSplit, r))
+		splits[r] = baseline.Split{Train: tr, Val: te}
 		acc, base, epochs, td, bd, err := eth80Once(ctx, spec, data, tr, te, opt.Seed, r)
 		if err != nil {
 			return err
@@ -258,7 +261,7 @@ func runETH80With(ctx context.Context, opt Options, spec eth80Spec) (*Result, er
 	par := time.Duration(min(w, runs))
 	res.Wall = time.Since(t0) - sumB/par
 	res.BaselineWall = load + sumB/par
-	return res, nil
+	return res, res.runBaselines(ctx, opt, data.x, data.y, splits)
 }
 
 func epochsText(spec eth80Spec) string {

@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/grlgq/grlgq/baseline"
 	"github.com/grlgq/grlgq/model"
+	"github.com/grlgq/grlgq/subspace"
 )
 
 // ErrUnknown is returned by Run for a protocol name it does not know.
@@ -39,7 +41,16 @@ type Options struct {
 	// for a progress bar's ETA. done reaches total when the protocol ends
 	// (early stopping skips epochs).
 	Step func(done, total int)
+
+	// Baselines, if non-empty, are run on the protocol's own splits
+	// (package baseline; Result.Baselines): ETH-80's sets, Yale B's single
+	// images (1-D subspaces). MNIST declines them (ErrNoBaselines): its
+	// 60,000 training images against each other are beyond the pair table.
+	Baselines []baseline.Method
 }
+
+// ErrNoBaselines: the protocol cannot run the baselines (Options.Baselines).
+var ErrNoBaselines = errors.New("paper: no baselines for this protocol")
 
 // Result is the outcome of one protocol.
 type Result struct {
@@ -63,6 +74,30 @@ type Result struct {
 	// Wall times of the whole protocol: GRLGQ (data loading, subspaces,
 	// training, testing) and the baseline (its initialisation and testing).
 	Wall, BaselineWall time.Duration
+
+	// Baselines are the methods of Options.Baselines on the same splits
+	// as Accuracies, compared with them (Reference "GRLGQ"); nil without.
+	Baselines *baseline.Result
+}
+
+// runBaselines runs opt.Baselines on the splits of the samples x (labels
+// y) and compares them with res.Accuracies (one per split).
+func (res *Result) runBaselines(ctx context.Context, opt Options, x []*subspace.Subspace, y []int, splits []baseline.Split) error {
+	if len(opt.Baselines) == 0 {
+		return nil
+	}
+	pr := &progress{f: opt.Progress}
+	t0 := time.Now()
+	b, err := baseline.Evaluate(ctx, x, y, splits, baseline.Options{Methods: opt.Baselines, Workers: workers(opt), Seed: opt.Seed})
+	if err != nil {
+		return fmt.Errorf("paper: %s baselines: %w", res.Name, err)
+	}
+	if err := b.CompareTo("GRLGQ", res.Accuracies); err != nil {
+		return err
+	}
+	res.Baselines = b
+	pr.printf("%s: baselines on the same %d splits in %v", res.Name, len(splits), since(t0))
+	return nil
 }
 
 // Names lists the protocols Run knows.
@@ -73,6 +108,9 @@ func Names() []string { return []string{"mnist", "yale", "eth80"} }
 func Run(ctx context.Context, name string, opt Options) (*Result, error) {
 	switch name {
 	case "mnist":
+		if len(opt.Baselines) > 0 {
+			return nil, fmt.Errorf("%w: mnist tests 10,000 single images against 60,000 training images, beyond the baselines' pair table; run them on yale or eth80", ErrNoBaselines)
+		}
 		return runMNIST(ctx, opt)
 	case "yale":
 		return runYale(ctx, opt)

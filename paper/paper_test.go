@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/grlgq/grlgq/baseline"
 )
 
 func checkResult(t *testing.T, r *Result, n int, minAcc float64) {
@@ -108,5 +110,46 @@ func TestRunErrors(t *testing.T) {
 	writeSynthTree(t, dir)
 	if _, err := Run(ctx, "mnist", Options{Dir: dir, Runs: 1}); !errors.Is(err, context.Canceled) {
 		t.Errorf("cancelled context: %v", err)
+	}
+}
+
+// TestProtocolBaselines: the baselines run on the protocols' own splits,
+// one accuracy per GRLGQ accuracy, compared with them; MNIST declines.
+func TestProtocolBaselines(t *testing.T) {
+	dir := t.TempDir()
+	writeSynthTree(t, dir)
+	ctx := context.Background()
+	methods := []baseline.Method{{Kind: baseline.NN, K: 1, Distance: baseline.Geodesic}, {Kind: baseline.SVM}}
+	opt := Options{Dir: dir, Runs: 2, Seed: 7, Workers: 2, Baselines: methods}
+	ys := yaleDefault()
+	ys.Setup.Train.Epochs = 2
+	es := eth80Default()
+	es.Train, es.Setup.Train.Epochs, es.SubsetSize, es.Hard.Size = 2, 2, 6, 6
+	ry, err := runYaleWith(ctx, opt, ys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	re, err := runETH80With(ctx, opt, es)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range []*Result{ry, re} {
+		b := r.Baselines
+		if b == nil || b.Splits != len(r.Accuracies) || len(b.Methods) != 2 || !slices.Equal(b.Reference.Accuracy, r.Accuracies) {
+			t.Fatalf("%s: baselines %+v for %d GRLGQ accuracies", r.Name, b, len(r.Accuracies))
+		}
+		for _, m := range b.Methods {
+			for f, a := range m.Accuracy {
+				if m.Versus.Diff[f] != a-r.Accuracies[f] {
+					t.Errorf("%s %s split %d: diff %v, want %v − %v", r.Name, m.Name, f, m.Versus.Diff[f], a, r.Accuracies[f])
+				}
+			}
+		}
+		if m := b.Methods[0]; !(m.Mean > 0.5) {
+			t.Errorf("%s: 1-NN %.3f on separable synthetic data", r.Name, m.Mean)
+		}
+	}
+	if _, err := Run(ctx, "mnist", opt); !errors.Is(err, ErrNoBaselines) {
+		t.Errorf("mnist with baselines: %v", err)
 	}
 }

@@ -3,6 +3,7 @@ package paper
 import (
 	"context"
 	"fmt"
+	"github.com/grlgq/grlgq/baseline"
 	"time"
 
 	"github.com/grlgq/grlgq/dataset"
@@ -201,6 +202,7 @@ func runYaleWith(ctx context.Context, opt Options, spec yaleSpec) (*Result, erro
 		repFolds[r] = stratifiedFolds(ds.Labels, all, len(ds.Classes), k, runRNG(opt.Seed, streamSplit, r))
 	}
 	baseDur := make([]time.Duration, reps*k)
+	splits := make([]baseline.Split, reps*k)
 	w := workers(opt)
 	pr.start(reps*k, &spec.Setup.Train)
 	err = forEach(ctx, reps*k, w, func(job int) error {
@@ -211,6 +213,7 @@ func runYaleWith(ctx context.Context, opt Options, spec yaleSpec) (*Result, erro
 				train = append(train, repFolds[r][g]...)
 			}
 		}
+		splits[job] = baseline.Split{Train: train, Val: repFolds[r][f]}
 		acc, base, td, bd, err := yaleOnce(ctx, spec, ds, train, repFolds[r][f], opt.Seed, job)
 		if err != nil {
 			return err
@@ -234,7 +237,16 @@ func runYaleWith(ctx context.Context, opt Options, spec yaleSpec) (*Result, erro
 	par := time.Duration(min(w, reps*k))
 	res.Wall = time.Since(t0) - sumB/par
 	res.BaselineWall = load + sumB/par
-	return res, nil
+	if len(opt.Baselines) == 0 {
+		return res, nil
+	}
+	x := make([]*subspace.Subspace, ds.Len())
+	for i, img := range ds.Images {
+		if x[i], err = subspace.FromImage(img); err != nil {
+			return nil, fmt.Errorf("paper: yale image %d: %w", i, err)
+		}
+	}
+	return res, res.runBaselines(ctx, opt, x, ds.Labels, splits)
 }
 
 // yaleProtocol describes spec in one line.

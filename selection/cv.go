@@ -3,7 +3,9 @@ package selection
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
 	"runtime"
+	"strings"
 	"sync"
 	"time"
 
@@ -15,7 +17,7 @@ import (
 // Options are the options of CrossValidate and Tune. The zero value is
 // valid: its fields' zeros are documented (the automatic folds, all
 // cores, one reference), and DefaultOptions is the tuner of `grlgq train
-// -tune` with DefaultSettings.
+// -tune` with DefaultSearch.
 type Options struct {
 	// Folds is K of K-fold cross-validation; 0 chooses it from the data
 	// (PlanFolds: DefaultFolds, lowered to the smallest class's size).
@@ -44,6 +46,14 @@ type Options struct {
 	// first.
 	Preferred  int
 	Confidence float64
+	// Rungs and Keep (Tune only) make the search successive halving: the
+	// settings are scored on the first Rungs[0] splits, the best Keep of
+	// them (0: DefaultKeep) and the references go on to the splits up to
+	// Rungs[1], and so on; counts of Rungs not below the number of splits
+	// are dropped, and the last rung is always all the splits. nil scores
+	// every setting on every split.
+	Rungs []int
+	Keep  float64
 	// Progress, if non-nil, is called (from one goroutine at a time) after
 	// each unit of work with the units done and the total. A unit is one
 	// epoch of one prototype per class on one fold (untrained settings and
@@ -52,10 +62,10 @@ type Options struct {
 }
 
 // DefaultOptions returns the options of `grlgq train -tune` with
-// DefaultSettings: automatic folds, all cores, seed 0, the references and
+// DefaultSearch: automatic folds, all cores, seed 0, successive halving (DefaultRungs, DefaultKeep), the references and
 // confidence of DefaultPreferred and DefaultConfidence.
 func DefaultOptions() Options {
-	return Options{Preferred: DefaultPreferred, Confidence: DefaultConfidence}
+	return Options{Preferred: DefaultPreferred, Confidence: DefaultConfidence, Rungs: DefaultRungs(), Keep: DefaultKeep}
 }
 
 func (o Options) withDefaults() Options {
@@ -71,23 +81,52 @@ func (o Options) withDefaults() Options {
 // Plan is the cross-validation that CrossValidate and Tune run (PlanFolds).
 type Plan struct {
 	// Folds is K and Repeats the repetitions of K-fold cross-validation.
-	// Folds is 0 when some class has fewer than 2 samples (no
-	// cross-validation can hold it out and train on it). Asked is the K
-	// given, or chosen by DefaultFolds, before any lowering.
+	// Folds is 0 when no class has 2 samples (no cross-validation can
+	// hold one out and train on its class). Asked is the K given, or
+	// chosen by DefaultFolds, before any lowering.
 	Folds, Repeats, Asked int
-	// Lowered reports that the automatic K was lowered to the size of the
-	// smallest class, Class (its label), of Size samples. Class is -1 when
-	// every class has at least the K asked for.
-	Lowered     bool
+	// Class and Size name the smallest class (its label, its samples)
+	// when it has fewer samples than Asked; Class is -1 otherwise.
 	Class, Size int
+	// Lowered reports that the automatic K was lowered below Asked: to the
+	// number of samples that can be validated, when there are fewer than
+	// Asked.
+	Lowered bool
+	// Kept lists the classes of a single sample (automatic K only): they
+	// are in every fold's training part and never validated, as a model
+	// could not learn them from an empty training part. Sparse lists the
+	// classes of 2 to K−1 samples: each is validated in as many folds as
+	// it has samples, and is in every training part.
+	Kept, Sparse []int
+}
+
+// Note says in one line how the plan departs from plain stratified K-fold
+// cross-validation ("" when it does not).
+func (p Plan) Note() string {
+	var s []string
+	if p.Folds == 0 {
+		return "no cross-validation: no class has 2 samples; the first setting is trained without scoring"
+	}
+	if p.Lowered {
+		s = append(s, fmt.Sprintf("%d folds instead of %d: only %d samples can be validated", p.Folds, p.Asked, p.Folds))
+	}
+	if len(p.Kept) > 0 {
+		s = append(s, fmt.Sprintf("class(es) %v have a single sample: in every training part, never validated", p.Kept))
+	}
+	if len(p.Sparse) > 0 {
+		s = append(s, fmt.Sprintf("class(es) %v have fewer samples than the %d folds: validated in fewer folds, in every training part", p.Sparse, p.Folds))
+	}
+	return strings.Join(s, "; ")
 }
 
 // PlanFolds returns the folds of cross-validation for the labels y under
-// opt: opt.Folds when given (opt.Repeats, or 1), else DefaultFolds of the
-// number of samples (and its repeats, unless opt.Repeats is given)
-// lowered to the smallest class's size. Class and Size name the smallest
-// class when it has fewer samples than the K asked for (a K given and
-// larger than Size is an error of CrossValidate and Tune).
+// opt: opt.Folds when given (opt.Repeats, or 1; a class with fewer samples
+// is an error of CrossValidate and Tune, named by Class and Size), else
+// DefaultFolds of the number of samples and its repeats (unless
+// opt.Repeats is given), never failing: classes of a single sample are
+// kept in every training part (Kept), smaller classes validated in fewer
+// folds (Sparse), K lowered only when fewer samples than K can be
+// validated (Lowered), and Folds 0 when none can.
 func PlanFolds(y []int, opt Options) Plan {
 	k, rep := opt.Folds, opt.Repeats
 	if k == 0 {
@@ -99,23 +138,119 @@ func PlanFolds(y []int, opt Options) Plan {
 		rep = 1
 	}
 	p := Plan{Folds: k, Repeats: rep, Asked: k, Class: -1}
-	if got, class, size := folds.MaxFolds(y, k); got < k {
+	if got, class, size := folds.MaxFolds(y, k); got < k || class >= 0 {
 		p.Class, p.Size = class, size
-		if opt.Folds == 0 {
-			p.Folds, p.Lowered = got, got >= 2
+	}
+	if opt.Folds > 0 {
+		return p
+	}
+	validated := 0
+	for c, idx := range byClass(y) {
+		switch {
+		case len(idx) == 1:
+			p.Kept = append(p.Kept, c)
+		case len(idx) >= 2:
+			validated += len(idx)
+			if len(idx) < k {
+				p.Sparse = append(p.Sparse, c)
+			}
+		}
+	}
+	if validated < k {
+		p.Folds, p.Lowered = validated, validated >= 2
+		if validated < 2 {
+			p.Folds = 0
 		}
 	}
 	return p
 }
 
-// splits returns the folds of the plan for y, or why there are none.
+// byClass is folds.ByClass without its panic on negative labels (which
+// it leaves out).
+func byClass(y []int) [][]int {
+	var out [][]int
+	for i, c := range y {
+		if c < 0 {
+			continue
+		}
+		for len(out) <= c {
+			out = append(out, nil)
+		}
+		out[c] = append(out[c], i)
+	}
+	return out
+}
+
+// splits returns the folds of the plan for y, or why there are none
+// (CrossValidate: every class must have K samples, or 2 for the
+// automatic K).
 func splits(y []int, opt Options) ([]folds.Fold, Plan, error) {
 	p := PlanFolds(y, opt)
-	if p.Folds == 0 {
+	if opt.Folds == 0 && (p.Class >= 0 && p.Size < 2 || p.Folds == 0) {
 		return nil, p, fmt.Errorf("selection: %w: class %d has %d sample(s); cross-validation needs at least 2 per class", folds.ErrTooSmall, p.Class, p.Size)
+	}
+	if opt.Folds == 0 && p.Class >= 0 {
+		f, err := lenientFolds(y, p, opt.Seed)
+		return f, p, err
 	}
 	f, err := folds.RepeatedStratifiedKFold(y, p.Folds, p.Repeats, opt.Seed)
 	return f, p, err
+}
+
+// tuneSplits returns the folds of Tune: those of splits, never failing
+// with the automatic K (no folds when no class can be validated).
+func tuneSplits(y []int, opt Options) ([]folds.Fold, Plan, error) {
+	for i, c := range y {
+		if c < 0 {
+			return nil, Plan{}, fmt.Errorf("selection: %w: sample %d has label %d", ErrData, i, c)
+		}
+	}
+	p := PlanFolds(y, opt)
+	if opt.Folds == 0 {
+		if p.Folds == 0 {
+			return nil, p, nil
+		}
+		f, err := lenientFolds(y, p, opt.Seed)
+		return f, p, err
+	}
+	return splits(y, opt)
+}
+
+// lenientFolds returns the plan's folds when some class has fewer samples
+// than K: the classes of 2 or more samples are dealt to the folds as
+// folds.RepeatedStratifiedKFold deals them (the same streams: the same
+// folds when no class is small), those of one sample are in every
+// training part. Every fold validates at least one sample (K is at most
+// the number of validated samples) and trains on every class.
+func lenientFolds(y []int, p Plan, seed uint64) ([]folds.Fold, error) {
+	var dealt [][]int
+	for _, idx := range byClass(y) {
+		if len(idx) >= 2 {
+			dealt = append(dealt, idx)
+		}
+	}
+	var out []folds.Fold
+	for r := range p.Repeats {
+		fold := folds.Deal(len(y), dealt, p.Folds, rand.New(rand.NewPCG(seed, folds.StreamKFold+uint64(r))))
+		inVal := make([]bool, len(y))
+		for _, idx := range dealt {
+			for _, i := range idx {
+				inVal[i] = true
+			}
+		}
+		fs := make([]folds.Fold, p.Folds)
+		for i := range y {
+			for f := range fs {
+				if inVal[i] && fold[i] == f {
+					fs[f].Val = append(fs[f].Val, i)
+				} else {
+					fs[f].Train = append(fs[f].Train, i)
+				}
+			}
+		}
+		out = append(out, fs...)
+	}
+	return out, nil
 }
 
 // FoldScore is the outcome of one fold.
@@ -139,8 +274,10 @@ type CVResult struct {
 	// Mean and SD (sample standard deviation, n−1) of the folds'
 	// accuracies.
 	Mean, SD float64
-	// Plan is the cross-validation that ran.
-	Plan Plan
+	// Plan is the cross-validation that ran; Splits its folds, in the
+	// order of Folds (for baselines on the same folds: package baseline).
+	Plan   Plan
+	Splits []folds.Fold
 }
 
 // Pooled returns the folds' Scores pooled (score.Pool): with one repeat,
@@ -174,7 +311,7 @@ func CrossValidate(ctx context.Context, opt model.Options, x []model.Sample, y [
 	opt.Train.OnEpoch = nil
 	per := max(opt.Model.PrototypesPerClass, 1)
 	prog := newProgress(so.Progress, len(splits)*(opt.Train.Epochs*per+1))
-	res := &CVResult{Folds: make([]FoldScore, len(splits)), Plan: plan}
+	res := &CVResult{Folds: make([]FoldScore, len(splits)), Plan: plan, Splits: splits}
 	inner := max(so.Workers/len(splits), 1)
 	err = parallel(ctx, len(splits), so.Workers, func(f int) error {
 		t0 := time.Now()

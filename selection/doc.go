@@ -1,8 +1,8 @@
 // Package selection chooses the settings of a GRLGQ model from training
 // data alone: k-fold cross-validation of model.Options (CrossValidate:
-// what the model is, how it is trained) and a tuner that scores a grid of
-// settings by inner cross-validation and retrains the best one on all the
-// training data (Tune). Both take the samples as []model.Sample, image sets
+// what the model is, how it is trained) and a tuner that scores settings
+// by inner cross-validation, by successive halving over the folds, and
+// retrains the best one on all the training data (Tune). Both take the samples as []model.Sample, image sets
 // (subspaces) or single images, so `grlgq train -tune -images` tunes on
 // images. It is a tool over the model package's estimator (scikit-learn's
 // cross_val_score and GridSearchCV), not a part of it: it imports model,
@@ -11,8 +11,24 @@
 //
 // Options' zero value is valid and every zero means what its field says:
 // Folds and Repeats 0 choose them from the data (PlanFolds, which the
-// command line prints before it starts), Workers 0 all cores.
-// DefaultOptions is the tuner of `grlgq train -tune`.
+// command line prints before it starts), Workers 0 all cores, Rungs nil
+// every setting on every fold. DefaultSearch is the search of `grlgq
+// train -tune` (docs/tuning.md has the study behind it).
+//
+// # The search
+//
+// A Setting is what the tuner varies: prototypes per class (or one at
+// every training set, trained or not), initialisation, relevances, η,
+// epochs, the relevance rate γ, the cost (identity or a sigmoid's slope),
+// d (the sets' first d columns: subspace.Truncate) and the distance; its
+// zero fields keep the base model.Options'. DefaultSearch holds the
+// references (the package defaults and 1-NN), 1-NN on fewer angles, and
+// trainings drawn at random (a fixed seed: the same list for every data
+// set) from DefaultSpace. Tune scores them by successive halving
+// (Options.Rungs, Keep): all on the first 2 splits, the best third (and
+// the references) on 5, the best third of those on all; a setting can be
+// chosen only once scored on every split, and must beat the better
+// reference by Options.Confidence paired standard errors.
 //
 // # Folds
 //
@@ -20,9 +36,16 @@
 // home of the splits): each class's items, shuffled by a PCG stream of
 // Options.Seed, are dealt to the folds in turn (continuing where the
 // previous class stopped), so fold sizes differ by at most one and every
-// fold keeps the class proportions. Every class needs at least K items,
-// so that every fold's training part holds every class
-// (folds.ErrTooSmall names the class).
+// fold keeps the class proportions. With a K given (Options.Folds) every
+// class needs at least K items (folds.ErrTooSmall names the class). With
+// the automatic K the tuner never fails where model.Train works
+// (PlanFolds): a class of one item is in every fold's training part and
+// never validated (Plan.Kept), a class of fewer than K items is dealt to
+// as many folds as it has items and so is in every training part
+// (Plan.Sparse), K is lowered only when fewer than K items can be
+// validated, and with none Tune trains its first setting unscored;
+// Plan.Note says which. CrossValidate, which scores one model, refuses a
+// class of one item.
 //
 // # Determinism
 //

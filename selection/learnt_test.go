@@ -36,8 +36,8 @@ func weighted2(p, q *subspace.Subspace, lambda []float64) float64 {
 func TestLearntNearestNeighbour(t *testing.T) {
 	x, y := synth(t, 7, 30, 3, 3, 2, 6, 0.4)
 	base := model.TrainConfig{Seed: 5}
-	one := Setting{1, model.InitSample, model.RelevanceGlobal, 0.05, 4}
-	nnl := Setting{AllSetsLearned, model.InitSample, model.RelevanceGlobal, 0.05, 4}
+	one := Setting{Prototypes: 1, Init: model.InitSample, Relevance: model.RelevanceGlobal, Eta: 0.05, Epochs: 4}
+	nnl := Setting{Prototypes: AllSetsLearned, Init: model.InitSample, Relevance: model.RelevanceGlobal, Eta: 0.05, Epochs: 4}
 	ss := []Setting{nnl, one}
 	res, err := Tune(context.Background(), legacy(model.Config{}, base), ss, model.Sets(x), y, Options{Folds: 3, Seed: 3, Workers: 2})
 	if err != nil {
@@ -102,15 +102,15 @@ func TestLearntNearestNeighbour(t *testing.T) {
 func TestLearntNearestNeighbourCheck(t *testing.T) {
 	x, y := synth(t, 7, 30, 3, 3, 2, 6, 0.4)
 	for _, s := range []Setting{
-		{AllSetsLearned, model.InitSample, model.RelevanceLocal, 0.05, 4},
-		{AllSetsLearned, model.InitSample, model.RelevanceGlobal, 0.05, 0},
-		{-3, model.InitSample, model.RelevanceGlobal, 0.05, 4},
+		{Prototypes: AllSetsLearned, Init: model.InitSample, Relevance: model.RelevanceLocal, Eta: 0.05, Epochs: 4},
+		{Prototypes: AllSetsLearned, Init: model.InitSample, Relevance: model.RelevanceGlobal, Eta: 0.05, Epochs: 0},
+		{Prototypes: -3, Init: model.InitSample, Relevance: model.RelevanceGlobal, Eta: 0.05, Epochs: 4},
 	} {
 		if _, err := Tune(context.Background(), legacy(model.Config{}, model.TrainConfig{}), []Setting{s}, model.Sets(x), y, Options{Folds: 3}); err == nil {
 			t.Errorf("%v: no error", s)
 		}
 	}
-	if s := (Setting{AllSetsLearned, model.InitSample, model.RelevanceGlobal, 0.05, 50}).String(); s == "" || ProtosName(AllSetsLearned) != "all+λ" {
+	if s := (Setting{Prototypes: AllSetsLearned, Init: model.InitSample, Relevance: model.RelevanceGlobal, Eta: 0.05, Epochs: 50}).String(); s == "" || ProtosName(AllSetsLearned) != "all+λ" {
 		t.Errorf("names: %q %q", s, ProtosName(AllSetsLearned))
 	}
 }
@@ -120,11 +120,12 @@ func TestLearntNearestNeighbourCheck(t *testing.T) {
 // alone and in the default search.
 func TestLearntNearestNeighbourWorkers(t *testing.T) {
 	x, y := synth(t, 5, 40, 3, 3, 2, 8, 0.3)
-	nnl := Setting{AllSetsLearned, model.InitSample, model.RelevanceGlobal, 0.05, 3}
-	for _, ss := range [][]Setting{{nnl}, DefaultSettings()} {
+	nnl := Setting{Prototypes: AllSetsLearned, Init: model.InitSample, Relevance: model.RelevanceGlobal, Eta: 0.05, Epochs: 3}
+	search, opt := DefaultSearch(3, false)
+	for _, ss := range [][]Setting{{nnl}, search} {
 		var results []*TuneResult
 		for _, w := range []int{1, 2} {
-			r, err := Tune(context.Background(), legacy(model.Config{}, model.TrainConfig{Seed: 9}), ss, model.Sets(x), y, Options{Folds: 4, Seed: 2, Workers: w, Preferred: DefaultPreferred, Confidence: DefaultConfidence})
+			r, err := Tune(context.Background(), legacy(model.Config{}, model.TrainConfig{Seed: 9}), ss, model.Sets(x), y, Options{Folds: 4, Seed: 2, Workers: w, Preferred: DefaultPreferred, Confidence: DefaultConfidence, Rungs: opt.Rungs, Keep: opt.Keep})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -270,25 +270,25 @@ func TestTieRule(t *testing.T) {
 		{Setting: Setting{Prototypes: 1, Epochs: 10}, Mean: 0.9, Folds: []float64{0.9, 0.9, 0.9, 0.9}},
 		{Setting: Setting{Prototypes: 5, Epochs: 10}, Mean: 0.85, Folds: []float64{0.85, 0.85, 0.85, 0.85}},
 	}
-	if b := best(rows, 1, 0); b != 1 {
+	if b := best(rows, 4, 1, 0); b != 1 {
 		t.Errorf("best %d, want 1 (highest mean, first among equals)", b)
 	}
 	// Row 1's gain over row 0 (0.1 ± 0.2, 4 folds) is not confident at
 	// z = 2 (0.1 < 2·0.2/2), row 2's (0.1 ± 0) is.
-	if b := best(rows, 1, 2); b != 2 {
+	if b := best(rows, 4, 1, 2); b != 2 {
 		t.Errorf("z = 2: best %d, want 2", b)
 	}
 	rows[2].Folds = []float64{0.7, 1, 1, 0.9}
-	if b := best(rows, 1, 2); b != 3 {
+	if b := best(rows, 4, 1, 2); b != 3 {
 		t.Errorf("z = 2: best %d, want 3 (the only confident gain)", b)
 	}
 	rows[3].Folds = []float64{0.8, 0.8, 0.8, 1}
-	if b := best(rows, 1, 2); b != 0 {
+	if b := best(rows, 4, 1, 2); b != 0 {
 		t.Errorf("z = 2: best %d, want 0 (no confident gain)", b)
 	}
 	// Two references: row 1 wins on its mean alone; row 2 (0.9, the same
 	// mean) is not higher; row 3 is not confidently better than row 1.
-	if b := best(rows, 2, 2); b != 1 {
+	if b := best(rows, 4, 2, 2); b != 1 {
 		t.Errorf("2 preferred, z = 2: best %d, want 1", b)
 	}
 }
@@ -387,7 +387,7 @@ func TestTuneImages(t *testing.T) {
 	base := model.DefaultOptions()
 	base.Model.SubspaceDim = 2
 	base.Train.Init, base.Train.Seed = model.InitPCA, 3
-	ss := []Setting{{1, model.InitPCA, model.RelevanceGlobal, 0.05, 2}, {1, model.InitPCA, model.RelevanceGlobal, 0.05, 4}, {2, model.InitSample, model.RelevanceGlobal, 0.1, 3}}
+	ss := []Setting{{Prototypes: 1, Init: model.InitPCA, Relevance: model.RelevanceGlobal, Eta: 0.05, Epochs: 2}, {Prototypes: 1, Init: model.InitPCA, Relevance: model.RelevanceGlobal, Eta: 0.05, Epochs: 4}, {Prototypes: 2, Init: model.InitSample, Relevance: model.RelevanceGlobal, Eta: 0.1, Epochs: 3}}
 	var models [][]byte
 	for _, w := range []int{1, 2} {
 		res, err := Tune(context.Background(), base, ss, x, y, Options{Folds: 3, Seed: 1, Workers: w})
@@ -406,29 +406,37 @@ func TestTuneImages(t *testing.T) {
 	if err != nil || len(cv.Folds) != 3 || !(cv.Mean > 0.5) {
 		t.Fatalf("cross-validation of images: %+v, %v", cv, err)
 	}
-	for _, s := range []Setting{{Prototypes: AllSets, Eta: 1}, {AllSetsLearned, model.InitSample, model.RelevanceGlobal, 0.05, 2}} {
+	for _, s := range []Setting{{Prototypes: AllSets, Eta: 1}, {Prototypes: AllSetsLearned, Init: model.InitSample, Relevance: model.RelevanceGlobal, Eta: 0.05, Epochs: 2}} {
 		if _, err := Tune(context.Background(), base, []Setting{s}, x, y, Options{Folds: 3}); !errors.Is(err, ErrGrid) {
 			t.Errorf("%s on images: %v, want ErrGrid", s, err)
 		}
 	}
 }
 
-// TestPlanFolds: the automatic folds (DefaultFolds lowered to the smallest
-// class, said in the plan), the folds given, and a class of one sample.
+// TestPlanFolds: the automatic folds (DefaultFolds, never lowered for a
+// small class: such a class is validated in fewer folds, a class of one
+// sample kept in every training part), the folds given, and the plan
+// without cross-validation.
 func TestPlanFolds(t *testing.T) {
 	y := make([]int, 0, 60)
 	for i := 0; i < 57; i++ {
 		y = append(y, i%3)
 	}
 	y = append(y, 3, 3, 3) // class 3: 3 samples
-	if p := PlanFolds(y, Options{}); p.Folds != 3 || p.Repeats != 2 || !p.Lowered || p.Class != 3 || p.Size != 3 {
-		t.Errorf("automatic: %+v, want 3 folds (lowered for class 3 of 3), 2 repeats", p)
+	if p := PlanFolds(y, Options{}); p.Folds != 5 || p.Repeats != 2 || p.Lowered || p.Class != 3 || p.Size != 3 || !slices.Equal(p.Sparse, []int{3}) || p.Kept != nil || p.Note() == "" {
+		t.Errorf("automatic: %+v, want 5 folds, 2 repeats, class 3 of 3 sparse", p)
 	}
-	if p := PlanFolds(y, Options{Folds: 5}); p.Folds != 5 || p.Repeats != 1 || p.Lowered || p.Class != 3 {
+	if p := PlanFolds(y, Options{Folds: 5}); p.Folds != 5 || p.Repeats != 1 || p.Lowered || p.Class != 3 || p.Sparse != nil {
 		t.Errorf("given: %+v", p)
 	}
-	if p := PlanFolds(y[:58], Options{Repeats: 4}); p.Folds != 0 || p.Repeats != 4 {
+	if p := PlanFolds(y[:58], Options{Repeats: 4}); p.Folds != 5 || p.Repeats != 4 || !slices.Equal(p.Kept, []int{3}) {
 		t.Errorf("a class of one sample: %+v", p)
+	}
+	if p := PlanFolds([]int{0, 1, 1, 2}, Options{}); p.Folds != 2 || !p.Lowered || !slices.Equal(p.Kept, []int{0, 2}) {
+		t.Errorf("two samples to validate: %+v, want 2 folds (lowered)", p)
+	}
+	if p := PlanFolds([]int{0, 1, 2}, Options{}); p.Folds != 0 || p.Note() == "" {
+		t.Errorf("nothing to validate: %+v", p)
 	}
 	if _, err := CrossValidate(context.Background(), model.DefaultOptions(), make([]model.Sample, 58), y[:58], Options{}); !errors.Is(err, folds.ErrTooSmall) || !strings.Contains(err.Error(), "class 3 has 1 sample") {
 		t.Errorf("a class of one sample: %v", err)

@@ -212,3 +212,34 @@ func shape(x *linalg.Dense) string {
 	}
 	return fmt.Sprintf("%dx%d", x.Rows, x.Cols)
 }
+
+// Truncate returns the subspace of the first d columns of s's basis (a
+// copy; s itself when d is its dimension), with the first d singular
+// values and right vectors when s has them. For a subspace from an image
+// set (FromImages: the left singular vectors in descending order) it is
+// the subspace FromImages gives with d. d must be in [1, s.D()].
+func Truncate(s *Subspace, d int) (*Subspace, error) {
+	if s == nil || s.Basis == nil || d < 1 || d > s.Basis.Cols {
+		return nil, fmt.Errorf("subspace: truncate %s to %d columns", shape(s.basis()), d)
+	}
+	if d == s.Basis.Cols {
+		return s, nil
+	}
+	out := &Subspace{Basis: linalg.NewDense(s.Basis.Rows, d)}
+	copyCols(out.Basis, s.Basis, d)
+	if len(s.Values) >= d {
+		out.Values = append([]float64(nil), s.Values[:d]...)
+	}
+	if s.Right != nil && s.Right.Cols >= d {
+		out.Right = linalg.NewDense(s.Right.Rows, d)
+		copyCols(out.Right, s.Right, d)
+	}
+	return out, nil
+}
+
+func (s *Subspace) basis() *linalg.Dense {
+	if s == nil {
+		return nil
+	}
+	return s.Basis
+}

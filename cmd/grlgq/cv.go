@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/grlgq/grlgq/baseline"
 	"github.com/grlgq/grlgq/cmd/internal/base"
 	"github.com/grlgq/grlgq/cmd/internal/plot"
 	"github.com/grlgq/grlgq/cmd/internal/runfiles"
@@ -46,6 +47,7 @@ func runCV(ctx context.Context, e *env, args []string) error {
 	plotFmt := plotFormatFlag(fs)
 	fs.BoolVar(&quiet, "quiet", false, "no progress bar")
 	fs.BoolVar(&skipBad, "skip-bad", false, "leave out sets of rank below d instead of failing")
+	bl := newBaselineFlags(fs, true)
 	if err := parseFlags(e, fs, args); err != nil {
 		return err
 	}
@@ -53,6 +55,9 @@ func runCV(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	if err := checkReportFormat(fs, format, asJSON); err != nil {
+		return err
+	}
+	if err := bl.check(e, fs); err != nil {
 		return err
 	}
 	if err := checkPlotFormat(fs, *plotFmt); err != nil {
@@ -113,6 +118,12 @@ func runCV(ctx context.Context, e *env, args []string) error {
 		acc[i] = f.Accuracy
 		tables = append(tables, score.TableOf(strconv.Itoa(i+1), f.Scores))
 	}
+	var bres *baseline.Result
+	if bl.methods != nil {
+		if bres, err = bl.run(ctx, "GRLGQ", model.Sets(subs.Subs), subs.Labels, res.Splits, acc, o.Train.Seed, tf.workers); err != nil {
+			return err
+		}
+	}
 	if pics != nil {
 		if err := savePlot(g, pics[0], plot.Confusion(ds.Classes, tables[0].Confusion), *plotFmt); err != nil {
 			return err
@@ -126,6 +137,11 @@ func runCV(ctx context.Context, e *env, args []string) error {
 	}
 	switch *format {
 	case "csv", "latex":
+		if bres != nil {
+			if err := bl.write(e, io.Discard, bres); err != nil {
+				return err
+			}
+		}
 		return score.WriteReport(e.stdout, *format, ds.Classes, tables...)
 	case "json":
 		correct := make([]int, len(res.Folds))
@@ -133,6 +149,11 @@ func runCV(ctx context.Context, e *env, args []string) error {
 		secs := make([]float64, len(res.Folds))
 		for i, f := range res.Folds {
 			correct[i], n[i], secs[i] = f.Correct, f.N, f.Duration.Seconds()
+		}
+		if bres != nil {
+			if err := bl.write(e, io.Discard, bres); err != nil {
+				return err
+			}
 		}
 		return writeJSON(e.stdout, map[string]any{
 			"data":          ds.Source,
@@ -152,6 +173,7 @@ func runCV(ctx context.Context, e *env, args []string) error {
 			"pooled":        tables[0],
 			"fold_reports":  tables[1:],
 			"plots":         append([]string{}, pics...),
+			"baselines":     bres,
 		})
 	}
 	for i, f := range res.Folds {
@@ -164,6 +186,9 @@ func runCV(ctx context.Context, e *env, args []string) error {
 		fmt.Fprintf(text, "plot       %s\n", p)
 	}
 	fmt.Fprintf(e.stdout, "accuracy %s ± %s (%d-fold stratified cross-validation, seed %d, %d sets) (%s)\n", pct(res.Mean), pct(res.SD), folds, o.Train.Seed, subs.Len(), base.RoundDur(time.Since(t0)))
+	if bres != nil {
+		return bl.write(e, e.stdout, bres)
+	}
 	return nil
 }
 
@@ -187,14 +212,15 @@ type tuneFlags struct {
 	folds, repeats                   int
 	confidence                       float64
 	protos, inits, rels, lrs, epochs string
+	bl                               *baselineFlag
 }
 
 func newTuneFlags(fs *flag.FlagSet) *tuneFlags {
 	t := &tuneFlags{}
-	fs.BoolVar(&t.on, "tune", false, "choose prototypes per class, initialisation, relevances, -lr and -epochs by stratified cross-validation on the training sets "+
-		"(the search below; docs/tuning.md), then train the best setting on all of them; the other flags give the rest of the configuration")
-	intVar(fs, &t.folds, "folds", 0, 0, maxFolds, "with -tune: K of the stratified K-fold cross-validation (0: 5 up to 150 training sets, else 3; lowered to the smallest class's size)")
-	floatVar(fs, &t.confidence, "tune-confidence", 0, 0, 100, false, false, fmt.Sprintf("with -tune: how many paired standard errors a setting must gain over the reference (the default search: the better of the package defaults and 1-NN with their relevances; a search from -tune-* lists: its first setting) to be chosen instead (when not given: %g for the default search, 0 = the plain best mean for a search from lists)", selection.DefaultConfidence))
+	fs.BoolVar(&t.on, "tune", false, "choose prototypes per class, initialisation, relevances, -lr, -lr-rel, the cost (-sigmoid), d, the distance and -epochs by stratified cross-validation on the training sets "+
+		"(successive halving over a fixed random sample of settings; docs/tuning.md), then train the best setting on all of them; the other flags give the rest of the configuration")
+	intVar(fs, &t.folds, "folds", 0, 0, maxFolds, "with -tune: K of the stratified K-fold cross-validation (0: 5 up to 150 training sets, else 3; classes smaller than K are validated in fewer folds, a class of one set is kept in every training part)")
+	floatVar(fs, &t.confidence, "tune-confidence", 0, 0, 100, false, false, fmt.Sprintf("with -tune: how many paired standard errors a setting must gain over the reference (the default search: the better of the package defaults and 1-NN; a search from -tune-* lists: its first setting) to be chosen instead (when not given: %g for the default search, 0 = the plain best mean for a search from lists)", selection.DefaultConfidence))
 	intVar(fs, &t.repeats, "tune-repeats", 0, 0, 100, "with -tune: repeat the cross-validation with other folds this many times (0: twice up to 100 training sets with the default -folds, else once)")
 	fs.StringVar(&t.protos, "tune-protos", "", "with -tune: prototypes per class to try, e.g. 1,2,4; \"all\" adds 1-NN (a prototype at every training set, untrained). "+
 		"Giving any of -tune-protos, -tune-init, -tune-relevance, -tune-lr, -tune-epochs searches the product of the lists, the others taking 1,3,all / sample,pca / global / 0.05 / 25,50")
@@ -202,13 +228,14 @@ func newTuneFlags(fs *flag.FlagSet) *tuneFlags {
 	fs.StringVar(&t.rels, "tune-relevance", "", "with -tune: relevances to try (global, none, local)")
 	fs.StringVar(&t.lrs, "tune-lr", "", "with -tune: learning rates η to try, e.g. 0.05,0.01 (factor 2 in G kept, as -lr)")
 	fs.StringVar(&t.epochs, "tune-epochs", "", "with -tune: epoch counts to try, e.g. 0,10,25,50 (0: untrained); one training per fold serves all of them")
+	t.bl = newBaselineFlags(fs, false)
 	return t
 }
 
 // check rejects -tune with options it cannot honour.
 func (t *tuneFlags) check(fs *flag.FlagSet, hard bool, groupings int) error {
 	if !t.on {
-		for _, n := range []string{"folds", "tune-repeats", "tune-confidence", "tune-protos", "tune-init", "tune-relevance", "tune-lr", "tune-epochs"} {
+		for _, n := range []string{"folds", "tune-repeats", "tune-confidence", "tune-protos", "tune-init", "tune-relevance", "tune-lr", "tune-epochs", "baselines"} {
 			if isSet(fs, n) {
 				return usagef(fs, "-%s needs -tune", n)
 			}
@@ -222,17 +249,20 @@ func (t *tuneFlags) check(fs *flag.FlagSet, hard bool, groupings int) error {
 		return usagef(fs, "-tune with -groupings %d: an image would sit in several sets, in different folds; use one grouping", groupings)
 	case t.folds == 1:
 		return usagef(fs, "-folds %d: want 2 or more (0: automatic)", t.folds)
+	case t.bl.methods != nil && isSet(fs, "images"):
+		return usagef(fs, "-baselines compare image sets: not with -images")
 	}
-	_, _, err := t.settings(fs, false)
+	_, _, err := t.settings(fs, 1, false)
 	return err
 }
 
-// settings returns the search and its options: selection.DefaultSearch
-// unless a -tune-* flag is given, else the product of the lists with one
-// reference (the first setting) and confidence 0.
-func (t *tuneFlags) settings(fs *flag.FlagSet, images bool) ([]selection.Setting, selection.Options, error) {
+// settings returns the search and its options for samples of d columns:
+// selection.DefaultSearch unless a -tune-* flag is given, else the
+// product of the lists with one reference (the first setting) and
+// confidence 0.
+func (t *tuneFlags) settings(fs *flag.FlagSet, d int, images bool) ([]selection.Setting, selection.Options, error) {
 	if t.defaultSearch() {
-		ss, opt := selection.DefaultSearch(images)
+		ss, opt := selection.DefaultSearch(d, images)
 		return ss, opt, nil
 	}
 	ss, err := t.grid(fs, images)
@@ -341,7 +371,11 @@ type tuneOutput struct {
 // table.
 func (t *tuneFlags) run(ctx context.Context, e *env, fs *flag.FlagSet, o model.Options, ds *dataset.Dataset, x []model.Sample, y []int, train *dataset.Subspaces, out tuneOutput) error {
 	images := len(x) > 0 && x[0].Pixels() != nil
-	ss, opt, err := t.settings(fs, images)
+	d := o.Model.SubspaceDim
+	if !images && len(x) > 0 {
+		d = x[0].Subspace().D()
+	}
+	ss, opt, err := t.settings(fs, d, images)
 	if err != nil {
 		return err
 	}
@@ -350,18 +384,19 @@ func (t *tuneFlags) run(ctx context.Context, e *env, fs *flag.FlagSet, o model.O
 		opt.Confidence = t.confidence
 	}
 	plan := selection.PlanFolds(y, opt)
-	switch {
-	case plan.Folds == 0:
-		return fmt.Errorf("-tune: class %d (%s) has %d training sample(s); cross-validation needs at least 2 per class", plan.Class, dataClassName(ds, plan.Class), plan.Size)
-	case plan.Class >= 0 && t.folds > 0:
-		return fmt.Errorf("-tune: class %d (%s) has %d training %s, fewer than -folds %d: lower -folds", plan.Class, dataClassName(ds, plan.Class), plan.Size, itemWord(images), t.folds)
-	case plan.Lowered:
-		fmt.Fprintf(out.text, "note       %d folds instead of %d: class %s has %d training %s\n", plan.Folds, plan.Asked, dataClassName(ds, plan.Class), plan.Size, itemWord(images))
+	if plan.Class >= 0 && t.folds > 0 {
+		return fmt.Errorf("-tune: class %d (%s) has %d training %s, fewer than -folds %d: lower -folds (or leave it out)", plan.Class, dataClassName(ds, plan.Class), plan.Size, itemWord(images), t.folds)
+	}
+	if n := plan.Note(); n != "" {
+		fmt.Fprintf(out.text, "note       %s\n", n)
 	}
 	nfolds, repeats := plan.Folds, plan.Repeats
 	how := fmt.Sprintf("%d-fold", nfolds)
 	if repeats > 1 {
 		how = fmt.Sprintf("%d x %d-fold", repeats, nfolds)
+	}
+	if opt.Rungs != nil {
+		how = fmt.Sprintf("successive halving (keeping the best third at splits %v) over %s", opt.Rungs, how)
 	}
 	fmt.Fprintf(out.text, "tuning     %d settings by %s stratified cross-validation on the %d training %s (seed %d); the references are the first %d, another setting must gain %g paired standard errors; the other options: %s\n",
 		len(ss), how, len(x), itemWord(images), o.Train.Seed, max(opt.Preferred, 1), opt.Confidence, describeConfig(o, len(ds.Classes)))
@@ -374,6 +409,12 @@ func (t *tuneFlags) run(ctx context.Context, e *env, fs *flag.FlagSet, o model.O
 		return selectionError(err)
 	}
 	wall := time.Since(t0)
+	var bres *baseline.Result
+	if t.bl.methods != nil {
+		if bres, err = t.bl.run(ctx, "GRLGQ (chosen)", x, y, res.Splits, res.Table[res.Best].Folds, o.Train.Seed, o.Train.Workers); err != nil {
+			return err
+		}
+	}
 	mm, err := res.Model.WithMetadata(out.meta)
 	if err != nil {
 		return err
@@ -418,6 +459,9 @@ func (t *tuneFlags) run(ctx context.Context, e *env, fs *flag.FlagSet, o model.O
 			"skipped":      len(train.Skipped),
 			"folds":        nfolds,
 			"repeats":      repeats,
+			"plan_note":    res.Plan.Note(),
+			"rungs":        res.Rungs,
+			"alive":        res.Alive,
 			"preferred":    max(opt.Preferred, 1),
 			"confidence":   opt.Confidence,
 			"seed":         o.Train.Seed,
@@ -434,9 +478,15 @@ func (t *tuneFlags) run(ctx context.Context, e *env, fs *flag.FlagSet, o model.O
 			"plots":        append([]string{}, pics...),
 			"tune_seconds": wall.Seconds(),
 			"seconds":      time.Since(out.start).Seconds(),
+			"baselines":    bres,
 		})
 	}
 	writeTable(out.text, res)
+	if bres != nil {
+		if err := t.bl.write(e, out.text, bres); err != nil {
+			return err
+		}
+	}
 	for _, p := range pics {
 		fmt.Fprintf(out.text, "plot       %s\n", p)
 	}

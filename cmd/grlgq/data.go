@@ -239,7 +239,7 @@ func evalSamples(mod *model.Model, ds *dataset.Dataset, groupM int, seed uint64,
 		return nil, fmt.Errorf("%s has %d pixels per image (%dx%d), the model wants %s", ds.Source, ds.Dim, h, w, want)
 	}
 	d := mod.SubspaceDim()
-	if ds.Kind() == dataset.KindBases && ds.SubDim != d {
+	if ds.Kind() == dataset.KindBases && ds.SubDim < d {
 		return nil, fmt.Errorf("%s holds bases of d=%d, the model has d=%d", ds.Source, ds.SubDim, d)
 	}
 	bar := base.NewPercent(orDiscard(progress), "building subspaces", progress == nil)

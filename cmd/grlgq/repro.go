@@ -31,6 +31,7 @@ func runRepro(ctx context.Context, e *env, args []string) error {
 	fs.BoolVar(&asJSON, "json", false, `print one JSON object: "mean_accuracy", "std", "baseline_mean_accuracy", "baseline_std" (fractions), ...`)
 	fs.BoolVar(&quiet, "quiet", false, "no progress messages on stderr")
 	fs.TextVar(&prec, "precision", model.Float64, "the models' precision: float64 (the paper's), or float32")
+	bl := newBaselineFlags(fs, false)
 	// The experiment's name may come before or after the flags.
 	var name string
 	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
@@ -64,7 +65,7 @@ func runRepro(ctx context.Context, e *env, args []string) error {
 	if err := e.guard(fs).Input("-dir", dir, true); err != nil {
 		return fmt.Errorf("data folder: %w", err)
 	}
-	opt := paper.Options{Dir: dir, Runs: runs, Seed: seed, Workers: workers, Precision: prec}
+	opt := paper.Options{Dir: dir, Runs: runs, Seed: seed, Workers: workers, Precision: prec, Baselines: bl.methods}
 	bar := base.NewPercent(e.stderr, name+": training and testing", quiet)
 	if !quiet {
 		start := time.Now()
@@ -105,6 +106,7 @@ func runRepro(ctx context.Context, e *env, args []string) error {
 			"gamma":                  res.Setup.Train.Gamma,
 			"config_epochs":          res.Setup.Train.Epochs,
 			"precision":              res.Setup.Model.Precision.String(),
+			"baselines":              res.Baselines,
 		})
 	}
 	w := e.stdout
@@ -119,6 +121,9 @@ func runRepro(ctx context.Context, e *env, args []string) error {
 	fmt.Fprintf(w, "%-34s %-18s %s\n", "class-PCA baseline (untrained)", meanStd(res.BaselineMean, res.BaselineStd, len(res.BaselineAccuracies)), base.RoundDur(res.BaselineWall))
 	fmt.Fprintf(w, "%-34s %-18s\n", "GRLGQ (paper)", meanStd(res.Paper, res.PaperStd, 2))
 	fmt.Fprintf(w, "\nper run: GRLGQ %s\n         baseline %s\n", fmtPct(res.Accuracies), fmtPct(res.BaselineAccuracies))
+	if res.Baselines != nil {
+		return bl.write(e, w, res.Baselines)
+	}
 	return nil
 }
 

@@ -503,10 +503,13 @@ func trainingSubspaces(ds *dataset.Dataset, d, m, groupings int, seed uint64, wo
 	var how string
 	switch ds.Kind() {
 	case dataset.KindBases:
-		if d != ds.SubDim {
-			return nil, "", fmt.Errorf("%s holds bases of d=%d; -d %d must match (or leave -d out)", ds.Source, ds.SubDim, d)
+		if d > ds.SubDim {
+			return nil, "", fmt.Errorf("%s holds bases of d=%d; -d %d cannot be more (or leave -d out)", ds.Source, ds.SubDim, d)
 		}
 		how = fmt.Sprintf("%d precomputed bases, d=%d", len(ds.Bases), d)
+		if d < ds.SubDim {
+			how += fmt.Sprintf(" (their first %d of %d columns)", d, ds.SubDim)
+		}
 	case dataset.KindSets:
 		how = fmt.Sprintf("one subspace per image set, d=%d", d)
 	default:
