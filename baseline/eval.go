@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/grlgq/grlgq/folds"
 	"math"
 	"runtime"
 	"slices"
@@ -33,6 +34,16 @@ var (
 // fold converts with baseline.Split(f).
 type Split struct {
 	Train, Val []int
+}
+
+// SplitsOf returns the splits of folds (the same indices: a Fold's Train
+// and Val are a Split's).
+func SplitsOf(f []folds.Fold) []Split {
+	sp := make([]Split, len(f))
+	for i, x := range f {
+		sp[i] = Split(x)
+	}
+	return sp
 }
 
 // Options are the options of Evaluate.

@@ -133,3 +133,19 @@ func (r *Result) PerSplit() *Table {
 	}
 	return t
 }
+
+// WriteText writes the summary (mean ± sd, and with a reference the
+// paired differences to it) and the per-split table, as the command
+// line prints them.
+func (r *Result) WriteText(w io.Writer) error {
+	ref := "the reference"
+	if r.Reference != nil {
+		ref = r.Reference.Name
+	}
+	fmt.Fprintf(w, "\nbaselines on the same %d folds (diff: method − %s, paired; se corr: Nadeau–Bengio)\n", r.Splits, ref)
+	if err := r.Summary().WriteText(w); err != nil {
+		return err
+	}
+	fmt.Fprintln(w)
+	return r.PerSplit().WriteText(w)
+}

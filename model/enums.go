@@ -113,3 +113,25 @@ func (p *Precision) UnmarshalText(b []byte) error {
 	*p = Precision(v)
 	return err
 }
+
+// Term returns the per-angle term of the distance between a set and a
+// prototype: "θ_k²" (Geodesic) or "sin²θ_k" (Chordal).
+func (k Distance) Term() string {
+	if k == Chordal {
+		return "sin²θ_k"
+	}
+	return "θ_k²"
+}
+
+// ImageTerm returns the distance of a single image (one angle, no
+// relevance): "θ_1²" or "sin²θ_1".
+func (k Distance) ImageTerm() string {
+	if k == Chordal {
+		return "sin²θ_1"
+	}
+	return "θ_1²"
+}
+
+// Formula returns the name of the distance with its formula, e.g.
+// "geodesic (Σ λ_k θ_k²)".
+func (k Distance) Formula() string { return k.String() + " (Σ λ_k " + k.Term() + ")" }

@@ -138,6 +138,16 @@ type History struct {
 	Train, Val []int
 }
 
+// Skipped returns the number of steps of the run that had no gradient
+// (EpochStats.Skipped summed over the epochs).
+func (h *History) Skipped() int {
+	n := 0
+	for _, s := range h.Epochs {
+		n += s.Skipped
+	}
+	return n
+}
+
 // stepResult reports one SGD step: the winners and distances before the
 // update.
 type stepResult struct {

@@ -52,11 +52,7 @@ func (b *baselineFlag) run(ctx context.Context, name string, x []model.Sample, y
 			return nil, fmt.Errorf("-baselines: the baselines compare image sets, not single images")
 		}
 	}
-	sp := make([]baseline.Split, len(splits))
-	for i, f := range splits {
-		sp[i] = baseline.Split(f)
-	}
-	res, err := baseline.Evaluate(ctx, subs, y, sp, baseline.Options{Methods: []baseline.Method(b.methods), Workers: workers, Seed: seed})
+	res, err := baseline.Evaluate(ctx, subs, y, baseline.SplitsOf(splits), baseline.Options{Methods: []baseline.Method(b.methods), Workers: workers, Seed: seed})
 	if err != nil {
 		return nil, fmt.Errorf("-baselines: %w", selectionError(err))
 	}
@@ -81,10 +77,5 @@ func (b *baselineFlag) write(e *env, w io.Writer, res *baseline.Result) error {
 			return err
 		}
 	}
-	fmt.Fprintf(w, "\nbaselines on the same %d folds (diff: method − %s, paired; se corr: Nadeau–Bengio)\n", res.Splits, res.Reference.Name)
-	if err := res.Summary().WriteText(w); err != nil {
-		return err
-	}
-	fmt.Fprintln(w)
-	return res.PerSplit().WriteText(w)
+	return res.WriteText(w)
 }

@@ -227,8 +227,8 @@ func runDemo(ctx context.Context, e *env, args []string) error {
 	}
 	fmt.Fprintf(text, "\ntest accuracy\n")
 	dist := mod.Config().Distance
-	fmt.Fprintf(text, "  sets of %d digits   %s  (%d/%d; distance Σ λ_k %s)\n", m, pct(setScore.Accuracy()), setScore.Correct, setScore.N, setTerm(dist))
-	fmt.Fprintf(text, "  single digits      %s  (%d/%d; distance %s, as the paper's MNIST test)\n", pct(imgScore.Accuracy()), imgScore.Correct, imgScore.N, imageTerm(dist))
+	fmt.Fprintf(text, "  sets of %d digits   %s  (%d/%d; distance Σ λ_k %s)\n", m, pct(setScore.Accuracy()), setScore.Correct, setScore.N, dist.Term())
+	fmt.Fprintf(text, "  single digits      %s  (%d/%d; distance %s, as the paper's MNIST test)\n", pct(imgScore.Accuracy()), imgScore.Correct, imgScore.N, dist.ImageTerm())
 	fmt.Fprintf(text, "  untrained baseline %s  (single digits; class-wise PCA prototypes, λ = 1/d)\n\n", pct(baseScore.Accuracy()))
 	relevanceText(text, mod)
 	for _, p := range pics {

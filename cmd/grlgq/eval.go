@@ -273,7 +273,7 @@ func printEval(w io.Writer, m *model.Model, s *samples, sc *score.Scores) {
 	}
 	fmt.Fprintf(w, "model     %d prototypes, D=%d, d=%d, %d classes, %d epochs\n", m.NumPrototypes(), m.Dim(), m.SubspaceDim(), m.NumClasses(), m.Epochs())
 	dist := m.Config().Distance
-	kind := map[dataset.Kind]string{dataset.KindImages: "single images (distance " + imageTerm(dist) + ")", dataset.KindSets: "image sets (distance Σ λ_k " + setTerm(dist) + ")", dataset.KindBases: "bases (distance Σ λ_k " + setTerm(dist) + ")"}[s.Kind]
+	kind := map[dataset.Kind]string{dataset.KindImages: "single images (distance " + dist.ImageTerm() + ")", dataset.KindSets: "image sets (distance Σ λ_k " + dist.Term() + ")", dataset.KindBases: "bases (distance Σ λ_k " + dist.Term() + ")"}[s.Kind]
 	fmt.Fprintf(w, "accuracy  %s (%d of %d %s)", pct(sc.Accuracy()), sc.Correct, sc.N, kind)
 	if sc.Rejected > 0 {
 		fmt.Fprintf(w, ", %d rejected", sc.Rejected)

@@ -196,10 +196,10 @@ func printContributions(w io.Writer, m *model.Model, ex *model.Explanation) {
 		s    *model.Side
 	}{{"d+", &ex.Plus}, {"d-", &ex.Minus}} {
 		if len(sd.s.Contributions) == 1 { // a single image: one angle, no relevance
-			fmt.Fprintf(w, "      %s = %s = %.4g (W%d, %s)\n", sd.name, imageTerm(dist), sd.s.Distance, sd.s.Prototype, className(m, sd.s.Class))
+			fmt.Fprintf(w, "      %s = %s = %.4g (W%d, %s)\n", sd.name, dist.ImageTerm(), sd.s.Distance, sd.s.Prototype, className(m, sd.s.Class))
 			continue
 		}
-		fmt.Fprintf(w, "      %s = %.4g (W%d, %s): λ_k %s per angle %s\n", sd.name, sd.s.Distance, sd.s.Prototype, className(m, sd.s.Class), setTerm(dist), gFloats(sd.s.Contributions))
+		fmt.Fprintf(w, "      %s = %.4g (W%d, %s): λ_k %s per angle %s\n", sd.name, sd.s.Distance, sd.s.Prototype, className(m, sd.s.Class), dist.Term(), gFloats(sd.s.Contributions))
 	}
 }
 

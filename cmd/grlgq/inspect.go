@@ -111,7 +111,7 @@ func describeModel(w io.Writer, path string, version int, m *model.Model) {
 	default:
 		fmt.Fprintf(w, "relevance   global (GRLGQ, θ1 first): λ = %s\n", fmtFloats(lam, 4))
 	}
-	fmt.Fprintf(w, "distance    %s\n", distanceFormula(c.Model.Distance))
+	fmt.Fprintf(w, "distance    %s\n", c.Model.Distance.Formula())
 	fmt.Fprintf(w, "epochs      %d\n", m.Epochs())
 	fmt.Fprintf(w, "trained     %s\n", trainedWith(c))
 	fmt.Fprintf(w, "prediction  temperature %g, reject margin %g\n", c.Predict.Temperature, c.Predict.RejectMargin)

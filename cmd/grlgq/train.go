@@ -29,7 +29,7 @@ const lrHelp = "The prototype gradient keeps the factor 2 in G = diag(2λθ/sin�
 // model is, how it is trained and how it predicts (model.Options).
 type trainFlags struct {
 	d, epochs           int
-	protos              *protoCounts
+	protos              *model.ClassCounts
 	lr, lrRel           float64
 	seed                uint64
 	init                model.InitKind
@@ -53,8 +53,9 @@ type trainFlags struct {
 // addFlags registers the flags with the defaults of def.
 func (t *trainFlags) addFlags(fs *flag.FlagSet, def model.Options) {
 	intVar(fs, &t.d, "d", def.Model.SubspaceDim, 1, model.MaxSubDim, "subspace dimension d: principal angles per set (npy data: default the bases' d)")
-	t.protos = newProtoCounts(max(def.Model.PrototypesPerClass, 1))
-	fs.Var(t.protos, "protos", fmt.Sprintf(protosHelp, maxProtoCount, model.MaxPrototype))
+	t.protos = model.NewClassCounts(max(def.Model.PrototypesPerClass, 1))
+	fs.Var(t.protos, "protos", fmt.Sprintf("prototypes per class: `N` for every class, a list N1,N2,... with one count per class (in the data's class order: sorted folder names or labels, as grlgq inspect lists a model's), "+
+		"or class=N pairs (the other classes get 1, or the one plain N among the pairs: 3,cat=5); each count 1 to %d, at most %d prototypes in all", model.MaxClassCount, model.MaxPrototype))
 	intVar(fs, &t.epochs, "epochs", def.Train.Epochs, 1, model.MaxEpochs, "passes over the training sets")
 	floatVar(fs, &t.lr, "lr", def.Train.Eta, 0, model.MaxRate, true, false, "prototype learning rate η. "+lrHelp)
 	floatVar(fs, &t.lrRel, "lr-rel", def.Train.Gamma, 0, model.MaxRate, true, false, "relevance learning rate γ (γ ≪ η; same convention as -lr: factor 2 in G kept)")
@@ -95,7 +96,7 @@ func defaultOptions() model.Options {
 func (t *trainFlags) options(fs *flag.FlagSet) (model.Options, error) {
 	o := defaultOptions()
 	o.Model.SubspaceDim = t.d
-	o.Model.PrototypesPerClass = t.protos.all // a list or names: see protoCounts.perClass
+	o.Model.PrototypesPerClass = t.protos.All() // a list or names: see ClassCounts.PerClass
 	o.Model.Relevance = t.relevance
 	o.Model.Precision = t.precision
 	o.Model.Distance = t.distance
@@ -114,7 +115,7 @@ func (t *trainFlags) options(fs *flag.FlagSet) (model.Options, error) {
 	switch {
 	case t.patience > 0 && t.val == 0:
 		return o, usagef(fs, "-patience needs a validation split (-val)")
-	case t.protos.given() && fs.Name() != "train":
+	case t.protos.Varies() && fs.Name() != "train":
 		return o, usagef(fs, "-protos %s: %s takes one count for every class", t.protos, fs.Name())
 	case t.minDelta > 0 && t.patience == 0:
 		return o, usagef(fs, "-min-delta needs early stopping (-patience)")
@@ -146,27 +147,6 @@ func trainingWords(o model.Options) (per, init, sched, phi string) {
 		phi = fmt.Sprintf("sigmoid β=%g", t.Beta)
 	}
 	return per, init, sched, phi
-}
-
-// distanceFormula names the distance d of a model between a set and a
-// prototype, with its formula; setTerm and imageTerm are its per-angle
-// term and a single image's distance.
-func distanceFormula(d model.Distance) string {
-	return fmt.Sprintf("%s (Σ λ_k %s)", d, setTerm(d))
-}
-
-func setTerm(d model.Distance) string {
-	if d == model.Chordal {
-		return "sin²θ_k"
-	}
-	return "θ_k²"
-}
-
-func imageTerm(d model.Distance) string {
-	if d == model.Chordal {
-		return "sin²θ_1"
-	}
-	return "θ_1²"
 }
 
 // describeConfig summarises a training configuration in one line.
@@ -330,8 +310,8 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 	if !ds.Labelled() {
 		return fmt.Errorf("%s has no labels: training needs labelled data (classify such data with grlgq predict)", ds.Source)
 	}
-	if o.Model.PrototypesOfClass, err = tf.protos.perClass(ds.Classes); err != nil {
-		return usagef(fs, "%v", err)
+	if o.Model.PrototypesOfClass, err = tf.protos.PerClass(ds.Classes); err != nil {
+		return usagef(fs, "-protos: %v", err)
 	}
 	if ds.Kind() == dataset.KindBases && !isSet(fs, "d") {
 		o.Model.SubspaceDim = ds.SubDim
@@ -475,7 +455,7 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 	case h.Best >= 0 && !math.IsNaN(h.Epochs[h.Best].ValAccuracy):
 		msg += fmt.Sprintf(", validation accuracy %s (epoch %d)", pct(h.Epochs[h.Best].ValAccuracy), h.Epochs[h.Best].Epoch)
 	}
-	if n := skippedSteps(res.hist); n > 0 {
+	if n := res.hist.Skipped(); n > 0 {
 		msg += fmt.Sprintf(", %d steps skipped (both winners at distance 0: no gradient)", n)
 	}
 	fmt.Fprintf(e.stdout, "%s (%s)\n", msg, base.RoundDur(time.Since(t0)))
@@ -485,15 +465,6 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 // provenance is the metadata of a model trained on ds (record.Provenance).
 func provenance(df *dataFlags, ds *dataset.Dataset, o model.Options, m int, start time.Time, from *model.Model) map[string]string {
 	return record.Provenance(df.src.String(), ds, record.Preprocess{Resize: df.src.Resize, PixelMax: df.src.PixelMax, D: o.Model.SubspaceDim, M: m}, start, from)
-}
-
-// skippedSteps is the number of steps of h that had no gradient.
-func skippedSteps(h *model.History) int {
-	n := 0
-	for _, s := range h.Epochs {
-		n += s.Skipped
-	}
-	return n
 }
 
 // trainingSubspaces turns ds into training subspaces
