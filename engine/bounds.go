@@ -97,6 +97,19 @@ func up(x float64, n int) float64   { return x + float64(n+2)*ur*math.Abs(x) }
 // (σ_j − c − excess)_+ (if σ_j − c <= 1, y_j >= σ_j − c; else y_j = 1
 // >= σ_j − excess), so c + excess replaces c there.
 func traceBounds(t float64, d int, lmin, lmax, lsum, excess float64) (lo, hi float64) {
+	sLo, sHi := sineSum(t, d, excess)
+	acosSlack := lsum * (math.Pi*acosErrMax + acosErrMax*acosErrMax)
+	gd := int(2*d + 8)
+	lo = max(down(down(lmin*sLo, 2)-acosSlack, gd), 0)
+	hi = up(up(lmax*(math.Pi*math.Pi/4)*sHi, 4)+acosSlack, gd)
+	return lo, hi
+}
+
+// sineSum returns bounds sLo <= Σ_j sin²θ_j <= sHi, the sines of the
+// clamped computed values (d − Y, Y = Σ_j clamp(σ̂_j, 0, 1)²), from t =
+// fl(‖M‖_F²): tier 1 of both distances (traceBounds, chordTraceBounds).
+// excess is as for traceBounds.
+func sineSum(t float64, d int, excess float64) (sLo, sHi float64) {
 	df := float64(d)
 	g := 2 * df * df * ur // > γ_{d²}
 	tlo, thi := t*(1-g), t*(1+g)
@@ -108,13 +121,7 @@ func traceBounds(t float64, d int, lmin, lmax, lsum, excess float64) (lo, hi flo
 		crossLo = up(2*up(c+excess, 1)*math.Sqrt(df*thi), 4)
 	}
 	ylo := min(max(down(tlo-crossLo, 4), 0), df) // Y <= d
-	acosSlack := lsum * (math.Pi*acosErrMax + acosErrMax*acosErrMax)
-	sLo := max(down(df-yhi, 2), 0) // Σ sin² θ_j
-	sHi := up(df-ylo, 2)
-	gd := int(2*d + 8)
-	lo = max(down(down(lmin*sLo, 2)-acosSlack, gd), 0)
-	hi = up(up(lmax*(math.Pi*math.Pi/4)*sHi, 4)+acosSlack, gd)
-	return lo, hi
+	return max(down(df-yhi, 2), 0), up(df-ylo, 2)
 }
 
 // angleBounds returns tier-2 bounds on d̂ from enclosures a[j] <= σ_j² <=

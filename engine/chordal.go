@@ -134,32 +134,11 @@ func sine2(y float64) float64 { return float64((1 - y) * (1 + y)) }
 // computed t = fl(‖M‖_F²), for relevances of least lmin and greatest lmax
 // (>= 0) summing to lsum.
 func chordTraceBounds(t float64, d int, lmin, lmax, lsum, excess float64) (lo, hi float64) {
-	ylo, yhi := traceY(t, d, excess)
-	df := float64(d)
-	sLo := max(down(df-yhi, 2), 0) // Σ sin² θ_j
-	sHi := up(df-ylo, 2)
+	sLo, sHi := sineSum(t, d, excess)
 	gd := d + 8
 	lo = max(down(lmin*sLo, gd), 0)
 	hi = up(min(lmax*sHi, lsum), gd)
 	return lo, hi
-}
-
-// traceY returns bounds ylo <= Y <= yhi on Y = Σ_j clamp(σ̂_j, 0, 1)²
-// from t = fl(‖M‖_F²) (bounds.go's tier 1), where σ_1 exceeds 1 by at
-// most excess (float32 products; 0 in float64), as traceBounds does.
-func traceY(t float64, d int, excess float64) (ylo, yhi float64) {
-	df := float64(d)
-	g := 2 * df * df * ur // > γ_{d²}
-	tlo, thi := t*(1-g), t*(1+g)
-	c := up(8*df*ur*math.Sqrt(thi), 4)
-	cross := up(2*c*math.Sqrt(df*thi), 4)
-	yhi = min(up(thi+cross+df*c*c, 4), df)
-	crossLo := cross
-	if excess > 0 {
-		crossLo = up(2*up(c+excess, 1)*math.Sqrt(df*thi), 4)
-	}
-	ylo = min(max(down(tlo-crossLo, 4), 0), df)
-	return ylo, yhi
 }
 
 // chordAngleBounds returns tier-2 bounds on the chordal d̂ from
