@@ -169,6 +169,13 @@
 // the caller alone. An idle Shared therefore costs no CPU, and needs no
 // Close.
 //
+// Shared.Crew adds what a lone caller of a large single sample needs: an
+// Engine whose shards are ranges of the Shared's own columns (no copy) and
+// whose workers-1 goroutines split one Distances or ImageDistances call by
+// prototypes, like any Engine's (spin SpinTime, then park; Close stops
+// them). It is for one goroutine at a time; a model keeps one and lets the
+// caller that finds it free use it (package model).
+//
 // # Determinism
 //
 // Each prototype's result is computed by the same code with the same

@@ -97,6 +97,10 @@ type Engine struct {
 	// when it runs again, and without this floor parked at once, so that
 	// the next call paid a wake-up (100-800 us) instead of a spin.
 	spinIters int
+	// readOnly: the prototypes are a Shared's memory (Crew); minSplit:
+	// single-sample calls of fewer flops run on the caller (0: none).
+	readOnly bool
+	minSplit float64
 
 	// kind is the distance computed (SetDistanceKind).
 	kind DistanceKind
@@ -374,6 +378,9 @@ func (e *Engine) Prototype(k int) *linalg.Dense {
 // finite prototypes that gives the same bits, and a NaN or ±Inf at a zero
 // pixel, which reading it would turn into an error, cannot be there.
 func (e *Engine) SetPrototype(k int, w *linalg.Dense) error {
+	if e.readOnly {
+		return ErrReadOnly
+	}
 	if k < 0 || k >= e.p {
 		return fmt.Errorf("%w: prototype %d of %d", ErrShape, k, e.p)
 	}
@@ -472,8 +479,9 @@ func (e *Engine) run() {
 	case len(e.shards) == 1:
 		e.seq.Store(q)
 		e.participate(0, q)
-	case single && e.forceSolo:
-		// SetSolo(true): the caller alone, as below, without touching the
+	case single && (e.forceSolo || e.singleWork() < e.minSplit):
+		// SetSolo(true), or a call too small to split (a Crew's
+		// CrewMinWork): the caller alone, as below, without touching the
 		// absent/solo bookkeeping of the adaptive case.
 		e.participate(0, q)
 	case single && e.solo > 0:

@@ -59,8 +59,12 @@ import (
 
 // SetFloat32(true) turns float32 mode on: see above. It allocates the
 // float32 copies (half the prototypes' bytes) at the first call. It
-// rounds every prototype (Sync of each).
+// rounds every prototype (Sync of each). A Crew's precision is its
+// Shared's: there it does nothing.
 func (e *Engine) SetFloat32(on bool) {
+	if e.readOnly {
+		return
+	}
 	e.f32 = on
 	if !on {
 		return
@@ -82,11 +86,12 @@ func (e *Engine) SetFloat32(on bool) {
 func (e *Engine) Float32() bool { return e.f32 }
 
 // Sync rounds prototype k to float32 values in place and copies it to
-// its float32 copy (float32 mode; otherwise it does nothing). A caller
+// its float32 copy (float32 mode; otherwise, and on a Crew, it does
+// nothing: a Shared's copies are rounded at NewShared32). A caller
 // that writes prototype k through its Prototype view must call it before
 // the next distance or search call.
 func (e *Engine) Sync(k int) {
-	if !e.f32 {
+	if !e.f32 || e.readOnly {
 		return
 	}
 	s := e.shards[e.owner[k]]

@@ -18,7 +18,8 @@ import (
 // share the one copy of the prototypes and scale with the cores they run
 // on. A batch call (DistancesBatch, ImageDistancesBatch) splits its samples
 // between the caller and up to workers-1 goroutines started for the call,
-// which exit when it returns; an idle Shared uses no CPU.
+// which exit when it returns; an idle Shared uses no CPU. Crew adds
+// persistent workers for single-sample calls, for one caller at a time.
 //
 // The prototypes are the columns of one 64-byte aligned dim x ld matrix
 // (prototype k at columns k·d .. k·d+d-1), the layout of an Engine shard

@@ -41,7 +41,8 @@
 // returns its History.
 //
 // The Model's methods are the one way to predict: PredictTo and Predict
-// classify one set or image on the caller's goroutine (without allocation
+// classify one set or image on the caller's goroutine (split over the other
+// cores by the model's crew when it is free and the sample large; without allocation
 // into a reused Prediction), PredictBatchTo, PredictBatch and DistancesTo,
 // Distances classify many on all cores, PredictLabelsTo and PredictLabels
 // give the labels alone (with many prototypes by a pruned nearest-
@@ -167,12 +168,19 @@
 // model), without a lock: the prediction methods share one read-only
 // packed copy of the prototypes (an engine.Shared, built by the first
 // prediction), take a small workspace from a pool for each call, and
-// classify a single set or image on the caller's goroutine; the batch
-// methods (PredictBatchTo, DistancesTo, Score) split their samples over the
-// cores (the workers of the model's last training; all cores for a loaded
-// model) with goroutines started for the call. A Model owns no goroutine:
-// idle, it uses no CPU, and an unreferenced one is simply collected (there
-// is nothing to Close). Training keeps its own distance engine with
+// classify a single set or image on the caller's goroutine. A lone
+// caller's large sample (over engine.CrewMinWork flops, e.g. a dense
+// 784-pixel image against 10 prototypes of 12 columns) is split by
+// prototypes between the caller and the model's crew (engine.Shared.Crew:
+// workers-1 persistent goroutines over the same copy), which serves one
+// call at a time: a caller that finds it busy, as under a server's
+// concurrent requests, runs alone, and the cores are used by the
+// requests instead. The batch methods (PredictBatchTo, DistancesTo, Score)
+// split their samples over the cores (the workers of the model's last
+// training; all cores for a loaded model) with goroutines started for the
+// call. There is nothing to Close: the crew spins SpinTime after a call
+// and then parks (an idle Model uses no CPU), and it exits when the Model
+// is collected (runtime.AddCleanup). Training keeps its own distance engine with
 // persistent workers for the length of a run; the results are the same
 // bits whatever the number of callers or workers.
 // Methods ending in To write into memory the caller owns and allocate

@@ -20,11 +20,14 @@ import (
 // read-only packed copy of the prototypes (built at the first prediction),
 // take a small workspace from a pool for each call, and run a single set or
 // image on the caller's goroutine, so that a server's request handlers
-// scale with its cores; the batch methods split their samples over the
-// cores with goroutines started for the call; Explain uses the distances of
-// the prediction methods and allocates its own results. A Model owns no
-// goroutine: an idle one uses no CPU, and an unreferenced one is simply
-// collected.
+// scale with its cores; a lone caller's large sample is split by
+// prototypes with the model's crew (persistent workers on the other cores,
+// for one call at a time; a caller that finds it busy runs alone); the
+// batch methods split their samples over the cores with goroutines started
+// for the call; Explain uses the distances of the prediction methods and
+// allocates its own results. There is nothing to close: the crew's workers
+// spin briefly after a call and then park (an idle Model uses no CPU), and
+// they exit when the Model is collected.
 type Model struct {
 	cfg     Config        // validated
 	train   TrainConfig   // the options of the last training, normalised (no hooks)

@@ -3,6 +3,8 @@ package model
 import (
 	"fmt"
 	"math"
+	"runtime"
+	"sync/atomic"
 
 	"github.com/grlgq/grlgq/engine"
 	"github.com/grlgq/grlgq/kernels"
@@ -282,11 +284,30 @@ func grow[T any](s []T, n int) []T {
 
 // server is what a Model's prediction methods share, built at the first
 // prediction: the decision rule and one read-only packed copy of the
-// prototypes (engine.Shared), whose per-call workspaces come from a pool.
-// It owns no goroutine.
+// prototypes (engine.Shared), whose per-call workspaces come from a pool,
+// and, on more than one core, a crew over that copy (engine.Shared.Crew):
+// workers that split one large single-sample prediction by prototypes,
+// for one caller at a time (busy). A caller that finds the crew busy
+// (another goroutine's prediction) runs on its own goroutine through the
+// Shared: concurrent callers scale with the cores, a lone caller gets
+// them all. The bits are the same either way. The crew's goroutines spin
+// briefly after each call, then park, and are stopped when the server is
+// collected (runtime.AddCleanup): nothing to close.
 type server struct {
 	classifier
-	eng *engine.Shared
+	eng  *engine.Shared
+	crew *engine.Engine // nil on one core or with one prototype
+	busy atomic.Bool    // the crew is in use
+}
+
+// distancer returns the engine for one single-sample call, the crew when
+// it is free (then true: the caller releases it, busy.Store(false)), else
+// the Shared.
+func (s *server) distancer() (distancer, bool) {
+	if s.crew != nil && s.busy.CompareAndSwap(false, true) {
+		return s.crew, true
+	}
+	return s.eng, false
 }
 
 // server returns the model's server, building it at the first call. Only
@@ -313,11 +334,23 @@ func (m *Model) server() (*server, error) {
 		return nil, fmt.Errorf("model: predictor: %w", err)
 	}
 	s := &server{classifier: newClassifier(m), eng: eng}
+	workers := m.train.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	if workers > 1 && len(m.protos) > 1 {
+		if s.crew, err = eng.Crew(workers); err != nil {
+			return nil, fmt.Errorf("model: predictor: %w", err)
+		}
+		runtime.AddCleanup(s, func(c *engine.Engine) { c.Close() }, s.crew)
+	}
 	m.srv.Store(s)
 	return s, nil
 }
 
-// PredictTo classifies x into dst on the caller's goroutine. A set's
+// PredictTo classifies x into dst on the caller's goroutine, with the
+// model's crew of workers on the other cores when no other call is using
+// it and x is large enough to gain (see the package documentation). A set's
 // Basis must be D x d. A single image (len D) is the 1-D subspace x/‖x‖ at
 // distance θ_1² (Chordal: sin²θ_1), θ_1 = arccos(‖Wᵀx‖/‖x‖); a sparse image (an MNIST digit
 // is about 80% exact zeros) costs less: the engine reads the prototypes'
@@ -329,7 +362,12 @@ func (m *Model) PredictTo(dst *Prediction, x Sample) error {
 	if err != nil {
 		return err
 	}
-	return s.predictTo(s.eng, dst, x)
+	eng, crew := s.distancer()
+	err = s.predictTo(eng, dst, x)
+	if crew {
+		s.busy.Store(false)
+	}
+	return err
 }
 
 // Predict classifies x (see PredictTo).
