@@ -46,6 +46,7 @@ func (sh *Shared) Crew(workers int) (*Engine, error) {
 		f32:      sh.data32 != nil,
 		readOnly: true,
 		minSplit: CrewMinWork,
+		race:     race{inCall: true},
 	}
 	e.spinIters = int(e.spin / spinIterTime)
 	for w := range e.shards {

@@ -33,6 +33,7 @@ func (e *Engine) Distances(dist, theta []float64, P *linalg.Dense, lambda []floa
 	e.tick()
 	e.job = job{kind: jobDistances, dist: dist, theta: theta, p: P, lambda: lambda, p32: e.sampleF32(e.shards[0], P)}
 	e.run()
+	e.tock()
 	e.job = job{}
 	return e.firstErr()
 }
@@ -96,6 +97,7 @@ func (e *Engine) ImageDistances(dist, theta []float64, x []float64) error {
 		e.job = job{kind: jobImages, dist: dist, theta: theta, x: x, xnorm: xnorm, nz: e.imageSparse(x)}
 	}
 	e.run()
+	e.tock()
 	e.job = job{}
 	return e.firstErr()
 }

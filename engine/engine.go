@@ -248,63 +248,107 @@ func shardStride(n, d int) int {
 // caller and the workers pays depends on more than the call: on a machine
 // whose cores are busy with other processes a worker may be descheduled
 // in the middle of its share, or wake up late, and the caller waits for
-// it (a busy loop beside a two-worker training made its epochs up to 1.8
-// times slower than one worker's). The wall time of a call is no guide
-// there: it varies by more than that from one moment to the next with the
-// other processes. What a split call measures directly is what it gained
-// and what it lost: the caller's time per item of its own share, times
-// the items (prototypes, candidates, tasks) the workers ran, is what the
-// split saved it; the time it then waited for the workers is what the
-// split cost. Over windows of
-// raceCalls split calls (single-sample calls and Tasks), while the waits
-// exceed the savings the engine runs such calls on the caller alone, for
-// a hold of raceHoldMin windows' worth of calls, doubling up to
-// raceHoldMax while the next window of split calls (a probe) loses again,
-// back to raceHoldMin when it wins. The bits are the same in either mode.
-// Solo reports the mode, for callers that choose their own work
-// accordingly (a trainer factorises both winners in one call when alone).
+// it; a worker spinning for the next call takes the core the caller
+// needs (a busy loop beside a two-worker training made its epochs up to
+// 1.8 times slower than one worker's). Estimates from within a call (the
+// caller's time per item of its own share, against the time it waited)
+// did not catch it: on a shared core the caller's own items slow down as
+// much as the split saves. So the engine measures what it is after, the
+// wall time per call in either mode, calls and the caller's work between
+// them included: the calls (single-sample calls and Tasks) are counted in
+// windows of at least raceCalls calls and raceMinWindow of wall time (a
+// few of the OS's time slices: a window of 5 ms varied by ±60% beside a
+// busy loop), each run in one mode, split or solo. After a hold of
+// raceHoldMin windows in one mode, one window runs in the other (a
+// probe); if its time per call beats the mean of the hold's last two
+// windows, its mode takes the next hold, with the hold back at
+// raceHoldMin, else the hold's mode returns with the hold doubled (up to
+// raceHoldMax windows: on a quiet machine about one window in 65 is a
+// losing probe). A Crew's window is the time spent in its calls instead
+// (between two predictions a server waits for requests, in either mode).
+// The bits are the same in either mode.
 type race struct {
-	solo        bool
-	calls       int           // split calls in the current window
-	wait, saved time.Duration // their waits and savings
-	left        int           // solo calls left before the next probe
-	hold        int           // current hold, in windows
+	solo   bool             // the current window's mode
+	probe  bool             // the current window is a probe
+	inCall bool             // time the calls alone (a Crew), not call to call
+	calls  int              // calls in the current window
+	start  time.Time        // the current window's first call, or the current call
+	spent  time.Duration    // inCall: the window's calls' time so far
+	ref    [2]time.Duration // time per call of the hold's last two windows
+	left   int              // windows left in the current hold
+	hold   int              // current hold, in windows
 }
 
 const (
-	raceCalls   = 32
-	raceHoldMin = 4
-	raceHoldMax = 64
+	raceCalls     = 32
+	raceHoldMin   = 4
+	raceHoldMax   = 64
+	raceMinWindow = 16 * time.Millisecond
 )
 
-// account adds a split call to the window: the caller ran chunks of own
-// items in mine, then waited wait for the workers, who ran helped items.
-func (r *race) account(mine, wait time.Duration, own, helped int) {
-	r.wait += wait
-	if own > 0 {
-		r.saved += mine * time.Duration(helped) / time.Duration(own)
-	}
-	if r.calls++; r.calls < raceCalls {
+// tick counts a single-sample call (or Tasks) in the current window and,
+// at its end, chooses the mode of the next (see race). A call under
+// SetSolo(true) is not counted (its mode is the caller's choice). A
+// Crew's window is the time spent in its calls (tock), not the wall time
+// from call to call, which on a server is mostly the wait for the next
+// request.
+func (e *Engine) tick() {
+	if e.forceSolo || len(e.shards) == 1 {
 		return
 	}
-	if r.wait > r.saved {
-		r.hold = min(max(2*r.hold, raceHoldMin), raceHoldMax)
-		r.solo, r.left = true, r.hold*raceCalls
-	} else {
-		r.hold = 0
+	r := &e.race
+	now := time.Now()
+	if r.inCall {
+		r.start = now
+		return
 	}
-	r.calls, r.wait, r.saved = 0, 0, 0
+	if r.calls == 0 {
+		r.start = now
+	}
+	if r.calls++; r.calls <= raceCalls {
+		return
+	}
+	if wall := now.Sub(r.start); wall >= raceMinWindow {
+		r.window(wall / time.Duration(r.calls-1))
+		r.calls, r.start = 1, now
+	}
 }
 
-// tick counts a single-sample call (or Tasks) while the engine runs them
-// alone, and ends that at the hold's end: the next calls are split, a
-// probe.
-func (e *Engine) tick() {
+// tock ends a call that tick started, for a race timing the calls alone.
+func (e *Engine) tock() {
 	r := &e.race
-	if r.solo {
-		if r.left--; r.left <= 0 {
-			r.solo = false
+	if !r.inCall || e.forceSolo || len(e.shards) == 1 || e.singleWork() < e.minSplit {
+		return // (a call too small to split is no sample of either mode)
+	}
+	r.spent += time.Since(r.start)
+	if r.calls++; r.calls >= raceCalls && r.spent >= raceMinWindow {
+		r.window(r.spent / time.Duration(r.calls))
+		r.calls, r.spent = 0, 0
+	}
+}
+
+// window ends a window whose calls took per each: a probe against the
+// hold's last windows decides the next hold's mode; a hold's last window
+// starts a probe of the other mode.
+func (r *race) window(per time.Duration) {
+	if r.probe {
+		r.probe = false
+		ref := r.ref[0]
+		if r.ref[1] > 0 {
+			ref = (r.ref[0] + r.ref[1]) / 2
 		}
+		if per < ref {
+			r.hold = raceHoldMin // the probe's mode wins
+		} else {
+			r.solo = !r.solo // back, for longer
+			r.hold = min(max(2*r.hold, raceHoldMin), raceHoldMax)
+		}
+		r.left, r.ref = r.hold, [2]time.Duration{}
+		return
+	}
+	r.ref[0], r.ref[1] = per, r.ref[0]
+	if r.left--; r.left <= 0 {
+		r.probe, r.solo = true, !r.solo
 	}
 }
 
@@ -498,13 +542,8 @@ func (e *Engine) run() {
 	default:
 		e.helped.Store(0)
 		e.publish()
-		t0 := time.Now()
-		own := e.participate(0, q)
-		t1 := time.Now()
+		e.participate(0, q)
 		e.waitWorkers(q)
-		if single || e.job.kind == jobTasks {
-			e.race.account(t1.Sub(t0), time.Since(t1), own, int(e.helped.Load()))
-		}
 		if single {
 			if e.helped.Load() == 0 {
 				e.absent++
