@@ -264,7 +264,8 @@ func shardStride(n, d int) int {
 // windows, its mode takes the next hold, with the hold back at
 // raceHoldMin, else the hold's mode returns with the hold doubled (up to
 // raceHoldMax windows: on a quiet machine about one window in 65 is a
-// losing probe). A Crew's window is the time spent in its calls instead
+// losing probe; quadrupled when the probe lost by more than 25%, so that
+// a short run reaches that rate sooner). A Crew's window is the time spent in its calls instead
 // (between two predictions a server waits for requests, in either mode).
 // The bits are the same in either mode.
 type race struct {
@@ -340,8 +341,12 @@ func (r *race) window(per time.Duration) {
 		if per < ref {
 			r.hold = raceHoldMin // the probe's mode wins
 		} else {
-			r.solo = !r.solo // back, for longer
-			r.hold = min(max(2*r.hold, raceHoldMin), raceHoldMax)
+			r.solo = !r.solo // back, for longer (much longer after a clear loss)
+			grow := 2
+			if 4*per > 5*ref {
+				grow = 4
+			}
+			r.hold = min(max(grow*r.hold, raceHoldMin), raceHoldMax)
 		}
 		r.left, r.ref = r.hold, [2]time.Duration{}
 		return
