@@ -3,7 +3,6 @@ package engine
 import (
 	"errors"
 	"math"
-	"runtime"
 
 	"github.com/grlgq/grlgq/linalg"
 	"github.com/grlgq/grlgq/svd"
@@ -27,28 +26,11 @@ import (
 // splitting of every Engine (see race) runs calls alone while the split
 // loses, e.g. on a machine whose other core is busy.
 func (sh *Shared) Crew(workers int) (*Engine, error) {
-	if workers <= 0 {
-		workers = runtime.GOMAXPROCS(0)
-	}
-	workers = min(workers, sh.p)
 	dim, d, p := sh.dim, sh.d, sh.p
-	e := &Engine{
-		dim: dim, d: d, p: p,
-		shards:   make([]*shard, workers),
-		protos:   sh.protos,
-		owner:    make([]int32, p),
-		done:     make(chan struct{}, 1),
-		spin:     SpinTime,
-		finite:   sh.finite,
-		nzIdx:    make([]int32, dim),
-		nzVal:    make([]float64, dim),
-		kind:     sh.kind,
-		f32:      sh.data32 != nil,
-		readOnly: true,
-		minSplit: CrewMinWork,
-		race:     race{inCall: true},
-	}
-	e.spinIters = int(e.spin / spinIterTime)
+	e := makeEngine(dim, d, p, workers)
+	e.protos, e.finite, e.kind, e.f32 = sh.protos, sh.finite, sh.kind, sh.data32 != nil
+	e.readOnly, e.minSplit, e.race.inCall = true, CrewMinWork, true
+	workers = len(e.shards)
 	for w := range e.shards {
 		lo, hi := w*p/workers, (w+1)*p/workers
 		n := hi - lo
@@ -71,10 +53,7 @@ func (sh *Shared) Crew(workers int) (*Engine, error) {
 		}
 		e.shards[w] = s
 	}
-	for w := 1; w < workers; w++ {
-		e.wg.Add(1)
-		go e.worker(w)
-	}
+	e.start()
 	return e, nil
 }
 

@@ -174,24 +174,10 @@ func New(dim, d, p, workers int) (*Engine, error) {
 	if d < 1 || dim < d || p < 1 || d > svd.MaxSmall {
 		return nil, fmt.Errorf("%w: New(dim=%d, d=%d, p=%d): need 1 <= d <= dim, d <= %d, p >= 1", ErrShape, dim, d, p, svd.MaxSmall)
 	}
-	if workers <= 0 {
-		workers = runtime.GOMAXPROCS(0)
-	}
-	workers = min(workers, p)
-	e := &Engine{
-		dim: dim, d: d, p: p,
-		shards:   make([]*shard, workers),
-		protos:   make([]*linalg.Dense, p),
-		owner:    make([]int32, p),
-		done:     make(chan struct{}, 1),
-		spin:     SpinTime,
-		finite:   true, // all zero
-		pivBuild: true,
-		nzIdx:    make([]int32, dim),
-		nzVal:    make([]float64, dim),
-		kind:     newKind,
-	}
-	e.spinIters = int(e.spin / spinIterTime)
+	e := makeEngine(dim, d, p, workers)
+	e.protos = make([]*linalg.Dense, p)
+	e.finite, e.pivBuild = true, true // all zero
+	workers = len(e.shards)
 	for w := range e.shards {
 		lo, hi := w*p/workers, (w+1)*p/workers
 		n := hi - lo
@@ -216,11 +202,37 @@ func New(dim, d, p, workers int) (*Engine, error) {
 		}
 		e.shards[w] = s
 	}
-	for w := 1; w < workers; w++ {
+	e.start()
+	return e, nil
+}
+
+// makeEngine returns an engine's common part: workers shards (workers <= 0:
+// GOMAXPROCS; capped at p), not made yet, the handoff and the image
+// lists.
+func makeEngine(dim, d, p, workers int) *Engine {
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	workers = min(workers, p)
+	return &Engine{
+		dim: dim, d: d, p: p,
+		shards:    make([]*shard, workers),
+		owner:     make([]int32, p),
+		done:      make(chan struct{}, 1),
+		spin:      SpinTime,
+		spinIters: int(SpinTime / spinIterTime),
+		nzIdx:     make([]int32, dim),
+		nzVal:     make([]float64, dim),
+		kind:      newKind,
+	}
+}
+
+// start starts the workers of shards 1.. (shard 0 is the caller's).
+func (e *Engine) start() {
+	for w := 1; w < len(e.shards); w++ {
 		e.wg.Add(1)
 		go e.worker(w)
 	}
-	return e, nil
 }
 
 // Dims returns the sample dimension D, the subspace dimension d and the
