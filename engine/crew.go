@@ -25,7 +25,7 @@ import (
 // alone (waking a worker costs more than it saves), and the adaptive
 // splitting of every Engine (see race) runs calls alone while the split
 // loses, e.g. on a machine whose other core is busy.
-func (sh *Shared) Crew(workers int) (*Engine, error) {
+func (sh *Shared) Crew(workers int) *Engine {
 	dim, d, p := sh.dim, sh.d, sh.p
 	e := makeEngine(dim, d, p, workers)
 	e.protos, e.finite, e.kind, e.f32 = sh.protos, sh.finite, sh.kind, sh.data32 != nil
@@ -54,7 +54,7 @@ func (sh *Shared) Crew(workers int) (*Engine, error) {
 		e.shards[w] = s
 	}
 	e.start()
-	return e, nil
+	return e
 }
 
 // CrewMinWork is the least work (flops) of a single-sample call that a

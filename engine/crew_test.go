@@ -47,10 +47,7 @@ func TestCrewBitIdentical(t *testing.T) {
 				for _, workers := range []int{2, 3, 8} {
 					for _, minWork := range []float64{0, 20e3, inf()} {
 						CrewMinWork = minWork
-						c, err := sh.Crew(workers)
-						if err != nil {
-							t.Fatal(err)
-						}
+						c := sh.Crew(workers)
 						name := fmt.Sprintf("%v f32=%v kind=%d workers=%d min=%g", tc, f32, kind, workers, minWork)
 						for range 2 {
 							got := crewRun(t, c, sets, images, lambda)
@@ -96,10 +93,7 @@ func crewRun(t *testing.T, eng interface {
 // SetFloat32 and Sync leave them alone.
 func TestCrewReadOnly(t *testing.T) {
 	sh, _ := newShared(t, 50, 4, 6, 1)
-	c, err := sh.Crew(2)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := sh.Crew(2)
 	defer c.Close()
 	before := append([]float64(nil), sh.data...)
 	w := linalg.NewDense(50, 4)
@@ -118,10 +112,7 @@ func TestCrewReadOnly(t *testing.T) {
 func TestCrewClose(t *testing.T) {
 	sh, _ := newShared(t, 100, 5, 8, 1)
 	before := runtime.NumGoroutine()
-	c, err := sh.Crew(4)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := sh.Crew(4)
 	if got := runtime.NumGoroutine(); got < before+3 {
 		t.Fatalf("%d goroutines after Crew(4), want at least %d", got, before+3)
 	}

@@ -339,9 +339,7 @@ func (m *Model) server() (*server, error) {
 		workers = runtime.GOMAXPROCS(0)
 	}
 	if workers > 1 && len(m.protos) > 1 {
-		if s.crew, err = eng.Crew(workers); err != nil {
-			return nil, fmt.Errorf("model: predictor: %w", err)
-		}
+		s.crew = eng.Crew(workers)
 		runtime.AddCleanup(s, func(c *engine.Engine) { c.Close() }, s.crew)
 	}
 	m.srv.Store(s)
