@@ -267,8 +267,9 @@ func shardStride(n, d int) int {
 // did not catch it: on a shared core the caller's own items slow down as
 // much as the split saves. So the engine measures what it is after, the
 // wall time per call in either mode, calls and the caller's work between
-// them included: the calls (single-sample calls and Tasks) are counted in
-// windows of at least raceCalls calls and raceMinWindow of wall time (a
+// them included (Tasks run between them, in the window's mode): the
+// sample calls (Distances, ImageDistances, Winners, Nearest: one per
+// training step) are counted in windows of at least raceCalls calls and raceMinWindow of wall time (a
 // few of the OS's time slices: a window of 5 ms varied by ±60% beside a
 // busy loop), each run in one mode, split or solo. After a hold of
 // raceHoldMin windows in one mode, one window runs in the other (a
@@ -405,7 +406,11 @@ func (e *Engine) Tasks(n int, task func(i int)) error {
 	if n <= 0 {
 		return nil
 	}
-	e.tick()
+	// Not a tick: the race counts sample calls (a training step's
+	// Winners), and the tasks between two of them are in the time it
+	// measures, whichever mode runs them; a caller that runs its own
+	// work instead of Tasks when Solo (a trainer's two factorisations in
+	// one call) would otherwise make solo calls look longer.
 	if len(e.shards) == 1 || e.forceSolo || e.solo > 0 || e.race.solo {
 		for i := 0; i < n; i++ {
 			task(i)
