@@ -248,6 +248,12 @@ type pairWork struct {
 	pad   []float64 // one product padded to a square
 	sig1  []float64 // its singular values
 	same  []int     // the columns of a chunk with the row's d, in order
+	// A 1-D row (imageRow): its basis as one contiguous vector, its
+	// nonzero entries (kernels.Nonzeros) and one product.
+	vec   []float64
+	nzIdx []int32
+	nzVal []float64
+	prod  []float64
 }
 
 func newPairWork() *pairWork {
@@ -258,6 +264,10 @@ func newPairWork() *pairWork {
 func (w *pairWork) row(p *Pairs, x []*subspace.Subspace, i int, cols []int) error {
 	a := x[i].Basis
 	di := p.d[i]
+	if di == 1 {
+		w.imageRow(p, x, i, cols)
+		return nil
+	}
 	dd := di * di
 	if len(w.proj) < pairChunk*dd {
 		w.proj = make([]float64, pairChunk*dd)
@@ -304,6 +314,43 @@ func (w *pairWork) row(p *Pairs, x []*subspace.Subspace, i int, cols []int) erro
 		}
 	}
 	return nil
+}
+
+// imageRow computes the pairs (i, j) of the 1-D sample i (a single image)
+// for the columns cols: M = x_iᵀ X_j is one row, computed by
+// kernels.SparseAB over the nonzero entries of x_i (kernels.Nonzeros,
+// listed once for the row), σ_1 = ‖M‖. That is single's result bit for
+// bit: SparseAB is the FMA chain of AtB's outputs over the listed rows in
+// order (kernels' doc), a skipped x_i[r] = ±0 adds exactly nothing to a
+// nonzero sum and at most flips the sign of a zero output, which the
+// squares remove, and single's padding adds +0 to ‖M‖²_F. It reads only
+// the rows of X_j where x_i is not zero: on a digit of MNIST (about 19%
+// of its 784 pixels) about a fifth of the products.
+func (w *pairWork) imageRow(p *Pairs, x []*subspace.Subspace, i int, cols []int) {
+	a := x[i].Basis
+	dim := p.dim
+	w.vec = grow(w.vec, dim)
+	for r := range dim {
+		w.vec[r] = a.Data[r*a.Stride]
+	}
+	if len(w.nzIdx) < dim {
+		w.nzIdx = make([]int32, dim)
+		w.nzVal = make([]float64, dim)
+	}
+	nz := kernels.Nonzeros(w.nzIdx[:dim], w.nzVal[:dim], w.vec)
+	idx, val := w.nzIdx[:nz], w.nzVal[:nz]
+	var s [1]float64
+	for _, j := range cols {
+		b := x[j].Basis
+		dj := p.d[j]
+		w.prod = grow(w.prod, dj)
+		kernels.SparseAB(w.prod, val, idx, b.Data, b.Stride, dj)
+		k := p.index(i, j)
+		f := frobenius(w.prod[:dj])
+		p.proj[k] = f
+		s[0] = math.Sqrt(f)
+		p.set(k, s[:])
+	}
 }
 
 // single computes the pair (i, j) of unequal dimensions (or both 1).
