@@ -44,7 +44,7 @@ type gdaWork struct {
 func gdaPredict(p *Pairs, train, cls []int, nc int, grid []float64, test, pred []int, w *gdaWork) error {
 	nt := len(test)
 	return gdaFit(p, train, cls, nc, grid, w, func(g int, m *gdaModel) {
-		m.predict(p, test, pred[g*nt:(g+1)*nt], w)
+		m.classify(p, test, pred[g*nt:(g+1)*nt], w)
 	})
 }
 
@@ -59,11 +59,14 @@ type gdaModel struct {
 	alpha, ztr []float64
 }
 
-// predict writes the class of test[t] to pred[t]: the class of the nearest
+// predict is classify with w's GDA scratch.
+func (m *gdaModel) predict(p *Pairs, test, pred []int, w *work) { m.classify(p, test, pred, &w.gda) }
+
+// classify writes the class of test[t] to pred[t]: the class of the nearest
 // training projection (Euclidean, ties to the lower position) to the test
 // sample's projection kᵀα (k its normalised kernel against the training
 // samples).
-func (m *gdaModel) predict(p *Pairs, test, pred []int, w *gdaWork) {
+func (m *gdaModel) classify(p *Pairs, test, pred []int, w *gdaWork) {
 	n, nt, r := len(m.train), len(test), m.r
 	if r == 0 {
 		for t := range nt {

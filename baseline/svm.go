@@ -215,7 +215,8 @@ func ovoFit(p *Pairs, train, cls []int, nc int, c float64, st *svmSetup, w *svmW
 }
 
 // predict writes the class of test[t] to pred[t] (ovoPredict's vote).
-func (m *ovoModel) predict(p *Pairs, test, pred []int, w *svmWork) {
+func (m *ovoModel) predict(p *Pairs, test, pred []int, ww *work) {
+	w := &ww.svm
 	nt := len(test)
 	if len(m.classes) == 1 {
 		for t := range nt {
