@@ -105,8 +105,8 @@ type MethodResult struct {
 	Accuracy []float64 `json:"accuracy"`
 	Correct  []int     `json:"correct"`
 	N        []int     `json:"n"`
-	// Mean and SD (sample standard deviation, n−1; 0 for one split) of
-	// Accuracy.
+	// Mean and SD (sample standard deviation, n−1; undefined for one
+	// split: 0 here, null in JSON, "n/a" in Summary) of Accuracy.
 	Mean float64 `json:"mean"`
 	SD   float64 `json:"sd"`
 	// Versus is the paired comparison with the reference given to
@@ -175,7 +175,8 @@ type Paired struct {
 	Against string `json:"against"`
 	// Diff[f] is this method's accuracy minus the other's on split f.
 	Diff []float64 `json:"diff"`
-	// Mean of Diff, and its standard error sd/√F (0 for one split).
+	// Mean of Diff, and its standard error sd/√F (undefined for one
+	// split: 0 here, null in JSON, "n/a" in Summary; so is SECorrected).
 	Mean float64 `json:"mean"`
 	SE   float64 `json:"se"`
 	// SECorrected is the standard error corrected for the overlap of the

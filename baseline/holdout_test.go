@@ -1,12 +1,15 @@
 package baseline
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"math"
 	"math/rand/v2"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/grlgq/grlgq/linalg"
@@ -282,5 +285,60 @@ func TestPairsImageRow(t *testing.T) {
 		}
 	}); a != 0 {
 		t.Errorf("image row: %v allocations", a)
+	}
+}
+
+// TestOneSplitForms: with one split the standard deviations and errors
+// are undefined: null in JSON (which round-trips to the struct), "n/a" in
+// the text, never NaN or 0 presented as a value.
+func TestOneSplitForms(t *testing.T) {
+	x, y, _, splits := holdoutProblem(t)
+	res, err := EvaluateHoldouts(context.Background(), holdoutsOf(x, y, splits[:1]), Options{Methods: []Method{{NN, 1, Geodesic}, {Kind: SVM}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := res.CompareTo("GRLGQ", []float64{0.75}); err != nil {
+		t.Fatal(err)
+	}
+	js, err := json.Marshal(res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`"sd":null`, `"se":null`, `"se_corrected":null`, `"splits":1`} {
+		if !bytes.Contains(js, []byte(want)) {
+			t.Errorf("JSON lacks %s: %s", want, js)
+		}
+	}
+	if bytes.Contains(js, []byte("NaN")) || bytes.Count(js, []byte(`"sd":`)) != 3 {
+		t.Errorf("JSON: %s", js)
+	}
+	var back Result
+	if err := json.Unmarshal(js, &back); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(&back, res) {
+		t.Errorf("JSON round trip differs:\n%s", js)
+	}
+	var text bytes.Buffer
+	if err := res.WriteText(&text); err != nil {
+		t.Fatal(err)
+	}
+	if s := text.String(); !strings.Contains(s, "one split: no sd or standard error") || strings.Count(s, "n/a") != 3+2*2 || strings.Contains(s, "NaN") {
+		t.Errorf("text:\n%s", s)
+	}
+	t.Logf("\n%s%s", text.String(), js)
+	// Two splits: numbers again.
+	res2, err := EvaluateHoldouts(context.Background(), holdoutsOf(x, y, splits[:2]), Options{Methods: []Method{{NN, 1, Geodesic}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := res2.CompareTo("GRLGQ", []float64{0.75, 0.5}); err != nil {
+		t.Fatal(err)
+	}
+	js, _ = json.Marshal(res2)
+	text.Reset()
+	res2.WriteText(&text)
+	if bytes.Contains(js, []byte("null")) || strings.Contains(text.String(), "n/a") {
+		t.Errorf("two splits:\n%s\n%s", text.String(), js)
 	}
 }
