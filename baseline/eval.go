@@ -147,15 +147,17 @@ type Result struct {
 	// training size, for Paired.SECorrected.
 	Splits        int     `json:"splits"`
 	ValTrainRatio float64 `json:"val_train_ratio"`
-	// Samples and Dim (D) describe the data; SubspaceDims lists the
-	// distinct subspace dimensions of the samples, ascending (1: single
-	// images).
+	// Samples and Dim (D) describe the data (EvaluateHoldouts: Samples
+	// is the largest training plus test count of a holdout);
+	// SubspaceDims lists the distinct subspace dimensions of the samples,
+	// ascending (1: single images).
 	Samples      int   `json:"samples"`
 	Dim          int   `json:"dim"`
 	SubspaceDims []int `json:"subspace_dims"`
 	// Reference is set by CompareTo.
 	Reference *Reference `json:"reference,omitempty"`
-	// PairsTime is the wall time of the pair table (NewPairs).
+	// PairsTime is the wall time of the pair table (NewPairs; for
+	// EvaluateHoldouts, of all the pairs of all holdouts).
 	PairsTime time.Duration `json:"pairs_time_ns"`
 }
 
