@@ -3,12 +3,14 @@ package baseline
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
 	"slices"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/grlgq/grlgq/kernels"
+	"github.com/grlgq/grlgq/linalg"
 
 	"github.com/grlgq/grlgq/subspace"
 )
@@ -179,6 +181,31 @@ func BenchmarkImageRows(b *testing.B) {
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(xs)*len(xi)), "ns/pair")
 			b.ReportMetric(100*res.Methods[0].Mean, "1nn-%")
 			b.ReportMetric(100*res.Method(Method{Kind: SVM}).Mean, "svm-%")
+		})
+	}
+}
+
+// BenchmarkPairsLarge: the pair table of 500 random 784 x 12 bases (the
+// MNIST protocol's training sets: 50 MB of bases, beyond the caches),
+// 125,250 pairs, with 1 and 2 workers (ns/pair).
+func BenchmarkPairsLarge(b *testing.B) {
+	rng := rand.New(rand.NewPCG(91, 91))
+	x := make([]*subspace.Subspace, 500)
+	for i := range x {
+		u := linalg.NewDense(784, 12)
+		if err := linalg.RandomOrthonormal(u, rng); err != nil {
+			b.Fatal(err)
+		}
+		x[i] = sub(u)
+	}
+	for _, w := range []int{1, 2} {
+		b.Run(fmt.Sprintf("workers=%d", w), func(b *testing.B) {
+			for b.Loop() {
+				if _, err := NewPairs(context.Background(), x, w); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(x)*(len(x)+1)/2), "ns/pair")
 		})
 	}
 }

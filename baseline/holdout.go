@@ -292,11 +292,15 @@ func (e *holdoutEval) trainPairs(ctx context.Context, x []*subspace.Subspace, di
 	for i := range cols {
 		cols[i] = i
 	}
-	err := parallel(ctx, e.workers, nt, func(w, i int) error {
+	err := parallel(ctx, e.workers, (nt+rowBlock-1)/rowBlock, func(w, b int) error {
 		if e.pw[w] == nil {
 			e.pw[w] = newPairWork()
 		}
-		return e.pw[w].row(p, x, i, cols[i:])
+		is := make([]int, 0, rowBlock)
+		for i := b * rowBlock; i < min(nt, (b+1)*rowBlock); i++ {
+			is = append(is, i)
+		}
+		return e.pw[w].rows(p, x, is, func(i int) []int { return cols[i:] })
 	})
 	if err != nil {
 		return nil, err

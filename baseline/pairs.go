@@ -218,15 +218,21 @@ func NewPairsFor(ctx context.Context, x []*subspace.Subspace, train []int, worke
 		workers = runtime.GOMAXPROCS(0)
 	}
 	work := make([]*pairWork, max(1, min(workers, n)))
-	err = parallel(ctx, workers, n, func(w, i int) error {
+	colsOf := func(i int) []int {
+		if a := p.pos[i]; a >= 0 {
+			return cols[a:]
+		}
+		return cols
+	}
+	err = parallel(ctx, workers, (n+rowBlock-1)/rowBlock, func(w, b int) error {
 		if work[w] == nil {
 			work[w] = newPairWork()
 		}
-		c := cols
-		if a := p.pos[i]; a >= 0 {
-			c = cols[a:]
+		is := make([]int, 0, rowBlock)
+		for i := b * rowBlock; i < min(n, (b+1)*rowBlock); i++ {
+			is = append(is, i)
 		}
-		return work[w].row(p, x, i, c)
+		return work[w].rows(p, x, is, colsOf)
 	})
 	if err != nil {
 		return nil, err
@@ -262,12 +268,59 @@ func newPairWork() *pairWork {
 
 // row computes the pairs (i, j) of the table for the columns cols.
 func (w *pairWork) row(p *Pairs, x []*subspace.Subspace, i int, cols []int) error {
-	a := x[i].Basis
-	di := p.d[i]
-	if di == 1 {
+	if p.d[i] == 1 {
 		w.imageRow(p, x, i, cols)
 		return nil
 	}
+	for lo := 0; lo < len(cols); lo += pairChunk {
+		if err := w.chunk(p, x, i, cols, lo); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// rowBlock is the number of consecutive rows of the table one job of
+// NewPairsFor computes (rows).
+const rowBlock = 4
+
+// rows computes the rows is of the table, row i against the columns
+// colsOf(i), with row's calls (the same bits), but chunk by chunk across
+// the rows: chunk c of every row, then chunk c+1. Consecutive rows' chunks
+// hold nearly the same columns, so a basis read from memory for one row
+// is still in cache for the others (MNIST's training sets: 1,250 bases
+// of 100 KB, beyond the caches; read once per row, they bound the table
+// by memory).
+func (w *pairWork) rows(p *Pairs, x []*subspace.Subspace, is []int, colsOf func(i int) []int) error {
+	for c := 0; ; c++ {
+		more := false
+		for _, i := range is {
+			cols := colsOf(i)
+			if p.d[i] == 1 {
+				if c == 0 {
+					w.imageRow(p, x, i, cols)
+				}
+				continue
+			}
+			if lo := c * pairChunk; lo < len(cols) {
+				more = true
+				if err := w.chunk(p, x, i, cols, lo); err != nil {
+					return err
+				}
+			}
+		}
+		if !more {
+			return nil
+		}
+	}
+}
+
+// chunk computes the pairs of row i (of d > 1) with the columns
+// cols[lo:lo+pairChunk]: the products by kernels.AtB, those of the row's d
+// batched into one svd.Batch call, the others by single.
+func (w *pairWork) chunk(p *Pairs, x []*subspace.Subspace, i int, cols []int, lo int) error {
+	a := x[i].Basis
+	di := p.d[i]
 	dd := di * di
 	if len(w.proj) < pairChunk*dd {
 		w.proj = make([]float64, pairChunk*dd)
@@ -275,43 +328,41 @@ func (w *pairWork) row(p *Pairs, x []*subspace.Subspace, i int, cols []int) erro
 	if len(w.sigma) < pairChunk*di {
 		w.sigma = make([]float64, pairChunk*di)
 	}
-	for lo := 0; lo < len(cols); lo += pairChunk {
-		hi := min(lo+pairChunk, len(cols))
-		w.same = w.same[:0]
-		for _, j := range cols[lo:hi] {
-			b := x[j].Basis
-			dj := p.d[j]
-			if dj == di && di > 1 {
-				// Batched below.
-				m := w.proj[len(w.same)*dd : (len(w.same)+1)*dd]
-				kernels.AtB(m, di, a.Data, a.Stride, b.Data, b.Stride, p.dim, di, di)
-				p.proj[p.index(i, j)] = frobenius(m)
-				w.same = append(w.same, j)
-				continue
-			}
-			if err := w.single(p, a, b, i, j); err != nil {
-				return err
-			}
-		}
-		if len(w.same) == 0 {
+	hi := min(lo+pairChunk, len(cols))
+	w.same = w.same[:0]
+	for _, j := range cols[lo:hi] {
+		b := x[j].Basis
+		dj := p.d[j]
+		if dj == di {
+			// Batched below.
+			m := w.proj[len(w.same)*dd : (len(w.same)+1)*dd]
+			kernels.AtB(m, di, a.Data, a.Stride, b.Data, b.Stride, p.dim, di, di)
+			p.proj[p.index(i, j)] = frobenius(m)
+			w.same = append(w.same, j)
 			continue
 		}
-		sv := w.batch[di]
-		if sv == nil {
-			sv = svd.NewBatch(di)
-			w.batch[di] = sv
+		if err := w.single(p, a, b, i, j); err != nil {
+			return err
 		}
-		if err := sv.Values(w.sigma, di, w.proj, di, dd, len(w.same)); err != nil {
-			j := w.same[0]
-			var be *svd.BatchError
-			if errors.As(err, &be) {
-				j = w.same[be.Index]
-			}
-			return fmt.Errorf("baseline: samples %d and %d: %w", i, j, err)
+	}
+	if len(w.same) == 0 {
+		return nil
+	}
+	sv := w.batch[di]
+	if sv == nil {
+		sv = svd.NewBatch(di)
+		w.batch[di] = sv
+	}
+	if err := sv.Values(w.sigma, di, w.proj, di, dd, len(w.same)); err != nil {
+		j := w.same[0]
+		var be *svd.BatchError
+		if errors.As(err, &be) {
+			j = w.same[be.Index]
 		}
-		for k, j := range w.same {
-			p.set(p.index(i, j), w.sigma[k*di:(k+1)*di])
-		}
+		return fmt.Errorf("baseline: samples %d and %d: %w", i, j, err)
+	}
+	for k, j := range w.same {
+		p.set(p.index(i, j), w.sigma[k*di:(k+1)*di])
 	}
 	return nil
 }
