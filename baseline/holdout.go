@@ -31,6 +31,10 @@ type Holdout struct {
 // it and the training part); tests lower it.
 var holdoutBlockPairs = 1 << 20
 
+// holdoutBlockPixels bounds the pixels of a block's images whose nonzero
+// entries are listed at once (12 bytes each: 24 MiB).
+const holdoutBlockPixels = 1 << 21
+
 // predictChunk is the test samples of one prediction job of a block.
 const predictChunk = 64
 
@@ -151,7 +155,7 @@ type holdoutEval struct {
 func (e *holdoutEval) run(ctx context.Context, f int, h Holdout, dtr, dte []int) error {
 	opt, res := e.opt, e.res
 	nt, ntest := len(h.Train), len(h.Test)
-	block := max(1, min(ntest, holdoutBlockPairs/nt))
+	block := max(1, min(ntest, holdoutBlockPairs/nt, holdoutBlockPixels/res.Dim))
 	t0 := time.Now()
 	p, err := e.trainPairs(ctx, h.Train, dtr, block)
 	if err != nil {
