@@ -342,3 +342,32 @@ func TestOneSplitForms(t *testing.T) {
 		t.Errorf("two splits:\n%s\n%s", text.String(), js)
 	}
 }
+
+// TestHoldoutKernelOnly: the training triangle of a holdout holds the
+// kernel of the full table, bit for bit (mixed dimensions: the batched
+// and the padded products), without the angles.
+func TestHoldoutKernelOnly(t *testing.T) {
+	x, _, _, splits := holdoutProblem(t)
+	train := holdoutsOf(x, make([]int, len(x)), splits[:1])[0].Train
+	full, err := NewPairs(context.Background(), train, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := &holdoutEval{res: &Result{Dim: full.dim}, workers: 2, pw: make([]*pairWork, 2)}
+	p, err := e.trainPairs(context.Background(), train, full.d, 5, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tri := len(train) * (len(train) + 1) / 2
+	if !slices.Equal(bits(p.proj[:tri]), bits(full.proj)) {
+		t.Error("the kernel differs from the full table's")
+	}
+	// A set's row skips the angles (an image's row, as cheap, has them).
+	for i := range train {
+		for j := i; j < len(train) && full.d[i] > 1; j++ {
+			if p.Distance(Geodesic, i, j) != 0 {
+				t.Fatalf("pair (%d, %d): angles computed for the kernel only", i, j)
+			}
+		}
+	}
+}

@@ -75,6 +75,10 @@ type Pairs struct {
 	dist [numDistances][]float64
 	proj []float64
 	dur  time.Duration
+	// kernelOnly: pairs of two trainers get only the kernel, not the
+	// angles (EvaluateHoldouts: its trainers are compared with each other
+	// by the SVM and GDA alone; their distances stay zero, never read).
+	kernelOnly bool
 }
 
 // N returns the number of samples.
@@ -330,15 +334,25 @@ func (w *pairWork) chunk(p *Pairs, x []*subspace.Subspace, i int, cols []int, lo
 	}
 	hi := min(lo+pairChunk, len(cols))
 	w.same = w.same[:0]
+	kernelOnly := p.kernelOnly && p.pos[i] >= 0 // then every column trains too
 	for _, j := range cols[lo:hi] {
 		b := x[j].Basis
 		dj := p.d[j]
-		if dj == di {
+		if dj == di || kernelOnly {
 			// Batched below.
 			m := w.proj[len(w.same)*dd : (len(w.same)+1)*dd]
-			kernels.AtB(m, di, a.Data, a.Stride, b.Data, b.Stride, p.dim, di, di)
+			if n := max(di, dj); dj != di {
+				if len(w.pad) < n*n {
+					w.pad = make([]float64, n*n)
+				}
+				m = w.pad[:n*n]
+				clear(m)
+			}
+			kernels.AtB(m, max(di, dj), a.Data, a.Stride, b.Data, b.Stride, p.dim, di, dj)
 			p.proj[p.index(i, j)] = frobenius(m)
-			w.same = append(w.same, j)
+			if !kernelOnly {
+				w.same = append(w.same, j)
+			}
 			continue
 		}
 		if err := w.single(p, a, b, i, j); err != nil {
