@@ -133,8 +133,9 @@
 // sets of 784 x 12 against 10,000 single test images, one holdout per run
 // with the run's grouping). It never compares two test samples and never
 // holds all the test pairs: per holdout it computes the training triangle
-// (t(t+1)/2 pairs), runs the inner CV and fits the SVM and GDA once (the
-// fit kept as a model), then computes the test pairs a block at a time
+// (t(t+1)/2 pairs; their kernel only, the SVM's and GDA's input, and only
+// for them), runs the inner CV and fits the SVM and GDA once (the fit kept
+// as a model), then computes the test pairs a block at a time
 // (about 2^20 pairs, 32 MiB, whatever the test part's size) and classifies
 // each block with every method. A single image's pairs are computed
 // against tiles of training bases of at most 256 KiB (they stay in L2

@@ -45,9 +45,11 @@ const predictChunk = 64
 // same pairs, computed from the test sample's side, the same inner folds:
 // split f uses the stream 0x53564d4900000000 + f of opt.Seed). Unlike
 // Evaluate it never holds a test sample against another, nor all the test
-// pairs at once: per holdout it computes the training pairs (the packed
-// triangle, t(t+1)/2 pairs for t training samples, at most MaxPairs),
-// runs the inner cross-validation and trains the SVM and GDA once on it,
+// pairs at once: per holdout it computes the kernel between the training
+// samples (the packed triangle, t(t+1)/2 pairs for t training samples, at
+// most MaxPairs; no angles, which nothing reads; none of it without an
+// SVM or GDA), runs the inner cross-validation and trains the SVM and GDA
+// once on it,
 // then computes the test pairs a block of samples at a time (about 2^20
 // pairs, 32 MiB) and classifies the block with every method. Holdouts run
 // one after another, each with opt.Workers goroutines; the results are
