@@ -321,9 +321,10 @@ func (e *holdoutEval) trainPairs(ctx context.Context, x []*subspace.Subspace, di
 	return p, nil
 }
 
-// tileBytes bounds the bytes of the training bases of one tile of
-// imagePairs (half of a 512 KiB L2, the smallest of the machines so far).
-const tileBytes = 256 << 10
+// panelCols is the most columns of the training bases that imagePairs
+// puts side by side in one tile (kernels.SparseAB keeps 48 output columns
+// in registers on AVX2, 64 on AVX-512).
+const panelCols = 48
 
 // blockPairs fills p's rows of the test samples xs[p.nt:] (dimensions
 // dims) against the training samples xs[:p.nt]: the sets row by row as
@@ -359,9 +360,12 @@ func (e *holdoutEval) blockPairs(ctx context.Context, p *Pairs, xs []*subspace.S
 // and values (the same bits), in another order. A row streams every
 // training basis (MNIST: 1,250 bases of 100 KB, far beyond the caches, so
 // a row was bound by memory at about 6 us a pair); here the training
-// samples are cut into tiles of at most tileBytes of bases, one job each,
-// and every image of the block is run against a tile while it stays in
-// L2, from the image's nonzero entries listed once for the block.
+// samples are cut into tiles of at most panelCols columns, one job each,
+// whose bases are copied side by side (D x 48: 300 KB at D = 784, in L2)
+// and every image of the block is run against the whole tile by one
+// SparseAB call from its nonzero entries, listed once for the block:
+// each output is still its own chain over the listed rows in order, and
+// the 12 accumulators of 48 columns overlap the latency of one chain.
 func (e *holdoutEval) imagePairs(ctx context.Context, p *Pairs, xs []*subspace.Subspace) error {
 	nt, dim := p.nt, p.dim
 	var imgs []int
@@ -395,9 +399,9 @@ func (e *holdoutEval) imagePairs(ctx context.Context, p *Pairs, xs []*subspace.S
 	}
 	if e.tiles == nil {
 		for j0 := 0; j0 < nt; {
-			j1, bytes := j0, 0
-			for j1 < nt && (j1 == j0 || bytes+tileSize(xs[j1]) <= tileBytes) {
-				bytes += tileSize(xs[j1])
+			j1, w := j0, 0
+			for j1 < nt && (j1 == j0 || w+p.d[j1] <= panelCols) {
+				w += p.d[j1]
 				j1++
 			}
 			e.tiles = append(e.tiles, [2]int{j0, j1})
@@ -410,16 +414,31 @@ func (e *holdoutEval) imagePairs(ctx context.Context, p *Pairs, xs []*subspace.S
 			pw = newPairWork()
 			e.pw[w] = pw
 		}
+		// The tile's bases side by side, D x wt.
+		j0, j1 := e.tiles[k][0], e.tiles[k][1]
+		wt := 0
+		for j := j0; j < j1; j++ {
+			wt += p.d[j]
+		}
+		pw.panel = grow(pw.panel, dim*wt)
+		off := 0
+		for j := j0; j < j1; j++ {
+			b, dj := xs[j].Basis, p.d[j]
+			for r := range dim {
+				copy(pw.panel[r*wt+off:r*wt+off+dj], b.Data[r*b.Stride:r*b.Stride+dj])
+			}
+			off += dj
+		}
+		pw.prod = grow(pw.prod, wt)
 		var s [1]float64
 		for n, i := range imgs {
-			idx, val := e.nzIdx[n*dim:n*dim+e.nnz[n]], e.nzVal[n*dim:n*dim+e.nnz[n]]
-			for j := e.tiles[k][0]; j < e.tiles[k][1]; j++ {
-				b := xs[j].Basis
+			kernels.SparseAB(pw.prod, e.nzVal[n*dim:n*dim+e.nnz[n]], e.nzIdx[n*dim:n*dim+e.nnz[n]], pw.panel, wt, wt)
+			off := 0
+			for j := j0; j < j1; j++ {
 				dj := p.d[j]
-				pw.prod = grow(pw.prod, dj)
-				kernels.SparseAB(pw.prod, val, idx, b.Data, b.Stride, dj)
 				at := p.index(i, j)
-				f := frobenius(pw.prod[:dj])
+				f := frobenius(pw.prod[off : off+dj])
+				off += dj
 				p.proj[at] = f
 				s[0] = math.Sqrt(f)
 				p.set(at, s[:])
@@ -427,10 +446,4 @@ func (e *holdoutEval) imagePairs(ctx context.Context, p *Pairs, xs []*subspace.S
 		}
 		return nil
 	})
-}
-
-// tileSize is the bytes of x's basis that a product reads.
-func tileSize(x *subspace.Subspace) int {
-	b := x.Basis
-	return 8 * ((b.Rows-1)*b.Stride + b.Cols)
 }

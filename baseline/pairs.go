@@ -264,6 +264,7 @@ type pairWork struct {
 	nzIdx []int32
 	nzVal []float64
 	prod  []float64
+	panel []float64 // imagePairs: a tile's bases side by side
 }
 
 func newPairWork() *pairWork {
@@ -465,16 +466,19 @@ func frobenius(m []float64) float64 {
 // set stores the distances of the pair at k from its singular values s
 // (descending).
 func (p *Pairs) set(k int, s []float64) {
-	var geo, chord float64
-	for _, c := range s {
+	var geo, chord, first float64
+	for n, c := range s {
 		c = min(max(c, 0), 1)
 		t := kernels.Acos(c)
+		if n == 0 {
+			first = t
+		}
 		geo += float64(t * t)
 		chord += float64((1 - c) * (1 + c))
 	}
 	p.dist[Geodesic][k] = geo
 	p.dist[Chordal][k] = chord
-	p.dist[FirstAngle][k] = kernels.Acos(min(max(s[0], 0), 1))
+	p.dist[FirstAngle][k] = first
 }
 
 // checkSamples validates the samples (shape, finiteness, orthonormality)
