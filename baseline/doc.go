@@ -29,8 +29,10 @@
 // the union of the training parts; a holdout of single test images never
 // compares two test images): for the pair (i, j), M = X_iᵀ X_j
 // (kernels.AtB), its singular values σ_1 >= ... >= σ_m, m = min(d_i, d_j)
-// (svd.Batch, 32 pairs of one d per call; σ_1 = ‖M‖ when m = 1; svd.Small
-// on M padded with zeros to a square for other pairs of unequal d), θ_k =
+// (svd.Batch, 32 pairs of one d per call; σ_1 = ‖M‖ when m = 1, M = x_iᵀX_j
+// for a single image x_i computed by kernels.SparseAB over x_i's nonzero
+// entries, AtB's bits; svd.Small on M padded with zeros to a square for
+// other pairs of unequal d), θ_k =
 // arccos(clamp(σ_k, 0, 1)) (kernels.Acos), as the engine computes them,
 // and keeps
 //
@@ -118,9 +120,32 @@
 // adds each row's paired differences (this − that), their standard error
 // sd/√F and the Nadeau–Bengio corrected one sd·√(1/F + n_val/n_train),
 // which accounts for the overlap of the training parts in repeated
-// cross-validation. Result marshals to JSON (methods by name, durations
-// in nanoseconds, no NaN); Summary and PerSplit make Tables, which write
-// aligned text or CSV.
+// cross-validation. With one split (F = 1) standard deviations and errors
+// are undefined: 0 in the structs, null in JSON, "n/a" in the tables.
+// Result marshals to JSON (methods by name, durations in nanoseconds, no
+// NaN); Summary and PerSplit make Tables, which write aligned text or
+// CSV.
+//
+// # Separate training and test parts
+//
+// EvaluateHoldouts takes Holdouts instead: per split, training samples
+// and test samples of their own (MNIST's protocol: about 1,250 training
+// sets of 784 x 12 against 10,000 single test images, one holdout per run
+// with the run's grouping). It never compares two test samples and never
+// holds all the test pairs: per holdout it computes the training triangle
+// (t(t+1)/2 pairs; their kernel only, the SVM's and GDA's input, and only
+// for them), runs the inner CV and fits the SVM and GDA once (the fit kept
+// as a model), then computes the test pairs a block at a time
+// (about 2^20 pairs, 32 MiB, whatever the test part's size) and classifies
+// each block with every method. A single image's pairs are computed
+// against tiles of training bases of at most 256 KiB (they stay in L2
+// while every image of the block runs over them; row by row, each image
+// streamed every basis from memory). Where Evaluate applies too (a split
+// whose validation samples train in no split) the results are the same,
+// bit for bit: the same pairs from the same side, the same inner folds
+// (split f's stream), the same models. A 1-D basis with stride 1 (one
+// array for all images) takes an eighth of FromImage's memory, whose rows
+// are padded to 8 values.
 //
 // # Errors
 //

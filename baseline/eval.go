@@ -105,8 +105,8 @@ type MethodResult struct {
 	Accuracy []float64 `json:"accuracy"`
 	Correct  []int     `json:"correct"`
 	N        []int     `json:"n"`
-	// Mean and SD (sample standard deviation, n−1; 0 for one split) of
-	// Accuracy.
+	// Mean and SD (sample standard deviation, n−1; undefined for one
+	// split: 0 here, null in JSON, "n/a" in Summary) of Accuracy.
 	Mean float64 `json:"mean"`
 	SD   float64 `json:"sd"`
 	// Versus is the paired comparison with the reference given to
@@ -147,15 +147,17 @@ type Result struct {
 	// training size, for Paired.SECorrected.
 	Splits        int     `json:"splits"`
 	ValTrainRatio float64 `json:"val_train_ratio"`
-	// Samples and Dim (D) describe the data; SubspaceDims lists the
-	// distinct subspace dimensions of the samples, ascending (1: single
-	// images).
+	// Samples and Dim (D) describe the data (EvaluateHoldouts: Samples
+	// is the largest training plus test count of a holdout);
+	// SubspaceDims lists the distinct subspace dimensions of the samples,
+	// ascending (1: single images).
 	Samples      int   `json:"samples"`
 	Dim          int   `json:"dim"`
 	SubspaceDims []int `json:"subspace_dims"`
 	// Reference is set by CompareTo.
 	Reference *Reference `json:"reference,omitempty"`
-	// PairsTime is the wall time of the pair table (NewPairs).
+	// PairsTime is the wall time of the pair table (NewPairs; for
+	// EvaluateHoldouts, of all the pairs of all holdouts).
 	PairsTime time.Duration `json:"pairs_time_ns"`
 }
 
@@ -175,7 +177,8 @@ type Paired struct {
 	Against string `json:"against"`
 	// Diff[f] is this method's accuracy minus the other's on split f.
 	Diff []float64 `json:"diff"`
-	// Mean of Diff, and its standard error sd/√F (0 for one split).
+	// Mean of Diff, and its standard error sd/√F (undefined for one
+	// split: 0 here, null in JSON, "n/a" in Summary; so is SECorrected).
 	Mean float64 `json:"mean"`
 	SE   float64 `json:"se"`
 	// SECorrected is the standard error corrected for the overlap of the
@@ -313,36 +316,34 @@ func (pl *plan) trainers(n int) []int {
 	return out
 }
 
-// prepare checks labels, splits and options (filling defaults) and maps
-// the labels to 0..nc-1.
-func prepare(y []int, splits []Split, opt *Options) (*plan, error) {
-	n := len(y)
+// checkOptions checks the options and fills their defaults.
+func checkOptions(opt *Options) error {
 	if opt.Methods == nil {
 		opt.Methods = DefaultMethods()
 	}
 	if len(opt.Methods) == 0 {
-		return nil, fmt.Errorf("baseline: %w: no method", ErrData)
+		return fmt.Errorf("baseline: %w: no method", ErrData)
 	}
 	for i, m := range opt.Methods {
 		if err := m.check(); err != nil {
-			return nil, err
+			return err
 		}
 		if slices.Contains(opt.Methods[:i], m) {
-			return nil, fmt.Errorf("baseline: %w: method %v listed twice", ErrData, m)
+			return fmt.Errorf("baseline: %w: method %v listed twice", ErrData, m)
 		}
 	}
 	if opt.InnerFolds == 0 {
 		opt.InnerFolds = 5
 	}
 	if opt.InnerFolds < 2 {
-		return nil, fmt.Errorf("baseline: %w: %d inner folds, want at least 2", ErrData, opt.InnerFolds)
+		return fmt.Errorf("baseline: %w: %d inner folds, want at least 2", ErrData, opt.InnerFolds)
 	}
 	var err error
 	if opt.CGrid, err = checkGrid("C grid", opt.CGrid, DefaultCGrid()); err != nil {
-		return nil, err
+		return err
 	}
 	if opt.GDAGrid, err = checkGrid("GDA regularisation grid", opt.GDAGrid, DefaultGDAGrid()); err != nil {
-		return nil, err
+		return err
 	}
 	if opt.DefaultC == 0 {
 		opt.DefaultC = 1
@@ -352,21 +353,24 @@ func prepare(y []int, splits []Split, opt *Options) (*plan, error) {
 	}
 	for _, v := range []float64{opt.DefaultC, opt.GDADefault} {
 		if !(v > 0) || math.IsInf(v, 0) {
-			return nil, fmt.Errorf("baseline: %w: default parameter %v (want positive and finite)", ErrData, v)
+			return fmt.Errorf("baseline: %w: default parameter %v (want positive and finite)", ErrData, v)
 		}
 	}
 	if opt.Tol == 0 {
 		opt.Tol = 1e-3
 	}
 	if !(opt.Tol > 0) || math.IsInf(opt.Tol, 0) {
-		return nil, fmt.Errorf("baseline: %w: tolerance %v", ErrData, opt.Tol)
+		return fmt.Errorf("baseline: %w: tolerance %v", ErrData, opt.Tol)
 	}
 	if opt.MaxIter < 0 {
-		return nil, fmt.Errorf("baseline: %w: %d iterations", ErrData, opt.MaxIter)
+		return fmt.Errorf("baseline: %w: %d iterations", ErrData, opt.MaxIter)
 	}
-	if len(splits) == 0 {
-		return nil, fmt.Errorf("baseline: %w: no split", ErrData)
-	}
+	return nil
+}
+
+// labelValues returns the sorted distinct labels of y, or an error for a
+// negative one.
+func labelValues(y []int) ([]int, error) {
 	labels := slices.Clone(y)
 	slices.Sort(labels)
 	labels = slices.Compact(labels)
@@ -374,10 +378,34 @@ func prepare(y []int, splits []Split, opt *Options) (*plan, error) {
 		i := slices.Index(y, labels[0])
 		return nil, fmt.Errorf("baseline: %w: sample %d has label %d", ErrData, i, y[i])
 	}
-	pl := &plan{cls: make([]int, n), nc: len(labels)}
+	return labels, nil
+}
+
+// compact maps each label of y to its position in labels (sorted, holding
+// every label of y).
+func compact(labels, y []int) []int {
+	cls := make([]int, len(y))
 	for i, l := range y {
-		pl.cls[i], _ = slices.BinarySearch(labels, l)
+		cls[i], _ = slices.BinarySearch(labels, l)
 	}
+	return cls
+}
+
+// prepare checks labels, splits and options (filling defaults) and maps
+// the labels to 0..nc-1.
+func prepare(y []int, splits []Split, opt *Options) (*plan, error) {
+	n := len(y)
+	if err := checkOptions(opt); err != nil {
+		return nil, err
+	}
+	if len(splits) == 0 {
+		return nil, fmt.Errorf("baseline: %w: no split", ErrData)
+	}
+	labels, err := labelValues(y)
+	if err != nil {
+		return nil, err
+	}
+	pl := &plan{cls: compact(labels, y), nc: len(labels)}
 	seen := make([]int, n) // 1 + split index + 1 for train, negative for val
 	var ntr, nva float64
 	for f, s := range splits {
@@ -426,16 +454,7 @@ func (p *Pairs) Evaluate(ctx context.Context, y []int, splits []Split, opt Optio
 			}
 		}
 	}
-	st := &svmSetup{tol: opt.Tol, maxIter: opt.MaxIter}
-	tuners := map[Kind]*tuner{
-		SVM: {grid: opt.CGrid, def: opt.DefaultC, fit: func(p *Pairs, train, cls []int, nc int, grid []float64, test, pred []int, w *work) (int, int, error) {
-			it, un := ovoPredict(p, train, cls, nc, grid, test, pred, st, &w.svm)
-			return it, un, nil
-		}},
-		GDA: {grid: opt.GDAGrid, def: opt.GDADefault, up: true, fit: func(p *Pairs, train, cls []int, nc int, grid []float64, test, pred []int, w *work) (int, int, error) {
-			return 0, 0, gdaPredict(p, train, cls, nc, grid, test, pred, &w.gda)
-		}},
-	}
+	tuners := newTuners(&opt)
 	nf, nm := len(splits), len(opt.Methods)
 	res := &Result{
 		Methods:       make([]MethodResult, nm),
@@ -446,64 +465,105 @@ func (p *Pairs) Evaluate(ctx context.Context, y []int, splits []Split, opt Optio
 		SubspaceDims:  slices.Compact(slices.Sorted(slices.Values(p.d))),
 		PairsTime:     p.dur,
 	}
-	// pred[m][f] are method m's predictions on split f's validation part;
-	// times[m][f] the time spent on them.
+	// pred[m][f] are method m's predictions on split f's validation part.
 	pred := make([][][]int, nm)
-	times := make([][]time.Duration, nm)
-	for m, meth := range opt.Methods {
+	for m := range opt.Methods {
 		pred[m] = make([][]int, nf)
-		times[m] = make([]time.Duration, nf)
 		for f := range nf {
 			pred[m][f] = make([]int, len(pl.val[f]))
 		}
-		if tuners[meth.Kind] != nil {
-			res.Methods[m].Tuned = make([]Tuned, nf)
+	}
+	workers, scratch := workersOf(&opt)
+
+	// Phase 1: the inner cross-validation of each tuned method on every
+	// split (tuned[m][f], times[m][f] the time spent), then the NN
+	// methods, one job per split.
+	tuned, times, err := innerCV(ctx, p, &opt, tuners, pl.nc, pl.train, pl.ctrain, 0, workers, scratch)
+	if err != nil {
+		return nil, err
+	}
+	maxK := 0
+	for _, m := range opt.Methods {
+		maxK = max(maxK, m.K)
+	}
+	if slices.ContainsFunc(opt.Methods, func(m Method) bool { return m.Kind == NN }) {
+		err = parallel(ctx, workers, nf, func(w, f int) error {
+			best := make([]neighbour, 0, min(maxK, len(pl.train[f])))
+			votes := make([]int, pl.nc)
+			for m, meth := range opt.Methods {
+				if meth.Kind != NN {
+					continue
+				}
+				t1 := time.Now()
+				for t, q := range pl.val[f] {
+					pred[m][f][t] = knn(p, meth.Distance, q, pl.train[f], pl.ctrain[f], meth.K, best, votes)
+				}
+				times[m][f] = time.Since(t1)
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
 		}
 	}
 
-	// The inner folds of every split (shared by the tuned methods).
-	type innerSplit struct {
-		tr, va, ctr, cva []int // sample indices and their classes
-	}
-	inner := make([][]innerSplit, nf)
-	kept := make([]int, nf)
-	for f := range nf {
-		tr, va, k := innerSplits(pl.train[f], pl.ctrain[f], pl.nc, opt.InnerFolds, opt.Seed, f)
-		kept[f] = k
-		for i := range tr {
-			inner[f] = append(inner[f], innerSplit{
-				tr: pick(pl.train[f], tr[i]), va: pick(pl.train[f], va[i]),
-				ctr: pick(pl.ctrain[f], tr[i]), cva: pick(pl.ctrain[f], va[i]),
-			})
-		}
-	}
-
-	// Phase 1: the inner cross-validation of each tuned method, one job
-	// per (method, split, inner fold), then the NN methods, one job per
-	// split.
-	type innerJob struct {
-		m, f, i    int
-		correct    []int // per grid value
-		iters, unc int
-		dur        time.Duration
-	}
-	var jobs []*innerJob
-	for m, meth := range opt.Methods {
-		tu := tuners[meth.Kind]
-		if tu == nil {
-			continue
-		}
-		for f := range nf {
-			for i := range inner[f] {
-				jobs = append(jobs, &innerJob{m: m, f: f, i: i, correct: make([]int, len(tu.grid))})
+	// Phase 2: each tuned method on each split with the parameter its
+	// inner CV chose.
+	type finalJob struct{ m, f int }
+	var finals []finalJob
+	for m := range opt.Methods {
+		if tuned[m] != nil {
+			res.Methods[m].Tuned = tuned[m]
+			for f := range nf {
+				finals = append(finals, finalJob{m, f})
 			}
 		}
 	}
-	hasNN := slices.ContainsFunc(opt.Methods, func(m Method) bool { return m.Kind == NN })
-	njobs := len(jobs)
-	if hasNN {
-		njobs += nf
+	err = parallel(ctx, workers, len(finals), func(w, j int) error {
+		m, f := finals[j].m, finals[j].f
+		t0 := time.Now()
+		tf := &tuned[m][f]
+		it, un, err := tuners[opt.Methods[m].Kind].fit(p, pl.train[f], pl.ctrain[f], pl.nc, []float64{tf.Param}, pl.val[f], pred[m][f], scratch[w])
+		if err != nil {
+			return fmt.Errorf("%w (split %d)", err, f)
+		}
+		tf.Iterations += it
+		tf.Unconverged += un
+		times[m][f] += time.Since(t0)
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
+	for m, meth := range opt.Methods {
+		r := &res.Methods[m]
+		r.start(meth, nf)
+		for f := range nf {
+			r.score(f, score.Correct(pick(pl.cls, pl.val[f]), pred[m][f]), len(pl.val[f]))
+			r.Time += times[m][f]
+		}
+		r.Mean, r.SD = score.MeanSD(r.Accuracy)
+	}
+	return res, nil
+}
+
+// start names the row of method meth and sizes it for nf splits.
+func (r *MethodResult) start(meth Method, nf int) {
+	r.Method, r.Name = meth, meth.Title()
+	r.Accuracy = make([]float64, nf)
+	r.Correct = make([]int, nf)
+	r.N = make([]int, nf)
+}
+
+// score records correct of n on split f.
+func (r *MethodResult) score(f, correct, n int) {
+	r.Correct[f], r.N[f] = correct, n
+	r.Accuracy[f] = float64(correct) / float64(n)
+}
+
+// workersOf returns the number of goroutines of opt and a scratch for
+// each.
+func workersOf(opt *Options) (int, []*work) {
 	workers := opt.Workers
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
@@ -512,54 +572,104 @@ func (p *Pairs) Evaluate(ctx context.Context, y []int, splits []Split, opt Optio
 	for w := range scratch {
 		scratch[w] = new(work)
 	}
-	maxK := 0
-	for _, m := range opt.Methods {
-		maxK = max(maxK, m.K)
+	return workers, scratch
+}
+
+// newTuners returns the tuned methods' fits with opt's grids and settings.
+func newTuners(opt *Options) map[Kind]*tuner {
+	st := &svmSetup{tol: opt.Tol, maxIter: opt.MaxIter}
+	return map[Kind]*tuner{
+		SVM: {grid: opt.CGrid, def: opt.DefaultC,
+			fit: func(p *Pairs, train, cls []int, nc int, grid []float64, test, pred []int, w *work) (int, int, error) {
+				it, un := ovoPredict(p, train, cls, nc, grid, test, pred, st, &w.svm)
+				return it, un, nil
+			},
+			keep: func(p *Pairs, train, cls []int, nc int, param float64, w *work) (predictor, int, int, error) {
+				m, it, un := ovoFit(p, train, cls, nc, param, st, &w.svm)
+				return m, it, un, nil
+			}},
+		GDA: {grid: opt.GDAGrid, def: opt.GDADefault, up: true,
+			fit: func(p *Pairs, train, cls []int, nc int, grid []float64, test, pred []int, w *work) (int, int, error) {
+				return 0, 0, gdaPredict(p, train, cls, nc, grid, test, pred, &w.gda)
+			},
+			keep: func(p *Pairs, train, cls []int, nc int, param float64, w *work) (predictor, int, int, error) {
+				m, err := gdaKeep(p, train, cls, nc, param, &w.gda)
+				return m, 0, 0, err
+			}},
 	}
-	err = parallel(ctx, workers, njobs, func(w, j int) error {
-		t0 := time.Now()
-		if j < len(jobs) {
-			job := jobs[j]
-			tu := tuners[opt.Methods[job.m].Kind]
-			in := inner[job.f][job.i]
-			ip := make([]int, len(tu.grid)*len(in.va))
-			var err error
-			job.iters, job.unc, err = tu.fit(p, in.tr, in.ctr, pl.nc, tu.grid, in.va, ip, scratch[w])
-			if err != nil {
-				return fmt.Errorf("%w (split %d, inner fold %d)", err, job.f, job.i)
+}
+
+// innerCV runs the inner cross-validation of every tuned method of opt on
+// the training part train[f] (compact classes ctrain[f], nc classes) of
+// each split f, whose inner folds use the stream of split first+f, one job
+// per (method, split, inner fold), and chooses each one's parameter: the
+// highest inner accuracy, ties to the more regularised model (the smaller
+// C, the larger GDA regularisation); the default without inner CV.
+// tuned[m] is nil for an NN method; times[m][f] is the time spent.
+func innerCV(ctx context.Context, p *Pairs, opt *Options, tuners map[Kind]*tuner, nc int, train, ctrain [][]int, first, workers int, scratch []*work) (tuned [][]Tuned, times [][]time.Duration, err error) {
+	nf, nm := len(train), len(opt.Methods)
+	// The inner folds of every split (shared by the tuned methods).
+	type innerSplit struct {
+		tr, va, ctr, cva []int // sample indices and their classes
+	}
+	inner := make([][]innerSplit, nf)
+	kept := make([]int, nf)
+	for f := range nf {
+		tr, va, k := innerSplits(train[f], ctrain[f], nc, opt.InnerFolds, opt.Seed, first+f)
+		kept[f] = k
+		for i := range tr {
+			inner[f] = append(inner[f], innerSplit{
+				tr: pick(train[f], tr[i]), va: pick(train[f], va[i]),
+				ctr: pick(ctrain[f], tr[i]), cva: pick(ctrain[f], va[i]),
+			})
+		}
+	}
+	type innerJob struct {
+		m, f, i    int
+		correct    []int // per grid value
+		iters, unc int
+		dur        time.Duration
+	}
+	var jobs []*innerJob
+	tuned = make([][]Tuned, nm)
+	times = make([][]time.Duration, nm)
+	for m, meth := range opt.Methods {
+		times[m] = make([]time.Duration, nf)
+		tu := tuners[meth.Kind]
+		if tu == nil {
+			continue
+		}
+		tuned[m] = make([]Tuned, nf)
+		for f := range nf {
+			for i := range inner[f] {
+				jobs = append(jobs, &innerJob{m: m, f: f, i: i, correct: make([]int, len(tu.grid))})
 			}
-			for g := range tu.grid {
-				for t, c := range in.cva {
-					if ip[g*len(in.va)+t] == c {
-						job.correct[g]++
-					}
+		}
+	}
+	err = parallel(ctx, workers, len(jobs), func(w, j int) error {
+		t0 := time.Now()
+		job := jobs[j]
+		tu := tuners[opt.Methods[job.m].Kind]
+		in := inner[job.f][job.i]
+		ip := make([]int, len(tu.grid)*len(in.va))
+		var err error
+		job.iters, job.unc, err = tu.fit(p, in.tr, in.ctr, nc, tu.grid, in.va, ip, scratch[w])
+		if err != nil {
+			return fmt.Errorf("%w (split %d, inner fold %d)", err, first+job.f, job.i)
+		}
+		for g := range tu.grid {
+			for t, c := range in.cva {
+				if ip[g*len(in.va)+t] == c {
+					job.correct[g]++
 				}
 			}
-			job.dur = time.Since(t0)
-			return nil
 		}
-		f := j - len(jobs)
-		best := make([]neighbour, 0, min(maxK, len(pl.train[f])))
-		votes := make([]int, pl.nc)
-		for m, meth := range opt.Methods {
-			if meth.Kind != NN {
-				continue
-			}
-			t1 := time.Now()
-			for t, q := range pl.val[f] {
-				pred[m][f][t] = knn(p, meth.Distance, q, pl.train[f], pl.ctrain[f], meth.K, best, votes)
-			}
-			times[m][f] = time.Since(t1)
-		}
+		job.dur = time.Since(t0)
 		return nil
 	})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-
-	// Phase 2: each tuned method on each split with the parameter its
-	// inner CV chose (the highest inner accuracy, ties to the more
-	// regularised model: the smaller C, the larger GDA regularisation).
 	correct := make([][][]int, nm) // [m][f][g]
 	for _, job := range jobs {
 		if correct[job.m] == nil {
@@ -572,22 +682,19 @@ func (p *Pairs) Evaluate(ctx context.Context, y []int, splits []Split, opt Optio
 		for g, v := range job.correct {
 			c[job.f][g] += v
 		}
-		tf := &res.Methods[job.m].Tuned[job.f]
+		tf := &tuned[job.m][job.f]
 		tf.Iterations += job.iters
 		tf.Unconverged += job.unc
 		times[job.m][job.f] += job.dur
 	}
-	type finalJob struct{ m, f int }
-	var finals []finalJob
 	for m, meth := range opt.Methods {
 		tu := tuners[meth.Kind]
 		if tu == nil {
 			continue
 		}
 		for f := range nf {
-			tf := &res.Methods[m].Tuned[f]
+			tf := &tuned[m][f]
 			tf.Kept = kept[f]
-			finals = append(finals, finalJob{m, f})
 			if len(inner[f]) == 0 {
 				tf.Param = tu.def
 				continue
@@ -608,39 +715,7 @@ func (p *Pairs) Evaluate(ctx context.Context, y []int, splits []Split, opt Optio
 			tf.InnerAccuracy = float64(cf[best]) / float64(total)
 		}
 	}
-	err = parallel(ctx, workers, len(finals), func(w, j int) error {
-		m, f := finals[j].m, finals[j].f
-		t0 := time.Now()
-		tf := &res.Methods[m].Tuned[f]
-		it, un, err := tuners[opt.Methods[m].Kind].fit(p, pl.train[f], pl.ctrain[f], pl.nc, []float64{tf.Param}, pl.val[f], pred[m][f], scratch[w])
-		if err != nil {
-			return fmt.Errorf("%w (split %d)", err, f)
-		}
-		tf.Iterations += it
-		tf.Unconverged += un
-		times[m][f] += time.Since(t0)
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-
-	for m, meth := range opt.Methods {
-		r := &res.Methods[m]
-		r.Method, r.Name = meth, meth.Title()
-		r.Accuracy = make([]float64, nf)
-		r.Correct = make([]int, nf)
-		r.N = make([]int, nf)
-		for f := range nf {
-			truth := pick(pl.cls, pl.val[f])
-			r.Correct[f] = score.Correct(truth, pred[m][f])
-			r.N[f] = len(truth)
-			r.Accuracy[f] = float64(r.Correct[f]) / float64(r.N[f])
-			r.Time += times[m][f]
-		}
-		r.Mean, r.SD = score.MeanSD(r.Accuracy)
-	}
-	return res, nil
+	return tuned, times, nil
 }
 
 // parallel runs job(w, i) for i = 0..n-1 on up to workers goroutines (w

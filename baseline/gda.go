@@ -3,6 +3,7 @@ package baseline
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/grlgq/grlgq/kernels"
 	"github.com/grlgq/grlgq/svd"
@@ -41,7 +42,81 @@ type gdaWork struct {
 // scaled so that αᵀ B α = 1. Predictions for grid[g] go to
 // pred[g*len(test)+t].
 func gdaPredict(p *Pairs, train, cls []int, nc int, grid []float64, test, pred []int, w *gdaWork) error {
-	n, nt := len(train), len(test)
+	nt := len(test)
+	return gdaFit(p, train, cls, nc, grid, w, func(g int, m *gdaModel) {
+		m.classify(p, test, pred[g*nt:(g+1)*nt], w)
+	})
+}
+
+// gdaModel is a trained GDA classifier: the training samples (sample
+// indices of the table) and their compact classes, the r directions α (N x
+// r) and the training projections Z = K α (N x r); with r = 0 every
+// sample gets class.
+type gdaModel struct {
+	train, cls []int
+	r          int
+	class      int
+	alpha, ztr []float64
+}
+
+// predict is classify with w's GDA scratch.
+func (m *gdaModel) predict(p *Pairs, test, pred []int, w *work) { m.classify(p, test, pred, &w.gda) }
+
+// classify writes the class of test[t] to pred[t]: the class of the nearest
+// training projection (Euclidean, ties to the lower position) to the test
+// sample's projection kᵀα (k its normalised kernel against the training
+// samples).
+func (m *gdaModel) classify(p *Pairs, test, pred []int, w *gdaWork) {
+	n, nt, r := len(m.train), len(test), m.r
+	if r == 0 {
+		for t := range nt {
+			pred[t] = m.class
+		}
+		return
+	}
+	w.kt = grow(w.kt, n*nt)
+	for a, i := range m.train {
+		for b, j := range test {
+			w.kt[a*nt+b] = p.normKernel(i, j)
+		}
+	}
+	w.zte = grow(w.zte, nt*r)
+	kernels.AtB(w.zte, r, w.kt, nt, m.alpha, r, n, nt, r)
+	for t := range nt {
+		zq := w.zte[t*r : t*r+r]
+		best, bd := 0, math.Inf(1)
+		for a := range n {
+			za := m.ztr[a*r : a*r+r]
+			var dd float64
+			for j, v := range zq {
+				e := v - za[j]
+				dd += float64(e * e)
+			}
+			if dd < bd {
+				best, bd = a, dd
+			}
+		}
+		pred[t] = m.cls[best]
+	}
+}
+
+// gdaKeep fits GDA with regularisation reg (gdaFit for one value) and
+// returns the model with its own memory.
+func gdaKeep(p *Pairs, train, cls []int, nc int, reg float64, w *gdaWork) (*gdaModel, error) {
+	var out *gdaModel
+	err := gdaFit(p, train, cls, nc, []float64{reg}, w, func(_ int, m *gdaModel) {
+		c := *m
+		c.alpha, c.ztr = slices.Clone(m.alpha), slices.Clone(m.ztr)
+		out = &c
+	})
+	return out, err
+}
+
+// gdaFit computes the GDA directions (see gdaPredict) on the samples train
+// (compact classes cls) for every regularisation of grid and hands each
+// model to emit (its slices are w's, valid until emit returns).
+func gdaFit(p *Pairs, train, cls []int, nc int, grid []float64, w *gdaWork, emit func(g int, m *gdaModel)) error {
+	n := len(train)
 	if n > MaxGDATrain {
 		return fmt.Errorf("baseline: %w: GDA on %d training samples, at most %d (it needs 32 N² bytes)", ErrData, n, MaxGDATrain)
 	}
@@ -63,19 +138,15 @@ func gdaPredict(p *Pairs, train, cls []int, nc int, grid []float64, test, pred [
 	}
 	nC := len(classes)
 	if nC == 1 {
-		for i := range pred[:len(grid)*nt] {
-			pred[i] = classes[0]
+		for g := range grid {
+			emit(g, &gdaModel{train: train, cls: cls, class: classes[0]})
 		}
 		return nil
 	}
 	w.k = grow(w.k, n*n)
-	w.kt = grow(w.kt, n*nt)
 	for a, i := range train {
 		for b, j := range train {
 			w.k[a*n+b] = p.normKernel(i, j)
-		}
-		for b, j := range test {
-			w.kt[a*nt+b] = p.normKernel(i, j)
 		}
 	}
 	// Q = (I − V) K: each row minus its class's mean row.
@@ -159,11 +230,8 @@ func gdaPredict(p *Pairs, train, cls []int, nc int, grid []float64, test, pred [
 		for r < nC-1 && lam[r] > 1e-10*lam[0] && lam[r] > 0 {
 			r++
 		}
-		t0 := gi * nt
 		if r == 0 {
-			for t := range nt {
-				pred[t0+t] = cls[0]
-			}
+			emit(gi, &gdaModel{train: train, cls: cls, class: cls[0]})
 			continue
 		}
 		// β: the first r eigenvectors (columns of vec), each over √λ.
@@ -177,24 +245,7 @@ func gdaPredict(p *Pairs, train, cls []int, nc int, grid []float64, test, pred [
 		kernels.AB(w.alpha, r, w.x, nC, w.beta, r, n, nC, r)
 		w.ztr = grow(w.ztr, n*r)
 		kernels.AB(w.ztr, r, w.k, n, w.alpha, r, n, n, r)
-		w.zte = grow(w.zte, nt*r)
-		kernels.AtB(w.zte, r, w.kt, nt, w.alpha, r, n, nt, r)
-		for t := range nt {
-			zq := w.zte[t*r : t*r+r]
-			best, bd := 0, math.Inf(1)
-			for a := range n {
-				za := w.ztr[a*r : a*r+r]
-				var dd float64
-				for j, v := range zq {
-					e := v - za[j]
-					dd += float64(e * e)
-				}
-				if dd < bd {
-					best, bd = a, dd
-				}
-			}
-			pred[t0+t] = cls[best]
-		}
+		emit(gi, &gdaModel{train: train, cls: cls, r: r, alpha: w.alpha, ztr: w.ztr})
 	}
 	return nil
 }

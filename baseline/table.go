@@ -2,6 +2,7 @@ package baseline
 
 import (
 	"encoding/csv"
+	"encoding/json"
 	"fmt"
 	"io"
 	"strconv"
@@ -73,18 +74,27 @@ func pct(v float64) string { return strconv.FormatFloat(100*v, 'f', 2, 64) }
 // cent), with the reference first and, when there is one, every method's
 // paired difference to it (method − reference) with its standard error
 // and the corrected one (Paired), and its wins/ties/losses.
+//
+// With one split the standard deviations and errors are undefined: their
+// cells say "n/a" (and the JSON has null).
 func (r *Result) Summary() *Table {
 	t := &Table{Header: []string{"method", "mean %", "sd"}}
+	spread := func(v float64) string {
+		if r.Splits < 2 {
+			return "n/a"
+		}
+		return pct(v)
+	}
 	ref := r.Reference
 	if ref != nil {
 		t.Header = append(t.Header, "diff", "se", "se corr", "w/t/l")
-		t.Rows = append(t.Rows, []string{ref.Name, pct(ref.Mean), pct(ref.SD), "", "", "", ""})
+		t.Rows = append(t.Rows, []string{ref.Name, pct(ref.Mean), spread(ref.SD), "", "", "", ""})
 	}
 	for _, m := range r.Methods {
-		row := []string{m.Name, pct(m.Mean), pct(m.SD)}
+		row := []string{m.Name, pct(m.Mean), spread(m.SD)}
 		if ref != nil {
 			v := m.Versus
-			row = append(row, signed(v.Mean), pct(v.SE), pct(v.SECorrected), fmt.Sprintf("%d/%d/%d", v.Wins, v.Ties, v.Losses))
+			row = append(row, signed(v.Mean), spread(v.SE), spread(v.SECorrected), fmt.Sprintf("%d/%d/%d", v.Wins, v.Ties, v.Losses))
 		}
 		t.Rows = append(t.Rows, row)
 	}
@@ -142,10 +152,53 @@ func (r *Result) WriteText(w io.Writer) error {
 	if r.Reference != nil {
 		ref = r.Reference.Name
 	}
-	fmt.Fprintf(w, "\nbaselines on the same %d folds (diff: method − %s, paired; se corr: Nadeau–Bengio)\n", r.Splits, ref)
+	if r.Splits < 2 {
+		fmt.Fprintf(w, "\nbaselines on the same split (diff: method − %s; one split: no sd or standard error)\n", ref)
+	} else {
+		fmt.Fprintf(w, "\nbaselines on the same %d splits (diff: method − %s, paired; se corr: Nadeau–Bengio)\n", r.Splits, ref)
+	}
 	if err := r.Summary().WriteText(w); err != nil {
 		return err
 	}
 	fmt.Fprintln(w)
 	return r.PerSplit().WriteText(w)
+}
+
+// MarshalJSON writes the row with "sd": null when there is one split (a
+// standard deviation is undefined); the fields are otherwise the struct's.
+func (m MethodResult) MarshalJSON() ([]byte, error) {
+	type plain MethodResult
+	if len(m.Accuracy) > 1 {
+		return json.Marshal(plain(m))
+	}
+	return json.Marshal(struct {
+		plain
+		SD *float64 `json:"sd"`
+	}{plain: plain(m)})
+}
+
+// MarshalJSON writes the comparison with "se" and "se_corrected" null when
+// there is one split.
+func (p Paired) MarshalJSON() ([]byte, error) {
+	type plain Paired
+	if len(p.Diff) > 1 {
+		return json.Marshal(plain(p))
+	}
+	return json.Marshal(struct {
+		plain
+		SE          *float64 `json:"se"`
+		SECorrected *float64 `json:"se_corrected"`
+	}{plain: plain(p)})
+}
+
+// MarshalJSON writes the reference with "sd": null when there is one split.
+func (r Reference) MarshalJSON() ([]byte, error) {
+	type plain Reference
+	if len(r.Accuracy) > 1 {
+		return json.Marshal(plain(r))
+	}
+	return json.Marshal(struct {
+		plain
+		SD *float64 `json:"sd"`
+	}{plain: plain(r)})
 }

@@ -121,4 +121,14 @@ type tuner struct {
 	// pred[g*len(test)+t]; it returns SMO's iterations and unconverged
 	// problems (0 for GDA).
 	fit func(p *Pairs, train, cls []int, nc int, grid []float64, test, pred []int, w *work) (iters, unconverged int, err error)
+	// keep trains on train with the parameter param and returns the
+	// classifier (its own memory), for predictions on samples of the
+	// table made later (EvaluateHoldouts' blocks).
+	keep func(p *Pairs, train, cls []int, nc int, param float64, w *work) (m predictor, iters, unconverged int, err error)
+}
+
+// predictor is a trained classifier: it writes the class of test[t] (samples
+// of the table) to pred[t].
+type predictor interface {
+	predict(p *Pairs, test, pred []int, w *work)
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/grlgq/grlgq/dataset"
+	"github.com/grlgq/grlgq/linalg"
 	"github.com/grlgq/grlgq/model"
 	"github.com/grlgq/grlgq/score"
 	"github.com/grlgq/grlgq/subspace"
@@ -171,6 +172,36 @@ func groupSubspaces(imgs [][]float64, y []int, idx []int, classes, m, d int, rng
 		}
 	}
 	return out, labels, nil
+}
+
+// imageSubspaces returns the images as 1-D subspaces x/‖x‖, the values of
+// subspace.FromImage, on one array with stride 1 (FromImage pads each row
+// to 8 values: 500 MB for MNIST's 10,000 test images instead of 63 MB).
+func imageSubspaces(imgs [][]float64) ([]*subspace.Subspace, error) {
+	if len(imgs) == 0 {
+		return nil, nil
+	}
+	dim := len(imgs[0])
+	data := make([]float64, len(imgs)*dim)
+	out := make([]*subspace.Subspace, len(imgs))
+	for i, img := range imgs {
+		if len(img) != dim {
+			return nil, fmt.Errorf("image %d has %d pixels, want %d", i, len(img), dim)
+		}
+		nrm, err := linalg.Norm(img)
+		if err != nil {
+			return nil, fmt.Errorf("image %d: %w", i, err)
+		}
+		if nrm == 0 {
+			return nil, fmt.Errorf("image %d: %w", i, subspace.ErrZeroImage)
+		}
+		v := data[i*dim : (i+1)*dim]
+		for r, p := range img {
+			v[r] = p / nrm
+		}
+		out[i] = &subspace.Subspace{Basis: linalg.NewDenseOn(dim, 1, 1, v)}
+	}
+	return out, nil
 }
 
 // setSubspace returns the d-dimensional subspace of the image set imgs.

@@ -22,6 +22,14 @@
 // studies is in the history: internal/experiments at commit d2c0280). The spec of each protocol
 // (mnistDefault, yaleDefault, eth80Default) cites its numbers.
 //
+// Options.Baselines runs package baseline's classifiers beside GRLGQ on
+// the same splits, trained and tested on what GRLGQ is (Result.Baselines,
+// paired with GRLGQ's accuracy per split): ETH-80's object subspaces and
+// Yale B's single images through baseline.Evaluate, MNIST's training sets
+// of each run against the 10,000 single test images through
+// baseline.EvaluateHoldouts (one split per run: with one run there are no
+// standard errors).
+//
 // Images are grouped into training sets by dataset.Groups, the rule
 // `grlgq train` uses too; splits and folds follow the rules of
 // package folds with the protocols' own random streams (Yale B's folds:

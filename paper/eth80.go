@@ -261,7 +261,7 @@ func runETH80With(ctx context.Context, opt Options, spec eth80Spec) (*Result, er
 	par := time.Duration(min(w, runs))
 	res.Wall = time.Since(t0) - sumB/par
 	res.BaselineWall = load + sumB/par
-	return res, res.runBaselines(ctx, opt, data.x, data.y, splits)
+	return res, res.runBaselines(ctx, opt, evaluate(data.x, data.y, splits))
 }
 
 func epochsText(spec eth80Spec) string {

@@ -5,9 +5,11 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/grlgq/grlgq/baseline"
 	"github.com/grlgq/grlgq/dataset"
 	"github.com/grlgq/grlgq/hard"
 	"github.com/grlgq/grlgq/model"
+	"github.com/grlgq/grlgq/subspace"
 )
 
 // mnistSpec is the MNIST protocol's free choices (see mnistDefault).
@@ -115,10 +117,11 @@ func allIndices(n int) []int {
 // mnistOnce trains run r on the training images trainIdx of tr and
 // evaluates GRLGQ and the baseline on the images testIdx of te (single
 // images, θ_1). Everything runs on one worker (the runs run in parallel).
-func mnistOnce(ctx context.Context, spec mnistSpec, tr *dataset.Dataset, trainIdx []int, te *dataset.Dataset, testIdx []int, seed uint64, r int) (acc, base float64, trainDur, baseDur time.Duration, err error) {
+// x and y are the run's training subspaces and their labels.
+func mnistOnce(ctx context.Context, spec mnistSpec, tr *dataset.Dataset, trainIdx []int, te *dataset.Dataset, testIdx []int, seed uint64, r int) (acc, base float64, x []*subspace.Subspace, y []int, trainDur, baseDur time.Duration, err error) {
 	t0 := time.Now()
 	cfg := spec.Setup
-	x, y, err := groupSubspaces(tr.Images, tr.Labels, trainIdx, len(tr.Classes), spec.M, cfg.Model.SubspaceDim, runRNG(seed, streamGroups, r))
+	x, y, err = groupSubspaces(tr.Images, tr.Labels, trainIdx, len(tr.Classes), spec.M, cfg.Model.SubspaceDim, runRNG(seed, streamGroups, r))
 	if err != nil {
 		return
 	}
@@ -181,10 +184,16 @@ func runMNISTWith(ctx context.Context, opt Options, spec mnistSpec) (*Result, er
 	baseDur := make([]time.Duration, runs)
 	trainIdx, testIdx := allIndices(data.train.Len()), allIndices(data.test.Len())
 	pr.start(runs, &spec.Setup.Train)
+	// With baselines, each run's training sets (1,250 sets of 784 x 12,
+	// 126 MB) are kept for them.
+	holdouts := make([]baseline.Holdout, runs)
 	err = forEach(ctx, runs, par, func(r int) error {
-		acc, base, td, bd, err := mnistOnce(ctx, spec, data.train, trainIdx, data.test, testIdx, opt.Seed, r)
+		acc, base, x, y, td, bd, err := mnistOnce(ctx, spec, data.train, trainIdx, data.test, testIdx, opt.Seed, r)
 		if err != nil {
 			return err
+		}
+		if len(opt.Baselines) > 0 {
+			holdouts[r] = baseline.Holdout{Train: x, TrainLabels: y, TestLabels: data.test.Labels}
 		}
 		res.Accuracies[r], res.BaselineAccuracies[r] = acc, base
 		trainDur[r], baseDur[r] = td, bd
@@ -206,5 +215,19 @@ func runMNISTWith(ctx context.Context, opt Options, spec mnistSpec) (*Result, er
 	// The baseline ran inside the runs: report its share of the wall time.
 	res.BaselineWall = load + sumB/time.Duration(par)
 	res.Wall -= sumB / time.Duration(par)
-	return res, nil
+	if len(opt.Baselines) == 0 {
+		return res, nil
+	}
+	// The baselines: each run's training sets against the test images,
+	// the runs' splits (one with -runs 1: no standard errors).
+	test, err := imageSubspaces(data.test.Images)
+	if err != nil {
+		return nil, fmt.Errorf("paper: mnist test %w", err)
+	}
+	for r := range holdouts {
+		holdouts[r].Test = test
+	}
+	return res, res.runBaselines(ctx, opt, func(ctx context.Context, o baseline.Options) (*baseline.Result, error) {
+		return baseline.EvaluateHoldouts(ctx, holdouts, o)
+	})
 }

@@ -1,8 +1,11 @@
 package paper
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -114,7 +117,9 @@ func TestRunErrors(t *testing.T) {
 }
 
 // TestProtocolBaselines: the baselines run on the protocols' own splits,
-// one accuracy per GRLGQ accuracy, compared with them; MNIST declines.
+// one accuracy per GRLGQ accuracy (MNIST: per run, the run's training
+// sets against the test images), compared with them; with one MNIST run,
+// one split without standard errors, the same for 1 and 2 workers.
 func TestProtocolBaselines(t *testing.T) {
 	dir := t.TempDir()
 	writeSynthTree(t, dir)
@@ -133,7 +138,13 @@ func TestProtocolBaselines(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, r := range []*Result{ry, re} {
+	ms := mnistDefault()
+	ms.Setup.Train.Epochs = 2
+	rm, err := runMNISTWith(ctx, opt, ms)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range []*Result{ry, re, rm} {
 		b := r.Baselines
 		if b == nil || b.Splits != len(r.Accuracies) || len(b.Methods) != 2 || !slices.Equal(b.Reference.Accuracy, r.Accuracies) {
 			t.Fatalf("%s: baselines %+v for %d GRLGQ accuracies", r.Name, b, len(r.Accuracies))
@@ -149,7 +160,28 @@ func TestProtocolBaselines(t *testing.T) {
 			t.Errorf("%s: 1-NN %.3f on separable synthetic data", r.Name, m.Mean)
 		}
 	}
-	if _, err := Run(ctx, "mnist", opt); !errors.Is(err, ErrNoBaselines) {
-		t.Errorf("mnist with baselines: %v", err)
+	if b := rm.Baselines; b.Samples != 3+48 || !slices.Equal(b.SubspaceDims, []int{1, 12}) || b.Methods[0].N[0] != 48 {
+		t.Errorf("mnist baselines: %d samples, dims %v, %v test images: want 3 training sets of d = 12 against 48 single images", b.Samples, b.SubspaceDims, b.Methods[0].N)
+	}
+	var one [2]*Result
+	for k, w := range []int{1, 2} {
+		o := opt
+		o.Runs, o.Workers = 1, w
+		if one[k], err = runMNISTWith(ctx, o, ms); err != nil {
+			t.Fatal(err)
+		}
+		b := one[k].Baselines
+		if b == nil || b.Splits != 1 || b.Methods[0].Versus.SE != 0 {
+			t.Fatalf("mnist, one run: baselines %+v", b)
+		}
+		js, err := json.Marshal(b)
+		if err != nil || !bytes.Contains(js, []byte(`"se":null`)) {
+			t.Errorf("mnist, one run: JSON %s, %v", js, err)
+		}
+	}
+	for m := range one[0].Baselines.Methods {
+		if a, b := one[0].Baselines.Methods[m], one[1].Baselines.Methods[m]; !slices.Equal(a.Correct, b.Correct) || !reflect.DeepEqual(a.Tuned, b.Tuned) {
+			t.Errorf("mnist %s: %v with 1 worker, %v with 2", a.Name, a.Correct, b.Correct)
+		}
 	}
 }

@@ -240,13 +240,11 @@ func runYaleWith(ctx context.Context, opt Options, spec yaleSpec) (*Result, erro
 	if len(opt.Baselines) == 0 {
 		return res, nil
 	}
-	x := make([]*subspace.Subspace, ds.Len())
-	for i, img := range ds.Images {
-		if x[i], err = subspace.FromImage(img); err != nil {
-			return nil, fmt.Errorf("paper: yale image %d: %w", i, err)
-		}
+	x, err := imageSubspaces(ds.Images)
+	if err != nil {
+		return nil, fmt.Errorf("paper: yale %w", err)
 	}
-	return res, res.runBaselines(ctx, opt, x, ds.Labels, splits)
+	return res, res.runBaselines(ctx, opt, evaluate(x, ds.Labels, splits))
 }
 
 // yaleProtocol describes spec in one line.

@@ -77,7 +77,7 @@ func TestCVBaselines(t *testing.T) {
 	spec := noisyNPY(t, 36, 20, 3, 2.5, false)
 	csvPath := filepath.Join(t.TempDir(), "folds.csv")
 	r := ok(t, "cv", "-data", spec, "-folds", "3", "-epochs", "2", "-baselines", "-baselines-csv", csvPath)
-	for _, w := range []string{"baselines on the same 3 folds", "1-NN geodesic", "1-NN chordal", "1-NN MSM", "5-NN geodesic", "SVM, projection kernel", "w/t/l", "SVM C"} {
+	for _, w := range []string{"baselines on the same 3 splits", "1-NN geodesic", "1-NN chordal", "1-NN MSM", "5-NN geodesic", "SVM, projection kernel", "w/t/l", "SVM C"} {
 		if !strings.Contains(r.stdout, w) {
 			t.Errorf("cv -baselines output lacks %q:\n%s", w, r.stdout)
 		}
@@ -129,7 +129,7 @@ func TestTuneBaselines(t *testing.T) {
 	spec := npySpec(t, 18)
 	out := filepath.Join(t.TempDir(), "m.grlgq")
 	r := ok(t, "train", "-tune", "-data", spec, "-o", out, "-tune-protos", "1,all", "-tune-epochs", "2", "-folds", "3", "-baselines=1nn-geodesic,svm")
-	for _, w := range []string{"baselines on the same 3 folds", "GRLGQ (chosen)", "1-NN geodesic", "SVM, projection kernel"} {
+	for _, w := range []string{"baselines on the same 3 splits", "GRLGQ (chosen)", "1-NN geodesic", "SVM, projection kernel"} {
 		if !strings.Contains(r.stdout, w) {
 			t.Errorf("train -tune -baselines output lacks %q:\n%s", w, r.stdout)
 		}
@@ -152,4 +152,39 @@ func TestTuneDefaultSearchTinyClass(t *testing.T) {
 	if err != nil || m.NumClasses() != 4 {
 		t.Fatalf("the tuned model: %v", err)
 	}
+}
+
+// TestReproMNISTBaselines: repro mnist -baselines on a tiny MNIST tree (3
+// classes of 48 training images of 8x8, one training set each, against 30
+// test images): the rows beside GRLGQ, per run; with one run the
+// standard errors are undefined ("n/a" in the text, null in the JSON).
+func TestReproMNISTBaselines(t *testing.T) {
+	dir := t.TempDir()
+	mn := filepath.Join(dir, "mnist")
+	if err := os.Mkdir(mn, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	writeIDX(t, filepath.Join(mn, "train-images-idx3-ubyte.gz"), filepath.Join(mn, "train-labels-idx1-ubyte.gz"), 3, 48, -1)
+	writeIDX(t, filepath.Join(mn, "t10k-images-idx3-ubyte.gz"), filepath.Join(mn, "t10k-labels-idx1-ubyte.gz"), 3, 10, -1)
+	r := ok(t, "repro", "mnist", "-dir", dir, "-runs", "1", "-quiet", "-baselines=1nn-geodesic,1nn-msm,svm")
+	for _, w := range []string{"GRLGQ (this run)", "baselines on the same split", "one split: no sd or standard error", "1-NN geodesic", "1-NN MSM", "SVM, projection kernel", "n/a", "SVM C"} {
+		if !strings.Contains(r.stdout, w) {
+			t.Errorf("repro mnist -baselines output lacks %q:\n%s", w, r.stdout)
+		}
+	}
+	if strings.Contains(r.stdout, "NaN") {
+		t.Errorf("NaN in the output:\n%s", r.stdout)
+	}
+	r = ok(t, "repro", "mnist", "-dir", dir, "-runs", "1", "-quiet", "-json", "-baselines=1nn-geodesic")
+	js := decodeJSON(t, r.stdout, "accuracies", "baselines")
+	b := js["baselines"].(map[string]any)
+	m := b["methods"].([]any)[0].(map[string]any)
+	if v := m["versus"].(map[string]any); v["se"] != nil || m["sd"] != nil || b["splits"].(float64) != 1 || len(m["accuracy"].([]any)) != 1 {
+		t.Errorf("JSON baselines of one run: %v", b)
+	}
+	r = ok(t, "repro", "mnist", "-dir", dir, "-runs", "2", "-quiet", "-baselines=1nn-geodesic")
+	if !strings.Contains(r.stdout, "baselines on the same 2 splits") || strings.Contains(r.stdout, "n/a") {
+		t.Errorf("repro mnist -runs 2 -baselines:\n%s", r.stdout)
+	}
+	t.Logf("\n%s", r.stdout)
 }
