@@ -50,13 +50,18 @@
 // prototypes' cache lines between cores at every step.
 //
 // Whether splitting a single-sample call pays is decided by measurement
-// (adaptive splitting, engine.go's race): every split call weighs what the
-// workers saved the caller (its time per chunk times the chunks they ran)
-// against how long it then waited for them; over windows of 32 split calls
-// where the waits exceed the savings (a worker's core busy with another
-// process, descheduled in the middle of its share or slow to wake), the
-// engine runs single-sample calls and Tasks on the caller alone for a
-// while, then probes splitting again. Solo reports the mode.
+// (adaptive splitting, engine.go's race): the sample calls (one per
+// training step) are timed in windows of at least 32 calls and 16 ms, from
+// call to call (the caller's work between them included), each window
+// in one mode, split or solo (single-sample calls and Tasks on the caller
+// alone); after a hold of windows in one mode a window probes the other,
+// and the faster per call takes the next hold, which doubles while the
+// same mode keeps winning. A worker's core busy with another process
+// (descheduled in the middle of its share, slow to wake, or a spinning
+// worker taking the core the caller's own work needs) thus sends the
+// engine solo, and it comes back when splitting wins again. A Crew times
+// its calls alone (a server waits between predictions). Solo reports the
+// mode.
 //
 // Tasks hands the caller's own small jobs to the same workers (a
 // training step factorises and updates its two winners as two tasks, one
