@@ -74213,6 +74213,457 @@ atx32KernelAVX2_done:
 	VZEROUPPER
 	RET
 
+// func round32KernelAVX512(dst *float32, ldd int, src *float64, lds int, rows int, cols int)
+// Requires: AVX, AVX512F, AVX512VL
+TEXT ·round32KernelAVX512(SB), NOSPLIT, $0-48
+	MOVQ  dst+0(FP), DI
+	MOVQ  ldd+8(FP), R8
+	SHLQ  $0x02, R8
+	MOVQ  src+16(FP), SI
+	MOVQ  lds+24(FP), R9
+	SHLQ  $0x03, R9
+	MOVQ  rows+32(FP), BX
+	MOVQ  cols+40(FP), CX
+	MOVQ  CX, R12
+	ANDQ  $0x07, R12
+	MOVQ  CX, AX
+	MOVQ  R12, CX
+	MOVL  $0x00000001, DX
+	SHLL  CL, DX
+	DECL  DX
+	KMOVW DX, K1
+	MOVQ  AX, CX
+
+round32KernelAVX512_row:
+	MOVQ DI, R10
+	MOVQ SI, R11
+	MOVQ CX, DX
+
+round32KernelAVX512_loop4:
+	CMPQ      DX, $0x20
+	JB        round32KernelAVX512_loop1
+	VCVTPD2PS (R11), Y0
+	VCVTPD2PS 64(R11), Y1
+	VCVTPD2PS 128(R11), Y2
+	VCVTPD2PS 192(R11), Y3
+	VMOVUPS   Y0, (R10)
+	VMOVUPS   Y1, 32(R10)
+	VMOVUPS   Y2, 64(R10)
+	VMOVUPS   Y3, 96(R10)
+	ADDQ      $0x00000080, R10
+	ADDQ      $0x00000100, R11
+	SUBQ      $0x20, DX
+	JMP       round32KernelAVX512_loop4
+
+round32KernelAVX512_loop1:
+	CMPQ      DX, $0x08
+	JB        round32KernelAVX512_tail
+	VCVTPD2PS (R11), Y0
+	VMOVUPS   Y0, (R10)
+	ADDQ      $0x20, R10
+	ADDQ      $0x40, R11
+	SUBQ      $0x08, DX
+	JMP       round32KernelAVX512_loop1
+
+round32KernelAVX512_tail:
+	TESTQ     R12, R12
+	JE        round32KernelAVX512_next
+	VMOVUPD.Z (R11), K1, Z0
+	VCVTPD2PS Z0, Y0
+	VMOVUPS   Y0, K1, (R10)
+
+round32KernelAVX512_next:
+	ADDQ R8, DI
+	ADDQ R9, SI
+	DECQ BX
+	JNZ  round32KernelAVX512_row
+	VZEROUPPER
+	RET
+
+// func round32BackKernelAVX512(dst *float32, ldd int, src *float64, lds int, rows int, cols int)
+// Requires: AVX, AVX512F, AVX512VL
+TEXT ·round32BackKernelAVX512(SB), NOSPLIT, $0-48
+	MOVQ  dst+0(FP), DI
+	MOVQ  ldd+8(FP), R8
+	SHLQ  $0x02, R8
+	MOVQ  src+16(FP), SI
+	MOVQ  lds+24(FP), R9
+	SHLQ  $0x03, R9
+	MOVQ  rows+32(FP), BX
+	MOVQ  cols+40(FP), CX
+	MOVQ  CX, R12
+	ANDQ  $0x07, R12
+	MOVQ  CX, AX
+	MOVQ  R12, CX
+	MOVL  $0x00000001, DX
+	SHLL  CL, DX
+	DECL  DX
+	KMOVW DX, K1
+	MOVQ  AX, CX
+
+round32BackKernelAVX512_row:
+	MOVQ DI, R10
+	MOVQ SI, R11
+	MOVQ CX, DX
+
+round32BackKernelAVX512_loop4:
+	CMPQ      DX, $0x20
+	JB        round32BackKernelAVX512_loop1
+	VCVTPD2PS (R11), Y0
+	VCVTPD2PS 64(R11), Y1
+	VCVTPD2PS 128(R11), Y2
+	VCVTPD2PS 192(R11), Y3
+	VMOVUPS   Y0, (R10)
+	VCVTPS2PD Y0, Z4
+	VMOVUPD   Z4, (R11)
+	VMOVUPS   Y1, 32(R10)
+	VCVTPS2PD Y1, Z5
+	VMOVUPD   Z5, 64(R11)
+	VMOVUPS   Y2, 64(R10)
+	VCVTPS2PD Y2, Z6
+	VMOVUPD   Z6, 128(R11)
+	VMOVUPS   Y3, 96(R10)
+	VCVTPS2PD Y3, Z7
+	VMOVUPD   Z7, 192(R11)
+	ADDQ      $0x00000080, R10
+	ADDQ      $0x00000100, R11
+	SUBQ      $0x20, DX
+	JMP       round32BackKernelAVX512_loop4
+
+round32BackKernelAVX512_loop1:
+	CMPQ      DX, $0x08
+	JB        round32BackKernelAVX512_tail
+	VCVTPD2PS (R11), Y0
+	VMOVUPS   Y0, (R10)
+	VCVTPS2PD Y0, Z4
+	VMOVUPD   Z4, (R11)
+	ADDQ      $0x20, R10
+	ADDQ      $0x40, R11
+	SUBQ      $0x08, DX
+	JMP       round32BackKernelAVX512_loop1
+
+round32BackKernelAVX512_tail:
+	TESTQ     R12, R12
+	JE        round32BackKernelAVX512_next
+	VMOVUPD.Z (R11), K1, Z0
+	VCVTPD2PS Z0, Y0
+	VMOVUPS   Y0, K1, (R10)
+	VCVTPS2PD Y0, Z4
+	VMOVUPD   Z4, K1, (R11)
+
+round32BackKernelAVX512_next:
+	ADDQ R8, DI
+	ADDQ R9, SI
+	DECQ BX
+	JNZ  round32BackKernelAVX512_row
+	VZEROUPPER
+	RET
+
+// func scaleRound32KernelAVX512(dst *float32, ldd int, src *float64, lds int, rows int, cols int, alpha float64)
+// Requires: AVX, AVX512F, AVX512VL, SSE2
+TEXT ·scaleRound32KernelAVX512(SB), NOSPLIT, $0-56
+	MOVQ         dst+0(FP), DI
+	MOVQ         ldd+8(FP), R8
+	SHLQ         $0x02, R8
+	MOVQ         src+16(FP), SI
+	MOVQ         lds+24(FP), R9
+	SHLQ         $0x03, R9
+	MOVQ         rows+32(FP), BX
+	MOVQ         cols+40(FP), CX
+	MOVQ         CX, R12
+	ANDQ         $0x07, R12
+	MOVQ         CX, AX
+	MOVQ         R12, CX
+	MOVL         $0x00000001, DX
+	SHLL         CL, DX
+	DECL         DX
+	KMOVW        DX, K1
+	MOVQ         AX, CX
+	MOVSD        alpha+48(FP), X8
+	VBROADCASTSD X8, Z8
+
+scaleRound32KernelAVX512_row:
+	MOVQ DI, R10
+	MOVQ SI, R11
+	MOVQ CX, DX
+
+scaleRound32KernelAVX512_loop4:
+	CMPQ      DX, $0x20
+	JB        scaleRound32KernelAVX512_loop1
+	VMULPD    (R11), Z8, Z0
+	VCVTPD2PS Z0, Y0
+	VMULPD    64(R11), Z8, Z1
+	VCVTPD2PS Z1, Y1
+	VMULPD    128(R11), Z8, Z2
+	VCVTPD2PS Z2, Y2
+	VMULPD    192(R11), Z8, Z3
+	VCVTPD2PS Z3, Y3
+	VMOVUPS   Y0, (R10)
+	VMOVUPS   Y1, 32(R10)
+	VMOVUPS   Y2, 64(R10)
+	VMOVUPS   Y3, 96(R10)
+	ADDQ      $0x00000080, R10
+	ADDQ      $0x00000100, R11
+	SUBQ      $0x20, DX
+	JMP       scaleRound32KernelAVX512_loop4
+
+scaleRound32KernelAVX512_loop1:
+	CMPQ      DX, $0x08
+	JB        scaleRound32KernelAVX512_tail
+	VMULPD    (R11), Z8, Z0
+	VCVTPD2PS Z0, Y0
+	VMOVUPS   Y0, (R10)
+	ADDQ      $0x20, R10
+	ADDQ      $0x40, R11
+	SUBQ      $0x08, DX
+	JMP       scaleRound32KernelAVX512_loop1
+
+scaleRound32KernelAVX512_tail:
+	TESTQ     R12, R12
+	JE        scaleRound32KernelAVX512_next
+	VMOVUPD.Z (R11), K1, Z0
+	VMULPD    Z0, Z8, Z0
+	VCVTPD2PS Z0, Y0
+	VMOVUPS   Y0, K1, (R10)
+
+scaleRound32KernelAVX512_next:
+	ADDQ R8, DI
+	ADDQ R9, SI
+	DECQ BX
+	JNZ  scaleRound32KernelAVX512_row
+	VZEROUPPER
+	RET
+
+// func round32KernelAVX2(dst *float32, ldd int, src *float64, lds int, rows int, cols int)
+// Requires: AVX
+TEXT ·round32KernelAVX2(SB), NOSPLIT, $0-48
+	MOVQ    dst+0(FP), DI
+	MOVQ    ldd+8(FP), R8
+	SHLQ    $0x02, R8
+	MOVQ    src+16(FP), SI
+	MOVQ    lds+24(FP), R9
+	SHLQ    $0x03, R9
+	MOVQ    rows+32(FP), BX
+	MOVQ    cols+40(FP), CX
+	MOVQ    CX, R12
+	ANDQ    $0x03, R12
+	LEAQ    avx2masks<>+32(SB), DX
+	MOVQ    R12, AX
+	SHLQ    $0x03, AX
+	SUBQ    AX, DX
+	VMOVUPD (DX), Y15
+	LEAQ    avx2masks32<>+32(SB), DX
+	MOVQ    R12, AX
+	SHLQ    $0x02, AX
+	SUBQ    AX, DX
+	VMOVUPS (DX), X14
+
+round32KernelAVX2_row:
+	MOVQ DI, R10
+	MOVQ SI, R11
+	MOVQ CX, DX
+
+round32KernelAVX2_loop4:
+	CMPQ       DX, $0x10
+	JB         round32KernelAVX2_loop1
+	VCVTPD2PSY (R11), X0
+	VCVTPD2PSY 32(R11), X1
+	VCVTPD2PSY 64(R11), X2
+	VCVTPD2PSY 96(R11), X3
+	VMOVUPS    X0, (R10)
+	VMOVUPS    X1, 16(R10)
+	VMOVUPS    X2, 32(R10)
+	VMOVUPS    X3, 48(R10)
+	ADDQ       $0x00000040, R10
+	ADDQ       $0x00000080, R11
+	SUBQ       $0x10, DX
+	JMP        round32KernelAVX2_loop4
+
+round32KernelAVX2_loop1:
+	CMPQ       DX, $0x04
+	JB         round32KernelAVX2_tail
+	VCVTPD2PSY (R11), X0
+	VMOVUPS    X0, (R10)
+	ADDQ       $0x10, R10
+	ADDQ       $0x20, R11
+	SUBQ       $0x04, DX
+	JMP        round32KernelAVX2_loop1
+
+round32KernelAVX2_tail:
+	TESTQ      R12, R12
+	JE         round32KernelAVX2_next
+	VMASKMOVPD (R11), Y15, Y0
+	VCVTPD2PSY Y0, X0
+	VMASKMOVPS X0, X14, (R10)
+
+round32KernelAVX2_next:
+	ADDQ R8, DI
+	ADDQ R9, SI
+	DECQ BX
+	JNZ  round32KernelAVX2_row
+	VZEROUPPER
+	RET
+
+// func round32BackKernelAVX2(dst *float32, ldd int, src *float64, lds int, rows int, cols int)
+// Requires: AVX
+TEXT ·round32BackKernelAVX2(SB), NOSPLIT, $0-48
+	MOVQ    dst+0(FP), DI
+	MOVQ    ldd+8(FP), R8
+	SHLQ    $0x02, R8
+	MOVQ    src+16(FP), SI
+	MOVQ    lds+24(FP), R9
+	SHLQ    $0x03, R9
+	MOVQ    rows+32(FP), BX
+	MOVQ    cols+40(FP), CX
+	MOVQ    CX, R12
+	ANDQ    $0x03, R12
+	LEAQ    avx2masks<>+32(SB), DX
+	MOVQ    R12, AX
+	SHLQ    $0x03, AX
+	SUBQ    AX, DX
+	VMOVUPD (DX), Y15
+	LEAQ    avx2masks32<>+32(SB), DX
+	MOVQ    R12, AX
+	SHLQ    $0x02, AX
+	SUBQ    AX, DX
+	VMOVUPS (DX), X14
+
+round32BackKernelAVX2_row:
+	MOVQ DI, R10
+	MOVQ SI, R11
+	MOVQ CX, DX
+
+round32BackKernelAVX2_loop4:
+	CMPQ       DX, $0x10
+	JB         round32BackKernelAVX2_loop1
+	VCVTPD2PSY (R11), X0
+	VCVTPD2PSY 32(R11), X1
+	VCVTPD2PSY 64(R11), X2
+	VCVTPD2PSY 96(R11), X3
+	VMOVUPS    X0, (R10)
+	VCVTPS2PD  X0, Y4
+	VMOVUPD    Y4, (R11)
+	VMOVUPS    X1, 16(R10)
+	VCVTPS2PD  X1, Y5
+	VMOVUPD    Y5, 32(R11)
+	VMOVUPS    X2, 32(R10)
+	VCVTPS2PD  X2, Y6
+	VMOVUPD    Y6, 64(R11)
+	VMOVUPS    X3, 48(R10)
+	VCVTPS2PD  X3, Y7
+	VMOVUPD    Y7, 96(R11)
+	ADDQ       $0x00000040, R10
+	ADDQ       $0x00000080, R11
+	SUBQ       $0x10, DX
+	JMP        round32BackKernelAVX2_loop4
+
+round32BackKernelAVX2_loop1:
+	CMPQ       DX, $0x04
+	JB         round32BackKernelAVX2_tail
+	VCVTPD2PSY (R11), X0
+	VMOVUPS    X0, (R10)
+	VCVTPS2PD  X0, Y4
+	VMOVUPD    Y4, (R11)
+	ADDQ       $0x10, R10
+	ADDQ       $0x20, R11
+	SUBQ       $0x04, DX
+	JMP        round32BackKernelAVX2_loop1
+
+round32BackKernelAVX2_tail:
+	TESTQ      R12, R12
+	JE         round32BackKernelAVX2_next
+	VMASKMOVPD (R11), Y15, Y0
+	VCVTPD2PSY Y0, X0
+	VMASKMOVPS X0, X14, (R10)
+	VCVTPS2PD  X0, Y4
+	VMASKMOVPD Y4, Y15, (R11)
+
+round32BackKernelAVX2_next:
+	ADDQ R8, DI
+	ADDQ R9, SI
+	DECQ BX
+	JNZ  round32BackKernelAVX2_row
+	VZEROUPPER
+	RET
+
+// func scaleRound32KernelAVX2(dst *float32, ldd int, src *float64, lds int, rows int, cols int, alpha float64)
+// Requires: AVX, AVX2, SSE2
+TEXT ·scaleRound32KernelAVX2(SB), NOSPLIT, $0-56
+	MOVQ         dst+0(FP), DI
+	MOVQ         ldd+8(FP), R8
+	SHLQ         $0x02, R8
+	MOVQ         src+16(FP), SI
+	MOVQ         lds+24(FP), R9
+	SHLQ         $0x03, R9
+	MOVQ         rows+32(FP), BX
+	MOVQ         cols+40(FP), CX
+	MOVQ         CX, R12
+	ANDQ         $0x03, R12
+	LEAQ         avx2masks<>+32(SB), DX
+	MOVQ         R12, AX
+	SHLQ         $0x03, AX
+	SUBQ         AX, DX
+	VMOVUPD      (DX), Y15
+	LEAQ         avx2masks32<>+32(SB), DX
+	MOVQ         R12, AX
+	SHLQ         $0x02, AX
+	SUBQ         AX, DX
+	VMOVUPS      (DX), X14
+	MOVSD        alpha+48(FP), X13
+	VBROADCASTSD X13, Y13
+
+scaleRound32KernelAVX2_row:
+	MOVQ DI, R10
+	MOVQ SI, R11
+	MOVQ CX, DX
+
+scaleRound32KernelAVX2_loop4:
+	CMPQ       DX, $0x10
+	JB         scaleRound32KernelAVX2_loop1
+	VMULPD     (R11), Y13, Y0
+	VCVTPD2PSY Y0, X0
+	VMULPD     32(R11), Y13, Y1
+	VCVTPD2PSY Y1, X1
+	VMULPD     64(R11), Y13, Y2
+	VCVTPD2PSY Y2, X2
+	VMULPD     96(R11), Y13, Y3
+	VCVTPD2PSY Y3, X3
+	VMOVUPS    X0, (R10)
+	VMOVUPS    X1, 16(R10)
+	VMOVUPS    X2, 32(R10)
+	VMOVUPS    X3, 48(R10)
+	ADDQ       $0x00000040, R10
+	ADDQ       $0x00000080, R11
+	SUBQ       $0x10, DX
+	JMP        scaleRound32KernelAVX2_loop4
+
+scaleRound32KernelAVX2_loop1:
+	CMPQ       DX, $0x04
+	JB         scaleRound32KernelAVX2_tail
+	VMULPD     (R11), Y13, Y0
+	VCVTPD2PSY Y0, X0
+	VMOVUPS    X0, (R10)
+	ADDQ       $0x10, R10
+	ADDQ       $0x20, R11
+	SUBQ       $0x04, DX
+	JMP        scaleRound32KernelAVX2_loop1
+
+scaleRound32KernelAVX2_tail:
+	TESTQ      R12, R12
+	JE         scaleRound32KernelAVX2_next
+	VMASKMOVPD (R11), Y15, Y0
+	VMULPD     Y0, Y13, Y0
+	VCVTPD2PSY Y0, X0
+	VMASKMOVPS X0, X14, (R10)
+
+scaleRound32KernelAVX2_next:
+	ADDQ R8, DI
+	ADDQ R9, SI
+	DECQ BX
+	JNZ  scaleRound32KernelAVX2_row
+	VZEROUPPER
+	RET
+
 // func peakFMAAVX512(iters int)
 // Requires: AVX, AVX512DQ, AVX512F
 TEXT ·peakFMAAVX512(SB), NOSPLIT, $0-8
