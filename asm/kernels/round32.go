@@ -157,6 +157,50 @@ func genRound32Kernel(s isa, mode round32Mode) {
 	}
 
 	pfx := name + "_"
+	// Short rows (cols < 4 vectors, the engine's d x D blocks): one
+	// straight-line body per number of whole vectors and tail, no column
+	// loop.
+	CMPQ(RCX, U8(4*w))
+	JAE(LabelRef(pfx + "row"))
+	MOVQ(RCX, RAX)
+	SHRQ(U8(bits(w)), RAX)
+	for nv := 0; nv < 4; nv++ {
+		for _, tail := range []bool{false, true} {
+			if nv == 0 && !tail {
+				continue
+			}
+			next := label("%sshort%d_%v_skip", pfx, nv, tail)
+			CMPQ(RAX, U8(nv))
+			JNE(LabelRef(next))
+			TESTQ(R12, R12)
+			if tail {
+				JE(LabelRef(next))
+			} else {
+				JNE(LabelRef(next))
+			}
+			body := label("%sshort%d_%v", pfx, nv, tail)
+			Label(body)
+			for i := 0; i < nv; i++ {
+				cvt(Mem{Base: RSI, Disp: i * s.bytes}, r[i], false)
+			}
+			if tail {
+				cvt(Mem{Base: RSI, Disp: nv * s.bytes}, r[nv], true)
+			}
+			for i := 0; i < nv; i++ {
+				store(r[i], r[4+i], Mem{Base: RDI, Disp: i * s.bytes / 2}, Mem{Base: RSI, Disp: i * s.bytes}, false)
+			}
+			if tail {
+				store(r[nv], r[4+nv], Mem{Base: RDI, Disp: nv * s.bytes / 2}, Mem{Base: RSI, Disp: nv * s.bytes}, true)
+			}
+			ADDQ(R8, RDI)
+			ADDQ(R9, RSI)
+			DECQ(RBX)
+			JNZ(LabelRef(body))
+			JMP(LabelRef(pfx + "done"))
+			Label(next)
+		}
+	}
+
 	Label(pfx + "row")
 	MOVQ(RDI, R10)
 	MOVQ(RSI, R11)
@@ -196,6 +240,16 @@ func genRound32Kernel(s isa, mode round32Mode) {
 	ADDQ(R9, RSI)
 	DECQ(RBX)
 	JNZ(LabelRef(pfx + "row"))
+	Label(pfx + "done")
 	VZEROUPPER()
 	RET()
+}
+
+// bits returns log2 of the power of two w.
+func bits(w int) int {
+	b := 0
+	for 1<<b < w {
+		b++
+	}
+	return b
 }
