@@ -230,60 +230,39 @@ func TestRound32Allocs(t *testing.T) {
 }
 
 // BenchmarkRound32 converts a D x d prototype block (stride 16 in the
-// float64 matrix, 12·protos in the float32 copy, as engine.Sync) and a
-// contiguous D x d sample: "loop" is the scalar loop the engine had, the
-// others the kernel on each path.
+// float64 matrix, 12·10 in the float32 copy, as engine.Sync) and a
+// contiguous D x d sample on each path; generic is the scalar loop the
+// engine had (the same code as its former Sync and sampleF32 loops).
 func BenchmarkRound32(b *testing.B) {
 	const dim, d, lds, ldd = 784, 12, 16, 12 * 10
 	rng := rand.New(rand.NewPCG(1, 9))
 	src := randSlice(rng, dim*lds)
 	dst := make([]float32, dim*ldd)
-	for _, back := range []bool{false, true} {
-		name := "rows"
-		if back {
-			name = "rowsBack"
-		}
-		b.Run(name+"/loop", func(b *testing.B) {
-			for b.Loop() {
-				for r := 0; r < dim; r++ {
-					row := src[r*lds : r*lds+d]
-					out := dst[r*ldd : r*ldd+d]
-					for c, v := range row {
-						f := float32(v)
-						out[c] = f
-						if back {
-							row[c] = float64(f)
-						}
-					}
-				}
-			}
-			b.ReportMetric(float64(dim*d)*float64(b.N)/b.Elapsed().Seconds()/1e9, "Gvalues/s")
-		})
-		b.Run(name, func(b *testing.B) {
-			benchEachImpl(b, func(b *testing.B) {
-				for b.Loop() {
-					if back {
-						Round32RowsBack(dst, ldd, src, lds, dim, d)
-					} else {
-						Round32Rows(dst, ldd, src, lds, dim, d)
-					}
-				}
-				b.ReportMetric(float64(dim*d)*float64(b.N)/b.Elapsed().Seconds()/1e9, "Gvalues/s")
-			})
-		})
+	values := func(b *testing.B, n int) {
+		b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds()/1e9, "Gvalues/s")
 	}
-	b.Run("contiguous/loop", func(b *testing.B) {
-		for b.Loop() {
-			for i, v := range src[:dim*d] {
-				dst[i] = float32(v)
+	b.Run("rows", func(b *testing.B) {
+		benchEachImpl(b, func(b *testing.B) {
+			for b.Loop() {
+				Round32Rows(dst, ldd, src, lds, dim, d)
 			}
-		}
+			values(b, dim*d)
+		})
+	})
+	b.Run("rowsBack", func(b *testing.B) {
+		benchEachImpl(b, func(b *testing.B) {
+			for b.Loop() {
+				Round32RowsBack(dst, ldd, src, lds, dim, d)
+			}
+			values(b, dim*d)
+		})
 	})
 	b.Run("contiguous", func(b *testing.B) {
 		benchEachImpl(b, func(b *testing.B) {
 			for b.Loop() {
 				Round32(dst, src[:dim*d])
 			}
+			values(b, dim*d)
 		})
 	})
 }
