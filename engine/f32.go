@@ -97,19 +97,12 @@ func (e *Engine) Sync(k int) {
 	s := e.shards[e.owner[k]]
 	w := e.protos[k]
 	o := (k - s.lo) * e.d
-	for r := 0; r < e.dim; r++ {
-		row := w.Data[r*w.Stride : r*w.Stride+e.d]
-		dst := s.protos32[o+r*s.ld : o+r*s.ld+e.d]
-		for c, v := range row {
-			f := float32(v)
-			dst[c] = f
-			row[c] = float64(f)
-		}
-	}
+	kernels.Round32RowsBack(s.protos32[o:], s.ld, w.Data, w.Stride, e.dim, e.d)
 }
 
 // sampleF32 rounds P into s.p32 (dim x d, stride d) in float32 mode and
-// returns it; otherwise nil.
+// returns it; otherwise nil. The conversions here are the kernels' (the
+// bits of Go's float32(x), at vector speed).
 func (e *Engine) sampleF32(s *shard, P *linalg.Dense) []float32 {
 	if !e.f32 {
 		return nil
@@ -117,14 +110,7 @@ func (e *Engine) sampleF32(s *shard, P *linalg.Dense) []float32 {
 	if s.p32 == nil {
 		s.p32 = make([]float32, e.dim*e.d)
 	}
-	d := e.d
-	for r := 0; r < e.dim; r++ {
-		row := P.Data[r*P.Stride : r*P.Stride+d]
-		dst := s.p32[r*d : r*d+d]
-		for c, v := range row {
-			dst[c] = float32(v)
-		}
-	}
+	kernels.Round32Rows(s.p32, e.d, P.Data, P.Stride, e.dim, e.d)
 	return s.p32
 }
 
@@ -135,10 +121,7 @@ func (e *Engine) imageF32(s *shard, x []float64, xnorm float64) {
 	if s.x32 == nil {
 		s.x32 = make([]float32, e.dim)
 	}
-	inv := 1 / xnorm
-	for i, v := range x[:e.dim] {
-		s.x32[i] = float32(v * inv)
-	}
+	kernels.ScaleRound32(s.x32, x[:e.dim], 1/xnorm)
 }
 
 // imageBlock32 is imageBlock in float32 mode: each image against every

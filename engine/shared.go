@@ -6,6 +6,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/grlgq/grlgq/kernels"
 	"github.com/grlgq/grlgq/linalg"
 	"github.com/grlgq/grlgq/svd"
 )
@@ -114,9 +115,7 @@ func makeShared(dim, d int, protos []*linalg.Dense, workers int, f32 bool) (*Sha
 	}
 	if f32 {
 		sh.data32 = make([]float32, len(sh.data))
-		for i, v := range sh.data {
-			sh.data32[i] = float32(v)
-		}
+		kernels.Round32(sh.data32, sh.data)
 	}
 	sh.pool.New = func() any { return sh.newScratch() }
 	return sh, nil

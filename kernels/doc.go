@@ -60,6 +60,16 @@
 // the other rows and columns of the call, as for the float64 kernels; the
 // twins sum the same blocks of rounded products without fusing.
 //
+// Round32 (and Round32Back, ScaleRound32, the strided Round32Rows and
+// Round32RowsBack) convert float64 values to float32 for that mode: the
+// engine's prototypes (Round32RowsBack also writes the rounded values back
+// to the float64 matrix), samples and images. VCVTPD2PS under the default
+// MXCSR rounds to nearest even as Go's float32(x) does, so every path
+// gives the twins' bits, NaNs, infinities, overflow to ±Inf, float32
+// denormals and signed zeros included. Rows shorter than four vectors
+// (d columns of a D x d basis) run one straight-line body per shape, the
+// tail a masked vector.
+//
 // The Gram–Schmidt kernels of package linalg work on column-major panels
 // of 1 to 4 columns: ProjDots (P -= Q S, then Rᵀ P, in one pass);
 // PanelPass (one pass inside such a panel, each panel column loaded once

@@ -79,3 +79,56 @@ func atx32(y []float64, a []float32, lda int, x []float32, n, d int) {
 		atx32KernelAVX2(&y[j], &a[j], lda, &x[0], n, min(d-j, atx32ColsAVX2))
 	}
 }
+
+// round32Check checks the bounds of a rows x cols conversion (rows, cols
+// >= 1) and reports whether it is one contiguous run of rows*cols values.
+func round32Check(dst []float32, ldd int, src []float64, lds int, rows, cols int) bool {
+	_ = dst[(rows-1)*ldd+cols-1]
+	_ = src[(rows-1)*lds+cols-1]
+	return ldd == cols && lds == cols
+}
+
+func round32(dst []float32, ldd int, src []float64, lds int, rows, cols int) {
+	if !useAVX512 && !useAVX2 {
+		round32Generic(dst, ldd, src, lds, rows, cols)
+		return
+	}
+	if round32Check(dst, ldd, src, lds, rows, cols) {
+		cols, rows = rows*cols, 1
+	}
+	if useAVX512 {
+		round32KernelAVX512(&dst[0], ldd, &src[0], lds, rows, cols)
+	} else {
+		round32KernelAVX2(&dst[0], ldd, &src[0], lds, rows, cols)
+	}
+}
+
+func round32Back(dst []float32, ldd int, src []float64, lds int, rows, cols int) {
+	if !useAVX512 && !useAVX2 {
+		round32BackGeneric(dst, ldd, src, lds, rows, cols)
+		return
+	}
+	if round32Check(dst, ldd, src, lds, rows, cols) {
+		cols, rows = rows*cols, 1
+	}
+	if useAVX512 {
+		round32BackKernelAVX512(&dst[0], ldd, &src[0], lds, rows, cols)
+	} else {
+		round32BackKernelAVX2(&dst[0], ldd, &src[0], lds, rows, cols)
+	}
+}
+
+func scaleRound32(dst []float32, ldd int, src []float64, lds int, rows, cols int, alpha float64) {
+	if !useAVX512 && !useAVX2 {
+		scaleRound32Generic(dst, ldd, src, lds, rows, cols, alpha)
+		return
+	}
+	if round32Check(dst, ldd, src, lds, rows, cols) {
+		cols, rows = rows*cols, 1
+	}
+	if useAVX512 {
+		scaleRound32KernelAVX512(&dst[0], ldd, &src[0], lds, rows, cols, alpha)
+	} else {
+		scaleRound32KernelAVX2(&dst[0], ldd, &src[0], lds, rows, cols, alpha)
+	}
+}

@@ -74213,6 +74213,1345 @@ atx32KernelAVX2_done:
 	VZEROUPPER
 	RET
 
+// func round32KernelAVX512(dst *float32, ldd int, src *float64, lds int, rows int, cols int)
+// Requires: AVX, AVX512F, AVX512VL
+TEXT ·round32KernelAVX512(SB), NOSPLIT, $0-48
+	MOVQ  dst+0(FP), DI
+	MOVQ  ldd+8(FP), R8
+	SHLQ  $0x02, R8
+	MOVQ  src+16(FP), SI
+	MOVQ  lds+24(FP), R9
+	SHLQ  $0x03, R9
+	MOVQ  rows+32(FP), BX
+	MOVQ  cols+40(FP), CX
+	MOVQ  CX, R12
+	ANDQ  $0x07, R12
+	MOVQ  CX, AX
+	MOVQ  R12, CX
+	MOVL  $0x00000001, DX
+	SHLL  CL, DX
+	DECL  DX
+	KMOVW DX, K1
+	MOVQ  AX, CX
+	CMPQ  CX, $0x20
+	JAE   round32KernelAVX512_row
+	MOVQ  CX, AX
+	SHRQ  $0x03, AX
+	CMPQ  AX, $0x00
+	JNE   round32KernelAVX512_short0_true_skip
+	TESTQ R12, R12
+	JE    round32KernelAVX512_short0_true_skip
+
+round32KernelAVX512_short0_true:
+	VMOVUPD.Z (SI), K1, Z0
+	VCVTPD2PS Z0, Y0
+	VMOVUPS   Y0, K1, (DI)
+	ADDQ      R8, DI
+	ADDQ      R9, SI
+	DECQ      BX
+	JNZ       round32KernelAVX512_short0_true
+	JMP       round32KernelAVX512_done
+
+round32KernelAVX512_short0_true_skip:
+	CMPQ  AX, $0x01
+	JNE   round32KernelAVX512_short1_false_skip
+	TESTQ R12, R12
+	JNE   round32KernelAVX512_short1_false_skip
+
+round32KernelAVX512_short1_false:
+	VCVTPD2PS (SI), Y0
+	VMOVUPS   Y0, (DI)
+	ADDQ      R8, DI
+	ADDQ      R9, SI
+	DECQ      BX
+	JNZ       round32KernelAVX512_short1_false
+	JMP       round32KernelAVX512_done
+
+round32KernelAVX512_short1_false_skip:
+	CMPQ  AX, $0x01
+	JNE   round32KernelAVX512_short1_true_skip
+	TESTQ R12, R12
+	JE    round32KernelAVX512_short1_true_skip
+
+round32KernelAVX512_short1_true:
+	VCVTPD2PS (SI), Y0
+	VMOVUPD.Z 64(SI), K1, Z1
+	VCVTPD2PS Z1, Y1
+	VMOVUPS   Y0, (DI)
+	VMOVUPS   Y1, K1, 32(DI)
+	ADDQ      R8, DI
+	ADDQ      R9, SI
+	DECQ      BX
+	JNZ       round32KernelAVX512_short1_true
+	JMP       round32KernelAVX512_done
+
+round32KernelAVX512_short1_true_skip:
+	CMPQ  AX, $0x02
+	JNE   round32KernelAVX512_short2_false_skip
+	TESTQ R12, R12
+	JNE   round32KernelAVX512_short2_false_skip
+
+round32KernelAVX512_short2_false:
+	VCVTPD2PS (SI), Y0
+	VCVTPD2PS 64(SI), Y1
+	VMOVUPS   Y0, (DI)
+	VMOVUPS   Y1, 32(DI)
+	ADDQ      R8, DI
+	ADDQ      R9, SI
+	DECQ      BX
+	JNZ       round32KernelAVX512_short2_false
+	JMP       round32KernelAVX512_done
+
+round32KernelAVX512_short2_false_skip:
+	CMPQ  AX, $0x02
+	JNE   round32KernelAVX512_short2_true_skip
+	TESTQ R12, R12
+	JE    round32KernelAVX512_short2_true_skip
+
+round32KernelAVX512_short2_true:
+	VCVTPD2PS (SI), Y0
+	VCVTPD2PS 64(SI), Y1
+	VMOVUPD.Z 128(SI), K1, Z2
+	VCVTPD2PS Z2, Y2
+	VMOVUPS   Y0, (DI)
+	VMOVUPS   Y1, 32(DI)
+	VMOVUPS   Y2, K1, 64(DI)
+	ADDQ      R8, DI
+	ADDQ      R9, SI
+	DECQ      BX
+	JNZ       round32KernelAVX512_short2_true
+	JMP       round32KernelAVX512_done
+
+round32KernelAVX512_short2_true_skip:
+	CMPQ  AX, $0x03
+	JNE   round32KernelAVX512_short3_false_skip
+	TESTQ R12, R12
+	JNE   round32KernelAVX512_short3_false_skip
+
+round32KernelAVX512_short3_false:
+	VCVTPD2PS (SI), Y0
+	VCVTPD2PS 64(SI), Y1
+	VCVTPD2PS 128(SI), Y2
+	VMOVUPS   Y0, (DI)
+	VMOVUPS   Y1, 32(DI)
+	VMOVUPS   Y2, 64(DI)
+	ADDQ      R8, DI
+	ADDQ      R9, SI
+	DECQ      BX
+	JNZ       round32KernelAVX512_short3_false
+	JMP       round32KernelAVX512_done
+
+round32KernelAVX512_short3_false_skip:
+	CMPQ  AX, $0x03
+	JNE   round32KernelAVX512_short3_true_skip
+	TESTQ R12, R12
+	JE    round32KernelAVX512_short3_true_skip
+
+round32KernelAVX512_short3_true:
+	VCVTPD2PS (SI), Y0
+	VCVTPD2PS 64(SI), Y1
+	VCVTPD2PS 128(SI), Y2
+	VMOVUPD.Z 192(SI), K1, Z3
+	VCVTPD2PS Z3, Y3
+	VMOVUPS   Y0, (DI)
+	VMOVUPS   Y1, 32(DI)
+	VMOVUPS   Y2, 64(DI)
+	VMOVUPS   Y3, K1, 96(DI)
+	ADDQ      R8, DI
+	ADDQ      R9, SI
+	DECQ      BX
+	JNZ       round32KernelAVX512_short3_true
+	JMP       round32KernelAVX512_done
+
+round32KernelAVX512_short3_true_skip:
+round32KernelAVX512_row:
+	MOVQ DI, R10
+	MOVQ SI, R11
+	MOVQ CX, DX
+
+round32KernelAVX512_loop4:
+	CMPQ      DX, $0x20
+	JB        round32KernelAVX512_loop1
+	VCVTPD2PS (R11), Y0
+	VCVTPD2PS 64(R11), Y1
+	VCVTPD2PS 128(R11), Y2
+	VCVTPD2PS 192(R11), Y3
+	VMOVUPS   Y0, (R10)
+	VMOVUPS   Y1, 32(R10)
+	VMOVUPS   Y2, 64(R10)
+	VMOVUPS   Y3, 96(R10)
+	ADDQ      $0x00000080, R10
+	ADDQ      $0x00000100, R11
+	SUBQ      $0x20, DX
+	JMP       round32KernelAVX512_loop4
+
+round32KernelAVX512_loop1:
+	CMPQ      DX, $0x08
+	JB        round32KernelAVX512_tail
+	VCVTPD2PS (R11), Y0
+	VMOVUPS   Y0, (R10)
+	ADDQ      $0x20, R10
+	ADDQ      $0x40, R11
+	SUBQ      $0x08, DX
+	JMP       round32KernelAVX512_loop1
+
+round32KernelAVX512_tail:
+	TESTQ     R12, R12
+	JE        round32KernelAVX512_next
+	VMOVUPD.Z (R11), K1, Z0
+	VCVTPD2PS Z0, Y0
+	VMOVUPS   Y0, K1, (R10)
+
+round32KernelAVX512_next:
+	ADDQ R8, DI
+	ADDQ R9, SI
+	DECQ BX
+	JNZ  round32KernelAVX512_row
+
+round32KernelAVX512_done:
+	VZEROUPPER
+	RET
+
+// func round32BackKernelAVX512(dst *float32, ldd int, src *float64, lds int, rows int, cols int)
+// Requires: AVX, AVX512F, AVX512VL
+TEXT ·round32BackKernelAVX512(SB), NOSPLIT, $0-48
+	MOVQ  dst+0(FP), DI
+	MOVQ  ldd+8(FP), R8
+	SHLQ  $0x02, R8
+	MOVQ  src+16(FP), SI
+	MOVQ  lds+24(FP), R9
+	SHLQ  $0x03, R9
+	MOVQ  rows+32(FP), BX
+	MOVQ  cols+40(FP), CX
+	MOVQ  CX, R12
+	ANDQ  $0x07, R12
+	MOVQ  CX, AX
+	MOVQ  R12, CX
+	MOVL  $0x00000001, DX
+	SHLL  CL, DX
+	DECL  DX
+	KMOVW DX, K1
+	MOVQ  AX, CX
+	CMPQ  CX, $0x20
+	JAE   round32BackKernelAVX512_row
+	MOVQ  CX, AX
+	SHRQ  $0x03, AX
+	CMPQ  AX, $0x00
+	JNE   round32BackKernelAVX512_short0_true_skip
+	TESTQ R12, R12
+	JE    round32BackKernelAVX512_short0_true_skip
+
+round32BackKernelAVX512_short0_true:
+	VMOVUPD.Z (SI), K1, Z0
+	VCVTPD2PS Z0, Y0
+	VMOVUPS   Y0, K1, (DI)
+	VCVTPS2PD Y0, Z4
+	VMOVUPD   Z4, K1, (SI)
+	ADDQ      R8, DI
+	ADDQ      R9, SI
+	DECQ      BX
+	JNZ       round32BackKernelAVX512_short0_true
+	JMP       round32BackKernelAVX512_done
+
+round32BackKernelAVX512_short0_true_skip:
+	CMPQ  AX, $0x01
+	JNE   round32BackKernelAVX512_short1_false_skip
+	TESTQ R12, R12
+	JNE   round32BackKernelAVX512_short1_false_skip
+
+round32BackKernelAVX512_short1_false:
+	VCVTPD2PS (SI), Y0
+	VMOVUPS   Y0, (DI)
+	VCVTPS2PD Y0, Z4
+	VMOVUPD   Z4, (SI)
+	ADDQ      R8, DI
+	ADDQ      R9, SI
+	DECQ      BX
+	JNZ       round32BackKernelAVX512_short1_false
+	JMP       round32BackKernelAVX512_done
+
+round32BackKernelAVX512_short1_false_skip:
+	CMPQ  AX, $0x01
+	JNE   round32BackKernelAVX512_short1_true_skip
+	TESTQ R12, R12
+	JE    round32BackKernelAVX512_short1_true_skip
+
+round32BackKernelAVX512_short1_true:
+	VCVTPD2PS (SI), Y0
+	VMOVUPD.Z 64(SI), K1, Z1
+	VCVTPD2PS Z1, Y1
+	VMOVUPS   Y0, (DI)
+	VCVTPS2PD Y0, Z4
+	VMOVUPD   Z4, (SI)
+	VMOVUPS   Y1, K1, 32(DI)
+	VCVTPS2PD Y1, Z5
+	VMOVUPD   Z5, K1, 64(SI)
+	ADDQ      R8, DI
+	ADDQ      R9, SI
+	DECQ      BX
+	JNZ       round32BackKernelAVX512_short1_true
+	JMP       round32BackKernelAVX512_done
+
+round32BackKernelAVX512_short1_true_skip:
+	CMPQ  AX, $0x02
+	JNE   round32BackKernelAVX512_short2_false_skip
+	TESTQ R12, R12
+	JNE   round32BackKernelAVX512_short2_false_skip
+
+round32BackKernelAVX512_short2_false:
+	VCVTPD2PS (SI), Y0
+	VCVTPD2PS 64(SI), Y1
+	VMOVUPS   Y0, (DI)
+	VCVTPS2PD Y0, Z4
+	VMOVUPD   Z4, (SI)
+	VMOVUPS   Y1, 32(DI)
+	VCVTPS2PD Y1, Z5
+	VMOVUPD   Z5, 64(SI)
+	ADDQ      R8, DI
+	ADDQ      R9, SI
+	DECQ      BX
+	JNZ       round32BackKernelAVX512_short2_false
+	JMP       round32BackKernelAVX512_done
+
+round32BackKernelAVX512_short2_false_skip:
+	CMPQ  AX, $0x02
+	JNE   round32BackKernelAVX512_short2_true_skip
+	TESTQ R12, R12
+	JE    round32BackKernelAVX512_short2_true_skip
+
+round32BackKernelAVX512_short2_true:
+	VCVTPD2PS (SI), Y0
+	VCVTPD2PS 64(SI), Y1
+	VMOVUPD.Z 128(SI), K1, Z2
+	VCVTPD2PS Z2, Y2
+	VMOVUPS   Y0, (DI)
+	VCVTPS2PD Y0, Z4
+	VMOVUPD   Z4, (SI)
+	VMOVUPS   Y1, 32(DI)
+	VCVTPS2PD Y1, Z5
+	VMOVUPD   Z5, 64(SI)
+	VMOVUPS   Y2, K1, 64(DI)
+	VCVTPS2PD Y2, Z6
+	VMOVUPD   Z6, K1, 128(SI)
+	ADDQ      R8, DI
+	ADDQ      R9, SI
+	DECQ      BX
+	JNZ       round32BackKernelAVX512_short2_true
+	JMP       round32BackKernelAVX512_done
+
+round32BackKernelAVX512_short2_true_skip:
+	CMPQ  AX, $0x03
+	JNE   round32BackKernelAVX512_short3_false_skip
+	TESTQ R12, R12
+	JNE   round32BackKernelAVX512_short3_false_skip
+
+round32BackKernelAVX512_short3_false:
+	VCVTPD2PS (SI), Y0
+	VCVTPD2PS 64(SI), Y1
+	VCVTPD2PS 128(SI), Y2
+	VMOVUPS   Y0, (DI)
+	VCVTPS2PD Y0, Z4
+	VMOVUPD   Z4, (SI)
+	VMOVUPS   Y1, 32(DI)
+	VCVTPS2PD Y1, Z5
+	VMOVUPD   Z5, 64(SI)
+	VMOVUPS   Y2, 64(DI)
+	VCVTPS2PD Y2, Z6
+	VMOVUPD   Z6, 128(SI)
+	ADDQ      R8, DI
+	ADDQ      R9, SI
+	DECQ      BX
+	JNZ       round32BackKernelAVX512_short3_false
+	JMP       round32BackKernelAVX512_done
+
+round32BackKernelAVX512_short3_false_skip:
+	CMPQ  AX, $0x03
+	JNE   round32BackKernelAVX512_short3_true_skip
+	TESTQ R12, R12
+	JE    round32BackKernelAVX512_short3_true_skip
+
+round32BackKernelAVX512_short3_true:
+	VCVTPD2PS (SI), Y0
+	VCVTPD2PS 64(SI), Y1
+	VCVTPD2PS 128(SI), Y2
+	VMOVUPD.Z 192(SI), K1, Z3
+	VCVTPD2PS Z3, Y3
+	VMOVUPS   Y0, (DI)
+	VCVTPS2PD Y0, Z4
+	VMOVUPD   Z4, (SI)
+	VMOVUPS   Y1, 32(DI)
+	VCVTPS2PD Y1, Z5
+	VMOVUPD   Z5, 64(SI)
+	VMOVUPS   Y2, 64(DI)
+	VCVTPS2PD Y2, Z6
+	VMOVUPD   Z6, 128(SI)
+	VMOVUPS   Y3, K1, 96(DI)
+	VCVTPS2PD Y3, Z7
+	VMOVUPD   Z7, K1, 192(SI)
+	ADDQ      R8, DI
+	ADDQ      R9, SI
+	DECQ      BX
+	JNZ       round32BackKernelAVX512_short3_true
+	JMP       round32BackKernelAVX512_done
+
+round32BackKernelAVX512_short3_true_skip:
+round32BackKernelAVX512_row:
+	MOVQ DI, R10
+	MOVQ SI, R11
+	MOVQ CX, DX
+
+round32BackKernelAVX512_loop4:
+	CMPQ      DX, $0x20
+	JB        round32BackKernelAVX512_loop1
+	VCVTPD2PS (R11), Y0
+	VCVTPD2PS 64(R11), Y1
+	VCVTPD2PS 128(R11), Y2
+	VCVTPD2PS 192(R11), Y3
+	VMOVUPS   Y0, (R10)
+	VCVTPS2PD Y0, Z4
+	VMOVUPD   Z4, (R11)
+	VMOVUPS   Y1, 32(R10)
+	VCVTPS2PD Y1, Z5
+	VMOVUPD   Z5, 64(R11)
+	VMOVUPS   Y2, 64(R10)
+	VCVTPS2PD Y2, Z6
+	VMOVUPD   Z6, 128(R11)
+	VMOVUPS   Y3, 96(R10)
+	VCVTPS2PD Y3, Z7
+	VMOVUPD   Z7, 192(R11)
+	ADDQ      $0x00000080, R10
+	ADDQ      $0x00000100, R11
+	SUBQ      $0x20, DX
+	JMP       round32BackKernelAVX512_loop4
+
+round32BackKernelAVX512_loop1:
+	CMPQ      DX, $0x08
+	JB        round32BackKernelAVX512_tail
+	VCVTPD2PS (R11), Y0
+	VMOVUPS   Y0, (R10)
+	VCVTPS2PD Y0, Z4
+	VMOVUPD   Z4, (R11)
+	ADDQ      $0x20, R10
+	ADDQ      $0x40, R11
+	SUBQ      $0x08, DX
+	JMP       round32BackKernelAVX512_loop1
+
+round32BackKernelAVX512_tail:
+	TESTQ     R12, R12
+	JE        round32BackKernelAVX512_next
+	VMOVUPD.Z (R11), K1, Z0
+	VCVTPD2PS Z0, Y0
+	VMOVUPS   Y0, K1, (R10)
+	VCVTPS2PD Y0, Z4
+	VMOVUPD   Z4, K1, (R11)
+
+round32BackKernelAVX512_next:
+	ADDQ R8, DI
+	ADDQ R9, SI
+	DECQ BX
+	JNZ  round32BackKernelAVX512_row
+
+round32BackKernelAVX512_done:
+	VZEROUPPER
+	RET
+
+// func scaleRound32KernelAVX512(dst *float32, ldd int, src *float64, lds int, rows int, cols int, alpha float64)
+// Requires: AVX, AVX512F, AVX512VL, SSE2
+TEXT ·scaleRound32KernelAVX512(SB), NOSPLIT, $0-56
+	MOVQ         dst+0(FP), DI
+	MOVQ         ldd+8(FP), R8
+	SHLQ         $0x02, R8
+	MOVQ         src+16(FP), SI
+	MOVQ         lds+24(FP), R9
+	SHLQ         $0x03, R9
+	MOVQ         rows+32(FP), BX
+	MOVQ         cols+40(FP), CX
+	MOVQ         CX, R12
+	ANDQ         $0x07, R12
+	MOVQ         CX, AX
+	MOVQ         R12, CX
+	MOVL         $0x00000001, DX
+	SHLL         CL, DX
+	DECL         DX
+	KMOVW        DX, K1
+	MOVQ         AX, CX
+	MOVSD        alpha+48(FP), X8
+	VBROADCASTSD X8, Z8
+	CMPQ         CX, $0x20
+	JAE          scaleRound32KernelAVX512_row
+	MOVQ         CX, AX
+	SHRQ         $0x03, AX
+	CMPQ         AX, $0x00
+	JNE          scaleRound32KernelAVX512_short0_true_skip
+	TESTQ        R12, R12
+	JE           scaleRound32KernelAVX512_short0_true_skip
+
+scaleRound32KernelAVX512_short0_true:
+	VMOVUPD.Z (SI), K1, Z0
+	VMULPD    Z0, Z8, Z0
+	VCVTPD2PS Z0, Y0
+	VMOVUPS   Y0, K1, (DI)
+	ADDQ      R8, DI
+	ADDQ      R9, SI
+	DECQ      BX
+	JNZ       scaleRound32KernelAVX512_short0_true
+	JMP       scaleRound32KernelAVX512_done
+
+scaleRound32KernelAVX512_short0_true_skip:
+	CMPQ  AX, $0x01
+	JNE   scaleRound32KernelAVX512_short1_false_skip
+	TESTQ R12, R12
+	JNE   scaleRound32KernelAVX512_short1_false_skip
+
+scaleRound32KernelAVX512_short1_false:
+	VMULPD    (SI), Z8, Z0
+	VCVTPD2PS Z0, Y0
+	VMOVUPS   Y0, (DI)
+	ADDQ      R8, DI
+	ADDQ      R9, SI
+	DECQ      BX
+	JNZ       scaleRound32KernelAVX512_short1_false
+	JMP       scaleRound32KernelAVX512_done
+
+scaleRound32KernelAVX512_short1_false_skip:
+	CMPQ  AX, $0x01
+	JNE   scaleRound32KernelAVX512_short1_true_skip
+	TESTQ R12, R12
+	JE    scaleRound32KernelAVX512_short1_true_skip
+
+scaleRound32KernelAVX512_short1_true:
+	VMULPD    (SI), Z8, Z0
+	VCVTPD2PS Z0, Y0
+	VMOVUPD.Z 64(SI), K1, Z1
+	VMULPD    Z1, Z8, Z1
+	VCVTPD2PS Z1, Y1
+	VMOVUPS   Y0, (DI)
+	VMOVUPS   Y1, K1, 32(DI)
+	ADDQ      R8, DI
+	ADDQ      R9, SI
+	DECQ      BX
+	JNZ       scaleRound32KernelAVX512_short1_true
+	JMP       scaleRound32KernelAVX512_done
+
+scaleRound32KernelAVX512_short1_true_skip:
+	CMPQ  AX, $0x02
+	JNE   scaleRound32KernelAVX512_short2_false_skip
+	TESTQ R12, R12
+	JNE   scaleRound32KernelAVX512_short2_false_skip
+
+scaleRound32KernelAVX512_short2_false:
+	VMULPD    (SI), Z8, Z0
+	VCVTPD2PS Z0, Y0
+	VMULPD    64(SI), Z8, Z1
+	VCVTPD2PS Z1, Y1
+	VMOVUPS   Y0, (DI)
+	VMOVUPS   Y1, 32(DI)
+	ADDQ      R8, DI
+	ADDQ      R9, SI
+	DECQ      BX
+	JNZ       scaleRound32KernelAVX512_short2_false
+	JMP       scaleRound32KernelAVX512_done
+
+scaleRound32KernelAVX512_short2_false_skip:
+	CMPQ  AX, $0x02
+	JNE   scaleRound32KernelAVX512_short2_true_skip
+	TESTQ R12, R12
+	JE    scaleRound32KernelAVX512_short2_true_skip
+
+scaleRound32KernelAVX512_short2_true:
+	VMULPD    (SI), Z8, Z0
+	VCVTPD2PS Z0, Y0
+	VMULPD    64(SI), Z8, Z1
+	VCVTPD2PS Z1, Y1
+	VMOVUPD.Z 128(SI), K1, Z2
+	VMULPD    Z2, Z8, Z2
+	VCVTPD2PS Z2, Y2
+	VMOVUPS   Y0, (DI)
+	VMOVUPS   Y1, 32(DI)
+	VMOVUPS   Y2, K1, 64(DI)
+	ADDQ      R8, DI
+	ADDQ      R9, SI
+	DECQ      BX
+	JNZ       scaleRound32KernelAVX512_short2_true
+	JMP       scaleRound32KernelAVX512_done
+
+scaleRound32KernelAVX512_short2_true_skip:
+	CMPQ  AX, $0x03
+	JNE   scaleRound32KernelAVX512_short3_false_skip
+	TESTQ R12, R12
+	JNE   scaleRound32KernelAVX512_short3_false_skip
+
+scaleRound32KernelAVX512_short3_false:
+	VMULPD    (SI), Z8, Z0
+	VCVTPD2PS Z0, Y0
+	VMULPD    64(SI), Z8, Z1
+	VCVTPD2PS Z1, Y1
+	VMULPD    128(SI), Z8, Z2
+	VCVTPD2PS Z2, Y2
+	VMOVUPS   Y0, (DI)
+	VMOVUPS   Y1, 32(DI)
+	VMOVUPS   Y2, 64(DI)
+	ADDQ      R8, DI
+	ADDQ      R9, SI
+	DECQ      BX
+	JNZ       scaleRound32KernelAVX512_short3_false
+	JMP       scaleRound32KernelAVX512_done
+
+scaleRound32KernelAVX512_short3_false_skip:
+	CMPQ  AX, $0x03
+	JNE   scaleRound32KernelAVX512_short3_true_skip
+	TESTQ R12, R12
+	JE    scaleRound32KernelAVX512_short3_true_skip
+
+scaleRound32KernelAVX512_short3_true:
+	VMULPD    (SI), Z8, Z0
+	VCVTPD2PS Z0, Y0
+	VMULPD    64(SI), Z8, Z1
+	VCVTPD2PS Z1, Y1
+	VMULPD    128(SI), Z8, Z2
+	VCVTPD2PS Z2, Y2
+	VMOVUPD.Z 192(SI), K1, Z3
+	VMULPD    Z3, Z8, Z3
+	VCVTPD2PS Z3, Y3
+	VMOVUPS   Y0, (DI)
+	VMOVUPS   Y1, 32(DI)
+	VMOVUPS   Y2, 64(DI)
+	VMOVUPS   Y3, K1, 96(DI)
+	ADDQ      R8, DI
+	ADDQ      R9, SI
+	DECQ      BX
+	JNZ       scaleRound32KernelAVX512_short3_true
+	JMP       scaleRound32KernelAVX512_done
+
+scaleRound32KernelAVX512_short3_true_skip:
+scaleRound32KernelAVX512_row:
+	MOVQ DI, R10
+	MOVQ SI, R11
+	MOVQ CX, DX
+
+scaleRound32KernelAVX512_loop4:
+	CMPQ      DX, $0x20
+	JB        scaleRound32KernelAVX512_loop1
+	VMULPD    (R11), Z8, Z0
+	VCVTPD2PS Z0, Y0
+	VMULPD    64(R11), Z8, Z1
+	VCVTPD2PS Z1, Y1
+	VMULPD    128(R11), Z8, Z2
+	VCVTPD2PS Z2, Y2
+	VMULPD    192(R11), Z8, Z3
+	VCVTPD2PS Z3, Y3
+	VMOVUPS   Y0, (R10)
+	VMOVUPS   Y1, 32(R10)
+	VMOVUPS   Y2, 64(R10)
+	VMOVUPS   Y3, 96(R10)
+	ADDQ      $0x00000080, R10
+	ADDQ      $0x00000100, R11
+	SUBQ      $0x20, DX
+	JMP       scaleRound32KernelAVX512_loop4
+
+scaleRound32KernelAVX512_loop1:
+	CMPQ      DX, $0x08
+	JB        scaleRound32KernelAVX512_tail
+	VMULPD    (R11), Z8, Z0
+	VCVTPD2PS Z0, Y0
+	VMOVUPS   Y0, (R10)
+	ADDQ      $0x20, R10
+	ADDQ      $0x40, R11
+	SUBQ      $0x08, DX
+	JMP       scaleRound32KernelAVX512_loop1
+
+scaleRound32KernelAVX512_tail:
+	TESTQ     R12, R12
+	JE        scaleRound32KernelAVX512_next
+	VMOVUPD.Z (R11), K1, Z0
+	VMULPD    Z0, Z8, Z0
+	VCVTPD2PS Z0, Y0
+	VMOVUPS   Y0, K1, (R10)
+
+scaleRound32KernelAVX512_next:
+	ADDQ R8, DI
+	ADDQ R9, SI
+	DECQ BX
+	JNZ  scaleRound32KernelAVX512_row
+
+scaleRound32KernelAVX512_done:
+	VZEROUPPER
+	RET
+
+// func round32KernelAVX2(dst *float32, ldd int, src *float64, lds int, rows int, cols int)
+// Requires: AVX
+TEXT ·round32KernelAVX2(SB), NOSPLIT, $0-48
+	MOVQ    dst+0(FP), DI
+	MOVQ    ldd+8(FP), R8
+	SHLQ    $0x02, R8
+	MOVQ    src+16(FP), SI
+	MOVQ    lds+24(FP), R9
+	SHLQ    $0x03, R9
+	MOVQ    rows+32(FP), BX
+	MOVQ    cols+40(FP), CX
+	MOVQ    CX, R12
+	ANDQ    $0x03, R12
+	LEAQ    avx2masks<>+32(SB), DX
+	MOVQ    R12, AX
+	SHLQ    $0x03, AX
+	SUBQ    AX, DX
+	VMOVUPD (DX), Y15
+	LEAQ    avx2masks32<>+32(SB), DX
+	MOVQ    R12, AX
+	SHLQ    $0x02, AX
+	SUBQ    AX, DX
+	VMOVUPS (DX), X14
+	CMPQ    CX, $0x10
+	JAE     round32KernelAVX2_row
+	MOVQ    CX, AX
+	SHRQ    $0x02, AX
+	CMPQ    AX, $0x00
+	JNE     round32KernelAVX2_short0_true_skip
+	TESTQ   R12, R12
+	JE      round32KernelAVX2_short0_true_skip
+
+round32KernelAVX2_short0_true:
+	VMASKMOVPD (SI), Y15, Y0
+	VCVTPD2PSY Y0, X0
+	VMASKMOVPS X0, X14, (DI)
+	ADDQ       R8, DI
+	ADDQ       R9, SI
+	DECQ       BX
+	JNZ        round32KernelAVX2_short0_true
+	JMP        round32KernelAVX2_done
+
+round32KernelAVX2_short0_true_skip:
+	CMPQ  AX, $0x01
+	JNE   round32KernelAVX2_short1_false_skip
+	TESTQ R12, R12
+	JNE   round32KernelAVX2_short1_false_skip
+
+round32KernelAVX2_short1_false:
+	VCVTPD2PSY (SI), X0
+	VMOVUPS    X0, (DI)
+	ADDQ       R8, DI
+	ADDQ       R9, SI
+	DECQ       BX
+	JNZ        round32KernelAVX2_short1_false
+	JMP        round32KernelAVX2_done
+
+round32KernelAVX2_short1_false_skip:
+	CMPQ  AX, $0x01
+	JNE   round32KernelAVX2_short1_true_skip
+	TESTQ R12, R12
+	JE    round32KernelAVX2_short1_true_skip
+
+round32KernelAVX2_short1_true:
+	VCVTPD2PSY (SI), X0
+	VMASKMOVPD 32(SI), Y15, Y1
+	VCVTPD2PSY Y1, X1
+	VMOVUPS    X0, (DI)
+	VMASKMOVPS X1, X14, 16(DI)
+	ADDQ       R8, DI
+	ADDQ       R9, SI
+	DECQ       BX
+	JNZ        round32KernelAVX2_short1_true
+	JMP        round32KernelAVX2_done
+
+round32KernelAVX2_short1_true_skip:
+	CMPQ  AX, $0x02
+	JNE   round32KernelAVX2_short2_false_skip
+	TESTQ R12, R12
+	JNE   round32KernelAVX2_short2_false_skip
+
+round32KernelAVX2_short2_false:
+	VCVTPD2PSY (SI), X0
+	VCVTPD2PSY 32(SI), X1
+	VMOVUPS    X0, (DI)
+	VMOVUPS    X1, 16(DI)
+	ADDQ       R8, DI
+	ADDQ       R9, SI
+	DECQ       BX
+	JNZ        round32KernelAVX2_short2_false
+	JMP        round32KernelAVX2_done
+
+round32KernelAVX2_short2_false_skip:
+	CMPQ  AX, $0x02
+	JNE   round32KernelAVX2_short2_true_skip
+	TESTQ R12, R12
+	JE    round32KernelAVX2_short2_true_skip
+
+round32KernelAVX2_short2_true:
+	VCVTPD2PSY (SI), X0
+	VCVTPD2PSY 32(SI), X1
+	VMASKMOVPD 64(SI), Y15, Y2
+	VCVTPD2PSY Y2, X2
+	VMOVUPS    X0, (DI)
+	VMOVUPS    X1, 16(DI)
+	VMASKMOVPS X2, X14, 32(DI)
+	ADDQ       R8, DI
+	ADDQ       R9, SI
+	DECQ       BX
+	JNZ        round32KernelAVX2_short2_true
+	JMP        round32KernelAVX2_done
+
+round32KernelAVX2_short2_true_skip:
+	CMPQ  AX, $0x03
+	JNE   round32KernelAVX2_short3_false_skip
+	TESTQ R12, R12
+	JNE   round32KernelAVX2_short3_false_skip
+
+round32KernelAVX2_short3_false:
+	VCVTPD2PSY (SI), X0
+	VCVTPD2PSY 32(SI), X1
+	VCVTPD2PSY 64(SI), X2
+	VMOVUPS    X0, (DI)
+	VMOVUPS    X1, 16(DI)
+	VMOVUPS    X2, 32(DI)
+	ADDQ       R8, DI
+	ADDQ       R9, SI
+	DECQ       BX
+	JNZ        round32KernelAVX2_short3_false
+	JMP        round32KernelAVX2_done
+
+round32KernelAVX2_short3_false_skip:
+	CMPQ  AX, $0x03
+	JNE   round32KernelAVX2_short3_true_skip
+	TESTQ R12, R12
+	JE    round32KernelAVX2_short3_true_skip
+
+round32KernelAVX2_short3_true:
+	VCVTPD2PSY (SI), X0
+	VCVTPD2PSY 32(SI), X1
+	VCVTPD2PSY 64(SI), X2
+	VMASKMOVPD 96(SI), Y15, Y3
+	VCVTPD2PSY Y3, X3
+	VMOVUPS    X0, (DI)
+	VMOVUPS    X1, 16(DI)
+	VMOVUPS    X2, 32(DI)
+	VMASKMOVPS X3, X14, 48(DI)
+	ADDQ       R8, DI
+	ADDQ       R9, SI
+	DECQ       BX
+	JNZ        round32KernelAVX2_short3_true
+	JMP        round32KernelAVX2_done
+
+round32KernelAVX2_short3_true_skip:
+round32KernelAVX2_row:
+	MOVQ DI, R10
+	MOVQ SI, R11
+	MOVQ CX, DX
+
+round32KernelAVX2_loop4:
+	CMPQ       DX, $0x10
+	JB         round32KernelAVX2_loop1
+	VCVTPD2PSY (R11), X0
+	VCVTPD2PSY 32(R11), X1
+	VCVTPD2PSY 64(R11), X2
+	VCVTPD2PSY 96(R11), X3
+	VMOVUPS    X0, (R10)
+	VMOVUPS    X1, 16(R10)
+	VMOVUPS    X2, 32(R10)
+	VMOVUPS    X3, 48(R10)
+	ADDQ       $0x00000040, R10
+	ADDQ       $0x00000080, R11
+	SUBQ       $0x10, DX
+	JMP        round32KernelAVX2_loop4
+
+round32KernelAVX2_loop1:
+	CMPQ       DX, $0x04
+	JB         round32KernelAVX2_tail
+	VCVTPD2PSY (R11), X0
+	VMOVUPS    X0, (R10)
+	ADDQ       $0x10, R10
+	ADDQ       $0x20, R11
+	SUBQ       $0x04, DX
+	JMP        round32KernelAVX2_loop1
+
+round32KernelAVX2_tail:
+	TESTQ      R12, R12
+	JE         round32KernelAVX2_next
+	VMASKMOVPD (R11), Y15, Y0
+	VCVTPD2PSY Y0, X0
+	VMASKMOVPS X0, X14, (R10)
+
+round32KernelAVX2_next:
+	ADDQ R8, DI
+	ADDQ R9, SI
+	DECQ BX
+	JNZ  round32KernelAVX2_row
+
+round32KernelAVX2_done:
+	VZEROUPPER
+	RET
+
+// func round32BackKernelAVX2(dst *float32, ldd int, src *float64, lds int, rows int, cols int)
+// Requires: AVX
+TEXT ·round32BackKernelAVX2(SB), NOSPLIT, $0-48
+	MOVQ    dst+0(FP), DI
+	MOVQ    ldd+8(FP), R8
+	SHLQ    $0x02, R8
+	MOVQ    src+16(FP), SI
+	MOVQ    lds+24(FP), R9
+	SHLQ    $0x03, R9
+	MOVQ    rows+32(FP), BX
+	MOVQ    cols+40(FP), CX
+	MOVQ    CX, R12
+	ANDQ    $0x03, R12
+	LEAQ    avx2masks<>+32(SB), DX
+	MOVQ    R12, AX
+	SHLQ    $0x03, AX
+	SUBQ    AX, DX
+	VMOVUPD (DX), Y15
+	LEAQ    avx2masks32<>+32(SB), DX
+	MOVQ    R12, AX
+	SHLQ    $0x02, AX
+	SUBQ    AX, DX
+	VMOVUPS (DX), X14
+	CMPQ    CX, $0x10
+	JAE     round32BackKernelAVX2_row
+	MOVQ    CX, AX
+	SHRQ    $0x02, AX
+	CMPQ    AX, $0x00
+	JNE     round32BackKernelAVX2_short0_true_skip
+	TESTQ   R12, R12
+	JE      round32BackKernelAVX2_short0_true_skip
+
+round32BackKernelAVX2_short0_true:
+	VMASKMOVPD (SI), Y15, Y0
+	VCVTPD2PSY Y0, X0
+	VMASKMOVPS X0, X14, (DI)
+	VCVTPS2PD  X0, Y4
+	VMASKMOVPD Y4, Y15, (SI)
+	ADDQ       R8, DI
+	ADDQ       R9, SI
+	DECQ       BX
+	JNZ        round32BackKernelAVX2_short0_true
+	JMP        round32BackKernelAVX2_done
+
+round32BackKernelAVX2_short0_true_skip:
+	CMPQ  AX, $0x01
+	JNE   round32BackKernelAVX2_short1_false_skip
+	TESTQ R12, R12
+	JNE   round32BackKernelAVX2_short1_false_skip
+
+round32BackKernelAVX2_short1_false:
+	VCVTPD2PSY (SI), X0
+	VMOVUPS    X0, (DI)
+	VCVTPS2PD  X0, Y4
+	VMOVUPD    Y4, (SI)
+	ADDQ       R8, DI
+	ADDQ       R9, SI
+	DECQ       BX
+	JNZ        round32BackKernelAVX2_short1_false
+	JMP        round32BackKernelAVX2_done
+
+round32BackKernelAVX2_short1_false_skip:
+	CMPQ  AX, $0x01
+	JNE   round32BackKernelAVX2_short1_true_skip
+	TESTQ R12, R12
+	JE    round32BackKernelAVX2_short1_true_skip
+
+round32BackKernelAVX2_short1_true:
+	VCVTPD2PSY (SI), X0
+	VMASKMOVPD 32(SI), Y15, Y1
+	VCVTPD2PSY Y1, X1
+	VMOVUPS    X0, (DI)
+	VCVTPS2PD  X0, Y4
+	VMOVUPD    Y4, (SI)
+	VMASKMOVPS X1, X14, 16(DI)
+	VCVTPS2PD  X1, Y5
+	VMASKMOVPD Y5, Y15, 32(SI)
+	ADDQ       R8, DI
+	ADDQ       R9, SI
+	DECQ       BX
+	JNZ        round32BackKernelAVX2_short1_true
+	JMP        round32BackKernelAVX2_done
+
+round32BackKernelAVX2_short1_true_skip:
+	CMPQ  AX, $0x02
+	JNE   round32BackKernelAVX2_short2_false_skip
+	TESTQ R12, R12
+	JNE   round32BackKernelAVX2_short2_false_skip
+
+round32BackKernelAVX2_short2_false:
+	VCVTPD2PSY (SI), X0
+	VCVTPD2PSY 32(SI), X1
+	VMOVUPS    X0, (DI)
+	VCVTPS2PD  X0, Y4
+	VMOVUPD    Y4, (SI)
+	VMOVUPS    X1, 16(DI)
+	VCVTPS2PD  X1, Y5
+	VMOVUPD    Y5, 32(SI)
+	ADDQ       R8, DI
+	ADDQ       R9, SI
+	DECQ       BX
+	JNZ        round32BackKernelAVX2_short2_false
+	JMP        round32BackKernelAVX2_done
+
+round32BackKernelAVX2_short2_false_skip:
+	CMPQ  AX, $0x02
+	JNE   round32BackKernelAVX2_short2_true_skip
+	TESTQ R12, R12
+	JE    round32BackKernelAVX2_short2_true_skip
+
+round32BackKernelAVX2_short2_true:
+	VCVTPD2PSY (SI), X0
+	VCVTPD2PSY 32(SI), X1
+	VMASKMOVPD 64(SI), Y15, Y2
+	VCVTPD2PSY Y2, X2
+	VMOVUPS    X0, (DI)
+	VCVTPS2PD  X0, Y4
+	VMOVUPD    Y4, (SI)
+	VMOVUPS    X1, 16(DI)
+	VCVTPS2PD  X1, Y5
+	VMOVUPD    Y5, 32(SI)
+	VMASKMOVPS X2, X14, 32(DI)
+	VCVTPS2PD  X2, Y6
+	VMASKMOVPD Y6, Y15, 64(SI)
+	ADDQ       R8, DI
+	ADDQ       R9, SI
+	DECQ       BX
+	JNZ        round32BackKernelAVX2_short2_true
+	JMP        round32BackKernelAVX2_done
+
+round32BackKernelAVX2_short2_true_skip:
+	CMPQ  AX, $0x03
+	JNE   round32BackKernelAVX2_short3_false_skip
+	TESTQ R12, R12
+	JNE   round32BackKernelAVX2_short3_false_skip
+
+round32BackKernelAVX2_short3_false:
+	VCVTPD2PSY (SI), X0
+	VCVTPD2PSY 32(SI), X1
+	VCVTPD2PSY 64(SI), X2
+	VMOVUPS    X0, (DI)
+	VCVTPS2PD  X0, Y4
+	VMOVUPD    Y4, (SI)
+	VMOVUPS    X1, 16(DI)
+	VCVTPS2PD  X1, Y5
+	VMOVUPD    Y5, 32(SI)
+	VMOVUPS    X2, 32(DI)
+	VCVTPS2PD  X2, Y6
+	VMOVUPD    Y6, 64(SI)
+	ADDQ       R8, DI
+	ADDQ       R9, SI
+	DECQ       BX
+	JNZ        round32BackKernelAVX2_short3_false
+	JMP        round32BackKernelAVX2_done
+
+round32BackKernelAVX2_short3_false_skip:
+	CMPQ  AX, $0x03
+	JNE   round32BackKernelAVX2_short3_true_skip
+	TESTQ R12, R12
+	JE    round32BackKernelAVX2_short3_true_skip
+
+round32BackKernelAVX2_short3_true:
+	VCVTPD2PSY (SI), X0
+	VCVTPD2PSY 32(SI), X1
+	VCVTPD2PSY 64(SI), X2
+	VMASKMOVPD 96(SI), Y15, Y3
+	VCVTPD2PSY Y3, X3
+	VMOVUPS    X0, (DI)
+	VCVTPS2PD  X0, Y4
+	VMOVUPD    Y4, (SI)
+	VMOVUPS    X1, 16(DI)
+	VCVTPS2PD  X1, Y5
+	VMOVUPD    Y5, 32(SI)
+	VMOVUPS    X2, 32(DI)
+	VCVTPS2PD  X2, Y6
+	VMOVUPD    Y6, 64(SI)
+	VMASKMOVPS X3, X14, 48(DI)
+	VCVTPS2PD  X3, Y7
+	VMASKMOVPD Y7, Y15, 96(SI)
+	ADDQ       R8, DI
+	ADDQ       R9, SI
+	DECQ       BX
+	JNZ        round32BackKernelAVX2_short3_true
+	JMP        round32BackKernelAVX2_done
+
+round32BackKernelAVX2_short3_true_skip:
+round32BackKernelAVX2_row:
+	MOVQ DI, R10
+	MOVQ SI, R11
+	MOVQ CX, DX
+
+round32BackKernelAVX2_loop4:
+	CMPQ       DX, $0x10
+	JB         round32BackKernelAVX2_loop1
+	VCVTPD2PSY (R11), X0
+	VCVTPD2PSY 32(R11), X1
+	VCVTPD2PSY 64(R11), X2
+	VCVTPD2PSY 96(R11), X3
+	VMOVUPS    X0, (R10)
+	VCVTPS2PD  X0, Y4
+	VMOVUPD    Y4, (R11)
+	VMOVUPS    X1, 16(R10)
+	VCVTPS2PD  X1, Y5
+	VMOVUPD    Y5, 32(R11)
+	VMOVUPS    X2, 32(R10)
+	VCVTPS2PD  X2, Y6
+	VMOVUPD    Y6, 64(R11)
+	VMOVUPS    X3, 48(R10)
+	VCVTPS2PD  X3, Y7
+	VMOVUPD    Y7, 96(R11)
+	ADDQ       $0x00000040, R10
+	ADDQ       $0x00000080, R11
+	SUBQ       $0x10, DX
+	JMP        round32BackKernelAVX2_loop4
+
+round32BackKernelAVX2_loop1:
+	CMPQ       DX, $0x04
+	JB         round32BackKernelAVX2_tail
+	VCVTPD2PSY (R11), X0
+	VMOVUPS    X0, (R10)
+	VCVTPS2PD  X0, Y4
+	VMOVUPD    Y4, (R11)
+	ADDQ       $0x10, R10
+	ADDQ       $0x20, R11
+	SUBQ       $0x04, DX
+	JMP        round32BackKernelAVX2_loop1
+
+round32BackKernelAVX2_tail:
+	TESTQ      R12, R12
+	JE         round32BackKernelAVX2_next
+	VMASKMOVPD (R11), Y15, Y0
+	VCVTPD2PSY Y0, X0
+	VMASKMOVPS X0, X14, (R10)
+	VCVTPS2PD  X0, Y4
+	VMASKMOVPD Y4, Y15, (R11)
+
+round32BackKernelAVX2_next:
+	ADDQ R8, DI
+	ADDQ R9, SI
+	DECQ BX
+	JNZ  round32BackKernelAVX2_row
+
+round32BackKernelAVX2_done:
+	VZEROUPPER
+	RET
+
+// func scaleRound32KernelAVX2(dst *float32, ldd int, src *float64, lds int, rows int, cols int, alpha float64)
+// Requires: AVX, AVX2, SSE2
+TEXT ·scaleRound32KernelAVX2(SB), NOSPLIT, $0-56
+	MOVQ         dst+0(FP), DI
+	MOVQ         ldd+8(FP), R8
+	SHLQ         $0x02, R8
+	MOVQ         src+16(FP), SI
+	MOVQ         lds+24(FP), R9
+	SHLQ         $0x03, R9
+	MOVQ         rows+32(FP), BX
+	MOVQ         cols+40(FP), CX
+	MOVQ         CX, R12
+	ANDQ         $0x03, R12
+	LEAQ         avx2masks<>+32(SB), DX
+	MOVQ         R12, AX
+	SHLQ         $0x03, AX
+	SUBQ         AX, DX
+	VMOVUPD      (DX), Y15
+	LEAQ         avx2masks32<>+32(SB), DX
+	MOVQ         R12, AX
+	SHLQ         $0x02, AX
+	SUBQ         AX, DX
+	VMOVUPS      (DX), X14
+	MOVSD        alpha+48(FP), X13
+	VBROADCASTSD X13, Y13
+	CMPQ         CX, $0x10
+	JAE          scaleRound32KernelAVX2_row
+	MOVQ         CX, AX
+	SHRQ         $0x02, AX
+	CMPQ         AX, $0x00
+	JNE          scaleRound32KernelAVX2_short0_true_skip
+	TESTQ        R12, R12
+	JE           scaleRound32KernelAVX2_short0_true_skip
+
+scaleRound32KernelAVX2_short0_true:
+	VMASKMOVPD (SI), Y15, Y0
+	VMULPD     Y0, Y13, Y0
+	VCVTPD2PSY Y0, X0
+	VMASKMOVPS X0, X14, (DI)
+	ADDQ       R8, DI
+	ADDQ       R9, SI
+	DECQ       BX
+	JNZ        scaleRound32KernelAVX2_short0_true
+	JMP        scaleRound32KernelAVX2_done
+
+scaleRound32KernelAVX2_short0_true_skip:
+	CMPQ  AX, $0x01
+	JNE   scaleRound32KernelAVX2_short1_false_skip
+	TESTQ R12, R12
+	JNE   scaleRound32KernelAVX2_short1_false_skip
+
+scaleRound32KernelAVX2_short1_false:
+	VMULPD     (SI), Y13, Y0
+	VCVTPD2PSY Y0, X0
+	VMOVUPS    X0, (DI)
+	ADDQ       R8, DI
+	ADDQ       R9, SI
+	DECQ       BX
+	JNZ        scaleRound32KernelAVX2_short1_false
+	JMP        scaleRound32KernelAVX2_done
+
+scaleRound32KernelAVX2_short1_false_skip:
+	CMPQ  AX, $0x01
+	JNE   scaleRound32KernelAVX2_short1_true_skip
+	TESTQ R12, R12
+	JE    scaleRound32KernelAVX2_short1_true_skip
+
+scaleRound32KernelAVX2_short1_true:
+	VMULPD     (SI), Y13, Y0
+	VCVTPD2PSY Y0, X0
+	VMASKMOVPD 32(SI), Y15, Y1
+	VMULPD     Y1, Y13, Y1
+	VCVTPD2PSY Y1, X1
+	VMOVUPS    X0, (DI)
+	VMASKMOVPS X1, X14, 16(DI)
+	ADDQ       R8, DI
+	ADDQ       R9, SI
+	DECQ       BX
+	JNZ        scaleRound32KernelAVX2_short1_true
+	JMP        scaleRound32KernelAVX2_done
+
+scaleRound32KernelAVX2_short1_true_skip:
+	CMPQ  AX, $0x02
+	JNE   scaleRound32KernelAVX2_short2_false_skip
+	TESTQ R12, R12
+	JNE   scaleRound32KernelAVX2_short2_false_skip
+
+scaleRound32KernelAVX2_short2_false:
+	VMULPD     (SI), Y13, Y0
+	VCVTPD2PSY Y0, X0
+	VMULPD     32(SI), Y13, Y1
+	VCVTPD2PSY Y1, X1
+	VMOVUPS    X0, (DI)
+	VMOVUPS    X1, 16(DI)
+	ADDQ       R8, DI
+	ADDQ       R9, SI
+	DECQ       BX
+	JNZ        scaleRound32KernelAVX2_short2_false
+	JMP        scaleRound32KernelAVX2_done
+
+scaleRound32KernelAVX2_short2_false_skip:
+	CMPQ  AX, $0x02
+	JNE   scaleRound32KernelAVX2_short2_true_skip
+	TESTQ R12, R12
+	JE    scaleRound32KernelAVX2_short2_true_skip
+
+scaleRound32KernelAVX2_short2_true:
+	VMULPD     (SI), Y13, Y0
+	VCVTPD2PSY Y0, X0
+	VMULPD     32(SI), Y13, Y1
+	VCVTPD2PSY Y1, X1
+	VMASKMOVPD 64(SI), Y15, Y2
+	VMULPD     Y2, Y13, Y2
+	VCVTPD2PSY Y2, X2
+	VMOVUPS    X0, (DI)
+	VMOVUPS    X1, 16(DI)
+	VMASKMOVPS X2, X14, 32(DI)
+	ADDQ       R8, DI
+	ADDQ       R9, SI
+	DECQ       BX
+	JNZ        scaleRound32KernelAVX2_short2_true
+	JMP        scaleRound32KernelAVX2_done
+
+scaleRound32KernelAVX2_short2_true_skip:
+	CMPQ  AX, $0x03
+	JNE   scaleRound32KernelAVX2_short3_false_skip
+	TESTQ R12, R12
+	JNE   scaleRound32KernelAVX2_short3_false_skip
+
+scaleRound32KernelAVX2_short3_false:
+	VMULPD     (SI), Y13, Y0
+	VCVTPD2PSY Y0, X0
+	VMULPD     32(SI), Y13, Y1
+	VCVTPD2PSY Y1, X1
+	VMULPD     64(SI), Y13, Y2
+	VCVTPD2PSY Y2, X2
+	VMOVUPS    X0, (DI)
+	VMOVUPS    X1, 16(DI)
+	VMOVUPS    X2, 32(DI)
+	ADDQ       R8, DI
+	ADDQ       R9, SI
+	DECQ       BX
+	JNZ        scaleRound32KernelAVX2_short3_false
+	JMP        scaleRound32KernelAVX2_done
+
+scaleRound32KernelAVX2_short3_false_skip:
+	CMPQ  AX, $0x03
+	JNE   scaleRound32KernelAVX2_short3_true_skip
+	TESTQ R12, R12
+	JE    scaleRound32KernelAVX2_short3_true_skip
+
+scaleRound32KernelAVX2_short3_true:
+	VMULPD     (SI), Y13, Y0
+	VCVTPD2PSY Y0, X0
+	VMULPD     32(SI), Y13, Y1
+	VCVTPD2PSY Y1, X1
+	VMULPD     64(SI), Y13, Y2
+	VCVTPD2PSY Y2, X2
+	VMASKMOVPD 96(SI), Y15, Y3
+	VMULPD     Y3, Y13, Y3
+	VCVTPD2PSY Y3, X3
+	VMOVUPS    X0, (DI)
+	VMOVUPS    X1, 16(DI)
+	VMOVUPS    X2, 32(DI)
+	VMASKMOVPS X3, X14, 48(DI)
+	ADDQ       R8, DI
+	ADDQ       R9, SI
+	DECQ       BX
+	JNZ        scaleRound32KernelAVX2_short3_true
+	JMP        scaleRound32KernelAVX2_done
+
+scaleRound32KernelAVX2_short3_true_skip:
+scaleRound32KernelAVX2_row:
+	MOVQ DI, R10
+	MOVQ SI, R11
+	MOVQ CX, DX
+
+scaleRound32KernelAVX2_loop4:
+	CMPQ       DX, $0x10
+	JB         scaleRound32KernelAVX2_loop1
+	VMULPD     (R11), Y13, Y0
+	VCVTPD2PSY Y0, X0
+	VMULPD     32(R11), Y13, Y1
+	VCVTPD2PSY Y1, X1
+	VMULPD     64(R11), Y13, Y2
+	VCVTPD2PSY Y2, X2
+	VMULPD     96(R11), Y13, Y3
+	VCVTPD2PSY Y3, X3
+	VMOVUPS    X0, (R10)
+	VMOVUPS    X1, 16(R10)
+	VMOVUPS    X2, 32(R10)
+	VMOVUPS    X3, 48(R10)
+	ADDQ       $0x00000040, R10
+	ADDQ       $0x00000080, R11
+	SUBQ       $0x10, DX
+	JMP        scaleRound32KernelAVX2_loop4
+
+scaleRound32KernelAVX2_loop1:
+	CMPQ       DX, $0x04
+	JB         scaleRound32KernelAVX2_tail
+	VMULPD     (R11), Y13, Y0
+	VCVTPD2PSY Y0, X0
+	VMOVUPS    X0, (R10)
+	ADDQ       $0x10, R10
+	ADDQ       $0x20, R11
+	SUBQ       $0x04, DX
+	JMP        scaleRound32KernelAVX2_loop1
+
+scaleRound32KernelAVX2_tail:
+	TESTQ      R12, R12
+	JE         scaleRound32KernelAVX2_next
+	VMASKMOVPD (R11), Y15, Y0
+	VMULPD     Y0, Y13, Y0
+	VCVTPD2PSY Y0, X0
+	VMASKMOVPS X0, X14, (R10)
+
+scaleRound32KernelAVX2_next:
+	ADDQ R8, DI
+	ADDQ R9, SI
+	DECQ BX
+	JNZ  scaleRound32KernelAVX2_row
+
+scaleRound32KernelAVX2_done:
+	VZEROUPPER
+	RET
+
 // func peakFMAAVX512(iters int)
 // Requires: AVX, AVX512DQ, AVX512F
 TEXT ·peakFMAAVX512(SB), NOSPLIT, $0-8

@@ -242,6 +242,42 @@ func atb32KernelAVX2(m *float64, ldm int, a *float32, lda int, b *float32, ldb i
 //go:noescape
 func atx32KernelAVX2(y *float64, a *float32, lda int, x *float32, n int, nc int)
 
+// round32KernelAVX512 sets dst[i*ldd+j] = float32(src[i*lds+j]) for i < rows, j < cols
+// (rounded to nearest even). rows and cols must be >= 1.
+//
+//go:noescape
+func round32KernelAVX512(dst *float32, ldd int, src *float64, lds int, rows int, cols int)
+
+// round32BackKernelAVX512 sets dst[i*ldd+j] = float32(src[i*lds+j]) and src[i*lds+j] = float64(dst[i*ldd+j]) for i < rows, j < cols
+// (rounded to nearest even). rows and cols must be >= 1.
+//
+//go:noescape
+func round32BackKernelAVX512(dst *float32, ldd int, src *float64, lds int, rows int, cols int)
+
+// scaleRound32KernelAVX512 sets dst[i*ldd+j] = float32(src[i*lds+j] * alpha) for i < rows, j < cols
+// (rounded to nearest even). rows and cols must be >= 1.
+//
+//go:noescape
+func scaleRound32KernelAVX512(dst *float32, ldd int, src *float64, lds int, rows int, cols int, alpha float64)
+
+// round32KernelAVX2 sets dst[i*ldd+j] = float32(src[i*lds+j]) for i < rows, j < cols
+// (rounded to nearest even). rows and cols must be >= 1.
+//
+//go:noescape
+func round32KernelAVX2(dst *float32, ldd int, src *float64, lds int, rows int, cols int)
+
+// round32BackKernelAVX2 sets dst[i*ldd+j] = float32(src[i*lds+j]) and src[i*lds+j] = float64(dst[i*ldd+j]) for i < rows, j < cols
+// (rounded to nearest even). rows and cols must be >= 1.
+//
+//go:noescape
+func round32BackKernelAVX2(dst *float32, ldd int, src *float64, lds int, rows int, cols int)
+
+// scaleRound32KernelAVX2 sets dst[i*ldd+j] = float32(src[i*lds+j] * alpha) for i < rows, j < cols
+// (rounded to nearest even). rows and cols must be >= 1.
+//
+//go:noescape
+func scaleRound32KernelAVX2(dst *float32, ldd int, src *float64, lds int, rows int, cols int, alpha float64)
+
 // peakFMAAVX512 runs iters iterations of independent VFMADD231PD chains, one per accumulator, to measure the FMA peak.
 func peakFMAAVX512(iters int)
 

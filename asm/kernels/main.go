@@ -97,6 +97,7 @@ func main() {
 	genProjTranspose()
 	genTransposeDots()
 	genF32()
+	genRound32()
 	genPeak(avx512, 16)
 	genPeak(avx2, 12)
 

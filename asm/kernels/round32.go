@@ -1,0 +1,255 @@
+package main
+
+import (
+	. "github.com/mmcloughlin/avo/build"
+	. "github.com/mmcloughlin/avo/operand"
+	. "github.com/mmcloughlin/avo/reg"
+)
+
+// The float64 -> float32 conversions (kernels.Round32 and its forms):
+// VCVTPD2PS rounds to nearest even under the default MXCSR, as Go's
+// float32(x) does (CVTSD2SS), so the bits are Go's, NaNs quieted the same
+// way. Rows of cols values with a stride; each row in blocks of four
+// vectors, then whole vectors, then one masked vector for cols%lanes.
+
+// round32Mode is what a conversion kernel does besides dst = float32(src).
+type round32Mode int
+
+const (
+	round32Plain round32Mode = iota // dst = float32(src)
+	round32Back                     // also src = float64(float32(src))
+	round32Scale                    // dst = float32(src*alpha)
+)
+
+func genRound32() {
+	for _, s := range []isa{avx512, avx2} {
+		for _, m := range []round32Mode{round32Plain, round32Back, round32Scale} {
+			genRound32Kernel(s, m)
+		}
+	}
+}
+
+// genRound32Kernel writes
+//
+//	func round32<Mode>Kernel<ISA>(dst *float32, ldd int, src *float64, lds int, rows, cols int[, alpha float64])
+//
+// for rows >= 1, cols >= 1.
+func genRound32Kernel(s isa, mode round32Mode) {
+	name := "round32"
+	sig := "func(dst *float32, ldd int, src *float64, lds int, rows, cols int)"
+	doc := "dst[i*ldd+j] = float32(src[i*lds+j])"
+	switch mode {
+	case round32Back:
+		name += "Back"
+		doc += " and src[i*lds+j] = float64(dst[i*ldd+j])"
+	case round32Scale:
+		name = "scaleRound32"
+		sig = "func(dst *float32, ldd int, src *float64, lds int, rows, cols int, alpha float64)"
+		doc = "dst[i*ldd+j] = float32(src[i*lds+j] * alpha)"
+	}
+	name += "Kernel" + s.name
+	TEXT(name, NOSPLIT, sig)
+	Pragma("noescape")
+	Doc(name+" sets "+doc+" for i < rows, j < cols",
+		"(rounded to nearest even). rows and cols must be >= 1.")
+
+	r := s.regs
+	w := s.lanes
+	// DI: dst row, SI: src row, R8: ldd in bytes, R9: lds in bytes,
+	// BX: rows left, CX: cols, R12: cols%lanes; per row R10, R11 the
+	// pointers and DX the columns left.
+	Load(Param("dst"), RDI)
+	Load(Param("ldd"), R8)
+	SHLQ(U8(2), R8)
+	Load(Param("src"), RSI)
+	Load(Param("lds"), R9)
+	SHLQ(U8(3), R9)
+	Load(Param("rows"), RBX)
+	Load(Param("cols"), RCX)
+	MOVQ(RCX, R12)
+	ANDQ(U8(w-1), R12)
+	var alpha, mask64, mask32 VecPhysical
+	if s.is512() {
+		alpha = r[8]
+		// K1: the low cols%lanes lanes.
+		MOVQ(RCX, RAX)
+		MOVQ(R12, RCX)
+		MOVL(U32(1), EDX)
+		SHLL(CL, EDX)
+		DECL(EDX)
+		KMOVW(EDX, K1)
+		MOVQ(RAX, RCX)
+	} else {
+		alpha, mask64, mask32 = r[13], r[15], r[14]
+		// Y15: the VMASKMOVPD mask of the first cols%4 lanes, X14 the
+		// VMASKMOVPS one.
+		LEAQ(avx2Masks.Offset(32), RDX)
+		MOVQ(R12, RAX)
+		SHLQ(U8(3), RAX)
+		SUBQ(RAX, RDX)
+		VMOVUPD(Mem{Base: RDX}, mask64)
+		LEAQ(avx2Masks32.Offset(32), RDX)
+		MOVQ(R12, RAX)
+		SHLQ(U8(2), RAX)
+		SUBQ(RAX, RDX)
+		VMOVUPS(Mem{Base: RDX}, mask32.AsX())
+	}
+	if mode == round32Scale {
+		Load(Param("alpha"), alpha.AsX())
+		VBROADCASTSD(alpha.AsX(), alpha)
+	}
+	// half: the float32 register of a float64 vector register.
+	half := func(v VecPhysical) Register {
+		if s.is512() {
+			return v.AsY()
+		}
+		return v.AsX()
+	}
+	// cvt converts the float64 vector at m into half(v); masked for the
+	// tail.
+	cvt := func(m Mem, v VecPhysical, masked bool) {
+		switch {
+		case masked && s.is512():
+			VMOVUPD_Z(m, K1, v)
+		case masked:
+			VMASKMOVPD(m, mask64, v)
+		case mode == round32Scale:
+			VMULPD(m, alpha, v)
+		case s.is512():
+			VCVTPD2PS(m, half(v))
+			return
+		default:
+			VCVTPD2PSY(m, half(v))
+			return
+		}
+		if masked && mode == round32Scale {
+			VMULPD(v, alpha, v)
+		}
+		if s.is512() {
+			VCVTPD2PS(v, half(v))
+		} else {
+			VCVTPD2PSY(v, half(v))
+		}
+	}
+	// store writes half(v) to dst at m and, in round32Back mode, its
+	// float64 value to src at b (t a temporary).
+	store := func(v, t VecPhysical, m, b Mem, masked bool) {
+		switch {
+		case masked && s.is512():
+			VMOVUPS(half(v), K1, m)
+		case masked:
+			VMASKMOVPS(half(v), mask32.AsX(), m)
+		default:
+			VMOVUPS(half(v), m)
+		}
+		if mode != round32Back {
+			return
+		}
+		VCVTPS2PD(half(v), t)
+		switch {
+		case masked && s.is512():
+			VMOVUPD(t, K1, b)
+		case masked:
+			VMASKMOVPD(t, mask64, b)
+		default:
+			VMOVUPD(t, b)
+		}
+	}
+
+	pfx := name + "_"
+	// Short rows (cols < 4 vectors, the engine's d x D blocks): one
+	// straight-line body per number of whole vectors and tail, no column
+	// loop.
+	CMPQ(RCX, U8(4*w))
+	JAE(LabelRef(pfx + "row"))
+	MOVQ(RCX, RAX)
+	SHRQ(U8(bits(w)), RAX)
+	for nv := 0; nv < 4; nv++ {
+		for _, tail := range []bool{false, true} {
+			if nv == 0 && !tail {
+				continue
+			}
+			next := label("%sshort%d_%v_skip", pfx, nv, tail)
+			CMPQ(RAX, U8(nv))
+			JNE(LabelRef(next))
+			TESTQ(R12, R12)
+			if tail {
+				JE(LabelRef(next))
+			} else {
+				JNE(LabelRef(next))
+			}
+			body := label("%sshort%d_%v", pfx, nv, tail)
+			Label(body)
+			for i := 0; i < nv; i++ {
+				cvt(Mem{Base: RSI, Disp: i * s.bytes}, r[i], false)
+			}
+			if tail {
+				cvt(Mem{Base: RSI, Disp: nv * s.bytes}, r[nv], true)
+			}
+			for i := 0; i < nv; i++ {
+				store(r[i], r[4+i], Mem{Base: RDI, Disp: i * s.bytes / 2}, Mem{Base: RSI, Disp: i * s.bytes}, false)
+			}
+			if tail {
+				store(r[nv], r[4+nv], Mem{Base: RDI, Disp: nv * s.bytes / 2}, Mem{Base: RSI, Disp: nv * s.bytes}, true)
+			}
+			ADDQ(R8, RDI)
+			ADDQ(R9, RSI)
+			DECQ(RBX)
+			JNZ(LabelRef(body))
+			JMP(LabelRef(pfx + "done"))
+			Label(next)
+		}
+	}
+
+	Label(pfx + "row")
+	MOVQ(RDI, R10)
+	MOVQ(RSI, R11)
+	MOVQ(RCX, RDX)
+	Label(pfx + "loop4")
+	CMPQ(RDX, U8(4*w))
+	JB(LabelRef(pfx + "loop1"))
+	for i := 0; i < 4; i++ {
+		cvt(Mem{Base: R11, Disp: i * s.bytes}, r[i], false)
+	}
+	for i := 0; i < 4; i++ {
+		store(r[i], r[4+i], Mem{Base: R10, Disp: i * s.bytes / 2}, Mem{Base: R11, Disp: i * s.bytes}, false)
+	}
+	ADDQ(U32(2*s.bytes), R10)
+	ADDQ(U32(4*s.bytes), R11)
+	SUBQ(U8(4*w), RDX)
+	JMP(LabelRef(pfx + "loop4"))
+
+	Label(pfx + "loop1")
+	CMPQ(RDX, U8(w))
+	JB(LabelRef(pfx + "tail"))
+	cvt(Mem{Base: R11}, r[0], false)
+	store(r[0], r[4], Mem{Base: R10}, Mem{Base: R11}, false)
+	ADDQ(U8(s.bytes/2), R10)
+	ADDQ(U8(s.bytes), R11)
+	SUBQ(U8(w), RDX)
+	JMP(LabelRef(pfx + "loop1"))
+
+	Label(pfx + "tail")
+	TESTQ(R12, R12)
+	JE(LabelRef(pfx + "next"))
+	cvt(Mem{Base: R11}, r[0], true)
+	store(r[0], r[4], Mem{Base: R10}, Mem{Base: R11}, true)
+
+	Label(pfx + "next")
+	ADDQ(R8, RDI)
+	ADDQ(R9, RSI)
+	DECQ(RBX)
+	JNZ(LabelRef(pfx + "row"))
+	Label(pfx + "done")
+	VZEROUPPER()
+	RET()
+}
+
+// bits returns log2 of the power of two w.
+func bits(w int) int {
+	b := 0
+	for 1<<b < w {
+		b++
+	}
+	return b
+}
