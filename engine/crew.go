@@ -21,6 +21,9 @@ import (
 // Sync and SetFloat32 refuse (ErrReadOnly), and Prototype's view must not
 // be written.
 //
+// Nearest on a crew uses its Shared's pivot index and adds its counts to
+// the Shared's Stats, as Shared.Nearest does.
+//
 // A single-sample call smaller than CrewMinWork flops runs on the caller
 // alone (waking a worker costs more than it saves), and the adaptive
 // splitting of every Engine (see race) runs calls alone while the split
@@ -30,6 +33,7 @@ func (sh *Shared) Crew(workers int) *Engine {
 	e := makeEngine(dim, d, p, workers)
 	e.protos, e.finite, e.kind, e.f32 = sh.protos, sh.finite, sh.kind, sh.data32 != nil
 	e.readOnly, e.minSplit, e.race.inCall = true, CrewMinWork, true
+	e.from = sh
 	workers = len(e.shards)
 	for w := range e.shards {
 		lo, hi := w*p/workers, (w+1)*p/workers

@@ -101,6 +101,7 @@ type Engine struct {
 	// single-sample calls of fewer flops run on the caller (0: none).
 	readOnly bool
 	minSplit float64
+	from     *Shared // a Crew's Shared (its pivot index and Stats)
 
 	// kind is the distance computed (SetDistanceKind).
 	kind DistanceKind

@@ -43,6 +43,11 @@ func (e *Engine) Nearest(r *Nearest, P *linalg.Dense, lambda []float64, labels [
 	if err := e.checkLambda(lambda); err != nil {
 		return err
 	}
+	if sh := e.from; sh != nil {
+		sh.nearestSpace(e, lambda)
+		s0 := e.stats
+		defer func() { sh.count(s0, e.stats) }()
+	}
 	e.searchSpace()
 	e.tick()
 	e.stats.Searches++

@@ -222,6 +222,28 @@ func TestSharedNearest(t *testing.T) {
 				t.Errorf("p=%d query %d: Shared %+v, batch %+v, Engine %+v", p, i, got, rs[i], want)
 			}
 		}
+		// A crew of the Shared (2 and 3 workers) finds the same, with the
+		// Shared's pivot index, and adds its searches to the Shared's Stats.
+		for _, workers := range []int{2, 3} {
+			c := sh.Crew(workers)
+			before := sh.Stats().Searches
+			for i, q := range queries {
+				var got Nearest
+				if err := c.Nearest(&got, q, lambda, labels, true); err != nil {
+					t.Fatal(err)
+				}
+				if got != rs[i] {
+					t.Errorf("p=%d query %d: crew of %d %+v, Shared %+v", p, i, workers, got, rs[i])
+				}
+			}
+			if n := sh.Stats().Searches - before; n != int64(len(queries)) {
+				t.Errorf("p=%d: the crew's %d searches added %d to the Shared's Stats", p, len(queries), n)
+			}
+			if p >= pivotMinP && c.piv == nil {
+				t.Errorf("p=%d: the crew searched without the Shared's pivot index", p)
+			}
+			c.Close()
+		}
 	}
 }
 

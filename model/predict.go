@@ -456,8 +456,9 @@ func (m *Model) Distances(x []Sample) ([]float64, error) {
 // nearest-prototype search: lower bounds on every distance (a pivot
 // index, then the projections' and the enclosures' bounds) leave most
 // prototypes without a projection or a singular value, with the same
-// labels as every distance gives (see SearchStats). Other calls compute
-// every distance a block of samples at a time.
+// labels as every distance gives (see SearchStats); a single set's search
+// is split by the model's crew when it is free, as PredictTo is. Other
+// calls compute every distance a block of samples at a time.
 func (m *Model) PredictLabelsTo(dst []int, x []Sample) error {
 	if len(dst) < len(x) {
 		return fmt.Errorf("model: %w: %d labels for %d samples", ErrData, len(dst), len(x))
@@ -468,6 +469,12 @@ func (m *Model) PredictLabelsTo(dst []int, x []Sample) error {
 	}
 	if s.searches(x) {
 		return s.labelSets(make([]engine.Nearest, len(x)), make([]*linalg.Dense, len(x)), dst, x, func(r []engine.Nearest, b []*linalg.Dense, second bool) error {
+			if len(b) == 1 && s.crew != nil && s.busy.CompareAndSwap(false, true) {
+				// One set: its search split by the crew, which is free.
+				err := s.crew.Nearest(&r[0], b[0], s.lambda, s.labels, second)
+				s.busy.Store(false)
+				return err
+			}
 			return s.eng.NearestBatch(r, b, s.lambda, s.labels, second)
 		})
 	}
