@@ -124,16 +124,29 @@ func sineSum(t float64, d int, excess float64) (sLo, sHi float64) {
 	return max(down(df-yhi, 2), 0), up(df-ylo, 2)
 }
 
+// enclosureSlack is the error allowed, beyond the enclosures a[j] <= σ_j²
+// <= b[j] (descending j), between a value σ_j and the σ̂_j an SVD of the
+// same projection computes: 8·d·u·σ_1.
+func enclosureSlack(a, b []float64) float64 {
+	s1 := up(math.Sqrt(b[0]), 1)
+	return up(8*float64(len(a))*ur*s1, 4)
+}
+
+// cosInterval returns xlo <= σ̂ <= xhi from the enclosure a <= σ² <= b
+// and the slack c, clamped to [0, 1] (σ̂ is clamped to 1: a σ above 1
+// comes from float32 products).
+func cosInterval(a, b, c float64) (xlo, xhi float64) {
+	return min(max(down(math.Sqrt(a), 1)-c, 0), 1), min(up(math.Sqrt(b), 1)+c, 1)
+}
+
 // angleBounds returns tier-2 bounds on d̂ from enclosures a[j] <= σ_j² <=
 // b[j] (descending j, len d) and the relevances lam (len d, >= 0).
 func angleBounds(a, b, lam []float64) (lo, hi float64) {
 	d := len(a)
-	s1 := up(math.Sqrt(b[0]), 1)
-	c := up(8*float64(d)*ur*s1, 4)
+	c := enclosureSlack(a, b)
 	var slo, shi float64
 	for j := range a {
-		xlo := min(max(down(math.Sqrt(a[j]), 1)-c, 0), 1) // σ̂ is clamped to 1 (a σ above 1: float32 products)
-		xhi := min(up(math.Sqrt(b[j]), 1)+c, 1)
+		xlo, xhi := cosInterval(a[j], b[j], c)
 		al, ah := kernels.Acos(xhi), kernels.Acos(xlo)
 		tlo := max(al-2*acosErr(al), 0)
 		thi := ah + 2*acosErr(al)

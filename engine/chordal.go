@@ -146,12 +146,10 @@ func chordTraceBounds(t float64, d int, lmin, lmax, lsum, excess float64) (lo, h
 // relevances lam (len d, >= 0).
 func chordAngleBounds(a, b, lam []float64) (lo, hi float64) {
 	d := len(a)
-	s1 := up(math.Sqrt(b[0]), 1)
-	c := up(8*float64(d)*ur*s1, 4)
+	c := enclosureSlack(a, b)
 	var slo, shi float64
 	for j := range a {
-		xlo := min(max(down(math.Sqrt(a[j]), 1)-c, 0), 1) // σ̂ is clamped to 1 (a σ above 1: float32 products)
-		xhi := min(up(math.Sqrt(b[j]), 1)+c, 1)
+		xlo, xhi := cosInterval(a[j], b[j], c)
 		sl := max(down(sine2(xhi), 4), 0)
 		su := min(up(sine2(xlo), 4), 1)
 		slo += float64(lam[j] * sl)

@@ -300,15 +300,17 @@ type server struct {
 	busy atomic.Bool    // the crew is in use
 }
 
-// distancer returns the engine for one single-sample call, the crew when
-// it is free (then true: the caller releases it, busy.Store(false)), else
-// the Shared.
-func (s *server) distancer() (distancer, bool) {
+// acquire returns the crew when there is one and no other call holds it
+// (the caller then calls release after its call), else nil.
+func (s *server) acquire() *engine.Engine {
 	if s.crew != nil && s.busy.CompareAndSwap(false, true) {
-		return s.crew, true
+		return s.crew
 	}
-	return s.eng, false
+	return nil
 }
+
+// release hands the crew back (after acquire returned it).
+func (s *server) release() { s.busy.Store(false) }
 
 // server returns the model's server, building it at the first call. Only
 // that first build takes m.mu (so that a burst of first callers builds one
@@ -360,12 +362,12 @@ func (m *Model) PredictTo(dst *Prediction, x Sample) error {
 	if err != nil {
 		return err
 	}
-	eng, crew := s.distancer()
-	err = s.predictTo(eng, dst, x)
-	if crew {
-		s.busy.Store(false)
+	if c := s.acquire(); c != nil {
+		err = s.predictTo(c, dst, x)
+		s.release()
+		return err
 	}
-	return err
+	return s.predictTo(s.eng, dst, x)
 }
 
 // Predict classifies x (see PredictTo).
@@ -469,11 +471,13 @@ func (m *Model) PredictLabelsTo(dst []int, x []Sample) error {
 	}
 	if s.searches(x) {
 		return s.labelSets(make([]engine.Nearest, len(x)), make([]*linalg.Dense, len(x)), dst, x, func(r []engine.Nearest, b []*linalg.Dense, second bool) error {
-			if len(b) == 1 && s.crew != nil && s.busy.CompareAndSwap(false, true) {
-				// One set: its search split by the crew, which is free.
-				err := s.crew.Nearest(&r[0], b[0], s.lambda, s.labels, second)
-				s.busy.Store(false)
-				return err
+			if len(b) == 1 {
+				if c := s.acquire(); c != nil {
+					// One set: its search split by the crew, which is free.
+					err := c.Nearest(&r[0], b[0], s.lambda, s.labels, second)
+					s.release()
+					return err
+				}
 			}
 			return s.eng.NearestBatch(r, b, s.lambda, s.labels, second)
 		})
