@@ -546,7 +546,7 @@ func (e *Engine) run() {
 	case len(e.shards) == 1:
 		e.seq.Store(q)
 		e.participate(0, q)
-	case single && (e.forceSolo || e.singleWork() < e.minSplit):
+	case single && (e.forceSolo || e.minSplit > 0 && e.singleWork() < e.minSplit):
 		// SetSolo(true), or a call too small to split (a Crew's
 		// CrewMinWork): the caller alone, as below, without touching the
 		// absent/solo bookkeeping of the adaptive case.
