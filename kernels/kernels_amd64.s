@@ -13900,35 +13900,150 @@ atbKernelAVX2_nb1m_mr12_odd:
 	VFMADD231PD  Y14, Y13, Y11
 
 atbKernelAVX2_nb1m_mr12_store:
-	MOVQ       DI, DX
-	VMASKMOVPD Y0, Y15, (DX)
-	ADDQ       R8, DX
-	VMASKMOVPD Y1, Y15, (DX)
-	ADDQ       R8, DX
-	VMASKMOVPD Y2, Y15, (DX)
-	ADDQ       R8, DX
-	VMASKMOVPD Y3, Y15, (DX)
-	ADDQ       R8, DX
-	VMASKMOVPD Y4, Y15, (DX)
-	ADDQ       R8, DX
-	VMASKMOVPD Y5, Y15, (DX)
-	ADDQ       R8, DX
-	VMASKMOVPD Y6, Y15, (DX)
-	ADDQ       R8, DX
-	VMASKMOVPD Y7, Y15, (DX)
-	ADDQ       R8, DX
-	VMASKMOVPD Y8, Y15, (DX)
-	ADDQ       R8, DX
-	VMASKMOVPD Y9, Y15, (DX)
-	ADDQ       R8, DX
-	VMASKMOVPD Y10, Y15, (DX)
-	ADDQ       R8, DX
-	VMASKMOVPD Y11, Y15, (DX)
-	IMUL3Q     $0x0000000c, R8, DX
-	ADDQ       DX, DI
-	ADDQ       $0x00000060, SI
-	SUBQ       $0x0c, CX
-	JMP        atbKernelAVX2_nb1m_next
+	MOVQ   nc+64(FP), BX
+	DECQ   BX
+	ANDQ   $0x03, BX
+	CMPQ   BX, $0x02
+	JE     atbKernelAVX2_nb1m_mr12_st3
+	JA     atbKernelAVX2_nb1m_mr12_st4
+	CMPQ   BX, $0x01
+	JE     atbKernelAVX2_nb1m_mr12_st2
+	MOVQ   DI, DX
+	VMOVSD X0, (DX)
+	ADDQ   R8, DX
+	VMOVSD X1, (DX)
+	ADDQ   R8, DX
+	VMOVSD X2, (DX)
+	ADDQ   R8, DX
+	VMOVSD X3, (DX)
+	ADDQ   R8, DX
+	VMOVSD X4, (DX)
+	ADDQ   R8, DX
+	VMOVSD X5, (DX)
+	ADDQ   R8, DX
+	VMOVSD X6, (DX)
+	ADDQ   R8, DX
+	VMOVSD X7, (DX)
+	ADDQ   R8, DX
+	VMOVSD X8, (DX)
+	ADDQ   R8, DX
+	VMOVSD X9, (DX)
+	ADDQ   R8, DX
+	VMOVSD X10, (DX)
+	ADDQ   R8, DX
+	VMOVSD X11, (DX)
+	JMP    atbKernelAVX2_nb1m_mr12_stdone
+
+atbKernelAVX2_nb1m_mr12_st2:
+	MOVQ    DI, DX
+	VMOVUPD X0, (DX)
+	ADDQ    R8, DX
+	VMOVUPD X1, (DX)
+	ADDQ    R8, DX
+	VMOVUPD X2, (DX)
+	ADDQ    R8, DX
+	VMOVUPD X3, (DX)
+	ADDQ    R8, DX
+	VMOVUPD X4, (DX)
+	ADDQ    R8, DX
+	VMOVUPD X5, (DX)
+	ADDQ    R8, DX
+	VMOVUPD X6, (DX)
+	ADDQ    R8, DX
+	VMOVUPD X7, (DX)
+	ADDQ    R8, DX
+	VMOVUPD X8, (DX)
+	ADDQ    R8, DX
+	VMOVUPD X9, (DX)
+	ADDQ    R8, DX
+	VMOVUPD X10, (DX)
+	ADDQ    R8, DX
+	VMOVUPD X11, (DX)
+	JMP     atbKernelAVX2_nb1m_mr12_stdone
+
+atbKernelAVX2_nb1m_mr12_st3:
+	MOVQ         DI, DX
+	VMOVUPD      X0, (DX)
+	VEXTRACTF128 $0x01, Y0, X0
+	VMOVSD       X0, 16(DX)
+	ADDQ         R8, DX
+	VMOVUPD      X1, (DX)
+	VEXTRACTF128 $0x01, Y1, X1
+	VMOVSD       X1, 16(DX)
+	ADDQ         R8, DX
+	VMOVUPD      X2, (DX)
+	VEXTRACTF128 $0x01, Y2, X2
+	VMOVSD       X2, 16(DX)
+	ADDQ         R8, DX
+	VMOVUPD      X3, (DX)
+	VEXTRACTF128 $0x01, Y3, X3
+	VMOVSD       X3, 16(DX)
+	ADDQ         R8, DX
+	VMOVUPD      X4, (DX)
+	VEXTRACTF128 $0x01, Y4, X4
+	VMOVSD       X4, 16(DX)
+	ADDQ         R8, DX
+	VMOVUPD      X5, (DX)
+	VEXTRACTF128 $0x01, Y5, X5
+	VMOVSD       X5, 16(DX)
+	ADDQ         R8, DX
+	VMOVUPD      X6, (DX)
+	VEXTRACTF128 $0x01, Y6, X6
+	VMOVSD       X6, 16(DX)
+	ADDQ         R8, DX
+	VMOVUPD      X7, (DX)
+	VEXTRACTF128 $0x01, Y7, X7
+	VMOVSD       X7, 16(DX)
+	ADDQ         R8, DX
+	VMOVUPD      X8, (DX)
+	VEXTRACTF128 $0x01, Y8, X8
+	VMOVSD       X8, 16(DX)
+	ADDQ         R8, DX
+	VMOVUPD      X9, (DX)
+	VEXTRACTF128 $0x01, Y9, X9
+	VMOVSD       X9, 16(DX)
+	ADDQ         R8, DX
+	VMOVUPD      X10, (DX)
+	VEXTRACTF128 $0x01, Y10, X10
+	VMOVSD       X10, 16(DX)
+	ADDQ         R8, DX
+	VMOVUPD      X11, (DX)
+	VEXTRACTF128 $0x01, Y11, X11
+	VMOVSD       X11, 16(DX)
+	JMP          atbKernelAVX2_nb1m_mr12_stdone
+
+atbKernelAVX2_nb1m_mr12_st4:
+	MOVQ    DI, DX
+	VMOVUPD Y0, (DX)
+	ADDQ    R8, DX
+	VMOVUPD Y1, (DX)
+	ADDQ    R8, DX
+	VMOVUPD Y2, (DX)
+	ADDQ    R8, DX
+	VMOVUPD Y3, (DX)
+	ADDQ    R8, DX
+	VMOVUPD Y4, (DX)
+	ADDQ    R8, DX
+	VMOVUPD Y5, (DX)
+	ADDQ    R8, DX
+	VMOVUPD Y6, (DX)
+	ADDQ    R8, DX
+	VMOVUPD Y7, (DX)
+	ADDQ    R8, DX
+	VMOVUPD Y8, (DX)
+	ADDQ    R8, DX
+	VMOVUPD Y9, (DX)
+	ADDQ    R8, DX
+	VMOVUPD Y10, (DX)
+	ADDQ    R8, DX
+	VMOVUPD Y11, (DX)
+
+atbKernelAVX2_nb1m_mr12_stdone:
+	IMUL3Q $0x0000000c, R8, DX
+	ADDQ   DX, DI
+	ADDQ   $0x00000060, SI
+	SUBQ   $0x0c, CX
+	JMP    atbKernelAVX2_nb1m_next
 
 atbKernelAVX2_nb1m_mr11:
 	TESTB  R13, R13
@@ -14058,33 +14173,140 @@ atbKernelAVX2_nb1m_mr11_odd:
 	VFMADD231PD  Y14, Y11, Y10
 
 atbKernelAVX2_nb1m_mr11_store:
-	MOVQ       DI, DX
-	VMASKMOVPD Y0, Y15, (DX)
-	ADDQ       R8, DX
-	VMASKMOVPD Y1, Y15, (DX)
-	ADDQ       R8, DX
-	VMASKMOVPD Y2, Y15, (DX)
-	ADDQ       R8, DX
-	VMASKMOVPD Y3, Y15, (DX)
-	ADDQ       R8, DX
-	VMASKMOVPD Y4, Y15, (DX)
-	ADDQ       R8, DX
-	VMASKMOVPD Y5, Y15, (DX)
-	ADDQ       R8, DX
-	VMASKMOVPD Y6, Y15, (DX)
-	ADDQ       R8, DX
-	VMASKMOVPD Y7, Y15, (DX)
-	ADDQ       R8, DX
-	VMASKMOVPD Y8, Y15, (DX)
-	ADDQ       R8, DX
-	VMASKMOVPD Y9, Y15, (DX)
-	ADDQ       R8, DX
-	VMASKMOVPD Y10, Y15, (DX)
-	IMUL3Q     $0x0000000b, R8, DX
-	ADDQ       DX, DI
-	ADDQ       $0x00000058, SI
-	SUBQ       $0x0b, CX
-	JMP        atbKernelAVX2_nb1m_next
+	MOVQ   nc+64(FP), BX
+	DECQ   BX
+	ANDQ   $0x03, BX
+	CMPQ   BX, $0x02
+	JE     atbKernelAVX2_nb1m_mr11_st3
+	JA     atbKernelAVX2_nb1m_mr11_st4
+	CMPQ   BX, $0x01
+	JE     atbKernelAVX2_nb1m_mr11_st2
+	MOVQ   DI, DX
+	VMOVSD X0, (DX)
+	ADDQ   R8, DX
+	VMOVSD X1, (DX)
+	ADDQ   R8, DX
+	VMOVSD X2, (DX)
+	ADDQ   R8, DX
+	VMOVSD X3, (DX)
+	ADDQ   R8, DX
+	VMOVSD X4, (DX)
+	ADDQ   R8, DX
+	VMOVSD X5, (DX)
+	ADDQ   R8, DX
+	VMOVSD X6, (DX)
+	ADDQ   R8, DX
+	VMOVSD X7, (DX)
+	ADDQ   R8, DX
+	VMOVSD X8, (DX)
+	ADDQ   R8, DX
+	VMOVSD X9, (DX)
+	ADDQ   R8, DX
+	VMOVSD X10, (DX)
+	JMP    atbKernelAVX2_nb1m_mr11_stdone
+
+atbKernelAVX2_nb1m_mr11_st2:
+	MOVQ    DI, DX
+	VMOVUPD X0, (DX)
+	ADDQ    R8, DX
+	VMOVUPD X1, (DX)
+	ADDQ    R8, DX
+	VMOVUPD X2, (DX)
+	ADDQ    R8, DX
+	VMOVUPD X3, (DX)
+	ADDQ    R8, DX
+	VMOVUPD X4, (DX)
+	ADDQ    R8, DX
+	VMOVUPD X5, (DX)
+	ADDQ    R8, DX
+	VMOVUPD X6, (DX)
+	ADDQ    R8, DX
+	VMOVUPD X7, (DX)
+	ADDQ    R8, DX
+	VMOVUPD X8, (DX)
+	ADDQ    R8, DX
+	VMOVUPD X9, (DX)
+	ADDQ    R8, DX
+	VMOVUPD X10, (DX)
+	JMP     atbKernelAVX2_nb1m_mr11_stdone
+
+atbKernelAVX2_nb1m_mr11_st3:
+	MOVQ         DI, DX
+	VMOVUPD      X0, (DX)
+	VEXTRACTF128 $0x01, Y0, X0
+	VMOVSD       X0, 16(DX)
+	ADDQ         R8, DX
+	VMOVUPD      X1, (DX)
+	VEXTRACTF128 $0x01, Y1, X1
+	VMOVSD       X1, 16(DX)
+	ADDQ         R8, DX
+	VMOVUPD      X2, (DX)
+	VEXTRACTF128 $0x01, Y2, X2
+	VMOVSD       X2, 16(DX)
+	ADDQ         R8, DX
+	VMOVUPD      X3, (DX)
+	VEXTRACTF128 $0x01, Y3, X3
+	VMOVSD       X3, 16(DX)
+	ADDQ         R8, DX
+	VMOVUPD      X4, (DX)
+	VEXTRACTF128 $0x01, Y4, X4
+	VMOVSD       X4, 16(DX)
+	ADDQ         R8, DX
+	VMOVUPD      X5, (DX)
+	VEXTRACTF128 $0x01, Y5, X5
+	VMOVSD       X5, 16(DX)
+	ADDQ         R8, DX
+	VMOVUPD      X6, (DX)
+	VEXTRACTF128 $0x01, Y6, X6
+	VMOVSD       X6, 16(DX)
+	ADDQ         R8, DX
+	VMOVUPD      X7, (DX)
+	VEXTRACTF128 $0x01, Y7, X7
+	VMOVSD       X7, 16(DX)
+	ADDQ         R8, DX
+	VMOVUPD      X8, (DX)
+	VEXTRACTF128 $0x01, Y8, X8
+	VMOVSD       X8, 16(DX)
+	ADDQ         R8, DX
+	VMOVUPD      X9, (DX)
+	VEXTRACTF128 $0x01, Y9, X9
+	VMOVSD       X9, 16(DX)
+	ADDQ         R8, DX
+	VMOVUPD      X10, (DX)
+	VEXTRACTF128 $0x01, Y10, X10
+	VMOVSD       X10, 16(DX)
+	JMP          atbKernelAVX2_nb1m_mr11_stdone
+
+atbKernelAVX2_nb1m_mr11_st4:
+	MOVQ    DI, DX
+	VMOVUPD Y0, (DX)
+	ADDQ    R8, DX
+	VMOVUPD Y1, (DX)
+	ADDQ    R8, DX
+	VMOVUPD Y2, (DX)
+	ADDQ    R8, DX
+	VMOVUPD Y3, (DX)
+	ADDQ    R8, DX
+	VMOVUPD Y4, (DX)
+	ADDQ    R8, DX
+	VMOVUPD Y5, (DX)
+	ADDQ    R8, DX
+	VMOVUPD Y6, (DX)
+	ADDQ    R8, DX
+	VMOVUPD Y7, (DX)
+	ADDQ    R8, DX
+	VMOVUPD Y8, (DX)
+	ADDQ    R8, DX
+	VMOVUPD Y9, (DX)
+	ADDQ    R8, DX
+	VMOVUPD Y10, (DX)
+
+atbKernelAVX2_nb1m_mr11_stdone:
+	IMUL3Q $0x0000000b, R8, DX
+	ADDQ   DX, DI
+	ADDQ   $0x00000058, SI
+	SUBQ   $0x0b, CX
+	JMP    atbKernelAVX2_nb1m_next
 
 atbKernelAVX2_nb1m_mr10:
 	TESTB  R13, R13
@@ -14205,31 +14427,130 @@ atbKernelAVX2_nb1m_mr10_odd:
 	VFMADD231PD  Y14, Y11, Y9
 
 atbKernelAVX2_nb1m_mr10_store:
-	MOVQ       DI, DX
-	VMASKMOVPD Y0, Y15, (DX)
-	ADDQ       R8, DX
-	VMASKMOVPD Y1, Y15, (DX)
-	ADDQ       R8, DX
-	VMASKMOVPD Y2, Y15, (DX)
-	ADDQ       R8, DX
-	VMASKMOVPD Y3, Y15, (DX)
-	ADDQ       R8, DX
-	VMASKMOVPD Y4, Y15, (DX)
-	ADDQ       R8, DX
-	VMASKMOVPD Y5, Y15, (DX)
-	ADDQ       R8, DX
-	VMASKMOVPD Y6, Y15, (DX)
-	ADDQ       R8, DX
-	VMASKMOVPD Y7, Y15, (DX)
-	ADDQ       R8, DX
-	VMASKMOVPD Y8, Y15, (DX)
-	ADDQ       R8, DX
-	VMASKMOVPD Y9, Y15, (DX)
-	IMUL3Q     $0x0000000a, R8, DX
-	ADDQ       DX, DI
-	ADDQ       $0x00000050, SI
-	SUBQ       $0x0a, CX
-	JMP        atbKernelAVX2_nb1m_next
+	MOVQ   nc+64(FP), BX
+	DECQ   BX
+	ANDQ   $0x03, BX
+	CMPQ   BX, $0x02
+	JE     atbKernelAVX2_nb1m_mr10_st3
+	JA     atbKernelAVX2_nb1m_mr10_st4
+	CMPQ   BX, $0x01
+	JE     atbKernelAVX2_nb1m_mr10_st2
+	MOVQ   DI, DX
+	VMOVSD X0, (DX)
+	ADDQ   R8, DX
+	VMOVSD X1, (DX)
+	ADDQ   R8, DX
+	VMOVSD X2, (DX)
+	ADDQ   R8, DX
+	VMOVSD X3, (DX)
+	ADDQ   R8, DX
+	VMOVSD X4, (DX)
+	ADDQ   R8, DX
+	VMOVSD X5, (DX)
+	ADDQ   R8, DX
+	VMOVSD X6, (DX)
+	ADDQ   R8, DX
+	VMOVSD X7, (DX)
+	ADDQ   R8, DX
+	VMOVSD X8, (DX)
+	ADDQ   R8, DX
+	VMOVSD X9, (DX)
+	JMP    atbKernelAVX2_nb1m_mr10_stdone
+
+atbKernelAVX2_nb1m_mr10_st2:
+	MOVQ    DI, DX
+	VMOVUPD X0, (DX)
+	ADDQ    R8, DX
+	VMOVUPD X1, (DX)
+	ADDQ    R8, DX
+	VMOVUPD X2, (DX)
+	ADDQ    R8, DX
+	VMOVUPD X3, (DX)
+	ADDQ    R8, DX
+	VMOVUPD X4, (DX)
+	ADDQ    R8, DX
+	VMOVUPD X5, (DX)
+	ADDQ    R8, DX
+	VMOVUPD X6, (DX)
+	ADDQ    R8, DX
+	VMOVUPD X7, (DX)
+	ADDQ    R8, DX
+	VMOVUPD X8, (DX)
+	ADDQ    R8, DX
+	VMOVUPD X9, (DX)
+	JMP     atbKernelAVX2_nb1m_mr10_stdone
+
+atbKernelAVX2_nb1m_mr10_st3:
+	MOVQ         DI, DX
+	VMOVUPD      X0, (DX)
+	VEXTRACTF128 $0x01, Y0, X0
+	VMOVSD       X0, 16(DX)
+	ADDQ         R8, DX
+	VMOVUPD      X1, (DX)
+	VEXTRACTF128 $0x01, Y1, X1
+	VMOVSD       X1, 16(DX)
+	ADDQ         R8, DX
+	VMOVUPD      X2, (DX)
+	VEXTRACTF128 $0x01, Y2, X2
+	VMOVSD       X2, 16(DX)
+	ADDQ         R8, DX
+	VMOVUPD      X3, (DX)
+	VEXTRACTF128 $0x01, Y3, X3
+	VMOVSD       X3, 16(DX)
+	ADDQ         R8, DX
+	VMOVUPD      X4, (DX)
+	VEXTRACTF128 $0x01, Y4, X4
+	VMOVSD       X4, 16(DX)
+	ADDQ         R8, DX
+	VMOVUPD      X5, (DX)
+	VEXTRACTF128 $0x01, Y5, X5
+	VMOVSD       X5, 16(DX)
+	ADDQ         R8, DX
+	VMOVUPD      X6, (DX)
+	VEXTRACTF128 $0x01, Y6, X6
+	VMOVSD       X6, 16(DX)
+	ADDQ         R8, DX
+	VMOVUPD      X7, (DX)
+	VEXTRACTF128 $0x01, Y7, X7
+	VMOVSD       X7, 16(DX)
+	ADDQ         R8, DX
+	VMOVUPD      X8, (DX)
+	VEXTRACTF128 $0x01, Y8, X8
+	VMOVSD       X8, 16(DX)
+	ADDQ         R8, DX
+	VMOVUPD      X9, (DX)
+	VEXTRACTF128 $0x01, Y9, X9
+	VMOVSD       X9, 16(DX)
+	JMP          atbKernelAVX2_nb1m_mr10_stdone
+
+atbKernelAVX2_nb1m_mr10_st4:
+	MOVQ    DI, DX
+	VMOVUPD Y0, (DX)
+	ADDQ    R8, DX
+	VMOVUPD Y1, (DX)
+	ADDQ    R8, DX
+	VMOVUPD Y2, (DX)
+	ADDQ    R8, DX
+	VMOVUPD Y3, (DX)
+	ADDQ    R8, DX
+	VMOVUPD Y4, (DX)
+	ADDQ    R8, DX
+	VMOVUPD Y5, (DX)
+	ADDQ    R8, DX
+	VMOVUPD Y6, (DX)
+	ADDQ    R8, DX
+	VMOVUPD Y7, (DX)
+	ADDQ    R8, DX
+	VMOVUPD Y8, (DX)
+	ADDQ    R8, DX
+	VMOVUPD Y9, (DX)
+
+atbKernelAVX2_nb1m_mr10_stdone:
+	IMUL3Q $0x0000000a, R8, DX
+	ADDQ   DX, DI
+	ADDQ   $0x00000050, SI
+	SUBQ   $0x0a, CX
+	JMP    atbKernelAVX2_nb1m_next
 
 atbKernelAVX2_nb1m_mr9:
 	TESTB  R13, R13
@@ -14341,29 +14662,120 @@ atbKernelAVX2_nb1m_mr9_odd:
 	VFMADD231PD  Y14, Y9, Y8
 
 atbKernelAVX2_nb1m_mr9_store:
-	MOVQ       DI, DX
-	VMASKMOVPD Y0, Y15, (DX)
-	ADDQ       R8, DX
-	VMASKMOVPD Y1, Y15, (DX)
-	ADDQ       R8, DX
-	VMASKMOVPD Y2, Y15, (DX)
-	ADDQ       R8, DX
-	VMASKMOVPD Y3, Y15, (DX)
-	ADDQ       R8, DX
-	VMASKMOVPD Y4, Y15, (DX)
-	ADDQ       R8, DX
-	VMASKMOVPD Y5, Y15, (DX)
-	ADDQ       R8, DX
-	VMASKMOVPD Y6, Y15, (DX)
-	ADDQ       R8, DX
-	VMASKMOVPD Y7, Y15, (DX)
-	ADDQ       R8, DX
-	VMASKMOVPD Y8, Y15, (DX)
-	IMUL3Q     $0x00000009, R8, DX
-	ADDQ       DX, DI
-	ADDQ       $0x00000048, SI
-	SUBQ       $0x09, CX
-	JMP        atbKernelAVX2_nb1m_next
+	MOVQ   nc+64(FP), BX
+	DECQ   BX
+	ANDQ   $0x03, BX
+	CMPQ   BX, $0x02
+	JE     atbKernelAVX2_nb1m_mr9_st3
+	JA     atbKernelAVX2_nb1m_mr9_st4
+	CMPQ   BX, $0x01
+	JE     atbKernelAVX2_nb1m_mr9_st2
+	MOVQ   DI, DX
+	VMOVSD X0, (DX)
+	ADDQ   R8, DX
+	VMOVSD X1, (DX)
+	ADDQ   R8, DX
+	VMOVSD X2, (DX)
+	ADDQ   R8, DX
+	VMOVSD X3, (DX)
+	ADDQ   R8, DX
+	VMOVSD X4, (DX)
+	ADDQ   R8, DX
+	VMOVSD X5, (DX)
+	ADDQ   R8, DX
+	VMOVSD X6, (DX)
+	ADDQ   R8, DX
+	VMOVSD X7, (DX)
+	ADDQ   R8, DX
+	VMOVSD X8, (DX)
+	JMP    atbKernelAVX2_nb1m_mr9_stdone
+
+atbKernelAVX2_nb1m_mr9_st2:
+	MOVQ    DI, DX
+	VMOVUPD X0, (DX)
+	ADDQ    R8, DX
+	VMOVUPD X1, (DX)
+	ADDQ    R8, DX
+	VMOVUPD X2, (DX)
+	ADDQ    R8, DX
+	VMOVUPD X3, (DX)
+	ADDQ    R8, DX
+	VMOVUPD X4, (DX)
+	ADDQ    R8, DX
+	VMOVUPD X5, (DX)
+	ADDQ    R8, DX
+	VMOVUPD X6, (DX)
+	ADDQ    R8, DX
+	VMOVUPD X7, (DX)
+	ADDQ    R8, DX
+	VMOVUPD X8, (DX)
+	JMP     atbKernelAVX2_nb1m_mr9_stdone
+
+atbKernelAVX2_nb1m_mr9_st3:
+	MOVQ         DI, DX
+	VMOVUPD      X0, (DX)
+	VEXTRACTF128 $0x01, Y0, X0
+	VMOVSD       X0, 16(DX)
+	ADDQ         R8, DX
+	VMOVUPD      X1, (DX)
+	VEXTRACTF128 $0x01, Y1, X1
+	VMOVSD       X1, 16(DX)
+	ADDQ         R8, DX
+	VMOVUPD      X2, (DX)
+	VEXTRACTF128 $0x01, Y2, X2
+	VMOVSD       X2, 16(DX)
+	ADDQ         R8, DX
+	VMOVUPD      X3, (DX)
+	VEXTRACTF128 $0x01, Y3, X3
+	VMOVSD       X3, 16(DX)
+	ADDQ         R8, DX
+	VMOVUPD      X4, (DX)
+	VEXTRACTF128 $0x01, Y4, X4
+	VMOVSD       X4, 16(DX)
+	ADDQ         R8, DX
+	VMOVUPD      X5, (DX)
+	VEXTRACTF128 $0x01, Y5, X5
+	VMOVSD       X5, 16(DX)
+	ADDQ         R8, DX
+	VMOVUPD      X6, (DX)
+	VEXTRACTF128 $0x01, Y6, X6
+	VMOVSD       X6, 16(DX)
+	ADDQ         R8, DX
+	VMOVUPD      X7, (DX)
+	VEXTRACTF128 $0x01, Y7, X7
+	VMOVSD       X7, 16(DX)
+	ADDQ         R8, DX
+	VMOVUPD      X8, (DX)
+	VEXTRACTF128 $0x01, Y8, X8
+	VMOVSD       X8, 16(DX)
+	JMP          atbKernelAVX2_nb1m_mr9_stdone
+
+atbKernelAVX2_nb1m_mr9_st4:
+	MOVQ    DI, DX
+	VMOVUPD Y0, (DX)
+	ADDQ    R8, DX
+	VMOVUPD Y1, (DX)
+	ADDQ    R8, DX
+	VMOVUPD Y2, (DX)
+	ADDQ    R8, DX
+	VMOVUPD Y3, (DX)
+	ADDQ    R8, DX
+	VMOVUPD Y4, (DX)
+	ADDQ    R8, DX
+	VMOVUPD Y5, (DX)
+	ADDQ    R8, DX
+	VMOVUPD Y6, (DX)
+	ADDQ    R8, DX
+	VMOVUPD Y7, (DX)
+	ADDQ    R8, DX
+	VMOVUPD Y8, (DX)
+
+atbKernelAVX2_nb1m_mr9_stdone:
+	IMUL3Q $0x00000009, R8, DX
+	ADDQ   DX, DI
+	ADDQ   $0x00000048, SI
+	SUBQ   $0x09, CX
+	JMP    atbKernelAVX2_nb1m_next
 
 atbKernelAVX2_nb1m_mr8:
 	TESTB  R13, R13
@@ -14466,27 +14878,110 @@ atbKernelAVX2_nb1m_mr8_odd:
 	VFMADD231PD  Y14, Y9, Y7
 
 atbKernelAVX2_nb1m_mr8_store:
-	MOVQ       DI, DX
-	VMASKMOVPD Y0, Y15, (DX)
-	ADDQ       R8, DX
-	VMASKMOVPD Y1, Y15, (DX)
-	ADDQ       R8, DX
-	VMASKMOVPD Y2, Y15, (DX)
-	ADDQ       R8, DX
-	VMASKMOVPD Y3, Y15, (DX)
-	ADDQ       R8, DX
-	VMASKMOVPD Y4, Y15, (DX)
-	ADDQ       R8, DX
-	VMASKMOVPD Y5, Y15, (DX)
-	ADDQ       R8, DX
-	VMASKMOVPD Y6, Y15, (DX)
-	ADDQ       R8, DX
-	VMASKMOVPD Y7, Y15, (DX)
-	IMUL3Q     $0x00000008, R8, DX
-	ADDQ       DX, DI
-	ADDQ       $0x00000040, SI
-	SUBQ       $0x08, CX
-	JMP        atbKernelAVX2_nb1m_next
+	MOVQ   nc+64(FP), BX
+	DECQ   BX
+	ANDQ   $0x03, BX
+	CMPQ   BX, $0x02
+	JE     atbKernelAVX2_nb1m_mr8_st3
+	JA     atbKernelAVX2_nb1m_mr8_st4
+	CMPQ   BX, $0x01
+	JE     atbKernelAVX2_nb1m_mr8_st2
+	MOVQ   DI, DX
+	VMOVSD X0, (DX)
+	ADDQ   R8, DX
+	VMOVSD X1, (DX)
+	ADDQ   R8, DX
+	VMOVSD X2, (DX)
+	ADDQ   R8, DX
+	VMOVSD X3, (DX)
+	ADDQ   R8, DX
+	VMOVSD X4, (DX)
+	ADDQ   R8, DX
+	VMOVSD X5, (DX)
+	ADDQ   R8, DX
+	VMOVSD X6, (DX)
+	ADDQ   R8, DX
+	VMOVSD X7, (DX)
+	JMP    atbKernelAVX2_nb1m_mr8_stdone
+
+atbKernelAVX2_nb1m_mr8_st2:
+	MOVQ    DI, DX
+	VMOVUPD X0, (DX)
+	ADDQ    R8, DX
+	VMOVUPD X1, (DX)
+	ADDQ    R8, DX
+	VMOVUPD X2, (DX)
+	ADDQ    R8, DX
+	VMOVUPD X3, (DX)
+	ADDQ    R8, DX
+	VMOVUPD X4, (DX)
+	ADDQ    R8, DX
+	VMOVUPD X5, (DX)
+	ADDQ    R8, DX
+	VMOVUPD X6, (DX)
+	ADDQ    R8, DX
+	VMOVUPD X7, (DX)
+	JMP     atbKernelAVX2_nb1m_mr8_stdone
+
+atbKernelAVX2_nb1m_mr8_st3:
+	MOVQ         DI, DX
+	VMOVUPD      X0, (DX)
+	VEXTRACTF128 $0x01, Y0, X0
+	VMOVSD       X0, 16(DX)
+	ADDQ         R8, DX
+	VMOVUPD      X1, (DX)
+	VEXTRACTF128 $0x01, Y1, X1
+	VMOVSD       X1, 16(DX)
+	ADDQ         R8, DX
+	VMOVUPD      X2, (DX)
+	VEXTRACTF128 $0x01, Y2, X2
+	VMOVSD       X2, 16(DX)
+	ADDQ         R8, DX
+	VMOVUPD      X3, (DX)
+	VEXTRACTF128 $0x01, Y3, X3
+	VMOVSD       X3, 16(DX)
+	ADDQ         R8, DX
+	VMOVUPD      X4, (DX)
+	VEXTRACTF128 $0x01, Y4, X4
+	VMOVSD       X4, 16(DX)
+	ADDQ         R8, DX
+	VMOVUPD      X5, (DX)
+	VEXTRACTF128 $0x01, Y5, X5
+	VMOVSD       X5, 16(DX)
+	ADDQ         R8, DX
+	VMOVUPD      X6, (DX)
+	VEXTRACTF128 $0x01, Y6, X6
+	VMOVSD       X6, 16(DX)
+	ADDQ         R8, DX
+	VMOVUPD      X7, (DX)
+	VEXTRACTF128 $0x01, Y7, X7
+	VMOVSD       X7, 16(DX)
+	JMP          atbKernelAVX2_nb1m_mr8_stdone
+
+atbKernelAVX2_nb1m_mr8_st4:
+	MOVQ    DI, DX
+	VMOVUPD Y0, (DX)
+	ADDQ    R8, DX
+	VMOVUPD Y1, (DX)
+	ADDQ    R8, DX
+	VMOVUPD Y2, (DX)
+	ADDQ    R8, DX
+	VMOVUPD Y3, (DX)
+	ADDQ    R8, DX
+	VMOVUPD Y4, (DX)
+	ADDQ    R8, DX
+	VMOVUPD Y5, (DX)
+	ADDQ    R8, DX
+	VMOVUPD Y6, (DX)
+	ADDQ    R8, DX
+	VMOVUPD Y7, (DX)
+
+atbKernelAVX2_nb1m_mr8_stdone:
+	IMUL3Q $0x00000008, R8, DX
+	ADDQ   DX, DI
+	ADDQ   $0x00000040, SI
+	SUBQ   $0x08, CX
+	JMP    atbKernelAVX2_nb1m_next
 
 atbKernelAVX2_nb1m_mr7:
 	TESTB  R13, R13
@@ -14580,25 +15075,100 @@ atbKernelAVX2_nb1m_mr7_odd:
 	VFMADD231PD  Y14, Y7, Y6
 
 atbKernelAVX2_nb1m_mr7_store:
-	MOVQ       DI, DX
-	VMASKMOVPD Y0, Y15, (DX)
-	ADDQ       R8, DX
-	VMASKMOVPD Y1, Y15, (DX)
-	ADDQ       R8, DX
-	VMASKMOVPD Y2, Y15, (DX)
-	ADDQ       R8, DX
-	VMASKMOVPD Y3, Y15, (DX)
-	ADDQ       R8, DX
-	VMASKMOVPD Y4, Y15, (DX)
-	ADDQ       R8, DX
-	VMASKMOVPD Y5, Y15, (DX)
-	ADDQ       R8, DX
-	VMASKMOVPD Y6, Y15, (DX)
-	IMUL3Q     $0x00000007, R8, DX
-	ADDQ       DX, DI
-	ADDQ       $0x00000038, SI
-	SUBQ       $0x07, CX
-	JMP        atbKernelAVX2_nb1m_next
+	MOVQ   nc+64(FP), BX
+	DECQ   BX
+	ANDQ   $0x03, BX
+	CMPQ   BX, $0x02
+	JE     atbKernelAVX2_nb1m_mr7_st3
+	JA     atbKernelAVX2_nb1m_mr7_st4
+	CMPQ   BX, $0x01
+	JE     atbKernelAVX2_nb1m_mr7_st2
+	MOVQ   DI, DX
+	VMOVSD X0, (DX)
+	ADDQ   R8, DX
+	VMOVSD X1, (DX)
+	ADDQ   R8, DX
+	VMOVSD X2, (DX)
+	ADDQ   R8, DX
+	VMOVSD X3, (DX)
+	ADDQ   R8, DX
+	VMOVSD X4, (DX)
+	ADDQ   R8, DX
+	VMOVSD X5, (DX)
+	ADDQ   R8, DX
+	VMOVSD X6, (DX)
+	JMP    atbKernelAVX2_nb1m_mr7_stdone
+
+atbKernelAVX2_nb1m_mr7_st2:
+	MOVQ    DI, DX
+	VMOVUPD X0, (DX)
+	ADDQ    R8, DX
+	VMOVUPD X1, (DX)
+	ADDQ    R8, DX
+	VMOVUPD X2, (DX)
+	ADDQ    R8, DX
+	VMOVUPD X3, (DX)
+	ADDQ    R8, DX
+	VMOVUPD X4, (DX)
+	ADDQ    R8, DX
+	VMOVUPD X5, (DX)
+	ADDQ    R8, DX
+	VMOVUPD X6, (DX)
+	JMP     atbKernelAVX2_nb1m_mr7_stdone
+
+atbKernelAVX2_nb1m_mr7_st3:
+	MOVQ         DI, DX
+	VMOVUPD      X0, (DX)
+	VEXTRACTF128 $0x01, Y0, X0
+	VMOVSD       X0, 16(DX)
+	ADDQ         R8, DX
+	VMOVUPD      X1, (DX)
+	VEXTRACTF128 $0x01, Y1, X1
+	VMOVSD       X1, 16(DX)
+	ADDQ         R8, DX
+	VMOVUPD      X2, (DX)
+	VEXTRACTF128 $0x01, Y2, X2
+	VMOVSD       X2, 16(DX)
+	ADDQ         R8, DX
+	VMOVUPD      X3, (DX)
+	VEXTRACTF128 $0x01, Y3, X3
+	VMOVSD       X3, 16(DX)
+	ADDQ         R8, DX
+	VMOVUPD      X4, (DX)
+	VEXTRACTF128 $0x01, Y4, X4
+	VMOVSD       X4, 16(DX)
+	ADDQ         R8, DX
+	VMOVUPD      X5, (DX)
+	VEXTRACTF128 $0x01, Y5, X5
+	VMOVSD       X5, 16(DX)
+	ADDQ         R8, DX
+	VMOVUPD      X6, (DX)
+	VEXTRACTF128 $0x01, Y6, X6
+	VMOVSD       X6, 16(DX)
+	JMP          atbKernelAVX2_nb1m_mr7_stdone
+
+atbKernelAVX2_nb1m_mr7_st4:
+	MOVQ    DI, DX
+	VMOVUPD Y0, (DX)
+	ADDQ    R8, DX
+	VMOVUPD Y1, (DX)
+	ADDQ    R8, DX
+	VMOVUPD Y2, (DX)
+	ADDQ    R8, DX
+	VMOVUPD Y3, (DX)
+	ADDQ    R8, DX
+	VMOVUPD Y4, (DX)
+	ADDQ    R8, DX
+	VMOVUPD Y5, (DX)
+	ADDQ    R8, DX
+	VMOVUPD Y6, (DX)
+
+atbKernelAVX2_nb1m_mr7_stdone:
+	IMUL3Q $0x00000007, R8, DX
+	ADDQ   DX, DI
+	ADDQ   $0x00000038, SI
+	SUBQ   $0x07, CX
+	JMP    atbKernelAVX2_nb1m_next
 
 atbKernelAVX2_nb1m_mr6:
 	TESTB  R13, R13
@@ -14683,23 +15253,90 @@ atbKernelAVX2_nb1m_mr6_odd:
 	VFMADD231PD  Y14, Y7, Y5
 
 atbKernelAVX2_nb1m_mr6_store:
-	MOVQ       DI, DX
-	VMASKMOVPD Y0, Y15, (DX)
-	ADDQ       R8, DX
-	VMASKMOVPD Y1, Y15, (DX)
-	ADDQ       R8, DX
-	VMASKMOVPD Y2, Y15, (DX)
-	ADDQ       R8, DX
-	VMASKMOVPD Y3, Y15, (DX)
-	ADDQ       R8, DX
-	VMASKMOVPD Y4, Y15, (DX)
-	ADDQ       R8, DX
-	VMASKMOVPD Y5, Y15, (DX)
-	IMUL3Q     $0x00000006, R8, DX
-	ADDQ       DX, DI
-	ADDQ       $0x00000030, SI
-	SUBQ       $0x06, CX
-	JMP        atbKernelAVX2_nb1m_next
+	MOVQ   nc+64(FP), BX
+	DECQ   BX
+	ANDQ   $0x03, BX
+	CMPQ   BX, $0x02
+	JE     atbKernelAVX2_nb1m_mr6_st3
+	JA     atbKernelAVX2_nb1m_mr6_st4
+	CMPQ   BX, $0x01
+	JE     atbKernelAVX2_nb1m_mr6_st2
+	MOVQ   DI, DX
+	VMOVSD X0, (DX)
+	ADDQ   R8, DX
+	VMOVSD X1, (DX)
+	ADDQ   R8, DX
+	VMOVSD X2, (DX)
+	ADDQ   R8, DX
+	VMOVSD X3, (DX)
+	ADDQ   R8, DX
+	VMOVSD X4, (DX)
+	ADDQ   R8, DX
+	VMOVSD X5, (DX)
+	JMP    atbKernelAVX2_nb1m_mr6_stdone
+
+atbKernelAVX2_nb1m_mr6_st2:
+	MOVQ    DI, DX
+	VMOVUPD X0, (DX)
+	ADDQ    R8, DX
+	VMOVUPD X1, (DX)
+	ADDQ    R8, DX
+	VMOVUPD X2, (DX)
+	ADDQ    R8, DX
+	VMOVUPD X3, (DX)
+	ADDQ    R8, DX
+	VMOVUPD X4, (DX)
+	ADDQ    R8, DX
+	VMOVUPD X5, (DX)
+	JMP     atbKernelAVX2_nb1m_mr6_stdone
+
+atbKernelAVX2_nb1m_mr6_st3:
+	MOVQ         DI, DX
+	VMOVUPD      X0, (DX)
+	VEXTRACTF128 $0x01, Y0, X0
+	VMOVSD       X0, 16(DX)
+	ADDQ         R8, DX
+	VMOVUPD      X1, (DX)
+	VEXTRACTF128 $0x01, Y1, X1
+	VMOVSD       X1, 16(DX)
+	ADDQ         R8, DX
+	VMOVUPD      X2, (DX)
+	VEXTRACTF128 $0x01, Y2, X2
+	VMOVSD       X2, 16(DX)
+	ADDQ         R8, DX
+	VMOVUPD      X3, (DX)
+	VEXTRACTF128 $0x01, Y3, X3
+	VMOVSD       X3, 16(DX)
+	ADDQ         R8, DX
+	VMOVUPD      X4, (DX)
+	VEXTRACTF128 $0x01, Y4, X4
+	VMOVSD       X4, 16(DX)
+	ADDQ         R8, DX
+	VMOVUPD      X5, (DX)
+	VEXTRACTF128 $0x01, Y5, X5
+	VMOVSD       X5, 16(DX)
+	JMP          atbKernelAVX2_nb1m_mr6_stdone
+
+atbKernelAVX2_nb1m_mr6_st4:
+	MOVQ    DI, DX
+	VMOVUPD Y0, (DX)
+	ADDQ    R8, DX
+	VMOVUPD Y1, (DX)
+	ADDQ    R8, DX
+	VMOVUPD Y2, (DX)
+	ADDQ    R8, DX
+	VMOVUPD Y3, (DX)
+	ADDQ    R8, DX
+	VMOVUPD Y4, (DX)
+	ADDQ    R8, DX
+	VMOVUPD Y5, (DX)
+
+atbKernelAVX2_nb1m_mr6_stdone:
+	IMUL3Q $0x00000006, R8, DX
+	ADDQ   DX, DI
+	ADDQ   $0x00000030, SI
+	SUBQ   $0x06, CX
+	JMP    atbKernelAVX2_nb1m_next
 
 atbKernelAVX2_nb1m_mr5:
 	TESTB  R13, R13
@@ -14775,21 +15412,80 @@ atbKernelAVX2_nb1m_mr5_odd:
 	VFMADD231PD  Y14, Y5, Y4
 
 atbKernelAVX2_nb1m_mr5_store:
-	MOVQ       DI, DX
-	VMASKMOVPD Y0, Y15, (DX)
-	ADDQ       R8, DX
-	VMASKMOVPD Y1, Y15, (DX)
-	ADDQ       R8, DX
-	VMASKMOVPD Y2, Y15, (DX)
-	ADDQ       R8, DX
-	VMASKMOVPD Y3, Y15, (DX)
-	ADDQ       R8, DX
-	VMASKMOVPD Y4, Y15, (DX)
-	IMUL3Q     $0x00000005, R8, DX
-	ADDQ       DX, DI
-	ADDQ       $0x00000028, SI
-	SUBQ       $0x05, CX
-	JMP        atbKernelAVX2_nb1m_next
+	MOVQ   nc+64(FP), BX
+	DECQ   BX
+	ANDQ   $0x03, BX
+	CMPQ   BX, $0x02
+	JE     atbKernelAVX2_nb1m_mr5_st3
+	JA     atbKernelAVX2_nb1m_mr5_st4
+	CMPQ   BX, $0x01
+	JE     atbKernelAVX2_nb1m_mr5_st2
+	MOVQ   DI, DX
+	VMOVSD X0, (DX)
+	ADDQ   R8, DX
+	VMOVSD X1, (DX)
+	ADDQ   R8, DX
+	VMOVSD X2, (DX)
+	ADDQ   R8, DX
+	VMOVSD X3, (DX)
+	ADDQ   R8, DX
+	VMOVSD X4, (DX)
+	JMP    atbKernelAVX2_nb1m_mr5_stdone
+
+atbKernelAVX2_nb1m_mr5_st2:
+	MOVQ    DI, DX
+	VMOVUPD X0, (DX)
+	ADDQ    R8, DX
+	VMOVUPD X1, (DX)
+	ADDQ    R8, DX
+	VMOVUPD X2, (DX)
+	ADDQ    R8, DX
+	VMOVUPD X3, (DX)
+	ADDQ    R8, DX
+	VMOVUPD X4, (DX)
+	JMP     atbKernelAVX2_nb1m_mr5_stdone
+
+atbKernelAVX2_nb1m_mr5_st3:
+	MOVQ         DI, DX
+	VMOVUPD      X0, (DX)
+	VEXTRACTF128 $0x01, Y0, X0
+	VMOVSD       X0, 16(DX)
+	ADDQ         R8, DX
+	VMOVUPD      X1, (DX)
+	VEXTRACTF128 $0x01, Y1, X1
+	VMOVSD       X1, 16(DX)
+	ADDQ         R8, DX
+	VMOVUPD      X2, (DX)
+	VEXTRACTF128 $0x01, Y2, X2
+	VMOVSD       X2, 16(DX)
+	ADDQ         R8, DX
+	VMOVUPD      X3, (DX)
+	VEXTRACTF128 $0x01, Y3, X3
+	VMOVSD       X3, 16(DX)
+	ADDQ         R8, DX
+	VMOVUPD      X4, (DX)
+	VEXTRACTF128 $0x01, Y4, X4
+	VMOVSD       X4, 16(DX)
+	JMP          atbKernelAVX2_nb1m_mr5_stdone
+
+atbKernelAVX2_nb1m_mr5_st4:
+	MOVQ    DI, DX
+	VMOVUPD Y0, (DX)
+	ADDQ    R8, DX
+	VMOVUPD Y1, (DX)
+	ADDQ    R8, DX
+	VMOVUPD Y2, (DX)
+	ADDQ    R8, DX
+	VMOVUPD Y3, (DX)
+	ADDQ    R8, DX
+	VMOVUPD Y4, (DX)
+
+atbKernelAVX2_nb1m_mr5_stdone:
+	IMUL3Q $0x00000005, R8, DX
+	ADDQ   DX, DI
+	ADDQ   $0x00000028, SI
+	SUBQ   $0x05, CX
+	JMP    atbKernelAVX2_nb1m_next
 
 atbKernelAVX2_nb1m_mr4:
 	TESTB  R13, R13
@@ -14856,19 +15552,70 @@ atbKernelAVX2_nb1m_mr4_odd:
 	VFMADD231PD  Y14, Y5, Y3
 
 atbKernelAVX2_nb1m_mr4_store:
-	MOVQ       DI, DX
-	VMASKMOVPD Y0, Y15, (DX)
-	ADDQ       R8, DX
-	VMASKMOVPD Y1, Y15, (DX)
-	ADDQ       R8, DX
-	VMASKMOVPD Y2, Y15, (DX)
-	ADDQ       R8, DX
-	VMASKMOVPD Y3, Y15, (DX)
-	IMUL3Q     $0x00000004, R8, DX
-	ADDQ       DX, DI
-	ADDQ       $0x00000020, SI
-	SUBQ       $0x04, CX
-	JMP        atbKernelAVX2_nb1m_next
+	MOVQ   nc+64(FP), BX
+	DECQ   BX
+	ANDQ   $0x03, BX
+	CMPQ   BX, $0x02
+	JE     atbKernelAVX2_nb1m_mr4_st3
+	JA     atbKernelAVX2_nb1m_mr4_st4
+	CMPQ   BX, $0x01
+	JE     atbKernelAVX2_nb1m_mr4_st2
+	MOVQ   DI, DX
+	VMOVSD X0, (DX)
+	ADDQ   R8, DX
+	VMOVSD X1, (DX)
+	ADDQ   R8, DX
+	VMOVSD X2, (DX)
+	ADDQ   R8, DX
+	VMOVSD X3, (DX)
+	JMP    atbKernelAVX2_nb1m_mr4_stdone
+
+atbKernelAVX2_nb1m_mr4_st2:
+	MOVQ    DI, DX
+	VMOVUPD X0, (DX)
+	ADDQ    R8, DX
+	VMOVUPD X1, (DX)
+	ADDQ    R8, DX
+	VMOVUPD X2, (DX)
+	ADDQ    R8, DX
+	VMOVUPD X3, (DX)
+	JMP     atbKernelAVX2_nb1m_mr4_stdone
+
+atbKernelAVX2_nb1m_mr4_st3:
+	MOVQ         DI, DX
+	VMOVUPD      X0, (DX)
+	VEXTRACTF128 $0x01, Y0, X0
+	VMOVSD       X0, 16(DX)
+	ADDQ         R8, DX
+	VMOVUPD      X1, (DX)
+	VEXTRACTF128 $0x01, Y1, X1
+	VMOVSD       X1, 16(DX)
+	ADDQ         R8, DX
+	VMOVUPD      X2, (DX)
+	VEXTRACTF128 $0x01, Y2, X2
+	VMOVSD       X2, 16(DX)
+	ADDQ         R8, DX
+	VMOVUPD      X3, (DX)
+	VEXTRACTF128 $0x01, Y3, X3
+	VMOVSD       X3, 16(DX)
+	JMP          atbKernelAVX2_nb1m_mr4_stdone
+
+atbKernelAVX2_nb1m_mr4_st4:
+	MOVQ    DI, DX
+	VMOVUPD Y0, (DX)
+	ADDQ    R8, DX
+	VMOVUPD Y1, (DX)
+	ADDQ    R8, DX
+	VMOVUPD Y2, (DX)
+	ADDQ    R8, DX
+	VMOVUPD Y3, (DX)
+
+atbKernelAVX2_nb1m_mr4_stdone:
+	IMUL3Q $0x00000004, R8, DX
+	ADDQ   DX, DI
+	ADDQ   $0x00000020, SI
+	SUBQ   $0x04, CX
+	JMP    atbKernelAVX2_nb1m_next
 
 atbKernelAVX2_nb1m_mr3:
 	TESTB  R13, R13
@@ -14926,17 +15673,60 @@ atbKernelAVX2_nb1m_mr3_odd:
 	VFMADD231PD  Y14, Y3, Y2
 
 atbKernelAVX2_nb1m_mr3_store:
-	MOVQ       DI, DX
-	VMASKMOVPD Y0, Y15, (DX)
-	ADDQ       R8, DX
-	VMASKMOVPD Y1, Y15, (DX)
-	ADDQ       R8, DX
-	VMASKMOVPD Y2, Y15, (DX)
-	IMUL3Q     $0x00000003, R8, DX
-	ADDQ       DX, DI
-	ADDQ       $0x00000018, SI
-	SUBQ       $0x03, CX
-	JMP        atbKernelAVX2_nb1m_next
+	MOVQ   nc+64(FP), BX
+	DECQ   BX
+	ANDQ   $0x03, BX
+	CMPQ   BX, $0x02
+	JE     atbKernelAVX2_nb1m_mr3_st3
+	JA     atbKernelAVX2_nb1m_mr3_st4
+	CMPQ   BX, $0x01
+	JE     atbKernelAVX2_nb1m_mr3_st2
+	MOVQ   DI, DX
+	VMOVSD X0, (DX)
+	ADDQ   R8, DX
+	VMOVSD X1, (DX)
+	ADDQ   R8, DX
+	VMOVSD X2, (DX)
+	JMP    atbKernelAVX2_nb1m_mr3_stdone
+
+atbKernelAVX2_nb1m_mr3_st2:
+	MOVQ    DI, DX
+	VMOVUPD X0, (DX)
+	ADDQ    R8, DX
+	VMOVUPD X1, (DX)
+	ADDQ    R8, DX
+	VMOVUPD X2, (DX)
+	JMP     atbKernelAVX2_nb1m_mr3_stdone
+
+atbKernelAVX2_nb1m_mr3_st3:
+	MOVQ         DI, DX
+	VMOVUPD      X0, (DX)
+	VEXTRACTF128 $0x01, Y0, X0
+	VMOVSD       X0, 16(DX)
+	ADDQ         R8, DX
+	VMOVUPD      X1, (DX)
+	VEXTRACTF128 $0x01, Y1, X1
+	VMOVSD       X1, 16(DX)
+	ADDQ         R8, DX
+	VMOVUPD      X2, (DX)
+	VEXTRACTF128 $0x01, Y2, X2
+	VMOVSD       X2, 16(DX)
+	JMP          atbKernelAVX2_nb1m_mr3_stdone
+
+atbKernelAVX2_nb1m_mr3_st4:
+	MOVQ    DI, DX
+	VMOVUPD Y0, (DX)
+	ADDQ    R8, DX
+	VMOVUPD Y1, (DX)
+	ADDQ    R8, DX
+	VMOVUPD Y2, (DX)
+
+atbKernelAVX2_nb1m_mr3_stdone:
+	IMUL3Q $0x00000003, R8, DX
+	ADDQ   DX, DI
+	ADDQ   $0x00000018, SI
+	SUBQ   $0x03, CX
+	JMP    atbKernelAVX2_nb1m_next
 
 atbKernelAVX2_nb1m_mr2:
 	TESTB  R13, R13
@@ -14985,15 +15775,50 @@ atbKernelAVX2_nb1m_mr2_odd:
 	VFMADD231PD  Y14, Y3, Y1
 
 atbKernelAVX2_nb1m_mr2_store:
-	MOVQ       DI, DX
-	VMASKMOVPD Y0, Y15, (DX)
-	ADDQ       R8, DX
-	VMASKMOVPD Y1, Y15, (DX)
-	IMUL3Q     $0x00000002, R8, DX
-	ADDQ       DX, DI
-	ADDQ       $0x00000010, SI
-	SUBQ       $0x02, CX
-	JMP        atbKernelAVX2_nb1m_next
+	MOVQ   nc+64(FP), BX
+	DECQ   BX
+	ANDQ   $0x03, BX
+	CMPQ   BX, $0x02
+	JE     atbKernelAVX2_nb1m_mr2_st3
+	JA     atbKernelAVX2_nb1m_mr2_st4
+	CMPQ   BX, $0x01
+	JE     atbKernelAVX2_nb1m_mr2_st2
+	MOVQ   DI, DX
+	VMOVSD X0, (DX)
+	ADDQ   R8, DX
+	VMOVSD X1, (DX)
+	JMP    atbKernelAVX2_nb1m_mr2_stdone
+
+atbKernelAVX2_nb1m_mr2_st2:
+	MOVQ    DI, DX
+	VMOVUPD X0, (DX)
+	ADDQ    R8, DX
+	VMOVUPD X1, (DX)
+	JMP     atbKernelAVX2_nb1m_mr2_stdone
+
+atbKernelAVX2_nb1m_mr2_st3:
+	MOVQ         DI, DX
+	VMOVUPD      X0, (DX)
+	VEXTRACTF128 $0x01, Y0, X0
+	VMOVSD       X0, 16(DX)
+	ADDQ         R8, DX
+	VMOVUPD      X1, (DX)
+	VEXTRACTF128 $0x01, Y1, X1
+	VMOVSD       X1, 16(DX)
+	JMP          atbKernelAVX2_nb1m_mr2_stdone
+
+atbKernelAVX2_nb1m_mr2_st4:
+	MOVQ    DI, DX
+	VMOVUPD Y0, (DX)
+	ADDQ    R8, DX
+	VMOVUPD Y1, (DX)
+
+atbKernelAVX2_nb1m_mr2_stdone:
+	IMUL3Q $0x00000002, R8, DX
+	ADDQ   DX, DI
+	ADDQ   $0x00000010, SI
+	SUBQ   $0x02, CX
+	JMP    atbKernelAVX2_nb1m_next
 
 atbKernelAVX2_nb1m_mr1:
 	TESTB  R13, R13
@@ -15033,13 +15858,40 @@ atbKernelAVX2_nb1m_mr1_odd:
 	VFMADD231PD  Y14, Y1, Y0
 
 atbKernelAVX2_nb1m_mr1_store:
-	MOVQ       DI, DX
-	VMASKMOVPD Y0, Y15, (DX)
-	IMUL3Q     $0x00000001, R8, DX
-	ADDQ       DX, DI
-	ADDQ       $0x00000008, SI
-	SUBQ       $0x01, CX
-	JMP        atbKernelAVX2_nb1m_next
+	MOVQ   nc+64(FP), BX
+	DECQ   BX
+	ANDQ   $0x03, BX
+	CMPQ   BX, $0x02
+	JE     atbKernelAVX2_nb1m_mr1_st3
+	JA     atbKernelAVX2_nb1m_mr1_st4
+	CMPQ   BX, $0x01
+	JE     atbKernelAVX2_nb1m_mr1_st2
+	MOVQ   DI, DX
+	VMOVSD X0, (DX)
+	JMP    atbKernelAVX2_nb1m_mr1_stdone
+
+atbKernelAVX2_nb1m_mr1_st2:
+	MOVQ    DI, DX
+	VMOVUPD X0, (DX)
+	JMP     atbKernelAVX2_nb1m_mr1_stdone
+
+atbKernelAVX2_nb1m_mr1_st3:
+	MOVQ         DI, DX
+	VMOVUPD      X0, (DX)
+	VEXTRACTF128 $0x01, Y0, X0
+	VMOVSD       X0, 16(DX)
+	JMP          atbKernelAVX2_nb1m_mr1_stdone
+
+atbKernelAVX2_nb1m_mr1_st4:
+	MOVQ    DI, DX
+	VMOVUPD Y0, (DX)
+
+atbKernelAVX2_nb1m_mr1_stdone:
+	IMUL3Q $0x00000001, R8, DX
+	ADDQ   DX, DI
+	ADDQ   $0x00000008, SI
+	SUBQ   $0x01, CX
+	JMP    atbKernelAVX2_nb1m_next
 
 atbKernelAVX2_nb2m:
 	MOVQ rows+56(FP), CX
@@ -15184,29 +16036,114 @@ atbKernelAVX2_nb2m_mr6_odd:
 	VFMADD231PD  Y14, Y13, Y11
 
 atbKernelAVX2_nb2m_mr6_store:
-	MOVQ       DI, DX
-	VMOVUPD    Y0, (DX)
-	VMASKMOVPD Y1, Y15, 32(DX)
-	ADDQ       R8, DX
-	VMOVUPD    Y2, (DX)
-	VMASKMOVPD Y3, Y15, 32(DX)
-	ADDQ       R8, DX
-	VMOVUPD    Y4, (DX)
-	VMASKMOVPD Y5, Y15, 32(DX)
-	ADDQ       R8, DX
-	VMOVUPD    Y6, (DX)
-	VMASKMOVPD Y7, Y15, 32(DX)
-	ADDQ       R8, DX
-	VMOVUPD    Y8, (DX)
-	VMASKMOVPD Y9, Y15, 32(DX)
-	ADDQ       R8, DX
-	VMOVUPD    Y10, (DX)
-	VMASKMOVPD Y11, Y15, 32(DX)
-	IMUL3Q     $0x00000006, R8, DX
-	ADDQ       DX, DI
-	ADDQ       $0x00000030, SI
-	SUBQ       $0x06, CX
-	JMP        atbKernelAVX2_nb2m_next
+	MOVQ    nc+64(FP), BX
+	DECQ    BX
+	ANDQ    $0x03, BX
+	CMPQ    BX, $0x02
+	JE      atbKernelAVX2_nb2m_mr6_st3
+	JA      atbKernelAVX2_nb2m_mr6_st4
+	CMPQ    BX, $0x01
+	JE      atbKernelAVX2_nb2m_mr6_st2
+	MOVQ    DI, DX
+	VMOVUPD Y0, (DX)
+	VMOVSD  X1, 32(DX)
+	ADDQ    R8, DX
+	VMOVUPD Y2, (DX)
+	VMOVSD  X3, 32(DX)
+	ADDQ    R8, DX
+	VMOVUPD Y4, (DX)
+	VMOVSD  X5, 32(DX)
+	ADDQ    R8, DX
+	VMOVUPD Y6, (DX)
+	VMOVSD  X7, 32(DX)
+	ADDQ    R8, DX
+	VMOVUPD Y8, (DX)
+	VMOVSD  X9, 32(DX)
+	ADDQ    R8, DX
+	VMOVUPD Y10, (DX)
+	VMOVSD  X11, 32(DX)
+	JMP     atbKernelAVX2_nb2m_mr6_stdone
+
+atbKernelAVX2_nb2m_mr6_st2:
+	MOVQ    DI, DX
+	VMOVUPD Y0, (DX)
+	VMOVUPD X1, 32(DX)
+	ADDQ    R8, DX
+	VMOVUPD Y2, (DX)
+	VMOVUPD X3, 32(DX)
+	ADDQ    R8, DX
+	VMOVUPD Y4, (DX)
+	VMOVUPD X5, 32(DX)
+	ADDQ    R8, DX
+	VMOVUPD Y6, (DX)
+	VMOVUPD X7, 32(DX)
+	ADDQ    R8, DX
+	VMOVUPD Y8, (DX)
+	VMOVUPD X9, 32(DX)
+	ADDQ    R8, DX
+	VMOVUPD Y10, (DX)
+	VMOVUPD X11, 32(DX)
+	JMP     atbKernelAVX2_nb2m_mr6_stdone
+
+atbKernelAVX2_nb2m_mr6_st3:
+	MOVQ         DI, DX
+	VMOVUPD      Y0, (DX)
+	VMOVUPD      X1, 32(DX)
+	VEXTRACTF128 $0x01, Y1, X1
+	VMOVSD       X1, 48(DX)
+	ADDQ         R8, DX
+	VMOVUPD      Y2, (DX)
+	VMOVUPD      X3, 32(DX)
+	VEXTRACTF128 $0x01, Y3, X3
+	VMOVSD       X3, 48(DX)
+	ADDQ         R8, DX
+	VMOVUPD      Y4, (DX)
+	VMOVUPD      X5, 32(DX)
+	VEXTRACTF128 $0x01, Y5, X5
+	VMOVSD       X5, 48(DX)
+	ADDQ         R8, DX
+	VMOVUPD      Y6, (DX)
+	VMOVUPD      X7, 32(DX)
+	VEXTRACTF128 $0x01, Y7, X7
+	VMOVSD       X7, 48(DX)
+	ADDQ         R8, DX
+	VMOVUPD      Y8, (DX)
+	VMOVUPD      X9, 32(DX)
+	VEXTRACTF128 $0x01, Y9, X9
+	VMOVSD       X9, 48(DX)
+	ADDQ         R8, DX
+	VMOVUPD      Y10, (DX)
+	VMOVUPD      X11, 32(DX)
+	VEXTRACTF128 $0x01, Y11, X11
+	VMOVSD       X11, 48(DX)
+	JMP          atbKernelAVX2_nb2m_mr6_stdone
+
+atbKernelAVX2_nb2m_mr6_st4:
+	MOVQ    DI, DX
+	VMOVUPD Y0, (DX)
+	VMOVUPD Y1, 32(DX)
+	ADDQ    R8, DX
+	VMOVUPD Y2, (DX)
+	VMOVUPD Y3, 32(DX)
+	ADDQ    R8, DX
+	VMOVUPD Y4, (DX)
+	VMOVUPD Y5, 32(DX)
+	ADDQ    R8, DX
+	VMOVUPD Y6, (DX)
+	VMOVUPD Y7, 32(DX)
+	ADDQ    R8, DX
+	VMOVUPD Y8, (DX)
+	VMOVUPD Y9, 32(DX)
+	ADDQ    R8, DX
+	VMOVUPD Y10, (DX)
+	VMOVUPD Y11, 32(DX)
+
+atbKernelAVX2_nb2m_mr6_stdone:
+	IMUL3Q $0x00000006, R8, DX
+	ADDQ   DX, DI
+	ADDQ   $0x00000030, SI
+	SUBQ   $0x06, CX
+	JMP    atbKernelAVX2_nb2m_next
 
 atbKernelAVX2_nb2m_mr5:
 	TESTB  R13, R13
@@ -15310,26 +16247,100 @@ atbKernelAVX2_nb2m_mr5_odd:
 	VFMADD231PD  Y14, Y11, Y9
 
 atbKernelAVX2_nb2m_mr5_store:
-	MOVQ       DI, DX
-	VMOVUPD    Y0, (DX)
-	VMASKMOVPD Y1, Y15, 32(DX)
-	ADDQ       R8, DX
-	VMOVUPD    Y2, (DX)
-	VMASKMOVPD Y3, Y15, 32(DX)
-	ADDQ       R8, DX
-	VMOVUPD    Y4, (DX)
-	VMASKMOVPD Y5, Y15, 32(DX)
-	ADDQ       R8, DX
-	VMOVUPD    Y6, (DX)
-	VMASKMOVPD Y7, Y15, 32(DX)
-	ADDQ       R8, DX
-	VMOVUPD    Y8, (DX)
-	VMASKMOVPD Y9, Y15, 32(DX)
-	IMUL3Q     $0x00000005, R8, DX
-	ADDQ       DX, DI
-	ADDQ       $0x00000028, SI
-	SUBQ       $0x05, CX
-	JMP        atbKernelAVX2_nb2m_next
+	MOVQ    nc+64(FP), BX
+	DECQ    BX
+	ANDQ    $0x03, BX
+	CMPQ    BX, $0x02
+	JE      atbKernelAVX2_nb2m_mr5_st3
+	JA      atbKernelAVX2_nb2m_mr5_st4
+	CMPQ    BX, $0x01
+	JE      atbKernelAVX2_nb2m_mr5_st2
+	MOVQ    DI, DX
+	VMOVUPD Y0, (DX)
+	VMOVSD  X1, 32(DX)
+	ADDQ    R8, DX
+	VMOVUPD Y2, (DX)
+	VMOVSD  X3, 32(DX)
+	ADDQ    R8, DX
+	VMOVUPD Y4, (DX)
+	VMOVSD  X5, 32(DX)
+	ADDQ    R8, DX
+	VMOVUPD Y6, (DX)
+	VMOVSD  X7, 32(DX)
+	ADDQ    R8, DX
+	VMOVUPD Y8, (DX)
+	VMOVSD  X9, 32(DX)
+	JMP     atbKernelAVX2_nb2m_mr5_stdone
+
+atbKernelAVX2_nb2m_mr5_st2:
+	MOVQ    DI, DX
+	VMOVUPD Y0, (DX)
+	VMOVUPD X1, 32(DX)
+	ADDQ    R8, DX
+	VMOVUPD Y2, (DX)
+	VMOVUPD X3, 32(DX)
+	ADDQ    R8, DX
+	VMOVUPD Y4, (DX)
+	VMOVUPD X5, 32(DX)
+	ADDQ    R8, DX
+	VMOVUPD Y6, (DX)
+	VMOVUPD X7, 32(DX)
+	ADDQ    R8, DX
+	VMOVUPD Y8, (DX)
+	VMOVUPD X9, 32(DX)
+	JMP     atbKernelAVX2_nb2m_mr5_stdone
+
+atbKernelAVX2_nb2m_mr5_st3:
+	MOVQ         DI, DX
+	VMOVUPD      Y0, (DX)
+	VMOVUPD      X1, 32(DX)
+	VEXTRACTF128 $0x01, Y1, X1
+	VMOVSD       X1, 48(DX)
+	ADDQ         R8, DX
+	VMOVUPD      Y2, (DX)
+	VMOVUPD      X3, 32(DX)
+	VEXTRACTF128 $0x01, Y3, X3
+	VMOVSD       X3, 48(DX)
+	ADDQ         R8, DX
+	VMOVUPD      Y4, (DX)
+	VMOVUPD      X5, 32(DX)
+	VEXTRACTF128 $0x01, Y5, X5
+	VMOVSD       X5, 48(DX)
+	ADDQ         R8, DX
+	VMOVUPD      Y6, (DX)
+	VMOVUPD      X7, 32(DX)
+	VEXTRACTF128 $0x01, Y7, X7
+	VMOVSD       X7, 48(DX)
+	ADDQ         R8, DX
+	VMOVUPD      Y8, (DX)
+	VMOVUPD      X9, 32(DX)
+	VEXTRACTF128 $0x01, Y9, X9
+	VMOVSD       X9, 48(DX)
+	JMP          atbKernelAVX2_nb2m_mr5_stdone
+
+atbKernelAVX2_nb2m_mr5_st4:
+	MOVQ    DI, DX
+	VMOVUPD Y0, (DX)
+	VMOVUPD Y1, 32(DX)
+	ADDQ    R8, DX
+	VMOVUPD Y2, (DX)
+	VMOVUPD Y3, 32(DX)
+	ADDQ    R8, DX
+	VMOVUPD Y4, (DX)
+	VMOVUPD Y5, 32(DX)
+	ADDQ    R8, DX
+	VMOVUPD Y6, (DX)
+	VMOVUPD Y7, 32(DX)
+	ADDQ    R8, DX
+	VMOVUPD Y8, (DX)
+	VMOVUPD Y9, 32(DX)
+
+atbKernelAVX2_nb2m_mr5_stdone:
+	IMUL3Q $0x00000005, R8, DX
+	ADDQ   DX, DI
+	ADDQ   $0x00000028, SI
+	SUBQ   $0x05, CX
+	JMP    atbKernelAVX2_nb2m_next
 
 atbKernelAVX2_nb2m_mr4:
 	TESTB  R13, R13
@@ -15419,23 +16430,86 @@ atbKernelAVX2_nb2m_mr4_odd:
 	VFMADD231PD  Y14, Y10, Y7
 
 atbKernelAVX2_nb2m_mr4_store:
-	MOVQ       DI, DX
-	VMOVUPD    Y0, (DX)
-	VMASKMOVPD Y1, Y15, 32(DX)
-	ADDQ       R8, DX
-	VMOVUPD    Y2, (DX)
-	VMASKMOVPD Y3, Y15, 32(DX)
-	ADDQ       R8, DX
-	VMOVUPD    Y4, (DX)
-	VMASKMOVPD Y5, Y15, 32(DX)
-	ADDQ       R8, DX
-	VMOVUPD    Y6, (DX)
-	VMASKMOVPD Y7, Y15, 32(DX)
-	IMUL3Q     $0x00000004, R8, DX
-	ADDQ       DX, DI
-	ADDQ       $0x00000020, SI
-	SUBQ       $0x04, CX
-	JMP        atbKernelAVX2_nb2m_next
+	MOVQ    nc+64(FP), BX
+	DECQ    BX
+	ANDQ    $0x03, BX
+	CMPQ    BX, $0x02
+	JE      atbKernelAVX2_nb2m_mr4_st3
+	JA      atbKernelAVX2_nb2m_mr4_st4
+	CMPQ    BX, $0x01
+	JE      atbKernelAVX2_nb2m_mr4_st2
+	MOVQ    DI, DX
+	VMOVUPD Y0, (DX)
+	VMOVSD  X1, 32(DX)
+	ADDQ    R8, DX
+	VMOVUPD Y2, (DX)
+	VMOVSD  X3, 32(DX)
+	ADDQ    R8, DX
+	VMOVUPD Y4, (DX)
+	VMOVSD  X5, 32(DX)
+	ADDQ    R8, DX
+	VMOVUPD Y6, (DX)
+	VMOVSD  X7, 32(DX)
+	JMP     atbKernelAVX2_nb2m_mr4_stdone
+
+atbKernelAVX2_nb2m_mr4_st2:
+	MOVQ    DI, DX
+	VMOVUPD Y0, (DX)
+	VMOVUPD X1, 32(DX)
+	ADDQ    R8, DX
+	VMOVUPD Y2, (DX)
+	VMOVUPD X3, 32(DX)
+	ADDQ    R8, DX
+	VMOVUPD Y4, (DX)
+	VMOVUPD X5, 32(DX)
+	ADDQ    R8, DX
+	VMOVUPD Y6, (DX)
+	VMOVUPD X7, 32(DX)
+	JMP     atbKernelAVX2_nb2m_mr4_stdone
+
+atbKernelAVX2_nb2m_mr4_st3:
+	MOVQ         DI, DX
+	VMOVUPD      Y0, (DX)
+	VMOVUPD      X1, 32(DX)
+	VEXTRACTF128 $0x01, Y1, X1
+	VMOVSD       X1, 48(DX)
+	ADDQ         R8, DX
+	VMOVUPD      Y2, (DX)
+	VMOVUPD      X3, 32(DX)
+	VEXTRACTF128 $0x01, Y3, X3
+	VMOVSD       X3, 48(DX)
+	ADDQ         R8, DX
+	VMOVUPD      Y4, (DX)
+	VMOVUPD      X5, 32(DX)
+	VEXTRACTF128 $0x01, Y5, X5
+	VMOVSD       X5, 48(DX)
+	ADDQ         R8, DX
+	VMOVUPD      Y6, (DX)
+	VMOVUPD      X7, 32(DX)
+	VEXTRACTF128 $0x01, Y7, X7
+	VMOVSD       X7, 48(DX)
+	JMP          atbKernelAVX2_nb2m_mr4_stdone
+
+atbKernelAVX2_nb2m_mr4_st4:
+	MOVQ    DI, DX
+	VMOVUPD Y0, (DX)
+	VMOVUPD Y1, 32(DX)
+	ADDQ    R8, DX
+	VMOVUPD Y2, (DX)
+	VMOVUPD Y3, 32(DX)
+	ADDQ    R8, DX
+	VMOVUPD Y4, (DX)
+	VMOVUPD Y5, 32(DX)
+	ADDQ    R8, DX
+	VMOVUPD Y6, (DX)
+	VMOVUPD Y7, 32(DX)
+
+atbKernelAVX2_nb2m_mr4_stdone:
+	IMUL3Q $0x00000004, R8, DX
+	ADDQ   DX, DI
+	ADDQ   $0x00000020, SI
+	SUBQ   $0x04, CX
+	JMP    atbKernelAVX2_nb2m_next
 
 atbKernelAVX2_nb2m_mr3:
 	TESTB  R13, R13
@@ -15511,20 +16585,72 @@ atbKernelAVX2_nb2m_mr3_odd:
 	VFMADD231PD  Y14, Y7, Y5
 
 atbKernelAVX2_nb2m_mr3_store:
-	MOVQ       DI, DX
-	VMOVUPD    Y0, (DX)
-	VMASKMOVPD Y1, Y15, 32(DX)
-	ADDQ       R8, DX
-	VMOVUPD    Y2, (DX)
-	VMASKMOVPD Y3, Y15, 32(DX)
-	ADDQ       R8, DX
-	VMOVUPD    Y4, (DX)
-	VMASKMOVPD Y5, Y15, 32(DX)
-	IMUL3Q     $0x00000003, R8, DX
-	ADDQ       DX, DI
-	ADDQ       $0x00000018, SI
-	SUBQ       $0x03, CX
-	JMP        atbKernelAVX2_nb2m_next
+	MOVQ    nc+64(FP), BX
+	DECQ    BX
+	ANDQ    $0x03, BX
+	CMPQ    BX, $0x02
+	JE      atbKernelAVX2_nb2m_mr3_st3
+	JA      atbKernelAVX2_nb2m_mr3_st4
+	CMPQ    BX, $0x01
+	JE      atbKernelAVX2_nb2m_mr3_st2
+	MOVQ    DI, DX
+	VMOVUPD Y0, (DX)
+	VMOVSD  X1, 32(DX)
+	ADDQ    R8, DX
+	VMOVUPD Y2, (DX)
+	VMOVSD  X3, 32(DX)
+	ADDQ    R8, DX
+	VMOVUPD Y4, (DX)
+	VMOVSD  X5, 32(DX)
+	JMP     atbKernelAVX2_nb2m_mr3_stdone
+
+atbKernelAVX2_nb2m_mr3_st2:
+	MOVQ    DI, DX
+	VMOVUPD Y0, (DX)
+	VMOVUPD X1, 32(DX)
+	ADDQ    R8, DX
+	VMOVUPD Y2, (DX)
+	VMOVUPD X3, 32(DX)
+	ADDQ    R8, DX
+	VMOVUPD Y4, (DX)
+	VMOVUPD X5, 32(DX)
+	JMP     atbKernelAVX2_nb2m_mr3_stdone
+
+atbKernelAVX2_nb2m_mr3_st3:
+	MOVQ         DI, DX
+	VMOVUPD      Y0, (DX)
+	VMOVUPD      X1, 32(DX)
+	VEXTRACTF128 $0x01, Y1, X1
+	VMOVSD       X1, 48(DX)
+	ADDQ         R8, DX
+	VMOVUPD      Y2, (DX)
+	VMOVUPD      X3, 32(DX)
+	VEXTRACTF128 $0x01, Y3, X3
+	VMOVSD       X3, 48(DX)
+	ADDQ         R8, DX
+	VMOVUPD      Y4, (DX)
+	VMOVUPD      X5, 32(DX)
+	VEXTRACTF128 $0x01, Y5, X5
+	VMOVSD       X5, 48(DX)
+	JMP          atbKernelAVX2_nb2m_mr3_stdone
+
+atbKernelAVX2_nb2m_mr3_st4:
+	MOVQ    DI, DX
+	VMOVUPD Y0, (DX)
+	VMOVUPD Y1, 32(DX)
+	ADDQ    R8, DX
+	VMOVUPD Y2, (DX)
+	VMOVUPD Y3, 32(DX)
+	ADDQ    R8, DX
+	VMOVUPD Y4, (DX)
+	VMOVUPD Y5, 32(DX)
+
+atbKernelAVX2_nb2m_mr3_stdone:
+	IMUL3Q $0x00000003, R8, DX
+	ADDQ   DX, DI
+	ADDQ   $0x00000018, SI
+	SUBQ   $0x03, CX
+	JMP    atbKernelAVX2_nb2m_next
 
 atbKernelAVX2_nb2m_mr2:
 	TESTB  R13, R13
@@ -15586,17 +16712,58 @@ atbKernelAVX2_nb2m_mr2_odd:
 	VFMADD231PD  Y14, Y6, Y3
 
 atbKernelAVX2_nb2m_mr2_store:
-	MOVQ       DI, DX
-	VMOVUPD    Y0, (DX)
-	VMASKMOVPD Y1, Y15, 32(DX)
-	ADDQ       R8, DX
-	VMOVUPD    Y2, (DX)
-	VMASKMOVPD Y3, Y15, 32(DX)
-	IMUL3Q     $0x00000002, R8, DX
-	ADDQ       DX, DI
-	ADDQ       $0x00000010, SI
-	SUBQ       $0x02, CX
-	JMP        atbKernelAVX2_nb2m_next
+	MOVQ    nc+64(FP), BX
+	DECQ    BX
+	ANDQ    $0x03, BX
+	CMPQ    BX, $0x02
+	JE      atbKernelAVX2_nb2m_mr2_st3
+	JA      atbKernelAVX2_nb2m_mr2_st4
+	CMPQ    BX, $0x01
+	JE      atbKernelAVX2_nb2m_mr2_st2
+	MOVQ    DI, DX
+	VMOVUPD Y0, (DX)
+	VMOVSD  X1, 32(DX)
+	ADDQ    R8, DX
+	VMOVUPD Y2, (DX)
+	VMOVSD  X3, 32(DX)
+	JMP     atbKernelAVX2_nb2m_mr2_stdone
+
+atbKernelAVX2_nb2m_mr2_st2:
+	MOVQ    DI, DX
+	VMOVUPD Y0, (DX)
+	VMOVUPD X1, 32(DX)
+	ADDQ    R8, DX
+	VMOVUPD Y2, (DX)
+	VMOVUPD X3, 32(DX)
+	JMP     atbKernelAVX2_nb2m_mr2_stdone
+
+atbKernelAVX2_nb2m_mr2_st3:
+	MOVQ         DI, DX
+	VMOVUPD      Y0, (DX)
+	VMOVUPD      X1, 32(DX)
+	VEXTRACTF128 $0x01, Y1, X1
+	VMOVSD       X1, 48(DX)
+	ADDQ         R8, DX
+	VMOVUPD      Y2, (DX)
+	VMOVUPD      X3, 32(DX)
+	VEXTRACTF128 $0x01, Y3, X3
+	VMOVSD       X3, 48(DX)
+	JMP          atbKernelAVX2_nb2m_mr2_stdone
+
+atbKernelAVX2_nb2m_mr2_st4:
+	MOVQ    DI, DX
+	VMOVUPD Y0, (DX)
+	VMOVUPD Y1, 32(DX)
+	ADDQ    R8, DX
+	VMOVUPD Y2, (DX)
+	VMOVUPD Y3, 32(DX)
+
+atbKernelAVX2_nb2m_mr2_stdone:
+	IMUL3Q $0x00000002, R8, DX
+	ADDQ   DX, DI
+	ADDQ   $0x00000010, SI
+	SUBQ   $0x02, CX
+	JMP    atbKernelAVX2_nb2m_next
 
 atbKernelAVX2_nb2m_mr1:
 	TESTB  R13, R13
@@ -15644,14 +16811,44 @@ atbKernelAVX2_nb2m_mr1_odd:
 	VFMADD231PD  Y14, Y3, Y1
 
 atbKernelAVX2_nb2m_mr1_store:
-	MOVQ       DI, DX
-	VMOVUPD    Y0, (DX)
-	VMASKMOVPD Y1, Y15, 32(DX)
-	IMUL3Q     $0x00000001, R8, DX
-	ADDQ       DX, DI
-	ADDQ       $0x00000008, SI
-	SUBQ       $0x01, CX
-	JMP        atbKernelAVX2_nb2m_next
+	MOVQ    nc+64(FP), BX
+	DECQ    BX
+	ANDQ    $0x03, BX
+	CMPQ    BX, $0x02
+	JE      atbKernelAVX2_nb2m_mr1_st3
+	JA      atbKernelAVX2_nb2m_mr1_st4
+	CMPQ    BX, $0x01
+	JE      atbKernelAVX2_nb2m_mr1_st2
+	MOVQ    DI, DX
+	VMOVUPD Y0, (DX)
+	VMOVSD  X1, 32(DX)
+	JMP     atbKernelAVX2_nb2m_mr1_stdone
+
+atbKernelAVX2_nb2m_mr1_st2:
+	MOVQ    DI, DX
+	VMOVUPD Y0, (DX)
+	VMOVUPD X1, 32(DX)
+	JMP     atbKernelAVX2_nb2m_mr1_stdone
+
+atbKernelAVX2_nb2m_mr1_st3:
+	MOVQ         DI, DX
+	VMOVUPD      Y0, (DX)
+	VMOVUPD      X1, 32(DX)
+	VEXTRACTF128 $0x01, Y1, X1
+	VMOVSD       X1, 48(DX)
+	JMP          atbKernelAVX2_nb2m_mr1_stdone
+
+atbKernelAVX2_nb2m_mr1_st4:
+	MOVQ    DI, DX
+	VMOVUPD Y0, (DX)
+	VMOVUPD Y1, 32(DX)
+
+atbKernelAVX2_nb2m_mr1_stdone:
+	IMUL3Q $0x00000001, R8, DX
+	ADDQ   DX, DI
+	ADDQ   $0x00000008, SI
+	SUBQ   $0x01, CX
+	JMP    atbKernelAVX2_nb2m_next
 
 atbKernelAVX2_nb3m:
 	MOVQ rows+56(FP), CX
@@ -15784,27 +16981,102 @@ atbKernelAVX2_nb3m_mr4_odd:
 	VFMADD231PD  Y14, Y13, Y11
 
 atbKernelAVX2_nb3m_mr4_store:
-	MOVQ       DI, DX
-	VMOVUPD    Y0, (DX)
-	VMOVUPD    Y1, 32(DX)
-	VMASKMOVPD Y2, Y15, 64(DX)
-	ADDQ       R8, DX
-	VMOVUPD    Y3, (DX)
-	VMOVUPD    Y4, 32(DX)
-	VMASKMOVPD Y5, Y15, 64(DX)
-	ADDQ       R8, DX
-	VMOVUPD    Y6, (DX)
-	VMOVUPD    Y7, 32(DX)
-	VMASKMOVPD Y8, Y15, 64(DX)
-	ADDQ       R8, DX
-	VMOVUPD    Y9, (DX)
-	VMOVUPD    Y10, 32(DX)
-	VMASKMOVPD Y11, Y15, 64(DX)
-	IMUL3Q     $0x00000004, R8, DX
-	ADDQ       DX, DI
-	ADDQ       $0x00000020, SI
-	SUBQ       $0x04, CX
-	JMP        atbKernelAVX2_nb3m_next
+	MOVQ    nc+64(FP), BX
+	DECQ    BX
+	ANDQ    $0x03, BX
+	CMPQ    BX, $0x02
+	JE      atbKernelAVX2_nb3m_mr4_st3
+	JA      atbKernelAVX2_nb3m_mr4_st4
+	CMPQ    BX, $0x01
+	JE      atbKernelAVX2_nb3m_mr4_st2
+	MOVQ    DI, DX
+	VMOVUPD Y0, (DX)
+	VMOVUPD Y1, 32(DX)
+	VMOVSD  X2, 64(DX)
+	ADDQ    R8, DX
+	VMOVUPD Y3, (DX)
+	VMOVUPD Y4, 32(DX)
+	VMOVSD  X5, 64(DX)
+	ADDQ    R8, DX
+	VMOVUPD Y6, (DX)
+	VMOVUPD Y7, 32(DX)
+	VMOVSD  X8, 64(DX)
+	ADDQ    R8, DX
+	VMOVUPD Y9, (DX)
+	VMOVUPD Y10, 32(DX)
+	VMOVSD  X11, 64(DX)
+	JMP     atbKernelAVX2_nb3m_mr4_stdone
+
+atbKernelAVX2_nb3m_mr4_st2:
+	MOVQ    DI, DX
+	VMOVUPD Y0, (DX)
+	VMOVUPD Y1, 32(DX)
+	VMOVUPD X2, 64(DX)
+	ADDQ    R8, DX
+	VMOVUPD Y3, (DX)
+	VMOVUPD Y4, 32(DX)
+	VMOVUPD X5, 64(DX)
+	ADDQ    R8, DX
+	VMOVUPD Y6, (DX)
+	VMOVUPD Y7, 32(DX)
+	VMOVUPD X8, 64(DX)
+	ADDQ    R8, DX
+	VMOVUPD Y9, (DX)
+	VMOVUPD Y10, 32(DX)
+	VMOVUPD X11, 64(DX)
+	JMP     atbKernelAVX2_nb3m_mr4_stdone
+
+atbKernelAVX2_nb3m_mr4_st3:
+	MOVQ         DI, DX
+	VMOVUPD      Y0, (DX)
+	VMOVUPD      Y1, 32(DX)
+	VMOVUPD      X2, 64(DX)
+	VEXTRACTF128 $0x01, Y2, X2
+	VMOVSD       X2, 80(DX)
+	ADDQ         R8, DX
+	VMOVUPD      Y3, (DX)
+	VMOVUPD      Y4, 32(DX)
+	VMOVUPD      X5, 64(DX)
+	VEXTRACTF128 $0x01, Y5, X5
+	VMOVSD       X5, 80(DX)
+	ADDQ         R8, DX
+	VMOVUPD      Y6, (DX)
+	VMOVUPD      Y7, 32(DX)
+	VMOVUPD      X8, 64(DX)
+	VEXTRACTF128 $0x01, Y8, X8
+	VMOVSD       X8, 80(DX)
+	ADDQ         R8, DX
+	VMOVUPD      Y9, (DX)
+	VMOVUPD      Y10, 32(DX)
+	VMOVUPD      X11, 64(DX)
+	VEXTRACTF128 $0x01, Y11, X11
+	VMOVSD       X11, 80(DX)
+	JMP          atbKernelAVX2_nb3m_mr4_stdone
+
+atbKernelAVX2_nb3m_mr4_st4:
+	MOVQ    DI, DX
+	VMOVUPD Y0, (DX)
+	VMOVUPD Y1, 32(DX)
+	VMOVUPD Y2, 64(DX)
+	ADDQ    R8, DX
+	VMOVUPD Y3, (DX)
+	VMOVUPD Y4, 32(DX)
+	VMOVUPD Y5, 64(DX)
+	ADDQ    R8, DX
+	VMOVUPD Y6, (DX)
+	VMOVUPD Y7, 32(DX)
+	VMOVUPD Y8, 64(DX)
+	ADDQ    R8, DX
+	VMOVUPD Y9, (DX)
+	VMOVUPD Y10, 32(DX)
+	VMOVUPD Y11, 64(DX)
+
+atbKernelAVX2_nb3m_mr4_stdone:
+	IMUL3Q $0x00000004, R8, DX
+	ADDQ   DX, DI
+	ADDQ   $0x00000020, SI
+	SUBQ   $0x04, CX
+	JMP    atbKernelAVX2_nb3m_next
 
 atbKernelAVX2_nb3m_mr3:
 	TESTB  R13, R13
@@ -15898,23 +17170,84 @@ atbKernelAVX2_nb3m_mr3_odd:
 	VFMADD231PD  Y14, Y11, Y8
 
 atbKernelAVX2_nb3m_mr3_store:
-	MOVQ       DI, DX
-	VMOVUPD    Y0, (DX)
-	VMOVUPD    Y1, 32(DX)
-	VMASKMOVPD Y2, Y15, 64(DX)
-	ADDQ       R8, DX
-	VMOVUPD    Y3, (DX)
-	VMOVUPD    Y4, 32(DX)
-	VMASKMOVPD Y5, Y15, 64(DX)
-	ADDQ       R8, DX
-	VMOVUPD    Y6, (DX)
-	VMOVUPD    Y7, 32(DX)
-	VMASKMOVPD Y8, Y15, 64(DX)
-	IMUL3Q     $0x00000003, R8, DX
-	ADDQ       DX, DI
-	ADDQ       $0x00000018, SI
-	SUBQ       $0x03, CX
-	JMP        atbKernelAVX2_nb3m_next
+	MOVQ    nc+64(FP), BX
+	DECQ    BX
+	ANDQ    $0x03, BX
+	CMPQ    BX, $0x02
+	JE      atbKernelAVX2_nb3m_mr3_st3
+	JA      atbKernelAVX2_nb3m_mr3_st4
+	CMPQ    BX, $0x01
+	JE      atbKernelAVX2_nb3m_mr3_st2
+	MOVQ    DI, DX
+	VMOVUPD Y0, (DX)
+	VMOVUPD Y1, 32(DX)
+	VMOVSD  X2, 64(DX)
+	ADDQ    R8, DX
+	VMOVUPD Y3, (DX)
+	VMOVUPD Y4, 32(DX)
+	VMOVSD  X5, 64(DX)
+	ADDQ    R8, DX
+	VMOVUPD Y6, (DX)
+	VMOVUPD Y7, 32(DX)
+	VMOVSD  X8, 64(DX)
+	JMP     atbKernelAVX2_nb3m_mr3_stdone
+
+atbKernelAVX2_nb3m_mr3_st2:
+	MOVQ    DI, DX
+	VMOVUPD Y0, (DX)
+	VMOVUPD Y1, 32(DX)
+	VMOVUPD X2, 64(DX)
+	ADDQ    R8, DX
+	VMOVUPD Y3, (DX)
+	VMOVUPD Y4, 32(DX)
+	VMOVUPD X5, 64(DX)
+	ADDQ    R8, DX
+	VMOVUPD Y6, (DX)
+	VMOVUPD Y7, 32(DX)
+	VMOVUPD X8, 64(DX)
+	JMP     atbKernelAVX2_nb3m_mr3_stdone
+
+atbKernelAVX2_nb3m_mr3_st3:
+	MOVQ         DI, DX
+	VMOVUPD      Y0, (DX)
+	VMOVUPD      Y1, 32(DX)
+	VMOVUPD      X2, 64(DX)
+	VEXTRACTF128 $0x01, Y2, X2
+	VMOVSD       X2, 80(DX)
+	ADDQ         R8, DX
+	VMOVUPD      Y3, (DX)
+	VMOVUPD      Y4, 32(DX)
+	VMOVUPD      X5, 64(DX)
+	VEXTRACTF128 $0x01, Y5, X5
+	VMOVSD       X5, 80(DX)
+	ADDQ         R8, DX
+	VMOVUPD      Y6, (DX)
+	VMOVUPD      Y7, 32(DX)
+	VMOVUPD      X8, 64(DX)
+	VEXTRACTF128 $0x01, Y8, X8
+	VMOVSD       X8, 80(DX)
+	JMP          atbKernelAVX2_nb3m_mr3_stdone
+
+atbKernelAVX2_nb3m_mr3_st4:
+	MOVQ    DI, DX
+	VMOVUPD Y0, (DX)
+	VMOVUPD Y1, 32(DX)
+	VMOVUPD Y2, 64(DX)
+	ADDQ    R8, DX
+	VMOVUPD Y3, (DX)
+	VMOVUPD Y4, 32(DX)
+	VMOVUPD Y5, 64(DX)
+	ADDQ    R8, DX
+	VMOVUPD Y6, (DX)
+	VMOVUPD Y7, 32(DX)
+	VMOVUPD Y8, 64(DX)
+
+atbKernelAVX2_nb3m_mr3_stdone:
+	IMUL3Q $0x00000003, R8, DX
+	ADDQ   DX, DI
+	ADDQ   $0x00000018, SI
+	SUBQ   $0x03, CX
+	JMP    atbKernelAVX2_nb3m_next
 
 atbKernelAVX2_nb3m_mr2:
 	TESTB  R13, R13
@@ -15989,19 +17322,66 @@ atbKernelAVX2_nb3m_mr2_odd:
 	VFMADD231PD  Y14, Y9, Y5
 
 atbKernelAVX2_nb3m_mr2_store:
-	MOVQ       DI, DX
-	VMOVUPD    Y0, (DX)
-	VMOVUPD    Y1, 32(DX)
-	VMASKMOVPD Y2, Y15, 64(DX)
-	ADDQ       R8, DX
-	VMOVUPD    Y3, (DX)
-	VMOVUPD    Y4, 32(DX)
-	VMASKMOVPD Y5, Y15, 64(DX)
-	IMUL3Q     $0x00000002, R8, DX
-	ADDQ       DX, DI
-	ADDQ       $0x00000010, SI
-	SUBQ       $0x02, CX
-	JMP        atbKernelAVX2_nb3m_next
+	MOVQ    nc+64(FP), BX
+	DECQ    BX
+	ANDQ    $0x03, BX
+	CMPQ    BX, $0x02
+	JE      atbKernelAVX2_nb3m_mr2_st3
+	JA      atbKernelAVX2_nb3m_mr2_st4
+	CMPQ    BX, $0x01
+	JE      atbKernelAVX2_nb3m_mr2_st2
+	MOVQ    DI, DX
+	VMOVUPD Y0, (DX)
+	VMOVUPD Y1, 32(DX)
+	VMOVSD  X2, 64(DX)
+	ADDQ    R8, DX
+	VMOVUPD Y3, (DX)
+	VMOVUPD Y4, 32(DX)
+	VMOVSD  X5, 64(DX)
+	JMP     atbKernelAVX2_nb3m_mr2_stdone
+
+atbKernelAVX2_nb3m_mr2_st2:
+	MOVQ    DI, DX
+	VMOVUPD Y0, (DX)
+	VMOVUPD Y1, 32(DX)
+	VMOVUPD X2, 64(DX)
+	ADDQ    R8, DX
+	VMOVUPD Y3, (DX)
+	VMOVUPD Y4, 32(DX)
+	VMOVUPD X5, 64(DX)
+	JMP     atbKernelAVX2_nb3m_mr2_stdone
+
+atbKernelAVX2_nb3m_mr2_st3:
+	MOVQ         DI, DX
+	VMOVUPD      Y0, (DX)
+	VMOVUPD      Y1, 32(DX)
+	VMOVUPD      X2, 64(DX)
+	VEXTRACTF128 $0x01, Y2, X2
+	VMOVSD       X2, 80(DX)
+	ADDQ         R8, DX
+	VMOVUPD      Y3, (DX)
+	VMOVUPD      Y4, 32(DX)
+	VMOVUPD      X5, 64(DX)
+	VEXTRACTF128 $0x01, Y5, X5
+	VMOVSD       X5, 80(DX)
+	JMP          atbKernelAVX2_nb3m_mr2_stdone
+
+atbKernelAVX2_nb3m_mr2_st4:
+	MOVQ    DI, DX
+	VMOVUPD Y0, (DX)
+	VMOVUPD Y1, 32(DX)
+	VMOVUPD Y2, 64(DX)
+	ADDQ    R8, DX
+	VMOVUPD Y3, (DX)
+	VMOVUPD Y4, 32(DX)
+	VMOVUPD Y5, 64(DX)
+
+atbKernelAVX2_nb3m_mr2_stdone:
+	IMUL3Q $0x00000002, R8, DX
+	ADDQ   DX, DI
+	ADDQ   $0x00000010, SI
+	SUBQ   $0x02, CX
+	JMP    atbKernelAVX2_nb3m_next
 
 atbKernelAVX2_nb3m_mr1:
 	TESTB  R13, R13
@@ -16057,15 +17437,48 @@ atbKernelAVX2_nb3m_mr1_odd:
 	VFMADD231PD  Y14, Y5, Y2
 
 atbKernelAVX2_nb3m_mr1_store:
-	MOVQ       DI, DX
-	VMOVUPD    Y0, (DX)
-	VMOVUPD    Y1, 32(DX)
-	VMASKMOVPD Y2, Y15, 64(DX)
-	IMUL3Q     $0x00000001, R8, DX
-	ADDQ       DX, DI
-	ADDQ       $0x00000008, SI
-	SUBQ       $0x01, CX
-	JMP        atbKernelAVX2_nb3m_next
+	MOVQ    nc+64(FP), BX
+	DECQ    BX
+	ANDQ    $0x03, BX
+	CMPQ    BX, $0x02
+	JE      atbKernelAVX2_nb3m_mr1_st3
+	JA      atbKernelAVX2_nb3m_mr1_st4
+	CMPQ    BX, $0x01
+	JE      atbKernelAVX2_nb3m_mr1_st2
+	MOVQ    DI, DX
+	VMOVUPD Y0, (DX)
+	VMOVUPD Y1, 32(DX)
+	VMOVSD  X2, 64(DX)
+	JMP     atbKernelAVX2_nb3m_mr1_stdone
+
+atbKernelAVX2_nb3m_mr1_st2:
+	MOVQ    DI, DX
+	VMOVUPD Y0, (DX)
+	VMOVUPD Y1, 32(DX)
+	VMOVUPD X2, 64(DX)
+	JMP     atbKernelAVX2_nb3m_mr1_stdone
+
+atbKernelAVX2_nb3m_mr1_st3:
+	MOVQ         DI, DX
+	VMOVUPD      Y0, (DX)
+	VMOVUPD      Y1, 32(DX)
+	VMOVUPD      X2, 64(DX)
+	VEXTRACTF128 $0x01, Y2, X2
+	VMOVSD       X2, 80(DX)
+	JMP          atbKernelAVX2_nb3m_mr1_stdone
+
+atbKernelAVX2_nb3m_mr1_st4:
+	MOVQ    DI, DX
+	VMOVUPD Y0, (DX)
+	VMOVUPD Y1, 32(DX)
+	VMOVUPD Y2, 64(DX)
+
+atbKernelAVX2_nb3m_mr1_stdone:
+	IMUL3Q $0x00000001, R8, DX
+	ADDQ   DX, DI
+	ADDQ   $0x00000008, SI
+	SUBQ   $0x01, CX
+	JMP    atbKernelAVX2_nb3m_next
 
 atbKernelAVX2_nb1:
 	MOVQ rows+56(FP), CX
@@ -22648,36 +24061,151 @@ abKernelAVX2_nb1_fullloop:
 	JNZ          abKernelAVX2_nb1_fullloop
 
 abKernelAVX2_nb1_fullstore:
-	MOVQ       DI, DX
-	VMASKMOVPD Y0, Y15, (DX)
-	ADDQ       R8, DX
-	VMASKMOVPD Y1, Y15, (DX)
-	ADDQ       R8, DX
-	VMASKMOVPD Y2, Y15, (DX)
-	ADDQ       R8, DX
-	VMASKMOVPD Y3, Y15, (DX)
-	ADDQ       R8, DX
-	VMASKMOVPD Y4, Y15, (DX)
-	ADDQ       R8, DX
-	VMASKMOVPD Y5, Y15, (DX)
-	ADDQ       R8, DX
-	VMASKMOVPD Y6, Y15, (DX)
-	ADDQ       R8, DX
-	VMASKMOVPD Y7, Y15, (DX)
-	ADDQ       R8, DX
-	VMASKMOVPD Y8, Y15, (DX)
-	ADDQ       R8, DX
-	VMASKMOVPD Y9, Y15, (DX)
-	ADDQ       R8, DX
-	VMASKMOVPD Y10, Y15, (DX)
-	ADDQ       R8, DX
-	VMASKMOVPD Y11, Y15, (DX)
-	IMUL3Q     $0x0000000c, R8, DX
-	ADDQ       DX, DI
-	IMUL3Q     $0x0000000c, R9, DX
-	ADDQ       DX, SI
-	SUBQ       $0x0c, CX
-	JMP        abKernelAVX2_nb1
+	MOVQ   nc+64(FP), BX
+	DECQ   BX
+	ANDQ   $0x03, BX
+	CMPQ   BX, $0x02
+	JE     abKernelAVX2_nb1_fullst3
+	JA     abKernelAVX2_nb1_fullst4
+	CMPQ   BX, $0x01
+	JE     abKernelAVX2_nb1_fullst2
+	MOVQ   DI, DX
+	VMOVSD X0, (DX)
+	ADDQ   R8, DX
+	VMOVSD X1, (DX)
+	ADDQ   R8, DX
+	VMOVSD X2, (DX)
+	ADDQ   R8, DX
+	VMOVSD X3, (DX)
+	ADDQ   R8, DX
+	VMOVSD X4, (DX)
+	ADDQ   R8, DX
+	VMOVSD X5, (DX)
+	ADDQ   R8, DX
+	VMOVSD X6, (DX)
+	ADDQ   R8, DX
+	VMOVSD X7, (DX)
+	ADDQ   R8, DX
+	VMOVSD X8, (DX)
+	ADDQ   R8, DX
+	VMOVSD X9, (DX)
+	ADDQ   R8, DX
+	VMOVSD X10, (DX)
+	ADDQ   R8, DX
+	VMOVSD X11, (DX)
+	JMP    abKernelAVX2_nb1_fullstdone
+
+abKernelAVX2_nb1_fullst2:
+	MOVQ    DI, DX
+	VMOVUPD X0, (DX)
+	ADDQ    R8, DX
+	VMOVUPD X1, (DX)
+	ADDQ    R8, DX
+	VMOVUPD X2, (DX)
+	ADDQ    R8, DX
+	VMOVUPD X3, (DX)
+	ADDQ    R8, DX
+	VMOVUPD X4, (DX)
+	ADDQ    R8, DX
+	VMOVUPD X5, (DX)
+	ADDQ    R8, DX
+	VMOVUPD X6, (DX)
+	ADDQ    R8, DX
+	VMOVUPD X7, (DX)
+	ADDQ    R8, DX
+	VMOVUPD X8, (DX)
+	ADDQ    R8, DX
+	VMOVUPD X9, (DX)
+	ADDQ    R8, DX
+	VMOVUPD X10, (DX)
+	ADDQ    R8, DX
+	VMOVUPD X11, (DX)
+	JMP     abKernelAVX2_nb1_fullstdone
+
+abKernelAVX2_nb1_fullst3:
+	MOVQ         DI, DX
+	VMOVUPD      X0, (DX)
+	VEXTRACTF128 $0x01, Y0, X0
+	VMOVSD       X0, 16(DX)
+	ADDQ         R8, DX
+	VMOVUPD      X1, (DX)
+	VEXTRACTF128 $0x01, Y1, X1
+	VMOVSD       X1, 16(DX)
+	ADDQ         R8, DX
+	VMOVUPD      X2, (DX)
+	VEXTRACTF128 $0x01, Y2, X2
+	VMOVSD       X2, 16(DX)
+	ADDQ         R8, DX
+	VMOVUPD      X3, (DX)
+	VEXTRACTF128 $0x01, Y3, X3
+	VMOVSD       X3, 16(DX)
+	ADDQ         R8, DX
+	VMOVUPD      X4, (DX)
+	VEXTRACTF128 $0x01, Y4, X4
+	VMOVSD       X4, 16(DX)
+	ADDQ         R8, DX
+	VMOVUPD      X5, (DX)
+	VEXTRACTF128 $0x01, Y5, X5
+	VMOVSD       X5, 16(DX)
+	ADDQ         R8, DX
+	VMOVUPD      X6, (DX)
+	VEXTRACTF128 $0x01, Y6, X6
+	VMOVSD       X6, 16(DX)
+	ADDQ         R8, DX
+	VMOVUPD      X7, (DX)
+	VEXTRACTF128 $0x01, Y7, X7
+	VMOVSD       X7, 16(DX)
+	ADDQ         R8, DX
+	VMOVUPD      X8, (DX)
+	VEXTRACTF128 $0x01, Y8, X8
+	VMOVSD       X8, 16(DX)
+	ADDQ         R8, DX
+	VMOVUPD      X9, (DX)
+	VEXTRACTF128 $0x01, Y9, X9
+	VMOVSD       X9, 16(DX)
+	ADDQ         R8, DX
+	VMOVUPD      X10, (DX)
+	VEXTRACTF128 $0x01, Y10, X10
+	VMOVSD       X10, 16(DX)
+	ADDQ         R8, DX
+	VMOVUPD      X11, (DX)
+	VEXTRACTF128 $0x01, Y11, X11
+	VMOVSD       X11, 16(DX)
+	JMP          abKernelAVX2_nb1_fullstdone
+
+abKernelAVX2_nb1_fullst4:
+	MOVQ    DI, DX
+	VMOVUPD Y0, (DX)
+	ADDQ    R8, DX
+	VMOVUPD Y1, (DX)
+	ADDQ    R8, DX
+	VMOVUPD Y2, (DX)
+	ADDQ    R8, DX
+	VMOVUPD Y3, (DX)
+	ADDQ    R8, DX
+	VMOVUPD Y4, (DX)
+	ADDQ    R8, DX
+	VMOVUPD Y5, (DX)
+	ADDQ    R8, DX
+	VMOVUPD Y6, (DX)
+	ADDQ    R8, DX
+	VMOVUPD Y7, (DX)
+	ADDQ    R8, DX
+	VMOVUPD Y8, (DX)
+	ADDQ    R8, DX
+	VMOVUPD Y9, (DX)
+	ADDQ    R8, DX
+	VMOVUPD Y10, (DX)
+	ADDQ    R8, DX
+	VMOVUPD Y11, (DX)
+
+abKernelAVX2_nb1_fullstdone:
+	IMUL3Q $0x0000000c, R8, DX
+	ADDQ   DX, DI
+	IMUL3Q $0x0000000c, R9, DX
+	ADDQ   DX, SI
+	SUBQ   $0x0c, CX
+	JMP    abKernelAVX2_nb1
 
 abKernelAVX2_nb1_rest:
 	CMPQ CX, $0x01
@@ -22723,13 +24251,40 @@ abKernelAVX2_nb1_mr1_loop:
 	JNZ          abKernelAVX2_nb1_mr1_loop
 
 abKernelAVX2_nb1_mr1_store:
-	MOVQ       DI, DX
-	VMASKMOVPD Y0, Y15, (DX)
-	IMUL3Q     $0x00000001, R8, DX
-	ADDQ       DX, DI
-	IMUL3Q     $0x00000001, R9, DX
-	ADDQ       DX, SI
-	JMP        abKernelAVX2_done
+	MOVQ   nc+64(FP), BX
+	DECQ   BX
+	ANDQ   $0x03, BX
+	CMPQ   BX, $0x02
+	JE     abKernelAVX2_nb1_mr1_st3
+	JA     abKernelAVX2_nb1_mr1_st4
+	CMPQ   BX, $0x01
+	JE     abKernelAVX2_nb1_mr1_st2
+	MOVQ   DI, DX
+	VMOVSD X0, (DX)
+	JMP    abKernelAVX2_nb1_mr1_stdone
+
+abKernelAVX2_nb1_mr1_st2:
+	MOVQ    DI, DX
+	VMOVUPD X0, (DX)
+	JMP     abKernelAVX2_nb1_mr1_stdone
+
+abKernelAVX2_nb1_mr1_st3:
+	MOVQ         DI, DX
+	VMOVUPD      X0, (DX)
+	VEXTRACTF128 $0x01, Y0, X0
+	VMOVSD       X0, 16(DX)
+	JMP          abKernelAVX2_nb1_mr1_stdone
+
+abKernelAVX2_nb1_mr1_st4:
+	MOVQ    DI, DX
+	VMOVUPD Y0, (DX)
+
+abKernelAVX2_nb1_mr1_stdone:
+	IMUL3Q $0x00000001, R8, DX
+	ADDQ   DX, DI
+	IMUL3Q $0x00000001, R9, DX
+	ADDQ   DX, SI
+	JMP    abKernelAVX2_done
 
 abKernelAVX2_nb1_mr2:
 	VXORPD Y0, Y0, Y0
@@ -22753,15 +24308,50 @@ abKernelAVX2_nb1_mr2_loop:
 	JNZ          abKernelAVX2_nb1_mr2_loop
 
 abKernelAVX2_nb1_mr2_store:
-	MOVQ       DI, DX
-	VMASKMOVPD Y0, Y15, (DX)
-	ADDQ       R8, DX
-	VMASKMOVPD Y1, Y15, (DX)
-	IMUL3Q     $0x00000002, R8, DX
-	ADDQ       DX, DI
-	IMUL3Q     $0x00000002, R9, DX
-	ADDQ       DX, SI
-	JMP        abKernelAVX2_done
+	MOVQ   nc+64(FP), BX
+	DECQ   BX
+	ANDQ   $0x03, BX
+	CMPQ   BX, $0x02
+	JE     abKernelAVX2_nb1_mr2_st3
+	JA     abKernelAVX2_nb1_mr2_st4
+	CMPQ   BX, $0x01
+	JE     abKernelAVX2_nb1_mr2_st2
+	MOVQ   DI, DX
+	VMOVSD X0, (DX)
+	ADDQ   R8, DX
+	VMOVSD X1, (DX)
+	JMP    abKernelAVX2_nb1_mr2_stdone
+
+abKernelAVX2_nb1_mr2_st2:
+	MOVQ    DI, DX
+	VMOVUPD X0, (DX)
+	ADDQ    R8, DX
+	VMOVUPD X1, (DX)
+	JMP     abKernelAVX2_nb1_mr2_stdone
+
+abKernelAVX2_nb1_mr2_st3:
+	MOVQ         DI, DX
+	VMOVUPD      X0, (DX)
+	VEXTRACTF128 $0x01, Y0, X0
+	VMOVSD       X0, 16(DX)
+	ADDQ         R8, DX
+	VMOVUPD      X1, (DX)
+	VEXTRACTF128 $0x01, Y1, X1
+	VMOVSD       X1, 16(DX)
+	JMP          abKernelAVX2_nb1_mr2_stdone
+
+abKernelAVX2_nb1_mr2_st4:
+	MOVQ    DI, DX
+	VMOVUPD Y0, (DX)
+	ADDQ    R8, DX
+	VMOVUPD Y1, (DX)
+
+abKernelAVX2_nb1_mr2_stdone:
+	IMUL3Q $0x00000002, R8, DX
+	ADDQ   DX, DI
+	IMUL3Q $0x00000002, R9, DX
+	ADDQ   DX, SI
+	JMP    abKernelAVX2_done
 
 abKernelAVX2_nb1_mr3:
 	VXORPD Y0, Y0, Y0
@@ -22788,17 +24378,60 @@ abKernelAVX2_nb1_mr3_loop:
 	JNZ          abKernelAVX2_nb1_mr3_loop
 
 abKernelAVX2_nb1_mr3_store:
-	MOVQ       DI, DX
-	VMASKMOVPD Y0, Y15, (DX)
-	ADDQ       R8, DX
-	VMASKMOVPD Y1, Y15, (DX)
-	ADDQ       R8, DX
-	VMASKMOVPD Y2, Y15, (DX)
-	IMUL3Q     $0x00000003, R8, DX
-	ADDQ       DX, DI
-	IMUL3Q     $0x00000003, R9, DX
-	ADDQ       DX, SI
-	JMP        abKernelAVX2_done
+	MOVQ   nc+64(FP), BX
+	DECQ   BX
+	ANDQ   $0x03, BX
+	CMPQ   BX, $0x02
+	JE     abKernelAVX2_nb1_mr3_st3
+	JA     abKernelAVX2_nb1_mr3_st4
+	CMPQ   BX, $0x01
+	JE     abKernelAVX2_nb1_mr3_st2
+	MOVQ   DI, DX
+	VMOVSD X0, (DX)
+	ADDQ   R8, DX
+	VMOVSD X1, (DX)
+	ADDQ   R8, DX
+	VMOVSD X2, (DX)
+	JMP    abKernelAVX2_nb1_mr3_stdone
+
+abKernelAVX2_nb1_mr3_st2:
+	MOVQ    DI, DX
+	VMOVUPD X0, (DX)
+	ADDQ    R8, DX
+	VMOVUPD X1, (DX)
+	ADDQ    R8, DX
+	VMOVUPD X2, (DX)
+	JMP     abKernelAVX2_nb1_mr3_stdone
+
+abKernelAVX2_nb1_mr3_st3:
+	MOVQ         DI, DX
+	VMOVUPD      X0, (DX)
+	VEXTRACTF128 $0x01, Y0, X0
+	VMOVSD       X0, 16(DX)
+	ADDQ         R8, DX
+	VMOVUPD      X1, (DX)
+	VEXTRACTF128 $0x01, Y1, X1
+	VMOVSD       X1, 16(DX)
+	ADDQ         R8, DX
+	VMOVUPD      X2, (DX)
+	VEXTRACTF128 $0x01, Y2, X2
+	VMOVSD       X2, 16(DX)
+	JMP          abKernelAVX2_nb1_mr3_stdone
+
+abKernelAVX2_nb1_mr3_st4:
+	MOVQ    DI, DX
+	VMOVUPD Y0, (DX)
+	ADDQ    R8, DX
+	VMOVUPD Y1, (DX)
+	ADDQ    R8, DX
+	VMOVUPD Y2, (DX)
+
+abKernelAVX2_nb1_mr3_stdone:
+	IMUL3Q $0x00000003, R8, DX
+	ADDQ   DX, DI
+	IMUL3Q $0x00000003, R9, DX
+	ADDQ   DX, SI
+	JMP    abKernelAVX2_done
 
 abKernelAVX2_nb1_mr4:
 	VXORPD Y0, Y0, Y0
@@ -22828,19 +24461,70 @@ abKernelAVX2_nb1_mr4_loop:
 	JNZ          abKernelAVX2_nb1_mr4_loop
 
 abKernelAVX2_nb1_mr4_store:
-	MOVQ       DI, DX
-	VMASKMOVPD Y0, Y15, (DX)
-	ADDQ       R8, DX
-	VMASKMOVPD Y1, Y15, (DX)
-	ADDQ       R8, DX
-	VMASKMOVPD Y2, Y15, (DX)
-	ADDQ       R8, DX
-	VMASKMOVPD Y3, Y15, (DX)
-	IMUL3Q     $0x00000004, R8, DX
-	ADDQ       DX, DI
-	IMUL3Q     $0x00000004, R9, DX
-	ADDQ       DX, SI
-	JMP        abKernelAVX2_done
+	MOVQ   nc+64(FP), BX
+	DECQ   BX
+	ANDQ   $0x03, BX
+	CMPQ   BX, $0x02
+	JE     abKernelAVX2_nb1_mr4_st3
+	JA     abKernelAVX2_nb1_mr4_st4
+	CMPQ   BX, $0x01
+	JE     abKernelAVX2_nb1_mr4_st2
+	MOVQ   DI, DX
+	VMOVSD X0, (DX)
+	ADDQ   R8, DX
+	VMOVSD X1, (DX)
+	ADDQ   R8, DX
+	VMOVSD X2, (DX)
+	ADDQ   R8, DX
+	VMOVSD X3, (DX)
+	JMP    abKernelAVX2_nb1_mr4_stdone
+
+abKernelAVX2_nb1_mr4_st2:
+	MOVQ    DI, DX
+	VMOVUPD X0, (DX)
+	ADDQ    R8, DX
+	VMOVUPD X1, (DX)
+	ADDQ    R8, DX
+	VMOVUPD X2, (DX)
+	ADDQ    R8, DX
+	VMOVUPD X3, (DX)
+	JMP     abKernelAVX2_nb1_mr4_stdone
+
+abKernelAVX2_nb1_mr4_st3:
+	MOVQ         DI, DX
+	VMOVUPD      X0, (DX)
+	VEXTRACTF128 $0x01, Y0, X0
+	VMOVSD       X0, 16(DX)
+	ADDQ         R8, DX
+	VMOVUPD      X1, (DX)
+	VEXTRACTF128 $0x01, Y1, X1
+	VMOVSD       X1, 16(DX)
+	ADDQ         R8, DX
+	VMOVUPD      X2, (DX)
+	VEXTRACTF128 $0x01, Y2, X2
+	VMOVSD       X2, 16(DX)
+	ADDQ         R8, DX
+	VMOVUPD      X3, (DX)
+	VEXTRACTF128 $0x01, Y3, X3
+	VMOVSD       X3, 16(DX)
+	JMP          abKernelAVX2_nb1_mr4_stdone
+
+abKernelAVX2_nb1_mr4_st4:
+	MOVQ    DI, DX
+	VMOVUPD Y0, (DX)
+	ADDQ    R8, DX
+	VMOVUPD Y1, (DX)
+	ADDQ    R8, DX
+	VMOVUPD Y2, (DX)
+	ADDQ    R8, DX
+	VMOVUPD Y3, (DX)
+
+abKernelAVX2_nb1_mr4_stdone:
+	IMUL3Q $0x00000004, R8, DX
+	ADDQ   DX, DI
+	IMUL3Q $0x00000004, R9, DX
+	ADDQ   DX, SI
+	JMP    abKernelAVX2_done
 
 abKernelAVX2_nb1_mr5:
 	VXORPD Y0, Y0, Y0
@@ -22873,21 +24557,80 @@ abKernelAVX2_nb1_mr5_loop:
 	JNZ          abKernelAVX2_nb1_mr5_loop
 
 abKernelAVX2_nb1_mr5_store:
-	MOVQ       DI, DX
-	VMASKMOVPD Y0, Y15, (DX)
-	ADDQ       R8, DX
-	VMASKMOVPD Y1, Y15, (DX)
-	ADDQ       R8, DX
-	VMASKMOVPD Y2, Y15, (DX)
-	ADDQ       R8, DX
-	VMASKMOVPD Y3, Y15, (DX)
-	ADDQ       R8, DX
-	VMASKMOVPD Y4, Y15, (DX)
-	IMUL3Q     $0x00000005, R8, DX
-	ADDQ       DX, DI
-	IMUL3Q     $0x00000005, R9, DX
-	ADDQ       DX, SI
-	JMP        abKernelAVX2_done
+	MOVQ   nc+64(FP), BX
+	DECQ   BX
+	ANDQ   $0x03, BX
+	CMPQ   BX, $0x02
+	JE     abKernelAVX2_nb1_mr5_st3
+	JA     abKernelAVX2_nb1_mr5_st4
+	CMPQ   BX, $0x01
+	JE     abKernelAVX2_nb1_mr5_st2
+	MOVQ   DI, DX
+	VMOVSD X0, (DX)
+	ADDQ   R8, DX
+	VMOVSD X1, (DX)
+	ADDQ   R8, DX
+	VMOVSD X2, (DX)
+	ADDQ   R8, DX
+	VMOVSD X3, (DX)
+	ADDQ   R8, DX
+	VMOVSD X4, (DX)
+	JMP    abKernelAVX2_nb1_mr5_stdone
+
+abKernelAVX2_nb1_mr5_st2:
+	MOVQ    DI, DX
+	VMOVUPD X0, (DX)
+	ADDQ    R8, DX
+	VMOVUPD X1, (DX)
+	ADDQ    R8, DX
+	VMOVUPD X2, (DX)
+	ADDQ    R8, DX
+	VMOVUPD X3, (DX)
+	ADDQ    R8, DX
+	VMOVUPD X4, (DX)
+	JMP     abKernelAVX2_nb1_mr5_stdone
+
+abKernelAVX2_nb1_mr5_st3:
+	MOVQ         DI, DX
+	VMOVUPD      X0, (DX)
+	VEXTRACTF128 $0x01, Y0, X0
+	VMOVSD       X0, 16(DX)
+	ADDQ         R8, DX
+	VMOVUPD      X1, (DX)
+	VEXTRACTF128 $0x01, Y1, X1
+	VMOVSD       X1, 16(DX)
+	ADDQ         R8, DX
+	VMOVUPD      X2, (DX)
+	VEXTRACTF128 $0x01, Y2, X2
+	VMOVSD       X2, 16(DX)
+	ADDQ         R8, DX
+	VMOVUPD      X3, (DX)
+	VEXTRACTF128 $0x01, Y3, X3
+	VMOVSD       X3, 16(DX)
+	ADDQ         R8, DX
+	VMOVUPD      X4, (DX)
+	VEXTRACTF128 $0x01, Y4, X4
+	VMOVSD       X4, 16(DX)
+	JMP          abKernelAVX2_nb1_mr5_stdone
+
+abKernelAVX2_nb1_mr5_st4:
+	MOVQ    DI, DX
+	VMOVUPD Y0, (DX)
+	ADDQ    R8, DX
+	VMOVUPD Y1, (DX)
+	ADDQ    R8, DX
+	VMOVUPD Y2, (DX)
+	ADDQ    R8, DX
+	VMOVUPD Y3, (DX)
+	ADDQ    R8, DX
+	VMOVUPD Y4, (DX)
+
+abKernelAVX2_nb1_mr5_stdone:
+	IMUL3Q $0x00000005, R8, DX
+	ADDQ   DX, DI
+	IMUL3Q $0x00000005, R9, DX
+	ADDQ   DX, SI
+	JMP    abKernelAVX2_done
 
 abKernelAVX2_nb1_mr6:
 	VXORPD Y0, Y0, Y0
@@ -22926,23 +24669,90 @@ abKernelAVX2_nb1_mr6_loop:
 	JNZ          abKernelAVX2_nb1_mr6_loop
 
 abKernelAVX2_nb1_mr6_store:
-	MOVQ       DI, DX
-	VMASKMOVPD Y0, Y15, (DX)
-	ADDQ       R8, DX
-	VMASKMOVPD Y1, Y15, (DX)
-	ADDQ       R8, DX
-	VMASKMOVPD Y2, Y15, (DX)
-	ADDQ       R8, DX
-	VMASKMOVPD Y3, Y15, (DX)
-	ADDQ       R8, DX
-	VMASKMOVPD Y4, Y15, (DX)
-	ADDQ       R8, DX
-	VMASKMOVPD Y5, Y15, (DX)
-	IMUL3Q     $0x00000006, R8, DX
-	ADDQ       DX, DI
-	IMUL3Q     $0x00000006, R9, DX
-	ADDQ       DX, SI
-	JMP        abKernelAVX2_done
+	MOVQ   nc+64(FP), BX
+	DECQ   BX
+	ANDQ   $0x03, BX
+	CMPQ   BX, $0x02
+	JE     abKernelAVX2_nb1_mr6_st3
+	JA     abKernelAVX2_nb1_mr6_st4
+	CMPQ   BX, $0x01
+	JE     abKernelAVX2_nb1_mr6_st2
+	MOVQ   DI, DX
+	VMOVSD X0, (DX)
+	ADDQ   R8, DX
+	VMOVSD X1, (DX)
+	ADDQ   R8, DX
+	VMOVSD X2, (DX)
+	ADDQ   R8, DX
+	VMOVSD X3, (DX)
+	ADDQ   R8, DX
+	VMOVSD X4, (DX)
+	ADDQ   R8, DX
+	VMOVSD X5, (DX)
+	JMP    abKernelAVX2_nb1_mr6_stdone
+
+abKernelAVX2_nb1_mr6_st2:
+	MOVQ    DI, DX
+	VMOVUPD X0, (DX)
+	ADDQ    R8, DX
+	VMOVUPD X1, (DX)
+	ADDQ    R8, DX
+	VMOVUPD X2, (DX)
+	ADDQ    R8, DX
+	VMOVUPD X3, (DX)
+	ADDQ    R8, DX
+	VMOVUPD X4, (DX)
+	ADDQ    R8, DX
+	VMOVUPD X5, (DX)
+	JMP     abKernelAVX2_nb1_mr6_stdone
+
+abKernelAVX2_nb1_mr6_st3:
+	MOVQ         DI, DX
+	VMOVUPD      X0, (DX)
+	VEXTRACTF128 $0x01, Y0, X0
+	VMOVSD       X0, 16(DX)
+	ADDQ         R8, DX
+	VMOVUPD      X1, (DX)
+	VEXTRACTF128 $0x01, Y1, X1
+	VMOVSD       X1, 16(DX)
+	ADDQ         R8, DX
+	VMOVUPD      X2, (DX)
+	VEXTRACTF128 $0x01, Y2, X2
+	VMOVSD       X2, 16(DX)
+	ADDQ         R8, DX
+	VMOVUPD      X3, (DX)
+	VEXTRACTF128 $0x01, Y3, X3
+	VMOVSD       X3, 16(DX)
+	ADDQ         R8, DX
+	VMOVUPD      X4, (DX)
+	VEXTRACTF128 $0x01, Y4, X4
+	VMOVSD       X4, 16(DX)
+	ADDQ         R8, DX
+	VMOVUPD      X5, (DX)
+	VEXTRACTF128 $0x01, Y5, X5
+	VMOVSD       X5, 16(DX)
+	JMP          abKernelAVX2_nb1_mr6_stdone
+
+abKernelAVX2_nb1_mr6_st4:
+	MOVQ    DI, DX
+	VMOVUPD Y0, (DX)
+	ADDQ    R8, DX
+	VMOVUPD Y1, (DX)
+	ADDQ    R8, DX
+	VMOVUPD Y2, (DX)
+	ADDQ    R8, DX
+	VMOVUPD Y3, (DX)
+	ADDQ    R8, DX
+	VMOVUPD Y4, (DX)
+	ADDQ    R8, DX
+	VMOVUPD Y5, (DX)
+
+abKernelAVX2_nb1_mr6_stdone:
+	IMUL3Q $0x00000006, R8, DX
+	ADDQ   DX, DI
+	IMUL3Q $0x00000006, R9, DX
+	ADDQ   DX, SI
+	JMP    abKernelAVX2_done
 
 abKernelAVX2_nb1_mr7:
 	VXORPD Y0, Y0, Y0
@@ -22984,25 +24794,100 @@ abKernelAVX2_nb1_mr7_loop:
 	JNZ          abKernelAVX2_nb1_mr7_loop
 
 abKernelAVX2_nb1_mr7_store:
-	MOVQ       DI, DX
-	VMASKMOVPD Y0, Y15, (DX)
-	ADDQ       R8, DX
-	VMASKMOVPD Y1, Y15, (DX)
-	ADDQ       R8, DX
-	VMASKMOVPD Y2, Y15, (DX)
-	ADDQ       R8, DX
-	VMASKMOVPD Y3, Y15, (DX)
-	ADDQ       R8, DX
-	VMASKMOVPD Y4, Y15, (DX)
-	ADDQ       R8, DX
-	VMASKMOVPD Y5, Y15, (DX)
-	ADDQ       R8, DX
-	VMASKMOVPD Y6, Y15, (DX)
-	IMUL3Q     $0x00000007, R8, DX
-	ADDQ       DX, DI
-	IMUL3Q     $0x00000007, R9, DX
-	ADDQ       DX, SI
-	JMP        abKernelAVX2_done
+	MOVQ   nc+64(FP), BX
+	DECQ   BX
+	ANDQ   $0x03, BX
+	CMPQ   BX, $0x02
+	JE     abKernelAVX2_nb1_mr7_st3
+	JA     abKernelAVX2_nb1_mr7_st4
+	CMPQ   BX, $0x01
+	JE     abKernelAVX2_nb1_mr7_st2
+	MOVQ   DI, DX
+	VMOVSD X0, (DX)
+	ADDQ   R8, DX
+	VMOVSD X1, (DX)
+	ADDQ   R8, DX
+	VMOVSD X2, (DX)
+	ADDQ   R8, DX
+	VMOVSD X3, (DX)
+	ADDQ   R8, DX
+	VMOVSD X4, (DX)
+	ADDQ   R8, DX
+	VMOVSD X5, (DX)
+	ADDQ   R8, DX
+	VMOVSD X6, (DX)
+	JMP    abKernelAVX2_nb1_mr7_stdone
+
+abKernelAVX2_nb1_mr7_st2:
+	MOVQ    DI, DX
+	VMOVUPD X0, (DX)
+	ADDQ    R8, DX
+	VMOVUPD X1, (DX)
+	ADDQ    R8, DX
+	VMOVUPD X2, (DX)
+	ADDQ    R8, DX
+	VMOVUPD X3, (DX)
+	ADDQ    R8, DX
+	VMOVUPD X4, (DX)
+	ADDQ    R8, DX
+	VMOVUPD X5, (DX)
+	ADDQ    R8, DX
+	VMOVUPD X6, (DX)
+	JMP     abKernelAVX2_nb1_mr7_stdone
+
+abKernelAVX2_nb1_mr7_st3:
+	MOVQ         DI, DX
+	VMOVUPD      X0, (DX)
+	VEXTRACTF128 $0x01, Y0, X0
+	VMOVSD       X0, 16(DX)
+	ADDQ         R8, DX
+	VMOVUPD      X1, (DX)
+	VEXTRACTF128 $0x01, Y1, X1
+	VMOVSD       X1, 16(DX)
+	ADDQ         R8, DX
+	VMOVUPD      X2, (DX)
+	VEXTRACTF128 $0x01, Y2, X2
+	VMOVSD       X2, 16(DX)
+	ADDQ         R8, DX
+	VMOVUPD      X3, (DX)
+	VEXTRACTF128 $0x01, Y3, X3
+	VMOVSD       X3, 16(DX)
+	ADDQ         R8, DX
+	VMOVUPD      X4, (DX)
+	VEXTRACTF128 $0x01, Y4, X4
+	VMOVSD       X4, 16(DX)
+	ADDQ         R8, DX
+	VMOVUPD      X5, (DX)
+	VEXTRACTF128 $0x01, Y5, X5
+	VMOVSD       X5, 16(DX)
+	ADDQ         R8, DX
+	VMOVUPD      X6, (DX)
+	VEXTRACTF128 $0x01, Y6, X6
+	VMOVSD       X6, 16(DX)
+	JMP          abKernelAVX2_nb1_mr7_stdone
+
+abKernelAVX2_nb1_mr7_st4:
+	MOVQ    DI, DX
+	VMOVUPD Y0, (DX)
+	ADDQ    R8, DX
+	VMOVUPD Y1, (DX)
+	ADDQ    R8, DX
+	VMOVUPD Y2, (DX)
+	ADDQ    R8, DX
+	VMOVUPD Y3, (DX)
+	ADDQ    R8, DX
+	VMOVUPD Y4, (DX)
+	ADDQ    R8, DX
+	VMOVUPD Y5, (DX)
+	ADDQ    R8, DX
+	VMOVUPD Y6, (DX)
+
+abKernelAVX2_nb1_mr7_stdone:
+	IMUL3Q $0x00000007, R8, DX
+	ADDQ   DX, DI
+	IMUL3Q $0x00000007, R9, DX
+	ADDQ   DX, SI
+	JMP    abKernelAVX2_done
 
 abKernelAVX2_nb1_mr8:
 	VXORPD Y0, Y0, Y0
@@ -23047,27 +24932,110 @@ abKernelAVX2_nb1_mr8_loop:
 	JNZ          abKernelAVX2_nb1_mr8_loop
 
 abKernelAVX2_nb1_mr8_store:
-	MOVQ       DI, DX
-	VMASKMOVPD Y0, Y15, (DX)
-	ADDQ       R8, DX
-	VMASKMOVPD Y1, Y15, (DX)
-	ADDQ       R8, DX
-	VMASKMOVPD Y2, Y15, (DX)
-	ADDQ       R8, DX
-	VMASKMOVPD Y3, Y15, (DX)
-	ADDQ       R8, DX
-	VMASKMOVPD Y4, Y15, (DX)
-	ADDQ       R8, DX
-	VMASKMOVPD Y5, Y15, (DX)
-	ADDQ       R8, DX
-	VMASKMOVPD Y6, Y15, (DX)
-	ADDQ       R8, DX
-	VMASKMOVPD Y7, Y15, (DX)
-	IMUL3Q     $0x00000008, R8, DX
-	ADDQ       DX, DI
-	IMUL3Q     $0x00000008, R9, DX
-	ADDQ       DX, SI
-	JMP        abKernelAVX2_done
+	MOVQ   nc+64(FP), BX
+	DECQ   BX
+	ANDQ   $0x03, BX
+	CMPQ   BX, $0x02
+	JE     abKernelAVX2_nb1_mr8_st3
+	JA     abKernelAVX2_nb1_mr8_st4
+	CMPQ   BX, $0x01
+	JE     abKernelAVX2_nb1_mr8_st2
+	MOVQ   DI, DX
+	VMOVSD X0, (DX)
+	ADDQ   R8, DX
+	VMOVSD X1, (DX)
+	ADDQ   R8, DX
+	VMOVSD X2, (DX)
+	ADDQ   R8, DX
+	VMOVSD X3, (DX)
+	ADDQ   R8, DX
+	VMOVSD X4, (DX)
+	ADDQ   R8, DX
+	VMOVSD X5, (DX)
+	ADDQ   R8, DX
+	VMOVSD X6, (DX)
+	ADDQ   R8, DX
+	VMOVSD X7, (DX)
+	JMP    abKernelAVX2_nb1_mr8_stdone
+
+abKernelAVX2_nb1_mr8_st2:
+	MOVQ    DI, DX
+	VMOVUPD X0, (DX)
+	ADDQ    R8, DX
+	VMOVUPD X1, (DX)
+	ADDQ    R8, DX
+	VMOVUPD X2, (DX)
+	ADDQ    R8, DX
+	VMOVUPD X3, (DX)
+	ADDQ    R8, DX
+	VMOVUPD X4, (DX)
+	ADDQ    R8, DX
+	VMOVUPD X5, (DX)
+	ADDQ    R8, DX
+	VMOVUPD X6, (DX)
+	ADDQ    R8, DX
+	VMOVUPD X7, (DX)
+	JMP     abKernelAVX2_nb1_mr8_stdone
+
+abKernelAVX2_nb1_mr8_st3:
+	MOVQ         DI, DX
+	VMOVUPD      X0, (DX)
+	VEXTRACTF128 $0x01, Y0, X0
+	VMOVSD       X0, 16(DX)
+	ADDQ         R8, DX
+	VMOVUPD      X1, (DX)
+	VEXTRACTF128 $0x01, Y1, X1
+	VMOVSD       X1, 16(DX)
+	ADDQ         R8, DX
+	VMOVUPD      X2, (DX)
+	VEXTRACTF128 $0x01, Y2, X2
+	VMOVSD       X2, 16(DX)
+	ADDQ         R8, DX
+	VMOVUPD      X3, (DX)
+	VEXTRACTF128 $0x01, Y3, X3
+	VMOVSD       X3, 16(DX)
+	ADDQ         R8, DX
+	VMOVUPD      X4, (DX)
+	VEXTRACTF128 $0x01, Y4, X4
+	VMOVSD       X4, 16(DX)
+	ADDQ         R8, DX
+	VMOVUPD      X5, (DX)
+	VEXTRACTF128 $0x01, Y5, X5
+	VMOVSD       X5, 16(DX)
+	ADDQ         R8, DX
+	VMOVUPD      X6, (DX)
+	VEXTRACTF128 $0x01, Y6, X6
+	VMOVSD       X6, 16(DX)
+	ADDQ         R8, DX
+	VMOVUPD      X7, (DX)
+	VEXTRACTF128 $0x01, Y7, X7
+	VMOVSD       X7, 16(DX)
+	JMP          abKernelAVX2_nb1_mr8_stdone
+
+abKernelAVX2_nb1_mr8_st4:
+	MOVQ    DI, DX
+	VMOVUPD Y0, (DX)
+	ADDQ    R8, DX
+	VMOVUPD Y1, (DX)
+	ADDQ    R8, DX
+	VMOVUPD Y2, (DX)
+	ADDQ    R8, DX
+	VMOVUPD Y3, (DX)
+	ADDQ    R8, DX
+	VMOVUPD Y4, (DX)
+	ADDQ    R8, DX
+	VMOVUPD Y5, (DX)
+	ADDQ    R8, DX
+	VMOVUPD Y6, (DX)
+	ADDQ    R8, DX
+	VMOVUPD Y7, (DX)
+
+abKernelAVX2_nb1_mr8_stdone:
+	IMUL3Q $0x00000008, R8, DX
+	ADDQ   DX, DI
+	IMUL3Q $0x00000008, R9, DX
+	ADDQ   DX, SI
+	JMP    abKernelAVX2_done
 
 abKernelAVX2_nb1_mr9:
 	VXORPD Y0, Y0, Y0
@@ -23115,29 +25083,120 @@ abKernelAVX2_nb1_mr9_loop:
 	JNZ          abKernelAVX2_nb1_mr9_loop
 
 abKernelAVX2_nb1_mr9_store:
-	MOVQ       DI, DX
-	VMASKMOVPD Y0, Y15, (DX)
-	ADDQ       R8, DX
-	VMASKMOVPD Y1, Y15, (DX)
-	ADDQ       R8, DX
-	VMASKMOVPD Y2, Y15, (DX)
-	ADDQ       R8, DX
-	VMASKMOVPD Y3, Y15, (DX)
-	ADDQ       R8, DX
-	VMASKMOVPD Y4, Y15, (DX)
-	ADDQ       R8, DX
-	VMASKMOVPD Y5, Y15, (DX)
-	ADDQ       R8, DX
-	VMASKMOVPD Y6, Y15, (DX)
-	ADDQ       R8, DX
-	VMASKMOVPD Y7, Y15, (DX)
-	ADDQ       R8, DX
-	VMASKMOVPD Y8, Y15, (DX)
-	IMUL3Q     $0x00000009, R8, DX
-	ADDQ       DX, DI
-	IMUL3Q     $0x00000009, R9, DX
-	ADDQ       DX, SI
-	JMP        abKernelAVX2_done
+	MOVQ   nc+64(FP), BX
+	DECQ   BX
+	ANDQ   $0x03, BX
+	CMPQ   BX, $0x02
+	JE     abKernelAVX2_nb1_mr9_st3
+	JA     abKernelAVX2_nb1_mr9_st4
+	CMPQ   BX, $0x01
+	JE     abKernelAVX2_nb1_mr9_st2
+	MOVQ   DI, DX
+	VMOVSD X0, (DX)
+	ADDQ   R8, DX
+	VMOVSD X1, (DX)
+	ADDQ   R8, DX
+	VMOVSD X2, (DX)
+	ADDQ   R8, DX
+	VMOVSD X3, (DX)
+	ADDQ   R8, DX
+	VMOVSD X4, (DX)
+	ADDQ   R8, DX
+	VMOVSD X5, (DX)
+	ADDQ   R8, DX
+	VMOVSD X6, (DX)
+	ADDQ   R8, DX
+	VMOVSD X7, (DX)
+	ADDQ   R8, DX
+	VMOVSD X8, (DX)
+	JMP    abKernelAVX2_nb1_mr9_stdone
+
+abKernelAVX2_nb1_mr9_st2:
+	MOVQ    DI, DX
+	VMOVUPD X0, (DX)
+	ADDQ    R8, DX
+	VMOVUPD X1, (DX)
+	ADDQ    R8, DX
+	VMOVUPD X2, (DX)
+	ADDQ    R8, DX
+	VMOVUPD X3, (DX)
+	ADDQ    R8, DX
+	VMOVUPD X4, (DX)
+	ADDQ    R8, DX
+	VMOVUPD X5, (DX)
+	ADDQ    R8, DX
+	VMOVUPD X6, (DX)
+	ADDQ    R8, DX
+	VMOVUPD X7, (DX)
+	ADDQ    R8, DX
+	VMOVUPD X8, (DX)
+	JMP     abKernelAVX2_nb1_mr9_stdone
+
+abKernelAVX2_nb1_mr9_st3:
+	MOVQ         DI, DX
+	VMOVUPD      X0, (DX)
+	VEXTRACTF128 $0x01, Y0, X0
+	VMOVSD       X0, 16(DX)
+	ADDQ         R8, DX
+	VMOVUPD      X1, (DX)
+	VEXTRACTF128 $0x01, Y1, X1
+	VMOVSD       X1, 16(DX)
+	ADDQ         R8, DX
+	VMOVUPD      X2, (DX)
+	VEXTRACTF128 $0x01, Y2, X2
+	VMOVSD       X2, 16(DX)
+	ADDQ         R8, DX
+	VMOVUPD      X3, (DX)
+	VEXTRACTF128 $0x01, Y3, X3
+	VMOVSD       X3, 16(DX)
+	ADDQ         R8, DX
+	VMOVUPD      X4, (DX)
+	VEXTRACTF128 $0x01, Y4, X4
+	VMOVSD       X4, 16(DX)
+	ADDQ         R8, DX
+	VMOVUPD      X5, (DX)
+	VEXTRACTF128 $0x01, Y5, X5
+	VMOVSD       X5, 16(DX)
+	ADDQ         R8, DX
+	VMOVUPD      X6, (DX)
+	VEXTRACTF128 $0x01, Y6, X6
+	VMOVSD       X6, 16(DX)
+	ADDQ         R8, DX
+	VMOVUPD      X7, (DX)
+	VEXTRACTF128 $0x01, Y7, X7
+	VMOVSD       X7, 16(DX)
+	ADDQ         R8, DX
+	VMOVUPD      X8, (DX)
+	VEXTRACTF128 $0x01, Y8, X8
+	VMOVSD       X8, 16(DX)
+	JMP          abKernelAVX2_nb1_mr9_stdone
+
+abKernelAVX2_nb1_mr9_st4:
+	MOVQ    DI, DX
+	VMOVUPD Y0, (DX)
+	ADDQ    R8, DX
+	VMOVUPD Y1, (DX)
+	ADDQ    R8, DX
+	VMOVUPD Y2, (DX)
+	ADDQ    R8, DX
+	VMOVUPD Y3, (DX)
+	ADDQ    R8, DX
+	VMOVUPD Y4, (DX)
+	ADDQ    R8, DX
+	VMOVUPD Y5, (DX)
+	ADDQ    R8, DX
+	VMOVUPD Y6, (DX)
+	ADDQ    R8, DX
+	VMOVUPD Y7, (DX)
+	ADDQ    R8, DX
+	VMOVUPD Y8, (DX)
+
+abKernelAVX2_nb1_mr9_stdone:
+	IMUL3Q $0x00000009, R8, DX
+	ADDQ   DX, DI
+	IMUL3Q $0x00000009, R9, DX
+	ADDQ   DX, SI
+	JMP    abKernelAVX2_done
 
 abKernelAVX2_nb1_mr10:
 	VXORPD Y0, Y0, Y0
@@ -23188,31 +25247,130 @@ abKernelAVX2_nb1_mr10_loop:
 	JNZ          abKernelAVX2_nb1_mr10_loop
 
 abKernelAVX2_nb1_mr10_store:
-	MOVQ       DI, DX
-	VMASKMOVPD Y0, Y15, (DX)
-	ADDQ       R8, DX
-	VMASKMOVPD Y1, Y15, (DX)
-	ADDQ       R8, DX
-	VMASKMOVPD Y2, Y15, (DX)
-	ADDQ       R8, DX
-	VMASKMOVPD Y3, Y15, (DX)
-	ADDQ       R8, DX
-	VMASKMOVPD Y4, Y15, (DX)
-	ADDQ       R8, DX
-	VMASKMOVPD Y5, Y15, (DX)
-	ADDQ       R8, DX
-	VMASKMOVPD Y6, Y15, (DX)
-	ADDQ       R8, DX
-	VMASKMOVPD Y7, Y15, (DX)
-	ADDQ       R8, DX
-	VMASKMOVPD Y8, Y15, (DX)
-	ADDQ       R8, DX
-	VMASKMOVPD Y9, Y15, (DX)
-	IMUL3Q     $0x0000000a, R8, DX
-	ADDQ       DX, DI
-	IMUL3Q     $0x0000000a, R9, DX
-	ADDQ       DX, SI
-	JMP        abKernelAVX2_done
+	MOVQ   nc+64(FP), BX
+	DECQ   BX
+	ANDQ   $0x03, BX
+	CMPQ   BX, $0x02
+	JE     abKernelAVX2_nb1_mr10_st3
+	JA     abKernelAVX2_nb1_mr10_st4
+	CMPQ   BX, $0x01
+	JE     abKernelAVX2_nb1_mr10_st2
+	MOVQ   DI, DX
+	VMOVSD X0, (DX)
+	ADDQ   R8, DX
+	VMOVSD X1, (DX)
+	ADDQ   R8, DX
+	VMOVSD X2, (DX)
+	ADDQ   R8, DX
+	VMOVSD X3, (DX)
+	ADDQ   R8, DX
+	VMOVSD X4, (DX)
+	ADDQ   R8, DX
+	VMOVSD X5, (DX)
+	ADDQ   R8, DX
+	VMOVSD X6, (DX)
+	ADDQ   R8, DX
+	VMOVSD X7, (DX)
+	ADDQ   R8, DX
+	VMOVSD X8, (DX)
+	ADDQ   R8, DX
+	VMOVSD X9, (DX)
+	JMP    abKernelAVX2_nb1_mr10_stdone
+
+abKernelAVX2_nb1_mr10_st2:
+	MOVQ    DI, DX
+	VMOVUPD X0, (DX)
+	ADDQ    R8, DX
+	VMOVUPD X1, (DX)
+	ADDQ    R8, DX
+	VMOVUPD X2, (DX)
+	ADDQ    R8, DX
+	VMOVUPD X3, (DX)
+	ADDQ    R8, DX
+	VMOVUPD X4, (DX)
+	ADDQ    R8, DX
+	VMOVUPD X5, (DX)
+	ADDQ    R8, DX
+	VMOVUPD X6, (DX)
+	ADDQ    R8, DX
+	VMOVUPD X7, (DX)
+	ADDQ    R8, DX
+	VMOVUPD X8, (DX)
+	ADDQ    R8, DX
+	VMOVUPD X9, (DX)
+	JMP     abKernelAVX2_nb1_mr10_stdone
+
+abKernelAVX2_nb1_mr10_st3:
+	MOVQ         DI, DX
+	VMOVUPD      X0, (DX)
+	VEXTRACTF128 $0x01, Y0, X0
+	VMOVSD       X0, 16(DX)
+	ADDQ         R8, DX
+	VMOVUPD      X1, (DX)
+	VEXTRACTF128 $0x01, Y1, X1
+	VMOVSD       X1, 16(DX)
+	ADDQ         R8, DX
+	VMOVUPD      X2, (DX)
+	VEXTRACTF128 $0x01, Y2, X2
+	VMOVSD       X2, 16(DX)
+	ADDQ         R8, DX
+	VMOVUPD      X3, (DX)
+	VEXTRACTF128 $0x01, Y3, X3
+	VMOVSD       X3, 16(DX)
+	ADDQ         R8, DX
+	VMOVUPD      X4, (DX)
+	VEXTRACTF128 $0x01, Y4, X4
+	VMOVSD       X4, 16(DX)
+	ADDQ         R8, DX
+	VMOVUPD      X5, (DX)
+	VEXTRACTF128 $0x01, Y5, X5
+	VMOVSD       X5, 16(DX)
+	ADDQ         R8, DX
+	VMOVUPD      X6, (DX)
+	VEXTRACTF128 $0x01, Y6, X6
+	VMOVSD       X6, 16(DX)
+	ADDQ         R8, DX
+	VMOVUPD      X7, (DX)
+	VEXTRACTF128 $0x01, Y7, X7
+	VMOVSD       X7, 16(DX)
+	ADDQ         R8, DX
+	VMOVUPD      X8, (DX)
+	VEXTRACTF128 $0x01, Y8, X8
+	VMOVSD       X8, 16(DX)
+	ADDQ         R8, DX
+	VMOVUPD      X9, (DX)
+	VEXTRACTF128 $0x01, Y9, X9
+	VMOVSD       X9, 16(DX)
+	JMP          abKernelAVX2_nb1_mr10_stdone
+
+abKernelAVX2_nb1_mr10_st4:
+	MOVQ    DI, DX
+	VMOVUPD Y0, (DX)
+	ADDQ    R8, DX
+	VMOVUPD Y1, (DX)
+	ADDQ    R8, DX
+	VMOVUPD Y2, (DX)
+	ADDQ    R8, DX
+	VMOVUPD Y3, (DX)
+	ADDQ    R8, DX
+	VMOVUPD Y4, (DX)
+	ADDQ    R8, DX
+	VMOVUPD Y5, (DX)
+	ADDQ    R8, DX
+	VMOVUPD Y6, (DX)
+	ADDQ    R8, DX
+	VMOVUPD Y7, (DX)
+	ADDQ    R8, DX
+	VMOVUPD Y8, (DX)
+	ADDQ    R8, DX
+	VMOVUPD Y9, (DX)
+
+abKernelAVX2_nb1_mr10_stdone:
+	IMUL3Q $0x0000000a, R8, DX
+	ADDQ   DX, DI
+	IMUL3Q $0x0000000a, R9, DX
+	ADDQ   DX, SI
+	JMP    abKernelAVX2_done
 
 abKernelAVX2_nb1_mr11:
 	VXORPD Y0, Y0, Y0
@@ -23269,33 +25427,140 @@ abKernelAVX2_nb1_mr11_loop:
 	JNZ          abKernelAVX2_nb1_mr11_loop
 
 abKernelAVX2_nb1_mr11_store:
-	MOVQ       DI, DX
-	VMASKMOVPD Y0, Y15, (DX)
-	ADDQ       R8, DX
-	VMASKMOVPD Y1, Y15, (DX)
-	ADDQ       R8, DX
-	VMASKMOVPD Y2, Y15, (DX)
-	ADDQ       R8, DX
-	VMASKMOVPD Y3, Y15, (DX)
-	ADDQ       R8, DX
-	VMASKMOVPD Y4, Y15, (DX)
-	ADDQ       R8, DX
-	VMASKMOVPD Y5, Y15, (DX)
-	ADDQ       R8, DX
-	VMASKMOVPD Y6, Y15, (DX)
-	ADDQ       R8, DX
-	VMASKMOVPD Y7, Y15, (DX)
-	ADDQ       R8, DX
-	VMASKMOVPD Y8, Y15, (DX)
-	ADDQ       R8, DX
-	VMASKMOVPD Y9, Y15, (DX)
-	ADDQ       R8, DX
-	VMASKMOVPD Y10, Y15, (DX)
-	IMUL3Q     $0x0000000b, R8, DX
-	ADDQ       DX, DI
-	IMUL3Q     $0x0000000b, R9, DX
-	ADDQ       DX, SI
-	JMP        abKernelAVX2_done
+	MOVQ   nc+64(FP), BX
+	DECQ   BX
+	ANDQ   $0x03, BX
+	CMPQ   BX, $0x02
+	JE     abKernelAVX2_nb1_mr11_st3
+	JA     abKernelAVX2_nb1_mr11_st4
+	CMPQ   BX, $0x01
+	JE     abKernelAVX2_nb1_mr11_st2
+	MOVQ   DI, DX
+	VMOVSD X0, (DX)
+	ADDQ   R8, DX
+	VMOVSD X1, (DX)
+	ADDQ   R8, DX
+	VMOVSD X2, (DX)
+	ADDQ   R8, DX
+	VMOVSD X3, (DX)
+	ADDQ   R8, DX
+	VMOVSD X4, (DX)
+	ADDQ   R8, DX
+	VMOVSD X5, (DX)
+	ADDQ   R8, DX
+	VMOVSD X6, (DX)
+	ADDQ   R8, DX
+	VMOVSD X7, (DX)
+	ADDQ   R8, DX
+	VMOVSD X8, (DX)
+	ADDQ   R8, DX
+	VMOVSD X9, (DX)
+	ADDQ   R8, DX
+	VMOVSD X10, (DX)
+	JMP    abKernelAVX2_nb1_mr11_stdone
+
+abKernelAVX2_nb1_mr11_st2:
+	MOVQ    DI, DX
+	VMOVUPD X0, (DX)
+	ADDQ    R8, DX
+	VMOVUPD X1, (DX)
+	ADDQ    R8, DX
+	VMOVUPD X2, (DX)
+	ADDQ    R8, DX
+	VMOVUPD X3, (DX)
+	ADDQ    R8, DX
+	VMOVUPD X4, (DX)
+	ADDQ    R8, DX
+	VMOVUPD X5, (DX)
+	ADDQ    R8, DX
+	VMOVUPD X6, (DX)
+	ADDQ    R8, DX
+	VMOVUPD X7, (DX)
+	ADDQ    R8, DX
+	VMOVUPD X8, (DX)
+	ADDQ    R8, DX
+	VMOVUPD X9, (DX)
+	ADDQ    R8, DX
+	VMOVUPD X10, (DX)
+	JMP     abKernelAVX2_nb1_mr11_stdone
+
+abKernelAVX2_nb1_mr11_st3:
+	MOVQ         DI, DX
+	VMOVUPD      X0, (DX)
+	VEXTRACTF128 $0x01, Y0, X0
+	VMOVSD       X0, 16(DX)
+	ADDQ         R8, DX
+	VMOVUPD      X1, (DX)
+	VEXTRACTF128 $0x01, Y1, X1
+	VMOVSD       X1, 16(DX)
+	ADDQ         R8, DX
+	VMOVUPD      X2, (DX)
+	VEXTRACTF128 $0x01, Y2, X2
+	VMOVSD       X2, 16(DX)
+	ADDQ         R8, DX
+	VMOVUPD      X3, (DX)
+	VEXTRACTF128 $0x01, Y3, X3
+	VMOVSD       X3, 16(DX)
+	ADDQ         R8, DX
+	VMOVUPD      X4, (DX)
+	VEXTRACTF128 $0x01, Y4, X4
+	VMOVSD       X4, 16(DX)
+	ADDQ         R8, DX
+	VMOVUPD      X5, (DX)
+	VEXTRACTF128 $0x01, Y5, X5
+	VMOVSD       X5, 16(DX)
+	ADDQ         R8, DX
+	VMOVUPD      X6, (DX)
+	VEXTRACTF128 $0x01, Y6, X6
+	VMOVSD       X6, 16(DX)
+	ADDQ         R8, DX
+	VMOVUPD      X7, (DX)
+	VEXTRACTF128 $0x01, Y7, X7
+	VMOVSD       X7, 16(DX)
+	ADDQ         R8, DX
+	VMOVUPD      X8, (DX)
+	VEXTRACTF128 $0x01, Y8, X8
+	VMOVSD       X8, 16(DX)
+	ADDQ         R8, DX
+	VMOVUPD      X9, (DX)
+	VEXTRACTF128 $0x01, Y9, X9
+	VMOVSD       X9, 16(DX)
+	ADDQ         R8, DX
+	VMOVUPD      X10, (DX)
+	VEXTRACTF128 $0x01, Y10, X10
+	VMOVSD       X10, 16(DX)
+	JMP          abKernelAVX2_nb1_mr11_stdone
+
+abKernelAVX2_nb1_mr11_st4:
+	MOVQ    DI, DX
+	VMOVUPD Y0, (DX)
+	ADDQ    R8, DX
+	VMOVUPD Y1, (DX)
+	ADDQ    R8, DX
+	VMOVUPD Y2, (DX)
+	ADDQ    R8, DX
+	VMOVUPD Y3, (DX)
+	ADDQ    R8, DX
+	VMOVUPD Y4, (DX)
+	ADDQ    R8, DX
+	VMOVUPD Y5, (DX)
+	ADDQ    R8, DX
+	VMOVUPD Y6, (DX)
+	ADDQ    R8, DX
+	VMOVUPD Y7, (DX)
+	ADDQ    R8, DX
+	VMOVUPD Y8, (DX)
+	ADDQ    R8, DX
+	VMOVUPD Y9, (DX)
+	ADDQ    R8, DX
+	VMOVUPD Y10, (DX)
+
+abKernelAVX2_nb1_mr11_stdone:
+	IMUL3Q $0x0000000b, R8, DX
+	ADDQ   DX, DI
+	IMUL3Q $0x0000000b, R9, DX
+	ADDQ   DX, SI
+	JMP    abKernelAVX2_done
 
 abKernelAVX2_nb2:
 	CMPQ   CX, $0x06
@@ -23348,30 +25613,115 @@ abKernelAVX2_nb2_fullloop:
 	JNZ          abKernelAVX2_nb2_fullloop
 
 abKernelAVX2_nb2_fullstore:
-	MOVQ       DI, DX
-	VMOVUPD    Y0, (DX)
-	VMASKMOVPD Y1, Y15, 32(DX)
-	ADDQ       R8, DX
-	VMOVUPD    Y2, (DX)
-	VMASKMOVPD Y3, Y15, 32(DX)
-	ADDQ       R8, DX
-	VMOVUPD    Y4, (DX)
-	VMASKMOVPD Y5, Y15, 32(DX)
-	ADDQ       R8, DX
-	VMOVUPD    Y6, (DX)
-	VMASKMOVPD Y7, Y15, 32(DX)
-	ADDQ       R8, DX
-	VMOVUPD    Y8, (DX)
-	VMASKMOVPD Y9, Y15, 32(DX)
-	ADDQ       R8, DX
-	VMOVUPD    Y10, (DX)
-	VMASKMOVPD Y11, Y15, 32(DX)
-	IMUL3Q     $0x00000006, R8, DX
-	ADDQ       DX, DI
-	IMUL3Q     $0x00000006, R9, DX
-	ADDQ       DX, SI
-	SUBQ       $0x06, CX
-	JMP        abKernelAVX2_nb2
+	MOVQ    nc+64(FP), BX
+	DECQ    BX
+	ANDQ    $0x03, BX
+	CMPQ    BX, $0x02
+	JE      abKernelAVX2_nb2_fullst3
+	JA      abKernelAVX2_nb2_fullst4
+	CMPQ    BX, $0x01
+	JE      abKernelAVX2_nb2_fullst2
+	MOVQ    DI, DX
+	VMOVUPD Y0, (DX)
+	VMOVSD  X1, 32(DX)
+	ADDQ    R8, DX
+	VMOVUPD Y2, (DX)
+	VMOVSD  X3, 32(DX)
+	ADDQ    R8, DX
+	VMOVUPD Y4, (DX)
+	VMOVSD  X5, 32(DX)
+	ADDQ    R8, DX
+	VMOVUPD Y6, (DX)
+	VMOVSD  X7, 32(DX)
+	ADDQ    R8, DX
+	VMOVUPD Y8, (DX)
+	VMOVSD  X9, 32(DX)
+	ADDQ    R8, DX
+	VMOVUPD Y10, (DX)
+	VMOVSD  X11, 32(DX)
+	JMP     abKernelAVX2_nb2_fullstdone
+
+abKernelAVX2_nb2_fullst2:
+	MOVQ    DI, DX
+	VMOVUPD Y0, (DX)
+	VMOVUPD X1, 32(DX)
+	ADDQ    R8, DX
+	VMOVUPD Y2, (DX)
+	VMOVUPD X3, 32(DX)
+	ADDQ    R8, DX
+	VMOVUPD Y4, (DX)
+	VMOVUPD X5, 32(DX)
+	ADDQ    R8, DX
+	VMOVUPD Y6, (DX)
+	VMOVUPD X7, 32(DX)
+	ADDQ    R8, DX
+	VMOVUPD Y8, (DX)
+	VMOVUPD X9, 32(DX)
+	ADDQ    R8, DX
+	VMOVUPD Y10, (DX)
+	VMOVUPD X11, 32(DX)
+	JMP     abKernelAVX2_nb2_fullstdone
+
+abKernelAVX2_nb2_fullst3:
+	MOVQ         DI, DX
+	VMOVUPD      Y0, (DX)
+	VMOVUPD      X1, 32(DX)
+	VEXTRACTF128 $0x01, Y1, X1
+	VMOVSD       X1, 48(DX)
+	ADDQ         R8, DX
+	VMOVUPD      Y2, (DX)
+	VMOVUPD      X3, 32(DX)
+	VEXTRACTF128 $0x01, Y3, X3
+	VMOVSD       X3, 48(DX)
+	ADDQ         R8, DX
+	VMOVUPD      Y4, (DX)
+	VMOVUPD      X5, 32(DX)
+	VEXTRACTF128 $0x01, Y5, X5
+	VMOVSD       X5, 48(DX)
+	ADDQ         R8, DX
+	VMOVUPD      Y6, (DX)
+	VMOVUPD      X7, 32(DX)
+	VEXTRACTF128 $0x01, Y7, X7
+	VMOVSD       X7, 48(DX)
+	ADDQ         R8, DX
+	VMOVUPD      Y8, (DX)
+	VMOVUPD      X9, 32(DX)
+	VEXTRACTF128 $0x01, Y9, X9
+	VMOVSD       X9, 48(DX)
+	ADDQ         R8, DX
+	VMOVUPD      Y10, (DX)
+	VMOVUPD      X11, 32(DX)
+	VEXTRACTF128 $0x01, Y11, X11
+	VMOVSD       X11, 48(DX)
+	JMP          abKernelAVX2_nb2_fullstdone
+
+abKernelAVX2_nb2_fullst4:
+	MOVQ    DI, DX
+	VMOVUPD Y0, (DX)
+	VMOVUPD Y1, 32(DX)
+	ADDQ    R8, DX
+	VMOVUPD Y2, (DX)
+	VMOVUPD Y3, 32(DX)
+	ADDQ    R8, DX
+	VMOVUPD Y4, (DX)
+	VMOVUPD Y5, 32(DX)
+	ADDQ    R8, DX
+	VMOVUPD Y6, (DX)
+	VMOVUPD Y7, 32(DX)
+	ADDQ    R8, DX
+	VMOVUPD Y8, (DX)
+	VMOVUPD Y9, 32(DX)
+	ADDQ    R8, DX
+	VMOVUPD Y10, (DX)
+	VMOVUPD Y11, 32(DX)
+
+abKernelAVX2_nb2_fullstdone:
+	IMUL3Q $0x00000006, R8, DX
+	ADDQ   DX, DI
+	IMUL3Q $0x00000006, R9, DX
+	ADDQ   DX, SI
+	SUBQ   $0x06, CX
+	JMP    abKernelAVX2_nb2
 
 abKernelAVX2_nb2_rest:
 	CMPQ CX, $0x01
@@ -23407,14 +25757,44 @@ abKernelAVX2_nb2_mr1_loop:
 	JNZ          abKernelAVX2_nb2_mr1_loop
 
 abKernelAVX2_nb2_mr1_store:
-	MOVQ       DI, DX
-	VMOVUPD    Y0, (DX)
-	VMASKMOVPD Y1, Y15, 32(DX)
-	IMUL3Q     $0x00000001, R8, DX
-	ADDQ       DX, DI
-	IMUL3Q     $0x00000001, R9, DX
-	ADDQ       DX, SI
-	JMP        abKernelAVX2_done
+	MOVQ    nc+64(FP), BX
+	DECQ    BX
+	ANDQ    $0x03, BX
+	CMPQ    BX, $0x02
+	JE      abKernelAVX2_nb2_mr1_st3
+	JA      abKernelAVX2_nb2_mr1_st4
+	CMPQ    BX, $0x01
+	JE      abKernelAVX2_nb2_mr1_st2
+	MOVQ    DI, DX
+	VMOVUPD Y0, (DX)
+	VMOVSD  X1, 32(DX)
+	JMP     abKernelAVX2_nb2_mr1_stdone
+
+abKernelAVX2_nb2_mr1_st2:
+	MOVQ    DI, DX
+	VMOVUPD Y0, (DX)
+	VMOVUPD X1, 32(DX)
+	JMP     abKernelAVX2_nb2_mr1_stdone
+
+abKernelAVX2_nb2_mr1_st3:
+	MOVQ         DI, DX
+	VMOVUPD      Y0, (DX)
+	VMOVUPD      X1, 32(DX)
+	VEXTRACTF128 $0x01, Y1, X1
+	VMOVSD       X1, 48(DX)
+	JMP          abKernelAVX2_nb2_mr1_stdone
+
+abKernelAVX2_nb2_mr1_st4:
+	MOVQ    DI, DX
+	VMOVUPD Y0, (DX)
+	VMOVUPD Y1, 32(DX)
+
+abKernelAVX2_nb2_mr1_stdone:
+	IMUL3Q $0x00000001, R8, DX
+	ADDQ   DX, DI
+	IMUL3Q $0x00000001, R9, DX
+	ADDQ   DX, SI
+	JMP    abKernelAVX2_done
 
 abKernelAVX2_nb2_mr2:
 	VXORPD Y0, Y0, Y0
@@ -23442,17 +25822,58 @@ abKernelAVX2_nb2_mr2_loop:
 	JNZ          abKernelAVX2_nb2_mr2_loop
 
 abKernelAVX2_nb2_mr2_store:
-	MOVQ       DI, DX
-	VMOVUPD    Y0, (DX)
-	VMASKMOVPD Y1, Y15, 32(DX)
-	ADDQ       R8, DX
-	VMOVUPD    Y2, (DX)
-	VMASKMOVPD Y3, Y15, 32(DX)
-	IMUL3Q     $0x00000002, R8, DX
-	ADDQ       DX, DI
-	IMUL3Q     $0x00000002, R9, DX
-	ADDQ       DX, SI
-	JMP        abKernelAVX2_done
+	MOVQ    nc+64(FP), BX
+	DECQ    BX
+	ANDQ    $0x03, BX
+	CMPQ    BX, $0x02
+	JE      abKernelAVX2_nb2_mr2_st3
+	JA      abKernelAVX2_nb2_mr2_st4
+	CMPQ    BX, $0x01
+	JE      abKernelAVX2_nb2_mr2_st2
+	MOVQ    DI, DX
+	VMOVUPD Y0, (DX)
+	VMOVSD  X1, 32(DX)
+	ADDQ    R8, DX
+	VMOVUPD Y2, (DX)
+	VMOVSD  X3, 32(DX)
+	JMP     abKernelAVX2_nb2_mr2_stdone
+
+abKernelAVX2_nb2_mr2_st2:
+	MOVQ    DI, DX
+	VMOVUPD Y0, (DX)
+	VMOVUPD X1, 32(DX)
+	ADDQ    R8, DX
+	VMOVUPD Y2, (DX)
+	VMOVUPD X3, 32(DX)
+	JMP     abKernelAVX2_nb2_mr2_stdone
+
+abKernelAVX2_nb2_mr2_st3:
+	MOVQ         DI, DX
+	VMOVUPD      Y0, (DX)
+	VMOVUPD      X1, 32(DX)
+	VEXTRACTF128 $0x01, Y1, X1
+	VMOVSD       X1, 48(DX)
+	ADDQ         R8, DX
+	VMOVUPD      Y2, (DX)
+	VMOVUPD      X3, 32(DX)
+	VEXTRACTF128 $0x01, Y3, X3
+	VMOVSD       X3, 48(DX)
+	JMP          abKernelAVX2_nb2_mr2_stdone
+
+abKernelAVX2_nb2_mr2_st4:
+	MOVQ    DI, DX
+	VMOVUPD Y0, (DX)
+	VMOVUPD Y1, 32(DX)
+	ADDQ    R8, DX
+	VMOVUPD Y2, (DX)
+	VMOVUPD Y3, 32(DX)
+
+abKernelAVX2_nb2_mr2_stdone:
+	IMUL3Q $0x00000002, R8, DX
+	ADDQ   DX, DI
+	IMUL3Q $0x00000002, R9, DX
+	ADDQ   DX, SI
+	JMP    abKernelAVX2_done
 
 abKernelAVX2_nb2_mr3:
 	VXORPD Y0, Y0, Y0
@@ -23485,20 +25906,72 @@ abKernelAVX2_nb2_mr3_loop:
 	JNZ          abKernelAVX2_nb2_mr3_loop
 
 abKernelAVX2_nb2_mr3_store:
-	MOVQ       DI, DX
-	VMOVUPD    Y0, (DX)
-	VMASKMOVPD Y1, Y15, 32(DX)
-	ADDQ       R8, DX
-	VMOVUPD    Y2, (DX)
-	VMASKMOVPD Y3, Y15, 32(DX)
-	ADDQ       R8, DX
-	VMOVUPD    Y4, (DX)
-	VMASKMOVPD Y5, Y15, 32(DX)
-	IMUL3Q     $0x00000003, R8, DX
-	ADDQ       DX, DI
-	IMUL3Q     $0x00000003, R9, DX
-	ADDQ       DX, SI
-	JMP        abKernelAVX2_done
+	MOVQ    nc+64(FP), BX
+	DECQ    BX
+	ANDQ    $0x03, BX
+	CMPQ    BX, $0x02
+	JE      abKernelAVX2_nb2_mr3_st3
+	JA      abKernelAVX2_nb2_mr3_st4
+	CMPQ    BX, $0x01
+	JE      abKernelAVX2_nb2_mr3_st2
+	MOVQ    DI, DX
+	VMOVUPD Y0, (DX)
+	VMOVSD  X1, 32(DX)
+	ADDQ    R8, DX
+	VMOVUPD Y2, (DX)
+	VMOVSD  X3, 32(DX)
+	ADDQ    R8, DX
+	VMOVUPD Y4, (DX)
+	VMOVSD  X5, 32(DX)
+	JMP     abKernelAVX2_nb2_mr3_stdone
+
+abKernelAVX2_nb2_mr3_st2:
+	MOVQ    DI, DX
+	VMOVUPD Y0, (DX)
+	VMOVUPD X1, 32(DX)
+	ADDQ    R8, DX
+	VMOVUPD Y2, (DX)
+	VMOVUPD X3, 32(DX)
+	ADDQ    R8, DX
+	VMOVUPD Y4, (DX)
+	VMOVUPD X5, 32(DX)
+	JMP     abKernelAVX2_nb2_mr3_stdone
+
+abKernelAVX2_nb2_mr3_st3:
+	MOVQ         DI, DX
+	VMOVUPD      Y0, (DX)
+	VMOVUPD      X1, 32(DX)
+	VEXTRACTF128 $0x01, Y1, X1
+	VMOVSD       X1, 48(DX)
+	ADDQ         R8, DX
+	VMOVUPD      Y2, (DX)
+	VMOVUPD      X3, 32(DX)
+	VEXTRACTF128 $0x01, Y3, X3
+	VMOVSD       X3, 48(DX)
+	ADDQ         R8, DX
+	VMOVUPD      Y4, (DX)
+	VMOVUPD      X5, 32(DX)
+	VEXTRACTF128 $0x01, Y5, X5
+	VMOVSD       X5, 48(DX)
+	JMP          abKernelAVX2_nb2_mr3_stdone
+
+abKernelAVX2_nb2_mr3_st4:
+	MOVQ    DI, DX
+	VMOVUPD Y0, (DX)
+	VMOVUPD Y1, 32(DX)
+	ADDQ    R8, DX
+	VMOVUPD Y2, (DX)
+	VMOVUPD Y3, 32(DX)
+	ADDQ    R8, DX
+	VMOVUPD Y4, (DX)
+	VMOVUPD Y5, 32(DX)
+
+abKernelAVX2_nb2_mr3_stdone:
+	IMUL3Q $0x00000003, R8, DX
+	ADDQ   DX, DI
+	IMUL3Q $0x00000003, R9, DX
+	ADDQ   DX, SI
+	JMP    abKernelAVX2_done
 
 abKernelAVX2_nb2_mr4:
 	VXORPD Y0, Y0, Y0
@@ -23536,23 +26009,86 @@ abKernelAVX2_nb2_mr4_loop:
 	JNZ          abKernelAVX2_nb2_mr4_loop
 
 abKernelAVX2_nb2_mr4_store:
-	MOVQ       DI, DX
-	VMOVUPD    Y0, (DX)
-	VMASKMOVPD Y1, Y15, 32(DX)
-	ADDQ       R8, DX
-	VMOVUPD    Y2, (DX)
-	VMASKMOVPD Y3, Y15, 32(DX)
-	ADDQ       R8, DX
-	VMOVUPD    Y4, (DX)
-	VMASKMOVPD Y5, Y15, 32(DX)
-	ADDQ       R8, DX
-	VMOVUPD    Y6, (DX)
-	VMASKMOVPD Y7, Y15, 32(DX)
-	IMUL3Q     $0x00000004, R8, DX
-	ADDQ       DX, DI
-	IMUL3Q     $0x00000004, R9, DX
-	ADDQ       DX, SI
-	JMP        abKernelAVX2_done
+	MOVQ    nc+64(FP), BX
+	DECQ    BX
+	ANDQ    $0x03, BX
+	CMPQ    BX, $0x02
+	JE      abKernelAVX2_nb2_mr4_st3
+	JA      abKernelAVX2_nb2_mr4_st4
+	CMPQ    BX, $0x01
+	JE      abKernelAVX2_nb2_mr4_st2
+	MOVQ    DI, DX
+	VMOVUPD Y0, (DX)
+	VMOVSD  X1, 32(DX)
+	ADDQ    R8, DX
+	VMOVUPD Y2, (DX)
+	VMOVSD  X3, 32(DX)
+	ADDQ    R8, DX
+	VMOVUPD Y4, (DX)
+	VMOVSD  X5, 32(DX)
+	ADDQ    R8, DX
+	VMOVUPD Y6, (DX)
+	VMOVSD  X7, 32(DX)
+	JMP     abKernelAVX2_nb2_mr4_stdone
+
+abKernelAVX2_nb2_mr4_st2:
+	MOVQ    DI, DX
+	VMOVUPD Y0, (DX)
+	VMOVUPD X1, 32(DX)
+	ADDQ    R8, DX
+	VMOVUPD Y2, (DX)
+	VMOVUPD X3, 32(DX)
+	ADDQ    R8, DX
+	VMOVUPD Y4, (DX)
+	VMOVUPD X5, 32(DX)
+	ADDQ    R8, DX
+	VMOVUPD Y6, (DX)
+	VMOVUPD X7, 32(DX)
+	JMP     abKernelAVX2_nb2_mr4_stdone
+
+abKernelAVX2_nb2_mr4_st3:
+	MOVQ         DI, DX
+	VMOVUPD      Y0, (DX)
+	VMOVUPD      X1, 32(DX)
+	VEXTRACTF128 $0x01, Y1, X1
+	VMOVSD       X1, 48(DX)
+	ADDQ         R8, DX
+	VMOVUPD      Y2, (DX)
+	VMOVUPD      X3, 32(DX)
+	VEXTRACTF128 $0x01, Y3, X3
+	VMOVSD       X3, 48(DX)
+	ADDQ         R8, DX
+	VMOVUPD      Y4, (DX)
+	VMOVUPD      X5, 32(DX)
+	VEXTRACTF128 $0x01, Y5, X5
+	VMOVSD       X5, 48(DX)
+	ADDQ         R8, DX
+	VMOVUPD      Y6, (DX)
+	VMOVUPD      X7, 32(DX)
+	VEXTRACTF128 $0x01, Y7, X7
+	VMOVSD       X7, 48(DX)
+	JMP          abKernelAVX2_nb2_mr4_stdone
+
+abKernelAVX2_nb2_mr4_st4:
+	MOVQ    DI, DX
+	VMOVUPD Y0, (DX)
+	VMOVUPD Y1, 32(DX)
+	ADDQ    R8, DX
+	VMOVUPD Y2, (DX)
+	VMOVUPD Y3, 32(DX)
+	ADDQ    R8, DX
+	VMOVUPD Y4, (DX)
+	VMOVUPD Y5, 32(DX)
+	ADDQ    R8, DX
+	VMOVUPD Y6, (DX)
+	VMOVUPD Y7, 32(DX)
+
+abKernelAVX2_nb2_mr4_stdone:
+	IMUL3Q $0x00000004, R8, DX
+	ADDQ   DX, DI
+	IMUL3Q $0x00000004, R9, DX
+	ADDQ   DX, SI
+	JMP    abKernelAVX2_done
 
 abKernelAVX2_nb2_mr5:
 	VXORPD Y0, Y0, Y0
@@ -23595,26 +26131,100 @@ abKernelAVX2_nb2_mr5_loop:
 	JNZ          abKernelAVX2_nb2_mr5_loop
 
 abKernelAVX2_nb2_mr5_store:
-	MOVQ       DI, DX
-	VMOVUPD    Y0, (DX)
-	VMASKMOVPD Y1, Y15, 32(DX)
-	ADDQ       R8, DX
-	VMOVUPD    Y2, (DX)
-	VMASKMOVPD Y3, Y15, 32(DX)
-	ADDQ       R8, DX
-	VMOVUPD    Y4, (DX)
-	VMASKMOVPD Y5, Y15, 32(DX)
-	ADDQ       R8, DX
-	VMOVUPD    Y6, (DX)
-	VMASKMOVPD Y7, Y15, 32(DX)
-	ADDQ       R8, DX
-	VMOVUPD    Y8, (DX)
-	VMASKMOVPD Y9, Y15, 32(DX)
-	IMUL3Q     $0x00000005, R8, DX
-	ADDQ       DX, DI
-	IMUL3Q     $0x00000005, R9, DX
-	ADDQ       DX, SI
-	JMP        abKernelAVX2_done
+	MOVQ    nc+64(FP), BX
+	DECQ    BX
+	ANDQ    $0x03, BX
+	CMPQ    BX, $0x02
+	JE      abKernelAVX2_nb2_mr5_st3
+	JA      abKernelAVX2_nb2_mr5_st4
+	CMPQ    BX, $0x01
+	JE      abKernelAVX2_nb2_mr5_st2
+	MOVQ    DI, DX
+	VMOVUPD Y0, (DX)
+	VMOVSD  X1, 32(DX)
+	ADDQ    R8, DX
+	VMOVUPD Y2, (DX)
+	VMOVSD  X3, 32(DX)
+	ADDQ    R8, DX
+	VMOVUPD Y4, (DX)
+	VMOVSD  X5, 32(DX)
+	ADDQ    R8, DX
+	VMOVUPD Y6, (DX)
+	VMOVSD  X7, 32(DX)
+	ADDQ    R8, DX
+	VMOVUPD Y8, (DX)
+	VMOVSD  X9, 32(DX)
+	JMP     abKernelAVX2_nb2_mr5_stdone
+
+abKernelAVX2_nb2_mr5_st2:
+	MOVQ    DI, DX
+	VMOVUPD Y0, (DX)
+	VMOVUPD X1, 32(DX)
+	ADDQ    R8, DX
+	VMOVUPD Y2, (DX)
+	VMOVUPD X3, 32(DX)
+	ADDQ    R8, DX
+	VMOVUPD Y4, (DX)
+	VMOVUPD X5, 32(DX)
+	ADDQ    R8, DX
+	VMOVUPD Y6, (DX)
+	VMOVUPD X7, 32(DX)
+	ADDQ    R8, DX
+	VMOVUPD Y8, (DX)
+	VMOVUPD X9, 32(DX)
+	JMP     abKernelAVX2_nb2_mr5_stdone
+
+abKernelAVX2_nb2_mr5_st3:
+	MOVQ         DI, DX
+	VMOVUPD      Y0, (DX)
+	VMOVUPD      X1, 32(DX)
+	VEXTRACTF128 $0x01, Y1, X1
+	VMOVSD       X1, 48(DX)
+	ADDQ         R8, DX
+	VMOVUPD      Y2, (DX)
+	VMOVUPD      X3, 32(DX)
+	VEXTRACTF128 $0x01, Y3, X3
+	VMOVSD       X3, 48(DX)
+	ADDQ         R8, DX
+	VMOVUPD      Y4, (DX)
+	VMOVUPD      X5, 32(DX)
+	VEXTRACTF128 $0x01, Y5, X5
+	VMOVSD       X5, 48(DX)
+	ADDQ         R8, DX
+	VMOVUPD      Y6, (DX)
+	VMOVUPD      X7, 32(DX)
+	VEXTRACTF128 $0x01, Y7, X7
+	VMOVSD       X7, 48(DX)
+	ADDQ         R8, DX
+	VMOVUPD      Y8, (DX)
+	VMOVUPD      X9, 32(DX)
+	VEXTRACTF128 $0x01, Y9, X9
+	VMOVSD       X9, 48(DX)
+	JMP          abKernelAVX2_nb2_mr5_stdone
+
+abKernelAVX2_nb2_mr5_st4:
+	MOVQ    DI, DX
+	VMOVUPD Y0, (DX)
+	VMOVUPD Y1, 32(DX)
+	ADDQ    R8, DX
+	VMOVUPD Y2, (DX)
+	VMOVUPD Y3, 32(DX)
+	ADDQ    R8, DX
+	VMOVUPD Y4, (DX)
+	VMOVUPD Y5, 32(DX)
+	ADDQ    R8, DX
+	VMOVUPD Y6, (DX)
+	VMOVUPD Y7, 32(DX)
+	ADDQ    R8, DX
+	VMOVUPD Y8, (DX)
+	VMOVUPD Y9, 32(DX)
+
+abKernelAVX2_nb2_mr5_stdone:
+	IMUL3Q $0x00000005, R8, DX
+	ADDQ   DX, DI
+	IMUL3Q $0x00000005, R9, DX
+	ADDQ   DX, SI
+	JMP    abKernelAVX2_done
 
 abKernelAVX2_nb3:
 	CMPQ   CX, $0x04
@@ -23662,28 +26272,103 @@ abKernelAVX2_nb3_fullloop:
 	JNZ          abKernelAVX2_nb3_fullloop
 
 abKernelAVX2_nb3_fullstore:
-	MOVQ       DI, DX
-	VMOVUPD    Y0, (DX)
-	VMOVUPD    Y1, 32(DX)
-	VMASKMOVPD Y2, Y15, 64(DX)
-	ADDQ       R8, DX
-	VMOVUPD    Y3, (DX)
-	VMOVUPD    Y4, 32(DX)
-	VMASKMOVPD Y5, Y15, 64(DX)
-	ADDQ       R8, DX
-	VMOVUPD    Y6, (DX)
-	VMOVUPD    Y7, 32(DX)
-	VMASKMOVPD Y8, Y15, 64(DX)
-	ADDQ       R8, DX
-	VMOVUPD    Y9, (DX)
-	VMOVUPD    Y10, 32(DX)
-	VMASKMOVPD Y11, Y15, 64(DX)
-	IMUL3Q     $0x00000004, R8, DX
-	ADDQ       DX, DI
-	IMUL3Q     $0x00000004, R9, DX
-	ADDQ       DX, SI
-	SUBQ       $0x04, CX
-	JMP        abKernelAVX2_nb3
+	MOVQ    nc+64(FP), BX
+	DECQ    BX
+	ANDQ    $0x03, BX
+	CMPQ    BX, $0x02
+	JE      abKernelAVX2_nb3_fullst3
+	JA      abKernelAVX2_nb3_fullst4
+	CMPQ    BX, $0x01
+	JE      abKernelAVX2_nb3_fullst2
+	MOVQ    DI, DX
+	VMOVUPD Y0, (DX)
+	VMOVUPD Y1, 32(DX)
+	VMOVSD  X2, 64(DX)
+	ADDQ    R8, DX
+	VMOVUPD Y3, (DX)
+	VMOVUPD Y4, 32(DX)
+	VMOVSD  X5, 64(DX)
+	ADDQ    R8, DX
+	VMOVUPD Y6, (DX)
+	VMOVUPD Y7, 32(DX)
+	VMOVSD  X8, 64(DX)
+	ADDQ    R8, DX
+	VMOVUPD Y9, (DX)
+	VMOVUPD Y10, 32(DX)
+	VMOVSD  X11, 64(DX)
+	JMP     abKernelAVX2_nb3_fullstdone
+
+abKernelAVX2_nb3_fullst2:
+	MOVQ    DI, DX
+	VMOVUPD Y0, (DX)
+	VMOVUPD Y1, 32(DX)
+	VMOVUPD X2, 64(DX)
+	ADDQ    R8, DX
+	VMOVUPD Y3, (DX)
+	VMOVUPD Y4, 32(DX)
+	VMOVUPD X5, 64(DX)
+	ADDQ    R8, DX
+	VMOVUPD Y6, (DX)
+	VMOVUPD Y7, 32(DX)
+	VMOVUPD X8, 64(DX)
+	ADDQ    R8, DX
+	VMOVUPD Y9, (DX)
+	VMOVUPD Y10, 32(DX)
+	VMOVUPD X11, 64(DX)
+	JMP     abKernelAVX2_nb3_fullstdone
+
+abKernelAVX2_nb3_fullst3:
+	MOVQ         DI, DX
+	VMOVUPD      Y0, (DX)
+	VMOVUPD      Y1, 32(DX)
+	VMOVUPD      X2, 64(DX)
+	VEXTRACTF128 $0x01, Y2, X2
+	VMOVSD       X2, 80(DX)
+	ADDQ         R8, DX
+	VMOVUPD      Y3, (DX)
+	VMOVUPD      Y4, 32(DX)
+	VMOVUPD      X5, 64(DX)
+	VEXTRACTF128 $0x01, Y5, X5
+	VMOVSD       X5, 80(DX)
+	ADDQ         R8, DX
+	VMOVUPD      Y6, (DX)
+	VMOVUPD      Y7, 32(DX)
+	VMOVUPD      X8, 64(DX)
+	VEXTRACTF128 $0x01, Y8, X8
+	VMOVSD       X8, 80(DX)
+	ADDQ         R8, DX
+	VMOVUPD      Y9, (DX)
+	VMOVUPD      Y10, 32(DX)
+	VMOVUPD      X11, 64(DX)
+	VEXTRACTF128 $0x01, Y11, X11
+	VMOVSD       X11, 80(DX)
+	JMP          abKernelAVX2_nb3_fullstdone
+
+abKernelAVX2_nb3_fullst4:
+	MOVQ    DI, DX
+	VMOVUPD Y0, (DX)
+	VMOVUPD Y1, 32(DX)
+	VMOVUPD Y2, 64(DX)
+	ADDQ    R8, DX
+	VMOVUPD Y3, (DX)
+	VMOVUPD Y4, 32(DX)
+	VMOVUPD Y5, 64(DX)
+	ADDQ    R8, DX
+	VMOVUPD Y6, (DX)
+	VMOVUPD Y7, 32(DX)
+	VMOVUPD Y8, 64(DX)
+	ADDQ    R8, DX
+	VMOVUPD Y9, (DX)
+	VMOVUPD Y10, 32(DX)
+	VMOVUPD Y11, 64(DX)
+
+abKernelAVX2_nb3_fullstdone:
+	IMUL3Q $0x00000004, R8, DX
+	ADDQ   DX, DI
+	IMUL3Q $0x00000004, R9, DX
+	ADDQ   DX, SI
+	SUBQ   $0x04, CX
+	JMP    abKernelAVX2_nb3
 
 abKernelAVX2_nb3_rest:
 	CMPQ CX, $0x01
@@ -23717,15 +26402,48 @@ abKernelAVX2_nb3_mr1_loop:
 	JNZ          abKernelAVX2_nb3_mr1_loop
 
 abKernelAVX2_nb3_mr1_store:
-	MOVQ       DI, DX
-	VMOVUPD    Y0, (DX)
-	VMOVUPD    Y1, 32(DX)
-	VMASKMOVPD Y2, Y15, 64(DX)
-	IMUL3Q     $0x00000001, R8, DX
-	ADDQ       DX, DI
-	IMUL3Q     $0x00000001, R9, DX
-	ADDQ       DX, SI
-	JMP        abKernelAVX2_done
+	MOVQ    nc+64(FP), BX
+	DECQ    BX
+	ANDQ    $0x03, BX
+	CMPQ    BX, $0x02
+	JE      abKernelAVX2_nb3_mr1_st3
+	JA      abKernelAVX2_nb3_mr1_st4
+	CMPQ    BX, $0x01
+	JE      abKernelAVX2_nb3_mr1_st2
+	MOVQ    DI, DX
+	VMOVUPD Y0, (DX)
+	VMOVUPD Y1, 32(DX)
+	VMOVSD  X2, 64(DX)
+	JMP     abKernelAVX2_nb3_mr1_stdone
+
+abKernelAVX2_nb3_mr1_st2:
+	MOVQ    DI, DX
+	VMOVUPD Y0, (DX)
+	VMOVUPD Y1, 32(DX)
+	VMOVUPD X2, 64(DX)
+	JMP     abKernelAVX2_nb3_mr1_stdone
+
+abKernelAVX2_nb3_mr1_st3:
+	MOVQ         DI, DX
+	VMOVUPD      Y0, (DX)
+	VMOVUPD      Y1, 32(DX)
+	VMOVUPD      X2, 64(DX)
+	VEXTRACTF128 $0x01, Y2, X2
+	VMOVSD       X2, 80(DX)
+	JMP          abKernelAVX2_nb3_mr1_stdone
+
+abKernelAVX2_nb3_mr1_st4:
+	MOVQ    DI, DX
+	VMOVUPD Y0, (DX)
+	VMOVUPD Y1, 32(DX)
+	VMOVUPD Y2, 64(DX)
+
+abKernelAVX2_nb3_mr1_stdone:
+	IMUL3Q $0x00000001, R8, DX
+	ADDQ   DX, DI
+	IMUL3Q $0x00000001, R9, DX
+	ADDQ   DX, SI
+	JMP    abKernelAVX2_done
 
 abKernelAVX2_nb3_mr2:
 	VXORPD Y0, Y0, Y0
@@ -23757,19 +26475,66 @@ abKernelAVX2_nb3_mr2_loop:
 	JNZ          abKernelAVX2_nb3_mr2_loop
 
 abKernelAVX2_nb3_mr2_store:
-	MOVQ       DI, DX
-	VMOVUPD    Y0, (DX)
-	VMOVUPD    Y1, 32(DX)
-	VMASKMOVPD Y2, Y15, 64(DX)
-	ADDQ       R8, DX
-	VMOVUPD    Y3, (DX)
-	VMOVUPD    Y4, 32(DX)
-	VMASKMOVPD Y5, Y15, 64(DX)
-	IMUL3Q     $0x00000002, R8, DX
-	ADDQ       DX, DI
-	IMUL3Q     $0x00000002, R9, DX
-	ADDQ       DX, SI
-	JMP        abKernelAVX2_done
+	MOVQ    nc+64(FP), BX
+	DECQ    BX
+	ANDQ    $0x03, BX
+	CMPQ    BX, $0x02
+	JE      abKernelAVX2_nb3_mr2_st3
+	JA      abKernelAVX2_nb3_mr2_st4
+	CMPQ    BX, $0x01
+	JE      abKernelAVX2_nb3_mr2_st2
+	MOVQ    DI, DX
+	VMOVUPD Y0, (DX)
+	VMOVUPD Y1, 32(DX)
+	VMOVSD  X2, 64(DX)
+	ADDQ    R8, DX
+	VMOVUPD Y3, (DX)
+	VMOVUPD Y4, 32(DX)
+	VMOVSD  X5, 64(DX)
+	JMP     abKernelAVX2_nb3_mr2_stdone
+
+abKernelAVX2_nb3_mr2_st2:
+	MOVQ    DI, DX
+	VMOVUPD Y0, (DX)
+	VMOVUPD Y1, 32(DX)
+	VMOVUPD X2, 64(DX)
+	ADDQ    R8, DX
+	VMOVUPD Y3, (DX)
+	VMOVUPD Y4, 32(DX)
+	VMOVUPD X5, 64(DX)
+	JMP     abKernelAVX2_nb3_mr2_stdone
+
+abKernelAVX2_nb3_mr2_st3:
+	MOVQ         DI, DX
+	VMOVUPD      Y0, (DX)
+	VMOVUPD      Y1, 32(DX)
+	VMOVUPD      X2, 64(DX)
+	VEXTRACTF128 $0x01, Y2, X2
+	VMOVSD       X2, 80(DX)
+	ADDQ         R8, DX
+	VMOVUPD      Y3, (DX)
+	VMOVUPD      Y4, 32(DX)
+	VMOVUPD      X5, 64(DX)
+	VEXTRACTF128 $0x01, Y5, X5
+	VMOVSD       X5, 80(DX)
+	JMP          abKernelAVX2_nb3_mr2_stdone
+
+abKernelAVX2_nb3_mr2_st4:
+	MOVQ    DI, DX
+	VMOVUPD Y0, (DX)
+	VMOVUPD Y1, 32(DX)
+	VMOVUPD Y2, 64(DX)
+	ADDQ    R8, DX
+	VMOVUPD Y3, (DX)
+	VMOVUPD Y4, 32(DX)
+	VMOVUPD Y5, 64(DX)
+
+abKernelAVX2_nb3_mr2_stdone:
+	IMUL3Q $0x00000002, R8, DX
+	ADDQ   DX, DI
+	IMUL3Q $0x00000002, R9, DX
+	ADDQ   DX, SI
+	JMP    abKernelAVX2_done
 
 abKernelAVX2_nb3_mr3:
 	VXORPD Y0, Y0, Y0
@@ -23808,22 +26573,83 @@ abKernelAVX2_nb3_mr3_loop:
 	JNZ          abKernelAVX2_nb3_mr3_loop
 
 abKernelAVX2_nb3_mr3_store:
-	MOVQ       DI, DX
-	VMOVUPD    Y0, (DX)
-	VMOVUPD    Y1, 32(DX)
-	VMASKMOVPD Y2, Y15, 64(DX)
-	ADDQ       R8, DX
-	VMOVUPD    Y3, (DX)
-	VMOVUPD    Y4, 32(DX)
-	VMASKMOVPD Y5, Y15, 64(DX)
-	ADDQ       R8, DX
-	VMOVUPD    Y6, (DX)
-	VMOVUPD    Y7, 32(DX)
-	VMASKMOVPD Y8, Y15, 64(DX)
-	IMUL3Q     $0x00000003, R8, DX
-	ADDQ       DX, DI
-	IMUL3Q     $0x00000003, R9, DX
-	ADDQ       DX, SI
+	MOVQ    nc+64(FP), BX
+	DECQ    BX
+	ANDQ    $0x03, BX
+	CMPQ    BX, $0x02
+	JE      abKernelAVX2_nb3_mr3_st3
+	JA      abKernelAVX2_nb3_mr3_st4
+	CMPQ    BX, $0x01
+	JE      abKernelAVX2_nb3_mr3_st2
+	MOVQ    DI, DX
+	VMOVUPD Y0, (DX)
+	VMOVUPD Y1, 32(DX)
+	VMOVSD  X2, 64(DX)
+	ADDQ    R8, DX
+	VMOVUPD Y3, (DX)
+	VMOVUPD Y4, 32(DX)
+	VMOVSD  X5, 64(DX)
+	ADDQ    R8, DX
+	VMOVUPD Y6, (DX)
+	VMOVUPD Y7, 32(DX)
+	VMOVSD  X8, 64(DX)
+	JMP     abKernelAVX2_nb3_mr3_stdone
+
+abKernelAVX2_nb3_mr3_st2:
+	MOVQ    DI, DX
+	VMOVUPD Y0, (DX)
+	VMOVUPD Y1, 32(DX)
+	VMOVUPD X2, 64(DX)
+	ADDQ    R8, DX
+	VMOVUPD Y3, (DX)
+	VMOVUPD Y4, 32(DX)
+	VMOVUPD X5, 64(DX)
+	ADDQ    R8, DX
+	VMOVUPD Y6, (DX)
+	VMOVUPD Y7, 32(DX)
+	VMOVUPD X8, 64(DX)
+	JMP     abKernelAVX2_nb3_mr3_stdone
+
+abKernelAVX2_nb3_mr3_st3:
+	MOVQ         DI, DX
+	VMOVUPD      Y0, (DX)
+	VMOVUPD      Y1, 32(DX)
+	VMOVUPD      X2, 64(DX)
+	VEXTRACTF128 $0x01, Y2, X2
+	VMOVSD       X2, 80(DX)
+	ADDQ         R8, DX
+	VMOVUPD      Y3, (DX)
+	VMOVUPD      Y4, 32(DX)
+	VMOVUPD      X5, 64(DX)
+	VEXTRACTF128 $0x01, Y5, X5
+	VMOVSD       X5, 80(DX)
+	ADDQ         R8, DX
+	VMOVUPD      Y6, (DX)
+	VMOVUPD      Y7, 32(DX)
+	VMOVUPD      X8, 64(DX)
+	VEXTRACTF128 $0x01, Y8, X8
+	VMOVSD       X8, 80(DX)
+	JMP          abKernelAVX2_nb3_mr3_stdone
+
+abKernelAVX2_nb3_mr3_st4:
+	MOVQ    DI, DX
+	VMOVUPD Y0, (DX)
+	VMOVUPD Y1, 32(DX)
+	VMOVUPD Y2, 64(DX)
+	ADDQ    R8, DX
+	VMOVUPD Y3, (DX)
+	VMOVUPD Y4, 32(DX)
+	VMOVUPD Y5, 64(DX)
+	ADDQ    R8, DX
+	VMOVUPD Y6, (DX)
+	VMOVUPD Y7, 32(DX)
+	VMOVUPD Y8, 64(DX)
+
+abKernelAVX2_nb3_mr3_stdone:
+	IMUL3Q $0x00000003, R8, DX
+	ADDQ   DX, DI
+	IMUL3Q $0x00000003, R9, DX
+	ADDQ   DX, SI
 
 abKernelAVX2_done:
 	VZEROUPPER
@@ -34470,44 +37296,159 @@ ab2KernelAVX2_nb1_fullp2loop:
 	JNZ          ab2KernelAVX2_nb1_fullp2loop
 
 ab2KernelAVX2_nb1_fullstore:
-	MOVQ       DI, DX
-	VMASKMOVPD Y0, Y15, (DX)
-	ADDQ       R8, DX
-	VMASKMOVPD Y1, Y15, (DX)
-	ADDQ       R8, DX
-	VMASKMOVPD Y2, Y15, (DX)
-	ADDQ       R8, DX
-	VMASKMOVPD Y3, Y15, (DX)
-	ADDQ       R8, DX
-	VMASKMOVPD Y4, Y15, (DX)
-	ADDQ       R8, DX
-	VMASKMOVPD Y5, Y15, (DX)
-	ADDQ       R8, DX
-	VMASKMOVPD Y6, Y15, (DX)
-	ADDQ       R8, DX
-	VMASKMOVPD Y7, Y15, (DX)
-	ADDQ       R8, DX
-	VMASKMOVPD Y8, Y15, (DX)
-	ADDQ       R8, DX
-	VMASKMOVPD Y9, Y15, (DX)
-	ADDQ       R8, DX
-	VMASKMOVPD Y10, Y15, (DX)
-	ADDQ       R8, DX
-	VMASKMOVPD Y11, Y15, (DX)
-	IMUL3Q     $0x0000000c, R8, DX
-	ADDQ       DX, DI
-	IMUL3Q     $0x0000000c, R9, DX
-	MOVQ       a2+48(FP), R12
-	ADDQ       DX, R12
-	MOVQ       R12, a2+48(FP)
-	MOVQ       lda1+24(FP), R9
-	SHLQ       $0x03, R9
-	MOVQ       ldb1+40(FP), R10
-	SHLQ       $0x03, R10
-	IMUL3Q     $0x0000000c, R9, DX
-	ADDQ       DX, SI
-	SUBQ       $0x0c, CX
-	JMP        ab2KernelAVX2_nb1
+	MOVQ   nc+96(FP), BX
+	DECQ   BX
+	ANDQ   $0x03, BX
+	CMPQ   BX, $0x02
+	JE     ab2KernelAVX2_nb1_fullst3
+	JA     ab2KernelAVX2_nb1_fullst4
+	CMPQ   BX, $0x01
+	JE     ab2KernelAVX2_nb1_fullst2
+	MOVQ   DI, DX
+	VMOVSD X0, (DX)
+	ADDQ   R8, DX
+	VMOVSD X1, (DX)
+	ADDQ   R8, DX
+	VMOVSD X2, (DX)
+	ADDQ   R8, DX
+	VMOVSD X3, (DX)
+	ADDQ   R8, DX
+	VMOVSD X4, (DX)
+	ADDQ   R8, DX
+	VMOVSD X5, (DX)
+	ADDQ   R8, DX
+	VMOVSD X6, (DX)
+	ADDQ   R8, DX
+	VMOVSD X7, (DX)
+	ADDQ   R8, DX
+	VMOVSD X8, (DX)
+	ADDQ   R8, DX
+	VMOVSD X9, (DX)
+	ADDQ   R8, DX
+	VMOVSD X10, (DX)
+	ADDQ   R8, DX
+	VMOVSD X11, (DX)
+	JMP    ab2KernelAVX2_nb1_fullstdone
+
+ab2KernelAVX2_nb1_fullst2:
+	MOVQ    DI, DX
+	VMOVUPD X0, (DX)
+	ADDQ    R8, DX
+	VMOVUPD X1, (DX)
+	ADDQ    R8, DX
+	VMOVUPD X2, (DX)
+	ADDQ    R8, DX
+	VMOVUPD X3, (DX)
+	ADDQ    R8, DX
+	VMOVUPD X4, (DX)
+	ADDQ    R8, DX
+	VMOVUPD X5, (DX)
+	ADDQ    R8, DX
+	VMOVUPD X6, (DX)
+	ADDQ    R8, DX
+	VMOVUPD X7, (DX)
+	ADDQ    R8, DX
+	VMOVUPD X8, (DX)
+	ADDQ    R8, DX
+	VMOVUPD X9, (DX)
+	ADDQ    R8, DX
+	VMOVUPD X10, (DX)
+	ADDQ    R8, DX
+	VMOVUPD X11, (DX)
+	JMP     ab2KernelAVX2_nb1_fullstdone
+
+ab2KernelAVX2_nb1_fullst3:
+	MOVQ         DI, DX
+	VMOVUPD      X0, (DX)
+	VEXTRACTF128 $0x01, Y0, X0
+	VMOVSD       X0, 16(DX)
+	ADDQ         R8, DX
+	VMOVUPD      X1, (DX)
+	VEXTRACTF128 $0x01, Y1, X1
+	VMOVSD       X1, 16(DX)
+	ADDQ         R8, DX
+	VMOVUPD      X2, (DX)
+	VEXTRACTF128 $0x01, Y2, X2
+	VMOVSD       X2, 16(DX)
+	ADDQ         R8, DX
+	VMOVUPD      X3, (DX)
+	VEXTRACTF128 $0x01, Y3, X3
+	VMOVSD       X3, 16(DX)
+	ADDQ         R8, DX
+	VMOVUPD      X4, (DX)
+	VEXTRACTF128 $0x01, Y4, X4
+	VMOVSD       X4, 16(DX)
+	ADDQ         R8, DX
+	VMOVUPD      X5, (DX)
+	VEXTRACTF128 $0x01, Y5, X5
+	VMOVSD       X5, 16(DX)
+	ADDQ         R8, DX
+	VMOVUPD      X6, (DX)
+	VEXTRACTF128 $0x01, Y6, X6
+	VMOVSD       X6, 16(DX)
+	ADDQ         R8, DX
+	VMOVUPD      X7, (DX)
+	VEXTRACTF128 $0x01, Y7, X7
+	VMOVSD       X7, 16(DX)
+	ADDQ         R8, DX
+	VMOVUPD      X8, (DX)
+	VEXTRACTF128 $0x01, Y8, X8
+	VMOVSD       X8, 16(DX)
+	ADDQ         R8, DX
+	VMOVUPD      X9, (DX)
+	VEXTRACTF128 $0x01, Y9, X9
+	VMOVSD       X9, 16(DX)
+	ADDQ         R8, DX
+	VMOVUPD      X10, (DX)
+	VEXTRACTF128 $0x01, Y10, X10
+	VMOVSD       X10, 16(DX)
+	ADDQ         R8, DX
+	VMOVUPD      X11, (DX)
+	VEXTRACTF128 $0x01, Y11, X11
+	VMOVSD       X11, 16(DX)
+	JMP          ab2KernelAVX2_nb1_fullstdone
+
+ab2KernelAVX2_nb1_fullst4:
+	MOVQ    DI, DX
+	VMOVUPD Y0, (DX)
+	ADDQ    R8, DX
+	VMOVUPD Y1, (DX)
+	ADDQ    R8, DX
+	VMOVUPD Y2, (DX)
+	ADDQ    R8, DX
+	VMOVUPD Y3, (DX)
+	ADDQ    R8, DX
+	VMOVUPD Y4, (DX)
+	ADDQ    R8, DX
+	VMOVUPD Y5, (DX)
+	ADDQ    R8, DX
+	VMOVUPD Y6, (DX)
+	ADDQ    R8, DX
+	VMOVUPD Y7, (DX)
+	ADDQ    R8, DX
+	VMOVUPD Y8, (DX)
+	ADDQ    R8, DX
+	VMOVUPD Y9, (DX)
+	ADDQ    R8, DX
+	VMOVUPD Y10, (DX)
+	ADDQ    R8, DX
+	VMOVUPD Y11, (DX)
+
+ab2KernelAVX2_nb1_fullstdone:
+	IMUL3Q $0x0000000c, R8, DX
+	ADDQ   DX, DI
+	IMUL3Q $0x0000000c, R9, DX
+	MOVQ   a2+48(FP), R12
+	ADDQ   DX, R12
+	MOVQ   R12, a2+48(FP)
+	MOVQ   lda1+24(FP), R9
+	SHLQ   $0x03, R9
+	MOVQ   ldb1+40(FP), R10
+	SHLQ   $0x03, R10
+	IMUL3Q $0x0000000c, R9, DX
+	ADDQ   DX, SI
+	SUBQ   $0x0c, CX
+	JMP    ab2KernelAVX2_nb1
 
 ab2KernelAVX2_nb1_rest:
 	CMPQ CX, $0x01
@@ -34574,21 +37515,48 @@ ab2KernelAVX2_nb1_mr1_p2loop:
 	JNZ          ab2KernelAVX2_nb1_mr1_p2loop
 
 ab2KernelAVX2_nb1_mr1_store:
-	MOVQ       DI, DX
-	VMASKMOVPD Y0, Y15, (DX)
-	IMUL3Q     $0x00000001, R8, DX
-	ADDQ       DX, DI
-	IMUL3Q     $0x00000001, R9, DX
-	MOVQ       a2+48(FP), R12
-	ADDQ       DX, R12
-	MOVQ       R12, a2+48(FP)
-	MOVQ       lda1+24(FP), R9
-	SHLQ       $0x03, R9
-	MOVQ       ldb1+40(FP), R10
-	SHLQ       $0x03, R10
-	IMUL3Q     $0x00000001, R9, DX
-	ADDQ       DX, SI
-	JMP        ab2KernelAVX2_done
+	MOVQ   nc+96(FP), BX
+	DECQ   BX
+	ANDQ   $0x03, BX
+	CMPQ   BX, $0x02
+	JE     ab2KernelAVX2_nb1_mr1_st3
+	JA     ab2KernelAVX2_nb1_mr1_st4
+	CMPQ   BX, $0x01
+	JE     ab2KernelAVX2_nb1_mr1_st2
+	MOVQ   DI, DX
+	VMOVSD X0, (DX)
+	JMP    ab2KernelAVX2_nb1_mr1_stdone
+
+ab2KernelAVX2_nb1_mr1_st2:
+	MOVQ    DI, DX
+	VMOVUPD X0, (DX)
+	JMP     ab2KernelAVX2_nb1_mr1_stdone
+
+ab2KernelAVX2_nb1_mr1_st3:
+	MOVQ         DI, DX
+	VMOVUPD      X0, (DX)
+	VEXTRACTF128 $0x01, Y0, X0
+	VMOVSD       X0, 16(DX)
+	JMP          ab2KernelAVX2_nb1_mr1_stdone
+
+ab2KernelAVX2_nb1_mr1_st4:
+	MOVQ    DI, DX
+	VMOVUPD Y0, (DX)
+
+ab2KernelAVX2_nb1_mr1_stdone:
+	IMUL3Q $0x00000001, R8, DX
+	ADDQ   DX, DI
+	IMUL3Q $0x00000001, R9, DX
+	MOVQ   a2+48(FP), R12
+	ADDQ   DX, R12
+	MOVQ   R12, a2+48(FP)
+	MOVQ   lda1+24(FP), R9
+	SHLQ   $0x03, R9
+	MOVQ   ldb1+40(FP), R10
+	SHLQ   $0x03, R10
+	IMUL3Q $0x00000001, R9, DX
+	ADDQ   DX, SI
+	JMP    ab2KernelAVX2_done
 
 ab2KernelAVX2_nb1_mr2:
 	VXORPD Y0, Y0, Y0
@@ -34635,23 +37603,58 @@ ab2KernelAVX2_nb1_mr2_p2loop:
 	JNZ          ab2KernelAVX2_nb1_mr2_p2loop
 
 ab2KernelAVX2_nb1_mr2_store:
-	MOVQ       DI, DX
-	VMASKMOVPD Y0, Y15, (DX)
-	ADDQ       R8, DX
-	VMASKMOVPD Y1, Y15, (DX)
-	IMUL3Q     $0x00000002, R8, DX
-	ADDQ       DX, DI
-	IMUL3Q     $0x00000002, R9, DX
-	MOVQ       a2+48(FP), R12
-	ADDQ       DX, R12
-	MOVQ       R12, a2+48(FP)
-	MOVQ       lda1+24(FP), R9
-	SHLQ       $0x03, R9
-	MOVQ       ldb1+40(FP), R10
-	SHLQ       $0x03, R10
-	IMUL3Q     $0x00000002, R9, DX
-	ADDQ       DX, SI
-	JMP        ab2KernelAVX2_done
+	MOVQ   nc+96(FP), BX
+	DECQ   BX
+	ANDQ   $0x03, BX
+	CMPQ   BX, $0x02
+	JE     ab2KernelAVX2_nb1_mr2_st3
+	JA     ab2KernelAVX2_nb1_mr2_st4
+	CMPQ   BX, $0x01
+	JE     ab2KernelAVX2_nb1_mr2_st2
+	MOVQ   DI, DX
+	VMOVSD X0, (DX)
+	ADDQ   R8, DX
+	VMOVSD X1, (DX)
+	JMP    ab2KernelAVX2_nb1_mr2_stdone
+
+ab2KernelAVX2_nb1_mr2_st2:
+	MOVQ    DI, DX
+	VMOVUPD X0, (DX)
+	ADDQ    R8, DX
+	VMOVUPD X1, (DX)
+	JMP     ab2KernelAVX2_nb1_mr2_stdone
+
+ab2KernelAVX2_nb1_mr2_st3:
+	MOVQ         DI, DX
+	VMOVUPD      X0, (DX)
+	VEXTRACTF128 $0x01, Y0, X0
+	VMOVSD       X0, 16(DX)
+	ADDQ         R8, DX
+	VMOVUPD      X1, (DX)
+	VEXTRACTF128 $0x01, Y1, X1
+	VMOVSD       X1, 16(DX)
+	JMP          ab2KernelAVX2_nb1_mr2_stdone
+
+ab2KernelAVX2_nb1_mr2_st4:
+	MOVQ    DI, DX
+	VMOVUPD Y0, (DX)
+	ADDQ    R8, DX
+	VMOVUPD Y1, (DX)
+
+ab2KernelAVX2_nb1_mr2_stdone:
+	IMUL3Q $0x00000002, R8, DX
+	ADDQ   DX, DI
+	IMUL3Q $0x00000002, R9, DX
+	MOVQ   a2+48(FP), R12
+	ADDQ   DX, R12
+	MOVQ   R12, a2+48(FP)
+	MOVQ   lda1+24(FP), R9
+	SHLQ   $0x03, R9
+	MOVQ   ldb1+40(FP), R10
+	SHLQ   $0x03, R10
+	IMUL3Q $0x00000002, R9, DX
+	ADDQ   DX, SI
+	JMP    ab2KernelAVX2_done
 
 ab2KernelAVX2_nb1_mr3:
 	VXORPD Y0, Y0, Y0
@@ -34703,25 +37706,68 @@ ab2KernelAVX2_nb1_mr3_p2loop:
 	JNZ          ab2KernelAVX2_nb1_mr3_p2loop
 
 ab2KernelAVX2_nb1_mr3_store:
-	MOVQ       DI, DX
-	VMASKMOVPD Y0, Y15, (DX)
-	ADDQ       R8, DX
-	VMASKMOVPD Y1, Y15, (DX)
-	ADDQ       R8, DX
-	VMASKMOVPD Y2, Y15, (DX)
-	IMUL3Q     $0x00000003, R8, DX
-	ADDQ       DX, DI
-	IMUL3Q     $0x00000003, R9, DX
-	MOVQ       a2+48(FP), R12
-	ADDQ       DX, R12
-	MOVQ       R12, a2+48(FP)
-	MOVQ       lda1+24(FP), R9
-	SHLQ       $0x03, R9
-	MOVQ       ldb1+40(FP), R10
-	SHLQ       $0x03, R10
-	IMUL3Q     $0x00000003, R9, DX
-	ADDQ       DX, SI
-	JMP        ab2KernelAVX2_done
+	MOVQ   nc+96(FP), BX
+	DECQ   BX
+	ANDQ   $0x03, BX
+	CMPQ   BX, $0x02
+	JE     ab2KernelAVX2_nb1_mr3_st3
+	JA     ab2KernelAVX2_nb1_mr3_st4
+	CMPQ   BX, $0x01
+	JE     ab2KernelAVX2_nb1_mr3_st2
+	MOVQ   DI, DX
+	VMOVSD X0, (DX)
+	ADDQ   R8, DX
+	VMOVSD X1, (DX)
+	ADDQ   R8, DX
+	VMOVSD X2, (DX)
+	JMP    ab2KernelAVX2_nb1_mr3_stdone
+
+ab2KernelAVX2_nb1_mr3_st2:
+	MOVQ    DI, DX
+	VMOVUPD X0, (DX)
+	ADDQ    R8, DX
+	VMOVUPD X1, (DX)
+	ADDQ    R8, DX
+	VMOVUPD X2, (DX)
+	JMP     ab2KernelAVX2_nb1_mr3_stdone
+
+ab2KernelAVX2_nb1_mr3_st3:
+	MOVQ         DI, DX
+	VMOVUPD      X0, (DX)
+	VEXTRACTF128 $0x01, Y0, X0
+	VMOVSD       X0, 16(DX)
+	ADDQ         R8, DX
+	VMOVUPD      X1, (DX)
+	VEXTRACTF128 $0x01, Y1, X1
+	VMOVSD       X1, 16(DX)
+	ADDQ         R8, DX
+	VMOVUPD      X2, (DX)
+	VEXTRACTF128 $0x01, Y2, X2
+	VMOVSD       X2, 16(DX)
+	JMP          ab2KernelAVX2_nb1_mr3_stdone
+
+ab2KernelAVX2_nb1_mr3_st4:
+	MOVQ    DI, DX
+	VMOVUPD Y0, (DX)
+	ADDQ    R8, DX
+	VMOVUPD Y1, (DX)
+	ADDQ    R8, DX
+	VMOVUPD Y2, (DX)
+
+ab2KernelAVX2_nb1_mr3_stdone:
+	IMUL3Q $0x00000003, R8, DX
+	ADDQ   DX, DI
+	IMUL3Q $0x00000003, R9, DX
+	MOVQ   a2+48(FP), R12
+	ADDQ   DX, R12
+	MOVQ   R12, a2+48(FP)
+	MOVQ   lda1+24(FP), R9
+	SHLQ   $0x03, R9
+	MOVQ   ldb1+40(FP), R10
+	SHLQ   $0x03, R10
+	IMUL3Q $0x00000003, R9, DX
+	ADDQ   DX, SI
+	JMP    ab2KernelAVX2_done
 
 ab2KernelAVX2_nb1_mr4:
 	VXORPD Y0, Y0, Y0
@@ -34778,27 +37824,78 @@ ab2KernelAVX2_nb1_mr4_p2loop:
 	JNZ          ab2KernelAVX2_nb1_mr4_p2loop
 
 ab2KernelAVX2_nb1_mr4_store:
-	MOVQ       DI, DX
-	VMASKMOVPD Y0, Y15, (DX)
-	ADDQ       R8, DX
-	VMASKMOVPD Y1, Y15, (DX)
-	ADDQ       R8, DX
-	VMASKMOVPD Y2, Y15, (DX)
-	ADDQ       R8, DX
-	VMASKMOVPD Y3, Y15, (DX)
-	IMUL3Q     $0x00000004, R8, DX
-	ADDQ       DX, DI
-	IMUL3Q     $0x00000004, R9, DX
-	MOVQ       a2+48(FP), R12
-	ADDQ       DX, R12
-	MOVQ       R12, a2+48(FP)
-	MOVQ       lda1+24(FP), R9
-	SHLQ       $0x03, R9
-	MOVQ       ldb1+40(FP), R10
-	SHLQ       $0x03, R10
-	IMUL3Q     $0x00000004, R9, DX
-	ADDQ       DX, SI
-	JMP        ab2KernelAVX2_done
+	MOVQ   nc+96(FP), BX
+	DECQ   BX
+	ANDQ   $0x03, BX
+	CMPQ   BX, $0x02
+	JE     ab2KernelAVX2_nb1_mr4_st3
+	JA     ab2KernelAVX2_nb1_mr4_st4
+	CMPQ   BX, $0x01
+	JE     ab2KernelAVX2_nb1_mr4_st2
+	MOVQ   DI, DX
+	VMOVSD X0, (DX)
+	ADDQ   R8, DX
+	VMOVSD X1, (DX)
+	ADDQ   R8, DX
+	VMOVSD X2, (DX)
+	ADDQ   R8, DX
+	VMOVSD X3, (DX)
+	JMP    ab2KernelAVX2_nb1_mr4_stdone
+
+ab2KernelAVX2_nb1_mr4_st2:
+	MOVQ    DI, DX
+	VMOVUPD X0, (DX)
+	ADDQ    R8, DX
+	VMOVUPD X1, (DX)
+	ADDQ    R8, DX
+	VMOVUPD X2, (DX)
+	ADDQ    R8, DX
+	VMOVUPD X3, (DX)
+	JMP     ab2KernelAVX2_nb1_mr4_stdone
+
+ab2KernelAVX2_nb1_mr4_st3:
+	MOVQ         DI, DX
+	VMOVUPD      X0, (DX)
+	VEXTRACTF128 $0x01, Y0, X0
+	VMOVSD       X0, 16(DX)
+	ADDQ         R8, DX
+	VMOVUPD      X1, (DX)
+	VEXTRACTF128 $0x01, Y1, X1
+	VMOVSD       X1, 16(DX)
+	ADDQ         R8, DX
+	VMOVUPD      X2, (DX)
+	VEXTRACTF128 $0x01, Y2, X2
+	VMOVSD       X2, 16(DX)
+	ADDQ         R8, DX
+	VMOVUPD      X3, (DX)
+	VEXTRACTF128 $0x01, Y3, X3
+	VMOVSD       X3, 16(DX)
+	JMP          ab2KernelAVX2_nb1_mr4_stdone
+
+ab2KernelAVX2_nb1_mr4_st4:
+	MOVQ    DI, DX
+	VMOVUPD Y0, (DX)
+	ADDQ    R8, DX
+	VMOVUPD Y1, (DX)
+	ADDQ    R8, DX
+	VMOVUPD Y2, (DX)
+	ADDQ    R8, DX
+	VMOVUPD Y3, (DX)
+
+ab2KernelAVX2_nb1_mr4_stdone:
+	IMUL3Q $0x00000004, R8, DX
+	ADDQ   DX, DI
+	IMUL3Q $0x00000004, R9, DX
+	MOVQ   a2+48(FP), R12
+	ADDQ   DX, R12
+	MOVQ   R12, a2+48(FP)
+	MOVQ   lda1+24(FP), R9
+	SHLQ   $0x03, R9
+	MOVQ   ldb1+40(FP), R10
+	SHLQ   $0x03, R10
+	IMUL3Q $0x00000004, R9, DX
+	ADDQ   DX, SI
+	JMP    ab2KernelAVX2_done
 
 ab2KernelAVX2_nb1_mr5:
 	VXORPD Y0, Y0, Y0
@@ -34860,29 +37957,88 @@ ab2KernelAVX2_nb1_mr5_p2loop:
 	JNZ          ab2KernelAVX2_nb1_mr5_p2loop
 
 ab2KernelAVX2_nb1_mr5_store:
-	MOVQ       DI, DX
-	VMASKMOVPD Y0, Y15, (DX)
-	ADDQ       R8, DX
-	VMASKMOVPD Y1, Y15, (DX)
-	ADDQ       R8, DX
-	VMASKMOVPD Y2, Y15, (DX)
-	ADDQ       R8, DX
-	VMASKMOVPD Y3, Y15, (DX)
-	ADDQ       R8, DX
-	VMASKMOVPD Y4, Y15, (DX)
-	IMUL3Q     $0x00000005, R8, DX
-	ADDQ       DX, DI
-	IMUL3Q     $0x00000005, R9, DX
-	MOVQ       a2+48(FP), R12
-	ADDQ       DX, R12
-	MOVQ       R12, a2+48(FP)
-	MOVQ       lda1+24(FP), R9
-	SHLQ       $0x03, R9
-	MOVQ       ldb1+40(FP), R10
-	SHLQ       $0x03, R10
-	IMUL3Q     $0x00000005, R9, DX
-	ADDQ       DX, SI
-	JMP        ab2KernelAVX2_done
+	MOVQ   nc+96(FP), BX
+	DECQ   BX
+	ANDQ   $0x03, BX
+	CMPQ   BX, $0x02
+	JE     ab2KernelAVX2_nb1_mr5_st3
+	JA     ab2KernelAVX2_nb1_mr5_st4
+	CMPQ   BX, $0x01
+	JE     ab2KernelAVX2_nb1_mr5_st2
+	MOVQ   DI, DX
+	VMOVSD X0, (DX)
+	ADDQ   R8, DX
+	VMOVSD X1, (DX)
+	ADDQ   R8, DX
+	VMOVSD X2, (DX)
+	ADDQ   R8, DX
+	VMOVSD X3, (DX)
+	ADDQ   R8, DX
+	VMOVSD X4, (DX)
+	JMP    ab2KernelAVX2_nb1_mr5_stdone
+
+ab2KernelAVX2_nb1_mr5_st2:
+	MOVQ    DI, DX
+	VMOVUPD X0, (DX)
+	ADDQ    R8, DX
+	VMOVUPD X1, (DX)
+	ADDQ    R8, DX
+	VMOVUPD X2, (DX)
+	ADDQ    R8, DX
+	VMOVUPD X3, (DX)
+	ADDQ    R8, DX
+	VMOVUPD X4, (DX)
+	JMP     ab2KernelAVX2_nb1_mr5_stdone
+
+ab2KernelAVX2_nb1_mr5_st3:
+	MOVQ         DI, DX
+	VMOVUPD      X0, (DX)
+	VEXTRACTF128 $0x01, Y0, X0
+	VMOVSD       X0, 16(DX)
+	ADDQ         R8, DX
+	VMOVUPD      X1, (DX)
+	VEXTRACTF128 $0x01, Y1, X1
+	VMOVSD       X1, 16(DX)
+	ADDQ         R8, DX
+	VMOVUPD      X2, (DX)
+	VEXTRACTF128 $0x01, Y2, X2
+	VMOVSD       X2, 16(DX)
+	ADDQ         R8, DX
+	VMOVUPD      X3, (DX)
+	VEXTRACTF128 $0x01, Y3, X3
+	VMOVSD       X3, 16(DX)
+	ADDQ         R8, DX
+	VMOVUPD      X4, (DX)
+	VEXTRACTF128 $0x01, Y4, X4
+	VMOVSD       X4, 16(DX)
+	JMP          ab2KernelAVX2_nb1_mr5_stdone
+
+ab2KernelAVX2_nb1_mr5_st4:
+	MOVQ    DI, DX
+	VMOVUPD Y0, (DX)
+	ADDQ    R8, DX
+	VMOVUPD Y1, (DX)
+	ADDQ    R8, DX
+	VMOVUPD Y2, (DX)
+	ADDQ    R8, DX
+	VMOVUPD Y3, (DX)
+	ADDQ    R8, DX
+	VMOVUPD Y4, (DX)
+
+ab2KernelAVX2_nb1_mr5_stdone:
+	IMUL3Q $0x00000005, R8, DX
+	ADDQ   DX, DI
+	IMUL3Q $0x00000005, R9, DX
+	MOVQ   a2+48(FP), R12
+	ADDQ   DX, R12
+	MOVQ   R12, a2+48(FP)
+	MOVQ   lda1+24(FP), R9
+	SHLQ   $0x03, R9
+	MOVQ   ldb1+40(FP), R10
+	SHLQ   $0x03, R10
+	IMUL3Q $0x00000005, R9, DX
+	ADDQ   DX, SI
+	JMP    ab2KernelAVX2_done
 
 ab2KernelAVX2_nb1_mr6:
 	VXORPD Y0, Y0, Y0
@@ -34955,31 +38111,98 @@ ab2KernelAVX2_nb1_mr6_p2loop:
 	JNZ          ab2KernelAVX2_nb1_mr6_p2loop
 
 ab2KernelAVX2_nb1_mr6_store:
-	MOVQ       DI, DX
-	VMASKMOVPD Y0, Y15, (DX)
-	ADDQ       R8, DX
-	VMASKMOVPD Y1, Y15, (DX)
-	ADDQ       R8, DX
-	VMASKMOVPD Y2, Y15, (DX)
-	ADDQ       R8, DX
-	VMASKMOVPD Y3, Y15, (DX)
-	ADDQ       R8, DX
-	VMASKMOVPD Y4, Y15, (DX)
-	ADDQ       R8, DX
-	VMASKMOVPD Y5, Y15, (DX)
-	IMUL3Q     $0x00000006, R8, DX
-	ADDQ       DX, DI
-	IMUL3Q     $0x00000006, R9, DX
-	MOVQ       a2+48(FP), R12
-	ADDQ       DX, R12
-	MOVQ       R12, a2+48(FP)
-	MOVQ       lda1+24(FP), R9
-	SHLQ       $0x03, R9
-	MOVQ       ldb1+40(FP), R10
-	SHLQ       $0x03, R10
-	IMUL3Q     $0x00000006, R9, DX
-	ADDQ       DX, SI
-	JMP        ab2KernelAVX2_done
+	MOVQ   nc+96(FP), BX
+	DECQ   BX
+	ANDQ   $0x03, BX
+	CMPQ   BX, $0x02
+	JE     ab2KernelAVX2_nb1_mr6_st3
+	JA     ab2KernelAVX2_nb1_mr6_st4
+	CMPQ   BX, $0x01
+	JE     ab2KernelAVX2_nb1_mr6_st2
+	MOVQ   DI, DX
+	VMOVSD X0, (DX)
+	ADDQ   R8, DX
+	VMOVSD X1, (DX)
+	ADDQ   R8, DX
+	VMOVSD X2, (DX)
+	ADDQ   R8, DX
+	VMOVSD X3, (DX)
+	ADDQ   R8, DX
+	VMOVSD X4, (DX)
+	ADDQ   R8, DX
+	VMOVSD X5, (DX)
+	JMP    ab2KernelAVX2_nb1_mr6_stdone
+
+ab2KernelAVX2_nb1_mr6_st2:
+	MOVQ    DI, DX
+	VMOVUPD X0, (DX)
+	ADDQ    R8, DX
+	VMOVUPD X1, (DX)
+	ADDQ    R8, DX
+	VMOVUPD X2, (DX)
+	ADDQ    R8, DX
+	VMOVUPD X3, (DX)
+	ADDQ    R8, DX
+	VMOVUPD X4, (DX)
+	ADDQ    R8, DX
+	VMOVUPD X5, (DX)
+	JMP     ab2KernelAVX2_nb1_mr6_stdone
+
+ab2KernelAVX2_nb1_mr6_st3:
+	MOVQ         DI, DX
+	VMOVUPD      X0, (DX)
+	VEXTRACTF128 $0x01, Y0, X0
+	VMOVSD       X0, 16(DX)
+	ADDQ         R8, DX
+	VMOVUPD      X1, (DX)
+	VEXTRACTF128 $0x01, Y1, X1
+	VMOVSD       X1, 16(DX)
+	ADDQ         R8, DX
+	VMOVUPD      X2, (DX)
+	VEXTRACTF128 $0x01, Y2, X2
+	VMOVSD       X2, 16(DX)
+	ADDQ         R8, DX
+	VMOVUPD      X3, (DX)
+	VEXTRACTF128 $0x01, Y3, X3
+	VMOVSD       X3, 16(DX)
+	ADDQ         R8, DX
+	VMOVUPD      X4, (DX)
+	VEXTRACTF128 $0x01, Y4, X4
+	VMOVSD       X4, 16(DX)
+	ADDQ         R8, DX
+	VMOVUPD      X5, (DX)
+	VEXTRACTF128 $0x01, Y5, X5
+	VMOVSD       X5, 16(DX)
+	JMP          ab2KernelAVX2_nb1_mr6_stdone
+
+ab2KernelAVX2_nb1_mr6_st4:
+	MOVQ    DI, DX
+	VMOVUPD Y0, (DX)
+	ADDQ    R8, DX
+	VMOVUPD Y1, (DX)
+	ADDQ    R8, DX
+	VMOVUPD Y2, (DX)
+	ADDQ    R8, DX
+	VMOVUPD Y3, (DX)
+	ADDQ    R8, DX
+	VMOVUPD Y4, (DX)
+	ADDQ    R8, DX
+	VMOVUPD Y5, (DX)
+
+ab2KernelAVX2_nb1_mr6_stdone:
+	IMUL3Q $0x00000006, R8, DX
+	ADDQ   DX, DI
+	IMUL3Q $0x00000006, R9, DX
+	MOVQ   a2+48(FP), R12
+	ADDQ   DX, R12
+	MOVQ   R12, a2+48(FP)
+	MOVQ   lda1+24(FP), R9
+	SHLQ   $0x03, R9
+	MOVQ   ldb1+40(FP), R10
+	SHLQ   $0x03, R10
+	IMUL3Q $0x00000006, R9, DX
+	ADDQ   DX, SI
+	JMP    ab2KernelAVX2_done
 
 ab2KernelAVX2_nb1_mr7:
 	VXORPD Y0, Y0, Y0
@@ -35057,33 +38280,108 @@ ab2KernelAVX2_nb1_mr7_p2loop:
 	JNZ          ab2KernelAVX2_nb1_mr7_p2loop
 
 ab2KernelAVX2_nb1_mr7_store:
-	MOVQ       DI, DX
-	VMASKMOVPD Y0, Y15, (DX)
-	ADDQ       R8, DX
-	VMASKMOVPD Y1, Y15, (DX)
-	ADDQ       R8, DX
-	VMASKMOVPD Y2, Y15, (DX)
-	ADDQ       R8, DX
-	VMASKMOVPD Y3, Y15, (DX)
-	ADDQ       R8, DX
-	VMASKMOVPD Y4, Y15, (DX)
-	ADDQ       R8, DX
-	VMASKMOVPD Y5, Y15, (DX)
-	ADDQ       R8, DX
-	VMASKMOVPD Y6, Y15, (DX)
-	IMUL3Q     $0x00000007, R8, DX
-	ADDQ       DX, DI
-	IMUL3Q     $0x00000007, R9, DX
-	MOVQ       a2+48(FP), R12
-	ADDQ       DX, R12
-	MOVQ       R12, a2+48(FP)
-	MOVQ       lda1+24(FP), R9
-	SHLQ       $0x03, R9
-	MOVQ       ldb1+40(FP), R10
-	SHLQ       $0x03, R10
-	IMUL3Q     $0x00000007, R9, DX
-	ADDQ       DX, SI
-	JMP        ab2KernelAVX2_done
+	MOVQ   nc+96(FP), BX
+	DECQ   BX
+	ANDQ   $0x03, BX
+	CMPQ   BX, $0x02
+	JE     ab2KernelAVX2_nb1_mr7_st3
+	JA     ab2KernelAVX2_nb1_mr7_st4
+	CMPQ   BX, $0x01
+	JE     ab2KernelAVX2_nb1_mr7_st2
+	MOVQ   DI, DX
+	VMOVSD X0, (DX)
+	ADDQ   R8, DX
+	VMOVSD X1, (DX)
+	ADDQ   R8, DX
+	VMOVSD X2, (DX)
+	ADDQ   R8, DX
+	VMOVSD X3, (DX)
+	ADDQ   R8, DX
+	VMOVSD X4, (DX)
+	ADDQ   R8, DX
+	VMOVSD X5, (DX)
+	ADDQ   R8, DX
+	VMOVSD X6, (DX)
+	JMP    ab2KernelAVX2_nb1_mr7_stdone
+
+ab2KernelAVX2_nb1_mr7_st2:
+	MOVQ    DI, DX
+	VMOVUPD X0, (DX)
+	ADDQ    R8, DX
+	VMOVUPD X1, (DX)
+	ADDQ    R8, DX
+	VMOVUPD X2, (DX)
+	ADDQ    R8, DX
+	VMOVUPD X3, (DX)
+	ADDQ    R8, DX
+	VMOVUPD X4, (DX)
+	ADDQ    R8, DX
+	VMOVUPD X5, (DX)
+	ADDQ    R8, DX
+	VMOVUPD X6, (DX)
+	JMP     ab2KernelAVX2_nb1_mr7_stdone
+
+ab2KernelAVX2_nb1_mr7_st3:
+	MOVQ         DI, DX
+	VMOVUPD      X0, (DX)
+	VEXTRACTF128 $0x01, Y0, X0
+	VMOVSD       X0, 16(DX)
+	ADDQ         R8, DX
+	VMOVUPD      X1, (DX)
+	VEXTRACTF128 $0x01, Y1, X1
+	VMOVSD       X1, 16(DX)
+	ADDQ         R8, DX
+	VMOVUPD      X2, (DX)
+	VEXTRACTF128 $0x01, Y2, X2
+	VMOVSD       X2, 16(DX)
+	ADDQ         R8, DX
+	VMOVUPD      X3, (DX)
+	VEXTRACTF128 $0x01, Y3, X3
+	VMOVSD       X3, 16(DX)
+	ADDQ         R8, DX
+	VMOVUPD      X4, (DX)
+	VEXTRACTF128 $0x01, Y4, X4
+	VMOVSD       X4, 16(DX)
+	ADDQ         R8, DX
+	VMOVUPD      X5, (DX)
+	VEXTRACTF128 $0x01, Y5, X5
+	VMOVSD       X5, 16(DX)
+	ADDQ         R8, DX
+	VMOVUPD      X6, (DX)
+	VEXTRACTF128 $0x01, Y6, X6
+	VMOVSD       X6, 16(DX)
+	JMP          ab2KernelAVX2_nb1_mr7_stdone
+
+ab2KernelAVX2_nb1_mr7_st4:
+	MOVQ    DI, DX
+	VMOVUPD Y0, (DX)
+	ADDQ    R8, DX
+	VMOVUPD Y1, (DX)
+	ADDQ    R8, DX
+	VMOVUPD Y2, (DX)
+	ADDQ    R8, DX
+	VMOVUPD Y3, (DX)
+	ADDQ    R8, DX
+	VMOVUPD Y4, (DX)
+	ADDQ    R8, DX
+	VMOVUPD Y5, (DX)
+	ADDQ    R8, DX
+	VMOVUPD Y6, (DX)
+
+ab2KernelAVX2_nb1_mr7_stdone:
+	IMUL3Q $0x00000007, R8, DX
+	ADDQ   DX, DI
+	IMUL3Q $0x00000007, R9, DX
+	MOVQ   a2+48(FP), R12
+	ADDQ   DX, R12
+	MOVQ   R12, a2+48(FP)
+	MOVQ   lda1+24(FP), R9
+	SHLQ   $0x03, R9
+	MOVQ   ldb1+40(FP), R10
+	SHLQ   $0x03, R10
+	IMUL3Q $0x00000007, R9, DX
+	ADDQ   DX, SI
+	JMP    ab2KernelAVX2_done
 
 ab2KernelAVX2_nb1_mr8:
 	VXORPD Y0, Y0, Y0
@@ -35166,35 +38464,118 @@ ab2KernelAVX2_nb1_mr8_p2loop:
 	JNZ          ab2KernelAVX2_nb1_mr8_p2loop
 
 ab2KernelAVX2_nb1_mr8_store:
-	MOVQ       DI, DX
-	VMASKMOVPD Y0, Y15, (DX)
-	ADDQ       R8, DX
-	VMASKMOVPD Y1, Y15, (DX)
-	ADDQ       R8, DX
-	VMASKMOVPD Y2, Y15, (DX)
-	ADDQ       R8, DX
-	VMASKMOVPD Y3, Y15, (DX)
-	ADDQ       R8, DX
-	VMASKMOVPD Y4, Y15, (DX)
-	ADDQ       R8, DX
-	VMASKMOVPD Y5, Y15, (DX)
-	ADDQ       R8, DX
-	VMASKMOVPD Y6, Y15, (DX)
-	ADDQ       R8, DX
-	VMASKMOVPD Y7, Y15, (DX)
-	IMUL3Q     $0x00000008, R8, DX
-	ADDQ       DX, DI
-	IMUL3Q     $0x00000008, R9, DX
-	MOVQ       a2+48(FP), R12
-	ADDQ       DX, R12
-	MOVQ       R12, a2+48(FP)
-	MOVQ       lda1+24(FP), R9
-	SHLQ       $0x03, R9
-	MOVQ       ldb1+40(FP), R10
-	SHLQ       $0x03, R10
-	IMUL3Q     $0x00000008, R9, DX
-	ADDQ       DX, SI
-	JMP        ab2KernelAVX2_done
+	MOVQ   nc+96(FP), BX
+	DECQ   BX
+	ANDQ   $0x03, BX
+	CMPQ   BX, $0x02
+	JE     ab2KernelAVX2_nb1_mr8_st3
+	JA     ab2KernelAVX2_nb1_mr8_st4
+	CMPQ   BX, $0x01
+	JE     ab2KernelAVX2_nb1_mr8_st2
+	MOVQ   DI, DX
+	VMOVSD X0, (DX)
+	ADDQ   R8, DX
+	VMOVSD X1, (DX)
+	ADDQ   R8, DX
+	VMOVSD X2, (DX)
+	ADDQ   R8, DX
+	VMOVSD X3, (DX)
+	ADDQ   R8, DX
+	VMOVSD X4, (DX)
+	ADDQ   R8, DX
+	VMOVSD X5, (DX)
+	ADDQ   R8, DX
+	VMOVSD X6, (DX)
+	ADDQ   R8, DX
+	VMOVSD X7, (DX)
+	JMP    ab2KernelAVX2_nb1_mr8_stdone
+
+ab2KernelAVX2_nb1_mr8_st2:
+	MOVQ    DI, DX
+	VMOVUPD X0, (DX)
+	ADDQ    R8, DX
+	VMOVUPD X1, (DX)
+	ADDQ    R8, DX
+	VMOVUPD X2, (DX)
+	ADDQ    R8, DX
+	VMOVUPD X3, (DX)
+	ADDQ    R8, DX
+	VMOVUPD X4, (DX)
+	ADDQ    R8, DX
+	VMOVUPD X5, (DX)
+	ADDQ    R8, DX
+	VMOVUPD X6, (DX)
+	ADDQ    R8, DX
+	VMOVUPD X7, (DX)
+	JMP     ab2KernelAVX2_nb1_mr8_stdone
+
+ab2KernelAVX2_nb1_mr8_st3:
+	MOVQ         DI, DX
+	VMOVUPD      X0, (DX)
+	VEXTRACTF128 $0x01, Y0, X0
+	VMOVSD       X0, 16(DX)
+	ADDQ         R8, DX
+	VMOVUPD      X1, (DX)
+	VEXTRACTF128 $0x01, Y1, X1
+	VMOVSD       X1, 16(DX)
+	ADDQ         R8, DX
+	VMOVUPD      X2, (DX)
+	VEXTRACTF128 $0x01, Y2, X2
+	VMOVSD       X2, 16(DX)
+	ADDQ         R8, DX
+	VMOVUPD      X3, (DX)
+	VEXTRACTF128 $0x01, Y3, X3
+	VMOVSD       X3, 16(DX)
+	ADDQ         R8, DX
+	VMOVUPD      X4, (DX)
+	VEXTRACTF128 $0x01, Y4, X4
+	VMOVSD       X4, 16(DX)
+	ADDQ         R8, DX
+	VMOVUPD      X5, (DX)
+	VEXTRACTF128 $0x01, Y5, X5
+	VMOVSD       X5, 16(DX)
+	ADDQ         R8, DX
+	VMOVUPD      X6, (DX)
+	VEXTRACTF128 $0x01, Y6, X6
+	VMOVSD       X6, 16(DX)
+	ADDQ         R8, DX
+	VMOVUPD      X7, (DX)
+	VEXTRACTF128 $0x01, Y7, X7
+	VMOVSD       X7, 16(DX)
+	JMP          ab2KernelAVX2_nb1_mr8_stdone
+
+ab2KernelAVX2_nb1_mr8_st4:
+	MOVQ    DI, DX
+	VMOVUPD Y0, (DX)
+	ADDQ    R8, DX
+	VMOVUPD Y1, (DX)
+	ADDQ    R8, DX
+	VMOVUPD Y2, (DX)
+	ADDQ    R8, DX
+	VMOVUPD Y3, (DX)
+	ADDQ    R8, DX
+	VMOVUPD Y4, (DX)
+	ADDQ    R8, DX
+	VMOVUPD Y5, (DX)
+	ADDQ    R8, DX
+	VMOVUPD Y6, (DX)
+	ADDQ    R8, DX
+	VMOVUPD Y7, (DX)
+
+ab2KernelAVX2_nb1_mr8_stdone:
+	IMUL3Q $0x00000008, R8, DX
+	ADDQ   DX, DI
+	IMUL3Q $0x00000008, R9, DX
+	MOVQ   a2+48(FP), R12
+	ADDQ   DX, R12
+	MOVQ   R12, a2+48(FP)
+	MOVQ   lda1+24(FP), R9
+	SHLQ   $0x03, R9
+	MOVQ   ldb1+40(FP), R10
+	SHLQ   $0x03, R10
+	IMUL3Q $0x00000008, R9, DX
+	ADDQ   DX, SI
+	JMP    ab2KernelAVX2_done
 
 ab2KernelAVX2_nb1_mr9:
 	VXORPD Y0, Y0, Y0
@@ -35282,37 +38663,128 @@ ab2KernelAVX2_nb1_mr9_p2loop:
 	JNZ          ab2KernelAVX2_nb1_mr9_p2loop
 
 ab2KernelAVX2_nb1_mr9_store:
-	MOVQ       DI, DX
-	VMASKMOVPD Y0, Y15, (DX)
-	ADDQ       R8, DX
-	VMASKMOVPD Y1, Y15, (DX)
-	ADDQ       R8, DX
-	VMASKMOVPD Y2, Y15, (DX)
-	ADDQ       R8, DX
-	VMASKMOVPD Y3, Y15, (DX)
-	ADDQ       R8, DX
-	VMASKMOVPD Y4, Y15, (DX)
-	ADDQ       R8, DX
-	VMASKMOVPD Y5, Y15, (DX)
-	ADDQ       R8, DX
-	VMASKMOVPD Y6, Y15, (DX)
-	ADDQ       R8, DX
-	VMASKMOVPD Y7, Y15, (DX)
-	ADDQ       R8, DX
-	VMASKMOVPD Y8, Y15, (DX)
-	IMUL3Q     $0x00000009, R8, DX
-	ADDQ       DX, DI
-	IMUL3Q     $0x00000009, R9, DX
-	MOVQ       a2+48(FP), R12
-	ADDQ       DX, R12
-	MOVQ       R12, a2+48(FP)
-	MOVQ       lda1+24(FP), R9
-	SHLQ       $0x03, R9
-	MOVQ       ldb1+40(FP), R10
-	SHLQ       $0x03, R10
-	IMUL3Q     $0x00000009, R9, DX
-	ADDQ       DX, SI
-	JMP        ab2KernelAVX2_done
+	MOVQ   nc+96(FP), BX
+	DECQ   BX
+	ANDQ   $0x03, BX
+	CMPQ   BX, $0x02
+	JE     ab2KernelAVX2_nb1_mr9_st3
+	JA     ab2KernelAVX2_nb1_mr9_st4
+	CMPQ   BX, $0x01
+	JE     ab2KernelAVX2_nb1_mr9_st2
+	MOVQ   DI, DX
+	VMOVSD X0, (DX)
+	ADDQ   R8, DX
+	VMOVSD X1, (DX)
+	ADDQ   R8, DX
+	VMOVSD X2, (DX)
+	ADDQ   R8, DX
+	VMOVSD X3, (DX)
+	ADDQ   R8, DX
+	VMOVSD X4, (DX)
+	ADDQ   R8, DX
+	VMOVSD X5, (DX)
+	ADDQ   R8, DX
+	VMOVSD X6, (DX)
+	ADDQ   R8, DX
+	VMOVSD X7, (DX)
+	ADDQ   R8, DX
+	VMOVSD X8, (DX)
+	JMP    ab2KernelAVX2_nb1_mr9_stdone
+
+ab2KernelAVX2_nb1_mr9_st2:
+	MOVQ    DI, DX
+	VMOVUPD X0, (DX)
+	ADDQ    R8, DX
+	VMOVUPD X1, (DX)
+	ADDQ    R8, DX
+	VMOVUPD X2, (DX)
+	ADDQ    R8, DX
+	VMOVUPD X3, (DX)
+	ADDQ    R8, DX
+	VMOVUPD X4, (DX)
+	ADDQ    R8, DX
+	VMOVUPD X5, (DX)
+	ADDQ    R8, DX
+	VMOVUPD X6, (DX)
+	ADDQ    R8, DX
+	VMOVUPD X7, (DX)
+	ADDQ    R8, DX
+	VMOVUPD X8, (DX)
+	JMP     ab2KernelAVX2_nb1_mr9_stdone
+
+ab2KernelAVX2_nb1_mr9_st3:
+	MOVQ         DI, DX
+	VMOVUPD      X0, (DX)
+	VEXTRACTF128 $0x01, Y0, X0
+	VMOVSD       X0, 16(DX)
+	ADDQ         R8, DX
+	VMOVUPD      X1, (DX)
+	VEXTRACTF128 $0x01, Y1, X1
+	VMOVSD       X1, 16(DX)
+	ADDQ         R8, DX
+	VMOVUPD      X2, (DX)
+	VEXTRACTF128 $0x01, Y2, X2
+	VMOVSD       X2, 16(DX)
+	ADDQ         R8, DX
+	VMOVUPD      X3, (DX)
+	VEXTRACTF128 $0x01, Y3, X3
+	VMOVSD       X3, 16(DX)
+	ADDQ         R8, DX
+	VMOVUPD      X4, (DX)
+	VEXTRACTF128 $0x01, Y4, X4
+	VMOVSD       X4, 16(DX)
+	ADDQ         R8, DX
+	VMOVUPD      X5, (DX)
+	VEXTRACTF128 $0x01, Y5, X5
+	VMOVSD       X5, 16(DX)
+	ADDQ         R8, DX
+	VMOVUPD      X6, (DX)
+	VEXTRACTF128 $0x01, Y6, X6
+	VMOVSD       X6, 16(DX)
+	ADDQ         R8, DX
+	VMOVUPD      X7, (DX)
+	VEXTRACTF128 $0x01, Y7, X7
+	VMOVSD       X7, 16(DX)
+	ADDQ         R8, DX
+	VMOVUPD      X8, (DX)
+	VEXTRACTF128 $0x01, Y8, X8
+	VMOVSD       X8, 16(DX)
+	JMP          ab2KernelAVX2_nb1_mr9_stdone
+
+ab2KernelAVX2_nb1_mr9_st4:
+	MOVQ    DI, DX
+	VMOVUPD Y0, (DX)
+	ADDQ    R8, DX
+	VMOVUPD Y1, (DX)
+	ADDQ    R8, DX
+	VMOVUPD Y2, (DX)
+	ADDQ    R8, DX
+	VMOVUPD Y3, (DX)
+	ADDQ    R8, DX
+	VMOVUPD Y4, (DX)
+	ADDQ    R8, DX
+	VMOVUPD Y5, (DX)
+	ADDQ    R8, DX
+	VMOVUPD Y6, (DX)
+	ADDQ    R8, DX
+	VMOVUPD Y7, (DX)
+	ADDQ    R8, DX
+	VMOVUPD Y8, (DX)
+
+ab2KernelAVX2_nb1_mr9_stdone:
+	IMUL3Q $0x00000009, R8, DX
+	ADDQ   DX, DI
+	IMUL3Q $0x00000009, R9, DX
+	MOVQ   a2+48(FP), R12
+	ADDQ   DX, R12
+	MOVQ   R12, a2+48(FP)
+	MOVQ   lda1+24(FP), R9
+	SHLQ   $0x03, R9
+	MOVQ   ldb1+40(FP), R10
+	SHLQ   $0x03, R10
+	IMUL3Q $0x00000009, R9, DX
+	ADDQ   DX, SI
+	JMP    ab2KernelAVX2_done
 
 ab2KernelAVX2_nb1_mr10:
 	VXORPD Y0, Y0, Y0
@@ -35405,39 +38877,138 @@ ab2KernelAVX2_nb1_mr10_p2loop:
 	JNZ          ab2KernelAVX2_nb1_mr10_p2loop
 
 ab2KernelAVX2_nb1_mr10_store:
-	MOVQ       DI, DX
-	VMASKMOVPD Y0, Y15, (DX)
-	ADDQ       R8, DX
-	VMASKMOVPD Y1, Y15, (DX)
-	ADDQ       R8, DX
-	VMASKMOVPD Y2, Y15, (DX)
-	ADDQ       R8, DX
-	VMASKMOVPD Y3, Y15, (DX)
-	ADDQ       R8, DX
-	VMASKMOVPD Y4, Y15, (DX)
-	ADDQ       R8, DX
-	VMASKMOVPD Y5, Y15, (DX)
-	ADDQ       R8, DX
-	VMASKMOVPD Y6, Y15, (DX)
-	ADDQ       R8, DX
-	VMASKMOVPD Y7, Y15, (DX)
-	ADDQ       R8, DX
-	VMASKMOVPD Y8, Y15, (DX)
-	ADDQ       R8, DX
-	VMASKMOVPD Y9, Y15, (DX)
-	IMUL3Q     $0x0000000a, R8, DX
-	ADDQ       DX, DI
-	IMUL3Q     $0x0000000a, R9, DX
-	MOVQ       a2+48(FP), R12
-	ADDQ       DX, R12
-	MOVQ       R12, a2+48(FP)
-	MOVQ       lda1+24(FP), R9
-	SHLQ       $0x03, R9
-	MOVQ       ldb1+40(FP), R10
-	SHLQ       $0x03, R10
-	IMUL3Q     $0x0000000a, R9, DX
-	ADDQ       DX, SI
-	JMP        ab2KernelAVX2_done
+	MOVQ   nc+96(FP), BX
+	DECQ   BX
+	ANDQ   $0x03, BX
+	CMPQ   BX, $0x02
+	JE     ab2KernelAVX2_nb1_mr10_st3
+	JA     ab2KernelAVX2_nb1_mr10_st4
+	CMPQ   BX, $0x01
+	JE     ab2KernelAVX2_nb1_mr10_st2
+	MOVQ   DI, DX
+	VMOVSD X0, (DX)
+	ADDQ   R8, DX
+	VMOVSD X1, (DX)
+	ADDQ   R8, DX
+	VMOVSD X2, (DX)
+	ADDQ   R8, DX
+	VMOVSD X3, (DX)
+	ADDQ   R8, DX
+	VMOVSD X4, (DX)
+	ADDQ   R8, DX
+	VMOVSD X5, (DX)
+	ADDQ   R8, DX
+	VMOVSD X6, (DX)
+	ADDQ   R8, DX
+	VMOVSD X7, (DX)
+	ADDQ   R8, DX
+	VMOVSD X8, (DX)
+	ADDQ   R8, DX
+	VMOVSD X9, (DX)
+	JMP    ab2KernelAVX2_nb1_mr10_stdone
+
+ab2KernelAVX2_nb1_mr10_st2:
+	MOVQ    DI, DX
+	VMOVUPD X0, (DX)
+	ADDQ    R8, DX
+	VMOVUPD X1, (DX)
+	ADDQ    R8, DX
+	VMOVUPD X2, (DX)
+	ADDQ    R8, DX
+	VMOVUPD X3, (DX)
+	ADDQ    R8, DX
+	VMOVUPD X4, (DX)
+	ADDQ    R8, DX
+	VMOVUPD X5, (DX)
+	ADDQ    R8, DX
+	VMOVUPD X6, (DX)
+	ADDQ    R8, DX
+	VMOVUPD X7, (DX)
+	ADDQ    R8, DX
+	VMOVUPD X8, (DX)
+	ADDQ    R8, DX
+	VMOVUPD X9, (DX)
+	JMP     ab2KernelAVX2_nb1_mr10_stdone
+
+ab2KernelAVX2_nb1_mr10_st3:
+	MOVQ         DI, DX
+	VMOVUPD      X0, (DX)
+	VEXTRACTF128 $0x01, Y0, X0
+	VMOVSD       X0, 16(DX)
+	ADDQ         R8, DX
+	VMOVUPD      X1, (DX)
+	VEXTRACTF128 $0x01, Y1, X1
+	VMOVSD       X1, 16(DX)
+	ADDQ         R8, DX
+	VMOVUPD      X2, (DX)
+	VEXTRACTF128 $0x01, Y2, X2
+	VMOVSD       X2, 16(DX)
+	ADDQ         R8, DX
+	VMOVUPD      X3, (DX)
+	VEXTRACTF128 $0x01, Y3, X3
+	VMOVSD       X3, 16(DX)
+	ADDQ         R8, DX
+	VMOVUPD      X4, (DX)
+	VEXTRACTF128 $0x01, Y4, X4
+	VMOVSD       X4, 16(DX)
+	ADDQ         R8, DX
+	VMOVUPD      X5, (DX)
+	VEXTRACTF128 $0x01, Y5, X5
+	VMOVSD       X5, 16(DX)
+	ADDQ         R8, DX
+	VMOVUPD      X6, (DX)
+	VEXTRACTF128 $0x01, Y6, X6
+	VMOVSD       X6, 16(DX)
+	ADDQ         R8, DX
+	VMOVUPD      X7, (DX)
+	VEXTRACTF128 $0x01, Y7, X7
+	VMOVSD       X7, 16(DX)
+	ADDQ         R8, DX
+	VMOVUPD      X8, (DX)
+	VEXTRACTF128 $0x01, Y8, X8
+	VMOVSD       X8, 16(DX)
+	ADDQ         R8, DX
+	VMOVUPD      X9, (DX)
+	VEXTRACTF128 $0x01, Y9, X9
+	VMOVSD       X9, 16(DX)
+	JMP          ab2KernelAVX2_nb1_mr10_stdone
+
+ab2KernelAVX2_nb1_mr10_st4:
+	MOVQ    DI, DX
+	VMOVUPD Y0, (DX)
+	ADDQ    R8, DX
+	VMOVUPD Y1, (DX)
+	ADDQ    R8, DX
+	VMOVUPD Y2, (DX)
+	ADDQ    R8, DX
+	VMOVUPD Y3, (DX)
+	ADDQ    R8, DX
+	VMOVUPD Y4, (DX)
+	ADDQ    R8, DX
+	VMOVUPD Y5, (DX)
+	ADDQ    R8, DX
+	VMOVUPD Y6, (DX)
+	ADDQ    R8, DX
+	VMOVUPD Y7, (DX)
+	ADDQ    R8, DX
+	VMOVUPD Y8, (DX)
+	ADDQ    R8, DX
+	VMOVUPD Y9, (DX)
+
+ab2KernelAVX2_nb1_mr10_stdone:
+	IMUL3Q $0x0000000a, R8, DX
+	ADDQ   DX, DI
+	IMUL3Q $0x0000000a, R9, DX
+	MOVQ   a2+48(FP), R12
+	ADDQ   DX, R12
+	MOVQ   R12, a2+48(FP)
+	MOVQ   lda1+24(FP), R9
+	SHLQ   $0x03, R9
+	MOVQ   ldb1+40(FP), R10
+	SHLQ   $0x03, R10
+	IMUL3Q $0x0000000a, R9, DX
+	ADDQ   DX, SI
+	JMP    ab2KernelAVX2_done
 
 ab2KernelAVX2_nb1_mr11:
 	VXORPD Y0, Y0, Y0
@@ -35541,41 +39112,148 @@ ab2KernelAVX2_nb1_mr11_p2loop:
 	JNZ          ab2KernelAVX2_nb1_mr11_p2loop
 
 ab2KernelAVX2_nb1_mr11_store:
-	MOVQ       DI, DX
-	VMASKMOVPD Y0, Y15, (DX)
-	ADDQ       R8, DX
-	VMASKMOVPD Y1, Y15, (DX)
-	ADDQ       R8, DX
-	VMASKMOVPD Y2, Y15, (DX)
-	ADDQ       R8, DX
-	VMASKMOVPD Y3, Y15, (DX)
-	ADDQ       R8, DX
-	VMASKMOVPD Y4, Y15, (DX)
-	ADDQ       R8, DX
-	VMASKMOVPD Y5, Y15, (DX)
-	ADDQ       R8, DX
-	VMASKMOVPD Y6, Y15, (DX)
-	ADDQ       R8, DX
-	VMASKMOVPD Y7, Y15, (DX)
-	ADDQ       R8, DX
-	VMASKMOVPD Y8, Y15, (DX)
-	ADDQ       R8, DX
-	VMASKMOVPD Y9, Y15, (DX)
-	ADDQ       R8, DX
-	VMASKMOVPD Y10, Y15, (DX)
-	IMUL3Q     $0x0000000b, R8, DX
-	ADDQ       DX, DI
-	IMUL3Q     $0x0000000b, R9, DX
-	MOVQ       a2+48(FP), R12
-	ADDQ       DX, R12
-	MOVQ       R12, a2+48(FP)
-	MOVQ       lda1+24(FP), R9
-	SHLQ       $0x03, R9
-	MOVQ       ldb1+40(FP), R10
-	SHLQ       $0x03, R10
-	IMUL3Q     $0x0000000b, R9, DX
-	ADDQ       DX, SI
-	JMP        ab2KernelAVX2_done
+	MOVQ   nc+96(FP), BX
+	DECQ   BX
+	ANDQ   $0x03, BX
+	CMPQ   BX, $0x02
+	JE     ab2KernelAVX2_nb1_mr11_st3
+	JA     ab2KernelAVX2_nb1_mr11_st4
+	CMPQ   BX, $0x01
+	JE     ab2KernelAVX2_nb1_mr11_st2
+	MOVQ   DI, DX
+	VMOVSD X0, (DX)
+	ADDQ   R8, DX
+	VMOVSD X1, (DX)
+	ADDQ   R8, DX
+	VMOVSD X2, (DX)
+	ADDQ   R8, DX
+	VMOVSD X3, (DX)
+	ADDQ   R8, DX
+	VMOVSD X4, (DX)
+	ADDQ   R8, DX
+	VMOVSD X5, (DX)
+	ADDQ   R8, DX
+	VMOVSD X6, (DX)
+	ADDQ   R8, DX
+	VMOVSD X7, (DX)
+	ADDQ   R8, DX
+	VMOVSD X8, (DX)
+	ADDQ   R8, DX
+	VMOVSD X9, (DX)
+	ADDQ   R8, DX
+	VMOVSD X10, (DX)
+	JMP    ab2KernelAVX2_nb1_mr11_stdone
+
+ab2KernelAVX2_nb1_mr11_st2:
+	MOVQ    DI, DX
+	VMOVUPD X0, (DX)
+	ADDQ    R8, DX
+	VMOVUPD X1, (DX)
+	ADDQ    R8, DX
+	VMOVUPD X2, (DX)
+	ADDQ    R8, DX
+	VMOVUPD X3, (DX)
+	ADDQ    R8, DX
+	VMOVUPD X4, (DX)
+	ADDQ    R8, DX
+	VMOVUPD X5, (DX)
+	ADDQ    R8, DX
+	VMOVUPD X6, (DX)
+	ADDQ    R8, DX
+	VMOVUPD X7, (DX)
+	ADDQ    R8, DX
+	VMOVUPD X8, (DX)
+	ADDQ    R8, DX
+	VMOVUPD X9, (DX)
+	ADDQ    R8, DX
+	VMOVUPD X10, (DX)
+	JMP     ab2KernelAVX2_nb1_mr11_stdone
+
+ab2KernelAVX2_nb1_mr11_st3:
+	MOVQ         DI, DX
+	VMOVUPD      X0, (DX)
+	VEXTRACTF128 $0x01, Y0, X0
+	VMOVSD       X0, 16(DX)
+	ADDQ         R8, DX
+	VMOVUPD      X1, (DX)
+	VEXTRACTF128 $0x01, Y1, X1
+	VMOVSD       X1, 16(DX)
+	ADDQ         R8, DX
+	VMOVUPD      X2, (DX)
+	VEXTRACTF128 $0x01, Y2, X2
+	VMOVSD       X2, 16(DX)
+	ADDQ         R8, DX
+	VMOVUPD      X3, (DX)
+	VEXTRACTF128 $0x01, Y3, X3
+	VMOVSD       X3, 16(DX)
+	ADDQ         R8, DX
+	VMOVUPD      X4, (DX)
+	VEXTRACTF128 $0x01, Y4, X4
+	VMOVSD       X4, 16(DX)
+	ADDQ         R8, DX
+	VMOVUPD      X5, (DX)
+	VEXTRACTF128 $0x01, Y5, X5
+	VMOVSD       X5, 16(DX)
+	ADDQ         R8, DX
+	VMOVUPD      X6, (DX)
+	VEXTRACTF128 $0x01, Y6, X6
+	VMOVSD       X6, 16(DX)
+	ADDQ         R8, DX
+	VMOVUPD      X7, (DX)
+	VEXTRACTF128 $0x01, Y7, X7
+	VMOVSD       X7, 16(DX)
+	ADDQ         R8, DX
+	VMOVUPD      X8, (DX)
+	VEXTRACTF128 $0x01, Y8, X8
+	VMOVSD       X8, 16(DX)
+	ADDQ         R8, DX
+	VMOVUPD      X9, (DX)
+	VEXTRACTF128 $0x01, Y9, X9
+	VMOVSD       X9, 16(DX)
+	ADDQ         R8, DX
+	VMOVUPD      X10, (DX)
+	VEXTRACTF128 $0x01, Y10, X10
+	VMOVSD       X10, 16(DX)
+	JMP          ab2KernelAVX2_nb1_mr11_stdone
+
+ab2KernelAVX2_nb1_mr11_st4:
+	MOVQ    DI, DX
+	VMOVUPD Y0, (DX)
+	ADDQ    R8, DX
+	VMOVUPD Y1, (DX)
+	ADDQ    R8, DX
+	VMOVUPD Y2, (DX)
+	ADDQ    R8, DX
+	VMOVUPD Y3, (DX)
+	ADDQ    R8, DX
+	VMOVUPD Y4, (DX)
+	ADDQ    R8, DX
+	VMOVUPD Y5, (DX)
+	ADDQ    R8, DX
+	VMOVUPD Y6, (DX)
+	ADDQ    R8, DX
+	VMOVUPD Y7, (DX)
+	ADDQ    R8, DX
+	VMOVUPD Y8, (DX)
+	ADDQ    R8, DX
+	VMOVUPD Y9, (DX)
+	ADDQ    R8, DX
+	VMOVUPD Y10, (DX)
+
+ab2KernelAVX2_nb1_mr11_stdone:
+	IMUL3Q $0x0000000b, R8, DX
+	ADDQ   DX, DI
+	IMUL3Q $0x0000000b, R9, DX
+	MOVQ   a2+48(FP), R12
+	ADDQ   DX, R12
+	MOVQ   R12, a2+48(FP)
+	MOVQ   lda1+24(FP), R9
+	SHLQ   $0x03, R9
+	MOVQ   ldb1+40(FP), R10
+	SHLQ   $0x03, R10
+	IMUL3Q $0x0000000b, R9, DX
+	ADDQ   DX, SI
+	JMP    ab2KernelAVX2_done
 
 ab2KernelAVX2_nb2:
 	CMPQ   CX, $0x06
@@ -35670,38 +39348,123 @@ ab2KernelAVX2_nb2_fullp2loop:
 	JNZ          ab2KernelAVX2_nb2_fullp2loop
 
 ab2KernelAVX2_nb2_fullstore:
-	MOVQ       DI, DX
-	VMOVUPD    Y0, (DX)
-	VMASKMOVPD Y1, Y15, 32(DX)
-	ADDQ       R8, DX
-	VMOVUPD    Y2, (DX)
-	VMASKMOVPD Y3, Y15, 32(DX)
-	ADDQ       R8, DX
-	VMOVUPD    Y4, (DX)
-	VMASKMOVPD Y5, Y15, 32(DX)
-	ADDQ       R8, DX
-	VMOVUPD    Y6, (DX)
-	VMASKMOVPD Y7, Y15, 32(DX)
-	ADDQ       R8, DX
-	VMOVUPD    Y8, (DX)
-	VMASKMOVPD Y9, Y15, 32(DX)
-	ADDQ       R8, DX
-	VMOVUPD    Y10, (DX)
-	VMASKMOVPD Y11, Y15, 32(DX)
-	IMUL3Q     $0x00000006, R8, DX
-	ADDQ       DX, DI
-	IMUL3Q     $0x00000006, R9, DX
-	MOVQ       a2+48(FP), R12
-	ADDQ       DX, R12
-	MOVQ       R12, a2+48(FP)
-	MOVQ       lda1+24(FP), R9
-	SHLQ       $0x03, R9
-	MOVQ       ldb1+40(FP), R10
-	SHLQ       $0x03, R10
-	IMUL3Q     $0x00000006, R9, DX
-	ADDQ       DX, SI
-	SUBQ       $0x06, CX
-	JMP        ab2KernelAVX2_nb2
+	MOVQ    nc+96(FP), BX
+	DECQ    BX
+	ANDQ    $0x03, BX
+	CMPQ    BX, $0x02
+	JE      ab2KernelAVX2_nb2_fullst3
+	JA      ab2KernelAVX2_nb2_fullst4
+	CMPQ    BX, $0x01
+	JE      ab2KernelAVX2_nb2_fullst2
+	MOVQ    DI, DX
+	VMOVUPD Y0, (DX)
+	VMOVSD  X1, 32(DX)
+	ADDQ    R8, DX
+	VMOVUPD Y2, (DX)
+	VMOVSD  X3, 32(DX)
+	ADDQ    R8, DX
+	VMOVUPD Y4, (DX)
+	VMOVSD  X5, 32(DX)
+	ADDQ    R8, DX
+	VMOVUPD Y6, (DX)
+	VMOVSD  X7, 32(DX)
+	ADDQ    R8, DX
+	VMOVUPD Y8, (DX)
+	VMOVSD  X9, 32(DX)
+	ADDQ    R8, DX
+	VMOVUPD Y10, (DX)
+	VMOVSD  X11, 32(DX)
+	JMP     ab2KernelAVX2_nb2_fullstdone
+
+ab2KernelAVX2_nb2_fullst2:
+	MOVQ    DI, DX
+	VMOVUPD Y0, (DX)
+	VMOVUPD X1, 32(DX)
+	ADDQ    R8, DX
+	VMOVUPD Y2, (DX)
+	VMOVUPD X3, 32(DX)
+	ADDQ    R8, DX
+	VMOVUPD Y4, (DX)
+	VMOVUPD X5, 32(DX)
+	ADDQ    R8, DX
+	VMOVUPD Y6, (DX)
+	VMOVUPD X7, 32(DX)
+	ADDQ    R8, DX
+	VMOVUPD Y8, (DX)
+	VMOVUPD X9, 32(DX)
+	ADDQ    R8, DX
+	VMOVUPD Y10, (DX)
+	VMOVUPD X11, 32(DX)
+	JMP     ab2KernelAVX2_nb2_fullstdone
+
+ab2KernelAVX2_nb2_fullst3:
+	MOVQ         DI, DX
+	VMOVUPD      Y0, (DX)
+	VMOVUPD      X1, 32(DX)
+	VEXTRACTF128 $0x01, Y1, X1
+	VMOVSD       X1, 48(DX)
+	ADDQ         R8, DX
+	VMOVUPD      Y2, (DX)
+	VMOVUPD      X3, 32(DX)
+	VEXTRACTF128 $0x01, Y3, X3
+	VMOVSD       X3, 48(DX)
+	ADDQ         R8, DX
+	VMOVUPD      Y4, (DX)
+	VMOVUPD      X5, 32(DX)
+	VEXTRACTF128 $0x01, Y5, X5
+	VMOVSD       X5, 48(DX)
+	ADDQ         R8, DX
+	VMOVUPD      Y6, (DX)
+	VMOVUPD      X7, 32(DX)
+	VEXTRACTF128 $0x01, Y7, X7
+	VMOVSD       X7, 48(DX)
+	ADDQ         R8, DX
+	VMOVUPD      Y8, (DX)
+	VMOVUPD      X9, 32(DX)
+	VEXTRACTF128 $0x01, Y9, X9
+	VMOVSD       X9, 48(DX)
+	ADDQ         R8, DX
+	VMOVUPD      Y10, (DX)
+	VMOVUPD      X11, 32(DX)
+	VEXTRACTF128 $0x01, Y11, X11
+	VMOVSD       X11, 48(DX)
+	JMP          ab2KernelAVX2_nb2_fullstdone
+
+ab2KernelAVX2_nb2_fullst4:
+	MOVQ    DI, DX
+	VMOVUPD Y0, (DX)
+	VMOVUPD Y1, 32(DX)
+	ADDQ    R8, DX
+	VMOVUPD Y2, (DX)
+	VMOVUPD Y3, 32(DX)
+	ADDQ    R8, DX
+	VMOVUPD Y4, (DX)
+	VMOVUPD Y5, 32(DX)
+	ADDQ    R8, DX
+	VMOVUPD Y6, (DX)
+	VMOVUPD Y7, 32(DX)
+	ADDQ    R8, DX
+	VMOVUPD Y8, (DX)
+	VMOVUPD Y9, 32(DX)
+	ADDQ    R8, DX
+	VMOVUPD Y10, (DX)
+	VMOVUPD Y11, 32(DX)
+
+ab2KernelAVX2_nb2_fullstdone:
+	IMUL3Q $0x00000006, R8, DX
+	ADDQ   DX, DI
+	IMUL3Q $0x00000006, R9, DX
+	MOVQ   a2+48(FP), R12
+	ADDQ   DX, R12
+	MOVQ   R12, a2+48(FP)
+	MOVQ   lda1+24(FP), R9
+	SHLQ   $0x03, R9
+	MOVQ   ldb1+40(FP), R10
+	SHLQ   $0x03, R10
+	IMUL3Q $0x00000006, R9, DX
+	ADDQ   DX, SI
+	SUBQ   $0x06, CX
+	JMP    ab2KernelAVX2_nb2
 
 ab2KernelAVX2_nb2_rest:
 	CMPQ CX, $0x01
@@ -35761,22 +39524,52 @@ ab2KernelAVX2_nb2_mr1_p2loop:
 	JNZ          ab2KernelAVX2_nb2_mr1_p2loop
 
 ab2KernelAVX2_nb2_mr1_store:
-	MOVQ       DI, DX
-	VMOVUPD    Y0, (DX)
-	VMASKMOVPD Y1, Y15, 32(DX)
-	IMUL3Q     $0x00000001, R8, DX
-	ADDQ       DX, DI
-	IMUL3Q     $0x00000001, R9, DX
-	MOVQ       a2+48(FP), R12
-	ADDQ       DX, R12
-	MOVQ       R12, a2+48(FP)
-	MOVQ       lda1+24(FP), R9
-	SHLQ       $0x03, R9
-	MOVQ       ldb1+40(FP), R10
-	SHLQ       $0x03, R10
-	IMUL3Q     $0x00000001, R9, DX
-	ADDQ       DX, SI
-	JMP        ab2KernelAVX2_done
+	MOVQ    nc+96(FP), BX
+	DECQ    BX
+	ANDQ    $0x03, BX
+	CMPQ    BX, $0x02
+	JE      ab2KernelAVX2_nb2_mr1_st3
+	JA      ab2KernelAVX2_nb2_mr1_st4
+	CMPQ    BX, $0x01
+	JE      ab2KernelAVX2_nb2_mr1_st2
+	MOVQ    DI, DX
+	VMOVUPD Y0, (DX)
+	VMOVSD  X1, 32(DX)
+	JMP     ab2KernelAVX2_nb2_mr1_stdone
+
+ab2KernelAVX2_nb2_mr1_st2:
+	MOVQ    DI, DX
+	VMOVUPD Y0, (DX)
+	VMOVUPD X1, 32(DX)
+	JMP     ab2KernelAVX2_nb2_mr1_stdone
+
+ab2KernelAVX2_nb2_mr1_st3:
+	MOVQ         DI, DX
+	VMOVUPD      Y0, (DX)
+	VMOVUPD      X1, 32(DX)
+	VEXTRACTF128 $0x01, Y1, X1
+	VMOVSD       X1, 48(DX)
+	JMP          ab2KernelAVX2_nb2_mr1_stdone
+
+ab2KernelAVX2_nb2_mr1_st4:
+	MOVQ    DI, DX
+	VMOVUPD Y0, (DX)
+	VMOVUPD Y1, 32(DX)
+
+ab2KernelAVX2_nb2_mr1_stdone:
+	IMUL3Q $0x00000001, R8, DX
+	ADDQ   DX, DI
+	IMUL3Q $0x00000001, R9, DX
+	MOVQ   a2+48(FP), R12
+	ADDQ   DX, R12
+	MOVQ   R12, a2+48(FP)
+	MOVQ   lda1+24(FP), R9
+	SHLQ   $0x03, R9
+	MOVQ   ldb1+40(FP), R10
+	SHLQ   $0x03, R10
+	IMUL3Q $0x00000001, R9, DX
+	ADDQ   DX, SI
+	JMP    ab2KernelAVX2_done
 
 ab2KernelAVX2_nb2_mr2:
 	VXORPD Y0, Y0, Y0
@@ -35831,25 +39624,66 @@ ab2KernelAVX2_nb2_mr2_p2loop:
 	JNZ          ab2KernelAVX2_nb2_mr2_p2loop
 
 ab2KernelAVX2_nb2_mr2_store:
-	MOVQ       DI, DX
-	VMOVUPD    Y0, (DX)
-	VMASKMOVPD Y1, Y15, 32(DX)
-	ADDQ       R8, DX
-	VMOVUPD    Y2, (DX)
-	VMASKMOVPD Y3, Y15, 32(DX)
-	IMUL3Q     $0x00000002, R8, DX
-	ADDQ       DX, DI
-	IMUL3Q     $0x00000002, R9, DX
-	MOVQ       a2+48(FP), R12
-	ADDQ       DX, R12
-	MOVQ       R12, a2+48(FP)
-	MOVQ       lda1+24(FP), R9
-	SHLQ       $0x03, R9
-	MOVQ       ldb1+40(FP), R10
-	SHLQ       $0x03, R10
-	IMUL3Q     $0x00000002, R9, DX
-	ADDQ       DX, SI
-	JMP        ab2KernelAVX2_done
+	MOVQ    nc+96(FP), BX
+	DECQ    BX
+	ANDQ    $0x03, BX
+	CMPQ    BX, $0x02
+	JE      ab2KernelAVX2_nb2_mr2_st3
+	JA      ab2KernelAVX2_nb2_mr2_st4
+	CMPQ    BX, $0x01
+	JE      ab2KernelAVX2_nb2_mr2_st2
+	MOVQ    DI, DX
+	VMOVUPD Y0, (DX)
+	VMOVSD  X1, 32(DX)
+	ADDQ    R8, DX
+	VMOVUPD Y2, (DX)
+	VMOVSD  X3, 32(DX)
+	JMP     ab2KernelAVX2_nb2_mr2_stdone
+
+ab2KernelAVX2_nb2_mr2_st2:
+	MOVQ    DI, DX
+	VMOVUPD Y0, (DX)
+	VMOVUPD X1, 32(DX)
+	ADDQ    R8, DX
+	VMOVUPD Y2, (DX)
+	VMOVUPD X3, 32(DX)
+	JMP     ab2KernelAVX2_nb2_mr2_stdone
+
+ab2KernelAVX2_nb2_mr2_st3:
+	MOVQ         DI, DX
+	VMOVUPD      Y0, (DX)
+	VMOVUPD      X1, 32(DX)
+	VEXTRACTF128 $0x01, Y1, X1
+	VMOVSD       X1, 48(DX)
+	ADDQ         R8, DX
+	VMOVUPD      Y2, (DX)
+	VMOVUPD      X3, 32(DX)
+	VEXTRACTF128 $0x01, Y3, X3
+	VMOVSD       X3, 48(DX)
+	JMP          ab2KernelAVX2_nb2_mr2_stdone
+
+ab2KernelAVX2_nb2_mr2_st4:
+	MOVQ    DI, DX
+	VMOVUPD Y0, (DX)
+	VMOVUPD Y1, 32(DX)
+	ADDQ    R8, DX
+	VMOVUPD Y2, (DX)
+	VMOVUPD Y3, 32(DX)
+
+ab2KernelAVX2_nb2_mr2_stdone:
+	IMUL3Q $0x00000002, R8, DX
+	ADDQ   DX, DI
+	IMUL3Q $0x00000002, R9, DX
+	MOVQ   a2+48(FP), R12
+	ADDQ   DX, R12
+	MOVQ   R12, a2+48(FP)
+	MOVQ   lda1+24(FP), R9
+	SHLQ   $0x03, R9
+	MOVQ   ldb1+40(FP), R10
+	SHLQ   $0x03, R10
+	IMUL3Q $0x00000002, R9, DX
+	ADDQ   DX, SI
+	JMP    ab2KernelAVX2_done
 
 ab2KernelAVX2_nb2_mr3:
 	VXORPD Y0, Y0, Y0
@@ -35912,28 +39746,80 @@ ab2KernelAVX2_nb2_mr3_p2loop:
 	JNZ          ab2KernelAVX2_nb2_mr3_p2loop
 
 ab2KernelAVX2_nb2_mr3_store:
-	MOVQ       DI, DX
-	VMOVUPD    Y0, (DX)
-	VMASKMOVPD Y1, Y15, 32(DX)
-	ADDQ       R8, DX
-	VMOVUPD    Y2, (DX)
-	VMASKMOVPD Y3, Y15, 32(DX)
-	ADDQ       R8, DX
-	VMOVUPD    Y4, (DX)
-	VMASKMOVPD Y5, Y15, 32(DX)
-	IMUL3Q     $0x00000003, R8, DX
-	ADDQ       DX, DI
-	IMUL3Q     $0x00000003, R9, DX
-	MOVQ       a2+48(FP), R12
-	ADDQ       DX, R12
-	MOVQ       R12, a2+48(FP)
-	MOVQ       lda1+24(FP), R9
-	SHLQ       $0x03, R9
-	MOVQ       ldb1+40(FP), R10
-	SHLQ       $0x03, R10
-	IMUL3Q     $0x00000003, R9, DX
-	ADDQ       DX, SI
-	JMP        ab2KernelAVX2_done
+	MOVQ    nc+96(FP), BX
+	DECQ    BX
+	ANDQ    $0x03, BX
+	CMPQ    BX, $0x02
+	JE      ab2KernelAVX2_nb2_mr3_st3
+	JA      ab2KernelAVX2_nb2_mr3_st4
+	CMPQ    BX, $0x01
+	JE      ab2KernelAVX2_nb2_mr3_st2
+	MOVQ    DI, DX
+	VMOVUPD Y0, (DX)
+	VMOVSD  X1, 32(DX)
+	ADDQ    R8, DX
+	VMOVUPD Y2, (DX)
+	VMOVSD  X3, 32(DX)
+	ADDQ    R8, DX
+	VMOVUPD Y4, (DX)
+	VMOVSD  X5, 32(DX)
+	JMP     ab2KernelAVX2_nb2_mr3_stdone
+
+ab2KernelAVX2_nb2_mr3_st2:
+	MOVQ    DI, DX
+	VMOVUPD Y0, (DX)
+	VMOVUPD X1, 32(DX)
+	ADDQ    R8, DX
+	VMOVUPD Y2, (DX)
+	VMOVUPD X3, 32(DX)
+	ADDQ    R8, DX
+	VMOVUPD Y4, (DX)
+	VMOVUPD X5, 32(DX)
+	JMP     ab2KernelAVX2_nb2_mr3_stdone
+
+ab2KernelAVX2_nb2_mr3_st3:
+	MOVQ         DI, DX
+	VMOVUPD      Y0, (DX)
+	VMOVUPD      X1, 32(DX)
+	VEXTRACTF128 $0x01, Y1, X1
+	VMOVSD       X1, 48(DX)
+	ADDQ         R8, DX
+	VMOVUPD      Y2, (DX)
+	VMOVUPD      X3, 32(DX)
+	VEXTRACTF128 $0x01, Y3, X3
+	VMOVSD       X3, 48(DX)
+	ADDQ         R8, DX
+	VMOVUPD      Y4, (DX)
+	VMOVUPD      X5, 32(DX)
+	VEXTRACTF128 $0x01, Y5, X5
+	VMOVSD       X5, 48(DX)
+	JMP          ab2KernelAVX2_nb2_mr3_stdone
+
+ab2KernelAVX2_nb2_mr3_st4:
+	MOVQ    DI, DX
+	VMOVUPD Y0, (DX)
+	VMOVUPD Y1, 32(DX)
+	ADDQ    R8, DX
+	VMOVUPD Y2, (DX)
+	VMOVUPD Y3, 32(DX)
+	ADDQ    R8, DX
+	VMOVUPD Y4, (DX)
+	VMOVUPD Y5, 32(DX)
+
+ab2KernelAVX2_nb2_mr3_stdone:
+	IMUL3Q $0x00000003, R8, DX
+	ADDQ   DX, DI
+	IMUL3Q $0x00000003, R9, DX
+	MOVQ   a2+48(FP), R12
+	ADDQ   DX, R12
+	MOVQ   R12, a2+48(FP)
+	MOVQ   lda1+24(FP), R9
+	SHLQ   $0x03, R9
+	MOVQ   ldb1+40(FP), R10
+	SHLQ   $0x03, R10
+	IMUL3Q $0x00000003, R9, DX
+	ADDQ   DX, SI
+	JMP    ab2KernelAVX2_done
 
 ab2KernelAVX2_nb2_mr4:
 	VXORPD Y0, Y0, Y0
@@ -36004,31 +39890,94 @@ ab2KernelAVX2_nb2_mr4_p2loop:
 	JNZ          ab2KernelAVX2_nb2_mr4_p2loop
 
 ab2KernelAVX2_nb2_mr4_store:
-	MOVQ       DI, DX
-	VMOVUPD    Y0, (DX)
-	VMASKMOVPD Y1, Y15, 32(DX)
-	ADDQ       R8, DX
-	VMOVUPD    Y2, (DX)
-	VMASKMOVPD Y3, Y15, 32(DX)
-	ADDQ       R8, DX
-	VMOVUPD    Y4, (DX)
-	VMASKMOVPD Y5, Y15, 32(DX)
-	ADDQ       R8, DX
-	VMOVUPD    Y6, (DX)
-	VMASKMOVPD Y7, Y15, 32(DX)
-	IMUL3Q     $0x00000004, R8, DX
-	ADDQ       DX, DI
-	IMUL3Q     $0x00000004, R9, DX
-	MOVQ       a2+48(FP), R12
-	ADDQ       DX, R12
-	MOVQ       R12, a2+48(FP)
-	MOVQ       lda1+24(FP), R9
-	SHLQ       $0x03, R9
-	MOVQ       ldb1+40(FP), R10
-	SHLQ       $0x03, R10
-	IMUL3Q     $0x00000004, R9, DX
-	ADDQ       DX, SI
-	JMP        ab2KernelAVX2_done
+	MOVQ    nc+96(FP), BX
+	DECQ    BX
+	ANDQ    $0x03, BX
+	CMPQ    BX, $0x02
+	JE      ab2KernelAVX2_nb2_mr4_st3
+	JA      ab2KernelAVX2_nb2_mr4_st4
+	CMPQ    BX, $0x01
+	JE      ab2KernelAVX2_nb2_mr4_st2
+	MOVQ    DI, DX
+	VMOVUPD Y0, (DX)
+	VMOVSD  X1, 32(DX)
+	ADDQ    R8, DX
+	VMOVUPD Y2, (DX)
+	VMOVSD  X3, 32(DX)
+	ADDQ    R8, DX
+	VMOVUPD Y4, (DX)
+	VMOVSD  X5, 32(DX)
+	ADDQ    R8, DX
+	VMOVUPD Y6, (DX)
+	VMOVSD  X7, 32(DX)
+	JMP     ab2KernelAVX2_nb2_mr4_stdone
+
+ab2KernelAVX2_nb2_mr4_st2:
+	MOVQ    DI, DX
+	VMOVUPD Y0, (DX)
+	VMOVUPD X1, 32(DX)
+	ADDQ    R8, DX
+	VMOVUPD Y2, (DX)
+	VMOVUPD X3, 32(DX)
+	ADDQ    R8, DX
+	VMOVUPD Y4, (DX)
+	VMOVUPD X5, 32(DX)
+	ADDQ    R8, DX
+	VMOVUPD Y6, (DX)
+	VMOVUPD X7, 32(DX)
+	JMP     ab2KernelAVX2_nb2_mr4_stdone
+
+ab2KernelAVX2_nb2_mr4_st3:
+	MOVQ         DI, DX
+	VMOVUPD      Y0, (DX)
+	VMOVUPD      X1, 32(DX)
+	VEXTRACTF128 $0x01, Y1, X1
+	VMOVSD       X1, 48(DX)
+	ADDQ         R8, DX
+	VMOVUPD      Y2, (DX)
+	VMOVUPD      X3, 32(DX)
+	VEXTRACTF128 $0x01, Y3, X3
+	VMOVSD       X3, 48(DX)
+	ADDQ         R8, DX
+	VMOVUPD      Y4, (DX)
+	VMOVUPD      X5, 32(DX)
+	VEXTRACTF128 $0x01, Y5, X5
+	VMOVSD       X5, 48(DX)
+	ADDQ         R8, DX
+	VMOVUPD      Y6, (DX)
+	VMOVUPD      X7, 32(DX)
+	VEXTRACTF128 $0x01, Y7, X7
+	VMOVSD       X7, 48(DX)
+	JMP          ab2KernelAVX2_nb2_mr4_stdone
+
+ab2KernelAVX2_nb2_mr4_st4:
+	MOVQ    DI, DX
+	VMOVUPD Y0, (DX)
+	VMOVUPD Y1, 32(DX)
+	ADDQ    R8, DX
+	VMOVUPD Y2, (DX)
+	VMOVUPD Y3, 32(DX)
+	ADDQ    R8, DX
+	VMOVUPD Y4, (DX)
+	VMOVUPD Y5, 32(DX)
+	ADDQ    R8, DX
+	VMOVUPD Y6, (DX)
+	VMOVUPD Y7, 32(DX)
+
+ab2KernelAVX2_nb2_mr4_stdone:
+	IMUL3Q $0x00000004, R8, DX
+	ADDQ   DX, DI
+	IMUL3Q $0x00000004, R9, DX
+	MOVQ   a2+48(FP), R12
+	ADDQ   DX, R12
+	MOVQ   R12, a2+48(FP)
+	MOVQ   lda1+24(FP), R9
+	SHLQ   $0x03, R9
+	MOVQ   ldb1+40(FP), R10
+	SHLQ   $0x03, R10
+	IMUL3Q $0x00000004, R9, DX
+	ADDQ   DX, SI
+	JMP    ab2KernelAVX2_done
 
 ab2KernelAVX2_nb2_mr5:
 	VXORPD Y0, Y0, Y0
@@ -36107,34 +40056,108 @@ ab2KernelAVX2_nb2_mr5_p2loop:
 	JNZ          ab2KernelAVX2_nb2_mr5_p2loop
 
 ab2KernelAVX2_nb2_mr5_store:
-	MOVQ       DI, DX
-	VMOVUPD    Y0, (DX)
-	VMASKMOVPD Y1, Y15, 32(DX)
-	ADDQ       R8, DX
-	VMOVUPD    Y2, (DX)
-	VMASKMOVPD Y3, Y15, 32(DX)
-	ADDQ       R8, DX
-	VMOVUPD    Y4, (DX)
-	VMASKMOVPD Y5, Y15, 32(DX)
-	ADDQ       R8, DX
-	VMOVUPD    Y6, (DX)
-	VMASKMOVPD Y7, Y15, 32(DX)
-	ADDQ       R8, DX
-	VMOVUPD    Y8, (DX)
-	VMASKMOVPD Y9, Y15, 32(DX)
-	IMUL3Q     $0x00000005, R8, DX
-	ADDQ       DX, DI
-	IMUL3Q     $0x00000005, R9, DX
-	MOVQ       a2+48(FP), R12
-	ADDQ       DX, R12
-	MOVQ       R12, a2+48(FP)
-	MOVQ       lda1+24(FP), R9
-	SHLQ       $0x03, R9
-	MOVQ       ldb1+40(FP), R10
-	SHLQ       $0x03, R10
-	IMUL3Q     $0x00000005, R9, DX
-	ADDQ       DX, SI
-	JMP        ab2KernelAVX2_done
+	MOVQ    nc+96(FP), BX
+	DECQ    BX
+	ANDQ    $0x03, BX
+	CMPQ    BX, $0x02
+	JE      ab2KernelAVX2_nb2_mr5_st3
+	JA      ab2KernelAVX2_nb2_mr5_st4
+	CMPQ    BX, $0x01
+	JE      ab2KernelAVX2_nb2_mr5_st2
+	MOVQ    DI, DX
+	VMOVUPD Y0, (DX)
+	VMOVSD  X1, 32(DX)
+	ADDQ    R8, DX
+	VMOVUPD Y2, (DX)
+	VMOVSD  X3, 32(DX)
+	ADDQ    R8, DX
+	VMOVUPD Y4, (DX)
+	VMOVSD  X5, 32(DX)
+	ADDQ    R8, DX
+	VMOVUPD Y6, (DX)
+	VMOVSD  X7, 32(DX)
+	ADDQ    R8, DX
+	VMOVUPD Y8, (DX)
+	VMOVSD  X9, 32(DX)
+	JMP     ab2KernelAVX2_nb2_mr5_stdone
+
+ab2KernelAVX2_nb2_mr5_st2:
+	MOVQ    DI, DX
+	VMOVUPD Y0, (DX)
+	VMOVUPD X1, 32(DX)
+	ADDQ    R8, DX
+	VMOVUPD Y2, (DX)
+	VMOVUPD X3, 32(DX)
+	ADDQ    R8, DX
+	VMOVUPD Y4, (DX)
+	VMOVUPD X5, 32(DX)
+	ADDQ    R8, DX
+	VMOVUPD Y6, (DX)
+	VMOVUPD X7, 32(DX)
+	ADDQ    R8, DX
+	VMOVUPD Y8, (DX)
+	VMOVUPD X9, 32(DX)
+	JMP     ab2KernelAVX2_nb2_mr5_stdone
+
+ab2KernelAVX2_nb2_mr5_st3:
+	MOVQ         DI, DX
+	VMOVUPD      Y0, (DX)
+	VMOVUPD      X1, 32(DX)
+	VEXTRACTF128 $0x01, Y1, X1
+	VMOVSD       X1, 48(DX)
+	ADDQ         R8, DX
+	VMOVUPD      Y2, (DX)
+	VMOVUPD      X3, 32(DX)
+	VEXTRACTF128 $0x01, Y3, X3
+	VMOVSD       X3, 48(DX)
+	ADDQ         R8, DX
+	VMOVUPD      Y4, (DX)
+	VMOVUPD      X5, 32(DX)
+	VEXTRACTF128 $0x01, Y5, X5
+	VMOVSD       X5, 48(DX)
+	ADDQ         R8, DX
+	VMOVUPD      Y6, (DX)
+	VMOVUPD      X7, 32(DX)
+	VEXTRACTF128 $0x01, Y7, X7
+	VMOVSD       X7, 48(DX)
+	ADDQ         R8, DX
+	VMOVUPD      Y8, (DX)
+	VMOVUPD      X9, 32(DX)
+	VEXTRACTF128 $0x01, Y9, X9
+	VMOVSD       X9, 48(DX)
+	JMP          ab2KernelAVX2_nb2_mr5_stdone
+
+ab2KernelAVX2_nb2_mr5_st4:
+	MOVQ    DI, DX
+	VMOVUPD Y0, (DX)
+	VMOVUPD Y1, 32(DX)
+	ADDQ    R8, DX
+	VMOVUPD Y2, (DX)
+	VMOVUPD Y3, 32(DX)
+	ADDQ    R8, DX
+	VMOVUPD Y4, (DX)
+	VMOVUPD Y5, 32(DX)
+	ADDQ    R8, DX
+	VMOVUPD Y6, (DX)
+	VMOVUPD Y7, 32(DX)
+	ADDQ    R8, DX
+	VMOVUPD Y8, (DX)
+	VMOVUPD Y9, 32(DX)
+
+ab2KernelAVX2_nb2_mr5_stdone:
+	IMUL3Q $0x00000005, R8, DX
+	ADDQ   DX, DI
+	IMUL3Q $0x00000005, R9, DX
+	MOVQ   a2+48(FP), R12
+	ADDQ   DX, R12
+	MOVQ   R12, a2+48(FP)
+	MOVQ   lda1+24(FP), R9
+	SHLQ   $0x03, R9
+	MOVQ   ldb1+40(FP), R10
+	SHLQ   $0x03, R10
+	IMUL3Q $0x00000005, R9, DX
+	ADDQ   DX, SI
+	JMP    ab2KernelAVX2_done
 
 ab2KernelAVX2_nb3:
 	CMPQ   CX, $0x04
@@ -36231,37 +40254,112 @@ ab2KernelAVX2_nb3_fullp2loop:
 	JNZ          ab2KernelAVX2_nb3_fullp2loop
 
 ab2KernelAVX2_nb3_fullstore:
-	VMOVUPD    (AX), Y15
-	MOVQ       DI, DX
-	VMOVUPD    Y0, (DX)
-	VMOVUPD    Y1, 32(DX)
-	VMASKMOVPD Y2, Y15, 64(DX)
-	ADDQ       R8, DX
-	VMOVUPD    Y3, (DX)
-	VMOVUPD    Y4, 32(DX)
-	VMASKMOVPD Y5, Y15, 64(DX)
-	ADDQ       R8, DX
-	VMOVUPD    Y6, (DX)
-	VMOVUPD    Y7, 32(DX)
-	VMASKMOVPD Y8, Y15, 64(DX)
-	ADDQ       R8, DX
-	VMOVUPD    Y9, (DX)
-	VMOVUPD    Y10, 32(DX)
-	VMASKMOVPD Y11, Y15, 64(DX)
-	IMUL3Q     $0x00000004, R8, DX
-	ADDQ       DX, DI
-	IMUL3Q     $0x00000004, R9, DX
-	MOVQ       a2+48(FP), R12
-	ADDQ       DX, R12
-	MOVQ       R12, a2+48(FP)
-	MOVQ       lda1+24(FP), R9
-	SHLQ       $0x03, R9
-	MOVQ       ldb1+40(FP), R10
-	SHLQ       $0x03, R10
-	IMUL3Q     $0x00000004, R9, DX
-	ADDQ       DX, SI
-	SUBQ       $0x04, CX
-	JMP        ab2KernelAVX2_nb3
+	VMOVUPD (AX), Y15
+	MOVQ    nc+96(FP), BX
+	DECQ    BX
+	ANDQ    $0x03, BX
+	CMPQ    BX, $0x02
+	JE      ab2KernelAVX2_nb3_fullst3
+	JA      ab2KernelAVX2_nb3_fullst4
+	CMPQ    BX, $0x01
+	JE      ab2KernelAVX2_nb3_fullst2
+	MOVQ    DI, DX
+	VMOVUPD Y0, (DX)
+	VMOVUPD Y1, 32(DX)
+	VMOVSD  X2, 64(DX)
+	ADDQ    R8, DX
+	VMOVUPD Y3, (DX)
+	VMOVUPD Y4, 32(DX)
+	VMOVSD  X5, 64(DX)
+	ADDQ    R8, DX
+	VMOVUPD Y6, (DX)
+	VMOVUPD Y7, 32(DX)
+	VMOVSD  X8, 64(DX)
+	ADDQ    R8, DX
+	VMOVUPD Y9, (DX)
+	VMOVUPD Y10, 32(DX)
+	VMOVSD  X11, 64(DX)
+	JMP     ab2KernelAVX2_nb3_fullstdone
+
+ab2KernelAVX2_nb3_fullst2:
+	MOVQ    DI, DX
+	VMOVUPD Y0, (DX)
+	VMOVUPD Y1, 32(DX)
+	VMOVUPD X2, 64(DX)
+	ADDQ    R8, DX
+	VMOVUPD Y3, (DX)
+	VMOVUPD Y4, 32(DX)
+	VMOVUPD X5, 64(DX)
+	ADDQ    R8, DX
+	VMOVUPD Y6, (DX)
+	VMOVUPD Y7, 32(DX)
+	VMOVUPD X8, 64(DX)
+	ADDQ    R8, DX
+	VMOVUPD Y9, (DX)
+	VMOVUPD Y10, 32(DX)
+	VMOVUPD X11, 64(DX)
+	JMP     ab2KernelAVX2_nb3_fullstdone
+
+ab2KernelAVX2_nb3_fullst3:
+	MOVQ         DI, DX
+	VMOVUPD      Y0, (DX)
+	VMOVUPD      Y1, 32(DX)
+	VMOVUPD      X2, 64(DX)
+	VEXTRACTF128 $0x01, Y2, X2
+	VMOVSD       X2, 80(DX)
+	ADDQ         R8, DX
+	VMOVUPD      Y3, (DX)
+	VMOVUPD      Y4, 32(DX)
+	VMOVUPD      X5, 64(DX)
+	VEXTRACTF128 $0x01, Y5, X5
+	VMOVSD       X5, 80(DX)
+	ADDQ         R8, DX
+	VMOVUPD      Y6, (DX)
+	VMOVUPD      Y7, 32(DX)
+	VMOVUPD      X8, 64(DX)
+	VEXTRACTF128 $0x01, Y8, X8
+	VMOVSD       X8, 80(DX)
+	ADDQ         R8, DX
+	VMOVUPD      Y9, (DX)
+	VMOVUPD      Y10, 32(DX)
+	VMOVUPD      X11, 64(DX)
+	VEXTRACTF128 $0x01, Y11, X11
+	VMOVSD       X11, 80(DX)
+	JMP          ab2KernelAVX2_nb3_fullstdone
+
+ab2KernelAVX2_nb3_fullst4:
+	MOVQ    DI, DX
+	VMOVUPD Y0, (DX)
+	VMOVUPD Y1, 32(DX)
+	VMOVUPD Y2, 64(DX)
+	ADDQ    R8, DX
+	VMOVUPD Y3, (DX)
+	VMOVUPD Y4, 32(DX)
+	VMOVUPD Y5, 64(DX)
+	ADDQ    R8, DX
+	VMOVUPD Y6, (DX)
+	VMOVUPD Y7, 32(DX)
+	VMOVUPD Y8, 64(DX)
+	ADDQ    R8, DX
+	VMOVUPD Y9, (DX)
+	VMOVUPD Y10, 32(DX)
+	VMOVUPD Y11, 64(DX)
+
+ab2KernelAVX2_nb3_fullstdone:
+	IMUL3Q $0x00000004, R8, DX
+	ADDQ   DX, DI
+	IMUL3Q $0x00000004, R9, DX
+	MOVQ   a2+48(FP), R12
+	ADDQ   DX, R12
+	MOVQ   R12, a2+48(FP)
+	MOVQ   lda1+24(FP), R9
+	SHLQ   $0x03, R9
+	MOVQ   ldb1+40(FP), R10
+	SHLQ   $0x03, R10
+	IMUL3Q $0x00000004, R9, DX
+	ADDQ   DX, SI
+	SUBQ   $0x04, CX
+	JMP    ab2KernelAVX2_nb3
 
 ab2KernelAVX2_nb3_rest:
 	CMPQ CX, $0x01
@@ -36322,23 +40420,56 @@ ab2KernelAVX2_nb3_mr1_p2loop:
 	JNZ          ab2KernelAVX2_nb3_mr1_p2loop
 
 ab2KernelAVX2_nb3_mr1_store:
-	MOVQ       DI, DX
-	VMOVUPD    Y0, (DX)
-	VMOVUPD    Y1, 32(DX)
-	VMASKMOVPD Y2, Y15, 64(DX)
-	IMUL3Q     $0x00000001, R8, DX
-	ADDQ       DX, DI
-	IMUL3Q     $0x00000001, R9, DX
-	MOVQ       a2+48(FP), R12
-	ADDQ       DX, R12
-	MOVQ       R12, a2+48(FP)
-	MOVQ       lda1+24(FP), R9
-	SHLQ       $0x03, R9
-	MOVQ       ldb1+40(FP), R10
-	SHLQ       $0x03, R10
-	IMUL3Q     $0x00000001, R9, DX
-	ADDQ       DX, SI
-	JMP        ab2KernelAVX2_done
+	MOVQ    nc+96(FP), BX
+	DECQ    BX
+	ANDQ    $0x03, BX
+	CMPQ    BX, $0x02
+	JE      ab2KernelAVX2_nb3_mr1_st3
+	JA      ab2KernelAVX2_nb3_mr1_st4
+	CMPQ    BX, $0x01
+	JE      ab2KernelAVX2_nb3_mr1_st2
+	MOVQ    DI, DX
+	VMOVUPD Y0, (DX)
+	VMOVUPD Y1, 32(DX)
+	VMOVSD  X2, 64(DX)
+	JMP     ab2KernelAVX2_nb3_mr1_stdone
+
+ab2KernelAVX2_nb3_mr1_st2:
+	MOVQ    DI, DX
+	VMOVUPD Y0, (DX)
+	VMOVUPD Y1, 32(DX)
+	VMOVUPD X2, 64(DX)
+	JMP     ab2KernelAVX2_nb3_mr1_stdone
+
+ab2KernelAVX2_nb3_mr1_st3:
+	MOVQ         DI, DX
+	VMOVUPD      Y0, (DX)
+	VMOVUPD      Y1, 32(DX)
+	VMOVUPD      X2, 64(DX)
+	VEXTRACTF128 $0x01, Y2, X2
+	VMOVSD       X2, 80(DX)
+	JMP          ab2KernelAVX2_nb3_mr1_stdone
+
+ab2KernelAVX2_nb3_mr1_st4:
+	MOVQ    DI, DX
+	VMOVUPD Y0, (DX)
+	VMOVUPD Y1, 32(DX)
+	VMOVUPD Y2, 64(DX)
+
+ab2KernelAVX2_nb3_mr1_stdone:
+	IMUL3Q $0x00000001, R8, DX
+	ADDQ   DX, DI
+	IMUL3Q $0x00000001, R9, DX
+	MOVQ   a2+48(FP), R12
+	ADDQ   DX, R12
+	MOVQ   R12, a2+48(FP)
+	MOVQ   lda1+24(FP), R9
+	SHLQ   $0x03, R9
+	MOVQ   ldb1+40(FP), R10
+	SHLQ   $0x03, R10
+	IMUL3Q $0x00000001, R9, DX
+	ADDQ   DX, SI
+	JMP    ab2KernelAVX2_done
 
 ab2KernelAVX2_nb3_mr2:
 	VXORPD Y0, Y0, Y0
@@ -36401,27 +40532,74 @@ ab2KernelAVX2_nb3_mr2_p2loop:
 	JNZ          ab2KernelAVX2_nb3_mr2_p2loop
 
 ab2KernelAVX2_nb3_mr2_store:
-	MOVQ       DI, DX
-	VMOVUPD    Y0, (DX)
-	VMOVUPD    Y1, 32(DX)
-	VMASKMOVPD Y2, Y15, 64(DX)
-	ADDQ       R8, DX
-	VMOVUPD    Y3, (DX)
-	VMOVUPD    Y4, 32(DX)
-	VMASKMOVPD Y5, Y15, 64(DX)
-	IMUL3Q     $0x00000002, R8, DX
-	ADDQ       DX, DI
-	IMUL3Q     $0x00000002, R9, DX
-	MOVQ       a2+48(FP), R12
-	ADDQ       DX, R12
-	MOVQ       R12, a2+48(FP)
-	MOVQ       lda1+24(FP), R9
-	SHLQ       $0x03, R9
-	MOVQ       ldb1+40(FP), R10
-	SHLQ       $0x03, R10
-	IMUL3Q     $0x00000002, R9, DX
-	ADDQ       DX, SI
-	JMP        ab2KernelAVX2_done
+	MOVQ    nc+96(FP), BX
+	DECQ    BX
+	ANDQ    $0x03, BX
+	CMPQ    BX, $0x02
+	JE      ab2KernelAVX2_nb3_mr2_st3
+	JA      ab2KernelAVX2_nb3_mr2_st4
+	CMPQ    BX, $0x01
+	JE      ab2KernelAVX2_nb3_mr2_st2
+	MOVQ    DI, DX
+	VMOVUPD Y0, (DX)
+	VMOVUPD Y1, 32(DX)
+	VMOVSD  X2, 64(DX)
+	ADDQ    R8, DX
+	VMOVUPD Y3, (DX)
+	VMOVUPD Y4, 32(DX)
+	VMOVSD  X5, 64(DX)
+	JMP     ab2KernelAVX2_nb3_mr2_stdone
+
+ab2KernelAVX2_nb3_mr2_st2:
+	MOVQ    DI, DX
+	VMOVUPD Y0, (DX)
+	VMOVUPD Y1, 32(DX)
+	VMOVUPD X2, 64(DX)
+	ADDQ    R8, DX
+	VMOVUPD Y3, (DX)
+	VMOVUPD Y4, 32(DX)
+	VMOVUPD X5, 64(DX)
+	JMP     ab2KernelAVX2_nb3_mr2_stdone
+
+ab2KernelAVX2_nb3_mr2_st3:
+	MOVQ         DI, DX
+	VMOVUPD      Y0, (DX)
+	VMOVUPD      Y1, 32(DX)
+	VMOVUPD      X2, 64(DX)
+	VEXTRACTF128 $0x01, Y2, X2
+	VMOVSD       X2, 80(DX)
+	ADDQ         R8, DX
+	VMOVUPD      Y3, (DX)
+	VMOVUPD      Y4, 32(DX)
+	VMOVUPD      X5, 64(DX)
+	VEXTRACTF128 $0x01, Y5, X5
+	VMOVSD       X5, 80(DX)
+	JMP          ab2KernelAVX2_nb3_mr2_stdone
+
+ab2KernelAVX2_nb3_mr2_st4:
+	MOVQ    DI, DX
+	VMOVUPD Y0, (DX)
+	VMOVUPD Y1, 32(DX)
+	VMOVUPD Y2, 64(DX)
+	ADDQ    R8, DX
+	VMOVUPD Y3, (DX)
+	VMOVUPD Y4, 32(DX)
+	VMOVUPD Y5, 64(DX)
+
+ab2KernelAVX2_nb3_mr2_stdone:
+	IMUL3Q $0x00000002, R8, DX
+	ADDQ   DX, DI
+	IMUL3Q $0x00000002, R9, DX
+	MOVQ   a2+48(FP), R12
+	ADDQ   DX, R12
+	MOVQ   R12, a2+48(FP)
+	MOVQ   lda1+24(FP), R9
+	SHLQ   $0x03, R9
+	MOVQ   ldb1+40(FP), R10
+	SHLQ   $0x03, R10
+	IMUL3Q $0x00000002, R9, DX
+	ADDQ   DX, SI
+	JMP    ab2KernelAVX2_done
 
 ab2KernelAVX2_nb3_mr3:
 	VXORPD Y0, Y0, Y0
@@ -36495,30 +40673,91 @@ ab2KernelAVX2_nb3_mr3_p2loop:
 	JNZ          ab2KernelAVX2_nb3_mr3_p2loop
 
 ab2KernelAVX2_nb3_mr3_store:
-	MOVQ       DI, DX
-	VMOVUPD    Y0, (DX)
-	VMOVUPD    Y1, 32(DX)
-	VMASKMOVPD Y2, Y15, 64(DX)
-	ADDQ       R8, DX
-	VMOVUPD    Y3, (DX)
-	VMOVUPD    Y4, 32(DX)
-	VMASKMOVPD Y5, Y15, 64(DX)
-	ADDQ       R8, DX
-	VMOVUPD    Y6, (DX)
-	VMOVUPD    Y7, 32(DX)
-	VMASKMOVPD Y8, Y15, 64(DX)
-	IMUL3Q     $0x00000003, R8, DX
-	ADDQ       DX, DI
-	IMUL3Q     $0x00000003, R9, DX
-	MOVQ       a2+48(FP), R12
-	ADDQ       DX, R12
-	MOVQ       R12, a2+48(FP)
-	MOVQ       lda1+24(FP), R9
-	SHLQ       $0x03, R9
-	MOVQ       ldb1+40(FP), R10
-	SHLQ       $0x03, R10
-	IMUL3Q     $0x00000003, R9, DX
-	ADDQ       DX, SI
+	MOVQ    nc+96(FP), BX
+	DECQ    BX
+	ANDQ    $0x03, BX
+	CMPQ    BX, $0x02
+	JE      ab2KernelAVX2_nb3_mr3_st3
+	JA      ab2KernelAVX2_nb3_mr3_st4
+	CMPQ    BX, $0x01
+	JE      ab2KernelAVX2_nb3_mr3_st2
+	MOVQ    DI, DX
+	VMOVUPD Y0, (DX)
+	VMOVUPD Y1, 32(DX)
+	VMOVSD  X2, 64(DX)
+	ADDQ    R8, DX
+	VMOVUPD Y3, (DX)
+	VMOVUPD Y4, 32(DX)
+	VMOVSD  X5, 64(DX)
+	ADDQ    R8, DX
+	VMOVUPD Y6, (DX)
+	VMOVUPD Y7, 32(DX)
+	VMOVSD  X8, 64(DX)
+	JMP     ab2KernelAVX2_nb3_mr3_stdone
+
+ab2KernelAVX2_nb3_mr3_st2:
+	MOVQ    DI, DX
+	VMOVUPD Y0, (DX)
+	VMOVUPD Y1, 32(DX)
+	VMOVUPD X2, 64(DX)
+	ADDQ    R8, DX
+	VMOVUPD Y3, (DX)
+	VMOVUPD Y4, 32(DX)
+	VMOVUPD X5, 64(DX)
+	ADDQ    R8, DX
+	VMOVUPD Y6, (DX)
+	VMOVUPD Y7, 32(DX)
+	VMOVUPD X8, 64(DX)
+	JMP     ab2KernelAVX2_nb3_mr3_stdone
+
+ab2KernelAVX2_nb3_mr3_st3:
+	MOVQ         DI, DX
+	VMOVUPD      Y0, (DX)
+	VMOVUPD      Y1, 32(DX)
+	VMOVUPD      X2, 64(DX)
+	VEXTRACTF128 $0x01, Y2, X2
+	VMOVSD       X2, 80(DX)
+	ADDQ         R8, DX
+	VMOVUPD      Y3, (DX)
+	VMOVUPD      Y4, 32(DX)
+	VMOVUPD      X5, 64(DX)
+	VEXTRACTF128 $0x01, Y5, X5
+	VMOVSD       X5, 80(DX)
+	ADDQ         R8, DX
+	VMOVUPD      Y6, (DX)
+	VMOVUPD      Y7, 32(DX)
+	VMOVUPD      X8, 64(DX)
+	VEXTRACTF128 $0x01, Y8, X8
+	VMOVSD       X8, 80(DX)
+	JMP          ab2KernelAVX2_nb3_mr3_stdone
+
+ab2KernelAVX2_nb3_mr3_st4:
+	MOVQ    DI, DX
+	VMOVUPD Y0, (DX)
+	VMOVUPD Y1, 32(DX)
+	VMOVUPD Y2, 64(DX)
+	ADDQ    R8, DX
+	VMOVUPD Y3, (DX)
+	VMOVUPD Y4, 32(DX)
+	VMOVUPD Y5, 64(DX)
+	ADDQ    R8, DX
+	VMOVUPD Y6, (DX)
+	VMOVUPD Y7, 32(DX)
+	VMOVUPD Y8, 64(DX)
+
+ab2KernelAVX2_nb3_mr3_stdone:
+	IMUL3Q $0x00000003, R8, DX
+	ADDQ   DX, DI
+	IMUL3Q $0x00000003, R9, DX
+	MOVQ   a2+48(FP), R12
+	ADDQ   DX, R12
+	MOVQ   R12, a2+48(FP)
+	MOVQ   lda1+24(FP), R9
+	SHLQ   $0x03, R9
+	MOVQ   ldb1+40(FP), R10
+	SHLQ   $0x03, R10
+	IMUL3Q $0x00000003, R9, DX
+	ADDQ   DX, SI
 
 ab2KernelAVX2_done:
 	VZEROUPPER

@@ -255,3 +255,28 @@ func BenchmarkSparseAB(b *testing.B) {
 		})
 	})
 }
+
+// BenchmarkAB2 is the exact update W ← W C1 + P C2 in place (the engine's
+// training step, one winner) on the shapes of BenchmarkEpoch: (D, d) of
+// eth80, mnist and yaleb, rows of stride Stride(d).
+func BenchmarkAB2(b *testing.B) {
+	for _, s := range []struct{ n, d int }{{400, 5}, {784, 12}, {400, 25}} {
+		rng := rand.New(rand.NewPCG(3, 5))
+		ld := Stride(s.d)
+		w, p := randSlice(rng, s.n*ld), randSlice(rng, s.n*ld)
+		c1, c2 := randSlice(rng, s.d*ld), randSlice(rng, s.d*ld)
+		for i := range c1 {
+			c1[i] *= 1e-3
+			c2[i] *= 1e-3
+		}
+		b.Run(fmt.Sprintf("n=%d,d=%d", s.n, s.d), func(b *testing.B) {
+			benchEachImpl(b, func(b *testing.B) {
+				b.ReportAllocs()
+				for b.Loop() {
+					AB2(w, ld, w, ld, c1, ld, p, ld, c2, ld, s.n, s.d, s.d)
+				}
+				reportGFLOPs(b, 4*s.n*s.d*s.d)
+			})
+		})
+	}
+}

@@ -213,15 +213,15 @@ func atbBlockAVX2(nb, mr int, masked bool, pfx string) {
 	atbAVX2Loop(pfx, step)
 
 	Label(pfx + "store")
-	MOVQ(RDI, RDX)
-	for i := 0; i < mr; i++ {
-		if i > 0 {
-			ADDQ(R8, RDX)
-		}
-		for v := 0; v < nb; v++ {
-			if lastMasked(v) {
-				VMASKMOVPD(acc(i, v), r[15], cElem(v))
-			} else {
+	if masked {
+		storeRowsAVX2(mr, nb, acc, pfx+"st")
+	} else {
+		MOVQ(RDI, RDX)
+		for i := 0; i < mr; i++ {
+			if i > 0 {
+				ADDQ(R8, RDX)
+			}
+			for v := 0; v < nb; v++ {
 				VMOVUPD(acc(i, v), cElem(v))
 			}
 		}
