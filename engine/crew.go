@@ -32,7 +32,9 @@ func (sh *Shared) Crew(workers int) *Engine {
 	dim, d, p := sh.dim, sh.d, sh.p
 	e := makeEngine(dim, d, p, workers)
 	e.protos, e.finite, e.kind, e.f32 = sh.protos, sh.finite, sh.kind, sh.data32 != nil
-	e.readOnly, e.minSplit, e.race.inCall = true, CrewMinWork, true
+	// A crew starts split: splitting one sample is what it is for, and
+	// calls too small to gain from it (CrewMinWork) run solo anyway.
+	e.readOnly, e.minSplit, e.race.inCall, e.race.solo = true, CrewMinWork, true, false
 	e.from = sh
 	workers = len(e.shards)
 	for w := range e.shards {

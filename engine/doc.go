@@ -54,9 +54,11 @@
 // training step) are timed in windows of at least 32 calls and 16 ms, from
 // call to call (the caller's work between them included), each window
 // in one mode, split or solo (single-sample calls and Tasks on the caller
-// alone); after a hold of windows in one mode a window probes the other,
-// and the faster per call takes the next hold, which doubles while the
-// same mode keeps winning. A worker's core busy with another process
+// alone); a training engine's first window is solo, after a hold of
+// windows in one mode a window probes the other, and the faster per call
+// takes the next hold, which doubles while the same mode keeps winning;
+// splitting, which takes a second core, must be faster by 1/16 to be
+// chosen. A worker's core busy with another process
 // (descheduled in the middle of its share, slow to wake, or a spinning
 // worker taking the core the caller's own work needs) thus sends the
 // engine solo, and it comes back when splitting wins again. A Crew times

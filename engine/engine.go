@@ -225,6 +225,10 @@ func makeEngine(dim, d, p, workers int) *Engine {
 		nzIdx:     make([]int32, dim),
 		nzVal:     make([]float64, dim),
 		kind:      newKind,
+		// A training engine starts solo (see race): never slower than
+		// one worker before its first probe of splitting, which on a
+		// short run of small steps may never come.
+		race: race{solo: true},
 	}
 }
 
@@ -272,10 +276,14 @@ func shardStride(n, d int) int {
 // sample calls (Distances, ImageDistances, Winners, Nearest: one per
 // training step) are counted in windows of at least raceCalls calls and raceMinWindow of wall time (a
 // few of the OS's time slices: a window of 5 ms varied by ±60% beside a
-// busy loop), each run in one mode, split or solo. After a hold of
+// busy loop), each run in one mode, split or solo; the first window of a
+// training engine is solo (a Crew's is split). After a hold of
 // raceHoldMin windows in one mode, one window runs in the other (a
 // probe); if its time per call beats the mean of the hold's last two
-// windows, its mode takes the next hold, with the hold back at
+// windows (split by a margin of 1/raceMargin, 6%: splitting takes a
+// second core, so where the modes are level solo keeps it, and a solo
+// probe wins unless it is slower by as much), its mode takes the next
+// hold, with the hold back at
 // raceHoldMin, else the hold's mode returns with the hold doubled (up to
 // raceHoldMax windows: on a quiet machine about one window in 65 is a
 // losing probe; quadrupled when the probe lost by more than 25%, so that
@@ -299,6 +307,9 @@ const (
 	raceHoldMin   = 4
 	raceHoldMax   = 64
 	raceMinWindow = 16 * time.Millisecond
+	// raceMargin: splitting must be at least 1/raceMargin faster per call
+	// than solo to be chosen (see window).
+	raceMargin = 16
 )
 
 // tick counts a single-sample call (or Tasks) in the current window and,
@@ -352,7 +363,15 @@ func (r *race) window(per time.Duration) {
 		if r.ref[1] > 0 {
 			ref = (r.ref[0] + r.ref[1]) / 2
 		}
-		if per < ref {
+		// Splitting takes a second core: it must beat solo by
+		// raceMargin to be chosen, and solo wins unless it loses by as
+		// much (where the two are level, as beside a busy loop on a
+		// small machine, the engine leaves the other core alone).
+		win := per < ref+ref/raceMargin
+		if !r.solo {
+			win = per < ref-ref/raceMargin
+		}
+		if win {
 			r.hold = raceHoldMin // the probe's mode wins
 		} else {
 			r.solo = !r.solo // back, for longer (much longer after a clear loss)

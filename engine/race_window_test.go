@@ -36,4 +36,17 @@ func TestRaceWindows(t *testing.T) {
 	if n := run(&r, 1000, 100*time.Microsecond, 140*time.Microsecond); n > 100 {
 		t.Errorf("quiet again: %d of 1000 windows solo", n)
 	}
+	// Level modes (split 3% faster, within the margin): solo keeps the
+	// other core free, from either mode.
+	for _, start := range []bool{false, true} {
+		r := race{solo: start}
+		if n := run(&r, 1000, 97*time.Microsecond, 100*time.Microsecond); n < 900 {
+			t.Errorf("level modes, starting solo=%v: %d of 1000 windows solo", start, n)
+		}
+	}
+	// Split clearly faster (10%): split.
+	r = race{solo: true}
+	if n := run(&r, 1000, 90*time.Microsecond, 100*time.Microsecond); n > 100 {
+		t.Errorf("split 10%% faster: %d of 1000 windows solo", n)
+	}
 }
