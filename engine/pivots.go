@@ -1,7 +1,9 @@
 package engine
 
 import (
+	"cmp"
 	"math"
+	"slices"
 
 	"github.com/grlgq/grlgq/kernels"
 	"github.com/grlgq/grlgq/linalg"
@@ -57,6 +59,12 @@ type pivotIndex struct {
 	isP    []bool    // isP[k]: prototype k is a pivot
 	rlo    []float64 // p x np: ρ_m(C_i, W_k) >= rlo[k*np+i]
 	rhi    []float64 // p x np: ρ_m(C_i, W_k) <= rhi[k*np+i]
+	// order[k*np:(k+1)*np]: the pivots i by ascending rhi[k*np+i], the
+	// order in which a query tries them on prototype k: the nearest
+	// pivot, of the prototype's own cluster, rules it out first when the
+	// query is far from that cluster. (The bound is a maximum over all
+	// pivots, whatever the order.)
+	order []uint8
 	eps    []float64 // p: ‖W_kᵀ W_k − I‖_2 <= eps[k]
 	epsMax float64   // the largest eps
 
@@ -172,8 +180,9 @@ func (e *Engine) buildPivots(lambda []float64) *pivotIndex {
 		np:   np,
 		m:    make([]float64, d),
 		isP:  make([]bool, p),
-		rlo:  make([]float64, np*p),
-		rhi:  make([]float64, np*p),
+		rlo:   make([]float64, np*p),
+		rhi:   make([]float64, np*p),
+		order: make([]uint8, np*p),
 		eps:  make([]float64, p),
 	}
 	sig := make([]float64, p*d)
@@ -214,6 +223,14 @@ func (e *Engine) buildPivots(lambda []float64) *pivotIndex {
 		if next < 0 {
 			break
 		}
+	}
+	n := len(pv.piv)
+	for k := 0; k < p; k++ {
+		o, rhi := pv.order[k*np:k*np+n], pv.rhi[k*np:k*np+n]
+		for i := range o {
+			o[i] = uint8(i)
+		}
+		slices.SortStableFunc(o, func(a, b uint8) int { return cmp.Compare(rhi[a], rhi[b]) })
 	}
 	return pv
 }
@@ -312,8 +329,8 @@ func (e *Engine) pivotBounds(pv *pivotIndex, P *linalg.Dense, lambda []float64, 
 		rlo, rhi := pv.rlo[k*pv.np:k*pv.np+np], pv.rhi[k*pv.np:k*pv.np+np]
 		var L float64
 		out := false
-		for i, rl := range rlo {
-			L = max(L, e.plo[i]-rhi[i], rl-e.phi[i])
+		for _, i := range pv.order[k*pv.np : k*pv.np+np] {
+			L = max(L, e.plo[i]-rhi[i], rlo[i]-e.phi[i])
 			if down(L, 2) > need {
 				out = true
 				break
@@ -357,26 +374,35 @@ func (e *Engine) projectCand(P *linalg.Dense, lambda []float64) error {
 }
 
 // projectListChunk is jobProjectList's chunk: candidates c0..c1 of e.cand
-// (ascending), each run of consecutive prototypes of one chunk projected by
-// one AtB over their side-by-side columns (projectInto: the bits of one
-// AtB each).
+// (the pivots in the order chosen, or the candidates ascending), each run
+// of nearby ascending prototypes of one chunk of the shard
+// projected by one AtB over their side-by-side columns (projectInto: the
+// bits of one AtB each, whatever the other columns of the call). A run
+// bridges gaps of up to projGap prototypes that are not candidates (a
+// pivot among a cluster's prototypes): projecting them again costs less
+// than a second, narrower call, and writes a pivot's projection with the
+// same bits; their bounds are left as they are.
 func (e *Engine) projectListChunk(ws *shard, P *linalg.Dense, lambda []float64, c0, c1 int) {
 	ks := e.cand[c0:c1]
 	for i := 0; i < len(ks); {
 		lo := int(ks[i])
 		s := e.shards[e.owner[lo]]
 		j := i + 1
-		for j < len(ks) && int(ks[j]) == lo+(j-i) && int(ks[j]) < s.hi && (int(ks[j])-s.lo)/chunk == (lo-s.lo)/chunk {
+		for j < len(ks) && ks[j] > ks[j-1] && int(ks[j]) <= int(ks[j-1])+1+projGap && int(ks[j]) < s.hi && (int(ks[j])-s.lo)/chunk == (lo-s.lo)/chunk {
 			j++
 		}
-		hi := lo + (j - i)
+		hi := int(ks[j-1]) + 1
 		e.projectInto(s.proj[projOffset(lo-s.lo, e.d):], P, e.job.p32, lo, hi)
-		for k := lo; k < hi; k++ {
-			e.boundTrace(k, lambda)
+		for _, k := range ks[i:j] {
+			e.boundTrace(int(k), lambda)
 		}
 		i = j
 	}
 }
+
+// projGap is the longest run of non-candidates that projectListChunk
+// projects to join two runs of candidates into one call.
+const projGap = 2
 
 // boundTrace sets prototype k's trace and tier-1 bounds from its
 // projection (tier 1; NaN bounds for a trace that is not finite).
