@@ -52,19 +52,19 @@ const maxPivots = 64
 
 // pivotIndex is the LAESA table of an engine's prototypes for weights m.
 type pivotIndex struct {
-	m      []float64 // metric weights, ascending angles, nondecreasing
-	msq    float64   // √(Σ m), rounded up
-	piv    []int32   // the pivot prototypes
-	np     int       // the table's row length (the pivots chosen, at most)
-	isP    []bool    // isP[k]: prototype k is a pivot
-	rlo    []float64 // p x np: ρ_m(C_i, W_k) >= rlo[k*np+i]
-	rhi    []float64 // p x np: ρ_m(C_i, W_k) <= rhi[k*np+i]
+	m   []float64 // metric weights, ascending angles, nondecreasing
+	msq float64   // √(Σ m), rounded up
+	piv []int32   // the pivot prototypes
+	np  int       // the table's row length (the pivots chosen, at most)
+	isP []bool    // isP[k]: prototype k is a pivot
+	rlo []float64 // p x np: ρ_m(C_i, W_k) >= rlo[k*np+i]
+	rhi []float64 // p x np: ρ_m(C_i, W_k) <= rhi[k*np+i]
 	// order[k*np:(k+1)*np]: the pivots i by ascending rhi[k*np+i], the
 	// order in which a query tries them on prototype k: the nearest
 	// pivot, of the prototype's own cluster, rules it out first when the
 	// query is far from that cluster. (The bound is a maximum over all
 	// pivots, whatever the order.)
-	order []uint8
+	order  []uint8
 	eps    []float64 // p: ‖W_kᵀ W_k − I‖_2 <= eps[k]
 	epsMax float64   // the largest eps
 
@@ -176,14 +176,14 @@ func (e *Engine) buildPivots(lambda []float64) *pivotIndex {
 	p, d := e.p, e.d
 	np := min(max(int(math.Sqrt(float64(p))), 1), maxPivots)
 	pv := &pivotIndex{
-		kind: e.kind,
-		np:   np,
-		m:    make([]float64, d),
-		isP:  make([]bool, p),
+		kind:  e.kind,
+		np:    np,
+		m:     make([]float64, d),
+		isP:   make([]bool, p),
 		rlo:   make([]float64, np*p),
 		rhi:   make([]float64, np*p),
 		order: make([]uint8, np*p),
-		eps:  make([]float64, p),
+		eps:   make([]float64, p),
 	}
 	sig := make([]float64, p*d)
 	metricWeights(pv.m, lambda, d)
