@@ -280,3 +280,33 @@ func BenchmarkAB2(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkAtB32 runs AtB32 beside AtB on the engine's projections of one
+// sample against a chunk of 8 prototypes (the shard layout: a D x 8d
+// block of a wider matrix), at the d of BenchmarkEpoch's shapes: what a
+// float32 step saves on its projections.
+func BenchmarkAtB32(b *testing.B) {
+	for _, s := range []struct{ n, d, cols int }{{400, 25, 200}, {784, 12, 96}, {400, 5, 40}} {
+		rng := rand.New(rand.NewPCG(3, 9))
+		ldp, ldw := Stride(s.d), Stride(s.cols)
+		p, w := randSlice(rng, s.n*ldp), randSlice(rng, s.n*ldw)
+		p32, w32 := make([]float32, s.n*ldp), make([]float32, s.n*ldw)
+		for i := range p {
+			p32[i] = float32(p[i])
+		}
+		for i := range w {
+			w32[i] = float32(w[i])
+		}
+		m := make([]float64, s.d*s.cols)
+		b.Run(fmt.Sprintf("n=%d,d=%d,cols=%d/f64", s.n, s.d, s.cols), func(b *testing.B) {
+			for b.Loop() {
+				AtB(m, s.cols, p, ldp, w, ldw, s.n, s.d, s.cols)
+			}
+		})
+		b.Run(fmt.Sprintf("n=%d,d=%d,cols=%d/f32", s.n, s.d, s.cols), func(b *testing.B) {
+			for b.Loop() {
+				AtB32(m, s.cols, p32, ldp, w32, ldw, s.n, s.d, s.cols)
+			}
+		})
+	}
+}
