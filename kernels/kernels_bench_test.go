@@ -282,9 +282,9 @@ func BenchmarkAB2(b *testing.B) {
 }
 
 // BenchmarkAtB32 runs AtB32 beside AtB on the engine's projections of one
-// sample against a chunk of 8 prototypes (the shard layout: a D x 8d
-// block of a wider matrix), at the d of BenchmarkEpoch's shapes: what a
-// float32 step saves on its projections.
+// sample against a chunk of 8 prototypes side by side (D x 8d, the
+// engine's unit of work), at the D and d of BenchmarkEpoch's shapes: what
+// a float32 step saves on its projections.
 func BenchmarkAtB32(b *testing.B) {
 	for _, s := range []struct{ n, d, cols int }{{400, 25, 200}, {784, 12, 96}, {400, 5, 40}} {
 		rng := rand.New(rand.NewPCG(3, 9))
