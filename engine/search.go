@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/grlgq/grlgq/internal/cpu"
 	"github.com/grlgq/grlgq/linalg"
 	"github.com/grlgq/grlgq/svd"
 )
@@ -171,11 +172,34 @@ func (e *Engine) refine(lambda []float64) error {
 }
 
 // gramMinDim is the least d whose tier 2 is svd.Gram's enclosure: below,
-// the values (svd.Batch.Values) cost as much (BenchmarkGramEnclose: equal
-// at d = 5 and 8, 0.77 of the values at d = 10, 0.45 at d = 25 on the Zen 3
-// machine's AVX2) and settle the search at once. (A variable for the
-// tests, which set 1 to enclose at every d.)
-var gramMinDim = 16
+// the values (svd.Batch.Values) cost about as much and settle the search
+// at once. It depends on the kernels svd runs (the decision of
+// internal/cpu, which svd follows too); BenchmarkGramEnclose, time per
+// matrix of the enclosure over that of the values, eight matrices of
+// random near-90° angles, on the Zen 3 machine (November 2026):
+//
+//   - AVX2: 0.9 at d = 5, 0.75 at 8, 0.64 at 10, 0.56 at 12. At d = 12
+//     the one-worker epochs (BenchmarkEpoch and BenchmarkEpochReal,
+//     mnist) were 6-8% faster enclosing than valuing, with no ties; at
+//     d = 5 (eth80) no difference showed. So 10.
+//   - generic (purego, arm64): 0.5 at d = 5, 0.42 at 8, 0.35 at 10; the
+//     epochs at d = 5 no slower. So 5.
+//   - AVX-512 (an 8-lane Jacobi): not measured on that machine; 16, as
+//     it was chosen before the AVX2 Gram kernels got faster.
+//
+// (A variable for the tests, which set 1 to enclose at every d.)
+var gramMinDim = gramMinDimFor(cpu.AVX512, cpu.AVX2)
+
+// gramMinDimFor is gramMinDim for the kernel paths svd takes.
+func gramMinDimFor(avx512, avx2 bool) int {
+	switch {
+	case avx512:
+		return 16
+	case avx2:
+		return 10
+	}
+	return 5
+}
 
 // encloseChunk is jobEnclose's chunk: candidates c0..c1 of e.cand (at
 // most 8), their projections copied side by side into the workspace of ws
