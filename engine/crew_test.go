@@ -20,12 +20,7 @@ func TestCrewBitIdentical(t *testing.T) {
 	defer func(old float64) { CrewMinWork = old }(CrewMinWork)
 	for _, tc := range []struct{ dim, d, p, n int }{{784, 12, 10, 12}, {100, 5, 13, 9}, {64, 3, 2, 6}, {37, 1, 9, 5}, {200, 13, 17, 7}} {
 		r := rng(41)
-		sets := make([]*linalg.Dense, tc.n)
-		images := make([]float64, 0, tc.n*tc.dim)
-		for i := range sets {
-			sets[i] = randomBasis(t, tc.dim, tc.d, r)
-			images = append(images, sparseImage(r, tc.dim, sparsePatterns[i%len(sparsePatterns)])...)
-		}
+		sets, images := samplesAndImages(t, r, tc.dim, tc.d, tc.n)
 		lambda := make([]float64, tc.p*tc.d)
 		for i := range lambda {
 			lambda[i] = r.Float64()

@@ -280,8 +280,10 @@ func (e *Engine) pivotBounds(pv *pivotIndex, P *linalg.Dense, lambda []float64, 
 	for k := range e.tier {
 		e.tier[k], e.blo[k], e.bhi[k] = 0, 0, math.Inf(1)
 	}
-	// The pivots: projections, values, distances, metric to P.
+	// The pivots: projections (ascending, as projectListChunk wants
+	// them), values, distances, metric to P.
 	e.cand = append(e.cand[:0], pv.piv...)
+	slices.Sort(e.cand)
 	if err := e.projectCand(P, lambda); err != nil {
 		return false, nil
 	}
@@ -374,8 +376,9 @@ func (e *Engine) projectCand(P *linalg.Dense, lambda []float64) error {
 }
 
 // projectListChunk is jobProjectList's chunk: candidates c0..c1 of e.cand
-// (the pivots in the order chosen, or the candidates ascending), each run
-// of nearby ascending prototypes of one chunk of the shard
+// (ascending, so that the chunks' runs cover disjoint ranges and no two
+// workers write one projection), each run of nearby prototypes of one
+// chunk of the shard
 // projected by one AtB over their side-by-side columns (projectInto: the
 // bits of one AtB each, whatever the other columns of the call). A run
 // bridges gaps of up to projGap prototypes that are not candidates (a
@@ -388,7 +391,7 @@ func (e *Engine) projectListChunk(ws *shard, P *linalg.Dense, lambda []float64, 
 		lo := int(ks[i])
 		s := e.shards[e.owner[lo]]
 		j := i + 1
-		for j < len(ks) && ks[j] > ks[j-1] && int(ks[j]) <= int(ks[j-1])+1+projGap && int(ks[j]) < s.hi && (int(ks[j])-s.lo)/chunk == (lo-s.lo)/chunk {
+		for j < len(ks) && int(ks[j]) <= int(ks[j-1])+1+projGap && int(ks[j]) < s.hi && (int(ks[j])-s.lo)/chunk == (lo-s.lo)/chunk {
 			j++
 		}
 		hi := int(ks[j-1]) + 1

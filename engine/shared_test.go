@@ -3,6 +3,7 @@ package engine
 import (
 	"errors"
 	"math"
+	"math/rand/v2"
 	"runtime"
 	"sync"
 	"testing"
@@ -53,6 +54,19 @@ func runShared(t *testing.T, sh *Shared, sets []*linalg.Dense, images []float64,
 	return res
 }
 
+// samplesAndImages draws n random dim x d bases and, after each, an image
+// of dim pixels with the sparsity patterns in turn (images back to back).
+func samplesAndImages(t *testing.T, r *rand.Rand, dim, d, n int) ([]*linalg.Dense, []float64) {
+	t.Helper()
+	sets := make([]*linalg.Dense, n)
+	images := make([]float64, 0, n*dim)
+	for i := range sets {
+		sets[i] = randomBasis(t, dim, d, r)
+		images = append(images, sparseImage(r, dim, sparsePatterns[i%len(sparsePatterns)])...)
+	}
+	return sets, images
+}
+
 // TestSharedBitIdentical: a Shared gives a one-worker Engine's bits in
 // every form, for any number of batch workers, on dense and sparse images
 // and with batches large enough to be split. Run it under
@@ -61,12 +75,7 @@ func TestSharedBitIdentical(t *testing.T) {
 	defer func(old float64) { splitWork = old }(splitWork)
 	for _, tc := range []struct{ dim, d, p, n int }{{784, 12, 10, 70}, {100, 5, 13, 9}, {64, 3, 1, 40}, {37, 1, 9, 5}, {200, 13, 17, 33}} {
 		r := rng(40)
-		sets := make([]*linalg.Dense, tc.n)
-		images := make([]float64, 0, tc.n*tc.dim)
-		for i := range sets {
-			sets[i] = randomBasis(t, tc.dim, tc.d, r)
-			images = append(images, sparseImage(r, tc.dim, sparsePatterns[i%len(sparsePatterns)])...)
-		}
+		sets, images := samplesAndImages(t, r, tc.dim, tc.d, tc.n)
 		lambdas := [][]float64{uniform(tc.d), make([]float64, tc.p*tc.d)}
 		for i := range lambdas[1] {
 			lambdas[1][i] = r.Float64()
@@ -101,12 +110,7 @@ func TestSharedConcurrent(t *testing.T) {
 	const dim, d, p, n = 120, 4, 11, 40
 	sh, e := newShared(t, dim, d, p, 3)
 	r := rng(41)
-	sets := make([]*linalg.Dense, n)
-	images := make([]float64, 0, n*dim)
-	for i := range sets {
-		sets[i] = randomBasis(t, dim, d, r)
-		images = append(images, sparseImage(r, dim, sparsePatterns[i%len(sparsePatterns)])...)
-	}
+	sets, images := samplesAndImages(t, r, dim, d, n)
 	lam := uniform(d)
 	want := runAll(t, e, sets, images, lam)
 	var wg sync.WaitGroup
