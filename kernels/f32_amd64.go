@@ -8,7 +8,7 @@ const (
 	atb32ColsAVX512 = 64
 	atb32ColsAVX2   = 16
 	atx32ColsAVX512 = 64
-	atx32ColsAVX2   = 24
+	atx32ColsAVX2   = 64
 )
 
 func atb32(m []float64, ldm int, a []float32, lda int, b []float32, ldb int, n, da, db int) {

@@ -236,8 +236,8 @@ func atx32KernelAVX512(y *float64, a *float32, lda int, x *float32, n int, nc in
 func atb32KernelAVX2(m *float64, ldm int, a *float32, lda int, b *float32, ldb int, n int, rows int, nc int, add bool)
 
 // atx32KernelAVX2 computes y[j] = Σ_{chunks} float64(Σ_{r in chunk} a[r*lda+j] * x[r]) for j < nc,
-// the chunks of 64 rows r in order, each summed in float32 in four FMA chains (r%4).
-// nc must be in 1..24, n >= 1.
+// the chunks of 64 rows r in order, each summed in float32 by groups of four rows (a product and three FMAs) added in order.
+// nc must be in 1..64, n >= 1.
 //
 //go:noescape
 func atx32KernelAVX2(y *float64, a *float32, lda int, x *float32, n int, nc int)

@@ -29,6 +29,12 @@ type isa32 struct {
 	maxNB int   // widest column block of AtB32, in vectors
 	mr    []int // mr[nb]: rows per block of AtB32
 	xNB   int   // widest column block of AtX32, in vectors
+	// quad: AtX32 sums each group of four rows of a block in one fused
+	// chain (a product, three FMAs) and adds the group's sum to one
+	// accumulator per column vector (AVX2: a block of xNB = 8 vectors, so
+	// that 64 columns are read in one pass over the rows); otherwise four
+	// chains per column vector (rows r%4), added at the block's end.
+	quad bool
 }
 
 var avx512f32 = isa32{
@@ -44,7 +50,7 @@ var avx2f32 = isa32{
 	// accumulators + nb B vectors + a broadcast + the mask <= 16; the B
 	// vectors and the broadcast are the flush temporaries.
 	maxNB: 2, mr: []int{0, 12, 6},
-	xNB: 3,
+	xNB: 8, quad: true,
 }
 
 func (s isa32) is512() bool { return s.lanes == 16 }
@@ -327,13 +333,19 @@ func atb32Block(s isa32, nb, mr int, pfx string) {
 // computing y[j] for j < nc (1 <= nc <= lanes*xNB, n >= 1) as the float64
 // sum, in order, over the blocks of chunk32 rows r of float32 sums of
 // a[r*lda+j] * x[r]; within a block, rows with the same r%4 go into one of
-// four FMA chains (latency), added ((g0+g1)+(g2+g3)) at the block's end.
+// four FMA chains (latency), added ((g0+g1)+(g2+g3)) at the block's end,
+// or (s.quad) each group of four rows is one fused chain added to the
+// block's sum.
 func genAtX32(s isa32) {
 	name := "atx32Kernel" + s.name
 	TEXT(name, NOSPLIT, "func(y *float64, a *float32, lda int, x *float32, n, nc int)")
 	Pragma("noescape")
+	order := "each summed in float32 in four FMA chains (r%4)."
+	if s.quad {
+		order = "each summed in float32 by groups of four rows (a product and three FMAs) added in order."
+	}
 	Doc(name+" computes y[j] = Σ_{chunks} float64(Σ_{r in chunk} a[r*lda+j] * x[r]) for j < nc,",
-		fmt.Sprintf("the chunks of %d rows r in order, each summed in float32 in four FMA chains (r%%4).", chunk32),
+		fmt.Sprintf("the chunks of %d rows r in order, %s", chunk32, order),
 		fmt.Sprintf("nc must be in 1..%d, n >= 1.", s.lanes*s.xNB))
 
 	// DI: y, SI: a row, R9: lda in bytes, R8: 3*lda in bytes, R11: x,
@@ -365,6 +377,9 @@ func genAtX32(s isa32) {
 func atx32Variant(s isa32, nb int, pfx string) {
 	r := s.regs
 	acc := func(u, v int) VecPhysical { return r[u*nb+v] }
+	if s.quad {
+		acc = func(_, v int) VecPhysical { return r[v] }
+	}
 	// AVX-512: broadcasts r[16..19], flush temporaries r[20..22]. AVX2:
 	// r[12], r[14] broadcasts, r[13] the masked last A vector, r[15] the
 	// mask; the flush temporaries r[12..14].
@@ -407,10 +422,39 @@ func atx32Variant(s isa32, nb int, pfx string) {
 		}
 	}
 
+	// quad (AVX2): the accumulators r[0..7], the groups' chains in r[8]
+	// and r[9], the four rows' broadcasts r[10], r[11], r[12], r[14].
+	quad := func() {
+		b := [4]VecPhysical{r[10], r[11], r[12], r[14]}
+		for u := 0; u < 4; u++ {
+			VBROADCASTSS(Mem{Base: R11, Disp: 4 * u}, b[u])
+		}
+		for v := 0; v < nb; v++ {
+			t := r[8+v%2]
+			for u := 0; u < 4; u++ {
+				var a Op = aRow(u, v)
+				if v == nb-1 {
+					VMASKMOVPS(aRow(u, v), r[15], r[13])
+					a = r[13]
+				}
+				if u == 0 {
+					VMULPS(a, b[0], t)
+				} else {
+					VFMADD231PS(a, b[u], t)
+				}
+			}
+			VADDPS(t, acc(0, v), acc(0, v))
+		}
+	}
+	groups := atxGroups
+	if s.quad {
+		groups = 1
+	}
+
 	Label(pfx)
 	XORQ(R13, R13)
 	Label(pfx + "_chunk")
-	for u := 0; u < atxGroups; u++ {
+	for u := 0; u < groups; u++ {
 		for v := 0; v < nb; v++ {
 			VXORPS(acc(u, v), acc(u, v), acc(u, v))
 		}
@@ -422,8 +466,12 @@ func atx32Variant(s isa32, nb int, pfx string) {
 	Label(pfx + "_loop4")
 	CMPQ(RAX, U8(atxGroups))
 	JB(LabelRef(pfx + "_loop1"))
-	for u := 0; u < atxGroups; u++ {
-		row(u)
+	if s.quad {
+		quad()
+	} else {
+		for u := 0; u < atxGroups; u++ {
+			row(u)
+		}
 	}
 	LEAQ(Mem{Base: RSI, Index: R9, Scale: 4}, RSI)
 	ADDQ(U8(4*atxGroups), R11)
@@ -440,7 +488,7 @@ func atx32Variant(s isa32, nb int, pfx string) {
 	JMP(LabelRef(pfx + "_loop1"))
 
 	Label(pfx + "_flush")
-	for v := 0; v < nb; v++ {
+	for v := 0; v < nb && !s.quad; v++ {
 		VADDPS(acc(1, v), acc(0, v), acc(0, v))
 		VADDPS(acc(3, v), acc(2, v), acc(2, v))
 		VADDPS(acc(2, v), acc(0, v), acc(0, v))
