@@ -195,7 +195,7 @@ func (e *Engine) projectInto(proj []float64, P *linalg.Dense, p32 []float32, lo,
 	r := e.shards[e.owner[lo]]
 	nc := (hi - lo) * d
 	if e.f32 {
-		kernels.AtB32(proj, chunk*d, p32, d, r.protos32[(lo-r.lo)*d:], r.ld, e.dim, d, nc)
+		kernels.AtB32(proj, chunk*d, p32, d, r.protos32[(lo-r.lo)*d:], r.ld32, e.dim, d, nc)
 		return
 	}
 	kernels.AtB(proj, chunk*d, P.Data, P.Stride, r.protos[(lo-r.lo)*d:], r.ld, e.dim, d, nc)
@@ -323,7 +323,7 @@ func (e *Engine) images(s *shard, dist, theta []float64, x []float64, xnorm floa
 	nc := (hi - lo) * d
 	w := r.protos[(lo-r.lo)*d:]
 	if e.f32 && e.job.nz == 0 {
-		kernels.AtX32(s.y, r.protos32[(lo-r.lo)*d:], r.ld, e.shards[0].x32, e.dim, nc)
+		kernels.AtX32(s.y, r.protos32[(lo-r.lo)*d:], r.ld32, e.shards[0].x32, e.dim, nc)
 	} else if nz := e.job.nz; nz > 0 {
 		kernels.SparseAB(s.y, e.nzVal[:nz], e.nzIdx[:nz], w, r.ld, nc)
 	} else {

@@ -143,7 +143,8 @@ type shard struct {
 	lo, hi   int
 	ld       int       // row stride of protos
 	protos   []float64 // dim x ld: prototype k is columns (k-lo)*d .. (k-lo+1)*d-1
-	protos32 []float32 // float32 mode: protos rounded to float32, same layout
+	protos32 []float32 // float32 mode: protos rounded to float32, row stride ld32
+	ld32     int       // row stride of protos32: ld, or a Crew's (hi-lo)·d (see Crew)
 	p32      []float32 // float32 mode: a set sample rounded (dim x d, stride d)
 	x32      []float32 // float32 mode: an image divided by its norm, rounded (dim)
 	nzIdx    []int32   // float32 mode, image batches: a sparse image's nonzero pixels

@@ -71,7 +71,7 @@ func (e *Engine) SetFloat32(on bool) {
 	}
 	for _, s := range e.shards {
 		if s.protos32 == nil {
-			s.protos32 = make([]float32, len(s.protos))
+			s.protos32, s.ld32 = make([]float32, len(s.protos)), s.ld
 			s.p32 = make([]float32, e.dim*e.d)
 			s.x32 = make([]float32, e.dim)
 		}
@@ -97,7 +97,7 @@ func (e *Engine) Sync(k int) {
 	s := e.shards[e.owner[k]]
 	w := e.protos[k]
 	o := (k - s.lo) * e.d
-	kernels.Round32RowsBack(s.protos32[o:], s.ld, w.Data, w.Stride, e.dim, e.d)
+	kernels.Round32RowsBack(s.protos32[o:], s.ld32, w.Data, w.Stride, e.dim, e.d)
 }
 
 // sampleF32 rounds P into s.p32 (dim x d, stride d) in float32 mode and
@@ -145,7 +145,7 @@ func (e *Engine) imageBlock32(s *shard, dist, x []float64, ldx, i0, i1 int) (int
 			} else {
 				e.imageF32(s, xi, xnorm)
 				for _, r := range e.shards {
-					kernels.AtX32(s.by[r.lo*d:], r.protos32, r.ld, s.x32, e.dim, (r.hi-r.lo)*d)
+					kernels.AtX32(s.by[r.lo*d:], r.protos32, r.ld32, s.x32, e.dim, (r.hi-r.lo)*d)
 				}
 				err = e.imageAngles(dist[i*p:(i+1)*p], nil, s.by[:p*d], 1, 0, p)
 			}

@@ -138,7 +138,7 @@ func (sh *Shared) Bytes() int { return len(sh.data)*8 + len(sh.data32)*4 }
 // forms' own), so that a workspace that only ever serves images (about
 // 12·dim bytes) does not carry the projections and SVD workspace of sets.
 func (sh *Shared) newScratch() *Engine {
-	s := &shard{lo: 0, hi: sh.p, ld: sh.ld, protos: sh.data, protos32: sh.data32}
+	s := &shard{lo: 0, hi: sh.p, ld: sh.ld, protos: sh.data, protos32: sh.data32, ld32: sh.ld}
 	return &Engine{
 		f32: sh.data32 != nil,
 		dim: sh.dim, d: sh.d, p: sh.p,
