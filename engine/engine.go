@@ -90,6 +90,7 @@ type Engine struct {
 	piv              *pivotIndex
 	pivBuild, pivOff bool
 	plo, phi, ogram  []float64
+	pproj            []float64 // pivots' projections, a chunk side by side
 	lones            []float64
 	// spinIters is the least number of spin iterations before parking,
 	// about SpinTime of uninterrupted spinning: a spinner the OS

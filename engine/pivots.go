@@ -67,6 +67,13 @@ type pivotIndex struct {
 	order  []uint8
 	eps    []float64 // p: ‖W_kᵀ W_k − I‖_2 <= eps[k]
 	epsMax float64   // the largest eps
+	// data: the pivots' columns side by side, in the order of piv
+	// (dim x ld): a query projects them from this contiguous copy, not
+	// from the prototypes' storage, where each pivot is d columns of
+	// every row of a wide matrix (a few of its bytes in each of dim
+	// cache lines and, for many prototypes, as many memory pages).
+	data []float64
+	ld   int
 
 	// kind: the metric's angles are θ (Geodesic) or sin θ (Chordal).
 	kind DistanceKind
@@ -225,6 +232,14 @@ func (e *Engine) buildPivots(lambda []float64) *pivotIndex {
 		}
 	}
 	n := len(pv.piv)
+	pv.ld = kernels.Stride(n * d)
+	pv.data = linalg.AlignedSlice(e.dim * pv.ld)
+	for i, c := range pv.piv {
+		w := e.protos[c]
+		for r := 0; r < e.dim; r++ {
+			copy(pv.data[r*pv.ld+i*d:r*pv.ld+(i+1)*d], w.Data[r*w.Stride:r*w.Stride+d])
+		}
+	}
 	for k := 0; k < p; k++ {
 		o, rhi := pv.order[k*np:k*np+n], pv.rhi[k*np:k*np+n]
 		for i := range o {
@@ -280,19 +295,23 @@ func (e *Engine) pivotBounds(pv *pivotIndex, P *linalg.Dense, lambda []float64, 
 	for k := range e.tier {
 		e.tier[k], e.blo[k], e.bhi[k] = 0, 0, math.Inf(1)
 	}
-	// The pivots: projections (ascending, as projectListChunk wants
-	// them), values, distances, metric to P.
-	e.cand = append(e.cand[:0], pv.piv...)
-	slices.Sort(e.cand)
-	if err := e.projectCand(P, lambda); err != nil {
-		return false, nil
-	}
+	// The pivots: projections (from the index's copy, a chunk at a time
+	// by one AtB: the bits of projectInto's, an output of AtB being the
+	// same chain whatever the other columns), values, distances, metric
+	// to P.
 	dd := d * d
 	sv := e.shards[0].sv
+	if len(e.pproj) < chunk*dd {
+		e.pproj = make([]float64, chunk*dd)
+	}
 	for i0 := 0; i0 < len(pv.piv); i0 += chunk {
 		g := pv.piv[i0:min(i0+chunk, len(pv.piv))]
-		for i, k := range g {
-			e.copyProj(e.vproj[i*dd:(i+1)*dd], int(k))
+		ld := len(g) * d
+		kernels.AtB(e.pproj, ld, P.Data, P.Stride, pv.data[i0*d:], pv.ld, e.dim, d, ld)
+		for i := range g {
+			for r := 0; r < d; r++ {
+				copy(e.vproj[i*dd+r*d:i*dd+(r+1)*d], e.pproj[r*ld+i*d:r*ld+(i+1)*d])
+			}
 		}
 		if sv.Values(e.vsig, d, e.vproj, d, dd, len(g)) != nil {
 			return false, nil
