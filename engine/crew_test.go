@@ -18,7 +18,7 @@ import (
 // GRLGQ_KERNELS=avx2|generic and -tags purego too.
 func TestCrewBitIdentical(t *testing.T) {
 	defer func(old float64) { CrewMinWork = old }(CrewMinWork)
-	for _, tc := range []struct{ dim, d, p, n int }{{784, 12, 10, 12}, {100, 5, 13, 9}, {64, 3, 2, 6}, {37, 1, 9, 5}, {200, 13, 17, 7}} {
+	for _, tc := range []struct{ dim, d, p, n int }{{784, 12, 10, 12}, {100, 5, 13, 9}, {64, 3, 2, 6}, {37, 1, 9, 5}, {200, 13, 17, 7}, {64, 5, 70, 4}} {
 		r := rng(41)
 		sets, images := samplesAndImages(t, r, tc.dim, tc.d, tc.n)
 		lambda := make([]float64, tc.p*tc.d)

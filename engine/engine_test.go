@@ -246,7 +246,7 @@ func runAll(t *testing.T, e *Engine, sets []*linalg.Dense, images []float64, lam
 }
 
 func TestBitIdenticalAcrossWorkers(t *testing.T) {
-	for _, tc := range []struct{ dim, d, p int }{{784, 12, 10}, {100, 5, 13}, {64, 3, 1}} {
+	for _, tc := range []struct{ dim, d, p int }{{784, 12, 10}, {100, 5, 13}, {64, 3, 1}, {120, 5, 70}} { // the last with rows wider than a page
 		r := rng(4)
 		const n = 9
 		sets := make([]*linalg.Dense, n)

@@ -21,7 +21,7 @@ func f32Engine(t testing.TB, dim, d, p, workers int) *Engine {
 // within that over sin θ; random subspaces have θ far from 0); the
 // searches' winners those of a scan of the float32 distances.
 func TestFloat32(t *testing.T) {
-	for _, tc := range []struct{ dim, d, p int }{{784, 12, 10}, {400, 5, 19}, {100, 25, 9}, {64, 3, 1}} {
+	for _, tc := range []struct{ dim, d, p int }{{784, 12, 10}, {400, 5, 19}, {100, 25, 9}, {64, 3, 1}, {100, 7, 45}} {
 		r := rng(40)
 		n := 3
 		sets := make([]*linalg.Dense, n)

@@ -73,7 +73,7 @@ func samplesAndImages(t *testing.T, r *rand.Rand, dim, d, n int) ([]*linalg.Dens
 // GRLGQ_KERNELS=avx2|generic and -tags purego too.
 func TestSharedBitIdentical(t *testing.T) {
 	defer func(old float64) { splitWork = old }(splitWork)
-	for _, tc := range []struct{ dim, d, p, n int }{{784, 12, 10, 70}, {100, 5, 13, 9}, {64, 3, 1, 40}, {37, 1, 9, 5}, {200, 13, 17, 33}} {
+	for _, tc := range []struct{ dim, d, p, n int }{{784, 12, 10, 70}, {100, 5, 13, 9}, {64, 3, 1, 40}, {37, 1, 9, 5}, {200, 13, 17, 33}, {60, 5, 61, 6}} {
 		r := rng(40)
 		sets, images := samplesAndImages(t, r, tc.dim, tc.d, tc.n)
 		lambdas := [][]float64{uniform(tc.d), make([]float64, tc.p*tc.d)}
