@@ -177,7 +177,9 @@
 // Close.
 //
 // Shared.Crew adds what a lone caller of a large single sample needs: an
-// Engine whose shards are ranges of the Shared's own columns (no copy) and
+// Engine whose shards are ranges of the Shared's own columns (no copy; in
+// float32 mode each shard keeps a contiguous copy of its float32 columns,
+// see Crew) and
 // whose workers-1 goroutines split one Distances or ImageDistances call by
 // prototypes, like any Engine's (spin SpinTime, then park; Close stops
 // them). It is for one goroutine at a time; a model keeps one and lets the

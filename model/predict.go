@@ -285,7 +285,9 @@ func grow[T any](s []T, n int) []T {
 // server is what a Model's prediction methods share, built at the first
 // prediction: the decision rule and one read-only packed copy of the
 // prototypes (engine.Shared), whose per-call workspaces come from a pool,
-// and, on more than one core, a crew over that copy (engine.Shared.Crew):
+// and, on more than one core, a crew over that copy (engine.Shared.Crew; a
+// Float32 model's crew keeps its own contiguous copy of each worker's
+// float32 columns):
 // workers that split one large single-sample prediction by prototypes,
 // for one caller at a time (busy). A caller that finds the crew busy
 // (another goroutine's prediction) runs on its own goroutine through the
