@@ -18,7 +18,9 @@ import (
 // (half of the float64 prototypes' bytes for the whole crew), because a
 // share read at the Shared's stride wastes part of every cache line it
 // touches: on the Zen 3 machine, AtX32 of a 784 x 60 share took 2.8-3.0 us
-// at the stride of 120 columns and 2.3 us contiguous. It is how a shared model runs one large
+// at the stride of 120 columns and 2.3 us contiguous.
+//
+// A crew is how a shared model runs one large
 // prediction on several cores: the workers start with the crew, spin
 // SpinTime after each call and then park, and stop at Close. The results
 // are the bits of sh's (see Shared). Calls are for one goroutine at a time,
