@@ -117,9 +117,11 @@
 // extent once, so a short slice panics instead of corrupting memory.
 // Kernels never read or write outside the logical elements: not the stride
 // padding, not past the end (masked loads for the tails; masked stores,
-// except the AVX2 block kernels' output rows, which store a partial last
-// vector by 4-, 2- and 1-lane moves: VMASKMOVPD's store form is microcoded
-// on AMD's cores and took a third of AB2's time at d = 5). Each
+// except the AVX2 block kernels' output rows and the AVX2 float32
+// conversions' row tails, which store a partial last vector by 4-, 2- and
+// 1-lane moves: the store form of VMASKMOVPD and VMASKMOVPS is microcoded
+// on AMD's cores and took a third of AB2's time at d = 5, and made the
+// conversions a quarter of a float32 eth80 epoch). Each
 // kernel's doc comment is the plain Go loop it computes. Outputs never alias
 // inputs unless the comment says so. Kernels never allocate.
 package kernels

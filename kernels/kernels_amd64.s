@@ -79970,31 +79970,59 @@ TEXT ·round32KernelAVX2(SB), NOSPLIT, $0-48
 	SHLQ    $0x03, AX
 	SUBQ    AX, DX
 	VMOVUPD (DX), Y15
-	LEAQ    avx2masks32<>+32(SB), DX
-	MOVQ    R12, AX
-	SHLQ    $0x02, AX
-	SUBQ    AX, DX
-	VMOVUPS (DX), X14
 	CMPQ    CX, $0x10
 	JAE     round32KernelAVX2_row
 	MOVQ    CX, AX
 	SHRQ    $0x02, AX
 	CMPQ    AX, $0x00
-	JNE     round32KernelAVX2_short0_true_skip
-	TESTQ   R12, R12
-	JE      round32KernelAVX2_short0_true_skip
+	JNE     round32KernelAVX2_short0_t1_skip
+	CMPQ    R12, $0x01
+	JNE     round32KernelAVX2_short0_t1_skip
 
-round32KernelAVX2_short0_true:
+round32KernelAVX2_short0_t1:
 	VMASKMOVPD (SI), Y15, Y0
 	VCVTPD2PSY Y0, X0
-	VMASKMOVPS X0, X14, (DI)
+	VMOVSS     X0, (DI)
 	ADDQ       R8, DI
 	ADDQ       R9, SI
 	DECQ       BX
-	JNZ        round32KernelAVX2_short0_true
+	JNZ        round32KernelAVX2_short0_t1
 	JMP        round32KernelAVX2_done
 
-round32KernelAVX2_short0_true_skip:
+round32KernelAVX2_short0_t1_skip:
+	CMPQ AX, $0x00
+	JNE  round32KernelAVX2_short0_t2_skip
+	CMPQ R12, $0x02
+	JNE  round32KernelAVX2_short0_t2_skip
+
+round32KernelAVX2_short0_t2:
+	VMASKMOVPD (SI), Y15, Y0
+	VCVTPD2PSY Y0, X0
+	VMOVSD     X0, (DI)
+	ADDQ       R8, DI
+	ADDQ       R9, SI
+	DECQ       BX
+	JNZ        round32KernelAVX2_short0_t2
+	JMP        round32KernelAVX2_done
+
+round32KernelAVX2_short0_t2_skip:
+	CMPQ AX, $0x00
+	JNE  round32KernelAVX2_short0_t3_skip
+	CMPQ R12, $0x03
+	JNE  round32KernelAVX2_short0_t3_skip
+
+round32KernelAVX2_short0_t3:
+	VMASKMOVPD (SI), Y15, Y0
+	VCVTPD2PSY Y0, X0
+	VMOVSD     X0, (DI)
+	VEXTRACTPS $0x02, X0, 8(DI)
+	ADDQ       R8, DI
+	ADDQ       R9, SI
+	DECQ       BX
+	JNZ        round32KernelAVX2_short0_t3
+	JMP        round32KernelAVX2_done
+
+round32KernelAVX2_short0_t3_skip:
 	CMPQ  AX, $0x01
 	JNE   round32KernelAVX2_short1_false_skip
 	TESTQ R12, R12
@@ -80010,24 +80038,61 @@ round32KernelAVX2_short1_false:
 	JMP        round32KernelAVX2_done
 
 round32KernelAVX2_short1_false_skip:
-	CMPQ  AX, $0x01
-	JNE   round32KernelAVX2_short1_true_skip
-	TESTQ R12, R12
-	JE    round32KernelAVX2_short1_true_skip
+	CMPQ AX, $0x01
+	JNE  round32KernelAVX2_short1_t1_skip
+	CMPQ R12, $0x01
+	JNE  round32KernelAVX2_short1_t1_skip
 
-round32KernelAVX2_short1_true:
+round32KernelAVX2_short1_t1:
 	VCVTPD2PSY (SI), X0
 	VMASKMOVPD 32(SI), Y15, Y1
 	VCVTPD2PSY Y1, X1
 	VMOVUPS    X0, (DI)
-	VMASKMOVPS X1, X14, 16(DI)
+	VMOVSS     X1, 16(DI)
 	ADDQ       R8, DI
 	ADDQ       R9, SI
 	DECQ       BX
-	JNZ        round32KernelAVX2_short1_true
+	JNZ        round32KernelAVX2_short1_t1
 	JMP        round32KernelAVX2_done
 
-round32KernelAVX2_short1_true_skip:
+round32KernelAVX2_short1_t1_skip:
+	CMPQ AX, $0x01
+	JNE  round32KernelAVX2_short1_t2_skip
+	CMPQ R12, $0x02
+	JNE  round32KernelAVX2_short1_t2_skip
+
+round32KernelAVX2_short1_t2:
+	VCVTPD2PSY (SI), X0
+	VMASKMOVPD 32(SI), Y15, Y1
+	VCVTPD2PSY Y1, X1
+	VMOVUPS    X0, (DI)
+	VMOVSD     X1, 16(DI)
+	ADDQ       R8, DI
+	ADDQ       R9, SI
+	DECQ       BX
+	JNZ        round32KernelAVX2_short1_t2
+	JMP        round32KernelAVX2_done
+
+round32KernelAVX2_short1_t2_skip:
+	CMPQ AX, $0x01
+	JNE  round32KernelAVX2_short1_t3_skip
+	CMPQ R12, $0x03
+	JNE  round32KernelAVX2_short1_t3_skip
+
+round32KernelAVX2_short1_t3:
+	VCVTPD2PSY (SI), X0
+	VMASKMOVPD 32(SI), Y15, Y1
+	VCVTPD2PSY Y1, X1
+	VMOVUPS    X0, (DI)
+	VMOVSD     X1, 16(DI)
+	VEXTRACTPS $0x02, X1, 24(DI)
+	ADDQ       R8, DI
+	ADDQ       R9, SI
+	DECQ       BX
+	JNZ        round32KernelAVX2_short1_t3
+	JMP        round32KernelAVX2_done
+
+round32KernelAVX2_short1_t3_skip:
 	CMPQ  AX, $0x02
 	JNE   round32KernelAVX2_short2_false_skip
 	TESTQ R12, R12
@@ -80045,26 +80110,67 @@ round32KernelAVX2_short2_false:
 	JMP        round32KernelAVX2_done
 
 round32KernelAVX2_short2_false_skip:
-	CMPQ  AX, $0x02
-	JNE   round32KernelAVX2_short2_true_skip
-	TESTQ R12, R12
-	JE    round32KernelAVX2_short2_true_skip
+	CMPQ AX, $0x02
+	JNE  round32KernelAVX2_short2_t1_skip
+	CMPQ R12, $0x01
+	JNE  round32KernelAVX2_short2_t1_skip
 
-round32KernelAVX2_short2_true:
+round32KernelAVX2_short2_t1:
 	VCVTPD2PSY (SI), X0
 	VCVTPD2PSY 32(SI), X1
 	VMASKMOVPD 64(SI), Y15, Y2
 	VCVTPD2PSY Y2, X2
 	VMOVUPS    X0, (DI)
 	VMOVUPS    X1, 16(DI)
-	VMASKMOVPS X2, X14, 32(DI)
+	VMOVSS     X2, 32(DI)
 	ADDQ       R8, DI
 	ADDQ       R9, SI
 	DECQ       BX
-	JNZ        round32KernelAVX2_short2_true
+	JNZ        round32KernelAVX2_short2_t1
 	JMP        round32KernelAVX2_done
 
-round32KernelAVX2_short2_true_skip:
+round32KernelAVX2_short2_t1_skip:
+	CMPQ AX, $0x02
+	JNE  round32KernelAVX2_short2_t2_skip
+	CMPQ R12, $0x02
+	JNE  round32KernelAVX2_short2_t2_skip
+
+round32KernelAVX2_short2_t2:
+	VCVTPD2PSY (SI), X0
+	VCVTPD2PSY 32(SI), X1
+	VMASKMOVPD 64(SI), Y15, Y2
+	VCVTPD2PSY Y2, X2
+	VMOVUPS    X0, (DI)
+	VMOVUPS    X1, 16(DI)
+	VMOVSD     X2, 32(DI)
+	ADDQ       R8, DI
+	ADDQ       R9, SI
+	DECQ       BX
+	JNZ        round32KernelAVX2_short2_t2
+	JMP        round32KernelAVX2_done
+
+round32KernelAVX2_short2_t2_skip:
+	CMPQ AX, $0x02
+	JNE  round32KernelAVX2_short2_t3_skip
+	CMPQ R12, $0x03
+	JNE  round32KernelAVX2_short2_t3_skip
+
+round32KernelAVX2_short2_t3:
+	VCVTPD2PSY (SI), X0
+	VCVTPD2PSY 32(SI), X1
+	VMASKMOVPD 64(SI), Y15, Y2
+	VCVTPD2PSY Y2, X2
+	VMOVUPS    X0, (DI)
+	VMOVUPS    X1, 16(DI)
+	VMOVSD     X2, 32(DI)
+	VEXTRACTPS $0x02, X2, 40(DI)
+	ADDQ       R8, DI
+	ADDQ       R9, SI
+	DECQ       BX
+	JNZ        round32KernelAVX2_short2_t3
+	JMP        round32KernelAVX2_done
+
+round32KernelAVX2_short2_t3_skip:
 	CMPQ  AX, $0x03
 	JNE   round32KernelAVX2_short3_false_skip
 	TESTQ R12, R12
@@ -80084,12 +80190,12 @@ round32KernelAVX2_short3_false:
 	JMP        round32KernelAVX2_done
 
 round32KernelAVX2_short3_false_skip:
-	CMPQ  AX, $0x03
-	JNE   round32KernelAVX2_short3_true_skip
-	TESTQ R12, R12
-	JE    round32KernelAVX2_short3_true_skip
+	CMPQ AX, $0x03
+	JNE  round32KernelAVX2_short3_t1_skip
+	CMPQ R12, $0x01
+	JNE  round32KernelAVX2_short3_t1_skip
 
-round32KernelAVX2_short3_true:
+round32KernelAVX2_short3_t1:
 	VCVTPD2PSY (SI), X0
 	VCVTPD2PSY 32(SI), X1
 	VCVTPD2PSY 64(SI), X2
@@ -80098,14 +80204,59 @@ round32KernelAVX2_short3_true:
 	VMOVUPS    X0, (DI)
 	VMOVUPS    X1, 16(DI)
 	VMOVUPS    X2, 32(DI)
-	VMASKMOVPS X3, X14, 48(DI)
+	VMOVSS     X3, 48(DI)
 	ADDQ       R8, DI
 	ADDQ       R9, SI
 	DECQ       BX
-	JNZ        round32KernelAVX2_short3_true
+	JNZ        round32KernelAVX2_short3_t1
 	JMP        round32KernelAVX2_done
 
-round32KernelAVX2_short3_true_skip:
+round32KernelAVX2_short3_t1_skip:
+	CMPQ AX, $0x03
+	JNE  round32KernelAVX2_short3_t2_skip
+	CMPQ R12, $0x02
+	JNE  round32KernelAVX2_short3_t2_skip
+
+round32KernelAVX2_short3_t2:
+	VCVTPD2PSY (SI), X0
+	VCVTPD2PSY 32(SI), X1
+	VCVTPD2PSY 64(SI), X2
+	VMASKMOVPD 96(SI), Y15, Y3
+	VCVTPD2PSY Y3, X3
+	VMOVUPS    X0, (DI)
+	VMOVUPS    X1, 16(DI)
+	VMOVUPS    X2, 32(DI)
+	VMOVSD     X3, 48(DI)
+	ADDQ       R8, DI
+	ADDQ       R9, SI
+	DECQ       BX
+	JNZ        round32KernelAVX2_short3_t2
+	JMP        round32KernelAVX2_done
+
+round32KernelAVX2_short3_t2_skip:
+	CMPQ AX, $0x03
+	JNE  round32KernelAVX2_short3_t3_skip
+	CMPQ R12, $0x03
+	JNE  round32KernelAVX2_short3_t3_skip
+
+round32KernelAVX2_short3_t3:
+	VCVTPD2PSY (SI), X0
+	VCVTPD2PSY 32(SI), X1
+	VCVTPD2PSY 64(SI), X2
+	VMASKMOVPD 96(SI), Y15, Y3
+	VCVTPD2PSY Y3, X3
+	VMOVUPS    X0, (DI)
+	VMOVUPS    X1, 16(DI)
+	VMOVUPS    X2, 32(DI)
+	VMOVSD     X3, 48(DI)
+	VEXTRACTPS $0x02, X3, 56(DI)
+	ADDQ       R8, DI
+	ADDQ       R9, SI
+	DECQ       BX
+	JNZ        round32KernelAVX2_short3_t3
+	JMP        round32KernelAVX2_done
+
+round32KernelAVX2_short3_t3_skip:
 round32KernelAVX2_row:
 	MOVQ DI, R10
 	MOVQ SI, R11
@@ -80140,9 +80291,26 @@ round32KernelAVX2_loop1:
 round32KernelAVX2_tail:
 	TESTQ      R12, R12
 	JE         round32KernelAVX2_next
+	CMPQ       R12, $0x01
+	JNE        round32KernelAVX2_tail_t1_skip
 	VMASKMOVPD (R11), Y15, Y0
 	VCVTPD2PSY Y0, X0
-	VMASKMOVPS X0, X14, (R10)
+	VMOVSS     X0, (R10)
+	JMP        round32KernelAVX2_next
+
+round32KernelAVX2_tail_t1_skip:
+	CMPQ       R12, $0x02
+	JNE        round32KernelAVX2_tail_t2_skip
+	VMASKMOVPD (R11), Y15, Y0
+	VCVTPD2PSY Y0, X0
+	VMOVSD     X0, (R10)
+	JMP        round32KernelAVX2_next
+
+round32KernelAVX2_tail_t2_skip:
+	VMASKMOVPD (R11), Y15, Y0
+	VCVTPD2PSY Y0, X0
+	VMOVSD     X0, (R10)
+	VEXTRACTPS $0x02, X0, 8(R10)
 
 round32KernelAVX2_next:
 	ADDQ R8, DI
@@ -80172,33 +80340,67 @@ TEXT ·round32BackKernelAVX2(SB), NOSPLIT, $0-48
 	SHLQ    $0x03, AX
 	SUBQ    AX, DX
 	VMOVUPD (DX), Y15
-	LEAQ    avx2masks32<>+32(SB), DX
-	MOVQ    R12, AX
-	SHLQ    $0x02, AX
-	SUBQ    AX, DX
-	VMOVUPS (DX), X14
 	CMPQ    CX, $0x10
 	JAE     round32BackKernelAVX2_row
 	MOVQ    CX, AX
 	SHRQ    $0x02, AX
 	CMPQ    AX, $0x00
-	JNE     round32BackKernelAVX2_short0_true_skip
-	TESTQ   R12, R12
-	JE      round32BackKernelAVX2_short0_true_skip
+	JNE     round32BackKernelAVX2_short0_t1_skip
+	CMPQ    R12, $0x01
+	JNE     round32BackKernelAVX2_short0_t1_skip
 
-round32BackKernelAVX2_short0_true:
+round32BackKernelAVX2_short0_t1:
 	VMASKMOVPD (SI), Y15, Y0
 	VCVTPD2PSY Y0, X0
-	VMASKMOVPS X0, X14, (DI)
+	VMOVSS     X0, (DI)
 	VCVTPS2PD  X0, Y4
-	VMASKMOVPD Y4, Y15, (SI)
+	VMOVSD     X4, (SI)
 	ADDQ       R8, DI
 	ADDQ       R9, SI
 	DECQ       BX
-	JNZ        round32BackKernelAVX2_short0_true
+	JNZ        round32BackKernelAVX2_short0_t1
 	JMP        round32BackKernelAVX2_done
 
-round32BackKernelAVX2_short0_true_skip:
+round32BackKernelAVX2_short0_t1_skip:
+	CMPQ AX, $0x00
+	JNE  round32BackKernelAVX2_short0_t2_skip
+	CMPQ R12, $0x02
+	JNE  round32BackKernelAVX2_short0_t2_skip
+
+round32BackKernelAVX2_short0_t2:
+	VMASKMOVPD (SI), Y15, Y0
+	VCVTPD2PSY Y0, X0
+	VMOVSD     X0, (DI)
+	VCVTPS2PD  X0, Y4
+	VMOVUPD    X4, (SI)
+	ADDQ       R8, DI
+	ADDQ       R9, SI
+	DECQ       BX
+	JNZ        round32BackKernelAVX2_short0_t2
+	JMP        round32BackKernelAVX2_done
+
+round32BackKernelAVX2_short0_t2_skip:
+	CMPQ AX, $0x00
+	JNE  round32BackKernelAVX2_short0_t3_skip
+	CMPQ R12, $0x03
+	JNE  round32BackKernelAVX2_short0_t3_skip
+
+round32BackKernelAVX2_short0_t3:
+	VMASKMOVPD   (SI), Y15, Y0
+	VCVTPD2PSY   Y0, X0
+	VMOVSD       X0, (DI)
+	VEXTRACTPS   $0x02, X0, 8(DI)
+	VCVTPS2PD    X0, Y4
+	VMOVUPD      X4, (SI)
+	VEXTRACTF128 $0x01, Y4, X12
+	VMOVSD       X12, 16(SI)
+	ADDQ         R8, DI
+	ADDQ         R9, SI
+	DECQ         BX
+	JNZ          round32BackKernelAVX2_short0_t3
+	JMP          round32BackKernelAVX2_done
+
+round32BackKernelAVX2_short0_t3_skip:
 	CMPQ  AX, $0x01
 	JNE   round32BackKernelAVX2_short1_false_skip
 	TESTQ R12, R12
@@ -80216,28 +80418,75 @@ round32BackKernelAVX2_short1_false:
 	JMP        round32BackKernelAVX2_done
 
 round32BackKernelAVX2_short1_false_skip:
-	CMPQ  AX, $0x01
-	JNE   round32BackKernelAVX2_short1_true_skip
-	TESTQ R12, R12
-	JE    round32BackKernelAVX2_short1_true_skip
+	CMPQ AX, $0x01
+	JNE  round32BackKernelAVX2_short1_t1_skip
+	CMPQ R12, $0x01
+	JNE  round32BackKernelAVX2_short1_t1_skip
 
-round32BackKernelAVX2_short1_true:
+round32BackKernelAVX2_short1_t1:
 	VCVTPD2PSY (SI), X0
 	VMASKMOVPD 32(SI), Y15, Y1
 	VCVTPD2PSY Y1, X1
 	VMOVUPS    X0, (DI)
 	VCVTPS2PD  X0, Y4
 	VMOVUPD    Y4, (SI)
-	VMASKMOVPS X1, X14, 16(DI)
+	VMOVSS     X1, 16(DI)
 	VCVTPS2PD  X1, Y5
-	VMASKMOVPD Y5, Y15, 32(SI)
+	VMOVSD     X5, 32(SI)
 	ADDQ       R8, DI
 	ADDQ       R9, SI
 	DECQ       BX
-	JNZ        round32BackKernelAVX2_short1_true
+	JNZ        round32BackKernelAVX2_short1_t1
 	JMP        round32BackKernelAVX2_done
 
-round32BackKernelAVX2_short1_true_skip:
+round32BackKernelAVX2_short1_t1_skip:
+	CMPQ AX, $0x01
+	JNE  round32BackKernelAVX2_short1_t2_skip
+	CMPQ R12, $0x02
+	JNE  round32BackKernelAVX2_short1_t2_skip
+
+round32BackKernelAVX2_short1_t2:
+	VCVTPD2PSY (SI), X0
+	VMASKMOVPD 32(SI), Y15, Y1
+	VCVTPD2PSY Y1, X1
+	VMOVUPS    X0, (DI)
+	VCVTPS2PD  X0, Y4
+	VMOVUPD    Y4, (SI)
+	VMOVSD     X1, 16(DI)
+	VCVTPS2PD  X1, Y5
+	VMOVUPD    X5, 32(SI)
+	ADDQ       R8, DI
+	ADDQ       R9, SI
+	DECQ       BX
+	JNZ        round32BackKernelAVX2_short1_t2
+	JMP        round32BackKernelAVX2_done
+
+round32BackKernelAVX2_short1_t2_skip:
+	CMPQ AX, $0x01
+	JNE  round32BackKernelAVX2_short1_t3_skip
+	CMPQ R12, $0x03
+	JNE  round32BackKernelAVX2_short1_t3_skip
+
+round32BackKernelAVX2_short1_t3:
+	VCVTPD2PSY   (SI), X0
+	VMASKMOVPD   32(SI), Y15, Y1
+	VCVTPD2PSY   Y1, X1
+	VMOVUPS      X0, (DI)
+	VCVTPS2PD    X0, Y4
+	VMOVUPD      Y4, (SI)
+	VMOVSD       X1, 16(DI)
+	VEXTRACTPS   $0x02, X1, 24(DI)
+	VCVTPS2PD    X1, Y5
+	VMOVUPD      X5, 32(SI)
+	VEXTRACTF128 $0x01, Y5, X12
+	VMOVSD       X12, 48(SI)
+	ADDQ         R8, DI
+	ADDQ         R9, SI
+	DECQ         BX
+	JNZ          round32BackKernelAVX2_short1_t3
+	JMP          round32BackKernelAVX2_done
+
+round32BackKernelAVX2_short1_t3_skip:
 	CMPQ  AX, $0x02
 	JNE   round32BackKernelAVX2_short2_false_skip
 	TESTQ R12, R12
@@ -80259,12 +80508,12 @@ round32BackKernelAVX2_short2_false:
 	JMP        round32BackKernelAVX2_done
 
 round32BackKernelAVX2_short2_false_skip:
-	CMPQ  AX, $0x02
-	JNE   round32BackKernelAVX2_short2_true_skip
-	TESTQ R12, R12
-	JE    round32BackKernelAVX2_short2_true_skip
+	CMPQ AX, $0x02
+	JNE  round32BackKernelAVX2_short2_t1_skip
+	CMPQ R12, $0x01
+	JNE  round32BackKernelAVX2_short2_t1_skip
 
-round32BackKernelAVX2_short2_true:
+round32BackKernelAVX2_short2_t1:
 	VCVTPD2PSY (SI), X0
 	VCVTPD2PSY 32(SI), X1
 	VMASKMOVPD 64(SI), Y15, Y2
@@ -80275,16 +80524,71 @@ round32BackKernelAVX2_short2_true:
 	VMOVUPS    X1, 16(DI)
 	VCVTPS2PD  X1, Y5
 	VMOVUPD    Y5, 32(SI)
-	VMASKMOVPS X2, X14, 32(DI)
+	VMOVSS     X2, 32(DI)
 	VCVTPS2PD  X2, Y6
-	VMASKMOVPD Y6, Y15, 64(SI)
+	VMOVSD     X6, 64(SI)
 	ADDQ       R8, DI
 	ADDQ       R9, SI
 	DECQ       BX
-	JNZ        round32BackKernelAVX2_short2_true
+	JNZ        round32BackKernelAVX2_short2_t1
 	JMP        round32BackKernelAVX2_done
 
-round32BackKernelAVX2_short2_true_skip:
+round32BackKernelAVX2_short2_t1_skip:
+	CMPQ AX, $0x02
+	JNE  round32BackKernelAVX2_short2_t2_skip
+	CMPQ R12, $0x02
+	JNE  round32BackKernelAVX2_short2_t2_skip
+
+round32BackKernelAVX2_short2_t2:
+	VCVTPD2PSY (SI), X0
+	VCVTPD2PSY 32(SI), X1
+	VMASKMOVPD 64(SI), Y15, Y2
+	VCVTPD2PSY Y2, X2
+	VMOVUPS    X0, (DI)
+	VCVTPS2PD  X0, Y4
+	VMOVUPD    Y4, (SI)
+	VMOVUPS    X1, 16(DI)
+	VCVTPS2PD  X1, Y5
+	VMOVUPD    Y5, 32(SI)
+	VMOVSD     X2, 32(DI)
+	VCVTPS2PD  X2, Y6
+	VMOVUPD    X6, 64(SI)
+	ADDQ       R8, DI
+	ADDQ       R9, SI
+	DECQ       BX
+	JNZ        round32BackKernelAVX2_short2_t2
+	JMP        round32BackKernelAVX2_done
+
+round32BackKernelAVX2_short2_t2_skip:
+	CMPQ AX, $0x02
+	JNE  round32BackKernelAVX2_short2_t3_skip
+	CMPQ R12, $0x03
+	JNE  round32BackKernelAVX2_short2_t3_skip
+
+round32BackKernelAVX2_short2_t3:
+	VCVTPD2PSY   (SI), X0
+	VCVTPD2PSY   32(SI), X1
+	VMASKMOVPD   64(SI), Y15, Y2
+	VCVTPD2PSY   Y2, X2
+	VMOVUPS      X0, (DI)
+	VCVTPS2PD    X0, Y4
+	VMOVUPD      Y4, (SI)
+	VMOVUPS      X1, 16(DI)
+	VCVTPS2PD    X1, Y5
+	VMOVUPD      Y5, 32(SI)
+	VMOVSD       X2, 32(DI)
+	VEXTRACTPS   $0x02, X2, 40(DI)
+	VCVTPS2PD    X2, Y6
+	VMOVUPD      X6, 64(SI)
+	VEXTRACTF128 $0x01, Y6, X12
+	VMOVSD       X12, 80(SI)
+	ADDQ         R8, DI
+	ADDQ         R9, SI
+	DECQ         BX
+	JNZ          round32BackKernelAVX2_short2_t3
+	JMP          round32BackKernelAVX2_done
+
+round32BackKernelAVX2_short2_t3_skip:
 	CMPQ  AX, $0x03
 	JNE   round32BackKernelAVX2_short3_false_skip
 	TESTQ R12, R12
@@ -80310,12 +80614,12 @@ round32BackKernelAVX2_short3_false:
 	JMP        round32BackKernelAVX2_done
 
 round32BackKernelAVX2_short3_false_skip:
-	CMPQ  AX, $0x03
-	JNE   round32BackKernelAVX2_short3_true_skip
-	TESTQ R12, R12
-	JE    round32BackKernelAVX2_short3_true_skip
+	CMPQ AX, $0x03
+	JNE  round32BackKernelAVX2_short3_t1_skip
+	CMPQ R12, $0x01
+	JNE  round32BackKernelAVX2_short3_t1_skip
 
-round32BackKernelAVX2_short3_true:
+round32BackKernelAVX2_short3_t1:
 	VCVTPD2PSY (SI), X0
 	VCVTPD2PSY 32(SI), X1
 	VCVTPD2PSY 64(SI), X2
@@ -80330,16 +80634,79 @@ round32BackKernelAVX2_short3_true:
 	VMOVUPS    X2, 32(DI)
 	VCVTPS2PD  X2, Y6
 	VMOVUPD    Y6, 64(SI)
-	VMASKMOVPS X3, X14, 48(DI)
+	VMOVSS     X3, 48(DI)
 	VCVTPS2PD  X3, Y7
-	VMASKMOVPD Y7, Y15, 96(SI)
+	VMOVSD     X7, 96(SI)
 	ADDQ       R8, DI
 	ADDQ       R9, SI
 	DECQ       BX
-	JNZ        round32BackKernelAVX2_short3_true
+	JNZ        round32BackKernelAVX2_short3_t1
 	JMP        round32BackKernelAVX2_done
 
-round32BackKernelAVX2_short3_true_skip:
+round32BackKernelAVX2_short3_t1_skip:
+	CMPQ AX, $0x03
+	JNE  round32BackKernelAVX2_short3_t2_skip
+	CMPQ R12, $0x02
+	JNE  round32BackKernelAVX2_short3_t2_skip
+
+round32BackKernelAVX2_short3_t2:
+	VCVTPD2PSY (SI), X0
+	VCVTPD2PSY 32(SI), X1
+	VCVTPD2PSY 64(SI), X2
+	VMASKMOVPD 96(SI), Y15, Y3
+	VCVTPD2PSY Y3, X3
+	VMOVUPS    X0, (DI)
+	VCVTPS2PD  X0, Y4
+	VMOVUPD    Y4, (SI)
+	VMOVUPS    X1, 16(DI)
+	VCVTPS2PD  X1, Y5
+	VMOVUPD    Y5, 32(SI)
+	VMOVUPS    X2, 32(DI)
+	VCVTPS2PD  X2, Y6
+	VMOVUPD    Y6, 64(SI)
+	VMOVSD     X3, 48(DI)
+	VCVTPS2PD  X3, Y7
+	VMOVUPD    X7, 96(SI)
+	ADDQ       R8, DI
+	ADDQ       R9, SI
+	DECQ       BX
+	JNZ        round32BackKernelAVX2_short3_t2
+	JMP        round32BackKernelAVX2_done
+
+round32BackKernelAVX2_short3_t2_skip:
+	CMPQ AX, $0x03
+	JNE  round32BackKernelAVX2_short3_t3_skip
+	CMPQ R12, $0x03
+	JNE  round32BackKernelAVX2_short3_t3_skip
+
+round32BackKernelAVX2_short3_t3:
+	VCVTPD2PSY   (SI), X0
+	VCVTPD2PSY   32(SI), X1
+	VCVTPD2PSY   64(SI), X2
+	VMASKMOVPD   96(SI), Y15, Y3
+	VCVTPD2PSY   Y3, X3
+	VMOVUPS      X0, (DI)
+	VCVTPS2PD    X0, Y4
+	VMOVUPD      Y4, (SI)
+	VMOVUPS      X1, 16(DI)
+	VCVTPS2PD    X1, Y5
+	VMOVUPD      Y5, 32(SI)
+	VMOVUPS      X2, 32(DI)
+	VCVTPS2PD    X2, Y6
+	VMOVUPD      Y6, 64(SI)
+	VMOVSD       X3, 48(DI)
+	VEXTRACTPS   $0x02, X3, 56(DI)
+	VCVTPS2PD    X3, Y7
+	VMOVUPD      X7, 96(SI)
+	VEXTRACTF128 $0x01, Y7, X12
+	VMOVSD       X12, 112(SI)
+	ADDQ         R8, DI
+	ADDQ         R9, SI
+	DECQ         BX
+	JNZ          round32BackKernelAVX2_short3_t3
+	JMP          round32BackKernelAVX2_done
+
+round32BackKernelAVX2_short3_t3_skip:
 round32BackKernelAVX2_row:
 	MOVQ DI, R10
 	MOVQ SI, R11
@@ -80384,11 +80751,34 @@ round32BackKernelAVX2_loop1:
 round32BackKernelAVX2_tail:
 	TESTQ      R12, R12
 	JE         round32BackKernelAVX2_next
+	CMPQ       R12, $0x01
+	JNE        round32BackKernelAVX2_tail_t1_skip
 	VMASKMOVPD (R11), Y15, Y0
 	VCVTPD2PSY Y0, X0
-	VMASKMOVPS X0, X14, (R10)
+	VMOVSS     X0, (R10)
 	VCVTPS2PD  X0, Y4
-	VMASKMOVPD Y4, Y15, (R11)
+	VMOVSD     X4, (R11)
+	JMP        round32BackKernelAVX2_next
+
+round32BackKernelAVX2_tail_t1_skip:
+	CMPQ       R12, $0x02
+	JNE        round32BackKernelAVX2_tail_t2_skip
+	VMASKMOVPD (R11), Y15, Y0
+	VCVTPD2PSY Y0, X0
+	VMOVSD     X0, (R10)
+	VCVTPS2PD  X0, Y4
+	VMOVUPD    X4, (R11)
+	JMP        round32BackKernelAVX2_next
+
+round32BackKernelAVX2_tail_t2_skip:
+	VMASKMOVPD   (R11), Y15, Y0
+	VCVTPD2PSY   Y0, X0
+	VMOVSD       X0, (R10)
+	VEXTRACTPS   $0x02, X0, 8(R10)
+	VCVTPS2PD    X0, Y4
+	VMOVUPD      X4, (R11)
+	VEXTRACTF128 $0x01, Y4, X12
+	VMOVSD       X12, 16(R11)
 
 round32BackKernelAVX2_next:
 	ADDQ R8, DI
@@ -80418,11 +80808,6 @@ TEXT ·scaleRound32KernelAVX2(SB), NOSPLIT, $0-56
 	SHLQ         $0x03, AX
 	SUBQ         AX, DX
 	VMOVUPD      (DX), Y15
-	LEAQ         avx2masks32<>+32(SB), DX
-	MOVQ         R12, AX
-	SHLQ         $0x02, AX
-	SUBQ         AX, DX
-	VMOVUPS      (DX), X14
 	MOVSD        alpha+48(FP), X13
 	VBROADCASTSD X13, Y13
 	CMPQ         CX, $0x10
@@ -80430,22 +80815,57 @@ TEXT ·scaleRound32KernelAVX2(SB), NOSPLIT, $0-56
 	MOVQ         CX, AX
 	SHRQ         $0x02, AX
 	CMPQ         AX, $0x00
-	JNE          scaleRound32KernelAVX2_short0_true_skip
-	TESTQ        R12, R12
-	JE           scaleRound32KernelAVX2_short0_true_skip
+	JNE          scaleRound32KernelAVX2_short0_t1_skip
+	CMPQ         R12, $0x01
+	JNE          scaleRound32KernelAVX2_short0_t1_skip
 
-scaleRound32KernelAVX2_short0_true:
+scaleRound32KernelAVX2_short0_t1:
 	VMASKMOVPD (SI), Y15, Y0
 	VMULPD     Y0, Y13, Y0
 	VCVTPD2PSY Y0, X0
-	VMASKMOVPS X0, X14, (DI)
+	VMOVSS     X0, (DI)
 	ADDQ       R8, DI
 	ADDQ       R9, SI
 	DECQ       BX
-	JNZ        scaleRound32KernelAVX2_short0_true
+	JNZ        scaleRound32KernelAVX2_short0_t1
 	JMP        scaleRound32KernelAVX2_done
 
-scaleRound32KernelAVX2_short0_true_skip:
+scaleRound32KernelAVX2_short0_t1_skip:
+	CMPQ AX, $0x00
+	JNE  scaleRound32KernelAVX2_short0_t2_skip
+	CMPQ R12, $0x02
+	JNE  scaleRound32KernelAVX2_short0_t2_skip
+
+scaleRound32KernelAVX2_short0_t2:
+	VMASKMOVPD (SI), Y15, Y0
+	VMULPD     Y0, Y13, Y0
+	VCVTPD2PSY Y0, X0
+	VMOVSD     X0, (DI)
+	ADDQ       R8, DI
+	ADDQ       R9, SI
+	DECQ       BX
+	JNZ        scaleRound32KernelAVX2_short0_t2
+	JMP        scaleRound32KernelAVX2_done
+
+scaleRound32KernelAVX2_short0_t2_skip:
+	CMPQ AX, $0x00
+	JNE  scaleRound32KernelAVX2_short0_t3_skip
+	CMPQ R12, $0x03
+	JNE  scaleRound32KernelAVX2_short0_t3_skip
+
+scaleRound32KernelAVX2_short0_t3:
+	VMASKMOVPD (SI), Y15, Y0
+	VMULPD     Y0, Y13, Y0
+	VCVTPD2PSY Y0, X0
+	VMOVSD     X0, (DI)
+	VEXTRACTPS $0x02, X0, 8(DI)
+	ADDQ       R8, DI
+	ADDQ       R9, SI
+	DECQ       BX
+	JNZ        scaleRound32KernelAVX2_short0_t3
+	JMP        scaleRound32KernelAVX2_done
+
+scaleRound32KernelAVX2_short0_t3_skip:
 	CMPQ  AX, $0x01
 	JNE   scaleRound32KernelAVX2_short1_false_skip
 	TESTQ R12, R12
@@ -80462,26 +80882,67 @@ scaleRound32KernelAVX2_short1_false:
 	JMP        scaleRound32KernelAVX2_done
 
 scaleRound32KernelAVX2_short1_false_skip:
-	CMPQ  AX, $0x01
-	JNE   scaleRound32KernelAVX2_short1_true_skip
-	TESTQ R12, R12
-	JE    scaleRound32KernelAVX2_short1_true_skip
+	CMPQ AX, $0x01
+	JNE  scaleRound32KernelAVX2_short1_t1_skip
+	CMPQ R12, $0x01
+	JNE  scaleRound32KernelAVX2_short1_t1_skip
 
-scaleRound32KernelAVX2_short1_true:
+scaleRound32KernelAVX2_short1_t1:
 	VMULPD     (SI), Y13, Y0
 	VCVTPD2PSY Y0, X0
 	VMASKMOVPD 32(SI), Y15, Y1
 	VMULPD     Y1, Y13, Y1
 	VCVTPD2PSY Y1, X1
 	VMOVUPS    X0, (DI)
-	VMASKMOVPS X1, X14, 16(DI)
+	VMOVSS     X1, 16(DI)
 	ADDQ       R8, DI
 	ADDQ       R9, SI
 	DECQ       BX
-	JNZ        scaleRound32KernelAVX2_short1_true
+	JNZ        scaleRound32KernelAVX2_short1_t1
 	JMP        scaleRound32KernelAVX2_done
 
-scaleRound32KernelAVX2_short1_true_skip:
+scaleRound32KernelAVX2_short1_t1_skip:
+	CMPQ AX, $0x01
+	JNE  scaleRound32KernelAVX2_short1_t2_skip
+	CMPQ R12, $0x02
+	JNE  scaleRound32KernelAVX2_short1_t2_skip
+
+scaleRound32KernelAVX2_short1_t2:
+	VMULPD     (SI), Y13, Y0
+	VCVTPD2PSY Y0, X0
+	VMASKMOVPD 32(SI), Y15, Y1
+	VMULPD     Y1, Y13, Y1
+	VCVTPD2PSY Y1, X1
+	VMOVUPS    X0, (DI)
+	VMOVSD     X1, 16(DI)
+	ADDQ       R8, DI
+	ADDQ       R9, SI
+	DECQ       BX
+	JNZ        scaleRound32KernelAVX2_short1_t2
+	JMP        scaleRound32KernelAVX2_done
+
+scaleRound32KernelAVX2_short1_t2_skip:
+	CMPQ AX, $0x01
+	JNE  scaleRound32KernelAVX2_short1_t3_skip
+	CMPQ R12, $0x03
+	JNE  scaleRound32KernelAVX2_short1_t3_skip
+
+scaleRound32KernelAVX2_short1_t3:
+	VMULPD     (SI), Y13, Y0
+	VCVTPD2PSY Y0, X0
+	VMASKMOVPD 32(SI), Y15, Y1
+	VMULPD     Y1, Y13, Y1
+	VCVTPD2PSY Y1, X1
+	VMOVUPS    X0, (DI)
+	VMOVSD     X1, 16(DI)
+	VEXTRACTPS $0x02, X1, 24(DI)
+	ADDQ       R8, DI
+	ADDQ       R9, SI
+	DECQ       BX
+	JNZ        scaleRound32KernelAVX2_short1_t3
+	JMP        scaleRound32KernelAVX2_done
+
+scaleRound32KernelAVX2_short1_t3_skip:
 	CMPQ  AX, $0x02
 	JNE   scaleRound32KernelAVX2_short2_false_skip
 	TESTQ R12, R12
@@ -80501,12 +80962,12 @@ scaleRound32KernelAVX2_short2_false:
 	JMP        scaleRound32KernelAVX2_done
 
 scaleRound32KernelAVX2_short2_false_skip:
-	CMPQ  AX, $0x02
-	JNE   scaleRound32KernelAVX2_short2_true_skip
-	TESTQ R12, R12
-	JE    scaleRound32KernelAVX2_short2_true_skip
+	CMPQ AX, $0x02
+	JNE  scaleRound32KernelAVX2_short2_t1_skip
+	CMPQ R12, $0x01
+	JNE  scaleRound32KernelAVX2_short2_t1_skip
 
-scaleRound32KernelAVX2_short2_true:
+scaleRound32KernelAVX2_short2_t1:
 	VMULPD     (SI), Y13, Y0
 	VCVTPD2PSY Y0, X0
 	VMULPD     32(SI), Y13, Y1
@@ -80516,14 +80977,61 @@ scaleRound32KernelAVX2_short2_true:
 	VCVTPD2PSY Y2, X2
 	VMOVUPS    X0, (DI)
 	VMOVUPS    X1, 16(DI)
-	VMASKMOVPS X2, X14, 32(DI)
+	VMOVSS     X2, 32(DI)
 	ADDQ       R8, DI
 	ADDQ       R9, SI
 	DECQ       BX
-	JNZ        scaleRound32KernelAVX2_short2_true
+	JNZ        scaleRound32KernelAVX2_short2_t1
 	JMP        scaleRound32KernelAVX2_done
 
-scaleRound32KernelAVX2_short2_true_skip:
+scaleRound32KernelAVX2_short2_t1_skip:
+	CMPQ AX, $0x02
+	JNE  scaleRound32KernelAVX2_short2_t2_skip
+	CMPQ R12, $0x02
+	JNE  scaleRound32KernelAVX2_short2_t2_skip
+
+scaleRound32KernelAVX2_short2_t2:
+	VMULPD     (SI), Y13, Y0
+	VCVTPD2PSY Y0, X0
+	VMULPD     32(SI), Y13, Y1
+	VCVTPD2PSY Y1, X1
+	VMASKMOVPD 64(SI), Y15, Y2
+	VMULPD     Y2, Y13, Y2
+	VCVTPD2PSY Y2, X2
+	VMOVUPS    X0, (DI)
+	VMOVUPS    X1, 16(DI)
+	VMOVSD     X2, 32(DI)
+	ADDQ       R8, DI
+	ADDQ       R9, SI
+	DECQ       BX
+	JNZ        scaleRound32KernelAVX2_short2_t2
+	JMP        scaleRound32KernelAVX2_done
+
+scaleRound32KernelAVX2_short2_t2_skip:
+	CMPQ AX, $0x02
+	JNE  scaleRound32KernelAVX2_short2_t3_skip
+	CMPQ R12, $0x03
+	JNE  scaleRound32KernelAVX2_short2_t3_skip
+
+scaleRound32KernelAVX2_short2_t3:
+	VMULPD     (SI), Y13, Y0
+	VCVTPD2PSY Y0, X0
+	VMULPD     32(SI), Y13, Y1
+	VCVTPD2PSY Y1, X1
+	VMASKMOVPD 64(SI), Y15, Y2
+	VMULPD     Y2, Y13, Y2
+	VCVTPD2PSY Y2, X2
+	VMOVUPS    X0, (DI)
+	VMOVUPS    X1, 16(DI)
+	VMOVSD     X2, 32(DI)
+	VEXTRACTPS $0x02, X2, 40(DI)
+	ADDQ       R8, DI
+	ADDQ       R9, SI
+	DECQ       BX
+	JNZ        scaleRound32KernelAVX2_short2_t3
+	JMP        scaleRound32KernelAVX2_done
+
+scaleRound32KernelAVX2_short2_t3_skip:
 	CMPQ  AX, $0x03
 	JNE   scaleRound32KernelAVX2_short3_false_skip
 	TESTQ R12, R12
@@ -80546,12 +81054,12 @@ scaleRound32KernelAVX2_short3_false:
 	JMP        scaleRound32KernelAVX2_done
 
 scaleRound32KernelAVX2_short3_false_skip:
-	CMPQ  AX, $0x03
-	JNE   scaleRound32KernelAVX2_short3_true_skip
-	TESTQ R12, R12
-	JE    scaleRound32KernelAVX2_short3_true_skip
+	CMPQ AX, $0x03
+	JNE  scaleRound32KernelAVX2_short3_t1_skip
+	CMPQ R12, $0x01
+	JNE  scaleRound32KernelAVX2_short3_t1_skip
 
-scaleRound32KernelAVX2_short3_true:
+scaleRound32KernelAVX2_short3_t1:
 	VMULPD     (SI), Y13, Y0
 	VCVTPD2PSY Y0, X0
 	VMULPD     32(SI), Y13, Y1
@@ -80564,14 +81072,67 @@ scaleRound32KernelAVX2_short3_true:
 	VMOVUPS    X0, (DI)
 	VMOVUPS    X1, 16(DI)
 	VMOVUPS    X2, 32(DI)
-	VMASKMOVPS X3, X14, 48(DI)
+	VMOVSS     X3, 48(DI)
 	ADDQ       R8, DI
 	ADDQ       R9, SI
 	DECQ       BX
-	JNZ        scaleRound32KernelAVX2_short3_true
+	JNZ        scaleRound32KernelAVX2_short3_t1
 	JMP        scaleRound32KernelAVX2_done
 
-scaleRound32KernelAVX2_short3_true_skip:
+scaleRound32KernelAVX2_short3_t1_skip:
+	CMPQ AX, $0x03
+	JNE  scaleRound32KernelAVX2_short3_t2_skip
+	CMPQ R12, $0x02
+	JNE  scaleRound32KernelAVX2_short3_t2_skip
+
+scaleRound32KernelAVX2_short3_t2:
+	VMULPD     (SI), Y13, Y0
+	VCVTPD2PSY Y0, X0
+	VMULPD     32(SI), Y13, Y1
+	VCVTPD2PSY Y1, X1
+	VMULPD     64(SI), Y13, Y2
+	VCVTPD2PSY Y2, X2
+	VMASKMOVPD 96(SI), Y15, Y3
+	VMULPD     Y3, Y13, Y3
+	VCVTPD2PSY Y3, X3
+	VMOVUPS    X0, (DI)
+	VMOVUPS    X1, 16(DI)
+	VMOVUPS    X2, 32(DI)
+	VMOVSD     X3, 48(DI)
+	ADDQ       R8, DI
+	ADDQ       R9, SI
+	DECQ       BX
+	JNZ        scaleRound32KernelAVX2_short3_t2
+	JMP        scaleRound32KernelAVX2_done
+
+scaleRound32KernelAVX2_short3_t2_skip:
+	CMPQ AX, $0x03
+	JNE  scaleRound32KernelAVX2_short3_t3_skip
+	CMPQ R12, $0x03
+	JNE  scaleRound32KernelAVX2_short3_t3_skip
+
+scaleRound32KernelAVX2_short3_t3:
+	VMULPD     (SI), Y13, Y0
+	VCVTPD2PSY Y0, X0
+	VMULPD     32(SI), Y13, Y1
+	VCVTPD2PSY Y1, X1
+	VMULPD     64(SI), Y13, Y2
+	VCVTPD2PSY Y2, X2
+	VMASKMOVPD 96(SI), Y15, Y3
+	VMULPD     Y3, Y13, Y3
+	VCVTPD2PSY Y3, X3
+	VMOVUPS    X0, (DI)
+	VMOVUPS    X1, 16(DI)
+	VMOVUPS    X2, 32(DI)
+	VMOVSD     X3, 48(DI)
+	VEXTRACTPS $0x02, X3, 56(DI)
+	ADDQ       R8, DI
+	ADDQ       R9, SI
+	DECQ       BX
+	JNZ        scaleRound32KernelAVX2_short3_t3
+	JMP        scaleRound32KernelAVX2_done
+
+scaleRound32KernelAVX2_short3_t3_skip:
 scaleRound32KernelAVX2_row:
 	MOVQ DI, R10
 	MOVQ SI, R11
@@ -80611,10 +81172,29 @@ scaleRound32KernelAVX2_loop1:
 scaleRound32KernelAVX2_tail:
 	TESTQ      R12, R12
 	JE         scaleRound32KernelAVX2_next
+	CMPQ       R12, $0x01
+	JNE        scaleRound32KernelAVX2_tail_t1_skip
 	VMASKMOVPD (R11), Y15, Y0
 	VMULPD     Y0, Y13, Y0
 	VCVTPD2PSY Y0, X0
-	VMASKMOVPS X0, X14, (R10)
+	VMOVSS     X0, (R10)
+	JMP        scaleRound32KernelAVX2_next
+
+scaleRound32KernelAVX2_tail_t1_skip:
+	CMPQ       R12, $0x02
+	JNE        scaleRound32KernelAVX2_tail_t2_skip
+	VMASKMOVPD (R11), Y15, Y0
+	VMULPD     Y0, Y13, Y0
+	VCVTPD2PSY Y0, X0
+	VMOVSD     X0, (R10)
+	JMP        scaleRound32KernelAVX2_next
+
+scaleRound32KernelAVX2_tail_t2_skip:
+	VMASKMOVPD (R11), Y15, Y0
+	VMULPD     Y0, Y13, Y0
+	VCVTPD2PSY Y0, X0
+	VMOVSD     X0, (R10)
+	VEXTRACTPS $0x02, X0, 8(R10)
 
 scaleRound32KernelAVX2_next:
 	ADDQ R8, DI

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"fmt"
+
 	. "github.com/mmcloughlin/avo/build"
 	. "github.com/mmcloughlin/avo/operand"
 	. "github.com/mmcloughlin/avo/reg"
@@ -10,7 +12,12 @@ import (
 // VCVTPD2PS rounds to nearest even under the default MXCSR, as Go's
 // float32(x) does (CVTSD2SS), so the bits are Go's, NaNs quieted the same
 // way. Rows of cols values with a stride; each row in blocks of four
-// vectors, then whole vectors, then one masked vector for cols%lanes.
+// vectors, then whole vectors, then the last cols%lanes values: a masked
+// vector on AVX-512; on AVX2 a masked load (VMASKMOVPD) and plain stores
+// of 1, 2 or 3 lanes chosen by the count, as in the block kernels: the
+// store form of VMASKMOVPS/PD is microcoded on AMD's cores, and at d = 5
+// (one tail a row) it made the float32 conversions a quarter of an eth80
+// epoch.
 
 // round32Mode is what a conversion kernel does besides dst = float32(src).
 type round32Mode int
@@ -68,7 +75,7 @@ func genRound32Kernel(s isa, mode round32Mode) {
 	Load(Param("cols"), RCX)
 	MOVQ(RCX, R12)
 	ANDQ(U8(w-1), R12)
-	var alpha, mask64, mask32 VecPhysical
+	var alpha, mask64 VecPhysical
 	if s.is512() {
 		alpha = r[8]
 		// K1: the low cols%lanes lanes.
@@ -80,19 +87,14 @@ func genRound32Kernel(s isa, mode round32Mode) {
 		KMOVW(EDX, K1)
 		MOVQ(RAX, RCX)
 	} else {
-		alpha, mask64, mask32 = r[13], r[15], r[14]
-		// Y15: the VMASKMOVPD mask of the first cols%4 lanes, X14 the
-		// VMASKMOVPS one.
+		alpha, mask64 = r[13], r[15]
+		// Y15: the VMASKMOVPD mask of the first cols%4 lanes (the tail's
+		// load; its stores are plain, storeTail).
 		LEAQ(avx2Masks.Offset(32), RDX)
 		MOVQ(R12, RAX)
 		SHLQ(U8(3), RAX)
 		SUBQ(RAX, RDX)
 		VMOVUPD(Mem{Base: RDX}, mask64)
-		LEAQ(avx2Masks32.Offset(32), RDX)
-		MOVQ(R12, RAX)
-		SHLQ(U8(2), RAX)
-		SUBQ(RAX, RDX)
-		VMOVUPS(Mem{Base: RDX}, mask32.AsX())
 	}
 	if mode == round32Scale {
 		Load(Param("alpha"), alpha.AsX())
@@ -134,26 +136,67 @@ func genRound32Kernel(s isa, mode round32Mode) {
 	// store writes half(v) to dst at m and, in round32Back mode, its
 	// float64 value to src at b (t a temporary).
 	store := func(v, t VecPhysical, m, b Mem, masked bool) {
-		switch {
-		case masked && s.is512():
+		if masked && !s.is512() {
+			panic("round32: AVX2 tails are stored by storeTail")
+		}
+		if masked {
 			VMOVUPS(half(v), K1, m)
-		case masked:
-			VMASKMOVPS(half(v), mask32.AsX(), m)
-		default:
+		} else {
 			VMOVUPS(half(v), m)
 		}
 		if mode != round32Back {
 			return
 		}
 		VCVTPS2PD(half(v), t)
-		switch {
-		case masked && s.is512():
+		if masked {
 			VMOVUPD(t, K1, b)
-		case masked:
-			VMASKMOVPD(t, mask64, b)
-		default:
+		} else {
 			VMOVUPD(t, b)
 		}
+	}
+
+	// storeTail writes the first t lanes of half(v) to dst at m and, in
+	// round32Back mode, their float64 values to src at b, with plain
+	// stores (AVX2; t a temporary, x a second one).
+	storeTail := func(v, t, x VecPhysical, m, b Mem, lanes int) {
+		h := v.AsX()
+		switch lanes {
+		case 1:
+			VMOVSS(h, m)
+		case 2:
+			VMOVSD(h, m)
+		case 3:
+			VMOVSD(h, m)
+			VEXTRACTPS(U8(2), h, m.Offset(8))
+		}
+		if mode != round32Back {
+			return
+		}
+		VCVTPS2PD(h, t)
+		switch lanes {
+		case 1:
+			VMOVSD(t.AsX(), b)
+		case 2:
+			VMOVUPD(t.AsX(), b)
+		case 3:
+			VMOVUPD(t.AsX(), b)
+			VEXTRACTF128(U8(1), t, x.AsX())
+			VMOVSD(x.AsX(), b.Offset(16))
+		}
+	}
+	// tails: the tail counts with a body of their own: AVX-512 one masked
+	// body (-1) for any count, AVX2 one per count.
+	tails := []int{-1}
+	if !s.is512() {
+		tails = []int{1, 2, 3}
+	}
+	// tailStore is store or storeTail for tail count tc.
+	tailStore := func(v, t VecPhysical, m, b Mem, tc int) {
+		if tc < 0 {
+			store(v, t, m, b, true)
+			return
+		}
+		storeTail(v, t, r[12], m, b, tc)
 	}
 
 	pfx := name + "_"
@@ -165,20 +208,26 @@ func genRound32Kernel(s isa, mode round32Mode) {
 	MOVQ(RCX, RAX)
 	SHRQ(U8(bits(w)), RAX)
 	for nv := 0; nv < 4; nv++ {
-		for _, tail := range []bool{false, true} {
+		for _, tc := range append([]int{0}, tails...) {
+			tail := tc != 0
 			if nv == 0 && !tail {
 				continue
 			}
-			next := label("%sshort%d_%v_skip", pfx, nv, tail)
+			next := label("%sshort%d_%s_skip", pfx, nv, tailName(tc))
 			CMPQ(RAX, U8(nv))
 			JNE(LabelRef(next))
-			TESTQ(R12, R12)
-			if tail {
+			switch {
+			case tc < 0:
+				TESTQ(R12, R12)
 				JE(LabelRef(next))
-			} else {
+			case tc == 0:
+				TESTQ(R12, R12)
+				JNE(LabelRef(next))
+			default:
+				CMPQ(R12, U8(tc))
 				JNE(LabelRef(next))
 			}
-			body := label("%sshort%d_%v", pfx, nv, tail)
+			body := label("%sshort%d_%s", pfx, nv, tailName(tc))
 			Label(body)
 			for i := 0; i < nv; i++ {
 				cvt(Mem{Base: RSI, Disp: i * s.bytes}, r[i], false)
@@ -190,7 +239,7 @@ func genRound32Kernel(s isa, mode round32Mode) {
 				store(r[i], r[4+i], Mem{Base: RDI, Disp: i * s.bytes / 2}, Mem{Base: RSI, Disp: i * s.bytes}, false)
 			}
 			if tail {
-				store(r[nv], r[4+nv], Mem{Base: RDI, Disp: nv * s.bytes / 2}, Mem{Base: RSI, Disp: nv * s.bytes}, true)
+				tailStore(r[nv], r[4+nv], Mem{Base: RDI, Disp: nv * s.bytes / 2}, Mem{Base: RSI, Disp: nv * s.bytes}, tc)
 			}
 			ADDQ(R8, RDI)
 			ADDQ(R9, RSI)
@@ -232,8 +281,20 @@ func genRound32Kernel(s isa, mode round32Mode) {
 	Label(pfx + "tail")
 	TESTQ(R12, R12)
 	JE(LabelRef(pfx + "next"))
-	cvt(Mem{Base: R11}, r[0], true)
-	store(r[0], r[4], Mem{Base: R10}, Mem{Base: R11}, true)
+	for i, tc := range tails {
+		last := i == len(tails)-1 // the only count left: no test, falls through
+		skip := label("%stail_%s_skip", pfx, tailName(tc))
+		if !last {
+			CMPQ(R12, U8(tc))
+			JNE(LabelRef(skip))
+		}
+		cvt(Mem{Base: R11}, r[0], true)
+		tailStore(r[0], r[4], Mem{Base: R10}, Mem{Base: R11}, tc)
+		if !last {
+			JMP(LabelRef(pfx + "next"))
+			Label(skip)
+		}
+	}
 
 	Label(pfx + "next")
 	ADDQ(R8, RDI)
@@ -243,6 +304,19 @@ func genRound32Kernel(s isa, mode round32Mode) {
 	Label(pfx + "done")
 	VZEROUPPER()
 	RET()
+}
+
+// tailName names the bodies of tail count tc in labels: "false" (no
+// tail) and "true" (the masked tail of AVX-512), as before the AVX2 tails
+// had bodies of their own, and "t1".."t3" for those.
+func tailName(tc int) string {
+	switch {
+	case tc < 0:
+		return "true"
+	case tc == 0:
+		return "false"
+	}
+	return fmt.Sprintf("t%d", tc)
 }
 
 // bits returns log2 of the power of two w.
