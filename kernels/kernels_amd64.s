@@ -80392,8 +80392,8 @@ round32BackKernelAVX2_short0_t3:
 	VEXTRACTPS   $0x02, X0, 8(DI)
 	VCVTPS2PD    X0, Y4
 	VMOVUPD      X4, (SI)
-	VEXTRACTF128 $0x01, Y4, X12
-	VMOVSD       X12, 16(SI)
+	VEXTRACTF128 $0x01, Y4, X4
+	VMOVSD       X4, 16(SI)
 	ADDQ         R8, DI
 	ADDQ         R9, SI
 	DECQ         BX
@@ -80478,8 +80478,8 @@ round32BackKernelAVX2_short1_t3:
 	VEXTRACTPS   $0x02, X1, 24(DI)
 	VCVTPS2PD    X1, Y5
 	VMOVUPD      X5, 32(SI)
-	VEXTRACTF128 $0x01, Y5, X12
-	VMOVSD       X12, 48(SI)
+	VEXTRACTF128 $0x01, Y5, X5
+	VMOVSD       X5, 48(SI)
 	ADDQ         R8, DI
 	ADDQ         R9, SI
 	DECQ         BX
@@ -80580,8 +80580,8 @@ round32BackKernelAVX2_short2_t3:
 	VEXTRACTPS   $0x02, X2, 40(DI)
 	VCVTPS2PD    X2, Y6
 	VMOVUPD      X6, 64(SI)
-	VEXTRACTF128 $0x01, Y6, X12
-	VMOVSD       X12, 80(SI)
+	VEXTRACTF128 $0x01, Y6, X6
+	VMOVSD       X6, 80(SI)
 	ADDQ         R8, DI
 	ADDQ         R9, SI
 	DECQ         BX
@@ -80698,8 +80698,8 @@ round32BackKernelAVX2_short3_t3:
 	VEXTRACTPS   $0x02, X3, 56(DI)
 	VCVTPS2PD    X3, Y7
 	VMOVUPD      X7, 96(SI)
-	VEXTRACTF128 $0x01, Y7, X12
-	VMOVSD       X12, 112(SI)
+	VEXTRACTF128 $0x01, Y7, X7
+	VMOVSD       X7, 112(SI)
 	ADDQ         R8, DI
 	ADDQ         R9, SI
 	DECQ         BX
@@ -80777,8 +80777,8 @@ round32BackKernelAVX2_tail_t2_skip:
 	VEXTRACTPS   $0x02, X0, 8(R10)
 	VCVTPS2PD    X0, Y4
 	VMOVUPD      X4, (R11)
-	VEXTRACTF128 $0x01, Y4, X12
-	VMOVSD       X12, 16(R11)
+	VEXTRACTF128 $0x01, Y4, X4
+	VMOVSD       X4, 16(R11)
 
 round32BackKernelAVX2_next:
 	ADDQ R8, DI

@@ -488,10 +488,12 @@ func atx32Variant(s isa32, nb int, pfx string) {
 	JMP(LabelRef(pfx + "_loop1"))
 
 	Label(pfx + "_flush")
-	for v := 0; v < nb && !s.quad; v++ {
-		VADDPS(acc(1, v), acc(0, v), acc(0, v))
-		VADDPS(acc(3, v), acc(2, v), acc(2, v))
-		VADDPS(acc(2, v), acc(0, v), acc(0, v))
+	if !s.quad { // the four chains into one (quad has one already)
+		for v := 0; v < nb; v++ {
+			VADDPS(acc(1, v), acc(0, v), acc(0, v))
+			VADDPS(acc(3, v), acc(2, v), acc(2, v))
+			VADDPS(acc(2, v), acc(0, v), acc(0, v))
+		}
 	}
 	MOVQ(RDI, RDX)
 	TESTQ(R13, R13)

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"fmt"
-
 	. "github.com/mmcloughlin/avo/build"
 	. "github.com/mmcloughlin/avo/operand"
 	. "github.com/mmcloughlin/avo/reg"
@@ -155,10 +153,10 @@ func genRound32Kernel(s isa, mode round32Mode) {
 		}
 	}
 
-	// storeTail writes the first t lanes of half(v) to dst at m and, in
-	// round32Back mode, their float64 values to src at b, with plain
-	// stores (AVX2; t a temporary, x a second one).
-	storeTail := func(v, t, x VecPhysical, m, b Mem, lanes int) {
+	// storeTail writes the first lanes of half(v) to dst at m and, in
+	// round32Back mode, their float64 values to src at b (through the
+	// temporary t), with plain stores (AVX2).
+	storeTail := func(v, t VecPhysical, m, b Mem, lanes int) {
 		h := v.AsX()
 		switch lanes {
 		case 1:
@@ -173,16 +171,7 @@ func genRound32Kernel(s isa, mode round32Mode) {
 			return
 		}
 		VCVTPS2PD(h, t)
-		switch lanes {
-		case 1:
-			VMOVSD(t.AsX(), b)
-		case 2:
-			VMOVUPD(t.AsX(), b)
-		case 3:
-			VMOVUPD(t.AsX(), b)
-			VEXTRACTF128(U8(1), t, x.AsX())
-			VMOVSD(x.AsX(), b.Offset(16))
-		}
+		storeLanesAVX2(t, b, lanes)
 	}
 	// tails: the tail counts with a body of their own: AVX-512 one masked
 	// body (-1) for any count, AVX2 one per count.
@@ -196,7 +185,7 @@ func genRound32Kernel(s isa, mode round32Mode) {
 			store(v, t, m, b, true)
 			return
 		}
-		storeTail(v, t, r[12], m, b, tc)
+		storeTail(v, t, m, b, tc)
 	}
 
 	pfx := name + "_"
@@ -316,7 +305,7 @@ func tailName(tc int) string {
 	case tc == 0:
 		return "false"
 	}
-	return fmt.Sprintf("t%d", tc)
+	return label("t%d", tc)
 }
 
 // bits returns log2 of the power of two w.
