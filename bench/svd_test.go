@@ -82,7 +82,7 @@ func BenchmarkSVDValues(b *testing.B) {
 // step). ours: Small.Factorize; gonum: mat.SVD SVDThin + UTo + VTo.
 func BenchmarkSVD(b *testing.B) {
 	const k = 8
-	for _, d := range []int{12} {
+	for _, d := range []int{5, 12, 25} {
 		ms := projections(d, k)
 		b.Run(fmt.Sprintf("d=%d/ours", d), func(b *testing.B) {
 			w := svd.NewSmall(d)

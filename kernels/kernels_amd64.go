@@ -104,18 +104,40 @@ func atb(m []float64, ldm int, a []float64, lda int, b []float64, ldb int, n, da
 	if _, edge := atbEdge(da, db); db > blockColsAVX2 || (da > mrAVX2[(db+3)/4] && !edge) {
 		kc = max(atbChunkBytes/(8*(da+db)+128), 16)
 	}
+	// The row blocking of a full column block and of the last one, once
+	// (two integer divisions each, which showed in profiles when done per
+	// chunk).
+	full, last := atbBlocking(da, min(db, blockColsAVX2)), atbBlocking(da, (db-1)%blockColsAVX2+1)
 	for t := 0; t < n; t += kc {
 		k := min(kc, n-t)
 		for j := 0; j < db; j += blockColsAVX2 {
-			nc := min(db-j, blockColsAVX2)
-			if nb, edge := atbEdge(da, nc); edge {
-				atbEdgeAVX2(&m[j], ldm, &a[t*lda], lda, &b[t*ldb+j], ldb, k, da, nb, t > 0)
+			nc, bl := blockColsAVX2, full
+			if db-j < blockColsAVX2 {
+				nc, bl = db-j, last
+			}
+			if bl.edge {
+				atbEdgeAVX2(&m[j], ldm, &a[t*lda], lda, &b[t*ldb+j], ldb, k, da, bl.nb, t > 0)
 				continue
 			}
-			h, nbig := rowBlocks(da, mrAVX2[(nc+3)/4])
-			atbKernelAVX2(&m[j], ldm, &a[t*lda], lda, &b[t*ldb+j], ldb, k, da, nc, h, nbig, t > 0)
+			atbKernelAVX2(&m[j], ldm, &a[t*lda], lda, &b[t*ldb+j], ldb, k, da, nc, bl.h, bl.nbig, t > 0)
 		}
 	}
+}
+
+// atbBlock is how atb runs a block of nc columns over da rows: by the edge
+// kernel (edge, its nb) or by the block kernel in row blocks (h, nbig as
+// from rowBlocks).
+type atbBlock struct {
+	edge        bool
+	nb, h, nbig int
+}
+
+func atbBlocking(da, nc int) atbBlock {
+	if nb, edge := atbEdge(da, nc); edge {
+		return atbBlock{edge: true, nb: nb}
+	}
+	h, nbig := rowBlocks(da, mrAVX2[(nc+3)/4])
+	return atbBlock{h: h, nbig: nbig}
 }
 
 // atbEdge reports whether atbEdgeAVX2 computes a block of rows x nc, and

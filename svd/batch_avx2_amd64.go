@@ -17,15 +17,18 @@ var useAVX2 = cpu.AVX2
 // the AVX2 kernel.
 const lanes4 = 4
 
-// batchAVX2 is the workspace of the AVX2 batch kernel: a group of 4
-// matrices, column c row r of matrix l at g[(c*rows+r)*4+l], rows = n for
-// Batch, n+nv for Small (rows n.. of a column: the column of V).
+// batchAVX2 is the workspace of the AVX2 batch kernel. For Batch, a group
+// of 4 matrices, column c row r of matrix l at g[(c*n+r)*4+l]
+// (jacobi4AVX2). For Small and Pair, the split layout of jacobi4sAVX2: a
+// matrix in lanes 2l and 2l+1, rows 2k and 2k+1 of column c at
+// g[(c*vecs+k)*4+2l] and g[(c*vecs+k)*4+2l+1], the column of V after those
+// of the matrix (splitAt).
 type batchAVX2 struct {
 	g       []float64 // 32-byte aligned, n*n vectors of 4
 	norms   []float64 // 32-byte aligned, n vectors of 4: squared column norms
 	nv      int       // rows of V after each column (Small), 0 for Batch
 	poff    []int64   // per pair of a sweep: byte offsets of the columns in g and in norms
-	poffV   []int64   // the same with the V rows (stride n+nv)
+	poffV   []int64   // the same with the V rows (Small)
 	ppr     int
 	rounds  int
 	exp     [lanes4]int // scaling exponent of each lane
@@ -80,62 +83,93 @@ func pairOffsets(pairs []int32, rows int) []int64 {
 }
 
 // newSmallAVX2 returns the AVX2 workspace of a Small (2 <= n <= MaxSmall,
-// else nil): one matrix in lane 0 of the batch kernel, its columns followed
-// by those of V.
+// else nil): one matrix in lanes 0 and 1 of the split kernel (a Pair: two
+// matrices, the second in lanes 2 and 3), its columns followed by those of
+// V.
 func newSmallAVX2(n int, pairs []int32) *batchAVX2 {
 	if n < 2 || n > MaxSmall {
 		return nil
 	}
-	return newAVX2(n, n, pairs)
+	x := newAVX2(n, n, pairs)
+	h := half(n)
+	x.poff = pairOffsets(pairs, h)
+	x.poffV = pairOffsets(pairs, 2*h)
+	return x
+}
+
+// half is the number of vectors of a column of n rows in the split layout.
+func half(n int) int { return (n + 1) / 2 }
+
+// splitAt is the index in g of row r of column c of the matrix in lane
+// pair l (0 or 1) in the split layout with vecs vectors per column.
+func splitAt(c, r, l, vecs int) int { return (c*vecs+r/2)*lanes4 + 2*l + r&1 }
+
+// jacobiSplit runs jacobi4sAVX2 on x.g, n x n matrices (with V if withV),
+// and returns the kernel's mask of lanes that had not converged.
+func (x *batchAVX2) jacobiSplit(n int, withV bool) uint64 {
+	h, nv, poff := half(n), 0, x.poff
+	if withV {
+		nv, poff = h, x.poffV
+	}
+	return jacobi4sAVX2(&x.g[0], h, nv, &poff[0], x.ppr, x.rounds, &x.params, &x.norms[0], &x.scratch[0], MaxSweeps, n)
 }
 
 // jacobiAVX2 runs the Jacobi iteration of w.g (row i = column i, scaled)
-// and, if withV, of V = I, on the AVX2 kernel (lane 0; the other lanes are
-// zero and never rotate); on return w.g and w.v hold the converged columns
-// as the pure-Go jacobi leaves them. It returns false if the iteration did
-// not converge.
+// and, if withV, of V = I, on the split AVX2 kernel (lanes 0 and 1; the
+// other lanes are zero and never rotate); on return w.g and w.v hold the
+// converged columns. It returns false if the iteration did not converge.
 func (w *Small) jacobiAVX2(withV bool, negl float64) bool {
 	x := w.avx2
 	n := w.n
-	nv, poff := 0, x.poff
-	if withV {
-		nv, poff = n, x.poffV
-	}
-	rows := n + nv
-	g := x.g[:n*rows*lanes4]
-	clear(g)
-	for c := 0; c < n; c++ {
-		gc := w.g[c*n : c*n+n]
-		j := c * rows * lanes4
-		for _, v := range gc {
-			g[j] = v
-			j += lanes4
-		}
-		if withV {
-			g[(c*rows+n+c)*lanes4] = 1
-		}
-	}
-	x.params[0], x.params[1], x.params[2], x.params[3] = negl, 0, 0, 0
-	x.params[7] = 0 // no exact lanes: lane 0 alone
-	if jacobi4AVX2(&g[0], n, nv, &poff[0], x.ppr, x.rounds, &x.params, &x.norms[0], &x.scratch[0], MaxSweeps)&1 != 0 {
+	x.splitLoad(n, 0, w.g, w.v, withV, true)
+	x.params[0], x.params[1], x.params[2], x.params[3] = negl, negl, 0, 0
+	x.params[7] = 0 // lanes 0 and 1 always rotate together; 2 and 3 never
+	if x.jacobiSplit(n, withV)&1 != 0 {
 		return false
 	}
+	x.splitStore(n, 0, w.g, w.v, withV)
+	return true
+}
+
+// splitLoad writes the columns of g (row i = column i, n x n) and, if
+// withV, of V = I into lane pair l of x.g in the split layout, after
+// clearing x.g if clear0.
+func (x *batchAVX2) splitLoad(n, l int, g, v []float64, withV, clear0 bool) {
+	h, vecs := half(n), half(n)
+	if withV {
+		vecs = 2 * h
+	}
+	if clear0 {
+		clear(x.g[:n*vecs*lanes4])
+	}
 	for c := 0; c < n; c++ {
-		j := c * rows * lanes4
-		gc := w.g[c*n : c*n+n]
-		for r := range gc {
-			gc[r] = g[j]
-			j += lanes4
+		for r, e := range g[c*n : c*n+n] {
+			x.g[splitAt(c, r, l, vecs)] = e
 		}
 		if withV {
-			vc := w.v[c*n : c*n+n]
+			x.g[splitAt(c, 2*h+c, l, vecs)] = 1
+		}
+	}
+}
+
+// splitStore reads lane pair l of x.g back into g and, if withV, v.
+func (x *batchAVX2) splitStore(n, l int, g, v []float64, withV bool) {
+	h, vecs := half(n), half(n)
+	if withV {
+		vecs = 2 * h
+	}
+	for c := 0; c < n; c++ {
+		gc := g[c*n : c*n+n]
+		for r := range gc {
+			gc[r] = x.g[splitAt(c, r, l, vecs)]
+		}
+		if withV {
+			vc := v[c*n : c*n+n]
 			for r := range vc {
-				vc[r] = g[j]
-				j += lanes4
+				vc[r] = x.g[splitAt(c, 2*h+r, l, vecs)]
 			}
 		}
 	}
-	return true
 }
 
 // load writes the cnt <= 4 matrices at a[l*step:] (n x n, row stride lda)
@@ -332,45 +366,22 @@ func (p *Pair) factorizeAVX2(u [2][]float64, ldu int, s, v, bv [2][]float64, ldv
 		neglB = [2]float64{batchNegligible(w0.g, n), batchNegligible(w1.g, n)}
 	}
 	x := w0.avx2
-	rows := 2 * n
-	g := x.g[:n*rows*lanes4]
-	clear(g)
-	for c := 0; c < n; c++ {
-		g0, g1 := w0.g[c*n:c*n+n], w1.g[c*n:c*n+n]
-		j := c * rows * lanes4
-		for r, v := range g0 {
-			g[j+r*lanes4] = v
-			g[j+r*lanes4+1] = g1[r]
-		}
-		j = (c*rows + n + c) * lanes4
-		g[j], g[j+1] = 1, 1
-	}
-	x.params[0], x.params[1], x.params[2], x.params[3] = negl0, negl1, 0, 0
-	x.params[7] = math.Float64frombits(3) // lanes 0 and 1 exact
-	mask := jacobi4AVX2(&g[0], n, n, &x.poffV[0], x.ppr, x.rounds, &x.params, &x.norms[0], &x.scratch[0], MaxSweeps)
+	x.splitLoad(n, 0, w0.g, nil, true, true)
+	x.splitLoad(n, 1, w1.g, nil, true, false)
+	x.params[0], x.params[1], x.params[2], x.params[3] = negl0, negl0, negl1, negl1
+	x.params[7] = math.Float64frombits(0b1111) // both matrices exact
+	mask := x.jacobiSplit(n, true)
 	x.params[7] = 0
 	if mask&1 != 0 {
 		return &BatchError{Index: 0, Err: ErrNoConvergence}
 	}
 	for l, w := range p.w {
-		for c := 0; c < n; c++ {
-			j := c*rows*lanes4 + l
-			gc := w.g[c*n : c*n+n]
-			for r := range gc {
-				gc[r] = g[j]
-				j += lanes4
-			}
-			vc := w.v[c*n : c*n+n]
-			for r := range vc {
-				vc[r] = g[j]
-				j += lanes4
-			}
-		}
+		x.splitStore(n, l, w.g, w.v, true)
 	}
 	var same [2]bool
 	if bv[0] != nil {
 		same[0] = x.laneValues(bv[0], n, 0, e0, negl0, neglB[0])
-		same[1] = mask&2 == 0 && x.laneValues(bv[1], n, 1, e1, negl1, neglB[1])
+		same[1] = mask&4 == 0 && x.laneValues(bv[1], n, 2, e1, negl1, neglB[1])
 	}
 	w0.finish(u[0], ldu, s[0], v[0], ldv, e0, negl0)
 	if bv[0] != nil && !same[0] {
@@ -378,7 +389,7 @@ func (p *Pair) factorizeAVX2(u [2][]float64, ldu int, s, v, bv [2][]float64, ldv
 			return &BatchError{Index: 0, Err: err}
 		}
 	}
-	if mask&2 != 0 {
+	if mask&4 != 0 {
 		return &BatchError{Index: 1, Err: ErrNoConvergence}
 	}
 	w1.finish(u[1], ldu, s[1], v[1], ldv, e1, negl1)

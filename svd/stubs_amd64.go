@@ -47,6 +47,15 @@ func jacobi8AVX512(buf *float64, n int, pairs *int64, ppr int, rounds int, param
 //go:noescape
 func jacobi4AVX2(buf *float64, n int, nv int, pairs *int64, ppr int, rounds int, params *[8]float64, norms *float64, scratch *float64, maxSweeps int) uint64
 
+// jacobi4sAVX2 is jacobi4AVX2 on two matrices split over lane pairs (0, 1)
+// and (2, 3): rows 2k and 2k+1 of column c of a matrix in the lanes of its
+// pair of the 32-byte vector c*(n+nv)+k, n and nv counting vectors; rows is
+// the order of the matrices. A matrix's result, norms included (in both
+// lanes of its pair), has the bits jacobi4AVX2 gives it in one lane.
+//
+//go:noescape
+func jacobi4sAVX2(buf *float64, n int, nv int, pairs *int64, ppr int, rounds int, params *[8]float64, norms *float64, scratch *float64, maxSweeps int, rows int) uint64
+
 // norms8AVX512 sets sv[8c+l] = 2^e_l sqrt(Σ_r buf[(c n + r) 8 + l]²) for c < n:
 // the column norms of the 8 lane-interleaved matrices, scaled back by the
 // exponents e_l in params[16:24].

@@ -37,10 +37,46 @@ const (
 	qLive = 7 // the exact lanes (an integer bit mask, not a float64)
 )
 
-func jacobi4() {
-	TEXT("jacobi4AVX2", NOSPLIT, "func(buf *float64, n, nv int, pairs *int64, ppr, rounds int, params *[8]float64, norms *float64, scratch *float64, maxSweeps int) uint64")
+func jacobi4() { jacobi4Gen(false) }
+
+// jacobi4s is jacobi4 on the split layout: each matrix in two adjacent
+// lanes, its even rows in the first, its odd rows in the second (column c,
+// rows 2k and 2k+1 in the 32-byte vector c*(n+nv)+k, n and nv now counting
+// vectors). Each lane's arithmetic is the same sequence of operations as
+// in jacobi4, so a matrix gets jacobi4's bits in half the vector
+// instructions for its dots and rotations:
+//   - jacobi4's norm sums two chains, the even rows and the odd rows, then
+//     adds them: here the chains are the two lanes, added across them;
+//   - its dot product sums four chains, rows 4j+u in chain u (u < 4), then
+//     the last rows mod 4 into chain 0 one by one, and returns
+//     (c0 + c1) + (c2 + c3): here chains 0 and 1 are the lanes of one
+//     accumulator (the even vectors), 2 and 3 of another (the odd ones),
+//     and the last rows are added into the first lane alone (a blend), the
+//     second of them moved there by a permute;
+//   - the rotations are element by element.
+//
+// A lane pair past the last row holds zeros, which stay zero and are
+// added only to the sums of squares (x + 0 = x there: those sums are
+// never -0).
+func jacobi4s() { jacobi4Gen(true) }
+
+func jacobi4Gen(split bool) {
+	name, sig := "jacobi4AVX2", "func(buf *float64, n, nv int, pairs *int64, ppr, rounds int, params *[8]float64, norms *float64, scratch *float64, maxSweeps int) uint64"
+	if split {
+		name, sig = "jacobi4sAVX2", "func(buf *float64, n, nv int, pairs *int64, ppr, rounds int, params *[8]float64, norms *float64, scratch *float64, maxSweeps int, rows int) uint64"
+	}
+	TEXT(name, NOSPLIT, sig)
 	Pragma("noescape")
-	Doc(
+	if split {
+		Doc(
+			"jacobi4sAVX2 is jacobi4AVX2 on two matrices split over lane pairs (0, 1)",
+			"and (2, 3): rows 2k and 2k+1 of column c of a matrix in the lanes of its",
+			"pair of the 32-byte vector c*(n+nv)+k, n and nv counting vectors; rows is",
+			"the order of the matrices. A matrix's result, norms included (in both",
+			"lanes of its pair), has the bits jacobi4AVX2 gives it in one lane.",
+		)
+	} else {
+		Doc(
 		"jacobi4AVX2 runs one-sided Jacobi on a group of 4 lane-interleaved n x n",
 		"matrices (column c, row r in the 32-byte vector c*(n+nv)+r, lane l holding",
 		"matrix l; rows n..n+nv-1 of a column are rotated with it but not in its dot",
@@ -57,7 +93,8 @@ func jacobi4() {
 		"included), so that each of these lanes gives the bits it gives alone. It",
 		"returns the mask of the lanes that rotated in the last sweep (0: all",
 		"converged). ppr >= 1.",
-	)
+		)
+	}
 	buf := Load(Param("buf"), GP64())
 	params := Load(Param("params"), GP64())
 	VBROADCASTSD(Mem{Base: params, Disp: 8 * qTol}, tol4)
@@ -82,7 +119,11 @@ func jacobi4() {
 	Label("sweep")
 	XORQ(anyRot, anyRot)
 	Load(Param("pairs"), cur)
-	norms4(buf, x, y, i, r, "")
+	if split {
+		norms4s(buf, x, y, i, r)
+	} else {
+		norms4(buf, x, y, i, r, "")
+	}
 
 	Label("round")
 	Comment("a round in three passes over its disjoint pairs: the dot products, the")
@@ -93,7 +134,11 @@ func jacobi4() {
 	Load(Param("scratch"), sc)
 	Load(Param("ppr"), i)
 	Label("dots")
-	pairDot4(buf, pp, 0, x, y, r, "")
+	if split {
+		pairDot4s(buf, pp, x, y, r)
+	} else {
+		pairDot4(buf, pp, 0, x, y, r, "")
+	}
 	VMOVUPD(Y0, Mem{Base: sc})
 	ADDQ(Imm(32), pp)
 	ADDQ(Imm(128), sc)
@@ -171,6 +216,87 @@ func norms4(buf, x, y, i, r Register, suffix string) {
 	ADDQ(r, x) // skip the V rows
 	DECQ(i)
 	JNZ(LabelRef("norm" + suffix))
+}
+
+// norms4s is norms4 on the split layout: one chain per lane over the n
+// vectors of a column, then the two lanes of a matrix added.
+func norms4s(buf, x, y, i, r Register) {
+	Comment("norms[c] = Σ_r buf[c][r]²: even rows + odd rows, exact at the start of every sweep")
+	MOVQ(buf, x)
+	Load(Param("norms"), y)
+	Load(Param("rows"), i)
+	Label("snorm")
+	VXORPD(Y0, Y0, Y0)
+	Load(Param("n"), r)
+	Label("snorm1")
+	VMOVUPD(Mem{Base: x}, Y2)
+	VFMADD231PD(Y2, Y2, Y0)
+	ADDQ(Imm(32), x)
+	DECQ(r)
+	JNZ(LabelRef("snorm1"))
+	VPERMILPD(Imm(5), Y0, Y1)
+	VADDPD(Y1, Y0, Y0)
+	VMOVUPD(Y0, Mem{Base: y})
+	ADDQ(Imm(32), y)
+	Load(Param("nv"), r)
+	SHLQ(Imm(5), r)
+	ADDQ(r, x) // skip the V rows
+	DECQ(i)
+	JNZ(LabelRef("snorm"))
+}
+
+// pairDot4s emits pairDot4's γ on the split layout (into Y0, in both lanes
+// of each matrix): chains 0 and 1 in Y0 (even vectors), 2 and 3 in Y1 (odd
+// vectors), the rows mod 4 into lane 0 of each pair by blends.
+func pairDot4s(buf, pp, x, y, r Register) {
+	MOVQ(Mem{Base: pp}, x)
+	MOVQ(Mem{Base: pp, Disp: 8}, y)
+	ADDQ(buf, x)
+	ADDQ(buf, y)
+	VXORPD(Y0, Y0, Y0)
+	VXORPD(Y1, Y1, Y1)
+	Load(Param("rows"), r)
+	SHRQ(Imm(2), r)
+	JZ(LabelRef("sdot4done"))
+	Label("sdot4")
+	VMOVUPD(Mem{Base: x}, Y4)
+	VFMADD231PD(Mem{Base: y}, Y4, Y0)
+	VMOVUPD(Mem{Base: x, Disp: 32}, Y5)
+	VFMADD231PD(Mem{Base: y, Disp: 32}, Y5, Y1)
+	ADDQ(Imm(64), x)
+	ADDQ(Imm(64), y)
+	DECQ(r)
+	JNZ(LabelRef("sdot4"))
+	Label("sdot4done")
+	Comment("the last rows mod 4, one by one into chain 0 (lanes 0 and 2)")
+	Load(Param("rows"), r)
+	ANDQ(Imm(3), r)
+	JZ(LabelRef("sdotsum"))
+	VMOVUPD(Mem{Base: x}, Y4)
+	VMOVUPD(Mem{Base: y}, Y5)
+	VMOVAPD(Y0, Y6)
+	VFMADD231PD(Y5, Y4, Y6)
+	VBLENDPD(Imm(0b0101), Y6, Y0, Y0)
+	CMPQ(r, Imm(2))
+	JL(LabelRef("sdotsum"))
+	VPERMILPD(Imm(5), Y4, Y4)
+	VPERMILPD(Imm(5), Y5, Y5)
+	VMOVAPD(Y0, Y6)
+	VFMADD231PD(Y5, Y4, Y6)
+	VBLENDPD(Imm(0b0101), Y6, Y0, Y0)
+	CMPQ(r, Imm(3))
+	JL(LabelRef("sdotsum"))
+	VMOVUPD(Mem{Base: x, Disp: 32}, Y4)
+	VMOVAPD(Y0, Y6)
+	VFMADD231PD(Mem{Base: y, Disp: 32}, Y4, Y6)
+	VBLENDPD(Imm(0b0101), Y6, Y0, Y0)
+	Label("sdotsum")
+	Comment("(c0 + c1) + (c2 + c3)")
+	VPERMILPD(Imm(5), Y0, Y2)
+	VADDPD(Y2, Y0, Y0)
+	VPERMILPD(Imm(5), Y1, Y3)
+	VADDPD(Y3, Y1, Y1)
+	VADDPD(Y1, Y0, Y0)
 }
 
 // pairDot4 emits γ = x·y (into Y0) of the pair at pp+off: rows in blocks
