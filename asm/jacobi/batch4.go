@@ -77,22 +77,22 @@ func jacobi4Gen(split bool) {
 		)
 	} else {
 		Doc(
-		"jacobi4AVX2 runs one-sided Jacobi on a group of 4 lane-interleaved n x n",
-		"matrices (column c, row r in the 32-byte vector c*(n+nv)+r, lane l holding",
-		"matrix l; rows n..n+nv-1 of a column are rotated with it but not in its dot",
-		"products and norms: V) until a whole sweep rotates nothing in any lane, or for maxSweeps",
-		"sweeps. pairs holds rounds x ppr quadruples of byte offsets (p*(n+nv)*32,",
-		"q*(n+nv)*32, p*32, q*32): the disjoint column pairs of each round of a sweep and",
-		"their entries in norms (n vectors, the squared column norms: recomputed",
-		"at the start of each sweep, updated after each rotation; at convergence",
-		"the exact sums of squares of the last sweep). scratch: 16*ppr float64.",
-		"params: [0:4] per-lane threshold on squared norms below which a column is",
-		"not rotated, [4] tol², [5] 1, [6] the mask of all bits but the sign, [7]",
-		"(the bits of an integer) the exact lanes: a pair of columns that rotates",
-		"in some but not all of them keeps the others bit for bit (signs of zeros",
-		"included), so that each of these lanes gives the bits it gives alone. It",
-		"returns the mask of the lanes that rotated in the last sweep (0: all",
-		"converged). ppr >= 1.",
+			"jacobi4AVX2 runs one-sided Jacobi on a group of 4 lane-interleaved n x n",
+			"matrices (column c, row r in the 32-byte vector c*(n+nv)+r, lane l holding",
+			"matrix l; rows n..n+nv-1 of a column are rotated with it but not in its dot",
+			"products and norms: V) until a whole sweep rotates nothing in any lane, or for maxSweeps",
+			"sweeps. pairs holds rounds x ppr quadruples of byte offsets (p*(n+nv)*32,",
+			"q*(n+nv)*32, p*32, q*32): the disjoint column pairs of each round of a sweep and",
+			"their entries in norms (n vectors, the squared column norms: recomputed",
+			"at the start of each sweep, updated after each rotation; at convergence",
+			"the exact sums of squares of the last sweep). scratch: 16*ppr float64.",
+			"params: [0:4] per-lane threshold on squared norms below which a column is",
+			"not rotated, [4] tol², [5] 1, [6] the mask of all bits but the sign, [7]",
+			"(the bits of an integer) the exact lanes: a pair of columns that rotates",
+			"in some but not all of them keeps the others bit for bit (signs of zeros",
+			"included), so that each of these lanes gives the bits it gives alone. It",
+			"returns the mask of the lanes that rotated in the last sweep (0: all",
+			"converged). ppr >= 1.",
 		)
 	}
 	buf := Load(Param("buf"), GP64())
