@@ -188,18 +188,8 @@ func (x *batchAVX2) load(n int, a []float64, lda, step, cnt int) int {
 		}
 		m := a[l*step : l*step+(n-1)*lda+n]
 		src[l] = m
-		// (not the builtin max: its NaN and signed-zero rules make it several
-		// times slower here; NaN and Inf turn nan into NaN instead)
-		var amax, nan float64
-		for r := 0; r < n; r++ {
-			for _, v := range m[r*lda : r*lda+n] {
-				if av := math.Abs(v); av > amax {
-					amax = av
-				}
-				nan += v * 0
-			}
-		}
-		if nan != 0 {
+		amax, bad := scanMax(m, n, lda)
+		if bad {
 			return l
 		}
 		e := 0
@@ -215,11 +205,12 @@ func (x *batchAVX2) load(n int, a []float64, lda, step, cnt int) int {
 	var fro [lanes4]float64
 	g := x.g[:n*n*lanes4]
 	s0, s1, s2, s3 := scale[0], scale[1], scale[2], scale[3]
-	a0, a1, a2, a3 := src[0], src[1], src[2], src[3]
+	last := (n-1)*lda + n
+	a0, a1, a2, a3 := src[0][:last], src[1][:last], src[2][:last], src[3][:last]
 	j := 0
 	for c := 0; c < n; c++ {
-		for r := 0; r < n; r++ {
-			k := r*lda + c
+		// One chain per lane, in this order: batchNegligible's bits.
+		for k := c; k < last; k += lda {
 			v0, v1, v2, v3 := a0[k]*s0, a1[k]*s1, a2[k]*s2, a3[k]*s3
 			gj := g[j : j+4 : j+4]
 			gj[0], gj[1], gj[2], gj[3] = v0, v1, v2, v3

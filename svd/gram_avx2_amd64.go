@@ -223,16 +223,8 @@ func (x *gramAVX2) load(n int, a []float64, lda, step, cnt int) int {
 			continue
 		}
 		m := a[l*step : l*step+(n-1)*lda+n]
-		var amax, nan float64
-		for r := 0; r < n; r++ {
-			for _, v := range m[r*lda : r*lda+n] {
-				if av := math.Abs(v); av > amax {
-					amax = av
-				}
-				nan += v * 0
-			}
-		}
-		if nan != 0 {
+		amax, bad := scanMax(m, n, lda)
+		if bad {
 			return l
 		}
 		x.skip[l] = true
@@ -245,24 +237,7 @@ func (x *gramAVX2) load(n int, a []float64, lda, step, cnt int) int {
 			}
 		}
 	}
-	var fro [lanes4]float64
-	at := x.at[:n*n*lanes4]
-	s0, s1, s2, s3 := scale[0], scale[1], scale[2], scale[3]
-	a0, a1, a2, a3 := src[0], src[1], src[2], src[3]
-	j := 0
-	for c := 0; c < n; c++ {
-		for r := 0; r < n; r++ {
-			k := r*lda + c
-			v0, v1, v2, v3 := a0[k]*s0, a1[k]*s1, a2[k]*s2, a3[k]*s3
-			aj := at[j : j+4 : j+4]
-			aj[0], aj[1], aj[2], aj[3] = v0, v1, v2, v3
-			fro[0] += float64(v0 * v0)
-			fro[1] += float64(v1 * v1)
-			fro[2] += float64(v2 * v2)
-			fro[3] += float64(v3 * v3)
-			j += 4
-		}
-	}
+	fro := interleave4(x.at[:n*n*lanes4], n, src, lda, scale)
 	for l := range fro {
 		x.slack[l] = gramSlack(n, fro[l])
 	}
@@ -278,4 +253,74 @@ func (x *gramAVX2) skipBounds(lo, hi []float64, l int) {
 		return
 	}
 	trivial(lo, hi)
+}
+
+// scanMax returns the largest |entry| of the n x n matrix m (row stride
+// lda), and whether an entry is NaN or ±Inf. The magnitudes are compared
+// as integers (the bits of a non-negative float64 order as its value; NaN
+// and Inf above every finite one): no branch, no floating-point chain.
+func scanMax(m []float64, n, lda int) (amax float64, bad bool) {
+	const abs, inf = 1<<63 - 1, 0x7ff << 52
+	m = m[:(n-1)*lda+n]
+	var b0, b1 uint64
+	for r := 0; r < n; r++ {
+		row := m[r*lda : r*lda+n]
+		i := 0
+		for ; i+2 <= len(row); i += 2 {
+			b0 = max(b0, math.Float64bits(row[i])&abs)
+			b1 = max(b1, math.Float64bits(row[i+1])&abs)
+		}
+		if i < len(row) {
+			b0 = max(b0, math.Float64bits(row[i])&abs)
+		}
+	}
+	b := max(b0, b1)
+	return math.Float64frombits(b), b >= inf
+}
+
+// interleave4 writes the 4 n x n matrices src[l] (row stride lda),
+// transposed and each scaled by scale[l], into the lanes of dst: element
+// (r, c) of matrix l to dst[(c*n+r)*4+l]. It returns each lane's sum of
+// squares of the scaled entries, summed in two chains (even and odd r: a
+// bound, not Batch's bits).
+func interleave4(dst []float64, n int, src [lanes4][]float64, lda int, scale [lanes4]float64) [lanes4]float64 {
+	s0, s1, s2, s3 := scale[0], scale[1], scale[2], scale[3]
+	last := (n-1)*lda + n
+	a0, a1, a2, a3 := src[0][:last], src[1][:last], src[2][:last], src[3][:last]
+	dst = dst[:n*n*lanes4]
+	var f, g [lanes4]float64
+	j := 0
+	for c := 0; c < n; c++ {
+		k := c
+		r := 0
+		for ; r+2 <= n; r += 2 {
+			k1 := k + lda
+			v0, v1, v2, v3 := a0[k]*s0, a1[k]*s1, a2[k]*s2, a3[k]*s3
+			w0, w1, w2, w3 := a0[k1]*s0, a1[k1]*s1, a2[k1]*s2, a3[k1]*s3
+			dj := dst[j : j+8 : j+8]
+			dj[0], dj[1], dj[2], dj[3] = v0, v1, v2, v3
+			dj[4], dj[5], dj[6], dj[7] = w0, w1, w2, w3
+			f[0] += float64(v0 * v0)
+			f[1] += float64(v1 * v1)
+			f[2] += float64(v2 * v2)
+			f[3] += float64(v3 * v3)
+			g[0] += float64(w0 * w0)
+			g[1] += float64(w1 * w1)
+			g[2] += float64(w2 * w2)
+			g[3] += float64(w3 * w3)
+			j += 8
+			k += 2 * lda
+		}
+		if r < n {
+			v0, v1, v2, v3 := a0[k]*s0, a1[k]*s1, a2[k]*s2, a3[k]*s3
+			dj := dst[j : j+4 : j+4]
+			dj[0], dj[1], dj[2], dj[3] = v0, v1, v2, v3
+			f[0] += float64(v0 * v0)
+			f[1] += float64(v1 * v1)
+			f[2] += float64(v2 * v2)
+			f[3] += float64(v3 * v3)
+			j += 4
+		}
+	}
+	return [lanes4]float64{f[0] + g[0], f[1] + g[1], f[2] + g[2], f[3] + g[3]}
 }
