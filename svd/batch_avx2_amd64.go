@@ -280,7 +280,7 @@ func (w *Batch) valuesAVX2(s []float64, lds int, a []float64, lda, step, k int) 
 			out := s[(i0+l)*lds : (i0+l)*lds+n]
 			if e := x.exp[l]; e != 0 {
 				for j, v := range sv {
-					out[j] = math.Ldexp(v, e)
+					out[j] = ldexp(v, e)
 				}
 			} else {
 				copy(out, sv)
@@ -306,7 +306,7 @@ func (x *batchAVX2) laneValues(bv []float64, n, l, e int, negl, neglB float64) b
 	sortValues(sv)
 	if e != 0 {
 		for j, v := range sv {
-			bv[j] = math.Ldexp(v, e)
+			bv[j] = ldexp(v, e)
 		}
 	} else {
 		copy(bv[:n], sv)

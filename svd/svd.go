@@ -147,7 +147,7 @@ func (w *Small) Values(s []float64, a []float64, lda int) error {
 	columnNorms(w.sv, w.g, n, n, n)
 	sortDescending(w.perm, w.sv)
 	for j, p := range w.perm {
-		s[j] = math.Ldexp(w.sv[p], e)
+		s[j] = ldexp(w.sv[p], e)
 	}
 	return nil
 }
@@ -182,6 +182,17 @@ func (w *Small) Factorize(u []float64, ldu int, s []float64, v []float64, ldv in
 	return nil
 }
 
+// ldexp is math.Ldexp(v, e) with its bits: for |e| <= 1022, 2^e is a
+// normal float64 and v·2^e rounded once is what Ldexp returns too (its
+// subnormal results are rounded once, correctly); one multiplication
+// instead of a call that takes v apart.
+func ldexp(v float64, e int) float64 {
+	if e >= -1022 && e <= 1022 {
+		return v * math.Float64frombits(uint64(e+1023)<<52)
+	}
+	return math.Ldexp(v, e)
+}
+
 // finish turns the converged g (rows = columns of U Σ) and v (rows =
 // columns of V) into sorted, scaled-back outputs.
 // Columns with squared norm <= negl are completed.
@@ -192,7 +203,7 @@ func (w *Small) finish(u []float64, ldu int, s []float64, v []float64, ldv int, 
 	cut := math.Sqrt(negl)
 	for j, p := range w.perm {
 		sj := w.sv[p]
-		s[j] = math.Ldexp(sj, e)
+		s[j] = ldexp(sj, e)
 		vr := w.v[p*n : p*n+n]
 		for r, x := range vr {
 			v[r*ldv+j] = x

@@ -558,3 +558,24 @@ func TestShapePanics(t *testing.T) {
 	b := NewBatch(4)
 	mustPanic("batch short a", func() { b.Values(make([]float64, 8), 4, make([]float64, 31), 4, 16, 2) })
 }
+
+// TestLdexp checks ldexp against math.Ldexp, bit for bit, over normal,
+// subnormal, zero, infinite and NaN values and exponents across the
+// whole range, where products round (subnormal results) and overflow.
+func TestLdexp(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 7))
+	vals := []float64{0, math.Copysign(0, -1), 1, -1, 0.75, math.MaxFloat64, -math.MaxFloat64,
+		math.SmallestNonzeroFloat64, 0x1p-1022, 0x1.fffffffffffffp-1023, 0x1.8p-1060, -0x1.0000000000001p-1040,
+		math.Inf(1), math.Inf(-1), math.NaN()}
+	for i := 0; i < 2000; i++ {
+		vals = append(vals, math.Float64frombits(rng.Uint64()))
+	}
+	for _, v := range vals {
+		for e := -1100; e <= 1100; e++ {
+			got, want := ldexp(v, e), math.Ldexp(v, e)
+			if math.Float64bits(got) != math.Float64bits(want) && !(math.IsNaN(got) && math.IsNaN(want)) {
+				t.Fatalf("ldexp(%x, %d) = %x, math.Ldexp %x", v, e, got, want)
+			}
+		}
+	}
+}
