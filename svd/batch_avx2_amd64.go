@@ -188,7 +188,7 @@ func (x *batchAVX2) load(n int, a []float64, lda, step, cnt int) int {
 		}
 		m := a[l*step : l*step+(n-1)*lda+n]
 		src[l] = m
-		amax, bad := scanMax(m, n, lda)
+		amax, bad := scanMax(m, n, n, lda)
 		if bad {
 			return l
 		}

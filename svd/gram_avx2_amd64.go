@@ -223,7 +223,7 @@ func (x *gramAVX2) load(n int, a []float64, lda, step, cnt int) int {
 			continue
 		}
 		m := a[l*step : l*step+(n-1)*lda+n]
-		amax, bad := scanMax(m, n, lda)
+		amax, bad := scanMax(m, n, n, lda)
 		if bad {
 			return l
 		}
@@ -253,29 +253,6 @@ func (x *gramAVX2) skipBounds(lo, hi []float64, l int) {
 		return
 	}
 	trivial(lo, hi)
-}
-
-// scanMax returns the largest |entry| of the n x n matrix m (row stride
-// lda), and whether an entry is NaN or ±Inf. The magnitudes are compared
-// as integers (the bits of a non-negative float64 order as its value; NaN
-// and Inf above every finite one): no branch, no floating-point chain.
-func scanMax(m []float64, n, lda int) (amax float64, bad bool) {
-	const abs, inf = 1<<63 - 1, 0x7ff << 52
-	m = m[:(n-1)*lda+n]
-	var b0, b1 uint64
-	for r := 0; r < n; r++ {
-		row := m[r*lda : r*lda+n]
-		i := 0
-		for ; i+2 <= len(row); i += 2 {
-			b0 = max(b0, math.Float64bits(row[i])&abs)
-			b1 = max(b1, math.Float64bits(row[i+1])&abs)
-		}
-		if i < len(row) {
-			b0 = max(b0, math.Float64bits(row[i])&abs)
-		}
-	}
-	b := max(b0, b1)
-	return math.Float64frombits(b), b >= inf
 }
 
 // interleave4 writes the 4 n x n matrices src[l] (row stride lda),

@@ -291,16 +291,9 @@ func complete(u []float64, ldu int, rows, n int, sv []float64, perm []int, cut f
 // any input between the smallest normal and the largest float64.
 // It returns e and false if a has a NaN or Inf.
 func loadTransposed(g []float64, ldg int, a []float64, lda int, rows, cols int) (int, bool) {
-	var amax float64
-	for r := 0; r < rows; r++ {
-		ar := a[r*lda : r*lda+cols]
-		for _, x := range ar {
-			ax := math.Abs(x)
-			if !(ax <= math.MaxFloat64) {
-				return 0, false
-			}
-			amax = max(amax, ax)
-		}
+	amax, bad := scanMax(a, rows, cols, lda)
+	if bad {
+		return 0, false
 	}
 	e := 0
 	if amax > 0 {
@@ -324,6 +317,28 @@ func loadTransposed(g []float64, ldg int, a []float64, lda int, rows, cols int) 
 		}
 	}
 	return e, true
+}
+
+// scanMax returns the largest |entry| of the rows x cols matrix m (row
+// stride lda), and whether an entry is NaN or ±Inf. The magnitudes are compared
+// as integers (the bits of a non-negative float64 order as its value; NaN
+// and Inf above every finite one): no branch, no floating-point chain.
+func scanMax(m []float64, rows, cols, lda int) (amax float64, bad bool) {
+	const abs, inf = 1<<63 - 1, 0x7ff << 52
+	var b0, b1 uint64
+	for r := 0; r < rows; r++ {
+		row := m[r*lda : r*lda+cols]
+		i := 0
+		for ; i+2 <= len(row); i += 2 {
+			b0 = max(b0, math.Float64bits(row[i])&abs)
+			b1 = max(b1, math.Float64bits(row[i+1])&abs)
+		}
+		if i < len(row) {
+			b0 = max(b0, math.Float64bits(row[i])&abs)
+		}
+	}
+	b := max(b0, b1)
+	return math.Float64frombits(b), b >= inf
 }
 
 // setIdentity sets the n x n matrix v (stride ld) to I.

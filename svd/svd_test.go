@@ -579,3 +579,42 @@ func TestLdexp(t *testing.T) {
 		}
 	}
 }
+
+// TestScanMax checks scanMax against a plain scan: the largest magnitude
+// and the presence of NaN or ±Inf, over shapes, strides (the entries
+// between rows are never read) and special values.
+func TestScanMax(t *testing.T) {
+	rng := rand.New(rand.NewPCG(8, 9))
+	specials := []float64{0, math.Copysign(0, -1), math.SmallestNonzeroFloat64, -0x1p-1030, math.MaxFloat64, -math.MaxFloat64, math.Inf(1), math.Inf(-1), math.NaN()}
+	for trial := 0; trial < 3000; trial++ {
+		rows, cols := 1+rng.IntN(9), 1+rng.IntN(9)
+		lda := cols + rng.IntN(3)
+		m := make([]float64, (rows-1)*lda+cols)
+		for i := range m {
+			m[i] = rng.NormFloat64() * math.Ldexp(1, rng.IntN(40)-20)
+			if rng.IntN(8) == 0 {
+				m[i] = specials[rng.IntN(len(specials))]
+			}
+		}
+		for r := 0; r+1 < rows; r++ {
+			for c := cols; c < lda; c++ {
+				m[r*lda+c] = math.NaN() // between rows: not part of the matrix
+			}
+		}
+		var want float64
+		wantBad := false
+		for r := 0; r < rows; r++ {
+			for _, v := range m[r*lda : r*lda+cols] {
+				if math.IsNaN(v) || math.IsInf(v, 0) {
+					wantBad = true
+				} else if math.Abs(v) > want {
+					want = math.Abs(v)
+				}
+			}
+		}
+		got, bad := scanMax(m, rows, cols, lda)
+		if bad != wantBad || !bad && math.Float64bits(got) != math.Float64bits(want) {
+			t.Fatalf("%d x %d (lda %d): scanMax = %v, %v; want %v, %v", rows, cols, lda, got, bad, want, wantBad)
+		}
+	}
+}
