@@ -104,6 +104,19 @@ func round32Back(dst []float32, ldd int, src []float64, lds int, rows, cols int)
 	round32Run(round32BackKernelAVX512, round32BackKernelAVX2, dst, ldd, src, lds, rows, cols)
 }
 
+// widen32 runs on the AVX2 kernel wherever a vector path is on (the
+// AVX-512 machines have AVX2), as one run when the rows are back to back.
+func widen32(dst []float64, ldd int, src []float32, lds int, rows, cols int) {
+	if !useAVX512 && !useAVX2 {
+		widen32Generic(dst, ldd, src, lds, rows, cols)
+		return
+	}
+	if ldd == cols && lds == cols {
+		cols, rows = rows*cols, 1
+	}
+	widen32KernelAVX2(&dst[0], ldd, &src[0], lds, rows, cols)
+}
+
 // round32Run runs a rows x cols conversion through the kernel of the
 // machine's widest path, as one run when the rows are back to back.
 func round32Run(k512, k2 func(dst *float32, ldd int, src *float64, lds int, rows, cols int), dst []float32, ldd int, src []float64, lds int, rows, cols int) {

@@ -21,3 +21,7 @@ func round32Back(dst []float32, ldd int, src []float64, lds int, rows, cols int)
 func scaleRound32(dst []float32, ldd int, src []float64, lds int, rows, cols int, alpha float64) {
 	scaleRound32Generic(dst, ldd, src, lds, rows, cols, alpha)
 }
+
+func widen32(dst []float64, ldd int, src []float32, lds int, rows, cols int) {
+	widen32Generic(dst, ldd, src, lds, rows, cols)
+}

@@ -81206,6 +81206,85 @@ scaleRound32KernelAVX2_done:
 	VZEROUPPER
 	RET
 
+// func widen32KernelAVX2(dst *float64, ldd int, src *float32, lds int, rows int, cols int)
+// Requires: AVX
+TEXT ·widen32KernelAVX2(SB), NOSPLIT, $0-48
+	MOVQ dst+0(FP), DI
+	MOVQ ldd+8(FP), R8
+	SHLQ $0x03, R8
+	MOVQ src+16(FP), SI
+	MOVQ lds+24(FP), R9
+	SHLQ $0x02, R9
+	MOVQ rows+32(FP), BX
+	MOVQ cols+40(FP), CX
+	MOVQ CX, R12
+	ANDQ $0x03, R12
+
+widen32KernelAVX2_row:
+	MOVQ DI, R10
+	MOVQ SI, R11
+	MOVQ CX, DX
+
+widen32KernelAVX2_loop4:
+	CMPQ      DX, $0x10
+	JB        widen32KernelAVX2_loop1
+	VCVTPS2PD (R11), Y0
+	VCVTPS2PD 16(R11), Y1
+	VCVTPS2PD 32(R11), Y2
+	VCVTPS2PD 48(R11), Y3
+	VMOVUPD   Y0, (R10)
+	VMOVUPD   Y1, 32(R10)
+	VMOVUPD   Y2, 64(R10)
+	VMOVUPD   Y3, 96(R10)
+	ADDQ      $0x40, R11
+	ADDQ      $0x00000080, R10
+	SUBQ      $0x10, DX
+	JMP       widen32KernelAVX2_loop4
+
+widen32KernelAVX2_loop1:
+	CMPQ      DX, $0x04
+	JB        widen32KernelAVX2_tail
+	VCVTPS2PD (R11), Y0
+	VMOVUPD   Y0, (R10)
+	ADDQ      $0x10, R11
+	ADDQ      $0x20, R10
+	SUBQ      $0x04, DX
+	JMP       widen32KernelAVX2_loop1
+
+widen32KernelAVX2_tail:
+	TESTQ     R12, R12
+	JE        widen32KernelAVX2_next
+	CMPQ      R12, $0x01
+	JNE       widen32KernelAVX2_tail1_skip
+	VMOVSS    (R11), X0
+	VCVTPS2PD X0, Y0
+	VMOVSD    X0, (R10)
+	JMP       widen32KernelAVX2_next
+
+widen32KernelAVX2_tail1_skip:
+	CMPQ      R12, $0x02
+	JNE       widen32KernelAVX2_tail2_skip
+	VMOVSD    (R11), X0
+	VCVTPS2PD X0, Y0
+	VMOVUPD   X0, (R10)
+	JMP       widen32KernelAVX2_next
+
+widen32KernelAVX2_tail2_skip:
+	VMOVSD       (R11), X0
+	VINSERTPS    $0x20, 8(R11), X0, X0
+	VCVTPS2PD    X0, Y0
+	VMOVUPD      X0, (R10)
+	VEXTRACTF128 $0x01, Y0, X0
+	VMOVSD       X0, 16(R10)
+
+widen32KernelAVX2_next:
+	ADDQ R8, DI
+	ADDQ R9, SI
+	DECQ BX
+	JNZ  widen32KernelAVX2_row
+	VZEROUPPER
+	RET
+
 // func peakFMAAVX512(iters int)
 // Requires: AVX, AVX512DQ, AVX512F
 TEXT ·peakFMAAVX512(SB), NOSPLIT, $0-8

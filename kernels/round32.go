@@ -55,6 +55,29 @@ func Round32RowsBack(dst []float32, ldd int, src []float64, lds int, rows, cols 
 	round32Back(dst, ldd, src, lds, rows, cols)
 }
 
+// Widen32Rows sets dst[i*ldd+j] = float64(src[i*lds+j]) for i < rows,
+// j < cols: the exact float64 values of a rows x cols block of a
+// row-major float32 matrix (stride lds) into a float64 one (stride ldd;
+// ldd, lds >= cols). Nothing else of dst is written.
+func Widen32Rows(dst []float64, ldd int, src []float32, lds int, rows, cols int) {
+	if rows <= 0 || cols <= 0 {
+		return
+	}
+	_ = dst[(rows-1)*ldd+cols-1]
+	_ = src[(rows-1)*lds+cols-1]
+	widen32(dst, ldd, src, lds, rows, cols)
+}
+
+// widen32Generic is Widen32Rows in plain Go.
+func widen32Generic(dst []float64, ldd int, src []float32, lds int, rows, cols int) {
+	for i := 0; i < rows; i++ {
+		d := dst[i*ldd : i*ldd+cols]
+		for j, v := range src[i*lds : i*lds+cols] {
+			d[j] = float64(v)
+		}
+	}
+}
+
 // round32Generic is Round32Rows in plain Go (the twin of the assembly).
 func round32Generic(dst []float32, ldd int, src []float64, lds int, rows, cols int) {
 	for i := 0; i < rows; i++ {

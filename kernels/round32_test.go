@@ -223,6 +223,7 @@ func TestRound32Allocs(t *testing.T) {
 			Round32(dst, src[:784])
 			Round32Back(dst, src[:784])
 			ScaleRound32(dst, src[:784], 0.5)
+			Widen32Rows(src, 16, dst, 12, 784, 12)
 		}); a != 0 {
 			t.Errorf("%v allocations per run, want 0", a)
 		}
@@ -264,5 +265,59 @@ func BenchmarkRound32(b *testing.B) {
 			}
 			values(b, dim*d)
 		})
+	})
+}
+
+// TestWiden32Rows checks Widen32Rows against float64(x) in Go, bit for
+// bit (NaN payloads, signalling NaNs, denormals, ±0, ±Inf), over shapes,
+// strides, tails and offsets, with every element of dst outside the
+// block left as it was.
+func TestWiden32Rows(t *testing.T) {
+	specials := []float32{0, float32(math.Copysign(0, -1)), float32(math.Inf(1)), float32(math.Inf(-1)),
+		math.Float32frombits(0x7fc0_0001), math.Float32frombits(0x7f80_0001), math.Float32frombits(0xff80_1234),
+		0x1p-149, -0x1p-149, 0x1p-126, math.MaxFloat32, -math.MaxFloat32}
+	forEachImpl(t, func(t *testing.T) {
+		rng := rand.New(rand.NewPCG(7, 64))
+		var cols []int
+		for c := 1; c <= 40; c++ {
+			cols = append(cols, c)
+		}
+		cols = append(cols, 47, 48, 49, 63, 64, 65, 100, 784)
+		ci := 0
+		for _, nr := range []int{1, 2, 3, 7, 13} {
+			for _, nc := range cols {
+				if nc == 784 && nr > 3 {
+					continue
+				}
+				ci++
+				ldd, lds := ldFor(nc, ci), ldFor(nc, ci/3+1)
+				src := newMatrix32(rng, nr, nc, lds, ci%4)
+				for i := range src.buf[src.off : src.off+len(src.data())] {
+					if rng.IntN(6) == 0 {
+						src.buf[src.off+i] = specials[rng.IntN(len(specials))]
+					}
+				}
+				dst := newMatrix(rng, nr, nc, ldd, (ci/4)%4, true)
+				n64 := dst.off + dst.size()
+				Widen32Rows(dst.buf[dst.off:n64:n64], ldd, src.data(), lds, nr, nc)
+				name := fmt.Sprintf("rows=%d cols=%d ldd=%d lds=%d", nr, nc, ldd, lds)
+				for r := 0; r < nr; r++ {
+					for c := 0; c < nc; c++ {
+						got, want := dst.buf[dst.off+r*ldd+c], float64(src.buf[src.off+r*lds+c])
+						if math.Float64bits(got) != math.Float64bits(want) {
+							t.Fatalf("%s: (%d, %d) = %x, want %x", name, r, c, math.Float64bits(got), math.Float64bits(want))
+						}
+					}
+				}
+				dst.checkGuards(t, name+": dst")
+				for r := 0; r+1 < nr; r++ {
+					for c := nc; c < ldd; c++ {
+						if v := dst.buf[dst.off+r*ldd+c]; math.Float64bits(v) != math.Float64bits(guard) && math.Float64bits(v) != math.Float64bits(poison) {
+							t.Fatalf("%s: (%d, %d) past the block written", name, r, c)
+						}
+					}
+				}
+			}
+		}
 	})
 }

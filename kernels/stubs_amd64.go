@@ -278,6 +278,12 @@ func round32BackKernelAVX2(dst *float32, ldd int, src *float64, lds int, rows in
 //go:noescape
 func scaleRound32KernelAVX2(dst *float32, ldd int, src *float64, lds int, rows int, cols int, alpha float64)
 
+// widen32KernelAVX2 sets dst[i*ldd+j] = float64(src[i*lds+j]) for i < rows, j < cols.
+// rows and cols must be >= 1.
+//
+//go:noescape
+func widen32KernelAVX2(dst *float64, ldd int, src *float32, lds int, rows int, cols int)
+
 // peakFMAAVX512 runs iters iterations of independent VFMADD231PD chains, one per accumulator, to measure the FMA peak.
 func peakFMAAVX512(iters int)
 

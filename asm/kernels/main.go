@@ -98,6 +98,7 @@ func main() {
 	genTransposeDots()
 	genF32()
 	genRound32()
+	genWiden32()
 	genPeak(avx512, 16)
 	genPeak(avx2, 12)
 

@@ -316,3 +316,96 @@ func bits(w int) int {
 	}
 	return b
 }
+
+// genWiden32 writes
+//
+//	func widen32KernelAVX2(dst *float64, ldd int, src *float32, lds int, rows, cols int)
+//
+// dst[i*ldd+j] = float64(src[i*lds+j]) for i < rows, j < cols (rows, cols
+// >= 1): exact. Each row in vectors of 4 (VCVTPS2PD from memory), then
+// its last cols%4 values loaded and stored by 1-, 2- and 3-lane moves
+// (nothing past the row is read or written). AVX2 only: the AVX-512
+// machines run it too (it is not on any path that an 8-lane form would
+// make faster by much: a prototype's update in float32 mode).
+func genWiden32() {
+	name := "widen32KernelAVX2"
+	TEXT(name, NOSPLIT, "func(dst *float64, ldd int, src *float32, lds int, rows, cols int)")
+	Pragma("noescape")
+	Doc(name+" sets dst[i*ldd+j] = float64(src[i*lds+j]) for i < rows, j < cols.",
+		"rows and cols must be >= 1.")
+	r := avx2.regs
+	// DI: dst row, SI: src row, R8: ldd in bytes, R9: lds in bytes, BX:
+	// rows left, CX: cols, R12: cols%4; per row R10, R11 the pointers and
+	// DX the columns left.
+	Load(Param("dst"), RDI)
+	Load(Param("ldd"), R8)
+	SHLQ(U8(3), R8)
+	Load(Param("src"), RSI)
+	Load(Param("lds"), R9)
+	SHLQ(U8(2), R9)
+	Load(Param("rows"), RBX)
+	Load(Param("cols"), RCX)
+	MOVQ(RCX, R12)
+	ANDQ(U8(3), R12)
+	pfx := name + "_"
+	Label(pfx + "row")
+	MOVQ(RDI, R10)
+	MOVQ(RSI, R11)
+	MOVQ(RCX, RDX)
+	Label(pfx + "loop4")
+	CMPQ(RDX, U8(16))
+	JB(LabelRef(pfx + "loop1"))
+	for i := 0; i < 4; i++ {
+		VCVTPS2PD(Mem{Base: R11, Disp: 16 * i}, r[i])
+	}
+	for i := 0; i < 4; i++ {
+		VMOVUPD(r[i], Mem{Base: R10, Disp: 32 * i})
+	}
+	ADDQ(U8(64), R11)
+	ADDQ(U32(128), R10)
+	SUBQ(U8(16), RDX)
+	JMP(LabelRef(pfx + "loop4"))
+	Label(pfx + "loop1")
+	CMPQ(RDX, U8(4))
+	JB(LabelRef(pfx + "tail"))
+	VCVTPS2PD(Mem{Base: R11}, r[0])
+	VMOVUPD(r[0], Mem{Base: R10})
+	ADDQ(U8(16), R11)
+	ADDQ(U8(32), R10)
+	SUBQ(U8(4), RDX)
+	JMP(LabelRef(pfx + "loop1"))
+
+	Label(pfx + "tail")
+	TESTQ(R12, R12)
+	JE(LabelRef(pfx + "next"))
+	x := r[0].AsX()
+	for _, tc := range []int{1, 2, 3} {
+		skip := label("%stail%d_skip", pfx, tc)
+		if tc < 3 {
+			CMPQ(R12, U8(tc))
+			JNE(LabelRef(skip))
+		}
+		switch tc {
+		case 1:
+			VMOVSS(Mem{Base: R11}, x)
+		case 2:
+			VMOVSD(Mem{Base: R11}, x)
+		case 3:
+			VMOVSD(Mem{Base: R11}, x)
+			VINSERTPS(U8(0x20), Mem{Base: R11, Disp: 8}, x, x) // lane 2 from src[2]
+		}
+		VCVTPS2PD(x, r[0])
+		storeLanesAVX2(r[0], Mem{Base: R10}, tc)
+		if tc < 3 {
+			JMP(LabelRef(pfx + "next"))
+			Label(skip)
+		}
+	}
+	Label(pfx + "next")
+	ADDQ(R8, RDI)
+	ADDQ(R9, RSI)
+	DECQ(RBX)
+	JNZ(LabelRef(pfx + "row"))
+	VZEROUPPER()
+	RET()
+}
