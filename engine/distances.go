@@ -82,6 +82,7 @@ func (e *Engine) ImageDistances(dist, theta []float64, x []float64) error {
 	if err != nil {
 		return err
 	}
+	e.FreshAll() // the sparse path reads the float64 prototypes
 	e.tick()
 	if e.f32 {
 		// A sparse image takes the float64 sparse path (the prototypes
@@ -115,6 +116,7 @@ func (e *Engine) ImageDistancesBatch(dist []float64, x []float64, ldx, n int) er
 	if n == 0 {
 		return nil
 	}
+	e.FreshAll() // the sparse path reads the float64 prototypes
 	e.job = job{kind: jobImagesBatch, dist: dist, x: x, ldx: ldx, n: n}
 	e.run()
 	e.job = job{}
@@ -157,7 +159,7 @@ func (e *Engine) distances(s *shard, proj, sigma, dist, theta []float64, P *lina
 			k += be.Index
 		}
 		if errors.Is(err, svd.ErrNotFinite) {
-			if e.protos[k].Validate() != nil {
+			if !e.protoFinite(k) {
 				return fmt.Errorf("engine: %w: prototype %d", ErrNotFinite, k)
 			}
 			if P.Validate() != nil {

@@ -141,7 +141,14 @@
 // little there, and float64 keeps them from adding error to the ~4e-6
 // (worst case, unit columns) of each float32 product entry. The
 // prototypes are rounded to float32 in place (Sync), so the float64 copy
-// holds what the projections read. Near-zero angles: a cosine within
+// holds what the projections read. A training step's exact update
+// (UpdateExact) is computed in float64 from the float32 copy and written,
+// rounded, to the float32 copy only, whose bytes are half and in cache
+// after the projections; the float64 prototype is then stale (Stale)
+// until Fresh copies the float32 values back, which a caller does before
+// it reads or writes the prototype (the image distances and
+// SetFloat32(false) do it themselves). The bits are those of the update
+// on the float64 prototype and Sync. Near-zero angles: a cosine within
 // d·4e-6 of its float64 value gives an angle within about √(2·d·4e-6)
 // (1e-2 rad at d = 12, worst case) when θ is near 0 (cos θ ≈ 1 − θ²/2 is 1 in float32
 // below about 3e-4 rad); the residual route (sin θ from P − W Wᵀ P,

@@ -82,7 +82,10 @@ type Engine struct {
 	stats           Stats
 	exhaustive      bool // SetExhaustive
 	f32             bool // SetFloat32: projections from the shards' protos32
-	race            race // adaptive splitting: split or solo, by measurement
+	// stale[k]: float32 mode, prototype k's float32 copy was updated by
+	// UpdateExact and its float64 values not yet (Fresh).
+	stale []bool
+	race  race // adaptive splitting: split or solo, by measurement
 	// Nearest's pivot index (pivots.go): built at the first call when
 	// pivBuild (an Engine's own; a Shared hands its workspaces its own
 	// index), dropped when a prototype is set, and never built again

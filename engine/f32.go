@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/grlgq/grlgq/kernels"
 	"github.com/grlgq/grlgq/linalg"
@@ -53,22 +54,28 @@ import (
 // float32 values in place and copies them to the float32 copies; so does
 // SetPrototype and Sync(k), which a caller that writes a prototype through
 // its Prototype view must call before the next distance call. The float64
-// prototypes thus always hold exactly the values the projections read:
-// a model trained in float32 mode is float32 data, and a float32 model
-// file loses nothing.
+// prototypes thus hold exactly the values the projections read (once
+// fresh: UpdateExact writes the float32 copy alone, and Fresh brings the
+// float64 prototype up to date): a model trained in float32 mode is
+// float32 data, and a float32 model file loses nothing.
+//
+// SetFloat32(false) makes every prototype fresh first.
 
 // SetFloat32(true) turns float32 mode on: see above. It allocates the
 // float32 copies (half the prototypes' bytes) at the first call. It
-// rounds every prototype (Sync of each). A Crew's precision is its
-// Shared's: there it does nothing.
+// rounds every prototype (Sync of each). SetFloat32(false) turns it off,
+// every prototype fresh. A Crew's precision is its Shared's: there it
+// does nothing.
 func (e *Engine) SetFloat32(on bool) {
 	if e.readOnly {
 		return
 	}
-	e.f32 = on
 	if !on {
+		e.FreshAll()
+		e.f32 = false
 		return
 	}
+	e.f32 = true
 	for _, s := range e.shards {
 		if s.protos32 == nil {
 			s.protos32, s.ld32 = make([]float32, len(s.protos)), s.ld
@@ -77,6 +84,7 @@ func (e *Engine) SetFloat32(on bool) {
 		}
 	}
 	e.piv = nil
+	e.stale = make([]bool, e.p)
 	for k := range e.protos {
 		e.Sync(k)
 	}
@@ -89,9 +97,11 @@ func (e *Engine) Float32() bool { return e.f32 }
 // its float32 copy (float32 mode; otherwise, and on a Crew, it does
 // nothing: a Shared's copies are rounded at NewShared32). A caller
 // that writes prototype k through its Prototype view must call it before
-// the next distance or search call.
+// the next distance or search call. On a prototype that UpdateExact left
+// stale it does nothing: its float32 copy holds the newer values (a caller
+// writes a stale prototype only after Fresh).
 func (e *Engine) Sync(k int) {
-	if !e.f32 || e.readOnly {
+	if !e.f32 || e.readOnly || e.stale[k] {
 		return
 	}
 	s := e.shards[e.owner[k]]
@@ -155,4 +165,88 @@ func (e *Engine) imageBlock32(s *shard, dist, x []float64, ldx, i0, i1 int) (int
 		}
 	}
 	return 0, nil
+}
+
+// UpdateExact sets prototype k to W C1 + P C2, W the prototype (dim x d),
+// C1 and C2 d x d (row strides ldc1, ldc2), P dim x d: the exact update
+// of a training step, with the bits of kernels.AB2 in place on W.
+//
+// In float32 mode W is read from the float32 copy, whose values the
+// float64 prototype holds exactly, into tmp (dim*d float64, stride d) by
+// kernels.Widen32Rows; AB2 runs in place on tmp, and kernels.Round32Rows
+// writes the result to the float32 copy: the bits of AB2 on the float64
+// prototype and Sync, without reading or writing the float64 prototype,
+// which the projections do not read (half the bytes, and those in cache
+// after the projections). The float64 prototype is then stale: its
+// Prototype view holds the values before the update until Fresh(k). Two
+// goroutines may update two different prototypes at once (Tasks).
+//
+// Otherwise it is AB2 in place on the prototype (tmp unused). On a Crew
+// it returns ErrReadOnly.
+func (e *Engine) UpdateExact(k int, c1 []float64, ldc1 int, P *linalg.Dense, c2 []float64, ldc2 int, tmp []float64) error {
+	if e.readOnly {
+		return ErrReadOnly
+	}
+	dim, d := e.dim, e.d
+	if !e.f32 {
+		w := e.protos[k]
+		kernels.AB2(w.Data, w.Stride, w.Data, w.Stride, c1, ldc1, P.Data, P.Stride, c2, ldc2, dim, d, d)
+		return nil
+	}
+	s := e.shards[e.owner[k]]
+	w32 := s.protos32[(k-s.lo)*d:]
+	kernels.Widen32Rows(tmp, d, w32, s.ld32, dim, d)
+	kernels.AB2(tmp, d, tmp, d, c1, ldc1, P.Data, P.Stride, c2, ldc2, dim, d, d)
+	kernels.Round32Rows(w32, s.ld32, tmp, d, dim, d)
+	e.stale[k] = true
+	return nil
+}
+
+// Fresh brings the float64 prototype k up to date with its float32 copy
+// after UpdateExact (the float32 values, exactly); otherwise it does
+// nothing. A caller reads or writes a prototype through its Prototype
+// view only when it is fresh.
+func (e *Engine) Fresh(k int) {
+	if !e.f32 || e.readOnly || !e.stale[k] {
+		return
+	}
+	s := e.shards[e.owner[k]]
+	w := e.protos[k]
+	kernels.Widen32Rows(w.Data, w.Stride, s.protos32[(k-s.lo)*e.d:], s.ld32, e.dim, e.d)
+	e.stale[k] = false
+}
+
+// Stale reports whether prototype k's float64 values are older than its
+// float32 copy's (UpdateExact since the last Fresh).
+func (e *Engine) Stale(k int) bool { return e.f32 && !e.readOnly && e.stale[k] }
+
+// FreshAll is Fresh of every prototype.
+func (e *Engine) FreshAll() {
+	if !e.f32 || e.readOnly {
+		return
+	}
+	for k, st := range e.stale {
+		if st {
+			e.Fresh(k)
+		}
+	}
+}
+
+// protoFinite reports whether prototype k's values are all finite: its
+// float32 copy's where the float64 prototype is stale (read only: any
+// worker may call it).
+func (e *Engine) protoFinite(k int) bool {
+	if e.readOnly || !e.f32 || !e.stale[k] {
+		return e.protos[k].Validate() == nil
+	}
+	s := e.shards[e.owner[k]]
+	w32 := s.protos32[(k-s.lo)*e.d:]
+	for r := 0; r < e.dim; r++ {
+		for _, v := range w32[r*s.ld32 : r*s.ld32+e.d] {
+			if f := float64(v); !(math.Abs(f) <= math.MaxFloat64) {
+				return false
+			}
+		}
+	}
+	return true
 }

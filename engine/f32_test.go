@@ -4,6 +4,7 @@ import (
 	"math"
 	"testing"
 
+	"github.com/grlgq/grlgq/kernels"
 	"github.com/grlgq/grlgq/linalg"
 )
 
@@ -158,6 +159,106 @@ func TestFloat32Allocs(t *testing.T) {
 		f()
 		if a := testing.AllocsPerRun(20, f); a != 0 {
 			t.Errorf("%v allocations per call", a)
+		}
+	}
+}
+
+// TestUpdateExact checks UpdateExact: in float64 mode kernels.AB2 in
+// place on the prototype; in float32 mode the float32 copy gets what AB2
+// on the float64 prototype and Sync give, bit for bit, while the float64
+// prototype keeps its values (Stale) until Fresh, which brings exactly
+// the float32 values; Sync leaves a stale prototype alone; the image
+// distances bring every prototype up to date first; SetFloat32(false)
+// too. Shapes with tails and with prototypes side by side in shards.
+func TestUpdateExact(t *testing.T) {
+	for _, tc := range []struct{ dim, d, p, workers int }{{400, 5, 8, 1}, {100, 12, 10, 2}, {64, 25, 3, 2}, {30, 1, 4, 3}} {
+		r := rng(41)
+		dim, d := tc.dim, tc.d
+		c1, c2 := make([]float64, d*d), make([]float64, d*d)
+		for i := range c1 {
+			c1[i], c2[i] = 1e-2*r.NormFloat64(), 1e-2*r.NormFloat64()
+		}
+		for i := 0; i < d; i++ {
+			c1[i*d+i]++
+		}
+		P := randomBasis(t, dim, d, r)
+		tmp := make([]float64, dim*d)
+		k := tc.p - 1
+		// The reference: AB2 on a copy of the float64 prototype, rounded.
+		e64 := newEngine(t, dim, d, tc.p, tc.workers)
+		e := f32Engine(t, dim, d, tc.p, tc.workers)
+		before := linalg.NewDense(dim, d)
+		before.CopyFrom(e.Prototype(k))
+		want := linalg.NewDense(dim, d)
+		want.CopyFrom(before)
+		kernels.AB2(want.Data, want.Stride, want.Data, want.Stride, c1, d, P.Data, P.Stride, c2, d, dim, d, d)
+		w64 := linalg.NewDense(dim, d)
+		w64.CopyFrom(e64.Prototype(k))
+		kernels.AB2(w64.Data, w64.Stride, w64.Data, w64.Stride, c1, d, P.Data, P.Stride, c2, d, dim, d, d)
+		if err := e64.UpdateExact(k, c1, d, P, c2, d, nil); err != nil {
+			t.Fatal(err)
+		}
+		sameEntries(t, "float64 mode", e64.Prototype(k), w64)
+		if err := e.UpdateExact(k, c1, d, P, c2, d, tmp); err != nil {
+			t.Fatal(err)
+		}
+		if !e.Stale(k) || e.Stale(0) && k != 0 {
+			t.Fatalf("%v: Stale after UpdateExact: %v, of another prototype %v", tc, e.Stale(k), e.Stale(0))
+		}
+		sameEntries(t, "stale float64 prototype", e.Prototype(k), before)
+		e.Sync(k) // a stale prototype: nothing
+		s := e.shards[e.owner[k]]
+		o := (k - s.lo) * d
+		for i := 0; i < dim; i++ {
+			for j := 0; j < d; j++ {
+				if got, w := s.protos32[o+i*s.ld32+j], float32(want.At(i, j)); math.Float32bits(got) != math.Float32bits(w) {
+					t.Fatalf("%v: float32 copy (%d, %d) = %v, want %v", tc, i, j, got, w)
+				}
+			}
+		}
+		e.Fresh(k)
+		if e.Stale(k) {
+			t.Fatal("stale after Fresh")
+		}
+		for i := 0; i < dim; i++ {
+			for j := 0; j < d; j++ {
+				if got, w := e.Prototype(k).At(i, j), float64(float32(want.At(i, j))); math.Float64bits(got) != math.Float64bits(w) {
+					t.Fatalf("%v: fresh prototype (%d, %d) = %v, want %v", tc, i, j, got, w)
+				}
+			}
+		}
+		// The image distances and SetFloat32(false) bring stale prototypes up to date.
+		if err := e.UpdateExact(0, c1, d, P, c2, d, tmp); err != nil {
+			t.Fatal(err)
+		}
+		img := make([]float64, dim)
+		img[0] = 1
+		if err := e.ImageDistances(make([]float64, tc.p), nil, img); err != nil {
+			t.Fatal(err)
+		}
+		if e.Stale(0) {
+			t.Fatal("stale after ImageDistances")
+		}
+		if err := e.UpdateExact(1%tc.p, c1, d, P, c2, d, tmp); err != nil {
+			t.Fatal(err)
+		}
+		e.SetFloat32(false)
+		if e.Stale(1 % tc.p) {
+			t.Fatal("stale after SetFloat32(false)")
+		}
+		e.Close()
+		e64.Close()
+	}
+}
+
+// sameEntries fails unless a and b (same shape) hold the same bits.
+func sameEntries(t *testing.T, what string, a, b *linalg.Dense) {
+	t.Helper()
+	for i := 0; i < a.Rows; i++ {
+		for j := 0; j < a.Cols; j++ {
+			if math.Float64bits(a.At(i, j)) != math.Float64bits(b.At(i, j)) {
+				t.Fatalf("%s: (%d, %d) = %v, want %v", what, i, j, a.At(i, j), b.At(i, j))
+			}
 		}
 	}
 }

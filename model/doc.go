@@ -119,8 +119,11 @@
 //     Init, Average, WithPrecision and when read from JSON), stored in 4
 //     bytes each (file version 3). The update, the relevances, the angles
 //     and the factorisations stay float64 (engine's package documentation
-//     says why). Same seed, same model bits for any number of workers, as
-//     for Float64.
+//     says why); an exact update reads the float32 copy and writes it
+//     rounded (engine.UpdateExact), the float64 prototypes brought up to
+//     date (engine.Fresh) before anything else reads them, with the bits
+//     of updating them and rounding. Same seed, same model bits for any
+//     number of workers, as for Float64.
 //
 // # Two margins
 //

@@ -143,3 +143,62 @@ func TestFloat32Model(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestFloat32LazyPrototypes checks the float32 copies that a Float32
+// model's exact updates write directly (engine.UpdateExact), leaving the
+// float64 prototypes stale: training so, with every stale float64
+// prototype filled with NaN after every step (poisonStale: a reader that
+// forgot engine.Fresh reads NaN), gives the model file of training with
+// every update in place on the float64 prototypes, rounded by Sync
+// (directUpdate, the way before). Cases: the paths that read or write
+// the float64 prototypes between updates (drift checks, with and without
+// re-orthonormalisation, the general route, validation and tail
+// averaging, the epochs' checks), one and two workers.
+func TestFloat32LazyPrototypes(t *testing.T) {
+	const dim, d, classes = 60, 3, 3
+	savedSolo, savedDrift, savedNorm, savedMax := soloSetWork, driftEvery, minExactNorm, maxDrift32
+	defer func() {
+		soloSetWork, driftEvery, minExactNorm, maxDrift32 = savedSolo, savedDrift, savedNorm, savedMax
+		directUpdate, poisonStale = false, false
+	}()
+	soloSetWork = 0
+	xs, ys := synth(t, 37, dim, d, classes, 12, 0.1)
+	samples := Sets(xs)
+	cases := []struct {
+		name     string
+		drift    int
+		maxDrift float64
+		norm     float64
+		mutate   func(o *Options)
+	}{
+		{"defaults", savedDrift, savedMax, savedNorm, nil},
+		{"drift check every 3rd update", 3, savedMax, savedNorm, nil},
+		{"drift check and CGS2 every 2nd update", 2, 0, savedNorm, nil},
+		{"general route mixed in", 4, savedMax, 0.9995, nil},
+		{"validation and averaging", 3, savedMax, savedNorm, func(o *Options) { o.Train.ValidationFraction = 0.25; o.Train.AverageLast = 2 }},
+	}
+	for _, c := range cases {
+		for _, workers := range []int{1, 2} {
+			var files [2][]byte
+			for i, direct := range []bool{false, true} {
+				driftEvery, maxDrift32, minExactNorm = c.drift, c.maxDrift, c.norm
+				directUpdate, poisonStale = direct, !direct
+				o := legacyOptions(Config{SubspaceDim: d, PrototypesPerClass: 2}, TrainConfig{Epochs: 5, Seed: 3, Workers: workers})
+				o.Model.Precision = Float32
+				if c.mutate != nil {
+					c.mutate(&o)
+				}
+				m, _, err := Train(context.Background(), o, samples, ys)
+				if err != nil {
+					t.Fatalf("%s, %d workers, direct %v: %v", c.name, workers, direct, err)
+				}
+				if files[i], err = m.MarshalBinary(); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if !bytes.Equal(files[0], files[1]) {
+				t.Errorf("%s, %d workers: the float32 copies updated directly give another model than updates of the float64 prototypes", c.name, workers)
+			}
+		}
+	}
+}

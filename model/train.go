@@ -584,6 +584,7 @@ func runData(ctx context.Context, m0 *Model, tc TrainConfig, dt data, tr, va []i
 		if len(va) > 0 {
 			// The averaged prototypes into the trainer's engine, for the
 			// validation accuracy.
+			t.eng.FreshAll()
 			for k, w := range avg.protos {
 				t.protos[k].CopyFrom(w)
 				t.eng.Sync(k)
@@ -809,6 +810,9 @@ type trainer struct {
 	sideK                  [2]int
 	sideP                  *linalg.Dense // the step's sample, during updateExact's tasks
 	sideErr                [2]error
+	updErr                 [2]error     // of updateTask (engine.UpdateExact)
+	sideCheck              [2]bool      // a drift check follows the winner's update
+	utmp                   [2][]float64 // Float32 model: each winner's update in float64 (engine.UpdateExact)
 	factorTask, updateTask func(side int)
 	imageSolo              bool    // an image step's distances run on the caller alone (soloImageWork)
 	maxDrift               float64 // driftCheck's tolerance: maxDrift, or maxDrift32 for a Float32 model
@@ -900,6 +904,9 @@ func newTrainer(m *Model, tc TrainConfig) (*trainer, error) {
 		// tolerance is that of float32 values.
 		eng.SetFloat32(true)
 		t.maxDrift = maxDrift32
+		for s := range t.utmp {
+			t.utmp[s] = make([]float64, dim*d)
+		}
 	}
 	for c := range t.weights {
 		t.weights[c] = 1
@@ -921,6 +928,7 @@ func newTrainer(m *Model, tc TrainConfig) (*trainer, error) {
 // Close releases the trainer's workers.
 func (t *trainer) Close() {
 	if t.eng != nil {
+		t.eng.FreshAll() // the prototypes outlive the engine (Model)
 		t.eng.Close()
 		t.eng = nil
 	}
@@ -928,6 +936,9 @@ func (t *trainer) Close() {
 
 // Model returns a snapshot of the model being trained.
 func (t *trainer) Model() *Model {
+	if t.eng != nil {
+		t.eng.FreshAll()
+	}
 	m := &Model{
 		cfg:     t.base.Config(),
 		train:   t.cfg,
@@ -1150,11 +1161,13 @@ func (t *trainer) updateExact(p *linalg.Dense, r stepResult) error {
 		t.updates[k]++
 		check[side] = t.updates[k] >= driftEvery
 	}
-	if check[0] || check[1] {
+	if check[0] || check[1] || directUpdate {
+		t.eng.Fresh(r.Plus)
+		t.eng.Fresh(r.Minus)
 		t.v[0].CopyFrom(t.protos[r.Plus])
 		t.v[1].CopyFrom(t.protos[r.Minus])
 	}
-	t.sideK, t.sideP = [2]int{r.Plus, r.Minus}, p
+	t.sideK, t.sideP, t.sideCheck = [2]int{r.Plus, r.Minus}, p, check
 	if t.eng.Workers() == 1 {
 		for side := range t.sideK {
 			t.updateSide(side)
@@ -1164,11 +1177,18 @@ func (t *trainer) updateExact(p *linalg.Dense, r stepResult) error {
 		return err
 	}
 	t.sideP = nil
+	for _, err := range t.updErr {
+		if err != nil {
+			return stepError("update", err)
+		}
+	}
 	for side, k := range [2]int{r.Plus, r.Minus} {
 		if !check[side] {
 			continue
 		}
 		if err := t.driftCheck(k); err != nil {
+			t.eng.Fresh(r.Plus)
+			t.eng.Fresh(r.Minus)
 			t.protos[r.Plus].CopyFrom(t.v[0])
 			t.protos[r.Minus].CopyFrom(t.v[1])
 			return err
@@ -1180,14 +1200,39 @@ func (t *trainer) updateExact(p *linalg.Dense, r stepResult) error {
 // updateSide is the exact update of winner side (0 = W⁺, 1 = W⁻, the
 // prototype t.sideK[side]) in place: W ← W (I + K) + P B (P = t.sideP,
 // the step's sample), so that both winners can be updated at once
-// (engine.Tasks).
+// (engine.Tasks). engine.UpdateExact: kernels.AB2 in place; for a
+// Float32 model on the engine's float32 copy, the float64 prototype left
+// stale until engine.Fresh (which every other reader or writer of
+// t.protos calls first).
+//
+// A winner whose drift check follows (every driftEvery-th update) is
+// updated in place on its float64 prototype, fresh since updateExact
+// copied it for the rollback: the check sees the unrounded update, and
+// Sync rounds it at the end of the step, as for a Float64 model's copy
+// (the bits the model had before the float32 copies were updated
+// directly).
 func (t *trainer) updateSide(side int) {
 	d, dim := t.base.d, t.base.dim
 	dd := d * d
-	w, p := t.protos[t.sideK[side]], t.sideP
+	k := t.sideK[side]
 	ik, b := t.coef[2*side*dd:(2*side+1)*dd], t.coef[(2*side+1)*dd:(2*side+2)*dd]
-	kernels.AB2(w.Data, w.Stride, w.Data, w.Stride, ik, d, p.Data, p.Stride, b, d, dim, d, d)
+	if t.sideCheck[side] || directUpdate {
+		w, p := t.protos[k], t.sideP
+		kernels.AB2(w.Data, w.Stride, w.Data, w.Stride, ik, d, p.Data, p.Stride, b, d, dim, d, d)
+		return
+	}
+	t.updErr[side] = t.eng.UpdateExact(k, ik, d, t.sideP, b, d, t.utmp[side])
 }
+
+// directUpdate (for the tests) makes every exact update one in place on
+// the float64 prototype (updateSide's drift-check form), rounded by Sync:
+// the reference for the float32 copies updated directly, with the float64
+// prototypes left stale, of a Float32 model.
+var directUpdate = false
+
+// poisonStale (for the tests) fills every stale float64 prototype with
+// NaN after every step: a reader that forgot engine.Fresh reads NaN.
+var poisonStale = false
 
 // sync tells the engine that the winners plus and minus were written (a
 // Float32 model: rounded to float32 and copied to the float32 copies the
@@ -1195,6 +1240,17 @@ func (t *trainer) updateSide(side int) {
 func (t *trainer) sync(plus, minus int) {
 	t.eng.Sync(plus)
 	t.eng.Sync(minus)
+	if poisonStale {
+		for k, w := range t.protos {
+			if t.eng.Stale(k) {
+				for r := 0; r < w.Rows; r++ {
+					for c := range w.Row(r) {
+						w.Set(r, c, math.NaN())
+					}
+				}
+			}
+		}
+	}
 }
 
 // driftEvery is the number of exact updates of a prototype after which
@@ -1209,12 +1265,13 @@ const maxDrift = 4e-15
 // (2^-24 relative each) moves WᵀW by up to about 6e-8, and each update's
 // rounding adds to it like a random walk; CGS2 and rounding restore about
 // 6e-8.
-const maxDrift32 = 1e-6
+var maxDrift32 = 1e-6 // a variable for the tests
 
 // driftCheck re-orthonormalises prototype k by CGS2 when max |WᵀW − I|
 // exceeds maxDrift, and restarts its count of updates. It allocates
 // nothing.
 func (t *trainer) driftCheck(k int) error {
+	t.eng.Fresh(k)
 	t.updates[k] = 0
 	d := t.base.d
 	w := t.protos[k]
@@ -1234,6 +1291,7 @@ func (t *trainer) driftCheck(k int) error {
 // driftEvery times an epoch is still checked). On failure the prototype
 // is left as it was.
 func (t *trainer) checkAll() error {
+	t.eng.FreshAll()
 	d := t.base.d
 	for k, w := range t.protos {
 		t.updates[k] = 0
@@ -1258,6 +1316,8 @@ func (t *trainer) checkAll() error {
 // with Q_W orthogonal), then CGS2. t.v keeps the old bases for the
 // rollback: on failure both winners are restored.
 func (t *trainer) updateGeneral(p *linalg.Dense, r stepResult, eta float64) error {
+	t.eng.Fresh(r.Plus)
+	t.eng.Fresh(r.Minus)
 	d := t.base.d
 	plus := r.Plus
 	for side, k := range [2]int{plus, r.Minus} {
