@@ -81219,7 +81219,301 @@ TEXT ·widen32KernelAVX2(SB), NOSPLIT, $0-48
 	MOVQ cols+40(FP), CX
 	MOVQ CX, R12
 	ANDQ $0x03, R12
+	CMPQ CX, $0x10
+	JAE  widen32KernelAVX2_row
+	MOVQ CX, AX
+	SHRQ $0x02, AX
+	CMPQ AX, $0x00
+	JNE  widen32KernelAVX2_short0_t1_skip
+	CMPQ R12, $0x01
+	JNE  widen32KernelAVX2_short0_t1_skip
 
+widen32KernelAVX2_short0_t1:
+	VMOVSS    (SI), X0
+	VCVTPS2PD X0, Y0
+	VMOVSD    X0, (DI)
+	ADDQ      R8, DI
+	ADDQ      R9, SI
+	DECQ      BX
+	JNZ       widen32KernelAVX2_short0_t1
+	JMP       widen32KernelAVX2_done
+
+widen32KernelAVX2_short0_t1_skip:
+	CMPQ AX, $0x00
+	JNE  widen32KernelAVX2_short0_t2_skip
+	CMPQ R12, $0x02
+	JNE  widen32KernelAVX2_short0_t2_skip
+
+widen32KernelAVX2_short0_t2:
+	VMOVSD    (SI), X0
+	VCVTPS2PD X0, Y0
+	VMOVUPD   X0, (DI)
+	ADDQ      R8, DI
+	ADDQ      R9, SI
+	DECQ      BX
+	JNZ       widen32KernelAVX2_short0_t2
+	JMP       widen32KernelAVX2_done
+
+widen32KernelAVX2_short0_t2_skip:
+	CMPQ AX, $0x00
+	JNE  widen32KernelAVX2_short0_t3_skip
+	CMPQ R12, $0x03
+	JNE  widen32KernelAVX2_short0_t3_skip
+
+widen32KernelAVX2_short0_t3:
+	VMOVSD       (SI), X0
+	VINSERTPS    $0x20, 8(SI), X0, X0
+	VCVTPS2PD    X0, Y0
+	VMOVUPD      X0, (DI)
+	VEXTRACTF128 $0x01, Y0, X0
+	VMOVSD       X0, 16(DI)
+	ADDQ         R8, DI
+	ADDQ         R9, SI
+	DECQ         BX
+	JNZ          widen32KernelAVX2_short0_t3
+	JMP          widen32KernelAVX2_done
+
+widen32KernelAVX2_short0_t3_skip:
+	CMPQ AX, $0x01
+	JNE  widen32KernelAVX2_short1_t0_skip
+	CMPQ R12, $0x00
+	JNE  widen32KernelAVX2_short1_t0_skip
+
+widen32KernelAVX2_short1_t0:
+	VCVTPS2PD (SI), Y0
+	VMOVUPD   Y0, (DI)
+	ADDQ      R8, DI
+	ADDQ      R9, SI
+	DECQ      BX
+	JNZ       widen32KernelAVX2_short1_t0
+	JMP       widen32KernelAVX2_done
+
+widen32KernelAVX2_short1_t0_skip:
+	CMPQ AX, $0x01
+	JNE  widen32KernelAVX2_short1_t1_skip
+	CMPQ R12, $0x01
+	JNE  widen32KernelAVX2_short1_t1_skip
+
+widen32KernelAVX2_short1_t1:
+	VCVTPS2PD (SI), Y0
+	VMOVUPD   Y0, (DI)
+	VMOVSS    16(SI), X1
+	VCVTPS2PD X1, Y1
+	VMOVSD    X1, 32(DI)
+	ADDQ      R8, DI
+	ADDQ      R9, SI
+	DECQ      BX
+	JNZ       widen32KernelAVX2_short1_t1
+	JMP       widen32KernelAVX2_done
+
+widen32KernelAVX2_short1_t1_skip:
+	CMPQ AX, $0x01
+	JNE  widen32KernelAVX2_short1_t2_skip
+	CMPQ R12, $0x02
+	JNE  widen32KernelAVX2_short1_t2_skip
+
+widen32KernelAVX2_short1_t2:
+	VCVTPS2PD (SI), Y0
+	VMOVUPD   Y0, (DI)
+	VMOVSD    16(SI), X1
+	VCVTPS2PD X1, Y1
+	VMOVUPD   X1, 32(DI)
+	ADDQ      R8, DI
+	ADDQ      R9, SI
+	DECQ      BX
+	JNZ       widen32KernelAVX2_short1_t2
+	JMP       widen32KernelAVX2_done
+
+widen32KernelAVX2_short1_t2_skip:
+	CMPQ AX, $0x01
+	JNE  widen32KernelAVX2_short1_t3_skip
+	CMPQ R12, $0x03
+	JNE  widen32KernelAVX2_short1_t3_skip
+
+widen32KernelAVX2_short1_t3:
+	VCVTPS2PD    (SI), Y0
+	VMOVUPD      Y0, (DI)
+	VMOVSD       16(SI), X1
+	VINSERTPS    $0x20, 24(SI), X1, X1
+	VCVTPS2PD    X1, Y1
+	VMOVUPD      X1, 32(DI)
+	VEXTRACTF128 $0x01, Y1, X1
+	VMOVSD       X1, 48(DI)
+	ADDQ         R8, DI
+	ADDQ         R9, SI
+	DECQ         BX
+	JNZ          widen32KernelAVX2_short1_t3
+	JMP          widen32KernelAVX2_done
+
+widen32KernelAVX2_short1_t3_skip:
+	CMPQ AX, $0x02
+	JNE  widen32KernelAVX2_short2_t0_skip
+	CMPQ R12, $0x00
+	JNE  widen32KernelAVX2_short2_t0_skip
+
+widen32KernelAVX2_short2_t0:
+	VCVTPS2PD (SI), Y0
+	VCVTPS2PD 16(SI), Y1
+	VMOVUPD   Y0, (DI)
+	VMOVUPD   Y1, 32(DI)
+	ADDQ      R8, DI
+	ADDQ      R9, SI
+	DECQ      BX
+	JNZ       widen32KernelAVX2_short2_t0
+	JMP       widen32KernelAVX2_done
+
+widen32KernelAVX2_short2_t0_skip:
+	CMPQ AX, $0x02
+	JNE  widen32KernelAVX2_short2_t1_skip
+	CMPQ R12, $0x01
+	JNE  widen32KernelAVX2_short2_t1_skip
+
+widen32KernelAVX2_short2_t1:
+	VCVTPS2PD (SI), Y0
+	VCVTPS2PD 16(SI), Y1
+	VMOVUPD   Y0, (DI)
+	VMOVUPD   Y1, 32(DI)
+	VMOVSS    32(SI), X2
+	VCVTPS2PD X2, Y2
+	VMOVSD    X2, 64(DI)
+	ADDQ      R8, DI
+	ADDQ      R9, SI
+	DECQ      BX
+	JNZ       widen32KernelAVX2_short2_t1
+	JMP       widen32KernelAVX2_done
+
+widen32KernelAVX2_short2_t1_skip:
+	CMPQ AX, $0x02
+	JNE  widen32KernelAVX2_short2_t2_skip
+	CMPQ R12, $0x02
+	JNE  widen32KernelAVX2_short2_t2_skip
+
+widen32KernelAVX2_short2_t2:
+	VCVTPS2PD (SI), Y0
+	VCVTPS2PD 16(SI), Y1
+	VMOVUPD   Y0, (DI)
+	VMOVUPD   Y1, 32(DI)
+	VMOVSD    32(SI), X2
+	VCVTPS2PD X2, Y2
+	VMOVUPD   X2, 64(DI)
+	ADDQ      R8, DI
+	ADDQ      R9, SI
+	DECQ      BX
+	JNZ       widen32KernelAVX2_short2_t2
+	JMP       widen32KernelAVX2_done
+
+widen32KernelAVX2_short2_t2_skip:
+	CMPQ AX, $0x02
+	JNE  widen32KernelAVX2_short2_t3_skip
+	CMPQ R12, $0x03
+	JNE  widen32KernelAVX2_short2_t3_skip
+
+widen32KernelAVX2_short2_t3:
+	VCVTPS2PD    (SI), Y0
+	VCVTPS2PD    16(SI), Y1
+	VMOVUPD      Y0, (DI)
+	VMOVUPD      Y1, 32(DI)
+	VMOVSD       32(SI), X2
+	VINSERTPS    $0x20, 40(SI), X2, X2
+	VCVTPS2PD    X2, Y2
+	VMOVUPD      X2, 64(DI)
+	VEXTRACTF128 $0x01, Y2, X2
+	VMOVSD       X2, 80(DI)
+	ADDQ         R8, DI
+	ADDQ         R9, SI
+	DECQ         BX
+	JNZ          widen32KernelAVX2_short2_t3
+	JMP          widen32KernelAVX2_done
+
+widen32KernelAVX2_short2_t3_skip:
+	CMPQ AX, $0x03
+	JNE  widen32KernelAVX2_short3_t0_skip
+	CMPQ R12, $0x00
+	JNE  widen32KernelAVX2_short3_t0_skip
+
+widen32KernelAVX2_short3_t0:
+	VCVTPS2PD (SI), Y0
+	VCVTPS2PD 16(SI), Y1
+	VCVTPS2PD 32(SI), Y2
+	VMOVUPD   Y0, (DI)
+	VMOVUPD   Y1, 32(DI)
+	VMOVUPD   Y2, 64(DI)
+	ADDQ      R8, DI
+	ADDQ      R9, SI
+	DECQ      BX
+	JNZ       widen32KernelAVX2_short3_t0
+	JMP       widen32KernelAVX2_done
+
+widen32KernelAVX2_short3_t0_skip:
+	CMPQ AX, $0x03
+	JNE  widen32KernelAVX2_short3_t1_skip
+	CMPQ R12, $0x01
+	JNE  widen32KernelAVX2_short3_t1_skip
+
+widen32KernelAVX2_short3_t1:
+	VCVTPS2PD (SI), Y0
+	VCVTPS2PD 16(SI), Y1
+	VCVTPS2PD 32(SI), Y2
+	VMOVUPD   Y0, (DI)
+	VMOVUPD   Y1, 32(DI)
+	VMOVUPD   Y2, 64(DI)
+	VMOVSS    48(SI), X3
+	VCVTPS2PD X3, Y3
+	VMOVSD    X3, 96(DI)
+	ADDQ      R8, DI
+	ADDQ      R9, SI
+	DECQ      BX
+	JNZ       widen32KernelAVX2_short3_t1
+	JMP       widen32KernelAVX2_done
+
+widen32KernelAVX2_short3_t1_skip:
+	CMPQ AX, $0x03
+	JNE  widen32KernelAVX2_short3_t2_skip
+	CMPQ R12, $0x02
+	JNE  widen32KernelAVX2_short3_t2_skip
+
+widen32KernelAVX2_short3_t2:
+	VCVTPS2PD (SI), Y0
+	VCVTPS2PD 16(SI), Y1
+	VCVTPS2PD 32(SI), Y2
+	VMOVUPD   Y0, (DI)
+	VMOVUPD   Y1, 32(DI)
+	VMOVUPD   Y2, 64(DI)
+	VMOVSD    48(SI), X3
+	VCVTPS2PD X3, Y3
+	VMOVUPD   X3, 96(DI)
+	ADDQ      R8, DI
+	ADDQ      R9, SI
+	DECQ      BX
+	JNZ       widen32KernelAVX2_short3_t2
+	JMP       widen32KernelAVX2_done
+
+widen32KernelAVX2_short3_t2_skip:
+	CMPQ AX, $0x03
+	JNE  widen32KernelAVX2_short3_t3_skip
+	CMPQ R12, $0x03
+	JNE  widen32KernelAVX2_short3_t3_skip
+
+widen32KernelAVX2_short3_t3:
+	VCVTPS2PD    (SI), Y0
+	VCVTPS2PD    16(SI), Y1
+	VCVTPS2PD    32(SI), Y2
+	VMOVUPD      Y0, (DI)
+	VMOVUPD      Y1, 32(DI)
+	VMOVUPD      Y2, 64(DI)
+	VMOVSD       48(SI), X3
+	VINSERTPS    $0x20, 56(SI), X3, X3
+	VCVTPS2PD    X3, Y3
+	VMOVUPD      X3, 96(DI)
+	VEXTRACTF128 $0x01, Y3, X3
+	VMOVSD       X3, 112(DI)
+	ADDQ         R8, DI
+	ADDQ         R9, SI
+	DECQ         BX
+	JNZ          widen32KernelAVX2_short3_t3
+	JMP          widen32KernelAVX2_done
+
+widen32KernelAVX2_short3_t3_skip:
 widen32KernelAVX2_row:
 	MOVQ DI, R10
 	MOVQ SI, R11
@@ -81282,6 +81576,8 @@ widen32KernelAVX2_next:
 	ADDQ R9, SI
 	DECQ BX
 	JNZ  widen32KernelAVX2_row
+
+widen32KernelAVX2_done:
 	VZEROUPPER
 	RET
 

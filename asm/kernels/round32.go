@@ -322,11 +322,14 @@ func bits(w int) int {
 //	func widen32KernelAVX2(dst *float64, ldd int, src *float32, lds int, rows, cols int)
 //
 // dst[i*ldd+j] = float64(src[i*lds+j]) for i < rows, j < cols (rows, cols
-// >= 1): exact. Each row in vectors of 4 (VCVTPS2PD from memory), then
-// its last cols%4 values loaded and stored by 1-, 2- and 3-lane moves
+// >= 1): exact. Rows of fewer than 16 values (a prototype's d columns)
+// take a straight-line body per count of whole vectors and tail, no
+// column loop (as the float64 -> float32 conversions); longer rows
+// vectors of 4 (VCVTPS2PD from memory) in blocks of four. A row's last
+// cols%4 values are loaded and stored by 1-, 2- and 3-lane moves
 // (nothing past the row is read or written). AVX2 only: the AVX-512
-// machines run it too (it is not on any path that an 8-lane form would
-// make faster by much: a prototype's update in float32 mode).
+// machines run it too (a prototype's update in float32 mode, a few
+// thousand values).
 func genWiden32() {
 	name := "widen32KernelAVX2"
 	TEXT(name, NOSPLIT, "func(dst *float64, ldd int, src *float32, lds int, rows, cols int)")
@@ -348,6 +351,59 @@ func genWiden32() {
 	MOVQ(RCX, R12)
 	ANDQ(U8(3), R12)
 	pfx := name + "_"
+	// tail converts the tc (1..3) values at src+off into the first lanes
+	// of v and stores them at dst+off*2.
+	tail := func(src, dst Register, off, tc int, v VecPhysical) {
+		x := v.AsX()
+		m := Mem{Base: src, Disp: 4 * off}
+		switch tc {
+		case 1:
+			VMOVSS(m, x)
+		case 2:
+			VMOVSD(m, x)
+		case 3:
+			VMOVSD(m, x)
+			VINSERTPS(U8(0x20), m.Offset(8), x, x) // lane 2 from the third value
+		}
+		VCVTPS2PD(x, v)
+		storeLanesAVX2(v, Mem{Base: dst, Disp: 8 * off}, tc)
+	}
+
+	// Short rows: one body per (whole vectors, tail).
+	CMPQ(RCX, U8(16))
+	JAE(LabelRef(pfx + "row"))
+	MOVQ(RCX, RAX)
+	SHRQ(U8(2), RAX)
+	for nv := 0; nv < 4; nv++ {
+		for tc := 0; tc < 4; tc++ {
+			if nv == 0 && tc == 0 {
+				continue
+			}
+			next := label("%sshort%d_t%d_skip", pfx, nv, tc)
+			CMPQ(RAX, U8(nv))
+			JNE(LabelRef(next))
+			CMPQ(R12, U8(tc))
+			JNE(LabelRef(next))
+			body := label("%sshort%d_t%d", pfx, nv, tc)
+			Label(body)
+			for i := 0; i < nv; i++ {
+				VCVTPS2PD(Mem{Base: RSI, Disp: 16 * i}, r[i])
+			}
+			for i := 0; i < nv; i++ {
+				VMOVUPD(r[i], Mem{Base: RDI, Disp: 32 * i})
+			}
+			if tc > 0 {
+				tail(RSI, RDI, 4*nv, tc, r[nv])
+			}
+			ADDQ(R8, RDI)
+			ADDQ(R9, RSI)
+			DECQ(RBX)
+			JNZ(LabelRef(body))
+			JMP(LabelRef(pfx + "done"))
+			Label(next)
+		}
+	}
+
 	Label(pfx + "row")
 	MOVQ(RDI, R10)
 	MOVQ(RSI, R11)
@@ -378,24 +434,13 @@ func genWiden32() {
 	Label(pfx + "tail")
 	TESTQ(R12, R12)
 	JE(LabelRef(pfx + "next"))
-	x := r[0].AsX()
 	for _, tc := range []int{1, 2, 3} {
 		skip := label("%stail%d_skip", pfx, tc)
 		if tc < 3 {
 			CMPQ(R12, U8(tc))
 			JNE(LabelRef(skip))
 		}
-		switch tc {
-		case 1:
-			VMOVSS(Mem{Base: R11}, x)
-		case 2:
-			VMOVSD(Mem{Base: R11}, x)
-		case 3:
-			VMOVSD(Mem{Base: R11}, x)
-			VINSERTPS(U8(0x20), Mem{Base: R11, Disp: 8}, x, x) // lane 2 from src[2]
-		}
-		VCVTPS2PD(x, r[0])
-		storeLanesAVX2(r[0], Mem{Base: R10}, tc)
+		tail(R11, R10, 0, tc, r[0])
 		if tc < 3 {
 			JMP(LabelRef(pfx + "next"))
 			Label(skip)
@@ -406,6 +451,7 @@ func genWiden32() {
 	ADDQ(R9, RSI)
 	DECQ(RBX)
 	JNZ(LabelRef(pfx + "row"))
+	Label(pfx + "done")
 	VZEROUPPER()
 	RET()
 }
