@@ -319,13 +319,13 @@ func (w *Small) laneValues(bv []float64, l, e int, negl, neglB float64) bool {
 	return w.avx2.laneValues(bv, w.n, l, e, negl, neglB)
 }
 
-// factorizeAVX2 is Pair.Factorize on the AVX2 kernel: the two matrices,
-// loaded and scaled as Small.Factorize loads them, in lanes 0 and 1 of the
-// first workspace's group (lanes 2 and 3 zero: they never rotate), each
-// column followed by its column of V. Lanes 0 and 1 are the kernel's exact
-// lanes: a pair of columns that rotates in one of them only is left bit for
-// bit as it is in the other, so each lane computes what it computes alone;
-// a lane that has converged rotates nothing while the other goes on.
+// factorizeAVX2 is Pair.Factorize on the split AVX2 kernel: the two
+// matrices, loaded and scaled as Small.Factorize loads them, in lanes
+// (0, 1) and (2, 3) of the first workspace's group, each column followed
+// by its column of V. All four lanes are the kernel's exact lanes: a pair
+// of columns that rotates in one matrix only is left bit for bit as it is
+// in the other, so each matrix gets what it gets alone; a matrix that has
+// converged rotates nothing while the other goes on.
 //
 // With bv[0] and bv[1] not nil it is Pair.FactorizeValues: each lane's
 // batch values come from the kernel's norms where the run is certified to

@@ -258,26 +258,36 @@
 //     and 23 µs per 25 x 25 (gonum: 11 and 37 µs): the rotations are bound
 //     by 256-bit stores (one a cycle, two per row of a pair), the dot
 //     products and parameters by their per-pair latency.
-//   - Small (2 <= n <= 64, also Tall's R up to 64 columns) on the same
-//     kernel: the matrix in lane 0 (the other lanes are zero and never
-//     rotate), the rows of V stored under each column and rotated with it
-//     but left out of the dot products and norms. A group's time for one
-//     matrix: Factorize of 12 x 12 about 1.5x faster than gonum's SVDThin
-//     with U and V on the Zen 3 machine, Values slower than gonum's (use
-//     Batch).
-//   - Pair (AVX2): the two matrices in lanes 0 and 1 of the same kernel
-//     run, which goes on until both have converged. A lane that does not
-//     rotate a pair gets c = 1, s = 0, which keeps every value but not the
-//     sign of a zero (-0 - s y is +0 for y < 0): the kernel's exact lanes
-//     (lanes 0 and 1 here, none for Batch and Small) take a pair that
-//     rotates in some but not all of them through a blend (VBLENDVPD) that
-//     keeps the others as they are, so each matrix gets the bits of
-//     Small.Factorize alone (tested for n = 1..64 with -0 and subnormal
-//     entries, which without the blend differ). On the Zen 3 machine (load
-//     about 4, medians of 8) a pair of 12 x 12 matrices takes 1.3x the time
-//     of one Factorize (37.5 against 29 µs), and the winners' factorisation
-//     of a one-worker MNIST epoch 11% of the profile instead of 20%. On
-//     other implementations Pair calls Small.Factorize twice.
+//   - Small (2 <= n <= 64, also Tall's R up to 64 columns) on the split
+//     form of the same kernel (jacobi4sAVX2): the matrix in lanes 0 and 1,
+//     its even rows in one lane and its odd rows in the other (the lanes
+//     2 and 3 are zero and never rotate), the rows of V stored under each
+//     column and rotated with it but left out of the dot products and
+//     norms. Each lane's operations are those of the one-lane layout in
+//     the same order: the norm's two chains (even rows, odd rows) are the
+//     two lanes, the dot product's four chains (rows 4j+u) the lanes of
+//     two accumulators, its last rows mod 4 added into the first lane
+//     alone; so a matrix has the bits the kernel gives it in one lane
+//     (TestSplitAVX2Bits, every sweep count, n = 2..64), in half the
+//     vector instructions of its dots and rotations. A group's time for
+//     one matrix: Factorize of 12 x 12 about 1.5x faster than gonum's
+//     SVDThin with U and V on the Zen 3 machine before the split, and
+//     BenchmarkSVD's d = 25 pair 220 against 135 µs since; Values slower
+//     than gonum's (use Batch).
+//   - Pair (AVX2): the two matrices in lanes (0, 1) and (2, 3) of the same
+//     split kernel run, which goes on until both have converged. A lane
+//     that does not rotate a pair gets c = 1, s = 0, which keeps every
+//     value but not the sign of a zero (-0 - s y is +0 for y < 0): the
+//     kernel's exact lanes (all four here, none for Batch and Small) take a
+//     pair that rotates in one matrix but not the other through a blend
+//     (VBLENDVPD) that keeps the other as it is, so each matrix gets the
+//     bits of Small.Factorize alone (tested for n = 1..64 with -0 and
+//     subnormal entries, which without the blend differ). On the Zen 3
+//     machine (load about 4, medians of 8) a pair of 12 x 12 matrices took
+//     1.3x the time of one Factorize (37.5 against 29 µs) in the one-lane
+//     layout, and the winners' factorisation of a one-worker MNIST epoch
+//     11% of the profile instead of 20%; 5% since the split. On other
+//     implementations Pair calls Small.Factorize twice.
 //   - Small (3 <= n <= 32; larger n use the pure-Go path) and Tall's R: one
 //     matrix, the n/2 disjoint pairs of a round in the lanes of one or two
 //     ZMM registers (left columns, right columns), the next round's pairing

@@ -23,9 +23,11 @@ var batchFallbacks atomic.Int64
 //   - pure Go: Batch.Values runs Small.Values, which runs the iteration
 //     of Factorize without V and the same column norms, sort and scaling:
 //     bv is s.
-//   - AVX2: Factorize runs the 4-lane batch kernel with the matrix in lane
-//     0 and V under its columns, left out of the dot products and norms;
-//     Batch.Values runs the same kernel on the same scaled columns
+//   - AVX2: Factorize runs the split form of the 4-lane batch kernel with
+//     the matrix in lanes 0 and 1 (even rows, odd rows: the bits of lane
+//     0 of the batch kernel) and V under its columns, left out of the dot
+//     products and norms; Batch.Values runs the batch kernel on the same
+//     scaled columns
 //     (loadTransposed and the batch load scale by the same power of two)
 //     and takes its values from the kernel's final squared norms, which
 //     this run leaves too. The runs differ only in their negligible

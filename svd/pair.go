@@ -35,7 +35,7 @@ func (p *Pair) Small(i int) *Small { return p.w[i] }
 //
 // computes them, to the bit, and with the same contract: see
 // Small.Factorize. On CPUs with AVX2 and FMA (without AVX-512) both run in
-// one pass of the 4-lane Jacobi kernel, one matrix per lane. The two
+// one pass of the 4-lane Jacobi kernel, each matrix in two lanes. The two
 // matrices share their strides; no output may alias an input or another
 // output. Allocation-free (except for the error value on failure).
 //
