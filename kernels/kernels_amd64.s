@@ -81274,21 +81274,21 @@ widen32KernelAVX2_short0_t3:
 	JMP          widen32KernelAVX2_done
 
 widen32KernelAVX2_short0_t3_skip:
-	CMPQ AX, $0x01
-	JNE  widen32KernelAVX2_short1_t0_skip
-	CMPQ R12, $0x00
-	JNE  widen32KernelAVX2_short1_t0_skip
+	CMPQ  AX, $0x01
+	JNE   widen32KernelAVX2_short1_false_skip
+	TESTQ R12, R12
+	JNE   widen32KernelAVX2_short1_false_skip
 
-widen32KernelAVX2_short1_t0:
+widen32KernelAVX2_short1_false:
 	VCVTPS2PD (SI), Y0
 	VMOVUPD   Y0, (DI)
 	ADDQ      R8, DI
 	ADDQ      R9, SI
 	DECQ      BX
-	JNZ       widen32KernelAVX2_short1_t0
+	JNZ       widen32KernelAVX2_short1_false
 	JMP       widen32KernelAVX2_done
 
-widen32KernelAVX2_short1_t0_skip:
+widen32KernelAVX2_short1_false_skip:
 	CMPQ AX, $0x01
 	JNE  widen32KernelAVX2_short1_t1_skip
 	CMPQ R12, $0x01
@@ -81296,9 +81296,9 @@ widen32KernelAVX2_short1_t0_skip:
 
 widen32KernelAVX2_short1_t1:
 	VCVTPS2PD (SI), Y0
-	VMOVUPD   Y0, (DI)
 	VMOVSS    16(SI), X1
 	VCVTPS2PD X1, Y1
+	VMOVUPD   Y0, (DI)
 	VMOVSD    X1, 32(DI)
 	ADDQ      R8, DI
 	ADDQ      R9, SI
@@ -81314,9 +81314,9 @@ widen32KernelAVX2_short1_t1_skip:
 
 widen32KernelAVX2_short1_t2:
 	VCVTPS2PD (SI), Y0
-	VMOVUPD   Y0, (DI)
 	VMOVSD    16(SI), X1
 	VCVTPS2PD X1, Y1
+	VMOVUPD   Y0, (DI)
 	VMOVUPD   X1, 32(DI)
 	ADDQ      R8, DI
 	ADDQ      R9, SI
@@ -81332,10 +81332,10 @@ widen32KernelAVX2_short1_t2_skip:
 
 widen32KernelAVX2_short1_t3:
 	VCVTPS2PD    (SI), Y0
-	VMOVUPD      Y0, (DI)
 	VMOVSD       16(SI), X1
 	VINSERTPS    $0x20, 24(SI), X1, X1
 	VCVTPS2PD    X1, Y1
+	VMOVUPD      Y0, (DI)
 	VMOVUPD      X1, 32(DI)
 	VEXTRACTF128 $0x01, Y1, X1
 	VMOVSD       X1, 48(DI)
@@ -81346,12 +81346,12 @@ widen32KernelAVX2_short1_t3:
 	JMP          widen32KernelAVX2_done
 
 widen32KernelAVX2_short1_t3_skip:
-	CMPQ AX, $0x02
-	JNE  widen32KernelAVX2_short2_t0_skip
-	CMPQ R12, $0x00
-	JNE  widen32KernelAVX2_short2_t0_skip
+	CMPQ  AX, $0x02
+	JNE   widen32KernelAVX2_short2_false_skip
+	TESTQ R12, R12
+	JNE   widen32KernelAVX2_short2_false_skip
 
-widen32KernelAVX2_short2_t0:
+widen32KernelAVX2_short2_false:
 	VCVTPS2PD (SI), Y0
 	VCVTPS2PD 16(SI), Y1
 	VMOVUPD   Y0, (DI)
@@ -81359,10 +81359,10 @@ widen32KernelAVX2_short2_t0:
 	ADDQ      R8, DI
 	ADDQ      R9, SI
 	DECQ      BX
-	JNZ       widen32KernelAVX2_short2_t0
+	JNZ       widen32KernelAVX2_short2_false
 	JMP       widen32KernelAVX2_done
 
-widen32KernelAVX2_short2_t0_skip:
+widen32KernelAVX2_short2_false_skip:
 	CMPQ AX, $0x02
 	JNE  widen32KernelAVX2_short2_t1_skip
 	CMPQ R12, $0x01
@@ -81371,10 +81371,10 @@ widen32KernelAVX2_short2_t0_skip:
 widen32KernelAVX2_short2_t1:
 	VCVTPS2PD (SI), Y0
 	VCVTPS2PD 16(SI), Y1
-	VMOVUPD   Y0, (DI)
-	VMOVUPD   Y1, 32(DI)
 	VMOVSS    32(SI), X2
 	VCVTPS2PD X2, Y2
+	VMOVUPD   Y0, (DI)
+	VMOVUPD   Y1, 32(DI)
 	VMOVSD    X2, 64(DI)
 	ADDQ      R8, DI
 	ADDQ      R9, SI
@@ -81391,10 +81391,10 @@ widen32KernelAVX2_short2_t1_skip:
 widen32KernelAVX2_short2_t2:
 	VCVTPS2PD (SI), Y0
 	VCVTPS2PD 16(SI), Y1
-	VMOVUPD   Y0, (DI)
-	VMOVUPD   Y1, 32(DI)
 	VMOVSD    32(SI), X2
 	VCVTPS2PD X2, Y2
+	VMOVUPD   Y0, (DI)
+	VMOVUPD   Y1, 32(DI)
 	VMOVUPD   X2, 64(DI)
 	ADDQ      R8, DI
 	ADDQ      R9, SI
@@ -81411,11 +81411,11 @@ widen32KernelAVX2_short2_t2_skip:
 widen32KernelAVX2_short2_t3:
 	VCVTPS2PD    (SI), Y0
 	VCVTPS2PD    16(SI), Y1
-	VMOVUPD      Y0, (DI)
-	VMOVUPD      Y1, 32(DI)
 	VMOVSD       32(SI), X2
 	VINSERTPS    $0x20, 40(SI), X2, X2
 	VCVTPS2PD    X2, Y2
+	VMOVUPD      Y0, (DI)
+	VMOVUPD      Y1, 32(DI)
 	VMOVUPD      X2, 64(DI)
 	VEXTRACTF128 $0x01, Y2, X2
 	VMOVSD       X2, 80(DI)
@@ -81426,12 +81426,12 @@ widen32KernelAVX2_short2_t3:
 	JMP          widen32KernelAVX2_done
 
 widen32KernelAVX2_short2_t3_skip:
-	CMPQ AX, $0x03
-	JNE  widen32KernelAVX2_short3_t0_skip
-	CMPQ R12, $0x00
-	JNE  widen32KernelAVX2_short3_t0_skip
+	CMPQ  AX, $0x03
+	JNE   widen32KernelAVX2_short3_false_skip
+	TESTQ R12, R12
+	JNE   widen32KernelAVX2_short3_false_skip
 
-widen32KernelAVX2_short3_t0:
+widen32KernelAVX2_short3_false:
 	VCVTPS2PD (SI), Y0
 	VCVTPS2PD 16(SI), Y1
 	VCVTPS2PD 32(SI), Y2
@@ -81441,10 +81441,10 @@ widen32KernelAVX2_short3_t0:
 	ADDQ      R8, DI
 	ADDQ      R9, SI
 	DECQ      BX
-	JNZ       widen32KernelAVX2_short3_t0
+	JNZ       widen32KernelAVX2_short3_false
 	JMP       widen32KernelAVX2_done
 
-widen32KernelAVX2_short3_t0_skip:
+widen32KernelAVX2_short3_false_skip:
 	CMPQ AX, $0x03
 	JNE  widen32KernelAVX2_short3_t1_skip
 	CMPQ R12, $0x01
@@ -81454,11 +81454,11 @@ widen32KernelAVX2_short3_t1:
 	VCVTPS2PD (SI), Y0
 	VCVTPS2PD 16(SI), Y1
 	VCVTPS2PD 32(SI), Y2
+	VMOVSS    48(SI), X3
+	VCVTPS2PD X3, Y3
 	VMOVUPD   Y0, (DI)
 	VMOVUPD   Y1, 32(DI)
 	VMOVUPD   Y2, 64(DI)
-	VMOVSS    48(SI), X3
-	VCVTPS2PD X3, Y3
 	VMOVSD    X3, 96(DI)
 	ADDQ      R8, DI
 	ADDQ      R9, SI
@@ -81476,11 +81476,11 @@ widen32KernelAVX2_short3_t2:
 	VCVTPS2PD (SI), Y0
 	VCVTPS2PD 16(SI), Y1
 	VCVTPS2PD 32(SI), Y2
+	VMOVSD    48(SI), X3
+	VCVTPS2PD X3, Y3
 	VMOVUPD   Y0, (DI)
 	VMOVUPD   Y1, 32(DI)
 	VMOVUPD   Y2, 64(DI)
-	VMOVSD    48(SI), X3
-	VCVTPS2PD X3, Y3
 	VMOVUPD   X3, 96(DI)
 	ADDQ      R8, DI
 	ADDQ      R9, SI
@@ -81498,12 +81498,12 @@ widen32KernelAVX2_short3_t3:
 	VCVTPS2PD    (SI), Y0
 	VCVTPS2PD    16(SI), Y1
 	VCVTPS2PD    32(SI), Y2
-	VMOVUPD      Y0, (DI)
-	VMOVUPD      Y1, 32(DI)
-	VMOVUPD      Y2, 64(DI)
 	VMOVSD       48(SI), X3
 	VINSERTPS    $0x20, 56(SI), X3, X3
 	VCVTPS2PD    X3, Y3
+	VMOVUPD      Y0, (DI)
+	VMOVUPD      Y1, 32(DI)
+	VMOVUPD      Y2, 64(DI)
 	VMOVUPD      X3, 96(DI)
 	VEXTRACTF128 $0x01, Y3, X3
 	VMOVSD       X3, 112(DI)
@@ -81530,8 +81530,8 @@ widen32KernelAVX2_loop4:
 	VMOVUPD   Y1, 32(R10)
 	VMOVUPD   Y2, 64(R10)
 	VMOVUPD   Y3, 96(R10)
-	ADDQ      $0x40, R11
 	ADDQ      $0x00000080, R10
+	ADDQ      $0x00000040, R11
 	SUBQ      $0x10, DX
 	JMP       widen32KernelAVX2_loop4
 
@@ -81540,8 +81540,8 @@ widen32KernelAVX2_loop1:
 	JB        widen32KernelAVX2_tail
 	VCVTPS2PD (R11), Y0
 	VMOVUPD   Y0, (R10)
-	ADDQ      $0x10, R11
 	ADDQ      $0x20, R10
+	ADDQ      $0x10, R11
 	SUBQ      $0x04, DX
 	JMP       widen32KernelAVX2_loop1
 
@@ -81549,21 +81549,21 @@ widen32KernelAVX2_tail:
 	TESTQ     R12, R12
 	JE        widen32KernelAVX2_next
 	CMPQ      R12, $0x01
-	JNE       widen32KernelAVX2_tail1_skip
+	JNE       widen32KernelAVX2_tail_t1_skip
 	VMOVSS    (R11), X0
 	VCVTPS2PD X0, Y0
 	VMOVSD    X0, (R10)
 	JMP       widen32KernelAVX2_next
 
-widen32KernelAVX2_tail1_skip:
+widen32KernelAVX2_tail_t1_skip:
 	CMPQ      R12, $0x02
-	JNE       widen32KernelAVX2_tail2_skip
+	JNE       widen32KernelAVX2_tail_t2_skip
 	VMOVSD    (R11), X0
 	VCVTPS2PD X0, Y0
 	VMOVUPD   X0, (R10)
 	JMP       widen32KernelAVX2_next
 
-widen32KernelAVX2_tail2_skip:
+widen32KernelAVX2_tail_t2_skip:
 	VMOVSD       (R11), X0
 	VINSERTPS    $0x20, 8(R11), X0, X0
 	VCVTPS2PD    X0, Y0

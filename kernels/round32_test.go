@@ -138,15 +138,22 @@ func round32Source(rng *rand.Rand, m *matrix, sp []float64) {
 // for bit over sizes, tails, alignments and strides: the whole of both
 // buffers, so nothing outside the block is written and a read-only source
 // is unchanged.
+// conversionCols are the row lengths the conversion tests try: every
+// count up to 40 (the short rows' bodies, every tail), then around the
+// vector blocks' edges and a long row.
+func conversionCols() []int {
+	var cols []int
+	for c := 1; c <= 40; c++ {
+		cols = append(cols, c)
+	}
+	return append(cols, 47, 48, 49, 63, 64, 65, 100, 784)
+}
+
 func TestRound32Rows(t *testing.T) {
 	sp := round32Specials()
 	forEachImpl(t, func(t *testing.T) {
 		rng := rand.New(rand.NewPCG(7, 32))
-		var cols []int
-		for c := 1; c <= 40; c++ {
-			cols = append(cols, c)
-		}
-		cols = append(cols, 47, 48, 49, 63, 64, 65, 100, 784)
+		cols := conversionCols()
 		ci := 0
 		for _, nr := range []int{1, 2, 3, 7, 13} {
 			for _, nc := range cols {
@@ -278,11 +285,7 @@ func TestWiden32Rows(t *testing.T) {
 		0x1p-149, -0x1p-149, 0x1p-126, math.MaxFloat32, -math.MaxFloat32}
 	forEachImpl(t, func(t *testing.T) {
 		rng := rand.New(rand.NewPCG(7, 64))
-		var cols []int
-		for c := 1; c <= 40; c++ {
-			cols = append(cols, c)
-		}
-		cols = append(cols, 47, 48, 49, 63, 64, 65, 100, 784)
+		cols := conversionCols()
 		ci := 0
 		for _, nr := range []int{1, 2, 3, 7, 13} {
 			for _, nc := range cols {

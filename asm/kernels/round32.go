@@ -188,10 +188,30 @@ func genRound32Kernel(s isa, mode round32Mode) {
 		storeTail(v, t, m, b, tc)
 	}
 
-	pfx := name + "_"
-	// Short rows (cols < 4 vectors, the engine's d x D blocks): one
-	// straight-line body per number of whole vectors and tail, no column
-	// loop.
+	convRows(name+"_", w, s.bytes, s.bytes/2, tails, r,
+		func(m Mem, v VecPhysical, tc int) { cvt(m, v, tc != 0) },
+		func(m, b Mem, v, t VecPhysical, tc int) {
+			if tc == 0 {
+				store(v, t, m, b, false)
+				return
+			}
+			tailStore(v, t, m, b, tc)
+		})
+}
+
+// convRows emits the row walk of the conversion kernels, after they have
+// loaded DI and SI (the first dst and src rows), R8 and R9 (their strides
+// in bytes), BX (rows), CX (cols) and R12 (cols%w), and ends the function.
+// Rows of fewer than 4w values (the engine's d x D blocks) take one
+// straight-line body per count of whole vectors and tail, no column loop;
+// longer rows blocks of four vectors, then single vectors, then the tail.
+// A vector is w values, srcVec bytes in src and dstVec in dst; tails are
+// the tail counts with bodies of their own (-1: one masked body for any
+// count). load(m, v, tc) loads the vector at m into v (tc 0: whole, else
+// the tail); store(m, b, v, t, tc) stores v to dst at m (b: the same
+// values in src; t a temporary). Registers: r[0..7]; per row R10, R11 the
+// pointers, DX the columns left; AX in the dispatch.
+func convRows(pfx string, w, srcVec, dstVec int, tails []int, r []VecPhysical, load func(m Mem, v VecPhysical, tc int), store func(m, b Mem, v, t VecPhysical, tc int)) {
 	CMPQ(RCX, U8(4*w))
 	JAE(LabelRef(pfx + "row"))
 	MOVQ(RCX, RAX)
@@ -219,16 +239,16 @@ func genRound32Kernel(s isa, mode round32Mode) {
 			body := label("%sshort%d_%s", pfx, nv, tailName(tc))
 			Label(body)
 			for i := 0; i < nv; i++ {
-				cvt(Mem{Base: RSI, Disp: i * s.bytes}, r[i], false)
+				load(Mem{Base: RSI, Disp: i * srcVec}, r[i], 0)
 			}
 			if tail {
-				cvt(Mem{Base: RSI, Disp: nv * s.bytes}, r[nv], true)
+				load(Mem{Base: RSI, Disp: nv * srcVec}, r[nv], tc)
 			}
 			for i := 0; i < nv; i++ {
-				store(r[i], r[4+i], Mem{Base: RDI, Disp: i * s.bytes / 2}, Mem{Base: RSI, Disp: i * s.bytes}, false)
+				store(Mem{Base: RDI, Disp: i * dstVec}, Mem{Base: RSI, Disp: i * srcVec}, r[i], r[4+i], 0)
 			}
 			if tail {
-				tailStore(r[nv], r[4+nv], Mem{Base: RDI, Disp: nv * s.bytes / 2}, Mem{Base: RSI, Disp: nv * s.bytes}, tc)
+				store(Mem{Base: RDI, Disp: nv * dstVec}, Mem{Base: RSI, Disp: nv * srcVec}, r[nv], r[4+nv], tc)
 			}
 			ADDQ(R8, RDI)
 			ADDQ(R9, RSI)
@@ -247,23 +267,23 @@ func genRound32Kernel(s isa, mode round32Mode) {
 	CMPQ(RDX, U8(4*w))
 	JB(LabelRef(pfx + "loop1"))
 	for i := 0; i < 4; i++ {
-		cvt(Mem{Base: R11, Disp: i * s.bytes}, r[i], false)
+		load(Mem{Base: R11, Disp: i * srcVec}, r[i], 0)
 	}
 	for i := 0; i < 4; i++ {
-		store(r[i], r[4+i], Mem{Base: R10, Disp: i * s.bytes / 2}, Mem{Base: R11, Disp: i * s.bytes}, false)
+		store(Mem{Base: R10, Disp: i * dstVec}, Mem{Base: R11, Disp: i * srcVec}, r[i], r[4+i], 0)
 	}
-	ADDQ(U32(2*s.bytes), R10)
-	ADDQ(U32(4*s.bytes), R11)
+	ADDQ(U32(4*dstVec), R10)
+	ADDQ(U32(4*srcVec), R11)
 	SUBQ(U8(4*w), RDX)
 	JMP(LabelRef(pfx + "loop4"))
 
 	Label(pfx + "loop1")
 	CMPQ(RDX, U8(w))
 	JB(LabelRef(pfx + "tail"))
-	cvt(Mem{Base: R11}, r[0], false)
-	store(r[0], r[4], Mem{Base: R10}, Mem{Base: R11}, false)
-	ADDQ(U8(s.bytes/2), R10)
-	ADDQ(U8(s.bytes), R11)
+	load(Mem{Base: R11}, r[0], 0)
+	store(Mem{Base: R10}, Mem{Base: R11}, r[0], r[4], 0)
+	ADDQ(U8(dstVec), R10)
+	ADDQ(U8(srcVec), R11)
 	SUBQ(U8(w), RDX)
 	JMP(LabelRef(pfx + "loop1"))
 
@@ -277,8 +297,8 @@ func genRound32Kernel(s isa, mode round32Mode) {
 			CMPQ(R12, U8(tc))
 			JNE(LabelRef(skip))
 		}
-		cvt(Mem{Base: R11}, r[0], true)
-		tailStore(r[0], r[4], Mem{Base: R10}, Mem{Base: R11}, tc)
+		load(Mem{Base: R11}, r[0], tc)
+		store(Mem{Base: R10}, Mem{Base: R11}, r[0], r[4], tc)
 		if !last {
 			JMP(LabelRef(pfx + "next"))
 			Label(skip)
@@ -336,10 +356,6 @@ func genWiden32() {
 	Pragma("noescape")
 	Doc(name+" sets dst[i*ldd+j] = float64(src[i*lds+j]) for i < rows, j < cols.",
 		"rows and cols must be >= 1.")
-	r := avx2.regs
-	// DI: dst row, SI: src row, R8: ldd in bytes, R9: lds in bytes, BX:
-	// rows left, CX: cols, R12: cols%4; per row R10, R11 the pointers and
-	// DX the columns left.
 	Load(Param("dst"), RDI)
 	Load(Param("ldd"), R8)
 	SHLQ(U8(3), R8)
@@ -350,108 +366,28 @@ func genWiden32() {
 	Load(Param("cols"), RCX)
 	MOVQ(RCX, R12)
 	ANDQ(U8(3), R12)
-	pfx := name + "_"
-	// tail converts the tc (1..3) values at src+off into the first lanes
-	// of v and stores them at dst+off*2.
-	tail := func(src, dst Register, off, tc int, v VecPhysical) {
-		x := v.AsX()
-		m := Mem{Base: src, Disp: 4 * off}
-		switch tc {
-		case 1:
-			VMOVSS(m, x)
-		case 2:
-			VMOVSD(m, x)
-		case 3:
-			VMOVSD(m, x)
-			VINSERTPS(U8(0x20), m.Offset(8), x, x) // lane 2 from the third value
-		}
-		VCVTPS2PD(x, v)
-		storeLanesAVX2(v, Mem{Base: dst, Disp: 8 * off}, tc)
-	}
-
-	// Short rows: one body per (whole vectors, tail).
-	CMPQ(RCX, U8(16))
-	JAE(LabelRef(pfx + "row"))
-	MOVQ(RCX, RAX)
-	SHRQ(U8(2), RAX)
-	for nv := 0; nv < 4; nv++ {
-		for tc := 0; tc < 4; tc++ {
-			if nv == 0 && tc == 0 {
-				continue
+	convRows(name+"_", 4, 16, 32, []int{1, 2, 3}, avx2.regs,
+		func(m Mem, v VecPhysical, tc int) {
+			x := v.AsX()
+			switch tc {
+			case 0:
+				VCVTPS2PD(m, v)
+				return
+			case 1:
+				VMOVSS(m, x)
+			case 2:
+				VMOVSD(m, x)
+			case 3:
+				VMOVSD(m, x)
+				VINSERTPS(U8(0x20), m.Offset(8), x, x) // lane 2 from the third value
 			}
-			next := label("%sshort%d_t%d_skip", pfx, nv, tc)
-			CMPQ(RAX, U8(nv))
-			JNE(LabelRef(next))
-			CMPQ(R12, U8(tc))
-			JNE(LabelRef(next))
-			body := label("%sshort%d_t%d", pfx, nv, tc)
-			Label(body)
-			for i := 0; i < nv; i++ {
-				VCVTPS2PD(Mem{Base: RSI, Disp: 16 * i}, r[i])
+			VCVTPS2PD(x, v)
+		},
+		func(m, _ Mem, v, _ VecPhysical, tc int) {
+			if tc == 0 {
+				VMOVUPD(v, m)
+				return
 			}
-			for i := 0; i < nv; i++ {
-				VMOVUPD(r[i], Mem{Base: RDI, Disp: 32 * i})
-			}
-			if tc > 0 {
-				tail(RSI, RDI, 4*nv, tc, r[nv])
-			}
-			ADDQ(R8, RDI)
-			ADDQ(R9, RSI)
-			DECQ(RBX)
-			JNZ(LabelRef(body))
-			JMP(LabelRef(pfx + "done"))
-			Label(next)
-		}
-	}
-
-	Label(pfx + "row")
-	MOVQ(RDI, R10)
-	MOVQ(RSI, R11)
-	MOVQ(RCX, RDX)
-	Label(pfx + "loop4")
-	CMPQ(RDX, U8(16))
-	JB(LabelRef(pfx + "loop1"))
-	for i := 0; i < 4; i++ {
-		VCVTPS2PD(Mem{Base: R11, Disp: 16 * i}, r[i])
-	}
-	for i := 0; i < 4; i++ {
-		VMOVUPD(r[i], Mem{Base: R10, Disp: 32 * i})
-	}
-	ADDQ(U8(64), R11)
-	ADDQ(U32(128), R10)
-	SUBQ(U8(16), RDX)
-	JMP(LabelRef(pfx + "loop4"))
-	Label(pfx + "loop1")
-	CMPQ(RDX, U8(4))
-	JB(LabelRef(pfx + "tail"))
-	VCVTPS2PD(Mem{Base: R11}, r[0])
-	VMOVUPD(r[0], Mem{Base: R10})
-	ADDQ(U8(16), R11)
-	ADDQ(U8(32), R10)
-	SUBQ(U8(4), RDX)
-	JMP(LabelRef(pfx + "loop1"))
-
-	Label(pfx + "tail")
-	TESTQ(R12, R12)
-	JE(LabelRef(pfx + "next"))
-	for _, tc := range []int{1, 2, 3} {
-		skip := label("%stail%d_skip", pfx, tc)
-		if tc < 3 {
-			CMPQ(R12, U8(tc))
-			JNE(LabelRef(skip))
-		}
-		tail(R11, R10, 0, tc, r[0])
-		if tc < 3 {
-			JMP(LabelRef(pfx + "next"))
-			Label(skip)
-		}
-	}
-	Label(pfx + "next")
-	ADDQ(R8, RDI)
-	ADDQ(R9, RSI)
-	DECQ(RBX)
-	JNZ(LabelRef(pfx + "row"))
-	Label(pfx + "done")
-	VZEROUPPER()
-	RET()
+			storeLanesAVX2(v, m, tc)
+		})
 }
