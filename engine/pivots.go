@@ -444,7 +444,9 @@ func (e *Engine) boundTrace(k int, lambda []float64) {
 	}
 	lmin, lmax, lsum := lambdaRange(e.lambdaOf(lambda, k))
 	var excess float64
-	if e.f32 {
+	if e.f32 && t*(1+float64(2*d*d)*ur) > 1 {
+		// σ_1² <= ‖M‖_F² <= t (1 + 2d²u) (t one chain of d² squares): at
+		// most 1 there, as for far prototypes, and no excess.
 		excess = sigmaExcess(m, d, ld)
 	}
 	var lo, hi float64
