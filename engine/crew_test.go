@@ -106,7 +106,7 @@ func TestCrewReadOnly(t *testing.T) {
 // TestCrewClose: Close stops the crew's goroutines (parked or spinning).
 func TestCrewClose(t *testing.T) {
 	sh, _ := newShared(t, 100, 5, 8, 1)
-	before := runtime.NumGoroutine()
+	before := settledGoroutines()
 	c := sh.Crew(4)
 	if got := runtime.NumGoroutine(); got < before+3 {
 		t.Fatalf("%d goroutines after Crew(4), want at least %d", got, before+3)
@@ -128,3 +128,22 @@ func TestCrewClose(t *testing.T) {
 		time.Sleep(time.Millisecond)
 	}
 }
+
+// settledGoroutines returns runtime.NumGoroutine once it has held still
+// for 20 ms (at most 2 s): the workers of earlier tests' closed engines
+// may still be on their way out, which under the race detector takes a
+// while, and a count taken meanwhile would undercount what a new crew
+// adds.
+func settledGoroutines() int {
+	n := runtime.NumGoroutine()
+	for deadline := time.Now().Add(2 * time.Second); time.Now().Before(deadline); {
+		time.Sleep(20 * time.Millisecond)
+		m := runtime.NumGoroutine()
+		if m == n {
+			break
+		}
+		n = m
+	}
+	return n
+}
+
