@@ -146,4 +146,3 @@ func settledGoroutines() int {
 	}
 	return n
 }
-
