@@ -1216,6 +1216,7 @@ func (t *trainer) updateSide(side int) {
 	dd := d * d
 	k := t.sideK[side]
 	ik, b := t.coef[2*side*dd:(2*side+1)*dd], t.coef[(2*side+1)*dd:(2*side+2)*dd]
+	t.updErr[side] = nil
 	if t.sideCheck[side] || directUpdate {
 		w, p := t.protos[k], t.sideP
 		kernels.AB2(w.Data, w.Stride, w.Data, w.Stride, ik, d, p.Data, p.Stride, b, d, dim, d, d)
