@@ -182,7 +182,7 @@ func TestUpdateExact(t *testing.T) {
 			c1[i*d+i]++
 		}
 		P := randomBasis(t, dim, d, r)
-		tmp := make([]float64, dim*d)
+		tmp := make([]float64, 2*dim*d)
 		k := tc.p - 1
 		// The reference: AB2 on a copy of the float64 prototype, rounded.
 		e64 := newEngine(t, dim, d, tc.p, tc.workers)
@@ -227,6 +227,32 @@ func TestUpdateExact(t *testing.T) {
 				}
 			}
 		}
+		// Without tmp: in place on the float64 prototype, made fresh
+		// first, left for Sync to round.
+		if err := e.UpdateExact(k, c1, d, P, c2, d, tmp); err != nil {
+			t.Fatal(err)
+		}
+		if err := e.UpdateExact(k, c1, d, P, c2, d, nil); err != nil {
+			t.Fatal(err)
+		}
+		if e.Stale(k) {
+			t.Fatal("stale after UpdateExact without tmp")
+		}
+		twice := linalg.NewDense(dim, d)
+		for i := 0; i < dim; i++ {
+			for j := 0; j < d; j++ {
+				twice.Set(i, j, float64(float32(want.At(i, j))))
+			}
+		}
+		kernels.AB2(twice.Data, twice.Stride, twice.Data, twice.Stride, c1, d, P.Data, P.Stride, c2, d, dim, d, d)
+		for i := 0; i < dim; i++ {
+			for j := 0; j < d; j++ {
+				twice.Set(i, j, float64(float32(twice.At(i, j))))
+			}
+		}
+		kernels.AB2(twice.Data, twice.Stride, twice.Data, twice.Stride, c1, d, P.Data, P.Stride, c2, d, dim, d, d)
+		sameEntries(t, "in place without tmp", e.Prototype(k), twice)
+
 		// The image distances and SetFloat32(false) bring stale prototypes up to date.
 		if err := e.UpdateExact(0, c1, d, P, c2, d, tmp); err != nil {
 			t.Fatal(err)

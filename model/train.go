@@ -812,7 +812,7 @@ type trainer struct {
 	sideErr                [2]error
 	updErr                 [2]error     // of updateTask (engine.UpdateExact)
 	sideCheck              [2]bool      // a drift check follows the winner's update
-	utmp                   [2][]float64 // Float32 model: each winner's update in float64 (engine.UpdateExact)
+	utmp                   [2][]float64 // Float32 model: each winner and its update in float64 (engine.UpdateExact)
 	factorTask, updateTask func(side int)
 	imageSolo              bool    // an image step's distances run on the caller alone (soloImageWork)
 	maxDrift               float64 // driftCheck's tolerance: maxDrift, or maxDrift32 for a Float32 model
@@ -905,7 +905,7 @@ func newTrainer(m *Model, tc TrainConfig) (*trainer, error) {
 		eng.SetFloat32(true)
 		t.maxDrift = maxDrift32
 		for s := range t.utmp {
-			t.utmp[s] = make([]float64, dim*d)
+			t.utmp[s] = make([]float64, 2*dim*d)
 		}
 	}
 	for c := range t.weights {
@@ -1161,7 +1161,7 @@ func (t *trainer) updateExact(p *linalg.Dense, r stepResult) error {
 		t.updates[k]++
 		check[side] = t.updates[k] >= driftEvery
 	}
-	if check[0] || check[1] || directUpdate {
+	if check[0] || check[1] {
 		t.eng.Fresh(r.Plus)
 		t.eng.Fresh(r.Minus)
 		t.v[0].CopyFrom(t.protos[r.Plus])
@@ -1206,23 +1206,21 @@ func (t *trainer) updateExact(p *linalg.Dense, r stepResult) error {
 // t.protos calls first).
 //
 // A winner whose drift check follows (every driftEvery-th update) is
-// updated in place on its float64 prototype, fresh since updateExact
-// copied it for the rollback: the check sees the unrounded update, and
+// updated in place on its float64 prototype (UpdateExact without tmp):
+// the check sees the unrounded update, and
 // Sync rounds it at the end of the step, as for a Float64 model's copy
 // (the bits the model had before the float32 copies were updated
 // directly).
 func (t *trainer) updateSide(side int) {
-	d, dim := t.base.d, t.base.dim
+	d := t.base.d
 	dd := d * d
 	k := t.sideK[side]
 	ik, b := t.coef[2*side*dd:(2*side+1)*dd], t.coef[(2*side+1)*dd:(2*side+2)*dd]
-	t.updErr[side] = nil
+	tmp := t.utmp[side]
 	if t.sideCheck[side] || directUpdate {
-		w, p := t.protos[k], t.sideP
-		kernels.AB2(w.Data, w.Stride, w.Data, w.Stride, ik, d, p.Data, p.Stride, b, d, dim, d, d)
-		return
+		tmp = nil // on the float64 prototype, unrounded
 	}
-	t.updErr[side] = t.eng.UpdateExact(k, ik, d, t.sideP, b, d, t.utmp[side])
+	t.updErr[side] = t.eng.UpdateExact(k, ik, d, t.sideP, b, d, tmp)
 }
 
 // directUpdate (for the tests) makes every exact update one in place on

@@ -202,25 +202,7 @@ func (x *batchAVX2) load(n int, a []float64, lda, step, cnt int) int {
 		} // else 2^-e is not representable: loadLane below
 
 	}
-	var fro [lanes4]float64
-	g := x.g[:n*n*lanes4]
-	s0, s1, s2, s3 := scale[0], scale[1], scale[2], scale[3]
-	last := (n-1)*lda + n
-	a0, a1, a2, a3 := src[0][:last], src[1][:last], src[2][:last], src[3][:last]
-	j := 0
-	for c := 0; c < n; c++ {
-		// One chain per lane, in this order: batchNegligible's bits.
-		for k := c; k < last; k += lda {
-			v0, v1, v2, v3 := a0[k]*s0, a1[k]*s1, a2[k]*s2, a3[k]*s3
-			gj := g[j : j+4 : j+4]
-			gj[0], gj[1], gj[2], gj[3] = v0, v1, v2, v3
-			fro[0] += float64(v0 * v0)
-			fro[1] += float64(v1 * v1)
-			fro[2] += float64(v2 * v2)
-			fro[3] += float64(v3 * v3)
-			j += 4
-		}
-	}
+	fro := interleave4(x.g[:n*n*lanes4], n, src, lda, scale)
 	for l := 0; l < lanes4; l++ {
 		if l < cnt && (x.exp[l] <= -1000 || x.exp[l] >= 1000) {
 			fro[l] = x.loadLane(l, n, src[l], lda, x.exp[l])
@@ -228,6 +210,34 @@ func (x *batchAVX2) load(n int, a []float64, lda, step, cnt int) int {
 		x.params[l] = float64(fro[l] * 0x1p-120)
 	}
 	return -1
+}
+
+// interleave4 writes the 4 n x n matrices src[l] (row stride lda),
+// transposed and each scaled by scale[l], into the lanes of dst: element
+// (r, c) of matrix l to dst[(c*n+r)*4+l]. It returns each lane's sum of
+// squares of the scaled entries, one chain per lane in that order (the
+// bits batchNegligible reproduces for Batch's threshold; for Gram's
+// slack any order would do). Batch and Gram load through it.
+func interleave4(dst []float64, n int, src [lanes4][]float64, lda int, scale [lanes4]float64) [lanes4]float64 {
+	var fro [lanes4]float64
+	s0, s1, s2, s3 := scale[0], scale[1], scale[2], scale[3]
+	last := (n-1)*lda + n
+	a0, a1, a2, a3 := src[0][:last], src[1][:last], src[2][:last], src[3][:last]
+	dst = dst[:n*n*lanes4]
+	j := 0
+	for c := 0; c < n; c++ {
+		for k := c; k < last; k += lda {
+			v0, v1, v2, v3 := a0[k]*s0, a1[k]*s1, a2[k]*s2, a3[k]*s3
+			dj := dst[j : j+4 : j+4]
+			dj[0], dj[1], dj[2], dj[3] = v0, v1, v2, v3
+			fro[0] += float64(v0 * v0)
+			fro[1] += float64(v1 * v1)
+			fro[2] += float64(v2 * v2)
+			fro[3] += float64(v3 * v3)
+			j += 4
+		}
+	}
+	return fro
 }
 
 // loadLane writes matrix m into lane l scaled entry by entry by 2^-e

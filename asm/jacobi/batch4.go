@@ -209,13 +209,20 @@ func norms4(buf, x, y, i, r Register, suffix string) {
 	ADDQ(Imm(32), x)
 	Label("normdone" + suffix)
 	VADDPD(Y1, Y0, Y0)
+	nextNorm(x, y, i, r, "norm"+suffix)
+}
+
+// nextNorm ends a column of norms4 or norms4s: it stores Y0 at y (the
+// column's squared norm), moves y on, takes x past the column's V rows
+// and loops to label while columns are left (i).
+func nextNorm(x, y, i, r Register, label string) {
 	VMOVUPD(Y0, Mem{Base: y})
 	ADDQ(Imm(32), y)
 	Load(Param("nv"), r)
 	SHLQ(Imm(5), r)
 	ADDQ(r, x) // skip the V rows
 	DECQ(i)
-	JNZ(LabelRef("norm" + suffix))
+	JNZ(LabelRef(label))
 }
 
 // norms4s is norms4 on the split layout: one chain per lane over the n
@@ -236,13 +243,7 @@ func norms4s(buf, x, y, i, r Register) {
 	JNZ(LabelRef("snorm1"))
 	VPERMILPD(Imm(5), Y0, Y1)
 	VADDPD(Y1, Y0, Y0)
-	VMOVUPD(Y0, Mem{Base: y})
-	ADDQ(Imm(32), y)
-	Load(Param("nv"), r)
-	SHLQ(Imm(5), r)
-	ADDQ(r, x) // skip the V rows
-	DECQ(i)
-	JNZ(LabelRef("snorm"))
+	nextNorm(x, y, i, r, "snorm")
 }
 
 // pairDot4s emits pairDot4's γ on the split layout (into Y0, in both lanes
