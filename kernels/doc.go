@@ -68,7 +68,11 @@
 // gives the twins' bits, NaNs, infinities, overflow to ±Inf, float32
 // denormals and signed zeros included. Rows shorter than four vectors
 // (d columns of a D x d basis) run one straight-line body per shape, the
-// tail a masked vector.
+// tail a masked vector (AVX-512) or 1-, 2- and 3-lane moves (AVX2).
+// Widen32Rows is the way back, float32 to float64 (exact): the engine's
+// float32 update widens a winner from its float32 copy (an AVX2 kernel,
+// which the AVX-512 machines run too, sharing the rounding kernels' row
+// walk).
 //
 // The Gram–Schmidt kernels of package linalg work on column-major panels
 // of 1 to 4 columns: ProjDots (P -= Q S, then Rᵀ P, in one pass);
