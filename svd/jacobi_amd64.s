@@ -2288,7 +2288,7 @@ tv:
 	JMP     tv
 
 tvdone:
-	// y[i] = τ Σ_j G[i][j] v[j], i, j >= k+1; yv = Σ_i y[i] v[i]
+	// y[i] = τ Σ_j G[i][j] v[j], i, j >= k+1; yv = Σ_i y[i] v[i] (two rows at a time, v[j] loaded once for both)
 	MOVQ   y+40(FP), R11
 	MOVQ   BX, R12
 	INCQ   R12
@@ -2296,6 +2296,53 @@ tvdone:
 	ADDQ   AX, R12
 	MOVQ   R9, R13
 	VXORPD Y12, Y12, Y12
+
+ty2:
+	MOVQ   R13, R14
+	ADDQ   $0x20, R14
+	CMPQ   R14, DI
+	JGE    ty
+	MOVQ   R12, R15
+	ADDQ   DX, R15
+	VXORPD Y7, Y7, Y7
+	VXORPD Y8, Y8, Y8
+	VXORPD Y9, Y9, Y9
+	VXORPD Y10, Y10, Y10
+	MOVQ   R9, R10
+
+ty2j2:
+	MOVQ        R10, R14
+	ADDQ        $0x20, R14
+	CMPQ        R14, DI
+	JGE         ty2j1
+	VMOVUPD     (SI)(R10*1), Y0
+	VMOVUPD     32(SI)(R10*1), Y1
+	VFMADD231PD (R12)(R10*1), Y0, Y7
+	VFMADD231PD (R15)(R10*1), Y0, Y9
+	VFMADD231PD 32(R12)(R10*1), Y1, Y8
+	VFMADD231PD 32(R15)(R10*1), Y1, Y10
+	ADDQ        $0x40, R10
+	JMP         ty2j2
+
+ty2j1:
+	CMPQ        R10, DI
+	JGE         ty2jdone
+	VMOVUPD     (SI)(R10*1), Y0
+	VFMADD231PD (R12)(R10*1), Y0, Y7
+	VFMADD231PD (R15)(R10*1), Y0, Y9
+
+ty2jdone:
+	VADDPD      Y8, Y7, Y7
+	VMULPD      Y4, Y7, Y7
+	VMOVUPD     Y7, (R11)(R13*1)
+	VFMADD231PD (SI)(R13*1), Y7, Y12
+	VADDPD      Y10, Y9, Y9
+	VMULPD      Y4, Y9, Y9
+	VMOVUPD     Y9, 32(R11)(R13*1)
+	VFMADD231PD 32(SI)(R13*1), Y9, Y12
+	LEAQ        (R15)(DX*1), R12
+	ADDQ        $0x40, R13
+	JMP         ty2
 
 ty:
 	CMPQ   R13, DI
@@ -2347,12 +2394,43 @@ tz:
 	JMP          tz
 
 tzdone:
-	// G[i][j] -= v[i] z[j] + z[i] v[j], i, j >= k+1
+	// G[i][j] -= v[i] z[j] + z[i] v[j], i, j >= k+1 (two rows at a time, z[j] and v[j] loaded once for both)
 	MOVQ  BX, R12
 	INCQ  R12
 	IMULQ DX, R12
 	ADDQ  AX, R12
 	MOVQ  R9, R13
+
+tu2:
+	MOVQ    R13, R14
+	ADDQ    $0x20, R14
+	CMPQ    R14, DI
+	JGE     tu
+	MOVQ    R12, R15
+	ADDQ    DX, R15
+	VMOVUPD (SI)(R13*1), Y9
+	VMOVUPD (R11)(R13*1), Y10
+	VMOVUPD 32(SI)(R13*1), Y11
+	VMOVUPD 32(R11)(R13*1), Y12
+	MOVQ    R9, R10
+
+tu2j:
+	VMOVUPD      (R11)(R10*1), Y0
+	VMOVUPD      (SI)(R10*1), Y1
+	VMOVUPD      (R12)(R10*1), Y7
+	VMOVUPD      (R15)(R10*1), Y8
+	VFNMADD231PD Y0, Y9, Y7
+	VFNMADD231PD Y0, Y11, Y8
+	VFNMADD231PD Y1, Y10, Y7
+	VFNMADD231PD Y1, Y12, Y8
+	VMOVUPD      Y7, (R12)(R10*1)
+	VMOVUPD      Y8, (R15)(R10*1)
+	ADDQ         $0x20, R10
+	CMPQ         R10, DI
+	JL           tu2j
+	LEAQ         (R15)(DX*1), R12
+	ADDQ         $0x40, R13
+	JMP          tu2
 
 tu:
 	CMPQ    R13, DI
