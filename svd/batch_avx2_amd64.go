@@ -35,6 +35,17 @@ type batchAVX2 struct {
 	sv      []float64   // n values of one lane
 	scratch []float64   // 16 per pair of a round: γ, c, s, lanes that rotate
 	params  [8]float64
+	tail    [lanes4]uint64 // the loader's mask of the first n mod 4 lanes
+}
+
+// tailMask returns the mask of the first n mod 4 lanes (absMax4AVX2 and
+// gramLoad4AVX2 read a row's last n mod 4 columns through it).
+func tailMask(n int) [lanes4]uint64 {
+	var m [lanes4]uint64
+	for l := 0; l < n%lanes4; l++ {
+		m[l] = 1<<64 - 1
+	}
+	return m
 }
 
 // aligned32 returns buf[i:i+n] with &buf[i] 32-byte aligned.
@@ -55,6 +66,7 @@ func newAVX2(n, nv int, pairs []int32) *batchAVX2 {
 		sv:      make([]float64, n),
 		scratch: make([]float64, 16*max(n/2, 1)),
 		ppr:     n / 2,
+		tail:    tailMask(n),
 	}
 	x.poff = pairOffsets(pairs, n)
 	if nv > 0 {
@@ -180,18 +192,23 @@ func (x *batchAVX2) splitStore(n, l int, g, v []float64, withV bool) {
 func (x *batchAVX2) load(n int, a []float64, lda, step, cnt int) int {
 	var scale [lanes4]float64
 	var src [lanes4][]float64
+	var srcp [lanes4]*float64
+	for l := 0; l < lanes4; l++ {
+		// Lanes beyond cnt read the last matrix, multiplied by 0.
+		src[l] = a[min(l, cnt-1)*step : min(l, cnt-1)*step+(n-1)*lda+n]
+		srcp[l] = &src[l][0]
+	}
+	var bits [lanes4]uint64
+	absMax4AVX2(&srcp, n, lda, &x.tail, &bits)
 	for l := 0; l < lanes4; l++ {
 		if l >= cnt {
 			scale[l], x.exp[l] = 0, 0
-			src[l] = a[(cnt-1)*step:] // any valid matrix, multiplied by 0
 			continue
 		}
-		m := a[l*step : l*step+(n-1)*lda+n]
-		src[l] = m
-		amax, bad := scanMax(m, n, n, lda)
-		if bad {
+		if bits[l] >= 0x7ff<<52 {
 			return l
 		}
+		amax := math.Float64frombits(bits[l])
 		e := 0
 		if amax > 0 {
 			_, e = math.Frexp(amax)

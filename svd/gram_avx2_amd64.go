@@ -32,24 +32,26 @@ type gramAVX2 struct {
 	slack       [lanes4]float64
 	tnorm       [lanes4]float64 // ‖T‖_F of each lane's tridiagonal
 	dmax, emax  [lanes4]float64 // largest |d|, |e|
+	tail        [lanes4]uint64  // the loaders' mask of the first n mod 4 lanes
 }
 
 func newGramAVX2(n int) *gramAVX2 {
 	n4 := (n + 3) &^ 3
 	k4 := (2*n + 3) &^ 3
 	x := &gramAVX2{
-		n4:  n4,
-		k4:  k4,
-		at:  aligned32(make([]float64, n4*n*lanes4+4), n4*n*lanes4),
-		g:   aligned32(make([]float64, n4*n4*lanes4+4), n4*n4*lanes4),
-		d:   aligned32(make([]float64, n*lanes4+4), n*lanes4),
-		e:   aligned32(make([]float64, n*lanes4+4), n*lanes4),
-		e2:  aligned32(make([]float64, n*lanes4+4), n*lanes4),
-		y:   aligned32(make([]float64, n*lanes4+4), n*lanes4),
-		qd:  aligned32(make([]float64, n*lanes4+4), n*lanes4),
-		qe:  aligned32(make([]float64, n*lanes4+4), n*lanes4),
-		x:   aligned32(make([]float64, k4*lanes4+4), k4*lanes4),
-		cnt: make([]int64, k4*lanes4),
+		n4:   n4,
+		k4:   k4,
+		tail: tailMask(n),
+		at:   aligned32(make([]float64, n4*n*lanes4+4), n4*n*lanes4),
+		g:    aligned32(make([]float64, n4*n4*lanes4+4), n4*n4*lanes4),
+		d:    aligned32(make([]float64, n*lanes4+4), n*lanes4),
+		e:    aligned32(make([]float64, n*lanes4+4), n*lanes4),
+		e2:   aligned32(make([]float64, n*lanes4+4), n*lanes4),
+		y:    aligned32(make([]float64, n*lanes4+4), n*lanes4),
+		qd:   aligned32(make([]float64, n*lanes4+4), n*lanes4),
+		qe:   aligned32(make([]float64, n*lanes4+4), n*lanes4),
+		x:    aligned32(make([]float64, k4*lanes4+4), k4*lanes4),
+		cnt:  make([]int64, k4*lanes4),
 	}
 	x.params[gOne] = 1
 	x.params[gHalf] = 0.5
@@ -215,29 +217,33 @@ func (x *gramAVX2) certify(lo, hi []float64, n, l int, slack, dmax, emax float64
 // matrix with a NaN or Inf entry, or -1.
 func (x *gramAVX2) load(n int, a []float64, lda, step, cnt int) int {
 	var scale [lanes4]float64
-	var src [lanes4][]float64
+	var src [lanes4]*float64
 	for l := 0; l < lanes4; l++ {
-		x.skip[l], x.exp[l] = l >= cnt, 0
-		src[l] = a[(cnt-1)*step:] // any valid matrix, multiplied by 0
+		// Lanes beyond cnt read the last matrix (multiplied by 0 below).
+		m := a[min(l, cnt-1)*step : min(l, cnt-1)*step+(n-1)*lda+n]
+		src[l] = &m[0]
+	}
+	var bits [lanes4]uint64
+	absMax4AVX2(&src, n, lda, &x.tail, &bits)
+	for l := 0; l < lanes4; l++ {
+		x.skip[l], x.exp[l] = true, 0
 		if l >= cnt {
 			continue
 		}
-		m := a[l*step : l*step+(n-1)*lda+n]
-		amax, bad := scanMax(m, n, n, lda)
-		if bad {
+		if bits[l] >= 0x7ff<<52 {
 			return l
 		}
-		x.skip[l] = true
-		if amax > 0 {
+		if amax := math.Float64frombits(bits[l]); amax > 0 {
 			_, e := math.Frexp(amax)
 			if e > -1000 && e < 1000 {
-				x.exp[l], scale[l], src[l], x.skip[l] = e, math.Ldexp(1, -e), m, false
+				x.exp[l], scale[l], x.skip[l] = e, math.Ldexp(1, -e), false
 			} else {
 				x.exp[l] = 1000
 			}
 		}
 	}
-	fro := interleave4(x.at[:n*n*lanes4], n, src, lda, scale)
+	var fro [lanes4]float64
+	gramLoad4AVX2(&x.at[0], n, &src, lda, &scale, &x.tail, &fro)
 	for l := range fro {
 		x.slack[l] = gramSlack(n, fro[l])
 	}

@@ -2212,6 +2212,282 @@ grdone:
 	VZEROUPPER
 	RET
 
+// func absMax4AVX2(src *[4]*float64, n int, lda int, tail *[4]uint64, out *[4]uint64)
+// Requires: AVX, AVX2
+TEXT ·absMax4AVX2(SB), NOSPLIT, $0-40
+	MOVQ     src+0(FP), AX
+	MOVQ     n+8(FP), CX
+	MOVQ     lda+16(FP), DX
+	SHLQ     $0x03, DX
+	MOVQ     tail+24(FP), BX
+	MOVQ     out+32(FP), SI
+	VPCMPEQQ Y15, Y15, Y15
+	VPSRLQ   $0x01, Y15, Y15
+	VMOVDQU  (BX), Y14
+	MOVQ     CX, BX
+	ANDQ     $-4, BX
+	SHLQ     $0x03, BX
+	MOVQ     CX, DI
+	ANDQ     $0x03, DI
+	VPXOR    Y0, Y0, Y0
+	MOVQ     (AX), R8
+	MOVQ     CX, R9
+
+amr0:
+	XORQ R10, R10
+
+amc0:
+	CMPQ      R10, BX
+	JGE       amt0
+	VANDPD    (R8)(R10*1), Y15, Y1
+	VPCMPGTQ  Y0, Y1, Y2
+	VBLENDVPD Y2, Y1, Y0, Y0
+	ADDQ      $0x20, R10
+	JMP       amc0
+
+amt0:
+	TESTQ      DI, DI
+	JZ         amnext0
+	VMASKMOVPD (R8)(R10*1), Y14, Y1
+	VANDPD     Y1, Y15, Y1
+	VPCMPGTQ   Y0, Y1, Y2
+	VBLENDVPD  Y2, Y1, Y0, Y0
+
+amnext0:
+	ADDQ DX, R8
+	DECQ R9
+	JNZ  amr0
+
+	// the largest of the 4 lanes
+	VEXTRACTF128 $0x01, Y0, X1
+	VPCMPGTQ     X0, X1, X2
+	VBLENDVPD    X2, X1, X0, X0
+	VPSHUFD      $0x4e, X0, X1
+	VPCMPGTQ     X0, X1, X2
+	VBLENDVPD    X2, X1, X0, X0
+	VMOVQ        X0, (SI)
+	VPXOR        Y0, Y0, Y0
+	MOVQ         8(AX), R8
+	MOVQ         CX, R9
+
+amr1:
+	XORQ R10, R10
+
+amc1:
+	CMPQ      R10, BX
+	JGE       amt1
+	VANDPD    (R8)(R10*1), Y15, Y1
+	VPCMPGTQ  Y0, Y1, Y2
+	VBLENDVPD Y2, Y1, Y0, Y0
+	ADDQ      $0x20, R10
+	JMP       amc1
+
+amt1:
+	TESTQ      DI, DI
+	JZ         amnext1
+	VMASKMOVPD (R8)(R10*1), Y14, Y1
+	VANDPD     Y1, Y15, Y1
+	VPCMPGTQ   Y0, Y1, Y2
+	VBLENDVPD  Y2, Y1, Y0, Y0
+
+amnext1:
+	ADDQ DX, R8
+	DECQ R9
+	JNZ  amr1
+
+	// the largest of the 4 lanes
+	VEXTRACTF128 $0x01, Y0, X1
+	VPCMPGTQ     X0, X1, X2
+	VBLENDVPD    X2, X1, X0, X0
+	VPSHUFD      $0x4e, X0, X1
+	VPCMPGTQ     X0, X1, X2
+	VBLENDVPD    X2, X1, X0, X0
+	VMOVQ        X0, 8(SI)
+	VPXOR        Y0, Y0, Y0
+	MOVQ         16(AX), R8
+	MOVQ         CX, R9
+
+amr2:
+	XORQ R10, R10
+
+amc2:
+	CMPQ      R10, BX
+	JGE       amt2
+	VANDPD    (R8)(R10*1), Y15, Y1
+	VPCMPGTQ  Y0, Y1, Y2
+	VBLENDVPD Y2, Y1, Y0, Y0
+	ADDQ      $0x20, R10
+	JMP       amc2
+
+amt2:
+	TESTQ      DI, DI
+	JZ         amnext2
+	VMASKMOVPD (R8)(R10*1), Y14, Y1
+	VANDPD     Y1, Y15, Y1
+	VPCMPGTQ   Y0, Y1, Y2
+	VBLENDVPD  Y2, Y1, Y0, Y0
+
+amnext2:
+	ADDQ DX, R8
+	DECQ R9
+	JNZ  amr2
+
+	// the largest of the 4 lanes
+	VEXTRACTF128 $0x01, Y0, X1
+	VPCMPGTQ     X0, X1, X2
+	VBLENDVPD    X2, X1, X0, X0
+	VPSHUFD      $0x4e, X0, X1
+	VPCMPGTQ     X0, X1, X2
+	VBLENDVPD    X2, X1, X0, X0
+	VMOVQ        X0, 16(SI)
+	VPXOR        Y0, Y0, Y0
+	MOVQ         24(AX), R8
+	MOVQ         CX, R9
+
+amr3:
+	XORQ R10, R10
+
+amc3:
+	CMPQ      R10, BX
+	JGE       amt3
+	VANDPD    (R8)(R10*1), Y15, Y1
+	VPCMPGTQ  Y0, Y1, Y2
+	VBLENDVPD Y2, Y1, Y0, Y0
+	ADDQ      $0x20, R10
+	JMP       amc3
+
+amt3:
+	TESTQ      DI, DI
+	JZ         amnext3
+	VMASKMOVPD (R8)(R10*1), Y14, Y1
+	VANDPD     Y1, Y15, Y1
+	VPCMPGTQ   Y0, Y1, Y2
+	VBLENDVPD  Y2, Y1, Y0, Y0
+
+amnext3:
+	ADDQ DX, R8
+	DECQ R9
+	JNZ  amr3
+
+	// the largest of the 4 lanes
+	VEXTRACTF128 $0x01, Y0, X1
+	VPCMPGTQ     X0, X1, X2
+	VBLENDVPD    X2, X1, X0, X0
+	VPSHUFD      $0x4e, X0, X1
+	VPCMPGTQ     X0, X1, X2
+	VBLENDVPD    X2, X1, X0, X0
+	VMOVQ        X0, 24(SI)
+	VZEROUPPER
+	RET
+
+// func gramLoad4AVX2(at *float64, n int, src *[4]*float64, lda int, scale *[4]float64, tail *[4]uint64, fro *[4]float64)
+// Requires: AVX, FMA3
+TEXT ·gramLoad4AVX2(SB), NOSPLIT, $0-56
+	MOVQ    at+0(FP), AX
+	MOVQ    n+8(FP), CX
+	MOVQ    src+16(FP), DX
+	MOVQ    lda+24(FP), BX
+	SHLQ    $0x03, BX
+	MOVQ    scale+32(FP), SI
+	MOVQ    tail+40(FP), DI
+	VMOVUPD (SI), Y15
+	VMOVDQU (DI), Y14
+	VXORPD  Y12, Y12, Y12
+	VXORPD  Y13, Y13, Y13
+	MOVQ    (DX), SI
+	MOVQ    8(DX), DI
+	MOVQ    16(DX), R8
+	MOVQ    24(DX), DX
+	MOVQ    CX, R9
+	SHLQ    $0x05, R9
+	LEAQ    (R9)(R9*2), R10
+	MOVQ    R9, R11
+	SHLQ    $0x02, R11
+	MOVQ    CX, R12
+	ANDQ    $-4, R12
+	SHLQ    $0x03, R12
+	MOVQ    CX, R13
+	ANDQ    $0x03, R13
+
+glr:
+	XORQ R14, R14
+	MOVQ AX, R15
+
+glc:
+	CMPQ        R14, R12
+	JGE         glt
+	VMOVUPD     (SI)(R14*1), Y0
+	VMOVUPD     (DI)(R14*1), Y1
+	VMOVUPD     (R8)(R14*1), Y2
+	VMOVUPD     (DX)(R14*1), Y3
+	VUNPCKLPD   Y1, Y0, Y4
+	VUNPCKHPD   Y1, Y0, Y5
+	VUNPCKLPD   Y3, Y2, Y6
+	VUNPCKHPD   Y3, Y2, Y7
+	VPERM2F128  $0x20, Y6, Y4, Y8
+	VPERM2F128  $0x20, Y7, Y5, Y9
+	VPERM2F128  $0x31, Y6, Y4, Y10
+	VPERM2F128  $0x31, Y7, Y5, Y11
+	VMULPD      Y15, Y8, Y8
+	VMULPD      Y15, Y9, Y9
+	VMULPD      Y15, Y10, Y10
+	VMULPD      Y15, Y11, Y11
+	VMOVUPD     Y8, (R15)
+	VFMADD231PD Y8, Y8, Y12
+	VMOVUPD     Y9, (R15)(R9*1)
+	VFMADD231PD Y9, Y9, Y13
+	VMOVUPD     Y10, (R15)(R9*2)
+	VFMADD231PD Y10, Y10, Y12
+	VMOVUPD     Y11, (R15)(R10*1)
+	VFMADD231PD Y11, Y11, Y13
+	ADDQ        R11, R15
+	ADDQ        $0x20, R14
+	JMP         glc
+
+glt:
+	TESTQ       R13, R13
+	JZ          glnext
+	VMASKMOVPD  (SI)(R14*1), Y14, Y0
+	VMASKMOVPD  (DI)(R14*1), Y14, Y1
+	VMASKMOVPD  (R8)(R14*1), Y14, Y2
+	VMASKMOVPD  (DX)(R14*1), Y14, Y3
+	VUNPCKLPD   Y1, Y0, Y4
+	VUNPCKHPD   Y1, Y0, Y5
+	VUNPCKLPD   Y3, Y2, Y6
+	VUNPCKHPD   Y3, Y2, Y7
+	VPERM2F128  $0x20, Y6, Y4, Y8
+	VPERM2F128  $0x20, Y7, Y5, Y9
+	VPERM2F128  $0x31, Y6, Y4, Y10
+	VPERM2F128  $0x31, Y7, Y5, Y11
+	VMULPD      Y15, Y8, Y8
+	VMULPD      Y15, Y9, Y9
+	VMULPD      Y15, Y10, Y10
+	VMULPD      Y15, Y11, Y11
+	VMOVUPD     Y8, (R15)
+	VFMADD231PD Y8, Y8, Y12
+	CMPQ        R13, $0x02
+	JL          glnext
+	VMOVUPD     Y9, (R15)(R9*1)
+	VFMADD231PD Y9, Y9, Y13
+	CMPQ        R13, $0x03
+	JL          glnext
+	VMOVUPD     Y10, (R15)(R9*2)
+	VFMADD231PD Y10, Y10, Y12
+
+glnext:
+	ADDQ    BX, SI
+	ADDQ    BX, DI
+	ADDQ    BX, R8
+	ADDQ    BX, DX
+	ADDQ    $0x20, AX
+	DECQ    CX
+	JNZ     glr
+	VADDPD  Y13, Y12, Y12
+	MOVQ    fro+48(FP), AX
+	VMOVUPD Y12, (AX)
+	VZEROUPPER
+	RET
+
 // func tridiag4AVX2(gm *float64, n int, n4 int, d *float64, e *float64, y *float64, params *[8]float64)
 // Requires: AVX, FMA3
 TEXT ·tridiag4AVX2(SB), NOSPLIT, $0-56

@@ -122,6 +122,24 @@ func axpy4AVX512(x *float64, y *float64, ldy int, f *[4]float64, n int)
 //go:noescape
 func gram4AVX2(at *float64, gm *float64, n int, n4 int)
 
+// absMax4AVX2 writes into out[l] the largest bits of |src[l][r*lda+c]| over
+// r, c < n (n >= 1): each matrix's largest magnitude, NaN and Inf above every
+// finite value. tail is the mask of the first n mod 4 lanes (all lanes
+// when n mod 4 = 0, then unused): the last columns are read by masked loads.
+//
+//go:noescape
+func absMax4AVX2(src *[4]*float64, n int, lda int, tail *[4]uint64, out *[4]uint64)
+
+// gramLoad4AVX2 writes element (r, c) of matrix l, src[l][r*lda+c] * scale[l],
+// to at[(c*n+r)*4+l] for r, c < n (n >= 1), and into fro[l] the sum of the
+// squares of those values (in no particular order). Each row of the 4
+// matrices is read 4 columns at a time and transposed in registers; tail
+// is the mask of the first n mod 4 lanes (all lanes when n mod 4 = 0, then
+// unused): the last columns are read by masked loads and only they are stored.
+//
+//go:noescape
+func gramLoad4AVX2(at *float64, n int, src *[4]*float64, lda int, scale *[4]float64, tail *[4]uint64, fro *[4]float64)
+
 // tridiag4AVX2 reduces the 4 lane-interleaved symmetric n x n matrices G
 // (G[i][j] the vector at gm[(i*n4+j)*4:], both triangles) to tridiagonal form
 // by Householder reflections H = I - τ v vᵀ (LAPACK's dsytd2): for column

@@ -65,6 +65,8 @@ func main() {
 	dots4()
 	axpy4()
 	gram4()
+	absMax4()
+	gramLoad4()
 	tridiag4()
 	ql4()
 	ql8()

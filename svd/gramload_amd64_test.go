@@ -1,0 +1,104 @@
+//go:build amd64 && !purego
+
+package svd
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/grlgq/grlgq/internal/cpu"
+)
+
+// TestGramLoad4 checks the Gram loader's kernels against the plain Go
+// scans they replaced: absMax4AVX2 against scanMax (the same bits, NaN and
+// Inf above every finite magnitude), gramLoad4AVX2 against interleave4 (the
+// same transposed, scaled values bit for bit, the sums of squares within
+// their rounding, since the order differs), for n = 1..33 (every n mod 4),
+// row strides beyond n, matrices at any offset, lanes sharing a matrix,
+// special values, and guards around at: nothing past its n² vectors is
+// written.
+func TestGramLoad4(t *testing.T) {
+	if !cpu.AVX2 {
+		t.Skip("no AVX2 (or capped by GRLGQ_KERNELS)")
+	}
+	rng := rand.New(rand.NewPCG(31, 4))
+	specials := []float64{0, math.Copysign(0, -1), 0x1p-1074, -0x1p-1030, math.MaxFloat64, -1, 0.75}
+	for n := 1; n <= 33; n++ {
+		for trial := 0; trial < 6; trial++ {
+			lda := n + trial%3*3
+			var mats [lanes4][]float64
+			var src [lanes4]*float64
+			for l := range mats {
+				off := rng.IntN(4)
+				buf := make([]float64, off+(n-1)*lda+n+5)
+				for i := range buf {
+					buf[i] = math.NaN() // guards: outside the matrix
+				}
+				m := buf[off : off+(n-1)*lda+n]
+				scale := math.Ldexp(1, rng.IntN(40)-20)
+				for r := 0; r < n; r++ {
+					for c := 0; c < n; c++ {
+						v := rng.NormFloat64() * scale
+						if rng.IntN(10) == 0 {
+							v = specials[rng.IntN(len(specials))]
+						}
+						m[r*lda+c] = v
+					}
+					if r < n-1 {
+						for c := n; c < lda; c++ {
+							m[r*lda+c] = math.Inf(1) // between rows: never read
+						}
+					}
+				}
+				mats[l] = m
+				if trial == 5 && l > 0 {
+					mats[l] = mats[0] // lanes sharing a matrix, as the loader's padding lanes do
+				}
+				src[l] = &mats[l][0]
+			}
+			var tail [lanes4]uint64
+			for l := 0; l < n%4; l++ {
+				tail[l] = 1<<64 - 1
+			}
+			var bits [lanes4]uint64
+			absMax4AVX2(&src, n, lda, &tail, &bits)
+			var scale [lanes4]float64
+			for l := range mats {
+				amax, bad := scanMax(mats[l], n, n, lda)
+				if want := math.Float64bits(amax); bits[l] != want || (bits[l] >= 0x7ff<<52) != bad {
+					t.Fatalf("n=%d trial %d lane %d: absMax4 %x, scanMax %x (bad %v)", n, trial, l, bits[l], want, bad)
+				}
+				_, e := math.Frexp(amax)
+				scale[l] = math.Ldexp(1, -e)
+			}
+			at := make([]float64, n*n*lanes4+16)
+			for i := range at {
+				at[i] = -7
+			}
+			var fro [lanes4]float64
+			gramLoad4AVX2(&at[8], n, &src, lda, &scale, &tail, &fro)
+			want := make([]float64, n*n*lanes4)
+			var srcs [lanes4][]float64
+			for l := range srcs {
+				srcs[l] = mats[l]
+			}
+			wfro := interleave4(want, n, srcs, lda, scale)
+			for i, v := range want {
+				if math.Float64bits(at[8+i]) != math.Float64bits(v) {
+					t.Fatalf("n=%d trial %d: at[%d] = %v, want %v", n, trial, i, at[8+i], v)
+				}
+			}
+			for i := range 8 {
+				if at[i] != -7 || at[8+n*n*lanes4+i] != -7 {
+					t.Fatalf("n=%d trial %d: a guard of at was written", n, trial)
+				}
+			}
+			for l := range fro {
+				if math.IsNaN(wfro[l]) != math.IsNaN(fro[l]) || math.Abs(fro[l]-wfro[l]) > 2*float64(n*n)*ur*wfro[l] {
+					t.Fatalf("n=%d trial %d lane %d: sum of squares %v, want %v", n, trial, l, fro[l], wfro[l])
+				}
+			}
+		}
+	}
+}
