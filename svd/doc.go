@@ -154,8 +154,10 @@
 // the Gram matrix Ĝ = fl(AᵀA) (within γ_n ‖A‖_F² of AᵀA), its Householder
 // tridiagonal T̂ (an orthogonal similarity of Ĝ + E, ‖E‖_F <= 8 n² u ‖Ĝ‖_F:
 // the one constant taken from the literature, Higham's Lemmas 19.2-19.3,
-// generously), estimates of T̂'s eigenvalues by the implicit QL iteration,
-// and Sturm counts at each estimate ± δ (δ = 8 n u ‖T̂‖_F), each of which is
+// generously), estimates of T̂'s eigenvalues by the implicit QL iteration
+// in the root-free form of Pal, Walker and Kahan (LAPACK's dsterf: on the
+// squares of the off-diagonal entries, no square root in a step), and
+// Sturm counts at each estimate ± δ (δ = 8 n u ‖T̂‖_F), each of which is
 // the exact count of a tridiagonal within a few u of T̂ (Kahan 1966;
 // Demmel, Dhillon and Ren 1995): the interval [μ − δ, μ + δ) holds the
 // eigenvalues whose indices the two counts bracket, whatever the accuracy
@@ -165,15 +167,20 @@
 // σ_1² of them (the bounds allow about 9 n² u), 824 of 843 matrices
 // certified (the rest, and matrices beyond 2^±1000, get [0, +Inf)).
 // On AVX2 four matrices run in the lanes of YMM registers
-// (../asm/jacobi/gram4.go: the Gram matrix, the reduction, the QL
-// iteration with each lane's own splits and chases under blend masks, the
-// Sturm counts); AVX-512 CPUs run the same 256-bit kernels. Per matrix,
-// batches of 8 products of random 400 x n bases against Batch.Values on
-// the Zen 3 machine (loaded): the same time at n = 5 and 8, 0.77 at n = 10,
-// about 1.0 at n = 12, 0.65 at n = 16, 0.45 at n = 25. The QL iteration is
-// half of it: one dependency chain per lane (a square root and a division
-// per step, about 64 cycles), against the n/2 independent pairs of a
-// Jacobi round. (Go's MOVQ from a general register into an X register is
+// (../asm/jacobi/gram4.go and gramload.go: the loads, the Gram matrix, the
+// reduction two rows at a time, the Sturm counts; ql.go: the QL iteration
+// with each lane's own splits and chases under blend masks, two groups'
+// chains interleaved); AVX-512 CPUs run the same 256-bit kernels. Per
+// matrix, batches of 8 products of random 400 x n bases against
+// Batch.Values on the Zen 3 machine (loaded): the same time at n = 5 and 8,
+// 0.77 at n = 10, about 1.0 at n = 12, 0.65 at n = 16, 0.45 at n = 25
+// (before the root-free QL and the kernels' loads, which took another
+// 15-20% off n = 12 and 25: BenchmarkGramEnclose n = 25 from 10.2 to 7.1-8.0
+// µs). The QL iteration is still 44% of it at n = 25: one dependency chain
+// per lane (the tqli form had a square root and a division per step, about
+// 64 cycles; the root-free step has one division on it, 1/p beside 1/r),
+// against the n/2 independent pairs of a Jacobi round, and each
+// iteration's scan for the split point is as long as its chase. (Go's MOVQ from a general register into an X register is
 // the legacy SSE encoding; mixed with AVX code it made the QL kernel 17
 // times slower on Zen 3: VMOVQ.)
 //   - V from k sweeps of two-sided Jacobi on G = MᵀM (the same round-robin

@@ -13,7 +13,7 @@ var gramScalarFallbacks atomic.Int64
 // many n x n matrices, by a route that costs a fraction of the Jacobi
 // iteration: the Gram matrix G = AᵀA, its Householder reduction to a
 // symmetric tridiagonal T, estimates of T's eigenvalues by the implicit
-// QL iteration, and Sturm counts that certify an interval around each
+// QL iteration (root-free, on the squared off-diagonal), and Sturm counts that certify an interval around each
 // estimate. It is not safe for concurrent use.
 //
 // What it guarantees (see Enclose for the proof): every exact squared
@@ -28,11 +28,11 @@ type Gram struct {
 	g      []float64    // n x n Gram matrix (lower triangle), then the reduction's workspace
 	d, e   []float64    // tridiagonal: diagonal, subdiagonal (e[i] = T[i+1][i])
 	e2     []float64    // squared subdiagonal (Sturm counts)
-	qd, qe []float64    // the QL iteration's copies
+	qd, qe []float64    // the QL iteration's copies of d and of e² (its squares)
 	w      []float64    // reduction: A22 v
 	cl     []int        // certification: cluster boundaries
 	avx2   [2]*gramAVX2 // nil unless the AVX2 kernels can run: two groups of 4
-	ql8    []float64    // ql8AVX2's scratch (the deflation thresholds at 8.. and 40..)
+	ql8    []float64    // ql4AVX2's and ql8AVX2's scratch (the deflation thresholds tol² at 8.. and 40..)
 }
 
 // NewGram returns the workspace for n x n matrices, 1 <= n <= MaxSmall.
@@ -312,20 +312,26 @@ func (w *Gram) tridiagonalize() {
 
 // qlValues writes estimates of the eigenvalues of the tridiagonal (w.d,
 // w.e) into w.qd, ascending, by the implicit QL iteration with Wilkinson
-// shifts (tqli of Numerical Recipes, eigenvalues only), an off-diagonal
-// entry deflated at |e| <= tol. It reports false if an eigenvalue did not
-// converge in gramQLMaxIter iterations; the estimates need not be
-// accurate (certify checks them).
+// shifts in the root-free form of Pal, Walker and Kahan (the iteration of
+// LAPACK's dsterf, eigenvalues only): it carries the squares of the
+// off-diagonal entries, so a step of the chase takes two divisions and no
+// square root. An off-diagonal entry is deflated at |e| <= tol (e² <=
+// tol²). It reports false if an eigenvalue did not converge in
+// gramQLMaxIter iterations; the estimates need not be accurate (certify
+// checks them).
 func (w *Gram) qlValues(tol float64) bool {
 	n := w.n
-	d, e := w.qd, w.qe
+	d, e2 := w.qd, w.qe
 	copy(d, w.d)
-	copy(e, w.e)
+	for i := range e2 {
+		e2[i] = float64(w.e[i] * w.e[i])
+	}
+	tol2 := tol * tol
 	for l := 0; l < n; l++ {
 		for iter := 0; ; iter++ {
 			m := l
 			for ; m < n-1; m++ {
-				if math.Abs(e[m]) <= tol {
+				if e2[m] <= tol2 {
 					break
 				}
 			}
@@ -335,35 +341,36 @@ func (w *Gram) qlValues(tol float64) bool {
 			if iter == gramQLMaxIter {
 				return false
 			}
-			g := (d[l+1] - d[l]) / float64(2*e[l])
-			r := math.Sqrt(float64(g*g) + 1)
-			g = d[m] - d[l] + e[l]/(g+math.Copysign(r, g))
-			s, c, p := 1.0, 1.0, 0.0
-			i := m - 1
-			for ; i >= l; i-- {
-				f := float64(s * e[i])
-				b := float64(c * e[i])
-				r = math.Sqrt(float64(f*f) + float64(g*g))
-				e[i+1] = r
-				if r == 0 {
-					d[i+1] -= p
-					e[m] = 0
-					break
+			// The Wilkinson shift σ from the leading 2 x 2 block.
+			rte := math.Sqrt(e2[l])
+			g := (d[l+1] - d[l]) / (2 * rte)
+			r := math.Hypot(g, 1)
+			sigma := d[l] - rte/(g+math.Copysign(r, g))
+			c, s := 1.0, 0.0
+			gamma := d[m] - sigma
+			p := gamma * gamma
+			for i := m - 1; i >= l; i-- {
+				bb := e2[i]
+				r := p + bb
+				if i != m-1 {
+					e2[i+1] = s * r
 				}
-				s = f / r
-				c = g / r
-				g = d[i+1] - p
-				r = float64((d[i]-g)*s) + float64(2*float64(c*b))
-				p = float64(s * r)
-				d[i+1] = g + p
-				g = float64(c*r) - b
+				oldc := c
+				c = p / r
+				s = bb / r
+				oldgam := gamma
+				alpha := d[i]
+				gamma = float64(c*(alpha-sigma)) - float64(s*oldgam)
+				d[i+1] = oldgam + (alpha - gamma)
+				if c != 0 {
+					p = float64(gamma*gamma) / c
+				} else {
+					p = oldc * bb
+				}
 			}
-			if r == 0 && i >= l {
-				continue
-			}
-			d[l] -= p
-			e[l] = g
-			e[m] = 0
+			e2[l] = s * p
+			d[l] = sigma + gamma
+			e2[m] = 0
 		}
 	}
 	sortValues(d)

@@ -21,11 +21,10 @@ type gramAVX2 struct {
 	at          []float64 // n4 columns of n rows (columns n.. zero)
 	g           []float64 // n4 x n4
 	d, e, e2, y []float64 // n vectors
-	qd, qe      []float64 // the QL iteration's copies
+	qd, qe      []float64 // the QL iteration's copies of d and e2
 	x           []float64 // shifts of the Sturm counts: k4 vectors
 	cnt         []int64   // their counts
 	k4          int       // 2n rounded up to a multiple of 4
-	scratch     [12]int64 // ql4AVX2: m - 1, m, the deflation thresholds (float64 bits)
 	params      [8]float64
 	exp         [lanes4]int
 	skip        [lanes4]bool // lane's bounds set without the kernels
@@ -94,9 +93,10 @@ func (w *Gram) encloseAVX2(lo, hi []float64, ld int, a []float64, lda, step, k i
 			tridiag4AVX2(&x.g[0], n, x.n4, &x.d[0], &x.e[0], &x.y[0], &x.params)
 			x.norms(n)
 			copy(x.qd, x.d)
-			copy(x.qe, x.e)
+			copy(x.qe, x.e2)
 			for l := 0; l < lanes4; l++ {
-				w.ql8[g*32+8+l] = gramQLTol * x.tnorm[l]
+				tol := gramQLTol * x.tnorm[l]
+				w.ql8[g*32+8+l] = tol * tol
 			}
 		}
 		var failed uint64
@@ -104,10 +104,7 @@ func (w *Gram) encloseAVX2(lo, hi []float64, ld int, a []float64, lda, step, k i
 			failed = ql8AVX2(&w.avx2[0].qd[0], &w.avx2[0].qe[0], &w.avx2[1].qd[0], &w.avx2[1].qe[0], n, &w.avx2[0].params, &w.ql8[0])
 		} else {
 			x := w.avx2[0]
-			for l := 0; l < lanes4; l++ {
-				x.scratch[8+l] = int64(math.Float64bits(w.ql8[8+l]))
-			}
-			failed = ql4AVX2(&x.qd[0], &x.qe[0], n, &x.params, &x.scratch[0])
+			failed = ql4AVX2(&x.qd[0], &x.qe[0], n, &x.params, &w.ql8[0])
 		}
 		for g := 0; g < ng; g++ {
 			j0 := i0 + g*lanes4

@@ -2758,81 +2758,83 @@ tret:
 	VZEROUPPER
 	RET
 
-// func ql4AVX2(d *float64, e *float64, n int, params *[8]float64, scratch *int64) uint64
+// func ql4AVX2(d *float64, e2 *float64, n int, params *[8]float64, scratch *float64) uint64
 // Requires: AVX, AVX2, CMOV, FMA3
 TEXT ·ql4AVX2(SB), NOSPLIT, $0-48
 	MOVQ         d+0(FP), AX
-	MOVQ         e+8(FP), CX
+	MOVQ         e2+8(FP), CX
 	MOVQ         n+16(FP), DX
 	MOVQ         params+24(FP), BX
 	MOVQ         scratch+32(FP), SI
 	VBROADCASTSD 8(BX), Y15
 	VBROADCASTSD 24(BX), Y14
-	XORQ         BX, BX
-	DECQ         DX
 	XORQ         DI, DI
+	DECQ         DX
+	XORQ         R8, R8
 
-qll:
-	CMPQ DI, DX
-	JGE  qdone
-	XORQ R8, R8
+ql4AVX2_l:
+	CMPQ R8, DX
+	JGE  ql4AVX2_done
+	XORQ R9, R9
 
-qiter:
-	// m per lane: the first m >= l with |e[m]| <= tol, else n-1; dm = d[m]
-	MOVQ         DX, R10
-	VMOVQ        R10, X6
-	VPBROADCASTQ X6, Y6
-	MOVQ         DX, R10
-	SHLQ         $0x05, R10
-	VMOVUPD      (AX)(R10*1), Y7
-	VXORPD       Y8, Y8, Y8
-	MOVQ         DI, R9
+ql4AVX2_iter:
+	// per group: m per lane (the first m >= l with e²[m] <= tol², else n-1), dm = d[m], active = m != l
+	XORQ         R12, R12
+	VMOVQ        DX, X8
+	VPBROADCASTQ X8, Y8
+	MOVQ         DX, R11
+	SHLQ         $0x05, R11
+	VMOVUPD      (AX)(R11*1), Y9
+	VXORPD       Y10, Y10, Y10
+	MOVQ         R8, R10
 
-qms:
-	CMPQ         R9, DX
-	JGE          qmsdone
-	MOVQ         R9, R10
-	SHLQ         $0x05, R10
-	VANDPD       (CX)(R10*1), Y14, Y9
-	VCMPPD       $0x12, 64(SI), Y9, Y9
-	VANDNPD      Y9, Y8, Y11
-	VMOVQ        R9, X12
+ql4AVX2_ms0:
+	CMPQ         R10, DX
+	JGE          ql4AVX2_ms0done
+	MOVQ         R10, R11
+	SHLQ         $0x05, R11
+	VMOVUPD      (CX)(R11*1), Y11
+	VCMPPD       $0x12, 64(SI), Y11, Y11
+	VANDNPD      Y11, Y10, Y12
+	VMOVQ        R10, X13
+	VPBROADCASTQ X13, Y13
+	VBLENDVPD    Y12, Y13, Y8, Y8
+	VBLENDVPD    Y12, (AX)(R11*1), Y9, Y9
+	VORPD        Y11, Y10, Y10
+	INCQ         R10
+	JMP          ql4AVX2_ms0
+
+ql4AVX2_ms0done:
+	VMOVQ        R8, X12
 	VPBROADCASTQ X12, Y12
-	VBLENDVPD    Y11, Y12, Y6, Y6
-	VBLENDVPD    Y11, (AX)(R10*1), Y7, Y7
-	VORPD        Y9, Y8, Y8
-	INCQ         R9
-	JMP          qms
+	VPCMPEQQ     Y12, Y8, Y12
+	VPCMPEQQ     Y11, Y11, Y11
+	VXORPD       Y11, Y12, Y12
+	VPADDQ       Y11, Y8, Y13
+	VMOVDQU      Y13, (SI)
+	VMOVDQU      Y8, 32(SI)
+	VMOVUPD      Y12, 96(SI)
+	VMOVUPD      Y9, 192(SI)
+	VMOVMSKPD    Y12, R11
+	ORQ          R11, R12
+	TESTQ        R12, R12
+	JZ           ql4AVX2_nextl
+	CMPQ         R9, 48(BX)
+	JL           ql4AVX2_shift
+	ORQ          R12, DI
+	JMP          ql4AVX2_nextl
 
-qmsdone:
-	// active = m != l; scratch[0:4] = m - 1, scratch[4:8] = m
-	VMOVQ        DI, X12
-	VPBROADCASTQ X12, Y12
-	VPCMPEQQ     Y12, Y6, Y12
-	VPCMPEQQ     Y9, Y9, Y9
-	VXORPD       Y9, Y12, Y4
-	VPADDQ       Y9, Y6, Y10
-	VMOVDQU      Y10, (SI)
-	VMOVDQU      Y6, 32(SI)
-	VMOVMSKPD    Y4, R10
-	TESTQ        R10, R10
-	JZ           qnextl
-	MOVQ         params+24(FP), R10
-	CMPQ         R8, 48(R10)
-	JL           qshift
-	VMOVMSKPD    Y4, R10
-	ORQ          R10, BX
-	JMP          qnextl
+ql4AVX2_shift:
+	INCQ R9
 
-qshift:
-	INCQ R8
-
-	// g = dm - d[l] + e[l]/(g0 + sign(g0) sqrt(g0² + 1)), g0 = (d[l+1] - d[l])/2e[l]; e[l] := 1 where not active
-	MOVQ        DI, R10
-	SHLQ        $0x05, R10
-	VBLENDVPD   Y4, (CX)(R10*1), Y15, Y10
-	VMOVUPD     32(AX)(R10*1), Y11
-	VSUBPD      (AX)(R10*1), Y11, Y11
+	// per group: σ = d[l] - rte/(g0 + sign(g0) sqrt(g0² + 1)), g0 = (d[l+1] - d[l])/(2 rte), rte = sqrt(e²[l]) (e²[l] := 1 where not active); c = 1, s = 0, γ = d[m] - σ, p = γ²
+	MOVQ        R8, R11
+	SHLQ        $0x05, R11
+	VMOVUPD     96(SI), Y8
+	VBLENDVPD   Y8, (CX)(R11*1), Y15, Y10
+	VSQRTPD     Y10, Y10
+	VMOVUPD     32(AX)(R11*1), Y11
+	VSUBPD      (AX)(R11*1), Y11, Y11
 	VADDPD      Y10, Y10, Y12
 	VDIVPD      Y12, Y11, Y11
 	VMOVAPD     Y15, Y12
@@ -2842,127 +2844,123 @@ qshift:
 	VORPD       Y13, Y12, Y12
 	VADDPD      Y11, Y12, Y12
 	VDIVPD      Y12, Y10, Y12
-	VSUBPD      (AX)(R10*1), Y7, Y3
-	VADDPD      Y12, Y3, Y3
-	VMOVAPD     Y15, Y0
+	VMOVUPD     (AX)(R11*1), Y9
+	VSUBPD      Y12, Y9, Y9
+	VMOVUPD     Y9, 128(SI)
+	VMOVUPD     192(SI), Y3
+	VSUBPD      Y9, Y3, Y3
+	VMULPD      Y3, Y3, Y2
 	VMOVAPD     Y15, Y1
-	VXORPD      Y2, Y2, Y2
-	VXORPD      Y5, Y5, Y5
+	VXORPD      Y0, Y0, Y0
+	MOVQ        32(SI), R12
+	MOVQ        40(SI), R11
+	CMPQ        R11, R12
+	CMOVQGT     R11, R12
+	MOVQ        48(SI), R11
+	CMPQ        R11, R12
+	CMOVQGT     R11, R12
+	MOVQ        56(SI), R11
+	CMPQ        R11, R12
+	CMOVQGT     R11, R12
+	MOVQ        R12, R10
+	DECQ        R10
 
-	// the longest chase: i from max(m) - 1 down to l
-	MOVQ    32(SI), R11
-	MOVQ    40(SI), R10
-	CMPQ    R10, R11
-	CMOVQGT R10, R11
-	MOVQ    48(SI), R10
-	CMPQ    R10, R11
-	CMOVQGT R10, R11
-	MOVQ    56(SI), R10
-	CMPQ    R10, R11
-	CMOVQGT R10, R11
-	MOVQ    R11, R9
-	DECQ    R9
+ql4AVX2_chase:
+	CMPQ R10, R8
+	JL   ql4AVX2_chasedone
+	MOVQ R10, R11
+	SHLQ $0x05, R11
 
-qchase:
-	CMPQ R9, DI
-	JL   qchasedone
+	// group 0: live = active and i < m
+	VMOVQ        R10, X8
+	VPBROADCASTQ X8, Y8
+	VPCMPGTQ     (SI), Y8, Y8
+	VANDNPD      96(SI), Y8, Y8
 
-	// live = active, i < m, not done
-	VMOVQ        R9, X10
-	VPBROADCASTQ X10, Y10
-	VPCMPGTQ     (SI), Y10, Y10
-	VORPD        Y5, Y10, Y10
-	VANDNPD      Y4, Y10, Y10
-	MOVQ         R9, R10
-	SHLQ         $0x05, R10
+	// r = p + e²[i], e²[i+1] = s r (0 at i = m-1, where s = 0), 1/p and 1/r
+	VMOVUPD   (CX)(R11*1), Y9
+	VADDPD    Y9, Y2, Y10
+	VMULPD    Y10, Y0, Y11
+	VMOVUPD   32(CX)(R11*1), Y12
+	VBLENDVPD Y8, Y11, Y12, Y12
+	VMOVUPD   Y12, 32(CX)(R11*1)
+	VDIVPD    Y2, Y15, Y11
+	VDIVPD    Y10, Y15, Y12
+	VMULPD    Y11, Y10, Y10
+	VXORPD    Y13, Y13, Y13
+	VCMPPD    $0x00, Y13, Y2, Y13
+	VMOVUPD   Y13, 160(SI)
+	VMULPD    Y9, Y1, Y11
 
-	// f = s e[i], b = c e[i], r = sqrt(f² + g²)
-	VMOVUPD     (CX)(R10*1), Y9
-	VMULPD      Y9, Y0, Y11
-	VMULPD      Y9, Y1, Y12
-	VMULPD      Y3, Y3, Y6
-	VFMADD231PD Y11, Y11, Y6
-	VSQRTPD     Y6, Y6
+	// c' = p/r, s' = e²[i]/r (into c and s where live)
+	VMULPD    Y12, Y2, Y13
+	VMULPD    Y12, Y9, Y12
+	VBLENDVPD Y8, Y13, Y1, Y1
+	VBLENDVPD Y8, Y12, Y0, Y0
 
-	// z: live lanes with r = 0 (done: d[i+1] -= p); ok: the others that are live
-	VXORPD    Y8, Y8, Y8
-	VCMPPD    $0x00, Y8, Y6, Y7
-	VANDPD    Y10, Y7, Y7
-	VANDNPD   Y10, Y7, Y8
-	VORPD     Y7, Y5, Y5
-	VMOVUPD   32(CX)(R10*1), Y9
-	VBLENDVPD Y8, Y6, Y9, Y9
-	VMOVUPD   Y9, 32(CX)(R10*1)
+	// γ' = c' (d[i] - σ) - s' γ, d[i+1] = γ + (d[i] - γ')
+	VMOVUPD      (AX)(R11*1), Y9
+	VSUBPD       128(SI), Y9, Y12
+	VMULPD       Y1, Y12, Y12
+	VFNMADD231PD Y0, Y3, Y12
+	VSUBPD       Y12, Y9, Y9
+	VADDPD       Y3, Y9, Y9
+	VMOVUPD      32(AX)(R11*1), Y13
+	VBLENDVPD    Y8, Y9, Y13, Y13
+	VMOVUPD      Y13, 32(AX)(R11*1)
+	VBLENDVPD    Y8, Y12, Y3, Y3
 
-	// s' = f/r, c' = g/r (r := 1 where not ok)
-	VBLENDVPD Y8, Y6, Y15, Y6
-	VDIVPD    Y6, Y15, Y6
-	VMULPD    Y6, Y11, Y11
-	VMULPD    Y6, Y3, Y10
+	// p' = γ'² (r/p), or c bb where p = 0
+	VMULPD    Y12, Y12, Y12
+	VMULPD    Y10, Y12, Y12
+	VMOVUPD   160(SI), Y13
+	VBLENDVPD Y13, Y11, Y12, Y12
+	VBLENDVPD Y8, Y12, Y2, Y2
+	DECQ      R10
+	JMP       ql4AVX2_chase
 
-	// g' = d[i+1] - p, r' = (d[i] - g') s' + 2 c' b, p' = s' r', d[i+1]' = g' + p', g'' = c' r' - b
-	VMOVUPD     32(AX)(R10*1), Y9
-	VSUBPD      Y2, Y9, Y6
-	VMOVUPD     (AX)(R10*1), Y13
-	VSUBPD      Y6, Y13, Y13
-	VMULPD      Y12, Y10, Y9
-	VADDPD      Y9, Y9, Y9
-	VFMADD231PD Y13, Y11, Y9
-	VMULPD      Y9, Y11, Y13
-	VADDPD      Y13, Y6, Y6
-	VFMSUB231PD Y10, Y9, Y12
-	VBLENDVPD   Y8, Y11, Y0, Y0
-	VBLENDVPD   Y8, Y10, Y1, Y1
-	VBLENDVPD   Y8, Y12, Y3, Y3
-	VMOVUPD     32(AX)(R10*1), Y9
-	VBLENDVPD   Y8, Y6, Y9, Y6
-	VSUBPD      Y2, Y9, Y10
-	VBLENDVPD   Y7, Y10, Y6, Y6
-	VMOVUPD     Y6, 32(AX)(R10*1)
-	VBLENDVPD   Y8, Y13, Y2, Y2
-	DECQ        R9
-	JMP         qchase
-
-qchasedone:
-	// lanes that finished their chase: d[l] -= p, e[l] = g; every active lane: e[m] = 0
-	MOVQ      DI, R10
-	SHLQ      $0x05, R10
-	VANDNPD   Y4, Y5, Y9
-	VMOVUPD   (AX)(R10*1), Y10
-	VSUBPD    Y2, Y10, Y11
+ql4AVX2_chasedone:
+	// per group, active lanes: e²[l] = s p, d[l] = σ + γ, e²[m] = 0
+	MOVQ      R8, R11
+	SHLQ      $0x05, R11
+	VMOVUPD   96(SI), Y9
+	VMOVUPD   128(SI), Y11
+	VADDPD    Y3, Y11, Y11
+	VMOVUPD   (AX)(R11*1), Y10
 	VBLENDVPD Y9, Y11, Y10, Y10
-	VMOVUPD   Y10, (AX)(R10*1)
-	VMOVUPD   (CX)(R10*1), Y10
-	VBLENDVPD Y9, Y3, Y10, Y10
-	VMOVUPD   Y10, (CX)(R10*1)
-	VMOVDQU   32(SI), Y6
-	VXORPD    Y8, Y8, Y8
-	MOVQ      DI, R9
+	VMOVUPD   Y10, (AX)(R11*1)
+	VMULPD    Y2, Y0, Y11
+	VMOVUPD   (CX)(R11*1), Y10
+	VBLENDVPD Y9, Y11, Y10, Y10
+	VMOVUPD   Y10, (CX)(R11*1)
+	VMOVDQU   32(SI), Y8
+	VXORPD    Y11, Y11, Y11
+	MOVQ      R8, R10
 
-qem:
-	INCQ         R9
-	CMPQ         R9, R11
-	JG           qemdone
-	VMOVQ        R9, X12
+ql4AVX2_em0:
+	INCQ         R10
+	CMPQ         R10, R12
+	JG           ql4AVX2_em0done
+	VMOVQ        R10, X12
 	VPBROADCASTQ X12, Y12
-	VPCMPEQQ     Y12, Y6, Y12
-	VANDPD       Y4, Y12, Y12
-	MOVQ         R9, R10
-	SHLQ         $0x05, R10
-	VMOVUPD      (CX)(R10*1), Y10
-	VBLENDVPD    Y12, Y8, Y10, Y10
-	VMOVUPD      Y10, (CX)(R10*1)
-	JMP          qem
+	VPCMPEQQ     Y12, Y8, Y12
+	VANDPD       Y9, Y12, Y12
+	MOVQ         R10, R11
+	SHLQ         $0x05, R11
+	VMOVUPD      (CX)(R11*1), Y10
+	VBLENDVPD    Y12, Y11, Y10, Y10
+	VMOVUPD      Y10, (CX)(R11*1)
+	JMP          ql4AVX2_em0
 
-qemdone:
-	JMP qiter
+ql4AVX2_em0done:
+	JMP ql4AVX2_iter
 
-qnextl:
-	INCQ DI
-	JMP  qll
+ql4AVX2_nextl:
+	INCQ R8
+	JMP  ql4AVX2_l
 
-qdone:
-	MOVQ BX, ret+40(FP)
+ql4AVX2_done:
+	MOVQ DI, ret+40(FP)
 	VZEROUPPER
 	RET
 
@@ -2978,44 +2976,44 @@ TEXT ·ql8AVX2(SB), NOSPLIT, $0-64
 	MOVQ         scratch+48(FP), R8
 	VBROADCASTSD 8(DI), Y15
 	VBROADCASTSD 24(DI), Y14
-	XORQ         DI, DI
-	DECQ         SI
 	XORQ         R9, R9
+	DECQ         SI
+	XORQ         R10, R10
 
-ql:
-	CMPQ R9, SI
-	JGE  qdone
-	XORQ R10, R10
+ql8AVX2_l:
+	CMPQ R10, SI
+	JGE  ql8AVX2_done
+	XORQ R11, R11
 
-qiter:
-	// per group: m per lane (the first m >= l with |e[m]| <= tol, else n-1), dm = d[m], active = m != l
-	XORQ         R13, R13
+ql8AVX2_iter:
+	// per group: m per lane (the first m >= l with e²[m] <= tol², else n-1), dm = d[m], active = m != l
+	XORQ         R14, R14
 	VMOVQ        SI, X8
 	VPBROADCASTQ X8, Y8
-	MOVQ         SI, R12
-	SHLQ         $0x05, R12
-	VMOVUPD      (AX)(R12*1), Y9
+	MOVQ         SI, R13
+	SHLQ         $0x05, R13
+	VMOVUPD      (AX)(R13*1), Y9
 	VXORPD       Y10, Y10, Y10
-	MOVQ         R9, R11
+	MOVQ         R10, R12
 
-qms0:
-	CMPQ         R11, SI
-	JGE          qms0done
-	MOVQ         R11, R12
-	SHLQ         $0x05, R12
-	VANDPD       (DX)(R12*1), Y14, Y11
+ql8AVX2_ms0:
+	CMPQ         R12, SI
+	JGE          ql8AVX2_ms0done
+	MOVQ         R12, R13
+	SHLQ         $0x05, R13
+	VMOVUPD      (DX)(R13*1), Y11
 	VCMPPD       $0x12, 64(R8), Y11, Y11
 	VANDNPD      Y11, Y10, Y12
-	VMOVQ        R11, X13
+	VMOVQ        R12, X13
 	VPBROADCASTQ X13, Y13
 	VBLENDVPD    Y12, Y13, Y8, Y8
-	VBLENDVPD    Y12, (AX)(R12*1), Y9, Y9
+	VBLENDVPD    Y12, (AX)(R13*1), Y9, Y9
 	VORPD        Y11, Y10, Y10
-	INCQ         R11
-	JMP          qms0
+	INCQ         R12
+	JMP          ql8AVX2_ms0
 
-qms0done:
-	VMOVQ        R9, X12
+ql8AVX2_ms0done:
+	VMOVQ        R10, X12
 	VPBROADCASTQ X12, Y12
 	VPCMPEQQ     Y12, Y8, Y12
 	VPCMPEQQ     Y11, Y11, Y11
@@ -3024,35 +3022,35 @@ qms0done:
 	VMOVDQU      Y13, (R8)
 	VMOVDQU      Y8, 32(R8)
 	VMOVUPD      Y12, 96(R8)
-	VMOVUPD      Y9, 224(R8)
-	VMOVMSKPD    Y12, R12
-	ORQ          R12, R13
+	VMOVUPD      Y9, 192(R8)
+	VMOVMSKPD    Y12, R13
+	ORQ          R13, R14
 	VMOVQ        SI, X8
 	VPBROADCASTQ X8, Y8
-	MOVQ         SI, R12
-	SHLQ         $0x05, R12
-	VMOVUPD      (CX)(R12*1), Y9
+	MOVQ         SI, R13
+	SHLQ         $0x05, R13
+	VMOVUPD      (CX)(R13*1), Y9
 	VXORPD       Y10, Y10, Y10
-	MOVQ         R9, R11
+	MOVQ         R10, R12
 
-qms1:
-	CMPQ         R11, SI
-	JGE          qms1done
-	MOVQ         R11, R12
-	SHLQ         $0x05, R12
-	VANDPD       (BX)(R12*1), Y14, Y11
+ql8AVX2_ms1:
+	CMPQ         R12, SI
+	JGE          ql8AVX2_ms1done
+	MOVQ         R12, R13
+	SHLQ         $0x05, R13
+	VMOVUPD      (BX)(R13*1), Y11
 	VCMPPD       $0x12, 320(R8), Y11, Y11
 	VANDNPD      Y11, Y10, Y12
-	VMOVQ        R11, X13
+	VMOVQ        R12, X13
 	VPBROADCASTQ X13, Y13
 	VBLENDVPD    Y12, Y13, Y8, Y8
-	VBLENDVPD    Y12, (CX)(R12*1), Y9, Y9
+	VBLENDVPD    Y12, (CX)(R13*1), Y9, Y9
 	VORPD        Y11, Y10, Y10
-	INCQ         R11
-	JMP          qms1
+	INCQ         R12
+	JMP          ql8AVX2_ms1
 
-qms1done:
-	VMOVQ        R9, X12
+ql8AVX2_ms1done:
+	VMOVQ        R10, X12
 	VPBROADCASTQ X12, Y12
 	VPCMPEQQ     Y12, Y8, Y12
 	VPCMPEQQ     Y11, Y11, Y11
@@ -3061,28 +3059,28 @@ qms1done:
 	VMOVDQU      Y13, 256(R8)
 	VMOVDQU      Y8, 288(R8)
 	VMOVUPD      Y12, 352(R8)
-	VMOVUPD      Y9, 480(R8)
-	VMOVMSKPD    Y12, R12
-	SHLQ         $0x04, R12
-	ORQ          R12, R13
-	TESTQ        R13, R13
-	JZ           qnextl
-	MOVQ         params+40(FP), R12
-	CMPQ         R10, 48(R12)
-	JL           qshift
-	ORQ          R13, DI
-	JMP          qnextl
+	VMOVUPD      Y9, 448(R8)
+	VMOVMSKPD    Y12, R13
+	SHLQ         $0x04, R13
+	ORQ          R13, R14
+	TESTQ        R14, R14
+	JZ           ql8AVX2_nextl
+	CMPQ         R11, 48(DI)
+	JL           ql8AVX2_shift
+	ORQ          R14, R9
+	JMP          ql8AVX2_nextl
 
-qshift:
-	INCQ R10
+ql8AVX2_shift:
+	INCQ R11
 
-	// per group: g = dm - d[l] + e[l]/(g0 + sign(g0) sqrt(g0² + 1)), g0 = (d[l+1] - d[l])/2e[l]
-	MOVQ        R9, R12
-	SHLQ        $0x05, R12
+	// per group: σ = d[l] - rte/(g0 + sign(g0) sqrt(g0² + 1)), g0 = (d[l+1] - d[l])/(2 rte), rte = sqrt(e²[l]) (e²[l] := 1 where not active); c = 1, s = 0, γ = d[m] - σ, p = γ²
+	MOVQ        R10, R13
+	SHLQ        $0x05, R13
 	VMOVUPD     96(R8), Y8
-	VBLENDVPD   Y8, (DX)(R12*1), Y15, Y10
-	VMOVUPD     32(AX)(R12*1), Y11
-	VSUBPD      (AX)(R12*1), Y11, Y11
+	VBLENDVPD   Y8, (DX)(R13*1), Y15, Y10
+	VSQRTPD     Y10, Y10
+	VMOVUPD     32(AX)(R13*1), Y11
+	VSUBPD      (AX)(R13*1), Y11, Y11
 	VADDPD      Y10, Y10, Y12
 	VDIVPD      Y12, Y11, Y11
 	VMOVAPD     Y15, Y12
@@ -3092,18 +3090,19 @@ qshift:
 	VORPD       Y13, Y12, Y12
 	VADDPD      Y11, Y12, Y12
 	VDIVPD      Y12, Y10, Y12
-	VMOVUPD     224(R8), Y3
-	VSUBPD      (AX)(R12*1), Y3, Y3
-	VADDPD      Y12, Y3, Y3
-	VMOVAPD     Y15, Y0
-	VMOVAPD     Y15, Y1
-	VXORPD      Y2, Y2, Y2
-	VXORPD      Y9, Y9, Y9
+	VMOVUPD     (AX)(R13*1), Y9
+	VSUBPD      Y12, Y9, Y9
 	VMOVUPD     Y9, 128(R8)
+	VMOVUPD     192(R8), Y3
+	VSUBPD      Y9, Y3, Y3
+	VMULPD      Y3, Y3, Y2
+	VMOVAPD     Y15, Y1
+	VXORPD      Y0, Y0, Y0
 	VMOVUPD     352(R8), Y8
-	VBLENDVPD   Y8, (BX)(R12*1), Y15, Y10
-	VMOVUPD     32(CX)(R12*1), Y11
-	VSUBPD      (CX)(R12*1), Y11, Y11
+	VBLENDVPD   Y8, (BX)(R13*1), Y15, Y10
+	VSQRTPD     Y10, Y10
+	VMOVUPD     32(CX)(R13*1), Y11
+	VSUBPD      (CX)(R13*1), Y11, Y11
 	VADDPD      Y10, Y10, Y12
 	VDIVPD      Y12, Y11, Y11
 	VMOVAPD     Y15, Y12
@@ -3113,217 +3112,211 @@ qshift:
 	VORPD       Y13, Y12, Y12
 	VADDPD      Y11, Y12, Y12
 	VDIVPD      Y12, Y10, Y12
-	VMOVUPD     480(R8), Y7
-	VSUBPD      (CX)(R12*1), Y7, Y7
-	VADDPD      Y12, Y7, Y7
-	VMOVAPD     Y15, Y4
-	VMOVAPD     Y15, Y5
-	VXORPD      Y6, Y6, Y6
-	VXORPD      Y9, Y9, Y9
+	VMOVUPD     (CX)(R13*1), Y9
+	VSUBPD      Y12, Y9, Y9
 	VMOVUPD     Y9, 384(R8)
-	MOVQ        32(R8), R14
-	MOVQ        40(R8), R12
-	CMPQ        R12, R14
-	CMOVQGT     R12, R14
-	MOVQ        48(R8), R12
-	CMPQ        R12, R14
-	CMOVQGT     R12, R14
-	MOVQ        56(R8), R12
-	CMPQ        R12, R14
-	CMOVQGT     R12, R14
-	MOVQ        288(R8), R12
-	CMPQ        R12, R14
-	CMOVQGT     R12, R14
-	MOVQ        296(R8), R12
-	CMPQ        R12, R14
-	CMOVQGT     R12, R14
-	MOVQ        304(R8), R12
-	CMPQ        R12, R14
-	CMOVQGT     R12, R14
-	MOVQ        312(R8), R12
-	CMPQ        R12, R14
-	CMOVQGT     R12, R14
-	MOVQ        R14, R11
-	DECQ        R11
+	VMOVUPD     448(R8), Y7
+	VSUBPD      Y9, Y7, Y7
+	VMULPD      Y7, Y7, Y6
+	VMOVAPD     Y15, Y5
+	VXORPD      Y4, Y4, Y4
+	MOVQ        32(R8), R15
+	MOVQ        40(R8), R13
+	CMPQ        R13, R15
+	CMOVQGT     R13, R15
+	MOVQ        48(R8), R13
+	CMPQ        R13, R15
+	CMOVQGT     R13, R15
+	MOVQ        56(R8), R13
+	CMPQ        R13, R15
+	CMOVQGT     R13, R15
+	MOVQ        288(R8), R13
+	CMPQ        R13, R15
+	CMOVQGT     R13, R15
+	MOVQ        296(R8), R13
+	CMPQ        R13, R15
+	CMOVQGT     R13, R15
+	MOVQ        304(R8), R13
+	CMPQ        R13, R15
+	CMOVQGT     R13, R15
+	MOVQ        312(R8), R13
+	CMPQ        R13, R15
+	CMOVQGT     R13, R15
+	MOVQ        R15, R12
+	DECQ        R12
 
-qchase:
-	CMPQ R11, R9
-	JL   qchasedone
-	MOVQ R11, R12
-	SHLQ $0x05, R12
+ql8AVX2_chase:
+	CMPQ R12, R10
+	JL   ql8AVX2_chasedone
+	MOVQ R12, R13
+	SHLQ $0x05, R13
 
-	// group 0: live = active, i < m, not done
-	VMOVQ        R11, X8
+	// group 0: live = active and i < m
+	VMOVQ        R12, X8
 	VPBROADCASTQ X8, Y8
 	VPCMPGTQ     (R8), Y8, Y8
-	VORPD        128(R8), Y8, Y8
 	VANDNPD      96(R8), Y8, Y8
-	VMOVUPD      (DX)(R12*1), Y9
-	VMULPD       Y9, Y0, Y10
-	VMULPD       Y9, Y1, Y11
-	VMULPD       Y3, Y3, Y12
-	VFMADD231PD  Y10, Y10, Y12
-	VSQRTPD      Y12, Y12
-	VXORPD       Y13, Y13, Y13
-	VCMPPD       $0x00, Y13, Y12, Y13
-	VANDPD       Y8, Y13, Y13
-	VMOVUPD      Y13, 192(R8)
-	VORPD        128(R8), Y13, Y9
-	VMOVUPD      Y9, 128(R8)
-	VANDNPD      Y8, Y13, Y8
-	VMOVUPD      32(DX)(R12*1), Y9
-	VBLENDVPD    Y8, Y12, Y9, Y9
-	VMOVUPD      Y9, 32(DX)(R12*1)
-	VBLENDVPD    Y8, Y12, Y15, Y12
-	VDIVPD       Y12, Y15, Y12
-	VMULPD       Y12, Y10, Y10
-	VMULPD       Y12, Y3, Y12
-	VMOVUPD      Y8, 160(R8)
-	VMOVUPD      32(AX)(R12*1), Y9
-	VSUBPD       Y2, Y9, Y9
-	VMOVUPD      (AX)(R12*1), Y13
-	VSUBPD       Y9, Y13, Y13
-	VMULPD       Y11, Y12, Y8
-	VADDPD       Y8, Y8, Y8
-	VFMADD231PD  Y13, Y10, Y8
-	VMULPD       Y8, Y10, Y13
-	VADDPD       Y13, Y9, Y9
-	VFMSUB231PD  Y12, Y8, Y11
-	VMOVUPD      160(R8), Y8
-	VBLENDVPD    Y8, Y10, Y0, Y0
-	VBLENDVPD    Y8, Y12, Y1, Y1
-	VBLENDVPD    Y8, Y11, Y3, Y3
-	VMOVUPD      32(AX)(R12*1), Y10
-	VBLENDVPD    Y8, Y9, Y10, Y9
-	VSUBPD       Y2, Y10, Y12
-	VMOVUPD      192(R8), Y11
-	VBLENDVPD    Y11, Y12, Y9, Y9
-	VMOVUPD      Y9, 32(AX)(R12*1)
-	VBLENDVPD    Y8, Y13, Y2, Y2
 
-	// group 1: live = active, i < m, not done
-	VMOVQ        R11, X8
+	// r = p + e²[i], e²[i+1] = s r (0 at i = m-1, where s = 0), 1/p and 1/r
+	VMOVUPD   (DX)(R13*1), Y9
+	VADDPD    Y9, Y2, Y10
+	VMULPD    Y10, Y0, Y11
+	VMOVUPD   32(DX)(R13*1), Y12
+	VBLENDVPD Y8, Y11, Y12, Y12
+	VMOVUPD   Y12, 32(DX)(R13*1)
+	VDIVPD    Y2, Y15, Y11
+	VDIVPD    Y10, Y15, Y12
+	VMULPD    Y11, Y10, Y10
+	VXORPD    Y13, Y13, Y13
+	VCMPPD    $0x00, Y13, Y2, Y13
+	VMOVUPD   Y13, 160(R8)
+	VMULPD    Y9, Y1, Y11
+
+	// c' = p/r, s' = e²[i]/r (into c and s where live)
+	VMULPD    Y12, Y2, Y13
+	VMULPD    Y12, Y9, Y12
+	VBLENDVPD Y8, Y13, Y1, Y1
+	VBLENDVPD Y8, Y12, Y0, Y0
+
+	// γ' = c' (d[i] - σ) - s' γ, d[i+1] = γ + (d[i] - γ')
+	VMOVUPD      (AX)(R13*1), Y9
+	VSUBPD       128(R8), Y9, Y12
+	VMULPD       Y1, Y12, Y12
+	VFNMADD231PD Y0, Y3, Y12
+	VSUBPD       Y12, Y9, Y9
+	VADDPD       Y3, Y9, Y9
+	VMOVUPD      32(AX)(R13*1), Y13
+	VBLENDVPD    Y8, Y9, Y13, Y13
+	VMOVUPD      Y13, 32(AX)(R13*1)
+	VBLENDVPD    Y8, Y12, Y3, Y3
+
+	// p' = γ'² (r/p), or c bb where p = 0
+	VMULPD    Y12, Y12, Y12
+	VMULPD    Y10, Y12, Y12
+	VMOVUPD   160(R8), Y13
+	VBLENDVPD Y13, Y11, Y12, Y12
+	VBLENDVPD Y8, Y12, Y2, Y2
+
+	// group 1: live = active and i < m
+	VMOVQ        R12, X8
 	VPBROADCASTQ X8, Y8
 	VPCMPGTQ     256(R8), Y8, Y8
-	VORPD        384(R8), Y8, Y8
 	VANDNPD      352(R8), Y8, Y8
-	VMOVUPD      (BX)(R12*1), Y9
-	VMULPD       Y9, Y4, Y10
-	VMULPD       Y9, Y5, Y11
-	VMULPD       Y7, Y7, Y12
-	VFMADD231PD  Y10, Y10, Y12
-	VSQRTPD      Y12, Y12
-	VXORPD       Y13, Y13, Y13
-	VCMPPD       $0x00, Y13, Y12, Y13
-	VANDPD       Y8, Y13, Y13
-	VMOVUPD      Y13, 448(R8)
-	VORPD        384(R8), Y13, Y9
-	VMOVUPD      Y9, 384(R8)
-	VANDNPD      Y8, Y13, Y8
-	VMOVUPD      32(BX)(R12*1), Y9
-	VBLENDVPD    Y8, Y12, Y9, Y9
-	VMOVUPD      Y9, 32(BX)(R12*1)
-	VBLENDVPD    Y8, Y12, Y15, Y12
-	VDIVPD       Y12, Y15, Y12
-	VMULPD       Y12, Y10, Y10
-	VMULPD       Y12, Y7, Y12
-	VMOVUPD      Y8, 416(R8)
-	VMOVUPD      32(CX)(R12*1), Y9
-	VSUBPD       Y6, Y9, Y9
-	VMOVUPD      (CX)(R12*1), Y13
-	VSUBPD       Y9, Y13, Y13
-	VMULPD       Y11, Y12, Y8
-	VADDPD       Y8, Y8, Y8
-	VFMADD231PD  Y13, Y10, Y8
-	VMULPD       Y8, Y10, Y13
-	VADDPD       Y13, Y9, Y9
-	VFMSUB231PD  Y12, Y8, Y11
-	VMOVUPD      416(R8), Y8
-	VBLENDVPD    Y8, Y10, Y4, Y4
-	VBLENDVPD    Y8, Y12, Y5, Y5
-	VBLENDVPD    Y8, Y11, Y7, Y7
-	VMOVUPD      32(CX)(R12*1), Y10
-	VBLENDVPD    Y8, Y9, Y10, Y9
-	VSUBPD       Y6, Y10, Y12
-	VMOVUPD      448(R8), Y11
-	VBLENDVPD    Y11, Y12, Y9, Y9
-	VMOVUPD      Y9, 32(CX)(R12*1)
-	VBLENDVPD    Y8, Y13, Y6, Y6
-	DECQ         R11
-	JMP          qchase
 
-qchasedone:
-	// per group: lanes that finished their chase: d[l] -= p, e[l] = g; every active lane: e[m] = 0
-	MOVQ      R9, R12
-	SHLQ      $0x05, R12
-	VMOVUPD   128(R8), Y8
-	VANDNPD   96(R8), Y8, Y9
-	VMOVUPD   (AX)(R12*1), Y10
-	VSUBPD    Y2, Y10, Y11
+	// r = p + e²[i], e²[i+1] = s r (0 at i = m-1, where s = 0), 1/p and 1/r
+	VMOVUPD   (BX)(R13*1), Y9
+	VADDPD    Y9, Y6, Y10
+	VMULPD    Y10, Y4, Y11
+	VMOVUPD   32(BX)(R13*1), Y12
+	VBLENDVPD Y8, Y11, Y12, Y12
+	VMOVUPD   Y12, 32(BX)(R13*1)
+	VDIVPD    Y6, Y15, Y11
+	VDIVPD    Y10, Y15, Y12
+	VMULPD    Y11, Y10, Y10
+	VXORPD    Y13, Y13, Y13
+	VCMPPD    $0x00, Y13, Y6, Y13
+	VMOVUPD   Y13, 416(R8)
+	VMULPD    Y9, Y5, Y11
+
+	// c' = p/r, s' = e²[i]/r (into c and s where live)
+	VMULPD    Y12, Y6, Y13
+	VMULPD    Y12, Y9, Y12
+	VBLENDVPD Y8, Y13, Y5, Y5
+	VBLENDVPD Y8, Y12, Y4, Y4
+
+	// γ' = c' (d[i] - σ) - s' γ, d[i+1] = γ + (d[i] - γ')
+	VMOVUPD      (CX)(R13*1), Y9
+	VSUBPD       384(R8), Y9, Y12
+	VMULPD       Y5, Y12, Y12
+	VFNMADD231PD Y4, Y7, Y12
+	VSUBPD       Y12, Y9, Y9
+	VADDPD       Y7, Y9, Y9
+	VMOVUPD      32(CX)(R13*1), Y13
+	VBLENDVPD    Y8, Y9, Y13, Y13
+	VMOVUPD      Y13, 32(CX)(R13*1)
+	VBLENDVPD    Y8, Y12, Y7, Y7
+
+	// p' = γ'² (r/p), or c bb where p = 0
+	VMULPD    Y12, Y12, Y12
+	VMULPD    Y10, Y12, Y12
+	VMOVUPD   416(R8), Y13
+	VBLENDVPD Y13, Y11, Y12, Y12
+	VBLENDVPD Y8, Y12, Y6, Y6
+	DECQ      R12
+	JMP       ql8AVX2_chase
+
+ql8AVX2_chasedone:
+	// per group, active lanes: e²[l] = s p, d[l] = σ + γ, e²[m] = 0
+	MOVQ      R10, R13
+	SHLQ      $0x05, R13
+	VMOVUPD   96(R8), Y9
+	VMOVUPD   128(R8), Y11
+	VADDPD    Y3, Y11, Y11
+	VMOVUPD   (AX)(R13*1), Y10
 	VBLENDVPD Y9, Y11, Y10, Y10
-	VMOVUPD   Y10, (AX)(R12*1)
-	VMOVUPD   (DX)(R12*1), Y10
-	VBLENDVPD Y9, Y3, Y10, Y10
-	VMOVUPD   Y10, (DX)(R12*1)
+	VMOVUPD   Y10, (AX)(R13*1)
+	VMULPD    Y2, Y0, Y11
+	VMOVUPD   (DX)(R13*1), Y10
+	VBLENDVPD Y9, Y11, Y10, Y10
+	VMOVUPD   Y10, (DX)(R13*1)
 	VMOVDQU   32(R8), Y8
-	VMOVUPD   96(R8), Y13
 	VXORPD    Y11, Y11, Y11
-	MOVQ      R9, R11
+	MOVQ      R10, R12
 
-qem0:
-	INCQ         R11
-	CMPQ         R11, R14
-	JG           qem0done
-	VMOVQ        R11, X12
+ql8AVX2_em0:
+	INCQ         R12
+	CMPQ         R12, R15
+	JG           ql8AVX2_em0done
+	VMOVQ        R12, X12
 	VPBROADCASTQ X12, Y12
 	VPCMPEQQ     Y12, Y8, Y12
-	VANDPD       Y13, Y12, Y12
-	MOVQ         R11, R13
-	SHLQ         $0x05, R13
-	VMOVUPD      (DX)(R13*1), Y10
+	VANDPD       Y9, Y12, Y12
+	MOVQ         R12, R14
+	SHLQ         $0x05, R14
+	VMOVUPD      (DX)(R14*1), Y10
 	VBLENDVPD    Y12, Y11, Y10, Y10
-	VMOVUPD      Y10, (DX)(R13*1)
-	JMP          qem0
+	VMOVUPD      Y10, (DX)(R14*1)
+	JMP          ql8AVX2_em0
 
-qem0done:
-	VMOVUPD   384(R8), Y8
-	VANDNPD   352(R8), Y8, Y9
-	VMOVUPD   (CX)(R12*1), Y10
-	VSUBPD    Y6, Y10, Y11
+ql8AVX2_em0done:
+	VMOVUPD   352(R8), Y9
+	VMOVUPD   384(R8), Y11
+	VADDPD    Y7, Y11, Y11
+	VMOVUPD   (CX)(R13*1), Y10
 	VBLENDVPD Y9, Y11, Y10, Y10
-	VMOVUPD   Y10, (CX)(R12*1)
-	VMOVUPD   (BX)(R12*1), Y10
-	VBLENDVPD Y9, Y7, Y10, Y10
-	VMOVUPD   Y10, (BX)(R12*1)
+	VMOVUPD   Y10, (CX)(R13*1)
+	VMULPD    Y6, Y4, Y11
+	VMOVUPD   (BX)(R13*1), Y10
+	VBLENDVPD Y9, Y11, Y10, Y10
+	VMOVUPD   Y10, (BX)(R13*1)
 	VMOVDQU   288(R8), Y8
-	VMOVUPD   352(R8), Y13
 	VXORPD    Y11, Y11, Y11
-	MOVQ      R9, R11
+	MOVQ      R10, R12
 
-qem1:
-	INCQ         R11
-	CMPQ         R11, R14
-	JG           qem1done
-	VMOVQ        R11, X12
+ql8AVX2_em1:
+	INCQ         R12
+	CMPQ         R12, R15
+	JG           ql8AVX2_em1done
+	VMOVQ        R12, X12
 	VPBROADCASTQ X12, Y12
 	VPCMPEQQ     Y12, Y8, Y12
-	VANDPD       Y13, Y12, Y12
-	MOVQ         R11, R13
-	SHLQ         $0x05, R13
-	VMOVUPD      (BX)(R13*1), Y10
+	VANDPD       Y9, Y12, Y12
+	MOVQ         R12, R14
+	SHLQ         $0x05, R14
+	VMOVUPD      (BX)(R14*1), Y10
 	VBLENDVPD    Y12, Y11, Y10, Y10
-	VMOVUPD      Y10, (BX)(R13*1)
-	JMP          qem1
+	VMOVUPD      Y10, (BX)(R14*1)
+	JMP          ql8AVX2_em1
 
-qem1done:
-	JMP qiter
+ql8AVX2_em1done:
+	JMP ql8AVX2_iter
 
-qnextl:
-	INCQ R9
-	JMP  ql
+ql8AVX2_nextl:
+	INCQ R10
+	JMP  ql8AVX2_l
 
-qdone:
-	MOVQ DI, ret+56(FP)
+ql8AVX2_done:
+	MOVQ R9, ret+56(FP)
 	VZEROUPPER
 	RET
 

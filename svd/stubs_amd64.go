@@ -152,27 +152,27 @@ func gramLoad4AVX2(at *float64, n int, src *[4]*float64, lda int, scale *[4]floa
 //go:noescape
 func tridiag4AVX2(gm *float64, n int, n4 int, d *float64, e *float64, y *float64, params *[8]float64)
 
-// ql4AVX2 runs the implicit QL iteration with Wilkinson shifts (tqli of
-// Numerical Recipes, eigenvalues only) on 4 lane-interleaved symmetric
-// tridiagonal matrices: diagonal d[i*4:], subdiagonal e[i*4:] (e[n-1] = 0),
-// overwriting d with eigenvalue estimates (unsorted). Each lane has its own
-// split point m (the first negligible |e[m]| <= tol, the lane's threshold at
-// scratch[8:12] as float64) and
-// its own chase from m-1 down to l; lanes outside their chase, converged at l
-// or done (a rotation of radius 0) keep their values by blends. It returns
-// the mask of the lanes in which an eigenvalue did not converge within
-// params[6] iterations (their estimates are not to be trusted). scratch: 12
-// int64.
+// ql4AVX2 runs the root-free implicit QL iteration with Wilkinson shifts
+// (Pal, Walker and Kahan: LAPACK's dsterf, eigenvalues only) on 4
+// lane-interleaved symmetric tridiagonal matrices: diagonal d[i*4:], squared
+// subdiagonal e2[i*4:] (e2[n-1] = 0), overwriting d with eigenvalue
+// estimates (unsorted) and e2. Each lane has its own split point m (the first
+// e2[m] <= tol², the lane's threshold at scratch[8:12]) and its own chase
+// from m-1 down to l; lanes outside their chase or converged at l keep their
+// values by blends. It returns the mask of the lanes in which an eigenvalue
+// did not converge within params[6] iterations (their estimates are not to be
+// trusted). scratch: 32 float64.
 //
 //go:noescape
-func ql4AVX2(d *float64, e *float64, n int, params *[8]float64, scratch *int64) uint64
+func ql4AVX2(d *float64, e2 *float64, n int, params *[8]float64, scratch *float64) uint64
 
 // ql8AVX2 is ql4AVX2 on two groups of 4 lane-interleaved tridiagonal
-// matrices at once (dA, eA: lanes 0-3; dB, eB: lanes 4-7), one control flow
-// (each lane's split and chase masked as in ql4AVX2), the two groups'
-// chains interleaved. scratch: 64 float64, the deflation thresholds of
-// group h at scratch[h*32+8:]. It returns the mask of the lanes (bits 0-7)
-// in which an eigenvalue did not converge within params[6] iterations.
+// matrices at once (dA, eA: lanes 0-3; dB, eB: lanes 4-7; eA and eB the
+// squared subdiagonals), one control flow (each lane's split and chase
+// masked as in ql4AVX2), the two groups' chains interleaved. scratch: 64
+// float64, the deflation thresholds tol² of group h at scratch[h*32+8:]. It
+// returns the mask of the lanes (bits 0-7) in which an eigenvalue did not
+// converge within params[6] iterations.
 //
 //go:noescape
 func ql8AVX2(dA *float64, eA *float64, dB *float64, eB *float64, n int, params *[8]float64, scratch *float64) uint64

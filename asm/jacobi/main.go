@@ -68,8 +68,8 @@ func main() {
 	absMax4()
 	gramLoad4()
 	tridiag4()
-	ql4()
-	ql8()
+	qlRootFree(1)
+	qlRootFree(2)
 	sturm4()
 	Generate()
 }
