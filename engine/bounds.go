@@ -141,13 +141,30 @@ func cosInterval(a, b, c float64) (xlo, xhi float64) {
 
 // angleBounds returns tier-2 bounds on d̂ from enclosures a[j] <= σ_j² <=
 // b[j] (descending j, len d) and the relevances lam (len d, >= 0).
+//
+// The upper end of an angle needs arccos(x_lo) from above, and the
+// enclosures are narrow: by the mean value theorem arccos(x_lo) <=
+// arccos(x_hi) + (x_hi − x_lo)/√(1 − x_hi²) (arccos' = −1/√(1 − x²), whose
+// magnitude grows with x >= 0), so where x_hi <= 1/2 (the factor at most
+// 2/√3) that bound, rounded up, stands in for a second Acos: Acos(x_hi)
+// is within εA of arccos(x_hi) (acosErr), which the 2εA already allowed
+// for covers as it did for Acos(x_lo). Nearer 1 the second Acos is taken.
 func angleBounds(a, b, lam []float64) (lo, hi float64) {
 	d := len(a)
 	c := enclosureSlack(a, b)
 	var slo, shi float64
 	for j := range a {
 		xlo, xhi := cosInterval(a[j], b[j], c)
-		al, ah := kernels.Acos(xhi), kernels.Acos(xlo)
+		al := kernels.Acos(xhi)
+		var ah float64
+		if xhi <= 0.5 {
+			// Each operation rounded outwards: x_hi − x_lo once up,
+			// 1 − x_hi² (two roundings) down, the square root and the
+			// quotient (two) up, the sum once up.
+			ah = up(al+up(up(xhi-xlo, 1)/math.Sqrt(down(1-xhi*xhi, 2)), 2), 1)
+		} else {
+			ah = kernels.Acos(xlo)
+		}
 		tlo := max(al-2*acosErr(al), 0)
 		thi := ah + 2*acosErr(al)
 		slo += float64(lam[j] * float64(tlo*tlo))
