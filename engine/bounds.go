@@ -50,7 +50,9 @@ import (
 //     [√a_j, √b_j], so σ̂_j ∈ [√a_j − c, √b_j + c] with c = 8 d u √b_1, and
 //     by the monotonicity of clamp and arccos θ̂_j ∈ [Acos(x_hi) − 2εA,
 //     Acos(x_lo) + 2εA] (εA once for θ̂_j, once for the Acos of the end;
-//     taken at the smaller angle, where it is larger),
+//     taken at the smaller angle, where it is larger; for x_hi <= 1/2 a
+//     mean-value bound above arccos(x_lo) replaces Acos(x_lo), see
+//     angleBounds),
 //     x_lo = min(max(√a_j − c, 0), 1), x_hi = min(√b_j + c, 1) (the clamp
 //     takes a σ above 1 to 1). Then d̂ lies in
 //     [(1 − γ) Σ λ_j θ_lo,j², (1 + γ) Σ λ_j θ_hi,j²]. As wide as these
