@@ -43,8 +43,9 @@ import (
 //     Y <= d: both ends are capped at d (with float32 products, Engine.SetFloat32,
 //     M may have σ_j > 1, which the clamp takes to 1). θ̂_j = θ_j ± εA adds at most Σ λ_j (π εA + εA²) (εA at its
 //     largest, acosErrMax). t itself
-//     is computed as one sum of d² squares: the exact t is within γ_{d²}
-//     of it.
+//     is computed as a sum of d² rounded squares (four chains, then
+//     their sum: fewer than d² additions in any chain): the exact t is
+//     within γ_{d²} of it.
 //   - Tier 2, from enclosures a_j <= σ_j² <= b_j of the exact squared
 //     values (svd.Gram.Enclose, proved there; angleBounds): σ_j ∈
 //     [√a_j, √b_j], so σ̂_j ∈ [√a_j − c, √b_j + c] with c = 8 d u √b_1, and
@@ -90,7 +91,7 @@ func down(x float64, n int) float64 { return x - float64(n+2)*ur*math.Abs(x) }
 func up(x float64, n int) float64   { return x + float64(n+2)*ur*math.Abs(x) }
 
 // traceBounds returns tier-1 bounds on d̂ from the computed t = fl(‖M‖_F²)
-// (one chain of d² rounded squares), for relevances of least lmin and
+// (a sum of d² rounded squares), for relevances of least lmin and
 // greatest lmax (>= 0) summing to lsum.
 //
 // excess >= max(σ_1 − 1, 0) (0 when M's singular values are known to be at
