@@ -2627,32 +2627,29 @@ ty:
 	VXORPD Y8, Y8, Y8
 	MOVQ   R9, R10
 
-tyj2:
+ty1j2:
 	MOVQ        R10, R14
 	ADDQ        $0x20, R14
 	CMPQ        R14, DI
-	JGE         tyj1
-	VMOVUPD     (R12)(R10*1), Y9
-	VFMADD231PD (SI)(R10*1), Y9, Y7
-	VMOVUPD     32(R12)(R10*1), Y10
-	VFMADD231PD 32(SI)(R10*1), Y10, Y8
+	JGE         ty1j1
+	VMOVUPD     (SI)(R10*1), Y0
+	VMOVUPD     32(SI)(R10*1), Y1
+	VFMADD231PD (R12)(R10*1), Y0, Y7
+	VFMADD231PD 32(R12)(R10*1), Y1, Y8
 	ADDQ        $0x40, R10
-	JMP         tyj2
+	JMP         ty1j2
 
-tyj1:
+ty1j1:
 	CMPQ        R10, DI
-	JGE         tyjdone
-	VMOVUPD     (R12)(R10*1), Y9
-	VFMADD231PD (SI)(R10*1), Y9, Y7
+	JGE         ty1jdone
+	VMOVUPD     (SI)(R10*1), Y0
+	VFMADD231PD (R12)(R10*1), Y0, Y7
 
-tyjdone:
+ty1jdone:
 	VADDPD      Y8, Y7, Y7
 	VMULPD      Y4, Y7, Y7
 	VMOVUPD     Y7, (R11)(R13*1)
 	VFMADD231PD (SI)(R13*1), Y7, Y12
-	ADDQ        DX, R12
-	ADDQ        $0x20, R13
-	JMP         ty
 
 tydone:
 	// z = y + h v, h = -τ yv / 2 (into y)
@@ -2715,17 +2712,16 @@ tu:
 	VMOVUPD (R11)(R13*1), Y10
 	MOVQ    R9, R10
 
-tuj:
+tu1j:
+	VMOVUPD      (R11)(R10*1), Y0
+	VMOVUPD      (SI)(R10*1), Y1
 	VMOVUPD      (R12)(R10*1), Y7
-	VFNMADD231PD (R11)(R10*1), Y9, Y7
-	VFNMADD231PD (SI)(R10*1), Y10, Y7
+	VFNMADD231PD Y0, Y9, Y7
+	VFNMADD231PD Y1, Y10, Y7
 	VMOVUPD      Y7, (R12)(R10*1)
 	ADDQ         $0x20, R10
 	CMPQ         R10, DI
-	JL           tuj
-	ADDQ         DX, R12
-	ADDQ         $0x20, R13
-	JMP          tu
+	JL           tu1j
 
 tudone:
 	ADDQ DX, SI

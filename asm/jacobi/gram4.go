@@ -234,6 +234,47 @@ func tridiag4() {
 	VXORPD(yv, yv, yv)
 	r2 := GP64()
 	rowI1 := GP64()
+	rowP := []Register{rowI, rowI1}
+	// symv emits y[i] for rows (1 or 2) rows from rowI: each row's two
+	// chains (even pairs of terms in Y7 or Y9, odd in Y8 or Y10) added,
+	// times τ, stored, and the row's y[i] v[i] added into yv.
+	symv := func(rows int, pfx string) {
+		even, odd := []VecPhysical{Y7, Y9}, []VecPhysical{Y8, Y10}
+		for u := 0; u < rows; u++ {
+			VXORPD(even[u], even[u], even[u])
+			VXORPD(odd[u], odd[u], odd[u])
+		}
+		MOVQ(kB, r)
+		Label(pfx + "j2")
+		MOVQ(r, r2)
+		ADDQ(Imm(32), r2)
+		CMPQ(r2, nB)
+		JGE(LabelRef(pfx + "j1"))
+		VMOVUPD(Mem{Base: rowK, Index: r, Scale: 1}, Y0)
+		VMOVUPD(Mem{Base: rowK, Index: r, Scale: 1, Disp: 32}, Y1)
+		for u := 0; u < rows; u++ {
+			VFMADD231PD(Mem{Base: rowP[u], Index: r, Scale: 1}, Y0, even[u])
+		}
+		for u := 0; u < rows; u++ {
+			VFMADD231PD(Mem{Base: rowP[u], Index: r, Scale: 1, Disp: 32}, Y1, odd[u])
+		}
+		ADDQ(Imm(64), r)
+		JMP(LabelRef(pfx + "j2"))
+		Label(pfx + "j1")
+		CMPQ(r, nB)
+		JGE(LabelRef(pfx + "jdone"))
+		VMOVUPD(Mem{Base: rowK, Index: r, Scale: 1}, Y0)
+		for u := 0; u < rows; u++ {
+			VFMADD231PD(Mem{Base: rowP[u], Index: r, Scale: 1}, Y0, even[u])
+		}
+		Label(pfx + "jdone")
+		for u := 0; u < rows; u++ {
+			VADDPD(odd[u], even[u], even[u])
+			VMULPD(tau, even[u], even[u])
+			VMOVUPD(even[u], Mem{Base: yb, Index: iB, Scale: 1, Disp: 32 * u})
+			VFMADD231PD(Mem{Base: rowK, Index: iB, Scale: 1, Disp: 32 * u}, even[u], yv)
+		}
+	}
 	Label("ty2")
 	MOVQ(iB, r2)
 	ADDQ(Imm(32), r2)
@@ -241,74 +282,14 @@ func tridiag4() {
 	JGE(LabelRef("ty"))
 	MOVQ(rowI, rowI1)
 	ADDQ(rowG, rowI1)
-	// Row i in Y7 (even pairs' terms) and Y8 (odd), row i+1 in Y9 and Y10:
-	// each row's two chains as in the one-row loop below.
-	for _, y := range []VecPhysical{Y7, Y8, Y9, Y10} {
-		VXORPD(y, y, y)
-	}
-	MOVQ(kB, r)
-	Label("ty2j2")
-	MOVQ(r, r2)
-	ADDQ(Imm(32), r2)
-	CMPQ(r2, nB)
-	JGE(LabelRef("ty2j1"))
-	VMOVUPD(Mem{Base: rowK, Index: r, Scale: 1}, Y0)
-	VMOVUPD(Mem{Base: rowK, Index: r, Scale: 1, Disp: 32}, Y1)
-	VFMADD231PD(Mem{Base: rowI, Index: r, Scale: 1}, Y0, Y7)
-	VFMADD231PD(Mem{Base: rowI1, Index: r, Scale: 1}, Y0, Y9)
-	VFMADD231PD(Mem{Base: rowI, Index: r, Scale: 1, Disp: 32}, Y1, Y8)
-	VFMADD231PD(Mem{Base: rowI1, Index: r, Scale: 1, Disp: 32}, Y1, Y10)
-	ADDQ(Imm(64), r)
-	JMP(LabelRef("ty2j2"))
-	Label("ty2j1")
-	CMPQ(r, nB)
-	JGE(LabelRef("ty2jdone"))
-	VMOVUPD(Mem{Base: rowK, Index: r, Scale: 1}, Y0)
-	VFMADD231PD(Mem{Base: rowI, Index: r, Scale: 1}, Y0, Y7)
-	VFMADD231PD(Mem{Base: rowI1, Index: r, Scale: 1}, Y0, Y9)
-	Label("ty2jdone")
-	VADDPD(Y8, Y7, Y7)
-	VMULPD(tau, Y7, Y7)
-	VMOVUPD(Y7, Mem{Base: yb, Index: iB, Scale: 1})
-	VFMADD231PD(Mem{Base: rowK, Index: iB, Scale: 1}, Y7, yv)
-	VADDPD(Y10, Y9, Y9)
-	VMULPD(tau, Y9, Y9)
-	VMOVUPD(Y9, Mem{Base: yb, Index: iB, Scale: 1, Disp: 32})
-	VFMADD231PD(Mem{Base: rowK, Index: iB, Scale: 1, Disp: 32}, Y9, yv)
+	symv(2, "ty2")
 	LEAQ(Mem{Base: rowI1, Index: rowG, Scale: 1}, rowI)
 	ADDQ(Imm(64), iB)
 	JMP(LabelRef("ty2"))
-
 	Label("ty")
 	CMPQ(iB, nB)
 	JGE(LabelRef("tydone"))
-	VXORPD(Y7, Y7, Y7)
-	VXORPD(Y8, Y8, Y8)
-	MOVQ(kB, r)
-	Label("tyj2")
-	MOVQ(r, r2)
-	ADDQ(Imm(32), r2)
-	CMPQ(r2, nB)
-	JGE(LabelRef("tyj1"))
-	VMOVUPD(Mem{Base: rowI, Index: r, Scale: 1}, Y9)
-	VFMADD231PD(Mem{Base: rowK, Index: r, Scale: 1}, Y9, Y7)
-	VMOVUPD(Mem{Base: rowI, Index: r, Scale: 1, Disp: 32}, Y10)
-	VFMADD231PD(Mem{Base: rowK, Index: r, Scale: 1, Disp: 32}, Y10, Y8)
-	ADDQ(Imm(64), r)
-	JMP(LabelRef("tyj2"))
-	Label("tyj1")
-	CMPQ(r, nB)
-	JGE(LabelRef("tyjdone"))
-	VMOVUPD(Mem{Base: rowI, Index: r, Scale: 1}, Y9)
-	VFMADD231PD(Mem{Base: rowK, Index: r, Scale: 1}, Y9, Y7)
-	Label("tyjdone")
-	VADDPD(Y8, Y7, Y7)
-	VMULPD(tau, Y7, Y7)
-	VMOVUPD(Y7, Mem{Base: yb, Index: iB, Scale: 1})
-	VFMADD231PD(Mem{Base: rowK, Index: iB, Scale: 1}, Y7, yv)
-	ADDQ(rowG, rowI)
-	ADDQ(Imm(32), iB)
-	JMP(LabelRef("ty"))
+	symv(1, "ty1")
 	Label("tydone")
 
 	Comment("z = y + h v, h = -τ yv / 2 (into y)")
@@ -332,8 +313,34 @@ func tridiag4() {
 	IMULQ(rowG, rowI)
 	ADDQ(g, rowI)
 	MOVQ(kB, iB)
-	vi, zi := Y9, Y10
-	vi1, zi1 := Y11, Y12
+	// update emits the rank-2 update of rows (1 or 2) rows from rowI,
+	// each element's two terms in the same order (v[i] z[j] first).
+	update := func(rows int, pfx string) {
+		vi, zi, acc := []VecPhysical{Y9, Y11}, []VecPhysical{Y10, Y12}, []VecPhysical{Y7, Y8}
+		for u := 0; u < rows; u++ {
+			VMOVUPD(Mem{Base: rowK, Index: iB, Scale: 1, Disp: 32 * u}, vi[u])
+			VMOVUPD(Mem{Base: yb, Index: iB, Scale: 1, Disp: 32 * u}, zi[u])
+		}
+		MOVQ(kB, r)
+		Label(pfx + "j")
+		VMOVUPD(Mem{Base: yb, Index: r, Scale: 1}, Y0)
+		VMOVUPD(Mem{Base: rowK, Index: r, Scale: 1}, Y1)
+		for u := 0; u < rows; u++ {
+			VMOVUPD(Mem{Base: rowP[u], Index: r, Scale: 1}, acc[u])
+		}
+		for u := 0; u < rows; u++ {
+			VFNMADD231PD(Y0, vi[u], acc[u])
+		}
+		for u := 0; u < rows; u++ {
+			VFNMADD231PD(Y1, zi[u], acc[u])
+		}
+		for u := 0; u < rows; u++ {
+			VMOVUPD(acc[u], Mem{Base: rowP[u], Index: r, Scale: 1})
+		}
+		ADDQ(Imm(32), r)
+		CMPQ(r, nB)
+		JL(LabelRef(pfx + "j"))
+	}
 	Label("tu2")
 	MOVQ(iB, r2)
 	ADDQ(Imm(32), r2)
@@ -341,46 +348,14 @@ func tridiag4() {
 	JGE(LabelRef("tu"))
 	MOVQ(rowI, rowI1)
 	ADDQ(rowG, rowI1)
-	VMOVUPD(Mem{Base: rowK, Index: iB, Scale: 1}, vi)
-	VMOVUPD(Mem{Base: yb, Index: iB, Scale: 1}, zi)
-	VMOVUPD(Mem{Base: rowK, Index: iB, Scale: 1, Disp: 32}, vi1)
-	VMOVUPD(Mem{Base: yb, Index: iB, Scale: 1, Disp: 32}, zi1)
-	MOVQ(kB, r)
-	Label("tu2j")
-	VMOVUPD(Mem{Base: yb, Index: r, Scale: 1}, Y0)
-	VMOVUPD(Mem{Base: rowK, Index: r, Scale: 1}, Y1)
-	VMOVUPD(Mem{Base: rowI, Index: r, Scale: 1}, Y7)
-	VMOVUPD(Mem{Base: rowI1, Index: r, Scale: 1}, Y8)
-	VFNMADD231PD(Y0, vi, Y7)
-	VFNMADD231PD(Y0, vi1, Y8)
-	VFNMADD231PD(Y1, zi, Y7)
-	VFNMADD231PD(Y1, zi1, Y8)
-	VMOVUPD(Y7, Mem{Base: rowI, Index: r, Scale: 1})
-	VMOVUPD(Y8, Mem{Base: rowI1, Index: r, Scale: 1})
-	ADDQ(Imm(32), r)
-	CMPQ(r, nB)
-	JL(LabelRef("tu2j"))
+	update(2, "tu2")
 	LEAQ(Mem{Base: rowI1, Index: rowG, Scale: 1}, rowI)
 	ADDQ(Imm(64), iB)
 	JMP(LabelRef("tu2"))
-
 	Label("tu")
 	CMPQ(iB, nB)
 	JGE(LabelRef("tudone"))
-	VMOVUPD(Mem{Base: rowK, Index: iB, Scale: 1}, vi)
-	VMOVUPD(Mem{Base: yb, Index: iB, Scale: 1}, zi)
-	MOVQ(kB, r)
-	Label("tuj")
-	VMOVUPD(Mem{Base: rowI, Index: r, Scale: 1}, Y7)
-	VFNMADD231PD(Mem{Base: yb, Index: r, Scale: 1}, vi, Y7)
-	VFNMADD231PD(Mem{Base: rowK, Index: r, Scale: 1}, zi, Y7)
-	VMOVUPD(Y7, Mem{Base: rowI, Index: r, Scale: 1})
-	ADDQ(Imm(32), r)
-	CMPQ(r, nB)
-	JL(LabelRef("tuj"))
-	ADDQ(rowG, rowI)
-	ADDQ(Imm(32), iB)
-	JMP(LabelRef("tu"))
+	update(1, "tu1")
 	Label("tudone")
 
 	ADDQ(rowG, rowK)
