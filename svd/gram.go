@@ -13,8 +13,9 @@ var gramScalarFallbacks atomic.Int64
 // many n x n matrices, by a route that costs a fraction of the Jacobi
 // iteration: the Gram matrix G = AᵀA, its Householder reduction to a
 // symmetric tridiagonal T, estimates of T's eigenvalues by the implicit
-// QL iteration (root-free, on the squared off-diagonal), and Sturm counts that certify an interval around each
-// estimate. It is not safe for concurrent use.
+// QL iteration (root-free, on the squared off-diagonal), and Sturm counts
+// that certify an interval around each estimate. It is not safe for
+// concurrent use.
 //
 // What it guarantees (see Enclose for the proof): every exact squared
 // singular value of the matrix as stored lies in its interval. How wide

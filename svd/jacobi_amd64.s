@@ -2873,16 +2873,15 @@ ql4AVX2_chase:
 	VPCMPGTQ     (SI), Y8, Y8
 	VANDNPD      96(SI), Y8, Y8
 
-	// r = p + e²[i], e²[i+1] = s r (0 at i = m-1, where s = 0), 1/p and 1/r
+	// r = p + e²[i], e²[i+1] = s r (0 at i = m-1, where s = 0), 1/r and r/p
 	VMOVUPD   (CX)(R11*1), Y9
 	VADDPD    Y9, Y2, Y10
 	VMULPD    Y10, Y0, Y11
 	VMOVUPD   32(CX)(R11*1), Y12
 	VBLENDVPD Y8, Y11, Y12, Y12
 	VMOVUPD   Y12, 32(CX)(R11*1)
-	VDIVPD    Y2, Y15, Y11
 	VDIVPD    Y10, Y15, Y12
-	VMULPD    Y11, Y10, Y10
+	VDIVPD    Y2, Y10, Y10
 	VXORPD    Y13, Y13, Y13
 	VCMPPD    $0x00, Y13, Y2, Y13
 	VMOVUPD   Y13, 160(SI)
@@ -3153,16 +3152,15 @@ ql8AVX2_chase:
 	VPCMPGTQ     (R8), Y8, Y8
 	VANDNPD      96(R8), Y8, Y8
 
-	// r = p + e²[i], e²[i+1] = s r (0 at i = m-1, where s = 0), 1/p and 1/r
+	// r = p + e²[i], e²[i+1] = s r (0 at i = m-1, where s = 0), 1/r and r/p
 	VMOVUPD   (DX)(R13*1), Y9
 	VADDPD    Y9, Y2, Y10
 	VMULPD    Y10, Y0, Y11
 	VMOVUPD   32(DX)(R13*1), Y12
 	VBLENDVPD Y8, Y11, Y12, Y12
 	VMOVUPD   Y12, 32(DX)(R13*1)
-	VDIVPD    Y2, Y15, Y11
 	VDIVPD    Y10, Y15, Y12
-	VMULPD    Y11, Y10, Y10
+	VDIVPD    Y2, Y10, Y10
 	VXORPD    Y13, Y13, Y13
 	VCMPPD    $0x00, Y13, Y2, Y13
 	VMOVUPD   Y13, 160(R8)
@@ -3199,16 +3197,15 @@ ql8AVX2_chase:
 	VPCMPGTQ     256(R8), Y8, Y8
 	VANDNPD      352(R8), Y8, Y8
 
-	// r = p + e²[i], e²[i+1] = s r (0 at i = m-1, where s = 0), 1/p and 1/r
+	// r = p + e²[i], e²[i+1] = s r (0 at i = m-1, where s = 0), 1/r and r/p
 	VMOVUPD   (BX)(R13*1), Y9
 	VADDPD    Y9, Y6, Y10
 	VMULPD    Y10, Y4, Y11
 	VMOVUPD   32(BX)(R13*1), Y12
 	VBLENDVPD Y8, Y11, Y12, Y12
 	VMOVUPD   Y12, 32(BX)(R13*1)
-	VDIVPD    Y6, Y15, Y11
 	VDIVPD    Y10, Y15, Y12
-	VMULPD    Y11, Y10, Y10
+	VDIVPD    Y6, Y10, Y10
 	VXORPD    Y13, Y13, Y13
 	VCMPPD    $0x00, Y13, Y6, Y13
 	VMOVUPD   Y13, 416(R8)

@@ -25,9 +25,10 @@ const (
 //	r = p + e²[i];  e²[i+1] = s r;  c, s = p/r, e²[i]/r
 //	γ' = c (d[i] - σ) - s γ;  d[i+1] = γ + (d[i] - γ');  p = γ'²/c (c_old e²[i] if c = 0)
 //
-// takes no square root; p' is formed as γ'² (r/p) with 1/p taken at the
-// start of the step, beside 1/r, so that one division, not two, lies on
-// the chain from p to p'. Every lane has its own split point m (the first
+// takes no square root; p' is formed as γ'² (r/p) with r/p divided out
+// beside 1/r at the start of the step (p/c = r exactly in real arithmetic;
+// a quotient, not r times 1/p, so that a tiny p gives what γ'²/c gives),
+// so that one division, not two, lies on the chain from p to p'. Every lane has its own split point m (the first
 // e²[m] <= tol²) and its own chase; lanes outside theirs keep their values
 // by blends. A group's masks and per-lane values live in its 256 bytes of
 // scratch; with two groups, their chains are interleaved.
@@ -204,16 +205,15 @@ func qlRootFree(groups int) {
 		VPBROADCASTQ(X8, Y8)
 		VPCMPGTQ(mem(h, qlM1), Y8, Y8)
 		VANDNPD(mem(h, qlAct), Y8, Y8) // live
-		Comment("r = p + e²[i], e²[i+1] = s r (0 at i = m-1, where s = 0), 1/p and 1/r")
+		Comment("r = p + e²[i], e²[i+1] = s r (0 at i = m-1, where s = 0), 1/r and r/p")
 		VMOVUPD(Mem{Base: e, Index: t, Scale: 1}, Y9) // bb
 		VADDPD(Y9, p, Y10)                            // r
 		VMULPD(Y10, s, Y11)
 		VMOVUPD(Mem{Base: e, Index: t, Scale: 1, Disp: 32}, Y12)
 		VBLENDVPD(Y8, Y11, Y12, Y12)
 		VMOVUPD(Y12, Mem{Base: e, Index: t, Scale: 1, Disp: 32})
-		VDIVPD(p, ones, Y11)   // 1/p
 		VDIVPD(Y10, ones, Y12) // 1/r
-		VMULPD(Y11, Y10, Y10)  // r/p
+		VDIVPD(p, Y10, Y10)    // r/p
 		VXORPD(Y13, Y13, Y13)
 		VCMPPD(Imm(0x00), Y13, p, Y13) // p = 0 (then c' = 0)
 		VMOVUPD(Y13, mem(h, qlZero))
