@@ -164,7 +164,7 @@
 // of μ. The proof is in Enclose's comment. Tested on every path against
 // double-double values on the principal-angle and hard matrices of every
 // n: every exact square inside its enclosure, the estimates within 2.5 n² u
-// σ_1² of them (the bounds allow about 9 n² u), 824 of 843 matrices
+// σ_1² of them (the bounds allow about 9 n² u), 825 of 843 matrices
 // certified (the rest, and matrices beyond 2^±1000, get [0, +Inf)).
 // On AVX2 four matrices run in the lanes of YMM registers
 // (../asm/jacobi/gram4.go and gramload.go: the loads, the Gram matrix, the
