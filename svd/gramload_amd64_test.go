@@ -16,7 +16,7 @@ import (
 // same transposed, scaled values bit for bit, the sums of squares within
 // their rounding, since the order differs), for n = 1..33 (every n mod 4),
 // row strides beyond n, matrices at any offset, lanes sharing a matrix,
-// special values, and guards around at: nothing past its n² vectors is
+// special values, NaN and ±Inf, and guards around at: nothing past its n² vectors is
 // written.
 func TestGramLoad4(t *testing.T) {
 	if !cpu.AVX2 {
@@ -24,6 +24,7 @@ func TestGramLoad4(t *testing.T) {
 	}
 	rng := rand.New(rand.NewPCG(31, 4))
 	specials := []float64{0, math.Copysign(0, -1), 0x1p-1074, -0x1p-1030, math.MaxFloat64, -1, 0.75}
+	bad := []float64{math.NaN(), math.Inf(1), math.Inf(-1)}
 	for n := 1; n <= 33; n++ {
 		for trial := 0; trial < 6; trial++ {
 			lda := n + trial%3*3
@@ -50,6 +51,10 @@ func TestGramLoad4(t *testing.T) {
 							m[r*lda+c] = math.Inf(1) // between rows: never read
 						}
 					}
+				}
+				if trial == 4 && l == n%4 {
+					// One NaN or ±Inf in one lane's matrix, anywhere.
+					m[rng.IntN(n)*lda+rng.IntN(n)] = bad[n%3]
 				}
 				mats[l] = m
 				if trial == 5 && l > 0 {
