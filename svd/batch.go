@@ -25,6 +25,7 @@ type Batch struct {
 	sv    []float64  // n x 8 lane-interleaved column norms (asm path)
 	asm   *batchAsm  // nil unless useAVX512Possible
 	avx2  *batchAVX2 // nil unless useAVX512Possible (amd64 without purego)
+	avx2b *batchAVX2 // the second group of jacobi4x2AVX2 (5 to 8 matrices at once)
 }
 
 // NewBatch returns the workspace for n x n matrices, 1 <= n <= MaxSmall.
@@ -38,6 +39,7 @@ func NewBatch(n int) *Batch {
 		w.sv = make([]float64, n*8+8)
 		w.initAsm()
 		w.avx2 = newBatchAVX2(n, w.small.pairs)
+		w.avx2b = newBatchAVX2(n, w.small.pairs)
 	}
 	return w
 }

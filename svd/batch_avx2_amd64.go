@@ -64,7 +64,7 @@ func newAVX2(n, nv int, pairs []int32) *batchAVX2 {
 		g:       aligned32(make([]float64, n*(n+nv)*lanes4+4), n*(n+nv)*lanes4),
 		norms:   aligned32(make([]float64, n*lanes4+4), n*lanes4),
 		sv:      make([]float64, n),
-		scratch: make([]float64, 16*max(n/2, 1)),
+		scratch: make([]float64, 32*max(n/2, 1)), // 16 per pair, 32 for jacobi4x2AVX2
 		ppr:     n / 2,
 		tail:    tailMask(n),
 	}
@@ -284,37 +284,62 @@ func (w *Batch) valuesAVX2(s []float64, lds int, a []float64, lda, step, k int) 
 		}
 		return nil
 	}
-	for i0 := 0; i0 < k; i0 += lanes4 {
-		cnt := min(lanes4, k-i0)
+	xb := w.avx2b
+	for i0 := 0; i0 < k; {
+		// Five to eight matrices left: both groups in one run of
+		// jacobi4x2AVX2 (each lane's bits as in jacobi4AVX2 alone).
+		cnt, cntB := min(lanes4, k-i0), min(lanes4, k-i0-lanes4)
 		if bad := x.load(n, a[i0*step:], lda, step, cnt); bad >= 0 {
 			return &BatchError{Index: i0 + bad, Err: errNotFinite}
 		}
-		if mask := jacobi4AVX2(&x.g[0], n, 0, &x.poff[0], x.ppr, x.rounds, &x.params, &x.norms[0], &x.scratch[0], MaxSweeps); mask&(1<<cnt-1) != 0 {
-			for l := 0; l < cnt; l++ {
-				if mask&(1<<l) != 0 {
-					return &BatchError{Index: i0 + l, Err: ErrNoConvergence}
+		var mask uint64
+		if cntB > 0 {
+			if bad := xb.load(n, a[(i0+lanes4)*step:], lda, step, cntB); bad >= 0 {
+				return &BatchError{Index: i0 + lanes4 + bad, Err: errNotFinite}
+			}
+			mask = jacobi4x2AVX2(&x.g[0], n, 0, &x.poff[0], x.ppr, x.rounds, &x.params, &x.norms[0], &x.scratch[0], MaxSweeps, &xb.g[0], &xb.params, &xb.norms[0])
+		} else {
+			mask = jacobi4AVX2(&x.g[0], n, 0, &x.poff[0], x.ppr, x.rounds, &x.params, &x.norms[0], &x.scratch[0], MaxSweeps)
+		}
+		for h, g := range [2]*batchAVX2{x, xb} {
+			c := [2]int{cnt, cntB}[h]
+			if c <= 0 {
+				break
+			}
+			if m := mask >> (lanes4 * h); m&(1<<c-1) != 0 {
+				for l := 0; l < c; l++ {
+					if m&(1<<l) != 0 {
+						return &BatchError{Index: i0 + lanes4*h + l, Err: ErrNoConvergence}
+					}
 				}
 			}
+			g.values(s[(i0+lanes4*h)*lds:], lds, n, c)
 		}
-		// At convergence the norms are the exact sums of squares of the
-		// last sweep, which rotated nothing.
-		sv := x.sv
-		for l := 0; l < cnt; l++ {
-			for c := range sv {
-				sv[c] = math.Sqrt(x.norms[c*lanes4+l])
-			}
-			sortValues(sv)
-			out := s[(i0+l)*lds : (i0+l)*lds+n]
-			if e := x.exp[l]; e != 0 {
-				for j, v := range sv {
-					out[j] = ldexp(v, e)
-				}
-			} else {
-				copy(out, sv)
-			}
-		}
+		i0 += cnt + max(cntB, 0)
 	}
 	return nil
+}
+
+// values writes the values of the group's first cnt lanes into
+// s[l*lds : l*lds+n] from the kernel's final squared norms:
+// at convergence they are the exact sums of squares of the last sweep,
+// which rotated nothing.
+func (x *batchAVX2) values(s []float64, lds, n, cnt int) {
+	sv := x.sv
+	for l := 0; l < cnt; l++ {
+		for c := range sv {
+			sv[c] = math.Sqrt(x.norms[c*lanes4+l])
+		}
+		sortValues(sv)
+		out := s[l*lds : l*lds+n]
+		if e := x.exp[l]; e != 0 {
+			for j, v := range sv {
+				out[j] = ldexp(v, e)
+			}
+		} else {
+			copy(out, sv)
+		}
+	}
 }
 
 // laneValues writes into bv the values Batch.Values takes from the

@@ -264,7 +264,16 @@
 //     machine (AVX2, no AVX-512) it takes about 2.9 µs per 12 x 12 matrix
 //     and 23 µs per 25 x 25 (gonum: 11 and 37 µs): the rotations are bound
 //     by 256-bit stores (one a cycle, two per row of a pair), the dot
-//     products and parameters by their per-pair latency.
+//     products and parameters by their per-pair latency. Five to eight
+//     matrices run as two groups in one kernel (jacobi4x2AVX2: each pass
+//     does a pair of the first group, then of the second, so that twice
+//     as many parameter chains are in flight; each lane's bits as alone,
+//     TestBatchPositionIndependent): at n = 5, where a round has two
+//     pairs, 8 matrices in 0.31-0.45 µs each against 0.38-0.55 µs as two
+//     runs (BenchmarkGramEnclose's jacobi rows, alternating binaries); at
+//     n = 12 no difference, and in the eth80 epoch only 10% less time in
+//     the kernel (its lanes converge after different numbers of sweeps,
+//     and the group of eight runs to the slowest).
 //   - Small (2 <= n <= 64, also Tall's R up to 64 columns) on the split
 //     form of the same kernel (jacobi4sAVX2): the matrix in lanes 0 and 1,
 //     its even rows in one lane and its odd rows in the other (the lanes

@@ -893,6 +893,624 @@ done:
 	VZEROUPPER
 	RET
 
+// func jacobi4x2AVX2(buf *float64, n int, nv int, pairs *int64, ppr int, rounds int, params *[8]float64, norms *float64, scratch *float64, maxSweeps int, buf2 *float64, params2 *[8]float64, norms2 *float64) uint64
+// Requires: AVX, AVX2, FMA3
+TEXT ·jacobi4x2AVX2(SB), NOSPLIT, $0-112
+	MOVQ         buf+0(FP), AX
+	MOVQ         params+48(FP), CX
+	VBROADCASTSD 32(CX), Y14
+	VBROADCASTSD 40(CX), Y15
+	VBROADCASTSD 48(CX), Y12
+	VMOVUPD      (CX), Y13
+	MOVQ         rounds+40(FP), CX
+	MOVQ         ppr+32(FP), DX
+	IMULQ        DX, CX
+	SHLQ         $0x05, CX
+	MOVQ         pairs+24(FP), DX
+	ADDQ         DX, CX
+	MOVQ         maxSweeps+72(FP), DX
+
+sweep:
+	XORQ R12, R12
+	MOVQ pairs+24(FP), BX
+
+	// norms[c] = Σ_r buf[c][r]², exact at the start of every sweep
+	MOVQ AX, R8
+	MOVQ norms+56(FP), R9
+	MOVQ n+8(FP), DI
+
+norm:
+	VXORPD Y0, Y0, Y0
+	VXORPD Y1, Y1, Y1
+	MOVQ   n+8(FP), R10
+
+norm2:
+	CMPQ        R10, $0x02
+	JL          norm1
+	VMOVUPD     (R8), Y2
+	VMOVUPD     32(R8), Y3
+	VFMADD231PD Y2, Y2, Y0
+	VFMADD231PD Y3, Y3, Y1
+	ADDQ        $0x40, R8
+	SUBQ        $0x02, R10
+	JMP         norm2
+
+norm1:
+	TESTQ       R10, R10
+	JZ          normdone
+	VMOVUPD     (R8), Y2
+	VFMADD231PD Y2, Y2, Y0
+	ADDQ        $0x20, R8
+
+normdone:
+	VADDPD  Y1, Y0, Y0
+	VMOVUPD Y0, (R9)
+	ADDQ    $0x20, R9
+	MOVQ    nv+16(FP), R10
+	SHLQ    $0x05, R10
+	ADDQ    R10, R8
+	DECQ    DI
+	JNZ     norm
+
+	// norms[c] = Σ_r buf[c][r]², exact at the start of every sweep
+	MOVQ buf2+80(FP), R8
+	MOVQ norms2+96(FP), R9
+	MOVQ n+8(FP), DI
+
+normg2:
+	VXORPD Y0, Y0, Y0
+	VXORPD Y1, Y1, Y1
+	MOVQ   n+8(FP), R10
+
+norm2g2:
+	CMPQ        R10, $0x02
+	JL          norm1g2
+	VMOVUPD     (R8), Y2
+	VMOVUPD     32(R8), Y3
+	VFMADD231PD Y2, Y2, Y0
+	VFMADD231PD Y3, Y3, Y1
+	ADDQ        $0x40, R8
+	SUBQ        $0x02, R10
+	JMP         norm2g2
+
+norm1g2:
+	TESTQ       R10, R10
+	JZ          normdoneg2
+	VMOVUPD     (R8), Y2
+	VFMADD231PD Y2, Y2, Y0
+	ADDQ        $0x20, R8
+
+normdoneg2:
+	VADDPD  Y1, Y0, Y0
+	VMOVUPD Y0, (R9)
+	ADDQ    $0x20, R9
+	MOVQ    nv+16(FP), R10
+	SHLQ    $0x05, R10
+	ADDQ    R10, R8
+	DECQ    DI
+	JNZ     normg2
+
+round:
+	// a round in three passes over its disjoint pairs: the dot products, the
+	// rotation parameters (independent chains of divisions and square roots
+	// that overlap), the rotations; γ, c, s and the lanes that rotate of
+	// pair k at scratch[16k:16k+13]
+	MOVQ BX, SI
+	MOVQ scratch+64(FP), R11
+	MOVQ ppr+32(FP), DI
+
+dots:
+	MOVQ   (SI), R8
+	MOVQ   8(SI), R9
+	ADDQ   AX, R8
+	ADDQ   AX, R9
+	VXORPD Y0, Y0, Y0
+	VXORPD Y1, Y1, Y1
+	VXORPD Y2, Y2, Y2
+	VXORPD Y3, Y3, Y3
+	MOVQ   n+8(FP), R10
+	CMPQ   R10, $0x04
+	JL     dot1
+
+dot4:
+	VMOVUPD     (R8), Y4
+	VFMADD231PD (R9), Y4, Y0
+	VMOVUPD     32(R8), Y5
+	VFMADD231PD 32(R9), Y5, Y1
+	VMOVUPD     64(R8), Y6
+	VFMADD231PD 64(R9), Y6, Y2
+	VMOVUPD     96(R8), Y7
+	VFMADD231PD 96(R9), Y7, Y3
+	ADDQ        $0x00000080, R8
+	ADDQ        $0x00000080, R9
+	SUBQ        $0x04, R10
+	CMPQ        R10, $0x04
+	JGE         dot4
+
+dot1:
+	TESTQ R10, R10
+	JZ    dotdone
+
+dot1l:
+	VMOVUPD     (R8), Y4
+	VFMADD231PD (R9), Y4, Y0
+	ADDQ        $0x20, R8
+	ADDQ        $0x20, R9
+	DECQ        R10
+	JNZ         dot1l
+
+dotdone:
+	VADDPD  Y1, Y0, Y0
+	VADDPD  Y3, Y2, Y2
+	VADDPD  Y2, Y0, Y0
+	VMOVUPD Y0, (R11)
+	MOVQ    (SI), R8
+	MOVQ    8(SI), R9
+	ADDQ    buf2+80(FP), R8
+	ADDQ    buf2+80(FP), R9
+	VXORPD  Y0, Y0, Y0
+	VXORPD  Y1, Y1, Y1
+	VXORPD  Y2, Y2, Y2
+	VXORPD  Y3, Y3, Y3
+	MOVQ    n+8(FP), R10
+	CMPQ    R10, $0x04
+	JL      dotg21
+
+dotg24:
+	VMOVUPD     (R8), Y4
+	VFMADD231PD (R9), Y4, Y0
+	VMOVUPD     32(R8), Y5
+	VFMADD231PD 32(R9), Y5, Y1
+	VMOVUPD     64(R8), Y6
+	VFMADD231PD 64(R9), Y6, Y2
+	VMOVUPD     96(R8), Y7
+	VFMADD231PD 96(R9), Y7, Y3
+	ADDQ        $0x00000080, R8
+	ADDQ        $0x00000080, R9
+	SUBQ        $0x04, R10
+	CMPQ        R10, $0x04
+	JGE         dotg24
+
+dotg21:
+	TESTQ R10, R10
+	JZ    dotg2done
+
+dotg21l:
+	VMOVUPD     (R8), Y4
+	VFMADD231PD (R9), Y4, Y0
+	ADDQ        $0x20, R8
+	ADDQ        $0x20, R9
+	DECQ        R10
+	JNZ         dotg21l
+
+dotg2done:
+	VADDPD  Y1, Y0, Y0
+	VADDPD  Y3, Y2, Y2
+	VADDPD  Y2, Y0, Y0
+	VMOVUPD Y0, 128(R11)
+	ADDQ    $0x20, SI
+	ADDQ    $0x00000100, R11
+	DECQ    DI
+	JNZ     dots
+	MOVQ    BX, SI
+	MOVQ    scratch+64(FP), R11
+	MOVQ    ppr+32(FP), DI
+
+params:
+	MOVQ    norms+56(FP), R8
+	MOVQ    16(SI), R9
+	MOVQ    24(SI), R10
+	VMOVUPD (R11), Y6
+	VMOVUPD (R8)(R9*1), Y0
+	VMOVUPD (R8)(R10*1), Y1
+
+	// mask = γ² > tol² α β && α > negl && β > negl
+	VMULPD    Y6, Y6, Y2
+	VMULPD    Y1, Y0, Y3
+	VMULPD    Y14, Y3, Y3
+	VCMPPD    $0x1e, Y3, Y2, Y2
+	VCMPPD    $0x1e, Y13, Y0, Y3
+	VANDPD    Y3, Y2, Y2
+	VCMPPD    $0x1e, Y13, Y1, Y3
+	VANDPD    Y3, Y2, Y2
+	VMOVMSKPD Y2, R13
+	MOVQ      R13, 96(R11)
+	TESTQ     R13, R13
+	JZ        pskip
+	ORQ       R13, R12
+	VMOVUPD   Y2, (R11)
+
+	// t = sign(d) g2 / (|d| + sqrt(d² + g2²)), d = β - α, g2 = 2γ; 0 where no rotation
+	VSUBPD      Y0, Y1, Y3
+	VADDPD      Y6, Y6, Y4
+	VMULPD      Y4, Y4, Y5
+	VFMADD231PD Y3, Y3, Y5
+	VSQRTPD     Y5, Y5
+	VANDPD      Y12, Y3, Y7
+	VADDPD      Y7, Y5, Y7
+	VANDNPD     Y3, Y12, Y3
+	VXORPD      Y3, Y4, Y4
+	VDIVPD      Y7, Y4, Y4
+	VANDPD      Y2, Y4, Y4
+
+	// c = 1/sqrt(1 + t²) (exactly 1 where t = 0), s = c t
+	VMOVAPD     Y15, Y5
+	VFMADD231PD Y4, Y4, Y5
+	VSQRTPD     Y5, Y5
+	VDIVPD      Y5, Y15, Y5
+	VMULPD      Y4, Y5, Y3
+	VMOVUPD     Y5, 32(R11)
+	VMOVUPD     Y3, 64(R11)
+
+	// α' = α - t γ, β' = β + t γ
+	VFNMADD231PD Y6, Y4, Y0
+	VFMADD231PD  Y6, Y4, Y1
+	VMOVUPD      Y0, (R8)(R9*1)
+	VMOVUPD      Y1, (R8)(R10*1)
+
+pskip:
+	MOVQ    norms2+96(FP), R8
+	MOVQ    16(SI), R9
+	MOVQ    24(SI), R10
+	VMOVUPD 128(R11), Y6
+	VMOVUPD (R8)(R9*1), Y0
+	VMOVUPD (R8)(R10*1), Y1
+
+	// mask = γ² > tol² α β && α > negl && β > negl
+	VMULPD    Y6, Y6, Y2
+	VMULPD    Y1, Y0, Y3
+	VMULPD    Y14, Y3, Y3
+	VCMPPD    $0x1e, Y3, Y2, Y2
+	MOVQ      params2+88(FP), R13
+	VCMPPD    $0x1e, (R13), Y0, Y3
+	VANDPD    Y3, Y2, Y2
+	VCMPPD    $0x1e, (R13), Y1, Y3
+	VANDPD    Y3, Y2, Y2
+	VMOVMSKPD Y2, R13
+	MOVQ      R13, 224(R11)
+	TESTQ     R13, R13
+	JZ        pskipg2
+	SHLQ      $0x04, R13
+	ORQ       R13, R12
+	VMOVUPD   Y2, 128(R11)
+
+	// t = sign(d) g2 / (|d| + sqrt(d² + g2²)), d = β - α, g2 = 2γ; 0 where no rotation
+	VSUBPD      Y0, Y1, Y3
+	VADDPD      Y6, Y6, Y4
+	VMULPD      Y4, Y4, Y5
+	VFMADD231PD Y3, Y3, Y5
+	VSQRTPD     Y5, Y5
+	VANDPD      Y12, Y3, Y7
+	VADDPD      Y7, Y5, Y7
+	VANDNPD     Y3, Y12, Y3
+	VXORPD      Y3, Y4, Y4
+	VDIVPD      Y7, Y4, Y4
+	VANDPD      Y2, Y4, Y4
+
+	// c = 1/sqrt(1 + t²) (exactly 1 where t = 0), s = c t
+	VMOVAPD     Y15, Y5
+	VFMADD231PD Y4, Y4, Y5
+	VSQRTPD     Y5, Y5
+	VDIVPD      Y5, Y15, Y5
+	VMULPD      Y4, Y5, Y3
+	VMOVUPD     Y5, 160(R11)
+	VMOVUPD     Y3, 192(R11)
+
+	// α' = α - t γ, β' = β + t γ
+	VFNMADD231PD Y6, Y4, Y0
+	VFMADD231PD  Y6, Y4, Y1
+	VMOVUPD      Y0, (R8)(R9*1)
+	VMOVUPD      Y1, (R8)(R10*1)
+
+pskipg2:
+	ADDQ $0x20, SI
+	ADDQ $0x00000100, R11
+	DECQ DI
+	JNZ  params
+	MOVQ BX, SI
+	MOVQ scratch+64(FP), R11
+	MOVQ ppr+32(FP), DI
+
+rots:
+	CMPQ    96(R11), $0x00
+	JE      rotnext
+	MOVQ    (SI), R8
+	MOVQ    8(SI), R9
+	ADDQ    AX, R8
+	ADDQ    AX, R9
+	VMOVUPD 32(R11), Y8
+	VMOVUPD 64(R11), Y9
+
+	// flags & exact != exact: blend
+	MOVQ 96(R11), BX
+	MOVQ params+48(FP), R10
+	MOVQ 56(R10), R10
+	ANDQ R10, BX
+	CMPQ BX, R10
+	JNE  rotblend
+	MOVQ n+8(FP), R10
+	MOVQ nv+16(FP), BX
+	ADDQ BX, R10
+	CMPQ R10, $0x04
+	JL   rot1
+
+rot4:
+	VMULPD      (R9), Y9, Y0
+	VMULPD      (R8), Y9, Y1
+	VFMSUB231PD (R8), Y8, Y0
+	VFMADD231PD (R9), Y8, Y1
+	VMOVUPD     Y0, (R8)
+	VMOVUPD     Y1, (R9)
+	VMULPD      32(R9), Y9, Y2
+	VMULPD      32(R8), Y9, Y3
+	VFMSUB231PD 32(R8), Y8, Y2
+	VFMADD231PD 32(R9), Y8, Y3
+	VMOVUPD     Y2, 32(R8)
+	VMOVUPD     Y3, 32(R9)
+	VMULPD      64(R9), Y9, Y4
+	VMULPD      64(R8), Y9, Y5
+	VFMSUB231PD 64(R8), Y8, Y4
+	VFMADD231PD 64(R9), Y8, Y5
+	VMOVUPD     Y4, 64(R8)
+	VMOVUPD     Y5, 64(R9)
+	VMULPD      96(R9), Y9, Y6
+	VMULPD      96(R8), Y9, Y7
+	VFMSUB231PD 96(R8), Y8, Y6
+	VFMADD231PD 96(R9), Y8, Y7
+	VMOVUPD     Y6, 96(R8)
+	VMOVUPD     Y7, 96(R9)
+	ADDQ        $0x00000080, R8
+	ADDQ        $0x00000080, R9
+	SUBQ        $0x04, R10
+	CMPQ        R10, $0x04
+	JGE         rot4
+
+rot1:
+	TESTQ R10, R10
+	JZ    rotdone
+
+rot1l:
+	VMULPD      (R9), Y9, Y0
+	VMULPD      (R8), Y9, Y1
+	VFMSUB231PD (R8), Y8, Y0
+	VFMADD231PD (R9), Y8, Y1
+	VMOVUPD     Y0, (R8)
+	VMOVUPD     Y1, (R9)
+	ADDQ        $0x20, R8
+	ADDQ        $0x20, R9
+	DECQ        R10
+	JNZ         rot1l
+
+rotdone:
+	JMP rotnext
+
+rotblend:
+	// keep = the lanes that do not rotate
+	VPCMPEQQ Y10, Y10, Y10
+	VXORPD   (R11), Y10, Y10
+	MOVQ     n+8(FP), R10
+	MOVQ     nv+16(FP), BX
+	ADDQ     BX, R10
+	CMPQ     R10, $0x04
+	JL       rotb1
+
+rotb4:
+	VMULPD      (R9), Y9, Y0
+	VMULPD      (R8), Y9, Y1
+	VFMSUB231PD (R8), Y8, Y0
+	VFMADD231PD (R9), Y8, Y1
+	VBLENDVPD   Y10, (R8), Y0, Y0
+	VBLENDVPD   Y10, (R9), Y1, Y1
+	VMOVUPD     Y0, (R8)
+	VMOVUPD     Y1, (R9)
+	VMULPD      32(R9), Y9, Y2
+	VMULPD      32(R8), Y9, Y3
+	VFMSUB231PD 32(R8), Y8, Y2
+	VFMADD231PD 32(R9), Y8, Y3
+	VBLENDVPD   Y10, 32(R8), Y2, Y2
+	VBLENDVPD   Y10, 32(R9), Y3, Y3
+	VMOVUPD     Y2, 32(R8)
+	VMOVUPD     Y3, 32(R9)
+	VMULPD      64(R9), Y9, Y4
+	VMULPD      64(R8), Y9, Y5
+	VFMSUB231PD 64(R8), Y8, Y4
+	VFMADD231PD 64(R9), Y8, Y5
+	VBLENDVPD   Y10, 64(R8), Y4, Y4
+	VBLENDVPD   Y10, 64(R9), Y5, Y5
+	VMOVUPD     Y4, 64(R8)
+	VMOVUPD     Y5, 64(R9)
+	VMULPD      96(R9), Y9, Y6
+	VMULPD      96(R8), Y9, Y7
+	VFMSUB231PD 96(R8), Y8, Y6
+	VFMADD231PD 96(R9), Y8, Y7
+	VBLENDVPD   Y10, 96(R8), Y6, Y6
+	VBLENDVPD   Y10, 96(R9), Y7, Y7
+	VMOVUPD     Y6, 96(R8)
+	VMOVUPD     Y7, 96(R9)
+	ADDQ        $0x00000080, R8
+	ADDQ        $0x00000080, R9
+	SUBQ        $0x04, R10
+	CMPQ        R10, $0x04
+	JGE         rotb4
+
+rotb1:
+	TESTQ R10, R10
+	JZ    rotbdone
+
+rotb1l:
+	VMULPD      (R9), Y9, Y0
+	VMULPD      (R8), Y9, Y1
+	VFMSUB231PD (R8), Y8, Y0
+	VFMADD231PD (R9), Y8, Y1
+	VBLENDVPD   Y10, (R8), Y0, Y0
+	VBLENDVPD   Y10, (R9), Y1, Y1
+	VMOVUPD     Y0, (R8)
+	VMOVUPD     Y1, (R9)
+	ADDQ        $0x20, R8
+	ADDQ        $0x20, R9
+	DECQ        R10
+	JNZ         rotb1l
+
+rotbdone:
+rotnext:
+	CMPQ    224(R11), $0x00
+	JE      rotnextg2
+	MOVQ    (SI), R8
+	MOVQ    8(SI), R9
+	ADDQ    buf2+80(FP), R8
+	ADDQ    buf2+80(FP), R9
+	VMOVUPD 160(R11), Y8
+	VMOVUPD 192(R11), Y9
+
+	// flags & exact != exact: blend
+	MOVQ 224(R11), BX
+	MOVQ params+48(FP), R10
+	MOVQ 56(R10), R10
+	ANDQ R10, BX
+	CMPQ BX, R10
+	JNE  rotblendg2
+	MOVQ n+8(FP), R10
+	MOVQ nv+16(FP), BX
+	ADDQ BX, R10
+	CMPQ R10, $0x04
+	JL   rotg21
+
+rotg24:
+	VMULPD      (R9), Y9, Y0
+	VMULPD      (R8), Y9, Y1
+	VFMSUB231PD (R8), Y8, Y0
+	VFMADD231PD (R9), Y8, Y1
+	VMOVUPD     Y0, (R8)
+	VMOVUPD     Y1, (R9)
+	VMULPD      32(R9), Y9, Y2
+	VMULPD      32(R8), Y9, Y3
+	VFMSUB231PD 32(R8), Y8, Y2
+	VFMADD231PD 32(R9), Y8, Y3
+	VMOVUPD     Y2, 32(R8)
+	VMOVUPD     Y3, 32(R9)
+	VMULPD      64(R9), Y9, Y4
+	VMULPD      64(R8), Y9, Y5
+	VFMSUB231PD 64(R8), Y8, Y4
+	VFMADD231PD 64(R9), Y8, Y5
+	VMOVUPD     Y4, 64(R8)
+	VMOVUPD     Y5, 64(R9)
+	VMULPD      96(R9), Y9, Y6
+	VMULPD      96(R8), Y9, Y7
+	VFMSUB231PD 96(R8), Y8, Y6
+	VFMADD231PD 96(R9), Y8, Y7
+	VMOVUPD     Y6, 96(R8)
+	VMOVUPD     Y7, 96(R9)
+	ADDQ        $0x00000080, R8
+	ADDQ        $0x00000080, R9
+	SUBQ        $0x04, R10
+	CMPQ        R10, $0x04
+	JGE         rotg24
+
+rotg21:
+	TESTQ R10, R10
+	JZ    rotg2done
+
+rotg21l:
+	VMULPD      (R9), Y9, Y0
+	VMULPD      (R8), Y9, Y1
+	VFMSUB231PD (R8), Y8, Y0
+	VFMADD231PD (R9), Y8, Y1
+	VMOVUPD     Y0, (R8)
+	VMOVUPD     Y1, (R9)
+	ADDQ        $0x20, R8
+	ADDQ        $0x20, R9
+	DECQ        R10
+	JNZ         rotg21l
+
+rotg2done:
+	JMP rotnextg2
+
+rotblendg2:
+	// keep = the lanes that do not rotate
+	VPCMPEQQ Y10, Y10, Y10
+	VXORPD   128(R11), Y10, Y10
+	MOVQ     n+8(FP), R10
+	MOVQ     nv+16(FP), BX
+	ADDQ     BX, R10
+	CMPQ     R10, $0x04
+	JL       rotbg21
+
+rotbg24:
+	VMULPD      (R9), Y9, Y0
+	VMULPD      (R8), Y9, Y1
+	VFMSUB231PD (R8), Y8, Y0
+	VFMADD231PD (R9), Y8, Y1
+	VBLENDVPD   Y10, (R8), Y0, Y0
+	VBLENDVPD   Y10, (R9), Y1, Y1
+	VMOVUPD     Y0, (R8)
+	VMOVUPD     Y1, (R9)
+	VMULPD      32(R9), Y9, Y2
+	VMULPD      32(R8), Y9, Y3
+	VFMSUB231PD 32(R8), Y8, Y2
+	VFMADD231PD 32(R9), Y8, Y3
+	VBLENDVPD   Y10, 32(R8), Y2, Y2
+	VBLENDVPD   Y10, 32(R9), Y3, Y3
+	VMOVUPD     Y2, 32(R8)
+	VMOVUPD     Y3, 32(R9)
+	VMULPD      64(R9), Y9, Y4
+	VMULPD      64(R8), Y9, Y5
+	VFMSUB231PD 64(R8), Y8, Y4
+	VFMADD231PD 64(R9), Y8, Y5
+	VBLENDVPD   Y10, 64(R8), Y4, Y4
+	VBLENDVPD   Y10, 64(R9), Y5, Y5
+	VMOVUPD     Y4, 64(R8)
+	VMOVUPD     Y5, 64(R9)
+	VMULPD      96(R9), Y9, Y6
+	VMULPD      96(R8), Y9, Y7
+	VFMSUB231PD 96(R8), Y8, Y6
+	VFMADD231PD 96(R9), Y8, Y7
+	VBLENDVPD   Y10, 96(R8), Y6, Y6
+	VBLENDVPD   Y10, 96(R9), Y7, Y7
+	VMOVUPD     Y6, 96(R8)
+	VMOVUPD     Y7, 96(R9)
+	ADDQ        $0x00000080, R8
+	ADDQ        $0x00000080, R9
+	SUBQ        $0x04, R10
+	CMPQ        R10, $0x04
+	JGE         rotbg24
+
+rotbg21:
+	TESTQ R10, R10
+	JZ    rotbg2done
+
+rotbg21l:
+	VMULPD      (R9), Y9, Y0
+	VMULPD      (R8), Y9, Y1
+	VFMSUB231PD (R8), Y8, Y0
+	VFMADD231PD (R9), Y8, Y1
+	VBLENDVPD   Y10, (R8), Y0, Y0
+	VBLENDVPD   Y10, (R9), Y1, Y1
+	VMOVUPD     Y0, (R8)
+	VMOVUPD     Y1, (R9)
+	ADDQ        $0x20, R8
+	ADDQ        $0x20, R9
+	DECQ        R10
+	JNZ         rotbg21l
+
+rotbg2done:
+rotnextg2:
+	ADDQ  $0x20, SI
+	ADDQ  $0x00000100, R11
+	DECQ  DI
+	JNZ   rots
+	MOVQ  SI, BX
+	CMPQ  BX, CX
+	JL    round
+	TESTQ R12, R12
+	JZ    done
+	DECQ  DX
+	JNZ   sweep
+
+done:
+	MOVQ R12, ret+104(FP)
+	VZEROUPPER
+	RET
+
 // func jacobi4sAVX2(buf *float64, n int, nv int, pairs *int64, ppr int, rounds int, params *[8]float64, norms *float64, scratch *float64, maxSweeps int, rows int) uint64
 // Requires: AVX, AVX2, FMA3
 TEXT ·jacobi4sAVX2(SB), NOSPLIT, $0-96

@@ -47,6 +47,15 @@ func jacobi8AVX512(buf *float64, n int, pairs *int64, ppr int, rounds int, param
 //go:noescape
 func jacobi4AVX2(buf *float64, n int, nv int, pairs *int64, ppr int, rounds int, params *[8]float64, norms *float64, scratch *float64, maxSweeps int) uint64
 
+// jacobi4x2AVX2 is jacobi4AVX2 on two groups of 4 matrices: the second group's
+// matrices, per-lane thresholds (params2[0:4]) and norms at buf2, params2 and
+// norms2, both groups' pairs in the same passes (scratch: 32*ppr float64).
+// It returns the lanes that rotated in the last sweep, the second group's as
+// bits 4-7; each lane's result has the bits jacobi4AVX2 gives it.
+//
+//go:noescape
+func jacobi4x2AVX2(buf *float64, n int, nv int, pairs *int64, ppr int, rounds int, params *[8]float64, norms *float64, scratch *float64, maxSweeps int, buf2 *float64, params2 *[8]float64, norms2 *float64) uint64
+
 // jacobi4sAVX2 is jacobi4AVX2 on two matrices split over lane pairs (0, 1)
 // and (2, 3): rows 2k and 2k+1 of column c of a matrix in the lanes of its
 // pair of the 32-byte vector c*(n+nv)+k, n and nv counting vectors; rows is

@@ -37,7 +37,15 @@ const (
 	qLive = 7 // the exact lanes (an integer bit mask, not a float64)
 )
 
-func jacobi4() { jacobi4Gen(false) }
+func jacobi4() { jacobi4Gen(false, 1) }
+
+// jacobi4x2 is jacobi4 on two groups of 4 matrices at once (Batch.Values
+// of 5 to 8 matrices): each pass of a round does a pair of the first group
+// and then the same pair of the second, so that the latency-bound chains
+// of small matrices' rotation parameters (d = 5: two pairs a round) have
+// twice as many independent chains in flight. Each lane's operations are
+// jacobi4's: the same bits.
+func jacobi4x2() { jacobi4Gen(false, 2) }
 
 // jacobi4s is jacobi4 on the split layout: each matrix in two adjacent
 // lanes, its even rows in the first, its odd rows in the second (column c,
@@ -58,16 +66,33 @@ func jacobi4() { jacobi4Gen(false) }
 // A lane pair past the last row holds zeros, which stay zero and are
 // added only to the sums of squares (x + 0 = x there: those sums are
 // never -0).
-func jacobi4s() { jacobi4Gen(true) }
+func jacobi4s() { jacobi4Gen(true, 1) }
 
-func jacobi4Gen(split bool) {
+func jacobi4Gen(split bool, groups int) {
 	name, sig := "jacobi4AVX2", "func(buf *float64, n, nv int, pairs *int64, ppr, rounds int, params *[8]float64, norms *float64, scratch *float64, maxSweeps int) uint64"
 	if split {
 		name, sig = "jacobi4sAVX2", "func(buf *float64, n, nv int, pairs *int64, ppr, rounds int, params *[8]float64, norms *float64, scratch *float64, maxSweeps int, rows int) uint64"
 	}
+	if groups == 2 {
+		name, sig = "jacobi4x2AVX2", "func(buf *float64, n, nv int, pairs *int64, ppr, rounds int, params *[8]float64, norms *float64, scratch *float64, maxSweeps int, buf2 *float64, params2 *[8]float64, norms2 *float64) uint64"
+	}
+	// A pair's slot of scratch: γ, c, s and the lanes that rotate of each
+	// group, 128 bytes a group.
+	var slotImm Op = Imm(128)
+	if groups == 2 {
+		slotImm = U32(256)
+	}
 	TEXT(name, NOSPLIT, sig)
 	Pragma("noescape")
-	if split {
+	if groups == 2 {
+		Doc(
+			"jacobi4x2AVX2 is jacobi4AVX2 on two groups of 4 matrices: the second group's",
+			"matrices, per-lane thresholds (params2[0:4]) and norms at buf2, params2 and",
+			"norms2, both groups' pairs in the same passes (scratch: 32*ppr float64).",
+			"It returns the lanes that rotated in the last sweep, the second group's as",
+			"bits 4-7; each lane's result has the bits jacobi4AVX2 gives it.",
+		)
+	} else if split {
 		Doc(
 			"jacobi4sAVX2 is jacobi4AVX2 on two matrices split over lane pairs (0, 1)",
 			"and (2, 3): rows 2k and 2k+1 of column c of a matrix in the lanes of its",
@@ -122,7 +147,10 @@ func jacobi4Gen(split bool) {
 	if split {
 		norms4s(buf, x, y, i, r)
 	} else {
-		norms4(buf, x, y, i, r, "")
+		norms4(buf, "norms", x, y, i, r, "")
+		if groups == 2 {
+			norms4(paramMem("buf2"), "norms2", x, y, i, r, "g2")
+		}
 	}
 
 	Label("round")
@@ -140,19 +168,33 @@ func jacobi4Gen(split bool) {
 		pairDot4(buf, pp, 0, x, y, r, "")
 	}
 	VMOVUPD(Y0, Mem{Base: sc})
+	if groups == 2 {
+		pairDot4(paramMem("buf2"), pp, 0, x, y, r, "g2")
+		VMOVUPD(Y0, Mem{Base: sc, Disp: 128})
+	}
 	ADDQ(Imm(32), pp)
-	ADDQ(Imm(128), sc)
+	ADDQ(slotImm, sc)
 	DECQ(i)
 	JNZ(LabelRef("dots"))
 
 	MOVQ(cur, pp)
 	Load(Param("scratch"), sc)
 	Load(Param("ppr"), i)
-	Load(Param("norms"), x)
+	if groups == 1 {
+		Load(Param("norms"), x)
+	}
 	Label("params")
-	batchParams4(pp, sc, x, y, r, flag, anyRot, "pskip")
+	if groups == 2 {
+		Load(Param("norms"), x)
+	}
+	batchParams4(pp, sc, 0, x, y, r, flag, anyRot, nil, 0, "pskip")
+	if groups == 2 {
+		Load(Param("norms2"), x)
+		p2 := paramMem("params2")
+		batchParams4(pp, sc, 128, x, y, r, flag, anyRot, &p2, 4, "pskipg2")
+	}
 	ADDQ(Imm(32), pp)
-	ADDQ(Imm(128), sc)
+	ADDQ(slotImm, sc)
 	DECQ(i)
 	JNZ(LabelRef("params"))
 
@@ -160,9 +202,12 @@ func jacobi4Gen(split bool) {
 	Load(Param("scratch"), sc)
 	Load(Param("ppr"), i)
 	Label("rots")
-	rotatePair4(buf, pp, sc, x, y, r, "")
+	rotatePair4(buf, pp, sc, 0, x, y, r, "")
+	if groups == 2 {
+		rotatePair4(paramMem("buf2"), pp, sc, 128, x, y, r, "g2")
+	}
 	ADDQ(Imm(32), pp)
-	ADDQ(Imm(128), sc)
+	ADDQ(slotImm, sc)
 	DECQ(i)
 	JNZ(LabelRef("rots"))
 
@@ -181,11 +226,12 @@ func jacobi4Gen(split bool) {
 	RET()
 }
 
-// norms4 emits norms[c] = Σ_r buf[c][r]² for the n columns.
-func norms4(buf, x, y, i, r Register, suffix string) {
+// norms4 emits norms[c] = Σ_r buf[c][r]² for the n columns (buf a
+// register or the frame's argument; norms the name of the argument).
+func norms4(buf Op, norms string, x, y, i, r Register, suffix string) {
 	Comment("norms[c] = Σ_r buf[c][r]², exact at the start of every sweep")
 	MOVQ(buf, x)
-	Load(Param("norms"), y)
+	Load(Param(norms), y)
 	Load(Param("n"), i)
 	Label("norm" + suffix)
 	VXORPD(Y0, Y0, Y0)
@@ -302,7 +348,7 @@ func pairDot4s(buf, pp, x, y, r Register) {
 
 // pairDot4 emits γ = x·y (into Y0) of the pair at pp+off: rows in blocks
 // of 4 (four accumulators, y as a memory operand), one index register.
-func pairDot4(buf, pp Register, off int, x, y, r Register, suffix string) {
+func pairDot4(buf Op, pp Register, off int, x, y, r Register, suffix string) {
 	MOVQ(Mem{Base: pp, Disp: off}, x)
 	MOVQ(Mem{Base: pp, Disp: off + 8}, y)
 	ADDQ(buf, x)
@@ -354,15 +400,18 @@ func rowLoop4(x, y, r Register, name string, withV bool, body func(disp, u int))
 	Label(name + "done")
 }
 
-// batchParams4 emits the rotation of the pair at pp with γ at sc: α, β from
-// the norms at x (y and r: offsets); it writes c and s to sc+32, sc+64, the
-// lanes that rotate to sc+96 (0: none, then c and s are not written) and as
-// a vector mask over γ at sc, ORs them into anyRot and updates the norms.
-func batchParams4(pp, sc, x, y, r Register, flag GPVirtual, anyRot Register, skip string) {
+// batchParams4 emits the rotation of the pair at pp with γ at sc+so: α, β
+// from the norms at x (y and r: offsets); it writes c and s to sc+so+32,
+// sc+so+64, the lanes that rotate to sc+so+96 (0: none, then c and s are
+// not written) and as a vector mask over γ at sc+so, ORs them (shifted
+// left by shift) into anyRot and updates the norms. The lanes' negligible
+// thresholds are negl4, or where negl is set the 4 float64 its frame
+// argument points to.
+func batchParams4(pp, sc Register, so int, x, y, r Register, flag GPVirtual, anyRot Register, negl *Mem, shift int, skip string) {
 	alpha, beta, mask, gamma := Y0, Y1, Y2, Y6
 	MOVQ(Mem{Base: pp, Disp: 16}, y)
 	MOVQ(Mem{Base: pp, Disp: 24}, r)
-	VMOVUPD(Mem{Base: sc}, gamma)
+	VMOVUPD(Mem{Base: sc, Disp: so}, gamma)
 	VMOVUPD(Mem{Base: x, Index: y, Scale: 1}, alpha)
 	VMOVUPD(Mem{Base: x, Index: r, Scale: 1}, beta)
 	Comment("mask = γ² > tol² α β && α > negl && β > negl")
@@ -370,16 +419,26 @@ func batchParams4(pp, sc, x, y, r Register, flag GPVirtual, anyRot Register, ski
 	VMULPD(beta, alpha, Y3)
 	VMULPD(tol4, Y3, Y3)
 	VCMPPD(Imm(0x1e), Y3, mask, mask) // GT_OQ
-	VCMPPD(Imm(0x1e), negl4, alpha, Y3)
+	var nl Op = negl4
+	if negl != nil {
+		// The group's thresholds at the argument's [0:4] (flag is free
+		// until the mask's bits go into it).
+		MOVQ(*negl, flag)
+		nl = Mem{Base: flag}
+	}
+	VCMPPD(Imm(0x1e), nl, alpha, Y3)
 	VANDPD(Y3, mask, mask)
-	VCMPPD(Imm(0x1e), negl4, beta, Y3)
+	VCMPPD(Imm(0x1e), nl, beta, Y3)
 	VANDPD(Y3, mask, mask)
 	VMOVMSKPD(mask, flag.As32())
-	MOVQ(flag, Mem{Base: sc, Disp: 96})
+	MOVQ(flag, Mem{Base: sc, Disp: so + 96})
 	TESTQ(flag, flag)
 	JZ(LabelRef(skip))
+	if shift > 0 {
+		SHLQ(Imm(uint64(shift)), flag)
+	}
 	ORQ(flag, anyRot)
-	VMOVUPD(mask, Mem{Base: sc}) // for a blended rotation (γ is in a register)
+	VMOVUPD(mask, Mem{Base: sc, Disp: so}) // for a blended rotation (γ is in a register)
 	Comment("t = sign(d) g2 / (|d| + sqrt(d² + g2²)), d = β - α, g2 = 2γ; 0 where no rotation")
 	VSUBPD(alpha, beta, Y3) // d
 	VADDPD(gamma, gamma, Y4)
@@ -398,8 +457,8 @@ func batchParams4(pp, sc, x, y, r Register, flag GPVirtual, anyRot Register, ski
 	VSQRTPD(Y5, Y5)
 	VDIVPD(Y5, ones4, Y5)
 	VMULPD(Y4, Y5, Y3)
-	VMOVUPD(Y5, Mem{Base: sc, Disp: 32})
-	VMOVUPD(Y3, Mem{Base: sc, Disp: 64})
+	VMOVUPD(Y5, Mem{Base: sc, Disp: so + 32})
+	VMOVUPD(Y3, Mem{Base: sc, Disp: so + 64})
 	Comment("α' = α - t γ, β' = β + t γ")
 	VFNMADD231PD(gamma, Y4, alpha)
 	VFMADD231PD(gamma, Y4, beta)
@@ -408,23 +467,24 @@ func batchParams4(pp, sc, x, y, r Register, flag GPVirtual, anyRot Register, ski
 	Label(skip)
 }
 
-// rotatePair4 emits x, y = c x - s y, s x + c y for the pair at pp with c, s
-// at sc+32, sc+64, if it rotates in some lane (sc+96 != 0); if it rotates in
+// rotatePair4 emits x, y = c x - s y, s x + c y for the pair at pp of the
+// matrices at buf (a register or a frame argument) with c, s at sc+so+32,
+// sc+so+64, if it rotates in some lane (sc+so+96 != 0); if it rotates in
 // some but not all of the exact lanes (params[7]), the lanes that do not
 // rotate (the mask at sc) keep x and y as they are.
-func rotatePair4(buf, pp, sc Register, x, y, r Register, suffix string) {
+func rotatePair4(buf Op, pp, sc Register, so int, x, y, r Register, suffix string) {
 	c, s, keep := Y8, Y9, Y10
-	CMPQ(Mem{Base: sc, Disp: 96}, Imm(0))
+	CMPQ(Mem{Base: sc, Disp: so + 96}, Imm(0))
 	JE(LabelRef("rotnext" + suffix))
 	MOVQ(Mem{Base: pp}, x)
 	MOVQ(Mem{Base: pp, Disp: 8}, y)
 	ADDQ(buf, x)
 	ADDQ(buf, y)
-	VMOVUPD(Mem{Base: sc, Disp: 32}, c)
-	VMOVUPD(Mem{Base: sc, Disp: 64}, s)
+	VMOVUPD(Mem{Base: sc, Disp: so + 32}, c)
+	VMOVUPD(Mem{Base: sc, Disp: so + 64}, s)
 	Comment("flags & exact != exact: blend")
 	f := GP64()
-	MOVQ(Mem{Base: sc, Disp: 96}, f)
+	MOVQ(Mem{Base: sc, Disp: so + 96}, f)
 	Load(Param("params"), r)
 	MOVQ(Mem{Base: r, Disp: 8 * qLive}, r)
 	ANDQ(r, f)
@@ -453,7 +513,16 @@ func rotatePair4(buf, pp, sc Register, x, y, r Register, suffix string) {
 	Label("rotblend" + suffix)
 	Comment("keep = the lanes that do not rotate")
 	VPCMPEQQ(keep, keep, keep)
-	VXORPD(Mem{Base: sc}, keep, keep)
+	VXORPD(Mem{Base: sc, Disp: so}, keep, keep)
 	rowLoop4(x, y, r, "rotb"+suffix, true, row(true))
 	Label("rotnext" + suffix)
+}
+
+// paramMem returns the frame slot of the argument name.
+func paramMem(name string) Mem {
+	b, err := Param(name).Resolve()
+	if err != nil {
+		panic(err)
+	}
+	return b.Addr
 }

@@ -56,6 +56,7 @@ func main() {
 	load8()
 	jacobi8()
 	jacobi4()
+	jacobi4x2()
 	jacobi4s()
 	norms8()
 	sort8()
