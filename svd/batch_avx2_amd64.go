@@ -54,7 +54,11 @@ func aligned32(buf []float64, n int) []float64 {
 	return buf[off : off+n : off+n]
 }
 
-func newBatchAVX2(n int, pairs []int32) *batchAVX2 { return newAVX2(n, 0, pairs) }
+func newBatchAVX2(n int, pairs []int32) *batchAVX2 {
+	x := newAVX2(n, 0, pairs)
+	x.scratch = make([]float64, 32*max(n/2, 1)) // jacobi4x2AVX2's: both groups' slots
+	return x
+}
 
 // newAVX2 returns the workspace of the AVX2 kernel for n x n matrices whose
 // columns carry nv more rows (V) rotated with them.
@@ -64,7 +68,7 @@ func newAVX2(n, nv int, pairs []int32) *batchAVX2 {
 		g:       aligned32(make([]float64, n*(n+nv)*lanes4+4), n*(n+nv)*lanes4),
 		norms:   aligned32(make([]float64, n*lanes4+4), n*lanes4),
 		sv:      make([]float64, n),
-		scratch: make([]float64, 32*max(n/2, 1)), // 16 per pair, 32 for jacobi4x2AVX2
+		scratch: make([]float64, 16*max(n/2, 1)),
 		ppr:     n / 2,
 		tail:    tailMask(n),
 	}
@@ -191,15 +195,7 @@ func (x *batchAVX2) splitStore(n, l int, g, v []float64, withV bool) {
 // of the first matrix with a NaN or Inf entry, or -1.
 func (x *batchAVX2) load(n int, a []float64, lda, step, cnt int) int {
 	var scale [lanes4]float64
-	var src [lanes4][]float64
-	var srcp [lanes4]*float64
-	for l := 0; l < lanes4; l++ {
-		// Lanes beyond cnt read the last matrix, multiplied by 0.
-		src[l] = a[min(l, cnt-1)*step : min(l, cnt-1)*step+(n-1)*lda+n]
-		srcp[l] = &src[l][0]
-	}
-	var bits [lanes4]uint64
-	absMax4AVX2(&srcp, n, lda, &x.tail, &bits)
+	src, _, bits := groupMax(a, n, lda, step, cnt, &x.tail)
 	for l := 0; l < lanes4; l++ {
 		if l >= cnt {
 			scale[l], x.exp[l] = 0, 0
@@ -227,6 +223,21 @@ func (x *batchAVX2) load(n int, a []float64, lda, step, cnt int) int {
 		x.params[l] = float64(fro[l] * 0x1p-120)
 	}
 	return -1
+}
+
+// groupMax returns the 4 lanes' matrices of a group of cnt (1..4) n x n
+// matrices at a[l*step:] (row stride lda; lanes beyond cnt get the last
+// one, for their loaders to multiply by 0), as slices and as pointers,
+// and the bits of each one's largest magnitude (absMax4AVX2: NaN and Inf
+// above every finite value). Batch's and Gram's loaders start with it.
+func groupMax(a []float64, n, lda, step, cnt int, tail *[lanes4]uint64) (src [lanes4][]float64, ptr [lanes4]*float64, bits [lanes4]uint64) {
+	for l := 0; l < lanes4; l++ {
+		i := min(l, cnt-1) * step
+		src[l] = a[i : i+(n-1)*lda+n]
+		ptr[l] = &src[l][0]
+	}
+	absMax4AVX2(&ptr, n, lda, tail, &bits)
+	return src, ptr, bits
 }
 
 // interleave4 writes the 4 n x n matrices src[l] (row stride lda),
@@ -325,20 +336,25 @@ func (w *Batch) valuesAVX2(s []float64, lds int, a []float64, lda, step, k int) 
 // at convergence they are the exact sums of squares of the last sweep,
 // which rotated nothing.
 func (x *batchAVX2) values(s []float64, lds, n, cnt int) {
-	sv := x.sv
 	for l := 0; l < cnt; l++ {
-		for c := range sv {
-			sv[c] = math.Sqrt(x.norms[c*lanes4+l])
+		x.laneOut(s[l*lds:l*lds+n], n, l, x.exp[l])
+	}
+}
+
+// laneOut writes lane l's values into out[:n]: the square roots of its
+// squared norms, sorted (sortValues), scaled back by 2^e.
+func (x *batchAVX2) laneOut(out []float64, n, l, e int) {
+	sv := x.sv[:n]
+	for c := range sv {
+		sv[c] = math.Sqrt(x.norms[c*lanes4+l])
+	}
+	sortValues(sv)
+	if e != 0 {
+		for j, v := range sv {
+			out[j] = ldexp(v, e)
 		}
-		sortValues(sv)
-		out := s[l*lds : l*lds+n]
-		if e := x.exp[l]; e != 0 {
-			for j, v := range sv {
-				out[j] = ldexp(v, e)
-			}
-		} else {
-			copy(out, sv)
-		}
+	} else {
+		copy(out[:n], sv)
 	}
 }
 
@@ -351,18 +367,7 @@ func (x *batchAVX2) laneValues(bv []float64, n, l, e int, negl, neglB float64) b
 	if !sameIteration(x.norms[l:], lanes4, n, negl, neglB) {
 		return false
 	}
-	sv := x.sv[:n]
-	for c := range sv {
-		sv[c] = math.Sqrt(x.norms[c*lanes4+l])
-	}
-	sortValues(sv)
-	if e != 0 {
-		for j, v := range sv {
-			bv[j] = ldexp(v, e)
-		}
-	} else {
-		copy(bv[:n], sv)
-	}
+	x.laneOut(bv, n, l, e)
 	return true
 }
 

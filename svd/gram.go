@@ -312,7 +312,7 @@ func (w *Gram) tridiagonalize() {
 }
 
 // qlValues writes estimates of the eigenvalues of the tridiagonal (w.d,
-// w.e) into w.qd, ascending, by the implicit QL iteration with Wilkinson
+// and w.e2, the squares of w.e, which certify has set) into w.qd, ascending, by the implicit QL iteration with Wilkinson
 // shifts in the root-free form of Pal, Walker and Kahan (the iteration of
 // LAPACK's dsterf, eigenvalues only): it carries the squares of the
 // off-diagonal entries, so a step of the chase takes two divisions and no
@@ -324,9 +324,7 @@ func (w *Gram) qlValues(tol float64) bool {
 	n := w.n
 	d, e2 := w.qd, w.qe
 	copy(d, w.d)
-	for i := range e2 {
-		e2[i] = float64(w.e[i] * w.e[i])
-	}
+	copy(e2, w.e2)
 	tol2 := tol * tol
 	for l := 0; l < n; l++ {
 		for iter := 0; ; iter++ {

@@ -213,15 +213,8 @@ func (x *gramAVX2) certify(lo, hi []float64, n, l int, slack, dmax, emax float64
 // the scaling range: x.skip), are zero. It returns the index of the first
 // matrix with a NaN or Inf entry, or -1.
 func (x *gramAVX2) load(n int, a []float64, lda, step, cnt int) int {
-	var scale [lanes4]float64
-	var src [lanes4]*float64
-	for l := 0; l < lanes4; l++ {
-		// Lanes beyond cnt read the last matrix (multiplied by 0 below).
-		m := a[min(l, cnt-1)*step : min(l, cnt-1)*step+(n-1)*lda+n]
-		src[l] = &m[0]
-	}
-	var bits [lanes4]uint64
-	absMax4AVX2(&src, n, lda, &x.tail, &bits)
+	var scale [lanes4]float64 // 0 for the lanes whose bounds need no kernel
+	_, src, bits := groupMax(a, n, lda, step, cnt, &x.tail)
 	for l := 0; l < lanes4; l++ {
 		x.skip[l], x.exp[l] = true, 0
 		if l >= cnt {
