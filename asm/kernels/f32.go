@@ -108,11 +108,12 @@ func masks32(s isa32) {
 // flush32 converts the float32 vector acc (column vector v of nb of one
 // output row at DX) to float64 and stores it to the row's 2 float64
 // vectors (or adds it to them, at label pfx+"add" when R13 != 0),
-// masked for the last column vector. t holds three free temporaries.
-func flush32(s isa32, acc VecPhysical, v, nb int, t [3]VecPhysical, add bool) {
+// masked for the last column vector if tail is set (a partial one). t
+// holds three free temporaries.
+func flush32(s isa32, acc VecPhysical, v, nb int, t [3]VecPhysical, add, tail bool) {
 	lo := Mem{Base: RDX, Disp: 2 * v * s.bytes}
 	hi := Mem{Base: RDX, Disp: 2*v*s.bytes + s.bytes}
-	last := v == nb-1
+	last := tail && v == nb-1
 	if s.is512() {
 		for h, m := range []Mem{lo, hi} {
 			if h == 0 {
@@ -199,30 +200,59 @@ func genAtB32(s isa32) {
 	masks32(s)
 	Load(Param("rows"), RCX)
 	done := name + "_done"
-	for nb := 1; nb <= s.maxNB; nb++ {
-		CMPQ(RBX, U8(nb-1))
-		JE(LabelRef(label("%s_nb%d", name, nb)))
+	// variants: whether the last column vector is partial (tail, masked)
+	// or whole. AVX-512 runs the masked code for both (its masked stores
+	// cost what plain ones do); AVX2 has whole-vector code for nc a
+	// multiple of 8 (every call of the engine's chunks but a last one),
+	// since VMASKMOVPD's store is microcoded on AMD's cores and the flush
+	// stores the last vector of every row at every chunk of the
+	// reduction.
+	tails := []bool{true}
+	if !s.is512() {
+		tails = []bool{false, true}
+		Load(Param("nc"), RDX)
+		TESTQ(U32(s.lanes-1), RDX)
+		JNZ(LabelRef(name + "_tail"))
 	}
-	JMP(LabelRef(done))
-	for nb := 1; nb <= s.maxNB; nb++ {
-		pfx := label("%s_nb%d", name, nb)
-		mr := s.mr[nb]
-		Label(pfx)
-		CMPQ(RCX, U8(mr))
-		JB(LabelRef(pfx + "_rest"))
-		atb32Block(s, nb, mr, pfx+"_full")
-		SUBQ(U8(mr), RCX)
-		JMP(LabelRef(pfx))
-		Label(pfx + "_rest")
-		for r := 1; r < mr; r++ {
-			CMPQ(RCX, U8(r))
-			JE(LabelRef(label("%s_mr%d", pfx, r)))
+	vname := func(tail bool) string {
+		if tail && !s.is512() {
+			return name + "_tail"
+		}
+		return name
+	}
+	for _, tail := range tails {
+		vn := vname(tail)
+		if vn != name {
+			Label(vn)
+		}
+		for nb := 1; nb <= s.maxNB; nb++ {
+			CMPQ(RBX, U8(nb-1))
+			JE(LabelRef(label("%s_nb%d", vn, nb)))
 		}
 		JMP(LabelRef(done))
-		for r := 1; r < mr; r++ {
-			Label(label("%s_mr%d", pfx, r))
-			atb32Block(s, nb, r, label("%s_mr%d_", pfx, r))
+	}
+	for _, tail := range tails {
+		vn := vname(tail)
+		for nb := 1; nb <= s.maxNB; nb++ {
+			pfx := label("%s_nb%d", vn, nb)
+			mr := s.mr[nb]
+			Label(pfx)
+			CMPQ(RCX, U8(mr))
+			JB(LabelRef(pfx + "_rest"))
+			atb32Block(s, nb, mr, pfx+"_full", tail)
+			SUBQ(U8(mr), RCX)
+			JMP(LabelRef(pfx))
+			Label(pfx + "_rest")
+			for r := 1; r < mr; r++ {
+				CMPQ(RCX, U8(r))
+				JE(LabelRef(label("%s_mr%d", pfx, r)))
+			}
 			JMP(LabelRef(done))
+			for r := 1; r < mr; r++ {
+				Label(label("%s_mr%d", pfx, r))
+				atb32Block(s, nb, r, label("%s_mr%d_", pfx, r), tail)
+				JMP(LabelRef(done))
+			}
 		}
 	}
 	Label(done)
@@ -233,8 +263,8 @@ func genAtB32(s isa32) {
 // atb32Block emits one mr x nb block at m=DI, a=SI and advances DI and SI
 // to the next block of rows. R11: the B row, R12: the A row, BX: rows of
 // the reduction left, AX: rows left in the chunk, R13: 0 for the first
-// chunk, DX scratch.
-func atb32Block(s isa32, nb, mr int, pfx string) {
+// chunk, DX scratch. tail: the last column vector is partial (masked).
+func atb32Block(s isa32, nb, mr int, pfx string, tail bool) {
 	r := s.regs
 	acc := func(i, v int) VecPhysical { return r[i*nb+v] }
 	nacc := mr * nb
@@ -269,7 +299,7 @@ func atb32Block(s isa32, nb, mr int, pfx string) {
 	for v := 0; v < nb; v++ {
 		m := Mem{Base: R11, Disp: v * s.bytes}
 		switch {
-		case v < nb-1:
+		case v < nb-1 || !tail:
 			VMOVUPS(m, bv[v])
 		case s.is512():
 			VMOVUPS_Z(m, K1, bv[v])
@@ -308,7 +338,7 @@ func atb32Block(s isa32, nb, mr int, pfx string) {
 				ADDQ(R8, RDX)
 			}
 			for v := 0; v < nb; v++ {
-				flush32(s, acc(i, v), v, nb, tmp, add)
+				flush32(s, acc(i, v), v, nb, tmp, add, tail)
 			}
 		}
 		if !add {
@@ -360,21 +390,45 @@ func genAtX32(s isa32) {
 	masks32(s)
 	Load(Param("n"), RCX)
 	done := name + "_done"
-	for nb := 1; nb <= s.xNB; nb++ {
-		CMPQ(RBX, U8(nb-1))
-		JE(LabelRef(label("%s_nb%d", name, nb)))
+	// Whole or partial last column vector, as in genAtB32.
+	tails := []bool{true}
+	if !s.is512() {
+		tails = []bool{false, true}
+		Load(Param("nc"), RDX)
+		TESTQ(U32(s.lanes-1), RDX)
+		JNZ(LabelRef(name + "_tail"))
 	}
-	JMP(LabelRef(done))
-	for nb := 1; nb <= s.xNB; nb++ {
-		atx32Variant(s, nb, label("%s_nb%d", name, nb))
+	vname := func(tail bool) string {
+		if tail && !s.is512() {
+			return name + "_tail"
+		}
+		return name
+	}
+	for _, tail := range tails {
+		vn := vname(tail)
+		if vn != name {
+			Label(vn)
+		}
+		for nb := 1; nb <= s.xNB; nb++ {
+			CMPQ(RBX, U8(nb-1))
+			JE(LabelRef(label("%s_nb%d", vn, nb)))
+		}
 		JMP(LabelRef(done))
+	}
+	for _, tail := range tails {
+		for nb := 1; nb <= s.xNB; nb++ {
+			atx32Variant(s, nb, label("%s_nb%d", vname(tail), nb), tail)
+			JMP(LabelRef(done))
+		}
 	}
 	Label(done)
 	VZEROUPPER()
 	RET()
 }
 
-func atx32Variant(s isa32, nb int, pfx string) {
+// atx32Variant emits the code for nb column vectors at label pfx, the
+// last one partial (masked) if tail is set.
+func atx32Variant(s isa32, nb int, pfx string, tail bool) {
 	r := s.regs
 	acc := func(u, v int) VecPhysical { return r[u*nb+v] }
 	if s.quad {
@@ -410,7 +464,7 @@ func atx32Variant(s isa32, nb int, pfx string) {
 		VBROADCASTSS(Mem{Base: R11, Disp: 4 * u}, t)
 		for v := 0; v < nb; v++ {
 			switch {
-			case v < nb-1:
+			case v < nb-1 || !tail:
 				VFMADD231PS(aRow(u, v), t, acc(u, v))
 			case s.is512():
 				VMOVUPS_Z(aRow(u, v), K1, r[23])
@@ -433,7 +487,7 @@ func atx32Variant(s isa32, nb int, pfx string) {
 			t := r[8+v%2]
 			for u := 0; u < 4; u++ {
 				var a Op = aRow(u, v)
-				if v == nb-1 {
+				if tail && v == nb-1 {
 					VMASKMOVPS(aRow(u, v), r[15], r[13])
 					a = r[13]
 				}
@@ -499,12 +553,12 @@ func atx32Variant(s isa32, nb int, pfx string) {
 	TESTQ(R13, R13)
 	JNZ(LabelRef(pfx + "_add"))
 	for v := 0; v < nb; v++ {
-		flush32(s, acc(0, v), v, nb, tmp, false)
+		flush32(s, acc(0, v), v, nb, tmp, false, tail)
 	}
 	JMP(LabelRef(pfx + "_next"))
 	Label(pfx + "_add")
 	for v := 0; v < nb; v++ {
-		flush32(s, acc(0, v), v, nb, tmp, true)
+		flush32(s, acc(0, v), v, nb, tmp, true, tail)
 	}
 	Label(pfx + "_next")
 	MOVQ(U32(1), R13)
