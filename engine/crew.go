@@ -10,11 +10,12 @@ import (
 
 // Crew returns an Engine of workers shards (workers <= 0: runtime.
 // GOMAXPROCS(0); capped at p) whose prototypes are sh's own packed memory,
-// not a copy: each shard a range of sh's columns, so that the engine's
+// not a copy: each shard a range of sh's prototypes, so that the engine's
 // workers split a single-sample call (Distances, ImageDistances) by
 // prototypes, each core reading its share of every row from its own cache,
-// like an Engine's shards. The float32 copies (NewShared32) are the
-// exception: each shard keeps its float32 columns in a contiguous copy
+// like an Engine's shards. The float32 copies (NewShared32) of a Shared
+// below PivotMinP prototypes (one wide matrix) are the exception: each
+// shard keeps its float32 columns in a contiguous copy
 // (half of the float64 prototypes' bytes for the whole crew), because a
 // share read at the Shared's stride wastes part of every cache line it
 // touches: on the Zen 3 machine, AtX32 of a 784 x 60 share took 2.8-3.0 us
@@ -47,26 +48,26 @@ func (sh *Shared) Crew(workers int) *Engine {
 	for w := range e.shards {
 		lo, hi := w*p/workers, (w+1)*p/workers
 		n := hi - lo
-		s := &shard{
-			lo: lo, hi: hi, ld: sh.ld,
-			protos: sh.data[lo*d:],
-			proj:   linalg.AlignedSlice((n + chunk) * d * d),
-			sigma:  make([]float64, n*d),
-			y:      linalg.AlignedSlice(chunk * d),
-			sv:     svd.NewBatch(d),
-			wake:   make(chan struct{}, 1),
-		}
+		s := sh.shard(lo, hi)
+		s.proj = linalg.AlignedSlice((n + chunk) * d * d)
+		s.sigma = make([]float64, n*d)
+		s.y = linalg.AlignedSlice(chunk * d)
+		s.sv = svd.NewBatch(d)
+		s.wake = make(chan struct{}, 1)
 		if e.f32 {
+			s.p32 = make([]float32, dim*d)
+			s.x32 = make([]float32, dim)
+		}
+		if e.f32 && sh.bw > 1 {
 			// The shard's own contiguous copy of its float32 columns
 			// (see above): the bits of sh's, which are rounded from the
 			// same values.
 			s.ld32 = n * d
+			s.bs32 = dim * s.ld32
 			s.protos32 = make([]float32, dim*s.ld32)
 			for i := 0; i < dim; i++ {
 				copy(s.protos32[i*s.ld32:(i+1)*s.ld32], sh.data32[i*sh.ld+lo*d:])
 			}
-			s.p32 = make([]float32, dim*d)
-			s.x32 = make([]float32, dim)
 		}
 		for k := lo; k < hi; k++ {
 			e.owner[k] = int32(w)

@@ -17,6 +17,18 @@ import (
 // (workers still spinning) give the same bits again. Run it under
 // GRLGQ_KERNELS=avx2|generic and -tags purego too.
 func TestCrewBitIdentical(t *testing.T) {
+	for _, own := range []int{PivotMinP, 1} {
+		t.Run(fmt.Sprintf("ownBlocksFrom=%d", own), func(t *testing.T) {
+			defer func(old int) { sharedOwnMin = old }(sharedOwnMin)
+			sharedOwnMin = own
+			testCrewBitIdentical(t)
+		})
+	}
+}
+
+// testCrewBitIdentical is TestCrewBitIdentical for the current
+// sharedOwnMin.
+func testCrewBitIdentical(t *testing.T) {
 	defer func(old float64) { CrewMinWork = old }(CrewMinWork)
 	for _, tc := range []struct{ dim, d, p, n int }{{784, 12, 10, 12}, {100, 5, 13, 9}, {64, 3, 2, 6}, {37, 1, 9, 5}, {200, 13, 17, 7}, {64, 5, 70, 4}} {
 		r := rng(41)

@@ -195,12 +195,15 @@ func (e *Engine) distances(s *shard, proj, sigma, dist, theta []float64, P *lina
 func (e *Engine) projectInto(proj []float64, P *linalg.Dense, p32 []float32, lo, hi int) {
 	d := e.d
 	r := e.shards[e.owner[lo]]
-	nc := (hi - lo) * d
-	if e.f32 {
-		kernels.AtB32(proj, chunk*d, p32, d, r.protos32[(lo-r.lo)*d:], r.ld32, e.dim, d, nc)
-		return
+	for a, b := lo, lo; a < hi; a = b {
+		b = r.runEnd(a, hi) // one call per block (one call in a training engine)
+		o, nc := (a-lo)*d, (b-a)*d
+		if e.f32 {
+			kernels.AtB32(proj[o:], chunk*d, p32, d, r.protos32[r.col32(a, d):], r.ld32, e.dim, d, nc)
+		} else {
+			kernels.AtB(proj[o:], chunk*d, P.Data, P.Stride, r.protos[r.col(a, d):], r.ld, e.dim, d, nc)
+		}
 	}
-	kernels.AtB(proj, chunk*d, P.Data, P.Stride, r.protos[(lo-r.lo)*d:], r.ld, e.dim, d, nc)
 }
 
 // copyProj copies prototype k's projection into dst (d x d, stride d).
@@ -322,16 +325,19 @@ func (e *Engine) sparseList(nzIdx []int32, nzVal []float64, x []float64) int {
 func (e *Engine) images(s *shard, dist, theta []float64, x []float64, xnorm float64, lo, hi int) error {
 	r := e.shards[e.owner[lo]]
 	d := e.d
-	nc := (hi - lo) * d
-	w := r.protos[(lo-r.lo)*d:]
-	if e.f32 && e.job.nz == 0 {
-		kernels.AtX32(s.y, r.protos32[(lo-r.lo)*d:], r.ld32, e.shards[0].x32, e.dim, nc)
-	} else if nz := e.job.nz; nz > 0 {
-		kernels.SparseAB(s.y, e.nzVal[:nz], e.nzIdx[:nz], w, r.ld, nc)
-	} else {
-		kernels.AB(s.y, nc, x, e.dim, w, r.ld, 1, e.dim, nc)
+	for a, b := lo, lo; a < hi; a = b {
+		b = r.runEnd(a, hi) // one call per block (one call in a training engine)
+		y, nc := s.y[(a-lo)*d:], (b-a)*d
+		w := r.protos[r.col(a, d):]
+		if e.f32 && e.job.nz == 0 {
+			kernels.AtX32(y, r.protos32[r.col32(a, d):], r.ld32, e.shards[0].x32, e.dim, nc)
+		} else if nz := e.job.nz; nz > 0 {
+			kernels.SparseAB(y, e.nzVal[:nz], e.nzIdx[:nz], w, r.ld, nc)
+		} else {
+			kernels.AB(y, nc, x, e.dim, w, r.ld, 1, e.dim, nc)
+		}
 	}
-	return e.imageAngles(dist, theta, s.y[:nc], xnorm, lo, hi)
+	return e.imageAngles(dist, theta, s.y[:(hi-lo)*d], xnorm, lo, hi)
 }
 
 // imageAngles turns y = x W_lo..hi (d values per prototype) into θ_k =
@@ -381,7 +387,10 @@ func (e *Engine) imageBlock(s *shard, dist, x []float64, ldx, i0, i1 int) (int, 
 		return e.imageBlock32(s, dist, x, ldx, i0, i1)
 	}
 	for _, r := range e.shards {
-		kernels.AB(s.by[r.lo*d:], pd, x[i0*ldx:], ldx, r.protos, r.ld, m, e.dim, (r.hi-r.lo)*d)
+		for a, b := r.lo, r.lo; a < r.hi; a = b {
+			b = r.runEnd(a, r.hi)
+			kernels.AB(s.by[a*d:], pd, x[i0*ldx:], ldx, r.protos[r.col(a, d):], r.ld, m, e.dim, (b-a)*d)
+		}
 	}
 	for i := i0; i < i1; i++ {
 		xnorm, err := imageNorm(x[i*ldx : i*ldx+e.dim])

@@ -120,7 +120,13 @@
 // metric on the subspaces (√(Σ m_j θ_j²) with m the suffix minima of λ, a
 // symmetric gauge function of the angles; for the chordal distance
 // √(Σ m_j sin²θ_j), a unitarily invariant norm of P Pᵀ − W Wᵀ) before any
-// projection. The chordal tier 1 is tight up to the spread of λ (Σ_j
+// projection. The pivots' projections and values are split between
+// the workers like a search's chunks (they are read from the index's own
+// copy, in cache from one query to the next); the candidates left are
+// projected from a Shared of that many prototypes, which stores each
+// prototype contiguously (NewShared): a candidate then reads its own
+// D·d floats in order, not a few bytes of each of D rows of a wide matrix
+// on as many pages. The chordal tier 1 is tight up to the spread of λ (Σ_j
 // sin²θ_j = d − ‖Pᵀ W‖_F² exactly, no factor π²/4): on the training runs
 // measured in docs/bounds.md it leaves values to compute for 4-22% of the
 // prototypes, against 80-95% for the geodesic distance. Inputs
@@ -184,9 +190,9 @@
 // Close.
 //
 // Shared.Crew adds what a lone caller of a large single sample needs: an
-// Engine whose shards are ranges of the Shared's own columns (no copy; in
-// float32 mode each shard keeps a contiguous copy of its float32 columns,
-// see Crew) and
+// Engine whose shards are ranges of the Shared's own prototypes (no copy;
+// in float32 mode, below PivotMinP prototypes, each shard keeps a
+// contiguous copy of its float32 columns, see Crew) and
 // whose workers-1 goroutines split one Distances or ImageDistances call by
 // prototypes, like any Engine's (spin SpinTime, then park; Close stops
 // them). It is for one goroutine at a time; a model keeps one and lets the

@@ -93,7 +93,6 @@ type Engine struct {
 	piv              *pivotIndex
 	pivBuild, pivOff bool
 	plo, phi, ogram  []float64
-	pproj            []float64 // pivots' projections, a chunk side by side
 	lones            []float64
 	// spinIters is the least number of spin iterations before parking,
 	// about SpinTime of uninterrupted spinning: a spinner the OS
@@ -123,6 +122,7 @@ const (
 	jobProject     // a search's projections and tier-1 bounds, chunks as jobDistances
 	jobEnclose     // a search's tier-2 bounds of e.cand, chunks of 8 candidates
 	jobProjectList // a search's projections and tier-1 bounds of e.cand, chunks of 8
+	jobPivots      // a pruned Nearest's pivots: projections, values, bounds; chunks of 8
 )
 
 type job struct {
@@ -137,6 +137,8 @@ type job struct {
 	ldx, n      int
 	nz          int         // images: > 0 when only the nz listed pixels are read
 	task        func(i int) // jobTasks: task i of n
+	piv         *pivotIndex // jobPivots: the index
+	eP          float64     // jobPivots: the sample's orthonormality error
 }
 
 // shard is one worker's fixed range of prototypes [lo, hi) and its
@@ -146,9 +148,11 @@ type shard struct {
 	_        [64]byte
 	lo, hi   int
 	ld       int       // row stride of protos
-	protos   []float64 // dim x ld: prototype k is columns (k-lo)*d .. (k-lo+1)*d-1
+	protos   []float64 // blocks of bw prototypes side by side (see col)
+	bw, bs   int       // prototypes per block, float64s per block (dim·ld)
 	protos32 []float32 // float32 mode: protos rounded to float32, row stride ld32
 	ld32     int       // row stride of protos32: ld, or a Crew's (hi-lo)·d (see Crew)
+	bs32     int       // float32s per block of protos32 (dim·ld32)
 	p32      []float32 // float32 mode: a set sample rounded (dim x d, stride d)
 	x32      []float32 // float32 mode: an image divided by its norm, rounded (dim)
 	nzIdx    []int32   // float32 mode, image batches: a sparse image's nonzero pixels
@@ -163,6 +167,9 @@ type shard struct {
 	gram     *svd.Gram // searches: tier-2 enclosures
 	ga, gb   []float64 // searches: a chunk's enclosures
 	gproj    []float64 // searches: a chunk's projections side by side
+	vproj    []float64 // pivots: a chunk's projections, one after the other
+	vsig     []float64 // pivots: their values
+	pivFail  bool      // pivots: a chunk this shard's owner ran found no bounds
 	err      error     // lowest-index error of the chunks this shard's owner ran
 	errAt    int
 	claim    atomic.Uint64 // job seq << 32 | next unclaimed chunk
@@ -189,7 +196,7 @@ func New(dim, d, p, workers int) (*Engine, error) {
 		n := hi - lo
 		ld := shardStride(n, d)
 		s := &shard{
-			lo: lo, hi: hi, ld: ld,
+			lo: lo, hi: hi, ld: ld, bw: n, bs: dim * ld,
 			protos: linalg.AlignedSlice(dim * ld),
 			proj:   linalg.AlignedSlice((n + chunk) * d * d),
 			sigma:  make([]float64, n*d),
@@ -243,6 +250,32 @@ func (e *Engine) start() {
 		e.wg.Add(1)
 		go e.worker(w)
 	}
+}
+
+// The layout of a shard's prototypes: blocks of bw prototypes, block b
+// at protos[b·bs:], a dim x (bw·d) matrix of row stride ld with the
+// block's prototypes side by side; the float32 copy likewise (ld32,
+// bs32). A training engine's shard is one block (bw = hi − lo, the
+// prototypes side by side: a chunk's projections and an image's products
+// are one kernel call each); a Shared of many prototypes gives each its
+// own contiguous block (bw = 1, ld = d: see NewShared).
+
+// col returns the offset in s.protos of prototype k's first element.
+func (s *shard) col(k, d int) int {
+	i := k - s.lo
+	return i/s.bw*s.bs + i%s.bw*d
+}
+
+// col32 is col for s.protos32.
+func (s *shard) col32(k, d int) int {
+	i := k - s.lo
+	return i/s.bw*s.bs32 + i%s.bw*d
+}
+
+// runEnd returns the end of the run of prototypes from lo (lo < hi <=
+// s.hi) that lie side by side in lo's block.
+func (s *shard) runEnd(lo, hi int) int {
+	return min(hi, s.lo+((lo-s.lo)/s.bw+1)*s.bw)
 }
 
 // Dims returns the sample dimension D, the subspace dimension d and the
@@ -451,7 +484,8 @@ func (e *Engine) Tasks(n int, task func(i int)) error {
 // Prototype returns prototype k as a view into the engine's memory: dim x d
 // with the row stride of its shard's storage (the shard's prototypes side
 // by side, Stride >= kernels.Stride(d); kernels.Stride(d) when the shard
-// has one prototype). Callers may modify its logical entries between calls
+// has one prototype; on a Crew of a Shared of at least PivotMinP
+// prototypes, stored one after the other, Stride = d). Callers may modify its logical entries between calls
 // (At, Set, Row, CopyFrom and package linalg's functions touch nothing
 // else); the columns between Cols and Stride belong to other prototypes or
 // are padding that must stay zero. Since the engine cannot know what is
@@ -565,7 +599,7 @@ func (e *Engine) run() {
 		total += n
 	}
 	e.remaining.Store(int64(total))
-	single := e.job.kind == jobDistances || e.job.kind == jobImages || e.job.kind == jobProject || e.job.kind == jobEnclose || e.job.kind == jobProjectList
+	single := e.job.kind == jobDistances || e.job.kind == jobImages || e.job.kind == jobProject || e.job.kind == jobEnclose || e.job.kind == jobProjectList || e.job.kind == jobPivots
 	switch {
 	case len(e.shards) == 1:
 		e.seq.Store(q)
@@ -619,7 +653,7 @@ func (e *Engine) chunks(w int) int {
 	switch e.job.kind {
 	case jobDistances, jobImages, jobProject:
 		return (s.hi - s.lo + chunk - 1) / chunk
-	case jobEnclose, jobProjectList:
+	case jobEnclose, jobProjectList, jobPivots:
 		lo, hi := e.samples(w, (e.job.n+chunk-1)/chunk)
 		return hi - lo
 	case jobDistancesBatch:
@@ -830,6 +864,12 @@ func (e *Engine) runChunk(ws *shard, o, c int) (items int) {
 		c1 := min(c0+chunk, j.n)
 		items = c1 - c0
 		e.projectListChunk(ws, j.p, j.lambda, c0, c1)
+	case jobPivots:
+		lo, _ := e.samples(o, (j.n+chunk-1)/chunk)
+		c0 := (lo + c) * chunk
+		c1 := min(c0+chunk, j.n)
+		items = c1 - c0
+		e.pivotChunk(ws, j.piv, j.p, j.lambda, j.eP, c0, c1)
 	case jobDistancesBatch:
 		lo, _ := e.samples(o, j.n)
 		i := lo + c

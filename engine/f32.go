@@ -78,7 +78,7 @@ func (e *Engine) SetFloat32(on bool) {
 	e.f32 = true
 	for _, s := range e.shards {
 		if s.protos32 == nil {
-			s.protos32, s.ld32 = make([]float32, len(s.protos)), s.ld
+			s.protos32, s.ld32, s.bs32 = make([]float32, len(s.protos)), s.ld, s.bs
 			s.p32 = make([]float32, e.dim*e.d)
 			s.x32 = make([]float32, e.dim)
 		}
@@ -106,8 +106,7 @@ func (e *Engine) Sync(k int) {
 	}
 	s := e.shards[e.owner[k]]
 	w := e.protos[k]
-	o := (k - s.lo) * e.d
-	kernels.Round32RowsBack(s.protos32[o:], s.ld32, w.Data, w.Stride, e.dim, e.d)
+	kernels.Round32RowsBack(s.protos32[s.col32(k, e.d):], s.ld32, w.Data, w.Stride, e.dim, e.d)
 }
 
 // sampleF32 rounds P into s.p32 (dim x d, stride d) in float32 mode and
@@ -149,13 +148,19 @@ func (e *Engine) imageBlock32(s *shard, dist, x []float64, ldx, i0, i1 int) (int
 			if nz := e.sparseList(s.nzIdx, s.nzVal, xi); nz > 0 {
 				// As ImageDistances: the float64 sparse path.
 				for _, r := range e.shards {
-					kernels.SparseAB(s.by[r.lo*d:], s.nzVal[:nz], s.nzIdx[:nz], r.protos, r.ld, (r.hi-r.lo)*d)
+					for a, b := r.lo, r.lo; a < r.hi; a = b {
+						b = r.runEnd(a, r.hi)
+						kernels.SparseAB(s.by[a*d:], s.nzVal[:nz], s.nzIdx[:nz], r.protos[r.col(a, d):], r.ld, (b-a)*d)
+					}
 				}
 				err = e.imageAngles(dist[i*p:(i+1)*p], nil, s.by[:p*d], xnorm, 0, p)
 			} else {
 				e.imageF32(s, xi, xnorm)
 				for _, r := range e.shards {
-					kernels.AtX32(s.by[r.lo*d:], r.protos32, r.ld32, s.x32, e.dim, (r.hi-r.lo)*d)
+					for a, b := r.lo, r.lo; a < r.hi; a = b {
+						b = r.runEnd(a, r.hi)
+						kernels.AtX32(s.by[a*d:], r.protos32[r.col32(a, d):], r.ld32, s.x32, e.dim, (b-a)*d)
+					}
 				}
 				err = e.imageAngles(dist[i*p:(i+1)*p], nil, s.by[:p*d], 1, 0, p)
 			}
@@ -200,7 +205,7 @@ func (e *Engine) UpdateExact(k int, c1 []float64, ldc1 int, P *linalg.Dense, c2 
 		return nil
 	}
 	s := e.shards[e.owner[k]]
-	w32 := s.protos32[(k-s.lo)*d:]
+	w32 := s.protos32[s.col32(k, d):]
 	w, u := tmp[:dim*d], tmp[dim*d:2*dim*d]
 	kernels.Widen32Rows(w, d, w32, s.ld32, dim, d)
 	kernels.AB2(u, d, w, d, c1, ldc1, P.Data, P.Stride, c2, ldc2, dim, d, d)
@@ -219,7 +224,7 @@ func (e *Engine) Fresh(k int) {
 	}
 	s := e.shards[e.owner[k]]
 	w := e.protos[k]
-	kernels.Widen32Rows(w.Data, w.Stride, s.protos32[(k-s.lo)*e.d:], s.ld32, e.dim, e.d)
+	kernels.Widen32Rows(w.Data, w.Stride, s.protos32[s.col32(k, e.d):], s.ld32, e.dim, e.d)
 	e.stale[k] = false
 }
 
@@ -247,7 +252,7 @@ func (e *Engine) protoFinite(k int) bool {
 		return e.protos[k].Validate() == nil
 	}
 	s := e.shards[e.owner[k]]
-	w32 := s.protos32[(k-s.lo)*e.d:]
+	w32 := s.protos32[s.col32(k, e.d):]
 	for r := 0; r < e.dim; r++ {
 		for _, v := range w32[r*s.ld32 : r*s.ld32+e.d] {
 			if f := float64(v); !(math.Abs(f) <= math.MaxFloat64) {

@@ -295,36 +295,24 @@ func (e *Engine) pivotBounds(pv *pivotIndex, P *linalg.Dense, lambda []float64, 
 	for k := range e.tier {
 		e.tier[k], e.blo[k], e.bhi[k] = 0, 0, math.Inf(1)
 	}
-	// The pivots: projections (from the index's copy, a chunk at a time
-	// by one AtB: the bits of projectInto's, an output of AtB being the
-	// same chain whatever the other columns), values, distances, metric
-	// to P.
-	dd := d * d
-	sv := e.shards[0].sv
-	if len(e.pproj) < chunk*dd {
-		e.pproj = make([]float64, chunk*dd)
+	// The pivots: projections, values, distances, metric to P
+	// (pivotChunk), split between the workers like any search's chunks.
+	np := len(pv.piv)
+	for _, s := range e.shards {
+		s.pivFail = false
 	}
-	for i0 := 0; i0 < len(pv.piv); i0 += chunk {
-		g := pv.piv[i0:min(i0+chunk, len(pv.piv))]
-		ld := len(g) * d
-		kernels.AtB(e.pproj, ld, P.Data, P.Stride, pv.data[i0*d:], pv.ld, e.dim, d, ld)
-		for i := range g {
-			for r := 0; r < d; r++ {
-				copy(e.vproj[i*dd+r*d:i*dd+(r+1)*d], e.pproj[r*ld+i*d:r*ld+(i+1)*d])
-			}
+	if np <= chunk || len(e.shards) == 1 {
+		for c0 := 0; c0 < np; c0 += chunk {
+			e.pivotChunk(e.shards[0], pv, P, lambda, eP, c0, min(c0+chunk, np))
 		}
-		if sv.Values(e.vsig, d, e.vproj, d, dd, len(g)) != nil {
+	} else {
+		e.job = job{kind: jobPivots, p: P, lambda: lambda, n: np, piv: pv, eP: eP}
+		e.run()
+		e.job = job{}
+	}
+	for _, s := range e.shards {
+		if s.pivFail {
 			return false, nil
-		}
-		for i, k32 := range g {
-			k := int(k32)
-			s := e.vsig[i*d : (i+1)*d]
-			dk := e.weighted(nil, s, e.lambdaOf(lambda, k))
-			if !(dk <= math.MaxFloat64) {
-				return false, nil
-			}
-			e.sdist[k], e.blo[k], e.bhi[k], e.tier[k] = dk, dk, dk, 3
-			e.plo[i0+i], e.phi[i0+i] = e.rhoOf(s, pv.m, e.uncertainty(s[0], eP, pv.eps[k]))
 		}
 	}
 	e.stats.Values += int64(len(pv.piv))
@@ -341,7 +329,6 @@ func (e *Engine) pivotBounds(pv *pivotIndex, P *linalg.Dense, lambda []float64, 
 		rnd = e.d + 8
 		need = up(math.Sqrt(up(b, rnd)), 2) + slack
 	}
-	np := len(pv.piv)
 	e.cand = e.cand[:0]
 	for k := 0; k < p; k++ {
 		if pv.isP[k] {
@@ -369,6 +356,42 @@ func (e *Engine) pivotBounds(pv *pivotIndex, P *linalg.Dense, lambda []float64, 
 	}
 	e.stats.Skipped += int64(p - len(pv.piv) - len(e.cand))
 	return true, nil
+}
+
+// pivotChunk is jobPivots' chunk: pivots c0..c1 of pv (eP the sample's
+// orthonormality error), projected from the index's contiguous copy by
+// one AtB (the bits of projectInto's: an output of AtB is the same chain
+// whatever the other columns), their values by ws's Batch, their
+// distances (tier 3) and their metric's bounds to P; a value that fails
+// or a distance that is not finite sets ws.pivFail.
+func (e *Engine) pivotChunk(ws *shard, pv *pivotIndex, P *linalg.Dense, lambda []float64, eP float64, c0, c1 int) {
+	d := e.d
+	dd := d * d
+	g := pv.piv[c0:c1]
+	ld := len(g) * d
+	// The projections side by side (d x ld) in ws.gproj, then one after
+	// the other in ws.vproj.
+	kernels.AtB(ws.gproj, ld, P.Data, P.Stride, pv.data[c0*d:], pv.ld, e.dim, d, ld)
+	for i := range g {
+		for r := 0; r < d; r++ {
+			copy(ws.vproj[i*dd+r*d:i*dd+(r+1)*d], ws.gproj[r*ld+i*d:r*ld+(i+1)*d])
+		}
+	}
+	if ws.sv.Values(ws.vsig, d, ws.vproj, d, dd, len(g)) != nil {
+		ws.pivFail = true
+		return
+	}
+	for i, k32 := range g {
+		k := int(k32)
+		s := ws.vsig[i*d : (i+1)*d]
+		dk := e.weighted(nil, s, e.lambdaOf(lambda, k))
+		if !(dk <= math.MaxFloat64) {
+			ws.pivFail = true
+			return
+		}
+		e.sdist[k], e.blo[k], e.bhi[k], e.tier[k] = dk, dk, dk, 3
+		e.plo[c0+i], e.phi[c0+i] = e.rhoOf(s, pv.m, e.uncertainty(s[0], eP, pv.eps[k]))
+	}
 }
 
 // projectCand computes the projections and tier-1 bounds of the

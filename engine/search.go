@@ -102,6 +102,8 @@ func (e *Engine) searchSpace() {
 			s.ga = make([]float64, chunk*d)
 			s.gb = make([]float64, chunk*d)
 			s.gproj = make([]float64, chunk*d*d)
+			s.vproj = linalg.AlignedSlice(chunk * d * d)
+			s.vsig = make([]float64, chunk*d)
 		}
 		if s.sv == nil {
 			s.sv = svd.NewBatch(d)

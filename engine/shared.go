@@ -22,16 +22,24 @@ import (
 // which exit when it returns; an idle Shared uses no CPU. Crew adds
 // persistent workers for single-sample calls, for one caller at a time.
 //
-// The prototypes are the columns of one 64-byte aligned dim x ld matrix
-// (prototype k at columns k·d .. k·d+d-1), the layout of an Engine shard
-// holding them all. Results are bit-identical to an Engine's with the same
+// Below PivotMinP prototypes they are the columns of one 64-byte aligned
+// dim x ld matrix (prototype k at columns k·d .. k·d+d-1), the layout of
+// an Engine shard holding them all: a chunk's projections or an image's
+// products are one kernel call. From PivotMinP on, each prototype is a
+// contiguous dim x d matrix of stride d, one after the other: a pruned
+// search (Nearest) projects a few scattered prototypes, and each then
+// reads its own dim·d floats in order instead of a few bytes of dim rows
+// of the wide matrix on as many pages (measured at 1,000 prototypes of
+// 400 x 5, one core of the Zen 3 VM: 100 scattered projections 0.65 ms
+// wide against 0.24 ms contiguous, all 1,000 3.5 against 2.1 ms). Results are bit-identical to an Engine's with the same
 // prototypes, for any number of workers of either (see the package
 // documentation's Determinism).
 type Shared struct {
 	dim, d, p int
-	workers   int // batch calls: 0 means runtime.GOMAXPROCS(0) at the call
-	ld        int
-	data      []float64       // dim x ld, read-only after NewShared
+	workers   int             // batch calls: 0 means runtime.GOMAXPROCS(0) at the call
+	ld        int             // row stride of the prototypes' blocks
+	bw        int             // prototypes per block: p (one wide matrix) or 1
+	data      []float64       // the blocks (dim x ld each), read-only after NewShared
 	data32    []float32       // NewShared32: data rounded to float32, read-only
 	protos    []*linalg.Dense // read-only views into data
 	owner     []int32         // all zero: one shard
@@ -94,18 +102,22 @@ func makeShared(dim, d int, protos []*linalg.Dense, workers int, f32 bool) (*Sha
 		dim: dim, d: d, p: p,
 		workers: max(workers, 0),
 		ld:      shardStride(p, d),
+		bw:      p,
 		protos:  make([]*linalg.Dense, p),
 		owner:   make([]int32, p),
 		finite:  true,
 		kind:    newKind,
 	}
-	sh.data = linalg.AlignedSlice(dim * sh.ld)
+	if p >= sharedOwnMin {
+		sh.ld, sh.bw = d, 1
+	}
+	sh.data = linalg.AlignedSlice(dim * sh.ld * p / sh.bw)
 	check := &Engine{dim: dim, d: d, p: p}
 	for k, w := range protos {
 		if err := check.checkSet(w, "prototype"); err != nil {
 			return nil, fmt.Errorf("prototype %d: %w", k, err)
 		}
-		o := k * d
+		o := sh.col(k)
 		end := o + (dim-1)*sh.ld + d
 		sh.protos[k] = linalg.NewDenseOn(dim, d, sh.ld, sh.data[o:end:end])
 		sh.protos[k].CopyFrom(w)
@@ -123,6 +135,25 @@ func makeShared(dim, d int, protos []*linalg.Dense, workers int, f32 bool) (*Sha
 
 // Dims returns the sample dimension D, the subspace dimension d and the
 // number of prototypes p.
+// sharedOwnMin is the number of prototypes from which a Shared gives each
+// its own block (PivotMinP; a variable for the tests).
+var sharedOwnMin = PivotMinP
+
+// col returns the offset in sh.data (and sh.data32) of prototype k's
+// first element.
+func (sh *Shared) col(k int) int {
+	return k/sh.bw*sh.dim*sh.ld + k%sh.bw*sh.d
+}
+
+// shard returns a shard over prototypes lo..hi of sh's storage.
+func (sh *Shared) shard(lo, hi int) *shard {
+	s := &shard{lo: lo, hi: hi, ld: sh.ld, bw: sh.bw, bs: sh.dim * sh.ld, protos: sh.data[sh.col(lo):]}
+	if sh.data32 != nil {
+		s.protos32, s.ld32, s.bs32 = sh.data32[sh.col(lo):], sh.ld, s.bs
+	}
+	return s
+}
+
 func (sh *Shared) Dims() (dim, d, p int) { return sh.dim, sh.d, sh.p }
 
 // Bytes returns the size of the packed prototypes, the memory all callers
@@ -138,7 +169,7 @@ func (sh *Shared) Bytes() int { return len(sh.data)*8 + len(sh.data32)*4 }
 // forms' own), so that a workspace that only ever serves images (about
 // 12·dim bytes) does not carry the projections and SVD workspace of sets.
 func (sh *Shared) newScratch() *Engine {
-	s := &shard{lo: 0, hi: sh.p, ld: sh.ld, protos: sh.data, protos32: sh.data32, ld32: sh.ld}
+	s := sh.shard(0, sh.p)
 	return &Engine{
 		f32: sh.data32 != nil,
 		dim: sh.dim, d: sh.d, p: sh.p,

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"runtime"
@@ -72,8 +73,20 @@ func samplesAndImages(t *testing.T, r *rand.Rand, dim, d, n int) ([]*linalg.Dens
 // and with batches large enough to be split. Run it under
 // GRLGQ_KERNELS=avx2|generic and -tags purego too.
 func TestSharedBitIdentical(t *testing.T) {
+	for _, own := range []int{PivotMinP, 1} {
+		t.Run(fmt.Sprintf("ownBlocksFrom=%d", own), func(t *testing.T) {
+			defer func(old int) { sharedOwnMin = old }(sharedOwnMin)
+			sharedOwnMin = own
+			testSharedBitIdentical(t)
+		})
+	}
+}
+
+// testSharedBitIdentical is TestSharedBitIdentical for the current
+// sharedOwnMin (the layout: each prototype its own block from there on).
+func testSharedBitIdentical(t *testing.T) {
 	defer func(old float64) { splitWork = old }(splitWork)
-	for _, tc := range []struct{ dim, d, p, n int }{{784, 12, 10, 70}, {100, 5, 13, 9}, {64, 3, 1, 40}, {37, 1, 9, 5}, {200, 13, 17, 33}, {60, 5, 61, 6}} {
+	for _, tc := range []struct{ dim, d, p, n int }{{784, 12, 10, 70}, {100, 5, 13, 9}, {64, 3, 1, 40}, {37, 1, 9, 5}, {200, 13, 17, 33}, {60, 5, 61, 6}, {50, 6, 67, 5}} {
 		r := rng(40)
 		sets, images := samplesAndImages(t, r, tc.dim, tc.d, tc.n)
 		lambdas := [][]float64{uniform(tc.d), make([]float64, tc.p*tc.d)}
