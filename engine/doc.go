@@ -172,7 +172,9 @@
 //
 // Shared (NewShared) is the read path of a trained model served from many
 // goroutines at once: one read-only copy of the prototypes, packed as one
-// shard holding them all, and no goroutine of its own. A single-sample
+// shard holding them all (from PivotMinP prototypes on, each prototype a
+// contiguous block of its own: see Searches above and NewShared), and no
+// goroutine of its own. A single-sample
 // call (Distances, ImageDistances) runs on the caller's goroutine with a
 // workspace from a sync.Pool (a one-shard Engine over the shared memory,
 // never written through; each part allocated by the first call that needs
