@@ -50,3 +50,55 @@ func TestRaceWindows(t *testing.T) {
 		t.Errorf("split 10%% faster: %d of 1000 windows solo", n)
 	}
 }
+
+// TestRaceProbeLost: a probe ends early only when it is clearly losing
+// (half as long again per call as the hold's windows), and never without
+// a reference.
+func TestRaceProbeLost(t *testing.T) {
+	us := time.Microsecond
+	r := race{probe: true, ref: [2]time.Duration{100 * us, 120 * us}}
+	for _, c := range []struct {
+		per  time.Duration
+		want bool
+	}{{100 * us, false}, {160 * us, false}, {165 * us, false}, {166 * us, true}, {400 * us, true}} {
+		if got := r.lost(c.per); got != c.want {
+			t.Errorf("ref 100, 120 us: lost(%v) = %v, want %v", c.per, got, c.want)
+		}
+	}
+	r.ref = [2]time.Duration{100 * us, 0}
+	if !r.lost(151*us) || r.lost(150*us) {
+		t.Errorf("one reference window of 100 us: the bound is not 150 us")
+	}
+	r.ref = [2]time.Duration{}
+	if r.lost(time.Second) {
+		t.Errorf("no reference: a probe lost")
+	}
+}
+
+// TestRaceProbeCost runs the call-to-call race on a model machine where
+// splitting takes twice as long per call as solo (a busy loop on the
+// other core) for a short training (0.7 s, about a benchmark's 8 epochs)
+// and a long one (20 s): the calls made in the losing mode cost at most
+// 1% more time than solo throughout, because a losing probe ends after a
+// quarter window. It starts solo, as a training engine does.
+func TestRaceProbeCost(t *testing.T) {
+	const solo, split = 150 * time.Microsecond, 300 * time.Microsecond
+	for _, total := range []time.Duration{700 * time.Millisecond, 20 * time.Second} {
+		r := race{solo: true}
+		now := time.Unix(0, 0)
+		var spent, soloTime time.Duration
+		for spent < total {
+			per := split
+			if r.solo {
+				per = solo
+			}
+			r.tick(now)
+			now = now.Add(per)
+			spent += per
+			soloTime += solo
+		}
+		if excess := float64(spent-soloTime) / float64(soloTime); excess > 0.01 {
+			t.Errorf("%v of calls: splitting's probes cost %.1f%% over solo, want <= 1%%", total, 100*excess)
+		}
+	}
+}
