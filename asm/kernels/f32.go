@@ -169,6 +169,43 @@ func flush32(s isa32, acc VecPhysical, v, nb int, t [3]VecPhysical, add, tail bo
 	}
 }
 
+// dispatch32 emits the jump from a float32 kernel's entry (BX = nb-1, from
+// masks32) to its variant for nb column vectors (label vname(tail) +
+// "_nb<nb>"; done when nb > maxNB) and returns the tails whose variants the
+// kernel must emit. tail: the last column vector is partial (masked) or
+// whole. AVX-512 runs the masked code for both (its masked stores cost what
+// plain ones do); AVX2 has whole-vector code for nc a multiple of 8 (every
+// call over the engine's chunks but a last one), since VMASKMOVPD's store
+// is microcoded on AMD's cores and the flush stores the last vector of
+// every row at every chunk of the reduction. Clobbers DX.
+func dispatch32(s isa32, name string, maxNB int, done string) (tails []bool, vname func(tail bool) string) {
+	tails = []bool{true}
+	if !s.is512() {
+		tails = []bool{false, true}
+		Load(Param("nc"), RDX)
+		TESTQ(U32(s.lanes-1), RDX)
+		JNZ(LabelRef(name + "_tail"))
+	}
+	vname = func(tail bool) string {
+		if tail && !s.is512() {
+			return name + "_tail"
+		}
+		return name
+	}
+	for _, tail := range tails {
+		vn := vname(tail)
+		if vn != name {
+			Label(vn)
+		}
+		for nb := 1; nb <= maxNB; nb++ {
+			CMPQ(RBX, U8(nb-1))
+			JE(LabelRef(label("%s_nb%d", vn, nb)))
+		}
+		JMP(LabelRef(done))
+	}
+	return tails, vname
+}
+
 // genAtB32 writes
 //
 //	func atb32Kernel<ISA>(m *float64, ldm int, a *float32, lda int, b *float32, ldb int, n, rows, nc int)
@@ -200,37 +237,7 @@ func genAtB32(s isa32) {
 	masks32(s)
 	Load(Param("rows"), RCX)
 	done := name + "_done"
-	// variants: whether the last column vector is partial (tail, masked)
-	// or whole. AVX-512 runs the masked code for both (its masked stores
-	// cost what plain ones do); AVX2 has whole-vector code for nc a
-	// multiple of 8 (every call of the engine's chunks but a last one),
-	// since VMASKMOVPD's store is microcoded on AMD's cores and the flush
-	// stores the last vector of every row at every chunk of the
-	// reduction.
-	tails := []bool{true}
-	if !s.is512() {
-		tails = []bool{false, true}
-		Load(Param("nc"), RDX)
-		TESTQ(U32(s.lanes-1), RDX)
-		JNZ(LabelRef(name + "_tail"))
-	}
-	vname := func(tail bool) string {
-		if tail && !s.is512() {
-			return name + "_tail"
-		}
-		return name
-	}
-	for _, tail := range tails {
-		vn := vname(tail)
-		if vn != name {
-			Label(vn)
-		}
-		for nb := 1; nb <= s.maxNB; nb++ {
-			CMPQ(RBX, U8(nb-1))
-			JE(LabelRef(label("%s_nb%d", vn, nb)))
-		}
-		JMP(LabelRef(done))
-	}
+	tails, vname := dispatch32(s, name, s.maxNB, done)
 	for _, tail := range tails {
 		vn := vname(tail)
 		for nb := 1; nb <= s.maxNB; nb++ {
@@ -390,31 +397,7 @@ func genAtX32(s isa32) {
 	masks32(s)
 	Load(Param("n"), RCX)
 	done := name + "_done"
-	// Whole or partial last column vector, as in genAtB32.
-	tails := []bool{true}
-	if !s.is512() {
-		tails = []bool{false, true}
-		Load(Param("nc"), RDX)
-		TESTQ(U32(s.lanes-1), RDX)
-		JNZ(LabelRef(name + "_tail"))
-	}
-	vname := func(tail bool) string {
-		if tail && !s.is512() {
-			return name + "_tail"
-		}
-		return name
-	}
-	for _, tail := range tails {
-		vn := vname(tail)
-		if vn != name {
-			Label(vn)
-		}
-		for nb := 1; nb <= s.xNB; nb++ {
-			CMPQ(RBX, U8(nb-1))
-			JE(LabelRef(label("%s_nb%d", vn, nb)))
-		}
-		JMP(LabelRef(done))
-	}
+	tails, vname := dispatch32(s, name, s.xNB, done)
 	for _, tail := range tails {
 		for nb := 1; nb <= s.xNB; nb++ {
 			atx32Variant(s, nb, label("%s_nb%d", vname(tail), nb), tail)
