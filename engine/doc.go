@@ -149,8 +149,8 @@
 // prototypes are rounded to float32 in place (Sync), so the float64 copy
 // holds what the projections read. A training step's exact update
 // (UpdateExact) is computed in float64 from the float32 copy and written,
-// rounded, to the float32 copy only, whose bytes are half and in cache
-// after the projections; the float64 prototype is then stale (Stale)
+// rounded, to the float32 copy only (kernels.AB2F32, in place), whose
+// bytes are half and in cache after the projections; the float64 prototype is then stale (Stale)
 // until Fresh copies the float32 values back, which a caller does before
 // it reads or writes the prototype (the image distances and
 // SetFloat32(false) do it themselves). The bits are those of the update

@@ -176,29 +176,30 @@ func (e *Engine) imageBlock32(s *shard, dist, x []float64, ldx, i0, i1 int) (int
 // C1 and C2 d x d (row strides ldc1, ldc2), P dim x d: the exact update
 // of a training step, with the bits of kernels.AB2 in place on W.
 //
-// In float32 mode, with tmp (2*dim*d float64) given, W is read from the
-// float32 copy, whose values the float64 prototype holds exactly, into
-// tmp by kernels.Widen32Rows; AB2 writes the update to the other half of
-// tmp, and kernels.Round32Rows rounds it into the float32 copy: the bits
-// of AB2 on the float64 prototype and Sync, without reading or writing
-// the float64 prototype, which the projections do not read (half the
-// bytes, and those in cache after the projections). The float64
-// prototype is then stale: its Prototype view holds the values before
-// the update until Fresh(k).
+// In float32 mode with copy32 set, the update is computed from the
+// float32 copy, whose values the float64 prototype holds exactly, and
+// written, rounded, to it by kernels.AB2F32 in place: the bits of AB2 on
+// the float64 prototype and Sync, without reading or writing the float64
+// prototype, which the projections do not read (half the bytes, and those
+// in cache after the projections), nor any float64 copy of it (on AVX2
+// one kernel widens W's elements as it loads them and rounds each output
+// as it stores it). The float64 prototype is then stale: its Prototype
+// view holds the values before the update until Fresh(k).
 //
-// Otherwise (float64 mode, or tmp nil) it is AB2 in place on the float64
-// prototype, made fresh first; in float32 mode the caller rounds it with
-// Sync, as after any write through the view (a caller that needs the
-// update unrounded, as the trainer's drift check does, passes nil).
+// Otherwise (float64 mode, or copy32 unset) it is AB2 in place on the
+// float64 prototype, made fresh first; in float32 mode the caller rounds
+// it with Sync, as after any write through the view (a caller that needs
+// the update unrounded, as the trainer's drift check does, leaves copy32
+// unset).
 //
 // Two goroutines may update two different prototypes at once (Tasks).
 // On a Crew it returns ErrReadOnly.
-func (e *Engine) UpdateExact(k int, c1 []float64, ldc1 int, P *linalg.Dense, c2 []float64, ldc2 int, tmp []float64) error {
+func (e *Engine) UpdateExact(k int, c1 []float64, ldc1 int, P *linalg.Dense, c2 []float64, ldc2 int, copy32 bool) error {
 	if e.readOnly {
 		return ErrReadOnly
 	}
 	dim, d := e.dim, e.d
-	if !e.f32 || tmp == nil {
+	if !e.f32 || !copy32 {
 		e.Fresh(k)
 		w := e.protos[k]
 		kernels.AB2(w.Data, w.Stride, w.Data, w.Stride, c1, ldc1, P.Data, P.Stride, c2, ldc2, dim, d, d)
@@ -206,10 +207,7 @@ func (e *Engine) UpdateExact(k int, c1 []float64, ldc1 int, P *linalg.Dense, c2 
 	}
 	s := e.shards[e.owner[k]]
 	w32 := s.protos32[s.col32(k, d):]
-	w, u := tmp[:dim*d], tmp[dim*d:2*dim*d]
-	kernels.Widen32Rows(w, d, w32, s.ld32, dim, d)
-	kernels.AB2(u, d, w, d, c1, ldc1, P.Data, P.Stride, c2, ldc2, dim, d, d)
-	kernels.Round32Rows(w32, s.ld32, u, d, dim, d)
+	kernels.AB2F32(w32, s.ld32, w32, s.ld32, c1, ldc1, P.Data, P.Stride, c2, ldc2, dim, d, d)
 	e.stale[k] = true
 	return nil
 }

@@ -182,7 +182,6 @@ func TestUpdateExact(t *testing.T) {
 			c1[i*d+i]++
 		}
 		P := randomBasis(t, dim, d, r)
-		tmp := make([]float64, 2*dim*d)
 		k := tc.p - 1
 		// The reference: AB2 on a copy of the float64 prototype, rounded.
 		e64 := newEngine(t, dim, d, tc.p, tc.workers)
@@ -195,11 +194,11 @@ func TestUpdateExact(t *testing.T) {
 		w64 := linalg.NewDense(dim, d)
 		w64.CopyFrom(e64.Prototype(k))
 		kernels.AB2(w64.Data, w64.Stride, w64.Data, w64.Stride, c1, d, P.Data, P.Stride, c2, d, dim, d, d)
-		if err := e64.UpdateExact(k, c1, d, P, c2, d, nil); err != nil {
+		if err := e64.UpdateExact(k, c1, d, P, c2, d, false); err != nil {
 			t.Fatal(err)
 		}
 		sameEntries(t, "float64 mode", e64.Prototype(k), w64)
-		if err := e.UpdateExact(k, c1, d, P, c2, d, tmp); err != nil {
+		if err := e.UpdateExact(k, c1, d, P, c2, d, true); err != nil {
 			t.Fatal(err)
 		}
 		if !e.Stale(k) || e.Stale(0) && k != 0 {
@@ -208,7 +207,7 @@ func TestUpdateExact(t *testing.T) {
 		sameEntries(t, "stale float64 prototype", e.Prototype(k), before)
 		e.Sync(k) // a stale prototype: nothing
 		s := e.shards[e.owner[k]]
-		o := (k - s.lo) * d
+		o := s.col32(k, d)
 		for i := 0; i < dim; i++ {
 			for j := 0; j < d; j++ {
 				if got, w := s.protos32[o+i*s.ld32+j], float32(want.At(i, j)); math.Float32bits(got) != math.Float32bits(w) {
@@ -227,16 +226,16 @@ func TestUpdateExact(t *testing.T) {
 				}
 			}
 		}
-		// Without tmp: in place on the float64 prototype, made fresh
+		// Without copy32: in place on the float64 prototype, made fresh
 		// first, left for Sync to round.
-		if err := e.UpdateExact(k, c1, d, P, c2, d, tmp); err != nil {
+		if err := e.UpdateExact(k, c1, d, P, c2, d, true); err != nil {
 			t.Fatal(err)
 		}
-		if err := e.UpdateExact(k, c1, d, P, c2, d, nil); err != nil {
+		if err := e.UpdateExact(k, c1, d, P, c2, d, false); err != nil {
 			t.Fatal(err)
 		}
 		if e.Stale(k) {
-			t.Fatal("stale after UpdateExact without tmp")
+			t.Fatal("stale after UpdateExact without copy32")
 		}
 		twice := linalg.NewDense(dim, d)
 		for i := 0; i < dim; i++ {
@@ -251,10 +250,10 @@ func TestUpdateExact(t *testing.T) {
 			}
 		}
 		kernels.AB2(twice.Data, twice.Stride, twice.Data, twice.Stride, c1, d, P.Data, P.Stride, c2, d, dim, d, d)
-		sameEntries(t, "in place without tmp", e.Prototype(k), twice)
+		sameEntries(t, "in place without copy32", e.Prototype(k), twice)
 
 		// The image distances and SetFloat32(false) bring stale prototypes up to date.
-		if err := e.UpdateExact(0, c1, d, P, c2, d, tmp); err != nil {
+		if err := e.UpdateExact(0, c1, d, P, c2, d, true); err != nil {
 			t.Fatal(err)
 		}
 		img := make([]float64, dim)
@@ -265,7 +264,7 @@ func TestUpdateExact(t *testing.T) {
 		if e.Stale(0) {
 			t.Fatal("stale after ImageDistances")
 		}
-		if err := e.UpdateExact(1%tc.p, c1, d, P, c2, d, tmp); err != nil {
+		if err := e.UpdateExact(1%tc.p, c1, d, P, c2, d, true); err != nil {
 			t.Fatal(err)
 		}
 		e.SetFloat32(false)

@@ -88,12 +88,22 @@ func round32Check(dst []float32, ldd int, src []float64, lds int, rows, cols int
 	return ldd == cols && lds == cols
 }
 
+// round32 and round32Back call their kernels directly, not through
+// function values, so that escape analysis sees the kernels' noescape and
+// a caller's stack buffers stay on the stack (AB2F32's blocks).
 func round32(dst []float32, ldd int, src []float64, lds int, rows, cols int) {
 	if !useAVX512 && !useAVX2 {
 		round32Generic(dst, ldd, src, lds, rows, cols)
 		return
 	}
-	round32Run(round32KernelAVX512, round32KernelAVX2, dst, ldd, src, lds, rows, cols)
+	if round32Check(dst, ldd, src, lds, rows, cols) {
+		cols, rows = rows*cols, 1
+	}
+	if useAVX512 {
+		round32KernelAVX512(&dst[0], ldd, &src[0], lds, rows, cols)
+	} else {
+		round32KernelAVX2(&dst[0], ldd, &src[0], lds, rows, cols)
+	}
 }
 
 func round32Back(dst []float32, ldd int, src []float64, lds int, rows, cols int) {
@@ -101,7 +111,14 @@ func round32Back(dst []float32, ldd int, src []float64, lds int, rows, cols int)
 		round32BackGeneric(dst, ldd, src, lds, rows, cols)
 		return
 	}
-	round32Run(round32BackKernelAVX512, round32BackKernelAVX2, dst, ldd, src, lds, rows, cols)
+	if round32Check(dst, ldd, src, lds, rows, cols) {
+		cols, rows = rows*cols, 1
+	}
+	if useAVX512 {
+		round32BackKernelAVX512(&dst[0], ldd, &src[0], lds, rows, cols)
+	} else {
+		round32BackKernelAVX2(&dst[0], ldd, &src[0], lds, rows, cols)
+	}
 }
 
 // widen32 runs on the AVX2 kernel wherever a vector path is on (the
@@ -115,19 +132,6 @@ func widen32(dst []float64, ldd int, src []float32, lds int, rows, cols int) {
 		cols, rows = rows*cols, 1
 	}
 	widen32KernelAVX2(&dst[0], ldd, &src[0], lds, rows, cols)
-}
-
-// round32Run runs a rows x cols conversion through the kernel of the
-// machine's widest path, as one run when the rows are back to back.
-func round32Run(k512, k2 func(dst *float32, ldd int, src *float64, lds int, rows, cols int), dst []float32, ldd int, src []float64, lds int, rows, cols int) {
-	if round32Check(dst, ldd, src, lds, rows, cols) {
-		cols, rows = rows*cols, 1
-	}
-	k := k2
-	if useAVX512 {
-		k = k512
-	}
-	k(&dst[0], ldd, &src[0], lds, rows, cols)
 }
 
 func scaleRound32(dst []float32, ldd int, src []float64, lds int, rows, cols int, alpha float64) {

@@ -310,3 +310,46 @@ func BenchmarkAtB32(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkAB2F32 is a float32 prototype's exact update in place (the
+// engine's float32 mode) on BenchmarkAB2's shapes: AB2F32 (fused on AVX2)
+// beside the three passes it replaces (Widen32Rows into a float64 copy,
+// AB2 into another, Round32Rows back), the same bits.
+func BenchmarkAB2F32(b *testing.B) {
+	for _, s := range []struct{ n, d int }{{400, 5}, {784, 12}, {400, 25}} {
+		rng := rand.New(rand.NewPCG(3, 6))
+		ld := Stride(s.d)
+		p := randSlice(rng, s.n*ld)
+		w32 := make([]float32, s.n*ld)
+		for i, v := range randSlice(rng, s.n*ld) {
+			w32[i] = float32(v)
+		}
+		c1, c2 := randSlice(rng, s.d*ld), randSlice(rng, s.d*ld)
+		for i := range c1 {
+			c1[i] *= 1e-3
+			c2[i] *= 1e-3
+		}
+		for i := 0; i < s.d; i++ {
+			c1[i*ld+i] = 1
+		}
+		w, u := make([]float64, s.n*s.d), make([]float64, s.n*s.d)
+		b.Run(fmt.Sprintf("n=%d,d=%d", s.n, s.d), func(b *testing.B) {
+			benchEachImpl(b, func(b *testing.B) {
+				b.Run("fused", func(b *testing.B) {
+					b.ReportAllocs()
+					for b.Loop() {
+						AB2F32(w32, ld, w32, ld, c1, ld, p, ld, c2, ld, s.n, s.d, s.d)
+					}
+				})
+				b.Run("three-passes", func(b *testing.B) {
+					b.ReportAllocs()
+					for b.Loop() {
+						Widen32Rows(w, s.d, w32, ld, s.n, s.d)
+						AB2(u, s.d, w, s.d, c1, ld, p, ld, c2, ld, s.n, s.d, s.d)
+						Round32Rows(w32, ld, u, s.d, s.n, s.d)
+					}
+				})
+			})
+		})
+	}
+}

@@ -810,9 +810,8 @@ type trainer struct {
 	sideK                  [2]int
 	sideP                  *linalg.Dense // the step's sample, during updateExact's tasks
 	sideErr                [2]error
-	updErr                 [2]error     // of updateTask (engine.UpdateExact)
-	sideCheck              [2]bool      // a drift check follows the winner's update
-	utmp                   [2][]float64 // Float32 model: each winner and its update in float64 (engine.UpdateExact)
+	updErr                 [2]error // of updateTask (engine.UpdateExact)
+	sideCheck              [2]bool  // a drift check follows the winner's update
 	factorTask, updateTask func(side int)
 	imageSolo              bool    // an image step's distances run on the caller alone (soloImageWork)
 	maxDrift               float64 // driftCheck's tolerance: maxDrift, or maxDrift32 for a Float32 model
@@ -904,9 +903,6 @@ func newTrainer(m *Model, tc TrainConfig) (*trainer, error) {
 		// tolerance is that of float32 values.
 		eng.SetFloat32(true)
 		t.maxDrift = maxDrift32
-		for s := range t.utmp {
-			t.utmp[s] = make([]float64, 2*dim*d)
-		}
 	}
 	for c := range t.weights {
 		t.weights[c] = 1
@@ -1206,7 +1202,7 @@ func (t *trainer) updateExact(p *linalg.Dense, r stepResult) error {
 // t.protos calls first).
 //
 // A winner whose drift check follows (every driftEvery-th update) is
-// updated in place on its float64 prototype (UpdateExact without tmp):
+// updated in place on its float64 prototype (UpdateExact without copy32):
 // the check sees the unrounded update, and
 // Sync rounds it at the end of the step, as for a Float64 model's copy
 // (the bits the model had before the float32 copies were updated
@@ -1216,11 +1212,11 @@ func (t *trainer) updateSide(side int) {
 	dd := d * d
 	k := t.sideK[side]
 	ik, b := t.coef[2*side*dd:(2*side+1)*dd], t.coef[(2*side+1)*dd:(2*side+2)*dd]
-	tmp := t.utmp[side]
-	if t.sideCheck[side] || directUpdate {
-		tmp = nil // on the float64 prototype, unrounded
-	}
-	t.updErr[side] = t.eng.UpdateExact(k, ik, d, t.sideP, b, d, tmp)
+	// A Float32 model's update goes to the engine's float32 copy (copy32),
+	// but where the drift check follows: on the float64 prototype,
+	// unrounded.
+	copy32 := t.base.cfg.Precision == Float32 && !t.sideCheck[side] && !directUpdate
+	t.updErr[side] = t.eng.UpdateExact(k, ik, d, t.sideP, b, d, copy32)
 }
 
 // directUpdate (for the tests) makes every exact update one in place on

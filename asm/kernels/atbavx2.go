@@ -214,7 +214,7 @@ func atbBlockAVX2(nb, mr int, masked bool, pfx string) {
 
 	Label(pfx + "store")
 	if masked {
-		storeRowsAVX2(mr, nb, acc, pfx+"st")
+		storeRowsAVX2(mr, nb, acc, pfx+"st", false)
 	} else {
 		MOVQ(RDI, RDX)
 		for i := 0; i < mr; i++ {

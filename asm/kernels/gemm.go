@@ -19,7 +19,15 @@ const (
 	// kindAB2: C = A1 B1 + A2 B2, both A rows x k as for kindAB: the
 	// chain of kindAB over [A1 A2] and [B1; B2].
 	kindAB2
+	// kindAB2F32: kindAB2 with A1 and C float32 (AVX2 only): A1's
+	// elements widened exactly as they are loaded, each output rounded
+	// to float32 as it is stored: the bits of widening A1, kindAB2 and
+	// rounding (a float32 prototype's exact update).
+	kindAB2F32
 )
+
+// isAB2 reports whether kd is one of the AB2 kinds.
+func isAB2(kd kind) bool { return kd == kindAB2 || kd == kindAB2F32 }
 
 // genBlock writes the block kernel
 //
@@ -53,6 +61,24 @@ func genBlock(s isa, kd kind) {
 		}
 		sig = "func(c *float64, ldc int, a1 *float64, lda1 int, b1 *float64, ldb1 int, a2 *float64, lda2 int, b2 *float64, ldb2 int, k, rows, nc int)"
 		pa, plda, pldb = "a1", "lda1", "ldb1"
+	case kindAB2F32:
+		if s.is512() {
+			panic("kindAB2F32 is AVX2 only")
+		}
+		name = "ab2F32Kernel" + s.name
+		doc = []string{
+			"computes c[i*ldc+j] = float32(Σ_{t<k} float64(a1[i*lda1+t]) * b1[t*ldb1+j] + Σ_{t<k} a2[i*lda2+t] * b2[t*ldb2+j])",
+			"for i < rows, j < nc: ab2KernelAVX2's chain on A1 widened (exactly), rounded to",
+			"float32 at the end. Each block of rows is read whole before it is stored, so c may",
+			"be a1 (ldc = lda1) when nc is all of its columns. k must be >= 1.",
+		}
+		sig = "func(c *float32, ldc int, a1 *float32, lda1 int, b1 *float64, ldb1 int, a2 *float64, lda2 int, b2 *float64, ldb2 int, k, rows, nc int)"
+		pa, plda, pldb = "a1", "lda1", "ldb1"
+	}
+	// Bytes per element of C and of A (A1 for the AB2 kinds).
+	cShift, aShift := uint8(3), uint8(3)
+	if kd == kindAB2F32 {
+		cShift, aShift = 2, 2
 	}
 	TEXT(name, NOSPLIT, sig)
 	Pragma("noescape")
@@ -64,10 +90,10 @@ func genBlock(s isa, kd kind) {
 	// block of rows; A2's block pointer lives in the argument slot a2.)
 	Load(Param("c"), RDI)
 	Load(Param("ldc"), R8)
-	SHLQ(U8(3), R8)
+	SHLQ(U8(cShift), R8)
 	Load(Param(pa), RSI)
 	Load(Param(plda), R9)
-	SHLQ(U8(3), R9)
+	SHLQ(U8(aShift), R9)
 	Load(Param(pldb), R10)
 	SHLQ(U8(3), R10)
 
@@ -207,10 +233,10 @@ func blockVariant(s isa, kd kind, nb, mr int, half bool, pfx string) {
 		ADDQ(RDX, RAX)
 	}
 	fromSI := func() { MOVQ(RSI, R12) }
-	if kd != kindAB2 {
-		reduce(s, kd, nb, mr, half, "b", fromSI, pfx, pfx+"store")
+	if !isAB2(kd) {
+		reduce(s, kd, nb, mr, half, "b", fromSI, pfx, pfx+"store", false)
 	} else {
-		reduce(s, kd, nb, mr, half, "b1", fromSI, pfx, pfx+"end1")
+		reduce(s, kd, nb, mr, half, "b1", fromSI, pfx, pfx+"end1", kd == kindAB2F32)
 		Label(pfx + "end1")
 		// The second product: A2's rows from the argument slot, its
 		// stride and B2's in R9 and R10 until the end of the block.
@@ -218,7 +244,7 @@ func blockVariant(s isa, kd kind, nb, mr int, half bool, pfx string) {
 		SHLQ(U8(3), R9)
 		Load(Param("ldb2"), R10)
 		SHLQ(U8(3), R10)
-		reduce(s, kd, nb, mr, half, "b2", func() { Load(Param("a2"), R12) }, pfx+"p2", pfx+"store")
+		reduce(s, kd, nb, mr, half, "b2", func() { Load(Param("a2"), R12) }, pfx+"p2", pfx+"store", false)
 	}
 
 	Label(pfx + "store")
@@ -243,7 +269,7 @@ func blockVariant(s isa, kd kind, nb, mr int, half bool, pfx string) {
 			}
 		}
 	} else {
-		storeRowsAVX2(mr, nb, func(i, v int) VecPhysical { return r[i*nb+v] }, pfx+"st")
+		storeRowsAVX2(mr, nb, func(i, v int) VecPhysical { return r[i*nb+v] }, pfx+"st", kd == kindAB2F32)
 	}
 	// Next block of rows.
 	IMUL3Q(U32(mr), R8, RDX)
@@ -254,14 +280,18 @@ func blockVariant(s isa, kd kind, nb, mr int, half bool, pfx string) {
 	case kindAB:
 		IMUL3Q(U32(mr), R9, RDX)
 		ADDQ(RDX, RSI)
-	case kindAB2:
+	case kindAB2, kindAB2F32:
 		// R9 holds lda2 in bytes: advance a2, then restore A1's and B1's.
 		IMUL3Q(U32(mr), R9, RDX)
 		Load(Param("a2"), R12)
 		ADDQ(RDX, R12)
 		Store(R12, Param("a2"))
 		Load(Param("lda1"), R9)
-		SHLQ(U8(3), R9)
+		if kd == kindAB2F32 {
+			SHLQ(U8(2), R9)
+		} else {
+			SHLQ(U8(3), R9)
+		}
 		Load(Param("ldb1"), R10)
 		SHLQ(U8(3), R10)
 		IMUL3Q(U32(mr), R9, RDX)
@@ -273,9 +303,11 @@ func blockVariant(s isa, kd kind, nb, mr int, half bool, pfx string) {
 // stride R8), the last column vector's first lanes only (nc mod 4, or 4):
 // by plain stores of 4, 2 and 1 lanes chosen by the lane count, not by
 // VMASKMOVPD, whose store form is microcoded on AMD's cores (on Zen 3 it
-// took a third of AB2's time at d = 5). It clobbers BX and DX and the
-// accumulators of the last column vector; labels start with pfx.
-func storeRowsAVX2(mr, nb int, acc func(i, v int) VecPhysical, pfx string) {
+// took a third of AB2's time at d = 5). With f32 each accumulator is
+// rounded to float32 (VCVTPD2PS, to nearest even: Go's float32(x)) and
+// stored as such. It clobbers BX and DX and the accumulators (f32) or
+// those of the last column vector; labels start with pfx.
+func storeRowsAVX2(mr, nb int, acc func(i, v int) VecPhysical, pfx string, f32 bool) {
 	// BX = lanes of the last vector - 1, from nc (as columnDispatch).
 	Load(Param("nc"), RBX)
 	DECQ(RBX)
@@ -294,6 +326,17 @@ func storeRowsAVX2(mr, nb int, acc func(i, v int) VecPhysical, pfx string) {
 		for i := 0; i < mr; i++ {
 			if i > 0 {
 				ADDQ(R8, RDX)
+			}
+			if f32 {
+				for v := 0; v < nb; v++ {
+					a := acc(i, v)
+					VCVTPD2PSY(a, a.AsX())
+					if v < nb-1 {
+						VMOVUPS(a.AsX(), Mem{Base: RDX, Disp: 16 * v})
+					}
+				}
+				storeLanes32(acc(i, nb-1), Mem{Base: RDX, Disp: 16 * (nb - 1)}, lanes)
+				continue
 			}
 			for v := 0; v < nb-1; v++ {
 				VMOVUPD(acc(i, v), Mem{Base: RDX, Disp: 32 * v})
@@ -323,10 +366,27 @@ func storeLanesAVX2(y VecPhysical, m Mem, lanes int) {
 	}
 }
 
+// storeLanes32 stores the first lanes (1..4) of the float32 values in y's
+// low half at m by plain stores.
+func storeLanes32(y VecPhysical, m Mem, lanes int) {
+	x := y.AsX()
+	switch lanes {
+	case 1:
+		VMOVSS(x, m)
+	case 2:
+		VMOVSD(x, m)
+	case 3:
+		VMOVSD(x, m)
+		VEXTRACTPS(U8(2), x, m.Offset(8))
+	default:
+		VMOVUPS(x, m)
+	}
+}
+
 // bInRegs reports whether the AVX2 kernel of kind kd loads every B vector
 // of row t into a register once (AB2), instead of taking the full ones as
 // an FMA memory operand per row of the block (a load per FMA).
-func bInRegs(s isa, kd kind) bool { return !s.is512() && kd == kindAB2 }
+func bInRegs(s isa, kd kind) bool { return !s.is512() && isAB2(kd) }
 
 // maskInReg reports whether an mr x nb block with B in registers leaves
 // Y15 to the mask: accumulators, nb B vectors, a broadcast temporary and
@@ -339,7 +399,7 @@ func maskInReg(nb, mr int) bool { return mr*nb+nb+2 <= 16 }
 // t at R12 + t*R9; AB kinds: row i at R12 + i*R9, element t at +8t).
 // Its labels start with pfx; with k = 0 it jumps to label end, which the
 // caller places after it.
-func reduce(s isa, kd kind, nb, mr int, half bool, pb string, loadA func(), pfx, end string) {
+func reduce(s isa, kd kind, nb, mr int, half bool, pb string, loadA func(), pfx, end string, a32 bool) {
 	r := s.regs
 	w := vecAs(nb, half)
 	acc := func(i, v int) Register { return w(r[i*nb+v], v) }
@@ -407,7 +467,13 @@ func reduce(s isa, kd kind, nb, mr int, half bool, pb string, loadA func(), pfx,
 			VMOVUPD(bVec(v), bregs[v])
 		}
 		for i := 0; i < mr; i++ {
-			VBROADCASTSD(aElem(i), t)
+			if a32 {
+				// A(i, t) float32: four copies, widened (exact).
+				VBROADCASTSS(aElem(i), t.AsX())
+				VCVTPS2PD(t.AsX(), t)
+			} else {
+				VBROADCASTSD(aElem(i), t)
+			}
 			for v := 0; v < nb; v++ {
 				VFMADD231PD(bregs[v], t, acc(i, v))
 			}
@@ -441,12 +507,16 @@ func reduce(s isa, kd kind, nb, mr int, half bool, pb string, loadA func(), pfx,
 	if kd == kindAtB {
 		ADDQ(R9, R12)
 	} else {
-		ADDQ(U8(8), R12)
+		step := U8(8)
+		if a32 {
+			step = U8(4)
+		}
+		ADDQ(step, R12)
 		if mr > 5 {
-			ADDQ(U8(8), R13)
+			ADDQ(step, R13)
 		}
 		if mr > 10 {
-			ADDQ(U8(8), RAX)
+			ADDQ(step, RAX)
 		}
 	}
 	ADDQ(R10, R11)

@@ -82,6 +82,7 @@ func main() {
 	genBlock(avx2, kindAB)
 	genBlock(avx512, kindAB2)
 	genBlock(avx2, kindAB2)
+	genBlock(avx2, kindAB2F32)
 	genAtX(avx2)
 	for _, s := range []isa{avx512, avx2} {
 		genSparseAB(s)
