@@ -393,6 +393,15 @@ func (r *race) tick(now time.Time) {
 	}
 }
 
+// holdPer is the time per call of the hold's last two windows (the mean
+// of both, or the one there is; 0 before any).
+func (r *race) holdPer() time.Duration {
+	if r.ref[1] > 0 {
+		return (r.ref[0] + r.ref[1]) / 2
+	}
+	return r.ref[0]
+}
+
 // lost reports whether a probe whose calls took per each so far has lost
 // by far (half as long again as the hold's last windows): it ends there,
 // after a quarter of a window, instead of running a whole window in the
@@ -401,10 +410,7 @@ func (r *race) tick(now time.Time) {
 // by the wake-up of parked workers (at most 0.8 ms on the build VM,
 // against the quarter window's 4 ms).
 func (r *race) lost(per time.Duration) bool {
-	ref := r.ref[0]
-	if r.ref[1] > 0 {
-		ref = (r.ref[0] + r.ref[1]) / 2
-	}
+	ref := r.holdPer()
 	return ref > 0 && per > ref+ref/2
 }
 
@@ -427,10 +433,7 @@ func (e *Engine) tock() {
 func (r *race) window(per time.Duration) {
 	if r.probe {
 		r.probe = false
-		ref := r.ref[0]
-		if r.ref[1] > 0 {
-			ref = (r.ref[0] + r.ref[1]) / 2
-		}
+		ref := r.holdPer()
 		// Splitting takes a second core: it must beat solo by
 		// raceMargin to be chosen, and solo wins unless it loses by as
 		// much (where the two are level, as beside a busy loop on a

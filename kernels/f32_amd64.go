@@ -80,12 +80,16 @@ func atx32(y []float64, a []float32, lda int, x []float32, n, d int) {
 	}
 }
 
-// round32Check checks the bounds of a rows x cols conversion (rows, cols
-// >= 1) and reports whether it is one contiguous run of rows*cols values.
-func round32Check(dst []float32, ldd int, src []float64, lds int, rows, cols int) bool {
+// round32Shape checks the bounds of a rows x cols conversion (rows,
+// cols >= 1) and returns the shape to run: one row of rows*cols values
+// when the rows are back to back, else rows x cols.
+func round32Shape(dst []float32, ldd int, src []float64, lds int, rows, cols int) (int, int) {
 	_ = dst[(rows-1)*ldd+cols-1]
 	_ = src[(rows-1)*lds+cols-1]
-	return ldd == cols && lds == cols
+	if ldd == cols && lds == cols {
+		return 1, rows * cols
+	}
+	return rows, cols
 }
 
 // round32 and round32Back call their kernels directly, not through
@@ -96,9 +100,7 @@ func round32(dst []float32, ldd int, src []float64, lds int, rows, cols int) {
 		round32Generic(dst, ldd, src, lds, rows, cols)
 		return
 	}
-	if round32Check(dst, ldd, src, lds, rows, cols) {
-		cols, rows = rows*cols, 1
-	}
+	rows, cols = round32Shape(dst, ldd, src, lds, rows, cols)
 	if useAVX512 {
 		round32KernelAVX512(&dst[0], ldd, &src[0], lds, rows, cols)
 	} else {
@@ -111,9 +113,7 @@ func round32Back(dst []float32, ldd int, src []float64, lds int, rows, cols int)
 		round32BackGeneric(dst, ldd, src, lds, rows, cols)
 		return
 	}
-	if round32Check(dst, ldd, src, lds, rows, cols) {
-		cols, rows = rows*cols, 1
-	}
+	rows, cols = round32Shape(dst, ldd, src, lds, rows, cols)
 	if useAVX512 {
 		round32BackKernelAVX512(&dst[0], ldd, &src[0], lds, rows, cols)
 	} else {
@@ -139,9 +139,7 @@ func scaleRound32(dst []float32, ldd int, src []float64, lds int, rows, cols int
 		scaleRound32Generic(dst, ldd, src, lds, rows, cols, alpha)
 		return
 	}
-	if round32Check(dst, ldd, src, lds, rows, cols) {
-		cols, rows = rows*cols, 1
-	}
+	rows, cols = round32Shape(dst, ldd, src, lds, rows, cols)
 	if useAVX512 {
 		scaleRound32KernelAVX512(&dst[0], ldd, &src[0], lds, rows, cols, alpha)
 	} else {

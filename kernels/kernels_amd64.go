@@ -231,11 +231,7 @@ func ab2(c []float64, ldc int, a1 []float64, lda1 int, b1 []float64, ldb1 int, a
 		zeroRows(c, ldc, n, d)
 		return
 	}
-	_ = c[(n-1)*ldc+d-1]
-	_ = a1[(n-1)*lda1+k-1]
-	_ = b1[(k-1)*ldb1+d-1]
-	_ = a2[(n-1)*lda2+k-1]
-	_ = b2[(k-1)*ldb2+d-1]
+	ab2Extent(c, ldc, a1, lda1, b1, ldb1, a2, lda2, b2, ldb2, n, k, d)
 	if useAVX512 {
 		for j := 0; j < d; j += blockColsAVX512 {
 			ab2KernelAVX512(&c[j], ldc, &a1[0], lda1, &b1[j], ldb1, &a2[0], lda2, &b2[j], ldb2, k, n, min(d-j, blockColsAVX512))
@@ -589,6 +585,17 @@ func peakFMA(iters int) (flops int) {
 // on every architecture, uses acosGeneric.
 func acos(x float64) float64 { return math.Acos(x) }
 
+// ab2Extent checks, before the assembly, that every slice of an AB2 or
+// AB2F32 call (n, k, d >= 1) holds its last element: a short one panics
+// here instead of the kernel reading or writing past it.
+func ab2Extent[C, A float32 | float64](c []C, ldc int, a1 []A, lda1 int, b1 []float64, ldb1 int, a2 []float64, lda2 int, b2 []float64, ldb2 int, n, k, d int) {
+	_ = c[(n-1)*ldc+d-1]
+	_ = a1[(n-1)*lda1+k-1]
+	_ = b1[(k-1)*ldb1+d-1]
+	_ = a2[(n-1)*lda2+k-1]
+	_ = b2[(k-1)*ldb2+d-1]
+}
+
 func ab2F32(c []float32, ldc int, a1 []float32, lda1 int, b1 []float64, ldb1 int, a2 []float64, lda2 int, b2 []float64, ldb2 int, n, k, d int) {
 	if useAVX512 || !useAVX2 || k <= 0 || d > blockColsAVX2 {
 		// Wider than one AVX2 column block, a fused kernel would widen
@@ -598,11 +605,7 @@ func ab2F32(c []float32, ldc int, a1 []float32, lda1 int, b1 []float64, ldb1 int
 		ab2F32Blocks(c, ldc, a1, lda1, b1, ldb1, a2, lda2, b2, ldb2, n, k, d)
 		return
 	}
-	_ = c[(n-1)*ldc+d-1]
-	_ = a1[(n-1)*lda1+k-1]
-	_ = b1[(k-1)*ldb1+d-1]
-	_ = a2[(n-1)*lda2+k-1]
-	_ = b2[(k-1)*ldb2+d-1]
+	ab2Extent(c, ldc, a1, lda1, b1, ldb1, a2, lda2, b2, ldb2, n, k, d)
 	// One column block: its rows are read whole before they are stored,
 	// so in place is fine.
 	ab2F32KernelAVX2(&c[0], ldc, &a1[0], lda1, &b1[0], ldb1, &a2[0], lda2, &b2[0], ldb2, k, n, d)

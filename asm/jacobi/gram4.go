@@ -235,6 +235,28 @@ func tridiag4() {
 	r2 := GP64()
 	rowI1 := GP64()
 	rowP := []Register{rowI, rowI1}
+	// rowPairs walks body over the rows from iB (byte offset; rowI its
+	// row of G) to n: two rows at a time (body(2, tag+"2"), rowI1 the
+	// second) while two are left, then the last one (body(1, tag+"1"));
+	// it ends at label tag+"done". symv and update run so.
+	rowPairs := func(tag string, body func(rows int, pfx string)) {
+		Label(tag + "2")
+		MOVQ(iB, r2)
+		ADDQ(Imm(32), r2)
+		CMPQ(r2, nB)
+		JGE(LabelRef(tag))
+		MOVQ(rowI, rowI1)
+		ADDQ(rowG, rowI1)
+		body(2, tag+"2")
+		LEAQ(Mem{Base: rowI1, Index: rowG, Scale: 1}, rowI)
+		ADDQ(Imm(64), iB)
+		JMP(LabelRef(tag + "2"))
+		Label(tag)
+		CMPQ(iB, nB)
+		JGE(LabelRef(tag + "done"))
+		body(1, tag+"1")
+		Label(tag + "done")
+	}
 	// symv emits y[i] for rows (1 or 2) rows from rowI: each row's two
 	// chains (even pairs of terms in Y7 or Y9, odd in Y8 or Y10) added,
 	// times τ, stored, and the row's y[i] v[i] added into yv.
@@ -275,22 +297,7 @@ func tridiag4() {
 			VFMADD231PD(Mem{Base: rowK, Index: iB, Scale: 1, Disp: 32 * u}, even[u], yv)
 		}
 	}
-	Label("ty2")
-	MOVQ(iB, r2)
-	ADDQ(Imm(32), r2)
-	CMPQ(r2, nB)
-	JGE(LabelRef("ty"))
-	MOVQ(rowI, rowI1)
-	ADDQ(rowG, rowI1)
-	symv(2, "ty2")
-	LEAQ(Mem{Base: rowI1, Index: rowG, Scale: 1}, rowI)
-	ADDQ(Imm(64), iB)
-	JMP(LabelRef("ty2"))
-	Label("ty")
-	CMPQ(iB, nB)
-	JGE(LabelRef("tydone"))
-	symv(1, "ty1")
-	Label("tydone")
+	rowPairs("ty", symv)
 
 	Comment("z = y + h v, h = -τ yv / 2 (into y)")
 	h := Y11
@@ -341,22 +348,7 @@ func tridiag4() {
 		CMPQ(r, nB)
 		JL(LabelRef(pfx + "j"))
 	}
-	Label("tu2")
-	MOVQ(iB, r2)
-	ADDQ(Imm(32), r2)
-	CMPQ(r2, nB)
-	JGE(LabelRef("tu"))
-	MOVQ(rowI, rowI1)
-	ADDQ(rowG, rowI1)
-	update(2, "tu2")
-	LEAQ(Mem{Base: rowI1, Index: rowG, Scale: 1}, rowI)
-	ADDQ(Imm(64), iB)
-	JMP(LabelRef("tu2"))
-	Label("tu")
-	CMPQ(iB, nB)
-	JGE(LabelRef("tudone"))
-	update(1, "tu1")
-	Label("tudone")
+	rowPairs("tu", update)
 
 	ADDQ(rowG, rowK)
 	INCQ(k)

@@ -241,25 +241,9 @@ func genAtB32(s isa32) {
 	for _, tail := range tails {
 		vn := vname(tail)
 		for nb := 1; nb <= s.maxNB; nb++ {
-			pfx := label("%s_nb%d", vn, nb)
-			mr := s.mr[nb]
-			Label(pfx)
-			CMPQ(RCX, U8(mr))
-			JB(LabelRef(pfx + "_rest"))
-			atb32Block(s, nb, mr, pfx+"_full", tail)
-			SUBQ(U8(mr), RCX)
-			JMP(LabelRef(pfx))
-			Label(pfx + "_rest")
-			for r := 1; r < mr; r++ {
-				CMPQ(RCX, U8(r))
-				JE(LabelRef(label("%s_mr%d", pfx, r)))
-			}
-			JMP(LabelRef(done))
-			for r := 1; r < mr; r++ {
-				Label(label("%s_mr%d", pfx, r))
-				atb32Block(s, nb, r, label("%s_mr%d_", pfx, r), tail)
-				JMP(LabelRef(done))
-			}
+			rowBlocks(s.mr[nb], label("%s_nb%d", vn, nb), done, func(rows int, bp string) {
+				atb32Block(s, nb, rows, bp, tail)
+			})
 		}
 	}
 	Label(done)

@@ -98,26 +98,36 @@ func genBlock(s isa, kd kind) {
 	SHLQ(U8(3), R10)
 
 	columnDispatch(s, name, "rows", func(nb int, half bool, pfx, done string) {
-		mr := s.mr[nb]
-		Label(pfx)
-		CMPQ(RCX, U8(mr))
-		JB(LabelRef(pfx + "_rest"))
-		blockVariant(s, kd, nb, mr, half, pfx+"_full")
-		SUBQ(U8(mr), RCX)
-		JMP(LabelRef(pfx))
-
-		Label(pfx + "_rest")
-		for r := 1; r < mr; r++ {
-			CMPQ(RCX, U8(r))
-			JE(LabelRef(label("%s_mr%d", pfx, r)))
-		}
-		JMP(LabelRef(done))
-		for r := 1; r < mr; r++ {
-			Label(label("%s_mr%d", pfx, r))
-			blockVariant(s, kd, nb, r, half, label("%s_mr%d_", pfx, r))
-			JMP(LabelRef(done))
-		}
+		rowBlocks(s.mr[nb], pfx, done, func(rows int, bp string) {
+			blockVariant(s, kd, nb, rows, half, bp)
+		})
 	})
+}
+
+// rowBlocks emits the walk over the rows (CX rows left) of a block
+// kernel's variant, starting at label pfx: full blocks of mr rows while
+// at least mr are left, then one block of the 1..mr-1 left, each by
+// block(rows, its label prefix), which advances the row pointers; it
+// jumps to done at the end.
+func rowBlocks(mr int, pfx, done string, block func(rows int, pfx string)) {
+	Label(pfx)
+	CMPQ(RCX, U8(mr))
+	JB(LabelRef(pfx + "_rest"))
+	block(mr, pfx+"_full")
+	SUBQ(U8(mr), RCX)
+	JMP(LabelRef(pfx))
+
+	Label(pfx + "_rest")
+	for r := 1; r < mr; r++ {
+		CMPQ(RCX, U8(r))
+		JE(LabelRef(label("%s_mr%d", pfx, r)))
+	}
+	JMP(LabelRef(done))
+	for r := 1; r < mr; r++ {
+		Label(label("%s_mr%d", pfx, r))
+		block(r, label("%s_mr%d_", pfx, r))
+		JMP(LabelRef(done))
+	}
 }
 
 // columnDispatch emits what the column-blocked kernels (AtB, AB, AtX) share
