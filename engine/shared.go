@@ -384,6 +384,15 @@ func (sh *Shared) NearestBatch(r []Nearest, sets []*linalg.Dense, lambda []float
 	e := sh.get()
 	defer sh.put(e)
 	sh.nearestSpace(e, lambda)
+	if len(sets) == 1 { // nothing to split: no job, no goroutine, no allocation
+		s0 := e.stats
+		err := e.Nearest(&r[0], sets[0], lambda, labels, second)
+		sh.count(s0, e.stats)
+		if err != nil {
+			return fmt.Errorf("sample 0: %w", err)
+		}
+		return nil
+	}
 	work := float64(sh.p) * 2 * float64(sh.dim) * float64(sh.d*sh.d)
 	if sh.pivots() != nil {
 		work /= 4 // most projections skipped

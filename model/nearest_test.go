@@ -77,3 +77,38 @@ func countNonRejected(labels []int) int {
 	}
 	return n
 }
+
+// TestPredictLabelsSearchAllocs: a served PredictLabelsTo of one set
+// through the pruned search allocates nothing once warm (its scratch comes
+// from the server's pool), with and without the crew.
+func TestPredictLabelsSearchAllocs(t *testing.T) {
+	if raceEnabled {
+		t.Skip("sync.Pool drops items under the race detector")
+	}
+	const dim, d, classes, per = 120, 4, 12, 8
+	x, y := synth(t, 63, dim, d, classes, per, 0.01)
+	o := DefaultOptions()
+	o.Model.PrototypesPerClass, o.Train.Init, o.Train.InitNoise = per, InitSample, 0.005
+	m, err := Init(o, Sets(x), y)
+	if err != nil {
+		t.Fatal(err)
+	}
+	one := []Sample{Set(x[3])}
+	got := make([]int, 1)
+	for _, workers := range []int{1, 2} {
+		mw := m.clone()
+		mw.train.Workers = workers
+		if err := mw.PredictLabelsTo(got, one); err != nil {
+			t.Fatal(err)
+		}
+		if st := mw.SearchStats(); st.Prototypes == 0 {
+			t.Fatalf("%d workers: the pruned search did not run", workers)
+		}
+		if a := testing.AllocsPerRun(50, func() { _ = mw.PredictLabelsTo(got, one) }); a != 0 {
+			t.Errorf("%d workers: PredictLabelsTo of one set: %v allocations", workers, a)
+		}
+		if got[0] != y[3] {
+			t.Errorf("%d workers: label %d of a training set of class %d", workers, got[0], y[3])
+		}
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"runtime"
+	"sync"
 	"sync/atomic"
 
 	"github.com/grlgq/grlgq/engine"
@@ -300,6 +301,37 @@ type server struct {
 	eng  *engine.Shared
 	crew *engine.Engine // nil on one core or with one prototype
 	busy atomic.Bool    // the crew is in use
+	// search holds *searchScratch: the pruned search's per-call slices,
+	// so that a served PredictLabelsTo allocates nothing.
+	search sync.Pool
+}
+
+// searchScratch is one PredictLabelsTo call's scratch for the pruned
+// search: a result and a basis per sample.
+type searchScratch struct {
+	r []engine.Nearest
+	b []*linalg.Dense
+}
+
+// searchScratch returns scratch for n samples from the pool (grown if
+// needed), to be handed back by putSearchScratch.
+func (s *server) searchScratch(n int) *searchScratch {
+	sc, _ := s.search.Get().(*searchScratch)
+	if sc == nil {
+		sc = new(searchScratch)
+	}
+	if cap(sc.r) < n {
+		sc.r, sc.b = make([]engine.Nearest, n), make([]*linalg.Dense, n)
+	}
+	sc.r, sc.b = sc.r[:n], sc.b[:n]
+	return sc
+}
+
+// putSearchScratch hands sc back, dropping its references to the
+// caller's bases.
+func (s *server) putSearchScratch(sc *searchScratch) {
+	clear(sc.b)
+	s.search.Put(sc)
 }
 
 // acquire returns the crew when there is one and no other call holds it
@@ -472,7 +504,9 @@ func (m *Model) PredictLabelsTo(dst []int, x []Sample) error {
 		return err
 	}
 	if s.searches(x) {
-		return s.labelSets(make([]engine.Nearest, len(x)), make([]*linalg.Dense, len(x)), dst, x, func(r []engine.Nearest, b []*linalg.Dense, second bool) error {
+		sc := s.searchScratch(len(x))
+		defer s.putSearchScratch(sc)
+		return s.labelSets(sc.r, sc.b, dst, x, func(r []engine.Nearest, b []*linalg.Dense, second bool) error {
 			if len(b) == 1 {
 				if c := s.acquire(); c != nil {
 					// One set: its search split by the crew, which is free.
