@@ -795,8 +795,7 @@ type trainer struct {
 	gv          [2][]float64     // ∂E/∂V± = U± diag(gv[±])
 	gl          []float64        // ∂E/∂λ (d, or 2d for local relevances)
 	coef        []float64        // update coefficients: 2 d x d per winner (exact), or B = Q_P diag(−η gv) Q_Wᵀ (general)
-	v           [2]*linalg.Dense // the winners before the update (rollback)
-	tmp         *linalg.Dense    // P B (general route)
+	v           [2]*linalg.Dense // the winners before the update (rollback); the general route's new bases
 	qs, ps, qt  []float64        // d x d scratch of exactCoefficients
 	orth        *linalg.Orthonormalizer
 	lamNew      []float64 // new relevances (d, or 2d for local: plus, minus)
@@ -880,7 +879,6 @@ func newTrainer(m *Model, tc TrainConfig) (*trainer, error) {
 		theta:     make([]float64, p*d),
 		coef:      make([]float64, max(4*d*d, 2*d)),
 		orth:      linalg.NewOrthonormalizer(dim, d),
-		tmp:       linalg.NewDense(dim, d),
 		qs:        make([]float64, d*d),
 		ps:        make([]float64, d*d),
 		qt:        make([]float64, d*d),
@@ -1308,14 +1306,18 @@ func (t *trainer) checkAll() error {
 
 // updateGeneral is the update by the general route: W ← W + P B with
 // B = Q_P diag(−η g) Q_Wᵀ (the span of V + U diag(−η g), since V = W Q_W
-// with Q_W orthogonal), then CGS2. t.v keeps the old bases for the
-// rollback: on failure both winners are restored.
+// with Q_W orthogonal), then CGS2. Nothing is written before both new
+// bases exist, so a failure leaves both winners as they were without a
+// backup copy: W⁺'s new basis waits in t.v[0] while W⁻'s is
+// orthonormalised from t.v[1] straight into its prototype
+// (OrthonormalizeTo leaves its destination unchanged on error), then
+// W⁺'s is copied in. The bits are those of updating each prototype in
+// place (t.v[s] = P B + W is W + P B: addition commutes).
 func (t *trainer) updateGeneral(p *linalg.Dense, r stepResult, eta float64) error {
 	t.eng.Fresh(r.Plus)
 	t.eng.Fresh(r.Minus)
 	d := t.base.d
-	plus := r.Plus
-	for side, k := range [2]int{plus, r.Minus} {
+	for side, k := range [2]int{r.Plus, r.Minus} {
 		qp, qw, g := t.qp[side], t.qw[side], t.gv[side]
 		for i := 0; i < d; i++ {
 			for j := 0; j < d; j++ {
@@ -1328,24 +1330,21 @@ func (t *trainer) updateGeneral(p *linalg.Dense, r stepResult, eta float64) erro
 		}
 		for _, v := range t.coef[:d*d] {
 			if !finite(v) {
-				if side == 1 {
-					t.protos[plus].CopyFrom(t.v[0])
-				}
 				return fmt.Errorf("model: update of prototype %d: %w", k, ErrNotFinite)
 			}
 		}
-		wk := t.protos[k]
-		t.v[side].CopyFrom(wk)
-		kernels.AB(t.tmp.Data, t.tmp.Stride, p.Data, p.Stride, t.coef, d, t.base.dim, d, d)
-		addTo(wk, t.tmp)
-		if err := t.orth.Orthonormalize(wk); err != nil {
-			wk.CopyFrom(t.v[side])
-			if side == 1 {
-				t.protos[plus].CopyFrom(t.v[0])
-			}
+		wk, nw := t.protos[k], t.v[side]
+		kernels.AB(nw.Data, nw.Stride, p.Data, p.Stride, t.coef, d, t.base.dim, d, d)
+		addTo(nw, wk)
+		dst := nw // W⁺: kept until W⁻ has succeeded
+		if side == 1 {
+			dst = wk
+		}
+		if err := t.orth.OrthonormalizeTo(dst, nw); err != nil {
 			return stepError(fmt.Sprintf("orthonormalising prototype %d", k), err)
 		}
 	}
+	t.protos[r.Plus].CopyFrom(t.v[0])
 	return nil
 }
 
