@@ -9,8 +9,9 @@ import (
 )
 
 // cpuClock measures the process's CPU time (user and system, getrusage)
-// from start to report, which reports it per op as cpu-ns/op.
-type cpuClock struct{ t0 time.Duration }
+// from start to report, less what ran between pause and resume, and
+// reports it per op as cpu-ns/op.
+type cpuClock struct{ t0, paused time.Duration }
 
 func cpuNow() time.Duration {
 	var ru syscall.Rusage
@@ -20,10 +21,14 @@ func cpuNow() time.Duration {
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
-func (c *cpuClock) start() { c.t0 = cpuNow() }
+func (c *cpuClock) start() { c.t0, c.paused = cpuNow(), 0 }
+
+// pause and resume leave out the CPU time between them.
+func (c *cpuClock) pause()  { c.paused -= cpuNow() }
+func (c *cpuClock) resume() { c.paused += cpuNow() }
 
 func (c *cpuClock) report(b *testing.B) {
 	if b.N > 0 && c.t0 > 0 {
-		b.ReportMetric(float64(cpuNow()-c.t0)/float64(b.N), "cpu-ns/op")
+		b.ReportMetric(float64(cpuNow()-c.t0-c.paused)/float64(b.N), "cpu-ns/op")
 	}
 }
