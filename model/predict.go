@@ -493,8 +493,9 @@ func (m *Model) Distances(x []Sample) ([]float64, error) {
 // index, then the projections' and the enclosures' bounds) leave most
 // prototypes without a projection or a singular value, with the same
 // labels as every distance gives (see SearchStats); a single set's search
-// is split by the model's crew when it is free, as PredictTo is. Other
-// calls compute every distance a block of samples at a time.
+// is split by the model's crew when it is free, as PredictTo is, and
+// allocates nothing (its scratch is pooled). Other calls compute every
+// distance a block of samples at a time.
 func (m *Model) PredictLabelsTo(dst []int, x []Sample) error {
 	if len(dst) < len(x) {
 		return fmt.Errorf("model: %w: %d labels for %d samples", ErrData, len(dst), len(x))
