@@ -1340,6 +1340,9 @@ func (t *trainer) updateGeneral(p *linalg.Dense, r stepResult, eta float64) erro
 		if side == 1 {
 			dst = wk
 		}
+		if beforeGeneralOrth != nil {
+			beforeGeneralOrth(t, side)
+		}
 		if err := t.orth.OrthonormalizeTo(dst, nw); err != nil {
 			return stepError(fmt.Sprintf("orthonormalising prototype %d", k), err)
 		}
@@ -1347,6 +1350,11 @@ func (t *trainer) updateGeneral(p *linalg.Dense, r stepResult, eta float64) erro
 	t.protos[r.Plus].CopyFrom(t.v[0])
 	return nil
 }
+
+// beforeGeneralOrth, when not nil, runs before the general route
+// orthonormalises the new basis of side s (tests: a failure of W⁻'s
+// after W⁺'s succeeded).
+var beforeGeneralOrth func(t *trainer, side int)
 
 // gradient computes the winners of the set p (label y) and the gradients
 // of its cost E = weight·φ(μ) at the current state:

@@ -312,4 +312,24 @@ func TestStepRollback(t *testing.T) {
 	if !bytes.Equal(modelBytes(t, tr.Model()), before) {
 		t.Error("failed step changed the model")
 	}
+
+	// W⁻'s orthonormalisation fails after W⁺'s succeeded: neither changes.
+	tr.orth.Tol = linalg.DefaultTol
+	sides := 0
+	beforeGeneralOrth = func(t *trainer, side int) {
+		sides++
+		if side == 1 {
+			t.orth.Tol = 2
+		}
+	}
+	defer func() { beforeGeneralOrth = nil }()
+	if _, err := tr.stepSample(Set(xs[1]), ys[1], 0.1, 0.01); !errors.Is(err, ErrNumerical) {
+		t.Fatalf("W⁻ failing: err = %v, want ErrNumerical", err)
+	}
+	if sides != 2 {
+		t.Fatalf("the general route orthonormalised %d sides, want 2", sides)
+	}
+	if !bytes.Equal(modelBytes(t, tr.Model()), before) {
+		t.Error("a step whose W⁻ failed changed the model")
+	}
 }
