@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/grlgq/grlgq/linalg"
@@ -221,6 +222,24 @@ func TestSharedNearest(t *testing.T) {
 			if got != want || rs[i] != want {
 				t.Errorf("p=%d query %d: Shared %+v, batch %+v, Engine %+v", p, i, got, rs[i], want)
 			}
+			// A batch of one runs on the caller alone (no split job): the
+			// same result, counted once.
+			one := make([]Nearest, 1)
+			before := sh.Stats().Searches
+			if err := sh.NearestBatch(one, queries[i:i+1], lambda, labels, true); err != nil {
+				t.Fatal(err)
+			}
+			if one[0] != want {
+				t.Errorf("p=%d query %d: batch of one %+v, Engine %+v", p, i, one[0], want)
+			}
+			if n := sh.Stats().Searches - before; n != 1 {
+				t.Errorf("p=%d query %d: a batch of one added %d searches to Stats", p, i, n)
+			}
+		}
+		bad := linalg.NewDense(dim, d)
+		bad.Data[3] = math.NaN()
+		if err := sh.NearestBatch(make([]Nearest, 1), []*linalg.Dense{bad}, lambda, labels, true); err == nil || !strings.Contains(err.Error(), "sample 0") {
+			t.Errorf("p=%d: a batch of one NaN set: %v, want an error naming sample 0", p, err)
 		}
 		// A crew of the Shared (2 and 3 workers) finds the same, with the
 		// Shared's pivot index, and adds its searches to the Shared's Stats.
