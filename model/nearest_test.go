@@ -13,15 +13,8 @@ import (
 // prototypes each, with and without a reject margin, through
 // Model.PredictLabels and Model.Score with 1 and 2 workers.
 func TestPredictBatchSearch(t *testing.T) {
-	const dim, d, classes, per = 120, 4, 12, 8
-	x, y := synth(t, 61, dim, d, classes, per, 0.01)
-	o := DefaultOptions()
-	o.Model.PrototypesPerClass, o.Train.Init, o.Train.InitNoise = per, InitSample, 0.005
-	m, err := Init(o, Sets(x), y)
-	if err != nil {
-		t.Fatal(err)
-	}
-	test, _ := synth(t, 62, dim, d, classes, 3, 0.02)
+	m, _, _ := searchModel(t, 61)
+	test, _ := synth(t, 62, m.dim, m.d, m.classes, 3, 0.02)
 	samples := make([]Sample, len(test))
 	for i, s := range test {
 		samples[i] = Set(s)
@@ -67,6 +60,22 @@ func TestPredictBatchSearch(t *testing.T) {
 	}
 }
 
+// searchModel returns a model that the pruned search serves (12 classes
+// of 8 prototypes, D = 120, d = 4: at least engine.PivotMinP prototypes),
+// initialised from its training sets x (labels y) drawn with seed.
+func searchModel(t *testing.T, seed uint64) (*Model, []*subspace.Subspace, []int) {
+	t.Helper()
+	const dim, d, classes, per = 120, 4, 12, 8
+	x, y := synth(t, seed, dim, d, classes, per, 0.01)
+	o := DefaultOptions()
+	o.Model.PrototypesPerClass, o.Train.Init, o.Train.InitNoise = per, InitSample, 0.005
+	m, err := Init(o, Sets(x), y)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m, x, y
+}
+
 // countNonRejected counts the labels that are not -1.
 func countNonRejected(labels []int) int {
 	n := 0
@@ -85,14 +94,7 @@ func TestPredictLabelsSearchAllocs(t *testing.T) {
 	if raceEnabled {
 		t.Skip("sync.Pool drops items under the race detector")
 	}
-	const dim, d, classes, per = 120, 4, 12, 8
-	x, y := synth(t, 63, dim, d, classes, per, 0.01)
-	o := DefaultOptions()
-	o.Model.PrototypesPerClass, o.Train.Init, o.Train.InitNoise = per, InitSample, 0.005
-	m, err := Init(o, Sets(x), y)
-	if err != nil {
-		t.Fatal(err)
-	}
+	m, x, y := searchModel(t, 63)
 	one := []Sample{Set(x[3])}
 	got := make([]int, 1)
 	for _, workers := range []int{1, 2} {
