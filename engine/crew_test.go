@@ -17,13 +17,7 @@ import (
 // (workers still spinning) give the same bits again. Run it under
 // GRLGQ_KERNELS=avx2|generic and -tags purego too.
 func TestCrewBitIdentical(t *testing.T) {
-	for _, own := range []int{PivotMinP, 1} {
-		t.Run(fmt.Sprintf("ownBlocksFrom=%d", own), func(t *testing.T) {
-			defer func(old int) { sharedOwnMin = old }(sharedOwnMin)
-			sharedOwnMin = own
-			testCrewBitIdentical(t)
-		})
-	}
+	forEachLayout(t, testCrewBitIdentical)
 }
 
 // testCrewBitIdentical is TestCrewBitIdentical for the current

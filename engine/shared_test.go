@@ -73,11 +73,18 @@ func samplesAndImages(t *testing.T, r *rand.Rand, dim, d, n int) ([]*linalg.Dens
 // and with batches large enough to be split. Run it under
 // GRLGQ_KERNELS=avx2|generic and -tags purego too.
 func TestSharedBitIdentical(t *testing.T) {
+	forEachLayout(t, testSharedBitIdentical)
+}
+
+// forEachLayout runs test once in each layout of a Shared's prototypes:
+// the wide matrix (as shipped below PivotMinP) and each prototype its own
+// block (sharedOwnMin forced to 1).
+func forEachLayout(t *testing.T, test func(t *testing.T)) {
 	for _, own := range []int{PivotMinP, 1} {
 		t.Run(fmt.Sprintf("ownBlocksFrom=%d", own), func(t *testing.T) {
 			defer func(old int) { sharedOwnMin = old }(sharedOwnMin)
 			sharedOwnMin = own
-			testSharedBitIdentical(t)
+			test(t)
 		})
 	}
 }
