@@ -133,8 +133,6 @@ func makeShared(dim, d int, protos []*linalg.Dense, workers int, f32 bool) (*Sha
 	return sh, nil
 }
 
-// Dims returns the sample dimension D, the subspace dimension d and the
-// number of prototypes p.
 // sharedOwnMin is the number of prototypes from which a Shared gives each
 // its own block (PivotMinP; a variable for the tests).
 var sharedOwnMin = PivotMinP
@@ -154,6 +152,8 @@ func (sh *Shared) shard(lo, hi int) *shard {
 	return s
 }
 
+// Dims returns the sample dimension D, the subspace dimension d and the
+// number of prototypes p.
 func (sh *Shared) Dims() (dim, d, p int) { return sh.dim, sh.d, sh.p }
 
 // Bytes returns the size of the packed prototypes, the memory all callers
@@ -384,7 +384,10 @@ func (sh *Shared) NearestBatch(r []Nearest, sets []*linalg.Dense, lambda []float
 	e := sh.get()
 	defer sh.put(e)
 	sh.nearestSpace(e, lambda)
-	if len(sets) == 1 { // nothing to split: no job, no goroutine, no allocation
+	// One set: nothing to split. Here rather than in split, whose
+	// run closure (stored in the job its helpers share) is allocated
+	// by the call whether or not helpers start.
+	if len(sets) == 1 {
 		s0 := e.stats
 		err := e.Nearest(&r[0], sets[0], lambda, labels, second)
 		sh.count(s0, e.stats)
