@@ -62,7 +62,7 @@ func (sh *Shared) Crew(workers int) *Engine {
 			// The shard's own contiguous copy of its float32 columns
 			// (see above): the bits of sh's, which are rounded from the
 			// same values.
-			s.ld32 = n * d
+			s.ld32, s.bw32 = n*d, n
 			s.bs32 = dim * s.ld32
 			s.protos32 = make([]float32, dim*s.ld32)
 			for i := 0; i < dim; i++ {

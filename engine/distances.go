@@ -195,14 +195,17 @@ func (e *Engine) distances(s *shard, proj, sigma, dist, theta []float64, P *lina
 func (e *Engine) projectInto(proj []float64, P *linalg.Dense, p32 []float32, lo, hi int) {
 	d := e.d
 	r := e.shards[e.owner[lo]]
-	for a, b := lo, lo; a < hi; a = b {
-		b = r.runEnd(a, hi) // one call per block (one call in a training engine)
-		o, nc := (a-lo)*d, (b-a)*d
-		if e.f32 {
-			kernels.AtB32(proj[o:], chunk*d, p32, d, r.protos32[r.col32(a, d):], r.ld32, e.dim, d, nc)
-		} else {
-			kernels.AtB(proj[o:], chunk*d, P.Data, P.Stride, r.protos[r.col(a, d):], r.ld, e.dim, d, nc)
+	// One call per block of the layout (see col).
+	if e.f32 {
+		for a, b := lo, lo; a < hi; a = b {
+			b = r.runEnd32(a, hi)
+			kernels.AtB32(proj[(a-lo)*d:], chunk*d, p32, d, r.protos32[r.col32(a, d):], r.ld32, e.dim, d, (b-a)*d)
 		}
+		return
+	}
+	for a, b := lo, lo; a < hi; a = b {
+		b = r.runEnd(a, hi)
+		kernels.AtB(proj[(a-lo)*d:], chunk*d, P.Data, P.Stride, r.protos[r.col(a, d):], r.ld, e.dim, d, (b-a)*d)
 	}
 }
 
@@ -324,14 +327,19 @@ func (e *Engine) sparseList(nzIdx []int32, nzVal []float64, x []float64) int {
 // pixels of a sparse image (the same bits), then the angles.
 func (e *Engine) images(s *shard, dist, theta []float64, x []float64, xnorm float64, lo, hi int) error {
 	r := e.shards[e.owner[lo]]
-	d := e.d
+	d, nz := e.d, e.job.nz
+	// One call per block of the layout (see col).
+	if e.f32 && nz == 0 {
+		for a, b := lo, lo; a < hi; a = b {
+			b = r.runEnd32(a, hi)
+			kernels.AtX32(s.y[(a-lo)*d:], r.protos32[r.col32(a, d):], r.ld32, e.shards[0].x32, e.dim, (b-a)*d)
+		}
+		return e.imageAngles(dist, theta, s.y[:(hi-lo)*d], xnorm, lo, hi)
+	}
 	for a, b := lo, lo; a < hi; a = b {
-		b = r.runEnd(a, hi) // one call per block (one call in a training engine)
-		y, nc := s.y[(a-lo)*d:], (b-a)*d
-		w := r.protos[r.col(a, d):]
-		if e.f32 && e.job.nz == 0 {
-			kernels.AtX32(y, r.protos32[r.col32(a, d):], r.ld32, e.shards[0].x32, e.dim, nc)
-		} else if nz := e.job.nz; nz > 0 {
+		b = r.runEnd(a, hi)
+		y, nc, w := s.y[(a-lo)*d:], (b-a)*d, r.protos[r.col(a, d):]
+		if nz > 0 {
 			kernels.SparseAB(y, e.nzVal[:nz], e.nzIdx[:nz], w, r.ld, nc)
 		} else {
 			kernels.AB(y, nc, x, e.dim, w, r.ld, 1, e.dim, nc)

@@ -19,12 +19,19 @@
 //
 // An Engine owns persistent worker goroutines, created by New and stopped
 // by Close. Prototypes are split into contiguous shards, one per worker;
-// shard 0 is run by the calling goroutine itself. Each shard's prototypes
-// are stored side by side in one 64-byte aligned row-major D x (n·d)
-// matrix (prototype k is d adjacent columns; stride n·d rounded up to a
-// multiple of 8), so that a worker keeps re-reading the same memory, it
-// stays in its core's L2 cache, and no padding is read: the row of every
-// pixel holds that pixel's weights in all the shard's prototypes. A call
+// shard 0 is run by the calling goroutine itself. For d < 8
+// (ownBlockMinDim) each shard's prototypes are stored side by side in one
+// 64-byte aligned row-major D x (n·d) matrix (prototype k is d adjacent
+// columns; stride n·d rounded up to a multiple of 8), so that a worker
+// keeps re-reading the same memory and no padding is read: the row of
+// every pixel holds that pixel's weights in all the shard's prototypes.
+// From d = 8 on each prototype is its own contiguous D x d block (stride
+// d, one after the other): a projection then streams each prototype's
+// bytes once, in order, where the wide matrix's column blocks share cache
+// lines that come from L3 twice once the prototypes outgrow L2 (on AVX2
+// a sample against 10 prototypes of 784 x 12 took 82 µs instead of 95;
+// see ownBlockMinDim). The float32 copy (float32 mode) stays one wide
+// matrix per shard, where AtB32 runs fastest. A call
 // publishes its job by bumping an atomic sequence number.
 // Workers spin on it for a bounded time (SpinTime, calling runtime.Gosched
 // so that more workers than cores still make progress) and then park on a
@@ -74,9 +81,9 @@
 // instead: each worker takes a contiguous range of samples against all
 // prototypes (one sample, or for images a block of 32, per chunk).
 //
-// A single image is one kernels.AB row per chunk: y = x W, x against the
-// chunk's columns of the shard matrix (one broadcast of x[r] per row, long
-// FMA rows), then θ_k = arccos(‖y_k‖/‖x‖). Reading the prototypes (from
+// A single image is one kernels.AB row per chunk (per prototype where
+// each has its own block): y = x W, x against the chunk's columns of the
+// shard matrix (one broadcast of x[r] per row, long FMA rows), then θ_k = arccos(‖y_k‖/‖x‖). Reading the prototypes (from
 // L2) bounds it, so a sparse image reads only the rows of its nonzero
 // pixels: the caller lists them once (kernels.Nonzeros) and every chunk
 // runs kernels.SparseAB over the list instead of kernels.AB. Whether an
@@ -85,14 +92,15 @@
 // workers or timing, and only while every prototype is known finite (set
 // by SetPrototype with finite values; a view handed out by Prototype
 // turns the sparse path off for good). A batch of images is a GEMM per
-// block of 32 images against each shard matrix (kernels.AB with 32 rows),
+// block of 32 images against each block of prototypes (kernels.AB with 32 rows),
 // so the prototypes are read once per block instead of once per image.
 //
-// A chunk's projections are one kernels.AtB of the sample against the
-// chunk's prototypes side by side in the shard matrix (d x 8d instead of
-// eight d x d products: on AVX2 about a third faster at d = 5), copied
-// apart; an output of AtB is the same chain whatever the number of
-// columns, so these are the bits of one AtB per prototype (tested).
+// Below d = 8 a chunk's projections are one kernels.AtB of the sample
+// against the chunk's prototypes side by side in the shard matrix (d x 8d
+// instead of eight d x d products: on AVX2 about a third faster at d =
+// 5); from there on one AtB per prototype on its own block. An output of
+// AtB is the same chain whatever the number of columns or the stride, so
+// both layouts give the bits of one AtB per prototype (tested).
 //
 // # Searches: only the distances a decision needs
 //

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"runtime"
@@ -245,6 +246,27 @@ func runAll(t *testing.T, e *Engine, sets []*linalg.Dense, images []float64, lam
 	return res
 }
 
+// layoutsAndWorkers lists the training engines the bit-identity tests
+// compare, the reference first (one worker, prototypes side by side):
+// 1, 2 and 8 workers with the float64 prototypes side by side at every
+// d, then each in its own block at every d (ownBlockMinDim).
+func layoutsAndWorkers() []struct{ ownFrom, workers int } {
+	var l []struct{ ownFrom, workers int }
+	for _, own := range []int{math.MaxInt, 1} {
+		for _, w := range []int{1, 2, 8} {
+			l = append(l, struct{ ownFrom, workers int }{own, w})
+		}
+	}
+	return l
+}
+
+// setOwnBlockMinDim sets ownBlockMinDim until the end of the test.
+func setOwnBlockMinDim(t *testing.T, v int) {
+	old := ownBlockMinDim
+	t.Cleanup(func() { ownBlockMinDim = old })
+	ownBlockMinDim = v
+}
+
 func TestBitIdenticalAcrossWorkers(t *testing.T) {
 	for _, tc := range []struct{ dim, d, p int }{{784, 12, 10}, {100, 5, 13}, {64, 3, 1}, {120, 5, 70}} { // the last with rows wider than a page
 		r := rng(4)
@@ -263,18 +285,20 @@ func TestBitIdenticalAcrossWorkers(t *testing.T) {
 		}
 		for li, lambda := range lambdas {
 			var ref results
-			for _, workers := range []int{1, 2, 8} {
+			for _, lw := range layoutsAndWorkers() {
+				setOwnBlockMinDim(t, lw.ownFrom)
+				workers := lw.workers
 				e := newEngine(t, tc.dim, tc.d, tc.p, workers)
 				got := runAll(t, e, sets, images, lambda)
 				// The batch forms equal the single forms in a loop.
 				sameBits(t, "DistancesBatch vs Distances", got.bdist, got.dist)
 				sameBits(t, "ImageDistancesBatch vs ImageDistances", got.bidist, got.idist)
-				if workers == 1 {
+				if ref.dist == nil {
 					ref = got
 					continue
 				}
 				name := func(s string) string {
-					return s + " " + string(rune('0'+workers)) + " workers, lambda " + string(rune('0'+li))
+					return fmt.Sprintf("%s, %d workers, own blocks from d = %d, lambda %d", s, workers, lw.ownFrom, li)
 				}
 				sameBits(t, name("dist"), got.dist, ref.dist)
 				sameBits(t, name("theta"), got.theta, ref.theta)

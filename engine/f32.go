@@ -78,7 +78,10 @@ func (e *Engine) SetFloat32(on bool) {
 	e.f32 = true
 	for _, s := range e.shards {
 		if s.protos32 == nil {
-			s.protos32, s.ld32, s.bs32 = make([]float32, len(s.protos)), s.ld, s.bs
+			// One block, the prototypes side by side (see col).
+			s.bw32, s.ld32 = s.hi-s.lo, shardStride(s.hi-s.lo, e.d)
+			s.bs32 = e.dim * s.ld32
+			s.protos32 = make([]float32, s.bs32)
 			s.p32 = make([]float32, e.dim*e.d)
 			s.x32 = make([]float32, e.dim)
 		}
@@ -158,7 +161,7 @@ func (e *Engine) imageBlock32(s *shard, dist, x []float64, ldx, i0, i1 int) (int
 				e.imageF32(s, xi, xnorm)
 				for _, r := range e.shards {
 					for a, b := r.lo, r.lo; a < r.hi; a = b {
-						b = r.runEnd(a, r.hi)
+						b = r.runEnd32(a, r.hi)
 						kernels.AtX32(s.by[a*d:], r.protos32[r.col32(a, d):], r.ld32, s.x32, e.dim, (b-a)*d)
 					}
 				}

@@ -39,7 +39,9 @@ func TestFloat32(t *testing.T) {
 		lambda := uniform(tc.d)
 		ref := runAll(t, newEngine(t, tc.dim, tc.d, tc.p, 1), sets, images, lambda)
 		var first results
-		for _, w := range []int{1, 2, 3} {
+		for _, lw := range layoutsAndWorkers() {
+			setOwnBlockMinDim(t, lw.ownFrom)
+			w := lw.workers
 			e := f32Engine(t, tc.dim, tc.d, tc.p, w)
 			for k := 0; k < tc.p; k++ {
 				for _, v := range e.protos[k].Data[:tc.d] {
@@ -51,7 +53,7 @@ func TestFloat32(t *testing.T) {
 			res := runAll(t, e, sets, images, lambda)
 			sameBits(t, "batch vs single", res.bdist, res.dist)
 			sameBits(t, "image batch vs single", res.bidist, res.idist)
-			if w == 1 {
+			if first.dist == nil {
 				first = res
 				for i, th := range res.theta {
 					if e := math.Abs(th - ref.theta[i]); e > float64(tc.d)*4e-6/math.Sin(ref.theta[i])+1e-9 {

@@ -147,7 +147,7 @@ func (sh *Shared) col(k int) int {
 func (sh *Shared) shard(lo, hi int) *shard {
 	s := &shard{lo: lo, hi: hi, ld: sh.ld, bw: sh.bw, bs: sh.dim * sh.ld, protos: sh.data[sh.col(lo):]}
 	if sh.data32 != nil {
-		s.protos32, s.ld32, s.bs32 = sh.data32[sh.col(lo):], sh.ld, s.bs
+		s.protos32, s.ld32, s.bw32, s.bs32 = sh.data32[sh.col(lo):], sh.ld, sh.bw, s.bs
 	}
 	return s
 }
