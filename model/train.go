@@ -913,6 +913,12 @@ func newTrainer(m *Model, tc TrainConfig) (*trainer, error) {
 		t.th[s] = make([]float64, d)
 		t.gv[s] = make([]float64, d)
 		t.v[s] = linalg.NewDense(dim, d)
+		if t.protos[0].Stride == d {
+			// The engine's prototypes are contiguous (stride d): so are
+			// the copies, and CopyFrom and addTo between them run in
+			// one sweep instead of row by row.
+			t.v[s] = linalg.NewDenseOn(dim, d, d, linalg.AlignedSlice(dim*d))
+		}
 		t.imgV[s] = make([]float64, dim)
 		t.imgW[s] = make([]float64, dim)
 	}
@@ -1566,9 +1572,10 @@ func (t *trainer) normalise(l []float64) error {
 // addTo adds src to dst (same shape).
 func addTo(dst, src *linalg.Dense) {
 	// One sweep over the padding is safe only when the padding belongs to
-	// these matrices: an engine prototype is a column view of its shard's
-	// side-by-side storage, whose other columns are other prototypes.
-	if dst.Stride == src.Stride && dst.Stride == kernels.Stride(dst.Cols) {
+	// these matrices (or there is none): an engine prototype may be a
+	// column view of its shard's side-by-side storage, whose other
+	// columns are other prototypes.
+	if dst.Stride == src.Stride && (dst.Stride == kernels.Stride(dst.Cols) || dst.Stride == dst.Cols) {
 		n := (dst.Rows-1)*dst.Stride + dst.Cols
 		kernels.Axpy(1, src.Data[:n], dst.Data[:n])
 		return
