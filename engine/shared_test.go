@@ -76,14 +76,16 @@ func TestSharedBitIdentical(t *testing.T) {
 	forEachLayout(t, testSharedBitIdentical)
 }
 
-// forEachLayout runs test once in each layout of a Shared's prototypes:
-// the wide matrix (as shipped below PivotMinP) and each prototype its own
-// block (sharedOwnMin forced to 1).
+// forEachLayout runs test once in each layout of a Shared's prototypes
+// and its reference Engine's: both wide at every d (the Shared as shipped
+// below PivotMinP), the Engine's as shipped (its own blocks from d =
+// ownBlockMinDim), and every prototype of the Shared its own block
+// (sharedOwnMin forced to 1).
 func forEachLayout(t *testing.T, test func(t *testing.T)) {
-	for _, own := range []int{PivotMinP, 1} {
-		t.Run(fmt.Sprintf("ownBlocksFrom=%d", own), func(t *testing.T) {
-			defer func(old int) { sharedOwnMin = old }(sharedOwnMin)
-			sharedOwnMin = own
+	for _, l := range []struct{ ownFrom, ownDim int }{{PivotMinP, math.MaxInt}, {PivotMinP, ownBlockMinDim}, {1, math.MaxInt}} {
+		t.Run(fmt.Sprintf("ownBlocksFrom=%d,d>=%d", l.ownFrom, l.ownDim), func(t *testing.T) {
+			defer func(p, d int) { sharedOwnMin, ownBlockMinDim = p, d }(sharedOwnMin, ownBlockMinDim)
+			sharedOwnMin, ownBlockMinDim = l.ownFrom, l.ownDim
 			test(t)
 		})
 	}
