@@ -83,7 +83,8 @@
 //
 // A single image is one kernels.AB row per chunk (per prototype where
 // each has its own block): y = x W, x against the chunk's columns of the
-// shard matrix (one broadcast of x[r] per row, long FMA rows), then θ_k = arccos(‖y_k‖/‖x‖). Reading the prototypes (from
+// shard matrix (one broadcast of x[r] per row, long FMA rows), then
+// θ_k = arccos(‖y_k‖/‖x‖). Reading the prototypes (from
 // L2) bounds it, so a sparse image reads only the rows of its nonzero
 // pixels: the caller lists them once (kernels.Nonzeros) and every chunk
 // runs kernels.SparseAB over the list instead of kernels.AB. Whether an

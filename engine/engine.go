@@ -279,7 +279,7 @@ func (e *Engine) start() {
 // medians of 20 alternating rounds: (D, d, p) = (784, 12, 10) 82 µs in
 // own blocks against 95 µs side by side, (400, 25, 28) 489 against
 // 527, (600, 8, 10) 21 against 23, (400, 10, 10) and (1024, 20, 15)
-// level; (400, 5, 8) 7.0 against 5.8 (d = 5: ten small calls cost more
+// level; (400, 5, 8) 7.0 against 5.8 (d = 5: eight small calls cost more
 // than one); BenchmarkEpoch's one-worker x-floor, mnist 2.29-2.35 →
 // 2.09-2.15, yaleb 2.29-2.32 → 2.12-2.28. Images: a dense one against
 // 10 prototypes of 784 x 12 took 15.4 µs in own blocks against 18.3 side
