@@ -912,12 +912,13 @@ func newTrainer(m *Model, tc TrainConfig) (*trainer, error) {
 		t.bv[s] = make([]float64, d)
 		t.th[s] = make([]float64, d)
 		t.gv[s] = make([]float64, d)
-		t.v[s] = linalg.NewDense(dim, d)
 		if t.protos[0].Stride == d {
 			// The engine's prototypes are contiguous (stride d): so are
 			// the copies, and CopyFrom and addTo between them run in
 			// one sweep instead of row by row.
 			t.v[s] = linalg.NewDenseOn(dim, d, d, linalg.AlignedSlice(dim*d))
+		} else {
+			t.v[s] = linalg.NewDense(dim, d)
 		}
 		t.imgV[s] = make([]float64, dim)
 		t.imgW[s] = make([]float64, dim)
