@@ -288,7 +288,7 @@ func (e *Engine) start() {
 // twelve); a whole `grlgq train -images` epoch on MNIST (d = 12, one
 // worker) was not slower (9.4-10.2 s against 10.5-11.0 s). A Shared
 // (serving) keeps the wide matrix below PivotMinP prototypes for that
-// reason: served single images are mostly sparse digits. The bits do not
+// reason: digit images like MNIST's take the sparse path. The bits do not
 // depend on the layout (every kernel's output is one chain over the rows).
 var ownBlockMinDim = 8
 
