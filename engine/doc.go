@@ -238,11 +238,13 @@
 // Prototype(k) returns a view into the engine's memory; callers may modify
 // it between calls (a training step updates W⁺ and W⁻ in place) and the next
 // call sees the change. It must not be modified during a call. Its Stride
-// is the shard matrix's (kernels.Stride(d) only when the shard holds one
-// prototype): columns Cols..Stride-1 of its rows are other prototypes, so
-// write only its logical entries (linalg's At, Set, Row, CopyFrom and
+// is d where each prototype has its own block (from d = 8), otherwise the
+// shard matrix's (kernels.Stride(d) only when the shard holds one
+// prototype), whose columns Cols..Stride-1 are other prototypes: write
+// only its logical entries (linalg's At, Set, Row, CopyFrom and
 // Orthonormalize do), and never assume Stride == kernels.Stride(d). A
-// multi-prototype shard's stride is never kernels.Stride(d). Projection(k)
+// multi-prototype shard matrix's stride is never d or kernels.Stride(d),
+// so a view into it is never linalg's Flat. Projection(k)
 // returns a view of M_k = Pᵀ W_k from the last Distances call, valid until
 // the next Distances call. Input matrices and output slices belong to the
 // caller and are not retained; outputs must not alias inputs or the

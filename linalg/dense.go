@@ -109,9 +109,9 @@ func (m *Dense) Row(r int) []float64 {
 func (m *Dense) SameShape(a *Dense) bool { return m.Rows == a.Rows && m.Cols == a.Cols }
 
 // CopyFrom copies the logical entries of src into m; shapes must match
-// (strides may differ). When both have the standard stride
-// kernels.Stride(Cols) it is one block copy, padding included (zero on both
-// sides); otherwise columns Cols..Stride-1 of m are left untouched, so m
+// (strides may differ). When both are Flat with one stride it is one
+// block copy, padding included (zero on both sides); otherwise columns
+// Cols..Stride-1 of m are left untouched, so m
 // may be a view into a wider matrix (the engine's prototypes are columns of
 // one wide matrix, with a stride other than kernels.Stride(Cols)).
 func (m *Dense) CopyFrom(src *Dense) {
@@ -121,9 +121,8 @@ func (m *Dense) CopyFrom(src *Dense) {
 	if m == src {
 		return
 	}
-	if m.Rows > 0 && (m.Stride == m.Cols || m.Stride == kernels.Stride(m.Cols)) && m.Stride == src.Stride {
-		n := (m.Rows-1)*m.Stride + m.Cols
-		copy(m.Data[:n], src.Data[:n])
+	if f := m.Flat(); f != nil && m.Stride == src.Stride {
+		copy(f, src.Data[:len(f)])
 		return
 	}
 	if m.Cols <= 16 {
@@ -138,6 +137,21 @@ func (m *Dense) CopyFrom(src *Dense) {
 	for r := 0; r < m.Rows; r++ {
 		copy(m.Data[r*m.Stride:r*m.Stride+m.Cols], src.Data[r*src.Stride:r*src.Stride+src.Cols])
 	}
+}
+
+// Flat returns m's rows as one slice, Data[:(Rows-1)·Stride+Cols], when a
+// sweep over it touches only m's own memory: its stride is Cols (no
+// padding) or kernels.Stride(Cols) (a standard matrix's padding, which is
+// its own); otherwise, and for an empty m, nil. A view into a wider
+// matrix must therefore not have either stride (an engine's side-by-side
+// prototypes never do): the columns between its rows belong to others.
+// Two flat matrices of one shape and stride can be combined element by
+// element in one sweep.
+func (m *Dense) Flat() []float64 {
+	if m.Rows == 0 || m.Stride != m.Cols && m.Stride != kernels.Stride(m.Cols) {
+		return nil
+	}
+	return m.Data[:(m.Rows-1)*m.Stride+m.Cols]
 }
 
 // copy16 copies len(dst) <= 16 values without calling memmove.

@@ -117,6 +117,41 @@ func TestNewDenseLayout(t *testing.T) {
 	}
 }
 
+// TestFlat: a standard matrix and one of stride Cols are flat (one slice
+// of their rows, padding included, ending at the last entry); a view into
+// a wider matrix and an empty one are not; CopyFrom between views that
+// are not flat leaves the columns between their rows alone.
+func TestFlat(t *testing.T) {
+	for _, c := range []struct {
+		rows, cols, stride int
+		flat               bool
+	}{{5, 12, kernels.Stride(12), true}, {5, 12, 12, true}, {5, 12, 40, false}, {5, 8, 8, true}, {0, 3, 8, false}, {1, 3, 20, false}} {
+		m := NewDenseOn(c.rows, c.cols, c.stride, make([]float64, c.rows*c.stride+1))
+		f := m.Flat()
+		if (f != nil) != c.flat {
+			t.Fatalf("%+v: Flat() = %v, want flat %v", c, f, c.flat)
+		}
+		if f != nil && (len(f) != (c.rows-1)*c.stride+c.cols || &f[0] != &m.Data[0]) {
+			t.Fatalf("%+v: Flat() has length %d, want %d from Data[0]", c, len(f), (c.rows-1)*c.stride+c.cols)
+		}
+	}
+	// Two views into one wide matrix: the copy writes only the logical
+	// entries of its destination.
+	wide := make([]float64, 4*24)
+	for i := range wide {
+		wide[i] = float64(i)
+	}
+	a, b := NewDenseOn(4, 12, 24, wide), NewDenseOn(4, 12, 24, wide[12:])
+	b.CopyFrom(a)
+	for r := 0; r < 4; r++ {
+		for j := 0; j < 24; j++ {
+			if want := float64(r*24 + j%12); wide[r*24+j] != want {
+				t.Fatalf("wide[%d, %d] = %v after the copy, want %v", r, j, wide[r*24+j], want)
+			}
+		}
+	}
+}
+
 func TestDenseAccessors(t *testing.T) {
 	a := NewDense(3, 5)
 	a.Set(2, 4, 7)

@@ -1572,13 +1572,10 @@ func (t *trainer) normalise(l []float64) error {
 
 // addTo adds src to dst (same shape).
 func addTo(dst, src *linalg.Dense) {
-	// One sweep over the padding is safe only when the padding belongs to
-	// these matrices (or there is none): an engine prototype may be a
-	// column view of its shard's side-by-side storage, whose other
-	// columns are other prototypes.
-	if dst.Stride == src.Stride && (dst.Stride == kernels.Stride(dst.Cols) || dst.Stride == dst.Cols) {
-		n := (dst.Rows-1)*dst.Stride + dst.Cols
-		kernels.Axpy(1, src.Data[:n], dst.Data[:n])
+	// One sweep when both are flat (an engine prototype may be a column
+	// view of its shard's side-by-side storage, which is not).
+	if df := dst.Flat(); df != nil && dst.Stride == src.Stride {
+		kernels.Axpy(1, src.Data[:len(df)], df)
 		return
 	}
 	for r := 0; r < dst.Rows; r++ {
