@@ -2,6 +2,7 @@ package engine
 
 import (
 	"math"
+	"math/big"
 
 	"github.com/grlgq/grlgq/kernels"
 )
@@ -51,9 +52,9 @@ import (
 //     [√a_j, √b_j], so σ̂_j ∈ [√a_j − c, √b_j + c] with c = 8 d u √b_1, and
 //     by the monotonicity of clamp and arccos θ̂_j ∈ [Acos(x_hi) − 2εA,
 //     Acos(x_lo) + 2εA] (εA once for θ̂_j, once for the Acos of the end;
-//     taken at the smaller angle, where it is larger; for x_hi <= 1/2 a
-//     mean-value bound above arccos(x_lo) replaces Acos(x_lo), see
-//     angleBounds),
+//     taken at the smaller angle, where it is larger; for x_hi <= 1/2
+//     both ends come from asin's Taylor series at x_hi instead, with a
+//     mean-value bound for arccos(x_lo): see angleBounds),
 //     x_lo = min(max(√a_j − c, 0), 1), x_hi = min(√b_j + c, 1) (the clamp
 //     takes a σ above 1 to 1). Then d̂ lies in
 //     [(1 − γ) Σ λ_j θ_lo,j², (1 + γ) Σ λ_j θ_hi,j²]. As wide as these
@@ -145,36 +146,112 @@ func cosInterval(a, b, c float64) (xlo, xhi float64) {
 // angleBounds returns tier-2 bounds on d̂ from enclosures a[j] <= σ_j² <=
 // b[j] (descending j, len d) and the relevances lam (len d, >= 0).
 //
-// The upper end of an angle needs arccos(x_lo) from above, and the
-// enclosures are narrow: by the mean value theorem arccos(x_lo) <=
-// arccos(x_hi) + (x_hi − x_lo)/√(1 − x_hi²) (arccos' = −1/√(1 − x²), whose
-// magnitude grows with x >= 0), so where x_hi <= 1/2 (the factor at most
-// 2/√3) that bound, rounded up, stands in for a second Acos: Acos(x_hi)
-// is within εA of arccos(x_hi) (acosErr), which the 2εA already allowed
-// for covers as it did for Acos(x_lo). Nearer 1 the second Acos is taken.
+// Where x_hi <= 1/2 (the angle at least 60°, the usual case between
+// subspaces of high dimension) both ends of the angle come from one
+// evaluation of asin's Taylor series at x_hi (asinBounds), without an
+// Acos: arccos(x_hi) = π/2 − asin(x_hi) is enclosed from both sides, and
+// by the mean value theorem arccos(x_lo) <= arccos(x_hi) + (x_hi − x_lo)
+// (2/√3) (arccos' = −1/√(1 − x²), whose magnitude grows with |x| and is at
+// most 2/√3 on [−1/2, 1/2]; x_lo >= −c here, as it is not clamped at 0,
+// which only widens the interval). The computed θ̂_j = Acos(σ̂_j) is within
+// εA of arccos(σ̂_j) (acosErr) and θ̂_j >= 60° − εA, so εA <= 2^-50 +
+// 1.5·2^-55·3.001 < acosErrWide. The ends x_lo = √a_j (1 − 4u) − c and
+// x_hi = √b_j (1 + 4u) + c are rounded outwards by the factors (the
+// square root and the product are two roundings, the difference or sum
+// one more, each within u of a result below the unrounded one's
+// magnitude), and so are the angles: θ_lo = (π/2⁻ − s_hi − εA')(1 − 6u)
+// (three roundings of a result in [1, 2), each at most u of it) and
+// θ_hi = (π/2⁺ − s_lo + spread + εA')(1 + 6u) (four), with π/2⁻ < π/2 <
+// π/2⁺ the two float64 neighbours of π/2.
+//
+// Nearer 1 the ends are Acos(x_hi) and Acos(x_lo), each widened by 2εA
+// (once for θ̂_j, once for the Acos of the end; taken at the smaller
+// angle, where it is larger).
 func angleBounds(a, b, lam []float64) (lo, hi float64) {
 	d := len(a)
 	c := enclosureSlack(a, b)
 	var slo, shi float64
 	for j := range a {
-		xlo, xhi := cosInterval(a[j], b[j], c)
-		al := kernels.Acos(xhi)
-		var ah float64
-		if xhi <= 0.5 {
-			// Each operation rounded outwards: x_hi − x_lo once up,
-			// 1 − x_hi² (two roundings) down, the square root and the
-			// quotient (two) up, the sum once up.
-			ah = up(al+up(up(xhi-xlo, 1)/math.Sqrt(down(1-xhi*xhi, 2)), 2), 1)
+		var tlo, thi float64
+		if xhi := math.Sqrt(b[j])*(1+4*ur) + c; xhi <= 0.5 {
+			xlo := math.Sqrt(a[j])*(1-4*ur) - c
+			sLo, sHi := asinBounds(xhi)
+			tlo = (pio2 - sHi - acosErrWide) * (1 - 6*ur)
+			thi = (pio2Up - sLo + (xhi-xlo)*twoBySqrt3 + acosErrWide) * (1 + 6*ur)
 		} else {
-			ah = kernels.Acos(xlo)
+			xlo, xhi := cosInterval(a[j], b[j], c)
+			al := kernels.Acos(xhi)
+			e := 2 * acosErr(al)
+			tlo = max(al-e, 0)
+			thi = kernels.Acos(xlo) + e
 		}
-		tlo := max(al-2*acosErr(al), 0)
-		thi := ah + 2*acosErr(al)
 		slo += float64(lam[j] * float64(tlo*tlo))
 		shi += float64(lam[j] * float64(thi*thi))
 	}
 	gd := 4*d + 8
 	return max(down(slo, gd), 0), up(shi, gd)
+}
+
+// pio2 and pio2Up are π/2 rounded down and up; twoBySqrt3 is 2/√3
+// rounded up; acosErrWide bounds acosErr at angles of 60° and more (see
+// angleBounds).
+const (
+	pio2        = 1.5707963267948966
+	pio2Up      = pio2 + 0x1p-52
+	twoBySqrt3  = 1.1547005383792517 + 0x1p-52
+	acosErrWide = 0x1p-50 + 0x1p-52
+)
+
+// asinC holds c_1 .. c_17 of asin(y) = y + Σ_{n>=1} c_n y^(2n+1), c_n =
+// (2n)! / (4^n (n!)² (2n+1)), each correctly rounded (big.Rat's nearest
+// float64); asinC[0] is unused.
+var asinC = func() (c [18]float64) {
+	r := new(big.Rat).SetInt64(1) // (2n)! / (4^n (n!)²)
+	for n := 1; n < len(c); n++ {
+		r.Mul(r, big.NewRat(int64((2*n-1)*(2*n)), int64(4*n*n)))
+		c[n], _ = new(big.Rat).Quo(r, big.NewRat(int64(2*n+1), 1)).Float64()
+	}
+	return c
+}()
+
+// asinBounds returns lo <= asin(x) <= hi for 0 <= x <= 1/2.
+//
+// asin(x) = x + T(x), T(x) = Σ_{n>=1} c_n x^(2n+1), every c_n > 0 and
+// c_(n+1)/c_n = (2n+1)²/((2n+2)(2n+3)) < 1. The sum to n = 16, T_16, is
+// below T, and the rest at most c_17 x^35/(1 − x²) <= c_17 (4/3) x^35
+// (about 1.5e-13 at x = 1/2, far less below; computed as x z^17 with a
+// factor 1.34 that covers its roundings). T_16 = x z P(z), z = fl(x²),
+// P = C0 + z⁴ C1 + z⁸ C2 + z¹² C3 with C_i cubics by Horner's rule (four
+// short independent chains): every operand is non-negative, so each
+// rounding multiplies a term by at most 1 + u, and no term passes through
+// more than 32 of them (z's own acting through z^15 as 15, z⁴ .. z¹²'s
+// four, a cubic's six and its coefficient's, the three sums, x z and the
+// last product): |T̂_16 − T_16| <= 80u T̂_16 with room. s = x + T̂_16 is
+// one more rounding, and 8u s covers it and the two roundings that add
+// the error terms to s in angleBounds.
+func asinBounds(x float64) (lo, hi float64) {
+	z := float64(x * x)
+	z2 := float64(z * z)
+	z4 := float64(z2 * z2)
+	z8 := float64(z4 * z4)
+	z12 := float64(z8 * z4)
+	c0 := float64(asinC[4]*z) + asinC[3]
+	c1 := float64(asinC[8]*z) + asinC[7]
+	c2 := float64(asinC[12]*z) + asinC[11]
+	c3 := float64(asinC[16]*z) + asinC[15]
+	c0 = float64(c0*z) + asinC[2]
+	c1 = float64(c1*z) + asinC[6]
+	c2 = float64(c2*z) + asinC[10]
+	c3 = float64(c3*z) + asinC[14]
+	c0 = float64(c0*z) + asinC[1]
+	c1 = float64(c1*z) + asinC[5]
+	c2 = float64(c2*z) + asinC[9]
+	c3 = float64(c3*z) + asinC[13]
+	t := float64(float64(x*z) * (c0 + float64(z4*c1) + float64(z8*c2) + float64(z12*c3)))
+	s := x + t
+	rest := float64(asinC[17]*1.34) * float64(float64(x*float64(z12*z4))*z)
+	e := 80*ur*t + 8*ur*s
+	return s - e, s + e + rest
 }
 
 // sigmaExcess returns an upper bound on max(σ_1 − 1, 0) for the d x d
