@@ -165,13 +165,14 @@ type shard struct {
 	y        []float64 // images: Wᵀ x of one chunk (chunk*d)
 	by       []float64 // image batches: imageBlock x p*d
 	sv       *svd.Batch
-	gram     *svd.Gram // searches: tier-2 enclosures
-	ga, gb   []float64 // searches: a chunk's enclosures
-	gproj    []float64 // searches: a chunk's projections side by side
-	vproj    []float64 // pivots: a chunk's projections, one after the other
-	vsig     []float64 // pivots: their values
-	pivFail  bool      // pivots: a chunk this shard's owner ran found no bounds
-	err      error     // lowest-index error of the chunks this shard's owner ran
+	gram     *svd.Gram   // searches: tier-2 enclosures
+	ga, gb   []float64   // searches: a chunk's enclosures
+	gproj    []float64   // searches: a chunk's projections side by side
+	gmats    [][]float64 // searches: a chunk's projections where they lie (tier 2)
+	vproj    []float64   // pivots: a chunk's projections, one after the other
+	vsig     []float64   // pivots: their values
+	pivFail  bool        // pivots: a chunk this shard's owner ran found no bounds
+	err      error       // lowest-index error of the chunks this shard's owner ran
 	errAt    int
 	claim    atomic.Uint64 // job seq << 32 | next unclaimed chunk
 	limit    atomic.Uint64 // job seq << 32 | number of chunks of that job

@@ -102,6 +102,7 @@ func (e *Engine) searchSpace() {
 			s.ga = make([]float64, chunk*d)
 			s.gb = make([]float64, chunk*d)
 			s.gproj = make([]float64, chunk*d*d)
+			s.gmats = make([][]float64, chunk)
 			s.vproj = linalg.AlignedSlice(chunk * d * d)
 			s.vsig = make([]float64, chunk*d)
 		}
@@ -205,17 +206,17 @@ func gramMinDimFor(avx512, avx2 bool) int {
 }
 
 // encloseChunk is jobEnclose's chunk: candidates c0..c1 of e.cand (at
-// most 8), their projections copied side by side into the workspace of ws
-// and enclosed in one svd.Gram call (its groups of lanes filled), or for
-// d < gramMinDim valued in one svd.Batch.Values call. It records the
+// most 8), their projections enclosed where they lie in one svd.Gram call
+// (its groups of lanes filled), or for d < gramMinDim copied side by side
+// into the workspace of ws and valued in one svd.Batch.Values call. It records the
 // error of the lowest candidate that failed in ws.
 func (e *Engine) encloseChunk(ws *shard, lambda []float64, c0, c1 int) {
 	d, dd := e.d, e.d*e.d
 	ks := e.cand[c0:c1]
-	for i, k := range ks {
-		e.copyProj(ws.gproj[i*dd:(i+1)*dd], int(k))
-	}
 	if d < gramMinDim {
+		for i, k := range ks {
+			e.copyProj(ws.gproj[i*dd:(i+1)*dd], int(k))
+		}
 		if err := ws.sv.Values(ws.ga, d, ws.gproj, d, dd, len(ks)); err != nil {
 			var be *svd.BatchError
 			i := 0
@@ -234,7 +235,11 @@ func (e *Engine) encloseChunk(ws *shard, lambda []float64, c0, c1 int) {
 		}
 		return
 	}
-	if err := ws.gram.Enclose(ws.ga, ws.gb, d, ws.gproj, d, dd, len(ks)); err != nil {
+	mats := ws.gmats[:len(ks)]
+	for i, k := range ks {
+		mats[i] = e.Projection(int(k))
+	}
+	if err := ws.gram.EncloseEach(ws.ga, ws.gb, d, mats, chunk*d); err != nil {
 		return // not finite: project saw it first (never reached)
 	}
 	for i, k32 := range ks {

@@ -231,9 +231,13 @@ func (x *batchAVX2) load(n int, a []float64, lda, step, cnt int) int {
 // and the bits of each one's largest magnitude (absMax4AVX2: NaN and Inf
 // above every finite value). Batch's and Gram's loaders start with it.
 func groupMax(a []float64, n, lda, step, cnt int, tail *[lanes4]uint64) (src [lanes4][]float64, ptr [lanes4]*float64, bits [lanes4]uint64) {
+	return groupMaxAt(matrices{a: a, step: step}, 0, n, lda, cnt, tail)
+}
+
+// groupMaxAt is groupMax on the matrices i0 .. i0+cnt-1 of m.
+func groupMaxAt(m matrices, i0, n, lda, cnt int, tail *[lanes4]uint64) (src [lanes4][]float64, ptr [lanes4]*float64, bits [lanes4]uint64) {
 	for l := 0; l < lanes4; l++ {
-		i := min(l, cnt-1) * step
-		src[l] = a[i : i+(n-1)*lda+n]
+		src[l] = m.at(i0 + min(l, cnt-1))[:(n-1)*lda+n]
 		ptr[l] = &src[l][0]
 	}
 	absMax4AVX2(&ptr, n, lda, tail, &bits)

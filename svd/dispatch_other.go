@@ -81,6 +81,6 @@ func ql8AVX2(dA, eA, dB, eB *float64, n int, params *[8]float64, scratch *float6
 	panic("svd: no AVX2 path in this build")
 }
 
-func (w *Gram) encloseAVX2(lo, hi []float64, ld int, a []float64, lda, step, k int) error {
+func (w *Gram) encloseAVX2(lo, hi []float64, ld int, m matrices, lda, k int) error {
 	panic("svd: no AVX2 path in this build")
 }

@@ -127,14 +127,60 @@ func (w *Gram) Enclose(lo, hi []float64, ld int, a []float64, lda, step, k int) 
 	if k == 0 {
 		return nil
 	}
-	if len(a) < (k-1)*step+(n-1)*lda+n || len(lo) < (k-1)*ld+n || len(hi) < (k-1)*ld+n {
+	if len(a) < (k-1)*step+(n-1)*lda+n {
+		panic(PanicShape)
+	}
+	return w.encloseAll(lo, hi, ld, matrices{a: a, step: step}, lda, k)
+}
+
+// EncloseEach is Enclose on matrices given one by one: matrix i is
+// mats[i] (n x n, row stride lda), its bounds at lo[i*ld:] and hi[i*ld:]
+// (the matrices of a search need not lie at equal steps, and are not
+// copied). The same bits as Enclose on copies of them.
+func (w *Gram) EncloseEach(lo, hi []float64, ld int, mats [][]float64, lda int) error {
+	n, k := w.n, len(mats)
+	if lda < n || (k > 1 && ld < n) {
+		panic(PanicShape)
+	}
+	if k == 0 {
+		return nil
+	}
+	for _, m := range mats {
+		if len(m) < (n-1)*lda+n {
+			panic(PanicShape)
+		}
+	}
+	return w.encloseAll(lo, hi, ld, matrices{list: mats}, lda, k)
+}
+
+// matrices says where the matrices of an Enclose or EncloseEach call lie:
+// matrix i at a[i*step:], or list[i].
+type matrices struct {
+	a    []float64
+	step int
+	list [][]float64
+}
+
+// at returns matrix i.
+func (m matrices) at(i int) []float64 {
+	if m.list != nil {
+		return m.list[i]
+	}
+	return m.a[i*m.step:]
+}
+
+// encloseAll is Enclose and EncloseEach after their checks of the
+// matrices.
+func (w *Gram) encloseAll(lo, hi []float64, ld int, m matrices, lda, k int) error {
+	n := w.n
+	if len(lo) < (k-1)*ld+n || len(hi) < (k-1)*ld+n {
 		panic(PanicShape)
 	}
 	if useGramAVX2 && w.avx2[0] != nil {
-		return w.encloseAVX2(lo, hi, ld, a, lda, step, k)
+		return w.encloseAVX2(lo, hi, ld, m, lda, k)
 	}
 	for i := 0; i < k; i++ {
-		if !w.enclose(lo[i*ld:i*ld+n], hi[i*ld:i*ld+n], a[i*step:], lda) {
+		if !w.enclose(lo[i*ld:i*ld+n], hi[i*ld:i*ld+n], m.at(i), lda) {
 			return &BatchError{Index: i, Err: errNotFinite}
 		}
 	}

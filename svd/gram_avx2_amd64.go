@@ -76,7 +76,7 @@ const (
 // groups of 4 in the lanes of YMM registers, each through the Gram matrix,
 // the reduction and the Sturm counts on its own and both through one QL
 // run (ql8AVX2: their chains interleaved), or one group (ql4AVX2).
-func (w *Gram) encloseAVX2(lo, hi []float64, ld int, a []float64, lda, step, k int) error {
+func (w *Gram) encloseAVX2(lo, hi []float64, ld int, m matrices, lda, k int) error {
 	n := w.n
 	for i0 := 0; i0 < k; i0 += 2 * lanes4 {
 		ng := 1
@@ -86,7 +86,7 @@ func (w *Gram) encloseAVX2(lo, hi []float64, ld int, a []float64, lda, step, k i
 		for g := 0; g < ng; g++ {
 			x := w.avx2[g]
 			j0 := i0 + g*lanes4
-			if bad := x.load(n, a[j0*step:], lda, step, min(lanes4, k-j0)); bad >= 0 {
+			if bad := x.load(n, m, j0, lda, min(lanes4, k-j0)); bad >= 0 {
 				return &BatchError{Index: j0 + bad, Err: errNotFinite}
 			}
 			gram4AVX2(&x.at[0], &x.g[0], n, x.n4)
@@ -206,15 +206,15 @@ func (x *gramAVX2) certify(lo, hi []float64, n, l int, slack, dmax, emax float64
 	return true
 }
 
-// load writes the cnt <= 4 matrices at a[l*step:] (n x n, row stride lda)
+// load writes the cnt <= 4 matrices i0.. of m (n x n, row stride lda)
 // into the lanes of x.at, transposed and each scaled by its power of two
 // 2^-e_l (see loadTransposed), and each lane's gramSlack into x.slack;
 // lanes l >= cnt, and lanes whose bounds need no kernel (zero, or beyond
 // the scaling range: x.skip), are zero. It returns the index of the first
 // matrix with a NaN or Inf entry, or -1.
-func (x *gramAVX2) load(n int, a []float64, lda, step, cnt int) int {
+func (x *gramAVX2) load(n int, m matrices, i0, lda, cnt int) int {
 	var scale [lanes4]float64 // 0 for the lanes whose bounds need no kernel
-	_, src, bits := groupMax(a, n, lda, step, cnt, &x.tail)
+	_, src, bits := groupMaxAt(m, i0, n, lda, cnt, &x.tail)
 	for l := 0; l < lanes4; l++ {
 		x.skip[l], x.exp[l] = true, 0
 		if l >= cnt {

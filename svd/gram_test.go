@@ -121,7 +121,7 @@ func testGramBatch(t *testing.T) {
 	rng := rand.New(rand.NewPCG(27, 1))
 	for _, n := range []int{1, 2, 3, 5, 12, 25} {
 		w := NewGram(n)
-		const k = 5
+		const k = 11 // a group of 8 (ql8AVX2) and one of 3 (ql4AVX2)
 		lda, ld := n+1, n+3
 		step := n*lda + 2
 		a := make([]float64, k*step)
@@ -135,6 +135,16 @@ func testGramBatch(t *testing.T) {
 		if err := w.Enclose(lo, hi, ld, a, lda, step, k); err != nil {
 			t.Fatal(err)
 		}
+		// EncloseEach on the same matrices in another order.
+		perm := rng.Perm(k)
+		mats := make([][]float64, k)
+		for i, j := range perm {
+			mats[i] = a[j*step : j*step+(n-1)*lda+n]
+		}
+		elo, ehi := make([]float64, k*ld), make([]float64, k*ld)
+		if err := w.EncloseEach(elo, ehi, ld, mats, lda); err != nil {
+			t.Fatal(err)
+		}
 		l1, h1 := make([]float64, n), make([]float64, n)
 		for i := 0; i < k; i++ {
 			if err := w.Enclose(l1, h1, n, a[i*step:], lda, 0, 1); err != nil {
@@ -144,16 +154,31 @@ func testGramBatch(t *testing.T) {
 				t.Errorf("n=%d: matrix %d differs in the batch", n, i)
 			}
 		}
+		for i, j := range perm {
+			if !sameBits(elo[i*ld:i*ld+n], lo[j*ld:j*ld+n]) || !sameBits(ehi[i*ld:i*ld+n], hi[j*ld:j*ld+n]) {
+				t.Errorf("n=%d: EncloseEach's matrix %d (Enclose's %d) differs", n, i, j)
+			}
+		}
 		a[2*step] = math.NaN()
 		err := w.Enclose(lo, hi, ld, a, lda, step, k)
 		var be *BatchError
 		if !errors.As(err, &be) || be.Index != 2 || !errors.Is(err, ErrNotFinite) {
 			t.Errorf("n=%d: NaN in matrix 2: %v", n, err)
 		}
+		at := 0
+		for i, j := range perm {
+			if j == 2 {
+				at = i
+			}
+		}
+		err = w.EncloseEach(elo, ehi, ld, mats, lda)
+		if !errors.As(err, &be) || be.Index != at || !errors.Is(err, ErrNotFinite) {
+			t.Errorf("n=%d: NaN in EncloseEach's matrix %d: %v", n, at, err)
+		}
 	}
 }
 
-// TestGramAllocs checks that Enclose allocates nothing.
+// TestGramAllocs checks that Enclose and EncloseEach allocate nothing.
 func TestGramAllocs(t *testing.T) { forEachImpl(t, testGramAllocs) }
 
 func testGramAllocs(t *testing.T) {
@@ -164,6 +189,11 @@ func testGramAllocs(t *testing.T) {
 		lo, hi := make([]float64, n), make([]float64, n)
 		if got := testing.AllocsPerRun(10, func() { _ = w.Enclose(lo, hi, n, a, n, 0, 1) }); got != 0 {
 			t.Errorf("n=%d: %v allocations", n, got)
+		}
+		mats := [][]float64{a, a}
+		lo2, hi2 := make([]float64, 2*n), make([]float64, 2*n)
+		if got := testing.AllocsPerRun(10, func() { _ = w.EncloseEach(lo2, hi2, n, mats, n) }); got != 0 {
+			t.Errorf("n=%d: EncloseEach: %v allocations", n, got)
 		}
 	}
 }
