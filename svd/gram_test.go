@@ -119,9 +119,11 @@ func TestGramBatch(t *testing.T) { forEachImpl(t, testGramBatch) }
 
 func testGramBatch(t *testing.T) {
 	rng := rand.New(rand.NewPCG(27, 1))
-	for _, n := range []int{1, 2, 3, 5, 12, 25} {
+	// k: groups of 4 partly filled, one and two groups in a QL run (ql4AVX2,
+	// ql8AVX2), and more than one run.
+	for _, nk := range [][2]int{{1, 11}, {2, 16}, {3, 27}, {5, 3}, {12, 9}, {12, 16}, {25, 27}, {25, 6}} {
+		n, k := nk[0], nk[1]
 		w := NewGram(n)
-		const k = 11 // a group of 8 (ql8AVX2) and one of 3 (ql4AVX2)
 		lda, ld := n+1, n+3
 		step := n*lda + 2
 		a := make([]float64, k*step)
