@@ -58,7 +58,7 @@ func (sh *Shared) Crew(workers int) *Engine {
 			s.p32 = make([]float32, dim*d)
 			s.x32 = make([]float32, dim)
 		}
-		if e.f32 && sh.bw > 1 {
+		if e.f32 && sh.bw32 > 1 {
 			// The shard's own contiguous copy of its float32 columns
 			// (see above): the bits of sh's, which are rounded from the
 			// same values.
@@ -66,7 +66,7 @@ func (sh *Shared) Crew(workers int) *Engine {
 			s.bs32 = dim * s.ld32
 			s.protos32 = make([]float32, dim*s.ld32)
 			for i := 0; i < dim; i++ {
-				copy(s.protos32[i*s.ld32:(i+1)*s.ld32], sh.data32[i*sh.ld+lo*d:])
+				copy(s.protos32[i*s.ld32:(i+1)*s.ld32], sh.data32[i*sh.ld32+lo*d:])
 			}
 		}
 		for k := lo; k < hi; k++ {

@@ -337,15 +337,31 @@ func (e *Engine) images(s *shard, dist, theta []float64, x []float64, xnorm floa
 		return e.imageAngles(dist, theta, s.y[:(hi-lo)*d], xnorm, lo, hi)
 	}
 	for a, b := lo, lo; a < hi; a = b {
+		if nz > 0 {
+			b = sparseRun(s.y[(a-lo)*d:], e.nzVal[:nz], e.nzIdx[:nz], r, a, hi, d)
+			continue
+		}
 		b = r.runEnd(a, hi)
 		y, nc, w := s.y[(a-lo)*d:], (b-a)*d, r.protos[r.col(a, d):]
-		if nz > 0 {
-			kernels.SparseAB(y, e.nzVal[:nz], e.nzIdx[:nz], w, r.ld, nc)
-		} else {
-			kernels.AB(y, nc, x, e.dim, w, r.ld, 1, e.dim, nc)
-		}
+		kernels.AB(y, nc, x, e.dim, w, r.ld, 1, e.dim, nc)
 	}
 	return e.imageAngles(dist, theta, s.y[:(hi-lo)*d], xnorm, lo, hi)
+}
+
+// sparseRun computes y = x W_a.. for the prototypes of shard r from a on,
+// up to hi, that one sparse call covers, x given by its nonzero pixels
+// (val, idx), and returns where it stopped: a block's prototypes side by
+// side are one kernels.SparseAB; prototypes in their own blocks (bw = 1,
+// one after another at stride bs) are one kernels.SparseABBlocks, which
+// interleaves their few FMA chains each. The same bits either way.
+func sparseRun(y, val []float64, idx []int32, r *shard, a, hi, d int) int {
+	if r.bw == 1 {
+		kernels.SparseABBlocks(y, val, idx, r.protos[r.col(a, d):], r.ld, r.bs, hi-a, d)
+		return hi
+	}
+	b := r.runEnd(a, hi)
+	kernels.SparseAB(y, val, idx, r.protos[r.col(a, d):], r.ld, (b-a)*d)
+	return b
 }
 
 // imageAngles turns y = x W_lo..hi (d values per prototype) into θ_k =

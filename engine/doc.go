@@ -30,8 +30,10 @@
 // bytes once, in order, where the wide matrix's column blocks share cache
 // lines that come from L3 twice once the prototypes outgrow L2 (on AVX2
 // a sample against 10 prototypes of 784 x 12 took 82 µs instead of 95;
-// see ownBlockMinDim). The float32 copy (float32 mode) stays one wide
-// matrix per shard, where AtB32 runs fastest. A call
+// see ownBlockMinDim). A Shared (serving) lays its prototypes out the
+// same way (and from PivotMinP on in own blocks at every d). The float32
+// copy (float32 mode) stays one wide matrix per shard, where AtB32 runs
+// fastest (a Shared's from PivotMinP on excepted). A call
 // publishes its job by bumping an atomic sequence number.
 // Workers spin on it for a bounded time (SpinTime, calling runtime.Gosched
 // so that more workers than cores still make progress) and then park on a
@@ -87,7 +89,9 @@
 // θ_k = arccos(‖y_k‖/‖x‖). Reading the prototypes (from
 // L2) bounds it, so a sparse image reads only the rows of its nonzero
 // pixels: the caller lists them once (kernels.Nonzeros) and every chunk
-// runs kernels.SparseAB over the list instead of kernels.AB. Whether an
+// runs kernels.SparseAB over the list instead of kernels.AB (prototypes in
+// their own blocks: kernels.SparseABBlocks, which interleaves the few FMA
+// chains of each block). Whether an
 // image is sparse depends on x alone (every D/32-th pixel: at least
 // 4 zeros among them, then at most 7/8 of all pixels nonzero), never on the
 // workers or timing, and only while every prototype is known finite (set
@@ -181,8 +185,9 @@
 //
 // Shared (NewShared) is the read path of a trained model served from many
 // goroutines at once: one read-only copy of the prototypes, packed as one
-// shard holding them all (from PivotMinP prototypes on, each prototype a
-// contiguous block of its own: see Searches above and NewShared), and no
+// shard holding them all (from PivotMinP prototypes on, or from d = 8,
+// each prototype a contiguous block of its own: see Searches above and
+// Shared), and no
 // goroutine of its own. A single-sample
 // call (Distances, ImageDistances) runs on the caller's goroutine with a
 // workspace from a sync.Pool (a one-shard Engine over the shared memory,

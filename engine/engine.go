@@ -260,17 +260,18 @@ func (e *Engine) start() {
 // The layout of a shard's prototypes: blocks of bw prototypes, block b
 // at protos[b·bs:], a dim x (bw·d) matrix of row stride ld with the
 // block's prototypes side by side; the float32 copy likewise, in its own
-// layout (bw32, ld32, bs32). A Shared's copies share one layout: one
-// block below PivotMinP prototypes, from there on each prototype its own
-// contiguous block (bw = 1, ld = d: see NewShared). A training engine's
+// layout (bw32, ld32, bs32). A Shared's float64 prototypes are one block
+// below PivotMinP prototypes and d < ownBlockMinDim, otherwise each its
+// own contiguous block (bw = 1, ld = d: see Shared); its float32 copy is
+// one block below PivotMinP, own blocks from there on. A training engine's
 // float32 copy is one block (bw32 = hi − lo, the prototypes side by side:
 // a chunk's projections are one kernel call, and AtB32 runs fastest on
 // many columns); its float64 prototypes are one block too for d <
 // ownBlockMinDim, otherwise each its own contiguous block (see there).
 
-// ownBlockMinDim is the least d from which a training engine (New) gives
-// each float64 prototype its own contiguous dim x d block instead of
-// putting them side by side. The projections of a sample against all
+// ownBlockMinDim is the least d from which a training engine (New), and a
+// Shared, gives each float64 prototype its own contiguous dim x d block
+// instead of putting them side by side. The projections of a sample against all
 // prototypes (kernels.AtB, the floor of an epoch) then stream each
 // prototype's bytes once, in order; side by side, AVX2's AtB walks the
 // wide matrix in chunks of rows across all column blocks, and the lines
@@ -284,13 +285,16 @@ func (e *Engine) start() {
 // than one); BenchmarkEpoch's one-worker x-floor, mnist 2.29-2.35 →
 // 2.09-2.15, yaleb 2.29-2.32 → 2.12-2.28. Images: a dense one against
 // 10 prototypes of 784 x 12 took 15.4 µs in own blocks against 18.3 side
-// by side, a sparse one (15% of its pixels nonzero) 4.2 against 3.6 µs
-// (ten SparseAB calls of three FMA chains each instead of three calls of
-// twelve); a whole `grlgq train -images` epoch on MNIST (d = 12, one
-// worker) was not slower (9.4-10.2 s against 10.5-11.0 s). A Shared
-// (serving) keeps the wide matrix below PivotMinP prototypes for that
-// reason: digit images like MNIST's take the sparse path. The bits do not
-// depend on the layout (every kernel's output is one chain over the rows).
+// by side; a sparse one (15% of its pixels nonzero) took 4.2 against 3.6
+// µs as ten SparseAB calls of three FMA chains each, which
+// kernels.SparseABBlocks (the blocks' chains interleaved, five blocks a
+// call) took back. A Shared (serving) has used the same layout since
+// (27 November 2026, eight alternating runs of each binary, medians):
+// BenchmarkPredictImage dense 16.8 → 12.9 µs, zeros=80% 4.5 → 4.2 µs, the
+// MNIST digit 3.9 → 4.0 µs, float32 level; PredictBatch of 10,000 images
+// (four runs) 46.0 → 40.5 ms on two workers, 84 → 75 ms on one. The bits
+// do not depend on the layout (every kernel's output is one chain over
+// the rows).
 var ownBlockMinDim = 8
 
 // col returns the offset in s.protos of prototype k's first element.

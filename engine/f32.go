@@ -151,9 +151,8 @@ func (e *Engine) imageBlock32(s *shard, dist, x []float64, ldx, i0, i1 int) (int
 			if nz := e.sparseList(s.nzIdx, s.nzVal, xi); nz > 0 {
 				// As ImageDistances: the float64 sparse path.
 				for _, r := range e.shards {
-					for a, b := r.lo, r.lo; a < r.hi; a = b {
-						b = r.runEnd(a, r.hi)
-						kernels.SparseAB(s.by[a*d:], s.nzVal[:nz], s.nzIdx[:nz], r.protos[r.col(a, d):], r.ld, (b-a)*d)
+					for a := r.lo; a < r.hi; {
+						a = sparseRun(s.by[a*d:], s.nzVal[:nz], s.nzIdx[:nz], r, a, r.hi, d)
 					}
 				}
 				err = e.imageAngles(dist[i*p:(i+1)*p], nil, s.by[:p*d], xnorm, 0, p)

@@ -22,32 +22,39 @@ import (
 // which exit when it returns; an idle Shared uses no CPU. Crew adds
 // persistent workers for single-sample calls, for one caller at a time.
 //
-// Below PivotMinP prototypes they are the columns of one 64-byte aligned
-// dim x ld matrix (prototype k at columns k·d .. k·d+d-1), the layout of
-// an Engine shard holding them all: a chunk's projections or an image's
-// products are one kernel call. From PivotMinP on, each prototype is a
-// contiguous dim x d matrix of stride d, one after the other: a pruned
-// search (Nearest) projects a few scattered prototypes, and each then
-// reads its own dim·d floats in order instead of a few bytes of dim rows
-// of the wide matrix on as many pages (measured at 1,000 prototypes of
-// 400 x 5, one core of the Zen 3 VM: 100 scattered projections 0.65 ms
-// wide against 0.24 ms contiguous, all 1,000 3.5 against 2.1 ms). Results are bit-identical to an Engine's with the same
-// prototypes, for any number of workers of either (see the package
-// documentation's Determinism).
+// Below PivotMinP prototypes and for d < 8 (ownBlockMinDim) they are the
+// columns of one 64-byte aligned dim x ld matrix (prototype k at columns
+// k·d .. k·d+d-1), the layout of an Engine shard holding them all: a
+// chunk's projections or an image's products are one kernel call. From
+// PivotMinP on, or from d = 8, each prototype is a contiguous dim x d
+// matrix of stride d, one after the other: a pruned search (Nearest)
+// projects a few scattered prototypes, and each then reads its own dim·d
+// floats in order instead of a few bytes of dim rows of the wide matrix on
+// as many pages (measured at 1,000 prototypes of 400 x 5, one core of the
+// Zen 3 VM: 100 scattered projections 0.65 ms wide against 0.24 ms
+// contiguous, all 1,000 3.5 against 2.1 ms), and from d = 8 the blocks
+// stream faster than the wide matrix's column blocks as a training
+// engine's do (ownBlockMinDim; a sparse image's products interleave the
+// blocks' chains: kernels.SparseABBlocks). The float32 copy (NewShared32)
+// stays one wide matrix below PivotMinP prototypes, where AtB32 and AtX32
+// run fastest on many columns. Results are bit-identical to an Engine's
+// with the same prototypes, for any number of workers of either (see the
+// package documentation's Determinism).
 type Shared struct {
-	dim, d, p int
-	workers   int             // batch calls: 0 means runtime.GOMAXPROCS(0) at the call
-	ld        int             // row stride of the prototypes' blocks
-	bw        int             // prototypes per block: p (one wide matrix) or 1
-	data      []float64       // the blocks (dim x ld each), read-only after NewShared
-	data32    []float32       // NewShared32: data rounded to float32, read-only
-	protos    []*linalg.Dense // read-only views into data
-	owner     []int32         // all zero: one shard
-	finite    bool
-	pool      sync.Pool // *Engine: a one-shard engine over data, no goroutines
-	pivOnce   sync.Once
-	piv       atomic.Pointer[pivotIndex] // Nearest's pivot index, built once
-	stats     [7]atomic.Int64            // Nearest's counts, in Stats' field order
+	dim, d, p  int
+	workers    int             // batch calls: 0 means runtime.GOMAXPROCS(0) at the call
+	ld         int             // row stride of the prototypes' blocks
+	bw         int             // prototypes per block: p (one wide matrix) or 1
+	data       []float64       // the blocks (dim x ld each), read-only after NewShared
+	data32     []float32       // NewShared32: data rounded to float32, read-only
+	ld32, bw32 int             // data32's layout (as ld, bw)
+	protos     []*linalg.Dense // read-only views into data
+	owner      []int32         // all zero: one shard
+	finite     bool
+	pool       sync.Pool // *Engine: a one-shard engine over data, no goroutines
+	pivOnce    sync.Once
+	piv        atomic.Pointer[pivotIndex] // Nearest's pivot index, built once
+	stats      [7]atomic.Int64            // Nearest's counts, in Stats' field order
 
 	// kind is the distance computed (SetDistanceKind, before the first
 	// call).
@@ -108,7 +115,7 @@ func makeShared(dim, d int, protos []*linalg.Dense, workers int, f32 bool) (*Sha
 		finite:  true,
 		kind:    newKind,
 	}
-	if p >= sharedOwnMin {
+	if p >= sharedOwnMin || d >= ownBlockMinDim {
 		sh.ld, sh.bw = d, 1
 	}
 	sh.data = linalg.AlignedSlice(dim * sh.ld * p / sh.bw)
@@ -126,8 +133,14 @@ func makeShared(dim, d int, protos []*linalg.Dense, workers int, f32 bool) (*Sha
 		}
 	}
 	if f32 {
-		sh.data32 = make([]float32, len(sh.data))
-		kernels.Round32(sh.data32, sh.data)
+		sh.ld32, sh.bw32 = sh.ld, sh.bw
+		if p < sharedOwnMin {
+			sh.ld32, sh.bw32 = shardStride(p, d), p
+		}
+		sh.data32 = make([]float32, dim*sh.ld32*p/sh.bw32)
+		for k, w := range sh.protos {
+			kernels.Round32Rows(sh.data32[sh.col32(k):], sh.ld32, w.Data, w.Stride, dim, d)
+		}
 	}
 	sh.pool.New = func() any { return sh.newScratch() }
 	return sh, nil
@@ -137,17 +150,21 @@ func makeShared(dim, d int, protos []*linalg.Dense, workers int, f32 bool) (*Sha
 // its own block (PivotMinP; a variable for the tests).
 var sharedOwnMin = PivotMinP
 
-// col returns the offset in sh.data (and sh.data32) of prototype k's
-// first element.
+// col returns the offset in sh.data of prototype k's first element.
 func (sh *Shared) col(k int) int {
 	return k/sh.bw*sh.dim*sh.ld + k%sh.bw*sh.d
+}
+
+// col32 is col for sh.data32.
+func (sh *Shared) col32(k int) int {
+	return k/sh.bw32*sh.dim*sh.ld32 + k%sh.bw32*sh.d
 }
 
 // shard returns a shard over prototypes lo..hi of sh's storage.
 func (sh *Shared) shard(lo, hi int) *shard {
 	s := &shard{lo: lo, hi: hi, ld: sh.ld, bw: sh.bw, bs: sh.dim * sh.ld, protos: sh.data[sh.col(lo):]}
 	if sh.data32 != nil {
-		s.protos32, s.ld32, s.bw32, s.bs32 = sh.data32[sh.col(lo):], sh.ld, sh.bw, s.bs
+		s.protos32, s.ld32, s.bw32, s.bs32 = sh.data32[sh.col32(lo):], sh.ld32, sh.bw32, sh.dim*sh.ld32
 	}
 	return s
 }

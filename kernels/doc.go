@@ -45,7 +45,15 @@
 // B is finite, but for the sign of a zero output (x·w with x = ±0 adds
 // exactly nothing to a nonzero sum). It keeps a whole row of up to 64
 // (AVX-512) or 48 (AVX2) columns in registers and reads each listed row of
-// B once.
+// B once. SparseABBlocks is SparseAB on several matrices at a fixed
+// distance from each other (prototypes in their own blocks of d columns):
+// one block is ceil(d/4) FMA chains as long as the list, latency-bound, so
+// the AVX2 kernel (which AVX-512 CPUs run too: an output is one chain
+// whatever the vector width) interleaves the chains of up to six blocks
+// (15 accumulators where 4 divides d, 12 with a masked last vector).
+// BenchmarkSparseABBlocks, a 20%-nonzero image against 10 prototypes of
+// 784 x 12 (Zen 3): 1.9-2.3 µs in own blocks, 3.0-3.2 µs one block at a
+// time, 2.2-2.4 µs side by side.
 //
 // AtB32 and AtX32 are AtB and AtX on float32 operands with float64
 // results, for the engine's float32 mode: FMAs in float32 lanes (twice

@@ -110,6 +110,38 @@ func ab2InPlace(c []float64, ldc int, a1 []float64, b1 []float64, ldb1 int, a2 [
 	}
 }
 
+// SparseABBlocks is SparseAB on nblk matrices at once, B_t = b[t*bs:] (row
+// stride ldb, the same rows listed for each), overwriting c[:nblk*nc]:
+//
+//	for t < nblk, j < nc: c[t*nc+j] = Σ_{i<len(idx)} val[i] * b[t*bs+idx[i]*ldb+j]   (i in order)
+//
+// Each output has the bits of SparseAB(c[t*nc:], val, idx, b[t*bs:], ldb,
+// nc) on the same implementation: a few columns (a prototype's own block
+// of d) are a few FMA chains as long as the list, which alone leave the
+// FMA units waiting; the AVX2 assembly (on AVX-512 CPUs too: an output is
+// one chain whatever the vector width) interleaves the chains of up to
+// four blocks. Every idx[i] must be a row of every B_t (a row outside b
+// panics), bs >= 0, ldb >= nc; c must not overlap the inputs.
+func SparseABBlocks(c []float64, val []float64, idx []int32, b []float64, ldb, bs, nblk, nc int) {
+	_ = val[:len(idx)]
+	if nblk <= 0 || nc <= 0 {
+		return
+	}
+	if bs < 0 || ldb < nc {
+		panic("kernels: SparseABBlocks: bs < 0 or ldb < nc")
+	}
+	_ = c[nblk*nc-1]
+	sparseABBlocks(c, val, idx, b, ldb, bs, nblk, nc)
+}
+
+// sparseABBlocksEach is SparseABBlocks one block at a time (SparseAB's
+// bits by definition).
+func sparseABBlocksEach(c []float64, val []float64, idx []int32, b []float64, ldb, bs, nblk, nc int) {
+	for t := 0; t < nblk; t++ {
+		sparseAB(c[t*nc:], val, idx, b[t*bs:], ldb, nc)
+	}
+}
+
 // SparseAB computes the one-row product c = a B of a row a that is zero
 // except for a[idx[i]] = val[i] and a matrix B (stride ldb), reading only
 // the listed rows of B, overwriting c[:nc]:

@@ -305,6 +305,43 @@ func sparseAB(c []float64, val []float64, idx []int32, b []float64, ldb, nc int)
 	}
 }
 
+// sparseABBlocks runs sparseABBlocksKernelAVX2 (on AVX-512 CPUs too) on
+// groups of up to sparseBlocksFor(ceil(nc/4), nc%4 != 0) blocks (in
+// asm/kernels/sparse.go), the groups as even as they can be (10 blocks of
+// 12 columns: 5 and 5), and SparseAB where nc is above 24 or one block is
+// left.
+func sparseABBlocks(c []float64, val []float64, idx []int32, b []float64, ldb, bs, nblk, nc int) {
+	nb := (nc + 3) / 4
+	if (!useAVX512 && !useAVX2) || nb > 6 || nblk == 1 || len(idx) == 0 {
+		sparseABBlocksEach(c, val, idx, b, ldb, bs, nblk, nc)
+		return
+	}
+	gmax := min(6, 15/nb) // sparseBlocksFor in asm/kernels/sparse.go
+	if nc%4 != 0 {
+		gmax = min(6, 12/nb)
+	}
+	groups := (nblk + gmax - 1) / gmax
+	for q, t := 0, 0; q < groups; q++ {
+		g := (nblk - t) / (groups - q) // the rest spread evenly
+		if g == 1 {
+			sparseAB(c[t*nc:], val, idx, b[t*bs:], ldb, nc)
+			t++
+			continue
+		}
+		// rows: the rows r with r*ldb+nc <= len(b) - (t+g-1)*bs, the ones
+		// the assembly may read in the group's last block and so in each.
+		last := (t + g - 1) * bs
+		if len(b) < last+nc {
+			panic("kernels: SparseABBlocks: b too short")
+		}
+		rows := (len(b)-last-nc)/ldb + 1
+		if sparseABBlocksKernelAVX2(&c[t*nc], &val[0], &idx[0], len(idx), &b[t*bs], ldb, bs, rows, nc, g) != 0 {
+			panic("kernels: SparseABBlocks: row index out of range")
+		}
+		t += g
+	}
+}
+
 // nonzeros lists whole vectors of 8 (AVX-512) or 4 (AVX2) with the
 // assembly, the rest with a Go loop. idx and val have len(x) entries.
 func nonzeros(idx []int32, val []float64, x []float64) int {

@@ -46310,6 +46310,2043 @@ sparseABKernelAVX2_bad:
 	VZEROUPPER
 	RET
 
+// func sparseABBlocksKernelAVX2(c *float64, val *float64, idx *int32, nnz int, b *float64, ldb int, bs int, rows int, nc int, nblk int) (bad int)
+// Requires: AVX, FMA3
+TEXT ·sparseABBlocksKernelAVX2(SB), NOSPLIT, $0-88
+	XORQ    AX, AX
+	MOVQ    AX, bad+80(FP)
+	MOVQ    c+0(FP), DI
+	MOVQ    val+8(FP), SI
+	MOVQ    idx+16(FP), R8
+	MOVQ    b+32(FP), R11
+	MOVQ    ldb+40(FP), R10
+	SHLQ    $0x03, R10
+	MOVQ    rows+56(FP), R12
+	MOVQ    nc+64(FP), CX
+	DECQ    CX
+	MOVQ    CX, BX
+	SHRQ    $0x02, BX
+	ANDQ    $0x03, CX
+	INCQ    CX
+	LEAQ    avx2masks<>+32(SB), DX
+	SHLQ    $0x03, CX
+	SUBQ    CX, DX
+	VMOVUPD (DX), Y15
+	SHRQ    $0x03, CX
+	XORQ    DX, DX
+	CMPQ    CX, $0x04
+	SETNE   DL
+	MOVQ    nblk+72(FP), CX
+	SHLQ    $0x02, CX
+	ORQ     DX, CX
+	CMPQ    BX, $0x00
+	JNE     sparseABBlocksKernelAVX2_nb1_g2_not
+	CMPQ    CX, $0x08
+	JE      sparseABBlocksKernelAVX2_nb1_g2
+
+sparseABBlocksKernelAVX2_nb1_g2_not:
+	CMPQ BX, $0x00
+	JNE  sparseABBlocksKernelAVX2_nb1_g3_not
+	CMPQ CX, $0x0c
+	JE   sparseABBlocksKernelAVX2_nb1_g3
+
+sparseABBlocksKernelAVX2_nb1_g3_not:
+	CMPQ BX, $0x00
+	JNE  sparseABBlocksKernelAVX2_nb1_g4_not
+	CMPQ CX, $0x10
+	JE   sparseABBlocksKernelAVX2_nb1_g4
+
+sparseABBlocksKernelAVX2_nb1_g4_not:
+	CMPQ BX, $0x00
+	JNE  sparseABBlocksKernelAVX2_nb1_g5_not
+	CMPQ CX, $0x14
+	JE   sparseABBlocksKernelAVX2_nb1_g5
+
+sparseABBlocksKernelAVX2_nb1_g5_not:
+	CMPQ BX, $0x00
+	JNE  sparseABBlocksKernelAVX2_nb1_g6_not
+	CMPQ CX, $0x18
+	JE   sparseABBlocksKernelAVX2_nb1_g6
+
+sparseABBlocksKernelAVX2_nb1_g6_not:
+	CMPQ BX, $0x01
+	JNE  sparseABBlocksKernelAVX2_nb2_g2_not
+	CMPQ CX, $0x08
+	JE   sparseABBlocksKernelAVX2_nb2_g2
+
+sparseABBlocksKernelAVX2_nb2_g2_not:
+	CMPQ BX, $0x01
+	JNE  sparseABBlocksKernelAVX2_nb2_g3_not
+	CMPQ CX, $0x0c
+	JE   sparseABBlocksKernelAVX2_nb2_g3
+
+sparseABBlocksKernelAVX2_nb2_g3_not:
+	CMPQ BX, $0x01
+	JNE  sparseABBlocksKernelAVX2_nb2_g4_not
+	CMPQ CX, $0x10
+	JE   sparseABBlocksKernelAVX2_nb2_g4
+
+sparseABBlocksKernelAVX2_nb2_g4_not:
+	CMPQ BX, $0x01
+	JNE  sparseABBlocksKernelAVX2_nb2_g5_not
+	CMPQ CX, $0x14
+	JE   sparseABBlocksKernelAVX2_nb2_g5
+
+sparseABBlocksKernelAVX2_nb2_g5_not:
+	CMPQ BX, $0x01
+	JNE  sparseABBlocksKernelAVX2_nb2_g6_not
+	CMPQ CX, $0x18
+	JE   sparseABBlocksKernelAVX2_nb2_g6
+
+sparseABBlocksKernelAVX2_nb2_g6_not:
+	CMPQ BX, $0x02
+	JNE  sparseABBlocksKernelAVX2_nb3_g2_not
+	CMPQ CX, $0x08
+	JE   sparseABBlocksKernelAVX2_nb3_g2
+
+sparseABBlocksKernelAVX2_nb3_g2_not:
+	CMPQ BX, $0x02
+	JNE  sparseABBlocksKernelAVX2_nb3_g3_not
+	CMPQ CX, $0x0c
+	JE   sparseABBlocksKernelAVX2_nb3_g3
+
+sparseABBlocksKernelAVX2_nb3_g3_not:
+	CMPQ BX, $0x02
+	JNE  sparseABBlocksKernelAVX2_nb3_g4_not
+	CMPQ CX, $0x10
+	JE   sparseABBlocksKernelAVX2_nb3_g4
+
+sparseABBlocksKernelAVX2_nb3_g4_not:
+	CMPQ BX, $0x02
+	JNE  sparseABBlocksKernelAVX2_nb3_g5_not
+	CMPQ CX, $0x14
+	JE   sparseABBlocksKernelAVX2_nb3_g5
+
+sparseABBlocksKernelAVX2_nb3_g5_not:
+	CMPQ BX, $0x03
+	JNE  sparseABBlocksKernelAVX2_nb4_g2_not
+	CMPQ CX, $0x08
+	JE   sparseABBlocksKernelAVX2_nb4_g2
+
+sparseABBlocksKernelAVX2_nb4_g2_not:
+	CMPQ BX, $0x03
+	JNE  sparseABBlocksKernelAVX2_nb4_g3_not
+	CMPQ CX, $0x0c
+	JE   sparseABBlocksKernelAVX2_nb4_g3
+
+sparseABBlocksKernelAVX2_nb4_g3_not:
+	CMPQ BX, $0x04
+	JNE  sparseABBlocksKernelAVX2_nb5_g2_not
+	CMPQ CX, $0x08
+	JE   sparseABBlocksKernelAVX2_nb5_g2
+
+sparseABBlocksKernelAVX2_nb5_g2_not:
+	CMPQ BX, $0x04
+	JNE  sparseABBlocksKernelAVX2_nb5_g3_not
+	CMPQ CX, $0x0c
+	JE   sparseABBlocksKernelAVX2_nb5_g3
+
+sparseABBlocksKernelAVX2_nb5_g3_not:
+	CMPQ BX, $0x05
+	JNE  sparseABBlocksKernelAVX2_nb6_g2_not
+	CMPQ CX, $0x08
+	JE   sparseABBlocksKernelAVX2_nb6_g2
+
+sparseABBlocksKernelAVX2_nb6_g2_not:
+	CMPQ BX, $0x00
+	JNE  sparseABBlocksKernelAVX2_nb1_g2m_not
+	CMPQ CX, $0x09
+	JE   sparseABBlocksKernelAVX2_nb1_g2m
+
+sparseABBlocksKernelAVX2_nb1_g2m_not:
+	CMPQ BX, $0x00
+	JNE  sparseABBlocksKernelAVX2_nb1_g3m_not
+	CMPQ CX, $0x0d
+	JE   sparseABBlocksKernelAVX2_nb1_g3m
+
+sparseABBlocksKernelAVX2_nb1_g3m_not:
+	CMPQ BX, $0x00
+	JNE  sparseABBlocksKernelAVX2_nb1_g4m_not
+	CMPQ CX, $0x11
+	JE   sparseABBlocksKernelAVX2_nb1_g4m
+
+sparseABBlocksKernelAVX2_nb1_g4m_not:
+	CMPQ BX, $0x00
+	JNE  sparseABBlocksKernelAVX2_nb1_g5m_not
+	CMPQ CX, $0x15
+	JE   sparseABBlocksKernelAVX2_nb1_g5m
+
+sparseABBlocksKernelAVX2_nb1_g5m_not:
+	CMPQ BX, $0x00
+	JNE  sparseABBlocksKernelAVX2_nb1_g6m_not
+	CMPQ CX, $0x19
+	JE   sparseABBlocksKernelAVX2_nb1_g6m
+
+sparseABBlocksKernelAVX2_nb1_g6m_not:
+	CMPQ BX, $0x01
+	JNE  sparseABBlocksKernelAVX2_nb2_g2m_not
+	CMPQ CX, $0x09
+	JE   sparseABBlocksKernelAVX2_nb2_g2m
+
+sparseABBlocksKernelAVX2_nb2_g2m_not:
+	CMPQ BX, $0x01
+	JNE  sparseABBlocksKernelAVX2_nb2_g3m_not
+	CMPQ CX, $0x0d
+	JE   sparseABBlocksKernelAVX2_nb2_g3m
+
+sparseABBlocksKernelAVX2_nb2_g3m_not:
+	CMPQ BX, $0x01
+	JNE  sparseABBlocksKernelAVX2_nb2_g4m_not
+	CMPQ CX, $0x11
+	JE   sparseABBlocksKernelAVX2_nb2_g4m
+
+sparseABBlocksKernelAVX2_nb2_g4m_not:
+	CMPQ BX, $0x01
+	JNE  sparseABBlocksKernelAVX2_nb2_g5m_not
+	CMPQ CX, $0x15
+	JE   sparseABBlocksKernelAVX2_nb2_g5m
+
+sparseABBlocksKernelAVX2_nb2_g5m_not:
+	CMPQ BX, $0x01
+	JNE  sparseABBlocksKernelAVX2_nb2_g6m_not
+	CMPQ CX, $0x19
+	JE   sparseABBlocksKernelAVX2_nb2_g6m
+
+sparseABBlocksKernelAVX2_nb2_g6m_not:
+	CMPQ BX, $0x02
+	JNE  sparseABBlocksKernelAVX2_nb3_g2m_not
+	CMPQ CX, $0x09
+	JE   sparseABBlocksKernelAVX2_nb3_g2m
+
+sparseABBlocksKernelAVX2_nb3_g2m_not:
+	CMPQ BX, $0x02
+	JNE  sparseABBlocksKernelAVX2_nb3_g3m_not
+	CMPQ CX, $0x0d
+	JE   sparseABBlocksKernelAVX2_nb3_g3m
+
+sparseABBlocksKernelAVX2_nb3_g3m_not:
+	CMPQ BX, $0x02
+	JNE  sparseABBlocksKernelAVX2_nb3_g4m_not
+	CMPQ CX, $0x11
+	JE   sparseABBlocksKernelAVX2_nb3_g4m
+
+sparseABBlocksKernelAVX2_nb3_g4m_not:
+	CMPQ BX, $0x03
+	JNE  sparseABBlocksKernelAVX2_nb4_g2m_not
+	CMPQ CX, $0x09
+	JE   sparseABBlocksKernelAVX2_nb4_g2m
+
+sparseABBlocksKernelAVX2_nb4_g2m_not:
+	CMPQ BX, $0x03
+	JNE  sparseABBlocksKernelAVX2_nb4_g3m_not
+	CMPQ CX, $0x0d
+	JE   sparseABBlocksKernelAVX2_nb4_g3m
+
+sparseABBlocksKernelAVX2_nb4_g3m_not:
+	CMPQ BX, $0x04
+	JNE  sparseABBlocksKernelAVX2_nb5_g2m_not
+	CMPQ CX, $0x09
+	JE   sparseABBlocksKernelAVX2_nb5_g2m
+
+sparseABBlocksKernelAVX2_nb5_g2m_not:
+	CMPQ BX, $0x05
+	JNE  sparseABBlocksKernelAVX2_nb6_g2m_not
+	CMPQ CX, $0x09
+	JE   sparseABBlocksKernelAVX2_nb6_g2m
+
+sparseABBlocksKernelAVX2_nb6_g2m_not:
+	JMP sparseABBlocksKernelAVX2_done
+
+sparseABBlocksKernelAVX2_nb1_g2:
+	MOVQ   bs+48(FP), R9
+	SHLQ   $0x03, R9
+	LEAQ   (R11)(R9*1), DX
+	VXORPD Y0, Y0, Y0
+	VXORPD Y1, Y1, Y1
+	MOVQ   nnz+24(FP), R9
+
+sparseABBlocksKernelAVX2_nb1_g2loop:
+	MOVL         (R8), AX
+	CMPQ         AX, R12
+	JAE          sparseABBlocksKernelAVX2_bad
+	IMULQ        R10, AX
+	VBROADCASTSD (SI), Y15
+	VFMADD231PD  (R11)(AX*1), Y15, Y0
+	VFMADD231PD  (DX)(AX*1), Y15, Y1
+	ADDQ         $0x04, R8
+	ADDQ         $0x08, SI
+	DECQ         R9
+	JNZ          sparseABBlocksKernelAVX2_nb1_g2loop
+	MOVQ         nc+64(FP), BX
+	SHLQ         $0x03, BX
+	VMOVUPD      Y0, (DI)
+	ADDQ         BX, DI
+	VMOVUPD      Y1, (DI)
+	JMP          sparseABBlocksKernelAVX2_done
+
+sparseABBlocksKernelAVX2_nb1_g3:
+	MOVQ   bs+48(FP), R9
+	SHLQ   $0x03, R9
+	LEAQ   (R11)(R9*1), DX
+	LEAQ   (DX)(R9*1), R13
+	VXORPD Y0, Y0, Y0
+	VXORPD Y1, Y1, Y1
+	VXORPD Y2, Y2, Y2
+	MOVQ   nnz+24(FP), R9
+
+sparseABBlocksKernelAVX2_nb1_g3loop:
+	MOVL         (R8), AX
+	CMPQ         AX, R12
+	JAE          sparseABBlocksKernelAVX2_bad
+	IMULQ        R10, AX
+	VBROADCASTSD (SI), Y15
+	VFMADD231PD  (R11)(AX*1), Y15, Y0
+	VFMADD231PD  (DX)(AX*1), Y15, Y1
+	VFMADD231PD  (R13)(AX*1), Y15, Y2
+	ADDQ         $0x04, R8
+	ADDQ         $0x08, SI
+	DECQ         R9
+	JNZ          sparseABBlocksKernelAVX2_nb1_g3loop
+	MOVQ         nc+64(FP), BX
+	SHLQ         $0x03, BX
+	VMOVUPD      Y0, (DI)
+	ADDQ         BX, DI
+	VMOVUPD      Y1, (DI)
+	ADDQ         BX, DI
+	VMOVUPD      Y2, (DI)
+	JMP          sparseABBlocksKernelAVX2_done
+
+sparseABBlocksKernelAVX2_nb1_g4:
+	MOVQ   bs+48(FP), R9
+	SHLQ   $0x03, R9
+	LEAQ   (R11)(R9*1), DX
+	LEAQ   (DX)(R9*1), R13
+	LEAQ   (R13)(R9*1), R14
+	VXORPD Y0, Y0, Y0
+	VXORPD Y1, Y1, Y1
+	VXORPD Y2, Y2, Y2
+	VXORPD Y3, Y3, Y3
+	MOVQ   nnz+24(FP), R9
+
+sparseABBlocksKernelAVX2_nb1_g4loop:
+	MOVL         (R8), AX
+	CMPQ         AX, R12
+	JAE          sparseABBlocksKernelAVX2_bad
+	IMULQ        R10, AX
+	VBROADCASTSD (SI), Y15
+	VFMADD231PD  (R11)(AX*1), Y15, Y0
+	VFMADD231PD  (DX)(AX*1), Y15, Y1
+	VFMADD231PD  (R13)(AX*1), Y15, Y2
+	VFMADD231PD  (R14)(AX*1), Y15, Y3
+	ADDQ         $0x04, R8
+	ADDQ         $0x08, SI
+	DECQ         R9
+	JNZ          sparseABBlocksKernelAVX2_nb1_g4loop
+	MOVQ         nc+64(FP), BX
+	SHLQ         $0x03, BX
+	VMOVUPD      Y0, (DI)
+	ADDQ         BX, DI
+	VMOVUPD      Y1, (DI)
+	ADDQ         BX, DI
+	VMOVUPD      Y2, (DI)
+	ADDQ         BX, DI
+	VMOVUPD      Y3, (DI)
+	JMP          sparseABBlocksKernelAVX2_done
+
+sparseABBlocksKernelAVX2_nb1_g5:
+	MOVQ   bs+48(FP), R9
+	SHLQ   $0x03, R9
+	LEAQ   (R11)(R9*1), DX
+	LEAQ   (DX)(R9*1), R13
+	LEAQ   (R13)(R9*1), R14
+	LEAQ   (R14)(R9*1), BX
+	VXORPD Y0, Y0, Y0
+	VXORPD Y1, Y1, Y1
+	VXORPD Y2, Y2, Y2
+	VXORPD Y3, Y3, Y3
+	VXORPD Y4, Y4, Y4
+	MOVQ   nnz+24(FP), R9
+
+sparseABBlocksKernelAVX2_nb1_g5loop:
+	MOVL         (R8), AX
+	CMPQ         AX, R12
+	JAE          sparseABBlocksKernelAVX2_bad
+	IMULQ        R10, AX
+	VBROADCASTSD (SI), Y15
+	VFMADD231PD  (R11)(AX*1), Y15, Y0
+	VFMADD231PD  (DX)(AX*1), Y15, Y1
+	VFMADD231PD  (R13)(AX*1), Y15, Y2
+	VFMADD231PD  (R14)(AX*1), Y15, Y3
+	VFMADD231PD  (BX)(AX*1), Y15, Y4
+	ADDQ         $0x04, R8
+	ADDQ         $0x08, SI
+	DECQ         R9
+	JNZ          sparseABBlocksKernelAVX2_nb1_g5loop
+	MOVQ         nc+64(FP), BX
+	SHLQ         $0x03, BX
+	VMOVUPD      Y0, (DI)
+	ADDQ         BX, DI
+	VMOVUPD      Y1, (DI)
+	ADDQ         BX, DI
+	VMOVUPD      Y2, (DI)
+	ADDQ         BX, DI
+	VMOVUPD      Y3, (DI)
+	ADDQ         BX, DI
+	VMOVUPD      Y4, (DI)
+	JMP          sparseABBlocksKernelAVX2_done
+
+sparseABBlocksKernelAVX2_nb1_g6:
+	MOVQ   bs+48(FP), R9
+	SHLQ   $0x03, R9
+	LEAQ   (R11)(R9*1), DX
+	LEAQ   (DX)(R9*1), R13
+	LEAQ   (R13)(R9*1), R14
+	LEAQ   (R14)(R9*1), BX
+	LEAQ   (BX)(R9*1), CX
+	VXORPD Y0, Y0, Y0
+	VXORPD Y1, Y1, Y1
+	VXORPD Y2, Y2, Y2
+	VXORPD Y3, Y3, Y3
+	VXORPD Y4, Y4, Y4
+	VXORPD Y5, Y5, Y5
+	MOVQ   nnz+24(FP), R9
+
+sparseABBlocksKernelAVX2_nb1_g6loop:
+	MOVL         (R8), AX
+	CMPQ         AX, R12
+	JAE          sparseABBlocksKernelAVX2_bad
+	IMULQ        R10, AX
+	VBROADCASTSD (SI), Y15
+	VFMADD231PD  (R11)(AX*1), Y15, Y0
+	VFMADD231PD  (DX)(AX*1), Y15, Y1
+	VFMADD231PD  (R13)(AX*1), Y15, Y2
+	VFMADD231PD  (R14)(AX*1), Y15, Y3
+	VFMADD231PD  (BX)(AX*1), Y15, Y4
+	VFMADD231PD  (CX)(AX*1), Y15, Y5
+	ADDQ         $0x04, R8
+	ADDQ         $0x08, SI
+	DECQ         R9
+	JNZ          sparseABBlocksKernelAVX2_nb1_g6loop
+	MOVQ         nc+64(FP), BX
+	SHLQ         $0x03, BX
+	VMOVUPD      Y0, (DI)
+	ADDQ         BX, DI
+	VMOVUPD      Y1, (DI)
+	ADDQ         BX, DI
+	VMOVUPD      Y2, (DI)
+	ADDQ         BX, DI
+	VMOVUPD      Y3, (DI)
+	ADDQ         BX, DI
+	VMOVUPD      Y4, (DI)
+	ADDQ         BX, DI
+	VMOVUPD      Y5, (DI)
+	JMP          sparseABBlocksKernelAVX2_done
+
+sparseABBlocksKernelAVX2_nb2_g2:
+	MOVQ   bs+48(FP), R9
+	SHLQ   $0x03, R9
+	LEAQ   (R11)(R9*1), DX
+	VXORPD Y0, Y0, Y0
+	VXORPD Y1, Y1, Y1
+	VXORPD Y2, Y2, Y2
+	VXORPD Y3, Y3, Y3
+	MOVQ   nnz+24(FP), R9
+
+sparseABBlocksKernelAVX2_nb2_g2loop:
+	MOVL         (R8), AX
+	CMPQ         AX, R12
+	JAE          sparseABBlocksKernelAVX2_bad
+	IMULQ        R10, AX
+	VBROADCASTSD (SI), Y15
+	VFMADD231PD  (R11)(AX*1), Y15, Y0
+	VFMADD231PD  32(R11)(AX*1), Y15, Y1
+	VFMADD231PD  (DX)(AX*1), Y15, Y2
+	VFMADD231PD  32(DX)(AX*1), Y15, Y3
+	ADDQ         $0x04, R8
+	ADDQ         $0x08, SI
+	DECQ         R9
+	JNZ          sparseABBlocksKernelAVX2_nb2_g2loop
+	MOVQ         nc+64(FP), BX
+	SHLQ         $0x03, BX
+	VMOVUPD      Y0, (DI)
+	VMOVUPD      Y1, 32(DI)
+	ADDQ         BX, DI
+	VMOVUPD      Y2, (DI)
+	VMOVUPD      Y3, 32(DI)
+	JMP          sparseABBlocksKernelAVX2_done
+
+sparseABBlocksKernelAVX2_nb2_g3:
+	MOVQ   bs+48(FP), R9
+	SHLQ   $0x03, R9
+	LEAQ   (R11)(R9*1), DX
+	LEAQ   (DX)(R9*1), R13
+	VXORPD Y0, Y0, Y0
+	VXORPD Y1, Y1, Y1
+	VXORPD Y2, Y2, Y2
+	VXORPD Y3, Y3, Y3
+	VXORPD Y4, Y4, Y4
+	VXORPD Y5, Y5, Y5
+	MOVQ   nnz+24(FP), R9
+
+sparseABBlocksKernelAVX2_nb2_g3loop:
+	MOVL         (R8), AX
+	CMPQ         AX, R12
+	JAE          sparseABBlocksKernelAVX2_bad
+	IMULQ        R10, AX
+	VBROADCASTSD (SI), Y15
+	VFMADD231PD  (R11)(AX*1), Y15, Y0
+	VFMADD231PD  32(R11)(AX*1), Y15, Y1
+	VFMADD231PD  (DX)(AX*1), Y15, Y2
+	VFMADD231PD  32(DX)(AX*1), Y15, Y3
+	VFMADD231PD  (R13)(AX*1), Y15, Y4
+	VFMADD231PD  32(R13)(AX*1), Y15, Y5
+	ADDQ         $0x04, R8
+	ADDQ         $0x08, SI
+	DECQ         R9
+	JNZ          sparseABBlocksKernelAVX2_nb2_g3loop
+	MOVQ         nc+64(FP), BX
+	SHLQ         $0x03, BX
+	VMOVUPD      Y0, (DI)
+	VMOVUPD      Y1, 32(DI)
+	ADDQ         BX, DI
+	VMOVUPD      Y2, (DI)
+	VMOVUPD      Y3, 32(DI)
+	ADDQ         BX, DI
+	VMOVUPD      Y4, (DI)
+	VMOVUPD      Y5, 32(DI)
+	JMP          sparseABBlocksKernelAVX2_done
+
+sparseABBlocksKernelAVX2_nb2_g4:
+	MOVQ   bs+48(FP), R9
+	SHLQ   $0x03, R9
+	LEAQ   (R11)(R9*1), DX
+	LEAQ   (DX)(R9*1), R13
+	LEAQ   (R13)(R9*1), R14
+	VXORPD Y0, Y0, Y0
+	VXORPD Y1, Y1, Y1
+	VXORPD Y2, Y2, Y2
+	VXORPD Y3, Y3, Y3
+	VXORPD Y4, Y4, Y4
+	VXORPD Y5, Y5, Y5
+	VXORPD Y6, Y6, Y6
+	VXORPD Y7, Y7, Y7
+	MOVQ   nnz+24(FP), R9
+
+sparseABBlocksKernelAVX2_nb2_g4loop:
+	MOVL         (R8), AX
+	CMPQ         AX, R12
+	JAE          sparseABBlocksKernelAVX2_bad
+	IMULQ        R10, AX
+	VBROADCASTSD (SI), Y15
+	VFMADD231PD  (R11)(AX*1), Y15, Y0
+	VFMADD231PD  32(R11)(AX*1), Y15, Y1
+	VFMADD231PD  (DX)(AX*1), Y15, Y2
+	VFMADD231PD  32(DX)(AX*1), Y15, Y3
+	VFMADD231PD  (R13)(AX*1), Y15, Y4
+	VFMADD231PD  32(R13)(AX*1), Y15, Y5
+	VFMADD231PD  (R14)(AX*1), Y15, Y6
+	VFMADD231PD  32(R14)(AX*1), Y15, Y7
+	ADDQ         $0x04, R8
+	ADDQ         $0x08, SI
+	DECQ         R9
+	JNZ          sparseABBlocksKernelAVX2_nb2_g4loop
+	MOVQ         nc+64(FP), BX
+	SHLQ         $0x03, BX
+	VMOVUPD      Y0, (DI)
+	VMOVUPD      Y1, 32(DI)
+	ADDQ         BX, DI
+	VMOVUPD      Y2, (DI)
+	VMOVUPD      Y3, 32(DI)
+	ADDQ         BX, DI
+	VMOVUPD      Y4, (DI)
+	VMOVUPD      Y5, 32(DI)
+	ADDQ         BX, DI
+	VMOVUPD      Y6, (DI)
+	VMOVUPD      Y7, 32(DI)
+	JMP          sparseABBlocksKernelAVX2_done
+
+sparseABBlocksKernelAVX2_nb2_g5:
+	MOVQ   bs+48(FP), R9
+	SHLQ   $0x03, R9
+	LEAQ   (R11)(R9*1), DX
+	LEAQ   (DX)(R9*1), R13
+	LEAQ   (R13)(R9*1), R14
+	LEAQ   (R14)(R9*1), BX
+	VXORPD Y0, Y0, Y0
+	VXORPD Y1, Y1, Y1
+	VXORPD Y2, Y2, Y2
+	VXORPD Y3, Y3, Y3
+	VXORPD Y4, Y4, Y4
+	VXORPD Y5, Y5, Y5
+	VXORPD Y6, Y6, Y6
+	VXORPD Y7, Y7, Y7
+	VXORPD Y8, Y8, Y8
+	VXORPD Y9, Y9, Y9
+	MOVQ   nnz+24(FP), R9
+
+sparseABBlocksKernelAVX2_nb2_g5loop:
+	MOVL         (R8), AX
+	CMPQ         AX, R12
+	JAE          sparseABBlocksKernelAVX2_bad
+	IMULQ        R10, AX
+	VBROADCASTSD (SI), Y15
+	VFMADD231PD  (R11)(AX*1), Y15, Y0
+	VFMADD231PD  32(R11)(AX*1), Y15, Y1
+	VFMADD231PD  (DX)(AX*1), Y15, Y2
+	VFMADD231PD  32(DX)(AX*1), Y15, Y3
+	VFMADD231PD  (R13)(AX*1), Y15, Y4
+	VFMADD231PD  32(R13)(AX*1), Y15, Y5
+	VFMADD231PD  (R14)(AX*1), Y15, Y6
+	VFMADD231PD  32(R14)(AX*1), Y15, Y7
+	VFMADD231PD  (BX)(AX*1), Y15, Y8
+	VFMADD231PD  32(BX)(AX*1), Y15, Y9
+	ADDQ         $0x04, R8
+	ADDQ         $0x08, SI
+	DECQ         R9
+	JNZ          sparseABBlocksKernelAVX2_nb2_g5loop
+	MOVQ         nc+64(FP), BX
+	SHLQ         $0x03, BX
+	VMOVUPD      Y0, (DI)
+	VMOVUPD      Y1, 32(DI)
+	ADDQ         BX, DI
+	VMOVUPD      Y2, (DI)
+	VMOVUPD      Y3, 32(DI)
+	ADDQ         BX, DI
+	VMOVUPD      Y4, (DI)
+	VMOVUPD      Y5, 32(DI)
+	ADDQ         BX, DI
+	VMOVUPD      Y6, (DI)
+	VMOVUPD      Y7, 32(DI)
+	ADDQ         BX, DI
+	VMOVUPD      Y8, (DI)
+	VMOVUPD      Y9, 32(DI)
+	JMP          sparseABBlocksKernelAVX2_done
+
+sparseABBlocksKernelAVX2_nb2_g6:
+	MOVQ   bs+48(FP), R9
+	SHLQ   $0x03, R9
+	LEAQ   (R11)(R9*1), DX
+	LEAQ   (DX)(R9*1), R13
+	LEAQ   (R13)(R9*1), R14
+	LEAQ   (R14)(R9*1), BX
+	LEAQ   (BX)(R9*1), CX
+	VXORPD Y0, Y0, Y0
+	VXORPD Y1, Y1, Y1
+	VXORPD Y2, Y2, Y2
+	VXORPD Y3, Y3, Y3
+	VXORPD Y4, Y4, Y4
+	VXORPD Y5, Y5, Y5
+	VXORPD Y6, Y6, Y6
+	VXORPD Y7, Y7, Y7
+	VXORPD Y8, Y8, Y8
+	VXORPD Y9, Y9, Y9
+	VXORPD Y10, Y10, Y10
+	VXORPD Y11, Y11, Y11
+	MOVQ   nnz+24(FP), R9
+
+sparseABBlocksKernelAVX2_nb2_g6loop:
+	MOVL         (R8), AX
+	CMPQ         AX, R12
+	JAE          sparseABBlocksKernelAVX2_bad
+	IMULQ        R10, AX
+	VBROADCASTSD (SI), Y15
+	VFMADD231PD  (R11)(AX*1), Y15, Y0
+	VFMADD231PD  32(R11)(AX*1), Y15, Y1
+	VFMADD231PD  (DX)(AX*1), Y15, Y2
+	VFMADD231PD  32(DX)(AX*1), Y15, Y3
+	VFMADD231PD  (R13)(AX*1), Y15, Y4
+	VFMADD231PD  32(R13)(AX*1), Y15, Y5
+	VFMADD231PD  (R14)(AX*1), Y15, Y6
+	VFMADD231PD  32(R14)(AX*1), Y15, Y7
+	VFMADD231PD  (BX)(AX*1), Y15, Y8
+	VFMADD231PD  32(BX)(AX*1), Y15, Y9
+	VFMADD231PD  (CX)(AX*1), Y15, Y10
+	VFMADD231PD  32(CX)(AX*1), Y15, Y11
+	ADDQ         $0x04, R8
+	ADDQ         $0x08, SI
+	DECQ         R9
+	JNZ          sparseABBlocksKernelAVX2_nb2_g6loop
+	MOVQ         nc+64(FP), BX
+	SHLQ         $0x03, BX
+	VMOVUPD      Y0, (DI)
+	VMOVUPD      Y1, 32(DI)
+	ADDQ         BX, DI
+	VMOVUPD      Y2, (DI)
+	VMOVUPD      Y3, 32(DI)
+	ADDQ         BX, DI
+	VMOVUPD      Y4, (DI)
+	VMOVUPD      Y5, 32(DI)
+	ADDQ         BX, DI
+	VMOVUPD      Y6, (DI)
+	VMOVUPD      Y7, 32(DI)
+	ADDQ         BX, DI
+	VMOVUPD      Y8, (DI)
+	VMOVUPD      Y9, 32(DI)
+	ADDQ         BX, DI
+	VMOVUPD      Y10, (DI)
+	VMOVUPD      Y11, 32(DI)
+	JMP          sparseABBlocksKernelAVX2_done
+
+sparseABBlocksKernelAVX2_nb3_g2:
+	MOVQ   bs+48(FP), R9
+	SHLQ   $0x03, R9
+	LEAQ   (R11)(R9*1), DX
+	VXORPD Y0, Y0, Y0
+	VXORPD Y1, Y1, Y1
+	VXORPD Y2, Y2, Y2
+	VXORPD Y3, Y3, Y3
+	VXORPD Y4, Y4, Y4
+	VXORPD Y5, Y5, Y5
+	MOVQ   nnz+24(FP), R9
+
+sparseABBlocksKernelAVX2_nb3_g2loop:
+	MOVL         (R8), AX
+	CMPQ         AX, R12
+	JAE          sparseABBlocksKernelAVX2_bad
+	IMULQ        R10, AX
+	VBROADCASTSD (SI), Y15
+	VFMADD231PD  (R11)(AX*1), Y15, Y0
+	VFMADD231PD  32(R11)(AX*1), Y15, Y1
+	VFMADD231PD  64(R11)(AX*1), Y15, Y2
+	VFMADD231PD  (DX)(AX*1), Y15, Y3
+	VFMADD231PD  32(DX)(AX*1), Y15, Y4
+	VFMADD231PD  64(DX)(AX*1), Y15, Y5
+	ADDQ         $0x04, R8
+	ADDQ         $0x08, SI
+	DECQ         R9
+	JNZ          sparseABBlocksKernelAVX2_nb3_g2loop
+	MOVQ         nc+64(FP), BX
+	SHLQ         $0x03, BX
+	VMOVUPD      Y0, (DI)
+	VMOVUPD      Y1, 32(DI)
+	VMOVUPD      Y2, 64(DI)
+	ADDQ         BX, DI
+	VMOVUPD      Y3, (DI)
+	VMOVUPD      Y4, 32(DI)
+	VMOVUPD      Y5, 64(DI)
+	JMP          sparseABBlocksKernelAVX2_done
+
+sparseABBlocksKernelAVX2_nb3_g3:
+	MOVQ   bs+48(FP), R9
+	SHLQ   $0x03, R9
+	LEAQ   (R11)(R9*1), DX
+	LEAQ   (DX)(R9*1), R13
+	VXORPD Y0, Y0, Y0
+	VXORPD Y1, Y1, Y1
+	VXORPD Y2, Y2, Y2
+	VXORPD Y3, Y3, Y3
+	VXORPD Y4, Y4, Y4
+	VXORPD Y5, Y5, Y5
+	VXORPD Y6, Y6, Y6
+	VXORPD Y7, Y7, Y7
+	VXORPD Y8, Y8, Y8
+	MOVQ   nnz+24(FP), R9
+
+sparseABBlocksKernelAVX2_nb3_g3loop:
+	MOVL         (R8), AX
+	CMPQ         AX, R12
+	JAE          sparseABBlocksKernelAVX2_bad
+	IMULQ        R10, AX
+	VBROADCASTSD (SI), Y15
+	VFMADD231PD  (R11)(AX*1), Y15, Y0
+	VFMADD231PD  32(R11)(AX*1), Y15, Y1
+	VFMADD231PD  64(R11)(AX*1), Y15, Y2
+	VFMADD231PD  (DX)(AX*1), Y15, Y3
+	VFMADD231PD  32(DX)(AX*1), Y15, Y4
+	VFMADD231PD  64(DX)(AX*1), Y15, Y5
+	VFMADD231PD  (R13)(AX*1), Y15, Y6
+	VFMADD231PD  32(R13)(AX*1), Y15, Y7
+	VFMADD231PD  64(R13)(AX*1), Y15, Y8
+	ADDQ         $0x04, R8
+	ADDQ         $0x08, SI
+	DECQ         R9
+	JNZ          sparseABBlocksKernelAVX2_nb3_g3loop
+	MOVQ         nc+64(FP), BX
+	SHLQ         $0x03, BX
+	VMOVUPD      Y0, (DI)
+	VMOVUPD      Y1, 32(DI)
+	VMOVUPD      Y2, 64(DI)
+	ADDQ         BX, DI
+	VMOVUPD      Y3, (DI)
+	VMOVUPD      Y4, 32(DI)
+	VMOVUPD      Y5, 64(DI)
+	ADDQ         BX, DI
+	VMOVUPD      Y6, (DI)
+	VMOVUPD      Y7, 32(DI)
+	VMOVUPD      Y8, 64(DI)
+	JMP          sparseABBlocksKernelAVX2_done
+
+sparseABBlocksKernelAVX2_nb3_g4:
+	MOVQ   bs+48(FP), R9
+	SHLQ   $0x03, R9
+	LEAQ   (R11)(R9*1), DX
+	LEAQ   (DX)(R9*1), R13
+	LEAQ   (R13)(R9*1), R14
+	VXORPD Y0, Y0, Y0
+	VXORPD Y1, Y1, Y1
+	VXORPD Y2, Y2, Y2
+	VXORPD Y3, Y3, Y3
+	VXORPD Y4, Y4, Y4
+	VXORPD Y5, Y5, Y5
+	VXORPD Y6, Y6, Y6
+	VXORPD Y7, Y7, Y7
+	VXORPD Y8, Y8, Y8
+	VXORPD Y9, Y9, Y9
+	VXORPD Y10, Y10, Y10
+	VXORPD Y11, Y11, Y11
+	MOVQ   nnz+24(FP), R9
+
+sparseABBlocksKernelAVX2_nb3_g4loop:
+	MOVL         (R8), AX
+	CMPQ         AX, R12
+	JAE          sparseABBlocksKernelAVX2_bad
+	IMULQ        R10, AX
+	VBROADCASTSD (SI), Y15
+	VFMADD231PD  (R11)(AX*1), Y15, Y0
+	VFMADD231PD  32(R11)(AX*1), Y15, Y1
+	VFMADD231PD  64(R11)(AX*1), Y15, Y2
+	VFMADD231PD  (DX)(AX*1), Y15, Y3
+	VFMADD231PD  32(DX)(AX*1), Y15, Y4
+	VFMADD231PD  64(DX)(AX*1), Y15, Y5
+	VFMADD231PD  (R13)(AX*1), Y15, Y6
+	VFMADD231PD  32(R13)(AX*1), Y15, Y7
+	VFMADD231PD  64(R13)(AX*1), Y15, Y8
+	VFMADD231PD  (R14)(AX*1), Y15, Y9
+	VFMADD231PD  32(R14)(AX*1), Y15, Y10
+	VFMADD231PD  64(R14)(AX*1), Y15, Y11
+	ADDQ         $0x04, R8
+	ADDQ         $0x08, SI
+	DECQ         R9
+	JNZ          sparseABBlocksKernelAVX2_nb3_g4loop
+	MOVQ         nc+64(FP), BX
+	SHLQ         $0x03, BX
+	VMOVUPD      Y0, (DI)
+	VMOVUPD      Y1, 32(DI)
+	VMOVUPD      Y2, 64(DI)
+	ADDQ         BX, DI
+	VMOVUPD      Y3, (DI)
+	VMOVUPD      Y4, 32(DI)
+	VMOVUPD      Y5, 64(DI)
+	ADDQ         BX, DI
+	VMOVUPD      Y6, (DI)
+	VMOVUPD      Y7, 32(DI)
+	VMOVUPD      Y8, 64(DI)
+	ADDQ         BX, DI
+	VMOVUPD      Y9, (DI)
+	VMOVUPD      Y10, 32(DI)
+	VMOVUPD      Y11, 64(DI)
+	JMP          sparseABBlocksKernelAVX2_done
+
+sparseABBlocksKernelAVX2_nb3_g5:
+	MOVQ   bs+48(FP), R9
+	SHLQ   $0x03, R9
+	LEAQ   (R11)(R9*1), DX
+	LEAQ   (DX)(R9*1), R13
+	LEAQ   (R13)(R9*1), R14
+	LEAQ   (R14)(R9*1), BX
+	VXORPD Y0, Y0, Y0
+	VXORPD Y1, Y1, Y1
+	VXORPD Y2, Y2, Y2
+	VXORPD Y3, Y3, Y3
+	VXORPD Y4, Y4, Y4
+	VXORPD Y5, Y5, Y5
+	VXORPD Y6, Y6, Y6
+	VXORPD Y7, Y7, Y7
+	VXORPD Y8, Y8, Y8
+	VXORPD Y9, Y9, Y9
+	VXORPD Y10, Y10, Y10
+	VXORPD Y11, Y11, Y11
+	VXORPD Y12, Y12, Y12
+	VXORPD Y13, Y13, Y13
+	VXORPD Y14, Y14, Y14
+	MOVQ   nnz+24(FP), R9
+
+sparseABBlocksKernelAVX2_nb3_g5loop:
+	MOVL         (R8), AX
+	CMPQ         AX, R12
+	JAE          sparseABBlocksKernelAVX2_bad
+	IMULQ        R10, AX
+	VBROADCASTSD (SI), Y15
+	VFMADD231PD  (R11)(AX*1), Y15, Y0
+	VFMADD231PD  32(R11)(AX*1), Y15, Y1
+	VFMADD231PD  64(R11)(AX*1), Y15, Y2
+	VFMADD231PD  (DX)(AX*1), Y15, Y3
+	VFMADD231PD  32(DX)(AX*1), Y15, Y4
+	VFMADD231PD  64(DX)(AX*1), Y15, Y5
+	VFMADD231PD  (R13)(AX*1), Y15, Y6
+	VFMADD231PD  32(R13)(AX*1), Y15, Y7
+	VFMADD231PD  64(R13)(AX*1), Y15, Y8
+	VFMADD231PD  (R14)(AX*1), Y15, Y9
+	VFMADD231PD  32(R14)(AX*1), Y15, Y10
+	VFMADD231PD  64(R14)(AX*1), Y15, Y11
+	VFMADD231PD  (BX)(AX*1), Y15, Y12
+	VFMADD231PD  32(BX)(AX*1), Y15, Y13
+	VFMADD231PD  64(BX)(AX*1), Y15, Y14
+	ADDQ         $0x04, R8
+	ADDQ         $0x08, SI
+	DECQ         R9
+	JNZ          sparseABBlocksKernelAVX2_nb3_g5loop
+	MOVQ         nc+64(FP), BX
+	SHLQ         $0x03, BX
+	VMOVUPD      Y0, (DI)
+	VMOVUPD      Y1, 32(DI)
+	VMOVUPD      Y2, 64(DI)
+	ADDQ         BX, DI
+	VMOVUPD      Y3, (DI)
+	VMOVUPD      Y4, 32(DI)
+	VMOVUPD      Y5, 64(DI)
+	ADDQ         BX, DI
+	VMOVUPD      Y6, (DI)
+	VMOVUPD      Y7, 32(DI)
+	VMOVUPD      Y8, 64(DI)
+	ADDQ         BX, DI
+	VMOVUPD      Y9, (DI)
+	VMOVUPD      Y10, 32(DI)
+	VMOVUPD      Y11, 64(DI)
+	ADDQ         BX, DI
+	VMOVUPD      Y12, (DI)
+	VMOVUPD      Y13, 32(DI)
+	VMOVUPD      Y14, 64(DI)
+	JMP          sparseABBlocksKernelAVX2_done
+
+sparseABBlocksKernelAVX2_nb4_g2:
+	MOVQ   bs+48(FP), R9
+	SHLQ   $0x03, R9
+	LEAQ   (R11)(R9*1), DX
+	VXORPD Y0, Y0, Y0
+	VXORPD Y1, Y1, Y1
+	VXORPD Y2, Y2, Y2
+	VXORPD Y3, Y3, Y3
+	VXORPD Y4, Y4, Y4
+	VXORPD Y5, Y5, Y5
+	VXORPD Y6, Y6, Y6
+	VXORPD Y7, Y7, Y7
+	MOVQ   nnz+24(FP), R9
+
+sparseABBlocksKernelAVX2_nb4_g2loop:
+	MOVL         (R8), AX
+	CMPQ         AX, R12
+	JAE          sparseABBlocksKernelAVX2_bad
+	IMULQ        R10, AX
+	VBROADCASTSD (SI), Y15
+	VFMADD231PD  (R11)(AX*1), Y15, Y0
+	VFMADD231PD  32(R11)(AX*1), Y15, Y1
+	VFMADD231PD  64(R11)(AX*1), Y15, Y2
+	VFMADD231PD  96(R11)(AX*1), Y15, Y3
+	VFMADD231PD  (DX)(AX*1), Y15, Y4
+	VFMADD231PD  32(DX)(AX*1), Y15, Y5
+	VFMADD231PD  64(DX)(AX*1), Y15, Y6
+	VFMADD231PD  96(DX)(AX*1), Y15, Y7
+	ADDQ         $0x04, R8
+	ADDQ         $0x08, SI
+	DECQ         R9
+	JNZ          sparseABBlocksKernelAVX2_nb4_g2loop
+	MOVQ         nc+64(FP), BX
+	SHLQ         $0x03, BX
+	VMOVUPD      Y0, (DI)
+	VMOVUPD      Y1, 32(DI)
+	VMOVUPD      Y2, 64(DI)
+	VMOVUPD      Y3, 96(DI)
+	ADDQ         BX, DI
+	VMOVUPD      Y4, (DI)
+	VMOVUPD      Y5, 32(DI)
+	VMOVUPD      Y6, 64(DI)
+	VMOVUPD      Y7, 96(DI)
+	JMP          sparseABBlocksKernelAVX2_done
+
+sparseABBlocksKernelAVX2_nb4_g3:
+	MOVQ   bs+48(FP), R9
+	SHLQ   $0x03, R9
+	LEAQ   (R11)(R9*1), DX
+	LEAQ   (DX)(R9*1), R13
+	VXORPD Y0, Y0, Y0
+	VXORPD Y1, Y1, Y1
+	VXORPD Y2, Y2, Y2
+	VXORPD Y3, Y3, Y3
+	VXORPD Y4, Y4, Y4
+	VXORPD Y5, Y5, Y5
+	VXORPD Y6, Y6, Y6
+	VXORPD Y7, Y7, Y7
+	VXORPD Y8, Y8, Y8
+	VXORPD Y9, Y9, Y9
+	VXORPD Y10, Y10, Y10
+	VXORPD Y11, Y11, Y11
+	MOVQ   nnz+24(FP), R9
+
+sparseABBlocksKernelAVX2_nb4_g3loop:
+	MOVL         (R8), AX
+	CMPQ         AX, R12
+	JAE          sparseABBlocksKernelAVX2_bad
+	IMULQ        R10, AX
+	VBROADCASTSD (SI), Y15
+	VFMADD231PD  (R11)(AX*1), Y15, Y0
+	VFMADD231PD  32(R11)(AX*1), Y15, Y1
+	VFMADD231PD  64(R11)(AX*1), Y15, Y2
+	VFMADD231PD  96(R11)(AX*1), Y15, Y3
+	VFMADD231PD  (DX)(AX*1), Y15, Y4
+	VFMADD231PD  32(DX)(AX*1), Y15, Y5
+	VFMADD231PD  64(DX)(AX*1), Y15, Y6
+	VFMADD231PD  96(DX)(AX*1), Y15, Y7
+	VFMADD231PD  (R13)(AX*1), Y15, Y8
+	VFMADD231PD  32(R13)(AX*1), Y15, Y9
+	VFMADD231PD  64(R13)(AX*1), Y15, Y10
+	VFMADD231PD  96(R13)(AX*1), Y15, Y11
+	ADDQ         $0x04, R8
+	ADDQ         $0x08, SI
+	DECQ         R9
+	JNZ          sparseABBlocksKernelAVX2_nb4_g3loop
+	MOVQ         nc+64(FP), BX
+	SHLQ         $0x03, BX
+	VMOVUPD      Y0, (DI)
+	VMOVUPD      Y1, 32(DI)
+	VMOVUPD      Y2, 64(DI)
+	VMOVUPD      Y3, 96(DI)
+	ADDQ         BX, DI
+	VMOVUPD      Y4, (DI)
+	VMOVUPD      Y5, 32(DI)
+	VMOVUPD      Y6, 64(DI)
+	VMOVUPD      Y7, 96(DI)
+	ADDQ         BX, DI
+	VMOVUPD      Y8, (DI)
+	VMOVUPD      Y9, 32(DI)
+	VMOVUPD      Y10, 64(DI)
+	VMOVUPD      Y11, 96(DI)
+	JMP          sparseABBlocksKernelAVX2_done
+
+sparseABBlocksKernelAVX2_nb5_g2:
+	MOVQ   bs+48(FP), R9
+	SHLQ   $0x03, R9
+	LEAQ   (R11)(R9*1), DX
+	VXORPD Y0, Y0, Y0
+	VXORPD Y1, Y1, Y1
+	VXORPD Y2, Y2, Y2
+	VXORPD Y3, Y3, Y3
+	VXORPD Y4, Y4, Y4
+	VXORPD Y5, Y5, Y5
+	VXORPD Y6, Y6, Y6
+	VXORPD Y7, Y7, Y7
+	VXORPD Y8, Y8, Y8
+	VXORPD Y9, Y9, Y9
+	MOVQ   nnz+24(FP), R9
+
+sparseABBlocksKernelAVX2_nb5_g2loop:
+	MOVL         (R8), AX
+	CMPQ         AX, R12
+	JAE          sparseABBlocksKernelAVX2_bad
+	IMULQ        R10, AX
+	VBROADCASTSD (SI), Y15
+	VFMADD231PD  (R11)(AX*1), Y15, Y0
+	VFMADD231PD  32(R11)(AX*1), Y15, Y1
+	VFMADD231PD  64(R11)(AX*1), Y15, Y2
+	VFMADD231PD  96(R11)(AX*1), Y15, Y3
+	VFMADD231PD  128(R11)(AX*1), Y15, Y4
+	VFMADD231PD  (DX)(AX*1), Y15, Y5
+	VFMADD231PD  32(DX)(AX*1), Y15, Y6
+	VFMADD231PD  64(DX)(AX*1), Y15, Y7
+	VFMADD231PD  96(DX)(AX*1), Y15, Y8
+	VFMADD231PD  128(DX)(AX*1), Y15, Y9
+	ADDQ         $0x04, R8
+	ADDQ         $0x08, SI
+	DECQ         R9
+	JNZ          sparseABBlocksKernelAVX2_nb5_g2loop
+	MOVQ         nc+64(FP), BX
+	SHLQ         $0x03, BX
+	VMOVUPD      Y0, (DI)
+	VMOVUPD      Y1, 32(DI)
+	VMOVUPD      Y2, 64(DI)
+	VMOVUPD      Y3, 96(DI)
+	VMOVUPD      Y4, 128(DI)
+	ADDQ         BX, DI
+	VMOVUPD      Y5, (DI)
+	VMOVUPD      Y6, 32(DI)
+	VMOVUPD      Y7, 64(DI)
+	VMOVUPD      Y8, 96(DI)
+	VMOVUPD      Y9, 128(DI)
+	JMP          sparseABBlocksKernelAVX2_done
+
+sparseABBlocksKernelAVX2_nb5_g3:
+	MOVQ   bs+48(FP), R9
+	SHLQ   $0x03, R9
+	LEAQ   (R11)(R9*1), DX
+	LEAQ   (DX)(R9*1), R13
+	VXORPD Y0, Y0, Y0
+	VXORPD Y1, Y1, Y1
+	VXORPD Y2, Y2, Y2
+	VXORPD Y3, Y3, Y3
+	VXORPD Y4, Y4, Y4
+	VXORPD Y5, Y5, Y5
+	VXORPD Y6, Y6, Y6
+	VXORPD Y7, Y7, Y7
+	VXORPD Y8, Y8, Y8
+	VXORPD Y9, Y9, Y9
+	VXORPD Y10, Y10, Y10
+	VXORPD Y11, Y11, Y11
+	VXORPD Y12, Y12, Y12
+	VXORPD Y13, Y13, Y13
+	VXORPD Y14, Y14, Y14
+	MOVQ   nnz+24(FP), R9
+
+sparseABBlocksKernelAVX2_nb5_g3loop:
+	MOVL         (R8), AX
+	CMPQ         AX, R12
+	JAE          sparseABBlocksKernelAVX2_bad
+	IMULQ        R10, AX
+	VBROADCASTSD (SI), Y15
+	VFMADD231PD  (R11)(AX*1), Y15, Y0
+	VFMADD231PD  32(R11)(AX*1), Y15, Y1
+	VFMADD231PD  64(R11)(AX*1), Y15, Y2
+	VFMADD231PD  96(R11)(AX*1), Y15, Y3
+	VFMADD231PD  128(R11)(AX*1), Y15, Y4
+	VFMADD231PD  (DX)(AX*1), Y15, Y5
+	VFMADD231PD  32(DX)(AX*1), Y15, Y6
+	VFMADD231PD  64(DX)(AX*1), Y15, Y7
+	VFMADD231PD  96(DX)(AX*1), Y15, Y8
+	VFMADD231PD  128(DX)(AX*1), Y15, Y9
+	VFMADD231PD  (R13)(AX*1), Y15, Y10
+	VFMADD231PD  32(R13)(AX*1), Y15, Y11
+	VFMADD231PD  64(R13)(AX*1), Y15, Y12
+	VFMADD231PD  96(R13)(AX*1), Y15, Y13
+	VFMADD231PD  128(R13)(AX*1), Y15, Y14
+	ADDQ         $0x04, R8
+	ADDQ         $0x08, SI
+	DECQ         R9
+	JNZ          sparseABBlocksKernelAVX2_nb5_g3loop
+	MOVQ         nc+64(FP), BX
+	SHLQ         $0x03, BX
+	VMOVUPD      Y0, (DI)
+	VMOVUPD      Y1, 32(DI)
+	VMOVUPD      Y2, 64(DI)
+	VMOVUPD      Y3, 96(DI)
+	VMOVUPD      Y4, 128(DI)
+	ADDQ         BX, DI
+	VMOVUPD      Y5, (DI)
+	VMOVUPD      Y6, 32(DI)
+	VMOVUPD      Y7, 64(DI)
+	VMOVUPD      Y8, 96(DI)
+	VMOVUPD      Y9, 128(DI)
+	ADDQ         BX, DI
+	VMOVUPD      Y10, (DI)
+	VMOVUPD      Y11, 32(DI)
+	VMOVUPD      Y12, 64(DI)
+	VMOVUPD      Y13, 96(DI)
+	VMOVUPD      Y14, 128(DI)
+	JMP          sparseABBlocksKernelAVX2_done
+
+sparseABBlocksKernelAVX2_nb6_g2:
+	MOVQ   bs+48(FP), R9
+	SHLQ   $0x03, R9
+	LEAQ   (R11)(R9*1), DX
+	VXORPD Y0, Y0, Y0
+	VXORPD Y1, Y1, Y1
+	VXORPD Y2, Y2, Y2
+	VXORPD Y3, Y3, Y3
+	VXORPD Y4, Y4, Y4
+	VXORPD Y5, Y5, Y5
+	VXORPD Y6, Y6, Y6
+	VXORPD Y7, Y7, Y7
+	VXORPD Y8, Y8, Y8
+	VXORPD Y9, Y9, Y9
+	VXORPD Y10, Y10, Y10
+	VXORPD Y11, Y11, Y11
+	MOVQ   nnz+24(FP), R9
+
+sparseABBlocksKernelAVX2_nb6_g2loop:
+	MOVL         (R8), AX
+	CMPQ         AX, R12
+	JAE          sparseABBlocksKernelAVX2_bad
+	IMULQ        R10, AX
+	VBROADCASTSD (SI), Y15
+	VFMADD231PD  (R11)(AX*1), Y15, Y0
+	VFMADD231PD  32(R11)(AX*1), Y15, Y1
+	VFMADD231PD  64(R11)(AX*1), Y15, Y2
+	VFMADD231PD  96(R11)(AX*1), Y15, Y3
+	VFMADD231PD  128(R11)(AX*1), Y15, Y4
+	VFMADD231PD  160(R11)(AX*1), Y15, Y5
+	VFMADD231PD  (DX)(AX*1), Y15, Y6
+	VFMADD231PD  32(DX)(AX*1), Y15, Y7
+	VFMADD231PD  64(DX)(AX*1), Y15, Y8
+	VFMADD231PD  96(DX)(AX*1), Y15, Y9
+	VFMADD231PD  128(DX)(AX*1), Y15, Y10
+	VFMADD231PD  160(DX)(AX*1), Y15, Y11
+	ADDQ         $0x04, R8
+	ADDQ         $0x08, SI
+	DECQ         R9
+	JNZ          sparseABBlocksKernelAVX2_nb6_g2loop
+	MOVQ         nc+64(FP), BX
+	SHLQ         $0x03, BX
+	VMOVUPD      Y0, (DI)
+	VMOVUPD      Y1, 32(DI)
+	VMOVUPD      Y2, 64(DI)
+	VMOVUPD      Y3, 96(DI)
+	VMOVUPD      Y4, 128(DI)
+	VMOVUPD      Y5, 160(DI)
+	ADDQ         BX, DI
+	VMOVUPD      Y6, (DI)
+	VMOVUPD      Y7, 32(DI)
+	VMOVUPD      Y8, 64(DI)
+	VMOVUPD      Y9, 96(DI)
+	VMOVUPD      Y10, 128(DI)
+	VMOVUPD      Y11, 160(DI)
+	JMP          sparseABBlocksKernelAVX2_done
+
+sparseABBlocksKernelAVX2_nb1_g2m:
+	MOVQ   bs+48(FP), R9
+	SHLQ   $0x03, R9
+	LEAQ   (R11)(R9*1), DX
+	VXORPD Y0, Y0, Y0
+	VXORPD Y1, Y1, Y1
+	MOVQ   nnz+24(FP), R9
+
+sparseABBlocksKernelAVX2_nb1_g2mloop:
+	MOVL         (R8), AX
+	CMPQ         AX, R12
+	JAE          sparseABBlocksKernelAVX2_bad
+	IMULQ        R10, AX
+	VBROADCASTSD (SI), Y13
+	VMASKMOVPD   (R11)(AX*1), Y15, Y14
+	VFMADD231PD  Y14, Y13, Y0
+	VMASKMOVPD   (DX)(AX*1), Y15, Y14
+	VFMADD231PD  Y14, Y13, Y1
+	ADDQ         $0x04, R8
+	ADDQ         $0x08, SI
+	DECQ         R9
+	JNZ          sparseABBlocksKernelAVX2_nb1_g2mloop
+	MOVQ         nc+64(FP), BX
+	SHLQ         $0x03, BX
+	VMASKMOVPD   Y0, Y15, (DI)
+	ADDQ         BX, DI
+	VMASKMOVPD   Y1, Y15, (DI)
+	JMP          sparseABBlocksKernelAVX2_done
+
+sparseABBlocksKernelAVX2_nb1_g3m:
+	MOVQ   bs+48(FP), R9
+	SHLQ   $0x03, R9
+	LEAQ   (R11)(R9*1), DX
+	LEAQ   (DX)(R9*1), R13
+	VXORPD Y0, Y0, Y0
+	VXORPD Y1, Y1, Y1
+	VXORPD Y2, Y2, Y2
+	MOVQ   nnz+24(FP), R9
+
+sparseABBlocksKernelAVX2_nb1_g3mloop:
+	MOVL         (R8), AX
+	CMPQ         AX, R12
+	JAE          sparseABBlocksKernelAVX2_bad
+	IMULQ        R10, AX
+	VBROADCASTSD (SI), Y13
+	VMASKMOVPD   (R11)(AX*1), Y15, Y14
+	VFMADD231PD  Y14, Y13, Y0
+	VMASKMOVPD   (DX)(AX*1), Y15, Y14
+	VFMADD231PD  Y14, Y13, Y1
+	VMASKMOVPD   (R13)(AX*1), Y15, Y14
+	VFMADD231PD  Y14, Y13, Y2
+	ADDQ         $0x04, R8
+	ADDQ         $0x08, SI
+	DECQ         R9
+	JNZ          sparseABBlocksKernelAVX2_nb1_g3mloop
+	MOVQ         nc+64(FP), BX
+	SHLQ         $0x03, BX
+	VMASKMOVPD   Y0, Y15, (DI)
+	ADDQ         BX, DI
+	VMASKMOVPD   Y1, Y15, (DI)
+	ADDQ         BX, DI
+	VMASKMOVPD   Y2, Y15, (DI)
+	JMP          sparseABBlocksKernelAVX2_done
+
+sparseABBlocksKernelAVX2_nb1_g4m:
+	MOVQ   bs+48(FP), R9
+	SHLQ   $0x03, R9
+	LEAQ   (R11)(R9*1), DX
+	LEAQ   (DX)(R9*1), R13
+	LEAQ   (R13)(R9*1), R14
+	VXORPD Y0, Y0, Y0
+	VXORPD Y1, Y1, Y1
+	VXORPD Y2, Y2, Y2
+	VXORPD Y3, Y3, Y3
+	MOVQ   nnz+24(FP), R9
+
+sparseABBlocksKernelAVX2_nb1_g4mloop:
+	MOVL         (R8), AX
+	CMPQ         AX, R12
+	JAE          sparseABBlocksKernelAVX2_bad
+	IMULQ        R10, AX
+	VBROADCASTSD (SI), Y13
+	VMASKMOVPD   (R11)(AX*1), Y15, Y14
+	VFMADD231PD  Y14, Y13, Y0
+	VMASKMOVPD   (DX)(AX*1), Y15, Y14
+	VFMADD231PD  Y14, Y13, Y1
+	VMASKMOVPD   (R13)(AX*1), Y15, Y14
+	VFMADD231PD  Y14, Y13, Y2
+	VMASKMOVPD   (R14)(AX*1), Y15, Y14
+	VFMADD231PD  Y14, Y13, Y3
+	ADDQ         $0x04, R8
+	ADDQ         $0x08, SI
+	DECQ         R9
+	JNZ          sparseABBlocksKernelAVX2_nb1_g4mloop
+	MOVQ         nc+64(FP), BX
+	SHLQ         $0x03, BX
+	VMASKMOVPD   Y0, Y15, (DI)
+	ADDQ         BX, DI
+	VMASKMOVPD   Y1, Y15, (DI)
+	ADDQ         BX, DI
+	VMASKMOVPD   Y2, Y15, (DI)
+	ADDQ         BX, DI
+	VMASKMOVPD   Y3, Y15, (DI)
+	JMP          sparseABBlocksKernelAVX2_done
+
+sparseABBlocksKernelAVX2_nb1_g5m:
+	MOVQ   bs+48(FP), R9
+	SHLQ   $0x03, R9
+	LEAQ   (R11)(R9*1), DX
+	LEAQ   (DX)(R9*1), R13
+	LEAQ   (R13)(R9*1), R14
+	LEAQ   (R14)(R9*1), BX
+	VXORPD Y0, Y0, Y0
+	VXORPD Y1, Y1, Y1
+	VXORPD Y2, Y2, Y2
+	VXORPD Y3, Y3, Y3
+	VXORPD Y4, Y4, Y4
+	MOVQ   nnz+24(FP), R9
+
+sparseABBlocksKernelAVX2_nb1_g5mloop:
+	MOVL         (R8), AX
+	CMPQ         AX, R12
+	JAE          sparseABBlocksKernelAVX2_bad
+	IMULQ        R10, AX
+	VBROADCASTSD (SI), Y13
+	VMASKMOVPD   (R11)(AX*1), Y15, Y14
+	VFMADD231PD  Y14, Y13, Y0
+	VMASKMOVPD   (DX)(AX*1), Y15, Y14
+	VFMADD231PD  Y14, Y13, Y1
+	VMASKMOVPD   (R13)(AX*1), Y15, Y14
+	VFMADD231PD  Y14, Y13, Y2
+	VMASKMOVPD   (R14)(AX*1), Y15, Y14
+	VFMADD231PD  Y14, Y13, Y3
+	VMASKMOVPD   (BX)(AX*1), Y15, Y14
+	VFMADD231PD  Y14, Y13, Y4
+	ADDQ         $0x04, R8
+	ADDQ         $0x08, SI
+	DECQ         R9
+	JNZ          sparseABBlocksKernelAVX2_nb1_g5mloop
+	MOVQ         nc+64(FP), BX
+	SHLQ         $0x03, BX
+	VMASKMOVPD   Y0, Y15, (DI)
+	ADDQ         BX, DI
+	VMASKMOVPD   Y1, Y15, (DI)
+	ADDQ         BX, DI
+	VMASKMOVPD   Y2, Y15, (DI)
+	ADDQ         BX, DI
+	VMASKMOVPD   Y3, Y15, (DI)
+	ADDQ         BX, DI
+	VMASKMOVPD   Y4, Y15, (DI)
+	JMP          sparseABBlocksKernelAVX2_done
+
+sparseABBlocksKernelAVX2_nb1_g6m:
+	MOVQ   bs+48(FP), R9
+	SHLQ   $0x03, R9
+	LEAQ   (R11)(R9*1), DX
+	LEAQ   (DX)(R9*1), R13
+	LEAQ   (R13)(R9*1), R14
+	LEAQ   (R14)(R9*1), BX
+	LEAQ   (BX)(R9*1), CX
+	VXORPD Y0, Y0, Y0
+	VXORPD Y1, Y1, Y1
+	VXORPD Y2, Y2, Y2
+	VXORPD Y3, Y3, Y3
+	VXORPD Y4, Y4, Y4
+	VXORPD Y5, Y5, Y5
+	MOVQ   nnz+24(FP), R9
+
+sparseABBlocksKernelAVX2_nb1_g6mloop:
+	MOVL         (R8), AX
+	CMPQ         AX, R12
+	JAE          sparseABBlocksKernelAVX2_bad
+	IMULQ        R10, AX
+	VBROADCASTSD (SI), Y13
+	VMASKMOVPD   (R11)(AX*1), Y15, Y14
+	VFMADD231PD  Y14, Y13, Y0
+	VMASKMOVPD   (DX)(AX*1), Y15, Y14
+	VFMADD231PD  Y14, Y13, Y1
+	VMASKMOVPD   (R13)(AX*1), Y15, Y14
+	VFMADD231PD  Y14, Y13, Y2
+	VMASKMOVPD   (R14)(AX*1), Y15, Y14
+	VFMADD231PD  Y14, Y13, Y3
+	VMASKMOVPD   (BX)(AX*1), Y15, Y14
+	VFMADD231PD  Y14, Y13, Y4
+	VMASKMOVPD   (CX)(AX*1), Y15, Y14
+	VFMADD231PD  Y14, Y13, Y5
+	ADDQ         $0x04, R8
+	ADDQ         $0x08, SI
+	DECQ         R9
+	JNZ          sparseABBlocksKernelAVX2_nb1_g6mloop
+	MOVQ         nc+64(FP), BX
+	SHLQ         $0x03, BX
+	VMASKMOVPD   Y0, Y15, (DI)
+	ADDQ         BX, DI
+	VMASKMOVPD   Y1, Y15, (DI)
+	ADDQ         BX, DI
+	VMASKMOVPD   Y2, Y15, (DI)
+	ADDQ         BX, DI
+	VMASKMOVPD   Y3, Y15, (DI)
+	ADDQ         BX, DI
+	VMASKMOVPD   Y4, Y15, (DI)
+	ADDQ         BX, DI
+	VMASKMOVPD   Y5, Y15, (DI)
+	JMP          sparseABBlocksKernelAVX2_done
+
+sparseABBlocksKernelAVX2_nb2_g2m:
+	MOVQ   bs+48(FP), R9
+	SHLQ   $0x03, R9
+	LEAQ   (R11)(R9*1), DX
+	VXORPD Y0, Y0, Y0
+	VXORPD Y1, Y1, Y1
+	VXORPD Y2, Y2, Y2
+	VXORPD Y3, Y3, Y3
+	MOVQ   nnz+24(FP), R9
+
+sparseABBlocksKernelAVX2_nb2_g2mloop:
+	MOVL         (R8), AX
+	CMPQ         AX, R12
+	JAE          sparseABBlocksKernelAVX2_bad
+	IMULQ        R10, AX
+	VBROADCASTSD (SI), Y13
+	VFMADD231PD  (R11)(AX*1), Y13, Y0
+	VMASKMOVPD   32(R11)(AX*1), Y15, Y14
+	VFMADD231PD  Y14, Y13, Y1
+	VFMADD231PD  (DX)(AX*1), Y13, Y2
+	VMASKMOVPD   32(DX)(AX*1), Y15, Y14
+	VFMADD231PD  Y14, Y13, Y3
+	ADDQ         $0x04, R8
+	ADDQ         $0x08, SI
+	DECQ         R9
+	JNZ          sparseABBlocksKernelAVX2_nb2_g2mloop
+	MOVQ         nc+64(FP), BX
+	SHLQ         $0x03, BX
+	VMOVUPD      Y0, (DI)
+	VMASKMOVPD   Y1, Y15, 32(DI)
+	ADDQ         BX, DI
+	VMOVUPD      Y2, (DI)
+	VMASKMOVPD   Y3, Y15, 32(DI)
+	JMP          sparseABBlocksKernelAVX2_done
+
+sparseABBlocksKernelAVX2_nb2_g3m:
+	MOVQ   bs+48(FP), R9
+	SHLQ   $0x03, R9
+	LEAQ   (R11)(R9*1), DX
+	LEAQ   (DX)(R9*1), R13
+	VXORPD Y0, Y0, Y0
+	VXORPD Y1, Y1, Y1
+	VXORPD Y2, Y2, Y2
+	VXORPD Y3, Y3, Y3
+	VXORPD Y4, Y4, Y4
+	VXORPD Y5, Y5, Y5
+	MOVQ   nnz+24(FP), R9
+
+sparseABBlocksKernelAVX2_nb2_g3mloop:
+	MOVL         (R8), AX
+	CMPQ         AX, R12
+	JAE          sparseABBlocksKernelAVX2_bad
+	IMULQ        R10, AX
+	VBROADCASTSD (SI), Y13
+	VFMADD231PD  (R11)(AX*1), Y13, Y0
+	VMASKMOVPD   32(R11)(AX*1), Y15, Y14
+	VFMADD231PD  Y14, Y13, Y1
+	VFMADD231PD  (DX)(AX*1), Y13, Y2
+	VMASKMOVPD   32(DX)(AX*1), Y15, Y14
+	VFMADD231PD  Y14, Y13, Y3
+	VFMADD231PD  (R13)(AX*1), Y13, Y4
+	VMASKMOVPD   32(R13)(AX*1), Y15, Y14
+	VFMADD231PD  Y14, Y13, Y5
+	ADDQ         $0x04, R8
+	ADDQ         $0x08, SI
+	DECQ         R9
+	JNZ          sparseABBlocksKernelAVX2_nb2_g3mloop
+	MOVQ         nc+64(FP), BX
+	SHLQ         $0x03, BX
+	VMOVUPD      Y0, (DI)
+	VMASKMOVPD   Y1, Y15, 32(DI)
+	ADDQ         BX, DI
+	VMOVUPD      Y2, (DI)
+	VMASKMOVPD   Y3, Y15, 32(DI)
+	ADDQ         BX, DI
+	VMOVUPD      Y4, (DI)
+	VMASKMOVPD   Y5, Y15, 32(DI)
+	JMP          sparseABBlocksKernelAVX2_done
+
+sparseABBlocksKernelAVX2_nb2_g4m:
+	MOVQ   bs+48(FP), R9
+	SHLQ   $0x03, R9
+	LEAQ   (R11)(R9*1), DX
+	LEAQ   (DX)(R9*1), R13
+	LEAQ   (R13)(R9*1), R14
+	VXORPD Y0, Y0, Y0
+	VXORPD Y1, Y1, Y1
+	VXORPD Y2, Y2, Y2
+	VXORPD Y3, Y3, Y3
+	VXORPD Y4, Y4, Y4
+	VXORPD Y5, Y5, Y5
+	VXORPD Y6, Y6, Y6
+	VXORPD Y7, Y7, Y7
+	MOVQ   nnz+24(FP), R9
+
+sparseABBlocksKernelAVX2_nb2_g4mloop:
+	MOVL         (R8), AX
+	CMPQ         AX, R12
+	JAE          sparseABBlocksKernelAVX2_bad
+	IMULQ        R10, AX
+	VBROADCASTSD (SI), Y13
+	VFMADD231PD  (R11)(AX*1), Y13, Y0
+	VMASKMOVPD   32(R11)(AX*1), Y15, Y14
+	VFMADD231PD  Y14, Y13, Y1
+	VFMADD231PD  (DX)(AX*1), Y13, Y2
+	VMASKMOVPD   32(DX)(AX*1), Y15, Y14
+	VFMADD231PD  Y14, Y13, Y3
+	VFMADD231PD  (R13)(AX*1), Y13, Y4
+	VMASKMOVPD   32(R13)(AX*1), Y15, Y14
+	VFMADD231PD  Y14, Y13, Y5
+	VFMADD231PD  (R14)(AX*1), Y13, Y6
+	VMASKMOVPD   32(R14)(AX*1), Y15, Y14
+	VFMADD231PD  Y14, Y13, Y7
+	ADDQ         $0x04, R8
+	ADDQ         $0x08, SI
+	DECQ         R9
+	JNZ          sparseABBlocksKernelAVX2_nb2_g4mloop
+	MOVQ         nc+64(FP), BX
+	SHLQ         $0x03, BX
+	VMOVUPD      Y0, (DI)
+	VMASKMOVPD   Y1, Y15, 32(DI)
+	ADDQ         BX, DI
+	VMOVUPD      Y2, (DI)
+	VMASKMOVPD   Y3, Y15, 32(DI)
+	ADDQ         BX, DI
+	VMOVUPD      Y4, (DI)
+	VMASKMOVPD   Y5, Y15, 32(DI)
+	ADDQ         BX, DI
+	VMOVUPD      Y6, (DI)
+	VMASKMOVPD   Y7, Y15, 32(DI)
+	JMP          sparseABBlocksKernelAVX2_done
+
+sparseABBlocksKernelAVX2_nb2_g5m:
+	MOVQ   bs+48(FP), R9
+	SHLQ   $0x03, R9
+	LEAQ   (R11)(R9*1), DX
+	LEAQ   (DX)(R9*1), R13
+	LEAQ   (R13)(R9*1), R14
+	LEAQ   (R14)(R9*1), BX
+	VXORPD Y0, Y0, Y0
+	VXORPD Y1, Y1, Y1
+	VXORPD Y2, Y2, Y2
+	VXORPD Y3, Y3, Y3
+	VXORPD Y4, Y4, Y4
+	VXORPD Y5, Y5, Y5
+	VXORPD Y6, Y6, Y6
+	VXORPD Y7, Y7, Y7
+	VXORPD Y8, Y8, Y8
+	VXORPD Y9, Y9, Y9
+	MOVQ   nnz+24(FP), R9
+
+sparseABBlocksKernelAVX2_nb2_g5mloop:
+	MOVL         (R8), AX
+	CMPQ         AX, R12
+	JAE          sparseABBlocksKernelAVX2_bad
+	IMULQ        R10, AX
+	VBROADCASTSD (SI), Y13
+	VFMADD231PD  (R11)(AX*1), Y13, Y0
+	VMASKMOVPD   32(R11)(AX*1), Y15, Y14
+	VFMADD231PD  Y14, Y13, Y1
+	VFMADD231PD  (DX)(AX*1), Y13, Y2
+	VMASKMOVPD   32(DX)(AX*1), Y15, Y14
+	VFMADD231PD  Y14, Y13, Y3
+	VFMADD231PD  (R13)(AX*1), Y13, Y4
+	VMASKMOVPD   32(R13)(AX*1), Y15, Y14
+	VFMADD231PD  Y14, Y13, Y5
+	VFMADD231PD  (R14)(AX*1), Y13, Y6
+	VMASKMOVPD   32(R14)(AX*1), Y15, Y14
+	VFMADD231PD  Y14, Y13, Y7
+	VFMADD231PD  (BX)(AX*1), Y13, Y8
+	VMASKMOVPD   32(BX)(AX*1), Y15, Y14
+	VFMADD231PD  Y14, Y13, Y9
+	ADDQ         $0x04, R8
+	ADDQ         $0x08, SI
+	DECQ         R9
+	JNZ          sparseABBlocksKernelAVX2_nb2_g5mloop
+	MOVQ         nc+64(FP), BX
+	SHLQ         $0x03, BX
+	VMOVUPD      Y0, (DI)
+	VMASKMOVPD   Y1, Y15, 32(DI)
+	ADDQ         BX, DI
+	VMOVUPD      Y2, (DI)
+	VMASKMOVPD   Y3, Y15, 32(DI)
+	ADDQ         BX, DI
+	VMOVUPD      Y4, (DI)
+	VMASKMOVPD   Y5, Y15, 32(DI)
+	ADDQ         BX, DI
+	VMOVUPD      Y6, (DI)
+	VMASKMOVPD   Y7, Y15, 32(DI)
+	ADDQ         BX, DI
+	VMOVUPD      Y8, (DI)
+	VMASKMOVPD   Y9, Y15, 32(DI)
+	JMP          sparseABBlocksKernelAVX2_done
+
+sparseABBlocksKernelAVX2_nb2_g6m:
+	MOVQ   bs+48(FP), R9
+	SHLQ   $0x03, R9
+	LEAQ   (R11)(R9*1), DX
+	LEAQ   (DX)(R9*1), R13
+	LEAQ   (R13)(R9*1), R14
+	LEAQ   (R14)(R9*1), BX
+	LEAQ   (BX)(R9*1), CX
+	VXORPD Y0, Y0, Y0
+	VXORPD Y1, Y1, Y1
+	VXORPD Y2, Y2, Y2
+	VXORPD Y3, Y3, Y3
+	VXORPD Y4, Y4, Y4
+	VXORPD Y5, Y5, Y5
+	VXORPD Y6, Y6, Y6
+	VXORPD Y7, Y7, Y7
+	VXORPD Y8, Y8, Y8
+	VXORPD Y9, Y9, Y9
+	VXORPD Y10, Y10, Y10
+	VXORPD Y11, Y11, Y11
+	MOVQ   nnz+24(FP), R9
+
+sparseABBlocksKernelAVX2_nb2_g6mloop:
+	MOVL         (R8), AX
+	CMPQ         AX, R12
+	JAE          sparseABBlocksKernelAVX2_bad
+	IMULQ        R10, AX
+	VBROADCASTSD (SI), Y13
+	VFMADD231PD  (R11)(AX*1), Y13, Y0
+	VMASKMOVPD   32(R11)(AX*1), Y15, Y14
+	VFMADD231PD  Y14, Y13, Y1
+	VFMADD231PD  (DX)(AX*1), Y13, Y2
+	VMASKMOVPD   32(DX)(AX*1), Y15, Y14
+	VFMADD231PD  Y14, Y13, Y3
+	VFMADD231PD  (R13)(AX*1), Y13, Y4
+	VMASKMOVPD   32(R13)(AX*1), Y15, Y14
+	VFMADD231PD  Y14, Y13, Y5
+	VFMADD231PD  (R14)(AX*1), Y13, Y6
+	VMASKMOVPD   32(R14)(AX*1), Y15, Y14
+	VFMADD231PD  Y14, Y13, Y7
+	VFMADD231PD  (BX)(AX*1), Y13, Y8
+	VMASKMOVPD   32(BX)(AX*1), Y15, Y14
+	VFMADD231PD  Y14, Y13, Y9
+	VFMADD231PD  (CX)(AX*1), Y13, Y10
+	VMASKMOVPD   32(CX)(AX*1), Y15, Y14
+	VFMADD231PD  Y14, Y13, Y11
+	ADDQ         $0x04, R8
+	ADDQ         $0x08, SI
+	DECQ         R9
+	JNZ          sparseABBlocksKernelAVX2_nb2_g6mloop
+	MOVQ         nc+64(FP), BX
+	SHLQ         $0x03, BX
+	VMOVUPD      Y0, (DI)
+	VMASKMOVPD   Y1, Y15, 32(DI)
+	ADDQ         BX, DI
+	VMOVUPD      Y2, (DI)
+	VMASKMOVPD   Y3, Y15, 32(DI)
+	ADDQ         BX, DI
+	VMOVUPD      Y4, (DI)
+	VMASKMOVPD   Y5, Y15, 32(DI)
+	ADDQ         BX, DI
+	VMOVUPD      Y6, (DI)
+	VMASKMOVPD   Y7, Y15, 32(DI)
+	ADDQ         BX, DI
+	VMOVUPD      Y8, (DI)
+	VMASKMOVPD   Y9, Y15, 32(DI)
+	ADDQ         BX, DI
+	VMOVUPD      Y10, (DI)
+	VMASKMOVPD   Y11, Y15, 32(DI)
+	JMP          sparseABBlocksKernelAVX2_done
+
+sparseABBlocksKernelAVX2_nb3_g2m:
+	MOVQ   bs+48(FP), R9
+	SHLQ   $0x03, R9
+	LEAQ   (R11)(R9*1), DX
+	VXORPD Y0, Y0, Y0
+	VXORPD Y1, Y1, Y1
+	VXORPD Y2, Y2, Y2
+	VXORPD Y3, Y3, Y3
+	VXORPD Y4, Y4, Y4
+	VXORPD Y5, Y5, Y5
+	MOVQ   nnz+24(FP), R9
+
+sparseABBlocksKernelAVX2_nb3_g2mloop:
+	MOVL         (R8), AX
+	CMPQ         AX, R12
+	JAE          sparseABBlocksKernelAVX2_bad
+	IMULQ        R10, AX
+	VBROADCASTSD (SI), Y13
+	VFMADD231PD  (R11)(AX*1), Y13, Y0
+	VFMADD231PD  32(R11)(AX*1), Y13, Y1
+	VMASKMOVPD   64(R11)(AX*1), Y15, Y14
+	VFMADD231PD  Y14, Y13, Y2
+	VFMADD231PD  (DX)(AX*1), Y13, Y3
+	VFMADD231PD  32(DX)(AX*1), Y13, Y4
+	VMASKMOVPD   64(DX)(AX*1), Y15, Y14
+	VFMADD231PD  Y14, Y13, Y5
+	ADDQ         $0x04, R8
+	ADDQ         $0x08, SI
+	DECQ         R9
+	JNZ          sparseABBlocksKernelAVX2_nb3_g2mloop
+	MOVQ         nc+64(FP), BX
+	SHLQ         $0x03, BX
+	VMOVUPD      Y0, (DI)
+	VMOVUPD      Y1, 32(DI)
+	VMASKMOVPD   Y2, Y15, 64(DI)
+	ADDQ         BX, DI
+	VMOVUPD      Y3, (DI)
+	VMOVUPD      Y4, 32(DI)
+	VMASKMOVPD   Y5, Y15, 64(DI)
+	JMP          sparseABBlocksKernelAVX2_done
+
+sparseABBlocksKernelAVX2_nb3_g3m:
+	MOVQ   bs+48(FP), R9
+	SHLQ   $0x03, R9
+	LEAQ   (R11)(R9*1), DX
+	LEAQ   (DX)(R9*1), R13
+	VXORPD Y0, Y0, Y0
+	VXORPD Y1, Y1, Y1
+	VXORPD Y2, Y2, Y2
+	VXORPD Y3, Y3, Y3
+	VXORPD Y4, Y4, Y4
+	VXORPD Y5, Y5, Y5
+	VXORPD Y6, Y6, Y6
+	VXORPD Y7, Y7, Y7
+	VXORPD Y8, Y8, Y8
+	MOVQ   nnz+24(FP), R9
+
+sparseABBlocksKernelAVX2_nb3_g3mloop:
+	MOVL         (R8), AX
+	CMPQ         AX, R12
+	JAE          sparseABBlocksKernelAVX2_bad
+	IMULQ        R10, AX
+	VBROADCASTSD (SI), Y13
+	VFMADD231PD  (R11)(AX*1), Y13, Y0
+	VFMADD231PD  32(R11)(AX*1), Y13, Y1
+	VMASKMOVPD   64(R11)(AX*1), Y15, Y14
+	VFMADD231PD  Y14, Y13, Y2
+	VFMADD231PD  (DX)(AX*1), Y13, Y3
+	VFMADD231PD  32(DX)(AX*1), Y13, Y4
+	VMASKMOVPD   64(DX)(AX*1), Y15, Y14
+	VFMADD231PD  Y14, Y13, Y5
+	VFMADD231PD  (R13)(AX*1), Y13, Y6
+	VFMADD231PD  32(R13)(AX*1), Y13, Y7
+	VMASKMOVPD   64(R13)(AX*1), Y15, Y14
+	VFMADD231PD  Y14, Y13, Y8
+	ADDQ         $0x04, R8
+	ADDQ         $0x08, SI
+	DECQ         R9
+	JNZ          sparseABBlocksKernelAVX2_nb3_g3mloop
+	MOVQ         nc+64(FP), BX
+	SHLQ         $0x03, BX
+	VMOVUPD      Y0, (DI)
+	VMOVUPD      Y1, 32(DI)
+	VMASKMOVPD   Y2, Y15, 64(DI)
+	ADDQ         BX, DI
+	VMOVUPD      Y3, (DI)
+	VMOVUPD      Y4, 32(DI)
+	VMASKMOVPD   Y5, Y15, 64(DI)
+	ADDQ         BX, DI
+	VMOVUPD      Y6, (DI)
+	VMOVUPD      Y7, 32(DI)
+	VMASKMOVPD   Y8, Y15, 64(DI)
+	JMP          sparseABBlocksKernelAVX2_done
+
+sparseABBlocksKernelAVX2_nb3_g4m:
+	MOVQ   bs+48(FP), R9
+	SHLQ   $0x03, R9
+	LEAQ   (R11)(R9*1), DX
+	LEAQ   (DX)(R9*1), R13
+	LEAQ   (R13)(R9*1), R14
+	VXORPD Y0, Y0, Y0
+	VXORPD Y1, Y1, Y1
+	VXORPD Y2, Y2, Y2
+	VXORPD Y3, Y3, Y3
+	VXORPD Y4, Y4, Y4
+	VXORPD Y5, Y5, Y5
+	VXORPD Y6, Y6, Y6
+	VXORPD Y7, Y7, Y7
+	VXORPD Y8, Y8, Y8
+	VXORPD Y9, Y9, Y9
+	VXORPD Y10, Y10, Y10
+	VXORPD Y11, Y11, Y11
+	MOVQ   nnz+24(FP), R9
+
+sparseABBlocksKernelAVX2_nb3_g4mloop:
+	MOVL         (R8), AX
+	CMPQ         AX, R12
+	JAE          sparseABBlocksKernelAVX2_bad
+	IMULQ        R10, AX
+	VBROADCASTSD (SI), Y13
+	VFMADD231PD  (R11)(AX*1), Y13, Y0
+	VFMADD231PD  32(R11)(AX*1), Y13, Y1
+	VMASKMOVPD   64(R11)(AX*1), Y15, Y14
+	VFMADD231PD  Y14, Y13, Y2
+	VFMADD231PD  (DX)(AX*1), Y13, Y3
+	VFMADD231PD  32(DX)(AX*1), Y13, Y4
+	VMASKMOVPD   64(DX)(AX*1), Y15, Y14
+	VFMADD231PD  Y14, Y13, Y5
+	VFMADD231PD  (R13)(AX*1), Y13, Y6
+	VFMADD231PD  32(R13)(AX*1), Y13, Y7
+	VMASKMOVPD   64(R13)(AX*1), Y15, Y14
+	VFMADD231PD  Y14, Y13, Y8
+	VFMADD231PD  (R14)(AX*1), Y13, Y9
+	VFMADD231PD  32(R14)(AX*1), Y13, Y10
+	VMASKMOVPD   64(R14)(AX*1), Y15, Y14
+	VFMADD231PD  Y14, Y13, Y11
+	ADDQ         $0x04, R8
+	ADDQ         $0x08, SI
+	DECQ         R9
+	JNZ          sparseABBlocksKernelAVX2_nb3_g4mloop
+	MOVQ         nc+64(FP), BX
+	SHLQ         $0x03, BX
+	VMOVUPD      Y0, (DI)
+	VMOVUPD      Y1, 32(DI)
+	VMASKMOVPD   Y2, Y15, 64(DI)
+	ADDQ         BX, DI
+	VMOVUPD      Y3, (DI)
+	VMOVUPD      Y4, 32(DI)
+	VMASKMOVPD   Y5, Y15, 64(DI)
+	ADDQ         BX, DI
+	VMOVUPD      Y6, (DI)
+	VMOVUPD      Y7, 32(DI)
+	VMASKMOVPD   Y8, Y15, 64(DI)
+	ADDQ         BX, DI
+	VMOVUPD      Y9, (DI)
+	VMOVUPD      Y10, 32(DI)
+	VMASKMOVPD   Y11, Y15, 64(DI)
+	JMP          sparseABBlocksKernelAVX2_done
+
+sparseABBlocksKernelAVX2_nb4_g2m:
+	MOVQ   bs+48(FP), R9
+	SHLQ   $0x03, R9
+	LEAQ   (R11)(R9*1), DX
+	VXORPD Y0, Y0, Y0
+	VXORPD Y1, Y1, Y1
+	VXORPD Y2, Y2, Y2
+	VXORPD Y3, Y3, Y3
+	VXORPD Y4, Y4, Y4
+	VXORPD Y5, Y5, Y5
+	VXORPD Y6, Y6, Y6
+	VXORPD Y7, Y7, Y7
+	MOVQ   nnz+24(FP), R9
+
+sparseABBlocksKernelAVX2_nb4_g2mloop:
+	MOVL         (R8), AX
+	CMPQ         AX, R12
+	JAE          sparseABBlocksKernelAVX2_bad
+	IMULQ        R10, AX
+	VBROADCASTSD (SI), Y13
+	VFMADD231PD  (R11)(AX*1), Y13, Y0
+	VFMADD231PD  32(R11)(AX*1), Y13, Y1
+	VFMADD231PD  64(R11)(AX*1), Y13, Y2
+	VMASKMOVPD   96(R11)(AX*1), Y15, Y14
+	VFMADD231PD  Y14, Y13, Y3
+	VFMADD231PD  (DX)(AX*1), Y13, Y4
+	VFMADD231PD  32(DX)(AX*1), Y13, Y5
+	VFMADD231PD  64(DX)(AX*1), Y13, Y6
+	VMASKMOVPD   96(DX)(AX*1), Y15, Y14
+	VFMADD231PD  Y14, Y13, Y7
+	ADDQ         $0x04, R8
+	ADDQ         $0x08, SI
+	DECQ         R9
+	JNZ          sparseABBlocksKernelAVX2_nb4_g2mloop
+	MOVQ         nc+64(FP), BX
+	SHLQ         $0x03, BX
+	VMOVUPD      Y0, (DI)
+	VMOVUPD      Y1, 32(DI)
+	VMOVUPD      Y2, 64(DI)
+	VMASKMOVPD   Y3, Y15, 96(DI)
+	ADDQ         BX, DI
+	VMOVUPD      Y4, (DI)
+	VMOVUPD      Y5, 32(DI)
+	VMOVUPD      Y6, 64(DI)
+	VMASKMOVPD   Y7, Y15, 96(DI)
+	JMP          sparseABBlocksKernelAVX2_done
+
+sparseABBlocksKernelAVX2_nb4_g3m:
+	MOVQ   bs+48(FP), R9
+	SHLQ   $0x03, R9
+	LEAQ   (R11)(R9*1), DX
+	LEAQ   (DX)(R9*1), R13
+	VXORPD Y0, Y0, Y0
+	VXORPD Y1, Y1, Y1
+	VXORPD Y2, Y2, Y2
+	VXORPD Y3, Y3, Y3
+	VXORPD Y4, Y4, Y4
+	VXORPD Y5, Y5, Y5
+	VXORPD Y6, Y6, Y6
+	VXORPD Y7, Y7, Y7
+	VXORPD Y8, Y8, Y8
+	VXORPD Y9, Y9, Y9
+	VXORPD Y10, Y10, Y10
+	VXORPD Y11, Y11, Y11
+	MOVQ   nnz+24(FP), R9
+
+sparseABBlocksKernelAVX2_nb4_g3mloop:
+	MOVL         (R8), AX
+	CMPQ         AX, R12
+	JAE          sparseABBlocksKernelAVX2_bad
+	IMULQ        R10, AX
+	VBROADCASTSD (SI), Y13
+	VFMADD231PD  (R11)(AX*1), Y13, Y0
+	VFMADD231PD  32(R11)(AX*1), Y13, Y1
+	VFMADD231PD  64(R11)(AX*1), Y13, Y2
+	VMASKMOVPD   96(R11)(AX*1), Y15, Y14
+	VFMADD231PD  Y14, Y13, Y3
+	VFMADD231PD  (DX)(AX*1), Y13, Y4
+	VFMADD231PD  32(DX)(AX*1), Y13, Y5
+	VFMADD231PD  64(DX)(AX*1), Y13, Y6
+	VMASKMOVPD   96(DX)(AX*1), Y15, Y14
+	VFMADD231PD  Y14, Y13, Y7
+	VFMADD231PD  (R13)(AX*1), Y13, Y8
+	VFMADD231PD  32(R13)(AX*1), Y13, Y9
+	VFMADD231PD  64(R13)(AX*1), Y13, Y10
+	VMASKMOVPD   96(R13)(AX*1), Y15, Y14
+	VFMADD231PD  Y14, Y13, Y11
+	ADDQ         $0x04, R8
+	ADDQ         $0x08, SI
+	DECQ         R9
+	JNZ          sparseABBlocksKernelAVX2_nb4_g3mloop
+	MOVQ         nc+64(FP), BX
+	SHLQ         $0x03, BX
+	VMOVUPD      Y0, (DI)
+	VMOVUPD      Y1, 32(DI)
+	VMOVUPD      Y2, 64(DI)
+	VMASKMOVPD   Y3, Y15, 96(DI)
+	ADDQ         BX, DI
+	VMOVUPD      Y4, (DI)
+	VMOVUPD      Y5, 32(DI)
+	VMOVUPD      Y6, 64(DI)
+	VMASKMOVPD   Y7, Y15, 96(DI)
+	ADDQ         BX, DI
+	VMOVUPD      Y8, (DI)
+	VMOVUPD      Y9, 32(DI)
+	VMOVUPD      Y10, 64(DI)
+	VMASKMOVPD   Y11, Y15, 96(DI)
+	JMP          sparseABBlocksKernelAVX2_done
+
+sparseABBlocksKernelAVX2_nb5_g2m:
+	MOVQ   bs+48(FP), R9
+	SHLQ   $0x03, R9
+	LEAQ   (R11)(R9*1), DX
+	VXORPD Y0, Y0, Y0
+	VXORPD Y1, Y1, Y1
+	VXORPD Y2, Y2, Y2
+	VXORPD Y3, Y3, Y3
+	VXORPD Y4, Y4, Y4
+	VXORPD Y5, Y5, Y5
+	VXORPD Y6, Y6, Y6
+	VXORPD Y7, Y7, Y7
+	VXORPD Y8, Y8, Y8
+	VXORPD Y9, Y9, Y9
+	MOVQ   nnz+24(FP), R9
+
+sparseABBlocksKernelAVX2_nb5_g2mloop:
+	MOVL         (R8), AX
+	CMPQ         AX, R12
+	JAE          sparseABBlocksKernelAVX2_bad
+	IMULQ        R10, AX
+	VBROADCASTSD (SI), Y13
+	VFMADD231PD  (R11)(AX*1), Y13, Y0
+	VFMADD231PD  32(R11)(AX*1), Y13, Y1
+	VFMADD231PD  64(R11)(AX*1), Y13, Y2
+	VFMADD231PD  96(R11)(AX*1), Y13, Y3
+	VMASKMOVPD   128(R11)(AX*1), Y15, Y14
+	VFMADD231PD  Y14, Y13, Y4
+	VFMADD231PD  (DX)(AX*1), Y13, Y5
+	VFMADD231PD  32(DX)(AX*1), Y13, Y6
+	VFMADD231PD  64(DX)(AX*1), Y13, Y7
+	VFMADD231PD  96(DX)(AX*1), Y13, Y8
+	VMASKMOVPD   128(DX)(AX*1), Y15, Y14
+	VFMADD231PD  Y14, Y13, Y9
+	ADDQ         $0x04, R8
+	ADDQ         $0x08, SI
+	DECQ         R9
+	JNZ          sparseABBlocksKernelAVX2_nb5_g2mloop
+	MOVQ         nc+64(FP), BX
+	SHLQ         $0x03, BX
+	VMOVUPD      Y0, (DI)
+	VMOVUPD      Y1, 32(DI)
+	VMOVUPD      Y2, 64(DI)
+	VMOVUPD      Y3, 96(DI)
+	VMASKMOVPD   Y4, Y15, 128(DI)
+	ADDQ         BX, DI
+	VMOVUPD      Y5, (DI)
+	VMOVUPD      Y6, 32(DI)
+	VMOVUPD      Y7, 64(DI)
+	VMOVUPD      Y8, 96(DI)
+	VMASKMOVPD   Y9, Y15, 128(DI)
+	JMP          sparseABBlocksKernelAVX2_done
+
+sparseABBlocksKernelAVX2_nb6_g2m:
+	MOVQ   bs+48(FP), R9
+	SHLQ   $0x03, R9
+	LEAQ   (R11)(R9*1), DX
+	VXORPD Y0, Y0, Y0
+	VXORPD Y1, Y1, Y1
+	VXORPD Y2, Y2, Y2
+	VXORPD Y3, Y3, Y3
+	VXORPD Y4, Y4, Y4
+	VXORPD Y5, Y5, Y5
+	VXORPD Y6, Y6, Y6
+	VXORPD Y7, Y7, Y7
+	VXORPD Y8, Y8, Y8
+	VXORPD Y9, Y9, Y9
+	VXORPD Y10, Y10, Y10
+	VXORPD Y11, Y11, Y11
+	MOVQ   nnz+24(FP), R9
+
+sparseABBlocksKernelAVX2_nb6_g2mloop:
+	MOVL         (R8), AX
+	CMPQ         AX, R12
+	JAE          sparseABBlocksKernelAVX2_bad
+	IMULQ        R10, AX
+	VBROADCASTSD (SI), Y13
+	VFMADD231PD  (R11)(AX*1), Y13, Y0
+	VFMADD231PD  32(R11)(AX*1), Y13, Y1
+	VFMADD231PD  64(R11)(AX*1), Y13, Y2
+	VFMADD231PD  96(R11)(AX*1), Y13, Y3
+	VFMADD231PD  128(R11)(AX*1), Y13, Y4
+	VMASKMOVPD   160(R11)(AX*1), Y15, Y14
+	VFMADD231PD  Y14, Y13, Y5
+	VFMADD231PD  (DX)(AX*1), Y13, Y6
+	VFMADD231PD  32(DX)(AX*1), Y13, Y7
+	VFMADD231PD  64(DX)(AX*1), Y13, Y8
+	VFMADD231PD  96(DX)(AX*1), Y13, Y9
+	VFMADD231PD  128(DX)(AX*1), Y13, Y10
+	VMASKMOVPD   160(DX)(AX*1), Y15, Y14
+	VFMADD231PD  Y14, Y13, Y11
+	ADDQ         $0x04, R8
+	ADDQ         $0x08, SI
+	DECQ         R9
+	JNZ          sparseABBlocksKernelAVX2_nb6_g2mloop
+	MOVQ         nc+64(FP), BX
+	SHLQ         $0x03, BX
+	VMOVUPD      Y0, (DI)
+	VMOVUPD      Y1, 32(DI)
+	VMOVUPD      Y2, 64(DI)
+	VMOVUPD      Y3, 96(DI)
+	VMOVUPD      Y4, 128(DI)
+	VMASKMOVPD   Y5, Y15, 160(DI)
+	ADDQ         BX, DI
+	VMOVUPD      Y6, (DI)
+	VMOVUPD      Y7, 32(DI)
+	VMOVUPD      Y8, 64(DI)
+	VMOVUPD      Y9, 96(DI)
+	VMOVUPD      Y10, 128(DI)
+	VMASKMOVPD   Y11, Y15, 160(DI)
+	JMP          sparseABBlocksKernelAVX2_done
+
+sparseABBlocksKernelAVX2_bad:
+	MOVQ $0x00000001, AX
+	MOVQ AX, bad+80(FP)
+
+sparseABBlocksKernelAVX2_done:
+	VZEROUPPER
+	RET
+
 DATA nonzerosiota<>+0(SB)/4, $0x00000000
 DATA nonzerosiota<>+4(SB)/4, $0x00000001
 DATA nonzerosiota<>+8(SB)/4, $0x00000002

@@ -256,6 +256,52 @@ func BenchmarkSparseAB(b *testing.B) {
 	})
 }
 
+// BenchmarkSparseABBlocks is a sparse image (20% of 784 pixels nonzero,
+// in strokes) against 10 prototypes of 12 columns: SparseABBlocks on their
+// own blocks (784 x 12 each, one after another) beside SparseAB on each
+// block alone and SparseAB on the same prototypes side by side (one 784 x
+// 120 matrix), all three the same bits.
+func BenchmarkSparseABBlocks(b *testing.B) {
+	const k, d, p = 784, 12, 10
+	rng := rand.New(rand.NewPCG(3, 8))
+	own, wide := randSlice(rng, p*k*d), randSlice(rng, k*p*d)
+	c := make([]float64, p*d)
+	a := make([]float64, k)
+	for i := 0; i < k; {
+		n := 1 + rng.IntN(8)
+		on := rng.IntN(100) < 20
+		for ; n > 0 && i < k; n, i = n-1, i+1 {
+			if on {
+				a[i] = rng.NormFloat64()
+			}
+		}
+	}
+	idx, val := listNonzeros(a)
+	b.Run(fmt.Sprintf("nonzero=%d%%/blocks", 100*len(idx)/k), func(b *testing.B) {
+		benchEachImpl(b, func(b *testing.B) {
+			for b.Loop() {
+				SparseABBlocks(c, val, idx, own, d, k*d, p, d)
+			}
+		})
+	})
+	b.Run(fmt.Sprintf("nonzero=%d%%/each-block", 100*len(idx)/k), func(b *testing.B) {
+		benchEachImpl(b, func(b *testing.B) {
+			for b.Loop() {
+				for t := 0; t < p; t++ {
+					SparseAB(c[t*d:], val, idx, own[t*k*d:], d, d)
+				}
+			}
+		})
+	})
+	b.Run(fmt.Sprintf("nonzero=%d%%/side-by-side", 100*len(idx)/k), func(b *testing.B) {
+		benchEachImpl(b, func(b *testing.B) {
+			for b.Loop() {
+				SparseAB(c, val, idx, wide, p*d, p*d)
+			}
+		})
+	})
+}
+
 // BenchmarkAB2 is the exact update W ← W C1 + P C2 in place (the engine's
 // training step, one winner) on the shapes of BenchmarkEpoch: (D, d) of
 // eth80, mnist and yaleb, rows of stride Stride(d).

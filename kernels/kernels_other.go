@@ -25,6 +25,9 @@ func ab2InPlaceCols() int { return 0 }
 func sparseAB(c []float64, val []float64, idx []int32, b []float64, ldb, nc int) {
 	sparseABGeneric(c, val, idx, b, ldb, nc)
 }
+func sparseABBlocks(c []float64, val []float64, idx []int32, b []float64, ldb, bs, nblk, nc int) {
+	sparseABBlocksEach(c, val, idx, b, ldb, bs, nblk, nc)
+}
 func nonzeros(idx []int32, val []float64, x []float64) int { return nonzerosGeneric(idx, val, x) }
 func projDots(p []float64, ldp, b int, q []float64, ldq, nq int, s []float64, lds int, r []float64, ldr, nr int, g []float64, ldg int, n int) {
 	projDotsGeneric(p, ldp, b, q, ldq, nq, s, lds, r, ldr, nr, g, ldg, n)

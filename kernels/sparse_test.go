@@ -360,3 +360,74 @@ func FuzzNonzeros(f *testing.F) {
 		})
 	})
 }
+
+// TestSparseABBlocks checks SparseABBlocks against SparseAB on each block
+// alone (the same bits, zeros' signs included) on every implementation,
+// over the column counts of one to six vectors and beyond (one block at a
+// time there), 1 to 11 blocks (groups of 2 to 4 and the splits between
+// them), the zero patterns, blocks one after another (a prototype's own
+// block, padded or not) and side by side (a wide matrix, bs = nc), with
+// guards around B and C, and that an index outside the rows panics.
+func TestSparseABBlocks(t *testing.T) {
+	forEachImpl(t, func(t *testing.T) {
+		rng := rand.New(rand.NewPCG(1, 22))
+		ncs := []int{1, 2, 3, 4, 5, 7, 8, 9, 12, 13, 16, 20, 23, 24, 25, 30}
+		ks := []int{1, 7, 50}
+		if testing.Short() {
+			ncs, ks = []int{1, 5, 8, 12, 24, 25}, []int{7, 50}
+		}
+		ci := 0
+		for _, k := range ks {
+			for _, nc := range ncs {
+				for nblk := 1; nblk <= 11; nblk++ {
+					for _, wide := range []bool{false, true} {
+						ci++
+						pat := ci % numPatterns
+						a := make([]float64, k)
+						sparseRow(rng, a, pat, uint8(ci%40))
+						idx, val := listNonzeros(a)
+						var b *matrix
+						var ldb, bs int
+						if wide {
+							ldb, bs = nblk*nc+ci%3, nc
+							b = newMatrix(rng, k, nblk*nc, ldb, ci%4, false)
+						} else {
+							pad := ci % 2
+							ldb = nc + (ci/2)%3
+							bs = (k + pad) * ldb
+							b = newMatrix(rng, (nblk-1)*(k+pad)+k, nc, ldb, ci%4, false)
+						}
+						c := newMatrix(rng, 1, nblk*nc, nblk*nc, (ci/4)%4, true)
+						bb := b.bits()
+						name := fmt.Sprintf("k=%d nc=%d nblk=%d wide=%v pattern=%d", k, nc, nblk, wide, pat)
+						SparseABBlocks(c.data(), val, idx, b.data(), ldb, bs, nblk, nc)
+						b.checkUnchanged(t, name+": B", bb)
+						c.checkGuards(t, name+": C")
+						one := make([]float64, nc)
+						for blk := 0; blk < nblk; blk++ {
+							SparseAB(one, val, idx, b.data()[blk*bs:], ldb, nc)
+							for j, want := range one {
+								if got := c.at(0, blk*nc+j); math.Float64bits(got) != math.Float64bits(want) {
+									t.Fatalf("%s: block %d C[%d] = %v, SparseAB alone %v", name, blk, j, got, want)
+								}
+							}
+						}
+					}
+				}
+			}
+		}
+		// An index past the last block's rows panics (before any block is
+		// written on AVX2, after the first two in the generic loop).
+		b := newMatrix(rng, 3*10, 8, 8, 0, false)
+		c := newMatrix(rng, 1, 3*8, 3*8, 0, true)
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Error("SparseABBlocks: row 10 of blocks of 10 rows did not panic")
+				}
+			}()
+			SparseABBlocks(c.data(), []float64{1, 2}, []int32{3, 10}, b.data(), 8, 80, 3, 8)
+		}()
+		c.checkGuards(t, "out of range: C")
+	})
+}

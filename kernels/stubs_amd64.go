@@ -120,6 +120,14 @@ func sparseABKernelAVX512(c *float64, val *float64, idx *int32, nnz int, b *floa
 //go:noescape
 func sparseABKernelAVX2(c *float64, val *float64, idx *int32, nnz int, b *float64, ldb int, rows int, nc int) (bad int)
 
+// sparseABBlocksKernelAVX2 computes c[t*nc+j] = Σ_{i<nnz} val[i] * b[t*bs+idx[i]*ldb+j] for t < nblk, j < nc:
+// SparseAB on nblk blocks at once, their chains interleaved. nc must be in 1..24,
+// nblk in 2..min(6, 12/ceil(nc/4)) (15/ceil(nc/4) when 4 divides nc), nnz >= 1;
+// bad = 1 (nothing written) if an index is outside [0, rows).
+//
+//go:noescape
+func sparseABBlocksKernelAVX2(c *float64, val *float64, idx *int32, nnz int, b *float64, ldb int, bs int, rows int, nc int, nblk int) (bad int)
+
 // nonzerosAVX512 lists the nonzero entries of x[:n] (n a multiple of 8) in idx[:cnt], val[:cnt];
 // it may write idx[cnt:n] and val[cnt:n].
 //

@@ -87,6 +87,7 @@ func main() {
 	for _, s := range []isa{avx512, avx2} {
 		genSparseAB(s)
 	}
+	genSparseABBlocks()
 	genNonzeros()
 	genNonzerosAVX2()
 	for _, s := range []isa{avx512, avx2} {
