@@ -208,8 +208,8 @@ func gramMinDimFor(avx512, avx2 bool) int {
 // encloseChunk is jobEnclose's chunk: candidates c0..c1 of e.cand (at
 // most 8), their projections enclosed where they lie in one svd.Gram call
 // (its groups of lanes filled), or for d < gramMinDim copied side by side
-// into the workspace of ws and valued in one svd.Batch.Values call. It records the
-// error of the lowest candidate that failed in ws.
+// into the workspace of ws and valued in one svd.Batch.Values call. It
+// records the error of the lowest candidate that failed in ws.
 func (e *Engine) encloseChunk(ws *shard, lambda []float64, c0, c1 int) {
 	d, dd := e.d, e.d*e.d
 	ks := e.cand[c0:c1]

@@ -46,8 +46,8 @@ type Shared struct {
 	ld         int             // row stride of the prototypes' blocks
 	bw         int             // prototypes per block: p (one wide matrix) or 1
 	data       []float64       // the blocks (dim x ld each), read-only after NewShared
-	data32     []float32       // NewShared32: data rounded to float32, read-only
-	ld32, bw32 int             // data32's layout (as ld, bw)
+	data32     []float32       // NewShared32: the prototypes rounded to float32, read-only
+	ld32, bw32 int             // data32's layout (as ld, bw; see above)
 	protos     []*linalg.Dense // read-only views into data
 	owner      []int32         // all zero: one shard
 	finite     bool

@@ -150,14 +150,7 @@ func columnDispatch(s isa, name, rows string, emit func(nb int, half bool, pfx, 
 		INCQ(RCX)
 		kmaskFromCount()
 	} else {
-		SHRQ(U8(2), RBX)
-		ANDQ(U8(3), RCX)
-		INCQ(RCX)
-		// mask = the 32 bytes at avx2masks + 8*(4-t)
-		LEAQ(avx2Masks.Offset(32), RDX)
-		SHLQ(U8(3), RCX)
-		SUBQ(RCX, RDX)
-		VMOVUPD(Mem{Base: RDX}, s.regs[15])
+		avx2LastMask(s.regs[15])
 	}
 	done := name + "_done"
 	halves := []bool{false}
@@ -193,6 +186,20 @@ func columnDispatch(s isa, name, rows string, emit func(nb int, half bool, pfx, 
 	Label(done)
 	VZEROUPPER()
 	RET()
+}
+
+// avx2LastMask continues from CX = nc-1 and BX = CX (columnDispatch,
+// genSparseABBlocks): BX = nb-1 (column vectors minus one), CX = 8 times
+// the lanes in the last vector (1..4), and mask = the VMASKMOVPD mask of
+// those lanes (the 32 bytes at avx2Masks + 8*(4-lanes)); DX is clobbered.
+func avx2LastMask(mask VecPhysical) {
+	SHRQ(U8(2), RBX)
+	ANDQ(U8(3), RCX)
+	INCQ(RCX)
+	LEAQ(avx2Masks.Offset(32), RDX)
+	SHLQ(U8(3), RCX)
+	SUBQ(RCX, RDX)
+	VMOVUPD(Mem{Base: RDX}, mask)
 }
 
 // vecAs returns how a block kernel uses register x for column vector v of

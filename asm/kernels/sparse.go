@@ -33,17 +33,7 @@ func genSparseAB(s isa) {
 	Doc(name+" computes c[j] = Σ_{i<nnz} val[i] * b[idx[i]*ldb+j] for j < nc.",
 		fmt.Sprintf("nc must be in 1..%d; bad = 1 (nothing written) if an index is outside [0, rows).", s.lanes*s.maxNB))
 
-	// DI: c, SI: val[i], R8: idx[i], R11: b, R10: ldb in bytes, R12: rows,
-	// R9: entries left, AX: the current row's byte offset.
-	XORQ(RAX, RAX)
-	Store(RAX, ReturnIndex(0))
-	Load(Param("c"), RDI)
-	Load(Param("val"), RSI)
-	Load(Param("idx"), R8)
-	Load(Param("b"), R11)
-	Load(Param("ldb"), R10)
-	SHLQ(U8(3), R10)
-	Load(Param("rows"), R12)
+	sparseLoad()
 
 	columnDispatch(s, name, "nnz", func(nb int, half bool, pfx, done string) {
 		sparseVariant(s, nb, half, pfx, name+"_bad")
@@ -54,6 +44,22 @@ func genSparseAB(s isa) {
 	Store(RAX, ReturnIndex(0))
 	VZEROUPPER()
 	RET()
+}
+
+// sparseLoad loads what both sparse kernels take the same way, and sets
+// bad = 0: DI: c, SI: val[i], R8: idx[i], R11: b, R10: ldb in bytes, R12:
+// rows (the variants then use R9 for the entries left and AX for the
+// current row's byte offset).
+func sparseLoad() {
+	XORQ(RAX, RAX)
+	Store(RAX, ReturnIndex(0))
+	Load(Param("c"), RDI)
+	Load(Param("val"), RSI)
+	Load(Param("idx"), R8)
+	Load(Param("b"), R11)
+	Load(Param("ldb"), R10)
+	SHLQ(U8(3), R10)
+	Load(Param("rows"), R12)
 }
 
 // sparseVariant emits SparseAB for nb column vectors (CX holds nnz); with
@@ -151,27 +157,13 @@ func genSparseABBlocks() {
 		"nblk in 2..min(6, 12/ceil(nc/4)) (15/ceil(nc/4) when 4 divides nc), nnz >= 1;",
 		"bad = 1 (nothing written) if an index is outside [0, rows).")
 
-	XORQ(RAX, RAX)
-	Store(RAX, ReturnIndex(0))
-	Load(Param("c"), RDI)
-	Load(Param("val"), RSI)
-	Load(Param("idx"), R8)
-	Load(Param("b"), R11)
-	Load(Param("ldb"), R10)
-	SHLQ(U8(3), R10)
-	Load(Param("rows"), R12)
+	sparseLoad()
 	// Y15 = the mask of the last column vector, BX = nb-1, CX = 4*nblk
 	// plus 1 if the last vector is partial.
 	Load(Param("nc"), RCX)
 	DECQ(RCX)
 	MOVQ(RCX, RBX)
-	SHRQ(U8(2), RBX)
-	ANDQ(U8(3), RCX)
-	INCQ(RCX)
-	LEAQ(avx2Masks.Offset(32), RDX)
-	SHLQ(U8(3), RCX)
-	SUBQ(RCX, RDX)
-	VMOVUPD(Mem{Base: RDX}, Y15)
+	avx2LastMask(Y15)
 	SHRQ(U8(3), RCX) // lanes of the last vector, 1..4
 	XORQ(RDX, RDX)
 	CMPQ(RCX, U8(4))
