@@ -176,11 +176,17 @@
 // 0.77 at n = 10, about 1.0 at n = 12, 0.65 at n = 16, 0.45 at n = 25
 // (before the root-free QL and the kernels' loads, which took another
 // 15-20% off n = 12 and 25: BenchmarkGramEnclose n = 25 from 10.2 to 7.1-8.0
-// µs). The QL iteration is still 44% of it at n = 25: one dependency chain
-// per lane (the tqli form had a square root and a division per step, about
-// 64 cycles; the root-free step has one division on it, 1/p beside 1/r),
-// against the n/2 independent pairs of a Jacobi round, and each
-// iteration's scan for the split point is as long as its chase. (Go's MOVQ from a general register into an X register is
+// µs). The QL iteration is still 36-44% of it at n = 25: one dependency
+// chain per lane (the tqli form had a square root and a division per step,
+// about 64 cycles; the root-free step has one division on it, 1/p beside
+// 1/r), against the n/2 independent pairs of a Jacobi round, and each
+// iteration's scan for the split point is as long as its chase. Three and
+// four groups interleaved (and one division a step) were tried and were
+// no faster: two groups already fill the core with the step's
+// instructions, nine of its thirty a blend (docs/bounds.md, sixth session
+// of 27 November 2026). EncloseEach takes the matrices where they lie
+// (the engine's candidates' projections), the same bits as Enclose on
+// copies. (Go's MOVQ from a general register into an X register is
 // the legacy SSE encoding; mixed with AVX code it made the QL kernel 17
 // times slower on Zen 3: VMOVQ.)
 //   - V from k sweeps of two-sided Jacobi on G = MᵀM (the same round-robin
