@@ -120,7 +120,7 @@ func ab2InPlace(c []float64, ldc int, a1 []float64, b1 []float64, ldb1 int, a2 [
 // of d) are a few FMA chains as long as the list, which alone leave the
 // FMA units waiting; the AVX2 assembly (on AVX-512 CPUs too: an output is
 // one chain whatever the vector width) interleaves the chains of up to
-// four blocks. Every idx[i] must be a row of every B_t (a row outside b
+// six blocks. Every idx[i] must be a row of every B_t (a row outside b
 // panics), bs >= 0, ldb >= nc; c must not overlap the inputs.
 func SparseABBlocks(c []float64, val []float64, idx []int32, b []float64, ldb, bs, nblk, nc int) {
 	_ = val[:len(idx)]

@@ -62,6 +62,26 @@ func sparseLoad() {
 	Load(Param("rows"), R12)
 }
 
+// sparseRowStart begins a listed row of both sparse kernels' loops: AX =
+// the row's byte offset in B (an index outside [0, rows) jumps to bad),
+// bc = its value broadcast.
+func sparseRowStart(bad string, bc Register) {
+	MOVL(Mem{Base: R8}, EAX) // zero-extends: a negative index is a huge row
+	CMPQ(RAX, R12)
+	JAE(LabelRef(bad))
+	IMULQ(R10, RAX)
+	VBROADCASTSD(Mem{Base: RSI}, bc)
+}
+
+// sparseRowNext steps both sparse kernels' lists to the next entry and
+// loops to loop while entries are left (R9).
+func sparseRowNext(loop string) {
+	ADDQ(U8(4), R8)
+	ADDQ(U8(8), RSI)
+	DECQ(R9)
+	JNZ(LabelRef(loop))
+}
+
 // sparseVariant emits SparseAB for nb column vectors (CX holds nnz); with
 // half set (AVX-512 only) the last vector is a YMM register.
 func sparseVariant(s isa, nb int, half bool, pfx, bad string) {
@@ -85,11 +105,7 @@ func sparseVariant(s isa, nb int, half bool, pfx, bad string) {
 	TESTQ(R9, R9)
 	JE(LabelRef(pfx + "store"))
 	Label(pfx + "loop")
-	MOVL(Mem{Base: R8}, EAX) // zero-extends: a negative index is a huge row
-	CMPQ(RAX, R12)
-	JAE(LabelRef(bad))
-	IMULQ(R10, RAX)
-	VBROADCASTSD(Mem{Base: RSI}, bc)
+	sparseRowStart(bad, bc)
 	for v := 0; v < nb-1; v++ {
 		VFMADD231PD(bVec(v), bc, acc(v))
 	}
@@ -99,10 +115,7 @@ func sparseVariant(s isa, nb int, half bool, pfx, bad string) {
 		VMASKMOVPD(bVec(nb-1), r[15], last)
 	}
 	VFMADD231PD(w(last, nb-1), w(bc, nb-1), acc(nb-1))
-	ADDQ(U8(4), R8)
-	ADDQ(U8(8), RSI)
-	DECQ(R9)
-	JNZ(LabelRef(pfx + "loop"))
+	sparseRowNext(pfx + "loop")
 
 	Label(pfx + "store")
 	for v := 0; v < nb; v++ {
@@ -241,11 +254,7 @@ func sparseBlocksVariant(nb, g int, masked bool, pfx, bad string) {
 	}
 	Load(Param("nnz"), R9)
 	Label(pfx + "loop")
-	MOVL(Mem{Base: R8}, EAX) // zero-extends: a negative index is a huge row
-	CMPQ(RAX, R12)
-	JAE(LabelRef(bad))
-	IMULQ(R10, RAX)
-	VBROADCASTSD(Mem{Base: RSI}, bc)
+	sparseRowStart(bad, bc)
 	for t := 0; t < g; t++ {
 		row := func(v int) Mem { return Mem{Base: bases[t], Index: RAX, Scale: 1, Disp: v * 32} }
 		for v := 0; v < nb-1; v++ {
@@ -258,10 +267,7 @@ func sparseBlocksVariant(nb, g int, masked bool, pfx, bad string) {
 			VFMADD231PD(row(nb-1), bc, acc(t, nb-1))
 		}
 	}
-	ADDQ(U8(4), R8)
-	ADDQ(U8(8), RSI)
-	DECQ(R9)
-	JNZ(LabelRef(pfx + "loop"))
+	sparseRowNext(pfx + "loop")
 
 	// Block t's outputs at c + t*nc*8.
 	Load(Param("nc"), RBX)
