@@ -10,12 +10,24 @@ type Pair struct {
 }
 
 // NewPair returns the workspace for pairs of n x n matrices,
-// 1 <= n <= MaxSmall.
+// 1 <= n <= MaxSmall. Factorize and FactorizeValues on it allocate
+// nothing.
 func NewPair(n int) *Pair {
 	if n < 1 || n > MaxSmall {
 		panic(PanicShape)
 	}
-	return &Pair{n: n, w: [2]*Small{NewSmall(n), NewSmall(n)}}
+	p := &Pair{n: n, w: [2]*Small{NewSmall(n), NewSmall(n)}}
+	// FactorizeValues runs Batch.Values beside the factorisation on
+	// AVX-512 (always) and on AVX2 (where its run is not certified): the
+	// workspaces for that are made here, not at the first such call, so
+	// that a trainer's steps allocate nothing from its first step on,
+	// whichever step first needs the values.
+	if useAVX512 || useAVX2 {
+		for _, w := range p.w {
+			w.batch = NewBatch(n)
+		}
+	}
+	return p
 }
 
 // N returns the order of the matrices this workspace handles.

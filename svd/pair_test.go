@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"testing"
 )
 
@@ -194,7 +195,8 @@ func TestPairNotFinite(t *testing.T) {
 	})
 }
 
-// TestPairAllocs checks that Pair.Factorize allocates nothing.
+// TestPairAllocs checks that Pair.Factorize and Pair.FactorizeValues
+// allocate nothing, the latter from its first call.
 func TestPairAllocs(t *testing.T) {
 	forEachImpl(t, func(t *testing.T) {
 		rng := rand.New(rand.NewPCG(23, 1))
@@ -205,12 +207,36 @@ func TestPairAllocs(t *testing.T) {
 			for i := range u {
 				u[i], s[i], v[i] = make([]float64, n*n), make([]float64, n), make([]float64, n*n)
 			}
+			bv := [2][]float64{make([]float64, n), make([]float64, n)}
+			values := func() {
+				if err := p.FactorizeValues(u, n, s, v, bv, n, a, n); err != nil {
+					t.Fatal(err)
+				}
+			}
+			// FactorizeValues' first call too: a trainer's first step
+			// that needs the values may come after its warm-up. The
+			// count is the process's, so the fewest of three new pairs.
+			first := uint64(math.MaxUint64)
+			for range 3 {
+				p = NewPair(n)
+				var before, after runtime.MemStats
+				runtime.ReadMemStats(&before)
+				values()
+				runtime.ReadMemStats(&after)
+				first = min(first, after.Mallocs-before.Mallocs)
+			}
+			if first != 0 {
+				t.Errorf("n=%d: FactorizeValues' first call: %d allocations", n, first)
+			}
 			if got := testing.AllocsPerRun(5, func() {
 				if err := p.Factorize(u, n, s, v, n, a, n); err != nil {
 					t.Fatal(err)
 				}
 			}); got != 0 {
 				t.Errorf("n=%d: %v allocations", n, got)
+			}
+			if got := testing.AllocsPerRun(5, values); got != 0 {
+				t.Errorf("n=%d: FactorizeValues: %v allocations", n, got)
 			}
 		}
 	})
