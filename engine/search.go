@@ -188,8 +188,13 @@ func (e *Engine) refine(lambda []float64) error {
 //     d = 5 (eth80) no difference showed. So 8.
 //   - generic (purego, arm64): 0.5 at d = 5, 0.42 at 8, 0.35 at 10; the
 //     epochs at d = 5 no slower. So 5.
-//   - AVX-512 (an 8-lane Jacobi): not measured on that machine; 16, as
-//     it was chosen before the AVX2 Gram kernels got faster.
+//   - AVX-512 (an 8-lane Jacobi; Gram runs the AVX2 kernels), on a Zen 5
+//     machine (27 November 2026): 1.87 at d = 5, 1.29 at 8, 1.09 at 10,
+//     0.88 at 12, 0.52 at 16. One-worker epochs (x-floor, three runs
+//     each, alternated): d = 5 (eth80) 2.63-2.96 valuing, 3.03-3.33
+//     enclosing; d = 8 (random sets, D = 600, 10 classes) 3.22-3.31
+//     against 3.34-3.38; d = 10 2.76-2.82 either way; d = 12 (mnist)
+//     2.85-3.11 against 2.44-2.75. So 11.
 //
 // (A variable for the tests, which set 1 to enclose at every d.)
 var gramMinDim = gramMinDimFor(cpu.AVX512, cpu.AVX2)
@@ -198,7 +203,7 @@ var gramMinDim = gramMinDimFor(cpu.AVX512, cpu.AVX2)
 func gramMinDimFor(avx512, avx2 bool) int {
 	switch {
 	case avx512:
-		return 16
+		return 11
 	case avx2:
 		return 8
 	}
