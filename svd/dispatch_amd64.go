@@ -5,6 +5,7 @@ package svd
 import (
 	"math"
 	"math/bits"
+	"slices"
 	"unsafe"
 
 	"github.com/grlgq/grlgq/internal/cpu"
@@ -18,6 +19,10 @@ var useAVX512 = cpu.AVX512
 // useAVX512Possible reports whether useAVX512 can ever be true (workspace
 // for the asm path is allocated only then).
 const useAVX512Possible = true
+
+// useSplit selects the split kernel (jacobi8sAVX512) for groups of one to
+// four matrices, with the bits of jacobi8AVX512 (tests flip it to compare).
+var useSplit = true
 
 // lanes is the number of float64 in a ZMM register: matrices per group.
 const lanes = 8
@@ -46,6 +51,13 @@ type batchAsm struct {
 	params [32]float64
 	offs   [lanes]int64
 	net    []int32 // sorting network on the n value vectors: byte-offset pairs
+
+	// The split layout (jacobi8sAVX512: up to four matrices, two lanes
+	// each) for groups of one to four matrices.
+	sg      []float64 // 64-byte aligned: n*nv vectors of 8
+	snorms  []float64 // 64-byte aligned: n vectors of 8
+	spoff   []int64   // poff with the split layout's column stride
+	sparams [32]float64
 }
 
 // aligned64 returns buf[i:i+n] with &buf[i] 64-byte aligned.
@@ -69,6 +81,15 @@ func (w *Batch) initAsm() {
 	}
 	if x.ppr > 0 {
 		x.rounds = len(x.poff) / 4 / x.ppr
+	}
+	if n >= 2 {
+		nv := half(n)
+		x.sg = aligned64(make([]float64, n*nv*lanes+8), n*nv*lanes)
+		x.snorms = aligned64(make([]float64, n*lanes+8), n*lanes)
+		for k := 0; k+1 < len(pr); k += 2 {
+			p, q := int64(pr[k]), int64(pr[k+1])
+			x.spoff = append(x.spoff, p*int64(nv)*64, q*int64(nv)*64, p*64, q*64)
+		}
 	}
 	for _, c := range sortingNetwork(n) {
 		x.net = append(x.net, int32(c[0]*64), int32(c[1]*64))
@@ -102,6 +123,19 @@ func (w *Batch) valuesAVX512(s []float64, lds int, a []float64, lda, step, k int
 	}
 	for i0 := 0; i0 < k; i0 += lanes {
 		cnt := min(lanes, k-i0)
+		if cnt <= lanes/2 && useSplit {
+			// One to four matrices: the split kernel, half the work a
+			// matrix, the same bits.
+			var ms [lanes / 2][]float64
+			for m := range cnt {
+				ms[m] = a[(i0+m)*step:]
+			}
+			if err := x.valuesSplit(s[i0*lds:], lds, &ms, n, lda, cnt, false); err != nil {
+				err.Index += i0
+				return err
+			}
+			continue
+		}
 		if bad := load8AVX512(&x.g[0], &a[i0*step], &x.offs, n, lda, 1<<cnt-1, &x.params); bad != 0 {
 			return &BatchError{Index: i0 + bits.TrailingZeros64(bad), Err: errNotFinite}
 		}
@@ -145,4 +179,112 @@ func sortingNetwork(n int) [][2]int {
 		}
 	}
 	return net
+}
+
+// valuesSplit is valuesAVX512 for cnt <= 4 matrices (n >= 2) on the split
+// kernel (jacobi8sAVX512): matrix m at ms[m] (row stride lda), its values
+// into s[m*lds:m*lds+n], each with the bits jacobi8AVX512 gives it in a
+// group of these cnt matrices (load8AVX512 scales a whole group when one
+// of its matrices needs it), or with each: in a group of its own.
+func (x *batchAsm) valuesSplit(s []float64, lds int, ms *[lanes / 2][]float64, n, lda, cnt int, each bool) *BatchError {
+	nv := half(n)
+	var exp, negl [lanes / 2]float64
+	scaled := false
+	for m := 0; m < cnt; m++ {
+		am := ms[m]
+		var amax, fro float64
+		for r := 0; r < n; r++ {
+			for _, v := range am[r*lda : r*lda+n] {
+				av := math.Abs(v)
+				if !(av <= math.MaxFloat64) {
+					return &BatchError{Index: m, Err: errNotFinite}
+				}
+				amax = max(amax, av)
+				fro = math.FMA(v, v, fro) // load8AVX512's chain: row by row
+			}
+		}
+		if amax != 0 {
+			_, e := math.Frexp(amax) // VGETEXPPD + 1
+			exp[m] = float64(e)
+			scaled = scaled || e > 100 || e < -100
+		}
+		negl[m] = fro
+	}
+	clear(x.sg)
+	for m := 0; m < cnt; m++ {
+		sc := scaled && (!each || exp[m] > 100 || exp[m] < -100)
+		e := 0
+		if sc {
+			e = -int(exp[m])
+		} else {
+			exp[m] = 0
+		}
+		am := ms[m]
+		var f0, f1 float64 // load8AVX512's two chains over the scaled columns
+		i := 0
+		for c := 0; c < n; c++ {
+			col := x.sg[c*nv*lanes+2*m:]
+			for r := 0; r < n; r++ {
+				v := am[r*lda+c]
+				if sc {
+					v = math.Ldexp(v, e) // VSCALEFPD: exact, or rounded once
+					if i&1 == 0 {
+						f0 = math.FMA(v, v, f0)
+					} else {
+						f1 = math.FMA(v, v, f1)
+					}
+					i++
+				}
+				col[(r>>1)*lanes+r&1] = v
+			}
+		}
+		if sc {
+			negl[m] = f0 + f1
+		}
+	}
+	x.sparams = x.params
+	for m := 0; m < lanes/2; m++ {
+		t := 0.0
+		if m < cnt {
+			t = negl[m] * x.params[pNeglF]
+		}
+		x.sparams[2*m], x.sparams[2*m+1] = t, t
+	}
+	mask := jacobi8sAVX512(&x.sg[0], n, nv, &x.spoff[0], x.ppr, x.rounds, &x.sparams, &x.snorms[0], MaxSweeps)
+	for m := 0; m < cnt; m++ {
+		if mask&(3<<(2*m)) != 0 {
+			return &BatchError{Index: m, Err: ErrNoConvergence}
+		}
+		out := s[m*lds : m*lds+n]
+		for c := range out {
+			out[c] = math.Ldexp(math.Sqrt(x.snorms[c*lanes+2*m]), int(exp[m]))
+		}
+		slices.Sort(out)
+		slices.Reverse(out)
+	}
+	return nil
+}
+
+// factorizeValuesAVX512 is Pair.FactorizeValues on AVX-512 (n >= 2), where
+// the values with Batch.Values' bits need a run of the batch kernel beside
+// the single-matrix factorisations: both matrices in one run of the split
+// kernel, each valued as in a group of its own (Small.FactorizeValues'
+// bits).
+func (p *Pair) factorizeValuesAVX512(u [2][]float64, ldu int, s, v, bv [2][]float64, ldv int, a [2][]float64, lda int) error {
+	n := p.n
+	var ms [lanes / 2][]float64
+	for i, w := range p.w {
+		if err := w.Factorize(u[i], ldu, s[i], v[i], ldv, a[i], lda); err != nil {
+			return &BatchError{Index: i, Err: err}
+		}
+		ms[i] = a[i]
+	}
+	x := p.w[0].batch.asm
+	var sv [2 * MaxSmall]float64
+	if err := x.valuesSplit(sv[:], n, &ms, n, lda, 2, true); err != nil {
+		return err
+	}
+	copy(bv[0][:n], sv[:n])
+	copy(bv[1][:n], sv[n:2*n])
+	return nil
 }

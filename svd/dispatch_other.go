@@ -5,6 +5,9 @@ package svd
 // useAVX512 selects the AVX-512 kernels; never on this build.
 const useAVX512 = false
 
+// useSplit: see dispatch_amd64.go.
+const useSplit = false
+
 // useAVX512Possible reports whether useAVX512 can ever be true (workspace
 // for the asm path is allocated only then).
 const useAVX512Possible = false
@@ -83,4 +86,8 @@ func ql8AVX2(dA, eA, dB, eB *float64, n int, params *[8]float64, scratch *float6
 
 func (w *Gram) encloseAVX2(lo, hi []float64, ld int, m matrices, lda, k int) error {
 	panic("svd: no AVX2 path in this build")
+}
+
+func (p *Pair) factorizeValuesAVX512(u [2][]float64, ldu int, s, v, bv [2][]float64, ldv int, a [2][]float64, lda int) error {
+	panic("svd: no AVX-512 path in this build")
 }

@@ -258,7 +258,18 @@
 //
 //   - Batch: eight matrices at once, one per 64-bit lane; squared column
 //     norms recomputed at each sweep and updated after each rotation; the
-//     values sorted by a sorting network across the lanes.
+//     values sorted by a sorting network across the lanes. One to four
+//     matrices (a batch's last group, the winners' values of
+//     Pair.FactorizeValues) run on the kernel's split form
+//     (jacobi8sAVX512: two lanes a matrix, its even and its odd rows, each
+//     lane's operations those of the 8-lane kernel in the same order, so
+//     the same bits: TestSplitAVX512Bits over n = 2..64 and the hard,
+//     scaled, -0 and subnormal cases). It halves the dots' and the
+//     rotations' vector instructions but not the latency of a pair (the
+//     dot's chains of n/4 FMAs, the parameters' chain): on a Zen 5 machine
+//     the kernel's share of a yaleb epoch (two 25 x 25 matrices a step)
+//     fell by only about 10% (0.30 to 0.27 s of the profile), the
+//     one-worker epoch by about 4%.
 //   - Batch (AVX2): four matrices at once, one per lane of a YMM register,
 //     loaded (transposed, scaled by their powers of two) by Go code; each
 //     round of a sweep in three passes over its disjoint pairs: the dot

@@ -552,6 +552,460 @@ done:
 	VZEROUPPER
 	RET
 
+// func jacobi8sAVX512(buf *float64, n int, nv int, pairs *int64, ppr int, rounds int, params *[32]float64, norms *float64, maxSweeps int) uint64
+// Requires: AVX, AVX512F
+TEXT ·jacobi8sAVX512(SB), NOSPLIT, $0-80
+	MOVQ         buf+0(FP), AX
+	MOVQ         params+48(FP), CX
+	VMOVUPD      (CX), Z28
+	VBROADCASTSD 64(CX), Z29
+	VBROADCASTSD 72(CX), Z31
+	VBROADCASTSD 80(CX), Z30
+	VBROADCASTSD 88(CX), Z25
+	VBROADCASTSD 96(CX), Z27
+	VBROADCASTSD 104(CX), Z26
+	MOVQ         rounds+40(FP), CX
+	MOVQ         ppr+32(FP), DX
+	IMULQ        DX, CX
+	SHLQ         $0x05, CX
+	MOVQ         pairs+24(FP), DX
+	ADDQ         DX, CX
+	MOVQ         maxSweeps+64(FP), DX
+
+sweep:
+	// K2 = lanes that rotated in this sweep
+	KXORW K2, K2, K2
+	MOVQ  pairs+24(FP), BX
+
+	// norms[c] = Σ_r buf[c][r]², exact at the start of every sweep
+	MOVQ  AX, DI
+	MOVQ  norms+56(FP), R8
+	MOVQ  n+8(FP), SI
+	MOVQ  $0x00000055, R9
+	KMOVW R9, K5
+
+norm:
+	VPXORQ Z0, Z0, Z0
+	MOVQ   nv+16(FP), R9
+
+normrow:
+	VMOVUPD     (DI), Z2
+	VFMADD231PD Z2, Z2, Z0
+	ADDQ        $0x40, DI
+	DECQ        R9
+	JNZ         normrow
+	VPERMILPD   $0x55, Z0, Z1
+	VADDPD      Z1, Z0, Z0
+	VMOVAPD     Z0, (R8)
+	ADDQ        $0x40, R8
+	DECQ        SI
+	JNZ         norm
+
+round:
+	// one round, software-pipelined over its pairs k with the values carried
+	// in registers: γ of pair k+1, the parameters of pair k (latency hidden
+	// by the other two), the rotation of pair k-1
+	MOVQ   ppr+32(FP), SI
+	MOVQ   (BX), DI
+	MOVQ   8(BX), R8
+	ADDQ   AX, DI
+	ADDQ   AX, R8
+	VPXORQ Z8, Z8, Z8
+	VPXORQ Z9, Z9, Z9
+	MOVQ   n+8(FP), R9
+
+sdot40:
+	CMPQ        R9, $0x04
+	JL          sdot10
+	VMOVUPD     (DI), Z12
+	VFMADD231PD (R8), Z12, Z8
+	VMOVUPD     64(DI), Z13
+	VFMADD231PD 64(R8), Z13, Z9
+	ADDQ        $0x80, DI
+	ADDQ        $0x80, R8
+	SUBQ        $0x04, R9
+	JMP         sdot40
+
+sdot10:
+	TESTQ R9, R9
+	JZ    sdotdone0
+
+	// row 4q: the first lanes of the next vector
+	VMOVUPD     (DI), Z12
+	VMOVUPD     (R8), Z13
+	VFMADD231PD Z13, Z12, K5, Z8
+	CMPQ        R9, $0x02
+	JL          sdotdone0
+
+	// row 4q+1: the second lanes, moved to the first
+	VPERMILPD   $0x55, Z12, Z14
+	VPERMILPD   $0x55, Z13, Z15
+	VFMADD231PD Z15, Z14, K5, Z8
+	CMPQ        R9, $0x03
+	JL          sdotdone0
+
+	// row 4q+2: the first lanes of the vector after
+	VMOVUPD     64(DI), Z12
+	VMOVUPD     64(R8), Z13
+	VFMADD231PD Z13, Z12, K5, Z8
+
+sdotdone0:
+	VPERMILPD $0x55, Z8, Z10
+	VPERMILPD $0x55, Z9, Z11
+	VADDPD    Z10, Z8, Z8
+	VADDPD    Z11, Z9, Z9
+	VADDPD    Z9, Z8, Z8
+	VMOVAPD   Z8, Z17
+	VMOVAPD   Z17, Z18
+	DECQ      SI
+	JZ        p0
+	MOVQ      32(BX), DI
+	MOVQ      40(BX), R8
+	ADDQ      AX, DI
+	ADDQ      AX, R8
+	VPXORQ    Z8, Z8, Z8
+	VPXORQ    Z9, Z9, Z9
+	MOVQ      n+8(FP), R9
+
+sdot41:
+	CMPQ        R9, $0x04
+	JL          sdot11
+	VMOVUPD     (DI), Z12
+	VFMADD231PD (R8), Z12, Z8
+	VMOVUPD     64(DI), Z13
+	VFMADD231PD 64(R8), Z13, Z9
+	ADDQ        $0x80, DI
+	ADDQ        $0x80, R8
+	SUBQ        $0x04, R9
+	JMP         sdot41
+
+sdot11:
+	TESTQ R9, R9
+	JZ    sdotdone1
+
+	// row 4q: the first lanes of the next vector
+	VMOVUPD     (DI), Z12
+	VMOVUPD     (R8), Z13
+	VFMADD231PD Z13, Z12, K5, Z8
+	CMPQ        R9, $0x02
+	JL          sdotdone1
+
+	// row 4q+1: the second lanes, moved to the first
+	VPERMILPD   $0x55, Z12, Z14
+	VPERMILPD   $0x55, Z13, Z15
+	VFMADD231PD Z15, Z14, K5, Z8
+	CMPQ        R9, $0x03
+	JL          sdotdone1
+
+	// row 4q+2: the first lanes of the vector after
+	VMOVUPD     64(DI), Z12
+	VMOVUPD     64(R8), Z13
+	VFMADD231PD Z13, Z12, K5, Z8
+
+sdotdone1:
+	VPERMILPD $0x55, Z8, Z10
+	VPERMILPD $0x55, Z9, Z11
+	VADDPD    Z10, Z8, Z8
+	VADDPD    Z11, Z9, Z9
+	VADDPD    Z9, Z8, Z8
+	VMOVAPD   Z8, Z17
+
+p0:
+	MOVQ    norms+56(FP), DI
+	MOVQ    16(BX), R8
+	MOVQ    24(BX), R9
+	VMOVAPD (DI)(R8*1), Z0
+	VMOVAPD (DI)(R9*1), Z1
+	VMOVAPD Z18, Z2
+
+	// K1 = γ² > tol² α β && α > negl && β > negl
+	VMULPD   Z2, Z2, Z3
+	VMULPD   Z1, Z0, Z4
+	VMULPD   Z29, Z4, Z4
+	VCMPPD   $0x1e, Z4, Z3, K1
+	VCMPPD   $0x1e, Z28, Z0, K1, K1
+	VCMPPD   $0x1e, Z28, Z1, K1, K1
+	KORW     K1, K2, K2
+	KORTESTW K1, K1
+	JZ       pskip0
+
+	// t = sign(d) g2 / (|d| + sqrt(d² + g2²)), d = β - α, g2 = 2γ (masked: 0)
+	VSUBPD       Z0, Z1, Z4
+	VADDPD       Z2, Z2, Z5
+	VMULPD       Z5, Z5, Z6
+	VFMADD231PD  Z4, Z4, Z6
+	VRSQRT14PD   Z6, Z7
+	VMULPD       Z7, Z6, Z8
+	VMULPD       Z7, Z8, Z9
+	VFNMADD213PD Z25, Z30, Z9
+	VMULPD       Z9, Z8, Z8
+	VPANDQ       Z4, Z26, Z10
+	VADDPD       Z10, Z8, Z10
+	VPANDQ       Z4, Z27, Z13
+	VPXORQ       Z13, Z5, Z5
+	VRCP14PD     Z10, Z11
+	VFNMADD213PD Z31, Z11, Z10
+	VFMADD231PD  Z10, Z11, Z11
+	VMULPD       Z11, Z5, Z12
+	VMOVAPD.Z    Z12, K1, Z12
+
+	// c = 1/sqrt(1 + t²) (exactly 1 where no rotation), s = c t
+	VMOVAPD      Z31, Z13
+	VFMADD231PD  Z12, Z12, Z13
+	VRSQRT14PD   Z13, Z14
+	VMULPD       Z14, Z14, Z15
+	VMULPD       Z13, Z15, Z15
+	VFNMADD213PD Z25, Z30, Z15
+	VMULPD       Z15, Z14, Z14
+	VMULPD       Z14, Z14, Z15
+	VFNMADD213PD Z31, Z13, Z15
+	VMULPD       Z30, Z14, Z16
+	VFMADD231PD  Z15, Z16, Z14
+	VBLENDMPD    Z14, Z31, K1, Z22
+	VMULPD       Z12, Z22, Z23
+
+	// α' = α - t γ, β' = β + t γ
+	VFNMADD231PD Z2, Z12, Z0
+	VFMADD231PD  Z2, Z12, Z1
+	VMOVAPD      Z0, (DI)(R8*1)
+	VMOVAPD      Z1, (DI)(R9*1)
+
+pskip0:
+	VMOVAPD Z17, Z18
+	VMOVAPD Z22, Z20
+	VMOVAPD Z23, Z21
+	KMOVW   K1, K3
+	TESTQ   SI, SI
+	JZ      rotlast
+
+pairs:
+	ADDQ   $0x20, BX
+	CMPQ   SI, $0x01
+	JE     nodot
+	MOVQ   32(BX), DI
+	MOVQ   40(BX), R8
+	ADDQ   AX, DI
+	ADDQ   AX, R8
+	VPXORQ Z8, Z8, Z8
+	VPXORQ Z9, Z9, Z9
+	MOVQ   n+8(FP), R9
+
+sdot4:
+	CMPQ        R9, $0x04
+	JL          sdot1
+	VMOVUPD     (DI), Z12
+	VFMADD231PD (R8), Z12, Z8
+	VMOVUPD     64(DI), Z13
+	VFMADD231PD 64(R8), Z13, Z9
+	ADDQ        $0x80, DI
+	ADDQ        $0x80, R8
+	SUBQ        $0x04, R9
+	JMP         sdot4
+
+sdot1:
+	TESTQ R9, R9
+	JZ    sdotdone
+
+	// row 4q: the first lanes of the next vector
+	VMOVUPD     (DI), Z12
+	VMOVUPD     (R8), Z13
+	VFMADD231PD Z13, Z12, K5, Z8
+	CMPQ        R9, $0x02
+	JL          sdotdone
+
+	// row 4q+1: the second lanes, moved to the first
+	VPERMILPD   $0x55, Z12, Z14
+	VPERMILPD   $0x55, Z13, Z15
+	VFMADD231PD Z15, Z14, K5, Z8
+	CMPQ        R9, $0x03
+	JL          sdotdone
+
+	// row 4q+2: the first lanes of the vector after
+	VMOVUPD     64(DI), Z12
+	VMOVUPD     64(R8), Z13
+	VFMADD231PD Z13, Z12, K5, Z8
+
+sdotdone:
+	VPERMILPD $0x55, Z8, Z10
+	VPERMILPD $0x55, Z9, Z11
+	VADDPD    Z10, Z8, Z8
+	VADDPD    Z11, Z9, Z9
+	VADDPD    Z9, Z8, Z8
+	VMOVAPD   Z8, Z17
+
+nodot:
+	MOVQ    norms+56(FP), DI
+	MOVQ    16(BX), R8
+	MOVQ    24(BX), R9
+	VMOVAPD (DI)(R8*1), Z0
+	VMOVAPD (DI)(R9*1), Z1
+	VMOVAPD Z18, Z2
+
+	// K1 = γ² > tol² α β && α > negl && β > negl
+	VMULPD   Z2, Z2, Z3
+	VMULPD   Z1, Z0, Z4
+	VMULPD   Z29, Z4, Z4
+	VCMPPD   $0x1e, Z4, Z3, K1
+	VCMPPD   $0x1e, Z28, Z0, K1, K1
+	VCMPPD   $0x1e, Z28, Z1, K1, K1
+	KORW     K1, K2, K2
+	KORTESTW K1, K1
+	JZ       pskip
+
+	// t = sign(d) g2 / (|d| + sqrt(d² + g2²)), d = β - α, g2 = 2γ (masked: 0)
+	VSUBPD       Z0, Z1, Z4
+	VADDPD       Z2, Z2, Z5
+	VMULPD       Z5, Z5, Z6
+	VFMADD231PD  Z4, Z4, Z6
+	VRSQRT14PD   Z6, Z7
+	VMULPD       Z7, Z6, Z8
+	VMULPD       Z7, Z8, Z9
+	VFNMADD213PD Z25, Z30, Z9
+	VMULPD       Z9, Z8, Z8
+	VPANDQ       Z4, Z26, Z10
+	VADDPD       Z10, Z8, Z10
+	VPANDQ       Z4, Z27, Z13
+	VPXORQ       Z13, Z5, Z5
+	VRCP14PD     Z10, Z11
+	VFNMADD213PD Z31, Z11, Z10
+	VFMADD231PD  Z10, Z11, Z11
+	VMULPD       Z11, Z5, Z12
+	VMOVAPD.Z    Z12, K1, Z12
+
+	// c = 1/sqrt(1 + t²) (exactly 1 where no rotation), s = c t
+	VMOVAPD      Z31, Z13
+	VFMADD231PD  Z12, Z12, Z13
+	VRSQRT14PD   Z13, Z14
+	VMULPD       Z14, Z14, Z15
+	VMULPD       Z13, Z15, Z15
+	VFNMADD213PD Z25, Z30, Z15
+	VMULPD       Z15, Z14, Z14
+	VMULPD       Z14, Z14, Z15
+	VFNMADD213PD Z31, Z13, Z15
+	VMULPD       Z30, Z14, Z16
+	VFMADD231PD  Z15, Z16, Z14
+	VBLENDMPD    Z14, Z31, K1, Z22
+	VMULPD       Z12, Z22, Z23
+
+	// α' = α - t γ, β' = β + t γ
+	VFNMADD231PD Z2, Z12, Z0
+	VFMADD231PD  Z2, Z12, Z1
+	VMOVAPD      Z0, (DI)(R8*1)
+	VMOVAPD      Z1, (DI)(R9*1)
+
+pskip:
+	KORTESTW K3, K3
+	JZ       rotnext
+	MOVQ     -32(BX), DI
+	MOVQ     -24(BX), R8
+	ADDQ     AX, DI
+	ADDQ     AX, R8
+	MOVQ     nv+16(FP), R9
+
+rot2:
+	CMPQ        R9, $0x02
+	JL          rot1
+	VMOVUPD     (DI), Z0
+	VMOVUPD     (R8), Z1
+	VMULPD      Z1, Z21, Z2
+	VMULPD      Z0, Z21, Z3
+	VFMSUB231PD Z0, Z20, Z2
+	VFMADD231PD Z1, Z20, Z3
+	VMOVUPD     Z2, (DI)
+	VMOVUPD     Z3, (R8)
+	VMOVUPD     64(DI), Z4
+	VMOVUPD     64(R8), Z5
+	VMULPD      Z5, Z21, Z6
+	VMULPD      Z4, Z21, Z7
+	VFMSUB231PD Z4, Z20, Z6
+	VFMADD231PD Z5, Z20, Z7
+	VMOVUPD     Z6, 64(DI)
+	VMOVUPD     Z7, 64(R8)
+	ADDQ        $0x00000080, DI
+	ADDQ        $0x00000080, R8
+	SUBQ        $0x02, R9
+	JMP         rot2
+
+rot1:
+	TESTQ       R9, R9
+	JZ          rotnext
+	VMOVUPD     (DI), Z0
+	VMOVUPD     (R8), Z1
+	VMULPD      Z1, Z21, Z2
+	VMULPD      Z0, Z21, Z3
+	VFMSUB231PD Z0, Z20, Z2
+	VFMADD231PD Z1, Z20, Z3
+	VMOVUPD     Z2, (DI)
+	VMOVUPD     Z3, (R8)
+
+rotnext:
+	VMOVAPD Z17, Z18
+	VMOVAPD Z22, Z20
+	VMOVAPD Z23, Z21
+	KMOVW   K1, K3
+	DECQ    SI
+	JNZ     pairs
+
+rotlast:
+	KORTESTW K3, K3
+	JZ       rotnextlast
+	MOVQ     (BX), DI
+	MOVQ     8(BX), R8
+	ADDQ     AX, DI
+	ADDQ     AX, R8
+	MOVQ     nv+16(FP), R9
+
+rot2last:
+	CMPQ        R9, $0x02
+	JL          rot1last
+	VMOVUPD     (DI), Z0
+	VMOVUPD     (R8), Z1
+	VMULPD      Z1, Z21, Z2
+	VMULPD      Z0, Z21, Z3
+	VFMSUB231PD Z0, Z20, Z2
+	VFMADD231PD Z1, Z20, Z3
+	VMOVUPD     Z2, (DI)
+	VMOVUPD     Z3, (R8)
+	VMOVUPD     64(DI), Z4
+	VMOVUPD     64(R8), Z5
+	VMULPD      Z5, Z21, Z6
+	VMULPD      Z4, Z21, Z7
+	VFMSUB231PD Z4, Z20, Z6
+	VFMADD231PD Z5, Z20, Z7
+	VMOVUPD     Z6, 64(DI)
+	VMOVUPD     Z7, 64(R8)
+	ADDQ        $0x00000080, DI
+	ADDQ        $0x00000080, R8
+	SUBQ        $0x02, R9
+	JMP         rot2last
+
+rot1last:
+	TESTQ       R9, R9
+	JZ          rotnextlast
+	VMOVUPD     (DI), Z0
+	VMOVUPD     (R8), Z1
+	VMULPD      Z1, Z21, Z2
+	VMULPD      Z0, Z21, Z3
+	VFMSUB231PD Z0, Z20, Z2
+	VFMADD231PD Z1, Z20, Z3
+	VMOVUPD     Z2, (DI)
+	VMOVUPD     Z3, (R8)
+
+rotnextlast:
+	ADDQ     $0x20, BX
+	CMPQ     BX, CX
+	JL       round
+	KORTESTW K2, K2
+	JZ       done
+	DECQ     DX
+	JNZ      sweep
+
+done:
+	KMOVW K2, AX
+	MOVQ  AX, ret+72(FP)
+	VZEROUPPER
+	RET
+
 // func jacobi4AVX2(buf *float64, n int, nv int, pairs *int64, ppr int, rounds int, params *[8]float64, norms *float64, scratch *float64, maxSweeps int) uint64
 // Requires: AVX, AVX2, FMA3
 TEXT ·jacobi4AVX2(SB), NOSPLIT, $0-88

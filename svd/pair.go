@@ -7,9 +7,6 @@ package svd
 type Pair struct {
 	n int
 	w [2]*Small
-	// On AVX-512, FactorizeValues' two matrices side by side and their
-	// values: one Batch.Values run for both.
-	ab, sv []float64
 }
 
 // NewPair returns the workspace for pairs of n x n matrices,
@@ -29,7 +26,6 @@ func NewPair(n int) *Pair {
 		for _, w := range p.w {
 			w.batch = NewBatch(n)
 		}
-		p.ab, p.sv = make([]float64, 2*n*n), make([]float64, 2*n)
 	}
 	return p
 }
@@ -82,7 +78,9 @@ func (p *Pair) Factorize(u [2][]float64, ldu int, s, v [2][]float64, ldv int, a 
 // FactorizeValues is Factorize that also writes into bv[i][:n] the values
 // Batch.Values computes for a[i], as Small(i).FactorizeValues does: on CPUs
 // with AVX2 and FMA (without AVX-512) from the same one kernel run where
-// that run is certified to be Batch.Values' (see Small.FactorizeValues).
+// that run is certified to be Batch.Values' (see Small.FactorizeValues);
+// on AVX-512 both matrices' values from one run of the batch kernel's
+// split form (two lanes a matrix).
 // Errors as Factorize's; bv of a matrix that failed, and of matrix 1 when
 // matrix 0 failed, are unspecified.
 func (p *Pair) FactorizeValues(u [2][]float64, ldu int, s, v, bv [2][]float64, ldv int, a [2][]float64, lda int) error {
@@ -98,37 +96,13 @@ func (p *Pair) FactorizeValues(u [2][]float64, ldu int, s, v, bv [2][]float64, l
 	if !useAVX512 && useAVX2 && p.w[0].avx2 != nil {
 		return p.factorizeAVX2(u, ldu, s, v, bv, ldv, a, lda)
 	}
-	if useAVX512 && p.ab != nil {
+	if useAVX512 && useSplit && n >= 2 && p.w[0].batch != nil {
 		return p.factorizeValuesAVX512(u, ldu, s, v, bv, ldv, a, lda)
 	}
 	for i, w := range p.w {
 		if err := w.FactorizeValues(u[i], ldu, s[i], v[i], ldv, bv[i], a[i], lda); err != nil {
 			return &BatchError{Index: i, Err: err}
 		}
-	}
-	return nil
-}
-
-// factorizeValuesAVX512 is FactorizeValues on AVX-512, where the values
-// with Batch.Values' bits need a run of the batch kernel beside the
-// single-matrix factorisations: the two matrices are copied side by side
-// and valued in one run (two of its eight lanes; a lane's bits do not
-// depend on the others), which costs what the run for one matrix costs.
-func (p *Pair) factorizeValuesAVX512(u [2][]float64, ldu int, s, v, bv [2][]float64, ldv int, a [2][]float64, lda int) error {
-	n := p.n
-	for i, w := range p.w {
-		if err := w.Factorize(u[i], ldu, s[i], v[i], ldv, a[i], lda); err != nil {
-			return &BatchError{Index: i, Err: err}
-		}
-		for r := 0; r < n; r++ {
-			copy(p.ab[(i*n+r)*n:(i*n+r+1)*n], a[i][r*lda:r*lda+n])
-		}
-	}
-	if err := p.w[0].batch.Values(p.sv, n, p.ab, n, n*n, 2); err != nil {
-		return err
-	}
-	for i := range bv {
-		copy(bv[i][:n], p.sv[i*n:(i+1)*n])
 	}
 	return nil
 }

@@ -27,6 +27,15 @@ func load8AVX512(buf *float64, a *float64, offs *[8]int64, n int, lda int, lanes
 //go:noescape
 func jacobi8AVX512(buf *float64, n int, pairs *int64, ppr int, rounds int, params *[32]float64, norms *float64, maxSweeps int) uint64
 
+// jacobi8sAVX512 is jacobi8AVX512 on up to four matrices split over the lane
+// pairs (2m, 2m+1): rows 2k and 2k+1 of column c of matrix m in the lanes of
+// its pair of the 64-byte vector c*nv+k, nv = (n+1)/2; pairs holds offsets
+// (p*nv*64, q*nv*64, p*64, q*64). A matrix's result, norms included (in both
+// lanes of its pair), has the bits jacobi8AVX512 gives it in one lane.
+//
+//go:noescape
+func jacobi8sAVX512(buf *float64, n int, nv int, pairs *int64, ppr int, rounds int, params *[32]float64, norms *float64, maxSweeps int) uint64
+
 // jacobi4AVX2 runs one-sided Jacobi on a group of 4 lane-interleaved n x n
 // matrices (column c, row r in the 32-byte vector c*(n+nv)+r, lane l holding
 // matrix l; rows n..n+nv-1 of a column are rotated with it but not in its dot

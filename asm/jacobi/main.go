@@ -55,6 +55,7 @@ func main() {
 	ConstraintExpr("amd64,!purego")
 	load8()
 	jacobi8()
+	jacobi8s()
 	jacobi4()
 	jacobi4x2()
 	jacobi4s()
@@ -205,20 +206,60 @@ func load8() {
 	RET()
 }
 
-func jacobi8() {
-	TEXT("jacobi8AVX512", NOSPLIT, "func(buf *float64, n int, pairs *int64, ppr, rounds int, params *[32]float64, norms *float64, maxSweeps int) uint64")
-	Pragma("noescape")
-	Doc(
-		"jacobi8AVX512 runs one-sided Jacobi on a group of 8 lane-interleaved n x n",
-		"matrices (see the generator for the layout) until a whole sweep rotates",
-		"nothing in any lane, or for maxSweeps sweeps. pairs holds rounds x ppr",
-		"quadruples of byte offsets (p*n*64, q*n*64, p*64, q*64): the disjoint column",
-		"pairs of each round of a sweep and their entries in norms (n vectors, the",
-		"squared column norms: recomputed at the start of each sweep, updated after",
-		"each rotation). norms is 64-byte aligned.",
-		"params: see the generator. It returns the mask of the lanes that rotated",
-		"in the last sweep (0: all converged).",
-	)
+func jacobi8() { jacobi8Gen(false) }
+
+// jacobi8s is jacobi8 on the split layout: up to four matrices, matrix m
+// in the lanes 2m and 2m+1, its even rows in the first and its odd rows in
+// the second (column c, rows 2k and 2k+1 in the 64-byte vector c*nv+k,
+// nv = ceil(n/2); a last odd row's partner is zero). Each lane pair goes
+// through jacobi8's operations on its matrix in the same order, so that a
+// matrix gets the bits jacobi8 gives it in one lane, in half the vector
+// instructions of its dots and rotations:
+//   - jacobi8's norm sums two chains, the even rows and the odd rows, then
+//     adds them: here the chains are the two lanes, added across them
+//     (both lanes get the sum; x + y = y + x);
+//   - its dot product sums four chains, rows 4j+u in chain u (u < 4), then
+//     the last rows mod 4 into chain 0 one by one, and returns
+//     (c0 + c1) + (c2 + c3): here chains 0 and 1 are the lanes of one
+//     accumulator (the even vectors), 2 and 3 of another (the odd ones),
+//     and the last rows are added into the first lane alone (a mask), the
+//     second of them moved there by a permute;
+//   - the rotation parameters and the norms' updates are lane by lane, on
+//     the same α, β and γ in both lanes of a pair, and the rotations
+//     element by element.
+//
+// The zero partner of a last odd row stays zero and enters only the sums
+// of squares (x + 0 = x there: those sums are never -0).
+func jacobi8s() { jacobi8Gen(true) }
+
+func jacobi8Gen(split bool) {
+	rows := "n" // the parameter counting a column's vectors
+	if split {
+		rows = "nv"
+		TEXT("jacobi8sAVX512", NOSPLIT, "func(buf *float64, n, nv int, pairs *int64, ppr, rounds int, params *[32]float64, norms *float64, maxSweeps int) uint64")
+		Pragma("noescape")
+		Doc(
+			"jacobi8sAVX512 is jacobi8AVX512 on up to four matrices split over the lane",
+			"pairs (2m, 2m+1): rows 2k and 2k+1 of column c of matrix m in the lanes of",
+			"its pair of the 64-byte vector c*nv+k, nv = (n+1)/2; pairs holds offsets",
+			"(p*nv*64, q*nv*64, p*64, q*64). A matrix's result, norms included (in both",
+			"lanes of its pair), has the bits jacobi8AVX512 gives it in one lane.",
+		)
+	} else {
+		TEXT("jacobi8AVX512", NOSPLIT, "func(buf *float64, n int, pairs *int64, ppr, rounds int, params *[32]float64, norms *float64, maxSweeps int) uint64")
+		Pragma("noescape")
+		Doc(
+			"jacobi8AVX512 runs one-sided Jacobi on a group of 8 lane-interleaved n x n",
+			"matrices (see the generator for the layout) until a whole sweep rotates",
+			"nothing in any lane, or for maxSweeps sweeps. pairs holds rounds x ppr",
+			"quadruples of byte offsets (p*n*64, q*n*64, p*64, q*64): the disjoint column",
+			"pairs of each round of a sweep and their entries in norms (n vectors, the",
+			"squared column norms: recomputed at the start of each sweep, updated after",
+			"each rotation). norms is 64-byte aligned.",
+			"params: see the generator. It returns the mask of the lanes that rotated",
+			"in the last sweep (0: all converged).",
+		)
+	}
 	buf := Load(Param("buf"), GP64())
 	params := Load(Param("params"), GP64())
 	VMOVUPD(Mem{Base: params, Disp: 8 * pNegl}, negl)
@@ -257,32 +298,13 @@ func jacobi8() {
 	MOVQ(buf, x)
 	Load(Param("norms"), y)
 	Load(Param("n"), i)
-	Label("norm")
-	VPXORQ(Z0, Z0, Z0)
-	VPXORQ(Z1, Z1, Z1)
-	Load(Param("n"), r)
-	Label("norm2")
-	CMPQ(r, Imm(2))
-	JL(LabelRef("norm1"))
-	VMOVUPD(Mem{Base: x}, Z2)
-	VMOVUPD(Mem{Base: x, Disp: 64}, Z3)
-	VFMADD231PD(Z2, Z2, Z0)
-	VFMADD231PD(Z3, Z3, Z1)
-	ADDQ(U32(128), x)
-	SUBQ(Imm(2), r)
-	JMP(LabelRef("norm2"))
-	Label("norm1")
-	TESTQ(r, r)
-	JZ(LabelRef("normdone"))
-	VMOVUPD(Mem{Base: x}, Z2)
-	VFMADD231PD(Z2, Z2, Z0)
-	ADDQ(Imm(64), x)
-	Label("normdone")
-	VADDPD(Z1, Z0, Z0)
-	VMOVAPD(Z0, Mem{Base: y})
-	ADDQ(Imm(64), y)
-	DECQ(i)
-	JNZ(LabelRef("norm"))
+	if split {
+		MOVQ(U32(0x55), r)
+		KMOVW(r.As32(), K5) // the first lane of each pair
+		splitNorms(x, y, i, r)
+	} else {
+		batchNorms(x, y, i, r)
+	}
 
 	Label("round")
 	Comment("one round, software-pipelined over its pairs k with the values carried")
@@ -290,12 +312,16 @@ func jacobi8() {
 	Comment("by the other two), the rotation of pair k-1")
 	MOVQ(cur, pp)
 	Load(Param("ppr"), i)
-	pairDot(buf, pp, 0, x, y, r, "0")
+	dot := pairDot
+	if split {
+		dot = pairDot8s
+	}
+	dot(buf, pp, 0, x, y, r, "0")
 	VMOVAPD(Z8, gNext)
 	VMOVAPD(gNext, gCur)
 	DECQ(i)
 	JZ(LabelRef("p0"))
-	pairDot(buf, pp, 32, x, y, r, "1")
+	dot(buf, pp, 32, x, y, r, "1")
 	VMOVAPD(Z8, gNext)
 	Label("p0")
 	Load(Param("norms"), x)
@@ -307,17 +333,17 @@ func jacobi8() {
 	ADDQ(Imm(32), pp)
 	CMPQ(i, Imm(1))
 	JE(LabelRef("nodot"))
-	pairDot(buf, pp, 32, x, y, r, "")
+	dot(buf, pp, 32, x, y, r, "")
 	VMOVAPD(Z8, gNext)
 	Label("nodot")
 	Load(Param("norms"), x)
 	batchParams(pp, x, y, r, "pskip")
-	rotatePair(buf, pp, -32, x, y, r, "")
+	rotatePair(buf, pp, -32, x, y, r, rows, "")
 	advancePair()
 	DECQ(i)
 	JNZ(LabelRef("pairs"))
 	Label("rotlast")
-	rotatePair(buf, pp, 0, x, y, r, "last")
+	rotatePair(buf, pp, 0, x, y, r, rows, "last")
 	ADDQ(Imm(32), pp)
 
 	MOVQ(pp, cur) // the next round's pairs follow
@@ -349,6 +375,110 @@ func rotateRow(x, y Register, disp int, base int, c, s VecPhysical) {
 	VFMADD231PD(zy, c, t2) // c y + s x
 	VMOVUPD(t1, Mem{Base: x, Disp: disp})
 	VMOVUPD(t2, Mem{Base: y, Disp: disp})
+}
+
+// batchNorms emits jacobi8's norms: for each of the i columns at x (n
+// vectors each), its squared norm in two chains (even rows, odd rows)
+// added, stored at y.
+func batchNorms(x, y, i, r Register) {
+	Label("norm")
+	VPXORQ(Z0, Z0, Z0)
+	VPXORQ(Z1, Z1, Z1)
+	Load(Param("n"), r)
+	Label("norm2")
+	CMPQ(r, Imm(2))
+	JL(LabelRef("norm1"))
+	VMOVUPD(Mem{Base: x}, Z2)
+	VMOVUPD(Mem{Base: x, Disp: 64}, Z3)
+	VFMADD231PD(Z2, Z2, Z0)
+	VFMADD231PD(Z3, Z3, Z1)
+	ADDQ(U32(128), x)
+	SUBQ(Imm(2), r)
+	JMP(LabelRef("norm2"))
+	Label("norm1")
+	TESTQ(r, r)
+	JZ(LabelRef("normdone"))
+	VMOVUPD(Mem{Base: x}, Z2)
+	VFMADD231PD(Z2, Z2, Z0)
+	ADDQ(Imm(64), x)
+	Label("normdone")
+	VADDPD(Z1, Z0, Z0)
+	VMOVAPD(Z0, Mem{Base: y})
+	ADDQ(Imm(64), y)
+	DECQ(i)
+	JNZ(LabelRef("norm"))
+}
+
+// splitNorms emits jacobi8s's norms: per column (nv vectors), one chain
+// per lane (the even rows in the first lane of a pair, the odd rows in
+// the second), added across the lanes of each pair.
+func splitNorms(x, y, i, r Register) {
+	Label("norm")
+	VPXORQ(Z0, Z0, Z0)
+	Load(Param("nv"), r)
+	Label("normrow")
+	VMOVUPD(Mem{Base: x}, Z2)
+	VFMADD231PD(Z2, Z2, Z0)
+	ADDQ(Imm(64), x)
+	DECQ(r)
+	JNZ(LabelRef("normrow"))
+	VPERMILPD(Imm(0x55), Z0, Z1) // each lane's partner
+	VADDPD(Z1, Z0, Z0)
+	VMOVAPD(Z0, Mem{Base: y})
+	ADDQ(Imm(64), y)
+	DECQ(i)
+	JNZ(LabelRef("norm"))
+}
+
+// pairDot8s emits pairDot's γ on the split layout (into Z8, in both lanes
+// of each pair): rows 4j, 4j+1 in the lanes of accumulator Z8 (chains 0
+// and 1), rows 4j+2, 4j+3 in Z9 (chains 2 and 3), the last n mod 4 rows
+// into the first lane of Z8 one by one (K5: the first lanes), then
+// (c0 + c1) + (c2 + c3).
+func pairDot8s(buf, pp Register, off int, x, y, r Register, suffix string) {
+	MOVQ(Mem{Base: pp, Disp: off}, x)
+	MOVQ(Mem{Base: pp, Disp: off + 8}, y)
+	ADDQ(buf, x)
+	ADDQ(buf, y)
+	VPXORQ(Z8, Z8, Z8)
+	VPXORQ(Z9, Z9, Z9)
+	Load(Param("n"), r)
+	Label("sdot4" + suffix)
+	CMPQ(r, Imm(4))
+	JL(LabelRef("sdot1" + suffix))
+	VMOVUPD(Mem{Base: x}, Z12)
+	VFMADD231PD(Mem{Base: y}, Z12, Z8)
+	VMOVUPD(Mem{Base: x, Disp: 64}, Z13)
+	VFMADD231PD(Mem{Base: y, Disp: 64}, Z13, Z9)
+	ADDQ(Imm(128), x)
+	ADDQ(Imm(128), y)
+	SUBQ(Imm(4), r)
+	JMP(LabelRef("sdot4" + suffix))
+	Label("sdot1" + suffix)
+	TESTQ(r, r)
+	JZ(LabelRef("sdotdone" + suffix))
+	Comment("row 4q: the first lanes of the next vector")
+	VMOVUPD(Mem{Base: x}, Z12)
+	VMOVUPD(Mem{Base: y}, Z13)
+	VFMADD231PD(Z13, Z12, K5, Z8)
+	CMPQ(r, Imm(2))
+	JL(LabelRef("sdotdone" + suffix))
+	Comment("row 4q+1: the second lanes, moved to the first")
+	VPERMILPD(Imm(0x55), Z12, Z14)
+	VPERMILPD(Imm(0x55), Z13, Z15)
+	VFMADD231PD(Z15, Z14, K5, Z8)
+	CMPQ(r, Imm(3))
+	JL(LabelRef("sdotdone" + suffix))
+	Comment("row 4q+2: the first lanes of the vector after")
+	VMOVUPD(Mem{Base: x, Disp: 64}, Z12)
+	VMOVUPD(Mem{Base: y, Disp: 64}, Z13)
+	VFMADD231PD(Z13, Z12, K5, Z8)
+	Label("sdotdone" + suffix)
+	VPERMILPD(Imm(0x55), Z8, Z10)
+	VPERMILPD(Imm(0x55), Z9, Z11)
+	VADDPD(Z10, Z8, Z8)
+	VADDPD(Z11, Z9, Z9)
+	VADDPD(Z9, Z8, Z8)
 }
 
 func norms8() {
@@ -538,15 +668,16 @@ func pairDot(buf, pp Register, off int, x, y, r Register, suffix string) {
 }
 
 // rotatePair emits x, y = c x - s y, s x + c y (cRot, sRot) for the pair at
-// pp+off if it rotates in some lane (K3).
-func rotatePair(buf, pp Register, off int, x, y, r Register, suffix string) {
+// pp+off if it rotates in some lane (K3), over the vectors of a column that
+// the parameter rows counts.
+func rotatePair(buf, pp Register, off int, x, y, r Register, rows, suffix string) {
 	KORTESTW(K3, K3)
 	JZ(LabelRef("rotnext" + suffix))
 	MOVQ(Mem{Base: pp, Disp: off}, x)
 	MOVQ(Mem{Base: pp, Disp: off + 8}, y)
 	ADDQ(buf, x)
 	ADDQ(buf, y)
-	Load(Param("n"), r)
+	Load(Param(rows), r)
 	Label("rot2" + suffix)
 	CMPQ(r, Imm(2))
 	JL(LabelRef("rot1" + suffix))
