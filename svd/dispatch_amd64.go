@@ -20,9 +20,14 @@ var useAVX512 = cpu.AVX512
 // for the asm path is allocated only then).
 const useAVX512Possible = true
 
-// useSplit selects the split kernel (jacobi8sAVX512) for groups of one to
-// four matrices, with the bits of jacobi8AVX512 (tests flip it to compare).
-var useSplit = true
+// useSplit selects the split kernel (jacobi8sAVX512) or up to 32 x 32
+// (useLanesB) the lane kernel (jacobi1b) for groups of one to four
+// matrices, with the bits of jacobi8AVX512 (tests flip them to compare).
+var useSplit, useLanesB = true, true
+
+// lanesBAll sends every group of up to four matrices of up to 32 x 32 to
+// the lane kernel (for the tests).
+var lanesBAll = false
 
 // lanes is the number of float64 in a ZMM register: matrices per group.
 const lanes = 8
@@ -58,6 +63,7 @@ type batchAsm struct {
 	snorms  []float64 // 64-byte aligned: n vectors of 8
 	spoff   []int64   // poff with the split layout's column stride
 	sparams [32]float64
+	lb      *lanesB // one matrix of up to 32 x 32 (nil beyond)
 }
 
 // aligned64 returns buf[i:i+n] with &buf[i] 64-byte aligned.
@@ -91,6 +97,7 @@ func (w *Batch) initAsm() {
 			x.spoff = append(x.spoff, p*int64(nv)*64, q*int64(nv)*64, p*64, q*64)
 		}
 	}
+	x.lb = newLanesB(n, tolerance(n))
 	for _, c := range sortingNetwork(n) {
 		x.net = append(x.net, int32(c[0]*64), int32(c[1]*64))
 	}
@@ -181,15 +188,25 @@ func sortingNetwork(n int) [][2]int {
 	return net
 }
 
-// valuesSplit is valuesAVX512 for cnt <= 4 matrices (n >= 2) on the split
-// kernel (jacobi8sAVX512): matrix m at ms[m] (row stride lda), its values
-// into s[m*lds:m*lds+n], each with the bits jacobi8AVX512 gives it in a
-// group of these cnt matrices (load8AVX512 scales a whole group when one
-// of its matrices needs it), or with each: in a group of its own.
-func (x *batchAsm) valuesSplit(s []float64, lds int, ms *[lanes / 2][]float64, n, lda, cnt int, each bool) *BatchError {
-	nv := half(n)
-	var exp, negl [lanes / 2]float64
-	scaled := false
+// groupScale is load8AVX512's scaling of a group of up to four matrices
+// (2^-exp applied where scaled: in every matrix of the group when one of
+// them has its largest entry's exponent beyond ±100) and each matrix's
+// ‖A‖_F² in load8AVX512's order (row by row in one chain, or when scaled
+// over the scaled columns in two alternating chains), of which 2^-120 is
+// the negligible threshold.
+type groupScale struct {
+	exp    [lanes / 2]int // 0 where not scaled
+	scaled [lanes / 2]bool
+	negl   [lanes / 2]float64
+}
+
+// scaleGroup returns the groupScale of the cnt matrices ms[m] (n x n, row
+// stride lda), or with each that of each matrix in a group of its own,
+// and the index of the first matrix with a NaN or Inf entry (or -1).
+func scaleGroup(ms *[lanes / 2][]float64, n, lda, cnt int, each bool) (groupScale, int) {
+	var g groupScale
+	var e [lanes / 2]int
+	wide := false
 	for m := 0; m < cnt; m++ {
 		am := ms[m]
 		var amax, fro float64
@@ -197,56 +214,84 @@ func (x *batchAsm) valuesSplit(s []float64, lds int, ms *[lanes / 2][]float64, n
 			for _, v := range am[r*lda : r*lda+n] {
 				av := math.Abs(v)
 				if !(av <= math.MaxFloat64) {
-					return &BatchError{Index: m, Err: errNotFinite}
+					return g, m
 				}
 				amax = max(amax, av)
-				fro = math.FMA(v, v, fro) // load8AVX512's chain: row by row
+				fro = math.FMA(v, v, fro)
 			}
 		}
 		if amax != 0 {
-			_, e := math.Frexp(amax) // VGETEXPPD + 1
-			exp[m] = float64(e)
-			scaled = scaled || e > 100 || e < -100
+			_, e[m] = math.Frexp(amax) // VGETEXPPD + 1
+			wide = wide || e[m] > 100 || e[m] < -100
 		}
-		negl[m] = fro
+		g.negl[m] = fro
 	}
+	for m := 0; m < cnt; m++ {
+		if !wide || each && e[m] <= 100 && e[m] >= -100 {
+			continue
+		}
+		g.scaled[m], g.exp[m] = true, e[m]
+		am := ms[m]
+		var f0, f1 float64
+		i := 0
+		for c := 0; c < n; c++ {
+			for r := 0; r < n; r++ {
+				v := math.Ldexp(am[r*lda+c], -e[m]) // VSCALEFPD: exact, or rounded once
+				if i&1 == 0 {
+					f0 = math.FMA(v, v, f0)
+				} else {
+					f1 = math.FMA(v, v, f1)
+				}
+				i++
+			}
+		}
+		g.negl[m] = f0 + f1
+	}
+	return g, -1
+}
+
+// valuesSplit is valuesAVX512 for cnt <= 4 matrices (n >= 2), matrix m at
+// ms[m] (row stride lda), its values into s[m*lds:m*lds+n], each with the
+// bits jacobi8AVX512 gives it in a group of these cnt matrices, or with
+// each: in a group of its own. One or two matrices of up to 32 x 32 go
+// one at a time through the lane kernel (jacobi1b), where that is faster
+// than one run of the split kernel (jacobi8sAVX512) for all: per matrix on
+// a Zen 5 machine (random near-90° products), the lane kernel 1.1, 4.2
+// and 20.5 µs at n = 5, 12 and 25, the split kernel 1.0, 7.6 and 60 µs
+// for one matrix, 1.1, 8.2 and 63 µs for two, 1.4, 9.8 and 72 µs for four.
+func (x *batchAsm) valuesSplit(s []float64, lds int, ms *[lanes / 2][]float64, n, lda, cnt int, each bool) *BatchError {
+	g, bad := scaleGroup(ms, n, lda, cnt, each)
+	if bad >= 0 {
+		return &BatchError{Index: bad, Err: errNotFinite}
+	}
+	if x.lb != nil && useLanesB && (cnt == 1 && n >= 8 || cnt == 2 && n >= 16 || lanesBAll) {
+		for m := 0; m < cnt; m++ {
+			if !x.lb.values(s[m*lds:], ms[m], lda, g, m) {
+				return &BatchError{Index: m, Err: ErrNoConvergence}
+			}
+		}
+		return nil
+	}
+	nv := half(n)
 	clear(x.sg)
 	for m := 0; m < cnt; m++ {
-		sc := scaled && (!each || exp[m] > 100 || exp[m] < -100)
-		e := 0
-		if sc {
-			e = -int(exp[m])
-		} else {
-			exp[m] = 0
-		}
 		am := ms[m]
-		var f0, f1 float64 // load8AVX512's two chains over the scaled columns
-		i := 0
 		for c := 0; c < n; c++ {
 			col := x.sg[c*nv*lanes+2*m:]
 			for r := 0; r < n; r++ {
 				v := am[r*lda+c]
-				if sc {
-					v = math.Ldexp(v, e) // VSCALEFPD: exact, or rounded once
-					if i&1 == 0 {
-						f0 = math.FMA(v, v, f0)
-					} else {
-						f1 = math.FMA(v, v, f1)
-					}
-					i++
+				if g.scaled[m] {
+					v = math.Ldexp(v, -g.exp[m])
 				}
 				col[(r>>1)*lanes+r&1] = v
 			}
-		}
-		if sc {
-			negl[m] = f0 + f1
 		}
 	}
 	x.sparams = x.params
 	for m := 0; m < lanes/2; m++ {
 		t := 0.0
 		if m < cnt {
-			t = negl[m] * x.params[pNeglF]
+			t = g.negl[m] * x.params[pNeglF]
 		}
 		x.sparams[2*m], x.sparams[2*m+1] = t, t
 	}
@@ -257,7 +302,7 @@ func (x *batchAsm) valuesSplit(s []float64, lds int, ms *[lanes / 2][]float64, n
 		}
 		out := s[m*lds : m*lds+n]
 		for c := range out {
-			out[c] = math.Ldexp(math.Sqrt(x.snorms[c*lanes+2*m]), int(exp[m]))
+			out[c] = math.Ldexp(math.Sqrt(x.snorms[c*lanes+2*m]), g.exp[m])
 		}
 		slices.Sort(out)
 		slices.Reverse(out)

@@ -111,6 +111,30 @@ func jacobi1W1AVX512(buf *float64, rowsA int, rowsV int, rounds int, params *[72
 //go:noescape
 func jacobi1W2AVX512(buf *float64, rowsA int, rowsV int, rounds int, params *[72]float64, maxSweeps int) uint64
 
+// jacobi1bW1AVX512 computes the squared singular values of one matrix with the bits
+// jacobi8AVX512 gives it in one lane: its column pairs of a round-robin round
+// in the lanes of 1 ZMM vector(s) (see the generator for the layout), rows
+// rows of 2W vectors, 64-byte aligned; rounds rounds per sweep; flips: per
+// round, W bytes, the lanes whose left column has the larger index. params:
+// tol², negligible threshold, constants, the permutation indices (in), the
+// squared column norms at convergence (out). It returns 0 when a sweep rotated
+// nothing within maxSweeps sweeps, else 1.
+//
+//go:noescape
+func jacobi1bW1AVX512(buf *float64, rows int, rounds int, params *[72]float64, flips *uint8, maxSweeps int) uint64
+
+// jacobi1bW2AVX512 computes the squared singular values of one matrix with the bits
+// jacobi8AVX512 gives it in one lane: its column pairs of a round-robin round
+// in the lanes of 2 ZMM vector(s) (see the generator for the layout), rows
+// rows of 2W vectors, 64-byte aligned; rounds rounds per sweep; flips: per
+// round, W bytes, the lanes whose left column has the larger index. params:
+// tol², negligible threshold, constants, the permutation indices (in), the
+// squared column norms at convergence (out). It returns 0 when a sweep rotated
+// nothing within maxSweeps sweeps, else 1.
+//
+//go:noescape
+func jacobi1bW2AVX512(buf *float64, rows int, rounds int, params *[72]float64, flips *uint8, maxSweeps int) uint64
+
 // transposeAVX512 sets dst[c*ldd+r] = src[r*lds+c] for r < rows, c < cols
 // (gathers of 8 rows; masked tails) and returns the largest |src[r*lds+c]|, or
 // -1 if an entry is NaN or Inf. rows, cols >= 1.

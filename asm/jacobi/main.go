@@ -63,6 +63,8 @@ func main() {
 	sort8()
 	jacobi1(1)
 	jacobi1(2)
+	jacobi1b(1)
+	jacobi1b(2)
 	transpose()
 	dots4()
 	axpy4()
