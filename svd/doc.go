@@ -269,7 +269,18 @@
 //     dot's chains of n/4 FMAs, the parameters' chain): on a Zen 5 machine
 //     the kernel's share of a yaleb epoch (two 25 x 25 matrices a step)
 //     fell by only about 10% (0.30 to 0.27 s of the profile), the
-//     one-worker epoch by about 4%.
+//     one-worker epoch by about 4%. One or two matrices of up to
+//     32 x 32 (n >= 8 for one, n >= 16 for two) take the lane kernel
+//     instead (jacobi1bW1AVX512, jacobi1bW2AVX512: the Small kernel's
+//     layout, a round's column pairs in the lanes of one or two ZMM
+//     registers, moved to the next round's pairs by the circle's
+//     permutation, with the batch kernel's norms, dot chains and
+//     parameter sequence per lane, so the same bits; a pair whose left
+//     column has the larger index swaps α and β for d and negates t,
+//     which rounds as the batch kernel's (x, y) does, d = 0 included):
+//     per matrix on the Zen 5 machine 4.2 µs at n = 12 and 20.5 µs at
+//     n = 25 against 7.6 and 60 µs on the split kernel (and 1.1 against
+//     1.0 µs at n = 5, where it is not used).
 //   - Batch (AVX2): four matrices at once, one per lane of a YMM register,
 //     loaded (transposed, scaled by their powers of two) by Go code; each
 //     round of a sweep in three passes over its disjoint pairs: the dot
