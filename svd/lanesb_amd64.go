@@ -36,7 +36,6 @@ type lanesB struct {
 	params       [72]float64
 	flips        []uint8 // per round, w bytes: the lanes whose left column has the larger index
 	colL, colR   []int   // round 0: the column in lane i of the left, right vectors (-1: none, n: the zero column)
-	v            []float64
 }
 
 // newLanesB returns the workspace for n x n matrices, or nil where the
@@ -50,7 +49,6 @@ func newLanesB(n int, tol float64) *lanesB {
 	}
 	x := &lanesB{n: n, w: w, rounds: m - 1,
 		buf: aligned64(make([]float64, n*2*w*lanes+8), n*2*w*lanes),
-		v:   make([]float64, n),
 	}
 	// Slot contents by round: token c >= 0 a column (n: the zero column),
 	// -1-s an unused slot s (it must stay where it is).
