@@ -531,6 +531,8 @@ func TestAllocs(t *testing.T) {
 			check("Small.Values", func() error { return sm.Values(s, a, n) })
 			check("Small.Factorize", func() error { return sm.Factorize(u, n, s, v, n, a, n) })
 			check("Batch.Values", func() error { return b.Values(s, n, a, n, n*n, 9) })
+			check("Batch.Values of 2", func() error { return b.Values(s, n, a, n, n*n, 2) })
+			check("Batch.Values of 3", func() error { return b.Values(s, n, a, n, n*n, 3) })
 			check("Tall.Factorize", func() error { return tall.Factorize(u, n, s, v, n, at, n) })
 		}
 	})
