@@ -254,15 +254,26 @@ func scaleGroup(ms *[lanes / 2][]float64, n, lda, cnt int, each bool) (groupScal
 // ms[m] (row stride lda), its values into s[m*lds:m*lds+n], each with the
 // bits jacobi8AVX512 gives it in a group of these cnt matrices, or with
 // each: in a group of its own. One or two matrices of up to 32 x 32 go
-// one at a time through the lane kernel (jacobi1b), where that is faster
-// than one run of the split kernel (jacobi8sAVX512) for all: per matrix on
-// a Zen 5 machine (random near-90° products), the lane kernel 1.1, 4.2
-// and 20.5 µs at n = 5, 12 and 25, the split kernel 1.0, 7.6 and 60 µs
-// for one matrix, 1.1, 8.2 and 63 µs for two, 1.4, 9.8 and 72 µs for four.
+// through the lane kernel (jacobi1b; two of up to 16 x 16 at once,
+// jacobi1bDual), where that is faster than one run of the split kernel
+// (jacobi8sAVX512) for all. On a Zen 5 machine (random near-90° products):
+// one matrix, the lane kernel 1.1-1.2, 2.4, 4.0-4.2, 7.0 and 20.5-21.5 µs
+// at n = 5, 8, 12, 16 and 25, the split kernel 1.0, 2.7, 7.2-7.6, 16-17
+// and 59-74 µs; two, the dual lane kernel 1.5, 3.3, 5.8 and 10.5-11.1 µs
+// at n = 5, 8, 12 and 16, two lane runs 40.5 µs at 25, the split kernel
+// 1.1, 2.9-3.3, 7.6-8.0, 17.3 and 63-88 µs; four, the split kernel 1.4,
+// 9.3-9.8 and 72-92 µs (n = 5, 12, 25), the lane kernel four times that
+// of one.
 func (x *batchAsm) valuesSplit(s []float64, lds int, ms *[lanes / 2][]float64, n, lda, cnt int, each bool) *BatchError {
 	g, bad := scaleGroup(ms, n, lda, cnt, each)
 	if bad >= 0 {
 		return &BatchError{Index: bad, Err: errNotFinite}
+	}
+	if x.lb != nil && x.lb.dbuf != nil && useLanesB && cnt == 2 && (n >= 10 || lanesBAll) {
+		if bad := x.lb.values2(s, s[lds:], ms[0], ms[1], lda, g, 0, 1); bad >= 0 {
+			return &BatchError{Index: bad, Err: ErrNoConvergence}
+		}
+		return nil
 	}
 	if x.lb != nil && useLanesB && (cnt == 1 && n >= 8 || cnt == 2 && n >= 16 || lanesBAll) {
 		for m := 0; m < cnt; m++ {

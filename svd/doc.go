@@ -280,7 +280,13 @@
 //     which rounds as the batch kernel's (x, y) does, d = 0 included):
 //     per matrix on the Zen 5 machine 4.2 µs at n = 12 and 20.5 µs at
 //     n = 25 against 7.6 and 60 µs on the split kernel (and 1.1 against
-//     1.0 µs at n = 5, where it is not used).
+//     1.0 µs at n = 5, where it is not used). Two matrices of 10 x 10 to
+//     16 x 16 run at once (jacobi1bDualAVX512, one vector each): 5.8
+//     against 7.6 µs at n = 12. Accumulating the next round's γ in the
+//     rotation pass instead of a pass of its own took only 4-5% off and
+//     was not kept: a round waits for its parameters (about 80 cycles of
+//     estimates and Newton steps), and the next round's parameters for
+//     the round's rows.
 //   - Batch (AVX2): four matrices at once, one per lane of a YMM register,
 //     loaded (transposed, scaled by their powers of two) by Go code; each
 //     round of a sweep in three passes over its disjoint pairs: the dot

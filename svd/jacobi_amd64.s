@@ -3437,6 +3437,337 @@ converged:
 	VZEROUPPER
 	RET
 
+// func jacobi1bDualAVX512(buf *float64, rows int, rounds int, params *[72]float64, flips *uint8, maxSweeps int) uint64
+// Requires: AVX, AVX512F
+TEXT ·jacobi1bDualAVX512(SB), NOSPLIT, $0-56
+	MOVQ         buf+0(FP), AX
+	MOVQ         params+24(FP), CX
+	VBROADCASTSD (CX), Z31
+	VBROADCASTSD 8(CX), Z30
+	VBROADCASTSD 56(CX), Z21
+	VBROADCASTSD 16(CX), Z29
+	VBROADCASTSD 24(CX), Z28
+	VBROADCASTSD 32(CX), Z27
+	VBROADCASTSD 40(CX), Z26
+	VBROADCASTSD 48(CX), Z25
+	VMOVDQU64    64(CX), Z24
+	VMOVDQU64    192(CX), Z22
+	MOVQ         rows+8(FP), DX
+	MOVQ         maxSweeps+40(FP), BX
+
+sweep:
+	KXORW K2, K2, K2
+
+	// norms: per vector two chains, the even rows and the odd rows, added
+	VPXORQ Z0, Z0, Z0
+	VPXORQ Z1, Z1, Z1
+	VPXORQ Z2, Z2, Z2
+	VPXORQ Z3, Z3, Z3
+	VPXORQ Z4, Z4, Z4
+	VPXORQ Z5, Z5, Z5
+	VPXORQ Z6, Z6, Z6
+	VPXORQ Z7, Z7, Z7
+	MOVQ   AX, SI
+	MOVQ   DX, DI
+
+n2:
+	CMPQ        DI, $0x02
+	JL          n1
+	VMOVAPD     (SI), Z8
+	VFMADD231PD Z8, Z8, Z0
+	VMOVAPD     256(SI), Z8
+	VFMADD231PD Z8, Z8, Z1
+	VMOVAPD     64(SI), Z8
+	VFMADD231PD Z8, Z8, Z2
+	VMOVAPD     320(SI), Z8
+	VFMADD231PD Z8, Z8, Z3
+	VMOVAPD     128(SI), Z8
+	VFMADD231PD Z8, Z8, Z4
+	VMOVAPD     384(SI), Z8
+	VFMADD231PD Z8, Z8, Z5
+	VMOVAPD     192(SI), Z8
+	VFMADD231PD Z8, Z8, Z6
+	VMOVAPD     448(SI), Z8
+	VFMADD231PD Z8, Z8, Z7
+	ADDQ        $0x00000200, SI
+	SUBQ        $0x02, DI
+	JMP         n2
+
+n1:
+	TESTQ       DI, DI
+	JZ          ndone
+	VMOVAPD     (SI), Z8
+	VFMADD231PD Z8, Z8, Z0
+	VMOVAPD     64(SI), Z8
+	VFMADD231PD Z8, Z8, Z2
+	VMOVAPD     128(SI), Z8
+	VFMADD231PD Z8, Z8, Z4
+	VMOVAPD     192(SI), Z8
+	VFMADD231PD Z8, Z8, Z6
+
+ndone:
+	VADDPD Z1, Z0, Z20
+	VADDPD Z5, Z4, Z18
+	VADDPD Z3, Z2, Z19
+	VADDPD Z7, Z6, Z17
+	MOVQ   flips+32(FP), R9
+	MOVQ   rounds+16(FP), R8
+
+round:
+	// γ: four chains (rows 4j+u), the last rows into chain 0, (c0 + c1) + (c2 + c3)
+	VPXORQ Z0, Z0, Z0
+	VPXORQ Z1, Z1, Z1
+	VPXORQ Z2, Z2, Z2
+	VPXORQ Z3, Z3, Z3
+	VPXORQ Z4, Z4, Z4
+	VPXORQ Z5, Z5, Z5
+	VPXORQ Z6, Z6, Z6
+	VPXORQ Z7, Z7, Z7
+	MOVQ   AX, SI
+	MOVQ   DX, DI
+
+g4:
+	CMPQ        DI, $0x04
+	JL          g1
+	VMOVAPD     (SI), Z8
+	VFMADD231PD 128(SI), Z8, Z0
+	VMOVAPD     64(SI), Z8
+	VFMADD231PD 192(SI), Z8, Z1
+	VMOVAPD     256(SI), Z8
+	VFMADD231PD 384(SI), Z8, Z2
+	VMOVAPD     320(SI), Z8
+	VFMADD231PD 448(SI), Z8, Z3
+	VMOVAPD     512(SI), Z8
+	VFMADD231PD 640(SI), Z8, Z4
+	VMOVAPD     576(SI), Z8
+	VFMADD231PD 704(SI), Z8, Z5
+	VMOVAPD     768(SI), Z8
+	VFMADD231PD 896(SI), Z8, Z6
+	VMOVAPD     832(SI), Z8
+	VFMADD231PD 960(SI), Z8, Z7
+	ADDQ        $0x00000400, SI
+	SUBQ        $0x04, DI
+	JMP         g4
+
+g1:
+	TESTQ       DI, DI
+	JZ          gdone
+	VMOVAPD     (SI), Z8
+	VFMADD231PD 128(SI), Z8, Z0
+	VMOVAPD     64(SI), Z8
+	VFMADD231PD 192(SI), Z8, Z1
+	ADDQ        $0x00000100, SI
+	DECQ        DI
+	JMP         g1
+
+gdone:
+	VADDPD Z2, Z0, Z0
+	VADDPD Z6, Z4, Z4
+	VADDPD Z4, Z0, Z0
+	VADDPD Z3, Z1, Z1
+	VADDPD Z7, Z5, Z5
+	VADDPD Z5, Z1, Z1
+
+	// parameters: jacobi8's sequence lane by lane (K4: the flipped lanes)
+	MOVBQZX (R9), SI
+	KMOVW   SI, K4
+	VMULPD  Z0, Z0, Z2
+	VMULPD  Z18, Z20, Z3
+	VMULPD  Z31, Z3, Z3
+	VCMPPD  $0x1e, Z3, Z2, K1
+	VCMPPD  $0x1e, Z30, Z20, K1, K1
+	VCMPPD  $0x1e, Z30, Z18, K1, K1
+
+	// d = β - α of (x, y): (α, β) swapped in the flipped lanes
+	VBLENDMPD    Z18, Z20, K4, Z2
+	VBLENDMPD    Z20, Z18, K4, Z3
+	VSUBPD       Z2, Z3, Z4
+	VADDPD       Z0, Z0, Z5
+	VMULPD       Z5, Z5, Z6
+	VFMADD231PD  Z4, Z4, Z6
+	VRSQRT14PD   Z6, Z7
+	VMULPD       Z7, Z6, Z8
+	VMULPD       Z7, Z8, Z9
+	VFNMADD213PD Z27, Z28, Z9
+	VMULPD       Z9, Z8, Z8
+	VPANDQ       Z4, Z25, Z2
+	VADDPD       Z2, Z8, Z2
+	VPANDQ       Z4, Z26, Z4
+	VPXORQ       Z4, Z5, Z5
+	VRCP14PD     Z2, Z3
+	VFNMADD213PD Z29, Z3, Z2
+	VFMADD231PD  Z2, Z3, Z3
+	VMULPD       Z3, Z5, Z10
+	VPXORQ       Z26, Z10, K4, Z10
+	VMOVAPD.Z    Z10, K1, Z10
+
+	// c = 1/sqrt(1 + t²) (exactly 1 where no rotation), s = c t
+	VMOVAPD      Z29, Z6
+	VFMADD231PD  Z10, Z10, Z6
+	VRSQRT14PD   Z6, Z7
+	VMULPD       Z7, Z7, Z8
+	VMULPD       Z6, Z8, Z8
+	VFNMADD213PD Z27, Z28, Z8
+	VMULPD       Z8, Z7, Z7
+	VMULPD       Z7, Z7, Z8
+	VFNMADD213PD Z29, Z6, Z8
+	VMULPD       Z28, Z7, Z9
+	VFMADD231PD  Z8, Z9, Z7
+	VBLENDMPD    Z7, Z29, K1, Z16
+	VMULPD       Z10, Z16, Z14
+
+	// α' = α - t γ, β' = β + t γ (t = 0: unchanged)
+	VFNMADD231PD Z0, Z10, Z20
+	VFMADD231PD  Z0, Z10, Z18
+	MOVBQZX      (R9), SI
+	KMOVW        SI, K4
+	VMULPD       Z1, Z1, Z2
+	VMULPD       Z17, Z19, Z3
+	VMULPD       Z31, Z3, Z3
+	VCMPPD       $0x1e, Z3, Z2, K3
+	VCMPPD       $0x1e, Z21, Z19, K3, K3
+	VCMPPD       $0x1e, Z21, Z17, K3, K3
+
+	// d = β - α of (x, y): (α, β) swapped in the flipped lanes
+	VBLENDMPD    Z17, Z19, K4, Z2
+	VBLENDMPD    Z19, Z17, K4, Z3
+	VSUBPD       Z2, Z3, Z4
+	VADDPD       Z1, Z1, Z5
+	VMULPD       Z5, Z5, Z6
+	VFMADD231PD  Z4, Z4, Z6
+	VRSQRT14PD   Z6, Z7
+	VMULPD       Z7, Z6, Z8
+	VMULPD       Z7, Z8, Z9
+	VFNMADD213PD Z27, Z28, Z9
+	VMULPD       Z9, Z8, Z8
+	VPANDQ       Z4, Z25, Z2
+	VADDPD       Z2, Z8, Z2
+	VPANDQ       Z4, Z26, Z4
+	VPXORQ       Z4, Z5, Z5
+	VRCP14PD     Z2, Z3
+	VFNMADD213PD Z29, Z3, Z2
+	VFMADD231PD  Z2, Z3, Z3
+	VMULPD       Z3, Z5, Z10
+	VPXORQ       Z26, Z10, K4, Z10
+	VMOVAPD.Z    Z10, K3, Z10
+
+	// c = 1/sqrt(1 + t²) (exactly 1 where no rotation), s = c t
+	VMOVAPD      Z29, Z6
+	VFMADD231PD  Z10, Z10, Z6
+	VRSQRT14PD   Z6, Z7
+	VMULPD       Z7, Z7, Z8
+	VMULPD       Z6, Z8, Z8
+	VFNMADD213PD Z27, Z28, Z8
+	VMULPD       Z8, Z7, Z7
+	VMULPD       Z7, Z7, Z8
+	VFNMADD213PD Z29, Z6, Z8
+	VMULPD       Z28, Z7, Z9
+	VFMADD231PD  Z8, Z9, Z7
+	VBLENDMPD    Z7, Z29, K3, Z15
+	VMULPD       Z10, Z15, Z13
+
+	// α' = α - t γ, β' = β + t γ (t = 0: unchanged)
+	VFNMADD231PD Z1, Z10, Z19
+	VFMADD231PD  Z1, Z10, Z17
+	KORW         K1, K3, K5
+	KORW         K5, K2, K2
+
+	// rotate (if some pair rotates) and move to the next round's pairs
+	KORTESTW K5, K5
+	JZ       permonly
+	MOVQ     AX, SI
+	MOVQ     DX, DI
+
+rotrow:
+	VMOVAPD     (SI), Z0
+	VMOVAPD     128(SI), Z1
+	VMULPD      Z1, Z14, Z2
+	VMULPD      Z0, Z14, Z3
+	VFMSUB231PD Z0, Z16, Z2
+	VFMADD231PD Z1, Z16, Z3
+	VMOVAPD     64(SI), Z4
+	VMOVAPD     192(SI), Z5
+	VMULPD      Z5, Z13, Z6
+	VMULPD      Z4, Z13, Z7
+	VFMSUB231PD Z4, Z15, Z6
+	VFMADD231PD Z5, Z15, Z7
+	VMOVAPD     Z2, Z0
+	VPERMT2PD   Z3, Z24, Z0
+	VMOVAPD     Z3, Z1
+	VPERMT2PD   Z2, Z22, Z1
+	VMOVAPD     Z6, Z4
+	VPERMT2PD   Z7, Z24, Z4
+	VMOVAPD     Z7, Z5
+	VPERMT2PD   Z6, Z22, Z5
+	VMOVAPD     Z0, (SI)
+	VMOVAPD     Z1, 128(SI)
+	VMOVAPD     Z4, 64(SI)
+	VMOVAPD     Z5, 192(SI)
+	ADDQ        $0x00000100, SI
+	DECQ        DI
+	JNZ         rotrow
+	JMP         moved
+
+permonly:
+	MOVQ AX, SI
+	MOVQ DX, DI
+
+permonlyrow:
+	VMOVAPD   (SI), Z2
+	VMOVAPD   128(SI), Z3
+	VMOVAPD   64(SI), Z6
+	VMOVAPD   192(SI), Z7
+	VMOVAPD   Z2, Z0
+	VPERMT2PD Z3, Z24, Z0
+	VMOVAPD   Z3, Z1
+	VPERMT2PD Z2, Z22, Z1
+	VMOVAPD   Z6, Z4
+	VPERMT2PD Z7, Z24, Z4
+	VMOVAPD   Z7, Z5
+	VPERMT2PD Z6, Z22, Z5
+	VMOVAPD   Z0, (SI)
+	VMOVAPD   Z1, 128(SI)
+	VMOVAPD   Z4, 64(SI)
+	VMOVAPD   Z5, 192(SI)
+	ADDQ      $0x00000100, SI
+	DECQ      DI
+	JNZ       permonlyrow
+
+moved:
+	VMOVAPD   Z20, Z0
+	VPERMT2PD Z18, Z24, Z0
+	VMOVAPD   Z18, Z1
+	VPERMT2PD Z20, Z22, Z1
+	VMOVAPD   Z19, Z2
+	VPERMT2PD Z17, Z24, Z2
+	VMOVAPD   Z17, Z3
+	VPERMT2PD Z19, Z22, Z3
+	VMOVAPD   Z0, Z20
+	VMOVAPD   Z1, Z18
+	VMOVAPD   Z2, Z19
+	VMOVAPD   Z3, Z17
+	ADDQ      $0x01, R9
+	DECQ      R8
+	JNZ       round
+	KORTESTW  K2, K2
+	JZ        converged
+	DECQ      BX
+	JNZ       sweep
+	MOVQ      $0x00000001, AX
+	MOVQ      AX, ret+48(FP)
+	VZEROUPPER
+	RET
+
+converged:
+	VMOVUPD Z20, 320(CX)
+	VMOVUPD Z18, 448(CX)
+	VMOVUPD Z19, 384(CX)
+	VMOVUPD Z17, 512(CX)
+	XORQ    AX, AX
+	MOVQ    AX, ret+48(FP)
+	VZEROUPPER
+	RET
+
 // func transposeAVX512(dst *float64, ldd int, src *float64, lds int, rows int, cols int) float64
 // Requires: AVX, AVX512F, SSE2
 TEXT ·transposeAVX512(SB), NOSPLIT, $0-56

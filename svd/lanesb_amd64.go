@@ -16,6 +16,7 @@ const (
 	bThreeH = 4
 	bSign   = 5
 	bAbs    = 6
+	bNegl2  = 7
 	bIdxL   = 8
 	bIdxR   = 24
 	bOutL   = 40
@@ -34,8 +35,9 @@ type lanesB struct {
 	n, w, rounds int
 	buf          []float64 // n rows of 2w vectors, 64-byte aligned
 	params       [72]float64
-	flips        []uint8 // per round, w bytes: the lanes whose left column has the larger index
-	colL, colR   []int   // round 0: the column in lane i of the left, right vectors (-1: none, n: the zero column)
+	flips        []uint8   // per round, w bytes: the lanes whose left column has the larger index
+	colL, colR   []int     // round 0: the column in lane i of the left, right vectors (-1: none, n: the zero column)
+	dbuf         []float64 // w = 1: two matrices, n rows of four vectors (jacobi1bDualAVX512)
 }
 
 // newLanesB returns the workspace for n x n matrices, or nil where the
@@ -114,6 +116,9 @@ func newLanesB(n int, tol float64) *lanesB {
 	for i := range x.colL {
 		x.colL[i], x.colR[i] = max(c0[i], -1), max(c0[w*lanes+i], -1)
 	}
+	if w == 1 {
+		x.dbuf = aligned64(make([]float64, n*4*lanes+8), n*4*lanes)
+	}
 	x.params[bTol] = tol * tol
 	x.params[bOne] = 1
 	x.params[bHalf] = 0.5
@@ -123,35 +128,88 @@ func newLanesB(n int, tol float64) *lanesB {
 	return x
 }
 
+// load writes matrix m of the group sc (a, row stride lda) into the rows
+// of buf (stride row float64), its left columns from vector l, its right
+// columns from vector r (both in vectors of 8).
+func (x *lanesB) load(buf []float64, row, l, r int, a []float64, lda int, sc groupScale, m int) {
+	n := x.n
+	e := -sc.exp[m]
+	put := func(dst []float64, c int, ar []float64) {
+		dst[0] = 0
+		if c >= 0 && c < n {
+			dst[0] = ar[c]
+			if sc.scaled[m] {
+				dst[0] = math.Ldexp(dst[0], e)
+			}
+		}
+	}
+	for i := 0; i < n; i++ {
+		ar, br := a[i*lda:i*lda+n], buf[i*row:(i+1)*row]
+		for j, c := range x.colL {
+			put(br[l*lanes+j:], c, ar)
+		}
+		for j, c := range x.colR {
+			put(br[r*lanes+j:], c, ar)
+		}
+	}
+}
+
+// finish writes into out[:n] the values from the squared norms of the
+// left and right lanes (lanes of vectors at params[bOutL+8v],
+// params[bOutR+8v]) scaled back by 2^exp, in descending order.
+func (x *lanesB) finish(out []float64, v, exp int) {
+	n := x.n
+	out = out[:n]
+	k := 0
+	for i, c := range x.colL {
+		if c >= 0 && c < n {
+			out[k] = x.params[bOutL+8*v+i]
+			k++
+		}
+	}
+	for i, c := range x.colR {
+		if c >= 0 && c < n {
+			out[k] = x.params[bOutR+8*v+i]
+			k++
+		}
+	}
+	for j, val := range out {
+		out[j] = math.Ldexp(math.Sqrt(val), exp)
+	}
+	slices.Sort(out)
+	slices.Reverse(out)
+}
+
+// values2 is values on the matrices a0 and a1 (members m0 and m1 of sc) at
+// once (n <= 16: jacobi1bDualAVX512), into s0[:n] and s1[:n]. It returns
+// 0 or 1, the first matrix whose iteration did not converge, or -1.
+func (x *lanesB) values2(s0, s1 []float64, a0, a1 []float64, lda int, sc groupScale, m0, m1 int) int {
+	x.load(x.dbuf, 4*lanes, 0, 2, a0, lda, sc, m0)
+	x.load(x.dbuf, 4*lanes, 1, 3, a1, lda, sc, m1)
+	x.params[bNegl] = sc.negl[m0] * 0x1p-120
+	x.params[bNegl2] = sc.negl[m1] * 0x1p-120
+	if jacobi1bDualAVX512(&x.dbuf[0], x.n, x.rounds, &x.params, &x.flips[0], MaxSweeps) != 0 {
+		// Which one: each alone (never seen on finite input).
+		if !x.values(s0, a0, lda, sc, m0) {
+			return 0
+		}
+		if !x.values(s1, a1, lda, sc, m1) {
+			return 1
+		}
+		return -1
+	}
+	x.finish(s0, 0, sc.exp[m0])
+	x.finish(s1, 1, sc.exp[m1])
+	return -1
+}
+
 // values writes into s[:n] the values of the n x n matrix a (row stride
 // lda), scaled by 2^-e when scaled, with the negligible threshold
 // negl·2^-120 (see groupScale): Batch.Values' bits. It reports false if
 // the iteration did not converge.
 func (x *lanesB) values(s []float64, a []float64, lda int, sc groupScale, m int) bool {
 	n, w := x.n, x.w
-	row := 2 * w * lanes
-	e := -sc.exp[m]
-	for r := 0; r < n; r++ {
-		ar, br := a[r*lda:r*lda+n], x.buf[r*row:(r+1)*row]
-		for i, c := range x.colL {
-			br[i] = 0
-			if c >= 0 && c < n {
-				br[i] = ar[c]
-				if sc.scaled[m] {
-					br[i] = math.Ldexp(br[i], e)
-				}
-			}
-		}
-		for i, c := range x.colR {
-			br[w*lanes+i] = 0
-			if c >= 0 && c < n {
-				br[w*lanes+i] = ar[c]
-				if sc.scaled[m] {
-					br[w*lanes+i] = math.Ldexp(br[w*lanes+i], e)
-				}
-			}
-		}
-	}
+	x.load(x.buf, 2*w*lanes, 0, w, a, lda, sc, m)
 	x.params[bNegl] = sc.negl[m] * 0x1p-120
 	var failed uint64
 	if w == 1 {
@@ -162,24 +220,6 @@ func (x *lanesB) values(s []float64, a []float64, lda int, sc groupScale, m int)
 	if failed != 0 {
 		return false
 	}
-	out := s[:n]
-	k := 0
-	for i, c := range x.colL {
-		if c >= 0 && c < n {
-			out[k] = x.params[bOutL+i]
-			k++
-		}
-	}
-	for i, c := range x.colR {
-		if c >= 0 && c < n {
-			out[k] = x.params[bOutR+i]
-			k++
-		}
-	}
-	for j, v := range out {
-		out[j] = math.Ldexp(math.Sqrt(v), sc.exp[m])
-	}
-	slices.Sort(out)
-	slices.Reverse(out)
+	x.finish(s, 0, sc.exp[m])
 	return true
 }

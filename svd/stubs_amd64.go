@@ -135,6 +135,15 @@ func jacobi1bW1AVX512(buf *float64, rows int, rounds int, params *[72]float64, f
 //go:noescape
 func jacobi1bW2AVX512(buf *float64, rows int, rounds int, params *[72]float64, flips *uint8, maxSweeps int) uint64
 
+// jacobi1bDualAVX512 is jacobi1bW1AVX512 on two matrices at once (n <= 16): the first's
+// pairs in the lanes of vectors L_0, R_0, the second's in L_1, R_1 (rows of
+// four vectors), each moved by the W = 1 permutation, params[1] and params[7]
+// their thresholds, one flips byte a round; each matrix's norms have the bits
+// jacobi1bW1AVX512 gives it alone.
+//
+//go:noescape
+func jacobi1bDualAVX512(buf *float64, rows int, rounds int, params *[72]float64, flips *uint8, maxSweeps int) uint64
+
 // transposeAVX512 sets dst[c*ldd+r] = src[r*lds+c] for r < rows, c < cols
 // (gathers of 8 rows; masked tails) and returns the largest |src[r*lds+c]|, or
 // -1 if an entry is NaN or Inf. rows, cols >= 1.

@@ -18,6 +18,7 @@ const (
 	bThreeH = 4  // 1.5
 	bSign   = 5  // sign bit
 	bAbs    = 6  // all bits but the sign
+	bNegl2  = 7  // the second matrix's threshold (jacobi1bDual)
 	bIdxL   = 8  // [8:24] VPERMT2PD indices of the new left vectors (W of 8)
 	bIdxR   = 24 // [24:40] indices of the new right vectors
 	bOutL   = 40 // [40:56] out: squared norms of the left columns
@@ -58,20 +59,34 @@ const (
 // from (L_1, R_1), R'_0 from (R_0, L_0), R'_1 from (R_1, R_0)), the norms
 // with them. A sweep with no rotation ends the iteration; the norms are
 // then the exact sums of that sweep's start.
-func jacobi1b(W int) {
+func jacobi1b(W int) { jacobi1bGen(W, false) }
+
+// jacobi1bDual is jacobi1b on two matrices of up to 16 x 16 at once, each
+// in one vector of the W = 2 layout (L_0, R_0 the first matrix's pairs,
+// L_1, R_1 the second's), each vector moved by the W = 1 permutation, each
+// with its own threshold; the same flips (the same n). The iteration runs
+// until neither rotates; a matrix whose pairs no longer rotate gets c = 1,
+// s = 0, which keeps its values (as in the batch kernel's groups).
+func jacobi1bDual() { jacobi1bGen(2, true) }
+
+func jacobi1bGen(W int, dual bool) {
 	name := fmt.Sprintf("jacobi1bW%dAVX512", W)
+	if dual {
+		name = "jacobi1bDualAVX512"
+	}
 	TEXT(name, NOSPLIT, "func(buf *float64, rows, rounds int, params *[72]float64, flips *uint8, maxSweeps int) uint64")
 	Pragma("noescape")
-	Doc(
-		name+" computes the squared singular values of one matrix with the bits",
-		"jacobi8AVX512 gives it in one lane: its column pairs of a round-robin round",
-		fmt.Sprintf("in the lanes of %d ZMM vector(s) (see the generator for the layout), rows", W),
-		"rows of 2W vectors, 64-byte aligned; rounds rounds per sweep; flips: per",
-		"round, W bytes, the lanes whose left column has the larger index. params:",
-		"tol², negligible threshold, constants, the permutation indices (in), the",
-		"squared column norms at convergence (out). It returns 0 when a sweep rotated",
-		"nothing within maxSweeps sweeps, else 1.",
-	)
+	if dual {
+		Doc(
+			name+" is jacobi1bW1AVX512 on two matrices at once (n <= 16): the first's",
+			"pairs in the lanes of vectors L_0, R_0, the second's in L_1, R_1 (rows of",
+			"four vectors), each moved by the W = 1 permutation, params[1] and params[7]",
+			"their thresholds, one flips byte a round; each matrix's norms have the bits",
+			"jacobi1bW1AVX512 gives it alone.",
+		)
+	} else {
+		docLanesB(name, W)
+	}
 	tol, negl, one, hlf, thr, sgn, abs := Z31, Z30, Z29, Z28, Z27, Z26, Z25
 	idxL := []VecPhysical{Z24, Z23}[:W]
 	idxR := []VecPhysical{Z22, Z21}[:W]
@@ -92,12 +107,20 @@ func jacobi1b(W int) {
 	params := Load(Param("params"), GP64())
 	VBROADCASTSD(Mem{Base: params, Disp: 8 * bTol}, tol)
 	VBROADCASTSD(Mem{Base: params, Disp: 8 * bNegl}, negl)
+	negls := []VecPhysical{negl, negl}
+	if dual {
+		negls[1] = Z21 // idxR[1]: not needed, both vectors move alike
+		VBROADCASTSD(Mem{Base: params, Disp: 8 * bNegl2}, negls[1])
+	}
 	VBROADCASTSD(Mem{Base: params, Disp: 8 * bOne}, one)
 	VBROADCASTSD(Mem{Base: params, Disp: 8 * bHalf}, hlf)
 	VBROADCASTSD(Mem{Base: params, Disp: 8 * bThreeH}, thr)
 	VBROADCASTSD(Mem{Base: params, Disp: 8 * bSign}, sgn)
 	VBROADCASTSD(Mem{Base: params, Disp: 8 * bAbs}, abs)
 	for w := 0; w < W; w++ {
+		if dual && w > 0 {
+			break
+		}
 		VMOVDQU64(Mem{Base: params, Disp: 8 * (bIdxL + 8*w)}, idxL[w])
 		VMOVDQU64(Mem{Base: params, Disp: 8 * (bIdxR + 8*w)}, idxR[w])
 	}
@@ -196,14 +219,18 @@ func jacobi1b(W int) {
 	for w := 0; w < W; w++ {
 		a, bb, g, k := nl[w], nr[w], gam[w], masks[w]
 		t := func(i int) VecPhysical { return tmp(W + i) } // after the γs
-		MOVBQZX(Mem{Base: fl, Disp: w}, b)
+		fw := w
+		if dual {
+			fw = 0 // one table for both
+		}
+		MOVBQZX(Mem{Base: fl, Disp: fw}, b)
 		KMOVW(b.As32(), K4)
 		VMULPD(g, g, t(0))
 		VMULPD(bb, a, t(1))
 		VMULPD(tol, t(1), t(1))
 		VCMPPD(Imm(0x1e), t(1), t(0), k) // γ² > tol² α β
-		VCMPPD(Imm(0x1e), negl, a, k, k)
-		VCMPPD(Imm(0x1e), negl, bb, k, k)
+		VCMPPD(Imm(0x1e), negls[w], a, k, k)
+		VCMPPD(Imm(0x1e), negls[w], bb, k, k)
 		Comment("d = β - α of (x, y): (α, β) swapped in the flipped lanes")
 		VBLENDMPD(bb, a, K4, t(0)) // α of x
 		VBLENDMPD(a, bb, K4, t(1)) // β of y
@@ -253,6 +280,15 @@ func jacobi1b(W int) {
 
 	// perm emits the circle's next layout of (l, r) into (lo, ro).
 	perm := func(l, r, lo, ro []VecPhysical) {
+		if dual {
+			for w := 0; w < W; w++ {
+				VMOVAPD(l[w], lo[w])
+				VPERMT2PD(r[w], idxL[0], lo[w])
+				VMOVAPD(r[w], ro[w])
+				VPERMT2PD(l[w], idxR[0], ro[w])
+			}
+			return
+		}
 		if W == 1 {
 			VMOVAPD(l[0], lo[0])
 			VPERMT2PD(r[0], idxL[0], lo[0])
@@ -322,7 +358,11 @@ func jacobi1b(W int) {
 			VMOVAPD(ro[w], nr[w])
 		}
 	}
-	ADDQ(Imm(uint64(W)), fl)
+	if dual {
+		ADDQ(Imm(1), fl)
+	} else {
+		ADDQ(Imm(uint64(W)), fl)
+	}
 	DECQ(rnd)
 	JNZ(LabelRef("round"))
 
@@ -345,4 +385,18 @@ func jacobi1b(W int) {
 	Store(ret, ReturnIndex(0))
 	VZEROUPPER()
 	RET()
+}
+
+// docLanesB writes the doc comment of jacobi1bW1AVX512 and jacobi1bW2AVX512.
+func docLanesB(name string, W int) {
+	Doc(
+		name+" computes the squared singular values of one matrix with the bits",
+		"jacobi8AVX512 gives it in one lane: its column pairs of a round-robin round",
+		fmt.Sprintf("in the lanes of %d ZMM vector(s) (see the generator for the layout), rows", W),
+		"rows of 2W vectors, 64-byte aligned; rounds rounds per sweep; flips: per",
+		"round, W bytes, the lanes whose left column has the larger index. params:",
+		"tol², negligible threshold, constants, the permutation indices (in), the",
+		"squared column norms at convergence (out). It returns 0 when a sweep rotated",
+		"nothing within maxSweeps sweeps, else 1.",
+	)
 }

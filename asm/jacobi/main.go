@@ -65,6 +65,7 @@ func main() {
 	jacobi1(2)
 	jacobi1b(1)
 	jacobi1b(2)
+	jacobi1bDual()
 	transpose()
 	dots4()
 	axpy4()
