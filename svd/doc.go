@@ -10,8 +10,10 @@
 //   - Small: n x n, n <= MaxSmall. Values (singular values only) and
 //     Factorize (U, s, V).
 //   - Batch: singular values of k n x n matrices; on CPUs with AVX-512 eight
-//     matrices are processed at once, one per 64-bit lane of a ZMM register,
-//     on CPUs with AVX2 and FMA but not AVX-512 four, one per lane of a YMM
+//     matrices are processed at once, one per 64-bit lane of a ZMM register
+//     (a group of one to four on the kernel's split form, or up to 32 x 32
+//     one or two at a time with their pairs in lanes: the same bits), on
+//     CPUs with AVX2 and FMA but not AVX-512 four, one per lane of a YMM
 //     register.
 //   - Pair: Factorize of two n x n matrices at once (the two winners),
 //     each with the bits Small.Factorize gives for it alone; its two Small
@@ -19,7 +21,8 @@
 //     FactorizeValues (Small and Pair) also gives the values Batch.Values
 //     computes for the same matrix, with Batch.Values' bits (on AVX2 from
 //     the factorisation's own kernel run where that run is certified to be
-//     Batch.Values'; see factorvalues.go).
+//     Batch.Values'; on AVX-512 from one more run for both; see
+//     factorvalues.go).
 //   - Gram: enclosures lo <= σ_j² <= hi of the squared singular values of
 //     many n x n matrices, certified, at a fraction of the Jacobi
 //     iteration's cost for larger n (see below).
