@@ -313,12 +313,22 @@ func (x *batchAsm) valuesSplit(s []float64, lds int, ms *[lanes / 2][]float64, n
 		}
 		out := s[m*lds : m*lds+n]
 		for c := range out {
-			out[c] = math.Ldexp(math.Sqrt(x.snorms[c*lanes+2*m]), g.exp[m])
+			out[c] = x.snorms[c*lanes+2*m]
 		}
-		slices.Sort(out)
-		slices.Reverse(out)
+		valuesFromNorms(out, g.exp[m])
 	}
 	return nil
+}
+
+// valuesFromNorms turns the squared column norms in out into the singular
+// values as norms8AVX512 and sort8AVX512 give them: the square roots
+// scaled back by 2^exp, in descending order.
+func valuesFromNorms(out []float64, exp int) {
+	for j, v := range out {
+		out[j] = math.Ldexp(math.Sqrt(v), exp)
+	}
+	slices.Sort(out)
+	slices.Reverse(out)
 }
 
 // factorizeValuesAVX512 is Pair.FactorizeValues on AVX-512 (n >= 2), where

@@ -43,8 +43,9 @@ var batchFallbacks atomic.Int64
 //     the same, and bv comes from this run's norms. Otherwise (a matrix of
 //     numerical rank below n) Batch.Values runs on a.
 //   - AVX-512: the single-matrix kernel of Factorize is not the batch
-//     kernel: Batch.Values runs on a (on the batch kernel's split form;
-//     Pair.FactorizeValues runs both matrices in one such run).
+//     kernel: Batch.Values runs on a (for one matrix up to 32 x 32 on the
+//     lane kernel with the batch kernel's bits; Pair.FactorizeValues values
+//     both matrices together, see valuesSplit).
 func (w *Small) FactorizeValues(u []float64, ldu int, s []float64, v []float64, ldv int, bv []float64, a []float64, lda int) error {
 	n := w.n
 	checkSquare(n, a, lda)

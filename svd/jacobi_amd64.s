@@ -145,9 +145,9 @@ sweep:
 	MOVQ n+8(FP), SI
 
 norm:
+	MOVQ   n+8(FP), R9
 	VPXORQ Z0, Z0, Z0
 	VPXORQ Z1, Z1, Z1
-	MOVQ   n+8(FP), R9
 
 norm2:
 	CMPQ        R9, $0x02
@@ -2312,9 +2312,9 @@ TEXT ·norms8AVX512(SB), NOSPLIT, $0-32
 	MOVQ    DX, BX
 
 col:
+	MOVQ   DX, SI
 	VPXORQ Z0, Z0, Z0
 	VPXORQ Z1, Z1, Z1
-	MOVQ   DX, SI
 
 row2:
 	CMPQ        SI, $0x02
@@ -2323,7 +2323,7 @@ row2:
 	VMOVUPD     64(CX), Z3
 	VFMADD231PD Z2, Z2, Z0
 	VFMADD231PD Z3, Z3, Z1
-	ADDQ        $0x80, CX
+	ADDQ        $0x00000080, CX
 	SUBQ        $0x02, SI
 	JMP         row2
 

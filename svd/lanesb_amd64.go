@@ -133,24 +133,25 @@ func newLanesB(n int, tol float64) *lanesB {
 // columns from vector r (both in vectors of 8).
 func (x *lanesB) load(buf []float64, row, l, r int, a []float64, lda int, sc groupScale, m int) {
 	n := x.n
-	e := -sc.exp[m]
-	put := func(dst []float64, c int, ar []float64) {
-		dst[0] = 0
-		if c >= 0 && c < n {
-			dst[0] = ar[c]
-			if sc.scaled[m] {
-				dst[0] = math.Ldexp(dst[0], e)
-			}
-		}
-	}
 	for i := 0; i < n; i++ {
 		ar, br := a[i*lda:i*lda+n], buf[i*row:(i+1)*row]
-		for j, c := range x.colL {
-			put(br[l*lanes+j:], c, ar)
+		gatherCols(br[l*lanes:l*lanes+len(x.colL)], x.colL, ar, sc.scaled[m], -sc.exp[m])
+		gatherCols(br[r*lanes:r*lanes+len(x.colR)], x.colR, ar, sc.scaled[m], -sc.exp[m])
+	}
+}
+
+// gatherCols sets dst[j] to row[cols[j]], scaled by 2^e where scaled, or
+// to 0 where cols[j] is no column of row.
+func gatherCols(dst []float64, cols []int, row []float64, scaled bool, e int) {
+	for j, c := range cols {
+		v := 0.0
+		if uint(c) < uint(len(row)) {
+			v = row[c]
+			if scaled {
+				v = math.Ldexp(v, e) // VSCALEFPD: exact, or rounded once
+			}
 		}
-		for j, c := range x.colR {
-			put(br[r*lanes+j:], c, ar)
-		}
+		dst[j] = v
 	}
 }
 
@@ -173,11 +174,7 @@ func (x *lanesB) finish(out []float64, v, exp int) {
 			k++
 		}
 	}
-	for j, val := range out {
-		out[j] = math.Ldexp(math.Sqrt(val), exp)
-	}
-	slices.Sort(out)
-	slices.Reverse(out)
+	valuesFromNorms(out, exp)
 }
 
 // values2 is values on the matrices a0 and a1 (members m0 and m1 of sc) at

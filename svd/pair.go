@@ -79,8 +79,9 @@ func (p *Pair) Factorize(u [2][]float64, ldu int, s, v [2][]float64, ldv int, a 
 // Batch.Values computes for a[i], as Small(i).FactorizeValues does: on CPUs
 // with AVX2 and FMA (without AVX-512) from the same one kernel run where
 // that run is certified to be Batch.Values' (see Small.FactorizeValues);
-// on AVX-512 both matrices' values from one run of the batch kernel's
-// split form (two lanes a matrix).
+// on AVX-512 both matrices' values from the batch kernel's small-group
+// forms (the lane kernel, two at once up to 16 x 16, or the split form;
+// see valuesSplit), with its bits.
 // Errors as Factorize's; bv of a matrix that failed, and of matrix 1 when
 // matrix 0 failed, are unspecified.
 func (p *Pair) FactorizeValues(u [2][]float64, ldu int, s, v, bv [2][]float64, ldv int, a [2][]float64, lda int) error {

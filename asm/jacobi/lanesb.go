@@ -366,25 +366,7 @@ func jacobi1bGen(W int, dual bool) {
 	DECQ(rnd)
 	JNZ(LabelRef("round"))
 
-	KORTESTW(K2, K2)
-	JZ(LabelRef("converged"))
-	DECQ(sweeps)
-	JNZ(LabelRef("sweep"))
-	ret := GP64()
-	MOVQ(U32(1), ret)
-	Store(ret, ReturnIndex(0))
-	VZEROUPPER()
-	RET()
-
-	Label("converged")
-	for w := 0; w < W; w++ {
-		VMOVUPD(nl[w], Mem{Base: params, Disp: 8 * (bOutL + 8*w)})
-		VMOVUPD(nr[w], Mem{Base: params, Disp: 8 * (bOutR + 8*w)})
-	}
-	XORQ(ret, ret)
-	Store(ret, ReturnIndex(0))
-	VZEROUPPER()
-	RET()
+	endSweep(sweeps, params, nl, nr, bOutL, bOutR)
 }
 
 // docLanesB writes the doc comment of jacobi1bW1AVX512 and jacobi1bW2AVX512.

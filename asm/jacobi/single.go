@@ -271,6 +271,15 @@ func jacobi1(W int) {
 	DECQ(rnd)
 	JNZ(LabelRef("round"))
 
+	endSweep(sweeps, params, alpha, beta, sOutA, sOutB)
+}
+
+// endSweep emits the end of a sweep of the lane kernels (jacobi1,
+// jacobi1b): another sweep ("sweep") if some lane rotated (K2) and sweeps
+// are left, else return 1; at convergence the squared norms of the left
+// and right columns (l, r) go to params[outL+8w:], params[outR+8w:] and
+// it returns 0.
+func endSweep(sweeps, params Register, l, r []VecPhysical, outL, outR int) {
 	KORTESTW(K2, K2)
 	JZ(LabelRef("converged"))
 	DECQ(sweeps)
@@ -282,9 +291,9 @@ func jacobi1(W int) {
 	RET()
 
 	Label("converged")
-	for w := 0; w < W; w++ {
-		VMOVUPD(alpha[w], Mem{Base: params, Disp: 8 * (sOutA + 8*w)})
-		VMOVUPD(beta[w], Mem{Base: params, Disp: 8 * (sOutB + 8*w)})
+	for w := range l {
+		VMOVUPD(l[w], Mem{Base: params, Disp: 8 * (outL + 8*w)})
+		VMOVUPD(r[w], Mem{Base: params, Disp: 8 * (outR + 8*w)})
 	}
 	XORQ(ret, ret)
 	Store(ret, ReturnIndex(0))
