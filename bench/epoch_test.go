@@ -141,6 +141,7 @@ func epochBench(b *testing.B, o model.Options, x []*subspace.Subspace, y []int) 
 				search.Enclosed += st.Search.Enclosed
 				search.Valued += st.Search.Valued
 				search.Ties += st.Search.Ties
+				search.Float64 += st.Search.Float64
 				if workers == 1 {
 					b.StopTimer()
 					cpu.pause()
@@ -165,6 +166,7 @@ func epochBench(b *testing.B, o model.Options, x []*subspace.Subspace, y []int) 
 				b.ReportMetric(1-float64(search.Valued)/float64(search.Prototypes), "values-skipped")
 				b.ReportMetric(float64(search.Enclosed)/float64(search.Prototypes), "enclosed")
 				b.ReportMetric(float64(search.Ties)/float64(b.N), "ties/op")
+				b.ReportMetric(float64(search.Float64)/float64(search.Prototypes), "f64-projected")
 			}
 		}
 	}

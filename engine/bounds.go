@@ -100,8 +100,8 @@ func up(x float64, n int) float64   { return x + float64(n+2)*ur*math.Abs(x) }
 // products). The lower end of Y then takes y_j = clamp(σ̂_j, 0, 1) >=
 // (σ_j − c − excess)_+ (if σ_j − c <= 1, y_j >= σ_j − c; else y_j = 1
 // >= σ_j − excess), so c + excess replaces c there.
-func traceBounds(t float64, d int, lmin, lmax, lsum, excess float64) (lo, hi float64) {
-	sLo, sHi := sineSum(t, d, excess)
+func traceBounds(t float64, d int, lmin, lmax, lsum, excess, eps float64) (lo, hi float64) {
+	sLo, sHi := sineSum(t, d, excess, eps)
 	acosSlack := lsum * (math.Pi*acosErrMax + acosErrMax*acosErrMax)
 	gd := int(2*d + 8)
 	lo = max(down(down(lmin*sLo, 2)-acosSlack, gd), 0)
@@ -112,12 +112,16 @@ func traceBounds(t float64, d int, lmin, lmax, lsum, excess float64) (lo, hi flo
 // sineSum returns bounds sLo <= Σ_j sin²θ_j <= sHi, the sines of the
 // clamped computed values (d − Y, Y = Σ_j clamp(σ̂_j, 0, 1)²), from t =
 // fl(‖M‖_F²): tier 1 of both distances (traceBounds, chordTraceBounds).
-// excess is as for traceBounds.
-func sineSum(t float64, d int, excess float64) (sLo, sHi float64) {
+// excess is as for traceBounds; eps as for enclosureSlack.
+func sineSum(t float64, d int, excess, eps float64) (sLo, sHi float64) {
 	df := float64(d)
 	g := 2 * df * df * ur // > γ_{d²}
 	tlo, thi := t*(1-g), t*(1+g)
 	c := up(8*df*ur*math.Sqrt(thi), 4)
+	if eps > 0 {
+		// σ_1 of the float64 product is at most √thi + eps.
+		c = up(up(8*df*ur*up(math.Sqrt(thi)+eps, 2), 4)+eps, 1)
+	}
 	cross := up(2*c*math.Sqrt(df*thi), 4)
 	yhi := min(up(thi+cross+df*c*c, 4), df)
 	crossLo := cross
@@ -131,8 +135,17 @@ func sineSum(t float64, d int, excess float64) (sLo, sHi float64) {
 // enclosureSlack is the error allowed, beyond the enclosures a[j] <= σ_j²
 // <= b[j] (descending j), between a value σ_j and the σ̂_j an SVD of the
 // same projection computes: 8·d·u·σ_1.
-func enclosureSlack(a, b []float64) float64 {
+//
+// eps > 0 (shadow.go): the enclosures are of a float32 product M32 whose
+// float64 product M64, the one Distances reads, is within eps of it in
+// the 2-norm; then σ_j(M64) is within eps of σ_j(M32) (Weyl), σ_1(M64) is
+// at most √b_1 + eps, and σ̂_j within 8·d·u·(√b_1 + eps) + eps of σ_j(M32).
+func enclosureSlack(a, b []float64, eps float64) float64 {
 	s1 := up(math.Sqrt(b[0]), 1)
+	if eps > 0 {
+		s1 = up(s1+eps, 1)
+		return up(up(8*float64(len(a))*ur*s1, 4)+eps, 1)
+	}
 	return up(8*float64(len(a))*ur*s1, 4)
 }
 
@@ -144,7 +157,8 @@ func cosInterval(a, b, c float64) (xlo, xhi float64) {
 }
 
 // angleBounds returns tier-2 bounds on d̂ from enclosures a[j] <= σ_j² <=
-// b[j] (descending j, len d) and the relevances lam (len d, >= 0).
+// b[j] (descending j, len d) and the relevances lam (len d, >= 0); eps
+// as for enclosureSlack (0 but for a shadow search's float32 products).
 //
 // Where x_hi <= 1/2 (the angle at least 60°, the usual case between
 // subspaces of high dimension) both ends of the angle come from one
@@ -167,9 +181,9 @@ func cosInterval(a, b, c float64) (xlo, xhi float64) {
 // Nearer 1 the ends are Acos(x_hi) and Acos(x_lo), each widened by 2εA
 // (once for θ̂_j, once for the Acos of the end; taken at the smaller
 // angle, where it is larger).
-func angleBounds(a, b, lam []float64) (lo, hi float64) {
+func angleBounds(a, b, lam []float64, eps float64) (lo, hi float64) {
 	d := len(a)
-	c := enclosureSlack(a, b)
+	c := enclosureSlack(a, b, eps)
 	var slo, shi float64
 	for j := range a {
 		var tlo, thi float64

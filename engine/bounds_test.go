@@ -71,8 +71,8 @@ func TestAngleBoundsRoutes(t *testing.T) {
 			for j := range lam {
 				lam[j] = rng.Float64() / float64(d)
 			}
-			lo, hi := angleBounds(a, b, lam)
-			c := enclosureSlack(a, b)
+			lo, hi := angleBounds(a, b, lam, 0)
+			c := enclosureSlack(a, b, 0)
 			for _, shift := range []float64{-1, 0, 1} {
 				var dist float64
 				for j, s := range sig {

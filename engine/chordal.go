@@ -133,8 +133,8 @@ func sine2(y float64) float64 { return float64((1 - y) * (1 + y)) }
 // chordTraceBounds returns tier-1 bounds on the chordal d̂ from the
 // computed t = fl(‖M‖_F²), for relevances of least lmin and greatest lmax
 // (>= 0) summing to lsum.
-func chordTraceBounds(t float64, d int, lmin, lmax, lsum, excess float64) (lo, hi float64) {
-	sLo, sHi := sineSum(t, d, excess)
+func chordTraceBounds(t float64, d int, lmin, lmax, lsum, excess, eps float64) (lo, hi float64) {
+	sLo, sHi := sineSum(t, d, excess, eps)
 	gd := d + 8
 	lo = max(down(lmin*sLo, gd), 0)
 	hi = up(min(lmax*sHi, lsum), gd)
@@ -143,10 +143,10 @@ func chordTraceBounds(t float64, d int, lmin, lmax, lsum, excess float64) (lo, h
 
 // chordAngleBounds returns tier-2 bounds on the chordal d̂ from
 // enclosures a[j] <= σ_j² <= b[j] (descending j, len d) and the
-// relevances lam (len d, >= 0).
-func chordAngleBounds(a, b, lam []float64) (lo, hi float64) {
+// relevances lam (len d, >= 0); eps as for enclosureSlack.
+func chordAngleBounds(a, b, lam []float64, eps float64) (lo, hi float64) {
 	d := len(a)
-	c := enclosureSlack(a, b)
+	c := enclosureSlack(a, b, eps)
 	var slo, shi float64
 	for j := range a {
 		xlo, xhi := cosInterval(a[j], b[j], c)

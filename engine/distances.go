@@ -31,6 +31,7 @@ func (e *Engine) Distances(dist, theta []float64, P *linalg.Dense, lambda []floa
 		return err
 	}
 	e.tick()
+	e.shadowed = false
 	e.job = job{kind: jobDistances, dist: dist, theta: theta, p: P, lambda: lambda, p32: e.sampleF32(e.shards[0], P)}
 	e.run()
 	e.tock()
@@ -195,8 +196,9 @@ func (e *Engine) distances(s *shard, proj, sigma, dist, theta []float64, P *lina
 func (e *Engine) projectInto(proj []float64, P *linalg.Dense, p32 []float32, lo, hi int) {
 	d := e.d
 	r := e.shards[e.owner[lo]]
-	// One call per block of the layout (see col).
-	if e.f32 {
+	// One call per block of the layout (see col); float32 products where
+	// the call has a float32 sample (float32 mode, a shadow search).
+	if p32 != nil {
 		for a, b := lo, lo; a < hi; a = b {
 			b = r.runEnd32(a, hi)
 			kernels.AtB32(proj[(a-lo)*d:], chunk*d, p32, d, r.protos32[r.col32(a, d):], r.ld32, e.dim, d, (b-a)*d)

@@ -85,7 +85,19 @@ type Engine struct {
 	// stale[k]: float32 mode, prototype k's float32 copy was updated by
 	// UpdateExact and its float64 values not yet (Fresh).
 	stale []bool
-	race  race // adaptive splitting: split or solo, by measurement
+	// The float32 shadow (shadow.go): on (SetShadow32), the last search's
+	// projections came from it (shadowed), which of them were computed
+	// again in float64 (exact64), the prototypes' and the sample's
+	// Frobenius norms rounded up (wnorm, pnorm), the sample (lastP), and
+	// the prototypes written since their shadow was rounded (dirty32).
+	shadow, shadowed bool
+	exact64          []bool
+	wnorm            []float64
+	pnorm            float64
+	pgram            []float64 // the sample's float32 Gram matrix (its norm)
+	lastP            *linalg.Dense
+	dirty32          []bool // Sync(k) since k's shadow was last rounded
+	race             race   // adaptive splitting: split or solo, by measurement
 	// Nearest's pivot index (pivots.go): built at the first call when
 	// pivBuild (an Engine's own; a Shared hands its workspaces its own
 	// index), dropped when a prototype is set, and never built again
@@ -319,6 +331,11 @@ func (s *shard) runEnd(lo, hi int) int {
 func (s *shard) runEnd32(lo, hi int) int {
 	return min(hi, s.lo+((lo-s.lo)/s.bw32+1)*s.bw32)
 }
+
+// Owner returns the worker whose shard holds prototype k: Tasks hands
+// task i to worker i, so a caller's task on prototype k runs where its
+// memory is when it is task Owner(k).
+func (e *Engine) Owner(k int) int { return int(e.owner[k]) }
 
 // Dims returns the sample dimension D, the subspace dimension d and the
 // number of prototypes p.
@@ -603,8 +620,16 @@ func (e *Engine) ProjStride() int { return chunk * e.d }
 
 // Projection returns M_k = Pᵀ W_k (d x d, row-major, stride ProjStride())
 // from the last Distances call (or search), as a view valid until the next
-// one.
+// one: the float64 product always (after a search with the float32 shadow
+// on, SetShadow32, it computes it first where the search did not).
 func (e *Engine) Projection(k int) []float64 {
+	e.reproject(k) // a shadow search's float32 product: float64's first
+	return e.projView(k)
+}
+
+// projView is Projection(k) as it is stored: with the float32 shadow, a
+// float32 product where exact64[k] is not set (any goroutine of a job).
+func (e *Engine) projView(k int) []float64 {
 	s := e.shards[e.owner[k]]
 	o := projOffset(k-s.lo, e.d)
 	n := (e.d-1)*chunk*e.d + e.d

@@ -75,17 +75,9 @@ func (e *Engine) SetFloat32(on bool) {
 		e.f32 = false
 		return
 	}
+	e.shadow, e.shadowed = false, false // the copies are the prototypes now
 	e.f32 = true
-	for _, s := range e.shards {
-		if s.protos32 == nil {
-			// One block, the prototypes side by side (see col).
-			s.bw32, s.ld32 = s.hi-s.lo, shardStride(s.hi-s.lo, e.d)
-			s.bs32 = e.dim * s.ld32
-			s.protos32 = make([]float32, s.bs32)
-			s.p32 = make([]float32, e.dim*e.d)
-			s.x32 = make([]float32, e.dim)
-		}
-	}
+	e.alloc32()
 	e.piv = nil
 	e.stale = make([]bool, e.p)
 	for k := range e.protos {
@@ -97,13 +89,19 @@ func (e *Engine) SetFloat32(on bool) {
 func (e *Engine) Float32() bool { return e.f32 }
 
 // Sync rounds prototype k to float32 values in place and copies it to
-// its float32 copy (float32 mode; otherwise, and on a Crew, it does
+// its float32 copy (float32 mode; with the float32 shadow on, SetShadow32,
+// the next search that uses the shadow rounds it into the shadow and
+// leaves the prototype as it is; otherwise, and on a Crew, it does
 // nothing: a Shared's copies are rounded at NewShared32). A caller
 // that writes prototype k through its Prototype view must call it before
 // the next distance or search call. On a prototype that UpdateExact left
 // stale it does nothing: its float32 copy holds the newer values (a caller
 // writes a stale prototype only after Fresh).
 func (e *Engine) Sync(k int) {
+	if e.shadow {
+		e.dirty32[k] = true // rounded at the next search that uses it
+		return
+	}
 	if !e.f32 || e.readOnly || e.stale[k] {
 		return
 	}

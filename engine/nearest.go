@@ -52,6 +52,7 @@ func (e *Engine) Nearest(r *Nearest, P *linalg.Dense, lambda []float64, labels [
 	e.tick()
 	e.stats.Searches++
 	e.stats.Prototypes += int64(e.p)
+	e.shadowed = false // float64 projections only
 	if !e.prunable(lambda) {
 		return e.nearestExhaustive(r, P, lambda, labels, second)
 	}
@@ -66,7 +67,7 @@ func (e *Engine) Nearest(r *Nearest, P *linalg.Dense, lambda []float64, labels [
 		if err := e.projectCand(P, lambda); err != nil {
 			return e.nearestExhaustive(r, P, lambda, labels, second)
 		}
-	} else if !e.projectAndCheck(P, lambda) {
+	} else if !e.projectAndCheck(P, lambda, false) {
 		return e.nearestExhaustive(r, P, lambda, labels, second)
 	}
 	return e.settleNearest(r, lambda, labels, second)

@@ -254,7 +254,7 @@ func (e *Engine) buildPivots(lambda []float64) *pivotIndex {
 // into sig (p x d), through the projections of a search (project) and
 // svd.Batch.Values; it reports false for a value that is not finite.
 func (e *Engine) sigmasAll(sig []float64, C *linalg.Dense) bool {
-	e.project(C, e.onesLambda())
+	e.project(C, e.onesLambda(), false)
 	d, dd := e.d, e.d*e.d
 	sv := e.shards[0].sv
 	for k0 := 0; k0 < e.p; k0 += chunk {
@@ -453,7 +453,7 @@ const projGap = 2
 // projection (tier 1; NaN bounds for a trace that is not finite).
 func (e *Engine) boundTrace(k int, lambda []float64) {
 	d, ld := e.d, chunk*e.d
-	m := e.Projection(k)
+	m := e.projView(k)
 	// Four chains (the bound of traceBounds, γ_{d²} of the sum of the
 	// squares, holds for a sum in any order): one chain of d² dependent
 	// additions was the latency of a tier-1 bound.
@@ -479,16 +479,16 @@ func (e *Engine) boundTrace(k int, lambda []float64) {
 	}
 	lmin, lmax, lsum := lambdaRange(e.lambdaOf(lambda, k))
 	var excess float64
-	if e.f32 && t*(1+float64(2*d*d)*ur) > 1 {
+	if (e.f32 || e.shadowed) && t*(1+float64(2*d*d)*ur) > 1 {
 		// σ_1² <= ‖M‖_F² <= t (1 + 2d²u) (t a sum of d² rounded squares): at
 		// most 1 there, as for far prototypes, and no excess.
 		excess = sigmaExcess(m, d, ld)
 	}
 	var lo, hi float64
 	if e.kind == Chordal {
-		lo, hi = chordTraceBounds(t, e.d, lmin, lmax, lsum, excess)
+		lo, hi = chordTraceBounds(t, e.d, lmin, lmax, lsum, excess, e.slack(k))
 	} else {
-		lo, hi = traceBounds(t, e.d, lmin, lmax, lsum, excess)
+		lo, hi = traceBounds(t, e.d, lmin, lmax, lsum, excess, e.slack(k))
 	}
 	if e.tier[k] == 0 {
 		// Keep a pivot bound tighter than tier 1's.

@@ -65,7 +65,11 @@ type Stats struct {
 	Values     int64 // tier 3: singular values computed (svd.Batch.Values)
 	Exhaustive int64 // calls that computed every distance (input the bounds do not cover)
 	Skipped    int64 // prototypes not even projected (Nearest's pivot bounds)
-	Ties       int64 // Winners' groups left with two or more candidates by the enclosures (tier 2), settled on values
+	// Reprojected counts the float64 projections of Winners with the
+	// float32 shadow on (SetShadow32): prototypes whose float32 products
+	// left them candidates, and the winners.
+	Reprojected int64
+	Ties        int64 // Winners' groups left with two or more candidates by the enclosures (tier 2), settled on values
 }
 
 // Stats returns the engine's search counts.
@@ -122,9 +126,16 @@ func (e *Engine) lambdaOf(lambda []float64, k int) []float64 {
 
 // project computes every projection (Projection(k) afterwards) and its
 // tier-1 bounds: the first phase of a search, split over the workers like
-// Distances.
-func (e *Engine) project(P *linalg.Dense, lambda []float64) {
-	e.job = job{kind: jobProject, p: P, lambda: lambda, p32: e.sampleF32(e.shards[0], P)}
+// Distances; from the float32 shadow where shadow is set and it is on.
+func (e *Engine) project(P *linalg.Dense, lambda []float64, shadow bool) {
+	p32 := e.sampleF32(e.shards[0], P)
+	e.shadowed = false
+	if shadow && e.shadow && e.callerAlone() && e.sampleShadow(P) {
+		// Float32 products, bounds widened by their error (shadow.go).
+		p32, e.shadowed = e.shards[0].p32, true
+		clear(e.exact64)
+	}
+	e.job = job{kind: jobProject, p: P, lambda: lambda, p32: p32}
 	e.run()
 	e.job = job{}
 }
@@ -218,7 +229,7 @@ func gramMinDimFor(avx512, avx2 bool) int {
 func (e *Engine) encloseChunk(ws *shard, lambda []float64, c0, c1 int) {
 	d, dd := e.d, e.d*e.d
 	ks := e.cand[c0:c1]
-	if d < gramMinDim {
+	if d < gramMinDim && !e.anyShadow(ks) {
 		for i, k := range ks {
 			e.copyProj(ws.gproj[i*dd:(i+1)*dd], int(k))
 		}
@@ -242,7 +253,7 @@ func (e *Engine) encloseChunk(ws *shard, lambda []float64, c0, c1 int) {
 	}
 	mats := ws.gmats[:len(ks)]
 	for i, k := range ks {
-		mats[i] = e.Projection(int(k))
+		mats[i] = e.projView(int(k))
 	}
 	if err := ws.gram.EncloseEach(ws.ga, ws.gb, d, mats, chunk*d); err != nil {
 		return // not finite: project saw it first (never reached)
@@ -251,10 +262,10 @@ func (e *Engine) encloseChunk(ws *shard, lambda []float64, c0, c1 int) {
 		k := int(k32)
 		a, b, lam := ws.ga[i*d:(i+1)*d], ws.gb[i*d:(i+1)*d], e.lambdaOf(lambda, k)
 		var lo, hi float64
-		if e.kind == Chordal {
-			lo, hi = chordAngleBounds(a, b, lam)
+		if eps := e.slack(k); e.kind == Chordal {
+			lo, hi = chordAngleBounds(a, b, lam, eps)
 		} else {
-			lo, hi = angleBounds(a, b, lam)
+			lo, hi = angleBounds(a, b, lam, eps)
 		}
 		// Keep the tighter of the two tiers' ends.
 		e.blo[k], e.bhi[k] = max(lo, e.blo[k]), min(hi, e.bhi[k])
@@ -344,7 +355,7 @@ func (e *Engine) Winners(w *Winners, P *linalg.Dense, lambda []float64, labels [
 		}
 		return 1
 	}
-	if !e.prunable(lambda) || !e.projectAndCheck(P, lambda) {
+	if !e.prunable(lambda) || !e.projectAndCheck(P, lambda, true) {
 		return e.winnersExhaustive(w, P, lambda, group)
 	}
 	return e.settle2(w, lambda, group)
@@ -352,8 +363,8 @@ func (e *Engine) Winners(w *Winners, P *linalg.Dense, lambda []float64, labels [
 
 // projectAndCheck runs the first phase and reports whether every trace is
 // finite.
-func (e *Engine) projectAndCheck(P *linalg.Dense, lambda []float64) bool {
-	e.project(P, lambda)
+func (e *Engine) projectAndCheck(P *linalg.Dense, lambda []float64, shadow bool) bool {
+	e.project(P, lambda, shadow)
 	for _, t := range e.trace {
 		if !(t <= math.MaxFloat64) {
 			return false
@@ -441,6 +452,21 @@ func (e *Engine) settle2(w *Winners, lambda []float64, group func(k int) int) er
 	// more of them.
 	for _, tier := range []uint8{2, 3} {
 		best, open := e.open2(group)
+		if tier == 3 && e.shadowed {
+			// Bounds from float32 products (shadow.go): the candidates of
+			// groups still open, projected again in float64 and enclosed
+			// without the widening, before anything is valued.
+			e.cand = e.cand[:0]
+			for k := 0; k < e.p; k++ {
+				if g := group(k); open[g] > 1 && e.blo[k] <= best[g] {
+					e.cand = append(e.cand, int32(k))
+				}
+			}
+			if err := e.exactify(lambda); err != nil {
+				return err
+			}
+			best, open = e.open2(group)
+		}
 		if tier == 3 && e.d >= gramMinDim {
 			// Groups whose enclosures left a tie (within their width,
 			// about 1e-12 of the distance): settled on the values.
@@ -486,6 +512,11 @@ func (e *Engine) settle2(w *Winners, lambda []float64, group func(k int) int) er
 	}
 	*w = Winners{Plus: win[0], Minus: win[1]}
 	for g, k := range win {
+		if e.shadowed && !e.exact64[k] {
+			// Its float64 product comes with Projection(k): on the
+			// goroutine that factorises it (the trainer's tasks).
+			e.stats.Reprojected++
+		}
 		w.Lo[g], w.Hi[g] = e.blo[k], e.bhi[k]
 		if e.tier[k] == 3 {
 			w.Dist[g], w.Exact[g] = e.sdist[k], true

@@ -134,6 +134,36 @@ func TestSearchFloat32(t *testing.T) {
 	t.Run("winners", TestWinnersExhaustive)
 }
 
+// searchShadow runs the search tests' engines with the float32 shadow on
+// (SetShadow32) at every d and p.
+var searchShadow bool
+
+// TestSearchShadow runs TestSearchBounds and TestWinnersExhaustive with
+// the float32 shadow on: the bounds from the float32 products, widened by
+// their error, contain the distances of the float64 products, and Winners
+// finds the winners of a scan of Distances, with Distances' bits (the
+// distances, ExactDistance, and the projections afterwards).
+func TestSearchShadow(t *testing.T) {
+	searchShadow = true
+	savedP := shadowMinP
+	shadowMinP = 1
+	defer func() { searchShadow, shadowMinP = false, savedP }()
+	t.Run("bounds", testSearchBounds)
+	saved := gramMinDim
+	gramMinDim = 1 // shadowWorth at every d
+	defer func() { gramMinDim = saved }()
+	t.Run("winners", testWinnersExhaustive)
+}
+
+// setShadow turns the shadow on for the shadow tests, and checks that it
+// is.
+func setShadow(t *testing.T, e *Engine) {
+	t.Helper()
+	if searchShadow && !e.SetShadow32(true) {
+		t.Fatal("SetShadow32(true) did not turn the shadow on")
+	}
+}
+
 func testSearchBounds(t *testing.T) {
 	saved := gramMinDim
 	gramMinDim = 1
@@ -148,6 +178,7 @@ func testSearchBounds(t *testing.T) {
 				t.Fatal(err)
 			}
 			e.SetFloat32(searchF32)
+			setShadow(t, e)
 			for k, w := range c.protos {
 				if err := e.SetPrototype(k, w); err != nil {
 					t.Fatal(err)
@@ -160,7 +191,10 @@ func testSearchBounds(t *testing.T) {
 					t.Fatal(err)
 				}
 				e.searchSpace()
-				e.project(c.P, lambda)
+				e.project(c.P, lambda, true)
+				if e.shadowed != searchShadow {
+					t.Fatalf("%s: shadowed %v", name, e.shadowed)
+				}
 				lo1, hi1 := append([]float64(nil), e.blo...), append([]float64(nil), e.bhi...)
 				e.cand = e.cand[:0]
 				for k := 0; k < p; k++ {
@@ -212,11 +246,13 @@ func testWinnersExhaustive(t *testing.T) {
 					t.Fatal(err)
 				}
 				e.SetFloat32(searchF32)
+				setShadow(t, e)
 				for k, w := range c.protos {
 					if err := e.SetPrototype(k, w); err != nil {
 						t.Fatal(err)
 					}
 				}
+				proj := make([][]float64, p)
 				for _, per := range []int{1, 2, 3} { // prototypes per class
 					labels := make([]int, p)
 					for k := range labels {
@@ -226,6 +262,9 @@ func testWinnersExhaustive(t *testing.T) {
 						dist := make([]float64, p)
 						if err := e.Distances(dist, nil, c.P, lambda); err != nil {
 							t.Fatal(err)
+						}
+						for k := range proj {
+							proj[k] = append(proj[k][:0], e.Projection(k)...)
 						}
 						for _, y := range []int{labels[0], labels[p/2], labels[p-1]} {
 							name := fmt.Sprintf("D=%d,d=%d,p=%d/%s/w%d/per%d/%s/y%d", dim, d, p, c.name, workers, per, lname, y)
@@ -247,6 +286,16 @@ func testWinnersExhaustive(t *testing.T) {
 								}
 								if got, err := e.ExactDistance(k, lambda); err != nil || math.Float64bits(got) != math.Float64bits(dist[k]) {
 									t.Errorf("%s: ExactDistance(%d) = %v, %v; Distances %v", name, k, got, err, dist[k])
+								}
+							}
+							// Every projection afterwards is Distances'
+							// (float64's where the search had float32's).
+							for k := range proj {
+								m, ld := e.Projection(k), e.ProjStride()
+								for i := 0; i < d*ld; i++ {
+									if i%ld < d && math.Float64bits(m[i]) != math.Float64bits(proj[k][i]) {
+										t.Fatalf("%s: Projection(%d)[%d] = %v, Distances' %v", name, k, i, m[i], proj[k][i])
+									}
 								}
 							}
 						}
@@ -304,12 +353,19 @@ func TestWinnersExhaustiveRoute(t *testing.T) {
 }
 
 // TestWinnersAllocs checks that Winners allocates nothing after its first
-// call.
+// call, with and without the float32 shadow.
 func TestWinnersAllocs(t *testing.T) {
 	r := rng(43)
-	const dim, d, p = 100, 5, 12
-	for _, workers := range []int{1, 2} {
+	const dim = 100
+	for _, c := range []struct {
+		d, p, workers int
+		shadow        bool
+	}{{5, 12, 1, false}, {5, 12, 2, false}, {12, 16, 1, true}, {12, 16, 2, true}} {
+		d, p, workers := c.d, c.p, c.workers
 		e := newEngine(t, dim, d, p, workers)
+		if c.shadow && !e.SetShadow32(true) {
+			t.Fatalf("no shadow at d = %d, p = %d on this kernel path", d, p)
+		}
 		P := randomBasis(t, dim, d, r)
 		labels := make([]int, p)
 		for k := range labels {
@@ -324,7 +380,10 @@ func TestWinnersAllocs(t *testing.T) {
 		}
 		f()
 		if got := testing.AllocsPerRun(20, f); got != 0 {
-			t.Errorf("workers=%d: %v allocations per Winners", workers, got)
+			t.Errorf("workers=%d, shadow %v: %v allocations per Winners", workers, c.shadow, got)
+		}
+		if c.shadow && e.Stats().Reprojected == 0 {
+			t.Errorf("workers=%d: the shadow was not used", workers)
 		}
 	}
 }

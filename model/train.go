@@ -111,9 +111,14 @@ type EpochStats struct {
 // considered; how many had their singular values enclosed (the Gram route)
 // or computed (the SVD); how many were not even projected; and (winners'
 // searches) how often the enclosures left two or more candidates of a
-// winner within their width, a tie settled on the values.
+// winner within their width, a tie settled on the values. Float64
+// counts (winners' searches of a Float64 model run with the engine's
+// float32 shadow: engine.SetShadow32) the prototypes projected in float64
+// after their float32 projections: the winners and the candidates the
+// float32 bounds could not rule out; 0 where every projection is
+// float64's (or float32's, a Float32 model).
 type SearchStats struct {
-	Prototypes, Enclosed, Valued, Skipped, Ties int64
+	Prototypes, Enclosed, Valued, Skipped, Ties, Float64 int64
 }
 
 // History records a training run.
@@ -677,6 +682,7 @@ func runData(ctx context.Context, m0 *Model, tc TrainConfig, dt data, tr, va []i
 			Enclosed:   stats1.Enclosed - stats0.Enclosed,
 			Valued:     stats1.Values - stats0.Values,
 			Ties:       stats1.Ties - stats0.Ties,
+			Float64:    stats1.Reprojected - stats0.Reprojected,
 		}
 		hist.Epochs = append(hist.Epochs, st)
 		if earlyStop {
@@ -813,6 +819,7 @@ type trainer struct {
 	sideCheck              [2]bool  // a drift check follows the winner's update
 	factorTask, updateTask func(side int)
 	imageSolo              bool    // an image step's distances run on the caller alone (soloImageWork)
+	shadowTried            bool    // a set step has turned the engine's float32 shadow on where it pays
 	maxDrift               float64 // driftCheck's tolerance: maxDrift, or maxDrift32 for a Float32 model
 	// An image step: per winner, f and ‖Wᵀx‖ (coef = f Wᵀx), v = W q, the new
 	// column w and ‖w‖.
@@ -1224,6 +1231,10 @@ func (t *trainer) updateSide(side int) {
 	t.updErr[side] = t.eng.UpdateExact(k, ik, d, t.sideP, b, d, copy32)
 }
 
+// noShadow (for the tests) keeps the engine's float32 shadow off: the
+// reference a Float64 model trained with it is compared with.
+var noShadow = false
+
 // directUpdate (for the tests) makes every exact update one in place on
 // the float64 prototype (updateSide's drift-check form), rounded by Sync:
 // the reference for the float32 copies updated directly, with the float64
@@ -1236,7 +1247,8 @@ var poisonStale = false
 
 // sync tells the engine that the winners plus and minus were written (a
 // Float32 model: rounded to float32 and copied to the float32 copies the
-// projections read; nothing for Float64).
+// projections read; a Float64 model: marked for its float32 shadow where
+// the engine has one).
 func (t *trainer) sync(plus, minus int) {
 	t.eng.Sync(plus)
 	t.eng.Sync(minus)
@@ -1380,6 +1392,16 @@ func (t *trainer) gradient(p *linalg.Dense, y int) (stepResult, error) {
 		return r, fmt.Errorf("model: %w: label %d outside [0, %d)", ErrData, y, t.base.classes)
 	}
 	t.eng.SetSolo(false) // a set step splits (an image step may have set it)
+	if !t.shadowTried {
+		// A Float64 model's winners are searched on float32 copies of
+		// the prototypes where that pays (engine.SetShadow32: the same
+		// winners and bits, fewer float64 projections). Turned on at the
+		// first set step: image steps do not search.
+		t.shadowTried = true
+		if t.base.cfg.Precision != Float32 && !noShadow {
+			t.eng.SetShadow32(true)
+		}
+	}
 	// The winners, as a scan of all distances would find them; their
 	// distances are computed where a tie had to be settled, else taken
 	// from the factorisation below (the values of svd.Batch.Values, as
