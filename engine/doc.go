@@ -181,6 +181,23 @@
 // same float32 values). Results are the same bits for any number of workers, batch
 // or single, Engine or Shared, as in float64 mode (f32.go).
 //
+// # The float32 shadow of a float64 engine
+//
+// SetShadow32 (the trainer's, for a Float64 model with at least 12
+// prototypes and d >= gramMinDim) keeps float32 copies of the float64
+// prototypes for Winners: a search run on the caller alone projects in
+// float32, widens its tier-1 and tier-2 bounds by the proven error of a
+// float32 product against the float64 one (c32·‖P‖_F·‖W_k‖_F, Weyl:
+// shadow.go), and projects in float64 only the candidates those bounds
+// leave and the two winners. The winners, their projections and the
+// distances a search returns are those of the float64 engine, bit for
+// bit; Projection and ExactDistance project in float64 first where a
+// search did not. Sync marks a prototype for the shadow; the next search
+// that uses it rounds it. A split search (two or more workers) projects
+// in float64 as before: split, the shadow's memory traffic cost more
+// than it saved (shadow.go), and adaptive splitting weighs solo with the
+// shadow against split without it.
+//
 // # Shared: one copy of the prototypes for many goroutines
 //
 // Shared (NewShared) is the read path of a trained model served from many

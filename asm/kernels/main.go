@@ -101,6 +101,7 @@ func main() {
 	genF32()
 	genRound32()
 	genWiden32()
+	genPrefetch()
 	genPeak(avx512, 16)
 	genPeak(avx2, 12)
 
