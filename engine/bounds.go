@@ -129,6 +129,9 @@ func sineSum(t float64, d int, excess, eps float64) (sLo, sHi float64) {
 		crossLo = up(2*up(c+excess, 1)*math.Sqrt(df*thi), 4)
 	}
 	ylo := min(max(down(tlo-crossLo, 4), 0), df) // Y <= d
+	if math.IsInf(excess, 1) {
+		ylo = 0 // an excess not computed (boundTrace): Y >= 0 only
+	}
 	return max(down(df-yhi, 2), 0), up(df-ylo, 2)
 }
 
