@@ -103,10 +103,10 @@ func (e *Engine) searchSpace() {
 	for _, s := range e.shards {
 		if s.gram == nil {
 			s.gram = svd.NewGram(d)
-			s.ga = make([]float64, chunk*d)
-			s.gb = make([]float64, chunk*d)
+			s.ga = make([]float64, wideChunk*d)
+			s.gb = make([]float64, wideChunk*d)
 			s.gproj = make([]float64, chunk*d*d)
-			s.gmats = make([][]float64, chunk)
+			s.gmats = make([][]float64, wideChunk)
 			s.vproj = linalg.AlignedSlice(chunk * d * d)
 			s.vsig = make([]float64, chunk*d)
 		}
@@ -163,14 +163,20 @@ func (e *Engine) refine(lambda []float64) error {
 	} else {
 		e.stats.Enclosed += int64(len(e.cand))
 	}
-	if len(e.cand) <= chunk || len(e.shards) == 1 {
+	if len(e.cand) <= chunk || e.callerAlone() {
 		// One chunk (handing it to a worker would make the caller wait),
-		// or no worker.
+		// or the caller alone: the enclosures in calls of up to 16
+		// (wideChunk), where svd.Gram runs the QL iterations of 16
+		// matrices at once on AVX-512.
 		for _, s := range e.shards {
 			s.err, s.errAt = nil, -1
 		}
-		for c0 := 0; c0 < len(e.cand); c0 += chunk {
-			e.encloseChunk(e.shards[0], lambda, c0, min(c0+chunk, len(e.cand)))
+		step := chunk
+		if e.d >= gramMinDim {
+			step = wideChunk
+		}
+		for c0 := 0; c0 < len(e.cand); c0 += step {
+			e.encloseChunk(e.shards[0], lambda, c0, min(c0+step, len(e.cand)))
 		}
 	} else {
 		e.job = job{kind: jobEnclose, lambda: lambda, n: len(e.cand)}
@@ -184,6 +190,11 @@ func (e *Engine) refine(lambda []float64) error {
 	}
 	return e.firstErr()
 }
+
+// wideChunk is the most candidates of one svd.Gram call on the caller
+// alone (refine): 16, which svd runs through one QL run of two groups of
+// 8 lanes on AVX-512 (two runs of 8 elsewhere, as two calls would).
+const wideChunk = 2 * chunk
 
 // gramMinDim is the least d whose tier 2 is svd.Gram's enclosure: below,
 // the values (svd.Batch.Values) cost about as much and settle the search
@@ -222,8 +233,9 @@ func gramMinDimFor(avx512, avx2 bool) int {
 }
 
 // encloseChunk is jobEnclose's chunk: candidates c0..c1 of e.cand (at
-// most 8), their projections enclosed where they lie in one svd.Gram call
-// (its groups of lanes filled), or for d < gramMinDim copied side by side
+// most 8, or wideChunk for the enclosures on the caller alone), their
+// projections enclosed where they lie in one svd.Gram call (its groups of
+// lanes filled), or for d < gramMinDim (at most 8) copied side by side
 // into the workspace of ws and valued in one svd.Batch.Values call. It
 // records the error of the lowest candidate that failed in ws.
 func (e *Engine) encloseChunk(ws *shard, lambda []float64, c0, c1 int) {

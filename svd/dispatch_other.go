@@ -91,3 +91,7 @@ func (w *Gram) encloseAVX2(lo, hi []float64, ld int, m matrices, lda, k int) err
 func (p *Pair) factorizeValuesAVX512(u [2][]float64, ldu int, s, v, bv [2][]float64, ldv int, a [2][]float64, lda int) error {
 	panic("svd: no AVX-512 path in this build")
 }
+
+type ql16Space struct{}
+
+func newQL16(n int) *ql16Space { return nil }

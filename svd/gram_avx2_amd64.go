@@ -72,17 +72,47 @@ const (
 	gMaxIter = 6 // QL: iterations per eigenvalue (an integer)
 )
 
+// ql16Space is the workspace of ql16AVX512: the QL iteration's d and e²
+// of two groups of 8 lanes (four of gramAVX2's groups of 4, lane l of
+// group g at lane 4g+l), and its scratch.
+type ql16Space struct {
+	d, e    [2][]float64 // n x 8 each, 64-byte aligned
+	scratch []float64    // 128
+}
+
+// useQL16 selects ql16AVX512 for three and four groups of 4 (CPUs that run
+// the AVX-512 kernels; tests flip it).
+var useQL16 = cpu.AVX512
+
+func newQL16(n int) *ql16Space {
+	if !cpu.HasAVX512 {
+		return nil
+	}
+	q := &ql16Space{scratch: make([]float64, 128)}
+	for h := range q.d {
+		q.d[h] = aligned64(make([]float64, n*8+8), n*8)
+		q.e[h] = aligned64(make([]float64, n*8+8), n*8)
+	}
+	return q
+}
+
 // encloseAVX2 is Enclose on the AVX2 kernels, 8 matrices at a time: two
 // groups of 4 in the lanes of YMM registers, each through the Gram matrix,
 // the reduction and the Sturm counts on its own and both through one QL
-// run (ql8AVX2: their chains interleaved), or one group (ql4AVX2).
+// run (ql8AVX2: their chains interleaved), or one group (ql4AVX2). With
+// AVX-512 (useQL16), 16 at a time: four groups, whose QL runs as two
+// groups of 8 lanes in ZMM registers (ql16AVX512), where there are more
+// than two; the QL iteration, one long dependency chain per lane, is
+// then twice as many lanes per chain step. Each lane's estimates are the
+// same bits in either kernel (the same operations, lane by lane).
 func (w *Gram) encloseAVX2(lo, hi []float64, ld int, m matrices, lda, k int) error {
 	n := w.n
-	for i0 := 0; i0 < k; i0 += 2 * lanes4 {
-		ng := 1
-		if k-i0 > lanes4 {
-			ng = 2
-		}
+	step := 2 * lanes4
+	if useQL16 && w.q16 != nil {
+		step = 4 * lanes4
+	}
+	for i0 := 0; i0 < k; i0 += step {
+		ng := min((k-i0+lanes4-1)/lanes4, step/lanes4)
 		for g := 0; g < ng; g++ {
 			x := w.avx2[g]
 			j0 := i0 + g*lanes4
@@ -94,15 +124,20 @@ func (w *Gram) encloseAVX2(lo, hi []float64, ld int, m matrices, lda, k int) err
 			x.norms(n)
 			copy(x.qd, x.d)
 			copy(x.qe, x.e2)
-			for l := 0; l < lanes4; l++ {
-				tol := gramQLTol * x.tnorm[l]
-				w.ql8[g*32+8+l] = tol * tol
+			if ng <= 2 {
+				for l := 0; l < lanes4; l++ {
+					tol := gramQLTol * x.tnorm[l]
+					w.ql8[g*32+8+l] = tol * tol
+				}
 			}
 		}
 		var failed uint64
-		if ng == 2 {
+		switch {
+		case ng > 2:
+			failed = w.ql16(n, ng)
+		case ng == 2:
 			failed = ql8AVX2(&w.avx2[0].qd[0], &w.avx2[0].qe[0], &w.avx2[1].qd[0], &w.avx2[1].qe[0], n, &w.avx2[0].params, &w.ql8[0])
-		} else {
+		default:
 			x := w.avx2[0]
 			failed = ql4AVX2(&x.qd[0], &x.qe[0], n, &x.params, &w.ql8[0])
 		}
@@ -112,6 +147,44 @@ func (w *Gram) encloseAVX2(lo, hi []float64, ld int, m matrices, lda, k int) err
 		}
 	}
 	return nil
+}
+
+// ql16 runs the QL iteration of the ng (3 or 4) groups' tridiagonals
+// (x.qd, x.qe) by ql16AVX512: groups 0 and 1 as its first group of 8
+// lanes, 2 and 3 as its second (absent lanes zero: converged at once),
+// the estimates back into x.qd. It returns the failed lanes, group g's at
+// bits 4g.. as ql8AVX2's.
+func (w *Gram) ql16(n, ng int) uint64 {
+	q := w.q16
+	for g := 0; g < 4; g++ {
+		h, o := g/2, g%2*lanes4
+		d, e, tol := q.d[h], q.e[h], q.scratch[h*64+16+o:h*64+16+o+lanes4]
+		if g >= ng {
+			for i := 0; i < n; i++ {
+				clear(d[i*8+o : i*8+o+lanes4])
+				clear(e[i*8+o : i*8+o+lanes4])
+			}
+			clear(tol)
+			continue
+		}
+		x := w.avx2[g]
+		for i := 0; i < n; i++ {
+			copy(d[i*8+o:i*8+o+lanes4], x.qd[i*lanes4:(i+1)*lanes4])
+			copy(e[i*8+o:i*8+o+lanes4], x.qe[i*lanes4:(i+1)*lanes4])
+		}
+		for l := range tol {
+			t := gramQLTol * x.tnorm[l]
+			tol[l] = t * t
+		}
+	}
+	failed := ql16AVX512(&q.d[0][0], &q.e[0][0], &q.d[1][0], &q.e[1][0], n, &w.avx2[0].params, &q.scratch[0])
+	for g := 0; g < ng; g++ {
+		x, h, o := w.avx2[g], g/2, g%2*lanes4
+		for i := 0; i < n; i++ {
+			copy(x.qd[i*lanes4:(i+1)*lanes4], q.d[h][i*8+o:i*8+o+lanes4])
+		}
+	}
+	return failed
 }
 
 // norms sets each lane's ‖T‖_F, largest |d| and |e|, and e² of the group's

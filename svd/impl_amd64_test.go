@@ -13,16 +13,16 @@ import (
 // AVX-512 subtests are left out).
 func forEachImpl(t *testing.T, f func(t *testing.T)) {
 	t.Helper()
-	saved, saved2, saved3 := useAVX512, useAVX2, useGramAVX2
-	defer func() { useAVX512, useAVX2, useGramAVX2 = saved, saved2, saved3 }()
-	useAVX512, useAVX2, useGramAVX2 = false, false, false
+	saved, saved2, saved3, saved4 := useAVX512, useAVX2, useGramAVX2, useQL16
+	defer func() { useAVX512, useAVX2, useGramAVX2, useQL16 = saved, saved2, saved3, saved4 }()
+	useAVX512, useAVX2, useGramAVX2, useQL16 = false, false, false, false
 	t.Run("purego", f)
 	if cpu.AVX2 {
 		useAVX2, useGramAVX2 = true, true
 		t.Run("avx2", f)
 	}
 	if cpu.AVX512 {
-		useAVX512, useAVX2, useGramAVX2 = true, false, true
+		useAVX512, useAVX2, useGramAVX2, useQL16 = true, false, true, true
 		t.Run("avx512", f)
 	}
 }

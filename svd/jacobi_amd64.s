@@ -5265,6 +5265,375 @@ ql8AVX2_done:
 	VZEROUPPER
 	RET
 
+// func ql16AVX512(dA *float64, eA *float64, dB *float64, eB *float64, n int, params *[8]float64, scratch *float64) uint64
+// Requires: AVX, AVX512F, CMOV
+TEXT ·ql16AVX512(SB), NOSPLIT, $0-64
+	MOVQ         dA+0(FP), AX
+	MOVQ         dB+16(FP), CX
+	MOVQ         eA+8(FP), DX
+	MOVQ         eB+24(FP), BX
+	MOVQ         n+32(FP), SI
+	MOVQ         params+40(FP), DI
+	MOVQ         scratch+48(FP), R8
+	VBROADCASTSD 8(DI), Z15
+	VBROADCASTSD 24(DI), Z14
+	XORQ         R9, R9
+	DECQ         SI
+	XORQ         R10, R10
+
+ql16AVX512_l:
+	CMPQ R10, SI
+	JGE  ql16AVX512_done
+	XORQ R11, R11
+
+ql16AVX512_iter:
+	// per group: m per lane (the first m >= l with e²[m] <= tol², else n-1), dm = d[m], active = m != l
+	XORQ         R14, R14
+	VPBROADCASTQ SI, Z8
+	MOVQ         SI, R13
+	SHLQ         $0x06, R13
+	VMOVUPD      (AX)(R13*1), Z9
+	KXORW        K1, K1, K1
+	MOVQ         R10, R12
+
+ql16AVX512_ms0:
+	CMPQ         R12, SI
+	JGE          ql16AVX512_ms0done
+	MOVQ         R12, R13
+	SHLQ         $0x06, R13
+	VMOVUPD      (DX)(R13*1), Z11
+	VCMPPD       $0x12, 128(R8), Z11, K2
+	KANDNW       K2, K1, K3
+	VPBROADCASTQ R12, Z13
+	VPBLENDMQ    Z13, Z8, K3, Z8
+	VBLENDMPD    (AX)(R13*1), Z9, K3, Z9
+	KORW         K2, K1, K1
+	INCQ         R12
+	JMP          ql16AVX512_ms0
+
+ql16AVX512_ms0done:
+	VPBROADCASTQ R10, Z12
+	VPCMPEQQ     Z12, Z8, K4
+	KNOTW        K4, K5
+	KMOVW        K5, R13
+	ANDL         $0x000000ff, R13
+	KMOVW        R13, K5
+	VPTERNLOGQ   $0xff, Z11, Z11, Z11
+	VPADDQ       Z11, Z8, Z13
+	VMOVDQU64    Z13, (R8)
+	VMOVDQU64    Z8, 64(R8)
+	KMOVW        K5, 320(R8)
+	VMOVUPD      Z9, 256(R8)
+	ORQ          R13, R14
+	VPBROADCASTQ SI, Z8
+	MOVQ         SI, R13
+	SHLQ         $0x06, R13
+	VMOVUPD      (CX)(R13*1), Z9
+	KXORW        K1, K1, K1
+	MOVQ         R10, R12
+
+ql16AVX512_ms1:
+	CMPQ         R12, SI
+	JGE          ql16AVX512_ms1done
+	MOVQ         R12, R13
+	SHLQ         $0x06, R13
+	VMOVUPD      (BX)(R13*1), Z11
+	VCMPPD       $0x12, 640(R8), Z11, K2
+	KANDNW       K2, K1, K3
+	VPBROADCASTQ R12, Z13
+	VPBLENDMQ    Z13, Z8, K3, Z8
+	VBLENDMPD    (CX)(R13*1), Z9, K3, Z9
+	KORW         K2, K1, K1
+	INCQ         R12
+	JMP          ql16AVX512_ms1
+
+ql16AVX512_ms1done:
+	VPBROADCASTQ R10, Z12
+	VPCMPEQQ     Z12, Z8, K4
+	KNOTW        K4, K5
+	KMOVW        K5, R13
+	ANDL         $0x000000ff, R13
+	KMOVW        R13, K5
+	VPTERNLOGQ   $0xff, Z11, Z11, Z11
+	VPADDQ       Z11, Z8, Z13
+	VMOVDQU64    Z13, 512(R8)
+	VMOVDQU64    Z8, 576(R8)
+	KMOVW        K5, 832(R8)
+	VMOVUPD      Z9, 768(R8)
+	SHLQ         $0x08, R13
+	ORQ          R13, R14
+	TESTQ        R14, R14
+	JZ           ql16AVX512_nextl
+	CMPQ         R11, 48(DI)
+	JL           ql16AVX512_shift
+	ORQ          R14, R9
+	JMP          ql16AVX512_nextl
+
+ql16AVX512_shift:
+	INCQ R11
+
+	// per group: σ = d[l] - rte/(g0 + sign(g0) sqrt(g0² + 1)), g0 = (d[l+1] - d[l])/(2 rte), rte = sqrt(e²[l]) (e²[l] := 1 where not active); c = 1, s = 0, γ = d[m] - σ, p = γ²
+	MOVQ        R10, R13
+	SHLQ        $0x06, R13
+	KMOVW       320(R8), K6
+	VBLENDMPD   (DX)(R13*1), Z15, K6, Z10
+	VSQRTPD     Z10, Z10
+	VMOVUPD     64(AX)(R13*1), Z11
+	VSUBPD      (AX)(R13*1), Z11, Z11
+	VADDPD      Z10, Z10, Z12
+	VDIVPD      Z12, Z11, Z11
+	VMOVAPD     Z15, Z12
+	VFMADD231PD Z11, Z11, Z12
+	VSQRTPD     Z12, Z12
+	VPANDNQ     Z11, Z14, Z13
+	VPORQ       Z13, Z12, Z12
+	VADDPD      Z11, Z12, Z12
+	VDIVPD      Z12, Z10, Z12
+	VMOVUPD     (AX)(R13*1), Z9
+	VSUBPD      Z12, Z9, Z9
+	VMOVUPD     Z9, 192(R8)
+	VMOVUPD     256(R8), Z3
+	VSUBPD      Z9, Z3, Z3
+	VMULPD      Z3, Z3, Z2
+	VMOVAPD     Z15, Z1
+	VPXORQ      Z0, Z0, Z0
+	KMOVW       832(R8), K6
+	VBLENDMPD   (BX)(R13*1), Z15, K6, Z10
+	VSQRTPD     Z10, Z10
+	VMOVUPD     64(CX)(R13*1), Z11
+	VSUBPD      (CX)(R13*1), Z11, Z11
+	VADDPD      Z10, Z10, Z12
+	VDIVPD      Z12, Z11, Z11
+	VMOVAPD     Z15, Z12
+	VFMADD231PD Z11, Z11, Z12
+	VSQRTPD     Z12, Z12
+	VPANDNQ     Z11, Z14, Z13
+	VPORQ       Z13, Z12, Z12
+	VADDPD      Z11, Z12, Z12
+	VDIVPD      Z12, Z10, Z12
+	VMOVUPD     (CX)(R13*1), Z9
+	VSUBPD      Z12, Z9, Z9
+	VMOVUPD     Z9, 704(R8)
+	VMOVUPD     768(R8), Z7
+	VSUBPD      Z9, Z7, Z7
+	VMULPD      Z7, Z7, Z6
+	VMOVAPD     Z15, Z5
+	VPXORQ      Z4, Z4, Z4
+	MOVQ        64(R8), R15
+	MOVQ        72(R8), R13
+	CMPQ        R13, R15
+	CMOVQGT     R13, R15
+	MOVQ        80(R8), R13
+	CMPQ        R13, R15
+	CMOVQGT     R13, R15
+	MOVQ        88(R8), R13
+	CMPQ        R13, R15
+	CMOVQGT     R13, R15
+	MOVQ        96(R8), R13
+	CMPQ        R13, R15
+	CMOVQGT     R13, R15
+	MOVQ        104(R8), R13
+	CMPQ        R13, R15
+	CMOVQGT     R13, R15
+	MOVQ        112(R8), R13
+	CMPQ        R13, R15
+	CMOVQGT     R13, R15
+	MOVQ        120(R8), R13
+	CMPQ        R13, R15
+	CMOVQGT     R13, R15
+	MOVQ        576(R8), R13
+	CMPQ        R13, R15
+	CMOVQGT     R13, R15
+	MOVQ        584(R8), R13
+	CMPQ        R13, R15
+	CMOVQGT     R13, R15
+	MOVQ        592(R8), R13
+	CMPQ        R13, R15
+	CMOVQGT     R13, R15
+	MOVQ        600(R8), R13
+	CMPQ        R13, R15
+	CMOVQGT     R13, R15
+	MOVQ        608(R8), R13
+	CMPQ        R13, R15
+	CMOVQGT     R13, R15
+	MOVQ        616(R8), R13
+	CMPQ        R13, R15
+	CMOVQGT     R13, R15
+	MOVQ        624(R8), R13
+	CMPQ        R13, R15
+	CMOVQGT     R13, R15
+	MOVQ        632(R8), R13
+	CMPQ        R13, R15
+	CMOVQGT     R13, R15
+	MOVQ        R15, R12
+	DECQ        R12
+
+ql16AVX512_chase:
+	CMPQ         R12, R10
+	JL           ql16AVX512_chasedone
+	MOVQ         R12, R13
+	SHLQ         $0x06, R13
+	VPBROADCASTQ R12, Z8
+
+	// group 0: live = active and i < m
+	VPCMPGTQ (R8), Z8, K2
+	KMOVW    320(R8), K1
+	KANDNW   K1, K2, K1
+
+	// r = p + e²[i], e²[i+1] = s r (0 at i = m-1, where s = 0), 1/r and r/p
+	VMOVUPD   (DX)(R13*1), Z9
+	VADDPD    Z9, Z2, Z10
+	VMULPD    Z10, Z0, Z11
+	VMOVUPD   64(DX)(R13*1), Z12
+	VBLENDMPD Z11, Z12, K1, Z12
+	VMOVUPD   Z12, 64(DX)(R13*1)
+	VDIVPD    Z10, Z15, Z12
+	VDIVPD    Z2, Z10, Z10
+	VPXORQ    Z13, Z13, Z13
+	VCMPPD    $0x00, Z13, Z2, K3
+	VMULPD    Z9, Z1, Z11
+
+	// c' = p/r, s' = e²[i]/r (into c and s where live)
+	VMULPD    Z12, Z2, Z13
+	VMULPD    Z12, Z9, Z12
+	VBLENDMPD Z13, Z1, K1, Z1
+	VBLENDMPD Z12, Z0, K1, Z0
+
+	// γ' = c' (d[i] - σ) - s' γ, d[i+1] = γ + (d[i] - γ')
+	VMOVUPD      (AX)(R13*1), Z9
+	VSUBPD       192(R8), Z9, Z12
+	VMULPD       Z1, Z12, Z12
+	VFNMADD231PD Z0, Z3, Z12
+	VSUBPD       Z12, Z9, Z9
+	VADDPD       Z3, Z9, Z9
+	VMOVUPD      64(AX)(R13*1), Z13
+	VBLENDMPD    Z9, Z13, K1, Z13
+	VMOVUPD      Z13, 64(AX)(R13*1)
+	VBLENDMPD    Z12, Z3, K1, Z3
+
+	// p' = γ'² (r/p), or c bb where p = 0
+	VMULPD    Z12, Z12, Z12
+	VMULPD    Z10, Z12, Z12
+	VBLENDMPD Z11, Z12, K3, Z12
+	VBLENDMPD Z12, Z2, K1, Z2
+
+	// group 1: live = active and i < m
+	VPCMPGTQ 512(R8), Z8, K2
+	KMOVW    832(R8), K4
+	KANDNW   K4, K2, K4
+
+	// r = p + e²[i], e²[i+1] = s r (0 at i = m-1, where s = 0), 1/r and r/p
+	VMOVUPD   (BX)(R13*1), Z9
+	VADDPD    Z9, Z6, Z10
+	VMULPD    Z10, Z4, Z11
+	VMOVUPD   64(BX)(R13*1), Z12
+	VBLENDMPD Z11, Z12, K4, Z12
+	VMOVUPD   Z12, 64(BX)(R13*1)
+	VDIVPD    Z10, Z15, Z12
+	VDIVPD    Z6, Z10, Z10
+	VPXORQ    Z13, Z13, Z13
+	VCMPPD    $0x00, Z13, Z6, K5
+	VMULPD    Z9, Z5, Z11
+
+	// c' = p/r, s' = e²[i]/r (into c and s where live)
+	VMULPD    Z12, Z6, Z13
+	VMULPD    Z12, Z9, Z12
+	VBLENDMPD Z13, Z5, K4, Z5
+	VBLENDMPD Z12, Z4, K4, Z4
+
+	// γ' = c' (d[i] - σ) - s' γ, d[i+1] = γ + (d[i] - γ')
+	VMOVUPD      (CX)(R13*1), Z9
+	VSUBPD       704(R8), Z9, Z12
+	VMULPD       Z5, Z12, Z12
+	VFNMADD231PD Z4, Z7, Z12
+	VSUBPD       Z12, Z9, Z9
+	VADDPD       Z7, Z9, Z9
+	VMOVUPD      64(CX)(R13*1), Z13
+	VBLENDMPD    Z9, Z13, K4, Z13
+	VMOVUPD      Z13, 64(CX)(R13*1)
+	VBLENDMPD    Z12, Z7, K4, Z7
+
+	// p' = γ'² (r/p), or c bb where p = 0
+	VMULPD    Z12, Z12, Z12
+	VMULPD    Z10, Z12, Z12
+	VBLENDMPD Z11, Z12, K5, Z12
+	VBLENDMPD Z12, Z6, K4, Z6
+	DECQ      R12
+	JMP       ql16AVX512_chase
+
+ql16AVX512_chasedone:
+	// per group, active lanes: e²[l] = s p, d[l] = σ + γ, e²[m] = 0
+	MOVQ      R10, R13
+	SHLQ      $0x06, R13
+	KMOVW     320(R8), K2
+	VMOVUPD   192(R8), Z11
+	VADDPD    Z3, Z11, Z11
+	VMOVUPD   (AX)(R13*1), Z10
+	VBLENDMPD Z11, Z10, K2, Z10
+	VMOVUPD   Z10, (AX)(R13*1)
+	VMULPD    Z2, Z0, Z11
+	VMOVUPD   (DX)(R13*1), Z10
+	VBLENDMPD Z11, Z10, K2, Z10
+	VMOVUPD   Z10, (DX)(R13*1)
+	VMOVDQU64 64(R8), Z8
+	VPXORQ    Z11, Z11, Z11
+	MOVQ      R10, R12
+
+ql16AVX512_em0:
+	INCQ         R12
+	CMPQ         R12, R15
+	JG           ql16AVX512_em0done
+	VPBROADCASTQ R12, Z12
+	VPCMPEQQ     Z12, Z8, K4
+	KANDW        K2, K4, K4
+	MOVQ         R12, R14
+	SHLQ         $0x06, R14
+	VMOVUPD      (DX)(R14*1), Z10
+	VBLENDMPD    Z11, Z10, K4, Z10
+	VMOVUPD      Z10, (DX)(R14*1)
+	JMP          ql16AVX512_em0
+
+ql16AVX512_em0done:
+	KMOVW     832(R8), K2
+	VMOVUPD   704(R8), Z11
+	VADDPD    Z7, Z11, Z11
+	VMOVUPD   (CX)(R13*1), Z10
+	VBLENDMPD Z11, Z10, K2, Z10
+	VMOVUPD   Z10, (CX)(R13*1)
+	VMULPD    Z6, Z4, Z11
+	VMOVUPD   (BX)(R13*1), Z10
+	VBLENDMPD Z11, Z10, K2, Z10
+	VMOVUPD   Z10, (BX)(R13*1)
+	VMOVDQU64 576(R8), Z8
+	VPXORQ    Z11, Z11, Z11
+	MOVQ      R10, R12
+
+ql16AVX512_em1:
+	INCQ         R12
+	CMPQ         R12, R15
+	JG           ql16AVX512_em1done
+	VPBROADCASTQ R12, Z12
+	VPCMPEQQ     Z12, Z8, K4
+	KANDW        K2, K4, K4
+	MOVQ         R12, R14
+	SHLQ         $0x06, R14
+	VMOVUPD      (BX)(R14*1), Z10
+	VBLENDMPD    Z11, Z10, K4, Z10
+	VMOVUPD      Z10, (BX)(R14*1)
+	JMP          ql16AVX512_em1
+
+ql16AVX512_em1done:
+	JMP ql16AVX512_iter
+
+ql16AVX512_nextl:
+	INCQ R10
+	JMP  ql16AVX512_l
+
+ql16AVX512_done:
+	MOVQ R9, ret+56(FP)
+	VZEROUPPER
+	RET
+
 // func sturm4AVX2(d *float64, e2 *float64, n int, x *float64, k int, cnt *int64, params *[8]float64)
 // Requires: AVX, AVX2
 TEXT ·sturm4AVX2(SB), NOSPLIT, $0-56

@@ -228,6 +228,17 @@ func ql4AVX2(d *float64, e2 *float64, n int, params *[8]float64, scratch *float6
 //go:noescape
 func ql8AVX2(dA *float64, eA *float64, dB *float64, eB *float64, n int, params *[8]float64, scratch *float64) uint64
 
+// ql16AVX512 is ql8AVX2 on two groups of 8 lane-interleaved tridiagonal
+// matrices (dA, eA: lanes 0-7, element i of lane l at [i*8+l]; dB, eB: lanes
+// 8-15), in ZMM registers, each lane's split and chase masked by K registers,
+// the two groups' chains interleaved. scratch: 128 float64, the deflation
+// thresholds tol² of group h at scratch[h*64+16:]. It returns the mask of the
+// lanes (bits 0-15) in which an eigenvalue did not converge within params[6]
+// iterations.
+//
+//go:noescape
+func ql16AVX512(dA *float64, eA *float64, dB *float64, eB *float64, n int, params *[8]float64, scratch *float64) uint64
+
 // sturm4AVX2 writes into cnt[j*4:] the Sturm counts of 4 lane-interleaved
 // symmetric tridiagonal matrices (diagonal d[i*4:], squared subdiagonal
 // e2[i*4:]) at the shifts x[j*4:], j < k (k a multiple of 4): in each lane

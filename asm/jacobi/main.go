@@ -75,6 +75,7 @@ func main() {
 	tridiag4()
 	qlRootFree(1)
 	qlRootFree(2)
+	qlRootFree512()
 	sturm4()
 	Generate()
 }
