@@ -91513,23 +91513,6 @@ widen32KernelAVX2_done:
 	VZEROUPPER
 	RET
 
-// func prefetchT1(x []float64)
-// Requires: MMX+
-TEXT ·prefetchT1(SB), NOSPLIT, $0-24
-	MOVQ x_base+0(FP), AX
-	MOVQ x_len+8(FP), CX
-	LEAQ (AX)(CX*8), CX
-
-prefetch_loop:
-	CMPQ       AX, CX
-	JAE        prefetch_done
-	PREFETCHT1 (AX)
-	ADDQ       $0x40, AX
-	JMP        prefetch_loop
-
-prefetch_done:
-	RET
-
 // func peakFMAAVX512(iters int)
 // Requires: AVX, AVX512DQ, AVX512F
 TEXT ·peakFMAAVX512(SB), NOSPLIT, $0-8

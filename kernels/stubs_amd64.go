@@ -301,11 +301,6 @@ func scaleRound32KernelAVX2(dst *float32, ldd int, src *float64, lds int, rows i
 //go:noescape
 func widen32KernelAVX2(dst *float64, ldd int, src *float32, lds int, rows int, cols int)
 
-// prefetchT1 prefetches every 64-byte line of x towards L2 (PREFETCHT1).
-//
-//go:noescape
-func prefetchT1(x []float64)
-
 // peakFMAAVX512 runs iters iterations of independent VFMADD231PD chains, one per accumulator, to measure the FMA peak.
 func peakFMAAVX512(iters int)
 

@@ -101,7 +101,6 @@ func main() {
 	genF32()
 	genRound32()
 	genWiden32()
-	genPrefetch()
 	genPeak(avx512, 16)
 	genPeak(avx2, 12)
 

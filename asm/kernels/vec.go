@@ -225,23 +225,3 @@ func genPeak(s isa, chains int) {
 	VZEROUPPER()
 	RET()
 }
-
-// genPrefetch emits prefetchT1: a PREFETCHT1 (towards L2) of every cache
-// line of x, from its first element's line on.
-func genPrefetch() {
-	TEXT("prefetchT1", NOSPLIT, "func(x []float64)")
-	Doc("prefetchT1 prefetches every 64-byte line of x towards L2 (PREFETCHT1).")
-	Pragma("noescape")
-	ptr := Load(Param("x").Base(), GP64())
-	n := Load(Param("x").Len(), GP64())
-	end := GP64()
-	LEAQ(Mem{Base: ptr, Index: n, Scale: 8}, end)
-	Label("prefetch_loop")
-	CMPQ(ptr, end)
-	JAE(LabelRef("prefetch_done"))
-	PREFETCHT1(Mem{Base: ptr})
-	ADDQ(U8(64), ptr)
-	JMP(LabelRef("prefetch_loop"))
-	Label("prefetch_done")
-	RET()
-}
