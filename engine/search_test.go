@@ -431,3 +431,66 @@ func TestFusedProjectionBits(t *testing.T) {
 		}
 	}
 }
+
+// TestShadowHostile checks the float32 shadow on prototypes float32
+// cannot hold: entries beyond float32's range (Inf when rounded: the
+// search takes the exhaustive route), below its subnormals (0 when
+// rounded: the widening's absolute term), NaN (Distances' error), and a
+// prototype rewritten through its view and Sync'ed between searches:
+// Winners against a scan of Distances every time.
+func TestShadowHostile(t *testing.T) {
+	r := rng(45)
+	const dim, d, p = 80, 12, 16
+	saved := shadowMinP
+	shadowMinP = 1
+	defer func() { shadowMinP = saved }()
+	P := randomBasis(t, dim, d, r)
+	labels := make([]int, p)
+	for k := range labels {
+		labels[k] = k % 5
+	}
+	lambda := uniform(d)
+	for _, c := range []struct {
+		name  string
+		scale float64
+	}{{"huge", 1e200}, {"tiny", 1e-300}, {"nan", math.NaN()}, {"rewritten", 1}} {
+		e := newEngine(t, dim, d, p, 1)
+		if !e.SetShadow32(true) {
+			t.Fatal("no shadow")
+		}
+		for k := 0; k < p; k++ {
+			if err := e.SetPrototype(k, randomBasis(t, dim, d, r)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		check := func(when string) {
+			dist := make([]float64, p)
+			derr := e.Distances(dist, nil, P, lambda)
+			var w Winners
+			werr := e.Winners(&w, P, lambda, labels, 1)
+			if (derr == nil) != (werr == nil) {
+				t.Fatalf("%s %s: Winners %v, Distances %v", c.name, when, werr, derr)
+			}
+			if derr != nil {
+				return
+			}
+			if plus, minus := exhaustiveWinners(dist, labels, 1); w.Plus != plus || w.Minus != minus {
+				t.Errorf("%s %s: winners %d, %d; scan %d, %d", c.name, when, w.Plus, w.Minus, plus, minus)
+			}
+		}
+		check("before")
+		view := e.Prototype(3)
+		for i := 0; i < dim; i++ {
+			for j := 0; j < d; j++ {
+				if c.name == "rewritten" {
+					view.Set(i, j, P.At(i, j)) // prototype 3 becomes the sample
+				} else {
+					view.Set(i, j, view.At(i, j)*c.scale)
+				}
+			}
+		}
+		e.Sync(3)
+		check("after")
+		e.Close()
+	}
+}
