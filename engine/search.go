@@ -194,7 +194,7 @@ func (e *Engine) refine(lambda []float64) error {
 // wideChunk is the most candidates of one svd.Gram call on the caller
 // alone (refine): 16, which svd runs through one QL run of two groups of
 // 8 lanes on AVX-512 (two runs of 8 elsewhere, as two calls would).
-const wideChunk = 2 * chunk
+const wideChunk = 4 * chunk
 
 // gramMinDim is the least d whose tier 2 is svd.Gram's enclosure: below,
 // the values (svd.Batch.Values) cost about as much and settle the search

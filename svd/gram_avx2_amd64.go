@@ -72,12 +72,14 @@ const (
 	gMaxIter = 6 // QL: iterations per eigenvalue (an integer)
 )
 
-// ql16Space is the workspace of ql16AVX512: the QL iteration's d and e²
-// of two groups of 8 lanes (four of gramAVX2's groups of 4, lane l of
-// group g at lane 4g+l), and its scratch.
+// ql16Space is the workspace of ql16AVX512 and ql32AVX512: the QL
+// iteration's d and e² of up to four groups of 8 lanes (eight of
+// gramAVX2's groups of 4, lane l of group g at lane 4g+l), and its
+// scratch.
 type ql16Space struct {
-	d, e    [2][]float64 // n x 8 each, 64-byte aligned
-	scratch []float64    // 128
+	d, e    [4][]float64 // n x 8 each, 64-byte aligned
+	dp, ep  [4]*float64
+	scratch []float64 // 256
 }
 
 // useQL16 selects ql16AVX512 for three and four groups of 4 (CPUs that run
@@ -88,10 +90,11 @@ func newQL16(n int) *ql16Space {
 	if !cpu.HasAVX512 {
 		return nil
 	}
-	q := &ql16Space{scratch: make([]float64, 128)}
+	q := &ql16Space{scratch: make([]float64, 256)}
 	for h := range q.d {
 		q.d[h] = aligned64(make([]float64, n*8+8), n*8)
 		q.e[h] = aligned64(make([]float64, n*8+8), n*8)
+		q.dp[h], q.ep[h] = &q.d[h][0], &q.e[h][0]
 	}
 	return q
 }
@@ -109,7 +112,7 @@ func (w *Gram) encloseAVX2(lo, hi []float64, ld int, m matrices, lda, k int) err
 	n := w.n
 	step := 2 * lanes4
 	if useQL16 && w.q16 != nil {
-		step = 4 * lanes4
+		step = 8 * lanes4
 	}
 	for i0 := 0; i0 < k; i0 += step {
 		ng := min((k-i0+lanes4-1)/lanes4, step/lanes4)
@@ -149,14 +152,18 @@ func (w *Gram) encloseAVX2(lo, hi []float64, ld int, m matrices, lda, k int) err
 	return nil
 }
 
-// ql16 runs the QL iteration of the ng (3 or 4) groups' tridiagonals
-// (x.qd, x.qe) by ql16AVX512: groups 0 and 1 as its first group of 8
-// lanes, 2 and 3 as its second (absent lanes zero: converged at once),
-// the estimates back into x.qd. It returns the failed lanes, group g's at
-// bits 4g.. as ql8AVX2's.
+// ql16 runs the QL iteration of the ng (3 to 8) groups' tridiagonals
+// (x.qd, x.qe) by ql16AVX512 (up to 4 groups) or ql32AVX512: groups 2h
+// and 2h+1 as its group h of 8 lanes (absent lanes zero: converged at
+// once), the estimates back into x.qd. It returns the failed lanes, group
+// g's at bits 4g.. as ql8AVX2's.
 func (w *Gram) ql16(n, ng int) uint64 {
 	q := w.q16
-	for g := 0; g < 4; g++ {
+	top := 4
+	if ng > 4 {
+		top = 8
+	}
+	for g := 0; g < top; g++ {
 		h, o := g/2, g%2*lanes4
 		d, e, tol := q.d[h], q.e[h], q.scratch[h*64+16+o:h*64+16+o+lanes4]
 		if g >= ng {
@@ -177,7 +184,12 @@ func (w *Gram) ql16(n, ng int) uint64 {
 			tol[l] = t * t
 		}
 	}
-	failed := ql16AVX512(&q.d[0][0], &q.e[0][0], &q.d[1][0], &q.e[1][0], n, &w.avx2[0].params, &q.scratch[0])
+	var failed uint64
+	if top == 4 {
+		failed = ql16AVX512(&q.dp, &q.ep, n, &w.avx2[0].params, &q.scratch[0])
+	} else {
+		failed = ql32AVX512(&q.dp, &q.ep, n, &w.avx2[0].params, &q.scratch[0])
+	}
 	for g := 0; g < ng; g++ {
 		x, h, o := w.avx2[g], g/2, g%2*lanes4
 		for i := 0; i < n; i++ {

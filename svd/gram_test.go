@@ -121,7 +121,7 @@ func testGramBatch(t *testing.T) {
 	rng := rand.New(rand.NewPCG(27, 1))
 	// k: groups of 4 partly filled, one and two groups in a QL run (ql4AVX2,
 	// ql8AVX2), and more than one run.
-	for _, nk := range [][2]int{{1, 11}, {2, 16}, {3, 27}, {5, 3}, {12, 9}, {12, 16}, {25, 27}, {25, 6}} {
+	for _, nk := range [][2]int{{1, 11}, {2, 16}, {3, 27}, {5, 3}, {12, 9}, {12, 16}, {25, 27}, {25, 6}, {12, 32}, {25, 33}, {7, 21}} {
 		n, k := nk[0], nk[1]
 		w := NewGram(n)
 		lda, ld := n+1, n+3

@@ -5265,48 +5265,49 @@ ql8AVX2_done:
 	VZEROUPPER
 	RET
 
-// func ql16AVX512(dA *float64, eA *float64, dB *float64, eB *float64, n int, params *[8]float64, scratch *float64) uint64
+// func ql16AVX512(d *[4]*float64, e *[4]*float64, n int, params *[8]float64, scratch *float64) uint64
 // Requires: AVX, AVX512F, CMOV
-TEXT ·ql16AVX512(SB), NOSPLIT, $0-64
-	MOVQ         dA+0(FP), AX
-	MOVQ         dB+16(FP), CX
-	MOVQ         eA+8(FP), DX
-	MOVQ         eB+24(FP), BX
-	MOVQ         n+32(FP), SI
-	MOVQ         params+40(FP), DI
-	MOVQ         scratch+48(FP), R8
-	VBROADCASTSD 8(DI), Z15
-	VBROADCASTSD 24(DI), Z14
-	XORQ         R9, R9
-	DECQ         SI
+TEXT ·ql16AVX512(SB), NOSPLIT, $0-48
+	MOVQ         d+0(FP), AX
+	MOVQ         e+8(FP), CX
+	MOVQ         n+16(FP), DX
+	MOVQ         params+24(FP), SI
+	MOVQ         scratch+32(FP), DI
+	VBROADCASTSD 8(SI), Z15
+	VBROADCASTSD 24(SI), Z14
+	XORQ         R8, R8
+	MOVQ         DX, R9
+	DECQ         R9
 	XORQ         R10, R10
 
 ql16AVX512_l:
-	CMPQ R10, SI
+	CMPQ R10, R9
 	JGE  ql16AVX512_done
 	XORQ R11, R11
 
 ql16AVX512_iter:
 	// per group: m per lane (the first m >= l with e²[m] <= tol², else n-1), dm = d[m], active = m != l
 	XORQ         R14, R14
-	VPBROADCASTQ SI, Z8
-	MOVQ         SI, R13
+	MOVQ         (AX), DX
+	MOVQ         (CX), BX
+	VPBROADCASTQ R9, Z8
+	MOVQ         R9, R13
 	SHLQ         $0x06, R13
-	VMOVUPD      (AX)(R13*1), Z9
+	VMOVUPD      (DX)(R13*1), Z9
 	KXORW        K1, K1, K1
 	MOVQ         R10, R12
 
 ql16AVX512_ms0:
-	CMPQ         R12, SI
+	CMPQ         R12, R9
 	JGE          ql16AVX512_ms0done
 	MOVQ         R12, R13
 	SHLQ         $0x06, R13
-	VMOVUPD      (DX)(R13*1), Z11
-	VCMPPD       $0x12, 128(R8), Z11, K2
+	VMOVUPD      (BX)(R13*1), Z11
+	VCMPPD       $0x12, 128(DI), Z11, K2
 	KANDNW       K2, K1, K3
 	VPBROADCASTQ R12, Z13
 	VPBLENDMQ    Z13, Z8, K3, Z8
-	VBLENDMPD    (AX)(R13*1), Z9, K3, Z9
+	VBLENDMPD    (DX)(R13*1), Z9, K3, Z9
 	KORW         K2, K1, K1
 	INCQ         R12
 	JMP          ql16AVX512_ms0
@@ -5320,29 +5321,31 @@ ql16AVX512_ms0done:
 	KMOVW        R13, K5
 	VPTERNLOGQ   $0xff, Z11, Z11, Z11
 	VPADDQ       Z11, Z8, Z13
-	VMOVDQU64    Z13, (R8)
-	VMOVDQU64    Z8, 64(R8)
-	KMOVW        K5, 320(R8)
-	VMOVUPD      Z9, 256(R8)
+	VMOVDQU64    Z13, (DI)
+	VMOVDQU64    Z8, 64(DI)
+	KMOVW        K5, 320(DI)
+	VMOVUPD      Z9, 256(DI)
 	ORQ          R13, R14
-	VPBROADCASTQ SI, Z8
-	MOVQ         SI, R13
+	MOVQ         8(AX), DX
+	MOVQ         8(CX), BX
+	VPBROADCASTQ R9, Z8
+	MOVQ         R9, R13
 	SHLQ         $0x06, R13
-	VMOVUPD      (CX)(R13*1), Z9
+	VMOVUPD      (DX)(R13*1), Z9
 	KXORW        K1, K1, K1
 	MOVQ         R10, R12
 
 ql16AVX512_ms1:
-	CMPQ         R12, SI
+	CMPQ         R12, R9
 	JGE          ql16AVX512_ms1done
 	MOVQ         R12, R13
 	SHLQ         $0x06, R13
 	VMOVUPD      (BX)(R13*1), Z11
-	VCMPPD       $0x12, 640(R8), Z11, K2
+	VCMPPD       $0x12, 640(DI), Z11, K2
 	KANDNW       K2, K1, K3
 	VPBROADCASTQ R12, Z13
 	VPBLENDMQ    Z13, Z8, K3, Z8
-	VBLENDMPD    (CX)(R13*1), Z9, K3, Z9
+	VBLENDMPD    (DX)(R13*1), Z9, K3, Z9
 	KORW         K2, K1, K1
 	INCQ         R12
 	JMP          ql16AVX512_ms1
@@ -5356,17 +5359,17 @@ ql16AVX512_ms1done:
 	KMOVW        R13, K5
 	VPTERNLOGQ   $0xff, Z11, Z11, Z11
 	VPADDQ       Z11, Z8, Z13
-	VMOVDQU64    Z13, 512(R8)
-	VMOVDQU64    Z8, 576(R8)
-	KMOVW        K5, 832(R8)
-	VMOVUPD      Z9, 768(R8)
+	VMOVDQU64    Z13, 512(DI)
+	VMOVDQU64    Z8, 576(DI)
+	KMOVW        K5, 832(DI)
+	VMOVUPD      Z9, 768(DI)
 	SHLQ         $0x08, R13
 	ORQ          R13, R14
 	TESTQ        R14, R14
 	JZ           ql16AVX512_nextl
-	CMPQ         R11, 48(DI)
+	CMPQ         R11, 48(SI)
 	JL           ql16AVX512_shift
-	ORQ          R14, R9
+	ORQ          R14, R8
 	JMP          ql16AVX512_nextl
 
 ql16AVX512_shift:
@@ -5375,11 +5378,13 @@ ql16AVX512_shift:
 	// per group: σ = d[l] - rte/(g0 + sign(g0) sqrt(g0² + 1)), g0 = (d[l+1] - d[l])/(2 rte), rte = sqrt(e²[l]) (e²[l] := 1 where not active); c = 1, s = 0, γ = d[m] - σ, p = γ²
 	MOVQ        R10, R13
 	SHLQ        $0x06, R13
-	KMOVW       320(R8), K6
-	VBLENDMPD   (DX)(R13*1), Z15, K6, Z10
+	MOVQ        (AX), DX
+	MOVQ        (CX), BX
+	KMOVW       320(DI), K6
+	VBLENDMPD   (BX)(R13*1), Z15, K6, Z10
 	VSQRTPD     Z10, Z10
-	VMOVUPD     64(AX)(R13*1), Z11
-	VSUBPD      (AX)(R13*1), Z11, Z11
+	VMOVUPD     64(DX)(R13*1), Z11
+	VSUBPD      (DX)(R13*1), Z11, Z11
 	VADDPD      Z10, Z10, Z12
 	VDIVPD      Z12, Z11, Z11
 	VMOVAPD     Z15, Z12
@@ -5389,19 +5394,21 @@ ql16AVX512_shift:
 	VPORQ       Z13, Z12, Z12
 	VADDPD      Z11, Z12, Z12
 	VDIVPD      Z12, Z10, Z12
-	VMOVUPD     (AX)(R13*1), Z9
+	VMOVUPD     (DX)(R13*1), Z9
 	VSUBPD      Z12, Z9, Z9
-	VMOVUPD     Z9, 192(R8)
-	VMOVUPD     256(R8), Z3
+	VMOVUPD     Z9, 192(DI)
+	VMOVUPD     256(DI), Z3
 	VSUBPD      Z9, Z3, Z3
 	VMULPD      Z3, Z3, Z2
 	VMOVAPD     Z15, Z1
 	VPXORQ      Z0, Z0, Z0
-	KMOVW       832(R8), K6
+	MOVQ        8(AX), DX
+	MOVQ        8(CX), BX
+	KMOVW       832(DI), K6
 	VBLENDMPD   (BX)(R13*1), Z15, K6, Z10
 	VSQRTPD     Z10, Z10
-	VMOVUPD     64(CX)(R13*1), Z11
-	VSUBPD      (CX)(R13*1), Z11, Z11
+	VMOVUPD     64(DX)(R13*1), Z11
+	VSUBPD      (DX)(R13*1), Z11, Z11
 	VADDPD      Z10, Z10, Z12
 	VDIVPD      Z12, Z11, Z11
 	VMOVAPD     Z15, Z12
@@ -5411,61 +5418,61 @@ ql16AVX512_shift:
 	VPORQ       Z13, Z12, Z12
 	VADDPD      Z11, Z12, Z12
 	VDIVPD      Z12, Z10, Z12
-	VMOVUPD     (CX)(R13*1), Z9
+	VMOVUPD     (DX)(R13*1), Z9
 	VSUBPD      Z12, Z9, Z9
-	VMOVUPD     Z9, 704(R8)
-	VMOVUPD     768(R8), Z7
+	VMOVUPD     Z9, 704(DI)
+	VMOVUPD     768(DI), Z7
 	VSUBPD      Z9, Z7, Z7
 	VMULPD      Z7, Z7, Z6
 	VMOVAPD     Z15, Z5
 	VPXORQ      Z4, Z4, Z4
-	MOVQ        64(R8), R15
-	MOVQ        72(R8), R13
-	CMPQ        R13, R15
-	CMOVQGT     R13, R15
-	MOVQ        80(R8), R13
-	CMPQ        R13, R15
-	CMOVQGT     R13, R15
-	MOVQ        88(R8), R13
-	CMPQ        R13, R15
-	CMOVQGT     R13, R15
-	MOVQ        96(R8), R13
-	CMPQ        R13, R15
-	CMOVQGT     R13, R15
-	MOVQ        104(R8), R13
-	CMPQ        R13, R15
-	CMOVQGT     R13, R15
-	MOVQ        112(R8), R13
-	CMPQ        R13, R15
-	CMOVQGT     R13, R15
-	MOVQ        120(R8), R13
-	CMPQ        R13, R15
-	CMOVQGT     R13, R15
-	MOVQ        576(R8), R13
-	CMPQ        R13, R15
-	CMOVQGT     R13, R15
-	MOVQ        584(R8), R13
-	CMPQ        R13, R15
-	CMOVQGT     R13, R15
-	MOVQ        592(R8), R13
-	CMPQ        R13, R15
-	CMOVQGT     R13, R15
-	MOVQ        600(R8), R13
-	CMPQ        R13, R15
-	CMOVQGT     R13, R15
-	MOVQ        608(R8), R13
-	CMPQ        R13, R15
-	CMOVQGT     R13, R15
-	MOVQ        616(R8), R13
-	CMPQ        R13, R15
-	CMOVQGT     R13, R15
-	MOVQ        624(R8), R13
-	CMPQ        R13, R15
-	CMOVQGT     R13, R15
-	MOVQ        632(R8), R13
-	CMPQ        R13, R15
-	CMOVQGT     R13, R15
-	MOVQ        R15, R12
+	MOVQ        64(DI), R14
+	MOVQ        72(DI), R13
+	CMPQ        R13, R14
+	CMOVQGT     R13, R14
+	MOVQ        80(DI), R13
+	CMPQ        R13, R14
+	CMOVQGT     R13, R14
+	MOVQ        88(DI), R13
+	CMPQ        R13, R14
+	CMOVQGT     R13, R14
+	MOVQ        96(DI), R13
+	CMPQ        R13, R14
+	CMOVQGT     R13, R14
+	MOVQ        104(DI), R13
+	CMPQ        R13, R14
+	CMOVQGT     R13, R14
+	MOVQ        112(DI), R13
+	CMPQ        R13, R14
+	CMOVQGT     R13, R14
+	MOVQ        120(DI), R13
+	CMPQ        R13, R14
+	CMOVQGT     R13, R14
+	MOVQ        576(DI), R13
+	CMPQ        R13, R14
+	CMOVQGT     R13, R14
+	MOVQ        584(DI), R13
+	CMPQ        R13, R14
+	CMOVQGT     R13, R14
+	MOVQ        592(DI), R13
+	CMPQ        R13, R14
+	CMOVQGT     R13, R14
+	MOVQ        600(DI), R13
+	CMPQ        R13, R14
+	CMOVQGT     R13, R14
+	MOVQ        608(DI), R13
+	CMPQ        R13, R14
+	CMOVQGT     R13, R14
+	MOVQ        616(DI), R13
+	CMPQ        R13, R14
+	CMOVQGT     R13, R14
+	MOVQ        624(DI), R13
+	CMPQ        R13, R14
+	CMOVQGT     R13, R14
+	MOVQ        632(DI), R13
+	CMPQ        R13, R14
+	CMOVQGT     R13, R14
+	MOVQ        R14, R12
 	DECQ        R12
 
 ql16AVX512_chase:
@@ -5474,19 +5481,21 @@ ql16AVX512_chase:
 	MOVQ         R12, R13
 	SHLQ         $0x06, R13
 	VPBROADCASTQ R12, Z8
+	MOVQ         (AX), DX
+	MOVQ         (CX), BX
 
 	// group 0: live = active and i < m
-	VPCMPGTQ (R8), Z8, K2
-	KMOVW    320(R8), K1
+	VPCMPGTQ (DI), Z8, K2
+	KMOVW    320(DI), K1
 	KANDNW   K1, K2, K1
 
 	// r = p + e²[i], e²[i+1] = s r (0 at i = m-1, where s = 0), 1/r and r/p
-	VMOVUPD   (DX)(R13*1), Z9
+	VMOVUPD   (BX)(R13*1), Z9
 	VADDPD    Z9, Z2, Z10
 	VMULPD    Z10, Z0, Z11
-	VMOVUPD   64(DX)(R13*1), Z12
+	VMOVUPD   64(BX)(R13*1), Z12
 	VBLENDMPD Z11, Z12, K1, Z12
-	VMOVUPD   Z12, 64(DX)(R13*1)
+	VMOVUPD   Z12, 64(BX)(R13*1)
 	VDIVPD    Z10, Z15, Z12
 	VDIVPD    Z2, Z10, Z10
 	VPXORQ    Z13, Z13, Z13
@@ -5500,15 +5509,15 @@ ql16AVX512_chase:
 	VBLENDMPD Z12, Z0, K1, Z0
 
 	// γ' = c' (d[i] - σ) - s' γ, d[i+1] = γ + (d[i] - γ')
-	VMOVUPD      (AX)(R13*1), Z9
-	VSUBPD       192(R8), Z9, Z12
+	VMOVUPD      (DX)(R13*1), Z9
+	VSUBPD       192(DI), Z9, Z12
 	VMULPD       Z1, Z12, Z12
 	VFNMADD231PD Z0, Z3, Z12
 	VSUBPD       Z12, Z9, Z9
 	VADDPD       Z3, Z9, Z9
-	VMOVUPD      64(AX)(R13*1), Z13
+	VMOVUPD      64(DX)(R13*1), Z13
 	VBLENDMPD    Z9, Z13, K1, Z13
-	VMOVUPD      Z13, 64(AX)(R13*1)
+	VMOVUPD      Z13, 64(DX)(R13*1)
 	VBLENDMPD    Z12, Z3, K1, Z3
 
 	// p' = γ'² (r/p), or c bb where p = 0
@@ -5516,10 +5525,12 @@ ql16AVX512_chase:
 	VMULPD    Z10, Z12, Z12
 	VBLENDMPD Z11, Z12, K3, Z12
 	VBLENDMPD Z12, Z2, K1, Z2
+	MOVQ      8(AX), DX
+	MOVQ      8(CX), BX
 
 	// group 1: live = active and i < m
-	VPCMPGTQ 512(R8), Z8, K2
-	KMOVW    832(R8), K4
+	VPCMPGTQ 512(DI), Z8, K2
+	KMOVW    832(DI), K4
 	KANDNW   K4, K2, K4
 
 	// r = p + e²[i], e²[i+1] = s r (0 at i = m-1, where s = 0), 1/r and r/p
@@ -5542,15 +5553,15 @@ ql16AVX512_chase:
 	VBLENDMPD Z12, Z4, K4, Z4
 
 	// γ' = c' (d[i] - σ) - s' γ, d[i+1] = γ + (d[i] - γ')
-	VMOVUPD      (CX)(R13*1), Z9
-	VSUBPD       704(R8), Z9, Z12
+	VMOVUPD      (DX)(R13*1), Z9
+	VSUBPD       704(DI), Z9, Z12
 	VMULPD       Z5, Z12, Z12
 	VFNMADD231PD Z4, Z7, Z12
 	VSUBPD       Z12, Z9, Z9
 	VADDPD       Z7, Z9, Z9
-	VMOVUPD      64(CX)(R13*1), Z13
+	VMOVUPD      64(DX)(R13*1), Z13
 	VBLENDMPD    Z9, Z13, K4, Z13
-	VMOVUPD      Z13, 64(CX)(R13*1)
+	VMOVUPD      Z13, 64(DX)(R13*1)
 	VBLENDMPD    Z12, Z7, K4, Z7
 
 	// p' = γ'² (r/p), or c bb where p = 0
@@ -5565,61 +5576,65 @@ ql16AVX512_chasedone:
 	// per group, active lanes: e²[l] = s p, d[l] = σ + γ, e²[m] = 0
 	MOVQ      R10, R13
 	SHLQ      $0x06, R13
-	KMOVW     320(R8), K2
-	VMOVUPD   192(R8), Z11
+	MOVQ      (AX), DX
+	MOVQ      (CX), BX
+	KMOVW     320(DI), K2
+	VMOVUPD   192(DI), Z11
 	VADDPD    Z3, Z11, Z11
-	VMOVUPD   (AX)(R13*1), Z10
-	VBLENDMPD Z11, Z10, K2, Z10
-	VMOVUPD   Z10, (AX)(R13*1)
-	VMULPD    Z2, Z0, Z11
 	VMOVUPD   (DX)(R13*1), Z10
 	VBLENDMPD Z11, Z10, K2, Z10
 	VMOVUPD   Z10, (DX)(R13*1)
-	VMOVDQU64 64(R8), Z8
+	VMULPD    Z2, Z0, Z11
+	VMOVUPD   (BX)(R13*1), Z10
+	VBLENDMPD Z11, Z10, K2, Z10
+	VMOVUPD   Z10, (BX)(R13*1)
+	VMOVDQU64 64(DI), Z8
 	VPXORQ    Z11, Z11, Z11
 	MOVQ      R10, R12
 
 ql16AVX512_em0:
 	INCQ         R12
-	CMPQ         R12, R15
+	CMPQ         R12, R14
 	JG           ql16AVX512_em0done
 	VPBROADCASTQ R12, Z12
 	VPCMPEQQ     Z12, Z8, K4
 	KANDW        K2, K4, K4
-	MOVQ         R12, R14
-	SHLQ         $0x06, R14
-	VMOVUPD      (DX)(R14*1), Z10
+	MOVQ         R12, DX
+	SHLQ         $0x06, DX
+	VMOVUPD      (BX)(DX*1), Z10
 	VBLENDMPD    Z11, Z10, K4, Z10
-	VMOVUPD      Z10, (DX)(R14*1)
+	VMOVUPD      Z10, (BX)(DX*1)
 	JMP          ql16AVX512_em0
 
 ql16AVX512_em0done:
-	KMOVW     832(R8), K2
-	VMOVUPD   704(R8), Z11
+	MOVQ      8(AX), DX
+	MOVQ      8(CX), BX
+	KMOVW     832(DI), K2
+	VMOVUPD   704(DI), Z11
 	VADDPD    Z7, Z11, Z11
-	VMOVUPD   (CX)(R13*1), Z10
+	VMOVUPD   (DX)(R13*1), Z10
 	VBLENDMPD Z11, Z10, K2, Z10
-	VMOVUPD   Z10, (CX)(R13*1)
+	VMOVUPD   Z10, (DX)(R13*1)
 	VMULPD    Z6, Z4, Z11
 	VMOVUPD   (BX)(R13*1), Z10
 	VBLENDMPD Z11, Z10, K2, Z10
 	VMOVUPD   Z10, (BX)(R13*1)
-	VMOVDQU64 576(R8), Z8
+	VMOVDQU64 576(DI), Z8
 	VPXORQ    Z11, Z11, Z11
 	MOVQ      R10, R12
 
 ql16AVX512_em1:
 	INCQ         R12
-	CMPQ         R12, R15
+	CMPQ         R12, R14
 	JG           ql16AVX512_em1done
 	VPBROADCASTQ R12, Z12
 	VPCMPEQQ     Z12, Z8, K4
 	KANDW        K2, K4, K4
-	MOVQ         R12, R14
-	SHLQ         $0x06, R14
-	VMOVUPD      (BX)(R14*1), Z10
+	MOVQ         R12, DX
+	SHLQ         $0x06, DX
+	VMOVUPD      (BX)(DX*1), Z10
 	VBLENDMPD    Z11, Z10, K4, Z10
-	VMOVUPD      Z10, (BX)(R14*1)
+	VMOVUPD      Z10, (BX)(DX*1)
 	JMP          ql16AVX512_em1
 
 ql16AVX512_em1done:
@@ -5630,7 +5645,715 @@ ql16AVX512_nextl:
 	JMP  ql16AVX512_l
 
 ql16AVX512_done:
-	MOVQ R9, ret+56(FP)
+	MOVQ R8, ret+40(FP)
+	VZEROUPPER
+	RET
+
+// func ql32AVX512(d *[4]*float64, e *[4]*float64, n int, params *[8]float64, scratch *float64) uint64
+// Requires: AVX, AVX512F, CMOV
+TEXT ·ql32AVX512(SB), NOSPLIT, $0-48
+	MOVQ         d+0(FP), AX
+	MOVQ         e+8(FP), CX
+	MOVQ         n+16(FP), DX
+	MOVQ         params+24(FP), SI
+	MOVQ         scratch+32(FP), DI
+	VBROADCASTSD 8(SI), Z15
+	VBROADCASTSD 24(SI), Z14
+	XORQ         R8, R8
+	MOVQ         DX, R9
+	DECQ         R9
+	XORQ         R10, R10
+
+ql32AVX512_l:
+	CMPQ R10, R9
+	JGE  ql32AVX512_done
+	XORQ R11, R11
+
+ql32AVX512_iter:
+	// per group: m per lane (the first m >= l with e²[m] <= tol², else n-1), dm = d[m], active = m != l
+	XORQ         R14, R14
+	MOVQ         (AX), DX
+	MOVQ         (CX), BX
+	VPBROADCASTQ R9, Z8
+	MOVQ         R9, R13
+	SHLQ         $0x06, R13
+	VMOVUPD      (DX)(R13*1), Z9
+	KXORW        K1, K1, K1
+	MOVQ         R10, R12
+
+ql32AVX512_ms0:
+	CMPQ         R12, R9
+	JGE          ql32AVX512_ms0done
+	MOVQ         R12, R13
+	SHLQ         $0x06, R13
+	VMOVUPD      (BX)(R13*1), Z11
+	VCMPPD       $0x12, 128(DI), Z11, K2
+	KANDNW       K2, K1, K3
+	VPBROADCASTQ R12, Z13
+	VPBLENDMQ    Z13, Z8, K3, Z8
+	VBLENDMPD    (DX)(R13*1), Z9, K3, Z9
+	KORW         K2, K1, K1
+	INCQ         R12
+	JMP          ql32AVX512_ms0
+
+ql32AVX512_ms0done:
+	VPBROADCASTQ R10, Z12
+	VPCMPEQQ     Z12, Z8, K4
+	KNOTW        K4, K5
+	KMOVW        K5, R13
+	ANDL         $0x000000ff, R13
+	KMOVW        R13, K5
+	VPTERNLOGQ   $0xff, Z11, Z11, Z11
+	VPADDQ       Z11, Z8, Z13
+	VMOVDQU64    Z13, (DI)
+	VMOVDQU64    Z8, 64(DI)
+	KMOVW        K5, 320(DI)
+	VMOVUPD      Z9, 256(DI)
+	ORQ          R13, R14
+	MOVQ         8(AX), DX
+	MOVQ         8(CX), BX
+	VPBROADCASTQ R9, Z8
+	MOVQ         R9, R13
+	SHLQ         $0x06, R13
+	VMOVUPD      (DX)(R13*1), Z9
+	KXORW        K1, K1, K1
+	MOVQ         R10, R12
+
+ql32AVX512_ms1:
+	CMPQ         R12, R9
+	JGE          ql32AVX512_ms1done
+	MOVQ         R12, R13
+	SHLQ         $0x06, R13
+	VMOVUPD      (BX)(R13*1), Z11
+	VCMPPD       $0x12, 640(DI), Z11, K2
+	KANDNW       K2, K1, K3
+	VPBROADCASTQ R12, Z13
+	VPBLENDMQ    Z13, Z8, K3, Z8
+	VBLENDMPD    (DX)(R13*1), Z9, K3, Z9
+	KORW         K2, K1, K1
+	INCQ         R12
+	JMP          ql32AVX512_ms1
+
+ql32AVX512_ms1done:
+	VPBROADCASTQ R10, Z12
+	VPCMPEQQ     Z12, Z8, K4
+	KNOTW        K4, K5
+	KMOVW        K5, R13
+	ANDL         $0x000000ff, R13
+	KMOVW        R13, K5
+	VPTERNLOGQ   $0xff, Z11, Z11, Z11
+	VPADDQ       Z11, Z8, Z13
+	VMOVDQU64    Z13, 512(DI)
+	VMOVDQU64    Z8, 576(DI)
+	KMOVW        K5, 832(DI)
+	VMOVUPD      Z9, 768(DI)
+	SHLQ         $0x08, R13
+	ORQ          R13, R14
+	MOVQ         16(AX), DX
+	MOVQ         16(CX), BX
+	VPBROADCASTQ R9, Z8
+	MOVQ         R9, R13
+	SHLQ         $0x06, R13
+	VMOVUPD      (DX)(R13*1), Z9
+	KXORW        K1, K1, K1
+	MOVQ         R10, R12
+
+ql32AVX512_ms2:
+	CMPQ         R12, R9
+	JGE          ql32AVX512_ms2done
+	MOVQ         R12, R13
+	SHLQ         $0x06, R13
+	VMOVUPD      (BX)(R13*1), Z11
+	VCMPPD       $0x12, 1152(DI), Z11, K2
+	KANDNW       K2, K1, K3
+	VPBROADCASTQ R12, Z13
+	VPBLENDMQ    Z13, Z8, K3, Z8
+	VBLENDMPD    (DX)(R13*1), Z9, K3, Z9
+	KORW         K2, K1, K1
+	INCQ         R12
+	JMP          ql32AVX512_ms2
+
+ql32AVX512_ms2done:
+	VPBROADCASTQ R10, Z12
+	VPCMPEQQ     Z12, Z8, K4
+	KNOTW        K4, K5
+	KMOVW        K5, R13
+	ANDL         $0x000000ff, R13
+	KMOVW        R13, K5
+	VPTERNLOGQ   $0xff, Z11, Z11, Z11
+	VPADDQ       Z11, Z8, Z13
+	VMOVDQU64    Z13, 1024(DI)
+	VMOVDQU64    Z8, 1088(DI)
+	KMOVW        K5, 1344(DI)
+	VMOVUPD      Z9, 1280(DI)
+	SHLQ         $0x10, R13
+	ORQ          R13, R14
+	MOVQ         24(AX), DX
+	MOVQ         24(CX), BX
+	VPBROADCASTQ R9, Z8
+	MOVQ         R9, R13
+	SHLQ         $0x06, R13
+	VMOVUPD      (DX)(R13*1), Z9
+	KXORW        K1, K1, K1
+	MOVQ         R10, R12
+
+ql32AVX512_ms3:
+	CMPQ         R12, R9
+	JGE          ql32AVX512_ms3done
+	MOVQ         R12, R13
+	SHLQ         $0x06, R13
+	VMOVUPD      (BX)(R13*1), Z11
+	VCMPPD       $0x12, 1664(DI), Z11, K2
+	KANDNW       K2, K1, K3
+	VPBROADCASTQ R12, Z13
+	VPBLENDMQ    Z13, Z8, K3, Z8
+	VBLENDMPD    (DX)(R13*1), Z9, K3, Z9
+	KORW         K2, K1, K1
+	INCQ         R12
+	JMP          ql32AVX512_ms3
+
+ql32AVX512_ms3done:
+	VPBROADCASTQ R10, Z12
+	VPCMPEQQ     Z12, Z8, K4
+	KNOTW        K4, K5
+	KMOVW        K5, R13
+	ANDL         $0x000000ff, R13
+	KMOVW        R13, K5
+	VPTERNLOGQ   $0xff, Z11, Z11, Z11
+	VPADDQ       Z11, Z8, Z13
+	VMOVDQU64    Z13, 1536(DI)
+	VMOVDQU64    Z8, 1600(DI)
+	KMOVW        K5, 1856(DI)
+	VMOVUPD      Z9, 1792(DI)
+	SHLQ         $0x18, R13
+	ORQ          R13, R14
+	TESTQ        R14, R14
+	JZ           ql32AVX512_nextl
+	CMPQ         R11, 48(SI)
+	JL           ql32AVX512_shift
+	ORQ          R14, R8
+	JMP          ql32AVX512_nextl
+
+ql32AVX512_shift:
+	INCQ R11
+
+	// per group: σ = d[l] - rte/(g0 + sign(g0) sqrt(g0² + 1)), g0 = (d[l+1] - d[l])/(2 rte), rte = sqrt(e²[l]) (e²[l] := 1 where not active); c = 1, s = 0, γ = d[m] - σ, p = γ²
+	MOVQ        R10, R13
+	SHLQ        $0x06, R13
+	MOVQ        (AX), DX
+	MOVQ        (CX), BX
+	KMOVW       320(DI), K6
+	VBLENDMPD   (BX)(R13*1), Z15, K6, Z10
+	VSQRTPD     Z10, Z10
+	VMOVUPD     64(DX)(R13*1), Z11
+	VSUBPD      (DX)(R13*1), Z11, Z11
+	VADDPD      Z10, Z10, Z12
+	VDIVPD      Z12, Z11, Z11
+	VMOVAPD     Z15, Z12
+	VFMADD231PD Z11, Z11, Z12
+	VSQRTPD     Z12, Z12
+	VPANDNQ     Z11, Z14, Z13
+	VPORQ       Z13, Z12, Z12
+	VADDPD      Z11, Z12, Z12
+	VDIVPD      Z12, Z10, Z12
+	VMOVUPD     (DX)(R13*1), Z9
+	VSUBPD      Z12, Z9, Z9
+	VMOVUPD     Z9, 192(DI)
+	VMOVUPD     256(DI), Z3
+	VSUBPD      Z9, Z3, Z3
+	VMULPD      Z3, Z3, Z2
+	VMOVAPD     Z15, Z1
+	VPXORQ      Z0, Z0, Z0
+	MOVQ        8(AX), DX
+	MOVQ        8(CX), BX
+	KMOVW       832(DI), K6
+	VBLENDMPD   (BX)(R13*1), Z15, K6, Z10
+	VSQRTPD     Z10, Z10
+	VMOVUPD     64(DX)(R13*1), Z11
+	VSUBPD      (DX)(R13*1), Z11, Z11
+	VADDPD      Z10, Z10, Z12
+	VDIVPD      Z12, Z11, Z11
+	VMOVAPD     Z15, Z12
+	VFMADD231PD Z11, Z11, Z12
+	VSQRTPD     Z12, Z12
+	VPANDNQ     Z11, Z14, Z13
+	VPORQ       Z13, Z12, Z12
+	VADDPD      Z11, Z12, Z12
+	VDIVPD      Z12, Z10, Z12
+	VMOVUPD     (DX)(R13*1), Z9
+	VSUBPD      Z12, Z9, Z9
+	VMOVUPD     Z9, 704(DI)
+	VMOVUPD     768(DI), Z7
+	VSUBPD      Z9, Z7, Z7
+	VMULPD      Z7, Z7, Z6
+	VMOVAPD     Z15, Z5
+	VPXORQ      Z4, Z4, Z4
+	MOVQ        16(AX), DX
+	MOVQ        16(CX), BX
+	KMOVW       1344(DI), K6
+	VBLENDMPD   (BX)(R13*1), Z15, K6, Z10
+	VSQRTPD     Z10, Z10
+	VMOVUPD     64(DX)(R13*1), Z11
+	VSUBPD      (DX)(R13*1), Z11, Z11
+	VADDPD      Z10, Z10, Z12
+	VDIVPD      Z12, Z11, Z11
+	VMOVAPD     Z15, Z12
+	VFMADD231PD Z11, Z11, Z12
+	VSQRTPD     Z12, Z12
+	VPANDNQ     Z11, Z14, Z13
+	VPORQ       Z13, Z12, Z12
+	VADDPD      Z11, Z12, Z12
+	VDIVPD      Z12, Z10, Z12
+	VMOVUPD     (DX)(R13*1), Z9
+	VSUBPD      Z12, Z9, Z9
+	VMOVUPD     Z9, 1216(DI)
+	VMOVUPD     1280(DI), Z19
+	VSUBPD      Z9, Z19, Z19
+	VMULPD      Z19, Z19, Z18
+	VMOVAPD     Z15, Z17
+	VPXORQ      Z16, Z16, Z16
+	MOVQ        24(AX), DX
+	MOVQ        24(CX), BX
+	KMOVW       1856(DI), K6
+	VBLENDMPD   (BX)(R13*1), Z15, K6, Z10
+	VSQRTPD     Z10, Z10
+	VMOVUPD     64(DX)(R13*1), Z11
+	VSUBPD      (DX)(R13*1), Z11, Z11
+	VADDPD      Z10, Z10, Z12
+	VDIVPD      Z12, Z11, Z11
+	VMOVAPD     Z15, Z12
+	VFMADD231PD Z11, Z11, Z12
+	VSQRTPD     Z12, Z12
+	VPANDNQ     Z11, Z14, Z13
+	VPORQ       Z13, Z12, Z12
+	VADDPD      Z11, Z12, Z12
+	VDIVPD      Z12, Z10, Z12
+	VMOVUPD     (DX)(R13*1), Z9
+	VSUBPD      Z12, Z9, Z9
+	VMOVUPD     Z9, 1728(DI)
+	VMOVUPD     1792(DI), Z23
+	VSUBPD      Z9, Z23, Z23
+	VMULPD      Z23, Z23, Z22
+	VMOVAPD     Z15, Z21
+	VPXORQ      Z20, Z20, Z20
+	MOVQ        64(DI), R14
+	MOVQ        72(DI), R13
+	CMPQ        R13, R14
+	CMOVQGT     R13, R14
+	MOVQ        80(DI), R13
+	CMPQ        R13, R14
+	CMOVQGT     R13, R14
+	MOVQ        88(DI), R13
+	CMPQ        R13, R14
+	CMOVQGT     R13, R14
+	MOVQ        96(DI), R13
+	CMPQ        R13, R14
+	CMOVQGT     R13, R14
+	MOVQ        104(DI), R13
+	CMPQ        R13, R14
+	CMOVQGT     R13, R14
+	MOVQ        112(DI), R13
+	CMPQ        R13, R14
+	CMOVQGT     R13, R14
+	MOVQ        120(DI), R13
+	CMPQ        R13, R14
+	CMOVQGT     R13, R14
+	MOVQ        576(DI), R13
+	CMPQ        R13, R14
+	CMOVQGT     R13, R14
+	MOVQ        584(DI), R13
+	CMPQ        R13, R14
+	CMOVQGT     R13, R14
+	MOVQ        592(DI), R13
+	CMPQ        R13, R14
+	CMOVQGT     R13, R14
+	MOVQ        600(DI), R13
+	CMPQ        R13, R14
+	CMOVQGT     R13, R14
+	MOVQ        608(DI), R13
+	CMPQ        R13, R14
+	CMOVQGT     R13, R14
+	MOVQ        616(DI), R13
+	CMPQ        R13, R14
+	CMOVQGT     R13, R14
+	MOVQ        624(DI), R13
+	CMPQ        R13, R14
+	CMOVQGT     R13, R14
+	MOVQ        632(DI), R13
+	CMPQ        R13, R14
+	CMOVQGT     R13, R14
+	MOVQ        1088(DI), R13
+	CMPQ        R13, R14
+	CMOVQGT     R13, R14
+	MOVQ        1096(DI), R13
+	CMPQ        R13, R14
+	CMOVQGT     R13, R14
+	MOVQ        1104(DI), R13
+	CMPQ        R13, R14
+	CMOVQGT     R13, R14
+	MOVQ        1112(DI), R13
+	CMPQ        R13, R14
+	CMOVQGT     R13, R14
+	MOVQ        1120(DI), R13
+	CMPQ        R13, R14
+	CMOVQGT     R13, R14
+	MOVQ        1128(DI), R13
+	CMPQ        R13, R14
+	CMOVQGT     R13, R14
+	MOVQ        1136(DI), R13
+	CMPQ        R13, R14
+	CMOVQGT     R13, R14
+	MOVQ        1144(DI), R13
+	CMPQ        R13, R14
+	CMOVQGT     R13, R14
+	MOVQ        1600(DI), R13
+	CMPQ        R13, R14
+	CMOVQGT     R13, R14
+	MOVQ        1608(DI), R13
+	CMPQ        R13, R14
+	CMOVQGT     R13, R14
+	MOVQ        1616(DI), R13
+	CMPQ        R13, R14
+	CMOVQGT     R13, R14
+	MOVQ        1624(DI), R13
+	CMPQ        R13, R14
+	CMOVQGT     R13, R14
+	MOVQ        1632(DI), R13
+	CMPQ        R13, R14
+	CMOVQGT     R13, R14
+	MOVQ        1640(DI), R13
+	CMPQ        R13, R14
+	CMOVQGT     R13, R14
+	MOVQ        1648(DI), R13
+	CMPQ        R13, R14
+	CMOVQGT     R13, R14
+	MOVQ        1656(DI), R13
+	CMPQ        R13, R14
+	CMOVQGT     R13, R14
+	MOVQ        R14, R12
+	DECQ        R12
+
+ql32AVX512_chase:
+	CMPQ         R12, R10
+	JL           ql32AVX512_chasedone
+	MOVQ         R12, R13
+	SHLQ         $0x06, R13
+	VPBROADCASTQ R12, Z8
+	MOVQ         (AX), DX
+	MOVQ         (CX), BX
+
+	// group 0: live = active and i < m
+	VPCMPGTQ (DI), Z8, K2
+	KMOVW    320(DI), K1
+	KANDNW   K1, K2, K1
+
+	// r = p + e²[i], e²[i+1] = s r (0 at i = m-1, where s = 0), 1/r and r/p
+	VMOVUPD   (BX)(R13*1), Z9
+	VADDPD    Z9, Z2, Z10
+	VMULPD    Z10, Z0, Z11
+	VMOVUPD   64(BX)(R13*1), Z12
+	VBLENDMPD Z11, Z12, K1, Z12
+	VMOVUPD   Z12, 64(BX)(R13*1)
+	VDIVPD    Z10, Z15, Z12
+	VDIVPD    Z2, Z10, Z10
+	VPXORQ    Z13, Z13, Z13
+	VCMPPD    $0x00, Z13, Z2, K3
+	VMULPD    Z9, Z1, Z11
+
+	// c' = p/r, s' = e²[i]/r (into c and s where live)
+	VMULPD    Z12, Z2, Z13
+	VMULPD    Z12, Z9, Z12
+	VBLENDMPD Z13, Z1, K1, Z1
+	VBLENDMPD Z12, Z0, K1, Z0
+
+	// γ' = c' (d[i] - σ) - s' γ, d[i+1] = γ + (d[i] - γ')
+	VMOVUPD      (DX)(R13*1), Z9
+	VSUBPD       192(DI), Z9, Z12
+	VMULPD       Z1, Z12, Z12
+	VFNMADD231PD Z0, Z3, Z12
+	VSUBPD       Z12, Z9, Z9
+	VADDPD       Z3, Z9, Z9
+	VMOVUPD      64(DX)(R13*1), Z13
+	VBLENDMPD    Z9, Z13, K1, Z13
+	VMOVUPD      Z13, 64(DX)(R13*1)
+	VBLENDMPD    Z12, Z3, K1, Z3
+
+	// p' = γ'² (r/p), or c bb where p = 0
+	VMULPD    Z12, Z12, Z12
+	VMULPD    Z10, Z12, Z12
+	VBLENDMPD Z11, Z12, K3, Z12
+	VBLENDMPD Z12, Z2, K1, Z2
+	MOVQ      8(AX), DX
+	MOVQ      8(CX), BX
+
+	// group 1: live = active and i < m
+	VPCMPGTQ 512(DI), Z8, K2
+	KMOVW    832(DI), K4
+	KANDNW   K4, K2, K4
+
+	// r = p + e²[i], e²[i+1] = s r (0 at i = m-1, where s = 0), 1/r and r/p
+	VMOVUPD   (BX)(R13*1), Z9
+	VADDPD    Z9, Z6, Z10
+	VMULPD    Z10, Z4, Z11
+	VMOVUPD   64(BX)(R13*1), Z12
+	VBLENDMPD Z11, Z12, K4, Z12
+	VMOVUPD   Z12, 64(BX)(R13*1)
+	VDIVPD    Z10, Z15, Z12
+	VDIVPD    Z6, Z10, Z10
+	VPXORQ    Z13, Z13, Z13
+	VCMPPD    $0x00, Z13, Z6, K5
+	VMULPD    Z9, Z5, Z11
+
+	// c' = p/r, s' = e²[i]/r (into c and s where live)
+	VMULPD    Z12, Z6, Z13
+	VMULPD    Z12, Z9, Z12
+	VBLENDMPD Z13, Z5, K4, Z5
+	VBLENDMPD Z12, Z4, K4, Z4
+
+	// γ' = c' (d[i] - σ) - s' γ, d[i+1] = γ + (d[i] - γ')
+	VMOVUPD      (DX)(R13*1), Z9
+	VSUBPD       704(DI), Z9, Z12
+	VMULPD       Z5, Z12, Z12
+	VFNMADD231PD Z4, Z7, Z12
+	VSUBPD       Z12, Z9, Z9
+	VADDPD       Z7, Z9, Z9
+	VMOVUPD      64(DX)(R13*1), Z13
+	VBLENDMPD    Z9, Z13, K4, Z13
+	VMOVUPD      Z13, 64(DX)(R13*1)
+	VBLENDMPD    Z12, Z7, K4, Z7
+
+	// p' = γ'² (r/p), or c bb where p = 0
+	VMULPD    Z12, Z12, Z12
+	VMULPD    Z10, Z12, Z12
+	VBLENDMPD Z11, Z12, K5, Z12
+	VBLENDMPD Z12, Z6, K4, Z6
+	MOVQ      16(AX), DX
+	MOVQ      16(CX), BX
+
+	// group 2: live = active and i < m
+	VPCMPGTQ 1024(DI), Z8, K2
+	KMOVW    1344(DI), K1
+	KANDNW   K1, K2, K1
+
+	// r = p + e²[i], e²[i+1] = s r (0 at i = m-1, where s = 0), 1/r and r/p
+	VMOVUPD   (BX)(R13*1), Z9
+	VADDPD    Z9, Z18, Z10
+	VMULPD    Z10, Z16, Z11
+	VMOVUPD   64(BX)(R13*1), Z12
+	VBLENDMPD Z11, Z12, K1, Z12
+	VMOVUPD   Z12, 64(BX)(R13*1)
+	VDIVPD    Z10, Z15, Z12
+	VDIVPD    Z18, Z10, Z10
+	VPXORQ    Z13, Z13, Z13
+	VCMPPD    $0x00, Z13, Z18, K3
+	VMULPD    Z9, Z17, Z11
+
+	// c' = p/r, s' = e²[i]/r (into c and s where live)
+	VMULPD    Z12, Z18, Z13
+	VMULPD    Z12, Z9, Z12
+	VBLENDMPD Z13, Z17, K1, Z17
+	VBLENDMPD Z12, Z16, K1, Z16
+
+	// γ' = c' (d[i] - σ) - s' γ, d[i+1] = γ + (d[i] - γ')
+	VMOVUPD      (DX)(R13*1), Z9
+	VSUBPD       1216(DI), Z9, Z12
+	VMULPD       Z17, Z12, Z12
+	VFNMADD231PD Z16, Z19, Z12
+	VSUBPD       Z12, Z9, Z9
+	VADDPD       Z19, Z9, Z9
+	VMOVUPD      64(DX)(R13*1), Z13
+	VBLENDMPD    Z9, Z13, K1, Z13
+	VMOVUPD      Z13, 64(DX)(R13*1)
+	VBLENDMPD    Z12, Z19, K1, Z19
+
+	// p' = γ'² (r/p), or c bb where p = 0
+	VMULPD    Z12, Z12, Z12
+	VMULPD    Z10, Z12, Z12
+	VBLENDMPD Z11, Z12, K3, Z12
+	VBLENDMPD Z12, Z18, K1, Z18
+	MOVQ      24(AX), DX
+	MOVQ      24(CX), BX
+
+	// group 3: live = active and i < m
+	VPCMPGTQ 1536(DI), Z8, K2
+	KMOVW    1856(DI), K4
+	KANDNW   K4, K2, K4
+
+	// r = p + e²[i], e²[i+1] = s r (0 at i = m-1, where s = 0), 1/r and r/p
+	VMOVUPD   (BX)(R13*1), Z9
+	VADDPD    Z9, Z22, Z10
+	VMULPD    Z10, Z20, Z11
+	VMOVUPD   64(BX)(R13*1), Z12
+	VBLENDMPD Z11, Z12, K4, Z12
+	VMOVUPD   Z12, 64(BX)(R13*1)
+	VDIVPD    Z10, Z15, Z12
+	VDIVPD    Z22, Z10, Z10
+	VPXORQ    Z13, Z13, Z13
+	VCMPPD    $0x00, Z13, Z22, K5
+	VMULPD    Z9, Z21, Z11
+
+	// c' = p/r, s' = e²[i]/r (into c and s where live)
+	VMULPD    Z12, Z22, Z13
+	VMULPD    Z12, Z9, Z12
+	VBLENDMPD Z13, Z21, K4, Z21
+	VBLENDMPD Z12, Z20, K4, Z20
+
+	// γ' = c' (d[i] - σ) - s' γ, d[i+1] = γ + (d[i] - γ')
+	VMOVUPD      (DX)(R13*1), Z9
+	VSUBPD       1728(DI), Z9, Z12
+	VMULPD       Z21, Z12, Z12
+	VFNMADD231PD Z20, Z23, Z12
+	VSUBPD       Z12, Z9, Z9
+	VADDPD       Z23, Z9, Z9
+	VMOVUPD      64(DX)(R13*1), Z13
+	VBLENDMPD    Z9, Z13, K4, Z13
+	VMOVUPD      Z13, 64(DX)(R13*1)
+	VBLENDMPD    Z12, Z23, K4, Z23
+
+	// p' = γ'² (r/p), or c bb where p = 0
+	VMULPD    Z12, Z12, Z12
+	VMULPD    Z10, Z12, Z12
+	VBLENDMPD Z11, Z12, K5, Z12
+	VBLENDMPD Z12, Z22, K4, Z22
+	DECQ      R12
+	JMP       ql32AVX512_chase
+
+ql32AVX512_chasedone:
+	// per group, active lanes: e²[l] = s p, d[l] = σ + γ, e²[m] = 0
+	MOVQ      R10, R13
+	SHLQ      $0x06, R13
+	MOVQ      (AX), DX
+	MOVQ      (CX), BX
+	KMOVW     320(DI), K2
+	VMOVUPD   192(DI), Z11
+	VADDPD    Z3, Z11, Z11
+	VMOVUPD   (DX)(R13*1), Z10
+	VBLENDMPD Z11, Z10, K2, Z10
+	VMOVUPD   Z10, (DX)(R13*1)
+	VMULPD    Z2, Z0, Z11
+	VMOVUPD   (BX)(R13*1), Z10
+	VBLENDMPD Z11, Z10, K2, Z10
+	VMOVUPD   Z10, (BX)(R13*1)
+	VMOVDQU64 64(DI), Z8
+	VPXORQ    Z11, Z11, Z11
+	MOVQ      R10, R12
+
+ql32AVX512_em0:
+	INCQ         R12
+	CMPQ         R12, R14
+	JG           ql32AVX512_em0done
+	VPBROADCASTQ R12, Z12
+	VPCMPEQQ     Z12, Z8, K4
+	KANDW        K2, K4, K4
+	MOVQ         R12, DX
+	SHLQ         $0x06, DX
+	VMOVUPD      (BX)(DX*1), Z10
+	VBLENDMPD    Z11, Z10, K4, Z10
+	VMOVUPD      Z10, (BX)(DX*1)
+	JMP          ql32AVX512_em0
+
+ql32AVX512_em0done:
+	MOVQ      8(AX), DX
+	MOVQ      8(CX), BX
+	KMOVW     832(DI), K2
+	VMOVUPD   704(DI), Z11
+	VADDPD    Z7, Z11, Z11
+	VMOVUPD   (DX)(R13*1), Z10
+	VBLENDMPD Z11, Z10, K2, Z10
+	VMOVUPD   Z10, (DX)(R13*1)
+	VMULPD    Z6, Z4, Z11
+	VMOVUPD   (BX)(R13*1), Z10
+	VBLENDMPD Z11, Z10, K2, Z10
+	VMOVUPD   Z10, (BX)(R13*1)
+	VMOVDQU64 576(DI), Z8
+	VPXORQ    Z11, Z11, Z11
+	MOVQ      R10, R12
+
+ql32AVX512_em1:
+	INCQ         R12
+	CMPQ         R12, R14
+	JG           ql32AVX512_em1done
+	VPBROADCASTQ R12, Z12
+	VPCMPEQQ     Z12, Z8, K4
+	KANDW        K2, K4, K4
+	MOVQ         R12, DX
+	SHLQ         $0x06, DX
+	VMOVUPD      (BX)(DX*1), Z10
+	VBLENDMPD    Z11, Z10, K4, Z10
+	VMOVUPD      Z10, (BX)(DX*1)
+	JMP          ql32AVX512_em1
+
+ql32AVX512_em1done:
+	MOVQ      16(AX), DX
+	MOVQ      16(CX), BX
+	KMOVW     1344(DI), K2
+	VMOVUPD   1216(DI), Z11
+	VADDPD    Z19, Z11, Z11
+	VMOVUPD   (DX)(R13*1), Z10
+	VBLENDMPD Z11, Z10, K2, Z10
+	VMOVUPD   Z10, (DX)(R13*1)
+	VMULPD    Z18, Z16, Z11
+	VMOVUPD   (BX)(R13*1), Z10
+	VBLENDMPD Z11, Z10, K2, Z10
+	VMOVUPD   Z10, (BX)(R13*1)
+	VMOVDQU64 1088(DI), Z8
+	VPXORQ    Z11, Z11, Z11
+	MOVQ      R10, R12
+
+ql32AVX512_em2:
+	INCQ         R12
+	CMPQ         R12, R14
+	JG           ql32AVX512_em2done
+	VPBROADCASTQ R12, Z12
+	VPCMPEQQ     Z12, Z8, K4
+	KANDW        K2, K4, K4
+	MOVQ         R12, DX
+	SHLQ         $0x06, DX
+	VMOVUPD      (BX)(DX*1), Z10
+	VBLENDMPD    Z11, Z10, K4, Z10
+	VMOVUPD      Z10, (BX)(DX*1)
+	JMP          ql32AVX512_em2
+
+ql32AVX512_em2done:
+	MOVQ      24(AX), DX
+	MOVQ      24(CX), BX
+	KMOVW     1856(DI), K2
+	VMOVUPD   1728(DI), Z11
+	VADDPD    Z23, Z11, Z11
+	VMOVUPD   (DX)(R13*1), Z10
+	VBLENDMPD Z11, Z10, K2, Z10
+	VMOVUPD   Z10, (DX)(R13*1)
+	VMULPD    Z22, Z20, Z11
+	VMOVUPD   (BX)(R13*1), Z10
+	VBLENDMPD Z11, Z10, K2, Z10
+	VMOVUPD   Z10, (BX)(R13*1)
+	VMOVDQU64 1600(DI), Z8
+	VPXORQ    Z11, Z11, Z11
+	MOVQ      R10, R12
+
+ql32AVX512_em3:
+	INCQ         R12
+	CMPQ         R12, R14
+	JG           ql32AVX512_em3done
+	VPBROADCASTQ R12, Z12
+	VPCMPEQQ     Z12, Z8, K4
+	KANDW        K2, K4, K4
+	MOVQ         R12, DX
+	SHLQ         $0x06, DX
+	VMOVUPD      (BX)(DX*1), Z10
+	VBLENDMPD    Z11, Z10, K4, Z10
+	VMOVUPD      Z10, (BX)(DX*1)
+	JMP          ql32AVX512_em3
+
+ql32AVX512_em3done:
+	JMP ql32AVX512_iter
+
+ql32AVX512_nextl:
+	INCQ R10
+	JMP  ql32AVX512_l
+
+ql32AVX512_done:
+	MOVQ R8, ret+40(FP)
 	VZEROUPPER
 	RET
 

@@ -228,16 +228,27 @@ func ql4AVX2(d *float64, e2 *float64, n int, params *[8]float64, scratch *float6
 //go:noescape
 func ql8AVX2(dA *float64, eA *float64, dB *float64, eB *float64, n int, params *[8]float64, scratch *float64) uint64
 
-// ql16AVX512 is ql8AVX2 on two groups of 8 lane-interleaved tridiagonal
-// matrices (dA, eA: lanes 0-7, element i of lane l at [i*8+l]; dB, eB: lanes
-// 8-15), in ZMM registers, each lane's split and chase masked by K registers,
-// the two groups' chains interleaved. scratch: 128 float64, the deflation
-// thresholds tol² of group h at scratch[h*64+16:]. It returns the mask of the
-// lanes (bits 0-15) in which an eigenvalue did not converge within params[6]
-// iterations.
+// ql16AVX512 is ql8AVX2 on 2 groups of 8 lane-interleaved tridiagonal
+// matrices (group h's diagonal at d[h], squared subdiagonal at e[h], element i
+// of its lane l at [i*8+l]; lane l of group h is bit 8h+l), in ZMM registers,
+// each lane's split and chase masked by K registers, the groups' chains
+// interleaved. scratch: 128 float64, the deflation thresholds tol² of group
+// h at scratch[h*64+16:]. It returns the mask of the lanes in which an
+// eigenvalue did not converge within params[6] iterations.
 //
 //go:noescape
-func ql16AVX512(dA *float64, eA *float64, dB *float64, eB *float64, n int, params *[8]float64, scratch *float64) uint64
+func ql16AVX512(d *[4]*float64, e *[4]*float64, n int, params *[8]float64, scratch *float64) uint64
+
+// ql32AVX512 is ql8AVX2 on 4 groups of 8 lane-interleaved tridiagonal
+// matrices (group h's diagonal at d[h], squared subdiagonal at e[h], element i
+// of its lane l at [i*8+l]; lane l of group h is bit 8h+l), in ZMM registers,
+// each lane's split and chase masked by K registers, the groups' chains
+// interleaved. scratch: 256 float64, the deflation thresholds tol² of group
+// h at scratch[h*64+16:]. It returns the mask of the lanes in which an
+// eigenvalue did not converge within params[6] iterations.
+//
+//go:noescape
+func ql32AVX512(d *[4]*float64, e *[4]*float64, n int, params *[8]float64, scratch *float64) uint64
 
 // sturm4AVX2 writes into cnt[j*4:] the Sturm counts of 4 lane-interleaved
 // symmetric tridiagonal matrices (diagonal d[i*4:], squared subdiagonal

@@ -75,7 +75,8 @@ func main() {
 	tridiag4()
 	qlRootFree(1)
 	qlRootFree(2)
-	qlRootFree512()
+	qlRootFree512(2)
+	qlRootFree512(4)
 	sturm4()
 	Generate()
 }

@@ -22,22 +22,29 @@ const (
 // instead of blends of vector masks. Its estimates need not be
 // ql8AVX2's bits: the Sturm counts certify them, whichever kernel made
 // them (svd.Gram's enclosures).
-func qlRootFree512() {
-	name := "ql16AVX512"
-	TEXT(name, NOSPLIT, "func(dA, eA, dB, eB *float64, n int, params *[8]float64, scratch *float64) uint64")
+func qlRootFree512(groups int) {
+	name := fmt.Sprintf("ql%dAVX512", 8*groups)
+	TEXT(name, NOSPLIT, "func(d, e *[4]*float64, n int, params *[8]float64, scratch *float64) uint64")
 	Pragma("noescape")
 	Doc(
-		"ql16AVX512 is ql8AVX2 on two groups of 8 lane-interleaved tridiagonal",
-		"matrices (dA, eA: lanes 0-7, element i of lane l at [i*8+l]; dB, eB: lanes",
-		"8-15), in ZMM registers, each lane's split and chase masked by K registers,",
-		"the two groups' chains interleaved. scratch: 128 float64, the deflation",
-		"thresholds tol² of group h at scratch[h*64+16:]. It returns the mask of the",
-		"lanes (bits 0-15) in which an eigenvalue did not converge within params[6]",
-		"iterations.",
+		fmt.Sprintf("%s is ql8AVX2 on %d groups of 8 lane-interleaved tridiagonal", name, groups),
+		"matrices (group h's diagonal at d[h], squared subdiagonal at e[h], element i",
+		"of its lane l at [i*8+l]; lane l of group h is bit 8h+l), in ZMM registers,",
+		"each lane's split and chase masked by K registers, the groups' chains",
+		fmt.Sprintf("interleaved. scratch: %d float64, the deflation thresholds tol² of group", 64*groups),
+		"h at scratch[h*64+16:]. It returns the mask of the lanes in which an",
+		"eigenvalue did not converge within params[6] iterations.",
 	)
-	const groups = 2
-	dp := []Register{Load(Param("dA"), GP64()), Load(Param("dB"), GP64())}
-	ep := []Register{Load(Param("eA"), GP64()), Load(Param("eB"), GP64())}
+	dpp := Load(Param("d"), GP64())
+	epp := Load(Param("e"), GP64())
+	// Group h's d and e pointers, loaded where its code starts (ptrs(h)):
+	// two registers for all groups.
+	dr, er := GP64(), GP64()
+	ptrs := func(h int) (Register, Register) {
+		MOVQ(Mem{Base: dpp, Disp: 8 * h}, dr)
+		MOVQ(Mem{Base: epp, Disp: 8 * h}, er)
+		return dr, er
+	}
 	n := Load(Param("n"), GP64())
 	params := Load(Param("params"), GP64())
 	scratch := Load(Param("scratch"), GP64())
@@ -45,7 +52,7 @@ func qlRootFree512() {
 	VBROADCASTSD(Mem{Base: params, Disp: 8 * gOne}, ones)
 	VBROADCASTSD(Mem{Base: params, Disp: 8 * gAbs}, absM)
 	// State of group h: s, c, p, γ.
-	st := [2][4]VecPhysical{{Z0, Z1, Z2, Z3}, {Z4, Z5, Z6, Z7}}
+	st := [4][4]VecPhysical{{Z0, Z1, Z2, Z3}, {Z4, Z5, Z6, Z7}, {Z16, Z17, Z18, Z19}, {Z20, Z21, Z22, Z23}}
 	mem := func(h, off int) Mem { return Mem{Base: scratch, Disp: h*512 + off} }
 	lb := func(s string) string { return name + "_" + s }
 	failed := GP64()
@@ -66,11 +73,12 @@ func qlRootFree512() {
 	anyAct := GP64()
 	XORQ(anyAct, anyAct)
 	for h := 0; h < groups; h++ {
+		dph, eph := ptrs(h)
 		mvec, dm := Z8, Z9
 		VPBROADCASTQ(nm1, mvec)
 		MOVQ(nm1, t)
 		SHLQ(Imm(6), t)
-		VMOVUPD(Mem{Base: dp[h], Index: t, Scale: 1}, dm)
+		VMOVUPD(Mem{Base: dph, Index: t, Scale: 1}, dm)
 		KXORW(K1, K1, K1) // found
 		MOVQ(l, m)
 		ms := lb(fmt.Sprintf("ms%d", h))
@@ -79,12 +87,12 @@ func qlRootFree512() {
 		JGE(LabelRef(ms + "done"))
 		MOVQ(m, t)
 		SHLQ(Imm(6), t)
-		VMOVUPD(Mem{Base: ep[h], Index: t, Scale: 1}, Z11)
+		VMOVUPD(Mem{Base: eph, Index: t, Scale: 1}, Z11)
 		VCMPPD(Imm(0x12), mem(h, ql5Tol), Z11, K2) // LE_OQ: e²[m] <= tol²
 		KANDNW(K2, K1, K3)                         // negligible, not found before
 		VPBROADCASTQ(m, Z13)
 		VPBLENDMQ(Z13, mvec, K3, mvec)
-		VBLENDMPD(Mem{Base: dp[h], Index: t, Scale: 1}, dm, K3, dm)
+		VBLENDMPD(Mem{Base: dph, Index: t, Scale: 1}, dm, K3, dm)
 		KORW(K2, K1, K1)
 		INCQ(m)
 		JMP(LabelRef(ms))
@@ -101,8 +109,8 @@ func qlRootFree512() {
 		VMOVDQU64(mvec, mem(h, ql5M))
 		KMOVW(K5, mem(h, ql5Act))
 		VMOVUPD(dm, mem(h, ql5Dm))
-		if h == 1 {
-			SHLQ(Imm(8), t)
+		if h > 0 {
+			SHLQ(Imm(uint64(8*h)), t)
 		}
 		ORQ(t, anyAct)
 	}
@@ -119,12 +127,13 @@ func qlRootFree512() {
 	MOVQ(l, t)
 	SHLQ(Imm(6), t)
 	for h := 0; h < groups; h++ {
+		dph, eph := ptrs(h)
 		s, c, p, g := st[h][0], st[h][1], st[h][2], st[h][3]
 		KMOVW(mem(h, ql5Act), K6)
-		VBLENDMPD(Mem{Base: ep[h], Index: t, Scale: 1}, ones, K6, Z10)
+		VBLENDMPD(Mem{Base: eph, Index: t, Scale: 1}, ones, K6, Z10)
 		VSQRTPD(Z10, Z10) // rte
-		VMOVUPD(Mem{Base: dp[h], Index: t, Scale: 1, Disp: 64}, Z11)
-		VSUBPD(Mem{Base: dp[h], Index: t, Scale: 1}, Z11, Z11)
+		VMOVUPD(Mem{Base: dph, Index: t, Scale: 1, Disp: 64}, Z11)
+		VSUBPD(Mem{Base: dph, Index: t, Scale: 1}, Z11, Z11)
 		VADDPD(Z10, Z10, Z12)
 		VDIVPD(Z12, Z11, Z11) // g0
 		VMOVAPD(ones, Z12)
@@ -134,7 +143,7 @@ func qlRootFree512() {
 		VPORQ(Z13, Z12, Z12)
 		VADDPD(Z11, Z12, Z12)
 		VDIVPD(Z12, Z10, Z12)
-		VMOVUPD(Mem{Base: dp[h], Index: t, Scale: 1}, Z9)
+		VMOVUPD(Mem{Base: dph, Index: t, Scale: 1}, Z9)
 		VSUBPD(Z12, Z9, Z9) // σ
 		VMOVUPD(Z9, mem(h, ql5Sig))
 		VMOVUPD(mem(h, ql5Dm), g)
@@ -166,9 +175,9 @@ func qlRootFree512() {
 	VPBROADCASTQ(i, Z8)
 	for h := 0; h < groups; h++ {
 		s, c, p, g := st[h][0], st[h][1], st[h][2], st[h][3]
-		e, d := ep[h], dp[h]
+		d, e := ptrs(h)
 		live, zero := K1, K3
-		if h == 1 {
+		if h%2 == 1 {
 			live, zero = K4, K5
 		}
 		Comment(fmt.Sprintf("group %d: live = active and i < m", h))
@@ -218,7 +227,7 @@ func qlRootFree512() {
 	SHLQ(Imm(6), t)
 	for h := 0; h < groups; h++ {
 		s, p, g := st[h][0], st[h][2], st[h][3]
-		e, d := ep[h], dp[h]
+		d, e := ptrs(h)
 		KMOVW(mem(h, ql5Act), K2)
 		VMOVUPD(mem(h, ql5Sig), Z11)
 		VADDPD(g, Z11, Z11)
