@@ -132,7 +132,7 @@ const (
 	jobImagesBatch
 	jobTasks
 	jobProject     // a search's projections and tier-1 bounds, chunks as jobDistances
-	jobEnclose     // a search's tier-2 bounds of e.cand, chunks of 8 candidates
+	jobEnclose     // a search's tier-2 bounds of e.cand, chunks of job.csize candidates
 	jobProjectList // a search's projections and tier-1 bounds of e.cand, chunks of 8
 	jobPivots      // a pruned Nearest's pivots: projections, values, bounds; chunks of 8
 )
@@ -151,6 +151,7 @@ type job struct {
 	task        func(i int) // jobTasks: task i of n
 	piv         *pivotIndex // jobPivots: the index
 	eP          float64     // jobPivots: the sample's orthonormality error
+	csize       int         // jobEnclose: candidates per chunk (chunk, or 2·chunk: see refine)
 }
 
 // shard is one worker's fixed range of prototypes [lo, hi) and its
@@ -753,7 +754,11 @@ func (e *Engine) chunks(w int) int {
 	switch e.job.kind {
 	case jobDistances, jobImages, jobProject:
 		return (s.hi - s.lo + chunk - 1) / chunk
-	case jobEnclose, jobProjectList, jobPivots:
+	case jobEnclose:
+		cs := e.job.csize
+		lo, hi := e.samples(w, (e.job.n+cs-1)/cs)
+		return hi - lo
+	case jobProjectList, jobPivots:
 		lo, hi := e.samples(w, (e.job.n+chunk-1)/chunk)
 		return hi - lo
 	case jobDistancesBatch:
@@ -953,9 +958,10 @@ func (e *Engine) runChunk(ws *shard, o, c int) (items int) {
 		items = hi - lo
 		e.projectChunk(ws, s, j.p, j.lambda, lo, hi)
 	case jobEnclose:
-		lo, _ := e.samples(o, (j.n+chunk-1)/chunk)
-		c0 := (lo + c) * chunk
-		c1 := min(c0+chunk, j.n)
+		cs := j.csize
+		lo, _ := e.samples(o, (j.n+cs-1)/cs)
+		c0 := (lo + c) * cs
+		c1 := min(c0+cs, j.n)
 		items = c1 - c0
 		e.encloseChunk(ws, j.lambda, c0, c1)
 	case jobProjectList:

@@ -179,7 +179,14 @@ func (e *Engine) refine(lambda []float64) error {
 			e.encloseChunk(e.shards[0], lambda, c0, min(c0+step, len(e.cand)))
 		}
 	} else {
-		e.job = job{kind: jobEnclose, lambda: lambda, n: len(e.cand)}
+		// Split: chunks of 8, or of 16 where there are more than 16
+		// candidates to enclose (each worker's call then runs its QL
+		// iterations at once on AVX-512, as on the caller alone).
+		cs := chunk
+		if e.d >= gramMinDim && len(e.cand) > 2*chunk {
+			cs = 2 * chunk
+		}
+		e.job = job{kind: jobEnclose, lambda: lambda, n: len(e.cand), csize: cs}
 		e.run()
 		e.job = job{}
 	}
