@@ -173,7 +173,14 @@
 // (../asm/jacobi/gram4.go and gramload.go: the loads, the Gram matrix, the
 // reduction two rows at a time, the Sturm counts; ql.go: the QL iteration
 // with each lane's own splits and chases under blend masks, two groups'
-// chains interleaved); AVX-512 CPUs run the same 256-bit kernels. Per
+// chains interleaved). AVX-512 CPUs run their 8-lane forms (gram8.go:
+// the same operations lane by lane, the selections by K registers, so the
+// same bits per matrix, TestGramLanes) on up to four groups of 8 at once,
+// whose QL iterations run in one call (ql512.go: ql16AVX512 and
+// ql32AVX512, two or four groups' chains interleaved in ZMM registers):
+// on Zen 5, where interleaving more 4-lane chains had not paid on Zen 3,
+// 16 lanes a step took the one-worker mnist epoch from 2.50-2.65 to
+// 2.40-2.44 floors (eighth session of 27 November 2026). Per
 // matrix, batches of 8 products of random 400 x n bases against
 // Batch.Values on the Zen 3 machine (loaded): the same time at n = 5 and 8,
 // 0.77 at n = 10, about 1.0 at n = 12, 0.65 at n = 16, 0.45 at n = 25

@@ -32,9 +32,9 @@ type Gram struct {
 	qd, qe []float64    // the QL iteration's copies of d and of e² (its squares)
 	w      []float64    // reduction: A22 v
 	cl     []int        // certification: cluster boundaries
-	avx2   [8]*gramAVX2 // nil unless the AVX2 kernels can run: groups of 4 (eight with AVX-512, two without)
+	avx2   [2]*gramAVX2 // nil unless the AVX2 kernels can run: two groups of 4
 	ql8    []float64    // ql4AVX2's and ql8AVX2's scratch (the deflation thresholds tol² at 8.. and 40..)
-	q16    *ql16Space   // ql16AVX512's (AVX-512): nil without
+	q16    *ql16Space   // the AVX-512 kernels' four groups of 8 and QL scratch: nil without
 }
 
 // NewGram returns the workspace for n x n matrices, 1 <= n <= MaxSmall.
@@ -52,13 +52,9 @@ func NewGram(n int) *Gram {
 		cl: make([]int, n+1),
 	}
 	if g := newGramAVX2(n); g != nil {
-		w.avx2 = [8]*gramAVX2{g, newGramAVX2(n)}
+		w.avx2 = [2]*gramAVX2{g, newGramAVX2(n)}
 		w.ql8 = make([]float64, 64)
-		if w.q16 = newQL16(n); w.q16 != nil {
-			for i := 2; i < len(w.avx2); i++ {
-				w.avx2[i] = newGramAVX2(n)
-			}
-		}
+		w.q16 = newQL16(n)
 	}
 	return w
 }

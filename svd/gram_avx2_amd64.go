@@ -14,9 +14,12 @@ import (
 // Tests flip it.
 var useGramAVX2 = cpu.AVX2 || cpu.AVX512
 
-// gramAVX2 is the AVX2 workspace of a Gram: a group of 4 matrices, one per
-// 64-bit lane (see ../asm/jacobi/gram4.go for the layouts).
+// gramAVX2 is the workspace of a Gram's group of L matrices, one per
+// 64-bit lane: L = 4 for the AVX2 kernels (YMM registers), 8 for their
+// AVX-512 forms (ZMM: ../asm/jacobi/gram8.go). The layouts are those of
+// ../asm/jacobi/gram4.go with L lanes.
 type gramAVX2 struct {
+	L           int // lanes: 4 or 8
 	n4          int
 	at          []float64 // n4 columns of n rows (columns n.. zero)
 	g           []float64 // n4 x n4
@@ -26,31 +29,33 @@ type gramAVX2 struct {
 	cnt         []int64   // their counts
 	k4          int       // 2n rounded up to a multiple of 4
 	params      [8]float64
-	exp         [lanes4]int
-	skip        [lanes4]bool // lane's bounds set without the kernels
-	slack       [lanes4]float64
-	tnorm       [lanes4]float64 // ‖T‖_F of each lane's tridiagonal
-	dmax, emax  [lanes4]float64 // largest |d|, |e|
+	exp         [lanes8]int
+	skip        [lanes8]bool // lane's bounds set without the kernels
+	slack       [lanes8]float64
+	tnorm       [lanes8]float64 // ‖T‖_F of each lane's tridiagonal
+	dmax, emax  [lanes8]float64 // largest |d|, |e|
 	tail        [lanes4]uint64  // the loaders' mask of the first n mod 4 lanes
 }
 
-func newGramAVX2(n int) *gramAVX2 {
+// lanes8 is the lanes of the AVX-512 Gram kernels.
+const lanes8 = 8
+
+func newGramAVX2(n int) *gramAVX2 { return newGramLanes(n, lanes4) }
+
+// newGramLanes returns a group of L lanes (4 or 8), its vectors 64-byte
+// aligned.
+func newGramLanes(n, L int) *gramAVX2 {
 	n4 := (n + 3) &^ 3
 	k4 := (2*n + 3) &^ 3
+	vec := func(m int) []float64 { return aligned64(make([]float64, m*L+8), m*L) }
 	x := &gramAVX2{
-		n4:   n4,
-		k4:   k4,
+		L: L, n4: n4, k4: k4,
 		tail: tailMask(n),
-		at:   aligned32(make([]float64, n4*n*lanes4+4), n4*n*lanes4),
-		g:    aligned32(make([]float64, n4*n4*lanes4+4), n4*n4*lanes4),
-		d:    aligned32(make([]float64, n*lanes4+4), n*lanes4),
-		e:    aligned32(make([]float64, n*lanes4+4), n*lanes4),
-		e2:   aligned32(make([]float64, n*lanes4+4), n*lanes4),
-		y:    aligned32(make([]float64, n*lanes4+4), n*lanes4),
-		qd:   aligned32(make([]float64, n*lanes4+4), n*lanes4),
-		qe:   aligned32(make([]float64, n*lanes4+4), n*lanes4),
-		x:    aligned32(make([]float64, k4*lanes4+4), k4*lanes4),
-		cnt:  make([]int64, k4*lanes4),
+		at:   vec(n4 * n),
+		g:    vec(n4 * n4),
+		d:    vec(n), e: vec(n), e2: vec(n), y: vec(n), qd: vec(n), qe: vec(n),
+		x:   vec(k4),
+		cnt: make([]int64, k4*L),
 	}
 	x.params[gOne] = 1
 	x.params[gHalf] = 0.5
@@ -72,18 +77,17 @@ const (
 	gMaxIter = 6 // QL: iterations per eigenvalue (an integer)
 )
 
-// ql16Space is the workspace of ql16AVX512 and ql32AVX512: the QL
-// iteration's d and e² of up to four groups of 8 lanes (eight of
-// gramAVX2's groups of 4, lane l of group g at lane 4g+l), and its
-// scratch.
+// ql16Space is the AVX-512 path of a Gram: four groups of 8 lanes and
+// the scratch of ql16AVX512 and ql32AVX512, which run the QL iteration
+// of two or four of them at once on their own qd and qe.
 type ql16Space struct {
-	d, e    [4][]float64 // n x 8 each, 64-byte aligned
-	dp, ep  [4]*float64
-	scratch []float64 // 256
+	g       [4]*gramAVX2
+	dp, ep  [4]*float64 // the groups' qd and qe
+	scratch []float64   // 256
 }
 
-// useQL16 selects ql16AVX512 for three and four groups of 4 (CPUs that run
-// the AVX-512 kernels; tests flip it).
+// useQL16 selects the AVX-512 Gram kernels (CPUs that run the AVX-512
+// kernels; tests flip it).
 var useQL16 = cpu.AVX512
 
 func newQL16(n int) *ql16Space {
@@ -91,10 +95,9 @@ func newQL16(n int) *ql16Space {
 		return nil
 	}
 	q := &ql16Space{scratch: make([]float64, 256)}
-	for h := range q.d {
-		q.d[h] = aligned64(make([]float64, n*8+8), n*8)
-		q.e[h] = aligned64(make([]float64, n*8+8), n*8)
-		q.dp[h], q.ep[h] = &q.d[h][0], &q.e[h][0]
+	for h := range q.g {
+		q.g[h] = newGramLanes(n, lanes8)
+		q.dp[h], q.ep[h] = &q.g[h].qd[0], &q.g[h].qe[0]
 	}
 	return q
 }
@@ -103,19 +106,17 @@ func newQL16(n int) *ql16Space {
 // groups of 4 in the lanes of YMM registers, each through the Gram matrix,
 // the reduction and the Sturm counts on its own and both through one QL
 // run (ql8AVX2: their chains interleaved), or one group (ql4AVX2). With
-// AVX-512 (useQL16), 16 at a time: four groups, whose QL runs as two
-// groups of 8 lanes in ZMM registers (ql16AVX512), where there are more
-// than two; the QL iteration, one long dependency chain per lane, is
-// then twice as many lanes per chain step. Each lane's estimates are the
-// same bits in either kernel (the same operations, lane by lane).
+// AVX-512 (useQL16) it is encloseAVX512.
 func (w *Gram) encloseAVX2(lo, hi []float64, ld int, m matrices, lda, k int) error {
-	n := w.n
-	step := 2 * lanes4
 	if useQL16 && w.q16 != nil {
-		step = 8 * lanes4
+		return w.encloseAVX512(lo, hi, ld, m, lda, k)
 	}
-	for i0 := 0; i0 < k; i0 += step {
-		ng := min((k-i0+lanes4-1)/lanes4, step/lanes4)
+	n := w.n
+	for i0 := 0; i0 < k; i0 += 2 * lanes4 {
+		ng := 1
+		if k-i0 > lanes4 {
+			ng = 2
+		}
 		for g := 0; g < ng; g++ {
 			x := w.avx2[g]
 			j0 := i0 + g*lanes4
@@ -127,20 +128,12 @@ func (w *Gram) encloseAVX2(lo, hi []float64, ld int, m matrices, lda, k int) err
 			x.norms(n)
 			copy(x.qd, x.d)
 			copy(x.qe, x.e2)
-			if ng <= 2 {
-				for l := 0; l < lanes4; l++ {
-					tol := gramQLTol * x.tnorm[l]
-					w.ql8[g*32+8+l] = tol * tol
-				}
-			}
+			x.tols(w.ql8[g*32+8:])
 		}
 		var failed uint64
-		switch {
-		case ng > 2:
-			failed = w.ql16(n, ng)
-		case ng == 2:
+		if ng == 2 {
 			failed = ql8AVX2(&w.avx2[0].qd[0], &w.avx2[0].qe[0], &w.avx2[1].qd[0], &w.avx2[1].qe[0], n, &w.avx2[0].params, &w.ql8[0])
-		default:
+		} else {
 			x := w.avx2[0]
 			failed = ql4AVX2(&x.qd[0], &x.qe[0], n, &x.params, &w.ql8[0])
 		}
@@ -152,64 +145,75 @@ func (w *Gram) encloseAVX2(lo, hi []float64, ld int, m matrices, lda, k int) err
 	return nil
 }
 
-// ql16 runs the QL iteration of the ng (3 to 8) groups' tridiagonals
-// (x.qd, x.qe) by ql16AVX512 (up to 4 groups) or ql32AVX512: groups 2h
-// and 2h+1 as its group h of 8 lanes (absent lanes zero: converged at
-// once), the estimates back into x.qd. It returns the failed lanes, group
-// g's at bits 4g.. as ql8AVX2's.
-func (w *Gram) ql16(n, ng int) uint64 {
-	q := w.q16
-	top := 4
-	if ng > 4 {
-		top = 8
-	}
-	for g := 0; g < top; g++ {
-		h, o := g/2, g%2*lanes4
-		d, e, tol := q.d[h], q.e[h], q.scratch[h*64+16+o:h*64+16+o+lanes4]
-		if g >= ng {
-			for i := 0; i < n; i++ {
-				clear(d[i*8+o : i*8+o+lanes4])
-				clear(e[i*8+o : i*8+o+lanes4])
+// encloseAVX512 is Enclose on the AVX-512 forms of the kernels, 32
+// matrices at a time: up to four groups of 8 in the lanes of ZMM
+// registers, each through the Gram matrix, the reduction and the Sturm
+// counts on its own (gram8AVX512, tridiag8AVX512, sturm8AVX512: the 4-lane
+// kernels' operations lane by lane) and all through one QL run of two or
+// four groups (ql16AVX512, ql32AVX512: the QL iteration is one long
+// dependency chain per lane, so more lanes per step is what speeds it;
+// absent groups are zero, converged at once). Each matrix's bounds are
+// the bits of the AVX2 path's.
+func (w *Gram) encloseAVX512(lo, hi []float64, ld int, m matrices, lda, k int) error {
+	n, q := w.n, w.q16
+	for i0 := 0; i0 < k; i0 += 4 * lanes8 {
+		ng := min((k-i0+lanes8-1)/lanes8, 4)
+		for g := 0; g < ng; g++ {
+			x := q.g[g]
+			j0 := i0 + g*lanes8
+			if bad := x.load(n, m, j0, lda, min(lanes8, k-j0)); bad >= 0 {
+				return &BatchError{Index: j0 + bad, Err: errNotFinite}
 			}
-			clear(tol)
-			continue
+			gram8AVX512(&x.at[0], &x.g[0], n, x.n4)
+			tridiag8AVX512(&x.g[0], n, x.n4, &x.d[0], &x.e[0], &x.y[0], &x.params)
+			x.norms(n)
+			copy(x.qd, x.d)
+			copy(x.qe, x.e2)
+			x.tols(q.scratch[g*64+16:])
 		}
-		x := w.avx2[g]
-		for i := 0; i < n; i++ {
-			copy(d[i*8+o:i*8+o+lanes4], x.qd[i*lanes4:(i+1)*lanes4])
-			copy(e[i*8+o:i*8+o+lanes4], x.qe[i*lanes4:(i+1)*lanes4])
+		top := 2
+		if ng > 2 {
+			top = 4
 		}
-		for l := range tol {
-			t := gramQLTol * x.tnorm[l]
-			tol[l] = t * t
+		for g := ng; g < top; g++ {
+			clear(q.g[g].qd)
+			clear(q.g[g].qe)
+			clear(q.scratch[g*64+16 : g*64+16+lanes8])
+		}
+		var failed uint64
+		if top == 2 {
+			failed = ql16AVX512(&q.dp, &q.ep, n, &q.g[0].params, &q.scratch[0])
+		} else {
+			failed = ql32AVX512(&q.dp, &q.ep, n, &q.g[0].params, &q.scratch[0])
+		}
+		for g := 0; g < ng; g++ {
+			j0 := i0 + g*lanes8
+			w.finishAVX2(q.g[g], lo[j0*ld:], hi[j0*ld:], ld, min(lanes8, k-j0), failed>>(8*g))
 		}
 	}
-	var failed uint64
-	if top == 4 {
-		failed = ql16AVX512(&q.dp, &q.ep, n, &w.avx2[0].params, &q.scratch[0])
-	} else {
-		failed = ql32AVX512(&q.dp, &q.ep, n, &w.avx2[0].params, &q.scratch[0])
+	return nil
+}
+
+// tols writes each lane's QL deflation threshold tol² into tol[:x.L].
+func (x *gramAVX2) tols(tol []float64) {
+	for l := 0; l < x.L; l++ {
+		t := gramQLTol * x.tnorm[l]
+		tol[l] = t * t
 	}
-	for g := 0; g < ng; g++ {
-		x, h, o := w.avx2[g], g/2, g%2*lanes4
-		for i := 0; i < n; i++ {
-			copy(x.qd[i*lanes4:(i+1)*lanes4], q.d[h][i*8+o:i*8+o+lanes4])
-		}
-	}
-	return failed
 }
 
 // norms sets each lane's ‖T‖_F, largest |d| and |e|, and e² of the group's
 // tridiagonal (x.d, x.e).
 func (x *gramAVX2) norms(n int) {
-	for l := 0; l < lanes4; l++ {
+	L := x.L
+	for l := 0; l < L; l++ {
 		var dmax, emax, tn float64
 		for i := 0; i < n; i++ {
-			dv, ev := x.d[i*lanes4+l], x.e[i*lanes4+l]
+			dv, ev := x.d[i*L+l], x.e[i*L+l]
 			dmax = max(dmax, math.Abs(dv))
 			emax = max(emax, math.Abs(ev))
 			tn += float64(dv*dv) + 2*float64(ev*ev)
-			x.e2[i*lanes4+l] = float64(ev * ev)
+			x.e2[i*L+l] = float64(ev * ev)
 		}
 		x.dmax[l], x.emax[l], x.tnorm[l] = dmax, emax, math.Sqrt(tn)
 	}
@@ -219,19 +223,23 @@ func (x *gramAVX2) norms(n int) {
 // failed did not converge) by Sturm counts and writes the bounds of its
 // cnt matrices (matrix l at lo[l*ld:], hi[l*ld:]).
 func (w *Gram) finishAVX2(x *gramAVX2, lo, hi []float64, ld, cnt int, failed uint64) {
-	n := w.n
-	var delta [lanes4]float64
-	for l := range delta {
+	n, L := w.n, x.L
+	var delta [lanes8]float64
+	for l := range L {
 		delta[l] = 8*float64(n)*ur*x.tnorm[l] + 0x1p-1000
 	}
 	for i := 0; i < n; i++ {
-		for l := 0; l < lanes4; l++ {
-			mu := x.qd[i*lanes4+l]
-			x.x[2*i*lanes4+l] = mu - delta[l]
-			x.x[(2*i+1)*lanes4+l] = mu + delta[l]
+		for l := 0; l < L; l++ {
+			mu := x.qd[i*L+l]
+			x.x[2*i*L+l] = mu - delta[l]
+			x.x[(2*i+1)*L+l] = mu + delta[l]
 		}
 	}
-	sturm4AVX2(&x.d[0], &x.e2[0], n, &x.x[0], x.k4, &x.cnt[0], &x.params)
+	if L == lanes8 {
+		sturm8AVX512(&x.d[0], &x.e2[0], n, &x.x[0], x.k4, &x.cnt[0], &x.params)
+	} else {
+		sturm4AVX2(&x.d[0], &x.e2[0], n, &x.x[0], x.k4, &x.cnt[0], &x.params)
+	}
 	for l := 0; l < cnt; l++ {
 		lo1, hi1 := lo[l*ld:l*ld+n], hi[l*ld:l*ld+n]
 		if x.skip[l] {
@@ -243,7 +251,7 @@ func (w *Gram) finishAVX2(x *gramAVX2, lo, hi []float64, ld, cnt int, failed uin
 			// The scalar certification, widening δ, on this lane's T.
 			gramScalarFallbacks.Add(1)
 			for j := 0; j < n; j++ {
-				w.d[j], w.e[j] = x.d[j*lanes4+l], x.e[j*lanes4+l]
+				w.d[j], w.e[j] = x.d[j*L+l], x.e[j*L+l]
 			}
 			if !w.certify(lo1, hi1, x.slack[l]) {
 				trivial(lo1, hi1)
@@ -270,8 +278,9 @@ func (x *gramAVX2) certify(lo, hi []float64, n, l int, slack, dmax, emax float64
 		lo[j], hi[j] = math.Inf(-1), math.Inf(1)
 	}
 	for i := 0; i < n; i++ {
-		xm, xp := x.x[2*i*lanes4+l], x.x[(2*i+1)*lanes4+l]
-		cm, cp := int(x.cnt[2*i*lanes4+l]), int(x.cnt[(2*i+1)*lanes4+l])
+		L := x.L
+		xm, xp := x.x[2*i*L+l], x.x[(2*i+1)*L+l]
+		cm, cp := int(x.cnt[2*i*L+l]), int(x.cnt[(2*i+1)*L+l])
 		for c := max(cm, 0); c < min(cp, n); c++ {
 			// Ascending index c: descending position n-1-c.
 			lo[n-1-c] = max(lo[n-1-c], xm)
@@ -291,36 +300,54 @@ func (x *gramAVX2) certify(lo, hi []float64, n, l int, slack, dmax, emax float64
 	return true
 }
 
-// load writes the cnt <= 4 matrices i0.. of m (n x n, row stride lda)
+// load writes the cnt <= x.L matrices i0.. of m (n x n, row stride lda)
 // into the lanes of x.at, transposed and each scaled by its power of two
 // 2^-e_l (see loadTransposed), and each lane's gramSlack into x.slack;
 // lanes l >= cnt, and lanes whose bounds need no kernel (zero, or beyond
 // the scaling range: x.skip), are zero. It returns the index of the first
-// matrix with a NaN or Inf entry, or -1.
+// matrix with a NaN or Inf entry, or -1. Eight lanes load as two halves
+// of four (gramLoad48AVX2), a half with no matrix from matrix i0 (finite:
+// the first half checked it) times zero.
 func (x *gramAVX2) load(n int, m matrices, i0, lda, cnt int) int {
-	var scale [lanes4]float64 // 0 for the lanes whose bounds need no kernel
-	_, src, bits := groupMaxAt(m, i0, n, lda, cnt, &x.tail)
-	for l := 0; l < lanes4; l++ {
-		x.skip[l], x.exp[l] = true, 0
-		if l >= cnt {
-			continue
-		}
-		if bits[l] >= 0x7ff<<52 {
-			return l
-		}
-		if amax := math.Float64frombits(bits[l]); amax > 0 {
-			_, e := math.Frexp(amax)
-			if e > -1000 && e < 1000 {
-				x.exp[l], scale[l], x.skip[l] = e, math.Ldexp(1, -e), false
-			} else {
-				x.exp[l] = 1000
+	for h := 0; h < x.L/lanes4; h++ {
+		var scale [lanes4]float64 // 0 for the lanes whose bounds need no kernel
+		c := min(max(cnt-lanes4*h, 0), lanes4)
+		var src [lanes4]*float64
+		var bits [lanes4]uint64
+		if c > 0 {
+			_, src, bits = groupMaxAt(m, i0+lanes4*h, n, lda, c, &x.tail)
+		} else {
+			for l := range src {
+				src[l] = &m.at(i0)[0]
 			}
 		}
-	}
-	var fro [lanes4]float64
-	gramLoad4AVX2(&x.at[0], n, &src, lda, &scale, &x.tail, &fro)
-	for l := range fro {
-		x.slack[l] = gramSlack(n, fro[l])
+		for l := 0; l < lanes4; l++ {
+			L := lanes4*h + l
+			x.skip[L], x.exp[L] = true, 0
+			if l >= c {
+				continue
+			}
+			if bits[l] >= 0x7ff<<52 {
+				return L
+			}
+			if amax := math.Float64frombits(bits[l]); amax > 0 {
+				_, e := math.Frexp(amax)
+				if e > -1000 && e < 1000 {
+					x.exp[L], scale[l], x.skip[L] = e, math.Ldexp(1, -e), false
+				} else {
+					x.exp[L] = 1000
+				}
+			}
+		}
+		var fro [lanes4]float64
+		if x.L == lanes8 {
+			gramLoad48AVX2(&x.at[lanes4*h], n, &src, lda, &scale, &x.tail, &fro)
+		} else {
+			gramLoad4AVX2(&x.at[0], n, &src, lda, &scale, &x.tail, &fro)
+		}
+		for l := range fro {
+			x.slack[lanes4*h+l] = gramSlack(n, fro[l])
+		}
 	}
 	return -1
 }

@@ -107,3 +107,47 @@ func TestGramLoad4(t *testing.T) {
 		}
 	}
 }
+
+// TestGramLanes checks that the AVX-512 Gram kernels (groups of 8 lanes,
+// ql16AVX512 and ql32AVX512) give the bounds of the AVX2 kernels (groups
+// of 4, ql8AVX2 and ql4AVX2) bit for bit: the same operations lane by
+// lane, whatever the group a matrix falls in, on batches of 1 to 40
+// matrices (one to five groups of 8, runs of two and four) of random,
+// scaled, zero and rank-deficient matrices.
+func TestGramLanes(t *testing.T) {
+	if !cpu.AVX512 || !cpu.AVX2 {
+		t.Skip("needs the AVX-512 and AVX2 kernels")
+	}
+	saved := useQL16
+	defer func() { useQL16 = saved }()
+	rng := rand.New(rand.NewPCG(31, 1))
+	for _, n := range []int{1, 3, 5, 8, 12, 13, 25, 33} {
+		for _, k := range []int{1, 4, 5, 8, 9, 16, 17, 24, 32, 33, 40} {
+			a := make([]float64, k*n*n)
+			for i := 0; i < k; i++ {
+				g := gaussian(rng, n, n, n)
+				scale := []float64{1, 1e-200, 1e200, 0, 1}[i%5]
+				for j := range g {
+					a[i*n*n+j] = g[j] * scale
+				}
+				if i%7 == 3 && n > 1 { // rank-deficient: two equal rows
+					copy(a[i*n*n+n:i*n*n+2*n], a[i*n*n:i*n*n+n])
+				}
+			}
+			var lo, hi [2][]float64
+			for p, on := range []bool{false, true} {
+				useQL16 = on
+				w := NewGram(n)
+				lo[p], hi[p] = make([]float64, k*n), make([]float64, k*n)
+				if err := w.Enclose(lo[p], hi[p], n, a, n, n*n, k); err != nil {
+					t.Fatal(err)
+				}
+			}
+			for j := range lo[0] {
+				if math.Float64bits(lo[0][j]) != math.Float64bits(lo[1][j]) || math.Float64bits(hi[0][j]) != math.Float64bits(hi[1][j]) {
+					t.Fatalf("n=%d k=%d: matrix %d value %d: AVX2 [%v, %v], AVX-512 [%v, %v]", n, k, j/n, j%n, lo[0][j], hi[0][j], lo[1][j], hi[1][j])
+				}
+			}
+		}
+	}
+}

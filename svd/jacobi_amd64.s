@@ -6464,3 +6464,588 @@ sidone:
 sdone:
 	VZEROUPPER
 	RET
+
+// func gramLoad48AVX2(at *float64, n int, src *[4]*float64, lda int, scale *[4]float64, tail *[4]uint64, fro *[4]float64)
+// Requires: AVX, FMA3
+TEXT ·gramLoad48AVX2(SB), NOSPLIT, $0-56
+	MOVQ    at+0(FP), AX
+	MOVQ    n+8(FP), CX
+	MOVQ    src+16(FP), DX
+	MOVQ    lda+24(FP), BX
+	SHLQ    $0x03, BX
+	MOVQ    scale+32(FP), SI
+	MOVQ    tail+40(FP), DI
+	VMOVUPD (SI), Y15
+	VMOVDQU (DI), Y14
+	VXORPD  Y12, Y12, Y12
+	VXORPD  Y13, Y13, Y13
+	MOVQ    (DX), SI
+	MOVQ    8(DX), DI
+	MOVQ    16(DX), R8
+	MOVQ    24(DX), DX
+	MOVQ    CX, R9
+	SHLQ    $0x06, R9
+	LEAQ    (R9)(R9*2), R10
+	MOVQ    R9, R11
+	SHLQ    $0x02, R11
+	MOVQ    CX, R12
+	ANDQ    $-4, R12
+	SHLQ    $0x03, R12
+	MOVQ    CX, R13
+	ANDQ    $0x03, R13
+
+glr:
+	XORQ R14, R14
+	MOVQ AX, R15
+
+glc:
+	CMPQ        R14, R12
+	JGE         glt
+	VMOVUPD     (SI)(R14*1), Y0
+	VMOVUPD     (DI)(R14*1), Y1
+	VMOVUPD     (R8)(R14*1), Y2
+	VMOVUPD     (DX)(R14*1), Y3
+	VUNPCKLPD   Y1, Y0, Y4
+	VUNPCKHPD   Y1, Y0, Y5
+	VUNPCKLPD   Y3, Y2, Y6
+	VUNPCKHPD   Y3, Y2, Y7
+	VPERM2F128  $0x20, Y6, Y4, Y8
+	VPERM2F128  $0x20, Y7, Y5, Y9
+	VPERM2F128  $0x31, Y6, Y4, Y10
+	VPERM2F128  $0x31, Y7, Y5, Y11
+	VMULPD      Y15, Y8, Y8
+	VMULPD      Y15, Y9, Y9
+	VMULPD      Y15, Y10, Y10
+	VMULPD      Y15, Y11, Y11
+	VMOVUPD     Y8, (R15)
+	VFMADD231PD Y8, Y8, Y12
+	VMOVUPD     Y9, (R15)(R9*1)
+	VFMADD231PD Y9, Y9, Y13
+	VMOVUPD     Y10, (R15)(R9*2)
+	VFMADD231PD Y10, Y10, Y12
+	VMOVUPD     Y11, (R15)(R10*1)
+	VFMADD231PD Y11, Y11, Y13
+	ADDQ        R11, R15
+	ADDQ        $0x20, R14
+	JMP         glc
+
+glt:
+	TESTQ       R13, R13
+	JZ          glnext
+	VMASKMOVPD  (SI)(R14*1), Y14, Y0
+	VMASKMOVPD  (DI)(R14*1), Y14, Y1
+	VMASKMOVPD  (R8)(R14*1), Y14, Y2
+	VMASKMOVPD  (DX)(R14*1), Y14, Y3
+	VUNPCKLPD   Y1, Y0, Y4
+	VUNPCKHPD   Y1, Y0, Y5
+	VUNPCKLPD   Y3, Y2, Y6
+	VUNPCKHPD   Y3, Y2, Y7
+	VPERM2F128  $0x20, Y6, Y4, Y8
+	VPERM2F128  $0x20, Y7, Y5, Y9
+	VPERM2F128  $0x31, Y6, Y4, Y10
+	VPERM2F128  $0x31, Y7, Y5, Y11
+	VMULPD      Y15, Y8, Y8
+	VMULPD      Y15, Y9, Y9
+	VMULPD      Y15, Y10, Y10
+	VMULPD      Y15, Y11, Y11
+	VMOVUPD     Y8, (R15)
+	VFMADD231PD Y8, Y8, Y12
+	CMPQ        R13, $0x02
+	JL          glnext
+	VMOVUPD     Y9, (R15)(R9*1)
+	VFMADD231PD Y9, Y9, Y13
+	CMPQ        R13, $0x03
+	JL          glnext
+	VMOVUPD     Y10, (R15)(R9*2)
+	VFMADD231PD Y10, Y10, Y12
+
+glnext:
+	ADDQ    BX, SI
+	ADDQ    BX, DI
+	ADDQ    BX, R8
+	ADDQ    BX, DX
+	ADDQ    $0x40, AX
+	DECQ    CX
+	JNZ     glr
+	VADDPD  Y13, Y12, Y12
+	MOVQ    fro+48(FP), AX
+	VMOVUPD Y12, (AX)
+	VZEROUPPER
+	RET
+
+// func gram8AVX512(at *float64, gm *float64, n int, n4 int)
+// Requires: AVX, AVX512DQ, AVX512F
+TEXT ·gram8AVX512(SB), NOSPLIT, $0-32
+	MOVQ at+0(FP), AX
+	MOVQ gm+8(FP), CX
+	MOVQ n+16(FP), DX
+	MOVQ n4+24(FP), BX
+	MOVQ DX, SI
+	SHLQ $0x06, SI
+	SHLQ $0x06, BX
+	XORQ DI, DI
+	MOVQ AX, R9
+
+gi:
+	XORQ R8, R8
+	MOVQ AX, R10
+
+gj:
+	VXORPD Z0, Z0, Z0
+	VXORPD Z1, Z1, Z1
+	VXORPD Z2, Z2, Z2
+	VXORPD Z3, Z3, Z3
+	VXORPD Z4, Z4, Z4
+	VXORPD Z5, Z5, Z5
+	VXORPD Z6, Z6, Z6
+	VXORPD Z7, Z7, Z7
+	MOVQ   R10, R11
+	ADDQ   SI, R11
+	MOVQ   R11, R12
+	ADDQ   SI, R12
+	MOVQ   R12, R13
+	ADDQ   SI, R13
+	XORQ   R14, R14
+	MOVQ   SI, R15
+	SUBQ   $0x40, R15
+
+gr2:
+	CMPQ        R14, R15
+	JGE         gr1
+	VMOVUPD     (R9)(R14*1), Z8
+	VMOVUPD     64(R9)(R14*1), Z9
+	VFMADD231PD (R10)(R14*1), Z8, Z0
+	VFMADD231PD 64(R10)(R14*1), Z9, Z4
+	VFMADD231PD (R11)(R14*1), Z8, Z1
+	VFMADD231PD 64(R11)(R14*1), Z9, Z5
+	VFMADD231PD (R12)(R14*1), Z8, Z2
+	VFMADD231PD 64(R12)(R14*1), Z9, Z6
+	VFMADD231PD (R13)(R14*1), Z8, Z3
+	VFMADD231PD 64(R13)(R14*1), Z9, Z7
+	ADDQ        $0x80, R14
+	JMP         gr2
+
+gr1:
+	CMPQ        R14, SI
+	JGE         grdone
+	VMOVUPD     (R9)(R14*1), Z8
+	VFMADD231PD (R10)(R14*1), Z8, Z0
+	VFMADD231PD (R11)(R14*1), Z8, Z1
+	VFMADD231PD (R12)(R14*1), Z8, Z2
+	VFMADD231PD (R13)(R14*1), Z8, Z3
+
+grdone:
+	// G[i][j0+u] and G[j0+u][i]
+	MOVQ    DI, R10
+	IMULQ   BX, R10
+	MOVQ    R8, R14
+	SHLQ    $0x06, R14
+	ADDQ    R14, R10
+	ADDQ    CX, R10
+	MOVQ    R8, R11
+	IMULQ   BX, R11
+	MOVQ    DI, R14
+	SHLQ    $0x06, R14
+	ADDQ    R14, R11
+	ADDQ    CX, R11
+	VADDPD  Z4, Z0, Z0
+	VMOVUPD Z0, (R10)
+	VMOVUPD Z0, (R11)
+	ADDQ    BX, R11
+	VADDPD  Z5, Z1, Z1
+	VMOVUPD Z1, 64(R10)
+	VMOVUPD Z1, (R11)
+	ADDQ    BX, R11
+	VADDPD  Z6, Z2, Z2
+	VMOVUPD Z2, 128(R10)
+	VMOVUPD Z2, (R11)
+	ADDQ    BX, R11
+	VADDPD  Z7, Z3, Z3
+	VMOVUPD Z3, 192(R10)
+	VMOVUPD Z3, (R11)
+	ADDQ    BX, R11
+	ADDQ    $0x04, R8
+	MOVQ    R13, R10
+	ADDQ    SI, R10
+	CMPQ    R8, DI
+	JLE     gj
+	ADDQ    SI, R9
+	INCQ    DI
+	CMPQ    DI, DX
+	JL      gi
+	VZEROUPPER
+	RET
+
+// func tridiag8AVX512(gm *float64, n int, n4 int, d *float64, e *float64, y *float64, params *[8]float64)
+// Requires: AVX, AVX512DQ, AVX512F
+TEXT ·tridiag8AVX512(SB), NOSPLIT, $0-56
+	MOVQ         gm+0(FP), AX
+	MOVQ         n+8(FP), CX
+	MOVQ         n4+16(FP), DX
+	MOVQ         params+48(FP), BX
+	SHLQ         $0x06, DX
+	VBROADCASTSD 8(BX), Z15
+	VBROADCASTSD 32(BX), Z14
+	VBROADCASTSD 16(BX), Z13
+	MOVQ         CX, DI
+	SHLQ         $0x06, DI
+	XORQ         BX, BX
+	MOVQ         AX, SI
+	MOVQ         CX, R8
+	SUBQ         $0x02, R8
+
+tk:
+	CMPQ BX, R8
+	JGE  tdone
+	MOVQ BX, R9
+	INCQ R9
+	SHLQ $0x06, R9
+
+	// α = G[k][k+1], xs = Σ_{r>=k+2} G[k][r]²
+	VMOVUPD (SI)(R9*1), Z0
+	VXORPD  Z1, Z1, Z1
+	VXORPD  Z2, Z2, Z2
+	MOVQ    R9, R10
+	ADDQ    $0x40, R10
+
+txs:
+	CMPQ        R10, DI
+	JGE         txsdone
+	VMOVUPD     (SI)(R10*1), Z3
+	VFMADD231PD Z3, Z3, Z1
+	ADDQ        $0x40, R10
+	JMP         txs
+
+txsdone:
+	// β = -sign(α) sqrt(α² + xs); τ = (β - α)/β; 1/(α - β); lanes with xs = 0: τ = 0
+	VMOVAPD     Z1, Z3
+	VFMADD231PD Z0, Z0, Z3
+	VSQRTPD     Z3, Z3
+	VANDPD      Z14, Z0, Z2
+	VXORPD      Z14, Z2, Z2
+	VORPD       Z2, Z3, Z3
+	VSUBPD      Z0, Z3, Z4
+	VDIVPD      Z3, Z4, Z4
+	VSUBPD      Z3, Z0, Z5
+	VDIVPD      Z5, Z15, Z5
+	VXORPD      Z2, Z2, Z2
+	VCMPPD      $0x00, Z2, Z1, K1
+	VBLENDMPD   Z2, Z4, K1, Z4
+	VBLENDMPD   Z2, Z5, K1, Z5
+	VBLENDMPD   Z0, Z3, K1, Z3
+	MOVQ        e+32(FP), R11
+	MOVQ        BX, R10
+	SHLQ        $0x06, R10
+	VMOVUPD     Z3, (R11)(R10*1)
+
+	// v over row k: v[k+1] = 1, v[r] = G[k][r]/(α - β)
+	VMOVUPD Z15, (SI)(R9*1)
+	MOVQ    R9, R10
+	ADDQ    $0x40, R10
+
+tv:
+	CMPQ    R10, DI
+	JGE     tvdone
+	VMULPD  (SI)(R10*1), Z5, Z7
+	VMOVUPD Z7, (SI)(R10*1)
+	ADDQ    $0x40, R10
+	JMP     tv
+
+tvdone:
+	// y[i] = τ Σ_j G[i][j] v[j], i, j >= k+1; yv = Σ_i y[i] v[i] (two rows at a time, v[j] loaded once for both)
+	MOVQ   y+40(FP), R11
+	MOVQ   BX, R12
+	INCQ   R12
+	IMULQ  DX, R12
+	ADDQ   AX, R12
+	MOVQ   R9, R13
+	VXORPD Z12, Z12, Z12
+
+ty2:
+	MOVQ   R13, R14
+	ADDQ   $0x40, R14
+	CMPQ   R14, DI
+	JGE    ty
+	MOVQ   R12, R15
+	ADDQ   DX, R15
+	VXORPD Z7, Z7, Z7
+	VXORPD Z8, Z8, Z8
+	VXORPD Z9, Z9, Z9
+	VXORPD Z10, Z10, Z10
+	MOVQ   R9, R10
+
+ty2j2:
+	MOVQ        R10, R14
+	ADDQ        $0x40, R14
+	CMPQ        R14, DI
+	JGE         ty2j1
+	VMOVUPD     (SI)(R10*1), Z0
+	VMOVUPD     64(SI)(R10*1), Z1
+	VFMADD231PD (R12)(R10*1), Z0, Z7
+	VFMADD231PD (R15)(R10*1), Z0, Z9
+	VFMADD231PD 64(R12)(R10*1), Z1, Z8
+	VFMADD231PD 64(R15)(R10*1), Z1, Z10
+	ADDQ        $0x80, R10
+	JMP         ty2j2
+
+ty2j1:
+	CMPQ        R10, DI
+	JGE         ty2jdone
+	VMOVUPD     (SI)(R10*1), Z0
+	VFMADD231PD (R12)(R10*1), Z0, Z7
+	VFMADD231PD (R15)(R10*1), Z0, Z9
+
+ty2jdone:
+	VADDPD      Z8, Z7, Z7
+	VMULPD      Z4, Z7, Z7
+	VMOVUPD     Z7, (R11)(R13*1)
+	VFMADD231PD (SI)(R13*1), Z7, Z12
+	VADDPD      Z10, Z9, Z9
+	VMULPD      Z4, Z9, Z9
+	VMOVUPD     Z9, 64(R11)(R13*1)
+	VFMADD231PD 64(SI)(R13*1), Z9, Z12
+	LEAQ        (R15)(DX*1), R12
+	ADDQ        $0x80, R13
+	JMP         ty2
+
+ty:
+	CMPQ   R13, DI
+	JGE    tydone
+	VXORPD Z7, Z7, Z7
+	VXORPD Z8, Z8, Z8
+	MOVQ   R9, R10
+
+ty1j2:
+	MOVQ        R10, R14
+	ADDQ        $0x40, R14
+	CMPQ        R14, DI
+	JGE         ty1j1
+	VMOVUPD     (SI)(R10*1), Z0
+	VMOVUPD     64(SI)(R10*1), Z1
+	VFMADD231PD (R12)(R10*1), Z0, Z7
+	VFMADD231PD 64(R12)(R10*1), Z1, Z8
+	ADDQ        $0x80, R10
+	JMP         ty1j2
+
+ty1j1:
+	CMPQ        R10, DI
+	JGE         ty1jdone
+	VMOVUPD     (SI)(R10*1), Z0
+	VFMADD231PD (R12)(R10*1), Z0, Z7
+
+ty1jdone:
+	VADDPD      Z8, Z7, Z7
+	VMULPD      Z4, Z7, Z7
+	VMOVUPD     Z7, (R11)(R13*1)
+	VFMADD231PD (SI)(R13*1), Z7, Z12
+
+tydone:
+	// z = y + h v, h = -τ yv / 2 (into y)
+	VMULPD Z13, Z4, Z11
+	VMULPD Z12, Z11, Z11
+	MOVQ   R9, R13
+
+tz:
+	CMPQ         R13, DI
+	JGE          tzdone
+	VMOVUPD      (R11)(R13*1), Z7
+	VFNMADD231PD (SI)(R13*1), Z11, Z7
+	VMOVUPD      Z7, (R11)(R13*1)
+	ADDQ         $0x40, R13
+	JMP          tz
+
+tzdone:
+	// G[i][j] -= v[i] z[j] + z[i] v[j], i, j >= k+1 (two rows at a time, z[j] and v[j] loaded once for both)
+	MOVQ  BX, R12
+	INCQ  R12
+	IMULQ DX, R12
+	ADDQ  AX, R12
+	MOVQ  R9, R13
+
+tu2:
+	MOVQ    R13, R14
+	ADDQ    $0x40, R14
+	CMPQ    R14, DI
+	JGE     tu
+	MOVQ    R12, R15
+	ADDQ    DX, R15
+	VMOVUPD (SI)(R13*1), Z9
+	VMOVUPD (R11)(R13*1), Z10
+	VMOVUPD 64(SI)(R13*1), Z11
+	VMOVUPD 64(R11)(R13*1), Z12
+	MOVQ    R9, R10
+
+tu2j:
+	VMOVUPD      (R11)(R10*1), Z0
+	VMOVUPD      (SI)(R10*1), Z1
+	VMOVUPD      (R12)(R10*1), Z7
+	VMOVUPD      (R15)(R10*1), Z8
+	VFNMADD231PD Z0, Z9, Z7
+	VFNMADD231PD Z0, Z11, Z8
+	VFNMADD231PD Z1, Z10, Z7
+	VFNMADD231PD Z1, Z12, Z8
+	VMOVUPD      Z7, (R12)(R10*1)
+	VMOVUPD      Z8, (R15)(R10*1)
+	ADDQ         $0x40, R10
+	CMPQ         R10, DI
+	JL           tu2j
+	LEAQ         (R15)(DX*1), R12
+	ADDQ         $0x80, R13
+	JMP          tu2
+
+tu:
+	CMPQ    R13, DI
+	JGE     tudone
+	VMOVUPD (SI)(R13*1), Z9
+	VMOVUPD (R11)(R13*1), Z10
+	MOVQ    R9, R10
+
+tu1j:
+	VMOVUPD      (R11)(R10*1), Z0
+	VMOVUPD      (SI)(R10*1), Z1
+	VMOVUPD      (R12)(R10*1), Z7
+	VFNMADD231PD Z0, Z9, Z7
+	VFNMADD231PD Z1, Z10, Z7
+	VMOVUPD      Z7, (R12)(R10*1)
+	ADDQ         $0x40, R10
+	CMPQ         R10, DI
+	JL           tu1j
+
+tudone:
+	ADDQ DX, SI
+	INCQ BX
+	JMP  tk
+
+tdone:
+	// d[i] = G[i][i]; e[n-2] = G[n-1][n-2]; e[n-1] = 0
+	MOVQ d+24(FP), BX
+	MOVQ AX, SI
+	XORQ R10, R10
+
+td:
+	VMOVUPD (SI)(R10*1), Z0
+	VMOVUPD Z0, (BX)(R10*1)
+	ADDQ    DX, SI
+	ADDQ    $0x40, R10
+	CMPQ    R10, DI
+	JL      td
+	MOVQ    e+32(FP), R11
+	VXORPD  Z0, Z0, Z0
+	VMOVUPD Z0, -64(R11)(DI*1)
+	CMPQ    CX, $0x02
+	JL      tret
+	SUBQ    DX, SI
+	VMOVUPD -128(SI)(DI*1), Z0
+	VMOVUPD Z0, -128(R11)(DI*1)
+
+tret:
+	VZEROUPPER
+	RET
+
+// func sturm8AVX512(d *float64, e2 *float64, n int, x *float64, k int, cnt *int64, params *[8]float64)
+// Requires: AVX, AVX512DQ, AVX512F
+TEXT ·sturm8AVX512(SB), NOSPLIT, $0-56
+	MOVQ         d+0(FP), AX
+	MOVQ         e2+8(FP), CX
+	MOVQ         n+16(FP), DX
+	MOVQ         x+24(FP), BX
+	MOVQ         k+32(FP), SI
+	MOVQ         cnt+40(FP), DI
+	MOVQ         params+48(FP), R8
+	VBROADCASTSD 24(R8), Z8
+	VBROADCASTSD 40(R8), Z9
+	VBROADCASTSD 32(R8), Z15
+	VORPD        Z9, Z15, Z15
+	SHLQ         $0x06, DX
+	XORQ         R8, R8
+
+sj:
+	CMPQ      R8, SI
+	JGE       sdone
+	MOVQ      R8, R9
+	SHLQ      $0x06, R9
+	ADDQ      BX, R9
+	VMOVUPD   (AX), Z10
+	VXORPD    Z4, Z4, Z4
+	VSUBPD    (R9), Z10, Z0
+	VANDPD    Z0, Z8, Z12
+	VCMPPD    $0x11, Z9, Z12, K1
+	VBLENDMPD Z15, Z0, K1, Z0
+	VPSRLQ    $0x3f, Z0, Z13
+	VPADDQ    Z13, Z4, Z4
+	VXORPD    Z5, Z5, Z5
+	VSUBPD    64(R9), Z10, Z1
+	VANDPD    Z1, Z8, Z12
+	VCMPPD    $0x11, Z9, Z12, K1
+	VBLENDMPD Z15, Z1, K1, Z1
+	VPSRLQ    $0x3f, Z1, Z13
+	VPADDQ    Z13, Z5, Z5
+	VXORPD    Z6, Z6, Z6
+	VSUBPD    128(R9), Z10, Z2
+	VANDPD    Z2, Z8, Z12
+	VCMPPD    $0x11, Z9, Z12, K1
+	VBLENDMPD Z15, Z2, K1, Z2
+	VPSRLQ    $0x3f, Z2, Z13
+	VPADDQ    Z13, Z6, Z6
+	VXORPD    Z7, Z7, Z7
+	VSUBPD    192(R9), Z10, Z3
+	VANDPD    Z3, Z8, Z12
+	VCMPPD    $0x11, Z9, Z12, K1
+	VBLENDMPD Z15, Z3, K1, Z3
+	VPSRLQ    $0x3f, Z3, Z13
+	VPADDQ    Z13, Z7, Z7
+	MOVQ      $0x00000040, R10
+
+si:
+	CMPQ      R10, DX
+	JGE       sidone
+	VMOVUPD   (AX)(R10*1), Z10
+	VMOVUPD   -64(CX)(R10*1), Z11
+	VDIVPD    Z0, Z11, Z13
+	VSUBPD    (R9), Z10, Z12
+	VSUBPD    Z13, Z12, Z0
+	VANDPD    Z0, Z8, Z12
+	VCMPPD    $0x11, Z9, Z12, K1
+	VBLENDMPD Z15, Z0, K1, Z0
+	VPSRLQ    $0x3f, Z0, Z13
+	VPADDQ    Z13, Z4, Z4
+	VDIVPD    Z1, Z11, Z13
+	VSUBPD    64(R9), Z10, Z12
+	VSUBPD    Z13, Z12, Z1
+	VANDPD    Z1, Z8, Z12
+	VCMPPD    $0x11, Z9, Z12, K1
+	VBLENDMPD Z15, Z1, K1, Z1
+	VPSRLQ    $0x3f, Z1, Z13
+	VPADDQ    Z13, Z5, Z5
+	VDIVPD    Z2, Z11, Z13
+	VSUBPD    128(R9), Z10, Z12
+	VSUBPD    Z13, Z12, Z2
+	VANDPD    Z2, Z8, Z12
+	VCMPPD    $0x11, Z9, Z12, K1
+	VBLENDMPD Z15, Z2, K1, Z2
+	VPSRLQ    $0x3f, Z2, Z13
+	VPADDQ    Z13, Z6, Z6
+	VDIVPD    Z3, Z11, Z13
+	VSUBPD    192(R9), Z10, Z12
+	VSUBPD    Z13, Z12, Z3
+	VANDPD    Z3, Z8, Z12
+	VCMPPD    $0x11, Z9, Z12, K1
+	VBLENDMPD Z15, Z3, K1, Z3
+	VPSRLQ    $0x3f, Z3, Z13
+	VPADDQ    Z13, Z7, Z7
+	ADDQ      $0x40, R10
+	JMP       si
+
+sidone:
+	MOVQ      R8, R10
+	SHLQ      $0x06, R10
+	VMOVDQU64 Z4, (DI)(R10*1)
+	VMOVDQU64 Z5, 64(DI)(R10*1)
+	VMOVDQU64 Z6, 128(DI)(R10*1)
+	VMOVDQU64 Z7, 192(DI)(R10*1)
+	ADDQ      $0x04, R8
+	JMP       sj
+
+sdone:
+	VZEROUPPER
+	RET

@@ -258,3 +258,31 @@ func ql32AVX512(d *[4]*float64, e *[4]*float64, n int, params *[8]float64, scrat
 //
 //go:noescape
 func sturm4AVX2(d *float64, e2 *float64, n int, x *float64, k int, cnt *int64, params *[8]float64)
+
+// gramLoad48AVX2 is gramLoad4AVX2 writing element (r, c) of matrix l to
+// at[(c*n+r)*8+l] (l < 4: the caller passes the 8-lane array, or its fifth
+// element for lanes 4-7), the layout of gram8AVX512.
+//
+//go:noescape
+func gramLoad48AVX2(at *float64, n int, src *[4]*float64, lda int, scale *[4]float64, tail *[4]uint64, fro *[4]float64)
+
+// gram8AVX512 is gram4AVX2 on 8 lane-interleaved n x n matrices: column c of A
+// is the n vectors of 8 at at[c*n*8:], and G[i][j] the vector at g[(i*n4+j)*8:];
+// each entry the same chain as gram4AVX2's (two halves, even and odd rows).
+//
+//go:noescape
+func gram8AVX512(at *float64, gm *float64, n int, n4 int)
+
+// tridiag8AVX512 is tridiag4AVX2 on 8 lane-interleaved matrices (G[i][j] the
+// vector at gm[(i*n4+j)*8:], d and e at [i*8:]): the same operations lane by
+// lane, the lanes with τ = 0 selected by a K register instead of a blend.
+//
+//go:noescape
+func tridiag8AVX512(gm *float64, n int, n4 int, d *float64, e *float64, y *float64, params *[8]float64)
+
+// sturm8AVX512 is sturm4AVX2 on 8 lane-interleaved tridiagonal matrices (d, e2
+// at [i*8:], the shifts at x[j*8:], the counts into cnt[j*8:]): the same
+// operations lane by lane, the guard's selection by a K register.
+//
+//go:noescape
+func sturm8AVX512(d *float64, e2 *float64, n int, x *float64, k int, cnt *int64, params *[8]float64)

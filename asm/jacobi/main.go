@@ -78,6 +78,10 @@ func main() {
 	qlRootFree512(2)
 	qlRootFree512(4)
 	sturm4()
+	gramLoad48()
+	gram8()
+	tridiag8()
+	sturm8()
 	Generate()
 }
 
