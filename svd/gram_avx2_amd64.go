@@ -123,11 +123,7 @@ func (w *Gram) encloseAVX2(lo, hi []float64, ld int, m matrices, lda, k int) err
 			if bad := x.load(n, m, j0, lda, min(lanes4, k-j0)); bad >= 0 {
 				return &BatchError{Index: j0 + bad, Err: errNotFinite}
 			}
-			gram4AVX2(&x.at[0], &x.g[0], n, x.n4)
-			tridiag4AVX2(&x.g[0], n, x.n4, &x.d[0], &x.e[0], &x.y[0], &x.params)
-			x.norms(n)
-			copy(x.qd, x.d)
-			copy(x.qe, x.e2)
+			x.reduce(n)
 			x.tols(w.ql8[g*32+8:])
 		}
 		var failed uint64
@@ -164,11 +160,7 @@ func (w *Gram) encloseAVX512(lo, hi []float64, ld int, m matrices, lda, k int) e
 			if bad := x.load(n, m, j0, lda, min(lanes8, k-j0)); bad >= 0 {
 				return &BatchError{Index: j0 + bad, Err: errNotFinite}
 			}
-			gram8AVX512(&x.at[0], &x.g[0], n, x.n4)
-			tridiag8AVX512(&x.g[0], n, x.n4, &x.d[0], &x.e[0], &x.y[0], &x.params)
-			x.norms(n)
-			copy(x.qd, x.d)
-			copy(x.qe, x.e2)
+			x.reduce(n)
 			x.tols(q.scratch[g*64+16:])
 		}
 		top := 2
@@ -192,6 +184,22 @@ func (w *Gram) encloseAVX512(lo, hi []float64, ld int, m matrices, lda, k int) e
 		}
 	}
 	return nil
+}
+
+// reduce runs the group's Gram matrix and tridiagonal reduction (the
+// kernels of its width), its norms, and the QL iteration's copies of d
+// and e².
+func (x *gramAVX2) reduce(n int) {
+	if x.L == lanes8 {
+		gram8AVX512(&x.at[0], &x.g[0], n, x.n4)
+		tridiag8AVX512(&x.g[0], n, x.n4, &x.d[0], &x.e[0], &x.y[0], &x.params)
+	} else {
+		gram4AVX2(&x.at[0], &x.g[0], n, x.n4)
+		tridiag4AVX2(&x.g[0], n, x.n4, &x.d[0], &x.e[0], &x.y[0], &x.params)
+	}
+	x.norms(n)
+	copy(x.qd, x.d)
+	copy(x.qe, x.e2)
 }
 
 // tols writes each lane's QL deflation threshold tol² into tol[:x.L].

@@ -12,7 +12,10 @@ import (
 // instructions; where the lanes' data ask for different control flow (the
 // QL iteration's splits, deflations and the end of its chases) the lanes
 // that must not change are masked by blends, so each lane computes what it
-// computes alone.
+// computes alone. The Gram matrix, reduction, Sturm counts and loader are
+// written once for both widths (gramWidth): 4 lanes in YMM registers and
+// their AVX-512 forms on 8 lanes in ZMM registers, the same operations
+// lane by lane (ql512.go has the QL iteration's AVX-512 form).
 
 // Layout of the params array of the Gram kernels (float64 index).
 const (
@@ -25,33 +28,98 @@ const (
 	gMaxIter = 6 // QL: iterations per eigenvalue (an integer, not a float64)
 )
 
-func gram4() {
-	TEXT("gram4AVX2", NOSPLIT, "func(at *float64, gm *float64, n, n4 int)")
+// gramWidth is the vector width of the Gram kernels: 4 lanes in YMM
+// registers (the AVX2 kernels) or 8 in ZMM registers (their AVX-512 forms:
+// the same operations lane by lane, the vectors' bytes doubled, K
+// registers where the 4-lane kernels blend).
+type gramWidth struct {
+	L    int    // lanes
+	name string // the kernels' suffix
+	vb   int    // bytes per vector
+	sh   uint64 // log2(vb)
+}
+
+var (
+	gram4w = gramWidth{L: 4, name: "4AVX2", vb: 32, sh: 5}
+	gram8w = gramWidth{L: 8, name: "8AVX512", vb: 64, sh: 6}
+)
+
+// v returns vector register i of the width.
+func (w gramWidth) v(i int) VecPhysical {
+	if w.L == 8 {
+		return []VecPhysical{Z0, Z1, Z2, Z3, Z4, Z5, Z6, Z7, Z8, Z9, Z10, Z11, Z12, Z13, Z14, Z15}[i]
+	}
+	return []VecPhysical{Y0, Y1, Y2, Y3, Y4, Y5, Y6, Y7, Y8, Y9, Y10, Y11, Y12, Y13, Y14, Y15}[i]
+}
+
+// doc writes the kernel's documentation: l8 for 8 lanes, l4 for 4.
+func (w gramWidth) doc(l8, l4 []string) {
+	if w.L == 8 {
+		Doc(l8...)
+		return
+	}
+	Doc(l4...)
+}
+
+// cmp sets the mask of the lanes where a pred b holds (a VCMPPD
+// predicate): the vector m on 4 lanes, K1 on 8.
+func (w gramWidth) cmp(pred uint64, b, a, m VecPhysical) {
+	if w.L == 8 {
+		VCMPPD(Imm(pred), b, a, K1)
+		return
+	}
+	VCMPPD(Imm(pred), b, a, m)
+}
+
+// blend sets dst to src in the lanes of the mask of the last cmp (m).
+func (w gramWidth) blend(m, src, dst VecPhysical) {
+	if w.L == 8 {
+		VBLENDMPD(src, dst, K1, dst)
+		return
+	}
+	VBLENDVPD(m, src, dst, dst)
+}
+
+// movdqu stores the integer vector src.
+func (w gramWidth) movdqu(src VecPhysical, m Mem) {
+	if w.L == 8 {
+		VMOVDQU64(src, m)
+		return
+	}
+	VMOVDQU(src, m)
+}
+
+func gram(w gramWidth) {
+	TEXT("gram"+w.name, NOSPLIT, "func(at *float64, gm *float64, n, n4 int)")
 	Pragma("noescape")
-	Doc(
+	w.doc([]string{
+		"gram8AVX512 is gram4AVX2 on 8 lane-interleaved n x n matrices: column c of A",
+		"is the n vectors of 8 at at[c*n*8:], and G[i][j] the vector at g[(i*n4+j)*8:];",
+		"each entry the same chain as gram4AVX2's (two halves, even and odd rows).",
+	}, []string{
 		"gram4AVX2 writes G = AᵀA of 4 lane-interleaved n x n matrices: column c of A",
 		"is the n vectors at at[c*n*4:], for c < n4 (columns n..n4-1 zero, n4 = n",
 		"rounded up to a multiple of 4), and G[i][j] is the vector at g[(i*n4+j)*4:]",
 		"for i, j < n4 (g = gm). Each entry is one chain of FMAs over r, in two halves (even",
 		"and odd rows) added at the end. (gm: g is the goroutine register's name",
 		"in Go assembly.)",
-	)
+	})
 	at := Load(Param("at"), GP64())
 	g := Load(Param("gm"), GP64())
 	n := Load(Param("n"), GP64())
 	n4 := Load(Param("n4"), GP64())
 	colB := GP64() // bytes per column: n*32
 	MOVQ(n, colB)
-	SHLQ(Imm(5), colB)
+	SHLQ(Imm(w.sh), colB)
 	rowG := GP64() // bytes per row of G: n4*32
 	MOVQ(n4, rowG)
-	SHLQ(Imm(5), rowG)
+	SHLQ(Imm(w.sh), rowG)
 
 	i, j0 := GP64(), GP64()
 	ai, aj := GP64(), GP64()
 	c1, c2, c3 := GP64(), GP64(), GP64()
 	r := GP64()
-	acc := []VecPhysical{Y0, Y1, Y2, Y3, Y4, Y5, Y6, Y7}
+	acc := []VecPhysical{w.v(0), w.v(1), w.v(2), w.v(3), w.v(4), w.v(5), w.v(6), w.v(7)}
 	XORQ(i, i)
 	MOVQ(at, ai)
 	Label("gi")
@@ -71,24 +139,24 @@ func gram4() {
 	XORQ(r, r)
 	end := GP64()
 	MOVQ(colB, end)
-	SUBQ(Imm(32), end) // the last pair of rows starts below end
+	SUBQ(Imm(uint64(w.vb)), end) // the last pair of rows starts below end
 	Label("gr2")
 	CMPQ(r, end)
 	JGE(LabelRef("gr1"))
-	VMOVUPD(Mem{Base: ai, Index: r, Scale: 1}, Y8)
-	VMOVUPD(Mem{Base: ai, Index: r, Scale: 1, Disp: 32}, Y9)
+	VMOVUPD(Mem{Base: ai, Index: r, Scale: 1}, w.v(8))
+	VMOVUPD(Mem{Base: ai, Index: r, Scale: 1, Disp: w.vb}, w.v(9))
 	for u, c := range cols {
-		VFMADD231PD(Mem{Base: c, Index: r, Scale: 1}, Y8, acc[u])
-		VFMADD231PD(Mem{Base: c, Index: r, Scale: 1, Disp: 32}, Y9, acc[4+u])
+		VFMADD231PD(Mem{Base: c, Index: r, Scale: 1}, w.v(8), acc[u])
+		VFMADD231PD(Mem{Base: c, Index: r, Scale: 1, Disp: w.vb}, w.v(9), acc[4+u])
 	}
-	ADDQ(Imm(64), r)
+	ADDQ(Imm(uint64(2*w.vb)), r)
 	JMP(LabelRef("gr2"))
 	Label("gr1")
 	CMPQ(r, colB)
 	JGE(LabelRef("grdone"))
-	VMOVUPD(Mem{Base: ai, Index: r, Scale: 1}, Y8)
+	VMOVUPD(Mem{Base: ai, Index: r, Scale: 1}, w.v(8))
 	for u, c := range cols {
-		VFMADD231PD(Mem{Base: c, Index: r, Scale: 1}, Y8, acc[u])
+		VFMADD231PD(Mem{Base: c, Index: r, Scale: 1}, w.v(8), acc[u])
 	}
 	Label("grdone")
 	Comment("G[i][j0+u] and G[j0+u][i]")
@@ -96,18 +164,18 @@ func gram4() {
 	MOVQ(i, dst)
 	IMULQ(rowG, dst)
 	MOVQ(j0, r)
-	SHLQ(Imm(5), r)
+	SHLQ(Imm(w.sh), r)
 	ADDQ(r, dst)
 	ADDQ(g, dst)
 	MOVQ(j0, dst2)
 	IMULQ(rowG, dst2)
 	MOVQ(i, r)
-	SHLQ(Imm(5), r)
+	SHLQ(Imm(w.sh), r)
 	ADDQ(r, dst2)
 	ADDQ(g, dst2)
 	for u := 0; u < 4; u++ {
 		VADDPD(acc[4+u], acc[u], acc[u])
-		VMOVUPD(acc[u], Mem{Base: dst, Disp: 32 * u})
+		VMOVUPD(acc[u], Mem{Base: dst, Disp: w.vb * u})
 		VMOVUPD(acc[u], Mem{Base: dst2})
 		ADDQ(rowG, dst2)
 	}
@@ -124,10 +192,14 @@ func gram4() {
 	RET()
 }
 
-func tridiag4() {
-	TEXT("tridiag4AVX2", NOSPLIT, "func(gm *float64, n, n4 int, d, e, y *float64, params *[8]float64)")
+func tridiag(w gramWidth) {
+	TEXT("tridiag"+w.name, NOSPLIT, "func(gm *float64, n, n4 int, d, e, y *float64, params *[8]float64)")
 	Pragma("noescape")
-	Doc(
+	w.doc([]string{
+		"tridiag8AVX512 is tridiag4AVX2 on 8 lane-interleaved matrices (G[i][j] the",
+		"vector at gm[(i*n4+j)*8:], d and e at [i*8:]): the same operations lane by",
+		"lane, the lanes with τ = 0 selected by a K register instead of a blend.",
+	}, []string{
 		"tridiag4AVX2 reduces the 4 lane-interleaved symmetric n x n matrices G",
 		"(G[i][j] the vector at gm[(i*n4+j)*4:], both triangles) to tridiagonal form",
 		"by Householder reflections H = I - τ v vᵀ (LAPACK's dsytd2): for column",
@@ -136,15 +208,15 @@ func tridiag4() {
 		"zero below the subdiagonal gets τ = 0 (H = I). It writes the diagonal to",
 		"d[i*4:] and the subdiagonal to e[i*4:] (e[n-1] = 0); G is overwritten",
 		"(row k holds v); y is scratch of n vectors.",
-	)
+	})
 	g := Load(Param("gm"), GP64())
 	n := Load(Param("n"), GP64())
 	n4 := Load(Param("n4"), GP64())
 	params := Load(Param("params"), GP64())
 	rowG := GP64()
 	MOVQ(n4, rowG)
-	SHLQ(Imm(5), rowG)
-	ones, signM, half := Y15, Y14, Y13
+	SHLQ(Imm(w.sh), rowG)
+	ones, signM, half := w.v(15), w.v(14), w.v(13)
 	VBROADCASTSD(Mem{Base: params, Disp: 8 * gOne}, ones)
 	VBROADCASTSD(Mem{Base: params, Disp: 8 * gSign}, signM)
 	VBROADCASTSD(Mem{Base: params, Disp: 8 * gHalf}, half)
@@ -153,7 +225,7 @@ func tridiag4() {
 	rowK := GP64() // &G[k][0]
 	nB := GP64()   // n*32
 	MOVQ(n, nB)
-	SHLQ(Imm(5), nB)
+	SHLQ(Imm(w.sh), nB)
 	XORQ(k, k)
 	MOVQ(g, rowK)
 	lim := GP64()
@@ -165,27 +237,27 @@ func tridiag4() {
 	kB := GP64() // (k+1)*32: the first column of the trailing block
 	MOVQ(k, kB)
 	INCQ(kB)
-	SHLQ(Imm(5), kB)
+	SHLQ(Imm(w.sh), kB)
 
 	Comment("α = G[k][k+1], xs = Σ_{r>=k+2} G[k][r]²")
-	alpha, xs, t := Y0, Y1, Y2
+	alpha, xs, t := w.v(0), w.v(1), w.v(2)
 	VMOVUPD(Mem{Base: rowK, Index: kB, Scale: 1}, alpha)
 	VXORPD(xs, xs, xs)
 	VXORPD(t, t, t)
 	r := GP64()
 	MOVQ(kB, r)
-	ADDQ(Imm(32), r)
+	ADDQ(Imm(uint64(w.vb)), r)
 	Label("txs")
 	CMPQ(r, nB)
 	JGE(LabelRef("txsdone"))
-	VMOVUPD(Mem{Base: rowK, Index: r, Scale: 1}, Y3)
-	VFMADD231PD(Y3, Y3, xs)
-	ADDQ(Imm(32), r)
+	VMOVUPD(Mem{Base: rowK, Index: r, Scale: 1}, w.v(3))
+	VFMADD231PD(w.v(3), w.v(3), xs)
+	ADDQ(Imm(uint64(w.vb)), r)
 	JMP(LabelRef("txs"))
 	Label("txsdone")
 
 	Comment("β = -sign(α) sqrt(α² + xs); τ = (β - α)/β; 1/(α - β); lanes with xs = 0: τ = 0")
-	beta, tau, inv, zero := Y3, Y4, Y5, Y6
+	beta, tau, inv, zero := w.v(3), w.v(4), w.v(5), w.v(6)
 	VMOVAPD(xs, beta)
 	VFMADD231PD(alpha, alpha, beta)
 	VSQRTPD(beta, beta)
@@ -197,26 +269,26 @@ func tridiag4() {
 	VSUBPD(beta, alpha, inv)
 	VDIVPD(inv, ones, inv)
 	VXORPD(t, t, t)
-	VCMPPD(Imm(0x00), t, xs, zero) // EQ_OQ: xs == 0
-	VBLENDVPD(zero, t, tau, tau)
-	VBLENDVPD(zero, t, inv, inv)
-	VBLENDVPD(zero, alpha, beta, beta)
+	w.cmp(0x00, t, xs, zero) // EQ_OQ: xs == 0
+	w.blend(zero, t, tau)    // tau = t where zero
+	w.blend(zero, t, inv)
+	w.blend(zero, alpha, beta)
 	eK := GP64()
 	Load(Param("e"), eK)
 	MOVQ(k, r)
-	SHLQ(Imm(5), r)
+	SHLQ(Imm(w.sh), r)
 	VMOVUPD(beta, Mem{Base: eK, Index: r, Scale: 1})
 
 	Comment("v over row k: v[k+1] = 1, v[r] = G[k][r]/(α - β)")
 	VMOVUPD(ones, Mem{Base: rowK, Index: kB, Scale: 1})
 	MOVQ(kB, r)
-	ADDQ(Imm(32), r)
+	ADDQ(Imm(uint64(w.vb)), r)
 	Label("tv")
 	CMPQ(r, nB)
 	JGE(LabelRef("tvdone"))
-	VMULPD(Mem{Base: rowK, Index: r, Scale: 1}, inv, Y7)
-	VMOVUPD(Y7, Mem{Base: rowK, Index: r, Scale: 1})
-	ADDQ(Imm(32), r)
+	VMULPD(Mem{Base: rowK, Index: r, Scale: 1}, inv, w.v(7))
+	VMOVUPD(w.v(7), Mem{Base: rowK, Index: r, Scale: 1})
+	ADDQ(Imm(uint64(w.vb)), r)
 	JMP(LabelRef("tv"))
 	Label("tvdone")
 
@@ -230,7 +302,7 @@ func tridiag4() {
 	ADDQ(g, rowI)
 	iB := GP64()
 	MOVQ(kB, iB)
-	yv := Y12
+	yv := w.v(12)
 	VXORPD(yv, yv, yv)
 	r2 := GP64()
 	rowI1 := GP64()
@@ -242,14 +314,14 @@ func tridiag4() {
 	rowPairs := func(tag string, body func(rows int, pfx string)) {
 		Label(tag + "2")
 		MOVQ(iB, r2)
-		ADDQ(Imm(32), r2)
+		ADDQ(Imm(uint64(w.vb)), r2)
 		CMPQ(r2, nB)
 		JGE(LabelRef(tag))
 		MOVQ(rowI, rowI1)
 		ADDQ(rowG, rowI1)
 		body(2, tag+"2")
 		LEAQ(Mem{Base: rowI1, Index: rowG, Scale: 1}, rowI)
-		ADDQ(Imm(64), iB)
+		ADDQ(Imm(uint64(2*w.vb)), iB)
 		JMP(LabelRef(tag + "2"))
 		Label(tag)
 		CMPQ(iB, nB)
@@ -258,10 +330,10 @@ func tridiag4() {
 		Label(tag + "done")
 	}
 	// symv emits y[i] for rows (1 or 2) rows from rowI: each row's two
-	// chains (even pairs of terms in Y7 or Y9, odd in Y8 or Y10) added,
+	// chains (even pairs of terms in w.v(7) or w.v(9), odd in w.v(8) or w.v(10)) added,
 	// times τ, stored, and the row's y[i] v[i] added into yv.
 	symv := func(rows int, pfx string) {
-		even, odd := []VecPhysical{Y7, Y9}, []VecPhysical{Y8, Y10}
+		even, odd := []VecPhysical{w.v(7), w.v(9)}, []VecPhysical{w.v(8), w.v(10)}
 		for u := 0; u < rows; u++ {
 			VXORPD(even[u], even[u], even[u])
 			VXORPD(odd[u], odd[u], odd[u])
@@ -269,48 +341,48 @@ func tridiag4() {
 		MOVQ(kB, r)
 		Label(pfx + "j2")
 		MOVQ(r, r2)
-		ADDQ(Imm(32), r2)
+		ADDQ(Imm(uint64(w.vb)), r2)
 		CMPQ(r2, nB)
 		JGE(LabelRef(pfx + "j1"))
-		VMOVUPD(Mem{Base: rowK, Index: r, Scale: 1}, Y0)
-		VMOVUPD(Mem{Base: rowK, Index: r, Scale: 1, Disp: 32}, Y1)
+		VMOVUPD(Mem{Base: rowK, Index: r, Scale: 1}, w.v(0))
+		VMOVUPD(Mem{Base: rowK, Index: r, Scale: 1, Disp: w.vb}, w.v(1))
 		for u := 0; u < rows; u++ {
-			VFMADD231PD(Mem{Base: rowP[u], Index: r, Scale: 1}, Y0, even[u])
+			VFMADD231PD(Mem{Base: rowP[u], Index: r, Scale: 1}, w.v(0), even[u])
 		}
 		for u := 0; u < rows; u++ {
-			VFMADD231PD(Mem{Base: rowP[u], Index: r, Scale: 1, Disp: 32}, Y1, odd[u])
+			VFMADD231PD(Mem{Base: rowP[u], Index: r, Scale: 1, Disp: w.vb}, w.v(1), odd[u])
 		}
-		ADDQ(Imm(64), r)
+		ADDQ(Imm(uint64(2*w.vb)), r)
 		JMP(LabelRef(pfx + "j2"))
 		Label(pfx + "j1")
 		CMPQ(r, nB)
 		JGE(LabelRef(pfx + "jdone"))
-		VMOVUPD(Mem{Base: rowK, Index: r, Scale: 1}, Y0)
+		VMOVUPD(Mem{Base: rowK, Index: r, Scale: 1}, w.v(0))
 		for u := 0; u < rows; u++ {
-			VFMADD231PD(Mem{Base: rowP[u], Index: r, Scale: 1}, Y0, even[u])
+			VFMADD231PD(Mem{Base: rowP[u], Index: r, Scale: 1}, w.v(0), even[u])
 		}
 		Label(pfx + "jdone")
 		for u := 0; u < rows; u++ {
 			VADDPD(odd[u], even[u], even[u])
 			VMULPD(tau, even[u], even[u])
-			VMOVUPD(even[u], Mem{Base: yb, Index: iB, Scale: 1, Disp: 32 * u})
-			VFMADD231PD(Mem{Base: rowK, Index: iB, Scale: 1, Disp: 32 * u}, even[u], yv)
+			VMOVUPD(even[u], Mem{Base: yb, Index: iB, Scale: 1, Disp: w.vb * u})
+			VFMADD231PD(Mem{Base: rowK, Index: iB, Scale: 1, Disp: w.vb * u}, even[u], yv)
 		}
 	}
 	rowPairs("ty", symv)
 
 	Comment("z = y + h v, h = -τ yv / 2 (into y)")
-	h := Y11
+	h := w.v(11)
 	VMULPD(half, tau, h)
 	VMULPD(yv, h, h)
 	MOVQ(kB, iB)
 	Label("tz")
 	CMPQ(iB, nB)
 	JGE(LabelRef("tzdone"))
-	VMOVUPD(Mem{Base: yb, Index: iB, Scale: 1}, Y7)
-	VFNMADD231PD(Mem{Base: rowK, Index: iB, Scale: 1}, h, Y7)
-	VMOVUPD(Y7, Mem{Base: yb, Index: iB, Scale: 1})
-	ADDQ(Imm(32), iB)
+	VMOVUPD(Mem{Base: yb, Index: iB, Scale: 1}, w.v(7))
+	VFNMADD231PD(Mem{Base: rowK, Index: iB, Scale: 1}, h, w.v(7))
+	VMOVUPD(w.v(7), Mem{Base: yb, Index: iB, Scale: 1})
+	ADDQ(Imm(uint64(w.vb)), iB)
 	JMP(LabelRef("tz"))
 	Label("tzdone")
 
@@ -323,28 +395,28 @@ func tridiag4() {
 	// update emits the rank-2 update of rows (1 or 2) rows from rowI,
 	// each element's two terms in the same order (v[i] z[j] first).
 	update := func(rows int, pfx string) {
-		vi, zi, acc := []VecPhysical{Y9, Y11}, []VecPhysical{Y10, Y12}, []VecPhysical{Y7, Y8}
+		vi, zi, acc := []VecPhysical{w.v(9), w.v(11)}, []VecPhysical{w.v(10), w.v(12)}, []VecPhysical{w.v(7), w.v(8)}
 		for u := 0; u < rows; u++ {
-			VMOVUPD(Mem{Base: rowK, Index: iB, Scale: 1, Disp: 32 * u}, vi[u])
-			VMOVUPD(Mem{Base: yb, Index: iB, Scale: 1, Disp: 32 * u}, zi[u])
+			VMOVUPD(Mem{Base: rowK, Index: iB, Scale: 1, Disp: w.vb * u}, vi[u])
+			VMOVUPD(Mem{Base: yb, Index: iB, Scale: 1, Disp: w.vb * u}, zi[u])
 		}
 		MOVQ(kB, r)
 		Label(pfx + "j")
-		VMOVUPD(Mem{Base: yb, Index: r, Scale: 1}, Y0)
-		VMOVUPD(Mem{Base: rowK, Index: r, Scale: 1}, Y1)
+		VMOVUPD(Mem{Base: yb, Index: r, Scale: 1}, w.v(0))
+		VMOVUPD(Mem{Base: rowK, Index: r, Scale: 1}, w.v(1))
 		for u := 0; u < rows; u++ {
 			VMOVUPD(Mem{Base: rowP[u], Index: r, Scale: 1}, acc[u])
 		}
 		for u := 0; u < rows; u++ {
-			VFNMADD231PD(Y0, vi[u], acc[u])
+			VFNMADD231PD(w.v(0), vi[u], acc[u])
 		}
 		for u := 0; u < rows; u++ {
-			VFNMADD231PD(Y1, zi[u], acc[u])
+			VFNMADD231PD(w.v(1), zi[u], acc[u])
 		}
 		for u := 0; u < rows; u++ {
 			VMOVUPD(acc[u], Mem{Base: rowP[u], Index: r, Scale: 1})
 		}
-		ADDQ(Imm(32), r)
+		ADDQ(Imm(uint64(w.vb)), r)
 		CMPQ(r, nB)
 		JL(LabelRef(pfx + "j"))
 	}
@@ -361,35 +433,39 @@ func tridiag4() {
 	MOVQ(g, rowK)
 	XORQ(r, r)
 	Label("td")
-	VMOVUPD(Mem{Base: rowK, Index: r, Scale: 1}, Y0)
-	VMOVUPD(Y0, Mem{Base: dp, Index: r, Scale: 1})
+	VMOVUPD(Mem{Base: rowK, Index: r, Scale: 1}, w.v(0))
+	VMOVUPD(w.v(0), Mem{Base: dp, Index: r, Scale: 1})
 	ADDQ(rowG, rowK)
-	ADDQ(Imm(32), r)
+	ADDQ(Imm(uint64(w.vb)), r)
 	CMPQ(r, nB)
 	JL(LabelRef("td"))
 	Load(Param("e"), eK)
-	VXORPD(Y0, Y0, Y0)
-	VMOVUPD(Y0, Mem{Base: eK, Index: nB, Scale: 1, Disp: -32})
+	VXORPD(w.v(0), w.v(0), w.v(0))
+	VMOVUPD(w.v(0), Mem{Base: eK, Index: nB, Scale: 1, Disp: -w.vb})
 	CMPQ(n, Imm(2))
 	JL(LabelRef("tret"))
 	SUBQ(rowG, rowK) // &G[n-1][0]
-	VMOVUPD(Mem{Base: rowK, Index: nB, Scale: 1, Disp: -64}, Y0)
-	VMOVUPD(Y0, Mem{Base: eK, Index: nB, Scale: 1, Disp: -64})
+	VMOVUPD(Mem{Base: rowK, Index: nB, Scale: 1, Disp: -2 * w.vb}, w.v(0))
+	VMOVUPD(w.v(0), Mem{Base: eK, Index: nB, Scale: 1, Disp: -2 * w.vb})
 	Label("tret")
 	VZEROUPPER()
 	RET()
 }
 
-func sturm4() {
-	TEXT("sturm4AVX2", NOSPLIT, "func(d, e2 *float64, n int, x *float64, k int, cnt *int64, params *[8]float64)")
+func sturm(w gramWidth) {
+	TEXT("sturm"+w.name, NOSPLIT, "func(d, e2 *float64, n int, x *float64, k int, cnt *int64, params *[8]float64)")
 	Pragma("noescape")
-	Doc(
+	w.doc([]string{
+		"sturm8AVX512 is sturm4AVX2 on 8 lane-interleaved tridiagonal matrices (d, e2",
+		"at [i*8:], the shifts at x[j*8:], the counts into cnt[j*8:]): the same",
+		"operations lane by lane, the guard's selection by a K register.",
+	}, []string{
 		"sturm4AVX2 writes into cnt[j*4:] the Sturm counts of 4 lane-interleaved",
 		"symmetric tridiagonal matrices (diagonal d[i*4:], squared subdiagonal",
 		"e2[i*4:]) at the shifts x[j*4:], j < k (k a multiple of 4): in each lane",
 		"the number of q_i < 0 in q_0 = d_0 - x, q_i = (d_i - x) - e2_{i-1}/q_{i-1}",
 		"(no FMA), a q of magnitude below params[5] replaced by -params[5].",
-	)
+	})
 	d := Load(Param("d"), GP64())
 	e2 := Load(Param("e2"), GP64())
 	n := Load(Param("n"), GP64())
@@ -397,16 +473,16 @@ func sturm4() {
 	k := Load(Param("k"), GP64())
 	cnt := Load(Param("cnt"), GP64())
 	params := Load(Param("params"), GP64())
-	absM, pivmin, negPiv := Y8, Y9, Y15
+	absM, pivmin, negPiv := w.v(8), w.v(9), w.v(15)
 	VBROADCASTSD(Mem{Base: params, Disp: 8 * gAbs}, absM)
 	VBROADCASTSD(Mem{Base: params, Disp: 8 * gPivmin}, pivmin)
 	VBROADCASTSD(Mem{Base: params, Disp: 8 * gSign}, negPiv)
 	VORPD(pivmin, negPiv, negPiv)
-	q := []VecPhysical{Y0, Y1, Y2, Y3}
-	cn := []VecPhysical{Y4, Y5, Y6, Y7}
+	q := []VecPhysical{w.v(0), w.v(1), w.v(2), w.v(3)}
+	cn := []VecPhysical{w.v(4), w.v(5), w.v(6), w.v(7)}
 	nB := GP64()
 	MOVQ(n, nB)
-	SHLQ(Imm(5), nB)
+	SHLQ(Imm(w.sh), nB)
 	j := GP64()
 	XORQ(j, j)
 	Label("sj")
@@ -414,41 +490,41 @@ func sturm4() {
 	JGE(LabelRef("sdone"))
 	xo := GP64()
 	MOVQ(j, xo)
-	SHLQ(Imm(5), xo)
+	SHLQ(Imm(w.sh), xo)
 	ADDQ(x, xo)
 	guard := func(u int) {
-		VANDPD(q[u], absM, Y12)
-		VCMPPD(Imm(0x11), pivmin, Y12, Y12) // LT_OQ
-		VBLENDVPD(Y12, negPiv, q[u], q[u])
-		VPSRLQ(Imm(63), q[u], Y13)
-		VPADDQ(Y13, cn[u], cn[u])
+		VANDPD(q[u], absM, w.v(12))
+		w.cmp(0x11, pivmin, w.v(12), w.v(12)) // LT_OQ
+		w.blend(w.v(12), negPiv, q[u])
+		VPSRLQ(Imm(63), q[u], w.v(13))
+		VPADDQ(w.v(13), cn[u], cn[u])
 	}
-	VMOVUPD(Mem{Base: d}, Y10)
+	VMOVUPD(Mem{Base: d}, w.v(10))
 	for u := 0; u < 4; u++ {
 		VXORPD(cn[u], cn[u], cn[u])
-		VSUBPD(Mem{Base: xo, Disp: 32 * u}, Y10, q[u])
+		VSUBPD(Mem{Base: xo, Disp: w.vb * u}, w.v(10), q[u])
 		guard(u)
 	}
 	i := GP64()
-	MOVQ(U32(32), i)
+	MOVQ(U32(uint32(w.vb)), i)
 	Label("si")
 	CMPQ(i, nB)
 	JGE(LabelRef("sidone"))
-	VMOVUPD(Mem{Base: d, Index: i, Scale: 1}, Y10)
-	VMOVUPD(Mem{Base: e2, Index: i, Scale: 1, Disp: -32}, Y11)
+	VMOVUPD(Mem{Base: d, Index: i, Scale: 1}, w.v(10))
+	VMOVUPD(Mem{Base: e2, Index: i, Scale: 1, Disp: -w.vb}, w.v(11))
 	for u := 0; u < 4; u++ {
-		VDIVPD(q[u], Y11, Y13)
-		VSUBPD(Mem{Base: xo, Disp: 32 * u}, Y10, Y12)
-		VSUBPD(Y13, Y12, q[u])
+		VDIVPD(q[u], w.v(11), w.v(13))
+		VSUBPD(Mem{Base: xo, Disp: w.vb * u}, w.v(10), w.v(12))
+		VSUBPD(w.v(13), w.v(12), q[u])
 		guard(u)
 	}
-	ADDQ(Imm(32), i)
+	ADDQ(Imm(uint64(w.vb)), i)
 	JMP(LabelRef("si"))
 	Label("sidone")
 	MOVQ(j, i)
-	SHLQ(Imm(5), i)
+	SHLQ(Imm(w.sh), i)
 	for u := 0; u < 4; u++ {
-		VMOVDQU(cn[u], Mem{Base: cnt, Index: i, Scale: 1, Disp: 32 * u})
+		w.movdqu(cn[u], Mem{Base: cnt, Index: i, Scale: 1, Disp: w.vb * u})
 	}
 	ADDQ(Imm(4), j)
 	JMP(LabelRef("sj"))

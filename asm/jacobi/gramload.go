@@ -76,19 +76,29 @@ func absMax4() {
 	RET()
 }
 
-// gramLoad4 writes gramLoad4AVX2, the Gram kernels' loader: 4 matrices
-// transposed into the lanes, scaled, with each lane's sum of squares.
-func gramLoad4() {
-	TEXT("gramLoad4AVX2", NOSPLIT, "func(at *float64, n int, src *[4]*float64, lda int, scale *[4]float64, tail *[4]uint64, fro *[4]float64)")
+// gramLoad writes the Gram kernels' loader: 4 matrices transposed into
+// the lanes, scaled, with each lane's sum of squares: gramLoad4AVX2 into
+// the 4-lane layout (w = gram4w), gramLoad48AVX2 into either half of the
+// 8-lane one (gram8w; the vectors it stores are 4 lanes either way).
+func gramLoad(w gramWidth) {
+	name := "gramLoad4AVX2"
+	if w.L == 8 {
+		name = "gramLoad48AVX2"
+	}
+	TEXT(name, NOSPLIT, "func(at *float64, n int, src *[4]*float64, lda int, scale *[4]float64, tail *[4]uint64, fro *[4]float64)")
 	Pragma("noescape")
-	Doc(
+	w.doc([]string{
+		"gramLoad48AVX2 is gramLoad4AVX2 writing element (r, c) of matrix l to",
+		"at[(c*n+r)*8+l] (l < 4: the caller passes the 8-lane array, or its fifth",
+		"element for lanes 4-7), the layout of gram8AVX512.",
+	}, []string{
 		"gramLoad4AVX2 writes element (r, c) of matrix l, src[l][r*lda+c] * scale[l],",
 		"to at[(c*n+r)*4+l] for r, c < n (n >= 1), and into fro[l] the sum of the",
 		"squares of those values (in no particular order). Each row of the 4",
 		"matrices is read 4 columns at a time and transposed in registers; tail",
 		"is the mask of the first n mod 4 lanes (all lanes when n mod 4 = 0, then",
 		"unused): the last columns are read by masked loads and only they are stored.",
-	)
+	})
 	at := Load(Param("at"), GP64())
 	n := Load(Param("n"), GP64())
 	srcp := Load(Param("src"), GP64())
@@ -106,12 +116,12 @@ func gramLoad4() {
 	for l := range s {
 		MOVQ(Mem{Base: srcp, Disp: 8 * l}, s[l])
 	}
-	colB := GP64() // bytes between columns of at: n*32
+	colB := GP64() // bytes between columns of at: n times the layout's vector bytes
 	MOVQ(n, colB)
-	SHLQ(Imm(5), colB)
+	SHLQ(Imm(w.sh), colB)
 	colB3 := GP64()
 	LEAQ(Mem{Base: colB, Index: colB, Scale: 2}, colB3)
-	blk := GP64() // bytes between column blocks of at: 4n*32
+	blk := GP64() // bytes between column blocks of at: 4 colB
 	MOVQ(colB, blk)
 	SHLQ(Imm(2), blk)
 	full := GP64()
@@ -180,7 +190,7 @@ func gramLoad4() {
 	for l := range s {
 		ADDQ(ldaB, s[l])
 	}
-	ADDQ(Imm(32), at)
+	ADDQ(Imm(uint64(w.vb)), at)
 	DECQ(r)
 	JNZ(LabelRef("glr"))
 	VADDPD(fro[1], fro[0], fro[0])
