@@ -502,6 +502,24 @@ func (e *Engine) settle2(w *Winners, lambda []float64, group func(k int) int) er
 				e.cand = append(e.cand, int32(k))
 			}
 		}
+		if tier == 2 && e.d < gramMinDim && !e.shadowed && len(e.cand)%chunk != 0 {
+			// Tier 2 is the values here, 8 matrices a Batch.Values call:
+			// a group's only prototype, its winner whatever the bounds,
+			// takes a lane the last call leaves free, so that its
+			// distance comes exact (the caller then needs no values of
+			// it: svd.Pair.FactorizeValues' second run, for eth80's W⁺
+			// about a third of a floor).
+			for g, c := range count {
+				if c != 1 {
+					continue
+				}
+				for k := 0; k < e.p; k++ {
+					if group(k) == g && e.tier[k] < 3 {
+						e.cand = append(e.cand, int32(k))
+					}
+				}
+			}
+		}
 		var err error
 		if tier == 2 {
 			err = e.refine(lambda)
