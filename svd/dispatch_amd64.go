@@ -339,12 +339,10 @@ func valuesFromNorms(out []float64, exp int) {
 func (p *Pair) factorizeValuesAVX512(u [2][]float64, ldu int, s, v, bv [2][]float64, ldv int, a [2][]float64, lda int) error {
 	n := p.n
 	var ms [lanes / 2][]float64
-	for i, w := range p.w {
-		if err := w.Factorize(u[i], ldu, s[i], v[i], ldv, a[i], lda); err != nil {
-			return &BatchError{Index: i, Err: err}
-		}
-		ms[i] = a[i]
+	if err := p.factorizeEach(u, ldu, s, v, ldv, a, lda); err != nil {
+		return err
 	}
+	ms[0], ms[1] = a[0], a[1]
 	x := p.w[0].batch.asm
 	var sv [2 * MaxSmall]float64
 	if err := x.valuesSplit(sv[:], n, &ms, n, lda, 2, true); err != nil {

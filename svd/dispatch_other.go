@@ -95,3 +95,11 @@ func (p *Pair) factorizeValuesAVX512(u [2][]float64, ldu int, s, v, bv [2][]floa
 type ql16Space struct{}
 
 func newQL16(n int) *ql16Space { return nil }
+
+type dualAsm struct{}
+
+func newDualAsm(n int) *dualAsm { return nil }
+
+func (p *Pair) factorizeEach(u [2][]float64, ldu int, s, v [2][]float64, ldv int, a [2][]float64, lda int) error {
+	panic("svd: no AVX-512 path in this build")
+}

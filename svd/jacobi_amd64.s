@@ -2888,6 +2888,459 @@ converged:
 	VZEROUPPER
 	RET
 
+// func jacobi1DualAVX512(buf *float64, rowsA int, rowsV int, rounds int, params *[72]float64, maxSweeps int) uint64
+// Requires: AVX, AVX512F
+TEXT ·jacobi1DualAVX512(SB), NOSPLIT, $0-56
+	MOVQ         buf+0(FP), AX
+	MOVQ         params+32(FP), CX
+	VBROADCASTSD 16(CX), Z31
+	VBROADCASTSD 24(CX), Z30
+	VBROADCASTSD 32(CX), Z29
+	VBROADCASTSD (CX), Z28
+	VBROADCASTSD 8(CX), Z27
+	VBROADCASTSD 40(CX), Z24
+	VMOVDQU64    64(CX), Z26
+	VMOVDQU64    192(CX), Z25
+	MOVQ         rowsA+8(FP), DX
+	MOVQ         maxSweeps+40(FP), BX
+
+	// dots of the first round
+	VPXORQ Z0, Z0, Z0
+	VPXORQ Z1, Z1, Z1
+	VPXORQ Z2, Z2, Z2
+	VPXORQ Z3, Z3, Z3
+	VPXORQ Z4, Z4, Z4
+	VPXORQ Z5, Z5, Z5
+	MOVQ   AX, SI
+	MOVQ   DX, DI
+
+d0:
+	VMOVAPD     (SI), Z6
+	VMOVAPD     128(SI), Z7
+	VMOVAPD     64(SI), Z8
+	VMOVAPD     192(SI), Z9
+	VFMADD231PD Z6, Z6, Z0
+	VFMADD231PD Z7, Z7, Z1
+	VFMADD231PD Z7, Z6, Z2
+	VFMADD231PD Z8, Z8, Z3
+	VFMADD231PD Z9, Z9, Z4
+	VFMADD231PD Z9, Z8, Z5
+	ADDQ        $0x00000100, SI
+	DECQ        DI
+	JNZ         d0
+
+	// parameters of the first round
+	VMULPD Z2, Z2, Z6
+	VMULPD Z1, Z0, Z7
+	VMULPD Z28, Z7, Z7
+	VCMPPD $0x1e, Z7, Z6, K1
+	VCMPPD $0x1e, Z27, Z0, K1, K1
+	VCMPPD $0x1e, Z27, Z1, K1, K1
+
+	// t = sign(d) 2γ / (|d| + sqrt(d² + 4γ²)), d = β - α; c = 1/sqrt(1+t²), s = c t
+	VSUBPD      Z0, Z1, Z8
+	VADDPD      Z2, Z2, Z9
+	VMULPD      Z9, Z9, Z10
+	VFMADD231PD Z8, Z8, Z10
+	VSQRTPD     Z10, Z10
+	VPANDQ      Z8, Z30, Z11
+	VADDPD      Z11, Z10, Z10
+	VPANDQ      Z8, Z29, Z11
+	VPXORQ      Z11, Z9, Z9
+	VDIVPD      Z10, Z9, Z9
+	VMOVAPD     Z31, Z10
+	VFMADD231PD Z9, Z9, Z10
+	VSQRTPD     Z10, Z10
+	VDIVPD      Z10, Z31, Z11
+	VMULPD      Z9, Z11, Z12
+	VBLENDMPD   Z11, Z31, K1, Z18
+	VMOVAPD.Z   Z12, K1, Z17
+	VMULPD      Z5, Z5, Z6
+	VMULPD      Z4, Z3, Z7
+	VMULPD      Z28, Z7, Z7
+	VCMPPD      $0x1e, Z7, Z6, K3
+	VCMPPD      $0x1e, Z24, Z3, K3, K3
+	VCMPPD      $0x1e, Z24, Z4, K3, K3
+
+	// t = sign(d) 2γ / (|d| + sqrt(d² + 4γ²)), d = β - α; c = 1/sqrt(1+t²), s = c t
+	VSUBPD      Z3, Z4, Z8
+	VADDPD      Z5, Z5, Z9
+	VMULPD      Z9, Z9, Z10
+	VFMADD231PD Z8, Z8, Z10
+	VSQRTPD     Z10, Z10
+	VPANDQ      Z8, Z30, Z11
+	VADDPD      Z11, Z10, Z10
+	VPANDQ      Z8, Z29, Z11
+	VPXORQ      Z11, Z9, Z9
+	VDIVPD      Z10, Z9, Z9
+	VMOVAPD     Z31, Z10
+	VFMADD231PD Z9, Z9, Z10
+	VSQRTPD     Z10, Z10
+	VDIVPD      Z10, Z31, Z11
+	VMULPD      Z9, Z11, Z12
+	VBLENDMPD   Z11, Z31, K3, Z16
+	VMOVAPD.Z   Z12, K3, Z15
+	KORW        K1, K3, K5
+	VMOVAPD     Z18, Z22
+	VMOVAPD     Z17, Z21
+	VMOVAPD     Z16, Z20
+	VMOVAPD     Z15, Z19
+	KMOVW       K5, K6
+	KMOVW       K1, K4
+	KMOVW       K3, K7
+
+sweep:
+	KXORW K2, K2, K2
+	MOVQ  rounds+24(FP), R8
+
+round:
+	// K2 |= lanes rotating in this round; A rows, then the next round's
+	// parameters (their latency overlaps the V rows), then V rows
+	KORW     K6, K2, K2
+	VPXORQ   Z0, Z0, Z0
+	VPXORQ   Z1, Z1, Z1
+	VPXORQ   Z2, Z2, Z2
+	VPXORQ   Z3, Z3, Z3
+	VPXORQ   Z4, Z4, Z4
+	VPXORQ   Z5, Z5, Z5
+	MOVQ     AX, SI
+	MOVQ     DX, DI
+	KORTESTW K4, K4
+	JZ       aa0
+	KORTESTW K7, K7
+	JZ       atruefalse
+	JMP      atruetrue
+
+aa0:
+	KORTESTW K7, K7
+	JZ       afalsefalse
+	JMP      afalsetrue
+
+atruetrue:
+	VMOVAPD     (SI), Z6
+	VMOVAPD     128(SI), Z7
+	VMULPD      Z7, Z21, Z8
+	VMULPD      Z6, Z21, Z9
+	VFMSUB231PD Z6, Z22, Z8
+	VFMADD231PD Z7, Z22, Z9
+	VMOVAPD     64(SI), Z10
+	VMOVAPD     192(SI), Z11
+	VMULPD      Z11, Z19, Z12
+	VMULPD      Z10, Z19, Z13
+	VFMSUB231PD Z10, Z20, Z12
+	VFMADD231PD Z11, Z20, Z13
+	VMOVAPD     Z8, Z6
+	VPERMT2PD   Z9, Z26, Z6
+	VMOVAPD     Z9, Z7
+	VPERMT2PD   Z8, Z25, Z7
+	VMOVAPD     Z12, Z10
+	VPERMT2PD   Z13, Z26, Z10
+	VMOVAPD     Z13, Z11
+	VPERMT2PD   Z12, Z25, Z11
+	VMOVAPD     Z6, (SI)
+	VMOVAPD     Z7, 128(SI)
+	VMOVAPD     Z10, 64(SI)
+	VMOVAPD     Z11, 192(SI)
+	VFMADD231PD Z6, Z6, Z0
+	VFMADD231PD Z7, Z7, Z1
+	VFMADD231PD Z7, Z6, Z2
+	VFMADD231PD Z10, Z10, Z3
+	VFMADD231PD Z11, Z11, Z4
+	VFMADD231PD Z11, Z10, Z5
+	ADDQ        $0x00000100, SI
+	DECQ        DI
+	JNZ         atruetrue
+	JMP         adone
+
+atruefalse:
+	VMOVAPD     (SI), Z6
+	VMOVAPD     128(SI), Z7
+	VMULPD      Z7, Z21, Z8
+	VMULPD      Z6, Z21, Z9
+	VFMSUB231PD Z6, Z22, Z8
+	VFMADD231PD Z7, Z22, Z9
+	VMOVAPD     64(SI), Z12
+	VMOVAPD     192(SI), Z13
+	VMOVAPD     Z8, Z6
+	VPERMT2PD   Z9, Z26, Z6
+	VMOVAPD     Z9, Z7
+	VPERMT2PD   Z8, Z25, Z7
+	VMOVAPD     Z12, Z10
+	VPERMT2PD   Z13, Z26, Z10
+	VMOVAPD     Z13, Z11
+	VPERMT2PD   Z12, Z25, Z11
+	VMOVAPD     Z6, (SI)
+	VMOVAPD     Z7, 128(SI)
+	VMOVAPD     Z10, 64(SI)
+	VMOVAPD     Z11, 192(SI)
+	VFMADD231PD Z6, Z6, Z0
+	VFMADD231PD Z7, Z7, Z1
+	VFMADD231PD Z7, Z6, Z2
+	VFMADD231PD Z10, Z10, Z3
+	VFMADD231PD Z11, Z11, Z4
+	VFMADD231PD Z11, Z10, Z5
+	ADDQ        $0x00000100, SI
+	DECQ        DI
+	JNZ         atruefalse
+	JMP         adone
+
+afalsetrue:
+	VMOVAPD     (SI), Z8
+	VMOVAPD     128(SI), Z9
+	VMOVAPD     64(SI), Z10
+	VMOVAPD     192(SI), Z11
+	VMULPD      Z11, Z19, Z12
+	VMULPD      Z10, Z19, Z13
+	VFMSUB231PD Z10, Z20, Z12
+	VFMADD231PD Z11, Z20, Z13
+	VMOVAPD     Z8, Z6
+	VPERMT2PD   Z9, Z26, Z6
+	VMOVAPD     Z9, Z7
+	VPERMT2PD   Z8, Z25, Z7
+	VMOVAPD     Z12, Z10
+	VPERMT2PD   Z13, Z26, Z10
+	VMOVAPD     Z13, Z11
+	VPERMT2PD   Z12, Z25, Z11
+	VMOVAPD     Z6, (SI)
+	VMOVAPD     Z7, 128(SI)
+	VMOVAPD     Z10, 64(SI)
+	VMOVAPD     Z11, 192(SI)
+	VFMADD231PD Z6, Z6, Z0
+	VFMADD231PD Z7, Z7, Z1
+	VFMADD231PD Z7, Z6, Z2
+	VFMADD231PD Z10, Z10, Z3
+	VFMADD231PD Z11, Z11, Z4
+	VFMADD231PD Z11, Z10, Z5
+	ADDQ        $0x00000100, SI
+	DECQ        DI
+	JNZ         afalsetrue
+	JMP         adone
+
+afalsefalse:
+	VMOVAPD     (SI), Z8
+	VMOVAPD     128(SI), Z9
+	VMOVAPD     64(SI), Z12
+	VMOVAPD     192(SI), Z13
+	VMOVAPD     Z8, Z6
+	VPERMT2PD   Z9, Z26, Z6
+	VMOVAPD     Z9, Z7
+	VPERMT2PD   Z8, Z25, Z7
+	VMOVAPD     Z12, Z10
+	VPERMT2PD   Z13, Z26, Z10
+	VMOVAPD     Z13, Z11
+	VPERMT2PD   Z12, Z25, Z11
+	VMOVAPD     Z6, (SI)
+	VMOVAPD     Z7, 128(SI)
+	VMOVAPD     Z10, 64(SI)
+	VMOVAPD     Z11, 192(SI)
+	VFMADD231PD Z6, Z6, Z0
+	VFMADD231PD Z7, Z7, Z1
+	VFMADD231PD Z7, Z6, Z2
+	VFMADD231PD Z10, Z10, Z3
+	VFMADD231PD Z11, Z11, Z4
+	VFMADD231PD Z11, Z10, Z5
+	ADDQ        $0x00000100, SI
+	DECQ        DI
+	JNZ         afalsefalse
+
+adone:
+	VMULPD Z2, Z2, Z6
+	VMULPD Z1, Z0, Z7
+	VMULPD Z28, Z7, Z7
+	VCMPPD $0x1e, Z7, Z6, K1
+	VCMPPD $0x1e, Z27, Z0, K1, K1
+	VCMPPD $0x1e, Z27, Z1, K1, K1
+
+	// t = sign(d) 2γ / (|d| + sqrt(d² + 4γ²)), d = β - α; c = 1/sqrt(1+t²), s = c t
+	VSUBPD      Z0, Z1, Z8
+	VADDPD      Z2, Z2, Z9
+	VMULPD      Z9, Z9, Z10
+	VFMADD231PD Z8, Z8, Z10
+	VSQRTPD     Z10, Z10
+	VPANDQ      Z8, Z30, Z11
+	VADDPD      Z11, Z10, Z10
+	VPANDQ      Z8, Z29, Z11
+	VPXORQ      Z11, Z9, Z9
+	VDIVPD      Z10, Z9, Z9
+	VMOVAPD     Z31, Z10
+	VFMADD231PD Z9, Z9, Z10
+	VSQRTPD     Z10, Z10
+	VDIVPD      Z10, Z31, Z11
+	VMULPD      Z9, Z11, Z12
+	VBLENDMPD   Z11, Z31, K1, Z18
+	VMOVAPD.Z   Z12, K1, Z17
+	VMULPD      Z5, Z5, Z6
+	VMULPD      Z4, Z3, Z7
+	VMULPD      Z28, Z7, Z7
+	VCMPPD      $0x1e, Z7, Z6, K3
+	VCMPPD      $0x1e, Z24, Z3, K3, K3
+	VCMPPD      $0x1e, Z24, Z4, K3, K3
+
+	// t = sign(d) 2γ / (|d| + sqrt(d² + 4γ²)), d = β - α; c = 1/sqrt(1+t²), s = c t
+	VSUBPD      Z3, Z4, Z8
+	VADDPD      Z5, Z5, Z9
+	VMULPD      Z9, Z9, Z10
+	VFMADD231PD Z8, Z8, Z10
+	VSQRTPD     Z10, Z10
+	VPANDQ      Z8, Z30, Z11
+	VADDPD      Z11, Z10, Z10
+	VPANDQ      Z8, Z29, Z11
+	VPXORQ      Z11, Z9, Z9
+	VDIVPD      Z10, Z9, Z9
+	VMOVAPD     Z31, Z10
+	VFMADD231PD Z9, Z9, Z10
+	VSQRTPD     Z10, Z10
+	VDIVPD      Z10, Z31, Z11
+	VMULPD      Z9, Z11, Z12
+	VBLENDMPD   Z11, Z31, K3, Z16
+	VMOVAPD.Z   Z12, K3, Z15
+	KORW        K1, K3, K5
+	MOVQ        rowsV+16(FP), DI
+	TESTQ       DI, DI
+	JZ          next
+	KORTESTW    K4, K4
+	JZ          va0
+	KORTESTW    K7, K7
+	JZ          vtruefalse
+	JMP         vtruetrue
+
+va0:
+	KORTESTW K7, K7
+	JZ       vfalsefalse
+	JMP      vfalsetrue
+
+vtruetrue:
+	VMOVAPD     (SI), Z6
+	VMOVAPD     128(SI), Z7
+	VMULPD      Z7, Z21, Z8
+	VMULPD      Z6, Z21, Z9
+	VFMSUB231PD Z6, Z22, Z8
+	VFMADD231PD Z7, Z22, Z9
+	VMOVAPD     64(SI), Z10
+	VMOVAPD     192(SI), Z11
+	VMULPD      Z11, Z19, Z12
+	VMULPD      Z10, Z19, Z13
+	VFMSUB231PD Z10, Z20, Z12
+	VFMADD231PD Z11, Z20, Z13
+	VMOVAPD     Z8, Z6
+	VPERMT2PD   Z9, Z26, Z6
+	VMOVAPD     Z9, Z7
+	VPERMT2PD   Z8, Z25, Z7
+	VMOVAPD     Z12, Z10
+	VPERMT2PD   Z13, Z26, Z10
+	VMOVAPD     Z13, Z11
+	VPERMT2PD   Z12, Z25, Z11
+	VMOVAPD     Z6, (SI)
+	VMOVAPD     Z7, 128(SI)
+	VMOVAPD     Z10, 64(SI)
+	VMOVAPD     Z11, 192(SI)
+	ADDQ        $0x00000100, SI
+	DECQ        DI
+	JNZ         vtruetrue
+	JMP         next
+
+vtruefalse:
+	VMOVAPD     (SI), Z6
+	VMOVAPD     128(SI), Z7
+	VMULPD      Z7, Z21, Z8
+	VMULPD      Z6, Z21, Z9
+	VFMSUB231PD Z6, Z22, Z8
+	VFMADD231PD Z7, Z22, Z9
+	VMOVAPD     64(SI), Z12
+	VMOVAPD     192(SI), Z13
+	VMOVAPD     Z8, Z6
+	VPERMT2PD   Z9, Z26, Z6
+	VMOVAPD     Z9, Z7
+	VPERMT2PD   Z8, Z25, Z7
+	VMOVAPD     Z12, Z10
+	VPERMT2PD   Z13, Z26, Z10
+	VMOVAPD     Z13, Z11
+	VPERMT2PD   Z12, Z25, Z11
+	VMOVAPD     Z6, (SI)
+	VMOVAPD     Z7, 128(SI)
+	VMOVAPD     Z10, 64(SI)
+	VMOVAPD     Z11, 192(SI)
+	ADDQ        $0x00000100, SI
+	DECQ        DI
+	JNZ         vtruefalse
+	JMP         next
+
+vfalsetrue:
+	VMOVAPD     (SI), Z8
+	VMOVAPD     128(SI), Z9
+	VMOVAPD     64(SI), Z10
+	VMOVAPD     192(SI), Z11
+	VMULPD      Z11, Z19, Z12
+	VMULPD      Z10, Z19, Z13
+	VFMSUB231PD Z10, Z20, Z12
+	VFMADD231PD Z11, Z20, Z13
+	VMOVAPD     Z8, Z6
+	VPERMT2PD   Z9, Z26, Z6
+	VMOVAPD     Z9, Z7
+	VPERMT2PD   Z8, Z25, Z7
+	VMOVAPD     Z12, Z10
+	VPERMT2PD   Z13, Z26, Z10
+	VMOVAPD     Z13, Z11
+	VPERMT2PD   Z12, Z25, Z11
+	VMOVAPD     Z6, (SI)
+	VMOVAPD     Z7, 128(SI)
+	VMOVAPD     Z10, 64(SI)
+	VMOVAPD     Z11, 192(SI)
+	ADDQ        $0x00000100, SI
+	DECQ        DI
+	JNZ         vfalsetrue
+	JMP         next
+
+vfalsefalse:
+	VMOVAPD   (SI), Z8
+	VMOVAPD   128(SI), Z9
+	VMOVAPD   64(SI), Z12
+	VMOVAPD   192(SI), Z13
+	VMOVAPD   Z8, Z6
+	VPERMT2PD Z9, Z26, Z6
+	VMOVAPD   Z9, Z7
+	VPERMT2PD Z8, Z25, Z7
+	VMOVAPD   Z12, Z10
+	VPERMT2PD Z13, Z26, Z10
+	VMOVAPD   Z13, Z11
+	VPERMT2PD Z12, Z25, Z11
+	VMOVAPD   Z6, (SI)
+	VMOVAPD   Z7, 128(SI)
+	VMOVAPD   Z10, 64(SI)
+	VMOVAPD   Z11, 192(SI)
+	ADDQ      $0x00000100, SI
+	DECQ      DI
+	JNZ       vfalsefalse
+
+next:
+	VMOVAPD  Z18, Z22
+	VMOVAPD  Z17, Z21
+	VMOVAPD  Z16, Z20
+	VMOVAPD  Z15, Z19
+	KMOVW    K5, K6
+	KMOVW    K1, K4
+	KMOVW    K3, K7
+	DECQ     R8
+	JNZ      round
+	KORTESTW K2, K2
+	JZ       converged
+	DECQ     BX
+	JNZ      sweep
+	MOVQ     $0x00000001, AX
+	MOVQ     AX, ret+48(FP)
+	VZEROUPPER
+	RET
+
+converged:
+	VMOVUPD Z0, 320(CX)
+	VMOVUPD Z1, 448(CX)
+	VMOVUPD Z3, 384(CX)
+	VMOVUPD Z4, 512(CX)
+	XORQ    AX, AX
+	MOVQ    AX, ret+48(FP)
+	VZEROUPPER
+	RET
+
 // func jacobi1bW1AVX512(buf *float64, rows int, rounds int, params *[72]float64, flips *uint8, maxSweeps int) uint64
 // Requires: AVX, AVX512F
 TEXT ·jacobi1bW1AVX512(SB), NOSPLIT, $0-56

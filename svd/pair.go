@@ -5,8 +5,9 @@ package svd
 // result of Small.Factorize for that matrix alone, bit for bit, on every
 // implementation. It is not safe for concurrent use.
 type Pair struct {
-	n int
-	w [2]*Small
+	n    int
+	w    [2]*Small
+	dual *dualAsm // AVX-512, 3 <= n <= 8: both factorisations in one run
 }
 
 // NewPair returns the workspace for pairs of n x n matrices,
@@ -17,6 +18,9 @@ func NewPair(n int) *Pair {
 		panic(PanicShape)
 	}
 	p := &Pair{n: n, w: [2]*Small{NewSmall(n), NewSmall(n)}}
+	if useAVX512 {
+		p.dual = newDualAsm(n)
+	}
 	// FactorizeValues runs Batch.Values beside the factorisation on
 	// AVX-512 (always) and on AVX2 (where its run is not certified): the
 	// workspaces for that are made here, not at the first such call, so
@@ -66,6 +70,9 @@ func (p *Pair) Factorize(u [2][]float64, ldu int, s, v [2][]float64, ldv int, a 
 	}
 	if !useAVX512 && useAVX2 && p.w[0].avx2 != nil {
 		return p.factorizeAVX2(u, ldu, s, v, [2][]float64{}, ldv, a, lda)
+	}
+	if useAVX512 {
+		return p.factorizeEach(u, ldu, s, v, ldv, a, lda)
 	}
 	for i, w := range p.w {
 		if err := w.Factorize(u[i], ldu, s[i], v[i], ldv, a[i], lda); err != nil {

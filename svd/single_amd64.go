@@ -190,6 +190,13 @@ func (x *smallAsm) unpack(g, v []float64, n int, withV bool) {
 // e and the negligible threshold 2^-120 ‖A‖_F² (scaled); false if a has a
 // NaN or Inf. It is loadTransposed and negligible for this layout.
 func (x *smallAsm) load(a []float64, lda, n int) (int, float64, bool) {
+	clear(x.buf[:n*x.row])
+	return loadLanes(x.buf, x.row, x.pos, a, lda, n)
+}
+
+// loadLanes is smallAsm.load into the rows (row float64 each) of buf,
+// column c of a at lane pos[c], the rest of buf as it is.
+func loadLanes(buf []float64, row int, pos []int, a []float64, lda, n int) (int, float64, bool) {
 	var amax float64
 	for r := 0; r < n; r++ {
 		for _, v := range a[r*lda : r*lda+n] {
@@ -204,8 +211,6 @@ func (x *smallAsm) load(a []float64, lda, n int) (int, float64, bool) {
 	if amax > 0 {
 		_, e = math.Frexp(amax)
 	}
-	buf, row := x.buf, x.row
-	clear(buf[:n*row])
 	var f float64
 	if e > -1000 && e < 1000 {
 		sc := math.Ldexp(1, -e)
@@ -213,7 +218,7 @@ func (x *smallAsm) load(a []float64, lda, n int) (int, float64, bool) {
 			br := buf[r*row : r*row+row]
 			for c, v := range a[r*lda : r*lda+n] {
 				y := v * sc
-				br[x.pos[c]] = y
+				br[pos[c]] = y
 				f += float64(y * y)
 			}
 		}
@@ -222,7 +227,7 @@ func (x *smallAsm) load(a []float64, lda, n int) (int, float64, bool) {
 			br := buf[r*row : r*row+row]
 			for c, v := range a[r*lda : r*lda+n] {
 				y := math.Ldexp(v, -e)
-				br[x.pos[c]] = y
+				br[pos[c]] = y
 				f += float64(y * y)
 			}
 		}

@@ -111,6 +111,17 @@ func jacobi1W1AVX512(buf *float64, rowsA int, rowsV int, rounds int, params *[72
 //go:noescape
 func jacobi1W2AVX512(buf *float64, rowsA int, rowsV int, rounds int, params *[72]float64, maxSweeps int) uint64
 
+// jacobi1DualAVX512 runs jacobi1W1AVX512 on two matrices of the same order at once:
+// vector 0 of each half row holds the first matrix's lanes, vector 1 the
+// second's (each row L_0 L_1 R_0 R_1), each moving by the one-vector
+// permutation of params' first index tables, params[1] and params[5] their
+// negligible thresholds; each matrix's result has jacobi1W1AVX512's bits.
+// It returns 0 when a sweep rotated nothing in either within maxSweeps
+// sweeps, else 1.
+//
+//go:noescape
+func jacobi1DualAVX512(buf *float64, rowsA int, rowsV int, rounds int, params *[72]float64, maxSweeps int) uint64
+
 // jacobi1bW1AVX512 computes the squared singular values of one matrix with the bits
 // jacobi8AVX512 gives it in one lane: its column pairs of a round-robin round
 // in the lanes of 1 ZMM vector(s) (see the generator for the layout), rows

@@ -63,6 +63,7 @@ func main() {
 	sort8()
 	jacobi1(1)
 	jacobi1(2)
+	jacobi1Dual()
 	jacobi1b(1)
 	jacobi1b(2)
 	jacobi1bDual()

@@ -16,6 +16,7 @@ const (
 	sOne  = 2  // 1
 	sAbs  = 3  // all bits but the sign
 	sSign = 4  // sign bit
+	sNeg2 = 5  // jacobi1DualAVX512: the second matrix's negligible threshold
 	sIdxL = 8  // [8:24] VPERMT2PD indices of the new left vectors (W of 8)
 	sIdxR = 24 // [24:40] indices of the new right vectors
 	sOutA = 40 // [40:56] out: squared norms of the left columns
@@ -38,19 +39,47 @@ const (
 // store, and accumulate the next round's α, β, γ. After n'-1 rounds (a
 // sweep) the columns are back in place. A sweep with no rotation in any
 // lane ends the iteration; α, β then hold the exact squared column norms.
-func jacobi1(W int) {
+func jacobi1(W int) { jacobi1Gen(W, false) }
+
+// jacobi1Dual generates jacobi1DualAVX512: jacobi1 on TWO matrices of the
+// same order (at most 8 x 8), one per vector of W = 2: vector 0's lanes
+// hold the first matrix's pairs, vector 1's the second's, each vector
+// moving by the circle of one vector (W = 1's permutation), each with its
+// own negligible threshold; a round rotates or only permutes each
+// matrix's vector by that matrix's own lanes, so that each matrix gets
+// the bits jacobi1W1AVX512 gives it alone (its sweeps after it converged
+// rotate nothing and recompute the same norms). It ends when a sweep
+// rotates nothing in either; their two dependency chains interleave.
+func jacobi1Dual() { jacobi1Gen(2, true) }
+
+func jacobi1Gen(W int, dual bool) {
 	name := fmt.Sprintf("jacobi1W%dAVX512", W)
+	if dual {
+		name = "jacobi1DualAVX512"
+	}
 	TEXT(name, NOSPLIT, "func(buf *float64, rowsA, rowsV, rounds int, params *[72]float64, maxSweeps int) uint64")
 	Pragma("noescape")
-	Doc(
-		name+" runs one-sided Jacobi on one matrix whose column pairs of a",
-		fmt.Sprintf("round-robin round are the lanes of %d ZMM vector(s) (see the generator", W),
-		"for the layout): rowsA rows of A then rowsV rows of V, each row 2W vectors",
-		"(left columns, right columns), 64-byte aligned; rounds rounds per sweep.",
-		"params: tol², negligible threshold, 1, abs and sign masks, the permutation",
-		"indices (in), the squared column norms at convergence (out). It returns 0",
-		"when a sweep rotated nothing within maxSweeps sweeps, else 1.",
-	)
+	if dual {
+		Doc(
+			name+" runs jacobi1W1AVX512 on two matrices of the same order at once:",
+			"vector 0 of each half row holds the first matrix's lanes, vector 1 the",
+			"second's (each row L_0 L_1 R_0 R_1), each moving by the one-vector",
+			"permutation of params' first index tables, params[1] and params[5] their",
+			"negligible thresholds; each matrix's result has jacobi1W1AVX512's bits.",
+			"It returns 0 when a sweep rotated nothing in either within maxSweeps",
+			"sweeps, else 1.",
+		)
+	} else {
+		Doc(
+			name+" runs one-sided Jacobi on one matrix whose column pairs of a",
+			fmt.Sprintf("round-robin round are the lanes of %d ZMM vector(s) (see the generator", W),
+			"for the layout): rowsA rows of A then rowsV rows of V, each row 2W vectors",
+			"(left columns, right columns), 64-byte aligned; rounds rounds per sweep.",
+			"params: tol², negligible threshold, 1, abs and sign masks, the permutation",
+			"indices (in), the squared column norms at convergence (out). It returns 0",
+			"when a sweep rotated nothing within maxSweeps sweeps, else 1.",
+		)
+	}
 	ones, absM, signM, tol2, negl := Z31, Z30, Z29, Z28, Z27
 	idxL := make([]VecPhysical, W)
 	idxR := make([]VecPhysical, W)
@@ -91,7 +120,15 @@ func jacobi1(W int) {
 	VBROADCASTSD(Mem{Base: params, Disp: 8 * sSign}, signM)
 	VBROADCASTSD(Mem{Base: params, Disp: 8 * sTol2}, tol2)
 	VBROADCASTSD(Mem{Base: params, Disp: 8 * sNegl}, negl)
+	negls := []VecPhysical{negl, negl}
+	if dual {
+		negls[1] = idxL[1] // the second vector moves by the first's tables
+		VBROADCASTSD(Mem{Base: params, Disp: 8 * sNeg2}, negls[1])
+	}
 	for w := 0; w < W; w++ {
+		if dual && w > 0 {
+			continue
+		}
 		VMOVDQU64(Mem{Base: params, Disp: 8 * (sIdxL + 8*w)}, idxL[w])
 		VMOVDQU64(Mem{Base: params, Disp: 8 * (sIdxR + 8*w)}, idxR[w])
 	}
@@ -147,8 +184,8 @@ func jacobi1(W int) {
 			VMULPD(b, a, t(1))
 			VMULPD(tol2, t(1), t(1))
 			VCMPPD(Imm(0x1e), t(1), t(0), k) // γ² > tol² α β
-			VCMPPD(Imm(0x1e), negl, a, k, k)
-			VCMPPD(Imm(0x1e), negl, b, k, k)
+			VCMPPD(Imm(0x1e), negls[w], a, k, k)
+			VCMPPD(Imm(0x1e), negls[w], b, k, k)
 			Comment("t = sign(d) 2γ / (|d| + sqrt(d² + 4γ²)), d = β - α; c = 1/sqrt(1+t²), s = c t")
 			VSUBPD(a, b, t(2))
 			VADDPD(g, g, t(3))
@@ -181,11 +218,15 @@ func jacobi1(W int) {
 			VMOVAPD(sn[w], ss[w])
 		}
 		KMOVW(K5, K6) // K6: lanes of the current round that rotate
+		if dual {
+			KMOVW(K1, K4) // each matrix's rotating lanes of the current round
+			KMOVW(K3, K7)
+		}
 	}
 
 	// rows emits the loop over cnt rows from p: load, (rotate), permute,
 	// store, (accumulate).
-	rows := func(label string, rotate, dots bool) {
+	rows := func(label string, rot []bool, dots bool) {
 		Label(label)
 		x := make([]VecPhysical, W)
 		y := make([]VecPhysical, W)
@@ -194,7 +235,7 @@ func jacobi1(W int) {
 		for w := 0; w < W; w++ {
 			x[w], y[w] = zreg(tmp0+4*w), zreg(tmp0+4*w+1)
 			xr[w], yr[w] = zreg(tmp0+4*w+2), zreg(tmp0+4*w+3)
-			if rotate {
+			if rot[w] {
 				VMOVAPD(Mem{Base: p, Disp: 64 * w}, x[w])
 				VMOVAPD(Mem{Base: p, Disp: 64 * (W + w)}, y[w])
 				VMULPD(y[w], ss[w], xr[w])
@@ -210,6 +251,13 @@ func jacobi1(W int) {
 		// new right vectors: R'_w from (R_w, R_{w+1}), the last from
 		// (R_{W-1}, L_{W-1}). Outputs go to x, y (free now).
 		for w := 0; w < W; w++ {
+			if dual {
+				VMOVAPD(xr[w], x[w])
+				VPERMT2PD(yr[w], idxL[0], x[w])
+				VMOVAPD(yr[w], y[w])
+				VPERMT2PD(xr[w], idxR[0], y[w])
+				continue
+			}
 			if w == 0 {
 				VMOVAPD(xr[0], x[0])
 				VPERMT2PD(yr[0], idxL[0], x[0])
@@ -251,21 +299,47 @@ func jacobi1(W int) {
 	zeroAcc()
 	MOVQ(buf, p)
 	MOVQ(rowsA, cnt)
-	KORTESTW(K6, K6)
-	JZ(LabelRef("perma"))
-	rows("rota", true, true)
-	JMP(LabelRef("adone"))
-	rows("perma", false, true)
+	// rowsBy emits the row loops of one part (A: dots) for the round's
+	// masks: one loop rotating or only permuting all vectors, or (dual)
+	// one per combination of the two matrices' own masks (K4, K7).
+	rowsBy := func(part string, dots bool, done string) {
+		if !dual {
+			all := make([]bool, W)
+			for w := range all {
+				all[w] = true
+			}
+			KORTESTW(K6, K6)
+			JZ(LabelRef("perm" + part))
+			rows("rot"+part, all, dots)
+			JMP(LabelRef(done))
+			rows("perm"+part, make([]bool, W), dots)
+			return
+		}
+		combos := [][]bool{{true, true}, {true, false}, {false, true}, {false, false}}
+		lbl := func(c []bool) string { return fmt.Sprintf("%s%v%v", part, c[0], c[1]) }
+		KORTESTW(K4, K4)
+		JZ(LabelRef(part + "a0"))
+		KORTESTW(K7, K7)
+		JZ(LabelRef(lbl(combos[1])))
+		JMP(LabelRef(lbl(combos[0])))
+		Label(part + "a0")
+		KORTESTW(K7, K7)
+		JZ(LabelRef(lbl(combos[3])))
+		JMP(LabelRef(lbl(combos[2])))
+		for i, c := range combos {
+			rows(lbl(c), c, dots)
+			if i < len(combos)-1 {
+				JMP(LabelRef(done))
+			}
+		}
+	}
+	rowsBy("a", true, "adone")
 	Label("adone")
 	emitParams()
 	Load(Param("rowsV"), cnt)
 	TESTQ(cnt, cnt)
 	JZ(LabelRef("next"))
-	KORTESTW(K6, K6)
-	JZ(LabelRef("permv"))
-	rows("rotv", true, false)
-	JMP(LabelRef("next"))
-	rows("permv", false, false)
+	rowsBy("v", false, "next")
 	Label("next")
 	advance()
 	DECQ(rnd)

@@ -1,0 +1,115 @@
+//go:build amd64 && !purego
+
+package svd
+
+import "math"
+
+// dualAsm is the AVX-512 workspace of a Pair of n x n matrices, 3 <= n <= 8:
+// both factorisations in one run of jacobi1DualAVX512 (see
+// ../asm/jacobi/single.go), matrix i's column pairs in the lanes of vector
+// i (row r of buf: L_0 L_1 R_0 R_1, rows 0..n-1 of A, n..2n-1 of V), each
+// with the bits jacobi1W1AVX512 gives it alone. The two factorisations are
+// each one long chain of dependent rounds; interleaved in one run, a
+// Pair's pays for one chain instead of two.
+type dualAsm struct {
+	m      int // n rounded up to even
+	buf    []float64
+	pos    [2][]int // lane of column c of matrix i in a row
+	params [72]float64
+}
+
+// dualRow is the float64 of a row of dualAsm.buf.
+const dualRow = 32
+
+// maxDual is the largest n of the dual kernel: four pairs a vector.
+const maxDual = 8
+
+func newDualAsm(n int) *dualAsm {
+	if n < 3 || n > maxDual {
+		return nil
+	}
+	m := n + n&1
+	h := m / 2
+	x := &dualAsm{m: m, pos: [2][]int{make([]int, n), make([]int, n)}}
+	x.buf = aligned64(make([]float64, 2*n*dualRow+8), 2*n*dualRow)
+	// As smallAsm's (one vector a half row): pair i of matrix k is
+	// (position i, position m-1-i), in vector k of the left and right
+	// halves.
+	for k := range x.pos {
+		for c := 0; c < n; c++ {
+			if c < h {
+				x.pos[k][c] = 8*k + c
+			} else {
+				x.pos[k][c] = 16 + 8*k + (m - 1 - c)
+			}
+		}
+	}
+	idxL, idxR := permIndices(h, 1)
+	for i := 0; i < 8; i++ {
+		x.params[sIdxL+i] = math.Float64frombits(uint64(idxL[i]))
+		x.params[sIdxR+i] = math.Float64frombits(uint64(idxR[i]))
+	}
+	tol := tolerance(n)
+	x.params[sTol2] = tol * tol
+	x.params[sOne] = 1
+	x.params[sAbs] = math.Float64frombits(1<<63 - 1)
+	x.params[sSign] = math.Float64frombits(1 << 63)
+	return x
+}
+
+// sNeg2 is the second matrix's negligible threshold in dualAsm.params.
+const sNeg2 = 5
+
+// factorizeDual is Factorize of both matrices by jacobi1DualAVX512, with
+// the bits of factorizeAsm on each. It reports false, having written
+// nothing, where a matrix has a NaN or Inf or the run did not converge:
+// the caller then factorises them one by one (their errors, their
+// indices).
+func (p *Pair) factorizeDual(u [2][]float64, ldu int, s, v [2][]float64, ldv int, a [2][]float64, lda int) bool {
+	x, n := p.dual, p.n
+	buf := x.buf
+	clear(buf)
+	var e [2]int
+	var negl [2]float64
+	for i := range a {
+		var ok bool
+		if e[i], negl[i], ok = loadLanes(buf, dualRow, x.pos[i], a[i], lda, n); !ok {
+			return false
+		}
+		for c, q := range x.pos[i] {
+			buf[(n+c)*dualRow+q] = 1 // V = I
+		}
+	}
+	x.params[sNegl], x.params[sNeg2] = negl[0], negl[1]
+	if jacobi1DualAVX512(&buf[0], n, n, x.m-1, &x.params, MaxSweeps) != 0 {
+		return false
+	}
+	for i, w := range p.w {
+		for c, q := range x.pos[i] {
+			gc, vc := w.g[c*n:c*n+n], w.v[c*n:c*n+n]
+			for r := range gc {
+				gc[r] = buf[r*dualRow+q]
+				vc[r] = buf[(n+r)*dualRow+q]
+			}
+		}
+		w.finish(u[i], ldu, s[i], v[i], ldv, e[i], negl[i])
+	}
+	return true
+}
+
+// factorizeEach is Factorize of both matrices on AVX-512: in one dual run
+// where it applies, else one by one.
+func (p *Pair) factorizeEach(u [2][]float64, ldu int, s, v [2][]float64, ldv int, a [2][]float64, lda int) error {
+	if p.dual != nil && useDual && p.factorizeDual(u, ldu, s, v, ldv, a, lda) {
+		return nil
+	}
+	for i, w := range p.w {
+		if err := w.Factorize(u[i], ldu, s[i], v[i], ldv, a[i], lda); err != nil {
+			return &BatchError{Index: i, Err: err}
+		}
+	}
+	return nil
+}
+
+// useDual selects the dual kernel (tests flip it).
+var useDual = true
