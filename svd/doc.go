@@ -347,7 +347,7 @@
 //     1.3x the time of one Factorize (37.5 against 29 µs) in the one-lane
 //     layout, and the winners' factorisation of a one-worker MNIST epoch
 //     11% of the profile instead of 20%; 5% since the split.
-//   - Pair (AVX-512, 3 <= n <= 8): both matrices in one run of
+//   - Pair (AVX-512, 3 <= n <= 16): both matrices in one run of
 //     jacobi1DualAVX512, matrix i in vector i of each half row, each
 //     moving by the one-vector circle and with its own negligible
 //     threshold; a round rotates or only permutes each matrix's vector by
@@ -355,8 +355,8 @@
 //     so each gets the bits of Small.Factorize alone (TestPairFactorize;
 //     rotating both whenever either rotates fails it, at the signs of
 //     zeros). Pair.Factorize on Zen 5: 2.35 → 1.57 µs at n = 5, 4.9 → 3.6
-//     µs at n = 8. On other implementations Pair calls Small.Factorize
-//     twice.
+//     µs at n = 8, 9.4 → 7.5 µs at n = 12, 15.9 → 14.2 µs at n = 16. On
+//     other implementations Pair calls Small.Factorize twice.
 //   - Small (3 <= n <= 32; larger n use the pure-Go path) and Tall's R: one
 //     matrix, the n/2 disjoint pairs of a round in the lanes of one or two
 //     ZMM registers (left columns, right columns), the next round's pairing

@@ -7,7 +7,7 @@ package svd
 type Pair struct {
 	n    int
 	w    [2]*Small
-	dual *dualAsm // AVX-512, 3 <= n <= 8: both factorisations in one run
+	dual *dualAsm // AVX-512, 3 <= n <= 16: both factorisations in one run
 }
 
 // NewPair returns the workspace for pairs of n x n matrices,

@@ -4,7 +4,7 @@ package svd
 
 import "math"
 
-// dualAsm is the AVX-512 workspace of a Pair of n x n matrices, 3 <= n <= 8:
+// dualAsm is the AVX-512 workspace of a Pair of n x n matrices, 3 <= n <= 16:
 // both factorisations in one run of jacobi1DualAVX512 (see
 // ../asm/jacobi/single.go), matrix i's column pairs in the lanes of vector
 // i (row r of buf: L_0 L_1 R_0 R_1, rows 0..n-1 of A, n..2n-1 of V), each
@@ -21,8 +21,9 @@ type dualAsm struct {
 // dualRow is the float64 of a row of dualAsm.buf.
 const dualRow = 32
 
-// maxDual is the largest n of the dual kernel: four pairs a vector.
-const maxDual = 8
+// maxDual is the largest n of the dual kernel: eight pairs, one vector
+// a matrix.
+const maxDual = 16
 
 func newDualAsm(n int) *dualAsm {
 	if n < 3 || n > maxDual {

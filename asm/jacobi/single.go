@@ -42,7 +42,7 @@ const (
 func jacobi1(W int) { jacobi1Gen(W, false) }
 
 // jacobi1Dual generates jacobi1DualAVX512: jacobi1 on TWO matrices of the
-// same order (at most 8 x 8), one per vector of W = 2: vector 0's lanes
+// same order (at most 16 x 16), one per vector of W = 2: vector 0's lanes
 // hold the first matrix's pairs, vector 1's the second's, each vector
 // moving by the circle of one vector (W = 1's permutation), each with its
 // own negligible threshold; a round rotates or only permutes each
