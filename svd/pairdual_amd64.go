@@ -2,8 +2,6 @@
 
 package svd
 
-import "math"
-
 // dualAsm is the AVX-512 workspace of a Pair of n x n matrices, 3 <= n <= 16:
 // both factorisations in one run of jacobi1DualAVX512 (see
 // ../asm/jacobi/single.go), matrix i's column pairs in the lanes of vector
@@ -45,16 +43,7 @@ func newDualAsm(n int) *dualAsm {
 			}
 		}
 	}
-	idxL, idxR := permIndices(h, 1)
-	for i := 0; i < 8; i++ {
-		x.params[sIdxL+i] = math.Float64frombits(uint64(idxL[i]))
-		x.params[sIdxR+i] = math.Float64frombits(uint64(idxR[i]))
-	}
-	tol := tolerance(n)
-	x.params[sTol2] = tol * tol
-	x.params[sOne] = 1
-	x.params[sAbs] = math.Float64frombits(1<<63 - 1)
-	x.params[sSign] = math.Float64frombits(1 << 63)
+	kernelParams(&x.params, n, h, 1) // each vector moves as one matrix's
 	return x
 }
 

@@ -43,17 +43,24 @@ func (w *Small) initAsm() {
 			x.pos[c] = 8*wv + (m - 1 - c)
 		}
 	}
+	kernelParams(&x.params, n, h, wv)
+	w.asm = x
+}
+
+// kernelParams writes the constants of the single-matrix kernels' params
+// for n x n matrices of h pairs in wv vectors a half row: the
+// permutation indices, tol², 1 and the sign masks.
+func kernelParams(params *[72]float64, n, h, wv int) {
 	idxL, idxR := permIndices(h, wv)
 	for i := range idxL {
-		x.params[sIdxL+i] = math.Float64frombits(uint64(idxL[i]))
-		x.params[sIdxR+i] = math.Float64frombits(uint64(idxR[i]))
+		params[sIdxL+i] = math.Float64frombits(uint64(idxL[i]))
+		params[sIdxR+i] = math.Float64frombits(uint64(idxR[i]))
 	}
 	tol := tolerance(n)
-	x.params[sTol2] = tol * tol
-	x.params[sOne] = 1
-	x.params[sAbs] = math.Float64frombits(1<<63 - 1)
-	x.params[sSign] = math.Float64frombits(1 << 63)
-	w.asm = x
+	params[sTol2] = tol * tol
+	params[sOne] = 1
+	params[sAbs] = math.Float64frombits(1<<63 - 1)
+	params[sSign] = math.Float64frombits(1 << 63)
 }
 
 // Layout of smallAsm.params (see the generator).
