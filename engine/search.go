@@ -165,9 +165,9 @@ func (e *Engine) refine(lambda []float64) error {
 	}
 	if len(e.cand) <= chunk || e.callerAlone() {
 		// One chunk (handing it to a worker would make the caller wait),
-		// or the caller alone: the enclosures in calls of up to 16
-		// (wideChunk), where svd.Gram runs the QL iterations of 16
-		// matrices at once on AVX-512.
+		// or the caller alone: the enclosures in calls of up to 32
+		// (wideChunk), where svd.Gram runs the QL iterations of up to
+		// 32 matrices at once on AVX-512.
 		for _, s := range e.shards {
 			s.err, s.errAt = nil, -1
 		}
@@ -199,8 +199,8 @@ func (e *Engine) refine(lambda []float64) error {
 }
 
 // wideChunk is the most candidates of one svd.Gram call on the caller
-// alone (refine): 16, which svd runs through one QL run of two groups of
-// 8 lanes on AVX-512 (two runs of 8 elsewhere, as two calls would).
+// alone (refine): 32, which svd runs as four groups of 8 lanes through one
+// QL run on AVX-512 (four runs of 8 elsewhere, as four calls would).
 const wideChunk = 4 * chunk
 
 // gramMinDim is the least d whose tier 2 is svd.Gram's enclosure: below,
