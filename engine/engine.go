@@ -96,8 +96,10 @@ type Engine struct {
 	pnorm            float64
 	pgram            []float64 // the sample's float32 Gram matrix (its norm)
 	lastP            *linalg.Dense
-	dirty32          []bool // Sync(k) since k's shadow was last rounded
-	race             race   // adaptive splitting: split or solo, by measurement
+	dirty32          []bool  // Sync(k) since k's shadow was last rounded
+	dirtyList        []int32 // those prototypes, each once
+	badNorms         int     // prototypes whose wnorm is not finite
+	race             race    // adaptive splitting: split or solo, by measurement
 	// Nearest's pivot index (pivots.go): built at the first call when
 	// pivBuild (an Engine's own; a Shared hands its workspaces its own
 	// index), dropped when a prototype is set, and never built again
@@ -333,11 +335,6 @@ func (s *shard) runEnd32(lo, hi int) int {
 	return min(hi, s.lo+((lo-s.lo)/s.bw32+1)*s.bw32)
 }
 
-// Owner returns the worker whose shard holds prototype k: Tasks hands
-// task i to worker i, so a caller's task on prototype k runs where its
-// memory is when it is task Owner(k).
-func (e *Engine) Owner(k int) int { return int(e.owner[k]) }
-
 // Dims returns the sample dimension D, the subspace dimension d and the
 // number of prototypes p.
 func (e *Engine) Dims() (dim, d, p int) { return e.dim, e.d, e.p }
@@ -562,7 +559,7 @@ func (e *Engine) Tasks(n int, task func(i int)) error {
 	// measures, whichever mode runs them; a caller that runs its own
 	// work instead of Tasks when Solo (a trainer's two factorisations in
 	// one call) would otherwise make solo calls look longer.
-	if len(e.shards) == 1 || e.forceSolo || e.solo > 0 || e.race.solo {
+	if e.callerAlone() {
 		for i := 0; i < n; i++ {
 			task(i)
 		}
@@ -737,6 +734,15 @@ func (e *Engine) run() {
 			}
 		}
 	}
+}
+
+// callerAlone reports whether the caller runs the next single-sample job
+// (and Tasks) alone: run's cases but a Crew's small calls (one worker,
+// SetSolo, no worker seen lately, adaptive splitting's solo mode). The
+// searches size their work by it (the float32 shadow, the enclosures'
+// calls).
+func (e *Engine) callerAlone() bool {
+	return len(e.shards) == 1 || e.forceSolo || e.solo > 0 || e.race.solo
 }
 
 // After absentCalls published single-sample calls in a row in which no

@@ -99,7 +99,10 @@ func (e *Engine) Float32() bool { return e.f32 }
 // writes a stale prototype only after Fresh).
 func (e *Engine) Sync(k int) {
 	if e.shadow {
-		e.dirty32[k] = true // rounded at the next search that uses it
+		if !e.dirty32[k] { // rounded at the next search that uses it
+			e.dirty32[k] = true
+			e.dirtyList = append(e.dirtyList, int32(k))
+		}
 		return
 	}
 	if !e.f32 || e.readOnly || e.stale[k] {

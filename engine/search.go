@@ -509,14 +509,9 @@ func (e *Engine) settle2(w *Winners, lambda []float64, group func(k int) int) er
 			// distance comes exact (the caller then needs no values of
 			// it: svd.Pair.FactorizeValues' second run, for eth80's W⁺
 			// about a third of a floor).
-			for g, c := range count {
-				if c != 1 {
-					continue
-				}
-				for k := 0; k < e.p; k++ {
-					if group(k) == g && e.tier[k] < 3 {
-						e.cand = append(e.cand, int32(k))
-					}
+			for k := 0; k < e.p && len(e.cand)%chunk != 0; k++ {
+				if count[group(k)] == 1 && e.tier[k] < 3 {
+					e.cand = append(e.cand, int32(k))
 				}
 			}
 		}

@@ -102,18 +102,16 @@ func (e *Engine) SetShadow32(on bool) bool {
 		e.wnorm = make([]float64, e.p)
 		e.pgram = make([]float64, e.d*e.d)
 		e.dirty32 = make([]bool, e.p)
+		e.dirtyList = make([]int32, 0, e.p)
 	}
 	e.shadow = true
 	for k := range e.dirty32 {
-		e.dirty32[k] = true
+		if !e.dirty32[k] {
+			e.dirty32[k] = true
+			e.dirtyList = append(e.dirtyList, int32(k))
+		}
 	}
 	return true
-}
-
-// callerAlone reports whether the next single-sample job runs on the
-// caller alone (run's cases for an Engine of its own prototypes).
-func (e *Engine) callerAlone() bool {
-	return len(e.shards) == 1 || e.forceSolo || e.solo > 0 || e.race.solo
 }
 
 // Shadow32 reports whether the float32 shadow is on.
@@ -148,12 +146,19 @@ func (e *Engine) alloc32() {
 }
 
 // syncShadow rounds prototype k into its float32 copy and records its
-// Frobenius norm rounded up.
+// Frobenius norm rounded up (and in badNorms whether it is finite).
 func (e *Engine) syncShadow(k int) {
 	s := e.shards[e.owner[k]]
 	w := e.protos[k]
 	kernels.Round32Rows(s.protos32[s.col32(k, e.d):], s.ld32, w.Data, w.Stride, e.dim, e.d)
+	was := e.wnorm[k] <= math.MaxFloat64
 	e.wnorm[k] = frobeniusUp(w)
+	switch now := e.wnorm[k] <= math.MaxFloat64; {
+	case was && !now:
+		e.badNorms++
+	case !was && now:
+		e.badNorms--
+	}
 }
 
 // frobeniusUp returns an upper bound on ‖w‖_F (+Inf where it is not
@@ -191,16 +196,13 @@ func frobeniusUp(w *linalg.Dense) float64 {
 // absolute n·d·2^-148; and |p| <= |p32| (1 + 2^-23) + 2^-149 for each
 // entry, so ‖P‖_F <= ‖P32‖_F (1 + 2^-23) + √(n d)·2^-149.
 func (e *Engine) sampleShadow(P *linalg.Dense) bool {
-	for k, dirty := range e.dirty32 {
-		if dirty {
-			e.syncShadow(k)
-			e.dirty32[k] = false
-		}
+	for _, k := range e.dirtyList {
+		e.syncShadow(int(k))
+		e.dirty32[k] = false
 	}
-	for _, w := range e.wnorm {
-		if !(w <= math.MaxFloat64) {
-			return false
-		}
+	e.dirtyList = e.dirtyList[:0]
+	if e.badNorms > 0 {
+		return false
 	}
 	d := e.d
 	s := e.shards[0]

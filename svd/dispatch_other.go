@@ -100,6 +100,6 @@ type dualAsm struct{}
 
 func newDualAsm(n int) *dualAsm { return nil }
 
-func (p *Pair) factorizeEach(u [2][]float64, ldu int, s, v [2][]float64, ldv int, a [2][]float64, lda int) error {
-	panic("svd: no AVX-512 path in this build")
+func (p *Pair) factorizeDual(u [2][]float64, ldu int, s, v [2][]float64, ldv int, a [2][]float64, lda int) bool {
+	return false
 }

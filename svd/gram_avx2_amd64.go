@@ -118,13 +118,10 @@ func (w *Gram) encloseAVX2(lo, hi []float64, ld int, m matrices, lda, k int) err
 			ng = 2
 		}
 		for g := 0; g < ng; g++ {
-			x := w.avx2[g]
 			j0 := i0 + g*lanes4
-			if bad := x.load(n, m, j0, lda, min(lanes4, k-j0)); bad >= 0 {
-				return &BatchError{Index: j0 + bad, Err: errNotFinite}
+			if err := w.avx2[g].prepare(n, m, j0, lda, min(lanes4, k-j0), w.ql8[g*32+8:]); err != nil {
+				return err
 			}
-			x.reduce(n)
-			x.tols(w.ql8[g*32+8:])
 		}
 		var failed uint64
 		if ng == 2 {
@@ -155,13 +152,10 @@ func (w *Gram) encloseAVX512(lo, hi []float64, ld int, m matrices, lda, k int) e
 	for i0 := 0; i0 < k; i0 += 4 * lanes8 {
 		ng := min((k-i0+lanes8-1)/lanes8, 4)
 		for g := 0; g < ng; g++ {
-			x := q.g[g]
 			j0 := i0 + g*lanes8
-			if bad := x.load(n, m, j0, lda, min(lanes8, k-j0)); bad >= 0 {
-				return &BatchError{Index: j0 + bad, Err: errNotFinite}
+			if err := q.g[g].prepare(n, m, j0, lda, min(lanes8, k-j0), q.scratch[g*64+16:]); err != nil {
+				return err
 			}
-			x.reduce(n)
-			x.tols(q.scratch[g*64+16:])
 		}
 		top := 2
 		if ng > 2 {
@@ -183,6 +177,18 @@ func (w *Gram) encloseAVX512(lo, hi []float64, ld int, m matrices, lda, k int) e
 			w.finishAVX2(q.g[g], lo[j0*ld:], hi[j0*ld:], ld, min(lanes8, k-j0), failed>>(8*g))
 		}
 	}
+	return nil
+}
+
+// prepare readies the group for its QL run: the cnt matrices j0.. of m
+// loaded (load), reduced (reduce) and their deflation thresholds in tol
+// (tols); a NaN or Inf gives the BatchError of its matrix.
+func (x *gramAVX2) prepare(n int, m matrices, j0, lda, cnt int, tol []float64) error {
+	if bad := x.load(n, m, j0, lda, cnt); bad >= 0 {
+		return &BatchError{Index: j0 + bad, Err: errNotFinite}
+	}
+	x.reduce(n)
+	x.tols(tol)
 	return nil
 }
 

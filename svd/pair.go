@@ -71,8 +71,15 @@ func (p *Pair) Factorize(u [2][]float64, ldu int, s, v [2][]float64, ldv int, a 
 	if !useAVX512 && useAVX2 && p.w[0].avx2 != nil {
 		return p.factorizeAVX2(u, ldu, s, v, [2][]float64{}, ldv, a, lda)
 	}
-	if useAVX512 {
-		return p.factorizeEach(u, ldu, s, v, ldv, a, lda)
+	return p.factorizeEach(u, ldu, s, v, ldv, a, lda)
+}
+
+// factorizeEach is Factorize of both matrices with Small.Factorize's bits:
+// in one run of the dual kernel where it applies (AVX-512, 3 <= n <= 16:
+// factorizeDual), else one by one.
+func (p *Pair) factorizeEach(u [2][]float64, ldu int, s, v [2][]float64, ldv int, a [2][]float64, lda int) error {
+	if p.dual != nil && p.factorizeDual(u, ldu, s, v, ldv, a, lda) {
+		return nil
 	}
 	for i, w := range p.w {
 		if err := w.Factorize(u[i], ldu, s[i], v[i], ldv, a[i], lda); err != nil {

@@ -52,10 +52,13 @@ const sNeg2 = 5
 
 // factorizeDual is Factorize of both matrices by jacobi1DualAVX512, with
 // the bits of factorizeAsm on each. It reports false, having written
-// nothing, where a matrix has a NaN or Inf or the run did not converge:
-// the caller then factorises them one by one (their errors, their
-// indices).
+// nothing, where a matrix has a NaN or Inf or the run did not converge
+// (or useDual is off): the caller then factorises them one by one (their
+// errors, their indices).
 func (p *Pair) factorizeDual(u [2][]float64, ldu int, s, v [2][]float64, ldv int, a [2][]float64, lda int) bool {
+	if !useDual || !useAVX512 {
+		return false
+	}
 	x, n := p.dual, p.n
 	buf := x.buf
 	clear(buf)
@@ -85,20 +88,6 @@ func (p *Pair) factorizeDual(u [2][]float64, ldu int, s, v [2][]float64, ldv int
 		w.finish(u[i], ldu, s[i], v[i], ldv, e[i], negl[i])
 	}
 	return true
-}
-
-// factorizeEach is Factorize of both matrices on AVX-512: in one dual run
-// where it applies, else one by one.
-func (p *Pair) factorizeEach(u [2][]float64, ldu int, s, v [2][]float64, ldv int, a [2][]float64, lda int) error {
-	if p.dual != nil && useDual && p.factorizeDual(u, ldu, s, v, ldv, a, lda) {
-		return nil
-	}
-	for i, w := range p.w {
-		if err := w.Factorize(u[i], ldu, s[i], v[i], ldv, a[i], lda); err != nil {
-			return &BatchError{Index: i, Err: err}
-		}
-	}
-	return nil
 }
 
 // useDual selects the dual kernel (tests flip it).
