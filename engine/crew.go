@@ -58,11 +58,11 @@ func (sh *Shared) Crew(workers int) *Engine {
 			s.p32 = make([]float32, dim*d)
 			s.x32 = make([]float32, dim)
 		}
-		if e.f32 && sh.bw32 > 1 {
+		if e.f32 && sh.bw32 == p && p > 1 {
 			// The shard's own contiguous copy of its float32 columns
 			// (see above): the bits of sh's, which are rounded from the
 			// same values.
-			s.ld32, s.bw32 = n*d, n
+			s.ld32, s.bw32, s.boff32 = n*d, n, 0
 			s.bs32 = dim * s.ld32
 			s.protos32 = make([]float32, dim*s.ld32)
 			for i := 0; i < dim; i++ {

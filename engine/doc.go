@@ -31,9 +31,10 @@
 // lines that come from L3 twice once the prototypes outgrow L2 (on AVX2
 // a sample against 10 prototypes of 784 x 12 took 82 µs instead of 95;
 // see ownBlockMinDim). A Shared (serving) lays its prototypes out the
-// same way (and from PivotMinP on in own blocks at every d). The float32
-// copy (float32 mode) stays one wide matrix per shard, where AtB32 runs
-// fastest (a Shared's from PivotMinP on excepted). A call
+// same way (and from PivotMinP on at d < 8 in blocks of 8 prototypes side
+// by side: see Shared). The float32 copy (float32 mode) stays one wide
+// matrix per shard, where AtB32 runs fastest (a Shared's from PivotMinP on
+// excepted). A call
 // publishes its job by bumping an atomic sequence number.
 // Workers spin on it for a bounded time (SpinTime, calling runtime.Gosched
 // so that more workers than cores still make progress) and then park on a
@@ -261,7 +262,7 @@
 // it between calls (a training step updates W⁺ and W⁻ in place) and the next
 // call sees the change. It must not be modified during a call. Its Stride
 // is d where each prototype has its own block (from d = 8), otherwise the
-// shard matrix's (kernels.Stride(d) only when the shard holds one
+// shard matrix's or a Shared's block's (kernels.Stride(d) only when the shard holds one
 // prototype), whose columns Cols..Stride-1 are other prototypes: write
 // only its logical entries (linalg's At, Set, Row, CopyFrom and
 // Orthonormalize do), and never assume Stride == kernels.Stride(d). A

@@ -165,10 +165,12 @@ type shard struct {
 	ld       int       // row stride of protos
 	protos   []float64 // blocks of bw prototypes side by side (see col)
 	bw, bs   int       // prototypes per block, float64s per block (dim·ld)
+	boff     int       // lo's place in its block (a Shared's blocks of 8: see col)
 	protos32 []float32 // float32 mode: protos rounded to float32, row stride ld32
 	ld32     int       // row stride of protos32 (see col32)
 	bw32     int       // prototypes per block of protos32
 	bs32     int       // float32s per block of protos32 (dim·ld32)
+	boff32   int       // lo's place in its block of protos32
 	p32      []float32 // float32 mode: a set sample rounded (dim x d, stride d)
 	x32      []float32 // float32 mode: an image divided by its norm, rounded (dim)
 	nzIdx    []int32   // float32 mode, image batches: a sparse image's nonzero pixels
@@ -277,8 +279,10 @@ func (e *Engine) start() {
 // block's prototypes side by side; the float32 copy likewise, in its own
 // layout (bw32, ld32, bs32). A Shared's float64 prototypes are one block
 // below PivotMinP prototypes and d < ownBlockMinDim, otherwise each its
-// own contiguous block (bw = 1, ld = d: see Shared); its float32 copy is
-// one block below PivotMinP, own blocks from there on. A training engine's
+// own contiguous block (bw = 1, ld = d) from d = ownBlockMinDim, and
+// blocks of sharedBlock from PivotMinP prototypes on at smaller d (see
+// Shared); its float32 copy is one block below PivotMinP, in the float64
+// layout from there on. A training engine's
 // float32 copy is one block (bw32 = hi − lo, the prototypes side by side:
 // a chunk's projections are one kernel call, and AtB32 runs fastest on
 // many columns); its float64 prototypes are one block too for d <
@@ -313,26 +317,29 @@ func (e *Engine) start() {
 var ownBlockMinDim = 8
 
 // col returns the offset in s.protos of prototype k's first element.
+// s.protos starts at the block of s.lo, which is prototype boff of it (0
+// but for a Shared's shards: their blocks are the Shared's, counted from
+// prototype 0, and a shard may start inside one).
 func (s *shard) col(k, d int) int {
-	i := k - s.lo
+	i := k - s.lo + s.boff
 	return i/s.bw*s.bs + i%s.bw*d
 }
 
 // col32 is col for s.protos32.
 func (s *shard) col32(k, d int) int {
-	i := k - s.lo
+	i := k - s.lo + s.boff32
 	return i/s.bw32*s.bs32 + i%s.bw32*d
 }
 
 // runEnd returns the end of the run of prototypes from lo (lo < hi <=
 // s.hi) that lie side by side in lo's block of protos.
 func (s *shard) runEnd(lo, hi int) int {
-	return min(hi, s.lo+((lo-s.lo)/s.bw+1)*s.bw)
+	return min(hi, lo+s.bw-(lo-s.lo+s.boff)%s.bw)
 }
 
 // runEnd32 is runEnd for protos32.
 func (s *shard) runEnd32(lo, hi int) int {
-	return min(hi, s.lo+((lo-s.lo)/s.bw32+1)*s.bw32)
+	return min(hi, lo+s.bw32-(lo-s.lo+s.boff32)%s.bw32)
 }
 
 // Dims returns the sample dimension D, the subspace dimension d and the

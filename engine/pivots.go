@@ -57,26 +57,36 @@ type pivotIndex struct {
 	piv []int32   // the pivot prototypes
 	np  int       // the table's row length (the pivots chosen, at most)
 	isP []bool    // isP[k]: prototype k is a pivot
-	rlo []float64 // p x np: ρ_m(C_i, W_k) >= rlo[k*np+i]
-	rhi []float64 // p x np: ρ_m(C_i, W_k) <= rhi[k*np+i]
-	// order[k*np:(k+1)*np]: the pivots i by ascending rhi[k*np+i], the
-	// order in which a query tries them on prototype k: the nearest
-	// pivot, of the prototype's own cluster, rules it out first when the
-	// query is far from that cluster. (The bound is a maximum over all
-	// pivots, whatever the order.)
-	order  []uint8
+	// ent[k*np:(k+1)*np]: prototype k's bounds on ρ_m(C_i, W_k) for
+	// every pivot i, by ascending upper end: the order in which a query
+	// tries them on prototype k (the bound is a maximum over all pivots,
+	// whatever the order), the nearest pivot, of the prototype's own
+	// cluster, first: it rules the prototype out at once when the query
+	// is far from that cluster. first[k] is ent[k*np] again, all p of
+	// them side by side: a query reads just that entry of most
+	// prototypes, in order, and the rest of a row (a line of memory
+	// apart from the next row's) only where the first leaves it open.
+	ent    []pivEntry
+	first  []pivEntry
 	eps    []float64 // p: ‖W_kᵀ W_k − I‖_2 <= eps[k]
 	epsMax float64   // the largest eps
 	// data: the pivots' columns side by side, in the order of piv
-	// (dim x ld): a query projects them from this contiguous copy, not
-	// from the prototypes' storage, where each pivot is d columns of
-	// every row of a wide matrix (a few of its bytes in each of dim
-	// cache lines and, for many prototypes, as many memory pages).
+	// (dim x ld): a query projects them from this contiguous copy by one
+	// call, not from the prototypes' storage, where the pivots lie in as
+	// many blocks (or, in an Engine's wide shard matrix, a few bytes in
+	// each of dim cache lines and as many memory pages).
 	data []float64
 	ld   int
 
 	// kind: the metric's angles are θ (Geodesic) or sin θ (Chordal).
 	kind DistanceKind
+}
+
+// pivEntry bounds the metric between a prototype and pivot i: lo <= ρ_m <=
+// hi.
+type pivEntry struct {
+	lo, hi float64
+	i      int32
 }
 
 // A pivot index is read-only once built (a Shared's serves every caller);
@@ -187,9 +197,8 @@ func (e *Engine) buildPivots(lambda []float64) *pivotIndex {
 		np:    np,
 		m:     make([]float64, d),
 		isP:   make([]bool, p),
-		rlo:   make([]float64, np*p),
-		rhi:   make([]float64, np*p),
-		order: make([]uint8, np*p),
+		ent:   make([]pivEntry, np*p),
+		first: make([]pivEntry, p),
 		eps:   make([]float64, p),
 	}
 	sig := make([]float64, p*d)
@@ -218,7 +227,7 @@ func (e *Engine) buildPivots(lambda []float64) *pivotIndex {
 		for k := 0; k < p; k++ {
 			sv := sig[k*d : (k+1)*d]
 			lo, hi := e.rhoOf(sv, pv.m, e.uncertainty(sv[0], pv.eps[c], pv.eps[k]))
-			pv.rlo[k*pv.np+i], pv.rhi[k*pv.np+i] = lo, hi
+			pv.ent[k*pv.np+i] = pivEntry{lo: lo, hi: hi, i: int32(i)}
 			least[k] = min(least[k], lo)
 		}
 		next = -1
@@ -241,11 +250,8 @@ func (e *Engine) buildPivots(lambda []float64) *pivotIndex {
 		}
 	}
 	for k := 0; k < p; k++ {
-		o, rhi := pv.order[k*np:k*np+n], pv.rhi[k*np:k*np+n]
-		for i := range o {
-			o[i] = uint8(i)
-		}
-		slices.SortStableFunc(o, func(a, b uint8) int { return cmp.Compare(rhi[a], rhi[b]) })
+		slices.SortStableFunc(pv.ent[k*np:k*np+n], func(a, b pivEntry) int { return cmp.Compare(a.hi, b.hi) })
+		pv.first[k] = pv.ent[k*np]
 	}
 	return pv
 }
@@ -329,22 +335,36 @@ func (e *Engine) pivotBounds(pv *pivotIndex, P *linalg.Dense, lambda []float64, 
 		rnd = e.d + 8
 		need = up(math.Sqrt(up(b, rnd)), 2) + slack
 	}
+	// L > early implies down(L, 2) > need (early is need raised by more
+	// than down's 4u and its two roundings): a prototype is out at the
+	// first pivot that takes L above it, and the decision at the end,
+	// down(L, 2) > need for the largest L, is the one the whole maximum
+	// would give (down is nondecreasing and L only grows). Every bound is
+	// finite (buildPivots and pivotChunk refuse values that are not), so
+	// the comparisons below are the maximum's.
+	early := up(need, 8)
+	plo, phi := e.plo, e.phi
 	e.cand = e.cand[:0]
 	for k := 0; k < p; k++ {
 		if pv.isP[k] {
 			continue
 		}
-		rlo, rhi := pv.rlo[k*pv.np:k*pv.np+np], pv.rhi[k*pv.np:k*pv.np+np]
-		var L float64
-		out := false
-		for _, i := range pv.order[k*pv.np : k*pv.np+np] {
-			L = max(L, e.plo[i]-rhi[i], rlo[i]-e.phi[i])
-			if down(L, 2) > need {
-				out = true
-				break
+		t := pv.first[k]
+		L := max(plo[t.i]-t.hi, t.lo-phi[t.i], 0)
+		if L <= early {
+			for _, t := range pv.ent[k*pv.np+1 : k*pv.np+np] {
+				if a := plo[t.i] - t.hi; a > L {
+					L = a
+				}
+				if a := t.lo - phi[t.i]; a > L {
+					L = a
+				}
+				if L > early {
+					break
+				}
 			}
 		}
-		if out {
+		if down(L, 2) > need {
 			continue
 		}
 		if L = down(L, 2) - slack; L > 0 {

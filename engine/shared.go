@@ -26,18 +26,26 @@ import (
 // columns of one 64-byte aligned dim x ld matrix (prototype k at columns
 // k·d .. k·d+d-1), the layout of an Engine shard holding them all: a
 // chunk's projections or an image's products are one kernel call. From
-// PivotMinP on, or from d = 8, each prototype is a contiguous dim x d
-// matrix of stride d, one after the other: a pruned search (Nearest)
-// projects a few scattered prototypes, and each then reads its own dim·d
-// floats in order instead of a few bytes of dim rows of the wide matrix on
-// as many pages (measured at 1,000 prototypes of 400 x 5, one core of the
-// Zen 3 VM: 100 scattered projections 0.65 ms wide against 0.24 ms
-// contiguous, all 1,000 3.5 against 2.1 ms), and from d = 8 the blocks
-// stream faster than the wide matrix's column blocks as a training
-// engine's do (ownBlockMinDim; a sparse image's products interleave the
-// blocks' chains: kernels.SparseABBlocks). The float32 copy (NewShared32)
-// stays one wide matrix below PivotMinP prototypes, where AtB32 and AtX32
-// run fastest on many columns. Results are bit-identical to an Engine's
+// d = 8 each prototype is a contiguous dim x d matrix of stride d, one
+// after the other: the blocks stream faster than the wide matrix's column
+// blocks, as a training engine's do (ownBlockMinDim; a sparse image's
+// products interleave the blocks' chains: kernels.SparseABBlocks). From
+// PivotMinP prototypes on at d < 8 they are blocks of sharedBlock (8, a
+// chunk) side by side, each block a contiguous dim x ld matrix: a wide
+// matrix of all p would put each row of a projection's reads on its own
+// memory page (measured at 1,000 prototypes of 400 x 5, one core of the
+// Zen 3 VM: 100 scattered projections 0.65 ms wide against 0.24 ms in own
+// blocks), and own blocks of d < 8 columns leave AtB's FMA chains too few
+// to hide their latency (one AtB of 400 x 5 against 40 columns took 2.1
+// µs hot on Zen 5, eight against 5 columns each 4.1 µs). In blocks of 8,
+// a pruned search's candidates of one cluster (prototypes of a class
+// stored together) are one call per block, and a scattered one reads its
+// block's rows in the same few pages (Zen 5, both cores,
+// BenchmarkPredictSet's 1,000 prototypes: pruned 136-148 → 99-103 µs and
+// brute 485-501 → 319-350 µs against own blocks, with the pivot table of
+// pivots.go in its present form). The float32 copy (NewShared32) stays
+// one wide matrix below PivotMinP prototypes, where AtB32 and AtX32 run
+// fastest on many columns, and has the float64 layout from there on. Results are bit-identical to an Engine's
 // with the same prototypes, for any number of workers of either (see the
 // package documentation's Determinism).
 type Shared struct {
@@ -115,10 +123,13 @@ func makeShared(dim, d int, protos []*linalg.Dense, workers int, f32 bool) (*Sha
 		finite:  true,
 		kind:    newKind,
 	}
-	if p >= sharedOwnMin || d >= ownBlockMinDim {
+	switch {
+	case d >= ownBlockMinDim:
 		sh.ld, sh.bw = d, 1
+	case p >= sharedOwnMin:
+		sh.ld, sh.bw = shardStride(sharedBlock, d), sharedBlock
 	}
-	sh.data = linalg.AlignedSlice(dim * sh.ld * p / sh.bw)
+	sh.data = linalg.AlignedSlice(dim * sh.ld * ((p + sh.bw - 1) / sh.bw))
 	check := &Engine{dim: dim, d: d, p: p}
 	for k, w := range protos {
 		if err := check.checkSet(w, "prototype"); err != nil {
@@ -137,7 +148,7 @@ func makeShared(dim, d int, protos []*linalg.Dense, workers int, f32 bool) (*Sha
 		if p < sharedOwnMin {
 			sh.ld32, sh.bw32 = shardStride(p, d), p
 		}
-		sh.data32 = make([]float32, dim*sh.ld32*p/sh.bw32)
+		sh.data32 = make([]float32, dim*sh.ld32*((p+sh.bw32-1)/sh.bw32))
 		for k, w := range sh.protos {
 			kernels.Round32Rows(sh.data32[sh.col32(k):], sh.ld32, w.Data, w.Stride, dim, d)
 		}
@@ -149,6 +160,10 @@ func makeShared(dim, d int, protos []*linalg.Dense, workers int, f32 bool) (*Sha
 // sharedOwnMin is the number of prototypes from which a Shared gives each
 // its own block (PivotMinP; a variable for the tests).
 var sharedOwnMin = PivotMinP
+
+// sharedBlock is the number of prototypes side by side in a block of a
+// Shared from sharedOwnMin prototypes on, for d < ownBlockMinDim.
+var sharedBlock = chunk
 
 // col returns the offset in sh.data of prototype k's first element.
 func (sh *Shared) col(k int) int {
@@ -162,9 +177,11 @@ func (sh *Shared) col32(k int) int {
 
 // shard returns a shard over prototypes lo..hi of sh's storage.
 func (sh *Shared) shard(lo, hi int) *shard {
-	s := &shard{lo: lo, hi: hi, ld: sh.ld, bw: sh.bw, bs: sh.dim * sh.ld, protos: sh.data[sh.col(lo):]}
+	s := &shard{lo: lo, hi: hi, ld: sh.ld, bw: sh.bw, bs: sh.dim * sh.ld, boff: lo % sh.bw}
+	s.protos = sh.data[sh.col(lo-s.boff):]
 	if sh.data32 != nil {
-		s.protos32, s.ld32, s.bw32, s.bs32 = sh.data32[sh.col32(lo):], sh.ld32, sh.bw32, sh.dim*sh.ld32
+		s.ld32, s.bw32, s.bs32, s.boff32 = sh.ld32, sh.bw32, sh.dim*sh.ld32, lo%sh.bw32
+		s.protos32 = sh.data32[sh.col32(lo-s.boff32):]
 	}
 	return s
 }

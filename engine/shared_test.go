@@ -78,14 +78,19 @@ func TestSharedBitIdentical(t *testing.T) {
 
 // forEachLayout runs test once in each layout of a Shared's prototypes
 // and its reference Engine's: both wide at every d (the Shared as shipped
-// below PivotMinP), the Engine's as shipped (its own blocks from d =
-// ownBlockMinDim), and every prototype of the Shared its own block
-// (sharedOwnMin forced to 1).
+// below PivotMinP), both as shipped (the Engine's own blocks from d =
+// ownBlockMinDim; the Shared's blocks of sharedBlock from PivotMinP
+// prototypes for smaller d), and the Shared's prototypes in blocks of
+// sharedBlock, of 3 and of 1 at every p (sharedOwnMin forced to 1: a
+// worker's range then starts inside a block).
 func forEachLayout(t *testing.T, test func(t *testing.T)) {
-	for _, l := range []struct{ ownFrom, ownDim int }{{PivotMinP, math.MaxInt}, {PivotMinP, ownBlockMinDim}, {1, math.MaxInt}} {
-		t.Run(fmt.Sprintf("ownBlocksFrom=%d,d>=%d", l.ownFrom, l.ownDim), func(t *testing.T) {
-			defer func(p, d int) { sharedOwnMin, ownBlockMinDim = p, d }(sharedOwnMin, ownBlockMinDim)
-			sharedOwnMin, ownBlockMinDim = l.ownFrom, l.ownDim
+	for _, l := range []struct{ ownFrom, ownDim, block int }{
+		{PivotMinP, math.MaxInt, sharedBlock}, {PivotMinP, ownBlockMinDim, sharedBlock},
+		{1, math.MaxInt, sharedBlock}, {1, math.MaxInt, 3}, {1, math.MaxInt, 1},
+	} {
+		t.Run(fmt.Sprintf("ownBlocksFrom=%d,d>=%d,block=%d", l.ownFrom, l.ownDim, l.block), func(t *testing.T) {
+			defer func(p, d, b int) { sharedOwnMin, ownBlockMinDim, sharedBlock = p, d, b }(sharedOwnMin, ownBlockMinDim, sharedBlock)
+			sharedOwnMin, ownBlockMinDim, sharedBlock = l.ownFrom, l.ownDim, l.block
 			test(t)
 		})
 	}
