@@ -45,8 +45,18 @@ func (sh *Shared) Crew(workers int) *Engine {
 	e.readOnly, e.minSplit, e.race.inCall, e.race.solo = true, CrewMinWork, true, false
 	e.from = sh
 	workers = len(e.shards)
+	// Each worker's range starts at a block of the Shared's where the
+	// blocks are small beside it (blocks of sharedBlock): a run of
+	// candidates is then one kernel call in either's chunks.
+	bound := func(w int) int {
+		b := w * p / workers
+		if sh.bw > 1 && sh.bw < p && p >= workers*sh.bw && w < workers {
+			b -= b % sh.bw
+		}
+		return b
+	}
 	for w := range e.shards {
-		lo, hi := w*p/workers, (w+1)*p/workers
+		lo, hi := bound(w), bound(w+1)
 		n := hi - lo
 		s := sh.shard(lo, hi)
 		s.proj = linalg.AlignedSlice((n + chunk) * d * d)

@@ -77,6 +77,8 @@ type Engine struct {
 	trace, blo, bhi []float64
 	tier            []uint8
 	cand            []int32
+	live            []int32 // Nearest: the prototypes with bounds (tier >= 1), ascending
+	all             []int32 // 0, 1, ..., p-1
 	vsig, vproj     []float64
 	sdist           []float64
 	stats           Stats

@@ -67,10 +67,12 @@ func (e *Engine) Nearest(r *Nearest, P *linalg.Dense, lambda []float64, labels [
 		if err := e.projectCand(P, lambda); err != nil {
 			return e.nearestExhaustive(r, P, lambda, labels, second)
 		}
+		e.live = mergeAscending(e.live[:0], pv.pivAsc, e.cand)
+		return e.settleNearest(r, lambda, labels, second, e.live)
 	} else if !e.projectAndCheck(P, lambda, false) {
 		return e.nearestExhaustive(r, P, lambda, labels, second)
 	}
-	return e.settleNearest(r, lambda, labels, second)
+	return e.settleNearest(r, lambda, labels, second, e.all)
 }
 
 // nearestExhaustive is Nearest by Distances and a scan.
@@ -143,19 +145,22 @@ func (e *Engine) forEach(ks []int32, f func(k int) error) error {
 // one with the least (the second least of the classes' least upper
 // bounds: at least two classes have a prototype within it, so the nearest
 // prototype and the nearest of another class are both within it), +Inf
-// when every prototype has one label.
-func (e *Engine) threshold(labels []int, second bool) float64 {
+// when every prototype has one label. ks holds every prototype with
+// bounds (tier >= 1), in any order: which of two with the least upper
+// bound is the first changes neither value (a tie of two labels makes b2
+// that least bound whichever is first).
+func (e *Engine) threshold(labels []int, second bool, ks []int32) float64 {
 	b1, k1 := math.Inf(1), -1
-	for k := 0; k < e.p; k++ {
+	for _, k := range ks {
 		if e.tier[k] >= 1 && (k1 < 0 || e.bhi[k] < b1) {
-			b1, k1 = e.bhi[k], k
+			b1, k1 = e.bhi[k], int(k)
 		}
 	}
 	if !second || k1 < 0 {
 		return b1
 	}
 	b2 := math.Inf(1)
-	for k := 0; k < e.p; k++ {
+	for _, k := range ks {
 		if e.tier[k] >= 1 && labels[k] != labels[k1] {
 			b2 = min(b2, e.bhi[k])
 		}
@@ -163,19 +168,38 @@ func (e *Engine) threshold(labels []int, second bool) float64 {
 	return b2
 }
 
+// mergeAscending appends to dst the union of a and b (each ascending,
+// disjoint), ascending.
+func mergeAscending(dst, a, b []int32) []int32 {
+	i, j := 0, 0
+	for i < len(a) && j < len(b) {
+		if a[i] < b[j] {
+			dst = append(dst, a[i])
+			i++
+		} else {
+			dst = append(dst, b[j])
+			j++
+		}
+	}
+	dst = append(dst, a[i:]...)
+	return append(dst, b[j:]...)
+}
+
 // settleNearest narrows the candidates (prototypes with bounds, tier >= 1,
 // whose lower bound is within the threshold) by tiers 2 and 3 until the
 // nearest one (and with second every candidate) is valued, then picks.
-func (e *Engine) settleNearest(r *Nearest, lambda []float64, labels []int, second bool) error {
+// live holds every prototype with bounds, ascending (all p, or a pruned
+// search's pivots and candidates: the others are out).
+func (e *Engine) settleNearest(r *Nearest, lambda []float64, labels []int, second bool, live []int32) error {
 	for _, tier := range []uint8{2, 3} {
-		b := e.threshold(labels, second)
+		b := e.threshold(labels, second, live)
 		e.cand = e.cand[:0]
 		open := 0
-		for k := 0; k < e.p; k++ {
+		for _, k := range live {
 			if e.tier[k] >= 1 && e.blo[k] <= b {
 				open++
 				if e.tier[k] < tier {
-					e.cand = append(e.cand, int32(k))
+					e.cand = append(e.cand, k)
 				}
 			}
 		}
@@ -193,5 +217,5 @@ func (e *Engine) settleNearest(r *Nearest, lambda []float64, labels []int, secon
 			return err
 		}
 	}
-	return e.pickNearest(r, labels, second, nil)
+	return e.pickNearest(r, labels, second, live)
 }

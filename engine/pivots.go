@@ -55,8 +55,10 @@ type pivotIndex struct {
 	m   []float64 // metric weights, ascending angles, nondecreasing
 	msq float64   // √(Σ m), rounded up
 	piv []int32   // the pivot prototypes
-	np  int       // the table's row length (the pivots chosen, at most)
-	isP []bool    // isP[k]: prototype k is a pivot
+	// pivAsc: piv ascending.
+	pivAsc []int32
+	np     int    // the table's row length (the pivots chosen, at most)
+	isP    []bool // isP[k]: prototype k is a pivot
 	// ent[k*np:(k+1)*np]: prototype k's bounds on ρ_m(C_i, W_k) for
 	// every pivot i, by ascending upper end: the order in which a query
 	// tries them on prototype k (the bound is a maximum over all pivots,
@@ -241,6 +243,7 @@ func (e *Engine) buildPivots(lambda []float64) *pivotIndex {
 		}
 	}
 	n := len(pv.piv)
+	pv.pivAsc = slices.Sorted(slices.Values(pv.piv))
 	pv.ld = kernels.Stride(n * d)
 	pv.data = linalg.AlignedSlice(e.dim * pv.ld)
 	for i, c := range pv.piv {
@@ -325,7 +328,7 @@ func (e *Engine) pivotBounds(pv *pivotIndex, P *linalg.Dense, lambda []float64, 
 	// The candidates: the others whose lower bound (from the pivots, the
 	// table k-major) is within the threshold of the pivots' distances;
 	// a prototype is ruled out at the first pivot that bounds it above.
-	b := e.threshold(labels, second)
+	b := e.threshold(labels, second, pv.piv)
 	slack := up(e.uncertainty(1.01, eP, pv.epsMax)*pv.msq, 2)
 	need := up(math.Sqrt(b), 2) + slack // L above it: L² − ... > b
 	rnd := 2                            // roundings of the lower bound L²

@@ -94,6 +94,11 @@ func (e *Engine) searchSpace() {
 	e.bhi = make([]float64, p)
 	e.tier = make([]uint8, p)
 	e.cand = make([]int32, 0, p)
+	e.live = make([]int32, 0, p)
+	e.all = make([]int32, p)
+	for k := range e.all {
+		e.all[k] = int32(k)
+	}
 	e.sdist = make([]float64, p)
 	e.vsig = make([]float64, chunk*d)
 	e.vproj = linalg.AlignedSlice(chunk * d * d)
