@@ -134,13 +134,17 @@
 // metric on the subspaces (√(Σ m_j θ_j²) with m the suffix minima of λ, a
 // symmetric gauge function of the angles; for the chordal distance
 // √(Σ m_j sin²θ_j), a unitarily invariant norm of P Pᵀ − W Wᵀ) before any
-// projection. The pivots' projections and values are split between
-// the workers like a search's chunks (they are read from the index's own
-// copy, in cache from one query to the next); the candidates left are
-// projected from a Shared of that many prototypes, which stores each
-// prototype contiguously (NewShared): a candidate then reads its own
-// D·d floats in order, not a few bytes of each of D rows of a wide matrix
-// on as many pages. The chordal tier 1 is tight up to the spread of λ (Σ_j
+// projection. The index keeps the first of its farthest-first pivots
+// that minimise a query's estimated cost (pivots valued plus candidates
+// left, estimated with prototypes as queries: pivotCount). The pivots'
+// projections and values are split between the workers like a search's
+// chunks (they are read from the index's own copy, in cache from one
+// query to the next); the candidates left are projected from a Shared of
+// that many prototypes, which stores them in contiguous blocks (NewShared;
+// one prototype a block from d = 8, eight below): a candidate then reads
+// its block's rows in order, not a few bytes of each of D rows of a wide
+// matrix on as many pages, and a model's prototypes of one class (stored
+// together) are one kernel call a block. The chordal tier 1 is tight up to the spread of λ (Σ_j
 // sin²θ_j = d − ‖Pᵀ W‖_F² exactly, no factor π²/4): on the training runs
 // measured in docs/bounds.md it leaves values to compute for 4-22% of the
 // prototypes, against 80-95% for the geodesic distance. Inputs
@@ -203,9 +207,9 @@
 //
 // Shared (NewShared) is the read path of a trained model served from many
 // goroutines at once: one read-only copy of the prototypes, packed as one
-// shard holding them all (from PivotMinP prototypes on, or from d = 8,
-// each prototype a contiguous block of its own: see Searches above and
-// Shared), and no
+// shard holding them all (from d = 8 each prototype a contiguous block of
+// its own, from PivotMinP prototypes on below d = 8 blocks of eight: see
+// Searches above and Shared), and no
 // goroutine of its own. A single-sample
 // call (Distances, ImageDistances) runs on the caller's goroutine with a
 // workspace from a sync.Pool (a one-shard Engine over the shared memory,

@@ -47,7 +47,8 @@ const PivotMinP = 64
 
 const pivotMinP = PivotMinP
 
-// maxPivots caps the pivots (sqrt(p) of them otherwise).
+// maxPivots caps the pivots buildPivots chooses (sqrt(p) of them
+// otherwise), of which a query uses the first pivotCount.
 const maxPivots = 64
 
 // pivotIndex is the LAESA table of an engine's prototypes for weights m.
@@ -187,10 +188,11 @@ func rhoBounds(sv, m []float64, delta float64) (lo, hi float64) {
 	return max(down(math.Sqrt(max(down(slo, n), 0)), 2), 0), up(math.Sqrt(up(shi, n)), 2)
 }
 
-// buildPivots chooses the pivots farthest first (prototype 0, then the
-// prototype whose least lower bound to the pivots so far is the largest)
-// and fills the table from their exact singular values against every
-// prototype. It returns nil if a value is not finite.
+// buildPivots chooses up to sqrt(p) (at most maxPivots) pivots farthest
+// first (prototype 0, then the prototype whose least lower bound to the
+// pivots so far is the largest), fills the table from their exact
+// singular values against every prototype, and keeps the first
+// pivotCount of them. It returns nil if a value is not finite.
 func (e *Engine) buildPivots(lambda []float64) *pivotIndex {
 	p, d := e.p, e.d
 	np := min(max(int(math.Sqrt(float64(p))), 1), maxPivots)
@@ -242,6 +244,19 @@ func (e *Engine) buildPivots(lambda []float64) *pivotIndex {
 			break
 		}
 	}
+	if n := pivotCount(pv, p); n < len(pv.piv) {
+		// Keep the first n (a farthest-first choice of n): the table's
+		// rows shortened to them.
+		for _, c := range pv.piv[n:] {
+			pv.isP[c] = false
+		}
+		pv.piv = pv.piv[:n]
+		ent := make([]pivEntry, n*p)
+		for k := 0; k < p; k++ {
+			copy(ent[k*n:(k+1)*n], pv.ent[k*np:k*np+n])
+		}
+		pv.ent, pv.np, np = ent, n, n
+	}
 	n := len(pv.piv)
 	pv.pivAsc = slices.Sorted(slices.Values(pv.piv))
 	pv.ld = kernels.Stride(n * d)
@@ -258,6 +273,77 @@ func (e *Engine) buildPivots(lambda []float64) *pivotIndex {
 	}
 	return pv
 }
+
+// pivotCount returns how many of the index's pivots (farthest first,
+// the table's rows in that order) a query should use: the n that
+// minimises the estimated cost of a query, n pivots valued plus the
+// candidates they leave to project, in units of one projection and its
+// value (a pivot's and a candidate's cost about the same). The estimate
+// takes up to pivotProxies prototypes that are not pivots, evenly
+// spaced, as queries (a query near a prototype is the usual case, and
+// the table already holds their metric to every pivot): for each, its
+// threshold is its least upper bound to the first n pivots (the search's
+// threshold is the distance of the nearest pivot), and a prototype is a
+// candidate where no pivot's lower bound exceeds it, as in pivotBounds
+// without the rounding slack. Each pivot beyond the clusters of the
+// prototypes rules little out and costs a value on every query; where
+// the bounds rule nothing out (subspaces in general position, all
+// near 90° apart) it keeps one. Ties go to fewer pivots. The table is
+// built from the model alone, so the choice depends on no query.
+func pivotCount(pv *pivotIndex, p int) int {
+	n, np := len(pv.piv), pv.np
+	pos := make([]int, p) // the order of a pivot, n for the others
+	for k := range pos {
+		pos[k] = n
+	}
+	for i, c := range pv.piv {
+		pos[c] = i
+	}
+	var prox []int
+	if free := p - n; free > 0 {
+		step := max(free/pivotProxies, 1)
+		for k, seen := 0, 0; k < p && len(prox) < pivotProxies; k++ {
+			if pos[k] < n {
+				continue
+			}
+			if seen%step == 0 {
+				prox = append(prox, k)
+			}
+			seen++
+		}
+	}
+	if len(prox) == 0 {
+		return n
+	}
+	L := make([]float64, len(prox)*p) // each proxy's lower bounds so far
+	b := make([]float64, len(prox))   // and its threshold
+	for a := range b {
+		b[a] = math.Inf(1)
+	}
+	best, bestCost := n, math.Inf(1)
+	for i := 0; i < n; i++ {
+		cand := 0
+		for a, j := range prox {
+			q := pv.ent[j*np+i]
+			b[a] = min(b[a], q.hi)
+			row := L[a*p : (a+1)*p]
+			for k := range row {
+				t := pv.ent[k*np+i]
+				row[k] = max(row[k], q.lo-t.hi, t.lo-q.hi)
+				if row[k] <= b[a] && pos[k] > i {
+					cand++
+				}
+			}
+		}
+		if cost := float64(i+1) + float64(cand)/float64(len(prox)); cost < bestCost {
+			best, bestCost = i+1, cost
+		}
+	}
+	return best
+}
+
+// pivotProxies is the most prototypes pivotCount takes as queries.
+const pivotProxies = 128
 
 // sigmasAll writes the singular values of Cᵀ W_k for every prototype k
 // into sig (p x d), through the projections of a search (project) and
