@@ -296,3 +296,53 @@ func TestNearestAllocs(t *testing.T) {
 		e.Close()
 	}
 }
+
+// TestPivotCount checks the number of pivots an index keeps: at least one
+// in each of k tight clusters (the clusters far apart, each query's own
+// cluster's pivot is what rules the others out), none beyond the clusters
+// where a second in a cluster rules nothing out, and few among subspaces
+// in general position (random, all near 90° apart), where no pivot rules
+// anything out.
+func TestPivotCount(t *testing.T) {
+	r := rng(57)
+	lambda := uniform(5)
+	for _, c := range []struct {
+		p, classes int
+		spread     float64
+		lo, hi     int
+	}{{200, 6, 0.01, 6, 14}, {300, 9, 0.01, 9, 17}, {150, 150, 1, 1, 3}} {
+		protos, _, _ := clustered(t, 200, 5, c.p, c.classes, c.spread, r)
+		if c.spread >= 1 {
+			for k := range protos {
+				protos[k] = randomBasis(t, 200, 5, r)
+			}
+		}
+		e, err := New(200, 5, c.p, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for k, w := range protos {
+			if err := e.SetPrototype(k, w); err != nil {
+				t.Fatal(err)
+			}
+		}
+		e.searchSpace()
+		pv := e.buildPivots(lambda)
+		if pv == nil {
+			t.Fatal("no index")
+		}
+		n := len(pv.piv)
+		t.Logf("p=%d, %d clusters: %d pivots of %d", c.p, c.classes, n, int(math.Sqrt(float64(c.p))))
+		if n < c.lo || n > c.hi {
+			t.Errorf("p=%d, %d clusters: %d pivots, want %d..%d", c.p, c.classes, n, c.lo, c.hi)
+		}
+		clusters := map[int]bool{}
+		for _, k := range pv.piv {
+			clusters[int(k)%c.classes] = true
+		}
+		if c.spread < 1 && len(clusters) < c.classes {
+			t.Errorf("p=%d: pivots in %d of %d clusters", c.p, len(clusters), c.classes)
+		}
+		e.Close()
+	}
+}
