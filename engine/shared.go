@@ -30,8 +30,8 @@ import (
 // after the other: the blocks stream faster than the wide matrix's column
 // blocks, as a training engine's do (ownBlockMinDim; a sparse image's
 // products interleave the blocks' chains: kernels.SparseABBlocks). From
-// PivotMinP prototypes on at d < 8 they are blocks of sharedBlock (8, a
-// chunk) side by side, each block a contiguous dim x ld matrix: a wide
+// PivotMinP prototypes on at d < 8 they are blocks of sharedBlockFor(d) (8, a
+// chunk; 16 at d = 1) side by side, each block a contiguous dim x ld matrix: a wide
 // matrix of all p would put each row of a projection's reads on its own
 // memory page (measured at 1,000 prototypes of 400 x 5, one core of the
 // Zen 3 VM: 100 scattered projections 0.65 ms wide against 0.24 ms in own
@@ -127,7 +127,8 @@ func makeShared(dim, d int, protos []*linalg.Dense, workers int, f32 bool) (*Sha
 	case d >= ownBlockMinDim:
 		sh.ld, sh.bw = d, 1
 	case p >= sharedOwnMin:
-		sh.ld, sh.bw = shardStride(sharedBlock, d), sharedBlock
+		b := sharedBlockFor(d)
+		sh.ld, sh.bw = shardStride(b, d), b
 	}
 	sh.data = linalg.AlignedSlice(dim * sh.ld * ((p + sh.bw - 1) / sh.bw))
 	check := &Engine{dim: dim, d: d, p: p}
@@ -162,8 +163,22 @@ func makeShared(dim, d int, protos []*linalg.Dense, workers int, f32 bool) (*Sha
 var sharedOwnMin = PivotMinP
 
 // sharedBlock is the number of prototypes side by side in a block of a
-// Shared from sharedOwnMin prototypes on, for d < ownBlockMinDim.
+// Shared from sharedOwnMin prototypes on, for d < ownBlockMinDim (see
+// sharedBlockFor).
 var sharedBlock = chunk
+
+// sharedBlockFor returns the prototypes a block of d columns each holds:
+// sharedBlock, doubled while shardStride would pad the block's rows
+// beyond kernels.Stride (d = 1: eight columns are a standalone matrix's
+// stride, which shardStride widens to 16, so sixteen prototypes fill
+// it).
+func sharedBlockFor(d int) int {
+	b := sharedBlock
+	for shardStride(b, d) > kernels.Stride(b*d) {
+		b *= 2
+	}
+	return b
+}
 
 // col returns the offset in sh.data of prototype k's first element.
 func (sh *Shared) col(k int) int {
