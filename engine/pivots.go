@@ -315,27 +315,26 @@ func pivotCount(pv *pivotIndex, p int) int {
 	if len(prox) == 0 {
 		return n
 	}
-	L := make([]float64, len(prox)*p) // each proxy's lower bounds so far
-	b := make([]float64, len(prox))   // and its threshold
-	for a := range b {
-		b[a] = math.Inf(1)
-	}
-	best, bestCost := n, math.Inf(1)
-	for i := 0; i < n; i++ {
-		cand := 0
-		for a, j := range prox {
+	cand := make([]int, n)     // cand[i]: the proxies' candidates with the first i+1 pivots
+	row := make([]float64, p) // a proxy's lower bounds so far
+	for _, j := range prox {
+		clear(row)
+		b := math.Inf(1) // its threshold so far
+		for i := 0; i < n; i++ {
 			q := pv.ent[j*np+i]
-			b[a] = min(b[a], q.hi)
-			row := L[a*p : (a+1)*p]
+			b = min(b, q.hi)
 			for k := range row {
 				t := pv.ent[k*np+i]
 				row[k] = max(row[k], q.lo-t.hi, t.lo-q.hi)
-				if row[k] <= b[a] && pos[k] > i {
-					cand++
+				if row[k] <= b && pos[k] > i {
+					cand[i]++
 				}
 			}
 		}
-		if cost := float64(i+1) + float64(cand)/float64(len(prox)); cost < bestCost {
+	}
+	best, bestCost := n, math.Inf(1)
+	for i, c := range cand {
+		if cost := float64(i+1) + float64(c)/float64(len(prox)); cost < bestCost {
 			best, bestCost = i+1, cost
 		}
 	}
