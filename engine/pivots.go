@@ -315,7 +315,7 @@ func pivotCount(pv *pivotIndex, p int) int {
 	if len(prox) == 0 {
 		return n
 	}
-	cand := make([]int, n)     // cand[i]: the proxies' candidates with the first i+1 pivots
+	cand := make([]int, n)    // cand[i]: the proxies' candidates with the first i+1 pivots
 	row := make([]float64, p) // a proxy's lower bounds so far
 	for _, j := range prox {
 		clear(row)
