@@ -46,8 +46,8 @@ func (sh *Shared) Crew(workers int) *Engine {
 	e.from = sh
 	workers = len(e.shards)
 	// Each worker's range starts at a block of the Shared's where the
-	// blocks are small beside it (blocks of sharedBlock): a run of
-	// candidates is then one kernel call in either's chunks.
+	// blocks are small beside it (sharedBlockFor): a run of candidates is
+	// then one kernel call in either's chunks.
 	bound := func(w int) int {
 		b := w * p / workers
 		if sh.bw > 1 && sh.bw < p && p >= workers*sh.bw && w < workers {

@@ -30,22 +30,23 @@ import (
 // after the other: the blocks stream faster than the wide matrix's column
 // blocks, as a training engine's do (ownBlockMinDim; a sparse image's
 // products interleave the blocks' chains: kernels.SparseABBlocks). From
-// PivotMinP prototypes on at d < 8 they are blocks of sharedBlockFor(d) (8, a
-// chunk; 16 at d = 1) side by side, each block a contiguous dim x ld matrix: a wide
-// matrix of all p would put each row of a projection's reads on its own
-// memory page (measured at 1,000 prototypes of 400 x 5, one core of the
-// Zen 3 VM: 100 scattered projections 0.65 ms wide against 0.24 ms in own
-// blocks), and own blocks of d < 8 columns leave AtB's FMA chains too few
-// to hide their latency (one AtB of 400 x 5 against 40 columns took 2.1
-// µs hot on Zen 5, eight against 5 columns each 4.1 µs). In blocks of 8,
-// a pruned search's candidates of one cluster (prototypes of a class
-// stored together) are one call per block, and a scattered one reads its
-// block's rows in the same few pages (Zen 5, both cores,
-// BenchmarkPredictSet's 1,000 prototypes: pruned 136-148 → 99-103 µs and
-// brute 485-501 → 319-350 µs against own blocks, with the pivot table of
-// pivots.go in its present form). The float32 copy (NewShared32) stays
-// one wide matrix below PivotMinP prototypes, where AtB32 and AtX32 run
-// fastest on many columns, and has the float64 layout from there on. Results are bit-identical to an Engine's
+// PivotMinP prototypes on at d < 8 they are in blocks of sharedBlockFor(d)
+// (8, a chunk; 16 at d = 1) side by side, each block a contiguous
+// dim x ld matrix. A wide matrix of all p would put each row of a
+// projection's reads on its own memory page (at 1,000 prototypes of
+// 400 x 5, one core of the Zen 3 VM: 100 scattered projections 0.65 ms
+// wide against 0.24 ms in own blocks), and own blocks of d < 8 columns
+// leave AtB too few FMA chains to hide their latency (one AtB of 400 x 5
+// against 40 columns took 2.1 µs hot on Zen 5, eight against 5 columns
+// each 4.1 µs). A model stores a class's prototypes together, so a pruned
+// search's candidates of one class are one call a block, read in order; a
+// scattered candidate reads about 1.6 cache lines of each of its block's
+// rows where its own block would take 0.6 (Zen 5, both cores,
+// BenchmarkPredictSet's 1,000 prototypes in 10 classes: pruned 136-148 →
+// 99-103 µs, brute 485-501 → 319-350 µs against own blocks). The float32
+// copy (NewShared32) stays one wide matrix below PivotMinP prototypes,
+// where AtB32 and AtX32 run fastest on many columns, and has the float64
+// layout from there on. Results are bit-identical to an Engine's
 // with the same prototypes, for any number of workers of either (see the
 // package documentation's Determinism).
 type Shared struct {
