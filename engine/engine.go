@@ -79,6 +79,7 @@ type Engine struct {
 	cand            []int32
 	live            []int32 // Nearest: the prototypes with bounds (tier >= 1), ascending
 	all             []int32 // 0, 1, ..., p-1
+	bestFirst       []int32 // valueBestFirst's candidates
 	vsig, vproj     []float64
 	sdist           []float64
 	stats           Stats

@@ -95,6 +95,7 @@ func (e *Engine) searchSpace() {
 	e.tier = make([]uint8, p)
 	e.cand = make([]int32, 0, p)
 	e.live = make([]int32, 0, p)
+	e.bestFirst = make([]int32, 0, p)
 	e.all = make([]int32, p)
 	for k := range e.all {
 		e.all[k] = int32(k)
