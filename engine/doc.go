@@ -119,8 +119,11 @@
 // first bounded by an interval that provably contains what Distances would
 // compute (bounds.go): tier 1 from ‖Pᵀ W‖_F (d² multiply-adds per
 // prototype), tier 2 from svd.Gram's certified enclosures of the singular
-// values (the Gram matrix, a tridiagonal eigensolver and Sturm counts; for
-// d < 10, where they cost as much as the values, the values themselves), and
+// values (the Gram matrix, a tridiagonal eigensolver and Sturm counts; below
+// gramMinDim, 11 on AVX-512, 8 on AVX2 and 5 otherwise, where they cost as
+// much as the values, the values themselves: Nearest values its candidates
+// best first, those with the least lower bounds, then only the rest still
+// within the threshold their distances leave), and
 // only a prototype whose lower bound is not above the best upper bound of
 // its group is taken further; what is left tied at tier 2 (a group of two
 // or more candidates within the enclosures' width, about 1e-12 of the
@@ -141,13 +144,14 @@
 // chunks (they are read from the index's own copy, in cache from one
 // query to the next); the candidates left are projected from a Shared of
 // that many prototypes, which stores them in contiguous blocks (NewShared;
-// one prototype a block from d = 8, eight below): a candidate then reads
-// its block's rows in order, not a few bytes of each of D rows of a wide
-// matrix on as many pages, and a model's prototypes of one class (stored
-// together) are one kernel call a block. The chordal tier 1 is tight up to the spread of λ (Σ_j
-// sin²θ_j = d − ‖Pᵀ W‖_F² exactly, no factor π²/4): on the training runs
-// measured in docs/bounds.md it leaves values to compute for 4-22% of the
-// prototypes, against 80-95% for the geodesic distance. Inputs
+// one prototype a block from d = 8, eight below, sixteen at d = 1): a
+// candidate then reads its block's rows in order, not a few bytes of each
+// of D rows of a wide matrix on as many pages, and a model's prototypes of
+// one class (stored together) are one kernel call a block. The chordal tier 1 is tight up to
+// the spread of λ (Σ_j sin²θ_j = d − ‖Pᵀ W‖_F² exactly, no factor π²/4):
+// on the training runs measured in docs/bounds.md it leaves values to
+// compute for 4-22% of the prototypes, against 80-95% for the geodesic
+// distance. Inputs
 // the bounds do not cover (NaN or ±Inf, negative or huge relevances) take
 // Distances and a scan, with its errors. Stats counts the work.
 //
