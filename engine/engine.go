@@ -77,6 +77,7 @@ type Engine struct {
 	trace, blo, bhi []float64
 	tier            []uint8
 	cand            []int32
+	candCut         []int32 // projectCand: the starts of e.cand's groups, then len(e.cand)
 	live            []int32 // Nearest: the prototypes with bounds (tier >= 1), ascending
 	all             []int32 // 0, 1, ..., p-1
 	bestFirst       []int32 // valueBestFirst's candidates
@@ -138,7 +139,7 @@ const (
 	jobTasks
 	jobProject     // a search's projections and tier-1 bounds, chunks as jobDistances
 	jobEnclose     // a search's tier-2 bounds of e.cand, chunks of job.csize candidates
-	jobProjectList // a search's projections and tier-1 bounds of e.cand, chunks of 8
+	jobProjectList // a search's projections and tier-1 bounds of e.cand, by groups (candGroups)
 	jobPivots      // a pruned Nearest's pivots: projections, values, bounds; chunks of 8
 )
 
@@ -774,7 +775,10 @@ func (e *Engine) chunks(w int) int {
 		cs := e.job.csize
 		lo, hi := e.samples(w, (e.job.n+cs-1)/cs)
 		return hi - lo
-	case jobProjectList, jobPivots:
+	case jobProjectList:
+		lo, hi := e.samples(w, e.job.n)
+		return hi - lo
+	case jobPivots:
 		lo, hi := e.samples(w, (e.job.n+chunk-1)/chunk)
 		return hi - lo
 	case jobDistancesBatch:
@@ -981,9 +985,8 @@ func (e *Engine) runChunk(ws *shard, o, c int) (items int) {
 		items = c1 - c0
 		e.encloseChunk(ws, j.lambda, c0, c1)
 	case jobProjectList:
-		lo, _ := e.samples(o, (j.n+chunk-1)/chunk)
-		c0 := (lo + c) * chunk
-		c1 := min(c0+chunk, j.n)
+		lo, _ := e.samples(o, j.n)
+		c0, c1 := int(e.candCut[lo+c]), int(e.candCut[lo+c+1])
 		items = c1 - c0
 		e.projectListChunk(ws, j.p, j.lambda, c0, c1)
 	case jobPivots:

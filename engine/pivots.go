@@ -504,15 +504,16 @@ func (e *Engine) pivotChunk(ws *shard, pv *pivotIndex, P *linalg.Dense, lambda [
 
 // projectCand computes the projections and tier-1 bounds of the
 // prototypes e.cand (one AtB each: the bits of project's), split over the
-// workers in chunks of 8; it returns an error if a trace is not finite.
+// workers in groups: the candidates of one chunk of a shard's projections
+// each (candGroups), so that a block of the prototypes' layout is one
+// kernel call; it returns an error if a trace is not finite.
 func (e *Engine) projectCand(P *linalg.Dense, lambda []float64) error {
 	if len(e.cand) > 0 {
-		if len(e.cand) <= chunk || len(e.shards) == 1 {
-			for c0 := 0; c0 < len(e.cand); c0 += chunk {
-				e.projectListChunk(e.shards[0], P, lambda, c0, min(c0+chunk, len(e.cand)))
-			}
+		e.candCut = e.candGroups(e.candCut[:0])
+		if len(e.candCut) <= 2 || len(e.shards) == 1 {
+			e.projectListChunk(e.shards[0], P, lambda, 0, len(e.cand))
 		} else {
-			e.job = job{kind: jobProjectList, p: P, lambda: lambda, n: len(e.cand)}
+			e.job = job{kind: jobProjectList, p: P, lambda: lambda, n: len(e.candCut) - 1}
 			e.run()
 			e.job = job{}
 		}
@@ -523,6 +524,28 @@ func (e *Engine) projectCand(P *linalg.Dense, lambda []float64) error {
 		}
 	}
 	return nil
+}
+
+// candGroups appends to cut the starts of the groups of e.cand (ascending)
+// and then len(e.cand): a group is the candidates of one chunk of a
+// shard's projections (at most chunk prototypes, which projectListChunk's
+// runs do not cross). A Shared's blocks of eight (see col) start at a
+// shard's chunks (a crew's shards start at a block), so a group is one
+// block: cut in chunks of eight candidates instead, a class of prototypes
+// starting inside a block made two calls of every block, each reading
+// part of every row's cache lines (a 400 x 40 block from L3: 3.9 us in
+// one call, 6.1-7.7 us in two).
+func (e *Engine) candGroups(cut []int32) []int32 {
+	po, pc := int32(-1), -1
+	for i, k32 := range e.cand {
+		k, o := int(k32), e.owner[k32]
+		c := (k - e.shards[o].lo) / chunk
+		if o != po || c != pc {
+			cut = append(cut, int32(i))
+			po, pc = o, c
+		}
+	}
+	return append(cut, int32(len(e.cand)))
 }
 
 // projectListChunk is jobProjectList's chunk: candidates c0..c1 of e.cand
