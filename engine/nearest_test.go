@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -155,6 +156,7 @@ func TestPivotBounds(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
+		ncand := 0
 		for lname, lambda := range relevanceCases(d, p, r) {
 			e.piv = nil
 			e.searchSpace()
@@ -175,8 +177,22 @@ func TestPivotBounds(t *testing.T) {
 						t.Errorf("spread %g %s query %d: prototype %d: bound %.17g above the distance %.17g", spread, lname, qi, k, e.blo[k], dist[k])
 					}
 				}
+				// The candidates are those of a scan of every prototype
+				// (the groups rule out only what the scan would).
+				b, cut := e.pivotCut(pv, labels, true, orthoError(e.ogram, q, dim, d))
+				var want []int32
+				for k := 0; k < p; k++ {
+					if lo, out := cut.bound(pv, k, e.plo, e.phi); !pv.isP[k] && !out && lo <= b {
+						want = append(want, int32(k))
+					}
+				}
+				if !slices.Equal(e.cand, want) {
+					t.Errorf("spread %g %s query %d: candidates %v, a scan %v", spread, lname, qi, e.cand, want)
+				}
+				ncand += len(want)
 			}
 		}
+		t.Logf("spread %g: %d candidates", spread, ncand)
 		e.Close()
 	}
 }

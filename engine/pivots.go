@@ -69,10 +69,19 @@ type pivotIndex struct {
 	// them side by side: a query reads just that entry of most
 	// prototypes, in order, and the rest of a row (a line of memory
 	// apart from the next row's) only where the first leaves it open.
-	ent    []pivEntry
-	first  []pivEntry
-	eps    []float64 // p: ‖W_kᵀ W_k − I‖_2 <= eps[k]
-	epsMax float64   // the largest eps
+	ent   []pivEntry
+	first []pivEntry
+	// The prototypes (not pivots) by their first entry's pivot, a group
+	// per pivot: group i is gmem[gcut[i]:gcut[i+1]] (ascending), and
+	// glo[i], ghi[i] are the least lower end and the greatest upper end
+	// of its members' first entries. A query far from pivot i rules out
+	// the whole group in one comparison (pivotBounds), so that it reads
+	// first[k] only for the members of the groups near it.
+	gmem     []int32
+	gcut     []int32
+	glo, ghi []float64
+	eps      []float64 // p: ‖W_kᵀ W_k − I‖_2 <= eps[k]
+	epsMax   float64   // the largest eps
 	// data: the pivots' columns side by side, in the order of piv
 	// (dim x ld): a query projects them from this contiguous copy by one
 	// call, not from the prototypes' storage, where the pivots lie in as
@@ -271,7 +280,38 @@ func (e *Engine) buildPivots(lambda []float64) *pivotIndex {
 		slices.SortStableFunc(pv.ent[k*np:k*np+n], func(a, b pivEntry) int { return cmp.Compare(a.hi, b.hi) })
 		pv.first[k] = pv.ent[k*np]
 	}
+	pv.group(p)
 	return pv
+}
+
+// group sorts the prototypes that are not pivots into pv's groups by the
+// pivot of their first entry.
+func (pv *pivotIndex) group(p int) {
+	n := len(pv.piv)
+	pv.gcut = make([]int32, n+1)
+	pv.glo, pv.ghi = make([]float64, n), make([]float64, n)
+	for i := range pv.glo {
+		pv.glo[i], pv.ghi[i] = math.Inf(1), math.Inf(-1)
+	}
+	for k := 0; k < p; k++ {
+		if !pv.isP[k] {
+			t := pv.first[k]
+			pv.gcut[t.i+1]++
+			pv.glo[t.i], pv.ghi[t.i] = min(pv.glo[t.i], t.lo), max(pv.ghi[t.i], t.hi)
+		}
+	}
+	for i := 0; i < n; i++ {
+		pv.gcut[i+1] += pv.gcut[i]
+	}
+	pv.gmem = make([]int32, pv.gcut[n])
+	at := slices.Clone(pv.gcut[:n])
+	for k := 0; k < p; k++ {
+		if !pv.isP[k] {
+			i := pv.first[k].i
+			pv.gmem[at[i]] = int32(k)
+			at[i]++
+		}
+	}
 }
 
 // pivotCount returns how many of the index's pivots (farthest first,
@@ -386,8 +426,10 @@ func (e *Engine) pivotBounds(pv *pivotIndex, P *linalg.Dense, lambda []float64, 
 	if !(eP <= 1e-3) {
 		return false, nil // far from orthonormal: the bounds would say nothing
 	}
-	for k := range e.tier {
-		e.tier[k], e.blo[k], e.bhi[k] = 0, 0, math.Inf(1)
+	clear(e.tier)
+	clear(e.blo)
+	for k := range e.bhi {
+		e.bhi[k] = math.Inf(1)
 	}
 	// The pivots: projections, values, distances, metric to P
 	// (pivotChunk), split between the workers like any search's chunks.
@@ -410,18 +452,63 @@ func (e *Engine) pivotBounds(pv *pivotIndex, P *linalg.Dense, lambda []float64, 
 		}
 	}
 	e.stats.Values += int64(len(pv.piv))
-	// The candidates: the others whose lower bound (from the pivots, the
-	// table k-major) is within the threshold of the pivots' distances;
-	// a prototype is ruled out at the first pivot that bounds it above.
+	// The candidates: the others whose lower bound (from the pivots) is
+	// within the threshold of the pivots' distances.
+	b, cut := e.pivotCut(pv, labels, second, eP)
+	plo, phi := e.plo, e.phi
+	e.cand = e.cand[:0]
+	sorted := true
+	for i := 0; i < np; i++ {
+		// Every member k of group i has L >= plo[i] − hi_k >= plo[i] −
+		// ghi[i] and L >= lo_k − phi[i] >= glo[i] − phi[i] (a rounded
+		// difference is monotone in either operand): out if either is
+		// above cut.early.
+		if plo[i]-pv.ghi[i] > cut.early || pv.glo[i]-phi[i] > cut.early {
+			continue
+		}
+		for _, k32 := range pv.gmem[pv.gcut[i]:pv.gcut[i+1]] {
+			k := int(k32)
+			lo, out := cut.bound(pv, k, plo, phi)
+			if out {
+				continue
+			}
+			e.blo[k] = lo
+			if lo <= b {
+				if n := len(e.cand); n > 0 && e.cand[n-1] > k32 {
+					sorted = false
+				}
+				e.cand = append(e.cand, k32)
+			}
+		}
+	}
+	if !sorted {
+		slices.Sort(e.cand) // groups whose prototypes interleave
+	}
+	e.stats.Skipped += int64(p - len(pv.piv) - len(e.cand))
+	return true, nil
+}
+
+// pivotLimit is what pivotBounds rules a prototype out by: its greatest
+// lower bound L on the metric from the pivots above need (the metric of
+// a distance at the threshold, widened by the query's slack).
+type pivotLimit struct {
+	need, early, slack float64
+	rnd                int // roundings of the lower bound L²
+}
+
+// pivotCut returns the threshold of the pivots' distances (threshold) and
+// the limit on the metric it sets.
+func (e *Engine) pivotCut(pv *pivotIndex, labels []int, second bool, eP float64) (float64, pivotLimit) {
 	b := e.threshold(labels, second, pv.piv)
-	slack := up(e.uncertainty(1.01, eP, pv.epsMax)*pv.msq, 2)
-	need := up(math.Sqrt(b), 2) + slack // L above it: L² − ... > b
-	rnd := 2                            // roundings of the lower bound L²
+	var c pivotLimit
+	c.slack = up(e.uncertainty(1.01, eP, pv.epsMax)*pv.msq, 2)
+	c.need = up(math.Sqrt(b), 2) + c.slack // L above it: L² − ... > b
+	c.rnd = 2
 	if e.kind == Chordal {
 		// d̂ is within the relative γ_{d+4} of the sum it bounds
 		// (chordal.go).
-		rnd = e.d + 8
-		need = up(math.Sqrt(up(b, rnd)), 2) + slack
+		c.rnd = e.d + 8
+		c.need = up(math.Sqrt(up(b, c.rnd)), 2) + c.slack
 	}
 	// L > early implies down(L, 2) > need (early is need raised by more
 	// than down's 4u and its two roundings): a prototype is out at the
@@ -430,40 +517,38 @@ func (e *Engine) pivotBounds(pv *pivotIndex, P *linalg.Dense, lambda []float64, 
 	// would give (down is nondecreasing and L only grows). Every bound is
 	// finite (buildPivots and pivotChunk refuse values that are not), so
 	// the comparisons below are the maximum's.
-	early := up(need, 8)
-	plo, phi := e.plo, e.phi
-	e.cand = e.cand[:0]
-	for k := 0; k < p; k++ {
-		if pv.isP[k] {
-			continue
-		}
-		t := pv.first[k]
-		L := max(plo[t.i]-t.hi, t.lo-phi[t.i], 0)
-		if L <= early {
-			for _, t := range pv.ent[k*pv.np+1 : k*pv.np+np] {
-				if a := plo[t.i] - t.hi; a > L {
-					L = a
-				}
-				if a := t.lo - phi[t.i]; a > L {
-					L = a
-				}
-				if L > early {
-					break
-				}
+	c.early = up(c.need, 8)
+	return b, c
+}
+
+// bound returns prototype k's lower bound on the distance from the
+// pivots' intervals plo, phi to the query, or out if the bound rules it
+// out (down(L, 2) > need): L is the maximum over k's entries, tried
+// first to last (the nearest pivot first) until one takes it above
+// early.
+func (c *pivotLimit) bound(pv *pivotIndex, k int, plo, phi []float64) (lo float64, out bool) {
+	t := pv.first[k]
+	L := max(plo[t.i]-t.hi, t.lo-phi[t.i], 0)
+	if L <= c.early {
+		for _, t := range pv.ent[k*pv.np+1 : k*pv.np+len(pv.piv)] {
+			if a := plo[t.i] - t.hi; a > L {
+				L = a
+			}
+			if a := t.lo - phi[t.i]; a > L {
+				L = a
+			}
+			if L > c.early {
+				break
 			}
 		}
-		if down(L, 2) > need {
-			continue
-		}
-		if L = down(L, 2) - slack; L > 0 {
-			e.blo[k] = down(L*L, rnd)
-		}
-		if e.blo[k] <= b {
-			e.cand = append(e.cand, int32(k))
-		}
 	}
-	e.stats.Skipped += int64(p - len(pv.piv) - len(e.cand))
-	return true, nil
+	if down(L, 2) > c.need {
+		return 0, true
+	}
+	if L = down(L, 2) - c.slack; L > 0 {
+		return down(L*L, c.rnd), false
+	}
+	return 0, false
 }
 
 // pivotChunk is jobPivots' chunk: pivots c0..c1 of pv (eP the sample's
