@@ -1,10 +1,8 @@
 package engine
 
 import (
-	"cmp"
 	"fmt"
 	"math"
-	"slices"
 
 	"github.com/grlgq/grlgq/linalg"
 )
@@ -226,39 +224,58 @@ func (e *Engine) settleNearest(r *Nearest, lambda []float64, labels []int, secon
 }
 
 // valueBestFirst is tier 2 below gramMinDim, where it is the values
-// themselves (refine), in two rounds: the candidates e.cand with the
-// least lower bounds first, a chunk per worker, then the rest whose lower
-// bound is within the threshold those exact distances leave. Where the
-// lower bounds order the candidates (tier 1's is λ_min Σ sin²θ, within a
-// few percent of the distance for small angles and even relevances) the
+// themselves (refine), in two rounds: the chunk of candidates e.cand
+// with the least lower bounds first, then the rest whose lower bound is
+// within the threshold those exact distances leave. Where the lower
+// bounds order the candidates (tier 1's is λ_min Σ sin²θ, within a few
+// percent of the distance for small angles and even relevances) the
 // nearest ones are in the first round and the second has little or
-// nothing left: BenchmarkPredictSet's 1,000 prototypes value 16 of about
-// 78 candidates (on one core 103 → 88 µs a query, alternated six times;
-// on two no change in wall time, where the values are split anyway).
-// Where they do not, the second round values what refine would have,
-// after one more hand-off. What it values has refine's bits; what it
-// drops is out by its bound, as in any search (and tier 3 values any
-// candidate still within the threshold afterwards).
+// nothing left: BenchmarkPredictSet's 1,000 prototypes value about 9 of
+// 99 candidates. Where they do not, the second round values what refine
+// would have. What it values has refine's bits; what it drops is out by
+// its bound, as in any search (and tier 3 values any candidate still
+// within the threshold afterwards).
+//
+// The first round is one chunk on the caller, whatever the workers: a
+// second chunk handed to a worker took longer than both on the caller
+// (refine's valuesSoloMax), and the values it adds are mostly ruled out
+// by the first chunk's.
 func (e *Engine) valueBestFirst(lambda []float64, labels []int, second bool, live []int32) error {
-	first := chunk * len(e.shards)
+	const first = chunk
 	if len(e.cand) <= first {
 		return e.refine(lambda)
 	}
-	rest := append(e.bestFirst[:0], e.cand...)
-	slices.SortFunc(rest, func(a, b int32) int {
-		if c := cmp.Compare(e.blo[a], e.blo[b]); c != 0 {
-			return c
+	// The first chunk: the least (lower bound, index), by insertion into
+	// a sorted array of chunk (a sort of all took 3 us of a query's 60).
+	less := func(a, b int32) bool {
+		return e.blo[a] < e.blo[b] || e.blo[a] == e.blo[b] && a < b
+	}
+	var best [first]int32
+	n := 0
+	for _, k := range e.cand {
+		if n == first {
+			if !less(k, best[first-1]) {
+				continue
+			}
+			n--
 		}
-		return cmp.Compare(a, b)
-	})
-	e.cand = append(e.cand[:0], rest[:first]...)
+		i := n
+		for ; i > 0 && less(k, best[i-1]); i-- {
+			best[i] = best[i-1]
+		}
+		best[i] = k
+		n++
+	}
+	rest := append(e.bestFirst[:0], e.cand...)
+	e.bestFirst = rest
+	e.cand = append(e.cand[:0], best[:]...)
 	if err := e.refine(lambda); err != nil {
 		return err
 	}
 	b := e.threshold(labels, second, live)
 	e.cand = e.cand[:0]
-	for _, k := range rest[first:] {
-		if e.blo[k] <= b {
+	for _, k := range rest {
+		if e.tier[k] < 2 && e.blo[k] <= b {
 			e.cand = append(e.cand, k)
 		}
 	}

@@ -169,9 +169,9 @@ func (e *Engine) refine(lambda []float64) error {
 	} else {
 		e.stats.Enclosed += int64(len(e.cand))
 	}
-	if len(e.cand) <= chunk || e.callerAlone() {
+	if len(e.cand) <= chunk || e.d < gramMinDim && len(e.cand) <= valuesSoloMax || e.callerAlone() {
 		// One chunk (handing it to a worker would make the caller wait),
-		// or the caller alone: the enclosures in calls of up to 32
+		// a few values, or the caller alone: the enclosures in calls of up to 32
 		// (wideChunk), where svd.Gram runs the QL iterations of up to
 		// 32 matrices at once on AVX-512.
 		for _, s := range e.shards {
@@ -203,6 +203,13 @@ func (e *Engine) refine(lambda []float64) error {
 	}
 	return e.firstErr()
 }
+
+// valuesSoloMax is the most candidates whose values (below gramMinDim)
+// refine computes on the caller alone: on BenchmarkPredictSet (d = 5, two
+// cores, Zen 5) sixteen took 4.1-4.7 us on the caller and 10 us split
+// in two chunks (the worker started 1.4-1.8 us after the call and took
+// 4.9-5.3 us for its eight, from caches the caller had filled).
+const valuesSoloMax = 3 * chunk
 
 // wideChunk is the most candidates of one svd.Gram call on the caller
 // alone (refine): 32, which svd runs as four groups of 8 lanes through one
