@@ -2,6 +2,7 @@ package bench
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"testing"
 
@@ -112,5 +113,36 @@ func BenchmarkUpdate(b *testing.B) {
 			})
 		})
 		eng.Close()
+	}
+}
+
+// BenchmarkAcos is the arccos of n cosines in [0, 1] (the principal angles
+// of a distance: d of them per prototype, 8·d per chunk of 8): ours is
+// kernels.AcosN (eight or four at once, math.Acos's bits), reference a
+// loop of math.Acos.
+func BenchmarkAcos(b *testing.B) {
+	rng := rand.New(rand.NewPCG(seed, 9100))
+	for _, n := range []int{5, 12, 40} {
+		x := make([]float64, n)
+		for i := range x {
+			x[i] = rng.Float64()
+		}
+		y := make([]float64, n)
+		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
+			b.Run("ours", func(b *testing.B) {
+				b.ReportAllocs()
+				for b.Loop() {
+					kernels.AcosN(y, x)
+				}
+			})
+			b.Run("reference", func(b *testing.B) {
+				b.ReportAllocs()
+				for b.Loop() {
+					for i, v := range x {
+						y[i] = math.Acos(v)
+					}
+				}
+			})
+		})
 	}
 }

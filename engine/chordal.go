@@ -79,6 +79,55 @@ func (sh *Shared) SetDistanceKind(k DistanceKind) error {
 // DistanceKind returns the Shared's distance kind.
 func (sh *Shared) DistanceKind() DistanceKind { return sh.kind }
 
+// weightedN sets dst[k] = weighted(θ_k, σ_k, λ_k) for n prototypes, the
+// i-th of them k = ks[i] (or lo + i where ks is nil) with its values σ_k
+// = sigma[i*d:(i+1)*d] and relevances lambdaOf(lambda, k), storing θ_k
+// into theta[k*d:(k+1)*d] unless theta is nil: the bits of weighted, the
+// geodesic distances' arccos taken eight or four at a time
+// (kernels.AcosN, Acos's bits) where one at a time left the vector
+// units idle (BenchmarkAcos: 40 in 75 ns against 345 ns one by one).
+func (e *Engine) weightedN(dst, theta, sigma, lambda []float64, lo int, ks []int32, n int) {
+	d := e.d
+	at := func(i int) int {
+		if ks != nil {
+			return int(ks[i])
+		}
+		return lo + i
+	}
+	if e.kind == Chordal || d > acosBuf {
+		for i := 0; i < n; i++ {
+			k := at(i)
+			var th []float64
+			if theta != nil {
+				th = theta[k*d : (k+1)*d]
+			}
+			dst[k] = e.weighted(th, sigma[i*d:(i+1)*d], e.lambdaOf(lambda, k))
+		}
+		return
+	}
+	var buf [acosBuf]float64
+	per := acosBuf / d
+	for i0 := 0; i0 < n; i0 += per {
+		m := min(per, n-i0)
+		th := buf[:m*d]
+		for j, c := range sigma[i0*d : (i0+m)*d] {
+			th[j] = min(max(c, 0), 1)
+		}
+		kernels.AcosN(th, th)
+		for i := i0; i < i0+m; i++ {
+			k := at(i)
+			t := th[(i-i0)*d : (i-i0+1)*d]
+			if theta != nil {
+				copy(theta[k*d:(k+1)*d], t)
+			}
+			dst[k] = sumAngles(t, e.lambdaOf(lambda, k))
+		}
+	}
+}
+
+// acosBuf is weightedN's batch of angles (on the stack).
+const acosBuf = 256
+
 // weighted returns the distance of the engine's kind from the values σ.
 func (e *Engine) weighted(theta, sigma, lambda []float64) float64 {
 	if e.kind == Chordal {

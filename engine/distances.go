@@ -170,18 +170,7 @@ func (e *Engine) distances(s *shard, proj, sigma, dist, theta []float64, P *lina
 		}
 		return fmt.Errorf("engine: prototype %d: %w", k, err)
 	}
-	global := len(lambda) == d
-	for k := lo; k < hi; k++ {
-		lam := lambda
-		if !global {
-			lam = lambda[k*d : k*d+d]
-		}
-		var th []float64
-		if theta != nil {
-			th = theta[k*d : k*d+d]
-		}
-		dist[k] = e.weighted(th, sigma[(k-lo)*d:(k-lo)*d+d], lam)
-	}
+	e.weightedN(dist, theta, sigma, lambda, lo, nil, hi-lo)
 	return nil
 }
 
@@ -230,6 +219,17 @@ func weightedAngles(theta, sigma, lambda []float64) float64 {
 		if theta != nil {
 			theta[i] = t
 		}
+		sum += float64(lambda[i] * float64(t*t))
+	}
+	return sum
+}
+
+// sumAngles returns weightedAngles' sum of the angles theta: Σ_i λ_i θ_i²
+// in the same order, with the same roundings.
+func sumAngles(theta, lambda []float64) float64 {
+	lambda = lambda[:len(theta)]
+	var sum float64
+	for i, t := range theta {
 		sum += float64(lambda[i] * float64(t*t))
 	}
 	return sum

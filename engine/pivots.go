@@ -574,10 +574,11 @@ func (e *Engine) pivotChunk(ws *shard, pv *pivotIndex, P *linalg.Dense, lambda [
 		ws.pivFail = true
 		return
 	}
+	e.weightedN(e.sdist, nil, ws.vsig, lambda, 0, g, len(g))
 	for i, k32 := range g {
 		k := int(k32)
 		s := ws.vsig[i*d : (i+1)*d]
-		dk := e.weighted(nil, s, e.lambdaOf(lambda, k))
+		dk := e.sdist[k]
 		if !(dk <= math.MaxFloat64) {
 			ws.pivFail = true
 			return

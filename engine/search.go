@@ -276,9 +276,8 @@ func (e *Engine) encloseChunk(ws *shard, lambda []float64, c0, c1 int) {
 			}
 			return
 		}
-		for i, k32 := range ks {
-			k := int(k32)
-			e.sdist[k] = e.weighted(nil, ws.ga[i*d:(i+1)*d], e.lambdaOf(lambda, k))
+		e.weightedN(e.sdist, nil, ws.ga, lambda, 0, ks, len(ks))
+		for _, k := range ks {
 			e.blo[k], e.bhi[k], e.tier[k] = e.sdist[k], e.sdist[k], 3
 		}
 		return
@@ -324,9 +323,7 @@ func (e *Engine) values(dist []float64, ks []int32, lambda []float64) error {
 			}
 			return fmt.Errorf("engine: prototype %d: %w", k, err)
 		}
-		for i, k := range g {
-			dist[k] = e.weighted(nil, e.vsig[i*d:(i+1)*d], e.lambdaOf(lambda, int(k)))
-		}
+		e.weightedN(dist, nil, e.vsig, lambda, 0, g, len(g))
 	}
 	e.stats.Values += int64(len(ks))
 	return nil

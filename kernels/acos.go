@@ -14,6 +14,15 @@ import "math"
 // architecture.
 func Acos(x float64) float64 { return acos(x) }
 
+// AcosN sets dst[i] = Acos(x[i]) for every i < len(x), with Acos's bits:
+// eight (AVX-512) or four (AVX2) at once with the amd64 assembly kernels,
+// which carry out math.Acos's operations lane by lane without fusing any
+// (the bits of math.Acos as Go compiles it for GOAMD64 below v3, the
+// default; from v3 the compiler fuses math.Acos's products and sums, and
+// Acos may then differ from AcosN in the last bit), one Acos at a time
+// elsewhere. dst may be x itself; it panics if dst is shorter than x.
+func AcosN(dst, x []float64) { acosN(dst[:len(x)], x) }
+
 // AcosGeneric is Acos's pure-Go twin on every CPU: the same bits on every
 // architecture, within 2 ulp of math.Acos.
 //

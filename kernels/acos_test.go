@@ -161,3 +161,96 @@ func TestAcosErrorBound(t *testing.T) {
 	}
 	t.Logf("largest error %.3g of the bound", worst)
 }
+
+// acosInputs returns arguments for TestAcosN: every branch of math.Asin
+// and of its arctangent and their switch points (|x| at 0.7; r = t/|x| or
+// |x|/t at 0.66 and tan(3π/8)), uniform values in [-1, 1], values near
+// ±1 and ±0, tiny and subnormal ones, and what lies outside the domain
+// (±Inf, NaN, beyond ±1).
+func acosInputs(r *rand.Rand) []float64 {
+	xs := []float64{0, math.Copysign(0, -1), 1, -1, 0.5, -0.5, 0.7, -0.7, 5e-324, -5e-324, 1e-300, 1e-8,
+		math.Nextafter(1, 0), math.Nextafter(-1, 0), math.Nextafter(0.7, 1), math.Nextafter(0.7, 0),
+		1.0000000000000002, -1.0000000000000002, 2, math.Inf(1), math.Inf(-1), math.NaN()}
+	// r = |x|/t = 0.66 at |x| = 0.66/√(1+0.66²); r = t/|x| = tan(3π/8)
+	// is beyond 0.7's other side; t/|x| = 0.66 at |x| = 1/√(1+0.66²).
+	for _, c := range []float64{0.66 / math.Sqrt(1+0.66*0.66), 1 / math.Sqrt(1+0.66*0.66), 1 / math.Sqrt(1+2.414213562373095*2.414213562373095), 2.414213562373095 / math.Sqrt(1+2.414213562373095*2.414213562373095)} {
+		x := c
+		for i := 0; i < 40; i++ {
+			xs = append(xs, x, -x)
+			x = math.Nextafter(x, 2)
+		}
+		x = c
+		for i := 0; i < 40; i++ {
+			x = math.Nextafter(x, -2)
+			xs = append(xs, x, -x)
+		}
+	}
+	for i := 0; i < 20000; i++ {
+		xs = append(xs, 2*r.Float64()-1, 1-math.Ldexp(r.Float64(), -r.IntN(60)), math.Ldexp(r.Float64(), -r.IntN(1070)))
+	}
+	return xs
+}
+
+// TestAcosN: AcosN has Acos's bits on every path (math.Acos's with the
+// assembly kernels, compiled unfused, and AcosGeneric's on other
+// architectures), for every length 0..40 at offsets 0..3 (every tail of
+// a vector), in place and not, touching nothing beyond len(x) (guards);
+// NaN for NaN and outside [-1, 1].
+func TestAcosN(t *testing.T) {
+	r := rand.New(rand.NewPCG(61, 62))
+	xs := acosInputs(r)
+	forEachImpl(t, func(t *testing.T) {
+		want := make([]float64, len(xs))
+		for i, x := range xs {
+			want[i] = Acos(x)
+		}
+		same := func(a, b float64) bool {
+			return math.Float64bits(a) == math.Float64bits(b) || math.IsNaN(a) && math.IsNaN(b)
+		}
+		// All at once.
+		got := make([]float64, len(xs))
+		AcosN(got, xs)
+		bad := 0
+		for i := range xs {
+			if !same(got[i], want[i]) {
+				if bad++; bad <= 10 {
+					t.Errorf("AcosN(%v) = %v (%#x), Acos %v (%#x)", xs[i], got[i], math.Float64bits(got[i]), want[i], math.Float64bits(want[i]))
+				}
+			}
+		}
+		// Every length and offset, guards around, in place or not.
+		for n := 0; n <= 40; n++ {
+			for off := 0; off < 4; off++ {
+				for _, inPlace := range []bool{false, true} {
+					src := make([]float64, off+n+guardLen)
+					dst := make([]float64, off+n+guardLen)
+					for i := range src {
+						src[i], dst[i] = guard, guard
+					}
+					i0 := r.IntN(len(xs) - n)
+					copy(src[off:], xs[i0:i0+n])
+					for i := off; i < off+n; i++ {
+						dst[i] = poison
+					}
+					x, y := src[off:off+n], dst[off:off+n]
+					if inPlace {
+						y = x
+					}
+					AcosN(y, x)
+					for i := 0; i < n; i++ {
+						if !same(y[i], want[i0+i]) {
+							t.Fatalf("n=%d off=%d in place %v: element %d: %v, Acos %v", n, off, inPlace, i, y[i], want[i0+i])
+						}
+					}
+					for _, buf := range [][]float64{src, dst} {
+						for i, v := range buf {
+							if (i < off || i >= off+n) && math.Float64bits(v) != math.Float64bits(guard) {
+								t.Fatalf("n=%d off=%d in place %v: guard at %d overwritten: %v", n, off, inPlace, i, v)
+							}
+						}
+					}
+				}
+			}
+		}
+	})
+}

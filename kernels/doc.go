@@ -87,6 +87,19 @@
 // BenchmarkAB2F32 runs it beside the three passes: on the Zen 3 VM
 // 17.0 against 20.2 us at d = 12, 31.0 against 40.3 us at d = 25.
 //
+// Acos is math.Acos with the assembly kernels (AcosGeneric, a Taylor
+// series with the same bits everywhere, in the purego build). AcosN takes
+// a slice, eight (AVX-512) or four (AVX2) at once: math.Acos's own
+// operations (math.Asin's square root and division, the arctangent's
+// rational function and its three ranges) in every lane, each branch
+// chosen by a mask after all are computed, nothing fused, so the bits of
+// math.Acos as Go compiles it by default (GOAMD64 below v3; from v3 Go
+// fuses math.Acos's products and sums). TestAcosN checks every path
+// against Acos bit for bit over the branches' switch points and 60,000
+// arguments. Forty arccosines (a chunk of eight prototypes at d = 5):
+// 75 ns against 345 ns one at a time (BenchmarkAcos, Zen 5); a single
+// vector of five is latency-bound, slower than five calls.
+//
 // The Gram–Schmidt kernels of package linalg work on column-major panels
 // of 1 to 4 columns: ProjDots (P -= Q S, then Rᵀ P, in one pass);
 // PanelPass (one pass inside such a panel, each panel column loaded once

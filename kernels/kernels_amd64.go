@@ -622,6 +622,30 @@ func peakFMA(iters int) (flops int) {
 // on every architecture, uses acosGeneric.
 func acos(x float64) float64 { return math.Acos(x) }
 
+// acosN is AcosN (len(dst) == len(x)). The AVX2 kernel takes whole
+// vectors: the last 1..3 go through a padded copy.
+func acosN(dst, x []float64) {
+	switch {
+	case useAVX512:
+		acosAVX512(dst, x)
+	case useAVX2:
+		n := len(x) &^ 3
+		if n > 0 {
+			acosAVX2(dst[:n], x[:n])
+		}
+		if n < len(x) {
+			var b [4]float64
+			copy(b[:], x[n:])
+			acosAVX2(b[:], b[:])
+			copy(dst[n:], b[:])
+		}
+	default:
+		for i, v := range x {
+			dst[i] = math.Acos(v)
+		}
+	}
+}
+
 // ab2Extent checks, before the assembly, that every slice of an AB2 or
 // AB2F32 call (n, k, d >= 1) holds its last element: a short one panics
 // here instead of the kernel reading or writing past it.

@@ -91602,3 +91602,365 @@ peakFMAAVX2_loop:
 peakFMAAVX2_done:
 	VZEROUPPER
 	RET
+
+DATA acostab<>+0(SB)/8, $0x3ff0000000000000
+DATA acostab<>+8(SB)/8, $0x3ff0000000000000
+DATA acostab<>+16(SB)/8, $0x3ff0000000000000
+DATA acostab<>+24(SB)/8, $0x3ff0000000000000
+DATA acostab<>+32(SB)/8, $0x3ff0000000000000
+DATA acostab<>+40(SB)/8, $0x3ff0000000000000
+DATA acostab<>+48(SB)/8, $0x3ff0000000000000
+DATA acostab<>+56(SB)/8, $0x3ff0000000000000
+DATA acostab<>+64(SB)/8, $0xbfec007fa1f72594
+DATA acostab<>+72(SB)/8, $0xbfec007fa1f72594
+DATA acostab<>+80(SB)/8, $0xbfec007fa1f72594
+DATA acostab<>+88(SB)/8, $0xbfec007fa1f72594
+DATA acostab<>+96(SB)/8, $0xbfec007fa1f72594
+DATA acostab<>+104(SB)/8, $0xbfec007fa1f72594
+DATA acostab<>+112(SB)/8, $0xbfec007fa1f72594
+DATA acostab<>+120(SB)/8, $0xbfec007fa1f72594
+DATA acostab<>+128(SB)/8, $0xc03028545b6b807a
+DATA acostab<>+136(SB)/8, $0xc03028545b6b807a
+DATA acostab<>+144(SB)/8, $0xc03028545b6b807a
+DATA acostab<>+152(SB)/8, $0xc03028545b6b807a
+DATA acostab<>+160(SB)/8, $0xc03028545b6b807a
+DATA acostab<>+168(SB)/8, $0xc03028545b6b807a
+DATA acostab<>+176(SB)/8, $0xc03028545b6b807a
+DATA acostab<>+184(SB)/8, $0xc03028545b6b807a
+DATA acostab<>+192(SB)/8, $0xc052c08c36880273
+DATA acostab<>+200(SB)/8, $0xc052c08c36880273
+DATA acostab<>+208(SB)/8, $0xc052c08c36880273
+DATA acostab<>+216(SB)/8, $0xc052c08c36880273
+DATA acostab<>+224(SB)/8, $0xc052c08c36880273
+DATA acostab<>+232(SB)/8, $0xc052c08c36880273
+DATA acostab<>+240(SB)/8, $0xc052c08c36880273
+DATA acostab<>+248(SB)/8, $0xc052c08c36880273
+DATA acostab<>+256(SB)/8, $0xc05eb8bf2d05ba25
+DATA acostab<>+264(SB)/8, $0xc05eb8bf2d05ba25
+DATA acostab<>+272(SB)/8, $0xc05eb8bf2d05ba25
+DATA acostab<>+280(SB)/8, $0xc05eb8bf2d05ba25
+DATA acostab<>+288(SB)/8, $0xc05eb8bf2d05ba25
+DATA acostab<>+296(SB)/8, $0xc05eb8bf2d05ba25
+DATA acostab<>+304(SB)/8, $0xc05eb8bf2d05ba25
+DATA acostab<>+312(SB)/8, $0xc05eb8bf2d05ba25
+DATA acostab<>+320(SB)/8, $0xc0503669fd28ec8e
+DATA acostab<>+328(SB)/8, $0xc0503669fd28ec8e
+DATA acostab<>+336(SB)/8, $0xc0503669fd28ec8e
+DATA acostab<>+344(SB)/8, $0xc0503669fd28ec8e
+DATA acostab<>+352(SB)/8, $0xc0503669fd28ec8e
+DATA acostab<>+360(SB)/8, $0xc0503669fd28ec8e
+DATA acostab<>+368(SB)/8, $0xc0503669fd28ec8e
+DATA acostab<>+376(SB)/8, $0xc0503669fd28ec8e
+DATA acostab<>+384(SB)/8, $0x4038dbc45b14603c
+DATA acostab<>+392(SB)/8, $0x4038dbc45b14603c
+DATA acostab<>+400(SB)/8, $0x4038dbc45b14603c
+DATA acostab<>+408(SB)/8, $0x4038dbc45b14603c
+DATA acostab<>+416(SB)/8, $0x4038dbc45b14603c
+DATA acostab<>+424(SB)/8, $0x4038dbc45b14603c
+DATA acostab<>+432(SB)/8, $0x4038dbc45b14603c
+DATA acostab<>+440(SB)/8, $0x4038dbc45b14603c
+DATA acostab<>+448(SB)/8, $0x4064a0dd43b8fa25
+DATA acostab<>+456(SB)/8, $0x4064a0dd43b8fa25
+DATA acostab<>+464(SB)/8, $0x4064a0dd43b8fa25
+DATA acostab<>+472(SB)/8, $0x4064a0dd43b8fa25
+DATA acostab<>+480(SB)/8, $0x4064a0dd43b8fa25
+DATA acostab<>+488(SB)/8, $0x4064a0dd43b8fa25
+DATA acostab<>+496(SB)/8, $0x4064a0dd43b8fa25
+DATA acostab<>+504(SB)/8, $0x4064a0dd43b8fa25
+DATA acostab<>+512(SB)/8, $0x407b0e18d2e2be3b
+DATA acostab<>+520(SB)/8, $0x407b0e18d2e2be3b
+DATA acostab<>+528(SB)/8, $0x407b0e18d2e2be3b
+DATA acostab<>+536(SB)/8, $0x407b0e18d2e2be3b
+DATA acostab<>+544(SB)/8, $0x407b0e18d2e2be3b
+DATA acostab<>+552(SB)/8, $0x407b0e18d2e2be3b
+DATA acostab<>+560(SB)/8, $0x407b0e18d2e2be3b
+DATA acostab<>+568(SB)/8, $0x407b0e18d2e2be3b
+DATA acostab<>+576(SB)/8, $0x407e563f13b049ea
+DATA acostab<>+584(SB)/8, $0x407e563f13b049ea
+DATA acostab<>+592(SB)/8, $0x407e563f13b049ea
+DATA acostab<>+600(SB)/8, $0x407e563f13b049ea
+DATA acostab<>+608(SB)/8, $0x407e563f13b049ea
+DATA acostab<>+616(SB)/8, $0x407e563f13b049ea
+DATA acostab<>+624(SB)/8, $0x407e563f13b049ea
+DATA acostab<>+632(SB)/8, $0x407e563f13b049ea
+DATA acostab<>+640(SB)/8, $0x4068519efbbd62ec
+DATA acostab<>+648(SB)/8, $0x4068519efbbd62ec
+DATA acostab<>+656(SB)/8, $0x4068519efbbd62ec
+DATA acostab<>+664(SB)/8, $0x4068519efbbd62ec
+DATA acostab<>+672(SB)/8, $0x4068519efbbd62ec
+DATA acostab<>+680(SB)/8, $0x4068519efbbd62ec
+DATA acostab<>+688(SB)/8, $0x4068519efbbd62ec
+DATA acostab<>+696(SB)/8, $0x4068519efbbd62ec
+DATA acostab<>+704(SB)/8, $0x3ff921fb54442d18
+DATA acostab<>+712(SB)/8, $0x3ff921fb54442d18
+DATA acostab<>+720(SB)/8, $0x3ff921fb54442d18
+DATA acostab<>+728(SB)/8, $0x3ff921fb54442d18
+DATA acostab<>+736(SB)/8, $0x3ff921fb54442d18
+DATA acostab<>+744(SB)/8, $0x3ff921fb54442d18
+DATA acostab<>+752(SB)/8, $0x3ff921fb54442d18
+DATA acostab<>+760(SB)/8, $0x3ff921fb54442d18
+DATA acostab<>+768(SB)/8, $0x3fe921fb54442d18
+DATA acostab<>+776(SB)/8, $0x3fe921fb54442d18
+DATA acostab<>+784(SB)/8, $0x3fe921fb54442d18
+DATA acostab<>+792(SB)/8, $0x3fe921fb54442d18
+DATA acostab<>+800(SB)/8, $0x3fe921fb54442d18
+DATA acostab<>+808(SB)/8, $0x3fe921fb54442d18
+DATA acostab<>+816(SB)/8, $0x3fe921fb54442d18
+DATA acostab<>+824(SB)/8, $0x3fe921fb54442d18
+DATA acostab<>+832(SB)/8, $0x3c91a62633145c07
+DATA acostab<>+840(SB)/8, $0x3c91a62633145c07
+DATA acostab<>+848(SB)/8, $0x3c91a62633145c07
+DATA acostab<>+856(SB)/8, $0x3c91a62633145c07
+DATA acostab<>+864(SB)/8, $0x3c91a62633145c07
+DATA acostab<>+872(SB)/8, $0x3c91a62633145c07
+DATA acostab<>+880(SB)/8, $0x3c91a62633145c07
+DATA acostab<>+888(SB)/8, $0x3c91a62633145c07
+DATA acostab<>+896(SB)/8, $0x3c81a62633145c07
+DATA acostab<>+904(SB)/8, $0x3c81a62633145c07
+DATA acostab<>+912(SB)/8, $0x3c81a62633145c07
+DATA acostab<>+920(SB)/8, $0x3c81a62633145c07
+DATA acostab<>+928(SB)/8, $0x3c81a62633145c07
+DATA acostab<>+936(SB)/8, $0x3c81a62633145c07
+DATA acostab<>+944(SB)/8, $0x3c81a62633145c07
+DATA acostab<>+952(SB)/8, $0x3c81a62633145c07
+DATA acostab<>+960(SB)/8, $0x4003504f333f9de6
+DATA acostab<>+968(SB)/8, $0x4003504f333f9de6
+DATA acostab<>+976(SB)/8, $0x4003504f333f9de6
+DATA acostab<>+984(SB)/8, $0x4003504f333f9de6
+DATA acostab<>+992(SB)/8, $0x4003504f333f9de6
+DATA acostab<>+1000(SB)/8, $0x4003504f333f9de6
+DATA acostab<>+1008(SB)/8, $0x4003504f333f9de6
+DATA acostab<>+1016(SB)/8, $0x4003504f333f9de6
+DATA acostab<>+1024(SB)/8, $0x3fe51eb851eb851f
+DATA acostab<>+1032(SB)/8, $0x3fe51eb851eb851f
+DATA acostab<>+1040(SB)/8, $0x3fe51eb851eb851f
+DATA acostab<>+1048(SB)/8, $0x3fe51eb851eb851f
+DATA acostab<>+1056(SB)/8, $0x3fe51eb851eb851f
+DATA acostab<>+1064(SB)/8, $0x3fe51eb851eb851f
+DATA acostab<>+1072(SB)/8, $0x3fe51eb851eb851f
+DATA acostab<>+1080(SB)/8, $0x3fe51eb851eb851f
+DATA acostab<>+1088(SB)/8, $0x3fe6666666666666
+DATA acostab<>+1096(SB)/8, $0x3fe6666666666666
+DATA acostab<>+1104(SB)/8, $0x3fe6666666666666
+DATA acostab<>+1112(SB)/8, $0x3fe6666666666666
+DATA acostab<>+1120(SB)/8, $0x3fe6666666666666
+DATA acostab<>+1128(SB)/8, $0x3fe6666666666666
+DATA acostab<>+1136(SB)/8, $0x3fe6666666666666
+DATA acostab<>+1144(SB)/8, $0x3fe6666666666666
+DATA acostab<>+1152(SB)/8, $0x8000000000000000
+DATA acostab<>+1160(SB)/8, $0x8000000000000000
+DATA acostab<>+1168(SB)/8, $0x8000000000000000
+DATA acostab<>+1176(SB)/8, $0x8000000000000000
+DATA acostab<>+1184(SB)/8, $0x8000000000000000
+DATA acostab<>+1192(SB)/8, $0x8000000000000000
+DATA acostab<>+1200(SB)/8, $0x8000000000000000
+DATA acostab<>+1208(SB)/8, $0x8000000000000000
+GLOBL acostab<>(SB), RODATA|NOPTR, $1216
+
+// func acosAVX512(dst []float64, x []float64)
+// Requires: AVX, AVX512DQ, AVX512F
+TEXT ·acosAVX512(SB), NOSPLIT, $0-48
+	MOVQ x_base+24(FP), SI
+	MOVQ dst_base+0(FP), DI
+	MOVQ x_len+32(FP), CX
+
+acosAVX512_loop:
+	CMPQ      CX, $0x08
+	JB        acosAVX512_tail
+	VMOVUPD   (SI), Z0
+	VANDPD    acostab<>+1152(SB), Z0, Z1
+	VXORPD    Z1, Z0, Z2
+	VMOVUPD   acostab<>+0(SB), Z14
+	VMULPD    Z2, Z2, Z15
+	VSUBPD    Z15, Z14, Z3
+	VSQRTPD   Z3, Z3
+	VCMPPD    $0x1e, acostab<>+1088(SB), Z2, K2
+	VBLENDMPD Z3, Z2, K2, Z8
+	VBLENDMPD Z2, Z3, K2, Z9
+	VDIVPD    Z9, Z8, Z5
+	VCMPPD    $0x12, acostab<>+1024(SB), Z5, K3
+	VCMPPD    $0x1e, acostab<>+960(SB), Z5, K4
+	VSUBPD    Z14, Z5, Z15
+	VBLENDMPD Z14, Z15, K4, Z8
+	VBLENDMPD Z5, Z8, K3, Z8
+	VADDPD    Z14, Z5, Z15
+	VBLENDMPD Z5, Z15, K4, Z9
+	VBLENDMPD Z14, Z9, K3, Z9
+	VDIVPD    Z9, Z8, Z8
+	VMULPD    Z8, Z8, Z10
+	VMULPD    acostab<>+64(SB), Z10, Z11
+	VADDPD    acostab<>+128(SB), Z11, Z11
+	VMULPD    Z10, Z11, Z11
+	VADDPD    acostab<>+192(SB), Z11, Z11
+	VMULPD    Z10, Z11, Z11
+	VADDPD    acostab<>+256(SB), Z11, Z11
+	VMULPD    Z10, Z11, Z11
+	VADDPD    acostab<>+320(SB), Z11, Z11
+	VADDPD    acostab<>+384(SB), Z10, Z12
+	VMULPD    Z10, Z12, Z12
+	VADDPD    acostab<>+448(SB), Z12, Z12
+	VMULPD    Z10, Z12, Z12
+	VADDPD    acostab<>+512(SB), Z12, Z12
+	VMULPD    Z10, Z12, Z12
+	VADDPD    acostab<>+576(SB), Z12, Z12
+	VMULPD    Z10, Z12, Z12
+	VADDPD    acostab<>+640(SB), Z12, Z12
+	VMULPD    Z11, Z10, Z10
+	VDIVPD    Z12, Z10, Z10
+	VMULPD    Z10, Z8, Z13
+	VADDPD    Z8, Z13, Z13
+	VMOVUPD   acostab<>+704(SB), Z15
+	VSUBPD    Z13, Z15, Z11
+	VADDPD    acostab<>+832(SB), Z11, Z11
+	VADDPD    acostab<>+768(SB), Z13, Z12
+	VADDPD    acostab<>+896(SB), Z12, Z12
+	VBLENDMPD Z11, Z12, K4, Z12
+	VBLENDMPD Z13, Z12, K3, Z12
+	VSUBPD    Z12, Z15, Z11
+	VBLENDMPD Z11, Z12, K2, Z12
+	VXORPD    Z1, Z12, Z12
+	VSUBPD    Z12, Z15, Z0
+	VMOVUPD   Z0, (DI)
+	ADDQ      $0x40, SI
+	ADDQ      $0x40, DI
+	SUBQ      $0x08, CX
+	JMP       acosAVX512_loop
+
+acosAVX512_tail:
+	TESTQ     CX, CX
+	JE        acosAVX512_done
+	MOVL      $0x00000001, DX
+	SHLL      CL, DX
+	DECL      DX
+	KMOVW     DX, K1
+	VMOVUPD.Z (SI), K1, Z0
+	VANDPD    acostab<>+1152(SB), Z0, Z1
+	VXORPD    Z1, Z0, Z2
+	VMOVUPD   acostab<>+0(SB), Z14
+	VMULPD    Z2, Z2, Z15
+	VSUBPD    Z15, Z14, Z3
+	VSQRTPD   Z3, Z3
+	VCMPPD    $0x1e, acostab<>+1088(SB), Z2, K2
+	VBLENDMPD Z3, Z2, K2, Z8
+	VBLENDMPD Z2, Z3, K2, Z9
+	VDIVPD    Z9, Z8, Z5
+	VCMPPD    $0x12, acostab<>+1024(SB), Z5, K3
+	VCMPPD    $0x1e, acostab<>+960(SB), Z5, K4
+	VSUBPD    Z14, Z5, Z15
+	VBLENDMPD Z14, Z15, K4, Z8
+	VBLENDMPD Z5, Z8, K3, Z8
+	VADDPD    Z14, Z5, Z15
+	VBLENDMPD Z5, Z15, K4, Z9
+	VBLENDMPD Z14, Z9, K3, Z9
+	VDIVPD    Z9, Z8, Z8
+	VMULPD    Z8, Z8, Z10
+	VMULPD    acostab<>+64(SB), Z10, Z11
+	VADDPD    acostab<>+128(SB), Z11, Z11
+	VMULPD    Z10, Z11, Z11
+	VADDPD    acostab<>+192(SB), Z11, Z11
+	VMULPD    Z10, Z11, Z11
+	VADDPD    acostab<>+256(SB), Z11, Z11
+	VMULPD    Z10, Z11, Z11
+	VADDPD    acostab<>+320(SB), Z11, Z11
+	VADDPD    acostab<>+384(SB), Z10, Z12
+	VMULPD    Z10, Z12, Z12
+	VADDPD    acostab<>+448(SB), Z12, Z12
+	VMULPD    Z10, Z12, Z12
+	VADDPD    acostab<>+512(SB), Z12, Z12
+	VMULPD    Z10, Z12, Z12
+	VADDPD    acostab<>+576(SB), Z12, Z12
+	VMULPD    Z10, Z12, Z12
+	VADDPD    acostab<>+640(SB), Z12, Z12
+	VMULPD    Z11, Z10, Z10
+	VDIVPD    Z12, Z10, Z10
+	VMULPD    Z10, Z8, Z13
+	VADDPD    Z8, Z13, Z13
+	VMOVUPD   acostab<>+704(SB), Z15
+	VSUBPD    Z13, Z15, Z11
+	VADDPD    acostab<>+832(SB), Z11, Z11
+	VADDPD    acostab<>+768(SB), Z13, Z12
+	VADDPD    acostab<>+896(SB), Z12, Z12
+	VBLENDMPD Z11, Z12, K4, Z12
+	VBLENDMPD Z13, Z12, K3, Z12
+	VSUBPD    Z12, Z15, Z11
+	VBLENDMPD Z11, Z12, K2, Z12
+	VXORPD    Z1, Z12, Z12
+	VSUBPD    Z12, Z15, Z0
+	VMOVUPD   Z0, K1, (DI)
+
+acosAVX512_done:
+	VZEROUPPER
+	RET
+
+// func acosAVX2(dst []float64, x []float64)
+// Requires: AVX
+TEXT ·acosAVX2(SB), NOSPLIT, $0-48
+	MOVQ x_base+24(FP), SI
+	MOVQ dst_base+0(FP), DI
+	MOVQ x_len+32(FP), CX
+
+acosAVX2_loop:
+	CMPQ      CX, $0x04
+	JB        acosAVX2_tail
+	VMOVUPD   (SI), Y0
+	VANDPD    acostab<>+1152(SB), Y0, Y1
+	VXORPD    Y1, Y0, Y2
+	VMOVUPD   acostab<>+0(SB), Y14
+	VMULPD    Y2, Y2, Y15
+	VSUBPD    Y15, Y14, Y3
+	VSQRTPD   Y3, Y3
+	VCMPPD    $0x1e, acostab<>+1088(SB), Y2, Y4
+	VBLENDVPD Y4, Y3, Y2, Y8
+	VBLENDVPD Y4, Y2, Y3, Y9
+	VDIVPD    Y9, Y8, Y5
+	VCMPPD    $0x12, acostab<>+1024(SB), Y5, Y6
+	VCMPPD    $0x1e, acostab<>+960(SB), Y5, Y7
+	VSUBPD    Y14, Y5, Y15
+	VBLENDVPD Y7, Y14, Y15, Y8
+	VBLENDVPD Y6, Y5, Y8, Y8
+	VADDPD    Y14, Y5, Y15
+	VBLENDVPD Y7, Y5, Y15, Y9
+	VBLENDVPD Y6, Y14, Y9, Y9
+	VDIVPD    Y9, Y8, Y8
+	VMULPD    Y8, Y8, Y10
+	VMULPD    acostab<>+64(SB), Y10, Y11
+	VADDPD    acostab<>+128(SB), Y11, Y11
+	VMULPD    Y10, Y11, Y11
+	VADDPD    acostab<>+192(SB), Y11, Y11
+	VMULPD    Y10, Y11, Y11
+	VADDPD    acostab<>+256(SB), Y11, Y11
+	VMULPD    Y10, Y11, Y11
+	VADDPD    acostab<>+320(SB), Y11, Y11
+	VADDPD    acostab<>+384(SB), Y10, Y12
+	VMULPD    Y10, Y12, Y12
+	VADDPD    acostab<>+448(SB), Y12, Y12
+	VMULPD    Y10, Y12, Y12
+	VADDPD    acostab<>+512(SB), Y12, Y12
+	VMULPD    Y10, Y12, Y12
+	VADDPD    acostab<>+576(SB), Y12, Y12
+	VMULPD    Y10, Y12, Y12
+	VADDPD    acostab<>+640(SB), Y12, Y12
+	VMULPD    Y11, Y10, Y10
+	VDIVPD    Y12, Y10, Y10
+	VMULPD    Y10, Y8, Y13
+	VADDPD    Y8, Y13, Y13
+	VMOVUPD   acostab<>+704(SB), Y15
+	VSUBPD    Y13, Y15, Y11
+	VADDPD    acostab<>+832(SB), Y11, Y11
+	VADDPD    acostab<>+768(SB), Y13, Y12
+	VADDPD    acostab<>+896(SB), Y12, Y12
+	VBLENDVPD Y7, Y11, Y12, Y12
+	VBLENDVPD Y6, Y13, Y12, Y12
+	VSUBPD    Y12, Y15, Y11
+	VBLENDVPD Y4, Y11, Y12, Y12
+	VXORPD    Y1, Y12, Y12
+	VSUBPD    Y12, Y15, Y0
+	VMOVUPD   Y0, (DI)
+	ADDQ      $0x20, SI
+	ADDQ      $0x20, DI
+	SUBQ      $0x04, CX
+	JMP       acosAVX2_loop
+
+acosAVX2_tail:
+	VZEROUPPER
+	RET

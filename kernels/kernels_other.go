@@ -51,6 +51,12 @@ func peakFMA(iters int) (flops int) { return peakFMAGeneric(iters) }
 
 func acos(x float64) float64 { return acosGeneric(x) }
 
+func acosN(dst, x []float64) {
+	for i, v := range x {
+		dst[i] = acosGeneric(v)
+	}
+}
+
 func ab2F32(c []float32, ldc int, a1 []float32, lda1 int, b1 []float64, ldb1 int, a2 []float64, lda2 int, b2 []float64, ldb2 int, n, k, d int) {
 	ab2F32Blocks(c, ldc, a1, lda1, b1, ldb1, a2, lda2, b2, ldb2, n, k, d)
 }

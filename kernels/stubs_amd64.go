@@ -306,3 +306,15 @@ func peakFMAAVX512(iters int)
 
 // peakFMAAVX2 runs iters iterations of independent VFMADD231PD chains, one per accumulator, to measure the FMA peak.
 func peakFMAAVX2(iters int)
+
+// acosAVX512 sets dst[i] = math.Acos(x[i]) for i < len(x), with math.Acos's unfused operations.
+// On AVX2 len(x) must be a multiple of 4.
+//
+//go:noescape
+func acosAVX512(dst []float64, x []float64)
+
+// acosAVX2 sets dst[i] = math.Acos(x[i]) for i < len(x), with math.Acos's unfused operations.
+// On AVX2 len(x) must be a multiple of 4.
+//
+//go:noescape
+func acosAVX2(dst []float64, x []float64)

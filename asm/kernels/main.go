@@ -103,6 +103,10 @@ func main() {
 	genWiden32()
 	genPeak(avx512, 16)
 	genPeak(avx2, 12)
+	genAcosTab()
+	for _, s := range []isa{avx512, avx2} {
+		genAcos(s)
+	}
 
 	Generate()
 }
