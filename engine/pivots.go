@@ -666,14 +666,13 @@ func (e *Engine) projectListChunk(ws *shard, P *linalg.Dense, lambda []float64, 
 // projects to join two runs of candidates into one call.
 const projGap = 2
 
-// boundTrace sets prototype k's trace and tier-1 bounds from its
-// projection (tier 1; NaN bounds for a trace that is not finite).
-func (e *Engine) boundTrace(k int, lambda []float64) {
+// traceOf returns ‖M‖_F² of prototype k's projection, summed in four
+// chains (the bound of traceBounds, γ_{d²} of the sum of the squares,
+// holds for a sum in any order): one chain of d² dependent additions was
+// the latency of a tier-1 bound.
+func (e *Engine) traceOf(k int) float64 {
 	d, ld := e.d, chunk*e.d
 	m := e.projView(k)
-	// Four chains (the bound of traceBounds, γ_{d²} of the sum of the
-	// squares, holds for a sum in any order): one chain of d² dependent
-	// additions was the latency of a tier-1 bound.
 	var t0, t1, t2, t3 float64
 	for i := 0; i < d; i++ {
 		row := m[i*ld : i*ld+d]
@@ -688,7 +687,15 @@ func (e *Engine) boundTrace(k int, lambda []float64) {
 			t0 += float64(row[j] * row[j])
 		}
 	}
-	t := (t0 + t1) + (t2 + t3)
+	return (t0 + t1) + (t2 + t3)
+}
+
+// boundTrace sets prototype k's trace and tier-1 bounds from its
+// projection (tier 1; NaN bounds for a trace that is not finite).
+func (e *Engine) boundTrace(k int, lambda []float64) {
+	d := e.d
+	m := e.projView(k)
+	t := e.traceOf(k)
 	e.trace[k] = t
 	if !(t <= math.MaxFloat64) {
 		e.blo[k], e.bhi[k] = math.NaN(), math.NaN()
@@ -709,7 +716,7 @@ func (e *Engine) boundTrace(k int, lambda []float64) {
 		// of a one-worker yaleb epoch.
 		excess = math.Inf(1)
 	default:
-		excess = sigmaExcess(m, d, ld)
+		excess = sigmaExcess(m, d, chunk*d)
 	}
 	var lo, hi float64
 	if e.kind == Chordal {

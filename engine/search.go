@@ -132,16 +132,22 @@ func (e *Engine) lambdaOf(lambda []float64, k int) []float64 {
 
 // project computes every projection (Projection(k) afterwards) and its
 // tier-1 bounds: the first phase of a search, split over the workers like
-// Distances; from the float32 shadow where shadow is set and it is on.
-func (e *Engine) project(P *linalg.Dense, lambda []float64, shadow bool) {
+// Distances. winners is set for Winners (training), which projects from
+// the float32 shadow where it is on, and where tier 2 is the values of
+// one svd.Batch call whatever tier 1 leaves (d < gramMinDim, p <= chunk:
+// eth80's shape) computes the traces alone, bounds [0, +Inf] (traceOnly),
+// and settle2 values every prototype in that call: tier 1 could only
+// drop lanes of it, and took 0.67 of a 10.3 us step.
+func (e *Engine) project(P *linalg.Dense, lambda []float64, winners bool) {
 	p32 := e.sampleF32(e.shards[0], P)
 	e.shadowed = false
-	if shadow && e.shadow && e.callerAlone() && e.sampleShadow(P) {
+	if winners && e.shadow && e.callerAlone() && e.sampleShadow(P) {
 		// Float32 products, bounds widened by their error (shadow.go).
 		p32, e.shadowed = e.shards[0].p32, true
 		clear(e.exact64)
 	}
-	e.job = job{kind: jobProject, p: P, lambda: lambda, p32: p32}
+	e.traceOnly = winners && e.d < gramMinDim && e.p <= chunk && !e.shadowed
+	e.job = job{kind: jobProject, p: P, lambda: lambda, p32: p32, traceOnly: e.traceOnly}
 	e.run()
 	e.job = job{}
 }
@@ -150,6 +156,13 @@ func (e *Engine) project(P *linalg.Dense, lambda []float64, shadow bool) {
 // the workspace of ws.
 func (e *Engine) projectChunk(ws, s *shard, P *linalg.Dense, lambda []float64, lo, hi int) {
 	e.projectInto(s.proj[projOffset(lo-s.lo, e.d):], P, e.job.p32, lo, hi)
+	if e.job.traceOnly {
+		for k := lo; k < hi; k++ {
+			e.tier[k], e.blo[k], e.bhi[k] = 1, 0, math.Inf(1)
+			e.trace[k] = e.traceOf(k)
+		}
+		return
+	}
 	for k := lo; k < hi; k++ {
 		e.tier[k], e.blo[k] = 1, 0
 		e.boundTrace(k, lambda)
@@ -392,8 +405,8 @@ func (e *Engine) Winners(w *Winners, P *linalg.Dense, lambda []float64, labels [
 
 // projectAndCheck runs the first phase and reports whether every trace is
 // finite.
-func (e *Engine) projectAndCheck(P *linalg.Dense, lambda []float64, shadow bool) bool {
-	e.project(P, lambda, shadow)
+func (e *Engine) projectAndCheck(P *linalg.Dense, lambda []float64, winners bool) bool {
+	e.project(P, lambda, winners)
 	for _, t := range e.trace {
 		if !(t <= math.MaxFloat64) {
 			return false
@@ -508,7 +521,7 @@ func (e *Engine) settle2(w *Winners, lambda []float64, group func(k int) int) er
 		e.cand = e.cand[:0]
 		for k := 0; k < e.p; k++ {
 			g := group(k)
-			if open[g] > 1 && e.blo[k] <= best[g] && e.tier[k] < tier {
+			if open[g] > 1 && e.blo[k] <= best[g] && e.tier[k] < tier || e.traceOnly && e.tier[k] < 3 {
 				e.cand = append(e.cand, int32(k))
 			}
 		}
