@@ -33,6 +33,10 @@ func Implementation() string {
 const (
 	blockColsAVX512 = 32
 	blockColsAVX2   = 12
+	// The AVX-512 AtB kernel's widest block (five vectors), for outputs
+	// of up to five rows (asm/kernels/gemm.go).
+	atbWideColsAVX512 = 40
+	atbWideRowsAVX512 = 5
 )
 
 func dot(x, y []float64) float64 {
@@ -92,8 +96,16 @@ func atb(m []float64, ldm int, a []float64, lda int, b []float64, ldb int, n, da
 	_ = a[(n-1)*lda+da-1]
 	_ = b[(n-1)*ldb+db-1]
 	if useAVX512 {
-		for j := 0; j < db; j += blockColsAVX512 {
-			atbKernelAVX512(&m[j], ldm, &a[0], lda, &b[j], ldb, n, da, min(db-j, blockColsAVX512))
+		// Blocks of 40 columns for outputs of up to 5 rows (one row
+		// block of 5 x 5 vectors): eight prototypes of d = 5 in one pass
+		// instead of 32 columns and a latency-bound 8 (BenchmarkProject's
+		// D=400,d=5,p=8 case); 32 otherwise, whose row blocks are taller.
+		cols := blockColsAVX512
+		if da <= atbWideRowsAVX512 {
+			cols = atbWideColsAVX512
+		}
+		for j := 0; j < db; j += cols {
+			atbKernelAVX512(&m[j], ldm, &a[0], lda, &b[j], ldb, n, da, min(db-j, cols))
 		}
 		return
 	}

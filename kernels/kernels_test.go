@@ -328,7 +328,10 @@ func TestAtBChain(t *testing.T) {
 				shapes = append(shapes, shape3{n, d, d})
 			}
 			shapes = append(shapes, shape3{n, 12, 120}, shape3{n, 25, 7}, shape3{n, 7, 25}, shape3{n, 40, 5},
-				shape3{n, 8, 5}, shape3{n, 2, 5}, shape3{n, 6, 17}, shape3{n, 28, 13}, shape3{n, 29, 13}, shape3{n, 27, 1})
+				shape3{n, 8, 5}, shape3{n, 2, 5}, shape3{n, 6, 17}, shape3{n, 28, 13}, shape3{n, 29, 13}, shape3{n, 27, 1},
+				// AVX-512's 40-column blocks (da <= 5): full, a half last
+				// vector, a masked one, two blocks.
+				shape3{n, 5, 40}, shape3{n, 5, 36}, shape3{n, 3, 37}, shape3{n, 4, 79}, shape3{n, 1, 80}, shape3{n, 5, 41}, shape3{n, 6, 40})
 		}
 		for ci, s := range shapes {
 			n, da, db := s.n, s.p, s.q

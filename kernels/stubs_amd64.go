@@ -35,7 +35,7 @@ func axpyAVX2(alpha float64, x []float64, y []float64)
 func scaleAVX2(alpha float64, x []float64)
 
 // atbKernelAVX512 computes c[i*ldc+j] = Σ_{t<k} a[t*lda+i] * b[t*ldb+j] for i < rows, j < nc.
-// nc must be in 1..32.
+// nc must be in 1..40.
 //
 //go:noescape
 func atbKernelAVX512(c *float64, ldc int, a *float64, lda int, b *float64, ldb int, k int, rows int, nc int)

@@ -42,6 +42,15 @@ func isAB2(kd kind) bool { return kd == kindAB2 || kd == kindAB2F32 }
 // each A(i, t) and FMA). The last column vector is masked: the kernel never
 // reads or writes a column >= nc. The AVX2 AtB kernel is genAtBAVX2's.
 func genBlock(s isa, kd kind) {
+	if kd == kindAtB && s.is512() {
+		// Five column vectors at up to five rows (25 accumulators and 5
+		// B vectors): 40 columns, the eight prototypes of d = 5 side by
+		// side, in one pass over the rows instead of a block of 32 and
+		// a latency-bound one of 8 (five chains as long as the
+		// reduction). The Go side uses it for da <= 5 only: taller
+		// outputs would need more row blocks of the narrower height.
+		s.maxNB, s.mr = 5, append(append([]int(nil), s.mr...), 5)
+	}
 	name := "atbKernel" + s.name
 	doc := []string{"computes c[i*ldc+j] = Σ_{t<k} a[t*lda+i] * b[t*ldb+j] for i < rows, j < nc."}
 	sig := "func(c *float64, ldc int, a *float64, lda int, b *float64, ldb int, k, rows, nc int)"
