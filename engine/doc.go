@@ -121,9 +121,11 @@
 // prototype), tier 2 from svd.Gram's certified enclosures of the singular
 // values (the Gram matrix, a tridiagonal eigensolver and Sturm counts; below
 // gramMinDim, 11 on AVX-512, 8 on AVX2 and 5 otherwise, where they cost as
-// much as the values, the values themselves: Nearest values its candidates
-// best first, those with the least lower bounds, then only the rest still
-// within the threshold their distances leave), and
+// much as the values, the values themselves: Nearest values the chunk of
+// candidates with the least lower bounds first, on the caller, then only
+// the rest still within the threshold their distances leave; a Winners
+// search there of at most a chunk of prototypes computes the traces
+// without tier-1 bounds and values every prototype in one call), and
 // only a prototype whose lower bound is not above the best upper bound of
 // its group is taken further; what is left tied at tier 2 (a group of two
 // or more candidates within the enclosures' width, about 1e-12 of the
@@ -139,10 +141,13 @@
 // √(Σ m_j sin²θ_j), a unitarily invariant norm of P Pᵀ − W Wᵀ) before any
 // projection. The index keeps the first of its farthest-first pivots
 // that minimise a query's estimated cost (pivots valued plus candidates
-// left, estimated with prototypes as queries: pivotCount). The pivots'
+// left, estimated with prototypes as queries: pivotCount), and groups the
+// other prototypes by their nearest pivot, so that a query far from a
+// pivot rules out its whole group in one comparison. The pivots'
 // projections and values are split between the workers like a search's
 // chunks (they are read from the index's own copy, in cache from one
-// query to the next); the candidates left are projected from a Shared of
+// query to the next); the candidates left are split between the workers
+// by blocks (one kernel call each) and projected from a Shared of
 // that many prototypes, which stores them in contiguous blocks (NewShared;
 // one prototype a block from d = 8, eight below, sixteen at d = 1): a
 // candidate then reads its block's rows in order, not a few bytes of each
@@ -245,7 +250,8 @@
 // Each prototype's result is computed by the same code with the same
 // operands whoever runs it: the projection Pᵀ W_k (kernels.AtB), the
 // singular values (svd.Batch, called on the same chunks in the single and
-// batch forms), then arccos and the weighted sum in a fixed order. For
+// batch forms), then arccos (kernels.AcosN over a chunk's angles, the bits
+// of kernels.Acos lane by lane) and the weighted sum in a fixed order. For
 // images, every output of kernels.AB is one FMA chain over the pixels in
 // order starting from zero, whatever the number of rows and columns of the
 // call and whichever lane computes it, so the single form (one row, a
