@@ -92541,20 +92541,20 @@ acosAVX512_loop:
 	VDIVPD    Z9, Z8, Z8
 	VMULPD    Z8, Z8, Z10
 	VMULPD    acostab<>+64(SB), Z10, Z11
-	VADDPD    acostab<>+128(SB), Z11, Z11
-	VMULPD    Z10, Z11, Z11
-	VADDPD    acostab<>+192(SB), Z11, Z11
-	VMULPD    Z10, Z11, Z11
-	VADDPD    acostab<>+256(SB), Z11, Z11
-	VMULPD    Z10, Z11, Z11
-	VADDPD    acostab<>+320(SB), Z11, Z11
 	VADDPD    acostab<>+384(SB), Z10, Z12
+	VADDPD    acostab<>+128(SB), Z11, Z11
 	VMULPD    Z10, Z12, Z12
 	VADDPD    acostab<>+448(SB), Z12, Z12
+	VMULPD    Z10, Z11, Z11
+	VADDPD    acostab<>+192(SB), Z11, Z11
 	VMULPD    Z10, Z12, Z12
 	VADDPD    acostab<>+512(SB), Z12, Z12
+	VMULPD    Z10, Z11, Z11
+	VADDPD    acostab<>+256(SB), Z11, Z11
 	VMULPD    Z10, Z12, Z12
 	VADDPD    acostab<>+576(SB), Z12, Z12
+	VMULPD    Z10, Z11, Z11
+	VADDPD    acostab<>+320(SB), Z11, Z11
 	VMULPD    Z10, Z12, Z12
 	VADDPD    acostab<>+640(SB), Z12, Z12
 	VMULPD    Z11, Z10, Z10
@@ -92607,20 +92607,20 @@ acosAVX512_tail:
 	VDIVPD    Z9, Z8, Z8
 	VMULPD    Z8, Z8, Z10
 	VMULPD    acostab<>+64(SB), Z10, Z11
-	VADDPD    acostab<>+128(SB), Z11, Z11
-	VMULPD    Z10, Z11, Z11
-	VADDPD    acostab<>+192(SB), Z11, Z11
-	VMULPD    Z10, Z11, Z11
-	VADDPD    acostab<>+256(SB), Z11, Z11
-	VMULPD    Z10, Z11, Z11
-	VADDPD    acostab<>+320(SB), Z11, Z11
 	VADDPD    acostab<>+384(SB), Z10, Z12
+	VADDPD    acostab<>+128(SB), Z11, Z11
 	VMULPD    Z10, Z12, Z12
 	VADDPD    acostab<>+448(SB), Z12, Z12
+	VMULPD    Z10, Z11, Z11
+	VADDPD    acostab<>+192(SB), Z11, Z11
 	VMULPD    Z10, Z12, Z12
 	VADDPD    acostab<>+512(SB), Z12, Z12
+	VMULPD    Z10, Z11, Z11
+	VADDPD    acostab<>+256(SB), Z11, Z11
 	VMULPD    Z10, Z12, Z12
 	VADDPD    acostab<>+576(SB), Z12, Z12
+	VMULPD    Z10, Z11, Z11
+	VADDPD    acostab<>+320(SB), Z11, Z11
 	VMULPD    Z10, Z12, Z12
 	VADDPD    acostab<>+640(SB), Z12, Z12
 	VMULPD    Z11, Z10, Z10
@@ -92676,20 +92676,20 @@ acosAVX2_loop:
 	VDIVPD    Y9, Y8, Y8
 	VMULPD    Y8, Y8, Y10
 	VMULPD    acostab<>+64(SB), Y10, Y11
-	VADDPD    acostab<>+128(SB), Y11, Y11
-	VMULPD    Y10, Y11, Y11
-	VADDPD    acostab<>+192(SB), Y11, Y11
-	VMULPD    Y10, Y11, Y11
-	VADDPD    acostab<>+256(SB), Y11, Y11
-	VMULPD    Y10, Y11, Y11
-	VADDPD    acostab<>+320(SB), Y11, Y11
 	VADDPD    acostab<>+384(SB), Y10, Y12
+	VADDPD    acostab<>+128(SB), Y11, Y11
 	VMULPD    Y10, Y12, Y12
 	VADDPD    acostab<>+448(SB), Y12, Y12
+	VMULPD    Y10, Y11, Y11
+	VADDPD    acostab<>+192(SB), Y11, Y11
 	VMULPD    Y10, Y12, Y12
 	VADDPD    acostab<>+512(SB), Y12, Y12
+	VMULPD    Y10, Y11, Y11
+	VADDPD    acostab<>+256(SB), Y11, Y11
 	VMULPD    Y10, Y12, Y12
 	VADDPD    acostab<>+576(SB), Y12, Y12
+	VMULPD    Y10, Y11, Y11
+	VADDPD    acostab<>+320(SB), Y11, Y11
 	VMULPD    Y10, Y12, Y12
 	VADDPD    acostab<>+640(SB), Y12, Y12
 	VMULPD    Y11, Y10, Y10

@@ -138,25 +138,19 @@ func genAcos(s isa) {
 		blend(mB, rr, tmp, den)
 		blend(mA, one, den, den)
 		VDIVPD(den, num, num) // u
-		// xatan(u).
+		// xatan(u): Horner's rule as Go writes it, ((P0·z + P1)·z + ...) + P4
+		// and ((z + Q0)·z + Q1)·z + ... + Q4.
 		VMULPD(num, num, z)
 		VMULPD(acosC("p0"), z, pn)
-		VADDPD(acosC("p1"), pn, pn)
-		VMULPD(z, pn, pn)
-		VADDPD(acosC("p2"), pn, pn)
-		VMULPD(z, pn, pn)
-		VADDPD(acosC("p3"), pn, pn)
-		VMULPD(z, pn, pn)
-		VADDPD(acosC("p4"), pn, pn)
 		VADDPD(acosC("q0"), z, qd)
-		VMULPD(z, qd, qd)
-		VADDPD(acosC("q1"), qd, qd)
-		VMULPD(z, qd, qd)
-		VADDPD(acosC("q2"), qd, qd)
-		VMULPD(z, qd, qd)
-		VADDPD(acosC("q3"), qd, qd)
-		VMULPD(z, qd, qd)
-		VADDPD(acosC("q4"), qd, qd)
+		for i, c := range []string{"1", "2", "3", "4"} {
+			if i > 0 {
+				VMULPD(z, pn, pn)
+			}
+			VADDPD(acosC("p"+c), pn, pn)
+			VMULPD(z, qd, qd)
+			VADDPD(acosC("q"+c), qd, qd)
+		}
 		VMULPD(pn, z, z)
 		VDIVPD(qd, z, z)
 		VMULPD(z, num, xa)
