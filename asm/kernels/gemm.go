@@ -512,9 +512,23 @@ func reduce(s isa, kd kind, nb, mr int, half bool, pb string, loadA func(), pfx,
 				VMOVUPD(bVec(v), bv[v])
 			}
 		}
-		for i := 0; i < mr; i++ {
-			for v := 0; v < nb; v++ {
-				VFMADD231PD_BCST(aElem(i), w(bv[v], v), acc(i, v))
+		if nb == 5 {
+			// Five vectors: A(i, t) broadcast once into one of the two
+			// registers left (r[30], r[31]) for its five FMAs, not
+			// loaded by each of them (30 loads a row of B against 25
+			// FMAs kept the loads, not the FMAs, the bottleneck on Zen 5).
+			for i := 0; i < mr; i++ {
+				t := r[30+i%2]
+				VBROADCASTSD(aElem(i), t)
+				for v := 0; v < nb; v++ {
+					VFMADD231PD(w(bv[v], v), w(t, v), acc(i, v))
+				}
+			}
+		} else {
+			for i := 0; i < mr; i++ {
+				for v := 0; v < nb; v++ {
+					VFMADD231PD_BCST(aElem(i), w(bv[v], v), acc(i, v))
+				}
 			}
 		}
 	} else {
