@@ -433,7 +433,12 @@ func reduce(s isa, kd kind, nb, mr int, half bool, pb string, loadA func(), pfx,
 
 	// AVX-512: the nb B row vectors after the accumulators; A(i, t) comes
 	// in as the embedded broadcast operand of each FMA (on Zen 4 this runs
-	// at the FMA peak where VBROADCASTSD into a temporary lost ~12%).
+	// at the FMA peak where VBROADCASTSD into a temporary lost ~12%), but
+	// for five vectors (below). On Zen 5, whose two 512-bit FMA pipes make
+	// the loads the bound, a broadcast register also took nb = 2 and 3
+	// from 3.14 to 2.87 us (BenchmarkProject D=784,d=12) and AB2 at d = 12
+	// from 6.76 to 5.73 us (alternated three times); not taken there, for
+	// Zen 4's sake, until a choice by CPU can be measured on both.
 	// AVX2: B vectors but the last one are FMA memory operands; r[12], r[13]
 	// broadcast temporaries, r[14] the masked last B vector, r[15] the mask.
 	var bv []VecPhysical
