@@ -14,13 +14,16 @@ import (
 // puts back the choice init made.
 func impls() []impl {
 	return []impl{
-		{name: "avx512", ok: cpu.AVX512, set: func() { useAVX512, useAVX2 = true, true }},
+		{name: "avx512", ok: cpu.AVX512, set: func() { useAVX512, useAVX2, bcast512 = true, true, true }},
+		// Zen 4's variant of the AVX-512 block kernels (bcast512 false),
+		// run wherever AVX-512 is.
+		{name: "avx512-zen4", ok: cpu.AVX512, set: func() { useAVX512, useAVX2, bcast512 = true, true, false }},
 		{name: "avx2", ok: cpu.AVX2, set: func() { useAVX512, useAVX2 = false, true }},
 		{name: "generic", ok: true, set: func() { useAVX512, useAVX2 = false, false }},
 	}
 }
 
-func restoreImpl() { useAVX512, useAVX2 = cpu.AVX512, cpu.AVX2 }
+func restoreImpl() { useAVX512, useAVX2, bcast512 = cpu.AVX512, cpu.AVX2, !cpu.HalfWidth512 }
 
 func TestChooseEnv(t *testing.T) {
 	defer restoreImpl()

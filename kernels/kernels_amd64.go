@@ -15,6 +15,12 @@ import (
 var (
 	useAVX512 = cpu.AVX512 // AVX512F/DQ/VL: ZMM kernels, K-register tails
 	useAVX2   = cpu.AVX2   // AVX2 + FMA3: YMM kernels, VMASKMOVPD or scalar tails
+	// bcast512: the AVX-512 block kernels' B variants (each element of A
+	// broadcast into a register once for its FMAs: faster where loads
+	// bound them, as on Zen 5), except on CPUs that split 512-bit FMAs
+	// in two (Zen 4), where the embedded broadcast ran at the FMA peak.
+	// The bits are the same.
+	bcast512 = !cpu.HalfWidth512
 )
 
 // Implementation names the path in use: "avx512", "avx2" or "generic".
@@ -105,7 +111,11 @@ func atb(m []float64, ldm int, a []float64, lda int, b []float64, ldb int, n, da
 			cols = atbWideColsAVX512
 		}
 		for j := 0; j < db; j += cols {
-			atbKernelAVX512(&m[j], ldm, &a[0], lda, &b[j], ldb, n, da, min(db-j, cols))
+			if bcast512 {
+				atbKernelAVX512B(&m[j], ldm, &a[0], lda, &b[j], ldb, n, da, min(db-j, cols))
+			} else {
+				atbKernelAVX512(&m[j], ldm, &a[0], lda, &b[j], ldb, n, da, min(db-j, cols))
+			}
 		}
 		return
 	}
@@ -222,7 +232,11 @@ func ab(c []float64, ldc int, a []float64, lda int, b []float64, ldb int, n, k, 
 	_ = b[(k-1)*ldb+d-1]
 	if useAVX512 {
 		for j := 0; j < d; j += blockColsAVX512 {
-			abKernelAVX512(&c[j], ldc, &a[0], lda, &b[j], ldb, k, n, min(d-j, blockColsAVX512))
+			if bcast512 {
+				abKernelAVX512B(&c[j], ldc, &a[0], lda, &b[j], ldb, k, n, min(d-j, blockColsAVX512))
+			} else {
+				abKernelAVX512(&c[j], ldc, &a[0], lda, &b[j], ldb, k, n, min(d-j, blockColsAVX512))
+			}
 		}
 		return
 	}
@@ -246,7 +260,11 @@ func ab2(c []float64, ldc int, a1 []float64, lda1 int, b1 []float64, ldb1 int, a
 	ab2Extent(c, ldc, a1, lda1, b1, ldb1, a2, lda2, b2, ldb2, n, k, d)
 	if useAVX512 {
 		for j := 0; j < d; j += blockColsAVX512 {
-			ab2KernelAVX512(&c[j], ldc, &a1[0], lda1, &b1[j], ldb1, &a2[0], lda2, &b2[j], ldb2, k, n, min(d-j, blockColsAVX512))
+			if bcast512 {
+				ab2KernelAVX512B(&c[j], ldc, &a1[0], lda1, &b1[j], ldb1, &a2[0], lda2, &b2[j], ldb2, k, n, min(d-j, blockColsAVX512))
+			} else {
+				ab2KernelAVX512(&c[j], ldc, &a1[0], lda1, &b1[j], ldb1, &a2[0], lda2, &b2[j], ldb2, k, n, min(d-j, blockColsAVX512))
+			}
 		}
 		return
 	}

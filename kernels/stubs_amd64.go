@@ -40,11 +40,25 @@ func scaleAVX2(alpha float64, x []float64)
 //go:noescape
 func atbKernelAVX512(c *float64, ldc int, a *float64, lda int, b *float64, ldb int, k int, rows int, nc int)
 
+// atbKernelAVX512B computes c[i*ldc+j] = Σ_{t<k} a[t*lda+i] * b[t*ldb+j] for i < rows, j < nc.
+// Each element of A is broadcast into a register once for its FMAs (two and three column vectors).
+// nc must be in 1..40.
+//
+//go:noescape
+func atbKernelAVX512B(c *float64, ldc int, a *float64, lda int, b *float64, ldb int, k int, rows int, nc int)
+
 // abKernelAVX512 computes c[i*ldc+j] = Σ_{t<k} a[i*lda+t] * b[t*ldb+j] for i < rows, j < nc.
 // nc must be in 1..32.
 //
 //go:noescape
 func abKernelAVX512(c *float64, ldc int, a *float64, lda int, b *float64, ldb int, k int, rows int, nc int)
+
+// abKernelAVX512B computes c[i*ldc+j] = Σ_{t<k} a[i*lda+t] * b[t*ldb+j] for i < rows, j < nc.
+// Each element of A is broadcast into a register once for its FMAs (two and three column vectors).
+// nc must be in 1..32.
+//
+//go:noescape
+func abKernelAVX512B(c *float64, ldc int, a *float64, lda int, b *float64, ldb int, k int, rows int, nc int)
 
 // atxKernelAVX512 computes y[j] = Σ_{r<n} a[r*lda+j] * x[r] for j < nc.
 // nc must be in 1..32.
@@ -82,6 +96,17 @@ func abKernelAVX2(c *float64, ldc int, a *float64, lda int, b *float64, ldb int,
 //
 //go:noescape
 func ab2KernelAVX512(c *float64, ldc int, a1 *float64, lda1 int, b1 *float64, ldb1 int, a2 *float64, lda2 int, b2 *float64, ldb2 int, k int, rows int, nc int)
+
+// ab2KernelAVX512B computes c[i*ldc+j] = Σ_{t<k} a1[i*lda1+t] * b1[t*ldb1+j] + Σ_{t<k} a2[i*lda2+t] * b2[t*ldb2+j]
+// for i < rows, j < nc: one chain over the 2k terms in this order, the chain of
+// abKernel on [A1 A2] and [B1; B2]. Each block of rows is read whole before it is
+// stored, so c may be a1 (ldc = lda1) when nc is all of its columns.
+// k must be >= 1.
+// Each element of A is broadcast into a register once for its FMAs (two and three column vectors).
+// nc must be in 1..32.
+//
+//go:noescape
+func ab2KernelAVX512B(c *float64, ldc int, a1 *float64, lda1 int, b1 *float64, ldb1 int, a2 *float64, lda2 int, b2 *float64, ldb2 int, k int, rows int, nc int)
 
 // ab2KernelAVX2 computes c[i*ldc+j] = Σ_{t<k} a1[i*lda1+t] * b1[t*ldb1+j] + Σ_{t<k} a2[i*lda2+t] * b2[t*ldb2+j]
 // for i < rows, j < nc: one chain over the 2k terms in this order, the chain of

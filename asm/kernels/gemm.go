@@ -89,6 +89,10 @@ func genBlock(s isa, kd kind) {
 	if kd == kindAB2F32 {
 		cShift, aShift = 2, 2
 	}
+	if s.bcast {
+		name += "B"
+		doc = append(doc, "Each element of A is broadcast into a register once for its FMAs (two and three column vectors).")
+	}
 	TEXT(name, NOSPLIT, sig)
 	Pragma("noescape")
 	Doc(append([]string{name + " " + doc[0]}, append(doc[1:], fmt.Sprintf("nc must be in 1..%d.", s.lanes*s.maxNB))...)...)
@@ -437,8 +441,9 @@ func reduce(s isa, kd kind, nb, mr int, half bool, pb string, loadA func(), pfx,
 	// for five vectors (below). On Zen 5, whose two 512-bit FMA pipes make
 	// the loads the bound, a broadcast register also took nb = 2 and 3
 	// from 3.14 to 2.87 us (BenchmarkProject D=784,d=12) and AB2 at d = 12
-	// from 6.76 to 5.73 us (alternated three times); not taken there, for
-	// Zen 4's sake, until a choice by CPU can be measured on both.
+	// from 6.76 to 5.73 us (alternated three times): the B kernels
+	// (s.bcast), which package kernels runs on every AVX-512 CPU but
+	// Zen 4 (cpu.HalfWidth512).
 	// AVX2: B vectors but the last one are FMA memory operands; r[12], r[13]
 	// broadcast temporaries, r[14] the masked last B vector, r[15] the mask.
 	var bv []VecPhysical
@@ -517,11 +522,12 @@ func reduce(s isa, kd kind, nb, mr int, half bool, pb string, loadA func(), pfx,
 				VMOVUPD(bVec(v), bv[v])
 			}
 		}
-		if nb == 5 {
-			// Five vectors: A(i, t) broadcast once into one of the two
-			// registers left (r[30], r[31]) for its five FMAs, not
-			// loaded by each of them (30 loads a row of B against 25
-			// FMAs kept the loads, not the FMAs, the bottleneck on Zen 5).
+		if nb == 5 || s.bcast && (nb == 2 || nb == 3) && nacc+nb+2 <= len(r) {
+			// Five vectors (and two or three in the B kernels): A(i, t)
+			// broadcast once into one of two registers left (r[30],
+			// r[31]) for its FMAs, not loaded by each of them (30 loads
+			// a row of B against 25 FMAs kept the loads, not the FMAs,
+			// the bottleneck on Zen 5).
 			for i := 0; i < mr; i++ {
 				t := r[30+i%2]
 				VBROADCASTSD(aElem(i), t)

@@ -27,6 +27,11 @@ type isa struct {
 	// accumulators mr*nb plus the other registers a kernel needs must fit.
 	maxNB int
 	mr    []int
+	// bcast: the AVX-512 block kernels of two and three column vectors
+	// broadcast each element of A into a register once for its FMAs
+	// instead of taking it as each FMA's embedded-broadcast operand
+	// (function names end in B; see reduce).
+	bcast bool
 }
 
 var avx512 = isa{
@@ -74,13 +79,18 @@ func main() {
 		genAxpy(s)
 		genScale(s)
 	}
+	avx512b := avx512
+	avx512b.bcast = true
 	genBlock(avx512, kindAtB)
+	genBlock(avx512b, kindAtB)
 	genBlock(avx512, kindAB)
+	genBlock(avx512b, kindAB)
 	genAtX(avx512)
 	genAtBAVX2()
 	genAtBEdgeAVX2()
 	genBlock(avx2, kindAB)
 	genBlock(avx512, kindAB2)
+	genBlock(avx512b, kindAB2)
 	genBlock(avx2, kindAB2)
 	genBlock(avx2, kindAB2F32)
 	genAtX(avx2)

@@ -14,6 +14,11 @@ var (
 	HasAVX512 bool
 	// HasAVX2: AVX, AVX2 and FMA3 (YMM kernels).
 	HasAVX2 bool
+	// HalfWidth512: an AVX-512 CPU that executes 512-bit operations as
+	// two 256-bit halves (AMD family 0x19, Zen 4), whose FMAs rather than
+	// its loads bound the block kernels (package kernels picks their
+	// variant by it).
+	HalfWidth512 bool
 )
 
 // The paths to use: the fastest the CPU supports, capped by EnvVar. They
@@ -21,7 +26,7 @@ var (
 var AVX512, AVX2 bool
 
 func init() {
-	HasAVX512, HasAVX2 = detect()
+	HasAVX512, HasAVX2, HalfWidth512 = detect()
 	AVX512, AVX2 = Choose(os.Getenv(EnvVar))
 }
 

@@ -3,4 +3,4 @@
 package cpu
 
 // detect: no assembly on this build.
-func detect() (avx512, avx2 bool) { return false, false }
+func detect() (avx512, avx2, halfWidth512 bool) { return false, false, false }
