@@ -24,3 +24,11 @@ func TestChoose(t *testing.T) {
 		t.Errorf("AVX512, AVX2 = %v, %v; Choose(%s=%q) = %v, %v", AVX512, AVX2, EnvVar, os.Getenv(EnvVar), a, b)
 	}
 }
+
+// TestHalfWidth512: only an AVX-512 CPU splits its 512-bit operations.
+func TestHalfWidth512(t *testing.T) {
+	if HalfWidth512 && !HasAVX512 {
+		t.Errorf("HalfWidth512 without AVX-512")
+	}
+	t.Logf("AVX-512 %v, half width %v", HasAVX512, HalfWidth512)
+}
