@@ -81,7 +81,7 @@ type Engine struct {
 	live            []int32 // Nearest: the prototypes with bounds (tier >= 1), ascending
 	all             []int32 // 0, 1, ..., p-1
 	bestFirst       []int32 // valueBestFirst's candidates
-	traceOnly       bool    // the last project's: traces without tier-1 bounds
+	traceOnly       bool    // the last project's (read by its chunks): traces without tier-1 bounds
 	vsig, vproj     []float64
 	sdist           []float64
 	stats           Stats
@@ -159,7 +159,6 @@ type job struct {
 	piv         *pivotIndex // jobPivots: the index
 	eP          float64     // jobPivots: the sample's orthonormality error
 	csize       int         // jobEnclose: candidates per chunk (chunk, or 2·chunk: see refine)
-	traceOnly   bool        // jobProject: traces without tier-1 bounds (see project)
 }
 
 // shard is one worker's fixed range of prototypes [lo, hi) and its

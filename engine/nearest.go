@@ -266,8 +266,7 @@ func (e *Engine) valueBestFirst(lambda []float64, labels []int, second bool, liv
 		best[i] = k
 		n++
 	}
-	rest := append(e.bestFirst[:0], e.cand...)
-	e.bestFirst = rest
+	rest := append(e.bestFirst[:0], e.cand...) // capacity p: no reallocation
 	e.cand = append(e.cand[:0], best[:]...)
 	if err := e.refine(lambda); err != nil {
 		return err

@@ -58,25 +58,21 @@ type pivotIndex struct {
 	piv []int32   // the pivot prototypes
 	// pivAsc: piv ascending.
 	pivAsc []int32
-	np     int    // the table's row length (the pivots chosen, at most)
+	np     int    // the table's row length: len(piv) once built
 	isP    []bool // isP[k]: prototype k is a pivot
 	// ent[k*np:(k+1)*np]: prototype k's bounds on ρ_m(C_i, W_k) for
 	// every pivot i, by ascending upper end: the order in which a query
 	// tries them on prototype k (the bound is a maximum over all pivots,
 	// whatever the order), the nearest pivot, of the prototype's own
 	// cluster, first: it rules the prototype out at once when the query
-	// is far from that cluster. first[k] is ent[k*np] again, all p of
-	// them side by side: a query reads just that entry of most
-	// prototypes, in order, and the rest of a row (a line of memory
-	// apart from the next row's) only where the first leaves it open.
-	ent   []pivEntry
-	first []pivEntry
+	// is far from that cluster.
+	ent []pivEntry
 	// The prototypes (not pivots) by their first entry's pivot, a group
 	// per pivot: group i is gmem[gcut[i]:gcut[i+1]] (ascending), and
 	// glo[i], ghi[i] are the least lower end and the greatest upper end
 	// of its members' first entries. A query far from pivot i rules out
 	// the whole group in one comparison (pivotBounds), so that it reads
-	// first[k] only for the members of the groups near it.
+	// the rows of the members of the groups near it only.
 	gmem     []int32
 	gcut     []int32
 	glo, ghi []float64
@@ -206,13 +202,12 @@ func (e *Engine) buildPivots(lambda []float64) *pivotIndex {
 	p, d := e.p, e.d
 	np := min(max(int(math.Sqrt(float64(p))), 1), maxPivots)
 	pv := &pivotIndex{
-		kind:  e.kind,
-		np:    np,
-		m:     make([]float64, d),
-		isP:   make([]bool, p),
-		ent:   make([]pivEntry, np*p),
-		first: make([]pivEntry, p),
-		eps:   make([]float64, p),
+		kind: e.kind,
+		np:   np,
+		m:    make([]float64, d),
+		isP:  make([]bool, p),
+		ent:  make([]pivEntry, np*p),
+		eps:  make([]float64, p),
 	}
 	sig := make([]float64, p*d)
 	metricWeights(pv.m, lambda, d)
@@ -253,9 +248,10 @@ func (e *Engine) buildPivots(lambda []float64) *pivotIndex {
 			break
 		}
 	}
-	if n := pivotCount(pv, p); n < len(pv.piv) {
-		// Keep the first n (a farthest-first choice of n): the table's
-		// rows shortened to them.
+	if n := pivotCount(pv, p); n < np {
+		// Keep the first n (a farthest-first choice of n; fewer than
+		// chosen, or fewer prototypes than np): the table's rows
+		// shortened to them.
 		for _, c := range pv.piv[n:] {
 			pv.isP[c] = false
 		}
@@ -278,7 +274,6 @@ func (e *Engine) buildPivots(lambda []float64) *pivotIndex {
 	}
 	for k := 0; k < p; k++ {
 		slices.SortStableFunc(pv.ent[k*np:k*np+n], func(a, b pivEntry) int { return cmp.Compare(a.hi, b.hi) })
-		pv.first[k] = pv.ent[k*np]
 	}
 	pv.group(p)
 	return pv
@@ -295,7 +290,7 @@ func (pv *pivotIndex) group(p int) {
 	}
 	for k := 0; k < p; k++ {
 		if !pv.isP[k] {
-			t := pv.first[k]
+			t := pv.ent[k*pv.np]
 			pv.gcut[t.i+1]++
 			pv.glo[t.i], pv.ghi[t.i] = min(pv.glo[t.i], t.lo), max(pv.ghi[t.i], t.hi)
 		}
@@ -307,7 +302,7 @@ func (pv *pivotIndex) group(p int) {
 	at := slices.Clone(pv.gcut[:n])
 	for k := 0; k < p; k++ {
 		if !pv.isP[k] {
-			i := pv.first[k].i
+			i := pv.ent[k*pv.np].i
 			pv.gmem[at[i]] = int32(k)
 			at[i]++
 		}
@@ -527,10 +522,11 @@ func (e *Engine) pivotCut(pv *pivotIndex, labels []int, second bool, eP float64)
 // first to last (the nearest pivot first) until one takes it above
 // early.
 func (c *pivotLimit) bound(pv *pivotIndex, k int, plo, phi []float64) (lo float64, out bool) {
-	t := pv.first[k]
+	row := pv.ent[k*pv.np : (k+1)*pv.np]
+	t := row[0]
 	L := max(plo[t.i]-t.hi, t.lo-phi[t.i], 0)
 	if L <= c.early {
-		for _, t := range pv.ent[k*pv.np+1 : k*pv.np+len(pv.piv)] {
+		for _, t := range row[1:] {
 			if a := plo[t.i] - t.hi; a > L {
 				L = a
 			}

@@ -147,7 +147,7 @@ func (e *Engine) project(P *linalg.Dense, lambda []float64, winners bool) {
 		clear(e.exact64)
 	}
 	e.traceOnly = winners && e.d < gramMinDim && e.p <= chunk && !e.shadowed
-	e.job = job{kind: jobProject, p: P, lambda: lambda, p32: p32, traceOnly: e.traceOnly}
+	e.job = job{kind: jobProject, p: P, lambda: lambda, p32: p32}
 	e.run()
 	e.job = job{}
 }
@@ -156,7 +156,7 @@ func (e *Engine) project(P *linalg.Dense, lambda []float64, winners bool) {
 // the workspace of ws.
 func (e *Engine) projectChunk(ws, s *shard, P *linalg.Dense, lambda []float64, lo, hi int) {
 	e.projectInto(s.proj[projOffset(lo-s.lo, e.d):], P, e.job.p32, lo, hi)
-	if e.job.traceOnly {
+	if e.traceOnly {
 		for k := lo; k < hi; k++ {
 			e.tier[k], e.blo[k], e.bhi[k] = 1, 0, math.Inf(1)
 			e.trace[k] = e.traceOf(k)
