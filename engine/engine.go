@@ -82,6 +82,7 @@ type Engine struct {
 	all             []int32 // 0, 1, ..., p-1
 	bestFirst       []int32 // valueBestFirst's candidates
 	traceOnly       bool    // the last project's (read by its chunks): traces without tier-1 bounds
+	training        bool    // the last project's: a winners' search (Winners), not Nearest's
 	vsig, vproj     []float64
 	sdist           []float64
 	stats           Stats

@@ -147,6 +147,7 @@ func (e *Engine) project(P *linalg.Dense, lambda []float64, winners bool) {
 		clear(e.exact64)
 	}
 	e.traceOnly = winners && e.d < gramMinDim && e.p <= chunk && !e.shadowed
+	e.training = winners
 	e.job = job{kind: jobProject, p: P, lambda: lambda, p32: p32}
 	e.run()
 	e.job = job{}
