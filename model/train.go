@@ -1180,7 +1180,7 @@ func (t *trainer) updateExact(p *linalg.Dense, r stepResult) error {
 		for side := range t.sideK {
 			t.updateSide(side)
 		}
-	} else if err := t.eng.Tasks(2, t.updateTask); err != nil {
+	} else if err := t.eng.TasksFor(t.sideK[:], t.updateTask); err != nil {
 		t.sideP = nil
 		return err
 	}
@@ -1445,9 +1445,9 @@ func (t *trainer) gradient(p *linalg.Dense, y int) (stepResult, error) {
 	d := t.base.d
 	t.sideK = [2]int{plus, minus}
 	t.needBV = [2]bool{!w.Exact[0], !w.Exact[1]}
-	if t.eng.Solo() {
+	if t.eng.Solo() || t.pair.Joint() {
 		t.factorBoth()
-	} else if err := t.eng.Tasks(2, t.factorTask); err != nil {
+	} else if err := t.eng.TasksFor(t.sideK[:], t.factorTask); err != nil {
 		return r, err
 	}
 	for _, err := range t.sideErr {
