@@ -1437,15 +1437,20 @@ func (t *trainer) gradient(p *linalg.Dense, y int) (stepResult, error) {
 	// Factorise both projections: on the caller alone, both in one call
 	// of the pair (on AVX2, one run of the 4-lane Jacobi kernel for two
 	// matrices, two lanes each, instead of two runs for one each); else one task per
-	// winner, run at once by the engine's workers (the pair on the caller
-	// instead measured within the noise of the 2-core VM under load:
-	// TrainStep 401 against 474 µs, Epoch/mnist 241 against 232 ms,
-	// medians of 10; kept as it was). The bits are the same either way.
-	// Angles from this factorisation.
+	// winner, run at once by the engine's workers, each on the worker
+	// whose shard holds its winner (TasksFor: the projection it reads is
+	// in that core's cache). The pair on the caller instead measured
+	// within the noise of the 2-core VM under load (TrainStep 401 against
+	// 474 µs, Epoch/mnist 241 against 232 ms, medians of 10), and on the
+	// Zen 5 VM with splitting forced, where AVX-512 runs the pair in one
+	// kernel run (7.1 us at d = 12 against 4.4 us for one matrix), it
+	// went either way with the VM's state (mnist epochs 8% slower in one
+	// series, 5% faster in another); kept as it was. The bits are the
+	// same either way. Angles from this factorisation.
 	d := t.base.d
 	t.sideK = [2]int{plus, minus}
 	t.needBV = [2]bool{!w.Exact[0], !w.Exact[1]}
-	if t.eng.Solo() || t.pair.Joint() {
+	if t.eng.Solo() {
 		t.factorBoth()
 	} else if err := t.eng.TasksFor(t.sideK[:], t.factorTask); err != nil {
 		return r, err

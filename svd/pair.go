@@ -34,15 +34,6 @@ func NewPair(n int) *Pair {
 	return p
 }
 
-// Joint reports whether Factorize and FactorizeValues run both matrices in
-// one kernel run (AVX-512 for 3 <= n <= 16, the dual kernel; AVX2 without
-// AVX-512, the 4-lane kernel), which takes about as long as one matrix
-// alone: splitting the pair over two goroutines (Small(0), Small(1)) then
-// saves nothing but costs the handoff.
-func (p *Pair) Joint() bool {
-	return p.dual != nil || !useAVX512 && useAVX2 && p.w[0].avx2 != nil
-}
-
 // N returns the order of the matrices this workspace handles.
 func (p *Pair) N() int { return p.n }
 
