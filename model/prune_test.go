@@ -90,6 +90,12 @@ func TestPrunedTrainingSameModel(t *testing.T) {
 				}
 				name := fmt.Sprintf("D=%d,d=%d,classes=%d/relevance %d/%d per class", s.dim, s.d, s.classes, rel, per)
 				checkPrunedTraining(t, name, o, x, y, []uint64{1, 2})
+				if rel == RelevanceLocal {
+					// Float32: the winners' distances from their
+					// factorisation in either search.
+					o.Model.Precision = Float32
+					checkPrunedTraining(t, name+"/float32", o, x, y, []uint64{1, 2})
+				}
 			}
 		}
 	}
@@ -111,6 +117,9 @@ func TestPrunedTrainingRealData(t *testing.T) {
 		o := realOptions(5, 0.05, 1e-4, InitSample)
 		o.Model.Distance = Chordal
 		checkPrunedTraining(t, "eth80 chordal", o, x, y, []uint64{1, 2})
+		o = realOptions(5, 0.05, 1e-4, InitSample)
+		o.Model.Precision = Float32
+		checkPrunedTraining(t, "eth80 float32", o, x, y, []uint64{1, 2})
 	})
 	if kernels.Implementation() == "generic" {
 		// The pure-Go SVDs make the two larger shapes minutes long; the
@@ -124,6 +133,9 @@ func TestPrunedTrainingRealData(t *testing.T) {
 		}
 		x, y := imageGroups(t, ds.Images[:4800], ds.Labels[:4800], 48, 12)
 		checkPrunedTraining(t, "mnist", realOptions(2, 5e-3, 1e-6, InitPCA), x, y, []uint64{1})
+		o := realOptions(2, 5e-3, 1e-6, InitPCA)
+		o.Model.Precision = Float32
+		checkPrunedTraining(t, "mnist float32", o, x, y, []uint64{1})
 	})
 	t.Run("yaleb", func(t *testing.T) {
 		ds, err := (dataset.MAT{File: filepath.Join(dir, "yaleb32/YaleB_32x32.mat"), X: "fea", Y: "gnd", Width: 32, Height: 32, Transpose: true, PixelMax: 255, Limits: dataset.DefaultLimits()}).Load(context.Background())
@@ -135,6 +147,9 @@ func TestPrunedTrainingRealData(t *testing.T) {
 		}
 		x, y := imageGroups(t, ds.Images, ds.Labels, 32, 25)
 		checkPrunedTraining(t, "yaleb", realOptions(2, 0.05, 1e-4, InitSample), x, y, []uint64{1})
+		o := realOptions(2, 0.05, 1e-4, InitSample)
+		o.Model.Precision = Float32
+		checkPrunedTraining(t, "yaleb float32", o, x, y, []uint64{1})
 	})
 }
 

@@ -1449,7 +1449,17 @@ func (t *trainer) gradient(p *linalg.Dense, y int) (stepResult, error) {
 	// same either way. Angles from this factorisation.
 	d := t.base.d
 	t.sideK = [2]int{plus, minus}
-	t.needBV = [2]bool{!w.Exact[0], !w.Exact[1]}
+	// A Float32 model's step takes both winners' distances from this
+	// factorisation's values (Small's), whatever the search computed: not
+	// from a run of the batch kernel beside it (Pair.FactorizeValues) for
+	// the winners whose distances the search left enclosed. The two
+	// differ by about 1e-15 of a value, a billionth of what the float32
+	// products already moved them, and the second run cost 12% of a
+	// float32 yaleb step (two 25 x 25 matrices). Both winners always, so
+	// that a pruned search gives the exhaustive one's model, bit for bit.
+	// A Float64 model keeps Batch.Values' bits (its model files).
+	f32 := t.base.cfg.Precision == Float32
+	t.needBV = [2]bool{!w.Exact[0] && !f32, !w.Exact[1] && !f32}
 	if t.eng.Solo() {
 		t.factorBoth()
 	} else if err := t.eng.TasksFor(t.sideK[:], t.factorTask); err != nil {
@@ -1460,15 +1470,23 @@ func (t *trainer) gradient(p *linalg.Dense, y int) (stepResult, error) {
 			return r, stepError("factorisation", err)
 		}
 	}
-	if !decided {
+	if !decided || f32 {
 		for side, k := range t.sideK {
-			if !w.Exact[side] {
+			switch {
+			case f32:
+				w.Dist[side] = t.eng.DistanceKind().Value(nil, t.cs[side], t.relevanceOf(k))
+			case !w.Exact[side]:
 				w.Dist[side] = t.eng.DistanceKind().Value(nil, t.bv[side], t.relevanceOf(k))
 			}
 		}
-		// Not skipped: the distances are at least Lo, whose sum is above
-		// zeroDistance.
-		r, c = t.result(y, plus, minus, w.Dist[0], w.Dist[1])
+		// Not skipped (a Float64 model): the distances are at least Lo,
+		// whose sum is above zeroDistance, or were decided above. A
+		// Float32 model's skip was decided on the search's distances
+		// where Lo could not rule it out, as in an exhaustive search;
+		// here the factorisation's values decide it, in either search.
+		if r, c = t.result(y, plus, minus, w.Dist[0], w.Dist[1]); r.Skipped {
+			return r, nil
+		}
 	}
 	dp, dm := r.DPlus, r.DMinus
 	s := dp + dm
