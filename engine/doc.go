@@ -75,10 +75,16 @@
 // its calls alone (a server waits between predictions). Solo reports the
 // mode.
 //
-// Tasks hands the caller's own small jobs to the same workers (a
-// training step factorises and updates its two winners as two tasks, one
-// per worker, right after a Distances call, while the workers still spin);
-// like chunks, a task a busy worker has not started is run by the caller.
+// Tasks hands the caller's own small jobs to the same workers, one per
+// worker, right after a sample call, while the workers still spin; like
+// chunks, a task a busy worker has not started is run by the caller.
+// TasksFor places each task on the worker whose shard holds the
+// prototype it works on (a training step factorises and updates its two
+// winners as two tasks): that worker's projections keep the prototype in
+// its core's cache, and an update run on the other core moved its cache
+// lines there and back at the next projection (on the 2-core Zen 5 VM
+// the two updates of a mnist-shaped step, placed by task number, took
+// 10.5 and 11.9 us side by side against 6.4 us each alone).
 //
 // The batch forms (DistancesBatch, ImageDistancesBatch) split the samples
 // instead: each worker takes a contiguous range of samples against all
