@@ -9,10 +9,11 @@ package kernels
 // a float32 prototype (the engine's float32 mode) without the float64
 // copies in memory. C may be A1 itself (c and a1 start at the same
 // element, ldc == lda1); otherwise C must not overlap any input. k and d
-// must be at most MaxAB2F32. For d up to 12 the AVX2 path runs one kernel
-// that widens A1's elements as it loads them and rounds each output as it
-// stores it; otherwise blocks of rows are widened, multiplied and rounded
-// through the stack (in L1, with the kernels of the path in use).
+// must be at most MaxAB2F32. For d up to 32 on the AVX-512 path and up
+// to 12 on the AVX2 path one kernel widens A1's elements as it loads them
+// and rounds each output as it stores it; otherwise blocks of rows are
+// widened, multiplied and rounded through the stack (in L1, with the
+// kernels of the path in use).
 // Allocation-free.
 func AB2F32(c []float32, ldc int, a1 []float32, lda1 int, b1 []float64, ldb1 int, a2 []float64, lda2 int, b2 []float64, ldb2 int, n, k, d int) {
 	if n <= 0 || d <= 0 {

@@ -118,8 +118,17 @@ func ab2KernelAVX512B(c *float64, ldc int, a1 *float64, lda1 int, b1 *float64, l
 //go:noescape
 func ab2KernelAVX2(c *float64, ldc int, a1 *float64, lda1 int, b1 *float64, ldb1 int, a2 *float64, lda2 int, b2 *float64, ldb2 int, k int, rows int, nc int)
 
+// ab2F32KernelAVX512 computes c[i*ldc+j] = float32(Σ_{t<k} float64(a1[i*lda1+t]) * b1[t*ldb1+j] + Σ_{t<k} a2[i*lda2+t] * b2[t*ldb2+j])
+// for i < rows, j < nc: the ab2Kernel chain on A1 widened (exactly), rounded to
+// float32 at the end. Each block of rows is read whole before it is stored, so c may
+// be a1 (ldc = lda1) when nc is all of its columns. k must be >= 1.
+// nc must be in 1..32.
+//
+//go:noescape
+func ab2F32KernelAVX512(c *float32, ldc int, a1 *float32, lda1 int, b1 *float64, ldb1 int, a2 *float64, lda2 int, b2 *float64, ldb2 int, k int, rows int, nc int)
+
 // ab2F32KernelAVX2 computes c[i*ldc+j] = float32(Σ_{t<k} float64(a1[i*lda1+t]) * b1[t*ldb1+j] + Σ_{t<k} a2[i*lda2+t] * b2[t*ldb2+j])
-// for i < rows, j < nc: ab2KernelAVX2's chain on A1 widened (exactly), rounded to
+// for i < rows, j < nc: the ab2Kernel chain on A1 widened (exactly), rounded to
 // float32 at the end. Each block of rows is read whole before it is stored, so c may
 // be a1 (ldc = lda1) when nc is all of its columns. k must be >= 1.
 // nc must be in 1..12.

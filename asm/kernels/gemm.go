@@ -19,10 +19,10 @@ const (
 	// kindAB2: C = A1 B1 + A2 B2, both A rows x k as for kindAB: the
 	// chain of kindAB over [A1 A2] and [B1; B2].
 	kindAB2
-	// kindAB2F32: kindAB2 with A1 and C float32 (AVX2 only): A1's
-	// elements widened exactly as they are loaded, each output rounded
-	// to float32 as it is stored: the bits of widening A1, kindAB2 and
-	// rounding (a float32 prototype's exact update).
+	// kindAB2F32: kindAB2 with A1 and C float32: A1's elements widened
+	// exactly as they are loaded, each output rounded to float32 as it
+	// is stored: the bits of widening A1, kindAB2 and rounding (a float32
+	// prototype's exact update).
 	kindAB2F32
 )
 
@@ -72,12 +72,17 @@ func genBlock(s isa, kd kind) {
 		pa, plda, pldb = "a1", "lda1", "ldb1"
 	case kindAB2F32:
 		if s.is512() {
-			panic("kindAB2F32 is AVX2 only")
+			// A1's element converted into a register (VCVTPS2PD with
+			// embedded broadcast) for its FMAs: two temporaries after
+			// the accumulators and B vectors, so four column vectors
+			// take six rows, not seven.
+			s.mr = append([]int(nil), s.mr...)
+			s.mr[4] = 6
 		}
 		name = "ab2F32Kernel" + s.name
 		doc = []string{
 			"computes c[i*ldc+j] = float32(Σ_{t<k} float64(a1[i*lda1+t]) * b1[t*ldb1+j] + Σ_{t<k} a2[i*lda2+t] * b2[t*ldb2+j])",
-			"for i < rows, j < nc: ab2KernelAVX2's chain on A1 widened (exactly), rounded to",
+			"for i < rows, j < nc: the ab2Kernel chain on A1 widened (exactly), rounded to",
 			"float32 at the end. Each block of rows is read whole before it is stored, so c may",
 			"be a1 (ldc = lda1) when nc is all of its columns. k must be >= 1.",
 		}
@@ -283,7 +288,33 @@ func blockVariant(s isa, kd kind, nb, mr int, half bool, pfx string) {
 		// blocks after this one.
 		VMOVUPD(Mem{Base: RAX}, r[15])
 	}
-	if s.is512() {
+	if s.is512() && kd == kindAB2F32 {
+		// Each output rounded to float32 (VCVTPD2PS, round to nearest
+		// even under the default MXCSR, as Go's float32 conversion) and
+		// stored as 8 (the half variant's last vector 4) float32s.
+		MOVQ(RDI, RDX)
+		for i := 0; i < mr; i++ {
+			if i > 0 {
+				ADDQ(R8, RDX)
+			}
+			for v := 0; v < nb; v++ {
+				x := r[i*nb+v]
+				var h Register = x.AsY()
+				if half && v == nb-1 {
+					VCVTPD2PSY(x.AsY(), x.AsX())
+					h = x.AsX()
+				} else {
+					VCVTPD2PS(x, x.AsY())
+				}
+				m := Mem{Base: RDX, Disp: v * 32}
+				if v < nb-1 {
+					VMOVUPS(h, m)
+				} else {
+					VMOVUPS(h, K1, m)
+				}
+			}
+		}
+	} else if s.is512() {
 		MOVQ(RDI, RDX)
 		for i := 0; i < mr; i++ {
 			if i > 0 {
@@ -522,7 +553,18 @@ func reduce(s isa, kd kind, nb, mr int, half bool, pb string, loadA func(), pfx,
 				VMOVUPD(bVec(v), bv[v])
 			}
 		}
-		if nb == 5 || s.bcast && (nb == 2 || nb == 3) && nacc+nb+2 <= len(r) {
+		if a32 {
+			// A1(i, t) float32: converted to float64 (exactly) and
+			// broadcast by one instruction into one of two temporaries
+			// after the B vectors.
+			for i := 0; i < mr; i++ {
+				t := r[nacc+nb+i%2]
+				VCVTPS2PD_BCST(aElem(i), t)
+				for v := 0; v < nb; v++ {
+					VFMADD231PD(w(bv[v], v), w(t, v), acc(i, v))
+				}
+			}
+		} else if nb == 5 || s.bcast && (nb == 2 || nb == 3) && nacc+nb+2 <= len(r) {
 			// Five vectors (and two or three in the B kernels): A(i, t)
 			// broadcast once into one of two registers left (r[30],
 			// r[31]) for its FMAs, not loaded by each of them (30 loads

@@ -92,6 +92,7 @@ func main() {
 	genBlock(avx512, kindAB2)
 	genBlock(avx512b, kindAB2)
 	genBlock(avx2, kindAB2)
+	genBlock(avx512, kindAB2F32)
 	genBlock(avx2, kindAB2F32)
 	genAtX(avx2)
 	for _, s := range []isa{avx512, avx2} {
