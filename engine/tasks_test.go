@@ -30,3 +30,62 @@ func TestTasks(t *testing.T) {
 		}
 	}
 }
+
+// TestTasksFor: every task runs exactly once whatever the owners of its
+// prototypes (all on one shard, spread, repeated), split or solo, without
+// allocating; each shard's chunks are exactly the tasks placed on it; after
+// Close TasksFor fails.
+func TestTasksFor(t *testing.T) {
+	for _, workers := range []int{1, 2, 3} {
+		const p = 12
+		e := newEngine(t, 20, 2, p, workers)
+		lists := [][]int{nil, {0}, {p - 1}, {0, p - 1}, {p - 1, 0}, {3, 4}, {5, 5}, {0, 4, 8, 11}, {11, 10, 9, 8, 7, 6, 5}}
+		for _, split := range []bool{true, false} {
+			e.race.solo = !split
+			for _, ks := range lists {
+				runs := make([]int, len(ks))
+				task := func(i int) { runs[i]++ }
+				for rep := 0; rep < 50; rep++ {
+					if err := e.TasksFor(ks, task); err != nil {
+						t.Fatal(err)
+					}
+				}
+				for i, r := range runs {
+					if r != 50 {
+						t.Fatalf("workers %d, split %v, ks %v: task %d ran %d times in 50 calls", workers, split, ks, i, r)
+					}
+				}
+				if a := testing.AllocsPerRun(20, func() { e.TasksFor(ks, task) }); a != 0 {
+					t.Fatalf("workers %d, split %v, ks %v: %v allocations a call", workers, split, ks, a)
+				}
+				// The placement: shard w's chunks are the tasks whose
+				// prototype it holds, each once.
+				at := make([]int32, len(ks))
+				for i, k := range ks {
+					at[i] = e.owner[k]
+				}
+				e.job = job{kind: jobTasks, n: len(ks), at: at}
+				seen := make([]bool, len(ks))
+				for w := range e.shards {
+					for c := 0; c < e.chunks(w); c++ {
+						i := nthOf(at, w, c)
+						if seen[i] || int(at[i]) != w {
+							t.Fatalf("workers %d, ks %v: shard %d's chunk %d is task %d (owner %d, seen %v)", workers, ks, w, c, i, at[i], seen[i])
+						}
+						seen[i] = true
+					}
+				}
+				e.job = job{}
+				for i, s := range seen {
+					if !s {
+						t.Fatalf("workers %d, ks %v: task %d is no shard's chunk", workers, ks, i)
+					}
+				}
+			}
+		}
+		e.Close()
+		if err := e.TasksFor([]int{0}, func(int) {}); err != ErrClosed {
+			t.Fatalf("TasksFor after Close: %v", err)
+		}
+	}
+}
