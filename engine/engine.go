@@ -555,8 +555,9 @@ func (e *Engine) SetSolo(on bool) { e.forceSolo = on }
 // participant when its worker has not started it; with one worker, under
 // SetSolo(true), or while recent single-sample calls found no worker
 // running, the caller runs them all, in order. It is for the caller's own
-// work between two Distances calls (a training step's two winners), so
-// that it runs on workers that are still spinning from the last call.
+// work between two Distances calls, so that it runs on workers that are
+// still spinning from the last call; work on given prototypes (a training
+// step's two winners) goes to TasksFor, which places it by owner.
 // The tasks must write disjoint memory and give the same result whoever
 // runs them (results then do not depend on the number of workers); they
 // must not call the engine. task is stored for the call only; passing a
