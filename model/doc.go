@@ -122,8 +122,12 @@
 //     says why); an exact update reads the float32 copy and writes it
 //     rounded (engine.UpdateExact), the float64 prototypes brought up to
 //     date (engine.Fresh) before anything else reads them, with the bits
-//     of updating them and rounding. Same seed, same model bits for any
-//     number of workers, as for Float64.
+//     of updating them and rounding. A step takes both winners' distances
+//     from their factorisation's values (a Float64 step, where the search
+//     left a winner's distance enclosed, computes it with the batch
+//     kernel's bits: those of the exhaustive scan). Same seed, same model
+//     bits for any number of workers and with a pruned or an exhaustive
+//     search, as for Float64.
 //
 // # Two margins
 //
