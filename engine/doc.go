@@ -37,7 +37,8 @@
 // excepted). A call
 // publishes its job by bumping an atomic sequence number.
 // Workers spin on it for a bounded time (SpinTime, calling runtime.Gosched
-// so that more workers than cores still make progress) and then park on a
+// every 16th check, so that more workers than cores still make progress
+// without taking the run queue's lock at every check) and then park on a
 // channel; the caller waits for them the same way. Waking a parked
 // goroutine costs 100-800 us on the build VM while a spinning one starts in
 // well under a microsecond, so calls made back to back (a training loop)
