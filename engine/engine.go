@@ -613,10 +613,16 @@ func (e *Engine) Tasks(n int, task func(i int)) error {
 // about 6.4 us each alone) took 10.5 and 11.9 us side by side when placed
 // as Tasks places them, more than both on one core. A worker with no task
 // of its own takes one that its owner has not started, as in Tasks.
+// A k outside [0, p) is an ErrShape error (no task runs).
 // Allocation-free for len(ks) <= Workers().
 func (e *Engine) TasksFor(ks []int, task func(i int)) error {
 	if e.closed {
 		return ErrClosed
+	}
+	for _, k := range ks {
+		if k < 0 || k >= e.p {
+			return fmt.Errorf("%w: TasksFor: prototype %d of %d", ErrShape, k, e.p)
+		}
 	}
 	if len(ks) == 0 {
 		return nil

@@ -1,6 +1,9 @@
 package engine
 
-import "testing"
+import (
+	"errors"
+	"testing"
+)
 
 // TestTasks: every task runs exactly once, on any number of workers, with
 // SetSolo, and after Close Tasks fails.
@@ -81,6 +84,12 @@ func TestTasksFor(t *testing.T) {
 						t.Fatalf("workers %d, ks %v: task %d is no shard's chunk", workers, ks, i)
 					}
 				}
+			}
+		}
+		for _, bad := range [][]int{{-1}, {p}, {0, p + 3}} {
+			ran := false
+			if err := e.TasksFor(bad, func(int) { ran = true }); !errors.Is(err, ErrShape) || ran {
+				t.Fatalf("TasksFor(%v): %v (a task ran: %v), want ErrShape and none", bad, err, ran)
 			}
 		}
 		e.Close()
