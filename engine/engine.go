@@ -30,9 +30,9 @@ var (
 // spinYield-th, so that other goroutines of the process still get its P
 // within a microsecond or so. A Gosched in every iteration (100 ns each,
 // on the Zen 5 VM) took the global run queue's lock ten million times a
-// second per spinner, and let the two goroutines of a split step change
-// Ps (and threads, and the cores whose caches hold their shards) at
-// every handoff. With splitting forced, on a VM whose two cores are far
+// second per spinner, and gave the two goroutines of a split step a
+// chance to change Ps (and threads, and the cores whose caches hold their
+// shards) at every check. With splitting forced, on a VM whose two cores are far
 // apart (a cache line's round trip 470-510 ns), mnist epochs took 38-39
 // ms against 35.1-35.2 ms with a Gosched every 16th iteration and yaleb
 // 27.8-28.2 against 26.3-26.7 ms in one series (two alternations), 38.9
