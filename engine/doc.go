@@ -69,7 +69,10 @@
 // windows in one mode a window probes the other, and the faster per call
 // takes the next hold, which doubles while the same mode keeps winning;
 // splitting, which takes a second core, must be faster by 1/16 to be
-// chosen, and a probe that is losing by far ends after a quarter window. A worker's core busy with another process
+// chosen, and a probe that is losing by far ends after a quarter window;
+// a probe of splitting starts its window once a worker has taken part
+// (the workers parked during the solo hold), and loses if none does
+// within a quarter window. A worker's core busy with another process
 // (descheduled in the middle of its share, slow to wake, or a spinning
 // worker taking the core the caller's own work needs) thus sends the
 // engine solo, and it comes back when splitting wins again. A Crew times

@@ -418,9 +418,22 @@ func shardStride(n, d int) int {
 // calls and raceMinWindow/4) ends there as a loss (lost): beside a busy
 // loop, where splitting takes about twice as long per call, a whole
 // window of it cost a short training 3.6% over solo in a model of the
-// race (TestRaceProbeCost), the quarter window under 1%. A Crew's window is the time spent in its calls instead
-// (between two predictions a server waits for requests, in either mode).
-// The bits are the same in either mode.
+// race (TestRaceProbeCost), the quarter window under 1%. A probe of
+// splitting after a solo hold starts with a warm-up (warming): its window
+// starts once a worker has taken part in a call, and the calls before it
+// count neither in a window nor for the engine's absence rule (run); a
+// warm-up of a quarter window ends the probe as lost. The workers have
+// parked during the hold, and waking one takes 100-800 us: without the
+// warm-up the first calls went unhelped, the absence rule ran the next 32
+// on the caller, the worker parked again, and so on (on the Zen 5 VM 175
+// and 145 of the first two split windows' 190 mnist calls ran alone), so
+// that a probe of splitting measured the caller alone. With it, four
+// alternations on that VM (its two cores far apart): mnist on two workers
+// 40.2 → 39.1 ms and yaleb 27.8 → 27.1 ms quiet, level beside a busy loop
+// (mnist 42.1 → 41.0, yaleb 35.9 → 35.7 ms; one worker 40.6 and 36.3).
+// A Crew's window is the time spent in its calls instead (between two
+// predictions a server waits for requests, in either mode); it has no
+// warm-up. The bits are the same in either mode.
 type race struct {
 	solo   bool             // the current window's mode
 	probe  bool             // the current window is a probe
@@ -431,6 +444,10 @@ type race struct {
 	ref    [2]time.Duration // time per call of the hold's last two windows
 	left   int              // windows left in the current hold
 	hold   int              // current hold, in windows
+	// warm: a probe of splitting waits for a worker's first help before
+	// its window starts (warmStart: its first call; see Engine.tick).
+	warm      bool
+	warmStart time.Time
 }
 
 const (
@@ -459,8 +476,34 @@ func (e *Engine) tick() {
 		r.start = now
 		return
 	}
+	if r.warming(now) {
+		return
+	}
 	r.tick(now)
 }
+
+// warming reports whether a call made at now falls in the warm-up of a
+// probe of splitting (not counted in any window): the calls before a
+// worker first takes part (run: warmed). A warm-up that lasts a quarter
+// window ends the probe as lost (the workers' cores are busy elsewhere),
+// the hold quadrupled.
+func (r *race) warming(now time.Time) bool {
+	if !r.warm {
+		return false
+	}
+	if r.warmStart.IsZero() {
+		r.warmStart = now
+	} else if now.Sub(r.warmStart) > raceMinWindow/4 {
+		r.warm = false
+		r.lose(4)
+		r.calls = 0
+	}
+	return true
+}
+
+// warmed ends a probe's warm-up: a worker took part in a call; the
+// probe's window starts at the next call.
+func (r *race) warmed() { r.warm, r.calls = false, 0 }
 
 // tick counts a call made at now, from call to call (see Engine.tick),
 // and ends the window when it is long enough, or when it is a probe that
@@ -532,21 +575,29 @@ func (r *race) window(per time.Duration) {
 		}
 		if win {
 			r.hold = raceHoldMin // the probe's mode wins
+			r.left, r.ref = r.hold, [2]time.Duration{}
 		} else {
-			r.solo = !r.solo // back, for longer (much longer after a clear loss)
 			grow := 2
 			if 4*per > 5*ref {
 				grow = 4
 			}
-			r.hold = min(max(grow*r.hold, raceHoldMin), raceHoldMax)
+			r.lose(grow)
 		}
-		r.left, r.ref = r.hold, [2]time.Duration{}
 		return
 	}
 	r.ref[0], r.ref[1] = per, r.ref[0]
 	if r.left--; r.left <= 0 {
 		r.probe, r.solo = true, !r.solo
+		r.warm, r.warmStart = !r.solo && !r.inCall, time.Time{}
 	}
+}
+
+// lose ends a probe that lost: the hold's mode back, for grow times the
+// hold (much longer after a clear loss).
+func (r *race) lose(grow int) {
+	r.probe, r.solo = false, !r.solo
+	r.hold = min(max(grow*r.hold, raceHoldMin), raceHoldMax)
+	r.left, r.ref = r.hold, [2]time.Duration{}
 }
 
 // Solo reports whether adaptive splitting currently runs single-sample
@@ -796,7 +847,14 @@ func (e *Engine) run() {
 		e.publish()
 		e.participate(0, q)
 		e.waitWorkers(q)
-		if single {
+		if single && e.race.warm {
+			// A probe of splitting: its window starts once a worker
+			// has taken part (race.warming); until then no absence is
+			// counted (the workers may still be waking up).
+			if e.helped.Load() > 0 {
+				e.race.warmed()
+			}
+		} else if single {
 			if e.helped.Load() == 0 {
 				e.absent++
 				if e.absent >= absentCalls {

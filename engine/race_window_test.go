@@ -102,3 +102,56 @@ func TestRaceProbeCost(t *testing.T) {
 		}
 	}
 }
+
+// TestRaceWarmUp: a probe of splitting after a solo hold starts with a
+// warm-up: its calls count in no window until a worker takes part
+// (warmed), then the probe's window runs as any; a warm-up of a quarter
+// window loses the probe (solo again, the hold quadrupled). A probe of
+// solo, and a Crew's race, have none.
+func TestRaceWarmUp(t *testing.T) {
+	us := time.Microsecond
+	t0 := time.Unix(1000, 0)
+	start := func() race {
+		r := race{solo: true, hold: raceHoldMin, left: 1}
+		r.window(100 * us) // the hold's last window: a probe of splitting
+		if r.solo || !r.probe || !r.warm {
+			t.Fatalf("after the hold: solo %v probe %v warm %v, want a warm probe of splitting", r.solo, r.probe, r.warm)
+		}
+		return r
+	}
+
+	r := start()
+	for i := range 5 {
+		if !r.warming(t0.Add(time.Duration(i) * 100 * us)) {
+			t.Fatalf("call %d of the warm-up counted", i)
+		}
+	}
+	r.warmed()
+	if r.warm || r.calls != 0 || !r.probe || r.solo {
+		t.Fatalf("warmed: warm %v calls %d probe %v solo %v", r.warm, r.calls, r.probe, r.solo)
+	}
+	if r.warming(t0.Add(time.Millisecond)) {
+		t.Fatal("a call after the warm-up did not count")
+	}
+
+	r = start()
+	r.warming(t0)
+	if !r.warming(t0.Add(raceMinWindow/4 + us)) {
+		t.Fatal("the call ending the warm-up counted")
+	}
+	if r.warm || r.probe || !r.solo || r.hold != 4*raceHoldMin || r.left != r.hold {
+		t.Fatalf("a warm-up of a quarter window: warm %v probe %v solo %v hold %d left %d, want a lost probe (solo, hold %d)", r.warm, r.probe, r.solo, r.hold, r.left, 4*raceHoldMin)
+	}
+
+	// A probe of solo, and a Crew's, start without a warm-up.
+	r = race{solo: false, hold: raceHoldMin, left: 1}
+	r.window(100 * us)
+	if !r.solo || !r.probe || r.warm {
+		t.Fatalf("probe of solo: solo %v probe %v warm %v", r.solo, r.probe, r.warm)
+	}
+	r = race{solo: true, inCall: true, hold: raceHoldMin, left: 1}
+	r.window(100 * us)
+	if r.warm {
+		t.Fatal("a Crew's probe of splitting has a warm-up")
+	}
+}
