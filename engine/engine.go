@@ -429,8 +429,11 @@ func shardStride(n, d int) int {
 // and 145 of the first two split windows' 190 mnist calls ran alone), so
 // that a probe of splitting measured the caller alone. With it, four
 // alternations on that VM (its two cores far apart): mnist on two workers
-// 40.2 → 39.1 ms and yaleb 27.8 → 27.1 ms quiet, level beside a busy loop
-// (mnist 42.1 → 41.0, yaleb 35.9 → 35.7 ms; one worker 40.6 and 36.3).
+// 40.2 → 39.1 ms and yaleb 27.8 → 27.1 ms quiet in one series, level in
+// another (40.1 → 40.0, 27.6 → 27.5 ms), and level beside a busy loop
+// (mnist 42.1 → 41.0, yaleb 35.9 → 35.7 ms; one worker 40.6 and 36.3):
+// there splitting gains little on mnist either way; the warm-up is for
+// machines where it gains, so that a probe can see it.
 // A Crew's window is the time spent in its calls instead (between two
 // predictions a server waits for requests, in either mode); it has no
 // warm-up. The bits are the same in either mode.
