@@ -634,27 +634,7 @@ func (e *Engine) SetSolo(on bool) { e.forceSolo = on }
 // func value made once (a method value kept by the caller) makes Tasks
 // allocation-free.
 func (e *Engine) Tasks(n int, task func(i int)) error {
-	if e.closed {
-		return ErrClosed
-	}
-	if n <= 0 {
-		return nil
-	}
-	// Not a tick: the race counts sample calls (a training step's
-	// Winners), and the tasks between two of them are in the time it
-	// measures, whichever mode runs them; a caller that runs its own
-	// work instead of Tasks when Solo (a trainer's two factorisations in
-	// one call) would otherwise make solo calls look longer.
-	if e.callerAlone() {
-		for i := 0; i < n; i++ {
-			task(i)
-		}
-		return nil
-	}
-	e.job = job{kind: jobTasks, n: n, task: task}
-	e.run()
-	e.job = job{}
-	return nil
+	return e.runTasks(n, nil, task)
 }
 
 // TasksFor is Tasks of len(ks) tasks, task i handed to the worker whose
@@ -673,26 +653,38 @@ func (e *Engine) TasksFor(ks []int, task func(i int)) error {
 	if e.closed {
 		return ErrClosed
 	}
+	at := e.taskAt[:0]
 	for _, k := range ks {
 		if k < 0 || k >= e.p {
 			return fmt.Errorf("%w: TasksFor: prototype %d of %d", ErrShape, k, e.p)
 		}
+		at = append(at, e.owner[k])
 	}
-	if len(ks) == 0 {
+	e.taskAt = at
+	return e.runTasks(len(ks), at, task)
+}
+
+// runTasks is Tasks (at nil: task i to worker i) and TasksFor (task i to
+// the shard at[i]).
+func (e *Engine) runTasks(n int, at []int32, task func(i int)) error {
+	if e.closed {
+		return ErrClosed
+	}
+	if n <= 0 {
 		return nil
 	}
+	// Not a tick: the race counts sample calls (a training step's
+	// Winners), and the tasks between two of them are in the time it
+	// measures, whichever mode runs them; a caller that runs its own
+	// work instead of Tasks when Solo (a trainer's two factorisations in
+	// one call) would otherwise make solo calls look longer.
 	if e.callerAlone() {
-		for i := range ks {
+		for i := 0; i < n; i++ {
 			task(i)
 		}
 		return nil
 	}
-	at := e.taskAt[:0]
-	for _, k := range ks {
-		at = append(at, e.owner[k])
-	}
-	e.taskAt = at
-	e.job = job{kind: jobTasks, n: len(ks), task: task, at: at}
+	e.job = job{kind: jobTasks, n: n, task: task, at: at}
 	e.run()
 	e.job = job{}
 	return nil

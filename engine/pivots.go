@@ -703,9 +703,9 @@ func (e *Engine) boundTrace(k int, lambda []float64) {
 	case !(e.f32 || e.shadowed) || t*(1+float64(2*d*d)*ur) <= 1:
 		// σ_1² <= ‖M‖_F² <= t (1 + 2d²u) (t a sum of d² rounded squares): at
 		// most 1 there, as for far prototypes, and no excess.
-	case e.shadowed || e.training:
-		// A winners' search (training: a shadow search or a Float32
-		// model's): no excess computed, an infinite one taken instead,
+	case e.training:
+		// A winners' search (training: a shadow search, which only
+		// training runs, or a Float32 model's): no excess computed, an infinite one taken instead,
 		// which leaves tier 1 its trivial upper end (Σ sin²θ <= d). Tier
 		// 1 rules nothing out in training, where tier 2 sets the upper
 		// ends; sigmaExcess, a pass over M for every prototype at d = 25

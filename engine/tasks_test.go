@@ -2,6 +2,7 @@ package engine
 
 import (
 	"errors"
+	"fmt"
 	"testing"
 )
 
@@ -13,23 +14,30 @@ func TestTasks(t *testing.T) {
 		for _, solo := range []bool{false, true} {
 			e.SetSolo(solo)
 			for _, n := range []int{0, 1, 2, 3, 7} {
-				runs := make([]int, n)
-				task := func(i int) { runs[i]++ }
-				for rep := 0; rep < 50; rep++ {
-					if err := e.Tasks(n, task); err != nil {
-						t.Fatal(err)
-					}
-				}
-				for i, r := range runs {
-					if r != 50 {
-						t.Fatalf("workers %d, solo %v, n %d: task %d ran %d times in 50 calls", workers, solo, n, i, r)
-					}
-				}
+				checkEachOnce(t, fmt.Sprintf("workers %d, solo %v, n %d", workers, solo, n), n, func(task func(int)) error { return e.Tasks(n, task) })
 			}
 		}
 		e.Close()
 		if err := e.Tasks(1, func(int) {}); err != ErrClosed {
 			t.Fatalf("Tasks after Close: %v", err)
+		}
+	}
+}
+
+// checkEachOnce makes 50 calls of run, each with a task that counts its
+// runs, and fails unless each of the n tasks ran once a call.
+func checkEachOnce(t *testing.T, name string, n int, run func(task func(i int)) error) {
+	t.Helper()
+	runs := make([]int, n)
+	task := func(i int) { runs[i]++ }
+	for rep := 0; rep < 50; rep++ {
+		if err := run(task); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i, r := range runs {
+		if r != 50 {
+			t.Fatalf("%s: task %d ran %d times in 50 calls", name, i, r)
 		}
 	}
 }
@@ -46,18 +54,8 @@ func TestTasksFor(t *testing.T) {
 		for _, split := range []bool{true, false} {
 			e.race.solo = !split
 			for _, ks := range lists {
-				runs := make([]int, len(ks))
-				task := func(i int) { runs[i]++ }
-				for rep := 0; rep < 50; rep++ {
-					if err := e.TasksFor(ks, task); err != nil {
-						t.Fatal(err)
-					}
-				}
-				for i, r := range runs {
-					if r != 50 {
-						t.Fatalf("workers %d, split %v, ks %v: task %d ran %d times in 50 calls", workers, split, ks, i, r)
-					}
-				}
+				checkEachOnce(t, fmt.Sprintf("workers %d, split %v, ks %v", workers, split, ks), len(ks), func(task func(int)) error { return e.TasksFor(ks, task) })
+				task := func(int) {}
 				if a := testing.AllocsPerRun(20, func() { e.TasksFor(ks, task) }); a != 0 {
 					t.Fatalf("workers %d, split %v, ks %v: %v allocations a call", workers, split, ks, a)
 				}

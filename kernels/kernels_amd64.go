@@ -688,25 +688,27 @@ func ab2Extent[C, A float32 | float64](c []C, ldc int, a1 []A, lda1 int, b1 []fl
 }
 
 func ab2F32(c []float32, ldc int, a1 []float32, lda1 int, b1 []float64, ldb1 int, a2 []float64, lda2 int, b2 []float64, ldb2 int, n, k, d int) {
-	if useAVX512 && k > 0 && d <= blockColsAVX512 {
-		// One column block, fused: A1 widened by the FMAs' broadcasts,
-		// C rounded as it is stored (at d = 5 the three passes cost
-		// half again as much as AB2 alone). Its rows are read whole
-		// before they are stored, so in place is fine.
-		ab2Extent(c, ldc, a1, lda1, b1, ldb1, a2, lda2, b2, ldb2, n, k, d)
-		ab2F32KernelAVX512(&c[0], ldc, &a1[0], lda1, &b1[0], ldb1, &a2[0], lda2, &b2[0], ldb2, k, n, d)
-		return
+	cols := blockColsAVX2
+	if useAVX512 {
+		cols = blockColsAVX512
 	}
-	if useAVX512 || !useAVX2 || k <= 0 || d > blockColsAVX2 {
-		// Wider than one AVX2 column block, a fused kernel would widen
-		// each element of A1 once per column block (at d = 25 it took
-		// 50 us against 39 us for the three passes): blocks of rows
-		// widened, multiplied and rounded through the stack instead.
+	if !useAVX512 && !useAVX2 || k <= 0 || d > cols {
+		// Wider than one column block (AVX-512 32, AVX2 12), a fused
+		// kernel would widen each element of A1 once per column block
+		// (at d = 25 on AVX2 it took 50 us against 39 us for the three
+		// passes): blocks of rows widened, multiplied and rounded
+		// through the stack instead.
 		ab2F32Blocks(c, ldc, a1, lda1, b1, ldb1, a2, lda2, b2, ldb2, n, k, d)
 		return
 	}
 	ab2Extent(c, ldc, a1, lda1, b1, ldb1, a2, lda2, b2, ldb2, n, k, d)
-	// One column block: its rows are read whole before they are stored,
-	// so in place is fine.
-	ab2F32KernelAVX2(&c[0], ldc, &a1[0], lda1, &b1[0], ldb1, &a2[0], lda2, &b2[0], ldb2, k, n, d)
+	// One column block, fused: A1 widened as its elements are
+	// broadcast, C rounded as it is stored (on AVX-512 at d = 5 the
+	// three passes cost a third more). Its rows are read whole before
+	// they are stored, so in place is fine.
+	if useAVX512 {
+		ab2F32KernelAVX512(&c[0], ldc, &a1[0], lda1, &b1[0], ldb1, &a2[0], lda2, &b2[0], ldb2, k, n, d)
+	} else {
+		ab2F32KernelAVX2(&c[0], ldc, &a1[0], lda1, &b1[0], ldb1, &a2[0], lda2, &b2[0], ldb2, k, n, d)
+	}
 }
