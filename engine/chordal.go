@@ -105,13 +105,32 @@ func (e *Engine) weightedN(dst, theta, sigma, lambda []float64, lo int, ks []int
 		}
 		return
 	}
+	if n*d <= acosSmall {
+		var buf [acosSmall]float64 // (the larger buffer's clearing cost a tenth of a d = 5 search's Go code)
+		e.weightedAcos(dst, theta, sigma, lambda, at, n, buf[:])
+		return
+	}
 	var buf [acosBuf]float64
-	per := acosBuf / d
+	e.weightedAcos(dst, theta, sigma, lambda, at, n, buf[:])
+}
+
+// weightedAcos is weightedN's geodesic form with the angles' buffer buf
+// (a multiple of d long).
+func (e *Engine) weightedAcos(dst, theta, sigma, lambda []float64, at func(int) int, n int, buf []float64) {
+	d := e.d
+	per := len(buf) / d
 	for i0 := 0; i0 < n; i0 += per {
 		m := min(per, n-i0)
 		th := buf[:m*d]
 		for j, c := range sigma[i0*d : (i0+m)*d] {
-			th[j] = min(max(c, 0), 1)
+			// min(max(c, 0), 1) with its bits (−0 and negatives to +0,
+			// NaN kept), by branches that the values in [0, 1] predict.
+			if c <= 0 {
+				c = 0
+			} else if c > 1 {
+				c = 1
+			}
+			th[j] = c
 		}
 		kernels.AcosN(th, th)
 		for i := i0; i < i0+m; i++ {
@@ -125,8 +144,12 @@ func (e *Engine) weightedN(dst, theta, sigma, lambda []float64, lo int, ks []int
 	}
 }
 
-// acosBuf is weightedN's batch of angles (on the stack).
-const acosBuf = 256
+// acosBuf is weightedN's batch of angles (on the stack), acosSmall its
+// batch where the angles of all n prototypes fit in it.
+const (
+	acosBuf   = 256
+	acosSmall = 64
+)
 
 // weighted returns the distance of the engine's kind from the values σ.
 func (e *Engine) weighted(theta, sigma, lambda []float64) float64 {

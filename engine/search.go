@@ -276,10 +276,14 @@ func (e *Engine) encloseChunk(ws *shard, lambda []float64, c0, c1 int) {
 	d, dd := e.d, e.d*e.d
 	ks := e.cand[c0:c1]
 	if d < gramMinDim && !e.anyShadow(ks) {
-		for i, k := range ks {
-			e.copyProj(ws.gproj[i*dd:(i+1)*dd], int(k))
+		a, lda, step := e.chunkProj(ks)
+		if a == nil {
+			for i, k := range ks {
+				e.copyProj(ws.gproj[i*dd:(i+1)*dd], int(k))
+			}
+			a, lda, step = ws.gproj, d, dd
 		}
-		if err := ws.sv.Values(ws.ga, d, ws.gproj, d, dd, len(ks)); err != nil {
+		if err := ws.sv.Values(ws.ga, d, a, lda, step, len(ks)); err != nil {
 			var be *svd.BatchError
 			i := 0
 			if errors.As(err, &be) {
@@ -611,4 +615,29 @@ func (e *Engine) valueCand(lambda []float64) error {
 		e.blo[k], e.bhi[k], e.tier[k] = dk, dk, 3
 	}
 	return nil
+}
+
+// chunkProj returns the projections of the candidates ks where they lie,
+// as svd.Batch.Values takes them (matrix i at a[i*step], row stride lda),
+// when they are consecutive prototypes of one chunk of one shard (the
+// projections side by side in its d x 8d block: eth80's eight prototypes
+// in one search); otherwise nil, and the caller copies them. Values reads
+// the same numbers either way, so the bits are the same.
+func (e *Engine) chunkProj(ks []int32) (a []float64, lda, step int) {
+	k0 := int(ks[0])
+	s := e.shards[e.owner[k0]]
+	j0 := k0 - s.lo
+	last := int(ks[len(ks)-1])
+	if last-k0 != len(ks)-1 || last >= s.hi || j0/chunk != (last-s.lo)/chunk {
+		return nil, 0, 0
+	}
+	for i, k := range ks {
+		if int(k) != k0+i {
+			return nil, 0, 0
+		}
+	}
+	d := e.d
+	o := projOffset(j0, d)
+	n := (len(ks)-1)*d + (d-1)*chunk*d + d
+	return s.proj[o : o+n : o+n], chunk * d, d
 }

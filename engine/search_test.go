@@ -494,3 +494,69 @@ func TestShadowHostile(t *testing.T) {
 		e.Close()
 	}
 }
+
+// TestChunkProj: chunkProj gives the candidates' projections where they
+// lie (matrix i of its view is Projection(ks[i]), entry for entry) exactly
+// when they are consecutive prototypes of one chunk of one shard, and nil
+// otherwise, over engines of 1 to 3 workers and every run of candidates.
+func TestChunkProj(t *testing.T) {
+	r := rng(41)
+	const dim, d = 30, 3
+	for _, p := range []int{1, 3, 8, 12, 17, 30} {
+		for workers := 1; workers <= 3; workers++ {
+			e, err := New(dim, d, p, workers)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for k := 0; k < p; k++ {
+				if err := e.SetPrototype(k, randomBasis(t, dim, d, r)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			e.searchSpace()
+			P := randomBasis(t, dim, d, r)
+			e.project(P, uniform(d), true)
+			check := func(ks []int32) {
+				t.Helper()
+				s := e.shards[e.owner[ks[0]]]
+				want := true
+				for i, k := range ks {
+					j := int(k) - s.lo
+					if int(k) != int(ks[0])+i || int(k) >= s.hi || j/chunk != (int(ks[0])-s.lo)/chunk {
+						want = false
+					}
+				}
+				a, lda, step := e.chunkProj(ks)
+				if (a != nil) != want {
+					t.Fatalf("p %d workers %d ks %v: view %v, want %v", p, workers, ks, a != nil, want)
+				}
+				if a == nil {
+					return
+				}
+				for i, k := range ks {
+					m := e.Projection(int(k))
+					for row := 0; row < d; row++ {
+						for c := 0; c < d; c++ {
+							if got, w := a[i*step+row*lda+c], m[row*chunk*d+c]; got != w {
+								t.Fatalf("p %d workers %d ks %v: matrix %d (%d, %d) = %g, want %g", p, workers, ks, i, row, c, got, w)
+							}
+						}
+					}
+				}
+			}
+			for a := 0; a < p; a++ {
+				for b := a + 1; b <= p; b++ {
+					ks := make([]int32, 0, b-a)
+					for k := a; k < b; k++ {
+						ks = append(ks, int32(k))
+					}
+					check(ks)
+				}
+				if a+2 < p {
+					check([]int32{int32(a), int32(a + 2)})
+				}
+			}
+			e.Close()
+		}
+	}
+}

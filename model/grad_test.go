@@ -370,3 +370,29 @@ func checkTangentDerivatives(t *testing.T, what string, gw, w *mat.Dense, h floa
 		}
 	}
 }
+
+// TestAllFinite: allFinite is the conjunction of finite over the slice,
+// for every length up to 9 with NaN, ±Inf or the largest finite value at
+// every position.
+func TestAllFinite(t *testing.T) {
+	for n := 0; n <= 9; n++ {
+		for pos := -1; pos < n; pos++ {
+			for _, v := range []float64{math.NaN(), math.Inf(1), math.Inf(-1), math.MaxFloat64, -0.0} {
+				x := make([]float64, n)
+				for i := range x {
+					x[i] = float64(i) - 3.5
+				}
+				if pos >= 0 {
+					x[pos] = v
+				}
+				want := true
+				for _, y := range x {
+					want = want && finite(y)
+				}
+				if got := allFinite(x); got != want {
+					t.Fatalf("n %d, %g at %d: allFinite %v, want %v", n, v, pos, got, want)
+				}
+			}
+		}
+	}
+}

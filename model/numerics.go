@@ -62,6 +62,22 @@ func sine2(y float64) float64 { return float64((1 - y) * (1 + y)) }
 // finite reports whether v is neither NaN nor ±Inf.
 func finite(v float64) bool { return v-v == 0 }
 
+// allFinite reports whether every element of x is finite: v − v is 0 for
+// a finite v and NaN otherwise, and a sum of zeros with a NaN in it is NaN
+// (two sums, no branch per element).
+func allFinite(x []float64) bool {
+	var z0, z1 float64
+	i := 0
+	for ; i+1 < len(x); i += 2 {
+		z0 += x[i] - x[i]
+		z1 += x[i+1] - x[i+1]
+	}
+	if i < len(x) {
+		z0 += x[i] - x[i]
+	}
+	return z0+z1 == 0
+}
+
 // Mu is the paper's μ = (d⁺ − d⁻)/(d⁺ + d⁻) ∈ [−1, 1] of a sample whose
 // nearest prototype of its own class is at distance d⁺ and nearest of
 // another class at d⁻: negative when the sample is classified correctly,

@@ -803,6 +803,7 @@ type trainer struct {
 	coef        []float64        // update coefficients: 2 d x d per winner (exact), or B = Q_P diag(−η gv) Q_Wᵀ (general)
 	v           [2]*linalg.Dense // the winners before the update (rollback); the general route's new bases
 	qs, ps, qt  []float64        // d x d scratch of exactCoefficients
+	fk, fb      []float64        // d: exactCoefficients' diagonals
 	orth        *linalg.Orthonormalizer
 	lamNew      []float64 // new relevances (d, or 2d for local: plus, minus)
 	updates     []int     // exact updates of each prototype since its last drift check
@@ -889,6 +890,8 @@ func newTrainer(m *Model, tc TrainConfig) (*trainer, error) {
 		qs:        make([]float64, d*d),
 		ps:        make([]float64, d*d),
 		qt:        make([]float64, d*d),
+		fk:        make([]float64, d),
+		fb:        make([]float64, d),
 		lamNew:    make([]float64, 2*d),
 		updates:   make([]int, p),
 		gram:      make([]float64, d*d),
@@ -1121,7 +1124,8 @@ func (t *trainer) exactCoefficients(r stepResult, eta float64) (bool, error) {
 		ks := t.coef[2*side*dd : (2*side+1)*dd]
 		bs := t.coef[(2*side+1)*dd : (2*side+2)*dd]
 		// t.qs = Q_W diag(1/n − 1), t.ps = Q_P diag(a/n), then both times
-		// Q_Wᵀ.
+		// Q_Wᵀ: the diagonals first (fk, fb), then row by row.
+		fk, fb := t.fk[:d], t.fb[:d]
 		for j := 0; j < d; j++ {
 			a := float64(-eta * g[j])
 			e := float64(a * (float64(2*cs[j]) + a)) // n² − 1
@@ -1132,11 +1136,17 @@ func (t *trainer) exactCoefficients(r stepResult, eta float64) (bool, error) {
 				return false, nil
 			}
 			n := math.Sqrt(1 + e)
-			fk := -e / float64(n*(n+1)) // 1/n − 1 without cancellation
-			fb := a / n
-			for l := 0; l < d; l++ {
-				t.qs[l*d+j] = float64(qw[l*d+j] * fk)
-				t.ps[l*d+j] = float64(qp[l*d+j] * fb)
+			fk[j] = -e / float64(n*(n+1)) // 1/n − 1 without cancellation
+			fb[j] = a / n
+		}
+		for l := 0; l < d; l++ {
+			qwl, qpl := qw[l*d:(l+1)*d], qp[l*d:(l+1)*d]
+			qsl, psl := t.qs[l*d:(l+1)*d], t.ps[l*d:(l+1)*d]
+			for j, x := range qwl {
+				qsl[j] = float64(x * fk[j])
+			}
+			for j, x := range qpl {
+				psl[j] = float64(x * fb[j])
 			}
 		}
 		kernels.Transpose(t.qt, d, qw, d, d, d)
@@ -1145,10 +1155,8 @@ func (t *trainer) exactCoefficients(r stepResult, eta float64) (bool, error) {
 		for j := 0; j < d; j++ {
 			ks[j*d+j]++ // I + K
 		}
-		for _, v := range t.coef[2*side*dd : (2*side+2)*dd] {
-			if !finite(v) {
-				return false, fmt.Errorf("model: update of prototype %d: %w", k, ErrNotFinite)
-			}
+		if !allFinite(t.coef[2*side*dd : (2*side+2)*dd]) {
+			return false, fmt.Errorf("model: update of prototype %d: %w", k, ErrNotFinite)
 		}
 	}
 	return true, nil

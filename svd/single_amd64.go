@@ -204,23 +204,35 @@ func (x *smallAsm) load(a []float64, lda, n int) (int, float64, bool) {
 // loadLanes is smallAsm.load into the rows (row float64 each) of buf,
 // column c of a at lane pos[c], the rest of buf as it is.
 func loadLanes(buf []float64, row int, pos []int, a []float64, lda, n int) (int, float64, bool) {
-	var amax float64
+	// The largest magnitude by its bits (for non-negative floats the
+	// order of the bits is that of the values; Inf and NaN have the
+	// largest): branch-free, two chains.
+	const absMask, expMask = 1<<63 - 1, 0x7ff << 52
+	var m0, m1 uint64
 	for r := 0; r < n; r++ {
-		for _, v := range a[r*lda : r*lda+n] {
-			av := math.Abs(v)
-			if !(av <= math.MaxFloat64) {
-				return 0, 0, false
-			}
-			amax = max(amax, av)
+		row := a[r*lda : r*lda+n]
+		c := 0
+		for ; c+1 < len(row); c += 2 {
+			m0 = max(m0, math.Float64bits(row[c])&absMask)
+			m1 = max(m1, math.Float64bits(row[c+1])&absMask)
+		}
+		if c < len(row) {
+			m0 = max(m0, math.Float64bits(row[c])&absMask)
 		}
 	}
+	mb := max(m0, m1)
+	if mb >= expMask {
+		return 0, 0, false
+	}
 	e := 0
-	if amax > 0 {
-		_, e = math.Frexp(amax)
+	if mb >= 1<<52 {
+		e = int(mb>>52) - 1022 // Frexp's exponent of a normal number
+	} else if mb > 0 {
+		_, e = math.Frexp(math.Float64frombits(mb))
 	}
 	var f float64
 	if e > -1000 && e < 1000 {
-		sc := math.Ldexp(1, -e)
+		sc := math.Float64frombits(uint64(1023-e) << 52) // 2^-e
 		for r := 0; r < n; r++ {
 			br := buf[r*row : r*row+row]
 			for c, v := range a[r*lda : r*lda+n] {
