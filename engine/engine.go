@@ -98,7 +98,7 @@ type Engine struct {
 	live            []int32 // Nearest: the prototypes with bounds (tier >= 1), ascending
 	all             []int32 // 0, 1, ..., p-1
 	bestFirst       []int32 // valueBestFirst's candidates
-	traceOnly       bool    // the last project's (read by its chunks): traces without tier-1 bounds
+	traceOnly       bool    // the last project's (read by its chunks): no traces, no tier-1 bounds (values next)
 	training        bool    // the last project's: a winners' search (Winners), not Nearest's
 	vsig, vproj     []float64
 	sdist           []float64
