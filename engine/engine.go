@@ -93,6 +93,7 @@ type Engine struct {
 	// distance (tier 1 or 2), the candidates, the values' scratch.
 	trace, blo, bhi []float64
 	tier            []uint8
+	group           []uint8 // Winners: 0 for the prototypes of the sample's label, 1 for the others
 	cand            []int32
 	candCut         []int32 // projectCand: the starts of e.cand's groups, then len(e.cand)
 	live            []int32 // Nearest: the prototypes with bounds (tier >= 1), ascending

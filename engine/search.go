@@ -93,6 +93,7 @@ func (e *Engine) searchSpace() {
 	e.blo = make([]float64, p)
 	e.bhi = make([]float64, p)
 	e.tier = make([]uint8, p)
+	e.group = make([]uint8, p)
 	e.cand = make([]int32, 0, p)
 	e.live = make([]int32, 0, p)
 	e.bestFirst = make([]int32, 0, p)
@@ -400,21 +401,22 @@ func (e *Engine) Winners(w *Winners, P *linalg.Dense, lambda []float64, labels [
 	e.tick()
 	e.stats.Searches++
 	e.stats.Prototypes += int64(e.p)
-	group := func(k int) int {
-		if labels[k] == y {
-			return 0
+	// Each prototype's group: 0 for label y (W⁺'s), 1 for the others.
+	for k, l := range labels {
+		e.group[k] = 0
+		if l != y {
+			e.group[k] = 1
 		}
-		return 1
 	}
 	if !e.prunable(lambda) || !e.projectAndCheck(P, lambda, true) {
-		return e.winnersExhaustive(w, P, lambda, group)
+		return e.winnersExhaustive(w, P, lambda)
 	}
-	err := e.settle2(w, lambda, group)
+	err := e.settle2(w, lambda)
 	if err != nil && e.traceOnly {
 		// Without traces a projection that is not finite shows here
 		// first, as the values' error: the exhaustive search gives
 		// Distances' outcome (its error) as where a trace found it.
-		return e.winnersExhaustive(w, P, lambda, group)
+		return e.winnersExhaustive(w, P, lambda)
 	}
 	return err
 }
@@ -432,7 +434,7 @@ func (e *Engine) projectAndCheck(P *linalg.Dense, lambda []float64, winners bool
 }
 
 // winnersExhaustive is Winners by Distances and a scan.
-func (e *Engine) winnersExhaustive(w *Winners, P *linalg.Dense, lambda []float64, group func(k int) int) error {
+func (e *Engine) winnersExhaustive(w *Winners, P *linalg.Dense, lambda []float64) error {
 	e.stats.Exhaustive++
 	e.stats.Values += int64(e.p)
 	if e.sdist == nil {
@@ -447,7 +449,7 @@ func (e *Engine) winnersExhaustive(w *Winners, P *linalg.Dense, lambda []float64
 		if !(dk <= math.MaxFloat64) {
 			return fmt.Errorf("engine: %w: distance to prototype %d is %v", ErrNotFinite, k, dk)
 		}
-		g := group(k)
+		g := int(e.group[k])
 		if dk < best[g] {
 			best[g] = dk
 			if g == 0 {
@@ -498,10 +500,10 @@ var ErrNoGroup = errNoGroup
 // tier-1 bounds of project, raising to tier 2 (refine) and to tier 3
 // (values) only the prototypes of a group whose bounds leave two or more
 // candidates.
-func (e *Engine) settle2(w *Winners, lambda []float64, group func(k int) int) error {
+func (e *Engine) settle2(w *Winners, lambda []float64) error {
 	var count [2]int
 	for k := 0; k < e.p; k++ {
-		count[group(k)]++
+		count[int(e.group[k])]++
 	}
 	if count[0] == 0 || count[1] == 0 {
 		return errNoGroup
@@ -509,21 +511,21 @@ func (e *Engine) settle2(w *Winners, lambda []float64, group func(k int) int) er
 	// Tier 2, then tier 3, for the open candidates of groups with two or
 	// more of them.
 	for _, tier := range []uint8{2, 3} {
-		best, open := e.open2(group)
+		best, open := e.open2()
 		if tier == 3 && e.shadowed {
 			// Bounds from float32 products (shadow.go): the candidates of
 			// groups still open, projected again in float64 and enclosed
 			// without the widening, before anything is valued.
 			e.cand = e.cand[:0]
 			for k := 0; k < e.p; k++ {
-				if g := group(k); open[g] > 1 && e.blo[k] <= best[g] {
+				if g := int(e.group[k]); open[g] > 1 && e.blo[k] <= best[g] {
 					e.cand = append(e.cand, int32(k))
 				}
 			}
 			if err := e.exactify(lambda); err != nil {
 				return err
 			}
-			best, open = e.open2(group)
+			best, open = e.open2()
 		}
 		if tier == 3 && e.d >= gramMinDim {
 			// Groups whose enclosures left a tie (within their width,
@@ -536,7 +538,7 @@ func (e *Engine) settle2(w *Winners, lambda []float64, group func(k int) int) er
 		}
 		e.cand = e.cand[:0]
 		for k := 0; k < e.p; k++ {
-			g := group(k)
+			g := int(e.group[k])
 			if open[g] > 1 && e.blo[k] <= best[g] && e.tier[k] < tier || e.traceOnly && e.tier[k] < 3 {
 				e.cand = append(e.cand, int32(k))
 			}
@@ -549,7 +551,7 @@ func (e *Engine) settle2(w *Winners, lambda []float64, group func(k int) int) er
 			// it: svd.Pair.FactorizeValues' second run, for eth80's W⁺
 			// about a third of a floor).
 			for k := 0; k < e.p && len(e.cand)%chunk != 0; k++ {
-				if count[group(k)] == 1 && e.tier[k] < 3 {
+				if count[int(e.group[k])] == 1 && e.tier[k] < 3 {
 					e.cand = append(e.cand, int32(k))
 				}
 			}
@@ -565,11 +567,11 @@ func (e *Engine) settle2(w *Winners, lambda []float64, group func(k int) int) er
 		}
 	}
 	// Each group's candidates are now one, or all valued.
-	best, _ := e.open2(group)
+	best, _ := e.open2()
 	win := [2]int{-1, -1}
 	var vbest [2]float64
 	for k := 0; k < e.p; k++ { // ascending: ties keep the lowest index
-		g := group(k)
+		g := int(e.group[k])
 		if !(e.blo[k] <= best[g]) {
 			continue
 		}
@@ -598,14 +600,14 @@ func (e *Engine) settle2(w *Winners, lambda []float64, group func(k int) int) er
 
 // open2 returns each group's least upper bound and how many prototypes
 // of the group have a lower bound below it (the candidates).
-func (e *Engine) open2(group func(k int) int) (best [2]float64, open [2]int) {
+func (e *Engine) open2() (best [2]float64, open [2]int) {
 	best = [2]float64{math.Inf(1), math.Inf(1)}
 	for k := 0; k < e.p; k++ {
-		g := group(k)
+		g := int(e.group[k])
 		best[g] = min(best[g], e.bhi[k])
 	}
 	for k := 0; k < e.p; k++ {
-		if g := group(k); e.blo[k] <= best[g] {
+		if g := int(e.group[k]); e.blo[k] <= best[g] {
 			open[g]++
 		}
 	}
