@@ -13,7 +13,8 @@
 //   - Folder (via package imageset): ROOT/<class>/<set>/<images> (labelled
 //     image sets) or ROOT/<set>/<images> (sets without labels), PNG or
 //     JPEG; one set folder = one image set; Layout forces one or tells
-//     them apart (LayoutAuto).
+//     them apart (LayoutAuto). Symbolic links to class or set folders
+//     are followed.
 //   - MAT: MATLAB level-5 MAT-files (ReadMAT for any variable): real
 //     numeric variables (double, single, integer, logical), compressed or
 //     not, either byte order; images as rows, columns or an H x W x N

@@ -9,6 +9,11 @@
 // (labelled sets) or ROOT/<set>/<images> (sets without labels, new data
 // to classify), one set folder = one image set; Options.Layout forces
 // one, and LayoutAuto tells them apart by what ROOT's folders hold.
+// Class and set folders may be symbolic links to folders, read as real
+// ones (a train/test split can be a tree of links, without copies); the
+// tree has a fixed depth, so links cannot make the walk loop. A link
+// there whose target is missing, or is neither a folder nor a regular
+// file, is an error naming it.
 //
 // Pixels: every image becomes its gray pixel vector by package pixels
 // (luma in [0, 1], Catmull-Rom resizing to a target size), the one rule

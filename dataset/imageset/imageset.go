@@ -102,7 +102,8 @@ type Options struct {
 }
 
 // Tree is a loaded folder tree ROOT/<class>/<set>/<images>, or
-// ROOT/<set>/<images> (sets without labels).
+// ROOT/<set>/<images> (sets without labels). A class or set folder may be
+// a symbolic link to a folder; Files keep the path through the link.
 type Tree struct {
 	Root string
 	// Width and Height of every image (Width*Height pixels).
@@ -147,6 +148,13 @@ func IsImageName(name string) bool {
 // error (it belongs to no set), and so is a class without sets, a set
 // without images, and an image name that is not a regular file (a FIFO, a
 // device: refused before it is opened).
+//
+// Symbolic links to folders are followed at the class and set levels (and
+// when the layout is told), and such a folder is read exactly as a real
+// one: a test set made of links to set folders needs no copies. A link
+// there whose target is missing, or is neither a folder nor a regular
+// file, is an error naming the link; one to a regular file is a file like
+// any other. Links to images are followed when the image is opened.
 //
 // Within opt.Limits: the target size, the images of each set (while
 // listing), every image header (before decoding), and the values of all
@@ -306,7 +314,11 @@ func walk(ctx context.Context, root string, layout Layout, lim Limits) (*Tree, e
 	}
 	var dirs []string // ROOT's folders, sorted
 	for _, e := range top {
-		if e.IsDir() {
+		dir, err := isFolder(root, e)
+		if err != nil {
+			return nil, err
+		}
+		if dir {
 			dirs = append(dirs, e.Name())
 		}
 	}
@@ -371,7 +383,11 @@ func walk(ctx context.Context, root string, layout Layout, lim Limits) (*Tree, e
 		ci := len(t.Classes)
 		nsets := 0
 		for _, s := range sets {
-			if !s.IsDir() {
+			dir, err := isFolder(cdir, s)
+			if err != nil {
+				return nil, err
+			}
+			if !dir {
 				if IsImageName(s.Name()) {
 					return nil, fmt.Errorf("%w: %s: image directly in a class folder; want ROOT/<class>/<set>/<images>", ErrLayout, filepath.Join(cdir, s.Name()))
 				}
@@ -396,8 +412,12 @@ func walk(ctx context.Context, root string, layout Layout, lim Limits) (*Tree, e
 // detect tells the layout of root from its folders dirs: every one holding
 // image files (and no folders) is a tree of sets, every one holding
 // folders (and no image files) a tree of classes; anything else is an
-// error naming the first folder that differs. A folder's listing stops at
-// the images-per-set limit.
+// error naming the first folder that differs. Symbolic links to folders
+// count as folders. A link that leads nowhere useful (missing target, a
+// special file) counts as neither, as walk ignores it in a set folder
+// unless it has an image name; it is named only when the folder holds
+// nothing else, since in a class folder walk refuses it anyway. A
+// folder's listing stops at the images-per-set limit.
 func detect(root string, dirs []string, lim Limits) (Layout, error) {
 	layout := LayoutAuto
 	for _, name := range dirs {
@@ -407,13 +427,25 @@ func detect(root string, dirs []string, lim Limits) (Layout, error) {
 			return 0, err
 		}
 		images, folders := false, false
+		var badLink error // the first link isFolder refused
 		for _, e := range ents {
+			isDir, err := isFolder(dir, e)
 			switch {
-			case e.IsDir():
+			case err != nil:
+				if badLink == nil {
+					badLink = err
+				}
+				if IsImageName(e.Name()) {
+					images = true
+				}
+			case isDir:
 				folders = true
 			case IsImageName(e.Name()):
 				images = true
 			}
+		}
+		if !images && !folders && badLink != nil {
+			return 0, badLink
 		}
 		var this Layout
 		switch {
@@ -452,7 +484,7 @@ func readDir(dir string, maxImages int64) ([]fs.DirEntry, error) {
 	} else if st.Mode().IsRegular() {
 		return nil, fmt.Errorf("%w: %s: a file, want a folder", ErrLayout, dir)
 	} else if !st.IsDir() {
-		return nil, fmt.Errorf("imageset: %w", &notFolderError{dir, st.Mode()})
+		return nil, fmt.Errorf("imageset: %w", &notFolderError{dir: dir, mode: st.Mode()})
 	}
 	var out []fs.DirEntry
 	images := int64(0)
@@ -481,14 +513,53 @@ func readDir(dir string, maxImages int64) ([]fs.DirEntry, error) {
 	return out, nil
 }
 
+// isFolder reports whether the entry e of the folder dir is a folder,
+// following a symbolic link: a link to a folder is one, a link to a
+// regular file is not, and any other link (its target missing, links
+// that lead to each other, a FIFO, a device) is an error naming it.
+// Following links to folders cannot cycle: the tree has a fixed depth
+// (ROOT, class, set, images) and folders inside a set folder are never
+// read, so a link back up (to ROOT, to a class) is read once, as a class
+// or set folder, and refused for what it holds.
+func isFolder(dir string, e fs.DirEntry) (bool, error) {
+	if e.Type()&fs.ModeSymlink == 0 {
+		return e.IsDir(), nil
+	}
+	p := filepath.Join(dir, e.Name())
+	st, err := os.Stat(p)
+	if err != nil {
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err // the path is named once, below
+		}
+		to, _ := os.Readlink(p)
+		return false, fmt.Errorf("imageset: %s: a symbolic link to %s: %w", p, to, err)
+	}
+	switch m := st.Mode(); {
+	case m.IsDir():
+		return true, nil
+	case m.IsRegular():
+		return false, nil
+	default:
+		to, _ := os.Readlink(p)
+		return false, fmt.Errorf("imageset: %w", &notFolderError{dir: p, mode: m, link: to})
+	}
+}
+
 // notFolderError is a path that should name a folder but names a special
-// file: "DIR: a FIFO (named pipe), not a folder", matching ErrNotRegular.
+// file: "DIR: a FIFO (named pipe), not a folder", or behind a symbolic
+// link "DIR: a symbolic link to TARGET, a FIFO (named pipe), not a
+// folder", matching ErrNotRegular.
 type notFolderError struct {
 	dir  string
 	mode fs.FileMode
+	link string // the link's target, when dir is a symbolic link
 }
 
 func (e *notFolderError) Error() string {
+	if e.link != "" {
+		return e.dir + ": a symbolic link to " + e.link + ", " + safefile.Kind(e.mode) + ", not a folder"
+	}
 	return e.dir + ": " + safefile.Kind(e.mode) + ", not a folder"
 }
 
