@@ -8,8 +8,11 @@
 //
 // Each INPUT is a folder (one set) or "-" (standard input, at most once,
 // one or more sets), classified in order, one at a time, each printed as
-// soon as it is classified; the first set that fails ends the run with
-// exit code 1 and one line naming it. DIR is a folder of PNG or JPEG images, one image set (files sorted by
+// soon as it is classified: a set on stdin as soon as it is complete (its
+// m-th image, or its "---" line or the end of input, is read; nothing
+// after it is awaited), so a client on a pipe can send one set and wait
+// for its answer. The first set that fails ends the run with exit code 1
+// and one line naming it. DIR is a folder of PNG or JPEG images, one image set (files sorted by
 // name; other files are ignored). Images are converted to gray in [0, 1]
 // and, with -width and -height, resized (Catmull-Rom: package pixels);
 // without them, by the model's own rule, Model.SampleFromImages (the
@@ -24,7 +27,8 @@
 //   - binary: the magic "GRLGQSET", uint32 D, uint32 m (little-endian), then
 //     D*m little-endian IEEE-754 float64 values, column-major: image 0's D
 //     pixels, then image 1's, and so on; another binary set may follow
-//     directly;
+//     directly (other bytes after a binary set are an error, found when
+//     the next set is read, after this one is printed);
 //   - text: one image per line, D numbers separated by spaces, tabs or
 //     commas (strconv.ParseFloat syntax); blank lines and lines starting
 //     with '#' are ignored; a line "---" ends a set and starts the next.
@@ -35,8 +39,10 @@
 // d-dimensional subspace (first d left singular vectors, by
 // subspace.FromImages). 1 < m < d is an error.
 //
-// Output (text), per set: "set I INPUT" (only with several sets), "label
-// L", "name N" (the class's name, when the model names its classes),
+// Output (text), per set: "set I INPUT" (only with several INPUTs; "-"
+// is one however many sets it holds, since whether another set follows
+// on stdin is not known when a set is printed), "label L", "name N" (the
+// class's name, when the model names its classes),
 // "margin M" (the label-free margin (δ₂ − δ₁)/(δ₂ + δ₁) ∈ [0, 1], see
 // package model's "Two margins"), "rejected true|false", "probability c
 // NAME p" for every class (model.Prediction.Probabilities, computed with

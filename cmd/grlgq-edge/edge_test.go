@@ -244,7 +244,8 @@ func TestClassify(t *testing.T) {
 		t.Errorf("probabilities %v of %v:\n%s", r.Probabilities, r.ClassNames, fromDir)
 	}
 	// Several sets per call: folders and stdin's sets (binary back to
-	// back, text separated by "---"), each the same as alone, in order.
+	// back, text separated by "---"), each the same as alone, in order,
+	// after a line "set I INPUT" when there are several inputs.
 	var bin2, txt2 []byte
 	bin2 = append(append(bin2, read("set.bin")...), read("set.bin")...)
 	txt2 = append(append(append(txt2, read("set.txt")...), "---\n"...), read("one.txt")...)
@@ -264,7 +265,10 @@ func TestClassify(t *testing.T) {
 			t.Fatalf("%v: exit %d %s\n%s", c.args, code, stderr, out)
 		}
 		for i, b := range blocks {
-			head, rest, _ := strings.Cut(b, "\n")
+			head, rest := fmt.Sprintf("set %d ", i), b
+			if len(c.args) > 1 {
+				head, rest, _ = strings.Cut(b, "\n")
+			}
 			if !strings.HasPrefix(head, fmt.Sprintf("set %d ", i)) || c.want[i] != "" && rest+"\n" != c.want[i] && rest != c.want[i] {
 				t.Errorf("%v: set %d:\n%s\nwant\n%s", c.args, i, b, c.want[i])
 			}
@@ -276,10 +280,17 @@ func TestClassify(t *testing.T) {
 			t.Errorf("%v -json: exit %d, %d lines:\n%s", c.args, code, len(lines), js)
 		}
 	}
-	// A second set that fails names itself, after the first was printed.
+	// A second set that fails names itself, after the first was printed
+	// (as alone: one input, no "set" line); so do bytes after a binary set
+	// that do not start another.
 	bad := append(append([]byte{}, read("set.txt")...), "---\n0 1\n"...)
-	if out, stderr, code := runEdge(t, bad, "-model", mp, "-"); code != 1 || !strings.Contains(stderr, "set 1 of stdin") || !strings.HasPrefix(out, "set 0 -\nlabel 1") {
+	if out, stderr, code := runEdge(t, bad, "-model", mp, "-"); code != 1 || !strings.Contains(stderr, "set 1 of stdin") || out != fromDir {
 		t.Errorf("a bad second set: exit %d %q\n%s", code, stderr, out)
+	}
+	bad = append(append([]byte{}, bin2...), read("set.txt")...)
+	tail := fmt.Sprintf("set 1 of stdin: stdin: %d bytes after the 8 images that do not start another set (\"GRLGQSET\")\n", len(read("set.txt")))
+	if out, stderr, code := runEdge(t, bad, "-model", mp, "-"); code != 1 || !strings.HasSuffix(stderr, tail) || out != fromDir+"\n"+fromDir {
+		t.Errorf("text after binary sets: exit %d %q\n%s", code, stderr, out)
 	}
 	// A single image: θ_1² distances.
 	one, stderr, code := runEdge(t, read("one.txt"), "-model", mp, "-")

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/binary"
+	"io"
 	"math"
 	"runtime"
 	"strings"
@@ -11,8 +12,10 @@ import (
 )
 
 // FuzzReadStdin: no input on stdin makes the reader panic, hang or
-// allocate from a declared count; what it accepts is a set of images of
-// the model's D values each, within maxValues.
+// allocate from a declared count; what it accepts, set after set, is sets
+// of images of the model's D values each, within maxValues, and a binary
+// stream read to its end is exactly its sets (bytes after a binary set
+// that do not start another are refused when the next set is read).
 func FuzzReadStdin(f *testing.F) {
 	const dim = 3
 	bin := func(d, m uint32, vals ...float64) []byte {
@@ -32,39 +35,48 @@ func FuzzReadStdin(f *testing.F) {
 	f.Add([]byte("1 2\n"))
 	f.Add([]byte("1 2 3\n---\n4 5 6\n"))
 	f.Add(append(bin(dim, 1, 1, 2, 3), bin(dim, 1, 4, 5, 6)...))
+	f.Add(append(bin(dim, 1, 1, 2, 3), "4 5 6\n"...)) // text after a binary set
 	f.Add([]byte("NaN Inf -Inf\n0x1p-3 1e308 -0\n"))
 	f.Add([]byte("1 2 x\n"))
 	f.Add([]byte{})
 	f.Fuzz(func(t *testing.T, in []byte) {
-		imgs, err := readStdin(bufio.NewReader(bytes.NewReader(in)), dim)
-		if err != nil {
-			if imgs != nil {
-				t.Fatalf("error %v with %d images", err, len(imgs))
+		sets := &stdinSets{r: bufio.NewReader(bytes.NewReader(in)), dim: dim}
+		var enc bytes.Buffer // the binary sets accepted, encoded again
+		for {
+			imgs, err := sets.next()
+			if err == io.EOF {
+				break
 			}
-			return
-		}
-		if len(imgs) == 0 || len(imgs)*dim > maxValues {
-			t.Fatalf("%d images accepted", len(imgs))
-		}
-		for _, img := range imgs {
-			if len(img) != dim {
-				t.Fatalf("an image of %d values, want %d", len(img), dim)
+			if err != nil {
+				if imgs != nil {
+					t.Fatalf("error %v with %d images", err, len(imgs))
+				}
+				return
 			}
-		}
-		// The binary format is exact: what it accepted re-encodes to the input.
-		if bytes.HasPrefix(in, []byte(rawMagic)) {
-			var b bytes.Buffer
-			b.WriteString(rawMagic)
-			binary.Write(&b, binary.LittleEndian, []uint32{dim, uint32(len(imgs))})
+			if len(imgs) == 0 || len(imgs)*dim > maxValues {
+				t.Fatalf("%d images accepted", len(imgs))
+			}
 			for _, img := range imgs {
-				for _, v := range img {
-					binary.Write(&b, binary.LittleEndian, math.Float64bits(v))
+				if len(img) != dim {
+					t.Fatalf("an image of %d values, want %d", len(img), dim)
 				}
 			}
-			// Another set may follow.
-			if rest, ok := bytes.CutPrefix(in, b.Bytes()); !ok || len(rest) > 0 && !bytes.HasPrefix(rest, []byte(rawMagic)) {
-				t.Fatalf("binary input accepted but not reproduced")
+			if sets.bin == 0 {
+				continue
 			}
+			enc.WriteString(rawMagic)
+			binary.Write(&enc, binary.LittleEndian, []uint32{dim, uint32(len(imgs))})
+			for _, img := range imgs {
+				for _, v := range img {
+					binary.Write(&enc, binary.LittleEndian, math.Float64bits(v))
+				}
+			}
+		}
+		// The binary format is exact: only binary sets follow a binary
+		// set, so a stream that starts with one and was accepted to its
+		// end re-encodes to the input.
+		if bytes.HasPrefix(in, []byte(rawMagic)) && !bytes.Equal(enc.Bytes(), in) {
+			t.Fatalf("binary input accepted but not reproduced")
 		}
 	})
 }

@@ -194,13 +194,69 @@ func readDir(dir string, w, h int, m *model.Model, lim imageset.Limits) ([][]flo
 	return imgs, nil
 }
 
-// readStdin reads a set in the binary or the text format.
+// readStdin reads a set in the binary or the text format. It reads
+// nothing past the set's last byte (a binary set's last value, a text
+// set's "---" line), so that a set arriving on a pipe is answered before
+// the client sends more; stdinSets checks what follows a binary set.
 func readStdin(r *bufio.Reader, dim int) ([][]float64, error) {
-	head, _ := r.Peek(len(rawMagic))
-	if string(head) == rawMagic {
+	if startsBinary(r) {
 		return readBinary(r, dim)
 	}
 	return readText(r, dim)
+}
+
+// startsBinary reports whether r starts with rawMagic, reading no further
+// than the first byte that differs from it: a text set shorter than the
+// magic is not held back waiting for 8 bytes.
+func startsBinary(r *bufio.Reader) bool {
+	for n := 1; n <= len(rawMagic); n++ {
+		if head, _ := r.Peek(n); len(head) < n || head[n-1] != rawMagic[n-1] {
+			return false
+		}
+	}
+	return true
+}
+
+// stdinSets reads the sets on standard input one at a time, each as soon
+// as it is complete: whether another follows is looked at only when it is
+// asked for, after the caller has printed the last.
+type stdinSets struct {
+	r   *bufio.Reader
+	dim int
+	n   int // sets read
+	bin int // images of the last set when it was binary (then only another binary set may follow), else 0
+}
+
+// next returns the next set, or io.EOF itself when standard input ends
+// after a set (no set at all is an error). Errors of a set after the
+// first name it ("set 1 of stdin: ...").
+func (s *stdinSets) next() ([][]float64, error) {
+	if s.n > 0 && !more(s.r) {
+		return nil, io.EOF
+	}
+	bin := startsBinary(s.r)
+	if s.bin > 0 && !bin {
+		n, _ := io.Copy(io.Discard, s.r)
+		return nil, s.setError(s.n-1, fmt.Errorf("stdin: %d bytes after the %d images that do not start another set (%q)", n, s.bin, rawMagic))
+	}
+	imgs, err := readStdin(s.r, s.dim)
+	if err != nil {
+		return nil, s.setError(s.n, err)
+	}
+	s.n++
+	s.bin = 0
+	if bin {
+		s.bin = len(imgs)
+	}
+	return imgs, nil
+}
+
+// setError names set k of stdin in err, from the second set on.
+func (s *stdinSets) setError(k int, err error) error {
+	if k > 0 {
+		return fmt.Errorf("set %d of stdin: %w", k, err)
+	}
+	return err
 }
 
 func readBinary(r *bufio.Reader, dim int) ([][]float64, error) {
@@ -228,13 +284,6 @@ func readBinary(r *bufio.Reader, dim int) ([][]float64, error) {
 			img[i] = math.Float64frombits(binary.LittleEndian.Uint64(buf[8*i:]))
 		}
 		imgs = append(imgs, img)
-	}
-	// Another set may follow: its magic, or nothing.
-	if next, _ := r.Peek(len(rawMagic)); len(next) == 0 || string(next) == rawMagic {
-		return imgs, nil
-	}
-	if n, _ := io.Copy(io.Discard, r); n > 0 {
-		return nil, fmt.Errorf("stdin: %d bytes after the %d images that do not start another set (%q)", n, m, rawMagic)
 	}
 	return imgs, nil
 }

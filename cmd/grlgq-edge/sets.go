@@ -38,15 +38,18 @@ one image set, classified in order:
        A set of one image is classified as that image (distance θ1²); m
        images need m >= d, the model's subspace dimension.
 
-Output, per set (text): "set I INPUT" (only with several sets), "label L"
-(-1: rejected), "name N" (the class's name), "margin M" (label-free, 0 to
-1: (δ2-δ1)/(δ2+δ1) of the two nearest classes; below the model's reject
-threshold the set is rejected), "rejected true|false", "probability c NAME
-p" for every class, "distance k class c δ" for every prototype; sets are
-separated by a blank line. -json prints one JSON object per set, one per
-line, with the same fields. Floats are the shortest form that parses back
-to the same bits. The sets are printed as they are classified; the first
-that fails ends the run (exit 1), its error on one line.
+Output, per set (text): "set I INPUT" (only with several INPUTs; - is one
+however many sets it holds), "label L" (-1: rejected), "name N" (the
+class's name), "margin M" (label-free, 0 to 1: (δ2-δ1)/(δ2+δ1) of the two
+nearest classes; below the model's reject threshold the set is rejected),
+"rejected true|false", "probability c NAME p" for every class, "distance
+k class c δ" for every prototype; sets are separated by a blank line.
+-json prints one JSON object per set, one per line, with the same fields.
+Floats are the shortest form that parses back to the same bits. The sets
+are printed as they are classified, a set on stdin as soon as it is
+complete (its m-th image read, or its "---" line or the end of input):
+a client on a pipe can send one set and wait for its answer. The first
+set that fails ends the run (exit 1), its error on one line.
 
 Flags:
 `
@@ -103,10 +106,11 @@ func classifyAll(modelPath string, inputs []string, w, h int, lim imageset.Limit
 		}
 	}
 	var (
-		pred    model.Prediction
-		set     int
+		pred model.Prediction
+		set  int
+		// The "set" line is decided by the command line alone: whether
+		// stdin holds another set is not known when a set is printed.
 		several = len(inputs) > 1
-		br      *bufio.Reader
 	)
 	emit := func(input string, imgs [][]float64) error {
 		x, err := m.SampleOf(imgs)
@@ -151,21 +155,17 @@ func classifyAll(modelPath string, inputs []string, w, h int, lim imageset.Limit
 			}
 			continue
 		}
-		br = bufio.NewReaderSize(stdin, 1<<16)
-		for k := 0; ; k++ {
-			imgs, err := readStdin(br, m.Dim())
+		sets := &stdinSets{r: bufio.NewReaderSize(stdin, 1<<16), dim: m.Dim()}
+		for {
+			imgs, err := sets.next()
+			if err == io.EOF {
+				break
+			}
 			if err != nil {
-				if k > 0 {
-					return fmt.Errorf("set %d of stdin: %w", k, err)
-				}
 				return err
 			}
-			several = several || k > 0 || more(br)
 			if err := emit("-", imgs); err != nil {
 				return err
-			}
-			if !more(br) {
-				break
 			}
 		}
 	}
