@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -71,26 +72,15 @@ func runExplain(ctx context.Context, e *env, args []string) error {
 		h, w = mh, mw
 	}
 
-	var files []string
 	save := func(name string, f *plot.Figure) error {
-		p := filepath.Join(out, name)
-		if err := savePlot(g, p, f, *plotFmt); err != nil {
-			return err
-		}
-		files = append(files, p)
-		return nil
+		return savePlot(g, filepath.Join(out, name), f, *plotFmt)
 	}
 	saveJSON := func(name string, v any) error {
-		p := filepath.Join(out, name)
 		b, err := json.MarshalIndent(v, "", "  ")
 		if err != nil {
 			return err
 		}
-		if err := g.Write(p, append(b, '\n')); err != nil {
-			return err
-		}
-		files = append(files, p)
-		return nil
+		return g.Write(filepath.Join(out, name), append(b, '\n'))
 	}
 
 	if err := save(plot.PageName("relevances", 0, 1, *plotFmt), plot.Relevances(mod)); err != nil {
@@ -102,8 +92,13 @@ func runExplain(ctx context.Context, e *env, args []string) error {
 			return err
 		}
 	}
-	var summary []map[string]any
-	var explained []*model.Explanation
+	// Each explanation (D x d' matrices per side) is dropped once its
+	// files are written: only its line of explanation.json and its lines
+	// of text, printed once the outputs are committed, stay to the end.
+	var (
+		summary []sampleSummary
+		text    bytes.Buffer
+	)
 	for _, i := range idx {
 		if err := ctx.Err(); err != nil {
 			return fmt.Errorf("interrupted")
@@ -133,13 +128,14 @@ func runExplain(ctx context.Context, e *env, args []string) error {
 		if err := saveJSON(base+".json", j); err != nil {
 			return err
 		}
-		explained = append(explained, ex)
-		sj := map[string]any{"index": i, "name": s.Names[i], "true": s.trueName(i), "predicted": className(mod, pred.Class), "rejected": pred.Rejected,
-			"margin": jnum(pred.Margin), "picture": base + "." + *plotFmt, "json": base + ".json", "top_images": ranked}
+		sj := sampleSummary{Index: i, Name: s.Names[i], True: s.trueName(i), Predicted: className(mod, pred.Class), Rejected: pred.Rejected,
+			Margin: jnum(pred.Margin), Picture: base + "." + *plotFmt, JSON: base + ".json", TopImages: ranked}
 		if s.labels[i] >= 0 {
-			sj["mu"] = jnum(ex.Mu)
+			mu := jnum(ex.Mu)
+			sj.Mu = &mu
 		}
 		summary = append(summary, sj)
+		printExplained(&text, mod, &sj, ex)
 	}
 	if err := saveJSON("explanation.json", map[string]any{
 		"model":        f.model,
@@ -158,17 +154,37 @@ func runExplain(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	fmt.Fprintf(e.stdout, "explained %d sample(s) of %s with %s (%s distance) into %s (μ < 0: right; margin: label-free, 0 to 1):\n", len(idx), s.ds.Source, f.model, mod.Config().Distance, out)
-	for n, sm := range summary {
-		fmt.Fprintf(e.stdout, "  %4d  %-20v ", sm["index"], sm["name"])
-		if mu, ok := sm["mu"]; ok {
-			fmt.Fprintf(e.stdout, "true %-8v μ %+.3f  ", sm["true"], float64(mu.(jnum)))
-		}
-		fmt.Fprintf(e.stdout, "predicted %-8v margin %.3f  %s\n", sm["predicted"], float64(sm["margin"].(jnum)), sm["picture"])
-		printContributions(e.stdout, mod, explained[n])
-		printTopImages(e.stdout, sm["top_images"].([]rankJSON))
-	}
+	text.WriteTo(e.stdout)
 	fmt.Fprintf(e.stdout, "also: %s, %s, %s\n", filepath.Join(out, plot.PageName("prototypes", 0, len(protoPages), *plotFmt)), filepath.Join(out, plot.PageName("relevances", 0, 1, *plotFmt)), filepath.Join(out, "explanation.json"))
 	return nil
+}
+
+// sampleSummary is one sample's entry in explanation.json. Its fields are
+// in the order of their JSON names: the file's order since the entry was a
+// map (encoding/json sorts a map's keys).
+type sampleSummary struct {
+	Index     int        `json:"index"`
+	JSON      string     `json:"json"`
+	Margin    jnum       `json:"margin"`
+	Mu        *jnum      `json:"mu,omitempty"` // labelled samples only
+	Name      string     `json:"name"`
+	Picture   string     `json:"picture"`
+	Predicted string     `json:"predicted"`
+	Rejected  bool       `json:"rejected"`
+	TopImages []rankJSON `json:"top_images"`
+	True      string     `json:"true"`
+}
+
+// printExplained writes the lines of text of one explained sample: its
+// summary, the contributions to d+ and d- and its top images.
+func printExplained(w io.Writer, m *model.Model, sm *sampleSummary, ex *model.Explanation) {
+	fmt.Fprintf(w, "  %4d  %-20v ", sm.Index, sm.Name)
+	if sm.Mu != nil {
+		fmt.Fprintf(w, "true %-8v μ %+.3f  ", sm.True, float64(*sm.Mu))
+	}
+	fmt.Fprintf(w, "predicted %-8v margin %.3f  %s\n", sm.Predicted, float64(sm.Margin), sm.Picture)
+	printContributions(w, m, ex)
+	printTopImages(w, sm.TopImages)
 }
 
 // explainNote is explanation.json's note: what its fields mean, for the

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -92,4 +93,33 @@ func TestExplainSelect(t *testing.T) {
 		t.Errorf("without labels: %v\n%s", got, r.stdout)
 	}
 	fails(t, 1, []string{"-misclassified", "no labels"}, "explain", "-model", mod, "-data", "folder:"+unl, "-o", ex3, "-misclassified")
+}
+
+// TestExplainSummaryJSON: a sample's entry in explanation.json is
+// byte for byte the map it was before it became a struct (keys in
+// sorted order, mu only with a label, top_images null without a ranking).
+func TestExplainSummaryJSON(t *testing.T) {
+	mu := jnum(-0.25)
+	ranked := []rankJSON{{Rank: 1, Image: 2, Source: 7, File: "a/b.png", Score: 0.5}}
+	for _, sm := range []sampleSummary{
+		{Index: 3, JSON: "sample_3.json", Margin: 0.25, Mu: &mu, Name: "row 3", Picture: "sample_3.png", Predicted: "7", True: "7"},
+		{Index: 12, JSON: "sample_12.json", Margin: jnum(math.NaN()), Name: "<a&b>/set", Picture: "sample_12.svg", Predicted: "cat", Rejected: true, TopImages: ranked, True: "?"},
+	} {
+		m := map[string]any{"index": sm.Index, "name": sm.Name, "true": sm.True, "predicted": sm.Predicted, "rejected": sm.Rejected,
+			"margin": sm.Margin, "picture": sm.Picture, "json": sm.JSON, "top_images": sm.TopImages}
+		if sm.Mu != nil {
+			m["mu"] = *sm.Mu
+		}
+		want, err := json.MarshalIndent(m, "", "  ")
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := json.MarshalIndent(sm, "", "  ")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(got) != string(want) {
+			t.Errorf("entry\n%s\nwant (as a map)\n%s", got, want)
+		}
+	}
 }
