@@ -102,6 +102,7 @@ func CheckTarget(path string) error {
 type File struct {
 	path, tmp string
 	f         *os.File
+	closed    bool // Close: synced and closed, awaiting Commit
 	done      bool // committed or aborted
 	err       error
 }
@@ -166,14 +167,35 @@ func (f *File) Write(p []byte) (int, error) {
 	if f.err != nil {
 		return 0, f.err
 	}
-	if f.done {
-		return 0, fmt.Errorf("%s: write after commit or abort", f.path)
+	if f.done || f.closed {
+		return 0, fmt.Errorf("%s: write after close, commit or abort", f.path)
 	}
 	n, err := f.f.Write(p)
 	if err != nil {
 		f.err = err
 	}
 	return n, err
+}
+
+// Close syncs and closes the temporary file when nothing more will be
+// written to it, before Commit renames it: a program that writes many
+// outputs and commits them together (an explanation's pictures) holds
+// no descriptor per output while it runs. The first error is kept:
+// Commit returns it. Writes after Close are an error.
+func (f *File) Close() error {
+	if f.done || f.closed {
+		return f.err
+	}
+	f.closed = true
+	if f.err == nil {
+		if err := f.f.Sync(); err != nil {
+			f.err = err
+		}
+	}
+	if err := f.f.Close(); err != nil && f.err == nil {
+		f.err = err
+	}
+	return f.err
 }
 
 // Commit renames f over its path; see the package function Commit.
@@ -186,7 +208,9 @@ func (f *File) Abort() {
 		return
 	}
 	f.done = true
-	f.f.Close()
+	if !f.closed {
+		f.f.Close()
+	}
 	mu.Lock()
 	if _, ok := temps[f.tmp]; ok {
 		os.Remove(f.tmp)
@@ -229,9 +253,16 @@ func Commit(files ...*File) (err error) {
 		}
 		// A replaced file keeps its permissions.
 		if fi, serr := os.Stat(f.path); serr == nil && fi.Mode().IsRegular() {
-			if err := f.f.Chmod(fi.Mode().Perm()); err != nil {
+			chmod := f.f.Chmod
+			if f.closed {
+				chmod = func(m fs.FileMode) error { return os.Chmod(f.tmp, m) }
+			}
+			if err := chmod(fi.Mode().Perm()); err != nil {
 				return fmt.Errorf("%s: %w", f.path, err)
 			}
+		}
+		if f.closed {
+			continue // synced and closed by Close
 		}
 		if err := f.f.Sync(); err != nil {
 			return fmt.Errorf("%s: %w", f.path, err)
@@ -239,6 +270,7 @@ func Commit(files ...*File) (err error) {
 		if err := f.f.Close(); err != nil {
 			return fmt.Errorf("%s: %w", f.path, err)
 		}
+		f.closed = true
 	}
 	mu.Lock()
 	if abandoned {

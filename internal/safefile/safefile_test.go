@@ -258,3 +258,62 @@ func TestAbandon(t *testing.T) {
 	}
 	noTemps(t, dir)
 }
+
+// TestClose: a file closed before the commit holds no descriptor, refuses
+// further writes, and is committed like any other (content, a replaced
+// file's permissions) or removed by Abort; closed beside open files in
+// one Commit.
+func TestClose(t *testing.T) {
+	dir := t.TempDir()
+	a, b, c := filepath.Join(dir, "a"), filepath.Join(dir, "b"), filepath.Join(dir, "c")
+	if err := os.WriteFile(a, []byte("old"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	fa, err := Create(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fb, err := Create(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fa.Write([]byte("A"))
+	if err := fa.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := fa.f.Close(); err == nil {
+		t.Error("the temporary file is still open after Close")
+	}
+	if _, err := fa.Write([]byte("more")); err == nil {
+		t.Error("a write after Close succeeded")
+	}
+	if err := fa.Close(); err != nil {
+		t.Errorf("a second Close: %v", err)
+	}
+	fb.Write([]byte("B"))
+	if got, _ := os.ReadFile(a); string(got) != "old" {
+		t.Errorf("a = %q before the commit", got)
+	}
+	if err := Commit(fa, fb); err != nil {
+		t.Fatal(err)
+	}
+	for p, want := range map[string]string{a: "A", b: "B"} {
+		if got, _ := os.ReadFile(p); string(got) != want {
+			t.Errorf("%s = %q, want %q", p, got, want)
+		}
+	}
+	if fi, err := os.Stat(a); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Errorf("replaced a: %v, %v; want mode 0600", fi.Mode(), err)
+	}
+	fc, err := Create(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fc.Write([]byte("C"))
+	fc.Close()
+	fc.Abort()
+	if _, err := os.Stat(c); err == nil {
+		t.Error("an aborted closed file was committed")
+	}
+	noTemps(t, dir)
+}

@@ -268,15 +268,18 @@ func (g *Guard) Create(path string) (*safefile.File, error) {
 	return f, nil
 }
 
-// Write writes b to the temporary file of the output path (see create),
-// to be committed with the others.
+// Write writes b to the temporary file of the output path (see Create),
+// to be committed with the others, and closes it (no descriptor stays
+// open per output until the commit).
 func (g *Guard) Write(path string, b []byte) error {
 	f, err := g.Create(path)
 	if err != nil {
 		return err
 	}
-	_, err = f.Write(b)
-	return err
+	if _, err = f.Write(b); err != nil {
+		return err
+	}
+	return f.Close()
 }
 
 // leftovers prints a warning for every temporary file an interrupted run
