@@ -13,7 +13,9 @@
 //	err = tab.WriteCSV(f)
 //
 // Data may have labels or not (dataset.Dataset.Labelled); labelled data
-// are scored as well (Row.True, Row.Correct, Row.Mu, Table.Correct).
+// are scored as well (Row.True, Row.Correct, Row.Mu, Table.Correct),
+// except the samples of classes the model does not know, predicted but
+// not scored (Table.Unscored, Table.Unknown).
 //
 // # Names and numbers
 //

@@ -3,6 +3,8 @@ package predict
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 	"strconv"
 
 	"github.com/grlgq/grlgq/dataset"
@@ -66,6 +68,19 @@ func (s *Samples) TrueName(i int) string {
 		return s.Data.Classes[c]
 	}
 	return ""
+}
+
+// UnknownClasses returns the data's classes of the samples whose label
+// the model does not know (Truth −1), sorted by name: nil when it knows
+// them all, and for data without labels.
+func (s *Samples) UnknownClasses() []string {
+	seen := map[string]bool{}
+	for i, t := range s.Truth {
+		if c := s.Labels[i]; t < 0 && c >= 0 {
+			seen[s.Data.Classes[c]] = true
+		}
+	}
+	return slices.Sorted(maps.Keys(seen))
 }
 
 // Lookup returns the index of the sample named name (a set's name, or an

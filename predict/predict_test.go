@@ -5,8 +5,10 @@ import (
 	"context"
 	"encoding/csv"
 	"encoding/json"
+	"fmt"
 	"math"
 	"math/rand/v2"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -175,17 +177,118 @@ func TestLabelled(t *testing.T) {
 	if err := json.Unmarshal(b.Bytes(), &back); err != nil || back.N != tab.N || *back.Rows[3].Mu != *tab.Rows[3].Mu || back.Rows[3].Probabilities[1] != tab.Rows[3].Probabilities[1] {
 		t.Errorf("JSON round trip: %v", err)
 	}
-	// A class the model does not know: no μ, counted wrong.
+	// A class the model does not know: predicted, not scored (no μ, no
+	// correct), not counted (TestUnknownClasses).
 	ds.Classes = []string{"apple", "cup", "plum"}
 	s, _ = Prepare(m, ds, dataset.EvalOptions{})
 	tab = NewTable(m, s, preds)
-	if r := tab.Rows[len(tab.Rows)-1]; r.Mu != nil || *r.Correct || s.Truth[len(s.Truth)-1] != -1 {
+	if r := tab.Rows[len(tab.Rows)-1]; r.Mu != nil || r.Correct != nil || r.True != "plum" || s.Truth[len(s.Truth)-1] != -1 {
 		t.Errorf("unknown class: %+v", r)
 	}
 	// Another image size: an error.
 	if _, err := Prepare(m, &dataset.Dataset{Source: "x", Dim: 9, Images: [][]float64{make([]float64, 9)}}, dataset.EvalOptions{}); err == nil || !strings.Contains(err.Error(), "D=16") {
 		t.Errorf("wrong size: %v", err)
 	}
+}
+
+// TestUnknownClasses: the samples of a class the model does not know (a
+// test set with an extra class) are predicted but not scored: no μ, no
+// correct, no * in the text, an empty correct in the CSV, and left out of
+// Correct's count, which the text, the CSV and the JSON say; data whose
+// classes are all unknown scores nothing.
+func TestUnknownClasses(t *testing.T) {
+	m := trained(t)
+	ds := sets(4, 3, 0.9, true) // apple, cup, pear; 4 sets each, some wrong
+	s, err := Prepare(m, ds, dataset.EvalOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	preds, err := All(context.Background(), m, s.X)
+	if err != nil {
+		t.Fatal(err)
+	}
+	known := NewTable(m, s, preds)
+	ds.Classes = []string{"apple", "cup", "plum"} // the pear sets' class, unknown
+	s, _ = Prepare(m, ds, dataset.EvalOptions{})
+	if got := s.UnknownClasses(); len(got) != 1 || got[0] != "plum" {
+		t.Fatalf("UnknownClasses = %v", got)
+	}
+	tab := NewTable(m, s, preds)
+	right := 0 // among the apple and cup sets
+	for i, r := range known.Rows[:8] {
+		if *r.Correct {
+			right++
+		}
+		if tr := tab.Rows[i]; tr.Correct == nil || *tr.Correct != *r.Correct || *tr.Mu != *r.Mu {
+			t.Errorf("row %d of a known class: %+v, want %+v", i, tr, r)
+		}
+	}
+	for _, r := range tab.Rows[8:] {
+		if r.Correct != nil || r.Mu != nil || r.True != "plum" || r.Predicted == "" {
+			t.Errorf("row %d of the unknown class: %+v", r.Index, r)
+		}
+	}
+	if !tab.Labelled || tab.N != 12 || tab.Correct != right || tab.Unscored != 4 || strings.Join(tab.Unknown, ",") != "plum" {
+		t.Fatalf("table: labelled %v, %d correct of %d, %d unscored, unknown %v; want %d correct, 4 unscored", tab.Labelled, tab.Correct, tab.N, tab.Unscored, tab.Unknown, right)
+	}
+	var b bytes.Buffer
+	if err := tab.WriteText(&b); err != nil {
+		t.Fatal(err)
+	}
+	want := fmt.Sprintf("%d of 8 correct (* marks the others); 4 not scored (classes the model does not know: plum)\n", right)
+	if !strings.HasSuffix(b.String(), want) || strings.Count(b.String(), "*") != 8-right+1 {
+		t.Errorf("text, want %d marks and the last line %q:\n%s", 8-right, want, b.String())
+	}
+	b.Reset()
+	if err := tab.WriteCSV(&b); err != nil {
+		t.Fatal(err)
+	}
+	recs, err := csv.NewReader(&b).ReadAll()
+	if err != nil || len(recs) != 13 {
+		t.Fatalf("CSV: %d lines, %v", len(recs), err)
+	}
+	for i, r := range recs[1:] {
+		mu, correct := r[col(recs[0], "mu")], r[col(recs[0], "correct")]
+		if i < 8 && (mu == "" || correct != strconv.FormatBool(*known.Rows[i].Correct)) || i >= 8 && (mu != "" || correct != "") {
+			t.Errorf("CSV row %d: mu %q, correct %q", i, mu, correct)
+		}
+	}
+	b.Reset()
+	if err := tab.WriteJSON(&b); err != nil {
+		t.Fatal(err)
+	}
+	var js map[string]any
+	if err := json.Unmarshal(b.Bytes(), &js); err != nil || js["unscored"] != 4.0 || fmt.Sprint(js["unknown_classes"]) != "[plum]" || js["correct"] != float64(right) {
+		t.Errorf("JSON: %v: unscored %v, unknown_classes %v, correct %v", err, js["unscored"], js["unknown_classes"], js["correct"])
+	}
+	// Without unknown classes the JSON has neither key.
+	b.Reset()
+	known.WriteJSON(&b)
+	if strings.Contains(b.String(), "unscored") || strings.Contains(b.String(), "unknown_classes") {
+		t.Errorf("JSON of known classes: %s", b.String()[:200])
+	}
+
+	// No class known: nothing scored.
+	ds.Classes = []string{"fig", "kiwi", "plum"}
+	s, _ = Prepare(m, ds, dataset.EvalOptions{})
+	tab = NewTable(m, s, preds)
+	if tab.Correct != 0 || tab.Unscored != 12 || strings.Join(tab.Unknown, ",") != "fig,kiwi,plum" {
+		t.Fatalf("no class known: %d correct, %d unscored, unknown %v", tab.Correct, tab.Unscored, tab.Unknown)
+	}
+	b.Reset()
+	tab.WriteText(&b)
+	if want := "12 samples classified, none scored (classes the model does not know: fig, kiwi, plum)\n"; !strings.HasSuffix(b.String(), want) || strings.Contains(b.String(), "*") {
+		t.Errorf("text, want no marks and the last line %q:\n%s", want, b.String())
+	}
+}
+
+func col(head []string, name string) int {
+	for i, h := range head {
+		if h == name {
+			return i
+		}
+	}
+	return -1
 }
 
 // TestAllCancelled: a cancelled context ends All with its error.

@@ -23,8 +23,9 @@ type Row struct {
 	Class     int    `json:"class"`
 	// Rejected reports a margin below the model's reject threshold.
 	Rejected bool `json:"rejected"`
-	// Correct is set for labelled data: not rejected, and Predicted is
-	// True.
+	// Correct is set for labelled data whose class the model knows: not
+	// rejected, and Predicted is True. A sample of a class the model does
+	// not know is not scored (nil).
 	Correct *bool `json:"correct,omitempty"`
 	// Margin is the label-free margin in [0, 1] (model.Prediction.Margin).
 	Margin float64 `json:"margin"`
@@ -50,9 +51,14 @@ type Table struct {
 	Classes          []string `json:"classes"`
 	PrototypeClasses []int    `json:"prototype_classes"`
 	// Labelled reports labelled data; Correct counts the correct rows of
-	// labelled data.
+	// labelled data, among the N − Unscored rows that are scored.
 	Labelled bool `json:"labelled"`
 	Correct  int  `json:"correct"`
+	// Unscored counts the rows of labelled data that are not scored, the
+	// samples of the data's classes the model does not know, Unknown
+	// (Samples.UnknownClasses); both are left out of the JSON when empty.
+	Unscored int      `json:"unscored,omitempty"`
+	Unknown  []string `json:"unknown_classes,omitempty"`
 	// RejectMargin is the model's reject threshold of the margin.
 	RejectMargin float64 `json:"reject_margin"`
 	N            int     `json:"n"`
@@ -60,10 +66,17 @@ type Table struct {
 }
 
 // NewTable makes the table of the predictions preds (one per sample of s,
-// in order) of the model m.
+// in order) of the model m. Labelled data is scored, except the samples
+// of classes m does not know: they are predicted like the others, but
+// have no Correct, and Correct counts among the others only (Unscored,
+// Unknown), so that one extra class in a test set neither marks its
+// samples wrong nor changes the accuracy of the rest unsaid.
 func NewTable(m *model.Model, s *Samples, preds []model.Prediction) *Table {
 	t := &Table{Data: s.Data.Source, Samples: s.Kind.String(), PrototypeClasses: m.Labels(),
 		Labelled: s.Data.Labelled(), RejectMargin: m.PredictConfig().RejectMargin, N: len(preds), Rows: make([]Row, len(preds))}
+	if t.Labelled {
+		t.Unknown = s.UnknownClasses()
+	}
 	for c, n := range classNames(m) {
 		if n == "" {
 			n = strconv.Itoa(c)
@@ -75,12 +88,15 @@ func NewTable(m *model.Model, s *Samples, preds []model.Prediction) *Table {
 		r := Row{Index: i, Name: s.Names[i], True: s.TrueName(i), Predicted: t.Classes[p.Class], Class: p.Class,
 			Rejected: p.Rejected, Margin: p.Margin, Nearest: p.Nearest,
 			Probabilities: append([]float64(nil), p.Probabilities...), Distances: append([]float64(nil), p.Distances...)}
-		if t.Labelled {
+		switch {
+		case t.Labelled && s.Truth[i] >= 0:
 			ok := p.Label >= 0 && p.Label == s.Truth[i]
 			r.Correct = &ok
 			if ok {
 				t.Correct++
 			}
+		case t.Labelled:
+			t.Unscored++
 		}
 		if s.Truth[i] >= 0 {
 			mu := m.Mu(p, s.Truth[i])
@@ -105,8 +121,8 @@ func (t *Table) WriteJSON(w io.Writer) error {
 
 // WriteCSV writes the table as CSV (RFC 4180), one line per sample after
 // a header: index, name, then for labelled data true; predicted,
-// rejected, margin; for labelled data mu (empty when the model does not
-// know the class) and correct; then p_CLASS, the probability of each
+// rejected, margin; for labelled data mu and correct (both empty when the
+// model does not know the class); then p_CLASS, the probability of each
 // class. Floats are in the shortest form that parses back to the same
 // bits, booleans true or false.
 func (t *Table) WriteCSV(w io.Writer) error {
@@ -138,7 +154,11 @@ func (t *Table) WriteCSV(w io.Writer) error {
 			if r.Mu != nil {
 				mu = g(*r.Mu)
 			}
-			rec = append(rec, mu, strconv.FormatBool(*r.Correct))
+			correct := ""
+			if r.Correct != nil {
+				correct = strconv.FormatBool(*r.Correct)
+			}
+			rec = append(rec, mu, correct)
 		}
 		for _, p := range r.Probabilities {
 			rec = append(rec, g(p))

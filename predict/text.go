@@ -10,7 +10,8 @@ import (
 // WriteText writes the table as aligned text for people: one line per
 // sample (index, name, true class, predicted class, * when wrong, rej when
 // rejected, margin, μ), its probabilities as columns for up to 8 classes
-// (else the three likeliest), a legend and the count of correct samples.
+// (else the three likeliest), a legend and the count of correct samples
+// (and of those not scored: NewTable).
 func (t *Table) WriteText(w io.Writer) error {
 	bw := bufio.NewWriter(w)
 	w = bw
@@ -70,9 +71,18 @@ func (t *Table) WriteText(w io.Writer) error {
 	}
 	fmt.Fprintf(w, "margin: label-free, (δ₂−δ₁)/(δ₂+δ₁) of the two nearest classes (reject below %g)", t.RejectMargin)
 	if t.Labelled {
-		fmt.Fprintf(w, "; μ = (d⁺−d⁻)/(d⁺+d⁻) for the true class, < 0 when right\n%d of %d correct (* marks the others)\n", t.Correct, t.N)
-	} else {
-		fmt.Fprintf(w, "\n%d samples classified (no labels to score against)\n", t.N)
+		fmt.Fprint(w, "; μ = (d⁺−d⁻)/(d⁺+d⁻) for the true class, < 0 when right")
+	}
+	fmt.Fprintln(w)
+	switch unknown := strings.Join(t.Unknown, ", "); {
+	case !t.Labelled:
+		fmt.Fprintf(w, "%d samples classified (no labels to score against)\n", t.N)
+	case t.Unscored == 0:
+		fmt.Fprintf(w, "%d of %d correct (* marks the others)\n", t.Correct, t.N)
+	case t.Unscored < t.N:
+		fmt.Fprintf(w, "%d of %d correct (* marks the others); %d not scored (classes the model does not know: %s)\n", t.Correct, t.N-t.Unscored, t.Unscored, unknown)
+	default:
+		fmt.Fprintf(w, "%d samples classified, none scored (classes the model does not know: %s)\n", t.N, unknown)
 	}
 	return bw.Flush()
 }

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"sort"
 	"strings"
 
 	"github.com/grlgq/grlgq/cmd/internal/base"
@@ -269,21 +268,9 @@ func setError(err error, d int) error {
 	return err
 }
 
-// unknownClasses lists the data's classes the model does not know.
-func unknownClasses(s *samples) []string {
-	seen := map[string]bool{}
-	for i, l := range s.labels {
-		if l < 0 && s.Labels[i] >= 0 {
-			seen[s.ds.Classes[s.Labels[i]]] = true
-		}
-	}
-	var out []string
-	for n := range seen {
-		out = append(out, n)
-	}
-	sort.Strings(out)
-	return out
-}
+// unknownClasses lists the data's classes the model does not know
+// (predict.Samples.UnknownClasses).
+func unknownClasses(s *samples) []string { return s.ps.UnknownClasses() }
 
 // skippedNames lists the inputs -skip-bad left out.
 func skippedNames(s *samples) []string {

@@ -226,6 +226,9 @@ var examples = map[string]string{
   grlgq eval -model eth80.grlgq -data folder:eth80-test -resize 20x20 -format csv > report.csv
 `,
 	"predict": `  grlgq predict -model eth80.grlgq -data folder:new-objects -resize 20x20 -json
+  # labelled data is scored too; the samples of a class the model does not know are
+  # predicted but not scored (no * mark, left out of the count), and a warning names the class
+  grlgq predict -model eth80.grlgq -data folder:eth80-test -resize 20x20 -o test.csv
 `,
 	"explain": `  grlgq explain -model eth80.grlgq -data folder:eth80-test -resize 20x20 -o why/ -n 8
   grlgq explain -model mnist.grlgq -data idx:t10k-images-idx3-ubyte.gz,t10k-labels-idx1-ubyte.gz -o why/ -samples 0,1,2

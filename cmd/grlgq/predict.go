@@ -73,23 +73,37 @@ func runPredict(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	if out == "" {
-		_, err = e.stdout.Write(b.Bytes())
-		return err
+		if _, err := e.stdout.Write(b.Bytes()); err != nil {
+			return err
+		}
+	} else {
+		if err := g.Write(out, b.Bytes()); err != nil {
+			return err
+		}
+		if err := g.Commit(); err != nil {
+			return err
+		}
+		fmt.Fprintf(e.stdout, "wrote %d predictions (%s) to %s%s\n", tab.N, format, out, scored(tab))
 	}
-	if err := g.Write(out, b.Bytes()); err != nil {
-		return err
+	if len(tab.Unknown) > 0 {
+		// After the output, so that a failure stays one line.
+		fmt.Fprintf(e.stderr, "grlgq: predict: warning: %s has classes the model does not know: %s (the model's classes: %s); not scored: %d of %d samples\n",
+			s.ds.Source, strings.Join(tab.Unknown, ", "), strings.Join(modelClasses(mod), ", "), tab.Unscored, tab.N)
 	}
-	if err := g.Commit(); err != nil {
-		return err
-	}
-	fmt.Fprintf(e.stdout, "wrote %d predictions (%s) to %s%s\n", tab.N, format, out, scored(tab))
 	return nil
 }
 
-// scored says how many predictions of labelled data are correct.
+// scored says how many predictions of labelled data are correct, among
+// those scored (not of a class the model does not know).
 func scored(t *predict.Table) string {
-	if !t.Labelled {
+	n := t.N - t.Unscored
+	switch {
+	case !t.Labelled:
 		return " (no labels to score against)"
+	case t.Unscored == 0:
+		return fmt.Sprintf(": %d correct (%s)", t.Correct, pct(float64(t.Correct)/float64(max(t.N, 1))))
+	case n > 0:
+		return fmt.Sprintf(": %d of %d correct (%s), %d not scored (classes the model does not know)", t.Correct, n, pct(float64(t.Correct)/float64(n)), t.Unscored)
 	}
-	return fmt.Sprintf(": %d correct (%s)", t.Correct, pct(float64(t.Correct)/float64(max(t.N, 1))))
+	return " (none scored: classes the model does not know)"
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/csv"
 	"encoding/json"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -229,4 +230,82 @@ func TestPredictOutput(t *testing.T) {
 	fails(t, 2, []string{"-format", "xml"}, "predict", "-model", mod, "-data", "csv:"+data, "-format", "xml")
 	fails(t, 2, []string{"-json", "disagree"}, "predict", "-model", mod, "-data", "csv:"+data, "-format", "csv", "-json")
 	fails(t, 2, nil, "predict", "-model", mod, "-data", "csv:"+data, "-o", data) // an input
+}
+
+// TestPredictUnknownClasses: labelled data with a class the model does not
+// know (a test set with an extra class) is predicted, its known classes
+// scored and the others not (no * mark, empty mu and correct, left out of
+// the count), with one warning on stderr naming the unknown classes; data
+// of known classes prints no warning, and eval refuses such data.
+func TestPredictUnknownClasses(t *testing.T) {
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "a.csv"), filepath.Join(dir, "b.csv")
+	writeCSV(t, a, 2, 12, 4)
+	writeCSV(t, b, 3, 12, 4) // classes 0, 1 and 2
+	mod := filepath.Join(dir, "m.grlgq")
+	ok(t, "train", "-data", "csv:"+a, "-d", "2", "-m", "4", "-epochs", "2", "-o", mod, "-quiet")
+	if r := ok(t, "predict", "-model", mod, "-data", "csv:"+a); r.stderr != "" {
+		t.Errorf("known classes: stderr %q", r.stderr)
+	}
+	warning := func(r result, unknown string, n, of int) {
+		t.Helper()
+		want := fmt.Sprintf("has classes the model does not know: %s (the model's classes: 0, 1); not scored: %d of %d samples\n", unknown, n, of)
+		if !strings.HasPrefix(r.stderr, "grlgq: predict: warning: ") || !strings.HasSuffix(r.stderr, want) || strings.Count(r.stderr, "\n") != 1 {
+			t.Errorf("stderr %q, want one warning ending %q", r.stderr, want)
+		}
+	}
+	r := ok(t, "predict", "-model", mod, "-data", "csv:"+b, "-format", "csv")
+	warning(r, "2", 12, 36)
+	recs, err := csv.NewReader(strings.NewReader(r.stdout)).ReadAll()
+	if err != nil || len(recs) != 37 {
+		t.Fatalf("CSV: %d lines, %v", len(recs), err)
+	}
+	head, right := recs[0], 0
+	for _, row := range recs[1:] {
+		mu, correct := row[col(head, "mu")], row[col(head, "correct")]
+		if row[col(head, "true")] == "2" {
+			if mu != "" || correct != "" {
+				t.Errorf("row of the unknown class: %v", row)
+			}
+			continue
+		}
+		if mu == "" || correct != "true" && correct != "false" {
+			t.Errorf("row of a known class: %v", row)
+		}
+		if correct == "true" {
+			right++
+		}
+	}
+	r = ok(t, "predict", "-model", mod, "-data", "csv:"+b)
+	warning(r, "2", 12, 36)
+	want := fmt.Sprintf("%d of 24 correct (* marks the others); 12 not scored (classes the model does not know: 2)\n", right)
+	if !strings.HasSuffix(r.stdout, want) || strings.Count(r.stdout, "*") != 24-right+1 {
+		t.Errorf("text, want %d marks and the last line %q:\n%s", 24-right, want, r.stdout)
+	}
+	out := filepath.Join(dir, "p.json")
+	r = ok(t, "predict", "-model", mod, "-data", "csv:"+b, "-o", out)
+	warning(r, "2", 12, 36)
+	if want := fmt.Sprintf(": %d of 24 correct (%s), 12 not scored (classes the model does not know)\n", right, pct(float64(right)/24)); !strings.HasSuffix(r.stdout, want) {
+		t.Errorf("stdout %q, want it to end %q", r.stdout, want)
+	}
+	js, _ := os.ReadFile(out)
+	m := decodeJSON(t, string(js), "unscored", "unknown_classes", "correct")
+	if m["unscored"] != 12.0 || m["correct"] != float64(right) || fmt.Sprint(m["unknown_classes"]) != "[2]" {
+		t.Errorf("JSON: correct %v, unscored %v, unknown_classes %v", m["correct"], m["unscored"], m["unknown_classes"])
+	}
+
+	// No class known (labels a and b): nothing scored, nothing marked.
+	raw, _ := os.ReadFile(a)
+	ab := filepath.Join(dir, "ab.csv")
+	os.WriteFile(ab, []byte(strings.NewReplacer(",0\n", ",a\n", ",1\n", ",b\n").Replace(string(raw))), 0o644)
+	r = ok(t, "predict", "-model", mod, "-data", "csv:"+ab)
+	warning(r, "a, b", 24, 24)
+	if !strings.HasSuffix(r.stdout, "\n24 samples classified, none scored (classes the model does not know: a, b)\n") || strings.Contains(r.stdout, "*") {
+		t.Errorf("no class known:\n%s", r.stdout)
+	}
+	r = ok(t, "predict", "-model", mod, "-data", "csv:"+ab, "-o", filepath.Join(dir, "ab-out.csv"))
+	if !strings.HasSuffix(r.stdout, " (none scored: classes the model does not know)\n") {
+		t.Errorf("no class known, -o: %q", r.stdout)
+	}
+	fails(t, 1, []string{"has classes the model does not know: a, b (the model's classes: 0, 1)"}, "eval", "-model", mod, "-data", "csv:"+ab)
 }
