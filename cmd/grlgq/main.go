@@ -107,7 +107,7 @@ func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) (c
 			if c := lookup(args[1]); c != nil {
 				return runContext(ctx, []string{c.name, "-h"}, stdout, stderr)
 			}
-			fmt.Fprintf(stderr, "grlgq: help: unknown command %q\nrun 'grlgq help'\n", args[1])
+			fmt.Fprintf(stderr, "grlgq: help: unknown command %q%s\nrun 'grlgq help'\n", args[1], suggestCommand(args[1]))
 			return 2
 		}
 		mainUsage(stdout)
@@ -115,7 +115,7 @@ func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) (c
 	}
 	c := lookup(name)
 	if c == nil {
-		fmt.Fprintf(stderr, "grlgq: unknown command %q\nrun 'grlgq help'\n", name)
+		fmt.Fprintf(stderr, "grlgq: unknown command %q%s\nrun 'grlgq help'\n", name, suggestCommand(name))
 		return 2
 	}
 	// Whatever way the command ends, outputs it did not commit are removed
@@ -137,6 +137,20 @@ func lookup(name string) *command {
 		}
 	}
 	return nil
+}
+
+// suggestCommand returns " (did you mean NAME?)" for an unknown command
+// that is a typo of the command NAME (base.Suggest, as for a flag), and
+// "" otherwise.
+func suggestCommand(name string) string {
+	names := []string{"help"}
+	for _, c := range commands {
+		names = append(names, c.name)
+	}
+	if best := base.Suggest(name, names); best != "" {
+		return " (did you mean " + best + "?)"
+	}
+	return ""
 }
 
 func mainUsage(w io.Writer) {

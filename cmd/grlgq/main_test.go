@@ -70,6 +70,19 @@ func TestUsageErrorTwoLines(t *testing.T) {
 	if r.stderr != "grlgq: unknown command \"frobnicate\"\nrun 'grlgq help'\n" {
 		t.Errorf("unknown command: %q", r.stderr)
 	}
+	// A command one typo away is named, as a flag is (two lines still).
+	for args, want := range map[string]string{
+		"trian":      "grlgq: unknown command \"trian\" (did you mean train?)\nrun 'grlgq help'\n",
+		"evl":        "grlgq: unknown command \"evl\" (did you mean eval?)\nrun 'grlgq help'\n",
+		"hlep":       "grlgq: unknown command \"hlep\" (did you mean help?)\nrun 'grlgq help'\n",
+		"help trian": "grlgq: help: unknown command \"trian\" (did you mean train?)\nrun 'grlgq help'\n",
+		"help expl":  "grlgq: help: unknown command \"expl\" (did you mean explain?)\nrun 'grlgq help'\n",
+		"help frob":  "grlgq: help: unknown command \"frob\"\nrun 'grlgq help'\n",
+	} {
+		if r := fails(t, 2, nil, strings.Fields(args)...); r.stderr != want || r.stdout != "" {
+			t.Errorf("grlgq %s: stderr %q, stdout %q; want stderr %q", args, r.stderr, r.stdout, want)
+		}
+	}
 }
 
 func TestDemo(t *testing.T) {

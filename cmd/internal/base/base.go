@@ -48,26 +48,36 @@ func Parse(fs *flag.FlagSet, args []string) error {
 }
 
 // suggest returns " (did you mean -NAME?)" for the message of an unknown
-// flag that is one edit from a defined flag's name, or a prefix of just
-// one (-epoch for -epochs), or the same but for two adjacent letters
-// swapped (-widht), and "" otherwise.
+// flag that Suggest takes for a typo of the flag NAME, and "" otherwise.
 func suggest(fs *flag.FlagSet, msg string) string {
 	const unknown = "flag provided but not defined: -"
 	name, ok := strings.CutPrefix(msg, unknown)
 	if !ok {
 		return ""
 	}
-	name = strings.TrimPrefix(name, "-")
-	var best []string
-	fs.VisitAll(func(f *flag.Flag) {
-		if editDistance(name, f.Name, 2) <= 1 || swapped(name, f.Name) || (len(name) >= 3 && strings.HasPrefix(f.Name, name)) {
-			best = append(best, f.Name)
-		}
-	})
-	if len(best) != 1 {
-		return ""
+	var names []string
+	fs.VisitAll(func(f *flag.Flag) { names = append(names, f.Name) })
+	if best := Suggest(strings.TrimPrefix(name, "-"), names); best != "" {
+		return " (did you mean -" + best + "?)"
 	}
-	return " (did you mean -" + best[0] + "?)"
+	return ""
+}
+
+// Suggest returns the one of names that name is likely a typo of (a flag's
+// name, a command's): one edit from it, or the same but for two adjacent
+// letters swapped (widht), or a prefix of it of 3 letters or more (epoch
+// for epochs); "" when none is, or more than one.
+func Suggest(name string, names []string) string {
+	best := ""
+	for _, n := range names {
+		if editDistance(name, n, 2) <= 1 || swapped(name, n) || (len(name) >= 3 && strings.HasPrefix(n, name)) {
+			if best != "" {
+				return ""
+			}
+			best = n
+		}
+	}
+	return best
 }
 
 // swapped reports whether b is a with two adjacent bytes swapped.

@@ -61,6 +61,35 @@ func TestSuggest(t *testing.T) {
 	}
 }
 
+// TestSuggestNames: Suggest, for a flag's name or a command's, names the
+// one name a typo is of: one edit, two adjacent letters swapped, or a
+// prefix of 3 letters or more; none when two names qualify.
+func TestSuggestNames(t *testing.T) {
+	names := []string{"demo", "train", "cv", "eval", "predict", "explain", "inspect", "help"}
+	for name, want := range map[string]string{
+		"trian":   "train",
+		"tran":    "train",
+		"trains":  "train",
+		"tra":     "train",
+		"evl":     "eval",
+		"predcit": "predict",
+		"exp":     "explain",
+		"hlep":    "help",
+		"ev":      "cv", // one edit; too short a prefix of eval
+		"e":       "",
+		"in":      "",
+		"frob":    "",
+		"":        "",
+	} {
+		if got := Suggest(name, names); got != want {
+			t.Errorf("Suggest(%q) = %q, want %q", name, got, want)
+		}
+	}
+	if got := Suggest("xval", []string{"eval", "cval"}); got != "" {
+		t.Errorf("Suggest(xval) between eval and cval = %q, want none", got)
+	}
+}
+
 // TestProgressPercent: a percent bar counts in %, whatever the total the
 // library reports, and redraws after a clear.
 func TestProgressPercent(t *testing.T) {
