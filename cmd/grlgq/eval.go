@@ -75,10 +75,11 @@ func (f *modelFlags) check(fs *flag.FlagSet, g *runfiles.Guard) error {
 // load loads the model and the samples; it follows check.
 func (f *modelFlags) load(ctx context.Context, fs *flag.FlagSet) (*model.Model, *samples, error) {
 	mod, err := model.LoadFile(f.model)
-	if err == nil {
-		mod, err = f.predictConfig(fs, mod)
-	}
 	if err != nil {
+		// The file named, as inspect and train -resume name it.
+		return nil, nil, fmt.Errorf("-model %s: %w", f.model, err)
+	}
+	if mod, err = f.predictConfig(fs, mod); err != nil {
 		return nil, nil, err
 	}
 	w, h := mod.ImageSize()

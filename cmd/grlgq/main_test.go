@@ -370,10 +370,12 @@ func TestCorruptModel(t *testing.T) {
 			if err := os.WriteFile(bad, b, 0o644); err != nil {
 				t.Fatal(err)
 			}
+			// The file is named, whichever command loads it.
 			for _, cmd := range []string{"eval", "predict"} {
-				fails(t, 1, []string{"model"}, cmd, "-model", bad, "-data", spec)
+				fails(t, 1, []string{"model", "-model " + bad + ": model: "}, cmd, "-model", bad, "-data", spec)
 			}
-			fails(t, 1, []string{"model"}, "explain", "-model", bad, "-data", spec, "-o", filepath.Join(dir, "ex-"+name))
+			fails(t, 1, []string{"model", "-model " + bad + ": model: "}, "explain", "-model", bad, "-data", spec, "-o", filepath.Join(dir, "ex-"+name))
+			fails(t, 1, []string{"inspect: " + bad + ": model: "}, "inspect", bad)
 		})
 	}
 	fails(t, 1, []string{"no such file"}, "eval", "-model", filepath.Join(dir, "missing"), "-data", spec)
