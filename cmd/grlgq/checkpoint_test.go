@@ -120,6 +120,19 @@ func TestPredictOverrides(t *testing.T) {
 	}
 	fails(t, 2, []string{"-temperature", "(0, 1e+06]"}, append(append([]string{"eval", "-model", mod}, spec...), "-temperature", "0")...)
 	fails(t, 2, []string{"-reject", "[0, 1]"}, append(append([]string{"predict", "-model", mod}, spec...), "-reject", "2")...)
+	// The help says so: left out, they are the model's, not a number
+	// (train's are the defaults it stores).
+	for _, cmd := range []string{"eval", "predict", "explain"} {
+		flags := helpFlags(t, cmd)
+		for _, name := range []string{"temperature", "reject"} {
+			if d := flags[name][1]; !strings.HasSuffix(d, "; default the model's)") {
+				t.Errorf("%s -%s: %s", cmd, name, d)
+			}
+		}
+	}
+	if d := helpFlags(t, "train")["temperature"][1]; !strings.HasSuffix(d, "; default 0.1)") {
+		t.Errorf("train -temperature: %s", d)
+	}
 }
 
 func modelBytes(t *testing.T, path string) []byte {

@@ -37,7 +37,10 @@ func (f *modelFlags) addFlags(fs *flag.FlagSet) {
 	intVar(fs, &f.workers, "workers", defaultWorkers(), 1, model.MaxWorkers, "goroutines computing distances")
 	fs.BoolVar(&f.skipBad, "skip-bad", false, "leave out image sets that cannot give a d-dimensional subspace (too few images, rank below d) instead of failing")
 	floatVar(fs, &f.reject, "reject", 0, 0, 1, false, false, "reject a prediction whose relative margin is below this (0: never) instead of the model's stored threshold (grlgq inspect shows it)")
-	floatVar(fs, &f.temperature, "temperature", model.DefaultTemperature, 0, model.MaxTemperature, true, false, "temperature of the class probabilities softmax(-δ/T) instead of the model's stored one")
+	floatVar(fs, &f.temperature, "temperature", model.DefaultTemperature, 0, model.MaxTemperature, true, false, "temperature of the class probabilities softmax(-δ/T) instead of the model's stored one (grlgq inspect shows it)")
+	// Left out, both are the model's, whatever their flag.Value holds.
+	base.ShowDefault(fs, "reject", "the model's")
+	base.ShowDefault(fs, "temperature", "the model's")
 }
 
 // predictConfig returns mod with -reject and -temperature, when given, in

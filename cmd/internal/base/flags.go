@@ -139,6 +139,12 @@ func FloatVar(fs *flag.FlagSet, p *float64, name string, def, lo, hi float64, lo
 	fs.Var(&floatFlag{p: p, lo: lo, hi: hi, loOpen: loOpen, hiOpen: hiOpen}, name, usage)
 }
 
+// ShowDefault sets the default PrintDefaults shows for flag name to text,
+// for a flag whose absence means something no value says: eval's
+// -temperature, left out, keeps the model's stored one ("the model's").
+// The flag's value, and what its absence does, are unchanged.
+func ShowDefault(fs *flag.FlagSet, name, text string) { fs.Lookup(name).DefValue = text }
+
 // Note describes a flag whose value is not a plain number: the word for
 // its type in the usage ("HxW", "word") and a note after its help.
 type Note struct{ Type, Text string }
