@@ -102,7 +102,8 @@ func (s CSV) Inputs() []string { return []string{s.File} }
 // per image (plus the label), a field by MaxCSVField bytes, the values in
 // all by s.Limits.TotalValues, each checked as the line is read (a file of
 // one endless line is refused as soon as its fields pass the pixel
-// limit); ctx is checked as the file is read.
+// limit); ctx is checked as the file is read. A UTF-8 byte-order mark at
+// the start of the file is skipped.
 func (s CSV) Load(ctx context.Context) (*Dataset, error) {
 	if err := checkResize(s.File, s.Resize, s.Limits); err != nil {
 		return nil, err
@@ -136,6 +137,7 @@ func readCSV(s *source, opt CSV) (*Dataset, error) {
 		extra = 1
 	}
 	r := newCSVReader(s.r)
+	r.skipBOM()
 	var (
 		blocks [][]float64        // full blocks, each a whole number of rows
 		block  []float64          // the current block, rows in block[:used]
@@ -378,6 +380,23 @@ func (r *csvReader) next() (byte, bool) {
 	c := r.buf[r.pos]
 	r.pos++
 	return c, true
+}
+
+// utf8BOM is the byte-order mark some programs (spreadsheets saving "CSV
+// UTF-8") write at the start of a file.
+const utf8BOM = "\xef\xbb\xbf"
+
+// skipBOM skips a UTF-8 byte-order mark at the start of the input; it is
+// called before the first record.
+func (r *csvReader) skipBOM() {
+	for r.end < len(utf8BOM) && r.err == nil {
+		n, err := r.r.Read(r.buf[r.end:])
+		r.end += n
+		r.err = err
+	}
+	if strings.HasPrefix(string(r.buf[:r.end]), utf8BOM) {
+		r.pos = len(utf8BOM)
+	}
 }
 
 // peek returns the next byte without consuming it.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"testing"
+	"testing/iotest"
 )
 
 func TestLoadCSV(t *testing.T) {
@@ -38,6 +39,61 @@ func TestLoadCSV(t *testing.T) {
 	if len(ds.Classes) != 2 || ds.Classes[1] != "virginica" || ds.Labels[2] != 0 || ds.Images[1][1] != 4 {
 		t.Fatalf("classes %v labels %v images %v", ds.Classes, ds.Labels, ds.Images)
 	}
+}
+
+// TestCSVByteOrderMark: a UTF-8 byte-order mark at the start of the file
+// (spreadsheets write one) is skipped, gzipped or not, before a header or
+// the first line, whichever way the bytes arrive; elsewhere it is a bad
+// value as before.
+func TestCSVByteOrderMark(t *testing.T) {
+	dir := t.TempDir()
+	const bom = "\ufeff"
+	for _, c := range []struct {
+		text string
+		opt  CSV
+	}{
+		{"1,2,a\n3,4,b\n", CSV{}},
+		{"x1,x2,y\n1,2,a\n3,4,b\n", CSV{Header: true}},
+		{"a,1,2\nb,3,4\n", CSV{Label: LabelFirst}},
+		{"1,2\n3,4\n", CSV{Label: LabelNone}},
+	} {
+		for _, zip := range []bool{false, true} {
+			b := []byte(bom + c.text)
+			if zip {
+				b = gz(b)
+			}
+			o := c.opt
+			o.File = writeFile(t, dir, "bom.csv", b)
+			ds, err := o.Load(context.Background())
+			if err != nil {
+				t.Fatalf("%q (gzip %v): %v", c.text, zip, err)
+			}
+			if ds.Len() != 2 || ds.Dim != 2 || ds.Images[0][0] != 1 || ds.Images[1][1] != 4 || c.opt.Label != LabelNone && ds.Classes[ds.Labels[0]] != "a" {
+				t.Errorf("%q (gzip %v): images %v, labels %v of %v", c.text, zip, ds.Images, ds.Labels, ds.Classes)
+			}
+			// One byte per read: the mark split over reads.
+			s, err := memSource("bom.csv", []byte(bom+c.text))
+			if err != nil {
+				t.Fatal(err)
+			}
+			s.r = iotest.OneByteReader(s.r)
+			if ds, err := readCSV(s, c.opt); err != nil || ds.Len() != 2 || ds.Images[0][0] != 1 {
+				t.Errorf("%q one byte per read: %v", c.text, err)
+			}
+		}
+	}
+	// Only at the start: a mark elsewhere, or a part of one, is no number.
+	for text, frag := range map[string]string{
+		"1,2,a\n" + bom + "3,4,b\n": `line 2, field 1: "\ufeff3"`,
+		"\xef\xbb1,2,a\n":           `line 1, field 1: "\xef\xbb1"`,
+		bom + bom + "1,2,a\n":       `line 1, field 1: "\ufeff1"`,
+	} {
+		_, err := (CSV{File: writeFile(t, dir, "bad.csv", []byte(text))}).Load(context.Background())
+		wantErr(t, err, ErrValue, frag)
+	}
+	// A file of the mark alone is empty.
+	_, err := (CSV{File: writeFile(t, dir, "bad.csv", []byte(bom))}).Load(context.Background())
+	wantErr(t, err, ErrSize, "no data")
 }
 
 func TestLoadCSVErrors(t *testing.T) {
