@@ -294,6 +294,21 @@ func rows(flat []float64, n, dim int) [][]float64 {
 	return r
 }
 
+// maxLabel bounds the magnitude of a numeric label (NPY, MAT): 2^53, up
+// to which every integer is a float64, as the loaders read labels.
+const maxLabel = 1 << 53
+
+// labelRange says why the integral label v is refused: "V, out of range:
+// want an integer from -2^53 to 2^53", the range in digits, V in full up
+// to 1e21 (any int64) and as %g beyond.
+func labelRange(v float64) string {
+	n := strconv.FormatFloat(v, 'g', -1, 64)
+	if math.Abs(v) < 1e21 {
+		n = strconv.FormatFloat(v, 'f', 0, 64)
+	}
+	return fmt.Sprintf("%s, out of range: want an integer from %d to %d", n, -maxLabel, maxLabel)
+}
+
 // classesFromInts maps raw integer labels to class indices 0..k-1 in
 // ascending order of the raw values; Classes are the raw values as decimal
 // strings.

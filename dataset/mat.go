@@ -614,8 +614,11 @@ func parseMATDataset(ctx context.Context, path string, b []byte, opt MAT) (*Data
 		}
 		raw = make([]int64, n)
 		for i, v := range y.Data {
-			if v != math.Trunc(v) || math.Abs(v) > 1<<53 {
+			if math.IsInf(v, 0) || v != math.Trunc(v) {
 				return nil, fileErr(path, ErrValue, "label %s(%d) = %g is not an integer", yn, i+1, v)
+			}
+			if math.Abs(v) > maxLabel {
+				return nil, fileErr(path, ErrValue, "label %s(%d) = %s", yn, i+1, labelRange(v))
 			}
 			raw[i] = int64(v)
 		}

@@ -138,6 +138,18 @@ func TestLoadMATErrors(t *testing.T) {
 			frags []string
 		}{"fractional label", w.bytes(), MAT{}, ErrValue, []string{"gnd(2) = 1.5 is not an integer"}})
 	}
+	{
+		w := newMAT(binary.LittleEndian, false)
+		w.add(matVar{name: "fea", class: mxDOUBLE, dims: []int32{2, 2}, miType: miDOUBLE, data: []float64{1, 2, 3, 4}})
+		w.add(matVar{name: "gnd", class: mxDOUBLE, dims: []int32{2, 1}, miType: miDOUBLE, data: []float64{1, 1 << 62}})
+		cases = append(cases, struct {
+			name  string
+			file  []byte
+			opt   MAT
+			kind  error
+			frags []string
+		}{"huge label", w.bytes(), MAT{}, ErrValue, []string{"gnd(2) = 4611686018427387904, out of range: want an integer from -9007199254740992 to 9007199254740992"}})
+	}
 	add := func(name string, vars []matVar, kind error, frags ...string) {
 		w := newMAT(binary.LittleEndian, true)
 		for _, v := range vars {

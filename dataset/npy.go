@@ -409,8 +409,11 @@ func npyDataset(ctx context.Context, dataPath, labelsPath string, a, l *npyArray
 		raw = make([]int64, n)
 		for i := range raw {
 			v := l.at(i)
-			if v != math.Trunc(v) || math.Abs(v) > 1<<53 {
+			if math.IsInf(v, 0) || v != math.Trunc(v) {
 				return nil, fileErr(labelsPath, ErrValue, "label %d is %g, want an integer", i, v)
+			}
+			if math.Abs(v) > maxLabel {
+				return nil, fileErr(labelsPath, ErrValue, "label %d is %s", i, labelRange(v))
 			}
 			raw[i] = int64(v)
 		}

@@ -122,6 +122,10 @@ func TestLoadNPYErrors(t *testing.T) {
 		{"label count", nil, npyBytes("<i8", false, []int{3}, i64le([]int64{1, 2, 3})), ErrSize, []string{"3 labels", "has 2 bases"}},
 		{"label shape", nil, npyBytes("<i8", false, []int{1, 2}, i64le([]int64{1, 2})), ErrSize, []string{"want (N,)"}},
 		{"fractional label", nil, npyBytes("<f8", false, []int{2}, f64le([]float64{1, 0.5})), ErrValue, []string{"label 1 is 0.5"}},
+		{"infinite label", nil, npyBytes("<f8", false, []int{2}, f64le([]float64{1, math.Inf(-1)})), ErrValue, []string{"label 1 is -Inf, want an integer"}},
+		{"huge label", nil, npyBytes("<i8", false, []int{2}, i64le([]int64{1, 1 << 62})), ErrValue,
+			[]string{"label 1 is 4611686018427387904, out of range: want an integer from -9007199254740992 to 9007199254740992"}},
+		{"huge float label", nil, npyBytes("<f8", false, []int{2}, f64le([]float64{-1e300, 1})), ErrValue, []string{"label 0 is -1e+300, out of range"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
