@@ -75,7 +75,8 @@
 // flags and their ranges are cmd/internal/base's, shared with grlgq). The
 // text format on stdin is read a byte at a time into one value of at most
 // 1 KB, and a line is refused as soon as its (D+1)-th value starts, so an
-// endless line costs what has been read. The
+// endless line costs what has been read; the error quotes at most 40
+// bytes of a refused value (escaped, then "..."). The
 // model and the images must be regular files: a FIFO or a device is
 // refused at once instead of blocking (package internal/safefile, the
 // module's one rule for it). SIGINT and SIGTERM end the binary at any

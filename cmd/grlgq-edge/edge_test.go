@@ -354,6 +354,56 @@ func TestClassify(t *testing.T) {
 	}
 }
 
+// TestStdinErrorLine: an error on stdin is one line of at most 200
+// bytes, whatever the input: random bytes and the longest value quote an
+// excerpt of it (maxExcerpt), a short value in full, as strconv does; an
+// error that says "out of range" says the range.
+func TestStdinErrorLine(t *testing.T) {
+	dir := t.TempDir()
+	makeFixture(t, dir)
+	mp := filepath.Join(dir, "model.grlgq")
+	header := func(d, m uint32) []byte {
+		var b bytes.Buffer
+		b.WriteString(rawMagic)
+		binary.Write(&b, binary.LittleEndian, []uint32{d, m})
+		return b.Bytes()
+	}
+	type errCase struct {
+		name  string
+		stdin []byte
+		want  []string // in the error
+	}
+	cases := []errCase{
+		{"longest value, escaped", bytes.Repeat([]byte{0x80}, maxField), []string{`parsing "` + strings.Repeat(`\x80`, maxExcerpt/4) + `"...: invalid syntax`}},
+		{"longest value, text", append(bytes.Repeat([]byte("7"), maxField-1), 'x'), []string{`parsing "` + strings.Repeat("7", maxExcerpt) + `"...: invalid syntax`}},
+		{"short value", []byte("abc\n"), []string{`grlgq-edge: stdin: line 1 value 1: strconv.ParseFloat: parsing "abc": invalid syntax` + "\n"}},
+		{"huge value", []byte("1 1e400\n"), []string{`line 1 value 2: strconv.ParseFloat: parsing "1e400": value out of range: a float64 is at most 1.7976931348623157e+308 in magnitude`}},
+		{"huge count", header(fxDim, math.MaxUint32), []string{"stdin: 4294967295 images of 64 pixels: out of range: want 1 to 2097152 images of D = 64 (at most 134217728 values per set, 2^27)"}},
+		{"no image", header(fxDim, 0), []string{"stdin: 0 images of 64 pixels: out of range: want 1 to 2097152"}},
+	}
+	for seed := range uint64(8) {
+		b := make([]byte, 4096)
+		rng := rand.New(rand.NewPCG(seed, 11))
+		for i := range b {
+			b[i] = byte(rng.Uint32())
+		}
+		cases = append(cases, errCase{fmt.Sprintf("random bytes %d", seed), b, nil})
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			out, stderr, code := runEdge(t, c.stdin, "-model", mp, "-")
+			if code != 1 || out != "" || strings.Count(stderr, "\n") != 1 || !strings.HasSuffix(stderr, "\n") || len(stderr) > 200 {
+				t.Errorf("exit %d, %d bytes of output, stderr (%d bytes) %q; want exit 1 and one line of at most 200 bytes", code, len(out), len(stderr), stderr)
+			}
+			for _, w := range c.want {
+				if !strings.Contains(stderr, w) {
+					t.Errorf("stderr %q\nwant %q in it", stderr, w)
+				}
+			}
+		})
+	}
+}
+
 // TestDeps checks that the edge binary links no training driver, plotting,
 // data-set loader (MAT, npy, CSV, IDX: the dataset package root) or test
 // oracle, with and without -tags purego.

@@ -14,6 +14,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/grlgq/grlgq/cmd/internal/base"
 	"github.com/grlgq/grlgq/dataset/imageset"
@@ -43,6 +44,13 @@ const defaultMaxValues = 1 << 24
 // few dozen bytes): a longer token is an error, so that a line takes
 // memory only in proportion to what was read.
 const maxField = 1 << 10
+
+// maxExcerpt bounds the part of a refused value that an error quotes: at
+// most this many bytes between the quotes (strconv.Quote's escapes
+// included, so 40 bytes of text or 10 of binary), then "..." when cut. A
+// value may be maxField bytes of binary, 4 KB quoted in full; the error
+// is one line a person reads.
+const maxExcerpt = 40
 
 func main() {
 	// The binary writes no file: nothing to clean up on a signal.
@@ -269,8 +277,8 @@ func readBinary(r *bufio.Reader, dim int) ([][]float64, error) {
 	if d != dim {
 		return nil, fmt.Errorf("stdin: images of D = %d pixels, the model wants %d", d, dim)
 	}
-	if m < 1 || d*m > maxValues {
-		return nil, fmt.Errorf("stdin: %d images of %d pixels: out of range", m, d)
+	if m < 1 || m > maxValues/d { // not d*m: no overflow where int is 32 bits
+		return nil, fmt.Errorf("stdin: %d images of %d pixels: out of range: %s", m, d, setRange(d))
 	}
 	buf := make([]byte, 8*d)
 	// Grown as images arrive: a header's m alone allocates nothing.
@@ -310,8 +318,8 @@ func readText(r *bufio.Reader, dim int) ([][]float64, error) {
 			return nil
 		}
 		if img == nil {
-			if (len(imgs)+1)*dim > maxValues {
-				return errors.New("stdin: too many images")
+			if len(imgs) >= maxValues/dim {
+				return fmt.Errorf("stdin: line %d starts image %d of the set: out of range: %s", line, len(imgs)+1, setRange(dim))
 			}
 			img = make([]float64, 0, dim)
 		}
@@ -320,7 +328,7 @@ func readText(r *bufio.Reader, dim int) ([][]float64, error) {
 		}
 		v, err := strconv.ParseFloat(string(field), 64)
 		if err != nil {
-			return fmt.Errorf("stdin: line %d value %d: %w", line, len(img)+1, err)
+			return fmt.Errorf("stdin: line %d value %d: %w", line, len(img)+1, parseError(field, err))
 		}
 		img = append(img, v)
 		field = field[:0]
@@ -393,6 +401,45 @@ func readText(r *bufio.Reader, dim int) ([][]float64, error) {
 		return nil, errors.New("stdin: no images (binary sets start with \"GRLGQSET\")")
 	}
 	return imgs, nil
+}
+
+// setRange is the range of the images of D = d in a set on stdin, for
+// an error that says "out of range".
+func setRange(d int) string {
+	return fmt.Sprintf("want 1 to %d images of D = %d (at most %d values per set, 2^27)", maxValues/d, d, maxValues)
+}
+
+// parseError is err, strconv.ParseFloat's error for field, with field
+// quoted by excerpt instead of in full, and with the range of a float64
+// for a value out of it. It wraps the *strconv.NumError's Err
+// (strconv.ErrSyntax or strconv.ErrRange).
+func parseError(field []byte, err error) error {
+	var ne *strconv.NumError
+	if !errors.As(err, &ne) {
+		return err
+	}
+	if errors.Is(ne.Err, strconv.ErrRange) {
+		return fmt.Errorf("strconv.%s: parsing %s: %w: a float64 is at most %g in magnitude", ne.Func, excerpt(field), ne.Err, math.MaxFloat64)
+	}
+	return fmt.Errorf("strconv.%s: parsing %s: %w", ne.Func, excerpt(field), ne.Err)
+}
+
+// excerpt is b quoted (strconv.Quote) if that takes at most maxExcerpt
+// bytes between the quotes, else its longest prefix of whole runes that
+// does, quoted, then "...".
+func excerpt(b []byte) string {
+	if q := strconv.Quote(string(b)); len(q) <= maxExcerpt+2 {
+		return q
+	}
+	n := 0
+	for n < len(b) {
+		_, w := utf8.DecodeRune(b[n:])
+		if len(strconv.Quote(string(b[:n+w]))) > maxExcerpt+2 {
+			break
+		}
+		n += w
+	}
+	return strconv.Quote(string(b[:n])) + "..."
 }
 
 func printMemStats(w io.Writer) {
