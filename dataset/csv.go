@@ -8,6 +8,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/grlgq/grlgq/dataset/imageset"
 )
@@ -192,7 +193,7 @@ func readCSV(s *source, opt CSV) (*Dataset, error) {
 			}
 			v, err := strconv.ParseFloat(strings.TrimSpace(string(field)), 64)
 			if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
-				fieldErr = s.errf(ErrValue, "line %d, field %d: %q is not a finite number", r.start, k+1, field)
+				fieldErr = s.errf(ErrValue, "line %d, field %d: %s is not a finite number", r.start, k+1, quoteShort(field))
 				return
 			}
 			switch {
@@ -589,4 +590,19 @@ func (r *csvReader) readQuoted() (last bool, err error) {
 			return false, err
 		}
 	}
+}
+
+// quoteShort quotes a field for an error message, cut to its first
+// quoteMax bytes (at a character boundary, "..." after the quote) so that
+// a binary file read as CSV gives a one-line error of a sensible length.
+func quoteShort(field []byte) string {
+	const quoteMax = 40
+	if len(field) <= quoteMax {
+		return strconv.Quote(string(field))
+	}
+	n := quoteMax
+	for n > 0 && !utf8.RuneStart(field[n]) {
+		n--
+	}
+	return strconv.Quote(string(field[:n])) + "..."
 }

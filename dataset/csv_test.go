@@ -3,8 +3,11 @@ package dataset
 import (
 	"bytes"
 	"context"
+	"strconv"
+	"strings"
 	"testing"
 	"testing/iotest"
+	"unicode/utf8"
 )
 
 func TestLoadCSV(t *testing.T) {
@@ -156,5 +159,37 @@ func TestCSVLoneCRAtBufferEnd(t *testing.T) {
 			readCSV(s, CSV{Header: true})
 			readCSV(s, CSV{})
 		}()
+	}
+}
+
+// TestCSVLongFieldError: a field that is not a number is quoted in the
+// error whole when at most 40 bytes, otherwise cut to a prefix of at most
+// 40 bytes (at a character boundary) followed by "...": a binary file read
+// as CSV gives one short line.
+func TestCSVLongFieldError(t *testing.T) {
+	dir := t.TempDir()
+	for _, field := range []string{"abc", strings.Repeat("\x80z", 3000), strings.Repeat("é", 100), strings.Repeat("x", 41)} {
+		p := writeFile(t, dir, "bad.csv", []byte("1,2,0\n"+field+",4,1\n"))
+		_, err := (CSV{File: p}).Load(context.Background())
+		if err == nil {
+			t.Fatalf("field %.20q: no error", field)
+		}
+		msg := err.Error()
+		head := "line 2, field 1: "
+		i, j := strings.Index(msg, head), strings.Index(msg, " is not a finite number")
+		if strings.Contains(msg, "\n") || i < 0 || j < i || len(msg)-len(p) > 200 {
+			t.Fatalf("field %.20q: error %q, want one short line", field, msg)
+		}
+		q := msg[i+len(head) : j]
+		cut := strings.HasSuffix(q, "...")
+		got, uerr := strconv.Unquote(strings.TrimSuffix(q, "..."))
+		switch {
+		case uerr != nil:
+			t.Errorf("field %.20q: %s does not unquote: %v", field, q, uerr)
+		case !cut && got != field, len(field) <= 40 && cut:
+			t.Errorf("field %.20q: quoted %s, want it whole", field, q)
+		case cut && (!strings.HasPrefix(field, got) || len(got) > 40 || len(got) < 37 || !utf8.ValidString(got) && utf8.ValidString(field)):
+			t.Errorf("field %.20q: quoted %s, want a prefix of 37-40 bytes", field, q)
+		}
 	}
 }
