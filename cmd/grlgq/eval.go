@@ -33,7 +33,7 @@ func (f *modelFlags) addFlags(fs *flag.FlagSet) {
 	fs.StringVar(&f.model, "model", "", "the model file (written by grlgq train)")
 	f.data.addFlags(fs)
 	intVar(fs, &f.m, "m", 0, 0, maxSetImages, "single-image data: classify sets of m random same-class images instead of single images (0: single images, θ_1 distance)")
-	fs.Uint64Var(&f.seed, "seed", 1, "seed of the grouping with -m")
+	uint64Var(fs, &f.seed, "seed", 1, "seed of the grouping with -m")
 	intVar(fs, &f.workers, "workers", defaultWorkers(), 1, model.MaxWorkers, "goroutines computing distances")
 	fs.BoolVar(&f.skipBad, "skip-bad", false, "leave out image sets that cannot give a d-dimensional subspace (too few images, rank below d) instead of failing")
 	floatVar(fs, &f.reject, "reject", 0, 0, 1, false, false, "reject a prediction whose relative margin is below this (0: never) instead of the model's stored threshold (grlgq inspect shows it)")

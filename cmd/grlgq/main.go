@@ -163,14 +163,15 @@ func mainUsage(w io.Writer) {
 
 // The flag plumbing both binaries share (package cmd/internal/base).
 var (
-	usagef   = base.Usagef
-	noArgs   = base.NoArgs
-	isSet    = base.IsSet
-	intVar   = base.IntVar
-	int64Var = base.Int64Var
-	floatVar = base.FloatVar
-	oneLine  = base.OneLine
-	errHelp  = base.ErrHelp
+	usagef    = base.Usagef
+	noArgs    = base.NoArgs
+	isSet     = base.IsSet
+	intVar    = base.IntVar
+	int64Var  = base.Int64Var
+	uint64Var = base.Uint64Var
+	floatVar  = base.FloatVar
+	oneLine   = base.OneLine
+	errHelp   = base.ErrHelp
 )
 
 // newFlagSet returns a flag set for command name that reports errors to
@@ -264,7 +265,6 @@ var flagNotes = map[string]base.Note{
 	"image":       {Type: "HxW", Text: fmt.Sprintf("each side 1 to %d, at most %d pixels", maxSide, maxImagePixels)},
 	"mat-image":   {Type: "HxW", Text: fmt.Sprintf("each side 1 to %d, at most %d pixels", maxSide, maxImagePixels)},
 	"resize":      {Type: "HxW", Text: fmt.Sprintf("each side 1 to %d, at most -max-pixels pixels and at most %d: a model's D", maxSide, model.MaxDim)},
-	"seed":        {Text: "range 0 to 2^64-1"},
 	"init":        {Type: "word"},
 	"relevance":   {Type: "word"},
 	"precision":   {Type: "word"},

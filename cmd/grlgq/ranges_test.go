@@ -73,8 +73,13 @@ func TestFlagRanges(t *testing.T) {
 					bad = append(bad, m[3])
 				}
 				want = m[1] + m[2] + ", " + m[3] + m[4]
+			} else if typ == "uint" && strings.Contains(desc, "range 0 to 2^64-1") {
+				// -seed: any uint64; a negative, too large or non-numeric
+				// one is refused with the range, not "parse error".
+				bad = []string{"-1", "18446744073709551616", "x"}
+				want = "want an integer from 0 to 2^64-1"
 			} else {
-				continue // -seed (any uint64), sizes: below
+				continue // sizes: TestFlagRangesIssue
 			}
 			for _, v := range bad {
 				fails(t, 2, []string{"-" + name, want}, c.name, "-"+name, v)

@@ -26,7 +26,7 @@ func runRepro(ctx context.Context, e *env, args []string) error {
 	)
 	fs.StringVar(&dir, "dir", os.Getenv("GRLGQ_DATA"), "the data folder holding mnist/, yaleb32/ and eth80/ (default $GRLGQ_DATA)")
 	intVar(fs, &runs, "runs", 0, 1, maxRuns, "runs (mnist), repetitions of 4-fold cross-validation (yale) or random splits (eth80) (default: the paper's: 3, 10, 10)")
-	fs.Uint64Var(&seed, "seed", 1, "seed of every random choice")
+	uint64Var(fs, &seed, "seed", 1, "seed of every random choice")
 	intVar(fs, &workers, "workers", defaultWorkers(), 1, model.MaxWorkers, "goroutines (results never depend on it)")
 	fs.BoolVar(&asJSON, "json", false, `print one JSON object: "mean_accuracy", "std", "baseline_mean_accuracy", "baseline_std" (fractions), ...`)
 	fs.BoolVar(&quiet, "quiet", false, "no progress messages on stderr")

@@ -59,7 +59,7 @@ func (t *trainFlags) addFlags(fs *flag.FlagSet, def model.Options) {
 	intVar(fs, &t.epochs, "epochs", def.Train.Epochs, 1, model.MaxEpochs, "passes over the training sets")
 	floatVar(fs, &t.lr, "lr", def.Train.Eta, 0, model.MaxRate, true, false, "prototype learning rate η. "+lrHelp)
 	floatVar(fs, &t.lrRel, "lr-rel", def.Train.Gamma, 0, model.MaxRate, true, false, "relevance learning rate γ (γ ≪ η; same convention as -lr: factor 2 in G kept)")
-	fs.Uint64Var(&t.seed, "seed", 1, "seed of every random choice (groups, initialisation, validation split, epoch order)")
+	uint64Var(fs, &t.seed, "seed", 1, "seed of every random choice (groups, initialisation, validation split, epoch order)")
 	fs.TextVar(&t.init, "init", def.Train.Init, "prototype initialisation: sample (a random training set of the class plus noise), random, pca (class-wise PCA subspace)")
 	fs.TextVar(&t.relevance, "relevance", def.Model.Relevance, "relevances of the principal angles: global (GRLGQ), none (λ = 1/d fixed, GLGQ), local (one vector per prototype)")
 	fs.TextVar(&t.precision, "precision", def.Model.Precision, "format of the prototypes and their projections: float64, or float32 (twice the SIMD lanes, half the model file; angles near 0 less accurate, see docs/bounds.md)")

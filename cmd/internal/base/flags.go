@@ -16,7 +16,7 @@ import (
 // range says so, and no value is silently replaced by a default.
 
 // Ranged is a flag value with a documented range (IntVar, Int64Var,
-// FloatVar): PrintDefaults prints it.
+// Uint64Var, FloatVar): PrintDefaults prints it.
 type Ranged interface {
 	flag.Value
 	RangeText() string
@@ -80,6 +80,36 @@ func (f *int64Flag) AllowsZero() bool  { return f.lo <= 0 && 0 <= f.hi }
 func Int64Var(fs *flag.FlagSet, p *int64, name string, def, lo, hi int64, usage string) {
 	*p = def
 	fs.Var(&int64Flag{p: p, lo: lo, hi: hi}, name, usage)
+}
+
+// uint64Flag is a uint64 flag taking any uint64 (a seed): the range is
+// the type's, stated in the message like every other flag's.
+type uint64Flag struct{ p *uint64 }
+
+func (f *uint64Flag) String() string {
+	if f == nil || f.p == nil {
+		return "0"
+	}
+	return strconv.FormatUint(*f.p, 10)
+}
+
+func (f *uint64Flag) Set(s string) error {
+	v, err := strconv.ParseUint(s, 0, 64)
+	if err != nil {
+		return fmt.Errorf("want an integer from %s", f.RangeText())
+	}
+	*f.p = v
+	return nil
+}
+
+func (f *uint64Flag) RangeText() string { return "0 to 2^64-1" }
+func (f *uint64Flag) TypeName() string  { return "uint" }
+func (f *uint64Flag) AllowsZero() bool  { return true }
+
+// Uint64Var defines a uint64 flag (0 to 2^64-1) with default def.
+func Uint64Var(fs *flag.FlagSet, p *uint64, name string, def uint64, usage string) {
+	*p = def
+	fs.Var(&uint64Flag{p: p}, name, usage)
 }
 
 // floatFlag is a float64 flag in the interval from lo to hi, each end open
