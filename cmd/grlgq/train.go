@@ -247,6 +247,9 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 		{images && (hf.copies > 0 || isSet(fs, "m") || isSet(fs, "groupings") || skipBad), "-images trains on the single images: it takes no -m, -groupings, -hard-copies or -skip-bad"},
 		{images && notImages, "-images needs single-image data (idx, csv, mat): " + df.src.Scheme() + " data are image sets or bases"},
 		{hf.copies > 0 && notImages, "-hard-copies needs single-image data (idx, csv, mat): " + df.src.Scheme() + " data are image sets or bases"},
+		// -m groups single images into sets: folder data are sets already,
+		// npy data bases; a -m there would be ignored.
+		{isSet(fs, "m") && notImages, "-m needs single-image data (idx, csv, mat): " + df.src.Scheme() + " data are image sets or bases"},
 	} {
 		if c.bad {
 			return usagef(fs, "%s", c.msg)

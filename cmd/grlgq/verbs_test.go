@@ -1,6 +1,7 @@
 package main
 
 import (
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -241,3 +242,31 @@ func TestExplainTop(t *testing.T) {
 }
 
 func abs(x float64) float64 { return max(x, -x) }
+
+// TestTrainMNeedsSingleImages: -m groups single images into sets, so
+// train refuses it for folder data (image sets already) and npy data
+// (bases), as it refuses -hard-copies there: a usage error, before the
+// data are read, instead of a flag silently ignored.
+func TestTrainMNeedsSingleImages(t *testing.T) {
+	dir := t.TempDir()
+	root := filepath.Join(dir, "sets")
+	writeFolder(t, root, 2, 4, 6)
+	npy, labels := filepath.Join(dir, "b.npy"), filepath.Join(dir, "l.npy")
+	writeNPY(t, npy, labels, 12, 10, 2)
+	out := filepath.Join(dir, "m.grlgq")
+	for _, c := range []struct{ spec, scheme string }{
+		{"folder:" + root, "folder"},
+		{"folder:" + filepath.Join(dir, "missing"), "folder"}, // not read
+		{"npy:" + npy + "," + labels, "npy"},
+	} {
+		for _, m := range []string{"5", "0"} {
+			fails(t, 2, []string{"-m needs single-image data (idx, csv, mat): " + c.scheme + " data are image sets or bases"},
+				"train", "-data", c.spec, "-d", "2", "-epochs", "1", "-m", m, "-o", out)
+		}
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Error("a refused run wrote the model")
+	}
+	// Without -m, as before.
+	ok(t, "train", "-data", "folder:"+root, "-d", "2", "-epochs", "1", "-o", out, "-quiet")
+}
