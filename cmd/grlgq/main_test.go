@@ -430,9 +430,9 @@ func TestBadInput(t *testing.T) {
 		})
 	}
 	// -o may not be the data.
-	fails(t, 2, []string{"data"}, "train", "-data", "csv:"+good, "-m", "4", "-o", good)
+	fails(t, 2, []string{"data"}, "train", "-data", "csv:"+good, "-d", "2", "-m", "4", "-o", good)
 	// Output into a missing folder fails before training.
-	fails(t, 1, []string{"output"}, "train", "-data", "csv:"+good, "-m", "4", "-o", filepath.Join(dir, "no", "such", "m"))
+	fails(t, 1, []string{"output"}, "train", "-data", "csv:"+good, "-d", "2", "-m", "4", "-o", filepath.Join(dir, "no", "such", "m"))
 	// A successful run does replace it.
 	ok(t, "train", "-data", "csv:"+good, "-d", "2", "-m", "4", "-epochs", "2", "-o", precious, "-quiet")
 	if got, _ := os.ReadFile(precious); bytes.Equal(got, keep) {

@@ -225,9 +225,6 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	if m > 0 && isSet(fs, "d") && m < o.Model.SubspaceDim {
-		return usagef(fs, "sets of -m %d images cannot span -d %d dimensions: raise -m or lower -d", m, o.Model.SubspaceDim)
-	}
 	if err := hf.check(fs, o); err != nil {
 		return err
 	}
@@ -254,6 +251,12 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 		if c.bad {
 			return usagef(fs, "%s", c.msg)
 		}
+	}
+	// Past the table a given -m groups single images, and d is -d or its
+	// default: both known before any file is read (with -resume, d is
+	// the model's; trainingSubspaces checks it).
+	if m > 0 && rf.path == "" && m < o.Model.SubspaceDim {
+		return usagef(fs, "sets of -m %d images cannot span -d %d dimensions: raise -m or lower -d", m, o.Model.SubspaceDim)
 	}
 	if tn.on && ck.Path != "" || ck.Path == "" && isSet(fs, "checkpoint-every") {
 		return usagef(fs, "-checkpoint FILE (with -checkpoint-every N) keeps the model of one training, not of -tune's cross-validation")

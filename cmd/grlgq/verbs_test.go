@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -269,4 +270,28 @@ func TestTrainMNeedsSingleImages(t *testing.T) {
 	}
 	// Without -m, as before.
 	ok(t, "train", "-data", "folder:"+root, "-d", "2", "-epochs", "1", "-o", out, "-quiet")
+}
+
+// TestTrainMBelowD: sets of m images cannot span d > m dimensions; with
+// d from -d or its default, that is the same usage error (exit 2), found
+// before the data are read (a missing file is not reached).
+func TestTrainMBelowD(t *testing.T) {
+	dir := t.TempDir()
+	data := filepath.Join(dir, "d.csv")
+	writeCSV(t, data, 2, 12, 4)
+	out := filepath.Join(dir, "m.grlgq")
+	def := defaultOptions().Model.SubspaceDim
+	for _, spec := range []string{"csv:" + data, "csv:" + filepath.Join(dir, "missing.csv")} {
+		for _, c := range []struct {
+			args []string
+			want string
+		}{
+			{[]string{"-m", "1"}, fmt.Sprintf("sets of -m 1 images cannot span -d %d dimensions: raise -m or lower -d", def)},
+			{[]string{"-m", fmt.Sprint(def - 1)}, fmt.Sprintf("sets of -m %d images cannot span -d %d dimensions: raise -m or lower -d", def-1, def)},
+			{[]string{"-d", "20", "-m", "10"}, "sets of -m 10 images cannot span -d 20 dimensions: raise -m or lower -d"},
+		} {
+			fails(t, 2, []string{c.want}, append([]string{"train", "-data", spec, "-epochs", "1", "-o", out}, c.args...)...)
+		}
+	}
+	ok(t, "train", "-data", "csv:"+data, "-m", fmt.Sprint(def), "-epochs", "1", "-o", out, "-quiet")
 }
