@@ -41,7 +41,8 @@ const (
 // half of -max-values (lim.TotalValues, the budget the loaders apply to
 // the data), and the data, the training bases and that working memory
 // together one and a half times it: with the default 2^26 values, about
-// 768 MiB.
+// 768 MiB. When a -protos given is what takes the working memory over,
+// the message names the prototypes first, with the most that fit.
 func checkSizes(fs *flag.FlagSet, ds *dataset.Dataset, o model.Options, m, groups, copies, hardM int, images bool, lim dataset.Limits) error {
 	classes := len(ds.Classes)
 	d := o.Model.SubspaceDim
@@ -56,6 +57,10 @@ func checkSizes(fs *flag.FlagSet, ds *dataset.Dataset, o model.Options, m, group
 	budget := lim.WithDefaults().TotalValues
 	work := workingValues(ds, o, p, m, images)
 	if work > budget/2 {
+		if fit := prototypesFit(ds, o, p, work, budget/2); isSet(fs, "protos") && fit >= int64(classes) {
+			// Fewer prototypes would fit: the count asked for comes first.
+			return usagef(fs, "-protos for %d classes: %d prototypes, the limit is %d at D=%d, d=%d: they need about %d values of working memory, over the limit of %d, half of -max-values (lower -protos, raise -max-values, or resize the images smaller)", classes, p, fit, ds.Dim, d, work, budget/2)
+		}
 		return usagef(fs, "training at D=%d (d=%d, %d prototypes) needs about %d values of working memory, over the limit of %d, half of -max-values (raise it with -max-values, or resize the images smaller)", ds.Dim, d, p, work, budget/2)
 	}
 	if images || ds.Kind() != dataset.KindImages {
@@ -79,6 +84,18 @@ func checkSizes(fs *flag.FlagSet, ds *dataset.Dataset, o model.Options, m, group
 		}
 	}
 	return nil
+}
+
+// prototypesFit is how many prototypes of ds's D and o's d fit in limit
+// values of working memory, the rest of work (that of p prototypes)
+// staying what it is.
+func prototypesFit(ds *dataset.Dataset, o model.Options, p, work, limit int64) int64 {
+	per := model.TrainingValues(ds.Dim, o.Model.SubspaceDim, 1)
+	rest := work - model.TrainingValues(ds.Dim, o.Model.SubspaceDim, int(min(p, model.MaxPrototype)))
+	if per <= 0 || rest >= limit {
+		return 0
+	}
+	return (limit - rest) / per
 }
 
 // workingValues estimates the float64 values training allocates besides

@@ -181,3 +181,50 @@ func TestCheckSizesMemory(t *testing.T) {
 		t.Errorf("40 images of 256x256: %v", err)
 	}
 }
+
+// TestCheckSizesProtos: when -protos asks for more prototypes than the
+// working memory admits, the message names the prototypes first, their
+// count and the limit (the most that fit: that many pass, one more does
+// not), then the memory; without -protos (one per class) it names the
+// memory alone, as there is no count to lower.
+func TestCheckSizesProtos(t *testing.T) {
+	ds := &dataset.Dataset{Images: make([][]float64, 1797), Dim: 64, Classes: make([]string, 10)}
+	cfg := model.Options{Model: model.Config{SubspaceDim: 5, PrototypesPerClass: 6000}, Train: model.TrainConfig{Workers: 2}}
+	fs := flag.NewFlagSet("train", flag.ContinueOnError)
+	fs.String("protos", "1", "")
+	if err := fs.Parse([]string{"-protos", "6000"}); err != nil {
+		t.Fatal(err)
+	}
+	lim := dataset.Limits{}
+	err := checkSizes(fs, ds, cfg, 10, 1, 0, 0, false, lim)
+	m := regexp.MustCompile(`^-protos for 10 classes: 60000 prototypes, the limit is (\d+) at D=64, d=5: they need about \d+ values of working memory, over the limit of \d+, half of -max-values \(lower -protos`).FindStringSubmatch(fmt.Sprint(err))
+	if m == nil {
+		t.Fatalf("-protos 6000: %v, want the prototypes and their limit first", err)
+	}
+	fit, _ := strconv.Atoi(m[1])
+	cfg.Model.PrototypesPerClass = 1
+	cfg.Model.PrototypesOfClass = make([]int, 10)
+	for c := range cfg.Model.PrototypesOfClass {
+		cfg.Model.PrototypesOfClass[c] = fit / 10
+	}
+	cfg.Model.PrototypesOfClass[0] += fit % 10
+	if err := checkSizes(fs, ds, cfg, 10, 1, 0, 0, false, lim); err != nil {
+		t.Errorf("%d prototypes, the limit: %v", fit, err)
+	}
+	cfg.Model.PrototypesOfClass[0]++
+	if err := checkSizes(fs, ds, cfg, 10, 1, 0, 0, false, lim); err == nil || !strings.Contains(err.Error(), fmt.Sprintf("%d prototypes, the limit is %d", fit+1, fit)) {
+		t.Errorf("%d prototypes, one over the limit: %v", fit+1, err)
+	}
+	// -protos not given: one prototype per class, nothing to lower.
+	big := &dataset.Dataset{Images: make([][]float64, 40), Dim: 1 << 20, Classes: make([]string, 2)}
+	cfg = model.Options{Model: model.Config{SubspaceDim: 2, PrototypesPerClass: 1}, Train: model.TrainConfig{Workers: 2}}
+	if err := checkSizes(flag.NewFlagSet("train", flag.ContinueOnError), big, cfg, 10, 1, 0, 0, false, lim); err == nil || !strings.HasPrefix(err.Error(), "training at D=1048576") {
+		t.Errorf("1 prototype per class at D=2^20: %v, want the working memory alone", err)
+	}
+	// The command: a usage error, as before.
+	dir := t.TempDir()
+	data := filepath.Join(dir, "d.csv")
+	writeCSV(t, data, 2, 12, 4)
+	fails(t, 2, []string{"-protos for 2 classes: 12000 prototypes, the limit is ", "lower -protos"},
+		"train", "-data", "csv:"+data, "-m", "4", "-d", "2", "-protos", "6000", "-max-values", "1000000", "-o", filepath.Join(dir, "m.grlgq"))
+}
