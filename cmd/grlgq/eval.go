@@ -27,6 +27,7 @@ type modelFlags struct {
 	skipBad bool
 	// -reject and -temperature: override the model's stored ones.
 	reject, temperature float64
+	stderr              io.Writer // the run's, for a warning
 }
 
 func (f *modelFlags) addFlags(fs *flag.FlagSet) {
@@ -69,6 +70,7 @@ func (f *modelFlags) check(fs *flag.FlagSet, g *runfiles.Guard) error {
 		return err
 	}
 	f.data.progress = g.Stderr() // bars on a terminal only
+	f.stderr = g.Stderr()
 	if err := g.Input("-model", f.model, false); err != nil {
 		return fmt.Errorf("model: %w", err)
 	}
@@ -100,7 +102,35 @@ func (f *modelFlags) load(ctx context.Context, fs *flag.FlagSet) (*model.Model, 
 	if s.len() == 0 {
 		return nil, nil, fmt.Errorf("%s: no samples", ds.Source)
 	}
+	// Once the samples are ready, so that a failure to load stays one line.
+	if msg := f.imageWarning(fs, w, h); msg != "" && f.stderr != nil {
+		fmt.Fprintf(f.stderr, "grlgq: %s: warning: %s\n", fs.Name(), msg)
+	}
 	return mod, s, nil
+}
+
+// imageWarning says when -image (or -mat-image) gives MAT or CSV images a
+// size other than w x h, the model's, and no -resize says to resize
+// them: the load then resizes them to the model's size, as it should
+// when they are of another resolution, but a typo in -image (4x16 for
+// 8x8: the same pixels, read as another shape) is resized to garbage
+// as silently. "" when there is nothing to say.
+func (f *modelFlags) imageWarning(fs *flag.FlagSet, w, h int) string {
+	shape, want := f.data.shape, dataset.Size{Height: h, Width: w}
+	switch f.data.src.Source().(type) {
+	case dataset.MAT, dataset.CSV:
+	default:
+		return "" // -image does not apply
+	}
+	if w <= 0 || h <= 0 || shape == (dataset.Size{}) || shape == want || f.data.src.Resize != (dataset.Size{}) {
+		return ""
+	}
+	name := "image"
+	if isSet(fs, "mat-image") && !isSet(fs, "image") {
+		name = "mat-image"
+	}
+	return fmt.Sprintf("-%s %s is not the model's image size %s: the images were resized to %s (check -%s; give -resize %s if the resize is meant)",
+		name, shape.String(), want.String(), want.String(), name, want.String())
 }
 
 // predictAll classifies every sample (predict.All).

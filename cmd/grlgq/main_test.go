@@ -487,3 +487,45 @@ func TestModelRemembersImageSize(t *testing.T) {
 	ok(t, "train", "-data", spec, "-d", "3", "-epochs", "3", "-o", mod8)
 	ok(t, "eval", "-model", mod8, "-data", spec, "-json")
 }
+
+// TestImageSizeWarning: MAT or CSV images whose -image is not the size
+// the model records are resized to it, as other sizes are; eval, predict
+// and explain say so in one warning line on stderr, so that a typo in
+// -image (4x16 for 8x8) does not pass silently. An -image of the model's
+// size, none, or a -resize that asks for the resize: no warning.
+func TestImageSizeWarning(t *testing.T) {
+	dir := t.TempDir()
+	data := filepath.Join(dir, "d.csv")
+	writeCSV(t, data, 2, 12, 4)
+	spec := []string{"-data", "csv:" + data, "-pixel-max", "16"}
+	mod := filepath.Join(dir, "m.grlgq")
+	ok(t, append([]string{"train", "-image", "8x8", "-d", "2", "-m", "4", "-epochs", "1", "-o", mod, "-quiet"}, spec...)...)
+	warning := func(cmd, flag string) string {
+		return "grlgq: " + cmd + ": warning: -" + flag + " 4x16 is not the model's image size 8x8: the images were resized to 8x8 (check -" + flag + "; give -resize 8x8 if the resize is meant)\n"
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"eval", "-image", "4x16"}, warning("eval", "image")},
+		{[]string{"eval", "-image", "4x16", "-json"}, warning("eval", "image")},
+		{[]string{"eval", "-mat-image", "4x16"}, warning("eval", "mat-image")},
+		{[]string{"predict", "-image", "4x16"}, warning("predict", "image")},
+		{[]string{"explain", "-image", "4x16", "-n", "1", "-o", filepath.Join(dir, "ex")}, warning("explain", "image")},
+		{[]string{"eval", "-image", "8x8"}, ""},
+		{[]string{"eval"}, ""},
+		{[]string{"eval", "-image", "4x16", "-resize", "8x8"}, ""},
+		{[]string{"eval", "-image", "4x16", "-width", "8", "-height", "8"}, ""},
+	} {
+		args := append(append(append([]string{}, c.args[0], "-model", mod), spec...), c.args[1:]...)
+		if r := ok(t, args...); r.stderr != c.want {
+			t.Errorf("grlgq %s: stderr %q, want %q", strings.Join(args, " "), r.stderr, c.want)
+		}
+	}
+	// A model without an image size resizes nothing: nothing to say.
+	flat := filepath.Join(dir, "flat.grlgq")
+	ok(t, append([]string{"train", "-d", "2", "-m", "4", "-epochs", "1", "-o", flat, "-quiet"}, spec...)...)
+	if r := ok(t, append([]string{"eval", "-model", flat, "-image", "4x16"}, spec...)...); r.stderr != "" {
+		t.Errorf("eval of a model without an image size: stderr %q", r.stderr)
+	}
+}
