@@ -75,13 +75,18 @@ func (s *Samples) TrueName(i int) string {
 // them all, and for data without labels.
 func (s *Samples) UnknownClasses() []string {
 	seen := map[string]bool{}
-	for i, t := range s.Truth {
-		if c := s.Labels[i]; t < 0 && c >= 0 {
-			seen[s.Data.Classes[c]] = true
+	for i := range s.Truth {
+		if s.Unknown(i) {
+			seen[s.Data.Classes[s.Labels[i]]] = true
 		}
 	}
 	return slices.Sorted(maps.Keys(seen))
 }
+
+// Unknown reports whether sample i has a label the model does not know
+// (a class UnknownClasses names): it is predicted, and explained, as
+// unlabelled, and not scored.
+func (s *Samples) Unknown(i int) bool { return s.Truth[i] < 0 && s.Labels[i] >= 0 }
 
 // Lookup returns the index of the sample named name (a set's name, or an
 // image's file, or "row N"), or, when name is a number, that index; ok is

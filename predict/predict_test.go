@@ -213,6 +213,11 @@ func TestUnknownClasses(t *testing.T) {
 	if got := s.UnknownClasses(); len(got) != 1 || got[0] != "plum" {
 		t.Fatalf("UnknownClasses = %v", got)
 	}
+	for i := range s.Truth {
+		if s.Unknown(i) != (i >= 8) {
+			t.Errorf("Unknown(%d) = %v", i, s.Unknown(i))
+		}
+	}
 	tab := NewTable(m, s, preds)
 	right := 0 // among the apple and cup sets
 	for i, r := range known.Rows[:8] {

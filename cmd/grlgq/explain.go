@@ -33,7 +33,7 @@ func runExplain(ctx context.Context, e *env, args []string) error {
 	fs.StringVar(&out, "o", "", "write the pictures and JSON into this folder (created if missing)")
 	intVar(fs, &n, "n", 4, 1, maxExplain, "explain this many samples, taken from each class in turn")
 	fs.StringVar(&which, "samples", "", "explain these samples instead: comma-separated indices (0-based, grlgq predict's index column) or names (a set's folder, \"class/set\" or \"set\"; an image's file; \"row N\")")
-	fs.BoolVar(&wrong, "misclassified", false, "explain every misclassified sample instead (labelled data)")
+	fs.BoolVar(&wrong, "misclassified", false, "explain every misclassified sample instead (labelled data; a sample of a class the model does not know is explained as unlabelled, never as misclassified)")
 	intVar(fs, &top, "top", 5, 1, maxSetImages, "image sets: rank each set's images by their relevance-weighted part in the decision (support of W+ over W-, model.Explanation.RankImages), "+
 		"list the top K in the text and JSON, and draw them (at most 5) instead of the first ones")
 	fs.BoolVar(&pixels, "pixels", false, "also put the pixel maps u_i∘v_i (D values per angle) into the JSON")
@@ -156,6 +156,16 @@ func runExplain(ctx context.Context, e *env, args []string) error {
 	fmt.Fprintf(e.stdout, "explained %d sample(s) of %s with %s (%s distance) into %s (μ < 0: right; margin: label-free, 0 to 1):\n", len(idx), s.ds.Source, f.model, mod.Config().Distance, out)
 	text.WriteTo(e.stdout)
 	fmt.Fprintf(e.stdout, "also: %s, %s, %s\n", filepath.Join(out, plot.PageName("prototypes", 0, len(protoPages), *plotFmt)), filepath.Join(out, plot.PageName("relevances", 0, 1, *plotFmt)), filepath.Join(out, "explanation.json"))
+	// Warnings after the output, so that a failure stays one line.
+	if unknown := s.ps.UnknownClasses(); len(unknown) > 0 {
+		n := 0
+		for i := range s.len() {
+			if s.ps.Unknown(i) {
+				n++
+			}
+		}
+		warnUnknown(e, "explain", mod, s, unknown, n, s.len())
+	}
 	return nil
 }
 

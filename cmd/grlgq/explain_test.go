@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -121,5 +122,57 @@ func TestExplainSummaryJSON(t *testing.T) {
 		if string(got) != string(want) {
 			t.Errorf("entry\n%s\nwant (as a map)\n%s", got, want)
 		}
+	}
+}
+
+// TestExplainUnknownClasses: explain treats a sample of a class the model
+// does not know as predict does: explained as unlabelled (no μ, no true
+// class in the text), never misclassified, with predict's one-line
+// warning on stderr naming the unknown classes.
+func TestExplainUnknownClasses(t *testing.T) {
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "a.csv"), filepath.Join(dir, "b.csv")
+	writeCSV(t, a, 2, 12, 4)
+	writeCSV(t, b, 3, 12, 4) // classes 0, 1 and 2
+	mod := filepath.Join(dir, "m.grlgq")
+	ok(t, "train", "-data", "csv:"+a, "-d", "2", "-m", "4", "-epochs", "2", "-o", mod, "-quiet")
+	if r := ok(t, "explain", "-model", mod, "-data", "csv:"+a, "-o", filepath.Join(dir, "known"), "-n", "2"); r.stderr != "" {
+		t.Errorf("known classes: stderr %q", r.stderr)
+	}
+	warning := func(r result, data, unknown string, n, of int) {
+		t.Helper()
+		want := fmt.Sprintf("grlgq: explain: warning: %s has classes the model does not know: %s (the model's classes: 0, 1); not scored: %d of %d samples\n", data, unknown, n, of)
+		if r.stderr != want {
+			t.Errorf("stderr %q, want %q", r.stderr, want)
+		}
+	}
+	run := func(data string, args ...string) (result, []map[string]any) {
+		ex := filepath.Join(dir, "ex-"+filepath.Base(data)+strings.Join(args, ""))
+		r := ok(t, append([]string{"explain", "-model", mod, "-data", "csv:" + data, "-o", ex}, args...)...)
+		return r, explained(t, ex)
+	}
+	r, got := run(b, "-n", "3") // a sample of each class: the third unknown
+	warning(r, b, "2", 12, 36)
+	if len(got) != 3 || got[2]["true"] != "2" || got[2]["mu"] != nil || got[0]["mu"] == nil {
+		t.Errorf("-n 3: %v", got)
+	}
+	if line := strings.Split(r.stdout, "\n")[7]; !strings.HasPrefix(line, "    24  row 24") || strings.Contains(line, "true") || strings.Contains(line, "μ") {
+		t.Errorf("the unknown class's sample as text: %q\n%s", line, r.stdout)
+	}
+	r, got = run(b, "-misclassified")
+	warning(r, b, "2", 12, 36)
+	for _, sm := range got {
+		if sm["true"] == "2" {
+			t.Errorf("-misclassified explained %v, of a class the model does not know", sm)
+		}
+	}
+	// No class known: nothing is misclassified, and the warning says why.
+	raw, _ := os.ReadFile(a)
+	ab := filepath.Join(dir, "ab.csv")
+	os.WriteFile(ab, []byte(strings.NewReplacer(",0\n", ",a\n", ",1\n", ",b\n").Replace(string(raw))), 0o644)
+	r, got = run(ab, "-misclassified")
+	warning(r, ab, "a, b", 24, 24)
+	if len(got) != 0 || !strings.HasPrefix(r.stdout, "explained 0 sample(s)") {
+		t.Errorf("no class known, -misclassified: %v\n%s", got, r.stdout)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/grlgq/grlgq/model"
 	"github.com/grlgq/grlgq/predict"
 )
 
@@ -87,10 +88,18 @@ func runPredict(ctx context.Context, e *env, args []string) error {
 	}
 	if len(tab.Unknown) > 0 {
 		// After the output, so that a failure stays one line.
-		fmt.Fprintf(e.stderr, "grlgq: predict: warning: %s has classes the model does not know: %s (the model's classes: %s); not scored: %d of %d samples\n",
-			s.ds.Source, strings.Join(tab.Unknown, ", "), strings.Join(modelClasses(mod), ", "), tab.Unscored, tab.N)
+		warnUnknown(e, "predict", mod, s, tab.Unknown, tab.Unscored, tab.N)
 	}
 	return nil
+}
+
+// warnUnknown prints the warning of predict and explain about labelled
+// data with classes the model does not know (unknown, as
+// predict.Samples.UnknownClasses names them): n of the data's of samples
+// are predicted, or explained, as unlabelled and not scored.
+func warnUnknown(e *env, verb string, mod *model.Model, s *samples, unknown []string, n, of int) {
+	fmt.Fprintf(e.stderr, "grlgq: %s: warning: %s has classes the model does not know: %s (the model's classes: %s); not scored: %d of %d samples\n",
+		verb, s.ds.Source, strings.Join(unknown, ", "), strings.Join(modelClasses(mod), ", "), n, of)
 }
 
 // scored says how many predictions of labelled data are correct, among
