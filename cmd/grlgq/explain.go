@@ -30,7 +30,9 @@ func runExplain(ctx context.Context, e *env, args []string) error {
 	)
 	plotFmt := plotFormatFlag(fs)
 	f.addFlags(fs)
-	fs.StringVar(&out, "o", "", "write the pictures and JSON into this folder (created if missing)")
+	fs.StringVar(&out, "o", "", "write the pictures and JSON into this folder (created if missing). An earlier explain's folder (with its explanation.json) is replaced: "+
+		"its files this run does not write (other samples', other pages) are removed once this run's are in place, never by a failed or interrupted run; "+
+		"a folder with sample_* or prototypes* files but no explanation.json is refused")
 	intVar(fs, &n, "n", 4, 1, maxExplain, "explain this many samples, taken from each class in turn")
 	fs.StringVar(&which, "samples", "", "explain these samples instead: comma-separated indices (0-based, grlgq predict's index column) or names (a set's folder, \"class/set\" or \"set\"; an image's file; \"row N\")")
 	fs.BoolVar(&wrong, "misclassified", false, "explain every misclassified sample instead (labelled data; a sample of a class the model does not know is explained as unlabelled, never as misclassified)")
@@ -72,6 +74,26 @@ func runExplain(ctx context.Context, e *env, args []string) error {
 		h, w = mh, mw
 	}
 
+	// The files this run writes; the earlier explain's others in -o go
+	// when they are committed.
+	protoPages := plot.Prototypes(mod, h, w)
+	writes := map[string]bool{"explanation.json": true, plot.PageName("relevances", 0, 1, *plotFmt): true}
+	for pg := range protoPages {
+		writes[plot.PageName("prototypes", pg, len(protoPages), *plotFmt)] = true
+	}
+	for _, i := range idx {
+		writes[sampleBase(i, s.len())+"."+*plotFmt], writes[sampleBase(i, s.len())+".json"] = true, true
+	}
+	earlier, err := earlierExplain(out, writes)
+	if err != nil {
+		return err
+	}
+	for _, p := range earlier.remove {
+		if err := g.RemoveOnCommit(p); err != nil {
+			return err
+		}
+	}
+
 	save := func(name string, f *plot.Figure) error {
 		return savePlot(g, filepath.Join(out, name), f, *plotFmt)
 	}
@@ -86,7 +108,6 @@ func runExplain(ctx context.Context, e *env, args []string) error {
 	if err := save(plot.PageName("relevances", 0, 1, *plotFmt), plot.Relevances(mod)); err != nil {
 		return err
 	}
-	protoPages := plot.Prototypes(mod, h, w)
 	for pg, f := range protoPages {
 		if err := save(plot.PageName("prototypes", pg, len(protoPages), *plotFmt), f); err != nil {
 			return err
@@ -112,7 +133,7 @@ func runExplain(ctx context.Context, e *env, args []string) error {
 		if err != nil {
 			return fmt.Errorf("%s: %w", s.Names[i], err)
 		}
-		base := fmt.Sprintf("sample_%0*d", len(strconv.Itoa(s.len()-1)), i)
+		base := sampleBase(i, s.len())
 		ranked := topImages(s, i, ex, top)
 		sm := sampleOf(mod, s, i, pred, h, w)
 		if ranked != nil {
@@ -156,7 +177,13 @@ func runExplain(ctx context.Context, e *env, args []string) error {
 	fmt.Fprintf(e.stdout, "explained %d sample(s) of %s with %s (%s distance) into %s (μ < 0: right; margin: label-free, 0 to 1):\n", len(idx), s.ds.Source, f.model, mod.Config().Distance, out)
 	text.WriteTo(e.stdout)
 	fmt.Fprintf(e.stdout, "also: %s, %s, %s\n", filepath.Join(out, plot.PageName("prototypes", 0, len(protoPages), *plotFmt)), filepath.Join(out, plot.PageName("relevances", 0, 1, *plotFmt)), filepath.Join(out, "explanation.json"))
+	if n := len(earlier.remove); n > 0 {
+		fmt.Fprintf(e.stdout, "replaced the earlier explanation in %s: removed its %d file(s) this one does not write (%s)\n", out, n, someNames(baseNames(earlier.remove)))
+	}
 	// Warnings after the output, so that a failure stays one line.
+	if n := len(earlier.kept); n > 0 {
+		fmt.Fprintf(e.stderr, "grlgq: explain: warning: %s holds %d file(s) named like explain's that its earlier explanation.json did not list (%s): left there, beside this run's files\n", out, n, someNames(earlier.kept))
+	}
 	if unknown := s.ps.UnknownClasses(); len(unknown) > 0 {
 		n := 0
 		for i := range s.len() {
@@ -167,6 +194,21 @@ func runExplain(ctx context.Context, e *env, args []string) error {
 		warnUnknown(e, "explain", mod, s, unknown, n, s.len())
 	}
 	return nil
+}
+
+// sampleBase is the name of sample i's files (without extension) among
+// n samples: its index, zero-padded to the width of the largest.
+func sampleBase(i, n int) string {
+	return fmt.Sprintf("sample_%0*d", len(strconv.Itoa(n-1)), i)
+}
+
+// baseNames are the last elements of paths.
+func baseNames(paths []string) []string {
+	out := make([]string, len(paths))
+	for i, p := range paths {
+		out[i] = filepath.Base(p)
+	}
+	return out
 }
 
 // sampleSummary is one sample's entry in explanation.json. Its fields are
@@ -197,6 +239,10 @@ func printExplained(w io.Writer, m *model.Model, sm *sampleSummary, ex *model.Ex
 	printTopImages(w, sm.TopImages)
 }
 
+// explainNoteStart begins explanation.json's note: how an earlier
+// explain's output folder is recognised.
+const explainNoteStart = "For each sample: W+ is the nearest prototype"
+
 // explainNote is explanation.json's note: what its fields mean, for the
 // model's distance.
 func explainNote(dist model.Distance) string {
@@ -204,7 +250,7 @@ func explainNote(dist model.Distance) string {
 	if dist == model.Chordal {
 		term, g = "lambda_k sin^2 theta_k", "2 lambda_i cos theta_i"
 	}
-	return "For each sample: W+ is the nearest prototype of its true class (of the predicted class without a label), W- the nearest of another class; mu = (d+ - d-)/(d+ + d-) < 0 means correctly classified (only with a true label the model knows); " +
+	return explainNoteStart + " of its true class (of the predicted class without a label), W- the nearest of another class; mu = (d+ - d-)/(d+ + d-) < 0 means correctly classified (only with a true label the model knows); " +
 		"margin = (d2 - d1)/(d2 + d1) in [0, 1] is the label-free margin between the two nearest classes (= -mu when right). Indices are 0-based; images are named by their file (folder data) or row. " +
 		"The distance is " + dist.String() + ": the sum over the angles of " + term + ". " +
 		"Angles ascend (theta_1 smallest); contributions are " + term + " (their sum is the distance); q_w column i holds the coefficients with which the prototype's columns build its principal vector v_i; " +

@@ -125,6 +125,104 @@ func TestExplainSummaryJSON(t *testing.T) {
 	}
 }
 
+// dirNames lists the names in dir, sorted.
+func dirNames(t *testing.T, dir string) string {
+	t.Helper()
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, e := range ents {
+		out = append(out, e.Name())
+	}
+	return strings.Join(out, " ")
+}
+
+// TestExplainReplacesEarlier: explain -o into an earlier explain's folder
+// replaces that run's files (its samples' and pages the new run does not
+// write are removed, said on stdout) and leaves the user's other files;
+// a failed run leaves the folder as it was; a sample file the earlier
+// explanation.json does not list is kept with a warning; a folder of
+// sample files without an explanation.json is refused, untouched.
+func TestExplainReplacesEarlier(t *testing.T) {
+	dir := t.TempDir()
+	data := filepath.Join(dir, "d.csv")
+	writeCSV(t, data, 2, 12, 4)
+	mod := filepath.Join(dir, "m.grlgq")
+	ok(t, "train", "-data", "csv:"+data, "-d", "2", "-m", "4", "-epochs", "2", "-o", mod, "-quiet")
+	ex := filepath.Join(dir, "ex")
+	explain := func(args ...string) []string {
+		return append([]string{"explain", "-model", mod, "-data", "csv:" + data, "-o", ex}, args...)
+	}
+	ok(t, explain("-samples", "0,1,2")...)
+	notes := filepath.Join(ex, "notes.txt")
+	os.WriteFile(notes, []byte("mine"), 0o644)
+	r := ok(t, explain("-samples", "3")...)
+	if got, want := dirNames(t, ex), "explanation.json notes.txt prototypes.png relevances.png sample_03.json sample_03.png"; got != want {
+		t.Errorf("after a second run: %s, want %s", got, want)
+	}
+	if want := "replaced the earlier explanation in " + ex + ": removed its 6 file(s) this one does not write (sample_00.json, sample_00.png, sample_01.json, ...)\n"; !strings.HasSuffix(r.stdout, want) || r.stderr != "" {
+		t.Errorf("stdout %q, want it to end %q; stderr %q", r.stdout, want, r.stderr)
+	}
+
+	// A failed run (sample 5's picture is a link, refused when written,
+	// after the other files) neither writes nor removes anything.
+	link := filepath.Join(ex, "sample_05.png")
+	if err := os.Symlink(notes, link); err != nil {
+		t.Skip("no symbolic links here:", err)
+	}
+	var all []string
+	for _, n := range strings.Fields(dirNames(t, ex)) {
+		all = append(all, filepath.Join(ex, n))
+	}
+	s := snap(t, all...)
+	fails(t, 1, []string{"sample_05.png", "symbolic link"}, explain("-samples", "4,5")...)
+	s.check(t)
+	if got, want := dirNames(t, ex), "explanation.json notes.txt prototypes.png relevances.png sample_03.json sample_03.png sample_05.png"; got != want {
+		t.Errorf("after a failed run: %s, want %s", got, want)
+	}
+	noTemps(t, ex)
+	os.Remove(link)
+
+	// Another picture format: the earlier pages go too.
+	ok(t, explain("-samples", "4", "-plot-format", "svg")...)
+	if got, want := dirNames(t, ex), "explanation.json notes.txt prototypes.svg relevances.svg sample_04.json sample_04.svg"; got != want {
+		t.Errorf("after an svg run: %s, want %s", got, want)
+	}
+
+	// A sample file the earlier explanation.json does not list stays,
+	// named in a one-line warning.
+	stray := filepath.Join(ex, "sample_17.json")
+	os.WriteFile(stray, []byte("{}"), 0o644)
+	r = ok(t, explain("-samples", "5", "-plot-format", "svg")...)
+	if want := "grlgq: explain: warning: " + ex + " holds 1 file(s) named like explain's that its earlier explanation.json did not list (sample_17.json): left there, beside this run's files\n"; r.stderr != want {
+		t.Errorf("stderr %q, want %q", r.stderr, want)
+	}
+	if got, want := dirNames(t, ex), "explanation.json notes.txt prototypes.svg relevances.svg sample_05.json sample_05.svg sample_17.json"; got != want {
+		t.Errorf("with a stray sample file: %s, want %s", got, want)
+	}
+
+	// Sample files without an explanation.json: refused, nothing written.
+	other := filepath.Join(dir, "other")
+	os.Mkdir(other, 0o755)
+	os.WriteFile(filepath.Join(other, "sample_01.png"), []byte("a picture"), 0o644)
+	s = snap(t, filepath.Join(other, "sample_01.png"))
+	fails(t, 1, []string{other, "sample_01.png", "no explanation.json"}, "explain", "-model", mod, "-data", "csv:"+data, "-o", other, "-samples", "2")
+	s.check(t)
+	if got := dirNames(t, other); got != "sample_01.png" {
+		t.Errorf("a refused run wrote into %s: %s", other, got)
+	}
+	// Files of other commands (train -plots' relevances in another format)
+	// and the user's are no reason to refuse, and stay.
+	os.Remove(filepath.Join(other, "sample_01.png"))
+	os.WriteFile(filepath.Join(other, "relevances.svg"), []byte("train's"), 0o644)
+	r = ok(t, "explain", "-model", mod, "-data", "csv:"+data, "-o", other, "-samples", "2")
+	if got, want := dirNames(t, other), "explanation.json prototypes.png relevances.png relevances.svg sample_02.json sample_02.png"; got != want || r.stderr != "" || strings.Contains(r.stdout, "replaced") {
+		t.Errorf("beside other files: %s, want %s; stderr %q", got, want, r.stderr)
+	}
+}
+
 // TestExplainUnknownClasses: explain treats a sample of a class the model
 // does not know as predict does: explained as unlabelled (no μ, no true
 // class in the text), never misclassified, with predict's one-line

@@ -11,7 +11,9 @@
 // (replacing it would silently cut the link instead of writing its target),
 // a file with other hard links (they would keep the old content), and a
 // read-only file. A replaced file keeps its permission bits; a new one gets
-// 0644 less the umask.
+// 0644 less the umask. CommitRemove also removes, once the new files are
+// in place and under the same lock, files of an earlier run that the new
+// ones supersede.
 //
 // Every temporary file is registered until it is committed or aborted:
 // Abandon, for a process about to exit on a signal, removes them all and

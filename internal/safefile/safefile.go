@@ -22,6 +22,9 @@ var (
 	ErrHardLinks   = errors.New("has other hard links")
 	ErrReadOnly    = errors.New("read-only")
 	ErrInterrupted = errors.New("interrupted")
+	// ErrNotRemoved: CommitRemove renamed every file into place but left
+	// a file it was to remove.
+	ErrNotRemoved = errors.New("not removed")
 )
 
 // tmpSuffix ends the name of every temporary file of this package.
@@ -224,7 +227,19 @@ func (f *File) Abort() {
 // concurrent Abandon either all were renamed or none was. On any error the
 // files not yet renamed are aborted. Files already committed or aborted
 // are an error.
-func Commit(files ...*File) (err error) {
+func Commit(files ...*File) error { return CommitRemove(nil, files...) }
+
+// CommitRemove is Commit, and once every file is renamed into place it
+// removes the files remove names, under the same lock: after a concurrent
+// Abandon either the renames and the removals are all done or none is
+// started. It is for outputs that supersede files of an earlier run (an
+// explanation's pictures of samples the new one has not): they go only
+// when the new files are in place. A path to remove that is gone is
+// skipped, one that is among the files' paths is not removed, and one
+// that is not a regular file (a symbolic link, a folder) is left. A
+// removal that fails does not undo the commit: the error wraps
+// ErrNotRemoved and names the first file left (and how many more).
+func CommitRemove(remove []string, files ...*File) (err error) {
 	defer func() {
 		if err != nil {
 			for _, f := range files {
@@ -285,10 +300,14 @@ func Commit(files ...*File) (err error) {
 		delete(temps, f.tmp)
 		f.done = true
 	}
+	left, first := removeAll(remove, seen)
 	mu.Unlock()
 	dirs := map[string]bool{}
 	for _, f := range files {
 		dirs[filepath.Dir(f.path)] = true
+	}
+	for _, p := range remove {
+		dirs[filepath.Dir(p)] = true
 	}
 	for d := range dirs {
 		// Make the renames durable. Some systems cannot sync a folder;
@@ -298,7 +317,43 @@ func Commit(files ...*File) (err error) {
 			df.Close()
 		}
 	}
+	if left > 0 {
+		more := ""
+		if left > 1 {
+			more = fmt.Sprintf(" (and %d more)", left-1)
+		}
+		return fmt.Errorf("%w: %v%s", ErrNotRemoved, first, more)
+	}
 	return nil
+}
+
+// removeAll removes the regular files paths names, except those whose
+// absolute path is in keep (the files just committed), and returns how
+// many it left and the error of the first.
+func removeAll(paths []string, keep map[string]bool) (left int, first error) {
+	for _, p := range paths {
+		if abs, err := filepath.Abs(p); err != nil || keep[abs] {
+			continue
+		}
+		fi, err := os.Lstat(p)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			continue
+		case err == nil && !fi.Mode().IsRegular():
+			err = fmt.Errorf("%s is %s", p, Kind(fi.Mode()))
+		case err == nil:
+			if err = os.Remove(p); errors.Is(err, fs.ErrNotExist) {
+				err = nil
+			}
+		}
+		if err != nil {
+			if left == 0 {
+				first = err
+			}
+			left++
+		}
+	}
+	return left, first
 }
 
 // WriteFile replaces path atomically with data.

@@ -232,6 +232,56 @@ func TestOpen(t *testing.T) {
 	}
 }
 
+// TestCommitRemove: the files to remove go only when the commit succeeds,
+// after the renames; a committed path, a missing file and a symbolic link
+// are not removed, and a link is named by an error wrapping ErrNotRemoved.
+func TestCommitRemove(t *testing.T) {
+	dir := t.TempDir()
+	a, old1, old2 := filepath.Join(dir, "a"), filepath.Join(dir, "old1"), filepath.Join(dir, "old2")
+	for _, p := range []string{a, old1, old2} {
+		os.WriteFile(p, []byte("old"), 0o644)
+	}
+	// A failed commit (a path written twice) removes nothing.
+	f1, _ := Create(a)
+	f2, _ := Create(a)
+	if err := CommitRemove([]string{old1}, f1, f2); err == nil || errors.Is(err, ErrNotRemoved) {
+		t.Errorf("a refused commit: %v", err)
+	}
+	if _, err := os.Stat(old1); err != nil {
+		t.Error("a refused commit removed a file")
+	}
+	fa, err := Create(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fa.Write([]byte("A"))
+	if err := CommitRemove([]string{old1, a, filepath.Join(dir, "gone")}, fa); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := os.ReadFile(a); string(got) != "A" {
+		t.Errorf("a = %q, want the committed A", got)
+	}
+	if _, err := os.Stat(old1); err == nil {
+		t.Error("old1 was not removed")
+	}
+	link := filepath.Join(dir, "link")
+	if err := os.Symlink(old2, link); err != nil {
+		t.Skip("no symbolic links here:", err)
+	}
+	fa, _ = Create(a)
+	err = CommitRemove([]string{link}, fa)
+	if !errors.Is(err, ErrNotRemoved) || !strings.Contains(err.Error(), link) || !strings.Contains(err.Error(), "symbolic link") {
+		t.Errorf("removing a link: %v", err)
+	}
+	if _, err := os.Lstat(link); err != nil {
+		t.Error("the link was removed")
+	}
+	if _, err := os.Stat(old2); err != nil {
+		t.Error("the link's target was removed")
+	}
+	noTemps(t, dir)
+}
+
 // TestAbandon runs last: it leaves the package abandoned until reset.
 func TestAbandon(t *testing.T) {
 	defer func() { mu.Lock(); abandoned = false; mu.Unlock() }()

@@ -7,6 +7,8 @@
 // input folder, or be named twice, and must be replaceable
 // (safefile.CheckTarget): these are usage errors of the command. Outputs
 // are written to temporary files and renamed into place together by
-// Commit, once the command has succeeded; Abort removes them on any other
-// way out, so a failed or interrupted run never replaces a user's file.
+// Commit, once the command has succeeded, which then removes the files of
+// an earlier run they supersede (RemoveOnCommit); Abort removes the
+// temporary files on any other way out, so a failed or interrupted run
+// never replaces nor removes a user's file.
 package runfiles

@@ -58,6 +58,7 @@ type Guard struct {
 	inputs  []inputFile
 	outputs []outputFile
 	pending []*safefile.File
+	remove  []string        // files Commit removes once the outputs are in place
 	warned  map[string]bool // folders already searched for leftovers
 	newDirs []string        // absolute paths of output folders to create
 }
@@ -299,17 +300,36 @@ func (g *Guard) leftovers(dir string) {
 	}
 }
 
-// Commit renames every output into place, all under one lock.
+// RemoveOnCommit declares path, a file of an earlier run in an output
+// folder that this run's outputs supersede, to be removed by Commit once
+// they are in place (safefile.CommitRemove); a failed or interrupted run
+// removes nothing. A path that clashes with an input is refused.
+func (g *Guard) RemoveOnCommit(path string) error {
+	if why := g.clash("output", path, false, false); why != "" {
+		return errors.New(why)
+	}
+	g.remove = append(g.remove, path)
+	return nil
+}
+
+// Commit renames every output into place and removes the files declared
+// with RemoveOnCommit, all under one lock. A file it could not remove is
+// a warning on stderr, not an error: the outputs are in place.
 func (g *Guard) Commit() error {
-	err := safefile.Commit(g.pending...)
-	g.pending = nil
+	err := safefile.CommitRemove(g.remove, g.pending...)
+	g.pending, g.remove = nil, nil
+	if errors.Is(err, safefile.ErrNotRemoved) {
+		fmt.Fprintf(g.stderr, "%s: warning: %v\n", g.program, err)
+		return nil
+	}
 	return err
 }
 
-// Abort removes the temporary files of outputs not committed.
+// Abort removes the temporary files of outputs not committed, and removes
+// none of the files declared with RemoveOnCommit.
 func (g *Guard) Abort() {
 	for _, f := range g.pending {
 		f.Abort()
 	}
-	g.pending = nil
+	g.pending, g.remove = nil, nil
 }
