@@ -28,6 +28,9 @@ type modelFlags struct {
 	// -reject and -temperature: override the model's stored ones.
 	reject, temperature float64
 	stderr              io.Writer // the run's, for a warning
+	// files is the run's guard, given to check: load declares the data's
+	// linked folders to it.
+	files *runfiles.Guard
 }
 
 func (f *modelFlags) addFlags(fs *flag.FlagSet) {
@@ -71,6 +74,7 @@ func (f *modelFlags) check(fs *flag.FlagSet, g *runfiles.Guard) error {
 	}
 	f.data.progress = g.Stderr() // bars on a terminal only
 	f.stderr = g.Stderr()
+	f.files = g
 	if err := g.Input("-model", f.model, false); err != nil {
 		return fmt.Errorf("model: %w", err)
 	}
@@ -91,6 +95,12 @@ func (f *modelFlags) load(ctx context.Context, fs *flag.FlagSet) (*model.Model, 
 	ds, err := f.data.load(ctx, f.workers, dataset.Size{Width: w, Height: h})
 	if err != nil {
 		return nil, nil, err
+	}
+	if f.files != nil {
+		// Folders a linked class or set points to are data too.
+		if err := f.files.DataFolders(ds.Files); err != nil {
+			return nil, nil, err
+		}
 	}
 	if f.m > 0 && f.m < mod.SubspaceDim() {
 		return nil, nil, fmt.Errorf("sets of -m %d images cannot span the model's d=%d dimensions: use -m %d or more", f.m, mod.SubspaceDim(), mod.SubspaceDim())

@@ -261,3 +261,50 @@ func TestPanicRemovesTemporaries(t *testing.T) {
 	}
 	noTemps(t, dir)
 }
+
+// TestOutputsNotInLinkedData: a folder that folder data reaches through
+// a symbolic link (a linked set, a linked class) is data too: no output
+// is written there or in a new folder under it (named through another
+// link), a usage error like one inside the data folder itself, and
+// nothing is written.
+func TestOutputsNotInLinkedData(t *testing.T) {
+	dir := t.TempDir()
+	train := filepath.Join(dir, "train")
+	writeFolder(t, train, 2, 3, 4)
+	mod := filepath.Join(dir, "m.grlgq")
+	ok(t, "train", "-data", "folder:"+train, "-d", "2", "-epochs", "2", "-o", mod, "-quiet")
+	// test/classa/linked -> ext/obj (a set elsewhere), test/classb -> realb.
+	test, ext, realb := filepath.Join(dir, "test"), filepath.Join(dir, "ext"), filepath.Join(dir, "realb")
+	os.MkdirAll(filepath.Join(test, "classa"), 0o755)
+	if err := os.CopyFS(filepath.Join(ext, "obj"), os.DirFS(filepath.Join(train, "classa", "obj0"))); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.CopyFS(realb, os.DirFS(filepath.Join(train, "classb"))); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(ext, "obj"), filepath.Join(test, "classa", "linked")); err != nil {
+		t.Skip("no symbolic links here:", err)
+	}
+	os.Symlink(realb, filepath.Join(test, "classb"))
+	alias := filepath.Join(dir, "alias") // another way to realb
+	os.Symlink(realb, alias)
+	before := dirNames(t, filepath.Join(ext, "obj"))
+	spec := "folder:" + test
+	for _, c := range [][]string{
+		{"explain", "-model", mod, "-data", spec, "-n", "1", "-o", filepath.Join(ext, "obj")},
+		{"explain", "-model", mod, "-data", spec, "-n", "1", "-o", filepath.Join(alias, "new", "why")},
+		{"predict", "-model", mod, "-data", spec, "-o", filepath.Join(realb, "p.csv")},
+		{"eval", "-model", mod, "-data", spec, "-plots", filepath.Join(ext, "obj")},
+	} {
+		fails(t, 2, []string{"inside the data folder", "links there"}, c...)
+	}
+	if got := dirNames(t, filepath.Join(ext, "obj")); got != before {
+		t.Errorf("a refused run wrote into the linked set: %s", got)
+	}
+	if got := dirNames(t, realb); got != "obj0 obj1 obj2" {
+		t.Errorf("a refused run wrote into the linked class: %s", got)
+	}
+	noTemps(t, filepath.Join(ext, "obj"))
+	// Beside the linked set is not in the data.
+	ok(t, "explain", "-model", mod, "-data", spec, "-n", "1", "-o", filepath.Join(ext, "why"))
+}

@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/grlgq/grlgq/cmd/internal/base"
@@ -61,11 +62,15 @@ type Guard struct {
 	remove  []string        // files Commit removes once the outputs are in place
 	warned  map[string]bool // folders already searched for leftovers
 	newDirs []string        // absolute paths of output folders to create
+	outDirs []outputFile    // the output folders, as OutputDir declared them
 }
 
 type inputFile struct {
 	flag, path string
 	fi         fs.FileInfo
+	// via is the path through a symbolic link by which the data reaches
+	// this folder (path is then its real path; see DataFolders).
+	via string
 	// replaceable: -o may name this input (train -resume M -o M): it is
 	// read whole before any output is written, which replaces it only on
 	// commit.
@@ -127,7 +132,10 @@ func (g *Guard) clash(flag, path string, dir, outputs bool) string {
 	for _, in := range g.inputs {
 		inAbs, _ := filepath.Abs(in.path)
 		if in.fi.IsDir() {
-			if abs == inAbs || inside(abs, inAbs) || insideReal(path, in.path) {
+			if abs == inAbs || inside(abs, inAbs) || insideReal(path, in.path, dir) {
+				if in.via != "" {
+					return fmt.Sprintf("%s %s is inside the data folder %s (the data's %s links there): refusing to write there", flag, path, in.path, in.via)
+				}
 				return fmt.Sprintf("%s %s is inside the data folder %s: refusing to write there", flag, path, in.path)
 			}
 			continue
@@ -159,16 +167,49 @@ func inside(p, dir string) bool {
 	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && rel != "."
 }
 
-// insideReal is inside (or equal) after resolving symbolic links in both;
-// false when p's folder does not exist yet.
-func insideReal(p, dir string) bool {
-	rp, err1 := filepath.EvalSymlinks(filepath.Dir(p))
-	rd, err2 := filepath.EvalSymlinks(dir)
-	if err1 != nil || err2 != nil {
+// insideReal is inside (or equal) after resolving symbolic links in both:
+// in p, those of its nearest existing folder (a folder yet to be created
+// lies where its existing parent really is), p included when follow (an
+// output folder that is a link is written through it).
+func insideReal(p, dir string, follow bool) bool {
+	rd, err := evalAbs(dir)
+	if err != nil {
 		return false
 	}
-	rp = filepath.Join(rp, filepath.Base(p))
-	return rp == rd || inside(rp, rd)
+	rp, ok := realPath(p, follow)
+	return ok && (rp == rd || inside(rp, rd))
+}
+
+// evalAbs is filepath.EvalSymlinks of p's absolute path.
+func evalAbs(p string) (string, error) {
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		return "", err
+	}
+	return filepath.EvalSymlinks(abs)
+}
+
+// realPath is the absolute path p names once the symbolic links of its
+// nearest existing folder are resolved; p itself, when it is a link, only
+// when follow (an output file never replaces one).
+func realPath(p string, follow bool) (string, bool) {
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		return "", false
+	}
+	if r, err := filepath.EvalSymlinks(abs); follow && err == nil {
+		return r, true
+	}
+	rest := filepath.Base(abs)
+	for d := filepath.Dir(abs); ; d = filepath.Dir(d) {
+		if r, err := filepath.EvalSymlinks(d); err == nil {
+			return filepath.Join(r, rest), true
+		}
+		if d == filepath.Dir(d) {
+			return "", false
+		}
+		rest = filepath.Join(filepath.Base(d), rest)
+	}
 }
 
 // CheckOutput declares path, given by flag, as a file the run will write
@@ -207,6 +248,8 @@ func (g *Guard) OutputDir(flag, dir string) error {
 	if why := g.clash(flag, dir, true, false); why != "" {
 		return base.Usagef(g.fs, "%s", why)
 	}
+	abs, _ := filepath.Abs(dir)
+	g.outDirs = append(g.outDirs, outputFile{flag, dir, abs})
 	fi, err := os.Stat(dir)
 	switch {
 	case err == nil && !fi.IsDir():
@@ -229,8 +272,58 @@ func (g *Guard) OutputDir(flag, dir string) error {
 			break
 		}
 	}
-	abs, _ := filepath.Abs(dir)
 	g.newDirs = append(g.newDirs, abs)
+	return nil
+}
+
+// DataFolders declares the folders of loaded folder data as inputs when
+// the data reaches them through a symbolic link: files are the data's
+// image files as the loader listed them (dataset.Dataset.Files,
+// ROOT/<class>/<set>/<file> through the links), and the real path of every
+// set folder and of the folder holding it (a class folder, or ROOT) that
+// lies outside the input folders declared so far becomes an input folder
+// too, since a picture written there would be loaded with the data next
+// time. The outputs and output folders declared so far are checked again:
+// one inside such a folder is a usage error, like one inside ROOT.
+func (g *Guard) DataFolders(files []string) error {
+	var real []string // the input folders' real paths
+	for _, in := range g.inputs {
+		if in.fi.IsDir() {
+			if r, err := evalAbs(in.path); err == nil {
+				real = append(real, r)
+			}
+		}
+	}
+	seen := map[string]bool{}
+	for _, f := range files {
+		set := filepath.Dir(f)
+		for _, d := range []string{set, filepath.Dir(set)} {
+			if seen[d] {
+				continue
+			}
+			seen[d] = true
+			r, err := evalAbs(d)
+			if err != nil || slices.ContainsFunc(real, func(in string) bool { return r == in || inside(r, in) }) {
+				continue
+			}
+			fi, err := os.Stat(r)
+			if err != nil || !fi.IsDir() {
+				continue
+			}
+			real = append(real, r)
+			g.inputs = append(g.inputs, inputFile{flag: "-data", path: r, fi: fi, via: d})
+		}
+	}
+	for _, o := range g.outDirs {
+		if why := g.clash(o.flag, o.path, true, false); why != "" {
+			return base.Usagef(g.fs, "%s", why)
+		}
+	}
+	for _, o := range g.outputs {
+		if why := g.clash(o.flag, o.path, false, false); why != "" {
+			return base.Usagef(g.fs, "%s", why)
+		}
+	}
 	return nil
 }
 
