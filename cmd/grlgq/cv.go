@@ -70,6 +70,15 @@ func runCV(ctx context.Context, e *env, args []string) error {
 	if err := df.check(fs); err != nil {
 		return err
 	}
+	// As train: -m groups single images into sets (folder data are sets
+	// already, npy data bases), and d is -d or its default, both known
+	// before any file is read.
+	if isSet(fs, "m") && df.src.Source().Kind() != dataset.KindImages {
+		return usagef(fs, "%s", needsImages("m", df.src.Scheme()))
+	}
+	if err := checkM(fs, m, o.Model.SubspaceDim); err != nil {
+		return err
+	}
 	g := e.guard(fs)
 	if err := g.DataInputs(df.src.Source()); err != nil {
 		return err

@@ -72,6 +72,11 @@ func (f *modelFlags) check(fs *flag.FlagSet, g *runfiles.Guard) error {
 	if err := f.data.check(fs); err != nil {
 		return err
 	}
+	// -m groups single images into sets: folder data are sets already,
+	// npy data bases; it would be ignored there (as in train and cv).
+	if isSet(fs, "m") && f.data.src.Source().Kind() != dataset.KindImages {
+		return usagef(fs, "%s", needsImages("m", f.data.src.Scheme()))
+	}
 	f.data.progress = g.Stderr() // bars on a terminal only
 	f.stderr = g.Stderr()
 	f.files = g

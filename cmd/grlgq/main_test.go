@@ -290,7 +290,8 @@ func TestFolderSets(t *testing.T) {
 	// Resizing: a model of 8x8 images cannot eval 4x4 images, and says so.
 	fails(t, 1, []string{"4x4", "the model wants 8x8 images (D=64): use -resize 8x8"}, "eval", "-model", mod, "-data", spec, "-resize", "4x4")
 	fails(t, 1, []string{"the model wants 8x8 images (D=64): use -resize 8x8"}, "predict", "-model", mod, "-data", spec, "-width", "5", "-height", "5")
-	fails(t, 1, []string{"cannot span the model's d=3 dimensions: use -m 3 or more"}, "eval", "-model", mod, "-data", spec, "-m", "2")
+	// -m groups single images: refused for sets (TestModelMNeedsSingleImages).
+	fails(t, 2, []string{"-m needs single-image data (idx, csv, mat): folder data are image sets or bases"}, "eval", "-model", mod, "-data", spec, "-m", "2")
 
 	// A set smaller than d.
 	small := filepath.Join(dir, "small")

@@ -69,6 +69,16 @@ func (r *resumeFlags) declare(g *runfiles.Guard) error {
 	return nil
 }
 
+// checkM refuses a given -m below the resumed model's d, which -resume
+// keeps (-d is refused): the advice is to raise -m. It follows declare.
+func (r *resumeFlags) checkM(m int) error {
+	if r.model == nil || m == 0 || m >= r.model.SubspaceDim() {
+		return nil
+	}
+	d := r.model.SubspaceDim()
+	return fmt.Errorf("sets of -m %d images cannot span the model's d=%d dimensions: raise -m to %d or more (-resume keeps the model's d)", m, d, d)
+}
+
 // size is the image size the data are loaded at: the resumed model's, or
 // none (training from scratch).
 func (r *resumeFlags) size() dataset.Size {

@@ -242,11 +242,12 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 	}{ // the flag combinations train refuses, in this order
 		{shift > 0 && !images, fmt.Sprintf("-shift %d needs -images", shift)},
 		{images && (hf.copies > 0 || isSet(fs, "m") || isSet(fs, "groupings") || skipBad), "-images trains on the single images: it takes no -m, -groupings, -hard-copies or -skip-bad"},
-		{images && notImages, "-images needs single-image data (idx, csv, mat): " + df.src.Scheme() + " data are image sets or bases"},
-		{hf.copies > 0 && notImages, "-hard-copies needs single-image data (idx, csv, mat): " + df.src.Scheme() + " data are image sets or bases"},
-		// -m groups single images into sets: folder data are sets already,
-		// npy data bases; a -m there would be ignored.
-		{isSet(fs, "m") && notImages, "-m needs single-image data (idx, csv, mat): " + df.src.Scheme() + " data are image sets or bases"},
+		{images && notImages, needsImages("images", df.src.Scheme())},
+		{hf.copies > 0 && notImages, needsImages("hard-copies", df.src.Scheme())},
+		// -m and -groupings group single images into sets: folder data
+		// are sets already, npy data bases; they would be ignored there.
+		{isSet(fs, "m") && notImages, needsImages("m", df.src.Scheme())},
+		{isSet(fs, "groupings") && notImages, needsImages("groupings", df.src.Scheme())},
 	} {
 		if c.bad {
 			return usagef(fs, "%s", c.msg)
@@ -254,9 +255,16 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 	}
 	// Past the table a given -m groups single images, and d is -d or its
 	// default: both known before any file is read (with -resume, d is
-	// the model's; trainingSubspaces checks it).
-	if m > 0 && rf.path == "" && m < o.Model.SubspaceDim {
-		return usagef(fs, "sets of -m %d images cannot span -d %d dimensions: raise -m or lower -d", m, o.Model.SubspaceDim)
+	// the model's: checked once the model is read, below).
+	if rf.path == "" {
+		if err := checkM(fs, m, o.Model.SubspaceDim); err != nil {
+			return err
+		}
+	}
+	// -hard-copies is refused with -resume and for data other than
+	// single images, so d is -d or its default here too.
+	if hm := hf.m; hf.copies > 0 && hm > 0 && hm < o.Model.SubspaceDim {
+		return usagef(fs, "hard sets of -hard-m %d images cannot span -d %d dimensions: raise -hard-m or lower -d", hm, o.Model.SubspaceDim)
 	}
 	if tn.on && ck.Path != "" || ck.Path == "" && isSet(fs, "checkpoint-every") {
 		return usagef(fs, "-checkpoint FILE (with -checkpoint-every N) keeps the model of one training, not of -tune's cross-validation")
@@ -267,6 +275,9 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	if err := rf.declare(g); err != nil {
+		return err
+	}
+	if err := rf.checkM(m); err != nil {
 		return err
 	}
 	if err := g.CheckOutput("-o", out); err != nil {
@@ -336,12 +347,9 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 		if ds.Kind() != dataset.KindImages {
 			return usagef(fs, "-hard-copies needs single-image data (idx, csv, mat): %s holds %s", ds.Source, ds.Kind())
 		}
-		hm := hf.m
+		hm := hf.m // at least d: checked before loading
 		if hm == 0 {
 			hm = o.Model.SubspaceDim
-		}
-		if hm < o.Model.SubspaceDim {
-			return usagef(fs, "hard sets of -hard-m %d images cannot span -d %d dimensions: raise -hard-m or lower -d", hm, o.Model.SubspaceDim)
 		}
 		hard = &hardTraining{ds: ds, opt: hardex.Options{M: hm, Margin: hf.margin, Copies: hf.copies}}
 	}
@@ -465,6 +473,21 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 		msg += fmt.Sprintf(", %d steps skipped (both winners at distance 0: no gradient)", n)
 	}
 	fmt.Fprintf(e.stdout, "%s (%s)\n", msg, base.RoundDur(time.Since(t0)))
+	return nil
+}
+
+// needsImages is the usage message of flag given for data of scheme
+// (folder, npy), which are not single images.
+func needsImages(flag, scheme string) string {
+	return "-" + flag + " needs single-image data (idx, csv, mat): " + scheme + " data are image sets or bases"
+}
+
+// checkM refuses a given -m below d, -d or its default (train, cv): sets
+// of m images cannot span d dimensions.
+func checkM(fs *flag.FlagSet, m, d int) error {
+	if m > 0 && m < d {
+		return usagef(fs, "sets of -m %d images cannot span -d %d dimensions: raise -m or lower -d", m, d)
+	}
 	return nil
 }
 

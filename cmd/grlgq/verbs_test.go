@@ -295,3 +295,152 @@ func TestTrainMBelowD(t *testing.T) {
 	}
 	ok(t, "train", "-data", "csv:"+data, "-m", fmt.Sprint(def), "-epochs", "1", "-o", out, "-quiet")
 }
+
+// TestTrainGroupingsNeedsSingleImages: -groupings regroups single images
+// into sets, so train refuses it for folder and npy data as it refuses
+// -m there: a usage error before the data are read, not a flag silently
+// ignored.
+func TestTrainGroupingsNeedsSingleImages(t *testing.T) {
+	dir := t.TempDir()
+	root := filepath.Join(dir, "sets")
+	writeFolder(t, root, 2, 4, 6)
+	npy, labels := filepath.Join(dir, "b.npy"), filepath.Join(dir, "l.npy")
+	writeNPY(t, npy, labels, 12, 10, 2)
+	out := filepath.Join(dir, "m.grlgq")
+	for _, c := range []struct{ spec, scheme string }{
+		{"folder:" + root, "folder"},
+		{"folder:" + filepath.Join(dir, "missing"), "folder"}, // not read
+		{"npy:" + npy + "," + labels, "npy"},
+	} {
+		for _, g := range []string{"2", "1"} {
+			fails(t, 2, []string{"-groupings needs single-image data (idx, csv, mat): " + c.scheme + " data are image sets or bases"},
+				"train", "-data", c.spec, "-d", "2", "-epochs", "1", "-groupings", g, "-o", out)
+		}
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Error("a refused run wrote the model")
+	}
+}
+
+// TestCVMNeedsSingleImages: cv refuses -m for folder and npy data, as
+// train does, before the data are read.
+func TestCVMNeedsSingleImages(t *testing.T) {
+	dir := t.TempDir()
+	root := filepath.Join(dir, "sets")
+	writeFolder(t, root, 2, 4, 6)
+	npy, labels := filepath.Join(dir, "b.npy"), filepath.Join(dir, "l.npy")
+	writeNPY(t, npy, labels, 12, 10, 2)
+	for _, c := range []struct{ spec, scheme string }{
+		{"folder:" + root, "folder"},
+		{"folder:" + filepath.Join(dir, "missing"), "folder"}, // not read
+		{"npy:" + npy + "," + labels, "npy"},
+	} {
+		for _, m := range []string{"5", "0"} {
+			fails(t, 2, []string{"-m needs single-image data (idx, csv, mat): " + c.scheme + " data are image sets or bases"},
+				"cv", "-data", c.spec, "-d", "2", "-epochs", "1", "-folds", "2", "-m", m)
+		}
+	}
+	// Without -m, as before.
+	ok(t, "cv", "-data", "folder:"+root, "-d", "2", "-epochs", "1", "-folds", "2", "-quiet")
+}
+
+// TestCVMBelowD: cv's -m below d, -d given or by default, is train's
+// usage error (exit 2), found before the data are read.
+func TestCVMBelowD(t *testing.T) {
+	dir := t.TempDir()
+	data := filepath.Join(dir, "d.csv")
+	writeCSV(t, data, 2, 20, 4)
+	def := defaultOptions().Model.SubspaceDim
+	for _, spec := range []string{"csv:" + data, "csv:" + filepath.Join(dir, "missing.csv")} {
+		for _, c := range []struct {
+			args []string
+			want string
+		}{
+			{[]string{"-m", "1"}, fmt.Sprintf("sets of -m 1 images cannot span -d %d dimensions: raise -m or lower -d", def)},
+			{[]string{"-m", fmt.Sprint(def - 1)}, fmt.Sprintf("sets of -m %d images cannot span -d %d dimensions: raise -m or lower -d", def-1, def)},
+			{[]string{"-d", "20", "-m", "10"}, "sets of -m 10 images cannot span -d 20 dimensions: raise -m or lower -d"},
+		} {
+			fails(t, 2, []string{c.want}, append([]string{"cv", "-data", spec, "-epochs", "1", "-folds", "2"}, c.args...)...)
+		}
+	}
+	ok(t, "cv", "-data", "csv:"+data, "-m", fmt.Sprint(def), "-epochs", "1", "-folds", "2", "-quiet")
+}
+
+// TestModelMNeedsSingleImages: eval, predict and explain (modelFlags)
+// refuse -m for folder and npy data, where it was ignored (the sets or
+// bases classified as they are), before the model or the data are read;
+// on single images an -m below the model's d is still refused once the
+// model is read.
+func TestModelMNeedsSingleImages(t *testing.T) {
+	dir := t.TempDir()
+	root := filepath.Join(dir, "sets")
+	writeFolder(t, root, 2, 4, 6)
+	npy, labels := filepath.Join(dir, "b.npy"), filepath.Join(dir, "l.npy")
+	writeNPY(t, npy, labels, 12, 10, 2)
+	mod := filepath.Join(dir, "m.grlgq")
+	ok(t, "train", "-data", "folder:"+root, "-d", "2", "-epochs", "1", "-o", mod, "-quiet")
+	ex := filepath.Join(dir, "ex")
+	for _, verb := range [][]string{{"eval"}, {"predict"}, {"explain", "-o", ex}} {
+		for _, mf := range []string{mod, filepath.Join(dir, "missing.grlgq")} { // the second not read
+			for _, c := range []struct{ spec, scheme string }{
+				{"folder:" + root, "folder"},
+				{"folder:" + filepath.Join(dir, "missing"), "folder"}, // not read
+				{"npy:" + npy + "," + labels, "npy"},
+			} {
+				for _, m := range []string{"4", "0"} {
+					fails(t, 2, []string{"-m needs single-image data (idx, csv, mat): " + c.scheme + " data are image sets or bases"},
+						append(verb, "-model", mf, "-data", c.spec, "-m", m)...)
+				}
+			}
+		}
+		// Without -m, as before.
+		ok(t, append(verb, "-model", mod, "-data", "folder:"+root)...)
+	}
+	// Single images: -m groups them, at least the model's d.
+	data := filepath.Join(dir, "d.csv")
+	writeCSV(t, data, 2, 12, 4)
+	ok(t, "train", "-data", "csv:"+data, "-d", "2", "-m", "4", "-epochs", "1", "-o", mod, "-quiet")
+	fails(t, 1, []string{"cannot span the model's d=2 dimensions: use -m 2 or more"}, "eval", "-model", mod, "-data", "csv:"+data, "-m", "1")
+	ok(t, "eval", "-model", mod, "-data", "csv:"+data, "-m", "4")
+}
+
+// TestTrainHardMBelowD: -hard-m below d (-d given or by default) is a
+// usage error found before the data are read, as -m's.
+func TestTrainHardMBelowD(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "m.grlgq")
+	def := defaultOptions().Model.SubspaceDim
+	spec := "csv:" + filepath.Join(dir, "missing.csv") // not read
+	fails(t, 2, []string{"hard sets of -hard-m 2 images cannot span -d 3 dimensions: raise -hard-m or lower -d"},
+		"train", "-data", spec, "-d", "3", "-m", "6", "-hard-copies", "1", "-hard-m", "2", "-o", out)
+	fails(t, 2, []string{fmt.Sprintf("hard sets of -hard-m %d images cannot span -d %d dimensions: raise -hard-m or lower -d", def-1, def)},
+		"train", "-data", spec, "-hard-copies", "1", "-hard-m", fmt.Sprint(def-1), "-o", out)
+	// A -hard-m that does not apply is named as such first.
+	fails(t, 2, []string{"-hard-m need -hard-copies"}, "train", "-data", spec, "-hard-m", "1", "-o", out)
+}
+
+// TestTrainResumeMBelowD: with -resume, d is the model's and -d is
+// refused, so an -m below it says to raise -m (not to lower -d), once
+// the model is read and before the data are.
+func TestTrainResumeMBelowD(t *testing.T) {
+	dir := t.TempDir()
+	data := filepath.Join(dir, "d.csv")
+	writeCSV(t, data, 2, 12, 4)
+	mod, out := filepath.Join(dir, "m.grlgq"), filepath.Join(dir, "more.grlgq")
+	ok(t, "train", "-data", "csv:"+data, "-d", "3", "-m", "6", "-epochs", "1", "-o", mod, "-quiet")
+	bad := filepath.Join(dir, "bad.csv")
+	if err := os.WriteFile(bad, []byte("not,a,csv\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, spec := range []string{"csv:" + data, "csv:" + bad} { // bad is not read
+		r := fails(t, 1, []string{"sets of -m 2 images cannot span the model's d=3 dimensions: raise -m to 3 or more (-resume keeps the model's d)"},
+			"train", "-data", spec, "-m", "2", "-epochs", "1", "-resume", mod, "-o", out)
+		if strings.Contains(r.stderr, "lower -d") {
+			t.Errorf("-resume refuses -d, yet the advice is to lower it: %q", r.stderr)
+		}
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Error("a refused run wrote the model")
+	}
+	ok(t, "train", "-data", "csv:"+data, "-m", "3", "-epochs", "1", "-resume", mod, "-o", out, "-quiet")
+}
