@@ -97,6 +97,11 @@ func runCV(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	// Folders a linked class or set points to are data too: no output
+	// may land in them.
+	if err := g.DataFolders(ds.Files); err != nil {
+		return err
+	}
 	if ds.Kind() == dataset.KindBases && !isSet(fs, "d") {
 		o.Model.SubspaceDim = ds.SubDim
 	}

@@ -295,6 +295,9 @@ func TestOutputsNotInLinkedData(t *testing.T) {
 		{"explain", "-model", mod, "-data", spec, "-n", "1", "-o", filepath.Join(alias, "new", "why")},
 		{"predict", "-model", mod, "-data", spec, "-o", filepath.Join(realb, "p.csv")},
 		{"eval", "-model", mod, "-data", spec, "-plots", filepath.Join(ext, "obj")},
+		{"train", "-data", spec, "-d", "2", "-epochs", "1", "-o", filepath.Join(realb, "m.grlgq")},
+		{"train", "-data", spec, "-d", "2", "-epochs", "1", "-o", filepath.Join(dir, "m2.grlgq"), "-plots", filepath.Join(ext, "obj")},
+		{"cv", "-data", spec, "-d", "2", "-epochs", "1", "-folds", "2", "-plots", filepath.Join(ext, "obj")},
 	} {
 		fails(t, 2, []string{"inside the data folder", "links there"}, c...)
 	}

@@ -321,6 +321,11 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	// Folders a linked class or set points to are data too: no output
+	// may land in them.
+	if err := g.DataFolders(ds.Files); err != nil {
+		return err
+	}
 	if !quiet {
 		fmt.Fprintf(text, "data       %s\n", describe(ds))
 	}
