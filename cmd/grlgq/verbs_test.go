@@ -244,126 +244,80 @@ func TestExplainTop(t *testing.T) {
 
 func abs(x float64) float64 { return max(x, -x) }
 
-// TestTrainMNeedsSingleImages: -m groups single images into sets, so
-// train refuses it for folder data (image sets already) and npy data
-// (bases), as it refuses -hard-copies there: a usage error, before the
-// data are read, instead of a flag silently ignored.
-func TestTrainMNeedsSingleImages(t *testing.T) {
-	dir := t.TempDir()
-	root := filepath.Join(dir, "sets")
+// setsAndBases writes a folder of image sets and npy bases into dir and
+// returns the -data specs of both, and of a folder that does not exist
+// (a check that runs before the data are read never reaches it), each
+// with the scheme a refusal names.
+func setsAndBases(t *testing.T, dir string) (root string, specs []struct{ spec, scheme string }) {
+	t.Helper()
+	root = filepath.Join(dir, "sets")
 	writeFolder(t, root, 2, 4, 6)
 	npy, labels := filepath.Join(dir, "b.npy"), filepath.Join(dir, "l.npy")
 	writeNPY(t, npy, labels, 12, 10, 2)
-	out := filepath.Join(dir, "m.grlgq")
-	for _, c := range []struct{ spec, scheme string }{
+	return root, []struct{ spec, scheme string }{
 		{"folder:" + root, "folder"},
-		{"folder:" + filepath.Join(dir, "missing"), "folder"}, // not read
+		{"folder:" + filepath.Join(dir, "missing"), "folder"},
 		{"npy:" + npy + "," + labels, "npy"},
-	} {
-		for _, m := range []string{"5", "0"} {
-			fails(t, 2, []string{"-m needs single-image data (idx, csv, mat): " + c.scheme + " data are image sets or bases"},
-				"train", "-data", c.spec, "-d", "2", "-epochs", "1", "-m", m, "-o", out)
-		}
 	}
-	if _, err := os.Stat(out); err == nil {
-		t.Error("a refused run wrote the model")
-	}
-	// Without -m, as before.
-	ok(t, "train", "-data", "folder:"+root, "-d", "2", "-epochs", "1", "-o", out, "-quiet")
 }
 
-// TestTrainMBelowD: sets of m images cannot span d > m dimensions; with
-// d from -d or its default, that is the same usage error (exit 2), found
-// before the data are read (a missing file is not reached).
-func TestTrainMBelowD(t *testing.T) {
+// TestNeedsSingleImages: -m and -groupings group single images into
+// sets, so train refuses them for folder data (image sets already) and
+// npy data (bases), as it refuses -hard-copies there, and cv refuses -m:
+// a usage error before the data are read, instead of a flag silently
+// ignored (a given 0 or 1 as well).
+func TestNeedsSingleImages(t *testing.T) {
 	dir := t.TempDir()
-	data := filepath.Join(dir, "d.csv")
-	writeCSV(t, data, 2, 12, 4)
+	root, specs := setsAndBases(t, dir)
 	out := filepath.Join(dir, "m.grlgq")
-	def := defaultOptions().Model.SubspaceDim
-	for _, spec := range []string{"csv:" + data, "csv:" + filepath.Join(dir, "missing.csv")} {
-		for _, c := range []struct {
-			args []string
-			want string
-		}{
-			{[]string{"-m", "1"}, fmt.Sprintf("sets of -m 1 images cannot span -d %d dimensions: raise -m or lower -d", def)},
-			{[]string{"-m", fmt.Sprint(def - 1)}, fmt.Sprintf("sets of -m %d images cannot span -d %d dimensions: raise -m or lower -d", def-1, def)},
-			{[]string{"-d", "20", "-m", "10"}, "sets of -m 10 images cannot span -d 20 dimensions: raise -m or lower -d"},
-		} {
-			fails(t, 2, []string{c.want}, append([]string{"train", "-data", spec, "-epochs", "1", "-o", out}, c.args...)...)
-		}
-	}
-	ok(t, "train", "-data", "csv:"+data, "-m", fmt.Sprint(def), "-epochs", "1", "-o", out, "-quiet")
-}
-
-// TestTrainGroupingsNeedsSingleImages: -groupings regroups single images
-// into sets, so train refuses it for folder and npy data as it refuses
-// -m there: a usage error before the data are read, not a flag silently
-// ignored.
-func TestTrainGroupingsNeedsSingleImages(t *testing.T) {
-	dir := t.TempDir()
-	root := filepath.Join(dir, "sets")
-	writeFolder(t, root, 2, 4, 6)
-	npy, labels := filepath.Join(dir, "b.npy"), filepath.Join(dir, "l.npy")
-	writeNPY(t, npy, labels, 12, 10, 2)
-	out := filepath.Join(dir, "m.grlgq")
-	for _, c := range []struct{ spec, scheme string }{
-		{"folder:" + root, "folder"},
-		{"folder:" + filepath.Join(dir, "missing"), "folder"}, // not read
-		{"npy:" + npy + "," + labels, "npy"},
+	for _, c := range []struct {
+		verb   []string
+		flag   string
+		values []string
+	}{
+		{[]string{"train", "-o", out}, "-m", []string{"5", "0"}},
+		{[]string{"train", "-o", out}, "-groupings", []string{"2", "1"}},
+		{[]string{"cv", "-folds", "2"}, "-m", []string{"5", "0"}},
 	} {
-		for _, g := range []string{"2", "1"} {
-			fails(t, 2, []string{"-groupings needs single-image data (idx, csv, mat): " + c.scheme + " data are image sets or bases"},
-				"train", "-data", c.spec, "-d", "2", "-epochs", "1", "-groupings", g, "-o", out)
+		for _, sp := range specs {
+			for _, v := range c.values {
+				fails(t, 2, []string{c.flag + " needs single-image data (idx, csv, mat): " + sp.scheme + " data are image sets or bases"},
+					append(append([]string(nil), c.verb...), "-data", sp.spec, "-d", "2", "-epochs", "1", c.flag, v)...)
+			}
 		}
-	}
-	if _, err := os.Stat(out); err == nil {
-		t.Error("a refused run wrote the model")
+		if _, err := os.Stat(out); err == nil {
+			t.Errorf("%s %s: a refused run wrote the model", c.verb[0], c.flag)
+		}
+		// Without the flag, as before.
+		ok(t, append(append([]string(nil), c.verb...), "-data", "folder:"+root, "-d", "2", "-epochs", "1", "-quiet")...)
+		os.Remove(out)
 	}
 }
 
-// TestCVMNeedsSingleImages: cv refuses -m for folder and npy data, as
-// train does, before the data are read.
-func TestCVMNeedsSingleImages(t *testing.T) {
-	dir := t.TempDir()
-	root := filepath.Join(dir, "sets")
-	writeFolder(t, root, 2, 4, 6)
-	npy, labels := filepath.Join(dir, "b.npy"), filepath.Join(dir, "l.npy")
-	writeNPY(t, npy, labels, 12, 10, 2)
-	for _, c := range []struct{ spec, scheme string }{
-		{"folder:" + root, "folder"},
-		{"folder:" + filepath.Join(dir, "missing"), "folder"}, // not read
-		{"npy:" + npy + "," + labels, "npy"},
-	} {
-		for _, m := range []string{"5", "0"} {
-			fails(t, 2, []string{"-m needs single-image data (idx, csv, mat): " + c.scheme + " data are image sets or bases"},
-				"cv", "-data", c.spec, "-d", "2", "-epochs", "1", "-folds", "2", "-m", m)
-		}
-	}
-	// Without -m, as before.
-	ok(t, "cv", "-data", "folder:"+root, "-d", "2", "-epochs", "1", "-folds", "2", "-quiet")
-}
-
-// TestCVMBelowD: cv's -m below d, -d given or by default, is train's
-// usage error (exit 2), found before the data are read.
-func TestCVMBelowD(t *testing.T) {
+// TestMBelowD: sets of m images cannot span d > m dimensions; with d from
+// -d or its default, train and cv give the same usage error (exit 2),
+// found before the data are read (a missing file is not reached).
+func TestMBelowD(t *testing.T) {
 	dir := t.TempDir()
 	data := filepath.Join(dir, "d.csv")
 	writeCSV(t, data, 2, 20, 4)
+	out := filepath.Join(dir, "m.grlgq")
 	def := defaultOptions().Model.SubspaceDim
-	for _, spec := range []string{"csv:" + data, "csv:" + filepath.Join(dir, "missing.csv")} {
-		for _, c := range []struct {
-			args []string
-			want string
-		}{
-			{[]string{"-m", "1"}, fmt.Sprintf("sets of -m 1 images cannot span -d %d dimensions: raise -m or lower -d", def)},
-			{[]string{"-m", fmt.Sprint(def - 1)}, fmt.Sprintf("sets of -m %d images cannot span -d %d dimensions: raise -m or lower -d", def-1, def)},
-			{[]string{"-d", "20", "-m", "10"}, "sets of -m 10 images cannot span -d 20 dimensions: raise -m or lower -d"},
-		} {
-			fails(t, 2, []string{c.want}, append([]string{"cv", "-data", spec, "-epochs", "1", "-folds", "2"}, c.args...)...)
+	for _, verb := range [][]string{{"train", "-o", out}, {"cv", "-folds", "2"}} {
+		for _, spec := range []string{"csv:" + data, "csv:" + filepath.Join(dir, "missing.csv")} {
+			for _, c := range []struct {
+				args []string
+				want string
+			}{
+				{[]string{"-m", "1"}, fmt.Sprintf("sets of -m 1 images cannot span -d %d dimensions: raise -m or lower -d", def)},
+				{[]string{"-m", fmt.Sprint(def - 1)}, fmt.Sprintf("sets of -m %d images cannot span -d %d dimensions: raise -m or lower -d", def-1, def)},
+				{[]string{"-d", "20", "-m", "10"}, "sets of -m 10 images cannot span -d 20 dimensions: raise -m or lower -d"},
+			} {
+				fails(t, 2, []string{c.want}, append(append(append([]string(nil), verb...), "-data", spec, "-epochs", "1"), c.args...)...)
+			}
 		}
+		ok(t, append(append([]string(nil), verb...), "-data", "csv:"+data, "-m", fmt.Sprint(def), "-epochs", "1", "-quiet")...)
 	}
-	ok(t, "cv", "-data", "csv:"+data, "-m", fmt.Sprint(def), "-epochs", "1", "-folds", "2", "-quiet")
 }
 
 // TestModelMNeedsSingleImages: eval, predict and explain (modelFlags)
@@ -373,20 +327,13 @@ func TestCVMBelowD(t *testing.T) {
 // model is read.
 func TestModelMNeedsSingleImages(t *testing.T) {
 	dir := t.TempDir()
-	root := filepath.Join(dir, "sets")
-	writeFolder(t, root, 2, 4, 6)
-	npy, labels := filepath.Join(dir, "b.npy"), filepath.Join(dir, "l.npy")
-	writeNPY(t, npy, labels, 12, 10, 2)
+	root, specs := setsAndBases(t, dir)
 	mod := filepath.Join(dir, "m.grlgq")
 	ok(t, "train", "-data", "folder:"+root, "-d", "2", "-epochs", "1", "-o", mod, "-quiet")
 	ex := filepath.Join(dir, "ex")
 	for _, verb := range [][]string{{"eval"}, {"predict"}, {"explain", "-o", ex}} {
 		for _, mf := range []string{mod, filepath.Join(dir, "missing.grlgq")} { // the second not read
-			for _, c := range []struct{ spec, scheme string }{
-				{"folder:" + root, "folder"},
-				{"folder:" + filepath.Join(dir, "missing"), "folder"}, // not read
-				{"npy:" + npy + "," + labels, "npy"},
-			} {
+			for _, c := range specs {
 				for _, m := range []string{"4", "0"} {
 					fails(t, 2, []string{"-m needs single-image data (idx, csv, mat): " + c.scheme + " data are image sets or bases"},
 						append(verb, "-model", mf, "-data", c.spec, "-m", m)...)
