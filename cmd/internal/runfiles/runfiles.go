@@ -8,8 +8,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"slices"
-	"strings"
 
 	"github.com/grlgq/grlgq/cmd/internal/base"
 
@@ -63,6 +61,11 @@ type Guard struct {
 	warned  map[string]bool // folders already searched for leftovers
 	newDirs []string        // absolute paths of output folders to create
 	outDirs []outputFile    // the output folders, as OutputDir declared them
+	// dirs maps the absolute and the real path of every input folder to
+	// its first index in inputs: clash looks an output's folders up in it
+	// instead of comparing with every input (DataFolders may declare one
+	// per linked set folder: thousands).
+	dirs map[string]int
 }
 
 type inputFile struct {
@@ -92,7 +95,7 @@ func (g *Guard) Input(flag, path string, dir bool) error {
 		if !fi.IsDir() {
 			return fmt.Errorf("%s %s is not a folder", flag, path)
 		}
-		g.inputs = append(g.inputs, inputFile{flag: flag, path: path, fi: fi})
+		g.addInput(inputFile{flag: flag, path: path, fi: fi})
 		return nil
 	}
 	f, err := safefile.Open(path)
@@ -104,8 +107,58 @@ func (g *Guard) Input(flag, path string, dir bool) error {
 	if err != nil {
 		return err
 	}
-	g.inputs = append(g.inputs, inputFile{flag: flag, path: path, fi: fi})
+	g.addInput(inputFile{flag: flag, path: path, fi: fi})
 	return nil
+}
+
+// addInput declares in, and for a folder records its absolute and real
+// paths in dirs.
+func (g *Guard) addInput(in inputFile) {
+	g.inputs = append(g.inputs, in)
+	if !in.fi.IsDir() {
+		return
+	}
+	if g.dirs == nil {
+		g.dirs = map[string]int{}
+	}
+	for _, key := range []string{absPath(in.path), realOrEmpty(in.path)} {
+		if _, ok := g.dirs[key]; key != "" && !ok {
+			g.dirs[key] = len(g.inputs) - 1
+		}
+	}
+}
+
+// absPath is filepath.Abs of p, "" on error.
+func absPath(p string) string {
+	a, err := filepath.Abs(p)
+	if err != nil {
+		return ""
+	}
+	return a
+}
+
+// realOrEmpty is evalAbs of p, "" on error.
+func realOrEmpty(p string) string {
+	r, err := evalAbs(p)
+	if err != nil {
+		return ""
+	}
+	return r
+}
+
+// dirOf returns the index of the first declared input folder that is one
+// of p's ancestors or p itself, -1 when none: each of p's at most a few
+// dozen ancestors looked up in dirs.
+func (g *Guard) dirOf(p string) int {
+	best := -1
+	for d := p; ; d = filepath.Dir(d) {
+		if i, ok := g.dirs[d]; ok && (best < 0 || i < best) {
+			best = i
+		}
+		if d == filepath.Dir(d) {
+			return best
+		}
+	}
 }
 
 // DataInputs declares the files (or folder) of a data source as inputs.
@@ -128,21 +181,28 @@ func (g *Guard) clash(flag, path string, dir, outputs bool) string {
 	if err != nil {
 		return ""
 	}
+	// The input folders: path, or the real path of its nearest existing
+	// folder (path itself when dir: an output folder that is a link is
+	// written through it), lies in one (an ancestor of either is one).
+	in := g.dirOf(abs)
+	if rp, ok := realPath(path, dir); ok {
+		if j := g.dirOf(rp); j >= 0 && (in < 0 || j < in) {
+			in = j
+		}
+	}
+	if in >= 0 {
+		d := g.inputs[in]
+		if d.via != "" {
+			return fmt.Sprintf("%s %s is inside the data folder %s (the data's %s links there): refusing to write there", flag, path, d.path, d.via)
+		}
+		return fmt.Sprintf("%s %s is inside the data folder %s: refusing to write there", flag, path, d.path)
+	}
 	fi, ferr := os.Stat(path)
 	for _, in := range g.inputs {
+		if dir || in.fi.IsDir() {
+			continue
+		}
 		inAbs, _ := filepath.Abs(in.path)
-		if in.fi.IsDir() {
-			if abs == inAbs || inside(abs, inAbs) || insideReal(path, in.path, dir) {
-				if in.via != "" {
-					return fmt.Sprintf("%s %s is inside the data folder %s (the data's %s links there): refusing to write there", flag, path, in.path, in.via)
-				}
-				return fmt.Sprintf("%s %s is inside the data folder %s: refusing to write there", flag, path, in.path)
-			}
-			continue
-		}
-		if dir {
-			continue
-		}
 		if abs == inAbs || (ferr == nil && os.SameFile(fi, in.fi)) {
 			if in.replaceable && (flag == "-o" || flag == "output" || flag == "-checkpoint") {
 				continue
@@ -159,25 +219,6 @@ func (g *Guard) clash(flag, path string, dir, outputs bool) string {
 		}
 	}
 	return ""
-}
-
-// inside reports whether the absolute path p lies in the folder dir.
-func inside(p, dir string) bool {
-	rel, err := filepath.Rel(dir, p)
-	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && rel != "."
-}
-
-// insideReal is inside (or equal) after resolving symbolic links in both:
-// in p, those of its nearest existing folder (a folder yet to be created
-// lies where its existing parent really is), p included when follow (an
-// output folder that is a link is written through it).
-func insideReal(p, dir string, follow bool) bool {
-	rd, err := evalAbs(dir)
-	if err != nil {
-		return false
-	}
-	rp, ok := realPath(p, follow)
-	return ok && (rp == rd || inside(rp, rd))
 }
 
 // evalAbs is filepath.EvalSymlinks of p's absolute path.
@@ -286,14 +327,6 @@ func (g *Guard) OutputDir(flag, dir string) error {
 // time. The outputs and output folders declared so far are checked again:
 // one inside such a folder is a usage error, like one inside ROOT.
 func (g *Guard) DataFolders(files []string) error {
-	var real []string // the input folders' real paths
-	for _, in := range g.inputs {
-		if in.fi.IsDir() {
-			if r, err := evalAbs(in.path); err == nil {
-				real = append(real, r)
-			}
-		}
-	}
 	seen := map[string]bool{}
 	for _, f := range files {
 		set := filepath.Dir(f)
@@ -303,15 +336,14 @@ func (g *Guard) DataFolders(files []string) error {
 			}
 			seen[d] = true
 			r, err := evalAbs(d)
-			if err != nil || slices.ContainsFunc(real, func(in string) bool { return r == in || inside(r, in) }) {
-				continue
+			if err != nil || g.dirOf(r) >= 0 {
+				continue // in an input folder already
 			}
 			fi, err := os.Stat(r)
 			if err != nil || !fi.IsDir() {
 				continue
 			}
-			real = append(real, r)
-			g.inputs = append(g.inputs, inputFile{flag: "-data", path: r, fi: fi, via: d})
+			g.addInput(inputFile{flag: "-data", path: r, fi: fi, via: d})
 		}
 	}
 	for _, o := range g.outDirs {
