@@ -592,17 +592,26 @@ func (r *csvReader) readQuoted() (last bool, err error) {
 	}
 }
 
-// quoteShort quotes a field for an error message, cut to its first
-// quoteMax bytes (at a character boundary, "..." after the quote) so that
-// a binary file read as CSV gives a one-line error of a sensible length.
+// quoteShort quotes a field for an error message: whole when its quoted
+// form is at most quoteMax characters between the quotes, else its longest
+// prefix whose quoted form fits (not cut inside a character), followed by
+// "..." after the quote: a binary file read as CSV gives a one-line error
+// of a sensible length (grlgq-edge's rule for a bad value on stdin).
 func quoteShort(field []byte) string {
 	const quoteMax = 40
-	if len(field) <= quoteMax {
-		return strconv.Quote(string(field))
+	q := strconv.Quote(string(field[:min(len(field), 4*quoteMax+1)]))
+	if len(field) <= 4*quoteMax && len(q) <= quoteMax+2 {
+		return q
 	}
-	n := quoteMax
-	for n > 0 && !utf8.RuneStart(field[n]) {
+	n := min(len(field), quoteMax)
+	for n > 0 && len(strconv.Quote(string(field[:n]))) > quoteMax+2 {
 		n--
+	}
+	for k := n; k >= n-(utf8.UTFMax-1) && k > 0; k-- {
+		if utf8.RuneStart(field[k]) {
+			n = k // not inside a character
+			break
+		}
 	}
 	return strconv.Quote(string(field[:n])) + "..."
 }

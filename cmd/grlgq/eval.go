@@ -27,7 +27,7 @@ type modelFlags struct {
 	skipBad bool
 	// -reject and -temperature: override the model's stored ones.
 	reject, temperature float64
-	stderr              io.Writer // the run's, for a warning
+	env                 *env // the run's, for a warning at its end
 	// files is the run's guard, given to check: load declares the data's
 	// linked folders to it.
 	files *runfiles.Guard
@@ -65,7 +65,8 @@ func (f *modelFlags) predictConfig(fs *flag.FlagSet, mod *model.Model) (*model.M
 
 // check checks the flags and declares the model and the data as inputs
 // of the run, before any work.
-func (f *modelFlags) check(fs *flag.FlagSet, g *runfiles.Guard) error {
+func (f *modelFlags) check(fs *flag.FlagSet, e *env) error {
+	g := e.guard(fs)
 	if f.model == "" {
 		return usagef(fs, "-model MODEL is required")
 	}
@@ -78,7 +79,7 @@ func (f *modelFlags) check(fs *flag.FlagSet, g *runfiles.Guard) error {
 		return usagef(fs, "%s", needsImages("m", f.data.src.Scheme()))
 	}
 	f.data.progress = g.Stderr() // bars on a terminal only
-	f.stderr = g.Stderr()
+	f.env = e
 	f.files = g
 	if err := g.Input("-model", f.model, false); err != nil {
 		return fmt.Errorf("model: %w", err)
@@ -117,9 +118,10 @@ func (f *modelFlags) load(ctx context.Context, fs *flag.FlagSet) (*model.Model, 
 	if s.len() == 0 {
 		return nil, nil, fmt.Errorf("%s: no samples", ds.Source)
 	}
-	// Once the samples are ready, so that a failure to load stays one line.
-	if msg := f.imageWarning(fs, w, h); msg != "" && f.stderr != nil {
-		fmt.Fprintf(f.stderr, "grlgq: %s: warning: %s\n", fs.Name(), msg)
+	// Printed at the end of a successful run, so that a failure stays
+	// one line.
+	if msg := f.imageWarning(fs, w, h); msg != "" && f.env != nil {
+		f.env.warnLater(fs.Name(), msg)
 	}
 	return mod, s, nil
 }
@@ -189,7 +191,7 @@ func runEval(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	g := e.guard(fs)
-	if err := f.check(fs, g); err != nil {
+	if err := f.check(fs, e); err != nil {
 		return err
 	}
 	var pic string

@@ -52,7 +52,7 @@ func runExplain(ctx context.Context, e *env, args []string) error {
 		return usagef(fs, "-samples and -misclassified exclude each other")
 	}
 	g := e.guard(fs)
-	if err := f.check(fs, g); err != nil {
+	if err := f.check(fs, e); err != nil {
 		return err
 	}
 	if err := g.OutputDir("-o", out); err != nil {

@@ -63,6 +63,15 @@ func init() {
 type env struct {
 	stdout, stderr io.Writer
 	files          *runfiles.Guard // the run's inputs and outputs
+	// warnings are printed on stderr once the command has succeeded
+	// (warnLater), so that a failure after one still prints one line.
+	warnings []string
+}
+
+// warnLater keeps a warning of the command verb for the end of a
+// successful run.
+func (e *env) warnLater(verb, msg string) {
+	e.warnings = append(e.warnings, fmt.Sprintf("grlgq: %s: warning: %s", verb, msg))
 }
 
 // guard returns the run's file guard, reporting usage errors with fs.
@@ -122,6 +131,11 @@ func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) (c
 	// (before the panic handler above reports).
 	defer e.files.Abort()
 	err := c.run(ctx, e, args[1:])
+	if err == nil {
+		for _, w := range e.warnings {
+			fmt.Fprintln(stderr, w)
+		}
+	}
 	if err != nil && ctx.Err() != nil && !errors.Is(err, errHelp) {
 		// Cancelled: whatever the work was doing when it noticed.
 		fmt.Fprintln(stderr, "grlgq: interrupted")

@@ -523,6 +523,14 @@ func TestImageSizeWarning(t *testing.T) {
 			t.Errorf("grlgq %s: stderr %q, want %q", strings.Join(args, " "), r.stderr, c.want)
 		}
 	}
+	// A failure after the data are loaded stays one line: the warning
+	// comes only at the end of a successful run.
+	bad := filepath.Join(dir, "bad.csv")
+	writeCSV(t, bad, 3, 12, 4) // a third class, which eval refuses
+	r := fails(t, 1, []string{"does not know"}, "eval", "-model", mod, "-data", "csv:"+bad, "-pixel-max", "16", "-image", "4x16")
+	if strings.Count(r.stderr, "\n") != 1 {
+		t.Errorf("eval failing after a resize: stderr %q, want one line", r.stderr)
+	}
 	// A model without an image size resizes nothing: nothing to say.
 	flat := filepath.Join(dir, "flat.grlgq")
 	ok(t, append([]string{"train", "-d", "2", "-m", "4", "-epochs", "1", "-o", flat, "-quiet"}, spec...)...)

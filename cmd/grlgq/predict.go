@@ -44,7 +44,7 @@ func runPredict(ctx context.Context, e *env, args []string) error {
 	if format != "" && format != "text" && format != "csv" && format != "json" {
 		return usagef(fs, "-format %q: want text, csv or json", format)
 	}
-	if err := f.check(fs, g); err != nil {
+	if err := f.check(fs, e); err != nil {
 		return err
 	}
 	if out != "" {

@@ -198,7 +198,10 @@ func (f *File) Close() error {
 	if err := f.f.Close(); err != nil && f.err == nil {
 		f.err = err
 	}
-	return f.err
+	if f.err != nil {
+		return fmt.Errorf("%s: %w", f.path, f.err) // the output's path, as Commit names it
+	}
+	return nil
 }
 
 // Commit renames f over its path; see the package function Commit.
