@@ -28,10 +28,16 @@
 //     D*m little-endian IEEE-754 float64 values, column-major: image 0's D
 //     pixels, then image 1's, and so on; another binary set may follow
 //     directly (other bytes after a binary set are an error, found when
-//     the next set is read, after this one is printed);
+//     the next set is read, after this one is printed, as soon as a byte
+//     differs from the magic);
 //   - text: one image per line, D numbers separated by spaces, tabs or
 //     commas (strconv.ParseFloat syntax); blank lines and lines starting
-//     with '#' are ignored; a line "---" ends a set and starts the next.
+//     with '#' are ignored; a line "---" ends a set and starts the next
+//     (none when only blank lines and comments follow it; a set with no
+//     image between two "---" lines is an error).
+//
+// Only the end of standard input ends its sets: a read error on it, between
+// sets too, ends the run with exit code 1 and one line.
 //
 // A set of one image is classified as a 1-D subspace (distance θ_1², or
 // sin²θ_1 for a chordal model); a set of m >= d images by the model's

@@ -5,12 +5,14 @@ import (
 	"context"
 	"encoding/binary"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"image"
 	"image/color"
 	"image/jpeg"
 	"image/png"
+	"io"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -19,6 +21,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"testing/iotest"
 
 	"github.com/grlgq/grlgq/linalg"
 	"github.com/grlgq/grlgq/model"
@@ -288,9 +291,38 @@ func TestClassify(t *testing.T) {
 		t.Errorf("a bad second set: exit %d %q\n%s", code, stderr, out)
 	}
 	bad = append(append([]byte{}, bin2...), read("set.txt")...)
-	tail := fmt.Sprintf("set 1 of stdin: stdin: %d bytes after the 8 images that do not start another set (\"GRLGQSET\")\n", len(read("set.txt")))
+	tail := "set 1 of stdin: stdin: bytes after the 8 images that do not start another set (\"#\", not \"GRLGQSET\")\n"
 	if out, stderr, code := runEdge(t, bad, "-model", mp, "-"); code != 1 || !strings.HasSuffix(stderr, tail) || out != fromDir+"\n"+fromDir {
 		t.Errorf("text after binary sets: exit %d %q\n%s", code, stderr, out)
+	}
+	// Blank lines and comments after the last "---" end the input as its
+	// end does; an empty set between two "---" lines is still an error.
+	txtOut, _, _ := runEdge(t, txt2, "-model", mp, "-")
+	for _, end := range []string{"---\n\n", "---\n# end\n", "---\n\n# end\n \t\n\n# really", "\n---\n\r\n"} {
+		in := append(append([]byte{}, txt2...), end...)
+		if out, stderr, code := runEdge(t, in, "-model", mp, "-"); code != 0 || stderr != "" || out != txtOut {
+			t.Errorf("%q after the last set: exit %d %q\n%s\nwant\n%s", end, code, stderr, out, txtOut)
+		}
+	}
+	in := append(append([]byte{}, txt2...), "---\n\n---\n"...)
+	if out, stderr, code := runEdge(t, in, "-model", mp, "-"); code != 1 || stderr != "grlgq-edge: set 2 of stdin: stdin: line 2: \"---\" before any image of the set\n" || out != txtOut {
+		t.Errorf("an empty set after the last: exit %d %q\n%s", code, stderr, out)
+	}
+	// A read error between sets is an error, not the end of input.
+	readErr := errors.New("read failed")
+	for _, c := range []struct {
+		name string
+		set  []byte
+	}{
+		{"binary", read("set.bin")},
+		{"text", append(read("set.txt"), "---\n"...)},
+	} {
+		var out, errb bytes.Buffer
+		stdin := io.MultiReader(bytes.NewReader(c.set), iotest.ErrReader(readErr))
+		code := run([]string{"-model", mp, "-"}, stdin, &out, &errb)
+		if code != 1 || errb.String() != "grlgq-edge: set 1 of stdin: stdin: read failed\n" || out.String() != fromDir {
+			t.Errorf("%s set, then a read error: exit %d %q\n%s", c.name, code, errb.String(), out.String())
+		}
 	}
 	// A single image: θ_1² distances.
 	one, stderr, code := runEdge(t, read("one.txt"), "-model", mp, "-")

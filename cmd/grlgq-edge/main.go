@@ -214,16 +214,36 @@ func readStdin(r *bufio.Reader, dim int) ([][]float64, error) {
 }
 
 // startsBinary reports whether r starts with rawMagic, reading no further
-// than the first byte that differs from it: a text set shorter than the
-// magic is not held back waiting for 8 bytes.
+// than the first byte that differs from it (peekMagic).
 func startsBinary(r *bufio.Reader) bool {
+	head, _ := peekMagic(r)
+	return string(head) == rawMagic
+}
+
+// peekMagic looks at the start of r, without consuming it, as far as it
+// must to tell whether it is rawMagic: up to its first byte that differs
+// from it, so that a text set shorter than the magic is not held back
+// waiting for 8 bytes, and bytes that are not a set are refused as soon
+// as one arrives. It returns the bytes looked at (valid until r is read)
+// and the error, io.EOF at the end of input, that cut them short.
+func peekMagic(r *bufio.Reader) ([]byte, error) {
+	var head []byte
 	for n := 1; n <= len(rawMagic); n++ {
-		if head, _ := r.Peek(n); len(head) < n || head[n-1] != rawMagic[n-1] {
-			return false
+		var err error
+		if head, err = r.Peek(n); len(head) < n {
+			return head, err
+		}
+		if head[n-1] != rawMagic[n-1] {
+			break
 		}
 	}
-	return true
+	return head, nil
 }
+
+// errNoImages is readText's error for input that ends before a set's
+// first image (nothing, or only blank lines and comments): after a
+// set's "---" line it is the end of input, not an error.
+var errNoImages = errors.New("stdin: no images (binary sets start with \"GRLGQSET\")")
 
 // stdinSets reads the sets on standard input one at a time, each as soon
 // as it is complete: whether another follows is looked at only when it is
@@ -236,18 +256,29 @@ type stdinSets struct {
 }
 
 // next returns the next set, or io.EOF itself when standard input ends
-// after a set (no set at all is an error). Errors of a set after the
-// first name it ("set 1 of stdin: ...").
+// after a set, or only blank lines and comments follow a text set's
+// "---" line (no set at all is an error). A read error on stdin is an
+// error, not the end. Errors of a set after the first name it ("set 1
+// of stdin: ...").
 func (s *stdinSets) next() ([][]float64, error) {
-	if s.n > 0 && !more(s.r) {
+	head, err := peekMagic(s.r)
+	switch {
+	case err == io.EOF && len(head) == 0 && s.n > 0:
 		return nil, io.EOF
+	case err != nil && err != io.EOF:
+		return nil, s.setError(s.n, fmt.Errorf("stdin: %w", err))
 	}
-	bin := startsBinary(s.r)
+	bin := string(head) == rawMagic
 	if s.bin > 0 && !bin {
-		n, _ := io.Copy(io.Discard, s.r)
-		return nil, s.setError(s.n-1, fmt.Errorf("stdin: %d bytes after the %d images that do not start another set (%q)", n, s.bin, rawMagic))
+		// Refused at the first byte that differs from the magic, not
+		// read to the end of input to count them: on a pipe that end
+		// may come late or never.
+		return nil, s.setError(s.n-1, fmt.Errorf("stdin: bytes after the %d images that do not start another set (%q, not %q)", s.bin, head, rawMagic))
 	}
 	imgs, err := readStdin(s.r, s.dim)
+	if errors.Is(err, errNoImages) && s.n > 0 {
+		return nil, io.EOF
+	}
 	if err != nil {
 		return nil, s.setError(s.n, err)
 	}
@@ -299,7 +330,8 @@ func readBinary(r *bufio.Reader, dim int) ([][]float64, error) {
 // readText reads one set in the text format: one image per line, D
 // numbers separated by spaces, tabs or commas; blank lines and lines
 // starting with '#' are skipped; a line "---" ends the set (another
-// follows). It reads a byte at a time into one value's buffer
+// follows); input that ends before the set's first image is errNoImages.
+// It reads a byte at a time into one value's buffer
 // (at most maxField bytes), so a line costs no more than its D values:
 // a line with more than D values, or an endless line, is refused as soon
 // as its (D+1)-th value starts; the images, at most maxValues values,
@@ -398,7 +430,7 @@ func readText(r *bufio.Reader, dim int) ([][]float64, error) {
 		return imgs, nil // "---" at the end: no set follows
 	}
 	if len(imgs) == 0 {
-		return nil, errors.New("stdin: no images (binary sets start with \"GRLGQSET\")")
+		return nil, errNoImages
 	}
 	return imgs, nil
 }

@@ -171,9 +171,3 @@ func classifyAll(modelPath string, inputs []string, w, h int, lim imageset.Limit
 	}
 	return nil
 }
-
-// more reports whether r has bytes left.
-func more(r *bufio.Reader) bool {
-	_, err := r.Peek(1)
-	return err == nil
-}

@@ -159,3 +159,62 @@ func TestReadStdinNoReadAhead(t *testing.T) {
 		})
 	}
 }
+
+// TestStreamStrayBytes: bytes after a binary set that do not start another
+// are refused as soon as one differs from the magic, after the set's
+// answer, not read to the end of input: a client on a pipe that sends one
+// stray byte and waits gets the error, and endless bytes are not read
+// forever.
+func TestStreamStrayBytes(t *testing.T) {
+	dir := t.TempDir()
+	makeFixture(t, dir)
+	mp := filepath.Join(dir, "model.grlgq")
+	set, err := os.ReadFile(filepath.Join(dir, "set.bin"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	alone, stderr, code := runEdge(t, set, "-model", mp, "-")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, c := range []struct {
+		name  string
+		stdin func(t *testing.T) io.Reader
+		quote string // the stray bytes as the error quotes them
+	}{
+		{"a byte on an open pipe", func(t *testing.T) io.Reader {
+			pr, pw := io.Pipe()
+			t.Cleanup(func() { pw.Close() }) // after the run, which closes pr
+			writeAsync(pw, append(bytes.Clone(set), 'x'))
+			return pr
+		}, `"x"`},
+		{"endless zeros", func(*testing.T) io.Reader {
+			return &endlessReader{head: set, unit: []byte{0}}
+		}, `"\x00"`},
+		{"part of the magic, then another byte", func(*testing.T) io.Reader {
+			return &endlessReader{head: append(bytes.Clone(set), "GRLG"...), unit: []byte("x")}
+		}, `"GRLGx"`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			stdin := c.stdin(t)
+			var out, errb bytes.Buffer // read only after exit
+			exit := make(chan int, 1)
+			go func() {
+				code := run([]string{"-model", mp, "-"}, stdin, &out, &errb)
+				if pr, ok := stdin.(*io.PipeReader); ok {
+					pr.Close() // a pending write fails instead of blocking
+				}
+				exit <- code
+			}()
+			select {
+			case code := <-exit:
+				want := "grlgq-edge: stdin: bytes after the 8 images that do not start another set (" + c.quote + `, not "GRLGQSET")` + "\n"
+				if code != 1 || errb.String() != want || out.String() != alone {
+					t.Errorf("exit %d, stderr %q, want 1 and %q; output\n%s\nwant\n%s", code, errb.String(), want, out.String(), alone)
+				}
+			case <-time.After(streamWait):
+				t.Fatalf("no error %v after the stray bytes were sent", streamWait)
+			}
+		})
+	}
+}
