@@ -74,13 +74,27 @@ func (s *Samples) TrueName(i int) string {
 // the model does not know (Truth −1), sorted by name: nil when it knows
 // them all, and for data without labels.
 func (s *Samples) UnknownClasses() []string {
+	classes, _ := s.unknownIn(len(s.Truth), func(k int) int { return k })
+	return classes
+}
+
+// UnknownAmong is UnknownClasses over the samples idx only (explain's,
+// which explains some of the data), and n counts those of idx that are
+// Unknown.
+func (s *Samples) UnknownAmong(idx []int) (classes []string, n int) {
+	return s.unknownIn(len(idx), func(k int) int { return idx[k] })
+}
+
+// unknownIn is UnknownAmong over the samples at(0), ..., at(n-1).
+func (s *Samples) unknownIn(n int, at func(k int) int) (classes []string, unknown int) {
 	seen := map[string]bool{}
-	for i := range s.Truth {
-		if s.Unknown(i) {
+	for k := range n {
+		if i := at(k); s.Unknown(i) {
 			seen[s.Data.Classes[s.Labels[i]]] = true
+			unknown++
 		}
 	}
-	return slices.Sorted(maps.Keys(seen))
+	return slices.Sorted(maps.Keys(seen)), unknown
 }
 
 // Unknown reports whether sample i has a label the model does not know

@@ -218,6 +218,12 @@ func TestUnknownClasses(t *testing.T) {
 			t.Errorf("Unknown(%d) = %v", i, s.Unknown(i))
 		}
 	}
+	if got, n := s.UnknownAmong([]int{9, 0, 11}); len(got) != 1 || got[0] != "plum" || n != 2 {
+		t.Errorf("UnknownAmong(9, 0, 11) = %v, %d", got, n)
+	}
+	if got, n := s.UnknownAmong([]int{0, 7}); got != nil || n != 0 {
+		t.Errorf("UnknownAmong(0, 7) = %v, %d", got, n)
+	}
 	tab := NewTable(m, s, preds)
 	right := 0 // among the apple and cup sets
 	for i, r := range known.Rows[:8] {

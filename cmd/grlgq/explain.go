@@ -31,8 +31,8 @@ func runExplain(ctx context.Context, e *env, args []string) error {
 	plotFmt := plotFormatFlag(fs)
 	f.addFlags(fs)
 	fs.StringVar(&out, "o", "", "write the pictures and JSON into this folder (created if missing). An earlier explain's folder (with its explanation.json) is replaced: "+
-		"its files this run does not write (other samples', other pages) are removed once this run's are in place, never by a failed or interrupted run; "+
-		"a folder with sample_* or prototypes* files but no explanation.json is refused")
+		"its files this run does not write (the samples' files that explanation.json lists; its pages: prototypes* in any format, which only explain writes, and relevances in the format of its pictures) are removed once this run's are in place, never by a failed or interrupted run; "+
+		"a folder with sample_* or prototypes* files but no explanation.json of an earlier explain (or one too large to be explain's) is refused before anything is written, even when this run writes their names")
 	intVar(fs, &n, "n", 4, 1, maxExplain, "explain this many samples, taken from each class in turn")
 	fs.StringVar(&which, "samples", "", "explain these samples instead: comma-separated indices (0-based, grlgq predict's index column) or names (a set's folder, \"class/set\" or \"set\"; an image's file; \"row N\")")
 	fs.BoolVar(&wrong, "misclassified", false, "explain every misclassified sample instead (labelled data; a sample of a class the model does not know is explained as unlabelled, never as misclassified)")
@@ -171,30 +171,44 @@ func runExplain(ctx context.Context, e *env, args []string) error {
 	}); err != nil {
 		return err
 	}
+	if testHookExplainCommit != nil {
+		testHookExplainCommit()
+	}
 	if err := g.Commit(); err != nil {
 		return err
 	}
 	fmt.Fprintf(e.stdout, "explained %d sample(s) of %s with %s (%s distance) into %s (μ < 0: right; margin: label-free, 0 to 1):\n", len(idx), s.ds.Source, f.model, mod.Config().Distance, out)
 	text.WriteTo(e.stdout)
 	fmt.Fprintf(e.stdout, "also: %s, %s, %s\n", filepath.Join(out, plot.PageName("prototypes", 0, len(protoPages), *plotFmt)), filepath.Join(out, plot.PageName("relevances", 0, 1, *plotFmt)), filepath.Join(out, "explanation.json"))
-	if n := len(earlier.remove); n > 0 {
-		fmt.Fprintf(e.stdout, "replaced the earlier explanation in %s: removed its %d file(s) this one does not write (%s)\n", out, n, someNames(baseNames(earlier.remove)))
+	if gone := removed(earlier.remove); len(gone) > 0 {
+		fmt.Fprintf(e.stdout, "replaced the earlier explanation in %s: removed its %d file(s) this one does not write (%s)\n", out, len(gone), someNames(baseNames(gone)))
 	}
 	// Warnings after the output, so that a failure stays one line.
 	if n := len(earlier.kept); n > 0 {
 		fmt.Fprintf(e.stderr, "grlgq: explain: warning: %s holds %d file(s) named like explain's that its earlier explanation.json did not list (%s): left there, beside this run's files\n", out, n, someNames(earlier.kept))
 	}
-	if unknown := s.ps.UnknownClasses(); len(unknown) > 0 {
-		n := 0
-		for i := range s.len() {
-			if s.ps.Unknown(i) {
-				n++
-			}
+	if n := len(earlier.notRegular); n > 0 {
+		fmt.Fprintf(e.stderr, "grlgq: explain: warning: %s holds %d file(s) of its earlier explanation that are not regular files (%s): left there, beside this run's files\n", out, n, someNames(earlier.notRegular))
+	}
+	// Over the samples explained, or, with -misclassified, over all: each
+	// was scored to find the misclassified ones, and the warning says why
+	// those of an unknown class are not among them.
+	scored := idx
+	if wrong {
+		scored = make([]int, s.len())
+		for i := range scored {
+			scored[i] = i
 		}
-		warnUnknown(e, "explain", mod, s, unknown, n, s.len())
+	}
+	if unknown, n := s.ps.UnknownAmong(scored); n > 0 {
+		warnUnknown(e, "explain", mod, s, unknown, n, len(scored))
 	}
 	return nil
 }
+
+// testHookExplainCommit, when set, runs just before explain commits its
+// outputs (a test changes the folder between the check and the commit).
+var testHookExplainCommit func()
 
 // sampleBase is the name of sample i's files (without extension) among
 // n samples: its index, zero-padded to the width of the largest.

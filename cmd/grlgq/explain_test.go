@@ -143,8 +143,11 @@ func dirNames(t *testing.T, dir string) string {
 // replaces that run's files (its samples' and pages the new run does not
 // write are removed, said on stdout) and leaves the user's other files;
 // a failed run leaves the folder as it was; a sample file the earlier
-// explanation.json does not list is kept with a warning; a folder of
-// sample files without an explanation.json is refused, untouched.
+// explanation.json does not list is kept with a warning, as is a listed
+// one that is a link; a file the commit cannot remove is a warning, and
+// not counted as removed; a folder of sample files without an
+// explanation.json (or with one far too large) is refused, untouched,
+// also when the run writes their names.
 func TestExplainReplacesEarlier(t *testing.T) {
 	dir := t.TempDir()
 	data := filepath.Join(dir, "d.csv")
@@ -203,6 +206,38 @@ func TestExplainReplacesEarlier(t *testing.T) {
 		t.Errorf("with a stray sample file: %s, want %s", got, want)
 	}
 
+	// A file the commit cannot remove (turned into a folder after the
+	// check): a warning of explain's, and stdout counts and names only the
+	// file removed.
+	testHookExplainCommit = func() {
+		os.Remove(filepath.Join(ex, "sample_05.json"))
+		os.Mkdir(filepath.Join(ex, "sample_05.json"), 0o755)
+	}
+	r = ok(t, explain("-samples", "6", "-plot-format", "svg")...)
+	testHookExplainCommit = nil
+	if want := "grlgq: explain: warning: not removed: " + filepath.Join(ex, "sample_05.json") + " is a folder\n"; !strings.HasPrefix(r.stderr, want) {
+		t.Errorf("stderr %q, want it to start %q", r.stderr, want)
+	}
+	if want := "replaced the earlier explanation in " + ex + ": removed its 1 file(s) this one does not write (sample_05.svg)\n"; !strings.HasSuffix(r.stdout, want) {
+		t.Errorf("stdout %q, want it to end %q", r.stdout, want)
+	}
+	os.Remove(filepath.Join(ex, "sample_05.json"))
+
+	// A file the earlier explanation.json lists that is now a link: left,
+	// and the warning says why (not that the summary did not list it).
+	os.Remove(filepath.Join(ex, "sample_06.svg"))
+	if err := os.Symlink(notes, filepath.Join(ex, "sample_06.svg")); err != nil {
+		t.Fatal(err)
+	}
+	r = ok(t, explain("-samples", "7", "-plot-format", "svg")...)
+	if want := "grlgq: explain: warning: " + ex + " holds 1 file(s) named like explain's that its earlier explanation.json did not list (sample_17.json): left there, beside this run's files\n" +
+		"grlgq: explain: warning: " + ex + " holds 1 file(s) of its earlier explanation that are not regular files (sample_06.svg: a symbolic link): left there, beside this run's files\n"; r.stderr != want {
+		t.Errorf("stderr %q, want %q", r.stderr, want)
+	}
+	if got, want := dirNames(t, ex), "explanation.json notes.txt prototypes.svg relevances.svg sample_06.svg sample_07.json sample_07.svg sample_17.json"; got != want {
+		t.Errorf("with a link: %s, want %s", got, want)
+	}
+
 	// Sample files without an explanation.json: refused, nothing written.
 	other := filepath.Join(dir, "other")
 	os.Mkdir(other, 0o755)
@@ -213,6 +248,28 @@ func TestExplainReplacesEarlier(t *testing.T) {
 	if got := dirNames(t, other); got != "sample_01.png" {
 		t.Errorf("a refused run wrote into %s: %s", other, got)
 	}
+	// Also when this run writes their names: it would replace them.
+	for _, name := range []string{"sample_02.png", "prototypes.png"} {
+		os.Rename(filepath.Join(other, "sample_01.png"), filepath.Join(other, name))
+		s = snap(t, filepath.Join(other, name))
+		fails(t, 1, []string{other, name, "no explanation.json"}, "explain", "-model", mod, "-data", "csv:"+data, "-o", other, "-samples", "2")
+		s.check(t)
+		if got := dirNames(t, other); got != name {
+			t.Errorf("a refused run wrote into %s: %s", other, got)
+		}
+		os.Rename(filepath.Join(other, name), filepath.Join(other, "sample_01.png"))
+	}
+	// An explain summary far larger than explain writes beside the files
+	// there: not recognised, refused in one line.
+	big := fmt.Sprintf(`{"note": %q, "samples": [{"picture": "sample_01.png", "json": "sample_01.json"}], "data": %q}`, explainNoteStart, strings.Repeat("x", summaryBase))
+	os.WriteFile(filepath.Join(other, "explanation.json"), []byte(big), 0o644)
+	s = snap(t, filepath.Join(other, "sample_01.png"), filepath.Join(other, "explanation.json"))
+	fails(t, 1, []string{other, "sample_01.png", fmt.Sprintf("explanation.json of %d bytes", len(big))}, "explain", "-model", mod, "-data", "csv:"+data, "-o", other, "-samples", "2")
+	s.check(t)
+	if got := dirNames(t, other); got != "explanation.json sample_01.png" {
+		t.Errorf("a refused run wrote into %s: %s", other, got)
+	}
+	os.Remove(filepath.Join(other, "explanation.json"))
 	// Files of other commands (train -plots' relevances in another format)
 	// and the user's are no reason to refuse, and stay.
 	os.Remove(filepath.Join(other, "sample_01.png"))
@@ -226,7 +283,9 @@ func TestExplainReplacesEarlier(t *testing.T) {
 // TestExplainUnknownClasses: explain treats a sample of a class the model
 // does not know as predict does: explained as unlabelled (no μ, no true
 // class in the text), never misclassified, with predict's one-line
-// warning on stderr naming the unknown classes.
+// warning on stderr naming the unknown classes, counted over the samples
+// explained (over all with -misclassified), and none when no explained
+// sample is of an unknown class.
 func TestExplainUnknownClasses(t *testing.T) {
 	dir := t.TempDir()
 	a, b := filepath.Join(dir, "a.csv"), filepath.Join(dir, "b.csv")
@@ -250,13 +309,18 @@ func TestExplainUnknownClasses(t *testing.T) {
 		return r, explained(t, ex)
 	}
 	r, got := run(b, "-n", "3") // a sample of each class: the third unknown
-	warning(r, b, "2", 12, 36)
+	warning(r, b, "2", 1, 3)
 	if len(got) != 3 || got[2]["true"] != "2" || got[2]["mu"] != nil || got[0]["mu"] == nil {
 		t.Errorf("-n 3: %v", got)
 	}
 	if line := strings.Split(r.stdout, "\n")[7]; !strings.HasPrefix(line, "    24  row 24") || strings.Contains(line, "true") || strings.Contains(line, "μ") {
 		t.Errorf("the unknown class's sample as text: %q\n%s", line, r.stdout)
 	}
+	// None of an unknown class explained: no warning.
+	if r, _ := run(b, "-n", "2"); r.stderr != "" {
+		t.Errorf("-n 2 (classes 0 and 1): stderr %q", r.stderr)
+	}
+	// -misclassified scores every sample: the warning counts over all.
 	r, got = run(b, "-misclassified")
 	warning(r, b, "2", 12, 36)
 	for _, sm := range got {

@@ -95,8 +95,8 @@ func runPredict(ctx context.Context, e *env, args []string) error {
 
 // warnUnknown prints the warning of predict and explain about labelled
 // data with classes the model does not know (unknown, as
-// predict.Samples.UnknownClasses names them): n of the data's of samples
-// are predicted, or explained, as unlabelled and not scored.
+// predict.Samples.UnknownClasses or UnknownAmong names them): n of the of
+// samples predicted, or explained, are so as unlabelled and not scored.
 func warnUnknown(e *env, verb string, mod *model.Model, s *samples, unknown []string, n, of int) {
 	fmt.Fprintf(e.stderr, "grlgq: %s: warning: %s has classes the model does not know: %s (the model's classes: %s); not scored: %d of %d samples\n",
 		verb, s.ds.Source, strings.Join(unknown, ", "), strings.Join(modelClasses(mod), ", "), n, of)

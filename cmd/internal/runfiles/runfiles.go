@@ -439,12 +439,17 @@ func (g *Guard) RemoveOnCommit(path string) error {
 
 // Commit renames every output into place and removes the files declared
 // with RemoveOnCommit, all under one lock. A file it could not remove is
-// a warning on stderr, not an error: the outputs are in place.
+// a warning on stderr, named by the program and the command (SetFlags),
+// not an error: the outputs are in place.
 func (g *Guard) Commit() error {
 	err := safefile.CommitRemove(g.remove, g.pending...)
 	g.pending, g.remove = nil, nil
 	if errors.Is(err, safefile.ErrNotRemoved) {
-		fmt.Fprintf(g.stderr, "%s: warning: %v\n", g.program, err)
+		prefix := g.program
+		if g.fs != nil {
+			prefix += ": " + g.fs.Name()
+		}
+		fmt.Fprintf(g.stderr, "%s: warning: %v\n", prefix, err)
 		return nil
 	}
 	return err
