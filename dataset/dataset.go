@@ -306,7 +306,7 @@ func labelRange(v float64) string {
 	if math.Abs(v) < 1e21 {
 		n = strconv.FormatFloat(v, 'f', 0, 64)
 	}
-	return fmt.Sprintf("%s, out of range: want an integer from %d to %d", n, -maxLabel, maxLabel)
+	return fmt.Sprintf("%s, out of range: want an integer from %d to %d", n, int64(-maxLabel), int64(maxLabel))
 }
 
 // classesFromInts maps raw integer labels to class indices 0..k-1 in
