@@ -97,6 +97,10 @@ func (f *modelFlags) load(ctx context.Context, fs *flag.FlagSet) (*model.Model, 
 	if mod, err = f.predictConfig(fs, mod); err != nil {
 		return nil, nil, err
 	}
+	if f.m > 0 && f.m < mod.SubspaceDim() {
+		// Before the data are read: the model says d.
+		return nil, nil, fmt.Errorf("sets of -m %d images cannot span the model's d=%d dimensions: use -m %d or more", f.m, mod.SubspaceDim(), mod.SubspaceDim())
+	}
 	w, h := mod.ImageSize()
 	ds, err := f.data.load(ctx, f.workers, dataset.Size{Width: w, Height: h})
 	if err != nil {
@@ -107,9 +111,6 @@ func (f *modelFlags) load(ctx context.Context, fs *flag.FlagSet) (*model.Model, 
 		if err := f.files.DataFolders(ds.Files); err != nil {
 			return nil, nil, err
 		}
-	}
-	if f.m > 0 && f.m < mod.SubspaceDim() {
-		return nil, nil, fmt.Errorf("sets of -m %d images cannot span the model's d=%d dimensions: use -m %d or more", f.m, mod.SubspaceDim(), mod.SubspaceDim())
 	}
 	s, err := evalSamples(mod, ds, f.m, f.seed, f.workers, f.skipBad, f.data.progress)
 	if err != nil {

@@ -348,6 +348,12 @@ func TestModelMNeedsSingleImages(t *testing.T) {
 	writeCSV(t, data, 2, 12, 4)
 	ok(t, "train", "-data", "csv:"+data, "-d", "2", "-m", "4", "-epochs", "1", "-o", mod, "-quiet")
 	fails(t, 1, []string{"cannot span the model's d=2 dimensions: use -m 2 or more"}, "eval", "-model", mod, "-data", "csv:"+data, "-m", "1")
+	// Found from the model, before the data are read (these are not CSV).
+	junk := filepath.Join(dir, "junk.csv")
+	if err := os.WriteFile(junk, []byte("\x00\x01 not numbers\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fails(t, 1, []string{"cannot span the model's d=2 dimensions: use -m 2 or more"}, "predict", "-model", mod, "-data", "csv:"+junk, "-m", "1")
 	ok(t, "eval", "-model", mod, "-data", "csv:"+data, "-m", "4")
 }
 
