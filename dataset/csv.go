@@ -8,9 +8,9 @@ import (
 	"math"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/grlgq/grlgq/dataset/imageset"
+	"github.com/grlgq/grlgq/internal/quote"
 )
 
 // csvBlock is the size (in values) of the blocks CSV rows are stored in.
@@ -193,7 +193,7 @@ func readCSV(s *source, opt CSV) (*Dataset, error) {
 			}
 			v, err := strconv.ParseFloat(strings.TrimSpace(string(field)), 64)
 			if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
-				fieldErr = s.errf(ErrValue, "line %d, field %d: %s is not a finite number", r.start, k+1, quoteShort(field))
+				fieldErr = s.errf(ErrValue, "line %d, field %d: %s is not a finite number", r.start, k+1, quote.Short(field))
 				return
 			}
 			switch {
@@ -590,28 +590,4 @@ func (r *csvReader) readQuoted() (last bool, err error) {
 			return false, err
 		}
 	}
-}
-
-// quoteShort quotes a field for an error message: whole when its quoted
-// form is at most quoteMax characters between the quotes, else its longest
-// prefix whose quoted form fits (not cut inside a character), followed by
-// "..." after the quote: a binary file read as CSV gives a one-line error
-// of a sensible length (grlgq-edge's rule for a bad value on stdin).
-func quoteShort(field []byte) string {
-	const quoteMax = 40
-	q := strconv.Quote(string(field[:min(len(field), 4*quoteMax+1)]))
-	if len(field) <= 4*quoteMax && len(q) <= quoteMax+2 {
-		return q
-	}
-	n := min(len(field), quoteMax)
-	for n > 0 && len(strconv.Quote(string(field[:n]))) > quoteMax+2 {
-		n--
-	}
-	for k := n; k >= n-(utf8.UTFMax-1) && k > 0; k-- {
-		if utf8.RuneStart(field[k]) {
-			n = k // not inside a character
-			break
-		}
-	}
-	return strconv.Quote(string(field[:n])) + "..."
 }

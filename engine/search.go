@@ -638,16 +638,15 @@ func (e *Engine) valueCand(lambda []float64) error {
 // the same numbers either way, so the bits are the same.
 func (e *Engine) chunkProj(ks []int32) (a []float64, lda, step int) {
 	k0 := int(ks[0])
-	s := e.shards[e.owner[k0]]
-	j0 := k0 - s.lo
-	last := int(ks[len(ks)-1])
-	if last-k0 != len(ks)-1 || last >= s.hi || j0/chunk != (last-s.lo)/chunk {
-		return nil, 0, 0
-	}
 	for i, k := range ks {
 		if int(k) != k0+i {
 			return nil, 0, 0
 		}
+	}
+	s := e.shards[e.owner[k0]]
+	j0, last := k0-s.lo, k0+len(ks)-1
+	if last >= s.hi || j0/chunk != (last-s.lo)/chunk {
+		return nil, 0, 0
 	}
 	d := e.d
 	o := projOffset(j0, d)

@@ -14,10 +14,10 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/grlgq/grlgq/cmd/internal/base"
 	"github.com/grlgq/grlgq/dataset/imageset"
+	"github.com/grlgq/grlgq/internal/quote"
 	"github.com/grlgq/grlgq/model"
 	"github.com/grlgq/grlgq/pixels"
 )
@@ -45,12 +45,10 @@ const defaultMaxValues = 1 << 24
 // memory only in proportion to what was read.
 const maxField = 1 << 10
 
-// maxExcerpt bounds the part of a refused value that an error quotes: at
-// most this many bytes between the quotes (strconv.Quote's escapes
-// included, so 40 bytes of text or 10 of binary), then "..." when cut. A
-// value may be maxField bytes of binary, 4 KB quoted in full; the error
-// is one line a person reads.
-const maxExcerpt = 40
+// maxExcerpt bounds the part of a refused value that an error quotes
+// (quote.Short): a value may be maxField bytes of binary, 4 KB quoted in
+// full; the error is one line a person reads.
+const maxExcerpt = quote.Max
 
 func main() {
 	// The binary writes no file: nothing to clean up on a signal.
@@ -442,7 +440,7 @@ func setRange(d int) string {
 }
 
 // parseError is err, strconv.ParseFloat's error for field, with field
-// quoted by excerpt instead of in full, and with the range of a float64
+// quoted by quote.Short instead of in full, and with the range of a float64
 // for a value out of it. It wraps the *strconv.NumError's Err
 // (strconv.ErrSyntax or strconv.ErrRange).
 func parseError(field []byte, err error) error {
@@ -451,27 +449,9 @@ func parseError(field []byte, err error) error {
 		return err
 	}
 	if errors.Is(ne.Err, strconv.ErrRange) {
-		return fmt.Errorf("strconv.%s: parsing %s: %w: a float64 is at most %g in magnitude", ne.Func, excerpt(field), ne.Err, math.MaxFloat64)
+		return fmt.Errorf("strconv.%s: parsing %s: %w: a float64 is at most %g in magnitude", ne.Func, quote.Short(field), ne.Err, math.MaxFloat64)
 	}
-	return fmt.Errorf("strconv.%s: parsing %s: %w", ne.Func, excerpt(field), ne.Err)
-}
-
-// excerpt is b quoted (strconv.Quote) if that takes at most maxExcerpt
-// bytes between the quotes, else its longest prefix of whole runes that
-// does, quoted, then "...".
-func excerpt(b []byte) string {
-	if q := strconv.Quote(string(b)); len(q) <= maxExcerpt+2 {
-		return q
-	}
-	n := 0
-	for n < len(b) {
-		_, w := utf8.DecodeRune(b[n:])
-		if len(strconv.Quote(string(b[:n+w]))) > maxExcerpt+2 {
-			break
-		}
-		n += w
-	}
-	return strconv.Quote(string(b[:n])) + "..."
+	return fmt.Errorf("strconv.%s: parsing %s: %w", ne.Func, quote.Short(field), ne.Err)
 }
 
 func printMemStats(w io.Writer) {

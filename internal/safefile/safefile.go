@@ -186,22 +186,30 @@ func (f *File) Write(p []byte) (int, error) {
 // no descriptor per output while it runs. The first error is kept:
 // Commit returns it. Writes after Close are an error.
 func (f *File) Close() error {
-	if f.done || f.closed {
-		return f.err
-	}
-	f.closed = true
-	if f.err == nil {
-		if err := f.f.Sync(); err != nil {
+	if !f.done && !f.closed {
+		f.closed = true
+		if f.err == nil {
+			if err := f.f.Sync(); err != nil {
+				f.err = err
+			}
+		}
+		if err := f.f.Close(); err != nil && f.err == nil {
 			f.err = err
 		}
-	}
-	if err := f.f.Close(); err != nil && f.err == nil {
-		f.err = err
 	}
 	if f.err != nil {
 		return fmt.Errorf("%s: %w", f.path, f.err) // the output's path, as Commit names it
 	}
 	return nil
+}
+
+// chmod sets the temporary file's permissions: through its descriptor
+// while it is open, by its name after Close.
+func (f *File) chmod(m fs.FileMode) error {
+	if f.closed {
+		return os.Chmod(f.tmp, m)
+	}
+	return f.f.Chmod(m)
 }
 
 // Commit renames f over its path; see the package function Commit.
@@ -271,24 +279,13 @@ func CommitRemove(remove []string, files ...*File) (err error) {
 		}
 		// A replaced file keeps its permissions.
 		if fi, serr := os.Stat(f.path); serr == nil && fi.Mode().IsRegular() {
-			chmod := f.f.Chmod
-			if f.closed {
-				chmod = func(m fs.FileMode) error { return os.Chmod(f.tmp, m) }
-			}
-			if err := chmod(fi.Mode().Perm()); err != nil {
+			if err := f.chmod(fi.Mode().Perm()); err != nil {
 				return fmt.Errorf("%s: %w", f.path, err)
 			}
 		}
-		if f.closed {
-			continue // synced and closed by Close
+		if err := f.Close(); err != nil { // synced and closed (once)
+			return err
 		}
-		if err := f.f.Sync(); err != nil {
-			return fmt.Errorf("%s: %w", f.path, err)
-		}
-		if err := f.f.Close(); err != nil {
-			return fmt.Errorf("%s: %w", f.path, err)
-		}
-		f.closed = true
 	}
 	mu.Lock()
 	if abandoned {
