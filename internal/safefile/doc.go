@@ -5,7 +5,9 @@
 // Writing: Create makes a temporary file beside the target, named
 // ".NAME.PID-N.grlgq-tmp"; Commit syncs it, closes it and renames it over
 // the target (then syncs the folder), so a reader or a crash sees the old
-// file or the new one, never a mix. Abort removes it. Before anything is
+// file or the new one, never a mix; File.Close syncs and closes it earlier,
+// for a program that commits many outputs together and should not hold a
+// descriptor per output meanwhile. Abort removes it. Before anything is
 // written, CheckTarget refuses a target that is not a regular file (a
 // folder, a FIFO, a socket, a device such as /dev/null), a symbolic link
 // (replacing it would silently cut the link instead of writing its target),
