@@ -295,18 +295,42 @@ func rows(flat []float64, n, dim int) [][]float64 {
 }
 
 // maxLabel bounds the magnitude of a numeric label (NPY, MAT): 2^53, up
-// to which every integer is a float64, as the loaders read labels.
+// to which every integer is exactly a float64. Float labels are checked as
+// float64; integer-typed labels as integers (intLabel), never through a
+// float64, which would round 2^53+1 to 2^53 and accept it.
 const maxLabel = 1 << 53
 
-// labelRange says why the integral label v is refused: "V, out of range:
-// want an integer from -2^53 to 2^53", the range in digits, V in full up
-// to 1e21 (any int64) and as %g beyond.
+// labelRange says why the integral float label v is refused: "V, out of
+// range: want an integer from -2^53 to 2^53", the range in digits, V in
+// full up to 1e21 (any int64) and as %g beyond.
 func labelRange(v float64) string {
 	n := strconv.FormatFloat(v, 'g', -1, 64)
 	if math.Abs(v) < 1e21 {
 		n = strconv.FormatFloat(v, 'f', 0, 64)
 	}
+	return outOfRange(n)
+}
+
+// outOfRange is labelRange's message for a label whose digits are n.
+func outOfRange(n string) string {
 	return fmt.Sprintf("%s, out of range: want an integer from %d to %d", n, int64(-maxLabel), int64(maxLabel))
+}
+
+// intLabel checks a label of an integer type (NPY, MAT) in the integer
+// domain: u holds its value in 64 bits, sign-extended if signed (an int64),
+// zero-extended if not (a uint64). A value beyond ±maxLabel is an error
+// saying so with its exact digits (labelRange's form).
+func intLabel(u uint64, signed bool) (int64, error) {
+	if signed {
+		if v := int64(u); v < -maxLabel || v > maxLabel {
+			return 0, errors.New(outOfRange(strconv.FormatInt(v, 10)))
+		}
+		return int64(u), nil
+	}
+	if u > maxLabel {
+		return 0, errors.New(outOfRange(strconv.FormatUint(u, 10)))
+	}
+	return int64(u), nil
 }
 
 // classesFromInts maps raw integer labels to class indices 0..k-1 in

@@ -62,8 +62,11 @@
 // Labels index Dataset.Classes. Integer labels map to classes in ascending
 // numeric order and keep their value as the class name (MNIST class 3 is
 // "3"; Yale B's 1..38 become classes 0..37 named "1".."38"); other labels
-// sort as strings; folder classes are the sorted folder names. Images keep
-// file order; folder trees are read in sorted name order (byte order:
+// sort as strings; folder classes are the sorted folder names. Numeric
+// labels (NPY, MAT) are integers from -2^53 to 2^53: float ones are checked
+// as float64, those of an integer type as the integers read, so 2^53+1 is
+// refused, never rounded to 2^53. Images keep file order; folder trees are
+// read in sorted name order (byte order:
 // "apple10" before "apple2"). Folder images keep their file names
 // (Dataset.Files); Dataset.ItemName names any item for people, by its file
 // or as "row N" (0-based, like every index of the module). Every result is deterministic: parallel

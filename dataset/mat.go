@@ -483,6 +483,31 @@ func miValue(b []byte, typ uint32, o binary.ByteOrder, i int) float64 {
 	return 0
 }
 
+// miInt returns element i of b, of an integer storage type typ, in 64
+// bits: sign-extended if signed (an int64), zero-extended if not (a
+// uint64). ok is false for miSINGLE and miDOUBLE.
+func miInt(b []byte, typ uint32, o binary.ByteOrder, i int) (u uint64, signed, ok bool) {
+	switch typ {
+	case miINT8:
+		return uint64(int64(int8(b[i]))), true, true
+	case miUINT8:
+		return uint64(b[i]), false, true
+	case miINT16:
+		return uint64(int64(int16(o.Uint16(b[2*i:])))), true, true
+	case miUINT16:
+		return uint64(o.Uint16(b[2*i:])), false, true
+	case miINT32:
+		return uint64(int64(int32(o.Uint32(b[4*i:])))), true, true
+	case miUINT32:
+		return uint64(o.Uint32(b[4*i:])), false, true
+	case miINT64:
+		return o.Uint64(b[8*i:]), true, true
+	case miUINT64:
+		return o.Uint64(b[8*i:]), false, true
+	}
+	return 0, false, false
+}
+
 // MAT is a MATLAB level-5 MAT-file of images and labels (see ReadMAT for
 // the formats read). The zero options read Deng Cai's layout (fea: one
 // image per row, gnd: labels) without a shape.
@@ -608,12 +633,22 @@ func parseMATDataset(ctx context.Context, path string, b []byte, opt MAT) (*Data
 	}
 	var raw []int64
 	if y != nil {
-		y.convert()
-		if len(y.Data) != n {
-			return nil, fileErr(path, ErrSize, "labels %q %v hold %d values, images %q %v hold %d images", yn, y.Dims, len(y.Data), xn, x.Dims, n)
+		if m := len(y.raw) / miSizeOf(y.typ); m != n {
+			return nil, fileErr(path, ErrSize, "labels %q %v hold %d values, images %q %v hold %d images", yn, y.Dims, m, xn, x.Dims, n)
 		}
 		raw = make([]int64, n)
-		for i, v := range y.Data {
+		for i := range raw {
+			// Labels stored as integers are checked as integers: 2^53+1
+			// is no float64.
+			if u, signed, ok := miInt(y.raw, y.typ, y.order, i); ok {
+				v, err := intLabel(u, signed)
+				if err != nil {
+					return nil, fileErr(path, ErrValue, "label %s(%d) = %v", yn, i+1, err)
+				}
+				raw[i] = v
+				continue
+			}
+			v := y.value(i)
 			if math.IsInf(v, 0) || v != math.Trunc(v) {
 				return nil, fileErr(path, ErrValue, "label %s(%d) = %g is not an integer", yn, i+1, v)
 			}

@@ -34,34 +34,45 @@ func (a *npyArray) len() int { return len(a.data) / a.size }
 
 // at returns element i (in storage order) as float64.
 func (a *npyArray) at(i int) float64 {
-	b := a.data[i*a.size:]
 	switch a.kind {
 	case 'f':
+		b := a.data[i*a.size:]
 		if a.size == 4 {
 			return float64(math.Float32frombits(a.order.Uint32(b)))
 		}
 		return math.Float64frombits(a.order.Uint64(b))
 	case 'i':
-		switch a.size {
-		case 1:
-			return float64(int8(b[0]))
-		case 2:
-			return float64(int16(a.order.Uint16(b)))
-		case 4:
-			return float64(int32(a.order.Uint32(b)))
-		}
-		return float64(int64(a.order.Uint64(b)))
+		return float64(int64(a.bits(i)))
 	default:
+		return float64(a.bits(i))
+	}
+}
+
+// bits returns element i (in storage order) of an integer array in 64
+// bits: sign-extended for kind 'i' (an int64), zero-extended for 'u' (a
+// uint64).
+func (a *npyArray) bits(i int) uint64 {
+	b := a.data[i*a.size:]
+	if a.kind == 'i' {
 		switch a.size {
 		case 1:
-			return float64(b[0])
+			return uint64(int64(int8(b[0])))
 		case 2:
-			return float64(a.order.Uint16(b))
+			return uint64(int64(int16(a.order.Uint16(b))))
 		case 4:
-			return float64(a.order.Uint32(b))
+			return uint64(int64(int32(a.order.Uint32(b))))
 		}
-		return float64(a.order.Uint64(b))
+		return a.order.Uint64(b)
 	}
+	switch a.size {
+	case 1:
+		return uint64(b[0])
+	case 2:
+		return uint64(a.order.Uint16(b))
+	case 4:
+		return uint64(a.order.Uint32(b))
+	}
+	return a.order.Uint64(b)
 }
 
 // readNPY reads one .npy array (format versions 1 to 3) of a plain numeric
@@ -408,6 +419,14 @@ func npyDataset(ctx context.Context, dataPath, labelsPath string, a, l *npyArray
 		}
 		raw = make([]int64, n)
 		for i := range raw {
+			if l.kind != 'f' { // checked as an integer: 2^53+1 is no float64
+				v, err := intLabel(l.bits(i), l.kind == 'i')
+				if err != nil {
+					return nil, fileErr(labelsPath, ErrValue, "label %d is %v", i, err)
+				}
+				raw[i] = v
+				continue
+			}
 			v := l.at(i)
 			if math.IsInf(v, 0) || v != math.Trunc(v) {
 				return nil, fileErr(labelsPath, ErrValue, "label %d is %g, want an integer", i, v)
