@@ -37,7 +37,7 @@ func (f *modelFlags) addFlags(fs *flag.FlagSet) {
 	fs.StringVar(&f.model, "model", "", "the model file (written by grlgq train)")
 	f.data.addFlags(fs)
 	intVar(fs, &f.m, "m", 0, 0, maxSetImages, "single-image data: classify sets of m random same-class images instead of single images (0: single images, θ_1 distance)")
-	uint64Var(fs, &f.seed, "seed", 1, "seed of the grouping with -m")
+	uint64Var(fs, &f.seed, "seed", 1, "seed of the grouping with -m (needs -m M > 0)")
 	intVar(fs, &f.workers, "workers", defaultWorkers(), 1, model.MaxWorkers, "goroutines computing distances")
 	fs.BoolVar(&f.skipBad, "skip-bad", false, "leave out image sets that cannot give a d-dimensional subspace (too few images, rank below d) instead of failing")
 	floatVar(fs, &f.reject, "reject", 0, 0, 1, false, false, "reject a prediction whose relative margin is below this (0: never) instead of the model's stored threshold (grlgq inspect shows it)")
@@ -77,6 +77,17 @@ func (f *modelFlags) check(fs *flag.FlagSet, e *env) error {
 	// npy data bases; it would be ignored there (as in train and cv).
 	if isSet(fs, "m") && f.data.src.Source().Kind() != dataset.KindImages {
 		return usagef(fs, "%s", needsImages("m", f.data.src.Scheme()))
+	}
+	// -seed seeds that grouping and nothing else: given without it (no
+	// -m, -m 0, or data that are sets or bases already) it would be
+	// ignored.
+	if isSet(fs, "seed") {
+		switch {
+		case f.data.src.Source().Kind() != dataset.KindImages:
+			return usagef(fs, "%s", needsImages("seed", f.data.src.Scheme()))
+		case f.m == 0:
+			return usagef(fs, "-seed needs -m M (M > 0): it only seeds the random grouping of single images into sets")
+		}
 	}
 	f.data.progress = g.Stderr() // bars on a terminal only
 	f.env = e
