@@ -68,3 +68,74 @@ func TestModelSeedNeedsM(t *testing.T) {
 		}
 	}
 }
+
+// TestResizeShapeWarning: -resize (or -width and -height) to a size with
+// the model's pixel count but not its shape (4x16 for an 8x8 model) is
+// classified, its rows read as the model's; eval, predict and explain say
+// so in one warning line on stderr at the end of a successful run, as
+// for -image. The model's size, no -resize, or a model without an image
+// size: no warning; another pixel count: the error, alone.
+func TestResizeShapeWarning(t *testing.T) {
+	dir := t.TempDir()
+	data := filepath.Join(dir, "d.csv")
+	writeCSV(t, data, 2, 12, 4)
+	spec := []string{"-data", "csv:" + data, "-image", "8x8", "-pixel-max", "16"}
+	mod := filepath.Join(dir, "m.grlgq")
+	ok(t, append([]string{"train", "-d", "2", "-m", "4", "-epochs", "1", "-o", mod, "-quiet"}, spec...)...)
+	root := filepath.Join(dir, "sets")
+	writeFolder(t, root, 2, 4, 6)
+	folderMod := filepath.Join(dir, "f.grlgq")
+	ok(t, "train", "-data", "folder:"+root, "-d", "2", "-epochs", "1", "-o", folderMod, "-quiet")
+	warning := func(cmd, given, size, name string) string {
+		return "grlgq: " + cmd + ": warning: " + given + " is not the model's image size 8x8: the images were resized to " + size +
+			" and their 64 pixels read as 8x8 ones (check " + name + "; leave it out to resize to 8x8)\n"
+	}
+	ex := filepath.Join(dir, "ex")
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"eval", "-resize", "4x16"}, warning("eval", "-resize 4x16", "4x16", "-resize")},
+		{[]string{"eval", "-resize", "16x4", "-json"}, warning("eval", "-resize 16x4", "16x4", "-resize")},
+		{[]string{"eval", "-resize", "1x64", "-m", "4"}, warning("eval", "-resize 1x64", "1x64", "-resize")},
+		{[]string{"eval", "-width", "16", "-height", "4"}, warning("eval", "-width 16 -height 4", "4x16", "-width/-height")},
+		{[]string{"eval", "-resize", "4x16", "-width", "16", "-height", "4"}, warning("eval", "-resize 4x16", "4x16", "-resize")},
+		{[]string{"predict", "-resize", "4x16"}, warning("predict", "-resize 4x16", "4x16", "-resize")},
+		{[]string{"explain", "-resize", "4x16", "-n", "1", "-o", ex}, warning("explain", "-resize 4x16", "4x16", "-resize")},
+		// -image unlike the model's with -resize to it: neither warns.
+		{[]string{"eval", "-image", "4x16", "-resize", "8x8"}, ""},
+		{[]string{"eval", "-resize", "8x8"}, ""},
+		{[]string{"eval"}, ""},
+	} {
+		args := append(append(append([]string{}, c.args[0], "-model", mod), spec...), c.args[1:]...)
+		if r := ok(t, args...); r.stderr != c.want {
+			t.Errorf("grlgq %s: stderr %q, want %q", strings.Join(args, " "), r.stderr, c.want)
+		}
+	}
+	// Image sets: the same.
+	if r := ok(t, "eval", "-model", folderMod, "-data", "folder:"+root, "-resize", "2x32"); r.stderr != warning("eval", "-resize 2x32", "2x32", "-resize") {
+		t.Errorf("eval of folder data at -resize 2x32: stderr %q", r.stderr)
+	}
+	// Another pixel count is an error, one line, without the warning.
+	fails(t, 1, []string{"has 16 pixels per image (4x4), the model wants 8x8 images (D=64)"}, append(append([]string{"eval", "-model", mod}, spec...), "-resize", "4x4")...)
+	// A failure after the data are loaded: one line, the warning not printed.
+	raw, err := os.ReadFile(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rows []string
+	for _, line := range strings.Split(strings.TrimSpace(string(raw)), "\n") {
+		rows = append(rows, line[:strings.LastIndex(line, ",")]) // the label left out
+	}
+	unlabelled := filepath.Join(dir, "u.csv")
+	if err := os.WriteFile(unlabelled, []byte(strings.Join(rows, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fails(t, 1, []string{"no labels to score against"}, "eval", "-model", mod, "-data", "csv:"+unlabelled, "-csv-label", "none", "-image", "8x8", "-pixel-max", "16", "-resize", "4x16")
+	// A model without an image size resizes nothing: nothing to say.
+	flat := filepath.Join(dir, "flat.grlgq")
+	ok(t, append([]string{"train", "-d", "2", "-m", "4", "-epochs", "1", "-o", flat, "-quiet"}, spec[:2]...)...)
+	if r := ok(t, append([]string{"eval", "-model", flat, "-resize", "4x16"}, spec...)...); r.stderr != "" {
+		t.Errorf("eval of a model without an image size: stderr %q", r.stderr)
+	}
+}
