@@ -31,8 +31,9 @@ func runExplain(ctx context.Context, e *env, args []string) error {
 	plotFmt := plotFormatFlag(fs)
 	f.addFlags(fs)
 	fs.StringVar(&out, "o", "", "write the pictures and JSON into this folder (created if missing). An earlier explain's folder (with its explanation.json) is replaced: "+
-		"its files this run does not write (the samples' files that explanation.json lists; its pages: prototypes* in any format, which only explain writes, and relevances in the format of its pictures) are removed once this run's are in place, never by a failed or interrupted run; "+
-		"a folder with sample_* or prototypes* files but no explanation.json of an earlier explain (or one too large to be explain's) is refused before anything is written, even when this run writes their names")
+		"its files this run does not write (the samples' files and the pages that explanation.json lists) are removed once this run's are in place, never by a failed or interrupted run. "+
+		"Refused before anything is written: a file at a name this run writes that explanation.json does not list (a user's, or the relevances picture of train or demo -plots, which write that name too), "+
+		"and a folder with sample_* or prototypes* files but no explanation.json of an earlier explain (or one too large to be explain's)")
 	intVar(fs, &n, "n", 4, 1, maxExplain, "explain this many samples, taken from each class in turn")
 	fs.StringVar(&which, "samples", "", "explain these samples instead: comma-separated indices (0-based, grlgq predict's index column) or names (a set's folder, \"class/set\" or \"set\"; an image's file; \"row N\")")
 	fs.BoolVar(&wrong, "misclassified", false, "explain every misclassified sample instead (labelled data; a sample of a class the model does not know is explained as unlabelled, never as misclassified)")
@@ -75,11 +76,17 @@ func runExplain(ctx context.Context, e *env, args []string) error {
 	}
 
 	// The files this run writes; the earlier explain's others in -o go
-	// when they are committed.
+	// when they are committed. Its pages are listed in explanation.json,
+	// as its samples' files are, so that a later run knows them for its
+	// own (relevancesPage: train and demo -plots write that name too).
 	protoPages := plot.Prototypes(mod, h, w)
-	writes := map[string]bool{"explanation.json": true, plot.PageName("relevances", 0, 1, *plotFmt): true}
+	pages := []string{plot.PageName("relevances", 0, 1, *plotFmt)}
 	for pg := range protoPages {
-		writes[plot.PageName("prototypes", pg, len(protoPages), *plotFmt)] = true
+		pages = append(pages, plot.PageName("prototypes", pg, len(protoPages), *plotFmt))
+	}
+	writes := map[string]bool{"explanation.json": true}
+	for _, p := range pages {
+		writes[p] = true
 	}
 	for _, i := range idx {
 		writes[sampleBase(i, s.len())+"."+*plotFmt], writes[sampleBase(i, s.len())+".json"] = true, true
@@ -105,11 +112,11 @@ func runExplain(ctx context.Context, e *env, args []string) error {
 		return g.Write(filepath.Join(out, name), append(b, '\n'))
 	}
 
-	if err := save(plot.PageName("relevances", 0, 1, *plotFmt), plot.Relevances(mod)); err != nil {
+	if err := save(pages[0], plot.Relevances(mod)); err != nil {
 		return err
 	}
 	for pg, f := range protoPages {
-		if err := save(plot.PageName("prototypes", pg, len(protoPages), *plotFmt), f); err != nil {
+		if err := save(pages[1+pg], f); err != nil {
 			return err
 		}
 	}
@@ -162,6 +169,7 @@ func runExplain(ctx context.Context, e *env, args []string) error {
 		"model":        f.model,
 		"data":         s.ds.Source,
 		"samples":      summary,
+		"pages":        pages,
 		"relevances":   jnums(mod.Relevances()),
 		"image_height": h,
 		"image_width":  w,
@@ -179,7 +187,7 @@ func runExplain(ctx context.Context, e *env, args []string) error {
 	}
 	fmt.Fprintf(e.stdout, "explained %d sample(s) of %s with %s (%s distance) into %s (μ < 0: right; margin: label-free, 0 to 1):\n", len(idx), s.ds.Source, f.model, mod.Config().Distance, out)
 	text.WriteTo(e.stdout)
-	fmt.Fprintf(e.stdout, "also: %s, %s, %s\n", filepath.Join(out, plot.PageName("prototypes", 0, len(protoPages), *plotFmt)), filepath.Join(out, plot.PageName("relevances", 0, 1, *plotFmt)), filepath.Join(out, "explanation.json"))
+	fmt.Fprintf(e.stdout, "also: %s, %s, %s\n", filepath.Join(out, plot.PageName("prototypes", 0, len(protoPages), *plotFmt)), filepath.Join(out, pages[0]), filepath.Join(out, "explanation.json"))
 	if gone := removed(earlier.remove); len(gone) > 0 {
 		fmt.Fprintf(e.stdout, "replaced the earlier explanation in %s: removed its %d file(s) this one does not write (%s)\n", out, len(gone), someNames(baseNames(gone)))
 	}

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"time"
 
 	"github.com/grlgq/grlgq/cmd/internal/plot"
 	"github.com/grlgq/grlgq/internal/safefile"
@@ -19,6 +20,19 @@ import (
 // explanation.json: those only explain writes (a sample's picture and
 // JSON, the pages of the prototypes), and the relevances picture, which
 // train and demo -plots write too.
+//
+// That name stays shared rather than renamed: it is the name explain's
+// page has had from the start (its "also:" line, the README, the tests
+// and whatever reads an explain folder), and the page is the very
+// picture train draws (plot.Relevances). A new name would not spare the
+// check below either: train records its -plots pictures nowhere on disk
+// (only in its -json output), so a relevances picture of an older
+// explain's folder could only be told from train's by that explain's
+// summary all the same. Instead explain knows its own files by what its
+// explanation.json lists (its samples' files and, since this version,
+// its pages; summary.owns): it replaces or removes a relevances picture
+// only when its earlier summary lists it and it is no newer than that
+// summary, and refuses to replace any other (earlierExplain).
 var (
 	pictureExt     = `\.(` + strings.Join(plot.Formats, "|") + `)`
 	sampleFile     = regexp.MustCompile(`^sample_[0-9]+(?:\.json|` + pictureExt + `)$`)
@@ -28,7 +42,7 @@ var (
 
 // summaryBase bounds the part of an earlier explain's explanation.json
 // that does not grow with its samples: the note, the relevances, the
-// model's and the data's names.
+// model's and the data's names, its pages.
 const summaryBase = 1 << 20
 
 // summaryLimit bounds the explanation.json of an earlier explain whose
@@ -48,9 +62,9 @@ type earlierRun struct {
 	// committed (runfiles.Guard.RemoveOnCommit).
 	remove []string
 	// kept are the names of the files named like a sample's picture or
-	// JSON that the earlier run's explanation.json does not list (an
-	// older version's, or not explain's at all): left where they are,
-	// named in a warning.
+	// JSON, or like a prototypes page, that the earlier run's
+	// explanation.json does not list (an older version's, or not
+	// explain's at all): left where they are, named in a warning.
 	kept []string
 	// notRegular are the earlier run's names (listed samples' files,
 	// prototype pages) that are not regular files, with what they are
@@ -62,16 +76,23 @@ type earlierRun struct {
 // earlierExplain checks explain's -o folder dir before anything is
 // written there; writes holds the names of the files this run writes into
 // it. Nothing is to be done when dir is new, or holds no file named like
-// explain's. Otherwise dir must be an earlier explain's output,
-// recognised by its explanation.json (explain's summary): the files that
-// summary lists (its samples' pictures and JSON) and its pages
-// (prototypes in any format, which the summary does not list but only
-// explain writes; relevances in the format of its pictures) go when this
-// run's files are committed; the other files named like a sample's are
-// kept, as are those of its names that are not regular files. A folder
-// with sample or prototypes files and no summary (or one larger than
-// summaryLimit) is refused, whether or not this run writes their names:
-// they would mix with, or be replaced by, this run's.
+// explain's. Otherwise:
+//
+//   - A folder with sample or prototypes files and no summary (or one
+//     larger than summaryLimit) is refused, whether or not this run
+//     writes their names: they would mix with, or be replaced by, this
+//     run's.
+//   - Every file already at a name this run writes must be replaceable
+//     (safefile.CheckTarget) and the earlier explain's (summary.owns:
+//     listed by its explanation.json, or that summary itself); any other
+//     (a user's file named like a sample's, train's relevances picture)
+//     is refused, in one line naming it, before anything is written.
+//   - Of the earlier explain's files this run does not write, those its
+//     summary lists go when this run's files are committed; the other
+//     files named like a sample's or a prototypes page are kept, as are
+//     those of its names that are not regular files, with a warning; a
+//     relevances picture not its own is left without a word (train's or
+//     demo's in another format).
 func earlierExplain(dir string, writes map[string]bool) (*earlierRun, error) {
 	ents, err := os.ReadDir(dir)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -83,11 +104,16 @@ func earlierExplain(dir string, writes map[string]bool) (*earlierRun, error) {
 	var (
 		own        []fs.DirEntry // named like a sample's or a prototypes page
 		relevances []fs.DirEntry // of the pages this run does not write
+		taken      []fs.DirEntry // at the names this run writes
 		jsonBytes  int64         // of the samples' JSON files
 		jsonFiles  int
 	)
 	for _, e := range ents {
-		switch n := e.Name(); {
+		n := e.Name()
+		if writes[n] {
+			taken = append(taken, e)
+		}
+		switch {
 		case sampleFile.MatchString(n) || prototypesPage.MatchString(n):
 			own = append(own, e)
 			if fi, err := e.Info(); err == nil && fi.Mode().IsRegular() && strings.HasSuffix(n, ".json") {
@@ -99,21 +125,36 @@ func earlierExplain(dir string, writes map[string]bool) (*earlierRun, error) {
 		}
 	}
 	r := &earlierRun{}
-	if len(own) == 0 && len(relevances) == 0 {
+	if len(own) == 0 && len(relevances) == 0 && len(taken) == 0 {
 		return r, nil
 	}
-	listed, format, err := readSummary(filepath.Join(dir, "explanation.json"), summaryLimit(jsonBytes, jsonFiles))
+	sum, err := readSummary(filepath.Join(dir, "explanation.json"), summaryLimit(jsonBytes, jsonFiles))
 	if err != nil {
-		if len(own) == 0 {
-			return r, nil // relevances pictures of train or demo -plots
+		if len(own) > 0 {
+			return nil, fmt.Errorf("-o %s holds %d file(s) named like explain's (%s) but %v: refusing to mix them with this run's; give an empty or new folder",
+				dir, len(own), someNames(names(own)), err)
 		}
-		return nil, fmt.Errorf("-o %s holds %d file(s) named like explain's (%s) but %v: refusing to mix them with this run's; give an empty or new folder",
-			dir, len(own), someNames(names(own)), err)
+		// Nothing of an earlier explain's here: relevances pictures of
+		// train or demo -plots, or a user's explanation.json, none of which
+		// this run may replace.
+		sum = &summary{err: err}
+	}
+	for _, e := range taken {
+		p := filepath.Join(dir, e.Name())
+		if err := safefile.CheckTarget(p); err != nil {
+			return nil, err
+		}
+		if why := sum.owns(e); why != "" {
+			return nil, fmt.Errorf("refusing to replace %s: %s; move it away or give an empty or new folder", p, why)
+		}
+	}
+	if sum.err != nil {
+		return r, nil
 	}
 	for _, e := range own {
 		switch n := e.Name(); {
-		case writes[n]: // replaced by this run's
-		case !listed[n] && !prototypesPage.MatchString(n):
+		case writes[n]: // the earlier run's (checked above), replaced by this run's
+		case sum.owns(e) != "":
 			r.kept = append(r.kept, n)
 		case !e.Type().IsRegular():
 			r.notRegular = append(r.notRegular, n+": "+safefile.Kind(e.Type()))
@@ -122,40 +163,103 @@ func earlierExplain(dir string, writes map[string]bool) (*earlierRun, error) {
 		}
 	}
 	for _, e := range relevances {
-		if e.Type().IsRegular() && format != "" && strings.TrimPrefix(filepath.Ext(e.Name()), ".") == format {
+		if e.Type().IsRegular() && sum.owns(e) == "" {
 			r.remove = append(r.remove, filepath.Join(dir, e.Name()))
 		}
 	}
 	return r, nil
 }
 
-// readSummary reads the explanation.json at path: the names of the
-// pictures and JSON files of its samples, and the format of its pictures
-// ("" without samples). The error is errNoSummary when there is none, or
-// it is not explain's summary, and says so when it is larger than limit
-// bytes.
-func readSummary(path string, limit int64) (listed map[string]bool, format string, err error) {
+// summary is what an earlier explain's explanation.json says of the
+// files it wrote beside it.
+type summary struct {
+	// err is why there is no summary (errNoSummary, or one too large).
+	err error
+	// listed are the names of its samples' pictures and JSON files.
+	listed map[string]bool
+	// pages are the names of its relevances and prototypes pages; nil for
+	// a summary written before explain listed them.
+	pages map[string]bool
+	// format is the format of its samples' pictures ("" without samples).
+	format string
+	// modTime is when explanation.json was written, after every other
+	// file of its run.
+	modTime time.Time
+}
+
+// owns says why the file e of the -o folder is not the earlier explain's
+// of summary s, "" when it is: explanation.json itself (the summary), a
+// sample's picture or JSON file the summary lists, a page it lists.
+// A summary from before explain listed its pages owns every prototypes
+// page (only explain writes them) and the relevances page in the format
+// of its samples' pictures. A relevances page, a name train and demo
+// -plots write too, must also be no newer than the summary: one written
+// since is another command's.
+func (s *summary) owns(e fs.DirEntry) string {
+	n := e.Name()
+	shared := ""
+	if relevancesPage.MatchString(n) {
+		shared = " (train and demo -plots write that name too)"
+	}
+	switch {
+	case n == "explanation.json" && errors.Is(s.err, errNoSummary):
+		return "it is not the summary of an earlier explain"
+	case s.err != nil && n == "explanation.json":
+		return s.err.Error()
+	case s.err != nil:
+		return "no explanation.json of an earlier explain lists it" + shared
+	case n == "explanation.json":
+		return ""
+	}
+	notListed := "the earlier explain's explanation.json there does not list it" + shared
+	switch {
+	case sampleFile.MatchString(n):
+		if !s.listed[n] {
+			return notListed
+		}
+	case prototypesPage.MatchString(n):
+		if s.pages != nil && !s.pages[n] {
+			return notListed
+		}
+	case relevancesPage.MatchString(n):
+		if s.pages != nil && !s.pages[n] || s.pages == nil && (s.format == "" || filepath.Ext(n) != "."+s.format) {
+			return notListed
+		}
+		if fi, err := e.Info(); err != nil || fi.ModTime().After(s.modTime) {
+			return "it was written after the earlier explain's explanation.json there, not by that run" + shared
+		}
+	default:
+		return "it is not a file explain writes" // not reached: writes holds explain's names
+	}
+	return ""
+}
+
+// readSummary reads the explanation.json at path: the names of the files
+// it lists and when it was written. The error is errNoSummary when there
+// is none, or it is not explain's summary, and says so when it is larger
+// than limit bytes.
+func readSummary(path string, limit int64) (*summary, error) {
 	fi, err := os.Lstat(path)
 	if err != nil || !fi.Mode().IsRegular() {
-		return nil, "", errNoSummary
+		return nil, errNoSummary
 	}
 	tooLarge := func(size int64) error {
 		return fmt.Errorf("an explanation.json of %d bytes, more than an earlier explain writes beside them (%d at most)", size, limit)
 	}
 	if fi.Size() > limit {
-		return nil, "", tooLarge(fi.Size())
+		return nil, tooLarge(fi.Size())
 	}
 	f, err := safefile.Open(path)
 	if err != nil {
-		return nil, "", errNoSummary
+		return nil, errNoSummary
 	}
 	defer f.Close()
 	b, err := io.ReadAll(io.LimitReader(f, limit+1))
 	if err != nil {
-		return nil, "", errNoSummary
+		return nil, errNoSummary
 	}
 	if int64(len(b)) > limit { // grown since
-		return nil, "", tooLarge(int64(len(b)))
+		return nil, tooLarge(int64(len(b)))
 	}
 	var sum struct {
 		Note    string `json:"note"`
@@ -163,22 +267,34 @@ func readSummary(path string, limit int64) (listed map[string]bool, format strin
 			Picture string `json:"picture"`
 			JSON    string `json:"json"`
 		} `json:"samples"`
+		Pages *[]string `json:"pages"`
 	}
 	if json.Unmarshal(b, &sum) != nil || !strings.HasPrefix(sum.Note, explainNoteStart) {
-		return nil, "", errNoSummary
+		return nil, errNoSummary
 	}
-	listed = map[string]bool{}
-	for _, s := range sum.Samples {
-		for _, n := range []string{s.Picture, s.JSON} {
+	s := &summary{listed: map[string]bool{}, modTime: fi.ModTime()}
+	if st, err := f.Stat(); err == nil {
+		s.modTime = st.ModTime()
+	}
+	for _, sm := range sum.Samples {
+		for _, n := range []string{sm.Picture, sm.JSON} {
 			if sampleFile.MatchString(n) { // a name in the folder, nothing else
-				listed[n] = true
+				s.listed[n] = true
 			}
 		}
-		if m := sampleFile.FindStringSubmatch(s.Picture); m != nil && m[1] != "" {
-			format = m[1]
+		if m := sampleFile.FindStringSubmatch(sm.Picture); m != nil && m[1] != "" {
+			s.format = m[1]
 		}
 	}
-	return listed, format, nil
+	if sum.Pages != nil {
+		s.pages = map[string]bool{}
+		for _, n := range *sum.Pages {
+			if relevancesPage.MatchString(n) || prototypesPage.MatchString(n) {
+				s.pages[n] = true
+			}
+		}
+	}
+	return s, nil
 }
 
 // removed are those of paths that are gone: the files Commit removed of
