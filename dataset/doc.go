@@ -153,7 +153,8 @@
 // BasisSubspaces (npy); TrainingSubspaces and EvalSamples choose among
 // them by the kind of data, as a classifier is trained and evaluated
 // on it, and Dataset.ClassMap maps the data's classes to a classifier's by
-// name (the package never sees a model: it takes the names). Splits
+// name (by index for a classifier without names, only when the classes are
+// as many; the package never sees a model: it takes the names). Splits
 // (holdouts, k-folds, validation parts) are package folds'. Augmentation: Shifted (an image moved by whole
 // pixels, edges replicated).
 package dataset

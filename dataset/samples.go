@@ -124,9 +124,14 @@ func EvalSamples(ds *Dataset, opt EvalOptions) (*Samples, error) {
 
 // ClassMap maps the data set's classes to the classes of a classifier
 // whose class c is named names[c] ("" when it has no name): by name when
-// some class has a name, else by index (class i of the data is class i of
-// the classifier). out[i] is the classifier's class of ds.Classes[i], -1
+// some class has a name; else, only when the data have as many classes as
+// the classifier, by index (class i of the data is class i of the
+// classifier). out[i] is the classifier's class of ds.Classes[i], -1
 // when the classifier does not know it (empty for data without labels).
+// A classifier without names and data with another number of classes
+// share no class that can be told: every class is -1, rather than
+// class i of a subset (apple, cup, pear of eight) silently matched to the
+// classifier's class i.
 func (ds *Dataset) ClassMap(names []string) []int {
 	byName := map[string]int{}
 	for c, n := range names {
@@ -134,14 +139,13 @@ func (ds *Dataset) ClassMap(names []string) []int {
 			byName[n] = c
 		}
 	}
+	byIndex := len(byName) == 0 && len(names) == len(ds.Classes)
 	out := make([]int, len(ds.Classes))
 	for i, n := range ds.Classes {
 		out[i] = -1
-		if len(byName) > 0 {
-			if c, ok := byName[n]; ok {
-				out[i] = c
-			}
-		} else if i < len(names) {
+		if c, ok := byName[n]; ok {
+			out[i] = c
+		} else if byIndex {
 			out[i] = i
 		}
 	}

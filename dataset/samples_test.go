@@ -73,11 +73,14 @@ func TestClassMap(t *testing.T) {
 		names []string
 		want  []int
 	}{
-		{[]string{"dog", "cat"}, []int{1, 0, -1}},  // by name
-		{[]string{"", "eel"}, []int{-1, -1, 1}},    // one name is enough to map by name
-		{[]string{"", ""}, []int{0, 1, -1}},        // no names: by index
-		{nil, []int{-1, -1, -1}},                   // no classes
-		{[]string{"", "", "", ""}, []int{0, 1, 2}}, // more classes than the data
+		{[]string{"dog", "cat"}, []int{1, 0, -1}}, // by name
+		{[]string{"", "eel"}, []int{-1, -1, 1}},   // one name is enough to map by name
+		{[]string{"", "", ""}, []int{0, 1, 2}},    // no names, as many classes: by index
+		{nil, []int{-1, -1, -1}},                  // no classes
+		// No names and another number of classes: nothing can be matched,
+		// not class i of the data to class i of the classifier.
+		{[]string{"", ""}, []int{-1, -1, -1}},
+		{[]string{"", "", "", ""}, []int{-1, -1, -1}},
 	} {
 		if got := ds.ClassMap(c.names); !reflect.DeepEqual(got, c.want) {
 			t.Errorf("ClassMap(%q) = %v, want %v", c.names, got, c.want)

@@ -15,7 +15,10 @@
 // Data may have labels or not (dataset.Dataset.Labelled); labelled data
 // are scored as well (Row.True, Row.Correct, Row.Mu, Table.Correct),
 // except the samples of classes the model does not know, predicted but
-// not scored (Table.Unscored, Table.Unknown).
+// not scored (Table.Unscored, Table.Unknown). The data's classes are
+// matched to the model's by name; a model trained without
+// model.Config.ClassNames knows them by index only when the data have as
+// many classes as it has, and else knows none of them.
 //
 // # Names and numbers
 //

@@ -28,7 +28,9 @@ type Samples struct {
 // Prepare turns ds into the samples m classifies (dataset.EvalSamples with
 // opt: single images for image data, or groups of opt.M with M > 0; one
 // subspace per image set for folder data; the bases of npy data), and maps
-// the data's classes to the model's by name (dataset.Dataset.ClassMap).
+// the data's classes to the model's by name (dataset.Dataset.ClassMap: for
+// a model without class names, by index when the data have as many
+// classes, else every class is unknown: UnknownClasses).
 // opt.D is m's subspace dimension when zero. The errors are
 // dataset.EvalSamples's and a data set whose images are not m's size.
 func Prepare(m *model.Model, ds *dataset.Dataset, opt dataset.EvalOptions) (*Samples, error) {

@@ -55,13 +55,22 @@ func sets(n, m int, sigma float64, labelled bool) *dataset.Dataset {
 
 func trained(t *testing.T) *model.Model {
 	t.Helper()
+	return trainedNamed(t, true)
+}
+
+// trainedNamed is trained, its classes named after the data's or not.
+func trainedNamed(t *testing.T, named bool) *model.Model {
+	t.Helper()
 	ds := sets(4, 6, 0.1, true)
 	tr, err := dataset.TrainingSubspaces(ds, dataset.TrainingOptions{D: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
 	o := model.DefaultOptions()
-	o.Model.SubspaceDim, o.Model.ClassNames = 2, ds.Classes
+	o.Model.SubspaceDim = 2
+	if named {
+		o.Model.ClassNames = ds.Classes
+	}
 	o.Train.Epochs = 3
 	m, _, err := model.Train(context.Background(), o, model.Sets(tr.Subs), tr.Labels)
 	if err != nil {
@@ -290,6 +299,48 @@ func TestUnknownClasses(t *testing.T) {
 	tab.WriteText(&b)
 	if want := "12 samples classified, none scored (classes the model does not know: fig, kiwi, plum)\n"; !strings.HasSuffix(b.String(), want) || strings.Contains(b.String(), "*") {
 		t.Errorf("text, want no marks and the last line %q:\n%s", want, b.String())
+	}
+}
+
+// TestNamelessModel: a model without class names takes the data's
+// classes by index only when the data have as many classes; a subset of
+// its classes (cup and pear of apple, cup, pear) is unknown, predicted
+// and not scored, not matched to the model's first classes.
+func TestNamelessModel(t *testing.T) {
+	m := trainedNamed(t, false)
+	full := sets(4, 3, 0.1, true)
+	s, err := Prepare(m, full, dataset.EvalOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := s.UnknownClasses(); got != nil || fmt.Sprint(s.Truth) != fmt.Sprint(s.Labels) {
+		t.Fatalf("as many classes: truth %v, labels %v, unknown %v", s.Truth, s.Labels, got)
+	}
+	sub := &dataset.Dataset{Source: "cup and pear", Dim: full.Dim, Classes: []string{"cup", "pear"}}
+	for _, st := range full.Sets[4:] {
+		ns := dataset.Set{Label: st.Label - 1, Name: st.Name}
+		for _, i := range st.Images {
+			ns.Images = append(ns.Images, len(sub.Images))
+			sub.Images = append(sub.Images, full.Images[i])
+			sub.Labels = append(sub.Labels, ns.Label)
+			sub.Files = append(sub.Files, full.Files[i])
+		}
+		sub.Sets = append(sub.Sets, ns)
+	}
+	s, err = Prepare(m, sub, dataset.EvalOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := s.UnknownClasses(); strings.Join(got, ",") != "cup,pear" {
+		t.Errorf("a subset of the classes: unknown %v (truth %v), want cup, pear", got, s.Truth)
+	}
+	tab, err := Run(context.Background(), m, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tab.Correct != 0 || tab.Unscored != 8 || tab.Rows[0].Predicted != "1" || tab.Rows[7].Predicted != "2" {
+		t.Errorf("a subset of the classes: %d correct, %d unscored, rows 0 and 7 predicted %s, %s; want 0, 8, 1, 2",
+			tab.Correct, tab.Unscored, tab.Rows[0].Predicted, tab.Rows[7].Predicted)
 	}
 }
 
