@@ -140,8 +140,8 @@
 // errors name the set, group or image and wrap subspace.ErrTooFewImages,
 // subspace.ErrRankDeficient, subspace.ErrZeroImage or ErrTooSmall; the
 // SkipBad options skip such inputs instead and list them in
-// Subspaces.Skipped. Wrong arguments (bad indices, d > m) are returned
-// errors too.
+// Subspaces.Skipped. Wrong arguments (an index outside the data, d < 1,
+// d > m) are returned errors too, wrapping ErrArgument.
 //
 // # Preparation
 //

@@ -42,6 +42,12 @@ var ErrTooSmall = errors.New("dataset: too few images")
 // training) and the data have none.
 var ErrNoLabels = errors.New("dataset: no labels")
 
+// ErrArgument: an argument of a conversion to subspaces is out of range:
+// an item index outside the data, a subspace dimension d below 1 or above
+// the pixels, a group size m below d. It is the caller's mistake, not the
+// data's (which are ErrTooSmall, subspace.ErrTooFewImages, ...).
+var ErrArgument = errors.New("dataset: bad argument")
+
 // SetOptions controls SetSubspaces.
 type SetOptions struct {
 	// D is the subspace dimension d (>= 1).
@@ -70,15 +76,12 @@ func SetSubspaces(ds *Dataset, sets []int, opt SetOptions) (*Subspaces, error) {
 		return nil, err
 	}
 	if sets == nil {
-		sets = make([]int, len(ds.Sets))
-		for i := range sets {
-			sets[i] = i
-		}
+		sets = allItems(len(ds.Sets))
 	}
 	jobs := make([]job, len(sets))
 	for j, si := range sets {
 		if si < 0 || si >= len(ds.Sets) {
-			return nil, fmt.Errorf("dataset: %s: set index %d outside [0, %d)", ds.Source, si, len(ds.Sets))
+			return nil, fmt.Errorf("%w: %s: set index %d outside [0, %d)", ErrArgument, ds.Source, si, len(ds.Sets))
 		}
 		s := ds.Sets[si]
 		jobs[j] = job{name: s.Name, label: s.Label, images: s.Images}
@@ -109,11 +112,14 @@ type GroupOptions struct {
 
 // GroupSubspaces builds training subspaces for image-classification data
 // (MNIST, Yale B): for each class (ascending) and each grouping, the
-// class's images among items are grouped by Groups (shuffled, cut into
-// groups of M, the last group completed with images from the start of the
-// shuffle); each group is a D x M set turned into a d-dimensional subspace.
-// A class with fewer than M images is an error (ErrTooSmall) unless
-// opt.SkipBad. Deterministic for a given seed, whatever Workers.
+// class's images among items (nil: all) are grouped by Groups (shuffled,
+// cut into groups of M, the last group completed with images from the
+// start of the shuffle); each group is a D x M set turned into a
+// d-dimensional subspace. A class of items with fewer than M images is an
+// error (ErrTooSmall) unless opt.SkipBad; no class with M images (or no
+// items) is an error (ErrTooSmall) even with SkipBad. An index outside the
+// images, or M and D out of range, is an error wrapping ErrArgument.
+// Deterministic for a given seed, whatever Workers.
 func GroupSubspaces(ds *Dataset, items []int, opt GroupOptions) (*Subspaces, error) {
 	if ds.Images == nil {
 		return nil, fmt.Errorf("dataset: %s: no images to group", ds.Source)
@@ -125,13 +131,16 @@ func GroupSubspaces(ds *Dataset, items []int, opt GroupOptions) (*Subspaces, err
 		return nil, err
 	}
 	if opt.M < 1 || opt.D < 1 || opt.D > opt.M {
-		return nil, fmt.Errorf("dataset: groups of m=%d images for d=%d: want 1 <= d <= m", opt.M, opt.D)
+		return nil, fmt.Errorf("%w: groups of m=%d images for d=%d: want 1 <= d <= m", ErrArgument, opt.M, opt.D)
+	}
+	if items == nil {
+		items = allItems(len(ds.Images))
 	}
 	groupings := max(opt.Groupings, 1)
 	sub := make([]int, len(items))
 	for i, it := range items {
 		if it < 0 || it >= len(ds.Images) {
-			return nil, fmt.Errorf("dataset: %s: image index %d outside [0, %d)", ds.Source, it, len(ds.Images))
+			return nil, fmt.Errorf("%w: %s: image index %d outside [0, %d)", ErrArgument, ds.Source, it, len(ds.Images))
 		}
 		sub[i] = ds.Labels[it]
 	}
@@ -140,7 +149,9 @@ func GroupSubspaces(ds *Dataset, items []int, opt GroupOptions) (*Subspaces, err
 		skipped []Skip
 	)
 	rng := newRand(opt.Seed, streamGroups)
+	largest := 0
 	for c, idx := range folds.ByClass(sub) { // labels of a loaded data set are never negative
+		largest = max(largest, len(idx))
 		if len(idx) == 0 {
 			continue
 		}
@@ -167,6 +178,9 @@ func GroupSubspaces(ds *Dataset, items []int, opt GroupOptions) (*Subspaces, err
 			}
 		}
 	}
+	if len(jobs) == 0 {
+		return nil, fmt.Errorf("dataset: %s: no class has m=%d images among the %d given (the largest has %d): %w", ds.Source, opt.M, len(items), largest, ErrTooSmall)
+	}
 	out, err := convert(ds, jobs, opt.D, opt.SkipBad, opt.Workers, opt.Progress)
 	if err != nil {
 		return nil, err
@@ -187,15 +201,12 @@ func ImageSubspaces(ds *Dataset, items []int, skipBad bool) (*Subspaces, error) 
 		return nil, fmt.Errorf("dataset: %s: %d images, %d labels", ds.Source, len(ds.Images), len(ds.Labels))
 	}
 	if items == nil {
-		items = make([]int, len(ds.Images))
-		for i := range items {
-			items[i] = i
-		}
+		items = allItems(len(ds.Images))
 	}
 	out := &Subspaces{}
 	for _, i := range items {
 		if i < 0 || i >= len(ds.Images) {
-			return nil, fmt.Errorf("dataset: %s: image index %d outside [0, %d)", ds.Source, i, len(ds.Images))
+			return nil, fmt.Errorf("%w: %s: image index %d outside [0, %d)", ErrArgument, ds.Source, i, len(ds.Images))
 		}
 		name := "image " + strconv.Itoa(i)
 		s, err := subspace.FromImage(ds.Images[i])
@@ -223,16 +234,13 @@ func BasisSubspaces(ds *Dataset, items []int) (*Subspaces, error) {
 		return nil, err
 	}
 	if items == nil {
-		items = make([]int, len(ds.Bases))
-		for i := range items {
-			items[i] = i
-		}
+		items = allItems(len(ds.Bases))
 	}
 	out := &Subspaces{}
 	d := ds.SubDim
 	for _, i := range items {
 		if i < 0 || i >= len(ds.Bases) {
-			return nil, fmt.Errorf("dataset: %s: basis index %d outside [0, %d)", ds.Source, i, len(ds.Bases))
+			return nil, fmt.Errorf("%w: %s: basis index %d outside [0, %d)", ErrArgument, ds.Source, i, len(ds.Bases))
 		}
 		b := linalg.NewDense(ds.Dim, d)
 		for r := 0; r < ds.Dim; r++ {
@@ -276,10 +284,10 @@ type job struct {
 // only on its job, and results are kept in job order.
 func convert(ds *Dataset, jobs []job, d int, skipBad bool, workers int, progress func(done, total int)) (*Subspaces, error) {
 	if d < 1 {
-		return nil, fmt.Errorf("dataset: subspace dimension d=%d, want >= 1", d)
+		return nil, fmt.Errorf("%w: subspace dimension d=%d, want >= 1", ErrArgument, d)
 	}
 	if d > ds.Dim {
-		return nil, fmt.Errorf("dataset: %s: subspace dimension d=%d exceeds the %d pixels", ds.Source, d, ds.Dim)
+		return nil, fmt.Errorf("%w: %s: subspace dimension d=%d exceeds the %d pixels", ErrArgument, ds.Source, d, ds.Dim)
 	}
 	subs := make([]*subspace.Subspace, len(jobs))
 	errs := make([]error, len(jobs))

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -118,8 +119,8 @@ func TestSetSubspaces(t *testing.T) {
 	if err != nil || subs.Len() != 2 || len(subs.Skipped) != 1 || subs.Skipped[0].Name != "set1" || subs.Names[1] != "set2" {
 		t.Fatalf("skip: %v %v", subs, err)
 	}
-	if _, err := SetSubspaces(small, []int{5}, SetOptions{D: 3}); err == nil {
-		t.Fatal("bad set index: no error")
+	if _, err := SetSubspaces(small, []int{5}, SetOptions{D: 3}); !errors.Is(err, ErrArgument) {
+		t.Fatalf("bad set index: %v", err)
 	}
 }
 
@@ -186,8 +187,44 @@ func TestGroupSubspaces(t *testing.T) {
 	if err != nil || g4.Len() != 2 || len(g4.Skipped) != 2 {
 		t.Fatalf("skip small classes: %v %v", g4, err)
 	}
-	if _, err := GroupSubspaces(ds, items, GroupOptions{M: 2, D: 3}); err == nil {
-		t.Fatal("d > m: no error")
+	if _, err := GroupSubspaces(ds, items, GroupOptions{M: 2, D: 3}); !errors.Is(err, ErrArgument) {
+		t.Fatalf("d > m: %v", err)
+	}
+	if _, err := GroupSubspaces(ds, []int{0, 31}, GroupOptions{M: 2, D: 1}); !errors.Is(err, ErrArgument) {
+		t.Fatalf("image index 31 of 31: %v", err)
+	}
+}
+
+// TestGroupSubspacesAll: nil items are all the images, as for the
+// siblings; no class with a group is an error, with SkipBad too.
+func TestGroupSubspacesAll(t *testing.T) {
+	ds := synthSets([]int{10, 9, 12}, 3)
+	opt := GroupOptions{M: 4, D: 2, Seed: 9}
+	all, err := GroupSubspaces(ds, nil, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := GroupSubspaces(ds, allItems(len(ds.Images)), opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if all.Len() != 9 || !reflect.DeepEqual(all.Sources, want.Sources) {
+		t.Fatalf("nil items: %d groups %v, want %d %v", all.Len(), all.Sources, want.Len(), want.Sources)
+	}
+	for _, c := range []struct {
+		name  string
+		items []int
+		opt   GroupOptions
+		want  string
+	}{
+		{"M above every class", nil, GroupOptions{M: 20, D: 2}, `class "a" has 10 training images`},
+		{"M above every class, SkipBad", nil, GroupOptions{M: 20, D: 2, SkipBad: true}, "no class has m=20 images among the 31 given (the largest has 12)"},
+		{"no items", []int{}, GroupOptions{M: 4, D: 2}, "no class has m=4 images among the 0 given"},
+	} {
+		g, err := GroupSubspaces(ds, c.items, c.opt)
+		if !errors.Is(err, ErrTooSmall) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, %v; want ErrTooSmall, %q", c.name, g, err, c.want)
+		}
 	}
 }
 
@@ -209,5 +246,11 @@ func TestImageAndBasisSubspaces(t *testing.T) {
 	bs, err := BasisSubspaces(b, nil)
 	if err != nil || bs.Len() != 2 || bs.Labels[0] != 1 || bs.Subs[1].Basis.At(2, 1) != 1 || bs.Subs[1].Basis.Stride%8 != 0 {
 		t.Fatalf("bases: %v %v", bs, err)
+	}
+	if _, err := ImageSubspaces(ds, []int{3}, false); !errors.Is(err, ErrArgument) {
+		t.Errorf("image index 3 of 3: %v", err)
+	}
+	if _, err := BasisSubspaces(b, []int{-1}); !errors.Is(err, ErrArgument) {
+		t.Errorf("basis index -1: %v", err)
 	}
 }
