@@ -35,6 +35,15 @@
 // paper's μ, present only for a sample whose label the model knows
 // (negative when right): see "Two margins" in package model.
 //
+// # Errors
+//
+// Data that do not fit the model (another image size, EvalOptions.D not
+// the model's d) are errors wrapping model.ErrData. Predictions given to
+// NewTable or Samples.Misclassified that are not one per sample (as All
+// returns them), or name a class the model does not have, are a
+// programming error and panic ("predict: ..."), as wrong counts do in
+// package score.
+//
 // The package reads no files and writes only to the io.Writer it is given; it imports model and
 // dataset, which never import it.
 package predict

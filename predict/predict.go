@@ -31,14 +31,20 @@ type Samples struct {
 // the data's classes to the model's by name (dataset.Dataset.ClassMap: for
 // a model without class names, by index when the data have as many
 // classes, else every class is unknown: UnknownClasses).
-// opt.D is m's subspace dimension when zero. The errors are
-// dataset.EvalSamples's and a data set whose images are not m's size.
+// opt.D is m's subspace dimension when zero, and must be it otherwise.
+// The errors are dataset.EvalSamples's, and, wrapping model.ErrData, a
+// data set whose images are not m's size (model.Model.Fits) and an opt.D
+// that is not m's d.
 func Prepare(m *model.Model, ds *dataset.Dataset, opt dataset.EvalOptions) (*Samples, error) {
-	if ds.Dim != m.Dim() {
-		return nil, fmt.Errorf("predict: %s has %d pixels per image, the model wants D=%d", ds.Source, ds.Dim, m.Dim())
+	if err := m.Fits(ds.Dim, 0, nil); err != nil {
+		return nil, fmt.Errorf("predict: %s: %w", ds.Source, err)
 	}
-	if opt.D == 0 {
-		opt.D = m.SubspaceDim()
+	switch d := m.SubspaceDim(); opt.D {
+	case 0:
+		opt.D = d
+	case d:
+	default:
+		return nil, fmt.Errorf("predict: %w: subspaces of d=%d (EvalOptions.D), the model has d=%d (0 takes it)", model.ErrData, opt.D, d)
 	}
 	ts, err := dataset.EvalSamples(ds, opt)
 	if err != nil {
@@ -143,7 +149,9 @@ func (s *Samples) Images(i int) []int {
 // Misclassified returns the indices of the samples whose prediction is
 // not their label (rejected ones included), in order; samples without a
 // label, or with a class the model does not know, are not among them.
+// preds are one per sample of s, in order: another number panics.
 func (s *Samples) Misclassified(preds []model.Prediction) []int {
+	checkCount(s, preds)
 	var out []int
 	for i, p := range preds {
 		if t := s.Truth[i]; t >= 0 && p.Label != t {
@@ -182,6 +190,14 @@ func Run(ctx context.Context, m *model.Model, s *Samples) (*Table, error) {
 		return nil, err
 	}
 	return NewTable(m, s, preds), nil
+}
+
+// checkCount panics unless preds are one per sample of s: a programming
+// error, as a wrong count is for package score.
+func checkCount(s *Samples, preds []model.Prediction) {
+	if len(preds) != s.Len() {
+		panic(fmt.Sprintf("predict: %d predictions for %d samples", len(preds), s.Len()))
+	}
 }
 
 // classNames are the model's class names ("" for a class without one).

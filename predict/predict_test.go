@@ -5,9 +5,11 @@ import (
 	"context"
 	"encoding/csv"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -195,8 +197,60 @@ func TestLabelled(t *testing.T) {
 		t.Errorf("unknown class: %+v", r)
 	}
 	// Another image size: an error.
-	if _, err := Prepare(m, &dataset.Dataset{Source: "x", Dim: 9, Images: [][]float64{make([]float64, 9)}}, dataset.EvalOptions{}); err == nil || !strings.Contains(err.Error(), "D=16") {
+	if _, err := Prepare(m, &dataset.Dataset{Source: "x", Dim: 9, Images: [][]float64{make([]float64, 9)}}, dataset.EvalOptions{}); !errors.Is(err, model.ErrData) || !strings.Contains(err.Error(), "D=16") {
 		t.Errorf("wrong size: %v", err)
+	}
+}
+
+// TestPrepareD: EvalOptions.D is the model's d or 0; another is refused
+// at once, not at the first prediction.
+func TestPrepareD(t *testing.T) {
+	m := trained(t) // d = 2
+	ds := sets(2, 3, 0.1, true)
+	for _, d := range []int{0, 2} {
+		if _, err := Prepare(m, ds, dataset.EvalOptions{D: d}); err != nil {
+			t.Errorf("D %d: %v", d, err)
+		}
+	}
+	for _, d := range []int{1, 3} {
+		if _, err := Prepare(m, ds, dataset.EvalOptions{D: d}); !errors.Is(err, model.ErrData) || !strings.Contains(err.Error(), "the model has d=2") {
+			t.Errorf("D %d: %v, want model.ErrData", d, err)
+		}
+	}
+}
+
+// TestWrongPredictions: predictions that are not one per sample, or of a
+// class the model does not have, panic with the package's prefix rather
+// than make a short table or panic on an index.
+func TestWrongPredictions(t *testing.T) {
+	m := trained(t)
+	s, err := Prepare(m, sets(2, 3, 0.1, true), dataset.EvalOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	preds, err := All(context.Background(), m, s.X)
+	if err != nil {
+		t.Fatal(err)
+	}
+	other := slices.Clone(preds)
+	other[1].Class = 3
+	for name, f := range map[string]func(){
+		"NewTable, none":          func() { NewTable(m, s, nil) },
+		"NewTable, one short":     func() { NewTable(m, s, preds[1:]) },
+		"NewTable, one too many":  func() { NewTable(m, s, append(slices.Clone(preds), preds[0])) },
+		"NewTable, class 3 of 3":  func() { NewTable(m, s, other) },
+		"Misclassified, none":     func() { s.Misclassified(nil) },
+		"Misclassified, one more": func() { s.Misclassified(append(slices.Clone(preds), preds[0])) },
+	} {
+		func() {
+			defer func() {
+				r := recover()
+				if msg, ok := r.(string); !ok || !strings.HasPrefix(msg, "predict: ") {
+					t.Errorf("%s: panic %#v, want predict's", name, r)
+				}
+			}()
+			f()
+		}()
 	}
 }
 

@@ -3,6 +3,7 @@ package predict
 import (
 	"encoding/csv"
 	"encoding/json"
+	"fmt"
 	"io"
 	"strconv"
 
@@ -70,8 +71,16 @@ type Table struct {
 // of classes m does not know: they are predicted like the others, but
 // have no Correct, and Correct counts among the others only (Unscored,
 // Unknown), so that one extra class in a test set neither marks its
-// samples wrong nor changes the accuracy of the rest unsaid.
+// samples wrong nor changes the accuracy of the rest unsaid. Predictions
+// of another number than s's samples, or of a class m does not have (of
+// another model), are a programming error: NewTable panics.
 func NewTable(m *model.Model, s *Samples, preds []model.Prediction) *Table {
+	checkCount(s, preds)
+	for i, p := range preds {
+		if p.Class < 0 || p.Class >= m.NumClasses() {
+			panic(fmt.Sprintf("predict: prediction %d is of class %d, the model has %d classes", i, p.Class, m.NumClasses()))
+		}
+	}
 	t := &Table{Data: s.Data.Source, Samples: s.Kind.String(), PrototypeClasses: m.Labels(),
 		Labelled: s.Data.Labelled(), RejectMargin: m.PredictConfig().RejectMargin, N: len(preds), Rows: make([]Row, len(preds))}
 	if t.Labelled {
