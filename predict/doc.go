@@ -7,10 +7,15 @@
 // and the table's CSV, JSON and text forms (Table.WriteCSV, WriteJSON,
 // WriteText), which `grlgq predict` prints or writes (-o).
 //
-//	ds, err := dataset.Folder{Root: "new"}.Load(ctx) // ROOT/<set>/<images>: no labels
-//	s, err := predict.Prepare(m, ds, dataset.EvalOptions{D: m.SubspaceDim()})
+//	w, h := m.ImageSize() // the size m was trained on (0, 0 if not recorded)
+//	ds, err := dataset.LoadAt(ctx, dataset.Folder{Root: "new"}, w, h) // ROOT/<set>/<images>: no labels
+//	s, err := predict.Prepare(m, ds, dataset.EvalOptions{}) // D 0: m's d
 //	tab, err := predict.Run(ctx, m, s)
 //	err = tab.WriteCSV(f)
+//
+// dataset.LoadAt decodes the images at the model's image size (the folder example),
+// where a plain Folder load keeps them at theirs, which a model trained
+// with a resize refuses.
 //
 // Data may have labels or not (dataset.Dataset.Labelled); labelled data
 // are scored as well (Row.True, Row.Correct, Row.Mu, Table.Correct),
