@@ -123,7 +123,7 @@ func (s CSV) Load(ctx context.Context) (*Dataset, error) {
 
 func readCSV(s *source, opt CSV) (*Dataset, error) {
 	if opt.Width < 0 || opt.Height < 0 || (opt.Width == 0) != (opt.Height == 0) {
-		return nil, s.errf(ErrSize, "image shape %dx%d: give both height and width, or neither", opt.Height, opt.Width)
+		return nil, s.errf(ErrSize, "image shape %s: give both height and width, or neither", imageset.FormatSize(opt.Width, opt.Height))
 	}
 	if opt.Label > LabelNone {
 		return nil, s.errf(ErrFormat, "unknown label column %d", opt.Label)
@@ -248,7 +248,7 @@ func readCSV(s *source, opt CSV) (*Dataset, error) {
 		if dim < 0 {
 			dim = nf - extra
 			if opt.Width != 0 && opt.Width*opt.Height != dim {
-				return nil, s.errf(ErrSize, "line %d: %d pixels, image shape %dx%d needs %d", r.start, dim, opt.Height, opt.Width, opt.Width*opt.Height)
+				return nil, s.errf(ErrSize, "line %d: %d pixels, image shape %s needs %d", r.start, dim, imageset.FormatSize(opt.Width, opt.Height), opt.Width*opt.Height)
 			}
 			if err := checkLimit(s.name, fmt.Sprintf("line %d", r.start), imageset.LimitPixels, int64(dim), s.lim.PixelsPerImage); err != nil {
 				return nil, err

@@ -225,7 +225,7 @@ func (ds *Dataset) Validate() error {
 	}
 	if ds.Width != 0 || ds.Height != 0 {
 		if ds.Width*ds.Height != ds.Dim {
-			return fail("shape %dx%d does not match %d pixels", ds.Height, ds.Width, ds.Dim)
+			return fail("shape %s does not match %d pixels", imageset.FormatSize(ds.Width, ds.Height), ds.Dim)
 		}
 	}
 	switch {

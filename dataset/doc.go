@@ -49,7 +49,10 @@
 // # Pixels and scaling
 //
 // Images are row-major float64 vectors of Dim = Width*Height pixels (pixel
-// (x, y) at index y*Width+x). IDX bytes become v/255; folder images are
+// (x, y) at index y*Width+x). Sizes are written HEIGHTxWIDTH, rows by
+// columns, in messages as in Size's String and Set (the command line's
+// -resize): one rule, imageset.FormatSize; function arguments are width
+// first (LoadAt, Resized, Shifted). IDX bytes become v/255; folder images are
 // luma in [0, 1] (an 8-bit gray value v becomes exactly v/255); MAT and CSV
 // values are divided by the source's PixelMax (0 keeps them: Yale B needs
 // 255, the UCI digits 16). MAT images stored column by column (MATLAB's

@@ -97,10 +97,10 @@ func (ds *Dataset) Resized(ctx context.Context, w, h int, lim Limits) (*Dataset,
 		return nil, fmt.Errorf("dataset: %s: resize: image shape unknown (give it as height x width)", ds.Source)
 	}
 	if w <= 0 || h <= 0 {
-		return nil, fmt.Errorf("dataset: %s: resize to %dx%d", ds.Source, h, w)
+		return nil, fmt.Errorf("dataset: %s: resize to %s", ds.Source, imageset.FormatSize(w, h))
 	}
 	lim = lim.WithDefaults()
-	what := fmt.Sprintf("resize to %dx%d", h, w)
+	what := "resize to " + imageset.FormatSize(w, h)
 	if err := checkLimit(ds.Source, what, imageset.LimitPixels, mulSat(int64(w), int64(h)), lim.PixelsPerImage); err != nil {
 		return nil, err
 	}

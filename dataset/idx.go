@@ -140,7 +140,7 @@ func readIDX(s *source, magic uint32) ([]int, []byte, error) {
 		dims[i] = int(d)
 	}
 	if ndim == 3 && (dims[1] == 0 || dims[2] == 0) {
-		return nil, nil, s.errf(ErrFormat, "IDX images of size %dx%d", dims[1], dims[2])
+		return nil, nil, s.errf(ErrFormat, "IDX images of size %s", imageset.FormatSize(dims[2], dims[1]))
 	}
 	avail := s.maxBytes() - int64(len(head)+len(dbuf))
 	total, fits := int64(1), true

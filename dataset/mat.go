@@ -579,7 +579,7 @@ func parseMATDataset(ctx context.Context, path string, b []byte, opt MAT) (*Data
 		names = names[:1]
 	}
 	if opt.Width < 0 || opt.Height < 0 || (opt.Width == 0) != (opt.Height == 0) {
-		return nil, fileErr(path, ErrSize, "image shape %dx%d: give both height and width, or neither", opt.Height, opt.Width)
+		return nil, fileErr(path, ErrSize, "image shape %s: give both height and width, or neither", imageset.FormatSize(opt.Width, opt.Height))
 	}
 	div, err := pixelDivisor(opt.PixelMax)
 	if err != nil {
@@ -609,7 +609,7 @@ func parseMATDataset(ctx context.Context, path string, b []byte, opt MAT) (*Data
 	case 3:
 		hh, ww := x.Dims[0], x.Dims[1]
 		if h != 0 && (h != hh || w != ww) {
-			return nil, fileErr(path, ErrSize, "variable %q is %v (images %dx%d), options say %dx%d", xn, x.Dims, hh, ww, h, w)
+			return nil, fileErr(path, ErrSize, "variable %q is %v (images %s), options say %s", xn, x.Dims, imageset.FormatSize(ww, hh), imageset.FormatSize(w, h))
 		}
 		h, w, n, dim, transpose = hh, ww, x.Dims[2], hh*ww, true
 		at = func(i, p int) float64 { return x.value(p + i*dim) }
@@ -617,7 +617,7 @@ func parseMATDataset(ctx context.Context, path string, b []byte, opt MAT) (*Data
 		return nil, fileErr(path, ErrUnsupported, "variable %q has %d dimensions %v, want 2 (images as rows or columns) or 3 (H x W x N)", xn, len(x.Dims), x.Dims)
 	}
 	if h != 0 && h*w != dim {
-		return nil, fileErr(path, ErrSize, "variable %q: %d pixels per image, shape %dx%d needs %d", xn, dim, h, w, h*w)
+		return nil, fileErr(path, ErrSize, "variable %q: %d pixels per image, shape %s needs %d", xn, dim, imageset.FormatSize(w, h), h*w)
 	}
 	if transpose && h == 0 {
 		return nil, fileErr(path, ErrSize, "transposing images needs their shape (height x width)")

@@ -1,6 +1,10 @@
 package dataset
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/grlgq/grlgq/dataset/imageset"
+)
 
 // Shifted returns a copy of the gray image img (width x height, row-major)
 // moved by dx pixels to the right and dy pixels down (negative: left, up),
@@ -10,7 +14,7 @@ import "fmt"
 // aligned faces shifted by one pixel.
 func Shifted(img []float64, width, height, dx, dy int) ([]float64, error) {
 	if width <= 0 || height <= 0 || len(img) != width*height {
-		return nil, fmt.Errorf("dataset: shift: image of %d pixels is not %dx%d", len(img), width, height)
+		return nil, fmt.Errorf("dataset: shift: image of %d pixels is not %s", len(img), imageset.FormatSize(width, height))
 	}
 	out := make([]float64, len(img))
 	for y := range height {

@@ -287,15 +287,18 @@ func loaded(ctx context.Context, name string, ds *Dataset, err error) (*Dataset,
 
 // Size is an image size, written HEIGHTxWIDTH on the command line (rows x
 // columns, as MATLAB and numpy write shapes: 24 rows of 38 pixels is 24x38).
-// The zero Size means "not given".
+// The zero Size means "not given". Write a literal with its keys,
+// Size{Height: 24, Width: 38}: its fields are height first, unlike the
+// (width, height) arguments of LoadAt, Dataset.Resized and Shifted.
 type Size struct{ Height, Width int }
 
-// String formats s as HxW ("" for the zero Size).
-func (s *Size) String() string {
-	if s == nil || (s.Height == 0 && s.Width == 0) {
+// String formats s as HxW (imageset.FormatSize), "" for the zero Size.
+// Its receiver is a value, so a Size prints so wherever fmt meets it.
+func (s Size) String() string {
+	if s == (Size{}) {
 		return ""
 	}
-	return fmt.Sprintf("%dx%d", s.Height, s.Width)
+	return imageset.FormatSize(s.Width, s.Height)
 }
 
 // Set parses HxW (with String, Size is a flag.Value for a command line;

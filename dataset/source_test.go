@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"flag"
+	"fmt"
 	"io"
 	"path/filepath"
 	"reflect"
@@ -97,6 +98,25 @@ func TestSizeSet(t *testing.T) {
 	}
 	if (&Size{}).String() != "" {
 		t.Error("zero Size: not \"\"")
+	}
+	// A Size value, not only a pointer, prints as HxW.
+	if got := fmt.Sprint(Size{Height: 20, Width: 30}); got != "20x30" {
+		t.Errorf("fmt.Sprint(Size{Height: 20, Width: 30}) = %q, want 20x30", got)
+	}
+	if got := fmt.Sprintf("%v", struct{ R Size }{Size{Height: 2, Width: 3}}); got != "{2x3}" {
+		t.Errorf("a Size in a struct: %q, want {2x3}", got)
+	}
+}
+
+// TestShapeMessages: the sizes of dataset's messages are HxW, as the
+// command line's -resize takes them, whatever order the arguments are in.
+func TestShapeMessages(t *testing.T) {
+	if _, err := Shifted(make([]float64, 5), 3, 2, 1, 0); err == nil || !strings.Contains(err.Error(), "is not 2x3") {
+		t.Errorf("Shifted(5 pixels, width 3, height 2): %v, want 2x3", err)
+	}
+	ds := &Dataset{Source: "s", Dim: 6, Width: 3, Height: 2, Images: [][]float64{make([]float64, 6)}}
+	if _, err := ds.Resized(context.Background(), 4, 0, Limits{}); err == nil || !strings.Contains(err.Error(), "resize to 0x4") {
+		t.Errorf("Resized(width 4, height 0): %v, want 0x4", err)
 	}
 }
 

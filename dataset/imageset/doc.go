@@ -56,4 +56,7 @@
 // Errors name the file or folder and wrap ErrDecode, ErrLayout, ErrSize,
 // ErrLimit (a *LimitError, which also matches ErrSize) or
 // ErrNotRegular (or the os error: errors.Is(err, fs.ErrNotExist) works).
+// They write image sizes HEIGHTxWIDTH (FormatSize: "24x38" is 24 rows of
+// 38 pixels), the order of the command line's -resize, although the
+// arguments and fields (Options.Width, Height) are width first.
 package imageset

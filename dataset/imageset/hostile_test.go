@@ -198,7 +198,7 @@ func TestHardLinkBomb(t *testing.T) {
 	big := filepath.Join(root, "big.png")
 	mustWrite(t, big, zeroPNG(t, 2049, 2048, false))
 	_, _, _, err = ReadImage(big, Options{Width: 2, Height: 2})
-	wantLimit(t, err, LimitPixels, "image of 2049x2048", "4196352 pixels")
+	wantLimit(t, err, LimitPixels, "image of 2048x2049", "4196352 pixels")
 	pix, w, h, err := ReadImage(big, Options{Width: 2, Height: 2, Limits: Limits{PixelsPerImage: 2049 * 2048}})
 	if err != nil || w != 2 || h != 2 || pix[0] != 0 {
 		t.Fatalf("raised limit: %v %dx%d %v", err, w, h, pix)
@@ -206,14 +206,14 @@ func TestHardLinkBomb(t *testing.T) {
 }
 
 func TestLimits(t *testing.T) {
-	root := makeTree(t) // 4 sets of 3 images of 4x3
+	root := makeTree(t) // 4 sets of 3 images of 3 rows of 4 pixels (3x4)
 	_, err := Load(context.Background(), root, Options{Limits: Limits{ImagesPerSet: 2}})
 	wantLimit(t, err, LimitSetImages, "more than 2 images per set")
 	// 12 images of 12 pixels, each costing ItemCost more.
 	_, err = Load(context.Background(), root, Options{Limits: Limits{TotalValues: 12*(12+ItemCost) - 1}})
-	wantLimit(t, err, LimitValues, "12 images of 4x3", "240 values")
+	wantLimit(t, err, LimitValues, "12 images of 3x4", "240 values")
 	_, err = Load(context.Background(), root, Options{Limits: Limits{PixelsPerImage: 11}})
-	wantLimit(t, err, LimitPixels, "image of 4x3", "12 pixels")
+	wantLimit(t, err, LimitPixels, "image of 3x4", "12 pixels")
 	_, err = Load(context.Background(), root, Options{Width: 100, Height: 100, Limits: Limits{PixelsPerImage: 9999}})
 	wantLimit(t, err, LimitPixels, "target size 100x100")
 	_, _, _, err = ReadImage(filepath.Join(root, "cup", "cups2", "a.png"), Options{Width: 5000, Height: 5000})

@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -32,6 +33,21 @@ var (
 	// size, bad target size, pixel counts).
 	ErrSize = errors.New("imageset: size mismatch")
 )
+
+// FormatSize writes the size of an image width pixels wide and height
+// high as HEIGHTxWIDTH, rows by columns ("24x38": 24 rows of 38 pixels),
+// the order in which the command line's -resize takes a size and
+// dataset.Size prints one. Every size in this package's messages is
+// written by it.
+func FormatSize(width, height int) string {
+	return strconv.Itoa(height) + "x" + strconv.Itoa(width)
+}
+
+// badTarget is the error of a target size that is not two positive sides
+// or two zeros.
+func badTarget(w, h int) error {
+	return fmt.Errorf("%w: target size %s: want height and width both positive, or both 0", ErrSize, FormatSize(w, h))
+}
 
 // inFlightPixels bounds the pixels of the images Load decodes at once (their
 // headers' sizes, summed over the workers), unless one image is larger: a
@@ -167,9 +183,9 @@ func IsImageName(name string) bool {
 func Load(ctx context.Context, root string, opt Options) (*Tree, error) {
 	lim := opt.Limits.WithDefaults()
 	if opt.Width < 0 || opt.Height < 0 || (opt.Width == 0) != (opt.Height == 0) {
-		return nil, fmt.Errorf("%w: target size %dx%d", ErrSize, opt.Width, opt.Height)
+		return nil, badTarget(opt.Width, opt.Height)
 	}
-	if err := overLimit(root, fmt.Sprintf("target size %dx%d", opt.Width, opt.Height), LimitPixels, mulSat(int64(opt.Width), int64(opt.Height)), lim.PixelsPerImage); err != nil {
+	if err := overLimit(root, "target size "+FormatSize(opt.Width, opt.Height), LimitPixels, mulSat(int64(opt.Width), int64(opt.Height)), lim.PixelsPerImage); err != nil {
 		return nil, fmt.Errorf("imageset: %w", err)
 	}
 	t, err := walk(ctx, root, opt.Layout, lim)
@@ -191,7 +207,7 @@ func Load(ctx context.Context, root string, opt Options) (*Tree, error) {
 	}
 	t.Width, t.Height = w, h
 	nval := CountValues(int64(len(files)), int64(w)*int64(h))
-	if err := overLimit(root, fmt.Sprintf("%d images of %dx%d", len(files), w, h), LimitValues, nval, lim.TotalValues); err != nil {
+	if err := overLimit(root, fmt.Sprintf("%d images of %s", len(files), FormatSize(w, h)), LimitValues, nval, lim.TotalValues); err != nil {
 		return nil, fmt.Errorf("imageset: %w", err)
 	}
 	workers := opt.Workers
@@ -580,9 +596,9 @@ func openImage(path string, lim Limits) (*os.File, image.Config, error) {
 	}
 	if cfg.Width <= 0 || cfg.Height <= 0 {
 		f.Close()
-		return nil, cfg, fmt.Errorf("%w: %s: image of %dx%d pixels", ErrSize, path, cfg.Width, cfg.Height)
+		return nil, cfg, fmt.Errorf("%w: %s: image of %s pixels", ErrSize, path, FormatSize(cfg.Width, cfg.Height))
 	}
-	what := fmt.Sprintf("image of %dx%d", cfg.Width, cfg.Height)
+	what := "image of " + FormatSize(cfg.Width, cfg.Height)
 	if err := overLimit(path, what, LimitPixels, mulSat(int64(cfg.Width), int64(cfg.Height)), lim.PixelsPerImage); err != nil {
 		f.Close()
 		return nil, cfg, fmt.Errorf("imageset: %w", err)
@@ -621,9 +637,9 @@ func ReadConfig(path string, lim Limits) (width, height int, err error) {
 func ReadImage(path string, opt Options) (pix []float64, width, height int, err error) {
 	w, h, lim := opt.Width, opt.Height, opt.Limits.WithDefaults()
 	if w < 0 || h < 0 || (w == 0) != (h == 0) {
-		return nil, 0, 0, fmt.Errorf("%w: target size %dx%d", ErrSize, w, h)
+		return nil, 0, 0, badTarget(w, h)
 	}
-	if err := overLimit(path, fmt.Sprintf("target size %dx%d", w, h), LimitPixels, mulSat(int64(w), int64(h)), lim.PixelsPerImage); err != nil {
+	if err := overLimit(path, "target size "+FormatSize(w, h), LimitPixels, mulSat(int64(w), int64(h)), lim.PixelsPerImage); err != nil {
 		return nil, 0, 0, fmt.Errorf("imageset: %w", err)
 	}
 	img, err := decode(path, lim)
@@ -662,7 +678,7 @@ func decode(path string, lim Limits) (image.Image, error) {
 }
 
 func sizeErr(path string, iw, ih, w, h int) error {
-	return fmt.Errorf("%w: %s: %dx%d pixels, the first image has %dx%d (give a target size to resize)", ErrSize, path, iw, ih, w, h)
+	return fmt.Errorf("%w: %s: %s pixels, the first image has %s (give a target size to resize)", ErrSize, path, FormatSize(iw, ih), FormatSize(w, h))
 }
 
 // readInto decodes path into dst (w*h pixels). Without a target size

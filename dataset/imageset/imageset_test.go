@@ -241,7 +241,8 @@ func TestLoadErrors(t *testing.T) {
 		p := filepath.Join(root, "cup", "cups2", "b.png")
 		writePNG(t, p, grayImage(5, 3, 0))
 		_, err := Load(context.Background(), root, Options{})
-		check(t, err, ErrSize, p, "5x3 pixels, the first image has 4x3")
+		// Sizes are written HxW, as -resize takes them (FormatSize).
+		check(t, err, ErrSize, p, "3x5 pixels, the first image has 3x4")
 		if _, err := Load(context.Background(), root, Options{Width: 4, Height: 3}); err != nil {
 			t.Fatalf("with a target size: %v", err)
 		}
@@ -259,7 +260,7 @@ func TestLoadErrors(t *testing.T) {
 	})
 	t.Run("bad target", func(t *testing.T) {
 		_, err := Load(context.Background(), makeTree(t), Options{Width: 3})
-		check(t, err, ErrSize, "target size")
+		check(t, err, ErrSize, "target size 0x3: want height and width both positive")
 	})
 	t.Run("huge header", func(t *testing.T) {
 		root := t.TempDir()
@@ -278,4 +279,12 @@ func TestLoadErrors(t *testing.T) {
 		_, _, _, err = ReadImage(p, Options{Width: 0, Height: 0})
 		check(t, err, ErrSize, p)
 	})
+}
+
+// TestFormatSize: sizes are written height first, as the command line's
+// -resize takes them.
+func TestFormatSize(t *testing.T) {
+	if got := FormatSize(38, 24); got != "24x38" {
+		t.Errorf("FormatSize(width 38, height 24) = %q, want 24x38", got)
+	}
 }

@@ -111,7 +111,7 @@ func TestSymlinkedFolders(t *testing.T) {
 	_, err = Load(context.Background(), split, Options{Limits: Limits{ImagesPerSet: 2}})
 	wantLimit(t, err, LimitSetImages, "more than 2 images per set")
 	_, err = Load(context.Background(), split, Options{Limits: Limits{TotalValues: 12*(12+ItemCost) - 1}})
-	wantLimit(t, err, LimitValues, "12 images of 4x3")
+	wantLimit(t, err, LimitValues, "12 images of 3x4")
 	// A link to a regular file beside the set folders is a file like any
 	// other: ignored, or refused with an image name.
 	symlink(t, filepath.Join(src, "README.txt"), filepath.Join(split, "cup", "notes"))
