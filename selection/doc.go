@@ -20,8 +20,10 @@
 // A Setting is what the tuner varies: prototypes per class (or one at
 // every training set, trained or not), initialisation, relevances, η,
 // epochs, the relevance rate γ, the cost (identity or a sigmoid's slope),
-// d (the sets' first d columns: subspace.Truncate) and the distance; its
-// zero fields keep the base model.Options'. DefaultSearch holds the
+// d (the sets' first d columns: subspace.Truncate) and the distance; the
+// rest comes from the base model.Options. Of its fields only Gamma, Beta,
+// Dim and Distance keep the base's when zero (Setting says which replace
+// it, zeros included: Init's zero is InitSample). DefaultSearch holds the
 // references (the package defaults and 1-NN), 1-NN on fewer angles, and
 // trainings drawn at random (a fixed seed: the same list for every data
 // set) from DefaultSpace. Tune scores them by successive halving

@@ -33,22 +33,38 @@ const AllSetsLearned = -2
 
 // Setting is one point of a search: the options the tuner varies. The
 // other options (schedule, seed, ...) come from the base model.Options
-// given to Tune, and so do those whose field here is zero.
+// given to Tune (Apply).
+//
+// Not every zero field keeps the base's. Prototypes, Init and Relevance
+// always replace the base's: Prototypes has no zero (an error), and the
+// zeros of Init and Relevance are model.InitSample and
+// model.RelevanceGlobal, not the base's (model.DefaultOptions' InitPCA
+// is replaced by InitSample). Epochs > 0 replaces the base's Epochs and
+// Eta; Epochs 0 keeps both (unused: the model is not trained), but Eta
+// must be positive all the same. Four fields keep the base's when zero:
+// Gamma, Beta and Dim, and Distance, whose zero is model.Geodesic: a
+// Setting can choose Chordal over a Geodesic base but not Geodesic over a
+// Chordal one, so a search over both distances needs a Geodesic base
+// (model.DefaultOptions').
 type Setting struct {
 	// Prototypes per class (>= 1), or AllSets, AllSetsLearned.
 	Prototypes int
-	Init       model.InitKind
-	Relevance  model.RelevanceKind
-	// Eta is the prototype learning rate η (> 0).
+	// Init and Relevance always replace the base's, zero values included
+	// (InitSample, RelevanceGlobal).
+	Init      model.InitKind
+	Relevance model.RelevanceKind
+	// Eta is the prototype learning rate η (> 0, even with Epochs 0).
 	Eta float64
 	// Epochs of training; 0 means none: the initial model is scored (and
-	// returned), as model.TrainConfig's Epochs 0.
+	// returned), as model.TrainConfig's Epochs 0, and the base's Epochs
+	// and Eta are kept.
 	Epochs int
-	// Gamma is the relevance learning rate γ (0: base's).
+	// Gamma is the relevance learning rate γ (0: base's; only with Epochs
+	// > 0).
 	Gamma float64
 	// Beta is the cost: 0 keeps base's, a positive value the sigmoid cost
 	// φ(μ) = 1/(1 + exp(−β μ)) of slope β, IdentityCost the identity
-	// φ(μ) = μ.
+	// φ(μ) = μ (only with Epochs > 0).
 	Beta float64
 	// Dim is d, the number of principal angles (0: base's Model.SubspaceDim,
 	// for sets their columns). For sets of more columns Tune trains and
@@ -56,7 +72,7 @@ type Setting struct {
 	// left singular vectors in descending order, as if built with d).
 	Dim int
 	// Distance is the model's distance; Geodesic (the zero value) keeps
-	// base's.
+	// base's, so only Chordal changes it.
 	Distance model.Distance
 }
 
@@ -162,11 +178,15 @@ func (s Setting) chain() chain {
 }
 
 // Apply returns base with s applied, for training data with labels y
-// (AllSets counts each class's sets in y). Epochs = 0 (untrained: Tune
-// scores and returns the model of model.Init) leaves base's Epochs and
-// Eta, which the model then records as the options it was made with. For
-// AllSetsLearned it is the configuration of the one-prototype training
-// whose relevances the 1-NN model takes.
+// (AllSets counts each class's sets in y), as Setting's documentation
+// says field by field: Prototypes (with base's PrototypesOfClass
+// cleared), Init and Relevance always; Epochs and Eta, and Gamma and Beta
+// when not zero, only with Epochs > 0; Dim and Distance when not zero.
+// Epochs = 0 (untrained: Tune scores and returns the model of model.Init)
+// leaves base's Epochs and Eta, which the model then records as the
+// options it was made with. AllSets also sets Init to InitSample and
+// InitNoise to 0. For AllSetsLearned it is the configuration of the
+// one-prototype training whose relevances the 1-NN model takes.
 func (s Setting) Apply(base model.Options, y []int) model.Options {
 	c, t := base.Model, base.Train
 	t.Init, c.Relevance = s.Init, s.Relevance

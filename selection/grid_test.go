@@ -73,3 +73,39 @@ func TestSpaceSample(t *testing.T) {
 		t.Errorf("order: %v", ss)
 	}
 }
+
+// TestSettingApplyKeeps pins what Setting's documentation says a zero
+// field does: Init and Relevance replace the base's with their zeros,
+// Epochs 0 keeps the base's Epochs and Eta, and Gamma, Beta, Dim and
+// Distance keep the base's when zero (a Chordal base stays Chordal).
+func TestSettingApplyKeeps(t *testing.T) {
+	base := model.DefaultOptions()
+	base.Train.Init, base.Model.Relevance = model.InitPCA, model.RelevanceLocal
+	base.Train.Epochs, base.Train.Eta, base.Train.Gamma = 77, 0.5, 0.003
+	base.Train.Activation = model.Identity
+	base.Model.SubspaceDim, base.Model.Distance = 5, model.Chordal
+	for _, c := range []struct {
+		s             Setting
+		wantEpochs    int
+		wantEta       float64
+		wantGamma     float64
+		wantIdentity  bool
+		wantDim       int
+		wantDistance  model.Distance
+		wantInit      model.InitKind
+		wantRelevance model.RelevanceKind
+	}{
+		{Setting{Prototypes: 2, Eta: 0.1, Epochs: 3}, 3, 0.1, 0.003, true, 5, model.Chordal, model.InitSample, model.RelevanceGlobal},
+		{Setting{Prototypes: 2, Eta: 0.1}, 77, 0.5, 0.003, true, 5, model.Chordal, model.InitSample, model.RelevanceGlobal},
+		{Setting{Prototypes: 2, Eta: 0.1, Epochs: 3, Gamma: 0.01, Beta: 2, Dim: 3, Distance: model.Chordal, Init: model.InitPCA, Relevance: model.RelevanceNone},
+			3, 0.1, 0.01, false, 3, model.Chordal, model.InitPCA, model.RelevanceNone},
+	} {
+		o := c.s.Apply(base, []int{0, 1})
+		if o.Train.Epochs != c.wantEpochs || o.Train.Eta != c.wantEta || o.Train.Gamma != c.wantGamma ||
+			(o.Train.Activation == model.Identity) != c.wantIdentity || o.Model.SubspaceDim != c.wantDim ||
+			o.Model.Distance != c.wantDistance || o.Train.Init != c.wantInit || o.Model.Relevance != c.wantRelevance ||
+			o.Model.PrototypesPerClass != 2 {
+			t.Errorf("%v over the base: %+v %+v", c.s, o.Model, o.Train)
+		}
+	}
+}
