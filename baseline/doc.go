@@ -3,9 +3,9 @@
 // geodesic, chordal and first-angle (MSM) distances, k-NN, a
 // projection-kernel SVM and Grassmann Discriminant Analysis. It is a tool
 // over subspaces as package selection is over the model: it imports
-// subspace, svd, kernels, linalg and score (and internal/folds,
-// internal/numerr), never model, dataset or anything with files, so a
-// program can put baseline rows beside any method's per-split accuracies.
+// subspace, svd, kernels, linalg, score and folds (and internal/numerr),
+// never model, dataset or anything with files, so a program can put
+// baseline rows beside any method's per-split accuracies.
 //
 // # Samples
 //
@@ -113,8 +113,8 @@
 //
 // Evaluate (or Pairs.Evaluate, to reuse a table made by NewPairs, or by
 // NewPairsFor with every training sample of the splits) runs every method on
-// every Split (the fields of selection.Fold: baseline.Split(f) converts
-// one) and returns per-split accuracies, mean ± sd (sample sd, as
+// every Split (the fields of folds.Fold, which selection.CVResult.Splits
+// holds: baseline.Split(f) converts one, SplitsOf a list) and returns per-split accuracies, mean ± sd (sample sd, as
 // selection reports GRLGQ's), and the time spent. Result.CompareTo takes
 // another method's per-split accuracies (GRLGQ's on the same splits) and
 // adds each row's paired differences (this − that), their standard error

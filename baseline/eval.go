@@ -30,8 +30,8 @@ var (
 )
 
 // Split is one train/validation split of the samples: ascending or not,
-// indices into the samples. It has the fields of selection.Fold, so a
-// fold converts with baseline.Split(f).
+// indices into the samples. It has the fields of folds.Fold, so a fold
+// converts with baseline.Split(f) (SplitsOf converts a list).
 type Split struct {
 	Train, Val []int
 }

@@ -73,7 +73,8 @@ func synthShared(t testing.TB, classes, per, dim, d, d0 int, spread, noise float
 	return x, y
 }
 
-// kfold is selection.StratifiedKFold's rule (internal/folds), for tests.
+// kfold deals stratified folds by folds.Deal, the rule of
+// folds.StratifiedKFold, on a PCG stream of its own, for tests.
 func kfold(y []int, k int, seed uint64) []Split {
 	fold := folds.Deal(len(y), folds.ByClass(y), k, rand.New(rand.NewPCG(seed, 7)))
 	val, train := folds.Parts(fold, k)
