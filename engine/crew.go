@@ -3,6 +3,7 @@ package engine
 import (
 	"errors"
 	"math"
+	"sync/atomic"
 
 	"github.com/grlgq/grlgq/linalg"
 	"github.com/grlgq/grlgq/svd"
@@ -23,7 +24,7 @@ import (
 //
 // A crew is how a shared model runs one large
 // prediction on several cores: the workers start with the crew, spin
-// SpinTime after each call and then park, and stop at Close. The results
+// SpinTime() after each call and then park, and stop at Close. The results
 // are the bits of sh's (see Shared). Calls are for one goroutine at a time,
 // as on any Engine; the crew never writes the prototypes: SetPrototype,
 // Sync and SetFloat32 refuse (ErrReadOnly), and Prototype's view must not
@@ -32,7 +33,7 @@ import (
 // Nearest on a crew uses its Shared's pivot index and adds its counts to
 // the Shared's Stats, as Shared.Nearest does.
 //
-// A single-sample call smaller than CrewMinWork flops runs on the caller
+// A single-sample call smaller than CrewMinWork() flops runs on the caller
 // alone (waking a worker costs more than it saves), and the adaptive
 // splitting of every Engine (see race) runs calls alone while the split
 // loses, e.g. on a machine whose other core is busy.
@@ -41,8 +42,8 @@ func (sh *Shared) Crew(workers int) *Engine {
 	e := makeEngine(dim, d, p, workers)
 	e.protos, e.finite, e.kind, e.f32 = sh.protos, sh.finite, sh.kind, sh.data32 != nil
 	// A crew starts split: splitting one sample is what it is for, and
-	// calls too small to gain from it (CrewMinWork) run solo anyway.
-	e.readOnly, e.minSplit, e.race.inCall, e.race.solo = true, CrewMinWork, true, false
+	// calls too small to gain from it (CrewMinWork()) run solo anyway.
+	e.readOnly, e.minSplit, e.race.inCall, e.race.solo = true, CrewMinWork(), true, false
 	e.from = sh
 	workers = len(e.shards)
 	// Each worker's range starts at a block of the Shared's where the
@@ -88,14 +89,35 @@ func (sh *Shared) Crew(workers int) *Engine {
 	return e
 }
 
-// CrewMinWork is the least work (flops) of a single-sample call that a
-// Crew splits between its workers; a smaller one runs on the caller. A
+// DefaultCrewMinWork is CrewMinWork until SetCrewMinWork changes it. A
 // worker still spinning from the last call takes its share within about
 // a microsecond, so the split pays from a few microseconds of work: a
 // dense 784-pixel image against 10 prototypes of 12 columns (188,000
 // flops, about 16 us on one core) runs in about half that on two, a
 // sparse digit (150 nonzero pixels, 36,000 flops) gains little.
-var CrewMinWork = 20e3
+const DefaultCrewMinWork = 20e3
+
+// crewMinWork holds CrewMinWork's float64 bits, an atomic for the same
+// reason as spinTime.
+var crewMinWork atomic.Uint64
+
+func init() { crewMinWork.Store(math.Float64bits(DefaultCrewMinWork)) }
+
+// CrewMinWork returns the least work (flops) of a single-sample call that
+// a Crew splits between its workers; a smaller one runs on the caller:
+// DefaultCrewMinWork, or what SetCrewMinWork set.
+func CrewMinWork() float64 { return math.Float64frombits(crewMinWork.Load()) }
+
+// SetCrewMinWork sets CrewMinWork (flops; 0, a negative value or NaN:
+// every call splits; +Inf: none does). Shared.Crew copies it, so it
+// affects only crews made afterwards: a model's crew is made at its first
+// prediction. It may be called at any time, from any goroutine.
+func SetCrewMinWork(flops float64) {
+	if !(flops >= 0) {
+		flops = 0
+	}
+	crewMinWork.Store(math.Float64bits(flops))
+}
 
 // ErrReadOnly: a write to the prototypes of an engine that shares them
 // (Shared.Crew).

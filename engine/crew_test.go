@@ -23,7 +23,7 @@ func TestCrewBitIdentical(t *testing.T) {
 // testCrewBitIdentical is TestCrewBitIdentical for the current
 // sharedOwnMin.
 func testCrewBitIdentical(t *testing.T) {
-	defer func(old float64) { CrewMinWork = old }(CrewMinWork)
+	defer SetCrewMinWork(CrewMinWork())
 	for _, tc := range []struct{ dim, d, p, n int }{{784, 12, 10, 12}, {100, 5, 13, 9}, {64, 3, 2, 6}, {37, 1, 9, 5}, {200, 13, 17, 7}, {64, 5, 70, 4}} {
 		r := rng(41)
 		sets, images := samplesAndImages(t, r, tc.dim, tc.d, tc.n)
@@ -47,7 +47,7 @@ func testCrewBitIdentical(t *testing.T) {
 				want := crewRun(t, sh, sets, images, lambda)
 				for _, workers := range []int{2, 3, 8} {
 					for _, minWork := range []float64{0, 20e3, inf()} {
-						CrewMinWork = minWork
+						SetCrewMinWork(minWork)
 						c := sh.Crew(workers)
 						name := fmt.Sprintf("%v f32=%v kind=%d workers=%d min=%g", tc, f32, kind, workers, minWork)
 						for range 2 {

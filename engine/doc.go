@@ -298,7 +298,10 @@
 // engine's memory. An Engine is not safe for concurrent use: one call at a
 // time. A Shared is: its prototypes are copied by NewShared and never
 // written afterwards, and every call has its own workspace; the caller's
-// inputs and outputs follow the Engine's rules.
+// inputs and outputs follow the Engine's rules. The package's two tuning
+// settings, SpinTime and CrewMinWork, are atomics read when an engine or
+// a crew is made (SetSpinTime, SetCrewMinWork may be called at any time;
+// engines made earlier keep the values they read).
 //
 // # Errors
 //

@@ -45,14 +45,30 @@ const spinYield = 16
 // ns on the Zen 5 VM.
 const spinIterTime = 8 * time.Nanosecond
 
-// SpinTime is how long an idle worker (or the caller waiting for the
-// workers) spins before parking. New copies it, so changing it affects only
-// engines created afterwards. It is longer than the work a training step
-// does between two Distances calls (about 80 us at D=784, d=12: two small
-// SVDs, the updates, two orthonormalisations), so that a training loop
-// keeps its workers spinning; with 50 us they parked every step and each
-// call paid a wake-up.
-var SpinTime = 200 * time.Microsecond
+// DefaultSpinTime is SpinTime until SetSpinTime changes it. It is longer
+// than the work a training step does between two Distances calls (about
+// 80 us at D=784, d=12: two small SVDs, the updates, two
+// orthonormalisations), so that a training loop keeps its workers
+// spinning; with 50 us they parked every step and each call paid a
+// wake-up.
+const DefaultSpinTime = 200 * time.Microsecond
+
+// spinTime holds SpinTime (nanoseconds): read by every engine made (New,
+// Shared.Crew, which a model calls at its first prediction, whenever that
+// is), so it is an atomic.
+var spinTime atomic.Int64
+
+func init() { spinTime.Store(int64(DefaultSpinTime)) }
+
+// SpinTime returns how long an idle worker (or the caller waiting for the
+// workers) spins before parking: DefaultSpinTime, or what SetSpinTime set.
+func SpinTime() time.Duration { return time.Duration(spinTime.Load()) }
+
+// SetSpinTime sets SpinTime (d <= 0: park at once). New and Shared.Crew
+// copy it, so it affects only engines made afterwards: a model's crew is
+// made at its first prediction. It may be called at any time, from any
+// goroutine.
+func SetSpinTime(d time.Duration) { spinTime.Store(int64(max(d, 0))) }
 
 // Engine computes distances between samples and its prototypes in parallel;
 // see the package documentation.
@@ -77,7 +93,7 @@ type Engine struct {
 	done        chan struct{}
 	wg          sync.WaitGroup
 	closed      bool
-	spin        time.Duration // SpinTime at New
+	spin        time.Duration // SpinTime() at New
 	// finite reports that every prototype is known to be finite: none has
 	// been handed out by Prototype (its view may be written at any time)
 	// and every SetPrototype copied finite values. Only then may an image
@@ -133,7 +149,7 @@ type Engine struct {
 	plo, phi, ogram  []float64
 	lones            []float64
 	// spinIters is the least number of spin iterations before parking,
-	// about SpinTime of uninterrupted spinning: a spinner the OS
+	// about SpinTime() of uninterrupted spinning: a spinner the OS
 	// deschedules (another process on its core) finds its deadline passed
 	// when it runs again, and without this floor parked at once, so that
 	// the next call paid a wake-up (100-800 us) instead of a spin.
@@ -274,13 +290,14 @@ func makeEngine(dim, d, p, workers int) *Engine {
 		workers = runtime.GOMAXPROCS(0)
 	}
 	workers = min(workers, p)
+	spin := SpinTime()
 	return &Engine{
 		dim: dim, d: d, p: p,
 		shards:    make([]*shard, workers),
 		owner:     make([]int32, p),
 		done:      make(chan struct{}, 1),
-		spin:      SpinTime,
-		spinIters: int(SpinTime / spinIterTime),
+		spin:      spin,
+		spinIters: int(spin / spinIterTime),
 		nzIdx:     make([]int32, dim),
 		nzVal:     make([]float64, dim),
 		kind:      newKind,

@@ -470,10 +470,10 @@ func TestAllocs(t *testing.T) {
 // workers, interleaved with pauses longer than the spin time.
 func TestParkedWorkers(t *testing.T) {
 	for _, spin := range []time.Duration{0, time.Microsecond, 200 * time.Microsecond} {
-		old := SpinTime
-		SpinTime = spin
+		old := SpinTime()
+		SetSpinTime(spin)
 		e := newEngine(t, 50, 3, 9, 4)
-		SpinTime = old
+		SetSpinTime(old)
 		P := randomBasis(t, 50, 3, rng(9))
 		ref := make([]float64, 9)
 		if err := e.Distances(ref, nil, P, uniform(3)); err != nil {

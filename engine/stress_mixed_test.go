@@ -25,8 +25,7 @@ func TestStressMixed(t *testing.T) {
 			iters *= k
 		}
 	}
-	saved := SpinTime
-	defer func() { SpinTime = saved }()
+	defer SetSpinTime(SpinTime())
 	const dim, d, p, n = 64, 3, 20, 7
 	r := rng(7)
 	sets := make([]*linalg.Dense, n)
@@ -39,7 +38,7 @@ func TestStressMixed(t *testing.T) {
 	}
 	lambda := []float64{0.5, 0.3, 0.2}
 	for _, spin := range []time.Duration{0, time.Microsecond, 20 * time.Microsecond, 200 * time.Microsecond} {
-		SpinTime = spin
+		SetSpinTime(spin)
 		for _, workers := range []int{2, 3, 8} {
 			e := newEngine(t, dim, d, p, workers)
 			want := make([][]float64, 4)

@@ -176,7 +176,7 @@
 // packed copy of the prototypes (an engine.Shared, built by the first
 // prediction), take a small workspace from a pool for each call, and
 // classify a single set or image on the caller's goroutine. A lone
-// caller's large sample (over engine.CrewMinWork flops, e.g. a dense
+// caller's large sample (over engine.CrewMinWork() flops, e.g. a dense
 // 784-pixel image against 10 prototypes of 12 columns) is split by
 // prototypes between the caller and the model's crew (engine.Shared.Crew:
 // workers-1 persistent goroutines over the same copy), which serves one
@@ -185,7 +185,7 @@
 // requests instead. The batch methods (PredictBatchTo, DistancesTo, Score)
 // split their samples over the cores (the workers of the model's last
 // training; all cores for a loaded model) with goroutines started for the
-// call. There is nothing to Close: the crew spins SpinTime after a call
+// call. There is nothing to Close: the crew spins engine.SpinTime() after a call
 // and then parks (an idle Model uses no CPU), and it exits when the Model
 // is collected (runtime.AddCleanup). Training keeps its own distance engine with
 // persistent workers for the length of a run; the results are the same
