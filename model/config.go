@@ -137,6 +137,12 @@ const (
 //	opt.Model.SubspaceDim = 5
 //	opt.Train.Epochs, opt.Train.Seed = 20, 7
 //	m, hist, err := model.Train(ctx, opt, x, y)
+//
+// Options round-trip through encoding/json (a configuration file), the
+// enums as their words, all but the hooks TrainConfig.OnEpoch and Augment,
+// which it leaves out. A field absent from the JSON keeps the value of the
+// Options decoded into, so decode into DefaultOptions() to take the
+// defaults for what a file does not say.
 type Options struct {
 	Model   Config
 	Train   TrainConfig
@@ -287,13 +293,14 @@ type TrainConfig struct {
 
 	// OnEpoch, if non-nil, is called after every epoch with its statistics
 	// (the slices in it are copies the callee may keep). Returning ErrStop
-	// ends training normally; any other error aborts it.
-	OnEpoch func(EpochStats) error
+	// ends training normally; any other error aborts it. Like Augment, it
+	// is code, not configuration: encoding/json leaves it out.
+	OnEpoch func(EpochStats) error `json:"-"`
 
 	// Augment, if non-nil, adds samples to every epoch (hard examples,
 	// per-epoch augmentation): see AugmentFunc. Package hard's Images and
 	// Pool are such hooks.
-	Augment AugmentFunc
+	Augment AugmentFunc `json:"-"`
 
 	// Workers is the number of goroutines computing distances (0: all
 	// cores, runtime.GOMAXPROCS(0) when training starts). Results never

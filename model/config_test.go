@@ -3,6 +3,7 @@ package model
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"math"
 	"reflect"
@@ -499,6 +500,50 @@ func TestValidationAndEarlyStopping(t *testing.T) {
 	for k := range m.protos {
 		if !equalFloats(m.protos[k].Data, m2.protos[k].Data) {
 			t.Fatal("restored model differs from the best epoch's")
+		}
+	}
+}
+
+// TestOptionsJSON: Options encode with encoding/json (the enums as their
+// words, the hooks left out) and decode to the same values.
+func TestOptionsJSON(t *testing.T) {
+	o := DefaultOptions()
+	o.Model = Config{SubspaceDim: 4, PrototypesPerClass: 2, PrototypesOfClass: []int{1, 3}, Relevance: RelevanceLocal,
+		ClassNames: []string{"a", "b"}, Distance: Chordal, Precision: Float32, ImageWidth: 8, ImageHeight: 2}
+	o.Train.Init, o.Train.Schedule, o.Train.Activation = InitSample, ScheduleAnneal, Sigmoid
+	o.Train.Eta, o.Train.Tau, o.Train.ValidationFraction, o.Train.Patience, o.Train.MinDelta = 0.125, 3.5, 0.25, 4, 0.01
+	o.Train.ClassWeights, o.Train.Workers, o.Train.Seed = true, 3, 1<<60+7
+	o.Predict.RejectMargin = 0.2
+	hooked := o
+	hooked.Train.OnEpoch = func(EpochStats) error { return nil }
+	hooked.Train.Augment = func(context.Context, *Model, int) ([]Sample, []int, error) { return nil, nil, nil }
+	for _, c := range []struct {
+		name  string
+		in    Options
+		words []string
+	}{
+		{"defaults", DefaultOptions(), []string{`"pca"`, `"global"`, `"geodesic"`, `"float64"`, `"constant"`, `"identity"`}},
+		{"set", o, []string{`"sample"`, `"local"`, `"chordal"`, `"float32"`, `"anneal"`, `"sigmoid"`}},
+		{"hooks", hooked, nil},
+	} {
+		name, in := c.name, c.in
+		b, err := json.Marshal(in)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		for _, w := range c.words {
+			if !strings.Contains(string(b), w) {
+				t.Errorf("%s: %s has no %s", name, b, w)
+			}
+		}
+		var out Options
+		if err := json.Unmarshal(b, &out); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		want := in
+		want.Train.OnEpoch, want.Train.Augment = nil, nil
+		if !reflect.DeepEqual(out, want) {
+			t.Errorf("%s: round trip\n got %+v\nwant %+v", name, out, want)
 		}
 	}
 }
