@@ -173,7 +173,8 @@ type Config struct {
 	// Relevance selects the relevance model (default RelevanceGlobal).
 	Relevance RelevanceKind
 
-	// ClassNames optionally names the classes (len = number of classes).
+	// ClassNames optionally names the classes (len = number of classes;
+	// a name may be empty, and Init and Train refuse a name given twice).
 	ClassNames []string
 
 	// Distance is the distance the model classifies and trains by (default
@@ -272,7 +273,8 @@ type TrainConfig struct {
 	// carved out (folds.ValidationSplit: stratified, seeded) as a
 	// validation set; 0 means none. With Patience > 0 training stops after
 	// Patience epochs without an improvement, and the model of the best
-	// epoch is returned. An epoch improves, and becomes the best epoch,
+	// epoch is returned; Patience needs a validation part (Train and
+	// Continue refuse Patience > 0 with ValidationFraction 0). An epoch improves, and becomes the best epoch,
 	// when its validation accuracy is at least the best epoch's plus
 	// MinDelta (the first epoch always does); patience counts the epochs
 	// since the best one. So with MinDelta = 0 ties go to the later epoch:
@@ -446,6 +448,37 @@ func (c *TrainConfig) validate() error {
 		return bad("AverageLast %d with Patience %d: early stopping returns one epoch's model, averaging several", c.AverageLast, c.Patience)
 	case c.Workers < 0 || c.Workers > MaxWorkers:
 		return bad("Workers %d outside [0, %d] (0: all cores)", c.Workers, MaxWorkers)
+	}
+	return nil
+}
+
+// validateRun checks c for a training run (Train, Continue): validate,
+// and Patience without a validation part, which early stopping would
+// silently ignore. Load checks a stored TrainConfig with validate alone,
+// so that files written before this check still load.
+func (c *TrainConfig) validateRun() error {
+	if err := c.validate(); err != nil {
+		return err
+	}
+	if c.Patience > 0 && c.ValidationFraction == 0 {
+		return configError("Patience %d without a validation part (ValidationFraction 0): early stopping watches the validation accuracy", c.Patience)
+	}
+	return nil
+}
+
+// checkClassNames refuses a non-empty class name given twice (a data
+// set's class would match either). Init checks it; Load does not, so
+// that files written before this check still load.
+func (c *Config) checkClassNames() error {
+	seen := make(map[string]int, len(c.ClassNames))
+	for i, n := range c.ClassNames {
+		if n == "" {
+			continue
+		}
+		if j, ok := seen[n]; ok {
+			return configError("ClassNames[%d] and ClassNames[%d] are both %q", j, i, n)
+		}
+		seen[n] = i
 	}
 	return nil
 }

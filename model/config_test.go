@@ -547,3 +547,57 @@ func TestOptionsJSON(t *testing.T) {
 		}
 	}
 }
+
+// TestRefusedCombinations: Patience without a validation part (which
+// early stopping would ignore) and a class name given twice are refused;
+// a file that stores such options, written before the check, still
+// loads.
+func TestRefusedCombinations(t *testing.T) {
+	xs, ys := synth(t, 71, 12, 2, 3, 4, 0.3)
+	ctx := context.Background()
+	o := legacyOptions(Config{}, TrainConfig{Epochs: 2, Patience: 2})
+	if _, _, err := Train(ctx, o, Sets(xs), ys); !errors.Is(err, ErrConfig) || !strings.Contains(err.Error(), "Patience") {
+		t.Errorf("Train, Patience without ValidationFraction: %v, want ErrConfig", err)
+	}
+	m, err := Init(o, Sets(xs), ys) // Init does not train: nothing to ignore
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := Continue(ctx, m, o.Train, Sets(xs), ys); !errors.Is(err, ErrConfig) {
+		t.Errorf("Continue, Patience without ValidationFraction: %v, want ErrConfig", err)
+	}
+	if back, err := Load(bytes.NewReader(modelBytes(t, m))); err != nil || back.TrainConfig().Patience != 2 {
+		t.Errorf("a file with Patience and no validation part: %v", err)
+	}
+	ok := o
+	ok.Train.ValidationFraction = 0.25
+	if _, _, err := Train(ctx, ok, Sets(xs), ys); err != nil {
+		t.Errorf("Patience with ValidationFraction: %v", err)
+	}
+
+	o.Train.Patience = 0
+	for _, names := range [][]string{{"a", "b", "a"}, {"", "x", "x"}} {
+		o.Model.ClassNames = names
+		if _, _, err := Train(ctx, o, Sets(xs), ys); !errors.Is(err, ErrConfig) || !strings.Contains(err.Error(), "ClassNames") {
+			t.Errorf("Train, ClassNames %q: %v, want ErrConfig", names, err)
+		}
+		if _, err := Init(o, Sets(xs), ys); !errors.Is(err, ErrConfig) {
+			t.Errorf("Init, ClassNames %q: %v, want ErrConfig", names, err)
+		}
+	}
+	o.Model.ClassNames = []string{"", "x", ""} // unnamed classes may share ""
+	if _, _, err := Train(ctx, o, Sets(xs), ys); err != nil {
+		t.Errorf("ClassNames with two empty names: %v", err)
+	}
+	// A model with a repeated name, as older versions trained and saved
+	// it, still loads.
+	o.Model.ClassNames = []string{"a", "b", "c"}
+	m, err = Init(o, Sets(xs), ys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.cfg.ClassNames[2] = "a"
+	if back, err := Load(bytes.NewReader(modelBytes(t, m))); err != nil || back.ClassName(2) != "a" {
+		t.Errorf("a file with a repeated class name: %v", err)
+	}
+}

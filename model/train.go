@@ -263,6 +263,9 @@ func newModel(opt Options, dim, d, classes int) (*Model, error) {
 	if cfg.ClassNames != nil && len(cfg.ClassNames) != classes {
 		return nil, fmt.Errorf("model: %w: ClassNames has %d entries for %d classes", ErrConfig, len(cfg.ClassNames), classes)
 	}
+	if err := cfg.checkClassNames(); err != nil {
+		return nil, err
+	}
 	if err := cfg.checkImageSize(dim); err != nil {
 		return nil, err
 	}
@@ -448,7 +451,7 @@ func Continue(ctx context.Context, m *Model, tc TrainConfig, x []Sample, y []int
 // < 0) and returns the training and validation parts (folds.ValidationSplit):
 // the common start of Train and Continue.
 func splitData(c TrainConfig, n int, y []int, classes int, item string) (tr, va []int, err error) {
-	if err := c.validate(); err != nil {
+	if err := c.validateRun(); err != nil {
 		return nil, nil, err
 	}
 	if n != len(y) {
