@@ -199,7 +199,8 @@
 //
 // # Errors
 //
-// Returned errors wrap sentinels testable with errors.Is: ErrConfig,
+// Returned errors wrap sentinels testable with errors.Is: ErrConfig
+// (also for the zero Model, which can neither predict nor be saved),
 // ErrData (also for the zero Sample, and for sets and images mixed in one
 // call), ErrNotFinite, ErrNumerical, ErrStop (an OnEpoch that ends
 // training early); and for Load ErrFormat,

@@ -14,7 +14,11 @@ var errClosed = errors.New("closed")
 // Sentinel errors, testable with errors.Is. Returned errors wrap them with
 // context ("model: epoch 3, sample 17: ...").
 var (
-	// ErrConfig: a field of Config, TrainConfig or PredictConfig is out of range.
+	// ErrConfig: a field of Config, TrainConfig or PredictConfig is out of
+	// range; also a Model in the wrong state for the call: the zero Model
+	// (no prototypes), which can neither predict nor be saved or
+	// marshalled, and a Model that is not a new zero Model decoded into
+	// (UnmarshalBinary, UnmarshalJSON).
 	ErrConfig = errors.New("invalid config")
 	// ErrData: the training or prediction data do not fit the model (shapes,
 	// labels, too few classes, a class without sets).
@@ -62,6 +66,12 @@ func stepError(what string, err error) error {
 	default:
 		return fmt.Errorf("model: %s: %w: %w", what, ErrNumerical, err)
 	}
+}
+
+// errZeroModel is the error of a method that needs a model's prototypes,
+// called on the zero Model.
+func errZeroModel(what string) error {
+	return fmt.Errorf("model: %s: %w: the zero Model has no prototypes (make one with Init, Train, Continue, Load or UnmarshalBinary)", what, ErrConfig)
 }
 
 // predictError adds the model's sentinel to an engine error of a

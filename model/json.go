@@ -64,8 +64,12 @@ type jsonConfig struct {
 
 // MarshalJSON exports m as JSON (the content of the binary format, for
 // other languages). Floats are written in Go's shortest round-trip form, so
-// UnmarshalJSON restores the model bit for bit.
+// UnmarshalJSON restores the model bit for bit. The zero Model is an
+// error (ErrConfig).
 func (m *Model) MarshalJSON() ([]byte, error) {
+	if len(m.protos) == 0 {
+		return nil, errZeroModel("json")
+	}
 	c, t, p := &m.cfg, &m.train, &m.pred
 	version, _ := m.fileVersion()
 	j := jsonModel{

@@ -348,7 +348,8 @@ func (s *server) release() { s.busy.Store(false) }
 
 // server returns the model's server, building it at the first call. Only
 // that first build takes m.mu (so that a burst of first callers builds one
-// copy of the prototypes); every later call is one atomic load.
+// copy of the prototypes); every later call is one atomic load. The zero
+// Model has none (ErrConfig).
 func (m *Model) server() (*server, error) {
 	if s := m.srv.Load(); s != nil {
 		return s, nil
@@ -357,6 +358,9 @@ func (m *Model) server() (*server, error) {
 	defer m.mu.Unlock()
 	if s := m.srv.Load(); s != nil {
 		return s, nil
+	}
+	if len(m.protos) == 0 {
+		return nil, errZeroModel("predict")
 	}
 	newShared := engine.NewShared
 	if m.cfg.Precision == Float32 {

@@ -83,8 +83,13 @@ func (m *Model) Save(w io.Writer) error {
 // MarshalBinary encodes m in the versioned binary format: magic, version,
 // shapes, config, labels, class names, relevances, prototypes, CRC-32C.
 // Equal models encode to equal bytes (the TrainConfig's Workers, MinDelta,
-// AverageLast and OnEpoch are not stored).
+// AverageLast and OnEpoch are not stored). The zero Model, which Load
+// could not read back, is an error (ErrConfig), and so for Save and
+// SaveFile.
 func (m *Model) MarshalBinary() ([]byte, error) {
+	if len(m.protos) == 0 {
+		return nil, errZeroModel("save")
+	}
 	p, classes := len(m.protos), m.classes
 	var flags uint32
 	if len(m.cfg.ClassNames) > 0 {
