@@ -200,7 +200,8 @@
 // # Errors
 //
 // Returned errors wrap sentinels testable with errors.Is: ErrConfig
-// (also for the zero Model, which can neither predict nor be saved),
+// (also for the zero Model, which can neither predict nor be saved, and
+// for UnmarshalBinary or UnmarshalJSON into a Model that is not new),
 // ErrData (also for the zero Sample, and for sets and images mixed in one
 // call), ErrNotFinite, ErrNumerical, ErrStop (an OnEpoch that ends
 // training early); and for Load ErrFormat,

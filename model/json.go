@@ -107,9 +107,10 @@ func (m *Model) MarshalJSON() ([]byte, error) {
 	return json.Marshal(&j)
 }
 
-// UnmarshalJSON reads a JSON export into m, which must be a new (zero)
-// Model, with the same checks as Load (errors wrap ErrFormat, ErrVersion
-// or ErrCorrupt).
+// UnmarshalJSON reads a JSON export into m, which must be a new zero
+// Model (a Model that holds a model is left as it is, and the call is an
+// error wrapping ErrConfig: see UnmarshalBinary), with the same checks as
+// Load (errors wrap ErrFormat, ErrVersion or ErrCorrupt).
 func (m *Model) UnmarshalJSON(b []byte) error {
 	var j jsonModel
 	if err := json.Unmarshal(b, &j); err != nil {
@@ -174,6 +175,5 @@ func (m *Model) UnmarshalJSON(b []byte) error {
 	if err := out.validate(); err != nil {
 		return corrupt(err)
 	}
-	m.adopt(out)
-	return nil
+	return m.adopt(out, "json")
 }

@@ -14,9 +14,10 @@ import (
 // each a D x d orthonormal basis, and relevances λ (one vector of length d,
 // or one per prototype).
 //
-// A Model is immutable once returned by Init, Train, Continue or Load:
-// training makes a new Model. All its methods may be called from any number
-// of goroutines at once, without a lock. The prediction methods share one
+// A Model is immutable once returned by Init, Train, Continue or Load, or
+// decoded into (UnmarshalBinary, UnmarshalJSON: only into a new zero
+// Model): training makes a new Model. All its methods may be called from
+// any number of goroutines at once, without a lock. The prediction methods share one
 // read-only packed copy of the prototypes (built at the first prediction),
 // take a small workspace from a pool for each call, and run a single set or
 // image on the caller's goroutine, so that a server's request handlers

@@ -581,7 +581,12 @@ func LoadFile(path string) (*Model, error) {
 }
 
 // UnmarshalBinary decodes a model encoded by MarshalBinary into m, which
-// must be a new (zero) Model. Trailing bytes are an error.
+// must be a new zero Model (as encoding.BinaryUnmarshaler and a decoder
+// that allocates the Model give it): a Model that holds a model, from
+// Init, Train, Continue, Load or an earlier decode, is left as it is and
+// the call is an error wrapping ErrConfig, since its predictions may
+// already be running (use Load for a new Model). Trailing bytes are an
+// error.
 func (m *Model) UnmarshalBinary(b []byte) error {
 	r := &sliceReader{b: b}
 	got, err := Load(r)
@@ -591,14 +596,21 @@ func (m *Model) UnmarshalBinary(b []byte) error {
 	if len(r.b) != 0 {
 		return fmt.Errorf("model: load: %w: %d trailing bytes", ErrCorrupt, len(r.b))
 	}
-	m.adopt(got)
-	return nil
+	return m.adopt(got, "load")
 }
 
-// adopt moves src's content into m (which has no predictor yet).
-func (m *Model) adopt(src *Model) {
+// adopt moves src's content into m, which must be a zero Model: checked
+// under m.mu, which a first prediction holds while it builds m's
+// predictor, so that a decode and a prediction never interleave.
+func (m *Model) adopt(src *Model, what string) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.protos != nil || m.srv.Load() != nil {
+		return fmt.Errorf("model: %s: %w: decoding into a Model that is not a new zero Model (use Load, or decode into new(model.Model))", what, ErrConfig)
+	}
 	m.cfg, m.train, m.pred, m.dim, m.d, m.classes = src.cfg, src.train, src.pred, src.dim, src.d, src.classes
 	m.labels, m.protos, m.lambda, m.epochs, m.meta = src.labels, src.protos, src.lambda, src.epochs, src.meta
+	return nil
 }
 
 type sliceReader struct{ b []byte }
