@@ -1,6 +1,7 @@
 package model
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -71,7 +72,7 @@ func checkImages(x [][]float64, y []int, dim, classes int) (int, int, error) {
 }
 
 // initImages is Init for training images.
-func initImages(opt Options, x [][]float64, y []int) (*Model, error) {
+func initImages(ctx context.Context, opt Options, x [][]float64, y []int) (*Model, error) {
 	opt, err := normalise(opt)
 	if err != nil {
 		return nil, err
@@ -91,7 +92,7 @@ func initImages(opt Options, x [][]float64, y []int) (*Model, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := initImagePrototypes(m, x, y); err != nil {
+	if err := initImagePrototypes(ctx, m, x, y); err != nil {
 		return nil, err
 	}
 	return m, nil
@@ -99,13 +100,13 @@ func initImages(opt Options, x [][]float64, y []int) (*Model, error) {
 
 // initImagePrototypes is initPrototypes for single training images (see
 // Init and placePrototypes).
-func initImagePrototypes(m *Model, x [][]float64, y []int) error {
+func initImagePrototypes(ctx context.Context, m *Model, x [][]float64, y []int) error {
 	minItems := 1
 	if m.train.Init == InitSample {
 		minItems = m.d
 	}
 	var pca *pcaWork
-	return placePrototypes(m, y, "image", minItems, func(_ int, idx []int, rng *rand.Rand, orth *linalg.Orthonormalizer) placeFunc {
+	return placePrototypes(ctx, m, y, "image", minItems, func(_ int, idx []int, rng *rand.Rand, orth *linalg.Orthonormalizer) placeFunc {
 		return func(w *linalg.Dense, j int) error {
 			if m.train.Init == InitSample {
 				perm := append([]int(nil), idx...)
@@ -149,7 +150,7 @@ func initImagePrototypes(m *Model, x [][]float64, y []int) error {
 			if pca == nil {
 				pca = newPCAWork(m.dim, m.d)
 			}
-			return pca.dominant(w, []*linalg.Dense{xs}, []float64{1}, rng)
+			return pca.dominant(ctx, w, []*linalg.Dense{xs}, []float64{1}, rng)
 		}
 	})
 }

@@ -1,6 +1,7 @@
 package model
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -13,9 +14,9 @@ import (
 
 // initPrototypes fills m.protos from training sets following m.train.Init
 // (see placePrototypes).
-func initPrototypes(m *Model, x []*subspace.Subspace, y []int) error {
+func initPrototypes(ctx context.Context, m *Model, x []*subspace.Subspace, y []int) error {
 	var pca *pcaWork
-	return placePrototypes(m, y, "set", 1, func(c int, idx []int, rng *rand.Rand, orth *linalg.Orthonormalizer) placeFunc {
+	return placePrototypes(ctx, m, y, "set", 1, func(c int, idx []int, rng *rand.Rand, orth *linalg.Orthonormalizer) placeFunc {
 		var chosen []int
 		if m.train.Init == InitSample {
 			// Distinct sets while the class has enough (a partial
@@ -53,7 +54,7 @@ func initPrototypes(m *Model, x []*subspace.Subspace, y []int) error {
 			if pca == nil {
 				pca = newPCAWork(m.dim, m.d)
 			}
-			return pca.dominant(w, sets, weights, rng)
+			return pca.dominant(ctx, w, sets, weights, rng)
 		}
 	})
 }
@@ -66,8 +67,10 @@ type placeFunc func(w *linalg.Dense, j int) error
 // InitRandom draws random orthonormal bases; otherwise every class needs at
 // least minItems training items (called item in messages; y labels them),
 // and class(c, idx, ...) (idx: the items of class c) returns the function
-// that places the class's prototypes from them.
-func placePrototypes(m *Model, y []int, item string, minItems int, class func(c int, idx []int, rng *rand.Rand, orth *linalg.Orthonormalizer) placeFunc) error {
+// that places the class's prototypes from them. It stops with ctx's error
+// before a prototype when ctx is done (InitPCA's subspace iteration checks
+// it too, every iteration).
+func placePrototypes(ctx context.Context, m *Model, y []int, item string, minItems int, class func(c int, idx []int, rng *rand.Rand, orth *linalg.Orthonormalizer) placeFunc) error {
 	cfg, tc := &m.cfg, &m.train
 	rng := rand.New(rand.NewPCG(tc.Seed, streamInit))
 	orth := linalg.NewOrthonormalizer(m.dim, m.d)
@@ -92,6 +95,9 @@ func placePrototypes(m *Model, y []int, item string, minItems int, class func(c 
 			place = class(c, byClass[c], rng, orth)
 		}
 		for j := 0; j < cfg.prototypesOf(c); j++ {
+			if err := ctx.Err(); err != nil {
+				return fmt.Errorf("model: initialising prototype %d of class %d: %w", j, c, err)
+			}
 			w := linalg.NewDense(m.dim, m.d)
 			var err error
 			if place == nil {
@@ -159,8 +165,9 @@ func newPCAWork(dim, d int) *pcaWork { return &pcaWork{dim: dim, d: d} }
 // block subspace iteration with Rayleigh–Ritz on a block of
 // b = min(2d+8, n·d, MaxSmall) columns, run until the top d Ritz values
 // change by less than 1e-13 relative (at most pcaMaxIter iterations): an
-// initialisation, accurate to far better than it needs.
-func (w *pcaWork) dominant(dst *linalg.Dense, sets []*linalg.Dense, weights []float64, rng *rand.Rand) error {
+// initialisation, accurate to far better than it needs. The iteration
+// stops with ctx's error when ctx is done.
+func (w *pcaWork) dominant(ctx context.Context, dst *linalg.Dense, sets []*linalg.Dense, weights []float64, rng *rand.Rand) error {
 	dim, d := w.dim, w.d
 	cols, widest := 0, 0
 	for _, s := range sets {
@@ -242,6 +249,9 @@ func (w *pcaWork) dominant(dst *linalg.Dense, sets []*linalg.Dense, weights []fl
 		}
 	}
 	for it := 0; ; it++ {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
 		apply()
 		kernels.AtB(h, b, q.Data, q.Stride, z.Data, z.Stride, dim, b, b)
 		if err := sv.Values(vals, h, b); err != nil {

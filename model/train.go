@@ -190,15 +190,25 @@ type stepResult struct {
 //   - InitSample: the span of d distinct random images of the class, plus
 //     InitNoise, orthonormalised (the class needs d images);
 //   - InitRandom: a random orthonormal basis.
+//
+// Init runs to the end; Train, which calls it, stops the initialisation
+// when its ctx is done.
 func Init(opt Options, x []Sample, y []int) (*Model, error) {
+	return initModel(context.Background(), opt, x, y)
+}
+
+// initModel is Init, stopped with ctx's error (wrapped) when ctx is done:
+// checked before each prototype and in each iteration of InitPCA's
+// subspace iteration.
+func initModel(ctx context.Context, opt Options, x []Sample, y []int) (*Model, error) {
 	k, err := kindOf(x)
 	if err != nil {
 		return nil, err
 	}
 	if k == kindImage {
-		return initImages(opt, images(x), y)
+		return initImages(ctx, opt, images(x), y)
 	}
-	return initSets(opt, sets(x), y)
+	return initSets(ctx, opt, sets(x), y)
 }
 
 // sets returns the subspaces of the set samples x.
@@ -232,8 +242,8 @@ func normalise(opt Options) (Options, error) {
 	return opt, opt.Predict.validate()
 }
 
-// initSets is Init for training sets.
-func initSets(opt Options, x []*subspace.Subspace, y []int) (*Model, error) {
+// initSets is initModel for training sets.
+func initSets(ctx context.Context, opt Options, x []*subspace.Subspace, y []int) (*Model, error) {
 	opt, err := normalise(opt)
 	if err != nil {
 		return nil, err
@@ -246,7 +256,7 @@ func initSets(opt Options, x []*subspace.Subspace, y []int) (*Model, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := initPrototypes(m, x, y); err != nil {
+	if err := initPrototypes(ctx, m, x, y); err != nil {
 		return nil, err
 	}
 	return m, nil
@@ -392,11 +402,19 @@ func orthonormalityError(gram []float64, b *linalg.Dense) float64 {
 // History.
 //
 // Training stops early on ctx's cancellation, on Patience, or when OnEpoch
-// returns ErrStop. On an error (cancellation included) Train returns the
-// error together with the model as it stands (every step before the failing
-// one applied; a failing step never changes it) and the history so far; a
-// setup error returns a nil model.
+// returns ErrStop. ctx is checked first, during the initialisation (before
+// each prototype, and in each iteration of InitPCA's subspace iteration),
+// before the first epoch and before every step. On an error (cancellation
+// included) Train returns the error together with the model as it stands
+// (every step before the failing one applied; a failing step never changes
+// it) and the history so far; a setup error, and a cancellation before the
+// initial model is made, return a nil model and history. The error of a
+// cancellation names the epoch it stopped in, or the prototype being
+// initialised, or says that training had not started.
 func Train(ctx context.Context, opt Options, x []Sample, y []int) (*Model, *History, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, nil, notStarted(err)
+	}
 	k, err := kindOf(x)
 	if err != nil {
 		return nil, nil, err
@@ -411,7 +429,7 @@ func Train(ctx context.Context, opt Options, x []Sample, y []int) (*Model, *Hist
 	for i, j := range tr {
 		xt[i], yt[i] = x[j], y[j]
 	}
-	m, err := Init(opt, xt, yt)
+	m, err := initModel(ctx, opt, xt, yt)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -433,7 +451,13 @@ func Train(ctx context.Context, opt Options, x []Sample, y []int) (*Model, *Hist
 // (Patience with a validation part: its best model and counter restart),
 // AverageLast (its tail of models restarts) and an Augment hook that
 // depends on more than the model and the epoch.
+//
+// ctx is checked as in Train: at the call (a nil model and history), before
+// the first epoch and before every step.
 func Continue(ctx context.Context, m *Model, tc TrainConfig, x []Sample, y []int) (*Model, *History, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, nil, notStarted(err)
+	}
 	k, err := kindOf(x)
 	if err != nil {
 		return nil, nil, err
@@ -609,6 +633,9 @@ func runData(ctx context.Context, m0 *Model, tc TrainConfig, dt data, tr, va []i
 	// The samples of one epoch: the training part, then (with Augment)
 	// what the hook added for this epoch.
 	epX, epI, epY, epExact := trainX, trainI, trainY, trainExact
+	if err := ctx.Err(); err != nil {
+		return finish(notStarted(err))
+	}
 	for e := 0; e < cfg.Epochs; e++ {
 		start := time.Now()
 		epoch := t.epochs
@@ -716,6 +743,10 @@ func runData(ctx context.Context, m0 *Model, tc TrainConfig, dt data, tr, va []i
 	}
 	return finish(nil)
 }
+
+// notStarted is the error of a cancellation before the first epoch of a
+// run.
+func notStarted(err error) error { return fmt.Errorf("model: training not started: %w", err) }
 
 // classWeights sets the trainer's class weights N/(C·n_c) from the labels
 // of the training part and of the samples added to the epoch.
