@@ -98,11 +98,14 @@ func (c *classifier) searches(x []Sample) bool {
 // labels, from the nearest prototype and, with a reject margin, the
 // nearest of another class that search (one engine.Nearest per sample)
 // finds: the distances decide takes from every distance, bit for bit.
-// r and b are scratch (len(x) each).
-func (c *classifier) labelSets(r []engine.Nearest, b []*linalg.Dense, labels []int, x []Sample, search func(r []engine.Nearest, b []*linalg.Dense, second bool) error) error {
+// r and b are scratch (len(x) each), gram too (d²).
+func (c *classifier) labelSets(r []engine.Nearest, b []*linalg.Dense, gram []float64, labels []int, x []Sample, search func(r []engine.Nearest, b []*linalg.Dense, second bool) error) error {
 	for i, s := range x {
 		if s.set.Basis == nil || s.set.Basis.Rows != c.dim || s.set.Basis.Cols != c.d {
 			return fmt.Errorf("set %d: %w", i, c.shapeError(s.set))
+		}
+		if err := checkSampleBasis(gram, s.set.Basis); err != nil {
+			return fmt.Errorf("set %d: %w", i, err)
 		}
 		b[i] = s.set.Basis
 	}
@@ -154,8 +157,14 @@ func (c *classifier) predictSetTo(eng distancer, dst *Prediction, x *subspace.Su
 		return c.shapeError(x)
 	}
 	np := len(c.labels)
+	// dst.Angles holds PᵀP for the check before the engine writes the
+	// angles into it: no workspace to allocate or pool.
+	dst.Angles = grow(dst.Angles, max(np*c.d, c.d*c.d))
+	if err := checkSampleBasis(dst.Angles, x.Basis); err != nil {
+		return err
+	}
 	dst.Distances = grow(dst.Distances, np)
-	dst.Angles = grow(dst.Angles, np*c.d)
+	dst.Angles = dst.Angles[:np*c.d]
 	if err := eng.Distances(dst.Distances, dst.Angles, x.Basis, c.lambda); err != nil {
 		return fmt.Errorf("model: predict: %w", predictError(err))
 	}
@@ -201,9 +210,13 @@ func (c *classifier) distancesTo(eng distancer, dist []float64, x []Sample, base
 		}
 		return block, nil
 	}
+	gram := make([]float64, c.d*c.d)
 	for i, s := range x {
 		if b := s.set.Basis; b == nil || b.Rows != c.dim || b.Cols != c.d {
 			return block, fmt.Errorf("set %d: %w", i, c.shapeError(s.set))
+		}
+		if err := checkSampleBasis(gram, s.set.Basis); err != nil {
+			return block, fmt.Errorf("set %d: %w", i, err)
 		}
 		bases[i] = s.set.Basis
 	}
@@ -307,10 +320,12 @@ type server struct {
 }
 
 // searchScratch is one PredictLabelsTo call's scratch for the pruned
-// search: a result and a basis per sample.
+// search: a result and a basis per sample, and PᵀP for the check of a
+// sample's basis.
 type searchScratch struct {
-	r []engine.Nearest
-	b []*linalg.Dense
+	r    []engine.Nearest
+	b    []*linalg.Dense
+	gram []float64
 }
 
 // searchScratch returns scratch for n samples from the pool (grown if
@@ -322,6 +337,9 @@ func (s *server) searchScratch(n int) *searchScratch {
 	}
 	if cap(sc.r) < n {
 		sc.r, sc.b = make([]engine.Nearest, n), make([]*linalg.Dense, n)
+	}
+	if sc.gram == nil {
+		sc.gram = make([]float64, s.d*s.d)
 	}
 	sc.r, sc.b = sc.r[:n], sc.b[:n]
 	return sc
@@ -389,7 +407,10 @@ func (m *Model) server() (*server, error) {
 // PredictTo classifies x into dst on the caller's goroutine, with the
 // model's crew of workers on the other cores when no other call is using
 // it and x is large enough to gain (see the package documentation). A set's
-// Basis must be D x d. A single image (len D) is the 1-D subspace x/‖x‖ at
+// Basis must be D x d with orthonormal columns, checked as training checks
+// them (max |PᵀP − I| <= 1e-6, else ErrData; one d x d product PᵀP, which
+// dst's Angles hold before the angles: their capacity must be d² when p·d
+// is less). A single image (len D) is the 1-D subspace x/‖x‖ at
 // distance θ_1² (Chordal: sin²θ_1), θ_1 = arccos(‖Wᵀx‖/‖x‖); a sparse image (an MNIST digit
 // is about 80% exact zeros) costs less: the engine reads the prototypes'
 // rows of its nonzero pixels only, with the same result bits. It
@@ -511,7 +532,7 @@ func (m *Model) PredictLabelsTo(dst []int, x []Sample) error {
 	if s.searches(x) {
 		sc := s.searchScratch(len(x))
 		defer s.putSearchScratch(sc)
-		return s.labelSets(sc.r, sc.b, dst, x, func(r []engine.Nearest, b []*linalg.Dense, second bool) error {
+		return s.labelSets(sc.r, sc.b, sc.gram, dst, x, func(r []engine.Nearest, b []*linalg.Dense, second bool) error {
 			if len(b) == 1 {
 				if c := s.acquire(); c != nil {
 					// One set: its search split by the crew, which is free.

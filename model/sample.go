@@ -18,8 +18,10 @@ type Sample struct {
 }
 
 // Set returns the sample of an image set's subspace (its Basis must be
-// D x d with orthonormal columns; Values and Right, when present, let
-// Explain rank the set's images). Set(nil) is the zero Sample.
+// D x d with orthonormal columns: training and every prediction method
+// refuse, with ErrData, a basis with max |PᵀP − I| over 1e-6; Values and
+// Right, when present, let Explain rank the set's images). Set(nil) is
+// the zero Sample.
 func Set(s *subspace.Subspace) Sample { return Sample{set: s} }
 
 // Image returns the sample of the single image x (D pixels, any positive

@@ -344,7 +344,7 @@ func checkData(cfg *Config, x []*subspace.Subspace, y []int, dim, d, classes int
 		}
 		e := orthonormalityError(gram, b)
 		if !(e <= dataOrthoTol) {
-			return 0, 0, 0, fmt.Errorf("model: %w: set %d: basis columns not orthonormal (max |PᵀP − I| = %.3g)", ErrData, i, e)
+			return 0, 0, 0, fmt.Errorf("model: %w: set %d: %s", ErrData, i, notOrthonormal(e))
 		}
 		if orthoErr != nil {
 			orthoErr[i] = e
@@ -366,6 +366,32 @@ func checkData(cfg *Config, x []*subspace.Subspace, y []int, dim, d, classes int
 		return 0, 0, 0, fmt.Errorf("model: %w: label %d but the model has %d classes", ErrData, maxLabel, classes)
 	}
 	return dim, d, classes, nil
+}
+
+// notOrthonormal is the message of a basis further than dataOrthoTol from
+// orthonormal, e its max |PᵀP − I|: training's and prediction's.
+func notOrthonormal(e float64) string {
+	return fmt.Sprintf("basis columns not orthonormal (max |PᵀP − I| = %.3g)", e)
+}
+
+// checkSampleBasis checks the basis of a set to classify (its shape
+// checked against the model's) as training checks its sets: its stride
+// and length, and max |PᵀP − I| <= dataOrthoTol, with PᵀP (one
+// kernels.AtB) in gram (len >= Cols²; nothing allocated). The error
+// wraps ErrData, or ErrNotFinite for a basis that holds a NaN or an
+// infinity (looked for only when the check fails).
+func checkSampleBasis(gram []float64, b *linalg.Dense) error {
+	if b.Stride < b.Cols || len(b.Data) < (b.Rows-1)*b.Stride+b.Cols {
+		return fmt.Errorf("model: %w: basis of %d x %d has stride %d and %d values", ErrData, b.Rows, b.Cols, b.Stride, len(b.Data))
+	}
+	e := orthonormalityError(gram, b)
+	if e <= dataOrthoTol {
+		return nil
+	}
+	if err := b.Validate(); err != nil {
+		return fmt.Errorf("model: %w: %v", ErrNotFinite, err)
+	}
+	return fmt.Errorf("model: %w: %s", ErrData, notOrthonormal(e))
 }
 
 // orthonormalityError is linalg.OrthonormalityError(b) (max |BᵀB − I|,
