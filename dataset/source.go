@@ -65,11 +65,11 @@ var schemes = map[string]struct {
 func parseSpec(s string) (string, []string, error) {
 	scheme, rest, ok := strings.Cut(s, ":")
 	if !ok {
-		return "", nil, fmt.Errorf("%w %q: want SCHEME:PATH, one of %s", ErrSpec, s, SpecHelp)
+		return "", nil, fmt.Errorf("%w %q: want SCHEME:PATH%s, one of %s", ErrSpec, s, guessScheme(s), SpecHelp)
 	}
 	sc, known := schemes[scheme]
 	if !known {
-		return "", nil, fmt.Errorf("%w %q: unknown scheme %q, want one of %s", ErrSpec, s, scheme, SpecHelp)
+		return "", nil, fmt.Errorf("%w %q: unknown scheme %q%s, want one of %s", ErrSpec, s, scheme, guessScheme(rest), SpecHelp)
 	}
 	paths := strings.Split(rest, ",")
 	if len(paths) < sc.need || len(paths) > len(sc.paths) {
@@ -85,6 +85,35 @@ func parseSpec(s string) (string, []string, error) {
 		}
 	}
 	return scheme, paths, nil
+}
+
+// guessScheme is the hint of an error about the specification path that
+// has no scheme (or an unknown one): " (did you mean csv:PATH?)" when
+// the name says which scheme it takes (.csv and .csv.gz, .npy, .mat,
+// IDX's -ubyte and .idx names, a name ending in a slash), "" otherwise.
+// From the name alone, never guessed into a valid specification: the
+// scheme says how to read the file, and a wrong guess would read it
+// wrongly without a word.
+func guessScheme(path string) string {
+	name := strings.ToLower(path)
+	var scheme string
+	switch {
+	case path == "":
+		return ""
+	case strings.HasSuffix(name, ".csv"), strings.HasSuffix(name, ".csv.gz"):
+		scheme = "csv"
+	case strings.HasSuffix(name, ".npy"):
+		scheme = "npy"
+	case strings.HasSuffix(name, ".mat"):
+		scheme = "mat"
+	case strings.HasSuffix(name, "-ubyte"), strings.HasSuffix(name, "-ubyte.gz"), strings.HasSuffix(name, ".idx"), strings.HasSuffix(name, ".idx.gz"):
+		scheme = "idx"
+	case strings.HasSuffix(path, "/"):
+		scheme = "folder"
+	default:
+		return ""
+	}
+	return " (did you mean " + scheme + ":" + path + "?)"
 }
 
 // ParseSource parses the command-line form of a source into its typed

@@ -46,11 +46,24 @@ func TestParseSource(t *testing.T) {
 		"npy:a,b,c": "got 3",
 		"":          "want SCHEME:PATH",
 		"IDX:a,b":   "unknown scheme",
+		// A name that says its scheme gets a hint, never a guess.
+		"digits.csv.gz":             "want SCHEME:PATH (did you mean csv:digits.csv.gz?), one of",
+		"d/x.CSV":                   "(did you mean csv:d/x.CSV?)",
+		"x.npy":                     "(did you mean npy:x.npy?)",
+		"yale.mat":                  "(did you mean mat:yale.mat?)",
+		"train-images-idx3-ubyte":   "(did you mean idx:train-images-idx3-ubyte?)",
+		"t10k-images-idx3-ubyte.gz": "(did you mean idx:t10k-images-idx3-ubyte.gz?)",
+		"eth80/":                    "(did you mean folder:eth80/?)",
+		"cvs:digits.csv":            `unknown scheme "cvs" (did you mean csv:digits.csv?), want one of`,
+		"data/digits.txt":           "want SCHEME:PATH, one of",
 	}
 	for s, frag := range bad {
 		_, err := ParseSource(s)
 		if !errors.Is(err, ErrSpec) || !strings.Contains(err.Error(), frag) {
 			t.Errorf("ParseSource(%q) error %v, want ErrSpec mentioning %q", s, err, frag)
+		}
+		if err != nil && !strings.Contains(frag, "did you mean") && strings.Contains(err.Error(), "did you mean") {
+			t.Errorf("ParseSource(%q) error %v: a hint for a name that says no scheme", s, err)
 		}
 	}
 	src, _ := ParseSource("csv:" + filepath.Join(t.TempDir(), "none.csv"))
