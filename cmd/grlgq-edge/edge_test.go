@@ -510,3 +510,59 @@ func TestClassifyFloat32(t *testing.T) {
 		t.Errorf("float32 model output:\n%s", out32)
 	}
 }
+
+// TestSizeMessage: an image size in a message is written HxW, as the rest
+// of the project writes sizes (imageset.FormatSize), and says so, since
+// the binary's own flags are -width and -height: a PNG 10 pixels wide and
+// 5 high is "5x10" to a model that records no image size and wants D = 64.
+func TestSizeMessage(t *testing.T) {
+	dir := t.TempDir()
+	rng := rand.New(rand.NewPCG(3, 4))
+	conv, err := subspace.NewConverter(fxDim, fxM, fxD)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var xs []*subspace.Subspace
+	var ys []int
+	for c := range 2 {
+		for range 4 {
+			x := linalg.NewDense(fxDim, fxM)
+			for r := range fxDim {
+				for j := range fxM {
+					x.Set(r, j, rng.Float64())
+				}
+			}
+			s, err := conv.FromSet(x)
+			if err != nil {
+				t.Fatal(err)
+			}
+			xs, ys = append(xs, s), append(ys, c)
+		}
+	}
+	o := model.DefaultOptions()
+	o.Model = model.Config{SubspaceDim: fxD, PrototypesPerClass: 1} // no image size
+	o.Train.Epochs, o.Train.Seed, o.Train.Workers = 2, 1, 1
+	m, _, err := model.Train(context.Background(), o, model.Sets(xs), ys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mp := filepath.Join(dir, "model.grlgq")
+	if err := m.SaveFile(mp); err != nil {
+		t.Fatal(err)
+	}
+	sd := filepath.Join(dir, "set")
+	os.MkdirAll(sd, 0o755)
+	var b bytes.Buffer
+	png.Encode(&b, image.NewGray(image.Rect(0, 0, 10, 5)))
+	writeFile(t, filepath.Join(sd, "wide.png"), b.Bytes())
+
+	_, stderr, code := runEdge(t, nil, "-model", mp, sd)
+	want := "wide.png: image of 5x10 pixels (HxW, D = 50), the model wants D = 64: use -width 8 -height 8 (or another W and H with W·H = 64)"
+	if code != 1 || !strings.Contains(stderr, want) {
+		t.Errorf("exit %d, stderr %q; want 1 and %q", code, stderr, want)
+	}
+	_, stderr, code = runEdge(t, nil, "-model", mp, "-width", "0", "-height", "5", sd)
+	if want := "(got -width 0 -height 5)"; code != 2 || !strings.Contains(stderr, want) {
+		t.Errorf("-width 0 -height 5: exit %d, stderr %q; want 2 and %q", code, stderr, want)
+	}
+}

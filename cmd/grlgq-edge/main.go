@@ -110,7 +110,7 @@ func check(fs *flag.FlagSet, modelPath string, width, height int, lim imageset.L
 	case stdins > 1:
 		return base.Usagef(fs, "- (standard input) given %d times; it may hold several sets", stdins)
 	case (width == 0) != (height == 0):
-		return base.Usagef(fs, "-width and -height go together (got %d x %d)", width, height)
+		return base.Usagef(fs, "-width and -height go together (got -width %d -height %d)", width, height)
 	case lim.PixelsPerImage < model.MaxDim && int64(width)*int64(height) > lim.PixelsPerImage:
 		return base.Usagef(fs, "-width %d -height %d: %d pixels, the limit is %d (-max-pixels)", width, height, width*height, lim.PixelsPerImage)
 	case width*height > model.MaxDim:
@@ -174,7 +174,7 @@ func readDir(dir string, w, h int, m *model.Model, lim imageset.Limits) ([][]flo
 			return nil, &imageset.LimitError{File: dir, What: fmt.Sprintf("%d images to decode", i+1), Limit: imageset.LimitValues, Max: lim.TotalValues}
 		}
 		if mw, _ := m.ImageSize(); w == 0 && mw == 0 && iw*ih != dim {
-			return nil, fmt.Errorf("%s: %dx%d = %d pixels, the model wants D = %d: %s", path, iw, ih, iw*ih, dim, edgeSizeHint(dim, 0, 0))
+			return nil, fmt.Errorf("%s: image of %s pixels (HxW, D = %d), the model wants D = %d: %s", path, imageset.FormatSize(iw, ih), iw*ih, dim, edgeSizeHint(dim, 0, 0))
 		}
 	}
 	if w > 0 && w*h != dim {
@@ -462,14 +462,14 @@ func printMemStats(w io.Writer) {
 }
 
 // edgeSizeHint names the -width and -height that give a model of D dim
-// (whose images were width x height, or 0 x 0 when it records none) its
-// size.
+// (whose images were width pixels wide and height high, or 0 and 0 when
+// it records none) its size.
 func edgeSizeHint(dim, width, height int) string {
 	if width > 0 {
 		return fmt.Sprintf("use -width %d -height %d (or leave them out: the model's image size is the default)", width, height)
 	}
 	if s := int(math.Round(math.Sqrt(float64(dim)))); s*s == dim {
-		return fmt.Sprintf("use -width %d -height %d (or another W x H = %d)", s, s, dim)
+		return fmt.Sprintf("use -width %d -height %d (or another W and H with W·H = %d)", s, s, dim)
 	}
-	return fmt.Sprintf("use -width W -height H with W x H = %d", dim)
+	return fmt.Sprintf("use -width W -height H with W·H = %d", dim)
 }
