@@ -11,6 +11,7 @@ import (
 
 	"github.com/grlgq/grlgq/cmd/internal/base"
 	"github.com/grlgq/grlgq/dataset"
+	"github.com/grlgq/grlgq/dataset/imageset"
 	"github.com/grlgq/grlgq/model"
 	"github.com/grlgq/grlgq/predict"
 	"github.com/grlgq/grlgq/subspace"
@@ -69,11 +70,11 @@ func (f *dataFlags) check(fs *flag.FlagSet) error {
 		return usagef(fs, "-data is required")
 	}
 	if (f.width == 0) != (f.height == 0) {
-		return usagef(fs, "-width and -height go together (got %d x %d)", f.width, f.height)
+		return usagef(fs, "-width and -height go together (got -width %d -height %d)", f.width, f.height)
 	}
 	if f.width > 0 {
 		if s.Resize != (dataset.Size{}) && s.Resize != (dataset.Size{Height: f.height, Width: f.width}) {
-			return usagef(fs, "-resize %s and -width/-height %dx%d disagree", s.Resize.String(), f.height, f.width)
+			return usagef(fs, "-resize %s and -width %d -height %d (%s) disagree", s.Resize.String(), f.width, f.height, imageset.FormatSize(f.width, f.height))
 		}
 		s.Resize = dataset.Size{Height: f.height, Width: f.width}
 	}
@@ -158,7 +159,7 @@ func describe(ds *dataset.Dataset) string {
 		fmt.Fprintf(&b, "%d images", len(ds.Images))
 	}
 	if ds.Width > 0 {
-		fmt.Fprintf(&b, " of %dx%d pixels (D=%d)", ds.Height, ds.Width, ds.Dim)
+		fmt.Fprintf(&b, " of %s pixels (D=%d)", imageset.FormatSize(ds.Width, ds.Height), ds.Dim)
 	} else {
 		fmt.Fprintf(&b, " of D=%d pixels", ds.Dim)
 	}
@@ -228,14 +229,16 @@ func evalSamples(mod *model.Model, ds *dataset.Dataset, groupM int, seed uint64,
 			mw, mh := mod.ImageSize()
 			switch s := int(math.Round(math.Sqrt(float64(mod.Dim())))); {
 			case mw > 0:
-				want = fmt.Sprintf("%dx%d images (D=%d): use -resize %dx%d (the default for this model when -resize is left out)", mh, mw, mod.Dim(), mh, mw)
+				sz := imageset.FormatSize(mw, mh)
+				want = fmt.Sprintf("%s images (D=%d): use -resize %s (the default for this model when -resize is left out)", sz, mod.Dim(), sz)
 			case s*s == mod.Dim():
-				want += fmt.Sprintf(" pixels per image, e.g. %dx%d: use -resize %dx%d (or another HxW with H·W = %d)", s, s, s, s, mod.Dim())
+				sz := imageset.FormatSize(s, s)
+				want += fmt.Sprintf(" pixels per image, e.g. %s: use -resize %s (or another HxW with H·W = %d)", sz, sz, mod.Dim())
 			default:
 				want += fmt.Sprintf(" pixels per image: use -resize HxW with H·W = %d", mod.Dim())
 			}
 		}
-		return nil, fmt.Errorf("%s has %d pixels per image (%dx%d), the model wants %s", ds.Source, ds.Dim, h, w, want)
+		return nil, fmt.Errorf("%s has %d pixels per image (%s), the model wants %s", ds.Source, ds.Dim, imageset.FormatSize(w, h), want)
 	}
 	d := mod.SubspaceDim()
 	if ds.Kind() == dataset.KindBases && ds.SubDim < d {

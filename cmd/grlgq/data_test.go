@@ -4,6 +4,7 @@ import (
 	"flag"
 	"io"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/grlgq/grlgq/dataset"
@@ -47,5 +48,29 @@ func TestDataFlags(t *testing.T) {
 	}
 	if err := fs.Parse([]string{"-csv-label", "middle"}); err == nil {
 		t.Error("-csv-label middle: no error")
+	}
+}
+
+// TestSizeFlagMessages: the refusals of -width and -height name the flags
+// with their values, and a size they make is written HxW, as -resize
+// takes it: -width 10 -height 5 is 5x10.
+func TestSizeFlagMessages(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-width", "0", "-height", "5"}, "(got -width 0 -height 5)"},
+		{[]string{"-width", "10", "-height", "5", "-resize", "10x5"}, "-resize 10x5 and -width 10 -height 5 (5x10) disagree"},
+	} {
+		var df dataFlags
+		fs := flag.NewFlagSet("x", flag.ContinueOnError)
+		fs.SetOutput(io.Discard)
+		df.addFlags(fs)
+		if err := fs.Parse(append([]string{"-data", "csv:d.csv"}, c.args...)); err != nil {
+			t.Fatal(err)
+		}
+		if err := df.check(fs); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%v: %v, want %q", c.args, err, c.want)
+		}
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/grlgq/grlgq/dataset/imageset"
 	"github.com/grlgq/grlgq/internal/safefile"
 	"github.com/grlgq/grlgq/model"
 )
@@ -84,7 +85,7 @@ func describeModel(w io.Writer, path string, version int, m *model.Model) {
 	fmt.Fprintf(w, "format      version %d (this grlgq reads 1 to %d)\n", version, model.FormatVersion)
 	shape := fmt.Sprintf("D=%d, d=%d", m.Dim(), d)
 	if iw, ih := m.ImageSize(); iw > 0 && ih > 0 {
-		shape += fmt.Sprintf(" (images of %dx%d pixels, HxW)", ih, iw)
+		shape += fmt.Sprintf(" (images of %s pixels, HxW)", imageset.FormatSize(iw, ih))
 	}
 	fmt.Fprintf(w, "shape       %s\n", shape)
 	labels := m.Labels()
