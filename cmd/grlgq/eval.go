@@ -132,55 +132,12 @@ func (f *modelFlags) load(ctx context.Context, fs *flag.FlagSet) (*model.Model, 
 	}
 	// Printed at the end of a successful run, so that a failure stays
 	// one line.
-	for _, msg := range []string{f.imageWarning(fs, w, h), f.resizeWarning(fs, w, h)} {
-		if msg != "" && f.env != nil {
+	if f.env != nil {
+		for _, msg := range f.data.sizeWarnings(fs, w, h) {
 			f.env.warnLater(fs.Name(), msg)
 		}
 	}
 	return mod, s, nil
-}
-
-// resizeWarning says when -resize (or -width and -height) gives images a
-// size other than w x h, the model's, with as many pixels: a size with
-// other pixels fails (evalSamples), but this one is classified, its
-// pixels read as an image of the model's shape (16x64 for a 32x32
-// model), as silently as a typo in -image. Leaving -resize out resizes
-// to the model's size. "" when there is nothing to say.
-func (f *modelFlags) resizeWarning(fs *flag.FlagSet, w, h int) string {
-	r, want := f.data.src.Resize, dataset.Size{Height: h, Width: w}
-	if w <= 0 || h <= 0 || r == (dataset.Size{}) || r == want || r.Width*r.Height != w*h {
-		return ""
-	}
-	given, name := "-resize "+r.String(), "-resize"
-	if !isSet(fs, "resize") {
-		given, name = fmt.Sprintf("-width %d -height %d", r.Width, r.Height), "-width/-height"
-	}
-	return fmt.Sprintf("%s is not the model's image size %s: the images were resized to %s and their %d pixels read as %s ones (check %s; leave it out to resize to %s)",
-		given, want.String(), r.String(), w*h, want.String(), name, want.String())
-}
-
-// imageWarning says when -image (or -mat-image) gives MAT or CSV images a
-// size other than w x h, the model's, and no -resize says to resize
-// them: the load then resizes them to the model's size, as it should
-// when they are of another resolution, but a typo in -image (4x16 for
-// 8x8: the same pixels, read as another shape) is resized to garbage
-// as silently. "" when there is nothing to say.
-func (f *modelFlags) imageWarning(fs *flag.FlagSet, w, h int) string {
-	shape, want := f.data.shape, dataset.Size{Height: h, Width: w}
-	switch f.data.src.Source().(type) {
-	case dataset.MAT, dataset.CSV:
-	default:
-		return "" // -image does not apply
-	}
-	if w <= 0 || h <= 0 || shape == (dataset.Size{}) || shape == want || f.data.src.Resize != (dataset.Size{}) {
-		return ""
-	}
-	name := "image"
-	if isSet(fs, "mat-image") && !isSet(fs, "image") {
-		name = "mat-image"
-	}
-	return fmt.Sprintf("-%s %s is not the model's image size %s: the images were resized to %s (check -%s; give -resize %s if the resize is meant)",
-		name, shape.String(), want.String(), want.String(), name, want.String())
 }
 
 // predictAll classifies every sample (predict.All).

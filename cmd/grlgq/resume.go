@@ -18,7 +18,9 @@ import (
 // -schedule, -val, -patience, -seed, ...) apply. Epoch numbers, and so the
 // learning-rate schedule and the permutations, continue from the model's.
 // -o may name the resumed file itself: it is read whole before training,
-// and replaced only when training succeeds.
+// and replaced only when training succeeds. Data of the model's D whose
+// -resize or -image is not its image size train with eval's warnings
+// (dataFlags.sizeWarnings).
 type resumeFlags struct {
 	path  string
 	model *model.Model

@@ -139,3 +139,46 @@ func TestResizeShapeWarning(t *testing.T) {
 		t.Errorf("eval of a model without an image size: stderr %q", r.stderr)
 	}
 }
+
+// TestResumeResizeShapeWarning: train -resume checks the data against the
+// resumed model's D only, so a -resize (or -width and -height) with the
+// model's pixel count in another shape trained on, its pixels read as the
+// model's shape; it now says so as eval does, in one warning line at the
+// end of a successful run, and so does an -image unlike the model's size.
+// The model's size, no -resize, or training from scratch: no warning;
+// another pixel count: the error, alone.
+func TestResumeResizeShapeWarning(t *testing.T) {
+	dir := t.TempDir()
+	data := filepath.Join(dir, "d.csv")
+	writeCSV(t, data, 2, 12, 4)
+	spec := []string{"-data", "csv:" + data, "-image", "8x8", "-pixel-max", "16", "-m", "4", "-quiet"}
+	mod := filepath.Join(dir, "m.grlgq")
+	ok(t, append([]string{"train", "-d", "2", "-epochs", "1", "-o", mod}, spec...)...)
+	out := filepath.Join(dir, "out.grlgq")
+	warning := func(given, size, name string) string {
+		return "grlgq: train: warning: " + given + " is not the model's image size 8x8: the images were resized to " + size +
+			" and their 64 pixels read as 8x8 ones (check " + name + "; leave it out to resize to 8x8)\n"
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-resize", "4x16"}, warning("-resize 4x16", "4x16", "-resize")},
+		{[]string{"-resize", "16x4", "-json"}, warning("-resize 16x4", "16x4", "-resize")},
+		{[]string{"-width", "16", "-height", "4"}, warning("-width 16 -height 4", "4x16", "-width/-height")},
+		{[]string{"-image", "4x16"}, "grlgq: train: warning: -image 4x16 is not the model's image size 8x8: the images were resized to 8x8 (check -image; give -resize 8x8 if the resize is meant)\n"},
+		{[]string{"-resize", "8x8"}, ""},
+		{nil, ""},
+	} {
+		args := append(append([]string{"train", "-resume", mod, "-epochs", "1", "-o", out}, spec...), c.args...)
+		if r := ok(t, args...); r.stderr != c.want {
+			t.Errorf("grlgq %s: stderr %q, want %q", strings.Join(args, " "), r.stderr, c.want)
+		}
+	}
+	// Training from scratch at that size: no model to differ from.
+	if r := ok(t, append([]string{"train", "-d", "2", "-epochs", "1", "-o", out, "-resize", "4x16"}, spec...)...); r.stderr != "" {
+		t.Errorf("train from scratch at -resize 4x16: stderr %q", r.stderr)
+	}
+	// Another pixel count is an error, one line, without the warning.
+	fails(t, 1, []string{"-resume " + mod}, append(append([]string{"train", "-resume", mod, "-epochs", "1", "-o", out}, spec...), "-resize", "4x4")...)
+}

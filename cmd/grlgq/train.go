@@ -341,6 +341,14 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 	if err := rf.apply(ds, &o); err != nil {
 		return err
 	}
+	if rf.model != nil {
+		// The data fit the model's D; a shape unlike its image size is
+		// said, as eval says it, at the end of a successful run.
+		w, h := rf.model.ImageSize()
+		for _, msg := range df.sizeWarnings(fs, w, h) {
+			e.warnLater(fs.Name(), msg)
+		}
+	}
 	if m == 0 {
 		m = max(10, 2*o.Model.SubspaceDim)
 	}
