@@ -471,7 +471,7 @@ func TestDeps(t *testing.T) {
 		deps := strings.Fields(string(out))
 		for _, d := range deps {
 			for _, f := range forbidden {
-				// dataset/imageset (stdlib + x/image) is allowed; its parent is not.
+				// dataset/imageset (std, pixels, x/image) is allowed; its parent is not.
 				sub := strings.HasPrefix(d, f+"/") && f != "net" && f != "github.com/grlgq/grlgq/dataset"
 				if d == f || sub {
 					t.Errorf("tags %q: the edge binary depends on %s", tags, d)
