@@ -1,7 +1,8 @@
 // Package imageset decodes images and folder trees of image sets into gray
-// pixel vectors. It imports only the standard library,
-// golang.org/x/image, package pixels and internal/safefile (the non-blocking open of every
-// input), so that the edge inference binary can read images
+// pixel vectors. It imports only the standard library, package pixels
+// (and through it golang.org/x/image) and internal/safefile (the
+// non-blocking open of every input), so that the edge inference binary
+// can read images
 // without pulling in the MAT, npy and CSV loaders of package dataset.
 //
 // Formats: PNG and JPEG (by content; Load picks files by the extensions
