@@ -38,7 +38,9 @@ func Average(ms []*Model) (*Model, error) {
 	}
 	m0 := ms[0]
 	if len(ms) == 1 {
-		return m0.clone(), nil
+		out := m0.clone()
+		out.workers = 0 // a new model: all cores (Model.WithWorkers)
+		return out, nil
 	}
 	for i, m := range ms[1:] {
 		if m.dim != m0.dim || m.d != m0.d || m.classes != m0.classes || len(m.protos) != len(m0.protos) || m.cfg.Relevance != m0.cfg.Relevance {
@@ -57,6 +59,7 @@ func Average(ms []*Model) (*Model, error) {
 	}
 	dim, d := m0.dim, m0.d
 	out := m0.clone()
+	out.workers = 0 // a new model: all cores (Model.WithWorkers)
 	ws := make([]*linalg.Dense, len(ms))
 	mw := newMeanWork(dim, d)
 	for k := range out.protos {

@@ -306,7 +306,9 @@ type TrainConfig struct {
 
 	// Workers is the number of goroutines computing distances (0: all
 	// cores, runtime.GOMAXPROCS(0) when training starts). Results never
-	// depend on it.
+	// depend on it. It bounds the training and the predictions of the
+	// models it hands its hooks, not those of the model it returns (see
+	// Model.WithWorkers).
 	Workers int
 
 	// Seed seeds the initialisation, the validation split and every epoch's
@@ -317,7 +319,7 @@ type TrainConfig struct {
 // AugmentFunc is a TrainConfig.Augment hook. Before each epoch (epoch is
 // its lifetime number, from 1, as EpochStats.Epoch) the training loop
 // calls it with the model as it stands (m: a snapshot the hook may keep
-// and predict with) and appends the samples it returns (with their
+// and predict with, on the training's Workers: see Model.WithWorkers) and appends the samples it returns (with their
 // labels, of the model's classes; samples of the training data's kind,
 // sets or images) to that epoch's training part: the epoch visits the
 // training part followed by them in the seeded order of an epoch of that

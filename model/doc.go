@@ -25,7 +25,8 @@
 // Continue), TrainConfig how it is trained (initialisation, rates,
 // schedule, cost, epochs, early stopping, averaging, hooks, seed,
 // workers) and PredictConfig how it predicts (temperature, reject
-// margin). DefaultOptions (DefaultConfig, DefaultTrainConfig,
+// margin); the cores a model predicts on are none of these (WithWorkers,
+// not stored). DefaultOptions (DefaultConfig, DefaultTrainConfig,
 // DefaultPredictConfig) holds every default; a field's zero means zero
 // (no noise, no floor, no training), except the documented Workers 0 (all
 // cores) and SubspaceDim 0 (d from the bases). A model file stores all
@@ -182,10 +183,14 @@
 // workers-1 persistent goroutines over the same copy), which serves one
 // call at a time: a caller that finds it busy, as under a server's
 // concurrent requests, runs alone, and the cores are used by the
-// requests instead. The batch methods (PredictBatchTo, DistancesTo, Score)
-// split their samples over the cores (the workers of the model's last
-// training; all cores for a loaded model) with goroutines started for the
-// call. There is nothing to Close: the crew spins engine.SpinTime() after a call
+// requests instead. The batch methods (PredictBatchTo, PredictLabelsTo,
+// DistancesTo, Score) split their samples over the cores with goroutines
+// started for the call. How many cores the predictions use (the batch
+// goroutines and the crew's workers) is a resource of the program, not a
+// part of the model: all cores by default, for a trained model as for a
+// loaded one, or n for the copy Model.WithWorkers(n) returns; it is not
+// stored in the model file, and TrainConfig.Workers sets the training's
+// alone (and that of the models a training hands its hooks). There is nothing to Close: the crew spins engine.SpinTime() after a call
 // and then parks (an idle Model uses no CPU), and it exits when the Model
 // is collected (runtime.AddCleanup). Training keeps its own distance engine with
 // persistent workers for the length of a run; the results are the same

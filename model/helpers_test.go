@@ -225,11 +225,11 @@ func legacyPredict(p PredictConfig) PredictConfig {
 	return p
 }
 
-// withWorkers returns a copy of m whose batch methods split over w
-// goroutines (the workers of its last training).
+// withWorkers returns a copy of m whose predictions use w goroutines
+// (WithWorkers, without its check).
 func withWorkers(m *Model, w int) *Model {
 	c := m.clone()
-	c.train.Workers = w
+	c.workers = w
 	return c
 }
 

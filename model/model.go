@@ -25,7 +25,7 @@ import (
 // prototypes with the model's crew (persistent workers on the other cores,
 // for one call at a time; a caller that finds it busy runs alone); the
 // batch methods split their samples over the cores with goroutines started
-// for the call; Explain uses the distances of the prediction methods and
+// for the call (all cores, or the n of WithWorkers); Explain uses the distances of the prediction methods and
 // allocates its own results. There is nothing to close: the crew's workers
 // spin briefly after a call and then park (an idle Model uses no CPU), and
 // they exit when the Model is collected.
@@ -40,6 +40,7 @@ type Model struct {
 	lambda  []float64   // d (global / none) or p*d (local)
 	epochs  int         // epochs trained so far
 	meta    []metaEntry // provenance (WithMetadata), sorted by key; nil: none
+	workers int         // the predictions' goroutines (WithWorkers; 0: all cores); not stored
 
 	mu  sync.Mutex             // taken only to build srv
 	srv atomic.Pointer[server] // the prediction methods' shared state, built by server()
@@ -100,6 +101,29 @@ func (m *Model) WithPredictConfig(pc PredictConfig) (*Model, error) {
 	}
 	c := m.clone()
 	c.pred = pc
+	return c, nil
+}
+
+// WithWorkers returns a copy of m whose predictions use at most n
+// goroutines, the caller's included: the batch methods (PredictBatchTo,
+// PredictLabelsTo, DistancesTo, Score and their allocating forms) split
+// their samples over up to n, and the crew that splits a lone caller's
+// large sample (PredictTo, PredictLabelsTo, Explain) has n workers. n = 1
+// runs every call on the caller's goroutine alone; n = 0, the default,
+// takes all cores (runtime.GOMAXPROCS(0)). The cores are a resource of
+// the program, not a property of the model: n is not stored in the model
+// file, and a model from Train, Continue, Init, Average, Load or the
+// decoders uses all cores, whatever TrainConfig.Workers its training had
+// (the models a training hands its hooks, AugmentFunc and
+// EpochStats.Model, use that training's Workers). The other With methods
+// keep n. The predictions are the same bits for any n. Errors wrap
+// ErrConfig (n outside [0, MaxWorkers]).
+func (m *Model) WithWorkers(n int) (*Model, error) {
+	if n < 0 || n > MaxWorkers {
+		return nil, fmt.Errorf("model: %w: Workers %d outside [0, %d] (0: all cores)", ErrConfig, n, MaxWorkers)
+	}
+	c := m.clone()
+	c.workers = n
 	return c, nil
 }
 
@@ -166,6 +190,7 @@ func (m *Model) clone() *Model {
 		lambda:  append([]float64(nil), m.lambda...),
 		epochs:  m.epochs,
 		meta:    m.meta, // never modified in place
+		workers: m.workers,
 	}
 	for k := range m.protos {
 		c.protos[k] = m.Prototype(k)

@@ -384,7 +384,10 @@ func (m *Model) server() (*server, error) {
 	if m.cfg.Precision == Float32 {
 		newShared = engine.NewShared32
 	}
-	eng, err := newShared(m.dim, m.d, m.protos, m.train.Workers)
+	// m.workers (WithWorkers), never TrainConfig.Workers: how a model was
+	// trained must not decide the cores it predicts on (0: all cores, as
+	// for a loaded model).
+	eng, err := newShared(m.dim, m.d, m.protos, m.workers)
 	if err == nil {
 		err = eng.SetDistanceKind(m.cfg.Distance.engineKind())
 	}
@@ -392,7 +395,7 @@ func (m *Model) server() (*server, error) {
 		return nil, fmt.Errorf("model: predictor: %w", err)
 	}
 	s := &server{classifier: newClassifier(m), eng: eng}
-	workers := m.train.Workers
+	workers := m.workers
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
@@ -440,8 +443,8 @@ func (m *Model) Predict(x Sample) (*Prediction, error) {
 
 // PredictBatchTo classifies the samples x (all sets or all images) into
 // dst[:len(x)], splitting them between the caller and goroutines started
-// for the call (up to the workers of the model's last training, or all
-// cores) when the batch is large enough to gain from it: the same
+// for the call (up to all cores, or the n of WithWorkers, in all; never
+// the training's Workers) when the batch is large enough to gain from it: the same
 // predictions as PredictTo in a loop, but for Angles, which it leaves
 // empty (the batch engines compute distances only). The slices of dst's
 // predictions are reused when their capacity suffices; the call
@@ -483,7 +486,8 @@ func (m *Model) PredictBatch(x []Sample) ([]Prediction, error) {
 // DistancesTo writes the n x p distances between the samples x (all sets
 // or all images) and the prototypes into dst (row i for x[i], at
 // dst[i*p:]), e.g. for a 2-D embedding of data and prototypes, or the μ
-// of each sample; in parallel like PredictBatchTo.
+// of each sample; in parallel like PredictBatchTo (all cores, or the n of
+// WithWorkers).
 func (m *Model) DistancesTo(dst []float64, x []Sample) error {
 	np := len(m.protos)
 	if len(dst) < len(x)*np {
@@ -510,7 +514,8 @@ func (m *Model) Distances(x []Sample) ([]float64, error) {
 
 // PredictLabelsTo writes the label of every sample of x (all sets or all images;
 // -1 for a rejected prediction) into dst[:len(x)]: the labels of
-// PredictBatchTo, in parallel like it, without the rest of a Prediction.
+// PredictBatchTo, in parallel like it (all cores, or the n of WithWorkers),
+// without the rest of a Prediction.
 // Because a label needs only the nearest prototype (and, with a reject
 // margin, the nearest of another class), sets classified by a model of
 // at least engine.PivotMinP prototypes take the engine's pruned
@@ -584,7 +589,8 @@ func (m *Model) SearchStats() SearchStats {
 // counts the predicted labels (-1 for a rejected prediction) against the
 // true classes y (score.Count: accuracy, per-class recall, confusion
 // matrix; a y outside 0..C-1 is a class the model does not know, never
-// correct).
+// correct), in parallel like PredictLabelsTo (all cores, or the n of
+// WithWorkers).
 func (m *Model) Score(x []Sample, y []int) (*score.Scores, error) {
 	if len(y) != len(x) {
 		return nil, fmt.Errorf("model: %w: %d samples and %d labels", ErrData, len(x), len(y))

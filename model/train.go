@@ -96,7 +96,8 @@ type EpochStats struct {
 	// relevances trained so far, Epochs() = Epoch: a checkpoint, which
 	// Continue resumes bit for bit when the schedule allows; see
 	// Continue). It costs one copy of the prototypes; it must not be
-	// called after OnEpoch returns.
+	// called after OnEpoch returns. The copy predicts with the training's
+	// Workers (Model.WithWorkers), as the model of an Augment hook does.
 	Model func() *Model `json:"-"`
 	// Search counts the work of the epoch's winners' searches (set
 	// steps): the prototypes they considered, and for how many of them
@@ -668,7 +669,7 @@ func runData(ctx context.Context, m0 *Model, tc TrainConfig, dt data, tr, va []i
 		eta, gamma := cfg.rates(epoch)
 		added := 0
 		if augment != nil {
-			ax, ay, err := augment(ctx, t.Model(), epoch+1)
+			ax, ay, err := augment(ctx, t.hookModel(), epoch+1)
 			if err != nil {
 				return finish(fmt.Errorf("model: epoch %d: augment: %w", epoch+1, err))
 			}
@@ -758,7 +759,7 @@ func runData(ctx context.Context, m0 *Model, tc TrainConfig, dt data, tr, va []i
 		}
 		if onEpoch != nil {
 			cb := st
-			cb.Model = t.Model
+			cb.Model = t.hookModel
 			if err := onEpoch(cb); err != nil {
 				if errors.Is(err, ErrStop) {
 					break
@@ -1026,6 +1027,15 @@ func (t *trainer) Model() *Model {
 		m.protos[k] = linalg.NewDense(m.dim, m.d)
 		m.protos[k].CopyFrom(w)
 	}
+	return m
+}
+
+// hookModel is the snapshot a hook gets (Augment, EpochStats.Model): it
+// is used during the run, so it predicts with the run's Workers, while
+// the model Train returns takes all cores (see Model.WithWorkers).
+func (t *trainer) hookModel() *Model {
+	m := t.Model()
+	m.workers = t.cfg.Workers
 	return m
 }
 
