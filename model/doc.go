@@ -214,4 +214,7 @@
 // (magic, version, shapes against limits and the declared length, CRC-32C,
 // every field) before a model is built from it, and what Load allocates is
 // in proportion to the bytes actually read, never to what a header claims.
+// Load reads exactly one model and leaves the rest of its reader (models
+// saved one after the other read back one Load at a time); LoadFile and
+// UnmarshalBinary, whose input is one model, refuse bytes after it.
 package model

@@ -49,7 +49,8 @@ var (
 	ErrChecksum = errors.New("model file checksum mismatch")
 	// ErrCorrupt: a header or content field is out of range (absurd shapes,
 	// lengths beyond the file, labels out of range, non-orthonormal
-	// prototypes, bad relevances).
+	// prototypes, bad relevances), or bytes after the model where the
+	// input is one model (LoadFile, UnmarshalBinary).
 	ErrCorrupt = errors.New("corrupt model file")
 )
 

@@ -249,9 +249,17 @@ func getConfig(b []byte) (c Config, t TrainConfig, pc PredictConfig) {
 // before reading the payload (which is never allocated beyond the bytes
 // actually present), then the CRC-32C, then every field (labels in range,
 // relevances non-negative summing to 1, prototypes finite and orthonormal,
-// every config field within the limits Train accepts). r must end after
-// the checksum: Load reads on to the end of r (at most 1 MiB more), and
-// trailing bytes are an error.
+// every config field within the limits Train accepts).
+//
+// Load reads exactly the bytes of one model from r, the header, the
+// payload length it declares and the checksum, and leaves the rest of r
+// unread, so that a stream may hold several models one after the other
+// (or a model followed by other data). A reader that ends before the
+// checksum is an error wrapping ErrTruncated, which also wraps io.EOF
+// when r held no byte at all: the clean end of a stream of models. Where
+// the input is one model, LoadFile and UnmarshalBinary refuse bytes after
+// the checksum.
+//
 // Errors wrap ErrFormat, ErrVersion, ErrTruncated, ErrChecksum or
 // ErrCorrupt.
 func Load(r io.Reader) (*Model, error) {
@@ -261,6 +269,9 @@ func Load(r io.Reader) (*Model, error) {
 		return nil, fmt.Errorf("model: load: %w", ErrFormat)
 	}
 	if err != nil {
+		if n == 0 && errors.Is(err, io.EOF) {
+			return nil, fmt.Errorf("model: load: header: %w (0 of %d bytes): %w", ErrTruncated, headerSize, io.EOF)
+		}
 		if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
 			return nil, fmt.Errorf("model: load: header: %w (%d of %d bytes)", ErrTruncated, n, headerSize)
 		}
@@ -324,7 +335,8 @@ func Load(r io.Reader) (*Model, error) {
 	if size < uint64(minSize) || size > uint64(maxSize) {
 		return nil, corrupt("payload of %d bytes for D=%d d=%d p=%d C=%d (want %d..%d)", size, dim, d, p, classes, minSize, maxSize)
 	}
-	// Read what is there, at most size+4 bytes: allocation follows the data.
+	// Read what is there, at most size+4 bytes (never a byte of r beyond
+	// the checksum): allocation follows the data.
 	body, err := io.ReadAll(io.LimitReader(r, int64(size)+4))
 	if err != nil {
 		return nil, fmt.Errorf("model: load: %w", err)
@@ -336,14 +348,6 @@ func Load(r io.Reader) (*Model, error) {
 	crc := crc32.Update(crc32.Checksum(h[:], castagnoli), castagnoli, payload)
 	if got := le.Uint32(body[size:]); got != crc {
 		return nil, fmt.Errorf("model: load: %w (stored %#08x, computed %#08x)", ErrChecksum, got, crc)
-	}
-	// Counted up to 1 MiB: enough to say how much, never a large read.
-	if n, _ := io.Copy(io.Discard, io.LimitReader(r, 1<<20)); n > 0 {
-		more := ""
-		if n == 1<<20 {
-			more = " or more"
-		}
-		return nil, corrupt("%d%s bytes after the checksum", n, more)
 	}
 	return decodePayload(payload, cfgSize, dim, d, p, classes, flags, int(epochs))
 }
@@ -569,15 +573,37 @@ func (m *Model) SaveFile(path string) error {
 	return nil
 }
 
-// LoadFile reads a model saved by SaveFile. It refuses, without blocking,
-// a path that is not a regular file (a FIFO, a device, a folder).
+// LoadFile reads a model saved by SaveFile: the file must hold one model
+// and nothing after its checksum (ErrCorrupt). It refuses, without
+// blocking, a path that is not a regular file (a FIFO, a device, a
+// folder).
 func LoadFile(path string) (*Model, error) {
 	f, err := safefile.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("model: load file: %w", err)
 	}
 	defer f.Close()
-	return Load(f)
+	m, err := Load(f)
+	if err != nil {
+		return nil, err
+	}
+	// Counted up to 1 MiB: enough to say how much, never a large read.
+	if n, err := io.Copy(io.Discard, io.LimitReader(f, 1<<20)); n > 0 {
+		return nil, trailingError(n, n == 1<<20)
+	} else if err != nil {
+		return nil, fmt.Errorf("model: load file: %w", err)
+	}
+	return m, nil
+}
+
+// trailingError is the error of LoadFile and UnmarshalBinary for an input
+// with n bytes (orMore: at least n) after the model's checksum.
+func trailingError(n int64, orMore bool) error {
+	more := ""
+	if orMore {
+		more = " or more"
+	}
+	return fmt.Errorf("model: load: %w: %d%s bytes after the checksum", ErrCorrupt, n, more)
 }
 
 // UnmarshalBinary decodes a model encoded by MarshalBinary into m, which
@@ -594,7 +620,7 @@ func (m *Model) UnmarshalBinary(b []byte) error {
 		return err
 	}
 	if len(r.b) != 0 {
-		return fmt.Errorf("model: load: %w: %d trailing bytes", ErrCorrupt, len(r.b))
+		return trailingError(int64(len(r.b)), false)
 	}
 	return m.adopt(got, "load")
 }

@@ -313,7 +313,8 @@ func FuzzLoad(f *testing.F) {
 	}
 	f.Add([]byte(magic))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		m, err := Load(bytes.NewReader(data))
+		r := bytes.NewReader(data)
+		m, err := Load(r)
 		if err != nil {
 			if m != nil {
 				t.Fatal("model with error")
@@ -327,6 +328,9 @@ func FuzzLoad(f *testing.F) {
 		if v := binary.LittleEndian.Uint32(data[8:]); v == 2 || v == 3 {
 			if !bytes.Equal(b, data[:len(b)]) {
 				t.Fatal("accepted input does not re-encode to itself")
+			}
+			if r.Len() != len(data)-len(b) {
+				t.Fatalf("Load left %d bytes of %d after a model of %d", r.Len(), len(data), len(b))
 			}
 		} else if binary.LittleEndian.Uint32(data[8:]) != 1 || m.Config().ImageWidth != 0 {
 			t.Fatal("accepted an old version other than 1, or a version 1 file with an image size")
