@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"runtime"
+	"strconv"
 
 	"github.com/grlgq/grlgq/kernels"
 )
@@ -400,7 +401,7 @@ func (c *Config) validate() error {
 		return bad("unknown Precision %d (want one of %v)", c.Precision, precisionWords)
 	case c.ImageWidth < 0 || c.ImageHeight < 0 || (c.ImageWidth == 0) != (c.ImageHeight == 0) ||
 		int64(c.ImageWidth)*int64(c.ImageHeight) > MaxDim:
-		return bad("image size %dx%d (width x height; both 0 = unknown)", c.ImageWidth, c.ImageHeight)
+		return bad("image size %s (height x width): want both positive, at most %d pixels in all, or both 0 (unknown)", formatSize(c.ImageWidth, c.ImageHeight), MaxDim)
 	}
 	for i, n := range c.PrototypesOfClass {
 		if n < 1 || n > MaxPrototype {
@@ -499,9 +500,19 @@ func (c *PredictConfig) validate() error {
 // checkImageSize checks a recorded image size against D.
 func (c *Config) checkImageSize(dim int) error {
 	if c.ImageWidth != 0 && int64(c.ImageWidth)*int64(c.ImageHeight) != int64(dim) {
-		return fmt.Errorf("model: %w: image size %dx%d (width x height) does not make D = %d pixels", ErrConfig, c.ImageWidth, c.ImageHeight, dim)
+		return fmt.Errorf("model: %w: image size %s (height x width) does not make D = %d pixels", ErrConfig, formatSize(c.ImageWidth, c.ImageHeight), dim)
 	}
 	return nil
+}
+
+// formatSize writes the size of an image width pixels wide and height
+// high as HEIGHTxWIDTH, rows by columns ("24x38": 24 rows of 38 pixels):
+// the rule of dataset/imageset.FormatSize (which model may not import),
+// the order in which the command line's -resize takes a size and
+// dataset.Size prints one. Every image size in this package's messages
+// is written by it.
+func formatSize(width, height int) string {
+	return strconv.Itoa(height) + "x" + strconv.Itoa(width)
 }
 
 // prototypesOf returns the number of prototypes of class c.

@@ -211,7 +211,7 @@ func (g *goldenModel) check(t *testing.T, m *Model) {
 		t.Errorf("prediction config %+v, want %+v", got, want.PredictConfig)
 	}
 	if w, h := m.ImageSize(); w != want.ImageWidth || h != want.ImageHeight {
-		t.Errorf("image size %dx%d", w, h)
+		t.Errorf("image size width %d height %d", w, h)
 	}
 	for c, n := range g.cfg.ClassNames {
 		if m.ClassName(c) != n {

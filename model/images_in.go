@@ -40,13 +40,13 @@ func (m *Model) SampleFromImages(imgs []image.Image) (Sample, error) {
 		b := img.Bounds()
 		iw, ih := b.Dx(), b.Dy()
 		if iw <= 0 || ih <= 0 {
-			return Sample{}, fmt.Errorf("model: %w: image %d is empty (%dx%d)", ErrData, i, iw, ih)
+			return Sample{}, fmt.Errorf("model: %w: image %d is empty (%s, height x width)", ErrData, i, formatSize(iw, ih))
 		}
 		tw, th := w, h
 		if tw == 0 {
 			// No recorded size: the image must already have D pixels.
 			if int64(iw)*int64(ih) != int64(m.dim) {
-				return Sample{}, fmt.Errorf("model: %w: image %d has %dx%d = %d pixels, the model wants D = %d and records no image size to resize to", ErrData, i, iw, ih, int64(iw)*int64(ih), m.dim)
+				return Sample{}, fmt.Errorf("model: %w: image %d has %s = %d pixels (height x width), the model wants D = %d and records no image size to resize to", ErrData, i, formatSize(iw, ih), int64(iw)*int64(ih), m.dim)
 			}
 			tw, th = iw, ih
 		}

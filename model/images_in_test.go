@@ -26,9 +26,9 @@ func grayImage(w, h int, f func(x, y int) uint8) *image.Gray {
 // rule, one image is an Image sample and d or more a Set of their
 // subspace; the errors wrap ErrData.
 func TestSampleFromImages(t *testing.T) {
-	sized := trainedModel(t, RelevanceGlobal) // D = 16 (8x2 images), d = 3
+	sized := trainedModel(t, RelevanceGlobal) // D = 16 (images 8 wide, 2 high: 2x8), d = 3
 	if w, h := sized.ImageSize(); w != 8 || h != 2 {
-		t.Fatalf("image size %dx%d", w, h)
+		t.Fatalf("image size width %d height %d", w, h)
 	}
 	m := sized.clone()
 	m.cfg.ImageWidth, m.cfg.ImageHeight = 0, 0 // a model that records no size
@@ -36,7 +36,7 @@ func TestSampleFromImages(t *testing.T) {
 		grayImage(8, 2, func(x, y int) uint8 { return uint8(10*x + 40*y + 7) }),
 		grayImage(8, 2, func(x, y int) uint8 { return uint8(200 - 9*x*y) }),
 		grayImage(8, 2, func(x, y int) uint8 { return uint8(3 + 30*x + y*y) }),
-		grayImage(11, 5, func(x, y int) uint8 { return uint8(17 * (x + 2*y)) }), // resized to 8x2
+		grayImage(11, 5, func(x, y int) uint8 { return uint8(17 * (x + 2*y)) }), // resized to 2x8
 	}
 	one, err := sized.SampleFromImages(imgs[:1])
 	if err != nil || one.Pixels() == nil {
@@ -66,7 +66,7 @@ func TestSampleFromImages(t *testing.T) {
 	}
 	// A model without an image size takes images of D pixels as they are.
 	if x, err := m.SampleFromImages([]image.Image{grayImage(2, 8, func(x, y int) uint8 { return uint8(x + y + 1) })}); err != nil || len(x.Pixels()) != 16 {
-		t.Errorf("no size, 2x8 image: %v", err)
+		t.Errorf("no size, 8x2 image: %v", err)
 	}
 	for name, bad := range map[string][]image.Image{
 		"none":         nil,
@@ -79,7 +79,7 @@ func TestSampleFromImages(t *testing.T) {
 		}
 	}
 	if _, err := m.SampleFromImages([]image.Image{imgs[3]}); !errors.Is(err, ErrData) {
-		t.Errorf("no size, 11x5 image: %v, want ErrData", err)
+		t.Errorf("no size, 5x11 image: %v, want ErrData", err)
 	}
 	same := []image.Image{imgs[0], imgs[0], imgs[0]}
 	if _, err := sized.SampleFromImages(same); !errors.Is(err, ErrData) || !errors.Is(err, subspace.ErrRankDeficient) {

@@ -241,7 +241,7 @@ func (m *Model) WithImageSize(width, height int) (*Model, error) {
 		return nil, err
 	}
 	if m.cfg.ImageWidth != 0 && (m.cfg.ImageWidth != width || m.cfg.ImageHeight != height) {
-		return nil, fmt.Errorf("model: %w: image size %dx%d, the model has %dx%d", ErrConfig, width, height, m.cfg.ImageWidth, m.cfg.ImageHeight)
+		return nil, fmt.Errorf("model: %w: image size %s, the model has %s (height x width)", ErrConfig, formatSize(width, height), formatSize(m.cfg.ImageWidth, m.cfg.ImageHeight))
 	}
 	out := m.clone()
 	out.cfg.ImageWidth, out.cfg.ImageHeight = width, height

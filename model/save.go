@@ -480,7 +480,7 @@ func (m *Model) validate() error {
 		return fmt.Errorf("config SubspaceDim %d for prototypes of %d columns", c.SubspaceDim, m.d)
 	}
 	if c.ImageWidth != 0 && int64(c.ImageWidth)*int64(c.ImageHeight) != int64(m.dim) {
-		return fmt.Errorf("image size %dx%d for D=%d", c.ImageWidth, c.ImageHeight, m.dim)
+		return fmt.Errorf("image size %s (height x width) for D=%d", formatSize(c.ImageWidth, c.ImageHeight), m.dim)
 	}
 	if m.dim < 1 || m.dim > MaxDim || m.d < 1 || m.d > MaxSubDim || m.d > m.dim {
 		return fmt.Errorf("shape D=%d d=%d", m.dim, m.d)

@@ -415,7 +415,7 @@ func TestImageSize(t *testing.T) {
 	ctx := context.Background()
 	for _, c := range []struct{ w, h int }{{4, 3}, {4, 0}, {0, 4}, {-4, -4}, {1 << 20, 1 << 20}} {
 		if _, err := Init(legacyOptions(Config{ImageWidth: c.w, ImageHeight: c.h}, TrainConfig{}), Sets(xs), ys); !errors.Is(err, ErrConfig) {
-			t.Errorf("image size %dx%d for D=16: %v, want ErrConfig", c.w, c.h, err)
+			t.Errorf("image size width %d height %d for D=16: %v, want ErrConfig", c.w, c.h, err)
 		}
 	}
 	m, _, err := Train(ctx, legacyOptions(Config{ImageWidth: 2, ImageHeight: 8}, TrainConfig{Epochs: 1}), Sets(xs), ys)
@@ -423,7 +423,7 @@ func TestImageSize(t *testing.T) {
 		t.Fatal(err)
 	}
 	if w, h := m.ImageSize(); w != 2 || h != 8 {
-		t.Fatalf("ImageSize %dx%d, want 2x8", w, h)
+		t.Fatalf("ImageSize width %d height %d, want width 8 height 2", w, h)
 	}
 	// Continue keeps the model's size, whatever cfg says.
 	m2, _, err := Continue(ctx, m, legacyTrain(TrainConfig{Epochs: 1}), Sets(xs), ys)
@@ -431,7 +431,7 @@ func TestImageSize(t *testing.T) {
 		t.Fatal(err)
 	}
 	if w, h := m2.ImageSize(); w != 2 || h != 8 {
-		t.Errorf("Continue changed the image size to %dx%d", w, h)
+		t.Errorf("Continue changed the image size to width %d height %d", w, h)
 	}
 	// A model without one takes one by WithImageSize (checked against D).
 	m0, _, err := Train(ctx, legacyOptions(Config{}, TrainConfig{Epochs: 1}), Sets(xs), ys)
@@ -439,17 +439,17 @@ func TestImageSize(t *testing.T) {
 		t.Fatal(err)
 	}
 	if w, h := m0.ImageSize(); w != 0 || h != 0 {
-		t.Errorf("unknown image size is %dx%d", w, h)
+		t.Errorf("unknown image size is width %d height %d", w, h)
 	}
 	m3, err := m0.WithImageSize(4, 4)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if w, h := m3.ImageSize(); w != 4 || h != 4 {
-		t.Errorf("WithImageSize did not record the image size: %dx%d", w, h)
+		t.Errorf("WithImageSize did not record the image size: width %d height %d", w, h)
 	}
 	if w, h := m0.ImageSize(); w != 0 || h != 0 {
-		t.Errorf("WithImageSize changed its receiver: %dx%d", w, h)
+		t.Errorf("WithImageSize changed its receiver: width %d height %d", w, h)
 	}
 	if !bytes.Equal(modelBytes(t, m3)[:headerSize+configSizeV1], modelBytes(t, m0)[:headerSize+configSizeV1]) {
 		t.Error("WithImageSize changed more than the image size")
@@ -481,7 +481,7 @@ func TestImageSize(t *testing.T) {
 		t.Fatalf("version 1: %v", err)
 	}
 	if w, h := old.ImageSize(); w != 0 || h != 0 {
-		t.Errorf("version 1 file loads with image size %dx%d", w, h)
+		t.Errorf("version 1 file loads with image size width %d height %d", w, h)
 	}
 	want := m.Config()
 	want.ImageWidth, want.ImageHeight = 0, 0
@@ -516,7 +516,7 @@ func TestImageSize(t *testing.T) {
 		t.Fatalf("version 1 JSON: %v", err)
 	}
 	if w, h := jm1.ImageSize(); w != 0 || h != 0 {
-		t.Errorf("version 1 JSON loads with image size %dx%d", w, h)
+		t.Errorf("version 1 JSON loads with image size width %d height %d", w, h)
 	}
 	var bad Model
 	if err := json.Unmarshal(bytes.Replace(jb, []byte(`"version":2`), []byte(`"version":4`), 1), &bad); !errors.Is(err, ErrVersion) {
@@ -542,6 +542,6 @@ func TestLoadVersion1File(t *testing.T) {
 		t.Fatal(err)
 	}
 	if w, h := m.ImageSize(); w != 0 || h != 0 || m.Dim() != 6 || m.NumPrototypes() != 2 {
-		t.Errorf("loaded D=%d p=%d image %dx%d", m.Dim(), m.NumPrototypes(), w, h)
+		t.Errorf("loaded D=%d p=%d image width %d height %d", m.Dim(), m.NumPrototypes(), w, h)
 	}
 }
