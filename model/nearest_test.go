@@ -39,8 +39,7 @@ func TestPredictBatchSearch(t *testing.T) {
 			}
 		}
 		for _, workers := range []int{1, 2} {
-			mw := mr.clone()
-			mw.train.Workers = workers
+			mw := withWorkers(mr, workers)
 			labels, err := mw.PredictLabels(samples)
 			if err != nil {
 				t.Fatal(err)
@@ -98,8 +97,7 @@ func TestPredictLabelsSearchAllocs(t *testing.T) {
 	one := []Sample{Set(x[3])}
 	got := make([]int, 1)
 	for _, workers := range []int{1, 2} {
-		mw := m.clone()
-		mw.train.Workers = workers
+		mw := withWorkers(m, workers)
 		if err := mw.PredictLabelsTo(got, one); err != nil {
 			t.Fatal(err)
 		}
