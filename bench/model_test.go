@@ -47,6 +47,9 @@ func newModelFixture(b *testing.B, dim, d, p int, workers int) *modelFixture {
 	o := model.DefaultOptions()
 	o.Train.InitNoise, o.Train.Workers = 0, workers
 	m, err := model.Init(o, model.Sets(sets), labels)
+	if err == nil {
+		m, err = m.WithWorkers(workers) // the predictions' cores
+	}
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -214,6 +214,10 @@ func setSubspace(imgs [][]float64, d int) (*subspace.Subspace, error) {
 // its batches split over the workers of m's training; the result does
 // not depend on them).
 func imageAccuracy(m *model.Model, imgs [][]float64, y []int, idx []int) (float64, error) {
+	m, err := m.WithWorkers(m.TrainConfig().Workers)
+	if err != nil {
+		return 0, err
+	}
 	sc, err := m.Score(model.Images(pick(imgs, idx)), pick(y, idx))
 	if err != nil {
 		return 0, err
@@ -222,8 +226,13 @@ func imageAccuracy(m *model.Model, imgs [][]float64, y []int, idx []int) (float6
 }
 
 // setAccuracy returns the fraction of the subspaces x (labels y) that m
-// classifies correctly (weighted geodesic distance, learned λ).
+// classifies correctly (weighted geodesic distance, learned λ; on the
+// workers of m's training, as imageAccuracy).
 func setAccuracy(m *model.Model, x []*subspace.Subspace, y []int) (float64, error) {
+	m, err := m.WithWorkers(m.TrainConfig().Workers)
+	if err != nil {
+		return 0, err
+	}
 	sc, err := m.Score(model.Sets(x), y)
 	if err != nil {
 		return 0, err

@@ -353,8 +353,13 @@ var (
 )
 
 // scoreFold counts the predictions of m on x against y (the nearest
-// class, no reject; the model's batch methods).
+// class, no reject; the model's batch methods on the workers of its
+// training, a fold's share of the cores).
 func scoreFold(m *model.Model, x []model.Sample, y []int) (*score.Scores, error) {
+	m, err := m.WithWorkers(m.TrainConfig().Workers)
+	if err != nil {
+		return nil, err
+	}
 	preds, err := m.PredictBatch(x)
 	if err != nil {
 		return nil, err
@@ -367,9 +372,13 @@ func scoreFold(m *model.Model, x []model.Sample, y []int) (*score.Scores, error)
 }
 
 // countCorrect returns how many of the samples x m classifies as y (the
-// nearest class; no reject), with the model's batch methods (their
-// workers: the model's training's).
+// nearest class; no reject), with the model's batch methods on the
+// workers of its training (a fold's share of the cores).
 func countCorrect(m *model.Model, x []model.Sample, y []int) (int, error) {
+	m, err := m.WithWorkers(m.TrainConfig().Workers)
+	if err != nil {
+		return 0, err
+	}
 	preds, err := m.PredictBatch(x)
 	if err != nil {
 		return 0, err

@@ -161,7 +161,11 @@ func runDemo(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	mod := res.model
+	// Scored on -workers' cores, as trained (Model.WithWorkers).
+	mod, err := res.model.WithWorkers(o.Train.Workers)
+	if err != nil {
+		return err
+	}
 
 	// Set-level and single-image test accuracy (Model.Score), and the
 	// untrained baseline's: class-wise PCA prototypes, λ = 1/d.
@@ -179,6 +183,9 @@ func runDemo(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	bm, err := data.baseline(o)
+	if err == nil {
+		bm, err = bm.WithWorkers(o.Train.Workers)
+	}
 	if err != nil {
 		return fmt.Errorf("baseline: %w", err)
 	}

@@ -108,6 +108,9 @@ func (f *modelFlags) load(ctx context.Context, fs *flag.FlagSet) (*model.Model, 
 	if mod, err = f.predictConfig(fs, mod); err != nil {
 		return nil, nil, err
 	}
+	if mod, err = mod.WithWorkers(f.workers); err != nil { // -workers: the predictions' cores
+		return nil, nil, err
+	}
 	if f.m > 0 && f.m < mod.SubspaceDim() {
 		// Before the data are read: the model says d.
 		return nil, nil, fmt.Errorf("sets of -m %d images cannot span the model's d=%d dimensions: use -m %d or more", f.m, mod.SubspaceDim(), mod.SubspaceDim())

@@ -209,6 +209,10 @@ func accuracy(m *model.Model, x []*subspace.Subspace, y []int) (float64, error) 
 	if d := m.SubspaceDim(); d < x[0].D() {
 		x = truncate(x, d)
 	}
+	m, err := m.WithWorkers(m.TrainConfig().Workers)
+	if err != nil {
+		return 0, err
+	}
 	p, err := m.PredictBatch(model.Sets(x))
 	if err != nil {
 		return 0, err
