@@ -2,6 +2,7 @@ package model
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -94,5 +95,61 @@ func TestPredictNonOrthonormal(t *testing.T) {
 	bad[1] = &subspace.Subspace{Basis: b}
 	if _, err := Init(DefaultOptions(), Sets(bad), ys); !errors.Is(err, ErrData) || !strings.Contains(err.Error(), "set 1: basis columns not orthonormal (max |PᵀP − I| = ") {
 		t.Errorf("Init: %v", err)
+	}
+}
+
+// TestCheckSetsParallel: a batch large enough to check its bases on
+// several goroutines names the first bad set whatever the split (two bad
+// sets, in different parts), as one worker does, and classifies a batch
+// of good ones as the single-sample path does.
+func TestCheckSetsParallel(t *testing.T) {
+	xs, ys := synth(t, 79, 256, 4, 3, 2, 0.3)
+	m := trainSmall(t, Sets(xs), ys, 1)
+	good := xs[0]
+	n := checkSetsWork/(m.Dim()*m.SubspaceDim()*m.SubspaceDim())*4 + 3 // four parts, one block
+	if n > scoreBlock {
+		t.Fatalf("%d sets: more than a block", n)
+	}
+	bad := &subspace.Subspace{Basis: linalg.NewDense(good.Basis.Rows, good.Basis.Cols)}
+	bad.Basis.CopyFrom(good.Basis)
+	bad.Basis.Set(0, 0, bad.Basis.At(0, 0)*1.5)
+	x := make([]Sample, n)
+	for i := range x {
+		x[i] = Set(good)
+	}
+	i1, i2 := n/2+1, n-2 // the third part and the last
+	x[i1], x[i2] = Set(bad), Set(bad)
+	var msgs []string
+	for _, w := range []int{1, 4} {
+		mw, err := m.WithWorkers(w)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, errBatch := mw.PredictBatch(x)
+		_, errLabels := mw.PredictLabels(x)
+		_, errDist := mw.Distances(x)
+		for what, err := range map[string]error{"PredictBatch": errBatch, "PredictLabels": errLabels, "Distances": errDist} {
+			if !errors.Is(err, ErrData) || !strings.Contains(err.Error(), fmt.Sprintf("set %d: ", i1)) {
+				t.Errorf("%d workers, %s: %v, want ErrData naming set %d", w, what, err, i1)
+			}
+			if err != nil {
+				msgs = append(msgs, err.Error())
+			}
+		}
+		x[i1], x[i2] = Set(good), Set(good)
+		preds, err := mw.PredictBatch(x)
+		want, err1 := m.Predict(Set(good))
+		if err != nil || err1 != nil {
+			t.Fatalf("%d workers: good batch: %v %v", w, err, err1)
+		}
+		if preds[n-1].Class != want.Class || !equalFloats(preds[n-1].Distances, want.Distances) {
+			t.Errorf("%d workers: good batch: last prediction %+v, want %+v", w, preds[n-1], want)
+		}
+		x[i1], x[i2] = Set(bad), Set(bad)
+	}
+	for _, msg := range msgs[1:] {
+		if strings.Count(msg, "set ") != strings.Count(msgs[0], "set ") {
+			t.Errorf("messages differ in form: %q against %q", msg, msgs[0])
+		}
 	}
 }

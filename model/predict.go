@@ -56,6 +56,9 @@ type classifier struct {
 	lambda          []float64
 	temperature     float64
 	reject          float64
+	// workers bounds the goroutines a batch's basis checks use (checkSets;
+	// 0 or 1: the caller alone): a server's, all cores or WithWorkers' n.
+	workers int
 }
 
 func newClassifier(m *Model) classifier {
@@ -100,14 +103,8 @@ func (c *classifier) searches(x []Sample) bool {
 // finds: the distances decide takes from every distance, bit for bit.
 // r and b are scratch (len(x) each), gram too (d²).
 func (c *classifier) labelSets(r []engine.Nearest, b []*linalg.Dense, gram []float64, labels []int, x []Sample, search func(r []engine.Nearest, b []*linalg.Dense, second bool) error) error {
-	for i, s := range x {
-		if s.set.Basis == nil || s.set.Basis.Rows != c.dim || s.set.Basis.Cols != c.d {
-			return fmt.Errorf("set %d: %w", i, c.shapeError(s.set))
-		}
-		if err := checkSampleBasis(gram, s.set.Basis); err != nil {
-			return fmt.Errorf("set %d: %w", i, err)
-		}
-		b[i] = s.set.Basis
+	if err := c.checkSets(b, gram, x); err != nil {
+		return err
 	}
 	second := c.reject > 0
 	if err := search(r, b, second); err != nil {
@@ -210,20 +207,64 @@ func (c *classifier) distancesTo(eng distancer, dist []float64, x []Sample, base
 		}
 		return block, nil
 	}
-	gram := make([]float64, c.d*c.d)
-	for i, s := range x {
-		if b := s.set.Basis; b == nil || b.Rows != c.dim || b.Cols != c.d {
-			return block, fmt.Errorf("set %d: %w", i, c.shapeError(s.set))
-		}
-		if err := checkSampleBasis(gram, s.set.Basis); err != nil {
-			return block, fmt.Errorf("set %d: %w", i, err)
-		}
-		bases[i] = s.set.Basis
+	if err := c.checkSets(bases, make([]float64, c.d*c.d), x); err != nil {
+		return block, err
 	}
 	if err := eng.DistancesBatch(dist[:len(x)*np], bases, c.lambda); err != nil {
 		return block, fmt.Errorf("model: distances: %w", predictError(err))
 	}
 	return block, nil
+}
+
+// checkSetsWork is the work (D·d² multiply-adds of the checks' products
+// PᵀP, summed over a batch) below which checkSets runs on the caller
+// alone: a fraction of a millisecond.
+const checkSetsWork = 1 << 21
+
+// checkSets checks that every sample of x is a set of the model's shape
+// whose basis has orthonormal columns (checkSampleBasis, as training
+// checks) and puts the bases into b (len(x)); gram (d²) is the caller's
+// scratch. A large batch on more than one worker (c.workers) is checked
+// in contiguous parts, the caller taking the first and goroutines
+// started for the call the others: the checks cost about one projection
+// a set, which on many cores would otherwise be a serial part as long as
+// the batch's parallel projections. The error names the first bad set,
+// whatever the split.
+func (c *classifier) checkSets(b []*linalg.Dense, gram []float64, x []Sample) error {
+	check := func(lo, hi int, g []float64) error {
+		for i := lo; i < hi; i++ {
+			p := x[i].set.Basis
+			if p == nil || p.Rows != c.dim || p.Cols != c.d {
+				return fmt.Errorf("set %d: %w", i, c.shapeError(x[i].set))
+			}
+			if err := checkSampleBasis(g, p); err != nil {
+				return fmt.Errorf("set %d: %w", i, err)
+			}
+			b[i] = p
+		}
+		return nil
+	}
+	parts := min(c.workers, len(x)*c.dim*c.d*c.d/checkSetsWork, len(x))
+	if parts <= 1 {
+		return check(0, len(x), gram)
+	}
+	errs := make([]error, parts)
+	var wg sync.WaitGroup
+	for k := 1; k < parts; k++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[k] = check(k*len(x)/parts, (k+1)*len(x)/parts, make([]float64, c.d*c.d))
+		}()
+	}
+	errs[0] = check(0, len(x)/parts, gram)
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return err // the parts in order: the lowest bad index
+		}
+	}
+	return nil
 }
 
 // decide fills the class fields of r from r.Distances.
@@ -399,6 +440,7 @@ func (m *Model) server() (*server, error) {
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
+	s.classifier.workers = workers
 	if workers > 1 && len(m.protos) > 1 {
 		s.crew = eng.Crew(workers)
 		runtime.AddCleanup(s, func(c *engine.Engine) { c.Close() }, s.crew)
@@ -450,7 +492,9 @@ func (m *Model) Predict(x Sample) (*Prediction, error) {
 // predictions are reused when their capacity suffices; the call
 // allocates scratch in proportion to the batch. Images are classified a
 // block of them at a time, straight from the caller's memory when they
-// lie back to back in one slice (see Images), else from a copy.
+// lie back to back in one slice (see Images), else from a copy. Sets'
+// bases are checked as PredictTo checks them, a large batch's checks
+// split over the same goroutines; an error names the first bad set.
 func (m *Model) PredictBatchTo(dst []Prediction, x []Sample) error {
 	if len(dst) < len(x) {
 		return fmt.Errorf("model: %w: %d predictions for %d samples", ErrData, len(dst), len(x))
