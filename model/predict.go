@@ -231,22 +231,9 @@ const checkSetsWork = 1 << 21
 // the batch's parallel projections. The error names the first bad set,
 // whatever the split.
 func (c *classifier) checkSets(b []*linalg.Dense, gram []float64, x []Sample) error {
-	check := func(lo, hi int, g []float64) error {
-		for i := lo; i < hi; i++ {
-			p := x[i].set.Basis
-			if p == nil || p.Rows != c.dim || p.Cols != c.d {
-				return fmt.Errorf("set %d: %w", i, c.shapeError(x[i].set))
-			}
-			if err := checkSampleBasis(g, p); err != nil {
-				return fmt.Errorf("set %d: %w", i, err)
-			}
-			b[i] = p
-		}
-		return nil
-	}
 	parts := min(c.workers, len(x)*c.dim*c.d*c.d/checkSetsWork, len(x))
 	if parts <= 1 {
-		return check(0, len(x), gram)
+		return c.checkRange(b, gram, x, 0, len(x))
 	}
 	errs := make([]error, parts)
 	var wg sync.WaitGroup
@@ -254,15 +241,30 @@ func (c *classifier) checkSets(b []*linalg.Dense, gram []float64, x []Sample) er
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			errs[k] = check(k*len(x)/parts, (k+1)*len(x)/parts, make([]float64, c.d*c.d))
+			errs[k] = c.checkRange(b, make([]float64, c.d*c.d), x, k*len(x)/parts, (k+1)*len(x)/parts)
 		}()
 	}
-	errs[0] = check(0, len(x)/parts, gram)
+	errs[0] = c.checkRange(b, gram, x, 0, len(x)/parts)
 	wg.Wait()
 	for _, err := range errs {
 		if err != nil {
 			return err // the parts in order: the lowest bad index
 		}
+	}
+	return nil
+}
+
+// checkRange is checkSets' check of x[lo:hi], with g (d²) as scratch.
+func (c *classifier) checkRange(b []*linalg.Dense, g []float64, x []Sample, lo, hi int) error {
+	for i := lo; i < hi; i++ {
+		p := x[i].set.Basis
+		if p == nil || p.Rows != c.dim || p.Cols != c.d {
+			return fmt.Errorf("set %d: %w", i, c.shapeError(x[i].set))
+		}
+		if err := checkSampleBasis(g, p); err != nil {
+			return fmt.Errorf("set %d: %w", i, err)
+		}
+		b[i] = p
 	}
 	return nil
 }
