@@ -131,6 +131,9 @@ type History struct {
 	Best int
 	// EarlyStopped reports that Patience ended training.
 	EarlyStopped bool
+	// Stopped reports that TrainConfig.OnEpoch ended training by returning
+	// ErrStop (after the last epoch in Epochs).
+	Stopped bool
 	// Averaged is the number of epochs' models averaged into the returned
 	// model (TrainConfig.AverageLast; 0 without), and AveragedValAccuracy the
 	// averaged model's accuracy on the validation part (NaN without
@@ -762,6 +765,7 @@ func runData(ctx context.Context, m0 *Model, tc TrainConfig, dt data, tr, va []i
 			cb.Model = t.hookModel
 			if err := onEpoch(cb); err != nil {
 				if errors.Is(err, ErrStop) {
+					hist.Stopped = true
 					break
 				}
 				return finish(fmt.Errorf("model: epoch %d: callback: %w", epoch+1, err))

@@ -190,8 +190,12 @@ func TestCallbackStop(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m.Epochs() != 3 || len(h.Epochs) != 3 || len(seen) != 3 {
-		t.Errorf("stopped after %d epochs (callback saw %v)", m.Epochs(), seen)
+	if m.Epochs() != 3 || len(h.Epochs) != 3 || len(seen) != 3 || !h.Stopped || h.EarlyStopped {
+		t.Errorf("stopped after %d epochs (callback saw %v), Stopped %v, EarlyStopped %v", m.Epochs(), seen, h.Stopped, h.EarlyStopped)
+	}
+	cfg.OnEpoch = func(EpochStats) error { return nil }
+	if _, h, err := Train(context.Background(), legacyOptions(cfg.Config, cfg.TrainConfig), Sets(xs), ys); err != nil || h.Stopped {
+		t.Errorf("no stop: Stopped %v (%v)", h.Stopped, err)
 	}
 	boom := errors.New("boom")
 	cfg.OnEpoch = func(EpochStats) error { return boom }
