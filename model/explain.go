@@ -88,7 +88,10 @@ type Explanation struct {
 // factorisation of Pᵀ W for each of the two winners. A single image x
 // (len D) is its 1-D subspace u = x/‖x‖, with one principal angle to each
 // prototype, θ_1 = arccos(‖Wᵀu‖), and principal vector v = W q,
-// q = Wᵀu/‖Wᵀu‖ (QW). Explain allocates freely.
+// q = Wᵀu/‖Wᵀu‖ (QW). A set's images are ranked (ImageContributions,
+// ImageSupport) when it carries its Values and Right (subspace.FromImages);
+// given, they must fit the model's d, with positive values (else ErrData).
+// Explain allocates freely.
 func (m *Model) Explain(x Sample, label int) (*Explanation, error) {
 	if label >= m.classes {
 		return nil, fmt.Errorf("model: %w: label %d, the model has %d classes", ErrData, label, m.classes)
@@ -96,6 +99,9 @@ func (m *Model) Explain(x Sample, label int) (*Explanation, error) {
 	if x.kind() == kindSet && x.set.Basis != nil {
 		if err := x.set.Basis.Validate(); err != nil {
 			return nil, fmt.Errorf("model: explain: %w: %v", ErrNotFinite, err)
+		}
+		if err := m.checkImageFactors(x.set); err != nil {
+			return nil, err
 		}
 	}
 	s, err := m.server()
@@ -165,9 +171,38 @@ func (m *Model) explainSet(out *Side, x *subspace.Subspace, theta []float64) err
 	kernels.AB(out.U.Data, out.U.Stride, x.Basis.Data, x.Basis.Stride, out.QP.Data, out.QP.Stride, m.dim, d, d)
 	kernels.AB(out.V.Data, out.V.Stride, w.Data, w.Stride, out.QW.Data, out.QW.Stride, m.dim, d, d)
 	out.PixelMaps = hadamard(out.U, out.V)
-	if x.Right != nil && len(x.Values) >= d && x.Right.Cols >= d {
+	if x.Right != nil { // with Values, checked by Explain (checkImageFactors)
 		out.ImageContributions = imageContributions(x.Right, x.Values, out.QP)
 		out.ImageSupport = imageSupport(x.Right, x.Values, out, lam, m.cfg.Distance)
+	}
+	return nil
+}
+
+// checkImageFactors checks the image-set factors of a set to explain:
+// without Values and Right (a basis, not from an image set) there is no
+// image ranking; with either, both must be there and fit the model's d:
+// len(Values) >= d, Values[:d] positive and finite (ImageContributions
+// divides by them), Right m x (>= d) and finite. A half-given or
+// mismatched pair was dropped without a word, and zero values gave NaN
+// image scores.
+func (m *Model) checkImageFactors(s *subspace.Subspace) error {
+	if s.Values == nil && s.Right == nil {
+		return nil
+	}
+	d := m.d
+	switch {
+	case s.Right == nil || s.Values == nil:
+		return fmt.Errorf("model: explain: %w: a set with Values but no Right, or Right but no Values: give both (subspace.FromImages) or neither", ErrData)
+	case len(s.Values) < d || s.Right.Cols < d || s.Right.Rows < 1:
+		return fmt.Errorf("model: explain: %w: %d Values and Right of %d x %d for d = %d: want at least d of each", ErrData, len(s.Values), s.Right.Rows, s.Right.Cols, d)
+	}
+	for i, v := range s.Values[:d] {
+		if !(v > 0 && v <= math.MaxFloat64) {
+			return fmt.Errorf("model: explain: %w: Values[%d] = %v: want positive and finite singular values", ErrData, i, v)
+		}
+	}
+	if err := s.Right.Validate(); err != nil {
+		return fmt.Errorf("model: explain: %w: Right: %v", ErrNotFinite, err)
 	}
 	return nil
 }

@@ -2,12 +2,14 @@ package model
 
 import (
 	"context"
+	"errors"
 	"math"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/grlgq/grlgq/linalg"
+	"github.com/grlgq/grlgq/subspace"
 )
 
 func TestExplainSet(t *testing.T) {
@@ -179,6 +181,41 @@ func TestDistances(t *testing.T) {
 			if im[i*np+k] != v {
 				t.Fatal("image distance matrix differs from Predict of the image")
 			}
+		}
+	}
+}
+
+// TestExplainImageFactors: a set with both Values and Right gets an image
+// ranking, one with neither none; a half-given, short or zero pair is
+// ErrData, where it was dropped without a word (or gave NaN scores).
+func TestExplainImageFactors(t *testing.T) {
+	const dim, d, m = 30, 3, 8
+	xs, ys, _ := synthSets(t, 82, dim, d, m, 3, 5, 0.1)
+	mod, _, err := Train(context.Background(), legacyOptions(Config{}, TrainConfig{Epochs: 2, Seed: 3}), Sets(xs), ys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := xs[0]
+	if x.Values == nil || x.Right == nil {
+		t.Fatal("the synthetic sets carry no Values and Right")
+	}
+	ex, err := mod.Explain(Set(x), -1)
+	if err != nil || len(ex.Plus.ImageSupport) != m {
+		t.Fatalf("full set: %v, %d image scores", err, len(ex.Plus.ImageSupport))
+	}
+	if ex, err := mod.Explain(Set(&subspace.Subspace{Basis: x.Basis}), -1); err != nil || ex.Plus.ImageSupport != nil {
+		t.Fatalf("basis only: %v, image scores %v", err, ex.Plus.ImageSupport)
+	}
+	zero := append([]float64(nil), x.Values...)
+	zero[d-1] = 0
+	for what, s := range map[string]*subspace.Subspace{
+		"Right only":   {Basis: x.Basis, Right: x.Right},
+		"Values only":  {Basis: x.Basis, Values: x.Values},
+		"short Values": {Basis: x.Basis, Values: x.Values[:d-1], Right: x.Right},
+		"zero value":   {Basis: x.Basis, Values: zero, Right: x.Right},
+	} {
+		if _, err := mod.Explain(Set(s), -1); !errors.Is(err, ErrData) {
+			t.Errorf("%s: %v, want ErrData", what, err)
 		}
 	}
 }
