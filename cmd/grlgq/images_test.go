@@ -73,6 +73,7 @@ func TestTrainImages(t *testing.T) {
 	fails(t, 2, []string{"-shift"}, append(base, "-images", "-shift", "-1", "-o", mod)...)
 	fails(t, 2, []string{"-shift", "image size"}, append(base, "-images", "-shift", "1", "-o", mod)...)
 	fails(t, 2, []string{"-shift", "-val"}, append(base, "-image", side, "-images", "-shift", "1", "-val", "0.2", "-o", mod)...)
+	fails(t, 2, []string{"-tune", "-shift"}, append(base, "-image", side, "-images", "-shift", "1", "-tune", "-o", mod)...)
 
 	root := filepath.Join(dir, "sets")
 	writeFolder(t, root, 2, 4, 6)

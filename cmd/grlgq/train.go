@@ -241,6 +241,10 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 		msg string
 	}{ // the flag combinations train refuses, in this order
 		{shift > 0 && !images, fmt.Sprintf("-shift %d needs -images", shift)},
+		// As -val: the folds would split an image from its shifted
+		// copies, and a copy in a training part would score its own
+		// image's validation.
+		{shift > 0 && tn.on, "-tune cannot be combined with -shift: an image's shifted copies would train in the folds that validate it; tune without -shift, then train the chosen setting with it"},
 		{images && (hf.copies > 0 || isSet(fs, "m") || isSet(fs, "groupings") || skipBad), "-images trains on the single images: it takes no -m, -groupings, -hard-copies or -skip-bad"},
 		{images && notImages, needsImages("images", df.src.Scheme())},
 		{hf.copies > 0 && notImages, needsImages("hard-copies", df.src.Scheme())},
