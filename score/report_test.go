@@ -99,6 +99,15 @@ func TestReportRejectedUnknown(t *testing.T) {
 	if !near(r.Accuracy, 0.4) || r.Rejected != 1 || r.Unknown != 2 {
 		t.Errorf("accuracy %v rejected %d unknown %d", r.Accuracy, r.Rejected, r.Unknown)
 	}
+	// The text says where each kind counts: a rejection in its class's
+	// support (class 0 has 2), an unknown class in none.
+	var b bytes.Buffer
+	if err := WriteReport(&b, "text", nil, TableOf("", s)); err != nil {
+		t.Fatal(err)
+	}
+	if want := "(1 rejected: in their class's support, never correct; 2 of classes the classifier does not know: in the accuracy's count, in no class's support)\n"; !strings.Contains(b.String(), want) {
+		t.Errorf("text report lacks %q:\n%s", want, b.String())
+	}
 }
 
 // TestPool: pooling the scores of parts is scoring the whole.

@@ -45,8 +45,8 @@ func TableOf(name string, s *Scores) Table {
 //   - "csv": one table of every table's rows, columns [table,] class,
 //     precision, recall, f1, support, then one column per predicted class
 //     and "rejected" holding the class's confusion row; the rows of a
-//     table are its present classes, then "accuracy" (in the f1 column, as
-//     scikit-learn prints it), "macro avg" and "weighted avg". The
+//     table are its present classes, then "macro avg", "weighted avg"
+//     and "accuracy" (in the f1 column, as scikit-learn prints it). The
 //     "table" column is there when there are several tables.
 //   - "latex": per table, a tabular of the report and one of the
 //     confusion matrix (booktabs' rules), names escaped.
@@ -118,7 +118,7 @@ func writeText(w io.Writer, names []string, t Table) {
 	fmt.Fprintf(w, "%*s %10.4f %10.4f %10.4f %8d\n", wn, "macro avg", r.Macro.Precision, r.Macro.Recall, r.Macro.F1, r.Macro.Support)
 	fmt.Fprintf(w, "%*s %10.4f %10.4f %10.4f %8d\n", wn, "weighted avg", r.Weighted.Precision, r.Weighted.Recall, r.Weighted.F1, r.Weighted.Support)
 	if r.Rejected > 0 || r.Unknown > 0 {
-		fmt.Fprintf(w, "(%d rejected, %d of classes the classifier does not know: in the accuracy's count, in no class's support)\n", r.Rejected, r.Unknown)
+		fmt.Fprintf(w, "(%d rejected: in their class's support, never correct; %d of classes the classifier does not know: in the accuracy's count, in no class's support)\n", r.Rejected, r.Unknown)
 	}
 	fmt.Fprintln(w, "\nconfusion matrix (rows: true class, columns: predicted):")
 	k := len(r.Classes)
