@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/csv"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -221,5 +222,78 @@ func TestCSVQuoting(t *testing.T) {
 	got, err := csv.NewReader(&b).Read()
 	if err != nil || strings.Join(got, "|") != strings.Join(rec, "|") {
 		t.Errorf("read back %q, %v", got, err)
+	}
+}
+
+// TestReportMatchesScikitLearn: reports bit for bit equal to
+// scikit-learn 1.2.1's precision_recall_fscore_support(y_true, y_pred,
+// labels=PRESENT, zero_division=0) per class and with average="macro"
+// and "weighted", and accuracy_score, printed with repr. A true class
+// outside 0..C-1 was given to scikit-learn as 1000+label, a rejection as
+// -1 (neither in PRESENT). The cases: classes never predicted, classes
+// predicted but absent from the truth, one true class, rejections (all
+// rejected too), unknown true classes, and random vectors (PCG 1, 2).
+func TestReportMatchesScikitLearn(t *testing.T) {
+	for _, c := range []struct {
+		name        string
+		classes     int
+		truth, pred []int
+		present     []int
+		p, r, f1    []float64
+		support     []int
+		macro, wavg []float64 // precision, recall, F1
+		accuracy    float64
+	}{
+		{"never_predicted", 4, []int{0, 1, 2, 3, 3, 2, 1, 0}, []int{0, 0, 2, 2, 2, 2, 0, 0},
+			[]int{0, 1, 2, 3}, []float64{0.5, 0.0, 0.5, 0.0}, []float64{1.0, 0.0, 1.0, 0.0}, []float64{0.6666666666666666, 0.0, 0.6666666666666666, 0.0}, []int{2, 2, 2, 2},
+			[]float64{0.25, 0.5, 0.3333333333333333}, []float64{0.25, 0.5, 0.3333333333333333}, 0.5},
+		{"absent_from_truth", 4, []int{0, 0, 1, 1, 1, 0}, []int{0, 3, 1, 2, 1, 3},
+			[]int{0, 1, 2, 3}, []float64{1.0, 1.0, 0.0, 0.0}, []float64{0.3333333333333333, 0.6666666666666666, 0.0, 0.0}, []float64{0.5, 0.8, 0.0, 0.0}, []int{3, 3, 0, 0},
+			[]float64{0.5, 0.25, 0.325}, []float64{1.0, 0.5, 0.65}, 0.5},
+		{"single_class_wrong", 3, []int{1, 1, 1}, []int{1, 0, 2},
+			[]int{0, 1, 2}, []float64{0.0, 1.0, 0.0}, []float64{0.0, 0.3333333333333333, 0.0}, []float64{0.0, 0.5, 0.0}, []int{0, 3, 0},
+			[]float64{0.3333333333333333, 0.1111111111111111, 0.16666666666666666}, []float64{1.0, 0.3333333333333333, 0.5}, 0.3333333333333333},
+		{"rejected", 3, []int{0, 1, 2, 2, 1, 0, 0}, []int{0, -1, 2, -1, 1, -1, 1},
+			[]int{0, 1, 2}, []float64{1.0, 0.5, 1.0}, []float64{0.3333333333333333, 0.5, 0.5}, []float64{0.5, 0.5, 0.6666666666666666}, []int{3, 2, 2},
+			[]float64{0.8333333333333334, 0.4444444444444444, 0.5555555555555555}, []float64{0.8571428571428571, 0.42857142857142855, 0.5476190476190476}, 0.42857142857142855},
+		{"all_rejected", 2, []int{0, 1, 1}, []int{-1, -1, -1},
+			[]int{0, 1}, []float64{0.0, 0.0}, []float64{0.0, 0.0}, []float64{0.0, 0.0}, []int{1, 2},
+			[]float64{0.0, 0.0, 0.0}, []float64{0.0, 0.0, 0.0}, 0.0},
+		{"unknown_truth", 3, []int{0, 1, -1, 2, 5, 2}, []int{0, 1, 2, 2, 0, -1},
+			[]int{0, 1, 2}, []float64{0.5, 1.0, 0.5}, []float64{1.0, 1.0, 0.5}, []float64{0.6666666666666666, 1.0, 0.5}, []int{1, 1, 2},
+			[]float64{0.6666666666666666, 0.8333333333333334, 0.7222222222222222}, []float64{0.625, 0.75, 0.6666666666666666}, 0.5},
+		{"random1", 5, []int{4, 0, 1, 1, 3, 2, 3, 0, 1, 3, 3, 4, 4, 4, 3, 0, 2, 2, 4, 2, 4, 1, 2, 4, 1, 1, 2, 2, 4, 2, 3, 2, 4, 0, 2, 4, 2, 1, 2, 1, 4, 1, 0, 0, 3, 3, 0, 3, 4, 2, 4, 3, 3, 4, 0, 0, 1, 4, 1, 3, 0, 0, 1, 2, 2, 3, 3, 3, 2, 3, 4, 1, 2, 0, 0, 1, 3}, []int{4, 0, 1, 1, 3, 4, 2, 0, 1, 3, 3, 4, 4, 4, 4, 0, 2, 3, 4, 2, 3, -1, 2, -1, 1, 1, 2, 4, 4, 1, 1, 2, 4, -1, 2, 4, 3, 2, 1, 1, -1, -1, 2, 0, 3, 3, 0, 3, 0, 2, 4, 3, 3, 4, 0, 0, 1, 4, 1, 3, 0, 0, 1, 2, 2, 3, 4, 2, 0, 3, 4, 1, 4, 0, 0, 4, 3},
+			[]int{0, 1, 2, 3, 4}, []float64{0.8461538461538461, 0.7692307692307693, 0.6923076923076923, 0.8, 0.6666666666666666}, []float64{0.8461538461538461, 0.7142857142857143, 0.5294117647058824, 0.7058823529411765, 0.75}, []float64{0.8461538461538461, 0.7407407407407408, 0.5999999999999999, 0.7500000000000001, 0.7058823529411765}, []int{13, 14, 17, 17, 16},
+			[]float64{0.7548717948717948, 0.7091467356173239, 0.7285553879671527}, []float64{0.7507159507159508, 0.7012987012987013, 0.7222660781484311}, 0.7012987012987013},
+	} {
+		r := Count(c.classes, c.truth, c.pred).Report()
+		var present []int
+		for k, cr := range r.Classes {
+			if cr.Present {
+				present = append(present, k)
+			}
+		}
+		if !slices.Equal(present, c.present) {
+			t.Errorf("%s: present classes %v, want %v", c.name, present, c.present)
+			continue
+		}
+		for i, k := range c.present {
+			m := r.Classes[k].Metrics
+			if m.Precision != c.p[i] || m.Recall != c.r[i] || m.F1 != c.f1[i] || m.Support != c.support[i] {
+				t.Errorf("%s: class %d: %+v, want P %v R %v F1 %v support %d", c.name, k, m, c.p[i], c.r[i], c.f1[i], c.support[i])
+			}
+		}
+		for _, a := range []struct {
+			what string
+			got  Metrics
+			want []float64
+		}{{"macro", r.Macro, c.macro}, {"weighted", r.Weighted, c.wavg}} {
+			if a.got.Precision != a.want[0] || a.got.Recall != a.want[1] || a.got.F1 != a.want[2] {
+				t.Errorf("%s: %s avg %+v, want %v", c.name, a.what, a.got, a.want)
+			}
+		}
+		if r.Accuracy != c.accuracy {
+			t.Errorf("%s: accuracy %v, want %v", c.name, r.Accuracy, c.accuracy)
+		}
 	}
 }
