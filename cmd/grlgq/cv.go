@@ -500,6 +500,9 @@ func (t *tuneFlags) run(ctx context.Context, e *env, fs *flag.FlagSet, o model.O
 		if err := t.bl.write(e, out.text, bres); err != nil {
 			return err
 		}
+		// The chosen row is the best of the table on these very folds
+		// (selection bias); the baselines' rows are not.
+		fmt.Fprintf(out.text, "note       GRLGQ (chosen) is scored on the folds it was chosen by: its scores and the differences to it favour it; for an unbiased comparison, score it on data the tuning did not see\n")
 	}
 	for _, p := range pics {
 		fmt.Fprintf(out.text, "plot       %s\n", p)
