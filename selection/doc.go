@@ -2,8 +2,9 @@
 // data alone: k-fold cross-validation of model.Options (CrossValidate:
 // what the model is, how it is trained) and a tuner that scores settings
 // by inner cross-validation, by successive halving over the folds, and
-// retrains the best one on all the training data (Tune). Both take the samples as []model.Sample, image sets
-// (subspaces) or single images, so `grlgq train -tune -images` tunes on
+// retrains the best one on all the training data (Tune); NestedCV
+// cross-validates that tuning. They take the samples as []model.Sample,
+// image sets (subspaces) or single images, so `grlgq train -tune -images` tunes on
 // images. It is a tool over the model package's estimator (scikit-learn's
 // cross_val_score and GridSearchCV), not a part of it: it imports model,
 // folds and score (which counts the correct validation samples, by
@@ -48,6 +49,19 @@
 // validated, and with none Tune trains its first setting unscored;
 // Plan.Note says which. CrossValidate, which scores one model, refuses a
 // class of one item.
+//
+// # Nested cross-validation
+//
+// The chosen row of Tune's table is the best of many settings on the very
+// folds that chose it: its mean is optimistic, and so are differences to
+// baselines on those folds. NestedCV estimates the accuracy of tuning
+// itself: on each outer fold (stratified, the folds of CrossValidate) it
+// runs Tune on the outer training part alone (its own inner folds, its
+// choice, its final model) and scores that model on the outer test part,
+// which never takes part in choosing. The outer folds may choose
+// different settings (NestedFold says which); the mean is that of the
+// procedure "tune, then train", the model `grlgq train -tune` writes, and
+// NestedResult.Splits lets baselines run on the same outer folds.
 //
 // # Determinism
 //

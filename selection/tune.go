@@ -91,22 +91,8 @@ func (r *TuneResult) BestSetting() Setting { return r.Table[r.Best].Setting }
 // table's rows have no folds (Plan.Folds 0).
 func Tune(ctx context.Context, base model.Options, settings []Setting, x []model.Sample, y []int, opt Options) (*TuneResult, error) {
 	opt = opt.withDefaults()
-	if len(settings) == 0 {
-		return nil, fmt.Errorf("selection: %w: no settings", ErrGrid)
-	}
-	for i, s := range settings {
-		if err := s.check(); err != nil {
-			return nil, fmt.Errorf("selection: %w: setting %d: %v", ErrGrid, i+1, err)
-		}
-	}
-	if len(x) != len(y) {
-		return nil, fmt.Errorf("selection: %w: %d samples and %d labels", ErrData, len(x), len(y))
-	}
-	if !(opt.Confidence >= 0 && opt.Confidence <= 100) {
-		return nil, fmt.Errorf("selection: %w: confidence %g outside [0, 100]", ErrGrid, opt.Confidence)
-	}
-	if !(opt.Keep >= 0 && opt.Keep <= 1) {
-		return nil, fmt.Errorf("selection: %w: keep %g outside [0, 1]", ErrGrid, opt.Keep)
+	if err := checkTune(settings, x, y, opt); err != nil {
+		return nil, err
 	}
 	views, err := dimViews(settings, x)
 	if err != nil {
@@ -220,6 +206,29 @@ func Tune(ctx context.Context, base model.Options, settings []Setting, x []model
 		prog.add(1)
 	}
 	return res, nil
+}
+
+// checkTune returns why Tune cannot run the settings on (x, y) under
+// opt, or nil.
+func checkTune(settings []Setting, x []model.Sample, y []int, opt Options) error {
+	if len(settings) == 0 {
+		return fmt.Errorf("selection: %w: no settings", ErrGrid)
+	}
+	for i, s := range settings {
+		if err := s.check(); err != nil {
+			return fmt.Errorf("selection: %w: setting %d: %v", ErrGrid, i+1, err)
+		}
+	}
+	if len(x) != len(y) {
+		return fmt.Errorf("selection: %w: %d samples and %d labels", ErrData, len(x), len(y))
+	}
+	if !(opt.Confidence >= 0 && opt.Confidence <= 100) {
+		return fmt.Errorf("selection: %w: confidence %g outside [0, 100]", ErrGrid, opt.Confidence)
+	}
+	if !(opt.Keep >= 0 && opt.Keep <= 1) {
+		return fmt.Errorf("selection: %w: keep %g outside [0, 1]", ErrGrid, opt.Keep)
+	}
+	return nil
 }
 
 // DefaultKeep is the fraction of the settings that successive halving
