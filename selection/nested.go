@@ -57,6 +57,16 @@ func (r *NestedResult) Pooled() *score.Scores {
 	return score.Pool(s...)
 }
 
+// CVResult returns the outer scores as a CVResult (the folds' scores,
+// mean, sd, plan and splits), for code written for CrossValidate's.
+func (r *NestedResult) CVResult() *CVResult {
+	c := &CVResult{Folds: make([]FoldScore, len(r.Folds)), Mean: r.Mean, SD: r.SD, Plan: r.Plan, Splits: r.Splits}
+	for i, f := range r.Folds {
+		c.Folds[i] = f.FoldScore
+	}
+	return c
+}
+
 // nestedUnits is the progress units of one outer fold's tuning.
 const nestedUnits = 1000
 

@@ -48,6 +48,7 @@ func runCV(ctx context.Context, e *env, args []string) error {
 	fs.BoolVar(&quiet, "quiet", false, "no progress bar")
 	fs.BoolVar(&skipBad, "skip-bad", false, "leave out sets of rank below d instead of failing")
 	bl := newBaselineFlags(fs, true)
+	tn := newCVTuneFlags(fs, bl) // -tune, -tune-folds, -tune-*
 	if err := parseFlags(e, fs, args); err != nil {
 		return err
 	}
@@ -58,6 +59,9 @@ func runCV(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	if err := bl.check(e, fs); err != nil {
+		return err
+	}
+	if err := tn.check(fs, false, 1); err != nil {
 		return err
 	}
 	if err := checkPlotFormat(fs, *plotFmt); err != nil {
@@ -120,8 +124,34 @@ func runCV(ctx context.Context, e *env, args []string) error {
 	fmt.Fprintf(text, "data       %s\n", describe(ds))
 	fmt.Fprintf(text, "sets       %s\n", how)
 	fmt.Fprintf(text, "config     %s\n", describeConfig(o, len(ds.Classes)))
+	outer := selection.Options{Folds: folds, Seed: o.Train.Seed, Workers: tf.workers}
+	var (
+		res    *selection.CVResult
+		nested *selection.NestedResult
+		ss     []selection.Setting
+		inner  selection.Options
+	)
+	if tn.on {
+		x := model.Sets(subs.Subs)
+		d := o.Model.SubspaceDim
+		if len(x) > 0 {
+			d = x[0].Subspace().D()
+		}
+		if ss, inner, err = tn.options(fs, d, false, o.Train.Seed, tf.workers); err != nil {
+			return err
+		}
+		fmt.Fprintf(text, "tuning     in each outer fold, %s\n", describeSearch(ss, inner))
+	}
 	bar := newProgressPercent(e.stderr, quiet)
-	res, err := selection.CrossValidate(ctx, o, model.Sets(subs.Subs), subs.Labels, selection.Options{Folds: folds, Seed: o.Train.Seed, Workers: tf.workers, Progress: bar.Update})
+	outer.Progress = bar.Update
+	if tn.on {
+		nested, err = selection.NestedCV(ctx, o, ss, model.Sets(subs.Subs), subs.Labels, outer, inner)
+		if err == nil {
+			res = nested.CVResult()
+		}
+	} else {
+		res, err = selection.CrossValidate(ctx, o, model.Sets(subs.Subs), subs.Labels, outer)
+	}
 	bar.Clear()
 	if err != nil {
 		return selectionError(err)
@@ -134,7 +164,11 @@ func runCV(ctx context.Context, e *env, args []string) error {
 	}
 	var bres *baseline.Result
 	if bl.methods != nil {
-		if bres, err = bl.run(ctx, "GRLGQ", model.Sets(subs.Subs), subs.Labels, res.Splits, acc, o.Train.Seed, tf.workers); err != nil {
+		name := "GRLGQ"
+		if nested != nil {
+			name = "GRLGQ (tuned)"
+		}
+		if bres, err = bl.run(ctx, name, model.Sets(subs.Subs), subs.Labels, res.Splits, acc, o.Train.Seed, tf.workers); err != nil {
 			return err
 		}
 	}
@@ -169,7 +203,7 @@ func runCV(ctx context.Context, e *env, args []string) error {
 				return err
 			}
 		}
-		return writeJSON(e.stdout, map[string]any{
+		out := map[string]any{
 			"data":          ds.Source,
 			"classes":       ds.Classes,
 			"n":             subs.Len(),
@@ -188,22 +222,84 @@ func runCV(ctx context.Context, e *env, args []string) error {
 			"fold_reports":  tables[1:],
 			"plots":         append([]string{}, pics...),
 			"baselines":     bres,
-		})
+		}
+		if nested != nil {
+			out["tune"] = nestedJSON(nested, inner)
+		}
+		return writeJSON(e.stdout, out)
 	}
 	for i, f := range res.Folds {
 		r := tables[i+1].Report
 		fmt.Fprintf(text, "fold %d/%d  %s (%d/%d)  macro F1 %.4f  weighted F1 %.4f  %s\n", i+1, len(res.Folds), pct(f.Accuracy), f.Correct, f.N, r.Macro.F1, r.Weighted.F1, base.RoundDur(f.Duration))
+		if nested != nil {
+			nf := nested.Folds[i]
+			fmt.Fprintf(text, "           chose %d %s (inner %s ± %s, %s)\n", nf.Best+1, nf.Setting, pct(nf.InnerMean), pct(nf.InnerSD), innerHow(nf.Inner))
+		}
 	}
 	fmt.Fprintf(text, "\npooled over the folds (every set's out-of-fold prediction):\n")
 	score.WriteReport(text, "text", ds.Classes, tables[0])
 	for _, p := range pics {
 		fmt.Fprintf(text, "plot       %s\n", p)
 	}
-	fmt.Fprintf(e.stdout, "accuracy %s ± %s (%d-fold stratified cross-validation, seed %d, %d sets) (%s)\n", pct(res.Mean), pct(res.SD), folds, o.Train.Seed, subs.Len(), base.RoundDur(time.Since(t0)))
+	what := "stratified cross-validation"
+	if nested != nil {
+		what = "nested stratified cross-validation of -tune"
+	}
+	fmt.Fprintf(e.stdout, "accuracy %s ± %s (%d-fold %s, seed %d, %d sets) (%s)\n", pct(res.Mean), pct(res.SD), folds, what, o.Train.Seed, subs.Len(), base.RoundDur(time.Since(t0)))
 	if bres != nil {
 		return bl.write(e, e.stdout, bres)
 	}
 	return nil
+}
+
+// describeSearch says in a line how the tuner chooses (the settings,
+// its folds, halving and references).
+func describeSearch(ss []selection.Setting, opt selection.Options) string {
+	k := "automatic"
+	if opt.Folds > 0 {
+		k = strconv.Itoa(opt.Folds)
+	}
+	how := fmt.Sprintf("%d settings by stratified cross-validation on the outer training part (folds %s", len(ss), k)
+	if opt.Repeats > 0 {
+		how += fmt.Sprintf(", %d repeats", opt.Repeats)
+	}
+	how += ")"
+	if opt.Rungs != nil {
+		how += fmt.Sprintf(", successive halving at splits %v", opt.Rungs)
+	}
+	return how + fmt.Sprintf("; the references are the first %d, another setting must gain %g paired standard errors", max(opt.Preferred, 1), opt.Confidence)
+}
+
+// innerHow names an inner cross-validation: "3-fold", "2 x 5-fold", or
+// that there was none.
+func innerHow(p selection.Plan) string {
+	switch {
+	case p.Folds == 0:
+		return "no inner cross-validation"
+	case p.Repeats > 1:
+		return fmt.Sprintf("%d x %d-fold", p.Repeats, p.Folds)
+	}
+	return fmt.Sprintf("%d-fold", p.Folds)
+}
+
+// nestedJSON is the -tune part of cv's JSON: the search and, per outer
+// fold, the setting chosen and its inner score.
+func nestedJSON(r *selection.NestedResult, opt selection.Options) map[string]any {
+	folds := make([]map[string]any, len(r.Folds))
+	for i, f := range r.Folds {
+		folds[i] = settingJSON(f.Setting)
+		folds[i]["index"] = f.Best
+		folds[i]["inner_mean"], folds[i]["inner_sd"] = jnum(f.InnerMean), jnum(f.InnerSD)
+		folds[i]["inner_folds"], folds[i]["inner_repeats"], folds[i]["inner_note"] = f.Inner.Folds, f.Inner.Repeats, f.Inner.Note()
+	}
+	return map[string]any{
+		"inner_folds":   opt.Folds,
+		"inner_repeats": opt.Repeats,
+		"rungs":         opt.Rungs,
+		"preferred":     max(opt.Preferred, 1),
+		"confidence":    opt.Confidence,
+		"chosen":        folds,
+	}
 }
 
 // selectionError words the errors of package selection for the command
@@ -220,36 +316,60 @@ func newProgressPercent(w io.Writer, quiet bool) *base.Percent {
 	return base.NewPercent(w, "", quiet)
 }
 
-// tuneFlags are train's -tune flags.
+// tuneFlags are the -tune flags of train (choose, then train) and cv
+// (nested cross-validation of that choice).
 type tuneFlags struct {
 	on                               bool
 	folds, repeats                   int
 	confidence                       float64
 	protos, inits, rels, lrs, epochs string
 	bl                               *baselineFlag
+	// foldsFlag names the flag of the (inner) K: train's -folds,
+	// cv's -tune-folds (cv's -folds is the outer K).
+	foldsFlag string
 }
 
 func newTuneFlags(fs *flag.FlagSet) *tuneFlags {
-	t := &tuneFlags{}
+	t := &tuneFlags{foldsFlag: "folds"}
 	fs.BoolVar(&t.on, "tune", false, "choose prototypes per class, initialisation, relevances, -lr, -lr-rel, the cost (-sigmoid), d, the distance and -epochs by stratified cross-validation on the training sets "+
 		"(successive halving over a fixed random sample of settings; docs/tuning.md), then train the best setting on all of them; the other flags give the rest of the configuration")
-	intVar(fs, &t.folds, "folds", 0, 0, maxFolds, "with -tune: K of the stratified K-fold cross-validation (0: 5 up to 150 training sets, else 3; classes smaller than K are validated in fewer folds, a class of one set is kept in every training part)")
+	t.addSearchFlags(fs)
+	t.bl = newBaselineFlags(fs, false)
+	return t
+}
+
+// newCVTuneFlags are cv's -tune flags; bl is cv's -baselines, which
+// compares the baselines with the tuned model on the outer folds.
+func newCVTuneFlags(fs *flag.FlagSet, bl *baselineFlag) *tuneFlags {
+	t := &tuneFlags{foldsFlag: "tune-folds", bl: bl}
+	fs.BoolVar(&t.on, "tune", false, "nested cross-validation of train -tune: in each of the -folds outer folds, choose the settings as train -tune does (its own inner cross-validation on the outer training part, the -tune-* flags), "+
+		"train the chosen setting on the outer training part and score it on the outer test part, which takes no part in the choice: the unbiased estimate of the tuned model's accuracy")
+	t.addSearchFlags(fs)
+	return t
+}
+
+// addSearchFlags adds the flags of the search and its inner folds.
+func (t *tuneFlags) addSearchFlags(fs *flag.FlagSet) {
+	intVar(fs, &t.folds, t.foldsFlag, 0, 0, maxFolds, "with -tune: K of the stratified K-fold cross-validation that chooses (0: 5 up to 150 training sets, else 3; classes smaller than K are validated in fewer folds, a class of one set is kept in every training part)")
 	floatVar(fs, &t.confidence, "tune-confidence", 0, 0, 100, false, false, fmt.Sprintf("with -tune: how many paired standard errors a setting must gain over the reference (the default search: the better of the package defaults and 1-NN; a search from -tune-* lists: its first setting) to be chosen instead (when not given: %g for the default search, 0 = the plain best mean for a search from lists)", selection.DefaultConfidence))
-	intVar(fs, &t.repeats, "tune-repeats", 0, 0, 100, "with -tune: repeat the cross-validation with other folds this many times (0: twice up to 100 training sets with the default -folds, else once)")
+	intVar(fs, &t.repeats, "tune-repeats", 0, 0, 100, "with -tune: repeat the cross-validation with other folds this many times (0: twice up to 100 training sets with the default K, else once)")
 	fs.StringVar(&t.protos, "tune-protos", "", "with -tune: prototypes per class to try, e.g. 1,2,4; \"all\" adds 1-NN (a prototype at every training set, untrained). "+
 		"Giving any of -tune-protos, -tune-init, -tune-relevance, -tune-lr, -tune-epochs searches the product of the lists, the others taking 1,3,all / sample,pca / global / 0.05 / 25,50")
 	fs.StringVar(&t.inits, "tune-init", "", "with -tune: initialisations to try (sample, random, pca)")
 	fs.StringVar(&t.rels, "tune-relevance", "", "with -tune: relevances to try (global, none, local)")
 	fs.StringVar(&t.lrs, "tune-lr", "", "with -tune: learning rates η to try, e.g. 0.05,0.01 (factor 2 in G kept, as -lr)")
 	fs.StringVar(&t.epochs, "tune-epochs", "", "with -tune: epoch counts to try, e.g. 0,10,25,50 (0: untrained); one training per fold serves all of them")
-	t.bl = newBaselineFlags(fs, false)
-	return t
 }
 
-// check rejects -tune with options it cannot honour.
+// check rejects -tune with options it cannot honour, and the search
+// flags without -tune.
 func (t *tuneFlags) check(fs *flag.FlagSet, hard bool, groupings int) error {
 	if !t.on {
-		for _, n := range []string{"folds", "tune-repeats", "tune-confidence", "tune-protos", "tune-init", "tune-relevance", "tune-lr", "tune-epochs", "baselines"} {
+		names := []string{t.foldsFlag, "tune-repeats", "tune-confidence", "tune-protos", "tune-init", "tune-relevance", "tune-lr", "tune-epochs"}
+		if t.foldsFlag == "folds" { // train's -baselines compare with the chosen setting
+			names = append(names, "baselines")
+		}
+		for _, n := range names {
 			if isSet(fs, n) {
 				return usagef(fs, "-%s needs -tune", n)
 			}
@@ -262,12 +382,27 @@ func (t *tuneFlags) check(fs *flag.FlagSet, hard bool, groupings int) error {
 	case groupings > 1:
 		return usagef(fs, "-tune with -groupings %d: an image would sit in several sets, in different folds; use one grouping", groupings)
 	case t.folds == 1:
-		return usagef(fs, "-folds %d: want 2 or more (0: automatic)", t.folds)
+		return usagef(fs, "-%s %d: want 2 or more (0: automatic)", t.foldsFlag, t.folds)
 	case t.bl.methods != nil && isSet(fs, "images"):
 		return usagef(fs, "-baselines compare image sets: not with -images")
 	}
 	_, _, err := t.settings(fs, 1, false)
 	return err
+}
+
+// options returns the search and the tuner's options for samples of d
+// columns: -tune-* (settings), the K and repeats of the flags, the seed
+// and workers given.
+func (t *tuneFlags) options(fs *flag.FlagSet, d int, images bool, seed uint64, workers int) ([]selection.Setting, selection.Options, error) {
+	ss, opt, err := t.settings(fs, d, images)
+	if err != nil {
+		return nil, opt, err
+	}
+	opt.Folds, opt.Repeats, opt.Seed, opt.Workers = t.folds, t.repeats, seed, workers
+	if isSet(fs, "tune-confidence") {
+		opt.Confidence = t.confidence
+	}
+	return ss, opt, nil
 }
 
 // settings returns the search and its options for samples of d columns:
@@ -389,13 +524,9 @@ func (t *tuneFlags) run(ctx context.Context, e *env, fs *flag.FlagSet, o model.O
 	if !images && len(x) > 0 {
 		d = x[0].Subspace().D()
 	}
-	ss, opt, err := t.settings(fs, d, images)
+	ss, opt, err := t.options(fs, d, images, o.Train.Seed, o.Train.Workers)
 	if err != nil {
 		return err
-	}
-	opt.Folds, opt.Repeats, opt.Seed, opt.Workers = t.folds, t.repeats, o.Train.Seed, o.Train.Workers
-	if isSet(fs, "tune-confidence") {
-		opt.Confidence = t.confidence
 	}
 	plan := selection.PlanFolds(y, opt)
 	if plan.Class >= 0 && t.folds > 0 {

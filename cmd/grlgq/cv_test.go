@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"math"
 	"os"
 	"path/filepath"
@@ -86,4 +87,85 @@ func TestTrainTune(t *testing.T) {
 	fails(t, 2, []string{"needs -tune"}, "train", "-data", spec, "-o", out, "-tune-epochs", "5")
 	fails(t, 2, []string{"-folds"}, "train", "-tune", "-data", spec, "-o", out, "-folds", "1")
 	fails(t, 1, []string{"class", "-folds 12"}, "train", "-tune", "-data", spec, "-o", out, "-folds", "12", "-tune-epochs", "1")
+}
+
+// TestCVTune: grlgq cv -tune runs the nested cross-validation on the
+// digits (a tiny search, 2 epochs): text with each outer fold's choice,
+// JSON whose tuned scores are the outer folds', baselines compared with
+// them on the same outer splits, and the tuning flags refused without
+// -tune.
+func TestCVTune(t *testing.T) {
+	dir := t.TempDir()
+	csv := filepath.Join(dir, "digits.csv.gz")
+	ok(t, "demo", "-export-data", csv)
+	args := []string{"cv", "-tune", "-data", "csv:" + csv, "-image", "8x8", "-pixel-max", "16", "-d", "4", "-m", "10", "-folds", "3", "-workers", "2",
+		"-tune-protos", "1,2", "-tune-epochs", "0,2", "-tune-init", "sample", "-tune-folds", "2"}
+	r := ok(t, args...)
+	for _, w := range []string{"tuning     in each outer fold, 4 settings", "fold 3/3", "chose ", "inner ", "2-fold)", "3-fold nested stratified cross-validation of -tune"} {
+		if !strings.Contains(r.stdout, w) {
+			t.Errorf("cv -tune output lacks %q:\n%s", w, r.stdout)
+		}
+	}
+	if n := strings.Count(r.stdout, "chose "); n != 3 {
+		t.Errorf("%d lines name a chosen setting, want one per outer fold:\n%s", n, r.stdout)
+	}
+
+	r = ok(t, append(args, "-json", "-baselines=1nn-geodesic")...)
+	decodeJSON(t, r.stdout, "mean", "fold_accuracy", "fold_n", "tune", "baselines")
+	var out struct {
+		Mean     float64   `json:"mean"`
+		Accuracy []float64 `json:"fold_accuracy"`
+		N        []int     `json:"fold_n"`
+		Tune     struct {
+			InnerFolds int `json:"inner_folds"`
+			Chosen     []struct {
+				Setting   string  `json:"setting"`
+				Index     int     `json:"index"`
+				InnerMean float64 `json:"inner_mean"`
+				Folds     int     `json:"inner_folds"`
+			} `json:"chosen"`
+		} `json:"tune"`
+		Baselines struct {
+			Splits    int `json:"splits"`
+			Reference struct {
+				Name     string    `json:"name"`
+				Accuracy []float64 `json:"accuracy"`
+			} `json:"reference"`
+			Methods []struct {
+				Versus struct {
+					Against string    `json:"against"`
+					Diff    []float64 `json:"diff"`
+				} `json:"versus"`
+				Accuracy []float64 `json:"accuracy"`
+				N        []int     `json:"n"`
+			} `json:"methods"`
+		} `json:"baselines"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &out); err != nil {
+		t.Fatal(err)
+	}
+	if len(out.Accuracy) != 3 || len(out.Tune.Chosen) != 3 || out.Tune.InnerFolds != 2 {
+		t.Fatalf("%d outer accuracies, %d choices, inner folds %d: %s", len(out.Accuracy), len(out.Tune.Chosen), out.Tune.InnerFolds, r.stdout)
+	}
+	for i, c := range out.Tune.Chosen {
+		if c.Setting == "" || c.Index < 0 || c.Index >= 4 || c.Folds != 2 || !(c.InnerMean > 0.5) {
+			t.Errorf("outer fold %d: chosen %+v", i+1, c)
+		}
+	}
+	b := out.Baselines
+	if b.Splits != 3 || b.Reference.Name != "GRLGQ (tuned)" || len(b.Methods) != 1 {
+		t.Fatalf("baselines %+v", b)
+	}
+	for i, a := range out.Accuracy {
+		m := b.Methods[0]
+		// The same outer test parts: the same sizes, and the differences
+		// taken to the tuned model's outer scores.
+		if m.N[i] != out.N[i] || b.Reference.Accuracy[i] != a || math.Abs(m.Versus.Diff[i]-(m.Accuracy[i]-a)) > 1e-12 {
+			t.Errorf("split %d: tuned %v of %d, reference %v, 1-NN %v of %d, diff %v", i+1, a, out.N[i], b.Reference.Accuracy[i], m.Accuracy[i], m.N[i], m.Versus.Diff[i])
+		}
+	}
+
+	fails(t, 2, []string{"-tune-folds needs -tune"}, "cv", "-data", "csv:"+csv, "-image", "8x8", "-pixel-max", "16", "-tune-folds", "2")
+	fails(t, 2, []string{"-tune-epochs needs -tune"}, "cv", "-data", "csv:"+csv, "-image", "8x8", "-pixel-max", "16", "-tune-epochs", "2")
+	fails(t, 2, []string{"-tune-folds 1"}, "cv", "-tune", "-data", "csv:"+csv, "-image", "8x8", "-pixel-max", "16", "-tune-folds", "1")
 }

@@ -49,7 +49,7 @@ func init() {
 	commands = []command{
 		{"demo", "[-json] [-plots DIR]", "train and test on the embedded UCI digits, in a few seconds", runDemo},
 		{"train", "-data SPEC -o MODEL [flags]", "train a model on image sets, images or bases", runTrain},
-		{"cv", "-data SPEC [-folds K] [train flags] [-format F] [-plots DIR]", "k-fold cross-validation of a training configuration: accuracy (mean, sd, per fold), the classification report and confusion matrix pooled over the folds", runCV},
+		{"cv", "-data SPEC [-folds K] [-tune [-tune-*]] [train flags] [-format F] [-plots DIR]", "k-fold cross-validation of a training configuration, or with -tune nested cross-validation of train -tune: accuracy (mean, sd, per fold), the classification report and confusion matrix pooled over the folds", runCV},
 		{"eval", "-model MODEL -data SPEC [-format text|json|csv|latex]", "accuracy, per-class precision, recall, F1 and support, macro and weighted averages, confusion matrix", runEval},
 		{"predict", "-model MODEL -data SPEC [-o FILE] [-format text|csv|json]", "class, margins and probabilities of every sample, labelled or not", runPredict},
 		{"explain", "-model MODEL -data SPEC -o DIR [-n N | -samples I,NAME | -misclassified]", "pictures and JSON that explain the model's decisions", runExplain},
@@ -249,6 +249,9 @@ var examples = map[string]string{
 	"cv": `  grlgq cv -data npy:bases.npy,labels.npy -folds 5
   grlgq cv -data folder:eth80 -resize 20x20 -d 5 -folds 5 -format latex -plots report/ -plot-format pdf -plot-size 4x3
   grlgq cv -data folder:eth80 -resize 20x20 -d 5 -protos 3 -epochs 25 -folds 5 -json
+  # the unbiased estimate of train -tune's model: tune inside each outer fold, score on its test part,
+  # and compare with the baselines on the same outer folds
+  grlgq cv -tune -data folder:eth80 -resize 20x20 -d 5 -folds 5 -baselines
 `,
 	"eval": `  grlgq eval -model mnist.grlgq -data idx:t10k-images-idx3-ubyte.gz,t10k-labels-idx1-ubyte.gz
   grlgq eval -model eth80.grlgq -data folder:eth80-test -resize 20x20 -json
