@@ -120,7 +120,14 @@ func NestedCV(ctx context.Context, base model.Options, settings []Setting, x []m
 		if err != nil {
 			return fmt.Errorf("selection: outer fold %d: %w", f+1, err)
 		}
-		sc, err := scoreFold(tr.Model, xv, yv)
+		row := tr.Table[tr.Best]
+		// The model of a setting of smaller d reads the sets' first d
+		// columns, as in Tune's folds.
+		views, err := dimViews([]Setting{row.Setting}, xv)
+		if err != nil {
+			return fmt.Errorf("selection: outer fold %d: %w", f+1, err)
+		}
+		sc, err := scoreFold(tr.Model, views[row.Setting.Dim], yv)
 		if err != nil {
 			return fmt.Errorf("selection: outer fold %d: %w", f+1, err)
 		}
@@ -128,7 +135,6 @@ func NestedCV(ctx context.Context, base model.Options, settings []Setting, x []m
 			prog.add(d)
 		}
 		prog.add(1)
-		row := tr.Table[tr.Best]
 		res.Folds[f] = NestedFold{
 			FoldScore: FoldScore{Correct: sc.Correct, N: len(yv), Accuracy: float64(sc.Correct) / float64(len(yv)), Scores: sc, Duration: time.Since(t0)},
 			Best:      tr.Best, Setting: row.Setting, InnerMean: row.Mean, InnerSD: row.SD, Inner: tr.Plan,

@@ -121,3 +121,19 @@ func TestNestedErrors(t *testing.T) {
 		t.Errorf("7 outer folds of classes of 6: %v", err)
 	}
 }
+
+// TestNestedDim: a chosen setting of smaller d than the sets' is scored
+// on the outer test sets' first d columns, as Tune's folds score it.
+func TestNestedDim(t *testing.T) {
+	x, y := synth(t, 6, 30, 3, 2, 1, 6, 0.2)
+	ss := []Setting{{Prototypes: 1, Eta: 0.05, Epochs: 2, Dim: 1}, {Prototypes: AllSets, Eta: 1, Dim: 2}}
+	res, err := NestedCV(context.Background(), legacy(model.Config{}, model.TrainConfig{}), ss, model.Sets(x), y, Options{Folds: 3, Workers: 2}, Options{Folds: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, f := range res.Folds {
+		if f.Setting.Dim == 0 || f.N != len(res.Splits[i].Val) {
+			t.Errorf("outer fold %d: %+v", i+1, f)
+		}
+	}
+}
