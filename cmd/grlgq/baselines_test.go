@@ -129,7 +129,7 @@ func TestTuneBaselines(t *testing.T) {
 	spec := npySpec(t, 18)
 	out := filepath.Join(t.TempDir(), "m.grlgq")
 	r := ok(t, "train", "-tune", "-data", spec, "-o", out, "-tune-protos", "1,all", "-tune-epochs", "2", "-folds", "3", "-baselines=1nn-geodesic,svm")
-	for _, w := range []string{"baselines on the same 3 splits", "GRLGQ (chosen)", "1-NN geodesic", "SVM, projection kernel", "scored on the folds it was chosen by"} {
+	for _, w := range []string{"baselines on the same 3 splits", "GRLGQ (chosen)", "1-NN geodesic", "SVM, projection kernel", "scored on the folds it was chosen by", "run grlgq cv -tune -baselines"} {
 		if !strings.Contains(r.stdout, w) {
 			t.Errorf("train -tune -baselines output lacks %q:\n%s", w, r.stdout)
 		}

@@ -633,7 +633,7 @@ func (t *tuneFlags) run(ctx context.Context, e *env, fs *flag.FlagSet, o model.O
 		}
 		// The chosen row is the best of the table on these very folds
 		// (selection bias); the baselines' rows are not.
-		fmt.Fprintf(out.text, "note       GRLGQ (chosen) is scored on the folds it was chosen by: its scores and the differences to it favour it; for an unbiased comparison, score it on data the tuning did not see\n")
+		fmt.Fprintf(out.text, "note       GRLGQ (chosen) is scored on the folds it was chosen by: its scores and the differences to it favour it; for an unbiased comparison, run grlgq cv -tune -baselines (nested cross-validation)\n")
 	}
 	for _, p := range pics {
 		fmt.Fprintf(out.text, "plot       %s\n", p)
