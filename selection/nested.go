@@ -118,7 +118,9 @@ func NestedCV(ctx context.Context, base model.Options, settings []Setting, x []m
 		}
 		tr, err := Tune(ctx, base, settings, xt, yt, o)
 		if err != nil {
-			return fmt.Errorf("selection: outer fold %d: %w", f+1, err)
+			// Said so: the inner folds split the outer training part, so
+			// "use fewer folds" there means the inner K.
+			return fmt.Errorf("selection: outer fold %d, tuning on its %d training sets (inner folds): %w", f+1, len(xt), err)
 		}
 		row := tr.Table[tr.Best]
 		// The model of a setting of smaller d reads the sets' first d

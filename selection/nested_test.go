@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/grlgq/grlgq/folds"
@@ -117,8 +118,13 @@ func TestNestedErrors(t *testing.T) {
 	if _, err := NestedCV(context.Background(), o, nil, model.Sets(x), y, Options{Folds: 3}, Options{}); !errors.Is(err, ErrGrid) {
 		t.Errorf("no settings: %v", err)
 	}
-	if _, err := NestedCV(context.Background(), o, nestedSettings(), model.Sets(x), y, Options{Folds: 7}, Options{}); !errors.Is(err, folds.ErrTooSmall) {
+	if _, err := NestedCV(context.Background(), o, nestedSettings(), model.Sets(x), y, Options{Folds: 7}, Options{}); !errors.Is(err, folds.ErrTooSmall) || strings.Contains(err.Error(), "inner folds") {
 		t.Errorf("7 outer folds of classes of 6: %v", err)
+	}
+	// Classes of 6 leave 4 or 5 in an outer training part of 3 folds: 5
+	// inner folds are too many, and the error says they are the inner ones.
+	if _, err := NestedCV(context.Background(), o, nestedSettings(), model.Sets(x), y, Options{Folds: 3}, Options{Folds: 5}); !errors.Is(err, folds.ErrTooSmall) || !strings.Contains(err.Error(), "tuning on its") || !strings.Contains(err.Error(), "(inner folds)") {
+		t.Errorf("5 inner folds of classes of 4: %v", err)
 	}
 }
 
