@@ -51,7 +51,7 @@ type Options struct {
 	// them (0: DefaultKeep) and the references go on to the splits up to
 	// Rungs[1], and so on; counts of Rungs not below the number of splits
 	// are dropped, and the last rung is always all the splits. nil scores
-	// every setting on every split.
+	// every setting on every split. Rungs must ascend from 1 (ErrGrid).
 	Rungs []int
 	Keep  float64
 	// Progress, if non-nil, is called (from one goroutine at a time) after

@@ -35,6 +35,16 @@ func TestGridErrors(t *testing.T) {
 	if _, err := Tune(context.Background(), legacy(model.Config{}, model.TrainConfig{}), []Setting{{Prototypes: 1, Eta: math.NaN(), Epochs: 1}}, model.Sets(x), y, Options{Folds: 2}); !errors.Is(err, ErrGrid) || !strings.Contains(err.Error(), "setting 1") {
 		t.Errorf("Tune with a NaN rate: %v", err)
 	}
+	// Rungs that do not ascend from 1 were dropped without a word.
+	one := []Setting{{Prototypes: 1, Eta: 0.1, Epochs: 1}}
+	for _, r := range [][]int{{-1}, {0, 2}, {2, 2}, {3, 1}} {
+		if _, err := Tune(context.Background(), legacy(model.Config{}, model.TrainConfig{}), one, model.Sets(x), y, Options{Folds: 2, Rungs: r}); !errors.Is(err, ErrGrid) || !strings.Contains(err.Error(), "rungs") {
+			t.Errorf("Tune with rungs %v: %v", r, err)
+		}
+	}
+	if _, err := Tune(context.Background(), legacy(model.Config{}, model.TrainConfig{}), one, model.Sets(x), y, Options{Folds: 2, Rungs: []int{1, 5}}); err != nil {
+		t.Errorf("Tune with rungs [1 5] (5 beyond the splits: dropped): %v", err)
+	}
 	// A class too small for the folds: named, with its size.
 	_, err := Tune(context.Background(), legacy(model.Config{}, model.TrainConfig{}), []Setting{{Prototypes: 1, Eta: 0.1, Epochs: 1}}, model.Sets(x), y, Options{Folds: 5})
 	if !errors.Is(err, folds.ErrTooSmall) || !strings.Contains(err.Error(), "class 0 has 4 sets") {

@@ -228,6 +228,11 @@ func checkTune(settings []Setting, x []model.Sample, y []int, opt Options) error
 	if !(opt.Keep >= 0 && opt.Keep <= 1) {
 		return fmt.Errorf("selection: %w: keep %g outside [0, 1]", ErrGrid, opt.Keep)
 	}
+	for i, r := range opt.Rungs {
+		if r < 1 || i > 0 && r <= opt.Rungs[i-1] {
+			return fmt.Errorf("selection: %w: rungs %v: want split counts of at least 1, ascending", ErrGrid, opt.Rungs)
+		}
+	}
 	return nil
 }
 
