@@ -168,7 +168,10 @@ func TestLoadHostileStream(t *testing.T) {
 	if !errors.Is(err, ErrTruncated) || !strings.Contains(err.Error(), fmt.Sprintf("%d of %d bytes", have, declared+4)) {
 		t.Fatalf("error %v, want ErrTruncated naming %d of %d bytes", err, have, declared+4)
 	}
-	if grew := after.total - before.total; grew > 4*have {
+	// The bound holds without the race detector (the suite's own run);
+	// under it the process's allocations while Load runs (its
+	// instrumentation, the other tests' goroutines) are no measure of Load.
+	if grew := after.total - before.total; grew > 4*have && !raceEnabled {
 		t.Errorf("Load allocated %d bytes for a %d-byte stream", grew, headerSize+have)
 	}
 }
