@@ -2,7 +2,6 @@ package baseline
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"github.com/grlgq/grlgq/folds"
 	"math"
@@ -21,8 +20,9 @@ import (
 var (
 	// ErrData: unusable samples, labels, splits or options (wrong shape,
 	// a basis that is not orthonormal, a negative label, an index out of
-	// range, a sample both in a split's training and validation parts).
-	ErrData = errors.New("bad data")
+	// range, a sample both in a split's training and validation parts);
+	// the same value as model.ErrData and selection.ErrData.
+	ErrData = numerr.ErrData
 	// ErrNotFinite is the module's one "not finite" sentinel (the same
 	// value as subspace.ErrNotFinite and model.ErrNotFinite): a NaN or ±Inf
 	// in a basis.

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/grlgq/grlgq/internal/numerr"
 	"github.com/grlgq/grlgq/subspace"
 )
 
@@ -245,6 +246,9 @@ func TestEvaluateHostile(t *testing.T) {
 		{"NaN basis", nanX, y, ok, Options{}, ErrNotFinite},
 	} {
 		_, err := Evaluate(ctx, tc.x, tc.y, tc.splits, tc.opt)
+		if tc.want == ErrData && !errors.Is(err, numerr.ErrData) {
+			t.Errorf("%s: %v, want the module's one ErrData (model.ErrData)", tc.name, err)
+		}
 		if !errors.Is(err, tc.want) {
 			t.Errorf("%s: %v, want %v", tc.name, err, tc.want)
 		} else {

@@ -22,7 +22,9 @@ var (
 	ErrConfig = errors.New("invalid config")
 	// ErrData: the training or prediction data do not fit the model (shapes,
 	// labels, too few classes, a class without sets).
-	ErrData = errors.New("invalid data")
+	// The module's one "invalid data" sentinel: the same value as
+	// selection.ErrData and baseline.ErrData.
+	ErrData = numerr.ErrData
 	// ErrNotFinite: a NaN or ±Inf appeared (in the data, a distance, a
 	// gradient or an update); the model never receives it. It is the
 	// module's one "not finite" sentinel, the same value as

@@ -35,6 +35,10 @@ func TestGridErrors(t *testing.T) {
 	if _, err := Tune(context.Background(), legacy(model.Config{}, model.TrainConfig{}), []Setting{{Prototypes: 1, Eta: math.NaN(), Epochs: 1}}, model.Sets(x), y, Options{Folds: 2}); !errors.Is(err, ErrGrid) || !strings.Contains(err.Error(), "setting 1") {
 		t.Errorf("Tune with a NaN rate: %v", err)
 	}
+	// Bad data is the module's one ErrData, whichever package refuses it.
+	if _, err := CrossValidate(context.Background(), legacy(model.Config{}, model.TrainConfig{}), model.Sets(x), y[:len(y)-1], Options{Folds: 2}); !errors.Is(err, ErrData) || !errors.Is(err, model.ErrData) {
+		t.Errorf("CrossValidate with a label missing: %v, want selection.ErrData that is model.ErrData", err)
+	}
 	// Rungs that do not ascend from 1 were dropped without a word.
 	one := []Setting{{Prototypes: 1, Eta: 0.1, Epochs: 1}}
 	for _, r := range [][]int{{-1}, {0, 2}, {2, 2}, {3, 1}} {

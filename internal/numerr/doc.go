@@ -1,4 +1,6 @@
-// Package numerr declares the module's one "not finite" sentinel. It sits
+// Package numerr declares the module's one "not finite" sentinel (and its
+// one "invalid data" sentinel, ErrData, which model, selection and
+// baseline re-export). It sits
 // below packages svd and linalg (the lowest layers that find NaN or ±Inf,
 // and which do not import each other) so that every package returns the
 // same value: svd, linalg, engine, subspace and model re-export it as their
