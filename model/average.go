@@ -59,7 +59,8 @@ func Average(ms []*Model) (*Model, error) {
 	}
 	dim, d := m0.dim, m0.d
 	out := m0.clone()
-	out.workers = 0 // a new model: all cores (Model.WithWorkers)
+	out.ownPrototypes() // written below
+	out.workers = 0     // a new model: all cores (Model.WithWorkers)
 	ws := make([]*linalg.Dense, len(ms))
 	mw := newMeanWork(dim, d)
 	for k := range out.protos {

@@ -176,7 +176,11 @@ func (m *Model) relevanceOf(k int) []float64 {
 	return m.lambda[k*m.d : (k+1)*m.d]
 }
 
-// clone returns a deep copy of m without its predictor.
+// clone returns a copy of m without its predictor. Its prototypes are
+// m's own matrices: a Model never writes its prototypes once returned (the
+// predictor packs a copy of them), so the With methods copy no D x d
+// matrix (a nearest-neighbour model has one a training set); a clone that
+// writes them takes copies of its own first (ownPrototypes).
 func (m *Model) clone() *Model {
 	c := &Model{
 		cfg:     m.Config(),
@@ -186,16 +190,23 @@ func (m *Model) clone() *Model {
 		d:       m.d,
 		classes: m.classes,
 		labels:  append([]int(nil), m.labels...),
-		protos:  make([]*linalg.Dense, len(m.protos)),
+		protos:  append([]*linalg.Dense(nil), m.protos...), // shared: see above
 		lambda:  append([]float64(nil), m.lambda...),
 		epochs:  m.epochs,
 		meta:    m.meta, // never modified in place
 		workers: m.workers,
 	}
-	for k := range m.protos {
-		c.protos[k] = m.Prototype(k)
-	}
 	return c
+}
+
+// ownPrototypes gives c copies of its prototypes of its own, for a clone
+// that writes them (Average, WithPrecision).
+func (c *Model) ownPrototypes() {
+	for k, w := range c.protos {
+		o := linalg.NewDense(w.Rows, w.Cols)
+		o.CopyFrom(w)
+		c.protos[k] = o
+	}
 }
 
 // prototypeLabels returns the class of every prototype: class 0's first,
@@ -316,6 +327,7 @@ func (m *Model) WithPrecision(p Precision) (*Model, error) {
 		return nil, fmt.Errorf("model: %w: unknown Precision %d", ErrConfig, p)
 	}
 	c := m.clone()
+	c.ownPrototypes()
 	c.cfg.Precision = p
 	c.roundPrototypes()
 	return c, nil

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"runtime"
 	"testing"
+
+	"github.com/grlgq/grlgq/linalg"
 )
 
 // atLeastTwoProcs runs the test with GOMAXPROCS >= 2, so that "all cores"
@@ -172,6 +174,46 @@ func TestHookModelsUseTrainingWorkers(t *testing.T) {
 		}
 		if m.workers != 0 {
 			t.Errorf("%s: returned model: workers %d, want 0 (all cores)", variant, m.workers)
+		}
+	}
+}
+
+// TestWithCopiesNoPrototypes: the With methods share the model's
+// prototypes (a Model never writes them), so ten WithWorkers and
+// WithPredictConfig copies of a model of 96 prototypes allocate less than
+// one copy of them; Average and WithPrecision, which write their copy's
+// prototypes, leave the model's as they were.
+func TestWithCopiesNoPrototypes(t *testing.T) {
+	m, _, _ := searchModel(t, 91)
+	protoBytes := uint64(m.NumPrototypes() * m.Dim() * m.SubspaceDim() * 8)
+	before := make([]*linalg.Dense, m.NumPrototypes())
+	for k := range before {
+		before[k] = m.Prototype(k)
+	}
+	var a, b runtimeMem
+	a.read()
+	for i := 0; i < 10; i++ {
+		if _, err := m.WithWorkers(1 + i%2); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := m.WithPredictConfig(m.PredictConfig()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	b.read()
+	if grew := b.total - a.total; grew >= protoBytes {
+		t.Errorf("20 With copies allocated %d bytes, one copy of the prototypes is %d", grew, protoBytes)
+	}
+	m32, err := m.WithPrecision(Float32) // rounded: other values than m's
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Average([]*Model{m, m32}); err != nil {
+		t.Fatal(err)
+	}
+	for k, w := range before {
+		if !equalFloats(m.protos[k].Data, w.Data) {
+			t.Fatalf("prototype %d changed by WithPrecision or Average", k)
 		}
 	}
 }

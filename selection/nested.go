@@ -38,24 +38,8 @@ type NestedResult struct {
 	Splits []folds.Fold
 }
 
-// Accuracies returns the outer folds' accuracies, in order.
-func (r *NestedResult) Accuracies() []float64 {
-	a := make([]float64, len(r.Folds))
-	for i, f := range r.Folds {
-		a[i] = f.Accuracy
-	}
-	return a
-}
-
-// Pooled returns the outer folds' Scores pooled (score.Pool), as
-// CVResult.Pooled.
-func (r *NestedResult) Pooled() *score.Scores {
-	s := make([]*score.Scores, len(r.Folds))
-	for i, f := range r.Folds {
-		s[i] = f.Scores
-	}
-	return score.Pool(s...)
-}
+// Pooled returns the outer folds' Scores pooled (CVResult.Pooled).
+func (r *NestedResult) Pooled() *score.Scores { return r.CVResult().Pooled() }
 
 // CVResult returns the outer scores as a CVResult (the folds' scores,
 // mean, sd, plan and splits), for code written for CrossValidate's.
@@ -146,6 +130,10 @@ func NestedCV(ctx context.Context, base model.Options, settings []Setting, x []m
 	if err != nil {
 		return nil, err
 	}
-	res.Mean, res.SD = score.MeanSD(res.Accuracies())
+	acc := make([]float64, len(res.Folds))
+	for i, nf := range res.Folds {
+		acc[i] = nf.Accuracy
+	}
+	res.Mean, res.SD = score.MeanSD(acc)
 	return res, nil
 }

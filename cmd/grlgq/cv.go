@@ -273,10 +273,16 @@ func describeSearch(ss []selection.Setting, opt selection.Options) string {
 // innerHow names an inner cross-validation: "3-fold", "2 x 5-fold", or
 // that there was none.
 func innerHow(p selection.Plan) string {
-	switch {
-	case p.Folds == 0:
+	if p.Folds == 0 {
 		return "no inner cross-validation"
-	case p.Repeats > 1:
+	}
+	return foldsHow(p)
+}
+
+// foldsHow names the folds of a plan: "3-fold", or "2 x 5-fold" with
+// repeats.
+func foldsHow(p selection.Plan) string {
+	if p.Repeats > 1 {
 		return fmt.Sprintf("%d x %d-fold", p.Repeats, p.Folds)
 	}
 	return fmt.Sprintf("%d-fold", p.Folds)
@@ -535,11 +541,7 @@ func (t *tuneFlags) run(ctx context.Context, e *env, fs *flag.FlagSet, o model.O
 	if n := plan.Note(); n != "" {
 		fmt.Fprintf(out.text, "note       %s\n", n)
 	}
-	nfolds, repeats := plan.Folds, plan.Repeats
-	how := fmt.Sprintf("%d-fold", nfolds)
-	if repeats > 1 {
-		how = fmt.Sprintf("%d x %d-fold", repeats, nfolds)
-	}
+	how := foldsHow(plan)
 	if opt.Rungs != nil {
 		how = fmt.Sprintf("successive halving (keeping the best third at splits %v) over %s", opt.Rungs, how)
 	}
@@ -602,8 +604,8 @@ func (t *tuneFlags) run(ctx context.Context, e *env, fs *flag.FlagSet, o model.O
 			"classes":      ds.Classes,
 			"n_train":      len(x),
 			"skipped":      len(train.Skipped),
-			"folds":        nfolds,
-			"repeats":      repeats,
+			"folds":        plan.Folds,
+			"repeats":      plan.Repeats,
 			"plan_note":    res.Plan.Note(),
 			"rungs":        res.Rungs,
 			"alive":        res.Alive,
