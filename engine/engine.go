@@ -136,10 +136,14 @@ type Engine struct {
 	pnorm            float64
 	pgram            []float64 // the sample's float32 Gram matrix (its norm)
 	lastP            *linalg.Dense
-	dirty32          []bool  // Sync(k) since k's shadow was last rounded
-	dirtyList        []int32 // those prototypes, each once
-	badNorms         int     // prototypes whose wnorm is not finite
-	race             race    // adaptive splitting: split or solo, by measurement
+	// given32: during WinnersRounded, the caller's float32 rounding of
+	// the sample, which sampleF32 and sampleShadow return instead of
+	// rounding it again.
+	given32   []float32
+	dirty32   []bool  // Sync(k) since k's shadow was last rounded
+	dirtyList []int32 // those prototypes, each once
+	badNorms  int     // prototypes whose wnorm is not finite
+	race      race    // adaptive splitting: split or solo, by measurement
 	// Nearest's pivot index (pivots.go): built at the first call when
 	// pivBuild (an Engine's own; a Shared hands its workspaces its own
 	// index), dropped when a prototype is set, and never built again

@@ -114,11 +114,14 @@ func (e *Engine) Sync(k int) {
 }
 
 // sampleF32 rounds P into s.p32 (dim x d, stride d) in float32 mode and
-// returns it; otherwise nil. The conversions here are the kernels' (the
+// returns it (or the caller's rounding of WinnersRounded); otherwise nil. The conversions here are the kernels' (the
 // bits of Go's float32(x), at vector speed).
 func (e *Engine) sampleF32(s *shard, P *linalg.Dense) []float32 {
 	if !e.f32 {
 		return nil
+	}
+	if e.given32 != nil {
+		return e.given32 // the caller's rounding (WinnersRounded)
 	}
 	if s.p32 == nil {
 		s.p32 = make([]float32, e.dim*e.d)

@@ -145,7 +145,7 @@ func (e *Engine) project(P *linalg.Dense, lambda []float64, winners bool) {
 	e.shadowed = false
 	if winners && e.shadow && e.callerAlone() && e.sampleShadow(P) {
 		// Float32 products, bounds widened by their error (shadow.go).
-		p32, e.shadowed = e.shards[0].p32, true
+		p32, e.shadowed = e.shadowSample(), true
 		clear(e.exact64)
 	}
 	e.traceOnly = winners && e.d < gramMinDim && e.p <= chunk && !e.shadowed
@@ -385,6 +385,30 @@ func (e *Engine) prunable(lambda []float64) bool {
 // Projection(k) returns M_k = Pᵀ W_k of every prototype. It returns an
 // error when y has no prototype or every prototype has label y.
 func (e *Engine) Winners(w *Winners, P *linalg.Dense, lambda []float64, labels []int, y int) error {
+	return e.winners(w, P, lambda, labels, y)
+}
+
+// WinnersRounded is Winners with the sample's float32 rounding given:
+// p32[i*d+j] = float32(P(i, j)) for i < dim, j < d (kernels.Round32Rows
+// with stride d), which a float32 engine (SetFloat32) and the float32
+// shadow (SetShadow32) read instead of rounding P at this search. A
+// sample the search reads for the first time comes from memory, and its
+// rounding is then a pass of its own (8-10% of a float32 mnist-shape
+// epoch); a trainer that visits the same samples every epoch rounds each
+// once. The results are Winners' bit for bit when p32 is P's rounding
+// (the caller's promise: the search does not read P to check it); p32 =
+// nil is Winners, and a p32 of the wrong length an error.
+func (e *Engine) WinnersRounded(w *Winners, P *linalg.Dense, p32 []float32, lambda []float64, labels []int, y int) error {
+	if p32 != nil && len(p32) != e.dim*e.d {
+		return fmt.Errorf("%w: WinnersRounded: %d float32 values for a %dx%d sample", ErrShape, len(p32), e.dim, e.d)
+	}
+	e.given32 = p32
+	err := e.winners(w, P, lambda, labels, y)
+	e.given32 = nil
+	return err
+}
+
+func (e *Engine) winners(w *Winners, P *linalg.Dense, lambda []float64, labels []int, y int) error {
 	if e.closed {
 		return ErrClosed
 	}

@@ -253,6 +253,15 @@ func testWinnersExhaustive(t *testing.T) {
 					}
 				}
 				proj := make([][]float64, p)
+				rounded := make([]float32, dim*d)
+				for i := 0; i < dim; i++ {
+					for j := 0; j < d; j++ {
+						rounded[i*d+j] = float32(c.P.At(i, j))
+					}
+				}
+				if err := e.WinnersRounded(new(Winners), c.P, rounded[1:], make([]float64, d), make([]int, p), 0); !errors.Is(err, ErrShape) {
+					t.Fatalf("WinnersRounded with %d values: %v, want ErrShape", len(rounded)-1, err)
+				}
 				for _, per := range []int{1, 2, 3} { // prototypes per class
 					labels := make([]int, p)
 					for k := range labels {
@@ -271,6 +280,19 @@ func testWinnersExhaustive(t *testing.T) {
 							var w Winners
 							if err := e.Winners(&w, c.P, lambda, labels, y); err != nil {
 								t.Fatalf("%s: %v", name, err)
+							}
+							// The same search given the sample's float32
+							// rounding (a trainer's, once per set): the
+							// same Winners (on several workers the bounds
+							// of a call depend on whether it was split, and
+							// that on the engine's timing); the checks
+							// below then run on its state.
+							var wr Winners
+							if err := e.WinnersRounded(&wr, c.P, rounded, lambda, labels, y); err != nil {
+								t.Fatalf("%s: WinnersRounded: %v", name, err)
+							}
+							if workers == 1 && !sameWinners(wr, w) || wr.Plus != w.Plus || wr.Minus != w.Minus {
+								t.Errorf("%s: WinnersRounded %+v, Winners %+v", name, wr, w)
 							}
 							plus, minus := exhaustiveWinners(dist, labels, y)
 							if w.Plus != plus || w.Minus != minus {
@@ -305,6 +327,21 @@ func testWinnersExhaustive(t *testing.T) {
 			}
 		}
 	}
+}
+
+// sameWinners reports whether a and b are the same, bit for bit.
+func sameWinners(a, b Winners) bool {
+	if a.Plus != b.Plus || a.Minus != b.Minus || a.Exact != b.Exact {
+		return false
+	}
+	for g := 0; g < 2; g++ {
+		for _, v := range [3][2]float64{{a.Lo[g], b.Lo[g]}, {a.Hi[g], b.Hi[g]}, {a.Dist[g], b.Dist[g]}} {
+			if math.Float64bits(v[0]) != math.Float64bits(v[1]) {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // TestWinnersExhaustiveRoute checks the inputs the bounds do not cover: a

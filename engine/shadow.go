@@ -182,7 +182,8 @@ func frobeniusUp(w *linalg.Dense) float64 {
 	return up(math.Sqrt(up(s*(1+2*n*ur), 2)), 1)
 }
 
-// sampleShadow rounds P into shard 0's p32 for a shadow search and
+// sampleShadow rounds P into shard 0's p32 for a shadow search (unless
+// WinnersRounded gave its rounding: shadowSample returns either) and
 // records a bound on its norm and P itself; it reports false (the search
 // then projects in float64) where a norm is not finite, which the
 // widening needs.
@@ -205,9 +206,12 @@ func (e *Engine) sampleShadow(P *linalg.Dense) bool {
 		return false
 	}
 	d := e.d
-	s := e.shards[0]
-	kernels.Round32Rows(s.p32, d, P.Data, P.Stride, e.dim, d)
-	kernels.AtB32(e.pgram, d, s.p32, d, s.p32, d, e.dim, d, d)
+	p32 := e.given32 // the caller's rounding (WinnersRounded), or:
+	if p32 == nil {
+		p32 = e.shards[0].p32
+		kernels.Round32Rows(p32, d, P.Data, P.Stride, e.dim, d)
+	}
+	kernels.AtB32(e.pgram, d, p32, d, p32, d, e.dim, d, d)
 	var t float64
 	for j := 0; j < d; j++ {
 		t += e.pgram[j*d+j]
@@ -232,6 +236,15 @@ func (e *Engine) slack(k int) float64 {
 	c32 := 67*0x1p-24 + (2*n+8)*ur
 	a := n * 0x1p-148 * (1 + e.pnorm + e.wnorm[k])
 	return up(c32*e.pnorm*e.wnorm[k]+float64(e.d)*a, 4)
+}
+
+// shadowSample returns the float32 sample of a shadow search: the
+// caller's rounding (WinnersRounded) or shard 0's p32.
+func (e *Engine) shadowSample() []float32 {
+	if e.given32 != nil {
+		return e.given32
+	}
+	return e.shards[0].p32
 }
 
 // anyShadow reports whether a projection of ks is a float32 product.
