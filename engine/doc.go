@@ -173,7 +173,8 @@
 // # Float32 mode
 //
 // SetFloat32 (and NewShared32) computes the projections Pᵀ W_k and Wᵀ x
-// from float32 copies of the prototypes and of the sample with
+// from float32 copies of the prototypes and of the sample (rounded at each
+// call, or given by the caller: WinnersRounded) with
 // kernels.AtB32 and kernels.AtX32 (float32 FMAs, twice the lanes, half the
 // bytes; blocks of 64 pixels summed in float32, the blocks in float64).
 // Everything after the projections stays float64: the d x d products are

@@ -218,6 +218,29 @@ func (e *Engine) UpdateExact(k int, c1 []float64, ldc1 int, P *linalg.Dense, c2 
 	return nil
 }
 
+// UpdateExactRounded is UpdateExact in float32 mode with copy32 set, from
+// the sample's float32 rounding p32 (dim x d, stride d: WinnersRounded's)
+// exactly widened instead of a float64 sample: kernels.AB2F32F32 in place
+// on the float32 copy, which reads the sample's 4-byte values, in cache
+// after the float32 projections, where UpdateExact reads its 8-byte
+// values, from memory on a step's first read of them. The float64
+// prototype is then stale, as after UpdateExact. Outside float32 mode it
+// returns ErrShape, on a Crew ErrReadOnly.
+func (e *Engine) UpdateExactRounded(k int, c1 []float64, ldc1 int, p32 []float32, c2 []float64, ldc2 int) error {
+	if e.readOnly {
+		return ErrReadOnly
+	}
+	dim, d := e.dim, e.d
+	if !e.f32 || len(p32) != dim*d {
+		return fmt.Errorf("%w: UpdateExactRounded: %d float32 values for a %dx%d sample (float32 mode %v)", ErrShape, len(p32), dim, d, e.f32)
+	}
+	s := e.shards[e.owner[k]]
+	w32 := s.protos32[s.col32(k, d):]
+	kernels.AB2F32F32(w32, s.ld32, w32, s.ld32, c1, ldc1, p32, d, c2, ldc2, dim, d, d)
+	e.stale[k] = true
+	return nil
+}
+
 // Fresh brings the float64 prototype k up to date with its float32 copy
 // after UpdateExact (the float32 values, exactly); otherwise it does
 // nothing. A caller reads or writes a prototype through its Prototype

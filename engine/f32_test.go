@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"errors"
+	"fmt"
 	"math"
 	"testing"
 
@@ -286,6 +288,54 @@ func sameEntries(t *testing.T, what string, a, b *linalg.Dense) {
 			if math.Float64bits(a.At(i, j)) != math.Float64bits(b.At(i, j)) {
 				t.Fatalf("%s: (%d, %d) = %v, want %v", what, i, j, a.At(i, j), b.At(i, j))
 			}
+		}
+	}
+}
+
+// TestUpdateExactRounded checks UpdateExactRounded against UpdateExact on
+// the sample's rounding exactly widened (the same float32 copy, bit for
+// bit, and a stale float64 prototype), and its errors: a wrong length,
+// float64 mode, a Crew.
+func TestUpdateExactRounded(t *testing.T) {
+	for _, tc := range []struct{ dim, d, p, workers int }{{400, 5, 8, 1}, {100, 12, 10, 2}, {64, 25, 3, 2}, {30, 1, 4, 3}} {
+		r := rng(43)
+		dim, d := tc.dim, tc.d
+		c1, c2 := make([]float64, d*d), make([]float64, d*d)
+		for i := range c1 {
+			c1[i], c2[i] = 1e-2*r.NormFloat64(), 1e-2*r.NormFloat64()
+		}
+		for i := 0; i < d; i++ {
+			c1[i*d+i]++
+		}
+		P := randomBasis(t, dim, d, r)
+		p32 := make([]float32, dim*d)
+		wide := linalg.NewDense(dim, d)
+		for i := 0; i < dim; i++ {
+			for j := 0; j < d; j++ {
+				p32[i*d+j] = float32(P.At(i, j))
+				wide.Set(i, j, float64(p32[i*d+j]))
+			}
+		}
+		k := tc.p - 1
+		want, got := f32Engine(t, dim, d, tc.p, tc.workers), f32Engine(t, dim, d, tc.p, tc.workers)
+		if err := want.UpdateExact(k, c1, d, wide, c2, d, true); err != nil {
+			t.Fatal(err)
+		}
+		if err := got.UpdateExactRounded(k, c1, d, p32, c2, d); err != nil {
+			t.Fatal(err)
+		}
+		if !got.Stale(k) {
+			t.Fatalf("%v: not stale after UpdateExactRounded", tc)
+		}
+		got.Fresh(k)
+		want.Fresh(k)
+		sameEntries(t, fmt.Sprintf("%v: UpdateExactRounded", tc), got.Prototype(k), want.Prototype(k))
+		if err := got.UpdateExactRounded(k, c1, d, p32[1:], c2, d); !errors.Is(err, ErrShape) {
+			t.Errorf("%v: %d values: %v, want ErrShape", tc, len(p32)-1, err)
+		}
+		e64 := newEngine(t, dim, d, tc.p, tc.workers)
+		if err := e64.UpdateExactRounded(k, c1, d, p32, c2, d); !errors.Is(err, ErrShape) {
+			t.Errorf("%v: float64 mode: %v, want ErrShape", tc, err)
 		}
 	}
 }

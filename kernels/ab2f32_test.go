@@ -13,7 +13,13 @@ import (
 // conversion. Every shape of the AB2 tests, strides, alignments, guards
 // around the output, inputs left as they were, and the update in place
 // (c = a1 with k <= d and k > d: the columns beyond d stay as they were).
-func TestAB2F32(t *testing.T) {
+func TestAB2F32(t *testing.T) { testAB2F32(t, false) }
+
+// TestAB2F32F32 is TestAB2F32 for AB2F32F32 (A2 float32 too, widened in
+// the definition as A1 is).
+func TestAB2F32F32(t *testing.T) { testAB2F32(t, true) }
+
+func testAB2F32(t *testing.T, a2f32 bool) {
 	forEachImpl(t, func(t *testing.T) {
 		rng := rand.New(rand.NewPCG(1, 32))
 		for ci, s := range ab2Shapes(testing.Short()) {
@@ -23,6 +29,22 @@ func TestAB2F32(t *testing.T) {
 			b1 := newMatrix(rng, k, d, ldb1, (ci/4+1)%4, false)
 			a2 := newMatrix(rng, n, k, lda2, (ci/3+2)%4, false)
 			b2 := newMatrix(rng, k, d, ldb2, (ci/16+3)%4, false)
+			a232 := newMatrix32(rng, n, k, lda2, (ci/3+2)%4)
+			if a2f32 {
+				// The definition's A2: A2 widened.
+				for r := 0; r < n; r++ {
+					for l := 0; l < k; l++ {
+						a2.buf[a2.off+r*lda2+l] = a232.at(r, l)
+					}
+				}
+			}
+			call := func(c []float32, ldc int, a1 []float32, lda1 int) {
+				if a2f32 {
+					AB2F32F32(c, ldc, a1, lda1, b1.data(), ldb1, a232.data(), lda2, b2.data(), ldb2, n, k, d)
+				} else {
+					AB2F32(c, ldc, a1, lda1, b1.data(), ldb1, a2.data(), lda2, b2.data(), ldb2, n, k, d)
+				}
+			}
 			// The definition: widen, AB2 (the implementation in use), round.
 			w := &matrix{buf: make([]float64, max(n*max(k, 1), 1)), rows: n, cols: k, ld: max(k, 1)}
 			for r := 0; r < n; r++ {
@@ -40,11 +62,13 @@ func TestAB2F32(t *testing.T) {
 			}
 			a1b := append([]float32(nil), a1.buf...)
 			b1b, a2b, b2b := b1.bits(), a2.bits(), b2.bits()
+			a232b := append([]float32(nil), a232.buf...)
 
 			check := func(name string, c *matrix32, before []float32, cols int) {
 				t.Helper()
 				b1.checkUnchanged(t, name+": B1", b1b)
 				a2.checkUnchanged(t, name+": A2", a2b)
+				a232.checkUnchanged(t, name+": A2 (float32)", a232b)
 				b2.checkUnchanged(t, name+": B2", b2b)
 				for i, v := range c.buf {
 					r, j := (i-c.off)/max(c.ld, 1), (i-c.off)%max(c.ld, 1)
@@ -64,7 +88,7 @@ func TestAB2F32(t *testing.T) {
 			c := newMatrix32(rng, n, d, ldc, (ci/2+1)%4)
 			cb := append([]float32(nil), c.buf...)
 			name := fmt.Sprintf("n=%d k=%d d=%d lda1=%d ldb1=%d lda2=%d ldb2=%d ldc=%d", n, k, d, lda1, ldb1, lda2, ldb2, ldc)
-			AB2F32(c.data(), ldc, a1.data(), lda1, b1.data(), ldb1, a2.data(), lda2, b2.data(), ldb2, n, k, d)
+			call(c.data(), ldc, a1.data(), lda1)
 			a1.checkUnchanged(t, name+": A1", a1b)
 			check(name, c, cb, d)
 
@@ -82,7 +106,7 @@ func TestAB2F32(t *testing.T) {
 			}
 			wb := append([]float32(nil), w32.buf...)
 			name = fmt.Sprintf("in place: n=%d k=%d d=%d ldw=%d ldb1=%d lda2=%d ldb2=%d", n, k, d, ldw, ldb1, lda2, ldb2)
-			AB2F32(w32.data(), ldw, w32.data(), ldw, b1.data(), ldb1, a2.data(), lda2, b2.data(), ldb2, n, k, d)
+			call(w32.data(), ldw, w32.data(), ldw)
 			check(name, w32, wb, d)
 		}
 	})
@@ -97,6 +121,7 @@ func TestAB2F32Allocs(t *testing.T) {
 			ld := Stride(s.d)
 			w := newMatrix32(rng, s.n, s.d, ld, 0)
 			p := newMatrix(rng, s.n, s.d, ld, 0, false)
+			p32 := newMatrix32(rng, s.n, s.d, ld, 0)
 			c1 := newMatrix(rng, s.d, s.d, ld, 0, false)
 			c2 := newMatrix(rng, s.d, s.d, ld, 0, false)
 			out := make([]float32, s.n*s.d)
@@ -107,6 +132,7 @@ func TestAB2F32Allocs(t *testing.T) {
 				}
 				if n := testing.AllocsPerRun(5, func() {
 					AB2F32(c, ldc, w.data(), ld, c1.data(), ld, p.data(), ld, c2.data(), ld, s.n, s.d, s.d)
+					AB2F32F32(c, ldc, w.data(), ld, c1.data(), ld, p32.data(), ld, c2.data(), ld, s.n, s.d, s.d)
 				}); n != 0 {
 					t.Errorf("n=%d d=%d in place %v: %v allocations", s.n, s.d, inPlace, n)
 				}

@@ -691,7 +691,7 @@ func acosN(dst, x []float64) {
 // ab2Extent checks, before the assembly, that every slice of an AB2 or
 // AB2F32 call (n, k, d >= 1) holds its last element: a short one panics
 // here instead of the kernel reading or writing past it.
-func ab2Extent[C, A float32 | float64](c []C, ldc int, a1 []A, lda1 int, b1 []float64, ldb1 int, a2 []float64, lda2 int, b2 []float64, ldb2 int, n, k, d int) {
+func ab2Extent[C, A, A2 float32 | float64](c []C, ldc int, a1 []A, lda1 int, b1 []float64, ldb1 int, a2 []A2, lda2 int, b2 []float64, ldb2 int, n, k, d int) {
 	_ = c[(n-1)*ldc+d-1]
 	_ = a1[(n-1)*lda1+k-1]
 	_ = b1[(k-1)*ldb1+d-1]
@@ -722,5 +722,24 @@ func ab2F32(c []float32, ldc int, a1 []float32, lda1 int, b1 []float64, ldb1 int
 		ab2F32KernelAVX512(&c[0], ldc, &a1[0], lda1, &b1[0], ldb1, &a2[0], lda2, &b2[0], ldb2, k, n, d)
 	} else {
 		ab2F32KernelAVX2(&c[0], ldc, &a1[0], lda1, &b1[0], ldb1, &a2[0], lda2, &b2[0], ldb2, k, n, d)
+	}
+}
+
+// ab2F32F32 is ab2F32 with A2 float32 (AB2F32F32): the same choice of
+// the fused kernel or the blocks.
+func ab2F32F32(c []float32, ldc int, a1 []float32, lda1 int, b1 []float64, ldb1 int, a2 []float32, lda2 int, b2 []float64, ldb2 int, n, k, d int) {
+	cols := blockColsAVX2
+	if useAVX512 {
+		cols = blockColsAVX512
+	}
+	if !useAVX512 && !useAVX2 || k <= 0 || d > cols {
+		ab2F32F32Blocks(c, ldc, a1, lda1, b1, ldb1, a2, lda2, b2, ldb2, n, k, d)
+		return
+	}
+	ab2Extent(c, ldc, a1, lda1, b1, ldb1, a2, lda2, b2, ldb2, n, k, d)
+	if useAVX512 {
+		ab2F32F32KernelAVX512(&c[0], ldc, &a1[0], lda1, &b1[0], ldb1, &a2[0], lda2, &b2[0], ldb2, k, n, d)
+	} else {
+		ab2F32F32KernelAVX2(&c[0], ldc, &a1[0], lda1, &b1[0], ldb1, &a2[0], lda2, &b2[0], ldb2, k, n, d)
 	}
 }

@@ -136,6 +136,24 @@ func ab2F32KernelAVX512(c *float32, ldc int, a1 *float32, lda1 int, b1 *float64,
 //go:noescape
 func ab2F32KernelAVX2(c *float32, ldc int, a1 *float32, lda1 int, b1 *float64, ldb1 int, a2 *float64, lda2 int, b2 *float64, ldb2 int, k int, rows int, nc int)
 
+// ab2F32F32KernelAVX512 computes c[i*ldc+j] = float32(Σ_{t<k} float64(a1[i*lda1+t]) * b1[t*ldb1+j] + Σ_{t<k} float64(a2[i*lda2+t]) * b2[t*ldb2+j])
+// for i < rows, j < nc: ab2F32Kernel with A2 float32 too, widened (exactly) as it is
+// loaded. Each block of rows is read whole before it is stored, so c may be a1
+// (ldc = lda1) when nc is all of its columns. k must be >= 1.
+// nc must be in 1..32.
+//
+//go:noescape
+func ab2F32F32KernelAVX512(c *float32, ldc int, a1 *float32, lda1 int, b1 *float64, ldb1 int, a2 *float32, lda2 int, b2 *float64, ldb2 int, k int, rows int, nc int)
+
+// ab2F32F32KernelAVX2 computes c[i*ldc+j] = float32(Σ_{t<k} float64(a1[i*lda1+t]) * b1[t*ldb1+j] + Σ_{t<k} float64(a2[i*lda2+t]) * b2[t*ldb2+j])
+// for i < rows, j < nc: ab2F32Kernel with A2 float32 too, widened (exactly) as it is
+// loaded. Each block of rows is read whole before it is stored, so c may be a1
+// (ldc = lda1) when nc is all of its columns. k must be >= 1.
+// nc must be in 1..12.
+//
+//go:noescape
+func ab2F32F32KernelAVX2(c *float32, ldc int, a1 *float32, lda1 int, b1 *float64, ldb1 int, a2 *float32, lda2 int, b2 *float64, ldb2 int, k int, rows int, nc int)
+
 // atxKernelAVX2 computes y[j] = Σ_{r<n} a[r*lda+j] * x[r] for j < nc.
 // nc must be in 1..12.
 //

@@ -886,6 +886,7 @@ type trainer struct {
 	// so that handing them to engine.Tasks allocates nothing).
 	sideK                  [2]int
 	sideP                  *linalg.Dense // the step's sample, during updateExact's tasks
+	side32                 []float32     // a Float32 model's: its float32 rounding
 	sideErr                [2]error
 	updErr                 [2]error // of updateTask (engine.UpdateExact)
 	sideCheck              [2]bool  // a drift check follows the winner's update
@@ -896,7 +897,9 @@ type trainer struct {
 	// roundSets), for a float32 engine or its shadow; nil where the
 	// engine rounds the sample itself.
 	sample32 []float32
-	maxDrift float64 // driftCheck's tolerance: maxDrift, or maxDrift32 for a Float32 model
+	own32    []float32     // sample32 where step rounds the sample itself
+	p64      *linalg.Dense // a Float32 model's exact update: sample32 widened
+	maxDrift float64       // driftCheck's tolerance: maxDrift, or maxDrift32 for a Float32 model
 	// An image step: per winner, f and ‖Wᵀx‖ (coef = f Wᵀx), v = W q, the new
 	// column w and ‖w‖.
 	imgF, imgNorm, imgNu [2]float64
@@ -1128,6 +1131,20 @@ func (t *trainer) stepSample(x Sample, y int, eta, gamma float64) (stepResult, e
 // step is stepSample on a set; exact = false forces the general update (W + P B, then
 // CGS2), which does not rely on p's orthonormality.
 func (t *trainer) step(p *linalg.Dense, y int, eta, gamma float64, exact bool) (stepResult, error) {
+	if t.base.cfg.Precision == Float32 && t.sample32 == nil {
+		// A Float32 model's search and exact update read the sample
+		// rounded to float32: rounded here where the caller has not
+		// (roundSets).
+		if err := t.base.checkBasis(p); err != nil {
+			return stepResult{}, err
+		}
+		if t.own32 == nil {
+			t.own32 = make([]float32, t.base.dim*t.base.d)
+		}
+		kernels.Round32Rows(t.own32, t.base.d, p.Data, p.Stride, t.base.dim, t.base.d)
+		t.sample32 = t.own32
+		defer func() { t.sample32 = nil }()
+	}
 	r, err := t.gradient(p, y)
 	if err != nil || r.Skipped {
 		return r, err
@@ -1267,16 +1284,37 @@ func (t *trainer) updateExact(p *linalg.Dense, r stepResult) error {
 		t.v[0].CopyFrom(t.protos[r.Plus])
 		t.v[1].CopyFrom(t.protos[r.Minus])
 	}
-	t.sideK, t.sideP, t.sideCheck = [2]int{r.Plus, r.Minus}, p, check
+	var p32 []float32
+	if t.base.cfg.Precision == Float32 {
+		// A Float32 model updates from the sample's float32 rounding
+		// (exactly widened), which its projections read too: 4-byte
+		// values in cache (engine.UpdateExactRounded). The float64
+		// sample, read from memory for the first time here otherwise,
+		// cost a one-worker mnist-shape epoch 8% (the update's kernel
+		// waiting for it). The difference, 2^-24 of P times the
+		// coefficients (of order η), is far below the rounding of the
+		// updated prototype to float32. An update on the float64
+		// prototype (a drift check follows) reads the rounding widened
+		// into a float64 copy.
+		p32 = t.sample32
+		if check[0] || check[1] || directUpdate {
+			if t.p64 == nil {
+				t.p64 = linalg.NewDenseOn(t.base.dim, t.base.d, t.base.d, make([]float64, t.base.dim*t.base.d))
+			}
+			kernels.Widen32Rows(t.p64.Data, t.p64.Stride, p32, t.base.d, t.base.dim, t.base.d)
+			p = t.p64
+		}
+	}
+	t.sideK, t.sideP, t.side32, t.sideCheck = [2]int{r.Plus, r.Minus}, p, p32, check
 	if t.eng.Workers() == 1 {
 		for side := range t.sideK {
 			t.updateSide(side)
 		}
 	} else if err := t.eng.TasksFor(t.sideK[:], t.updateTask); err != nil {
-		t.sideP = nil
+		t.sideP, t.side32 = nil, nil
 		return err
 	}
-	t.sideP = nil
+	t.sideP, t.side32 = nil, nil
 	for _, err := range t.updErr {
 		if err != nil {
 			return stepError("update", err)
@@ -1320,7 +1358,11 @@ func (t *trainer) updateSide(side int) {
 	// but where the drift check follows: on the float64 prototype,
 	// unrounded.
 	copy32 := t.base.cfg.Precision == Float32 && !t.sideCheck[side] && !directUpdate
-	t.updErr[side] = t.eng.UpdateExact(k, ik, d, t.sideP, b, d, copy32)
+	if copy32 {
+		t.updErr[side] = t.eng.UpdateExactRounded(k, ik, d, t.side32, b, d)
+		return
+	}
+	t.updErr[side] = t.eng.UpdateExact(k, ik, d, t.sideP, b, d, false)
 }
 
 // noShadow (for the tests) keeps the engine's float32 shadow off: the

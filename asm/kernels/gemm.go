@@ -24,10 +24,16 @@ const (
 	// is stored: the bits of widening A1, kindAB2 and rounding (a float32
 	// prototype's exact update).
 	kindAB2F32
+	// kindAB2F32F32: kindAB2F32 with A2 float32 too, widened as it is
+	// loaded (a float32 model's update from the sample's rounding).
+	kindAB2F32F32
 )
 
 // isAB2 reports whether kd is one of the AB2 kinds.
-func isAB2(kd kind) bool { return kd == kindAB2 || kd == kindAB2F32 }
+func isAB2(kd kind) bool { return kd == kindAB2 || f32Out(kd) }
+
+// f32Out reports whether kd's C and A1 are float32.
+func f32Out(kd kind) bool { return kd == kindAB2F32 || kd == kindAB2F32F32 }
 
 // genBlock writes the block kernel
 //
@@ -70,7 +76,7 @@ func genBlock(s isa, kd kind) {
 		}
 		sig = "func(c *float64, ldc int, a1 *float64, lda1 int, b1 *float64, ldb1 int, a2 *float64, lda2 int, b2 *float64, ldb2 int, k, rows, nc int)"
 		pa, plda, pldb = "a1", "lda1", "ldb1"
-	case kindAB2F32:
+	case kindAB2F32, kindAB2F32F32:
 		if s.is512() {
 			// A1's element converted into a register (VCVTPS2PD with
 			// embedded broadcast) for its FMAs: two temporaries after
@@ -88,10 +94,20 @@ func genBlock(s isa, kd kind) {
 		}
 		sig = "func(c *float32, ldc int, a1 *float32, lda1 int, b1 *float64, ldb1 int, a2 *float64, lda2 int, b2 *float64, ldb2 int, k, rows, nc int)"
 		pa, plda, pldb = "a1", "lda1", "ldb1"
+		if kd == kindAB2F32F32 {
+			name = "ab2F32F32Kernel" + s.name
+			doc = []string{
+				"computes c[i*ldc+j] = float32(Σ_{t<k} float64(a1[i*lda1+t]) * b1[t*ldb1+j] + Σ_{t<k} float64(a2[i*lda2+t]) * b2[t*ldb2+j])",
+				"for i < rows, j < nc: ab2F32Kernel with A2 float32 too, widened (exactly) as it is",
+				"loaded. Each block of rows is read whole before it is stored, so c may be a1",
+				"(ldc = lda1) when nc is all of its columns. k must be >= 1.",
+			}
+			sig = "func(c *float32, ldc int, a1 *float32, lda1 int, b1 *float64, ldb1 int, a2 *float32, lda2 int, b2 *float64, ldb2 int, k, rows, nc int)"
+		}
 	}
 	// Bytes per element of C and of A (A1 for the AB2 kinds).
 	cShift, aShift := uint8(3), uint8(3)
-	if kd == kindAB2F32 {
+	if f32Out(kd) {
 		cShift, aShift = 2, 2
 	}
 	if s.bcast {
@@ -271,15 +287,15 @@ func blockVariant(s isa, kd kind, nb, mr int, half bool, pfx string) {
 	if !isAB2(kd) {
 		reduce(s, kd, nb, mr, half, "b", fromSI, pfx, pfx+"store", false)
 	} else {
-		reduce(s, kd, nb, mr, half, "b1", fromSI, pfx, pfx+"end1", kd == kindAB2F32)
+		reduce(s, kd, nb, mr, half, "b1", fromSI, pfx, pfx+"end1", f32Out(kd))
 		Label(pfx + "end1")
 		// The second product: A2's rows from the argument slot, its
 		// stride and B2's in R9 and R10 until the end of the block.
 		Load(Param("lda2"), R9)
-		SHLQ(U8(3), R9)
+		SHLQ(U8(a2Shift(kd)), R9)
 		Load(Param("ldb2"), R10)
 		SHLQ(U8(3), R10)
-		reduce(s, kd, nb, mr, half, "b2", func() { Load(Param("a2"), R12) }, pfx+"p2", pfx+"store", false)
+		reduce(s, kd, nb, mr, half, "b2", func() { Load(Param("a2"), R12) }, pfx+"p2", pfx+"store", kd == kindAB2F32F32)
 	}
 
 	Label(pfx + "store")
@@ -288,7 +304,7 @@ func blockVariant(s isa, kd kind, nb, mr int, half bool, pfx string) {
 		// blocks after this one.
 		VMOVUPD(Mem{Base: RAX}, r[15])
 	}
-	if s.is512() && kd == kindAB2F32 {
+	if s.is512() && f32Out(kd) {
 		// Each output rounded to float32 (VCVTPD2PS, round to nearest
 		// even under the default MXCSR, as Go's float32 conversion) and
 		// stored as 8 (the half variant's last vector 4) float32s.
@@ -330,7 +346,7 @@ func blockVariant(s isa, kd kind, nb, mr int, half bool, pfx string) {
 			}
 		}
 	} else {
-		storeRowsAVX2(mr, nb, func(i, v int) VecPhysical { return r[i*nb+v] }, pfx+"st", kd == kindAB2F32)
+		storeRowsAVX2(mr, nb, func(i, v int) VecPhysical { return r[i*nb+v] }, pfx+"st", f32Out(kd))
 	}
 	// Next block of rows.
 	IMUL3Q(U32(mr), R8, RDX)
@@ -341,14 +357,14 @@ func blockVariant(s isa, kd kind, nb, mr int, half bool, pfx string) {
 	case kindAB:
 		IMUL3Q(U32(mr), R9, RDX)
 		ADDQ(RDX, RSI)
-	case kindAB2, kindAB2F32:
+	case kindAB2, kindAB2F32, kindAB2F32F32:
 		// R9 holds lda2 in bytes: advance a2, then restore A1's and B1's.
 		IMUL3Q(U32(mr), R9, RDX)
 		Load(Param("a2"), R12)
 		ADDQ(RDX, R12)
 		Store(R12, Param("a2"))
 		Load(Param("lda1"), R9)
-		if kd == kindAB2F32 {
+		if f32Out(kd) {
 			SHLQ(U8(2), R9)
 		} else {
 			SHLQ(U8(3), R9)
@@ -358,6 +374,14 @@ func blockVariant(s isa, kd kind, nb, mr int, half bool, pfx string) {
 		IMUL3Q(U32(mr), R9, RDX)
 		ADDQ(RDX, RSI)
 	}
+}
+
+// a2Shift is log2 of the bytes of an element of A2.
+func a2Shift(kd kind) uint8 {
+	if kd == kindAB2F32F32 {
+		return 2
+	}
+	return 3
 }
 
 // storeRowsAVX2 stores an AVX2 block's mr x nb accumulators at DI (row

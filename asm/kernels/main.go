@@ -94,6 +94,8 @@ func main() {
 	genBlock(avx2, kindAB2)
 	genBlock(avx512, kindAB2F32)
 	genBlock(avx2, kindAB2F32)
+	genBlock(avx512, kindAB2F32F32)
+	genBlock(avx2, kindAB2F32F32)
 	genAtX(avx2)
 	for _, s := range []isa{avx512, avx2} {
 		genSparseAB(s)
