@@ -85,7 +85,11 @@
 // AB2 kernel's chain, A1's elements widened as they are broadcast: on
 // AVX-512 one VCVTPS2PD with embedded broadcast each, into a register
 // for its FMAs; each output rounded as it is stored), otherwise blocks
-// of rows through the stack. BenchmarkAB2F32 runs it beside the three
+// of rows through the stack. AB2F32F32, a float32 model's update since
+// 28 November 2026, is AB2F32 with A2 (the sample) float32 too, widened
+// as its elements are loaded by the same kernels (the sample's rounding,
+// in cache after the float32 projections, where its float64 values came
+// from memory). BenchmarkAB2F32 runs AB2F32 beside the three
 // passes: on the Zen 3 VM (AVX2) 17.0 against 20.2 us at d = 12, 31.0
 // against 40.3 us at d = 25; on the Zen 5 VM (AVX-512) 0.93 against
 // 1.27 us at d = 5 (n = 400), 6.6 against 7.7 us at d = 12 (n = 784),

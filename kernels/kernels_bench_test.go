@@ -360,7 +360,9 @@ func BenchmarkAtB32(b *testing.B) {
 // BenchmarkAB2F32 is a float32 prototype's exact update in place (the
 // engine's float32 mode) on BenchmarkAB2's shapes: AB2F32 (fused on AVX2)
 // beside the three passes it replaces (Widen32Rows into a float64 copy,
-// AB2 into another, Round32Rows back), the same bits.
+// AB2 into another, Round32Rows back), the same bits; fused-sample32 is
+// AB2F32F32, the update from the sample's float32 rounding (a float32
+// model's since 28 November 2026: other bits, the same work).
 func BenchmarkAB2F32(b *testing.B) {
 	for _, s := range []struct{ n, d int }{{400, 5}, {784, 12}, {400, 25}} {
 		rng := rand.New(rand.NewPCG(3, 6))
@@ -369,6 +371,10 @@ func BenchmarkAB2F32(b *testing.B) {
 		w32 := make([]float32, s.n*ld)
 		for i, v := range randSlice(rng, s.n*ld) {
 			w32[i] = float32(v)
+		}
+		p32 := make([]float32, len(p))
+		for i, v := range p {
+			p32[i] = float32(v)
 		}
 		c1, c2 := randSlice(rng, s.d*ld), randSlice(rng, s.d*ld)
 		for i := range c1 {
@@ -385,6 +391,12 @@ func BenchmarkAB2F32(b *testing.B) {
 					b.ReportAllocs()
 					for b.Loop() {
 						AB2F32(w32, ld, w32, ld, c1, ld, p, ld, c2, ld, s.n, s.d, s.d)
+					}
+				})
+				b.Run("fused-sample32", func(b *testing.B) {
+					b.ReportAllocs()
+					for b.Loop() {
+						AB2F32F32(w32, ld, w32, ld, c1, ld, p32, ld, c2, ld, s.n, s.d, s.d)
 					}
 				})
 				b.Run("three-passes", func(b *testing.B) {
