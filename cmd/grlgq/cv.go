@@ -33,6 +33,7 @@ func runCV(ctx context.Context, e *env, args []string) error {
 		df      dataFlags
 		tf      trainFlags
 		folds   int
+		repeats int
 		m       int
 		asJSON  bool
 		quiet   bool
@@ -41,6 +42,7 @@ func runCV(ctx context.Context, e *env, args []string) error {
 	df.addFlags(fs)
 	tf.addFlags(fs, defaultOptions())
 	intVar(fs, &folds, "folds", defaultCVFolds, 2, maxFolds, "K of stratified K-fold cross-validation (2 up to the size of the smallest class); the folds are seeded by -seed")
+	intVar(fs, &repeats, "repeats", 1, 1, maxCVRepeats, "repeat the -folds cross-validation with other shuffles of the folds this many times (seeded by -seed): folds x repeats trainings, whose accuracies all enter the mean and sd; with -tune, the outer folds (-tune-repeats repeats the inner ones); with -baselines, the baselines on the same splits")
 	intVar(fs, &m, "m", 0, 0, maxSetImages, "single-image data (idx, csv, mat): images per set, drawn at random from one class (default max(10, 2d)); every image is in one set")
 	format := reportFormatFlag(fs, &asJSON)
 	plots := fs.String("plots", "", "write the confusion matrix pooled over the folds and the per-fold accuracies as pictures into this folder")
@@ -124,7 +126,7 @@ func runCV(ctx context.Context, e *env, args []string) error {
 	fmt.Fprintf(text, "data       %s\n", describe(ds))
 	fmt.Fprintf(text, "sets       %s\n", how)
 	fmt.Fprintf(text, "config     %s\n", describeConfig(o, len(ds.Classes)))
-	outer := selection.Options{Folds: folds, Seed: o.Train.Seed, Workers: tf.workers}
+	outer := selection.Options{Folds: folds, Repeats: repeats, Seed: o.Train.Seed, Workers: tf.workers}
 	var (
 		res    *selection.CVResult
 		nested *selection.NestedResult
@@ -209,6 +211,7 @@ func runCV(ctx context.Context, e *env, args []string) error {
 			"n":             subs.Len(),
 			"skipped":       len(subs.Skipped),
 			"folds":         folds,
+			"repeats":       repeats,
 			"seed":          o.Train.Seed,
 			"config":        describeConfig(o, len(ds.Classes)),
 			"mean":          jnum(res.Mean),
@@ -236,7 +239,11 @@ func runCV(ctx context.Context, e *env, args []string) error {
 			fmt.Fprintf(text, "           chose %d %s (inner %s ± %s, %s)\n", nf.Best+1, nf.Setting, pct(nf.InnerMean), pct(nf.InnerSD), innerHow(nf.Inner))
 		}
 	}
-	fmt.Fprintf(text, "\npooled over the folds (every set's out-of-fold prediction):\n")
+	if repeats > 1 {
+		fmt.Fprintf(text, "\npooled over the folds (every set's out-of-fold prediction, once per repeat):\n")
+	} else {
+		fmt.Fprintf(text, "\npooled over the folds (every set's out-of-fold prediction):\n")
+	}
 	score.WriteReport(text, "text", ds.Classes, tables[0])
 	for _, p := range pics {
 		fmt.Fprintf(text, "plot       %s\n", p)
@@ -245,7 +252,7 @@ func runCV(ctx context.Context, e *env, args []string) error {
 	if nested != nil {
 		what = "nested stratified cross-validation of -tune"
 	}
-	fmt.Fprintf(e.stdout, "accuracy %s ± %s (%d-fold %s, seed %d, %d sets) (%s)\n", pct(res.Mean), pct(res.SD), folds, what, o.Train.Seed, subs.Len(), base.RoundDur(time.Since(t0)))
+	fmt.Fprintf(e.stdout, "accuracy %s ± %s (%s %s, seed %d, %d sets) (%s)\n", pct(res.Mean), pct(res.SD), foldsHow(selection.Plan{Folds: folds, Repeats: repeats}), what, o.Train.Seed, subs.Len(), base.RoundDur(time.Since(t0)))
 	if bres != nil {
 		return bl.write(e, e.stdout, bres)
 	}

@@ -44,6 +44,49 @@ func TestCVCommand(t *testing.T) {
 	fails(t, 1, []string{"class", "has 9 sets"}, "cv", "-data", spec, "-folds", "10")
 }
 
+// TestCVRepeats: -repeats N runs the K-fold cross-validation N times with
+// other shuffles (folds x repeats accuracies, the first repeat's the same
+// as without -repeats), for the plain, the nested (-tune) and the
+// baselines' comparison; 0 is a usage error.
+func TestCVRepeats(t *testing.T) {
+	spec := npySpec(t, 18)
+	one := decodeJSON(t, ok(t, "cv", "-data", spec, "-folds", "3", "-epochs", "3", "-json").stdout, "fold_accuracy")
+	r := ok(t, "cv", "-data", spec, "-folds", "3", "-repeats", "2", "-epochs", "3", "-json")
+	js := decodeJSON(t, r.stdout, "mean", "fold_accuracy", "repeats")
+	acc, _ := js["fold_accuracy"].([]any)
+	first, _ := one["fold_accuracy"].([]any)
+	if len(acc) != 6 || len(first) != 3 {
+		t.Fatalf("fold_accuracy %v with -repeats 2 (want 6 values), %v without", js["fold_accuracy"], one["fold_accuracy"])
+	}
+	for i := range first {
+		if acc[i] != first[i] {
+			t.Errorf("fold %d of the first repeat %v, without -repeats %v", i+1, acc[i], first[i])
+		}
+	}
+	sum := 0.0
+	for _, a := range acc {
+		sum += a.(float64)
+	}
+	if m := fraction(t, js, "mean"); math.Abs(m-sum/6) > 1e-12 {
+		t.Errorf("mean %v, the 6 folds' average %v", m, sum/6)
+	}
+	if js["repeats"] != 2.0 {
+		t.Errorf("repeats %v, want 2", js["repeats"])
+	}
+	r = ok(t, "cv", "-data", spec, "-folds", "3", "-repeats", "2", "-epochs", "3", "-baselines=1nn-geodesic")
+	for _, w := range []string{"fold 6/6", "2 x 3-fold stratified cross-validation", "once per repeat", "on the same 6 splits"} {
+		if !strings.Contains(r.stdout, w) {
+			t.Errorf("cv -repeats 2 output lacks %q:\n%s", w, r.stdout)
+		}
+	}
+	r = ok(t, "cv", "-data", spec, "-folds", "3", "-repeats", "2", "-tune", "-tune-protos", "1,all", "-tune-epochs", "0,2", "-tune-folds", "2", "-json")
+	js = decodeJSON(t, r.stdout, "fold_accuracy", "tune")
+	if acc, _ := js["fold_accuracy"].([]any); len(acc) != 6 {
+		t.Errorf("cv -tune -repeats 2: fold_accuracy %v, want 6 values", js["fold_accuracy"])
+	}
+	fails(t, 2, []string{"-repeats"}, "cv", "-data", spec, "-repeats", "0")
+}
+
 func TestTrainTune(t *testing.T) {
 	spec := npySpec(t, 18)
 	dir := t.TempDir()

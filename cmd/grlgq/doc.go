@@ -8,7 +8,7 @@
 //	grlgq demo    [-json]                        train and test on the embedded UCI digits
 //	grlgq train   -data SPEC -o MODEL [flags]    train a model
 //	grlgq train   -tune -data SPEC -o MODEL      choose the settings by cross-validation, then train
-//	grlgq cv      -data SPEC [-folds K] [flags]  k-fold cross-validation accuracy of a configuration
+//	grlgq cv      -data SPEC [-folds K] [flags]  k-fold cross-validation accuracy of a configuration (-repeats N: repeated)
 //	grlgq cv      -tune -data SPEC [-folds K]    nested cross-validation of train -tune (unbiased; -baselines on the same folds)
 //	grlgq eval    -model MODEL -data SPEC        accuracy, classification report (precision, recall, F1), confusion matrix
 //	grlgq predict -model MODEL -data SPEC [-o F] class, margins, probabilities per sample (text, CSV, JSON)

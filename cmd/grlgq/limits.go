@@ -20,6 +20,7 @@ const (
 	maxShift      = 1000   // -shift, pixels
 	maxExplain    = 10000  // explain -n
 	maxRuns       = 1000   // repro -runs
+	maxCVRepeats  = 100    // cv -repeats (as -tune-repeats)
 
 	// Once the data are loaded: the training sets of one epoch (random
 	// groups, and hard sets with their copies), and the memory of their

@@ -49,7 +49,7 @@ func init() {
 	commands = []command{
 		{"demo", "[-json] [-plots DIR]", "train and test on the embedded UCI digits, in a few seconds", runDemo},
 		{"train", "-data SPEC -o MODEL [flags]", "train a model on image sets, images or bases", runTrain},
-		{"cv", "-data SPEC [-folds K] [-tune [-tune-*]] [train flags] [-format F] [-plots DIR]", "k-fold cross-validation of a training configuration, or with -tune nested cross-validation of train -tune: accuracy (mean, sd, per fold), the classification report and confusion matrix pooled over the folds", runCV},
+		{"cv", "-data SPEC [-folds K] [-repeats N] [-tune [-tune-*]] [train flags] [-format F] [-plots DIR]", "k-fold cross-validation of a training configuration, or with -tune nested cross-validation of train -tune: accuracy (mean, sd, per fold), the classification report and confusion matrix pooled over the folds", runCV},
 		{"eval", "-model MODEL -data SPEC [-format text|json|csv|latex]", "accuracy, per-class precision, recall, F1 and support, macro and weighted averages, confusion matrix", runEval},
 		{"predict", "-model MODEL -data SPEC [-o FILE] [-format text|csv|json]", "class, margins and probabilities of every sample, labelled or not", runPredict},
 		{"explain", "-model MODEL -data SPEC -o DIR [-n N | -samples I,NAME | -misclassified]", "pictures and JSON that explain the model's decisions", runExplain},
