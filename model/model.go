@@ -58,13 +58,16 @@ func (m *Model) NumPrototypes() int { return len(m.protos) }
 // NumClasses returns C; class labels are 0..C-1.
 func (m *Model) NumClasses() int { return m.classes }
 
-// Label returns the class of prototype k.
+// Label returns the class of prototype k, 0 <= k < NumPrototypes() (it
+// panics otherwise, as an index out of range does).
 func (m *Model) Label(k int) int { return m.labels[k] }
 
 // Labels returns a copy of the prototypes' classes.
 func (m *Model) Labels() []int { return append([]int(nil), m.labels...) }
 
-// ClassName returns the name of class c ("" if the model has no names).
+// ClassName returns the name of class c ("" if the model has no names, or
+// c is not one of its classes: a name is for display, where an unnamed
+// class prints as its number).
 func (m *Model) ClassName(c int) string {
 	if c < 0 || c >= len(m.cfg.ClassNames) {
 		return ""
@@ -127,7 +130,9 @@ func (m *Model) WithWorkers(n int) (*Model, error) {
 	return c, nil
 }
 
-// Prototype returns a copy of prototype k (D x d, orthonormal columns).
+// Prototype returns a copy of prototype k (D x d, orthonormal columns),
+// 0 <= k < NumPrototypes() (it panics otherwise, as an index out of range
+// does).
 func (m *Model) Prototype(k int) *linalg.Dense {
 	w := linalg.NewDense(m.dim, m.d)
 	w.CopyFrom(m.protos[k])
