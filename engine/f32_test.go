@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/grlgq/grlgq/kernels"
@@ -178,13 +179,7 @@ func TestUpdateExact(t *testing.T) {
 	for _, tc := range []struct{ dim, d, p, workers int }{{400, 5, 8, 1}, {100, 12, 10, 2}, {64, 25, 3, 2}, {30, 1, 4, 3}} {
 		r := rng(41)
 		dim, d := tc.dim, tc.d
-		c1, c2 := make([]float64, d*d), make([]float64, d*d)
-		for i := range c1 {
-			c1[i], c2[i] = 1e-2*r.NormFloat64(), 1e-2*r.NormFloat64()
-		}
-		for i := 0; i < d; i++ {
-			c1[i*d+i]++
-		}
+		c1, c2 := updateCoefficients(r, d)
 		P := randomBasis(t, dim, d, r)
 		k := tc.p - 1
 		// The reference: AB2 on a copy of the float64 prototype, rounded.
@@ -292,6 +287,19 @@ func sameEntries(t *testing.T, what string, a, b *linalg.Dense) {
 	}
 }
 
+// updateCoefficients returns the d x d coefficients of an exact update,
+// C1 near the identity and C2 small, as a training step's.
+func updateCoefficients(r *rand.Rand, d int) (c1, c2 []float64) {
+	c1, c2 = make([]float64, d*d), make([]float64, d*d)
+	for i := range c1 {
+		c1[i], c2[i] = 1e-2*r.NormFloat64(), 1e-2*r.NormFloat64()
+	}
+	for i := 0; i < d; i++ {
+		c1[i*d+i]++
+	}
+	return c1, c2
+}
+
 // TestUpdateExactRounded checks UpdateExactRounded against UpdateExact on
 // the sample's rounding exactly widened (the same float32 copy, bit for
 // bit, and a stale float64 prototype), and its errors: a wrong length,
@@ -300,13 +308,7 @@ func TestUpdateExactRounded(t *testing.T) {
 	for _, tc := range []struct{ dim, d, p, workers int }{{400, 5, 8, 1}, {100, 12, 10, 2}, {64, 25, 3, 2}, {30, 1, 4, 3}} {
 		r := rng(43)
 		dim, d := tc.dim, tc.d
-		c1, c2 := make([]float64, d*d), make([]float64, d*d)
-		for i := range c1 {
-			c1[i], c2[i] = 1e-2*r.NormFloat64(), 1e-2*r.NormFloat64()
-		}
-		for i := 0; i < d; i++ {
-			c1[i*d+i]++
-		}
+		c1, c2 := updateCoefficients(r, d)
 		P := randomBasis(t, dim, d, r)
 		p32 := make([]float32, dim*d)
 		wide := linalg.NewDense(dim, d)

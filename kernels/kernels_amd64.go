@@ -699,25 +699,29 @@ func ab2Extent[C, A, A2 float32 | float64](c []C, ldc int, a1 []A, lda1 int, b1 
 	_ = b2[(k-1)*ldb2+d-1]
 }
 
-func ab2F32(c []float32, ldc int, a1 []float32, lda1 int, b1 []float64, ldb1 int, a2 []float64, lda2 int, b2 []float64, ldb2 int, n, k, d int) {
+// ab2F32Fused reports whether the fused AB2F32 kernels (and AB2F32F32's)
+// take k and d: one column block (AVX-512 32, AVX2 12 columns). Wider, a
+// fused kernel would widen each element of A once per column block (at
+// d = 25 on AVX2 it took 50 us against 39 us for the three passes):
+// blocks of rows widened, multiplied and rounded through the stack
+// instead. Fused, A is widened as its elements are broadcast and C
+// rounded as it is stored (on AVX-512 at d = 5 the three passes cost a
+// third more); its rows are read whole before they are stored, so in
+// place is fine.
+func ab2F32Fused(k, d int) bool {
 	cols := blockColsAVX2
 	if useAVX512 {
 		cols = blockColsAVX512
 	}
-	if !useAVX512 && !useAVX2 || k <= 0 || d > cols {
-		// Wider than one column block (AVX-512 32, AVX2 12), a fused
-		// kernel would widen each element of A1 once per column block
-		// (at d = 25 on AVX2 it took 50 us against 39 us for the three
-		// passes): blocks of rows widened, multiplied and rounded
-		// through the stack instead.
+	return (useAVX512 || useAVX2) && k > 0 && d <= cols
+}
+
+func ab2F32(c []float32, ldc int, a1 []float32, lda1 int, b1 []float64, ldb1 int, a2 []float64, lda2 int, b2 []float64, ldb2 int, n, k, d int) {
+	if !ab2F32Fused(k, d) {
 		ab2F32Blocks(c, ldc, a1, lda1, b1, ldb1, a2, lda2, b2, ldb2, n, k, d)
 		return
 	}
 	ab2Extent(c, ldc, a1, lda1, b1, ldb1, a2, lda2, b2, ldb2, n, k, d)
-	// One column block, fused: A1 widened as its elements are
-	// broadcast, C rounded as it is stored (on AVX-512 at d = 5 the
-	// three passes cost a third more). Its rows are read whole before
-	// they are stored, so in place is fine.
 	if useAVX512 {
 		ab2F32KernelAVX512(&c[0], ldc, &a1[0], lda1, &b1[0], ldb1, &a2[0], lda2, &b2[0], ldb2, k, n, d)
 	} else {
@@ -725,14 +729,9 @@ func ab2F32(c []float32, ldc int, a1 []float32, lda1 int, b1 []float64, ldb1 int
 	}
 }
 
-// ab2F32F32 is ab2F32 with A2 float32 (AB2F32F32): the same choice of
-// the fused kernel or the blocks.
+// ab2F32F32 is ab2F32 with A2 float32 (AB2F32F32).
 func ab2F32F32(c []float32, ldc int, a1 []float32, lda1 int, b1 []float64, ldb1 int, a2 []float32, lda2 int, b2 []float64, ldb2 int, n, k, d int) {
-	cols := blockColsAVX2
-	if useAVX512 {
-		cols = blockColsAVX512
-	}
-	if !useAVX512 && !useAVX2 || k <= 0 || d > cols {
+	if !ab2F32Fused(k, d) {
 		ab2F32F32Blocks(c, ldc, a1, lda1, b1, ldb1, a2, lda2, b2, ldb2, n, k, d)
 		return
 	}
