@@ -9,12 +9,12 @@ import (
 	"github.com/grlgq/grlgq/linalg"
 )
 
-// TestRoundedSetsBits trains with the training sets rounded to float32
-// once (roundSets) and with every search rounding its sample (noRoundSets):
-// the model files must be the same bytes, for Float32 models and for the
-// float32 shadow of Float64 ones, with 1 and 2 workers, split steps,
-// validation, and an Augment hook whose samples are rounded by the
-// searches. Each configuration is first checked to round its sets.
+// TestRoundedSetsBits trains Float32 models with the training sets rounded
+// to float32 once (roundSets) and with every step rounding its sample
+// (noRoundSets): the model files must be the same bytes, with 1 and 2
+// workers, split steps, validation, and an Augment hook whose samples the
+// steps round. Each configuration is first checked to round its sets; a
+// Float64 model and a copy beyond maxRoundedBytes do not.
 func TestRoundedSetsBits(t *testing.T) {
 	const dim, d, classes = 60, 12, 6
 	savedSolo := soloSetWork
@@ -35,9 +35,20 @@ func TestRoundedSetsBits(t *testing.T) {
 				return samples[:7], ys[:7], nil
 			}
 		}},
-		{"float64 shadow", savedSolo, nil},
-		{"float64 shadow, split steps", 0, nil},
 	}
+	o64 := legacyOptions(Config{SubspaceDim: d, PrototypesPerClass: 2}, TrainConfig{Epochs: 4, Seed: 7, Workers: 1})
+	m64, err := Init(o64, samples, ys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr64, err := newTrainer(m64, o64.Train)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := tr64.roundSets([]*linalg.Dense{xs[0].Basis}); r != nil {
+		t.Error("a Float64 model's sets are rounded")
+	}
+	tr64.Close()
 	for _, c := range cases {
 		for _, workers := range []int{1, 2} {
 			soloSetWork, noRoundSets = c.solo, false
@@ -61,6 +72,18 @@ func TestRoundedSetsBits(t *testing.T) {
 			tr.Close()
 			if r == nil {
 				t.Fatalf("%s, %d workers: the sets are not rounded", c.name, workers)
+			}
+			tr, err = newTrainer(m0, o.Train)
+			if err != nil {
+				t.Fatal(err)
+			}
+			saved := maxRoundedBytes
+			maxRoundedBytes = int64(len(r))*4 - 1
+			r = tr.roundSets(sets)
+			maxRoundedBytes = saved
+			tr.Close()
+			if r != nil {
+				t.Fatalf("%s, %d workers: the sets are rounded beyond maxRoundedBytes", c.name, workers)
 			}
 			var files [2][]byte
 			for i, off := range []bool{false, true} {

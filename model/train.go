@@ -893,9 +893,9 @@ type trainer struct {
 	factorTask, updateTask func(side int)
 	imageSolo              bool // an image step's distances run on the caller alone (soloImageWork)
 	shadowTried            bool // a set step has turned the engine's float32 shadow on where it pays
-	// sample32: the current step's sample rounded to float32 (from
-	// roundSets), for a float32 engine or its shadow; nil where the
-	// engine rounds the sample itself.
+	// sample32: a Float32 model's current step's sample rounded to
+	// float32 (from roundSets, or by step), for the search and the
+	// exact update.
 	sample32 []float32
 	own32    []float32     // sample32 where step rounds the sample itself
 	p64      *linalg.Dense // a Float32 model's exact update: sample32 widened
@@ -1524,25 +1524,30 @@ func (t *trainer) tryShadow() {
 }
 
 // roundSets returns the sets x rounded to float32, dim x d each at stride
-// d, one after another, where the engine projects a sample in float32 (a
-// Float32 model, or the float32 shadow of a Float64 one), else nil. A
-// search otherwise rounds its sample at every step, and a sample the step
-// reads for the first time comes from memory: the rounding was a pass of
-// its own over it, 8-10% of a one-worker float32 epoch of the mnist
-// shape, which rounding each set once per training saves. The copy takes
-// at most half the sets' bytes (4 against 8 bytes a value, no padding).
+// d, one after another, for a Float32 model, else nil. A Float32 step
+// reads its sample's rounding (its projections and its exact update);
+// rounded at every step, a sample read for the first time came from
+// memory in a pass of its own (8-10% of a one-worker epoch of the mnist
+// shape), which rounding each set once per training saves. The copy
+// takes at most half the sets' bytes (4 against 8 bytes a value, no
+// padding), and is not made beyond maxRoundedBytes (the steps then round
+// their samples: the same bits). A Float64 model's float32 shadow rounds
+// its sample at each search: rounded once, its epochs measured no faster
+// (yaleb shape, five alternations), not worth the memory.
 func (t *trainer) roundSets(x []*linalg.Dense) []float32 {
-	t.tryShadow()
-	if noRoundSets || len(x) == 0 || (t.base.cfg.Precision != Float32 && !t.eng.Shadow32()) {
+	dim, d := t.base.dim, t.base.d
+	if noRoundSets || len(x) == 0 || t.base.cfg.Precision != Float32 || int64(len(x))*int64(dim*d)*4 > maxRoundedBytes {
 		return nil
 	}
-	dim, d := t.base.dim, t.base.d
 	r := make([]float32, len(x)*dim*d)
 	for i, p := range x {
 		kernels.Round32Rows(r[i*dim*d:], d, p.Data, p.Stride, dim, d)
 	}
 	return r
 }
+
+// maxRoundedBytes bounds roundSets' copy (a variable for the tests).
+var maxRoundedBytes int64 = 1 << 30
 
 // noRoundSets (for the tests) makes roundSets return nil: the engine
 // then rounds each sample at its search, with the same bits.
