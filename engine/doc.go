@@ -186,10 +186,10 @@
 // (worst case, unit columns) of each float32 product entry. The
 // prototypes are rounded to float32 in place (Sync), so the float64 copy
 // holds what the projections read. A training step's exact update
-// (UpdateExact; UpdateExactRounded from the sample's float32 rounding,
-// kernels.AB2F32F32, a float32 model's) is computed in float64 from the
-// float32 copy and written, rounded, to the float32 copy only
-// (kernels.AB2F32, in place), whose
+// (UpdateExact, kernels.AB2F32; UpdateExactRounded from the sample's
+// float32 rounding, kernels.AB2F32F32, a float32 model's) is computed in
+// float64 from the float32 copy and written, rounded, to the float32 copy
+// only (in place), whose
 // bytes are half and in cache after the projections; the float64 prototype is then stale (Stale)
 // until Fresh copies the float32 values back, which a caller does before
 // it reads or writes the prototype (the image distances and

@@ -403,9 +403,8 @@ func (e *Engine) WinnersRounded(w *Winners, P *linalg.Dense, p32 []float32, lamb
 		return fmt.Errorf("%w: WinnersRounded: %d float32 values for a %dx%d sample", ErrShape, len(p32), e.dim, e.d)
 	}
 	e.given32 = p32
-	err := e.winners(w, P, lambda, labels, y)
-	e.given32 = nil
-	return err
+	defer func() { e.given32 = nil }() // also if a caller recovers a panic
+	return e.winners(w, P, lambda, labels, y)
 }
 
 func (e *Engine) winners(w *Winners, P *linalg.Dense, lambda []float64, labels []int, y int) error {

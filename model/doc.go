@@ -121,13 +121,16 @@
 //     bytes each (file version 3). The update, the relevances, the angles
 //     and the factorisations stay float64 (engine's package documentation
 //     says why); a training step reads its set's float32 rounding (made
-//     once per training for the training part: engine.WinnersRounded),
-//     for the projections and for the exact update, which computes
+//     once per training for the training part up to 1 GiB, else and for
+//     an Augment hook's sets at each step: engine.WinnersRounded), for
+//     the projections and for the exact update, which computes
 //     W (I + K) + P₃₂ B in float64 from the winner's float32 copy and
 //     the rounded set exactly widened (the difference from the float64
 //     set, 2^-24 of P times coefficients of order η, is far below the
 //     update's own rounding to float32) and writes it rounded
-//     (engine.UpdateExact), the float64 prototypes brought up to
+//     (engine.UpdateExactRounded; an update that a drift check follows
+//     goes through the float64 prototype, engine.UpdateExact), the
+//     float64 prototypes brought up to
 //     date (engine.Fresh) before anything else reads them, with the bits
 //     of updating them and rounding. A step takes both winners' distances
 //     from their factorisation's values (a Float64 step, where the search

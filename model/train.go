@@ -1549,8 +1549,8 @@ func (t *trainer) roundSets(x []*linalg.Dense) []float32 {
 // maxRoundedBytes bounds roundSets' copy (a variable for the tests).
 var maxRoundedBytes int64 = 1 << 30
 
-// noRoundSets (for the tests) makes roundSets return nil: the engine
-// then rounds each sample at its search, with the same bits.
+// noRoundSets (for the tests) makes roundSets return nil: each step then
+// rounds its sample itself (step), with the same bits.
 var noRoundSets = false
 
 // gradient computes the winners of the set p (label y) and the gradients

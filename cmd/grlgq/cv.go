@@ -233,7 +233,11 @@ func runCV(ctx context.Context, e *env, args []string) error {
 	}
 	for i, f := range res.Folds {
 		r := tables[i+1].Report
-		fmt.Fprintf(text, "fold %d/%d  %s (%d/%d)  macro F1 %.4f  weighted F1 %.4f  %s\n", i+1, len(res.Folds), pct(f.Accuracy), f.Correct, f.N, r.Macro.F1, r.Weighted.F1, base.RoundDur(f.Duration))
+		which := fmt.Sprintf("fold %d/%d", i+1, len(res.Folds))
+		if k := res.Plan.Folds; res.Plan.Repeats > 1 && k > 0 { // the splits of each repeat in turn
+			which = fmt.Sprintf("repeat %d fold %d/%d", i/k+1, i%k+1, k)
+		}
+		fmt.Fprintf(text, "%s  %s (%d/%d)  macro F1 %.4f  weighted F1 %.4f  %s\n", which, pct(f.Accuracy), f.Correct, f.N, r.Macro.F1, r.Weighted.F1, base.RoundDur(f.Duration))
 		if nested != nil {
 			nf := nested.Folds[i]
 			fmt.Fprintf(text, "           chose %d %s (inner %s ± %s, %s)\n", nf.Best+1, nf.Setting, pct(nf.InnerMean), pct(nf.InnerSD), innerHow(nf.Inner))

@@ -74,7 +74,7 @@ func TestCVRepeats(t *testing.T) {
 		t.Errorf("repeats %v, want 2", js["repeats"])
 	}
 	r = ok(t, "cv", "-data", spec, "-folds", "3", "-repeats", "2", "-epochs", "3", "-baselines=1nn-geodesic")
-	for _, w := range []string{"fold 6/6", "2 x 3-fold stratified cross-validation", "once per repeat", "on the same 6 splits"} {
+	for _, w := range []string{"repeat 1 fold 1/3", "repeat 2 fold 3/3", "2 x 3-fold stratified cross-validation", "once per repeat", "on the same 6 splits"} {
 		if !strings.Contains(r.stdout, w) {
 			t.Errorf("cv -repeats 2 output lacks %q:\n%s", w, r.stdout)
 		}

@@ -40,9 +40,9 @@ const (
 // prototypes' copies, model.TrainingValues; and, while images become
 // subspaces, each worker's converter, subspace.ConverterValues) may take
 // half of -max-values (lim.TotalValues, the budget the loaders apply to
-// the data), and the data, the training bases and that working memory
-// together one and a half times it: with the default 2^26 values, about
-// 768 MiB. When a -protos given is what takes the working memory over,
+// the data), and the data, the training bases (for -precision float32
+// also their float32 copy) and that working memory together one and a
+// half times it: with the default 2^26 values, about 768 MiB. When a -protos given is what takes the working memory over,
 // the message names the prototypes first, with the most that fit.
 func checkSizes(fs *flag.FlagSet, ds *dataset.Dataset, o model.Options, m, groups, copies, hardM int, images bool, lim dataset.Limits) error {
 	classes := len(ds.Classes)
@@ -72,7 +72,13 @@ func checkSizes(fs *flag.FlagSet, ds *dataset.Dataset, o model.Options, m, group
 	if sets > maxTrainSets || sets*basis > maxTrainBytes {
 		return usagef(fs, "-groupings %d: about %d training sets of %d bytes each; the limits are %d sets and %d bytes: lower -groupings or raise -m", groups, sets, basis, maxTrainSets, int64(maxTrainBytes))
 	}
-	if total := n*int64(ds.Dim) + sets*basis/8 + work; total > budget+budget/2 {
+	bases := sets * basis / 8
+	if o.Model.Precision == model.Float32 {
+		// Its training also holds the bases rounded to float32, once
+		// (4 bytes a value, no padding: half a value each).
+		bases += sets * int64(ds.Dim) * int64(d) / 2
+	}
+	if total := n*int64(ds.Dim) + bases + work; total > budget+budget/2 {
 		return usagef(fs, "training on %d images of D=%d in about %d sets holds about %d values (data, training bases, working memory), over the limit of %d, 1.5 times -max-values (raise it with -max-values, or lower -groupings, or resize the images smaller)", n, ds.Dim, sets, total, budget+budget/2)
 	}
 	if copies > 0 {

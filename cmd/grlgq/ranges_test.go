@@ -158,7 +158,8 @@ func TestCheckSizes(t *testing.T) {
 
 // TestCheckSizesMemory: under the default -max-values, what training
 // holds is bounded: the MNIST protocol's one grouping passes, ten
-// groupings (1 GB of bases) and a few tiny images resized to a large D
+// groupings (1 GB of bases), three in float32 (their float32 copy on top)
+// and a few tiny images resized to a large D
 // (prototypes and conversion workspace of D = 2^20) are refused, naming
 // -max-values.
 func TestCheckSizesMemory(t *testing.T) {
@@ -170,6 +171,16 @@ func TestCheckSizesMemory(t *testing.T) {
 	}
 	if err := checkSizes(fs, mnist, cfg, 48, 10, 0, 0, false, dataset.Limits{}); err == nil || !strings.Contains(err.Error(), "-max-values") {
 		t.Errorf("10 groupings of MNIST under the default -max-values: %v, want a -max-values error", err)
+	}
+	// Three groupings fit in float64; in float32 the bases' float32 copy
+	// (half a value each) takes them over.
+	if err := checkSizes(fs, mnist, cfg, 48, 3, 0, 0, false, dataset.Limits{}); err != nil {
+		t.Errorf("3 groupings of MNIST: %v", err)
+	}
+	cfg32 := cfg
+	cfg32.Model.Precision = model.Float32
+	if err := checkSizes(fs, mnist, cfg32, 48, 3, 0, 0, false, dataset.Limits{}); err == nil || !strings.Contains(err.Error(), "-max-values") {
+		t.Errorf("3 groupings of MNIST in float32: %v, want a -max-values error", err)
 	}
 	tiny := &dataset.Dataset{Images: make([][]float64, 40), Dim: 1 << 20, Classes: make([]string, 2)}
 	cfg = model.Options{Model: model.Config{SubspaceDim: 2, PrototypesPerClass: 1}, Train: model.TrainConfig{Workers: 2}}
