@@ -114,8 +114,9 @@ func (e *Engine) Sync(k int) {
 }
 
 // sampleF32 rounds P into s.p32 (dim x d, stride d) in float32 mode and
-// returns it (or the caller's rounding of WinnersRounded); otherwise nil. The conversions here are the kernels' (the
-// bits of Go's float32(x), at vector speed).
+// returns it (or the caller's rounding of WinnersRounded); otherwise nil.
+// The conversions here are the kernels' (the bits of Go's float32(x), at
+// vector speed).
 func (e *Engine) sampleF32(s *shard, P *linalg.Dense) []float32 {
 	if !e.f32 {
 		return nil

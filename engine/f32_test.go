@@ -303,7 +303,7 @@ func updateCoefficients(r *rand.Rand, d int) (c1, c2 []float64) {
 // TestUpdateExactRounded checks UpdateExactRounded against UpdateExact on
 // the sample's rounding exactly widened (the same float32 copy, bit for
 // bit, and a stale float64 prototype), and its errors: a wrong length,
-// float64 mode, a Crew.
+// float64 mode.
 func TestUpdateExactRounded(t *testing.T) {
 	for _, tc := range []struct{ dim, d, p, workers int }{{400, 5, 8, 1}, {100, 12, 10, 2}, {64, 25, 3, 2}, {30, 1, 4, 3}} {
 		r := rng(43)

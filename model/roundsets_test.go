@@ -36,19 +36,32 @@ func TestRoundedSetsBits(t *testing.T) {
 			}
 		}},
 	}
-	o64 := legacyOptions(Config{SubspaceDim: d, PrototypesPerClass: 2}, TrainConfig{Epochs: 4, Seed: 7, Workers: 1})
-	m64, err := Init(o64, samples, ys)
-	if err != nil {
-		t.Fatal(err)
+	sets := make([]*linalg.Dense, len(xs))
+	for i, x := range xs {
+		sets[i] = x.Basis
 	}
-	tr64, err := newTrainer(m64, o64.Train)
-	if err != nil {
-		t.Fatal(err)
+	// rounded returns roundSets(sets) of a trainer of o's initial model,
+	// and what it returns under a cap one byte short of that copy.
+	rounded := func(o Options) (r, capped []float32) {
+		m0, err := Init(o, samples, ys)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tr, err := newTrainer(m0, o.Train)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer tr.Close()
+		r = tr.roundSets(sets)
+		saved := maxRoundedBytes
+		maxRoundedBytes = int64(len(r))*4 - 1
+		capped = tr.roundSets(sets)
+		maxRoundedBytes = saved
+		return r, capped
 	}
-	if r := tr64.roundSets([]*linalg.Dense{xs[0].Basis}); r != nil {
+	if r, _ := rounded(legacyOptions(Config{SubspaceDim: d, PrototypesPerClass: 2}, TrainConfig{Epochs: 4, Seed: 7, Workers: 1})); r != nil {
 		t.Error("a Float64 model's sets are rounded")
 	}
-	tr64.Close()
 	for _, c := range cases {
 		for _, workers := range []int{1, 2} {
 			soloSetWork, noRoundSets = c.solo, false
@@ -56,33 +69,11 @@ func TestRoundedSetsBits(t *testing.T) {
 			if c.mutate != nil {
 				c.mutate(&o)
 			}
-			m0, err := Init(o, samples, ys)
-			if err != nil {
-				t.Fatal(err)
-			}
-			tr, err := newTrainer(m0, o.Train)
-			if err != nil {
-				t.Fatal(err)
-			}
-			sets := make([]*linalg.Dense, len(xs))
-			for i, x := range xs {
-				sets[i] = x.Basis
-			}
-			r := tr.roundSets(sets)
-			tr.Close()
+			r, capped := rounded(o)
 			if r == nil {
 				t.Fatalf("%s, %d workers: the sets are not rounded", c.name, workers)
 			}
-			tr, err = newTrainer(m0, o.Train)
-			if err != nil {
-				t.Fatal(err)
-			}
-			saved := maxRoundedBytes
-			maxRoundedBytes = int64(len(r))*4 - 1
-			r = tr.roundSets(sets)
-			maxRoundedBytes = saved
-			tr.Close()
-			if r != nil {
+			if capped != nil {
 				t.Fatalf("%s, %d workers: the sets are rounded beyond maxRoundedBytes", c.name, workers)
 			}
 			var files [2][]byte
