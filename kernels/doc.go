@@ -132,14 +132,19 @@
 // 2.5 us); on AVX-512 a last column vector of
 // at most 4 lanes runs on YMM, which halves its cost on CPUs that split
 // 512-bit FMAs (AMD Zen 4). The AVX-512 AtB, AB and AB2 kernels come in
-// two variants with the same bits: blocks of two and three column vectors
+// two variants with the same bits: blocks of two to four column vectors
 // take each element of A as the embedded-broadcast operand of every FMA
 // (Zen 4, whose halved FMAs bound them: cpu.HalfWidth512), or broadcast
 // it into a register once for its FMAs (the B kernels, every other
 // AVX-512 CPU: on Zen 5, whose two 512-bit FMA pipes leave the loads the
 // bound, a 784 x 12 projection 3.14 -> 2.87 us, AB2 at d = 12 6.76 ->
-// 5.73 us, the mnist one-worker epoch 43.3 -> 39.8 ms). The tests run
-// both on any AVX-512 machine (the avx512-zen4 implementation). AVX2 AtB, which needs several blocks for the
+// 5.73 us, the mnist one-worker epoch 43.3 -> 39.8 ms; four vectors, in
+// blocks of six rows instead of seven, since 28 November 2026: a chunk of
+// eight d = 12 prototypes 21.8 -> 18.6 us, of d = 25 49.9 -> 45.2 us, AB2
+// at d = 25 15.0 -> 12.1 us). AtB32 has the same two variants (on Zen 5
+// the chunk of eight d = 25 prototypes 28.7 -> 22.8 us, d = 12 10.6 ->
+// 9.3 us). The tests run both on any AVX-512 machine (the avx512-zen4
+// implementation). AVX2 AtB, which needs several blocks for the
 // engine's shapes (16 YMM registers), splits the reduction into chunks
 // whose rows of A and B fit in L1 and runs every block over a chunk before
 // the next, its accumulators stored to M and loaded back in between: the

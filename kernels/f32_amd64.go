@@ -41,9 +41,12 @@ func atb32(m []float64, ldm int, a []float32, lda int, b []float32, ldb int, n, 
 	for t := 0; t < n; t += kc {
 		k := min(kc, n-t)
 		for j := 0; j < db; j += cols {
-			if useAVX512 {
+			switch {
+			case useAVX512 && bcast512:
+				atb32KernelAVX512B(&m[j], ldm, &a[t*lda], lda, &b[t*ldb+j], ldb, k, da, min(db-j, cols), t > 0)
+			case useAVX512:
 				atb32KernelAVX512(&m[j], ldm, &a[t*lda], lda, &b[t*ldb+j], ldb, k, da, min(db-j, cols), t > 0)
-			} else {
+			default:
 				atb32KernelAVX2(&m[j], ldm, &a[t*lda], lda, &b[t*ldb+j], ldb, k, da, min(db-j, cols), t > 0)
 			}
 		}

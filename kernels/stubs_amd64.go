@@ -41,7 +41,7 @@ func scaleAVX2(alpha float64, x []float64)
 func atbKernelAVX512(c *float64, ldc int, a *float64, lda int, b *float64, ldb int, k int, rows int, nc int)
 
 // atbKernelAVX512B computes c[i*ldc+j] = Σ_{t<k} a[t*lda+i] * b[t*ldb+j] for i < rows, j < nc.
-// Each element of A is broadcast into a register once for its FMAs (two and three column vectors).
+// Each element of A is broadcast into a register once for its FMAs (two to four column vectors).
 // nc must be in 1..40.
 //
 //go:noescape
@@ -54,7 +54,7 @@ func atbKernelAVX512B(c *float64, ldc int, a *float64, lda int, b *float64, ldb 
 func abKernelAVX512(c *float64, ldc int, a *float64, lda int, b *float64, ldb int, k int, rows int, nc int)
 
 // abKernelAVX512B computes c[i*ldc+j] = Σ_{t<k} a[i*lda+t] * b[t*ldb+j] for i < rows, j < nc.
-// Each element of A is broadcast into a register once for its FMAs (two and three column vectors).
+// Each element of A is broadcast into a register once for its FMAs (two to four column vectors).
 // nc must be in 1..32.
 //
 //go:noescape
@@ -102,7 +102,7 @@ func ab2KernelAVX512(c *float64, ldc int, a1 *float64, lda1 int, b1 *float64, ld
 // abKernel on [A1 A2] and [B1; B2]. Each block of rows is read whole before it is
 // stored, so c may be a1 (ldc = lda1) when nc is all of its columns.
 // k must be >= 1.
-// Each element of A is broadcast into a register once for its FMAs (two and three column vectors).
+// Each element of A is broadcast into a register once for its FMAs (two to four column vectors).
 // nc must be in 1..32.
 //
 //go:noescape
@@ -310,6 +310,14 @@ func atb32KernelAVX2(m *float64, ldm int, a *float32, lda int, b *float32, ldb i
 //
 //go:noescape
 func atx32KernelAVX2(y *float64, a *float32, lda int, x *float32, n int, nc int)
+
+// atb32KernelAVX512B computes m[i*ldm+j] = Σ_{chunks} float64(Σ_{t in chunk} a[t*lda+i] * b[t*ldb+j]) for i < rows, j < nc,
+// the chunks of 64 rows t in order, each a float32 FMA chain from zero,
+// starting from m[i*ldm+j] if add is set and from zero otherwise.
+// nc must be in 1..64, n >= 1.
+//
+//go:noescape
+func atb32KernelAVX512B(m *float64, ldm int, a *float32, lda int, b *float32, ldb int, n int, rows int, nc int, add bool)
 
 // round32KernelAVX512 sets dst[i*ldd+j] = float32(src[i*lds+j]) for i < rows, j < cols
 // (rounded to nearest even). rows and cols must be >= 1.

@@ -35,6 +35,12 @@ type isa32 struct {
 	// that 64 columns are read in one pass over the rows); otherwise four
 	// chains per column vector (rows r%4), added at the block's end.
 	quad bool
+	// bcast: AtB32 broadcasts each A element into a register once for
+	// its nb FMAs (VBROADCASTSS) instead of loading it in each FMA as the
+	// embedded broadcast: the B kernel, for CPUs with two full-width
+	// 512-bit FMA pipes, where nb+mr·nb loads a reduction row, not the
+	// mr·nb FMAs, are the bound (Zen 5; see reduce in gemm.go).
+	bcast bool
 }
 
 var avx512f32 = isa32{
@@ -43,6 +49,14 @@ var avx512f32 = isa32{
 	// as the FMA's embedded broadcast).
 	maxNB: 4, mr: []int{0, 16, 12, 8, 6},
 	xNB: 4,
+}
+
+// avx512f32B is avx512f32 with broadcast registers (AtB32 only): two
+// registers after the accumulators and B vectors, used in turn.
+var avx512f32B = isa32{
+	name: "AVX512B", lanes: 16, bytes: 64, regs: avx512.regs,
+	maxNB: 4, mr: []int{0, 16, 12, 8, 6},
+	bcast: true,
 }
 
 var avx2f32 = isa32{
@@ -72,6 +86,7 @@ func genF32() {
 		genAtB32(s)
 		genAtX32(s)
 	}
+	genAtB32(avx512f32B)
 }
 
 // masks32 sets the masks of the last column vector from Param("nc"): BX =
@@ -300,6 +315,14 @@ func atb32Block(s isa32, nb, mr int, pfx string, tail bool) {
 	}
 	for i := 0; i < mr; i++ {
 		ai := Mem{Base: R12, Disp: 4 * i}
+		if s.bcast && nb > 1 {
+			t := r[nacc+nb+i%2]
+			VBROADCASTSS(ai, t)
+			for v := 0; v < nb; v++ {
+				VFMADD231PS(bv[v], t, acc(i, v))
+			}
+			continue
+		}
 		if s.is512() {
 			for v := 0; v < nb; v++ {
 				VFMADD231PS_BCST(ai, bv[v], acc(i, v))

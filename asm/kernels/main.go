@@ -27,7 +27,7 @@ type isa struct {
 	// accumulators mr*nb plus the other registers a kernel needs must fit.
 	maxNB int
 	mr    []int
-	// bcast: the AVX-512 block kernels of two and three column vectors
+	// bcast: the AVX-512 block kernels of two to four column vectors
 	// broadcast each element of A into a register once for its FMAs
 	// instead of taking it as each FMA's embedded-broadcast operand
 	// (function names end in B; see reduce).
