@@ -300,9 +300,12 @@ func updateCoefficients(r *rand.Rand, d int) (c1, c2 []float64) {
 	return c1, c2
 }
 
-// TestUpdateExactRounded checks UpdateExactRounded against UpdateExact on
-// the sample's rounding exactly widened (the same float32 copy, bit for
-// bit, and a stale float64 prototype), and its errors: a wrong length,
+// TestUpdateExactRounded checks UpdateExactRounded against its
+// definition, bit for bit, and a stale float64 prototype: where
+// kernels.AB2S32 runs in one kernel (AVX-512, d <= 12), AB2S32 on the
+// float32 copy with the coefficients (c1 − I, c2) rounded to float32, within a few
+// float32 ulps of the float64 route; elsewhere UpdateExact on the
+// sample's rounding exactly widened. And its errors: a wrong length,
 // float64 mode.
 func TestUpdateExactRounded(t *testing.T) {
 	for _, tc := range []struct{ dim, d, p, workers int }{{400, 5, 8, 1}, {100, 12, 10, 2}, {64, 25, 3, 2}, {30, 1, 4, 3}} {
@@ -331,7 +334,42 @@ func TestUpdateExactRounded(t *testing.T) {
 		}
 		got.Fresh(k)
 		want.Fresh(k)
-		sameEntries(t, fmt.Sprintf("%v: UpdateExactRounded", tc), got.Prototype(k), want.Prototype(k))
+		if kernels.AB2S32Native(d, d) {
+			// The definition: AB2S32 on the prototype's float32 rounding.
+			w0 := f32Engine(t, dim, d, tc.p, tc.workers).Prototype(k)
+			w32, b1, b2 := make([]float32, dim*d), make([]float32, d*d), make([]float32, d*d)
+			kernels.Round32Rows(w32, d, w0.Data, w0.Stride, dim, d)
+			for i := 0; i < d; i++ {
+				for j := 0; j < d; j++ {
+					v := c1[i*d+j]
+					if i == j {
+						v--
+					}
+					b1[i*d+j] = float32(v)
+				}
+			}
+			kernels.Round32Rows(b2, d, c2, d, d, d)
+			kernels.AB2S32(w32, d, w32, d, b1, d, p32, d, b2, d, dim, d, d)
+			def := linalg.NewDense(dim, d)
+			kernels.Widen32Rows(def.Data, def.Stride, w32, d, dim, d)
+			sameEntries(t, fmt.Sprintf("%v: UpdateExactRounded (float32 lanes)", tc), got.Prototype(k), def)
+			// Within the float32 chain's bound of the float64 route:
+			// 2d+2 roundings of 2^-24 of the magnitudes summed.
+			for i := 0; i < dim; i++ {
+				for j := 0; j < d; j++ {
+					g, w := got.Prototype(k).At(i, j), want.Prototype(k).At(i, j)
+					scale := math.Abs(w) + math.Abs(w0.At(i, j))
+					for l := 0; l < d; l++ {
+						scale += math.Abs(w0.At(i, l)*float64(b1[l*d+j])) + math.Abs(P.At(i, l)*c2[l*d+j])
+					}
+					if math.Abs(g-w) > float64(2*d+2)*0x1p-24*scale {
+						t.Fatalf("%v: (%d, %d) = %v in float32 lanes, %v from float64", tc, i, j, g, w)
+					}
+				}
+			}
+		} else {
+			sameEntries(t, fmt.Sprintf("%v: UpdateExactRounded", tc), got.Prototype(k), want.Prototype(k))
+		}
 		if err := got.UpdateExactRounded(k, c1, d, p32[1:], c2, d); !errors.Is(err, ErrShape) {
 			t.Errorf("%v: %d values: %v, want ErrShape", tc, len(p32)-1, err)
 		}

@@ -362,7 +362,8 @@ func BenchmarkAtB32(b *testing.B) {
 // beside the three passes it replaces (Widen32Rows into a float64 copy,
 // AB2 into another, Round32Rows back), the same bits; fused-sample32 is
 // AB2F32F32, the update from the sample's float32 rounding (a float32
-// model's since 28 November 2026: other bits, the same work).
+// model's since 28 November 2026: other bits, the same work); lanes32 is
+// AB2S32, the same update in float32 lanes (where it runs in one kernel).
 func BenchmarkAB2F32(b *testing.B) {
 	for _, s := range []struct{ n, d int }{{400, 5}, {784, 12}, {400, 25}} {
 		rng := rand.New(rand.NewPCG(3, 6))
@@ -384,6 +385,10 @@ func BenchmarkAB2F32(b *testing.B) {
 		for i := 0; i < s.d; i++ {
 			c1[i*ld+i] = 1
 		}
+		c132, c232 := make([]float32, len(c1)), make([]float32, len(c2))
+		for i := range c1 {
+			c132[i], c232[i] = float32(c1[i]), float32(c2[i])
+		}
 		w, u := make([]float64, s.n*s.d), make([]float64, s.n*s.d)
 		b.Run(fmt.Sprintf("n=%d,d=%d", s.n, s.d), func(b *testing.B) {
 			benchEachImpl(b, func(b *testing.B) {
@@ -399,6 +404,14 @@ func BenchmarkAB2F32(b *testing.B) {
 						AB2F32F32(w32, ld, w32, ld, c1, ld, p32, ld, c2, ld, s.n, s.d, s.d)
 					}
 				})
+				if AB2S32Native(s.d, s.d) {
+					b.Run("lanes32", func(b *testing.B) {
+						b.ReportAllocs()
+						for b.Loop() {
+							AB2S32(w32, ld, w32, ld, c132, ld, p32, ld, c232, ld, s.n, s.d, s.d)
+						}
+					})
+				}
 				b.Run("three-passes", func(b *testing.B) {
 					b.ReportAllocs()
 					for b.Loop() {

@@ -64,3 +64,9 @@ func ab2F32F32(c []float32, ldc int, a1 []float32, lda1 int, b1 []float64, ldb1 
 func ab2F32(c []float32, ldc int, a1 []float32, lda1 int, b1 []float64, ldb1 int, a2 []float64, lda2 int, b2 []float64, ldb2 int, n, k, d int) {
 	ab2F32Blocks(c, ldc, a1, lda1, b1, ldb1, a2, lda2, b2, ldb2, n, k, d)
 }
+
+func ab2s32Native(k, d int) bool { return false }
+
+func ab2s32Kernel(c []float32, ldc int, a1 []float32, lda1 int, b1 []float32, ldb1 int, a2 []float32, lda2 int, b2 []float32, ldb2 int, n, k, d int) {
+	ab2s32Generic(c, ldc, a1, lda1, b1, ldb1, a2, lda2, b2, ldb2, n, k, d)
+}

@@ -124,10 +124,13 @@
 //     once per training for the training part up to 1 GiB, else and for
 //     an Augment hook's sets at each step: engine.WinnersRounded), for
 //     the projections and for the exact update, which computes
-//     W (I + K) + P₃₂ B in float64 from the winner's float32 copy and
-//     the rounded set exactly widened (the difference from the float64
-//     set, 2^-24 of P times coefficients of order η, is far below the
-//     update's own rounding to float32) and writes it rounded
+//     W (I + K) + P₃₂ B from the winner's float32 copy and the rounded
+//     set (the difference from the float64 set, 2^-24 of P times
+//     coefficients of order η, is far below the update's own rounding to
+//     float32) and writes it rounded: on AVX-512 for d <= 12 in float32
+//     lanes as W + (W K + P₃₂ B), the increment one float32 FMA chain
+//     and W rounded once (kernels.AB2S32), elsewhere in float64, rounded
+//     once (kernels.AB2F32F32); the two differ by a few float32 ulps
 //     (engine.UpdateExactRounded; an update that a drift check follows
 //     goes through the float64 prototype, engine.UpdateExact), the
 //     float64 prototypes brought up to

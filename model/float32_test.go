@@ -145,12 +145,12 @@ func TestFloat32Model(t *testing.T) {
 }
 
 // TestFloat32LazyPrototypes checks the float32 copies that a Float32
-// model's exact updates write directly (engine.UpdateExact), leaving the
-// float64 prototypes stale: training so, with every stale float64
-// prototype filled with NaN after every step (poisonStale: a reader that
-// forgot engine.Fresh reads NaN), gives the model file of training with
-// every update in place on the float64 prototypes, rounded by Sync
-// (directUpdate, the way before). Cases: the paths that read or write
+// model's exact updates write directly (engine.UpdateExactRounded),
+// leaving the float64 prototypes stale: training so, with every stale
+// float64 prototype filled with NaN after every step (poisonStale: a
+// reader that forgot engine.Fresh reads NaN), gives the model file of
+// training with each float64 prototype brought up to date right after its
+// update (directUpdate). Cases: the paths that read or write
 // the float64 prototypes between updates (drift checks, with and without
 // re-orthonormalisation, the general route, validation and tail
 // averaging, the epochs' checks), one and two workers.

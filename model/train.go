@@ -1297,7 +1297,7 @@ func (t *trainer) updateExact(p *linalg.Dense, r stepResult) error {
 		// prototype (a drift check follows) reads the rounding widened
 		// into a float64 copy.
 		p32 = t.sample32
-		if check[0] || check[1] || directUpdate {
+		if check[0] || check[1] {
 			if t.p64 == nil {
 				t.p64 = linalg.NewDenseOn(t.base.dim, t.base.d, t.base.d, make([]float64, t.base.dim*t.base.d))
 			}
@@ -1357,9 +1357,12 @@ func (t *trainer) updateSide(side int) {
 	// A Float32 model's update goes to the engine's float32 copy (copy32),
 	// but where the drift check follows: on the float64 prototype,
 	// unrounded.
-	copy32 := t.base.cfg.Precision == Float32 && !t.sideCheck[side] && !directUpdate
+	copy32 := t.base.cfg.Precision == Float32 && !t.sideCheck[side]
 	if copy32 {
 		t.updErr[side] = t.eng.UpdateExactRounded(k, ik, d, t.side32, b, d)
+		if directUpdate {
+			t.eng.Fresh(k)
+		}
 		return
 	}
 	t.updErr[side] = t.eng.UpdateExact(k, ik, d, t.sideP, b, d, false)
@@ -1369,10 +1372,9 @@ func (t *trainer) updateSide(side int) {
 // reference a Float64 model trained with it is compared with.
 var noShadow = false
 
-// directUpdate (for the tests) makes every exact update one in place on
-// the float64 prototype (updateSide's drift-check form), rounded by Sync:
-// the reference for the float32 copies updated directly, with the float64
-// prototypes left stale, of a Float32 model.
+// directUpdate (for the tests) brings the float64 prototype up to date
+// (engine.Fresh) right after each update of a float32 copy: the reference
+// for the float64 prototypes left stale until a reader needs them.
 var directUpdate = false
 
 // poisonStale (for the tests) fills every stale float64 prototype with

@@ -112,6 +112,7 @@ func main() {
 	genProjTranspose()
 	genTransposeDots()
 	genF32()
+	genAB2S32()
 	genRound32()
 	genWiden32()
 	genPeak(avx512, 16)

@@ -1,0 +1,214 @@
+package kernels
+
+import (
+	"fmt"
+	"math"
+	"math/big"
+	"math/rand/v2"
+	"testing"
+)
+
+// TestFMA32 checks fma32 (AB2S32's float32 FMA in Go) against the exact
+// a*b + c rounded to float32 by math/big, over values of every kind:
+// normal at many scales, subnormal, zero of either sign, near overflow,
+// and sums that cancel or sit halfway between two float32 values.
+func TestFMA32(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 32))
+	pick := func() float32 {
+		switch rng.IntN(8) {
+		case 0:
+			return math.Float32frombits(rng.Uint32() & 0x807fffff) // subnormal or zero
+		case 1:
+			return float32(rng.NormFloat64()) * float32(math.Ldexp(1, rng.IntN(60)-30))
+		case 2:
+			return []float32{0, float32(math.Copysign(0, -1)), 1, -1, 0.5, math.MaxFloat32, -math.SmallestNonzeroFloat32}[rng.IntN(7)]
+		default:
+			// Random bits but Inf and NaN.
+			for {
+				v := math.Float32frombits(rng.Uint32())
+				if !math.IsInf(float64(v), 0) && !math.IsNaN(float64(v)) {
+					return v
+				}
+			}
+		}
+	}
+	check := func(a, b, c float32) {
+		t.Helper()
+		x := new(big.Float).SetPrec(400).SetFloat64(float64(a))
+		x.Mul(x, new(big.Float).SetFloat64(float64(b)))
+		x.Add(x, new(big.Float).SetFloat64(float64(c)))
+		want, _ := x.Float32()
+		got := fma32(a, b, c)
+		if got == 0 && want == 0 {
+			return // big.Float's sign of an exact zero sum is not IEEE's
+		}
+		if math.Float32bits(got) != math.Float32bits(want) {
+			t.Fatalf("fma32(%g, %g, %g) = %g (%#x), want %g (%#x)", a, b, c, got, math.Float32bits(got), want, math.Float32bits(want))
+		}
+	}
+	for i := 0; i < 200000; i++ {
+		a, b := pick(), pick()
+		c := pick()
+		if i%3 == 0 {
+			// c near -a*b: cancellation.
+			c = -float32(float64(a)*float64(b)) * (1 + float32(rng.IntN(5)-2)*0x1p-23)
+		}
+		if i%5 == 0 {
+			// a*b + c halfway between two float32 values: c a float32,
+			// a*b half its ulp times an odd small integer.
+			c = float32(1 + rng.IntN(1<<23))
+			a, b = 0.5, float32(2*rng.IntN(3)+1)
+		}
+		if math.IsInf(float64(a)*float64(b)+float64(c), 0) || math.Abs(float64(a)*float64(b)+float64(c)) > math.MaxFloat32 {
+			continue
+		}
+		check(a, b, c)
+	}
+	// Overflow and NaN as the hardware gives them.
+	if v := fma32(math.MaxFloat32, 2, 0); !math.IsInf(float64(v), 1) {
+		t.Errorf("fma32(MaxFloat32, 2, 0) = %g, want +Inf", v)
+	}
+	if v := fma32(float32(math.Inf(1)), 0, 1); !math.IsNaN(float64(v)) {
+		t.Errorf("fma32(Inf, 0, 1) = %g, want NaN", v)
+	}
+}
+
+// ab2s32Want is AB2S32's definition, output by output: one fma32 chain
+// over A1's row times B1's column, then A2's times B2's, from zero, added
+// to C's value (c0) in float32.
+func ab2s32Want(c0, a1, b1, a2, b2 *matrix32, n, k, d int) []float32 {
+	want := make([]float32, n*d)
+	for r := 0; r < n; r++ {
+		for j := 0; j < d; j++ {
+			var s float32
+			for l := 0; l < k; l++ {
+				s = fma32(a1.buf[a1.off+r*a1.ld+l], b1.buf[b1.off+l*b1.ld+j], s)
+			}
+			for l := 0; l < k; l++ {
+				s = fma32(a2.buf[a2.off+r*a2.ld+l], b2.buf[b2.off+l*b2.ld+j], s)
+			}
+			want[r*d+j] = c0.buf[c0.off+r*c0.ld+j] + s
+		}
+	}
+	return want
+}
+
+// TestAB2S32 checks AB2S32 against its definition on every
+// implementation, bit for bit, where the AVX-512 kernel runs (k, d <= 12:
+// every k and d, row counts around its groups of eight) and where the
+// reference in Go does (k or d of 13, 25, 64): strides, alignments,
+// guards around the output (the masked stores touch no neighbour: the
+// engine's prototypes lie side by side in one matrix), inputs left as
+// they were, and the update in place.
+func TestAB2S32(t *testing.T) {
+	forEachImpl(t, func(t *testing.T) {
+		rng := rand.New(rand.NewPCG(1, 33))
+		ns := []int{1, 7, 8, 9, 16, 23, 29}
+		if testing.Short() {
+			ns = []int{1, 9, 23}
+		}
+		var shapes []shape3
+		for _, n := range ns {
+			for k := 1; k <= 13; k++ {
+				for d := 1; d <= 13; d++ {
+					shapes = append(shapes, shape3{n, k, d})
+				}
+			}
+		}
+		shapes = append(shapes, shape3{784, 12, 12}, shape3{400, 5, 5}, shape3{50, 25, 25}, shape3{17, 64, 64}, shape3{0, 5, 5}, shape3{5, 0, 5})
+		for ci, s := range shapes {
+			n, k, d := s.n, s.p, s.q
+			lda1, ldb1, lda2, ldb2 := ldFor(k, ci), ldFor(d, ci/5+1), ldFor(k, ci/7+3), ldFor(d, ci/25+2)
+			a1 := newMatrix32(rng, n, k, lda1, ci%4)
+			b1 := newMatrix32(rng, k, d, ldb1, (ci/4+1)%4)
+			a2 := newMatrix32(rng, n, k, lda2, (ci/3+2)%4)
+			b2 := newMatrix32(rng, k, d, ldb2, (ci/16+3)%4)
+			a1b, b1b := append([]float32(nil), a1.buf...), append([]float32(nil), b1.buf...)
+			a2b, b2b := append([]float32(nil), a2.buf...), append([]float32(nil), b2.buf...)
+			var want []float32
+			check := func(name string, c *matrix32, before []float32) {
+				t.Helper()
+				b1.checkUnchanged(t, name+": B1", b1b)
+				a2.checkUnchanged(t, name+": A2", a2b)
+				b2.checkUnchanged(t, name+": B2", b2b)
+				for i, v := range c.buf {
+					r, j := (i-c.off)/max(c.ld, 1), (i-c.off)%max(c.ld, 1)
+					if i >= c.off && r < n && j < d && n > 0 {
+						if g, w := math.Float32bits(v), math.Float32bits(want[r*d+j]); g != w {
+							t.Fatalf("%s: C[%d,%d] = %v (%#x), want %v (%#x)", name, r, j, v, g, want[r*d+j], w)
+						}
+					} else if math.Float32bits(v) != math.Float32bits(before[i]) {
+						t.Fatalf("%s: buffer index %d (not an output) changed", name, i)
+					}
+				}
+			}
+			ldc := ldFor(d, ci/9+1)
+			c := newMatrix32(rng, n, d, ldc, (ci/2+1)%4)
+			cb := append([]float32(nil), c.buf...)
+			want = ab2s32Want(c, a1, b1, a2, b2, n, k, d)
+			name := fmt.Sprintf("n=%d k=%d d=%d lda1=%d ldb1=%d lda2=%d ldb2=%d ldc=%d (native %v)", n, k, d, lda1, ldb1, lda2, ldb2, ldc, AB2S32Native(k, d))
+			AB2S32(c.data(), ldc, a1.data(), lda1, b1.data(), ldb1, a2.data(), lda2, b2.data(), ldb2, n, k, d)
+			a1.checkUnchanged(t, name+": A1", a1b)
+			check(name, c, cb)
+
+			// In place: W = [A1 | rest] with max(k, d) columns, C = its first d.
+			if k == 0 || n == 0 {
+				continue
+			}
+			wc := max(k, d)
+			ldw := ldFor(wc, ci/11)
+			w := newMatrix32(rng, n, wc, ldw, (ci/6)%4)
+			for r := 0; r < n; r++ {
+				copy(w.buf[w.off+r*ldw:w.off+r*ldw+k], a1.buf[a1.off+r*lda1:a1.off+r*lda1+k])
+			}
+			wb := append([]float32(nil), w.buf...)
+			want = ab2s32Want(w, w, b1, a2, b2, n, k, d)
+			AB2S32(w.data(), ldw, w.data(), ldw, b1.data(), ldb1, a2.data(), lda2, b2.data(), ldb2, n, k, d)
+			check("in place: "+name, w, wb)
+		}
+	})
+}
+
+// TestAB2S32Native: the one-kernel form is the AVX-512 path's, for k and
+// d up to 12 (what the engine's choice of update relies on).
+func TestAB2S32Native(t *testing.T) {
+	forEachImpl(t, func(t *testing.T) {
+		want := Implementation() == "avx512"
+		for _, s := range [][2]int{{1, 1}, {5, 5}, {12, 12}} {
+			if got := AB2S32Native(s[0], s[1]); got != want {
+				t.Errorf("AB2S32Native(%d, %d) = %v on %s", s[0], s[1], got, Implementation())
+			}
+		}
+		for _, s := range [][2]int{{13, 12}, {12, 13}, {25, 25}, {0, 5}} {
+			if AB2S32Native(s[0], s[1]) {
+				t.Errorf("AB2S32Native(%d, %d) = true", s[0], s[1])
+			}
+		}
+	})
+}
+
+// TestAB2S32Allocs: AB2S32 allocates nothing, in place or not.
+func TestAB2S32Allocs(t *testing.T) {
+	forEachImpl(t, func(t *testing.T) {
+		for _, s := range []struct{ n, d int }{{400, 5}, {784, 12}, {40, 25}} {
+			rng := rand.New(rand.NewPCG(2, 33))
+			ld := Stride(s.d)
+			w := newMatrix32(rng, s.n, s.d, ld, 0)
+			p := newMatrix32(rng, s.n, s.d, ld, 0)
+			c1 := newMatrix32(rng, s.d, s.d, ld, 0)
+			c2 := newMatrix32(rng, s.d, s.d, ld, 0)
+			out := make([]float32, s.n*s.d)
+			for _, inPlace := range []bool{false, true} {
+				c, ldc := out, s.d
+				if inPlace {
+					c, ldc = w.data(), ld
+				}
+				if n := testing.AllocsPerRun(5, func() {
+					AB2S32(c, ldc, w.data(), ld, c1.data(), ld, p.data(), ld, c2.data(), ld, s.n, s.d, s.d)
+				}); n != 0 {
+					t.Errorf("n=%d d=%d in place %v: %v allocations", s.n, s.d, inPlace, n)
+				}
+			}
+		}
+	})
+}
