@@ -189,7 +189,7 @@
 // (UpdateExact, kernels.AB2F32; UpdateExactRounded from the sample's
 // float32 rounding, kernels.AB2F32F32, a float32 model's) is computed in
 // float64 from the float32 copy and written, rounded, to the float32 copy
-// only (in place; UpdateExactRounded on AVX-512 for d <= 12 in float32
+// only (in place; UpdateExactRounded on AVX-512 and AVX2 for d <= 12 in float32
 // lanes instead, kernels.AB2S32: W + (W K + P B), the increment a float32
 // FMA chain, W rounded once, 2.2 times as fast at D = 784, d = 12, its
 // drift of orthonormality that of the float64 route), whose

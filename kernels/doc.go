@@ -96,9 +96,12 @@
 // d up to 12 one kernel keeps both B matrices in registers (2k vectors,
 // eight rows of accumulators) and takes each element of A as an FMA's
 // embedded broadcast: D = 784, d = 12 3.1 against AB2F32F32's 6.9 us on
-// Zen 5 (AB2S32Native says where it runs so; elsewhere it is a Go
-// reference that emulates the float32 FMA exactly, rounding to odd in
-// float64). BenchmarkAB2F32 runs AB2F32 beside the three
+// Zen 5; on AVX2 (16 YMM registers) the caller packs B1 and B2 into 16
+// float32 a row on the stack, and blocks of six rows (two vectors) or
+// eight (one) read each row of it once: 5.9 against 9.7 us (Zen 5 with
+// GRLGQ_KERNELS=avx2). AB2S32Native says where it runs so; elsewhere it
+// is a Go reference that emulates the float32 FMA exactly, rounding to
+// odd in float64. BenchmarkAB2F32 runs AB2F32 beside the three
 // passes: on the Zen 3 VM (AVX2) 17.0 against 20.2 us at d = 12, 31.0
 // against 40.3 us at d = 25; on the Zen 5 VM (AVX-512) 0.93 against
 // 1.27 us at d = 5 (n = 400), 6.6 against 7.7 us at d = 12 (n = 784),

@@ -127,7 +127,7 @@
 //     W (I + K) + P₃₂ B from the winner's float32 copy and the rounded
 //     set (the difference from the float64 set, 2^-24 of P times
 //     coefficients of order η, is far below the update's own rounding to
-//     float32) and writes it rounded: on AVX-512 for d <= 12 in float32
+//     float32) and writes it rounded: on AVX-512 and AVX2 for d <= 12 in float32
 //     lanes as W + (W K + P₃₂ B), the increment one float32 FMA chain
 //     and W rounded once (kernels.AB2S32), elsewhere in float64, rounded
 //     once (kernels.AB2F32F32); the two differ by a few float32 ulps

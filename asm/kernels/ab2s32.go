@@ -170,3 +170,182 @@ func genAB2S32() {
 	VZEROUPPER()
 	RET()
 }
+
+// genAB2S32AVX2 writes
+//
+//	func ab2s32KernelAVX2(c *float32, ldc int, a1 *float32, lda1 int, a2 *float32, lda2 int, bp *float32, k, rows, nc int)
+//
+// AB2S32 with B1 and B2 packed by the caller into bp: 2k rows of 16
+// float32 (B1's rows, then B2's), zero beyond nc. Each row of B goes into
+// one or two YMM registers for the FMAs of a block of rows (six rows of
+// two vectors, or eight of one), each element of A broadcast once into a
+// register; C's last vector of nc%8 lanes is read masked (VMASKMOVPS) and
+// written by plain stores of 4, 2 and 1 lanes (the store form of
+// VMASKMOVPS is microcoded on AMD's cores). 1 <= k <= 12, 1 <= nc <= 16.
+func genAB2S32AVX2() {
+	name := "ab2s32KernelAVX2"
+	TEXT(name, NOSPLIT, "func(c *float32, ldc int, a1 *float32, lda1 int, a2 *float32, lda2 int, bp *float32, k, rows, nc int)")
+	Pragma("noescape")
+	Doc(name+" computes c[i*ldc+j] += Σ_{t<k} a1[i*lda1+t] * bp[t*16+j] + Σ_{t<k} a2[i*lda2+t] * bp[(k+t)*16+j]",
+		"for i < rows, j < nc, the sum one float32 FMA chain over the 2k terms in this order from zero.",
+		"Each block of rows is read whole before it is stored, so c may be a1 (ldc = lda1).",
+		"k must be in 1..12, nc in 1..16, rows >= 1.")
+	r := avx2.regs
+	mask, bc := r[15], r[14]
+
+	// Y15: the mask of the last vector's lanes, (nc-1)%8+1 of them.
+	Load(Param("nc"), RCX)
+	DECQ(RCX)
+	MOVQ(RCX, RBX)
+	SHRQ(U8(3), RBX) // nv-1
+	ANDQ(U8(7), RCX)
+	INCQ(RCX) // lanes of the last vector
+	LEAQ(avx2Masks32.Offset(32), RDX)
+	MOVQ(RCX, RAX)
+	SHLQ(U8(2), RAX)
+	SUBQ(RAX, RDX)
+	VMOVUPS(Mem{Base: RDX}, mask)
+	done := name + "_done"
+	for nv := 1; nv <= 2; nv++ {
+		for l := 1; l <= 8; l++ {
+			CMPQ(RBX, U8(nv-1))
+			JNE(LabelRef(fmt.Sprintf("%s_skip%d_%d", name, nv, l)))
+			CMPQ(RCX, U8(l))
+			JE(LabelRef(fmt.Sprintf("%s_v%d_l%d", name, nv, l)))
+			Label(fmt.Sprintf("%s_skip%d_%d", name, nv, l))
+		}
+	}
+	JMP(LabelRef(done))
+
+	// row returns row i (0..7) of a block: base, base four rows on,
+	// stride, three strides.
+	row := func(base, base4, ld, ld3 Register, i, disp int) Mem {
+		b := base
+		if i >= 4 {
+			b = base4
+		}
+		switch i % 4 {
+		case 1:
+			return Mem{Base: b, Index: ld, Scale: 1, Disp: disp}
+		case 2:
+			return Mem{Base: b, Index: ld, Scale: 2, Disp: disp}
+		case 3:
+			return Mem{Base: b, Index: ld3, Scale: 1, Disp: disp}
+		}
+		return Mem{Base: b, Disp: disp}
+	}
+
+	for nv := 1; nv <= 2; nv++ {
+		for l := 1; l <= 8; l++ {
+			pfx := fmt.Sprintf("%s_v%d_l%d", name, nv, l)
+			Label(pfx)
+			// SI a1, R9 lda1 bytes, R13 3 lda1, R12 a1 + 4 lda1; DX a2,
+			// R10, R15, R14 likewise; DI c, R8 ldc bytes, BX 3 ldc, R11
+			// c + 4 ldc (at the stores; before, the packed B row); AX the
+			// count of terms; CX rows left.
+			Load(Param("a1"), RSI)
+			Load(Param("lda1"), R9)
+			SHLQ(U8(2), R9)
+			LEAQ(Mem{Base: R9, Index: R9, Scale: 2}, R13)
+			Load(Param("a2"), RDX)
+			Load(Param("lda2"), R10)
+			SHLQ(U8(2), R10)
+			LEAQ(Mem{Base: R10, Index: R10, Scale: 2}, R15)
+			Load(Param("c"), RDI)
+			Load(Param("ldc"), R8)
+			SHLQ(U8(2), R8)
+			LEAQ(Mem{Base: R8, Index: R8, Scale: 2}, RBX)
+			Load(Param("rows"), RCX)
+			mr := 8
+			if nv == 2 {
+				mr = 6
+			}
+			acc := func(i, v int) VecPhysical { return r[i*nv+v] }
+			block := func(m int, bp string) {
+				if m > 4 {
+					LEAQ(Mem{Base: RSI, Index: R9, Scale: 4}, R12)
+					LEAQ(Mem{Base: RDX, Index: R10, Scale: 4}, R14)
+				}
+				for i := 0; i < m; i++ {
+					for v := 0; v < nv; v++ {
+						VXORPS(acc(i, v), acc(i, v), acc(i, v))
+					}
+				}
+				Load(Param("bp"), R11)
+				for ph, regs := range [][4]Register{{RSI, R12, R9, R13}, {RDX, R14, R10, R15}} {
+					lp := fmt.Sprintf("%s_p%d", bp, ph)
+					Load(Param("k"), RAX)
+					Label(lp)
+					for v := 0; v < nv; v++ {
+						VMOVUPS(Mem{Base: R11, Disp: 32 * v}, r[12+v])
+					}
+					for i := 0; i < m; i++ {
+						VBROADCASTSS(row(regs[0], regs[1], regs[2], regs[3], i, 0), bc)
+						for v := 0; v < nv; v++ {
+							VFMADD231PS(r[12+v], bc, acc(i, v))
+						}
+					}
+					ADDQ(U8(64), R11)
+					ADDQ(U8(4), regs[0])
+					if m > 4 {
+						ADDQ(U8(4), regs[1])
+					}
+					DECQ(RAX)
+					JNZ(LabelRef(lp))
+					// Back to the block's first column.
+					Load(Param("k"), RAX)
+					SHLQ(U8(2), RAX)
+					SUBQ(RAX, regs[0])
+				}
+				if m > 4 {
+					LEAQ(Mem{Base: RDI, Index: R8, Scale: 4}, R11)
+				}
+				for i := 0; i < m; i++ {
+					for v := 0; v < nv; v++ {
+						cm := row(RDI, R11, R8, RBX, i, 32*v)
+						a := acc(i, v)
+						if v < nv-1 || l == 8 {
+							VADDPS(cm, a, a)
+							VMOVUPS(a, cm)
+							continue
+						}
+						VMASKMOVPS(cm, mask, bc)
+						VADDPS(bc, a, a)
+						switch {
+						case l < 4:
+							storeLanes32(a, cm, l)
+						case l == 4:
+							VMOVUPS(a.AsX(), cm)
+						default:
+							VMOVUPS(a.AsX(), cm)
+							VEXTRACTF128(U8(1), a.AsY(), bc.AsX())
+							storeLanes32(bc, cm.Offset(16), l-4)
+						}
+					}
+				}
+				// Next block of rows.
+				IMUL3Q(U32(m), R9, R11)
+				ADDQ(R11, RSI)
+				IMUL3Q(U32(m), R10, R11)
+				ADDQ(R11, RDX)
+				IMUL3Q(U32(m), R8, R11)
+				ADDQ(R11, RDI)
+			}
+			Label(pfx + "_blk")
+			CMPQ(RCX, U8(mr))
+			JL(LabelRef(pfx + "_one"))
+			block(mr, pfx+"_b")
+			SUBQ(U8(mr), RCX)
+			JMP(LabelRef(pfx + "_blk"))
+			Label(pfx + "_one")
+			TESTQ(RCX, RCX)
+			JE(LabelRef(done))
+			block(1, pfx+"_s")
+			DECQ(RCX)
+			JMP(LabelRef(pfx + "_one"))
+		}
+	}
+	Label(done)
+	VZEROUPPER()
+	RET()
+}

@@ -113,6 +113,7 @@ func main() {
 	genTransposeDots()
 	genF32()
 	genAB2S32()
+	genAB2S32AVX2()
 	genRound32()
 	genWiden32()
 	genPeak(avx512, 16)
