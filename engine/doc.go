@@ -180,7 +180,8 @@
 // Everything after the projections stays float64: the d x d products are
 // handed over as float64, and the Jacobi values, the angles, the weighted
 // distances, the winners' factorisation (svd) and, in package model, the
-// relevances and the prototype update are float64. They are O(d³) per
+// relevances are float64, and so is the prototype update but for
+// UpdateExactRounded at d <= 12 on the asm paths (below). They are O(d³) per
 // prototype against the projections' O(D d²), so float32 would save
 // little there, and float64 keeps them from adding error to the ~4e-6
 // (worst case, unit columns) of each float32 product entry. The
@@ -196,8 +197,11 @@
 // bytes are half and in cache after the projections; the float64 prototype is then stale (Stale)
 // until Fresh copies the float32 values back, which a caller does before
 // it reads or writes the prototype (the image distances and
-// SetFloat32(false) do it themselves). The bits are those of the update
-// on the float64 prototype and Sync. Near-zero angles: a cosine within
+// SetFloat32(false) do it themselves). The bits of the float64 routes are
+// those of the update on the float64 prototype and Sync; AB2S32's are its
+// own (the same on both asm paths; the generic path, which has no such
+// kernel, takes the float64 route: a float32 model at d <= 12 trained there
+// differs in its last bits). Near-zero angles: a cosine within
 // d·4e-6 of its float64 value gives an angle within about √(2·d·4e-6)
 // (1e-2 rad at d = 12, worst case) when θ is near 0 (cos θ ≈ 1 − θ²/2 is 1 in float32
 // below about 3e-4 rad); the residual route (sin θ from P − W Wᵀ P,

@@ -245,7 +245,7 @@ func (e *Engine) UpdateExactRounded(k int, c1 []float64, ldc1 int, p32 []float32
 	}
 	s := e.shards[e.owner[k]]
 	w32 := s.protos32[s.col32(k, d):]
-	if kernels.AB2S32Native(d, d) {
+	if d <= lanes32MaxD && kernels.AB2S32Native(d, d) {
 		// W += W K + P B with K = c1 − I (exactly: c1's diagonal is 1
 		// plus a small K_ii), so that the float32 chain rounds the
 		// increment and W is rounded once.
@@ -269,7 +269,7 @@ func (e *Engine) UpdateExactRounded(k int, c1 []float64, ldc1 int, p32 []float32
 }
 
 // lanes32MaxD bounds the d of UpdateExactRounded's float32 coefficient
-// copies on the stack: kernels.AB2S32Native is false beyond 12.
+// copies on the stack (kernels.AB2S32Native is false beyond 12 today).
 const lanes32MaxD = 12
 
 // Fresh brings the float64 prototype k up to date with its float32 copy

@@ -11,7 +11,10 @@ import (
 // TestFMA32 checks fma32 (AB2S32's float32 FMA in Go) against the exact
 // a*b + c rounded to float32 by math/big, over values of every kind:
 // normal at many scales, subnormal, zero of either sign, near overflow,
-// and sums that cancel or sit halfway between two float32 values.
+// sums that cancel or sit halfway between two float32 values, and 2,000
+// sums built so that rounding to float64 first and then to float32 gives
+// the wrong float32 (what the rounding to odd is for), those also through
+// AB2S32 on every implementation; and the signs of zero sums.
 func TestFMA32(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 32))
 	pick := func() float32 {
@@ -63,6 +66,57 @@ func TestFMA32(t *testing.T) {
 			continue
 		}
 		check(a, b, c)
+	}
+	// Sums where rounding twice, to float64 and then to float32, goes
+	// wrong: c in [1, 2) plus a·b = 2^-24 (half of c's float32 ulp) +
+	// r·2^-71 with m1·m2 = 2^47 + r, r small: the float64 sum lands on the
+	// float32 midpoint and loses r's side. Each checked against math/big
+	// in fma32 and, as one chain of AB2S32 (c·1 then a·b), on every
+	// implementation (the asm paths' hardware FMAs).
+	var directed [][3]float32
+	for len(directed) < 2000 {
+		m1 := uint64(1<<23 + rng.IntN(1<<23))
+		m2 := (uint64(1)<<47 + m1/2) / m1
+		if m2 < 1<<23 || m2 >= 1<<24 || m1*m2 == 1<<47 {
+			continue
+		}
+		a := float32(math.Ldexp(float64(m1), -47))
+		b := float32(math.Ldexp(float64(m2), -24))
+		c := float32(1 + math.Ldexp(float64(rng.IntN(1<<23)), -23))
+		if rng.IntN(2) == 0 {
+			a, c = -a, -c
+		}
+		// The case must be one where double rounding fails.
+		naive := float32(float64(a)*float64(b) + float64(c))
+		x := new(big.Float).SetPrec(400).SetFloat64(float64(a))
+		x.Mul(x, new(big.Float).SetFloat64(float64(b)))
+		x.Add(x, new(big.Float).SetFloat64(float64(c)))
+		if exact, _ := x.Float32(); exact == naive {
+			continue
+		}
+		directed = append(directed, [3]float32{a, b, c})
+		check(a, b, c)
+	}
+	forEachImpl(t, func(t *testing.T) {
+		for _, v := range directed {
+			got := []float32{0}
+			AB2S32(got, 1, []float32{v[2]}, 1, []float32{1}, 1, []float32{v[0]}, 1, []float32{v[1]}, 1, 1, 1, 1)
+			if want := fma32(v[0], v[1], v[2]); math.Float32bits(got[0]) != math.Float32bits(want) {
+				t.Fatalf("AB2S32 chain c·1 + a·b for a=%#x b=%#x c=%#x: %#x, want %#x", math.Float32bits(v[0]), math.Float32bits(v[1]), math.Float32bits(v[2]), math.Float32bits(got[0]), math.Float32bits(want))
+			}
+		}
+	})
+	// Signed zeros as IEEE addition gives them: x + (−x) is +0, −0 + −0
+	// is −0.
+	negZero := float32(math.Copysign(0, -1))
+	for _, z := range []struct {
+		a, b, c float32
+		neg     bool
+	}{{1, 1, -1, false}, {-1, 1, 1, false}, {0, 1, negZero, false}, {negZero, 1, negZero, true}, {negZero, -1, 0, false}, {0, -1, negZero, true}} {
+		v := fma32(z.a, z.b, z.c)
+		if v != 0 || math.Signbit(float64(v)) != z.neg {
+			t.Errorf("fma32(%g, %g, %g) = %g (sign bit %v), want a zero with sign bit %v", z.a, z.b, z.c, v, math.Signbit(float64(v)), z.neg)
+		}
 	}
 	// Overflow and NaN as the hardware gives them.
 	if v := fma32(math.MaxFloat32, 2, 0); !math.IsInf(float64(v), 1) {

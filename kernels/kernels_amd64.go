@@ -747,7 +747,9 @@ func ab2F32F32(c []float32, ldc int, a1 []float32, lda1 int, b1 []float64, ldb1 
 // (2k of them) beside eight accumulators, one vector a row: k, d <= 12;
 // the AVX2 kernel reads them packed, one or two vectors a row, from a
 // stack copy.
-func ab2s32Native(k, d int) bool { return (useAVX512 || useAVX2) && k >= 1 && k <= 12 && d <= 12 }
+func ab2s32Native(k, d int) bool {
+	return (useAVX512 || useAVX2) && k >= 1 && k <= 12 && d >= 1 && d <= 12
+}
 
 func ab2s32Kernel(c []float32, ldc int, a1 []float32, lda1 int, b1 []float32, ldb1 int, a2 []float32, lda2 int, b2 []float32, ldb2 int, n, k, d int) {
 	if useAVX512 {

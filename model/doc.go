@@ -118,9 +118,10 @@
 //     float32 copies of its prototypes (engine.SetFloat32, NewShared32);
 //     its prototypes are float32 values (rounded after every update, at
 //     Init, Average, WithPrecision and when read from JSON), stored in 4
-//     bytes each (file version 3). The update, the relevances, the angles
-//     and the factorisations stay float64 (engine's package documentation
-//     says why); a training step reads its set's float32 rounding (made
+//     bytes each (file version 3). The relevances, the angles and the
+//     factorisations stay float64, and so does the update but at d <= 12
+//     on the asm paths (below; engine's package documentation says why);
+//     a training step reads its set's float32 rounding (made
 //     once per training for the training part up to 1 GiB, else and for
 //     an Augment hook's sets at each step: engine.WinnersRounded), for
 //     the projections and for the exact update, which computes

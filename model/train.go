@@ -1287,7 +1287,8 @@ func (t *trainer) updateExact(p *linalg.Dense, r stepResult) error {
 	var p32 []float32
 	if t.base.cfg.Precision == Float32 {
 		// A Float32 model updates from the sample's float32 rounding
-		// (exactly widened), which its projections read too: 4-byte
+		// (exactly widened, or in float32 lanes: engine.UpdateExactRounded),
+		// which its projections read too: 4-byte
 		// values in cache (engine.UpdateExactRounded). The float64
 		// sample, read from memory for the first time here otherwise,
 		// cost a one-worker mnist-shape epoch 8% (the update's kernel

@@ -8,7 +8,8 @@ import (
 	. "github.com/mmcloughlin/avo/reg"
 )
 
-// The exact update of a float32 prototype in float32 lanes (kernels.AB2S32):
+// The exact update of a float32 prototype in float32 lanes (kernels.AB2S32;
+// the Go side calls the kernels for k, nc <= 12 only):
 //
 //	c[i*ldc+j] += Σ_{t<k} a1[i*lda1+t] * b1[t*ldb1+j] + Σ_{t<k} a2[i*lda2+t] * b2[t*ldb2+j]
 //
@@ -181,15 +182,18 @@ func genAB2S32() {
 // two vectors, or eight of one), each element of A broadcast once into a
 // register; C's last vector of nc%8 lanes is read masked (VMASKMOVPS) and
 // written by plain stores of 4, 2 and 1 lanes (the store form of
-// VMASKMOVPS is microcoded on AMD's cores). 1 <= k <= 12, 1 <= nc <= 16.
+// VMASKMOVPS is microcoded on AMD's cores). 1 <= k <= 12, 1 <= nc <= 12
+// (the engine's d; lanesOf).
 func genAB2S32AVX2() {
+	// lanesOf is the most lanes of the last of nv vectors: 8, then 4.
+	lanesOf := func(nv int) int { return min(8, ab2s32MaxK-8*(nv-1)) }
 	name := "ab2s32KernelAVX2"
 	TEXT(name, NOSPLIT, "func(c *float32, ldc int, a1 *float32, lda1 int, a2 *float32, lda2 int, bp *float32, k, rows, nc int)")
 	Pragma("noescape")
 	Doc(name+" computes c[i*ldc+j] += Σ_{t<k} a1[i*lda1+t] * bp[t*16+j] + Σ_{t<k} a2[i*lda2+t] * bp[(k+t)*16+j]",
 		"for i < rows, j < nc, the sum one float32 FMA chain over the 2k terms in this order from zero.",
 		"Each block of rows is read whole before it is stored, so c may be a1 (ldc = lda1).",
-		"k must be in 1..12, nc in 1..16, rows >= 1.")
+		"k must be in 1..12, nc in 1..12, rows >= 1.")
 	r := avx2.regs
 	mask, bc := r[15], r[14]
 
@@ -207,7 +211,7 @@ func genAB2S32AVX2() {
 	VMOVUPS(Mem{Base: RDX}, mask)
 	done := name + "_done"
 	for nv := 1; nv <= 2; nv++ {
-		for l := 1; l <= 8; l++ {
+		for l := 1; l <= lanesOf(nv); l++ {
 			CMPQ(RBX, U8(nv-1))
 			JNE(LabelRef(fmt.Sprintf("%s_skip%d_%d", name, nv, l)))
 			CMPQ(RCX, U8(l))
@@ -236,7 +240,7 @@ func genAB2S32AVX2() {
 	}
 
 	for nv := 1; nv <= 2; nv++ {
-		for l := 1; l <= 8; l++ {
+		for l := 1; l <= lanesOf(nv); l++ {
 			pfx := fmt.Sprintf("%s_v%d_l%d", name, nv, l)
 			Label(pfx)
 			// SI a1, R9 lda1 bytes, R13 3 lda1, R12 a1 + 4 lda1; DX a2,

@@ -599,7 +599,7 @@ func reduce(s isa, kd kind, nb, mr int, half bool, pb string, loadA func(), pfx,
 				}
 			}
 		} else if nb == 5 || s.bcast && nb >= 2 && nb <= 4 && nacc+nb+2 <= len(r) {
-			// Five vectors (and two or three in the B kernels): A(i, t)
+			// Five vectors (and two to four in the B kernels): A(i, t)
 			// broadcast once into one of two registers left (r[30],
 			// r[31]) for its FMAs, not loaded by each of them (30 loads
 			// a row of B against 25 FMAs kept the loads, not the FMAs,
