@@ -100,24 +100,6 @@ func genAB2S32() {
 		LEAQ(Mem{Base: R10, Index: R10, Scale: 2}, R14)
 		Load(Param("rows"), RCX)
 
-		// row returns the address of row i (0..7) of a group from its
-		// base, the base four rows on, the stride and three strides.
-		row := func(base, base4, ld, ld3 Register, i, disp int) Mem {
-			b := base
-			if i >= 4 {
-				b = base4
-			}
-			switch i % 4 {
-			case 1:
-				return Mem{Base: b, Index: ld, Scale: 1, Disp: disp}
-			case 2:
-				return Mem{Base: b, Index: ld, Scale: 2, Disp: disp}
-			case 3:
-				return Mem{Base: b, Index: ld3, Scale: 1, Disp: disp}
-			}
-			return Mem{Base: b, Disp: disp}
-		}
-
 		Label(pfx + "_group")
 		CMPQ(RCX, U8(ab2s32Rows))
 		JL(LabelRef(pfx + "_one"))
@@ -129,17 +111,17 @@ func genAB2S32() {
 		}
 		for t := 0; t < k; t++ {
 			for i := 0; i < ab2s32Rows; i++ {
-				VFMADD231PS_BCST(row(RSI, R12, R9, R11, i, 4*t), b1v(t), acc(i))
+				VFMADD231PS_BCST(rowAddr(RSI, R12, R9, R11, i, 4*t), b1v(t), acc(i))
 			}
 		}
 		for t := 0; t < k; t++ {
 			for i := 0; i < ab2s32Rows; i++ {
-				VFMADD231PS_BCST(row(RDX, R13, R10, R14, i, 4*t), b2v(t), acc(i))
+				VFMADD231PS_BCST(rowAddr(RDX, R13, R10, R14, i, 4*t), b2v(t), acc(i))
 			}
 		}
 		for i := 0; i < ab2s32Rows; i++ {
-			VADDPS_Z(row(RDI, R15, R8, RAX, i, 0), acc(i), K1, acc(i))
-			VMOVUPS(acc(i), K1, row(RDI, R15, R8, RAX, i, 0))
+			VADDPS_Z(rowAddr(RDI, R15, R8, RAX, i, 0), acc(i), K1, acc(i))
+			VMOVUPS(acc(i), K1, rowAddr(RDI, R15, R8, RAX, i, 0))
 		}
 		LEAQ(Mem{Base: RSI, Index: R9, Scale: 8}, RSI)
 		LEAQ(Mem{Base: RDX, Index: R10, Scale: 8}, RDX)
@@ -221,24 +203,6 @@ func genAB2S32AVX2() {
 	}
 	JMP(LabelRef(done))
 
-	// row returns row i (0..7) of a block: base, base four rows on,
-	// stride, three strides.
-	row := func(base, base4, ld, ld3 Register, i, disp int) Mem {
-		b := base
-		if i >= 4 {
-			b = base4
-		}
-		switch i % 4 {
-		case 1:
-			return Mem{Base: b, Index: ld, Scale: 1, Disp: disp}
-		case 2:
-			return Mem{Base: b, Index: ld, Scale: 2, Disp: disp}
-		case 3:
-			return Mem{Base: b, Index: ld3, Scale: 1, Disp: disp}
-		}
-		return Mem{Base: b, Disp: disp}
-	}
-
 	for nv := 1; nv <= 2; nv++ {
 		for l := 1; l <= lanesOf(nv); l++ {
 			pfx := fmt.Sprintf("%s_v%d_l%d", name, nv, l)
@@ -284,7 +248,7 @@ func genAB2S32AVX2() {
 						VMOVUPS(Mem{Base: R11, Disp: 32 * v}, r[12+v])
 					}
 					for i := 0; i < m; i++ {
-						VBROADCASTSS(row(regs[0], regs[1], regs[2], regs[3], i, 0), bc)
+						VBROADCASTSS(rowAddr(regs[0], regs[1], regs[2], regs[3], i, 0), bc)
 						for v := 0; v < nv; v++ {
 							VFMADD231PS(r[12+v], bc, acc(i, v))
 						}
@@ -306,7 +270,7 @@ func genAB2S32AVX2() {
 				}
 				for i := 0; i < m; i++ {
 					for v := 0; v < nv; v++ {
-						cm := row(RDI, R11, R8, RBX, i, 32*v)
+						cm := rowAddr(RDI, R11, R8, RBX, i, 32*v)
 						a := acc(i, v)
 						if v < nv-1 || l == 8 {
 							VADDPS(cm, a, a)
@@ -352,4 +316,23 @@ func genAB2S32AVX2() {
 	Label(done)
 	VZEROUPPER()
 	RET()
+}
+
+// rowAddr returns the address of row i (0..7) of a group of rows at
+// disp bytes into the row: from base, or base4 (four rows on), with the
+// stride ld and three strides ld3 as index registers.
+func rowAddr(base, base4, ld, ld3 Register, i, disp int) Mem {
+	b := base
+	if i >= 4 {
+		b = base4
+	}
+	switch i % 4 {
+	case 1:
+		return Mem{Base: b, Index: ld, Scale: 1, Disp: disp}
+	case 2:
+		return Mem{Base: b, Index: ld, Scale: 2, Disp: disp}
+	case 3:
+		return Mem{Base: b, Index: ld3, Scale: 1, Disp: disp}
+	}
+	return Mem{Base: b, Disp: disp}
 }
