@@ -224,8 +224,8 @@ func (e *Engine) UpdateExact(k int, c1 []float64, ldc1 int, P *linalg.Dense, c2 
 // instead of a float64 sample, in place on the float32 copy: it reads the
 // sample's 4-byte values, in cache after the float32 projections, where
 // UpdateExact reads its 8-byte values, from memory on a step's first read
-// of them. Where kernels.AB2S32 runs in one kernel (AVX-512 and AVX2,
-// d <= 12) the
+// of them. Where kernels.AB2S32 runs in one kernel (AVX-512 d <= 32,
+// AVX2 d <= 12) the
 // update is computed in float32 lanes: W += W K + P B, K = c1 − I and c2
 // rounded to float32, the increment one float32 FMA chain added to W
 // (twice the lanes of float64 and both coefficient matrices in registers:
@@ -269,8 +269,8 @@ func (e *Engine) UpdateExactRounded(k int, c1 []float64, ldc1 int, p32 []float32
 }
 
 // lanes32MaxD bounds the d of UpdateExactRounded's float32 coefficient
-// copies on the stack (kernels.AB2S32Native is false beyond 12 today).
-const lanes32MaxD = 12
+// copies on the stack (kernels.AB2S32Native is false beyond 32 today).
+const lanes32MaxD = 32
 
 // Fresh brings the float64 prototype k up to date with its float32 copy
 // after UpdateExact (the float32 values, exactly); otherwise it does

@@ -148,7 +148,7 @@ func ab2s32Want(c0, a1, b1, a2, b2 *matrix32, n, k, d int) []float32 {
 }
 
 // TestAB2S32 checks AB2S32 against its definition on every
-// implementation, bit for bit, where the AVX-512 and AVX2 kernels run (k, d <= 12:
+// implementation, bit for bit, where the AVX-512 and AVX2 kernels run (k, d <= 12 and, on AVX-512, up to 32:
 // every k and d, row counts around its groups of eight) and where the
 // reference in Go does (k or d of 13, 25, 64): strides, alignments,
 // guards around the output (the masked stores touch no neighbour: the
@@ -169,7 +169,15 @@ func TestAB2S32(t *testing.T) {
 				}
 			}
 		}
-		shapes = append(shapes, shape3{784, 12, 12}, shape3{400, 5, 5}, shape3{50, 25, 25}, shape3{17, 64, 64}, shape3{0, 5, 5}, shape3{5, 0, 5})
+		// The AVX-512 kernel on packed B: k, d up to 32.
+		for _, n := range []int{1, 8, 9, 23} {
+			for _, k := range []int{1, 5, 13, 16, 17, 25, 32, 33} {
+				for _, d := range []int{1, 7, 13, 16, 17, 25, 31, 32, 33} {
+					shapes = append(shapes, shape3{n, k, d})
+				}
+			}
+		}
+		shapes = append(shapes, shape3{784, 12, 12}, shape3{400, 5, 5}, shape3{400, 25, 25}, shape3{17, 64, 64}, shape3{0, 5, 5}, shape3{5, 0, 5})
 		for ci, s := range shapes {
 			n, k, d := s.n, s.p, s.q
 			lda1, ldb1, lda2, ldb2 := ldFor(k, ci), ldFor(d, ci/5+1), ldFor(k, ci/7+3), ldFor(d, ci/25+2)
@@ -223,19 +231,19 @@ func TestAB2S32(t *testing.T) {
 	})
 }
 
-// TestAB2S32Native: the one-kernel form is the AVX-512 and AVX2 paths',
-// for k and d up to 12 (what the engine's choice of update relies on).
+// TestAB2S32Native: the one-kernel form is the AVX-512 path's for k and
+// d up to 32 and the AVX2 path's up to 12 (what the engine's choice of
+// update relies on).
 func TestAB2S32Native(t *testing.T) {
 	forEachImpl(t, func(t *testing.T) {
-		want := Implementation() != "generic"
-		for _, s := range [][2]int{{1, 1}, {5, 5}, {12, 12}} {
-			if got := AB2S32Native(s[0], s[1]); got != want {
-				t.Errorf("AB2S32Native(%d, %d) = %v on %s", s[0], s[1], got, Implementation())
-			}
-		}
-		for _, s := range [][2]int{{13, 12}, {12, 13}, {25, 25}, {0, 5}} {
-			if AB2S32Native(s[0], s[1]) {
-				t.Errorf("AB2S32Native(%d, %d) = true", s[0], s[1])
+		impl := Implementation()
+		for _, s := range []struct {
+			k, d         int
+			avx512, avx2 bool
+		}{{1, 1, true, true}, {5, 5, true, true}, {12, 12, true, true}, {13, 12, true, false}, {12, 13, true, false}, {25, 25, true, false}, {32, 32, true, false}, {33, 32, false, false}, {32, 33, false, false}, {0, 5, false, false}, {5, 0, false, false}} {
+			want := impl == "avx512" && s.avx512 || impl == "avx2" && s.avx2
+			if got := AB2S32Native(s.k, s.d); got != want {
+				t.Errorf("AB2S32Native(%d, %d) = %v on %s", s.k, s.d, got, impl)
 			}
 		}
 	})

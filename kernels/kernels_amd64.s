@@ -157504,6 +157504,384 @@ ab2s32KernelAVX2_done:
 	VZEROUPPER
 	RET
 
+// func ab2s32PackedKernelAVX512(c *float32, ldc int, a1 *float32, lda1 int, a2 *float32, lda2 int, bp *float32, k int, rows int, nc int)
+// Requires: AVX, AVX512DQ, AVX512F
+TEXT ·ab2s32PackedKernelAVX512(SB), NOSPLIT, $0-80
+	MOVQ  nc+72(FP), CX
+	DECQ  CX
+	MOVQ  CX, BX
+	SHRQ  $0x04, BX
+	ANDQ  $0x0f, CX
+	INCQ  CX
+	MOVL  $0x00000001, DX
+	SHLL  CL, DX
+	DECL  DX
+	KMOVW DX, K1
+	CMPQ  BX, $0x00
+	JE    ab2s32PackedKernelAVX512_v1
+	CMPQ  BX, $0x01
+	JE    ab2s32PackedKernelAVX512_v2
+	JMP   ab2s32PackedKernelAVX512_done
+
+ab2s32PackedKernelAVX512_v1:
+	MOVQ a1+16(FP), SI
+	MOVQ lda1+24(FP), R9
+	SHLQ $0x02, R9
+	LEAQ (R9)(R9*2), R13
+	MOVQ a2+32(FP), DX
+	MOVQ lda2+40(FP), R10
+	SHLQ $0x02, R10
+	LEAQ (R10)(R10*2), R15
+	MOVQ c+0(FP), DI
+	MOVQ ldc+8(FP), R8
+	SHLQ $0x02, R8
+	LEAQ (R8)(R8*2), BX
+	MOVQ rows+64(FP), CX
+
+ab2s32PackedKernelAVX512_v1_blk:
+	CMPQ   CX, $0x08
+	JL     ab2s32PackedKernelAVX512_v1_one
+	LEAQ   (SI)(R9*4), R12
+	LEAQ   (DX)(R10*4), R14
+	VXORPS Z0, Z0, Z0
+	VXORPS Z1, Z1, Z1
+	VXORPS Z2, Z2, Z2
+	VXORPS Z3, Z3, Z3
+	VXORPS Z4, Z4, Z4
+	VXORPS Z5, Z5, Z5
+	VXORPS Z6, Z6, Z6
+	VXORPS Z7, Z7, Z7
+	MOVQ   bp+48(FP), R11
+	MOVQ   k+56(FP), AX
+
+ab2s32PackedKernelAVX512_v1_b_p0:
+	VMOVUPS      (R11), Z16
+	VBROADCASTSS (SI), Z18
+	VFMADD231PS  Z16, Z18, Z0
+	VBROADCASTSS (SI)(R9*1), Z18
+	VFMADD231PS  Z16, Z18, Z1
+	VBROADCASTSS (SI)(R9*2), Z18
+	VFMADD231PS  Z16, Z18, Z2
+	VBROADCASTSS (SI)(R13*1), Z18
+	VFMADD231PS  Z16, Z18, Z3
+	VBROADCASTSS (R12), Z18
+	VFMADD231PS  Z16, Z18, Z4
+	VBROADCASTSS (R12)(R9*1), Z18
+	VFMADD231PS  Z16, Z18, Z5
+	VBROADCASTSS (R12)(R9*2), Z18
+	VFMADD231PS  Z16, Z18, Z6
+	VBROADCASTSS (R12)(R13*1), Z18
+	VFMADD231PS  Z16, Z18, Z7
+	ADDQ         $0x80, R11
+	ADDQ         $0x04, SI
+	ADDQ         $0x04, R12
+	DECQ         AX
+	JNZ          ab2s32PackedKernelAVX512_v1_b_p0
+	MOVQ         k+56(FP), AX
+	SHLQ         $0x02, AX
+	SUBQ         AX, SI
+	MOVQ         k+56(FP), AX
+
+ab2s32PackedKernelAVX512_v1_b_p1:
+	VMOVUPS      (R11), Z16
+	VBROADCASTSS (DX), Z18
+	VFMADD231PS  Z16, Z18, Z0
+	VBROADCASTSS (DX)(R10*1), Z18
+	VFMADD231PS  Z16, Z18, Z1
+	VBROADCASTSS (DX)(R10*2), Z18
+	VFMADD231PS  Z16, Z18, Z2
+	VBROADCASTSS (DX)(R15*1), Z18
+	VFMADD231PS  Z16, Z18, Z3
+	VBROADCASTSS (R14), Z18
+	VFMADD231PS  Z16, Z18, Z4
+	VBROADCASTSS (R14)(R10*1), Z18
+	VFMADD231PS  Z16, Z18, Z5
+	VBROADCASTSS (R14)(R10*2), Z18
+	VFMADD231PS  Z16, Z18, Z6
+	VBROADCASTSS (R14)(R15*1), Z18
+	VFMADD231PS  Z16, Z18, Z7
+	ADDQ         $0x80, R11
+	ADDQ         $0x04, DX
+	ADDQ         $0x04, R14
+	DECQ         AX
+	JNZ          ab2s32PackedKernelAVX512_v1_b_p1
+	MOVQ         k+56(FP), AX
+	SHLQ         $0x02, AX
+	SUBQ         AX, DX
+	LEAQ         (DI)(R8*4), R11
+	VADDPS.Z     (DI), Z0, K1, Z0
+	VMOVUPS      Z0, K1, (DI)
+	VADDPS.Z     (DI)(R8*1), Z1, K1, Z1
+	VMOVUPS      Z1, K1, (DI)(R8*1)
+	VADDPS.Z     (DI)(R8*2), Z2, K1, Z2
+	VMOVUPS      Z2, K1, (DI)(R8*2)
+	VADDPS.Z     (DI)(BX*1), Z3, K1, Z3
+	VMOVUPS      Z3, K1, (DI)(BX*1)
+	VADDPS.Z     (R11), Z4, K1, Z4
+	VMOVUPS      Z4, K1, (R11)
+	VADDPS.Z     (R11)(R8*1), Z5, K1, Z5
+	VMOVUPS      Z5, K1, (R11)(R8*1)
+	VADDPS.Z     (R11)(R8*2), Z6, K1, Z6
+	VMOVUPS      Z6, K1, (R11)(R8*2)
+	VADDPS.Z     (R11)(BX*1), Z7, K1, Z7
+	VMOVUPS      Z7, K1, (R11)(BX*1)
+	IMUL3Q       $0x00000008, R9, R11
+	ADDQ         R11, SI
+	IMUL3Q       $0x00000008, R10, R11
+	ADDQ         R11, DX
+	IMUL3Q       $0x00000008, R8, R11
+	ADDQ         R11, DI
+	SUBQ         $0x08, CX
+	JMP          ab2s32PackedKernelAVX512_v1_blk
+
+ab2s32PackedKernelAVX512_v1_one:
+	TESTQ  CX, CX
+	JE     ab2s32PackedKernelAVX512_done
+	VXORPS Z0, Z0, Z0
+	MOVQ   bp+48(FP), R11
+	MOVQ   k+56(FP), AX
+
+ab2s32PackedKernelAVX512_v1_s_p0:
+	VMOVUPS      (R11), Z16
+	VBROADCASTSS (SI), Z18
+	VFMADD231PS  Z16, Z18, Z0
+	ADDQ         $0x80, R11
+	ADDQ         $0x04, SI
+	DECQ         AX
+	JNZ          ab2s32PackedKernelAVX512_v1_s_p0
+	MOVQ         k+56(FP), AX
+	SHLQ         $0x02, AX
+	SUBQ         AX, SI
+	MOVQ         k+56(FP), AX
+
+ab2s32PackedKernelAVX512_v1_s_p1:
+	VMOVUPS      (R11), Z16
+	VBROADCASTSS (DX), Z18
+	VFMADD231PS  Z16, Z18, Z0
+	ADDQ         $0x80, R11
+	ADDQ         $0x04, DX
+	DECQ         AX
+	JNZ          ab2s32PackedKernelAVX512_v1_s_p1
+	MOVQ         k+56(FP), AX
+	SHLQ         $0x02, AX
+	SUBQ         AX, DX
+	VADDPS.Z     (DI), Z0, K1, Z0
+	VMOVUPS      Z0, K1, (DI)
+	IMUL3Q       $0x00000001, R9, R11
+	ADDQ         R11, SI
+	IMUL3Q       $0x00000001, R10, R11
+	ADDQ         R11, DX
+	IMUL3Q       $0x00000001, R8, R11
+	ADDQ         R11, DI
+	DECQ         CX
+	JMP          ab2s32PackedKernelAVX512_v1_one
+
+ab2s32PackedKernelAVX512_v2:
+	MOVQ a1+16(FP), SI
+	MOVQ lda1+24(FP), R9
+	SHLQ $0x02, R9
+	LEAQ (R9)(R9*2), R13
+	MOVQ a2+32(FP), DX
+	MOVQ lda2+40(FP), R10
+	SHLQ $0x02, R10
+	LEAQ (R10)(R10*2), R15
+	MOVQ c+0(FP), DI
+	MOVQ ldc+8(FP), R8
+	SHLQ $0x02, R8
+	LEAQ (R8)(R8*2), BX
+	MOVQ rows+64(FP), CX
+
+ab2s32PackedKernelAVX512_v2_blk:
+	CMPQ   CX, $0x08
+	JL     ab2s32PackedKernelAVX512_v2_one
+	LEAQ   (SI)(R9*4), R12
+	LEAQ   (DX)(R10*4), R14
+	VXORPS Z0, Z0, Z0
+	VXORPS Z1, Z1, Z1
+	VXORPS Z2, Z2, Z2
+	VXORPS Z3, Z3, Z3
+	VXORPS Z4, Z4, Z4
+	VXORPS Z5, Z5, Z5
+	VXORPS Z6, Z6, Z6
+	VXORPS Z7, Z7, Z7
+	VXORPS Z8, Z8, Z8
+	VXORPS Z9, Z9, Z9
+	VXORPS Z10, Z10, Z10
+	VXORPS Z11, Z11, Z11
+	VXORPS Z12, Z12, Z12
+	VXORPS Z13, Z13, Z13
+	VXORPS Z14, Z14, Z14
+	VXORPS Z15, Z15, Z15
+	MOVQ   bp+48(FP), R11
+	MOVQ   k+56(FP), AX
+
+ab2s32PackedKernelAVX512_v2_b_p0:
+	VMOVUPS      (R11), Z16
+	VMOVUPS      64(R11), Z17
+	VBROADCASTSS (SI), Z18
+	VFMADD231PS  Z16, Z18, Z0
+	VFMADD231PS  Z17, Z18, Z1
+	VBROADCASTSS (SI)(R9*1), Z18
+	VFMADD231PS  Z16, Z18, Z2
+	VFMADD231PS  Z17, Z18, Z3
+	VBROADCASTSS (SI)(R9*2), Z18
+	VFMADD231PS  Z16, Z18, Z4
+	VFMADD231PS  Z17, Z18, Z5
+	VBROADCASTSS (SI)(R13*1), Z18
+	VFMADD231PS  Z16, Z18, Z6
+	VFMADD231PS  Z17, Z18, Z7
+	VBROADCASTSS (R12), Z18
+	VFMADD231PS  Z16, Z18, Z8
+	VFMADD231PS  Z17, Z18, Z9
+	VBROADCASTSS (R12)(R9*1), Z18
+	VFMADD231PS  Z16, Z18, Z10
+	VFMADD231PS  Z17, Z18, Z11
+	VBROADCASTSS (R12)(R9*2), Z18
+	VFMADD231PS  Z16, Z18, Z12
+	VFMADD231PS  Z17, Z18, Z13
+	VBROADCASTSS (R12)(R13*1), Z18
+	VFMADD231PS  Z16, Z18, Z14
+	VFMADD231PS  Z17, Z18, Z15
+	ADDQ         $0x80, R11
+	ADDQ         $0x04, SI
+	ADDQ         $0x04, R12
+	DECQ         AX
+	JNZ          ab2s32PackedKernelAVX512_v2_b_p0
+	MOVQ         k+56(FP), AX
+	SHLQ         $0x02, AX
+	SUBQ         AX, SI
+	MOVQ         k+56(FP), AX
+
+ab2s32PackedKernelAVX512_v2_b_p1:
+	VMOVUPS      (R11), Z16
+	VMOVUPS      64(R11), Z17
+	VBROADCASTSS (DX), Z18
+	VFMADD231PS  Z16, Z18, Z0
+	VFMADD231PS  Z17, Z18, Z1
+	VBROADCASTSS (DX)(R10*1), Z18
+	VFMADD231PS  Z16, Z18, Z2
+	VFMADD231PS  Z17, Z18, Z3
+	VBROADCASTSS (DX)(R10*2), Z18
+	VFMADD231PS  Z16, Z18, Z4
+	VFMADD231PS  Z17, Z18, Z5
+	VBROADCASTSS (DX)(R15*1), Z18
+	VFMADD231PS  Z16, Z18, Z6
+	VFMADD231PS  Z17, Z18, Z7
+	VBROADCASTSS (R14), Z18
+	VFMADD231PS  Z16, Z18, Z8
+	VFMADD231PS  Z17, Z18, Z9
+	VBROADCASTSS (R14)(R10*1), Z18
+	VFMADD231PS  Z16, Z18, Z10
+	VFMADD231PS  Z17, Z18, Z11
+	VBROADCASTSS (R14)(R10*2), Z18
+	VFMADD231PS  Z16, Z18, Z12
+	VFMADD231PS  Z17, Z18, Z13
+	VBROADCASTSS (R14)(R15*1), Z18
+	VFMADD231PS  Z16, Z18, Z14
+	VFMADD231PS  Z17, Z18, Z15
+	ADDQ         $0x80, R11
+	ADDQ         $0x04, DX
+	ADDQ         $0x04, R14
+	DECQ         AX
+	JNZ          ab2s32PackedKernelAVX512_v2_b_p1
+	MOVQ         k+56(FP), AX
+	SHLQ         $0x02, AX
+	SUBQ         AX, DX
+	LEAQ         (DI)(R8*4), R11
+	VADDPS       (DI), Z0, Z0
+	VMOVUPS      Z0, (DI)
+	VADDPS.Z     64(DI), Z1, K1, Z1
+	VMOVUPS      Z1, K1, 64(DI)
+	VADDPS       (DI)(R8*1), Z2, Z2
+	VMOVUPS      Z2, (DI)(R8*1)
+	VADDPS.Z     64(DI)(R8*1), Z3, K1, Z3
+	VMOVUPS      Z3, K1, 64(DI)(R8*1)
+	VADDPS       (DI)(R8*2), Z4, Z4
+	VMOVUPS      Z4, (DI)(R8*2)
+	VADDPS.Z     64(DI)(R8*2), Z5, K1, Z5
+	VMOVUPS      Z5, K1, 64(DI)(R8*2)
+	VADDPS       (DI)(BX*1), Z6, Z6
+	VMOVUPS      Z6, (DI)(BX*1)
+	VADDPS.Z     64(DI)(BX*1), Z7, K1, Z7
+	VMOVUPS      Z7, K1, 64(DI)(BX*1)
+	VADDPS       (R11), Z8, Z8
+	VMOVUPS      Z8, (R11)
+	VADDPS.Z     64(R11), Z9, K1, Z9
+	VMOVUPS      Z9, K1, 64(R11)
+	VADDPS       (R11)(R8*1), Z10, Z10
+	VMOVUPS      Z10, (R11)(R8*1)
+	VADDPS.Z     64(R11)(R8*1), Z11, K1, Z11
+	VMOVUPS      Z11, K1, 64(R11)(R8*1)
+	VADDPS       (R11)(R8*2), Z12, Z12
+	VMOVUPS      Z12, (R11)(R8*2)
+	VADDPS.Z     64(R11)(R8*2), Z13, K1, Z13
+	VMOVUPS      Z13, K1, 64(R11)(R8*2)
+	VADDPS       (R11)(BX*1), Z14, Z14
+	VMOVUPS      Z14, (R11)(BX*1)
+	VADDPS.Z     64(R11)(BX*1), Z15, K1, Z15
+	VMOVUPS      Z15, K1, 64(R11)(BX*1)
+	IMUL3Q       $0x00000008, R9, R11
+	ADDQ         R11, SI
+	IMUL3Q       $0x00000008, R10, R11
+	ADDQ         R11, DX
+	IMUL3Q       $0x00000008, R8, R11
+	ADDQ         R11, DI
+	SUBQ         $0x08, CX
+	JMP          ab2s32PackedKernelAVX512_v2_blk
+
+ab2s32PackedKernelAVX512_v2_one:
+	TESTQ  CX, CX
+	JE     ab2s32PackedKernelAVX512_done
+	VXORPS Z0, Z0, Z0
+	VXORPS Z1, Z1, Z1
+	MOVQ   bp+48(FP), R11
+	MOVQ   k+56(FP), AX
+
+ab2s32PackedKernelAVX512_v2_s_p0:
+	VMOVUPS      (R11), Z16
+	VMOVUPS      64(R11), Z17
+	VBROADCASTSS (SI), Z18
+	VFMADD231PS  Z16, Z18, Z0
+	VFMADD231PS  Z17, Z18, Z1
+	ADDQ         $0x80, R11
+	ADDQ         $0x04, SI
+	DECQ         AX
+	JNZ          ab2s32PackedKernelAVX512_v2_s_p0
+	MOVQ         k+56(FP), AX
+	SHLQ         $0x02, AX
+	SUBQ         AX, SI
+	MOVQ         k+56(FP), AX
+
+ab2s32PackedKernelAVX512_v2_s_p1:
+	VMOVUPS      (R11), Z16
+	VMOVUPS      64(R11), Z17
+	VBROADCASTSS (DX), Z18
+	VFMADD231PS  Z16, Z18, Z0
+	VFMADD231PS  Z17, Z18, Z1
+	ADDQ         $0x80, R11
+	ADDQ         $0x04, DX
+	DECQ         AX
+	JNZ          ab2s32PackedKernelAVX512_v2_s_p1
+	MOVQ         k+56(FP), AX
+	SHLQ         $0x02, AX
+	SUBQ         AX, DX
+	VADDPS       (DI), Z0, Z0
+	VMOVUPS      Z0, (DI)
+	VADDPS.Z     64(DI), Z1, K1, Z1
+	VMOVUPS      Z1, K1, 64(DI)
+	IMUL3Q       $0x00000001, R9, R11
+	ADDQ         R11, SI
+	IMUL3Q       $0x00000001, R10, R11
+	ADDQ         R11, DX
+	IMUL3Q       $0x00000001, R8, R11
+	ADDQ         R11, DI
+	DECQ         CX
+	JMP          ab2s32PackedKernelAVX512_v2_one
+
+ab2s32PackedKernelAVX512_done:
+	VZEROUPPER
+	RET
+
 // func round32KernelAVX512(dst *float32, ldd int, src *float64, lds int, rows int, cols int)
 // Requires: AVX, AVX512F, AVX512VL
 TEXT ·round32KernelAVX512(SB), NOSPLIT, $0-48

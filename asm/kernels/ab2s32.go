@@ -336,3 +336,142 @@ func rowAddr(base, base4, ld, ld3 Register, i, disp int) Mem {
 	}
 	return Mem{Base: b, Disp: disp}
 }
+
+// ab2s32PackedMaxK is the largest k and nc of the AVX-512 kernel on
+// packed B: two vectors a row.
+const ab2s32PackedMaxK = 32
+
+// genAB2S32Packed512 writes
+//
+//	func ab2s32PackedKernelAVX512(c *float32, ldc int, a1 *float32, lda1 int, a2 *float32, lda2 int, bp *float32, k, rows, nc int)
+//
+// AB2S32 for k, nc up to 32 (where B no longer fits in registers) with
+// B1 and B2 packed by the caller into bp: 2k rows of 32 float32 (B1's
+// rows, then B2's), zero beyond nc. Blocks of eight rows of one or two
+// vectors; each row of B loaded once a block, each element of A
+// broadcast once into a register; the last vector's lanes masked by K1
+// (loads, the addition of C and stores). 1 <= k <= 32, 1 <= nc <= 32.
+func genAB2S32Packed512() {
+	name := "ab2s32PackedKernelAVX512"
+	TEXT(name, NOSPLIT, "func(c *float32, ldc int, a1 *float32, lda1 int, a2 *float32, lda2 int, bp *float32, k, rows, nc int)")
+	Pragma("noescape")
+	Doc(name+" computes c[i*ldc+j] += Σ_{t<k} a1[i*lda1+t] * bp[t*32+j] + Σ_{t<k} a2[i*lda2+t] * bp[(k+t)*32+j]",
+		"for i < rows, j < nc, the sum one float32 FMA chain over the 2k terms in this order from zero.",
+		"Each block of rows is read whole before it is stored, so c may be a1 (ldc = lda1).",
+		fmt.Sprintf("k must be in 1..%d, nc in 1..%d, rows >= 1.", ab2s32PackedMaxK, ab2s32PackedMaxK))
+	r := avx512.regs
+	const mr = ab2s32Rows
+	bc := r[2*mr+2]
+
+	// K1: the last vector's (nc-1)%16+1 lanes; BX: the vectors but one.
+	Load(Param("nc"), RCX)
+	DECQ(RCX)
+	MOVQ(RCX, RBX)
+	SHRQ(U8(4), RBX)
+	ANDQ(U8(15), RCX)
+	INCQ(RCX)
+	MOVL(U32(1), EDX)
+	SHLL(CL, EDX)
+	DECL(EDX)
+	KMOVW(EDX, K1)
+	done := name + "_done"
+	for nv := 1; nv <= 2; nv++ {
+		CMPQ(RBX, U8(nv-1))
+		JE(LabelRef(fmt.Sprintf("%s_v%d", name, nv)))
+	}
+	JMP(LabelRef(done))
+
+	for nv := 1; nv <= 2; nv++ {
+		pfx := fmt.Sprintf("%s_v%d", name, nv)
+		Label(pfx)
+		// Registers as in ab2s32KernelAVX2.
+		Load(Param("a1"), RSI)
+		Load(Param("lda1"), R9)
+		SHLQ(U8(2), R9)
+		LEAQ(Mem{Base: R9, Index: R9, Scale: 2}, R13)
+		Load(Param("a2"), RDX)
+		Load(Param("lda2"), R10)
+		SHLQ(U8(2), R10)
+		LEAQ(Mem{Base: R10, Index: R10, Scale: 2}, R15)
+		Load(Param("c"), RDI)
+		Load(Param("ldc"), R8)
+		SHLQ(U8(2), R8)
+		LEAQ(Mem{Base: R8, Index: R8, Scale: 2}, RBX)
+		Load(Param("rows"), RCX)
+		acc := func(i, v int) VecPhysical { return r[i*nv+v] }
+		bv := func(v int) VecPhysical { return r[2*mr+v] }
+		block := func(m int, bp string) {
+			if m > 4 {
+				LEAQ(Mem{Base: RSI, Index: R9, Scale: 4}, R12)
+				LEAQ(Mem{Base: RDX, Index: R10, Scale: 4}, R14)
+			}
+			for i := 0; i < m; i++ {
+				for v := 0; v < nv; v++ {
+					VXORPS(acc(i, v), acc(i, v), acc(i, v))
+				}
+			}
+			Load(Param("bp"), R11)
+			for ph, regs := range [][4]Register{{RSI, R12, R9, R13}, {RDX, R14, R10, R15}} {
+				lp := fmt.Sprintf("%s_p%d", bp, ph)
+				Load(Param("k"), RAX)
+				Label(lp)
+				for v := 0; v < nv; v++ {
+					VMOVUPS(Mem{Base: R11, Disp: 64 * v}, bv(v))
+				}
+				for i := 0; i < m; i++ {
+					VBROADCASTSS(rowAddr(regs[0], regs[1], regs[2], regs[3], i, 0), bc)
+					for v := 0; v < nv; v++ {
+						VFMADD231PS(bv(v), bc, acc(i, v))
+					}
+				}
+				ADDQ(U8(128), R11)
+				ADDQ(U8(4), regs[0])
+				if m > 4 {
+					ADDQ(U8(4), regs[1])
+				}
+				DECQ(RAX)
+				JNZ(LabelRef(lp))
+				Load(Param("k"), RAX)
+				SHLQ(U8(2), RAX)
+				SUBQ(RAX, regs[0])
+			}
+			if m > 4 {
+				LEAQ(Mem{Base: RDI, Index: R8, Scale: 4}, R11)
+			}
+			for i := 0; i < m; i++ {
+				for v := 0; v < nv; v++ {
+					cm := rowAddr(RDI, R11, R8, RBX, i, 64*v)
+					a := acc(i, v)
+					if v < nv-1 {
+						VADDPS(cm, a, a)
+						VMOVUPS(a, cm)
+						continue
+					}
+					VADDPS_Z(cm, a, K1, a)
+					VMOVUPS(a, K1, cm)
+				}
+			}
+			IMUL3Q(U32(m), R9, R11)
+			ADDQ(R11, RSI)
+			IMUL3Q(U32(m), R10, R11)
+			ADDQ(R11, RDX)
+			IMUL3Q(U32(m), R8, R11)
+			ADDQ(R11, RDI)
+		}
+		Label(pfx + "_blk")
+		CMPQ(RCX, U8(mr))
+		JL(LabelRef(pfx + "_one"))
+		block(mr, pfx+"_b")
+		SUBQ(U8(mr), RCX)
+		JMP(LabelRef(pfx + "_blk"))
+		Label(pfx + "_one")
+		TESTQ(RCX, RCX)
+		JE(LabelRef(done))
+		block(1, pfx+"_s")
+		DECQ(RCX)
+		JMP(LabelRef(pfx + "_one"))
+	}
+	Label(done)
+	VZEROUPPER()
+	RET()
+}

@@ -114,6 +114,7 @@ func main() {
 	genF32()
 	genAB2S32()
 	genAB2S32AVX2()
+	genAB2S32Packed512()
 	genRound32()
 	genWiden32()
 	genPeak(avx512, 16)
