@@ -181,8 +181,7 @@
 // handed over as float64, and the Jacobi values, the angles, the weighted
 // distances, the winners' factorisation (svd) and, in package model, the
 // relevances are float64, and so is the prototype update but for
-// UpdateExactRounded on the asm paths, AVX-512 at d <= 32, AVX2 at d <= 12
-// (below). They are O(d³) per
+// UpdateExactRounded on the asm paths at d <= 32 (below). They are O(d³) per
 // prototype against the projections' O(D d²), so float32 would save
 // little there, and float64 keeps them from adding error to the ~4e-6
 // (worst case, unit columns) of each float32 product entry. The
@@ -191,8 +190,7 @@
 // (UpdateExact, kernels.AB2F32; UpdateExactRounded from the sample's
 // float32 rounding, kernels.AB2F32F32, a float32 model's) is computed in
 // float64 from the float32 copy and written, rounded, to the float32 copy
-// only (in place; UpdateExactRounded on AVX-512 for d <= 32 and AVX2 for
-// d <= 12 in float32
+// only (in place; UpdateExactRounded on the asm paths for d <= 32 in float32
 // lanes instead, kernels.AB2S32: W + (W K + P B), the increment a float32
 // FMA chain, W rounded once, 2.2 times as fast at D = 784, d = 12, its
 // drift of orthonormality that of the float64 route), whose

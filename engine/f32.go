@@ -224,8 +224,8 @@ func (e *Engine) UpdateExact(k int, c1 []float64, ldc1 int, P *linalg.Dense, c2 
 // instead of a float64 sample, in place on the float32 copy: it reads the
 // sample's 4-byte values, in cache after the float32 projections, where
 // UpdateExact reads its 8-byte values, from memory on a step's first read
-// of them. Where kernels.AB2S32 runs in one kernel (AVX-512 d <= 32,
-// AVX2 d <= 12) the
+// of them. Where kernels.AB2S32 runs in one kernel (the asm paths,
+// d <= 32) the
 // update is computed in float32 lanes: W += W K + P B, K = c1 − I and c2
 // rounded to float32, the increment one float32 FMA chain added to W
 // (twice the lanes of float64 and both coefficient matrices in registers:

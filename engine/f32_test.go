@@ -302,7 +302,7 @@ func updateCoefficients(r *rand.Rand, d int) (c1, c2 []float64) {
 
 // TestUpdateExactRounded checks UpdateExactRounded against its
 // definition, bit for bit, and a stale float64 prototype: where
-// kernels.AB2S32 runs in one kernel (AVX-512 d <= 32, AVX2 d <= 12), AB2S32 on the
+// kernels.AB2S32 runs in one kernel (the asm paths, d <= 32), AB2S32 on the
 // float32 copy with the coefficients (c1 − I, c2) rounded to float32, within a few
 // float32 ulps of the float64 route; elsewhere UpdateExact on the
 // sample's rounding exactly widened. And its errors: a wrong length,

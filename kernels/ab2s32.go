@@ -18,9 +18,9 @@ import "math"
 // and a1 start at the same element, ldc == lda1); otherwise C must not
 // overlap any input; k and d at most MaxAB2S32 (k = 0 leaves C as it
 // is). AB2S32Native reports whether the path in use runs it in one kernel
-// (on AVX-512 for k, d <= 32: up to 12 both B matrices in registers,
-// beyond packed into a stack copy of 32 float32 a row; on AVX2 for k,
-// d <= 12, packed into 16 float32 a row);
+// (on AVX-512 and AVX2 for k, d <= 32: on AVX-512 up to 12 both B
+// matrices in registers, beyond and on AVX2 packed into a stack copy of
+// 32 float32 a row);
 // elsewhere it is a slow reference in Go that emulates the float32 FMA
 // exactly. Allocation-free.
 func AB2S32(c []float32, ldc int, a1 []float32, lda1 int, b1 []float32, ldb1 int, a2 []float32, lda2 int, b2 []float32, ldb2 int, n, k, d int) {

@@ -100,9 +100,10 @@
 // packed by the caller into 32 float32 a row on the stack, in blocks of
 // eight rows of one or two vectors, each row of B loaded once a block and
 // each element of A broadcast once: D = 400, d = 25 6.5 against 12.7 us.
-// On AVX2 (16 YMM registers), for k and d up to 12, the caller packs B1
-// and B2 into 16 float32 a row, and blocks of six rows (two vectors) or
-// eight (one) read each row of it once: 5.9 against 9.7 us (Zen 5 with
+// On AVX2 (16 YMM registers), for k and d up to 32, the caller packs B1
+// and B2 the same way, and blocks of eight rows (one vector), six (two),
+// three (three) or two (four) read each row of it once: 5.9-6.2 against
+// 9.7 us at d = 12, 13.7 against 27.4 us at d = 25 (Zen 5 with
 // GRLGQ_KERNELS=avx2). AB2S32Native says where it runs so; elsewhere it
 // is a Go reference that emulates the float32 FMA exactly, rounding to
 // odd in float64. BenchmarkAB2F32 runs AB2F32 beside the three

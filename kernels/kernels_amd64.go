@@ -745,17 +745,11 @@ func ab2F32F32(c []float32, ldc int, a1 []float32, lda1 int, b1 []float64, ldb1 
 
 // ab2s32Native: on AVX-512 for k, d <= 12 one kernel keeps both B
 // matrices in registers (2k of them) beside eight accumulators, one
-// vector a row, and for k, d <= 32 another reads them packed, one or two
-// vectors a row, from a stack copy; the AVX2 kernel reads them packed for
-// k, d <= 12.
+// vector a row; otherwise, for k, d <= 32, on AVX-512 and AVX2, a kernel
+// reads them packed from a stack copy, one to two (AVX2: four) vectors a
+// row.
 func ab2s32Native(k, d int) bool {
-	switch {
-	case useAVX512:
-		return k >= 1 && k <= 32 && d >= 1 && d <= 32
-	case useAVX2:
-		return k >= 1 && k <= 12 && d >= 1 && d <= 12
-	}
-	return false
+	return (useAVX512 || useAVX2) && k >= 1 && k <= 32 && d >= 1 && d <= 32
 }
 
 func ab2s32Kernel(c []float32, ldc int, a1 []float32, lda1 int, b1 []float32, ldb1 int, a2 []float32, lda2 int, b2 []float32, ldb2 int, n, k, d int) {
@@ -763,21 +757,15 @@ func ab2s32Kernel(c []float32, ldc int, a1 []float32, lda1 int, b1 []float32, ld
 		ab2s32KernelAVX512(&c[0], ldc, &a1[0], lda1, &b1[0], ldb1, &a2[0], lda2, &b2[0], ldb2, k, n, d)
 		return
 	}
+	// B1's rows then B2's, 32 float32 each, zero beyond d.
+	var bp [2 * 32 * 32]float32
+	for l := 0; l < k; l++ {
+		copy(bp[l*32:l*32+d], b1[l*ldb1:l*ldb1+d])
+		copy(bp[(k+l)*32:(k+l)*32+d], b2[l*ldb2:l*ldb2+d])
+	}
 	if useAVX512 {
-		// B1's rows then B2's, 32 float32 each, zero beyond d.
-		var bp [2 * 32 * 32]float32
-		for l := 0; l < k; l++ {
-			copy(bp[l*32:l*32+d], b1[l*ldb1:l*ldb1+d])
-			copy(bp[(k+l)*32:(k+l)*32+d], b2[l*ldb2:l*ldb2+d])
-		}
 		ab2s32PackedKernelAVX512(&c[0], ldc, &a1[0], lda1, &a2[0], lda2, &bp[0], k, n, d)
 		return
-	}
-	// B1's rows then B2's, 16 float32 each, zero beyond d.
-	var bp [2 * 12 * 16]float32
-	for l := 0; l < k; l++ {
-		copy(bp[l*16:l*16+d], b1[l*ldb1:l*ldb1+d])
-		copy(bp[(k+l)*16:(k+l)*16+d], b2[l*ldb2:l*ldb2+d])
 	}
 	ab2s32KernelAVX2(&c[0], ldc, &a1[0], lda1, &a2[0], lda2, &bp[0], k, n, d)
 }

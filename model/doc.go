@@ -120,7 +120,7 @@
 //     Init, Average, WithPrecision and when read from JSON), stored in 4
 //     bytes each (file version 3). The relevances, the angles and the
 //     factorisations stay float64, and so does the update but on the
-//     asm paths (AVX-512 d <= 32, AVX2 d <= 12) (below; engine's package documentation says why);
+//     asm paths for d <= 32 (below; engine's package documentation says why);
 //     a training step reads its set's float32 rounding (made
 //     once per training for the training part up to 1 GiB, else and for
 //     an Augment hook's sets at each step: engine.WinnersRounded), for
@@ -128,8 +128,8 @@
 //     W (I + K) + P₃₂ B from the winner's float32 copy and the rounded
 //     set (the difference from the float64 set, 2^-24 of P times
 //     coefficients of order η, is far below the update's own rounding to
-//     float32) and writes it rounded: on AVX-512 for d <= 32 and AVX2
-//     for d <= 12 in float32
+//     float32) and writes it rounded: on the asm paths for d <= 32 in
+//     float32
 //     lanes as W + (W K + P₃₂ B), the increment one float32 FMA chain
 //     and W rounded once (kernels.AB2S32), elsewhere in float64, rounded
 //     once (kernels.AB2F32F32); the two differ by a few float32 ulps

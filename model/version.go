@@ -39,7 +39,7 @@ func FileVersion(r io.Reader) (int, error) {
 // start-up from the CPU's features, capped by the environment variable
 // GRLGQ_KERNELS ("avx2", "generic"). The paths give the same models and
 // predictions up to the last bits of their sums (a float32 model at
-// d <= 12 (AVX-512: 32) trains with float32-lane updates on the asm paths and float64
+// d <= 32 trains with float32-lane updates on the asm paths and float64
 // ones on the generic path: other last bits, the same accuracy); it says
 // which speed to expect (grlgq version prints it).
 func Kernels() string { return kernels.Implementation() }

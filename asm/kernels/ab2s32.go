@@ -8,19 +8,21 @@ import (
 	. "github.com/mmcloughlin/avo/reg"
 )
 
-// The exact update of a float32 prototype in float32 lanes (kernels.AB2S32;
-// the Go side calls the kernels for k, nc <= 12 only):
+// The exact update of a float32 prototype in float32 lanes (kernels.AB2S32):
 //
 //	c[i*ldc+j] += Σ_{t<k} a1[i*lda1+t] * b1[t*ldb1+j] + Σ_{t<k} a2[i*lda2+t] * b2[t*ldb2+j]
 //
 // the sum one float32 FMA chain over the 2k terms in this order, from
 // zero, then added to c's value (one rounding): the update W += W K + P B
-// rounds its small increment, not W, at each term. For k <= ab2s32MaxK and nc <= 16 both B matrices stay in registers
-// (one vector a row, the last lanes masked off), and each row of C is 2k
-// FMAs whose A operand is the embedded broadcast of its element: per FMA
-// one 4-byte load, sixteen lanes. Rows go in groups of eight (eight
-// independent chains cover the FMA's latency on two pipes), then one at a
-// time.
+// rounds its small increment, not W, at each term. Three kernels: on
+// AVX-512 for k <= ab2s32MaxK (the Go side: and nc <= 12) both B matrices
+// stay in registers (one vector a row, the last lanes masked off), and
+// each row of C is 2k FMAs whose A operand is the embedded broadcast of
+// its element (one 4-byte load, sixteen lanes), rows in groups of eight
+// (eight independent chains cover the FMA's latency on two pipes), then
+// one at a time; for k, nc up to 32 on AVX-512, and on AVX2, B is packed
+// by the caller on the stack and each of its rows loaded once a block of
+// rows.
 
 // ab2s32MaxK is the largest k (and d) of the register-resident form: 2k
 // B vectors and eight accumulators in 32 registers.
@@ -158,24 +160,25 @@ func genAB2S32() {
 //
 //	func ab2s32KernelAVX2(c *float32, ldc int, a1 *float32, lda1 int, a2 *float32, lda2 int, bp *float32, k, rows, nc int)
 //
-// AB2S32 with B1 and B2 packed by the caller into bp: 2k rows of 16
+// AB2S32 with B1 and B2 packed by the caller into bp: 2k rows of 32
 // float32 (B1's rows, then B2's), zero beyond nc. Each row of B goes into
-// one or two YMM registers for the FMAs of a block of rows (six rows of
-// two vectors, or eight of one), each element of A broadcast once into a
-// register; C's last vector of nc%8 lanes is read masked (VMASKMOVPS) and
-// written by plain stores of 4, 2 and 1 lanes (the store form of
-// VMASKMOVPS is microcoded on AMD's cores). 1 <= k <= 12, 1 <= nc <= 12
-// (the engine's d; lanesOf).
+// one to four YMM registers for the FMAs of a block of rows (eight rows
+// of one vector, six of two, three of three, two of four: the
+// accumulators, the B vectors, a broadcast and the mask in 16 registers),
+// each element of A broadcast once into a register; C's last vector of
+// (nc-1)%8+1 lanes is read masked (VMASKMOVPS) and written by plain
+// stores of 4, 2 and 1 lanes (the store form of VMASKMOVPS is microcoded
+// on AMD's cores). 1 <= k <= 32, 1 <= nc <= 32.
 func genAB2S32AVX2() {
-	// lanesOf is the most lanes of the last of nv vectors: 8, then 4.
-	lanesOf := func(nv int) int { return min(8, ab2s32MaxK-8*(nv-1)) }
+	// mrOf[nv]: rows a block for nv vectors a row.
+	mrOf := []int{0, 8, 6, 3, 2}
 	name := "ab2s32KernelAVX2"
 	TEXT(name, NOSPLIT, "func(c *float32, ldc int, a1 *float32, lda1 int, a2 *float32, lda2 int, bp *float32, k, rows, nc int)")
 	Pragma("noescape")
-	Doc(name+" computes c[i*ldc+j] += Σ_{t<k} a1[i*lda1+t] * bp[t*16+j] + Σ_{t<k} a2[i*lda2+t] * bp[(k+t)*16+j]",
+	Doc(name+" computes c[i*ldc+j] += Σ_{t<k} a1[i*lda1+t] * bp[t*32+j] + Σ_{t<k} a2[i*lda2+t] * bp[(k+t)*32+j]",
 		"for i < rows, j < nc, the sum one float32 FMA chain over the 2k terms in this order from zero.",
 		"Each block of rows is read whole before it is stored, so c may be a1 (ldc = lda1).",
-		"k must be in 1..12, nc in 1..12, rows >= 1.")
+		"k must be in 1..32, nc in 1..32, rows >= 1.")
 	r := avx2.regs
 	mask, bc := r[15], r[14]
 
@@ -192,8 +195,8 @@ func genAB2S32AVX2() {
 	SUBQ(RAX, RDX)
 	VMOVUPS(Mem{Base: RDX}, mask)
 	done := name + "_done"
-	for nv := 1; nv <= 2; nv++ {
-		for l := 1; l <= lanesOf(nv); l++ {
+	for nv := 1; nv <= 4; nv++ {
+		for l := 1; l <= 8; l++ {
 			CMPQ(RBX, U8(nv-1))
 			JNE(LabelRef(fmt.Sprintf("%s_skip%d_%d", name, nv, l)))
 			CMPQ(RCX, U8(l))
@@ -203,8 +206,8 @@ func genAB2S32AVX2() {
 	}
 	JMP(LabelRef(done))
 
-	for nv := 1; nv <= 2; nv++ {
-		for l := 1; l <= lanesOf(nv); l++ {
+	for nv := 1; nv <= 4; nv++ {
+		for l := 1; l <= 8; l++ {
 			pfx := fmt.Sprintf("%s_v%d_l%d", name, nv, l)
 			Label(pfx)
 			// SI a1, R9 lda1 bytes, R13 3 lda1, R12 a1 + 4 lda1; DX a2,
@@ -224,11 +227,9 @@ func genAB2S32AVX2() {
 			SHLQ(U8(2), R8)
 			LEAQ(Mem{Base: R8, Index: R8, Scale: 2}, RBX)
 			Load(Param("rows"), RCX)
-			mr := 8
-			if nv == 2 {
-				mr = 6
-			}
+			mr := mrOf[nv]
 			acc := func(i, v int) VecPhysical { return r[i*nv+v] }
+			bv := func(v int) VecPhysical { return r[mr*nv+v] }
 			block := func(m int, bp string) {
 				if m > 4 {
 					LEAQ(Mem{Base: RSI, Index: R9, Scale: 4}, R12)
@@ -245,15 +246,15 @@ func genAB2S32AVX2() {
 					Load(Param("k"), RAX)
 					Label(lp)
 					for v := 0; v < nv; v++ {
-						VMOVUPS(Mem{Base: R11, Disp: 32 * v}, r[12+v])
+						VMOVUPS(Mem{Base: R11, Disp: 32 * v}, bv(v))
 					}
 					for i := 0; i < m; i++ {
 						VBROADCASTSS(rowAddr(regs[0], regs[1], regs[2], regs[3], i, 0), bc)
 						for v := 0; v < nv; v++ {
-							VFMADD231PS(r[12+v], bc, acc(i, v))
+							VFMADD231PS(bv(v), bc, acc(i, v))
 						}
 					}
-					ADDQ(U8(64), R11)
+					ADDQ(U8(128), R11)
 					ADDQ(U8(4), regs[0])
 					if m > 4 {
 						ADDQ(U8(4), regs[1])
