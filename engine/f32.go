@@ -225,12 +225,11 @@ func (e *Engine) UpdateExact(k int, c1 []float64, ldc1 int, P *linalg.Dense, c2 
 // sample's 4-byte values, in cache after the float32 projections, where
 // UpdateExact reads its 8-byte values, from memory on a step's first read
 // of them. Where kernels.AB2S32 runs in one kernel (the asm paths,
-// d <= 32) the
-// update is computed in float32 lanes: W += W K + P B, K = c1 − I and c2
-// rounded to float32, the increment one float32 FMA chain added to W
-// (twice the lanes of float64 and both coefficient matrices in registers:
-// at D = 784, d = 12 on Zen 5 3.1 against 6.9 us); elsewhere by kernels.AB2F32F32, in float64 from the
-// exactly widened values, rounded once. Either way the result is rounded
+// d <= 32) the update is computed in float32 lanes: W += W K + P B,
+// K = c1 − I and c2 rounded to float32, the increment one float32 FMA
+// chain added to W (twice the lanes of float64; at D = 784, d = 12 on
+// Zen 5 3.1 against 6.9 us); elsewhere by kernels.AB2F32F32, in float64
+// from the exactly widened values, rounded once. Either way the result is rounded
 // to float32, and the difference between the two, a few float32 ulps of
 // the updated prototype, is of the order of that rounding. The float64
 // prototype is then stale, as after UpdateExact. Outside float32 mode it
@@ -245,23 +244,16 @@ func (e *Engine) UpdateExactRounded(k int, c1 []float64, ldc1 int, p32 []float32
 	}
 	s := e.shards[e.owner[k]]
 	w32 := s.protos32[s.col32(k, d):]
-	if d <= lanes32MaxD && kernels.AB2S32Native(d, d) {
-		// W += W K + P B with K = c1 − I (exactly: c1's diagonal is 1
-		// plus a small K_ii), so that the float32 chain rounds the
-		// increment and W is rounded once.
-		var b1, b2 [lanes32MaxD * lanes32MaxD]float32
-		for i := 0; i < d; i++ {
-			for j := 0; j < d; j++ {
-				v := c1[i*ldc1+j]
-				if i == j {
-					v--
-				}
-				b1[i*d+j] = float32(v)
-			}
-		}
-		kernels.Round32Rows(b2[:], d, c2, ldc2, d, d)
-		kernels.AB2S32(w32, s.ld32, w32, s.ld32, b1[:], d, p32, d, b2[:], d, dim, d, d)
-	} else {
+	switch {
+	case d <= 12 && kernels.AB2S32Native(d, d):
+		// The coefficients' float32 copies on the stack, zeroed at each
+		// call: small ones where they fit.
+		var b [2 * 12 * 12]float32
+		updateLanes32(w32, s.ld32, c1, ldc1, p32, c2, ldc2, dim, d, b[:])
+	case d <= lanes32MaxD && kernels.AB2S32Native(d, d):
+		var b [2 * lanes32MaxD * lanes32MaxD]float32
+		updateLanes32(w32, s.ld32, c1, ldc1, p32, c2, ldc2, dim, d, b[:])
+	default:
 		kernels.AB2F32F32(w32, s.ld32, w32, s.ld32, c1, ldc1, p32, d, c2, ldc2, dim, d, d)
 	}
 	e.stale[k] = true
@@ -271,6 +263,25 @@ func (e *Engine) UpdateExactRounded(k int, c1 []float64, ldc1 int, p32 []float32
 // lanes32MaxD bounds the d of UpdateExactRounded's float32 coefficient
 // copies on the stack (kernels.AB2S32Native is false beyond 32 today).
 const lanes32MaxD = 32
+
+// updateLanes32 is UpdateExactRounded's update in float32 lanes:
+// W += W K + P B with K = c1 − I (exactly: c1's diagonal is 1 plus a small
+// K_ii), so that the float32 chain rounds the increment and W is rounded
+// once. b holds the two d x d float32 copies.
+func updateLanes32(w32 []float32, ld32 int, c1 []float64, ldc1 int, p32 []float32, c2 []float64, ldc2, dim, d int, b []float32) {
+	b1, b2 := b[:d*d], b[d*d:2*d*d]
+	for i := 0; i < d; i++ {
+		for j := 0; j < d; j++ {
+			v := c1[i*ldc1+j]
+			if i == j {
+				v--
+			}
+			b1[i*d+j] = float32(v)
+		}
+	}
+	kernels.Round32Rows(b2, d, c2, ldc2, d, d)
+	kernels.AB2S32(w32, ld32, w32, ld32, b1, d, p32, d, b2, d, dim, d, d)
+}
 
 // Fresh brings the float64 prototype k up to date with its float32 copy
 // after UpdateExact (the float32 values, exactly); otherwise it does

@@ -86,7 +86,8 @@
 // AVX-512 one VCVTPS2PD with embedded broadcast each, into a register
 // for its FMAs; each output rounded as it is stored), otherwise blocks
 // of rows through the stack. AB2F32F32, a float32 model's update since
-// 28 November 2026 (for d > 12 and on the generic path since AB2S32), is AB2F32 with A2 (the sample) float32 too, widened
+// 28 November 2026 (for d > 32 and on the generic path since AB2S32),
+// is AB2F32 with A2 (the sample) float32 too, widened
 // as its elements are loaded by the same kernels (the sample's rounding,
 // in cache after the float32 projections, where its float64 values came
 // from memory). AB2S32 is that update in float32 lanes, C += A1 B1 + A2 B2

@@ -186,3 +186,48 @@ func TestPageFence32(t *testing.T) {
 		}
 	})
 }
+
+// TestPageFenceAB2S32 is TestPageFence for AB2S32: C, A1 and A2 end at
+// (or start at) a fence for every k and d of its kernels, in place and
+// not (the last vector of C is a masked load, the packed B a stack copy).
+func TestPageFenceAB2S32(t *testing.T) {
+	const maxN, maxD = 19, 33
+	fences := make([]*pageFenced, 3)
+	for i := range fences {
+		fences[i] = newPageFenced(t, maxN*(maxD+1))
+	}
+	forEachImpl(t, func(t *testing.T) {
+		rng := rand.New(rand.NewPCG(4, 5))
+		fill32 := func(s []float32) {
+			for i := range s {
+				s[i] = float32(rng.NormFloat64())
+			}
+		}
+		b1, b2 := make([]float32, maxD*maxD), make([]float32, maxD*maxD)
+		fill32(b1)
+		fill32(b2)
+		for _, end := range []bool{true, false} {
+			get32 := func(i, n int) []float32 {
+				if end {
+					return fences[i].atEnd32(n)
+				}
+				return fences[i].atStart32(n)
+			}
+			for _, n := range []int{1, 7, 8, 9, 19} {
+				for k := 1; k <= maxD; k++ {
+					for d := 1; d <= maxD; d++ {
+						c, a1, a2 := get32(0, (n-1)*d+d), get32(1, (n-1)*k+k), get32(2, (n-1)*k+k)
+						fill32(c)
+						fill32(a1)
+						fill32(a2)
+						AB2S32(c, d, a1, k, b1, d, a2, k, b2, d, n, k, d)
+						// In place: C is A1 (d columns of k = d).
+						if k == d {
+							AB2S32(a1, k, a1, k, b1, d, a2, k, b2, d, n, k, d)
+						}
+					}
+				}
+			}
+		}
+	})
+}

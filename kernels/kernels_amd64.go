@@ -757,15 +757,39 @@ func ab2s32Kernel(c []float32, ldc int, a1 []float32, lda1 int, b1 []float32, ld
 		ab2s32KernelAVX512(&c[0], ldc, &a1[0], lda1, &b1[0], ldb1, &a2[0], lda2, &b2[0], ldb2, k, n, d)
 		return
 	}
-	// B1's rows then B2's, 32 float32 each, zero beyond d.
-	var bp [2 * 32 * 32]float32
-	for l := 0; l < k; l++ {
-		copy(bp[l*32:l*32+d], b1[l*ldb1:l*ldb1+d])
-		copy(bp[(k+l)*32:(k+l)*32+d], b2[l*ldb2:l*ldb2+d])
-	}
+	// B1's rows then B2's, each a whole number of vectors (16 float32 on
+	// AVX-512, 8 on AVX2), on the stack: a small copy where it fits
+	// (every AVX2 call at d <= 12), so that the stack arrays zeroed at
+	// each call are no larger than they need to be.
+	lanes := 8
 	if useAVX512 {
-		ab2s32PackedKernelAVX512(&c[0], ldc, &a1[0], lda1, &a2[0], lda2, &bp[0], k, n, d)
+		lanes = 16
+	}
+	step := (d + lanes - 1) / lanes * lanes
+	if 2*k*step <= ab2s32SmallPack {
+		var bp [ab2s32SmallPack]float32
+		ab2s32Packed(c, ldc, a1, lda1, b1, ldb1, a2, lda2, b2, ldb2, n, k, d, bp[:], step)
 		return
 	}
-	ab2s32KernelAVX2(&c[0], ldc, &a1[0], lda1, &a2[0], lda2, &bp[0], k, n, d)
+	var bp [2 * 32 * 32]float32
+	ab2s32Packed(c, ldc, a1, lda1, b1, ldb1, a2, lda2, b2, ldb2, n, k, d, bp[:], step)
+}
+
+// ab2s32SmallPack is the smaller stack copy of ab2s32Kernel's packed B
+// (AVX2 at k, d <= 12).
+const ab2s32SmallPack = 2 * 12 * 16
+
+// ab2s32Packed packs B1 and B2 into bp at step float32 a row and runs the
+// packed kernel of the path in use.
+func ab2s32Packed(c []float32, ldc int, a1 []float32, lda1 int, b1 []float32, ldb1 int, a2 []float32, lda2 int, b2 []float32, ldb2 int, n, k, d int, bp []float32, step int) {
+	for l := 0; l < k; l++ {
+		copy(bp[l*step:l*step+d], b1[l*ldb1:l*ldb1+d])
+		copy(bp[(k+l)*step:(k+l)*step+d], b2[l*ldb2:l*ldb2+d])
+	}
+	_ = bp[2*k*step-1]
+	if useAVX512 {
+		ab2s32PackedKernelAVX512(&c[0], ldc, &a1[0], lda1, &a2[0], lda2, &bp[0], 4*step, k, n, d)
+		return
+	}
+	ab2s32KernelAVX2(&c[0], ldc, &a1[0], lda1, &a2[0], lda2, &bp[0], 4*step, k, n, d)
 }

@@ -327,21 +327,21 @@ func atb32KernelAVX512B(m *float64, ldm int, a *float32, lda int, b *float32, ld
 //go:noescape
 func ab2s32KernelAVX512(c *float32, ldc int, a1 *float32, lda1 int, b1 *float32, ldb1 int, a2 *float32, lda2 int, b2 *float32, ldb2 int, k int, rows int, nc int)
 
-// ab2s32KernelAVX2 computes c[i*ldc+j] += Σ_{t<k} a1[i*lda1+t] * bp[t*32+j] + Σ_{t<k} a2[i*lda2+t] * bp[(k+t)*32+j]
+// ab2s32KernelAVX2 computes c[i*ldc+j] += Σ_{t<k} a1[i*lda1+t] * bp[t*s+j] + Σ_{t<k} a2[i*lda2+t] * bp[(k+t)*s+j] (s = bstep/4)
 // for i < rows, j < nc, the sum one float32 FMA chain over the 2k terms in this order from zero.
 // Each block of rows is read whole before it is stored, so c may be a1 (ldc = lda1).
 // k must be in 1..32, nc in 1..32, rows >= 1.
 //
 //go:noescape
-func ab2s32KernelAVX2(c *float32, ldc int, a1 *float32, lda1 int, a2 *float32, lda2 int, bp *float32, k int, rows int, nc int)
+func ab2s32KernelAVX2(c *float32, ldc int, a1 *float32, lda1 int, a2 *float32, lda2 int, bp *float32, bstep int, k int, rows int, nc int)
 
-// ab2s32PackedKernelAVX512 computes c[i*ldc+j] += Σ_{t<k} a1[i*lda1+t] * bp[t*32+j] + Σ_{t<k} a2[i*lda2+t] * bp[(k+t)*32+j]
+// ab2s32PackedKernelAVX512 computes c[i*ldc+j] += Σ_{t<k} a1[i*lda1+t] * bp[t*s+j] + Σ_{t<k} a2[i*lda2+t] * bp[(k+t)*s+j] (s = bstep/4)
 // for i < rows, j < nc, the sum one float32 FMA chain over the 2k terms in this order from zero.
 // Each block of rows is read whole before it is stored, so c may be a1 (ldc = lda1).
 // k must be in 1..32, nc in 1..32, rows >= 1.
 //
 //go:noescape
-func ab2s32PackedKernelAVX512(c *float32, ldc int, a1 *float32, lda1 int, a2 *float32, lda2 int, bp *float32, k int, rows int, nc int)
+func ab2s32PackedKernelAVX512(c *float32, ldc int, a1 *float32, lda1 int, a2 *float32, lda2 int, bp *float32, bstep int, k int, rows int, nc int)
 
 // round32KernelAVX512 sets dst[i*ldd+j] = float32(src[i*lds+j]) for i < rows, j < cols
 // (rounded to nearest even). rows and cols must be >= 1.

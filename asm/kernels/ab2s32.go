@@ -158,10 +158,12 @@ func genAB2S32() {
 
 // genAB2S32AVX2 writes
 //
-//	func ab2s32KernelAVX2(c *float32, ldc int, a1 *float32, lda1 int, a2 *float32, lda2 int, bp *float32, k, rows, nc int)
+//	func ab2s32KernelAVX2(c *float32, ldc int, a1 *float32, lda1 int, a2 *float32, lda2 int, bp *float32, bstep, k, rows, nc int)
 //
-// AB2S32 with B1 and B2 packed by the caller into bp: 2k rows of 32
-// float32 (B1's rows, then B2's), zero beyond nc. Each row of B goes into
+// AB2S32 with B1 and B2 packed by the caller into bp: 2k rows of bstep
+// bytes (8 float32 a vector of nc's, at most 32; B1's rows, then B2's);
+// the lanes beyond nc only reach accumulator lanes that are never
+// stored. Each row of B goes into
 // one to four YMM registers for the FMAs of a block of rows (eight rows
 // of one vector, six of two, three of three, two of four: the
 // accumulators, the B vectors, a broadcast and the mask in 16 registers),
@@ -173,9 +175,9 @@ func genAB2S32AVX2() {
 	// mrOf[nv]: rows a block for nv vectors a row.
 	mrOf := []int{0, 8, 6, 3, 2}
 	name := "ab2s32KernelAVX2"
-	TEXT(name, NOSPLIT, "func(c *float32, ldc int, a1 *float32, lda1 int, a2 *float32, lda2 int, bp *float32, k, rows, nc int)")
+	TEXT(name, NOSPLIT, "func(c *float32, ldc int, a1 *float32, lda1 int, a2 *float32, lda2 int, bp *float32, bstep, k, rows, nc int)")
 	Pragma("noescape")
-	Doc(name+" computes c[i*ldc+j] += Σ_{t<k} a1[i*lda1+t] * bp[t*32+j] + Σ_{t<k} a2[i*lda2+t] * bp[(k+t)*32+j]",
+	Doc(name+" computes c[i*ldc+j] += Σ_{t<k} a1[i*lda1+t] * bp[t*s+j] + Σ_{t<k} a2[i*lda2+t] * bp[(k+t)*s+j] (s = bstep/4)",
 		"for i < rows, j < nc, the sum one float32 FMA chain over the 2k terms in this order from zero.",
 		"Each block of rows is read whole before it is stored, so c may be a1 (ldc = lda1).",
 		"k must be in 1..32, nc in 1..32, rows >= 1.")
@@ -254,7 +256,7 @@ func genAB2S32AVX2() {
 							VFMADD231PS(bv(v), bc, acc(i, v))
 						}
 					}
-					ADDQ(U8(128), R11)
+					ADDQ(bstepAddr(), R11)
 					ADDQ(U8(4), regs[0])
 					if m > 4 {
 						ADDQ(U8(4), regs[1])
@@ -344,19 +346,19 @@ const ab2s32PackedMaxK = 32
 
 // genAB2S32Packed512 writes
 //
-//	func ab2s32PackedKernelAVX512(c *float32, ldc int, a1 *float32, lda1 int, a2 *float32, lda2 int, bp *float32, k, rows, nc int)
+//	func ab2s32PackedKernelAVX512(c *float32, ldc int, a1 *float32, lda1 int, a2 *float32, lda2 int, bp *float32, bstep, k, rows, nc int)
 //
 // AB2S32 for k, nc up to 32 (where B no longer fits in registers) with
-// B1 and B2 packed by the caller into bp: 2k rows of 32 float32 (B1's
-// rows, then B2's), zero beyond nc. Blocks of eight rows of one or two
+// B1 and B2 packed by the caller into bp: 2k rows of bstep bytes (16
+// float32 a vector of nc's; B1's rows, then B2's). Blocks of eight rows of one or two
 // vectors; each row of B loaded once a block, each element of A
 // broadcast once into a register; the last vector's lanes masked by K1
 // (loads, the addition of C and stores). 1 <= k <= 32, 1 <= nc <= 32.
 func genAB2S32Packed512() {
 	name := "ab2s32PackedKernelAVX512"
-	TEXT(name, NOSPLIT, "func(c *float32, ldc int, a1 *float32, lda1 int, a2 *float32, lda2 int, bp *float32, k, rows, nc int)")
+	TEXT(name, NOSPLIT, "func(c *float32, ldc int, a1 *float32, lda1 int, a2 *float32, lda2 int, bp *float32, bstep, k, rows, nc int)")
 	Pragma("noescape")
-	Doc(name+" computes c[i*ldc+j] += Σ_{t<k} a1[i*lda1+t] * bp[t*32+j] + Σ_{t<k} a2[i*lda2+t] * bp[(k+t)*32+j]",
+	Doc(name+" computes c[i*ldc+j] += Σ_{t<k} a1[i*lda1+t] * bp[t*s+j] + Σ_{t<k} a2[i*lda2+t] * bp[(k+t)*s+j] (s = bstep/4)",
 		"for i < rows, j < nc, the sum one float32 FMA chain over the 2k terms in this order from zero.",
 		"Each block of rows is read whole before it is stored, so c may be a1 (ldc = lda1).",
 		fmt.Sprintf("k must be in 1..%d, nc in 1..%d, rows >= 1.", ab2s32PackedMaxK, ab2s32PackedMaxK))
@@ -425,7 +427,7 @@ func genAB2S32Packed512() {
 						VFMADD231PS(bv(v), bc, acc(i, v))
 					}
 				}
-				ADDQ(U8(128), R11)
+				ADDQ(bstepAddr(), R11)
 				ADDQ(U8(4), regs[0])
 				if m > 4 {
 					ADDQ(U8(4), regs[1])
@@ -475,4 +477,14 @@ func genAB2S32Packed512() {
 	Label(done)
 	VZEROUPPER()
 	RET()
+}
+
+// bstepAddr is the address of the packed kernels' argument bstep (bytes
+// between rows of bp), an operand of the FMA loop's pointer step.
+func bstepAddr() Mem {
+	b, err := Param("bstep").Resolve()
+	if err != nil {
+		panic(err)
+	}
+	return b.Addr
 }
