@@ -212,108 +212,28 @@ func genAB2S32AVX2() {
 		for l := 1; l <= 8; l++ {
 			pfx := fmt.Sprintf("%s_v%d_l%d", name, nv, l)
 			Label(pfx)
-			// SI a1, R9 lda1 bytes, R13 3 lda1, R12 a1 + 4 lda1; DX a2,
-			// R10, R15, R14 likewise; DI c, R8 ldc bytes, BX 3 ldc, R11
-			// c + 4 ldc (at the stores; before, the packed B row); AX the
-			// count of terms; CX rows left.
-			Load(Param("a1"), RSI)
-			Load(Param("lda1"), R9)
-			SHLQ(U8(2), R9)
-			LEAQ(Mem{Base: R9, Index: R9, Scale: 2}, R13)
-			Load(Param("a2"), RDX)
-			Load(Param("lda2"), R10)
-			SHLQ(U8(2), R10)
-			LEAQ(Mem{Base: R10, Index: R10, Scale: 2}, R15)
-			Load(Param("c"), RDI)
-			Load(Param("ldc"), R8)
-			SHLQ(U8(2), R8)
-			LEAQ(Mem{Base: R8, Index: R8, Scale: 2}, RBX)
-			Load(Param("rows"), RCX)
 			mr := mrOf[nv]
-			acc := func(i, v int) VecPhysical { return r[i*nv+v] }
-			bv := func(v int) VecPhysical { return r[mr*nv+v] }
-			block := func(m int, bp string) {
-				if m > 4 {
-					LEAQ(Mem{Base: RSI, Index: R9, Scale: 4}, R12)
-					LEAQ(Mem{Base: RDX, Index: R10, Scale: 4}, R14)
-				}
-				for i := 0; i < m; i++ {
-					for v := 0; v < nv; v++ {
-						VXORPS(acc(i, v), acc(i, v), acc(i, v))
+			packedRows(pfx, done, nv, mr, 32, r, func(v int) VecPhysical { return r[mr*nv+v] }, bc,
+				func(cm Mem, a VecPhysical) {
+					// C's last vector: l lanes.
+					if l == 8 {
+						VADDPS(cm, a, a)
+						VMOVUPS(a, cm)
+						return
 					}
-				}
-				Load(Param("bp"), R11)
-				for ph, regs := range [][4]Register{{RSI, R12, R9, R13}, {RDX, R14, R10, R15}} {
-					lp := fmt.Sprintf("%s_p%d", bp, ph)
-					Load(Param("k"), RAX)
-					Label(lp)
-					for v := 0; v < nv; v++ {
-						VMOVUPS(Mem{Base: R11, Disp: 32 * v}, bv(v))
+					VMASKMOVPS(cm, mask, bc)
+					VADDPS(bc, a, a)
+					switch {
+					case l < 4:
+						storeLanes32(a, cm, l)
+					case l == 4:
+						VMOVUPS(a.AsX(), cm)
+					default:
+						VMOVUPS(a.AsX(), cm)
+						VEXTRACTF128(U8(1), a.AsY(), bc.AsX())
+						storeLanes32(bc, cm.Offset(16), l-4)
 					}
-					for i := 0; i < m; i++ {
-						VBROADCASTSS(rowAddr(regs[0], regs[1], regs[2], regs[3], i, 0), bc)
-						for v := 0; v < nv; v++ {
-							VFMADD231PS(bv(v), bc, acc(i, v))
-						}
-					}
-					ADDQ(bstepAddr(), R11)
-					ADDQ(U8(4), regs[0])
-					if m > 4 {
-						ADDQ(U8(4), regs[1])
-					}
-					DECQ(RAX)
-					JNZ(LabelRef(lp))
-					// Back to the block's first column.
-					Load(Param("k"), RAX)
-					SHLQ(U8(2), RAX)
-					SUBQ(RAX, regs[0])
-				}
-				if m > 4 {
-					LEAQ(Mem{Base: RDI, Index: R8, Scale: 4}, R11)
-				}
-				for i := 0; i < m; i++ {
-					for v := 0; v < nv; v++ {
-						cm := rowAddr(RDI, R11, R8, RBX, i, 32*v)
-						a := acc(i, v)
-						if v < nv-1 || l == 8 {
-							VADDPS(cm, a, a)
-							VMOVUPS(a, cm)
-							continue
-						}
-						VMASKMOVPS(cm, mask, bc)
-						VADDPS(bc, a, a)
-						switch {
-						case l < 4:
-							storeLanes32(a, cm, l)
-						case l == 4:
-							VMOVUPS(a.AsX(), cm)
-						default:
-							VMOVUPS(a.AsX(), cm)
-							VEXTRACTF128(U8(1), a.AsY(), bc.AsX())
-							storeLanes32(bc, cm.Offset(16), l-4)
-						}
-					}
-				}
-				// Next block of rows.
-				IMUL3Q(U32(m), R9, R11)
-				ADDQ(R11, RSI)
-				IMUL3Q(U32(m), R10, R11)
-				ADDQ(R11, RDX)
-				IMUL3Q(U32(m), R8, R11)
-				ADDQ(R11, RDI)
-			}
-			Label(pfx + "_blk")
-			CMPQ(RCX, U8(mr))
-			JL(LabelRef(pfx + "_one"))
-			block(mr, pfx+"_b")
-			SUBQ(U8(mr), RCX)
-			JMP(LabelRef(pfx + "_blk"))
-			Label(pfx + "_one")
-			TESTQ(RCX, RCX)
-			JE(LabelRef(done))
-			block(1, pfx+"_s")
-			DECQ(RCX)
-			JMP(LabelRef(pfx + "_one"))
+				})
 		}
 	}
 	Label(done)
@@ -387,92 +307,12 @@ func genAB2S32Packed512() {
 	for nv := 1; nv <= 2; nv++ {
 		pfx := fmt.Sprintf("%s_v%d", name, nv)
 		Label(pfx)
-		// Registers as in ab2s32KernelAVX2.
-		Load(Param("a1"), RSI)
-		Load(Param("lda1"), R9)
-		SHLQ(U8(2), R9)
-		LEAQ(Mem{Base: R9, Index: R9, Scale: 2}, R13)
-		Load(Param("a2"), RDX)
-		Load(Param("lda2"), R10)
-		SHLQ(U8(2), R10)
-		LEAQ(Mem{Base: R10, Index: R10, Scale: 2}, R15)
-		Load(Param("c"), RDI)
-		Load(Param("ldc"), R8)
-		SHLQ(U8(2), R8)
-		LEAQ(Mem{Base: R8, Index: R8, Scale: 2}, RBX)
-		Load(Param("rows"), RCX)
-		acc := func(i, v int) VecPhysical { return r[i*nv+v] }
-		bv := func(v int) VecPhysical { return r[2*mr+v] }
-		block := func(m int, bp string) {
-			if m > 4 {
-				LEAQ(Mem{Base: RSI, Index: R9, Scale: 4}, R12)
-				LEAQ(Mem{Base: RDX, Index: R10, Scale: 4}, R14)
-			}
-			for i := 0; i < m; i++ {
-				for v := 0; v < nv; v++ {
-					VXORPS(acc(i, v), acc(i, v), acc(i, v))
-				}
-			}
-			Load(Param("bp"), R11)
-			for ph, regs := range [][4]Register{{RSI, R12, R9, R13}, {RDX, R14, R10, R15}} {
-				lp := fmt.Sprintf("%s_p%d", bp, ph)
-				Load(Param("k"), RAX)
-				Label(lp)
-				for v := 0; v < nv; v++ {
-					VMOVUPS(Mem{Base: R11, Disp: 64 * v}, bv(v))
-				}
-				for i := 0; i < m; i++ {
-					VBROADCASTSS(rowAddr(regs[0], regs[1], regs[2], regs[3], i, 0), bc)
-					for v := 0; v < nv; v++ {
-						VFMADD231PS(bv(v), bc, acc(i, v))
-					}
-				}
-				ADDQ(bstepAddr(), R11)
-				ADDQ(U8(4), regs[0])
-				if m > 4 {
-					ADDQ(U8(4), regs[1])
-				}
-				DECQ(RAX)
-				JNZ(LabelRef(lp))
-				Load(Param("k"), RAX)
-				SHLQ(U8(2), RAX)
-				SUBQ(RAX, regs[0])
-			}
-			if m > 4 {
-				LEAQ(Mem{Base: RDI, Index: R8, Scale: 4}, R11)
-			}
-			for i := 0; i < m; i++ {
-				for v := 0; v < nv; v++ {
-					cm := rowAddr(RDI, R11, R8, RBX, i, 64*v)
-					a := acc(i, v)
-					if v < nv-1 {
-						VADDPS(cm, a, a)
-						VMOVUPS(a, cm)
-						continue
-					}
-					VADDPS_Z(cm, a, K1, a)
-					VMOVUPS(a, K1, cm)
-				}
-			}
-			IMUL3Q(U32(m), R9, R11)
-			ADDQ(R11, RSI)
-			IMUL3Q(U32(m), R10, R11)
-			ADDQ(R11, RDX)
-			IMUL3Q(U32(m), R8, R11)
-			ADDQ(R11, RDI)
-		}
-		Label(pfx + "_blk")
-		CMPQ(RCX, U8(mr))
-		JL(LabelRef(pfx + "_one"))
-		block(mr, pfx+"_b")
-		SUBQ(U8(mr), RCX)
-		JMP(LabelRef(pfx + "_blk"))
-		Label(pfx + "_one")
-		TESTQ(RCX, RCX)
-		JE(LabelRef(done))
-		block(1, pfx+"_s")
-		DECQ(RCX)
-		JMP(LabelRef(pfx + "_one"))
+		packedRows(pfx, done, nv, mr, 64, r, func(v int) VecPhysical { return r[2*mr+v] }, bc,
+			func(cm Mem, a VecPhysical) {
+				// C's last vector: the lanes of K1.
+				VADDPS_Z(cm, a, K1, a)
+				VMOVUPS(a, K1, cm)
+			})
 	}
 	Label(done)
 	VZEROUPPER()
@@ -487,4 +327,100 @@ func bstepAddr() Mem {
 		panic(err)
 	}
 	return b.Addr
+}
+
+// packedRows emits the row walk of a packed AB2S32 kernel's variant of nv
+// vectors a row (vbytes each), from label pfx to done: blocks of mr rows,
+// then one row at a time. Accumulators r[i*nv+v], B vectors bv(v), the
+// broadcast bc; last stores C's last vector of a row (the others are
+// added and stored whole). Registers: SI a1, R9 lda1 bytes, R13 3 lda1,
+// R12 a1 + 4 lda1; DX a2, R10, R15, R14 likewise; DI c, R8 ldc bytes, BX
+// 3 ldc, R11 c + 4 ldc (at the stores; before, the packed B row); AX the
+// count of terms; CX rows left.
+func packedRows(pfx, done string, nv, mr, vbytes int, r []VecPhysical, bv func(v int) VecPhysical, bc VecPhysical, last func(cm Mem, a VecPhysical)) {
+	Load(Param("a1"), RSI)
+	Load(Param("lda1"), R9)
+	SHLQ(U8(2), R9)
+	LEAQ(Mem{Base: R9, Index: R9, Scale: 2}, R13)
+	Load(Param("a2"), RDX)
+	Load(Param("lda2"), R10)
+	SHLQ(U8(2), R10)
+	LEAQ(Mem{Base: R10, Index: R10, Scale: 2}, R15)
+	Load(Param("c"), RDI)
+	Load(Param("ldc"), R8)
+	SHLQ(U8(2), R8)
+	LEAQ(Mem{Base: R8, Index: R8, Scale: 2}, RBX)
+	Load(Param("rows"), RCX)
+	acc := func(i, v int) VecPhysical { return r[i*nv+v] }
+	block := func(m int, bp string) {
+		if m > 4 {
+			LEAQ(Mem{Base: RSI, Index: R9, Scale: 4}, R12)
+			LEAQ(Mem{Base: RDX, Index: R10, Scale: 4}, R14)
+		}
+		for i := 0; i < m; i++ {
+			for v := 0; v < nv; v++ {
+				VXORPS(acc(i, v), acc(i, v), acc(i, v))
+			}
+		}
+		Load(Param("bp"), R11)
+		for ph, regs := range [][4]Register{{RSI, R12, R9, R13}, {RDX, R14, R10, R15}} {
+			lp := fmt.Sprintf("%s_p%d", bp, ph)
+			Load(Param("k"), RAX)
+			Label(lp)
+			for v := 0; v < nv; v++ {
+				VMOVUPS(Mem{Base: R11, Disp: vbytes * v}, bv(v))
+			}
+			for i := 0; i < m; i++ {
+				VBROADCASTSS(rowAddr(regs[0], regs[1], regs[2], regs[3], i, 0), bc)
+				for v := 0; v < nv; v++ {
+					VFMADD231PS(bv(v), bc, acc(i, v))
+				}
+			}
+			ADDQ(bstepAddr(), R11)
+			ADDQ(U8(4), regs[0])
+			if m > 4 {
+				ADDQ(U8(4), regs[1])
+			}
+			DECQ(RAX)
+			JNZ(LabelRef(lp))
+			// Back to the block's first column.
+			Load(Param("k"), RAX)
+			SHLQ(U8(2), RAX)
+			SUBQ(RAX, regs[0])
+		}
+		if m > 4 {
+			LEAQ(Mem{Base: RDI, Index: R8, Scale: 4}, R11)
+		}
+		for i := 0; i < m; i++ {
+			for v := 0; v < nv; v++ {
+				cm := rowAddr(RDI, R11, R8, RBX, i, vbytes*v)
+				a := acc(i, v)
+				if v < nv-1 {
+					VADDPS(cm, a, a)
+					VMOVUPS(a, cm)
+					continue
+				}
+				last(cm, a)
+			}
+		}
+		// Next block of rows.
+		IMUL3Q(U32(m), R9, R11)
+		ADDQ(R11, RSI)
+		IMUL3Q(U32(m), R10, R11)
+		ADDQ(R11, RDX)
+		IMUL3Q(U32(m), R8, R11)
+		ADDQ(R11, RDI)
+	}
+	Label(pfx + "_blk")
+	CMPQ(RCX, U8(mr))
+	JL(LabelRef(pfx + "_one"))
+	block(mr, pfx+"_b")
+	SUBQ(U8(mr), RCX)
+	JMP(LabelRef(pfx + "_blk"))
+	Label(pfx + "_one")
+	TESTQ(RCX, RCX)
+	JE(LabelRef(done))
+	block(1, pfx+"_s")
+	DECQ(RCX)
+	JMP(LabelRef(pfx + "_one"))
 }
