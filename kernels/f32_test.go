@@ -47,6 +47,23 @@ func (m *matrix32) data() []float32 {
 
 func (m *matrix32) at(r, c int) float64 { return float64(m.buf[m.off+r*m.ld+c]) }
 
+// checkOutput checks an n x d float32 result in m bit for bit against
+// want (stride d), and every other element of m's buffer (guards, the
+// columns beyond d) against before.
+func (m *matrix32) checkOutput(t *testing.T, name string, n, d int, want, before []float32) {
+	t.Helper()
+	for i, v := range m.buf {
+		r, j := (i-m.off)/max(m.ld, 1), (i-m.off)%max(m.ld, 1)
+		if i >= m.off && r < n && j < d && n > 0 {
+			if g, w := math.Float32bits(v), math.Float32bits(want[r*d+j]); g != w {
+				t.Fatalf("%s: C[%d,%d] = %v (%#x), want %v (%#x)", name, r, j, v, g, want[r*d+j], w)
+			}
+		} else if math.Float32bits(v) != math.Float32bits(before[i]) {
+			t.Fatalf("%s: buffer index %d (not an output) changed", name, i)
+		}
+	}
+}
+
 func (m *matrix32) checkUnchanged(t *testing.T, name string, before []float32) {
 	t.Helper()
 	for i, v := range m.buf {

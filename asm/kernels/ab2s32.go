@@ -287,16 +287,7 @@ func genAB2S32Packed512() {
 	bc := r[2*mr+2]
 
 	// K1: the last vector's (nc-1)%16+1 lanes; BX: the vectors but one.
-	Load(Param("nc"), RCX)
-	DECQ(RCX)
-	MOVQ(RCX, RBX)
-	SHRQ(U8(4), RBX)
-	ANDQ(U8(15), RCX)
-	INCQ(RCX)
-	MOVL(U32(1), EDX)
-	SHLL(CL, EDX)
-	DECL(EDX)
-	KMOVW(EDX, K1)
+	masks32(avx512f32)
 	done := name + "_done"
 	for nv := 1; nv <= 2; nv++ {
 		CMPQ(RBX, U8(nv-1))
