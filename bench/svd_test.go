@@ -79,7 +79,9 @@ func BenchmarkSVDValues(b *testing.B) {
 }
 
 // BenchmarkSVD: full d x d SVD with U and V (the two winners of a training
-// step). ours: Small.Factorize; gonum: mat.SVD SVDThin + UTo + VTo.
+// step). ours: Small.Factorize; ours-pair, ours-pair32: svd.Pair's
+// Factorize and Factorize32 (float32 lanes); gonum: mat.SVD SVDThin + UTo
+// + VTo.
 func BenchmarkSVD(b *testing.B) {
 	const k = 8
 	for _, d := range []int{5, 12, 25} {
@@ -98,25 +100,36 @@ func BenchmarkSVD(b *testing.B) {
 				}
 			}
 		})
-		b.Run(fmt.Sprintf("d=%d/ours-pair", d), func(b *testing.B) {
-			// One op factorises two matrices (svd.Pair: a training step's
-			// two winners); ns/matrix compares with ours.
-			p := svd.NewPair(d)
-			var u, s, v [2][]float64
-			for i := range u {
-				u[i], s[i], v[i] = make([]float64, d*d), make([]float64, d), make([]float64, d*d)
+		for _, f32 := range []bool{false, true} {
+			name := "ours-pair"
+			if f32 {
+				name = "ours-pair32"
 			}
-			b.ReportAllocs()
-			b.ResetTimer()
-			for i := 0; i < b.N; i++ {
-				j := (2 * i) % k
-				a := [2][]float64{ms[j*d*d:], ms[(j+1)*d*d:]}
-				if err := p.Factorize(u, d, s, v, d, a, d); err != nil {
-					b.Fatal(err)
+			b.Run(fmt.Sprintf("d=%d/%s", d, name), func(b *testing.B) {
+				// One op factorises two matrices (svd.Pair: a training
+				// step's two winners; ours-pair32 by Pair.Factorize32, a
+				// float32 model's); ns/matrix compares with ours.
+				p := svd.NewPair(d)
+				factor := p.Factorize
+				if f32 {
+					factor = p.Factorize32
 				}
-			}
-			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(2*b.N), "ns/matrix")
-		})
+				var u, s, v [2][]float64
+				for i := range u {
+					u[i], s[i], v[i] = make([]float64, d*d), make([]float64, d), make([]float64, d*d)
+				}
+				b.ReportAllocs()
+				b.ResetTimer()
+				for i := 0; i < b.N; i++ {
+					j := (2 * i) % k
+					a := [2][]float64{ms[j*d*d:], ms[(j+1)*d*d:]}
+					if err := factor(u, d, s, v, d, a, d); err != nil {
+						b.Fatal(err)
+					}
+				}
+				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(2*b.N), "ns/matrix")
+			})
+		}
 		b.Run(fmt.Sprintf("d=%d/gonum", d), func(b *testing.B) {
 			dense := make([]*mat.Dense, k)
 			for j := range dense {

@@ -1621,15 +1621,19 @@ func (t *trainer) gradient(p *linalg.Dense, y int) (stepResult, error) {
 	// same either way. Angles from this factorisation.
 	d := t.base.d
 	t.sideK = [2]int{plus, minus}
-	// A Float32 model's step takes both winners' distances from this
-	// factorisation's values (Small's), whatever the search computed: not
-	// from a run of the batch kernel beside it (Pair.FactorizeValues) for
-	// the winners whose distances the search left enclosed. The two
-	// differ by about 1e-15 of a value, a billionth of what the float32
-	// products already moved them, and the second run cost 12% of a
-	// float32 yaleb step (two 25 x 25 matrices). Both winners always, so
-	// that a pruned search gives the exhaustive one's model, bit for bit.
-	// A Float64 model keeps Batch.Values' bits (its model files).
+	// A Float32 model's step factorises its winners in float32 lanes
+	// where the CPU has the kernel (svd's Factorize32: AVX-512, 3 <= d <=
+	// 32; Factorize elsewhere): their products are float32 sums, about
+	// 1e-7 of their scale from the float64 ones, which is what a float32
+	// factorisation keeps; at d = 25 it halved the pair's time (70.7 →
+	// 35.0 µs) and took a float32 yaleb epoch from 1.42 to 1.28 floors.
+	// It takes both winners' distances from this factorisation's values,
+	// whatever the search computed: not from a run of the batch kernel
+	// beside it (Pair.FactorizeValues) for the winners whose distances
+	// the search left enclosed, which cost 12% of a float32 yaleb step
+	// (two 25 x 25 matrices). Both winners always, so that a pruned search
+	// gives the exhaustive one's model, bit for bit. A Float64 model
+	// keeps Batch.Values' bits (its model files).
 	f32 := t.base.cfg.Precision == Float32
 	t.needBV = [2]bool{!w.Exact[0] && !f32, !w.Exact[1] && !f32}
 	if t.eng.Solo() {
@@ -1722,9 +1726,12 @@ func (t *trainer) factorSide(side int) {
 	d := t.base.d
 	sm := t.pair.Small(side)
 	a, lda := t.eng.Projection(t.sideK[side]), t.eng.ProjStride()
-	if t.needBV[side] {
+	switch {
+	case t.needBV[side]:
 		t.sideErr[side] = sm.FactorizeValues(t.qp[side], d, t.cs[side], t.qw[side], d, t.bv[side], a, lda)
-	} else {
+	case t.base.cfg.Precision == Float32:
+		t.sideErr[side] = sm.Factorize32(t.qp[side], d, t.cs[side], t.qw[side], d, a, lda)
+	default:
 		t.sideErr[side] = sm.Factorize(t.qp[side], d, t.cs[side], t.qw[side], d, a, lda)
 	}
 	if t.sideErr[side] == nil {
@@ -1739,9 +1746,12 @@ func (t *trainer) factorBoth() {
 	a := [2][]float64{t.eng.Projection(t.sideK[0]), t.eng.Projection(t.sideK[1])}
 	t.sideErr = [2]error{}
 	var err error
-	if t.needBV[0] || t.needBV[1] {
+	switch {
+	case t.needBV[0] || t.needBV[1]:
 		err = t.pair.FactorizeValues(t.qp, d, t.cs, t.qw, t.bv, d, a, t.eng.ProjStride())
-	} else {
+	case t.base.cfg.Precision == Float32:
+		err = t.pair.Factorize32(t.qp, d, t.cs, t.qw, d, a, t.eng.ProjStride())
+	default:
 		err = t.pair.Factorize(t.qp, d, t.cs, t.qw, d, a, t.eng.ProjStride())
 	}
 	if err != nil {

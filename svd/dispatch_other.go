@@ -103,3 +103,29 @@ func newDualAsm(n int) *dualAsm { return nil }
 func (p *Pair) factorizeDual(u [2][]float64, ldu int, s, v [2][]float64, ldv int, a [2][]float64, lda int) bool {
 	return false
 }
+
+type small32Asm struct{}
+
+func newSmall32Asm(n int) *small32Asm { return nil }
+
+func factorize32Native(n int) bool { return false }
+
+func (w *Small) factorize32Asm(u []float64, ldu int, s []float64, v []float64, ldv int, a []float64, lda int) bool {
+	return false
+}
+
+type dual32Asm struct{}
+
+func newDual32Asm(n int) *dual32Asm { return nil }
+
+func (p *Pair) factorize32Dual(u [2][]float64, ldu int, s, v [2][]float64, ldv int, a [2][]float64, lda int) bool {
+	return false
+}
+
+type pack32Asm struct{}
+
+func newPack32Asm(n int) *pack32Asm { return nil }
+
+func (p *Pair) factorize32Pack(u [2][]float64, ldu int, s, v [2][]float64, ldv int, a [2][]float64, lda int) bool {
+	return false
+}

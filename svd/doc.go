@@ -23,6 +23,11 @@
 //     the factorisation's own kernel run where that run is certified to be
 //     Batch.Values'; on AVX-512 from one more run for both; see
 //     factorvalues.go).
+//   - Factorize32 (Small and Pair): Factorize to float32's accuracy, for
+//     a float32 model's winners, whose products are float32 sums: on
+//     AVX-512 for 3 <= n <= 32 the matrix rounded to float32 and the
+//     iteration in 16 float32 lanes a vector (Factorize32Native), both of
+//     a Pair in one run; elsewhere it is Factorize (below).
 //   - Gram: enclosures lo <= σ_j² <= hi of the squared singular values of
 //     many n x n matrices, certified, at a fraction of the Jacobi
 //     iteration's cost for larger n (see below).
@@ -357,6 +362,23 @@
 //     zeros). Pair.Factorize on Zen 5: 2.35 → 1.57 µs at n = 5, 4.9 → 3.6
 //     µs at n = 8, 9.4 → 7.5 µs at n = 12, 15.9 → 14.2 µs at n = 16. On
 //     other implementations Pair calls Small.Factorize twice.
+//   - Factorize32 (AVX-512, 3 <= n <= 32): the kernels above generated in
+//     float32 lanes (jacobi1S32AVX512, jacobi1Dual32AVX512: the same
+//     rounds, pairs, masks and loops, 16 lanes a vector, VPERMT2PS), on
+//     the matrix scaled by a power of two and rounded to float32, to the
+//     tolerance max(n, 8)·2⁻²³ and with negligible columns below 2⁻²⁴ ‖A‖_F
+//     (the matrix's own float32 rounding); the converged columns are
+//     widened and finished in float64 as Factorize's. A Pair's two
+//     matrices take one vector each, so at n = 25 both run in the vectors
+//     one float64 matrix needs: BenchmarkSVD's d = 25 pair on Zen 5 70.7 →
+//     35.0 µs (the float32 iteration also converges a sweep earlier: 7-8
+//     sweeps against 8-9), d = 12 10.3 → 9.2 µs. Accuracy (TestFactorize32,
+//     every n up to 34 and the hard and angle inputs of the other tests):
+//     values within 4 n 2⁻²⁴ ‖A‖₂ of Factorize's, U and V orthonormal and
+//     A reconstructed within 4 n 2⁻²⁴ (the largest seen 0.84 of that);
+//     each of a Pair's matrices has the bits of Small.Factorize32 alone
+//     (TestPairFactorize32). Elsewhere (AVX2, generic, other n) Factorize32
+//     is Factorize, bit for bit.
 //   - Small (3 <= n <= 32; larger n use the pure-Go path) and Tall's R: one
 //     matrix, the n/2 disjoint pairs of a round in the lanes of one or two
 //     ZMM registers (left columns, right columns), the next round's pairing

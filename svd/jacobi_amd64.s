@@ -3341,6 +3341,975 @@ converged:
 	VZEROUPPER
 	RET
 
+// func jacobi1S32AVX512(buf *float32, rowsA int, rowsV int, rounds int, params *[112]float32, maxSweeps int) uint64
+// Requires: AVX, AVX512F
+TEXT ·jacobi1S32AVX512(SB), NOSPLIT, $0-56
+	MOVQ         buf+0(FP), AX
+	MOVQ         params+32(FP), CX
+	VBROADCASTSS 8(CX), Z31
+	VBROADCASTSS 12(CX), Z30
+	VBROADCASTSS 16(CX), Z29
+	VBROADCASTSS (CX), Z28
+	VBROADCASTSS 4(CX), Z27
+	VMOVDQU32    64(CX), Z26
+	VMOVDQU32    128(CX), Z25
+	MOVQ         rowsA+8(FP), DX
+	MOVQ         maxSweeps+40(FP), BX
+
+	// dots of the first round
+	VPXORQ Z0, Z0, Z0
+	VPXORQ Z1, Z1, Z1
+	VPXORQ Z2, Z2, Z2
+	MOVQ   AX, SI
+	MOVQ   DX, DI
+
+d0:
+	VMOVAPS     (SI), Z3
+	VMOVAPS     64(SI), Z4
+	VFMADD231PS Z3, Z3, Z0
+	VFMADD231PS Z4, Z4, Z1
+	VFMADD231PS Z4, Z3, Z2
+	ADDQ        $0x00000080, SI
+	DECQ        DI
+	JNZ         d0
+
+	// parameters of the first round
+	VMULPS Z2, Z2, Z3
+	VMULPS Z1, Z0, Z4
+	VMULPS Z28, Z4, Z4
+	VCMPPS $0x1e, Z4, Z3, K1
+	VCMPPS $0x1e, Z27, Z0, K1, K1
+	VCMPPS $0x1e, Z27, Z1, K1, K1
+
+	// t = sign(d) 2γ / (|d| + sqrt(d² + 4γ²)), d = β - α; c = 1/sqrt(1+t²), s = c t
+	VSUBPS      Z0, Z1, Z5
+	VADDPS      Z2, Z2, Z6
+	VMULPS      Z6, Z6, Z7
+	VFMADD231PS Z5, Z5, Z7
+	VSQRTPS     Z7, Z7
+	VPANDQ      Z5, Z30, Z8
+	VADDPS      Z8, Z7, Z7
+	VPANDQ      Z5, Z29, Z8
+	VPXORQ      Z8, Z6, Z6
+	VDIVPS      Z7, Z6, Z6
+	VMOVAPS     Z31, Z7
+	VFMADD231PS Z6, Z6, Z7
+	VSQRTPS     Z7, Z7
+	VDIVPS      Z7, Z31, Z8
+	VMULPS      Z6, Z8, Z9
+	VBLENDMPS   Z8, Z31, K1, Z22
+	VMOVAPS.Z   Z9, K1, Z21
+	KMOVW       K1, K5
+	VMOVAPS     Z22, Z24
+	VMOVAPS     Z21, Z23
+	KMOVW       K5, K6
+
+sweep:
+	KXORW K2, K2, K2
+	MOVQ  rounds+24(FP), R8
+
+round:
+	// K2 |= lanes rotating in this round; A rows, then the next round's
+	// parameters (their latency overlaps the V rows), then V rows
+	KORW     K6, K2, K2
+	VPXORQ   Z0, Z0, Z0
+	VPXORQ   Z1, Z1, Z1
+	VPXORQ   Z2, Z2, Z2
+	MOVQ     AX, SI
+	MOVQ     DX, DI
+	KORTESTW K6, K6
+	JZ       perma
+
+rota:
+	VMOVAPS     (SI), Z3
+	VMOVAPS     64(SI), Z4
+	VMULPS      Z4, Z23, Z5
+	VMULPS      Z3, Z23, Z6
+	VFMSUB231PS Z3, Z24, Z5
+	VFMADD231PS Z4, Z24, Z6
+	VMOVAPS     Z5, Z3
+	VPERMT2PS   Z6, Z26, Z3
+	VMOVAPS     Z6, Z4
+	VPERMT2PS   Z5, Z25, Z4
+	VMOVAPS     Z3, (SI)
+	VMOVAPS     Z4, 64(SI)
+	VFMADD231PS Z3, Z3, Z0
+	VFMADD231PS Z4, Z4, Z1
+	VFMADD231PS Z4, Z3, Z2
+	ADDQ        $0x00000080, SI
+	DECQ        DI
+	JNZ         rota
+	JMP         adone
+
+perma:
+	VMOVAPS     (SI), Z5
+	VMOVAPS     64(SI), Z6
+	VMOVAPS     Z5, Z3
+	VPERMT2PS   Z6, Z26, Z3
+	VMOVAPS     Z6, Z4
+	VPERMT2PS   Z5, Z25, Z4
+	VMOVAPS     Z3, (SI)
+	VMOVAPS     Z4, 64(SI)
+	VFMADD231PS Z3, Z3, Z0
+	VFMADD231PS Z4, Z4, Z1
+	VFMADD231PS Z4, Z3, Z2
+	ADDQ        $0x00000080, SI
+	DECQ        DI
+	JNZ         perma
+
+adone:
+	VMULPS Z2, Z2, Z3
+	VMULPS Z1, Z0, Z4
+	VMULPS Z28, Z4, Z4
+	VCMPPS $0x1e, Z4, Z3, K1
+	VCMPPS $0x1e, Z27, Z0, K1, K1
+	VCMPPS $0x1e, Z27, Z1, K1, K1
+
+	// t = sign(d) 2γ / (|d| + sqrt(d² + 4γ²)), d = β - α; c = 1/sqrt(1+t²), s = c t
+	VSUBPS      Z0, Z1, Z5
+	VADDPS      Z2, Z2, Z6
+	VMULPS      Z6, Z6, Z7
+	VFMADD231PS Z5, Z5, Z7
+	VSQRTPS     Z7, Z7
+	VPANDQ      Z5, Z30, Z8
+	VADDPS      Z8, Z7, Z7
+	VPANDQ      Z5, Z29, Z8
+	VPXORQ      Z8, Z6, Z6
+	VDIVPS      Z7, Z6, Z6
+	VMOVAPS     Z31, Z7
+	VFMADD231PS Z6, Z6, Z7
+	VSQRTPS     Z7, Z7
+	VDIVPS      Z7, Z31, Z8
+	VMULPS      Z6, Z8, Z9
+	VBLENDMPS   Z8, Z31, K1, Z22
+	VMOVAPS.Z   Z9, K1, Z21
+	KMOVW       K1, K5
+	MOVQ        rowsV+16(FP), DI
+	TESTQ       DI, DI
+	JZ          next
+	KORTESTW    K6, K6
+	JZ          permv
+
+rotv:
+	VMOVAPS     (SI), Z3
+	VMOVAPS     64(SI), Z4
+	VMULPS      Z4, Z23, Z5
+	VMULPS      Z3, Z23, Z6
+	VFMSUB231PS Z3, Z24, Z5
+	VFMADD231PS Z4, Z24, Z6
+	VMOVAPS     Z5, Z3
+	VPERMT2PS   Z6, Z26, Z3
+	VMOVAPS     Z6, Z4
+	VPERMT2PS   Z5, Z25, Z4
+	VMOVAPS     Z3, (SI)
+	VMOVAPS     Z4, 64(SI)
+	ADDQ        $0x00000080, SI
+	DECQ        DI
+	JNZ         rotv
+	JMP         next
+
+permv:
+	VMOVAPS   (SI), Z5
+	VMOVAPS   64(SI), Z6
+	VMOVAPS   Z5, Z3
+	VPERMT2PS Z6, Z26, Z3
+	VMOVAPS   Z6, Z4
+	VPERMT2PS Z5, Z25, Z4
+	VMOVAPS   Z3, (SI)
+	VMOVAPS   Z4, 64(SI)
+	ADDQ      $0x00000080, SI
+	DECQ      DI
+	JNZ       permv
+
+next:
+	VMOVAPS  Z22, Z24
+	VMOVAPS  Z21, Z23
+	KMOVW    K5, K6
+	DECQ     R8
+	JNZ      round
+	KORTESTW K2, K2
+	JZ       converged
+	DECQ     BX
+	JNZ      sweep
+	MOVQ     $0x00000001, AX
+	MOVQ     AX, ret+48(FP)
+	VZEROUPPER
+	RET
+
+converged:
+	VMOVUPS Z0, 192(CX)
+	VMOVUPS Z1, 320(CX)
+	XORQ    AX, AX
+	MOVQ    AX, ret+48(FP)
+	VZEROUPPER
+	RET
+
+// func jacobi1Dual32AVX512(buf *float32, rowsA int, rowsV int, rounds int, params *[112]float32, maxSweeps int) uint64
+// Requires: AVX, AVX512F
+TEXT ·jacobi1Dual32AVX512(SB), NOSPLIT, $0-56
+	MOVQ         buf+0(FP), AX
+	MOVQ         params+32(FP), CX
+	VBROADCASTSS 8(CX), Z31
+	VBROADCASTSS 12(CX), Z30
+	VBROADCASTSS 16(CX), Z29
+	VBROADCASTSS (CX), Z28
+	VBROADCASTSS 4(CX), Z27
+	VBROADCASTSS 20(CX), Z24
+	VMOVDQU32    64(CX), Z26
+	VMOVDQU32    128(CX), Z25
+	MOVQ         rowsA+8(FP), DX
+	MOVQ         maxSweeps+40(FP), BX
+
+	// dots of the first round
+	VPXORQ Z0, Z0, Z0
+	VPXORQ Z1, Z1, Z1
+	VPXORQ Z2, Z2, Z2
+	VPXORQ Z3, Z3, Z3
+	VPXORQ Z4, Z4, Z4
+	VPXORQ Z5, Z5, Z5
+	MOVQ   AX, SI
+	MOVQ   DX, DI
+
+d0:
+	VMOVAPS     (SI), Z6
+	VMOVAPS     128(SI), Z7
+	VMOVAPS     64(SI), Z8
+	VMOVAPS     192(SI), Z9
+	VFMADD231PS Z6, Z6, Z0
+	VFMADD231PS Z7, Z7, Z1
+	VFMADD231PS Z7, Z6, Z2
+	VFMADD231PS Z8, Z8, Z3
+	VFMADD231PS Z9, Z9, Z4
+	VFMADD231PS Z9, Z8, Z5
+	ADDQ        $0x00000100, SI
+	DECQ        DI
+	JNZ         d0
+
+	// parameters of the first round
+	VMULPS Z2, Z2, Z6
+	VMULPS Z1, Z0, Z7
+	VMULPS Z28, Z7, Z7
+	VCMPPS $0x1e, Z7, Z6, K1
+	VCMPPS $0x1e, Z27, Z0, K1, K1
+	VCMPPS $0x1e, Z27, Z1, K1, K1
+
+	// t = sign(d) 2γ / (|d| + sqrt(d² + 4γ²)), d = β - α; c = 1/sqrt(1+t²), s = c t
+	VSUBPS      Z0, Z1, Z8
+	VADDPS      Z2, Z2, Z9
+	VMULPS      Z9, Z9, Z10
+	VFMADD231PS Z8, Z8, Z10
+	VSQRTPS     Z10, Z10
+	VPANDQ      Z8, Z30, Z11
+	VADDPS      Z11, Z10, Z10
+	VPANDQ      Z8, Z29, Z11
+	VPXORQ      Z11, Z9, Z9
+	VDIVPS      Z10, Z9, Z9
+	VMOVAPS     Z31, Z10
+	VFMADD231PS Z9, Z9, Z10
+	VSQRTPS     Z10, Z10
+	VDIVPS      Z10, Z31, Z11
+	VMULPS      Z9, Z11, Z12
+	VBLENDMPS   Z11, Z31, K1, Z18
+	VMOVAPS.Z   Z12, K1, Z17
+	VMULPS      Z5, Z5, Z6
+	VMULPS      Z4, Z3, Z7
+	VMULPS      Z28, Z7, Z7
+	VCMPPS      $0x1e, Z7, Z6, K3
+	VCMPPS      $0x1e, Z24, Z3, K3, K3
+	VCMPPS      $0x1e, Z24, Z4, K3, K3
+
+	// t = sign(d) 2γ / (|d| + sqrt(d² + 4γ²)), d = β - α; c = 1/sqrt(1+t²), s = c t
+	VSUBPS      Z3, Z4, Z8
+	VADDPS      Z5, Z5, Z9
+	VMULPS      Z9, Z9, Z10
+	VFMADD231PS Z8, Z8, Z10
+	VSQRTPS     Z10, Z10
+	VPANDQ      Z8, Z30, Z11
+	VADDPS      Z11, Z10, Z10
+	VPANDQ      Z8, Z29, Z11
+	VPXORQ      Z11, Z9, Z9
+	VDIVPS      Z10, Z9, Z9
+	VMOVAPS     Z31, Z10
+	VFMADD231PS Z9, Z9, Z10
+	VSQRTPS     Z10, Z10
+	VDIVPS      Z10, Z31, Z11
+	VMULPS      Z9, Z11, Z12
+	VBLENDMPS   Z11, Z31, K3, Z16
+	VMOVAPS.Z   Z12, K3, Z15
+	KORW        K1, K3, K5
+	VMOVAPS     Z18, Z22
+	VMOVAPS     Z17, Z21
+	VMOVAPS     Z16, Z20
+	VMOVAPS     Z15, Z19
+	KMOVW       K5, K6
+	KMOVW       K1, K4
+	KMOVW       K3, K7
+
+sweep:
+	KXORW K2, K2, K2
+	MOVQ  rounds+24(FP), R8
+
+round:
+	// K2 |= lanes rotating in this round; A rows, then the next round's
+	// parameters (their latency overlaps the V rows), then V rows
+	KORW     K6, K2, K2
+	VPXORQ   Z0, Z0, Z0
+	VPXORQ   Z1, Z1, Z1
+	VPXORQ   Z2, Z2, Z2
+	VPXORQ   Z3, Z3, Z3
+	VPXORQ   Z4, Z4, Z4
+	VPXORQ   Z5, Z5, Z5
+	MOVQ     AX, SI
+	MOVQ     DX, DI
+	KORTESTW K4, K4
+	JZ       aa0
+	KORTESTW K7, K7
+	JZ       atruefalse
+	JMP      atruetrue
+
+aa0:
+	KORTESTW K7, K7
+	JZ       afalsefalse
+	JMP      afalsetrue
+
+atruetrue:
+	VMOVAPS     (SI), Z6
+	VMOVAPS     128(SI), Z7
+	VMULPS      Z7, Z21, Z8
+	VMULPS      Z6, Z21, Z9
+	VFMSUB231PS Z6, Z22, Z8
+	VFMADD231PS Z7, Z22, Z9
+	VMOVAPS     64(SI), Z10
+	VMOVAPS     192(SI), Z11
+	VMULPS      Z11, Z19, Z12
+	VMULPS      Z10, Z19, Z13
+	VFMSUB231PS Z10, Z20, Z12
+	VFMADD231PS Z11, Z20, Z13
+	VMOVAPS     Z8, Z6
+	VPERMT2PS   Z9, Z26, Z6
+	VMOVAPS     Z9, Z7
+	VPERMT2PS   Z8, Z25, Z7
+	VMOVAPS     Z12, Z10
+	VPERMT2PS   Z13, Z26, Z10
+	VMOVAPS     Z13, Z11
+	VPERMT2PS   Z12, Z25, Z11
+	VMOVAPS     Z6, (SI)
+	VMOVAPS     Z7, 128(SI)
+	VMOVAPS     Z10, 64(SI)
+	VMOVAPS     Z11, 192(SI)
+	VFMADD231PS Z6, Z6, Z0
+	VFMADD231PS Z7, Z7, Z1
+	VFMADD231PS Z7, Z6, Z2
+	VFMADD231PS Z10, Z10, Z3
+	VFMADD231PS Z11, Z11, Z4
+	VFMADD231PS Z11, Z10, Z5
+	ADDQ        $0x00000100, SI
+	DECQ        DI
+	JNZ         atruetrue
+	JMP         adone
+
+atruefalse:
+	VMOVAPS     (SI), Z6
+	VMOVAPS     128(SI), Z7
+	VMULPS      Z7, Z21, Z8
+	VMULPS      Z6, Z21, Z9
+	VFMSUB231PS Z6, Z22, Z8
+	VFMADD231PS Z7, Z22, Z9
+	VMOVAPS     64(SI), Z12
+	VMOVAPS     192(SI), Z13
+	VMOVAPS     Z8, Z6
+	VPERMT2PS   Z9, Z26, Z6
+	VMOVAPS     Z9, Z7
+	VPERMT2PS   Z8, Z25, Z7
+	VMOVAPS     Z12, Z10
+	VPERMT2PS   Z13, Z26, Z10
+	VMOVAPS     Z13, Z11
+	VPERMT2PS   Z12, Z25, Z11
+	VMOVAPS     Z6, (SI)
+	VMOVAPS     Z7, 128(SI)
+	VMOVAPS     Z10, 64(SI)
+	VMOVAPS     Z11, 192(SI)
+	VFMADD231PS Z6, Z6, Z0
+	VFMADD231PS Z7, Z7, Z1
+	VFMADD231PS Z7, Z6, Z2
+	VFMADD231PS Z10, Z10, Z3
+	VFMADD231PS Z11, Z11, Z4
+	VFMADD231PS Z11, Z10, Z5
+	ADDQ        $0x00000100, SI
+	DECQ        DI
+	JNZ         atruefalse
+	JMP         adone
+
+afalsetrue:
+	VMOVAPS     (SI), Z8
+	VMOVAPS     128(SI), Z9
+	VMOVAPS     64(SI), Z10
+	VMOVAPS     192(SI), Z11
+	VMULPS      Z11, Z19, Z12
+	VMULPS      Z10, Z19, Z13
+	VFMSUB231PS Z10, Z20, Z12
+	VFMADD231PS Z11, Z20, Z13
+	VMOVAPS     Z8, Z6
+	VPERMT2PS   Z9, Z26, Z6
+	VMOVAPS     Z9, Z7
+	VPERMT2PS   Z8, Z25, Z7
+	VMOVAPS     Z12, Z10
+	VPERMT2PS   Z13, Z26, Z10
+	VMOVAPS     Z13, Z11
+	VPERMT2PS   Z12, Z25, Z11
+	VMOVAPS     Z6, (SI)
+	VMOVAPS     Z7, 128(SI)
+	VMOVAPS     Z10, 64(SI)
+	VMOVAPS     Z11, 192(SI)
+	VFMADD231PS Z6, Z6, Z0
+	VFMADD231PS Z7, Z7, Z1
+	VFMADD231PS Z7, Z6, Z2
+	VFMADD231PS Z10, Z10, Z3
+	VFMADD231PS Z11, Z11, Z4
+	VFMADD231PS Z11, Z10, Z5
+	ADDQ        $0x00000100, SI
+	DECQ        DI
+	JNZ         afalsetrue
+	JMP         adone
+
+afalsefalse:
+	VMOVAPS     (SI), Z8
+	VMOVAPS     128(SI), Z9
+	VMOVAPS     64(SI), Z12
+	VMOVAPS     192(SI), Z13
+	VMOVAPS     Z8, Z6
+	VPERMT2PS   Z9, Z26, Z6
+	VMOVAPS     Z9, Z7
+	VPERMT2PS   Z8, Z25, Z7
+	VMOVAPS     Z12, Z10
+	VPERMT2PS   Z13, Z26, Z10
+	VMOVAPS     Z13, Z11
+	VPERMT2PS   Z12, Z25, Z11
+	VMOVAPS     Z6, (SI)
+	VMOVAPS     Z7, 128(SI)
+	VMOVAPS     Z10, 64(SI)
+	VMOVAPS     Z11, 192(SI)
+	VFMADD231PS Z6, Z6, Z0
+	VFMADD231PS Z7, Z7, Z1
+	VFMADD231PS Z7, Z6, Z2
+	VFMADD231PS Z10, Z10, Z3
+	VFMADD231PS Z11, Z11, Z4
+	VFMADD231PS Z11, Z10, Z5
+	ADDQ        $0x00000100, SI
+	DECQ        DI
+	JNZ         afalsefalse
+
+adone:
+	VMULPS Z2, Z2, Z6
+	VMULPS Z1, Z0, Z7
+	VMULPS Z28, Z7, Z7
+	VCMPPS $0x1e, Z7, Z6, K1
+	VCMPPS $0x1e, Z27, Z0, K1, K1
+	VCMPPS $0x1e, Z27, Z1, K1, K1
+
+	// t = sign(d) 2γ / (|d| + sqrt(d² + 4γ²)), d = β - α; c = 1/sqrt(1+t²), s = c t
+	VSUBPS      Z0, Z1, Z8
+	VADDPS      Z2, Z2, Z9
+	VMULPS      Z9, Z9, Z10
+	VFMADD231PS Z8, Z8, Z10
+	VSQRTPS     Z10, Z10
+	VPANDQ      Z8, Z30, Z11
+	VADDPS      Z11, Z10, Z10
+	VPANDQ      Z8, Z29, Z11
+	VPXORQ      Z11, Z9, Z9
+	VDIVPS      Z10, Z9, Z9
+	VMOVAPS     Z31, Z10
+	VFMADD231PS Z9, Z9, Z10
+	VSQRTPS     Z10, Z10
+	VDIVPS      Z10, Z31, Z11
+	VMULPS      Z9, Z11, Z12
+	VBLENDMPS   Z11, Z31, K1, Z18
+	VMOVAPS.Z   Z12, K1, Z17
+	VMULPS      Z5, Z5, Z6
+	VMULPS      Z4, Z3, Z7
+	VMULPS      Z28, Z7, Z7
+	VCMPPS      $0x1e, Z7, Z6, K3
+	VCMPPS      $0x1e, Z24, Z3, K3, K3
+	VCMPPS      $0x1e, Z24, Z4, K3, K3
+
+	// t = sign(d) 2γ / (|d| + sqrt(d² + 4γ²)), d = β - α; c = 1/sqrt(1+t²), s = c t
+	VSUBPS      Z3, Z4, Z8
+	VADDPS      Z5, Z5, Z9
+	VMULPS      Z9, Z9, Z10
+	VFMADD231PS Z8, Z8, Z10
+	VSQRTPS     Z10, Z10
+	VPANDQ      Z8, Z30, Z11
+	VADDPS      Z11, Z10, Z10
+	VPANDQ      Z8, Z29, Z11
+	VPXORQ      Z11, Z9, Z9
+	VDIVPS      Z10, Z9, Z9
+	VMOVAPS     Z31, Z10
+	VFMADD231PS Z9, Z9, Z10
+	VSQRTPS     Z10, Z10
+	VDIVPS      Z10, Z31, Z11
+	VMULPS      Z9, Z11, Z12
+	VBLENDMPS   Z11, Z31, K3, Z16
+	VMOVAPS.Z   Z12, K3, Z15
+	KORW        K1, K3, K5
+	MOVQ        rowsV+16(FP), DI
+	TESTQ       DI, DI
+	JZ          next
+	KORTESTW    K4, K4
+	JZ          va0
+	KORTESTW    K7, K7
+	JZ          vtruefalse
+	JMP         vtruetrue
+
+va0:
+	KORTESTW K7, K7
+	JZ       vfalsefalse
+	JMP      vfalsetrue
+
+vtruetrue:
+	VMOVAPS     (SI), Z6
+	VMOVAPS     128(SI), Z7
+	VMULPS      Z7, Z21, Z8
+	VMULPS      Z6, Z21, Z9
+	VFMSUB231PS Z6, Z22, Z8
+	VFMADD231PS Z7, Z22, Z9
+	VMOVAPS     64(SI), Z10
+	VMOVAPS     192(SI), Z11
+	VMULPS      Z11, Z19, Z12
+	VMULPS      Z10, Z19, Z13
+	VFMSUB231PS Z10, Z20, Z12
+	VFMADD231PS Z11, Z20, Z13
+	VMOVAPS     Z8, Z6
+	VPERMT2PS   Z9, Z26, Z6
+	VMOVAPS     Z9, Z7
+	VPERMT2PS   Z8, Z25, Z7
+	VMOVAPS     Z12, Z10
+	VPERMT2PS   Z13, Z26, Z10
+	VMOVAPS     Z13, Z11
+	VPERMT2PS   Z12, Z25, Z11
+	VMOVAPS     Z6, (SI)
+	VMOVAPS     Z7, 128(SI)
+	VMOVAPS     Z10, 64(SI)
+	VMOVAPS     Z11, 192(SI)
+	ADDQ        $0x00000100, SI
+	DECQ        DI
+	JNZ         vtruetrue
+	JMP         next
+
+vtruefalse:
+	VMOVAPS     (SI), Z6
+	VMOVAPS     128(SI), Z7
+	VMULPS      Z7, Z21, Z8
+	VMULPS      Z6, Z21, Z9
+	VFMSUB231PS Z6, Z22, Z8
+	VFMADD231PS Z7, Z22, Z9
+	VMOVAPS     64(SI), Z12
+	VMOVAPS     192(SI), Z13
+	VMOVAPS     Z8, Z6
+	VPERMT2PS   Z9, Z26, Z6
+	VMOVAPS     Z9, Z7
+	VPERMT2PS   Z8, Z25, Z7
+	VMOVAPS     Z12, Z10
+	VPERMT2PS   Z13, Z26, Z10
+	VMOVAPS     Z13, Z11
+	VPERMT2PS   Z12, Z25, Z11
+	VMOVAPS     Z6, (SI)
+	VMOVAPS     Z7, 128(SI)
+	VMOVAPS     Z10, 64(SI)
+	VMOVAPS     Z11, 192(SI)
+	ADDQ        $0x00000100, SI
+	DECQ        DI
+	JNZ         vtruefalse
+	JMP         next
+
+vfalsetrue:
+	VMOVAPS     (SI), Z8
+	VMOVAPS     128(SI), Z9
+	VMOVAPS     64(SI), Z10
+	VMOVAPS     192(SI), Z11
+	VMULPS      Z11, Z19, Z12
+	VMULPS      Z10, Z19, Z13
+	VFMSUB231PS Z10, Z20, Z12
+	VFMADD231PS Z11, Z20, Z13
+	VMOVAPS     Z8, Z6
+	VPERMT2PS   Z9, Z26, Z6
+	VMOVAPS     Z9, Z7
+	VPERMT2PS   Z8, Z25, Z7
+	VMOVAPS     Z12, Z10
+	VPERMT2PS   Z13, Z26, Z10
+	VMOVAPS     Z13, Z11
+	VPERMT2PS   Z12, Z25, Z11
+	VMOVAPS     Z6, (SI)
+	VMOVAPS     Z7, 128(SI)
+	VMOVAPS     Z10, 64(SI)
+	VMOVAPS     Z11, 192(SI)
+	ADDQ        $0x00000100, SI
+	DECQ        DI
+	JNZ         vfalsetrue
+	JMP         next
+
+vfalsefalse:
+	VMOVAPS   (SI), Z8
+	VMOVAPS   128(SI), Z9
+	VMOVAPS   64(SI), Z12
+	VMOVAPS   192(SI), Z13
+	VMOVAPS   Z8, Z6
+	VPERMT2PS Z9, Z26, Z6
+	VMOVAPS   Z9, Z7
+	VPERMT2PS Z8, Z25, Z7
+	VMOVAPS   Z12, Z10
+	VPERMT2PS Z13, Z26, Z10
+	VMOVAPS   Z13, Z11
+	VPERMT2PS Z12, Z25, Z11
+	VMOVAPS   Z6, (SI)
+	VMOVAPS   Z7, 128(SI)
+	VMOVAPS   Z10, 64(SI)
+	VMOVAPS   Z11, 192(SI)
+	ADDQ      $0x00000100, SI
+	DECQ      DI
+	JNZ       vfalsefalse
+
+next:
+	VMOVAPS  Z18, Z22
+	VMOVAPS  Z17, Z21
+	VMOVAPS  Z16, Z20
+	VMOVAPS  Z15, Z19
+	KMOVW    K5, K6
+	KMOVW    K1, K4
+	KMOVW    K3, K7
+	DECQ     R8
+	JNZ      round
+	KORTESTW K2, K2
+	JZ       converged
+	DECQ     BX
+	JNZ      sweep
+	MOVQ     $0x00000001, AX
+	MOVQ     AX, ret+48(FP)
+	VZEROUPPER
+	RET
+
+converged:
+	VMOVUPS Z0, 192(CX)
+	VMOVUPS Z1, 320(CX)
+	VMOVUPS Z3, 256(CX)
+	VMOVUPS Z4, 384(CX)
+	XORQ    AX, AX
+	MOVQ    AX, ret+48(FP)
+	VZEROUPPER
+	RET
+
+// func jacobi1Pack32AVX512(buf *float32, rowsA int, rowsV int, rounds int, params *[112]float32, maxSweeps int) uint64
+// Requires: AVX, AVX512F
+TEXT ·jacobi1Pack32AVX512(SB), NOSPLIT, $0-56
+	MOVQ         buf+0(FP), AX
+	MOVQ         params+32(FP), CX
+	VBROADCASTSS 8(CX), Z31
+	VBROADCASTSS 12(CX), Z30
+	VBROADCASTSS 16(CX), Z29
+	VBROADCASTSS (CX), Z28
+	VMOVUPS      384(CX), Z27
+	MOVL         $0x000000ff, DX
+	KMOVW        DX, K4
+	MOVL         $0x0000ff00, DX
+	KMOVW        DX, K3
+	VMOVDQU32    64(CX), Z26
+	VMOVDQU32    128(CX), Z25
+	MOVQ         rowsA+8(FP), DX
+	MOVQ         maxSweeps+40(FP), BX
+
+	// dots of the first round
+	VPXORQ Z0, Z0, Z0
+	VPXORQ Z1, Z1, Z1
+	VPXORQ Z2, Z2, Z2
+	MOVQ   AX, SI
+	MOVQ   DX, DI
+
+d0:
+	VMOVAPS     (SI), Z3
+	VMOVAPS     64(SI), Z4
+	VFMADD231PS Z3, Z3, Z0
+	VFMADD231PS Z4, Z4, Z1
+	VFMADD231PS Z4, Z3, Z2
+	ADDQ        $0x00000080, SI
+	DECQ        DI
+	JNZ         d0
+
+	// parameters of the first round
+	VMULPS Z2, Z2, Z3
+	VMULPS Z1, Z0, Z4
+	VMULPS Z28, Z4, Z4
+	VCMPPS $0x1e, Z4, Z3, K1
+	VCMPPS $0x1e, Z27, Z0, K1, K1
+	VCMPPS $0x1e, Z27, Z1, K1, K1
+
+	// t = sign(d) 2γ / (|d| + sqrt(d² + 4γ²)), d = β - α; c = 1/sqrt(1+t²), s = c t
+	VSUBPS      Z0, Z1, Z5
+	VADDPS      Z2, Z2, Z6
+	VMULPS      Z6, Z6, Z7
+	VFMADD231PS Z5, Z5, Z7
+	VSQRTPS     Z7, Z7
+	VPANDQ      Z5, Z30, Z8
+	VADDPS      Z8, Z7, Z7
+	VPANDQ      Z5, Z29, Z8
+	VPXORQ      Z8, Z6, Z6
+	VDIVPS      Z7, Z6, Z6
+	VMOVAPS     Z31, Z7
+	VFMADD231PS Z6, Z6, Z7
+	VSQRTPS     Z7, Z7
+	VDIVPS      Z7, Z31, Z8
+	VMULPS      Z6, Z8, Z9
+	VBLENDMPS   Z8, Z31, K1, Z22
+	VMOVAPS.Z   Z9, K1, Z21
+	KMOVW       K1, K5
+	VMOVAPS     Z22, Z24
+	VMOVAPS     Z21, Z23
+	KMOVW       K5, K6
+
+sweep:
+	KXORW K2, K2, K2
+	MOVQ  rounds+24(FP), R8
+
+round:
+	// K2 |= lanes rotating in this round; A rows, then the next round's
+	// parameters (their latency overlaps the V rows), then V rows
+	KORW     K6, K2, K2
+	VPXORQ   Z0, Z0, Z0
+	VPXORQ   Z1, Z1, Z1
+	VPXORQ   Z2, Z2, Z2
+	MOVQ     AX, SI
+	MOVQ     DX, DI
+	KANDW    K6, K4, K7
+	KORTESTW K7, K7
+	JZ       aa0
+	KANDW    K6, K3, K7
+	KORTESTW K7, K7
+	JZ       aonly0
+	JMP      aboth
+
+aa0:
+	KANDW    K6, K3, K7
+	KORTESTW K7, K7
+	JZ       anone
+
+aonly1:
+	VMOVAPS     (SI), Z3
+	VMOVAPS     64(SI), Z4
+	VMULPS      Z4, Z23, Z5
+	VMULPS      Z3, Z23, Z6
+	VFMSUB231PS Z3, Z24, Z5
+	VFMADD231PS Z4, Z24, Z6
+	VMOVAPS     Z3, K4, Z5
+	VMOVAPS     Z4, K4, Z6
+	VMOVAPS     Z5, Z3
+	VPERMT2PS   Z6, Z26, Z3
+	VMOVAPS     Z6, Z4
+	VPERMT2PS   Z5, Z25, Z4
+	VMOVAPS     Z3, (SI)
+	VMOVAPS     Z4, 64(SI)
+	VFMADD231PS Z3, Z3, Z0
+	VFMADD231PS Z4, Z4, Z1
+	VFMADD231PS Z4, Z3, Z2
+	ADDQ        $0x00000080, SI
+	DECQ        DI
+	JNZ         aonly1
+	JMP         adone
+
+aonly0:
+	VMOVAPS     (SI), Z3
+	VMOVAPS     64(SI), Z4
+	VMULPS      Z4, Z23, Z5
+	VMULPS      Z3, Z23, Z6
+	VFMSUB231PS Z3, Z24, Z5
+	VFMADD231PS Z4, Z24, Z6
+	VMOVAPS     Z3, K3, Z5
+	VMOVAPS     Z4, K3, Z6
+	VMOVAPS     Z5, Z3
+	VPERMT2PS   Z6, Z26, Z3
+	VMOVAPS     Z6, Z4
+	VPERMT2PS   Z5, Z25, Z4
+	VMOVAPS     Z3, (SI)
+	VMOVAPS     Z4, 64(SI)
+	VFMADD231PS Z3, Z3, Z0
+	VFMADD231PS Z4, Z4, Z1
+	VFMADD231PS Z4, Z3, Z2
+	ADDQ        $0x00000080, SI
+	DECQ        DI
+	JNZ         aonly0
+	JMP         adone
+
+aboth:
+	VMOVAPS     (SI), Z3
+	VMOVAPS     64(SI), Z4
+	VMULPS      Z4, Z23, Z5
+	VMULPS      Z3, Z23, Z6
+	VFMSUB231PS Z3, Z24, Z5
+	VFMADD231PS Z4, Z24, Z6
+	VMOVAPS     Z5, Z3
+	VPERMT2PS   Z6, Z26, Z3
+	VMOVAPS     Z6, Z4
+	VPERMT2PS   Z5, Z25, Z4
+	VMOVAPS     Z3, (SI)
+	VMOVAPS     Z4, 64(SI)
+	VFMADD231PS Z3, Z3, Z0
+	VFMADD231PS Z4, Z4, Z1
+	VFMADD231PS Z4, Z3, Z2
+	ADDQ        $0x00000080, SI
+	DECQ        DI
+	JNZ         aboth
+	JMP         adone
+
+anone:
+	VMOVAPS     (SI), Z5
+	VMOVAPS     64(SI), Z6
+	VMOVAPS     Z5, Z3
+	VPERMT2PS   Z6, Z26, Z3
+	VMOVAPS     Z6, Z4
+	VPERMT2PS   Z5, Z25, Z4
+	VMOVAPS     Z3, (SI)
+	VMOVAPS     Z4, 64(SI)
+	VFMADD231PS Z3, Z3, Z0
+	VFMADD231PS Z4, Z4, Z1
+	VFMADD231PS Z4, Z3, Z2
+	ADDQ        $0x00000080, SI
+	DECQ        DI
+	JNZ         anone
+
+adone:
+	VMULPS Z2, Z2, Z3
+	VMULPS Z1, Z0, Z4
+	VMULPS Z28, Z4, Z4
+	VCMPPS $0x1e, Z4, Z3, K1
+	VCMPPS $0x1e, Z27, Z0, K1, K1
+	VCMPPS $0x1e, Z27, Z1, K1, K1
+
+	// t = sign(d) 2γ / (|d| + sqrt(d² + 4γ²)), d = β - α; c = 1/sqrt(1+t²), s = c t
+	VSUBPS      Z0, Z1, Z5
+	VADDPS      Z2, Z2, Z6
+	VMULPS      Z6, Z6, Z7
+	VFMADD231PS Z5, Z5, Z7
+	VSQRTPS     Z7, Z7
+	VPANDQ      Z5, Z30, Z8
+	VADDPS      Z8, Z7, Z7
+	VPANDQ      Z5, Z29, Z8
+	VPXORQ      Z8, Z6, Z6
+	VDIVPS      Z7, Z6, Z6
+	VMOVAPS     Z31, Z7
+	VFMADD231PS Z6, Z6, Z7
+	VSQRTPS     Z7, Z7
+	VDIVPS      Z7, Z31, Z8
+	VMULPS      Z6, Z8, Z9
+	VBLENDMPS   Z8, Z31, K1, Z22
+	VMOVAPS.Z   Z9, K1, Z21
+	KMOVW       K1, K5
+	MOVQ        rowsV+16(FP), DI
+	TESTQ       DI, DI
+	JZ          next
+	KANDW       K6, K4, K7
+	KORTESTW    K7, K7
+	JZ          va0
+	KANDW       K6, K3, K7
+	KORTESTW    K7, K7
+	JZ          vonly0
+	JMP         vboth
+
+va0:
+	KANDW    K6, K3, K7
+	KORTESTW K7, K7
+	JZ       vnone
+
+vonly1:
+	VMOVAPS     (SI), Z3
+	VMOVAPS     64(SI), Z4
+	VMULPS      Z4, Z23, Z5
+	VMULPS      Z3, Z23, Z6
+	VFMSUB231PS Z3, Z24, Z5
+	VFMADD231PS Z4, Z24, Z6
+	VMOVAPS     Z3, K4, Z5
+	VMOVAPS     Z4, K4, Z6
+	VMOVAPS     Z5, Z3
+	VPERMT2PS   Z6, Z26, Z3
+	VMOVAPS     Z6, Z4
+	VPERMT2PS   Z5, Z25, Z4
+	VMOVAPS     Z3, (SI)
+	VMOVAPS     Z4, 64(SI)
+	ADDQ        $0x00000080, SI
+	DECQ        DI
+	JNZ         vonly1
+	JMP         next
+
+vonly0:
+	VMOVAPS     (SI), Z3
+	VMOVAPS     64(SI), Z4
+	VMULPS      Z4, Z23, Z5
+	VMULPS      Z3, Z23, Z6
+	VFMSUB231PS Z3, Z24, Z5
+	VFMADD231PS Z4, Z24, Z6
+	VMOVAPS     Z3, K3, Z5
+	VMOVAPS     Z4, K3, Z6
+	VMOVAPS     Z5, Z3
+	VPERMT2PS   Z6, Z26, Z3
+	VMOVAPS     Z6, Z4
+	VPERMT2PS   Z5, Z25, Z4
+	VMOVAPS     Z3, (SI)
+	VMOVAPS     Z4, 64(SI)
+	ADDQ        $0x00000080, SI
+	DECQ        DI
+	JNZ         vonly0
+	JMP         next
+
+vboth:
+	VMOVAPS     (SI), Z3
+	VMOVAPS     64(SI), Z4
+	VMULPS      Z4, Z23, Z5
+	VMULPS      Z3, Z23, Z6
+	VFMSUB231PS Z3, Z24, Z5
+	VFMADD231PS Z4, Z24, Z6
+	VMOVAPS     Z5, Z3
+	VPERMT2PS   Z6, Z26, Z3
+	VMOVAPS     Z6, Z4
+	VPERMT2PS   Z5, Z25, Z4
+	VMOVAPS     Z3, (SI)
+	VMOVAPS     Z4, 64(SI)
+	ADDQ        $0x00000080, SI
+	DECQ        DI
+	JNZ         vboth
+	JMP         next
+
+vnone:
+	VMOVAPS   (SI), Z5
+	VMOVAPS   64(SI), Z6
+	VMOVAPS   Z5, Z3
+	VPERMT2PS Z6, Z26, Z3
+	VMOVAPS   Z6, Z4
+	VPERMT2PS Z5, Z25, Z4
+	VMOVAPS   Z3, (SI)
+	VMOVAPS   Z4, 64(SI)
+	ADDQ      $0x00000080, SI
+	DECQ      DI
+	JNZ       vnone
+
+next:
+	VMOVAPS  Z22, Z24
+	VMOVAPS  Z21, Z23
+	KMOVW    K5, K6
+	DECQ     R8
+	JNZ      round
+	KORTESTW K2, K2
+	JZ       converged
+	DECQ     BX
+	JNZ      sweep
+	MOVQ     $0x00000001, AX
+	MOVQ     AX, ret+48(FP)
+	VZEROUPPER
+	RET
+
+converged:
+	VMOVUPS Z0, 192(CX)
+	VMOVUPS Z1, 320(CX)
+	XORQ    AX, AX
+	MOVQ    AX, ret+48(FP)
+	VZEROUPPER
+	RET
+
 // func jacobi1bW1AVX512(buf *float64, rows int, rounds int, params *[72]float64, flips *uint8, maxSweeps int) uint64
 // Requires: AVX, AVX512F
 TEXT ·jacobi1bW1AVX512(SB), NOSPLIT, $0-56

@@ -5,9 +5,11 @@ package svd
 // result of Small.Factorize for that matrix alone, bit for bit, on every
 // implementation. It is not safe for concurrent use.
 type Pair struct {
-	n    int
-	w    [2]*Small
-	dual *dualAsm // AVX-512, 3 <= n <= 16: both factorisations in one run
+	n      int
+	w      [2]*Small
+	dual   *dualAsm   // AVX-512, 3 <= n <= 16: both factorisations in one run
+	dual32 *dual32Asm // AVX-512, 17 <= n <= 32: both of Factorize32 in one run
+	pack32 *pack32Asm // AVX-512, 3 <= n <= 16: both of Factorize32 in one vector
 }
 
 // NewPair returns the workspace for pairs of n x n matrices,
@@ -20,6 +22,9 @@ func NewPair(n int) *Pair {
 	p := &Pair{n: n, w: [2]*Small{NewSmall(n), NewSmall(n)}}
 	if useAVX512 {
 		p.dual = newDualAsm(n)
+		if p.pack32 = newPack32Asm(n); p.pack32 == nil {
+			p.dual32 = newDual32Asm(n)
+		}
 	}
 	// FactorizeValues runs Batch.Values beside the factorisation on
 	// AVX-512 (always) and on AVX2 (where its run is not certified): the

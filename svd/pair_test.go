@@ -57,11 +57,18 @@ func pairMatrices(rng *rand.Rand, n int) []testMatrix {
 	return ms
 }
 
+// smallFactorizer is Small.Factorize or Small.Factorize32; pairFactorizer
+// Pair's.
+type (
+	smallFactorizer func(u []float64, ldu int, s []float64, v []float64, ldv int, a []float64, lda int) error
+	pairFactorizer  func(u [2][]float64, ldu int, s, v [2][]float64, ldv int, a [2][]float64, lda int) error
+)
+
 // factorizeApart is what Pair.Factorize must equal: two calls of
-// Small.Factorize, the second only if the first succeeded.
-func factorizeApart(w *Small, u [2][]float64, ldu int, s, v [2][]float64, ldv int, a [2][]float64, lda int) error {
+// Small.Factorize (f), the second only if the first succeeded.
+func factorizeApart(f smallFactorizer, u [2][]float64, ldu int, s, v [2][]float64, ldv int, a [2][]float64, lda int) error {
 	for i := range a {
-		if err := w.Factorize(u[i], ldu, s[i], v[i], ldv, a[i], lda); err != nil {
+		if err := f(u[i], ldu, s[i], v[i], ldv, a[i], lda); err != nil {
 			return &BatchError{Index: i, Err: err}
 		}
 	}
@@ -93,7 +100,13 @@ func (b *pairBuffers) outs(n, ldu, ldv int) (u, s, v [2][]float64) {
 // Small.Factorize.
 func checkPair(t *testing.T, name string, p *Pair, w *Small, a0, a1 []float64) {
 	t.Helper()
-	n := p.N()
+	checkPairBy(t, name, p.N(), p.Factorize, w.Factorize, a0, a1)
+}
+
+// checkPairBy is checkPair of the pair factoriser pf against two calls of
+// sf.
+func checkPairBy(t *testing.T, name string, n int, pf pairFactorizer, sf smallFactorizer, a0, a1 []float64) {
+	t.Helper()
 	lda, ldu, ldv := n+1, n+3, n+2
 	b0, off0 := padded(a0, n, n, lda)
 	b1, off1 := padded(a1, n, n, lda)
@@ -102,8 +115,8 @@ func checkPair(t *testing.T, name string, p *Pair, w *Small, a0, a1 []float64) {
 	got, want := newPairBuffers(n, ldu, ldv), newPairBuffers(n, ldu, ldv)
 	gu, gs, gv := got.outs(n, ldu, ldv)
 	wu, ws, wv := want.outs(n, ldu, ldv)
-	errGot := p.Factorize(gu, ldu, gs, gv, ldv, a, lda)
-	errWant := factorizeApart(w, wu, ldu, ws, wv, ldv, a, lda)
+	errGot := pf(gu, ldu, gs, gv, ldv, a, lda)
+	errWant := factorizeApart(sf, wu, ldu, ws, wv, ldv, a, lda)
 	if !sameBits(b0, orig0) || !sameBits(b1, orig1) {
 		t.Errorf("%s: input modified", name)
 	}

@@ -86,42 +86,52 @@ const (
 // L'_w (L_{w-1}, L_w), R'_w (R_w, R_{w+1}), R'_{wv-1} (R_{wv-1}, L_{wv-1}).
 // Lanes at or beyond h keep their (zero) value.
 func permIndices(h, wv int) (idxL, idxR [16]int64) {
+	permTables(idxL[:8*wv], idxR[:8*wv], h, wv, 8)
+	return idxL, idxR
+}
+
+// permTables writes into idxL and idxR (wv·lanes entries each) the
+// tables of permIndices for vectors of lanes lanes: an index below lanes
+// selects that lane of the first table, lanes + j lane j of the second
+// (VPERMT2PD with 8 lanes, VPERMT2PS with 16).
+func permTables(idxL, idxR []int64, h, wv, lanes int) {
+	last := int64(lanes - 1)
 	for w := 0; w < wv; w++ {
-		for j := 0; j < 8; j++ {
-			i := 8*w + j
+		for j := 0; j < lanes; j++ {
+			i := lanes*w + j
+			jj := int64(j)
 			var l, r int64
 			switch {
 			case i >= h:
 				if w == 0 {
-					l = int64(j) // L_0
+					l = jj // L_0
 				} else {
-					l = int64(8 + j) // L_w
+					l = int64(lanes) + jj // L_w
 				}
 			case w == 0 && j == 0:
 				l = 0
 			case w == 0 && j == 1:
-				l = 8 // R_0[0]
+				l = int64(lanes) // R_0[0]
 			case w == 0:
-				l = int64(j - 1)
+				l = jj - 1
 			case j == 0:
-				l = 7 // L_{w-1}[7]
+				l = last // L_{w-1}[last]
 			default:
-				l = int64(8 + j - 1)
+				l = int64(lanes) + jj - 1
 			}
 			switch {
 			case i >= h:
-				r = int64(j)
-			case i < h-1 && j < 7:
-				r = int64(j + 1)
+				r = jj
+			case i < h-1 && jj < last:
+				r = jj + 1
 			case i < h-1:
-				r = 8 // R_{w+1}[0]
+				r = int64(lanes) // R_{w+1}[0]
 			default: // i == h-1: the last left column moves to the right
-				r = int64(8 + j)
+				r = int64(lanes) + jj
 			}
-			idxL[8*w+j], idxR[8*w+j] = l, r
+			idxL[i], idxR[i] = l, r
 		}
 	}
-	return idxL, idxR
 }
 
 // jacobiAsm runs the Jacobi iteration of w.g (row i = column i, scaled)

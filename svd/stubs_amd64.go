@@ -122,6 +122,38 @@ func jacobi1W2AVX512(buf *float64, rowsA int, rowsV int, rounds int, params *[72
 //go:noescape
 func jacobi1DualAVX512(buf *float64, rowsA int, rowsV int, rounds int, params *[72]float64, maxSweeps int) uint64
 
+// jacobi1S32AVX512 is jacobi1W1AVX512 in float32 lanes: one-sided Jacobi on one
+// matrix whose column pairs of a round-robin round are the 16 lanes of one
+// ZMM vector: rowsA rows of A then rowsV rows of V, each row 2 vectors
+// (left columns, right columns), 64-byte aligned; rounds rounds per sweep.
+// params: tol², negligible threshold, 1, abs and sign masks, the permutation
+// indices (int32, in), the squared column norms at convergence (out). It
+// returns 0 when a sweep rotated nothing within maxSweeps sweeps, else 1.
+//
+//go:noescape
+func jacobi1S32AVX512(buf *float32, rowsA int, rowsV int, rounds int, params *[112]float32, maxSweeps int) uint64
+
+// jacobi1Dual32AVX512 runs jacobi1S32AVX512 on two matrices of the same order at once,
+// as jacobi1DualAVX512 runs jacobi1W1AVX512: vector 0 of each half row holds
+// the first matrix's 16 lanes, vector 1 the second's, params[1] and
+// params[5] their negligible thresholds; each matrix's result has
+// jacobi1S32AVX512's bits. It returns 0 when a sweep rotated nothing in
+// either within maxSweeps sweeps, else 1.
+//
+//go:noescape
+func jacobi1Dual32AVX512(buf *float32, rowsA int, rowsV int, rounds int, params *[112]float32, maxSweeps int) uint64
+
+// jacobi1Pack32AVX512 runs jacobi1S32AVX512 on two matrices of the same order up to
+// 16 x 16 at once in one vector a half row (each row L R): the first
+// matrix's pairs in lanes 0-7, the second's in lanes 8-15, each half
+// moving by its own circle (params' tables), params[96:112] each lane's
+// negligible threshold; each matrix's result has jacobi1S32AVX512's bits.
+// It returns 0 when a sweep rotated nothing in either within maxSweeps
+// sweeps, else 1.
+//
+//go:noescape
+func jacobi1Pack32AVX512(buf *float32, rowsA int, rowsV int, rounds int, params *[112]float32, maxSweeps int) uint64
+
 // jacobi1bW1AVX512 computes the squared singular values of one matrix with the bits
 // jacobi8AVX512 gives it in one lane: its column pairs of a round-robin round
 // in the lanes of 1 ZMM vector(s) (see the generator for the layout), rows

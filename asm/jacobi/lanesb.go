@@ -366,7 +366,7 @@ func jacobi1bGen(W int, dual bool) {
 	DECQ(rnd)
 	JNZ(LabelRef("round"))
 
-	endSweep(sweeps, params, nl, nr, bOutL, bOutR)
+	endSweep(sweeps, params, nl, nr, bOutL, bOutR, f64Ops)
 }
 
 // docLanesB writes the doc comment of jacobi1bW1AVX512 and jacobi1bW2AVX512.

@@ -39,7 +39,81 @@ const (
 // store, and accumulate the next round's α, β, γ. After n'-1 rounds (a
 // sweep) the columns are back in place. A sweep with no rotation in any
 // lane ends the iteration; α, β then hold the exact squared column norms.
-func jacobi1(W int) { jacobi1Gen(W, false) }
+func jacobi1(W int) { jacobi1Gen(W, false, false, f64Ops) }
+
+// jacobi1S32 generates jacobi1S32AVX512: jacobi1(1) in float32 lanes
+// (sixteen pairs in one ZMM vector, n <= 32), params a [112]float32 of
+// the layout s32*.
+func jacobi1S32() { jacobi1Gen(1, false, false, f32Ops) }
+
+// jacobi1Dual32 generates jacobi1Dual32AVX512: jacobi1Dual in float32
+// lanes (each matrix's sixteen pairs in one vector, n <= 32); each
+// matrix gets the bits jacobi1S32AVX512 gives it alone.
+func jacobi1Dual32() { jacobi1Gen(2, true, false, f32Ops) }
+
+// jacobi1Pack32 generates jacobi1Pack32AVX512: jacobi1S32 on TWO matrices
+// of the same order up to 16 x 16 in ONE vector a half row, the first's
+// eight pairs in lanes 0-7, the second's in lanes 8-15 (each half moving
+// by its own circle: the tables of params), each with its own negligible
+// threshold (params[s32Negl:] per lane); a round rotates or only
+// permutes each half by that matrix's own lanes (a rotated half of a
+// matrix that does not rotate is put back from the loaded row), so that
+// each matrix gets the bits jacobi1S32AVX512 gives it alone.
+func jacobi1Pack32() { jacobi1Gen(1, false, true, f32Ops) }
+
+// fpOps are the instructions of one element type of the lane kernels.
+type fpOps struct {
+	suffix   string // of the kernel's name ("" for float64)
+	size     int    // bytes an element
+	lanes    int    // elements a ZMM vector
+	params   int    // elements of the params array
+	idxL     int    // params' index of the left permutation table
+	idxR     int    // of the right one
+	outA     int    // of the left columns' squared norms (out)
+	outB     int    // of the right columns'
+	elem     string // Go type of buf and params
+	bcast    func(...Op)
+	mova     func(...Op)
+	movaZ    func(Op, Op, Op)
+	movu     func(...Op)
+	movIdx   func(...Op)
+	mul      func(...Op)
+	add      func(...Op)
+	sub      func(...Op)
+	div      func(...Op)
+	sqrt     func(...Op)
+	fmadd231 func(...Op)
+	fmsub231 func(...Op)
+	cmp      func(...Op)
+	blendm   func(...Op)
+	permt2   func(...Op)
+}
+
+var f64Ops = fpOps{
+	size: 8, lanes: 8, params: 72, idxL: sIdxL, idxR: sIdxR, outA: sOutA, outB: sOutB, elem: "float64",
+	bcast: VBROADCASTSD, mova: VMOVAPD, movaZ: VMOVAPD_Z, movu: VMOVUPD, movIdx: VMOVDQU64,
+	mul: VMULPD, add: VADDPD, sub: VSUBPD, div: VDIVPD, sqrt: VSQRTPD,
+	fmadd231: VFMADD231PD, fmsub231: VFMSUB231PD, cmp: VCMPPD, blendm: VBLENDMPD, permt2: VPERMT2PD,
+}
+
+// Layout of the float32 kernels' params (float32 index; the index
+// vectors hold int32 bits): the scalars as sTol2..sNeg2, then 16 entries
+// a permutation table and 32 (two vectors) an output.
+const (
+	s32IdxL = 16
+	s32IdxR = 32
+	s32OutA = 48
+	s32OutB = 80
+	s32Negl = 96 // jacobi1Pack32AVX512: the negligible threshold of each lane
+	s32Len  = 112
+)
+
+var f32Ops = fpOps{
+	suffix: "32", size: 4, lanes: 16, params: s32Len, idxL: s32IdxL, idxR: s32IdxR, outA: s32OutA, outB: s32OutB, elem: "float32",
+	bcast: VBROADCASTSS, mova: VMOVAPS, movaZ: VMOVAPS_Z, movu: VMOVUPS, movIdx: VMOVDQU32,
+	mul: VMULPS, add: VADDPS, sub: VSUBPS, div: VDIVPS, sqrt: VSQRTPS,
+	fmadd231: VFMADD231PS, fmsub231: VFMSUB231PS, cmp: VCMPPS, blendm: VBLENDMPS, permt2: VPERMT2PS,
+}
 
 // jacobi1Dual generates jacobi1DualAVX512: jacobi1 on TWO matrices of the
 // same order (at most 16 x 16), one per vector of W = 2: vector 0's lanes
@@ -50,16 +124,51 @@ func jacobi1(W int) { jacobi1Gen(W, false) }
 // the bits jacobi1W1AVX512 gives it alone (its sweeps after it converged
 // rotate nothing and recompute the same norms). It ends when a sweep
 // rotates nothing in either; their two dependency chains interleave.
-func jacobi1Dual() { jacobi1Gen(2, true) }
+func jacobi1Dual() { jacobi1Gen(2, true, false, f64Ops) }
 
-func jacobi1Gen(W int, dual bool) {
+func jacobi1Gen(W int, dual, packed bool, o fpOps) {
 	name := fmt.Sprintf("jacobi1W%dAVX512", W)
-	if dual {
-		name = "jacobi1DualAVX512"
+	switch {
+	case packed:
+		name = "jacobi1Pack32AVX512"
+	case dual:
+		name = "jacobi1Dual" + o.suffix + "AVX512"
+	case o.size == 4:
+		name = "jacobi1S32AVX512"
 	}
-	TEXT(name, NOSPLIT, "func(buf *float64, rowsA, rowsV, rounds int, params *[72]float64, maxSweeps int) uint64")
+	TEXT(name, NOSPLIT, fmt.Sprintf("func(buf *%s, rowsA, rowsV, rounds int, params *[%d]%s, maxSweeps int) uint64", o.elem, o.params, o.elem))
 	Pragma("noescape")
-	if dual {
+	switch {
+	case packed:
+		Doc(
+			name+" runs jacobi1S32AVX512 on two matrices of the same order up to",
+			"16 x 16 at once in one vector a half row (each row L R): the first",
+			"matrix's pairs in lanes 0-7, the second's in lanes 8-15, each half",
+			"moving by its own circle (params' tables), params[96:112] each lane's",
+			"negligible threshold; each matrix's result has jacobi1S32AVX512's bits.",
+			"It returns 0 when a sweep rotated nothing in either within maxSweeps",
+			"sweeps, else 1.",
+		)
+	case o.size == 4 && dual:
+		Doc(
+			name+" runs jacobi1S32AVX512 on two matrices of the same order at once,",
+			"as jacobi1DualAVX512 runs jacobi1W1AVX512: vector 0 of each half row holds",
+			"the first matrix's 16 lanes, vector 1 the second's, params[1] and",
+			"params[5] their negligible thresholds; each matrix's result has",
+			"jacobi1S32AVX512's bits. It returns 0 when a sweep rotated nothing in",
+			"either within maxSweeps sweeps, else 1.",
+		)
+	case o.size == 4:
+		Doc(
+			name+" is jacobi1W1AVX512 in float32 lanes: one-sided Jacobi on one",
+			"matrix whose column pairs of a round-robin round are the 16 lanes of one",
+			"ZMM vector: rowsA rows of A then rowsV rows of V, each row 2 vectors",
+			"(left columns, right columns), 64-byte aligned; rounds rounds per sweep.",
+			"params: tol², negligible threshold, 1, abs and sign masks, the permutation",
+			"indices (int32, in), the squared column norms at convergence (out). It",
+			"returns 0 when a sweep rotated nothing within maxSweeps sweeps, else 1.",
+		)
+	case dual:
 		Doc(
 			name+" runs jacobi1W1AVX512 on two matrices of the same order at once:",
 			"vector 0 of each half row holds the first matrix's lanes, vector 1 the",
@@ -69,7 +178,7 @@ func jacobi1Gen(W int, dual bool) {
 			"It returns 0 when a sweep rotated nothing in either within maxSweeps",
 			"sweeps, else 1.",
 		)
-	} else {
+	default:
 		Doc(
 			name+" runs one-sided Jacobi on one matrix whose column pairs of a",
 			fmt.Sprintf("round-robin round are the lanes of %d ZMM vector(s) (see the generator", W),
@@ -115,22 +224,32 @@ func jacobi1Gen(W int, dual bool) {
 
 	buf := Load(Param("buf"), GP64())
 	params := Load(Param("params"), GP64())
-	VBROADCASTSD(Mem{Base: params, Disp: 8 * sOne}, ones)
-	VBROADCASTSD(Mem{Base: params, Disp: 8 * sAbs}, absM)
-	VBROADCASTSD(Mem{Base: params, Disp: 8 * sSign}, signM)
-	VBROADCASTSD(Mem{Base: params, Disp: 8 * sTol2}, tol2)
-	VBROADCASTSD(Mem{Base: params, Disp: 8 * sNegl}, negl)
+	o.bcast(Mem{Base: params, Disp: o.size * sOne}, ones)
+	o.bcast(Mem{Base: params, Disp: o.size * sAbs}, absM)
+	o.bcast(Mem{Base: params, Disp: o.size * sSign}, signM)
+	o.bcast(Mem{Base: params, Disp: o.size * sTol2}, tol2)
+	if packed {
+		o.movu(Mem{Base: params, Disp: o.size * s32Negl}, negl)
+		// K4: the first matrix's lanes, K3: the second's.
+		kr := GP32()
+		MOVL(U32(0x00ff), kr)
+		KMOVW(kr, K4)
+		MOVL(U32(0xff00), kr)
+		KMOVW(kr, K3)
+	} else {
+		o.bcast(Mem{Base: params, Disp: o.size * sNegl}, negl)
+	}
 	negls := []VecPhysical{negl, negl}
 	if dual {
 		negls[1] = idxL[1] // the second vector moves by the first's tables
-		VBROADCASTSD(Mem{Base: params, Disp: 8 * sNeg2}, negls[1])
+		o.bcast(Mem{Base: params, Disp: o.size * sNeg2}, negls[1])
 	}
 	for w := 0; w < W; w++ {
 		if dual && w > 0 {
 			continue
 		}
-		VMOVDQU64(Mem{Base: params, Disp: 8 * (sIdxL + 8*w)}, idxL[w])
-		VMOVDQU64(Mem{Base: params, Disp: 8 * (sIdxR + 8*w)}, idxR[w])
+		o.movIdx(Mem{Base: params, Disp: o.size * (o.idxL + o.lanes*w)}, idxL[w])
+		o.movIdx(Mem{Base: params, Disp: o.size * (o.idxR + o.lanes*w)}, idxR[w])
 	}
 	rowsA := Load(Param("rowsA"), GP64())
 	sweeps := Load(Param("maxSweeps"), GP64())
@@ -147,9 +266,9 @@ func jacobi1Gen(W int, dual bool) {
 	}
 	accumulate := func(l, r []VecPhysical) {
 		for w := 0; w < W; w++ {
-			VFMADD231PD(l[w], l[w], alpha[w])
-			VFMADD231PD(r[w], r[w], beta[w])
-			VFMADD231PD(r[w], l[w], gamma[w])
+			o.fmadd231(l[w], l[w], alpha[w])
+			o.fmadd231(r[w], r[w], beta[w])
+			o.fmadd231(r[w], l[w], gamma[w])
 		}
 	}
 
@@ -163,8 +282,8 @@ func jacobi1Gen(W int, dual bool) {
 		r := make([]VecPhysical, W)
 		for w := 0; w < W; w++ {
 			l[w], r[w] = zreg(tmp0+2*w), zreg(tmp0+2*w+1)
-			VMOVAPD(Mem{Base: p, Disp: 64 * w}, l[w])
-			VMOVAPD(Mem{Base: p, Disp: 64 * (W + w)}, r[w])
+			o.mova(Mem{Base: p, Disp: 64 * w}, l[w])
+			o.mova(Mem{Base: p, Disp: 64 * (W + w)}, r[w])
 		}
 		accumulate(l, r)
 	}
@@ -180,30 +299,30 @@ func jacobi1Gen(W int, dual bool) {
 			a, b, g := alpha[w], beta[w], gamma[w]
 			k := masks[w]
 			t := func(i int) VecPhysical { return zreg(tmp0 + i) }
-			VMULPD(g, g, t(0))
-			VMULPD(b, a, t(1))
-			VMULPD(tol2, t(1), t(1))
-			VCMPPD(Imm(0x1e), t(1), t(0), k) // γ² > tol² α β
-			VCMPPD(Imm(0x1e), negls[w], a, k, k)
-			VCMPPD(Imm(0x1e), negls[w], b, k, k)
+			o.mul(g, g, t(0))
+			o.mul(b, a, t(1))
+			o.mul(tol2, t(1), t(1))
+			o.cmp(Imm(0x1e), t(1), t(0), k) // γ² > tol² α β
+			o.cmp(Imm(0x1e), negls[w], a, k, k)
+			o.cmp(Imm(0x1e), negls[w], b, k, k)
 			Comment("t = sign(d) 2γ / (|d| + sqrt(d² + 4γ²)), d = β - α; c = 1/sqrt(1+t²), s = c t")
-			VSUBPD(a, b, t(2))
-			VADDPD(g, g, t(3))
-			VMULPD(t(3), t(3), t(4))
-			VFMADD231PD(t(2), t(2), t(4))
-			VSQRTPD(t(4), t(4))
+			o.sub(a, b, t(2))
+			o.add(g, g, t(3))
+			o.mul(t(3), t(3), t(4))
+			o.fmadd231(t(2), t(2), t(4))
+			o.sqrt(t(4), t(4))
 			VPANDQ(t(2), absM, t(5))
-			VADDPD(t(5), t(4), t(4))
+			o.add(t(5), t(4), t(4))
 			VPANDQ(t(2), signM, t(5))
 			VPXORQ(t(5), t(3), t(3))
-			VDIVPD(t(4), t(3), t(3))
-			VMOVAPD(ones, t(4))
-			VFMADD231PD(t(3), t(3), t(4))
-			VSQRTPD(t(4), t(4))
-			VDIVPD(t(4), ones, t(5))
-			VMULPD(t(3), t(5), t(6))
-			VBLENDMPD(t(5), ones, k, cn[w])
-			VMOVAPD_Z(t(6), k, sn[w])
+			o.div(t(4), t(3), t(3))
+			o.mova(ones, t(4))
+			o.fmadd231(t(3), t(3), t(4))
+			o.sqrt(t(4), t(4))
+			o.div(t(4), ones, t(5))
+			o.mul(t(3), t(5), t(6))
+			o.blendm(t(5), ones, k, cn[w])
+			o.movaZ(t(6), k, sn[w])
 		}
 		if W == 1 {
 			KMOVW(K1, K5)
@@ -214,8 +333,8 @@ func jacobi1Gen(W int, dual bool) {
 	// advance moves the next round's parameters into c, s.
 	advance := func() {
 		for w := 0; w < W; w++ {
-			VMOVAPD(cn[w], cs[w])
-			VMOVAPD(sn[w], ss[w])
+			o.mova(cn[w], cs[w])
+			o.mova(sn[w], ss[w])
 		}
 		KMOVW(K5, K6) // K6: lanes of the current round that rotate
 		if dual {
@@ -226,7 +345,9 @@ func jacobi1Gen(W int, dual bool) {
 
 	// rows emits the loop over cnt rows from p: load, (rotate), permute,
 	// store, (accumulate).
-	rows := func(label string, rot []bool, dots bool) {
+	// keep (packed) names the lanes of a rotated vector put back from the
+	// loaded row: the half of a matrix that does not rotate this round.
+	rows := func(label string, rot []bool, dots bool, keep Op) {
 		Label(label)
 		x := make([]VecPhysical, W)
 		y := make([]VecPhysical, W)
@@ -236,15 +357,19 @@ func jacobi1Gen(W int, dual bool) {
 			x[w], y[w] = zreg(tmp0+4*w), zreg(tmp0+4*w+1)
 			xr[w], yr[w] = zreg(tmp0+4*w+2), zreg(tmp0+4*w+3)
 			if rot[w] {
-				VMOVAPD(Mem{Base: p, Disp: 64 * w}, x[w])
-				VMOVAPD(Mem{Base: p, Disp: 64 * (W + w)}, y[w])
-				VMULPD(y[w], ss[w], xr[w])
-				VMULPD(x[w], ss[w], yr[w])
-				VFMSUB231PD(x[w], cs[w], xr[w]) // c x - s y
-				VFMADD231PD(y[w], cs[w], yr[w]) // c y + s x
+				o.mova(Mem{Base: p, Disp: 64 * w}, x[w])
+				o.mova(Mem{Base: p, Disp: 64 * (W + w)}, y[w])
+				o.mul(y[w], ss[w], xr[w])
+				o.mul(x[w], ss[w], yr[w])
+				o.fmsub231(x[w], cs[w], xr[w]) // c x - s y
+				o.fmadd231(y[w], cs[w], yr[w]) // c y + s x
+				if keep != nil {
+					o.mova(x[w], keep, xr[w])
+					o.mova(y[w], keep, yr[w])
+				}
 			} else {
-				VMOVAPD(Mem{Base: p, Disp: 64 * w}, xr[w])
-				VMOVAPD(Mem{Base: p, Disp: 64 * (W + w)}, yr[w])
+				o.mova(Mem{Base: p, Disp: 64 * w}, xr[w])
+				o.mova(Mem{Base: p, Disp: 64 * (W + w)}, yr[w])
 			}
 		}
 		// New left vectors: L'_0 from (L_0, R_0), L'_w from (L_{w-1}, L_w);
@@ -252,30 +377,30 @@ func jacobi1Gen(W int, dual bool) {
 		// (R_{W-1}, L_{W-1}). Outputs go to x, y (free now).
 		for w := 0; w < W; w++ {
 			if dual {
-				VMOVAPD(xr[w], x[w])
-				VPERMT2PD(yr[w], idxL[0], x[w])
-				VMOVAPD(yr[w], y[w])
-				VPERMT2PD(xr[w], idxR[0], y[w])
+				o.mova(xr[w], x[w])
+				o.permt2(yr[w], idxL[0], x[w])
+				o.mova(yr[w], y[w])
+				o.permt2(xr[w], idxR[0], y[w])
 				continue
 			}
 			if w == 0 {
-				VMOVAPD(xr[0], x[0])
-				VPERMT2PD(yr[0], idxL[0], x[0])
+				o.mova(xr[0], x[0])
+				o.permt2(yr[0], idxL[0], x[0])
 			} else {
-				VMOVAPD(xr[w-1], x[w])
-				VPERMT2PD(xr[w], idxL[w], x[w])
+				o.mova(xr[w-1], x[w])
+				o.permt2(xr[w], idxL[w], x[w])
 			}
 			if w < W-1 {
-				VMOVAPD(yr[w], y[w])
-				VPERMT2PD(yr[w+1], idxR[w], y[w])
+				o.mova(yr[w], y[w])
+				o.permt2(yr[w+1], idxR[w], y[w])
 			} else {
-				VMOVAPD(yr[w], y[w])
-				VPERMT2PD(xr[w], idxR[w], y[w])
+				o.mova(yr[w], y[w])
+				o.permt2(xr[w], idxR[w], y[w])
 			}
 		}
 		for w := 0; w < W; w++ {
-			VMOVAPD(x[w], Mem{Base: p, Disp: 64 * w})
-			VMOVAPD(y[w], Mem{Base: p, Disp: 64 * (W + w)})
+			o.mova(x[w], Mem{Base: p, Disp: 64 * w})
+			o.mova(y[w], Mem{Base: p, Disp: 64 * (W + w)})
 		}
 		if dots {
 			accumulate(x, y)
@@ -303,6 +428,28 @@ func jacobi1Gen(W int, dual bool) {
 	// masks: one loop rotating or only permuting all vectors, or (dual)
 	// one per combination of the two matrices' own masks (K4, K7).
 	rowsBy := func(part string, dots bool, done string) {
+		if packed {
+			// Each half's rotating lanes: K6 ∧ K4 (first), K6 ∧ K3.
+			KANDW(K6, K4, K7)
+			KORTESTW(K7, K7)
+			JZ(LabelRef(part + "a0"))
+			KANDW(K6, K3, K7)
+			KORTESTW(K7, K7)
+			JZ(LabelRef(part + "only0"))
+			JMP(LabelRef(part + "both"))
+			Label(part + "a0")
+			KANDW(K6, K3, K7)
+			KORTESTW(K7, K7)
+			JZ(LabelRef(part + "none"))
+			rows(part+"only1", []bool{true}, dots, K4)
+			JMP(LabelRef(done))
+			rows(part+"only0", []bool{true}, dots, K3)
+			JMP(LabelRef(done))
+			rows(part+"both", []bool{true}, dots, nil)
+			JMP(LabelRef(done))
+			rows(part+"none", []bool{false}, dots, nil)
+			return
+		}
 		if !dual {
 			all := make([]bool, W)
 			for w := range all {
@@ -310,9 +457,9 @@ func jacobi1Gen(W int, dual bool) {
 			}
 			KORTESTW(K6, K6)
 			JZ(LabelRef("perm" + part))
-			rows("rot"+part, all, dots)
+			rows("rot"+part, all, dots, nil)
 			JMP(LabelRef(done))
-			rows("perm"+part, make([]bool, W), dots)
+			rows("perm"+part, make([]bool, W), dots, nil)
 			return
 		}
 		combos := [][]bool{{true, true}, {true, false}, {false, true}, {false, false}}
@@ -327,7 +474,7 @@ func jacobi1Gen(W int, dual bool) {
 		JZ(LabelRef(lbl(combos[3])))
 		JMP(LabelRef(lbl(combos[2])))
 		for i, c := range combos {
-			rows(lbl(c), c, dots)
+			rows(lbl(c), c, dots, nil)
 			if i < len(combos)-1 {
 				JMP(LabelRef(done))
 			}
@@ -345,7 +492,7 @@ func jacobi1Gen(W int, dual bool) {
 	DECQ(rnd)
 	JNZ(LabelRef("round"))
 
-	endSweep(sweeps, params, alpha, beta, sOutA, sOutB)
+	endSweep(sweeps, params, alpha, beta, o.outA, o.outB, o)
 }
 
 // endSweep emits the end of a sweep of the lane kernels (jacobi1,
@@ -353,7 +500,7 @@ func jacobi1Gen(W int, dual bool) {
 // are left, else return 1; at convergence the squared norms of the left
 // and right columns (l, r) go to params[outL+8w:], params[outR+8w:] and
 // it returns 0.
-func endSweep(sweeps, params Register, l, r []VecPhysical, outL, outR int) {
+func endSweep(sweeps, params Register, l, r []VecPhysical, outL, outR int, o fpOps) {
 	KORTESTW(K2, K2)
 	JZ(LabelRef("converged"))
 	DECQ(sweeps)
@@ -366,8 +513,8 @@ func endSweep(sweeps, params Register, l, r []VecPhysical, outL, outR int) {
 
 	Label("converged")
 	for w := range l {
-		VMOVUPD(l[w], Mem{Base: params, Disp: 8 * (outL + 8*w)})
-		VMOVUPD(r[w], Mem{Base: params, Disp: 8 * (outR + 8*w)})
+		o.movu(l[w], Mem{Base: params, Disp: o.size * (outL + o.lanes*w)})
+		o.movu(r[w], Mem{Base: params, Disp: o.size * (outR + o.lanes*w)})
 	}
 	XORQ(ret, ret)
 	Store(ret, ReturnIndex(0))
