@@ -189,3 +189,42 @@ func FuzzTall(f *testing.F) {
 		})
 	})
 }
+
+// FuzzFactorize32 checks Small.Factorize32 against Factorize on every
+// implementation (the errors Factorize's; where Factorize32Native, within
+// bound32, else Factorize's bits) and Pair.Factorize32 on the matrix and
+// its transpose against two Small.Factorize32 calls, bit for bit.
+func FuzzFactorize32(f *testing.F) {
+	fuzzSeeds(f)
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if len(b) < 2 {
+			return
+		}
+		n := 1 + int(b[0])%34
+		scale := fuzzScales[int(b[1])%len(fuzzScales)]
+		a, _, _ := fuzzMatrix(b[2:], n, n, scale)
+		at := make([]float64, n*n)
+		for r := 0; r < n; r++ {
+			for c := 0; c < n; c++ {
+				at[c*n+r] = a[r*n+c]
+			}
+		}
+		forEachImpl(t, func(t *testing.T) {
+			u, s, v := make([]float64, n*n), make([]float64, n), make([]float64, n*n)
+			u64, s64, v64 := make([]float64, n*n), make([]float64, n), make([]float64, n*n)
+			w := NewSmall(n)
+			err := w.Factorize32(u, n, s, v, n, a, n)
+			if err64 := NewSmall(n).Factorize(u64, n, s64, v64, n, a, n); err != err64 {
+				t.Fatalf("error %v, Factorize's %v", err, err64)
+			}
+			if err == nil {
+				if Factorize32Native(n) {
+					check32(t, "fuzz", n, a, u, n, s, v, n, s64)
+				} else if !sameBits(s, s64) || !sameBits(u, u64) || !sameBits(v, v64) {
+					t.Fatal("not Factorize's bits where Factorize32Native is false")
+				}
+			}
+			checkPairBy(t, "fuzz pair", n, NewPair(n).Factorize32, w.Factorize32, a, at)
+		})
+	})
+}
