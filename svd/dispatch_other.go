@@ -129,3 +129,15 @@ func newPack32Asm(n int) *pack32Asm { return nil }
 func (p *Pair) factorize32Pack(u [2][]float64, ldu int, s, v [2][]float64, ldv int, a [2][]float64, lda int) bool {
 	return false
 }
+
+type small32AVX2 struct{}
+
+func newSmall32AVX2(n, mats int) *small32AVX2 { return nil }
+
+func (w *Small) factorize32AVX2(u []float64, ldu int, s []float64, v []float64, ldv int, a []float64, lda int) bool {
+	return false
+}
+
+func (p *Pair) factorize32AVX2(u [2][]float64, ldu int, s, v [2][]float64, ldv int, a [2][]float64, lda int) bool {
+	return false
+}

@@ -35,6 +35,9 @@ func (w *Small) Factorize32(u []float64, ldu int, s []float64, v []float64, ldv 
 	if useAVX512 && w.f32 != nil && w.factorize32Asm(u, ldu, s, v, ldv, a, lda) {
 		return nil
 	}
+	if !useAVX512 && useAVX2 && w.f32x2 != nil && w.factorize32AVX2(u, ldu, s, v, ldv, a, lda) {
+		return nil
+	}
 	return w.Factorize(u, ldu, s, v, ldv, a, lda)
 }
 
@@ -55,6 +58,9 @@ func (p *Pair) Factorize32(u [2][]float64, ldu int, s, v [2][]float64, ldv int, 
 		return nil
 	}
 	if useAVX512 && p.dual32 != nil && p.factorize32Dual(u, ldu, s, v, ldv, a, lda) {
+		return nil
+	}
+	if !useAVX512 && useAVX2 && p.f32x2 != nil && p.factorize32AVX2(u, ldu, s, v, ldv, a, lda) {
 		return nil
 	}
 	if !factorize32Native(n) {

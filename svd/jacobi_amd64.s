@@ -8471,3 +8471,874 @@ sidone:
 sdone:
 	VZEROUPPER
 	RET
+
+// func jacobi1S32AVX2(buf *float32, rowsA int, rowsV int, rounds int, params *[88]float32, state *[256]float32, mats int, maxSweeps int) uint64
+// Requires: AVX, AVX2, FMA3
+TEXT ·jacobi1S32AVX2(SB), NOSPLIT, $0-72
+	MOVQ    params+32(FP), AX
+	VMOVUPS (AX), Y15
+	VMOVUPS 32(AX), Y14
+	VMOVUPS 64(AX), Y13
+	MOVQ    rowsA+8(FP), CX
+	MOVQ    rowsV+16(FP), DX
+	ADDQ    DX, CX
+	SHLQ    $0x06, CX
+	MOVQ    maxSweeps+56(FP), DX
+
+	// each matrix: the dots and parameters of the first round
+	MOVQ buf+0(FP), BX
+	MOVQ state+40(FP), SI
+	LEAQ 288(AX), DI
+	MOVQ mats+48(FP), R8
+
+init:
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	MOVQ   BX, R9
+	MOVQ   rowsA+8(FP), R10
+
+d0:
+	VMOVUPS     (R9), Y3
+	VMOVUPS     32(R9), Y4
+	VFMADD231PS Y3, Y3, Y0
+	VFMADD231PS Y4, Y4, Y1
+	VFMADD231PS Y4, Y3, Y2
+	ADDQ        $0x00000040, R9
+	DECQ        R10
+	JNZ         d0
+	VMOVUPS     Y0, 320(SI)
+	VMOVUPS     Y1, 384(SI)
+	VMOVUPS     Y2, 448(SI)
+	MOVQ        $0x00000000, 280(SI)
+	ADDQ        CX, BX
+	ADDQ        $0x00000200, SI
+	ADDQ        $0x20, DI
+	DECQ        R8
+	JNZ         init
+	MOVQ        buf+0(FP), BX
+	MOVQ        state+40(FP), SI
+	LEAQ        288(AX), DI
+	MOVQ        mats+48(FP), R8
+
+init2:
+	XORQ    R12, R12
+	VMOVUPS 320(SI), Y0
+	VMOVUPS 384(SI), Y1
+	VMOVUPS 448(SI), Y2
+
+	// mask = γ² > tol² α β && α > negl && β > negl, in the pairs' lanes
+	VMULPS    Y2, Y2, Y3
+	VMULPS    Y1, Y0, Y4
+	VMULPS    160(AX), Y4, Y4
+	VCMPPS    $0x1e, Y4, Y3, Y3
+	VCMPPS    $0x1e, (DI), Y0, Y4
+	VANDPS    Y4, Y3, Y3
+	VCMPPS    $0x1e, (DI), Y1, Y4
+	VANDPS    Y4, Y3, Y3
+	VANDPS    96(AX), Y3, Y3
+	VMOVMSKPS Y3, R9
+	ORQ       R9, R12
+
+	// t = sign(d) 2γ / (|d| + sqrt(d² + 4γ²)), d = β - α, 0 where no rotation; c = 1/sqrt(1+t²), s = c t
+	VSUBPS      Y0, Y1, Y5
+	VADDPS      Y2, Y2, Y6
+	VMULPS      Y6, Y6, Y7
+	VFMADD231PS Y5, Y5, Y7
+	VSQRTPS     Y7, Y7
+	VANDPS      224(AX), Y5, Y8
+	VADDPS      Y8, Y7, Y7
+	VANDPS      256(AX), Y5, Y8
+	VXORPS      Y8, Y6, Y6
+	VDIVPS      Y7, Y6, Y6
+	VANDPS      Y3, Y6, Y6
+	VMOVUPS     192(AX), Y7
+	VFMADD231PS Y6, Y6, Y7
+	VSQRTPS     Y7, Y7
+	VMOVUPS     192(AX), Y8
+	VDIVPS      Y7, Y8, Y8
+	VMULPS      Y6, Y8, Y9
+	VMOVUPS     Y8, 128(SI)
+	VMOVUPS     Y9, 192(SI)
+	MOVQ        R12, 264(SI)
+	VMOVUPS     128(SI), Y3
+	VMOVUPS     192(SI), Y4
+	VMOVUPS     Y3, (SI)
+	VMOVUPS     Y4, 64(SI)
+	MOVQ        264(SI), R12
+	MOVQ        R12, 256(SI)
+	ADDQ        CX, BX
+	ADDQ        $0x00000200, SI
+	ADDQ        $0x20, DI
+	DECQ        R8
+	JNZ         init2
+
+sweep:
+	MOVQ buf+0(FP), BX
+	MOVQ state+40(FP), SI
+	LEAQ 288(AX), DI
+	MOVQ mats+48(FP), R8
+
+clear:
+	MOVQ $0x00000000, 272(SI)
+	ADDQ CX, BX
+	ADDQ $0x00000200, SI
+	ADDQ $0x20, DI
+	DECQ R8
+	JNZ  clear
+	MOVQ rounds+24(FP), R11
+
+round:
+	// a round: each matrix's A rows (rotated if a lane of THAT matrix rotates,
+	// else only permuted), then each one's next parameters (the two chains
+	// overlap each other and the V rows), then each one's V rows
+	MOVQ buf+0(FP), BX
+	MOVQ state+40(FP), SI
+	LEAQ 288(AX), DI
+	MOVQ mats+48(FP), R8
+
+mata:
+	CMPQ    280(SI), $0x00
+	JNE     matanext
+	MOVQ    256(SI), R12
+	ORQ     R12, 272(SI)
+	VXORPS  Y0, Y0, Y0
+	VXORPS  Y1, Y1, Y1
+	VXORPS  Y2, Y2, Y2
+	MOVQ    BX, R9
+	MOVQ    rowsA+8(FP), R10
+	TESTQ   R12, R12
+	JZ      aperm
+	VMOVUPS (SI), Y12
+	VMOVUPS 64(SI), Y11
+
+arot:
+	VMOVUPS     (R9), Y3
+	VMOVUPS     32(R9), Y4
+	VMULPS      Y4, Y11, Y5
+	VMULPS      Y3, Y11, Y6
+	VFMSUB231PS Y3, Y12, Y5
+	VFMADD231PS Y4, Y12, Y6
+
+	// L' = L_0, R_0, L_1 .. (up: 0, 0, 1, ..., 6); R' = R_1, R_2, .., L_{h-1} at lane h-1
+	VPERMPS     Y5, Y15, Y7
+	VPERMPS     Y6, Y15, Y8
+	VBLENDPS    $0x02, Y8, Y7, Y7
+	VPERMPS     Y6, Y14, Y9
+	VBLENDVPS   Y13, Y5, Y9, Y9
+	VMOVUPS     Y7, (R9)
+	VMOVUPS     Y9, 32(R9)
+	VFMADD231PS Y7, Y7, Y0
+	VFMADD231PS Y9, Y9, Y1
+	VFMADD231PS Y9, Y7, Y2
+	ADDQ        $0x00000040, R9
+	DECQ        R10
+	JNZ         arot
+	JMP         adone
+
+aperm:
+	VMOVUPS (R9), Y3
+	VMOVUPS 32(R9), Y4
+
+	// L' = L_0, R_0, L_1 .. (up: 0, 0, 1, ..., 6); R' = R_1, R_2, .., L_{h-1} at lane h-1
+	VPERMPS     Y3, Y15, Y7
+	VPERMPS     Y4, Y15, Y8
+	VBLENDPS    $0x02, Y8, Y7, Y7
+	VPERMPS     Y4, Y14, Y9
+	VBLENDVPS   Y13, Y3, Y9, Y9
+	VMOVUPS     Y7, (R9)
+	VMOVUPS     Y9, 32(R9)
+	VFMADD231PS Y7, Y7, Y0
+	VFMADD231PS Y9, Y9, Y1
+	VFMADD231PS Y9, Y7, Y2
+	ADDQ        $0x00000040, R9
+	DECQ        R10
+	JNZ         aperm
+
+adone:
+	VMOVUPS Y0, 320(SI)
+	VMOVUPS Y1, 384(SI)
+	VMOVUPS Y2, 448(SI)
+
+matanext:
+	ADDQ CX, BX
+	ADDQ $0x00000200, SI
+	ADDQ $0x20, DI
+	DECQ R8
+	JNZ  mata
+	MOVQ buf+0(FP), BX
+	MOVQ state+40(FP), SI
+	LEAQ 288(AX), DI
+	MOVQ mats+48(FP), R8
+
+matp:
+	CMPQ    280(SI), $0x00
+	JNE     matpnext
+	XORQ    R12, R12
+	VMOVUPS 320(SI), Y0
+	VMOVUPS 384(SI), Y1
+	VMOVUPS 448(SI), Y2
+
+	// mask = γ² > tol² α β && α > negl && β > negl, in the pairs' lanes
+	VMULPS    Y2, Y2, Y3
+	VMULPS    Y1, Y0, Y4
+	VMULPS    160(AX), Y4, Y4
+	VCMPPS    $0x1e, Y4, Y3, Y3
+	VCMPPS    $0x1e, (DI), Y0, Y4
+	VANDPS    Y4, Y3, Y3
+	VCMPPS    $0x1e, (DI), Y1, Y4
+	VANDPS    Y4, Y3, Y3
+	VANDPS    96(AX), Y3, Y3
+	VMOVMSKPS Y3, R9
+	ORQ       R9, R12
+
+	// t = sign(d) 2γ / (|d| + sqrt(d² + 4γ²)), d = β - α, 0 where no rotation; c = 1/sqrt(1+t²), s = c t
+	VSUBPS      Y0, Y1, Y5
+	VADDPS      Y2, Y2, Y6
+	VMULPS      Y6, Y6, Y7
+	VFMADD231PS Y5, Y5, Y7
+	VSQRTPS     Y7, Y7
+	VANDPS      224(AX), Y5, Y8
+	VADDPS      Y8, Y7, Y7
+	VANDPS      256(AX), Y5, Y8
+	VXORPS      Y8, Y6, Y6
+	VDIVPS      Y7, Y6, Y6
+	VANDPS      Y3, Y6, Y6
+	VMOVUPS     192(AX), Y7
+	VFMADD231PS Y6, Y6, Y7
+	VSQRTPS     Y7, Y7
+	VMOVUPS     192(AX), Y8
+	VDIVPS      Y7, Y8, Y8
+	VMULPS      Y6, Y8, Y9
+	VMOVUPS     Y8, 128(SI)
+	VMOVUPS     Y9, 192(SI)
+	MOVQ        R12, 264(SI)
+
+matpnext:
+	ADDQ CX, BX
+	ADDQ $0x00000200, SI
+	ADDQ $0x20, DI
+	DECQ R8
+	JNZ  matp
+	MOVQ buf+0(FP), BX
+	MOVQ state+40(FP), SI
+	LEAQ 288(AX), DI
+	MOVQ mats+48(FP), R8
+
+matv:
+	CMPQ    280(SI), $0x00
+	JNE     matvnext
+	MOVQ    BX, R9
+	MOVQ    rowsA+8(FP), R10
+	SHLQ    $0x06, R10
+	ADDQ    R10, R9
+	MOVQ    rowsV+16(FP), R10
+	TESTQ   R10, R10
+	JZ      vdone
+	CMPQ    256(SI), $0x00
+	JE      vperm
+	VMOVUPS (SI), Y12
+	VMOVUPS 64(SI), Y11
+
+vrot:
+	VMOVUPS     (R9), Y3
+	VMOVUPS     32(R9), Y4
+	VMULPS      Y4, Y11, Y5
+	VMULPS      Y3, Y11, Y6
+	VFMSUB231PS Y3, Y12, Y5
+	VFMADD231PS Y4, Y12, Y6
+
+	// L' = L_0, R_0, L_1 .. (up: 0, 0, 1, ..., 6); R' = R_1, R_2, .., L_{h-1} at lane h-1
+	VPERMPS   Y5, Y15, Y7
+	VPERMPS   Y6, Y15, Y8
+	VBLENDPS  $0x02, Y8, Y7, Y7
+	VPERMPS   Y6, Y14, Y9
+	VBLENDVPS Y13, Y5, Y9, Y9
+	VMOVUPS   Y7, (R9)
+	VMOVUPS   Y9, 32(R9)
+	ADDQ      $0x00000040, R9
+	DECQ      R10
+	JNZ       vrot
+	JMP       vdone
+
+vperm:
+	VMOVUPS (R9), Y3
+	VMOVUPS 32(R9), Y4
+
+	// L' = L_0, R_0, L_1 .. (up: 0, 0, 1, ..., 6); R' = R_1, R_2, .., L_{h-1} at lane h-1
+	VPERMPS   Y3, Y15, Y7
+	VPERMPS   Y4, Y15, Y8
+	VBLENDPS  $0x02, Y8, Y7, Y7
+	VPERMPS   Y4, Y14, Y9
+	VBLENDVPS Y13, Y3, Y9, Y9
+	VMOVUPS   Y7, (R9)
+	VMOVUPS   Y9, 32(R9)
+	ADDQ      $0x00000040, R9
+	DECQ      R10
+	JNZ       vperm
+
+vdone:
+	VMOVUPS 128(SI), Y3
+	VMOVUPS 192(SI), Y4
+	VMOVUPS Y3, (SI)
+	VMOVUPS Y4, 64(SI)
+	MOVQ    264(SI), R12
+	MOVQ    R12, 256(SI)
+
+matvnext:
+	ADDQ CX, BX
+	ADDQ $0x00000200, SI
+	ADDQ $0x20, DI
+	DECQ R8
+	JNZ  matv
+	DECQ R11
+	JNZ  round
+
+	// a matrix whose sweep rotated nothing has converged; ret: the others
+	XORQ R9, R9
+	MOVQ $0x00000001, R10
+	MOVQ buf+0(FP), BX
+	MOVQ state+40(FP), SI
+	LEAQ 288(AX), DI
+	MOVQ mats+48(FP), R8
+
+end:
+	CMPQ 280(SI), $0x00
+	JNE  endbit
+	CMPQ 272(SI), $0x00
+	JNE  endlive
+	MOVQ $0x00000001, 280(SI)
+	JMP  endbit
+
+endlive:
+	ORQ R10, R9
+
+endbit:
+	SHLQ  $0x01, R10
+	ADDQ  CX, BX
+	ADDQ  $0x00000200, SI
+	ADDQ  $0x20, DI
+	DECQ  R8
+	JNZ   end
+	TESTQ R9, R9
+	JZ    out
+	DECQ  DX
+	JNZ   sweep
+
+out:
+	MOVQ R9, ret+64(FP)
+	VZEROUPPER
+	RET
+
+// func jacobi1S32W2AVX2(buf *float32, rowsA int, rowsV int, rounds int, params *[88]float32, state *[256]float32, mats int, maxSweeps int) uint64
+// Requires: AVX, AVX2, FMA3
+TEXT ·jacobi1S32W2AVX2(SB), NOSPLIT, $0-72
+	MOVQ    params+32(FP), AX
+	VMOVUPS (AX), Y15
+	VMOVUPS 32(AX), Y14
+	VMOVUPS 64(AX), Y13
+	MOVQ    rowsA+8(FP), CX
+	MOVQ    rowsV+16(FP), DX
+	ADDQ    DX, CX
+	SHLQ    $0x07, CX
+	MOVQ    maxSweeps+56(FP), DX
+
+	// each matrix: the dots and parameters of the first round
+	MOVQ buf+0(FP), BX
+	MOVQ state+40(FP), SI
+	LEAQ 288(AX), DI
+	MOVQ mats+48(FP), R8
+
+init:
+	VXORPS Y0, Y0, Y0
+	VXORPS Y2, Y2, Y2
+	VXORPS Y4, Y4, Y4
+	VXORPS Y1, Y1, Y1
+	VXORPS Y3, Y3, Y3
+	VXORPS Y5, Y5, Y5
+	MOVQ   BX, R9
+	MOVQ   rowsA+8(FP), R10
+
+d0:
+	VMOVUPS     (R9), Y6
+	VMOVUPS     64(R9), Y7
+	VFMADD231PS Y6, Y6, Y0
+	VFMADD231PS Y7, Y7, Y2
+	VFMADD231PS Y7, Y6, Y4
+	VMOVUPS     32(R9), Y6
+	VMOVUPS     96(R9), Y7
+	VFMADD231PS Y6, Y6, Y1
+	VFMADD231PS Y7, Y7, Y3
+	VFMADD231PS Y7, Y6, Y5
+	ADDQ        $0x00000080, R9
+	DECQ        R10
+	JNZ         d0
+	VMOVUPS     Y0, 320(SI)
+	VMOVUPS     Y2, 384(SI)
+	VMOVUPS     Y4, 448(SI)
+	VMOVUPS     Y1, 352(SI)
+	VMOVUPS     Y3, 416(SI)
+	VMOVUPS     Y5, 480(SI)
+	MOVQ        $0x00000000, 280(SI)
+	ADDQ        CX, BX
+	ADDQ        $0x00000200, SI
+	ADDQ        $0x20, DI
+	DECQ        R8
+	JNZ         init
+	MOVQ        buf+0(FP), BX
+	MOVQ        state+40(FP), SI
+	LEAQ        288(AX), DI
+	MOVQ        mats+48(FP), R8
+
+init2:
+	XORQ    R12, R12
+	VMOVUPS 320(SI), Y0
+	VMOVUPS 384(SI), Y2
+	VMOVUPS 448(SI), Y4
+
+	// mask = γ² > tol² α β && α > negl && β > negl, in the pairs' lanes
+	VMULPS    Y4, Y4, Y6
+	VMULPS    Y2, Y0, Y7
+	VMULPS    160(AX), Y7, Y7
+	VCMPPS    $0x1e, Y7, Y6, Y6
+	VCMPPS    $0x1e, (DI), Y0, Y7
+	VANDPS    Y7, Y6, Y6
+	VCMPPS    $0x1e, (DI), Y2, Y7
+	VANDPS    Y7, Y6, Y6
+	VANDPS    96(AX), Y6, Y6
+	VMOVMSKPS Y6, R9
+	ORQ       R9, R12
+
+	// t = sign(d) 2γ / (|d| + sqrt(d² + 4γ²)), d = β - α, 0 where no rotation; c = 1/sqrt(1+t²), s = c t
+	VSUBPS      Y0, Y2, Y8
+	VADDPS      Y4, Y4, Y9
+	VMULPS      Y9, Y9, Y10
+	VFMADD231PS Y8, Y8, Y10
+	VSQRTPS     Y10, Y10
+	VANDPS      224(AX), Y8, Y11
+	VADDPS      Y11, Y10, Y10
+	VANDPS      256(AX), Y8, Y11
+	VXORPS      Y11, Y9, Y9
+	VDIVPS      Y10, Y9, Y9
+	VANDPS      Y6, Y9, Y9
+	VMOVUPS     192(AX), Y10
+	VFMADD231PS Y9, Y9, Y10
+	VSQRTPS     Y10, Y10
+	VMOVUPS     192(AX), Y11
+	VDIVPS      Y10, Y11, Y11
+	VMULPS      Y9, Y11, Y12
+	VMOVUPS     Y11, 128(SI)
+	VMOVUPS     Y12, 192(SI)
+	VMOVUPS     352(SI), Y1
+	VMOVUPS     416(SI), Y3
+	VMOVUPS     480(SI), Y5
+
+	// mask = γ² > tol² α β && α > negl && β > negl, in the pairs' lanes
+	VMULPS    Y5, Y5, Y6
+	VMULPS    Y3, Y1, Y7
+	VMULPS    160(AX), Y7, Y7
+	VCMPPS    $0x1e, Y7, Y6, Y6
+	VCMPPS    $0x1e, (DI), Y1, Y7
+	VANDPS    Y7, Y6, Y6
+	VCMPPS    $0x1e, (DI), Y3, Y7
+	VANDPS    Y7, Y6, Y6
+	VANDPS    128(AX), Y6, Y6
+	VMOVMSKPS Y6, R9
+	SHLQ      $0x08, R9
+	ORQ       R9, R12
+
+	// t = sign(d) 2γ / (|d| + sqrt(d² + 4γ²)), d = β - α, 0 where no rotation; c = 1/sqrt(1+t²), s = c t
+	VSUBPS      Y1, Y3, Y8
+	VADDPS      Y5, Y5, Y9
+	VMULPS      Y9, Y9, Y10
+	VFMADD231PS Y8, Y8, Y10
+	VSQRTPS     Y10, Y10
+	VANDPS      224(AX), Y8, Y11
+	VADDPS      Y11, Y10, Y10
+	VANDPS      256(AX), Y8, Y11
+	VXORPS      Y11, Y9, Y9
+	VDIVPS      Y10, Y9, Y9
+	VANDPS      Y6, Y9, Y9
+	VMOVUPS     192(AX), Y10
+	VFMADD231PS Y9, Y9, Y10
+	VSQRTPS     Y10, Y10
+	VMOVUPS     192(AX), Y11
+	VDIVPS      Y10, Y11, Y11
+	VMULPS      Y9, Y11, Y12
+	VMOVUPS     Y11, 160(SI)
+	VMOVUPS     Y12, 224(SI)
+	MOVQ        R12, 264(SI)
+	VMOVUPS     128(SI), Y6
+	VMOVUPS     192(SI), Y7
+	VMOVUPS     Y6, (SI)
+	VMOVUPS     Y7, 64(SI)
+	VMOVUPS     160(SI), Y6
+	VMOVUPS     224(SI), Y7
+	VMOVUPS     Y6, 32(SI)
+	VMOVUPS     Y7, 96(SI)
+	MOVQ        264(SI), R12
+	MOVQ        R12, 256(SI)
+	ADDQ        CX, BX
+	ADDQ        $0x00000200, SI
+	ADDQ        $0x20, DI
+	DECQ        R8
+	JNZ         init2
+
+sweep:
+	MOVQ buf+0(FP), BX
+	MOVQ state+40(FP), SI
+	LEAQ 288(AX), DI
+	MOVQ mats+48(FP), R8
+
+clear:
+	MOVQ $0x00000000, 272(SI)
+	ADDQ CX, BX
+	ADDQ $0x00000200, SI
+	ADDQ $0x20, DI
+	DECQ R8
+	JNZ  clear
+	MOVQ rounds+24(FP), R11
+
+round:
+	// a round: each matrix's A rows (rotated if a lane of THAT matrix rotates,
+	// else only permuted), then each one's next parameters (the two chains
+	// overlap each other and the V rows), then each one's V rows
+	MOVQ buf+0(FP), BX
+	MOVQ state+40(FP), SI
+	LEAQ 288(AX), DI
+	MOVQ mats+48(FP), R8
+
+mata:
+	CMPQ   280(SI), $0x00
+	JNE    matanext
+	MOVQ   256(SI), R12
+	ORQ    R12, 272(SI)
+	VXORPS Y0, Y0, Y0
+	VXORPS Y2, Y2, Y2
+	VXORPS Y4, Y4, Y4
+	VXORPS Y1, Y1, Y1
+	VXORPS Y3, Y3, Y3
+	VXORPS Y5, Y5, Y5
+	MOVQ   BX, R9
+	MOVQ   rowsA+8(FP), R10
+	TESTQ  R12, R12
+	JZ     aperm
+
+arot:
+	VMOVUPS     (R9), Y6
+	VMOVUPS     64(R9), Y7
+	VMULPS      64(SI), Y7, Y8
+	VMULPS      64(SI), Y6, Y9
+	VFMSUB231PS (SI), Y6, Y8
+	VFMADD231PS (SI), Y7, Y9
+	VMOVUPS     32(R9), Y6
+	VMOVUPS     96(R9), Y7
+	VMULPS      96(SI), Y7, Y10
+	VMULPS      96(SI), Y6, Y11
+	VFMSUB231PS 32(SI), Y6, Y10
+	VFMADD231PS 32(SI), Y7, Y11
+
+	// L'_0 = L_0, R_0, L_1 .. L_6; L'_1 = L_7 .. L_14 (up: 7, 0, 1, ..., 6)
+	VPERMPS  Y8, Y15, Y6
+	VPERMPS  Y9, Y15, Y7
+	VBLENDPS $0x01, Y8, Y6, Y12
+	VBLENDPS $0x02, Y7, Y12, Y12
+	VPERMPS  Y10, Y15, Y7
+	VBLENDPS $0x01, Y6, Y7, Y7
+	VMOVUPS  Y12, (R9)
+	VMOVUPS  Y7, 32(R9)
+
+	// R'_0 = R_1 .. R_8; R'_1 = R_9 .., L_{h-1} at lane h-9 (down: 1, ..., 7, 0)
+	VPERMPS     Y9, Y14, Y6
+	VPERMPS     Y11, Y14, Y8
+	VBLENDPS    $0x80, Y8, Y6, Y6
+	VBLENDVPS   Y13, Y10, Y8, Y8
+	VMOVUPS     Y6, 64(R9)
+	VMOVUPS     Y8, 96(R9)
+	VFMADD231PS Y12, Y12, Y0
+	VFMADD231PS Y7, Y7, Y1
+	VFMADD231PS Y6, Y6, Y2
+	VFMADD231PS Y8, Y8, Y3
+	VFMADD231PS Y6, Y12, Y4
+	VFMADD231PS Y8, Y7, Y5
+	ADDQ        $0x00000080, R9
+	DECQ        R10
+	JNZ         arot
+	JMP         adone
+
+aperm:
+	VMOVUPS (R9), Y8
+	VMOVUPS 32(R9), Y10
+	VMOVUPS 64(R9), Y9
+	VMOVUPS 96(R9), Y11
+
+	// L'_0 = L_0, R_0, L_1 .. L_6; L'_1 = L_7 .. L_14 (up: 7, 0, 1, ..., 6)
+	VPERMPS  Y8, Y15, Y6
+	VPERMPS  Y9, Y15, Y7
+	VBLENDPS $0x01, Y8, Y6, Y12
+	VBLENDPS $0x02, Y7, Y12, Y12
+	VPERMPS  Y10, Y15, Y7
+	VBLENDPS $0x01, Y6, Y7, Y7
+	VMOVUPS  Y12, (R9)
+	VMOVUPS  Y7, 32(R9)
+
+	// R'_0 = R_1 .. R_8; R'_1 = R_9 .., L_{h-1} at lane h-9 (down: 1, ..., 7, 0)
+	VPERMPS     Y9, Y14, Y6
+	VPERMPS     Y11, Y14, Y8
+	VBLENDPS    $0x80, Y8, Y6, Y6
+	VBLENDVPS   Y13, Y10, Y8, Y8
+	VMOVUPS     Y6, 64(R9)
+	VMOVUPS     Y8, 96(R9)
+	VFMADD231PS Y12, Y12, Y0
+	VFMADD231PS Y7, Y7, Y1
+	VFMADD231PS Y6, Y6, Y2
+	VFMADD231PS Y8, Y8, Y3
+	VFMADD231PS Y6, Y12, Y4
+	VFMADD231PS Y8, Y7, Y5
+	ADDQ        $0x00000080, R9
+	DECQ        R10
+	JNZ         aperm
+
+adone:
+	VMOVUPS Y0, 320(SI)
+	VMOVUPS Y2, 384(SI)
+	VMOVUPS Y4, 448(SI)
+	VMOVUPS Y1, 352(SI)
+	VMOVUPS Y3, 416(SI)
+	VMOVUPS Y5, 480(SI)
+
+matanext:
+	ADDQ CX, BX
+	ADDQ $0x00000200, SI
+	ADDQ $0x20, DI
+	DECQ R8
+	JNZ  mata
+	MOVQ buf+0(FP), BX
+	MOVQ state+40(FP), SI
+	LEAQ 288(AX), DI
+	MOVQ mats+48(FP), R8
+
+matp:
+	CMPQ    280(SI), $0x00
+	JNE     matpnext
+	XORQ    R12, R12
+	VMOVUPS 320(SI), Y0
+	VMOVUPS 384(SI), Y2
+	VMOVUPS 448(SI), Y4
+
+	// mask = γ² > tol² α β && α > negl && β > negl, in the pairs' lanes
+	VMULPS    Y4, Y4, Y6
+	VMULPS    Y2, Y0, Y7
+	VMULPS    160(AX), Y7, Y7
+	VCMPPS    $0x1e, Y7, Y6, Y6
+	VCMPPS    $0x1e, (DI), Y0, Y7
+	VANDPS    Y7, Y6, Y6
+	VCMPPS    $0x1e, (DI), Y2, Y7
+	VANDPS    Y7, Y6, Y6
+	VANDPS    96(AX), Y6, Y6
+	VMOVMSKPS Y6, R9
+	ORQ       R9, R12
+
+	// t = sign(d) 2γ / (|d| + sqrt(d² + 4γ²)), d = β - α, 0 where no rotation; c = 1/sqrt(1+t²), s = c t
+	VSUBPS      Y0, Y2, Y8
+	VADDPS      Y4, Y4, Y9
+	VMULPS      Y9, Y9, Y10
+	VFMADD231PS Y8, Y8, Y10
+	VSQRTPS     Y10, Y10
+	VANDPS      224(AX), Y8, Y11
+	VADDPS      Y11, Y10, Y10
+	VANDPS      256(AX), Y8, Y11
+	VXORPS      Y11, Y9, Y9
+	VDIVPS      Y10, Y9, Y9
+	VANDPS      Y6, Y9, Y9
+	VMOVUPS     192(AX), Y10
+	VFMADD231PS Y9, Y9, Y10
+	VSQRTPS     Y10, Y10
+	VMOVUPS     192(AX), Y11
+	VDIVPS      Y10, Y11, Y11
+	VMULPS      Y9, Y11, Y12
+	VMOVUPS     Y11, 128(SI)
+	VMOVUPS     Y12, 192(SI)
+	VMOVUPS     352(SI), Y1
+	VMOVUPS     416(SI), Y3
+	VMOVUPS     480(SI), Y5
+
+	// mask = γ² > tol² α β && α > negl && β > negl, in the pairs' lanes
+	VMULPS    Y5, Y5, Y6
+	VMULPS    Y3, Y1, Y7
+	VMULPS    160(AX), Y7, Y7
+	VCMPPS    $0x1e, Y7, Y6, Y6
+	VCMPPS    $0x1e, (DI), Y1, Y7
+	VANDPS    Y7, Y6, Y6
+	VCMPPS    $0x1e, (DI), Y3, Y7
+	VANDPS    Y7, Y6, Y6
+	VANDPS    128(AX), Y6, Y6
+	VMOVMSKPS Y6, R9
+	SHLQ      $0x08, R9
+	ORQ       R9, R12
+
+	// t = sign(d) 2γ / (|d| + sqrt(d² + 4γ²)), d = β - α, 0 where no rotation; c = 1/sqrt(1+t²), s = c t
+	VSUBPS      Y1, Y3, Y8
+	VADDPS      Y5, Y5, Y9
+	VMULPS      Y9, Y9, Y10
+	VFMADD231PS Y8, Y8, Y10
+	VSQRTPS     Y10, Y10
+	VANDPS      224(AX), Y8, Y11
+	VADDPS      Y11, Y10, Y10
+	VANDPS      256(AX), Y8, Y11
+	VXORPS      Y11, Y9, Y9
+	VDIVPS      Y10, Y9, Y9
+	VANDPS      Y6, Y9, Y9
+	VMOVUPS     192(AX), Y10
+	VFMADD231PS Y9, Y9, Y10
+	VSQRTPS     Y10, Y10
+	VMOVUPS     192(AX), Y11
+	VDIVPS      Y10, Y11, Y11
+	VMULPS      Y9, Y11, Y12
+	VMOVUPS     Y11, 160(SI)
+	VMOVUPS     Y12, 224(SI)
+	MOVQ        R12, 264(SI)
+
+matpnext:
+	ADDQ CX, BX
+	ADDQ $0x00000200, SI
+	ADDQ $0x20, DI
+	DECQ R8
+	JNZ  matp
+	MOVQ buf+0(FP), BX
+	MOVQ state+40(FP), SI
+	LEAQ 288(AX), DI
+	MOVQ mats+48(FP), R8
+
+matv:
+	CMPQ  280(SI), $0x00
+	JNE   matvnext
+	MOVQ  BX, R9
+	MOVQ  rowsA+8(FP), R10
+	SHLQ  $0x07, R10
+	ADDQ  R10, R9
+	MOVQ  rowsV+16(FP), R10
+	TESTQ R10, R10
+	JZ    vdone
+	CMPQ  256(SI), $0x00
+	JE    vperm
+
+vrot:
+	VMOVUPS     (R9), Y6
+	VMOVUPS     64(R9), Y7
+	VMULPS      64(SI), Y7, Y8
+	VMULPS      64(SI), Y6, Y9
+	VFMSUB231PS (SI), Y6, Y8
+	VFMADD231PS (SI), Y7, Y9
+	VMOVUPS     32(R9), Y6
+	VMOVUPS     96(R9), Y7
+	VMULPS      96(SI), Y7, Y10
+	VMULPS      96(SI), Y6, Y11
+	VFMSUB231PS 32(SI), Y6, Y10
+	VFMADD231PS 32(SI), Y7, Y11
+
+	// L'_0 = L_0, R_0, L_1 .. L_6; L'_1 = L_7 .. L_14 (up: 7, 0, 1, ..., 6)
+	VPERMPS  Y8, Y15, Y6
+	VPERMPS  Y9, Y15, Y7
+	VBLENDPS $0x01, Y8, Y6, Y12
+	VBLENDPS $0x02, Y7, Y12, Y12
+	VPERMPS  Y10, Y15, Y7
+	VBLENDPS $0x01, Y6, Y7, Y7
+	VMOVUPS  Y12, (R9)
+	VMOVUPS  Y7, 32(R9)
+
+	// R'_0 = R_1 .. R_8; R'_1 = R_9 .., L_{h-1} at lane h-9 (down: 1, ..., 7, 0)
+	VPERMPS   Y9, Y14, Y6
+	VPERMPS   Y11, Y14, Y8
+	VBLENDPS  $0x80, Y8, Y6, Y6
+	VBLENDVPS Y13, Y10, Y8, Y8
+	VMOVUPS   Y6, 64(R9)
+	VMOVUPS   Y8, 96(R9)
+	ADDQ      $0x00000080, R9
+	DECQ      R10
+	JNZ       vrot
+	JMP       vdone
+
+vperm:
+	VMOVUPS (R9), Y8
+	VMOVUPS 32(R9), Y10
+	VMOVUPS 64(R9), Y9
+	VMOVUPS 96(R9), Y11
+
+	// L'_0 = L_0, R_0, L_1 .. L_6; L'_1 = L_7 .. L_14 (up: 7, 0, 1, ..., 6)
+	VPERMPS  Y8, Y15, Y6
+	VPERMPS  Y9, Y15, Y7
+	VBLENDPS $0x01, Y8, Y6, Y12
+	VBLENDPS $0x02, Y7, Y12, Y12
+	VPERMPS  Y10, Y15, Y7
+	VBLENDPS $0x01, Y6, Y7, Y7
+	VMOVUPS  Y12, (R9)
+	VMOVUPS  Y7, 32(R9)
+
+	// R'_0 = R_1 .. R_8; R'_1 = R_9 .., L_{h-1} at lane h-9 (down: 1, ..., 7, 0)
+	VPERMPS   Y9, Y14, Y6
+	VPERMPS   Y11, Y14, Y8
+	VBLENDPS  $0x80, Y8, Y6, Y6
+	VBLENDVPS Y13, Y10, Y8, Y8
+	VMOVUPS   Y6, 64(R9)
+	VMOVUPS   Y8, 96(R9)
+	ADDQ      $0x00000080, R9
+	DECQ      R10
+	JNZ       vperm
+
+vdone:
+	VMOVUPS 128(SI), Y6
+	VMOVUPS 192(SI), Y7
+	VMOVUPS Y6, (SI)
+	VMOVUPS Y7, 64(SI)
+	VMOVUPS 160(SI), Y6
+	VMOVUPS 224(SI), Y7
+	VMOVUPS Y6, 32(SI)
+	VMOVUPS Y7, 96(SI)
+	MOVQ    264(SI), R12
+	MOVQ    R12, 256(SI)
+
+matvnext:
+	ADDQ CX, BX
+	ADDQ $0x00000200, SI
+	ADDQ $0x20, DI
+	DECQ R8
+	JNZ  matv
+	DECQ R11
+	JNZ  round
+
+	// a matrix whose sweep rotated nothing has converged; ret: the others
+	XORQ R9, R9
+	MOVQ $0x00000001, R10
+	MOVQ buf+0(FP), BX
+	MOVQ state+40(FP), SI
+	LEAQ 288(AX), DI
+	MOVQ mats+48(FP), R8
+
+end:
+	CMPQ 280(SI), $0x00
+	JNE  endbit
+	CMPQ 272(SI), $0x00
+	JNE  endlive
+	MOVQ $0x00000001, 280(SI)
+	JMP  endbit
+
+endlive:
+	ORQ R10, R9
+
+endbit:
+	SHLQ  $0x01, R10
+	ADDQ  CX, BX
+	ADDQ  $0x00000200, SI
+	ADDQ  $0x20, DI
+	DECQ  R8
+	JNZ   end
+	TESTQ R9, R9
+	JZ    out
+	DECQ  DX
+	JNZ   sweep
+
+out:
+	MOVQ R9, ret+64(FP)
+	VZEROUPPER
+	RET

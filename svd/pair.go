@@ -7,9 +7,10 @@ package svd
 type Pair struct {
 	n      int
 	w      [2]*Small
-	dual   *dualAsm   // AVX-512, 3 <= n <= 16: both factorisations in one run
-	dual32 *dual32Asm // AVX-512, 17 <= n <= 32: both of Factorize32 in one run
-	pack32 *pack32Asm // AVX-512, 3 <= n <= 16: both of Factorize32 in one vector
+	dual   *dualAsm     // AVX-512, 3 <= n <= 16: both factorisations in one run
+	dual32 *dual32Asm   // AVX-512, 17 <= n <= 32: both of Factorize32 in one run
+	pack32 *pack32Asm   // AVX-512, 3 <= n <= 16: both of Factorize32 in one vector
+	f32x2  *small32AVX2 // AVX2, 3 <= n <= 32: both of Factorize32 in one run
 }
 
 // NewPair returns the workspace for pairs of n x n matrices,
@@ -31,6 +32,9 @@ func NewPair(n int) *Pair {
 	// workspaces for that are made here, not at the first such call, so
 	// that a trainer's steps allocate nothing from its first step on,
 	// whichever step first needs the values.
+	if useAVX512Possible {
+		p.f32x2 = newSmall32AVX2(n, 2)
+	}
 	if useAVX512 || useAVX2 {
 		for _, w := range p.w {
 			w.batch = NewBatch(n)

@@ -45,7 +45,7 @@ type small32Asm struct {
 
 // factorize32Native reports whether Factorize32 of n x n matrices runs in
 // float32 lanes on this CPU.
-func factorize32Native(n int) bool { return useAVX512 && n >= 3 && n <= maxSmall32 }
+func factorize32Native(n int) bool { return (useAVX512 || useAVX2) && n >= 3 && n <= maxSmall32 }
 
 func newSmall32Asm(n int) *small32Asm {
 	if !useAVX512Possible || n < 3 || n > maxSmall32 {

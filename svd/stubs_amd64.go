@@ -329,3 +329,29 @@ func tridiag8AVX512(gm *float64, n int, n4 int, d *float64, e *float64, y *float
 //
 //go:noescape
 func sturm8AVX512(d *float64, e2 *float64, n int, x *float64, k int, cnt *int64, params *[8]float64)
+
+// jacobi1S32AVX2 is jacobi1S32AVX512 for AVX2 and FMA: one-sided Jacobi in float32
+// lanes on mats (1 or 2) matrices whose column pairs of a round are the 8 lanes of 1
+// YMM vector(s) a half row (see the generator): each matrix rowsA rows of A then
+// rowsV rows of V, each row 16 float32 (left columns, right columns), the
+// second matrix after the first; rounds rounds per sweep. params: the
+// permutation tables and masks, tol², 1, abs and sign masks, each matrix's
+// negligible threshold; state: scratch (512 bytes a matrix). Each matrix
+// gets the bits a run on it alone gives. It returns the mask of the matrices
+// that had not converged (a sweep without rotation) within maxSweeps sweeps.
+//
+//go:noescape
+func jacobi1S32AVX2(buf *float32, rowsA int, rowsV int, rounds int, params *[88]float32, state *[256]float32, mats int, maxSweeps int) uint64
+
+// jacobi1S32W2AVX2 is jacobi1S32AVX512 for AVX2 and FMA: one-sided Jacobi in float32
+// lanes on mats (1 or 2) matrices whose column pairs of a round are the 8 lanes of 2
+// YMM vector(s) a half row (see the generator): each matrix rowsA rows of A then
+// rowsV rows of V, each row 32 float32 (left columns, right columns), the
+// second matrix after the first; rounds rounds per sweep. params: the
+// permutation tables and masks, tol², 1, abs and sign masks, each matrix's
+// negligible threshold; state: scratch (512 bytes a matrix). Each matrix
+// gets the bits a run on it alone gives. It returns the mask of the matrices
+// that had not converged (a sweep without rotation) within maxSweeps sweeps.
+//
+//go:noescape
+func jacobi1S32W2AVX2(buf *float32, rowsA int, rowsV int, rounds int, params *[88]float32, state *[256]float32, mats int, maxSweeps int) uint64

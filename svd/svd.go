@@ -65,10 +65,11 @@ type Small struct {
 	pairs []int32   // round-robin pair order of one sweep (p0, q0, p1, q1, ...)
 	rowE  []float64 // completion: squared row norms of the accepted U columns
 	tol   float64
-	asm   *smallAsm   // nil unless the AVX-512 kernel handles this n
-	f32   *small32Asm // nil unless the float32 AVX-512 kernel handles this n (Factorize32)
-	avx2  *batchAVX2  // nil unless the AVX2 kernel handles this n
-	batch *Batch      // FactorizeValues' Batch.Values where its kernel is not Factorize's (made at first use)
+	asm   *smallAsm    // nil unless the AVX-512 kernel handles this n
+	f32   *small32Asm  // nil unless the float32 AVX-512 kernel handles this n (Factorize32)
+	f32x2 *small32AVX2 // nil unless the float32 AVX2 kernel handles this n (Factorize32)
+	avx2  *batchAVX2   // nil unless the AVX2 kernel handles this n
+	batch *Batch       // FactorizeValues' Batch.Values where its kernel is not Factorize's (made at first use)
 }
 
 // NewSmall returns the workspace for n x n matrices, 1 <= n <= MaxSmall.
@@ -96,6 +97,7 @@ func newSmall(n int) *Small {
 		w.initAsm()
 		w.avx2 = newSmallAVX2(n, w.pairs)
 		w.f32 = newSmall32Asm(n)
+		w.f32x2 = newSmall32AVX2(n, 1)
 	}
 	return w
 }

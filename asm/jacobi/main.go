@@ -86,6 +86,8 @@ func main() {
 	gram(gram8w)
 	tridiag(gram8w)
 	sturm(gram8w)
+	jacobi1S32AVX2(1)
+	jacobi1S32AVX2(2)
 	Generate()
 }
 
