@@ -8735,8 +8735,9 @@ matv:
 	MOVQ    rowsV+16(FP), R10
 	TESTQ   R10, R10
 	JZ      vdone
-	CMPQ    256(SI), $0x00
-	JE      vperm
+	MOVQ    256(SI), R12
+	TESTQ   R12, R12
+	JZ      vperm
 	VMOVUPS (SI), Y12
 	VMOVUPS 64(SI), Y11
 
@@ -9220,8 +9221,9 @@ matv:
 	MOVQ  rowsV+16(FP), R10
 	TESTQ R10, R10
 	JZ    vdone
-	CMPQ  256(SI), $0x00
-	JE    vperm
+	MOVQ  256(SI), R12
+	TESTQ R12, R12
+	JZ    vperm
 
 vrot:
 	VMOVUPS     (R9), Y6
@@ -9340,5 +9342,477 @@ endbit:
 
 out:
 	MOVQ R9, ret+64(FP)
+	VZEROUPPER
+	RET
+
+// func jacobi1Pack32AVX2(buf *float32, rowsA int, rowsV int, rounds int, params *[88]float32, state *[256]float32, mats int, maxSweeps int) uint64
+// Requires: AVX, AVX2, FMA3
+TEXT ·jacobi1Pack32AVX2(SB), NOSPLIT, $0-72
+	MOVQ    params+32(FP), AX
+	VMOVUPS (AX), Y15
+	VMOVUPS 32(AX), Y14
+	VMOVUPS 64(AX), Y13
+	MOVQ    rowsA+8(FP), CX
+	MOVQ    rowsV+16(FP), DX
+	ADDQ    DX, CX
+	SHLQ    $0x06, CX
+	MOVQ    maxSweeps+56(FP), DX
+
+	// each matrix: the dots and parameters of the first round
+	MOVQ buf+0(FP), BX
+	MOVQ state+40(FP), SI
+	LEAQ 288(AX), DI
+	MOVQ mats+48(FP), R8
+
+init:
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	MOVQ   BX, R9
+	MOVQ   rowsA+8(FP), R10
+
+d0:
+	VMOVUPS     (R9), Y3
+	VMOVUPS     32(R9), Y4
+	VFMADD231PS Y3, Y3, Y0
+	VFMADD231PS Y4, Y4, Y1
+	VFMADD231PS Y4, Y3, Y2
+	ADDQ        $0x00000040, R9
+	DECQ        R10
+	JNZ         d0
+	VMOVUPS     Y0, 320(SI)
+	VMOVUPS     Y1, 384(SI)
+	VMOVUPS     Y2, 448(SI)
+	MOVQ        $0x00000000, 280(SI)
+	ADDQ        CX, BX
+	ADDQ        $0x00000200, SI
+	ADDQ        $0x20, DI
+	DECQ        R8
+	JNZ         init
+	MOVQ        buf+0(FP), BX
+	MOVQ        state+40(FP), SI
+	LEAQ        288(AX), DI
+	MOVQ        mats+48(FP), R8
+
+init2:
+	XORQ    R12, R12
+	VMOVUPS 320(SI), Y0
+	VMOVUPS 384(SI), Y1
+	VMOVUPS 448(SI), Y2
+
+	// mask = γ² > tol² α β && α > negl && β > negl, in the pairs' lanes
+	VMULPS    Y2, Y2, Y3
+	VMULPS    Y1, Y0, Y4
+	VMULPS    160(AX), Y4, Y4
+	VCMPPS    $0x1e, Y4, Y3, Y3
+	VCMPPS    $0x1e, (DI), Y0, Y4
+	VANDPS    Y4, Y3, Y3
+	VCMPPS    $0x1e, (DI), Y1, Y4
+	VANDPS    Y4, Y3, Y3
+	VANDPS    96(AX), Y3, Y3
+	VMOVMSKPS Y3, R9
+	ORQ       R9, R12
+
+	// t = sign(d) 2γ / (|d| + sqrt(d² + 4γ²)), d = β - α, 0 where no rotation; c = 1/sqrt(1+t²), s = c t
+	VSUBPS      Y0, Y1, Y5
+	VADDPS      Y2, Y2, Y6
+	VMULPS      Y6, Y6, Y7
+	VFMADD231PS Y5, Y5, Y7
+	VSQRTPS     Y7, Y7
+	VANDPS      224(AX), Y5, Y8
+	VADDPS      Y8, Y7, Y7
+	VANDPS      256(AX), Y5, Y8
+	VXORPS      Y8, Y6, Y6
+	VDIVPS      Y7, Y6, Y6
+	VANDPS      Y3, Y6, Y6
+	VMOVUPS     192(AX), Y7
+	VFMADD231PS Y6, Y6, Y7
+	VSQRTPS     Y7, Y7
+	VMOVUPS     192(AX), Y8
+	VDIVPS      Y7, Y8, Y8
+	VMULPS      Y6, Y8, Y9
+	VMOVUPS     Y8, 128(SI)
+	VMOVUPS     Y9, 192(SI)
+	MOVQ        R12, 264(SI)
+	VMOVUPS     128(SI), Y3
+	VMOVUPS     192(SI), Y4
+	VMOVUPS     Y3, (SI)
+	VMOVUPS     Y4, 64(SI)
+	MOVQ        264(SI), R12
+	MOVQ        R12, 256(SI)
+	ADDQ        CX, BX
+	ADDQ        $0x00000200, SI
+	ADDQ        $0x20, DI
+	DECQ        R8
+	JNZ         init2
+
+sweep:
+	MOVQ buf+0(FP), BX
+	MOVQ state+40(FP), SI
+	LEAQ 288(AX), DI
+	MOVQ mats+48(FP), R8
+
+clear:
+	MOVQ $0x00000000, 272(SI)
+	ADDQ CX, BX
+	ADDQ $0x00000200, SI
+	ADDQ $0x20, DI
+	DECQ R8
+	JNZ  clear
+	MOVQ rounds+24(FP), R11
+
+round:
+	// a round: each matrix's A rows (rotated if a lane of THAT matrix rotates,
+	// else only permuted), then each one's next parameters (the two chains
+	// overlap each other and the V rows), then each one's V rows
+	MOVQ buf+0(FP), BX
+	MOVQ state+40(FP), SI
+	LEAQ 288(AX), DI
+	MOVQ mats+48(FP), R8
+
+mata:
+	CMPQ    280(SI), $0x00
+	JNE     matanext
+	MOVQ    256(SI), R12
+	ORQ     R12, 272(SI)
+	VXORPS  Y0, Y0, Y0
+	VXORPS  Y1, Y1, Y1
+	VXORPS  Y2, Y2, Y2
+	MOVQ    BX, R9
+	MOVQ    rowsA+8(FP), R10
+	TESTQ   $0x0000000f, R12
+	JZ      ano0
+	TESTQ   $0x000000f0, R12
+	JZ      aonly0
+	VMOVUPS (SI), Y12
+	VMOVUPS 64(SI), Y11
+
+arot:
+	VMOVUPS     (R9), Y3
+	VMOVUPS     32(R9), Y4
+	VMULPS      Y4, Y11, Y5
+	VMULPS      Y3, Y11, Y6
+	VFMSUB231PS Y3, Y12, Y5
+	VFMADD231PS Y4, Y12, Y6
+
+	// L' = L_0, R_0, L_1 .. (up: 0, 0, 1, ..., 6); R' = R_1, R_2, .., L_{h-1} at lane h-1
+	VPERMPS     Y5, Y15, Y7
+	VPERMPS     Y6, Y15, Y8
+	VBLENDPS    $0x22, Y8, Y7, Y7
+	VPERMPS     Y6, Y14, Y9
+	VBLENDVPS   Y13, Y5, Y9, Y9
+	VMOVUPS     Y7, (R9)
+	VMOVUPS     Y9, 32(R9)
+	VFMADD231PS Y7, Y7, Y0
+	VFMADD231PS Y9, Y9, Y1
+	VFMADD231PS Y9, Y7, Y2
+	ADDQ        $0x00000040, R9
+	DECQ        R10
+	JNZ         arot
+	JMP         adone
+
+aonly0:
+	VMOVUPS (SI), Y12
+	VMOVUPS 64(SI), Y11
+
+aonly0l:
+	VMOVUPS     (R9), Y3
+	VMOVUPS     32(R9), Y4
+	VMULPS      Y4, Y11, Y5
+	VMULPS      Y3, Y11, Y6
+	VFMSUB231PS Y3, Y12, Y5
+	VFMADD231PS Y4, Y12, Y6
+	VBLENDPS    $0xf0, Y3, Y5, Y5
+	VBLENDPS    $0xf0, Y4, Y6, Y6
+
+	// L' = L_0, R_0, L_1 .. (up: 0, 0, 1, ..., 6); R' = R_1, R_2, .., L_{h-1} at lane h-1
+	VPERMPS     Y5, Y15, Y7
+	VPERMPS     Y6, Y15, Y8
+	VBLENDPS    $0x22, Y8, Y7, Y7
+	VPERMPS     Y6, Y14, Y9
+	VBLENDVPS   Y13, Y5, Y9, Y9
+	VMOVUPS     Y7, (R9)
+	VMOVUPS     Y9, 32(R9)
+	VFMADD231PS Y7, Y7, Y0
+	VFMADD231PS Y9, Y9, Y1
+	VFMADD231PS Y9, Y7, Y2
+	ADDQ        $0x00000040, R9
+	DECQ        R10
+	JNZ         aonly0l
+	JMP         adone
+
+ano0:
+	TESTQ   $0x000000f0, R12
+	JZ      aperm
+	VMOVUPS (SI), Y12
+	VMOVUPS 64(SI), Y11
+
+aonly1:
+	VMOVUPS     (R9), Y3
+	VMOVUPS     32(R9), Y4
+	VMULPS      Y4, Y11, Y5
+	VMULPS      Y3, Y11, Y6
+	VFMSUB231PS Y3, Y12, Y5
+	VFMADD231PS Y4, Y12, Y6
+	VBLENDPS    $0x0f, Y3, Y5, Y5
+	VBLENDPS    $0x0f, Y4, Y6, Y6
+
+	// L' = L_0, R_0, L_1 .. (up: 0, 0, 1, ..., 6); R' = R_1, R_2, .., L_{h-1} at lane h-1
+	VPERMPS     Y5, Y15, Y7
+	VPERMPS     Y6, Y15, Y8
+	VBLENDPS    $0x22, Y8, Y7, Y7
+	VPERMPS     Y6, Y14, Y9
+	VBLENDVPS   Y13, Y5, Y9, Y9
+	VMOVUPS     Y7, (R9)
+	VMOVUPS     Y9, 32(R9)
+	VFMADD231PS Y7, Y7, Y0
+	VFMADD231PS Y9, Y9, Y1
+	VFMADD231PS Y9, Y7, Y2
+	ADDQ        $0x00000040, R9
+	DECQ        R10
+	JNZ         aonly1
+	JMP         adone
+
+aperm:
+	VMOVUPS (R9), Y3
+	VMOVUPS 32(R9), Y4
+
+	// L' = L_0, R_0, L_1 .. (up: 0, 0, 1, ..., 6); R' = R_1, R_2, .., L_{h-1} at lane h-1
+	VPERMPS     Y3, Y15, Y7
+	VPERMPS     Y4, Y15, Y8
+	VBLENDPS    $0x22, Y8, Y7, Y7
+	VPERMPS     Y4, Y14, Y9
+	VBLENDVPS   Y13, Y3, Y9, Y9
+	VMOVUPS     Y7, (R9)
+	VMOVUPS     Y9, 32(R9)
+	VFMADD231PS Y7, Y7, Y0
+	VFMADD231PS Y9, Y9, Y1
+	VFMADD231PS Y9, Y7, Y2
+	ADDQ        $0x00000040, R9
+	DECQ        R10
+	JNZ         aperm
+
+adone:
+	VMOVUPS Y0, 320(SI)
+	VMOVUPS Y1, 384(SI)
+	VMOVUPS Y2, 448(SI)
+
+matanext:
+	ADDQ CX, BX
+	ADDQ $0x00000200, SI
+	ADDQ $0x20, DI
+	DECQ R8
+	JNZ  mata
+	MOVQ buf+0(FP), BX
+	MOVQ state+40(FP), SI
+	LEAQ 288(AX), DI
+	MOVQ mats+48(FP), R8
+
+matp:
+	CMPQ    280(SI), $0x00
+	JNE     matpnext
+	XORQ    R12, R12
+	VMOVUPS 320(SI), Y0
+	VMOVUPS 384(SI), Y1
+	VMOVUPS 448(SI), Y2
+
+	// mask = γ² > tol² α β && α > negl && β > negl, in the pairs' lanes
+	VMULPS    Y2, Y2, Y3
+	VMULPS    Y1, Y0, Y4
+	VMULPS    160(AX), Y4, Y4
+	VCMPPS    $0x1e, Y4, Y3, Y3
+	VCMPPS    $0x1e, (DI), Y0, Y4
+	VANDPS    Y4, Y3, Y3
+	VCMPPS    $0x1e, (DI), Y1, Y4
+	VANDPS    Y4, Y3, Y3
+	VANDPS    96(AX), Y3, Y3
+	VMOVMSKPS Y3, R9
+	ORQ       R9, R12
+
+	// t = sign(d) 2γ / (|d| + sqrt(d² + 4γ²)), d = β - α, 0 where no rotation; c = 1/sqrt(1+t²), s = c t
+	VSUBPS      Y0, Y1, Y5
+	VADDPS      Y2, Y2, Y6
+	VMULPS      Y6, Y6, Y7
+	VFMADD231PS Y5, Y5, Y7
+	VSQRTPS     Y7, Y7
+	VANDPS      224(AX), Y5, Y8
+	VADDPS      Y8, Y7, Y7
+	VANDPS      256(AX), Y5, Y8
+	VXORPS      Y8, Y6, Y6
+	VDIVPS      Y7, Y6, Y6
+	VANDPS      Y3, Y6, Y6
+	VMOVUPS     192(AX), Y7
+	VFMADD231PS Y6, Y6, Y7
+	VSQRTPS     Y7, Y7
+	VMOVUPS     192(AX), Y8
+	VDIVPS      Y7, Y8, Y8
+	VMULPS      Y6, Y8, Y9
+	VMOVUPS     Y8, 128(SI)
+	VMOVUPS     Y9, 192(SI)
+	MOVQ        R12, 264(SI)
+
+matpnext:
+	ADDQ CX, BX
+	ADDQ $0x00000200, SI
+	ADDQ $0x20, DI
+	DECQ R8
+	JNZ  matp
+	MOVQ buf+0(FP), BX
+	MOVQ state+40(FP), SI
+	LEAQ 288(AX), DI
+	MOVQ mats+48(FP), R8
+
+matv:
+	CMPQ    280(SI), $0x00
+	JNE     matvnext
+	MOVQ    BX, R9
+	MOVQ    rowsA+8(FP), R10
+	SHLQ    $0x06, R10
+	ADDQ    R10, R9
+	MOVQ    rowsV+16(FP), R10
+	TESTQ   R10, R10
+	JZ      vdone
+	MOVQ    256(SI), R12
+	TESTQ   $0x0000000f, R12
+	JZ      vno0
+	TESTQ   $0x000000f0, R12
+	JZ      vonly0
+	VMOVUPS (SI), Y12
+	VMOVUPS 64(SI), Y11
+
+vrot:
+	VMOVUPS     (R9), Y3
+	VMOVUPS     32(R9), Y4
+	VMULPS      Y4, Y11, Y5
+	VMULPS      Y3, Y11, Y6
+	VFMSUB231PS Y3, Y12, Y5
+	VFMADD231PS Y4, Y12, Y6
+
+	// L' = L_0, R_0, L_1 .. (up: 0, 0, 1, ..., 6); R' = R_1, R_2, .., L_{h-1} at lane h-1
+	VPERMPS   Y5, Y15, Y7
+	VPERMPS   Y6, Y15, Y8
+	VBLENDPS  $0x22, Y8, Y7, Y7
+	VPERMPS   Y6, Y14, Y9
+	VBLENDVPS Y13, Y5, Y9, Y9
+	VMOVUPS   Y7, (R9)
+	VMOVUPS   Y9, 32(R9)
+	ADDQ      $0x00000040, R9
+	DECQ      R10
+	JNZ       vrot
+	JMP       vdone
+
+vonly0:
+	VMOVUPS (SI), Y12
+	VMOVUPS 64(SI), Y11
+
+vonly0l:
+	VMOVUPS     (R9), Y3
+	VMOVUPS     32(R9), Y4
+	VMULPS      Y4, Y11, Y5
+	VMULPS      Y3, Y11, Y6
+	VFMSUB231PS Y3, Y12, Y5
+	VFMADD231PS Y4, Y12, Y6
+	VBLENDPS    $0xf0, Y3, Y5, Y5
+	VBLENDPS    $0xf0, Y4, Y6, Y6
+
+	// L' = L_0, R_0, L_1 .. (up: 0, 0, 1, ..., 6); R' = R_1, R_2, .., L_{h-1} at lane h-1
+	VPERMPS   Y5, Y15, Y7
+	VPERMPS   Y6, Y15, Y8
+	VBLENDPS  $0x22, Y8, Y7, Y7
+	VPERMPS   Y6, Y14, Y9
+	VBLENDVPS Y13, Y5, Y9, Y9
+	VMOVUPS   Y7, (R9)
+	VMOVUPS   Y9, 32(R9)
+	ADDQ      $0x00000040, R9
+	DECQ      R10
+	JNZ       vonly0l
+	JMP       vdone
+
+vno0:
+	TESTQ   $0x000000f0, R12
+	JZ      vperm
+	VMOVUPS (SI), Y12
+	VMOVUPS 64(SI), Y11
+
+vonly1:
+	VMOVUPS     (R9), Y3
+	VMOVUPS     32(R9), Y4
+	VMULPS      Y4, Y11, Y5
+	VMULPS      Y3, Y11, Y6
+	VFMSUB231PS Y3, Y12, Y5
+	VFMADD231PS Y4, Y12, Y6
+	VBLENDPS    $0x0f, Y3, Y5, Y5
+	VBLENDPS    $0x0f, Y4, Y6, Y6
+
+	// L' = L_0, R_0, L_1 .. (up: 0, 0, 1, ..., 6); R' = R_1, R_2, .., L_{h-1} at lane h-1
+	VPERMPS   Y5, Y15, Y7
+	VPERMPS   Y6, Y15, Y8
+	VBLENDPS  $0x22, Y8, Y7, Y7
+	VPERMPS   Y6, Y14, Y9
+	VBLENDVPS Y13, Y5, Y9, Y9
+	VMOVUPS   Y7, (R9)
+	VMOVUPS   Y9, 32(R9)
+	ADDQ      $0x00000040, R9
+	DECQ      R10
+	JNZ       vonly1
+	JMP       vdone
+
+vperm:
+	VMOVUPS (R9), Y3
+	VMOVUPS 32(R9), Y4
+
+	// L' = L_0, R_0, L_1 .. (up: 0, 0, 1, ..., 6); R' = R_1, R_2, .., L_{h-1} at lane h-1
+	VPERMPS   Y3, Y15, Y7
+	VPERMPS   Y4, Y15, Y8
+	VBLENDPS  $0x22, Y8, Y7, Y7
+	VPERMPS   Y4, Y14, Y9
+	VBLENDVPS Y13, Y3, Y9, Y9
+	VMOVUPS   Y7, (R9)
+	VMOVUPS   Y9, 32(R9)
+	ADDQ      $0x00000040, R9
+	DECQ      R10
+	JNZ       vperm
+
+vdone:
+	VMOVUPS 128(SI), Y3
+	VMOVUPS 192(SI), Y4
+	VMOVUPS Y3, (SI)
+	VMOVUPS Y4, 64(SI)
+	MOVQ    264(SI), R12
+	MOVQ    R12, 256(SI)
+
+matvnext:
+	ADDQ CX, BX
+	ADDQ $0x00000200, SI
+	ADDQ $0x20, DI
+	DECQ R8
+	JNZ  matv
+	DECQ R11
+	JNZ  round
+
+	// a matrix whose sweep rotated nothing has converged; ret: the others
+	XORQ BX, BX
+	MOVQ $0x00000001, SI
+
+	// packed: each half's lanes that rotated in this sweep
+	MOVQ  state+40(FP), SI
+	MOVQ  272(SI), SI
+	TESTQ $0x0000000f, SI
+	JZ    end1
+	ORQ   $0x01, BX
+
+end1:
+	TESTQ $0x000000f0, SI
+	JZ    end2
+	ORQ   $0x02, BX
+
+end2:
+	TESTQ BX, BX
+	JZ    out
+	DECQ  DX
+	JNZ   sweep
+
+out:
+	MOVQ BX, ret+64(FP)
 	VZEROUPPER
 	RET

@@ -355,3 +355,14 @@ func jacobi1S32AVX2(buf *float32, rowsA int, rowsV int, rounds int, params *[88]
 //
 //go:noescape
 func jacobi1S32W2AVX2(buf *float32, rowsA int, rowsV int, rounds int, params *[88]float32, state *[256]float32, mats int, maxSweeps int) uint64
+
+// jacobi1Pack32AVX2 runs jacobi1S32AVX2 on two matrices of the same order up to 8 x 8
+// at once in one vector a half row (each row L R): the first matrix's pairs
+// in lanes 0-3, the second's in lanes 4-7, each half moving by its own
+// circle (params' tables), params[72:80] each lane's negligible threshold;
+// each matrix's result has jacobi1S32AVX2's bits. mats must be 1. It returns
+// the mask of the matrices that rotated in the last of maxSweeps sweeps (0
+// when a sweep rotated nothing in either).
+//
+//go:noescape
+func jacobi1Pack32AVX2(buf *float32, rowsA int, rowsV int, rounds int, params *[88]float32, state *[256]float32, mats int, maxSweeps int) uint64

@@ -88,6 +88,7 @@ func main() {
 	sturm(gram8w)
 	jacobi1S32AVX2(1)
 	jacobi1S32AVX2(2)
+	jacobi1Pack32AVX2()
 	Generate()
 }
 

@@ -60,24 +60,51 @@ const (
 // parameters (their latency overlaps the V rows), its V rows. A matrix
 // whose sweep rotated nothing has converged and is left as it is. Each
 // matrix's operations are those of a run on it alone: the same bits.
-func jacobi1S32AVX2(W int) {
+func jacobi1S32AVX2(W int) { jacobi1S32AVX2Gen(W, false) }
+
+// jacobi1Pack32AVX2 generates jacobi1Pack32AVX2: jacobi1S32AVX2 on TWO
+// matrices up to 8 x 8 in ONE vector a half row, the first's pairs in
+// lanes 0-3, the second's in lanes 4-7, each half moving by its own
+// circle (the tables of params), each lane with its matrix's threshold;
+// a round rotates or only permutes each half by that matrix's own lanes
+// (a rotated half of a matrix that does not rotate is put back from the
+// loaded row), so that each matrix gets the bits jacobi1S32AVX2 gives it
+// alone, in the instructions of one matrix.
+func jacobi1Pack32AVX2() { jacobi1S32AVX2Gen(1, true) }
+
+func jacobi1S32AVX2Gen(W int, packed bool) {
 	name := "jacobi1S32AVX2"
 	if W == 2 {
 		name = "jacobi1S32W2AVX2"
 	}
+	if packed {
+		name = "jacobi1Pack32AVX2"
+	}
 	TEXT(name, NOSPLIT, fmt.Sprintf("func(buf *float32, rowsA, rowsV, rounds int, params *[%d]float32, state *[%d]float32, mats, maxSweeps int) uint64", a32Len, 2*a32Block/4))
 	Pragma("noescape")
-	Doc(
-		name+" is jacobi1S32AVX512 for AVX2 and FMA: one-sided Jacobi in float32",
-		fmt.Sprintf("lanes on mats (1 or 2) matrices whose column pairs of a round are the 8 lanes of %d", W),
-		"YMM vector(s) a half row (see the generator): each matrix rowsA rows of A then",
-		fmt.Sprintf("rowsV rows of V, each row %d float32 (left columns, right columns), the", 16*W),
-		"second matrix after the first; rounds rounds per sweep. params: the",
-		"permutation tables and masks, tol², 1, abs and sign masks, each matrix's",
-		"negligible threshold; state: scratch (512 bytes a matrix). Each matrix",
-		"gets the bits a run on it alone gives. It returns the mask of the matrices",
-		"that had not converged (a sweep without rotation) within maxSweeps sweeps.",
-	)
+	if packed {
+		Doc(
+			name+" runs jacobi1S32AVX2 on two matrices of the same order up to 8 x 8",
+			"at once in one vector a half row (each row L R): the first matrix's pairs",
+			"in lanes 0-3, the second's in lanes 4-7, each half moving by its own",
+			"circle (params' tables), params[72:80] each lane's negligible threshold;",
+			"each matrix's result has jacobi1S32AVX2's bits. mats must be 1. It returns",
+			"the mask of the matrices that rotated in the last of maxSweeps sweeps (0",
+			"when a sweep rotated nothing in either).",
+		)
+	} else {
+		Doc(
+			name+" is jacobi1S32AVX512 for AVX2 and FMA: one-sided Jacobi in float32",
+			fmt.Sprintf("lanes on mats (1 or 2) matrices whose column pairs of a round are the 8 lanes of %d", W),
+			"YMM vector(s) a half row (see the generator): each matrix rowsA rows of A then",
+			fmt.Sprintf("rowsV rows of V, each row %d float32 (left columns, right columns), the", 16*W),
+			"second matrix after the first; rounds rounds per sweep. params: the",
+			"permutation tables and masks, tol², 1, abs and sign masks, each matrix's",
+			"negligible threshold; state: scratch (512 bytes a matrix). Each matrix",
+			"gets the bits a run on it alone gives. It returns the mask of the matrices",
+			"that had not converged (a sweep without rotation) within maxSweeps sweeps.",
+		)
+	}
 	up, down, maskH := Y15, Y14, Y13
 	var alpha, beta, gamma, tmp []VecPhysical
 	var cReg, sReg VecPhysical
@@ -202,7 +229,13 @@ func jacobi1S32AVX2(W int) {
 	}
 	// rows emits the loop over cnt rows from p: load, (rotate), permute,
 	// store, (accumulate the next round's α, β, γ).
-	rows := func(label string, rot, dots bool) {
+	// keep (packed) names the lanes of the rotated vectors put back from
+	// the loaded row: the half of a matrix that does not rotate.
+	lBlend := uint64(0b10)
+	if packed {
+		lBlend = 0x22 // lane 1 of each half
+	}
+	rows := func(label string, rot, dots bool, keep uint64) {
 		Label(label)
 		if W == 1 {
 			x, y := tmp[0], tmp[1]
@@ -215,12 +248,16 @@ func jacobi1S32AVX2(W int) {
 				VMULPS(x, sReg, yr)
 				VFMSUB231PS(x, cReg, xr) // c x - s y
 				VFMADD231PS(y, cReg, yr) // c y + s x
+				if keep != 0 {
+					VBLENDPS(Imm(keep), x, xr, xr)
+					VBLENDPS(Imm(keep), y, yr, yr)
+				}
 			}
 			l, r := tmp[4], tmp[6]
 			Comment("L' = L_0, R_0, L_1 .. (up: 0, 0, 1, ..., 6); R' = R_1, R_2, .., L_{h-1} at lane h-1")
 			VPERMPS(xr, up, l)
 			VPERMPS(yr, up, tmp[5])
-			VBLENDPS(Imm(0b10), tmp[5], l, l)
+			VBLENDPS(Imm(lBlend), tmp[5], l, l)
 			VPERMPS(yr, down, r)
 			VBLENDVPS(maskH, xr, r, r)
 			VMOVUPS(l, vec(p, 0))
@@ -312,6 +349,45 @@ func jacobi1S32AVX2(W int) {
 	})
 	Load(Param("rounds"), rnd)
 	Label("round")
+	// rowsBy emits the row loops of part (a or v) for the round's mask of
+	// rotating lanes (flag): rotate, or only permute; packed, by each
+	// half's own lanes.
+	rowsBy := func(part string, dots bool) {
+		loadCS := func() {
+			if W == 1 {
+				VMOVUPS(Mem{Base: sp, Disp: a32CurC}, cReg)
+				VMOVUPS(Mem{Base: sp, Disp: a32CurS}, sReg)
+			}
+		}
+		done := part + "done"
+		if !packed {
+			TESTQ(flag, flag)
+			JZ(LabelRef(part + "perm"))
+			loadCS()
+			rows(part+"rot", true, dots, 0)
+			JMP(LabelRef(done))
+			rows(part+"perm", false, dots, 0)
+			return
+		}
+		TESTQ(U32(0x0f), flag)
+		JZ(LabelRef(part + "no0"))
+		TESTQ(U32(0xf0), flag)
+		JZ(LabelRef(part + "only0"))
+		loadCS()
+		rows(part+"rot", true, dots, 0)
+		JMP(LabelRef(done))
+		Label(part + "only0")
+		loadCS()
+		rows(part+"only0l", true, dots, 0xf0)
+		JMP(LabelRef(done))
+		Label(part + "no0")
+		TESTQ(U32(0xf0), flag)
+		JZ(LabelRef(part + "perm"))
+		loadCS()
+		rows(part+"only1", true, dots, 0x0f)
+		JMP(LabelRef(done))
+		rows(part+"perm", false, dots, 0)
+	}
 	Comment("a round: each matrix's A rows (rotated if a lane of THAT matrix rotates,")
 	Comment("else only permuted), then each one's next parameters (the two chains")
 	Comment("overlap each other and the V rows), then each one's V rows")
@@ -321,15 +397,7 @@ func jacobi1S32AVX2(W int) {
 		zeroAcc()
 		MOVQ(bp, p)
 		Load(Param("rowsA"), cnt)
-		TESTQ(flag, flag)
-		JZ(LabelRef("aperm"))
-		if W == 1 {
-			VMOVUPS(Mem{Base: sp, Disp: a32CurC}, cReg)
-			VMOVUPS(Mem{Base: sp, Disp: a32CurS}, sReg)
-		}
-		rows("arot", true, true)
-		JMP(LabelRef("adone"))
-		rows("aperm", false, true)
+		rowsBy("a", true)
 		Label("adone")
 		saveAcc()
 	})
@@ -342,15 +410,8 @@ func jacobi1S32AVX2(W int) {
 		Load(Param("rowsV"), cnt)
 		TESTQ(cnt, cnt)
 		JZ(LabelRef("vdone"))
-		CMPQ(Mem{Base: sp, Disp: a32Flag}, Imm(0))
-		JE(LabelRef("vperm"))
-		if W == 1 {
-			VMOVUPS(Mem{Base: sp, Disp: a32CurC}, cReg)
-			VMOVUPS(Mem{Base: sp, Disp: a32CurS}, sReg)
-		}
-		rows("vrot", true, false)
-		JMP(LabelRef("vdone"))
-		rows("vperm", false, false)
+		MOVQ(Mem{Base: sp, Disp: a32Flag}, flag)
+		rowsBy("v", false)
 		Label("vdone")
 		advance()
 	})
@@ -361,18 +422,32 @@ func jacobi1S32AVX2(W int) {
 	ret, bit := GP64(), GP64()
 	XORQ(ret, ret)
 	MOVQ(U32(1), bit)
-	matLoop("end", false, func() {
-		CMPQ(Mem{Base: sp, Disp: a32Done}, Imm(0))
-		JNE(LabelRef("endbit"))
-		CMPQ(Mem{Base: sp, Disp: a32Swept}, Imm(0))
-		JNE(LabelRef("endlive"))
-		MOVQ(U32(1), Mem{Base: sp, Disp: a32Done})
-		JMP(LabelRef("endbit"))
-		Label("endlive")
-		ORQ(bit, ret)
-		Label("endbit")
-		SHLQ(Imm(1), bit)
-	})
+	if packed {
+		Comment("packed: each half's lanes that rotated in this sweep")
+		Load(Param("state"), sp)
+		MOVQ(Mem{Base: sp, Disp: a32Swept}, bit)
+		TESTQ(U32(0x0f), bit)
+		JZ(LabelRef("end1"))
+		ORQ(Imm(1), ret)
+		Label("end1")
+		TESTQ(U32(0xf0), bit)
+		JZ(LabelRef("end2"))
+		ORQ(Imm(2), ret)
+		Label("end2")
+	} else {
+		matLoop("end", false, func() {
+			CMPQ(Mem{Base: sp, Disp: a32Done}, Imm(0))
+			JNE(LabelRef("endbit"))
+			CMPQ(Mem{Base: sp, Disp: a32Swept}, Imm(0))
+			JNE(LabelRef("endlive"))
+			MOVQ(U32(1), Mem{Base: sp, Disp: a32Done})
+			JMP(LabelRef("endbit"))
+			Label("endlive")
+			ORQ(bit, ret)
+			Label("endbit")
+			SHLQ(Imm(1), bit)
+		})
+	}
 	TESTQ(ret, ret)
 	JZ(LabelRef("out"))
 	DECQ(sweeps)
