@@ -8484,6 +8484,8 @@ TEXT ·jacobi1S32AVX2(SB), NOSPLIT, $0-72
 	ADDQ    DX, CX
 	SHLQ    $0x06, CX
 	MOVQ    maxSweeps+56(FP), DX
+	MOVQ    $0x00000010, R13
+	XORQ    R14, R14
 
 	// each matrix: the dots and parameters of the first round
 	MOVQ buf+0(FP), BX
@@ -8558,20 +8560,16 @@ init2:
 	VMOVUPS     192(AX), Y8
 	VDIVPS      Y7, Y8, Y8
 	VMULPS      Y6, Y8, Y9
-	VMOVUPS     Y8, 128(SI)
-	VMOVUPS     Y9, 192(SI)
-	MOVQ        R12, 264(SI)
-	VMOVUPS     128(SI), Y3
-	VMOVUPS     192(SI), Y4
-	VMOVUPS     Y3, (SI)
-	VMOVUPS     Y4, 64(SI)
-	MOVQ        264(SI), R12
-	MOVQ        R12, 256(SI)
+	VMOVUPS     Y8, (SI)(R14*8)
+	VMOVUPS     Y9, 64(SI)(R14*8)
+	MOVQ        R12, 256(SI)(R14*1)
 	ADDQ        CX, BX
 	ADDQ        $0x00000200, SI
 	ADDQ        $0x20, DI
 	DECQ        R8
 	JNZ         init2
+	XORQ        $0x10, R13
+	MOVQ        $0x00000010, R14
 
 sweep:
 	MOVQ buf+0(FP), BX
@@ -8580,7 +8578,7 @@ sweep:
 	MOVQ mats+48(FP), R8
 
 clear:
-	MOVQ $0x00000000, 272(SI)
+	MOVQ $0x00000000, 264(SI)
 	ADDQ CX, BX
 	ADDQ $0x00000200, SI
 	ADDQ $0x20, DI
@@ -8600,8 +8598,8 @@ round:
 mata:
 	CMPQ    280(SI), $0x00
 	JNE     matanext
-	MOVQ    256(SI), R12
-	ORQ     R12, 272(SI)
+	MOVQ    256(SI)(R13*1), R12
+	ORQ     R12, 264(SI)
 	VXORPS  Y0, Y0, Y0
 	VXORPS  Y1, Y1, Y1
 	VXORPS  Y2, Y2, Y2
@@ -8609,8 +8607,8 @@ mata:
 	MOVQ    rowsA+8(FP), R10
 	TESTQ   R12, R12
 	JZ      aperm
-	VMOVUPS (SI), Y12
-	VMOVUPS 64(SI), Y11
+	VMOVUPS (SI)(R13*8), Y12
+	VMOVUPS 64(SI)(R13*8), Y11
 
 arot:
 	VMOVUPS     (R9), Y3
@@ -8710,9 +8708,9 @@ matp:
 	VMOVUPS     192(AX), Y8
 	VDIVPS      Y7, Y8, Y8
 	VMULPS      Y6, Y8, Y9
-	VMOVUPS     Y8, 128(SI)
-	VMOVUPS     Y9, 192(SI)
-	MOVQ        R12, 264(SI)
+	VMOVUPS     Y8, (SI)(R14*8)
+	VMOVUPS     Y9, 64(SI)(R14*8)
+	MOVQ        R12, 256(SI)(R14*1)
 
 matpnext:
 	ADDQ CX, BX
@@ -8735,11 +8733,11 @@ matv:
 	MOVQ    rowsV+16(FP), R10
 	TESTQ   R10, R10
 	JZ      vdone
-	MOVQ    256(SI), R12
+	MOVQ    256(SI)(R13*1), R12
 	TESTQ   R12, R12
 	JZ      vperm
-	VMOVUPS (SI), Y12
-	VMOVUPS 64(SI), Y11
+	VMOVUPS (SI)(R13*8), Y12
+	VMOVUPS 64(SI)(R13*8), Y11
 
 vrot:
 	VMOVUPS     (R9), Y3
@@ -8779,19 +8777,17 @@ vperm:
 	JNZ       vperm
 
 vdone:
-	VMOVUPS 128(SI), Y3
-	VMOVUPS 192(SI), Y4
-	VMOVUPS Y3, (SI)
-	VMOVUPS Y4, 64(SI)
-	MOVQ    264(SI), R12
-	MOVQ    R12, 256(SI)
-
 matvnext:
 	ADDQ CX, BX
 	ADDQ $0x00000200, SI
 	ADDQ $0x20, DI
 	DECQ R8
 	JNZ  matv
+
+	// the next round's parameters are in the other slot
+	XORQ $0x10, R13
+	MOVQ R13, R14
+	XORQ $0x10, R14
 	DECQ R11
 	JNZ  round
 
@@ -8806,7 +8802,7 @@ matvnext:
 end:
 	CMPQ 280(SI), $0x00
 	JNE  endbit
-	CMPQ 272(SI), $0x00
+	CMPQ 264(SI), $0x00
 	JNE  endlive
 	MOVQ $0x00000001, 280(SI)
 	JMP  endbit
@@ -8843,6 +8839,8 @@ TEXT ·jacobi1S32W2AVX2(SB), NOSPLIT, $0-72
 	ADDQ    DX, CX
 	SHLQ    $0x07, CX
 	MOVQ    maxSweeps+56(FP), DX
+	MOVQ    $0x00000010, R13
+	XORQ    R14, R14
 
 	// each matrix: the dots and parameters of the first round
 	MOVQ buf+0(FP), BX
@@ -8928,8 +8926,8 @@ init2:
 	VMOVUPS     192(AX), Y11
 	VDIVPS      Y10, Y11, Y11
 	VMULPS      Y9, Y11, Y12
-	VMOVUPS     Y11, 128(SI)
-	VMOVUPS     Y12, 192(SI)
+	VMOVUPS     Y11, (SI)(R14*8)
+	VMOVUPS     Y12, 64(SI)(R14*8)
 	VMOVUPS     352(SI), Y1
 	VMOVUPS     416(SI), Y3
 	VMOVUPS     480(SI), Y5
@@ -8966,24 +8964,16 @@ init2:
 	VMOVUPS     192(AX), Y11
 	VDIVPS      Y10, Y11, Y11
 	VMULPS      Y9, Y11, Y12
-	VMOVUPS     Y11, 160(SI)
-	VMOVUPS     Y12, 224(SI)
-	MOVQ        R12, 264(SI)
-	VMOVUPS     128(SI), Y6
-	VMOVUPS     192(SI), Y7
-	VMOVUPS     Y6, (SI)
-	VMOVUPS     Y7, 64(SI)
-	VMOVUPS     160(SI), Y6
-	VMOVUPS     224(SI), Y7
-	VMOVUPS     Y6, 32(SI)
-	VMOVUPS     Y7, 96(SI)
-	MOVQ        264(SI), R12
-	MOVQ        R12, 256(SI)
+	VMOVUPS     Y11, 32(SI)(R14*8)
+	VMOVUPS     Y12, 96(SI)(R14*8)
+	MOVQ        R12, 256(SI)(R14*1)
 	ADDQ        CX, BX
 	ADDQ        $0x00000200, SI
 	ADDQ        $0x20, DI
 	DECQ        R8
 	JNZ         init2
+	XORQ        $0x10, R13
+	MOVQ        $0x00000010, R14
 
 sweep:
 	MOVQ buf+0(FP), BX
@@ -8992,7 +8982,7 @@ sweep:
 	MOVQ mats+48(FP), R8
 
 clear:
-	MOVQ $0x00000000, 272(SI)
+	MOVQ $0x00000000, 264(SI)
 	ADDQ CX, BX
 	ADDQ $0x00000200, SI
 	ADDQ $0x20, DI
@@ -9012,8 +9002,8 @@ round:
 mata:
 	CMPQ   280(SI), $0x00
 	JNE    matanext
-	MOVQ   256(SI), R12
-	ORQ    R12, 272(SI)
+	MOVQ   256(SI)(R13*1), R12
+	ORQ    R12, 264(SI)
 	VXORPS Y0, Y0, Y0
 	VXORPS Y2, Y2, Y2
 	VXORPS Y4, Y4, Y4
@@ -9028,16 +9018,16 @@ mata:
 arot:
 	VMOVUPS     (R9), Y6
 	VMOVUPS     64(R9), Y7
-	VMULPS      64(SI), Y7, Y8
-	VMULPS      64(SI), Y6, Y9
-	VFMSUB231PS (SI), Y6, Y8
-	VFMADD231PS (SI), Y7, Y9
+	VMULPS      64(SI)(R13*8), Y7, Y8
+	VMULPS      64(SI)(R13*8), Y6, Y9
+	VFMSUB231PS (SI)(R13*8), Y6, Y8
+	VFMADD231PS (SI)(R13*8), Y7, Y9
 	VMOVUPS     32(R9), Y6
 	VMOVUPS     96(R9), Y7
-	VMULPS      96(SI), Y7, Y10
-	VMULPS      96(SI), Y6, Y11
-	VFMSUB231PS 32(SI), Y6, Y10
-	VFMADD231PS 32(SI), Y7, Y11
+	VMULPS      96(SI)(R13*8), Y7, Y10
+	VMULPS      96(SI)(R13*8), Y6, Y11
+	VFMSUB231PS 32(SI)(R13*8), Y6, Y10
+	VFMADD231PS 32(SI)(R13*8), Y7, Y11
 
 	// L'_0 = L_0, R_0, L_1 .. L_6; L'_1 = L_7 .. L_14 (up: 7, 0, 1, ..., 6)
 	VPERMPS  Y8, Y15, Y6
@@ -9158,8 +9148,8 @@ matp:
 	VMOVUPS     192(AX), Y11
 	VDIVPS      Y10, Y11, Y11
 	VMULPS      Y9, Y11, Y12
-	VMOVUPS     Y11, 128(SI)
-	VMOVUPS     Y12, 192(SI)
+	VMOVUPS     Y11, (SI)(R14*8)
+	VMOVUPS     Y12, 64(SI)(R14*8)
 	VMOVUPS     352(SI), Y1
 	VMOVUPS     416(SI), Y3
 	VMOVUPS     480(SI), Y5
@@ -9196,9 +9186,9 @@ matp:
 	VMOVUPS     192(AX), Y11
 	VDIVPS      Y10, Y11, Y11
 	VMULPS      Y9, Y11, Y12
-	VMOVUPS     Y11, 160(SI)
-	VMOVUPS     Y12, 224(SI)
-	MOVQ        R12, 264(SI)
+	VMOVUPS     Y11, 32(SI)(R14*8)
+	VMOVUPS     Y12, 96(SI)(R14*8)
+	MOVQ        R12, 256(SI)(R14*1)
 
 matpnext:
 	ADDQ CX, BX
@@ -9221,23 +9211,23 @@ matv:
 	MOVQ  rowsV+16(FP), R10
 	TESTQ R10, R10
 	JZ    vdone
-	MOVQ  256(SI), R12
+	MOVQ  256(SI)(R13*1), R12
 	TESTQ R12, R12
 	JZ    vperm
 
 vrot:
 	VMOVUPS     (R9), Y6
 	VMOVUPS     64(R9), Y7
-	VMULPS      64(SI), Y7, Y8
-	VMULPS      64(SI), Y6, Y9
-	VFMSUB231PS (SI), Y6, Y8
-	VFMADD231PS (SI), Y7, Y9
+	VMULPS      64(SI)(R13*8), Y7, Y8
+	VMULPS      64(SI)(R13*8), Y6, Y9
+	VFMSUB231PS (SI)(R13*8), Y6, Y8
+	VFMADD231PS (SI)(R13*8), Y7, Y9
 	VMOVUPS     32(R9), Y6
 	VMOVUPS     96(R9), Y7
-	VMULPS      96(SI), Y7, Y10
-	VMULPS      96(SI), Y6, Y11
-	VFMSUB231PS 32(SI), Y6, Y10
-	VFMADD231PS 32(SI), Y7, Y11
+	VMULPS      96(SI)(R13*8), Y7, Y10
+	VMULPS      96(SI)(R13*8), Y6, Y11
+	VFMSUB231PS 32(SI)(R13*8), Y6, Y10
+	VFMADD231PS 32(SI)(R13*8), Y7, Y11
 
 	// L'_0 = L_0, R_0, L_1 .. L_6; L'_1 = L_7 .. L_14 (up: 7, 0, 1, ..., 6)
 	VPERMPS  Y8, Y15, Y6
@@ -9289,23 +9279,17 @@ vperm:
 	JNZ       vperm
 
 vdone:
-	VMOVUPS 128(SI), Y6
-	VMOVUPS 192(SI), Y7
-	VMOVUPS Y6, (SI)
-	VMOVUPS Y7, 64(SI)
-	VMOVUPS 160(SI), Y6
-	VMOVUPS 224(SI), Y7
-	VMOVUPS Y6, 32(SI)
-	VMOVUPS Y7, 96(SI)
-	MOVQ    264(SI), R12
-	MOVQ    R12, 256(SI)
-
 matvnext:
 	ADDQ CX, BX
 	ADDQ $0x00000200, SI
 	ADDQ $0x20, DI
 	DECQ R8
 	JNZ  matv
+
+	// the next round's parameters are in the other slot
+	XORQ $0x10, R13
+	MOVQ R13, R14
+	XORQ $0x10, R14
 	DECQ R11
 	JNZ  round
 
@@ -9320,7 +9304,7 @@ matvnext:
 end:
 	CMPQ 280(SI), $0x00
 	JNE  endbit
-	CMPQ 272(SI), $0x00
+	CMPQ 264(SI), $0x00
 	JNE  endlive
 	MOVQ $0x00000001, 280(SI)
 	JMP  endbit
@@ -9357,6 +9341,8 @@ TEXT ·jacobi1Pack32AVX2(SB), NOSPLIT, $0-72
 	ADDQ    DX, CX
 	SHLQ    $0x06, CX
 	MOVQ    maxSweeps+56(FP), DX
+	MOVQ    $0x00000010, R13
+	XORQ    R14, R14
 
 	// each matrix: the dots and parameters of the first round
 	MOVQ buf+0(FP), BX
@@ -9431,20 +9417,16 @@ init2:
 	VMOVUPS     192(AX), Y8
 	VDIVPS      Y7, Y8, Y8
 	VMULPS      Y6, Y8, Y9
-	VMOVUPS     Y8, 128(SI)
-	VMOVUPS     Y9, 192(SI)
-	MOVQ        R12, 264(SI)
-	VMOVUPS     128(SI), Y3
-	VMOVUPS     192(SI), Y4
-	VMOVUPS     Y3, (SI)
-	VMOVUPS     Y4, 64(SI)
-	MOVQ        264(SI), R12
-	MOVQ        R12, 256(SI)
+	VMOVUPS     Y8, (SI)(R14*8)
+	VMOVUPS     Y9, 64(SI)(R14*8)
+	MOVQ        R12, 256(SI)(R14*1)
 	ADDQ        CX, BX
 	ADDQ        $0x00000200, SI
 	ADDQ        $0x20, DI
 	DECQ        R8
 	JNZ         init2
+	XORQ        $0x10, R13
+	MOVQ        $0x00000010, R14
 
 sweep:
 	MOVQ buf+0(FP), BX
@@ -9453,7 +9435,7 @@ sweep:
 	MOVQ mats+48(FP), R8
 
 clear:
-	MOVQ $0x00000000, 272(SI)
+	MOVQ $0x00000000, 264(SI)
 	ADDQ CX, BX
 	ADDQ $0x00000200, SI
 	ADDQ $0x20, DI
@@ -9473,8 +9455,8 @@ round:
 mata:
 	CMPQ    280(SI), $0x00
 	JNE     matanext
-	MOVQ    256(SI), R12
-	ORQ     R12, 272(SI)
+	MOVQ    256(SI)(R13*1), R12
+	ORQ     R12, 264(SI)
 	VXORPS  Y0, Y0, Y0
 	VXORPS  Y1, Y1, Y1
 	VXORPS  Y2, Y2, Y2
@@ -9484,8 +9466,8 @@ mata:
 	JZ      ano0
 	TESTQ   $0x000000f0, R12
 	JZ      aonly0
-	VMOVUPS (SI), Y12
-	VMOVUPS 64(SI), Y11
+	VMOVUPS (SI)(R13*8), Y12
+	VMOVUPS 64(SI)(R13*8), Y11
 
 arot:
 	VMOVUPS     (R9), Y3
@@ -9512,8 +9494,8 @@ arot:
 	JMP         adone
 
 aonly0:
-	VMOVUPS (SI), Y12
-	VMOVUPS 64(SI), Y11
+	VMOVUPS (SI)(R13*8), Y12
+	VMOVUPS 64(SI)(R13*8), Y11
 
 aonly0l:
 	VMOVUPS     (R9), Y3
@@ -9544,8 +9526,8 @@ aonly0l:
 ano0:
 	TESTQ   $0x000000f0, R12
 	JZ      aperm
-	VMOVUPS (SI), Y12
-	VMOVUPS 64(SI), Y11
+	VMOVUPS (SI)(R13*8), Y12
+	VMOVUPS 64(SI)(R13*8), Y11
 
 aonly1:
 	VMOVUPS     (R9), Y3
@@ -9647,9 +9629,9 @@ matp:
 	VMOVUPS     192(AX), Y8
 	VDIVPS      Y7, Y8, Y8
 	VMULPS      Y6, Y8, Y9
-	VMOVUPS     Y8, 128(SI)
-	VMOVUPS     Y9, 192(SI)
-	MOVQ        R12, 264(SI)
+	VMOVUPS     Y8, (SI)(R14*8)
+	VMOVUPS     Y9, 64(SI)(R14*8)
+	MOVQ        R12, 256(SI)(R14*1)
 
 matpnext:
 	ADDQ CX, BX
@@ -9672,13 +9654,13 @@ matv:
 	MOVQ    rowsV+16(FP), R10
 	TESTQ   R10, R10
 	JZ      vdone
-	MOVQ    256(SI), R12
+	MOVQ    256(SI)(R13*1), R12
 	TESTQ   $0x0000000f, R12
 	JZ      vno0
 	TESTQ   $0x000000f0, R12
 	JZ      vonly0
-	VMOVUPS (SI), Y12
-	VMOVUPS 64(SI), Y11
+	VMOVUPS (SI)(R13*8), Y12
+	VMOVUPS 64(SI)(R13*8), Y11
 
 vrot:
 	VMOVUPS     (R9), Y3
@@ -9702,8 +9684,8 @@ vrot:
 	JMP       vdone
 
 vonly0:
-	VMOVUPS (SI), Y12
-	VMOVUPS 64(SI), Y11
+	VMOVUPS (SI)(R13*8), Y12
+	VMOVUPS 64(SI)(R13*8), Y11
 
 vonly0l:
 	VMOVUPS     (R9), Y3
@@ -9731,8 +9713,8 @@ vonly0l:
 vno0:
 	TESTQ   $0x000000f0, R12
 	JZ      vperm
-	VMOVUPS (SI), Y12
-	VMOVUPS 64(SI), Y11
+	VMOVUPS (SI)(R13*8), Y12
+	VMOVUPS 64(SI)(R13*8), Y11
 
 vonly1:
 	VMOVUPS     (R9), Y3
@@ -9774,19 +9756,17 @@ vperm:
 	JNZ       vperm
 
 vdone:
-	VMOVUPS 128(SI), Y3
-	VMOVUPS 192(SI), Y4
-	VMOVUPS Y3, (SI)
-	VMOVUPS Y4, 64(SI)
-	MOVQ    264(SI), R12
-	MOVQ    R12, 256(SI)
-
 matvnext:
 	ADDQ CX, BX
 	ADDQ $0x00000200, SI
 	ADDQ $0x20, DI
 	DECQ R8
 	JNZ  matv
+
+	// the next round's parameters are in the other slot
+	XORQ $0x10, R13
+	MOVQ R13, R14
+	XORQ $0x10, R14
 	DECQ R11
 	JNZ  round
 
@@ -9796,7 +9776,7 @@ matvnext:
 
 	// packed: each half's lanes that rotated in this sweep
 	MOVQ  state+40(FP), SI
-	MOVQ  272(SI), SI
+	MOVQ  264(SI), SI
 	TESTQ $0x0000000f, SI
 	JZ    end1
 	ORQ   $0x01, BX

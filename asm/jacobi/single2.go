@@ -26,13 +26,13 @@ const (
 // Layout of a matrix's block of the state of the AVX2 float32 kernels
 // (bytes; 320 a matrix).
 const (
-	a32CurC  = 0   // the current round's c (W vectors)
+	a32CurC  = 0   // slot 0: a round's c (W vectors)
 	a32CurS  = 64  // its s
-	a32NextC = 128 // the next round's c
-	a32NextS = 192 // its s
-	a32Flag  = 256 // int64: the current round rotates (mask of lanes)
-	a32NextF = 264 // int64: the next round rotates
-	a32Swept = 272 // int64: lanes that rotated in this sweep
+	a32NextC = 128 // slot 1 (the rounds alternate between the two)
+	a32NextS = 192
+	a32Flag  = 256 // int64: slot 0's mask of lanes that rotate
+	a32Swept = 264 // int64: lanes that rotated in this sweep
+	a32NextF = 272 // slot 1's mask
 	a32Done  = 280 // int64: the matrix converged (a sweep without rotation)
 	a32Alpha = 320 // the next round's α (W vectors), summed over the A rows
 	a32Beta  = 384 // its β
@@ -131,6 +131,12 @@ func jacobi1S32AVX2Gen(W int, packed bool) {
 	SHLQ(Imm(uint64(5+W)), mstride) // rowBytes = 64 W
 	sweeps := Load(Param("maxSweeps"), GP64())
 	bp, sp, np, mi, p, cnt, rnd, flag := GP64(), GP64(), GP64(), GP64(), GP64(), GP64(), GP64(), GP64()
+	// cur: 0 or 16, the slot of the round's c, s and mask in each state
+	// block (at 8 cur bytes, the mask at cur); nxt = cur ^ 16, the next
+	// round's.
+	cur, nxt := GP64(), GP64()
+	MOVQ(U32(16), cur)
+	XORQ(nxt, nxt)
 
 	zeroAcc := func() {
 		for w := 0; w < W; w++ {
@@ -211,24 +217,11 @@ func jacobi1S32AVX2Gen(W int, packed bool) {
 			VMOVUPS(Mem{Base: params, Disp: 4 * a32One}, t[5])
 			VDIVPS(t[4], t[5], t[5])
 			VMULPS(t[3], t[5], t[6])
-			VMOVUPS(t[5], Mem{Base: sp, Disp: a32NextC + 32*w})
-			VMOVUPS(t[6], Mem{Base: sp, Disp: a32NextS + 32*w})
+			VMOVUPS(t[5], Mem{Base: sp, Index: nxt, Scale: 8, Disp: a32CurC + 32*w})
+			VMOVUPS(t[6], Mem{Base: sp, Index: nxt, Scale: 8, Disp: a32CurS + 32*w})
 		}
-		MOVQ(flag, Mem{Base: sp, Disp: a32NextF})
+		MOVQ(flag, Mem{Base: sp, Index: nxt, Scale: 1, Disp: a32Flag})
 	}
-	// advance makes the next round's parameters the current ones.
-	advance := func() {
-		for w := 0; w < W; w++ {
-			VMOVUPS(Mem{Base: sp, Disp: a32NextC + 32*w}, tmp[0])
-			VMOVUPS(Mem{Base: sp, Disp: a32NextS + 32*w}, tmp[1])
-			VMOVUPS(tmp[0], Mem{Base: sp, Disp: a32CurC + 32*w})
-			VMOVUPS(tmp[1], Mem{Base: sp, Disp: a32CurS + 32*w})
-		}
-		MOVQ(Mem{Base: sp, Disp: a32NextF}, flag)
-		MOVQ(flag, Mem{Base: sp, Disp: a32Flag})
-	}
-	// rows emits the loop over cnt rows from p: load, (rotate), permute,
-	// store, (accumulate the next round's α, β, γ).
 	// keep (packed) names the lanes of the rotated vectors put back from
 	// the loaded row: the half of a matrix that does not rotate.
 	lBlend := uint64(0b10)
@@ -274,8 +267,8 @@ func jacobi1S32AVX2Gen(W int, packed bool) {
 				for w, o := range [][2]VecPhysical{{xr0, yr0}, {xr1, yr1}} {
 					VMOVUPS(vec(p, w), x)
 					VMOVUPS(vec(p, 2+w), y)
-					cm := Mem{Base: sp, Disp: a32CurC + 32*w}
-					sm := Mem{Base: sp, Disp: a32CurS + 32*w}
+					cm := Mem{Base: sp, Index: cur, Scale: 8, Disp: a32CurC + 32*w}
+					sm := Mem{Base: sp, Index: cur, Scale: 8, Disp: a32CurS + 32*w}
 					VMULPS(sm, y, o[0])
 					VMULPS(sm, x, o[1])
 					VFMSUB231PS(cm, x, o[0]) // c x - s y
@@ -338,10 +331,9 @@ func jacobi1S32AVX2Gen(W int, packed bool) {
 		saveAcc()
 		MOVQ(U32(0), Mem{Base: sp, Disp: a32Done})
 	})
-	matLoop("init2", false, func() {
-		emitParams()
-		advance()
-	})
+	matLoop("init2", false, emitParams)
+	XORQ(Imm(16), cur)
+	MOVQ(U32(16), nxt)
 
 	Label("sweep")
 	matLoop("clear", false, func() {
@@ -355,8 +347,8 @@ func jacobi1S32AVX2Gen(W int, packed bool) {
 	rowsBy := func(part string, dots bool) {
 		loadCS := func() {
 			if W == 1 {
-				VMOVUPS(Mem{Base: sp, Disp: a32CurC}, cReg)
-				VMOVUPS(Mem{Base: sp, Disp: a32CurS}, sReg)
+				VMOVUPS(Mem{Base: sp, Index: cur, Scale: 8, Disp: a32CurC}, cReg)
+				VMOVUPS(Mem{Base: sp, Index: cur, Scale: 8, Disp: a32CurS}, sReg)
 			}
 		}
 		done := part + "done"
@@ -392,7 +384,7 @@ func jacobi1S32AVX2Gen(W int, packed bool) {
 	Comment("else only permuted), then each one's next parameters (the two chains")
 	Comment("overlap each other and the V rows), then each one's V rows")
 	matLoop("mata", true, func() {
-		MOVQ(Mem{Base: sp, Disp: a32Flag}, flag)
+		MOVQ(Mem{Base: sp, Index: cur, Scale: 1, Disp: a32Flag}, flag)
 		ORQ(flag, Mem{Base: sp, Disp: a32Swept})
 		zeroAcc()
 		MOVQ(bp, p)
@@ -410,11 +402,14 @@ func jacobi1S32AVX2Gen(W int, packed bool) {
 		Load(Param("rowsV"), cnt)
 		TESTQ(cnt, cnt)
 		JZ(LabelRef("vdone"))
-		MOVQ(Mem{Base: sp, Disp: a32Flag}, flag)
+		MOVQ(Mem{Base: sp, Index: cur, Scale: 1, Disp: a32Flag}, flag)
 		rowsBy("v", false)
 		Label("vdone")
-		advance()
 	})
+	Comment("the next round's parameters are in the other slot")
+	XORQ(Imm(16), cur)
+	MOVQ(cur, nxt)
+	XORQ(Imm(16), nxt)
 	DECQ(rnd)
 	JNZ(LabelRef("round"))
 
