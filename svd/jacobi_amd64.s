@@ -8542,7 +8542,7 @@ init2:
 	VMOVMSKPS Y3, R9
 	ORQ       R9, R12
 
-	// t = sign(d) 2γ / (|d| + sqrt(d² + 4γ²)), d = β - α, 0 where no rotation; c = 1/sqrt(1+t²), s = c t
+	// t = sign(d) 2γ / (|d| + sqrt(d² + 4γ²)), d = β - α, 0 where no rotation; c = 1/sqrt(1+t²), s = t/sqrt(1+t²)
 	VSUBPS      Y0, Y1, Y5
 	VADDPS      Y2, Y2, Y6
 	VMULPS      Y6, Y6, Y7
@@ -8559,7 +8559,7 @@ init2:
 	VSQRTPS     Y7, Y7
 	VMOVUPS     192(AX), Y8
 	VDIVPS      Y7, Y8, Y8
-	VMULPS      Y6, Y8, Y9
+	VDIVPS      Y7, Y6, Y9
 	VMOVUPS     Y8, (SI)(R14*8)
 	VMOVUPS     Y9, 64(SI)(R14*8)
 	MOVQ        R12, 256(SI)(R14*1)
@@ -8690,7 +8690,7 @@ matp:
 	VMOVMSKPS Y3, R9
 	ORQ       R9, R12
 
-	// t = sign(d) 2γ / (|d| + sqrt(d² + 4γ²)), d = β - α, 0 where no rotation; c = 1/sqrt(1+t²), s = c t
+	// t = sign(d) 2γ / (|d| + sqrt(d² + 4γ²)), d = β - α, 0 where no rotation; c = 1/sqrt(1+t²), s = t/sqrt(1+t²)
 	VSUBPS      Y0, Y1, Y5
 	VADDPS      Y2, Y2, Y6
 	VMULPS      Y6, Y6, Y7
@@ -8707,7 +8707,7 @@ matp:
 	VSQRTPS     Y7, Y7
 	VMOVUPS     192(AX), Y8
 	VDIVPS      Y7, Y8, Y8
-	VMULPS      Y6, Y8, Y9
+	VDIVPS      Y7, Y6, Y9
 	VMOVUPS     Y8, (SI)(R14*8)
 	VMOVUPS     Y9, 64(SI)(R14*8)
 	MOVQ        R12, 256(SI)(R14*1)
@@ -8908,7 +8908,7 @@ init2:
 	VMOVMSKPS Y6, R9
 	ORQ       R9, R12
 
-	// t = sign(d) 2γ / (|d| + sqrt(d² + 4γ²)), d = β - α, 0 where no rotation; c = 1/sqrt(1+t²), s = c t
+	// t = sign(d) 2γ / (|d| + sqrt(d² + 4γ²)), d = β - α, 0 where no rotation; c = 1/sqrt(1+t²), s = t/sqrt(1+t²)
 	VSUBPS      Y0, Y2, Y8
 	VADDPS      Y4, Y4, Y9
 	VMULPS      Y9, Y9, Y10
@@ -8925,7 +8925,7 @@ init2:
 	VSQRTPS     Y10, Y10
 	VMOVUPS     192(AX), Y11
 	VDIVPS      Y10, Y11, Y11
-	VMULPS      Y9, Y11, Y12
+	VDIVPS      Y10, Y9, Y12
 	VMOVUPS     Y11, (SI)(R14*8)
 	VMOVUPS     Y12, 64(SI)(R14*8)
 	VMOVUPS     352(SI), Y1
@@ -8946,7 +8946,7 @@ init2:
 	SHLQ      $0x08, R9
 	ORQ       R9, R12
 
-	// t = sign(d) 2γ / (|d| + sqrt(d² + 4γ²)), d = β - α, 0 where no rotation; c = 1/sqrt(1+t²), s = c t
+	// t = sign(d) 2γ / (|d| + sqrt(d² + 4γ²)), d = β - α, 0 where no rotation; c = 1/sqrt(1+t²), s = t/sqrt(1+t²)
 	VSUBPS      Y1, Y3, Y8
 	VADDPS      Y5, Y5, Y9
 	VMULPS      Y9, Y9, Y10
@@ -8963,7 +8963,7 @@ init2:
 	VSQRTPS     Y10, Y10
 	VMOVUPS     192(AX), Y11
 	VDIVPS      Y10, Y11, Y11
-	VMULPS      Y9, Y11, Y12
+	VDIVPS      Y10, Y9, Y12
 	VMOVUPS     Y11, 32(SI)(R14*8)
 	VMOVUPS     Y12, 96(SI)(R14*8)
 	MOVQ        R12, 256(SI)(R14*1)
@@ -9130,7 +9130,7 @@ matp:
 	VMOVMSKPS Y6, R9
 	ORQ       R9, R12
 
-	// t = sign(d) 2γ / (|d| + sqrt(d² + 4γ²)), d = β - α, 0 where no rotation; c = 1/sqrt(1+t²), s = c t
+	// t = sign(d) 2γ / (|d| + sqrt(d² + 4γ²)), d = β - α, 0 where no rotation; c = 1/sqrt(1+t²), s = t/sqrt(1+t²)
 	VSUBPS      Y0, Y2, Y8
 	VADDPS      Y4, Y4, Y9
 	VMULPS      Y9, Y9, Y10
@@ -9147,7 +9147,7 @@ matp:
 	VSQRTPS     Y10, Y10
 	VMOVUPS     192(AX), Y11
 	VDIVPS      Y10, Y11, Y11
-	VMULPS      Y9, Y11, Y12
+	VDIVPS      Y10, Y9, Y12
 	VMOVUPS     Y11, (SI)(R14*8)
 	VMOVUPS     Y12, 64(SI)(R14*8)
 	VMOVUPS     352(SI), Y1
@@ -9168,7 +9168,7 @@ matp:
 	SHLQ      $0x08, R9
 	ORQ       R9, R12
 
-	// t = sign(d) 2γ / (|d| + sqrt(d² + 4γ²)), d = β - α, 0 where no rotation; c = 1/sqrt(1+t²), s = c t
+	// t = sign(d) 2γ / (|d| + sqrt(d² + 4γ²)), d = β - α, 0 where no rotation; c = 1/sqrt(1+t²), s = t/sqrt(1+t²)
 	VSUBPS      Y1, Y3, Y8
 	VADDPS      Y5, Y5, Y9
 	VMULPS      Y9, Y9, Y10
@@ -9185,7 +9185,7 @@ matp:
 	VSQRTPS     Y10, Y10
 	VMOVUPS     192(AX), Y11
 	VDIVPS      Y10, Y11, Y11
-	VMULPS      Y9, Y11, Y12
+	VDIVPS      Y10, Y9, Y12
 	VMOVUPS     Y11, 32(SI)(R14*8)
 	VMOVUPS     Y12, 96(SI)(R14*8)
 	MOVQ        R12, 256(SI)(R14*1)
@@ -9366,9 +9366,6 @@ d0:
 	ADDQ        $0x00000040, R9
 	DECQ        R10
 	JNZ         d0
-	VMOVUPS     Y0, 320(SI)
-	VMOVUPS     Y1, 384(SI)
-	VMOVUPS     Y2, 448(SI)
 	MOVQ        $0x00000000, 280(SI)
 	ADDQ        CX, BX
 	ADDQ        $0x00000200, SI
@@ -9381,10 +9378,7 @@ d0:
 	MOVQ        mats+48(FP), R8
 
 init2:
-	XORQ    R12, R12
-	VMOVUPS 320(SI), Y0
-	VMOVUPS 384(SI), Y1
-	VMOVUPS 448(SI), Y2
+	XORQ R12, R12
 
 	// mask = γ² > tol² α β && α > negl && β > negl, in the pairs' lanes
 	VMULPS    Y2, Y2, Y3
@@ -9399,7 +9393,7 @@ init2:
 	VMOVMSKPS Y3, R9
 	ORQ       R9, R12
 
-	// t = sign(d) 2γ / (|d| + sqrt(d² + 4γ²)), d = β - α, 0 where no rotation; c = 1/sqrt(1+t²), s = c t
+	// t = sign(d) 2γ / (|d| + sqrt(d² + 4γ²)), d = β - α, 0 where no rotation; c = 1/sqrt(1+t²), s = t/sqrt(1+t²)
 	VSUBPS      Y0, Y1, Y5
 	VADDPS      Y2, Y2, Y6
 	VMULPS      Y6, Y6, Y7
@@ -9416,7 +9410,7 @@ init2:
 	VSQRTPS     Y7, Y7
 	VMOVUPS     192(AX), Y8
 	VDIVPS      Y7, Y8, Y8
-	VMULPS      Y6, Y8, Y9
+	VDIVPS      Y7, Y6, Y9
 	VMOVUPS     Y8, (SI)(R14*8)
 	VMOVUPS     Y9, 64(SI)(R14*8)
 	MOVQ        R12, 256(SI)(R14*1)
@@ -9575,10 +9569,6 @@ aperm:
 	JNZ         aperm
 
 adone:
-	VMOVUPS Y0, 320(SI)
-	VMOVUPS Y1, 384(SI)
-	VMOVUPS Y2, 448(SI)
-
 matanext:
 	ADDQ CX, BX
 	ADDQ $0x00000200, SI
@@ -9591,12 +9581,9 @@ matanext:
 	MOVQ mats+48(FP), R8
 
 matp:
-	CMPQ    280(SI), $0x00
-	JNE     matpnext
-	XORQ    R12, R12
-	VMOVUPS 320(SI), Y0
-	VMOVUPS 384(SI), Y1
-	VMOVUPS 448(SI), Y2
+	CMPQ 280(SI), $0x00
+	JNE  matpnext
+	XORQ R12, R12
 
 	// mask = γ² > tol² α β && α > negl && β > negl, in the pairs' lanes
 	VMULPS    Y2, Y2, Y3
@@ -9611,7 +9598,7 @@ matp:
 	VMOVMSKPS Y3, R9
 	ORQ       R9, R12
 
-	// t = sign(d) 2γ / (|d| + sqrt(d² + 4γ²)), d = β - α, 0 where no rotation; c = 1/sqrt(1+t²), s = c t
+	// t = sign(d) 2γ / (|d| + sqrt(d² + 4γ²)), d = β - α, 0 where no rotation; c = 1/sqrt(1+t²), s = t/sqrt(1+t²)
 	VSUBPS      Y0, Y1, Y5
 	VADDPS      Y2, Y2, Y6
 	VMULPS      Y6, Y6, Y7
@@ -9628,7 +9615,7 @@ matp:
 	VSQRTPS     Y7, Y7
 	VMOVUPS     192(AX), Y8
 	VDIVPS      Y7, Y8, Y8
-	VMULPS      Y6, Y8, Y9
+	VDIVPS      Y7, Y6, Y9
 	VMOVUPS     Y8, (SI)(R14*8)
 	VMOVUPS     Y9, 64(SI)(R14*8)
 	MOVQ        R12, 256(SI)(R14*1)

@@ -167,6 +167,9 @@ func jacobi1S32AVX2Gen(W int, packed bool) {
 	}
 	// saveAcc stores the matrix's α, β, γ in its state.
 	saveAcc := func() {
+		if packed {
+			return
+		}
 		for w := 0; w < W; w++ {
 			VMOVUPS(alpha[w], Mem{Base: sp, Disp: a32Alpha + 32*w})
 			VMOVUPS(beta[w], Mem{Base: sp, Disp: a32Beta + 32*w})
@@ -180,9 +183,11 @@ func jacobi1S32AVX2Gen(W int, packed bool) {
 		XORQ(flag, flag)
 		for w := 0; w < W; w++ {
 			a, b, g := alpha[w], beta[w], gamma[w]
-			VMOVUPS(Mem{Base: sp, Disp: a32Alpha + 32*w}, a)
-			VMOVUPS(Mem{Base: sp, Disp: a32Beta + 32*w}, b)
-			VMOVUPS(Mem{Base: sp, Disp: a32Gamma + 32*w}, g)
+			if !packed { // packed: one run of the matrix loop, α, β, γ kept in registers
+				VMOVUPS(Mem{Base: sp, Disp: a32Alpha + 32*w}, a)
+				VMOVUPS(Mem{Base: sp, Disp: a32Beta + 32*w}, b)
+				VMOVUPS(Mem{Base: sp, Disp: a32Gamma + 32*w}, g)
+			}
 			Comment("mask = γ² > tol² α β && α > negl && β > negl, in the pairs' lanes")
 			VMULPS(g, g, t[0])
 			VMULPS(b, a, t[1])
@@ -199,7 +204,7 @@ func jacobi1S32AVX2Gen(W int, packed bool) {
 				SHLQ(Imm(8), mb)
 			}
 			ORQ(mb, flag)
-			Comment("t = sign(d) 2γ / (|d| + sqrt(d² + 4γ²)), d = β - α, 0 where no rotation; c = 1/sqrt(1+t²), s = c t")
+			Comment("t = sign(d) 2γ / (|d| + sqrt(d² + 4γ²)), d = β - α, 0 where no rotation; c = 1/sqrt(1+t²), s = t/sqrt(1+t²)")
 			VSUBPS(a, b, t[2])
 			VADDPS(g, g, t[3])
 			VMULPS(t[3], t[3], t[4])
@@ -216,7 +221,7 @@ func jacobi1S32AVX2Gen(W int, packed bool) {
 			VSQRTPS(t[4], t[4])
 			VMOVUPS(Mem{Base: params, Disp: 4 * a32One}, t[5])
 			VDIVPS(t[4], t[5], t[5])
-			VMULPS(t[3], t[5], t[6])
+			VDIVPS(t[4], t[3], t[6]) // s = t / sqrt(1+t²), beside c
 			VMOVUPS(t[5], Mem{Base: sp, Index: nxt, Scale: 8, Disp: a32CurC + 32*w})
 			VMOVUPS(t[6], Mem{Base: sp, Index: nxt, Scale: 8, Disp: a32CurS + 32*w})
 		}
