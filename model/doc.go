@@ -119,10 +119,10 @@
 //     its prototypes are float32 values (rounded after every update, at
 //     Init, Average, WithPrecision and when read from JSON), stored in 4
 //     bytes each (file version 3). The relevances and the angles stay
-//     float64; the winners' factorisation is float32 on the AVX-512 path
-//     for 3 <= d <= 32 (svd.Pair.Factorize32: the products it factorises
-//     are float32 sums, so the float64 iteration's last 29 bits bought
-//     nothing) and float64 elsewhere; the update is float64 but on the
+//     float64; the winners' factorisation is float32 on the AVX-512 and
+//     AVX2 paths for 3 <= d <= 32 (svd.Pair.Factorize32: the products it
+//     factorises are float32 sums, so the float64 iteration's last 29
+//     bits bought nothing) and float64 elsewhere; the update is float64 but on the
 //     asm paths for d <= 32 (below; engine's package documentation says why);
 //     a training step reads its set's float32 rounding (made
 //     once per training for the training part up to 1 GiB, else and for

@@ -1622,8 +1622,9 @@ func (t *trainer) gradient(p *linalg.Dense, y int) (stepResult, error) {
 	d := t.base.d
 	t.sideK = [2]int{plus, minus}
 	// A Float32 model's step factorises its winners in float32 lanes
-	// where the CPU has the kernel (svd's Factorize32: AVX-512, 3 <= d <=
-	// 32; Factorize elsewhere): their products are float32 sums, about
+	// where the CPU has the kernel (svd's Factorize32: the AVX-512 and
+	// AVX2 paths, 3 <= d <= 32; Factorize elsewhere): their products are
+	// float32 sums, about
 	// 1e-7 of their scale from the float64 ones, which is what a float32
 	// factorisation keeps; at d = 25 it halved the pair's time (70.7 →
 	// 35.0 µs) and took a float32 yaleb epoch from 1.42 to 1.28 floors.

@@ -41,7 +41,7 @@ func FileVersion(r io.Reader) (int, error) {
 // predictions up to the last bits of their sums (a float32 model at
 // d <= 32 trains with float32-lane updates on the asm paths and float64
 // ones on the generic path, and factorises its winners in float32 lanes
-// on the AVX-512 path at 3 <= d <= 32 and in float64 elsewhere: other
-// bits, the same accuracy); it says which speed to expect (grlgq version
+// on the asm paths at 3 <= d <= 32, with other bits on AVX-512 and on
+// AVX2, and in float64 elsewhere: other bits, the same accuracy); it says which speed to expect (grlgq version
 // prints it).
 func Kernels() string { return kernels.Implementation() }

@@ -25,9 +25,10 @@
 //     factorvalues.go).
 //   - Factorize32 (Small and Pair): Factorize to float32's accuracy, for
 //     a float32 model's winners, whose products are float32 sums: on
-//     AVX-512 for 3 <= n <= 32 the matrix rounded to float32 and the
-//     iteration in 16 float32 lanes a vector (Factorize32Native), both of
-//     a Pair in one run; elsewhere it is Factorize (below).
+//     AVX-512 and AVX2 for 3 <= n <= 32 the matrix rounded to float32 and
+//     the iteration in float32 lanes (16 a vector on AVX-512, 8 on AVX2;
+//     Factorize32Native), both of a Pair in one run; elsewhere it is
+//     Factorize (below).
 //   - Gram: enclosures lo <= σ_j² <= hi of the squared singular values of
 //     many n x n matrices, certified, at a fraction of the Jacobi
 //     iteration's cost for larger n (see below).
@@ -377,8 +378,29 @@
 //     values within 4 n 2⁻²⁴ ‖A‖₂ of Factorize's, U and V orthonormal and
 //     A reconstructed within 4 n 2⁻²⁴ (the largest seen 0.84 of that);
 //     each of a Pair's matrices has the bits of Small.Factorize32 alone
-//     (TestPairFactorize32). Elsewhere (AVX2, generic, other n) Factorize32
-//     is Factorize, bit for bit.
+//     (TestPairFactorize32). Elsewhere (generic, other n) Factorize32 is
+//     Factorize, bit for bit.
+//   - Factorize32 on AVX2 (3 <= n <= 32; ../asm/jacobi/single2.go): the
+//     same layout in the 8 float32 lanes of one YMM vector a half row up
+//     to 16 x 16 (jacobi1S32AVX2), two up to 32 x 32 (jacobi1S32W2AVX2),
+//     the same circle: AVX2 has no two-source permute, so a new vector is
+//     a VPERMPS of one or two vectors by a fixed table (a lane up or down)
+//     and blends (VBLENDPS; the last pair's lane by VBLENDVPS), the lanes
+//     past the pairs taking copies that a lane mask keeps from rotating.
+//     A Pair's two matrices run in one call, a round at a time (each
+//     one's A rows, then both parameter chains, which overlap, then each
+//     one's V rows), each rotating or only permuting by its own lanes;
+//     up to 8 x 8 both in one vector (jacobi1Pack32AVX2: lanes 0-3 and
+//     4-7, each half its own circle, the half of a matrix that does not
+//     rotate put back from the loaded row). Each matrix has the bits of
+//     Small.Factorize32 alone (TestPairFactorize32; one decision for both
+//     fails it at the signs of zeros), and the kernels converge on every
+//     test matrix (TestFactorize32Converges: a lane mask that lets the
+//     copies past the pairs rotate never converges, which Factorize32's
+//     fallback to Factorize would otherwise hide). BenchmarkSVD's pair
+//     with GRLGQ_KERNELS=avx2 on Zen 5 (ours-pair → ours-pair32, best of
+//     three, the machine shared): d = 5 1.53 → 1.15 µs, d = 12 9.6 → 5.8
+//     µs, d = 25 89 → 50 µs.
 //   - Small (3 <= n <= 32; larger n use the pure-Go path) and Tall's R: one
 //     matrix, the n/2 disjoint pairs of a round in the lanes of one or two
 //     ZMM registers (left columns, right columns), the next round's pairing

@@ -171,8 +171,8 @@ func reconError(a []float64, lda int, u []float64, ldu int, s []float64, v []flo
 }
 
 // TestPairFactorize32 checks that Pair.Factorize32 gives, for each
-// matrix, the bits of Small.Factorize32 alone (on AVX-512 both run in one
-// run of the dual float32 kernel, each with its own masks), on every
+// matrix, the bits of Small.Factorize32 alone (on AVX-512 and AVX2 both
+// run in one run of a float32 kernel, each with its own masks), on every
 // implementation, for pairs of random and hard inputs (the same input
 // twice, inputs that converge after very different numbers of sweeps,
 // -0 and subnormal entries), and NaN or Inf in either matrix (the error

@@ -53,12 +53,13 @@ const (
 // with params' mask). Lanes past the h pairs take copies of other lanes
 // and never rotate (params' lane mask), so the pairs never see them.
 //
-// It runs mats (1 or 2) matrices of the same order at buf, one after the
-// other, a round at a time: for each matrix, its A rows (rotated by the
-// round's c and s, or only permuted where no lane of THAT matrix rotates,
-// and summed into the next round's α, β, γ), the next round's
-// parameters (their latency overlaps the V rows), its V rows. A matrix
-// whose sweep rotated nothing has converged and is left as it is. Each
+// It runs mats (1 or 2) matrices of the same order at buf a round at a
+// time: each matrix's A rows (rotated by the round's c and s, or only
+// permuted where no lane of THAT matrix rotates, and summed into the next
+// round's α, β, γ, kept in the matrix's state), then each one's next
+// parameters (the two chains overlap each other and the V rows; written
+// to the other of two slots), then each one's V rows. A matrix whose
+// sweep rotated nothing has converged and is left as it is. Each
 // matrix's operations are those of a run on it alone: the same bits.
 func jacobi1S32AVX2(W int) { jacobi1S32AVX2Gen(W, false) }
 
