@@ -245,3 +245,62 @@ func TestFactorize32Allocs(t *testing.T) {
 		}
 	})
 }
+
+// TestFactorize32NegligibleEdge checks U's orthogonality where a column
+// of A has a norm within 2^-20 of the float32 kernels' negligible
+// threshold, 2^-24 ‖A‖_F (A diagonal but for that column, its entries
+// float32 values, the largest in [0.5, 1): unscaled): there the kernel's
+// float32 α and finish's float64 norm of the same column can fall on
+// either side of it, and a column the kernel never rotated must not be
+// normalised as a column of U (it was, ‖UᵀU − I‖ up to 0.86, before
+// finish took a threshold a little above the kernel's). Small and Pair,
+// n = 3 (the packed pair kernel) and 20 (the dual one).
+func TestFactorize32NegligibleEdge(t *testing.T) {
+	forEachImpl(t, func(t *testing.T) {
+		rng := rand.New(rand.NewPCG(36, 1))
+		for _, n := range []int{3, 20} {
+			w, p := NewSmall(n), NewPair(n)
+			u := [2][]float64{make([]float64, n*n), make([]float64, n*n)}
+			v := [2][]float64{make([]float64, n*n), make([]float64, n*n)}
+			s := [2][]float64{make([]float64, n), make([]float64, n)}
+			tol := bound32(n)
+			bad := 0
+			for trial := 0; trial < 2000 && bad < 3; trial++ {
+				a := make([]float64, n*n)
+				var f float64
+				for i := 0; i < n; i++ {
+					if i != 1 {
+						a[i*n+i] = float64(float32(0.5 + 0.25*rng.Float64()))
+						f += a[i*n+i] * a[i*n+i]
+					}
+				}
+				r := math.Sqrt(f*0x1p-48) * (1 + (rng.Float64()-0.5)*0x1p-20)
+				var g float64
+				x := make([]float64, n)
+				for i := range x {
+					x[i] = rng.NormFloat64()
+					g += x[i] * x[i]
+				}
+				for i := range x {
+					a[i*n+1] = float64(float32(r * x[i] / math.Sqrt(g)))
+				}
+				if err := w.Factorize32(u[0], n, s[0], v[0], n, a, n); err != nil {
+					t.Fatal(err)
+				}
+				if e := orthoError(u[0], n, n); !(e <= tol) {
+					bad++
+					t.Errorf("n=%d trial %d: Small: ‖UᵀU − I‖_max = %.3g, bound %.3g", n, trial, e, tol)
+				}
+				if err := p.Factorize32(u, n, s, v, n, [2][]float64{a, a}, n); err != nil {
+					t.Fatal(err)
+				}
+				for i := range u {
+					if e := orthoError(u[i], n, n); !(e <= tol) {
+						bad++
+						t.Errorf("n=%d trial %d: Pair matrix %d: ‖UᵀU − I‖_max = %.3g, bound %.3g", n, trial, i, e, tol)
+					}
+				}
+			}
+		}
+	})
+}

@@ -33,6 +33,16 @@ const (
 // the float32 rounding of the matrix's entries (float64 kernels: 2^-120).
 const neglF32 = 0x1p-48
 
+// finishNegl32 is the negligible threshold finish takes for a float32
+// kernel's result whose own threshold was float32(negl): a little above
+// it, so that a column the kernel left alone as negligible (never rotated
+// against the others: its float32 α, within about n·2^-24 of its squared
+// norm, at most float32(negl)) is one finish completes, never one it
+// normalises as it is, unorthogonalised: ‖x‖² <= negl (1+2^-24)/(1 -
+// 32·2^-24) < negl (1+2^-10). A column between the two thresholds was
+// rotated and is completed instead, which is as accurate.
+func finishNegl32(negl float64) float64 { return negl * (1 + 0x1p-10) }
+
 // small32Asm is the workspace of Small.Factorize32 on AVX-512: one matrix,
 // its n'/2 column pairs in the 16 float32 lanes of one vector a half row
 // (jacobi1S32AVX512; the layout of smallAsm with one vector, 16 lanes).
@@ -151,7 +161,7 @@ func (w *Small) factorize32Asm(u []float64, ldu int, s []float64, v []float64, l
 		return false
 	}
 	w.unpack32(x.buf, row32, x.pos, n)
-	w.finish(u, ldu, s, v, ldv, e, negl)
+	w.finish(u, ldu, s, v, ldv, e, finishNegl32(negl))
 	return true
 }
 
@@ -220,7 +230,7 @@ func (p *Pair) factorize32Dual(u [2][]float64, ldu int, s, v [2][]float64, ldv i
 	}
 	for i, w := range p.w {
 		w.unpack32(x.buf, dualRow32, x.pos[i], n)
-		w.finish(u[i], ldu, s[i], v[i], ldv, e[i], negl[i])
+		w.finish(u[i], ldu, s[i], v[i], ldv, e[i], finishNegl32(negl[i]))
 	}
 	return true
 }
@@ -298,7 +308,7 @@ func (p *Pair) factorize32Pack(u [2][]float64, ldu int, s, v [2][]float64, ldv i
 	}
 	for i, w := range p.w {
 		w.unpack32(x.buf, row32, x.pos[i], n)
-		w.finish(u[i], ldu, s[i], v[i], ldv, e[i], negl[i])
+		w.finish(u[i], ldu, s[i], v[i], ldv, e[i], finishNegl32(negl[i]))
 	}
 	return true
 }
