@@ -147,7 +147,7 @@ func (w *Small) factorize32AVX2(u []float64, ldu int, s []float64, v []float64, 
 		return false
 	}
 	w.unpack32(buf, x.row, x.pos[0], n)
-	w.finish(u, ldu, s, v, ldv, e, negl)
+	w.finish(u, ldu, s, v, ldv, e, finishNegl32(negl))
 	return true
 }
 
@@ -171,7 +171,7 @@ func (p *Pair) factorize32AVX2(u [2][]float64, ldu int, s, v [2][]float64, ldv i
 	}
 	for i, w := range p.w {
 		w.unpack32(x.buf[i*x.off:], x.row, x.pos[i], n)
-		w.finish(u[i], ldu, s[i], v[i], ldv, e[i], negl[i])
+		w.finish(u[i], ldu, s[i], v[i], ldv, e[i], finishNegl32(negl[i]))
 	}
 	return true
 }
