@@ -369,14 +369,20 @@
 //     the matrix scaled by a power of two and rounded to float32, to the
 //     tolerance max(n, 8)·2⁻²³ and with negligible columns below 2⁻²⁴ ‖A‖_F
 //     (the matrix's own float32 rounding); the converged columns are
-//     widened and finished in float64 as Factorize's. A Pair's two
-//     matrices take one vector each, so at n = 25 both run in the vectors
-//     one float64 matrix needs: BenchmarkSVD's d = 25 pair on Zen 5 70.7 →
-//     35.0 µs (the float32 iteration also converges a sweep earlier: 7-8
-//     sweeps against 8-9), d = 12 10.3 → 9.2 µs. Accuracy (TestFactorize32,
-//     every n up to 34 and the hard and angle inputs of the other tests):
-//     values within 4 n 2⁻²⁴ ‖A‖₂ of Factorize's, U and V orthonormal and
-//     A reconstructed within 4 n 2⁻²⁴ (the largest seen 0.84 of that);
+//     widened and finished in float64 as Factorize's (a column the
+//     kernel left alone as negligible is completed, never normalised:
+//     finish's threshold is 2⁻¹⁰ above the kernel's). A Pair's two
+//     matrices take one vector each for 17 <= n <= 32 (jacobi1Dual32AVX512),
+//     so at n = 25 both run in the vectors one float64 matrix needs, and
+//     share one vector up to n = 16 (jacobi1Pack32AVX512: lanes 0-7 and
+//     8-15, each half its own circle, negligible threshold and
+//     rotate-or-permute decision): BenchmarkSVD's d = 25 pair on Zen 5
+//     70.7 → 35.0 µs (the float32 iteration also converges a sweep
+//     earlier: 7-8 sweeps against 8-9), d = 12 10.3 → 9.2 µs. Accuracy
+//     (TestFactorize32, every n up to 34 and the hard and angle inputs of
+//     the other tests): values within 4 max(n, 8) 2⁻²⁴ ‖A‖₂ of
+//     Factorize's, U and V orthonormal and A reconstructed within 4 max(n,
+//     8) 2⁻²⁴ (the largest seen 0.84 of that);
 //     each of a Pair's matrices has the bits of Small.Factorize32 alone
 //     (TestPairFactorize32). Elsewhere (generic, other n) Factorize32 is
 //     Factorize, bit for bit.

@@ -18,7 +18,7 @@ func Factorize32Native(n int) bool { return factorize32Native(n) }
 // singular values within about n·2⁻²⁴ ‖A‖₂ of Factorize's, U and V
 // orthogonal to about n·2⁻²⁴ (V a product of float32 rotations, U's
 // columns the normalised float32 columns, orthogonal to the tolerance).
-// Columns of U whose singular value is below 2⁻²⁴ ‖A‖_F (the float32
+// Columns of U whose singular value is below about 2⁻²⁴ ‖A‖_F (the float32
 // rounding of the matrix) are completed to an orthonormal basis, as
 // Factorize completes those below 2⁻⁶⁰ ‖A‖_F.
 //
