@@ -180,7 +180,7 @@
 // Everything after the projections stays float64: the d x d products are
 // handed over as float64, and the Jacobi values, the angles, the weighted
 // distances, the winners' factorisation (svd; but a Float32 model's is
-// svd.Pair.Factorize32, in float32 lanes on the AVX-512 path at 3 <= d <=
+// svd.Pair.Factorize32, in float32 lanes on the asm paths at 3 <= d <=
 // 32) and, in package model, the relevances are float64, and so is the prototype update but for
 // UpdateExactRounded on the asm paths at d <= 32 (below). They are O(d³) per
 // prototype against the projections' O(D d²), so float32 would save

@@ -16,7 +16,7 @@ import (
 // float64 when the singular values (svd.Batch), the angles (arccos), the
 // weighted sums and the winners' factorisation see them (a Float32
 // model's trainer then factorises its winners in float32 lanes on the
-// AVX-512 path at 3 <= d <= 32: svd.Pair.Factorize32). Those parts are
+// asm paths (AVX-512, AVX2) at 3 <= d <= 32: svd.Pair.Factorize32). Those parts are
 // O(d³) per prototype against the projections' O(D d²), and float64 there
 // keeps the Jacobi rotations and angles from adding error to what the
 // float32 products already carry.

@@ -202,3 +202,36 @@ func TestFloat32LazyPrototypes(t *testing.T) {
 		}
 	}
 }
+
+// TestFloat32FactorApart trains Float32 models whose steps factorise
+// their two winners as a pair (svd.Pair.Factorize32, one kernel run: a
+// one-worker step) and one by one (svd.Small.Factorize32 each: the route
+// of a split step, forced by factorApart, since an engine splits only
+// when its timing says so) and checks that the model files are the same,
+// byte for byte, at orders of each float32 kernel (the pair in one
+// vector up to 16 x 16 on AVX-512 and 8 x 8 on AVX2, one vector a matrix
+// beyond) and for Float64 models.
+func TestFloat32FactorApart(t *testing.T) {
+	defer func(v bool) { factorApart = v }(factorApart)
+	for _, d := range []int{3, 5, 9, 12, 17, 25} {
+		for _, prec := range []Precision{Float32, Float64} {
+			xs, ys := synth(t, 41, 80, d, 3, 6, 0.3)
+			o := legacyOptions(Config{SubspaceDim: d, PrototypesPerClass: 2}, TrainConfig{Epochs: 3, Seed: 7, Workers: 1})
+			o.Model.Precision = prec
+			var files [2][]byte
+			for i, apart := range []bool{false, true} {
+				factorApart = apart
+				m, _, err := Train(context.Background(), o, Sets(xs), ys)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if files[i], err = m.MarshalBinary(); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if !bytes.Equal(files[0], files[1]) {
+				t.Errorf("d=%d %v: the pair's and the winners' own factorisations train different models", d, prec)
+			}
+		}
+	}
+}

@@ -1576,8 +1576,9 @@ func (t *trainer) gradient(p *linalg.Dense, y int) (stepResult, error) {
 	t.tryShadow()
 	// The winners, as a scan of all distances would find them; their
 	// distances are computed where a tie had to be settled, else taken
-	// from the factorisation below (the values of svd.Batch.Values, as
-	// the engine's distances, from the same run).
+	// from the factorisation below (a Float64 model's with the values of
+	// svd.Batch.Values, as the engine's distances; a Float32 model's from
+	// the factorisation's own values).
 	w := &t.win
 	if err := t.eng.WinnersRounded(w, p, t.sample32, t.lambda, t.base.labels, y); err != nil {
 		if errors.Is(err, engine.ErrNoGroup) {
@@ -1637,8 +1638,11 @@ func (t *trainer) gradient(p *linalg.Dense, y int) (stepResult, error) {
 	// keeps Batch.Values' bits (its model files).
 	f32 := t.base.cfg.Precision == Float32
 	t.needBV = [2]bool{!w.Exact[0] && !f32, !w.Exact[1] && !f32}
-	if t.eng.Solo() {
+	if t.eng.Solo() && !factorApart {
 		t.factorBoth()
+	} else if factorApart {
+		t.factorSide(0)
+		t.factorSide(1)
 	} else if err := t.eng.TasksFor(t.sideK[:], t.factorTask); err != nil {
 		return r, err
 	}
@@ -1718,6 +1722,11 @@ func (t *trainer) gradient(p *linalg.Dense, y int) (stepResult, error) {
 	}
 	return r, nil
 }
+
+// factorApart makes every step factorise its winners one by one
+// (factorSide, a split step's route) instead of as a pair (factorBoth):
+// for the tests, which check that both give the same model, bit for bit.
+var factorApart = false
 
 // factorSide factorises the projection onto winner side (0 = W⁺, 1 = W⁻,
 // the prototype t.sideK[side]) into t.qp, t.cs, t.qw and the angles t.th

@@ -37,11 +37,13 @@ func FileVersion(r io.Reader) (int, error) {
 // Kernels names the compute path this process chose for its CPU:
 // "avx512", "avx2" or "generic" (the pure-Go twins), decided once at
 // start-up from the CPU's features, capped by the environment variable
-// GRLGQ_KERNELS ("avx2", "generic"). The paths give the same models and
-// predictions up to the last bits of their sums (a float32 model at
-// d <= 32 trains with float32-lane updates on the asm paths and float64
-// ones on the generic path, and factorises its winners in float32 lanes
-// on the asm paths at 3 <= d <= 32, with other bits on AVX-512 and on
-// AVX2, and in float64 elsewhere: other bits, the same accuracy); it says which speed to expect (grlgq version
-// prints it).
+// GRLGQ_KERNELS ("avx2", "generic"). For a Float64 model the paths give
+// the same models and predictions up to the last bits of their sums. A
+// Float32 model's training takes other routes on each path (float32-lane
+// updates at d <= 32 on the asm paths, float64 ones on the generic path;
+// its winners factorised in float32 lanes on the asm paths at
+// 3 <= d <= 32, by other kernels on AVX-512 and AVX2, in float64
+// elsewhere), so its models differ between paths in more than the last
+// bits, with the same accuracy. It says which speed to expect (grlgq
+// version prints it).
 func Kernels() string { return kernels.Implementation() }
