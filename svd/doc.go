@@ -376,9 +376,11 @@
 //     so at n = 25 both run in the vectors one float64 matrix needs, and
 //     share one vector up to n = 16 (jacobi1Pack32AVX512: lanes 0-7 and
 //     8-15, each half its own circle, negligible threshold and
-//     rotate-or-permute decision): BenchmarkSVD's d = 25 pair on Zen 5
-//     70.7 → 35.0 µs (the float32 iteration also converges a sweep
-//     earlier: 7-8 sweeps against 8-9), d = 12 10.3 → 9.2 µs. Accuracy
+//     rotate-or-permute decision): BenchmarkSVD's pair on Zen 5
+//     (ours-pair → ours-pair32, medians of three, quiet) d = 5 1.43 →
+//     1.11 µs, d = 12 6.7 → 4.3 µs, d = 25 58.6 → 31.4 µs (the float32
+//     iteration also converges a sweep earlier: 7-8 sweeps against 8-9,
+//     and n = 25 fills one vector of 16 lanes with 13 pairs). Accuracy
 //     (TestFactorize32, every n up to 34 and the hard and angle inputs of
 //     the other tests): values within 4 max(n, 8) 2⁻²⁴ ‖A‖₂ of
 //     Factorize's, U and V orthonormal and A reconstructed within 4 max(n,
@@ -404,9 +406,9 @@
 //     test matrix (TestFactorize32Converges: a lane mask that lets the
 //     copies past the pairs rotate never converges, which Factorize32's
 //     fallback to Factorize would otherwise hide). BenchmarkSVD's pair
-//     with GRLGQ_KERNELS=avx2 on Zen 5 (ours-pair → ours-pair32, best of
-//     three, the machine shared): d = 5 1.53 → 1.15 µs, d = 12 9.6 → 5.8
-//     µs, d = 25 89 → 50 µs.
+//     with GRLGQ_KERNELS=avx2 on Zen 5 (ours-pair → ours-pair32, medians
+//     of three, quiet): d = 5 1.51 → 1.16 µs, d = 12 9.6 → 6.1 µs, d = 25
+//     92 → 57 µs.
 //   - Small (3 <= n <= 32; larger n use the pure-Go path) and Tall's R: one
 //     matrix, the n/2 disjoint pairs of a round in the lanes of one or two
 //     ZMM registers (left columns, right columns), the next round's pairing
