@@ -29,12 +29,7 @@ func Factorize32Native(n int) bool { return factorize32Native(n) }
 // Factorize; allocation-free.
 func (w *Small) Factorize32(u []float64, ldu int, s []float64, v []float64, ldv int, a []float64, lda int) error {
 	n := w.n
-	checkSquare(n, a, lda)
-	checkSquare(n, u, ldu)
-	checkSquare(n, v, ldv)
-	if len(s) < n {
-		panic(PanicShape)
-	}
+	checkFactors(n, u, ldu, s, v, ldv, a, lda)
 	if useAVX512 && w.f32 != nil && w.factorize32Asm(u, ldu, s, v, ldv, a, lda) {
 		return nil
 	}
@@ -51,12 +46,7 @@ func (w *Small) Factorize32(u []float64, ldu int, s []float64, v []float64, ldv 
 func (p *Pair) Factorize32(u [2][]float64, ldu int, s, v [2][]float64, ldv int, a [2][]float64, lda int) error {
 	n := p.n
 	for i := range a {
-		checkSquare(n, a[i], lda)
-		checkSquare(n, u[i], ldu)
-		checkSquare(n, v[i], ldv)
-		if len(s[i]) < n {
-			panic(PanicShape)
-		}
+		checkFactors(n, u[i], ldu, s[i], v[i], ldv, a[i], lda)
 	}
 	if useAVX512 && p.pack32 != nil && p.factorize32Pack(u, ldu, s, v, ldv, a, lda) {
 		return nil

@@ -70,12 +70,7 @@ func (p *Pair) Small(i int) *Small { return p.w[i] }
 func (p *Pair) Factorize(u [2][]float64, ldu int, s, v [2][]float64, ldv int, a [2][]float64, lda int) error {
 	n := p.n
 	for i := range a {
-		checkSquare(n, a[i], lda)
-		checkSquare(n, u[i], ldu)
-		checkSquare(n, v[i], ldv)
-		if len(s[i]) < n {
-			panic(PanicShape)
-		}
+		checkFactors(n, u[i], ldu, s[i], v[i], ldv, a[i], lda)
 	}
 	if !useAVX512 && useAVX2 && p.w[0].avx2 != nil {
 		return p.factorizeAVX2(u, ldu, s, v, [2][]float64{}, ldv, a, lda)
@@ -110,10 +105,8 @@ func (p *Pair) factorizeEach(u [2][]float64, ldu int, s, v [2][]float64, ldv int
 func (p *Pair) FactorizeValues(u [2][]float64, ldu int, s, v, bv [2][]float64, ldv int, a [2][]float64, lda int) error {
 	n := p.n
 	for i := range a {
-		checkSquare(n, a[i], lda)
-		checkSquare(n, u[i], ldu)
-		checkSquare(n, v[i], ldv)
-		if len(s[i]) < n || len(bv[i]) < n {
+		checkFactors(n, u[i], ldu, s[i], v[i], ldv, a[i], lda)
+		if len(bv[i]) < n {
 			panic(PanicShape)
 		}
 	}

@@ -183,29 +183,38 @@ func TestPairNotFinite(t *testing.T) {
 		rng := rand.New(rand.NewPCG(22, 1))
 		for _, n := range []int{1, 2, 3, 12, 25, 64} {
 			p, w := NewPair(n), NewSmall(n)
-			for _, bad := range []float64{math.NaN(), math.Inf(1), math.Inf(-1)} {
-				good := gaussian(rng, n, n, n)
-				nf := gaussian(rng, n, n, n)
-				nf[rng.IntN(n*n)] = bad
-				for _, c := range []struct {
-					name   string
-					a0, a1 []float64
-					index  int
-				}{{"bad+good", nf, good, 0}, {"good+bad", good, nf, 1}, {"bad+bad", nf, nf, 0}} {
-					name := fmt.Sprintf("n=%d/%g/%s", n, bad, c.name)
-					checkPair(t, name, p, w, c.a0, c.a1)
-					s := [2][]float64{make([]float64, n), make([]float64, n)}
-					u := [2][]float64{make([]float64, n*n), make([]float64, n*n)}
-					v := [2][]float64{make([]float64, n*n), make([]float64, n*n)}
-					err := p.Factorize(u, n, s, v, n, [2][]float64{c.a0, c.a1}, n)
-					var be *BatchError
-					if !errors.Is(err, ErrNotFinite) || !errors.As(err, &be) || be.Index != c.index {
-						t.Errorf("%s: %v, want ErrNotFinite at index %d", name, err, c.index)
-					}
-				}
-			}
+			checkPairNotFinite(t, rng, n, p.Factorize, w.Factorize, math.NaN(), math.Inf(1), math.Inf(-1))
 		}
 	})
+}
+
+// checkPairNotFinite checks the pair factoriser pf on matrices with one
+// entry bad (each of bads) in either or both against two calls of sf
+// (checkPairBy), and that its error is ErrNotFinite with the index of the
+// first bad matrix.
+func checkPairNotFinite(t *testing.T, rng *rand.Rand, n int, pf pairFactorizer, sf smallFactorizer, bads ...float64) {
+	t.Helper()
+	for _, bad := range bads {
+		good := gaussian(rng, n, n, n)
+		nf := gaussian(rng, n, n, n)
+		nf[rng.IntN(n*n)] = bad
+		for _, c := range []struct {
+			name   string
+			a0, a1 []float64
+			index  int
+		}{{"bad+good", nf, good, 0}, {"good+bad", good, nf, 1}, {"bad+bad", nf, nf, 0}} {
+			name := fmt.Sprintf("n=%d/%g/%s", n, bad, c.name)
+			checkPairBy(t, name, n, pf, sf, c.a0, c.a1)
+			s := [2][]float64{make([]float64, n), make([]float64, n)}
+			u := [2][]float64{make([]float64, n*n), make([]float64, n*n)}
+			v := [2][]float64{make([]float64, n*n), make([]float64, n*n)}
+			err := pf(u, n, s, v, n, [2][]float64{c.a0, c.a1}, n)
+			var be *BatchError
+			if !errors.Is(err, ErrNotFinite) || !errors.As(err, &be) || be.Index != c.index {
+				t.Errorf("%s: %v, want ErrNotFinite at index %d", name, err, c.index)
+			}
+		}
+	}
 }
 
 // TestPairAllocs checks that Pair.Factorize and Pair.FactorizeValues

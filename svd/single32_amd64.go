@@ -215,21 +215,34 @@ func newDual32Asm(n int) *dual32Asm {
 // not converge.
 func (p *Pair) factorize32Dual(u [2][]float64, ldu int, s, v [2][]float64, ldv int, a [2][]float64, lda int) bool {
 	x, n := p.dual32, p.n
-	clear(x.buf)
+	return p.factorize32Pair(x.buf, dualRow32, 0, &x.pos, func(negl [2]float64) bool {
+		x.params[sNegl], x.params[sNeg2] = float32(negl[0]), float32(negl[1])
+		return jacobi1Dual32AVX512(&x.buf[0], n, n, x.m-1, &x.params, MaxSweeps) == 0
+	}, u, ldu, s, v, ldv, a, lda)
+}
+
+// factorize32Pair is a Pair's Factorize32 on one of the float32 pair
+// kernels: it loads both matrices into buf (matrix i's rows from
+// buf[i*off:], row float32 a row, its columns at the lanes pos[i]), runs
+// the kernel by run (given each matrix's negligible threshold; false if
+// it did not converge) and finishes both; false, having written nothing,
+// where a matrix has a NaN or Inf or run reports false.
+func (p *Pair) factorize32Pair(buf []float32, row, off int, pos *[2][]int, run func(negl [2]float64) bool, u [2][]float64, ldu int, s, v [2][]float64, ldv int, a [2][]float64, lda int) bool {
+	n := p.n
+	clear(buf)
 	var e [2]int
 	var negl [2]float64
 	for i := range a {
 		var ok bool
-		if e[i], negl[i], ok = loadLanes32(x.buf, dualRow32, x.pos[i], a[i], lda, n); !ok {
+		if e[i], negl[i], ok = loadLanes32(buf[i*off:], row, pos[i], a[i], lda, n); !ok {
 			return false
 		}
 	}
-	x.params[sNegl], x.params[sNeg2] = float32(negl[0]), float32(negl[1])
-	if jacobi1Dual32AVX512(&x.buf[0], n, n, x.m-1, &x.params, MaxSweeps) != 0 {
+	if !run(negl) {
 		return false
 	}
 	for i, w := range p.w {
-		w.unpack32(x.buf, dualRow32, x.pos[i], n)
+		w.unpack32(buf[i*off:], row, pos[i], n)
 		w.finish(u[i], ldu, s[i], v[i], ldv, e[i], finishNegl32(negl[i]))
 	}
 	return true
@@ -291,24 +304,12 @@ func newPack32Asm(n int) *pack32Asm {
 // factorize32Pack is factorize32Dual by jacobi1Pack32AVX512 (n <= 16).
 func (p *Pair) factorize32Pack(u [2][]float64, ldu int, s, v [2][]float64, ldv int, a [2][]float64, lda int) bool {
 	x, n := p.pack32, p.n
-	clear(x.buf)
-	var e [2]int
-	var negl [2]float64
-	for i := range a {
-		var ok bool
-		if e[i], negl[i], ok = loadLanes32(x.buf, row32, x.pos[i], a[i], lda, n); !ok {
-			return false
+	return p.factorize32Pair(x.buf, row32, 0, &x.pos, func(negl [2]float64) bool {
+		for i := range negl {
+			for j := 0; j < 8; j++ {
+				x.params[s32Negl+8*i+j] = float32(negl[i])
+			}
 		}
-		for j := 0; j < 8; j++ {
-			x.params[s32Negl+8*i+j] = float32(negl[i])
-		}
-	}
-	if jacobi1Pack32AVX512(&x.buf[0], n, n, x.m-1, &x.params, MaxSweeps) != 0 {
-		return false
-	}
-	for i, w := range p.w {
-		w.unpack32(x.buf, row32, x.pos[i], n)
-		w.finish(u[i], ldu, s[i], v[i], ldv, e[i], finishNegl32(negl[i]))
-	}
-	return true
+		return jacobi1Pack32AVX512(&x.buf[0], n, n, x.m-1, &x.params, MaxSweeps) == 0
+	}, u, ldu, s, v, ldv, a, lda)
 }

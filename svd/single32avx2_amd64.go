@@ -157,21 +157,7 @@ func (w *Small) factorize32AVX2(u []float64, ldu int, s []float64, v []float64, 
 // Inf or the run did not converge for one of them.
 func (p *Pair) factorize32AVX2(u [2][]float64, ldu int, s, v [2][]float64, ldv int, a [2][]float64, lda int) bool {
 	x, n := p.f32x2, p.n
-	clear(x.buf)
-	var e [2]int
-	var negl [2]float64
-	for i := range a {
-		var ok bool
-		if e[i], negl[i], ok = loadLanes32(x.buf[i*x.off:], x.row, x.pos[i], a[i], lda, n); !ok {
-			return false
-		}
-	}
-	if x.run(n, 2, negl) != 0 {
-		return false
-	}
-	for i, w := range p.w {
-		w.unpack32(x.buf[i*x.off:], x.row, x.pos[i], n)
-		w.finish(u[i], ldu, s[i], v[i], ldv, e[i], finishNegl32(negl[i]))
-	}
-	return true
+	return p.factorize32Pair(x.buf, x.row, x.off, &x.pos, func(negl [2]float64) bool {
+		return x.run(n, 2, negl) == 0
+	}, u, ldu, s, v, ldv, a, lda)
 }

@@ -123,6 +123,17 @@ func (w *Small) run(withV bool, negl float64) bool {
 // N returns the order of the matrices this workspace handles.
 func (w *Small) N() int { return w.n }
 
+// checkFactors panics with PanicShape unless a, u and v hold n x n
+// matrices at their strides and s n values (Factorize's arguments).
+func checkFactors(n int, u []float64, ldu int, s []float64, v []float64, ldv int, a []float64, lda int) {
+	checkSquare(n, a, lda)
+	checkSquare(n, u, ldu)
+	checkSquare(n, v, ldv)
+	if len(s) < n {
+		panic(PanicShape)
+	}
+}
+
 func checkSquare(n int, a []float64, lda int) {
 	if lda < n || len(a) < (n-1)*lda+n {
 		panic(PanicShape)
@@ -165,12 +176,7 @@ func (w *Small) Values(s []float64, a []float64, lda int) error {
 // Allocation-free.
 func (w *Small) Factorize(u []float64, ldu int, s []float64, v []float64, ldv int, a []float64, lda int) error {
 	n := w.n
-	checkSquare(n, a, lda)
-	checkSquare(n, u, ldu)
-	checkSquare(n, v, ldv)
-	if len(s) < n {
-		panic(PanicShape)
-	}
+	checkFactors(n, u, ldu, s, v, ldv, a, lda)
 	if useAVX512 && w.asm != nil {
 		return w.factorizeAsm(u, ldu, s, v, ldv, a, lda)
 	}

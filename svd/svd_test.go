@@ -174,57 +174,16 @@ func checkValues(t *testing.T, name string, rows, cols int, a []float64, s []flo
 // checkOrthonormal checks ‖QᵀQ - I‖_max for the rows x cols matrix q.
 func checkOrthonormal(t *testing.T, what string, q []float64, ld, rows, cols int) {
 	t.Helper()
-	var worst float64
-	for i := 0; i < cols; i++ {
-		for j := 0; j <= i; j++ {
-			var s float64
-			for r := 0; r < rows; r++ {
-				s += q[r*ld+i] * q[r*ld+j]
-			}
-			if i == j {
-				s--
-			}
-			if !(math.Abs(s) <= worst) {
-				worst = math.Abs(s)
-			}
-		}
-	}
-	if !(worst <= testTol) {
+	if worst := orthoError(q, ld, rows, cols); !(worst <= testTol) {
 		t.Errorf("%s: ‖QᵀQ - I‖_max = %g", what, worst)
 	}
 }
 
-// checkReconstruction checks ‖A - U Σ Vᵀ‖_F <= testTol ‖A‖_F.
+// checkReconstruction checks ‖A - U Σ Vᵀ‖_F <= testTol ‖A‖_F (reconError).
 func checkReconstruction(t *testing.T, name string, a []float64, lda int, u []float64, ldu int, s []float64, v []float64, ldv int, rows, cols int) {
 	t.Helper()
-	// Scale by the largest entry so squares cannot overflow or underflow.
-	am := 0.0
-	for r := 0; r < rows; r++ {
-		am = max(am, maxAbs(a[r*lda:r*lda+cols]))
-	}
-	if am == 0 {
-		for _, x := range s[:cols] {
-			if x != 0 {
-				t.Errorf("%s: zero matrix, s = %v", name, s[:cols])
-				return
-			}
-		}
-		return
-	}
-	var num, den float64
-	for r := 0; r < rows; r++ {
-		for c := 0; c < cols; c++ {
-			var x float64
-			for k := 0; k < cols; k++ {
-				x += u[r*ldu+k] * (s[k] / am) * v[c*ldv+k]
-			}
-			d := a[r*lda+c]/am - x
-			num += d * d
-			den += (a[r*lda+c] / am) * (a[r*lda+c] / am)
-		}
-	}
-	if rel := math.Sqrt(num / den); !(rel <= testTol) {
-		t.Errorf("%s: ‖A - UΣVᵀ‖_F/‖A‖_F = %g", name, rel)
+	if rel := reconError(a, lda, u, ldu, s, v, ldv, rows, cols); !(rel <= testTol) {
+		t.Errorf("%s: ‖A - UΣVᵀ‖_F/‖A‖_F = %g (s = %v)", name, rel, s[:cols])
 	}
 }
 
