@@ -636,7 +636,8 @@ func (m *Model) SearchStats() SearchStats {
 // true classes y (score.Count: accuracy, per-class recall, confusion
 // matrix; a y outside 0..C-1 is a class the model does not know, never
 // correct), in parallel like PredictLabelsTo (all cores, or the n of
-// WithWorkers).
+// WithWorkers). predict.Score is the same with a context that can end it
+// between blocks of samples.
 func (m *Model) Score(x []Sample, y []int) (*score.Scores, error) {
 	if len(y) != len(x) {
 		return nil, fmt.Errorf("model: %w: %d samples and %d labels", ErrData, len(x), len(y))

@@ -9,6 +9,7 @@ import (
 
 	"github.com/grlgq/grlgq/dataset"
 	"github.com/grlgq/grlgq/model"
+	"github.com/grlgq/grlgq/score"
 )
 
 // Samples are a data set made ready for a model.
@@ -170,16 +171,51 @@ const Block = 4096
 // a cancelled ctx ends it soon with an error wrapping ctx.Err().
 func All(ctx context.Context, m *model.Model, x []model.Sample) ([]model.Prediction, error) {
 	out := make([]model.Prediction, len(x))
-	for i0 := 0; i0 < len(out); i0 += Block {
-		if err := ctx.Err(); err != nil {
-			return nil, fmt.Errorf("predict: %w", err)
-		}
-		i1 := min(len(out), i0+Block)
-		if err := m.PredictBatchTo(out[i0:i1], x[i0:i1]); err != nil {
-			return nil, err
-		}
+	err := blocks(ctx, len(x), func(i0, i1 int) error {
+		return m.PredictBatchTo(out[i0:i1], x[i0:i1])
+	})
+	if err != nil {
+		return nil, err
 	}
 	return out, nil
+}
+
+// Score classifies the samples x with m and counts the labels against
+// the true classes y as model.Model.Score does (the same Scores), in
+// blocks of Block samples between checks of ctx: a cancelled ctx ends it
+// soon with an error wrapping ctx.Err().
+func Score(ctx context.Context, m *model.Model, x []model.Sample, y []int) (*score.Scores, error) {
+	if len(y) != len(x) {
+		return nil, fmt.Errorf("predict: %w: %d samples and %d labels", model.ErrData, len(x), len(y))
+	}
+	pred := make([]int, len(x))
+	err := blocks(ctx, len(x), func(i0, i1 int) error {
+		return m.PredictLabelsTo(pred[i0:i1], x[i0:i1])
+	})
+	if err != nil {
+		return nil, err
+	}
+	return score.Count(m.NumClasses(), y, pred), nil
+}
+
+// blocks calls do(i0, i1) for the blocks [i0, i1) of Block samples of n,
+// in order, checking ctx before each; an error of a block after the
+// first names the block's samples (the model's errors count a call's
+// samples from 0).
+func blocks(ctx context.Context, n int, do func(i0, i1 int) error) error {
+	for i0 := 0; i0 < n; i0 += Block {
+		if err := ctx.Err(); err != nil {
+			return fmt.Errorf("predict: %w", err)
+		}
+		i1 := min(n, i0+Block)
+		if err := do(i0, i1); err != nil {
+			if i0 > 0 {
+				return fmt.Errorf("samples %d..%d: %w", i0, i1-1, err)
+			}
+			return err
+		}
+	}
+	return nil
 }
 
 // Run classifies every sample of s with m (All) and returns the table of

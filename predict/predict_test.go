@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -414,5 +415,49 @@ func TestAllCancelled(t *testing.T) {
 	cancel()
 	if _, err := All(ctx, m, []model.Sample{model.Image(make([]float64, 16))}); err == nil || !strings.Contains(err.Error(), "canceled") {
 		t.Errorf("cancelled: %v", err)
+	}
+}
+
+// TestScore: Score gives model.Model.Score's counts over more than one
+// block, ends with the context's error when cancelled, refuses a label
+// count that is not the sample count, and names the block of a bad
+// sample after the first.
+func TestScore(t *testing.T) {
+	m := trained(t)
+	rng := rand.New(rand.NewPCG(4, 4))
+	n := Block + 900
+	x := make([]model.Sample, n)
+	y := make([]int, n)
+	for i := range x {
+		img := make([]float64, 16)
+		for j := range img {
+			img[j] = rng.Float64()
+		}
+		x[i], y[i] = model.Image(img), i%m.NumClasses()
+	}
+	got, err := Score(context.Background(), m, x, y)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := m.Score(x, y)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("Score %+v, model's %+v", got, want)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := Score(ctx, m, x, y); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled: %v", err)
+	}
+	if _, err := Score(context.Background(), m, x, y[1:]); !errors.Is(err, model.ErrData) {
+		t.Errorf("%d labels for %d samples: %v", n-1, n, err)
+	}
+	bad := append([]model.Sample(nil), x...)
+	bad[Block+5] = model.Image(make([]float64, 16))
+	_, err = Score(context.Background(), m, bad, y)
+	if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("samples %d..%d", Block, n-1)) {
+		t.Errorf("a zero image at %d: %v", Block+5, err)
 	}
 }

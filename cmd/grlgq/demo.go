@@ -12,6 +12,7 @@ import (
 	"github.com/grlgq/grlgq/dataset/digits"
 	"github.com/grlgq/grlgq/folds"
 	"github.com/grlgq/grlgq/model"
+	"github.com/grlgq/grlgq/predict"
 )
 
 // The demo's protocol over the embedded UCI digits (package
@@ -174,11 +175,11 @@ func runDemo(ctx context.Context, e *env, args []string) error {
 	for k, i := range testIdx {
 		imgs[k], labels[k] = ds.Images[i], ds.Labels[i]
 	}
-	setScore, err := mod.Score(model.Sets(testSets.Subs), testSets.Labels)
+	setScore, err := predict.Score(ctx, mod, model.Sets(testSets.Subs), testSets.Labels)
 	if err != nil {
 		return err
 	}
-	imgScore, err := mod.Score(model.Images(imgs), labels)
+	imgScore, err := predict.Score(ctx, mod, model.Images(imgs), labels)
 	if err != nil {
 		return err
 	}
@@ -189,7 +190,7 @@ func runDemo(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return fmt.Errorf("baseline: %w", err)
 	}
-	baseScore, err := bm.Score(model.Images(imgs), labels)
+	baseScore, err := predict.Score(ctx, bm, model.Images(imgs), labels)
 	if err != nil {
 		return err
 	}

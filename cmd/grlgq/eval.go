@@ -205,7 +205,7 @@ func runEval(ctx context.Context, e *env, args []string) error {
 	if unk := unknownClasses(s); len(unk) > 0 {
 		return fmt.Errorf("%s has classes the model does not know: %s (the model's classes: %s)", s.ds.Source, strings.Join(unk, ", "), strings.Join(modelClasses(mod), ", "))
 	}
-	sc, err := mod.Score(s.x, s.labels)
+	sc, err := predict.Score(ctx, mod, s.x, s.labels)
 	if err != nil {
 		return err
 	}
