@@ -128,3 +128,59 @@ func TestPageFenceJacobi32(t *testing.T) {
 		}
 	}
 }
+
+// TestPageFenceJacobi32AVX2 is TestPageFenceJacobi32 for the AVX2 float32
+// kernels (jacobi1S32AVX2 up to n = 16, jacobi1S32W2AVX2 beyond, one
+// matrix and a Pair's two; jacobi1Pack32AVX2 for a Pair up to 8): the
+// buffer of the workspace's exact size, the params and the state each
+// against an unmapped page, the bits of the workspace's own run.
+func TestPageFenceJacobi32AVX2(t *testing.T) {
+	if !cpu.AVX2 {
+		t.Skip("no AVX2")
+	}
+	rng := rand.New(rand.NewPCG(33, 33))
+	for n := 3; n <= maxSmall32; n++ {
+		for mats := 1; mats <= 2; mats++ {
+			x := newSmall32AVX2(n, mats)
+			clear(x.buf)
+			var negl [2]float64
+			for i := 0; i < mats; i++ {
+				a := gaussian(rng, n, n, n)
+				var ok bool
+				if _, negl[i], ok = loadLanes32(x.buf[i*x.off:], x.row, x.pos[i], a, n, n); !ok {
+					t.Fatal("loadLanes32 refused a finite matrix")
+				}
+			}
+			in := append([]float32(nil), x.buf...)
+			if x.run(n, mats, negl) != 0 { // sets params' thresholds
+				t.Fatalf("n=%d mats=%d: no convergence", n, mats)
+			}
+			kernel := jacobi1S32AVX2
+			switch {
+			case x.packed:
+				kernel = jacobi1Pack32AVX2
+			case x.wv == 2:
+				kernel = jacobi1S32W2AVX2
+			}
+			runMats := mats
+			if x.packed {
+				runMats = 1
+			}
+			for _, start := range []bool{false, true} {
+				fb := fenced32(t, len(in), start)
+				copy(fb, in)
+				fp := (*[a32Len]float32)(fenced32(t, a32Len, start))
+				*fp = x.params
+				fs := (*[256]float32)(fenced32(t, 256, start))
+				if kernel(&fb[0], n, n, x.m-1, fp, fs, runMats, MaxSweeps) != 0 {
+					t.Fatalf("n=%d mats=%d: no convergence at the fence", n, mats)
+				}
+				for i := range fb {
+					if math.Float32bits(fb[i]) != math.Float32bits(x.buf[i]) {
+						t.Fatalf("n=%d mats=%d (fence at start %v): buf[%d] = %g, the workspace's run %g", n, mats, start, i, fb[i], x.buf[i])
+					}
+				}
+			}
+		}
+	}
+}
