@@ -435,7 +435,7 @@ func (p *Pair) factorizeAVX2(u [2][]float64, ldu int, s, v, bv [2][]float64, ldv
 		same[0] = x.laneValues(bv[0], n, 0, e0, negl0, neglB[0])
 		same[1] = mask&4 == 0 && x.laneValues(bv[1], n, 2, e1, negl1, neglB[1])
 	}
-	w0.finish(u[0], ldu, s[0], v[0], ldv, e0, negl0)
+	w0.finish(u[0], ldu, s[0], v[0], ldv, e0, finishNegl(negl0))
 	if bv[0] != nil && !same[0] {
 		if err := w0.batchValues(bv[0], a[0], lda); err != nil {
 			return &BatchError{Index: 0, Err: err}
@@ -444,7 +444,7 @@ func (p *Pair) factorizeAVX2(u [2][]float64, ldu int, s, v, bv [2][]float64, ldv
 	if mask&4 != 0 {
 		return &BatchError{Index: 1, Err: ErrNoConvergence}
 	}
-	w1.finish(u[1], ldu, s[1], v[1], ldv, e1, negl1)
+	w1.finish(u[1], ldu, s[1], v[1], ldv, e1, finishNegl(negl1))
 	if bv[1] != nil && !same[1] {
 		if err := w1.batchValues(bv[1], a[1], lda); err != nil {
 			return &BatchError{Index: 1, Err: err}

@@ -240,50 +240,78 @@ func TestFactorize32Allocs(t *testing.T) {
 // n = 3 (the packed pair kernel) and 20 (the dual one).
 func TestFactorize32NegligibleEdge(t *testing.T) {
 	forEachImpl(t, func(t *testing.T) {
-		rng := rand.New(rand.NewPCG(36, 1))
-		for _, n := range []int{3, 20} {
-			w, p := NewSmall(n), NewPair(n)
-			u := [2][]float64{make([]float64, n*n), make([]float64, n*n)}
-			v := [2][]float64{make([]float64, n*n), make([]float64, n*n)}
-			s := [2][]float64{make([]float64, n), make([]float64, n)}
-			tol := bound32(n)
-			bad := 0
-			for trial := 0; trial < 2000 && bad < 3; trial++ {
-				a := make([]float64, n*n)
-				var f float64
-				for i := 0; i < n; i++ {
-					if i != 1 {
-						a[i*n+i] = float64(float32(0.5 + 0.25*rng.Float64()))
-						f += a[i*n+i] * a[i*n+i]
-					}
+		w, p := func(n int) smallFactorizer { return NewSmall(n).Factorize32 }, func(n int) pairFactorizer { return NewPair(n).Factorize32 }
+		checkNegligibleEdge(t, 36, w, p, 0x1p-48, 0x1p-20, true, bound32)
+	})
+}
+
+// TestFactorizeNegligibleEdge is TestFactorize32NegligibleEdge for the
+// float64 Factorize, whose kernels' threshold is 2^-120 ‖A‖_F² (a column
+// within 2^-44 of it: before finish took a threshold above the kernels',
+// ‖UᵀU − I‖ up to about 0.5 on a 3 x 3 input).
+func TestFactorizeNegligibleEdge(t *testing.T) {
+	forEachImpl(t, func(t *testing.T) {
+		w, p := func(n int) smallFactorizer { return NewSmall(n).Factorize }, func(n int) pairFactorizer { return NewPair(n).Factorize }
+		checkNegligibleEdge(t, 37, w, p, 0x1p-120, 0x1p-44, false, func(int) float64 { return testTol })
+	})
+}
+
+// checkNegligibleEdge factorises, by Small's and Pair's factorisers of
+// order n = 3 and 20, matrices that are diagonal but for column 1, whose
+// norm is within spread (relative) of the kernels' negligible threshold
+// √(rel ‖A‖_F²) (the entries float32 values where f32, the largest in
+// [0.5, 1): unscaled), and checks ‖UᵀU − I‖_max <= tol(n).
+func checkNegligibleEdge(t *testing.T, seed uint64, small func(int) smallFactorizer, pair func(int) pairFactorizer, rel, spread float64, f32 bool, tol func(int) float64) {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(seed, 1))
+	round := func(x float64) float64 {
+		if f32 {
+			return float64(float32(x))
+		}
+		return x
+	}
+	for _, n := range []int{3, 20} {
+		w, p := small(n), pair(n)
+		u := [2][]float64{make([]float64, n*n), make([]float64, n*n)}
+		v := [2][]float64{make([]float64, n*n), make([]float64, n*n)}
+		s := [2][]float64{make([]float64, n), make([]float64, n)}
+		bound := tol(n)
+		bad := 0
+		for trial := 0; trial < 2000 && bad < 3; trial++ {
+			a := make([]float64, n*n)
+			var f float64
+			for i := 0; i < n; i++ {
+				if i != 1 {
+					a[i*n+i] = round(0.5 + 0.25*rng.Float64())
+					f += a[i*n+i] * a[i*n+i]
 				}
-				r := math.Sqrt(f*0x1p-48) * (1 + (rng.Float64()-0.5)*0x1p-20)
-				var g float64
-				x := make([]float64, n)
-				for i := range x {
-					x[i] = rng.NormFloat64()
-					g += x[i] * x[i]
-				}
-				for i := range x {
-					a[i*n+1] = float64(float32(r * x[i] / math.Sqrt(g)))
-				}
-				if err := w.Factorize32(u[0], n, s[0], v[0], n, a, n); err != nil {
-					t.Fatal(err)
-				}
-				if e := orthoError(u[0], n, n, n); !(e <= tol) {
+			}
+			r := math.Sqrt(f*rel) * (1 + (rng.Float64()-0.5)*spread)
+			var g float64
+			x := make([]float64, n)
+			for i := range x {
+				x[i] = rng.NormFloat64()
+				g += x[i] * x[i]
+			}
+			for i := range x {
+				a[i*n+1] = round(r * x[i] / math.Sqrt(g))
+			}
+			if err := w(u[0], n, s[0], v[0], n, a, n); err != nil {
+				t.Fatal(err)
+			}
+			if e := orthoError(u[0], n, n, n); !(e <= bound) {
+				bad++
+				t.Errorf("n=%d trial %d: Small: ‖UᵀU − I‖_max = %.3g, bound %.3g", n, trial, e, bound)
+			}
+			if err := p(u, n, s, v, n, [2][]float64{a, a}, n); err != nil {
+				t.Fatal(err)
+			}
+			for i := range u {
+				if e := orthoError(u[i], n, n, n); !(e <= bound) {
 					bad++
-					t.Errorf("n=%d trial %d: Small: ‖UᵀU − I‖_max = %.3g, bound %.3g", n, trial, e, tol)
-				}
-				if err := p.Factorize32(u, n, s, v, n, [2][]float64{a, a}, n); err != nil {
-					t.Fatal(err)
-				}
-				for i := range u {
-					if e := orthoError(u[i], n, n, n); !(e <= tol) {
-						bad++
-						t.Errorf("n=%d trial %d: Pair matrix %d: ‖UᵀU − I‖_max = %.3g, bound %.3g", n, trial, i, e, tol)
-					}
+					t.Errorf("n=%d trial %d: Pair matrix %d: ‖UᵀU − I‖_max = %.3g, bound %.3g", n, trial, i, e, bound)
 				}
 			}
 		}
-	})
+	}
 }

@@ -95,7 +95,7 @@ func (w *Small) factorizeValuesAVX2(u []float64, ldu int, s []float64, v []float
 		return ErrNoConvergence
 	}
 	same := w.laneValues(bv, 0, e, negl, neglB)
-	w.finish(u, ldu, s, v, ldv, e, negl)
+	w.finish(u, ldu, s, v, ldv, e, finishNegl(negl))
 	if !same {
 		return w.batchValues(bv, a, lda)
 	}

@@ -85,7 +85,7 @@ func (p *Pair) factorizeDual(u [2][]float64, ldu int, s, v [2][]float64, ldv int
 				vc[r] = buf[(n+r)*dualRow+q]
 			}
 		}
-		w.finish(u[i], ldu, s[i], v[i], ldv, e[i], negl[i])
+		w.finish(u[i], ldu, s[i], v[i], ldv, e[i], finishNegl(negl[i]))
 	}
 	return true
 }

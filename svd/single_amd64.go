@@ -303,6 +303,6 @@ func (w *Small) factorizeAsm(u []float64, ldu int, s []float64, v []float64, ldv
 		return ErrNoConvergence
 	}
 	x.unpack(w.g, w.v, n, true)
-	w.finish(u, ldu, s, v, ldv, e, negl)
+	w.finish(u, ldu, s, v, ldv, e, finishNegl(negl))
 	return nil
 }

@@ -92,7 +92,7 @@ func (w *Tall) Factorize(u []float64, ldu int, s []float64, v []float64, ldv int
 	if !sm.run(true, negl) {
 		return ErrNoConvergence
 	}
-	sm.finish(w.ur, n, s, v, ldv, e, negl)
+	sm.finish(w.ur, n, s, v, ldv, e, finishNegl(negl))
 
 	// Y (rows x cols, row-major), G = YᵀY.
 	y, ldy := w.y, w.ldy
