@@ -35,13 +35,7 @@ func newDualAsm(n int) *dualAsm {
 	// (position i, position m-1-i), in vector k of the left and right
 	// halves.
 	for k := range x.pos {
-		for c := 0; c < n; c++ {
-			if c < h {
-				x.pos[k][c] = 8*k + c
-			} else {
-				x.pos[k][c] = 16 + 8*k + (m - 1 - c)
-			}
-		}
+		circlePos(x.pos[k], 8*k, 16)
 	}
 	kernelParams(&x.params, n, h, 1) // each vector moves as one matrix's
 	return x

@@ -65,13 +65,7 @@ func newSmall32Asm(n int) *small32Asm {
 	h := m / 2
 	x := &small32Asm{m: m, pos: make([]int, n)}
 	x.buf = aligned64f32(make([]float32, 2*n*row32+16), 2*n*row32)
-	for c := 0; c < n; c++ {
-		if c < h {
-			x.pos[c] = c
-		} else {
-			x.pos[c] = 16 + (m - 1 - c)
-		}
-	}
+	circlePos(x.pos, 0, 16)
 	kernelParams32(&x.params, n, h)
 	return x
 }
@@ -197,13 +191,7 @@ func newDual32Asm(n int) *dual32Asm {
 	x := &dual32Asm{m: m, pos: [2][]int{make([]int, n), make([]int, n)}}
 	x.buf = aligned64f32(make([]float32, 2*n*dualRow32+16), 2*n*dualRow32)
 	for k := range x.pos {
-		for c := 0; c < n; c++ {
-			if c < h {
-				x.pos[k][c] = 16*k + c
-			} else {
-				x.pos[k][c] = 32 + 16*k + (m - 1 - c)
-			}
-		}
+		circlePos(x.pos[k], 16*k, 32)
 	}
 	kernelParams32(&x.params, n, h)
 	return x
@@ -273,13 +261,7 @@ func newPack32Asm(n int) *pack32Asm {
 	x := &pack32Asm{m: m, pos: [2][]int{make([]int, n), make([]int, n)}}
 	x.buf = aligned64f32(make([]float32, 2*n*row32+16), 2*n*row32)
 	for k := range x.pos {
-		for c := 0; c < n; c++ {
-			if c < h {
-				x.pos[k][c] = 8*k + c
-			} else {
-				x.pos[k][c] = 16 + 8*k + (m - 1 - c)
-			}
-		}
+		circlePos(x.pos[k], 8*k, 16)
 	}
 	kernelParams32(&x.params, n, h)
 	// Each half's circle: the 8-lane tables (below 8 the first table's

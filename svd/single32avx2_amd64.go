@@ -72,13 +72,7 @@ func newSmall32AVX2(n, mats int) *small32AVX2 {
 	x.buf = aligned64f32(make([]float32, size+16), size)
 	for k := range x.pos {
 		x.pos[k] = make([]int, n)
-		for c := 0; c < n; c++ {
-			if c < h {
-				x.pos[k][c] = half*k + c
-			} else {
-				x.pos[k][c] = 8*wv + half*k + (m - 1 - c)
-			}
-		}
+		circlePos(x.pos[k], half*k, 8*wv)
 	}
 	ones := math.Float32frombits(1<<32 - 1)
 	for j := 0; j < 8; j++ {

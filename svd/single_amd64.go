@@ -34,17 +34,26 @@ func (w *Small) initAsm() {
 	wv := (h + 7) / 8
 	x := &smallAsm{wv: wv, m: m, row: 16 * wv, pos: make([]int, n)}
 	x.buf = aligned64(make([]float64, 2*n*x.row+8), 2*n*x.row)
-	// Initial arrangement of the circle method: position p holds column p;
-	// pair i is (position i, position m-1-i), left and right.
-	for c := 0; c < n; c++ {
-		if c < h {
-			x.pos[c] = c
-		} else {
-			x.pos[c] = 8*wv + (m - 1 - c)
-		}
-	}
+	circlePos(x.pos, 0, 8*wv)
 	kernelParams(&x.params, n, h, wv)
 	w.asm = x
+}
+
+// circlePos writes into pos[c] the lane of column c of an n x n matrix
+// (n = len(pos)) in a row of a lane kernel's buffer, in the initial
+// arrangement of the circle method: position p holds column p, pair i is
+// (position i, position n'-1-i), n' = n rounded up to even; the left
+// positions from lane off, the right ones from lane right + off.
+func circlePos(pos []int, off, right int) {
+	n := len(pos)
+	m := n + n&1
+	for c := range pos {
+		if c < m/2 {
+			pos[c] = off + c
+		} else {
+			pos[c] = right + off + (m - 1 - c)
+		}
+	}
 }
 
 // kernelParams writes the constants of the single-matrix kernels' params
