@@ -5,7 +5,10 @@
 // prediction as one row of a table (Run, NewTable: index, name, predicted
 // class, the two margins, rejected flag, class probabilities, distances),
 // and the table's CSV, JSON and text forms (Table.WriteCSV, WriteJSON,
-// WriteText), which `grlgq predict` prints or writes (-o).
+// WriteText), which `grlgq predict` prints or writes (-o). All and Score
+// are the model's batch prediction and score (model.Model.PredictBatchTo,
+// model.Model.Score) with a context, checked between blocks of Block
+// samples: an interrupted `grlgq eval` stops there.
 //
 //	w, h := m.ImageSize() // the size m was trained on (0, 0 if not recorded)
 //	ds, err := dataset.LoadAt(ctx, dataset.Folder{Root: "new"}, w, h) // ROOT/<set>/<images>: no labels
@@ -49,6 +52,6 @@
 // programming error and panic ("predict: ..."), as wrong counts do in
 // package score.
 //
-// The package reads no files and writes only to the io.Writer it is given; it imports model and
-// dataset, which never import it.
+// The package reads no files and writes only to the io.Writer it is given; it imports model,
+// dataset and score, which never import it.
 package predict
