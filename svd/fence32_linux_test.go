@@ -184,3 +184,44 @@ func TestPageFenceJacobi32AVX2(t *testing.T) {
 		}
 	}
 }
+
+// TestPageFenceAbsMax runs absMax4AVX512 and absMax4AVX2 on matrices that
+// end at (then start at) an unmapped page, for n = 1..33 and row strides
+// beyond n: a load past the last row's n-th column (or before the first)
+// crashes the test binary. Both must give scanMax's bits.
+func TestPageFenceAbsMax(t *testing.T) {
+	if !cpu.AVX2 {
+		t.Skip("no AVX2 (or capped by GRLGQ_KERNELS)")
+	}
+	rng := rand.New(rand.NewPCG(33, 33))
+	for n := 1; n <= 33; n++ {
+		for _, lda := range []int{n, n + 3} {
+			size := (n-1)*lda + n
+			for _, start := range []bool{false, true} {
+				raw := fenced32(t, 2*size, start)
+				m := unsafe.Slice((*float64)(unsafe.Pointer(&raw[0])), size)
+				for i := range m {
+					m[i] = rng.NormFloat64()
+				}
+				m[rng.IntN(n)*lda+rng.IntN(n)] = -9 // the largest magnitude
+				src := [lanes4]*float64{&m[0], &m[0], &m[0], &m[0]}
+				want := math.Float64bits(9)
+				var tail [lanes4]uint64
+				for l := 0; l < n%4; l++ {
+					tail[l] = 1<<64 - 1
+				}
+				var bits [lanes4]uint64
+				absMax4AVX2(&src, n, lda, &tail, &bits)
+				if bits != [lanes4]uint64{want, want, want, want} {
+					t.Fatalf("n=%d lda=%d: absMax4AVX2 %x, want %x", n, lda, bits, want)
+				}
+				if cpu.AVX512 {
+					absMax4AVX512(&src, n, lda, &bits)
+					if bits != [lanes4]uint64{want, want, want, want} {
+						t.Fatalf("n=%d lda=%d: absMax4AVX512 %x, want %x", n, lda, bits, want)
+					}
+				}
+			}
+		}
+	}
+}

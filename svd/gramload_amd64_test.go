@@ -3,6 +3,7 @@
 package svd
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -12,7 +13,8 @@ import (
 
 // TestGramLoad4 checks the Gram loader's kernels against the plain Go
 // scans they replaced: absMax4AVX2 against scanMax (the same bits, NaN and
-// Inf above every finite magnitude), gramLoad4AVX2 against interleave4 (the
+// Inf above every finite magnitude; absMax4AVX512 the same bits where the
+// CPU runs it), gramLoad4AVX2 against interleave4 (the
 // same transposed, scaled values bit for bit, the sums of squares within
 // their rounding, since the order differs), for n = 1..33 (every n mod 4),
 // row strides beyond n, matrices at any offset, lanes sharing a matrix,
@@ -66,8 +68,14 @@ func TestGramLoad4(t *testing.T) {
 			for l := 0; l < n%4; l++ {
 				tail[l] = 1<<64 - 1
 			}
-			var bits [lanes4]uint64
+			var bits, bits512 [lanes4]uint64
 			absMax4AVX2(&src, n, lda, &tail, &bits)
+			if cpu.AVX512 {
+				absMax4AVX512(&src, n, lda, &bits512)
+				if bits512 != bits {
+					t.Fatalf("n=%d trial %d: absMax4AVX512 %x, absMax4AVX2 %x", n, trial, bits512, bits)
+				}
+			}
 			var scale [lanes4]float64
 			for l := range mats {
 				amax, bad := scanMax(mats[l], n, n, lda)
@@ -149,5 +157,42 @@ func TestGramLanes(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// BenchmarkAbsMax4: the loaders' largest magnitudes of 4 matrices of n x n
+// at the row stride of an engine's chunk of projections (8n), by
+// absMax4AVX2 and absMax4AVX512.
+func BenchmarkAbsMax4(b *testing.B) {
+	for _, n := range []int{5, 12, 25} {
+		lda := 8 * n
+		rng := rand.New(rand.NewPCG(1, uint64(n)))
+		var mats [lanes4][]float64
+		var src [lanes4]*float64
+		for l := range mats {
+			mats[l] = make([]float64, (n-1)*lda+n)
+			for i := range mats[l] {
+				mats[l][i] = rng.NormFloat64()
+			}
+			src[l] = &mats[l][0]
+		}
+		tail := tailMask(n)
+		var bits [lanes4]uint64
+		b.Run(fmt.Sprintf("n=%d/avx2", n), func(b *testing.B) {
+			if !cpu.AVX2 {
+				b.Skip("no AVX2")
+			}
+			for b.Loop() {
+				absMax4AVX2(&src, n, lda, &tail, &bits)
+			}
+		})
+		b.Run(fmt.Sprintf("n=%d/avx512", n), func(b *testing.B) {
+			if !cpu.AVX512 {
+				b.Skip("no AVX-512")
+			}
+			for b.Loop() {
+				absMax4AVX512(&src, n, lda, &bits)
+			}
+		})
 	}
 }

@@ -9783,3 +9783,172 @@ out:
 	MOVQ BX, ret+64(FP)
 	VZEROUPPER
 	RET
+
+// func absMax4AVX512(src *[4]*float64, n int, lda int, out *[4]uint64)
+// Requires: AVX, AVX2, AVX512F, AVX512VL, BMI2
+TEXT ·absMax4AVX512(SB), NOSPLIT, $0-32
+	MOVQ       src+0(FP), AX
+	MOVQ       n+8(FP), CX
+	MOVQ       lda+16(FP), DX
+	SHLQ       $0x03, DX
+	MOVQ       out+24(FP), BX
+	VPTERNLOGQ $0xff, Z31, Z31, Z31
+	VPSRLQ     $0x01, Z31, Z31
+	MOVQ       CX, SI
+	ANDQ       $0x07, SI
+	MOVQ       $-1, DI
+	BZHIQ      SI, DI, DI
+	KMOVW      DI, K1
+	MOVQ       CX, DI
+	ANDQ       $-8, DI
+	SHLQ       $0x03, DI
+	VPXORQ     Z0, Z0, Z0
+	VPXORQ     Z1, Z1, Z1
+	MOVQ       (AX), R8
+	MOVQ       CX, R9
+
+zmr0:
+	XORQ R10, R10
+
+zmc0:
+	CMPQ    R10, DI
+	JGE     zmt0
+	VPANDQ  (R8)(R10*1), Z31, Z2
+	VPMAXUQ Z2, Z0, Z0
+	ADDQ    $0x40, R10
+	JMP     zmc0
+
+zmt0:
+	TESTQ       SI, SI
+	JZ          zmnext0
+	VMOVDQU64.Z (R8)(R10*1), K1, Z2
+	VPANDQ      Z2, Z31, Z2
+	VPMAXUQ     Z2, Z1, Z1
+
+zmnext0:
+	ADDQ DX, R8
+	DECQ R9
+	JNZ  zmr0
+
+	// the largest of the 8 lanes
+	VPMAXUQ       Z1, Z0, Z0
+	VEXTRACTI64X4 $0x01, Z0, Y1
+	VPMAXUQ       Y1, Y0, Y0
+	VEXTRACTI128  $0x01, Y0, X1
+	VPMAXUQ       X1, X0, X0
+	VPSHUFD       $0x4e, X0, X1
+	VPMAXUQ       X1, X0, X0
+	VMOVQ         X0, (BX)
+	VPXORQ        Z0, Z0, Z0
+	VPXORQ        Z1, Z1, Z1
+	MOVQ          8(AX), R8
+	MOVQ          CX, R9
+
+zmr1:
+	XORQ R10, R10
+
+zmc1:
+	CMPQ    R10, DI
+	JGE     zmt1
+	VPANDQ  (R8)(R10*1), Z31, Z2
+	VPMAXUQ Z2, Z0, Z0
+	ADDQ    $0x40, R10
+	JMP     zmc1
+
+zmt1:
+	TESTQ       SI, SI
+	JZ          zmnext1
+	VMOVDQU64.Z (R8)(R10*1), K1, Z2
+	VPANDQ      Z2, Z31, Z2
+	VPMAXUQ     Z2, Z1, Z1
+
+zmnext1:
+	ADDQ DX, R8
+	DECQ R9
+	JNZ  zmr1
+
+	// the largest of the 8 lanes
+	VPMAXUQ       Z1, Z0, Z0
+	VEXTRACTI64X4 $0x01, Z0, Y1
+	VPMAXUQ       Y1, Y0, Y0
+	VEXTRACTI128  $0x01, Y0, X1
+	VPMAXUQ       X1, X0, X0
+	VPSHUFD       $0x4e, X0, X1
+	VPMAXUQ       X1, X0, X0
+	VMOVQ         X0, 8(BX)
+	VPXORQ        Z0, Z0, Z0
+	VPXORQ        Z1, Z1, Z1
+	MOVQ          16(AX), R8
+	MOVQ          CX, R9
+
+zmr2:
+	XORQ R10, R10
+
+zmc2:
+	CMPQ    R10, DI
+	JGE     zmt2
+	VPANDQ  (R8)(R10*1), Z31, Z2
+	VPMAXUQ Z2, Z0, Z0
+	ADDQ    $0x40, R10
+	JMP     zmc2
+
+zmt2:
+	TESTQ       SI, SI
+	JZ          zmnext2
+	VMOVDQU64.Z (R8)(R10*1), K1, Z2
+	VPANDQ      Z2, Z31, Z2
+	VPMAXUQ     Z2, Z1, Z1
+
+zmnext2:
+	ADDQ DX, R8
+	DECQ R9
+	JNZ  zmr2
+
+	// the largest of the 8 lanes
+	VPMAXUQ       Z1, Z0, Z0
+	VEXTRACTI64X4 $0x01, Z0, Y1
+	VPMAXUQ       Y1, Y0, Y0
+	VEXTRACTI128  $0x01, Y0, X1
+	VPMAXUQ       X1, X0, X0
+	VPSHUFD       $0x4e, X0, X1
+	VPMAXUQ       X1, X0, X0
+	VMOVQ         X0, 16(BX)
+	VPXORQ        Z0, Z0, Z0
+	VPXORQ        Z1, Z1, Z1
+	MOVQ          24(AX), R8
+	MOVQ          CX, R9
+
+zmr3:
+	XORQ R10, R10
+
+zmc3:
+	CMPQ    R10, DI
+	JGE     zmt3
+	VPANDQ  (R8)(R10*1), Z31, Z2
+	VPMAXUQ Z2, Z0, Z0
+	ADDQ    $0x40, R10
+	JMP     zmc3
+
+zmt3:
+	TESTQ       SI, SI
+	JZ          zmnext3
+	VMOVDQU64.Z (R8)(R10*1), K1, Z2
+	VPANDQ      Z2, Z31, Z2
+	VPMAXUQ     Z2, Z1, Z1
+
+zmnext3:
+	ADDQ DX, R8
+	DECQ R9
+	JNZ  zmr3
+
+	// the largest of the 8 lanes
+	VPMAXUQ       Z1, Z0, Z0
+	VEXTRACTI64X4 $0x01, Z0, Y1
+	VPMAXUQ       Y1, Y0, Y0
+	VEXTRACTI128  $0x01, Y0, X1
+	VPMAXUQ       X1, X0, X0
+	VPSHUFD       $0x4e, X0, X1
+	VPMAXUQ       X1, X0, X0
+	VMOVQ         X0, 24(BX)
+	VZEROUPPER
+	RET

@@ -366,3 +366,11 @@ func jacobi1S32W2AVX2(buf *float32, rowsA int, rowsV int, rounds int, params *[8
 //
 //go:noescape
 func jacobi1Pack32AVX2(buf *float32, rowsA int, rowsV int, rounds int, params *[88]float32, state *[256]float32, mats int, maxSweeps int) uint64
+
+// absMax4AVX512 is absMax4AVX2 in ZMM registers: it writes into out[l] the
+// largest bits of |src[l][r*lda+c]| over r, c < n (n >= 1), NaN and Inf above
+// every finite value; the last n mod 8 columns of a row are read by a masked
+// load (no fault past them).
+//
+//go:noescape
+func absMax4AVX512(src *[4]*float64, n int, lda int, out *[4]uint64)

@@ -199,3 +199,76 @@ func gramLoad(w gramWidth) {
 	VZEROUPPER()
 	RET()
 }
+
+// absMax4x512 writes absMax4AVX512: absMax4AVX2 in ZMM registers, 8
+// columns a load, the tail by a zeroing-masked load (K1) and the running
+// maxima by VPMAXUQ (the bits of a magnitude order as integers), two
+// chains a matrix.
+func absMax4x512() {
+	TEXT("absMax4AVX512", NOSPLIT, "func(src *[4]*float64, n, lda int, out *[4]uint64)")
+	Pragma("noescape")
+	Doc(
+		"absMax4AVX512 is absMax4AVX2 in ZMM registers: it writes into out[l] the",
+		"largest bits of |src[l][r*lda+c]| over r, c < n (n >= 1), NaN and Inf above",
+		"every finite value; the last n mod 8 columns of a row are read by a masked",
+		"load (no fault past them).",
+	)
+	src := Load(Param("src"), GP64())
+	n := Load(Param("n"), GP64())
+	ldaB := Load(Param("lda"), GP64())
+	SHLQ(Imm(3), ldaB)
+	out := Load(Param("out"), GP64())
+	absM := Z31
+	VPTERNLOGQ(Imm(0xff), absM, absM, absM)
+	VPSRLQ(Imm(1), absM, absM)
+	rem := GP64()
+	MOVQ(n, rem)
+	ANDQ(Imm(7), rem)
+	ones, km := GP64(), GP64()
+	MOVQ(I32(-1), ones)
+	BZHIQ(rem, ones, km)
+	KMOVW(km.As32(), K1)
+	full := GP64() // bytes of the full column blocks of a row: (n &^ 7) * 8
+	MOVQ(n, full)
+	ANDQ(I32(-8), full)
+	SHLQ(Imm(3), full)
+	p, r, c := GP64(), GP64(), GP64()
+	for l := 0; l < 4; l++ {
+		acc0, acc1 := Z0, Z1
+		VPXORQ(acc0, acc0, acc0)
+		VPXORQ(acc1, acc1, acc1)
+		MOVQ(Mem{Base: src, Disp: 8 * l}, p)
+		MOVQ(n, r)
+		lbl := func(s string) string { return s + string(rune('0'+l)) }
+		Label(lbl("zmr"))
+		XORQ(c, c)
+		Label(lbl("zmc"))
+		CMPQ(c, full)
+		JGE(LabelRef(lbl("zmt")))
+		VPANDQ(Mem{Base: p, Index: c, Scale: 1}, absM, Z2)
+		VPMAXUQ(Z2, acc0, acc0)
+		ADDQ(Imm(64), c)
+		JMP(LabelRef(lbl("zmc")))
+		Label(lbl("zmt"))
+		TESTQ(rem, rem)
+		JZ(LabelRef(lbl("zmnext")))
+		VMOVDQU64_Z(Mem{Base: p, Index: c, Scale: 1}, K1, Z2)
+		VPANDQ(Z2, absM, Z2)
+		VPMAXUQ(Z2, acc1, acc1)
+		Label(lbl("zmnext"))
+		ADDQ(ldaB, p)
+		DECQ(r)
+		JNZ(LabelRef(lbl("zmr")))
+		Comment("the largest of the 8 lanes")
+		VPMAXUQ(acc1, acc0, acc0)
+		VEXTRACTI64X4(Imm(1), acc0, Y1)
+		VPMAXUQ(Y1, Y0, Y0)
+		VEXTRACTI128(Imm(1), Y0, X1)
+		VPMAXUQ(X1, X0, X0)
+		VPSHUFD(Imm(0x4e), X0, X1)
+		VPMAXUQ(X1, X0, X0)
+		VMOVQ(X0, Mem{Base: out, Disp: 8 * l})
+	}
+	VZEROUPPER()
+	RET()
+}

@@ -89,6 +89,7 @@ func main() {
 	jacobi1S32AVX2(1)
 	jacobi1S32AVX2(2)
 	jacobi1Pack32AVX2()
+	absMax4x512()
 	Generate()
 }
 
