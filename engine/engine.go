@@ -116,6 +116,8 @@ type Engine struct {
 	all             []int32 // 0, 1, ..., p-1
 	bestFirst       []int32 // valueBestFirst's candidates
 	traceOnly       bool    // the last project's (read by its chunks): no traces, no tier-1 bounds (values next)
+	noTrace         bool    // the last project's: a winners' search enclosing by svd.Gram, no traces where groupN >= 2
+	groupN          [2]int  // Winners: the prototypes of each group
 	training        bool    // the last project's: a winners' search (Winners), not Nearest's
 	vsig, vproj     []float64
 	sdist           []float64

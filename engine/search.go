@@ -149,6 +149,7 @@ func (e *Engine) project(P *linalg.Dense, lambda []float64, winners bool) {
 		clear(e.exact64)
 	}
 	e.traceOnly = winners && e.d < gramMinDim && e.p <= chunk && !e.shadowed
+	e.noTrace = winners && e.d >= gramMinDim
 	e.training = winners
 	e.job = job{kind: jobProject, p: P, lambda: lambda, p32: p32}
 	e.run()
@@ -170,6 +171,18 @@ func (e *Engine) projectChunk(ws, s *shard, P *linalg.Dense, lambda []float64, l
 		return
 	}
 	for k := lo; k < hi; k++ {
+		if e.noTrace && e.groupN[e.group[k]] >= 2 {
+			// Tier 1 rules nothing out in training (the bounds from
+			// the trace are wider than the gaps between distances:
+			// docs/bounds.md), and tier 2 encloses every prototype of
+			// a group of two or more, finding a NaN or Inf as the
+			// trace would: the trace (a pass over M, 3.5% of a float32
+			// yaleb-shape epoch) only where the prototype is its
+			// group's only one.
+			e.tier[k], e.blo[k], e.bhi[k] = 1, 0, math.Inf(1)
+			e.trace[k] = 0
+			continue
+		}
 		e.tier[k], e.blo[k] = 1, 0
 		e.boundTrace(k, lambda)
 	}
@@ -310,7 +323,17 @@ func (e *Engine) encloseChunk(ws *shard, lambda []float64, c0, c1 int) {
 		mats[i] = e.projView(int(k))
 	}
 	if err := ws.gram.EncloseEach(ws.ga, ws.gb, d, mats, chunk*d); err != nil {
-		return // not finite: project saw it first (never reached)
+		// Not finite: where there were traces, project saw it first;
+		// a winners' search without them (noTrace) sees it here.
+		var be *svd.BatchError
+		i := 0
+		if errors.As(err, &be) {
+			i = be.Index
+		}
+		if k := int(ks[i]); ws.err == nil || k < ws.errAt {
+			ws.err, ws.errAt = fmt.Errorf("engine: prototype %d: %w", k, err), k
+		}
+		return
 	}
 	for i, k32 := range ks {
 		k := int(k32)
@@ -320,6 +343,13 @@ func (e *Engine) encloseChunk(ws *shard, lambda []float64, c0, c1 int) {
 			lo, hi = chordAngleBounds(a, b, lam, eps)
 		} else {
 			lo, hi = angleBounds(a, b, lam, eps)
+		}
+		if !(lo <= hi) && e.noTrace {
+			// A projection beyond float64's range (σ² overflows): the
+			// trace, which would have been Inf, is not there to say so.
+			if ws.err == nil || k < ws.errAt {
+				ws.err, ws.errAt = fmt.Errorf("engine: prototype %d: %w", k, ErrNotFinite), k
+			}
 		}
 		// Keep the tighter of the two tiers' ends.
 		e.blo[k], e.bhi[k] = max(lo, e.blo[k]), min(hi, e.bhi[k])
@@ -425,20 +455,23 @@ func (e *Engine) winners(w *Winners, P *linalg.Dense, lambda []float64, labels [
 	e.stats.Searches++
 	e.stats.Prototypes += int64(e.p)
 	// Each prototype's group: 0 for label y (W⁺'s), 1 for the others.
+	e.groupN = [2]int{}
 	for k, l := range labels {
 		e.group[k] = 0
 		if l != y {
 			e.group[k] = 1
 		}
+		e.groupN[e.group[k]]++
 	}
 	if !e.prunable(lambda) || !e.projectAndCheck(P, lambda, true) {
 		return e.winnersExhaustive(w, P, lambda)
 	}
 	err := e.settle2(w, lambda)
-	if err != nil && e.traceOnly {
+	if err != nil && (e.traceOnly || e.noTrace) {
 		// Without traces a projection that is not finite shows here
-		// first, as the values' error: the exhaustive search gives
-		// Distances' outcome (its error) as where a trace found it.
+		// first, as the values' or the enclosures' error: the exhaustive
+		// search gives Distances' outcome (its error) as where a trace
+		// found it.
 		return e.winnersExhaustive(w, P, lambda)
 	}
 	return err
