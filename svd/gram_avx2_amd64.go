@@ -218,18 +218,26 @@ func (x *gramAVX2) tols(tol []float64) {
 
 // norms sets each lane's ‖T‖_F, largest |d| and |e|, and e² of the group's
 // tridiagonal (x.d, x.e).
+//
+// The lanes are the inner loop: each lane's sums run over i in the same
+// order as a loop per lane (the same bits), the lanes' chains side by
+// side and the reads contiguous.
 func (x *gramAVX2) norms(n int) {
 	L := x.L
-	for l := 0; l < L; l++ {
-		var dmax, emax, tn float64
-		for i := 0; i < n; i++ {
-			dv, ev := x.d[i*L+l], x.e[i*L+l]
-			dmax = max(dmax, math.Abs(dv))
-			emax = max(emax, math.Abs(ev))
-			tn += float64(dv*dv) + 2*float64(ev*ev)
-			x.e2[i*L+l] = float64(ev * ev)
+	var dmax, emax, tn [lanes8]float64
+	d, e, e2 := x.d[:n*L], x.e[:n*L], x.e2[:n*L]
+	for i := 0; i < n; i++ {
+		di, ei, e2i := d[i*L:i*L+L], e[i*L:i*L+L], e2[i*L:i*L+L]
+		for l, dv := range di {
+			ev := ei[l]
+			dmax[l] = max(dmax[l], math.Abs(dv))
+			emax[l] = max(emax[l], math.Abs(ev))
+			tn[l] += float64(dv*dv) + 2*float64(ev*ev)
+			e2i[l] = float64(ev * ev)
 		}
-		x.dmax[l], x.emax[l], x.tnorm[l] = dmax, emax, math.Sqrt(tn)
+	}
+	for l := 0; l < L; l++ {
+		x.dmax[l], x.emax[l], x.tnorm[l] = dmax[l], emax[l], math.Sqrt(tn[l])
 	}
 }
 
