@@ -134,8 +134,12 @@
 // much as the values, the values themselves: Nearest values the chunk of
 // candidates with the least lower bounds first, on the caller, then only
 // the rest still within the threshold their distances leave; a Winners
-// search there of at most a chunk of prototypes computes the traces
-// without tier-1 bounds and values every prototype in one call), and
+// search there of at most a chunk of prototypes computes neither traces
+// nor tier-1 bounds and values every prototype in one call; a Winners
+// search from gramMinDim computes no trace for a prototype of a group
+// of two or more, which tier 2 encloses anyway: in training tier 1 rules
+// nothing out, and the enclosure finds a NaN or Inf as the trace would),
+// and
 // only a prototype whose lower bound is not above the best upper bound of
 // its group is taken further; what is left tied at tier 2 (a group of two
 // or more candidates within the enclosures' width, about 1e-12 of the
