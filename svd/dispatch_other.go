@@ -80,6 +80,8 @@ type gramAVX2 struct{}
 
 func newGramAVX2(n int) *gramAVX2 { return nil }
 
+func (x *gramAVX2) shareDead(g *gramAVX2) {}
+
 func ql8AVX2(dA, eA, dB, eB *float64, n int, params *[8]float64, scratch *float64) uint64 {
 	panic("svd: no AVX2 path in this build")
 }

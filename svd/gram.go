@@ -53,9 +53,7 @@ func NewGram(n int) *Gram {
 	}
 	if g := newGramAVX2(n); g != nil {
 		w.avx2 = [2]*gramAVX2{g, newGramAVX2(n)}
-		// The two groups share what is dead once a group is reduced, as
-		// the AVX-512 path's four do (newQL16).
-		w.avx2[1].at, w.avx2[1].g, w.avx2[1].y = g.at, g.g, g.y
+		w.avx2[1].shareDead(g)
 		w.ql8 = make([]float64, 64)
 		w.q16 = newQL16(n)
 	}

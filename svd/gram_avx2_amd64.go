@@ -99,17 +99,20 @@ func newQL16(n int) *ql16Space {
 		q.g[h] = newGramLanes(n, lanes8)
 		q.dp[h], q.ep[h] = &q.g[h].qd[0], &q.g[h].qe[0]
 		if h > 0 {
-			// The loaded matrices, their Gram matrices and the
-			// reduction's vector are dead once a group is reduced
-			// (prepare), before the next group is loaded: the groups
-			// share them, 90 KB at n = 25 that stay in cache from one
-			// group to the next instead of four times that from L3
-			// (each step's projections stream the prototypes through
-			// L2).
-			q.g[h].at, q.g[h].g, q.g[h].y = q.g[0].at, q.g[0].g, q.g[0].y
+			q.g[h].shareDead(q.g[0])
 		}
 	}
 	return q
+}
+
+// shareDead makes x use the loaded matrices, the Gram matrix and the
+// reduction's vector of group g: they are dead once a group is reduced
+// (prepare), before the next group is loaded, so a Gram's groups share
+// them: 90 KB at n = 25 on AVX-512 that stay in cache from one group to
+// the next instead of four times that from L3 (each training step's
+// projections stream the prototypes through L2).
+func (x *gramAVX2) shareDead(g *gramAVX2) {
+	x.at, x.g, x.y = g.at, g.g, g.y
 }
 
 // encloseAVX2 is Enclose on the AVX2 kernels, 8 matrices at a time: two
