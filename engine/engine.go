@@ -1180,8 +1180,8 @@ func (e *Engine) runChunk(ws *shard, o, c int) (items int) {
 		lo, _ := e.tasks(o, j.n)
 		j.task(lo + c)
 	}
-	if err != nil && (ws.err == nil || at < ws.errAt) {
-		ws.err, ws.errAt = err, at
+	if err != nil {
+		ws.fail(at, err)
 	}
 	return items
 }

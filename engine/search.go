@@ -302,14 +302,7 @@ func (e *Engine) encloseChunk(ws *shard, lambda []float64, c0, c1 int) {
 			a, lda, step = ws.gproj, d, dd
 		}
 		if err := ws.sv.Values(ws.ga, d, a, lda, step, len(ks)); err != nil {
-			var be *svd.BatchError
-			i := 0
-			if errors.As(err, &be) {
-				i = be.Index
-			}
-			if k := int(ks[i]); ws.err == nil || k < ws.errAt {
-				ws.err, ws.errAt = fmt.Errorf("engine: prototype %d: %w", k, err), k
-			}
+			ws.batchFail(ks, err)
 			return
 		}
 		e.weightedN(e.sdist, nil, ws.ga, lambda, 0, ks, len(ks))
@@ -325,14 +318,7 @@ func (e *Engine) encloseChunk(ws *shard, lambda []float64, c0, c1 int) {
 	if err := ws.gram.EncloseEach(ws.ga, ws.gb, d, mats, chunk*d); err != nil {
 		// Not finite: where there were traces, project saw it first;
 		// a winners' search without them (noTrace) sees it here.
-		var be *svd.BatchError
-		i := 0
-		if errors.As(err, &be) {
-			i = be.Index
-		}
-		if k := int(ks[i]); ws.err == nil || k < ws.errAt {
-			ws.err, ws.errAt = fmt.Errorf("engine: prototype %d: %w", k, err), k
-		}
+		ws.batchFail(ks, err)
 		return
 	}
 	for i, k32 := range ks {
@@ -347,14 +333,32 @@ func (e *Engine) encloseChunk(ws *shard, lambda []float64, c0, c1 int) {
 		if !(lo <= hi) && e.noTrace {
 			// A projection beyond float64's range (σ² overflows): the
 			// trace, which would have been Inf, is not there to say so.
-			if ws.err == nil || k < ws.errAt {
-				ws.err, ws.errAt = fmt.Errorf("engine: prototype %d: %w", k, ErrNotFinite), k
-			}
+			ws.fail(k, fmt.Errorf("engine: prototype %d: %w", k, ErrNotFinite))
 		}
 		// Keep the tighter of the two tiers' ends.
 		e.blo[k], e.bhi[k] = max(lo, e.blo[k]), min(hi, e.bhi[k])
 		e.tier[k] = 2
 	}
+}
+
+// fail records err as the error of prototype k in ws if no lower
+// prototype's error is there.
+func (ws *shard) fail(k int, err error) {
+	if ws.err == nil || k < ws.errAt {
+		ws.err, ws.errAt = err, k
+	}
+}
+
+// batchFail records the error of an svd batch call on the prototypes ks
+// (its *svd.BatchError names the matrix) as that prototype's.
+func (ws *shard) batchFail(ks []int32, err error) {
+	var be *svd.BatchError
+	i := 0
+	if errors.As(err, &be) {
+		i = be.Index
+	}
+	k := int(ks[i])
+	ws.fail(k, fmt.Errorf("engine: prototype %d: %w", k, err))
 }
 
 // values computes the distances of the prototypes ks with Distances' bits
