@@ -188,7 +188,8 @@ func TestPageFenceJacobi32AVX2(t *testing.T) {
 // TestPageFenceAbsMax runs absMax4AVX512 and absMax4AVX2 on matrices that
 // end at (then start at) an unmapped page, for n = 1..33 and row strides
 // beyond n: a load past the last row's n-th column (or before the first)
-// crashes the test binary. Both must give scanMax's bits.
+// crashes the test binary. Both must find the magnitude planted as the
+// largest.
 func TestPageFenceAbsMax(t *testing.T) {
 	if !cpu.AVX2 {
 		t.Skip("no AVX2 (or capped by GRLGQ_KERNELS)")
