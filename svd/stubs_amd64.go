@@ -325,7 +325,8 @@ func tridiag8AVX512(gm *float64, n int, n4 int, d *float64, e *float64, y *float
 
 // sturm8AVX512 is sturm4AVX2 on 8 lane-interleaved tridiagonal matrices (d, e2
 // at [i*8:], the shifts at x[j*8:], the counts into cnt[j*8:]): the same
-// operations lane by lane, the guard's selection by a K register.
+// operations lane by lane, the guard's selection by a K register, and eight
+// shifts at a time (eight division chains) while eight are left.
 //
 //go:noescape
 func sturm8AVX512(d *float64, e2 *float64, n int, x *float64, k int, cnt *int64, params *[8]float64)

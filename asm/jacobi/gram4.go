@@ -1,6 +1,8 @@
 package main
 
 import (
+	"fmt"
+
 	. "github.com/mmcloughlin/avo/build"
 	. "github.com/mmcloughlin/avo/operand"
 	. "github.com/mmcloughlin/avo/reg"
@@ -47,7 +49,8 @@ var (
 // v returns vector register i of the width.
 func (w gramWidth) v(i int) VecPhysical {
 	if w.L == 8 {
-		return []VecPhysical{Z0, Z1, Z2, Z3, Z4, Z5, Z6, Z7, Z8, Z9, Z10, Z11, Z12, Z13, Z14, Z15}[i]
+		return []VecPhysical{Z0, Z1, Z2, Z3, Z4, Z5, Z6, Z7, Z8, Z9, Z10, Z11, Z12, Z13, Z14, Z15,
+			Z16, Z17, Z18, Z19, Z20, Z21, Z22, Z23, Z24, Z25, Z26, Z27, Z28, Z29, Z30, Z31}[i]
 	}
 	return []VecPhysical{Y0, Y1, Y2, Y3, Y4, Y5, Y6, Y7, Y8, Y9, Y10, Y11, Y12, Y13, Y14, Y15}[i]
 }
@@ -458,7 +461,8 @@ func sturm(w gramWidth) {
 	w.doc([]string{
 		"sturm8AVX512 is sturm4AVX2 on 8 lane-interleaved tridiagonal matrices (d, e2",
 		"at [i*8:], the shifts at x[j*8:], the counts into cnt[j*8:]): the same",
-		"operations lane by lane, the guard's selection by a K register.",
+		"operations lane by lane, the guard's selection by a K register, and eight",
+		"shifts at a time (eight division chains) while eight are left.",
 	}, []string{
 		"sturm4AVX2 writes into cnt[j*4:] the Sturm counts of 4 lane-interleaved",
 		"symmetric tridiagonal matrices (diagonal d[i*4:], squared subdiagonal",
@@ -480,18 +484,20 @@ func sturm(w gramWidth) {
 	VORPD(pivmin, negPiv, negPiv)
 	q := []VecPhysical{w.v(0), w.v(1), w.v(2), w.v(3)}
 	cn := []VecPhysical{w.v(4), w.v(5), w.v(6), w.v(7)}
+	widths := []int{4}
+	if w.L == 8 {
+		// Eight shifts at a time where eight are left: twice the
+		// independent division chains (each count the same operations).
+		q = append(q, w.v(16), w.v(17), w.v(18), w.v(19))
+		cn = append(cn, w.v(20), w.v(21), w.v(22), w.v(23))
+		widths = []int{8, 4}
+	}
 	nB := GP64()
 	MOVQ(n, nB)
 	SHLQ(Imm(w.sh), nB)
 	j := GP64()
 	XORQ(j, j)
-	Label("sj")
-	CMPQ(j, k)
-	JGE(LabelRef("sdone"))
-	xo := GP64()
-	MOVQ(j, xo)
-	SHLQ(Imm(w.sh), xo)
-	ADDQ(x, xo)
+	xo, i := GP64(), GP64()
 	guard := func(u int) {
 		VANDPD(q[u], absM, w.v(12))
 		w.cmp(0x11, pivmin, w.v(12), w.v(12)) // LT_OQ
@@ -499,35 +505,46 @@ func sturm(w gramWidth) {
 		VPSRLQ(Imm(63), q[u], w.v(13))
 		VPADDQ(w.v(13), cn[u], cn[u])
 	}
-	VMOVUPD(Mem{Base: d}, w.v(10))
-	for u := 0; u < 4; u++ {
-		VXORPD(cn[u], cn[u], cn[u])
-		VSUBPD(Mem{Base: xo, Disp: w.vb * u}, w.v(10), q[u])
-		guard(u)
+	for _, m := range widths {
+		pfx := fmt.Sprintf("s%d", m)
+		Label(pfx + "j")
+		// m more shifts from j: j + m <= k.
+		LEAQ(Mem{Base: j, Disp: m}, i)
+		CMPQ(i, k)
+		JG(LabelRef(pfx + "end"))
+		MOVQ(j, xo)
+		SHLQ(Imm(w.sh), xo)
+		ADDQ(x, xo)
+		VMOVUPD(Mem{Base: d}, w.v(10))
+		for u := 0; u < m; u++ {
+			VXORPD(cn[u], cn[u], cn[u])
+			VSUBPD(Mem{Base: xo, Disp: w.vb * u}, w.v(10), q[u])
+			guard(u)
+		}
+		MOVQ(U32(uint32(w.vb)), i)
+		Label(pfx + "i")
+		CMPQ(i, nB)
+		JGE(LabelRef(pfx + "idone"))
+		VMOVUPD(Mem{Base: d, Index: i, Scale: 1}, w.v(10))
+		VMOVUPD(Mem{Base: e2, Index: i, Scale: 1, Disp: -w.vb}, w.v(11))
+		for u := 0; u < m; u++ {
+			VDIVPD(q[u], w.v(11), w.v(13))
+			VSUBPD(Mem{Base: xo, Disp: w.vb * u}, w.v(10), w.v(12))
+			VSUBPD(w.v(13), w.v(12), q[u])
+			guard(u)
+		}
+		ADDQ(Imm(uint64(w.vb)), i)
+		JMP(LabelRef(pfx + "i"))
+		Label(pfx + "idone")
+		MOVQ(j, i)
+		SHLQ(Imm(w.sh), i)
+		for u := 0; u < m; u++ {
+			w.movdqu(cn[u], Mem{Base: cnt, Index: i, Scale: 1, Disp: w.vb * u})
+		}
+		ADDQ(U32(uint32(m)), j)
+		JMP(LabelRef(pfx + "j"))
+		Label(pfx + "end")
 	}
-	i := GP64()
-	MOVQ(U32(uint32(w.vb)), i)
-	Label("si")
-	CMPQ(i, nB)
-	JGE(LabelRef("sidone"))
-	VMOVUPD(Mem{Base: d, Index: i, Scale: 1}, w.v(10))
-	VMOVUPD(Mem{Base: e2, Index: i, Scale: 1, Disp: -w.vb}, w.v(11))
-	for u := 0; u < 4; u++ {
-		VDIVPD(q[u], w.v(11), w.v(13))
-		VSUBPD(Mem{Base: xo, Disp: w.vb * u}, w.v(10), w.v(12))
-		VSUBPD(w.v(13), w.v(12), q[u])
-		guard(u)
-	}
-	ADDQ(Imm(uint64(w.vb)), i)
-	JMP(LabelRef("si"))
-	Label("sidone")
-	MOVQ(j, i)
-	SHLQ(Imm(w.sh), i)
-	for u := 0; u < 4; u++ {
-		w.movdqu(cn[u], Mem{Base: cnt, Index: i, Scale: 1, Disp: w.vb * u})
-	}
-	ADDQ(Imm(4), j)
-	JMP(LabelRef("sj"))
 	Label("sdone")
 	VZEROUPPER()
 	RET()
