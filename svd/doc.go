@@ -179,10 +179,14 @@
 // (../asm/jacobi/gram4.go and gramload.go: the loads, the Gram matrix, the
 // reduction two rows at a time, the Sturm counts; ql.go: the QL iteration
 // with each lane's own splits and chases under blend masks, two groups'
-// chains interleaved). AVX-512 CPUs run their 8-lane forms (gram8.go:
-// the same operations lane by lane, the selections by K registers, so the
-// same bits per matrix, TestGramLanes) on up to four groups of 8 at once,
-// whose QL iterations run in one call (ql512.go: ql16AVX512 and
+// chains interleaved). AVX-512 CPUs run their 8-lane forms (gram4.go's
+// generators at 8 lanes: the same operations lane by lane, the selections
+// by K registers, so the same bits per matrix, TestGramLanes; the Sturm
+// counts eight shifts at a time, the largest magnitudes by
+// absMax4AVX512 in gramload.go) on up to four groups of 8 at once, which
+// share one buffer for the loaded matrices, the Gram matrix and the
+// reduction (dead once a group is reduced: it stays in cache from group to
+// group), and whose QL iterations run in one call (ql512.go: ql16AVX512 and
 // ql32AVX512, two or four groups' chains interleaved in ZMM registers):
 // on Zen 5, where interleaving more 4-lane chains had not paid on Zen 3,
 // 16 lanes a step took the one-worker mnist epoch from 2.50-2.65 to

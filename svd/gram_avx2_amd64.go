@@ -16,8 +16,8 @@ var useGramAVX2 = cpu.AVX2 || cpu.AVX512
 
 // gramAVX2 is the workspace of a Gram's group of L matrices, one per
 // 64-bit lane: L = 4 for the AVX2 kernels (YMM registers), 8 for their
-// AVX-512 forms (ZMM: ../asm/jacobi/gram8.go). The layouts are those of
-// ../asm/jacobi/gram4.go with L lanes.
+// AVX-512 forms (ZMM registers, from the same generators at 8 lanes). The
+// layouts are those of ../asm/jacobi/gram4.go with L lanes.
 type gramAVX2 struct {
 	L           int // lanes: 4 or 8
 	n4          int
