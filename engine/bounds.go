@@ -184,29 +184,65 @@ func cosInterval(a, b, c float64) (xlo, xhi float64) {
 // Nearer 1 the ends are Acos(x_hi) and Acos(x_lo), each widened by 2εA
 // (once for θ̂_j, once for the Acos of the end; taken at the smaller
 // angle, where it is larger).
+//
+// Two eigenvalues at a time where both take the series (asinBounds2: the
+// same operations on each, interleaved, which the core overlaps; scalar
+// code one angle after the other was bound by its dependency chains), the
+// sums in order of j.
 func angleBounds(a, b, lam []float64, eps float64) (lo, hi float64) {
 	d := len(a)
 	c := enclosureSlack(a, b, eps)
 	var slo, shi float64
-	for j := range a {
-		var tlo, thi float64
-		if xhi := math.Sqrt(b[j])*(1+4*ur) + c; xhi <= 0.5 {
+	j := 0
+	for ; j+1 < d; j += 2 {
+		xhi := math.Sqrt(b[j])*(1+4*ur) + c
+		yhi := math.Sqrt(b[j+1])*(1+4*ur) + c
+		var tlo, thi, ulo, uhi float64
+		if xhi <= 0.5 && yhi <= 0.5 {
 			xlo := math.Sqrt(a[j])*(1-4*ur) - c
-			sLo, sHi := asinBounds(xhi)
-			tlo = (pio2 - sHi - acosErrWide) * (1 - 6*ur)
-			thi = (pio2Up - sLo + (xhi-xlo)*twoBySqrt3 + acosErrWide) * (1 + 6*ur)
+			ylo := math.Sqrt(a[j+1])*(1-4*ur) - c
+			sLo, sHi, vLo, vHi := asinBounds2(xhi, yhi)
+			tlo, thi = seriesAngles(sLo, sHi, xlo, xhi)
+			ulo, uhi = seriesAngles(vLo, vHi, ylo, yhi)
 		} else {
-			xlo, xhi := cosInterval(a[j], b[j], c)
-			al := kernels.Acos(xhi)
-			e := 2 * acosErr(al)
-			tlo = max(al-e, 0)
-			thi = kernels.Acos(xlo) + e
+			tlo, thi = angleEnds(a[j], b[j], c)
+			ulo, uhi = angleEnds(a[j+1], b[j+1], c)
 		}
+		slo += float64(lam[j] * float64(tlo*tlo))
+		shi += float64(lam[j] * float64(thi*thi))
+		slo += float64(lam[j+1] * float64(ulo*ulo))
+		shi += float64(lam[j+1] * float64(uhi*uhi))
+	}
+	if j < d {
+		tlo, thi := angleEnds(a[j], b[j], c)
 		slo += float64(lam[j] * float64(tlo*tlo))
 		shi += float64(lam[j] * float64(thi*thi))
 	}
 	gd := 4*d + 8
 	return max(down(slo, gd), 0), up(shi, gd)
+}
+
+// seriesAngles returns angleBounds' ends of the angle from asin's bounds
+// sLo <= asin(x_hi) <= sHi (x_hi <= 1/2) and x_lo.
+func seriesAngles(sLo, sHi, xlo, xhi float64) (tlo, thi float64) {
+	tlo = (pio2 - sHi - acosErrWide) * (1 - 6*ur)
+	thi = (pio2Up - sLo + (xhi-xlo)*twoBySqrt3 + acosErrWide) * (1 + 6*ur)
+	return tlo, thi
+}
+
+// angleEnds returns angleBounds' ends of one angle from the enclosure a
+// <= σ² <= b and the slack c, by the series where x_hi <= 1/2 and by
+// Acos above.
+func angleEnds(a, b, c float64) (tlo, thi float64) {
+	if xhi := math.Sqrt(b)*(1+4*ur) + c; xhi <= 0.5 {
+		xlo := math.Sqrt(a)*(1-4*ur) - c
+		sLo, sHi := asinBounds(xhi)
+		return seriesAngles(sLo, sHi, xlo, xhi)
+	}
+	xlo, xhi := cosInterval(a, b, c)
+	al := kernels.Acos(xhi)
+	e := 2 * acosErr(al)
+	return max(al-e, 0), kernels.Acos(xlo) + e
 }
 
 // pio2 and pio2Up are π/2 rounded down and up; twoBySqrt3 is 2/√3
@@ -247,28 +283,37 @@ var asinC = func() (c [18]float64) {
 // one more rounding, and 8u s covers it and the two roundings that add
 // the error terms to s in angleBounds.
 func asinBounds(x float64) (lo, hi float64) {
-	z := float64(x * x)
-	z2 := float64(z * z)
-	z4 := float64(z2 * z2)
-	z8 := float64(z4 * z4)
-	z12 := float64(z8 * z4)
-	c0 := float64(asinC[4]*z) + asinC[3]
-	c1 := float64(asinC[8]*z) + asinC[7]
-	c2 := float64(asinC[12]*z) + asinC[11]
-	c3 := float64(asinC[16]*z) + asinC[15]
-	c0 = float64(c0*z) + asinC[2]
-	c1 = float64(c1*z) + asinC[6]
-	c2 = float64(c2*z) + asinC[10]
-	c3 = float64(c3*z) + asinC[14]
-	c0 = float64(c0*z) + asinC[1]
-	c1 = float64(c1*z) + asinC[5]
-	c2 = float64(c2*z) + asinC[9]
-	c3 = float64(c3*z) + asinC[13]
+	lo, hi, _, _ = asinBounds2(x, x)
+	return lo, hi
+}
+
+// asinBounds2 is asinBounds on x and y, the same operations on each (the
+// same bits), interleaved: two independent chains side by side.
+func asinBounds2(x, y float64) (lo, hi, lo2, hi2 float64) {
+	z, w := float64(x*x), float64(y*y)
+	z2, w2 := float64(z*z), float64(w*w)
+	z4, w4 := float64(z2*z2), float64(w2*w2)
+	z8, w8 := float64(z4*z4), float64(w4*w4)
+	z12, w12 := float64(z8*z4), float64(w8*w4)
+	c0, d0 := float64(asinC[4]*z)+asinC[3], float64(asinC[4]*w)+asinC[3]
+	c1, d1 := float64(asinC[8]*z)+asinC[7], float64(asinC[8]*w)+asinC[7]
+	c2, d2 := float64(asinC[12]*z)+asinC[11], float64(asinC[12]*w)+asinC[11]
+	c3, d3 := float64(asinC[16]*z)+asinC[15], float64(asinC[16]*w)+asinC[15]
+	c0, d0 = float64(c0*z)+asinC[2], float64(d0*w)+asinC[2]
+	c1, d1 = float64(c1*z)+asinC[6], float64(d1*w)+asinC[6]
+	c2, d2 = float64(c2*z)+asinC[10], float64(d2*w)+asinC[10]
+	c3, d3 = float64(c3*z)+asinC[14], float64(d3*w)+asinC[14]
+	c0, d0 = float64(c0*z)+asinC[1], float64(d0*w)+asinC[1]
+	c1, d1 = float64(c1*z)+asinC[5], float64(d1*w)+asinC[5]
+	c2, d2 = float64(c2*z)+asinC[9], float64(d2*w)+asinC[9]
+	c3, d3 = float64(c3*z)+asinC[13], float64(d3*w)+asinC[13]
 	t := float64(float64(x*z) * (c0 + float64(z4*c1) + float64(z8*c2) + float64(z12*c3)))
-	s := x + t
+	u := float64(float64(y*w) * (d0 + float64(w4*d1) + float64(w8*d2) + float64(w12*d3)))
+	s, v := x+t, y+u
 	rest := float64(asinC[17]*1.34) * float64(float64(x*float64(z12*z4))*z)
-	e := 80*ur*t + 8*ur*s
-	return s - e, s + e + rest
+	rest2 := float64(asinC[17]*1.34) * float64(float64(y*float64(w12*w4))*w)
+	e, f := 80*ur*t+8*ur*s, 80*ur*u+8*ur*v
+	return s - e, s + e + rest, v - f, v + f + rest2
 }
 
 // sigmaExcess returns an upper bound on max(σ_1 − 1, 0) for the d x d

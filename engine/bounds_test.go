@@ -97,3 +97,46 @@ func sortDesc(v []float64) {
 		}
 	}
 }
+
+// TestAngleBoundsPairs checks angleBounds, which takes two eigenvalues at
+// a time through asinBounds2, against the same bounds one eigenvalue at a
+// time (angleEnds, the sums in the same order): bit for bit, for d = 1..26
+// (odd and even), σ on both routes and mixed within a pair, with and
+// without a shadow's slack; and asinBounds2's second lane against
+// asinBounds of its own argument.
+func TestAngleBoundsPairs(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	for d := 1; d <= 26; d++ {
+		for trial := 0; trial < 200; trial++ {
+			a, b, lam := make([]float64, d), make([]float64, d), make([]float64, d)
+			top := []float64{0.3, 0.5, 0.7, 1}[trial%4]
+			for j := range a {
+				s := top * rng.Float64()
+				a[j], b[j], lam[j] = s*s*(1-1e-14), s*s*(1+1e-14), rng.Float64()
+			}
+			eps := []float64{0, 1e-5}[trial%2]
+			lo, hi := angleBounds(a, b, lam, eps)
+			c := enclosureSlack(a, b, eps)
+			var slo, shi float64
+			for j := range a {
+				tlo, thi := angleEnds(a[j], b[j], c)
+				slo += float64(lam[j] * float64(tlo*tlo))
+				shi += float64(lam[j] * float64(thi*thi))
+			}
+			gd := 4*d + 8
+			wlo, whi := max(down(slo, gd), 0), up(shi, gd)
+			if math.Float64bits(lo) != math.Float64bits(wlo) || math.Float64bits(hi) != math.Float64bits(whi) {
+				t.Fatalf("d=%d trial %d: [%v, %v], one at a time [%v, %v]", d, trial, lo, hi, wlo, whi)
+			}
+		}
+	}
+	for i := 0; i < 2000; i++ {
+		x, y := 0.5*rng.Float64(), 0.5*rng.Float64()
+		lo, hi, lo2, hi2 := asinBounds2(x, y)
+		xl, xh := asinBounds(x)
+		yl, yh := asinBounds(y)
+		if lo != xl || hi != xh || lo2 != yl || hi2 != yh {
+			t.Fatalf("asinBounds2(%v, %v) = %v %v %v %v, asinBounds %v %v %v %v", x, y, lo, hi, lo2, hi2, xl, xh, yl, yh)
+		}
+	}
+}
