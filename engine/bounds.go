@@ -205,8 +205,8 @@ func angleBounds(a, b, lam []float64, eps float64) (lo, hi float64) {
 			tlo, thi = seriesAngles(sLo, sHi, xlo, xhi)
 			ulo, uhi = seriesAngles(vLo, vHi, ylo, yhi)
 		} else {
-			tlo, thi = angleEnds(a[j], b[j], c)
-			ulo, uhi = angleEnds(a[j+1], b[j+1], c)
+			tlo, thi = angleEnds(a[j], b[j], xhi, c)
+			ulo, uhi = angleEnds(a[j+1], b[j+1], yhi, c)
 		}
 		slo += float64(lam[j] * float64(tlo*tlo))
 		shi += float64(lam[j] * float64(thi*thi))
@@ -214,7 +214,7 @@ func angleBounds(a, b, lam []float64, eps float64) (lo, hi float64) {
 		shi += float64(lam[j+1] * float64(uhi*uhi))
 	}
 	if j < d {
-		tlo, thi := angleEnds(a[j], b[j], c)
+		tlo, thi := angleEnds(a[j], b[j], math.Sqrt(b[j])*(1+4*ur)+c, c)
 		slo += float64(lam[j] * float64(tlo*tlo))
 		shi += float64(lam[j] * float64(thi*thi))
 	}
@@ -231,10 +231,10 @@ func seriesAngles(sLo, sHi, xlo, xhi float64) (tlo, thi float64) {
 }
 
 // angleEnds returns angleBounds' ends of one angle from the enclosure a
-// <= σ² <= b and the slack c, by the series where x_hi <= 1/2 and by
-// Acos above.
-func angleEnds(a, b, c float64) (tlo, thi float64) {
-	if xhi := math.Sqrt(b)*(1+4*ur) + c; xhi <= 0.5 {
+// <= σ² <= b and the slack c, x_hi = √b (1 + 4u) + c computed by the
+// caller: by the series where x_hi <= 1/2, by Acos above.
+func angleEnds(a, b, xhi, c float64) (tlo, thi float64) {
+	if xhi <= 0.5 {
 		xlo := math.Sqrt(a)*(1-4*ur) - c
 		sLo, sHi := asinBounds(xhi)
 		return seriesAngles(sLo, sHi, xlo, xhi)

@@ -119,7 +119,7 @@ func TestAngleBoundsPairs(t *testing.T) {
 			c := enclosureSlack(a, b, eps)
 			var slo, shi float64
 			for j := range a {
-				tlo, thi := angleEnds(a[j], b[j], c)
+				tlo, thi := angleEnds(a[j], b[j], math.Sqrt(b[j])*(1+4*ur)+c, c)
 				slo += float64(lam[j] * float64(tlo*tlo))
 				shi += float64(lam[j] * float64(thi*thi))
 			}

@@ -160,25 +160,14 @@ func (e *Engine) project(P *linalg.Dense, lambda []float64, winners bool) {
 // the workspace of ws.
 func (e *Engine) projectChunk(ws, s *shard, P *linalg.Dense, lambda []float64, lo, hi int) {
 	e.projectInto(s.proj[projOffset(lo-s.lo, e.d):], P, e.job.p32, lo, hi)
-	if e.traceOnly {
-		// No trace: the values of every prototype follow in one call,
-		// which finds a NaN or Inf as the trace would (Winners then
-		// searches exhaustively).
-		for k := lo; k < hi; k++ {
-			e.tier[k], e.blo[k], e.bhi[k] = 1, 0, math.Inf(1)
-			e.trace[k] = 0
-		}
-		return
-	}
 	for k := lo; k < hi; k++ {
-		if e.noTrace && e.groupN[e.group[k]] >= 2 {
-			// Tier 1 rules nothing out in training (the bounds from
-			// the trace are wider than the gaps between distances:
-			// docs/bounds.md), and tier 2 encloses every prototype of
-			// a group of two or more, finding a NaN or Inf as the
-			// trace would: the trace (a pass over M, 3.5% of a float32
-			// yaleb-shape epoch) only where the prototype is its
-			// group's only one.
+		if e.traceOnly || e.noTrace && e.groupN[e.group[k]] >= 2 {
+			// No trace: the values of every prototype follow in one
+			// call (traceOnly), or tier 2 encloses every prototype of
+			// a group of two or more (noTrace; tier 1 rules nothing out
+			// in training, docs/bounds.md, and its trace was 3.5% of a
+			// float32 yaleb-shape epoch). Either finds a NaN or Inf as
+			// the trace would (Winners then searches exhaustively).
 			e.tier[k], e.blo[k], e.bhi[k] = 1, 0, math.Inf(1)
 			e.trace[k] = 0
 			continue
